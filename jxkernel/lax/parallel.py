@@ -287,7 +287,15 @@ def pmean(x, axis_name, *, axis_index_groups=None):
         n = psum(1, axis_name)
     sums = psum(x, axis_name, axis_index_groups=axis_index_groups)
     leaves, tree = tree_flatten(sums)
-    return tree_unflatten(tree, [div(s, convert_element_type(n, get_aval(s).dtype)) for s in leaves])
+    # JAX divides with `/` (jnp's true division): an integer sum's mean is a float, 1.5 not 1
+    return tree_unflatten(tree, [_true_mean(s, n) for s in leaves])
+
+
+def _true_mean(s, n):
+    if np.issubdtype(get_aval(s).dtype, np.inexact):
+        return div(s, convert_element_type(n, get_aval(s).dtype))
+    from jxkernel.numpy import true_divide
+    return true_divide(s, n)
 
 
 # ------------------------------------------------------------------ axis_index
