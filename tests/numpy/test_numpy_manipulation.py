@@ -247,6 +247,10 @@ def test_shape_queries():
     assert jnp.shape(x234) == (2, 3, 4) and jnp.shape(3.0) == ()
     assert jnp.ndim(i34) == 2 and jnp.size(i34) == 12 and jnp.size(x234, -1) == 4
     assert jnp.broadcast_shapes((3, 1), (4,), ()) == (3, 4)
+    # a tuple of axes: the product of their lengths (jnp.size's docstring in JAX 0.10.2)
+    assert jnp.size(x234, axis=(1,)) == 3 and jnp.size(x234, (0, -1)) == 8 and jnp.size(x234, ()) == 1
+    with pytest.raises(ValueError, match="repeated axis"):
+        jnp.size(x234, (0, 0))
 
 
 def test_reshape_of_numpy_data_is_numpy():
