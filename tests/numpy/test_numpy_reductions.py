@@ -271,6 +271,40 @@ def test_quantile_nearest_and_nan():
         jnp.quantile(f32, 0.5, method="bogus")
 
 
+@pytest.mark.parametrize("axis", [None, 1, -1, (0, 2)])
+def test_weighted_quantiles_inverted_cdf(axis):
+    # JAX 0.10.2's quantile family takes weights with method='inverted_cdf': the first sorted
+    # value whose cumulative weight reaches q times the total. The answers are elements of the
+    # data (a selection, no rounding), so NumPy's weighted inverted_cdf matches exactly
+    rng = np.random.RandomState(3)
+    a = rng.rand(3, 4, 5).astype(np.float32)
+    w = rng.randint(1, 4, size=a.shape).astype(np.float32)
+    q = np.array([0.1, 0.5, 0.9], np.float32)
+    got = jitted(lambda a, w: jnp.quantile(a, q, axis=axis, weights=w, method="inverted_cdf"), a, w)
+    np.testing.assert_array_equal(np.asarray(got), np.quantile(a, q, axis=axis, weights=w,
+                                                               method="inverted_cdf"))
+    got = jnp.percentile(a, 50, axis=axis, weights=w, method="inverted_cdf", keepdims=True)
+    np.testing.assert_array_equal(np.asarray(got), np.percentile(a, 50, axis=axis, weights=w,
+                                                                 method="inverted_cdf", keepdims=True))
+
+
+def test_weighted_quantile_docstring_examples_and_errors():
+    # the docstring examples of JAX 0.10.2: quantile 3.0, nanquantile (NaN left out) 4.0
+    x = np.array([1.0, 2.0, 3.0, 4.0, 5.0], np.float32)
+    assert float(jnp.quantile(x, 0.5, weights=np.array([1, 1, 2, 1, 1]), method="inverted_cdf")) == 3.0
+    xn = np.array([1.0, np.nan, 3.0, 4.0, 5.0], np.float32)
+    w = np.array([1, 1, 1, 2, 1])
+    assert float(jnp.nanquantile(xn, 0.5, weights=w, method="inverted_cdf")) == 4.0
+    assert float(jnp.nanpercentile(xn, 50, weights=w, method="inverted_cdf")) == 4.0
+    assert np.isnan(float(jnp.quantile(xn, 0.5, weights=w, method="inverted_cdf")))
+    assert np.isnan(float(jnp.quantile(x, 0.5, weights=np.array([1, -1, 1, 1, 1]),
+                                       method="inverted_cdf")))          # a negative weight
+    with pytest.raises(NotImplementedError, match="Only method 'inverted_cdf' supports weights"):
+        jnp.quantile(x, 0.5, weights=np.ones(5))
+    with pytest.raises(ValueError, match="must match reduction axes"):
+        jnp.quantile(f32, 0.5, axis=1, weights=np.ones(3), method="inverted_cdf")
+
+
 @pytest.mark.parametrize("fn,exc,msg", [
     (lambda: jnp.sum(f32, axis=3), ValueError, "axis 3 is out of bounds for array of dimension 3"),
     (lambda: jnp.sum(f32, axis=(0, 0)), ValueError, r"duplicate value in 'axis': \(0, 0\)"),
