@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import vma
+from ..core import dtypes, vma
 from ..core.avals import ShapedArray, get_aval
 from ..core.axis_env import axis_size as bound_axis_size, visible_axes
 from ..core.ir import param_printers
@@ -292,10 +292,12 @@ def pmean(x, axis_name, *, axis_index_groups=None):
 
 
 def _true_mean(s, n):
-    if np.issubdtype(get_aval(s).dtype, np.inexact):
-        return div(s, convert_element_type(n, get_aval(s).dtype))
-    from jxkernel.numpy import true_divide
-    return true_divide(s, n)
+    """s / n as jnp's true division: an integer (or bool) sum becomes the default float."""
+    dtype = get_aval(s).dtype
+    if not np.issubdtype(dtype, np.inexact):
+        dtype = dtypes.default_float_dtype()
+        s = convert_element_type(s, dtype)
+    return div(s, convert_element_type(n, dtype))
 
 
 # ------------------------------------------------------------------ axis_index

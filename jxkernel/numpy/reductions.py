@@ -29,7 +29,10 @@ from ..transforms.jit import jit
 from ..xla.array import Array
 from . import util
 from .indexing import getitem
+from .index_tricks import take_along_axis
 from .manipulation import _shape, _zeros_like, broadcast_arrays, broadcast_to, moveaxis, ravel
+from .manipulation import expand_dims, reshape, squeeze, transpose
+from .ufuncs import clip, less, multiply
 from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
 
 __all__ = ["sum", "prod", "product", "max", "min", "amax", "amin", "all", "any", "alltrue",
@@ -880,8 +883,6 @@ def _inverted_cdf(a, q, axis, keepdims, squash_nans, weights):
     """JAX's weighted quantile: sort the values with their weights, and take for each q the
     first value whose cumulative weight is not below q times the total weight (NaN where a
     weight is negative or NaN, and where the data has NaN: all of it under squash_nans)."""
-    from . import (any as any_, clip, cumsum as cumsum_, expand_dims, isnan, less, multiply,
-                   reshape, squeeze, sum as sum_, take_along_axis, transpose, where)
     q_ndim = aval_of(q).ndim
     qd = aval_of(q).dtype
     n = aval_of(a).shape[axis]
@@ -890,13 +891,13 @@ def _inverted_cdf(a, q, axis, keepdims, squash_nans, weights):
     if squash_nans:
         a = util._where_jit(_isnan(a), np.nan, a)
     else:
-        a = util._where_jit(any_(_isnan(a), axis=axis, keepdims=True), np.nan, a)
+        a = util._where_jit(any(_isnan(a), axis=axis, keepdims=True), np.nan, a)
     a, weights = lax.sort_key_val(a, weights, dimension=axis)
     zeros = lax.full_like(weights, 0)
     bad_weights = lax.bitwise_or(lax.lt(weights, zeros), _isnan(weights))
     nan_data = _isnan(a)
     clean = lax.select(lax.bitwise_or(bad_weights, nan_data), zeros, weights)
-    cum = cumsum_(clean, axis=axis)
+    cum = cumsum(clean, axis=axis)
     total = lax.index_in_dim(cum, -1, axis=axis, keepdims=keepdims)
     target = multiply(reshape(q, aval_of(q).shape + (1,) * aval_of(total).ndim),
                       expand_dims(total, tuple(range(q_ndim))))
@@ -904,9 +905,9 @@ def _inverted_cdf(a, q, axis, keepdims, squash_nans, weights):
         target = expand_dims(target, (axis + q_ndim,))
     is_less = less(expand_dims(cum, tuple(range(q_ndim))), target)
     it = dtypes.default_int_dtype()
-    idx = sum_(conversion.convert_element_type(is_less, it), axis=axis + q_ndim, keepdims=keepdims)
+    idx = sum(conversion.convert_element_type(is_less, it), axis=axis + q_ndim, keepdims=keepdims)
     if squash_nans:
-        valid = sum_(lax.bitwise_not(nan_data), axis=axis, dtype=qd, keepdims=keepdims)
+        valid = sum(lax.bitwise_not(nan_data), axis=axis, dtype=qd, keepdims=keepdims)
     else:
         valid = lax.full_like(total, n, dtype=qd)
     max_idx = conversion.convert_element_type(lax.sub(valid, lax.full_like(valid, 1)), it)
@@ -922,11 +923,11 @@ def _inverted_cdf(a, q, axis, keepdims, squash_nans, weights):
     if keepdims:
         result = expand_dims(result, (q_ndim + axis,))
     all_nan = lax.eq(valid, lax.full_like(valid, 0))
-    any_bad = any_(bad_weights, axis=axis, keepdims=keepdims)
+    any_bad = any(bad_weights, axis=axis, keepdims=keepdims)
     force_nan = lax.bitwise_or(any_bad, all_nan if squash_nans
-                               else any_(nan_data, axis=axis, keepdims=keepdims))
+                               else any(nan_data, axis=axis, keepdims=keepdims))
     force_nan = expand_dims(force_nan, tuple(range(q_ndim)))
-    return where(force_nan, np.nan, result)
+    return util._where_jit(force_nan, np.nan, result)
 
 
 def _quantile_args(name, a, q, out, overwrite_input, weights):
