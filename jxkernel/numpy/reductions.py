@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes
+from ..core.errors import ConcretizationTypeError
 from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer, _ctx, eval_trace
 from ..lax import conversion
@@ -100,10 +101,12 @@ def _check_where(name, where):
     return where
 
 
-def _axes_arg(axis):
+def _axes_arg(axis, name=None):
     """`axis` as None, an int or a tuple of ints (it must be static)."""
     if axis is None:
         return None
+    if isinstance(axis, Tracer):     # JAX: a ConcretizationTypeError naming the function
+        raise ConcretizationTypeError(axis, f"axis argument to jnp.{name or 'reduction'}().\n")
     try:
         return operator.index(axis)
     except TypeError:
@@ -221,7 +224,7 @@ def _jit_when_eager(*static_argnames, dynamic=(), axes=False, jaxname=None):
             if axes and (args or kwargs.get("axis") is not None):
                 if args:
                     kwargs, args = dict(zip(names, args), **kwargs), ()
-                kwargs["axis"] = _axes_arg(kwargs.get("axis"))
+                kwargs["axis"] = _axes_arg(kwargs.get("axis"), jaxname or fun.__name__)
             eager = type(a) is Array and a._sharding is None and _ctx.trace is eval_trace
             if not (eager or jaxname and isinstance(a, _JIT_OPERANDS)) or \
                     kwargs.get("out") is not None:

@@ -12,6 +12,7 @@ from numerics import REDUCTION, assert_allclose_ulp
 
 import jxkernel
 import jxkernel.numpy as jnp
+from jxkernel.core.errors import ConcretizationTypeError
 from rule_checks import same_text
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")   # NumPy on all-NaN slices
@@ -402,3 +403,13 @@ def test_the_jvp_of_a_nan_reduction_of_nothing_is_zero_as_in_jax():
     # where itself: an empty result is its x, whose tangent alone flows
     _, t = jxkernel.jvp(lambda y: jnp.where(y > 0, 1.0, y), (empty,), (empty,))
     assert t.shape == (0,) and t.dtype == jnp.float32
+
+
+def test_a_traced_axis_is_a_concretization_error():
+    # JAX's ConcretizationTypeError docstring: `x.min(axis)` with axis traced under jit raises
+    # ConcretizationTypeError naming "axis argument to jnp.min()" (not a TypeError from
+    # iterating a 0-d array)
+    with pytest.raises(ConcretizationTypeError, match=r"axis argument to jnp\.min\(\)"):
+        jxkernel.jit(lambda x, axis: x.min(axis))(jnp.arange(4), 0)
+    with pytest.raises(ConcretizationTypeError, match=r"axis argument to jnp\.sum\(\)"):
+        jxkernel.jit(lambda x, axis: jnp.sum(x, axis=axis))(jnp.arange(4), 0)
