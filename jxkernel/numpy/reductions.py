@@ -721,7 +721,11 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     centered = lax.real(lax.mul(centered, lax.conj(centered))) \
         if dtypes.is_complex(computation_dtype) else lax.square(centered)
     normalizer = sum(lax.bitwise_not(nan), axis=axis, keepdims=keepdims, where=where)
-    normalizer = lax.sub(normalizer, np.array(ddof, aval_of(normalizer).dtype))
+    nd = aval_of(normalizer).dtype
+    # ddof may be traced, as in JAX (scipy.stats.sem jits nanstd with ddof dynamic)
+    ddof = np.array(ddof, nd) if isinstance(ddof, (int, np.integer)) else \
+        conversion.convert_element_type(ensure_array(ddof), nd)
+    normalizer = lax.sub(normalizer, ddof)
     bad = lax.le(normalizer, np.zeros((), aval_of(normalizer).dtype))
     result = sum(centered, axis, keepdims=keepdims, where=where)
     rd = aval_of(result).dtype

@@ -413,3 +413,13 @@ def test_a_traced_axis_is_a_concretization_error():
         jxkernel.jit(lambda x, axis: x.min(axis))(jnp.arange(4), 0)
     with pytest.raises(ConcretizationTypeError, match=r"axis argument to jnp\.sum\(\)"):
         jxkernel.jit(lambda x, axis: jnp.sum(x, axis=axis))(jnp.arange(4), 0)
+
+
+def test_nanvar_and_nanstd_take_a_traced_ddof():
+    # JAX's scipy.stats.sem(nan_policy='omit') jits nanstd with ddof traced: N - ddof is a
+    # subtraction of the traced value. Var of [1, 2] with ddof=1 is 0.5, of [3, 4] 0.5 (exact)
+    b = np.array([[1.0, 3.0], [2.0, 4.0], [np.nan, np.nan]], np.float32)
+    got = jxkernel.jit(lambda b, d: jnp.nanvar(b, 0, ddof=d))(b, 1)
+    np.testing.assert_array_equal(np.asarray(got), np.float32([0.5, 0.5]))
+    got = jxkernel.jit(lambda b, d: jnp.nanstd(b, 0, ddof=d))(b, 0)
+    np.testing.assert_array_equal(np.asarray(got), np.float32([0.5, 0.5]))
