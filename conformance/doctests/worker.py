@@ -79,7 +79,19 @@ def _public_names(module_name):
         module = importlib.import_module(module_name)
     except Exception:   # noqa: BLE001 -- a module this side lacks: the examples meet NameError
         return {}
-    return {k: v for k, v in vars(module).items() if not k.startswith("_")}
+    # dir() and getattr, not vars(): jxkernel loads some names on first use (jnp.interp,
+    # jax.vmap); for a plain module (JAX's) the two agree
+    names = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for k in dir(module):
+            if k.startswith("_"):
+                continue
+            try:
+                names[k] = getattr(module, k)
+            except Exception:   # noqa: BLE001 -- a deprecated or unavailable name: left out
+                pass
+    return names
 
 
 class _Timeout(Exception):
