@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import vma
+from ..core import dtypes, vma
 from ..core.avals import ShapedArray, get_aval
 from ..core.axis_env import axis_size as bound_axis_size, visible_axes
 from ..core.ir import param_printers
@@ -287,7 +287,17 @@ def pmean(x, axis_name, *, axis_index_groups=None):
         n = psum(1, axis_name)
     sums = psum(x, axis_name, axis_index_groups=axis_index_groups)
     leaves, tree = tree_flatten(sums)
-    return tree_unflatten(tree, [div(s, convert_element_type(n, get_aval(s).dtype)) for s in leaves])
+    # JAX divides with `/` (jnp's true division): an integer sum's mean is a float, 1.5 not 1
+    return tree_unflatten(tree, [_true_mean(s, n) for s in leaves])
+
+
+def _true_mean(s, n):
+    """s / n as jnp's true division: an integer (or bool) sum becomes the default float."""
+    dtype = get_aval(s).dtype
+    if not np.issubdtype(dtype, np.inexact):
+        dtype = dtypes.default_float_dtype()
+        s = convert_element_type(s, dtype)
+    return div(s, convert_element_type(n, dtype))
 
 
 # ------------------------------------------------------------------ axis_index

@@ -219,6 +219,18 @@ def _copy(self):
     return copy(self)
 
 
+def _byteswap(self):
+    """Each element's bytes reversed, the dtype kept (JAX's: bitcast to uint8, reverse the
+    last axis, bitcast back; a complex number's parts swapped apart)."""
+    dtype = np.dtype(self.dtype)
+    if np.issubdtype(dtype, np.complexfloating):
+        return lax.complex(_byteswap(ufuncs.real(self)), _byteswap(ufuncs.imag(self)))
+    if dtype.itemsize == 1:
+        return copy(self)
+    as_bytes = lax.bitcast_convert_type(self, np.dtype("uint8"))
+    return lax.bitcast_convert_type(lax.rev(as_bytes, (len(self.shape),)), dtype)
+
+
 def _item(self, *args):
     value = self.to_concrete_value()
     if value is None:
@@ -308,7 +320,7 @@ _METHODS = {
         "diagonal", "dot", "max", "mean", "min", "prod", "ptp", "repeat", "searchsorted",
         "sort", "squeeze", "std", "sum", "swapaxes", "take", "trace", "var")},
     # here
-    "astype": _astype, "clip": _clip, "compress": _compress, "choose": _choose,
+    "astype": _astype, "byteswap": _byteswap, "clip": _clip, "compress": _compress, "choose": _choose,
     "conj": lambda self: ufuncs.conj(self), "conjugate": lambda self: ufuncs.conjugate(self),
     "flatten": _flatten, "ravel": _flatten, "nonzero": _nonzero, "reshape": _reshape,
     "round": lambda self, decimals=0, out=None: ufuncs.round(self, decimals, out),

@@ -702,4 +702,10 @@ def ndim(a) -> int:
 def size(a, axis: int | None = None) -> int:
     """The number of elements of `a` (along `axis` if given)."""
     shp = shape(a)
-    return math.prod(shp) if axis is None else shp[canonicalize_axis(axis, len(shp))]
+    if axis is None:
+        return math.prod(shp)
+    # JAX takes a tuple of axes too (the product of their lengths); repeated axes are an error
+    axes = tuple(canonicalize_axis(ax, len(shp)) for ax in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"repeated axis: {axis}")
+    return math.prod(shp[i] for i in axes)

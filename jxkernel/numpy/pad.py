@@ -200,7 +200,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
     if not all(isinstance(v, (int, np.integer)) for pair in pw for v in pair):
         raise TypeError("`pad_width` must be of integral type.")
     if callable(mode):
-        raise NotImplementedError("jnp.pad with a callable mode is not implemented.")
+        return _pad_func(array, pw, mode, **kwargs)
     if mode not in _PAD_KWARGS:
         raise NotImplementedError(f"Unimplemented padding mode '{mode}' for np.pad.")
     unsupported = set(kwargs) - set(_PAD_KWARGS[mode])
@@ -214,6 +214,18 @@ def pad(array, pad_width, mode="constant", **kwargs):
     end_values = _pairs(kwargs.get("end_values", 0), nd, "end_values")
     return _pad(array, pw, mode, kwargs.get("constant_values", 0), stat_length, end_values,
                 kwargs.get("reflect_type", "even"))
+
+
+def _pad_func(array, widths, func, **kwargs):
+    """NumPy's callable mode, as JAX runs it: zeros padded on, then along each axis in turn
+    `func(vector, (before, after), axis, kwargs)` on every 1-D slice, which returns the
+    slice with its ends filled in."""
+    # functional (apply_along_axis) loads on first use, off `import jxkernel` (numpy/__init__)
+    from .functional import apply_along_axis
+    padded = _pad_constant(array, widths, 0)
+    for axis in range(len(_shape(padded))):
+        padded = apply_along_axis(func, axis, padded, widths[axis], axis, kwargs)
+    return padded
 
 
 @jnp_jit(static_argnames=("pad_width", "mode", "stat_length", "end_values", "reflect_type"))

@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes
+from ..core.errors import ConcretizationTypeError
 from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer, _ctx, eval_trace
 from ..lax import conversion
@@ -29,7 +30,10 @@ from ..transforms.jit import jit
 from ..xla.array import Array
 from . import util
 from .indexing import getitem
+from .index_tricks import take_along_axis
 from .manipulation import _shape, _zeros_like, broadcast_arrays, broadcast_to, moveaxis, ravel
+from .manipulation import expand_dims, reshape, squeeze, transpose
+from .ufuncs import clip, less, multiply
 from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
 
 __all__ = ["sum", "prod", "product", "max", "min", "amax", "amin", "all", "any", "alltrue",
@@ -97,10 +101,12 @@ def _check_where(name, where):
     return where
 
 
-def _axes_arg(axis):
+def _axes_arg(axis, name=None):
     """`axis` as None, an int or a tuple of ints (it must be static)."""
     if axis is None:
         return None
+    if isinstance(axis, Tracer):     # JAX: a ConcretizationTypeError naming the function
+        raise ConcretizationTypeError(axis, f"axis argument to jnp.{name or 'reduction'}().\n")
     try:
         return operator.index(axis)
     except TypeError:
@@ -218,7 +224,7 @@ def _jit_when_eager(*static_argnames, dynamic=(), axes=False, jaxname=None):
             if axes and (args or kwargs.get("axis") is not None):
                 if args:
                     kwargs, args = dict(zip(names, args), **kwargs), ()
-                kwargs["axis"] = _axes_arg(kwargs.get("axis"))
+                kwargs["axis"] = _axes_arg(kwargs.get("axis"), jaxname or fun.__name__)
             eager = type(a) is Array and a._sharding is None and _ctx.trace is eval_trace
             if not (eager or jaxname and isinstance(a, _JIT_OPERANDS)) or \
                     kwargs.get("out") is not None:
@@ -715,7 +721,11 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     centered = lax.real(lax.mul(centered, lax.conj(centered))) \
         if dtypes.is_complex(computation_dtype) else lax.square(centered)
     normalizer = sum(lax.bitwise_not(nan), axis=axis, keepdims=keepdims, where=where)
-    normalizer = lax.sub(normalizer, np.array(ddof, aval_of(normalizer).dtype))
+    nd = aval_of(normalizer).dtype
+    # ddof may be traced, as in JAX (scipy.stats.sem jits nanstd with ddof dynamic)
+    ddof = np.array(ddof, nd) if isinstance(ddof, (int, np.integer)) else \
+        conversion.convert_element_type(ensure_array(ddof), nd)
+    normalizer = lax.sub(normalizer, ddof)
     bad = lax.le(normalizer, np.zeros((), aval_of(normalizer).dtype))
     result = sum(centered, axis, keepdims=keepdims, where=where)
     rd = aval_of(result).dtype
@@ -735,13 +745,33 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
-def _quantile(a, q, axis, method, keepdims, squash_nans):
+def _quantile(a, q, axis, method, keepdims, squash_nans, weights=None):
     """JAX's algorithm: sort along the axis, gather the two neighbours of q*(n-1) and
-    interpolate; NaN anywhere (squash_nans: everywhere) along the axis gives NaN."""
-    if method not in _METHODS:
+    interpolate; NaN anywhere (squash_nans: everywhere) along the axis gives NaN.
+    ``inverted_cdf`` (the one method with ``weights``): the first sorted value whose
+    cumulative weight reaches q times the total."""
+    if method not in _METHODS + ("inverted_cdf",):
         raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', "
                          "'nearest' or 'inverted_cdf'")
-    a, = util.promote_dtypes_inexact(a)
+    if weights is not None:
+        if dtypes.is_complex(aval_of(weights).dtype):
+            raise ValueError("Weights cannot be complex types.")
+        if method != "inverted_cdf":
+            raise NotImplementedError(f"{method} doesn't support weights. Only method "
+                                      f"'inverted_cdf' supports weights.")
+        a, weights = util.promote_dtypes_inexact(a, weights)
+        ws, as_ = aval_of(weights).shape, aval_of(a).shape
+        if ws != as_:
+            if axis is None:
+                raise ValueError("Weights shape must match 'a' shape when axis is None.")
+            axes = tuple(canonicalize_axis(ax, len(as_))
+                         for ax in (axis if isinstance(axis, tuple) else (axis,)))
+            if ws != tuple(as_[ax] for ax in axes):
+                raise ValueError(f"Weights shape {ws} must match reduction axes "
+                                 f"{tuple(as_[ax] for ax in axes)}")
+            weights = lax.broadcast_in_dim(weights, as_, axes)
+    else:
+        a, = util.promote_dtypes_inexact(a)
     ad = aval_of(a).dtype
     if dtypes.is_complex(ad):
         raise ValueError("quantile does not support complex input, as the operation is "
@@ -752,6 +782,8 @@ def _quantile(a, q, axis, method, keepdims, squash_nans):
         if keepdims:
             keepdim = [1] * len(shape)
         a, axis = ravel(a), 0
+        if weights is not None:
+            weights = ravel(weights)
     elif isinstance(axis, tuple):
         nd = len(shape)
         axis = tuple(canonicalize_axis(ax, nd) for ax in axis)
@@ -764,6 +796,9 @@ def _quantile(a, q, axis, method, keepdims, squash_nans):
             dims[i], dims[s] = dims[s], dims[i]
         kept = tuple(shape[i] for i in range(nd) if i not in axis)
         a = lax.reshape(a, kept + (math.prod(shape[i] for i in axis),), tuple(dims))
+        if weights is not None:
+            weights = lax.reshape(weights, kept + (math.prod(shape[i] for i in axis),),
+                                  tuple(dims))
         axis = len(kept)
     else:
         axis = canonicalize_axis(operator.index(axis), len(shape))
@@ -773,6 +808,13 @@ def _quantile(a, q, axis, method, keepdims, squash_nans):
         raise ValueError(f"q must be have rank <= 1, got shape {qa.shape}")
     qd, q_ndim = qa.dtype, qa.ndim
     a_shape = aval_of(a).shape
+    if method == "inverted_cdf":
+        result = _inverted_cdf(a, q, axis, keepdims, squash_nans, weights)
+        if keepdims and keepdim:
+            if q_ndim > 0:
+                keepdim = [qa.shape[0], *keepdim]
+            result = lax.reshape(result, tuple(keepdim))
+        return conversion.convert_element_type(result, ad)
     if squash_nans:
         # NaNs sort last; count the others and index within them
         a = util._where_jit(_isnan(a), np.nan, a)      # (JAX's `jit[name=_where]`)
@@ -844,13 +886,63 @@ def _quantile(a, q, axis, method, keepdims, squash_nans):
     return conversion.convert_element_type(result, ad)
 
 
+def _inverted_cdf(a, q, axis, keepdims, squash_nans, weights):
+    """JAX's weighted quantile: sort the values with their weights, and take for each q the
+    first value whose cumulative weight is not below q times the total weight (NaN where a
+    weight is negative or NaN, and where the data has NaN: all of it under squash_nans)."""
+    q_ndim = aval_of(q).ndim
+    qd = aval_of(q).dtype
+    n = aval_of(a).shape[axis]
+    if weights is None:
+        weights = lax.full_like(a, 1.0)
+    if squash_nans:
+        a = util._where_jit(_isnan(a), np.nan, a)
+    else:
+        a = util._where_jit(any(_isnan(a), axis=axis, keepdims=True), np.nan, a)
+    a, weights = lax.sort_key_val(a, weights, dimension=axis)
+    zeros = lax.full_like(weights, 0)
+    bad_weights = lax.bitwise_or(lax.lt(weights, zeros), _isnan(weights))
+    nan_data = _isnan(a)
+    clean = lax.select(lax.bitwise_or(bad_weights, nan_data), zeros, weights)
+    cum = cumsum(clean, axis=axis)
+    total = lax.index_in_dim(cum, -1, axis=axis, keepdims=keepdims)
+    target = multiply(reshape(q, aval_of(q).shape + (1,) * aval_of(total).ndim),
+                      expand_dims(total, tuple(range(q_ndim))))
+    if not keepdims:
+        target = expand_dims(target, (axis + q_ndim,))
+    is_less = less(expand_dims(cum, tuple(range(q_ndim))), target)
+    it = dtypes.default_int_dtype()
+    idx = sum(conversion.convert_element_type(is_less, it), axis=axis + q_ndim, keepdims=keepdims)
+    if squash_nans:
+        valid = sum(lax.bitwise_not(nan_data), axis=axis, dtype=qd, keepdims=keepdims)
+    else:
+        valid = lax.full_like(total, n, dtype=qd)
+    max_idx = conversion.convert_element_type(lax.sub(valid, lax.full_like(valid, 1)), it)
+    idx = clip(idx, 0, expand_dims(max_idx, tuple(range(q_ndim))))
+    take = squeeze(idx, (q_ndim + axis,)) if keepdims else idx
+    if q_ndim == 0:
+        result = squeeze(take_along_axis(a, expand_dims(take, (axis,)), axis=axis), (axis,))
+    else:
+        perm = [*range(q_ndim, q_ndim + axis), *range(q_ndim),
+                *range(q_ndim + axis, aval_of(take).ndim)]
+        result = take_along_axis(a, transpose(take, perm), axis=axis)
+        result = transpose(result, [perm.index(i) for i in range(len(perm))])
+    if keepdims:
+        result = expand_dims(result, (q_ndim + axis,))
+    all_nan = lax.eq(valid, lax.full_like(valid, 0))
+    any_bad = any(bad_weights, axis=axis, keepdims=keepdims)
+    force_nan = lax.bitwise_or(any_bad, all_nan if squash_nans
+                               else any(nan_data, axis=axis, keepdims=keepdims))
+    force_nan = expand_dims(force_nan, tuple(range(q_ndim)))
+    return util._where_jit(force_nan, np.nan, result)
+
+
 def _quantile_args(name, a, q, out, overwrite_input, weights):
     check_arraylike(name, a, q)
     if overwrite_input or out is not None:
         raise ValueError(f"jax.numpy.{name} does not support overwrite_input=True or out != None")
     if weights is not None:
-        raise NotImplementedError(f"jnp.{name} with weights (method='inverted_cdf') is not "
-                                  f"implemented")
+        check_arraylike(name, weights)
 
 
 def _named_jit(name, fun, *static_argnames):
@@ -862,20 +954,20 @@ def _named_jit(name, fun, *static_argnames):
 
 
 _quantile_jit = _named_jit(
-    "quantile", lambda a, q, axis, method, keepdims: _quantile(ensure_array(a), q, axis, method,
-                                                               keepdims, False),
+    "quantile", lambda a, q, axis, method, keepdims, weights=None: _quantile(
+        ensure_array(a), q, axis, method, keepdims, False, weights),
     "axis", "method", "keepdims")
 _nanquantile_jit = _named_jit(
-    "nanquantile", lambda a, q, axis, method, keepdims: _quantile(ensure_array(a), q, axis,
-                                                                  method, keepdims, True),
+    "nanquantile", lambda a, q, axis, method, keepdims, weights=None: _quantile(
+        ensure_array(a), q, axis, method, keepdims, True, weights),
     "axis", "method", "keepdims")
 _percentile_jit = _named_jit(
-    "percentile", lambda a, q, axis, method, keepdims: _quantile_jit(a, _percent(q), axis,
-                                                                     method, keepdims),
+    "percentile", lambda a, q, axis, method, keepdims, weights=None: _quantile_jit(
+        a, _percent(q), axis, method, keepdims, weights),
     "axis", "method", "keepdims")
 _nanpercentile_jit = _named_jit(
-    "nanpercentile", lambda a, q, axis, method, keepdims: _nanquantile_jit(a, _percent(q), axis,
-                                                                           method, keepdims),
+    "nanpercentile", lambda a, q, axis, method, keepdims, weights=None: _nanquantile_jit(
+        a, _percent(q), axis, method, keepdims, weights),
     "axis", "method", "keepdims")
 _median_jit = _named_jit(
     "median", lambda a, axis, keepdims: _quantile_jit(a, 0.5, axis, "midpoint", keepdims),
@@ -894,14 +986,14 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
     Array(2.5, dtype=float32)
     """
     _quantile_args("quantile", a, q, out, overwrite_input, weights)
-    return _quantile_jit(a, q, _axes_arg(axis), method, keepdims)
+    return _quantile_jit(a, q, _axes_arg(axis), method, keepdims, weights)
 
 
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                 keepdims=False, *, weights=None):
     """quantile of the non-NaN elements."""
     _quantile_args("nanquantile", a, q, out, overwrite_input, weights)
-    return _nanquantile_jit(a, q, _axes_arg(axis), method, keepdims)
+    return _nanquantile_jit(a, q, _axes_arg(axis), method, keepdims, weights)
 
 
 def _percent(q):
@@ -913,14 +1005,14 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
                keepdims=False, *, weights=None):
     """quantile with q in percent (0 to 100)."""
     _quantile_args("quantile", a, q, out, overwrite_input, weights)
-    return _percentile_jit(a, q, _axes_arg(axis), method, keepdims)
+    return _percentile_jit(a, q, _axes_arg(axis), method, keepdims, weights)
 
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=False, *, weights=None):
     """nanquantile with q in percent."""
     _quantile_args("nanquantile", a, q, out, overwrite_input, weights)
-    return _nanpercentile_jit(a, q, _axes_arg(axis), method, keepdims)
+    return _nanpercentile_jit(a, q, _axes_arg(axis), method, keepdims, weights)
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):

@@ -107,15 +107,11 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
 
 def extract(condition, arr, *, size: int | None = None, fill_value=0):
     """The elements of `arr` where `condition` is true (flattened), padded to `size`."""
-    check_arraylike("extract", condition, arr)
-    cond, arr = _ravel(ensure_array(condition)), _ravel(ensure_array(arr))
-    if _shape(cond) != _shape(arr):
-        raise ValueError("extract: condition and arr must have the same number of elements")
-    if size is None:
-        return getitem(arr, nonzero(cond)[0])
-    idx, = nonzero(cond, size=size, fill_value=_shape(arr)[0])
-    return getitem(arr, idx) if _shape(arr)[0] == 0 else \
-        _take_fill(arr, idx, fill_value)
+    check_arraylike("extract", condition, arr, fill_value)
+    # as JAX: compress of the raveled two, which truncates both to the shorter (no error for a
+    # condition of another size)
+    return compress(_ravel(ensure_array(condition)), _ravel(ensure_array(arr)), size=size,
+                    fill_value=fill_value)
 
 
 def _take_fill(arr, idx, fill_value):
@@ -138,10 +134,15 @@ def compress(condition, a, axis: int | None = None, *, size: int | None = None,
     arr = moveaxis(arr, axis, 0)
     n = _shape(arr)[0]
     if _shape(cond)[0] > n:
-        raise ValueError("condition contains entries that are out of bounds")
-    cond = _slice_axis(cond, 0, n, 0)       # NumPy: a shorter condition is padded with False
-    if _shape(cond)[0] < n:
-        cond = lax.pad(cond, np.bool_(False), [(0, n - _shape(cond)[0], 0)])
+        # as JAX: entries past the axis are an error only where one of them is true (and only
+        # without `size`; under jit testing them needs a concrete condition, as in JAX)
+        extra = _slice_axis(cond, n, _shape(cond)[0], 0)
+        if size is None and bool(lax.reduce_or(extra, (0,))):
+            raise ValueError("condition contains entries that are out of bounds")
+        cond = _slice_axis(cond, 0, n, 0)
+    elif _shape(cond)[0] < n:               # a shorter condition truncates the array
+        arr = _slice_axis(arr, 0, _shape(cond)[0], 0)
+        n = _shape(cond)[0]
     if size is None:
         out_ = getitem(arr, nonzero(cond)[0])
     else:

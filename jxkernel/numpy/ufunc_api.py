@@ -43,12 +43,17 @@ class ufunc:
                [0, 2]], dtype=int32)
     """
 
-    def __init__(self, func, /, nin, nout, *, name=None, nargs=None, identity=None):
+    def __init__(self, func, /, nin, nout, *, name=None, nargs=None, identity=None,
+                 call=None, reduce=None, accumulate=None, at=None, reduceat=None):
         self.__doc__ = func.__doc__
         self.__name__ = name or getattr(func, "__name__", "ufunc")
         # read-only: a ufunc marked static must not change its hash after jit keyed on it
         self.__props = (func, operator.index(nin), operator.index(nout),
                         operator.index(nargs or nin), identity)
+        # as JAX's: faster implementations of the methods (jnp.add's call is the elementwise
+        # function itself, its reduce jnp.sum, ...); not part of the identity
+        self.__impls = {"call": call, "reduce": reduce, "accumulate": accumulate, "at": at,
+                        "reduceat": reduceat}
 
     _func = property(lambda self: self.__props[0])
     nin = property(lambda self: self.__props[1])
@@ -72,6 +77,8 @@ class ufunc:
         check_arraylike(self.__name__, *args)
         _refuse(out, f"out argument of {self}")
         _refuse(where, f"where argument of {self}")
+        if self.__impls["call"] is not None:
+            return self.__impls["call"](*args)
         return _call_jit(self, *args)
 
     def reduce(self, a, axis=0, dtype=None, out=None, keepdims=False, initial=None,
@@ -84,6 +91,8 @@ class ufunc:
         if where is not None:
             self._check_where(where, initial)
         axis = tuple(axis) if isinstance(axis, list) else axis
+        if self.__impls["reduce"] is not None:
+            return _reduce_impl(self.__impls["reduce"], a, axis, dtype, keepdims, initial, where)
         dtype = None if dtype is None else np.dtype(dtype)
         return _reduce_jit(self, a, axis, dtype, bool(keepdims), initial, where)
 
@@ -92,6 +101,8 @@ class ufunc:
         self._check_binary("accumulate")
         check_arraylike(f"{self.__name__}.accumulate", a)
         _refuse(out, f"out argument of {self.__name__}.accumulate()")
+        if self.__impls["accumulate"] is not None:
+            return _accumulate_impl(self.__impls["accumulate"], a, axis, dtype)
         if axis is None or isinstance(axis, tuple):
             raise ValueError("accumulate does not allow multiple axes")
         dtype = None if dtype is None else np.dtype(dtype)
@@ -104,6 +115,8 @@ class ufunc:
             raise NotImplementedError(_AT_INPLACE)
         args = () if b is None else (b,)
         check_arraylike(f"{self.__name__}.at", a, *args)
+        if self.__impls["at"] is not None:
+            return _at_impl(self.__impls["at"], a, indices, *args)
         return _at_jit(self, a, indices, *args)
 
     def reduceat(self, a, indices, axis=0, dtype=None, out=None):
@@ -136,6 +149,24 @@ class ufunc:
         if np.dtype(getattr(where, "dtype", np.asarray(where).dtype)) != np.bool_:
             raise ValueError(f"where argument must have dtype=bool; got "
                              f"dtype={asarray(where).dtype}")
+
+
+def _named_jit(name, fun, **kwargs):
+    """`fun` under jit named as JAX's method (`jit[name=reduce]` in a jaxpr: JAX jits
+    ufunc.reduce, accumulate and at)."""
+    fun.__name__ = fun.__qualname__ = name
+    return jit(fun, **kwargs)
+
+
+_reduce_impl = _named_jit(
+    "reduce", lambda impl, a, axis, dtype, keepdims, initial, where: impl(
+        a, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial, where=where),
+    static_argnums=(0, 2, 3, 4))
+_accumulate_impl = _named_jit(
+    "accumulate", lambda impl, a, axis, dtype: impl(a, axis=axis, dtype=dtype),
+    static_argnums=(0, 2, 3))
+_at_impl = _named_jit("at", lambda impl, a, indices, *args: impl(a, indices, *args),
+                      static_argnums=(0,))
 
 
 def frompyfunc(func, /, nin, nout, *, identity=None):

@@ -55,6 +55,12 @@ class custom_vmap:
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
 
+    def __getattr__(self, name):
+        # as JAX's custom_api_util.forward_attr: `defvjp`/`defjvp` of a custom_vjp this wraps
+        if name.startswith("def") and "fun" in self.__dict__:
+            return getattr(self.fun, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def __call__(self, *args, **kwargs):
         name = getattr(self.fun, "__name__", "<unnamed function>")
         try:

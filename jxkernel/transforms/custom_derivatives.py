@@ -159,6 +159,13 @@ class _CustomFunction:
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
 
+    def __getattr__(self, name):
+        # as JAX's custom_api_util.forward_attr: a rule-defining method of the wrapped function
+        # (`def_vmap` of a custom_vmap under a custom_vjp) is reached through the wrapper
+        if name.startswith("def") and "fun" in self.__dict__:
+            return getattr(self.fun, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def __call__(self, *args, **kwargs):
         name = getattr(self.fun, "__name__", "f")
         if getattr(self, self._rule_attr) is None:

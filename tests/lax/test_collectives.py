@@ -63,6 +63,16 @@ def test_collectives_nested_and_under_jit_and_grad():
     np.testing.assert_allclose(np.asarray(grads), [0.0, 6.0, 12.0])      # as JAX 0.10.2 gives
 
 
+def test_pmean_of_integers_is_a_float_mean():
+    # JAX's pmean divides with `/`: the mean of int32 0..3 is 1.5 (float32), not the integer
+    # quotient 1 (pmean's docstring example in JAX 0.10.2, run under vmap here)
+    out = jax.vmap(lambda x: lax.pmean(x, "i"), axis_name="i")(jnp.arange(4))
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(np.asarray(out), np.full(4, 1.5, np.float32))
+    floats = jax.vmap(lambda x: lax.pmean(x, "i"), axis_name="i")(arr([1, 2, 3, 5], np.float16))
+    assert floats.dtype == np.float16
+
+
 def test_unbound_axis_names():
     with pytest.raises(NameError, match="unbound axis name: q"):
         lax.psum(1.0, "q")

@@ -131,3 +131,19 @@ def test_methods_forward_keywords():
     assert x.clip(min=1).min() == 1.0
     with pytest.raises(NotImplementedError, match="flat"):
         x.flat
+
+
+def test_byteswap():
+    # JAX 0.10.2's Array.byteswap: each element's bytes reversed, the dtype kept; viewed as
+    # big-endian the bytes are the original values; complex parts swap apart; bytes are kept
+    x = jnp.arange(5, dtype="int32")
+    swapped = x.byteswap()
+    assert swapped.dtype == np.int32
+    np.testing.assert_array_equal(np.asarray(swapped), np.arange(5, dtype=np.int32).byteswap())
+    np.testing.assert_array_equal(np.array(swapped).view(">i4"), np.arange(5))
+    for dtype in (np.float32, np.complex64, np.uint8, np.int16):
+        v = np.array([1, 2, 300], dtype) if dtype != np.uint8 else np.arange(3, dtype=dtype)
+        got = np.asarray(jnp.asarray(v).byteswap())
+        np.testing.assert_array_equal(got.view(np.uint8), v.byteswap().view(np.uint8))
+    traced = jax.jit(lambda x: x.byteswap().byteswap())(x)
+    np.testing.assert_array_equal(np.asarray(traced), np.arange(5))

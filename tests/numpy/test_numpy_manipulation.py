@@ -247,6 +247,10 @@ def test_shape_queries():
     assert jnp.shape(x234) == (2, 3, 4) and jnp.shape(3.0) == ()
     assert jnp.ndim(i34) == 2 and jnp.size(i34) == 12 and jnp.size(x234, -1) == 4
     assert jnp.broadcast_shapes((3, 1), (4,), ()) == (3, 4)
+    # a tuple of axes: the product of their lengths (jnp.size's docstring in JAX 0.10.2)
+    assert jnp.size(x234, axis=(1,)) == 3 and jnp.size(x234, (0, -1)) == 8 and jnp.size(x234, ()) == 1
+    with pytest.raises(ValueError, match="repeated axis"):
+        jnp.size(x234, (0, 0))
 
 
 def test_reshape_of_numpy_data_is_numpy():
@@ -393,3 +397,25 @@ def test_roll_with_static_shifts_is_a_nested_jit_as_in_jax():
     text = str(closed)
     assert "name=_roll_static" in text and text.count("slice[") == 2
     assert "start_indices=(0, 3)" in text and "strides=(1, 1)" in text     # JAX's slices
+
+
+def test_pad_with_a_callable_mode():
+    # NumPy's callable mode, as JAX 0.10.2 runs it (jnp.pad's docstring): zeros padded on,
+    # then the function fills each 1-D slice's ends, axis by axis; NumPy's answers, exactly
+    def custom_pad(row, pad_width, iaxis, kwargs):
+        before, after = pad_width
+        return row.at[:before].set(kwargs.get("before_value", 0)) \
+            .at[len(row) - after:].set(kwargs.get("after_value", 0))
+
+    def np_pad(row, pad_width, iaxis, kwargs):
+        before, after = pad_width
+        row[:before] = kwargs.get("before_value", 0)
+        row[len(row) - after:] = kwargs.get("after_value", 0)
+
+    x = np.array([2, 3, 4], np.int32)
+    got = jnp.pad(x, 2, custom_pad, before_value=-10, after_value=10)
+    np.testing.assert_array_equal(np.asarray(got), [-10, -10, 2, 3, 4, 10, 10])
+    m = np.arange(6, dtype=np.int32).reshape(2, 3)
+    got = jnp.pad(m, ((1, 0), (0, 2)), custom_pad, after_value=7)
+    np.testing.assert_array_equal(np.asarray(got), np.pad(m, ((1, 0), (0, 2)), np_pad, after_value=7))
+    assert got.dtype == np.int32

@@ -12,6 +12,7 @@ from numerics import REDUCTION, assert_allclose_ulp
 
 import jxkernel
 import jxkernel.numpy as jnp
+from jxkernel.core.errors import ConcretizationTypeError
 from rule_checks import same_text
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")   # NumPy on all-NaN slices
@@ -271,6 +272,40 @@ def test_quantile_nearest_and_nan():
         jnp.quantile(f32, 0.5, method="bogus")
 
 
+@pytest.mark.parametrize("axis", [None, 1, -1, (0, 2)])
+def test_weighted_quantiles_inverted_cdf(axis):
+    # JAX 0.10.2's quantile family takes weights with method='inverted_cdf': the first sorted
+    # value whose cumulative weight reaches q times the total. The answers are elements of the
+    # data (a selection, no rounding), so NumPy's weighted inverted_cdf matches exactly
+    rng = np.random.RandomState(3)
+    a = rng.rand(3, 4, 5).astype(np.float32)
+    w = rng.randint(1, 4, size=a.shape).astype(np.float32)
+    q = np.array([0.1, 0.5, 0.9], np.float32)
+    got = jitted(lambda a, w: jnp.quantile(a, q, axis=axis, weights=w, method="inverted_cdf"), a, w)
+    np.testing.assert_array_equal(np.asarray(got), np.quantile(a, q, axis=axis, weights=w,
+                                                               method="inverted_cdf"))
+    got = jnp.percentile(a, 50, axis=axis, weights=w, method="inverted_cdf", keepdims=True)
+    np.testing.assert_array_equal(np.asarray(got), np.percentile(a, 50, axis=axis, weights=w,
+                                                                 method="inverted_cdf", keepdims=True))
+
+
+def test_weighted_quantile_docstring_examples_and_errors():
+    # the docstring examples of JAX 0.10.2: quantile 3.0, nanquantile (NaN left out) 4.0
+    x = np.array([1.0, 2.0, 3.0, 4.0, 5.0], np.float32)
+    assert float(jnp.quantile(x, 0.5, weights=np.array([1, 1, 2, 1, 1]), method="inverted_cdf")) == 3.0
+    xn = np.array([1.0, np.nan, 3.0, 4.0, 5.0], np.float32)
+    w = np.array([1, 1, 1, 2, 1])
+    assert float(jnp.nanquantile(xn, 0.5, weights=w, method="inverted_cdf")) == 4.0
+    assert float(jnp.nanpercentile(xn, 50, weights=w, method="inverted_cdf")) == 4.0
+    assert np.isnan(float(jnp.quantile(xn, 0.5, weights=w, method="inverted_cdf")))
+    assert np.isnan(float(jnp.quantile(x, 0.5, weights=np.array([1, -1, 1, 1, 1]),
+                                       method="inverted_cdf")))          # a negative weight
+    with pytest.raises(NotImplementedError, match="Only method 'inverted_cdf' supports weights"):
+        jnp.quantile(x, 0.5, weights=np.ones(5))
+    with pytest.raises(ValueError, match="must match reduction axes"):
+        jnp.quantile(f32, 0.5, axis=1, weights=np.ones(3), method="inverted_cdf")
+
+
 @pytest.mark.parametrize("fn,exc,msg", [
     (lambda: jnp.sum(f32, axis=3), ValueError, "axis 3 is out of bounds for array of dimension 3"),
     (lambda: jnp.sum(f32, axis=(0, 0)), ValueError, r"duplicate value in 'axis': \(0, 0\)"),
@@ -368,3 +403,23 @@ def test_the_jvp_of_a_nan_reduction_of_nothing_is_zero_as_in_jax():
     # where itself: an empty result is its x, whose tangent alone flows
     _, t = jxkernel.jvp(lambda y: jnp.where(y > 0, 1.0, y), (empty,), (empty,))
     assert t.shape == (0,) and t.dtype == jnp.float32
+
+
+def test_a_traced_axis_is_a_concretization_error():
+    # JAX's ConcretizationTypeError docstring: `x.min(axis)` with axis traced under jit raises
+    # ConcretizationTypeError naming "axis argument to jnp.min()" (not a TypeError from
+    # iterating a 0-d array)
+    with pytest.raises(ConcretizationTypeError, match=r"axis argument to jnp\.min\(\)"):
+        jxkernel.jit(lambda x, axis: x.min(axis))(jnp.arange(4), 0)
+    with pytest.raises(ConcretizationTypeError, match=r"axis argument to jnp\.sum\(\)"):
+        jxkernel.jit(lambda x, axis: jnp.sum(x, axis=axis))(jnp.arange(4), 0)
+
+
+def test_nanvar_and_nanstd_take_a_traced_ddof():
+    # JAX's scipy.stats.sem(nan_policy='omit') jits nanstd with ddof traced: N - ddof is a
+    # subtraction of the traced value. Var of [1, 2] with ddof=1 is 0.5, of [3, 4] 0.5 (exact)
+    b = np.array([[1.0, 3.0], [2.0, 4.0], [np.nan, np.nan]], np.float32)
+    got = jxkernel.jit(lambda b, d: jnp.nanvar(b, 0, ddof=d))(b, 1)
+    np.testing.assert_array_equal(np.asarray(got), np.float32([0.5, 0.5]))
+    got = jxkernel.jit(lambda b, d: jnp.nanstd(b, 0, ddof=d))(b, 0)
+    np.testing.assert_array_equal(np.asarray(got), np.float32([0.5, 0.5]))

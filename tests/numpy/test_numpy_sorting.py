@@ -122,6 +122,13 @@ def test_nonzero_family():
     assert_same(jnp.compress(np.array([True, False]), np.arange(6).reshape(3, 2), axis=1,
                              size=2, fill_value=-1), np.array([[0, -1], [2, -1], [4, -1]]),
                 np.int32)
+    # JAX's extract is compress of the raveled two: a condition of another length truncates
+    # (jnp.extract's docstring examples); entries past the array are an error only when true
+    x = np.arange(1, 7, dtype=np.int32)
+    assert_same(jnp.extract(np.array([False, True]), x), np.array([2], np.int32))
+    assert_same(jnp.extract(np.array([True, False, True] + [False] * 5), x), np.array([1, 3], np.int32))
+    with pytest.raises(ValueError, match="out of bounds"):
+        jnp.compress(np.array([True] * 7), x)
     assert_same(jnp.isin(y, np.array([0, 2])), np.isin(y, [0, 2]))
     assert_same(jnp.isin(y, np.array([0, 2]), invert=True), np.isin(y, [0, 2], invert=True))
 

@@ -219,3 +219,24 @@ def test_a_custom_rule_closing_over_a_differentiated_value_raises_as_jax():
         return f(2.0)
     with pytest.raises(jax.errors.UnexpectedTracerError):
         jax.grad(outer)(3.0)
+
+
+def test_custom_vjp_over_custom_vmap_forwards_def_vmap():
+    # JAX's custom_vmap docstring: `f.def_vmap` on a custom_vjp that wraps a custom_vmap
+    # reaches the inner function (custom_api_util.forward_attr: names starting with "def")
+    @jax.custom_vjp
+    @jax.custom_batching.custom_vmap
+    def f(x, y):
+        return jnp.sin(x) * y
+
+    @f.def_vmap
+    def rule(axis_size, in_batched, xs, ys):
+        return jnp.cos(xs) * ys, True
+
+    f.defvjp(lambda x, y: (f(x, y), (jnp.cos(x), jnp.sin(x), y)),
+             lambda res, g: (res[0] * g * res[2], res[1] * g))
+    # cos(0) * 1 under vmap (the rule), not sin(0) * 1: exactly 1
+    assert np.asarray(jax.vmap(f)(jnp.zeros(3), jnp.ones(3))).tolist() == [1.0, 1.0, 1.0]
+    assert float(jax.grad(f)(jnp.zeros(()), jnp.ones(()))) == 1.0
+    with pytest.raises(AttributeError):
+        f.not_a_rule
