@@ -54,6 +54,7 @@ class ufunc:
         # function itself, its reduce jnp.sum, ...); not part of the identity
         self.__impls = {"call": call, "reduce": reduce, "accumulate": accumulate, "at": at,
                         "reduceat": reduceat}
+        self.__call = call          # read on every jnp.add(x, y): an attribute, not a lookup
 
     _func = property(lambda self: self.__props[0])
     nin = property(lambda self: self.__props[1])
@@ -74,11 +75,12 @@ class ufunc:
         return f"<jnp.ufunc '{self.__name__}'>"
 
     def __call__(self, *args, out=None, where=None):
+        if out is not None or where is not None:
+            _refuse(out, f"out argument of {self}")
+            _refuse(where, f"where argument of {self}")
+        if self.__call is not None:     # jnp's elementwise function: it checks its arguments
+            return self.__call(*args)
         check_arraylike(self.__name__, *args)
-        _refuse(out, f"out argument of {self}")
-        _refuse(where, f"where argument of {self}")
-        if self.__impls["call"] is not None:
-            return self.__impls["call"](*args)
         return _call_jit(self, *args)
 
     def reduce(self, a, axis=0, dtype=None, out=None, keepdims=False, initial=None,
