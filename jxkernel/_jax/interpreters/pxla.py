@@ -4,7 +4,7 @@ module's deprecated and removed names. Orbax imports the module (its Pathways ex
 read `global_avals_to_results_handler` when called, never on import).
 
     >>> opts = create_compile_options(None, False, [False], [True], None,
-    ...                               np.array(jxkernel.devices()[:1]), {})
+    ...                               np.array(jax.devices()[:1]), {})
     >>> opts.num_partitions, opts.executable_build_options.allow_spmd_sharding_propagation_to_output
     (1, [True])
 
