@@ -24,7 +24,8 @@ from ..core.config import config
 from ..core import compile_record, vma
 from ..core.native import native
 from ..core.source_info import made_by_user
-from .jit_high import call_high, has_high, has_high_tracer, remember_high, staged_high
+from .jit_high import (CapturedHigh, call_high, has_high, has_high_tracer, remember_high,
+                       staged_high)
 from ..core.staging import DebugInfo, convert_constvars_to_invars
 from ..core.trace import Tracer, _ctx, eval_trace
 from ..tree_util import default_registry as _registry, tree_flatten, tree_unflatten
@@ -70,6 +71,7 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
 
 class Jitted:
     """The function `jit` returns: call it, `.lower(...)`, `.trace(...)`, `.eval_shape(...)`."""
+    _captures_high = False      # its trace closes over mutable hijax values (jit_high.py)
 
     def __init__(self, fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
                  backend, device, inline, keep_unused, in_shardings=None, out_shardings=None,
@@ -226,7 +228,8 @@ class Jitted:
             return self._fun(*args, **kwargs)
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
-        if _ctx.trace is eval_trace and has_high(leaves) or has_high_tracer(leaves):  # (jit_high)
+        if _ctx.trace is eval_trace and (self._captures_high or has_high(leaves)) or \
+                has_high_tracer(leaves):                                       # (jit_high)
             return call_high(self, leaves, treedef, statics, dyn_args, dyn_kwargs)
         avals = tuple([leaf.aval if type(leaf) is Array else
                        leaf_aval(leaf, lambda i=i: self._leaf_names(dyn_args, dyn_kwargs)[i])
@@ -258,6 +261,9 @@ class Jitted:
             except NeedsMesh as e:          # a sharding constraint inside: partition from now on
                 self._sharded, self._constraint_mesh = True, e.mesh
                 return self._call(args, kwargs)
+            except CapturedHigh:            # closes over mutable hijax values: threaded from now on
+                self._captures_high = True
+                return call_high(self, leaves, treedef, statics, dyn_args, dyn_kwargs)
         else:
             entry.hits += 1
         entry = entry.committed(committed)
