@@ -47,8 +47,12 @@ def _captures_mutable_high(consts) -> bool:
     return any(type(c) in hi_value_types and typeof_rules[type(c)](c).has_qdd for c in consts)
 
 
-def has_high(leaves) -> bool:
-    return any(type(leaf) in hi_value_types for leaf in leaves)
+# the jits whose function closes over mutable hijax values: always called through call_high
+_capturing: weakref.WeakSet = weakref.WeakSet()
+
+
+def has_high(leaves, jitted=None) -> bool:
+    return jitted in _capturing or any(type(leaf) in hi_value_types for leaf in leaves)
 
 
 def _in_type(leaf, name):
@@ -58,8 +62,11 @@ def _in_type(leaf, name):
     return leaf_aval(leaf, name)
 
 
-def call_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs):
-    """`jitted` called eagerly with these flat arguments, some of them hijax values."""
+def call_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs, captures=False):
+    """`jitted` called eagerly with these flat arguments, some of them hijax values (or,
+    `captures`, found to close over some: from now on always called here)."""
+    if captures:
+        _capturing.add(jitted)
     if has_high_tracer(leaves):
         return stage_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs)
     names = jitted._leaf_names(dyn_args, dyn_kwargs)
