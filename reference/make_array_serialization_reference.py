@@ -1,9 +1,11 @@
 """Record JAX 0.10.2's answers to tests/data/array_serialization_cases.py into
 tests/data/array_serialization_reference.json (tests/api/test_array_serialization.py compares).
 
-    /work/wt/libs/.venv-jax/bin/python reference/make_array_serialization_reference.py
+    .venv-jax/bin/python reference/make_array_serialization_reference.py
 
-Needs JAX 0.10.2 on the CPU with tensorstore; runs on two simulated CPU devices.
+Needs JAX 0.10.2 on the CPU with tensorstore (`.venv-jax/bin/python -m pip install
+tensorstore`: scripts/jax_venv.sh leaves it out, as JAX's own requirements do); runs on two
+simulated CPU devices, which it asks XLA for itself. Recorded with tensorstore 0.1.86.
 """
 import json
 import os
