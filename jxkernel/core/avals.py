@@ -93,8 +93,12 @@ class ShapedArray(AbstractValue):
         self.weak_type = bool(weak_type)
         # inside a shard_map body (check_vma=True): the manual mesh axes the value varies over
         self.vma = vma
-        # on a mesh with Explicit axes: the NamedSharding the type says (sharding_types.py)
-        self.sharding = sharding
+        # on a mesh with Explicit axes: the NamedSharding the type says (sharding_types.py).
+        # One over a mesh of no axes (jax.typeof's of an unsplit value outside any mesh, which
+        # libraries hand back: Flax NNX keeps its Variables' leaf types) splits nothing and
+        # could never be laid out over a mesh: it is none (public_type shows it again)
+        self.sharding = None if sharding is not None and type(sharding.mesh) is AbstractMesh \
+            and not sharding.mesh.axis_names else sharding
         self._hash = hash((self.shape, self.dtype, self.weak_type, vma) if vma else
                           (self.shape, self.dtype, self.weak_type)) \
             if _splitting(sharding) is None else \
@@ -353,7 +357,11 @@ def public_type(aval, value=None):
         mesh = own.mesh if isinstance(own.mesh, AbstractMesh) else own.mesh.abstract_mesh
     else:
         mesh = context_abstract_mesh()
-    return aval.update(sharding=NamedSharding(mesh, PartitionSpec(*[None] * len(aval.shape))))
+    out = aval.update(sharding=None)
+    # set after construction: the constructor drops a sharding over a mesh of no axes, which
+    # jax.typeof still shows (as JAX's); type equality and hashing ignore it (_splitting)
+    out.sharding = NamedSharding(mesh, PartitionSpec(*[None] * len(aval.shape)))
+    return out
 
 
 def context_abstract_mesh() -> AbstractMesh:

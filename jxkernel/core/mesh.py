@@ -416,6 +416,13 @@ class NamedSharding:
     memory_kind = property(lambda self: self._memory_kind)
     device_set = property(lambda self: set(self._devices("device_set")))
     _device_assignment = property(lambda self: self._devices("_device_assignment"))
+
+    @property
+    def _addressable_device_assignment(self) -> tuple:
+        """The devices of _device_assignment this process holds, in mesh order (JAX's: the
+        whole assignment when fully addressable). Orbax reads and JAX's tensorstore restore walk
+        it to load only this process's shards."""
+        return tuple(local_devices(self._devices("_addressable_device_assignment")))
     num_devices = property(lambda self: self.mesh.size)
 
     @property

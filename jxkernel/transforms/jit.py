@@ -24,7 +24,7 @@ from ..core.config import config
 from ..core import compile_record, vma
 from ..core.native import native
 from ..core.source_info import made_by_user
-from .jit_high import call_high, has_high, has_high_tracer, remember_high, staged_high
+from .jit_high import CapturedHigh, call_high, has_high, has_high_tracer, remember_high, staged_high
 from ..core.staging import DebugInfo, convert_constvars_to_invars
 from ..core.trace import Tracer, _ctx, eval_trace
 from ..tree_util import default_registry as _registry, tree_flatten, tree_unflatten
@@ -39,8 +39,7 @@ from .api_util import flatten_fun, float0_outside, fun_name, merge_static
 from .jit_args import SCALAR_TYPES, Arguments, leaf_aval, typed, typed_items, unless_all_none
 from .jit_cache import (LAST_HIT, NOWHERE, Entry, compiled_trace, each_a_leaf, fun_state,
                         last_hit_for, sibling_trace)
-from .jit_primitive import (ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, traced_under,
-                           untold)
+from .jit_primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, traced_under, untold
 from . import jit_refs
 from .stages import Lowered, Traced, lower_jit, trace_jitted
 
@@ -102,12 +101,11 @@ class Jitted:
         options = (self._static_argnums, self._static_argnames, self._donate_argnums,
                    self._donate_argnames, self._device, backend, inline, keep_unused,
                    self._sharded, tuple(sorted((self._compiler_options or {}).items())))
-        # _cache: key -> Entry; _fast: the fast path's key -> Entry (see __call__);
-        # _traces: key -> (jaxpr, consts, out_tree, ClosedJaxpr), for the bind path; _history:
-        # what each compile was specialised on (filled by the compile record's explainer,
-        # views/recompile_explainer.py, for its reasons); _last: {LAST_HIT: LastHit} once
-        # the fast path has hit (a dict, so that it clears as the others do). All shared by
-        # jits of the same fun.
+        # _cache: key -> Entry; _fast: the fast path's key -> Entry (see __call__); _traces: key ->
+        # (jaxpr, consts, out_tree, ClosedJaxpr), for the bind path; _history: what each compile was
+        # specialised on (filled by the compile record's explainer, views/recompile_explainer.py,
+        # for its reasons); _last: {LAST_HIT: LastHit} once the fast path has hit (a dict, so that
+        # it clears as the others do). All shared by jits of the same fun.
         self._cache, self._fast, self._traces, self._history, self._last = \
             state.caches_for(options)
         self._source = state.source
@@ -160,11 +158,11 @@ class Jitted:
         return checked
 
     def _python_call(self, *args, **kwargs):
-        # Three ways in, cheapest first. (1) The last hit (`_last[LAST_HIT]`): positional
-        # Arrays of the very types (and placement) it last saw, under an unchanged config,
-        # compared without building a key. (2) The fast path's dict: eager, every dynamic
-        # argument an Array on its own device, keyword arguments all static. (3) The general
-        # path, for anything else or a miss, which fills `_fast` for next time.
+        # Three ways in, cheapest first. (1) The last hit (`_last[LAST_HIT]`): positional Arrays of
+        # the very types (and placement) it last saw, under an unchanged config, compared without
+        # building a key. (2) The fast path's dict: eager, every dynamic argument an Array on its
+        # own device, keyword arguments all static. (3) The general path, for anything else or a
+        # miss, which fills `_fast` for next time.
         # (Where the compiled fast path is on (core/native.py), __call__ has tried (1) in C.)
         last = self._last.get(LAST_HIT)
         if last is not None and not kwargs:
@@ -226,8 +224,8 @@ class Jitted:
             return self._fun(*args, **kwargs)
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
-        if _ctx.trace is eval_trace and has_high(leaves) or has_high_tracer(leaves):  # (jit_high)
-            return call_high(self, leaves, treedef, statics, dyn_args, dyn_kwargs)
+        if _ctx.trace is eval_trace and has_high(leaves, self) or has_high_tracer(leaves):
+            return call_high(self, leaves, treedef, statics, dyn_args, dyn_kwargs)  # (jit_high)
         avals = tuple([leaf.aval if type(leaf) is Array else
                        leaf_aval(leaf, lambda i=i: self._leaf_names(dyn_args, dyn_kwargs)[i])
                        for i, leaf in enumerate(leaves)])
@@ -258,6 +256,8 @@ class Jitted:
             except NeedsMesh as e:          # a sharding constraint inside: partition from now on
                 self._sharded, self._constraint_mesh = True, e.mesh
                 return self._call(args, kwargs)
+            except CapturedHigh:            # closes over mutable hijax values: threaded from now on
+                return call_high(self, leaves, treedef, statics, dyn_args, dyn_kwargs, True)
         else:
             entry.hits += 1
         entry = entry.committed(committed)

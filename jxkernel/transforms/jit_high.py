@@ -36,8 +36,23 @@ high_of: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _programs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def has_high(leaves) -> bool:
-    return any(type(leaf) in hi_value_types for leaf in leaves)
+class CapturedHigh(NotImplementedError):
+    """A jit's trace closed over mutable hijax values (Flax NNX's Variables of a model the
+    function reads): eagerly, jit.py calls it through `call_high` from then on, the values
+    threaded through as inputs, as JAX's jit does (`convert_const_himutables`). Inside
+    another trace this is raised as it was before: not lowered."""
+
+
+def _captures_mutable_high(consts) -> bool:
+    return any(type(c) in hi_value_types and typeof_rules[type(c)](c).has_qdd for c in consts)
+
+
+# the jits whose function closes over mutable hijax values: always called through call_high
+_capturing: weakref.WeakSet = weakref.WeakSet()
+
+
+def has_high(leaves, jitted=None) -> bool:
+    return jitted in _capturing or any(type(leaf) in hi_value_types for leaf in leaves)
 
 
 def _in_type(leaf, name):
@@ -47,18 +62,27 @@ def _in_type(leaf, name):
     return leaf_aval(leaf, name)
 
 
-def call_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs):
-    """`jitted` called eagerly with these flat arguments, some of them hijax values."""
+def call_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs, captures=False):
+    """`jitted` called eagerly with these flat arguments, some of them hijax values (or,
+    `captures`, found to close over some: from now on always called here)."""
+    if captures:
+        _capturing.add(jitted)
     if has_high_tracer(leaves):
         return stage_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs)
     names = jitted._leaf_names(dyn_args, dyn_kwargs)
     in_types = tuple(_in_type(leaf, lambda i=i: names[i]) for i, leaf in enumerate(leaves))
     key = (treedef, in_types, statics, config._trace_state)
-    cache = _programs.setdefault(jitted, {})
-    found = cache.get(key)
+    # one program per quasi-dynamic data of the values it closes over (JAX's
+    # _qdd_cache_index): the first whose captured values still hold what they held when traced
+    cases = _programs.setdefault(jitted, {}).setdefault(key, [])
+    found = next((case for case in cases
+                  if all(cur_qdd(c) == q for c, q in case[0])), None)
     if found is None:
-        found = cache[key] = _compile(jitted, treedef, statics, in_types, names)
-    program, finals, out_avals, out_tree = found
+        found = _compile(jitted, treedef, statics, in_types, names)
+        cases.append(found)
+    checks, program, consts, const_types, finals, out_avals, out_tree = found
+    # the values it closes over go in first, read out and written back as arguments are
+    leaves, in_types = [*consts, *leaves], [*const_types, *in_types]
     lo_args = []
     for leaf, ty in zip(leaves, in_types):
         if type(ty) is AvalQDD:
@@ -86,6 +110,11 @@ def has_high_tracer(leaves) -> bool:
 
 def remember_high(closed):
     """`closed` lowered (core/hijax_lower.py)."""
+    if _captures_mutable_high(closed.consts):
+        raise CapturedHigh(
+            "jxkernel does not lower a hijax value captured from outside the function traced "
+            "for jit inside another trace, whose state JAX threads through: pass it to the "
+            "jit as an argument")
     lowered = lower_jaxpr(closed)
     if lowered is not closed:           # kept for a jit equation staged by make_jaxpr
         high_of[lowered] = closed
@@ -120,7 +149,7 @@ def stage_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs):
             in_types.append(AvalQDD(aval, outer.cur_qdd(leaf)) if aval.has_qdd else aval)
         else:
             in_types.append(_in_type(leaf, lambda i=i: names[i]))
-    closed, out_trees, finals = _trace_high(jitted, treedef, statics, in_types, names)
+    closed, out_trees, finals, _ = _trace_high(jitted, treedef, statics, in_types, names)
     jaxpr, consts = convert_constvars_to_invars(closed)
     n = len(consts) + len(leaves)
     outs = jit_p.bind(*consts, *leaves, jaxpr=jaxpr, name=jitted._name,
@@ -142,22 +171,37 @@ def _trace_high(jitted, treedef, statics, in_types, names):
         closed = trace.to_jaxpr(jitted._flat_fun(treedef, statics, out_trees,
                                                  lambda: names)(*tracers))
         finals = trace.final_qdds()
+        # the captured mutable values: (what each held when the trace began, at its end)
+        const_qdds = [(trace.qdds[v].init_val, trace.qdds[v].cur_val) if v in trace.qdds
+                      else (None, None) for v in closed.jaxpr.constvars]
     high_jaxprs.add(closed)
-    return closed, out_trees, finals
+    return closed, out_trees, finals, const_qdds
 
 
 def _compile(jitted, treedef, statics, in_types, names):
-    closed, out_trees, finals = _trace_high(jitted, treedef, statics, in_types, names)
+    """(the captured values' checks, the program, the consts and their types, the inputs'
+    final quasi-dynamic data, the output types, the output tree). The trace's consts go in
+    as leading inputs, so that the mutable hijax values it closes over are read out before
+    each call and written back after it."""
+    closed, out_trees, finals, const_qdds = _trace_high(jitted, treedef, statics, in_types,
+                                                       names)
     if closed.ref_writes:
         raise NotImplementedError("jxkernel's jit does not take hijax values and write Refs "
                                   "made outside in one call")
-    lo = lower_jaxpr(closed, [t.qdd if type(t) is AvalQDD else None for t in in_types],
-                     finals)
+    high, consts = convert_constvars_to_invars(closed)
+    high_jaxprs.add(high)
+    const_types = [AvalQDD(v.aval, q) if q is not None else
+                   (v.aval if type(c) in hi_value_types else leaf_aval(c, lambda: "a const"))
+                   for v, c, (q, _) in zip(closed.jaxpr.constvars, consts, const_qdds)]
+    finals = [f for _, f in const_qdds] + list(finals)
+    lo = lower_jaxpr(high, [t.qdd if type(t) is AvalQDD else None
+                            for t in [*const_types, *in_types]], finals)
     # the low program, run as a jit equation is eagerly (compiled once, cached by its jaxpr)
-    jaxpr, consts = convert_constvars_to_invars(lo)
+    jaxpr, lo_consts = convert_constvars_to_invars(lo)
     n = len(jaxpr.jaxpr.invars)
 
     def program(*lo_args):
-        return jit_p.bind(*consts, *lo_args, jaxpr=jaxpr, name=jitted._name,
+        return jit_p.bind(*lo_consts, *lo_args, jaxpr=jaxpr, name=jitted._name,
                           donated_invars=(False,) * n, inline=False, keep_unused=False)
-    return program, finals, closed.out_avals, out_trees[0]
+    checks = [(c, q) for c, (q, _) in zip(consts, const_qdds) if q is not None]
+    return checks, program, consts, const_types, finals, closed.out_avals, out_trees[0]

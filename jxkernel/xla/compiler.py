@@ -145,6 +145,30 @@ def _compile_options(devices, propagate_outputs=None, compiler_options=None):
     return options
 
 
+
+def create_compile_options(computation, tuple_args, allow_prop_to_inputs,
+                           allow_prop_to_outputs, backend, np_dev, compiler_options):
+    """JAX's `pxla.create_compile_options`: the CompileOptions of `computation` partitioned
+    over the devices `np_dev` (one replica, a partition per device), with XLA's sharding
+    propagation to parameters and results as the two lists say and `compiler_options` as
+    XLA's debug options by name. `computation` and `backend` do not change them here (JAX's
+    use them only for logging and an FDO profile, which jxkernel has not)."""
+    del computation, backend
+    options = dict(compiler_options or {})
+    options.pop("fdo_profile", None)
+    devices = list(np.asarray(np_dev, dtype=object).reshape(-1))
+    compile_options = xc.CompileOptions()
+    if options:
+        compile_options.env_option_overrides = list(options.items())
+    compile_options.num_replicas, compile_options.num_partitions = 1, len(devices)
+    compile_options.device_assignment = xc.DeviceAssignment.create(
+        np.array([[d.id for d in devices]], dtype=np.int32))
+    compile_options.parameter_is_tupled_arguments = bool(tuple_args)
+    build = compile_options.executable_build_options
+    build.allow_spmd_sharding_propagation_to_parameters = list(allow_prop_to_inputs)
+    build.allow_spmd_sharding_propagation_to_output = list(allow_prop_to_outputs)
+    return compile_options
+
 def _layout_text(devices, propagate_outputs) -> str:
     """How a program is laid out over its devices, as `cache_key` names it."""
     ids = [d.id for d in devices]

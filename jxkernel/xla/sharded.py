@@ -258,6 +258,14 @@ def make_array_from_single_device_arrays(shape, sharding, arrays) -> Array:
                             f"got {type(a).__name__}" if type(a) is not Array else
                             f"got an Array over {len(a.devices())} devices")
         by_device[a.device] = a
+    if isinstance(sharding, SingleDeviceSharding):
+        # all of it on one device: that device's array is the global one (Orbax and the
+        # tensorstore restore build one-device arrays this way)
+        if len(arrays) != 1 or sharding._device not in by_device or arrays[0].shape != shape:
+            raise ValueError(f"make_array_from_single_device_arrays needs one array of shape "
+                             f"{shape} on {sharding._device} for {sharding!r}; got "
+                             f"{[(a.shape, a.device) for a in arrays]}")
+        return arrays[0]
     devices = local_devices(sharding.mesh._flat_devices)      # this process's, in mesh order
     missing = [d for d in devices if d not in by_device]
     if missing or len(arrays) != len(devices):

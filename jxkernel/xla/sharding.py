@@ -52,6 +52,9 @@ class SingleDeviceSharding:
     device_set = property(lambda self: {self._device})
     addressable_devices = device_set
     _device_assignment = property(lambda self: (self._device,))
+    # the one device is always this process's (a SingleDeviceSharding is made of a local one);
+    # Orbax's reads walk it to know which shards to load here
+    _addressable_device_assignment = _device_assignment
     num_devices = property(lambda self: 1)
     is_fully_replicated = property(lambda self: True)
     is_fully_addressable = property(lambda self: True)

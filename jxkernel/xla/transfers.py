@@ -6,6 +6,8 @@ device, or a mesh through xla/sharded.py) and `device_get`.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..core.config import config
 from ..core.physical import is_extended, wrap_physical
 from ..core.mesh import NamedSharding, PartitionSpec
@@ -28,6 +30,8 @@ def device_put(x, device=None, *, copy=False) -> Array:
         # typed keys (or any extended dtype's values): their data moves, and they stay of
         # their type (random/keys.py, core/earray.py)
         return wrap_physical(x.aval, device_put(x._base, device, copy=copy))
+    if type(device).__name__ == "Format":            # jax.experimental.layout.Format
+        device = _sharding_of_format(device, np.ndim(x))
     if device is not None and not isinstance(device, _DEVICE_TYPES):
         if _is_named(device):                  # split over a mesh: xla/sharded.py
             # loads with the first mesh or sharded Array: `import jxkernel` needs neither
@@ -47,6 +51,19 @@ _DEVICE_TYPES = (NumpyDevice,) if xc is None else (NumpyDevice, xc.Device)
 
 def _is_named(sharding) -> bool:
     return isinstance(sharding, (NamedSharding, PartitionSpec))
+
+
+def _sharding_of_format(fmt, ndim: int):
+    """A Format's sharding, where its layout is the one jxkernel's arrays have: none given, or
+    row-major without tiling (Orbax restores each shard with `Format(layout, sharding)`)."""
+    layout = fmt.layout
+    row_major = tuple(range(ndim))
+    if layout is not None and (tuple(getattr(layout, "major_to_minor", ())) != row_major or
+                               getattr(layout, "tiling", None)):
+        raise NotImplementedError(f"device_put to {fmt!r}: jxkernel's arrays are row-major "
+                                  f"(major_to_minor={row_major}); another layout is not "
+                                  f"supported")
+    return fmt.sharding
 
 
 def _device_of_sharding(sharding):

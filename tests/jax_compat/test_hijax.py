@@ -112,6 +112,45 @@ def test_box_captured_by_a_scan_body_inside_a_jit_is_refused_by_name():
         jxkernel.jit(lambda xs: jxkernel.lax.scan(body, 0.0, xs))(jxkernel.numpy.arange(3.0))
 
 
+def test_jit_threads_a_box_it_closes_over():
+    # as JAX's jit: the box's state goes in and what the program left comes back; a new shape
+    # in the box is a new program (answers checked against JAX 0.10.2 by hand: 4, 3, 6, 6;
+    # 6, [0, 2, 4]; 8, [2, 2, 2, 2])
+    jnp = jxkernel.numpy
+    box = hijax.Box(jnp.float32(1.0))
+
+    @jxkernel.jit
+    def add(x):
+        box.set(box.get() + x)
+        return x * 2
+
+    assert (float(add(2.0)), float(box.get())) == (4.0, 3.0)
+    assert (float(add(3.0)), float(box.get())) == (6.0, 6.0)
+    held = hijax.Box(jnp.arange(3.0))
+
+    @jxkernel.jit
+    def scale(x):
+        held.set(held.get() * x)
+        return held.get().sum()
+
+    assert float(scale(2.0)) == 6.0 and held.get().tolist() == [0.0, 2.0, 4.0]
+    held.set(jnp.ones(4))
+    assert float(scale(2.0)) == 8.0 and held.get().tolist() == [2.0] * 4
+
+
+def test_a_box_closed_over_by_a_jit_inside_a_jit_is_refused_by_name():
+    box = hijax.Box(1.0)
+
+    @jxkernel.jit
+    def inner(x):
+        box.set(box.get() + x)
+        return x
+
+    with pytest.raises(NotImplementedError, match="captured from outside the function traced "
+                                                  "for jit inside another trace"):
+        jxkernel.jit(lambda x: inner(x) + 1)(1.0)
+
+
 def test_jit_writes_back_what_a_box_argument_holds():
     box = hijax.Box(1.0)
 
@@ -142,3 +181,14 @@ def test_checked_jaxprs_with_high_equations():
     with jxkernel.config.override("jax_enable_checks", True):
         assert float(jxkernel.jit(f)(3.0)) == 7.0
         jxkernel.make_jaxpr(f)(1.0)
+
+
+def test_a_type_built_from_typeofs_unsplit_sharding_is_unsplit():
+    # Flax NNX keeps jax.typeof's types of its Variables' leaves and hands them back as the
+    # low types of its hijax Variables: the sharding typeof shows (no axes, no mesh) must not
+    # read as a type split over a mesh when a jit lowers the program
+    x = jxkernel.numpy.ones((2, 3))
+    shown = jxkernel.typeof(x).sharding
+    assert repr(shown) == "NamedSharding(mesh=AbstractMesh((), axis_types=()), spec=P(None, None))"
+    built = jxkernel.core.ShapedArray((2, 3), x.dtype, sharding=shown)
+    assert built.sharding is None and built == jxkernel.typeof(x)

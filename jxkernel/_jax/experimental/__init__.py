@@ -10,6 +10,7 @@ from ...core.hijax import cur_qdd  # noqa: F401
 from ...lax.callbacks import io_callback  # noqa: F401
 
 # the experimental modules whose code is jxkernel's own, in the engine package it belongs to
-module_aliases(__name__, {"colocated_python": "jxkernel.api.colocated_python",
+module_aliases(__name__, {"array_serialization": "jxkernel.api.array_serialization",
+                          "colocated_python": "jxkernel.api.colocated_python",
                           "multihost_utils": "jxkernel.api.multihost_utils",
                           "ode": "jxkernel.api.ode"})
