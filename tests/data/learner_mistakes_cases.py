@@ -16,6 +16,15 @@ def _said(fn):
     return None
 
 
+def _said_lines(fn, lines):
+    """_said with the message's first `lines` lines."""
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001  the error is the answer
+        return {"error": type(e).__name__, "lines": str(e).splitlines()[:lines]}
+    return None
+
+
 def run(jax):
     jnp = jax.numpy
 
@@ -63,6 +72,10 @@ def run(jax):
         # a seed where a key goes
         "seed_as_key": _said(lambda: jax.random.normal(0)),
         "scalar_array_as_key": _said(lambda: jax.random.normal(jnp.array(0))),
+        # .tolist() of a traced array: JAX's second line names the method
+        "tolist_of_tracer": _said_lines(lambda: jax.jit(lambda x: x.tolist())(jnp.ones(2)), 2),
+        # a string dtype, named as the user wrote it
+        "astype_str": _said(lambda: jnp.ones(3).astype("str")),
         # the float64 warning names the line that asked for it (stacklevel reaches the caller)
         "float64_warning": {"category": caught[0].category.__name__,
                             "at_caller": caught[0].filename == __file__,
