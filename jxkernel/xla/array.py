@@ -405,16 +405,7 @@ Array = ArrayImpl          # the name the rest of jxkernel imports
 BaseArray.register(ArrayImpl)
 
 
-# Arrays jxkernel itself keeps (eager arithmetic's cached Python-scalar constants, registered
-# from jxkernel/numpy/util.py): no user holds them, so jax.live_arrays() and %jxmemory leave
-# them out, as JAX's live_arrays() has no such arrays (a loop of `x * i` showed up to 256
-# scalars "made by this cell"). Each entry: a function giving the arrays held now.
-held_by_jxkernel: list = []
-
-
-def held_internally() -> set:
-    """ids of the Arrays jxkernel holds itself (held_by_jxkernel)."""
-    return {id(a) for held in held_by_jxkernel for a in held()}
+held_by_jxkernel: list = []    # -> Arrays jxkernel keeps, no user's (views/memory.py)
 
 
 def is_sharded(x) -> bool:
