@@ -5,6 +5,7 @@ warning. Where a card or message advises a fix, a case runs the fix as advised, 
 can check that the advice works under JAX too. The reference (learner_mistakes_reference.json)
 is real JAX 0.10.2's, written by reference/make_learner_mistakes_reference.py."""
 import functools
+import re
 import warnings
 
 
@@ -22,6 +23,18 @@ def _said_lines(fn, lines):
         fn()
     except Exception as e:  # noqa: BLE001  the error is the answer
         return {"error": type(e).__name__, "lines": str(e).splitlines()[:lines]}
+    return None
+
+
+def _argument_named(fn):
+    """The argument a tracer error says the value depends on (JAX: "depends on the value of
+    the argument v.", jxkernel: "depends on the argument v, which is traced")."""
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001  the error is the answer
+        found = re.search(r"depends on (?:the value of )?the argument (.+?)(?:\.$|, which)",
+                          str(e), re.M)
+        return found.group(1) if found else None
     return None
 
 
@@ -44,6 +57,12 @@ def run(jax):
         return total
 
     decorated = jax.jit(count)          # what `@jax.jit` above `def count` makes
+
+    def branch(v, w=None):              # `if` on a traced value, under make_jaxpr/eval_shape
+        return v if v > 0 else -v
+
+    def branch_tree(p, q):
+        return q if p["a"] > 0 else -q
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -76,6 +95,12 @@ def run(jax):
         "tolist_of_tracer": _said_lines(lambda: jax.jit(lambda x: x.tolist())(jnp.ones(2)), 2),
         # a string dtype, named as the user wrote it
         "astype_str": _said(lambda: jnp.ones(3).astype("str")),
+        # make_jaxpr and eval_shape name the argument by the function's parameters
+        "make_jaxpr_argument": _argument_named(lambda: jax.make_jaxpr(branch)(1.0)),
+        "make_jaxpr_leaf": _argument_named(lambda: jax.make_jaxpr(branch_tree)({"a": 1.0}, 2.0)),
+        "make_jaxpr_star_args": _argument_named(
+            lambda: jax.make_jaxpr(lambda *a: branch(a[0]))(1.0)),
+        "eval_shape_argument": _argument_named(lambda: jax.eval_shape(branch, 1.0)),
         # the float64 warning names the line that asked for it (stacklevel reaches the caller)
         "float64_warning": {"category": caught[0].category.__name__,
                             "at_caller": caught[0].filename == __file__,
