@@ -145,8 +145,28 @@ def _user_lines(exc) -> tuple:
 
 def _location(filename, line, function) -> dict:
     return {"file": cell_name(filename) or os.path.basename(filename), "line": line,
-            "function": function, "code": linecache.getline(filename, line).strip(),
+            "function": function, "code": as_typed(linecache.getline(filename, line).strip()),
             "_path": filename}
+
+
+_LINE_MAGIC = re.compile(r"get_ipython\(\)\.run_line_magic\((['\"])(\w+)\1, ((['\"]).*\4)\)")
+
+
+def as_typed(code: str) -> str:
+    """A cell's line as the user typed it: IPython runs `%timeit f(x)` as
+    `get_ipython().run_line_magic('timeit', 'f(x)')`, which the card showed as the user's line.
+
+        >>> as_typed("t = get_ipython().run_line_magic('timeit', '-o f(x)')")
+        't = %timeit -o f(x)'
+    """
+    found = _LINE_MAGIC.search(code)
+    if found is None:
+        return code
+    try:
+        line = ast.literal_eval(found.group(3))
+    except (ValueError, SyntaxError):
+        return code
+    return code[:found.start()] + f"%{found.group(2)} {line}".rstrip() + code[found.end():]
 
 
 def _public(location):

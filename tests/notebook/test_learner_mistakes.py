@@ -167,3 +167,12 @@ def test_timeit_warm_up_is_not_named_as_a_users_line(shell):
         shell.run_line_magic("jxcompiles", ""))[0], default=str)
     assert "dot_general" in shown_log
     assert "jx-timeit" not in shown_log and "&lt;jx-" not in shown_log, shown_log
+
+
+def test_a_magics_line_in_a_card_reads_as_typed(shell):
+    # IPython runs `%timeit f(x)` as get_ipython().run_line_magic('timeit', 'f(x)'): the
+    # card's "called from" showed that rewrite as the user's line
+    shell.run_cell("def branchy(v):\n    if v > 0:\n        return v\n    return -v")
+    text, card = shown(shell, "%timeit -n 1 -r 1 jax.jit(branchy)(1.0)")
+    assert card["called_from"]["code"] == "%timeit -n 1 -r 1 jax.jit(branchy)(1.0)", card
+    assert "run_line_magic" not in json.dumps({k: card[k] for k in ("where", "called_from")})
