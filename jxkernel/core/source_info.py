@@ -30,8 +30,11 @@ def _internal(code) -> bool:
     name = code.co_filename
     known = _is_internal.get(name)
     if known is None:
+        # "<jx-...>": code jxkernel compiles itself (%timeit's warm-up run, its dispatch
+        # timer), which the compilations log named as the user's line (`<jx-timeit-warmup>:3`)
         known = _is_internal[name] = (name.startswith(_PACKAGE_DIR) or name.startswith(_STDLIB_DIRS)
-                                      or name.startswith(tuple(_excluded)))
+                                      or name.startswith(tuple(_excluded))
+                                      or name.startswith("<jx-"))
     return known
 
 

@@ -58,6 +58,7 @@ def load_ipython_extension(shell) -> None:
     shell.events.register("post_run_cell", state.post_run_cell)
     comm.register(shell, state)          # the JupyterLab extension's target (in a kernel only)
     tracebacks.install(shell)
+    tracebacks.install_warnings()
     _states[shell] = state
 
 
@@ -67,6 +68,7 @@ def unload_ipython_extension(shell) -> None:
         return
     comm.unregister(shell, state)
     tracebacks.uninstall(shell)
+    tracebacks.uninstall_warnings()
     tables = shell.magics_manager.magics
     for kind in ("line", "cell"):
         for name in _OURS:

@@ -16,6 +16,10 @@ also takes every other exception: those that went through jxkernel (JAX's errors
 Python's classes: bad shapes, vmap's inconsistent sizes, an attribute a tracer has not, the
 user's own error raised while jit traced the function, ...) end at the user's lines too, as
 JAX filters its frames; any other is shown exactly as IPython shows it.
+
+A warning raised at a cell's line (the float64 one of `jnp.array(..., dtype=jnp.float64)`)
+names the cell too, `In[15], line 1: UserWarning: ...`, where Python's format printed
+ipykernel's temporary file (`/tmp/ipykernel_27401/194225421.py:1: UserWarning: ...`).
 """
 from __future__ import annotations
 
@@ -23,10 +27,12 @@ import os
 import re
 import sys
 import types
+import linecache
+import warnings
 
 from .._jax import errors as jx_errors
 from ..views.error_cards import card_for
-from .display import JXKERNEL_DIR, is_user_file
+from .display import JXKERNEL_DIR, cell_name, is_user_file
 from .program import CellError
 
 _JX_ERRORS = tuple(getattr(jx_errors, name) for name in jx_errors.__all__)
@@ -181,6 +187,33 @@ def install(shell) -> bool:
 def uninstall(shell) -> None:
     if shell.custom_exceptions == ERRORS:
         shell.set_custom_exc((), None)
+
+
+_plain_formatwarning = warnings.formatwarning
+
+
+def _cell_formatwarning(message, category, filename, lineno, line=None):
+    """Python's warning text, with a cell's file named as the cell (`In[15], line 1`)."""
+    cell = cell_name(filename)
+    if cell is None:
+        return _plain_formatwarning(message, category, filename, lineno, line)
+    source = line if line is not None else linecache.getline(filename, lineno)
+    text = f"{cell}, line {lineno}: {category.__name__}: {message}\n"
+    return text + (f"  {source.strip()}\n" if source and source.strip() else "")
+
+
+def install_warnings() -> None:
+    """Warnings at a cell's line name the cell (warnings.showwarning formats through
+    warnings.formatwarning once it is replaced)."""
+    global _plain_formatwarning
+    if warnings.formatwarning is not _cell_formatwarning:
+        _plain_formatwarning = warnings.formatwarning
+        warnings.formatwarning = _cell_formatwarning
+
+
+def uninstall_warnings() -> None:
+    if warnings.formatwarning is _cell_formatwarning:
+        warnings.formatwarning = _plain_formatwarning
 
 
 def show_card(exc) -> None:

@@ -16,7 +16,7 @@ import sys
 import numpy as np
 
 from .. import lax
-from ..core.errors import ConcretizationTypeError
+from ..core.errors import ConcretizationTypeError, aval_text
 from ..core.native import native
 from ..core.trace import Tracer, forward_to_high_type
 from ..xla.array import Array
@@ -247,8 +247,9 @@ def _tracer_dlpack(self, *args, **kwargs):
 def _tolist(self):
     value = self.to_concrete_value()
     if value is None:
-        raise ConcretizationTypeError(self, "This occurred in the tolist() method of "
-                                            "jax.Array. ")
+        # JAX 0.10.2's words
+        raise ConcretizationTypeError(self, f"The tolist() method was called on traced array "
+                                            f"with shape {aval_text(self.aval, weak=False)}.\n")
     return np.asarray(value).tolist()
 
 

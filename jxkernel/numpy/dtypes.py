@@ -199,7 +199,8 @@ def canonicalize_user_dtype(d, fun_name: str = "", warn: bool = True) -> np.dtyp
         raise TypeError(f"data type {d!r} not understood") from None
     if nd not in _core._SUPPORTED:
         _core.check_ml_dtypes_for(nd, fun_name or "dtype")
-        raise TypeError(f"JAX only supports number, bool, and string dtypes, got dtype {nd}"
+        # the argument as given, as JAX's (`got dtype str`, not NumPy's `<U0`)
+        raise TypeError(f"JAX only supports number, bool, and string dtypes, got dtype {d}"
                         + (f" in {fun_name}" if fun_name else ""))
     out = _core.canonicalize_dtype(nd)
     if warn and out != nd:

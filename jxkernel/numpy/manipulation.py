@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes
-from ..core.errors import InconclusiveDimensionOperation, aval_text
+from ..core.errors import InconclusiveDimensionOperation, aval_text, shape_error
 from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.trace import EvalTrace, Tracer, _ctx
 from ..lax import conversion
@@ -100,6 +100,10 @@ def _compute_newshape(arr_shape: tuple, newshape) -> tuple:
     """`newshape` (an int or a sequence) with its -1 (at most one) filled in, or JAX's error:
     jnp.reshape's and Array.reshape's."""
     orig = newshape
+    dims = tuple(newshape) if isinstance(newshape, (list, tuple)) else (newshape,)
+    for d in dims:              # a traced size: JAX's plain TypeError, not __index__'s error
+        if isinstance(d, Tracer) and d.to_concrete_value() is None:
+            raise shape_error(dims, d)
     newshape = _index_tuple(newshape)
     size = math.prod(arr_shape)
     neg1s = [i for i, d in enumerate(newshape) if d == -1]

@@ -45,9 +45,10 @@ def nonzero(a, *, size: int | None = None, fill_value=None) -> tuple:
     it = dtypes.default_int_dtype()
     if size is None:
         value = _concrete(mask)
-        if value is None:
+        if value is None:      # as JAX's, the count (int32[]) is what is not concrete
             raise ConcretizationTypeError(
-                arr, "The size argument of jnp.nonzero must be statically specified to use "
+                lax.reduce_sum(lax.convert_element_type(mask, it), tuple(range(len(shape)))),
+                "The size argument of jnp.nonzero must be statically specified to use "
                 "jnp.nonzero within JAX transformations.\n")
         size = int(value.sum())
     else:

@@ -31,6 +31,7 @@ from ..lax import conversion, shapes
 from ..lax import elementwise as lax
 from ..transforms.jit import jit
 from ..xla import client as _client
+from ..xla import array as _xla_array
 from ..xla.array import Array, host_to_device
 from ..xla.transfers import device_put
 from .dtypes import dtype_and_weak, lattice_result_type, to_inexact_dtype
@@ -153,6 +154,7 @@ def _check_python_int(x) -> None:
 # could be donated and deleted).
 _CACHED_SCALARS = (int, float, bool)
 _scalar_cache: dict = {}
+_xla_array.held_by_jxkernel.append(lambda: list(_scalar_cache.values()))   # not the user's
 
 
 def _device_of(args):

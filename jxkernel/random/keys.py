@@ -384,6 +384,10 @@ def check_key(name: str, key, allow_batched=False):
     else:
         if isinstance(key, (list, tuple, str)) or key is None:
             raise TypeError(f"unexpected PRNG key type {type(key)}")
+        # a Python number (`jax.random.normal(0)`, a seed where a key goes): JAX's words
+        if not all(hasattr(key, a) for a in ("ndim", "shape", "dtype")):
+            raise TypeError(f"JAX encountered invalid PRNG key data: expected key_data to have "
+                            f"ndim, shape, and dtype attributes. Got {key}")
         aval = get_aval(key)
         impl = _resolve_impl(None)
         _check_key_data(aval, impl)

@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import contextlib
-
+import inspect
 
 from ..core.avals import ShapeDtypeStruct
 from ..core.axis_env import bound_axis
@@ -27,7 +27,8 @@ def _trace_flat(fun, static_argnums, args, kwargs, transformation):
     static_argnums = {i % len(args) if args else i for i in as_tuple(static_argnums)}
     dyn = [a for i, a in enumerate(args) if i not in static_argnums]
     leaves, treedef = tree_flatten((tuple(dyn), kwargs))
-    names = tuple(f"args[{i}]{keystr(p)}" for i, a in enumerate(args) if i not in static_argnums
+    base = _positional_names(fun, len(args))
+    names = tuple(f"{base[i]}{keystr(p)}" for i, a in enumerate(args) if i not in static_argnums
                   for p, _ in tree_flatten_with_path(a)[0]) + \
         tuple(f"{k}{keystr(p)}" for k in sorted(kwargs) for p, _ in tree_flatten_with_path(kwargs[k])[0])
     # a Ref argument: a Ref-typed input (api/state_primitives.py); vmap's MappedRef: a
@@ -52,6 +53,20 @@ def _trace_flat(fun, static_argnums, args, kwargs, transformation):
                      tuple(without_refs(names, refs)))
     closed = trace_to_jaxpr(flat, avals, info, "record")   # (Refs' reads and writes recorded)
     return closed, out_tree()
+
+
+def _positional_names(fun, count: int) -> list:
+    """The names of `count` positional arguments as JAX's errors give them: the function's
+    parameters (`v`, then `a[0]` for `*a`), `args[i]` where its signature is unknown (an
+    error said "depends on the argument args[0]" where JAX says "argument v")."""
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    named = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    star = next((p.name for p in params if p.kind == p.VAR_POSITIONAL), None)
+    return [named[i] if i < len(named) else
+            f"{star}[{i - len(named)}]" if star else f"args[{i}]" for i in range(count)]
 
 
 def _with_ref_inputs(flat, leaves, boxes, stand_ins):

@@ -145,8 +145,28 @@ def _user_lines(exc) -> tuple:
 
 def _location(filename, line, function) -> dict:
     return {"file": cell_name(filename) or os.path.basename(filename), "line": line,
-            "function": function, "code": linecache.getline(filename, line).strip(),
+            "function": function, "code": as_typed(linecache.getline(filename, line).strip()),
             "_path": filename}
+
+
+_LINE_MAGIC = re.compile(r"get_ipython\(\)\.run_line_magic\((['\"])(\w+)\1, ((['\"]).*\4)\)")
+
+
+def as_typed(code: str) -> str:
+    """A cell's line as the user typed it: IPython runs `%timeit f(x)` as
+    `get_ipython().run_line_magic('timeit', 'f(x)')`, which the card showed as the user's line.
+
+        >>> as_typed("t = get_ipython().run_line_magic('timeit', '-o f(x)')")
+        't = %timeit -o f(x)'
+    """
+    found = _LINE_MAGIC.search(code)
+    if found is None:
+        return code
+    try:
+        line = ast.literal_eval(found.group(3))
+    except (ValueError, SyntaxError):
+        return code
+    return code[:found.start()] + f"%{found.group(2)} {line}".rstrip() + code[found.end():]
 
 
 def _public(location):
@@ -176,12 +196,15 @@ def _step_label(info) -> str | None:
     return f"{cell}, line {info.line}" if cell else (label or None)
 
 
-def _static_fix(origin) -> str:
+def _static_fix(origin, where=None) -> str:
     """How to make the origin's argument static where the function was transformed; "" when
     static cannot work: a static argument must be hashable and is compared by value, so only
     a plain Python value (a number, a bool, a tuple) can be one, never an array (its input
     type has dimensions) nor a leaf inside a dict or list argument (the whole container
-    would have to be static, and a dict or list is not hashable)."""
+    would have to be static, and a dict or list is not hashable). A function defined under
+    `@jax.jit` gets the decorator rewritten: `f = jax.jit(f, static_argnames=...)` would wrap
+    the jit object, whose own jit still traces the argument (JAX 0.10.2 raises the same error
+    again)."""
     arg = origin and origin.get("argument")
     if not arg or origin.get("transformation") != "jit":   # a loop body's input can't be
         return ""
@@ -192,7 +215,34 @@ def _static_fix(origin) -> str:
         return f"%%jit --static {arg}"
     if not function.isidentifier():                   # a lambda: name it to mark it static
         return f"jax.jit(f, static_argnames=({arg!r},))"
+    decorator, header = _jit_decorator(where, function)
+    if decorator:
+        return (f"from functools import partial\n"
+                f"@partial(jax.jit, static_argnames=({arg!r},))   # in place of {decorator}\n"
+                f"{header}")
     return f"{function} = jax.jit({function}, static_argnames=({arg!r},))"
+
+
+def _jit_decorator(where, function) -> tuple:
+    """(the `@jax.jit` or `@jit` line that decorates `function`, whose body holds `where`, its
+    `def` line), or ("", "") when it has none: read back from `where`'s line to the
+    function's `def` and the decorators above it."""
+    path = (where or {}).get("_path")
+    if not path:
+        return "", ""
+    header = re.compile(rf"\s*(?:async\s+)?def\s+{re.escape(function)}\s*\(")
+    line = where["line"]
+    while line > 0 and not header.match(linecache.getline(path, line)):
+        line -= 1
+    define = linecache.getline(path, line).strip()
+    while line > 1:
+        line -= 1
+        above = linecache.getline(path, line).strip()
+        if not above.startswith("@"):
+            break
+        if re.fullmatch(r"@(?:[A-Za-z_][\w.]*\.)?jit", above):
+            return above, define
+    return "", ""
 
 
 def is_array_input(origin) -> bool:
@@ -223,7 +273,7 @@ def _traced_phrase(origin) -> str:
 def _bool_card(exc, where, called_from) -> ErrorCard:
     origin = _origin(exc)
     rewrite = _branch_rewrite(where)
-    static = _static_fix(origin)
+    static = _static_fix(origin, where)
     if static:
         rewrite += (f"\n# or, if {origin['argument']} is a Python value that seldom changes "
                     f"(each new value compiles anew):\n{static}")
@@ -243,7 +293,7 @@ def _bool_card(exc, where, called_from) -> ErrorCard:
 def _concretization_card(exc, where, called_from) -> ErrorCard:
     origin = _origin(exc)
     integer = isinstance(exc, jx_errors.TracerIntegerConversionError)
-    static = _static_fix(origin)
+    static = _static_fix(origin, where)
     code = where["code"] if where else ""
     converts = re.search(r"\b(int|float|complex|bool)\(", code)
     # JAX's own advice for int(x) / float(x) of a tracer: convert the dtype, stay traced

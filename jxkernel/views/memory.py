@@ -51,7 +51,7 @@ import re
 
 from .rich_view import RichView
 from ..xla import client
-from ..xla.array import Array, buffers
+from ..xla.array import Array, buffers, held_by_jxkernel
 from .schema import mime_type
 
 MEMORY_MIME = mime_type("MemoryBundle")
@@ -70,8 +70,11 @@ def live_arrays(platform: str | None = None) -> list:
         True
     """
     alive = {id(buf) for buf in client.live_buffers(client.get_backend(platform))}
+    # jxkernel's own (eager arithmetic's cached scalar constants, up to 256): JAX's
+    # live_arrays() has none such, and a loop of `x * i` showed them as the cell's
+    ours = {id(a) for held in held_by_jxkernel for a in held()}
     return [obj for obj in gc.get_objects()
-            if isinstance(obj, Array) and id(buffers([obj])[0]) in alive]
+            if isinstance(obj, Array) and id(obj) not in ours and id(buffers([obj])[0]) in alive]
 
 
 def device_name(device) -> str:

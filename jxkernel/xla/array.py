@@ -406,6 +406,9 @@ Array = ArrayImpl          # the name the rest of jxkernel imports
 BaseArray.register(ArrayImpl)
 
 
+held_by_jxkernel: list = []    # -> Arrays jxkernel keeps, no user's (views/memory.py)
+
+
 def is_sharded(x) -> bool:
     """Whether `x` is an Array laid out over a mesh (one device or many)."""
     return type(x) is ArrayImpl and x._sharding is not None

@@ -45,9 +45,14 @@ const show = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 
 /** The value's history: input → each operation (its line) for the tracer kinds; the
  * arguments' sizes for vmap; a key/value list for the other kinds. */
-function originBox(origin: { [key: string]: unknown }): HTMLElement {
+function originBox(origin: { [key: string]: unknown }): HTMLElement | null {
   const steps = Array.isArray(origin.steps) ? each<{ primitive: string; where: string | null; code: string | null; type: string }>(
     origin.steps, 'origin.steps', { primitive: 'string', where: 'string?', code: 'string?', type: 'string?' }) : null;
+  if (steps && !origin.input_type) {
+    // a value that depends on no input (a %%jit cell's own jnp.ones(3), traced all the same):
+    // nothing to trace back, as the text card says nothing (it drew "input #null")
+    return null;
+  }
   if (steps) {
     const chain = el('ol', 'jx-ErrorCard-chain');
     const from = origin.argument ? `input ${show(origin.argument)}` : `input #${show(origin.input_index)}`;
@@ -92,8 +97,9 @@ export function errorCardView(bundle: unknown): HTMLElement {
   if (b.called_from) {
     node.appendChild(section('called from', whereBox(b.called_from)));
   }
-  if (b.origin) {
-    node.appendChild(section('where the value comes from', originBox(b.origin)));
+  const origin = b.origin ? originBox(b.origin) : null;
+  if (origin) {
+    node.appendChild(section('where the value comes from', origin));
   }
   node.appendChild(section('why', b.why));
   node.appendChild(section('fix', b.fix));

@@ -99,6 +99,18 @@ describe('said once: the error card and the guard (issue 44)', () => {
     expect(viewOrNote(error, { ...bundles[error], traceback: null }).querySelector('details')).toBeNull();
   });
 
+  it('says nothing of where a value comes from when it depends on no input', () => {
+    // a %%jit cell's `yy = jnp.ones(3); if yy.sum() > 1:` (the origin as the kernel writes it)
+    const error = 'application/vnd.jxkernel.error+json';
+    const origin = { function: 'cell[42]', transformation: 'jit', argument: null, arguments: [],
+                     input_index: null, input_type: null, value_type: 'bool[]', steps: [] };
+    const node = viewOrNote(error, { ...bundles[error], origin });
+    expect(isNote(node)).toBe(false);
+    expect(node.textContent).not.toContain('#null');
+    expect(node.textContent).not.toContain('where the value comes from');
+    expect(viewOrNote(error, bundles[error]).textContent).toContain('where the value comes from');
+  });
+
   it('names a guarded function where the user defined it, not by its key', () => {
     const guard = 'application/vnd.jxkernel.guard+json';
     const key = 'f@/tmp/ipykernel_4692/1161316084.py:1#140389491386576';

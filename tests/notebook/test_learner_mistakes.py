@@ -111,3 +111,68 @@ def test_a_magics_usage_error_stays_one_line(shell):
     text, card = shown(shell, "%%jit\nsx = jnp.ones(3)\nsy = sx +")
     assert card is None and text.startswith("UsageError: %%jit: the cell is not valid Python"), text
     assert "run_cell_magic" not in text and "Traceback" not in text, text
+
+
+DECORATED = ("@jax.jit\ndef count(n):\n    total = 0\n    for i in range(n):\n"
+             "        total += i\n    return total\ncount(5)")
+
+
+def test_static_advice_for_a_decorated_function_rewrites_its_decorator(shell):
+    # JAX: jax.jit(count, static_argnames=...) of the @jax.jit object still fails (its own
+    # jit traces n); a decorator with static_argnames works
+    assert JAX["range_rejitted_static"] == JAX["range_of_tracer"]
+    assert JAX["range_decorator_static"] is None
+    text, card = shown(shell, DECORATED)
+    assert card["kind"] == "integer-conversion"
+    assert "count = jax.jit(count" not in card["rewrite"], card["rewrite"]
+    assert card["rewrite"].splitlines()[:3] == [
+        "from functools import partial",
+        "@partial(jax.jit, static_argnames=('n',))   # in place of @jax.jit",
+        "def count(n):"], card["rewrite"]
+    # the advice, followed, works here too
+    fixed = DECORATED.replace("@jax.jit", "from functools import partial\n"
+                              "@partial(jax.jit, static_argnames=('n',))")
+    assert shell.run_cell(fixed).success
+    # a function jitted where it is called keeps `f = jax.jit(f, static_argnames=...)`
+    text, card = shown(shell, DECORATED.replace("@jax.jit\n", "").replace(
+        "count(5)", "jax.jit(count)(5)"))
+    assert card["rewrite"].splitlines()[0] == "count = jax.jit(count, static_argnames=('n',))"
+
+
+def test_float64_warning_names_the_cell_not_its_file(shell):
+    # ipykernel's cells are /tmp/ipykernel_<pid>/<hash>.py, IPython's <ipython-input-N-...>:
+    # Python's warning format printed that name where the notebook says In[N]. The text is
+    # what warnings.showwarning prints (through warnings.formatwarning); pytest records the
+    # warnings instead of printing them
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert shell.run_cell("x64 = jnp.array([1.0], dtype=jnp.float64)",
+                              store_history=True).success
+    (w,) = [w for w in caught if "float64" in str(w.message)]
+    said = warnings.formatwarning(w.message, w.category, w.filename, w.lineno, w.line)
+    assert re.fullmatch(r"In\[\d+\], line 1: UserWarning: Explicitly requested dtype float64 "
+                        r"[^\n]*\n  x64 = jnp.array\(\[1.0\], dtype=jnp.float64\)\n", said), said
+    # a warning of another file keeps Python's format
+    assert warnings.formatwarning("plain", UserWarning, "/elsewhere/mod.py", 7, "") == \
+        "/elsewhere/mod.py:7: UserWarning: plain\n"
+
+
+def test_timeit_warm_up_is_not_named_as_a_users_line(shell):
+    # %timeit's warm-up run compiles what the statement compiles; its code (jxkernel's own,
+    # `<jx-timeit-warmup>`) was shown in %jxcompiles as the line of the eager dot_general
+    with capture_output():
+        assert shell.run_cell("tx = jnp.ones((7, 7))\n%timeit -n 1 -r 1 jnp.dot(tx, tx)",
+                              store_history=True).success
+    shown_log = json.dumps(shell.display_formatter.format(
+        shell.run_line_magic("jxcompiles", ""))[0], default=str)
+    assert "dot_general" in shown_log
+    assert "jx-timeit" not in shown_log and "&lt;jx-" not in shown_log, shown_log
+
+
+def test_a_magics_line_in_a_card_reads_as_typed(shell):
+    # IPython runs `%timeit f(x)` as get_ipython().run_line_magic('timeit', 'f(x)'): the
+    # card's "called from" showed that rewrite as the user's line
+    shell.run_cell("def branchy(v):\n    if v > 0:\n        return v\n    return -v")
+    text, card = shown(shell, "%timeit -n 1 -r 1 jax.jit(branchy)(1.0)")
+    assert card["called_from"]["code"] == "%timeit -n 1 -r 1 jax.jit(branchy)(1.0)", card
+    assert "run_line_magic" not in json.dumps({k: card[k] for k in ("where", "called_from")})

@@ -239,6 +239,25 @@ def test_a_right_value_from_a_wrong_program_is_caught(id, wrong, said):
     assert not result.passed and said in result.message, result.message
 
 
+def test_numpys_in_place_habit_is_not_yet_and_named_at_the_learners_line():
+    # dropout's check gave a NumPy x, so NumPy's `x[~keep] = 0` (JAX: TypeError, arrays are
+    # immutable) passed as correct; the error now comes, named at the learner's own line
+    # (it was jxkernel's `raise TypeError(...)` line)
+    import linecache
+    source = ("def dropout(key, x, rate):\n"
+              "    keep = random.bernoulli(key, 1 - rate, x.shape)\n"
+              "    x[~keep] = 0\n"
+              "    return x / (1 - rate)\n")
+    linecache.cache["/learner/answer.py"] = (len(source), None, source.splitlines(True),
+                                             "/learner/answer.py")     # as a cell's source
+    ns = {}
+    exec(compile(source, "/learner/answer.py", "exec"), {"random": jax.random}, ns)
+    result = check("rng-dropout", ns["dropout"])
+    assert not result.passed, result.message
+    assert result.message.startswith("Your answer raised TypeError: JAX arrays are immutable")
+    assert result.message.endswith("(answer.py, line 3: x[~keep] = 0)"), result.message
+
+
 def test_program_checks_docstring_examples():
     from doc_examples import check_docstring_examples
     check_docstring_examples("jxkernel.notebook.workshop.program_checks")

@@ -32,6 +32,17 @@ def test_live_arrays_finds_an_array_until_it_is_deleted():
     assert not any(a is x for a in live_arrays())
 
 
+def test_eager_arithmetics_cached_constants_are_not_live_arrays():
+    # `x * i` puts the Python scalar on the device, and jxkernel keeps the last 256 of those
+    # for the next operation: no user holds them, and JAX's live_arrays() has none (a loop of
+    # `x * i` in a cell showed up to 256 scalars in %jxmemory as "made by this cell")
+    x = jnp.ones(3)
+    y = x * 987654          # an int no other test uses
+    assert y.shape == (3,)
+    scalars = [a for a in live_arrays() if a.shape == () and float(a) == 987654.0]
+    assert scalars == [], scalars
+
+
 def test_an_array_dropped_is_no_longer_live():
     # counted against those of its shape alive before: another test of this worker may keep one
     count = lambda: sum(a.shape == (23, 1, 7) for a in live_arrays())     # noqa: E731

@@ -17,6 +17,7 @@ import ast
 import dataclasses
 import importlib
 import inspect
+import os
 import pathlib
 import pkgutil
 import textwrap
@@ -27,6 +28,7 @@ import numpy as np
 
 from ...core import errors as jx_errors
 from ...views.rich_view import esc
+from ..display import cell_name
 
 
 class NotYet(Exception):
@@ -189,7 +191,6 @@ def check(id: str, answer) -> Result:
         return Result(ex, False, str(e))
     except Exception as e:  # noqa: BLE001  the learner's code failed: say how, in one line
         frames = traceback.extract_tb(e.__traceback__)
-        frame = frames[-1]
         if not callable(answer) and not any(_learners(f.filename) for f in frames):
             # no line of the learner's ran: the answer is not the kind of thing asked for
             asked = "a function" if isinstance(e, TypeError) and "callable" in str(e) \
@@ -197,8 +198,17 @@ def check(id: str, answer) -> Result:
             return Result(ex, False, f"This exercise asks for {asked}; your answer is "
                                      f"{describe(answer)}. The text above the cell says what to "
                                      f"write.")
-        return Result(ex, False, f"Your answer raised {type(e).__name__}: {e} "
-                                 f"(line {frame.lineno}: {frame.line})")
+        # where: the learner's innermost line, as the notebook names it (In[7], line 3), not
+        # the last frame, which is jxkernel's own where it raised (an in-place `x[i] = 0` was
+        # said at "line 73: raise TypeError(...)" of jxkernel's indexing code)
+        mine = [f for f in frames if _learners(f.filename)]
+        where = ""
+        if mine:
+            cell = cell_name(mine[-1].filename)
+            place = f"{cell}, line {mine[-1].lineno}" if cell else \
+                f"{os.path.basename(mine[-1].filename)}, line {mine[-1].lineno}"
+            where = f" ({place}: {mine[-1].line})" if mine[-1].line else f" ({place})"
+        return Result(ex, False, f"Your answer raised {type(e).__name__}: {e}{where}")
     return Result(ex, True, "")
 
 
