@@ -432,8 +432,7 @@ def buffers(arrays) -> list:
     return [a._buf for a in arrays]
 
 
-ARRAY_TYPES.add(Array)
-ARRAY_TYPES.add(EArray)     # (arrays of other extended dtypes: their data's buffer, as keys')
+ARRAY_TYPES.update((Array, EArray))   # EArray: other extended dtypes' arrays (data's buffer)
 
 
 class Shard:
