@@ -1,6 +1,6 @@
 """Run the ``>>>`` examples of JAX 0.10.2's docstrings under real JAX and under jxkernel.
 
-    python -m conformance.doctests --fetch /work/.mirror/jax-ml+jax/repo          # all
+    python -m conformance.doctests --fetch PATH/TO/jax.git          # all
     python -m conformance.doctests --fetch MIRROR --only jax/_src/numpy/lax_numpy.py
     python -m conformance.doctests --fetch MIRROR --report    # also rewrite README's table
 
@@ -25,9 +25,7 @@ import time
 from conformance.doctests import collect
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-JAX_PYTHON = os.path.join(ROOT, ".venv-jax", "bin", "python")
-if not os.path.exists(JAX_PYTHON):
-    JAX_PYTHON = "/work/wt/libs/.venv-jax/bin/python"
+JAX_PYTHON = os.path.join(ROOT, ".venv-jax", "bin", "python")   # scripts/jax_venv.sh makes it
 README = os.path.join(ROOT, "conformance", "README.md")
 
 
@@ -140,7 +138,8 @@ def report_text(table, gaps):
 
 def main(argv):
     parser = argparse.ArgumentParser(prog="python -m conformance.doctests")
-    parser.add_argument("--fetch", metavar="MIRROR", default="/work/.mirror/jax-ml+jax/repo")
+    parser.add_argument("--fetch", metavar="MIRROR", required=True,
+                        help="a git mirror/checkout of JAX")
     parser.add_argument("--tag", default=collect.TAG)
     parser.add_argument("--only", nargs="*", help="files (or prefixes) under jax/ to run")
     parser.add_argument("--cache", default="/tmp/jxkernel-doctests-cache")
