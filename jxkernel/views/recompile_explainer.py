@@ -284,6 +284,18 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True) -> CompileEv
                                            for c in changes)):
         # (a jit of other options reusing another's trace keeps its cause: the options)
         reason, changes = REUSED_TRACE, ()
+    if _record.logged():    # a tool's compile (a workshop check's) is not the user's: the
+        _remember(miss, new)  # explanations name only what the log shows
+    jitted = miss.jitted
+    source = _source_of(jitted)
+    return CompileEvent(jitted._name, source, _named_signature(named, static_named), reason,
+                        phases, backend, key=jitted, changes=changes,
+                        origin=_record.origin_of(source, jitted._by_user), miss=traced)
+
+
+def _remember(miss: Miss, new) -> None:
+    """`new` joins the jit's history and its function's lineage (what later misses of it, or
+    of a new jit of the same code, are explained against)."""
     miss.history.append(new)
     if len(miss.history) > _PER_FUNCTION:    # a function compiled for ever new shapes
         del miss.history[:-_PER_FUNCTION]
@@ -296,10 +308,6 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True) -> CompileEv
     # one's id
     _lineage(jitted._fun).append((_weak(jitted._fun), _weak(jitted),
                                   dataclasses.replace(new, consts=None), _cell_of(jitted._fun)))
-    source = _source_of(jitted)
-    return CompileEvent(jitted._name, source, _named_signature(named, static_named), reason,
-                        phases, backend, key=jitted, changes=changes,
-                        origin=_record.origin_of(source, jitted._by_user), miss=traced)
 
 
 def traced_under_transformation(miss: Miss, seen: list) -> tuple:

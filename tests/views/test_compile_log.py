@@ -229,3 +229,21 @@ class _explain_on:
 
     def __exit__(self, *exc):
         jax.config.update("jax_explain_cache_misses", self.old)
+
+
+def test_a_tools_compile_is_not_what_a_later_miss_is_explained_against():
+    # a workshop check (or any tool inside unlogged()) compiling the learner's jit: the log
+    # does not show it, so the learner's next miss is explained against their own calls
+    from jxkernel.core import compile_record
+    f = jax.jit(lambda s: s * 2)
+    f(jnp.ones(9999))
+    with compile_record.unlogged():
+        f(jnp.ones(3))                 # by text the nearest earlier key, were it remembered
+    events = []
+    unsubscribe = compile_log.subscribe(events.append)
+    try:
+        f(jnp.ones(7))
+    finally:
+        unsubscribe()
+    assert events[-1].reason == "s: f32[9999] -> f32[7]"
+    assert events[-1].nth == 2
