@@ -9,6 +9,7 @@ the concrete array classes register themselves (device arrays in `xla.array`, tr
     (True, False)
 """
 import abc
+import math
 
 
 class Array(abc.ABC):
@@ -18,3 +19,49 @@ class Array(abc.ABC):
 
 
 Array.__module__ = "jxkernel"    # users see `jxkernel.Array`, as JAX shows `jax.Array`
+
+
+class OverData:
+    """What an array held as another Array, its data (`_base`), takes from it: typed keys
+    (`random.keys.KeyArray`) and arrays of other extended dtypes (`core.earray.EArray`). The
+    data's shape is the array's plus the element's axes, which are never split, so placement,
+    deletion and readiness are the data's. A subclass gives `shape`, `_base` and `copy()`.
+    """
+    __slots__ = ()
+    __hash__ = None
+    weak_type = False
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: math.prod(self.shape))
+    # what dispatch, executables and device_put read of an array: the data's buffer, and the
+    # cached NumPy view an executable drops before a donation
+    _buf = property(lambda self: self._base._buf)
+    _npy = property(lambda self: self._base._npy,
+                    lambda self, value: setattr(self._base, "_npy", value))
+    sharding = property(lambda self: self._base.sharding)
+    committed = property(lambda self: self._base.committed)
+    device = property(lambda self: self._base.device)
+
+    def devices(self):
+        return self._base.devices()
+
+    def is_deleted(self) -> bool:
+        return self._base.is_deleted()
+
+    def delete(self):
+        self._base.delete()
+
+    def block_until_ready(self):
+        self._base.block_until_ready()
+        return self
+
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]

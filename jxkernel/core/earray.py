@@ -18,16 +18,13 @@ an extended dtype's `global_sharded_result_handler` makes one over the data of a
 """
 from __future__ import annotations
 
-import math
-
 from .avals import typeof_rules
-from .basearray import Array
+from .basearray import Array, OverData
 
 
-class EArray:
+class EArray(OverData):
     """An array of an extended dtype over its physical data (`_data`, an Array)."""
     __slots__ = ("_aval", "_data", "__weakref__")
-    __hash__ = None
     __array_priority__ = 100
 
     def __init__(self, aval, data):
@@ -37,45 +34,10 @@ class EArray:
     aval = property(lambda self: self._aval)
     shape = property(lambda self: tuple(self._aval.shape))
     dtype = property(lambda self: self._aval.dtype)
-    ndim = property(lambda self: len(self._aval.shape))
-    size = property(lambda self: math.prod(self._aval.shape))
-    weak_type = False
-    # what dispatch, executables and device_put read of an array of an extended dtype (as of a
-    # KeyArray): its data (`_base`) and the data's buffer
-    _base = property(lambda self: self._data)
-    _buf = property(lambda self: self._data._buf)
-    _npy = property(lambda self: self._data._npy,
-                    lambda self, value: setattr(self._data, "_npy", value))
-    # the data's placement is the array's: the element axes are never split (physical_aval)
-    sharding = property(lambda self: self._data.sharding)
-    committed = property(lambda self: self._data.committed)
-    device = property(lambda self: self._data.device)
-
-    def devices(self):
-        return self._data.devices()
-
-    def is_deleted(self) -> bool:
-        return self._data.is_deleted()
-
-    def delete(self):
-        self._data.delete()
-
-    def block_until_ready(self):
-        self._data.block_until_ready()
-        return self
+    _base = property(lambda self: self._data)    # (`_data` is JAX's EArray's name for it)
 
     def copy(self) -> "EArray":
         return EArray(self._aval, self._data.copy())
-
-    __copy__ = copy
-
-    def __deepcopy__(self, memo):
-        return self.copy()
-
-    def __len__(self):
-        if not self.shape:
-            raise TypeError("len() of unsized object")
-        return self.shape[0]
 
     def __iter__(self):
         # as JAX's EArray: only the 0-d case has an answer

@@ -24,7 +24,7 @@ from ..core.config import config
 from .. import numpy as _jnp  # noqa: F401  installs the Array indexing KeyArray uses
 from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval, typeof_rules
-from ..core.basearray import Array
+from ..core.basearray import Array, OverData
 from ..core.mesh import NamedSharding, PartitionSpec, get_mesh
 from ..lax.sharding import laid_out
 from ..numpy import array_methods, indexing as _indexing
@@ -127,7 +127,7 @@ key_prims.key_dtypes.update(KEY_DTYPES)
 key_dtype_fry = KEY_DTYPES[IMPL_NAME]
 
 
-class KeyArray:
+class KeyArray(OverData):
     """An array of typed PRNG keys (dtype `key<fry>`, or the dtype of the implementation
     `impl` names) over uint32 key data of shape `shape + key_shape` ((2,) for threefry, (4,)
     for rbg). As in JAX it is a jax.Array and a pytree leaf, of type `key<fry>[shape]`: jit,
@@ -150,15 +150,7 @@ class KeyArray:
         self._source_info = None
 
     shape = property(lambda self: tuple(self._base.aval.shape[:-len(self.dtype.key_shape)]))
-    ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: math.prod(self.shape))
     dtype = property(lambda self: KEY_DTYPES[self._impl])
-    sharding = property(lambda self: self._base.sharding)
-    committed = property(lambda self: self._base.committed)
-    weak_type = False
-    # what dispatch and executables read of an Array: the data's buffer (physically a key
-    # array is its data) and the keys' type
-    _buf = property(lambda self: self._base._buf)
 
     @property
     def aval(self) -> ShapedArray:
@@ -173,24 +165,6 @@ class KeyArray:
             spec = tuple(sharding.spec)[:len(base.shape) - len(self.dtype.key_shape)]
             sharding = NamedSharding(sharding.mesh, PartitionSpec(*spec))
         return ShapedArray(self.shape, self.dtype, sharding=sharding)
-
-    @property
-    def device(self):
-        return self._base.device
-
-    def devices(self):
-        return self._base.devices()
-
-    def is_deleted(self) -> bool:
-        return self._base.is_deleted()
-
-    def delete(self):
-        self._base.delete()
-
-    def __len__(self):
-        if not self.shape:
-            raise TypeError("len() of unsized object")
-        return self.shape[0]
 
     def __iter__(self):
         if not self.shape:
@@ -241,8 +215,6 @@ class KeyArray:
         # JAX's PRNGKeyArray inherits jax.Array's abstract method (jnp.astype converts keys)
         raise NotImplementedError("Cannot call abstract method astype")
 
-    __hash__ = None
-
     def __array__(self, dtype=None, copy=None):
         # JAX's refusal: NumPy has no key dtype (it made an object array of KeyArrays)
         raise TypeError("JAX array with PRNGKey dtype cannot be converted to a NumPy array. "
@@ -264,21 +236,8 @@ class KeyArray:
         out._consumed = self._consumed      # (as JAX's: a copy is as consumed as its original)
         return out
 
-    __copy__ = copy
-
-    def __deepcopy__(self, memo):
-        return self.copy()
-
-    def block_until_ready(self):
-        self._base.block_until_ready()
-        return self
-
     def __reduce__(self):
         return (_unpickled, (np.asarray(self._base), self._impl))
-
-    # the cached NumPy view an executable drops before a donation: the data's
-    _npy = property(lambda self: self._base._npy,
-                    lambda self, value: setattr(self._base, "_npy", value))
 
     def __repr__(self):
         return f"Array({self.shape}, dtype={self.dtype}) overlaying:\n{np.asarray(self._base)}"
