@@ -3,7 +3,8 @@
 AD and vmap build arrays of their own: real zeros for a symbolic zero tangent
 (broadcast_in_dim, convert_element_type), a cotangent summed back to its operand's shape
 (reduce_sum, reshape), a batch axis moved or added (transpose, broadcast_in_dim); jit pins
-an argument's sharding (sharding_constraint). Declared here, transforms/ binds them without
+an argument's sharding (sharding_constraint); grad's seed over a mesh with Explicit axes is
+laid out as its output's type says (reshard). Declared here, transforms/ binds them without
 importing lax, which is built on transforms/. Each primitive gets its rules beside its
 siblings in lax (shapes.py, conversion.py, reductions.py, sharding.py), as every primitive
 does, and the functions below bind them with the parameters lax's own functions give.
@@ -22,6 +23,7 @@ transpose_p = Primitive("transpose")
 reduce_sum_p = Primitive("reduce_sum")
 convert_element_type_p = Primitive("convert_element_type")
 sharding_constraint_p = Primitive("sharding_constraint")
+reshard_p = Primitive("reshard")      # jax.sharding.reshard, named (and printed) as JAX's
 
 
 def broadcast_in_dim(x, shape, broadcast_dimensions):
@@ -39,8 +41,8 @@ def transpose(x, permutation):
     return transpose_p.bind(x, permutation=tuple(permutation))
 
 
-def reduce_sum(x, axes):
-    return reduce_sum_p.bind(x, axes=tuple(axes), out_sharding=None)
+def reduce_sum(x, axes, out_sharding=None):
+    return reduce_sum_p.bind(x, axes=tuple(axes), out_sharding=out_sharding)
 
 
 def convert_element_type(x, dtype, weak_type=False):

@@ -375,6 +375,13 @@ def apply(prim, in_avals, params, out_avals) -> list:
     typing = sharding_typing_rules.get(prim)
     if typing is not None:
         return typing(in_avals, params, out_avals)
+    return by_rule(prim, in_avals, params, out_avals, mesh)
+
+
+def by_rule(prim, in_avals, params, out_avals, mesh=None) -> list:
+    """`out_avals` typed by `prim`'s sharding rule (`mesh`: the operands' one mesh)."""
+    if mesh is None:
+        mesh = _mesh_of(in_avals)
     if mesh is None:
         given = params.get("out_sharding")
         if given is None or prim not in sharding_rules:
@@ -415,6 +422,19 @@ def _overridden(prim, in_avals, params, out_avals, given, mesh) -> list:
     except ShardingTypeError:
         parts = [()] * len(out.shape)
     return [out.update(sharding=make(mesh or given.mesh, parts))]
+
+
+def given_or_rule(prim):
+    """The typing of the shape primitives JAX gives a `sharding` param (broadcast_in_dim,
+    reshape, iota: their out_sharding=): the result typed as that sharding where one is
+    given, else by the primitive's rule."""
+    def typing(in_avals, params, out_avals):
+        given = params.get("sharding")
+        if given is None:
+            return by_rule(prim, in_avals, params, out_avals)
+        out = out_avals[0]
+        return [out.update(sharding=typed_sharding(given, len(out.shape)))]
+    return typing
 
 
 def constrained_typing(in_avals, params, out_avals):

@@ -14,6 +14,7 @@ import numpy as np
 from ..core import dtypes, vma
 from ..core.avals import ShapedArray, get_aval
 from ..core.basearray import Array
+from ..core.mesh import AbstractMesh, NamedSharding
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
                               lowering_rules, numpy_rules, staging_rules)
 from ..core.staging import JaxprTracer
@@ -48,7 +49,19 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
         if type(fill_value) is int and dtypes.is_int(dtype):
             # a Python int wraps to the requested integer width, as in JAX
             fill_value = np.asarray(fill_value).astype(dtype)
-    return broadcast(_as_scalar(fill_value, dtype, weak_type), shape)
+    return filled(_as_scalar(fill_value, dtype, weak_type), shape, sharding)
+
+
+def filled(scalar, shape, sharding=None):
+    """JAX's lax.full once its scalar is converted: `scalar` broadcast to `shape`. A sharding
+    over an AbstractMesh (a traced value's type) types the result; a concrete one lays out an
+    eager result and, as in JAX, is left out while tracing."""
+    if sharding is None:
+        return broadcast(scalar, shape)
+    if isinstance(getattr(sharding, "mesh", None), AbstractMesh):
+        return broadcast(scalar, shape, out_sharding=sharding)
+    out = broadcast(scalar, shape)
+    return out if isinstance(out, Tracer) else laid_out(out, sharding)
 
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
@@ -65,10 +78,12 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
         return dtype._rules.full(fill_shape, fill_value, dtype)
     if type(fill_value) is int and dtypes.is_int(dtype):
         fill_value = np.asarray(fill_value).astype(dtype)
-    out = broadcast(_as_scalar(fill_value, dtype, weak_type), fill_shape)
-    if sharding is not None:
-        out = laid_out(out, sharding)
-    else:
+    if sharding is None and shape is None and isinstance(x, Tracer):
+        sharding = x.aval.sharding          # a traced value's type: its result's, as JAX's
+        if sharding is not None and not isinstance(sharding.mesh, AbstractMesh):
+            sharding = NamedSharding(sharding.mesh.abstract_mesh, sharding.spec)
+    out = filled(_as_scalar(fill_value, dtype, weak_type), fill_shape, sharding)
+    if sharding is None:
         out = laid_out_like(x, out)
     return vma.vary_like(out, x)
 

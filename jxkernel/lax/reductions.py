@@ -248,7 +248,8 @@ def _reducer_batcher(prim):
 def _reduce_sum_transpose(ct, operand, *, axes, out_sharding=None):
     shape = operand.aval.shape        # the cotangent spreads back over the reduced axes
     kept = tuple(np.delete(np.arange(len(shape)), axes))    # np.int64s, as JAX's
-    return [shapes.broadcast_in_dim(ct, shape, kept)]
+    # typed as the operand (JAX's): broadcasting a reduced cotangent cannot say the split
+    return [shapes.broadcast_in_dim(ct, shape, kept, out_sharding=operand.aval.sharding)]
 
 
 def _reduce_chooser_jvp(g, ans, operand, *, axes):

@@ -20,7 +20,8 @@ import operator
 import numpy as np
 
 from ..core import dtypes, sharding_types
-from ..core.avals import ShapedArray
+from ..core.avals import ShapedArray, get_aval
+from ..core.mesh import NamedSharding, PartitionSpec
 # declared in core so that transforms/ can bind them; their rules are here
 from ..core.interpreter_primitives import broadcast_in_dim_p, reshape_p, transpose_p
 from ..core.interpreter_primitives import reduce_sum  # (reductions.py builds on this module)
@@ -29,12 +30,13 @@ from ..core.ir import param_printers
 from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               forwarding_rules, lowering_rules, numpy_rules, sharding_rules,
-                              transpose_rules)
+                              sharding_typing_rules, transpose_rules)
 from ..xla import stablehlo as hlo
 from ..transforms import ad_util as ad
 from ..transforms import batch_util as bu
 from . import _rules
 from ._rules import NUMERIC, check_same_dtypes
+from .sharding import canonicalize_sharding, check_type_divides, reshard
 
 
 # ------------------------------------------------------------------ helpers
@@ -161,19 +163,40 @@ def _broadcast_in_dim_transpose(ct, operand, *, shape, broadcast_dimensions, sha
     # sum over the new dimensions and those stretched from size 1; the latter come back
     unit_dims = [i for i, d in enumerate(operand.aval.shape) if d == 1]
     kept = {d for i, d in enumerate(broadcast_dimensions) if i not in unit_dims}
-    summed = reduce_sum(ct, [d for d in range(len(shape)) if d not in kept])
+    typed = operand.aval.sharding        # the sum typed as the operand, as JAX's
+    if typed is not None:
+        spec = [p for i, p in enumerate(tuple(typed.spec) + (None,) * len(operand.aval.shape))
+                if i < len(operand.aval.shape) and i not in unit_dims]
+        typed = canonicalize_sharding(NamedSharding(typed.mesh, PartitionSpec(*spec)),
+                                      "reduce_sum")
+    summed = reduce_sum(ct, [d for d in range(len(shape)) if d not in kept], out_sharding=typed)
     return [expand_dims(summed, unit_dims) if unit_dims else summed]
 
 
 def _broadcast_in_dim_batching(vals, dims, *, shape, broadcast_dimensions, sharding=None):
     x = bu.moveaxis(vals[0], dims[0], 0)
     return broadcast_in_dim(x, bu.shape(x)[:1] + tuple(shape),      # np.int64s, as JAX's
-                            (0,) + tuple(np.int64(d + 1) for d in broadcast_dimensions)), 0
+                            (0,) + tuple(np.int64(d + 1) for d in broadcast_dimensions),
+                            out_sharding=_batched_first(sharding, x)), 0
+
+
+def _batched_first(sharding, x):
+    """A result's `sharding` param under vmap, its batch axis first: split as the batch axis
+    of the operand `x` (moved first) is, as JAX's get_sharding_for_vmap splits it over the
+    vmapped axis's Explicit mesh axis."""
+    if sharding is None:
+        return None
+    typed = get_aval(x).sharding
+    axes = sharding_types.parts_of(get_aval(x))[0] if typed is not None else ()
+    first = None if not axes else axes[0] if len(axes) == 1 else tuple(axes)
+    return NamedSharding(sharding.mesh, PartitionSpec(first, *sharding.spec),
+                         memory_kind=sharding.memory_kind)
 
 
 ad.deflinear2(broadcast_in_dim_p, _broadcast_in_dim_transpose)
 batching_rules[broadcast_in_dim_p] = _broadcast_in_dim_batching
 sharding_rules[broadcast_in_dim_p] = sharding_types.broadcast_in_dim_rule
+sharding_typing_rules[broadcast_in_dim_p] = sharding_types.given_or_rule(broadcast_in_dim_p)
 
 # ------------------------------------------------------------------ reshape
 
@@ -208,23 +231,29 @@ numpy_rules[reshape_p] = lambda x, *, new_sizes, dimensions, sharding=None: (
 
 
 def _reshape_transpose(ct, operand, *, new_sizes, dimensions, sharding=None):
-    shape = operand.aval.shape
+    # the cotangent typed as the operand, as JAX's (a sharded reshape has no rule back)
+    shape, typed = operand.aval.shape, operand.aval.sharding
     if dimensions is None:
-        return [reshape(ct, shape)]
+        return [reshape(ct, shape, out_sharding=typed)]
     # undo "transpose by `dimensions`, then reshape"
-    permuted = reshape(ct, tuple(shape[d] for d in dimensions))
+    if typed is not None:
+        spec = tuple(typed.spec) + (None,) * (len(shape) - len(typed.spec))
+        typed = NamedSharding(typed.mesh, PartitionSpec(*(spec[d] for d in dimensions)))
+    permuted = reshape(ct, tuple(shape[d] for d in dimensions), out_sharding=typed)
     return [transpose(permuted, tuple(np.argsort(dimensions)))]
 
 
 def _reshape_batching(vals, dims, *, new_sizes, dimensions, sharding=None):
     x = bu.moveaxis(vals[0], dims[0], 0)
     dimensions = None if dimensions is None else (0,) + tuple(d + 1 for d in dimensions)
-    return reshape(x, bu.shape(x)[:1] + tuple(new_sizes), dimensions), 0
+    return reshape(x, bu.shape(x)[:1] + tuple(new_sizes), dimensions,
+                   out_sharding=_batched_first(sharding, x)), 0
 
 
 ad.deflinear2(reshape_p, _reshape_transpose)
 batching_rules[reshape_p] = _reshape_batching
 sharding_rules[reshape_p] = sharding_types.reshape_rule
+sharding_typing_rules[reshape_p] = sharding_types.given_or_rule(reshape_p)
 
 # ------------------------------------------------------------------ squeeze
 squeeze_p = Primitive("squeeze")
@@ -614,6 +643,7 @@ numpy_rules[iota_p] = lambda *, dtype, shape, dimension, sharding=None: np.broad
     np.arange(shape[dimension]).astype(dtype).reshape(
         [shape[dimension] if d == dimension else 1 for d in range(len(shape))]), shape)
 ad.defjvp_zero(iota_p)      # no operands: vmap and jvp never see it, but say so anyway
+sharding_typing_rules[iota_p] = sharding_types.given_or_rule(iota_p)
 
 
 # ------------------------------------------------------------------ lax functions
@@ -624,11 +654,38 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None)
         (2, 3)
     """
     shape = canonicalize_shape(shape)
-    if _ndim(operand) == len(shape) and not len(broadcast_dimensions) and _is_array(operand):
-        return operand
+    if out_sharding is not None:          # (a hot path while tracing: no call without one)
+        out_sharding = canonicalize_sharding(out_sharding, "broadcast_in_dim")
+    if out_sharding is None:
+        if _ndim(operand) == len(shape) and not len(broadcast_dimensions) and _is_array(operand):
+            return operand
+    elif _shape(operand) == shape and list(broadcast_dimensions) == list(range(len(shape))) \
+            and not _typed_as(operand, out_sharding):
+        return reshard(operand, out_sharding)         # (JAX's: only the layout changes)
+    else:
+        check_type_divides(shape, out_sharding)
     return broadcast_in_dim_p.bind(operand, shape=shape,
                                    broadcast_dimensions=_int_params(broadcast_dimensions),
-                                   sharding=None)
+                                   sharding=out_sharding)
+
+
+def _asarray(x):
+    """JAX's lax.asarray of a non-array: a Python scalar weakly typed, NumPy data (and a
+    bool) as its canonical dtype; converted as a constant while staging (a literal)."""
+    if type(x) in (int, float, complex):
+        return _convert_element_type(x, dtypes.canonicalize_dtype(
+            dtypes.python_scalar_dtype(x)), True)
+    value = np.asarray(x)
+    return _convert_element_type(value, dtypes.canonicalize_dtype(value.dtype), False)
+
+
+def _typed_as(x, sharding) -> bool:
+    """Whether `x`'s type is already `sharding`'s (what canonicalize_sharding gives)."""
+    typed = get_aval(x).sharding
+    want = sharding_types.typed_sharding(sharding, len(_shape(x)))
+    if typed is None or want is None:
+        return typed is want
+    return typed.mesh.abstract_mesh == want.mesh and typed.spec == want.spec
 
 
 def _int_params(values) -> tuple:
@@ -645,11 +702,11 @@ def broadcast(operand, sizes, *, out_sharding=None):
         (2, 3)
     """
     sizes = canonicalize_shape(sizes)
-    if not sizes and _is_array(operand):
-        return operand
+    if not sizes and out_sharding is None:
+        return operand if _is_array(operand) else _asarray(operand)
     shape = _shape(operand)
     dims = tuple(range(len(sizes), len(sizes) + len(shape)))
-    return broadcast_in_dim(operand, sizes + tuple(shape), dims)
+    return broadcast_in_dim(operand, sizes + tuple(shape), dims, out_sharding=out_sharding)
 
 
 def broadcast_shapes(*shapes) -> tuple:
@@ -729,10 +786,15 @@ def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
     new_sizes = canonicalize_shape(new_sizes)
     dims = None if dimensions is None else tuple(operator.index(d) for d in dimensions)
     same_dims = dims is None or dims == tuple(range(_ndim(operand)))
-    if _shape(operand) and tuple(_shape(operand)) == new_sizes and same_dims and _is_array(operand):
+    if out_sharding is not None:          # (a hot path while tracing: no call without one)
+        out_sharding = canonicalize_sharding(out_sharding, "reshape")
+    if _shape(operand) and tuple(_shape(operand)) == new_sizes and same_dims and \
+            _is_array(operand) and (out_sharding is None or _typed_as(operand, out_sharding)):
         return operand
+    if out_sharding is not None:
+        check_type_divides(new_sizes, out_sharding)
     return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=None if same_dims else dims,
-                          sharding=None)
+                          sharding=out_sharding)
 
 
 def squeeze(array, dimensions):
@@ -829,8 +891,11 @@ def broadcasted_iota(dtype, shape, dimension: int, *, out_sharding=None):
     """
     dtype = dtypes.canonicalize_dtype(dtype)
     shape = canonicalize_shape(shape)
+    out_sharding = canonicalize_sharding(out_sharding, "broadcasted_iota")
+    if out_sharding is not None:
+        check_type_divides(shape, out_sharding)
     return iota_p.bind(dtype=dtype, shape=shape, dimension=operator.index(dimension),
-                       sharding=None)
+                       sharding=out_sharding)
 
 
 def iota(dtype, size: int):

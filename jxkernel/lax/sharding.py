@@ -16,7 +16,7 @@ import math
 from ..core import avals as _avals
 from ..core import sharding_types
 # declared in core so that transforms/ can bind it; its rules are here
-from ..core.interpreter_primitives import sharding_constraint_p
+from ..core.interpreter_primitives import reshard_p, sharding_constraint_p
 from ..core.ir import param_printers
 from ..core.mesh import (AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec, get_mesh,
                          resolve, set_mesh)
@@ -39,8 +39,6 @@ from ..transforms.batch_util import ndim, not_mapped
 
 # xla/sharding.py and xla/sharded.py (jaxlib's HLO shardings, sharded Arrays) load with the
 # first mesh or sharded Array: `import jxkernel` needs neither, so their imports are deferred.
-# jax.sharding.reshard: the same operation, named (and printed) as JAX's, on Explicit axes
-reshard_p = Primitive("reshard")
 
 
 def _is_sharding(s) -> bool:
@@ -58,7 +56,7 @@ def _without_layout(s, shape):
     return s.sharding
 
 
-def with_sharding_constraint(x, shardings, _prim=None):
+def with_sharding_constraint(x, shardings, _prim=None, _asserts=True):
     """Each array of `x` (a pytree) constrained to its sharding (one, or a matching pytree).
 
     >>> s = NamedSharding(mesh, P('y'))
@@ -72,15 +70,21 @@ def with_sharding_constraint(x, shardings, _prim=None):
         flat = broadcast_prefix(shardings, x, is_leaf=_is_sharding)
     outs = []
     context = _context_mesh() if _prim is None else None
-    for leaf, s in zip(leaves, flat):
-        s = _without_layout(s, _avals.get_aval(leaf).shape)
+    for leaf, given in zip(leaves, flat):
+        s = _without_layout(given, _avals.get_aval(leaf).shape)
         spec_only = isinstance(s, PartitionSpec)
         s = resolve(s, "with_sharding_constraint")
         if not isinstance(s, NamedSharding):
             raise TypeError(f"with_sharding_constraint expects NamedShardings or PartitionSpecs "
                             f"(under set_mesh); got {s!r} of type {type(s).__name__}")
+        if _asserts and _prim is None and context is not None and \
+                context.are_all_axes_explicit and type(given).__name__ != "Format":
+            # a value's type says its layout there: the constraint only checks it (JAX's)
+            _assert_typed_as(_avals.get_aval(leaf), s)
+            outs.append(leaf)
+            continue
         if _prim is reshard_p:
-            _check_type_divides(_avals.get_aval(leaf).shape, s)
+            check_type_divides(_avals.get_aval(leaf).shape, s)
             outs.append(reshard_p.bind(leaf, sharding=s))
             continue
         if spec_only and isinstance(s.mesh, Mesh):
@@ -89,6 +93,25 @@ def with_sharding_constraint(x, shardings, _prim=None):
             s = NamedSharding(s.mesh.abstract_mesh, s.spec)
         outs.append(sharding_constraint_p.bind(leaf, sharding=s, context_mesh=context))
     return tree_unflatten(tree, outs)
+
+
+def _assert_typed_as(aval, sharding) -> None:
+    """JAX's check of with_sharding_constraint under a mesh of Explicit axes only."""
+    ndim = len(aval.shape)
+    have = aval.sharding.spec if aval.sharding is not None else PartitionSpec(*[None] * ndim)
+    want = tuple(sharding.spec) + (None,) * (ndim - len(sharding.spec))
+    want = PartitionSpec(*[p[0] if isinstance(p, tuple) and len(p) == 1 else p for p in want])
+    for x, s in zip(tuple(have) + (None,) * (ndim - len(have)), want):
+        if s is not PartitionSpec.UNCONSTRAINED and _axes_of(x) != _axes_of(s):
+            raise AssertionError(
+                f"`with_sharding_constraint` acts as an assert when all axes of mesh are of "
+                f"type `Explicit`. The array sharding: {have} did not match the sharding "
+                f"provided: {want}. Please use `jax.sharding.reshard` to shard your input to "
+                f"the sharding you want.")
+
+
+def _axes_of(entry) -> tuple:
+    return () if entry is None else entry if isinstance(entry, tuple) else (entry,)
 
 
 def _context_mesh():
@@ -120,7 +143,7 @@ def _constraint_params(params):
             ("unconstrained_dims", _Shown(f"frozenset({set(free) or '{}'})"))]
 
 
-def _check_type_divides(shape, sharding) -> None:
+def check_type_divides(shape, sharding) -> None:
     """JAX's error when the sharding a reshard gives a value's type (its Explicit axes, one
     entry per dimension, over the abstract mesh) does not divide a dimension: the type's
     check (core._check_divisibility) comes before any placement's."""
@@ -145,6 +168,32 @@ def resolved(out_sharding):
     return resolve(out_sharding, "out_sharding")
 
 
+def canonicalize_sharding(sharding, api_name: str):
+    """An `out_sharding=` of a lax function as its primitive's `sharding` param, as JAX's
+    canonicalize_sharding: None (none asked, or a mesh of no axes), else a NamedSharding over
+    the AbstractMesh (the type names no devices), naming Explicit axes only.
+
+    >>> with jax.set_mesh(mesh):                                  # Explicit axes 'x', 'y'
+    ...     canonicalize_sharding(P('x'), "reshape").mesh
+    AbstractMesh('x': 2, 'y': 4, axis_types=(Explicit, Explicit), ...)
+    """
+    if sharding is None or isinstance(sharding, NamedSharding) and sharding.mesh.empty:
+        return None
+    if not isinstance(sharding, (NamedSharding, PartitionSpec)):
+        raise TypeError(f"`out_sharding` argument of {api_name} only supports instances of "
+                        f"`NamedSharding` or `PartitionSpec`. Got {sharding} of type: "
+                        f"{type(sharding)}")
+    if isinstance(sharding, PartitionSpec) and _context_mesh() is None:
+        raise ValueError(f"Using PartitionSpec when you are not under a mesh context is not "
+                         f"allowed. Please pass a NamedSharding instance or enter into a mesh "
+                         f"context via `jax.set_mesh`. Got {sharding}")
+    sharding = resolved(sharding)
+    if isinstance(sharding.mesh, Mesh):
+        sharding = NamedSharding(sharding.mesh.abstract_mesh, sharding.spec)
+    check_explicit_only(sharding, api_name)
+    return sharding
+
+
 def laid_out(x, out_sharding):
     """`x` typed and laid out as `out_sharding` (a NamedSharding, or a PartitionSpec under
     set_mesh): what the `out_sharding=` of jnp.zeros and the like does."""
@@ -161,7 +210,9 @@ def laid_out(x, out_sharding):
     if typed is not None:
         _check_devices_for(x, typed)
     # the array then reports its type's spec, one entry per dimension, as JAX's does
-    return with_sharding_constraint(x, typed or sharding)
+    # (its constraint lays the value out: JAX's out_sharding= binds the sharding, it asserts
+    # nothing as the public constraint does under Explicit axes)
+    return with_sharding_constraint(x, typed or sharding, _asserts=False)
 
 
 def _check_devices_for(x, typed) -> None:
@@ -220,7 +271,12 @@ def _concrete(x, sharding):
 
 
 def _reshard_impl(x, *, sharding):
-    """As _impl, the array reporting one spec entry per dimension (as JAX's reshard does)."""
+    """As _impl, the array reporting one spec entry per dimension (as JAX's reshard does).
+    A value on one device cannot take a type over a mesh of Explicit axes outside set_mesh
+    (JAX's device-assignment error; grad's seed of a split value's loss meets it there)."""
+    typed = sharding_types.typed_sharding(sharding, ndim(x))
+    if typed is not None:
+        _check_devices_for(x, typed)
     parts = list(sharding.spec) + [None] * (ndim(x) - len(sharding.spec))
     return _impl(x, sharding=NamedSharding(sharding.mesh, PartitionSpec(*parts),
                                            memory_kind=sharding.memory_kind))
@@ -288,18 +344,19 @@ def reshard(xs, out_shardings):
     P(None, 'x')
     """
     for s in tree_leaves(out_shardings, is_leaf=lambda s: isinstance(s, PartitionSpec)):
-        _check_explicit(resolve(s, "reshard"))
+        check_explicit_only(resolve(s, "reshard"), "reshard")
     _avals.sharding_types_seen = True       # the result's type carries its sharding
     return with_sharding_constraint(xs, out_shardings, reshard_p)
 
 
-def _check_explicit(sharding) -> None:
-    """reshard moves data between Explicit axes only (Auto ones are XLA's to choose)."""
+def check_explicit_only(sharding, api_name: str) -> None:
+    """JAX's refusal of Auto and Manual axes in a spec that types a value (reshard's,
+    out_sharding='s): those are XLA's, or shard_map's, to lay out."""
     types = dict(zip(sharding.mesh.axis_names, sharding.mesh.axis_types))
     for axes in sharding.spec._axes(0):
         for a in axes:
             if types[a] is not AxisType.Explicit:
-                raise ValueError(f"PartitionSpec passed to reshard cannot contain axis names "
+                raise ValueError(f"PartitionSpec passed to {api_name} cannot contain axis names "
                                  f"that are of type Auto or Manual. Got PartitionSpec: "
                                  f"{sharding.spec!r} with axis name: {a} of type: "
                                  f"{types[a]!s}.")
@@ -338,7 +395,7 @@ def _retyped(tree, mesh):
             return x
         spec = PartitionSpec(*(tuple(a for a in axes if a in kept) or None
                                for axes in typed.spec._axes(len(typed.spec))))
-        return with_sharding_constraint(x, NamedSharding(mesh, spec))
+        return with_sharding_constraint(x, NamedSharding(mesh, spec), _asserts=False)
     return tree_map(move, tree)
 
 

@@ -25,7 +25,7 @@ from . import ufuncs
 from .array_api import array_namespace
 from .creation import astype, copy
 from .dtypes import canonicalize_user_dtype
-from .manipulation import _compute_newshape
+from .manipulation import reshaped
 
 def _jnp(name: str):
     """The jnp function `name`, looked up when called (its module may land after this one)."""
@@ -166,16 +166,7 @@ def _delegate(name):
 
 def _reshape(self, *args, order="C", out_sharding=None):
     """x.reshape(2, 3) or x.reshape((2, 3)); one size may be -1."""
-    newshape = _compute_newshape(self.shape, args[0] if len(args) == 1 else args)
-    if order == "C":
-        return lax.reshape(self, newshape)
-    if order == "F":
-        dims = tuple(range(self.ndim)[::-1])
-        out = lax.reshape(self, newshape[::-1], dims)
-        return lax.transpose(out, tuple(range(out.ndim)[::-1]))
-    if order == "A":
-        raise NotImplementedError("np.reshape order=A is not implemented.")
-    raise ValueError(f"Unexpected value for 'order' argument: {order}.")
+    return reshaped(self, args[0] if len(args) == 1 else args, order, out_sharding)
 
 
 def _transpose(self, *args):
@@ -204,7 +195,7 @@ def _mT(self):
 
 
 def _flatten(self, order="C", *, out_sharding=None):
-    return _jnp("ravel")(self, order=order)
+    return _jnp("ravel")(self, order=order, out_sharding=out_sharding)
 
 
 def _clip(self, min=None, max=None, **kwargs):

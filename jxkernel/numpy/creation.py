@@ -18,7 +18,7 @@ import warnings
 import numpy as np
 
 from .. import lax
-from ..lax.sharding import laid_out, resolved
+from ..lax.sharding import check_explicit_only, laid_out, resolved
 from ..core import dtypes as _core
 from ..core import sharding_types as st
 from ..core import trace as _trace
@@ -285,7 +285,7 @@ def _laid_out(make, out_sharding, name):
     function as JAX's errors name it."""
     if out_sharding is None:
         return make()
-    _check_explicit_only(resolved(out_sharding), name)
+    check_explicit_only(resolved(out_sharding), name)
     if _eager():
         return laid_out(make(), out_sharding)
     sharding = resolved(out_sharding)
@@ -293,18 +293,6 @@ def _laid_out(make, out_sharding, name):
         x = make()
     typed = st.typed_sharding(sharding, len(x.aval.shape))
     return x if typed is not None and x.aval.sharding == typed else laid_out(x, sharding)
-
-
-def _check_explicit_only(sharding, name) -> None:
-    """JAX's canonicalize_sharding: an out_sharding's spec names Explicit mesh axes only."""
-    kinds = dict(zip(sharding.mesh.axis_names, sharding.mesh.axis_types))
-    for axes in sharding.spec._axes(0):
-        for a in axes:
-            if kinds[a].name in ("Auto", "Manual"):
-                raise ValueError(f"PartitionSpec passed to {name} cannot contain axis names "
-                                 f"that are of type Auto or Manual. Got PartitionSpec: "
-                                 f"{sharding.spec} with axis name: {a} of type: "
-                                 f"AxisType.{kinds[a].name}.")
 
 
 def _check_forgot_shape_tuple(name, shape, dtype):
@@ -372,6 +360,10 @@ def _full_scalar(shape, fill_value, dtype, device=None):
 
 
 def _like(name, a, fill_value, dtype, shape, device=None):
+    if type(getattr(a, "aval", None)) is ShapedArray and a.aval.sharding is not None and \
+            isinstance(a, Tracer) and shape is None and device is None and not np.ndim(fill_value):
+        # a traced value of a type split over a mesh: the result has that type (JAX's lax.full_like)
+        return lax.full_like(a, fill_value, dtype and canonicalize_user_dtype(dtype, name))
     out = _filled_like(name, a, fill_value, dtype, shape, device)
     if device is None:
         out = lax.creation.laid_out_like(a, out)

@@ -22,7 +22,9 @@ from ..core import dtypes
 from ..core.errors import InconclusiveDimensionOperation, aval_text, shape_error
 from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.trace import EvalTrace, Tracer, _ctx
+from ..core.mesh import NamedSharding, PartitionSpec
 from ..lax import conversion
+from ..lax.sharding import canonicalize_sharding
 from ..xla.array import Array
 from . import util
 from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array, jnp_jit
@@ -144,22 +146,31 @@ def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None, out_sh
     if out_sharding is None and isinstance(a, (np.ndarray, np.generic)):
         # JAX forwards to the argument's own method: NumPy data stays NumPy (and 64-bit)
         return a.reshape(shape, order=order)
-    a = ensure_array(a)
+    return reshaped(ensure_array(a), shape, order, out_sharding)
+
+
+def reshaped(a, shape, order: str = "C", out_sharding=None):
+    """jnp.reshape of an array (and its `.reshape` method) once its arguments are checked."""
     new = _compute_newshape(_shape(a), shape)
     if order == "C":
-        return lax.reshape(a, new)
+        return lax.reshape(a, new, out_sharding=out_sharding)
     if order == "F":     # read and write in column-major order: reverse dims on both sides
         ndim = len(_shape(a))
-        return transpose(lax.reshape(a, new[::-1], tuple(range(ndim))[::-1]))
+        out_sharding = canonicalize_sharding(out_sharding, "jnp.reshape")
+        if out_sharding is not None:          # (the spec of the reversed result, reversed)
+            spec = tuple(out_sharding.spec) + (None,) * (len(new) - len(out_sharding.spec))
+            out_sharding = NamedSharding(out_sharding.mesh, PartitionSpec(*spec[::-1]))
+        return transpose(lax.reshape(a, new[::-1], tuple(range(ndim))[::-1],
+                                     out_sharding=out_sharding))
     if order == "A":
         raise NotImplementedError("np.reshape order=A is not implemented.")
     raise ValueError(f"Unexpected value for 'order' argument: {order}.")
 
 
-def ravel(a, order: str = "C"):
+def ravel(a, order: str = "C", *, out_sharding=None):
     """`a` flattened to one dimension.  ``jnp.ravel(jnp.ones((2, 3))).shape == (6,)``"""
     a = _asarray("ravel", a)
-    return reshape(a, (-1,), order=order)
+    return reshape(a, (-1,), order=order, out_sharding=out_sharding)
 
 
 def transpose(a, axes=None):
@@ -475,7 +486,8 @@ def broadcast_to(array, shape, *, out_sharding=None):
         raise ValueError(f"Incompatible types for broadcasting: input type="
                          f"{aval_text(arr.aval)} and requested type="
                          f"{aval_text(arr.aval.update(shape=shape), False)}")
-    return lax.broadcast_in_dim(arr, shape, tuple(range(nlead, len(shape))))
+    return lax.broadcast_in_dim(arr, shape, tuple(range(nlead, len(shape))),
+                                out_sharding=out_sharding)
 
 
 def broadcast_arrays(*args) -> list:

@@ -229,7 +229,7 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_
         raise TypeError("tensordot axes argument must be an int, a pair of ints, or a pair "
                         "of lists/tuples of ints.")
     out = lax.dot_general(a, b, (contract, ((), ())), precision=precision,
-                          preferred_element_type=dtype)
+                          preferred_element_type=dtype, out_sharding=out_sharding)
     return _finish(out, dtype, weak)
 
 

@@ -20,7 +20,8 @@ import numpy as np
 from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval, shaped_abstractify
 from ..core.interpret import eval_jaxpr
-from ..core.interpreter_primitives import convert_element_type
+from ..core.interpreter_primitives import convert_element_type, reshard_p
+from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal, Var
 from ..core.lru import TRACES, WeakLRU
 from ..core.primitive import rule as _rule
@@ -528,9 +529,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
         else:
             out, f_vjp = vjp(partial_fun, *dyn)
         _check_scalar_output(out, "grad", holomorphic)
-        out_aval = get_aval(out)
-        one = convert_element_type(np.ones((), out_aval.dtype), out_aval.dtype, out_aval.weak_type)
-        grads = f_vjp(one)
+        grads = f_vjp(_one(get_aval(out)))
         g = grads[0] if isinstance(argnums, int) else grads
         return ((out, aux), g) if has_aux else (out, g)
     return value_and_grad_f
@@ -551,6 +550,17 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, redu
             return g, aux
         return vg(*args, **kwargs)[1]
     return grad_f
+
+
+def _one(aval):
+    """grad's seed: a 1 of the output's type; over a mesh with Explicit axes laid out as the
+    output's type says (replicated: the output is a scalar), as JAX's lax._one."""
+    one = convert_element_type(np.ones((), aval.dtype), aval.dtype, aval.weak_type)
+    if aval.sharding is None:
+        return one
+    mesh = aval.sharding.mesh
+    return reshard_p.bind(one, sharding=NamedSharding(getattr(mesh, "abstract_mesh", mesh),
+                                                       PartitionSpec()))
 
 
 # ------------------------------------------------------------------ jaxpr-level rules

@@ -192,6 +192,74 @@ def _programs(jax):
         "key_reuse_eager_device_put": (None, reuse(None, put=NamedSharding(auto, P("x")))),
         "key_reuse_jit_under_set_mesh": (auto, reuse_under_mesh()),
         "key_reuse_jit_hijax": (None, reuse_high()),
+        # ---- 5. out_sharding= of lax's shape functions, and results typed as their operand
+        # (transposes, full_like, grad's seed)
+        **_typed_programs(jax, explicit, auto, value, text, array, said),
+    }
+
+
+def _typed_programs(jax, explicit, auto, value, text, array, said):
+    jnp, lax = jax.numpy, jax.lax
+    NamedSharding, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
+    reshard = jax.sharding.reshard
+
+    def split():                        # (8, 2) split over both axes of `explicit`
+        return reshard(value, P("x", "y"))
+
+    def three(a):
+        return lax.broadcast_in_dim(a, (3, 8, 2), (1, 2), out_sharding=P(None, "x", "y"))
+
+    def cases(name, f, jaxpr=True):
+        """The jaxpr of `f` on the split value, and what its jit and eager calls give."""
+        out = {f"typed_{name}_jit": (explicit, array(lambda: jax.jit(f)(split()))),
+               f"typed_{name}_eager": (explicit, array(lambda: f(split())))}
+        if jaxpr:
+            out[f"typed_{name}_jaxpr"] = (explicit, text(f, split))
+        return out
+
+    return {
+        **cases("reshape", lambda a: lax.reshape(a, (16,), out_sharding=P("x"))),
+        **cases("jnp_reshape", lambda a: jnp.reshape(a, (16,), out_sharding=P("x"))),
+        **cases("reshape_method", lambda a: a.reshape(16, out_sharding=P("x")), jaxpr=False),
+        **cases("jnp_reshape_f", lambda a: jnp.reshape(a, (2, 8), order="F",
+                                                       out_sharding=P(None, "x"))),
+        **cases("broadcast_in_dim", three),
+        **cases("broadcast", lambda a: lax.broadcast(a, (3,), out_sharding=P(None, "x", None))),
+        **cases("broadcast_in_dim_same_shape", lambda a: lax.broadcast_in_dim(
+            a, (8, 2), (0, 1), out_sharding=P("y", None))),
+        **cases("iota", lambda a: a + lax.broadcasted_iota(jnp.float32, (8, 2), 0,
+                                                           out_sharding=P("x", "y"))),
+        **cases("grad_sum", jax.grad(lambda a: (a * 2).sum())),
+        **cases("grad_mean", jax.grad(lambda a: jnp.mean(jnp.sin(a)))),
+        **cases("grad_reshape", jax.grad(lambda a: lax.reshape(a, (16,), out_sharding=P("x"))
+                                         .sum())),
+        **cases("grad_broadcast", jax.grad(lambda a: three(a).sum())),
+        **cases("vmap_broadcast", jax.vmap(lambda r: lax.broadcast_in_dim(
+            r, (3, 2), (1,), out_sharding=P(None, "y")))),
+        **cases("broadcast_to", lambda a: jnp.broadcast_to(a, (3, 8, 2),
+                                                           out_sharding=P(None, "x", "y"))),
+        **cases("ravel", lambda a: jnp.ravel(a, out_sharding=P("x"))),
+        **cases("flatten_method", lambda a: a.flatten(out_sharding=P("x")), jaxpr=False),
+        **cases("tensordot", lambda a: jnp.tensordot(a, jnp.ones((2, 3)), axes=1,
+                                                     out_sharding=P("x", None))),
+        **cases("zeros_like", jnp.zeros_like),
+        **cases("full_like", lambda a: jnp.full_like(a, 3)),
+        **cases("lax_full_like", lambda a: lax.full_like(a, 2)),
+        **cases("constraint_spec", lambda a: lax.with_sharding_constraint(a * 2, P("x", "y"))),
+        "typed_lax_full_scalar_jaxpr": (explicit, text(
+            lambda a: lax.full((), 1.0, sharding=NamedSharding(explicit, P())), value)),
+        "typed_broadcast_scalar_jaxpr": (explicit, text(lambda a: lax.broadcast(1.0, ()), value)),
+        "typed_broadcast_in_dim_indivisible": (explicit, lambda: said(lambda: lax.broadcast_in_dim(
+            split(), (3, 8, 2), (1, 2), out_sharding=P("x", None, "y")))),
+        "typed_constraint_other_spec": (explicit, lambda: said(lambda: jax.jit(
+            lambda a: lax.with_sharding_constraint(a * 2, P("y", None)))(split()))),
+        "typed_reshape_spec_without_mesh": (None, lambda: said(lambda: lax.reshape(
+            value, (16,), out_sharding=P("x")))),
+        "typed_broadcast_in_dim_auto_axes": (auto, lambda: said(lambda: lax.broadcast_in_dim(
+            value, (3, 8, 2), (1, 2), out_sharding=P(None, "x")))),
+        "typed_reshape_named_outside_mesh": (None, array(lambda: lax.reshape(
+            jax.device_put(value, NamedSharding(explicit, P("x", "y"))), (16,),
+            out_sharding=NamedSharding(explicit, P("x"))))),
     }
 
 

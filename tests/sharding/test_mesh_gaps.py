@@ -1,7 +1,7 @@
 """Sharding-in-types gaps against JAX 0.10.2's recorded answers on 8 simulated CPU devices:
 eager operations under `set_mesh`, jits with Refs or compiler_options under it, the jaxpr text
-of sharding_constraint, reshard, jit and shard_map under it, and key-reuse checking of sharded
-keys.
+of sharding_constraint, reshard, jit and shard_map under it, key-reuse checking of sharded
+keys, and out_sharding= of lax's shape functions with the types transposes give.
 
 A subprocess (JXKERNEL_CPU_DEVICES=8) runs tests/data/mesh_gaps_cases.py, the programs
 reference/make_mesh_gaps_reference.py ran with JAX 0.10.2; per program it prints the result's
@@ -89,6 +89,16 @@ def test_key_reuse_is_checked_on_the_sharded_jit_path(runs):
     # eager sampler under Explicit axes takes a resharded key, as JAX's auto_axes does, so
     # its reuse is not seen there (JAX's answer too)
     _check(runs, "key_reuse_")
+
+
+def test_out_sharding_types_results_and_transposes_keep_types_as_jaxs(runs):
+    # lax.reshape/broadcast_in_dim/broadcast/broadcasted_iota took out_sharding= and dropped
+    # it (a reshape of a split value then raised, asking for the out_sharding= it had been
+    # given); grad of a split value came back replicated (the seed, reduce_sum's and reshape's
+    # transposes lost the type); zeros_like/full_like of a traced split value were untyped; a
+    # jit with a constraint to a bare spec under Explicit axes raised an AttributeError (JAX:
+    # the constraint only checks the type, and raises JAX's AssertionError when it differs)
+    _check(runs, "typed_")
 
 
 def test_under_set_mesh_and_after_it_eager_operations_go_where_they_should():
