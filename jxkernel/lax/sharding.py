@@ -173,9 +173,11 @@ def canonicalize_sharding(sharding, api_name: str):
     canonicalize_sharding: None (none asked, or a mesh of no axes), else a NamedSharding over
     the AbstractMesh (the type names no devices), naming Explicit axes only.
 
-    >>> with jax.set_mesh(mesh):                                  # Explicit axes 'x', 'y'
-    ...     canonicalize_sharding(P('x'), "reshape").mesh
-    AbstractMesh('x': 2, 'y': 4, axis_types=(Explicit, Explicit), ...)
+    >>> explicit = jax.make_mesh((4, 2), ('x', 'y'))              # Explicit axes
+    >>> with jax.set_mesh(explicit):
+    ...     s = canonicalize_sharding(P('x'), "reshape")
+    >>> type(s.mesh).__name__, s.spec
+    ('AbstractMesh', P('x',))
     """
     if sharding is None or isinstance(sharding, NamedSharding) and sharding.mesh.empty:
         return None
