@@ -90,8 +90,7 @@ class Jitted:
             arguments.static_argnames
         self._donate_argnums, self._donate_argnames = arguments.donate_argnums, \
             arguments.donate_argnames
-        # the static positions in order, for the fast paths' keys (jit_args.static_key; read in
-        # C by _fastpath.c's static_hit, which walks them with the arguments)
+        # the static positions in order: the fast paths' keys' (jit_args.static_key, in C too)
         self._static_at = tuple(sorted(i for i in self._static_argnums if i >= 0))
         self._split, self._leaf_names = arguments.split, arguments.leaf_names
         self._donated_leaves = arguments.donated_leaves
@@ -166,7 +165,8 @@ class Jitted:
         # building a key. (2) The fast path's dict: eager, every dynamic argument an Array on its
         # own device, keyword arguments all static. (3) The general path, for anything else or a
         # miss, which fills `_fast` for next time.
-        # (Where the compiled fast path is on (core/native.py), __call__ has tried (1) in C.)
+        # (Where the compiled fast path is on (core/native.py), __call__ has tried (1) in C, and
+        # for a call with static arguments their own last hit, `_last[static_key(...)]`.)
         last = self._last.get(LAST_HIT)
         if last is not None and not kwargs:
             try:
@@ -190,12 +190,10 @@ class Jitted:
         if _ctx.trace is eval_trace and not config.jax_disable_jit and \
                 config.jax_default_device is None and not config._checked_calls:
             try:
-                if self._static_at or kwargs:
-                    nums = self._static_argnums
-                    dyn = tuple([a for i, a in enumerate(args) if i not in nums])
-                    static = static_key(args, kwargs, self._static_at)
-                else:
-                    dyn, static = args, ()
+                static = static_key(args, kwargs, self._static_at) if kwargs or \
+                    self._static_at else ()
+                dyn = tuple([a for i, a in enumerate(args) if i not in self._static_argnums]) \
+                    if self._static_at else args
                 leaves, treedef = _flatten(dyn)
                 try:
                     (avals, where), bufs = signature(leaves), None

@@ -166,8 +166,8 @@ def sibling_trace(jitted, signature):
 class Entry:
     """A compiled signature: the executable, consts on device (Arrays), the output
     structure, how often the cache has hit it, and its LastHit (made on its first fast-path
-    hit, anew if the placement object or the config changed; False if its calls are not
-    positional Arrays alone)."""
+    hit, anew if the placement object or the config changed; False if its calls' dynamic
+    arguments are not positional leaves alone)."""
     __slots__ = ("exe", "consts", "const_bufs", "out_tree", "jaxpr", "text", "donated", "hits",
                  "last_hit", "scalar_hit", "twin", "refs")
 
