@@ -15,7 +15,9 @@ process's timings (what the parent starts). Rows:
 - eager_sin: `jnp.sin(x)` on f32[8] (eager dispatch: `Primitive.bind`, its last run);
 - array_add: `x + y`, two f32[8] Arrays (Array's operator);
 - scalar_mul: `x * 2.0` (an operator with a Python scalar: jnp's promotion, then eager);
-- scalar_add_0d: `s + t`, two f32[] Arrays (a scalar op on device scalars).
+- scalar_add_0d: `s + t`, two f32[] Arrays (a scalar op on device scalars);
+- jit_static: `jit(lambda x, n: x * n, static_argnums=1)(x, 3)`, a static argument;
+- jit_static_kw: `jit(lambda x, *, n: x * n, static_argnames="n")(x, n=3)`, by keyword.
 """
 from __future__ import annotations
 
@@ -37,12 +39,16 @@ def workloads() -> dict:
     scale = jax.jit(lambda x, a: x * a)
     x, y = jnp.asarray(np.arange(8, dtype=np.float32)), jnp.ones(8)
     s, t = jnp.asarray(np.float32(1.5)), jnp.asarray(np.float32(2.0))
+    static = jax.jit(lambda x, n: x * n, static_argnums=1)
+    static_kw = jax.jit(lambda x, *, n: x * n, static_argnames="n")
     return {"jit_hit": lambda: add_one(x).block_until_ready(),
             "jit_scalar_arg": lambda: scale(x, 2.0).block_until_ready(),
             "eager_sin": lambda: jnp.sin(x).block_until_ready(),
             "array_add": lambda: (x + y).block_until_ready(),
             "scalar_mul": lambda: (x * 2.0).block_until_ready(),
-            "scalar_add_0d": lambda: (s + t).block_until_ready()}
+            "scalar_add_0d": lambda: (s + t).block_until_ready(),
+            "jit_static": lambda: static(x, 3).block_until_ready(),
+            "jit_static_kw": lambda: static_kw(x, n=3).block_until_ready()}
 
 
 def child() -> dict:

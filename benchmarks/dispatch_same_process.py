@@ -13,6 +13,10 @@ process: time spent waiting for the other engineer's processes is left out). Row
 - eager_sin: `jnp.sin` on f32[8] (dispatch_eager);
 - cache_hit: `jit(lambda x: jnp.sum(jnp.sin(x) * x + 1.0))` on f32[100] (recompile's);
 - jit_scalar_arg: `jit(lambda x, a: x * a)(x, 2.0)`, a Python scalar argument;
+- jit_static: `jit(lambda x, n: x * n, static_argnums=1)(x, 3)`, a static argument;
+- jit_static_kw: `jit(lambda x, *, n: x * n, static_argnames="n")(x, n=3)`, one by keyword;
+- jit_static_alt: `jit(f, static_argnames="flag")(x, flag=True)` then `flag=False`, two
+  static values in turn (two calls: the row is per pair);
 - floor: jxkernel's executable for jit_hit run through jaxlib's Python API alone
   (`execute_sharded` + `consume_with_handlers`, no wrapping), the least a Python path pays.
 """
@@ -37,10 +41,17 @@ def workloads(lib, np_lib):
     x8 = np_lib.asarray(np.arange(8, dtype=np.float32))
     x100 = np_lib.asarray(np.ones(100, np.float32))
     scale = lib.jit(lambda x, a: x * a)
+    static = lib.jit(lambda x, n: x * n, static_argnums=1)
+    static_kw = lib.jit(lambda x, *, n: x * n, static_argnames="n")
+    flagged = lib.jit(lambda x, flag: x + 1 if flag else x - 1, static_argnames="flag")
     calls = {"jit_hit": lambda: add_one(x8).block_until_ready(),
              "jit_scalar_arg": lambda: scale(x8, 2.0).block_until_ready(),
              "eager_sin": lambda: np_lib.sin(x8).block_until_ready(),
-             "cache_hit": lambda: reduce(x100).block_until_ready()}
+             "cache_hit": lambda: reduce(x100).block_until_ready(),
+             "jit_static": lambda: static(x8, 3).block_until_ready(),
+             "jit_static_kw": lambda: static_kw(x8, n=3).block_until_ready(),
+             "jit_static_alt": lambda: (flagged(x8, flag=True).block_until_ready(),
+                                        flagged(x8, flag=False).block_until_ready())}
     for call in calls.values():
         for _ in range(3):
             call()

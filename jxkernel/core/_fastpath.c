@@ -31,7 +31,8 @@
    be object slots), a buffer's `_sharding` and `block_until_ready()`, the result of
    execute_sharded's `consume_with_handlers(handlers)`, a jit cache entry's `hits`, the
    `native` attribute (a Hit or None) of a LastHit (transforms/jit_cache.py) and of a _LastRun
-   (xla/dispatch.py), the dict named by jit_call's `last_hits` on a jitted function.
+   (xla/dispatch.py), the dict named by jit_call's `last_hits` on a jitted function and the
+   tuple of ints named by its `static_at` (its static positions, sorted).
 
    C-API checked against the documentation and headers of Python 3.11, 3.12 and 3.13:
    - Py_TPFLAGS_METHOD_DESCRIPTOR (3.8), Py_TPFLAGS_HAVE_VECTORCALL (public name since 3.9,
@@ -42,8 +43,10 @@
      PyObject_CallMethodOneArg (3.9), Py_NewRef (3.10), Py_XSETREF (public in 3.12, a macro
      of cpython/object.h before), Py_IS_TYPE (3.9), PyModule_AddObjectRef (3.10),
      PyMethod_New, PyDict_GetItemWithError (a borrowed reference: each is taken (INCREF)
-     before anything that could run Python code), PyArg_ParseTupleAndKeywords (3.13 takes
-     `char * const *` keywords: a `char *[]` converts).
+     before anything that could run Python code), PyDict_GET_SIZE, PyTuple_New and
+     PyTuple_SET_ITEM (a static call's key), PyLong_AsSsize_t, PyErr_Occurred,
+     PyArg_ParseTupleAndKeywords (3.13 takes `char * const *` keywords: a `char *[]`
+     converts).
    - PyMemberDef's type codes: T_OBJECT_EX and READONLY from structmember.h before 3.12,
      Py_T_OBJECT_EX and Py_READONLY from Python.h since (the old names are deprecated).
    - PyMemberDescrObject and its d_member (cpython/descrobject.h, the non-limited API, the same
@@ -419,6 +422,7 @@ typedef struct {
     PyObject *fallback;     /* the Python function this stands in front of */
     PyObject *last_hits;    /* jit_call: the name of a jitted function's dict of last hits */
     PyObject *key;          /* jit_call: the LastHit's key in that dict */
+    PyObject *static_at;    /* jit_call: the name of its tuple of static positions, or NULL */
     PyObject *primitive;    /* operator: the primitive whose last eager run it tries */
     PyObject *name;         /* its name in its class (__set_name__), or NULL */
     PyObject *qualname;     /* Class.name, or NULL */
@@ -470,21 +474,90 @@ eager_last_run(PyObject *primitive)
     return last;
 }
 
-/* Jitted.__call__(self, *args): the last hit (self.<last_hits>[key].native) for positional
-   arguments. */
+#define MAX_STATIC_CALL_ARGS 32   /* more positional arguments: the Python path */
+
+/* A call with static arguments: its LastHit is self.<last_hits>[k], k the call's static key
+   as jit_args.static_key makes it: (keyword names, the positional arguments at the sorted
+   positions self.<static_at> that the call passes, then the keyword arguments (all static
+   where such a LastHit exists: the Python path makes one for no other call), then the types
+   of those values); the other positional arguments are the Hit's. NULL, an exception set or
+   not, where it does not hit (the caller clears it). `args` are the function's own. */
+static PyObject *
+static_hit(EntryPoint *e, PyObject *self, PyObject *last, PyObject *const *args,
+           Py_ssize_t n, PyObject *kwnames)
+{
+    Py_ssize_t nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
+    if (n > MAX_STATIC_CALL_ARGS)
+        return NULL;
+    PyObject *at = PyObject_GetAttr(self, e->static_at);
+    if (at == NULL || !PyTuple_CheckExact(at)) {
+        Py_XDECREF(at);
+        return NULL;
+    }
+    PyObject *dyn[MAX_STATIC_CALL_ARGS], *stat[MAX_STATIC_CALL_ARGS];
+    Py_ssize_t ndyn = 0, nstat = 0, nat = PyTuple_GET_SIZE(at), next = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {      /* (positions sorted, each once, none < 0) */
+        Py_ssize_t pos = next < nat ? PyLong_AsSsize_t(PyTuple_GET_ITEM(at, next)) : -1;
+        if (pos == i) {
+            stat[nstat++] = args[i];
+            next++;
+        } else {
+            dyn[ndyn++] = args[i];
+        }
+    }
+    Py_DECREF(at);
+    if (PyErr_Occurred())                     /* (a position that is not an int) */
+        return NULL;
+    Py_ssize_t m = nstat + nkw;
+    if (m == 0)                               /* nothing static passed: LAST_HIT's call */
+        return NULL;
+    PyObject *key = PyTuple_New(1 + 2 * m);
+    if (key == NULL)
+        return NULL;
+    PyObject *names = nkw ? Py_NewRef(kwnames) : PyTuple_New(0);
+    if (names == NULL) {
+        Py_DECREF(key);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(key, 0, names);
+    for (Py_ssize_t j = 0; j < m; j++) {
+        PyObject *value = j < nstat ? stat[j] : args[n + j - nstat];
+        PyTuple_SET_ITEM(key, 1 + j, Py_NewRef(value));
+        PyTuple_SET_ITEM(key, 1 + m + j, Py_NewRef((PyObject *)Py_TYPE(value)));
+    }
+    /* hashing runs the values' __hash__ (an unhashable one raises: the Python path then
+       raises JAX's error), the lookup their __eq__; the LastHit found is taken (INCREF)
+       before anything else can run Python code */
+    PyObject *out = NULL, *hit = PyDict_GetItemWithError(last, key);
+    if (hit != NULL) {
+        Py_INCREF(hit);
+        out = try_native(hit, dyn, ndyn, NULL, 0);
+        Py_DECREF(hit);
+    }
+    Py_DECREF(key);
+    return out;
+}
+
+/* Jitted.__call__(self, *args, **kwargs): the last hit (self.<last_hits>[key].native) for
+   positional arguments, or the last hit of the call's static arguments (static_hit). */
 static PyObject *
 jit_call(EntryPoint *e, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    if (nargs >= 1 && (kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0)) {
+    Py_ssize_t nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
+    if (nargs >= 1) {
         PyObject *last = PyObject_GetAttr(args[0], e->last_hits), *out = NULL;
         if (last != NULL && PyDict_CheckExact(last)) {
-            PyObject *hit = PyDict_GetItemWithError(last, e->key);        /* borrowed */
-            if (hit != NULL) {
-                Py_INCREF(hit);
-                out = try_native(hit, args + 1, nargs - 1, NULL, 0);
-                Py_DECREF(hit);
+            if (nkw == 0) {
+                PyObject *hit = PyDict_GetItemWithError(last, e->key);    /* borrowed */
+                if (hit != NULL) {
+                    Py_INCREF(hit);
+                    out = try_native(hit, args + 1, nargs - 1, NULL, 0);
+                    Py_DECREF(hit);
+                }
             }
+            if (out == NULL && e->static_at != NULL && PyDict_GET_SIZE(last) > 0)
+                out = static_hit(e, args[0], last, args + 1, nargs - 1, kwnames);
         }
         Py_XDECREF(last);
         PyErr_Clear();
@@ -579,7 +652,7 @@ entry_new(int kind, vectorcallfunc call, PyObject *fallback)
         return NULL;
     e->vectorcall = call;
     e->fallback = Py_NewRef(fallback);
-    e->last_hits = e->key = e->primitive = e->name = e->qualname = NULL;
+    e->last_hits = e->key = e->static_at = e->primitive = e->name = e->qualname = NULL;
     e->kind = kind;
     e->min_alike = 0;
     PyObject_GC_Track(e);
@@ -589,7 +662,8 @@ entry_new(int kind, vectorcallfunc call, PyObject *fallback)
 static int
 entry_traverse(EntryPoint *e, visitproc visit, void *arg)
 {
-    Py_VISIT(e->fallback); Py_VISIT(e->last_hits); Py_VISIT(e->key); Py_VISIT(e->primitive);
+    Py_VISIT(e->fallback); Py_VISIT(e->last_hits); Py_VISIT(e->key); Py_VISIT(e->static_at);
+    Py_VISIT(e->primitive);
     Py_VISIT(e->name); Py_VISIT(e->qualname);
     return 0;
 }
@@ -597,7 +671,8 @@ entry_traverse(EntryPoint *e, visitproc visit, void *arg)
 static int
 entry_clear(EntryPoint *e)
 {
-    Py_CLEAR(e->fallback); Py_CLEAR(e->last_hits); Py_CLEAR(e->key); Py_CLEAR(e->primitive);
+    Py_CLEAR(e->fallback); Py_CLEAR(e->last_hits); Py_CLEAR(e->key); Py_CLEAR(e->static_at);
+    Py_CLEAR(e->primitive);
     Py_CLEAR(e->name); Py_CLEAR(e->qualname);
     return 0;
 }
@@ -719,14 +794,16 @@ static PyTypeObject EntryPointType = {
 static PyObject *
 make_jit_call(PyObject *self, PyObject *args, PyObject *kwds)
 {
-    static char *kw[] = {"fallback", "last_hits", "key", NULL};
-    PyObject *fallback, *last_hits, *key;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OUO", kw, &fallback, &last_hits, &key))
+    static char *kw[] = {"fallback", "last_hits", "key", "static_at", NULL};
+    PyObject *fallback, *last_hits, *key, *static_at = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OUO|U", kw, &fallback, &last_hits, &key,
+                                     &static_at))
         return NULL;
     EntryPoint *e = (EntryPoint *)entry_new(JIT_CALL, (vectorcallfunc)jit_call, fallback);
     if (e != NULL) {
         e->last_hits = Py_NewRef(last_hits);
         e->key = Py_NewRef(key);
+        e->static_at = static_at != NULL ? Py_NewRef(static_at) : NULL;
     }
     return (PyObject *)e;
 }
@@ -766,8 +843,9 @@ static PyMethodDef methods[] = {
      "setup(config, ctx, eval_trace, miss, array_type, last_runs, impl_rules): what every Hit "
      "and entry point reads (before it, each entry point calls its fallback)."},
     {"jit_call", (PyCFunction)(void (*)(void))make_jit_call, METH_VARARGS | METH_KEYWORDS,
-     "jit_call(fallback, last_hits, key): a jitted function's __call__ that tries "
-     "self.<last_hits>[key].native in C, then calls fallback(self, *args, **kwargs)."},
+     "jit_call(fallback, last_hits, key, static_at=None): a jitted function's __call__ that "
+     "tries self.<last_hits>[key].native in C (with static arguments, the entry of their key, "
+     "self.<static_at> their positions), then calls fallback(self, *args, **kwargs)."},
     {"bind", make_bind, METH_O,
      "bind(fallback): Primitive.bind that, eagerly, tries the primitive's last run in C."},
     {"block_until_ready", make_ready, METH_O,

@@ -36,7 +36,7 @@ from ..xla.lowering import NeedsMesh
 from ..xla.scalars import scalar_kinds, scalar_signature
 from ..xla.transfers import device_put
 from .api_util import flatten_fun, float0_outside, fun_name, merge_static
-from .jit_args import SCALAR_TYPES, Arguments, leaf_aval, typed, typed_items, unless_all_none
+from .jit_args import SCALAR_TYPES, Arguments, leaf_aval, static_key, unless_all_none
 from .jit_cache import (LAST_HIT, NOWHERE, Entry, compiled_trace, each_a_leaf, fun_state,
                         last_hit_for, sibling_trace)
 from .jit_primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, traced_under, untold
@@ -90,6 +90,8 @@ class Jitted:
             arguments.static_argnames
         self._donate_argnums, self._donate_argnames = arguments.donate_argnums, \
             arguments.donate_argnames
+        # the static positions in order: the fast paths' keys' (jit_args.static_key, in C too)
+        self._static_at = tuple(sorted(i for i in self._static_argnums if i >= 0))
         self._split, self._leaf_names = arguments.split, arguments.leaf_names
         self._donated_leaves = arguments.donated_leaves
         self._device = device if device is not None else \
@@ -163,7 +165,8 @@ class Jitted:
         # building a key. (2) The fast path's dict: eager, every dynamic argument an Array on its
         # own device, keyword arguments all static. (3) The general path, for anything else or a
         # miss, which fills `_fast` for next time.
-        # (Where the compiled fast path is on (core/native.py), __call__ has tried (1) in C.)
+        # (Where the compiled fast path is on (core/native.py), __call__ has tried (1) in C, and
+        # for a call with static arguments their own last hit, `_last[static_key(...)]`.)
         last = self._last.get(LAST_HIT)
         if last is not None and not kwargs:
             try:
@@ -187,28 +190,26 @@ class Jitted:
         if _ctx.trace is eval_trace and not config.jax_disable_jit and \
                 config.jax_default_device is None and not config._checked_calls:
             try:
-                if self._static_argnums:
-                    nums = self._static_argnums
-                    dyn = tuple([a for i, a in enumerate(args) if i not in nums])
-                    static = typed([a for i, a in enumerate(args) if i in nums])
-                else:
-                    dyn, static = args, ()
+                static = static_key(args, kwargs, self._static_at) if kwargs or \
+                    self._static_at else ()
+                dyn = tuple([a for i, a in enumerate(args) if i not in self._static_argnums]) \
+                    if self._static_at else args
                 leaves, treedef = _flatten(dyn)
                 try:
                     (avals, where), bufs = signature(leaves), None
                 except AttributeError:           # Python scalars among the Arrays, f(x, 2.0)?
                     avals, where, bufs = scalar_signature(leaves)
-                key = (treedef, avals, where, config._trace_state, static,
-                       typed_items(kwargs) if kwargs else ())
+                key = (treedef, avals, where, config._trace_state, static)
                 entry = found_for(self._fast, key, where)
             except (AttributeError, TypeError):   # another leaf type, or an unhashable value
                 entry = None
             if entry is not None:
                 entry.hits += 1
-                hit = last_hit_for(entry, avals, where, bufs and scalar_kinds(leaves), lambda: args
-                                   and not (kwargs or static) and each_a_leaf(treedef, len(args)))
-                if hit is not False:
-                    self._last[LAST_HIT] = hit
+                # (the keyword arguments of a call found here are all static: see _call)
+                hit = last_hit_for(entry, avals, where, bufs and scalar_kinds(leaves), lambda: dyn
+                                   and each_a_leaf(treedef, len(dyn)))
+                if hit is not False:             # a call with statics: its own, by their key
+                    self._last[static or LAST_HIT] = hit
                 try:
                     return entry.out_tree.unflatten(entry.exe.call_buffers(
                         entry.const_bufs + (buffers(leaves) if bufs is None else bufs)))
@@ -217,7 +218,8 @@ class Jitted:
                         raise
         return self._call(args, kwargs)
 
-    __call__ = native.jit_call(_python_call, "_last", LAST_HIT) if native else _python_call
+    __call__ = native.jit_call(_python_call, "_last", LAST_HIT, "_static_at") if native else \
+        _python_call
 
     def _call(self, args, kwargs):
         if config.jax_disable_jit:
@@ -268,11 +270,8 @@ class Jitted:
                     type(leaf) in SCALAR_TYPES for leaf in leaves) and \
                 (leaves or device == _client.default_device()):
             # eligible for the fast path: remember it under the fast path's key
-            nums = self._static_argnums
             self._fast[(_flatten(dyn_args)[1], avals, scalar_signature(leaves)[1],
-                        config._trace_state,
-                        typed([a for i, a in enumerate(args) if i in nums]),
-                        typed_items(kwargs) if kwargs else ())] = entry
+                        config._trace_state, static_key(args, kwargs, self._static_at))] = entry
         consts = jit_refs.call_consts(entry, leaves)    # a Ref's own buffer in its place
         outs = entry.exe.call_arrays([x if is_plain(x) and x.device == device else
                                       device_put(x, device) for x in (*consts, *arrays)])

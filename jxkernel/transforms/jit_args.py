@@ -41,22 +41,32 @@ def check_argnums(signature, argnums: tuple, what: str) -> None:
                          f"positional arguments.")
 
 
-def typed(values) -> tuple:
-    """Static values as jit's fast-path keys compare them, as JAX's tree_util.Static does:
-    equal and of the same type, so that f(x, True) and f(x, 1), f(x, 2.0) and f(x, 2) with n
-    static are two programs (a plain tuple took them for one, and ran the program traced for
-    True on 1). The values, then their types: compared in C, where a tuple subclass with its
-    own __eq__ cost each cache hit a Python call (0.8 µs of a static jit's 9).
+def static_key(args, kwargs, at) -> tuple:
+    """A call's static arguments as jit's fast paths key them: () where none is passed, else
+    the keyword names, the static values (the positional ones at `at`, sorted positions,
+    then the keywords') and their types. Typed as JAX's tree_util.Static compares them:
+    f(x, True) and f(x, 1), f(x, 2.0) and f(x, 2) with n static are two programs (a plain
+    tuple took them for one, and ran the program traced for True on 1). A plain tuple, so
+    that a hit compares it in C (a tuple subclass with its own __eq__ cost each hit a Python
+    call, 0.8 µs of a static jit's 9); the compiled fast path (core/_fastpath.c,
+    `static_key`) builds the same tuple to find the call's last hit.
 
-        >>> typed([True]) == typed([1])
+        >>> static_key((0.5, True), {}, (1,)) == static_key((0.5, 1), {}, (1,))
         False
+        >>> static_key((0.5, 3), {"n": 2}, (1,))
+        (('n',), 3, 2, <class 'int'>, <class 'int'>)
     """
-    values = tuple(values)
-    return values + tuple(map(type, values))
+    values = [args[i] for i in at if i < len(args)]
+    if kwargs:
+        values += kwargs.values()
+    elif not values:
+        return ()
+    return (tuple(kwargs), *values, *map(type, values))
 
 
 class Statics(tuple):
-    """Arguments.split's (name, value, position) triples, whose values compare as `typed`'s."""
+    """Arguments.split's (name, value, position) triples, whose values also compare by type
+    (as `static_key`'s)."""
     __slots__ = ()
 
     def __eq__(self, other):
@@ -67,11 +77,6 @@ class Statics(tuple):
         return not self.__eq__(other)
 
     __hash__ = tuple.__hash__
-
-
-def typed_items(kwargs) -> tuple:
-    """The fast path's key of keyword arguments (all static there): names and values, typed."""
-    return tuple(kwargs.items()) + tuple(map(type, kwargs.values()))
 
 
 def check_argnames(signature, argnames: tuple, what: str) -> None:

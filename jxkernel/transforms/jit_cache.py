@@ -56,9 +56,9 @@ def _forget(entry, fast, last) -> None:
     for key, found in list(fast.items()):
         if found is entry or getattr(found, "entry", None) is entry:   # (jit_sharded's)
             fast.pop(key, None)
-    hit = last.get(LAST_HIT)
-    if hit is not None and (hit.entry is entry or getattr(hit.entry, "entry", None) is entry):
-        last.pop(LAST_HIT, None)
+    for key, hit in list(last.items()):      # (LAST_HIT, and a LastHit per static key)
+        if hit.entry is entry or getattr(hit.entry, "entry", None) is entry:
+            last.pop(key, None)
 
 
 FUN_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # fun -> FunState
@@ -101,7 +101,10 @@ class LastHit:
 
 
 _first = operator.itemgetter(0)
-LAST_HIT = "last hit"      # the key of the LastHit in a jit's `_last` dict
+# the key of the LastHit in a jit's `_last` dict for calls with no static argument; a call with
+# some has its own LastHit there under jit_args.static_key (so that f(x, True) and f(x, False)
+# in turn each hit in C)
+LAST_HIT = "last hit"
 # the end of a `_traces` key for a trace made where no named axis is bound and no check_vma
 # body types the values: such a trace also serves a top-level call, and the other way round
 NOWHERE = ((), None)
@@ -163,8 +166,8 @@ def sibling_trace(jitted, signature):
 class Entry:
     """A compiled signature: the executable, consts on device (Arrays), the output
     structure, how often the cache has hit it, and its LastHit (made on its first fast-path
-    hit, anew if the placement object or the config changed; False if its calls are not
-    positional Arrays alone)."""
+    hit, anew if the placement object or the config changed; False if its calls' dynamic
+    arguments are not positional leaves alone)."""
     __slots__ = ("exe", "consts", "const_bufs", "out_tree", "jaxpr", "text", "donated", "hits",
                  "last_hit", "scalar_hit", "twin", "refs")
 

@@ -23,7 +23,7 @@ from ..xla.sharded import (_mesh_of, _own_sharding, _SpmdEntry, compile_lowered,
                            typed_outputs)
 from ..xla.sharding import SingleDeviceSharding
 from . import jit_refs
-from .jit_args import result_paths
+from .jit_args import result_paths, static_key
 
 
 def _is_sharding(s) -> bool:
@@ -106,7 +106,7 @@ def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwa
         jitted._cache[key] = entry
         jitted._record(treedef, statics, avals, dyn_args, dyn_kwargs, phases,
                        plan.mesh.devices.flat[0], closed.consts, True)
-        _remember_fast(jitted, args, dyn_args, dyn_kwargs, leaves, avals, entry)
+        _remember_fast(jitted, args, statics, dyn_args, dyn_kwargs, leaves, avals, entry)
     else:
         entry.hits += 1
     outs = entry.exe.call_buffers(entry.arguments(leaves))
@@ -157,7 +157,8 @@ class _FastEntry:
                     lambda self, n: setattr(self.entry, "hits", n))
 
 
-def _remember_fast(jitted, args, dyn_args, dyn_kwargs, leaves, avals, entry) -> None:
+def _remember_fast(jitted, args, statics, dyn_args, dyn_kwargs, leaves, avals,
+                   entry) -> None:
     """Put `entry` in jit's fast path (Jitted.__call__), under the key it builds there, when
     every argument is an Array given positionally, laid out as compiled for (else each call
     moves it: the general path), and nothing is donated."""
@@ -167,9 +168,10 @@ def _remember_fast(jitted, args, dyn_args, dyn_kwargs, leaves, avals, entry) -> 
     layouts = [gspmd_sharding(s, len(a.shape)) for s, a in zip(entry.in_shardings, avals)]
     if not all(x._buf._sharding is s or x._buf._sharding == s for x, s in zip(leaves, layouts)):
         return
-    nums = jitted._static_argnums
+    # (keyword arguments here are all static, given back in their call's order by split)
+    kwargs = {name: value for name, value, pos in statics if pos is None}
     key = (_registry.flatten(dyn_args)[1], avals, leaves[0]._buf._sharding,
-           config._trace_state, tuple(a for i, a in enumerate(args) if i in nums), ())
+           config._trace_state, static_key(args, kwargs, jitted._static_at))
     jitted._fast[key] = _FastEntry(_Checked(entry.exe, layouts, list(entry.const_bufs)), entry)
 
 

@@ -102,24 +102,27 @@ def test_out_sharding_types_results_and_transposes_keep_types_as_jaxs(runs):
 
 
 def test_under_set_mesh_and_after_it_eager_operations_go_where_they_should():
-    # the one-device fast paths remember a primitive's last run: under set_mesh they must not
-    # serve it (config._eager_fast), and after it they serve it on one device again
+    # the one-device fast paths remember a primitive's last run and a jit's last hits (a
+    # static jit's by its statics): under set_mesh they must not serve them (config._eager_fast,
+    # config._generation), and after it they serve them on one device again
     out = run_json(r"""
 import json
 import numpy as np
 import jxkernel as jax
 import jxkernel.numpy as jnp
 x = jnp.arange(8.0)
-before = (x * 2).sharding
+plain, static = jax.jit(lambda x: x * 3), jax.jit(lambda x, n: x * n, static_argnums=1)
+hot = lambda: [(x * 2).sharding, plain(x).sharding, static(x, 3).sharding]
+before = [hot(), hot(), hot()][-1]
 mesh = jax.make_mesh((4, 2), ("x", "y"))
 with jax.set_mesh(mesh):
-    under = [repr((x * 2).sharding), repr((x * 2).sharding), repr(jnp.sin(x).sharding)]
-after = (x * 2).sharding
-print(json.dumps({"before": repr(before), "under": under, "after": repr(after),
-                  "value": np.asarray(x * 2).tolist()}))
+    under = [repr(s) for s in hot() + hot() + [jnp.sin(x).sharding]]
+after = hot()
+print(json.dumps({"before": [repr(s) for s in before], "under": under,
+                  "after": [repr(s) for s in after], "value": np.asarray(x * 2).tolist()}))
 """, {"JXKERNEL_CPU_DEVICES": "8"})
     assert out["before"] == out["after"] == \
-        "SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=device)"
+        ["SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=device)"] * 3
     assert out["under"] == ["NamedSharding(mesh=Mesh('x': 4, 'y': 2, axis_types=(Explicit, "
-                            "Explicit)), spec=P(None,), memory_kind=device)"] * 3
+                            "Explicit)), spec=P(None,), memory_kind=device)"] * 7
     assert out["value"] == [2.0 * i for i in range(8)]

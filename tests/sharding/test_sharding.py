@@ -309,6 +309,20 @@ def test_an_array_put_on_a_one_device_mesh_keeps_its_sharding():
     assert [sh.index for sh in x.addressable_shards] == [(slice(None),)]
 
 
+@pytest.mark.xla_only("sharded arrays")
+def test_a_sharded_jits_fast_path_keys_its_static_arguments_by_name_and_type():
+    # its fast dict filed f(x, n=3) without the keyword, where f(x) (n defaulted) found it
+    # and ran n=3's program; and keyed statics untyped, where the call's key is typed
+    s = jax.NamedSharding(jax.make_mesh((1,), ("d",)), jax.P("d"))
+    f = jax.jit(lambda x, n=1: x * n, static_argnames="n", in_shardings=s)
+    x = jax.device_put(np.arange(3.0, dtype=np.float32), s)
+    for _ in range(2):
+        assert np.asarray(f(x, n=3)).tolist() == [0.0, 3.0, 6.0]
+        assert np.asarray(f(x)).tolist() == [0.0, 1.0, 2.0]
+        assert f(x, n=2).dtype == np.float32 and f(x, n=True).dtype == np.float32
+    assert f._cache_size() == 4 and f.cache_hits() == 4
+
+
 def test_named_sharding_over_an_abstract_mesh():
     # JAX 0.10.2: a sharding in a type, with no devices (what JAX prints and raises)
     mesh = AbstractMesh((2, 4), ("x", "y"))

@@ -141,6 +141,89 @@ def test_a_jit_closing_over_arrays_hits_with_its_constants(path):
         assert _python_frames(lambda: g(x)) == []
 
 
+def test_static_arguments_hit_in_c_each_value_under_its_typed_key(path):
+    # A jit with static arguments (by position or name, passed either way) hits in C where
+    # the extension is on: each call's statics find their own last hit (jit_args.static_key),
+    # so values used in turn each hit, and values of equal value and other type are other
+    # programs (True and 1, 4.0 and 4: JAX's Static). (One last hit per static key: f(x, 2)
+    # and f(i, 2) in turn would take the Python path's dict, as f(x) and f(i) do.)
+    f = jax.jit(lambda x, n: x * 10 if n is True else x * n, static_argnums=1)
+    g = jax.jit(lambda x, *, n: x * n, static_argnames="n")
+    h = jax.jit(lambda x, n, m=1: x * n + m, static_argnames=("n", "m"))
+    x, i = arr([1.0, 2.0]), arr([1, 2], np.int32)
+    c = jax.device_put(np.ones(2, np.float32), jax.devices()[0])     # committed
+    calls = {"f(x, 2)": (lambda: f(x, 2), [2.0, 4.0], np.float32),
+             "f(x, 3)": (lambda: f(x, 3), [3.0, 6.0], np.float32),
+             "f(i, True)": (lambda: f(i, True), [10, 20], np.int32),
+             "f(i, 1)": (lambda: f(i, 1), [1, 2], np.int32),
+             "f(i, 4.0)": (lambda: f(i, 4.0), [4.0, 8.0], np.float32),
+             "f(i, 4)": (lambda: f(i, 4), [4, 8], np.int32),
+             "g(x, n=2)": (lambda: g(x, n=2), [2.0, 4.0], np.float32),
+             "g(i, n=2.0)": (lambda: g(i, n=2.0), [2.0, 4.0], np.float32),
+             "h(x, 2)": (lambda: h(x, 2), [3.0, 5.0], np.float32),
+             "h(x, n=2)": (lambda: h(x, n=2), [3.0, 5.0], np.float32),
+             "h(x, 2, m=0)": (lambda: h(x, 2, m=0), [2.0, 4.0], np.float32),
+             "h(x, m=0, n=3)": (lambda: h(x, m=0, n=3), [3.0, 6.0], np.float32)}
+    for _ in range(3):                                  # in turn: each its own last hit
+        for name, (call, want, dtype) in calls.items():
+            out = call()
+            assert np.asarray(out).tolist() == want and out.dtype == dtype, name
+        assert [f(c, 2).committed, f(x, 2).committed] == [True, False]   # where it ran
+    assert f._cache_size() == 6 and g._cache_size() == 2 and h._cache_size() == 4
+    for name, (call, _, _) in calls.items():
+        frames = _python_frames(call)
+        assert (frames == []) == (path == "compiled"), (name, frames)
+        assert path == "compiled" or "_python_call" in frames
+    assert f.cache_hits() == 3 * 8 - 6 + 6     # all but the compiles, and the frames' calls
+    with pytest.raises(ValueError, match="Non-hashable static arguments are not supported"):
+        f(x, [2])                                       # JAX's error, the hits warm
+
+
+def test_a_new_static_value_after_hits_compiles_and_is_explained(path):
+    # a hot static jit's miss takes the general path: the compile record and its explainer
+    def scaled_by_a_static(x, n):
+        return x * n
+    f = jax.jit(scaled_by_a_static, static_argnums=1)
+    x = arr([1.0, 2.0])
+    for _ in range(3):
+        f(x, 2)
+    assert np.asarray(f(x, 5)).tolist() == [5.0, 10.0] and f._cache_size() == 2
+    events = jax.compile_events("scaled_by_a_static")
+    assert [e.reason for e in events][-1] == "static n: 2 -> 5"
+    assert np.asarray(f(x, 2.0)).tolist() == [2.0, 4.0] and f._cache_size() == 3
+    assert [(c.kind, c.old, c.new) for c in jax.compile_events("scaled_by_a_static")[-1]
+            .changes] == [("static", "2", "2.0")]
+
+
+def test_a_static_jits_hits_follow_config_changes_and_donate(path):
+    f = jax.jit(lambda x, n: x + jnp.zeros(n), static_argnums=1)
+    x = arr([1.0, 2.0])
+    for _ in range(3):
+        assert f(x, 2).dtype == np.float32
+    with jax.config.override("jax_enable_x64", True):     # zeros are f64 there: retraced
+        assert f(x, 2).dtype == np.float64 and f(x, 2).dtype == np.float64
+    assert f(x, 2).dtype == np.float32 and f._cache_size() == 2
+    d = jax.jit(lambda x, n: x * n, static_argnums=1, donate_argnums=0)
+    for _ in range(3):
+        y = arr([1.0, 2.0])
+        assert np.asarray(d(y, 3)).tolist() == [3.0, 6.0] and y.is_deleted()
+
+
+def test_static_last_hits_leave_with_the_entries_the_cache_drops(path):
+    f = jax.jit(lambda x, n: x * n, static_argnums=1)
+    f._cache.resize(2)
+    x = arr([1.0, 2.0])
+    for n in range(1, 6):
+        for _ in range(3):
+            assert np.asarray(f(x, n)).tolist() == [n, 2.0 * n]
+    kept = set(map(id, f._cache.values()))
+    assert f._cache_size() == 2 and len(f._last) == 2
+    assert all(id(getattr(hit.entry, "entry", hit.entry)) in kept    # (an entry's twin: its)
+               for hit in f._last.values())
+    f.clear_cache()
+    assert not f._last and np.asarray(f(x, 1)).tolist() == [1.0, 2.0]
+
+
 def test_operators_on_two_arrays_of_one_type_run_their_last_run(path):
     # Array's + - * / in C take the primitive's last run only for operands jnp would not
     # promote (one dtype, weak type and shape; not bool; inexact for /): check each neighbour

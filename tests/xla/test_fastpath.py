@@ -104,11 +104,15 @@ from jxkernel.core.native import STATE, native
 from jxkernel.core.primitive import Primitive
 f = jax.jit(lambda x, y: (x * y + 1, {"s": jnp.sin(x)}))
 g = jax.jit(lambda x, a: x * a)
+s = jax.jit(lambda x, n, flag=False: x * n if flag else x + n, static_argnums=1,
+            static_argnames="flag")
 x, y, i = jnp.arange(4.0), jnp.ones(4) * 3, jnp.arange(4)
 out = []
 for _ in range(3):                      # the first call compiles, later ones hit
     a, d = f(x, y)
     out += [a.tolist(), d["s"].tolist(), g(x, 2.5).tolist(), g(x, 2).tolist(), g(i, 3).tolist()]
+    out += [s(x, 2).tolist(), s(x, 2, flag=True).tolist(), str(s(i, 2.0).dtype),
+            s(i, True, flag=1).tolist(), s(i, 1, flag=True).tolist()]
     out += [(x + y).tolist(), (x - y).tolist(), (x * y).tolist(), (x / y).tolist(),
             (i + i).tolist(), str((i / i).dtype), (x + 1.5).tolist(), jnp.cos(x).tolist(),
             lax.integer_pow(x, 3).tolist(), x.block_until_ready() is x, str((x * y).dtype)]
