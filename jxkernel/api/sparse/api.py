@@ -33,7 +33,8 @@ def _todense_abstract_eval(*bufs, tree):
     arr = tree_unflatten(tree, list(bufs))
     if isinstance(arr, ShapedArray):
         return arr
-    return ShapedArray(arr.shape, arr.dtype, weak_type=get_aval(arr.data).weak_type)
+    data = arr.data if isinstance(arr.data, ShapedArray) else get_aval(arr.data)
+    return ShapedArray(arr.shape, arr.dtype, weak_type=data.weak_type)
 
 
 def _todense_jvp(primals, tangents, *, tree):

@@ -29,7 +29,8 @@ from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, j
                                lowering_rules, numpy_rules, transpose_rules)
 from ...core.trace import Tracer
 from ...lax import _lowering as hl
-from ...lax.dot import _dot_general_batch_dim_nums, _dot_general_shape, _ranges_like, _remaining
+from ...lax.dot import (_dot_general_batch_dim_nums, _dot_general_dtype, _dot_general_shape,
+                        _ranges_like, _remaining)
 from ...transforms import ad_util as ad
 from ...transforms.batching import vmap
 from ...tree_util import register_pytree_node_class
@@ -77,11 +78,20 @@ def _validate(data_shape, indices_shape, shape) -> BCOOProperties:
     return props
 
 
-def _nfold_vmap(fun, n: int):
-    """`fun` mapped over the leading `n` axes of every argument."""
-    for _ in range(n):
-        fun = vmap(fun)
-    return fun
+def _nfold_vmap(fun, n: int, broadcasted: bool = True):
+    """`fun` mapped over the leading `n` axes of every argument; with `broadcasted`, an
+    argument whose leading axis has size 1 (a broadcast batch dim) is shared, not mapped."""
+    if n == 0:
+        return fun
+    inner = _nfold_vmap(fun, n - 1, broadcasted)
+
+    def mapped(*args):
+        shared = [broadcasted and a.shape[0] == 1 for a in args]
+        if all(shared):
+            shared = [False] * len(args)
+        args = [lax.squeeze(a, (0,)) if s else a for a, s in zip(args, shared)]
+        return vmap(inner, in_axes=tuple(None if s else 0 for s in shared))(*args)
+    return mapped
 
 
 def _batch_and_sparse_index(indices, shape, props):
@@ -266,7 +276,7 @@ def _fromdense_impl(mat, *, nse, n_batch, n_dense, index_dtype):
 
     def positions(m):     # the first `nse` nonzero positions, padded with the sparse shape
         return jnp.nonzero(m, size=nse, fill_value=m.shape[:n_sparse]) if m.ndim else ()
-    cols = _nfold_vmap(positions, n_batch)(mask)
+    cols = _nfold_vmap(positions, n_batch, broadcasted=False)(mask)
     if not cols:
         indices = jnp.zeros(mask.shape[:n_batch] + (nse, 0), index_dtype)
     else:
@@ -334,9 +344,7 @@ def _concrete_nse(nse) -> int:
         try:
             return operator.index(nse.to_concrete_value())
         except Exception:
-            raise ConcretizationTypeError(
-                f"Abstract tracer value encountered where concrete value is expected: "
-                f"{nse}\n{_TRACED_NSE_ERROR}") from None
+            raise ConcretizationTypeError(nse, _TRACED_NSE_ERROR) from None
     return operator.index(np.asarray(nse)) if not isinstance(nse, int) else nse
 
 
@@ -517,7 +525,7 @@ def _dot_general_abstract_eval(lhs_data, lhs_indices, rhs, *, dimension_numbers,
                                preferred_element_type, lhs_spinfo):
     dense_lhs = ShapedArray(lhs_spinfo.shape, lhs_data.dtype)
     shape = _dot_general_shape(dense_lhs, rhs, dimension_numbers)
-    dtype = preferred_element_type or dtypes.result_type(lhs_data.dtype, rhs.dtype)
+    dtype = _dot_general_dtype(dense_lhs, rhs, preferred_element_type)
     (lhs_contract, _), (lhs_batch, _) = dimension_numbers
     n_batch, n_sparse, _, _ = _validate(lhs_data.shape, lhs_indices.shape, lhs_spinfo.shape)
     if lhs_batch and max(lhs_batch) >= n_batch:

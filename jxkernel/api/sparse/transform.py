@@ -77,6 +77,16 @@ def eval_sparse(jaxpr, consts, args) -> list:
     return [read(v) for v in jaxpr.outvars]
 
 
+def _with_pattern(x, token) -> BCOO:
+    """`x` marked with the sparsity pattern `token`: values computed from one another keep
+    it, and two sparse operands share their indices only when their tokens are one (two
+    arguments never do, even the same array passed twice: JAX's buffer references)."""
+    out = BCOO((x.data, x.indices), shape=x.shape, indices_sorted=x.indices_sorted,
+               unique_indices=x.unique_indices)
+    out._pattern = token
+    return out
+
+
 def _aval(x):
     return ShapedArray(x.shape, x.dtype) if _is_sparse(x) else get_aval(x)
 
@@ -92,6 +102,7 @@ def _sparsify_flat(f, args, kwargs):
         out_tree.append(tree)
         return out_leaves
     closed = trace_to_jaxpr(flat, [_aval(x) for x in leaves])
+    leaves = [_with_pattern(x, object()) if _is_sparse(x) else x for x in leaves]
     outs = eval_sparse(closed.jaxpr, closed.consts, leaves)
     return tree_unflatten(out_tree[0], outs)
 
@@ -122,10 +133,10 @@ def sparsify(f, use_tracer=False):
 
 # ------------------------------------------------------------------ the rules
 def _data_op(mat: BCOO, data) -> BCOO:
-    """`mat`'s indices holding new data (the same index buffer, so later rules see that
-    the two share their sparsity pattern)."""
-    return BCOO((data, mat.indices), shape=mat.shape, indices_sorted=mat.indices_sorted,
-                unique_indices=mat.unique_indices)
+    """`mat`'s indices holding new data: the same pattern, as later rules see."""
+    return _with_pattern(BCOO((data, mat.indices), shape=mat.shape,
+                              indices_sorted=mat.indices_sorted,
+                              unique_indices=mat.unique_indices), _pattern_of(mat))
 
 
 def _unary_rule(prim, linear: bool):
@@ -156,8 +167,13 @@ def _transpose_rule(x, *, permutation):
     return [x.transpose(tuple(permutation))]
 
 
+def _pattern_of(x):
+    return getattr(x, "_pattern", None) or object()
+
+
 def _same_pattern(x, y) -> bool:
-    return x.indices is y.indices and x.shape == y.shape
+    token = getattr(x, "_pattern", None)
+    return token is not None and token is getattr(y, "_pattern", None)
 
 
 def _add_rule(x, y):
