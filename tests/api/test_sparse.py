@@ -7,6 +7,7 @@ import os
 
 import numpy as np
 import pytest
+from doc_examples import check_docstring_examples
 from numerics import assert_allclose_ulp
 from sparse_cases import ULPS, as_numpy, cases
 
@@ -108,3 +109,8 @@ def test_errors_as_in_jax():
         sparse.BCOO.fromdense(M, n_dense=1) @ jnp.ones(4)
     with pytest.raises(ValueError, match="data batch dimensions not compatible"):
         sparse.BCOO((jnp.ones((3, 2)), jnp.zeros((2, 2, 1), jnp.int32)), shape=(2, 4))
+
+
+@pytest.mark.parametrize("module", ["", "._base", ".bcoo", ".transform", ".ad", ".api"])
+def test_docstring_examples(module):
+    check_docstring_examples("jxkernel.api.sparse" + module)

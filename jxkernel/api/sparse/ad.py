@@ -3,6 +3,7 @@ respect to a sparse argument, the derivative is taken in the subspace of its spa
 pattern: with respect to its data alone, and given back as a sparse array of the same
 indices.
 
+    >>> from jxkernel.experimental.sparse import BCOO
     >>> X = BCOO.fromdense(jnp.array([0., 2., 3.]))
     >>> grad(lambda X: (X * X).sum())(X).data
     Array([4., 6.], dtype=float32)
