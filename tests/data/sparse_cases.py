@@ -96,6 +96,10 @@ def cases(jax, sparse):
         "reductions": lambda: {"sum": Msp.sum(), "sum0": Msp.sum(0), "sum1": Msp.sum(1),
                                "batch_sum": Bsp.sum(0), "batch_sum_all": Bsp.sum(),
                                "reshape": Msp.reshape(12), "reshape2": Msp.reshape(2, 6)},
+        "sparse_product": lambda: {
+            "square": Msp * Msp, "batched": Bsp * Bsp,
+            "mixed": sparse.bcoo_multiply_sparse(Msp, BCOO.fromdense(D)),
+            "grad": sparse.grad(lambda X: (X * X).sum())(Msp)},
         "constructors": lambda: {"eye": sparse.eye(3, 4, k=1), "eye_low": sparse.eye(4, k=-2),
                                  "empty": sparse.empty((2, 3), nse=2),
                                  "todense_fn": sparse.todense(Msp)},

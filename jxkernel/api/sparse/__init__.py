@@ -19,6 +19,7 @@ from .bcoo import (BCOO as BCOO, bcoo_dot_general as bcoo_dot_general,
                    bcoo_extract_p as bcoo_extract_p, bcoo_fromdense as bcoo_fromdense,
                    bcoo_fromdense_p as bcoo_fromdense_p,
                    bcoo_multiply_dense as bcoo_multiply_dense,
+                   bcoo_multiply_sparse as bcoo_multiply_sparse,
                    bcoo_reduce_sum as bcoo_reduce_sum, bcoo_reshape as bcoo_reshape,
                    bcoo_todense as bcoo_todense, bcoo_todense_p as bcoo_todense_p,
                    bcoo_transpose as bcoo_transpose, bcoo_transpose_p as bcoo_transpose_p)

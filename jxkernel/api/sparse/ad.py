@@ -5,8 +5,8 @@ indices.
 
     >>> from jxkernel.experimental.sparse import BCOO
     >>> X = BCOO.fromdense(jnp.array([0., 2., 3.]))
-    >>> grad(lambda X: (X * X).sum())(X).data
-    Array([4., 6.], dtype=float32)
+    >>> grad(lambda X: (X @ jnp.array([1., 2., 3.])) ** 2)(X).data
+    Array([52., 78.], dtype=float32)
 """
 from __future__ import annotations
 

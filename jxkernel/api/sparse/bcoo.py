@@ -680,6 +680,43 @@ def bcoo_multiply_dense(sp_mat: BCOO, v):
     return _nfold_vmap(one_batch, props.n_batch)(data, indices, v)
 
 
+def bcoo_multiply_sparse(lhs: BCOO, rhs: BCOO) -> BCOO:
+    """The elementwise product of two BCOO arrays: every pair of stored elements (one of
+    each) at the same index gives a stored element, so the result holds lhs.nse * rhs.nse
+    (those of no pair are padding)."""
+    lp = _validate(lhs.data.shape, lhs.indices.shape, lhs.shape)
+    rp = _validate(rhs.data.shape, rhs.indices.shape, rhs.shape)
+    if len(lhs.shape) != len(rhs.shape):
+        raise TypeError("bcoo_multiply_sparse: arrays must have same number of dimensions, "
+                        f"got {lhs.shape}, {rhs.shape}")
+    if lp.n_dense != rp.n_dense:
+        raise NotImplementedError("bcoo_multiply_sparse: arrays with differing numbers of "
+                                  f"dense dimensions: {lp}, {rp}")
+    if lp.n_batch != rp.n_batch:
+        raise NotImplementedError("bcoo_multiply_sparse of arrays with differing numbers of "
+                                  "batch dimensions (JAX's bcoo_update_layout) is not "
+                                  "implemented in jxkernel")
+    n_batch = lp.n_batch
+    lshape, rshape = lhs.shape[n_batch:], rhs.shape[n_batch:]
+    # sparse dims broadcast against a size-1 dim match any index there
+    dims = np.array([i for i, (a, b) in enumerate(zip(lshape[:lp.n_sparse],
+                                                       rshape[:rp.n_sparse]))
+                     if a != 1 and b != 1], int)
+    nse = lp.nse * rp.nse
+
+    def one_batch(ldata, lind, rdata, rind):
+        same = jnp.all(lind[:, None, dims] == rind[None, :, dims], -1)
+        il, ir = jnp.nonzero(same, size=nse, fill_value=(lp.nse, rp.nse))
+        data = (ldata.at[il].get(mode="fill", fill_value=0) *
+                rdata.at[ir].get(mode="fill", fill_value=0))
+        indices = jnp.maximum(lind.at[il].get(mode="fill", fill_value=max(lshape, default=0)),
+                              rind.at[ir].get(mode="fill", fill_value=max(rshape, default=0)))
+        return data, indices
+    data, indices = _nfold_vmap(one_batch, n_batch)(lhs.data, lhs.indices, rhs.data,
+                                                    rhs.indices)
+    return BCOO((data, indices), shape=tuple(np.broadcast_shapes(lhs.shape, rhs.shape)))
+
+
 def bcoo_reduce_sum(mat: BCOO, *, axes) -> BCOO:
     """`mat` summed over `axes`: a summed sparse axis drops its index column (the sum is the
     scatter's), a summed batch axis joins the stored elements, a dense one sums the data."""

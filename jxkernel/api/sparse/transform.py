@@ -27,8 +27,8 @@ from ...lax.while_loop import while_p
 from ...transforms.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from ...transforms.jit_primitive import jit_p
 from ...tree_util import tree_flatten, tree_unflatten
-from .bcoo import (BCOO, bcoo_dot_general, bcoo_multiply_dense, bcoo_reduce_sum, bcoo_reshape,
-                   bcoo_todense)
+from .bcoo import (BCOO, bcoo_dot_general, bcoo_multiply_dense, bcoo_multiply_sparse,
+                   bcoo_reduce_sum, bcoo_reshape, bcoo_todense)
 
 sparse_rules_bcoo: dict = {}
 
@@ -210,8 +210,7 @@ def _mul_rule(x, y):
     if _is_sparse(x) and _is_sparse(y):
         if _same_pattern(x, y) and x.unique_indices:
             return [_data_op(x, lax.mul(x.data, y.data))]
-        raise NotImplementedError("multiplication of two sparse arrays with different indices "
-                                  "(JAX's bcoo_multiply_sparse) is not implemented in jxkernel")
+        return [bcoo_multiply_sparse(x, y)]
     if _is_sparse(y):
         x, y = y, x
     return [_data_op(x, bcoo_multiply_dense(x, y))]
