@@ -69,6 +69,27 @@ def test_rules_of_the_primitives():
     check_grads(fromdense, (M + 1,), order=1, modes=["fwd"])
 
 
+def test_rules_of_the_bcsr_primitives():
+    s = sparse.BCSR.fromdense(M)
+    v = jnp.array([1., -2., 0.5, 3.])
+    dot = lambda d, x: sparse.bcsr_dot_general(
+        sparse.BCSR((d, s.indices, s.indptr), shape=s.shape), x,
+        dimension_numbers=(((1,), (0,)), ((), ())))
+    check_grads(dot, (s.data, v), order=2, modes=["fwd", "rev"])
+    todense = lambda d: sparse.BCSR((d, s.indices, s.indptr), shape=s.shape).todense()
+    check_grads(todense, (s.data,), order=2, modes=["fwd", "rev"])
+    extract = lambda x: sparse.bcsr_extract(s.indices, s.indptr, x)
+    check_grads(extract, (M + 1,), order=1, modes=["fwd", "rev"])
+    fromdense = lambda x: sparse.BCSR.fromdense(x, nse=12).data
+    check_grads(fromdense, (M + 1,), order=1, modes=["fwd"])
+    # vmap of todense and extract over a batch dim equals stacking
+    ms = jnp.stack([M, 2 * M[::-1]])
+    b = sparse.BCSR.fromdense(ms, n_batch=1)
+    np.testing.assert_array_equal(jax.vmap(lambda x: x.todense())(b), ms)
+    np.testing.assert_array_equal(
+        jax.vmap(lambda i, p, x: sparse.bcsr_extract(i, p, x))(b.indices, b.indptr, ms), b.data)
+
+
 def test_vmap_of_the_primitives_equals_stacking():
     ms = jnp.stack([M, 2 * M[::-1]])
     vs = jnp.stack([jnp.arange(4.), jnp.ones(4)])
@@ -111,6 +132,7 @@ def test_errors_as_in_jax():
         sparse.BCOO((jnp.ones((3, 2)), jnp.zeros((2, 2, 1), jnp.int32)), shape=(2, 4))
 
 
-@pytest.mark.parametrize("module", ["", "._base", ".bcoo", ".transform", ".ad", ".api"])
+@pytest.mark.parametrize("module", ["", "._base", ".bcoo", ".bcsr", ".transform", ".ad",
+                                    ".api"])
 def test_docstring_examples(module):
     check_docstring_examples("jxkernel.api.sparse" + module)

@@ -511,7 +511,13 @@ def _bcoo_ops(x):
     # jax.experimental.sparse's primitives: each numpy rule runs its lowering's definition
     m = sparse.BCOO.fromdense(jnp.where(x > 0, x, 0), nse=8)
     return (m.data, m.indices, m.T.data, m.T.indices, m.todense(), sparse.todense(m),
-            m @ x[0], m.T @ x[:, 0], sparse.bcoo_extract(m, x).data)
+            m @ x[0], m.T @ x[:, 0], sparse.bcoo_extract(m, x).data, _bcsr_ops(x))
+
+
+def _bcsr_ops(x):
+    s = sparse.BCSR.fromdense(jnp.where(x > 0, x, 0), nse=8)
+    return (s.data, s.indices, s.indptr, s.todense(), s @ x[0],
+            sparse.bcsr_extract(s.indices, s.indptr, x))
 
 
 CALLS = {

@@ -26,7 +26,8 @@ reduce_precision reduce_window_sum
 select_and_gather_add select_and_scatter_add
 conv_general_dilated fft
 custom_linear_solve optimization_barrier
-bcoo_todense bcoo_extract bcoo_transpose bcoo_dot_general todense""".split()
+bcoo_todense bcoo_extract bcoo_transpose bcoo_dot_general todense
+bcsr_todense bcsr_extract bcsr_dot_general""".split()
 
 # Primitives with no array operands never meet a batched value, so need no batching rule.
 NO_OPERANDS = {"iota", "axis_index", "iota_2x32_shape", "dim_as_value", "empty", "empty2",

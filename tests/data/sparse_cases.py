@@ -12,6 +12,11 @@ ULPS = {"default": 4, "sparsify_log1p": 8, "sparsify_fori_loop": 8}
 
 
 def _fields(name, x):
+    if hasattr(x, "indptr"):            # a BCSR
+        return {f"{name}.data": x.data, f"{name}.indices": x.indices,
+                f"{name}.indptr": x.indptr, f"{name}.shape": np.array(x.shape),
+                f"{name}.n_batch": np.array(x.n_batch), f"{name}.n_dense": np.array(x.n_dense),
+                f"{name}.dense": x.todense()}
     if hasattr(x, "indices"):           # a BCOO
         return {f"{name}.data": x.data, f"{name}.indices": x.indices,
                 f"{name}.shape": np.array(x.shape), f"{name}.n_batch": np.array(x.n_batch),
@@ -74,7 +79,27 @@ def cases(jax, sparse):
         return {"fori_loop": sparse.sparsify(f)(BCOO.fromdense(jnp.eye(4) + 0.25 * jnp.roll(
             jnp.eye(4), 1, 1)), v4)}
 
+    def bcsr():
+        BCSR = sparse.BCSR
+        S = BCSR.fromdense(M)
+        SB = BCSR.fromdense(B, n_batch=1)
+        vs = jnp.stack([v4, 2 * v4])
+        f_data = lambda d: (BCSR((d, S.indices, S.indptr), shape=M.shape) @ v4).sum()
+        return {"m": S, "padded": BCSR.fromdense(M, nse=6), "batch": SB,
+                "dense_dim": BCSR.fromdense(B, n_dense=1),
+                "matvec": S @ v4, "matmat": S @ D.T, "padded_matvec": BCSR.fromdense(M, nse=6) @ v4,
+                "jit_matvec": jax.jit(lambda s, v: s @ v)(S, v4),
+                "batched_matvec": SB @ v4,
+                "vmap_matvec": jax.vmap(lambda s, v: s @ v)(SB, vs),
+                "d_data": jax.grad(f_data)(S.data),
+                "d_dense": jax.grad(lambda v: jnp.sin(S @ v).sum())(v4),
+                "sparse_grad": sparse.grad(lambda s: (s @ v4).sum())(S),
+                "from_bcoo": BCSR.from_bcoo(Msp), "to_bcoo": S.to_bcoo(),
+                "extract": sparse.bcsr_extract(S.indices, S.indptr, D),
+                "empty": sparse.empty((2, 3), sparse_format="bcsr", nse=2)}
+
     return {
+        "bcsr": bcsr,
         "fromdense": lambda: {"m": Msp, "batch": Bsp,
                               "padded": BCOO.fromdense(M, nse=6),
                               "dense_dim": BCOO.fromdense(M, n_dense=1),

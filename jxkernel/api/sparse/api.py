@@ -19,6 +19,7 @@ from ...transforms.batching import vmap
 from ...tree_util import tree_flatten, tree_unflatten
 from ._base import JAXSparse
 from .bcoo import BCOO, _bcoo_extract
+from .bcsr import BCSR, _bcsr_extract
 
 # ------------------------------------------------------------------ todense
 todense_p = Primitive("todense")
@@ -55,6 +56,8 @@ def _todense_transpose(ct, *bufs, tree):
         return [ct]
     if isinstance(obj, BCOO):
         return [_bcoo_extract(bufs[1], ct), None]
+    if isinstance(obj, BCSR):
+        return [_bcsr_extract(bufs[1], bufs[2], ct), None, None]
     raise NotImplementedError(f"todense_transpose for {type(obj)}")
 
 
@@ -77,7 +80,7 @@ def todense(arr):
 
 
 # ------------------------------------------------------------------ constructors
-_FORMATS = {"bcoo": BCOO}
+_FORMATS = {"bcoo": BCOO, "bcsr": BCSR}
 
 
 def _format(sparse_format):
@@ -98,5 +101,7 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype=None, index_dtype="int32
         sparse_format: str = "bcoo", **kwds):
     """Create 2D sparse identity matrix: ones on the k-th diagonal of an N x M array."""
     M = N if M is None else M
+    if sparse_format == "bcsr":     # JAX's eye has no BCSR (its formats: bcoo, coo, csr, csc)
+        raise KeyError(sparse_format)
     return _format(sparse_format)._eye(operator.index(N), operator.index(M), operator.index(k),
                                        dtype=dtype, index_dtype=index_dtype, **kwds)

@@ -27,10 +27,13 @@ from ...lax.while_loop import while_p
 from ...transforms.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from ...transforms.jit_primitive import jit_p
 from ...tree_util import tree_flatten, tree_unflatten
+from ._base import JAXSparse
 from .bcoo import (BCOO, bcoo_dot_general, bcoo_multiply_dense, bcoo_multiply_sparse,
                    bcoo_reduce_sum, bcoo_reshape, bcoo_todense)
+from .bcsr import BCSR, bcsr_dot_general
 
 sparse_rules_bcoo: dict = {}
+sparse_rules_bcsr: dict = {}
 
 # f(0) = 0 for these, so they act on the stored data alone; the linear ones also commute
 # with summing duplicate indices, so they need no unique indices
@@ -44,7 +47,7 @@ _DENSIFYING = ("acos", "acosh", "bessel_i0e", "cos", "cosh", "eq", "exp", "ge", 
 
 
 def _is_sparse(x) -> bool:
-    return isinstance(x, BCOO)
+    return isinstance(x, JAXSparse)
 
 
 def _unimplemented(prim):
@@ -65,7 +68,9 @@ def eval_sparse(jaxpr, consts, args) -> list:
         invals = [read(v) for v in eqn.invars]
         prim = eqn.primitive
         if any(_is_sparse(x) for x in invals):
-            rule = sparse_rules_bcoo.get(prim)
+            table = sparse_rules_bcsr if any(isinstance(x, BCSR) for x in invals) else \
+                sparse_rules_bcoo
+            rule = table.get(prim)
             if rule is None:
                 raise _unimplemented(prim)
             invals = [literal_value(x) if isinstance(x, Literal) else x for x in invals]
@@ -77,12 +82,12 @@ def eval_sparse(jaxpr, consts, args) -> list:
     return [read(v) for v in jaxpr.outvars]
 
 
-def _with_pattern(x, token) -> BCOO:
+def _with_pattern(x, token) -> JAXSparse:
     """`x` marked with the sparsity pattern `token`: values computed from one another keep
     it, and two sparse operands share their indices only when their tokens are one (two
     arguments never do, even the same array passed twice: JAX's buffer references)."""
-    out = BCOO((x.data, x.indices), shape=x.shape, indices_sorted=x.indices_sorted,
-               unique_indices=x.unique_indices)
+    out = type(x)(x._bufs, shape=x.shape, indices_sorted=x.indices_sorted,
+                  unique_indices=x.unique_indices)
     out._pattern = token
     return out
 
@@ -132,11 +137,11 @@ def sparsify(f, use_tracer=False):
 
 
 # ------------------------------------------------------------------ the rules
-def _data_op(mat: BCOO, data) -> BCOO:
+def _data_op(mat, data):
     """`mat`'s indices holding new data: the same pattern, as later rules see."""
-    return _with_pattern(BCOO((data, mat.indices), shape=mat.shape,
-                              indices_sorted=mat.indices_sorted,
-                              unique_indices=mat.unique_indices), _pattern_of(mat))
+    return _with_pattern(type(mat)((data, *mat._bufs[1:]), shape=mat.shape,
+                                   indices_sorted=mat.indices_sorted,
+                                   unique_indices=mat.unique_indices), _pattern_of(mat))
 
 
 def _unary_rule(prim, linear: bool):
@@ -160,6 +165,11 @@ def _integer_pow_rule(x, *, y):
 
 def _dot_general_rule(lhs, rhs, *, dimension_numbers, preferred_element_type=None, **_):
     return [bcoo_dot_general(lhs, rhs, dimension_numbers=dimension_numbers,
+                             preferred_element_type=preferred_element_type)]
+
+
+def _bcsr_dot_general_rule(lhs, rhs, *, dimension_numbers, preferred_element_type=None, **_):
+    return [bcsr_dot_general(lhs, rhs, dimension_numbers=dimension_numbers,
                              preferred_element_type=preferred_element_type)]
 
 
@@ -321,10 +331,16 @@ def _install_rules():
              "reduce_sum": _reduce_sum_rule, "reshape": _reshape_rule}
     for name, rule in named.items():
         sparse_rules_bcoo[all_primitives[name]] = rule
-    sparse_rules_bcoo.update({jit_p: _call_rule("jaxpr"),
-                              custom_jvp_call_p: _call_rule("call_jaxpr"),
-                              custom_vjp_call_p: _call_rule("call_jaxpr"),
-                              while_p: _while_rule, cond_p: _cond_rule, scan_p: _scan_rule})
+    generic = {jit_p: _call_rule("jaxpr"), custom_jvp_call_p: _call_rule("call_jaxpr"),
+               custom_vjp_call_p: _call_rule("call_jaxpr"), while_p: _while_rule,
+               cond_p: _cond_rule, scan_p: _scan_rule}
+    sparse_rules_bcoo.update(generic)
+    # BCSR's: the data-only ones, its product with a dense array, and the calls and loops
+    sparse_rules_bcsr.update(generic)
+    for prim, rule in sparse_rules_bcoo.items():
+        if prim.name in _ZERO_PRESERVING_LINEAR + _ZERO_PRESERVING + ("integer_pow",):
+            sparse_rules_bcsr[prim] = rule
+    sparse_rules_bcsr[all_primitives["dot_general"]] = _bcsr_dot_general_rule
 
 
 _install_rules()
@@ -370,3 +386,5 @@ _BCOO_METHODS = {
 }
 for _name, _method in _BCOO_METHODS.items():
     setattr(BCOO, _name, _method)
+for _name in ("__matmul__", "__rmatmul__"):
+    setattr(BCSR, _name, _BCOO_METHODS[_name])
