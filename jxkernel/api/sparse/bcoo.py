@@ -662,8 +662,7 @@ def bcoo_multiply_dense(sp_mat: BCOO, v):
     data, indices, shape = sp_mat.data, sp_mat.indices, sp_mat.shape
     v = jnp.asarray(v)
     if v.ndim == 0:
-        return lax.mul(data, v.astype(data.dtype)) if v.dtype != data.dtype else \
-            lax.mul(data, v)
+        return lax.mul(data, v.astype(data.dtype))
     if v.shape == shape:
         return lax.mul(data, _bcoo_extract(indices, v))
     if tuple(np.broadcast_shapes(v.shape, shape)) != tuple(shape):
