@@ -60,7 +60,7 @@ def _unimplemented(prim):
 
 
 def eval_sparse(jaxpr, consts, args) -> list:
-    """The outputs of `jaxpr` on `consts` and `args`, any of which may be BCOO arrays."""
+    """The outputs of `jaxpr` on `consts` and `args`, any of which may be sparse arrays."""
     env = dict(zip(jaxpr.constvars, consts))
     env.update(zip(jaxpr.invars, args))
     read = functools.partial(read_atom, env)
@@ -79,7 +79,15 @@ def eval_sparse(jaxpr, consts, args) -> list:
             outs = prim.bind(*invals, **eqn.params)
             outs = outs if prim.multiple_results else [outs]
         env.update(zip(eqn.outvars, outs))
-    return [read(v) for v in jaxpr.outvars]
+    return [_as_output(read(v)) for v in jaxpr.outvars]
+
+
+def _as_output(x):
+    """An output that is a literal of the jaxpr (a constant result), as the array it stands
+    for: weakly typed where the literal is."""
+    if isinstance(x, Literal):
+        return jnp.asarray(literal_value(x))
+    return jnp.asarray(x) if isinstance(x, (np.ndarray, np.generic)) else x
 
 
 def _with_pattern(x, token) -> JAXSparse:
