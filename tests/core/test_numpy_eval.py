@@ -14,7 +14,7 @@ import jxkernel.numpy as jnp
 from jxkernel import lax
 from jxkernel.core.ir import ClosedJaxpr, Jaxpr
 from jxkernel.core.physical import physicalize_closed
-from jxkernel.experimental import checkify
+from jxkernel.experimental import checkify, sparse
 from jxkernel.core.numpy_eval import eval_closed_jaxpr_numpy, eval_jaxpr_numpy
 from jxkernel.core.primitive import all_primitives, numpy_rules
 from jxkernel.stepper import load_every_primitive
@@ -507,7 +507,21 @@ def _solve(a, b):
                                    symmetric=True)
 
 
+def _bcoo_ops(x):
+    # jax.experimental.sparse's primitives: each numpy rule runs its lowering's definition
+    m = sparse.BCOO.fromdense(jnp.where(x > 0, x, 0), nse=8)
+    return (m.data, m.indices, m.T.data, m.T.indices, m.todense(), sparse.todense(m),
+            m @ x[0], m.T @ x[:, 0], sparse.bcoo_extract(m, x).data, _bcsr_ops(x))
+
+
+def _bcsr_ops(x):
+    s = sparse.BCSR.fromdense(jnp.where(x > 0, x, 0), nse=8)
+    return (s.data, s.indices, s.indptr, s.todense(), s @ x[0],
+            sparse.bcsr_extract(s.indices, s.indptr, x))
+
+
 CALLS = {
+    "bcoo": (_bcoo_ops, (F32,), REDUCTION, None),
     "pure_io_callbacks": (lambda x: (
         jax.pure_callback(lambda v: np.sin(v), jax.ShapeDtypeStruct(x.shape, x.dtype), x),
         jax.experimental.io_callback(lambda v: (v * 2).astype(np.float32),

@@ -25,7 +25,9 @@ psum all_gather ppermute all_to_all reduce_scatter remat2 custom_lin split
 reduce_precision reduce_window_sum
 select_and_gather_add select_and_scatter_add
 conv_general_dilated fft
-custom_linear_solve optimization_barrier""".split()
+custom_linear_solve optimization_barrier
+bcoo_todense bcoo_extract bcoo_transpose bcoo_dot_general todense
+bcsr_todense bcsr_extract bcsr_dot_general""".split()
 
 # Primitives with no array operands never meet a batched value, so need no batching rule.
 NO_OPERANDS = {"iota", "axis_index", "iota_2x32_shape", "dim_as_value", "empty", "empty2",

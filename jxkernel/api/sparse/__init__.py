@@ -1,0 +1,32 @@
+"""jax.experimental.sparse: the BCOO (batched coordinate) sparse array, its primitives with
+their rules (`bcoo.py`), the `sparsify` transform, which runs dense code on sparse arrays
+(`transform.py`), sparse-aware `grad` and its kin (`ad.py`), `todense`, `empty` and `eye`
+(`api.py`), and BCSR, the batched CSR array, with its primitives (`bcsr.py`). What JAX 0.10.2
+has and jxkernel does not (COO/CSR, most bcoo_* and bcsr_* functions) is listed in
+conformance/README.md.
+
+    >>> M = BCOO.fromdense(jnp.array([[0., 1.], [2., 0.]]))
+    >>> M
+    BCOO(float32[2, 2], nse=2)
+    >>> (M.T @ jnp.array([1., 1.])).tolist()
+    [2.0, 1.0]
+"""
+from ._base import JAXSparse as JAXSparse
+from .ad import (grad as grad, jacfwd as jacfwd, jacobian as jacobian, jacrev as jacrev,
+                 value_and_grad as value_and_grad)
+from .api import empty as empty, eye as eye, todense as todense, todense_p as todense_p
+from .bcoo import (BCOO as BCOO, bcoo_dot_general as bcoo_dot_general,
+                   bcoo_dot_general_p as bcoo_dot_general_p, bcoo_extract as bcoo_extract,
+                   bcoo_extract_p as bcoo_extract_p, bcoo_fromdense as bcoo_fromdense,
+                   bcoo_fromdense_p as bcoo_fromdense_p,
+                   bcoo_multiply_dense as bcoo_multiply_dense,
+                   bcoo_multiply_sparse as bcoo_multiply_sparse,
+                   bcoo_reduce_sum as bcoo_reduce_sum, bcoo_reshape as bcoo_reshape,
+                   bcoo_todense as bcoo_todense, bcoo_todense_p as bcoo_todense_p,
+                   bcoo_transpose as bcoo_transpose, bcoo_transpose_p as bcoo_transpose_p)
+from .bcsr import (BCSR as BCSR, bcsr_dot_general as bcsr_dot_general,
+                   bcsr_dot_general_p as bcsr_dot_general_p, bcsr_extract as bcsr_extract,
+                   bcsr_extract_p as bcsr_extract_p, bcsr_fromdense as bcsr_fromdense,
+                   bcsr_fromdense_p as bcsr_fromdense_p, bcsr_todense as bcsr_todense,
+                   bcsr_todense_p as bcsr_todense_p)
+from .transform import sparsify as sparsify

@@ -1,0 +1,69 @@
+"""`JAXSparse`, the base class of the sparse array types (JAX's `sparse._base`): the
+array-like attributes every format shares, computed from `shape`, `dtype` and `nse`. The
+operators (`@`, `*`, `-x`, ...) are given to each format by `transform.py`, through sparsify.
+
+    >>> JAXSparse.ndim.fget(type("S", (), {"shape": (3, 4)})())
+    2
+"""
+import abc
+import math
+
+from ...core.trace import Tracer
+
+
+class JAXSparse(abc.ABC):
+    """Base class for high-level sparse objects (`BCOO`, `BCSR`)."""
+    __hash__ = None      # mutable-looking containers of arrays, as JAX's: not hashable
+
+    def __init__(self, args, *, shape):
+        self.shape = tuple(int(s) for s in shape)
+
+    @property
+    @abc.abstractmethod
+    def dtype(self): ...
+
+    @property
+    @abc.abstractmethod
+    def nse(self) -> int: ...
+
+    @abc.abstractmethod
+    def tree_flatten(self): ...
+
+    @abc.abstractmethod
+    def transpose(self, axes=None): ...
+
+    @abc.abstractmethod
+    def todense(self): ...
+
+    def __len__(self):
+        return self.shape[0]
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    def _repr_extra(self) -> str:
+        return ""
+
+    def __repr__(self):
+        name = type(self).__name__
+        try:
+            text = f"{name}({self.dtype}{list(self.shape)}, nse={self.nse}{self._repr_extra()})"
+        except Exception:             # a half-built or malformed object, as JAX prints it
+            text = f"{name}(<invalid>)"
+        if isinstance(self.data, Tracer):
+            text = f"{type(self.data).__name__}[{text}]"
+        return text
+
+    def block_until_ready(self):
+        for buf in self.tree_flatten()[0]:
+            buf.block_until_ready()
+        return self

@@ -1,0 +1,398 @@
+"""`sparsify`: run a function written for dense arrays on BCOO arrays. The function is
+traced to a jaxpr with each sparse argument standing as a dense array of its shape; the
+jaxpr is then interpreted, each equation that meets a sparse value running its sparse rule
+(`sparse_rules_bcoo`, one per primitive) and any other binding its primitive as usual.
+BCOO's operators and `sum`/`reshape`/`astype` are sparsified jnp functions, as JAX's.
+
+    >>> M = BCOO.fromdense(jnp.array([[0., 1.], [2., 0.]]))
+    >>> sparsify(lambda m, v: 2 * m @ v)(M, jnp.array([1., 1.]))
+    Array([2., 4.], dtype=float32)
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ... import lax
+from ... import numpy as jnp
+from ...core.avals import ShapedArray, get_aval
+from ...core.interpret import read_atom
+from ...core.ir import Literal, literal_value
+from ...core.primitive import all_primitives
+from ...core.staging import trace_to_jaxpr
+from ...lax.cond import cond_p
+from ...lax.scan import scan_p
+from ...lax.while_loop import while_p
+from ...transforms.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
+from ...transforms.jit_primitive import jit_p
+from ...tree_util import tree_flatten, tree_unflatten
+from ._base import JAXSparse
+from .bcoo import (BCOO, bcoo_dot_general, bcoo_multiply_dense, bcoo_multiply_sparse,
+                   bcoo_reduce_sum, bcoo_reshape, bcoo_todense)
+from .bcsr import BCSR, bcsr_dot_general
+
+sparse_rules_bcoo: dict = {}
+sparse_rules_bcsr: dict = {}
+
+# f(0) = 0 for these, so they act on the stored data alone; the linear ones also commute
+# with summing duplicate indices, so they need no unique indices
+_ZERO_PRESERVING_LINEAR = ("conj", "copy", "copy_p", "imag", "neg", "real", "stop_gradient")
+_ZERO_PRESERVING = ("abs", "asin", "asinh", "atan", "atanh", "bessel_i1e", "expm1", "log1p",
+                    "sign", "sin", "sinh", "sqrt", "square", "tan", "tanh",
+                    "convert_element_type")
+# these would make every implicit zero nonzero: JAX refuses them, pointing at todense()
+_DENSIFYING = ("acos", "acosh", "bessel_i0e", "cos", "cosh", "eq", "exp", "ge", "gt", "le",
+               "lt", "log", "ne", "xor")
+
+
+def _is_sparse(x) -> bool:
+    return isinstance(x, JAXSparse)
+
+
+def _unimplemented(prim):
+    if prim.name in _DENSIFYING:
+        return NotImplementedError(
+            f"sparse rule for {prim} is not implemented because it would result in dense "
+            "output. If this is your intent, use sparse.todense() to convert your arguments "
+            "to dense matrices.")
+    return NotImplementedError(f"sparse rule for {prim} is not implemented.")
+
+
+def eval_sparse(jaxpr, consts, args) -> list:
+    """The outputs of `jaxpr` on `consts` and `args`, any of which may be sparse arrays."""
+    env = dict(zip(jaxpr.constvars, consts))
+    env.update(zip(jaxpr.invars, args))
+    read = functools.partial(read_atom, env)
+    for eqn in jaxpr.eqns:
+        invals = [read(v) for v in eqn.invars]
+        prim = eqn.primitive
+        if any(_is_sparse(x) for x in invals):
+            table = sparse_rules_bcsr if any(isinstance(x, BCSR) for x in invals) else \
+                sparse_rules_bcoo
+            rule = table.get(prim)
+            if rule is None:
+                raise _unimplemented(prim)
+            invals = [literal_value(x) if isinstance(x, Literal) else x for x in invals]
+            outs = rule(*invals, **eqn.params)
+        else:
+            outs = prim.bind(*invals, **eqn.params)
+            outs = outs if prim.multiple_results else [outs]
+        env.update(zip(eqn.outvars, outs))
+    return [_as_output(read(v)) for v in jaxpr.outvars]
+
+
+def _as_output(x):
+    """An output that is a literal of the jaxpr (a constant result), as the array it stands
+    for: weakly typed where the literal is."""
+    if isinstance(x, Literal):
+        return jnp.asarray(literal_value(x))
+    return jnp.asarray(x) if isinstance(x, (np.ndarray, np.generic)) else x
+
+
+def _with_pattern(x, token) -> JAXSparse:
+    """`x` marked with the sparsity pattern `token`: values computed from one another keep
+    it, and two sparse operands share their indices only when their tokens are one (two
+    arguments never do, even the same array passed twice: JAX's buffer references)."""
+    out = type(x)(x._bufs, shape=x.shape, indices_sorted=x.indices_sorted,
+                  unique_indices=x.unique_indices)
+    out._pattern = token
+    return out
+
+
+def _aval(x):
+    return ShapedArray(x.shape, x.dtype) if _is_sparse(x) else get_aval(x)
+
+
+def _sparsify_flat(f, args, kwargs):
+    """f's outputs (a pytree that may hold BCOO arrays) on `args`, by the interpreter."""
+    leaves, in_tree = tree_flatten(args, is_leaf=_is_sparse)
+    out_tree = []
+
+    def flat(*xs):
+        out = f(*tree_unflatten(in_tree, list(xs)), **kwargs)
+        out_leaves, tree = tree_flatten(out)
+        out_tree.append(tree)
+        return out_leaves
+    closed = trace_to_jaxpr(flat, [_aval(x) for x in leaves])
+    leaves = [_with_pattern(x, object()) if _is_sparse(x) else x for x in leaves]
+    outs = eval_sparse(closed.jaxpr, closed.consts, leaves)
+    return tree_unflatten(out_tree[0], outs)
+
+
+def sparsify(f, use_tracer=False):
+    """Experimental sparsification transform.
+
+    Examples:
+
+      Decorate JAX functions to make them compatible with :class:`jax.experimental.sparse.BCOO`
+      matrices:
+
+      >>> @sparsify
+      ... def f(M, v):
+      ...   return 2 * M.T @ v
+      >>> f(BCOO.fromdense(jnp.arange(12).reshape(3, 4)), jnp.array([3, 4, 2]))
+      Array([ 64,  82, 100, 118], dtype=int32)
+    """
+    if use_tracer:
+        raise NotImplementedError("sparsify(use_tracer=True) is not implemented in jxkernel; "
+                                  "the default (the jaxpr interpreter) is")
+
+    @functools.wraps(f)
+    def wrapped(*args, **kwargs):
+        return _sparsify_flat(f, args, kwargs)
+    return wrapped
+
+
+# ------------------------------------------------------------------ the rules
+def _data_op(mat, data):
+    """`mat`'s indices holding new data: the same pattern, as later rules see."""
+    return _with_pattern(type(mat)((data, *mat._bufs[1:]), shape=mat.shape,
+                                   indices_sorted=mat.indices_sorted,
+                                   unique_indices=mat.unique_indices), _pattern_of(mat))
+
+
+def _unary_rule(prim, linear: bool):
+    def rule(x, **params):
+        if not linear and not x.unique_indices:
+            raise NotImplementedError(
+                f"sparse rule for {prim} on an array whose indices may repeat (JAX sums the "
+                "duplicates first, with bcoo_sum_duplicates, not implemented in jxkernel)")
+        return [_data_op(x, prim.bind(x.data, **params))]
+    return rule
+
+
+def _integer_pow_rule(x, *, y):
+    if y <= 0:
+        raise NotImplementedError(
+            f"sparse rule for {all_primitives['integer_pow']} with non-positive exponent {y} "
+            "is not implemented because it would result in dense output. If this is your "
+            "intent, use sparse.todense() to convert your argument to a dense array.")
+    return _unary_rule(all_primitives["integer_pow"], False)(x, y=y)
+
+
+def _dot_general_rule(lhs, rhs, *, dimension_numbers, preferred_element_type=None, **_):
+    return [bcoo_dot_general(lhs, rhs, dimension_numbers=dimension_numbers,
+                             preferred_element_type=preferred_element_type)]
+
+
+def _bcsr_dot_general_rule(lhs, rhs, *, dimension_numbers, preferred_element_type=None, **_):
+    return [bcsr_dot_general(lhs, rhs, dimension_numbers=dimension_numbers,
+                             preferred_element_type=preferred_element_type)]
+
+
+def _transpose_rule(x, *, permutation):
+    return [x.transpose(tuple(permutation))]
+
+
+def _pattern_of(x):
+    return getattr(x, "_pattern", None) or object()
+
+
+def _same_pattern(x, y) -> bool:
+    token = getattr(x, "_pattern", None)
+    return token is not None and token is getattr(y, "_pattern", None)
+
+
+def _add_rule(x, y):
+    out_shape = tuple(np.broadcast_shapes(np.shape(x), np.shape(y)))
+    if _is_sparse(x) and _is_sparse(y):
+        if x.shape != y.shape:
+            raise NotImplementedError("Addition between sparse matrices of different shapes.")
+        if _same_pattern(x, y):
+            return [_data_op(x, lax.add(x.data, y.data))]
+        if x.indices.ndim != y.indices.ndim or x.data.ndim != y.data.ndim:
+            raise NotImplementedError("Addition between sparse matrices with different "
+                                      "batch/dense dimensions.")
+        axis = x.indices.ndim - 2          # both sets of stored elements, side by side
+        return [BCOO((lax.concatenate([x.data, y.data], axis),
+                      lax.concatenate([x.indices, y.indices], axis)), shape=x.shape)]
+    if _is_sparse(y):
+        x, y = y, x
+    if np.shape(y) != out_shape:
+        raise NotImplementedError(
+            "Addition between a sparse array X and a dense array Y is not implemented when "
+            "the output shape is larger than Y.shape. This is to prevent silent densification "
+            "of a large sparse array. If this is your intent, you can explicitly cast the "
+            "sparse array to a dense matrix.")
+    return [bcoo_todense(x) + y]
+
+
+def _sub_rule(x, y):
+    if _is_sparse(x) and _is_sparse(y):
+        return _add_rule(x, _data_op(y, lax.neg(y.data)))
+    raise NotImplementedError("Subtraction between sparse and dense array.")
+
+
+def _mul_rule(x, y):
+    if _is_sparse(x) and _is_sparse(y):
+        if _same_pattern(x, y) and x.unique_indices:
+            return [_data_op(x, lax.mul(x.data, y.data))]
+        return [bcoo_multiply_sparse(x, y)]
+    if _is_sparse(y):
+        x, y = y, x
+    return [_data_op(x, bcoo_multiply_dense(x, y))]
+
+
+def _div_rule(x, y):
+    if _is_sparse(y):
+        raise NotImplementedError(
+            "Division by a sparse array is not implemented because it would result in dense "
+            "output. If this is your intent, use sparse.todense() to convert your arguments "
+            "to a dense array.")
+    return [_data_op(x, bcoo_multiply_dense(x, 1. / jnp.asarray(y)))]
+
+
+def _reduce_sum_rule(x, *, axes, **_):
+    mat = bcoo_reduce_sum(x, axes=axes)
+    return [mat.data.sum() if mat.shape == () else mat]
+
+
+def _reshape_rule(x, *, new_sizes, dimensions=None, **_):
+    return [bcoo_reshape(x, new_sizes=new_sizes, dimensions=dimensions)]
+
+
+def _call_rule(param):
+    """A call of a jaxpr (jit, custom_jvp_call, custom_vjp_call): its jaxpr is interpreted
+    inline, so the sparse values flow into it (a custom rule's derivative is not kept)."""
+    def rule(*args, **params):
+        closed = params[param]
+        return eval_sparse(closed.jaxpr, closed.consts, args)
+    return rule
+
+
+def _tree_of(values):
+    leaves, tree = tree_flatten(list(values))
+    return leaves, tree
+
+
+def _check_same(what, tree_in, tree_out):
+    if tree_in != tree_out:
+        raise TypeError(f"sparsify: {what} must keep the sparse/dense structure of its "
+                        f"carry; got {tree_in} in and {tree_out} out")
+
+
+def _while_rule(*args, cond_jaxpr, cond_nconsts, body_jaxpr, body_nconsts):
+    cconsts, bconsts = args[:cond_nconsts], args[cond_nconsts:cond_nconsts + body_nconsts]
+    init_leaves, tree = _tree_of(args[cond_nconsts + body_nconsts:])
+
+    def cond_fun(leaves):
+        carry = tree_unflatten(tree, leaves)
+        return eval_sparse(cond_jaxpr.jaxpr, cond_jaxpr.consts, [*cconsts, *carry])[0]
+
+    def body_fun(leaves):
+        carry = tree_unflatten(tree, leaves)
+        out_leaves, out_tree = _tree_of(eval_sparse(body_jaxpr.jaxpr, body_jaxpr.consts,
+                                                    [*bconsts, *carry]))
+        _check_same("while_loop's body", tree, out_tree)
+        return out_leaves
+    return tree_unflatten(tree, lax.while_loop(cond_fun, body_fun, init_leaves))
+
+
+def _cond_rule(index, *operands, branches, **_):
+    leaves, tree = _tree_of(operands)
+    out_trees = []
+
+    def branch_fun(closed):
+        def run(*xs):
+            out_leaves, out_tree = _tree_of(eval_sparse(closed.jaxpr, closed.consts,
+                                                        tree_unflatten(tree, list(xs))))
+            out_trees.append(out_tree)
+            return out_leaves
+        return run
+    outs = lax.switch(index, [branch_fun(b) for b in branches], *leaves)
+    if any(t != out_trees[0] for t in out_trees):
+        raise TypeError("sparsify: the branches of cond must give results of the same "
+                        f"sparse/dense structure; got {out_trees}")
+    return tree_unflatten(out_trees[0], outs)
+
+
+def _scan_rule(*args, jaxpr, num_consts, num_carry, length, reverse, **_):
+    consts, carry = args[:num_consts], args[num_consts:num_consts + num_carry]
+    xs = args[num_consts + num_carry:]
+    if any(_is_sparse(x) for x in xs):
+        raise NotImplementedError("sparsify of scan over sparse xs is not implemented in "
+                                  "jxkernel (sparse consts and carries are)")
+    carry_leaves, carry_tree = _tree_of(carry)
+    ys_tree = []
+
+    def body(c, x):
+        outs = eval_sparse(jaxpr.jaxpr, jaxpr.consts,
+                           [*consts, *tree_unflatten(carry_tree, c), *x])
+        c_leaves, c_tree = _tree_of(outs[:num_carry])
+        _check_same("scan's body", carry_tree, c_tree)
+        y_leaves, y_tree = _tree_of(outs[num_carry:])
+        ys_tree.append(y_tree)
+        return c_leaves, y_leaves
+    c_out, ys = lax.scan(body, carry_leaves, list(xs), length=length, reverse=reverse)
+    return [*tree_unflatten(carry_tree, c_out), *tree_unflatten(ys_tree[0], ys)]
+
+
+def _install_rules():
+    named = {**{n: _unary_rule(all_primitives[n], True) for n in _ZERO_PRESERVING_LINEAR
+                if n in all_primitives},
+             **{n: _unary_rule(all_primitives[n], False) for n in _ZERO_PRESERVING
+                if n in all_primitives},
+             "integer_pow": _integer_pow_rule, "dot_general": _dot_general_rule,
+             "transpose": _transpose_rule, "add": _add_rule, "add_any": _add_rule,
+             "sub": _sub_rule, "mul": _mul_rule, "div": _div_rule,
+             "reduce_sum": _reduce_sum_rule, "reshape": _reshape_rule}
+    for name, rule in named.items():
+        sparse_rules_bcoo[all_primitives[name]] = rule
+    generic = {jit_p: _call_rule("jaxpr"), custom_jvp_call_p: _call_rule("call_jaxpr"),
+               custom_vjp_call_p: _call_rule("call_jaxpr"), while_p: _while_rule,
+               cond_p: _cond_rule, scan_p: _scan_rule}
+    sparse_rules_bcoo.update(generic)
+    # BCSR's: the data-only ones, its product with a dense array, and the calls and loops
+    sparse_rules_bcsr.update(generic)
+    for prim, rule in sparse_rules_bcoo.items():
+        if prim.name in _ZERO_PRESERVING_LINEAR + _ZERO_PRESERVING + ("integer_pow",):
+            sparse_rules_bcsr[prim] = rule
+    sparse_rules_bcsr[all_primitives["dot_general"]] = _bcsr_dot_general_rule
+
+
+_install_rules()
+
+
+# ------------------------------------------------------------------ BCOO's methods
+def _sum(self, *args, **kwargs):
+    """Sum array along axis."""
+    return sparsify(lambda x: x.sum(*args, **kwargs))(self)
+
+
+def _reshape(self, *args, **kwargs):
+    """Returns an array containing the same data with a new shape."""
+    return sparsify(lambda x: x.reshape(*args, **kwargs))(self)
+
+
+def _astype(self, *args, **kwargs):
+    """Copy the array and cast to a specified dtype."""
+    return sparsify(lambda x: x.astype(*args, **kwargs))(self)
+
+
+def _swap_args(f):
+    return lambda a, b: f(b, a)
+
+
+_BCOO_METHODS = {
+    "astype": _astype,
+    "reshape": _reshape,
+    "sum": _sum,
+    "__abs__": sparsify(jnp.abs),
+    "__neg__": sparsify(jnp.negative),
+    "__pos__": sparsify(jnp.positive),
+    "__matmul__": sparsify(jnp.matmul),
+    "__rmatmul__": sparsify(_swap_args(jnp.matmul)),
+    "__mul__": sparsify(jnp.multiply),
+    "__rmul__": sparsify(_swap_args(jnp.multiply)),
+    "__truediv__": sparsify(jnp.divide),
+    "__add__": sparsify(jnp.add),
+    "__radd__": sparsify(_swap_args(jnp.add)),
+    "__sub__": sparsify(jnp.subtract),
+    "__rsub__": sparsify(_swap_args(jnp.subtract)),
+    "__pow__": lambda x, y: sparsify(lambda x: jnp.power(x, y))(x),
+}
+for _name, _method in _BCOO_METHODS.items():
+    setattr(BCOO, _name, _method)
+for _name in ("__matmul__", "__rmatmul__"):
+    setattr(BCSR, _name, _BCOO_METHODS[_name])
