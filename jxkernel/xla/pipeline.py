@@ -36,6 +36,7 @@ class Module:
     propagate_outputs: tuple | None    # partitioned: per result, whether XLA picks its layout
     lower_s: float
     jaxpr: object = None               # for the NumPy backend: the jaxpr it runs, not lowered
+    arg_shardings: tuple | None = None  # and over a mesh, its inputs' (numpy_sharded reads them)
 
 
 def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=None,
@@ -61,7 +62,8 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
         if platforms is None and not locations:
             # the NumPy backend runs the jaxpr itself (numpy_backend.py): nothing to lower
             return Module("", None, devices, out_avals,
-                          tuple(donated) if donated is not None else (), None, 0.0, jaxpr)
+                          tuple(donated) if donated is not None else (), None, 0.0, jaxpr,
+                          None if arg_shardings is None else tuple(arg_shardings))
         platforms = platforms or ("cpu",)    # its text (Lowered.as_text): XLA's CPU module
     platforms = tuple(platforms or (_client.platform_of(devices[0]),))
     start = time.perf_counter()
