@@ -79,10 +79,21 @@ def _shape(v) -> tuple:
     return tuple(getattr(v.aval, "shape", ()))
 
 
-def _valid(dims) -> tuple | None:
-    """`dims`, or None where a mesh axis splits two dimensions (no layout: replicated)."""
-    used = [a for d in dims for a in d]
-    return dims if len(used) == len(set(used)) else None
+def _valid(dims) -> tuple:
+    """`dims` with each mesh axis splitting one dimension only: where two would be split over
+    it, the first keeps it (a dot of `a` by `a.T`, XLA keeps the rows split)."""
+    used, out = set(), []
+    for d in dims:
+        out.append(tuple(a for a in d if a not in used))
+        used.update(d)
+    return tuple(out)
+
+
+def _merged(layouts) -> tuple:
+    """One layout of operands of the same shape: each dimension split as the first operand
+    that splits it (XLA's propagation keeps the most split layout: P('x') + P('x', 'y') is
+    P('x', 'y'))."""
+    return _valid(tuple(next((d for d in ds if d), ()) for ds in zip(*layouts)))
 
 
 def _eqn_layouts(eqn, ins) -> list:
@@ -115,12 +126,11 @@ def _eqn_layouts(eqn, ins) -> list:
         free_l = [d for i, d in enumerate(lhs) if i not in lc and i not in lb]
         free_r = [d for i, d in enumerate(rhs) if i not in rc and i not in rb]
         return [tuple([lhs[i] for i in lb] + free_l + free_r)]
-    # elementwise and the like: the first operand of the result's shape that is split
+    # elementwise and the like: merged from the operands of the result's shape that are split
     outs = []
     for v in eqn.outvars:
-        shape = _shape(v)
-        outs.append(next((d for x, d in zip(eqn.invars, ins)
-                          if d is not None and _shape(x) == shape), None))
+        alike = [d for x, d in zip(eqn.invars, ins) if d is not None and _shape(x) == _shape(v)]
+        outs.append(_merged(alike) if alike else None)
     return outs
 
 
@@ -134,6 +144,26 @@ def _layouts(jaxpr: Jaxpr, ins: list) -> list:
             if d is not None and len(d) == len(_shape(v)):
                 env[v] = d
     return [env.get(v) if type(v) is Var else None for v in jaxpr.outvars]
+
+
+def mesh_needed(jaxpr):
+    """The mesh of the first sharding constraint or shard_map in `jaxpr` (or a jaxpr it
+    calls, not inside a shard_map), else None: where XLA's lowering of a program for one
+    device raises NeedsMesh (and jit partitions the program over that mesh), the NumPy
+    backend, which lowers nothing, asks the same of the jaxpr."""
+    for eqn in jaxpr.eqns:
+        name = eqn.primitive.name
+        if name in ("sharding_constraint", "reshard"):
+            return eqn.params["sharding"].mesh
+        if name == "shard_map":
+            return eqn.params["mesh"]
+        for param in eqn.params.values():
+            for sub in param if isinstance(param, (tuple, list)) else (param,):
+                sub = sub.jaxpr if isinstance(sub, ClosedJaxpr) else sub
+                found = mesh_needed(sub) if isinstance(sub, Jaxpr) else None
+                if found is not None:
+                    return found
+    return None
 
 
 def output_shardings(jaxpr, mesh, out_avals, user_shardings, in_avals, given, carried,

@@ -21,7 +21,8 @@ from ..core.physical import physicalize
 from . import client as _client
 from .compiler import compile_module
 from .executable import Executable
-from .lowering import lower_module
+from . import numpy_sharded
+from .lowering import NeedsMesh, lower_module
 from .numpy_device import NumpyDevice, unsupported
 
 
@@ -59,6 +60,10 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
     jaxpr = physicalize(jaxpr)
     devices = tuple(devices)
     if type(devices[0]) is NumpyDevice:
+        needed = None if mesh is not None else numpy_sharded.mesh_needed(jaxpr)
+        if needed is not None:            # as XLA's lowering would: jit partitions it then
+            raise NeedsMesh(f"a sharding constraint or shard_map inside a program for one "
+                            f"device (over {needed})", needed)
         if platforms is None and not locations:
             # the NumPy backend runs the jaxpr itself (numpy_backend.py): nothing to lower
             return Module("", None, devices, out_avals,
