@@ -55,8 +55,7 @@ def sharding_for(devices: tuple):
     """A sharding object for a buffer on `devices`, replicated; needs no Python hooks."""
     if type(devices[0]) is NumpyDevice:
         if len(devices) > 1:     # (an Array over several is laid out on a mesh: sharded.py)
-            raise unsupported("an Array over several devices without a mesh",
-                              "lay it out on a mesh (NamedSharding)")
+            raise unsupported("an Array over several devices", "lay it out on a mesh")
         return devices[0].placement
     return xc.GSPMDSharding(xc.DeviceList(devices), xc.HloSharding.replicate())
 
@@ -410,8 +409,7 @@ held_by_jxkernel: list = []    # -> Arrays jxkernel keeps, no user's (views/memo
 
 
 def sharded_array(buf, aval: ShapedArray, sharding) -> ArrayImpl:
-    """The Array of a buffer over `sharding`'s mesh (its Explicit axes put in the aval's type,
-    as JAX's)."""
+    """The Array of a buffer over `sharding`'s mesh (its Explicit axes in the aval's type)."""
     typed = typed_sharding(sharding, len(aval.shape))
     if typed != aval.sharding:
         aval = aval.update(sharding=typed)
@@ -456,11 +454,8 @@ class Shard:
                 f"replica_id={self.replica_id}, data={self.data})")
 
 
-def _rewrap_buffer(buf, aval, device):
-    """A one-device jaxlib buffer given our aval (jaxlib's shard buffers carry none); a NumPy
-    device's block (already its own buffer) as it is."""
-    if type(buf) is NumpyBuffer:
-        return buf
+def _rewrap_buffer(buf, aval, device):   # (XLA's shards: the NumPy backend's are its own)
+    """A one-device jaxlib buffer given our aval (jaxlib's shard buffers carry none)."""
     return xc.ArrayImpl(aval, sharding_for((device,)), [buf], committed=True, _skip_checks=True)
 
 

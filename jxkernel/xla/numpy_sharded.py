@@ -60,12 +60,13 @@ def assemble(blocks: list, aval: ShapedArray, sharding: NamedSharding) -> NumpyS
 
 
 # ------------------------------------------------------------------ results' layouts
-def _dims(sharding, ndim: int) -> tuple:
-    """Per dimension the tuple of mesh axes splitting it (() where none)."""
+def _dims(sharding, ndim: int, open_as=()) -> tuple:
+    """Per dimension the tuple of mesh axes splitting it (() where none; `open_as` where the
+    spec leaves it to the partitioner, P.UNCONSTRAINED)."""
     parts = tuple(getattr(sharding, "spec", sharding) or ())
     parts = parts + (None,) * (ndim - len(parts))
-    return tuple(() if p is None else (p,) if isinstance(p, str) else tuple(p)
-                 for p in parts[:ndim])
+    return tuple(() if p is None else (p,) if isinstance(p, str) else
+                 tuple(p) if isinstance(p, (tuple, list)) else open_as for p in parts[:ndim])
 
 
 def _spec(dims) -> PartitionSpec:
@@ -100,8 +101,10 @@ def _eqn_layouts(eqn, ins) -> list:
     """The layouts of `eqn`'s results from its operands' (`ins`, None for replicated or
     unknown), the way XLA's propagation lays out the common cases."""
     name, params = eqn.primitive.name, eqn.params
-    if name in ("sharding_constraint", "reshard"):
-        return [_dims(params["sharding"], len(_shape(eqn.outvars[0])))]
+    if name in ("sharding_constraint", "reshard"):     # (an open dimension: the operand's)
+        dims = _dims(params["sharding"], len(_shape(eqn.outvars[0])), None)
+        return [tuple(d if d is not None else ins[0][i] if ins[0] else ()
+                      for i, d in enumerate(dims))]
     if name == "shard_map":
         return [_dims(s, len(_shape(v))) for s, v in zip(params["out_specs"], eqn.outvars)]
     inner = params.get("jaxpr", params.get("call_jaxpr"))

@@ -59,7 +59,8 @@ def addressable_shards(x: Array) -> list:
     x._check_alive()
     sharding, shape = x._sharding, x.shape
     aval = ShapedArray(sharding.shard_shape(shape), x.dtype, x.weak_type)
-    return [Shard(d, index, r, Array(_rewrap_buffer(b, aval, d), aval))
+    return [Shard(d, index, r, Array(b if type(b) is NumpyBuffer else _rewrap_buffer(b, aval, d),
+                                     aval))
             for (d, index, r), b in zip(_local_blocks(sharding, shape),
                                         _client.shard_buffers(x._buf))]
 

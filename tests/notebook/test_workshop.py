@@ -345,9 +345,9 @@ def test_solutions_notebook_is_current_and_every_check_passes(path):
 
 
 def _same_text(shown: str) -> str:
-    """A cell's output with device names made the CPU's and spaces dropped (a sharding
-    picture's boxes are as wide as its longest device name)."""
-    return re.sub(r"[\s─┌┐└┘├┤┬┴┼]", "",
+    """A cell's output with device names made the CPU's and a sharding picture's rules
+    dropped (its boxes are as wide as its longest device name)."""
+    return re.sub(r"[─┌┐└┘├┤┬┴┼]", "",
                   shown.replace("NumpyDevice", "CpuDevice").replace("NUMPY", "CPU"))
 
 
@@ -355,8 +355,11 @@ def _same_text(shown: str) -> str:
 def test_parallelism_on_the_numpy_backend_prints_what_xla_prints(monkeypatch):
     """09_parallelism in a kernel on the NumPy backend (as in JupyterLite, its first cell's
     jax_num_cpu_devices giving four NumPy devices) and in one on XLA's CPU: every cell shows
-    the same text, floats to the last digit printed, but `%explain`'s, whose costs and
-    communication come from XLA's compiled program there (none on the NumPy backend)."""
+    the same text, floats within 4 ulps (a dot's products are summed in another order by
+    XLA's CPU than by NumPy's BLAS: the one-device gradient, 2 ulps), but `%explain`'s, whose
+    costs and communication come from XLA's compiled program there (none on the NumPy
+    backend)."""
+    from numerics import ELEMENTWISE, UlpOutputChecker
     from jxkernel.xla import client
     if client.xla_unavailable():
         pytest.skip("the comparison needs XLA's CPU backend too")
@@ -369,11 +372,12 @@ def test_parallelism_on_the_numpy_backend_prints_what_xla_prints(monkeypatch):
         shown[platform] = [outputs(c) for c in nb.cells if c.cell_type == "code"]
     cells = [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
     assert "NumpyDevice(id=3)" in shown["numpy"][1], shown["numpy"][1]   # jax.devices()
-    explained = [i for i, c in enumerate(cells) if c.source.startswith("%explain")]
+    explained = [i for i, c in enumerate(cells) if "\n%explain " in c.source]
     assert len(explained) == 1 and "no XLA on the numpy backend" in shown["numpy"][explained[0]]
     for i, (mine, xla) in enumerate(zip(shown["numpy"], shown["cpu"])):
         if i not in explained:
-            assert _same_text(mine) == _same_text(xla), (cells[i].source, mine, xla)
+            assert UlpOutputChecker(ELEMENTWISE).check_output(_same_text(xla), _same_text(mine),
+                                                              0), (cells[i].source, mine, xla)
 
 
 @pytest.mark.parametrize("path", solutions.learners_notebooks(DEMOS), ids=lambda p: p.name)
