@@ -383,7 +383,7 @@ def _closed_body(jaxpr) -> ClosedJaxpr:
 
 
 def _numpy(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
-    """With NumPy (one device) each manual mesh axis is a vmap axis: the operands' blocks
+    """With NumPy (global values) each manual mesh axis is a vmap axis: the operands' blocks
     stacked along leading axes, the body batched over them (innermost axis first, its
     collectives reducing along them as vmap's rules do), the results' blocks put together."""
     manual = [a for a in mesh.axis_names if a in newly_manual_axes]
