@@ -182,6 +182,7 @@ class NumpyShardedBuffer:
             value.flags.writeable = False
         self.value, self.aval, self._sharding, self._arrays = value, aval, placement, blocks
         self._whole = None
+        _live.add(self)                     # (jax.live_arrays finds the Array over the mesh)
 
     def whole(self) -> NumpyBuffer:
         """The global value as one NumpyBuffer (what a program reads; its flushed operand is

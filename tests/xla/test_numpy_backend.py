@@ -215,6 +215,7 @@ out = {"devices": [str(d) for d in jax.devices()]}
 mesh = jax.make_mesh((2, 2), ("a", "b"))
 x = jax.device_put(np.arange(8.0, dtype=np.float32).reshape(4, 2), NamedSharding(mesh, P("a")))
 out["blocks"] = [[str(s.device), s.data.tolist(), s.replica_id] for s in x.addressable_shards]
+out["live"] = any(a is x for a in jax.live_arrays())
 out["eager"] = [repr((x + 1).sharding.spec), (x + 1).tolist()]
 f = jax.jit(lambda v: v.sum(0), out_shardings=NamedSharding(mesh, P("b")))
 out["jit"] = [repr(f(x).sharding.spec), f(x).tolist(),
@@ -238,6 +239,7 @@ def test_several_numpy_devices_as_xla_simulates_cpu_devices():
     assert got["devices"] == ["numpy:0", "numpy:1", "numpy:2", "numpy:3"]
     assert got["blocks"] == [["numpy:0", [[0, 1], [2, 3]], 0], ["numpy:1", [[0, 1], [2, 3]], 1],
                              ["numpy:2", [[4, 5], [6, 7]], 0], ["numpy:3", [[4, 5], [6, 7]], 1]]
+    assert got["live"]
     assert got["eager"] == ["P('a', None)", [[1, 2], [3, 4], [5, 6], [7, 8]]]
     assert got["jit"] == ["P('b',)", [12, 16], [[12], [16], [12], [16]]]
     assert got["pmap"] == [6, 5, 4, 3] and got["ppermute"] == [3, 0, 1, 2]
