@@ -352,22 +352,30 @@ def _same_text(shown: str) -> str:
 
 
 @pytest.mark.cpu_only("simulated CPU devices")
-def test_parallelism_on_the_numpy_backend_prints_what_xla_prints(monkeypatch):
-    """09_parallelism in a kernel on the NumPy backend (as in JupyterLite, its first cell's
-    jax_num_cpu_devices giving four NumPy devices) and in one on XLA's CPU: every cell shows
+def test_parallelism_on_the_numpy_backend_prints_what_xla_prints(monkeypatch, tmp_path):
+    """09_parallelism in a kernel on the NumPy backend without jaxlib (as in JupyterLite, its
+    first cell's jax_num_cpu_devices giving four NumPy devices) and in one on XLA's CPU: every
+    cell shows
     the same text, floats within 4 ulps (a dot's products are summed in another order by
     XLA's CPU than by NumPy's BLAS: the one-device gradient, 2 ulps), but `%explain`'s, whose
     costs and communication come from XLA's compiled program there (none on the NumPy
     backend)."""
+    from fresh_process import NO_JAXLIB
     from numerics import ELEMENTWISE, UlpOutputChecker
     from jxkernel.xla import client
     if client.xla_unavailable():
         pytest.skip("the comparison needs XLA's CPU backend too")
     path = DEMOS / "09_parallelism.ipynb"
-    shown = {}
+    (tmp_path / "sitecustomize.py").write_text(NO_JAXLIB)   # (imports fail as in the browser)
+    shown, path_before = {}, os.environ.get("PYTHONPATH", "")
     for platform in ("numpy", "cpu"):
         monkeypatch.setenv("JAX_PLATFORMS", platform)     # the kernel's, as it starts
+        monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+            ([str(tmp_path)] if platform == "numpy" else []) + [path_before]))
         monkeypatch.delenv("JXKERNEL_CPU_DEVICES", raising=False)
+        blocked = subprocess.run([sys.executable, "-c", "import jaxlib"], capture_output=True,
+                                 text=True)
+        assert ("No module named 'jaxlib'" in blocked.stderr) == (platform == "numpy")
         nb = execute(nbformat.read(path, as_version=4), DEMOS)
         shown[platform] = [outputs(c) for c in nb.cells if c.cell_type == "code"]
     cells = [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
