@@ -204,6 +204,15 @@ def test_an_array_on_a_one_device_mesh(numpy_device):
     assert float(total) == 6.0
 
 
+def test_a_mesh_of_numpy_devices_is_not_one_of_cpu_devices(numpy_device):
+    if jax.default_backend() == "numpy":
+        pytest.skip("the suite runs on the numpy backend: no XLA device to compare with")
+    # (ids alike, 0: a jit's caches keyed by the one mesh ran the other's programs)
+    numpy_mesh = jax.sharding.Mesh(np.array([numpy_device]), ("x",))
+    cpu_mesh = jax.sharding.Mesh(np.array(jax.devices("cpu")[:1]), ("x",))
+    assert numpy_mesh != cpu_mesh and numpy_mesh == jax.sharding.Mesh([numpy_device], ("x",))
+
+
 # Four NumPy devices in a fresh process (the count is fixed when the backend starts): arrays
 # over a mesh keep one block per device; pmap, its collectives and a jit with shardings run
 # there (each answer as XLA's CPU gives it with JXKERNEL_CPU_DEVICES=4, checked by hand)
