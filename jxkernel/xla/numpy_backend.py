@@ -148,7 +148,6 @@ class NumpyShardedExecutable(NumpyExecutable):
                  user_shardings, arg_avals, out_meshes=None, arg_shardings=None):
         super().__init__(jaxpr, out_avals, devices, name, donated)
         self.mesh = mesh
-        self._placement = numpy_sharded.placement_of(tuple(mesh._flat_devices))
         chosen = numpy_sharded.output_shardings(
             jaxpr, mesh, [physical_aval(a) for a in self.out_avals], user_shardings, arg_avals,
             out_shardings, out_meshes, arg_shardings)
@@ -159,15 +158,19 @@ class NumpyShardedExecutable(NumpyExecutable):
 
     def call_buffers(self, bufs) -> list:
         """Run on buffers over the mesh (or one device's); returns Arrays over the mesh."""
-        whole = [b.whole() if type(b) is NumpyShardedBuffer and b.value is not None else b
-                 for b in bufs]
+        whole = list(bufs)
+        for i, b in enumerate(bufs):
+            if type(b) is NumpyShardedBuffer:
+                if b.value is None:
+                    raise self._deleted_error(i, b)
+                whole[i] = b.whole()
         outs = NumpyExecutable.call_buffers(self, whole)
         for i in self.donated:
             bufs[i].delete()
         result = []
         for out, sharding in zip(outs, self.out_shardings):
             data = out._base if type(out) is not Array else out    # (typed keys: their data)
-            buf = numpy_sharded.put(data._buf.value, data.aval, sharding)
+            buf = numpy_sharded.put(data._buf.value, data.aval, sharding, copy=False)
             laid = sharded_array(buf, data.aval, sharding)
             result.append(laid if data is out else wrap_physical(out.aval, laid))
         return result

@@ -38,10 +38,13 @@ def placement_of(devices: tuple) -> Placement:
     return Placement(*devices)
 
 
-def put(value: np.ndarray, aval: ShapedArray, sharding: NamedSharding) -> NumpyShardedBuffer:
-    """Host data of `aval`'s dtype over `sharding`'s mesh: a copy, each device's block a view."""
-    value = np.array(value, aval.dtype).reshape(aval.shape)     # (a copy, as XLA's transfer)
-    value.flags.writeable = False
+def put(value: np.ndarray, aval: ShapedArray, sharding: NamedSharding,
+        copy=True) -> NumpyShardedBuffer:
+    """Host data of `aval`'s dtype over `sharding`'s mesh, each device's block a view of it: a
+    copy (as XLA's transfer makes one), or with `copy=False` a program's result as it is."""
+    value = (np.array if copy else np.asarray)(value, aval.dtype).reshape(aval.shape)
+    if value.flags.writeable:
+        value.flags.writeable = False
     devices = sharding.mesh._flat_devices
     indices = sharding.devices_indices_map(aval.shape)
     block = ShapedArray(sharding.shard_shape(aval.shape), aval.dtype, aval.weak_type)
