@@ -20,9 +20,6 @@ NUMPY_BACKEND_DIFFERENCES = {
                                 "0.0269123 for 0.0269124, 1.2e-7 over its atol of 1e-7 (it "
                                 "passed while the NumPy backend's erf_inv, and so the "
                                 "program's random inputs, were an ulp off XLA's)",
-    "41_pmap_basics": "XLA: needs 4 devices (devices=4); the NumPy backend has one",
-    "42_pmap_collectives": "XLA: needs 4 devices (devices=4); the NumPy backend has one",
-    "43_sharding_device_put": "XLA: needs 4 devices (devices=4); the NumPy backend has one",
     "58_array_api": "XLA: prints the device ('cpu:0'); the NumPy backend's is 'numpy:0'",
     "62_array_attributes": "XLA: prints the platform ('cpu'); the NumPy backend's is 'numpy'",
 }

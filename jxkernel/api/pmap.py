@@ -241,11 +241,10 @@ class _Cached:
         if self.mesh.size >= self.size:
             return
         n = self.mesh.size
-        fix = (f"The 'numpy' backend has one device: use vmap, or XLA's CPU backend "
-               f"(JAX_PLATFORMS=cpu) with JXKERNEL_CPU_DEVICES={self.size}."
-               if self.mesh.devices.flat[0].platform == "numpy" else
-               f"Set JXKERNEL_CPU_DEVICES={self.size} (before the first use of jxkernel) to "
-               f"simulate more CPU devices.")
+        # (the NumPy backend simulates as many devices as XLA's CPU would: the same knob)
+        fix = (f"Set JXKERNEL_CPU_DEVICES={self.size} (before the first use of jxkernel) to "
+               f"simulate more {'NumPy' if self.mesh.devices.flat[0].platform == 'numpy' else 'CPU'} "
+               f"devices.")
         if self.size % n:         # JAX's error (its jit's), then what to do
             for x, s in zip(flat, self._in_shardings):
                 try:

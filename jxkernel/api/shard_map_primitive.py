@@ -46,7 +46,7 @@ from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
 from ..transforms.ad_util import Zero, instantiate, is_undefined
 from ..transforms.batching import AxisData, batch_jaxpr
 from ..xla import stablehlo as hlo
-from ..xla.dispatch import primitive_jaxpr, run_compiled
+from ..xla.dispatch import primitive_jaxpr
 from ..xla.lowering import NeedsMesh
 from ..xla.sharded import run_jaxpr
 from ..xla.sharding import mesh_symbol, sdy_dims
@@ -186,12 +186,8 @@ def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_man
 
 
 def _impl(*args, **params):
-    """Run eagerly: one program of this equation, partitioned over the mesh. On the NumPy
-    backend's one device nothing is partitioned: the equation runs alone, as in a jit there
-    (its NumPy rule)."""
-    devices = getattr(params["mesh"], "_flat_devices", ())
-    if devices and devices[0].platform == "numpy":
-        return run_compiled(shard_map_p, list(args), params)
+    """Run eagerly: one program of this equation, partitioned over the mesh (on the NumPy
+    backend's devices, the equation run by its NumPy rule: xla/numpy_sharded.py)."""
     avals = tuple(get_aval(a) for a in args)
     return run_jaxpr(_one_equation(avals, params), "shard_map", list(args), params["mesh"],
                      on_compile=_log_compile)
@@ -387,7 +383,7 @@ def _closed_body(jaxpr) -> ClosedJaxpr:
 
 
 def _numpy(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
-    """With NumPy (one device) each manual mesh axis is a vmap axis: the operands' blocks
+    """With NumPy (global values) each manual mesh axis is a vmap axis: the operands' blocks
     stacked along leading axes, the body batched over them (innermost axis first, its
     collectives reducing along them as vmap's rules do), the results' blocks put together."""
     manual = [a for a in mesh.axis_names if a in newly_manual_axes]

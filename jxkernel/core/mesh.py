@@ -222,8 +222,8 @@ class Mesh(_AxisTypeQueries):
     >>> Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))          # 8 devices
     Mesh(axis_sizes=(4, 2), axis_names=('x', 'y'), axis_types=(Auto, Auto))
     """
-    __slots__ = ("devices", "axis_names", "axis_types", "_ids", "_previous", "_hash",
-                 "from_context")
+    __slots__ = ("devices", "axis_names", "axis_types", "_ids", "_platform", "_previous",
+                 "_hash", "from_context")
 
     def __init__(self, devices, axis_names, axis_types=None):
         # taken from set_mesh's context rather than given (shard_map's equation then shows
@@ -232,7 +232,7 @@ class Mesh(_AxisTypeQueries):
         names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
         if devices is None and not names:                  # the empty mesh (no mesh set)
             self.devices, self.axis_names, self.axis_types = None, (), ()
-            self._ids, self._previous, self._hash = (), [], hash(())
+            self._ids, self._platform, self._previous, self._hash = (), None, [], hash(())
             return
         grid = np.array(devices, dtype=object) if not isinstance(devices, np.ndarray) else devices
         if grid.ndim != len(names):
@@ -244,9 +244,13 @@ class Mesh(_AxisTypeQueries):
         self.devices, self.axis_names = grid, names
         self.axis_types = checked_axis_types(axis_types, len(names), AxisType.Auto)
         self._ids = tuple(d.id for d in grid.flat)
+        # ids are per platform: the NumPy backend's devices 0..n-1 and XLA's CPU devices
+        # 0..n-1 make meshes alike but for it (caches keyed by meshes must tell them apart)
+        self._platform = getattr(grid.flat[0], "platform", None) if grid.size else None
         self._previous = []
         # hashed once: meshes key every sharded call's cache lookup
-        self._hash = hash((self._ids, self.axis_sizes, self.axis_names, self.axis_types))
+        self._hash = hash((self._ids, self._platform, self.axis_sizes, self.axis_names,
+                           self.axis_types))
 
     shape = property(lambda self: collections.OrderedDict(zip(self.axis_names,
                                                               self.axis_sizes)))
@@ -277,9 +281,9 @@ class Mesh(_AxisTypeQueries):
                                      first.platform))
 
     def __eq__(self, other):
-        return type(other) is Mesh and (self._ids, self.axis_sizes, self.axis_names,
-                                         self.axis_types) == \
-            (other._ids, other.axis_sizes, other.axis_names, other.axis_types)
+        return type(other) is Mesh and (self._ids, self._platform, self.axis_sizes,
+                                         self.axis_names, self.axis_types) == \
+            (other._ids, other._platform, other.axis_sizes, other.axis_names, other.axis_types)
 
     def __hash__(self):
         return self._hash

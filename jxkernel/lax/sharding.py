@@ -326,7 +326,9 @@ for _prim in (sharding_constraint_p, reshard_p):
     abstract_eval_rules[_prim] = _abstract_eval
     impl_rules[_prim] = _impl
     lowering_rules[_prim] = _lowering
-    numpy_rules[_prim] = lambda x, **_: x      # NumPy's one device: nothing to place
+    # the NumPy backend computes global values: the layout is the program's results'
+    # (xla/numpy_sharded.py reads the constraint from the jaxpr)
+    numpy_rules[_prim] = lambda x, **_: x
     jvp_rules[_prim] = functools.partial(_jvp, _prim)
     transpose_rules[_prim] = functools.partial(_transpose, _prim)
     batching_rules[_prim] = functools.partial(_batching, _prim)

@@ -165,6 +165,9 @@ def _remember_fast(jitted, args, statics, dyn_args, dyn_kwargs, leaves, avals,
     if dyn_kwargs or not leaves or entry.exe.donated or config.jax_default_device is not None \
             or not all(isinstance(x, Array) for x in leaves):
         return
+    if entry.exe.devices[0].platform == "numpy":    # its buffers over a mesh share one
+        return                                      # placement, whatever their layout
+
     layouts = [gspmd_sharding(s, len(a.shape)) for s, a in zip(entry.in_shardings, avals)]
     if not all(x._buf._sharding is s or x._buf._sharding == s for x, s in zip(leaves, layouts)):
         return

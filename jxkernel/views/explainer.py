@@ -213,8 +213,9 @@ def build_explanation(f, args, kwargs, *, title=None, label_of=None) -> Explanat
     traced = jitted.trace(*args, **dyn_kwargs)
     title = title or _call_text(f, args, kwargs)
     device = _one_device(jitted, traced, args, dyn_kwargs)
-    if device is not None and device.platform == "numpy":   # the jaxpr runs: it has the costs
-        module = _lower_with_locations(traced, device)
+    if _on_numpy(device, traced):            # the jaxpr runs: it has the costs
+        module = _lower_with_locations(traced, device) if device is not None else \
+            _partitioned_module(traced)
         return Explanation(f, traced.jaxpr, module.text, "", {}, title=title, label_of=label_of,
                            cost_from="jaxpr")
     text, loaded = _compile_with_locations(f, jitted, traced, device)
@@ -233,6 +234,27 @@ def _one_device(jitted, traced, args, kwargs):
     return getattr(jitted, "_device", None) or call_device(tree_leaves((args, kwargs)))
 
 
+def _on_numpy(device, traced) -> bool:
+    """Whether the call runs on the NumPy backend: on its `device`, or (sharded, `device`
+    None) over a mesh of its devices."""
+    if device is not None:
+        return device.platform == "numpy"
+    for leaf in traced._leaves:
+        mesh = getattr(getattr(leaf, "sharding", None), "mesh", None)
+        devices = getattr(mesh, "_flat_devices", None)
+        if devices:
+            return devices[0].platform == "numpy"
+    return _client.default_backend() == "numpy"
+
+
+def _partitioned_module(traced) -> pipeline.Module:
+    """The module of a sharded call, lowered with source lines, as XLA's partitioner gets it
+    (on the NumPy backend nothing partitions it, so explain lists no collectives there)."""
+    # loads with the first mesh or sharded Array: `import jxkernel` needs neither
+    from ..transforms.jit_sharded import stage_partitioning
+    return stage_partitioning(traced, locations=True).module
+
+
 def _compile_with_locations(f, jitted, traced, device) -> tuple:
     """(StableHLO text, jaxlib executable) lowered with source lines on `device`, or
     partitioned over the mesh when the call is sharded (device None; or a sharding
@@ -243,9 +265,7 @@ def _compile_with_locations(f, jitted, traced, device) -> tuple:
             return module.text, pipeline.compile_loaded(module)[0]
         except NeedsMesh as e:           # a sharding constraint inside: partitioned, as jit does
             jitted._sharded, jitted._constraint_mesh = True, e.mesh
-    # loads with the first mesh or sharded Array: `import jxkernel` needs neither
-    from ..transforms.jit_sharded import stage_partitioning
-    module = stage_partitioning(traced, locations=True).module
+    module = _partitioned_module(traced)
     return module.text, pipeline.compile_loaded(module)[0]
 
 

@@ -39,7 +39,7 @@ import numpy as np
 
 from ..core.config import config
 from ..core import dtypes
-from ..core.avals import ShapedArray
+from ..core.avals import ShapedArray, typed_sharding
 from ..core.earray import EArray
 from ..core.basearray import Array as BaseArray
 from ..core.lazy_names import lazy_names
@@ -47,17 +47,16 @@ from ..core.native import native
 from . import client as _client
 from .client import xc
 from .host_values import _host_value
-from .numpy_device import (PLACEMENT, UNCOMMITTED_PLACEMENT, NumpyBuffer, NumpyDevice,
-                           Placement, unsupported)
+from .numpy_device import NumpyBuffer, NumpyDevice, Placement, unsupported
 
 
 @functools.lru_cache(maxsize=None)
 def sharding_for(devices: tuple):
     """A sharding object for a buffer on `devices`, replicated; needs no Python hooks."""
     if type(devices[0]) is NumpyDevice:
-        if len(devices) > 1:
-            raise unsupported("an Array over several devices", "the numpy backend has one")
-        return PLACEMENT
+        if len(devices) > 1:     # (an Array over several is laid out on a mesh: sharded.py)
+            raise unsupported("an Array over several devices", "lay it out on a mesh")
+        return devices[0].placement
     return xc.GSPMDSharding(xc.DeviceList(devices), xc.HloSharding.replicate())
 
 
@@ -69,7 +68,7 @@ def uncommitted_sharding_for(devices: tuple):
     call runs, and whether its results are committed, depends on both: `call_placement`)."""
     if type(devices[0]) is NumpyDevice:
         sharding_for(devices)               # (its checks)
-        return UNCOMMITTED_PLACEMENT
+        return devices[0].uncommitted
     return xc.GSPMDSharding(xc.DeviceList(devices), xc.HloSharding.replicate())
 
 
@@ -409,6 +408,14 @@ BaseArray.register(ArrayImpl)
 held_by_jxkernel: list = []    # -> Arrays jxkernel keeps, no user's (views/memory.py)
 
 
+def sharded_array(buf, aval: ShapedArray, sharding) -> ArrayImpl:
+    """The Array of a buffer over `sharding`'s mesh (its Explicit axes in the aval's type)."""
+    typed = typed_sharding(sharding, len(aval.shape))
+    if typed != aval.sharding:
+        aval = aval.update(sharding=typed)
+    return ArrayImpl(buf, aval, sharding)
+
+
 def is_sharded(x) -> bool:
     """Whether `x` is an Array laid out over a mesh (one device or many)."""
     return type(x) is ArrayImpl and x._sharding is not None
@@ -447,7 +454,7 @@ class Shard:
                 f"replica_id={self.replica_id}, data={self.data})")
 
 
-def _rewrap_buffer(buf, aval, device):  # (XLA's shards only: the NumPy backend has one device)
+def _rewrap_buffer(buf, aval, device):   # (XLA's shards: the NumPy backend's are its own)
     """A one-device jaxlib buffer given our aval (jaxlib's shard buffers carry none)."""
     return xc.ArrayImpl(aval, sharding_for((device,)), [buf], committed=True, _skip_checks=True)
 

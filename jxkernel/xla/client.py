@@ -197,11 +197,14 @@ def _make_cpu() -> Backend:
 
 
 def _refuse_late_cpu_count(old, new):
-    if "cpu" in _backends and new != old:
-        raise RuntimeError(
-            "jax_num_cpu_devices (JXKERNEL_CPU_DEVICES) must be set before the CPU backend "
-            f"starts; it already runs with {len(_backends['cpu'].devices)} devices. "
-            "Restart the process (or the notebook kernel) to change it.")
+    # (the NumPy backend simulates as many devices as the CPU's: numpy_device.device_count)
+    for platform in ("cpu", "numpy"):
+        if platform in _backends and new != old:
+            raise RuntimeError(
+                f"jax_num_cpu_devices (JXKERNEL_CPU_DEVICES) must be set before the "
+                f"{'CPU' if platform == 'cpu' else 'numpy'} backend starts; it already runs "
+                f"with {len(_backends[platform].devices)} devices. Restart the process (or "
+                f"the notebook kernel) to change it.")
 
 
 config.watch("jax_num_cpu_devices", _refuse_late_cpu_count)
@@ -290,6 +293,8 @@ def _make_tpu() -> Backend:
 
 
 def _make_numpy() -> Backend:
+    # as many devices as XLA's CPU would simulate here (numpy_device.device_count says why)
+    numpy_device.CLIENT.start(numpy_device.device_count(config.jax_num_cpu_devices))
     return Backend("numpy", numpy_device.CLIENT)
 
 

@@ -24,11 +24,11 @@ from ..core.ir import ClosedJaxpr, Jaxpr, Literal
 from ..core.numpy_eval import eval_jaxpr_numpy
 from ..core.numpy_simplify import simplify_divisions
 from ..core.physical import physical_aval, wrap_physical
-from .array import Array
+from . import numpy_sharded
+from .array import Array, sharded_array
 from .compiler import Phases
 from .executable import Executable, _donated_indices, check_may_execute
-from .numpy_device import (PLACEMENT, UNCOMMITTED_PLACEMENT, NumpyBuffer, flush_subnormals,
-                           unsupported)
+from .numpy_device import NumpyBuffer, NumpyShardedBuffer, flush_subnormals, unsupported
 
 
 class NumpyExecutable(Executable):
@@ -39,17 +39,16 @@ class NumpyExecutable(Executable):
     def __init__(self, jaxpr, out_avals, device, name="", donated=(), *, in_avals=None,
                  arg_names=None):
         devices = tuple(device) if isinstance(device, (list, tuple)) else (device,)
-        if len(devices) > 1:
-            raise unsupported(f"{name or 'a program'} over {len(devices)} devices",
-                              "the numpy backend has one device; use XLA's CPU backend "
-                              "(JAX_PLATFORMS=cpu, JXKERNEL_CPU_DEVICES=N) for several")
+        if len(devices) > 1 and type(self) is NumpyExecutable:
+            raise unsupported(f"{name or 'a program'} over {len(devices)} devices without a "
+                              f"mesh", "lay its arguments out on a mesh (NamedSharding)")
         self.devices, self.device = devices, devices[0]
         self.jaxpr, self.name = jaxpr, name
         self.out_avals = list(out_avals)
         self.in_avals = list(in_avals) if in_avals is not None else None
         self.arg_names = list(arg_names) if arg_names is not None else None
         self.donated = _donated_indices(donated)
-        self._sharding = PLACEMENT
+        self._sharding = self.device.placement
         self._simple = not self.donated
         self.plain = False                    # the compiled fast path runs XLA's only
         self._nconsts = len(jaxpr.constvars)
@@ -63,7 +62,7 @@ class NumpyExecutable(Executable):
         if self._twin is None:
             twin = self._twin = copy.copy(self)
             twin.committed, twin._twin = committed, None
-            twin._sharding = PLACEMENT if committed else UNCOMMITTED_PLACEMENT
+            twin._sharding = self.device.placement if committed else self.device.uncommitted
         return self._twin
 
     def call_buffers(self, bufs) -> list:
@@ -139,17 +138,59 @@ class NumpyExecutable(Executable):
     del _xla_only
 
 
+class NumpyShardedExecutable(NumpyExecutable):
+    """A program over a mesh of NumPy devices: its jaxpr run once on the arguments' global
+    values, each result laid out over the mesh as asked or as XLA would choose
+    (numpy_sharded.py says why it is not partitioned). ShardedExecutable's twin: the same
+    options, `out_shardings` and `mesh`."""
+
+    def __init__(self, jaxpr, out_avals, devices, name="", donated=(), *, mesh, out_shardings,
+                 user_shardings, arg_avals, out_meshes=None, arg_shardings=None):
+        super().__init__(jaxpr, out_avals, devices, name, donated)
+        self.mesh = mesh
+        chosen = numpy_sharded.output_shardings(
+            jaxpr, mesh, [physical_aval(a) for a in self.out_avals], user_shardings, arg_avals,
+            out_shardings, out_meshes, arg_shardings)
+        self.out_shardings = [given or c for given, c in zip(out_shardings, chosen)]
+
+    def with_committed(self, committed: bool) -> NumpyShardedExecutable:
+        return self                         # results over a mesh are committed
+
+    def call_buffers(self, bufs) -> list:
+        """Run on buffers over the mesh (or one device's); returns Arrays over the mesh."""
+        whole = list(bufs)
+        for i, b in enumerate(bufs):
+            if type(b) is NumpyShardedBuffer:
+                if b.value is None:
+                    raise self._deleted_error(i, b)
+                whole[i] = b.whole()
+        outs = NumpyExecutable.call_buffers(self, whole)
+        for i in self.donated:
+            bufs[i].delete()
+        result = []
+        for out, sharding in zip(outs, self.out_shardings):
+            data = out._base if type(out) is not Array else out    # (typed keys: their data)
+            buf = numpy_sharded.put(data._buf.value, data.aval, sharding, copy=False)
+            laid = sharded_array(buf, data.aval, sharding)
+            result.append(laid if data is out else wrap_physical(out.aval, laid))
+        return result
+
+
 def compile_numpy(module, label: str, trace_s: float = 0.0, executable=Executable,
                   **options) -> tuple:
-    """(NumpyExecutable, Phases) of a module `pipeline.lower` made for the NumPy device."""
-    if executable is not Executable:
+    """(NumpyExecutable, Phases) of a module `pipeline.lower` made for the NumPy devices
+    (a NumpyShardedExecutable for xla/sharded.py's ShardedExecutable)."""
+    make = NumpyExecutable
+    if executable.__name__ == "ShardedExecutable":      # (sharded.py imports this module)
+        make, options["arg_shardings"] = NumpyShardedExecutable, module.arg_shardings
+    elif executable is not Executable:
         raise unsupported(f"{label} (a {executable.__name__})",
                           "this program needs XLA: JAX_PLATFORMS=cpu")
     options.pop("compiler_options", None)     # XLA's options: nothing to tune here
     _check_has_arrays(module.jaxpr)
     start = time.perf_counter()
-    exe = NumpyExecutable(module.jaxpr, module.out_avals, module.devices, label, module.donated,
-                          **options)
+    exe = make(module.jaxpr, module.out_avals, module.devices, label, module.donated,
+               **options)
     return exe, Phases(trace_s, module.lower_s, time.perf_counter() - start, "compiled")
 
 

@@ -1,17 +1,24 @@
-"""The NumPy backend's device and buffers: platform "numpy", one device, data in NumPy arrays.
+"""The NumPy backend's devices and buffers: platform "numpy", data in NumPy arrays.
 
 Where jaxlib cannot run (Pyodide in a browser, a venv without it), or with
-``JAX_PLATFORMS=numpy``, an Array's buffer is a `NumpyBuffer` (a read-only ndarray) on the one
+``JAX_PLATFORMS=numpy``, an Array's buffer is a `NumpyBuffer` (a read-only ndarray) on a
 `NumpyDevice`, and programs run through `eval_jaxpr_numpy` (numpy_backend.py). The buffer
 answers what Array and the call paths ask of a jaxlib buffer (`_sharding._devices`,
 `is_deleted`, `block_until_ready`, ...), so Array, jit's caches and eager dispatch serve both
 backends unchanged. Nothing here imports jaxlib.
+
+There is one device unless several are asked for as on XLA's CPU (`jax_num_cpu_devices`, or
+`XLA_FLAGS=--xla_force_host_platform_device_count=N`; `device_count`): they are simulated
+alike, all the host. An Array over a mesh of them is a `NumpyShardedBuffer`: its global value
+and one NumpyBuffer per device holding that device's block (numpy_sharded.py).
 
     >>> NUMPY_DEVICE, NUMPY_DEVICE.platform
     (NumpyDevice(id=0), 'numpy')
 """
 from __future__ import annotations
 
+import os
+import re
 import weakref
 
 import numpy as np
@@ -26,15 +33,22 @@ class _Memory:
 
 
 class NumpyDevice:
-    """The NumPy backend's one device: the host, computing with NumPy."""
+    """A NumPy backend's device: the host, computing with NumPy (`id` 0 unless several are
+    simulated). `placement` and `uncommitted`: the Placements of its committed and
+    uncommitted buffers."""
     platform = "numpy"
     device_kind = "numpy"
-    id = 0
     process_index = 0
     host_id = 0
     local_hardware_id = None
     slice_index = 0
     _memory = _Memory()
+
+    def __init__(self, id: int = 0):
+        self.id = id
+        self.placement = Placement(self)
+        # an uncommitted buffer's (another object: the hot paths' identity test tells them apart)
+        self.uncommitted = Placement(self)
 
     @property
     def client(self):
@@ -50,29 +64,30 @@ class NumpyDevice:
         return None                        # as XLA's CPU devices: no allocator statistics
 
     def __repr__(self):
-        return "NumpyDevice(id=0)"
+        return f"NumpyDevice(id={self.id})"
 
     def __str__(self):
-        return "numpy:0"
+        return f"numpy:{self.id}"
 
     def __reduce__(self):
-        return _the_device, ()
+        return _the_device, (self.id,)
 
 
-def _the_device():
-    return NUMPY_DEVICE
+def _the_device(id=0):
+    return NUMPY_DEVICE if id == 0 else _DEVICES[id]
 
 
 class Placement:
-    """Where a NumpyBuffer lives (a jaxlib buffer's `_sharding`): one per device, compared
-    by identity on jit's and eager dispatch's cache-hit paths."""
+    """Where a NumpyBuffer lives (a jaxlib buffer's `_sharding`): one per device (two: the
+    committed and the uncommitted), compared by identity on jit's and eager dispatch's
+    cache-hit paths; a NumpyShardedBuffer's names every device of its mesh."""
     __slots__ = ("_devices",)
 
-    def __init__(self, device):
-        self._devices = (device,)
+    def __init__(self, *devices):
+        self._devices = devices
 
     def __repr__(self):
-        return f"Placement({self._devices[0]!r})"
+        return f"Placement({', '.join(map(repr, self._devices))})"
 
 
 # XLA's CPU computations read subnormal floats as zero and write zero for them (the CPU's
@@ -107,7 +122,7 @@ class NumpyBuffer:
     makes, once, the value a computation reads (flush_subnormals)."""
     __slots__ = ("value", "aval", "_sharding", "_operand", "__weakref__")
     # committed to the device unless put without naming it (xla/placement.call_placement)
-    _committed = property(lambda self: self._sharding is not UNCOMMITTED_PLACEMENT)
+    _committed = property(lambda self: self._sharding is not self._sharding._devices[0].uncommitted)
 
     def __init__(self, value: np.ndarray, aval, placement=None, flushed=False):
         if value.flags.writeable:
@@ -154,13 +169,96 @@ class NumpyBuffer:
         pass                                # already on the host
 
 
+class NumpyShardedBuffer:
+    """An Array's data over a mesh of NumPy devices: `value`, the global value (read-only),
+    and `_arrays`, one NumpyBuffer per mesh device (mesh order) holding that device's block,
+    as a jaxlib array over a mesh keeps one buffer per device (`client.shard_buffers`).
+    Programs read the global value (numpy_sharded.py says why)."""
+    __slots__ = ("value", "aval", "_sharding", "_arrays", "_whole", "__weakref__")
+    _committed = True                       # laid out on a mesh: as JAX's, committed
+
+    def __init__(self, value: np.ndarray, aval, placement, blocks):
+        if value.flags.writeable:
+            value.flags.writeable = False
+        self.value, self.aval, self._sharding, self._arrays = value, aval, placement, blocks
+        self._whole = None
+        _live.add(self)                     # (jax.live_arrays finds the Array over the mesh)
+
+    def whole(self) -> NumpyBuffer:
+        """The global value as one NumpyBuffer (what a program reads; its flushed operand is
+        made once)."""
+        if self._whole is None:
+            self._whole = NumpyBuffer(self.value, self.aval, NUMPY_DEVICE.placement)
+            _live.discard(self._whole)      # (not an array of the user's: its blocks are)
+        return self._whole
+
+    def platform(self) -> str:
+        return "numpy"
+
+    def is_deleted(self) -> bool:
+        return self.value is None
+
+    def delete(self) -> None:
+        self.value = self._whole = None
+        for b in self._arrays:
+            b.delete()
+
+    def is_ready(self) -> bool:
+        return True
+
+    def block_until_ready(self):
+        if self.value is None:
+            raise RuntimeError("BlockHostUntilReady() called on a deleted or donated buffer")
+        return self
+
+    def on_device_size_in_bytes(self) -> int:
+        return sum(b.on_device_size_in_bytes() for b in self._arrays)
+
+    def _single_device_array_to_np_array_did_copy(self):
+        return self.value, False
+
+    def _copy_single_device_array_to_host_async(self) -> None:
+        pass
+
+
+def _flag_count() -> int | None:
+    """N of `--xla_force_host_platform_device_count=N` in XLA_FLAGS, or None."""
+    found = re.findall(r"--xla_force_host_platform_device_count=(\d+)",
+                       os.environ.get("XLA_FLAGS", ""))
+    return int(found[-1]) if found else None
+
+
+def device_count(configured) -> int:
+    """How many devices the NumPy backend simulates: `configured` (jax_num_cpu_devices, i.e.
+    JXKERNEL_CPU_DEVICES) if set, else XLA_FLAGS's --xla_force_host_platform_device_count,
+    else one. The NumPy backend stands in for XLA's CPU where jaxlib cannot run (JupyterLite),
+    so it honors the knobs a JAX user sets for simulated CPU devices, in JAX's order (the
+    config option overrides the flag): a notebook written for XLA's CPU devices (the
+    workshop's 09_parallelism sets jax_num_cpu_devices) runs unchanged.
+
+        >>> device_count(4), device_count(None)       # (XLA_FLAGS unset)
+        (4, 1)
+    """
+    n = configured if configured is not None else _flag_count()
+    n = int(n) if n is not None else 1
+    return n if n > 0 else 1           # (JAX's -1 and 0: the default)
+
+
 class NumpyClient:
     """What `xla.client.Backend` and the views read of a PJRT client."""
     platform = "numpy"
     platform_version = f"numpy {np.__version__}"
 
+    def __init__(self):
+        self._devices = [NUMPY_DEVICE]
+
+    def start(self, n: int) -> None:
+        """Simulate `n` devices (when the backend starts: xla/client.py)."""
+        _DEVICES.extend(NumpyDevice(i) for i in range(len(_DEVICES), n))
+        self._devices = _DEVICES[:n]
+
     def local_devices(self) -> list:
-        return [NUMPY_DEVICE]
+        return list(self._devices)
 
     devices = local_devices
 
@@ -173,9 +271,9 @@ class NumpyClient:
 
 _live: weakref.WeakSet = weakref.WeakSet()      # for jax.live_arrays and %jxmemory
 NUMPY_DEVICE = NumpyDevice()
-PLACEMENT = Placement(NUMPY_DEVICE)
-# an uncommitted buffer's (another object: the hot paths' identity test tells them apart)
-UNCOMMITTED_PLACEMENT = Placement(NUMPY_DEVICE)
+_DEVICES = [NUMPY_DEVICE]                       # every one made (by id), simulated or not
+PLACEMENT = NUMPY_DEVICE.placement
+UNCOMMITTED_PLACEMENT = NUMPY_DEVICE.uncommitted
 CLIENT = NumpyClient()
 
 

@@ -21,7 +21,8 @@ from ..core.physical import physicalize
 from . import client as _client
 from .compiler import compile_module
 from .executable import Executable
-from .lowering import lower_module
+from . import numpy_sharded
+from .lowering import NeedsMesh, lower_module
 from .numpy_device import NumpyDevice, unsupported
 
 
@@ -36,6 +37,7 @@ class Module:
     propagate_outputs: tuple | None    # partitioned: per result, whether XLA picks its layout
     lower_s: float
     jaxpr: object = None               # for the NumPy backend: the jaxpr it runs, not lowered
+    arg_shardings: tuple | None = None  # and over a mesh, its inputs' (numpy_sharded reads them)
 
 
 def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=None,
@@ -58,10 +60,15 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
     jaxpr = physicalize(jaxpr)
     devices = tuple(devices)
     if type(devices[0]) is NumpyDevice:
+        needed = None if mesh is not None else numpy_sharded.mesh_needed(jaxpr)
+        if needed is not None:            # as XLA's lowering would: jit partitions it then
+            raise NeedsMesh(f"a sharding constraint or shard_map inside a program for one "
+                            f"device (over {needed})", needed)
         if platforms is None and not locations:
             # the NumPy backend runs the jaxpr itself (numpy_backend.py): nothing to lower
             return Module("", None, devices, out_avals,
-                          tuple(donated) if donated is not None else (), None, 0.0, jaxpr)
+                          tuple(donated) if donated is not None else (), None, 0.0, jaxpr,
+                          None if arg_shardings is None else tuple(arg_shardings))
         platforms = platforms or ("cpu",)    # its text (Lowered.as_text): XLA's CPU module
     platforms = tuple(platforms or (_client.platform_of(devices[0]),))
     start = time.perf_counter()

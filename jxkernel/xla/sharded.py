@@ -28,7 +28,7 @@ from ..core.lru import LRU, PROGRAMS
 from ..core.avals import explicit_axes, replicated_on
 from ..core.mesh import (AbstractMesh, Mesh, NamedSharding, PartitionSpec, concrete_mesh,
                          get_mesh, local_devices, resolve)
-from ..core.sharding_types import current_override, typed_sharding
+from ..core.sharding_types import current_override
 from . import array
 from . import client as _client
 from . import dispatch as _dispatch
@@ -36,12 +36,13 @@ from . import pipeline
 # (this module loads with the first mesh, so the guards' small module loads with it)
 from . import transfer_guard
 from .array import (_COPY, Array, Shard, _frozen, _rewrap_buffer, _to_host, is_sharded,
-                    sharding_for)
+                    sharded_array, sharding_for)
 from .host_values import _host_value
 from .transfers import device_put as put_on_device  # this module's device_put is the mesh's
 from .client import xc
 from .executable import Executable, _result_handler
-from .numpy_device import unsupported
+from . import numpy_sharded
+from .numpy_device import NumpyBuffer, NumpyDevice, NumpyShardedBuffer
 from .result_shardings import carried_meshes, output_shardings
 from .sharding import SingleDeviceSharding, hlo_sharding
 
@@ -53,22 +54,14 @@ def gspmd_sharding(sharding: NamedSharding, ndim: int):
                             hlo_sharding(sharding, ndim))
 
 
-def sharded_array(buf, aval: ShapedArray, sharding: NamedSharding) -> Array:
-    """The Array of a buffer over `sharding`'s mesh (its Explicit axes put in the aval's type,
-    as JAX's)."""
-    typed = typed_sharding(sharding, len(aval.shape))
-    if typed != aval.sharding:
-        aval = aval.update(sharding=typed)
-    return Array(buf, aval, sharding)
-
-
 def addressable_shards(x: Array) -> list:
     """Per device of this process (mesh order): its index into `x`, replica id and data
     (`Array.addressable_shards` over a mesh)."""
     x._check_alive()
     sharding, shape = x._sharding, x.shape
     aval = ShapedArray(sharding.shard_shape(shape), x.dtype, x.weak_type)
-    return [Shard(d, index, r, Array(_rewrap_buffer(b, aval, d), aval))
+    return [Shard(d, index, r, Array(b if type(b) is NumpyBuffer else _rewrap_buffer(b, aval, d),
+                                     aval))
             for (d, index, r), b in zip(_local_blocks(sharding, shape),
                                         _client.shard_buffers(x._buf))]
 
@@ -77,6 +70,8 @@ def assembled_value(x: Array) -> np.ndarray:
     """The global value of `x`, read-only, assembled on the host from one copy of each block
     (this process must hold every block, as in JAX)."""
     sharding, shape = x._sharding, x.shape
+    if type(x._buf) is NumpyShardedBuffer:      # the NumPy backend keeps the global value
+        return _frozen(x._buf.value, shape)
     blocks = {}
     for (_, index, _), b in zip(_local_blocks(sharding, shape), _client.shard_buffers(x._buf)):
         blocks.setdefault(_index_key(index), (index, b))
@@ -136,22 +131,29 @@ def _own_sharding(leaf):
 # ------------------------------------------------------------------ putting data on a mesh
 def put(value: np.ndarray, aval: ShapedArray, sharding: NamedSharding) -> Array:
     """Host data of `aval`'s dtype as an Array over the mesh: each device gets its block (a copy)."""
-    if sharding.mesh.devices.flat[0].platform == "numpy":   # jaxlib's buffers: XLA's devices
-        raise unsupported(f"an array laid out on a mesh ({sharding!r})",
-                          "its arrays live on its one device: leave the sharding out, or run "
-                          "under JAX_PLATFORMS=cpu")
     if config._transfer_guarded:                      # implicit (jit's NumPy arguments) or not
         transfer_guard.check("host_to_device", aval, None, sharding)
+    if type(sharding.mesh._flat_devices[0]) is NumpyDevice:    # the NumPy backend's devices
+        return sharded_array(numpy_sharded.put(value, aval, sharding), aval, sharding)
     indices = sharding.addressable_devices_indices_map(aval.shape)
     block = ShapedArray(sharding.shard_shape(aval.shape), aval.dtype, aval.weak_type)
-    bufs = [xc.batched_device_put(block, sharding_for((d,)), [np.ascontiguousarray(value[i])],
-                                  [d], True, False, _COPY, True)
-            for d, i in indices.items()]
+    bufs = [_put_block(block, np.ascontiguousarray(value[i]), d) for d, i in indices.items()]
     return _assemble(bufs, aval, sharding)
 
 
+def _put_block(block: ShapedArray, value: np.ndarray, device):
+    """A copy of one device's block of host data on `device`."""
+    if type(device) is NumpyDevice:
+        return NumpyBuffer(np.array(value, block.dtype), block, device.placement)
+    return xc.batched_device_put(block, sharding_for((device,)), [value], [device], True, False,
+                                 _COPY, True)
+
+
 def _assemble(bufs, aval, sharding) -> Array:
-    """One Array over the mesh of per-device buffers given in mesh order (no copy)."""
+    """One Array over the mesh of per-device buffers given in mesh order (no copy; on the
+    NumPy backend the global value is assembled from them)."""
+    if type(bufs[0]) is NumpyBuffer:
+        return sharded_array(numpy_sharded.assemble(bufs, aval, sharding), aval, sharding)
     buf = xc.ArrayImpl(aval, gspmd_sharding(sharding, len(aval.shape)), bufs, committed=True,
                        _skip_checks=True)
     return sharded_array(buf, aval, sharding)
@@ -237,8 +239,7 @@ def make_array_from_callback(shape, sharding, data_callback, dtype=None) -> Arra
             raise ValueError(f"make_array_from_callback: data_callback({indices[d]}) for device "
                              f"{d} returned shape {value.shape}, but the sharding's shard shape "
                              f"is {expected}")
-        bufs.append(xc.batched_device_put(block, sharding_for((d,)), [value], [d], True, False,
-                                          _COPY, True))
+        bufs.append(_put_block(block, value, d))
     return _assemble(bufs, aval, sharding)
 
 

@@ -15,7 +15,7 @@ from . import client as _client
 from .array import Array, _copy_buffer, host_to_device, sharding_for
 from .client import xc
 from .host_values import _host_value
-from .numpy_device import PLACEMENT, NumpyBuffer, NumpyDevice
+from .numpy_device import NumpyBuffer, NumpyDevice
 
 
 def device_put(x, device=None, *, copy=False) -> Array:
@@ -103,7 +103,7 @@ def _array_to_device(x: Array, device, copy: bool) -> Array:
 def _committed_buffer(buf):
     """`buf`'s data, not copied, as a buffer committed to its device."""
     if type(buf) is NumpyBuffer:
-        return NumpyBuffer(buf.value, buf.aval, PLACEMENT)
+        return NumpyBuffer(buf.value, buf.aval, buf._sharding._devices[0].placement)
     return xc.ArrayImpl(buf.aval, sharding_for(tuple(buf._sharding._devices)),
                         [buf], committed=True, _skip_checks=True)
 

@@ -47,7 +47,7 @@ sys.meta_path.insert(0, _NoJaxlib())
 def test_every_program_on_the_numpy_backend_without_jaxlib_does_what_the_tables_say(tmp_path):
     # the same programs with JAX_PLATFORMS=numpy where jaxlib cannot be imported (~10 s:
     # nothing compiles); surprises against KNOWN_FAILURES and NUMPY_BACKEND_DIFFERENCES
-    # (XLA's platform name, several devices, XLA's own float32 rounding)
+    # (XLA's platform name, XLA's own float32 rounding)
     (tmp_path / "sitecustomize.py").write_text(NO_JAXLIB)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), ROOT]))
     blocked = subprocess.run([sys.executable, "-c", "import jaxlib"], env=env,

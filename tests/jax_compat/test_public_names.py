@@ -69,10 +69,7 @@ def _reference():
 @pytest.mark.parametrize("group", ["api", "lax", "custom_batching", "config", "ops_monitoring",
                                    "state", "dot", "config_more", "lax_more", "smap",
                                    pytest.param("ffi", marks=pytest.mark.xla_only("XLA compiler")),
-                                   # (an array laid out on a one-device mesh)
-                                   pytest.param("api_mesh", marks=pytest.mark.xla_only("sharded arrays")),
-                                   pytest.param("smap_explicit",
-                                                marks=pytest.mark.xla_only("sharded arrays"))])
+                                   "api_mesh", "smap_explicit"])
 def test_added_names_answer_as_jax(group):
     """The cases of tests/data/public_names_cases.py, run with jxkernel, against JAX's answers."""
     got = json.loads(json.dumps(getattr(public_names_cases, f"{group}_cases")(jxkernel)))

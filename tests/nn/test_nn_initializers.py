@@ -117,7 +117,6 @@ def test_errors(make, args, match):
         make()(jax.random.key(0), *args)
 
 
-@pytest.mark.xla_only("sharded arrays")
 def test_out_sharding_lays_out_the_same_values():
     with pytest.raises(TypeError, match="only supports instances of `NamedSharding` or "
                                         "`PartitionSpec`"):

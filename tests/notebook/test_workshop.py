@@ -269,9 +269,8 @@ def test_every_exercise_is_tested_here():
 
 
 @pytest.mark.cpu_only("simulated CPU devices")
-@pytest.mark.skipif(jax.default_backend() == "numpy", reason="four XLA CPU devices: the numpy "
-                    "backend has one, and 09_parallelism needs XLA (docs/teaching.md)")
 def test_parallel_exercises_on_four_devices():
+    # (on the NumPy backend, JXKERNEL_CPU_DEVICES=4 makes four NumPy devices: docs/teaching.md)
     script = (
         "import numpy as np, jxkernel as jax, jxkernel.numpy as jnp\n"
         "from jxkernel import lax\n"
@@ -306,9 +305,6 @@ def test_exercise(id):
 # ------------------------------------------------------------------ the notebooks
 def execute(nb, folder):
     """Run `nb` from its own folder, as JupyterLab does (the solutions from demos/solutions/)."""
-    if jax.default_backend() == "numpy" and any("jax.pmap(" in c.source for c in nb.cells):
-        pytest.skip("several devices: the numpy backend has one, and 09_parallelism needs XLA "
-                    "(docs/teaching.md, 'A room with no server')")
     # shutdown_kernel="immediate": the outputs are all in once the last cell replies; a
     # graceful shutdown then waited 0.6 to 2.8 s for the kernel to finalize its heap (07's,
     # with jsonschema's grammars that plotly's renderer loads) for each of 18 notebooks
@@ -346,6 +342,50 @@ def test_solutions_notebook_is_current_and_every_check_passes(path):
                                 for c in nbformat.read(path, as_version=4).cells)
     for cell in answered:
         assert [s for _, s in CHECKED.findall(outputs(cell))] == ["✓ correct"], outputs(cell)
+
+
+def _same_text(shown: str) -> str:
+    """A cell's output with device names made the CPU's and a sharding picture's rules
+    dropped (its boxes are as wide as its longest device name)."""
+    return re.sub(r"[─┌┐└┘├┤┬┴┼]", "",
+                  shown.replace("NumpyDevice", "CpuDevice").replace("NUMPY", "CPU"))
+
+
+@pytest.mark.cpu_only("simulated CPU devices")
+def test_parallelism_on_the_numpy_backend_prints_what_xla_prints(monkeypatch, tmp_path):
+    """09_parallelism in a kernel on the NumPy backend without jaxlib (as in JupyterLite, its
+    first cell's jax_num_cpu_devices giving four NumPy devices) and in one on XLA's CPU: every
+    cell shows
+    the same text, floats within 4 ulps (a dot's products are summed in another order by
+    XLA's CPU than by NumPy's BLAS: the one-device gradient, 2 ulps), but `%explain`'s, whose
+    costs and communication come from XLA's compiled program there (none on the NumPy
+    backend)."""
+    from fresh_process import NO_JAXLIB
+    from numerics import ELEMENTWISE, UlpOutputChecker
+    from jxkernel.xla import client
+    if client.xla_unavailable():
+        pytest.skip("the comparison needs XLA's CPU backend too")
+    path = DEMOS / "09_parallelism.ipynb"
+    (tmp_path / "sitecustomize.py").write_text(NO_JAXLIB)   # (imports fail as in the browser)
+    shown, path_before = {}, os.environ.get("PYTHONPATH", "")
+    for platform in ("numpy", "cpu"):
+        monkeypatch.setenv("JAX_PLATFORMS", platform)     # the kernel's, as it starts
+        monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+            ([str(tmp_path)] if platform == "numpy" else []) + [path_before]))
+        monkeypatch.delenv("JXKERNEL_CPU_DEVICES", raising=False)
+        blocked = subprocess.run([sys.executable, "-c", "import jaxlib"], capture_output=True,
+                                 text=True)
+        assert ("No module named 'jaxlib'" in blocked.stderr) == (platform == "numpy")
+        nb = execute(nbformat.read(path, as_version=4), DEMOS)
+        shown[platform] = [outputs(c) for c in nb.cells if c.cell_type == "code"]
+    cells = [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+    assert "NumpyDevice(id=3)" in shown["numpy"][1], shown["numpy"][1]   # jax.devices()
+    explained = [i for i, c in enumerate(cells) if "\n%explain " in c.source]
+    assert len(explained) == 1 and "no XLA on the numpy backend" in shown["numpy"][explained[0]]
+    for i, (mine, xla) in enumerate(zip(shown["numpy"], shown["cpu"])):
+        if i not in explained:
+            assert UlpOutputChecker(ELEMENTWISE).check_output(_same_text(xla), _same_text(mine),
+                                                              0), (cells[i].source, mine, xla)
 
 
 @pytest.mark.parametrize("path", solutions.learners_notebooks(DEMOS), ids=lambda p: p.name)

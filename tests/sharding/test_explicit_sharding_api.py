@@ -12,8 +12,7 @@ from fresh_process import run_json
 from jxkernel.sharding import PartitionSpec as P
 
 pytestmark = pytest.mark.cpu_only("simulated CPU devices")     # the GPU tier skips this file (docs/gpu.md)
-# the tests reading the module fixture's process of several CPU devices; the NumPy backend has one
-SEVERAL_DEVICES = pytest.mark.xla_only("several devices")
+# (on the NumPy backend the fixture's process, JXKERNEL_CPU_DEVICES=8, has eight NumPy devices)
 
 
 _RUN = r"""
@@ -72,7 +71,6 @@ def out():
     return run_json(_RUN, {"JXKERNEL_CPU_DEVICES": "8"}, timeout=300)
 
 
-@SEVERAL_DEVICES
 def test_set_mesh_is_jaxs_class(out):
     # JAX prints `<jax._src.sharding_impls.set_mesh object at 0x...>`; `with` gives None
     assert out["set_mesh"] == ["jxkernel._src.sharding_impls", "set_mesh", None]
@@ -86,7 +84,7 @@ def test_unreduced_specs_print_and_split_as_jaxs():
         P('X', unreduced=['Y'])
 
 
-@SEVERAL_DEVICES
+@pytest.mark.xla_only("sharded arrays")     # unreduced summands: the NumPy backend copies
 def test_device_put_to_an_unreduced_sharding(out):
     assert out["unreduced_sharding"] == (
         "NamedSharding(mesh=Mesh('X': 4, 'Y': 2, axis_types=(Explicit, Explicit)), "
@@ -97,13 +95,12 @@ def test_device_put_to_an_unreduced_sharding(out):
     assert out["unreduced_sum"] == [[0., 1., 2., 3.], [4., 5., 6., 7.]]
 
 
-@SEVERAL_DEVICES
 def test_an_abstract_mesh_inside_jit_reshapes_the_devices(out):
     assert out["abstract_mesh"] == ["float32[8@A,4]", "P('A', None)",
                                     [0., 8., 16., 24., 32., 40., 48., 56.]]
 
 
-@SEVERAL_DEVICES
+@pytest.mark.xla_only("CPU platform")       # the abstract mesh's device_kind, cpu
 def test_typeof_sharding_is_over_the_abstract_mesh(out):
     explicit = ("NamedSharding(mesh=AbstractMesh('X': 4, 'Y': 2, axis_types=(Explicit, "
                 "Explicit), device_kind=cpu, num_cores=None, platform=cpu), spec=P('X', 'Y'))")
@@ -112,7 +109,6 @@ def test_typeof_sharding_is_over_the_abstract_mesh(out):
     assert out["auto"] == ["P('X',)", "P(None,)"]
 
 
-@SEVERAL_DEVICES
 def test_random_samplers_take_out_sharding(out):
     assert out["normal"] == ["float32[8@X,4@Y]", True]
     assert out["uniform_jit"] == "P('X',)"

@@ -17,8 +17,9 @@ from fresh_process import run_json
 
 import locations  # tests/support: the repository's folders
 
-pytestmark = [pytest.mark.cpu_only("simulated CPU devices"),
-              pytest.mark.xla_only("sharded arrays")]
+pytestmark = pytest.mark.cpu_only("simulated CPU devices")
+# (on the NumPy backend the subprocess's JXKERNEL_CPU_DEVICES=8 makes eight NumPy devices;
+# the tests marked CPU platform compare texts naming XLA's CPU devices)
 
 _RUN = r"""
 import json
@@ -78,6 +79,7 @@ def test_a_jit_with_refs_or_compiler_options_under_set_mesh_runs_over_its_mesh(r
     _check(runs, "jit_")
 
 
+@pytest.mark.xla_only("CPU platform")       # the jaxprs print the mesh's platform, cpu
 def test_jaxprs_under_set_mesh_print_as_jaxs(runs):
     # sharding_constraint's context_mesh, layout and unconstrained_dims, a bare spec's
     # AbstractMesh, jit's ctx_mesh, and shard_map's results typed over Explicit axes
@@ -101,6 +103,7 @@ def test_out_sharding_types_results_and_transposes_keep_types_as_jaxs(runs):
     _check(runs, "typed_")
 
 
+@pytest.mark.xla_only("CPU platform")       # SingleDeviceSharding(device=CpuDevice(id=0))
 def test_under_set_mesh_and_after_it_eager_operations_go_where_they_should():
     # the one-device fast paths remember a primitive's last run and a jit's last hits (a
     # static jit's by its statics): under set_mesh they must not serve them (config._eager_fast,

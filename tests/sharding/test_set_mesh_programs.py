@@ -14,8 +14,7 @@ from fresh_process import run_json
 
 import locations  # tests/support: the repository's folders
 
-pytestmark = [pytest.mark.cpu_only("simulated CPU devices"),
-              pytest.mark.xla_only("sharded arrays")]
+pytestmark = pytest.mark.cpu_only("simulated CPU devices")
 
 _RUN = r"""
 import json

@@ -23,7 +23,8 @@ from jxkernel.sharding import PartitionSpec as P
 import locations  # tests/support: the repository's folders
 
 pytestmark = pytest.mark.cpu_only("simulated CPU devices")     # the GPU tier skips this file (docs/gpu.md)
-# the tests reading the module fixture's process of several CPU devices; the NumPy backend has one
+# the tests reading the module fixture's process: on the NumPy backend (eight NumPy devices) its
+# probes of XLA's partitioner and executables (`.loaded`, Shardy's flag) cannot run
 SEVERAL_DEVICES = pytest.mark.xla_only("several devices")
 
 DATA = locations.DATA
@@ -301,7 +302,6 @@ def test_with_mesh_warns_that_it_is_deprecated_as_jax_does():
             assert jax.sharding.get_mesh() == mesh
 
 
-@pytest.mark.xla_only("sharded arrays")
 def test_an_array_put_on_a_one_device_mesh_keeps_its_sharding():
     s = jax.NamedSharding(jax.make_mesh((1,), ("d",)), jax.P("d"))
     x = jax.device_put(np.arange(3.0), s)

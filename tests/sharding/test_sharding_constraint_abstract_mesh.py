@@ -8,8 +8,6 @@ import jxkernel as jax
 from jxkernel.sharding import AxisType, NamedSharding, PartitionSpec as P
 
 
-# both lay an array out on a mesh, which the NumPy backend refuses (its one device)
-@pytest.mark.xla_only("sharded arrays")
 def test_abstract_mesh_sharding_is_placed_on_a_concrete_mesh():
     mesh = jax.make_mesh((1,), ("x",), axis_types=(AxisType.Auto,))
     target = NamedSharding(mesh.abstract_mesh, P("x"))
@@ -21,7 +19,6 @@ def test_abstract_mesh_sharding_is_placed_on_a_concrete_mesh():
         jax.lax.with_sharding_constraint(np.arange(4.0, dtype=np.float32), target)
 
 
-@pytest.mark.xla_only("sharded arrays")
 def test_an_array_on_one_device_takes_the_mesh_set():
     mesh = jax.make_mesh((1,), ("x",), axis_types=(AxisType.Auto,))
     target = NamedSharding(mesh.abstract_mesh, P(None, "x"))

@@ -31,7 +31,7 @@ def test_explicit_axes_cannot_leave_a_dimension_open():
         NamedSharding(explicit, P(None, U))
 
 
-@pytest.mark.xla_only("several devices")
+@pytest.mark.xla_only("XLA text")           # the lowered module's text
 @pytest.mark.cpu_only("simulated CPU devices")
 def test_an_open_dimension_takes_the_sharding_propagation_gives_it():
     out = run_json("""

@@ -20,12 +20,15 @@ import os
 REASONS = {
     "XLA text": "expects XLA's own text or figures (StableHLO, optimized HLO, a GPU lowering, "
                 "cost and memory analysis); the NumPy backend runs the jaxpr and compiles none",
-    "several devices": "needs several devices (JXKERNEL_CPU_DEVICES); the NumPy backend has one",
+    "several devices": "needs several of XLA's devices (jaxlib's multi-device runtime and "
+                       "partitioner, several processes), or collectives over several mesh axes "
+                       "at once or over axis_index_groups; the NumPy backend's simulated devices (JXKERNEL_CPU_DEVICES) "
+                       "do not follow these",
     "XLA compiler": "tests XLA's compiler or runtime (compile options, donation, executables, "
                     "their serialization, DLPack buffers' alignment, its error texts)",
-    "sharded arrays": "lays arrays out on a mesh (jaxlib's sharded buffers, xla/sharded.py); "
-                      "the NumPy backend's arrays live on its one device, and a mesh layout "
-                      "raises NotImplementedError there",
+    "sharded arrays": "expects a layout on a mesh only XLA gives (a result's layout its "
+                      "partitioner chooses where the NumPy backend guesses another, unreduced "
+                      "summands, jaxlib's sharded buffers)",
     "CPU platform": "expects XLA's CPU platform by name (CpuDevice, 'cpu' devices or backend); "
                     "the NumPy backend's is 'numpy'",
     "XLA tie order": "credits the tied element XLA's CPU code generation picks in a max/min "

@@ -91,7 +91,6 @@ print(first)
 
 
 @pytest.mark.cpu_only("simulated CPU devices")
-@pytest.mark.xla_only("several devices")
 def test_pmap_and_shard_map_compilations_are_logged_once_each_with_the_reason():
     ran = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True,
                          timeout=120, env=dict(os.environ, JXKERNEL_CPU_DEVICES="4"))

@@ -72,7 +72,7 @@ def test_collectives_parser_reads_each_op_its_bytes_groups_and_line():
     assert "0→1 1→2 2→3 3→0" in text[6] and text[7].split()[-2:] == ["someday[7]", "-"]
 
 
-@pytest.mark.xla_only("sharded arrays")
+@pytest.mark.xla_only("CPU platform")       # its blocks' labels name the devices, CPU 0
 def test_view_of_a_one_device_mesh_escapes_names_and_shows_through_show_sharding(capsys):
     mesh = Mesh(np.array(jax.devices()[:1]), ("<b>&",))
     x = jax.device_put(np.arange(6, dtype=np.int16).reshape(2, 3), NamedSharding(mesh, P("<b>&")))

@@ -181,17 +181,104 @@ def test_what_cannot_run_there_says_so(numpy_device):
     x = jax.device_put(np.ones((2, 3), np.float32), numpy_device)
     with config.override("jax_platforms", "numpy"):
         # JAX's error for too few devices, saying what to do on this backend
-        with pytest.raises(ValueError, match="requires 2 logical devices.*The 'numpy' backend "
-                                             "has one device: use vmap"):
+        with pytest.raises(ValueError, match="requires 2 logical devices.*Set "
+                                             "JXKERNEL_CPU_DEVICES=2 .* more NumPy devices"):
             jax.pmap(lambda v: v * 2)(x)
-        mesh = jax.make_mesh((1,), ("x",), devices=[numpy_device])
-        with pytest.raises(NotImplementedError, match="an array laid out on a mesh .* is not "
-                                                      "available on the 'numpy' backend"):
-            jax.device_put(x, jax.sharding.NamedSharding(mesh, jax.P("x")))
         from jxkernel import export
         with pytest.raises(NotImplementedError, match="jax.export is not available on the "
                                                       "'numpy' backend.*platforms=\\('cpu',\\)"):
             export.export(jax.jit(jnp.sin))(x)
+
+
+def test_an_array_on_a_one_device_mesh(numpy_device):
+    mesh = jax.make_mesh((1,), ("x",), devices=[numpy_device])
+    x = jax.device_put(np.arange(4.0, dtype=np.float32), jax.sharding.NamedSharding(mesh, jax.P("x")))
+    assert x.sharding.spec == jax.P("x") and x.device is numpy_device
+    [shard] = x.addressable_shards
+    assert shard.device is numpy_device and shard.index == (slice(None),)
+    y = jax.jit(lambda v: v * 2 + 1)(x)
+    assert y.sharding == x.sharding                 # one device: every layout is alike
+    np.testing.assert_array_equal(np.asarray(y), [1.0, 3.0, 5.0, 7.0])
+    total = jax.shard_map(lambda b: jax.lax.psum(b.sum(), "x"), mesh=mesh, in_specs=jax.P("x"),
+                          out_specs=jax.P())(x)
+    assert float(total) == 6.0
+
+
+def test_a_mesh_of_numpy_devices_is_not_one_of_cpu_devices(numpy_device):
+    if jax.default_backend() == "numpy":
+        pytest.skip("the suite runs on the numpy backend: no XLA device to compare with")
+    # (ids alike, 0: a jit's caches keyed by the one mesh ran the other's programs)
+    numpy_mesh = jax.sharding.Mesh(np.array([numpy_device]), ("x",))
+    cpu_mesh = jax.sharding.Mesh(np.array(jax.devices("cpu")[:1]), ("x",))
+    assert numpy_mesh != cpu_mesh and numpy_mesh == jax.sharding.Mesh([numpy_device], ("x",))
+
+
+# Four NumPy devices in a fresh process (the count is fixed when the backend starts): arrays
+# over a mesh keep one block per device; pmap, its collectives and a jit with shardings run
+# there (each answer as XLA's CPU gives it with JXKERNEL_CPU_DEVICES=4, checked by hand)
+SEVERAL = """
+import json, os, numpy as np, jxkernel as jax, jxkernel.numpy as jnp
+from jxkernel import lax
+from jxkernel.sharding import NamedSharding, PartitionSpec as P
+out = {"devices": [str(d) for d in jax.devices()]}
+mesh = jax.make_mesh((2, 2), ("a", "b"))
+x = jax.device_put(np.arange(8.0, dtype=np.float32).reshape(4, 2), NamedSharding(mesh, P("a")))
+out["blocks"] = [[str(s.device), s.data.tolist(), s.replica_id] for s in x.addressable_shards]
+out["live"] = any(a is x for a in jax.live_arrays())
+out["eager"] = [repr((x + 1).sharding.spec), (x + 1).tolist()]
+f = jax.jit(lambda v: v.sum(0), out_shardings=NamedSharding(mesh, P("b")))
+out["jit"] = [repr(f(x).sharding.spec), f(x).tolist(),
+              [s.data.tolist() for s in f(x).addressable_shards]]
+out["pmap"] = jax.pmap(lambda v: lax.psum(v, "i") - lax.axis_index("i"), axis_name="i")(
+    np.arange(4.0)).tolist()
+out["ppermute"] = jax.pmap(lambda v: lax.ppermute(v, "i", [(0, 1), (1, 2), (2, 3), (3, 0)]),
+                           axis_name="i")(np.arange(4.0)).tolist()
+out["all_to_all"] = jax.pmap(lambda v: lax.all_to_all(v, "i", 0, 0), axis_name="i")(
+    np.arange(16.0).reshape(4, 4)).tolist()
+out["gather"] = jax.pmap(lambda v: lax.all_gather(v, "i"), axis_name="i")(np.arange(4.0)).tolist()
+d = jax.device_put(np.ones(4, np.float32), NamedSharding(mesh, P("a")))
+jax.jit(lambda v: v * 2, donate_argnums=0)(d)
+out["donated"] = d.is_deleted()
+print(json.dumps(out))
+"""
+
+
+def test_several_numpy_devices_as_xla_simulates_cpu_devices():
+    # without jaxlib, as in the browser (a path that reached for jaxlib's shardings failed there)
+    got = run_json(NO_JAXLIB + SEVERAL, {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "4"})
+    assert got["devices"] == ["numpy:0", "numpy:1", "numpy:2", "numpy:3"]
+    assert got["blocks"] == [["numpy:0", [[0, 1], [2, 3]], 0], ["numpy:1", [[0, 1], [2, 3]], 1],
+                             ["numpy:2", [[4, 5], [6, 7]], 0], ["numpy:3", [[4, 5], [6, 7]], 1]]
+    assert got["live"]
+    assert got["eager"] == ["P('a', None)", [[1, 2], [3, 4], [5, 6], [7, 8]]]
+    assert got["jit"] == ["P('b',)", [12, 16], [[12], [16], [12], [16]]]
+    assert got["pmap"] == [6, 5, 4, 3] and got["ppermute"] == [3, 0, 1, 2]
+    assert got["all_to_all"] == np.arange(16).reshape(4, 4).T.tolist()
+    assert got["gather"] == [[0, 1, 2, 3]] * 4 and got["donated"]
+
+
+COUNT = """
+import json, jxkernel as jax
+n = len(jax.devices())
+try:
+    jax.config.update("jax_num_cpu_devices", n + 1)
+    late = None
+except RuntimeError as e:
+    late = str(e)
+print(json.dumps([jax.default_backend(), n, late]))
+"""
+
+
+@pytest.mark.parametrize("env, count", [
+    ({"XLA_FLAGS": "--xla_force_host_platform_device_count=3"}, 3),
+    # jax_num_cpu_devices overrides the flag, as in JAX
+    ({"XLA_FLAGS": "--xla_force_host_platform_device_count=3", "JXKERNEL_CPU_DEVICES": "2"}, 2),
+    ({}, 1)])
+def test_the_device_count_is_xlas_cpu_knobs(env, count):
+    env = {"JAX_PLATFORMS": "numpy", "XLA_FLAGS": "", "JXKERNEL_CPU_DEVICES": "", **env}
+    backend, n, late = run_json(COUNT, env)
+    assert (backend, n) == ("numpy", count)
+    assert "must be set before the numpy backend starts" in late
 
 
 def test_lowered_text_is_the_cpu_module(numpy_device):

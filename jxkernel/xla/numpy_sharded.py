@@ -1,0 +1,214 @@
+"""Arrays over a mesh of NumPy devices, and how a program's results on them are laid out.
+
+On the NumPy backend (numpy_device.py) a mesh is made of its simulated devices, one or
+several (`jax_num_cpu_devices`, XLA_FLAGS). An Array over it is a `NumpyShardedBuffer`: the
+global value and one block per mesh device, `value[index]` for the device's index (a read-only
+view of the value: one NumPy array per device, as jaxlib keeps one buffer per device).
+
+A program over the mesh (a jit with shardings, an eager operation on such Arrays, pmap's and
+shard_map's programs) runs its jaxpr once on the global values (numpy_backend's
+NumpyShardedExecutable) and lays each result out as asked, or as `output_shardings` guesses
+XLA's partitioner would. Partitioning the program as XLA does (a per-device program with
+collectives it inserts) would compute the same values at more cost and code: every
+primitive's NumPy rule computes the global result, and a collective inside shard_map or
+pmap computes in NumPy what every device would get (shard_map's NumPy rule batches the body
+over the manual mesh axes, and the collectives' batching rules reduce along them).
+
+    >>> mesh = jax.make_mesh((2,), ('x',))                              # doctest: +SKIP
+    >>> b = put(np.arange(4.0), ShapedArray((4,), np.float64), NamedSharding(mesh, P('x')))  # doctest: +SKIP
+    >>> [(s.value, s._sharding._devices) for s in b._arrays]          # doctest: +SKIP
+    [(array([0., 1.]), (NumpyDevice(id=0),)), (array([2., 3.]), (NumpyDevice(id=1),))]
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ..core.avals import ShapedArray
+from ..core.ir import ClosedJaxpr, Jaxpr, Var
+from ..core.mesh import NamedSharding, PartitionSpec
+from .numpy_device import NumpyBuffer, NumpyShardedBuffer, Placement
+from .result_shardings import _concrete
+
+
+@functools.lru_cache(maxsize=None)
+def placement_of(devices: tuple) -> Placement:
+    """The one Placement of buffers over `devices` (a mesh's, in order)."""
+    return Placement(*devices)
+
+
+def put(value: np.ndarray, aval: ShapedArray, sharding: NamedSharding,
+        copy=True) -> NumpyShardedBuffer:
+    """Host data of `aval`'s dtype over `sharding`'s mesh, each device's block a view of it: a
+    copy (as XLA's transfer makes one), or with `copy=False` a program's result as it is."""
+    value = (np.array if copy else np.asarray)(value, aval.dtype).reshape(aval.shape)
+    if value.flags.writeable:
+        value.flags.writeable = False
+    devices = sharding.mesh._flat_devices
+    indices = sharding.devices_indices_map(aval.shape)
+    block = ShapedArray(sharding.shard_shape(aval.shape), aval.dtype, aval.weak_type)
+    blocks = [NumpyBuffer(value[indices[d]], block, d.placement) for d in devices]
+    return NumpyShardedBuffer(value, aval, placement_of(tuple(devices)), blocks)
+
+
+def assemble(blocks: list, aval: ShapedArray, sharding: NamedSharding) -> NumpyShardedBuffer:
+    """One buffer over the mesh of per-device NumpyBuffers given in mesh order (their data:
+    make_array_from_callback's and make_array_from_single_device_arrays')."""
+    value = np.empty(aval.shape, aval.dtype)
+    indices = sharding.devices_indices_map(aval.shape)
+    for d, b in zip(sharding.mesh._flat_devices, blocks):
+        value[indices[d]] = b.value.reshape(sharding.shard_shape(aval.shape))
+    return put(value, aval, sharding)
+
+
+# ------------------------------------------------------------------ results' layouts
+def _dims(sharding, ndim: int, open_as=()) -> tuple:
+    """Per dimension the tuple of mesh axes splitting it (() where none; `open_as` where the
+    spec leaves it to the partitioner, P.UNCONSTRAINED)."""
+    parts = tuple(getattr(sharding, "spec", sharding) or ())
+    parts = parts + (None,) * (ndim - len(parts))
+    return tuple(() if p is None else (p,) if isinstance(p, str) else
+                 tuple(p) if isinstance(p, (tuple, list)) else open_as for p in parts[:ndim])
+
+
+def _spec(dims) -> PartitionSpec:
+    parts = [None if not a else a[0] if len(a) == 1 else a for a in dims]
+    while parts and parts[-1] is None:       # trailing unsplit dimensions dropped, as XLA's
+        parts.pop()
+    return PartitionSpec(*parts)
+
+
+def _shape(v) -> tuple:
+    return tuple(getattr(v.aval, "shape", ()))
+
+
+def _valid(dims) -> tuple:
+    """`dims` with each mesh axis splitting one dimension only: where two would be split over
+    it, the first keeps it (a dot of `a` by `a.T`, XLA keeps the rows split)."""
+    used, out = set(), []
+    for d in dims:
+        out.append(tuple(a for a in d if a not in used))
+        used.update(d)
+    return tuple(out)
+
+
+def _merged(layouts) -> tuple:
+    """One layout of operands of the same shape: each dimension split as the first operand
+    that splits it (XLA's propagation keeps the most split layout: P('x') + P('x', 'y') is
+    P('x', 'y'))."""
+    return _valid(tuple(next((d for d in ds if d), ()) for ds in zip(*layouts)))
+
+
+def _eqn_layouts(eqn, ins) -> list:
+    """The layouts of `eqn`'s results from its operands' (`ins`, None for replicated or
+    unknown), the way XLA's propagation lays out the common cases."""
+    name, params = eqn.primitive.name, eqn.params
+    if name in ("sharding_constraint", "reshard"):     # (an open dimension: the operand's)
+        dims = _dims(params["sharding"], len(_shape(eqn.outvars[0])), None)
+        return [tuple(d if d is not None else ins[0][i] if ins[0] else ()
+                      for i, d in enumerate(dims))]
+    if name == "shard_map":
+        return [_dims(s, len(_shape(v))) for s, v in zip(params["out_specs"], eqn.outvars)]
+    inner = params.get("jaxpr", params.get("call_jaxpr"))
+    inner = inner.jaxpr if isinstance(inner, ClosedJaxpr) else inner
+    if isinstance(inner, Jaxpr) and len(inner.invars) == len(eqn.invars) and \
+            len(inner.outvars) == len(eqn.outvars):
+        return _layouts(inner, ins)
+    if name.startswith("reduce_") and "axes" in params and ins[0] is not None:
+        return [tuple(d for i, d in enumerate(ins[0]) if i not in params["axes"])]
+    if name == "broadcast_in_dim" and ins[0] is not None:
+        out, shape = [()] * len(_shape(eqn.outvars[0])), _shape(eqn.invars[0])
+        for i, d in enumerate(params["broadcast_dimensions"]):
+            if shape[i] == _shape(eqn.outvars[0])[d]:
+                out[d] = ins[0][i]
+        return [tuple(out)]
+    if name == "transpose" and ins[0] is not None:
+        return [tuple(ins[0][p] for p in params["permutation"])]
+    if name == "dot_general":
+        (lc, rc), (lb, rb) = params["dimension_numbers"]
+        lhs, rhs = (ins[0] or ((),) * len(_shape(eqn.invars[0])),
+                    ins[1] or ((),) * len(_shape(eqn.invars[1])))
+        free_l = [d for i, d in enumerate(lhs) if i not in lc and i not in lb]
+        free_r = [d for i, d in enumerate(rhs) if i not in rc and i not in rb]
+        return [tuple([lhs[i] for i in lb] + free_l + free_r)]
+    # elementwise and the like: merged from the operands of the result's shape that are split
+    outs = []
+    for v in eqn.outvars:
+        alike = [d for x, d in zip(eqn.invars, ins) if d is not None and _shape(x) == _shape(v)]
+        outs.append(_merged(alike) if alike else None)
+    return outs
+
+
+def _layouts(jaxpr: Jaxpr, ins: list) -> list:
+    """Per result of `jaxpr` its layout guessed from its inputs' (None: replicated)."""
+    env = {v: d for v, d in zip(jaxpr.invars, ins)}
+    for eqn in jaxpr.eqns:
+        outs = _eqn_layouts(eqn, [env.get(v) if type(v) is Var else None for v in eqn.invars])
+        for v, d in zip(eqn.outvars, outs):
+            d = None if d is None or not any(d) else _valid(d)
+            if d is not None and len(d) == len(_shape(v)):
+                env[v] = d
+    return [env.get(v) if type(v) is Var else None for v in jaxpr.outvars]
+
+
+def mesh_needed(jaxpr):
+    """The mesh of the first sharding constraint or shard_map in `jaxpr` (or a jaxpr it
+    calls, not inside a shard_map), else None: where XLA's lowering of a program for one
+    device raises NeedsMesh (and jit partitions the program over that mesh), the NumPy
+    backend, which lowers nothing, asks the same of the jaxpr."""
+    for eqn in jaxpr.eqns:
+        name = eqn.primitive.name
+        if name in ("sharding_constraint", "reshard"):
+            return eqn.params["sharding"].mesh
+        if name == "shard_map":
+            return eqn.params["mesh"]
+        for param in eqn.params.values():
+            for sub in param if isinstance(param, (tuple, list)) else (param,):
+                sub = sub.jaxpr if isinstance(sub, ClosedJaxpr) else sub
+                found = mesh_needed(sub) if isinstance(sub, Jaxpr) else None
+                if found is not None:
+                    return found
+    return None
+
+
+def output_shardings(jaxpr, mesh, out_avals, user_shardings, in_avals, given, carried,
+                     arg_shardings) -> list:
+    """The results' NamedShardings: those asked for (`given`) as they are, else the layout
+    XLA's partitioner would choose, guessed from the arguments' (`arg_shardings`, constants
+    first) through the jaxpr (an elementwise result keeps its operand's layout, a reduction
+    drops the reduced dimensions, a sharding constraint sets one, anything else is
+    replicated), named as result_shardings.output_shardings names XLA's choices (its
+    comments say how JAX does). On a mesh of one device every layout is alike, as there."""
+    n = len(out_avals)
+    given = given or [None] * n
+    carried = carried or [mesh] * n
+    first = None
+    if any(s is not None for s in user_shardings) and in_avals:
+        first = user_shardings[0] or NamedSharding(mesh, PartitionSpec())
+        first_ndim, first_mesh = len(in_avals[0].shape), getattr(first.mesh, "abstract_mesh",
+                                                                 first.mesh)
+    guesses = [None] * n
+    if mesh.size > 1 and arg_shardings is not None:
+        ins = [None if s is None else _valid(_dims(s, len(_shape(v))))
+               for s, v in zip(arg_shardings, [*jaxpr.constvars, *jaxpr.invars])]
+        guesses = _layouts(_as_one(jaxpr), ins)
+    out = []
+    for guess, aval, asked, cm in zip(guesses, out_avals, given, carried):
+        ndim = len(aval.shape)
+        if asked is not None:
+            out.append(asked)
+            continue
+        if first is not None and cm is not None and first_ndim == ndim and \
+                getattr(cm, "abstract_mesh", cm) == first_mesh and \
+                (mesh.size == 1 or (guess or ((),) * ndim) == _dims(first, ndim)):
+            out.append(first)
+            continue
+        out.append(NamedSharding(_concrete(cm, mesh), PartitionSpec() if guess is None else
+                                 _spec(guess)))
+    return out
+
+
+def _as_one(jaxpr: Jaxpr) -> Jaxpr:
+    """The jaxpr with its constvars taken as its first invars (the order arguments come in)."""
+    return Jaxpr([], [*jaxpr.constvars, *jaxpr.invars], jaxpr.outvars, jaxpr.eqns)
