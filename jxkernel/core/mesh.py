@@ -565,6 +565,16 @@ def on_devices_of(abstract: AbstractMesh, mesh: Mesh | None, what: str) -> Mesh:
                 abstract.axis_types)
 
 
+def placed_on(mesh: Mesh, sharding):
+    """`sharding` over `mesh`'s devices where it names an AbstractMesh, as a result's type does
+    (a constraint to a bare spec under set_mesh, an out_sharding=): how the executable over
+    `mesh` places that result. Other shardings (and None) as they are."""
+    if sharding is None or not isinstance(sharding.mesh, AbstractMesh):
+        return sharding
+    return NamedSharding(concrete_mesh(sharding.mesh, mesh), sharding.spec,
+                         memory_kind=sharding.memory_kind)
+
+
 def concrete_mesh(abstract: AbstractMesh, mesh: Mesh | None) -> Mesh:
     """`abstract` over the devices of `mesh` (set_mesh's, or the one a program is partitioned
     over), in their order: `mesh` itself where it has `abstract`'s axes. JAX's device

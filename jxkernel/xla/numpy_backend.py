@@ -21,6 +21,7 @@ import numpy as np
 from ..core import dtypes, jaxpr_cost
 from ..core.config import config
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal
+from ..core.mesh import placed_on
 from ..core.numpy_eval import eval_jaxpr_numpy
 from ..core.numpy_simplify import simplify_divisions
 from ..core.physical import physical_aval, wrap_physical
@@ -148,6 +149,7 @@ class NumpyShardedExecutable(NumpyExecutable):
                  user_shardings, arg_avals, out_meshes=None, arg_shardings=None):
         super().__init__(jaxpr, out_avals, devices, name, donated)
         self.mesh = mesh
+        out_shardings = [placed_on(mesh, s) for s in out_shardings]
         chosen = numpy_sharded.output_shardings(
             jaxpr, mesh, [physical_aval(a) for a in self.out_avals], user_shardings, arg_avals,
             out_shardings, out_meshes, arg_shardings)

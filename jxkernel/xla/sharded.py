@@ -26,8 +26,8 @@ from ..core.avals import ShapedArray, ShapeDtypeStruct
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.lru import LRU, PROGRAMS
 from ..core.avals import explicit_axes, replicated_on
-from ..core.mesh import (AbstractMesh, Mesh, NamedSharding, PartitionSpec, concrete_mesh,
-                         get_mesh, local_devices, resolve)
+from ..core.mesh import (Mesh, NamedSharding, PartitionSpec, get_mesh, local_devices,
+                         placed_on, resolve)
 from ..core.sharding_types import current_override
 from . import array
 from . import client as _client
@@ -300,7 +300,7 @@ class ShardedExecutable(Executable):
         self._simple = False
         # typed keys' results are their uint32 data here (core/physical.py), keys again after
         self._physical = [physical_aval(a) for a in self.out_avals]
-        out_shardings = [_over(mesh, s) for s in out_shardings]
+        out_shardings = [placed_on(mesh, s) for s in out_shardings]
         chosen = output_shardings(loaded, mesh, self._physical, user_shardings, arg_avals,
                                   out_shardings, out_meshes)
         self.mesh = mesh
@@ -313,14 +313,6 @@ class ShardedExecutable(Executable):
         outs = super()._finish(bufs, outs)          # donation and the in-flight throttle
         return [sharded_array(o, p, s) if a is p else wrap_physical(a, sharded_array(o, p, s))
                 for o, a, p, s in zip(outs, self.out_avals, self._physical, self.out_shardings)]
-
-
-def _over(mesh: Mesh, s):
-    """`s` over `mesh`'s devices where it names an AbstractMesh, as a result's type does (a
-    constraint to a bare spec under set_mesh, an out_sharding=): the result is placed."""
-    if s is None or not isinstance(s.mesh, AbstractMesh):
-        return s
-    return NamedSharding(concrete_mesh(s.mesh, mesh), s.spec, memory_kind=s.memory_kind)
 
 
 def _keep(buf, aval):

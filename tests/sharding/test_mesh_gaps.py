@@ -47,10 +47,14 @@ def _sorted_sets(value):
                   value)
 
 
-def _check(runs, prefix):
+def _check(runs, prefix, naming_platform=None):
+    """Every recorded answer of the programs named `prefix`...; `naming_platform` True or
+    False: only those whose text names JAX's CPU platform (an AbstractMesh's
+    `platform=cpu`), or only the others."""
     # values are small integers in float32: exact on both sides
     mine, ref = runs
-    names = [name for name in ref if name.startswith(prefix)]
+    names = [name for name in ref if name.startswith(prefix) and (
+        naming_platform is None or naming_platform == ("platform=cpu" in json.dumps(ref[name])))]
     assert names, prefix
     wrong = {name: (mine.get(name), ref[name]) for name in names
              if _sorted_sets(mine.get(name)) != _sorted_sets(ref[name])}
@@ -100,7 +104,13 @@ def test_out_sharding_types_results_and_transposes_keep_types_as_jaxs(runs):
     # transposes lost the type); zeros_like/full_like of a traced split value were untyped; a
     # jit with a constraint to a bare spec under Explicit axes raised an AttributeError (JAX:
     # the constraint only checks the type, and raises JAX's AssertionError when it differs)
-    _check(runs, "typed_")
+    _check(runs, "typed_", naming_platform=False)
+
+
+@pytest.mark.xla_only("CPU platform")       # AbstractMesh(..., platform=cpu) in the texts
+def test_out_sharding_params_print_as_jaxs(runs):
+    # reshape's, iota's and reduce_sum's sharding params name the AbstractMesh, as JAX's
+    _check(runs, "typed_", naming_platform=True)
 
 
 @pytest.mark.xla_only("CPU platform")       # SingleDeviceSharding(device=CpuDevice(id=0))
