@@ -115,7 +115,10 @@ class JetTrace(Trace):
 # differs in the last bit when each operation of the rule runs alone). (prim, params, avals,
 # order) -> the jitted rule; a primitive whose params cannot be a key runs its rule eagerly.
 _compiled_rules: dict = {}
-_EAGER_RULES: set = set()       # rules that only bind their primitive: nothing to compile
+# rules run as they are: those that only bind their primitive (nothing to compile), jit's
+# (it binds one jit itself) and the custom-derivative calls' (their params hold jaxprs and
+# functions, which a key would keep alive; their bodies' rules compile one by one)
+_EAGER_RULES: set = set()
 
 
 def _compiled_rule(prim, rule, params, primals, series):
@@ -604,6 +607,7 @@ def _jit_rule(primals, series, *, jaxpr, name, donated_invars, inline, keep_unus
 
 
 jet_rules[jit_p] = _jit_rule
+_EAGER_RULES.add(_jit_rule)
 
 
 def _expand_call(primals, series, *, call_jaxpr, **_):
@@ -615,3 +619,4 @@ def _expand_call(primals, series, *, call_jaxpr, **_):
 
 jet_rules[custom_jvp_call_p] = _expand_call
 jet_rules[custom_vjp_call_p] = _expand_call
+_EAGER_RULES.add(_expand_call)

@@ -31,9 +31,12 @@ from ..xla import client as _client
 __all__ = ["BlockScaleConfig", "get_scaled_dot_general_config", "scaled_dot_general",
            "scaled_matmul"]
 
-# the narrow types as JAX names them in a config (ml_dtypes' scalar classes, as its repr shows)
-_E4M3, _E2M1, _E8M0 = (_core.float8_e4m3fn.type, _core.float4_e2m1fn.type,
-                       _core.float8_e8m0fnu.type)
+
+def _narrow(name: str):
+    """A narrow type as JAX names it in a config: ml_dtypes' scalar class, as its repr shows.
+    Looked up on use: without ml_dtypes (an optional dependency) jxkernel still imports, and
+    the dtype's own error says what to install."""
+    return getattr(_core, name).type
 
 
 @dataclasses.dataclass(slots=True)
@@ -52,13 +55,15 @@ def get_scaled_dot_general_config(mode, global_scale=None):
     scale per 16, and a float32 `global_scale`, 1 by default)."""
     if mode == 'nvfp4':
         return BlockScaleConfig(
-            mode='nvfp4', block_size=16, data_type=_E2M1, scale_type=_E4M3,
+            mode='nvfp4', block_size=16, data_type=_narrow("float4_e2m1fn"),
+            scale_type=_narrow("float8_e4m3fn"),
             global_scale=jnp.ones((1,), dtype=np.float32) if global_scale is None
             else global_scale,
             infer_only=False)
     if mode == 'mxfp8':
-        return BlockScaleConfig(mode='mxfp8', block_size=32, data_type=_E4M3, scale_type=_E8M0,
-                                global_scale=None, infer_only=False)
+        return BlockScaleConfig(mode='mxfp8', block_size=32, data_type=_narrow("float8_e4m3fn"),
+                                scale_type=_narrow("float8_e8m0fnu"), global_scale=None,
+                                infer_only=False)
     raise ValueError(f"Unsupported mode: {mode}")
 
 
@@ -164,11 +169,12 @@ def _quantize(x, config):
         return jnp.max(jnp.abs(values), axis=-1, keepdims=True) / top
 
     if config.mode == "mxfp8":
-        assert config.global_scale is None and config.scale_type == _E8M0
+        assert config.global_scale is None and config.scale_type == _narrow("float8_e8m0fnu")
         scales = _e8m0_rounding_up(block_scales(x))
         scaled = x / _e8m0_value(scales, x.dtype)
     elif config.mode == "nvfp4":
-        assert config.scale_type == _E4M3 and config.global_scale.dtype == np.float32
+        assert config.scale_type == _narrow("float8_e4m3fn") and \
+            config.global_scale.dtype == np.float32
         x = x / config.global_scale
         scales = jnp.clip(block_scales(x), 0, _core.finfo(config.scale_type).max.astype(x.dtype))
         scales = lax.optimization_barrier(scales.astype(config.scale_type))
