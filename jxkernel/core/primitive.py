@@ -123,6 +123,10 @@ own_vma_rules: set = set()
 # np.ndarrays, results of the dtypes and shapes its abstract eval gives (core/numpy_eval.py
 # interprets a jaxpr with them, where jaxlib cannot run)
 numpy_rules: dict = {}
+# jet(primals, series, **params) -> (primal out, its Taylor coefficients): jax.experimental.jet's
+# rules, all registered by api/jet.py (JAX keeps them in jet.py); a primitive without one
+# raises KeyError there, as JAX's table does
+jet_rules: dict = {}
 
 RULE_TABLES = {
     "abstract_eval": abstract_eval_rules,
@@ -141,6 +145,7 @@ RULE_TABLES = {
     "sharding_typing": sharding_typing_rules,
     "own_vma": own_vma_rules,
     "numpy": numpy_rules,
+    "jet": jet_rules,
 }
 
 

@@ -221,6 +221,15 @@ def _passes_subnormals(eqn) -> bool:
     return isinstance(body, Jaxpr) and all(map(_passes_subnormals, body.eqns))
 
 
+def _widens_narrow_float(eqn) -> bool:
+    if eqn.primitive.name != "convert_element_type":
+        return False
+    old = getattr(eqn.invars[0].aval, "dtype", None)
+    # (ml_dtypes' floats have NumPy kind "V")
+    return old is not None and old.kind in "fV" and old.itemsize < 4 and \
+        np.dtype(eqn.params["new_dtype"]) in _SUBNORMAL_DTYPES
+
+
 def _subnormal_plan(jaxpr) -> tuple:
     """({equation index: ((operand position, program input index or None), ...) it reads
     flushed}, whether each result is flushed): values from the program's inputs, and what
@@ -231,6 +240,11 @@ def _subnormal_plan(jaxpr) -> tuple:
     reads = {}
     for i, eqn in enumerate(jaxpr.eqns):
         held = [k for k, v in enumerate(eqn.invars) if type(v) is not Literal and v in raw]
+        if _widens_narrow_float(eqn):
+            # XLA widens 8- and 16-bit floats by moving bits: a subnormal it makes (float8_e8m0fnu's
+            # 2**-127, a bfloat16 subnormal) is written as it is, whatever made the operand
+            raw.update(eqn.outvars)
+            continue
         if _passes_subnormals(eqn):         # (an int32 bitcast to float32 too)
             if held:
                 raw.update(eqn.outvars)
