@@ -13,4 +13,5 @@ from ...lax.callbacks import io_callback  # noqa: F401
 module_aliases(__name__, {"array_serialization": "jxkernel.api.array_serialization",
                           "colocated_python": "jxkernel.api.colocated_python",
                           "multihost_utils": "jxkernel.api.multihost_utils",
-                          "ode": "jxkernel.api.ode"})
+                          "ode": "jxkernel.api.ode",
+                          "random": "jxkernel.random.stateful_rng"})
