@@ -357,7 +357,7 @@ class Jitted:
             found = (jaxpr, consts, out_tree, closed)
             traced_under(self, jaxpr, closed, lambda: self._miss(      # (why: for the log)
                 treedef, statics, avals, dyn_args, dyn_kwargs, _client.default_device()))
-            if not any(isinstance(c, Tracer) for c in consts):   # tracers die with their trace
+            if not any(isinstance(c, Tracer) and c._trace.alive for c in consts):  # (die with it)
                 self._traces[key] = found
         jaxpr, consts, out_tree, closed = staged_high(*found)   # (hijax: jit_high.py)
         refs = jit_refs.ref_positions(leaves)
