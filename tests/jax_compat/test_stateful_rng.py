@@ -74,3 +74,8 @@ def test_the_generator_is_a_pytree_of_its_key_and_counter():
     assert len(leaves) == 2 and leaves[1] is rng._counter
     again = jxkernel.tree_util.tree_unflatten(tree, leaves)
     assert type(again) is stateful_rng.StatefulPRNG and again._counter is rng._counter
+
+
+def test_docstring_examples():
+    from doc_examples import check_docstring_examples       # tests/support
+    check_docstring_examples("jxkernel.random.stateful_rng", {"jax": jxkernel})
