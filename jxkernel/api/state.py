@@ -16,7 +16,11 @@ raises JAX's error.
     >>> r[...]
     Array([0., 5., 0.], dtype=float32)
     >>> jax.typeof(r)
-    AbstractRef(ShapedArray(float32[3]))
+    Ref{float32[3]}
+
+Inside a jit (a trace that keeps Ref state, "lift"), a Ref argument and a Ref made there are
+`RefTracer`s, as JAX's jit traces them as tracers of Ref type (its DynamicJaxprTracer, printed
+`JitTracer(Ref{float32[3]})`); one closed over stays the Ref itself.
 """
 from __future__ import annotations
 
@@ -24,7 +28,10 @@ import numpy as np
 
 from .. import lax
 from .. import numpy as jnp
+from ..numpy.util import REF_AVALS
 from ..core.avals import AbstractValue, ShapedArray, get_aval, typeof_rules
+from ..core.errors import aval_text
+from ..core.staging import JaxprTrace, JaxprTracer
 from ..core.primitive import abstract_eval_rules, side_effecting
 from ..core.trace import Tracer, current_trace
 from ..transforms.ad import DualTracer
@@ -48,7 +55,8 @@ class AbstractRef(AbstractValue):
     size = property(lambda self: self.inner_aval.size)
 
     def __repr__(self):
-        return f"AbstractRef({self.inner_aval!r})"
+        # as JAX's: Ref{float32[3]} (its weak type not shown)
+        return f"Ref{{{aval_text(self.inner_aval, weak=False)}}}"
 
     def str_short(self, short_dtypes: bool = False) -> str:
         return f"Ref{{{self.inner_aval.str_short()}}}"
@@ -65,7 +73,15 @@ class AbstractRef(AbstractValue):
         return hash((AbstractRef, self.inner_aval, self.memory_space))
 
 
-class Ref:
+class _RefType(type):
+    """Ref's metaclass: a Ref-typed tracer of a jit is a Ref too (`isinstance(t, jax.Ref)`),
+    as JAX's Ref class answers for its tracers."""
+
+    def __instancecheck__(cls, x):
+        return type.__instancecheck__(cls, x) or cls is Ref and type(x) is RefTracer
+
+
+class Ref(metaclass=_RefType):
     """A mutable reference to an array (`jax.new_ref(x)` makes one)."""
     __slots__ = ("_value", "_owner", "_argument", "__weakref__")
     is_array_ref = True             # (vmap maps a Ref argument: transforms/batching.py)
@@ -77,10 +93,14 @@ class Ref:
         self._value, self._owner, self._argument = value, owner, None
 
     @classmethod
-    def stand_in(cls, ref, argument: int) -> Ref:
-        """A Ref of `ref`'s type that jit traces in place of its argument `argument`
-        (transforms/jit_refs.py)."""
-        stand_in = cls(ref._value if type(ref) is cls else ref[...])   # (vmap's MappedRef)
+    def stand_in(cls, ref, argument: int):
+        """What jit traces in place of its Ref argument `argument`, `ref`
+        (transforms/jit_refs.py): in jit's trace a RefTracer, as JAX's jit traces a Ref
+        argument as a tracer (elsewhere a Ref), holding `ref`'s value (vmap's MappedRef:
+        its view's)."""
+        value = ref._value if _is_box(ref) else ref[...]
+        trace = current_trace()
+        stand_in = RefTracer(trace, value) if _makes_tracers(trace) else Ref(value)
         stand_in._argument = argument
         return stand_in
 
@@ -146,13 +166,62 @@ class Ref:
 typeof_rules[Ref] = lambda ref: ref.aval
 
 
+def _is_box(ref) -> bool:
+    return type(ref) is Ref or type(ref) is RefTracer
+
+
+def _makes_tracers(trace) -> bool:
+    """Whether a Ref made, or passed, where `trace` runs is a RefTracer: in jit's trace and the
+    bodies of loops and conds (JaxprTraces keeping Ref state, "lift")."""
+    return type(trace) is JaxprTrace and trace.ref_policy == "lift"
+
+
+class RefTracer(JaxprTracer):
+    """A Ref as a jit's trace sees one passed to it or made in it: a tracer of Ref type, as
+    JAX's jit traces them (a DynamicJaxprTracer whose aval is an AbstractRef: printed
+    `JitTracer(Ref{float32[]})`, no array to do math on), holding its state as a Ref's box
+    does (`_value`, `_owner`, `_argument`: Ref's), with Ref's reads and writes."""
+    __slots__ = ("_value", "_owner", "_argument", "__weakref__")
+    _jax_class_name = "DynamicJaxprTracer"
+    # its class as JAX's messages name it (numpy/util.py's check_arraylike): jit's tracer
+    # class, at the JAX path where jxkernel's answers (jxkernel/_jax/_src/interpreters/)
+    _jax_class_path = "jxkernel._src.interpreters.partial_eval.DynamicJaxprTracer"
+    is_array_ref = True
+
+    def __init__(self, trace, value, owner=None):
+        self._trace, self._var, self.const = trace, None, None
+        self._value, self._owner, self._argument = value, owner, None
+
+    stand_in = Ref.stand_in
+    _aval = aval = property(lambda self: AbstractRef(get_aval(self._value)))
+    shape, dtype, ndim, size = Ref.shape, Ref.dtype, Ref.ndim, Ref.size
+    __getitem__, __setitem__, _check_write = Ref.__getitem__, Ref.__setitem__, Ref._check_write
+    _made_under, get, set = Ref._made_under, Ref.get, Ref.set
+    unsafe_buffer_pointer, __array__, __len__ = Ref.unsafe_buffer_pointer, Ref.__array__, \
+        Ref.__len__
+
+    def _short_repr(self):
+        return f"JitTracer({self.aval!r})"
+
+    def __hash__(self):             # (a Ref is hashable by identity, as JAX's tracers of Refs)
+        return id(self)
+
+    def __eq__(self, other):
+        return self is other
+
+
+typeof_rules[RefTracer] = lambda ref: ref.aval
+REF_AVALS.add(AbstractRef)
+
+
 # ------------------------------------------------------------------ the primitives making Refs
 # (JAX's `new_ref` and `empty_ref`; the others are in api/state_primitives.py): binding one
 # makes a Ref, recorded as an equation where make_jaxpr's trace is the current trace
 def new_ref(init_val, *, memory_space=None, kind=None) -> Ref:
     """A new Ref holding `init_val` (an array, converted as jnp.asarray would)."""
     trace = current_trace()
-    ref = Ref(own(jnp.asarray(init_val), init_val), trace)
+    value = own(jnp.asarray(init_val), init_val)
+    ref = RefTracer(trace, value, trace) if _makes_tracers(trace) else Ref(value, trace)
     if recording_here() is not None:
         out, = record(trace, new_ref_p, [trace.to_atom(ref._value)],
                       {"kind": kind, "memory_space": memory_space}, [ref.aval])

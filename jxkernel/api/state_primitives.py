@@ -54,8 +54,14 @@ class RefPrimitive(Primitive):
 
 
 def _is_box(ref) -> bool:
-    """api/state.py's Ref (vmap's MappedRef, a view of one, has its own operations)."""
+    """api/state.py's Ref, or jit's RefTracer (vmap's MappedRef, a view of one, has its own
+    operations)."""
     return hasattr(ref, "_owner")
+
+
+def _is_recorded_ref(ref) -> bool:
+    """make_jaxpr's Ref-typed tracer (a JaxprTracer that is no box: not a RefTracer)."""
+    return isinstance(ref, JaxprTracer) and not hasattr(ref, "_owner")
 
 
 def own(value, given=None):
@@ -186,7 +192,7 @@ def _is_full(idx) -> bool:
 def recorder(ref):
     """make_jaxpr's trace that records `ref`'s reads and writes as equations, or None where
     its box, or a lifting trace (core/staging.py's ref_get), keeps its state."""
-    if isinstance(ref, JaxprTracer):             # the Ref-typed tracer itself
+    if _is_recorded_ref(ref):                    # the Ref-typed tracer itself
         return ref._trace
     owner, trace = getattr(ref, "_owner", None), current_trace()
     while trace is not None:
@@ -201,7 +207,7 @@ def recorder(ref):
 
 def _ref_atom(trace, ref) -> Var:
     """`ref`'s Ref-typed variable in `trace`: a constvar holding the Ref, on first use."""
-    if isinstance(ref, JaxprTracer):
+    if _is_recorded_ref(ref):
         return ref._var
     entry = trace.ref_vars.get(id(ref))
     if entry is None:
@@ -258,7 +264,7 @@ def _implicit_cast(value, dtype):
 # ------------------------------------------------------------------ get
 def ref_read(ref, idx=Ellipsis):
     """`ref[idx]`."""
-    if not _is_box(ref) and not isinstance(ref, JaxprTracer):
+    if not _is_box(ref) and not _is_recorded_ref(ref):
         return ref[idx]
     trace = recorder(ref)
     if trace is None:
@@ -305,7 +311,7 @@ eqn_printers[get_p] = _pp_get
 # ------------------------------------------------------------------ swap (and set)
 def ref_swap(ref, idx, value):
     """Write `value` at `ref[idx]`; what was there."""
-    if not _is_box(ref) and not isinstance(ref, JaxprTracer):
+    if not _is_box(ref) and not _is_recorded_ref(ref):
         old = ref[idx]
         ref[idx] = value
         return old
@@ -377,7 +383,7 @@ eqn_printers[swap_p] = _pp_swap
 # ------------------------------------------------------------------ addupdate
 def ref_addupdate(ref, idx, x) -> None:
     """`ref[idx] += x` as one operation (jax.ref.addupdate)."""
-    if not _is_box(ref) and not isinstance(ref, JaxprTracer):
+    if not _is_box(ref) and not _is_recorded_ref(ref):
         ref[idx] = ref[idx] + x
         return
     trace = recorder(ref)
@@ -413,7 +419,7 @@ eqn_printers[addupdate_p] = _pp_addupdate
 # ------------------------------------------------------------------ freeze
 def freeze_ref(ref):
     """`jax.freeze(ref)`: its value (a `freeze` equation where make_jaxpr records it)."""
-    if not _is_box(ref) and not isinstance(ref, JaxprTracer):
+    if not _is_box(ref) and not _is_recorded_ref(ref):
         return ref[...]
     trace = recorder(ref)
     if trace is None:

@@ -23,7 +23,7 @@ from .trace import Tracer, _ctx, new_trace
 # what traces a body that may capture a concrete mutable high value (a hijax Variable made
 # outside it): the loop catches CapturedHighValues and threads the values' state through
 # its carry (lax/_cf_util.py's thread_high_values), as JAX threads such state
-THREADING = {"scan body"}
+THREADING = {"scan body", "while_loop body", "cond branch", "switch branch"}
 
 
 class CapturedHighValues(NotImplementedError):
@@ -55,6 +55,10 @@ def lower_jaxpr(closed, in_qdds=None, final_qdds=None, what="jit"):
                 getattr(typeof_rules[type(c)](c), "has_qdd", False)]
     if captured and what in THREADING:
         raise CapturedHighValues(captured)
+    if captured and what == "while_loop cond":
+        # JAX 0.10.2 threads a captured value's state through a loop's body only; a cond_fun
+        # that reads one is refused, by a NotImplementedError with no message
+        raise NotImplementedError()
     for c in closed.consts:
         if type(c) in hi_value_types or isinstance(c, Tracer) and is_high_aval(c.aval):
             raise NotImplementedError(

@@ -74,6 +74,10 @@ class JaxprTracer(Tracer):
 _LITERAL_TYPES = (int, float, complex, bool, np.generic, np.ndarray)
 
 
+class _RefOperand(Exception):
+    """A Ref-typed tracer (api/state.py's RefTracer) met as a primitive's operand."""
+
+
 class JaxprTrace(Trace):
     """Records primitives into a jaxpr (JAX's DynamicJaxprTrace)."""
     tracer_type = JaxprTracer    # the class of its tracers (partial evaluation has its own)
@@ -94,6 +98,16 @@ class JaxprTrace(Trace):
         self.qdds: dict = {}
         self.is_high = False                     # a hijax type or equation staged here
 
+    def finish(self) -> None:
+        super().finish()
+        # jit keeps the Ref-typed tracers standing in for its Ref arguments as consts
+        # (transforms/jit_refs.py), for every later call: they let go of the trace, which
+        # would otherwise live on with them (and count as leaked)
+        for _, value in self.consts.values() if self.refs else ():
+            if getattr(type(value), "is_array_ref", False) and isinstance(value, Tracer) \
+                    and value._trace is self:
+                value._trace = _FINISHED
+
     # ------------------------------------------------------------ inputs
     def new_arg(self, aval: ShapedArray) -> JaxprTracer:
         if getattr(aval, "is_high", False):
@@ -111,6 +125,8 @@ class JaxprTrace(Trace):
         if type(x) is self.tracer_type and x._trace is self:
             return x._var if x._var is not None else self._const_atom(x.const, x._aval)
         if isinstance(x, Tracer):
+            if getattr(type(x), "is_array_ref", False):    # (api/state.py's RefTracer)
+                raise _RefOperand(x.aval)
             self.check_foreign_tracer(x)
             if x.aval.has_qdd:             # a mutable hijax value of an enclosing trace
                 return self._hi_const(x, x.aval)
@@ -206,7 +222,11 @@ class JaxprTrace(Trace):
                     return self.tracer_type(self, folded[1], None, folded[0])
         if vma.checked:             # in a shard_map body: types carry varying manual axes
             args = vma.match_inputs(self, prim, args, params)
-        atoms = [self.to_atom(x) for x in args]
+        try:
+            atoms = [self.to_atom(x) for x in args]
+        except _RefOperand as e:    # a Ref-typed tracer where an array goes: JAX's words
+            raise ValueError(f"Attempting to pass a Ref {e.args[0]!r} to a primitive: "
+                             f"{prim.name} -- did you forget to unpack ([...]) the ref?") from None
         out_avals = abstract_eval(prim, [a.aval for a in atoms], params)
         if vma.checked:
             out_avals = vma.out_types(prim, [a.aval for a in atoms], params, out_avals)
@@ -365,6 +385,11 @@ def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None,
         del trace, tracers, outs        # ours: what holds the trace after this is a leak
         ensure_no_leaks(finished)
     return closed
+
+
+# the trace of the Ref-typed tracers whose own trace has finished (JaxprTrace.finish)
+_FINISHED = JaxprTrace(None)
+_FINISHED.finish()
 
 
 def _ref_trace(ref, trace):

@@ -51,7 +51,8 @@ def trace_fun(fun, in_tree, in_avals, what: str):
     # hijax equations made and used inside the body: their low equations (core/hijax_lower.py)
     found = lower_jaxpr(trace_to_jaxpr(flat, list(in_avals), info, "lift"), what=what), \
         out_tree()
-    if not any(isinstance(c, Tracer) for c in found[0].consts):   # tracers die with their trace
+    # tracers die with their trace (a finished one's: jit's stand-ins for Ref arguments)
+    if not any(isinstance(c, Tracer) and c._trace.alive for c in found[0].consts):
         _traced[key] = found
     # a miss of this cache, told (and with jax_explain_cache_misses logged) as JAX tells its
     # bodies' misses: after the trace, so a body whose trace raised is not told

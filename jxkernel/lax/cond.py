@@ -104,7 +104,14 @@ def _bind_cond(index, funs, operands, names, reference=0, what="cond branch", **
     in_avals = cf.avals_of(leaves)
     # (what: "switch branch" for lax.switch, as JAX traces a branch for "cond" or "switch": one
     # function used by both is traced for each)
-    traced = [cf.trace_fun(f, in_tree, in_avals, what) for f in funs]
+    traced, captured = [], []
+    for f in funs:
+        try:
+            traced.append(cf.trace_fun(f, in_tree, in_avals, what))
+        except cf.CapturedHighValues as e:      # hijax values captured: their state carried
+            captured.extend(v for v in e.values if all(v is not c for c in captured))
+    if captured:
+        return _cond_threading(captured, index, funs, operands, names, reference, what, params)
     ref_tree, ref_avals = traced[reference][1], traced[reference][0].out_avals
     for i, ((closed, tree), name, fun) in enumerate(zip(traced, names, funs)):
         if i != reference:
@@ -153,6 +160,19 @@ def _bind_cond(index, funs, operands, names, reference=0, what="cond branch", **
     inputs = [*all_consts, *leaves]
     return tree_unflatten(first_tree, [next(outs) if f is None else _as_array(inputs[f])
                                        for f in in_fwd])
+
+
+def _cond_threading(values, index, funs, operands, names, reference, what, params):
+    """cond/switch whose branches captured the concrete mutable high values `values`: their
+    low state goes into every branch and its new state comes out of the one taken
+    (lax/_cf_util.py's holding_high); after, they hold that state, as JAX threads them."""
+    def threading(f):
+        return lambda ops, state: cf.holding_high(values, state, lambda: f(*ops))
+    out, state = _bind_cond(index, [threading(f) for f in funs],
+                            (tuple(operands), cf.high_state(values)), names, reference, what,
+                            **params)
+    cf.set_high_state(values, state)
+    return out
 
 
 def _taking_consts(jaxpr, own, const_avals):

@@ -41,7 +41,10 @@ def while_loop(cond_fun, body_fun, init_val):
     args_tree = tree_flatten((init_val,))[1]      # the functions take the carry as one argument
     avals = cf.avals_of(leaves)
     for attempt in range(3):             # retrace while weak carries settle (JAX's rule)
-        body, body_tree = cf.trace_fun(body_fun, args_tree, avals, "while_loop body")
+        try:
+            body, body_tree = cf.trace_fun(body_fun, args_tree, avals, "while_loop body")
+        except cf.CapturedHighValues as e:      # hijax values captured: their state carried
+            return _while_threading(e.values, cond_fun, body_fun, init_val)
         settled = cf.settle_carry(avals, body.out_avals) if body_tree == in_tree else avals
         if settled == avals or attempt == 2:
             break
@@ -71,6 +74,18 @@ def while_loop(cond_fun, body_fun, init_val):
                         body_nconsts=len(body_consts))
     same = cf.forwarded_carries(body.jaxpr, 0, len(leaves), unused_by=cond.jaxpr)
     return tree_unflatten(in_tree, [g if s else o for g, o, s in zip(given, outs, same)])
+
+
+def _while_threading(values, cond_fun, body_fun, init_val):
+    """while_loop whose body captured the concrete mutable high values `values`: their low
+    state is carried beside the loop's (lax/_cf_util.py's holding_high), and they hold the
+    final one after, as JAX threads them (scan's _scan_threading)."""
+    def body(carry):
+        return cf.holding_high(values, carry[1], lambda: body_fun(carry[0]))
+    out, state = while_loop(lambda carry: cond_fun(carry[0]), body,
+                            (init_val, cf.high_state(values)))
+    cf.set_high_state(values, state)
+    return out
 
 
 def _while_abstract_eval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):

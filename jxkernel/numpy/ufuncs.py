@@ -30,8 +30,8 @@ from ..xla.array import Array
 from ..transforms.custom_derivatives import custom_jvp
 from .creation import array, asarray
 from .dtypes import finfo, iscomplexobj
-from .util import (_ARRAYS, aval_of, broadcast_arrays, check_arraylike, converts_array,
-                   ensure_array, ensure_arraylike, full_like, jnp_jit,
+from .util import (_ARRAYS, REF_AVALS, aval_of, broadcast_arrays, check_arraylike,
+                   converts_array, ensure_array, ensure_arraylike, full_like, jnp_jit,
                    promote_args, promote_args_inexact, promote_args_numeric, promote_dtypes,
                    promote_dtypes_inexact, promote_dtypes_numeric, promote_shapes)
 from .util import where as _where
@@ -130,11 +130,14 @@ def _unary_inexact(name, prim, doc):
     @_named(name, doc)
     def fn(x, /):
         if isinstance(x, _ARRAYS):
-            if x.aval.dtype in _INEXACT:             # hot path: no promotion
+            aval = x.aval
+            if aval.dtype in _INEXACT and type(aval) not in REF_AVALS:   # hot path
                 return prim.bind(x)
             if type(x) is Array and x._sharding is None and \
                     type(_trace._ctx.trace) is _trace.EvalTrace:
                 return fused(x)
+        elif getattr(type(x), "is_array_ref", False):
+            return fused(x)     # (as JAX's jitted jnp.sin: the jit traces a Ref as a tracer)
         return promoted(x)
     return fn
 

@@ -42,10 +42,24 @@ _SCALAR_TYPES = (bool, int, float, complex)
 _INEXACT = dtypes.INEXACT_DTYPES
 
 
+# the types of Ref-typed tracers (api/state.py adds AbstractRef): no arrays, so the hot paths
+# that take any tracer as one leave them to check_arraylike, as JAX's jnp functions check
+REF_AVALS: set = set()
+
+
 def is_arraylike(x) -> bool:
-    return isinstance(x, _ARRAY_TYPES) or type(x) in _SCALAR_TYPES or \
-        hasattr(x, "__jax_array__") or isinstance(getattr(x, "dtype", None),
-                                                  dtypes.ExtendedDType)   # typed keys
+    return (isinstance(x, _ARRAY_TYPES) or type(x) in _SCALAR_TYPES or
+            hasattr(x, "__jax_array__") or isinstance(getattr(x, "dtype", None),
+                                                      dtypes.ExtendedDType)) and \
+        not getattr(type(x), "is_array_ref", False)     # (a Ref's tracer is no array: JAX's)
+
+
+def _type_text(x) -> str:
+    """`type(x)` as JAX's messages print it: a tracer's class by the JAX path under which
+    jxkernel's class answers, where it has one (`_jax_class_path`: jit's tracers,
+    `jax._src.interpreters.partial_eval.DynamicJaxprTracer`)."""
+    path = type(x).__dict__.get("_jax_class_path")
+    return f"<class '{path}'>" if path else str(type(x))
 
 
 def check_arraylike(fun_name: str, *args) -> None:
@@ -55,7 +69,7 @@ def check_arraylike(fun_name: str, *args) -> None:
             hint = " Use jnp.asarray/jnp.array to turn a list or tuple into an array." \
                 if isinstance(arg, (list, tuple)) else ""
             raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got "
-                            f"{type(arg)} at position {i}.{hint}")
+                            f"{_type_text(arg)} at position {i}.{hint}")
 
 
 def check_real(fun_name: str, x) -> None:
@@ -256,7 +270,7 @@ def _fast(args) -> bool:
     """All args already Arrays/tracers of one dtype and weak type, ranks lax accepts as is
     (one rank, besides rank-0 operands)."""
     a0 = args[0].aval if isinstance(args[0], _ARRAYS) else None
-    if a0 is None:
+    if a0 is None or type(a0) in REF_AVALS:     # (a Ref's tracer: refused by check_arraylike)
         return False
     rank = len(a0.shape)
     for x in args[1:]:

@@ -198,6 +198,12 @@ class MappedRef:
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: math.prod(self.shape))
 
+    @property
+    def aval(self):
+        """The Ref type the function sees (a jit inside keys its trace on it, as any Ref's)."""
+        ref_aval = self._ref.aval
+        return type(ref_aval)(ref_aval.inner_aval.update(shape=self.shape))
+
     @classmethod
     def stand_in(cls, mapped, argument: int):
         """What jit traces in place of this argument (transforms/jit_refs.py): a Ref of the

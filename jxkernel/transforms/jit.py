@@ -40,7 +40,7 @@ from .jit_args import SCALAR_TYPES, Arguments, leaf_aval, static_key, unless_all
 from .jit_cache import (LAST_HIT, NOWHERE, Entry, compiled_trace, each_a_leaf, fun_state,
                         last_hit_for, sibling_trace)
 from .jit_primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, traced_under, untold
-from . import jit_refs
+from . import jit_high, jit_refs
 from .stages import Lowered, Traced, lower_jit, trace_jitted
 
 _flatten = _registry.flatten           # tree_flatten without the wrapper (the hit path uses it)
@@ -231,8 +231,8 @@ class Jitted:
         avals = tuple([leaf.aval if type(leaf) is Array else
                        leaf_aval(leaf, lambda i=i: self._leaf_names(dyn_args, dyn_kwargs)[i])
                        for i, leaf in enumerate(leaves)])
-        if _ctx.trace is not eval_trace:
-            return self._bind(leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
+        if _ctx.trace is not eval_trace:     # (jit_high: a jit closing over hijax values)
+            return jit_high.bind_inside(self, leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
         refs = jit_refs.ref_positions(leaves)
         arrays = jit_refs.without_refs(leaves, refs)
         out = over_mesh(self, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs, refs)
@@ -356,7 +356,7 @@ class Jitted:
             found = (jaxpr, consts, out_tree, closed)
             traced_under(self, jaxpr, closed, lambda: self._miss(      # (why: for the log)
                 treedef, statics, avals, dyn_args, dyn_kwargs, _client.default_device()))
-            if not any(isinstance(c, Tracer) for c in consts):   # tracers die with their trace
+            if not any(isinstance(c, Tracer) and c._trace.alive for c in consts):  # (die with it)
                 self._traces[key] = found
         jaxpr, consts, out_tree, closed = staged_high(*found)   # (hijax: jit_high.py)
         refs = jit_refs.ref_positions(leaves)

@@ -135,11 +135,39 @@ def staged_high(jaxpr, consts, out_tree, closed):
     return hi_jaxpr, hi_consts, out_tree, high
 
 
+def bind_inside(jitted, leaves, treedef, statics, avals, dyn_args, dyn_kwargs):
+    """`jitted` called inside another trace (jit.py's `_bind`); one that closes over mutable
+    hijax values is staged with them as inputs (`stage_high`), as JAX's jit threads them
+    (`convert_const_himutables`): a jit inside a jit, make_jaxpr, a loop body."""
+    if jitted not in _capturing:
+        try:
+            return jitted._bind(leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
+        except CapturedHigh:
+            _capturing.add(jitted)      # (also called through call_high at the top level)
+    if type(_ctx.trace) is not JaxprTrace or _ctx.trace.requires_low:
+        return _inline_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs)
+    return stage_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs)
+
+
+def _inline_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs):
+    """Under grad or vmap (no jaxpr being staged), or in a loop body that threads the values
+    (whose primitives run low there: lax/_cf_util.py's holding_high): the function runs on
+    the current trace, the captured values' own primitives meeting it there, as JAX's jit
+    rule runs its jaxpr's equations (a write under grad or vmap is refused by the write's own
+    rule, in JAX's words)."""
+    out_trees = []
+    names = lambda: jitted._leaf_names(dyn_args, dyn_kwargs)     # noqa: E731
+    outs = jitted._flat_fun(treedef, statics, out_trees, names)(*leaves)
+    return tree_unflatten(out_trees[0], outs)
+
+
 def stage_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs):
     """`jitted` called inside make_jaxpr (a JaxprTrace) with traced hijax values among its
-    arguments: one jit equation holding the high jaxpr, as JAX's (`a:BoxTy` in, `box_get` and
-    `box_set` inside). Each mutable argument goes in with what it holds at the call, and holds
-    what the call left in it after; the enclosing trace's lowering inlines the equation."""
+    arguments, or closing over concrete mutable ones: one jit equation holding the high
+    jaxpr, as JAX's (`a:BoxTy` in, `box_get` and `box_set` inside; a value closed over goes
+    in as a constant of the enclosing trace). Each mutable value goes in with what it holds at
+    the call, and holds what the call left in it after; the enclosing trace's lowering
+    inlines the equation."""
     outer = _ctx.trace
     names = jitted._leaf_names(dyn_args, dyn_kwargs)
     in_types = []
@@ -149,7 +177,8 @@ def stage_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs):
             in_types.append(AvalQDD(aval, outer.cur_qdd(leaf)) if aval.has_qdd else aval)
         else:
             in_types.append(_in_type(leaf, lambda i=i: names[i]))
-    closed, out_trees, finals, _ = _trace_high(jitted, treedef, statics, in_types, names)
+    closed, out_trees, finals, const_qdds = _trace_high(jitted, treedef, statics, in_types,
+                                                       names)
     jaxpr, consts = convert_constvars_to_invars(closed)
     n = len(consts) + len(leaves)
     outs = jit_p.bind(*consts, *leaves, jaxpr=jaxpr, name=jitted._name,
@@ -158,6 +187,9 @@ def stage_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs):
     for leaf, ty, final in zip(leaves, in_types, finals):
         if type(ty) is AvalQDD:        # what the call left in it
             outer.qdds[outer.to_atom(leaf)].update(final)
+    for const, (start, final) in zip(consts, const_qdds):
+        if start is not None:          # a mutable value closed over: what the call left in it
+            outer.qdds[outer.to_atom(const)].update(final)
     return tree_unflatten(out_trees[0], outs)
 
 

@@ -2,8 +2,9 @@
 
 A Ref the function closes over, or is passed, is kept by jit's trace (core/staging.py, the
 "lift" policy): it is a const of the ClosedJaxpr holding the Ref, and its final value, when
-written, one more output. A Ref argument is traced as a *stand-in*, a Ref of the same type
-that remembers its argument position (`Ref._argument`), so that the compiled program serves
+written, one more output. A Ref argument is traced as a *stand-in*, a tracer of the same Ref
+type (api/state.py's RefTracer: JAX's jit traces a Ref argument as a tracer) that remembers its
+argument position (`_argument`), so that the compiled program serves
 every call with Refs of those types, each call's own. Each call then passes the Refs' values
 where their consts are, and writes what came out back into them:
 
@@ -61,13 +62,13 @@ def check_passed_once(where: str, leaves, positions, names) -> None:
 def with_stand_ins(flat, leaves, avals, positions):
     """(`flat` over the leaves that are not Refs, their avals): the Refs among `leaves` are
     passed to `flat` as stand-ins (module docstring)."""
-    stand_ins = {i: type(leaves[i]).stand_in(leaves[i], i) for i in positions}
-
     def fun(*arrays):
+        # made in the trace: there a RefTracer, as JAX's jit traces a Ref argument as a tracer
+        stand_ins = {i: type(leaves[i]).stand_in(leaves[i], i) for i in positions}
         arrays = iter(arrays)
         return flat(*[stand_ins[i] if i in stand_ins else next(arrays)
                       for i in range(len(avals))])
-    return fun, [a for i, a in enumerate(avals) if i not in stand_ins]
+    return fun, [a for i, a in enumerate(avals) if i not in positions]
 
 
 def traced(fun, leaves, avals, info, where: str, names):

@@ -203,4 +203,106 @@ def run_cases(jax, hijax, cur_qdd, public) -> dict:
 
     jax.make_jaxpr(lambda: jax.lax.scan(add_one, 0.0, None, length=3))()
     out["scan_captured_box_after_make_jaxpr"] = repr(float(staged.get()))
+    out.update(captured_by_loops_conds_and_jits(jax, Box))
+    return out
+
+
+def _outcome(f):
+    try:
+        return repr(f())
+    except Exception as e:          # JAX's refusal, by class and words
+        return f"{type(e).__name__}: {e}"
+
+
+def captured_by_loops_conds_and_jits(jax, Box) -> dict:
+    """A box made outside and captured by a while_loop or fori_loop body, a cond or switch
+    branch, or a jit called inside another trace: its state threaded through, as JAX 0.10.2
+    does (each case with a new box and new functions: JAX caches a body's trace by the
+    function, and a cached one holds the box it was traced with)."""
+    jnp, lax = jax.numpy, jax.lax
+    out = {}
+
+    def fori(run):
+        b = Box(1.0)
+
+        def body(i, c):
+            b.set(b.get() + i)
+            return c + b.get()
+        return float(run(body)), float(b.get())
+
+    out["fori_static_captured_box"] = _outcome(lambda: fori(
+        lambda body: lax.fori_loop(0, 3, body, 0.0)))
+    out["fori_traced_captured_box"] = _outcome(lambda: fori(
+        lambda body: lax.fori_loop(0, jnp.int32(3), body, 0.0)))
+    out["fori_jit_captured_box"] = _outcome(lambda: fori(
+        lambda body: jax.jit(lambda n: lax.fori_loop(0, n, body, 0.0))(3)))
+
+    def while_(run, cond_reads=False):
+        b = Box(1.0)
+
+        def body(c):
+            b.set(b.get() * 2)
+            return c + 1
+        cond = (lambda c: b.get() < 10.0) if cond_reads else (lambda c: c < 3)
+        return int(run(cond, body)), float(b.get())
+
+    out["while_captured_box"] = _outcome(lambda: while_(
+        lambda c, w: lax.while_loop(c, w, 0)))
+    out["while_cond_reads_captured_box"] = _outcome(lambda: while_(
+        lambda c, w: lax.while_loop(c, w, 0), cond_reads=True))
+    out["while_jit_captured_box"] = _outcome(lambda: while_(
+        lambda c, w: jax.jit(lambda: lax.while_loop(c, w, 0))()))
+    out["while_jit_twice_captured_box"] = _outcome(lambda: while_(
+        lambda c, w: [int(f()) for f in [jax.jit(lambda: lax.while_loop(c, w, 0))] * 2][1]))
+
+    def cond(run):
+        b = Box(1.0)
+
+        def add(x):
+            b.set(b.get() + x)
+            return x * 2
+        return float(run(add, lambda x: x)), float(b.get())
+
+    out["cond_true_captured_box"] = _outcome(lambda: cond(
+        lambda t, f: lax.cond(True, t, f, 3.0)))
+    out["cond_false_captured_box"] = _outcome(lambda: cond(
+        lambda t, f: lax.cond(False, t, f, 3.0)))
+    out["cond_traced_captured_box"] = _outcome(lambda: cond(
+        lambda t, f: lax.cond(jnp.bool_(True), t, f, 3.0)))
+    out["cond_jit_captured_box"] = _outcome(lambda: [cond(
+        lambda t, f: jax.jit(lambda p, x: lax.cond(p, t, f, x))(p, 3.0)) for p in (True, False)])
+    out["switch_jit_captured_box"] = _outcome(lambda: cond(
+        lambda t, f: jax.jit(lambda i, x: lax.switch(i, [f, t, f], x))(1, 3.0)))
+
+    def inner_jit(run):
+        b = Box(1.0)
+
+        @jax.jit
+        def inner(x):
+            b.set(b.get() + x)
+            return x
+        return run(inner), float(b.get())
+
+    out["jit_in_jit_captured_box"] = _outcome(lambda: inner_jit(
+        lambda inner: [float(jax.jit(lambda x: inner(x) + 1)(2.0)) for _ in range(2)]))
+    out["jit_in_make_jaxpr_captured_box"] = _outcome(lambda: inner_jit(
+        lambda inner: str(jax.make_jaxpr(lambda x: inner(x) + 1)(1.0))))
+    out["jit_in_scan_captured_box"] = _outcome(lambda: inner_jit(
+        lambda inner: float(lax.scan(lambda c, x: (c + inner(x), None), 0.0,
+                                     jnp.arange(3.0))[0])))
+    out["jit_in_grad_captured_box"] = _outcome(lambda: inner_jit(
+        lambda inner: float(jax.grad(lambda x: inner(x) * 3)(1.0))))
+    out["jit_in_vmap_captured_box"] = _outcome(lambda: inner_jit(
+        lambda inner: jax.vmap(lambda x: inner(x) + 1)(jnp.arange(2.0)).tolist()))
+
+    def reading():
+        b = Box(2.0)
+
+        @jax.jit
+        def inner(x):
+            return x * b.get()
+        return (float(jax.jit(lambda x: inner(x) + 1)(3.0)),
+                float(jax.grad(lambda x: inner(x))(3.0)), float(b.get()))
+
+    out["jit_reading_captured_box_in_traces"] = _outcome(reading)
     return out

@@ -1,0 +1,9 @@
+"""jxkernel._src.interpreters.partial_eval, as jax._src.interpreters.partial_eval: JAX's private
+path to the names of jax.interpreters.partial_eval (jxkernel/_jax/interpreters/partial_eval.py),
+jit's tracer class `DynamicJaxprTracer` among them, which JAX's messages name by this path.
+
+    >>> DynamicJaxprTracer.__name__
+    'JaxprTracer'
+"""
+from ...interpreters.partial_eval import (DynamicJaxprTracer, JaxprTracer,  # noqa: F401
+                                          PartialVal, trace_to_jaxpr_nounits)
