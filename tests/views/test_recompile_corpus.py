@@ -668,9 +668,13 @@ def test_a_jit_the_user_makes_of_a_library_function_is_the_users():
     # exercise 02's `summed = jax.jit(jnp.sum)`: jnp.sum is defined inside jxkernel, but the
     # user made this jit, so its recompiles are theirs (notes, the guard); jnp's own kernels
     # called eagerly stay internal
-    # (shapes no other test gives jnp.sum: every jit of jnp.sum shares its caches, as JAX's are
-    # per function, and the tour's notebook 02 runs summed on f32[2], f32[3], ... in-process)
+    # Every jit of jnp.sum shares its caches, as JAX's are per function (the tour's notebook 02
+    # runs summed on f32[2], f32[3], ... in-process), and the key the message names is the
+    # least by text of all earlier keys one shape away: an earlier test's jit of jnp.sum in
+    # this worker (f32[15], found in a random-order run) is named instead. clear_cache() starts
+    # jnp.sum's history afresh (as JAX's evicts the function's traces) whatever ran before.
     summed = jxkernel.jit(jnp.sum)
+    summed.clear_cache()
     summed(jnp.ones((2, 19)))
     summed(jnp.ones((3, 19)))
     mine = [e for e in jxkernel.compile_events() if e.key is summed]
