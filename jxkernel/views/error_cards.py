@@ -600,11 +600,14 @@ def _vmap_rewrite(where, mapped, axes) -> str | None:
 
 
 # ------------------------------------------------------------------ loop carry
-_CARRY_TYPES = re.compile(r"The input carry(?: at path (.+?))? has type (\S+) but the "
-                          r"corresponding output carry component has type (\S+), so the "
-                          r"(shapes|dtypes) do not match")
-_CARRY_TREES = re.compile(r"The input carry has structure (.+) but the output carry has "
-                          r"structure (.+)\.")
+# JAX's texts (lax/_cf_util.check_carry): the leaf named by the body's parameter and its path
+# ("component c['x']"), by its path alone, or the whole carry ("c", or nothing)
+_CARRY_LEAF = r"[Tt]he input carry(?: component (\w+)(\S*)| at path (\S+)| (\w+))?"
+_CARRY_TYPES = re.compile(_CARRY_LEAF + r" has type (\S+) but the corresponding output carry "
+                          r"component has type (\S+), so the (shapes|dtypes) do not match")
+_CARRY_TREES = re.compile(_CARRY_LEAF + r" is an? (.+?) but the corresponding component of the "
+                          r"carry output is an? (.+?), so |the input tree structure is:\n(.+)\n"
+                          r"the output tree structure is:\n(.+)\n")
 
 
 def _carry_card(exc, where, called_from) -> ErrorCard:
@@ -613,9 +616,14 @@ def _carry_card(exc, where, called_from) -> ErrorCard:
     body = _loop_body_name(where) or "body"
     types, trees = _CARRY_TYPES.search(text), _CARRY_TREES.search(text)
     if types:
-        path, came, went, mismatch = types.groups()
+        _, sub_path, path, _, came, went, mismatch = types.groups()
+        path = sub_path or path or None
+    elif trees:
+        _, sub_path, path, _, came, went, tree_in, tree_out = trees.groups()
+        path, mismatch = sub_path or path or None, "structure"
+        came, went = (came, went) if came else (tree_in, tree_out)
     else:
-        (came, went), path, mismatch = trees.groups() if trees else ("?", "?"), None, "structure"
+        came, went, path, mismatch = "?", "?", None, "structure"
     leaf = f"carry{path or ''}"
     if mismatch == "dtypes":
         dtype_in, dtype_out = came.split("[")[0], went.split("[")[0]
