@@ -559,6 +559,29 @@ def test_recompilation_log_is_live(shell):
     assert len(log.events) == n                              # unsubscribed
 
 
+def test_compile_log_of_a_name_finds_its_function_or_says_it_is_unknown(shell):
+    # a jitted function bound to another name is logged under its function's name: the log
+    # of `step` showed "no compilations yet" after step had compiled
+    ok(shell, "def update27(v):\n    return v * 2\nstep27 = jax.jit(update27)\nstep27(1.0)")
+    log = ok(shell, "%jxcompiles step27").result
+    assert log.filter.value == "update27" and [e.reason for e in log.shown()] == ["first call"]
+    log.close()
+    # a name neither logged nor defined: said so, not an empty log (it read "no compilations
+    # yet", as if the function existed and would compile)
+    ran = run(shell, "%jxcompiles nosuchfn27")
+    assert type(ran.error).__name__ == "UsageError"
+    assert str(ran.error).startswith("%jxcompiles nosuchfn27: no compilation of a function "
+                                     "named 'nosuchfn27' is logged, and 'nosuchfn27' is not "
+                                     "defined. Logged so far: ")
+    assert "update27" in str(ran.error)
+    ok(shell, "x27 = jnp.ones(2)")
+    assert "'x27' is not a function (its type is ArrayImpl)" in str(run(shell, "%jxcompiles x27").error)
+    ok(shell, "def later27(v):\n    return v")        # defined, not compiled yet: its empty log
+    log = ok(shell, "%jxcompiles later27").result
+    assert log.shown() == [] and "no compilations yet" in log.table.value
+    log.close()
+
+
 # ================================================================== displays and escaping
 def test_rich_displays_for_jaxprs_and_arrays(shell):
     ran = ok(shell, "jax.make_jaxpr(lambda v: v * 2)(1.0)")
