@@ -576,6 +576,14 @@ def test_compile_log_of_a_name_finds_its_function_or_says_it_is_unknown(shell):
     assert "update27" in str(ran.error)
     ok(shell, "x27 = jnp.ones(2)")
     assert "'x27' is not a function (its type is ArrayImpl)" in str(run(shell, "%jxcompiles x27").error)
+    # a lambda shares its name with every other lambda: the log of `grow` is grow's alone (it
+    # listed the compiles of each jitted lambda of the session under "<lambda>")
+    ok(shell, "other27 = jax.jit(lambda v: v * 3)\nother27(1.0)\n"
+              "grow27 = jax.jit(lambda v: v.sum())\nfor n in range(1, 4):\n    grow27(jnp.ones(n))")
+    log = ok(shell, "%jxcompiles grow27").result
+    assert [e.reason for e in log.shown()][1:] == ["v: f32[1] -> f32[2]", "v: f32[1] -> f32[3]"]
+    assert len(log.shown()) == 3 and log.filter.value.startswith("<lambda>@")
+    log.close()
     ok(shell, "def later27(v):\n    return v")        # defined, not compiled yet: its empty log
     log = ok(shell, "%jxcompiles later27").result
     assert log.shown() == [] and "no compilations yet" in log.table.value

@@ -92,7 +92,10 @@ class InspectionMagics(JxMagicsBase):
             return name
         value = self.shell.user_ns.get(name)
         if hasattr(value, "_fail_on_recompile"):          # a jitted function: its events' name
-            return value._name
+            own = {e.function_key for e in events if e.key is value}
+            others = {e.function_key for e in events if e.function == value._name} - own
+            # a name other jitted functions share (`<lambda>`): this one's events alone
+            return own.pop() if len(own) == 1 and others else value._name
         if callable(value):                               # a function not compiled yet
             return name
         logged = sorted({e.function for e in events if e.origin == compile_record.USER})

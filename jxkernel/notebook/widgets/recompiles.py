@@ -136,8 +136,8 @@ class RecompileLog(TextFallback, w.VBox):
         """The events the filter lets through."""
         f = self.filter.value
         origins = GROUPS.get(f or YOURS)
-        return [e for e in self.events
-                if (e.origin in origins if origins else e.function == f)]
+        return [e for e in self.events      # (f: a function's name, or one jit's function_key)
+                if (e.origin in origins if origins else f in (e.function, e.function_key))]
 
     def others(self) -> list:
         """The eager and jxkernel compiles "(your functions)" leaves out (else none)."""
