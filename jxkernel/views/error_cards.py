@@ -196,7 +196,7 @@ def _step_label(info) -> str | None:
     return f"{cell}, line {info.line}" if cell else (label or None)
 
 
-def _static_fix(origin, where=None) -> str:
+def _static_fix(origin, where=None, exc=None) -> str:
     """How to make the origin's argument static where the function was transformed; "" when
     static cannot work: a static argument must be hashable and is compared by value, so only
     a plain Python value (a number, a bool, a tuple) can be one, never an array (its input
@@ -220,7 +220,47 @@ def _static_fix(origin, where=None) -> str:
         return (f"from functools import partial\n"
                 f"@partial(jax.jit, static_argnames=({arg!r},))   # in place of {decorator}\n"
                 f"{header}")
-    return f"{function} = jax.jit({function}, static_argnames=({arg!r},))"
+    return _rebound(_jit_caller(exc, function), function, arg) or \
+        f"{function} = jax.jit({function}, static_argnames=({arg!r},))"
+
+
+def _jit_caller(exc, function):
+    """{"code": the line} of the user's frame that called the jitted `function` (`return
+    cube(x, 3)` inside the learner's `volume`, not the cell's `volume(...)`): the frame before
+    the first frame of `function` in the traceback (jxkernel's own frames are filtered out of
+    it, or skipped here), or None."""
+    tb, caller = getattr(exc, "__traceback__", None), None
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_name == function and caller is not None:
+            line = linecache.getline(*caller).strip()
+            return {"code": line} if line else None
+        if is_user_file(code.co_filename):
+            caller = (code.co_filename, tb.tb_lineno)
+        tb = tb.tb_next
+    return None
+
+
+def _rebound(called_from, function, arg) -> str:
+    """The fix where the calling line names the jit otherwise than `function`: `jax.jit(f)(x,
+    3)` gets static_argnames in place, and `g(x, 3)` with `g = jax.jit(f)` made earlier gets
+    `g = jax.jit(f, ...)` (rebinding `f` left the learner's `g` tracing the argument); "" when
+    the line calls `function` itself or says nothing clear."""
+    tree = _parse_line(called_from)
+    if tree is None:
+        return ""
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+    for call in calls:                  # jax.jit(function)(...) in the line: add it there
+        inner = call.func
+        if isinstance(inner, ast.Call) and ast.unparse(inner.func) in ("jax.jit", "jit") and \
+                [ast.unparse(a) for a in inner.args] == [function] and not inner.keywords:
+            inner.keywords.append(ast.keyword("static_argnames",
+                                              ast.Tuple([ast.Constant(arg)], ast.Load())))
+            return ast.unparse(tree)
+    names = [c.func.id for c in calls if isinstance(c.func, ast.Name)]
+    if function in names or len(set(names)) != 1:
+        return ""
+    return f"{names[0]} = jax.jit({function}, static_argnames=({arg!r},))"
 
 
 def _jit_decorator(where, function) -> tuple:
@@ -273,7 +313,7 @@ def _traced_phrase(origin) -> str:
 def _bool_card(exc, where, called_from) -> ErrorCard:
     origin = _origin(exc)
     rewrite = _branch_rewrite(where)
-    static = _static_fix(origin, where)
+    static = _static_fix(origin, where, exc)
     if static:
         rewrite += (f"\n# or, if {origin['argument']} is a Python value that seldom changes "
                     f"(each new value compiles anew):\n{static}")
@@ -293,7 +333,7 @@ def _bool_card(exc, where, called_from) -> ErrorCard:
 def _concretization_card(exc, where, called_from) -> ErrorCard:
     origin = _origin(exc)
     integer = isinstance(exc, jx_errors.TracerIntegerConversionError)
-    static = _static_fix(origin, where)
+    static = _static_fix(origin, where, exc)
     code = where["code"] if where else ""
     converts = re.search(r"\b(int|float|complex|bool)\(", code)
     # JAX's own advice for int(x) / float(x) of a tracer: convert the dtype, stay traced

@@ -65,7 +65,9 @@ def test_bool_conversion_card(shell):
     assert card["rewrite"].splitlines()[:3] == [
         "return jnp.where(y > 0, x, -x)", "# or, to run only one branch:",
         "return lax.cond(y > 0, lambda: x, lambda: -x)"]
-    assert "f = jax.jit(f, static_argnames=('x',))" in card["rewrite"]
+    # the calling line with the jit made static in place (`f = jax.jit(f, ...)` left the
+    # line's own `jax.jit(f)` tracing x)
+    assert card["rewrite"].endswith("\njax.jit(f, static_argnames=('x',))(1.0)")
     assert "at In[" in text and ", line 3, in f:  if y > 0:" in text
     assert "    argument x: f32[] of f, traced for jit" in text
     assert "----> 3     if y > 0:" in tb and "/jxkernel/" not in tb    # filtered, then the card
@@ -104,7 +106,7 @@ def test_concretization_card(shell):
     assert card["kind"] == "concretization"
     assert card["where"]["code"] == "return jnp.zeros(n) + x"
     assert card["origin"]["argument"] == "n" and card["origin"]["steps"] == []
-    assert card["rewrite"].splitlines()[0] == "g = jax.jit(g, static_argnames=('n',))"
+    assert card["rewrite"].splitlines()[0] == "jax.jit(g, static_argnames=('n',))(1.0, 3)"
     assert "argument n: i32[] of g, traced for jit" in text
 
 
@@ -311,4 +313,34 @@ def test_no_static_argument_for_an_array(shell):
 def test_static_argument_for_a_python_scalar_still_offered(shell):
     _, card, _, _ = failing(shell, "def twice(x, n):\n    return jnp.zeros(n) + x\n"
                                    "jax.jit(twice)(jnp.ones(2), 3)")
-    assert card["rewrite"].splitlines()[0] == "twice = jax.jit(twice, static_argnames=('n',))"
+    assert card["rewrite"].splitlines()[0] == \
+        "jax.jit(twice, static_argnames=('n',))(jnp.ones(2), 3)"
+
+
+POWER = ("def power(x, n):\n    result = jnp.ones_like(x)\n    for _ in range(n):\n"
+         "        result = result * x\n    return result\n")
+
+
+def test_static_rewrite_rebinds_the_name_the_learner_calls(shell):
+    # `power_jit = jax.jit(power)` then `power_jit(x, 3)`: the card said
+    # `power = jax.jit(power, static_argnames=('n',))`, after which power_jit(x, 3) still fails
+    _, card, _, _ = failing(shell, POWER + "power_jit = jax.jit(power)\n"
+                                           "power_jit(jnp.array([2.0, 3.0]), 3)")
+    assert card["rewrite"].splitlines()[0] == \
+        "power_jit = jax.jit(power, static_argnames=('n',))"
+    # jax.jit(power)(x, 3) on the line: the fix goes in place
+    _, card, _, _ = failing(shell, "jax.jit(power)(jnp.array([2.0, 3.0]), 3)")
+    assert card["rewrite"].splitlines()[0] == \
+        "jax.jit(power, static_argnames=('n',))(jnp.array([2.0, 3.0]), 3)"
+    # calling the function's own name: rebinding it is the fix
+    _, card, _, _ = failing(shell, "power = jax.jit(power)\npower(jnp.array([2.0, 3.0]), 3)")
+    assert card["rewrite"].splitlines()[0] == "power = jax.jit(power, static_argnames=('n',))"
+
+
+def test_static_rewrite_of_a_jit_called_inside_another_function(shell):
+    _, card, _, _ = failing(shell, POWER + "cube = jax.jit(power)\n"
+                                           "def volume(x):\n    return cube(x, 3)\n"
+                                           "volume(jnp.array([2.0]))")
+    # the line calling the jit is `return cube(x, 3)`, not the cell's `volume(...)` (which the
+    # card shows as "called from"): cube is rebound, volume is not
+    assert card["rewrite"].splitlines()[0] == "cube = jax.jit(power, static_argnames=('n',))"
