@@ -263,6 +263,15 @@ def _rebound(called_from, function, arg) -> str:
     return f"{names[0]} = jax.jit({function}, static_argnames=({arg!r},))"
 
 
+def _called_name(line, function) -> str:
+    """The name `line` calls the jit of `function` by: the one plain name it calls, else
+    `function`."""
+    tree = _parse_line(line)
+    names = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and
+             isinstance(n.func, ast.Name)} if tree is not None else set()
+    return names.pop() if len(names) == 1 else function
+
+
 def _jit_decorator(where, function) -> tuple:
     """(the `@jax.jit` or `@jit` line that decorates `function`, whose body holds `where`, its
     `def` line), or ("", "") when it has none: read back from `where`'s line to the
@@ -545,14 +554,15 @@ def _unhashable_card(exc, where, called_from) -> ErrorCard:
         rewrite = code.replace(value_text, hashable, 1)
     elif hashable:
         rewrite = f"# pass {arg}={hashable} instead of {value_text}\n{code}".rstrip()
-    else:
-        rewrite = f"{function} = jax.jit({function})   # {arg} traced instead: no static_argnames"
+    else:     # (the jit the line calls, `power_jit = jax.jit(power, static_argnums=0)`)
+        rewrite = f"{_called_name(where, function)} = jax.jit({function})   # {arg} traced " \
+                  f"instead: not in static_argnums/static_argnames"
     # only where the function computes with it: traced, a shape, a size or a loop count
     # fails (jnp.zeros(shape) with a traced shape is JAX's "Shapes must be 1D sequences of
     # concrete values"), and "holds numbers" was said of exactly those too
     rewrite += f"\n# or, if {function} only computes with {arg} (never as a shape, a size or " \
-               f"a loop count),\n# make it traced: drop it from static_argnames and pass " \
-               f"jnp.asarray(...)"
+               f"a loop count),\n# make it traced: drop it from static_argnums/" \
+               f"static_argnames and pass jnp.asarray(...)"
     return ErrorCard(
         "unhashable-static", "A static argument must be hashable",
         why=(f"{arg} is a static argument of {function}: its value is part of the compile "

@@ -344,3 +344,12 @@ def test_static_rewrite_of_a_jit_called_inside_another_function(shell):
     # the line calling the jit is `return cube(x, 3)`, not the cell's `volume(...)` (which the
     # card shows as "called from"): cube is rebound, volume is not
     assert card["rewrite"].splitlines()[0] == "cube = jax.jit(power, static_argnames=('n',))"
+
+
+def test_unhashable_static_rewrite_names_the_jit_called(shell):
+    # an Array made static by position: the rewrite named `power` and only static_argnames
+    _, card, _, _ = failing(shell, POWER + "power_jit = jax.jit(power, static_argnums=0)\n"
+                                           "power_jit(jnp.array([2.0, 3.0]), 3)")
+    assert card["kind"] == "unhashable-static"
+    assert card["rewrite"].splitlines()[0] == ("power_jit = jax.jit(power)   # x traced instead: "
+                                               "not in static_argnums/static_argnames")
