@@ -411,3 +411,25 @@ def test_loop_carry_errors_are_jaxs():
     assert _message(lambda: lax.scan(lambda c, x: ((c, c), x), jnp.zeros(2), jnp.arange(3.0))
                     ).startswith(TREES_DIFFER.split("{diffs}")[0].format(loop="scan") +
                                  "The input carry c is a <class ")
+
+
+def test_branch_structure_errors_are_jaxs():
+    # JAX 0.10.2's texts for the same programs (its _check_branch_outputs: one sentence per
+    # node that differs, switch's second branch named "branch1", as JAX names it)
+    text = _message(lambda: lax.cond(True, lambda v: v, lambda v: (v, v), 1.0))
+    assert text.split("\n\n", 2)[2] == (
+        "true_fun output is a pytree leaf but false_fun output is a <class 'tuple'>, so their "
+        "Python types differ.\n\nRevise true_fun and/or false_fun so that they have the same "
+        "pytree structure.")
+    text = _message(lambda: lax.switch(1, [lambda v: v, lambda v: (v, v)], 1.0))
+    assert text.startswith("switch branch outputs must have the same pytree structure, but "
+                           "they differ:\n\nbranch 0 is <lambda> at ")
+    assert text.split("\n\n", 2)[2] == (
+        "branch 0 output is a pytree leaf but branch1 output is a <class 'tuple'>, so their "
+        "Python types differ.\n\nRevise branch 0 and/or branch1 so that they have the same "
+        "pytree structure.")
+    text = _message(lambda: lax.cond(True, lambda v: {"a": v, "b": (v,)},
+                                     lambda v: {"a": (v, v), "c": v}, 1.0))
+    assert "true_fun output is a <class 'dict'> with pytree metadata ('a', 'b') but false_fun " \
+           "output is a <class 'dict'> with pytree metadata ('a', 'c'), so the pytree node " \
+           "metadata does not match.\n" in text
