@@ -37,6 +37,12 @@ def fun_name(fun) -> str:
 _traced = WeakLRU(TRACES)
 
 
+# what JAX's errors say a body was traced for (its debug_info's traced_for)
+_JAX_TRACED_FOR = {"scan body": "scan", "while_loop body": "while_body",
+                   "while_loop cond": "while_cond", "cond branch": "cond",
+                   "switch branch": "switch"}
+
+
 def trace_fun(fun, in_tree, in_avals, what: str):
     """(ClosedJaxpr of fun over flat inputs, output treedef); consts stay in the ClosedJaxpr.
     A Ref made outside and used inside is a const (core/staging.py); one written is carried
@@ -48,8 +54,11 @@ def trace_fun(fun, in_tree, in_avals, what: str):
     flat, out_tree = flatten_fun(fun, in_tree)
     # a wrapper of the user's function (fori_loop's) is traced as that function, as JAX
     # traces its wrappers with the user's function's debug info
-    user = getattr(fun, "_jx_traced_as", (fun,))[0]
-    info = DebugInfo(fun_name(user), function_source_info(user), what, None)
+    traced_as = getattr(fun, "_jx_traced_as", (fun, None))
+    user = traced_as[0]
+    # told as JAX tells it ("... for scan", "for while_body", "for fori_loop")
+    told = "fori_loop" if traced_as[1] == "lax.fori_loop" else _JAX_TRACED_FOR.get(what, what)
+    info = DebugInfo(fun_name(user), function_source_info(user), told, None)
     # hijax equations made and used inside the body: their low equations (core/hijax_lower.py)
     found = lower_jaxpr(trace_to_jaxpr(flat, list(in_avals), info, "lift"), what=what), \
         out_tree()

@@ -417,11 +417,36 @@ def _leaked_card(exc, where, called_from) -> ErrorCard:
         why=(f"A value traced inside {function} (for {how}){made_at} was kept outside it, in "
              f"a global, a list or an attribute; once the trace ended it has no value."),
         fix="Return the value from the transformed function instead of storing it.",
-        rewrite=(f"def {function}(x):\n    ...\n    return result, value    # return it, "
-                 f"don't store it\n\nresult, value = jax.{how if how.isidentifier() else 'jit'}"
-                 f"({function})(x)"),
+        rewrite=_leak_rewrite(function, how),
         where=_public(where), called_from=_public(called_from), origin=origin,
         docs=_DOCS + "UnexpectedTracerError")
+
+
+# a loop's or a branch's body (what JAX says it was traced for): how a value leaves it
+_BODY_RETURNS = {
+    "scan": "def step(carry, x):\n    ...\n    return carry, value    # out as scan's ys, "
+            "stacked\n\ncarry, values = lax.scan(step, init, xs)",
+    "fori_loop": "def body(i, state):\n    ...\n    return (carry, value)    # in the loop "
+                 "state, not a list\n\ncarry, value = lax.fori_loop(lower, upper, body, "
+                 "(init, value0))",
+    "cond": "def branch(x):\n    ...\n    return result, value    # each branch returns "
+            "both\n\nresult, value = lax.cond(pred, branch, other_branch, x)"}
+_BODY_RETURNS.update({"while_body": _BODY_RETURNS["fori_loop"].replace(
+    "def body(i, state)", "def body(state)").replace("lax.fori_loop(lower, upper, body,",
+                                                     "lax.while_loop(cond_fun, body,"),
+    "switch": _BODY_RETURNS["cond"].replace("lax.cond(pred, branch, other_branch, x)",
+                                            "lax.switch(index, [branch, ...], x)")})
+
+
+def _leak_rewrite(function, how) -> str:
+    """Code that returns the leaked value instead of storing it: through the loop's state or
+    the branches' results for a body (its name, a lambda's, would not parse), else from the
+    jitted function."""
+    if how in _BODY_RETURNS:
+        return _BODY_RETURNS[how]
+    name = function if function.isidentifier() else "f"
+    return (f"def {name}(x):\n    ...\n    return result, value    # return it, don't store "
+            f"it\n\nresult, value = jax.{how if how.isidentifier() else 'jit'}({name})(x)")
 
 
 # ------------------------------------------------------------------ rewriting branches

@@ -273,12 +273,12 @@ def test_branch_in_a_loop_body_names_its_input(shell):
                                       "    else:\n        c = c - x\n    return c, x\n"
                                       "lax.scan(body, 0.0, jnp.ones(3))")
     origin = card["origin"]
-    assert (origin["function"], origin["transformation"]) == ("body", "scan body")
+    assert (origin["function"], origin["transformation"]) == ("body", "scan")    # JAX: "traced for scan"
     assert origin["argument"] is None and origin["input_index"] == 1    # (c, x): x
     assert [s["primitive"] for s in origin["steps"]] == ["gt"]
     assert card["rewrite"] == ("c = jnp.where(x > 0, c + x, c - x)\n# or, to run only one "
                                "branch:\nc = lax.cond(x > 0, lambda: c + x, lambda: c - x)")
-    assert "    input 1: f32[] of body, traced for scan body" in text
+    assert "    input 1: f32[] of body, traced for scan" in text       # (JAX's name for it)
 
 
 # ------------------------------------------------------------------ static only for Python values
@@ -319,6 +319,21 @@ def test_static_argument_for_a_python_scalar_still_offered(shell):
 
 POWER = ("def power(x, n):\n    result = jnp.ones_like(x)\n    for _ in range(n):\n"
          "        result = result * x\n    return result\n")
+
+
+def test_leaked_tracer_from_a_loop_body_rewrites_the_loop(shell):
+    # a fori_loop body (a lambda) appending its index to a list: the rewrite was
+    # `def <lambda>(x): ...` and `jax.jit(<lambda>)(x)`, which do not parse; the value goes
+    # out through the loop's state instead. JAX says the body was traced "for fori_loop"
+    exc, card, _, _ = failing(shell, "def collect(n):\n    out = []\n"
+                                     "    lax.fori_loop(0, n, lambda i, c: out.append(i) or c, 0)\n"
+                                     "    return out\njax.jit(collect)(3)",
+                              raises=(errors.UnexpectedTracerError, "Encountered an unexpected"))
+    assert card["kind"] == "leaked-tracer" and card["origin"]["transformation"] == "fori_loop"
+    assert "<lambda>" not in card["rewrite"] and "lax.fori_loop(lower, upper, body" in \
+        card["rewrite"]
+    code = card["rewrite"].split("\n\n")[0].replace("...", "carry, value = state")
+    compile(code, "<rewrite>", "exec")            # it parses
 
 
 def test_static_rewrite_rebinds_the_name_the_learner_calls(shell):
