@@ -700,22 +700,21 @@ def _carry_card(exc, where, called_from) -> ErrorCard:
     else:
         came, went, path, mismatch = "?", "?", None, "structure"
     leaf = f"carry{path or ''}"
+    ys = ", y" if loop == "scan" else ""        # (a while_loop's body returns the carry alone)
     if mismatch == "dtypes":
         dtype_in, dtype_out = came.split("[")[0], went.split("[")[0]
-        rewrite = (f"# in {body}, give the carry back with the type it came in as:\n"
-                   f"return new_carry.astype(jnp.{dtype_in}), y\n"
+        back = (f"return new_carry.astype(jnp.{dtype_in}){ys}" if path is None else
+                f"value = value.astype(jnp.{dtype_in})   # the value {body} returns as {leaf}")
+        rewrite = (f"# in {body}, give {leaf} back with the type it came in as:\n{back}\n"
                    f"# or start it with the type {body} returns, e.g. "
                    f"jnp.asarray(init, jnp.{dtype_out})")
     elif mismatch == "shapes":
-        keep = (f"return jnp.broadcast_to(new_carry, {_shape_of(came)}), y"
-                if _shape_of(went).count(",") < _shape_of(came).count(",") else
-                f"return new_carry.sum(), y    # or whatever gives shape {_shape_of(came)}")
-        rewrite = (f"# in {body}, keep {leaf} at shape {_shape_of(came)}, as it came in:\n{keep}\n"
-                   f"# or start it with the shape {body} returns: "
-                   f"jnp.zeros({_shape_of(went)}, jnp.{went.split('[')[0]})")
+        rewrite = _carry_shape_rewrite(body, leaf, came, went, loop, ys) + (
+            f"\n# or start it with the shape {body} returns: "
+            f"jnp.zeros({_shape_of(went)}, jnp.{went.split('[')[0]})")
     else:
         rewrite = (f"# in {body}, return the carry with the same structure as the initial "
-                   f"carry:\nreturn carry, y      # carry: {came}, not {went}")
+                   f"carry:\nreturn carry{ys}      # carry: {came}, not {went}")
     return ErrorCard(
         "loop-carry", f"{loop}: the carry changes type in the loop",
         why=(f"{loop} compiles {body} once for every iteration, so the carry must leave it "
@@ -726,6 +725,28 @@ def _carry_card(exc, where, called_from) -> ErrorCard:
                 "output_type": went, "mismatch": mismatch},
         docs=f"https://docs.jax.dev/en/latest/_autosummary/jax.lax.{loop}.html"
         if loop != "loop" else None)
+
+
+def _carry_shape_rewrite(body, leaf, came, went, loop, ys) -> str:
+    """Code keeping the carry's shape: broadcast back a value that lost dimensions; a carry
+    that grows (jnp.append in the body) cannot: the values go out as scan's ys, or into a
+    buffer made at its final size (`new_carry.sum()` was advised, whose shape is ())."""
+    dims_in, dims_out = _dims(came), _dims(went)
+    head = f"# in {body}, keep {leaf} at shape {_shape_of(came)}, as it came in:\n"
+    if len(dims_out) < len(dims_in):
+        return head + f"return jnp.broadcast_to(new_carry, {_shape_of(came)}){ys}"
+    if len(dims_out) == len(dims_in) and all(o >= i for i, o in zip(dims_in, dims_out)):
+        if loop == "scan":
+            return (f"# a carry cannot grow: give each new value out as scan's ys (stacked "
+                    f"for you)\nreturn carry, x")
+        return (f"# a carry cannot grow: make the buffer at its final size and write into "
+                f"it\nbuffer = buffer.at[i].set(value)")
+    return head + f"# (compute {leaf} so that its shape stays {_shape_of(came)})"
+
+
+def _dims(type_text) -> list:
+    return [int(d) for d in type_text.partition("[")[2].rstrip("]").split(",")
+            if d.strip().isdigit()]
 
 
 def _shape_of(type_text) -> str:

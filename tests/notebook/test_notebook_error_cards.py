@@ -368,3 +368,17 @@ def test_unhashable_static_rewrite_names_the_jit_called(shell):
     assert card["kind"] == "unhashable-static"
     assert card["rewrite"].splitlines()[0] == ("power_jit = jax.jit(power)   # x traced instead: "
                                                "not in static_argnums/static_argnames")
+
+
+def test_loop_carry_rewrites_that_can_work(shell):
+    # a scan carry grown by jnp.append: `return new_carry.sum(), y` was advised (shape ())
+    _, card, _, _ = failing(shell, "def grow_step(c, x):\n    return jnp.append(c, x), c.sum()\n"
+                                   "lax.scan(grow_step, jnp.zeros(1), jnp.arange(3.0))")
+    assert ".sum()" not in card["rewrite"] and "return carry, x" in card["rewrite"]
+    # a while_loop body returns its carry alone (no `, y`), and a leaf of it is named
+    _, card, _, _ = failing(shell, "def halve(state):\n    i, v = state\n"
+                                   "    return i + 1, (v / 2).astype(jnp.int32)\n"
+                                   "lax.while_loop(lambda s: s[0] < 3, halve, (0, jnp.ones(2)))")
+    assert card["origin"]["path"] == "[1]" and ", y" not in card["rewrite"]
+    assert card["rewrite"].splitlines()[1] == \
+        "value = value.astype(jnp.float32)   # the value halve returns as carry[1]"
