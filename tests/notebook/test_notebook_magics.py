@@ -591,6 +591,23 @@ def test_compile_log_of_a_name_finds_its_function_or_says_it_is_unknown(shell):
 
 
 # ================================================================== displays and escaping
+def test_a_donated_array_shown_says_why_without_a_traceback(shell):
+    # repr raises JAX's RuntimeError (as jax's Array); the notebook's display printed that as
+    # a traceback through jxkernel/xla/array.py under the view
+    ran = ok(shell, "donor28 = jax.jit(lambda s: s * 2, donate_argnums=0)\n"
+                    "state28 = jnp.ones(3)\nnew28 = donor28(state28)\nstate28")
+    assert "Traceback" not in ran.stdout and "array.py" not in ran.stdout, ran.stdout
+    data, _ = shell.display_formatter.format(shell.user_ns["state28"])
+    why = ("Array has been deleted with shape=float32[3]. It was donated to jit(<lambda>) as its "
+           "argument 's': use that call's result in its place, or do not donate it.")
+    assert data["text/plain"] == why
+    assert "It was donated to jit(&lt;lambda&gt;)" in data["text/html"]
+    data, _ = shell.display_formatter.format([jxkernel.numpy.arange(2.0),
+                                              {"a": jxkernel.numpy.ones((2, 2))}])
+    assert data["text/plain"] == ("[Array([0., 1.], dtype=float32),\n {'a': Array([[1., 1.],\n"
+                                  "         [1., 1.]], dtype=float32)}]")
+
+
 def test_rich_displays_for_jaxprs_and_arrays(shell):
     ran = ok(shell, "jax.make_jaxpr(lambda v: v * 2)(1.0)")
     bundle = ran.outputs[0] if ran.outputs else None
