@@ -583,6 +583,9 @@ def test_compile_log_of_a_name_finds_its_function_or_says_it_is_unknown(shell):
     log = ok(shell, "%jxcompiles grow27").result
     assert [e.reason for e in log.shown()][1:] == ["v: f32[1] -> f32[2]", "v: f32[1] -> f32[3]"]
     assert len(log.shown()) == 3 and log.filter.value.startswith("<lambda>@")
+    # the filter shows the name typed, not the key (a temporary file's path)
+    assert ("grow27 (<lambda>)", log.filter.value) in log.filter.options
+    assert log.filter.label == "grow27 (<lambda>)"
     log.close()
     ok(shell, "def later27(v):\n    return v")        # defined, not compiled yet: its empty log
     log = ok(shell, "%jxcompiles later27").result

@@ -77,7 +77,11 @@ class InspectionMagics(JxMagicsBase):
             for log in list(self.state.logs):
                 log.refresh()
             return None
-        log = RecompileLog(function=self._logged_name(args.function), timeline=args.timeline)
+        function = self._logged_name(args.function)
+        # one jit's compiles by its function_key: the filter shows the name typed, not the key
+        label = f"{args.function} ({function.partition('@')[0]})" \
+            if function and function != args.function and "@" in function else None
+        log = RecompileLog(function=function, timeline=args.timeline, label=label)
         self.state.logs.add(log)
         return log
 
