@@ -709,9 +709,10 @@ def _carry_card(exc, where, called_from) -> ErrorCard:
                    f"# or start it with the type {body} returns, e.g. "
                    f"jnp.asarray(init, jnp.{dtype_out})")
     elif mismatch == "shapes":
-        rewrite = _carry_shape_rewrite(body, leaf, came, went, loop, ys) + (
-            f"\n# or start it with the shape {body} returns: "
-            f"jnp.zeros({_shape_of(went)}, jnp.{went.split('[')[0]})")
+        rewrite = _carry_shape_rewrite(body, leaf, came, went, loop, ys)
+        if "cannot grow" not in rewrite:     # (a growing carry outgrows any start shape)
+            rewrite += (f"\n# or start it with the shape {body} returns: "
+                        f"jnp.zeros({_shape_of(went)}, jnp.{went.split('[')[0]})")
     else:
         rewrite = (f"# in {body}, return the carry with the same structure as the initial "
                    f"carry:\nreturn carry{ys}      # carry: {came}, not {went}")

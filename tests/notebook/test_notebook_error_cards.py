@@ -375,6 +375,7 @@ def test_loop_carry_rewrites_that_can_work(shell):
     _, card, _, _ = failing(shell, "def grow_step(c, x):\n    return jnp.append(c, x), c.sum()\n"
                                    "lax.scan(grow_step, jnp.zeros(1), jnp.arange(3.0))")
     assert ".sum()" not in card["rewrite"] and "return carry, x" in card["rewrite"]
+    assert "start it with the shape" not in card["rewrite"]     # it would grow from there too
     # a while_loop body returns its carry alone (no `, y`), and a leaf of it is named
     _, card, _, _ = failing(shell, "def halve(state):\n    i, v = state\n"
                                    "    return i + 1, (v / 2).astype(jnp.int32)\n"
