@@ -44,7 +44,7 @@ class DebugInfo(NamedTuple):
     """What a traced function was, for messages: `f at cell 3:2 traced for jit`."""
     fun_name: str
     source: SourceInfo | None
-    transformation: str                   # "jit", "make_jaxpr", "cond branch", ...
+    transformation: str                   # "jit" (also make_jaxpr's), "cond branch", ...
     arg_names: tuple | None               # one name per flat input, e.g. "params['w']"
 
     def describe(self) -> str:
@@ -376,7 +376,7 @@ def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None,
     if config.jax_enable_checks:
         check_jaxpr(closed)             # a rule's wrong output type fails here, by name
     if config.jax_debug_key_reuse and debug_info is not None and \
-            debug_info.transformation in ("jit", "make_jaxpr"):
+            debug_info.transformation == "jit":
         key_reuse.check_jaxpr(closed.jaxpr)     # as JAX checks each jaxpr jit traces
     if config.jax_check_tracer_leaks:
         # deferred: the leak checker loads only once leak checking is turned on

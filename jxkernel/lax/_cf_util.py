@@ -3,6 +3,8 @@ outputs) into jaxprs whose constants become explicit operands, and type-mismatch
 that name the pytree path and both types."""
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from ..core import dtypes, vma
@@ -19,7 +21,7 @@ from ..core.source_info import function_source_info
 from ..core.vma import in_mesh_order
 from ..transforms.api_util import flatten_fun
 from ..core.staging import DebugInfo, bind_refs, convert_constvars_to_invars, trace_to_jaxpr
-from ..tree_util import keystr, tree_flatten_with_path, tree_unflatten
+from ..tree_util import equality_errors, keystr, tree_flatten_with_path, tree_unflatten
 from .conversion import _convert_element_type
 
 
@@ -35,6 +37,12 @@ def fun_name(fun) -> str:
 _traced = WeakLRU(TRACES)
 
 
+# what JAX's errors say a body was traced for (its debug_info's traced_for)
+_JAX_TRACED_FOR = {"scan body": "scan", "while_loop body": "while_body",
+                   "while_loop cond": "while_cond", "cond branch": "cond",
+                   "switch branch": "switch"}
+
+
 def trace_fun(fun, in_tree, in_avals, what: str):
     """(ClosedJaxpr of fun over flat inputs, output treedef); consts stay in the ClosedJaxpr.
     A Ref made outside and used inside is a const (core/staging.py); one written is carried
@@ -46,8 +54,11 @@ def trace_fun(fun, in_tree, in_avals, what: str):
     flat, out_tree = flatten_fun(fun, in_tree)
     # a wrapper of the user's function (fori_loop's) is traced as that function, as JAX
     # traces its wrappers with the user's function's debug info
-    user = getattr(fun, "_jx_traced_as", (fun,))[0]
-    info = DebugInfo(fun_name(user), function_source_info(user), what, None)
+    traced_as = getattr(fun, "_jx_traced_as", (fun, None))
+    user = traced_as[0]
+    # told as JAX tells it ("... for scan", "for while_body", "for fori_loop")
+    told = "fori_loop" if traced_as[1] == "lax.fori_loop" else _JAX_TRACED_FOR.get(what, what)
+    info = DebugInfo(fun_name(user), function_source_info(user), told, None)
     # hijax equations made and used inside the body: their low equations (core/hijax_lower.py)
     found = lower_jaxpr(trace_to_jaxpr(flat, list(in_avals), info, "lift"), what=what), \
         out_tree()
@@ -240,18 +251,18 @@ class _LeafPaths:
         return self._paths[i]
 
 
-def _vma_mismatch(what1, what2, path, a, b) -> str:
-    """JAX's sentence for values varying over different manual axes (and its hint)."""
-    where = f" at path {path}" if path else ""
+def _vma_mismatch(what1, what2, path, a, b, carry=None) -> str:
+    """JAX's sentence for values varying over different manual axes (and its hint); `carry`:
+    a loop carry's leaf as check_carry names it (with its path)."""
+    where = f" at path {path}" if path and carry is None else ""
     text = (f"{what1}{where} has type {a.strip_weak_type()} but {what2} has type "
             f"{b.strip_weak_type()}, so the manual axis types do not match.")
     missing = in_mesh_order(b.vma - a.vma)
     see = ("\nSee https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for more "
            "information.")
-    if missing and what1.startswith("The input carry"):
+    if missing and carry is not None:
         text += (f"\n\nThis might be fixed by applying `jax.lax.pcast(..., {missing}, "
-                 f"to='varying')`, to the initial carry value corresponding to the input "
-                 f"carry{where}.{see}")
+                 f"to='varying')`, to the initial carry value corresponding to {carry}.{see}")
     elif what1.startswith("The output of "):        # cond's branches: JAX hints even with ()
         text += (f"\n\nThis might be fixed by applying `jax.lax.pcast(..., {missing}, "
                  f"to='varying')` to the output of {what1[len('The output of '):]}.{see}")
@@ -295,17 +306,76 @@ def cast_like(x, aval):
     return _convert_element_type(x, aval.dtype, aval.weak_type)
 
 
-def check_carry(what, in_tree, in_avals, out_tree, out_avals, name="body function"):
+def check_carry(body_fun, in_tree, in_avals, out_tree, out_avals, name="body function"):
+    """JAX's errors (lax/control_flow/loops.py `_check_carry_type`) for a loop body whose carry
+    leaves it with another structure or type: each differing leaf named by the body's first
+    parameter and its path ("the input carry component c['x']"), all of them listed."""
+    component = _carry_component(body_fun)
     if in_tree != out_tree:
+        try:
+            diffs = [f"{component(keystr(path))} is a {thing1} but the corresponding component of the "
+                     f"carry output is a {thing2}, so {why}" for path, thing1, thing2, why in
+                     equality_errors(tree_unflatten(in_tree, list(in_avals)),
+                                     tree_unflatten(out_tree, list(out_avals)))]
+        except Exception:       # noqa: BLE001  (a pytree's unflatten may refuse avals)
+            diffs = None
+        differences = (f"the input tree structure is:\n{in_tree}\nthe output tree structure "
+                       f"is:\n{out_tree}\n") if not diffs else _listed(diffs)
         raise TypeError(f"{name} carry input and carry output must have the same pytree "
-                        f"structure, but they differ:\n\nThe input carry has structure "
-                        f"{in_tree} but the output carry has structure {out_tree}.")
-    diff = describe_mismatch("The input carry", in_tree, in_avals,
-                             "the corresponding output carry component", out_tree, out_avals)
-    if diff:
+                        f"structure, but they differ:\n\n{differences}\nRevise the function so "
+                        f"that the carry output has the same pytree structure as the carry input.")
+    paths = _LeafPaths(in_tree)
+    diffs, vma_text = [], None
+    for i, (a, b) in enumerate(zip(in_avals, out_avals)):
+        if a == b:
+            continue
+        what = component(paths[i])
+        if a.shape != b.shape or a.dtype != b.dtype:
+            extra = " and ".join(w for w, differ in (("dtypes", a.dtype != b.dtype),
+                                                     ("shapes", a.shape != b.shape)) if differ)
+            extra = extra.replace("dtypes and shapes", "dtypes do not match, and the shapes")
+            diffs.append(f"{what} has type {_long(a)} but the corresponding output carry "
+                         f"component has type {_long(b)}, so the {extra} do not match")
+        elif getattr(a, "vma", None) != getattr(b, "vma", None):      # in a shard_map body
+            vma_text = _vma_mismatch(_capitalize(what), "the corresponding output carry "
+                                     "component", paths[i], a, b, what)
+            diffs.append(vma_text.split(".\n", 1)[0].rstrip("."))
+        # Explicit mesh axes: typed carries must keep their sharding. An untyped side (a
+        # primitive with no sharding rule, or a one-device initial value, which JAX would
+        # type as replicated) is let through
+        elif getattr(a, "sharding", None) is not None and b.sharding is not None and \
+                a.sharding != b.sharding:
+            diffs.append(f"{what} has type {a.strip_weak_type()} but the corresponding output "
+                         f"carry component has type {b.strip_weak_type()}")
+    if diffs:
+        differences = f"{vma_text}\n" if vma_text and len(diffs) == 1 else _listed(diffs)
         raise TypeError(f"{name} carry input and carry output must have equal types, but they "
-                        f"differ:\n\n{diff}\n\nRevise the function so that all output types "
-                        f"match the corresponding input types.")
+                        f"differ:\n\n{differences}\nRevise the function so that all output "
+                        f"types match the corresponding input types.")
+
+
+def _carry_component(body_fun):
+    """How JAX names a carry leaf at a path: by the body's first parameter where it has one
+    (a fori_loop's wrappers call theirs `loop_carry`, as JAX's do)."""
+    try:
+        carry_name = next(iter(inspect.signature(body_fun).parameters), None)
+    except (ValueError, TypeError):
+        carry_name = None
+    if carry_name:
+        return lambda path: (f"the input carry component {carry_name}{path}" if path else
+                             f"the input carry {carry_name}")
+    return lambda path: f"the input carry at path {path}" if path else "the input carry"
+
+
+def _capitalize(text) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _listed(diffs) -> str:
+    """One difference as a sentence, several as JAX's bullet list."""
+    if len(diffs) == 1:
+        return f"{_capitalize(diffs[0])}.\n"
+    return "\n".join(f"  * {d};\n" for d in diffs[:-1]) + f"  * {diffs[-1]}.\n"
 
 
 def _groups(group_sizes):

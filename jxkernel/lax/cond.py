@@ -25,7 +25,7 @@ from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
 from ..transforms.batching import batch_jaxpr
 from ..core.partial_eval import partial_eval_jaxpr
 from ..core.staging import trace_to_jaxpr
-from ..tree_util import tree_flatten, tree_unflatten
+from ..tree_util import equality_errors_pytreedef, keystr, tree_flatten, tree_unflatten
 from ..transforms import batch_util as bu
 from . import _cf_util as cf
 from ..transforms.ad_util import Zero, instantiate, is_undefined, stop_gradient
@@ -86,7 +86,9 @@ def switch(index, branches, *operands, operand=_no_operand):
         return branches[0](*operands)
     index = convert_element_type(index, np.int32)
     index = clamp(np.int32(0), index, np.int32(len(branches) - 1))
-    return _bind_cond(index, branches, operands, tuple(f"branch {i}" for i in range(len(branches))),
+    # JAX's names in its errors: "branch 0", then "branch1", "branch2", ... (its switch's)
+    return _bind_cond(index, branches, operands,
+                      ("branch 0", *(f"branch{i}" for i in range(1, len(branches)))),
                       what="switch branch")
 
 
@@ -116,7 +118,7 @@ def _bind_cond(index, funs, operands, names, reference=0, what="cond branch", **
     for i, ((closed, tree), name, fun) in enumerate(zip(traced, names, funs)):
         if i != reference:
             _check_branch(funs[reference], names[reference], ref_tree, ref_avals, fun, name, tree,
-                          closed.out_avals)
+                          closed.out_avals, what.split()[0])
     refs = cf.written_refs([c for c, _ in traced])
     if refs:                            # Refs written inside: passed in and out, written back
 
@@ -194,19 +196,27 @@ def _as_array(x):
     return _convert_element_type(x, aval.dtype, aval.weak_type)
 
 
-def _check_branch(fun0, name0, tree0, avals0, fun, name, tree, avals):
+def _check_branch(fun0, name0, tree0, avals0, fun, name, tree, avals, api="cond"):
     where = (f"{name0} is {cf.fun_name(fun0)}{_defined_at(fun0)}\n"
              f"{name} is {cf.fun_name(fun)}{_defined_at(fun)}\n\n")
-    if tree0 != tree:
-        raise TypeError(f"cond branch outputs must have the same pytree structure, but they "
-                        f"differ:\n\n{where}{name0} output has structure {tree0} but {name} "
-                        f"output has structure {tree}.\n\nRevise {name0} and/or {name} so that "
-                        f"they have the same pytree structure.")
+    if tree0 != tree:          # JAX's sentences, one per node that differs (its _cond)
+        diffs = [f"{name0} output{_at(p)} is a {thing0} but {name} output{_at(p)} is a "
+                 f"{thing}, so {why}" for p, thing0, thing, why in
+                 equality_errors_pytreedef(tree0, tree)]
+        differences = f"{diffs[0]}.\n" if len(diffs) == 1 else \
+            "\n".join(f"  * {d};\n" for d in diffs[:-1]) + f"  * {diffs[-1]}.\n"
+        raise TypeError(f"{api} branch outputs must have the same pytree structure, but they "
+                        f"differ:\n\n{where}{differences}\nRevise {name0} and/or {name} so "
+                        f"that they have the same pytree structure.")
     diff = cf.describe_mismatch(f"The output of {name0}", tree0, avals0,
                                 f"the corresponding output of {name}", tree, avals)
     if diff:
-        raise TypeError(f"cond branches must have equal output types but they differ.\n\n{where}"
+        raise TypeError(f"{api} branches must have equal output types but they differ.\n\n{where}"
                         f"{diff}\n\nRevise {name0} and/or {name} so that all output types match.")
+
+
+def _at(path) -> str:
+    return f" at path {keystr(path)}" if path else ""
 
 
 def _defined_at(fun):

@@ -60,8 +60,8 @@ def _wrapper(body_fun, make):
 
 
 def _scan_step(body_fun):
-    def step(carry, _):
-        i, val = carry
+    def step(loop_carry, _):           # (JAX's name: carry errors say "loop_carry[1]")
+        i, val = loop_carry
         return (_next(i), body_fun(i, val)), None
     # its trace is told as body_fun's, its inputs ((i, val), None) by body_fun's names (JAX
     # traces its wrapper with body_fun's debug info)
@@ -70,8 +70,8 @@ def _scan_step(body_fun):
 
 
 def _while_body(body_fun):
-    def body(state):
-        i, hi, val = state
+    def body(loop_carry):               # (JAX's name, as _scan_step's)
+        i, hi, val = loop_carry
         return _next(i), hi, body_fun(i, val)
     # inputs ((i, upper, val),): the upper bound is none of body_fun's (JAX names it "")
     body._jx_traced_as = (body_fun, "lax.fori_loop",

@@ -107,8 +107,8 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
         if settled == carry_avals or attempt == 2:
             break
         carry_avals = settled
-    cf.check_carry("body_fun", carry_tree, carry_avals, carry_out_tree,
-                   closed.out_avals[:n_carry], "scan body function")
+    cf.check_carry(f, carry_tree, carry_avals, carry_out_tree,   # (its own leaves: named in errors)
+                   closed.out_avals[:carry_out_tree.num_leaves], "scan body function")
     refs = cf.written_refs([closed])
     if refs:                            # Refs written inside: carried, written back after
 

@@ -49,7 +49,7 @@ def while_loop(cond_fun, body_fun, init_val):
         if settled == avals or attempt == 2:
             break
         avals = settled
-    cf.check_carry("body_fun", in_tree, avals, body_tree, body.out_avals,
+    cf.check_carry(body_fun, in_tree, avals, body_tree, body.out_avals,
                    "while_loop body function")
     given, leaves = leaves, [cf.cast_like(x, a) for x, a in zip(leaves, avals)]
     cond, cond_tree = cf.trace_fun(cond_fun, args_tree, avals, "while_loop cond")

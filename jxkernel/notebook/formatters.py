@@ -33,6 +33,23 @@ def array_html(x: Array) -> str:
         if base.endswith("</div>") else base
 
 
+def array_text(x: Array, p, cycle) -> None:
+    """An Array's plain text: its repr; a deleted one's repr raises JAX's RuntimeError, which
+    IPython's display printed as a traceback through jxkernel's files (xla/array.py) under
+    the view: here the error's text alone, the view (array_html) saying the same."""
+    try:
+        text = repr(x)
+    except RuntimeError as e:
+        if not x.is_deleted():
+            raise
+        text = str(e)
+    with p.group():        # as IPython prints a repr of several lines (its _repr_pprint)
+        for i, line in enumerate(text.splitlines()):
+            if i:
+                p.break_()
+            p.text(line)
+
+
 def register_formatters(shell) -> list:
     """Rich displays for jaxprs (the viewer) and Arrays; returns what to undo on unload."""
     formatters = shell.display_formatter
@@ -42,6 +59,8 @@ def register_formatters(shell) -> list:
         undo.append((mimebundle, cls, mimebundle.for_type(cls, _jaxpr_bundle)))
     html_f = formatters.formatters["text/html"]
     undo.append((html_f, Array, html_f.for_type(Array, array_html)))
+    text_f = formatters.formatters["text/plain"]
+    undo.append((text_f, Array, text_f.for_type(Array, array_text)))
     return undo
 
 

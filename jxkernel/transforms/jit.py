@@ -146,14 +146,14 @@ class Jitted:
 
         def checked(*leaves):
             out_leaves = flat(*leaves)
-            for i, leaf in enumerate(out_leaves):
+            for leaf in out_leaves:
                 if jit_refs.is_ref(leaf):
                     raise jit_refs.returned_ref_error(jit_refs.where(self), leaf, names)
                 if not isinstance(leaf, (Tracer, *ARRAY_TYPES, np.ndarray, np.generic,
                                          *SCALAR_TYPES)):
-                    raise TypeError(f"{self._name} returned a value of type {type(leaf)} at "
-                                    f"output {i}, which is not a valid JAX type; jitted "
-                                    f"functions must return arrays (or pytrees of them)")
+                    raise TypeError(f"function {jit_refs.where(self)} traced for jit returned "
+                                    f"a value of type {type(leaf)}, which is not a valid "
+                                    f"JAX type")                # (JAX's words)
             out_leaves, tree = float0_outside(out_leaves, out_tree())
             out_trees.append(tree)
             return out_leaves
@@ -228,9 +228,9 @@ class Jitted:
         leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
         if _ctx.trace is eval_trace and has_high(leaves, self) or has_high_tracer(leaves):
             return call_high(self, leaves, treedef, statics, dyn_args, dyn_kwargs)  # (jit_high)
-        avals = tuple([leaf.aval if type(leaf) is Array else
-                       leaf_aval(leaf, lambda i=i: self._leaf_names(dyn_args, dyn_kwargs)[i])
-                       for i, leaf in enumerate(leaves)])
+        avals = tuple([leaf.aval if type(leaf) is Array else leaf_aval(
+            leaf, lambda i=i: self._leaf_names(dyn_args, dyn_kwargs)[i], self._fun)
+            for i, leaf in enumerate(leaves)])
         if _ctx.trace is not eval_trace:     # (jit_high: a jit closing over hijax values)
             return jit_high.bind_inside(self, leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
         refs = jit_refs.ref_positions(leaves)
@@ -313,12 +313,12 @@ class Jitted:
                compiler_options=None) -> tuple:
         """(Entry, Phases): `module` (from `_lower`) compiled with XLA's `compiler_options`,
         its constants put on device."""
-        names = None
-        if leaf_names is not None:
-            names = [f"<closed-over constant {i}>" for i in range(len(closed.consts))] + \
-                list(leaf_names)
+        names = leaf_names if leaf_names is None else \
+            [f"<closed-over constant {i}>" for i in range(len(closed.consts))] + list(leaf_names)
         exe, phases = pipeline.compile(module, f"jit({self._name})", trace_s=trace_s,
                                        arg_names=names, compiler_options=compiler_options)
+        # a user's jit: JAX's ValueError for a donated Array given to it again (xla/deleted.py)
+        exe.user_jit = compile_record.origin_of(self._source_text(), self._by_user) == compile_record.USER
         device = module.devices[0]          # (an Array there already: used, not committed)
         consts = tuple(c if is_plain(c) and c.device == device or jit_refs.is_ref(c) else
                        device_put(c, device) for c in closed.consts)     # (a Ref: each call's)

@@ -250,7 +250,7 @@ def _unhashable_advice(name: str, value, pos) -> str:
 SCALAR_TYPES = (bool, int, float, complex)
 
 
-def leaf_aval(x, index_name) -> ShapedArray:
+def leaf_aval(x, index_name, fun=None) -> ShapedArray:
     aval = getattr(x, "aval", None)
     if isinstance(aval, ShapedArray) or getattr(type(x), "is_array_ref", False):
         return aval                    # (a Ref's is its AbstractRef: transforms/jit_refs.py)
@@ -260,12 +260,21 @@ def leaf_aval(x, index_name) -> ShapedArray:
         return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
     if isinstance(x, ShapeDtypeStruct):
         return x.aval
-    raise TypeError(f"Argument {index_name()} of type {type(x)} is not a valid JAX type. "
-                    f"Pass arrays, NumPy arrays or Python scalars (or pytrees of them); mark "
-                    f"other arguments static with static_argnums/static_argnames.")
+    raise not_an_array(fun, index_name, x)
 
 
-def abstract_leaf_aval(x, index_name) -> ShapedArray:
+def not_an_array(fun, index_name, x) -> TypeError:
+    """JAX's error for an argument that is no array (a string, an object), naming the
+    function as `str(fun)` does and the argument by its path (JAX's pjit._infer_params)."""
+    return TypeError(f"Error interpreting argument to {fun} as an abstract array. The "
+                     f"problematic value is of type {type(x)} and was passed to the function at "
+                     f"path {index_name()}.\nThis typically means that a jit-wrapped function "
+                     f"was called with a non-array argument, and this argument was not marked "
+                     f"as static using the static_argnums or static_argnames parameters of "
+                     f"jax.jit.")
+
+
+def abstract_leaf_aval(x, index_name, fun=None) -> ShapedArray:
     """leaf_aval for tracing without data (trace, lower, eval_shape, make_jaxpr): avals and
     duck-typed arrays (anything with `shape` and `dtype`) are taken too, as JAX takes them."""
     rule = typeof_rules.get(type(x))
@@ -275,11 +284,7 @@ def abstract_leaf_aval(x, index_name) -> ShapedArray:
     try:
         return shaped_abstractify(x)
     except TypeError:
-        raise TypeError(f"Error interpreting argument {index_name()} as an abstract array. The "
-                        f"problematic value is of type {type(x)}. Pass arrays, "
-                        f"ShapeDtypeStructs or objects with shape and dtype attributes, or "
-                        f"mark the argument static with static_argnums/static_argnames."
-                        ) from None
+        raise not_an_array(fun, index_name, x) from None
 
 
 def unless_all_none(shardings):

@@ -11,16 +11,16 @@ from __future__ import annotations
 import contextlib
 import inspect
 
-from ..core.avals import ShapeDtypeStruct
+from ..core.avals import ShapeDtypeStruct, get_aval
 from ..core.axis_env import bound_axis
 from ..core.basearray import Array
 from ..core.source_info import function_source_info
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten
 from .api_util import flatten_fun, fun_name, merge_static, wraps
-from .jit_args import abstract_leaf_aval, as_tuple
+from .jit_args import abstract_leaf_aval, as_tuple, check_argnums
 from .jit_refs import is_ref, ref_positions, ref_type, with_stand_ins, without_refs
 from ..core.staging import DebugInfo, trace_to_jaxpr
-from ..core.trace import current_trace
+from ..core.trace import Tracer, current_trace
 
 
 def _trace_flat(fun, static_argnums, args, kwargs, transformation):
@@ -37,8 +37,15 @@ def _trace_flat(fun, static_argnums, args, kwargs, transformation):
     boxes = [i for i in refs if hasattr(leaves[i], "_owner")]
     refs = tuple(i for i in refs if i not in boxes)
     avals = [leaves[i].aval if i in boxes else None if i in refs else
-             abstract_leaf_aval(x, lambda i=i: names[i]) for i, x in enumerate(leaves)]
-    static = {i: args[i] for i in static_argnums}
+             abstract_leaf_aval(x, lambda i=i: names[i], fun) for i, x in enumerate(leaves)]
+    static = {i: args[i] for i in static_argnums if i < len(args)}
+    for value in static.values():       # JAX's make_jaxpr is a jit's trace: its error
+        try:
+            hash(value)
+        except TypeError as e:
+            raise ValueError(f"Non-hashable static arguments are not supported. An error "
+                             f"occurred while trying to hash an object of type {type(value)}, "
+                             f"{value!r}. The error was:\nTypeError: {e}\n") from None
     flat, out_tree = flatten_fun(
         lambda dyn_args, dyn_kwargs: fun(*merge_static(static, dyn_args, len(args)),
                                          **dyn_kwargs), treedef)
@@ -84,12 +91,16 @@ def _with_ref_inputs(flat, leaves, boxes, stand_ins):
 
 
 def _no_ref_results(flat, name, source, leaves, names):
-    """`flat`, refusing a Ref among its results with JAX's error (which says "for jit")."""
+    """`flat`, refusing a Ref among its results, or a value of no JAX type (a string), with
+    JAX's errors (which say "for jit")."""
     def fun(*args):
         outs = flat(*args)
         for out in outs:
+            where = f"{name} at {source.file}:{source.line}" if source else name
+            if not isinstance(out, Tracer) and not is_ref(out) and not _has_aval(out):
+                raise TypeError(f"function {where} traced for jit returned a value of type "
+                                f"{type(out)}, which is not a valid JAX type")
             if is_ref(out):
-                where = f"{name} at {source.file}:{source.line}" if source else name
                 passed = [names[i] for i, leaf in enumerate(leaves) if leaf is out]
                 raise ValueError(
                     f"function {where} traced for jit returned a mutable array reference of "
@@ -100,16 +111,33 @@ def _no_ref_results(flat, name, source, leaves, names):
     return fun
 
 
+def _has_aval(x) -> bool:
+    try:
+        get_aval(x)
+    except TypeError:
+        return False
+    return True
+
+
 def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):
     """A function returning the ClosedJaxpr of `fun` for the given example arguments."""
+    if not callable(fun):
+        raise TypeError("the first argument must be callable")      # (JAX's words)
+
     @wraps(fun)
     def make(*args, **kwargs):
+        try:
+            signature = inspect.signature(fun)
+        except (TypeError, ValueError):
+            signature = None
+        check_argnums(signature, as_tuple(static_argnums), "static_argnums")   # (as jit)
         with contextlib.ExitStack() as named:
             # axis_env's (name, size) pairs are bound while tracing, as pmap binds its axis:
             # a collective over one of them is traced (JAX extends its axis env so)
             for name, size in axis_env or ():
                 named.enter_context(bound_axis(name, size))
-            closed, out_tree = _trace_flat(fun, static_argnums, args, kwargs, "make_jaxpr")
+            # traced as JAX traces it, as a jit: its errors say "for jit", keys are checked
+            closed, out_tree = _trace_flat(fun, static_argnums, args, kwargs, "jit")
         if return_shape:
             shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
             return closed, tree_unflatten(out_tree, shapes)
@@ -123,7 +151,7 @@ def eval_shape(fun, *args, **kwargs):
     >>> eval_shape(jnp.dot, ShapeDtypeStruct((2, 3), jnp.float32), jnp.ones(3))
     ShapeDtypeStruct(shape=(2,), dtype=float32)
     """
-    closed, out_tree = _trace_flat(fun, (), args, kwargs, "eval_shape")
+    closed, out_tree = _trace_flat(fun, (), args, kwargs, "jit")      # (as make_jaxpr)
     out = tree_unflatten(out_tree, [a if a.is_high else    # a high type: itself, as JAX's
                                     ShapeDtypeStruct(a.shape, a.dtype, a.weak_type,
                                                      getattr(a, "sharding", None))

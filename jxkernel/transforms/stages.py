@@ -187,7 +187,8 @@ def trace_jitted(jitted, args, kwargs) -> Traced:
 
     def names():
         return jitted._leaf_names(dyn_args, dyn_kwargs)
-    avals = tuple(x.aval if i in refs else abstract_leaf_aval(x, lambda i=i: names()[i])
+    avals = tuple(x.aval if i in refs else
+                  abstract_leaf_aval(x, lambda i=i: names()[i], jitted._fun)
                   for i, x in enumerate(leaves))
     signature = (treedef, avals, statics, config._trace_state)
     found = None if refs else _traced_before(jitted, signature)

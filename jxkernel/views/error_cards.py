@@ -196,7 +196,7 @@ def _step_label(info) -> str | None:
     return f"{cell}, line {info.line}" if cell else (label or None)
 
 
-def _static_fix(origin, where=None) -> str:
+def _static_fix(origin, where=None, exc=None) -> str:
     """How to make the origin's argument static where the function was transformed; "" when
     static cannot work: a static argument must be hashable and is compared by value, so only
     a plain Python value (a number, a bool, a tuple) can be one, never an array (its input
@@ -220,7 +220,56 @@ def _static_fix(origin, where=None) -> str:
         return (f"from functools import partial\n"
                 f"@partial(jax.jit, static_argnames=({arg!r},))   # in place of {decorator}\n"
                 f"{header}")
-    return f"{function} = jax.jit({function}, static_argnames=({arg!r},))"
+    return _rebound(_jit_caller(exc, function), function, arg) or \
+        f"{function} = jax.jit({function}, static_argnames=({arg!r},))"
+
+
+def _jit_caller(exc, function):
+    """{"code": the line} of the user's frame that called the jitted `function` (`return
+    cube(x, 3)` inside the learner's `volume`, not the cell's `volume(...)`): the frame before
+    the first frame of `function` in the traceback (jxkernel's own frames are filtered out of
+    it, or skipped here), or None."""
+    tb, caller = getattr(exc, "__traceback__", None), None
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_name == function and caller is not None:
+            line = linecache.getline(*caller).strip()
+            return {"code": line} if line else None
+        if is_user_file(code.co_filename):
+            caller = (code.co_filename, tb.tb_lineno)
+        tb = tb.tb_next
+    return None
+
+
+def _rebound(called_from, function, arg) -> str:
+    """The fix where the calling line names the jit otherwise than `function`: `jax.jit(f)(x,
+    3)` gets static_argnames in place, and `g(x, 3)` with `g = jax.jit(f)` made earlier gets
+    `g = jax.jit(f, ...)` (rebinding `f` left the learner's `g` tracing the argument); "" when
+    the line calls `function` itself or says nothing clear."""
+    tree = _parse_line(called_from)
+    if tree is None:
+        return ""
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+    for call in calls:                  # jax.jit(function)(...) in the line: add it there
+        inner = call.func
+        if isinstance(inner, ast.Call) and ast.unparse(inner.func) in ("jax.jit", "jit") and \
+                [ast.unparse(a) for a in inner.args] == [function] and not inner.keywords:
+            inner.keywords.append(ast.keyword("static_argnames",
+                                              ast.Tuple([ast.Constant(arg)], ast.Load())))
+            return ast.unparse(tree)
+    names = [c.func.id for c in calls if isinstance(c.func, ast.Name)]
+    if function in names or len(set(names)) != 1:
+        return ""
+    return f"{names[0]} = jax.jit({function}, static_argnames=({arg!r},))"
+
+
+def _called_name(line, function) -> str:
+    """The name `line` calls the jit of `function` by: the one plain name it calls, else
+    `function`."""
+    tree = _parse_line(line)
+    names = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and
+             isinstance(n.func, ast.Name)} if tree is not None else set()
+    return names.pop() if len(names) == 1 else function
 
 
 def _jit_decorator(where, function) -> tuple:
@@ -273,7 +322,7 @@ def _traced_phrase(origin) -> str:
 def _bool_card(exc, where, called_from) -> ErrorCard:
     origin = _origin(exc)
     rewrite = _branch_rewrite(where)
-    static = _static_fix(origin, where)
+    static = _static_fix(origin, where, exc)
     if static:
         rewrite += (f"\n# or, if {origin['argument']} is a Python value that seldom changes "
                     f"(each new value compiles anew):\n{static}")
@@ -293,7 +342,7 @@ def _bool_card(exc, where, called_from) -> ErrorCard:
 def _concretization_card(exc, where, called_from) -> ErrorCard:
     origin = _origin(exc)
     integer = isinstance(exc, jx_errors.TracerIntegerConversionError)
-    static = _static_fix(origin, where)
+    static = _static_fix(origin, where, exc)
     code = where["code"] if where else ""
     converts = re.search(r"\b(int|float|complex|bool)\(", code)
     # JAX's own advice for int(x) / float(x) of a tracer: convert the dtype, stay traced
@@ -368,11 +417,36 @@ def _leaked_card(exc, where, called_from) -> ErrorCard:
         why=(f"A value traced inside {function} (for {how}){made_at} was kept outside it, in "
              f"a global, a list or an attribute; once the trace ended it has no value."),
         fix="Return the value from the transformed function instead of storing it.",
-        rewrite=(f"def {function}(x):\n    ...\n    return result, value    # return it, "
-                 f"don't store it\n\nresult, value = jax.{how if how.isidentifier() else 'jit'}"
-                 f"({function})(x)"),
+        rewrite=_leak_rewrite(function, how),
         where=_public(where), called_from=_public(called_from), origin=origin,
         docs=_DOCS + "UnexpectedTracerError")
+
+
+# a loop's or a branch's body (what JAX says it was traced for): how a value leaves it
+_BODY_RETURNS = {
+    "scan": "def step(carry, x):\n    ...\n    return carry, value    # out as scan's ys, "
+            "stacked\n\ncarry, values = lax.scan(step, init, xs)",
+    "fori_loop": "def body(i, state):\n    ...\n    return (carry, value)    # in the loop "
+                 "state, not a list\n\ncarry, value = lax.fori_loop(lower, upper, body, "
+                 "(init, value0))",
+    "cond": "def branch(x):\n    ...\n    return result, value    # each branch returns "
+            "both\n\nresult, value = lax.cond(pred, branch, other_branch, x)"}
+_BODY_RETURNS.update({"while_body": _BODY_RETURNS["fori_loop"].replace(
+    "def body(i, state)", "def body(state)").replace("lax.fori_loop(lower, upper, body,",
+                                                     "lax.while_loop(cond_fun, body,"),
+    "switch": _BODY_RETURNS["cond"].replace("lax.cond(pred, branch, other_branch, x)",
+                                            "lax.switch(index, [branch, ...], x)")})
+
+
+def _leak_rewrite(function, how) -> str:
+    """Code that returns the leaked value instead of storing it: through the loop's state or
+    the branches' results for a body (its name, a lambda's, would not parse), else from the
+    jitted function."""
+    if how in _BODY_RETURNS:
+        return _BODY_RETURNS[how]
+    name = function if function.isidentifier() else "f"
+    return (f"def {name}(x):\n    ...\n    return result, value    # return it, don't store "
+            f"it\n\nresult, value = jax.{how if how.isidentifier() else 'jit'}({name})(x)")
 
 
 # ------------------------------------------------------------------ rewriting branches
@@ -505,14 +579,15 @@ def _unhashable_card(exc, where, called_from) -> ErrorCard:
         rewrite = code.replace(value_text, hashable, 1)
     elif hashable:
         rewrite = f"# pass {arg}={hashable} instead of {value_text}\n{code}".rstrip()
-    else:
-        rewrite = f"{function} = jax.jit({function})   # {arg} traced instead: no static_argnames"
+    else:     # (the jit the line calls, `power_jit = jax.jit(power, static_argnums=0)`)
+        rewrite = f"{_called_name(where, function)} = jax.jit({function})   # {arg} traced " \
+                  f"instead: not in static_argnums/static_argnames"
     # only where the function computes with it: traced, a shape, a size or a loop count
     # fails (jnp.zeros(shape) with a traced shape is JAX's "Shapes must be 1D sequences of
     # concrete values"), and "holds numbers" was said of exactly those too
     rewrite += f"\n# or, if {function} only computes with {arg} (never as a shape, a size or " \
-               f"a loop count),\n# make it traced: drop it from static_argnames and pass " \
-               f"jnp.asarray(...)"
+               f"a loop count),\n# make it traced: drop it from static_argnums/" \
+               f"static_argnames and pass jnp.asarray(...)"
     return ErrorCard(
         "unhashable-static", "A static argument must be hashable",
         why=(f"{arg} is a static argument of {function}: its value is part of the compile "
@@ -600,11 +675,14 @@ def _vmap_rewrite(where, mapped, axes) -> str | None:
 
 
 # ------------------------------------------------------------------ loop carry
-_CARRY_TYPES = re.compile(r"The input carry(?: at path (.+?))? has type (\S+) but the "
-                          r"corresponding output carry component has type (\S+), so the "
-                          r"(shapes|dtypes) do not match")
-_CARRY_TREES = re.compile(r"The input carry has structure (.+) but the output carry has "
-                          r"structure (.+)\.")
+# JAX's texts (lax/_cf_util.check_carry): the leaf named by the body's parameter and its path
+# ("component c['x']"), by its path alone, or the whole carry ("c", or nothing)
+_CARRY_LEAF = r"[Tt]he input carry(?: component (\w+)(\S*)| at path (\S+)| (\w+))?"
+_CARRY_TYPES = re.compile(_CARRY_LEAF + r" has type (\S+) but the corresponding output carry "
+                          r"component has type (\S+), so the (shapes|dtypes) do not match")
+_CARRY_TREES = re.compile(_CARRY_LEAF + r" is an? (.+?) but the corresponding component of the "
+                          r"carry output is an? (.+?), so |the input tree structure is:\n(.+)\n"
+                          r"the output tree structure is:\n(.+)\n")
 
 
 def _carry_card(exc, where, called_from) -> ErrorCard:
@@ -613,26 +691,31 @@ def _carry_card(exc, where, called_from) -> ErrorCard:
     body = _loop_body_name(where) or "body"
     types, trees = _CARRY_TYPES.search(text), _CARRY_TREES.search(text)
     if types:
-        path, came, went, mismatch = types.groups()
+        _, sub_path, path, _, came, went, mismatch = types.groups()
+        path = sub_path or path or None
+    elif trees:
+        _, sub_path, path, _, came, went, tree_in, tree_out = trees.groups()
+        path, mismatch = sub_path or path or None, "structure"
+        came, went = (came, went) if came else (tree_in, tree_out)
     else:
-        (came, went), path, mismatch = trees.groups() if trees else ("?", "?"), None, "structure"
+        came, went, path, mismatch = "?", "?", None, "structure"
     leaf = f"carry{path or ''}"
+    ys = ", y" if loop == "scan" else ""        # (a while_loop's body returns the carry alone)
     if mismatch == "dtypes":
         dtype_in, dtype_out = came.split("[")[0], went.split("[")[0]
-        rewrite = (f"# in {body}, give the carry back with the type it came in as:\n"
-                   f"return new_carry.astype(jnp.{dtype_in}), y\n"
+        back = (f"return new_carry.astype(jnp.{dtype_in}){ys}" if path is None else
+                f"value = value.astype(jnp.{dtype_in})   # the value {body} returns as {leaf}")
+        rewrite = (f"# in {body}, give {leaf} back with the type it came in as:\n{back}\n"
                    f"# or start it with the type {body} returns, e.g. "
                    f"jnp.asarray(init, jnp.{dtype_out})")
     elif mismatch == "shapes":
-        keep = (f"return jnp.broadcast_to(new_carry, {_shape_of(came)}), y"
-                if _shape_of(went).count(",") < _shape_of(came).count(",") else
-                f"return new_carry.sum(), y    # or whatever gives shape {_shape_of(came)}")
-        rewrite = (f"# in {body}, keep {leaf} at shape {_shape_of(came)}, as it came in:\n{keep}\n"
-                   f"# or start it with the shape {body} returns: "
-                   f"jnp.zeros({_shape_of(went)}, jnp.{went.split('[')[0]})")
+        rewrite = _carry_shape_rewrite(body, leaf, came, went, loop, ys)
+        if "cannot grow" not in rewrite:     # (a growing carry outgrows any start shape)
+            rewrite += (f"\n# or start it with the shape {body} returns: "
+                        f"jnp.zeros({_shape_of(went)}, jnp.{went.split('[')[0]})")
     else:
         rewrite = (f"# in {body}, return the carry with the same structure as the initial "
-                   f"carry:\nreturn carry, y      # carry: {came}, not {went}")
+                   f"carry:\nreturn carry{ys}      # carry: {came}, not {went}")
     return ErrorCard(
         "loop-carry", f"{loop}: the carry changes type in the loop",
         why=(f"{loop} compiles {body} once for every iteration, so the carry must leave it "
@@ -643,6 +726,28 @@ def _carry_card(exc, where, called_from) -> ErrorCard:
                 "output_type": went, "mismatch": mismatch},
         docs=f"https://docs.jax.dev/en/latest/_autosummary/jax.lax.{loop}.html"
         if loop != "loop" else None)
+
+
+def _carry_shape_rewrite(body, leaf, came, went, loop, ys) -> str:
+    """Code keeping the carry's shape: broadcast back a value that lost dimensions; a carry
+    that grows (jnp.append in the body) cannot: the values go out as scan's ys, or into a
+    buffer made at its final size (`new_carry.sum()` was advised, whose shape is ())."""
+    dims_in, dims_out = _dims(came), _dims(went)
+    head = f"# in {body}, keep {leaf} at shape {_shape_of(came)}, as it came in:\n"
+    if len(dims_out) < len(dims_in):
+        return head + f"return jnp.broadcast_to(new_carry, {_shape_of(came)}){ys}"
+    if len(dims_out) == len(dims_in) and all(o >= i for i, o in zip(dims_in, dims_out)):
+        if loop == "scan":
+            return (f"# a carry cannot grow: give each new value out as scan's ys (stacked "
+                    f"for you)\nreturn carry, x")
+        return (f"# a carry cannot grow: make the buffer at its final size and write into "
+                f"it\nbuffer = buffer.at[i].set(value)")
+    return head + f"# (compute {leaf} so that its shape stays {_shape_of(came)})"
+
+
+def _dims(type_text) -> list:
+    return [int(d) for d in type_text.partition("[")[2].rstrip("]").split(",")
+            if d.strip().isdigit()]
 
 
 def _shape_of(type_text) -> str:

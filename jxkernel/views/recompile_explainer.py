@@ -331,7 +331,11 @@ def traced_under_transformation(miss: Miss, seen: list) -> tuple:
 # traced for (JAX's "Debug info doesn't match"), then the input types, the first that differ
 # from the closest earlier trace.
 _BODY_API = {"scan body": "lax.scan", "cond branch": "lax.cond", "switch branch": "lax.switch",
-             "while_loop body": "lax.while_loop", "while_loop cond": "lax.while_loop"}
+             "while_loop body": "lax.while_loop", "while_loop cond": "lax.while_loop",
+             # (a body's trace is told for these, JAX's names: lax/_cf_util.py)
+             "scan": "lax.scan", "cond": "lax.cond", "switch": "lax.switch",
+             "while_body": "lax.while_loop", "while_cond": "lax.while_loop",
+             "fori_loop": "lax.fori_loop"}
 # what the user passes that a body's inputs come from, per API and the body's parameter (for
 # the fixes' code): scan's carry is init, its x a slice of xs; fori_loop's i comes from lower
 # (and upper), its carry from init_val

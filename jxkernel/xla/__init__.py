@@ -5,7 +5,7 @@ jaxprs, compiling (with in-memory and on-disk caches) and executing. The rest of
 jxkernel compiles through one pipeline (pipeline.py: lower, compile, compile_jaxpr).
 """
 from . import client, stablehlo
-from .array import Array, DeletedArrayError, Shard
+from .array import Array, Shard
 from .transfers import device_get, device_put
 from .client import (backends, default_backend, default_device, device_count, devices,
                      get_backend, local_device_count, local_devices, process_count,

@@ -46,6 +46,7 @@ from ..core.lazy_names import lazy_names
 from ..core.native import native
 from . import client as _client
 from .client import xc
+from .deleted import DELETED, deleted_error, mark, wait_error
 from .host_values import _host_value
 from .numpy_device import NumpyBuffer, NumpyDevice, Placement, unsupported
 
@@ -88,10 +89,6 @@ def install_array_display(show) -> None:
 # each block): xla/sharded.py, which sets this to itself when it loads, with the first mesh and
 # so before any Array over one exists (it imports this module: this one cannot import it).
 on_mesh = None
-
-
-class DeletedArrayError(RuntimeError):
-    """An Array was used after it was donated to a computation or deleted."""
 
 
 class ArrayImpl:
@@ -184,7 +181,7 @@ class ArrayImpl:
         except Exception:
             if not self._buf.is_deleted():
                 raise               # the computation failed: jaxlib's error, as JAX's
-        self._check_alive()         # deleted: our error, outside the handler (nothing chained)
+        raise wait_error(self._buf)  # deleted: JAX's error and why, outside the handler
 
     # compiled (core/native.py): the buffer's wait called from C, else the method above
     block_until_ready = native.block_until_ready(_python_block_until_ready) if native else \
@@ -209,6 +206,7 @@ class ArrayImpl:
         """Free the device memory now; the Array is unusable afterwards."""
         self._npy = None
         self._buf.delete()
+        mark(self, DELETED)
 
     def unsafe_buffer_pointer(self) -> int:
         self._check_alive()
@@ -228,11 +226,8 @@ class ArrayImpl:
         return dlpack_device(self)
 
     def _check_alive(self):
-        if self._buf.is_deleted():
-            raise DeletedArrayError(
-                f"Array has been deleted with shape={self.aval.str_short()}: it was donated to a "
-                f"computation (donate_argnums) or .delete() was called. Use the computation's "
-                f"result instead, or do not donate this argument.")
+        if self._buf.is_deleted():      # JAX's RuntimeError, then why (xla/deleted.py)
+            raise deleted_error(self.aval, self._buf)
 
     # ---------------------------------------------------------------- values
     def _value(self) -> np.ndarray:
@@ -330,9 +325,9 @@ class ArrayImpl:
 
     # ---------------------------------------------------------------- display
     def __repr__(self):
-        # JAX's layout exactly (jax/_src/array.py), so printed output matches JAX's.
-        if self._buf.is_deleted():
-            return f"Array(<deleted>, shape={self.shape}, dtype={self.dtype.name})"
+        # JAX's layout exactly (jax/_src/array.py), so printed output matches JAX's; a deleted
+        # Array's repr raises JAX's RuntimeError (its view in a notebook says why instead)
+        self._check_alive()
         prefix = "Array("
         weak = ", weak_type=True" if self.weak_type else ""
         dtype_text = f"dtype={self.dtype.name}{weak})"
@@ -356,7 +351,8 @@ class ArrayImpl:
                 f"<span style='color:#666'>{self.dtype.name}"
                 f"{' (weak)' if self.weak_type else ''} on {html.escape(device)}</span>")
         if self._buf.is_deleted():
-            return f"<div>{head}<br><i>deleted (donated)</i></div>"
+            why = html.escape(str(deleted_error(self.aval, self._buf)))
+            return f"<div>{head}<br><i>{why}</i></div>"
         with np.printoptions(threshold=200, edgeitems=3, linewidth=100):
             body = html.escape(np.array2string(self._value(), separator=", "))
         return f"<div>{head}<pre style='margin:2px 0'>{body}</pre></div>"
@@ -372,7 +368,8 @@ class ArrayImpl:
 
     def _sharded_bundle(self, include=None, exclude=None) -> dict:
         if self._buf.is_deleted() or array_display is None:
-            return {"text/plain": repr(self)}
+            return {"text/html": self._repr_html_()} if self._buf.is_deleted() else \
+                {"text/plain": repr(self)}
         return array_display(self)     # the view (views/sharding_view.py), registered
 
 

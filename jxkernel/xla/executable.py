@@ -18,10 +18,10 @@ import weakref
 from ..core.config import config
 from ..core.physical import is_extended, physical_aval, wrap_physical
 from . import client as _client
-from .array import (Array, DeletedArrayError, host_to_device, sharding_for,
-                    uncommitted_sharding_for)
+from .array import Array, host_to_device, sharding_for, uncommitted_sharding_for
 from .client import xc
 from .compiler import CallbackError, ExecutionError
+from .deleted import DELETED, Gone, aval_of, deleted_error, donated, mark, reused_error
 from .host_values import _host_value
 from .memory import is_out_of_memory, out_of_memory
 from .transfers import device_put
@@ -41,6 +41,9 @@ class Executable:
 
     # (class defaults too: for subclasses with an __init__ of their own, always committed)
     committed, _twin = True, None
+    # `user_jit`: the program of a user's jit (set by jit), whose calls after the first give a
+    # donated Array JAX's ValueError; `ran`: a call went through (xla/deleted.py)
+    user_jit = ran = False
 
     def __init__(self, loaded, out_avals, device, name="", donated=(), *, in_avals=None,
                  arg_names=None, committed=True):
@@ -114,7 +117,11 @@ class Executable:
             check_may_execute(self.name)
         for i in self.donated:
             arrays[i]._npy = None       # our cached zero-copy view would block the donation
-        return self.call_buffers([a._buf for a in arrays])
+        outs = self.call_buffers([a._buf for a in arrays])
+        self.ran = True
+        for i in self.donated:          # deleted now: its error says where it went
+            mark(arrays[i], donated(self._what(), self._short_name(i)))
+        return outs
 
     def __call__(self, *args) -> list:
         """Run on any arguments (Arrays, NumPy data, Python scalars), moving them as needed."""
@@ -165,6 +172,10 @@ class Executable:
             return f"Argument '{self.arg_names[i]}' (argument {i})"
         return f"Argument {i}"
 
+    def _short_name(self, i) -> str:
+        return f"argument '{self.arg_names[i]}'" if self.arg_names is not None and \
+            i < len(self.arg_names) else f"argument {i}"
+
     def _what(self) -> str:
         return self.name or "the computation"
 
@@ -172,22 +183,24 @@ class Executable:
     def _raise_deleted(self, i, buf):
         raise self._deleted_error(i, buf)
 
-    def _deleted_error(self, i, buf) -> DeletedArrayError:
-        aval = buf.aval
-        shape = aval.str_short() if hasattr(aval, "str_short") else aval
-        return DeletedArrayError(
-            f"{self._arg_name(i)} of {self._what()} is an Array that has been deleted (donated "
-            f"to an earlier call, or .delete() was called); shape={shape}. Pass that call's "
-            f"result instead, or do not donate the argument.")
+    def _deleted_error(self, i, buf) -> Exception:
+        """JAX's errors (xla/deleted.py): a user's jit that already ran, given a donated Array,
+        raises ValueError naming the argument's place among the program's arguments (its
+        closed-over constants come first here, not in JAX's); anything else RuntimeError."""
+        if self.user_jit and self.ran and not (type(buf) is Gone and buf.why == DELETED):
+            consts = sum(n.startswith("<closed-over constant") for n in self.arg_names or ())
+            return reused_error(i - consts, buf)
+        return deleted_error(aval_of(buf), buf)
 
     def _execution_error(self, error, bufs) -> Exception:
+        for i, b in enumerate(bufs):
+            if type(b) is Gone or isinstance(b, xc.ArrayImpl) and b.is_deleted():
+                return self._deleted_error(i, b)
         for i, b in enumerate(bufs):
             if not isinstance(b, xc.ArrayImpl):
                 return TypeError(f"{self._arg_name(i)} of {self._what()} is a "
                                  f"{type(b).__name__}, not a device buffer; call the "
                                  f"Executable itself (exe(*args)) to pass host values")
-            if b.is_deleted():
-                return self._deleted_error(i, b)
         seen: dict = {}
         for i, b in enumerate(bufs):
             j = seen.setdefault(id(b), i)

@@ -82,6 +82,8 @@ def _device_of_sharding(sharding):
 
 
 def _array_to_device(x: Array, device, copy: bool) -> Array:
+    if device is None and not copy:             # itself, as JAX's (deleted or not)
+        return x
     x._check_alive()
     if x._sharding is not None:                 # over a mesh: gathered onto one device
         if device is None:

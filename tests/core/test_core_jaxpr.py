@@ -78,8 +78,11 @@ def test_eval_shape_takes_avals_and_duck_typed_arrays():
     assert jax.jit(lambda a: a + 1).trace(Duck()).jaxpr.in_avals == [ShapedArray((4,), np.float32)]
     assert str(jax.make_jaxpr(lambda a: a + 1)(ShapedArray((2,), np.float32))) == \
         "{ lambda ; a:f32[2]. let b:f32[2] = add a 1.0:f32[] in (b,) }"
-    # named by the function's parameter, as JAX's "... at path b"
-    with pytest.raises(TypeError, match="argument b as an abstract array"):
+    # named by the function's parameter, in JAX's words ("... at path b.")
+    with pytest.raises(TypeError, match=r"^Error interpreting argument to <function .*> as an "
+                                        r"abstract array\. The problematic value is of type "
+                                        r"<class 'object'> and was passed to the function at "
+                                        r"path b\.\n"):
         jax.eval_shape(lambda a, b: a, 1.0, object())
 
 

@@ -280,7 +280,7 @@ def test_errors():
     with pytest.raises(TypeError, match="cond_fun must return a boolean scalar"):
         lax.while_loop(lambda c: c, lambda c: c, 1.0)
     with pytest.raises(TypeError, match=r"(?s)carry input and carry output must have equal types.*"
-                                        r"The input carry has type float32\[\] but the "
+                                        r"The input carry c has type float32\[\] but the "
                                         r"corresponding output carry component has type int32\[\], "
                                         r"so the dtypes do not match"):
         lax.scan(lambda c, x: (lax.convert_element_type(c, np.int32), x), arr(0.0), arr([1.0, 2.0]))
@@ -352,3 +352,84 @@ def test_zero_trip_loops_return_arrays_of_the_carry_type():
     for upper in (3, jnp.int32(3)):
         total = lax.fori_loop(0, upper, lambda i, c: c + i, jnp.uint8(0))
         assert (total.dtype, int(total)) == (np.uint8, 3)
+
+
+# JAX 0.10.2's messages for the same programs (printed by JAX; its _check_carry_type): the
+# carry named by the body's first parameter and the leaf's path, every differing leaf listed
+TYPES_DIFFER = ("{loop} body function carry input and carry output must have equal types, but "
+                "they differ:\n\n{diffs}\nRevise the function so that all output types match "
+                "the corresponding input types.")
+TREES_DIFFER = ("{loop} body function carry input and carry output must have the same pytree "
+                "structure, but they differ:\n\n{diffs}\nRevise the function so that the carry "
+                "output has the same pytree structure as the carry input.")
+
+
+def _message(fn):
+    with pytest.raises(TypeError) as info:
+        fn()
+    return str(info.value)
+
+
+def test_loop_carry_errors_are_jaxs():
+    def body(state):
+        return {"i": state["i"] + 1, "x": state["x"][:1]}
+    assert _message(lambda: lax.while_loop(lambda s: s["i"] < 3, body,
+                                           {"i": 0, "x": jnp.ones(2)})) == \
+        TYPES_DIFFER.format(loop="while_loop", diffs=(
+            "The input carry component state['x'] has type float32[2] but the corresponding "
+            "output carry component has type float32[1], so the shapes do not match.\n"))
+    assert _message(lambda: lax.while_loop(
+        lambda s: s[0] < 3, lambda s: (s[0].astype(jnp.float32), s[1][:1]),
+        (jnp.int32(0), jnp.ones(2)))) == TYPES_DIFFER.format(loop="while_loop", diffs=(
+            "  * the input carry component s[0] has type int32[] but the corresponding output "
+            "carry component has type float32[], so the dtypes do not match;\n"
+            "  * the input carry component s[1] has type float32[2] but the corresponding output "
+            "carry component has type float32[1], so the shapes do not match.\n"))
+    assert _message(lambda: lax.scan(lambda carry, x: (jnp.concatenate([carry, x[None]]), x),
+                                     jnp.zeros(2), jnp.arange(3.0))) == \
+        TYPES_DIFFER.format(loop="scan", diffs=(
+            "The input carry carry has type float32[2] but the corresponding output carry "
+            "component has type float32[3], so the shapes do not match.\n"))
+    # a fori_loop's carry is its wrapper's `loop_carry` (index, [upper,] value), as in JAX
+    assert _message(lambda: jax.jit(lambda n: lax.fori_loop(
+        0, n, lambda i, c: (c + 1).astype(jnp.float32), jnp.int32(0)))(3)) == \
+        TYPES_DIFFER.format(loop="while_loop", diffs=(
+            "The input carry component loop_carry[2] has type int32[] but the corresponding "
+            "output carry component has type float32[], so the dtypes do not match.\n"))
+    assert _message(lambda: lax.scan(lambda c, x: ([c[0], c[1]], x), (jnp.zeros(2), 1.0),
+                                     jnp.arange(3.0))) == \
+        TREES_DIFFER.format(loop="scan", diffs=(
+            "The input carry c is a <class 'tuple'> but the corresponding component of the carry "
+            "output is a <class 'list'>, so their Python types differ.\n"))
+    assert _message(lambda: lax.scan(lambda c, x: ({"a": c["a"], "c": c["a"]}, x),
+                                     {"a": 1.0, "b": 2.0}, jnp.arange(3.0))) == \
+        TREES_DIFFER.format(loop="scan", diffs=(
+            "The input carry c is a <class 'dict'> with pytree metadata ('a', 'b') but the "
+            "corresponding component of the carry output is a <class 'dict'> with pytree "
+            "metadata ('a', 'c'), so the pytree node metadata does not match.\n"))
+    # (JAX names its own aval class here, `jax._src.core.ShapedArray`; jxkernel its own)
+    assert _message(lambda: lax.scan(lambda c, x: ((c, c), x), jnp.zeros(2), jnp.arange(3.0))
+                    ).startswith(TREES_DIFFER.split("{diffs}")[0].format(loop="scan") +
+                                 "The input carry c is a <class ")
+
+
+def test_branch_structure_errors_are_jaxs():
+    # JAX 0.10.2's texts for the same programs (its _check_branch_outputs: one sentence per
+    # node that differs, switch's second branch named "branch1", as JAX names it)
+    text = _message(lambda: lax.cond(True, lambda v: v, lambda v: (v, v), 1.0))
+    assert text.split("\n\n", 2)[2] == (
+        "true_fun output is a pytree leaf but false_fun output is a <class 'tuple'>, so their "
+        "Python types differ.\n\nRevise true_fun and/or false_fun so that they have the same "
+        "pytree structure.")
+    text = _message(lambda: lax.switch(1, [lambda v: v, lambda v: (v, v)], 1.0))
+    assert text.startswith("switch branch outputs must have the same pytree structure, but "
+                           "they differ:\n\nbranch 0 is <lambda> at ")
+    assert text.split("\n\n", 2)[2] == (
+        "branch 0 output is a pytree leaf but branch1 output is a <class 'tuple'>, so their "
+        "Python types differ.\n\nRevise branch 0 and/or branch1 so that they have the same "
+        "pytree structure.")
+    text = _message(lambda: lax.cond(True, lambda v: {"a": v, "b": (v,)},
+                                     lambda v: {"a": (v, v), "c": v}, 1.0))
+    assert "true_fun output is a <class 'dict'> with pytree metadata ('a', 'b') but false_fun " \
+           "output is a <class 'dict'> with pytree metadata ('a', 'c'), so the pytree node " \
+           "metadata does not match.\n" in text

@@ -133,10 +133,14 @@ def test_static_advice_for_a_decorated_function_rewrites_its_decorator(shell):
     fixed = DECORATED.replace("@jax.jit", "from functools import partial\n"
                               "@partial(jax.jit, static_argnames=('n',))")
     assert shell.run_cell(fixed).success
-    # a function jitted where it is called keeps `f = jax.jit(f, static_argnames=...)`
+    # a function jitted where it is called: the call made static in place (the advice was
+    # `count = jax.jit(count, static_argnames=...)`, and the line's own jax.jit(count) around
+    # that still traced n)
     text, card = shown(shell, DECORATED.replace("@jax.jit\n", "").replace(
         "count(5)", "jax.jit(count)(5)"))
-    assert card["rewrite"].splitlines()[0] == "count = jax.jit(count, static_argnames=('n',))"
+    assert card["rewrite"].splitlines()[0] == "jax.jit(count, static_argnames=('n',))(5)"
+    assert shell.run_cell(DECORATED.replace("@jax.jit\n", "").replace(
+        "count(5)", "assert " + card["rewrite"].splitlines()[0] + " == 10")).success
 
 
 def test_float64_warning_names_the_cell_not_its_file(shell):

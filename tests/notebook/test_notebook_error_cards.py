@@ -65,7 +65,9 @@ def test_bool_conversion_card(shell):
     assert card["rewrite"].splitlines()[:3] == [
         "return jnp.where(y > 0, x, -x)", "# or, to run only one branch:",
         "return lax.cond(y > 0, lambda: x, lambda: -x)"]
-    assert "f = jax.jit(f, static_argnames=('x',))" in card["rewrite"]
+    # the calling line with the jit made static in place (`f = jax.jit(f, ...)` left the
+    # line's own `jax.jit(f)` tracing x)
+    assert card["rewrite"].endswith("\njax.jit(f, static_argnames=('x',))(1.0)")
     assert "at In[" in text and ", line 3, in f:  if y > 0:" in text
     assert "    argument x: f32[] of f, traced for jit" in text
     assert "----> 3     if y > 0:" in tb and "/jxkernel/" not in tb    # filtered, then the card
@@ -104,7 +106,7 @@ def test_concretization_card(shell):
     assert card["kind"] == "concretization"
     assert card["where"]["code"] == "return jnp.zeros(n) + x"
     assert card["origin"]["argument"] == "n" and card["origin"]["steps"] == []
-    assert card["rewrite"].splitlines()[0] == "g = jax.jit(g, static_argnames=('n',))"
+    assert card["rewrite"].splitlines()[0] == "jax.jit(g, static_argnames=('n',))(1.0, 3)"
     assert "argument n: i32[] of g, traced for jit" in text
 
 
@@ -271,12 +273,12 @@ def test_branch_in_a_loop_body_names_its_input(shell):
                                       "    else:\n        c = c - x\n    return c, x\n"
                                       "lax.scan(body, 0.0, jnp.ones(3))")
     origin = card["origin"]
-    assert (origin["function"], origin["transformation"]) == ("body", "scan body")
+    assert (origin["function"], origin["transformation"]) == ("body", "scan")    # JAX: "traced for scan"
     assert origin["argument"] is None and origin["input_index"] == 1    # (c, x): x
     assert [s["primitive"] for s in origin["steps"]] == ["gt"]
     assert card["rewrite"] == ("c = jnp.where(x > 0, c + x, c - x)\n# or, to run only one "
                                "branch:\nc = lax.cond(x > 0, lambda: c + x, lambda: c - x)")
-    assert "    input 1: f32[] of body, traced for scan body" in text
+    assert "    input 1: f32[] of body, traced for scan" in text       # (JAX's name for it)
 
 
 # ------------------------------------------------------------------ static only for Python values
@@ -311,4 +313,73 @@ def test_no_static_argument_for_an_array(shell):
 def test_static_argument_for_a_python_scalar_still_offered(shell):
     _, card, _, _ = failing(shell, "def twice(x, n):\n    return jnp.zeros(n) + x\n"
                                    "jax.jit(twice)(jnp.ones(2), 3)")
-    assert card["rewrite"].splitlines()[0] == "twice = jax.jit(twice, static_argnames=('n',))"
+    assert card["rewrite"].splitlines()[0] == \
+        "jax.jit(twice, static_argnames=('n',))(jnp.ones(2), 3)"
+
+
+POWER = ("def power(x, n):\n    result = jnp.ones_like(x)\n    for _ in range(n):\n"
+         "        result = result * x\n    return result\n")
+
+
+def test_leaked_tracer_from_a_loop_body_rewrites_the_loop(shell):
+    # a fori_loop body (a lambda) appending its index to a list: the rewrite was
+    # `def <lambda>(x): ...` and `jax.jit(<lambda>)(x)`, which do not parse; the value goes
+    # out through the loop's state instead. JAX says the body was traced "for fori_loop"
+    exc, card, _, _ = failing(shell, "def collect(n):\n    out = []\n"
+                                     "    lax.fori_loop(0, n, lambda i, c: out.append(i) or c, 0)\n"
+                                     "    return out\njax.jit(collect)(3)",
+                              raises=(errors.UnexpectedTracerError, "Encountered an unexpected"))
+    assert card["kind"] == "leaked-tracer" and card["origin"]["transformation"] == "fori_loop"
+    assert "<lambda>" not in card["rewrite"] and "lax.fori_loop(lower, upper, body" in \
+        card["rewrite"]
+    code = card["rewrite"].split("\n\n")[0].replace("...", "carry, value = state")
+    compile(code, "<rewrite>", "exec")            # it parses
+
+
+def test_static_rewrite_rebinds_the_name_the_learner_calls(shell):
+    # `power_jit = jax.jit(power)` then `power_jit(x, 3)`: the card said
+    # `power = jax.jit(power, static_argnames=('n',))`, after which power_jit(x, 3) still fails
+    _, card, _, _ = failing(shell, POWER + "power_jit = jax.jit(power)\n"
+                                           "power_jit(jnp.array([2.0, 3.0]), 3)")
+    assert card["rewrite"].splitlines()[0] == \
+        "power_jit = jax.jit(power, static_argnames=('n',))"
+    # jax.jit(power)(x, 3) on the line: the fix goes in place
+    _, card, _, _ = failing(shell, "jax.jit(power)(jnp.array([2.0, 3.0]), 3)")
+    assert card["rewrite"].splitlines()[0] == \
+        "jax.jit(power, static_argnames=('n',))(jnp.array([2.0, 3.0]), 3)"
+    # calling the function's own name: rebinding it is the fix
+    _, card, _, _ = failing(shell, "power = jax.jit(power)\npower(jnp.array([2.0, 3.0]), 3)")
+    assert card["rewrite"].splitlines()[0] == "power = jax.jit(power, static_argnames=('n',))"
+
+
+def test_static_rewrite_of_a_jit_called_inside_another_function(shell):
+    _, card, _, _ = failing(shell, POWER + "cube = jax.jit(power)\n"
+                                           "def volume(x):\n    return cube(x, 3)\n"
+                                           "volume(jnp.array([2.0]))")
+    # the line calling the jit is `return cube(x, 3)`, not the cell's `volume(...)` (which the
+    # card shows as "called from"): cube is rebound, volume is not
+    assert card["rewrite"].splitlines()[0] == "cube = jax.jit(power, static_argnames=('n',))"
+
+
+def test_unhashable_static_rewrite_names_the_jit_called(shell):
+    # an Array made static by position: the rewrite named `power` and only static_argnames
+    _, card, _, _ = failing(shell, POWER + "power_jit = jax.jit(power, static_argnums=0)\n"
+                                           "power_jit(jnp.array([2.0, 3.0]), 3)")
+    assert card["kind"] == "unhashable-static"
+    assert card["rewrite"].splitlines()[0] == ("power_jit = jax.jit(power)   # x traced instead: "
+                                               "not in static_argnums/static_argnames")
+
+
+def test_loop_carry_rewrites_that_can_work(shell):
+    # a scan carry grown by jnp.append: `return new_carry.sum(), y` was advised (shape ())
+    _, card, _, _ = failing(shell, "def grow_step(c, x):\n    return jnp.append(c, x), c.sum()\n"
+                                   "lax.scan(grow_step, jnp.zeros(1), jnp.arange(3.0))")
+    assert ".sum()" not in card["rewrite"] and "return carry, x" in card["rewrite"]
+    assert "start it with the shape" not in card["rewrite"]     # it would grow from there too
+    # a while_loop body returns its carry alone (no `, y`), and a leaf of it is named
+    _, card, _, _ = failing(shell, "def halve(state):\n    i, v = state\n"
+                                   "    return i + 1, (v / 2).astype(jnp.int32)\n"
+                                   "lax.while_loop(lambda s: s[0] < 3, halve, (0, jnp.ones(2)))")
+    assert card["origin"]["path"] == "[1]" and ", y" not in card["rewrite"]
+    assert card["rewrite"].splitlines()[1] == \
+        "value = value.astype(jnp.float32)   # the value halve returns as carry[1]"

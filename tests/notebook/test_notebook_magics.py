@@ -559,7 +559,58 @@ def test_recompilation_log_is_live(shell):
     assert len(log.events) == n                              # unsubscribed
 
 
+def test_compile_log_of_a_name_finds_its_function_or_says_it_is_unknown(shell):
+    # a jitted function bound to another name is logged under its function's name: the log
+    # of `step` showed "no compilations yet" after step had compiled
+    ok(shell, "def update27(v):\n    return v * 2\nstep27 = jax.jit(update27)\nstep27(1.0)")
+    log = ok(shell, "%jxcompiles step27").result
+    assert log.filter.value == "update27" and [e.reason for e in log.shown()] == ["first call"]
+    log.close()
+    # a name neither logged nor defined: said so, not an empty log (it read "no compilations
+    # yet", as if the function existed and would compile)
+    ran = run(shell, "%jxcompiles nosuchfn27")
+    assert type(ran.error).__name__ == "UsageError"
+    assert str(ran.error).startswith("%jxcompiles nosuchfn27: no compilation of a function "
+                                     "named 'nosuchfn27' is logged, and 'nosuchfn27' is not "
+                                     "defined. Logged so far: ")
+    assert "update27" in str(ran.error)
+    ok(shell, "x27 = jnp.ones(2)")
+    assert "'x27' is not a function (its type is ArrayImpl)" in str(run(shell, "%jxcompiles x27").error)
+    # a lambda shares its name with every other lambda: the log of `grow` is grow's alone (it
+    # listed the compiles of each jitted lambda of the session under "<lambda>")
+    ok(shell, "other27 = jax.jit(lambda v: v * 3)\nother27(1.0)\n"
+              "grow27 = jax.jit(lambda v: v.sum())\nfor n in range(1, 4):\n    grow27(jnp.ones(n))")
+    log = ok(shell, "%jxcompiles grow27").result
+    assert [e.reason for e in log.shown()][1:] == ["v: f32[1] -> f32[2]", "v: f32[1] -> f32[3]"]
+    assert len(log.shown()) == 3 and log.filter.value.startswith("<lambda>@")
+    # the filter shows the name typed, not the key (a temporary file's path)
+    assert ("grow27 (<lambda>)", log.filter.value) in log.filter.options
+    assert log.filter.label == "grow27 (<lambda>)"
+    log.close()
+    ok(shell, "def later27(v):\n    return v")        # defined, not compiled yet: its empty log
+    log = ok(shell, "%jxcompiles later27").result
+    assert log.shown() == [] and "no compilations yet" in log.table.value
+    log.close()
+
+
 # ================================================================== displays and escaping
+def test_a_donated_array_shown_says_why_without_a_traceback(shell):
+    # repr raises JAX's RuntimeError (as jax's Array); the notebook's display printed that as
+    # a traceback through jxkernel/xla/array.py under the view
+    ran = ok(shell, "donor28 = jax.jit(lambda s: s * 2, donate_argnums=0)\n"
+                    "state28 = jnp.ones(3)\nnew28 = donor28(state28)\nstate28")
+    assert "Traceback" not in ran.stdout and "array.py" not in ran.stdout, ran.stdout
+    data, _ = shell.display_formatter.format(shell.user_ns["state28"])
+    why = ("Array has been deleted with shape=float32[3]. It was donated to jit(<lambda>) as its "
+           "argument 's': use that call's result in its place, or do not donate it.")
+    assert data["text/plain"] == why
+    assert "It was donated to jit(&lt;lambda&gt;)" in data["text/html"]
+    data, _ = shell.display_formatter.format([jxkernel.numpy.arange(2.0),
+                                              {"a": jxkernel.numpy.ones((2, 2))}])
+    assert data["text/plain"] == ("[Array([0., 1.], dtype=float32),\n {'a': Array([[1., 1.],\n"
+                                  "         [1., 1.]], dtype=float32)}]")
+
+
 def test_rich_displays_for_jaxprs_and_arrays(shell):
     ran = ok(shell, "jax.make_jaxpr(lambda v: v * 2)(1.0)")
     bundle = ran.outputs[0] if ran.outputs else None

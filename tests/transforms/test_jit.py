@@ -94,10 +94,24 @@ def test_an_unhashable_static_argument_gets_the_advice_for_its_kind():
         jax.jit(lambda x, shape: x, static_argnums=1)(arr(1.0), [1, 2])
 
 
-def test_non_array_argument_is_a_type_error():
-    f = jax.jit(lambda x, s: x)
-    with pytest.raises(TypeError, match=r"Argument s of type <class 'str'> is not a valid JAX type"):
-        f(arr(1.0), "hello")
+def test_non_array_argument_is_jaxs_type_error():
+    # JAX 0.10.2's text (pjit._infer_params), the function as str() shows it, the argument by
+    # its path; make_jaxpr says the same (JAX traces it as a jit)
+    def g(x, s):
+        return x
+    jax_text = (f"Error interpreting argument to {g} as an abstract array. The problematic value "
+                f"is of type <class 'str'> and was passed to the function at path s.\nThis "
+                f"typically means that a jit-wrapped function was called with a non-array "
+                f"argument, and this argument was not marked as static using the static_argnums "
+                f"or static_argnames parameters of jax.jit.")
+    for call in (lambda: jax.jit(g)(arr(1.0), "hello"), lambda: jax.jit(g)(arr(1.0), s="hello"),
+                 lambda: jax.make_jaxpr(g)(arr(1.0), "hello"),
+                 lambda: jax.jit(g).trace(arr(1.0), "hello")):
+        with pytest.raises(TypeError) as info:
+            call()
+        assert str(info.value) == jax_text
+    with pytest.raises(TypeError, match=r"at path d\['a'\]\.\n"):
+        jax.jit(lambda d: d["a"])({"a": "hi"})
 
 
 def test_python_if_on_tracer_names_argument_and_suggests_fix():
@@ -497,3 +511,43 @@ def test_a_function_keeps_a_bounded_amount_of_constants_on_device(monkeypatch):
     assert f._cache_size() == 2 and len(f._fast) == 2
     assert sum(1 for a in jax.live_arrays() if a.size == table.size) == 2
     assert float(f(jnp.ones(1))) == 4.0                            # dropped: compiled anew
+
+
+# JAX 0.10.2's make_jaxpr and eval_shape are a jit's trace: their errors are jit's, word for word
+# (each text below printed by JAX for the same program)
+def test_make_jaxpr_and_eval_shape_errors_are_jits():
+    def branch(x):
+        return x if x > 0 else -x
+    for trace in (lambda: jax.make_jaxpr(branch)(1.0), lambda: jax.eval_shape(branch, 1.0)):
+        with pytest.raises(jax.errors.TracerBoolConversionError) as info:
+            trace()
+        assert str(info.value).splitlines()[1].startswith(
+            "The error occurred while tracing the function branch at ")
+        assert str(info.value).splitlines()[1].endswith(" for jit.")   # not "for make_jaxpr"
+
+    def text(x):
+        return "a"
+    for call in (lambda: jax.jit(text)(1.0), lambda: jax.make_jaxpr(text)(1.0),
+                 lambda: jax.eval_shape(text, 1.0)):
+        with pytest.raises(TypeError, match=r"^function text at .*test_jit\.py:\d+ traced for jit "
+                                            r"returned a value of type <class 'str'>, which is "
+                                            r"not a valid JAX type$"):
+            call()
+    with pytest.raises(ValueError, match=r"^Jitted function has static_argnums=\(3,\), but only "
+                                         r"accepts 1 positional arguments\.$"):
+        jax.make_jaxpr(lambda x: x, static_argnums=3)(1.0)      # (it traced x as a constant)
+    with pytest.raises(ValueError) as info:
+        jax.make_jaxpr(lambda x, n: x, static_argnums=1)(1.0, [1])
+    assert str(info.value) == ("Non-hashable static arguments are not supported. An error "
+                               "occurred while trying to hash an object of type <class 'list'>, "
+                               "[1]. The error was:\nTypeError: unhashable type: 'list'\n")
+    with pytest.raises(TypeError, match=r"^the first argument must be callable$"):
+        jax.make_jaxpr(3)
+
+
+def test_eval_shape_checks_key_reuse_as_jit_does():
+    def twice(k):
+        return jax.random.normal(k) + jax.random.normal(k)
+    with jax.debug_key_reuse(True):
+        with pytest.raises(jax.errors.KeyReuseError, match="In jit, argument 0 is already consumed"):
+            jax.eval_shape(twice, jax.random.key(0))

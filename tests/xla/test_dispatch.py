@@ -95,11 +95,12 @@ def test_compiled_hits_run_no_python_frame_of_ours(path):
     assert x.block_until_ready() is x
 
 
-def test_a_deleted_array_waits_with_jxkernels_error(path):
+def test_a_deleted_array_waits_with_jaxs_error(path):
     x = arr([1.0])
     x.block_until_ready()
     x.delete()
-    with pytest.raises(RuntimeError, match=r"Array has been deleted with shape=f32\[1\]"):
+    with pytest.raises(jax.errors.JaxRuntimeError, match=r"^INVALID_ARGUMENT: BlockHostUntilReady"
+                       r"\(\) called on deleted or donated buffer\. \.delete\(\) was called on it\.$"):
         x.block_until_ready()
 
 

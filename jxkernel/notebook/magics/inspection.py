@@ -20,7 +20,7 @@ from ..guard import set_guard
 from ..program import CellError
 from ..report import format_for, report
 from ..tracebacks import show_card
-from ..widgets.recompiles import RecompileLog
+from ..widgets.recompiles import GROUPS, RecompileLog
 from .base import JxMagicsBase
 
 # The widgets (anywidget) and the explainer are imported by the magic that shows them:
@@ -77,9 +77,37 @@ class InspectionMagics(JxMagicsBase):
             for log in list(self.state.logs):
                 log.refresh()
             return None
-        log = RecompileLog(function=args.function, timeline=args.timeline)
+        function = self._logged_name(args.function)
+        # one jit's compiles by its function_key: the filter shows the name typed, not the key
+        label = f"{args.function} ({function.partition('@')[0]})" \
+            if function and function != args.function and "@" in function else None
+        log = RecompileLog(function=function, timeline=args.timeline, label=label)
         self.state.logs.add(log)
         return log
+
+    def _logged_name(self, name):
+        """What `%jxcompiles NAME` filters on: the name its compile events carry. A jitted
+        function bound to another name (`step = jax.jit(update)`) is logged under its
+        function's name; a name neither logged nor defined is an error, not an empty log
+        that reads as "no compilations yet"."""
+        events = compile_record.compile_events()
+        if name is None or name in GROUPS or any(name in (e.function, e.function_key)
+                                                 for e in events):
+            return name
+        value = self.shell.user_ns.get(name)
+        if hasattr(value, "_fail_on_recompile"):          # a jitted function: its events' name
+            own = {e.function_key for e in events if e.key is value}
+            others = {e.function_key for e in events if e.function == value._name} - own
+            # a name other jitted functions share (`<lambda>`): this one's events alone
+            return own.pop() if len(own) == 1 and others else value._name
+        if callable(value):                               # a function not compiled yet
+            return name
+        logged = sorted({e.function for e in events if e.origin == compile_record.USER})
+        what = f"{name!r} is not a function (its type is {type(value).__name__})" if name in \
+            self.shell.user_ns else f"{name!r} is not defined"
+        raise UsageError(f"%jxcompiles {name}: no compilation of a function named {name!r} is "
+                         f"logged, and {what}. Logged so far: {', '.join(logged) or 'none'} "
+                         f"(%jxcompiles alone shows all of your functions).")
 
     @ma.magic_arguments()
     @ma.argument("mode", nargs="?", default=None, choices=compile_notes.MODES,

@@ -65,8 +65,12 @@ def hit_miss(events) -> list:
 class RecompileLog(TextFallback, w.VBox):
     """Compile events as they happen. `function` preselects the filter."""
 
-    def __init__(self, function: str | None = None, timeline: bool = True):
+    def __init__(self, function: str | None = None, timeline: bool = True,
+                 label: str | None = None):
         self._closed = False
+        # `function` a jit's function_key ("<lambda>@file.py:1#140..."): shown by `label`
+        # ("grow (<lambda>)"), the key staying the filter's value (what `shown` compares)
+        self._extra = [(label, function)] if label and function else []
         self.events = compile_record.compile_events()
         self.filter = w.Dropdown(description="function", options=list(GROUPS),
                                  layout=w.Layout(width="max-content"))
@@ -115,17 +119,26 @@ class RecompileLog(TextFallback, w.VBox):
         self.events = compile_record.compile_events()
         self._sync_options()
         if select is not None:
-            if select not in self.filter.options:
-                self.filter.options = list(self.filter.options) + [select]
+            if select not in self._values():
+                self.filter.options = list(self.filter.options) + \
+                    [(select, select) if self._extra else select]
             self.filter.value = select
         self._draw()
 
     def _sync_options(self):
         names = list(GROUPS) + sorted({e.function for e in self.events if e.origin == USER})
+        if self._extra:      # (label, value) pairs, all of them: ipywidgets reads a mix of
+            names = [(n, n) for n in names] + self._extra     # names and pairs as values
         if list(self.filter.options) != names:
             keep = self.filter.value
-            self.filter.options = names if keep in names else names + [keep]
+            self.filter.options = names if keep in self._values(names) else \
+                names + [(keep, keep) if self._extra else keep]
             self.filter.value = keep
+
+    def _values(self, options=None) -> list:
+        """The filter's values (an option is a name, or a (label, function_key) pair)."""
+        return [o[1] if isinstance(o, tuple) else o
+                for o in (self.filter.options if options is None else options)]
 
     def close(self):
         self._closed = True
@@ -136,8 +149,8 @@ class RecompileLog(TextFallback, w.VBox):
         """The events the filter lets through."""
         f = self.filter.value
         origins = GROUPS.get(f or YOURS)
-        return [e for e in self.events
-                if (e.origin in origins if origins else e.function == f)]
+        return [e for e in self.events      # (f: a function's name, or one jit's function_key)
+                if (e.origin in origins if origins else f in (e.function, e.function_key))]
 
     def others(self) -> list:
         """The eager and jxkernel compiles "(your functions)" leaves out (else none)."""

@@ -1,0 +1,67 @@
+"""What touching a deleted Array raises, each way a learner can (tests/xla/test_deleted_arrays.py
+compares): `run(jax)` gives, per case, the exception's class name and its message (None where it
+works). Each case is run once on an Array given to `.delete()` and once on an Array donated to
+a jit that ran. The reference (deleted_arrays_reference.json) is real JAX 0.10.2's, written by
+reference/make_deleted_arrays_reference.py; jxkernel's message is JAX's plus one sentence of why."""
+import numpy as np
+
+
+def _said(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001  the error is the answer
+        return {"error": type(e).__name__, "message": str(e)}
+    return None
+
+
+def run(jax):
+    jnp = jax.numpy
+
+    def gone(how):
+        x = jnp.arange(3.0)
+        if how == "delete":
+            x.delete()
+        else:
+            jax.jit(lambda a: a * 2, donate_argnums=0)(x)
+        return x
+
+    def hit(how, args_before, args):
+        """A jit called once, then with the deleted Array: JAX's compiled fast path."""
+        g = jax.jit(lambda a, b: a + b)
+        g(*args_before)
+        return g(*args)
+
+    def donated_twice():
+        f = jax.jit(lambda a: a * 2, donate_argnums=0)
+        x = jnp.arange(3.0)
+        f(x)
+        return f(x)
+
+    out = {}
+    for how in ("delete", "donate"):
+        ways = {
+            "eager_add": lambda: gone(how) + 1,
+            "eager_sin": lambda: jnp.sin(gone(how)),
+            "index": lambda: gone(how)[0],
+            "jit_first_call": lambda: jax.jit(lambda a: a + 1)(gone(how)),
+            "jit_hit": lambda: hit(how, (jnp.ones(3), jnp.ones(3)), (jnp.ones(3), gone(how))),
+            "repr": lambda: repr(gone(how)),
+            "str": lambda: str(gone(how)),
+            "format": lambda: f"{gone(how)}",
+            "np_asarray": lambda: np.asarray(gone(how)),
+            "jnp_asarray": lambda: jnp.asarray(gone(how)),
+            "block_until_ready": lambda: gone(how).block_until_ready(),
+            "device_get": lambda: jax.device_get(gone(how)),
+            "device_put": lambda: jax.device_put(gone(how)),
+            "jnp_copy": lambda: jnp.copy(gone(how)),
+            "copy_method": lambda: gone(how).copy(),
+            "tolist": lambda: gone(how).tolist(),
+            "sum_method": lambda: gone(how).sum(),
+            "grad": lambda: jax.grad(lambda a: a.sum())(gone(how)),
+            "is_deleted": lambda: None if gone(how).is_deleted() else "not deleted",
+            "make_jaxpr": lambda: str(jax.make_jaxpr(lambda a: a + 1)(gone(how))),
+        }
+        for name, fn in ways.items():
+            out[f"{how}/{name}"] = _said(fn)
+    out["donate/same_jit_again"] = _said(donated_twice)
+    return out
