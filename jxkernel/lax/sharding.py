@@ -274,11 +274,12 @@ def _concrete(x, sharding):
 
 def _reshard_impl(x, *, sharding):
     """As _impl, the array reporting one spec entry per dimension (as JAX's reshard does).
-    A value on one device cannot take a type over a mesh of Explicit axes outside set_mesh
-    (JAX's device-assignment error; grad's seed of a split value's loss meets it there)."""
+    A value on one device cannot take a type over an AbstractMesh of Explicit axes outside
+    set_mesh: no devices are named (JAX's device-assignment error; grad's seed of a split
+    value's loss meets it there)."""
     typed = sharding_types.typed_sharding(sharding, ndim(x))
-    if typed is not None:
-        _check_devices_for(x, typed)
+    if typed is not None and isinstance(sharding.mesh, AbstractMesh):
+        _check_devices_for(x, typed)        # (a Mesh's own devices are where it goes)
     parts = list(sharding.spec) + [None] * (ndim(x) - len(sharding.spec))
     return _impl(x, sharding=NamedSharding(sharding.mesh, PartitionSpec(*parts),
                                            memory_kind=sharding.memory_kind))

@@ -257,6 +257,10 @@ def _typed_programs(jax, explicit, auto, value, text, array, said):
             value, (16,), out_sharding=P("x")))),
         "typed_broadcast_in_dim_auto_axes": (auto, lambda: said(lambda: lax.broadcast_in_dim(
             value, (3, 8, 2), (1, 2), out_sharding=P(None, "x")))),
+        "typed_reshard_named_outside_mesh": (None, array(lambda: reshard(
+            value, NamedSharding(explicit, P("x", "y"))))),
+        "typed_grad_outside_mesh": (None, lambda: said(lambda: jax.grad(lambda a: (a * 2).sum())(
+            jax.device_put(value, NamedSharding(explicit, P("x", "y")))))),
         "typed_reshape_named_outside_mesh": (None, array(lambda: lax.reshape(
             jax.device_put(value, NamedSharding(explicit, P("x", "y"))), (16,),
             out_sharding=NamedSharding(explicit, P("x"))))),
