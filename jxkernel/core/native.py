@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import os
+import sys
 
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_fastpath.c")
 REBUILD = "uv pip install -e . (or python hatch_build.py) in the checkout, with a C compiler"
@@ -45,6 +46,10 @@ def _load() -> tuple:
     """(the extension or None, its state in words)."""
     if not enabled():
         return None, "off (JXKERNEL_FASTPATH=0): the Python path runs"
+    if sys.platform == "emscripten":
+        # (no advice to rebuild: a browser's Python has no checkout and no C compiler)
+        return None, ("off (in the browser, whose Python is WebAssembly: jxkernel's wheel "
+                      "there is pure Python): the Python path runs")
     try:        # the compiled module beside this one, if hatch_build.py built it
         module = importlib.import_module(f"{__package__}._fastpath")
     except ImportError as e:

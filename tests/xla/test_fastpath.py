@@ -158,6 +158,17 @@ def test_the_python_path_gives_the_same_results_as_the_compiled_one():
     assert off["plain"] and absent["plain"] and on["plain"] == (native is None)
 
 
+def test_in_the_browser_the_state_gives_no_advice_it_cannot_follow():
+    # Pyodide's sys.platform; %jxbackend there said "to build it: uv pip install -e . ... with
+    # a C compiler", which a learner in JupyterLite has neither a checkout nor a compiler for
+    done = python('import sys, sysconfig\nsysconfig.get_paths()\nsys.platform = "emscripten"\n' +
+                  WITHOUT +
+                  "from jxkernel.core.native import STATE, native\nprint(STATE, native)")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == ("off (in the browser, whose Python is WebAssembly: jxkernel's "
+                                   "wheel there is pure Python): the Python path runs None")
+
+
 @pytest.mark.xla_only("XLA compiler")    # python -m jxkernel compiles StableHLO
 def test_python_m_jxkernel_reports_the_fast_path():
     done = subprocess.run([sys.executable, "-m", "jxkernel"], capture_output=True, text=True,
