@@ -1,7 +1,7 @@
 """Write tests/data/sparse_reference.npz from real JAX 0.10.2 (run by hand, never by the
 tests):
 
-    /work/wt/libs/.venv-jax/bin/python reference/make_sparse_reference.py
+    .venv-jax/bin/python reference/make_sparse_reference.py
 
 For each case of tests/data/sparse_cases.py, its arrays under "<case>/<name>" (a BCOO's
 fields as "<name>.data", "<name>.indices", ...)."""
