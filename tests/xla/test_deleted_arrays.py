@@ -53,8 +53,8 @@ def test_the_class_is_plain_runtime_error_as_jnp_copys_doctest_compares():
 def test_no_xla_log_line_on_stderr():
     # Before: every execution handed a deleted buffer made jaxlib log
     # "ExecutePrepareWithOomRetries failed: ... Buffer has been deleted or donated." first
-    done = run_python(["-c", "import sys; sys.path.insert(0, 'tests/data')\n"
-                       "import jxkernel as jax\nfrom deleted_arrays_cases import run\n"
+    # (run_python puts tests/data on the child's PYTHONPATH)
+    done = run_python(["-c", "import jxkernel as jax\nfrom deleted_arrays_cases import run\n"
                        "out = run(jax)\nprint(len(out))"])
     assert done.returncode == 0, done.stderr[-2000:]
     assert "deleted or donated" not in done.stderr, done.stderr[-2000:]
