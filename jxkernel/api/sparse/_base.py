@@ -7,8 +7,17 @@ operators (`@`, `*`, `-x`, ...) are given to each format by `transform.py`, thro
 """
 import abc
 import math
+from typing import NamedTuple
 
 from ...core.trace import Tracer
+
+
+class SparseInfo(NamedTuple):
+    """The static facts of a sparse array a primitive needs: its shape and what is known of
+    its indices (a hashable parameter, as JAX's)."""
+    shape: tuple
+    indices_sorted: bool = False
+    unique_indices: bool = False
 
 
 class JAXSparse(abc.ABC):
@@ -19,12 +28,24 @@ class JAXSparse(abc.ABC):
         self.shape = tuple(int(s) for s in shape)
 
     @property
-    @abc.abstractmethod
-    def dtype(self): ...
+    def dtype(self):
+        return self.data.dtype          # (every format holds its stored values in `data`)
 
     @property
     @abc.abstractmethod
     def nse(self) -> int: ...
+
+    @property
+    @abc.abstractmethod
+    def n_batch(self) -> int: ...
+
+    @property
+    @abc.abstractmethod
+    def n_dense(self) -> int: ...
+
+    @property
+    def _info(self) -> SparseInfo:
+        return SparseInfo(self.shape, self.indices_sorted, self.unique_indices)
 
     @abc.abstractmethod
     def tree_flatten(self): ...
@@ -51,7 +72,8 @@ class JAXSparse(abc.ABC):
         return self.transpose()
 
     def _repr_extra(self) -> str:
-        return ""
+        extra = f", n_batch={self.n_batch}" if self.n_batch else ""
+        return extra + (f", n_dense={self.n_dense}" if self.n_dense else "")
 
     def __repr__(self):
         name = type(self).__name__

@@ -34,15 +34,7 @@ from ...lax.dot import (_dot_general_batch_dim_nums, _dot_general_dtype, _dot_ge
 from ...transforms import ad_util as ad
 from ...transforms.batching import vmap
 from ...tree_util import register_pytree_node_class
-from ._base import JAXSparse
-
-
-class SparseInfo(NamedTuple):
-    """The static facts of a sparse array a primitive needs: its shape and what is known of
-    its indices (a hashable parameter, as JAX's)."""
-    shape: tuple
-    indices_sorted: bool = False
-    unique_indices: bool = False
+from ._base import JAXSparse, SparseInfo
 
 
 class BCOOProperties(NamedTuple):
@@ -820,20 +812,12 @@ class BCOO(JAXSparse):
         _validate(self.data.shape, self.indices.shape, self.shape)
 
     @property
-    def _info(self) -> SparseInfo:
-        return SparseInfo(self.shape, self.indices_sorted, self.unique_indices)
-
-    @property
     def _bufs(self):
         return (self.data, self.indices)
 
     @property
     def nse(self) -> int:
         return self.indices.shape[-2]
-
-    @property
-    def dtype(self):
-        return self.data.dtype
 
     @property
     def n_batch(self) -> int:
@@ -846,10 +830,6 @@ class BCOO(JAXSparse):
     @property
     def n_dense(self) -> int:
         return self.data.ndim - 1 - self.n_batch
-
-    def _repr_extra(self) -> str:
-        extra = f", n_batch={self.n_batch}" if self.n_batch else ""
-        return extra + (f", n_dense={self.n_dense}" if self.n_dense else "")
 
     @classmethod
     def fromdense(cls, mat, *, nse: int | None = None, index_dtype=np.int32,

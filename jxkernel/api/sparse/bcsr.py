@@ -27,8 +27,8 @@ from ...lax.dot import _dot_general_batch_dim_nums, _dot_general_dtype, _dot_gen
 from ...transforms import ad_util as ad
 from ...tree_util import register_pytree_node_class
 from . import bcoo
-from ._base import JAXSparse
-from .bcoo import SparseInfo, _concrete_nse, _count_stored_elements, _nfold_vmap
+from ._base import JAXSparse, SparseInfo
+from .bcoo import _concrete_nse, _count_stored_elements, _nfold_vmap
 
 
 class BCSRProperties(NamedTuple):
@@ -402,16 +402,8 @@ class BCSR(JAXSparse):
         return (self.data, self.indices, self.indptr)
 
     @property
-    def _info(self) -> SparseInfo:
-        return SparseInfo(self.shape, self.indices_sorted, self.unique_indices)
-
-    @property
     def nse(self) -> int:
         return self.indices.shape[-1]
-
-    @property
-    def dtype(self):
-        return self.data.dtype
 
     @property
     def n_batch(self) -> int:
@@ -424,10 +416,6 @@ class BCSR(JAXSparse):
     @property
     def n_dense(self) -> int:
         return self.data.ndim - self.indices.ndim
-
-    def _repr_extra(self) -> str:
-        extra = f", n_batch={self.n_batch}" if self.n_batch else ""
-        return extra + (f", n_dense={self.n_dense}" if self.n_dense else "")
 
     def transpose(self, *args, **kwargs):
         raise NotImplementedError("Transpose is not implemented.")
