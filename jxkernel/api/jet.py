@@ -31,6 +31,7 @@ from ..core.lru import TRACES, WeakLRU
 from ..core.primitive import jet_rules
 from ..core.staging import trace_to_jaxpr
 from ..core.trace import EvalTrace, Trace, Tracer, new_trace, set_current_trace, value_text
+from ..transforms.ad import PrimalTracer
 from ..transforms.ad_util import add_any_p, stop_gradient_p
 from ..transforms.api_util import flatten_fun
 from ..transforms.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
@@ -51,20 +52,12 @@ class _ZeroSeries:
 zero_series = _ZeroSeries()
 
 
-class JetTracer(Tracer):
+class JetTracer(PrimalTracer):
     """A primal and its Taylor coefficients (a list of `order` arrays of its type)."""
     __slots__ = ("primal", "terms")
 
     def __init__(self, trace, primal, terms):
         self._trace, self.primal, self.terms = trace, primal, terms
-
-    @property
-    def aval(self):
-        return get_aval(self.primal)
-
-    def to_concrete_value(self):
-        p = self.primal
-        return p.to_concrete_value() if isinstance(p, Tracer) else p
 
     def _short_repr(self):
         return f"JetTracer(primal={value_text(self.primal)})"

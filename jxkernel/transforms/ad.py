@@ -38,13 +38,10 @@ from ..core.partial_eval import PartialEvalTrace
 from ..core.staging import trace_to_jaxpr
 
 
-class DualTracer(Tracer):
-    """A primal and its tangent: jvp's JVPTracer, or under grad/vjp/linearize (the tangent
-    staged by partial evaluation) a LinearizeTracer, as JAX names their types."""
-    __slots__ = ("primal", "tangent")
-
-    def __init__(self, trace, primal, tangent):
-        self._trace, self.primal, self.tangent = trace, primal, tangent
+class PrimalTracer(Tracer):
+    """A tracer standing for its `primal` and what its trace carries beside it (a tangent,
+    Taylor coefficients): its type and concrete value are the primal's."""
+    __slots__ = ()
 
     @property
     def aval(self):
@@ -53,6 +50,15 @@ class DualTracer(Tracer):
     def to_concrete_value(self):
         p = self.primal
         return p.to_concrete_value() if isinstance(p, Tracer) else p
+
+
+class DualTracer(PrimalTracer):
+    """A primal and its tangent: jvp's JVPTracer, or under grad/vjp/linearize (the tangent
+    staged by partial evaluation) a LinearizeTracer, as JAX names their types."""
+    __slots__ = ("primal", "tangent")
+
+    def __init__(self, trace, primal, tangent):
+        self._trace, self.primal, self.tangent = trace, primal, tangent
 
     def _short_repr(self):
         """JAX's names: a GradTracer under grad/vjp/linearize (the tangent is being staged by
