@@ -14,7 +14,6 @@ functions into the caller's module (renamed) and calls its `main`; so it runs ea
 from __future__ import annotations
 
 import dataclasses
-import re
 import time
 from typing import Callable
 
@@ -37,10 +36,11 @@ from ..tree_util import (equality_errors, keystr, tree_flatten, tree_flatten_wit
                          tree_unflatten)
 from ..xla import client as _client
 from ..xla import stablehlo as hlo
-from ..xla.lowering import (PLATFORM_INDEX_TYPE, ModuleContext, index_case, lower_jaxpr_into,
-                            new_function, platform_index_args)
-from ..xla.portable import module_text, portable_artifact, refine_shapes
-from . import _serialization
+from ..xla.lowering import (ModuleContext, index_case, lower_jaxpr_into, new_function,
+                            platform_index_args)
+from ..xla.portable import module_text, portable_artifact
+from . import _serialization, _sharded
+from ._inlining import inlined_main, refined_main
 from ._symbolic_lowering import SymbolicLowering, SymbolicRules
 from .shape_poly import evaluate_shape, solve_dimension_variables
 
@@ -79,9 +79,15 @@ class Exported:
     calling_convention_version: int
     module_kept_var_idx: tuple
     uses_global_constants: bool
+    # each input's and output's sharding over an AbstractMesh (None: unspecified), as JAX's;
+    # JAX's in/out_shardings_hlo are all None for exports made after 3/17/2026
+    _in_named_shardings: tuple = ()
+    _out_named_shardings: tuple = ()
+    _has_named_shardings: bool = True
     _get_vjp: Callable | None = dataclasses.field(default=None, repr=False)
-    _text: list = dataclasses.field(default_factory=list, repr=False)   # cached module text
-    _vjp: list = dataclasses.field(default_factory=list, repr=False)    # cached vjp()
+    # caches, not fields a caller gives (dataclasses.replace starts them afresh)
+    _text: list = dataclasses.field(default_factory=list, repr=False, init=False)  # module text
+    _vjp: list = dataclasses.field(default_factory=list, repr=False, init=False)   # vjp()
 
     def __str__(self):
         return f"Exported(fun_name={self.fun_name}, ...)"
@@ -91,6 +97,15 @@ class Exported:
         if not self._text:
             self._text.append(module_text(self.mlir_module_serialized))
         return self._text[0]
+
+    def in_shardings_jax(self, mesh) -> tuple:
+        """Each input's sharding over `mesh` (a Mesh or AbstractMesh with the export's axes),
+        for jit or device_put; None where the export left it unspecified."""
+        return _sharded.shardings_jax(self._in_named_shardings, mesh)
+
+    def out_shardings_jax(self, mesh) -> tuple:
+        """Each output's sharding over `mesh` (see in_shardings_jax)."""
+        return _sharded.shardings_jax(self._out_named_shardings, mesh)
 
     def has_vjp(self) -> bool:
         return self._get_vjp is not None
@@ -121,15 +136,9 @@ def export(fun_jit, *, platforms=None, disabled_checks=()) -> Callable[..., Expo
     if not isinstance(fun_jit, Jitted):
         raise ValueError(f"Function to be exported must be the result of `jit` but is: {fun_jit}")
     platforms = _check_platforms(platforms)
-    if getattr(fun_jit, "_sharded", False):
-        raise NotImplementedError(
-            f"export({fun_jit}): a jit with in_shardings/out_shardings is not exported; "
-            f"jxkernel's export writes single-device programs only (nr_devices=1). Export the "
-            f"jit without shardings.")
 
     def do_export(*args, **kwargs) -> Exported:
         _check_dimensions(args, kwargs)
-        _refuse_sharded_arguments(args, kwargs)
         traced = fun_jit.trace(*args, **kwargs)
         start = time.perf_counter()
         exported = _exported(traced, platforms, tuple(disabled_checks),
@@ -167,20 +176,25 @@ def _check_platforms(platforms) -> tuple:
 def _exported(traced, platforms, disabled_checks, get_vjp) -> Exported:
     closed = traced.jaxpr
     paths = _leaf_paths(traced.in_tree)
-    text, uses_global_constants = _module_text(closed, traced.fun_name, platforms, paths,
-                                               result_paths(traced.out_tree))
+    (text, uses_global_constants), layout = _sharded.lowered_with_layout(
+        traced, lambda layout: _module_text(closed, traced.fun_name, platforms, paths,
+                                            result_paths(traced.out_tree), layout))
     artifact = portable_artifact(text)
     n_in, n_out = len(closed.in_avals), len(closed.out_avals)
-    return Exported(
+    in_named, out_named = _sharded.named_shardings(layout, n_in, n_out)
+    exported = Exported(
         fun_name=traced.fun_name, in_tree=traced.in_tree, in_avals=tuple(closed.in_avals),
         out_tree=traced.out_tree, out_avals=tuple(closed.out_avals),
-        in_shardings_hlo=(None,) * n_in, out_shardings_hlo=(None,) * n_out, nr_devices=1,
-        platforms=platforms, ordered_effects=(), unordered_effects=(),
+        in_shardings_hlo=(None,) * n_in, out_shardings_hlo=(None,) * n_out,
+        _in_named_shardings=in_named, _out_named_shardings=out_named,
+        nr_devices=_sharded.nr_devices(layout), platforms=platforms, ordered_effects=(), unordered_effects=(),
         disabled_safety_checks=disabled_checks, mlir_module_serialized=artifact,
         calling_convention_version=_CALLING_CONVENTION_VERSION,
         module_kept_var_idx=tuple(range(n_in)),
         uses_global_constants=uses_global_constants,
-        _get_vjp=get_vjp, _text=[module_text(artifact)])   # as a deserialized one reads
+        _get_vjp=get_vjp)
+    exported._text.append(module_text(artifact))           # as a deserialized one reads
+    return exported
 
 
 def _uses_global_constants(platforms, in_avals) -> bool:
@@ -190,24 +204,29 @@ def _uses_global_constants(platforms, in_avals) -> bool:
     return len(platforms) > 1 or any(is_symbolic(d) for a in in_avals for d in a.shape)
 
 
-def _module_text(closed, name: str, platforms, arg_paths, result_names) -> tuple[str, bool]:
+def _module_text(closed, name: str, platforms, arg_paths, result_names,
+                 layout=None) -> tuple[str, bool]:
     """(A module whose `main` takes the jaxpr's inputs, after the platform index where it is
     lowered for several platforms, closed-over constants embedded; whether it uses global
-    constants)."""
-    attrs = {"mhlo.num_partitions": hlo.i32_attr(1), "mhlo.num_replicas": hlo.i32_attr(1)}
+    constants). With a `layout`, partitioned over its mesh (export/_sharded.py)."""
+    attrs = {"mhlo.num_partitions": hlo.i32_attr(_sharded.nr_devices(layout)),
+             "mhlo.num_replicas": hlo.i32_attr(1)}
     module = hlo.Module(f"jit_{name}", attrs)
     lowering = [_client.lowering_platform(p) for p in platforms]
     module_ctx = ModuleContext(module, lowering[0], platforms=lowering)
+    module_ctx.mesh = layout and layout.mesh
+    arg_attrs, result_attrs = _sharded.module_attrs(module, layout, closed.jaxpr)
     # typed keys as their uint32 data, their equations (random_bits, ...) computed on it
     physical_avals = [physical_aval(a) for a in closed.in_avals]
-    main = new_function(module_ctx, "main", list(map(hlo.aval_type, physical_avals)))
+    main = new_function(module_ctx, "main", list(map(hlo.aval_type, physical_avals)), arg_attrs)
     args = main.args[len(platform_index_args(main.body)):]
     if _uses_symbolic(closed):
         module_ctx.symbolic = SymbolicLowering(main.body, closed.in_avals, args, arg_paths)
         module_ctx.rules = SymbolicRules()
     consts = [main.body.constant(np.asarray(c)) for c in closed.consts]
     outs = lower_jaxpr_into(module_ctx, main.body, physicalize(closed.jaxpr), consts, args)
-    main.set_results(outs, [f"jax.result_info = {hlo.string_attr(n)}" for n in result_names])
+    main.set_results(outs, [", ".join(filter(None, [f"jax.result_info = {hlo.string_attr(n)}", a]))
+                            for n, a in zip(result_names, result_attrs)])
     if module_ctx.host_callbacks:
         raise ValueError(f"Cannot export '{name}': it calls Python host callbacks "
                          f"(debug.print, debug.callback, pure_callback or io_callback), which "
@@ -272,16 +291,6 @@ def _uses_symbolic(closed) -> bool:
 
 def _is_symbolic(shape) -> bool:
     return any(map(is_symbolic, shape))
-
-
-def _refuse_sharded_arguments(args, kwargs) -> None:
-    for path, leaf in _flatten_with_paths(args, kwargs):
-        devices = getattr(getattr(leaf, "sharding", None), "device_set", ())
-        if len(devices) > 1:
-            raise NotImplementedError(
-                f"export: {path} is spread over {len(devices)} devices; jxkernel's export "
-                f"writes single-device programs only (nr_devices=1). Pass a "
-                f"ShapeDtypeStruct or an array on one device.")
 
 
 def _flatten_with_paths(args, kwargs):
@@ -391,10 +400,13 @@ def _leaf_paths(in_tree) -> list:
 def _call_exported_lowering(ctx, *args, exported):
     if exported.uses_global_constants:
         ctx.module_ctx.global_constants = True       # the caller's shapes need refining too
+    _sharded.check_devices(ctx, exported)
+    args = _sharded.constrained(ctx, args, ctx.avals_in, exported._in_named_shardings)
     args = [*_callee_platform_index(ctx, exported), *args]
-    if _exported_symbolic(exported):
-        return ctx.block.call(_refined_main(ctx, exported), args, ctx.loc)
-    return ctx.block.call(_inlined_main(ctx.module_ctx, exported), args, ctx.loc)
+    main = refined_main(ctx, exported) if _exported_symbolic(exported) else \
+        inlined_main(ctx.module_ctx, exported)
+    outs = ctx.block.call(main, args, ctx.loc)
+    return _sharded.constrained(ctx, outs, ctx.avals_out, exported._out_named_shardings)
 
 
 def _callee_platform_index(ctx, exported) -> list:
@@ -429,74 +441,3 @@ abstract_eval_rules[call_exported_p] = _call_exported_abstract_eval
 lowering_rules[call_exported_p] = _call_exported_lowering
 jvp_rules[call_exported_p] = _call_exported_jvp
 batching_rules[call_exported_p] = _call_exported_batching
-
-
-# ------------------------------------------------------------------ inlining a module
-_FUNC = re.compile(r"func\.func (?:public |private )?@([\w.$]+)\(")
-
-
-class _InlinedModule:
-    """An exported module's functions, renamed, placed among a caller module's functions
-    (it quacks like `stablehlo.Function` for `Module.text` and `Block.call`)."""
-
-    def __init__(self, module: hlo.Module, exported: Exported, text=None, out_avals=None):
-        body = _module_body(text or exported.mlir_module())
-        renames = {name: module.unique_name(f"exported_{exported.fun_name}_{name}")
-                   for name in _FUNC.findall(body)}
-        self.name = renames["main"]
-        self.result_types = [hlo.aval_type(a) for a in out_avals or exported.out_avals]
-        pattern = re.compile(r"@(" + "|".join(map(re.escape, renames)) + r")(?![\w.$])")
-        body = pattern.sub(lambda m: "@" + renames[m.group(1)], body)
-        self._text = re.sub(r"func\.func (?:public )?@", "func.func private @", body)
-
-    def text(self) -> str:
-        return self._text
-
-
-def _module_body(text: str) -> str:
-    """The lines between `module ... {` and its closing `}`."""
-    lines = text.strip().splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("module"))
-    end = max(i for i, line in enumerate(lines) if line.rstrip() == "}")
-    return "\n".join(lines[start + 1:end])
-
-
-def _inlined_main(module_ctx, exported) -> _InlinedModule:
-    """The exported module inlined once per caller module (cached in its functions table)."""
-    key = ("exported", id(exported))
-    found = module_ctx.functions.get(key)
-    if found is None:
-        found = module_ctx.functions[key] = (exported, _InlinedModule(module_ctx.module, exported))
-        module_ctx.module.functions.append(found[1])
-    return found[1]
-
-
-def _refined_main(ctx, exported) -> _InlinedModule:
-    """A shape-polymorphic export specialized to this call's static shapes (jaxlib's shape
-    refinement), inlined once per caller module and shapes."""
-    module_ctx = ctx.module_ctx
-    key = ("exported", id(exported), tuple(ctx.avals_in))
-    found = module_ctx.functions.get(key)
-    if found is None:
-        text = _refined_text(exported, ctx.avals_in, ctx.avals_out)
-        inlined = _InlinedModule(module_ctx.module, exported, text, ctx.avals_out)
-        found = module_ctx.functions[key] = (exported, inlined)
-        module_ctx.module.functions.append(inlined)
-    return found[1]
-
-
-def _refined_text(exported, avals_in, avals_out) -> str:
-    """A module whose static-typed `main` calls the exported one, refined to static shapes."""
-    module = hlo.Module(f"jit_{exported.fun_name}")
-    poly = _InlinedModule(module, exported)
-    module.functions.append(poly)
-    # the platform index (see _callee_platform_index) is passed through
-    n_index = 1 if len(exported.platforms) > 1 else 0
-    main = module.function("main", [PLATFORM_INDEX_TYPE] * n_index +
-                           [hlo.aval_type(a) for a in avals_in])
-    args = [main.body.op1("stablehlo.convert", [arg], hlo.aval_type(want))
-            for arg, want in zip(main.args[n_index:], exported.in_avals)]
-    outs = main.body.call(poly, [*main.args[:n_index], *args])
-    main.set_results([main.body.op1("stablehlo.convert", [out], hlo.aval_type(a))
-                      for out, a in zip(outs, avals_out)])
-    return refine_shapes(module.text())

@@ -1,8 +1,9 @@
 """jxkernel's file format for an `Exported` (not JAX's flatbuffer: neither reads the other's).
 
 A blob is MAGIC, then the SHA-256 of the payload, then the payload: UTF-8 JSON holding the
-format version, the signature (pytrees, avals, platforms...), the module as a StableHLO
-portable artifact (base64), and the VJPs up to the order asked for, nested.
+format version, the signature (pytrees, avals, platforms, the number of devices and each
+input's and output's sharding over an abstract mesh...), the module as a StableHLO portable
+artifact (base64), and the VJPs up to the order asked for, nested.
 
     >>> again = deserialize(exp.serialize())
     >>> again.in_avals == exp.in_avals and again.mlir_module() == exp.mlir_module()
@@ -18,6 +19,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import ShapedArray
+from ..core.mesh import UNCONSTRAINED, AbstractMesh, AxisType, NamedSharding, PartitionSpec
 from ..core.symbolic import is_symbolic
 from ..tree_util import tree_flatten, tree_unflatten
 from .shape_poly import SymbolicScope, symbolic_shape
@@ -69,6 +71,8 @@ def _to_json(exported, vjp_order: int) -> dict:
         "uses_global_constants": exported.uses_global_constants,
         "module": base64.b64encode(exported.mlir_module_serialized).decode("ascii"),
         "constraints": list(_constraints(exported.in_avals)),
+        "in_shardings": [_sharding_to_json(s) for s in exported._in_named_shardings],
+        "out_shardings": [_sharding_to_json(s) for s in exported._out_named_shardings],
         "vjp": _to_json(exported.vjp(), vjp_order - 1) if vjp_order > 0 else None,
     }
 
@@ -81,6 +85,11 @@ def _fields(record: dict) -> dict:
         fun_name=record["fun_name"], in_tree=_tree_from_json(record["in_tree"]),
         in_avals=in_avals, out_tree=_tree_from_json(record["out_tree"]), out_avals=out_avals,
         in_shardings_hlo=(None,) * len(in_avals), out_shardings_hlo=(None,) * len(out_avals),
+        # (a blob written before shardings were stored: one device, all unspecified)
+        _in_named_shardings=tuple(map(_sharding_from_json,
+                                      record.get("in_shardings", [None] * len(in_avals)))),
+        _out_named_shardings=tuple(map(_sharding_from_json,
+                                       record.get("out_shardings", [None] * len(out_avals)))),
         nr_devices=record["nr_devices"], platforms=tuple(record["platforms"]),
         ordered_effects=(), unordered_effects=(), disabled_safety_checks=(),
         mlir_module_serialized=base64.b64decode(record["module"]),
@@ -117,6 +126,37 @@ def _scope(record):
     if not any(isinstance(d, str) for r in record["in_avals"] for d in r[0]):
         return None
     return SymbolicScope(tuple(record.get("constraints", ())))
+
+
+# ------------------------------------------------------------------ shardings
+def _sharding_to_json(sharding):
+    """None, or a NamedSharding over an AbstractMesh: its mesh's axes, types and device kind,
+    its spec (per dimension null, an axis, or a list of axes) and memory kind."""
+    if sharding is None:
+        return None
+    mesh, spec = sharding.mesh, sharding.spec
+    if any(p is UNCONSTRAINED for p in spec):
+        raise ValueError(f"Exported.serialize: cannot store the sharding {sharding!r}: its "
+                         f"spec has P.UNCONSTRAINED; export with a spec naming every dimension's "
+                         f"axes (or None).")
+    return {"axis_names": list(mesh.axis_names), "axis_sizes": list(mesh.axis_sizes),
+            "axis_types": [t.name for t in mesh.axis_types],
+            "device": None if mesh._device is None else list(mesh._device),
+            "spec": [list(p) if isinstance(p, tuple) else p for p in spec],
+            "unreduced": sorted(spec.unreduced), "reduced": sorted(spec.reduced),
+            "memory_kind": sharding.memory_kind}
+
+
+def _sharding_from_json(record):
+    if record is None:
+        return None
+    device = record["device"] and tuple(record["device"])
+    mesh = AbstractMesh(record["axis_sizes"], record["axis_names"],
+                        tuple(AxisType[t] for t in record["axis_types"]), _device=device)
+    spec = PartitionSpec(*(tuple(p) if isinstance(p, list) else p for p in record["spec"]),
+                         unreduced=frozenset(record["unreduced"]),
+                         reduced=frozenset(record["reduced"]))
+    return NamedSharding(mesh, spec, memory_kind=record["memory_kind"])
 
 
 # ------------------------------------------------------------------ pytrees

@@ -202,6 +202,7 @@ class Partitioning:
         flat_out = [None] * len(jaxpr.outvars) if given_out is None else \
             _flat_shardings(given_out, out_struct, "out_shardings")
         _check_fit("outputs", _output_names(out_struct), jaxpr.out_avals, flat_out)
+        self.given_out_shardings = flat_out      # (jax.export records these, not the typed)
         flat_out = typed_outputs(jaxpr.out_avals, flat_out)
         # else the mesh set by set_mesh, as JAX's device assignment (pxla's
         # _get_and_check_device_assignment)

@@ -73,14 +73,17 @@ def using_pjrt_c_api(client) -> bool:
 
 def portable_artifact(text: str) -> bytes:
     """The module as a StableHLO portable artifact (VHLO bytecode), targeting the oldest
-    StableHLO version that XLA builds of the last 4 weeks still read, as JAX does."""
+    StableHLO version that XLA builds of the last 4 weeks still read, as JAX does. Shardy's
+    meshes and shardings stay as they are (`sdy.mesh`, `sdy.sharding`) where the backend
+    reads them so (`serialize_with_sdy`, JAX's choice too), not as `mhlo.sharding` strings."""
     from jaxlib import _jax
     from jaxlib.mlir.dialects import stablehlo
     target = stablehlo.get_version_from_compatibility_requirement(
         stablehlo.StablehloCompatibilityRequirement.WEEK_4)
     module = _parse_ir(text)
+    with_sdy = getattr(_client.default_device().client, "serialize_with_sdy", False)
     with module.context:
-        return _jax.mlir.serialize_portable_artifact(module, target)
+        return _jax.mlir.serialize_portable_artifact(module, target, with_sdy)
 
 
 def module_text(artifact: bytes) -> str:

@@ -1,0 +1,113 @@
+"""An exported module placed inside the module that calls it: its functions renamed
+(`exported_<fun>_<name>`, all private) beside the caller's, once per caller module, and its
+Shardy meshes (`sdy.mesh @mesh = <["a"=8]>`) named as the caller's mesh of the same axes, or
+declared beside it.
+
+    >>> text = jit(lambda x: exp.call(x)).lower(x).as_text()
+    >>> re.findall(r"func\\.func private @(\\w+)", text)
+    ['exported_f_main']
+"""
+from __future__ import annotations
+
+import re
+
+from ..xla import stablehlo as hlo
+from ..xla.lowering import PLATFORM_INDEX_TYPE
+from ..xla.portable import refine_shapes
+
+_FUNC = re.compile(r"func\.func (?:public |private )?@([\w.$]+)\(")
+# a mesh declaration: its name and its axes (JAX's carry an attribute dict after them)
+_MESH = re.compile(r"^[ \t]*sdy\.mesh @([\w.$]+) = (<.*?>).*\n?", re.M)
+
+
+class InlinedModule:
+    """An exported module's functions, renamed, placed among a caller module's functions
+    (it quacks like `stablehlo.Function` for `Module.text` and `Block.call`)."""
+
+    def __init__(self, module: hlo.Module, exported, text=None, out_avals=None):
+        body = _module_body(text or exported.mlir_module())
+        renames = {name: module.unique_name(f"exported_{exported.fun_name}_{name}")
+                   for name in _FUNC.findall(body)}
+        self.name = renames["main"]
+        renames.update(_declared_meshes(module, body))
+        body = _MESH.sub("", body)
+        self.result_types = [hlo.aval_type(a) for a in out_avals or exported.out_avals]
+        pattern = re.compile(r"@(" + "|".join(map(re.escape, renames)) + r")(?![\w.$])")
+        body = pattern.sub(lambda m: "@" + renames[m.group(1)], body)
+        self._text = re.sub(r"func\.func (?:public )?@", "func.func private @", body)
+
+    def text(self) -> str:
+        return self._text
+
+
+def _declared_meshes(module: hlo.Module, body: str) -> dict:
+    """{callee's mesh name: the caller's}: a mesh of the same axes the caller declares, else
+    one declared now (module-level symbols: two of one name would clash)."""
+    renames = {}
+    for name, axes in _MESH.findall(body):
+        found = next((line.split()[1][1:] for line in module.symbols
+                      if line.startswith("sdy.mesh @") and line.split(" = ", 1)[1] == axes),
+                     None)
+        if found is None:
+            found = _fresh_mesh_name(module, name)
+            module.symbols.append(f"sdy.mesh @{found} = {axes}")
+        renames[name] = found
+    return renames
+
+
+def _fresh_mesh_name(module: hlo.Module, base: str) -> str:
+    taken = {line.split()[1][1:] for line in module.symbols if line.startswith("sdy.mesh @")}
+    name, i = base, 0
+    while name in taken:
+        i += 1
+        name = f"{base}_{i}"
+    return name
+
+
+def _module_body(text: str) -> str:
+    """The lines between `module ... {` and its closing `}`."""
+    lines = text.strip().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("module"))
+    end = max(i for i, line in enumerate(lines) if line.rstrip() == "}")
+    return "\n".join(lines[start + 1:end])
+
+
+def inlined_main(module_ctx, exported) -> InlinedModule:
+    """The exported module inlined once per caller module (cached in its functions table)."""
+    key = ("exported", id(exported))
+    found = module_ctx.functions.get(key)
+    if found is None:
+        found = module_ctx.functions[key] = (exported, InlinedModule(module_ctx.module, exported))
+        module_ctx.module.functions.append(found[1])
+    return found[1]
+
+
+def refined_main(ctx, exported) -> InlinedModule:
+    """A shape-polymorphic export specialized to this call's static shapes (jaxlib's shape
+    refinement), inlined once per caller module and shapes."""
+    module_ctx = ctx.module_ctx
+    key = ("exported", id(exported), tuple(ctx.avals_in))
+    found = module_ctx.functions.get(key)
+    if found is None:
+        text = _refined_text(exported, ctx.avals_in, ctx.avals_out)
+        inlined = InlinedModule(module_ctx.module, exported, text, ctx.avals_out)
+        found = module_ctx.functions[key] = (exported, inlined)
+        module_ctx.module.functions.append(inlined)
+    return found[1]
+
+
+def _refined_text(exported, avals_in, avals_out) -> str:
+    """A module whose static-typed `main` calls the exported one, refined to static shapes."""
+    module = hlo.Module(f"jit_{exported.fun_name}")
+    poly = InlinedModule(module, exported)
+    module.functions.append(poly)
+    # the platform index (see _export._callee_platform_index) is passed through
+    n_index = 1 if len(exported.platforms) > 1 else 0
+    main = module.function("main", [PLATFORM_INDEX_TYPE] * n_index +
+                           [hlo.aval_type(a) for a in avals_in])
+    args = [main.body.op1("stablehlo.convert", [arg], hlo.aval_type(want))
+            for arg, want in zip(main.args[n_index:], exported.in_avals)]
+    outs = main.body.call(poly, [*main.args[:n_index], *args])
+    main.set_results([main.body.op1("stablehlo.convert", [out], hlo.aval_type(a))
+                      for out, a in zip(outs, avals_out)])
+    return refine_shapes(module.text())

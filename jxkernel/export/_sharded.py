@@ -1,0 +1,131 @@
+"""Exports over several devices, as JAX 0.10.2's: the mesh size a module was partitioned for
+(`Exported.nr_devices`), each input's and output's sharding over the mesh's AbstractMesh (no
+devices: the export runs on any mesh of that shape), and what a call checks and adds.
+
+    >>> mesh = Mesh(jax.devices(), ("a",))                                   # 8 devices
+    >>> exp = export(jit(lambda x: x * 2, in_shardings=NamedSharding(mesh, P("a"))))(
+    ...     np.arange(8))
+    >>> exp.nr_devices, exp.in_shardings_jax(mesh)
+    (8, (NamedSharding(mesh=Mesh('a': 8, axis_types=(Auto,)), spec=P('a',), memory_kind=device),))
+
+A jit with in_shardings/out_shardings, arguments split over a mesh, or a shard_map or sharding
+constraint inside, is lowered over the mesh that `jit(f).trace(x).lower()` partitions it over:
+`main`'s arguments and results carry `sdy.sharding` attributes where a sharding was given
+(None, JAX's unspecified, where not), the module `mhlo.num_partitions = <mesh size>`.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ..core.mesh import AbstractMesh, Mesh, NamedSharding
+from ..transforms.jit_primitive import any_sharded
+from ..xla import stablehlo as hlo
+from ..xla.lowering import NeedsMesh
+from ..xla.sharding import sdy_attrs, sdy_sharding
+
+
+class Layout(NamedTuple):
+    """How an exported program is partitioned: the `mesh` it is lowered over, and per input
+    and output the NamedSharding given (None: left to XLA)."""
+    mesh: Mesh
+    in_shardings: tuple
+    out_shardings: tuple
+
+
+def lowered_with_layout(traced, lower) -> tuple:
+    """(lower(layout), layout): `lower` is called with None for a program on one device and
+    with its Layout for one partitioned over a mesh, found as `traced.lower()` finds it
+    (shardings given to jit, arguments split over a mesh, or a constraint inside: NeedsMesh)."""
+    layout = _layout(traced) if traced.jitted._sharded or any_sharded(traced._leaves) else None
+    try:
+        return lower(layout), layout
+    except NeedsMesh:
+        if layout is not None:
+            raise
+    layout = _layout(traced)                 # (traced.lower() partitions it from now on)
+    return lower(layout), layout
+
+
+def _layout(traced) -> Layout:
+    partitioning = traced.lower()._partitioning
+    return Layout(partitioning.mesh, tuple(partitioning.user_shardings),
+                  tuple(partitioning.given_out_shardings))
+
+
+# ------------------------------------------------------------------ the exported module
+def module_attrs(module: hlo.Module, layout: Layout | None, jaxpr) -> tuple[list, list]:
+    """(argument attributes, result attributes) of `main`: `sdy.sharding = ...` where a
+    sharding was given; declares `@mesh` in `module`."""
+    if layout is None:
+        return [None] * len(jaxpr.invars), [None] * len(jaxpr.outvars)
+    return sdy_attrs(module, layout.mesh, jaxpr.invars, [None] * len(jaxpr.invars),
+                     layout.in_shardings, jaxpr.outvars, layout.out_shardings)
+
+
+def nr_devices(layout: Layout | None) -> int:
+    return 1 if layout is None else layout.mesh.size
+
+
+def named_shardings(layout: Layout | None, n_in: int, n_out: int) -> tuple[tuple, tuple]:
+    """What `Exported._in_named_shardings`/`_out_named_shardings` hold: each given sharding
+    over its mesh's AbstractMesh (JAX's to_named_sharding_with_abstract_mesh), else None."""
+    if layout is None:
+        return (None,) * n_in, (None,) * n_out
+    return tuple(map(abstract, layout.in_shardings)), tuple(map(abstract, layout.out_shardings))
+
+
+def abstract(sharding: NamedSharding | None) -> NamedSharding | None:
+    """`sharding` over its mesh's axes only (no devices), memory kind kept."""
+    if sharding is None:
+        return None
+    return NamedSharding(sharding.mesh.abstract_mesh, sharding.spec,
+                         memory_kind=sharding.memory_kind)
+
+
+# ------------------------------------------------------------------ Exported.in_shardings_jax
+def shardings_jax(named: tuple, mesh) -> tuple:
+    """The exported shardings over `mesh` (a Mesh or AbstractMesh of the export's axes), for
+    jit or device_put; None stays None (JAX's _get_named_sharding)."""
+    return tuple(_over(s, mesh) for s in named)
+
+
+def _over(sharding: NamedSharding | None, mesh) -> NamedSharding | None:
+    if sharding is None or mesh is None:
+        return sharding
+    if not isinstance(mesh, (Mesh, AbstractMesh)):
+        raise TypeError(f"in_shardings_jax/out_shardings_jax: mesh must be a jax.sharding.Mesh "
+                        f"or AbstractMesh; got {mesh!r} of type {type(mesh).__name__}")
+    new, old = mesh.abstract_mesh, sharding.mesh
+    if (new.axis_sizes, new.axis_names, new.axis_types) != \
+            (old.axis_sizes, old.axis_names, old.axis_types):
+        raise ValueError(f"NamedSharding new mesh {mesh} does not match the mesh used for "
+                         f"export {old}.")
+    return sharding.update(mesh=mesh)
+
+
+# ------------------------------------------------------------------ calling
+def check_devices(ctx, exported) -> None:
+    """JAX's error for an Exported over N devices called in a program over another number
+    (one exported for a single device may be called anywhere)."""
+    here = nr_devices_of(ctx.module_ctx)
+    if exported.nr_devices not in (1, here):
+        raise ValueError(f"Function {exported.fun_name} was exported for {exported.nr_devices} "
+                         f"devices and is called in a context with {here} devices, which is "
+                         f"not allowed.")
+
+
+def nr_devices_of(module_ctx) -> int:
+    return 1 if module_ctx.mesh is None else module_ctx.mesh.size
+
+
+def constrained(ctx, values, avals, shardings) -> list:
+    """`values` constrained to the exported `shardings` (JAX's wrap_with_sharding: the
+    caller's partitioner then lays them out as the export was)."""
+    mesh = ctx.module_ctx.mesh
+    if mesh is None or not any(shardings):
+        return list(values)
+    return [x if s is None or s.mesh.empty else ctx.op1(
+                "sdy.sharding_constraint", [x],
+                {"sharding": sdy_sharding(ctx.module_ctx.module, mesh, s, len(a.shape))},
+                result_type=hlo.aval_type(a))
+            for x, a, s in zip(values, avals, shardings)]
