@@ -142,7 +142,7 @@ def export(fun_jit, *, platforms=None, disabled_checks=()) -> Callable[..., Expo
         traced = fun_jit.trace(*args, **kwargs)
         start = time.perf_counter()
         exported = _exported(traced, platforms, tuple(disabled_checks),
-                             lambda primal: _export_vjp(fun_jit, primal, platforms))
+                             lambda primal, mesh: _export_vjp(fun_jit, primal, platforms, mesh))
         told_by_lowering(traced, time.perf_counter() - start)   # (JAX logs both)
         return exported
     return do_export
@@ -192,7 +192,7 @@ def _exported(traced, platforms, disabled_checks, get_vjp) -> Exported:
         calling_convention_version=_CALLING_CONVENTION_VERSION,
         module_kept_var_idx=tuple(range(n_in)),
         uses_global_constants=uses_global_constants,
-        _get_vjp=get_vjp)
+        _get_vjp=lambda primal: get_vjp(primal, layout and layout.mesh))
     exported._text.append(module_text(artifact))           # as a deserialized one reads
     return exported
 
@@ -236,8 +236,10 @@ def _module_text(closed, name: str, platforms, arg_paths, result_names,
     return module.text(), uses
 
 
-def _export_vjp(fun_jit, primal: Exported, platforms) -> Exported:
-    """The VJP of `primal` as its own Exported (built on demand from the Python function)."""
+def _export_vjp(fun_jit, primal: Exported, platforms, mesh) -> Exported:
+    """The VJP of `primal` as its own Exported (built on demand from the Python function),
+    over the `mesh` `primal` was exported over (None: one device), sharded as JAX's: the
+    primal inputs and the cotangents as the inputs and outputs, the results as the inputs."""
     n_in = len(primal.in_avals)
 
     # Only inexact inputs and outputs take part: the others' cotangents are float0, which
@@ -263,7 +265,8 @@ def _export_vjp(fun_jit, primal: Exported, platforms) -> Exported:
     specs = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in primal.in_avals] + \
         [ShapeDtypeStruct(a.shape, a.dtype if _differentiable(a) else np.bool_)
          for a in primal.out_avals]
-    return export(jit(fun_vjp_jax), platforms=platforms)(*specs)
+    return export(jit(fun_vjp_jax, **_sharded.vjp_shardings(primal, mesh)),
+                  platforms=platforms)(*specs)
 
 
 # Integer inputs and outputs have float0 cotangents, which have no data: the exported VJP

@@ -103,6 +103,17 @@ def _over(sharding: NamedSharding | None, mesh) -> NamedSharding | None:
     return sharding.update(mesh=mesh)
 
 
+def vjp_shardings(primal, mesh) -> dict:
+    """jit's in_shardings/out_shardings for the VJP of `primal`, exported over `mesh` (JAX's
+    _get_vjp_fun): nothing where no sharding was given (a shard_map inside still partitions
+    it over its mesh)."""
+    named_in, named_out = primal._in_named_shardings, primal._out_named_shardings
+    if mesh is None or not any(named_in + named_out):
+        return {}
+    return {"in_shardings": shardings_jax(named_in + named_out, mesh),
+            "out_shardings": shardings_jax(named_in, mesh)}
+
+
 # ------------------------------------------------------------------ calling
 def check_devices(ctx, exported) -> None:
     """JAX's error for an Exported over N devices called in a program over another number
