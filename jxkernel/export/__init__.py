@@ -23,8 +23,16 @@ take_along_axis, integer-array and dynamic indexing, `.at[...]` updates,
 cond/while/fori_loop, and sizes used as values (`x / x.shape[0]`); calls eagerly, under jit
 and under grad; serialize/deserialize keep the symbolic avals and constraints.
 
+Several devices: a jit with in_shardings/out_shardings, arguments split over a mesh, or a
+shard_map inside, is exported over its mesh (`nr_devices`, `in_shardings_jax(mesh)`,
+`out_shardings_jax(mesh)`; export/_sharded.py) and called on any mesh of as many devices.
+
 Differences from JAX 0.10.2: `serialize` writes jxkernel's own format (JAX's flatbuffer
-is not read or written); one platform per export; single-device programs only. With symbolic
+is not read or written; a module JAX exported runs when put in an Exported's
+`mlir_module_serialized`); one platform per export. A committed one-device argument records
+None, not JAX's sharding over an empty mesh (and a jit given only SingleDeviceShardings is
+refused, by jit); an input given a sharding over Explicit axes keeps an untyped aval in
+`in_avals` (JAX's says `float32[8@x,2]`). With symbolic
 shapes: primitives without a shape-polymorphic lowering (cumsum along a symbolic axis, conv,
 fft, scan over a symbolic length...) raise NotImplementedError at export time, naming the
 primitive and the dimension; each dimension variable must be some argument's dimension
