@@ -218,8 +218,30 @@ def sharded_grad(jax, load):
             "dx": _array(dx), "dw": _array(dw)}
 
 
+def sharded_variants(jax, load):
+    """Over a mesh and also: for two platforms, with a symbolic size, called under set_mesh
+    with a host array."""
+    mesh = _meshes(jax)["a"]
+    NamedSharding, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
+    f = jax.jit(lambda x: x * 3, in_shardings=NamedSharding(mesh, P("a")))
+    x = _placed(jax, np.arange(16, dtype=np.float32), mesh, "a")
+    spec = jax.ShapeDtypeStruct((16,), np.float32)
+    two = load(jax.export.export(f, platforms=("cpu", "cuda"))(spec))
+    n, = jax.export.symbolic_shape("8*n")
+    poly = load(jax.export.export(f)(jax.ShapeDtypeStruct((n,), np.float32)))
+    plain = load(jax.export.export(f)(spec))
+    with jax.set_mesh(mesh):
+        under_set_mesh = plain.call(np.arange(16, dtype=np.float32))
+    return {"platforms": [two.nr_devices, _module_facts(two.mlir_module())["main"]],
+            "platforms_call": _array(two.call(x)),
+            "symbolic": [poly.nr_devices, str(poly.in_avals), poly.uses_global_constants],
+            "symbolic_call": _array(poly.call(x)),
+            "under_set_mesh": _array(under_set_mesh)}
+
+
 PROGRAMS = [sharded_docstring, sharded_two_axes, sharded_unspecified, sharded_argument,
-            sharded_explicit, sharded_shard_map, sharded_device_count, sharded_grad]
+            sharded_explicit, sharded_shard_map, sharded_device_count, sharded_grad,
+            sharded_variants]
 
 
 def run(jax, load=None) -> dict:
