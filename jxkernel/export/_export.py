@@ -187,7 +187,8 @@ def _exported(traced, platforms, disabled_checks, get_vjp) -> Exported:
         out_tree=traced.out_tree, out_avals=tuple(closed.out_avals),
         in_shardings_hlo=(None,) * n_in, out_shardings_hlo=(None,) * n_out,
         _in_named_shardings=in_named, _out_named_shardings=out_named,
-        nr_devices=_sharded.nr_devices(layout), platforms=platforms, ordered_effects=(), unordered_effects=(),
+        nr_devices=_sharded.nr_devices(layout), platforms=platforms,
+        ordered_effects=(), unordered_effects=(),
         disabled_safety_checks=disabled_checks, mlir_module_serialized=artifact,
         calling_convention_version=_CALLING_CONVENTION_VERSION,
         module_kept_var_idx=tuple(range(n_in)),
@@ -225,8 +226,9 @@ def _module_text(closed, name: str, platforms, arg_paths, result_names,
         module_ctx.rules = SymbolicRules()
     consts = [main.body.constant(np.asarray(c)) for c in closed.consts]
     outs = lower_jaxpr_into(module_ctx, main.body, physicalize(closed.jaxpr), consts, args)
-    main.set_results(outs, [", ".join(filter(None, [f"jax.result_info = {hlo.string_attr(n)}", a]))
-                            for n, a in zip(result_names, result_attrs)])
+    main.set_results(outs, [", ".join(filter(None, [f"jax.result_info = {hlo.string_attr(n)}",
+                                                    sharding]))
+                            for n, sharding in zip(result_names, result_attrs)])
     if module_ctx.host_callbacks:
         raise ValueError(f"Cannot export '{name}': it calls Python host callbacks "
                          f"(debug.print, debug.callback, pure_callback or io_callback), which "

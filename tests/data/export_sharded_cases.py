@@ -42,7 +42,8 @@ def _meshes(jax):
 
 
 def _placed(jax, value, mesh, *spec):
-    return jax.device_put(value, jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec(*spec)))
+    sharding = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec(*spec))
+    return jax.device_put(value, sharding)
 
 
 def _array(x) -> dict:
@@ -108,8 +109,8 @@ def sharded_docstring(jax, load):
 
 def _two_axes(jax, mesh, out_shardings):
     NamedSharding, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
-    return jax.jit(lambda x, y: (x @ y, x.sum()),
-                   in_shardings=(NamedSharding(mesh, P("x", "y")), NamedSharding(mesh, P(None, "y"))),
+    in_shardings = (NamedSharding(mesh, P("x", "y")), NamedSharding(mesh, P(None, "y")))
+    return jax.jit(lambda x, y: (x @ y, x.sum()), in_shardings=in_shardings,
                    out_shardings=out_shardings)
 
 
