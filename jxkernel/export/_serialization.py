@@ -19,7 +19,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import ShapedArray
-from ..core.mesh import UNCONSTRAINED, AbstractMesh, AxisType, NamedSharding, PartitionSpec
+from ..core.mesh import AbstractMesh, AxisType, NamedSharding, PartitionSpec
 from ..core.symbolic import is_symbolic
 from ..tree_util import tree_flatten, tree_unflatten
 from .shape_poly import SymbolicScope, symbolic_shape
@@ -134,11 +134,8 @@ def _sharding_to_json(sharding):
     its spec (per dimension null, an axis, or a list of axes) and memory kind."""
     if sharding is None:
         return None
+    # (no P.UNCONSTRAINED: jit refuses it in its shardings, as JAX's)
     mesh, spec = sharding.mesh, sharding.spec
-    if any(p is UNCONSTRAINED for p in spec):
-        raise ValueError(f"Exported.serialize: cannot store the sharding {sharding!r}: its "
-                         f"spec has P.UNCONSTRAINED; export with a spec naming every dimension's "
-                         f"axes (or None).")
     return {"axis_names": list(mesh.axis_names), "axis_sizes": list(mesh.axis_sizes),
             "axis_types": [t.name for t in mesh.axis_types],
             "device": None if mesh._device is None else list(mesh._device),

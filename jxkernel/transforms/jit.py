@@ -76,8 +76,8 @@ class Jitted:
         functools.update_wrapper(self, fun)
         # None means unspecified, as in JAX, also as every leaf of a tree (flax.nnx.jit passes
         # a None per argument): such a jit is a plain one
-        self._in_shardings = in_shardings = unless_all_none(in_shardings)
-        self._out_shardings = out_shardings = unless_all_none(out_shardings)
+        self._in_shardings = in_shardings = unless_all_none(in_shardings, "in_shardings")
+        self._out_shardings = out_shardings = unless_all_none(out_shardings, "out_shardings")
         # A jit given shardings has caches of its own (its fast path never sees plain entries).
         self._sharded = in_shardings is not None or out_shardings is not None
         self._fun = fun

@@ -15,6 +15,7 @@ from ..core import dtypes
 from ..core.avals import ShapedArray, ShapeDtypeStruct, python_scalar_aval, shaped_abstractify
 from ..core.avals import typeof_rules
 from ..core.hijax import AvalQDD, cur_qdd, hi_value_types
+from ..core.mesh import UNCONSTRAINED, PartitionSpec
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
 def as_tuple(x) -> tuple:
@@ -287,7 +288,11 @@ def abstract_leaf_aval(x, index_name, fun=None) -> ShapedArray:
         raise not_an_array(fun, index_name, x) from None
 
 
-def unless_all_none(shardings):
-    """`shardings`, or None where each of its leaves is None (or it is None)."""
+def unless_all_none(shardings, what: str):
+    """`shardings` (jit's `what`: "in_shardings"), or None where each of its leaves is None
+    (or it is None). A jit's shardings name every dimension: P.UNCONSTRAINED is JAX's error."""
     leaves = tree_flatten(shardings, is_leaf=lambda x: x is None)[0]
+    for s in leaves:
+        if UNCONSTRAINED in getattr(s, "spec", s if isinstance(s, PartitionSpec) else ()):
+            raise ValueError(f"Unconstrained dims are not allowed when passed to {what}: {s!r}")
     return None if all(s is None for s in leaves) else shardings

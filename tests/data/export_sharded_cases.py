@@ -240,9 +240,19 @@ def sharded_variants(jax, load):
             "under_set_mesh": _array(under_set_mesh)}
 
 
+def sharded_refused(jax, load):
+    """A jit's shardings name every dimension: P.UNCONSTRAINED is refused when jit is made."""
+    mesh = _meshes(jax)["a"]
+    NamedSharding, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
+    loose = NamedSharding(mesh, P(P.UNCONSTRAINED))
+    return {"in_shardings": _error(lambda: jax.jit(lambda x: x, in_shardings=loose)),
+            "out_shardings": _error(lambda: jax.jit(lambda x: x, out_shardings=[loose])),
+            "bare_spec": _error(lambda: jax.jit(lambda x: x, in_shardings=P(P.UNCONSTRAINED)))}
+
+
 PROGRAMS = [sharded_docstring, sharded_two_axes, sharded_unspecified, sharded_argument,
             sharded_explicit, sharded_shard_map, sharded_device_count, sharded_grad,
-            sharded_variants]
+            sharded_variants, sharded_refused]
 
 
 def run(jax, load=None) -> dict:

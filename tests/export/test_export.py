@@ -96,6 +96,22 @@ def test_a_blob_written_before_uses_global_constants_has_it_from_its_signature()
 
 
 @pytest.mark.xla_only("XLA text")    # jax.export's StableHLO: refused on the NumPy backend
+def test_a_blob_written_before_shardings_were_stored_loads_unspecified():
+    exp = _exported()
+    blob = bytes(exp.serialize())
+    record = json.loads(blob[len(b"JXKEXPORT\n") + 32:])
+    assert record["in_shardings"] == [None] * 3 and record["out_shardings"] == [None] * 2
+    del record["in_shardings"], record["out_shardings"]
+    payload = json.dumps(record).encode()
+    old = export.deserialize(b"JXKEXPORT\n" + hashlib.sha256(payload).digest() + payload)
+    assert old.nr_devices == 1 and old.in_shardings_jax(None) == (None,) * 3
+    assert old.out_shardings_jax(None) == (None,) * 2
+    x, params = jnp.array([0.5, -1.0, 2.0], jnp.float32), {"w": 3.0, "n": jnp.int32(4)}
+    np.testing.assert_array_equal(np.asarray(old.call(x, params)["y"]),
+                                  np.asarray(exp.call(x, params)["y"]))
+
+
+@pytest.mark.xla_only("XLA text")    # jax.export's StableHLO: refused on the NumPy backend
 def test_unsupported_pytree_nodes_are_refused_at_serialize():
     Point = collections.namedtuple("Point", "x y")
     exp = export.export(jxkernel.jit(lambda p: p.x + p.y))(Point(1.0, 2.0))
