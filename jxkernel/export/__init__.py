@@ -31,8 +31,7 @@ Differences from JAX 0.10.2: `serialize` writes jxkernel's own format (JAX's fla
 is not read or written; a module JAX exported runs when put in an Exported's
 `mlir_module_serialized`); one platform per export. A committed one-device argument records
 None, not JAX's sharding over an empty mesh (and a jit given only SingleDeviceShardings is
-refused, by jit); an input given a sharding over Explicit axes keeps an untyped aval in
-`in_avals` (JAX's says `float32[8@x,2]`). With symbolic
+refused, by jit). With symbolic
 shapes: primitives without a shape-polymorphic lowering (cumsum along a symbolic axis, conv,
 fft, scan over a symbolic length...) raise NotImplementedError at export time, naming the
 primitive and the dimension; each dimension variable must be some argument's dimension

@@ -24,7 +24,7 @@ from ..core.avals import ShapeDtypeStruct
 from ..core.physical import physical_aval, physicalize
 from ..core.symbolic import is_symbolic
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                              lowering_rules)
+                              lowering_rules, sharding_typing_rules)
 from ..lax.creation import full
 from ..xla.numpy_device import unsupported
 from ..transforms.ad import vjp
@@ -183,8 +183,9 @@ def _exported(traced, platforms, disabled_checks, get_vjp) -> Exported:
     n_in, n_out = len(closed.in_avals), len(closed.out_avals)
     in_named, out_named = _sharded.named_shardings(layout, n_in, n_out)
     exported = Exported(
-        fun_name=traced.fun_name, in_tree=traced.in_tree, in_avals=tuple(closed.in_avals),
-        out_tree=traced.out_tree, out_avals=tuple(closed.out_avals),
+        fun_name=traced.fun_name, in_tree=traced.in_tree,
+        in_avals=_sharded.typed_avals(closed.in_avals, in_named),
+        out_tree=traced.out_tree, out_avals=_sharded.typed_avals(closed.out_avals, out_named),
         in_shardings_hlo=(None,) * n_in, out_shardings_hlo=(None,) * n_out,
         _in_named_shardings=in_named, _out_named_shardings=out_named,
         nr_devices=_sharded.nr_devices(layout), platforms=platforms,
@@ -446,3 +447,5 @@ abstract_eval_rules[call_exported_p] = _call_exported_abstract_eval
 lowering_rules[call_exported_p] = _call_exported_lowering
 jvp_rules[call_exported_p] = _call_exported_jvp
 batching_rules[call_exported_p] = _call_exported_batching
+# the results typed as exported (over Explicit axes: the abstract eval's), as JAX's make_aval
+sharding_typing_rules[call_exported_p] = lambda in_avals, params, out_avals: out_avals

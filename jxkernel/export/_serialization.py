@@ -22,6 +22,7 @@ from ..core.avals import ShapedArray
 from ..core.mesh import AbstractMesh, AxisType, NamedSharding, PartitionSpec
 from ..core.symbolic import is_symbolic
 from ..tree_util import tree_flatten, tree_unflatten
+from ._sharded import typed_avals
 from .shape_poly import SymbolicScope, symbolic_shape
 
 MAGIC = b"JXKEXPORT\n"
@@ -81,15 +82,16 @@ def _fields(record: dict) -> dict:
     scope = _scope(record)
     in_avals = tuple(_aval_from_json(r, scope) for r in record["in_avals"])
     out_avals = tuple(_aval_from_json(r, scope) for r in record["out_avals"])
+    # (a blob written before shardings were stored: one device, all unspecified)
+    in_named = tuple(map(_sharding_from_json, record.get("in_shardings", [None] * len(in_avals))))
+    out_named = tuple(map(_sharding_from_json,
+                          record.get("out_shardings", [None] * len(out_avals))))
     return dict(
         fun_name=record["fun_name"], in_tree=_tree_from_json(record["in_tree"]),
-        in_avals=in_avals, out_tree=_tree_from_json(record["out_tree"]), out_avals=out_avals,
+        in_avals=typed_avals(in_avals, in_named), out_tree=_tree_from_json(record["out_tree"]),
+        out_avals=typed_avals(out_avals, out_named),
         in_shardings_hlo=(None,) * len(in_avals), out_shardings_hlo=(None,) * len(out_avals),
-        # (a blob written before shardings were stored: one device, all unspecified)
-        _in_named_shardings=tuple(map(_sharding_from_json,
-                                      record.get("in_shardings", [None] * len(in_avals)))),
-        _out_named_shardings=tuple(map(_sharding_from_json,
-                                       record.get("out_shardings", [None] * len(out_avals)))),
+        _in_named_shardings=in_named, _out_named_shardings=out_named,
         nr_devices=record["nr_devices"], platforms=tuple(record["platforms"]),
         ordered_effects=(), unordered_effects=(), disabled_safety_checks=(),
         mlir_module_serialized=base64.b64decode(record["module"]),

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ..core.avals import typed_sharding
 from ..core.mesh import AbstractMesh, Mesh, NamedSharding
 from ..transforms.jit_primitive import any_sharded
 from ..xla import stablehlo as hlo
@@ -72,6 +73,13 @@ def named_shardings(layout: Layout | None, n_in: int, n_out: int) -> tuple[tuple
     if layout is None:
         return (None,) * n_in, (None,) * n_out
     return tuple(map(abstract, layout.in_shardings)), tuple(map(abstract, layout.out_shardings))
+
+
+def typed_avals(avals, shardings) -> tuple:
+    """`avals` typed by the exported shardings over Explicit axes (`float32[8@x,2]`), as
+    JAX's Exported.in_avals/out_avals are; over Auto axes as they are."""
+    return tuple(a if s is None else a.update(sharding=typed_sharding(s, len(a.shape)))
+                 for a, s in zip(avals, shardings))
 
 
 def abstract(sharding: NamedSharding | None) -> NamedSharding | None:

@@ -154,15 +154,22 @@ def sharded_argument(jax, load):
 
 def sharded_explicit(jax, load):
     """Over a mesh of Explicit axes: what the Exported records for a given and an
-    unspecified input."""
+    unspecified input and output (the given ones in the avals' types too), and the type of
+    a call's result given a sharding, eagerly and under jit."""
     mesh = _meshes(jax)["xy_explicit"]
     NamedSharding, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
-    f = jax.jit(lambda x, y: x * 2 + y, in_shardings=(NamedSharding(mesh, P("x")), None))
+    f = jax.jit(lambda x, y: (x * 2 + y, y), in_shardings=(NamedSharding(mesh, P("x")), None),
+                out_shardings=(NamedSharding(mesh, P(None, "y")), None))
     specs = [jax.ShapeDtypeStruct((8, 2), np.float32)] * 2
     exp = load(jax.export.export(f)(*specs))
     out = _signature(exp, mesh)
-    return {k: out[k] for k in ("nr_devices", "in_shardings_hlo", "in_shardings_jax",
-                                "out_shardings_jax", "module")}
+    x = _placed(jax, np.arange(16, dtype=np.float32).reshape(8, 2), mesh, "x")
+    first = exp.call(x, x)[0]
+    under_jit = jax.jit(lambda a, b: exp.call(a, b)[0])(x, x)
+    return {**{k: out[k] for k in ("nr_devices", "in_avals", "out_avals", "in_shardings_hlo",
+                                   "in_shardings_jax", "out_shardings_jax", "module")},
+            "call": [str(jax.typeof(first)), _array(first)],
+            "under_jit": [str(jax.typeof(under_jit)), _array(under_jit)]}
 
 
 def sharded_shard_map(jax, load):
