@@ -96,15 +96,17 @@ def test_jaxs_exported_module_runs_with_jaxs_shardings(runs, program):
 
 
 def test_module_texts_say_what_jax_writes(runs):
-    """The recorded texts themselves: a sharded module says its partitions and Shardy mesh,
-    the arguments their sdy.sharding; a call constrains its argument to the export's."""
-    _, ref = runs
-    docstring = ref["sharded_docstring"]["module"]
+    """Spelled out: a sharded module says its partitions and Shardy mesh, the arguments their
+    sdy.sharding (Shardy's dialect, not `mhlo.sharding` strings); a call constrains its
+    argument to the export's sharding."""
+    mine = runs[0]["plain"]
+    docstring = mine["sharded_docstring"]["module"]
     assert "mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32" in docstring["module"]
     assert docstring["meshes"] == ['sdy.mesh @mesh = <["a"=8]>']
     assert '{sdy.sharding = #sdy.sharding<@mesh, [{"a"}]>}' in docstring["main"]
-    assert ref["sharded_docstring"]["jit_call_text"]["constraints"] == [
+    assert "mhlo.sharding" not in docstring["main"]
+    assert mine["sharded_docstring"]["jit_call_text"]["constraints"] == [
         '%0 = sdy.sharding_constraint %arg0 <@mesh, [{"a"}]> : tensor<8xi32>']
-    assert ref["sharded_device_count"]["on_four_devices"] == [
+    assert mine["sharded_device_count"]["on_four_devices"] == [
         "ValueError", "Function <lambda> was exported for 8 devices and is called in a context "
                       "with 4 devices, which is not allowed."]
