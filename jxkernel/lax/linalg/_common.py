@@ -21,6 +21,7 @@ from .._rules import INEXACT, check_dtype
 from ..dot import Precision, dot_general
 from ..slicing import GatherDimensionNumbers, GatherScatterMode, gather
 
+
 _LAPACK_DTYPES = frozenset(map(np.dtype, (np.float32, np.float64, np.complex64, np.complex128)))
 
 

@@ -19,6 +19,7 @@ from ._common import (_batch_all_front, _check_matrix, _dot, _dtype, _eye, _nan_
                       _tril, symmetrize)
 from .triangular import triangular_solve
 
+
 # cholesky(a) -> L with a = L @ L^H in its lower triangle (the upper one is left as it was, as
 # LAPACK and JAX's primitive leave it); NaN where the factorization fails. The upper triangle
 # of the operand is never read (jax's `cholesky` symmetrizes first).

@@ -22,6 +22,7 @@ from ._common import (_batch_all_front, _check_matrix, _dot, _dtype, _eye, _nan_
                       _permute_rows, _shape, _sub_ctx, _tril, _triu, _zeros)
 from .triangular import triangular_solve
 
+
 # ------------------------------------------------------------------ lu
 # lu(a) -> (lu, pivots, permutation): P a = L U with L unit lower (below the diagonal of lu)
 # and U upper (on and above it); pivots are LAPACK's row swaps (0-based), permutation the

@@ -27,6 +27,7 @@ from ._common import (_H, _LAPACK_DTYPES, _T, _batch_all_front, _check_square, _
                       _eye, _nan_unless, _ok, _shape)
 from .lu_decomposition import lu, lu_solve
 
+
 # eig(a) -> [w, vl, vr], the nonsymmetric eigendecomposition: a @ vr[..., :, j] =
 # w[..., j] vr[..., :, j] and vl[..., :, j]^H @ a = w[..., j] vl[..., :, j]^H. LAPACK's geev
 # on CPU (jaxlib's typed-FFI kernel), cuSOLVER's geev or jaxlib's hybrid kernel (geev on the

@@ -22,6 +22,7 @@ from ._common import (_H, _T, _batch_all_front, _check_matrix, _dtype, _eye, _no
 from .triangular import triangular_solve
 from .lu_decomposition import lu_p, lu_solve
 
+
 # ------------------------------------------------------------------ geqrf, geqp3, householder
 # geqrf(a) -> (r_and_reflectors, taus): LAPACK's Householder QR, R in the upper triangle and
 # the reflectors below it; geqp3(a, jpvt) the same with column pivoting (jpvt: 1-based column

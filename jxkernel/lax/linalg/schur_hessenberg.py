@@ -18,6 +18,7 @@ from ...xla.lapack import char
 from ._common import (_batch_all_front, _check_square, _nan_unless, _not_differentiable, _ok,
                       _scipy_lapack)
 
+
 # ------------------------------------------------------------------ schur
 # schur(a) -> (t, z) (or (t,) without compute_schur_vectors): a = z t z^H with z unitary and t
 # upper triangular (complex a) or quasi-triangular, 2x2 blocks for conjugate pairs (real a).

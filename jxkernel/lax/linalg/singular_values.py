@@ -24,6 +24,8 @@ from ._common import (_H, _T, _batch_all_front, _check_matrix, _diag, _dtype, _e
                       _ok, _real, _shape, _sub_ctx)
 
 
+# svd(a) -> (s, u, vt) (or (s,) without compute_uv): a = u diag(s) vt, s real, descending;
+# NaN where the LAPACK routine fails.
 class SvdAlgorithm(enum.Enum):
     """SVD algorithm: on CPU DEFAULT and DIVIDE_AND_CONQUER are gesdd, QR is gesvd."""
     DEFAULT = "default"
@@ -33,8 +35,6 @@ class SvdAlgorithm(enum.Enum):
     DIVIDE_AND_CONQUER = "divide_and_conquer"
 
 
-# svd(a) -> (s, u, vt) (or (s,) without compute_uv): a = u diag(s) vt, s real, descending;
-# NaN where the LAPACK routine fails.
 svd_p = Primitive("svd", multiple_results=True)
 
 

@@ -22,6 +22,8 @@ from ._common import (_H, _batch_all_front, _check_matrix, _diag, _dot, _dtype, 
                       _ok, _real, _shape, symmetrize)
 
 
+# eigh(a) -> (v, w): a = v diag(w) v^H for Hermitian a, w real and ascending; NaN where the
+# LAPACK routine fails. Only the `lower` (or upper) triangle is read.
 class EighImplementation(enum.Enum):
     """Implementation for symmetric/Hermitian eigendecomposition (CPU has QR only)."""
     QR = "qr"
@@ -29,8 +31,6 @@ class EighImplementation(enum.Enum):
     QDWH = "qdwh"
 
 
-# eigh(a) -> (v, w): a = v diag(w) v^H for Hermitian a, w real and ascending; NaN where the
-# LAPACK routine fails. Only the `lower` (or upper) triangle is read.
 eigh_p = Primitive("eigh", multiple_results=True)
 
 

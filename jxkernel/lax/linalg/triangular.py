@@ -21,6 +21,7 @@ from ...transforms import batch_util as bu
 from .. import elementwise as ew, shapes
 from ._common import _T, _check_matrix, _dot, _dtype, _shape, _sub_ctx, _tril, _triu
 
+
 # Solves op(a) @ x = b (left_side) or x @ op(a) = b for x, a triangular; op transposes and/or
 # conjugates. Linear in b (transpose: solve with op's transpose), JAX's jvp in a.
 triangular_solve_p = Primitive("triangular_solve")
