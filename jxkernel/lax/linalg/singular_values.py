@@ -19,7 +19,8 @@ from ...xla import stablehlo as hlo
 from ...xla.lapack import char
 from ...transforms import ad_util as ad
 from .. import _lowering as hl
-from .. import elementwise as ew, shapes, slicing
+from .. import elementwise as ew, shapes
+from ..slicing.slice_pad import _slice_lowering
 from ._common import (_H, _T, _batch_all_front, _check_matrix, _diag, _dtype, _eye, _nan_unless,
                       _ok, _real, _shape, _sub_ctx)
 
@@ -138,12 +139,12 @@ def _svd_gpu_lowering(ctx, x, *, full_matrices, compute_uv, algorithm):
                 vt = ew._conj_lowering(_sub_ctx(ctx, [vt_aval], [vt_aval]), vt,
                                        input_dtype=aval.dtype)
             if not full_matrices and not econ:
-                u = slicing._slice_lowering(_sub_ctx(ctx, [u_aval], [u_out]), u,
-                                            start_indices=(0,) * (nb + 2),
-                                            limit_indices=u_out.shape, strides=None)
-                vt = slicing._slice_lowering(_sub_ctx(ctx, [vt_aval], [vt_out]), vt,
-                                             start_indices=(0,) * (nb + 2),
-                                             limit_indices=vt_out.shape, strides=None)
+                u = _slice_lowering(_sub_ctx(ctx, [u_aval], [u_out]), u,
+                                    start_indices=(0,) * (nb + 2),
+                                    limit_indices=u_out.shape, strides=None)
+                vt = _slice_lowering(_sub_ctx(ctx, [vt_aval], [vt_out]), vt,
+                                     start_indices=(0,) * (nb + 2),
+                                     limit_indices=vt_out.shape, strides=None)
     elif algorithm == SvdAlgorithm.QR:
         # m < n: the kernel factors the transpose (the operand read row-major), whose U and
         # V^H are this matrix's V^H and U
