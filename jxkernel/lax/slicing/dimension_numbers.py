@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import enum
 import operator
-
 from typing import NamedTuple
 
 from ...core import dtypes
