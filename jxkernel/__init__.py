@@ -25,7 +25,7 @@ from .core.compile_record import compile_events, CompileEvent
 from .core.compile_record import subscribe as subscribe_compile_events
 # explains each jit cache miss (installs itself in the compile record, as it loads)
 from .views import recompile_explainer as compile_log  # noqa: E402,F401
-from .xla.array import install_array_display as _install_array_display
+from .xla.array_display import install_array_display as _install_array_display
 from .transforms.batching import vmap
 from .transforms.ad import grad, jvp, linearize, value_and_grad, vjp
 from .transforms.custom_derivatives import custom_jvp, custom_vjp

@@ -28,8 +28,8 @@ from .slicing import (dynamic_slice_p, dynamic_update_slice_p, gather_p, pad_p, 
                       scatter_add, scatter_max, scatter_min, scatter_mul, scatter_sub, slice,
                       slice_in_dim)
 from ..transforms.ad_util import add_any_p, stop_gradient, stop_gradient_p  # noqa: F401
-from .cond import cond, cond_p, switch  # noqa: F401
-from .cond import platform_dependent, platform_index_p  # noqa: F401
+from .cond import cond, cond_p, platform_dependent, switch  # noqa: F401
+from .platform_index import platform_index_p  # noqa: F401
 from .loops import associative_scan, fori_loop, map  # noqa: F401
 from .scan import scan, scan_p  # noqa: F401
 from .while_loop import while_loop, while_p  # noqa: F401

@@ -6,14 +6,15 @@ Every branch is traced once into a jaxpr (all branches, even under no
 transformation, as in JAX), so they must agree on output types. The `cond`
 primitive takes the index and the operands; each branch jaxpr takes every
 branch's constants (hoisted) followed by the operands. It lowers to
-`stablehlo.case`.
+`stablehlo.case`. `platform_dependent` is a cond whose index is the platform's
+(platform_index.py: the primitive and which branches a module keeps).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..core import dtypes, sharding_types
-from ..core.avals import ShapedArray, get_aval
+from ..core.avals import get_aval
 from ..core.basearray import Array
 from ..core.interpret import eval_jaxpr
 from ..core.numpy_eval import eval_closed_jaxpr_numpy
@@ -32,9 +33,8 @@ from ..transforms.ad_util import Zero, instantiate, is_undefined, stop_gradient
 from .conversion import _convert_element_type, convert_element_type
 from .creation import empty_like_aval
 from .elementwise import clamp, eq, ne, select_n
+from .platform_index import kept_branches, platform_index_p
 from .shapes import broadcast_in_dim
-from ..xla import client as _client
-from ..xla.lowering import index_case
 
 cond_p = Primitive("cond", multiple_results=True)
 
@@ -233,7 +233,7 @@ def _cond_abstract_eval(index, *ops, branches, **params):
 
 def _cond_lowering(ctx, index, *ops, branches, branches_platforms=None):
     if branches_platforms is not None:
-        index, branches = _kept_branches(ctx, index, branches, branches_platforms)
+        index, branches = kept_branches(ctx, index, branches, branches_platforms)
     regions = []
     for i, branch in enumerate(branches):
         block = ctx.new_block([])            # operands are captured from the enclosing scope
@@ -395,79 +395,7 @@ sharding_typing_rules[cond_p] = sharding_types.call_typing
 
 
 # ------------------------------------------------------------------ platform_dependent
-# The index of the platform a program is lowered for, in a tuple of platform-name tuples
-# (None: the default branch): a constant in the lowered module, so XLA never sees a choice.
-platform_index_p = Primitive("platform_index")
-_GPU_NAMES = ("cuda", "rocm", "gpu")
-
-
-def _branch_index(platform: str, platforms) -> int | None:
-    """The branch for a lowering `platform` ("gpu" for CUDA and ROCm): the one naming it,
-    else the default (None), else None."""
-    found = None
-    for i, names in enumerate(platforms):
-        if names is None:
-            found = i if found is None else found
-        elif platform in names or platform == "gpu" and any(n in _GPU_NAMES for n in names):
-            return i
-    return found
-
-
-def _platform_index_lowering(ctx, *, platforms):
-    # reads ctx.platform: in a module for several platforms, one lowering per platform
-    found = _branch_index(ctx.platform, platforms)
-    if found is None:
-        raise _no_branch_error(ctx.module_ctx.platforms, platforms)
-    return ctx.constant(np.int32(found))
-
-
-def _no_branch_error(lowering_platforms, platforms) -> NotImplementedError:
-    """JAX's words, naming by JAX's names the module's platforms that have no branch."""
-    missing = [_client.JAX_NAMES.get(p, p) for p in lowering_platforms
-               if _branch_index(p, platforms) is None]
-    where = f"platform {missing[0]}" if len(lowering_platforms) == 1 else f"platforms {missing}"
-    return NotImplementedError(f"MLIR translation rule for primitive "
-                               f"'platform_index(platforms={platforms})' not found for {where}")
-
-
-def _kept_branches(ctx, index, branches, branches_platforms) -> tuple:
-    """A platform_dependent cond keeps, as JAX's, only the branches of the platforms its module
-    is lowered for (one, in a module for one platform), with the index mapped into them by a
-    case. (platform_index's lowering has refused a platform without a branch already.)"""
-    kept: dict = {}           # branch -> its place among the kept ones
-    for platform in ctx.module_ctx.platforms:
-        kept.setdefault(_branch_index(platform, branches_platforms), len(kept))
-    index = index_case(ctx.block, index, [kept.get(i, 0) for i in range(len(branches))],
-                       ctx.loc)
-    return index, [branches[i] for i in kept]
-
-
-abstract_eval_rules[platform_index_p] = lambda *, platforms: ShapedArray((), np.int32)
-lowering_rules[platform_index_p] = _platform_index_lowering
-
-
-def _platform_index_numpy(*, platforms):
-    """The branch naming "numpy", else the one naming "cpu", else the default. The NumPy
-    backend runs on the host's CPU and computes what XLA's CPU does (its subnormal flushing,
-    its formulas): a program JAX would run with its `cpu` branch gets that branch here too."""
-    for wanted in ("numpy", "cpu"):
-        for i, names in enumerate(platforms):
-            if names is not None and wanted in names:
-                return np.int32(i)
-    default = [i for i, names in enumerate(platforms) if names is None]
-    if not default:
-        raise NotImplementedError(
-            f"lax.platform_dependent has no branch for platform 'numpy' (nor 'cpu', which it "
-            f"also takes; branches: {[list(p) for p in platforms if p is not None]}); give "
-            f"one, or default=")
-    return np.int32(default[0])
-
-
-numpy_rules[platform_index_p] = _platform_index_numpy
-jvp_rules[platform_index_p] = lambda primals, tangents, *, platforms: (
-    platform_index_p.bind(platforms=platforms), Zero(ShapedArray((), np.int32)))
-
-
+# A cond whose index is platform_index_p's (platform_index.py): the platform's branch.
 def platform_dependent(*args, default=None, **per_platform):
     """`per_platform[p](*args)` for the platform `p` the program runs on ('cpu', 'cuda',
     'rocm', 'tpu'), else `default(*args)`. Every branch is traced (as lax.switch's); the

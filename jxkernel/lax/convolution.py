@@ -34,6 +34,7 @@ from ..transforms import batch_util as bu
 from . import _lowering as hl
 from . import elementwise as ew
 from . import shapes, slicing
+from .slicing.slice_pad import _pad_numpy
 from .conversion import _convert_element_type
 from .dot import Precision, canonicalize_precision, dot_general
 from .sharding import resolved
@@ -365,7 +366,7 @@ def _conv_numpy(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation
         else out_dtype
     x, w = np.transpose(lhs, lhs_spec).astype(acc), np.transpose(rhs, rhs_spec).astype(acc)
     n, kernel = len(window_strides), w.shape[2:]
-    x = slicing._pad_numpy(x, np.zeros((), acc), padding_config=[(0, 0, 0)] * 2 + [
+    x = _pad_numpy(x, np.zeros((), acc), padding_config=[(0, 0, 0)] * 2 + [
         (lo, hi, d - 1) for (lo, hi), d in zip(padding, lhs_dilation)])
     span = [(k - 1) * d + 1 for k, d in zip(kernel, rhs_dilation)]
     out_sizes = [builtins.max(0, (d - s) // st + 1)

@@ -15,6 +15,7 @@ from ..core.interpreter_primitives import (broadcast_in_dim_p, reshape_p, shardi
                                            transpose_p)
 from . import shapes as _shapes
 from . import slicing as _slicing
+from .slicing.gather_scatter import _default_fill_value
 from . import elementwise as _elementwise
 from .conversion import from_edtype_p, to_edtype_p
 
@@ -85,7 +86,7 @@ def _gather(in_avals, out_avals, operand, indices, *, dimension_numbers, slice_s
         range(out_rank, out_rank + len(key_dims))))
     if params.get("fill_value") is None and "fill_value" in params:
         # elements out of bounds get their data's fill (JAX's for uint32, for keys)
-        params["fill_value"] = _slicing._default_fill_value(element_aval(in_avals[0].dtype).dtype)
+        params["fill_value"] = _default_fill_value(element_aval(in_avals[0].dtype).dtype)
     return _slicing.gather_p.bind(operand, indices, dimension_numbers=dn,
                                   slice_sizes=tuple(slice_sizes) + key_dims, **params)
 

@@ -35,6 +35,8 @@ from ..transforms import batch_util as bu
 from ..transforms.ad import jvp_flat
 from . import _lowering as hl
 from . import slicing
+from .slicing.gather_scatter import _apply_at
+from .slicing.slice_pad import _pad_numpy
 from ._rules import NUMERIC
 from .convolution import padtype_to_pads
 from .elementwise import add, ge_p, le_p, max, min
@@ -120,8 +122,8 @@ def _np_windows(x, pad_value, window_dimensions, window_strides, padding, base_d
     and padded with pad_value, each window's elements window_dilation apart (a strided view)."""
     n = x.ndim
     base, dil = base_dilation or (1,) * n, window_dilation or (1,) * n
-    x = slicing._pad_numpy(x, np.asarray(pad_value, x.dtype),
-                           padding_config=[(lo, hi, b - 1) for (lo, hi), b in zip(padding, base)])
+    x = _pad_numpy(x, np.asarray(pad_value, x.dtype),
+                   padding_config=[(lo, hi, b - 1) for (lo, hi), b in zip(padding, base)])
     span = [(w - 1) * d + 1 for w, d in zip(window_dimensions, dil)]
     if any(s > d for s, d in zip(span, x.shape)):           # no window fits: no output
         out = tuple(builtins.max(0, (d - s) // st + 1)
@@ -542,8 +544,7 @@ def _select_and_scatter_numpy(operand, source, init_value, *, select_jaxpr, sele
     where = _np_window_positions(chosen, window_dimensions, window_strides)
     where = tuple(w[found] - lo for w, (lo, _) in zip(np.broadcast_arrays(*where), padding))
     out = np.full(operand.shape, init_value, operand.dtype)
-    return slicing._apply_at(out, where, np.asarray(source)[found], scatter_jaxpr,
-                             scatter_consts)
+    return _apply_at(out, where, np.asarray(source)[found], scatter_jaxpr, scatter_consts)
 
 
 numpy_rules[select_and_scatter_p] = _select_and_scatter_numpy

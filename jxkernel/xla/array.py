@@ -27,9 +27,10 @@ jxkernel.numpy, which owns their semantics.
 This module holds the class and what it needs to exist: a buffer's sharding, the copy of
 host data onto a device (`host_to_device`) and back. Beside it, one job each: transfers.py
 (`device_put`, `device_get`), host_values.py (host data as NumPy of its canonical dtype)
-and scalars.py (jit's Python-scalar arguments). Their names stay importable from here
-(`from jxkernel.xla.array import device_put`), loaded on first use. placement.py says where
-a call on Arrays runs and whether its results are committed.
+and scalars.py (jit's Python-scalar arguments); their names stay importable from here
+(`from jxkernel.xla.array import device_put`), loaded on first use. array_display.py says how
+an Array shows itself (JAX's repr, the HTML, a sharded Array's notebook view), placement.py
+where a call on Arrays runs and whether its results are committed.
 """
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ from ..core.earray import EArray
 from ..core.basearray import Array as BaseArray
 from ..core.lazy_names import lazy_names
 from ..core.native import native
-from . import client as _client
+from . import array_display, client as _client
 from .client import xc
 from .deleted import DELETED, deleted_error, mark, wait_error
 from .host_values import _host_value
@@ -71,18 +72,6 @@ def uncommitted_sharding_for(devices: tuple):
         sharding_for(devices)               # (its checks)
         return devices[0].uncommitted
     return xc.GSPMDSharding(xc.DeviceList(devices), xc.HloSharding.replicate())
-
-
-# How a sharded Array shows itself in a notebook (the value, then which device holds which
-# block): a view above this layer, registered by the package root (install_array_display), as
-# core reaches xla through install_eval_hook. Unset: its text alone.
-array_display = None
-
-
-def install_array_display(show) -> None:
-    """`show(x) -> MIME bundle` for a sharded Array's `_repr_mimebundle_`."""
-    global array_display
-    array_display = show
 
 
 # What only an Array over a mesh needs (its blocks, its value assembled from them, a copy of
@@ -324,53 +313,12 @@ class ArrayImpl:
         return format(self._value(), spec) if self.ndim == 0 else str(self)
 
     # ---------------------------------------------------------------- display
-    def __repr__(self):
-        # JAX's layout exactly (jax/_src/array.py), so printed output matches JAX's; a deleted
-        # Array's repr raises JAX's RuntimeError (its view in a notebook says why instead)
-        self._check_alive()
-        prefix = "Array("
-        weak = ", weak_type=True" if self.weak_type else ""
-        dtype_text = f"dtype={self.dtype.name}{weak})"
-        line_width = np.get_printoptions()["linewidth"]
-        if self.size == 0:
-            body = f"[], shape={self.shape}"
-        else:
-            body = np.array2string(self._value(), prefix=prefix, suffix=",", separator=", ",
-                                   max_line_width=line_width)
-        last_line = len(body) - body.rfind("\n") + 1
-        sep = " " * len(prefix) if last_line + len(dtype_text) + 1 > line_width else " "
-        return f"{prefix}{body},{sep}{dtype_text}"
-
-    def __str__(self):
-        return str(self._value())
-
-    def _repr_html_(self):
-        import html
-        device = ", ".join(str(d) for d in sorted(self.devices(), key=lambda d: d.id))
-        head = (f"<b>Array</b> <code>{self.aval.str_short()}</code> "
-                f"<span style='color:#666'>{self.dtype.name}"
-                f"{' (weak)' if self.weak_type else ''} on {html.escape(device)}</span>")
-        if self._buf.is_deleted():
-            why = html.escape(str(deleted_error(self.aval, self._buf)))
-            return f"<div>{head}<br><i>{why}</i></div>"
-        with np.printoptions(threshold=200, edgeitems=3, linewidth=100):
-            body = html.escape(np.array2string(self._value(), separator=", "))
-        return f"<div>{head}<pre style='margin:2px 0'>{body}</pre></div>"
-
-    @property
-    def _repr_mimebundle_(self):
-        """Over a mesh, in a notebook: the value, then which device holds which block (the
-        view the package root registers: install_array_display). Without a mesh there is no
-        such method (AttributeError), so IPython shows `_repr_html_` and the repr as always."""
-        if self._sharding is None:
-            raise AttributeError("_repr_mimebundle_")
-        return self._sharded_bundle
-
-    def _sharded_bundle(self, include=None, exclude=None) -> dict:
-        if self._buf.is_deleted() or array_display is None:
-            return {"text/html": self._repr_html_()} if self._buf.is_deleted() else \
-                {"text/plain": repr(self)}
-        return array_display(self)     # the view (views/sharding_view.py), registered
+    # JAX's repr, the HTML and a sharded Array's notebook view: array_display.py
+    __repr__ = array_display.array_repr
+    __str__ = array_display.array_str
+    _repr_html_ = array_display.array_html
+    _repr_mimebundle_ = property(array_display.repr_mimebundle)
+    _sharded_bundle = array_display.sharded_bundle
 
 
 def _to_host(buf) -> np.ndarray:

@@ -13,7 +13,7 @@ import pytest
 import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel.lax import linalg
-from jxkernel.lax.linalg import _eig_lowering
+from jxkernel.lax.linalg.nonsymmetric_eigen import _eig_lowering
 from grads_together import check_grads_together
 from numerics import LAPACK, assert_allclose_ulp
 

@@ -162,6 +162,7 @@ def test_errors(fn, exc, msg):
     "jxkernel.numpy.setops", "jxkernel.numpy.sorting", "jxkernel.numpy.products",
     "jxkernel.numpy.manipulation", "jxkernel.numpy.pad", "jxkernel.numpy.indexing",
     "jxkernel.numpy.index_tricks", "jxkernel.numpy.reductions", "jxkernel.lax.shapes",
-    "jxkernel.lax.slicing"])
+    "jxkernel.lax.slicing", "jxkernel.lax.slicing.slice_pad", "jxkernel.lax.slicing.dynamic_slices",
+    "jxkernel.lax.slicing.gather_scatter", "jxkernel.lax.slicing.dimension_numbers"])
 def test_docstring_examples(module):
     check_docstring_examples(module, {"make_jaxpr": jax.make_jaxpr, "grad": jax.grad})

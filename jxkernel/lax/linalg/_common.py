@@ -1,0 +1,188 @@
+"""What the linear-algebra primitives share: their operand checks, batching over leading
+dims, LAPACK's `info` turned into NaN for the matrices it failed on, SciPy's LAPACK wrappers
+for the NumPy rules, and the small matrix helpers their derivative rules are written with
+(`_T`, `_H`, `_dot`, `_tril`, `_triu`, `_eye`, `_diag`, `_permute_rows`, `symmetrize`).
+
+    >>> _tril(np.float32([[1, 2], [3, 4]]))
+    Array([[1., 0.],
+           [3., 4.]], dtype=float32)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...core import dtypes
+from ...core.avals import ShapedArray, get_aval
+from ...xla.lowering import LoweringRuleContext
+from ...transforms import batch_util as bu
+from .. import _lowering as hl
+from .. import conversion, elementwise as ew, shapes, slicing
+from .._rules import INEXACT, check_dtype
+from ..dot import Precision, dot_general
+from ..slicing import GatherDimensionNumbers, GatherScatterMode, gather
+
+
+_LAPACK_DTYPES = frozenset(map(np.dtype, (np.float32, np.float64, np.complex64, np.complex128)))
+
+
+# ------------------------------------------------------------------ helpers
+def _check_square(name, x, not_square: str):
+    """JAX's checks of the operand of eig, schur and hessenberg: an inexact dtype, rank 2 or
+    more (TypeError), and `not_square` (a ValueError's message) unless its matrices are."""
+    check_dtype(name, x, INEXACT, position=0)
+    if len(x.shape) < 2:
+        raise TypeError(f"Input 0 to {name} must have rank at least 2, but got "
+                        f"shape={x.shape}")
+    if x.shape[-1] != x.shape[-2]:
+        raise ValueError(not_square)
+
+
+def _check_matrix(name, x, square=False, position=None):
+    check_dtype(name, x, INEXACT, position=position)
+    if len(x.shape) < 2:
+        raise ValueError(f"{name} requires an operand with at least 2 dimensions, got shape "
+                         f"{x.shape}")
+    if square and x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"{name} requires the last two dimensions to be square, got shape "
+                         f"{x.shape}")
+    if x.dtype not in _LAPACK_DTYPES:
+        raise TypeError(f"{name} supports float32, float64, complex64 and complex128, got "
+                        f"{x.dtype.name}")
+
+
+def _real(dtype):
+    return np.dtype(np.float64 if np.dtype(dtype) == np.complex128 else
+                    np.float32 if np.dtype(dtype) == np.complex64 else dtype)
+
+
+def _batch_all_front(prim):
+    """Batching rule of a primitive that batches over leading dims: batch dims go first (an
+    unbatched operand is broadcast), as JAX's expand_dims_batcher."""
+    def rule(vals, dims, **params):
+        size = bu.axis_size_of(vals, dims)
+        outs = prim.bind(*(bu.bdim_at_front(x, d, size) for x, d in zip(vals, dims)), **params)
+        return outs, ([0] * len(outs) if prim.multiple_results else 0)
+    return rule
+
+
+def _not_differentiable(prim):
+    """JAX defines no jvp for the LAPACK building blocks of qr: its message, as a rule."""
+    def rule(primals, tangents, **params):
+        raise NotImplementedError(f"Differentiation rule for '{prim}' not implemented")
+    return rule
+
+
+def _sub_ctx(ctx, avals_in, avals_out):
+    return LoweringRuleContext(ctx.module_ctx, ctx.block, avals_in, avals_out, ctx.source_info)
+
+
+def _ok(ctx, info, batch, direction="EQ"):
+    """LAPACK's `info` (one per matrix of the `batch`) against 0: where the routine worked."""
+    aval = ShapedArray(batch, np.int32)
+    return hl.compare(ctx, info, hl.splat(ctx, 0, np.int32, batch), direction, aval)
+
+
+def _nan_unless(ctx, ok, x, aval, batch):
+    """x where `ok` (a flag per matrix of the batch), NaN in failed matrices (as JAX)."""
+    ok = hl.broadcast_in_dim(ctx, ok, aval.shape, np.bool_, list(range(len(batch))))
+    nan = np.nan + np.nan * 1j if dtypes.is_complex(aval.dtype) else np.nan
+    return hl.select(ctx, ok, x, hl.splat(ctx, nan, aval.dtype, aval.shape), aval)
+
+
+def _shape(x):
+    return bu.shape(x)
+
+
+def _dtype(x):
+    return get_aval(x).dtype
+
+
+def _T(x):
+    nd = len(_shape(x))
+    return shapes.transpose(x, (*range(nd - 2), nd - 1, nd - 2))
+
+
+def _H(x):
+    return ew.conj(_T(x)) if dtypes.is_complex(_dtype(x)) else _T(x)
+
+
+def symmetrize(x):
+    """(x + x^H) / 2: the Hermitian part of x."""
+    return ew.div(ew.add(x, _H(x)), np.array(2, _dtype(x)))
+
+
+def _dot(a, b):
+    """Matrix product over the last two dims, batched over equal leading dims, at HIGHEST
+    precision (as JAX's rules compute theirs)."""
+    nd = len(_shape(a))
+    batch = tuple(range(nd - 2))
+    return dot_general(a, b, (((nd - 1,), (nd - 2,)), (batch, batch)),
+                       precision=Precision.HIGHEST)
+
+
+def _tri(n, m, k):
+    """Booleans (n, m): i + k >= j (JAX's lax._tri)."""
+    rows = ew.add(shapes.broadcasted_iota(np.int32, (n, m), 0), np.int32(k))
+    return ew.ge(rows, shapes.broadcasted_iota(np.int32, (n, m), 1))
+
+
+def _tri_mask(x, k):
+    """_tri for x's last two dims, broadcast over its batch dims."""
+    shape = _shape(x)
+    nd = len(shape)
+    mask = _tri(*shape[-2:], k)
+    return mask if nd == 2 else shapes.broadcast_in_dim(mask, shape, (nd - 2, nd - 1))
+
+
+def _zeros(x):
+    return shapes.broadcast_in_dim(np.zeros((), _dtype(x)), _shape(x), ())
+
+
+def _tril(x, k=0):
+    """x with the entries above diagonal k zeroed."""
+    mask = _tri_mask(x, k)
+    return ew.select(mask, x, _zeros(x))
+
+
+def _triu(x, k=0):
+    """x with the entries below diagonal k zeroed."""
+    mask = _tri_mask(x, k - 1)
+    return ew.select(mask, _zeros(x), x)
+
+
+def _eye(dtype, n, m=None):
+    """The identity (n, m) of `dtype`, built as JAX's lax._eye builds it."""
+    m = n if m is None else m
+    rows = ew.add(shapes.broadcasted_iota(np.int32, (n, m), 0), np.int32(0))
+    return conversion.convert_element_type(
+        ew.eq(rows, shapes.broadcasted_iota(np.int32, (n, m), 1)), dtype)
+
+
+def _diag(x):
+    """The diagonals of a batch of square matrices (a strided slice of the flattened matrix,
+    so linear and transposable)."""
+    *batch, k, _ = _shape(x)
+    flat = shapes.reshape(x, (*batch, k * k))
+    return slicing.slice(flat, (0,) * (len(batch) + 1), (*batch, k * k),
+                         (1,) * len(batch) + (k + 1,))
+
+
+def _permute_rows(x, perm):
+    """x[..., perm, :] per matrix (perm has x's batch dims): a gather with batching dims."""
+    *batch, _, n = _shape(x)
+    nb = len(batch)
+    dn = GatherDimensionNumbers(offset_dims=(nb + 1,), collapsed_slice_dims=(nb,),
+                                start_index_map=(nb,), operand_batching_dims=tuple(range(nb)),
+                                start_indices_batching_dims=tuple(range(nb)))
+    return gather(x, shapes.expand_dims(perm, (nb + 1,)), dn, (1,) * nb + (1, n),
+                  unique_indices=True, mode=GatherScatterMode.PROMISE_IN_BOUNDS)
+
+
+def _scipy_lapack(routine: str, dtype):
+    """SciPy's wrapper of the LAPACK `routine` for `dtype` (the NumPy rules of the routines
+    NumPy does not wrap); SciPy is optional, so the rule says so where it is absent."""
+    try:
+        import scipy.linalg.lapack  # deferred: optional and heavy, only these rules need it
+    except ImportError:
+        raise NotImplementedError(f"the NumPy rule of {routine} needs SciPy") from None
+    return scipy.linalg.lapack.get_lapack_funcs(routine, dtype=dtype)
