@@ -1,7 +1,7 @@
 """Write tests/data/recompile_reference.json from real JAX 0.10.2 (run by hand, never by the
 tests):
 
-    .venv-jax/bin/python reference/make_recompile_reference.py [--print]
+    .venv-jax/bin/python reference/make_recompile_reference.py [--print] [--only a,b]
 
 Runs each scenario of tests/data/recompile_cases.py with `jax_explain_cache_misses` on and
 records the tracing-cache misses JAX logs for the scenario's own functions. JAX 0.10.2 logs
@@ -32,7 +32,7 @@ programs of its own without a tracing miss, a committed array one more, and a ca
 "unavailable"; a "types" change's kind is "shape", "dtype" or "weak_type" (the first that
 differs), a "tree" change's "tree", a "config" change's "config" with the config's name as
 its path. "line" is the line of the scenario the function was defined on. `--print` prints the
-messages too.
+messages too; `--only a,b` records those scenarios again and keeps the file's others.
 """
 import json
 import logging
@@ -162,18 +162,28 @@ def record(name):
             "lowerings": sum(c in names for c in collect.compiled)}
 
 
+def _only():
+    """`--only a,b`: the scenarios to record again (the others kept from the file)."""
+    args = sys.argv[1:]
+    return args[args.index("--only") + 1].split(",") if "--only" in args else list(SCENARIOS)
+
+
 def main():
     jax.config.update("jax_explain_cache_misses", True)
     jax.config.update("jax_log_compiles", True)
+    path = os.path.join(DATA, "recompile_reference.json")
     out = {}
-    for name in SCENARIOS:
+    if "--only" in sys.argv:
+        with open(path) as f:
+            out = {k: v for k, v in json.load(f)["scenarios"].items() if k in SCENARIOS}
+    for name in _only():
         out[name] = record(name)
         if "--print" in sys.argv:
             print(f"=== {name}: {len(out[name]['misses'])} misses, error {out[name]['error']}")
             for m in out[name]["messages"]:
                 print(m)
     out = {"jax_version": jax.__version__, "scenarios": out}
-    with open(os.path.join(DATA, "recompile_reference.json"), "w") as f:
+    with open(path, "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)
         f.write("\n")
 

@@ -236,6 +236,11 @@ def _unhashable_advice(name: str, value, pos) -> str:
         return (f"An array is a value to trace: take '{name}' out of {option} and pass it as an "
                 f"argument; if its values must be Python numbers while tracing (a shape, a loop "
                 f"count), pass tuple({name}.tolist()).")
+    if _eq_without_hash(value):       # an object is not traceable: "pass it traced" cannot work
+        kind = type(value).__name__
+        return (f"{kind} defines __eq__ but not __hash__, and Python then makes it unhashable: "
+                f"give {kind} a __hash__ over the fields its __eq__ compares (or make it a "
+                f"frozen dataclass, which has both).")
     # traced only where the function does arithmetic with it: a shape, a size or a loop
     # count must stay a Python value (traced, jnp.zeros(shape) fails: "Shapes must be 1D
     # sequences of concrete values"), so the advice says when tracing it can work
@@ -245,6 +250,13 @@ def _unhashable_advice(name: str, value, pos) -> str:
         twin = f"tuple({name})" if isinstance(value, list) else f"frozenset({name})"
         return f"Use a hashable value ({twin}){traced}"
     return f"Use a hashable value{traced}"
+
+
+def _eq_without_hash(value) -> bool:
+    """An object of a user's class that defines __eq__ and so lost object's __hash__."""
+    kind = type(value)
+    return kind.__hash__ is None and kind.__eq__ is not object.__eq__ and \
+        hasattr(value, "__dict__")
 
 
 SCALAR_TYPES = (bool, int, float, complex)
