@@ -7,6 +7,7 @@ argument leaf, and a leaf's type.
 """
 from __future__ import annotations
 
+import dataclasses
 import inspect
 
 import numpy as np
@@ -241,6 +242,12 @@ def _unhashable_advice(name: str, value, pos) -> str:
         return (f"{kind} defines __eq__ but not __hash__, and Python then makes it unhashable: "
                 f"give {kind} a __hash__ over the fields its __eq__ compares (or make it a "
                 f"frozen dataclass, which has both).")
+    fields = _unhashable_fields(value)
+    if fields:                        # a frozen dataclass holding a list: the field is the cause
+        kind, field = type(value).__name__, fields[0]
+        return (f"{kind}'s field {field} holds a {type(getattr(value, field)).__name__}, "
+                f"which is not hashable: make it hashable where the {kind} is made (a tuple "
+                f"for a list: {kind}({field}=tuple(...))).")
     # traced only where the function does arithmetic with it: a shape, a size or a loop
     # count must stay a Python value (traced, jnp.zeros(shape) fails: "Shapes must be 1D
     # sequences of concrete values"), so the advice says when tracing it can work
@@ -250,6 +257,19 @@ def _unhashable_advice(name: str, value, pos) -> str:
         twin = f"tuple({name})" if isinstance(value, list) else f"frozenset({name})"
         return f"Use a hashable value ({twin}){traced}"
     return f"Use a hashable value{traced}"
+
+
+def _unhashable_fields(value) -> list:
+    """The fields of a dataclass that cannot be hashed (a frozen config holding a list)."""
+    if not dataclasses.is_dataclass(value) or isinstance(value, type):
+        return []
+    found = []
+    for field in dataclasses.fields(value):
+        try:
+            hash(getattr(value, field.name, None))
+        except TypeError:
+            found.append(field.name)
+    return found
 
 
 def _eq_without_hash(value) -> bool:

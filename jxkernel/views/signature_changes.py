@@ -243,7 +243,7 @@ def _static_changes(old_static, new_static, flipped):
                 change = _refixed(change, _STATIC_DEFAULT_FIX, value=_static_repr(passed))
             elif before == after:                        # True and 1: equal, other types
                 change = _refixed(change, _STATIC_TYPE_FIX, old_type=type(before).__name__,
-                                  new_type=type(after).__name__)
+                                  new_type=type(after).__name__, py=_py_type(before, after))
             elif (before is None) != (after is None):    # None or a value: traced, two too
                 change = _refixed(change, _STATIC_NONE_FIX)
             elif _hashed_by_identity(after) and callable(after):   # a new lambda, a partial
@@ -268,6 +268,15 @@ def _static_changes(old_static, new_static, flipped):
             elif after is not _ABSENT and not _traceable(after):
                 change = _refixed(change, _STATIC_KEEP_FIX, kind=type(after).__name__)
             yield change
+
+
+def _py_type(before, after) -> str:
+    """The type to make both of two equal static values: the old one's, or where either is
+    a NumPy scalar (np.int32(3) and 3), the Python type of its value (`int32(n)` is no name
+    in a learner's cell; int(n) makes both one key)."""
+    if isinstance(before, np.generic) or isinstance(after, np.generic):
+        return type(np.asarray(before).item()).__name__
+    return type(before).__name__
 
 
 def _static_keyword_changes(old, new, flipped):
@@ -956,7 +965,7 @@ _STATIC_TYPE_FIX = (
     "{name} is {new} ({new_type}) now and was {old} ({old_type}): equal values, but jit's key "
     "tells a static value's type apart (True and 1, 2.0 and 2), so each compiles. Pass one "
     "type in every call.",
-    "{name} = {old_type}({name})    # one type in every call")
+    "{name} = {py}({name})    # one type in every call")
 _STATIC_NONE_FIX = (
     "{name} was {old} and is {new} now: None and a value are two programs whether {name} is "
     "static or traced (None is an empty pytree, a number a leaf). For one program, pass a "

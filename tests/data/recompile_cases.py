@@ -940,6 +940,53 @@ SCENARIOS = {
         "vmap of a jitted function over axis 0, then axis 1: rows of another length",
         "f = jax.jit(lambda x: x.sum())\n"
         "jax.vmap(f, in_axes=0)(jnp.ones((2, 3))); jax.vmap(f, in_axes=1)(jnp.ones((2, 3)))\n"),
+    "jitted_step_defined_inside_train": (
+        "a @jax.jit step defined inside train(), train() called twice: a new step each time",
+        "def train(x):\n"
+        "    @jax.jit\n"
+        "    def step(x):\n"
+        "        return x * 0.5\n"
+        "    return step(x)\n"
+        "train(jnp.ones(3)); train(jnp.ones(3))\n"),
+    "static_frozen_dataclass_with_list_field": (
+        "a frozen dataclass config with a list field as a static argument: an error",
+        "import dataclasses\n"
+        "@dataclasses.dataclass(frozen=True)\n"
+        "class Config:\n"
+        "    sizes: list\n"
+        "f = jax.jit(lambda x, cfg: x * len(cfg.sizes), static_argnums=1)\n"
+        "f(jnp.ones(3), Config([2, 3]))\n"),
+    "list_of_python_floats_new_values": (
+        "a list of Python floats with new values each call: a hit (each a weak f32 leaf)",
+        "f = jax.jit(lambda xs: xs[0] + xs[1])\n"
+        "f([1.0, 2.0]); f([3.0, 4.0])\n"),
+    "static_numpy_int_then_python_int": (
+        "a static size as np.int32(3) (from an array's arithmetic), then a Python 3",
+        "f = jax.jit(lambda x, n: jnp.tile(x, n), static_argnums=1)\n"
+        "f(jnp.ones(2), np.int32(3)); f(jnp.ones(2), 3)\n"),
+    "params_list_returned_as_tuple": (
+        "params passed as a list, the step returning a tuple fed back: the second step compiles",
+        "def step(params):\n"
+        "    w, b = params\n"
+        "    return (w * 0.9, b * 0.9)\n"
+        "f = jax.jit(step)\n"
+        "params = [jnp.ones(3), jnp.ones(())]\n"
+        "for _ in range(3):\n"
+        "    params = f(params)\n"),
+    "jit_of_vmap_made_anew": (
+        "jax.jit(jax.vmap(f)) made anew in a loop",
+        "def row(x):\n"
+        "    return x.sum()\n"
+        "for i in range(2):\n"
+        "    jax.jit(jax.vmap(row))(jnp.ones((4, 3)))\n"),
+    "static_float_from_arithmetic": (
+        "a static learning rate 0.1 * 3, then 0.3 (not equal in floating point)",
+        "f = jax.jit(lambda w, lr: w - lr * w, static_argnums=1)\n"
+        "f(jnp.ones(3), 0.1 * 3); f(jnp.ones(3), 0.3)\n"),
+    "static_argnums_out_of_range": (
+        "static_argnums=2 for a function of two arguments: an error, as jit is made",
+        "f = jax.jit(lambda x, n: x * n, static_argnums=2)\n"
+        "f(jnp.ones(3), 2); f(jnp.ones(3), 3)\n"),
     # -------------------------------------------------- the fixes told for them, applied
     # (tests/views/test_recompile_corpus.py's APPLIED_RECORDED: JAX lowers each once)
     "static_lambda_made_once_fixed": (
@@ -1048,13 +1095,46 @@ SCENARIOS = {
         "        return hash(tuple(vars(self).values()))\n"
         "f = jax.jit(lambda x, cfg: x * cfg.k, static_argnums=1)\n"
         "f(jnp.ones(3), Config(2.0)); f(jnp.ones(3), Config(2.0))\n"),
+    "static_numpy_int_then_python_int_fixed": (
+        "static_numpy_int_then_python_int with its fix: n = int(n) before each call",
+        "f = jax.jit(lambda x, n: jnp.tile(x, n), static_argnums=1)\n"
+        "for n in (np.int32(3), 3):\n"
+        "    n = int(n)\n"
+        "    f(jnp.ones(2), n)\n"),
+    "static_frozen_dataclass_with_tuple_field_fixed": (
+        "static_frozen_dataclass_with_list_field with its fix: the field a tuple",
+        "import dataclasses\n"
+        "@dataclasses.dataclass(frozen=True)\n"
+        "class Config:\n"
+        "    sizes: tuple\n"
+        "f = jax.jit(lambda x, cfg: x * len(cfg.sizes), static_argnums=1)\n"
+        "f(jnp.ones(3), Config(sizes=tuple([2, 3]))); f(jnp.ones(3), Config(sizes=(2, 3)))\n"),
+    "params_list_returned_as_tuple_fixed": (
+        "params_list_returned_as_tuple with its fix: params = list(params) before each call",
+        "def step(params):\n"
+        "    w, b = params\n"
+        "    return (w * 0.9, b * 0.9)\n"
+        "f = jax.jit(step)\n"
+        "params = [jnp.ones(3), jnp.ones(())]\n"
+        "for _ in range(3):\n"
+        "    params = list(params)\n"
+        "    params = f(params)\n"),
+    "jitted_step_defined_once_fixed": (
+        "jitted_step_defined_inside_train with its fix: the jitted step made once, outside",
+        "@jax.jit\n"
+        "def step(x):\n"
+        "    return x * 0.5\n"
+        "def train(x):\n"
+        "    return step(x)\n"
+        "train(jnp.ones(3)); train(jnp.ones(3))\n"),
 }
 
 # scenarios that raise: the recorded result is the exception class name
 RAISES = {"static_unhashable", "traced_bool_flag_in_if", "static_numpy_array", "ones_traced_n",
           "method_self_traced", "static_dict_unhashable",
           "static_jax_array", "static_eq_without_hash",
-          "static_argnames_misspelled"}
+          "static_argnames_misspelled", "static_frozen_dataclass_with_list_field",
+          "static_argnums_out_of_range"}
 
 
 def run(jax, name, tag=""):

@@ -63,7 +63,8 @@ KNOWN_COUNT: dict = {"checkpoint_policy_jit_made_anew": _CHECKPOINT,
 FRESH = {"jit_in_a_loop_lambda": None, "cell_rerun": None, "closure_factory": None,
          "partial_in_a_loop": None, "jit_bound_method_in_a_loop": None,
          "scan_new_lambda_each_call": {2: 1}, "fori_loop_lambda_in_jit": {3: 1},
-         "cond_lambdas_in_a_loop": {2: 2}, "scan_body_inside_jit_static": {2: 1}}
+         "cond_lambdas_in_a_loop": {2: 2}, "scan_body_inside_jit_static": {2: 1},
+         "jitted_step_defined_inside_train": None, "jit_of_vmap_made_anew": None}
 
 
 class _Logged(logging.Handler):
@@ -625,6 +626,12 @@ APPLIED_RECORDED = {
                                       "optimizer_count_becomes_float_fixed"),
     "checkpoint_policy_jit_made_anew": ("fresh_jit", "loss_jit = jax.jit(jax.grad(loss))",
                                         "checkpoint_policy_jit_made_once_fixed"),
+    "static_numpy_int_then_python_int": ("static", "n = int(n)",
+                                         "static_numpy_int_then_python_int_fixed"),
+    "params_list_returned_as_tuple": ("structure", "params = list(params)",
+                                      "params_list_returned_as_tuple_fixed"),
+    "jitted_step_defined_inside_train": ("fresh_jit", "Make the jitted function once",
+                                         "jitted_step_defined_once_fixed"),
 }
 
 
@@ -648,6 +655,13 @@ def test_static_object_with_eq_and_no_hash_is_told_to_get_a_hash():
     assert type(result).__name__ == REFERENCE["static_eq_without_hash"]["error"]
     assert "give Config a __hash__" in str(result) and "traced" not in str(result)
     assert REFERENCE["static_eq_with_hash_fixed"]["lowerings"] == 1
+    # a frozen dataclass holding a list: its field named, a tuple advised (and applied: one
+    # lowering in JAX), not "pass it traced"
+    result, _ = jx_events("static_frozen_dataclass_with_list_field")
+    assert type(result).__name__ == \
+        REFERENCE["static_frozen_dataclass_with_list_field"]["error"]
+    assert "Config's field sizes holds a list" in str(result) and "traced" not in str(result)
+    assert REFERENCE["static_frozen_dataclass_with_tuple_field_fixed"]["lowerings"] == 1
 
 
 def test_explanations_of_structure_say_what_changed():
