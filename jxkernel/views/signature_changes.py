@@ -419,6 +419,8 @@ def _leaf_changes(old, new, flipped):
                                   dtype=a.dtype.name)
             elif len(a.shape) != len(b.shape) or not a.shape:
                 change = _refixed(change, _RANK_FIX)
+            else:                                  # one axis or more of another length
+                change = _bucket_change(change, b.shape, a.shape)
             yield change
         elif a.dtype != b.dtype:
             change = _fixed(path, "dtype", _aval_text(b), _aval_text(a), dtype=b.dtype.name)
@@ -524,6 +526,16 @@ def _convert_to(kind, path) -> str:
 def _under(path, node) -> bool:
     """Whether a leaf's path is `node` or below it."""
     return path == node or path.startswith((node + "[", node + "."))
+
+
+def _bucket_change(change, old_shape, new_shape) -> Change:
+    """The bucketing fix for the first axis whose length changed (padding axis 0 left an
+    f32[5,3] -> f32[5,4] two programs), its buckets powers of two at least the one holding
+    both lengths seen (3 and 2 bucketed alone are 4 and 2: two programs still)."""
+    axis = next(i for i, (m, n) in enumerate(zip(old_shape, new_shape)) if m != n)
+    floor = 1 << (max(old_shape[axis], new_shape[axis]) - 1).bit_length()
+    before = f"[(0, 0)] * {axis} + " if axis else ""
+    return _refixed(change, _BUCKET_FIX, axis=axis, floor=floor, before=before)
 
 
 def _partial_batches(before, after) -> set:
@@ -1018,6 +1030,12 @@ _PARTIAL_BATCH_FIX = (
     "{path} = jnp.pad({path}, [(0, {size} - n)] + [(0, 0)] * ({path}.ndim - 1))\n"
     "mask = jnp.arange({size}) < n    # weigh the padded rows 0")
 # a reshape or atleast_1d would not help: f32[3] and f32[1] are two programs too
+_BUCKET_FIX = (
+    "Every new shape compiles anew. Pad or bucket {path} to a few fixed sizes (a mask keeps "
+    "the padding out of the result).",
+    "n = {path}.shape[{axis}]\n"
+    "size = max({floor}, 1 << (n - 1).bit_length())    # a power of two, at least {floor}\n"
+    "{path} = jnp.pad({path}, {before}[(0, size - n)] + [(0, 0)] * ({path}.ndim - {axis} - 1))")
 _RANK_FIX = ("{path} changed rank ({old} -> {new}), and every shape is a program of its own: "
              "a compile per rank is expected. Nothing to fix unless it is one value that "
              "should keep one shape (then make it that shape where it is made).",

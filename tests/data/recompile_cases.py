@@ -983,6 +983,10 @@ SCENARIOS = {
         "a static learning rate 0.1 * 3, then 0.3 (not equal in floating point)",
         "f = jax.jit(lambda w, lr: w - lr * w, static_argnums=1)\n"
         "f(jnp.ones(3), 0.1 * 3); f(jnp.ones(3), 0.3)\n"),
+    "second_axis_grows": (
+        "rows of 3 features, then of 4 (the second axis grows)",
+        "f = jax.jit(lambda x: (x ** 2).sum(axis=1))\n"
+        "f(jnp.ones((5, 3))); f(jnp.ones((5, 4)))\n"),
     "static_argnums_out_of_range": (
         "static_argnums=2 for a function of two arguments: an error, as jit is made",
         "f = jax.jit(lambda x, n: x * n, static_argnums=2)\n"
@@ -1119,6 +1123,14 @@ SCENARIOS = {
         "for _ in range(3):\n"
         "    params = list(params)\n"
         "    params = f(params)\n"),
+    "second_axis_grows_fixed": (
+        "second_axis_grows with its fix: the second axis padded to a power of two, at least 4",
+        "f = jax.jit(lambda x: (x ** 2).sum(axis=1))\n"
+        "for x in (jnp.ones((5, 3)), jnp.ones((5, 4))):\n"
+        "    n = x.shape[1]\n"
+        "    size = max(4, 1 << (n - 1).bit_length())\n"
+        "    x = jnp.pad(x, [(0, 0)] * 1 + [(0, size - n)] + [(0, 0)] * (x.ndim - 1 - 1))\n"
+        "    f(x)\n"),
     "jitted_step_defined_once_fixed": (
         "jitted_step_defined_inside_train with its fix: the jitted step made once, outside",
         "@jax.jit\n"

@@ -632,6 +632,9 @@ APPLIED_RECORDED = {
                                       "params_list_returned_as_tuple_fixed"),
     "jitted_step_defined_inside_train": ("fresh_jit", "Make the jitted function once",
                                          "jitted_step_defined_once_fixed"),
+    # (the pad was of axis 0 whatever axis grew: f32[5,3] -> f32[5,4] stayed two programs)
+    "second_axis_grows": ("shape", "x = jnp.pad(x, [(0, 0)] * 1 + [(0, size - n)]",
+                          "second_axis_grows_fixed"),
 }
 
 
