@@ -23,7 +23,8 @@ or, for a function traced before,
 
 Per scenario: {"misses": [{"function", "kind", "changes": [{"kind", "path", "before",
 "after"}], "redefined_hint"}], "error": None or the exception class, "messages": the raw
-text (ids and call-site columns dropped), "lowerings": how many programs of the scenario's
+text (ids and call-site columns dropped), "out": the value of the scenario's `out` where it sets one (a
+cache hit after a closed-over value changed: JAX's answer), "lowerings": how many programs of the scenario's
 functions JAX lowered for XLA to compile (`jax_log_compiles`: pxla's "Compiling jit(<name>)
 with global shapes", logged as it lowers; a vmap or grad of a jitted function lowers
 programs of its own without a tracing miss, a committed array one more, and a call after
@@ -41,6 +42,7 @@ import re
 import sys
 
 import jax
+import numpy as np
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, DATA)
@@ -158,8 +160,11 @@ def record(name):
     error = type(result).__name__ if name in RAISES and isinstance(result, Exception) else None
     misses = [parse(m) for m in mine]
     names = {f"jit({m['function']})" for m in misses}
-    return {"misses": misses, "error": error, "messages": [clean(m) for m in mine],
-            "lowerings": sum(c in names for c in collect.compiled)}
+    found = {"misses": misses, "error": error, "messages": [clean(m) for m in mine],
+             "lowerings": sum(c in names for c in collect.compiled)}
+    if isinstance(result, dict) and "out" in result:   # a hit's value: the old one kept?
+        found["out"] = np.asarray(result["out"]).tolist()
+    return found
 
 
 def _only():

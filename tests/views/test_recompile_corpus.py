@@ -650,6 +650,17 @@ def test_the_fix_shown_applies_as_jax_recorded(name):
     assert len([e for e in mine if e.compiled]) == 1, [(e.reason, e.changes) for e in mine]
 
 
+@pytest.mark.parametrize("name", sorted(n for n in SCENARIOS if "out" in REFERENCE[n]))
+def test_a_changed_closed_over_value_keeps_jaxs_old_answer_and_claims_nothing(name):
+    """A bound method's self.k, a static self's attribute, a global array rebound to another
+    shape, a NumPy array changed in place: JAX reuses its trace (one miss) and answers with
+    the value it was traced with; so does jxkernel, and it says nothing of a recompile (there
+    is none to explain)."""
+    result, events = jx_events(name)
+    assert [float(v) for v in result["out"]] == REFERENCE[name]["out"]
+    assert [e.reason for e in events] == ["first call"] and events[0].changes == ()
+
+
 def test_static_object_with_eq_and_no_hash_is_told_to_get_a_hash():
     """JAX refuses it (ValueError) as an unhashable static; "pass it traced" cannot work for
     an object (not a pytree): the advice is a __hash__, and with it one program is compiled
