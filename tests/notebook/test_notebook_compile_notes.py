@@ -487,3 +487,20 @@ def test_a_lambda_passed_static_each_call_is_told_to_be_made_once(shell):
               "apply2_jit = jax.jit(apply_fn2, static_argnums=0)\ndouble = lambda v: v * 2")
     ran = ok(shell, "for _ in range(2):\n    apply2_jit(double, jnp.ones(3))")
     assert ran.notes == [] and len(events_of(shell.user_ns["apply2_jit"])) == 1
+
+
+def test_a_jitted_def_redefined_in_a_later_cell_is_a_first_compile_as_in_jax(shell):
+    """jit_decorated_def_in_two_cells: a @jax.jit def changed in a later cell is a new
+    function (JAX: "never seen function", no hint): a first compile, said nothing of; the
+    first cell's source run again is told as that cell's code made anew, with the fix of a
+    cell of its own."""
+    first = "@jax.jit\ndef rd(v):\n    return v * 6.5\nrd(jnp.ones(3))"
+    assert ok(shell, first).notes == []
+    assert ok(shell, "@jax.jit\ndef rd(v):\n    return v * 7.5\nrd(jnp.ones(3))").notes == []
+    (event,) = events_of(shell.user_ns["rd"])
+    assert event.reason == "first call" and event.changes == ()
+    ran = ok(shell, first)
+    (note,) = ran.notes
+    (change,) = events_of(shell.user_ns["rd"])[-1].changes
+    assert change.kind == "fresh_jit" and "defined this function anew" in change.fix
+    assert fix_in_brief(change.fix) in note["text/plain"]
