@@ -1,7 +1,7 @@
 """Write tests/data/recompile_reference.json from real JAX 0.10.2 (run by hand, never by the
 tests):
 
-    .venv-jax/bin/python reference/make_recompile_reference.py [--print]
+    .venv-jax/bin/python reference/make_recompile_reference.py [--print] [--only a,b]
 
 Runs each scenario of tests/data/recompile_cases.py with `jax_explain_cache_misses` on and
 records the tracing-cache misses JAX logs for the scenario's own functions. JAX 0.10.2 logs
@@ -23,7 +23,8 @@ or, for a function traced before,
 
 Per scenario: {"misses": [{"function", "kind", "changes": [{"kind", "path", "before",
 "after"}], "redefined_hint"}], "error": None or the exception class, "messages": the raw
-text (ids and call-site columns dropped), "lowerings": how many programs of the scenario's
+text (ids and call-site columns dropped), "out": the value of the scenario's `out` where it sets one (a
+cache hit after a closed-over value changed: JAX's answer), "lowerings": how many programs of the scenario's
 functions JAX lowered for XLA to compile (`jax_log_compiles`: pxla's "Compiling jit(<name>)
 with global shapes", logged as it lowers; a vmap or grad of a jitted function lowers
 programs of its own without a tracing miss, a committed array one more, and a call after
@@ -32,7 +33,7 @@ programs of its own without a tracing miss, a committed array one more, and a ca
 "unavailable"; a "types" change's kind is "shape", "dtype" or "weak_type" (the first that
 differs), a "tree" change's "tree", a "config" change's "config" with the config's name as
 its path. "line" is the line of the scenario the function was defined on. `--print` prints the
-messages too.
+messages too; `--only a,b` records those scenarios again and keeps the file's others.
 """
 import json
 import logging
@@ -41,6 +42,7 @@ import re
 import sys
 
 import jax
+import numpy as np
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, DATA)
@@ -158,22 +160,35 @@ def record(name):
     error = type(result).__name__ if name in RAISES and isinstance(result, Exception) else None
     misses = [parse(m) for m in mine]
     names = {f"jit({m['function']})" for m in misses}
-    return {"misses": misses, "error": error, "messages": [clean(m) for m in mine],
-            "lowerings": sum(c in names for c in collect.compiled)}
+    found = {"misses": misses, "error": error, "messages": [clean(m) for m in mine],
+             "lowerings": sum(c in names for c in collect.compiled)}
+    if isinstance(result, dict) and "out" in result:   # a hit's value: the old one kept?
+        found["out"] = np.asarray(result["out"]).tolist()
+    return found
+
+
+def _only():
+    """`--only a,b`: the scenarios to record again (the others kept from the file)."""
+    args = sys.argv[1:]
+    return args[args.index("--only") + 1].split(",") if "--only" in args else list(SCENARIOS)
 
 
 def main():
     jax.config.update("jax_explain_cache_misses", True)
     jax.config.update("jax_log_compiles", True)
+    path = os.path.join(DATA, "recompile_reference.json")
     out = {}
-    for name in SCENARIOS:
+    if "--only" in sys.argv:
+        with open(path) as f:
+            out = {k: v for k, v in json.load(f)["scenarios"].items() if k in SCENARIOS}
+    for name in _only():
         out[name] = record(name)
         if "--print" in sys.argv:
             print(f"=== {name}: {len(out[name]['misses'])} misses, error {out[name]['error']}")
             for m in out[name]["messages"]:
                 print(m)
     out = {"jax_version": jax.__version__, "scenarios": out}
-    with open(os.path.join(DATA, "recompile_reference.json"), "w") as f:
+    with open(path, "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)
         f.write("\n")
 

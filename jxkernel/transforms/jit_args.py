@@ -7,6 +7,7 @@ argument leaf, and a leaf's type.
 """
 from __future__ import annotations
 
+import dataclasses
 import inspect
 
 import numpy as np
@@ -237,6 +238,17 @@ def _unhashable_advice(name: str, value, pos) -> str:
         return (f"An array is a value to trace: take '{name}' out of {option} and pass it as an "
                 f"argument; if its values must be Python numbers while tracing (a shape, a loop "
                 f"count), pass tuple({name}.tolist()).")
+    if _eq_without_hash(value):       # an object is not traceable: "pass it traced" cannot work
+        kind = type(value).__name__
+        return (f"{kind} defines __eq__ but not __hash__, and Python then makes it unhashable: "
+                f"give {kind} a __hash__ over the fields its __eq__ compares (or make it a "
+                f"frozen dataclass, which has both).")
+    fields = _unhashable_fields(value)
+    if fields:                        # a frozen dataclass holding a list: the field is the cause
+        kind, field = type(value).__name__, fields[0]
+        return (f"{kind}'s field {field} holds a {type(getattr(value, field)).__name__}, "
+                f"which is not hashable: make it hashable where the {kind} is made (a tuple "
+                f"for a list: {kind}({field}=tuple(...))).")
     # traced only where the function does arithmetic with it: a shape, a size or a loop
     # count must stay a Python value (traced, jnp.zeros(shape) fails: "Shapes must be 1D
     # sequences of concrete values"), so the advice says when tracing it can work
@@ -246,6 +258,26 @@ def _unhashable_advice(name: str, value, pos) -> str:
         twin = f"tuple({name})" if isinstance(value, list) else f"frozenset({name})"
         return f"Use a hashable value ({twin}){traced}"
     return f"Use a hashable value{traced}"
+
+
+def _unhashable_fields(value) -> list:
+    """The fields of a dataclass that cannot be hashed (a frozen config holding a list)."""
+    if not dataclasses.is_dataclass(value) or isinstance(value, type):
+        return []
+    found = []
+    for field in dataclasses.fields(value):
+        try:
+            hash(getattr(value, field.name, None))
+        except TypeError:
+            found.append(field.name)
+    return found
+
+
+def _eq_without_hash(value) -> bool:
+    """An object of a user's class that defines __eq__ and so lost object's __hash__."""
+    kind = type(value)
+    return kind.__hash__ is None and kind.__eq__ is not object.__eq__ and \
+        hasattr(value, "__dict__")
 
 
 SCALAR_TYPES = (bool, int, float, complex)

@@ -573,6 +573,8 @@ _UNHASHABLE = re.compile(r"^Non-hashable static arguments are not supported\. An
 
 def _unhashable_card(exc, where, called_from) -> ErrorCard:
     type_name, value_text, arg, function = _UNHASHABLE.match(str(exc)).groups()
+    if _EQ_WITHOUT_HASH in str(exc) or _FIELD_UNHASHABLE in str(exc):   # an object: neither
+        return _object_card(str(exc), type_name, arg, function, where, called_from)
     hashable = _hashable_text(type_name, value_text)
     code = where["code"] if where else ""
     if hashable and value_text in code:
@@ -597,6 +599,35 @@ def _unhashable_card(exc, where, called_from) -> ErrorCard:
              f"make {arg} traced."),
         rewrite=rewrite, where=_public(where), called_from=_public(called_from),
         origin={"argument": arg, "value_type": type_name, "value": value_text,
+                "function": function},
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.jit.html")
+
+
+# transforms/jit_args.py's advice for an object of a user's class: a tuple of it or passing it
+# traced (not a pytree) cannot work; its class or its field needs the change
+_EQ_WITHOUT_HASH = "defines __eq__ but not __hash__"
+_FIELD_UNHASHABLE = "which is not hashable: make it hashable where"
+
+
+def _object_card(text, type_name, arg, function, where, called_from) -> ErrorCard:
+    """A static object whose class has __eq__ and no __hash__, or a dataclass holding a
+    list: the card's fix is jit's advice (the message's last line)."""
+    kind = type_name.rsplit(".", 1)[-1]
+    advice = text.strip().splitlines()[-1]
+    if _EQ_WITHOUT_HASH in text:
+        fix = (f"Give {kind} a __hash__ over the fields its __eq__ compares, or make it a "
+               f"frozen dataclass (@dataclasses.dataclass(frozen=True) has both).")
+        rewrite = (f"# in class {kind}, beside its __eq__:\n"
+                   f"def __hash__(self):\n    return hash(tuple(vars(self).values()))")
+    else:
+        fix = advice[0].upper() + advice[1:]
+        rewrite = f"# {advice}"
+    return ErrorCard(
+        "unhashable-static", "A static argument must be hashable",
+        why=(f"{arg} is a static argument of {function}: its value is part of the compile "
+             f"cache's key, so it must be hashable, and this {kind} is not."),
+        fix=fix, rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        origin={"argument": arg, "value_type": type_name, "value": kind,
                 "function": function},
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.jit.html")
 

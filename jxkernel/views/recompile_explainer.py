@@ -50,7 +50,8 @@ from .signature_changes import (  # noqa: F401  (jxkernel.compile_log: the Chang
     KINDS, Change, Signature, change_distance, distance, explain, explain_changes,
     explanation_text, fresh_jit_change, jax_order, nearest)
 from .signature_changes import (_CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _COMPARE_MAX,
-                                _JIT_OPTIONS, _METHOD_FRESH_FIX, _PARTIAL_FRESH_FIX, _Large, _refixed)
+                                _JIT_OPTIONS, _METHOD_FRESH_FIX, _PARTIAL_FRESH_FIX,
+                                _WRAPPER_FRESH_FIX, _Large, _refixed)
 # ------------------------------------------------------------------ explaining a jit's miss
 def _config_of(device, jitted=None) -> tuple:
     """The configuration a compiled program is specialised on, as jit's cache key has it:
@@ -219,7 +220,7 @@ def _explain(miss: Miss) -> tuple:
                      static_named)
     changes = explain_changes(closest, new)
     if changes and (reason.startswith("a changed configuration") or
-                    any(c.kind == "traced" for c in changes)):     # say which
+                    any(c.kind in ("traced", "config") for c in changes)):     # say which
         reason = "; ".join(map(str, changes))
     return named, static_named, closest, reason, changes, new
 
@@ -245,6 +246,9 @@ def _fresh_jit_changes(jitted) -> tuple:
     elif getattr(fun, "__func__", None) is not None and hasattr(fun, "__self__"):
         change = _refixed(change, _METHOD_FRESH_FIX,       # jax.jit(m.apply) made anew
                           method=getattr(fun.__func__, "__name__", "method"))
+    elif _user_function(fun) is not fun:       # jit(jax.grad(loss)) made anew
+        change = _refixed(change, _WRAPPER_FRESH_FIX, func=_user_function(fun).__name__,
+                          wrapper=_wrapper_name(fun))
     elif free:                  # a closure made anew (a factory): its values may differ
         change = _refixed(change, _CLOSURE_FRESH_FIX, names=", ".join(free),
                           first=free[0])
@@ -253,6 +257,17 @@ def _fresh_jit_changes(jitted) -> tuple:
                           fname=_jit_name(jitted), fun=_jit_name(jitted)
                           if jitted._name.isidentifier() else "lambda ...: ...")
     return (change,)
+
+
+def _wrapper_name(fun) -> str:
+    """What made the outermost wrapper of a function: "jax.grad" for jxkernel's grad (its
+    wrapper's code is grad.<locals>.grad_f), else the wrapper's own outer name (a decorator):
+    _wrapper_name(jax.grad(loss)) == "jax.grad"."""
+    code = getattr(fun, "__code__", None)
+    if code is None:
+        return type(fun).__name__
+    outer = getattr(code, "co_qualname", code.co_name).split(".")[0]
+    return f"jax.{outer}" if _source_internal(code.co_filename) else outer
 
 
 def _cell_of(fun) -> str | None:

@@ -131,7 +131,26 @@ def explain_changes(old: Signature | None, new: Signature) -> tuple:
     changes += _static_keyword_changes(old, new, flipped)
     changes += _leaf_changes(old, new, flipped)
     changes += _const_changes(old.consts, new.consts)
+    if any(c.kind == "config" and c.path == "jax_enable_x64" for c in changes):
+        changes = [c for c in changes if not _widened_by_x64(c)]
     return tuple(changes)
+
+
+_X64_PAIRS = {("f32", "f64"), ("i32", "i64"), ("u32", "u64"), ("c64", "c128")}
+
+
+def _widened_by_x64(change) -> bool:
+    """A dtype change x64 makes by itself (a Python 1.0 is f32 without it, f64 with it): JAX
+    names the config alone, and casting the argument would not stop it.
+
+        >>> _widened_by_x64(Change("x", "dtype", "f32[] (weak)", "f64[] (weak)"))
+        True
+    """
+    if change.kind != "dtype":
+        return False
+    (a, a_dims), (b, b_dims) = (re.match(r"^([a-z]+\d*)(.*)$", t).groups()
+                                for t in (change.old, change.new))
+    return a_dims == b_dims and ((a, b) in _X64_PAIRS or (b, a) in _X64_PAIRS)
 
 
 def _config_changes(old, new):
@@ -224,9 +243,13 @@ def _static_changes(old_static, new_static, flipped):
                 change = _refixed(change, _STATIC_DEFAULT_FIX, value=_static_repr(passed))
             elif before == after:                        # True and 1: equal, other types
                 change = _refixed(change, _STATIC_TYPE_FIX, old_type=type(before).__name__,
-                                  new_type=type(after).__name__)
+                                  new_type=type(after).__name__, py=_py_type(before, after))
             elif (before is None) != (after is None):    # None or a value: traced, two too
                 change = _refixed(change, _STATIC_NONE_FIX)
+            elif _hashed_by_identity(after) and callable(after):   # a new lambda, a partial
+                change = _refixed(change, _STATIC_FUNCTION_FIX,
+                                  kind=type(after).__name__,
+                                  func=getattr(getattr(after, "func", None), "__name__", "g"))
             elif _hashed_by_identity(after):
                 names = _fields(after) or ["field"]
                 tail = "," if len(names) == 1 else ""        # (self.k,): a tuple of one
@@ -245,6 +268,15 @@ def _static_changes(old_static, new_static, flipped):
             elif after is not _ABSENT and not _traceable(after):
                 change = _refixed(change, _STATIC_KEEP_FIX, kind=type(after).__name__)
             yield change
+
+
+def _py_type(before, after) -> str:
+    """The type to make both of two equal static values: the old one's, or where either is
+    a NumPy scalar (np.int32(3) and 3), the Python type of its value (`int32(n)` is no name
+    in a learner's cell; int(n) makes both one key)."""
+    if isinstance(before, np.generic) or isinstance(after, np.generic):
+        return type(np.asarray(before).item()).__name__
+    return type(before).__name__
 
 
 def _static_keyword_changes(old, new, flipped):
@@ -335,6 +367,11 @@ def _leaf_changes(old, new, flipped):
         if change is not None:              # one change for the argument, not one per leaf
             moved, explained = [p for p in moved if _root(p) != root], True
             yield change
+    node = None if explained else _node_change(old, new)
+    if node is not None:                    # one change for the node, not one per leaf
+        moved = [p for p in moved if not _under(p, node.path)]
+        explained = True
+        yield node
     for path in sorted(moved):
         change = _fixed(path, "structure",
                         _aval_text(before[path]) if path in before else "absent",
@@ -361,20 +398,29 @@ def _leaf_changes(old, new, flipped):
         else:
             change = _refixed(change, _KEYWORD_FIX if _by_keyword_now(old.treedef,
                                                                       new.treedef)
-                              else _CONTAINER_FIX)
+                              else _TREE_FIX)
         yield change
+    batches = _partial_batches(before, after)
     for path, a in after.items():
         b = before.get(path)
         if b is None or a == b:
             continue
         if a.shape != b.shape:
-            change = _fixed(path, "shape", b.str_short(), a.str_short(),
-                            rank=len(a.shape) != len(b.shape) or not a.shape)
+            change = _fixed(path, "shape", b.str_short(), a.str_short())
             if any(not isinstance(d, (int, np.integer)) for d in (*a.shape, *b.shape)):
                 change = _refixed(change, _SYMBOLIC_FIX)    # an export's symbolic shape
-            elif len(a.shape) == len(b.shape) >= 2 and a.shape[1:] == b.shape[1:] and \
-                    a.shape[0] < b.shape[0]:       # fewer rows: a last, partial batch
+            elif _is_key(a) != _is_key(b):         # PRNGKey's u32[2], key's key<fry>[]
+                change = _refixed(change, _KEY_FIX)
+            elif len(a.shape) == len(b.shape) >= 1 and a.shape[1:] == b.shape[1:] and \
+                    (b.shape[0], a.shape[0]) in batches:  # fewer rows: a last, partial batch
                 change = _refixed(change, _PARTIAL_BATCH_FIX, size=b.shape[0])
+            elif not b.shape:                      # a scalar grown into an array
+                change = _refixed(change, _GROWN_FIX, shape=tuple(a.shape),
+                                  dtype=a.dtype.name)
+            elif len(a.shape) != len(b.shape) or not a.shape:
+                change = _refixed(change, _RANK_FIX)
+            else:                                  # one axis or more of another length
+                change = _bucket_change(change, b.shape, a.shape)
             yield change
         elif a.dtype != b.dtype:
             change = _fixed(path, "dtype", _aval_text(b), _aval_text(a), dtype=b.dtype.name)
@@ -389,6 +435,121 @@ def _leaf_changes(old, new, flipped):
             if b.weak_type and not a.shape:       # a Python number, then a 0-d array
                 change = _refixed(change, _NUMBER_THEN_ARRAY_FIX, dtype=a.dtype.name)
             yield change
+
+
+def _node_change(old, new):
+    """The first place where the two structures hold another kind of node (a tuple for a
+    namedtuple, () or an array for None: JAX's "so their Python types differ"), as one
+    Change with the fix that makes it the old kind again; None where they differ otherwise
+    (keys, lengths, metadata) or an argument is None on one side (_NONE_ARGUMENT_FIX's)."""
+    try:
+        found = _node_difference(old.treedef, new.treedef, ())
+    except (AttributeError, TypeError, ValueError):
+        return None
+    if found is None or len(found[0]) < 2:
+        return None
+    keys, a, b = found
+    path = _node_path(keys, old, new)
+    if path is None or (path == _root(path) and "leaf" in (a[0], b[0])):
+        return None
+    was, now = _node_text(a[0], old, path), _node_text(b[0], new, path)
+    change = Change(path, "structure", was, now)
+    if {a[0], b[0]} == {type(None), "leaf"}:        # None, then an array (or back)
+        aval = dict(new.named if b[0] == "leaf" else old.named)[path]
+        change = _refixed(dataclasses.replace(change, **{
+            "old" if a[0] is type(None) else "new": "None"}), _NONE_ARGUMENT_FIX,
+            shape=tuple(aval.shape))
+    else:
+        change = _refixed(change, _CONTAINER_FIX, convert=_convert_to(a[0], path))
+    return dataclasses.replace(change, snippet=_assignable(path, change.snippet))
+
+
+def _node_difference(old, new, keys):
+    """(keys down to it, old node data, new node data) of the first node of another type,
+    depth first; None where the structures are alike down to nodes of one type with other
+    keys or children (not this module's "another container")."""
+    a, b = old.node_data() or ("leaf", None), new.node_data() or ("leaf", None)
+    if a[0] is not b[0]:
+        return keys, a, b
+    ca, cb = old.children(), new.children()
+    if a[1] != b[1] or len(ca) != len(cb):
+        return None
+    for i, (x, y) in enumerate(zip(ca, cb)):
+        found = _node_difference(x, y, (*keys, (a, a[1][i] if a[0] is dict else i)))
+        if found is not None:
+            return found
+    return None
+
+
+def _node_path(keys, old, new) -> str | None:
+    """A node's keys as a path written as the leaves' ("p['extra']", "p.x"): the argument's
+    name is its first leaf's (on either side), a keyword's its key."""
+    (_, top), (_, arg), *rest = keys
+    if top == 1:
+        path = str(arg)
+    else:
+        path = None
+        for sig in (new, old):
+            args = sig.treedef.children()[0].children()
+            offset = sum(c.num_leaves for c in args[:arg])
+            if arg < len(args) and args[arg].num_leaves and offset < len(sig.named):
+                path = _root(sig.named[offset][0])
+                break
+        if path is None:
+            return None
+    for (kind, _), key in rest:
+        fields = getattr(kind, "_fields", None)
+        path += f"[{key!r}]" if kind is dict else f".{fields[key]}" if fields else f"[{key}]"
+    return path
+
+
+def _node_text(kind, sig, path) -> str:
+    """A node as a change shows it: None, a tuple, Point (a namedtuple), an array's type."""
+    if kind == "leaf":
+        return _aval_text(dict(sig.named)[path])
+    if kind is type(None):
+        return "None"
+    return f"a {kind.__name__}"
+
+
+def _convert_to(kind, path) -> str:
+    """Code making `path` the kind of node it was: Point(*p), tuple(xs), None."""
+    if kind is type(None):
+        return f"{path} = None    # one kind of empty value, every call"
+    name = kind.__name__ if kind in (tuple, list, dict) or getattr(kind, "_fields", None) \
+        else None
+    star = "*" if getattr(kind, "_fields", None) else ""
+    return f"{path} = {name}({star}{path})    # one container type, every call" if name \
+        else ""
+
+
+def _under(path, node) -> bool:
+    """Whether a leaf's path is `node` or below it."""
+    return path == node or path.startswith((node + "[", node + "."))
+
+
+def _bucket_change(change, old_shape, new_shape) -> Change:
+    """The bucketing fix for the first axis whose length changed (padding axis 0 left an
+    f32[5,3] -> f32[5,4] two programs), its buckets powers of two at least the one holding
+    both lengths seen (3 and 2 bucketed alone are 4 and 2: two programs still)."""
+    axis = next(i for i, (m, n) in enumerate(zip(old_shape, new_shape)) if m != n)
+    floor = 1 << (max(old_shape[axis], new_shape[axis]) - 1).bit_length()
+    before = f"[(0, 0)] * {axis} + " if axis else ""
+    return _refixed(change, _BUCKET_FIX, axis=axis, floor=floor, before=before)
+
+
+def _partial_batches(before, after) -> set:
+    """(rows before, rows now) of the leaves that lost rows as a last, partial batch does:
+    a leaf of rank 2 or more, its other dimensions kept; the vectors of the same batch (its
+    labels) lose as many rows with it."""
+    return {(b.shape[0], a.shape[0]) for p, a in after.items()
+            for b in [before.get(p)] if b is not None and len(a.shape) == len(b.shape) >= 2
+            and a.shape[1:] == b.shape[1:] and a.shape[0] < b.shape[0]}
+
+
+def _is_key(aval) -> bool:
+    """Whether an aval is a typed PRNG key's (key<fry>[])."""
+    return str(aval.str_short()).startswith("key<")
 
 
 def _none_passed(old, new, old_has_it) -> bool:
@@ -587,15 +748,13 @@ def jax_order(old: Signature, new: Signature) -> tuple:
                                  for c in group))
 
 
-def _fixed(path, kind, old, new, name=None, dtype="float32", rank=False) -> Change:
+def _fixed(path, kind, old, new, name=None, dtype="float32") -> Change:
     name = name or path
     fix, snippet = _FIXES[kind]
     if kind == "config" and path in dict(_JIT_OPTIONS):
         fix, snippet = _OPTION_FIX
     elif kind == "config" and path != "jax_enable_x64":
         fix, snippet = _DEVICE_FIX
-    if rank:
-        fix, snippet = _RANK_FIX
     fill = dict(path=path, name=name, root=_root(path), old=old, new=new, dtype=dtype)
     return Change(path, kind, str(old), str(new), fix.format(**fill),
                   _assignable(path, snippet.format(**fill)))
@@ -699,6 +858,15 @@ _METHOD_FRESH_FIX = (
     "    out = {method}_jit(batch)")
 # a notebook cell defining and calling a jitted function, run again (or another cell of the
 # same code): its function is a new object, which JAX too has never seen
+# jit of a wrapper made anew (jax.grad(loss), jax.checkpoint(loss, policy=p)): the wrapped
+# code is the same, the wrapper a new object, and its options may differ (another program)
+_WRAPPER_FRESH_FIX = (
+    "This is a new jit of {func} through a wrapper made anew ({wrapper}(...) or a decorator, "
+    "called again for this jit): jit's cache is keyed on the function object it is given, "
+    "so each new wrapper traces and compiles again. Make the jitted function once per set "
+    "of options and reuse it; wrappers with other options (another checkpoint policy, "
+    "other argnums) are other programs, each compiled once.",
+    "{func}_jit = jax.jit({wrapper}({func}))    # once, outside the loop; one per options")
 _CELL_RERUN_FIX = (
     "{now} defined this function anew ({before} defined one of the same code): running a "
     "cell again makes new function objects, and jit's cache is keyed on the function "
@@ -780,6 +948,17 @@ _NEW_CONTEXT_FIX = (
     "jitted function traces and compiles again, once. Make your contexts at start-up, "
     "before the first jitted call.",
     "{context} = jax.make_user_context({value})    # at start-up, before any jitted call")
+# a function passed static (apply(fn, x), fn in static_argnums): functions compare by
+# identity, so a lambda or a partial made anew each call is a new key, however alike
+_STATIC_FUNCTION_FIX = (
+    "{name} is a function passed static, and a {kind} is compared by identity: a new one "
+    "each call (a lambda or a partial made anew) is a new key and compiles anew, however "
+    "alike. Make it once, outside the loop, and pass that same object (a partial can "
+    "instead go traced, as jax.tree_util.Partial: its bound arrays are leaves, one program "
+    "for all their values).",
+    "{name} = ...    # made once, outside the loop\n"
+    "for batch in batches:\n"
+    "    out = f({name}, batch)    # the same object every call")
 _IDENTITY_FIX = ("{name} is a {kind} object, and {kind} keeps object's own hash and ==, by "
                  "identity: every new instance is a new static value and compiles anew, however "
                  "alike. Reuse one instance, or give {kind} __hash__ and __eq__ over the fields "
@@ -798,7 +977,7 @@ _STATIC_TYPE_FIX = (
     "{name} is {new} ({new_type}) now and was {old} ({old_type}): equal values, but jit's key "
     "tells a static value's type apart (True and 1, 2.0 and 2), so each compiles. Pass one "
     "type in every call.",
-    "{name} = {old_type}({name})    # one type in every call")
+    "{name} = {py}({name})    # one type in every call")
 _STATIC_NONE_FIX = (
     "{name} was {old} and is {new} now: None and a value are two programs whether {name} is "
     "static or traced (None is an empty pytree, a number a leaf). For one program, pass a "
@@ -819,9 +998,9 @@ _NONE_ARGUMENT_FIX = (
     "argument structures, each compiled. Pass an array in every call (zeros where None "
     "meant nothing to add).",
     "{path} = jnp.zeros({shape}) if {path} is None else {path}    # an array in every call")
-_ARGUMENT_FIX = ("{path} was {old} and is {new} now: an argument left to its default and one "
-                 "passed are two different argument structures, each compiled. Pass {path} "
-                 "in every call, or in none.",
+_ARGUMENT_FIX = ("{path} was {old} and is {new} now: an argument left out (to its default, "
+                 "or a **kwargs keyword not given) and one passed are two different argument "
+                 "structures, each compiled. Pass {path} in every call, or in none.",
                  "f(..., {path}={path})    # in every call")
 _LENGTH_FIX = ("{root} changed length ({path}: {old} -> {new}): a list's length is part of "
                "its pytree structure, and every structure compiles anew. Keep the length "
@@ -836,10 +1015,13 @@ _KEYWORD_FIX = ("The same argument came by position in one call and by keyword i
                 "({old} -> {new}): which arguments are keywords is part of the cache key. "
                 "Pass each argument the same way in every call.",
                 "f(x)    # or always f(x=x): one way, every call")
-_CONTAINER_FIX = ("The arguments' pytree structure changed ({old} -> {new}): a tuple, a list "
-                  "or a dict of the same arrays are different structures, each compiled. "
-                  "Pass the same container type in every call.",
-                  "xs = tuple(xs)    # one container type, every call")
+_TREE_FIX = ("The arguments' pytree structure changed ({old} -> {new}), and every structure "
+             "compiles anew. Pass arguments of one structure in every call.",
+             "")
+_CONTAINER_FIX = ("{path} was {old} and is {new} now: another kind of node in one place (a "
+                  "tuple for a namedtuple, a list for a tuple, () for None) is another pytree "
+                  "structure, each compiled. Pass the same kind in every call.",
+                  "{convert}")
 _PARTIAL_BATCH_FIX = (
     "{path} has fewer rows than before ({old} -> {new}), as the last, partial batch of an "
     "epoch has, and every new shape compiles anew. Pad it to the {size} rows compiled "
@@ -847,9 +1029,32 @@ _PARTIAL_BATCH_FIX = (
     "n = {path}.shape[0]\n"
     "{path} = jnp.pad({path}, [(0, {size} - n)] + [(0, 0)] * ({path}.ndim - 1))\n"
     "mask = jnp.arange({size}) < n    # weigh the padded rows 0")
-_RANK_FIX = ("{path} changed rank ({old} -> {new}), and every new shape compiles anew. Pass it "
-             "with one rank every time.",
-             "{path} = jnp.atleast_1d({path})    # a scalar becomes shape (1,)")
+# a reshape or atleast_1d would not help: f32[3] and f32[1] are two programs too
+_BUCKET_FIX = (
+    "Every new shape compiles anew. Pad or bucket {path} to a few fixed sizes (a mask keeps "
+    "the padding out of the result).",
+    "n = {path}.shape[{axis}]\n"
+    "size = max({floor}, 1 << (n - 1).bit_length())    # a power of two, at least {floor}\n"
+    "{path} = jnp.pad({path}, {before}[(0, size - n)] + [(0, 0)] * ({path}.ndim - {axis} - 1))")
+_RANK_FIX = ("{path} changed rank ({old} -> {new}), and every shape is a program of its own: "
+             "a compile per rank is expected. Nothing to fix unless it is one value that "
+             "should keep one shape (then make it that shape where it is made).",
+             "")
+# a state started as a Python number and given back by the jitted function as an array
+# (a velocity started as 0.0): made with the array's shape and dtype from the start
+_GROWN_FIX = (
+    "{path} was a scalar ({old}) and is an array now ({new}): every shape compiles anew. If "
+    "it is a state started as 0.0 and given back by the jitted function as an array, make "
+    "it with that shape and dtype from the start; if the calls really take two shapes, a "
+    "compile for each is expected.",
+    "{path} = jnp.broadcast_to(jnp.asarray({path}, jnp.{dtype}), {shape})    # from the "
+    "start")
+_KEY_FIX = (
+    "{path} was {old} and is {new} now: a raw key (jax.random.PRNGKey, u32[2]) and a typed "
+    "key (jax.random.key) are two types, each compiled. Make keys one way: typed keys "
+    "everywhere (raw ones wrapped).",
+    "if not jnp.issubdtype({path}.dtype, jax.dtypes.prng_key):\n"
+    "    {path} = jax.random.wrap_key_data({path})    # typed keys, every call")
 _OPTION_FIX = ("{path} differs between two jits of this function ({old} -> {new}): each set "
                "of jit options compiles a program of its own (JAX traces once, and lowers and "
                "compiles twice). Jit the function once with the options you need, and call "

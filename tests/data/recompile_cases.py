@@ -743,12 +743,410 @@ SCENARIOS = {
         "for i in range(3):\n"
         "    xs.append(jnp.ones(2))\n"
         "    f(xs)\n"),
+    # -------------------------------------------------- a learner through JAX's tutorials
+    # (jit, Thinking in JAX, the sharp bits, pytrees, stateful computations, a training loop)
+    "bound_method_self_attribute_changed": (
+        "jax.jit(m.apply) made once, then m.k changed: a hit, the old k kept (as in JAX)",
+        "class Model:\n"
+        "    def __init__(self, k):\n"
+        "        self.k = k\n"
+        "    def apply(self, x):\n"
+        "        return x * self.k\n"
+        "m = Model(2.0)\n"
+        "f = jax.jit(m.apply)\n"
+        "f(jnp.ones(3)); m.k = 3.0; out = f(jnp.ones(3))\n"),
+    "static_self_attribute_mutated": (
+        "self static (hashed by identity), then an attribute of the same object changed: a "
+        "hit, the old value kept",
+        "class Model:\n"
+        "    def __init__(self, k):\n"
+        "        self.k = k\n"
+        "    def apply(self, x):\n"
+        "        return x * self.k\n"
+        "f = jax.jit(Model.apply, static_argnums=0)\n"
+        "m = Model(2.0)\n"
+        "f(m, jnp.ones(3)); m.k = 3.0; out = f(m, jnp.ones(3))\n"),
+    "static_eq_without_hash": (
+        "a static config class defining __eq__ but not __hash__ (unhashable): an error",
+        "class Config:\n"
+        "    def __init__(self, k):\n"
+        "        self.k = k\n"
+        "    def __eq__(self, other):\n"
+        "        return self.k == other.k\n"
+        "f = jax.jit(lambda x, cfg: x * cfg.k, static_argnums=1)\n"
+        "f(jnp.ones(3), Config(2.0))\n"),
+    "static_lambda_each_call": (
+        "a function passed as a static argument, a new lambda each call",
+        "def apply(fn, x):\n"
+        "    return fn(x)\n"
+        "f = jax.jit(apply, static_argnums=0)\n"
+        "for i in range(3):\n"
+        "    f(lambda x: x * 2, jnp.ones(3))\n"),
+    "static_partial_each_call": (
+        "a static functools.partial made anew each call (equal, but hashed by identity)",
+        "import functools\n"
+        "def apply(fn, x):\n"
+        "    return fn(x)\n"
+        "f = jax.jit(apply, static_argnums=0)\n"
+        "for i in range(2):\n"
+        "    f(functools.partial(jnp.multiply, 2.0), jnp.ones(3))\n"),
+    "tree_util_partial_argument": (
+        "a jax.tree_util.Partial passed traced: a new k is a new leaf value, a hit",
+        "def apply(fn, x):\n"
+        "    return fn(x)\n"
+        "f = jax.jit(apply)\n"
+        "for k in (2.0, 3.0):\n"
+        "    f(jax.tree_util.Partial(jnp.multiply, k), jnp.ones(3))\n"),
+    "namedtuple_then_tuple": (
+        "a namedtuple, then a plain tuple of the same arrays",
+        "import collections\n"
+        "Point = collections.namedtuple('Point', 'x y')\n"
+        "f = jax.jit(lambda p: p[0] + p[1])\n"
+        "f(Point(jnp.ones(2), jnp.ones(2))); f((jnp.ones(2), jnp.ones(2)))\n"),
+    "none_then_empty_tuple": (
+        "None, then () in a dict: no leaves either way, still another structure",
+        "f = jax.jit(lambda p: p['w'] * 2)\n"
+        "f({'w': jnp.ones(2), 'extra': None}); f({'w': jnp.ones(2), 'extra': ()})\n"),
+    "kwargs_key_added": (
+        "**kwargs: one more keyword",
+        "def g(x, **opts):\n"
+        "    return x * sum(opts.values())\n"
+        "f = jax.jit(g)\n"
+        "f(jnp.ones(3), a=1.0); f(jnp.ones(3), a=1.0, b=2.0)\n"),
+    "python_float_then_numpy_float64": (
+        "a Python float, then a NumPy float64 scalar (float32 without x64, strong)",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(1.0); f(np.float64(1.0))\n"),
+    "python_float_then_jnp_array": (
+        "a Python float, then jnp.array(1.0) of it",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(1.0); f(jnp.array(1.0))\n"),
+    "numpy_float32_then_jnp_float32": (
+        "np.float32(1.0), then jnp.float32(1.0): the same type, a hit",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(np.float32(1.0)); f(jnp.float32(1.0))\n"),
+    "counter_round_trips_weak": (
+        "a step counter started as 0 and fed back from the jitted step: a hit (it stays weak)",
+        "step = jax.jit(lambda i, x: (i + 1, x * 2))\n"
+        "i, x = 0, jnp.ones(3)\n"
+        "for _ in range(3):\n"
+        "    i, x = step(i, x)\n"),
+    "optimizer_state_dtype_promotes": (
+        "momentum kept in bfloat16, returned as float32 by the update: the second step compiles",
+        "def update(w, m, g):\n"
+        "    m = 0.9 * m + 0.1 * g\n"
+        "    return w - 0.01 * m, m\n"
+        "f = jax.jit(update)\n"
+        "w, m = jnp.ones(3), jnp.zeros(3, jnp.bfloat16)\n"
+        "for _ in range(3):\n"
+        "    w, m = f(w, m, jnp.ones(3))\n"),
+    "velocity_starts_as_python_float": (
+        "a velocity started as 0.0 and returned as an array like w: the second step compiles",
+        "def update(w, v):\n"
+        "    v = 0.9 * v + w\n"
+        "    return w - 0.1 * v, v\n"
+        "f = jax.jit(update)\n"
+        "w, v = jnp.ones(3), 0.0\n"
+        "for _ in range(3):\n"
+        "    w, v = f(w, v)\n"),
+    "optimizer_count_becomes_float": (
+        "an Adam-like count started as 0, returned as count + 1.0 (a float)",
+        "def update(count, w):\n"
+        "    count = count + 1.0\n"
+        "    return count, w * (1 - 0.9 ** count)\n"
+        "f = jax.jit(update)\n"
+        "count, w = 0, jnp.ones(3)\n"
+        "for _ in range(3):\n"
+        "    count, w = f(count, w)\n"),
+    "last_partial_batch_dict": (
+        "batches as dicts {'x', 'y'}: the last, short one compiles anew",
+        "data = {'x': jnp.ones((10, 3)), 'y': jnp.ones(10)}\n"
+        "step = jax.jit(lambda b: ((b['x'].sum(axis=1) - b['y']) ** 2).mean())\n"
+        "for i in range(0, 10, 4):\n"
+        "    step({k: v[i:i + 4] for k, v in data.items()})\n"),
+    "prng_key_raw_then_typed": (
+        "a raw jax.random.PRNGKey, then a typed jax.random.key",
+        "f = jax.jit(lambda k: jax.random.normal(k, (3,)))\n"
+        "f(jax.random.PRNGKey(0)); f(jax.random.key(0))\n"),
+    "debug_nans_toggled": (
+        "jax_debug_nans switched on between two calls",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_debug_nans', True)\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_debug_nans', False)\n"),
+    "numpy_rank_promotion_context": (
+        "a call inside jax.numpy_rank_promotion('raise'), then outside",
+        "f = jax.jit(lambda x, y: x + y)\n"
+        "f(jnp.ones(3), jnp.ones(3))\n"
+        "with jax.numpy_rank_promotion('raise'):\n"
+        "    f(jnp.ones(3), jnp.ones(3))\n"
+        "f(jnp.ones(3), jnp.ones(3))\n"),
+    "enable_x64_context": (
+        "a call with a Python float inside jax.enable_x64(True)",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(1.0)\n"
+        "with jax.enable_x64(True):\n"
+        "    f(1.0)\n"),
+    "disable_jit_then_jit": (
+        "calls under jax.disable_jit() trace nothing; the first call after it traces",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "with jax.disable_jit():\n"
+        "    f(jnp.ones(3)); f(jnp.ones(4))\n"
+        "f(jnp.ones(3))\n"),
+    "named_scope_around_call": (
+        "a call inside jax.named_scope('layer'), then outside: a hit",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "with jax.named_scope('layer'):\n"
+        "    f(jnp.ones(3))\n"
+        "f(jnp.ones(3))\n"),
+    "checkpoint_policy_jit_made_anew": (
+        "jax.jit(jax.grad(jax.checkpoint(loss, policy=p))) made for each of two policies",
+        "def loss(x):\n"
+        "    return jnp.sin(x).sum()\n"
+        "for policy in (None, jax.checkpoint_policies.dots_saveable):\n"
+        "    jax.jit(jax.grad(jax.checkpoint(loss, policy=policy)))(jnp.ones(3))\n"),
+    "checkpoint_inside_jit_new_shape": (
+        "a jitted step using jax.checkpoint(layer) inside, on a longer input",
+        "def layer(x):\n"
+        "    return jnp.sin(x) * 2\n"
+        "f = jax.jit(lambda x: jax.grad(lambda y: jax.checkpoint(layer)(y).sum())(x))\n"
+        "f(jnp.ones(3)); f(jnp.ones(3)); f(jnp.ones(4))\n"),
+    "closure_array_rebound_new_shape": (
+        "a closed-over global array rebound to another shape: a hit, the old array kept",
+        "w = jnp.ones(3)\n"
+        "f = jax.jit(lambda x: x * w)\n"
+        "f(jnp.ones(3)); w = jnp.full(1, 5.0); out = f(jnp.ones(3))\n"),
+    "closure_numpy_array_mutated": (
+        "a closed-over NumPy array changed in place: a hit, the old values kept",
+        "w = np.ones(3, np.float32)\n"
+        "f = jax.jit(lambda x: x * w)\n"
+        "f(jnp.ones(3)); w[0] = 5.0; out = f(jnp.ones(3))\n"),
+    "jit_decorated_def_in_two_cells": (
+        "the same @jax.jit def run again as a later cell (its code on another line): a new "
+        "function, never seen",
+        "cell = '@jax.jit\\ndef f(x):\\n    return x * 2\\nf(jnp.ones(3))\\n'\n"
+        "exec(compile(cell, FILE, 'exec'), globals())\n"
+        "exec(compile('\\n' * 5 + cell, FILE, 'exec'), globals())\n"),
+    "static_argnames_misspelled": (
+        "static_argnames naming no parameter ('N' for n): an error, as jit is made",
+        "def scale(x, n):\n"
+        "    return x * n\n"
+        "f = jax.jit(scale, static_argnames='N')\n"
+        "f(jnp.ones(3), 2); f(jnp.ones(3), 3)\n"),
+    "vmap_of_jit_in_axes_changes": (
+        "vmap of a jitted function over axis 0, then axis 1: rows of another length",
+        "f = jax.jit(lambda x: x.sum())\n"
+        "jax.vmap(f, in_axes=0)(jnp.ones((2, 3))); jax.vmap(f, in_axes=1)(jnp.ones((2, 3)))\n"),
+    "jitted_step_defined_inside_train": (
+        "a @jax.jit step defined inside train(), train() called twice: a new step each time",
+        "def train(x):\n"
+        "    @jax.jit\n"
+        "    def step(x):\n"
+        "        return x * 0.5\n"
+        "    return step(x)\n"
+        "train(jnp.ones(3)); train(jnp.ones(3))\n"),
+    "static_frozen_dataclass_with_list_field": (
+        "a frozen dataclass config with a list field as a static argument: an error",
+        "import dataclasses\n"
+        "@dataclasses.dataclass(frozen=True)\n"
+        "class Config:\n"
+        "    sizes: list\n"
+        "f = jax.jit(lambda x, cfg: x * len(cfg.sizes), static_argnums=1)\n"
+        "f(jnp.ones(3), Config([2, 3]))\n"),
+    "list_of_python_floats_new_values": (
+        "a list of Python floats with new values each call: a hit (each a weak f32 leaf)",
+        "f = jax.jit(lambda xs: xs[0] + xs[1])\n"
+        "f([1.0, 2.0]); f([3.0, 4.0])\n"),
+    "static_numpy_int_then_python_int": (
+        "a static size as np.int32(3) (from an array's arithmetic), then a Python 3",
+        "f = jax.jit(lambda x, n: jnp.tile(x, n), static_argnums=1)\n"
+        "f(jnp.ones(2), np.int32(3)); f(jnp.ones(2), 3)\n"),
+    "params_list_returned_as_tuple": (
+        "params passed as a list, the step returning a tuple fed back: the second step compiles",
+        "def step(params):\n"
+        "    w, b = params\n"
+        "    return (w * 0.9, b * 0.9)\n"
+        "f = jax.jit(step)\n"
+        "params = [jnp.ones(3), jnp.ones(())]\n"
+        "for _ in range(3):\n"
+        "    params = f(params)\n"),
+    "jit_of_vmap_made_anew": (
+        "jax.jit(jax.vmap(f)) made anew in a loop",
+        "def row(x):\n"
+        "    return x.sum()\n"
+        "for i in range(2):\n"
+        "    jax.jit(jax.vmap(row))(jnp.ones((4, 3)))\n"),
+    "static_float_from_arithmetic": (
+        "a static learning rate 0.1 * 3, then 0.3 (not equal in floating point)",
+        "f = jax.jit(lambda w, lr: w - lr * w, static_argnums=1)\n"
+        "f(jnp.ones(3), 0.1 * 3); f(jnp.ones(3), 0.3)\n"),
+    "second_axis_grows": (
+        "rows of 3 features, then of 4 (the second axis grows)",
+        "f = jax.jit(lambda x: (x ** 2).sum(axis=1))\n"
+        "f(jnp.ones((5, 3))); f(jnp.ones((5, 4)))\n"),
+    "static_argnums_out_of_range": (
+        "static_argnums=2 for a function of two arguments: an error, as jit is made",
+        "f = jax.jit(lambda x, n: x * n, static_argnums=2)\n"
+        "f(jnp.ones(3), 2); f(jnp.ones(3), 3)\n"),
+    # -------------------------------------------------- the fixes told for them, applied
+    # (tests/views/test_recompile_corpus.py's APPLIED_RECORDED: JAX lowers each once)
+    "static_lambda_made_once_fixed": (
+        "static_lambda_each_call with its fix: the function made once, outside the loop",
+        "def apply(fn, x):\n"
+        "    return fn(x)\n"
+        "f = jax.jit(apply, static_argnums=0)\n"
+        "fn = lambda x: x * 2\n"
+        "for i in range(3):\n"
+        "    f(fn, jnp.ones(3))\n"),
+    "namedtuple_then_tuple_fixed": (
+        "namedtuple_then_tuple with its fix: p = Point(*p) before each call",
+        "import collections\n"
+        "Point = collections.namedtuple('Point', 'x y')\n"
+        "f = jax.jit(lambda p: p[0] + p[1])\n"
+        "for p in (Point(jnp.ones(2), jnp.ones(2)), (jnp.ones(2), jnp.ones(2))):\n"
+        "    p = Point(*p)\n"
+        "    f(p)\n"),
+    "none_then_empty_tuple_fixed": (
+        "none_then_empty_tuple with its fix: p['extra'] = None before each call",
+        "f = jax.jit(lambda p: p['w'] * 2)\n"
+        "for p in ({'w': jnp.ones(2), 'extra': None}, {'w': jnp.ones(2), 'extra': ()}):\n"
+        "    p['extra'] = None\n"
+        "    f(p)\n"),
+    "none_leaf_fixed": (
+        "none_leaf with its fix: zeros where None was",
+        "f = jax.jit(lambda p: p['w'] if p['b'] is None else p['w'] + p['b'])\n"
+        "for p in ({'w': jnp.ones(2), 'b': None}, {'w': jnp.ones(2), 'b': jnp.ones(2)}):\n"
+        "    p['b'] = jnp.zeros((2,)) if p['b'] is None else p['b']\n"
+        "    f(p)\n"),
+    "velocity_starts_as_python_float_fixed": (
+        "velocity_starts_as_python_float with its fix: v made with w's shape from the start",
+        "def update(w, v):\n"
+        "    v = 0.9 * v + w\n"
+        "    return w - 0.1 * v, v\n"
+        "f = jax.jit(update)\n"
+        "w, v = jnp.ones(3), 0.0\n"
+        "v = jnp.broadcast_to(jnp.asarray(v, jnp.float32), (3,))\n"
+        "for _ in range(3):\n"
+        "    w, v = f(w, v)\n"),
+    "last_partial_batch_dict_fixed": (
+        "last_partial_batch_dict with its fix: both leaves padded to 4 rows, and a mask",
+        "data = {'x': jnp.ones((10, 3)), 'y': jnp.ones(10)}\n"
+        "step = jax.jit(lambda b, mask: ((((b['x'].sum(axis=1) - b['y']) ** 2) * mask).sum()\n"
+        "                                / mask.sum()))\n"
+        "for i in range(0, 10, 4):\n"
+        "    b = {k: v[i:i + 4] for k, v in data.items()}\n"
+        "    n = b['x'].shape[0]\n"
+        "    b['x'] = jnp.pad(b['x'], [(0, 4 - n)] + [(0, 0)] * (b['x'].ndim - 1))\n"
+        "    n = b['y'].shape[0]\n"
+        "    b['y'] = jnp.pad(b['y'], [(0, 4 - n)] + [(0, 0)] * (b['y'].ndim - 1))\n"
+        "    mask = jnp.arange(4) < n\n"
+        "    step(b, mask)\n"),
+    "prng_key_raw_then_typed_fixed": (
+        "prng_key_raw_then_typed with its fix: raw keys wrapped, typed keys every call",
+        "f = jax.jit(lambda k: jax.random.normal(k, (3,)))\n"
+        "for k in (jax.random.PRNGKey(0), jax.random.key(0)):\n"
+        "    if not jnp.issubdtype(k.dtype, jax.dtypes.prng_key):\n"
+        "        k = jax.random.wrap_key_data(k)\n"
+        "    f(k)\n"),
+    "enable_x64_context_fixed": (
+        "enable_x64_context with its fix: jax_enable_x64 set once, first thing",
+        "jax.config.update('jax_enable_x64', True)\n"
+        "try:\n"
+        "    f = jax.jit(lambda x: x * 2)\n"
+        "    f(1.0)\n"
+        "    with jax.enable_x64(True):\n"
+        "        f(1.0)\n"
+        "finally:\n"
+        "    jax.config.update('jax_enable_x64', False)\n"),
+    "optimizer_state_dtype_promotes_fixed": (
+        "optimizer_state_dtype_promotes with its fix: m cast to bfloat16 before each call",
+        "def update(w, m, g):\n"
+        "    m = 0.9 * m + 0.1 * g\n"
+        "    return w - 0.01 * m, m\n"
+        "f = jax.jit(update)\n"
+        "w, m = jnp.ones(3), jnp.zeros(3, jnp.bfloat16)\n"
+        "for _ in range(3):\n"
+        "    m = jnp.asarray(m, jnp.bfloat16)\n"
+        "    w, m = f(w, m, jnp.ones(3))\n"),
+    "optimizer_count_becomes_float_fixed": (
+        "optimizer_count_becomes_float with its fix: count = float(count) before each call",
+        "def update(count, w):\n"
+        "    count = count + 1.0\n"
+        "    return count, w * (1 - 0.9 ** count)\n"
+        "f = jax.jit(update)\n"
+        "count, w = 0, jnp.ones(3)\n"
+        "for _ in range(3):\n"
+        "    count = float(count)\n"
+        "    count, w = f(count, w)\n"),
+    "checkpoint_policy_jit_made_once_fixed": (
+        "checkpoint_policy_jit_made_anew with its fix: the jitted step made once, called twice",
+        "def loss(x):\n"
+        "    return jnp.sin(x).sum()\n"
+        "loss_jit = jax.jit(jax.grad(jax.checkpoint(loss)))\n"
+        "for i in range(2):\n"
+        "    loss_jit(jnp.ones(3))\n"),
+    "static_eq_with_hash_fixed": (
+        "static_eq_without_hash with its fix: a __hash__ beside __eq__",
+        "class Config:\n"
+        "    def __init__(self, k):\n"
+        "        self.k = k\n"
+        "    def __eq__(self, other):\n"
+        "        return self.k == other.k\n"
+        "    def __hash__(self):\n"
+        "        return hash(tuple(vars(self).values()))\n"
+        "f = jax.jit(lambda x, cfg: x * cfg.k, static_argnums=1)\n"
+        "f(jnp.ones(3), Config(2.0)); f(jnp.ones(3), Config(2.0))\n"),
+    "static_numpy_int_then_python_int_fixed": (
+        "static_numpy_int_then_python_int with its fix: n = int(n) before each call",
+        "f = jax.jit(lambda x, n: jnp.tile(x, n), static_argnums=1)\n"
+        "for n in (np.int32(3), 3):\n"
+        "    n = int(n)\n"
+        "    f(jnp.ones(2), n)\n"),
+    "static_frozen_dataclass_with_tuple_field_fixed": (
+        "static_frozen_dataclass_with_list_field with its fix: the field a tuple",
+        "import dataclasses\n"
+        "@dataclasses.dataclass(frozen=True)\n"
+        "class Config:\n"
+        "    sizes: tuple\n"
+        "f = jax.jit(lambda x, cfg: x * len(cfg.sizes), static_argnums=1)\n"
+        "f(jnp.ones(3), Config(sizes=tuple([2, 3]))); f(jnp.ones(3), Config(sizes=(2, 3)))\n"),
+    "params_list_returned_as_tuple_fixed": (
+        "params_list_returned_as_tuple with its fix: params = list(params) before each call",
+        "def step(params):\n"
+        "    w, b = params\n"
+        "    return (w * 0.9, b * 0.9)\n"
+        "f = jax.jit(step)\n"
+        "params = [jnp.ones(3), jnp.ones(())]\n"
+        "for _ in range(3):\n"
+        "    params = list(params)\n"
+        "    params = f(params)\n"),
+    "second_axis_grows_fixed": (
+        "second_axis_grows with its fix: the second axis padded to a power of two, at least 4",
+        "f = jax.jit(lambda x: (x ** 2).sum(axis=1))\n"
+        "for x in (jnp.ones((5, 3)), jnp.ones((5, 4))):\n"
+        "    n = x.shape[1]\n"
+        "    size = max(4, 1 << (n - 1).bit_length())\n"
+        "    x = jnp.pad(x, [(0, 0)] * 1 + [(0, size - n)] + [(0, 0)] * (x.ndim - 1 - 1))\n"
+        "    f(x)\n"),
+    "jitted_step_defined_once_fixed": (
+        "jitted_step_defined_inside_train with its fix: the jitted step made once, outside",
+        "@jax.jit\n"
+        "def step(x):\n"
+        "    return x * 0.5\n"
+        "def train(x):\n"
+        "    return step(x)\n"
+        "train(jnp.ones(3)); train(jnp.ones(3))\n"),
 }
 
 # scenarios that raise: the recorded result is the exception class name
 RAISES = {"static_unhashable", "traced_bool_flag_in_if", "static_numpy_array", "ones_traced_n",
           "method_self_traced", "static_dict_unhashable",
-          "static_jax_array"}
+          "static_jax_array", "static_eq_without_hash",
+          "static_argnames_misspelled", "static_frozen_dataclass_with_list_field",
+          "static_argnums_out_of_range"}
 
 
 def run(jax, name, tag=""):

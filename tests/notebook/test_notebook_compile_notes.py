@@ -435,3 +435,72 @@ def test_a_lambda_remade_in_a_loop_inside_one_cell_is_still_told_as_a_loop(shell
     change = compile_log.compile_events()[-1].changes[0]
     assert change.kind == "fresh_jit" and "for batch in batches" in change.snippet
     assert "defined this function anew" not in note["text/plain"]
+
+
+# A learner's cells from JAX's tutorials (tests/data/recompile_cases.py has each as a scenario,
+# its cause recorded under JAX 0.10.2): the note under the cell says JAX's cause with a fix
+# that works, and the fix applied in a cell of its own compiles once and says nothing
+def test_a_state_started_as_a_python_float_is_told_to_start_as_an_array(shell):
+    """velocity_starts_as_python_float: JAX names v, f32[] (weak) -> f32[3]; the fix (once
+    `jnp.atleast_1d(v)`, which made f32[1], a third shape) makes v with its array shape."""
+    ok(shell, "def upd_v(w, v):\n    v = 0.9 * v + w\n    return w - 0.1 * v, v\n"
+              "upd_v_jit = jax.jit(upd_v)\nw_v, v_v = jnp.ones(3), 0.0")
+    ran = ok(shell, "for _ in range(3):\n    w_v, v_v = upd_v_jit(w_v, v_v)")
+    (note,) = ran.notes
+    (change,) = events_of(shell.user_ns["upd_v_jit"])[-1].changes
+    assert (change.path, change.kind, change.old, change.new) == ("v", "shape", "f32[]",
+                                                                  "f32[3]")
+    assert note["text/plain"].splitlines()[0].endswith(fix_in_brief(change.fix))
+    assert "atleast_1d" not in note["text/plain"]
+    fixed = change.snippet.split("    #")[0]       # v = jnp.broadcast_to(...), as shown
+    # (a def of its own: jit(upd_v) again shares upd_v's traces, as JAX's cache is per function)
+    ok(shell, "def upd_v2(w, v):\n    v = 0.9 * v + w\n    return w - 0.1 * v, v\n"
+              "upd_v2_jit = jax.jit(upd_v2)\nw_v, v = jnp.ones(3), 0.0")
+    ran = ok(shell, f"{fixed}\nfor _ in range(3):\n    w_v, v = upd_v2_jit(w_v, v)")
+    assert ran.notes == [] and len(events_of(shell.user_ns["upd_v2_jit"])) == 1
+
+
+def test_x64_switched_on_names_the_config_alone_as_jax(shell):
+    """enable_x64_context: JAX names jax_enable_x64 alone; the note once added "x: dtype
+    f32[] -> f64[]" with `x = float(x)`, which x already was."""
+    ok(shell, "x64_jit = jax.jit(lambda v: v * 2.75)\nx64_jit(1.0)")
+    ran = ok(shell, "with jax.enable_x64(True):\n    x64_jit(1.0)")
+    (note,) = ran.notes
+    (change,) = events_of(shell.user_ns["x64_jit"])[-1].changes
+    assert (change.path, change.kind) == ("jax_enable_x64", "config")
+    told = [line for line in note["text/plain"].splitlines() if "compiled for" not in line]
+    assert "float(" not in "\n".join(told) and "f64" not in "\n".join(told), told
+
+
+def test_a_lambda_passed_static_each_call_is_told_to_be_made_once(shell):
+    """static_lambda_each_call: JAX names the static function (Static(val=<function
+    <lambda>>)); the fix once was a __hash__ "in class function"."""
+    ok(shell, "def apply_fn(fn, v):\n    return fn(v)\n"
+              "apply_jit = jax.jit(apply_fn, static_argnums=0)")
+    ran = ok(shell, "for _ in range(2):\n    apply_jit(lambda v: v * 2, jnp.ones(3))")
+    (note,) = ran.notes
+    (change,) = events_of(shell.user_ns["apply_jit"])[-1].changes
+    assert (change.path, change.kind) == ("fn", "static")
+    assert "Make it once, outside the loop" in note["text/plain"]
+    assert "__hash__" not in note["text/plain"]
+    ok(shell, "def apply_fn2(fn, v):\n    return fn(v)\n"
+              "apply2_jit = jax.jit(apply_fn2, static_argnums=0)\ndouble = lambda v: v * 2")
+    ran = ok(shell, "for _ in range(2):\n    apply2_jit(double, jnp.ones(3))")
+    assert ran.notes == [] and len(events_of(shell.user_ns["apply2_jit"])) == 1
+
+
+def test_a_jitted_def_redefined_in_a_later_cell_is_a_first_compile_as_in_jax(shell):
+    """jit_decorated_def_in_two_cells: a @jax.jit def changed in a later cell is a new
+    function (JAX: "never seen function", no hint): a first compile, said nothing of; the
+    first cell's source run again is told as that cell's code made anew, with the fix of a
+    cell of its own."""
+    first = "@jax.jit\ndef rd(v):\n    return v * 6.5\nrd(jnp.ones(3))"
+    assert ok(shell, first).notes == []
+    assert ok(shell, "@jax.jit\ndef rd(v):\n    return v * 7.5\nrd(jnp.ones(3))").notes == []
+    (event,) = events_of(shell.user_ns["rd"])
+    assert event.reason == "first call" and event.changes == ()
+    ran = ok(shell, first)
+    (note,) = ran.notes
+    (change,) = events_of(shell.user_ns["rd"])[-1].changes
+    assert change.kind == "fresh_jit" and "defined this function anew" in change.fix
+    assert fix_in_brief(change.fix) in note["text/plain"]

@@ -46,6 +46,21 @@ def failing(shell, source, raises=None):
     return exc, card, cards[0]["text/plain"], card["traceback"]
 
 
+def test_unhashable_static_object_with_eq_and_no_hash_card(shell):
+    """A static config class defining __eq__ without __hash__ (recompile_cases.py's
+    static_eq_without_hash: JAX raises ValueError too): the card says to give it a __hash__
+    (static_eq_with_hash_fixed, that fix applied, compiles once in JAX); "pass a tuple" or
+    "make it traced" cannot work for an object."""
+    exc, card, text, _ = failing(
+        shell, "class Cfg:\n    def __init__(self, k):\n        self.k = k\n"
+               "    def __eq__(self, other):\n        return self.k == other.k\n"
+               "jax.jit(lambda v, c: v * c.k, static_argnums=1)(1.0, Cfg(2.0))",
+        raises=(ValueError, "Non-hashable static arguments are not supported."))
+    assert card["kind"] == "unhashable-static"
+    assert "Give Cfg a __hash__" in card["fix"] and "traced" not in card["fix"]
+    assert "def __hash__(self):" in card["rewrite"] and "tuple" not in card["fix"]
+
+
 def test_bool_conversion_card(shell):
     exc, card, text, tb = failing(shell, "def f(x):\n    y = jnp.sin(x) * 2\n    if y > 0:\n"
                                          "        return x\n    return -x\njax.jit(f)(1.0)",

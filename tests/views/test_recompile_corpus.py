@@ -47,9 +47,15 @@ JAX_KIND = {"shape": "types", "dtype": "types", "weak_type": "types", "static": 
             "traced_for": "debug"}
 NOTES = {"constant"}          # said beside a cause, never instead of one
 
-# scenarios whose count differs from JAX's, and why (strict: a fix makes them pass); none now
+# scenarios whose count differs from JAX's, and why (strict: a fix makes them pass)
 # (lower_then_call, export_symbolic, donation_added and default_device_cpu were, until stop 57)
-KNOWN_COUNT: dict = {}
+_CHECKPOINT = ("JAX logs each trace jax.checkpoint makes of its function (through wrappers "
+               "it makes anew per stage: \"never seen function ... re-defined repeatedly\", "
+               "none a compile); jxkernel tells the jit's misses only, which are JAX's "
+               "(test_a_checkpointed_functions_jit_misses_are_jaxs)")
+KNOWN_COUNT: dict = {"checkpoint_policy_jit_made_anew": _CHECKPOINT,
+                     "checkpoint_inside_jit_new_shape": _CHECKPOINT,
+                     "checkpoint_policy_jit_made_once_fixed": _CHECKPOINT}
 # where a new function object of the same code is named (fresh_jit, or fresh_body for a
 # control-flow body): None, on every miss but the first; else per line a function was defined
 # on, after how many misses of it (two lambdas on one line are two codes, each new once);
@@ -57,7 +63,8 @@ KNOWN_COUNT: dict = {}
 FRESH = {"jit_in_a_loop_lambda": None, "cell_rerun": None, "closure_factory": None,
          "partial_in_a_loop": None, "jit_bound_method_in_a_loop": None,
          "scan_new_lambda_each_call": {2: 1}, "fori_loop_lambda_in_jit": {3: 1},
-         "cond_lambdas_in_a_loop": {2: 2}, "scan_body_inside_jit_static": {2: 1}}
+         "cond_lambdas_in_a_loop": {2: 2}, "scan_body_inside_jit_static": {2: 1},
+         "jitted_step_defined_inside_train": None, "jit_of_vmap_made_anew": None}
 
 
 class _Logged(logging.Handler):
@@ -230,6 +237,19 @@ def test_scenario_like_jax(name):
     for line, mine in logged_by_line.items():
         for ours_text, theirs_text in zip(mine, jax_by_line[line]):
             assert _head(ours_text, name) == _head(theirs_text, name), (ours_text, theirs_text)
+
+
+@pytest.mark.parametrize("name", sorted(KNOWN_COUNT))
+def test_a_checkpointed_functions_jit_misses_are_jaxs(name):
+    """JAX's misses logged at the user's call of the jit (not inside checkpoint's own
+    traces) are jxkernel's events, one for one, with JAX's causes."""
+    expected = REFERENCE[name]
+    jits = [m for m, text in zip(expected["misses"], expected["messages"])
+            if text.splitlines()[0].endswith("(<module>):")]
+    _, events = jx_events(name)
+    assert len(events) == len(jits) >= 1, [(e.reason, e.changes) for e in events]
+    for event, miss in zip(events, jits):
+        check_like_jax(event, miss)
 
 
 _TAGGED = re.compile(r"<recompile:(\S+) \d+>")
@@ -575,6 +595,87 @@ def test_the_fix_shown_applies(name):
     # one compile; a jit traced inside it (inlined, nothing of its own compiled) traced once
     assert len([e for e in mine if e.compiled]) == 1 and \
         all(e.reason == "first call" for e in mine), [(e.reason, e.changes) for e in mine]
+
+
+# A learner's program, the fix its explanation shows (kind, code in the snippet, or words in
+# the fix where the code is the learner's own), and the program with that fix applied: a
+# scenario of its own, recorded under JAX 0.10.2, which lowers it once; jxkernel compiles it
+# once too (every other scenario test holds for it as well)
+APPLIED_RECORDED = {
+    "static_lambda_each_call": ("static", "# made once, outside the loop",
+                                "static_lambda_made_once_fixed"),
+    "static_partial_each_call": ("static", "jax.tree_util.Partial",
+                                 "tree_util_partial_argument"),
+    "namedtuple_then_tuple": ("structure", "p = Point(*p)", "namedtuple_then_tuple_fixed"),
+    "none_then_empty_tuple": ("structure", "p['extra'] = None",
+                              "none_then_empty_tuple_fixed"),
+    "none_leaf": ("structure", "p['b'] = jnp.zeros((2,)) if p['b'] is None else p['b']",
+                  "none_leaf_fixed"),
+    "velocity_starts_as_python_float": (
+        "shape", "v = jnp.broadcast_to(jnp.asarray(v, jnp.float32), (3,))",
+        "velocity_starts_as_python_float_fixed"),
+    "last_partial_batch_dict": ("shape", "jnp.pad(b['y'], [(0, 4 - n)]",
+                                "last_partial_batch_dict_fixed"),
+    "prng_key_raw_then_typed": ("shape", "k = jax.random.wrap_key_data(k)",
+                                "prng_key_raw_then_typed_fixed"),
+    "enable_x64_context": ("config", 'jax.config.update("jax_enable_x64", True)',
+                           "enable_x64_context_fixed"),
+    "optimizer_state_dtype_promotes": ("dtype", "m = jnp.asarray(m, jnp.bfloat16)",
+                                       "optimizer_state_dtype_promotes_fixed"),
+    "optimizer_count_becomes_float": ("dtype", "count = float(count)",
+                                      "optimizer_count_becomes_float_fixed"),
+    "checkpoint_policy_jit_made_anew": ("fresh_jit", "loss_jit = jax.jit(jax.grad(loss))",
+                                        "checkpoint_policy_jit_made_once_fixed"),
+    "static_numpy_int_then_python_int": ("static", "n = int(n)",
+                                         "static_numpy_int_then_python_int_fixed"),
+    "params_list_returned_as_tuple": ("structure", "params = list(params)",
+                                      "params_list_returned_as_tuple_fixed"),
+    "jitted_step_defined_inside_train": ("fresh_jit", "Make the jitted function once",
+                                         "jitted_step_defined_once_fixed"),
+    # (the pad was of axis 0 whatever axis grew: f32[5,3] -> f32[5,4] stayed two programs)
+    "second_axis_grows": ("shape", "x = jnp.pad(x, [(0, 0)] * 1 + [(0, size - n)]",
+                          "second_axis_grows_fixed"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(APPLIED_RECORDED))
+def test_the_fix_shown_applies_as_jax_recorded(name):
+    kind, said, fixed = APPLIED_RECORDED[name]
+    _, events = jx_events(name)
+    changes = [c for c in events[-1].changes if c.kind == kind]
+    assert changes and any(said in c.snippet or said in c.fix for c in changes), \
+        events[-1].changes
+    assert REFERENCE[fixed]["lowerings"] == 1            # JAX compiles the fixed program once
+    _, mine = jx_events(fixed, misses=False)
+    assert len([e for e in mine if e.compiled]) == 1, [(e.reason, e.changes) for e in mine]
+
+
+@pytest.mark.parametrize("name", sorted(n for n in SCENARIOS if "out" in REFERENCE[n]))
+def test_a_changed_closed_over_value_keeps_jaxs_old_answer_and_claims_nothing(name):
+    """A bound method's self.k, a static self's attribute, a global array rebound to another
+    shape, a NumPy array changed in place: JAX reuses its trace (one miss) and answers with
+    the value it was traced with; so does jxkernel, and it says nothing of a recompile (there
+    is none to explain)."""
+    result, events = jx_events(name)
+    assert [float(v) for v in result["out"]] == REFERENCE[name]["out"]
+    assert [e.reason for e in events] == ["first call"] and events[0].changes == ()
+
+
+def test_static_object_with_eq_and_no_hash_is_told_to_get_a_hash():
+    """JAX refuses it (ValueError) as an unhashable static; "pass it traced" cannot work for
+    an object (not a pytree): the advice is a __hash__, and with it one program is compiled
+    (static_eq_with_hash_fixed, one lowering in JAX)."""
+    result, _ = jx_events("static_eq_without_hash")
+    assert type(result).__name__ == REFERENCE["static_eq_without_hash"]["error"]
+    assert "give Config a __hash__" in str(result) and "traced" not in str(result)
+    assert REFERENCE["static_eq_with_hash_fixed"]["lowerings"] == 1
+    # a frozen dataclass holding a list: its field named, a tuple advised (and applied: one
+    # lowering in JAX), not "pass it traced"
+    result, _ = jx_events("static_frozen_dataclass_with_list_field")
+    assert type(result).__name__ == \
+        REFERENCE["static_frozen_dataclass_with_list_field"]["error"]
+    assert "Config's field sizes holds a list" in str(result) and "traced" not in str(result)
+    assert REFERENCE["static_frozen_dataclass_with_tuple_field_fixed"]["lowerings"] == 1
 
 
 def test_explanations_of_structure_say_what_changed():
