@@ -9,7 +9,7 @@
    JXKERNEL_FASTPATH=0, the Python methods it stands in front of run alone, doing the same
    work. docs/jaxlib.md "Execution and dispatch cost" says what it saves.
 
-   Two kinds of object:
+   Three kinds of object:
 
    - A Hit holds what a hit needs: the argument types (avals) and the first buffer's sharding
      object it last saw, the config generation it ran under, the executable's
@@ -23,6 +23,9 @@
      the Python function it was made with (its fallback) with the same arguments. It is a
      method descriptor (Py_TPFLAGS_METHOD_DESCRIPTOR, vectorcall), so `prim.bind(x)` and
      `f(x)` reach it with no bound-method object, as they reach a Python function.
+   - A JitFunction is the base type of transforms/jit.py's Jitted: its call (vectorcall, no
+     keyword dict) tries the jit's last hit, or its static arguments' last hit, and otherwise
+     calls `self._python_call` with the same arguments (see "jitted functions" below).
 
    What it reads of Python objects, all of it given to setup() or to an entry point's
    constructor by the module that owns the object (xla/fastpath.py, the class bodies):
@@ -31,10 +34,11 @@
    be object slots), a buffer's `_sharding` and `block_until_ready()`, the result of
    execute_sharded's `consume_with_handlers(handlers)`, a jit cache entry's `hits`, the
    `native` attribute (a Hit or None) of a LastHit (transforms/jit_cache.py) and of a _LastRun
-   (xla/dispatch.py), the dict named by jit_call's `last_hits` on a jitted function and the
-   tuple of ints named by its `static_at` (its static positions, sorted).
+   (xla/dispatch.py), a JitFunction's own `_last` dict and `_static_at` tuple of ints (its
+   static positions, sorted), and the method `_python_call` of its class.
 
-   C-API checked against the documentation and headers of Python 3.11, 3.12 and 3.13:
+   C-API checked against the documentation and headers of Python 3.11, 3.12 and 3.13 (and
+   built with 3.11.7, 3.12.1 and 3.13.0 with -Wall -Wextra -Werror, nothing deprecated):
    - Py_TPFLAGS_METHOD_DESCRIPTOR (3.8), Py_TPFLAGS_HAVE_VECTORCALL (public name since 3.9,
      in the limited API since 3.12, which also drops it from a heap type whose __call__ is
      reassigned: EntryPoint is a static type), tp_vectorcall_offset, PyVectorcall_Call,
@@ -42,11 +46,19 @@
      PyObject_Vectorcall (3.9), PyObject_CallOneArg, PyObject_CallMethodNoArgs and
      PyObject_CallMethodOneArg (3.9), Py_NewRef (3.10), Py_XSETREF (public in 3.12, a macro
      of cpython/object.h before), Py_IS_TYPE (3.9), PyModule_AddObjectRef (3.10),
+     PyObject_VectorcallMethod (3.9), PyObject_GenericGetDict (3.3, in the limited API since
+     3.10), METH_CLASS (`__init_subclass__`), Py_TPFLAGS_BASETYPE, PyMem_Malloc/PyMem_Free,
+     PyTuple_Pack, Py_BuildValue, PyErr_NoMemory,
      PyMethod_New, PyDict_GetItemWithError (a borrowed reference: each is taken (INCREF)
      before anything that could run Python code), PyDict_GET_SIZE, PyTuple_New and
      PyTuple_SET_ITEM (a static call's key), PyLong_AsSsize_t, PyErr_Occurred,
      PyArg_ParseTupleAndKeywords (3.13 takes `char * const *` keywords: a `char *[]`
-     converts).
+     converts). PyDict_GetItemWithError is not deprecated in 3.13 (PyDict_GetItemRef, new
+     there, is the preferred form; the old one stays for 3.11 and 3.12).
+   - Py_TPFLAGS_HAVE_VECTORCALL's inheritance: 3.12 gives it to any subclass that keeps the
+     base's tp_call; 3.11 only to immutable types, so JitFunction's __init_subclass__ sets it
+     (see "jitted functions"). A class whose `__call__` is assigned later: 3.12 and 3.13 clear
+     the flag, 3.11 keeps it and jitfn_vectorcall checks tp_call first.
    - PyMemberDef's type codes: T_OBJECT_EX and READONLY from structmember.h before 3.12,
      Py_T_OBJECT_EX and Py_READONLY from Python.h since (the old names are deprecated).
    - PyMemberDescrObject and its d_member (cpython/descrobject.h, the non-limited API, the same
@@ -414,15 +426,12 @@ static PyTypeObject HitType = {
    class whose body chose it. Each tries a Hit and otherwise calls the fallback with the very
    arguments it was given: anything unusual, a miss or an error (which the Python path then
    reports in its own words) goes there. */
-enum { JIT_CALL, BIND, READY, OPERATOR };
+enum { BIND, READY, OPERATOR };
 
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
     PyObject *fallback;     /* the Python function this stands in front of */
-    PyObject *last_hits;    /* jit_call: the name of a jitted function's dict of last hits */
-    PyObject *key;          /* jit_call: the LastHit's key in that dict */
-    PyObject *static_at;    /* jit_call: the name of its tuple of static positions, or NULL */
     PyObject *primitive;    /* operator: the primitive whose last eager run it tries */
     PyObject *name;         /* its name in its class (__set_name__), or NULL */
     PyObject *qualname;     /* Class.name, or NULL */
@@ -474,26 +483,47 @@ eager_last_run(PyObject *primitive)
     return last;
 }
 
+/* ---------------------------------------------------------------- jitted functions
+   JitFunction: the C base of transforms/jit.py's Jitted (JAX's PjitFunction is a C++ type
+   too). Why a type, where the other hot methods are EntryPoints: a call of an instance of a
+   Python class goes through its type's tp_call, slot_tp_call, which looks `__call__` up,
+   and for keyword arguments makes a dict of them that _PyObject_Call_Prepend then unpacks
+   again into a fresh tuple of names, about 100 ns of the 650 that `g(x, n=3)` spent in C
+   (benchmarks/README.md, "Stop 61"). An instance of this type is called by vectorcall,
+   with the call site's own stack and keyword names, and reads its `_last` (the jit's dict of
+   LastHits) and `_static_at` (its sorted static positions) from its own struct. A miss, and
+   anything unusual, calls `self._python_call(*args, **kwargs)` with the same arguments.
+
+   Python 3.12 gives a class deriving from a vectorcall type the vectorcall too; 3.11 only
+   gives it to immutable (C) classes, and a Python class's calls would go through
+   PyVectorcall_Call, with the keywords in a dict again. __init_subclass__ sets the flag on
+   3.11 as 3.12 does, for a subclass that keeps the inherited call; a class whose `__call__`
+   is assigned later (which 3.12 handles by clearing the flag) is seen by jitfn_vectorcall,
+   which then calls that class's own tp_call. */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *last;          /* `_last`: {LAST_HIT, or a static key: LastHit} */
+    PyObject *static_at;     /* `_static_at`: the static positions, sorted (ints) */
+} JitFunction;
+
+static PyObject *s_last_hit, *s_python_call;
+
 #define MAX_STATIC_CALL_ARGS 32   /* more positional arguments: the Python path */
 
-/* A call with static arguments: its LastHit is self.<last_hits>[k], k the call's static key
-   as jit_args.static_key makes it: (keyword names, the positional arguments at the sorted
-   positions self.<static_at> that the call passes, then the keyword arguments (all static
-   where such a LastHit exists: the Python path makes one for no other call), then the types
-   of those values); the other positional arguments are the Hit's. NULL, an exception set or
-   not, where it does not hit (the caller clears it). `args` are the function's own. */
+/* A call with static arguments: its LastHit is last[k], k the call's static key as
+   jit_args.static_key makes it: (keyword names, the positional arguments at the sorted
+   positions `at` that the call passes, then the keyword arguments (all static where such a
+   LastHit exists: the Python path makes one for no other call), then the types of those
+   values); the other positional arguments are the Hit's. NULL, an exception set or not,
+   where it does not hit (the caller clears it). */
 static PyObject *
-static_hit(EntryPoint *e, PyObject *self, PyObject *last, PyObject *const *args,
-           Py_ssize_t n, PyObject *kwnames)
+static_hit(PyObject *at, PyObject *last, PyObject *const *args, Py_ssize_t n,
+           PyObject *kwnames)
 {
     Py_ssize_t nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
     if (n > MAX_STATIC_CALL_ARGS)
         return NULL;
-    PyObject *at = PyObject_GetAttr(self, e->static_at);
-    if (at == NULL || !PyTuple_CheckExact(at)) {
-        Py_XDECREF(at);
-        return NULL;
-    }
     PyObject *dyn[MAX_STATIC_CALL_ARGS], *stat[MAX_STATIC_CALL_ARGS];
     Py_ssize_t ndyn = 0, nstat = 0, nat = PyTuple_GET_SIZE(at), next = 0;
     for (Py_ssize_t i = 0; i < n; i++) {      /* (positions sorted, each once, none < 0) */
@@ -505,7 +535,6 @@ static_hit(EntryPoint *e, PyObject *self, PyObject *last, PyObject *const *args,
             dyn[ndyn++] = args[i];
         }
     }
-    Py_DECREF(at);
     if (PyErr_Occurred())                     /* (a position that is not an int) */
         return NULL;
     Py_ssize_t m = nstat + nkw;
@@ -538,34 +567,197 @@ static_hit(EntryPoint *e, PyObject *self, PyObject *last, PyObject *const *args,
     return out;
 }
 
-/* Jitted.__call__(self, *args, **kwargs): the last hit (self.<last_hits>[key].native) for
-   positional arguments, or the last hit of the call's static arguments (static_hit). */
+/* Whether a call passes any static argument: a keyword (where a static LastHit exists,
+   every keyword is static), or a positional one at or past the first static position. */
+static int
+passes_static(PyObject *at, Py_ssize_t nargs, Py_ssize_t nkw)
+{
+    if (nkw > 0)
+        return 1;
+    if (PyTuple_GET_SIZE(at) == 0)
+        return 0;
+    Py_ssize_t first = PyLong_AsSsize_t(PyTuple_GET_ITEM(at, 0));
+    return first >= 0 && nargs > first;      /* (-1, an error: cleared by the caller) */
+}
+
+/* The call through the type's own tp_call, for a Python class that assigned `__call__` after
+   __init_subclass__ gave it the vectorcall flag (Python 3.11 keeps the flag then). */
 static PyObject *
-jit_call(EntryPoint *e, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+call_tp_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    Py_ssize_t nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
+    PyObject *tuple = PyTuple_New(nargs), *kwargs = nkw ? PyDict_New() : NULL, *out = NULL;
+    int ok = tuple != NULL && (nkw == 0 || kwargs != NULL);
+    for (Py_ssize_t i = 0; ok && i < nargs; i++)
+        PyTuple_SET_ITEM(tuple, i, Py_NewRef(args[i]));
+    for (Py_ssize_t i = 0; ok && i < nkw; i++)
+        ok = PyDict_SetItem(kwargs, PyTuple_GET_ITEM(kwnames, i), args[nargs + i]) == 0;
+    if (ok)
+        out = Py_TYPE(self)->tp_call(self, tuple, kwargs);
+    Py_XDECREF(tuple);
+    Py_XDECREF(kwargs);
+    return out;
+}
+
+/* self._python_call(*args, **kwargs), with the very arguments of the call. */
+static PyObject *
+jitfn_fallback(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    Py_ssize_t total = nargs + (kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0);
+    if (nargsf & PY_VECTORCALL_ARGUMENTS_OFFSET) {     /* args[-1] is ours to borrow */
+        PyObject **stack = (PyObject **)args - 1, *saved = stack[0];
+        stack[0] = self;
+        PyObject *out = PyObject_VectorcallMethod(s_python_call, stack, nargs + 1, kwnames);
+        stack[0] = saved;
+        return out;
+    }
+    PyObject **stack = PyMem_Malloc((total + 1) * sizeof(PyObject *));
+    if (stack == NULL)
+        return PyErr_NoMemory();
+    stack[0] = self;
+    memcpy(stack + 1, args, total * sizeof(PyObject *));
+    PyObject *out = PyObject_VectorcallMethod(s_python_call, stack, nargs + 1, kwnames);
+    PyMem_Free(stack);
+    return out;
+}
+
+/* A jitted function's call: the last hit (`_last[LAST_HIT]`) for a call that passes no
+   static argument, else the last hit of the call's static arguments (static_hit). */
+static PyObject *
+jitfn_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    if (Py_TYPE(self)->tp_call != PyVectorcall_Call)   /* `__call__` reassigned (3.11) */
+        return call_tp_call(self, args, PyVectorcall_NARGS(nargsf), kwnames);
+    JitFunction *f = (JitFunction *)self;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     Py_ssize_t nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
-    if (nargs >= 1) {
-        PyObject *last = PyObject_GetAttr(args[0], e->last_hits), *out = NULL;
-        if (last != NULL && PyDict_CheckExact(last)) {
-            if (nkw == 0) {
-                PyObject *hit = PyDict_GetItemWithError(last, e->key);    /* borrowed */
-                if (hit != NULL) {
-                    Py_INCREF(hit);
-                    out = try_native(hit, args + 1, nargs - 1, NULL, 0);
-                    Py_DECREF(hit);
-                }
+    if (f->last != NULL && PyDict_CheckExact(f->last) && PyDict_GET_SIZE(f->last) > 0 &&
+            f->static_at != NULL && PyTuple_CheckExact(f->static_at)) {
+        /* both taken: a hit counts on its entry, and could reach Python code that sets them */
+        PyObject *last = Py_NewRef(f->last), *at = Py_NewRef(f->static_at), *out = NULL;
+        if (passes_static(at, nargs, nkw)) {
+            out = static_hit(at, last, args, nargs, kwnames);
+        } else if (!PyErr_Occurred()) {
+            PyObject *hit = PyDict_GetItemWithError(last, s_last_hit);   /* borrowed */
+            if (hit != NULL) {
+                Py_INCREF(hit);
+                out = try_native(hit, args, nargs, NULL, 0);
+                Py_DECREF(hit);
             }
-            if (out == NULL && e->static_at != NULL && PyDict_GET_SIZE(last) > 0)
-                out = static_hit(e, args[0], last, args + 1, nargs - 1, kwnames);
         }
-        Py_XDECREF(last);
+        Py_DECREF(last);
+        Py_DECREF(at);
         PyErr_Clear();
         if (out != NULL)
             return out;
     }
-    return PyObject_Vectorcall(e->fallback, args, nargsf, kwnames);
+    return jitfn_fallback(self, args, nargsf, kwnames);
 }
+
+static PyObject *
+jitfn_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    JitFunction *f = (JitFunction *)type->tp_alloc(type, 0);  /* (__init__ takes the args) */
+    if (f == NULL)
+        return NULL;
+    f->vectorcall = jitfn_vectorcall;
+    f->last = PyDict_New();                  /* (until __init__ gives the shared ones) */
+    f->static_at = PyTuple_New(0);
+    if (f->last == NULL || f->static_at == NULL) {
+        Py_DECREF(f);
+        return NULL;
+    }
+    return (PyObject *)f;
+}
+
+static int
+jitfn_traverse(JitFunction *f, visitproc visit, void *arg)
+{
+    Py_VISIT(f->last);
+    Py_VISIT(f->static_at);
+    return 0;
+}
+
+static int
+jitfn_clear(JitFunction *f)
+{
+    Py_CLEAR(f->last);
+    Py_CLEAR(f->static_at);
+    return 0;
+}
+
+static void
+jitfn_dealloc(JitFunction *f)
+{
+    PyObject_GC_UnTrack(f);
+    jitfn_clear(f);
+    Py_TYPE(f)->tp_free((PyObject *)f);
+}
+
+/* The vectorcall flag for a subclass that keeps this type's call (see above); no arguments,
+   as object.__init_subclass__. */
+static PyObject *
+jitfn_init_subclass(PyObject *cls, PyObject *args, PyObject *kwds)
+{
+    if (PyTuple_GET_SIZE(args) != 0 || (kwds != NULL && PyDict_GET_SIZE(kwds) != 0)) {
+        PyErr_SetString(PyExc_TypeError, "JitFunction.__init_subclass__() takes no arguments");
+        return NULL;
+    }
+    PyTypeObject *type = (PyTypeObject *)cls;
+    if (type->tp_call == PyVectorcall_Call &&
+            type->tp_vectorcall_offset == offsetof(JitFunction, vectorcall))
+        type->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
+    Py_RETURN_NONE;
+}
+
+/* copy.copy's state: the instance's dict and these two slots (as for a Python class's
+   __slots__; object's own refuses a C base with fields: "cannot pickle"). */
+static PyObject *
+jitfn_getstate(JitFunction *f, PyObject *unused)
+{
+    PyObject *dict = PyObject_GenericGetDict((PyObject *)f, NULL);
+    if (dict == NULL)
+        return NULL;
+    PyObject *slots = Py_BuildValue("{sOsO}", "_last", f->last ? f->last : Py_None,
+                                    "_static_at", f->static_at ? f->static_at : Py_None);
+    PyObject *state = slots != NULL ? PyTuple_Pack(2, dict, slots) : NULL;
+    Py_DECREF(dict);
+    Py_XDECREF(slots);
+    return state;
+}
+
+static PyMethodDef jitfn_methods[] = {
+    {"__getstate__", (PyCFunction)jitfn_getstate, METH_NOARGS, "(__dict__, the two slots)"},
+    {"__init_subclass__", (PyCFunction)(void (*)(void))jitfn_init_subclass,
+     METH_VARARGS | METH_KEYWORDS | METH_CLASS, "Give the subclass this type's vectorcall."},
+    {NULL, NULL, 0, NULL}
+};
+
+static PyMemberDef jitfn_members[] = {
+    {"_last", Py_T_OBJECT_EX, offsetof(JitFunction, last), 0,
+     "{LAST_HIT, or a static key: its LastHit} (transforms/jit_cache.py)"},
+    {"_static_at", Py_T_OBJECT_EX, offsetof(JitFunction, static_at), 0,
+     "the static positions, sorted (jit_args.static_key's `at`)"},
+    {NULL, 0, 0, 0, NULL}
+};
+
+static PyTypeObject JitFunctionType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "jxkernel.core._fastpath.JitFunction",
+    .tp_basicsize = sizeof(JitFunction),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC |
+                Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "The compiled base of a jitted function: its call tries the last hit in C.",
+    .tp_vectorcall_offset = offsetof(JitFunction, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_new = jitfn_new,
+    .tp_traverse = (traverseproc)jitfn_traverse,
+    .tp_clear = (inquiry)jitfn_clear,
+    .tp_dealloc = (destructor)jitfn_dealloc,
+    .tp_methods = jitfn_methods,
+    .tp_members = jitfn_members,
+};
 
 /* Primitive.bind(self, *args, **params): at the top level, the primitive's last eager run
    (dispatch._last_run), unless the primitive has an impl rule (which runs instead). */
@@ -652,7 +844,7 @@ entry_new(int kind, vectorcallfunc call, PyObject *fallback)
         return NULL;
     e->vectorcall = call;
     e->fallback = Py_NewRef(fallback);
-    e->last_hits = e->key = e->static_at = e->primitive = e->name = e->qualname = NULL;
+    e->primitive = e->name = e->qualname = NULL;
     e->kind = kind;
     e->min_alike = 0;
     PyObject_GC_Track(e);
@@ -662,8 +854,7 @@ entry_new(int kind, vectorcallfunc call, PyObject *fallback)
 static int
 entry_traverse(EntryPoint *e, visitproc visit, void *arg)
 {
-    Py_VISIT(e->fallback); Py_VISIT(e->last_hits); Py_VISIT(e->key); Py_VISIT(e->static_at);
-    Py_VISIT(e->primitive);
+    Py_VISIT(e->fallback); Py_VISIT(e->primitive);
     Py_VISIT(e->name); Py_VISIT(e->qualname);
     return 0;
 }
@@ -671,8 +862,7 @@ entry_traverse(EntryPoint *e, visitproc visit, void *arg)
 static int
 entry_clear(EntryPoint *e)
 {
-    Py_CLEAR(e->fallback); Py_CLEAR(e->last_hits); Py_CLEAR(e->key); Py_CLEAR(e->static_at);
-    Py_CLEAR(e->primitive);
+    Py_CLEAR(e->fallback); Py_CLEAR(e->primitive);
     Py_CLEAR(e->name); Py_CLEAR(e->qualname);
     return 0;
 }
@@ -695,8 +885,7 @@ entry_get(PyObject *self, PyObject *obj, PyObject *type)
     return PyMethod_New(self, obj);
 }
 
-static const char *const kind_names[] = {"jit_call", "bind", "block_until_ready",
-                                         "binary_operator"};
+static const char *const kind_names[] = {"bind", "block_until_ready", "binary_operator"};
 
 static PyObject *
 entry_repr(EntryPoint *e)
@@ -792,23 +981,6 @@ static PyTypeObject EntryPointType = {
 };
 
 static PyObject *
-make_jit_call(PyObject *self, PyObject *args, PyObject *kwds)
-{
-    static char *kw[] = {"fallback", "last_hits", "key", "static_at", NULL};
-    PyObject *fallback, *last_hits, *key, *static_at = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OUO|U", kw, &fallback, &last_hits, &key,
-                                     &static_at))
-        return NULL;
-    EntryPoint *e = (EntryPoint *)entry_new(JIT_CALL, (vectorcallfunc)jit_call, fallback);
-    if (e != NULL) {
-        e->last_hits = Py_NewRef(last_hits);
-        e->key = Py_NewRef(key);
-        e->static_at = static_at != NULL ? Py_NewRef(static_at) : NULL;
-    }
-    return (PyObject *)e;
-}
-
-static PyObject *
 make_bind(PyObject *self, PyObject *fallback)
 {
     return entry_new(BIND, (vectorcallfunc)prim_bind, fallback);
@@ -842,10 +1014,6 @@ static PyMethodDef methods[] = {
     {"setup", (PyCFunction)(void (*)(void))setup, METH_VARARGS | METH_KEYWORDS,
      "setup(config, ctx, eval_trace, miss, array_type, last_runs, impl_rules): what every Hit "
      "and entry point reads (before it, each entry point calls its fallback)."},
-    {"jit_call", (PyCFunction)(void (*)(void))make_jit_call, METH_VARARGS | METH_KEYWORDS,
-     "jit_call(fallback, last_hits, key, static_at=None): a jitted function's __call__ that "
-     "tries self.<last_hits>[key].native in C (with static arguments, the entry of their key, "
-     "self.<static_at> their positions), then calls fallback(self, *args, **kwargs)."},
     {"bind", make_bind, METH_O,
      "bind(fallback): Primitive.bind that, eagerly, tries the primitive's last run in C."},
     {"block_until_ready", make_ready, METH_O,
@@ -869,7 +1037,8 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC
 PyInit__fastpath(void)
 {
-    if (PyType_Ready(&HitType) < 0 || PyType_Ready(&EntryPointType) < 0)
+    if (PyType_Ready(&HitType) < 0 || PyType_Ready(&EntryPointType) < 0 ||
+            PyType_Ready(&JitFunctionType) < 0)
         return NULL;
     s_generation = PyUnicode_InternFromString("_generation");
     s_trace = PyUnicode_InternFromString("trace");
@@ -878,10 +1047,13 @@ PyInit__fastpath(void)
     s_hits = PyUnicode_InternFromString("hits");
     s_native = PyUnicode_InternFromString("native");
     s_block = PyUnicode_InternFromString("block_until_ready");
+    s_python_call = PyUnicode_InternFromString("_python_call");
+    /* jit_cache.LAST_HIT, interned there too: the same object, found by identity */
+    s_last_hit = PyUnicode_InternFromString("last hit");
     one = PyLong_FromLong(1);
     no_params = PyDict_New();
     if (!s_generation || !s_trace || !s_sharding || !s_consume || !s_hits || !s_native ||
-            !s_block || !one || !no_params)
+            !s_block || !s_python_call || !s_last_hit || !one || !no_params)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
@@ -890,6 +1062,7 @@ PyInit__fastpath(void)
        it), so that core/native.py can refuse a build older than the source beside it */
     if (PyModule_AddObjectRef(m, "Hit", (PyObject *)&HitType) < 0 ||
             PyModule_AddObjectRef(m, "EntryPoint", (PyObject *)&EntryPointType) < 0 ||
+            PyModule_AddObjectRef(m, "JitFunction", (PyObject *)&JitFunctionType) < 0 ||
             PyModule_AddStringConstant(m, "SOURCE_SHA256", JXKERNEL_FASTPATH_SHA256) < 0) {
         Py_DECREF(m);
         return NULL;

@@ -67,8 +67,9 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
                   out_shardings=out_shardings, compiler_options=compiler_options)
 
 
-class Jitted:
-    """The function `jit` returns: call it, `.lower(...)`, `.trace(...)`, `.eval_shape(...)`."""
+class Jitted(native.JitFunction if native else object):
+    """The function `jit` returns: call it, `.lower(...)`, `.trace(...)`, `.eval_shape(...)`.
+    Its base, where built, is core/_fastpath.c's JitFunction: tries `_last`, else `_python_call`."""
 
     def __init__(self, fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
                  backend, device, inline, keep_unused, in_shardings=None, out_shardings=None,
@@ -218,8 +219,8 @@ class Jitted:
                         raise
         return self._call(args, kwargs)
 
-    __call__ = native.jit_call(_python_call, "_last", LAST_HIT, "_static_at") if native else \
-        _python_call
+    if native is None:                   # (else the C base's call, which falls back to it)
+        __call__ = _python_call
 
     def _call(self, args, kwargs):
         if config.jax_disable_jit:

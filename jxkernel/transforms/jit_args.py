@@ -168,9 +168,11 @@ class Arguments:
             dyn_args = args
         if kwargs:
             dyn_kwargs = {}
-            for k, v in kwargs.items():
+            # passed by keyword: given back by keyword, keyed in name order (as JAX's, which
+            # sorts a call's keywords: f(x, n=1, m=2) and f(x, m=2, n=1) are one program)
+            for k, v in sorted(kwargs.items()) if len(kwargs) > 1 else kwargs.items():
                 if k in self.static_argnames:
-                    statics.append((k, v, None))     # passed by keyword: given back by keyword
+                    statics.append((k, v, None))
                 else:
                     dyn_kwargs[k] = v
         else:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import operator
+import sys
 import weakref
 
 from ..core.config import config
@@ -104,7 +105,7 @@ _first = operator.itemgetter(0)
 # the key of the LastHit in a jit's `_last` dict for calls with no static argument; a call with
 # some has its own LastHit there under jit_args.static_key (so that f(x, True) and f(x, False)
 # in turn each hit in C)
-LAST_HIT = "last hit"
+LAST_HIT = sys.intern("last hit")   # (core/_fastpath.c interns it too: one object)
 # the end of a `_traces` key for a trace made where no named axis is bound and no check_vma
 # body types the values: such a trace also serves a top-level call, and the other way round
 NOWHERE = ((), None)

@@ -23,10 +23,12 @@ from ..core.hijax import AvalQDD, cur_qdd, hi_value_types
 from ..core.hijax_lower import low_of, lower_jaxpr  # noqa: F401  (jit.py's, from here)
 from ..core.staging import DebugInfo, JaxprTrace, convert_constvars_to_invars, high_jaxprs
 from ..core.hijax import is_high_aval
-from ..core.trace import Tracer, _ctx, new_trace
+from ..core.trace import Tracer, _ctx, eval_trace, new_trace
 from ..tree_util import tree_unflatten
+from ..xla.array import Array
+from ..xla.placement import placement_of
 from .jit_args import leaf_aval
-from .jit_primitive import jit_p
+from .jit_primitive import jit_p, one_device_program
 
 # a jit's lowered trace -> the high one it was lowered from: a jit equation staged into a
 # jaxpr holds the high one, as JAX's (transforms/jit.py's _bind)
@@ -69,17 +71,23 @@ def call_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs, captures=F
         _capturing.add(jitted)
     if has_high_tracer(leaves):
         return stage_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs)
-    names = jitted._leaf_names(dyn_args, dyn_kwargs)
-    in_types = tuple(_in_type(leaf, lambda i=i: names[i]) for i, leaf in enumerate(leaves))
+    names = _Names(jitted, dyn_args, dyn_kwargs)          # (only a miss or an error reads them)
+    in_types = tuple(_in_type(leaf, lambda i=i: names()[i]) for i, leaf in enumerate(leaves))
     key = (treedef, in_types, statics, config._trace_state)
+    last = _last_call.get(jitted)
     # one program per quasi-dynamic data of the values it closes over (JAX's
     # _qdd_cache_index): the first whose captured values still hold what they held when traced
-    cases = _programs.setdefault(jitted, {}).setdefault(key, [])
-    found = next((case for case in cases
-                  if all(cur_qdd(c) == q for c, q in case[0])), None)
-    if found is None:
-        found = _compile(jitted, treedef, statics, in_types, names)
-        cases.append(found)
+    if last is not None and last.generation is config._generation and last.key == key and \
+            all(cur_qdd(c) == q for c, q in last.case[0]):
+        found = last.case
+    else:
+        cases = _programs.setdefault(jitted, {}).setdefault(key, [])
+        found = next((case for case in cases
+                      if all(cur_qdd(c) == q for c, q in case[0])), None)
+        if found is None:
+            found = _compile(jitted, treedef, statics, in_types, names())
+            cases.append(found)
+        last = _last_call[jitted] = _LastCall(key, found)
     checks, program, consts, const_types, finals, out_avals, out_tree = found
     # the values it closes over go in first, read out and written back as arguments are
     leaves, in_types = [*consts, *leaves], [*const_types, *in_types]
@@ -91,7 +99,7 @@ def call_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs, captures=F
             lo_args.extend(ty.lower_val(leaf))
         else:
             lo_args.append(leaf)
-    lo_outs = iter(program(*lo_args))
+    lo_outs = iter(last.run(program, lo_args))
     outs = []
     for aval in out_avals:      # an immutable high result is raised from its low values
         outs.append(aval.raise_val(*[next(lo_outs) for _ in aval.lo_ty()]) if aval.is_high
@@ -101,6 +109,72 @@ def call_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs, captures=F
             ty.aval.update_from_loval(final, leaf, *[next(lo_outs) for _ in
                                                     ty.aval.lo_ty_qdd(final)])
     return tree_unflatten(out_tree, outs)
+
+
+class _Names:
+    """A call's leaf names, made on first use (`names()`): a call that hits needs none."""
+    __slots__ = ("jitted", "args", "kwargs", "names")
+
+    def __init__(self, jitted, args, kwargs):
+        self.jitted, self.args, self.kwargs, self.names = jitted, args, kwargs, None
+
+    def __call__(self):
+        if self.names is None:
+            self.names = self.jitted._leaf_names(self.args, self.kwargs)
+        return self.names
+
+
+class _LowProgram:
+    """A lowered program run as a jit equation is eagerly (compiled once, cached by its
+    jaxpr): `program(*lo_args)`."""
+    __slots__ = ("jaxpr", "consts", "name")
+
+    def __init__(self, jaxpr, consts, name):
+        self.jaxpr, self.consts, self.name = jaxpr, consts, name
+
+    def __call__(self, *lo_args):
+        n = len(self.jaxpr.jaxpr.invars)
+        return jit_p.bind(*self.consts, *lo_args, jaxpr=self.jaxpr, name=self.name,
+                          donated_invars=(False,) * n, inline=False, keep_unused=False)
+
+
+class _LastCall:
+    """A capturing jit's last call: its key and program case, and the low program's
+    executable once a bind has compiled it, so that the next call alike (same argument types,
+    captured values holding what they held, config unchanged) runs the executable itself, as
+    a plain jit's hit does, not the jit equation's eager bind (most of such a call's time).
+    A low argument that is not an Array where the last ones were, or a config that asks for
+    checks or a mesh, binds the equation as before (which compiles, puts, checks)."""
+    __slots__ = ("key", "case", "generation", "exe", "where")
+
+    def __init__(self, key, case):
+        self.key, self.case, self.generation = key, case, config._generation
+        self.exe = self.where = None
+
+    def run(self, program: _LowProgram, lo_args: list) -> list:
+        if self.exe is not None and _ctx.trace is eval_trace and config._eager_fast and \
+                not config._checked_calls and self._placed(lo_args):
+            return self.exe.call_arrays([*program.consts, *lo_args])
+        outs = program(*lo_args)
+        args = [*program.consts, *lo_args]
+        if args and all(type(a) is Array and a._sharding is None for a in args):
+            device = args[0].device         # (the bind's: its first Array's, committed or not)
+            self.where = (placement_of(device, True), placement_of(device, False))
+            self.exe = one_device_program(program.jaxpr, args) if self._placed(args) else None
+        return outs
+
+    def _placed(self, arrays) -> bool:
+        """Whether each is an Array on the device the executable runs on, as the bind's."""
+        committed, uncommitted = self.where
+        for a in arrays:
+            if type(a) is not Array or a._sharding is not None or \
+                    a._buf._sharding is not committed and a._buf._sharding is not uncommitted:
+                return False
+        return True
+
+
+# Jitted -> its _LastCall (jit_high's fast path)
+_last_call: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def has_high_tracer(leaves) -> bool:
@@ -228,12 +302,6 @@ def _compile(jitted, treedef, statics, in_types, names):
     finals = [f for _, f in const_qdds] + list(finals)
     lo = lower_jaxpr(high, [t.qdd if type(t) is AvalQDD else None
                             for t in [*const_types, *in_types]], finals)
-    # the low program, run as a jit equation is eagerly (compiled once, cached by its jaxpr)
-    jaxpr, lo_consts = convert_constvars_to_invars(lo)
-    n = len(jaxpr.jaxpr.invars)
-
-    def program(*lo_args):
-        return jit_p.bind(*lo_consts, *lo_args, jaxpr=jaxpr, name=jitted._name,
-                          donated_invars=(False,) * n, inline=False, keep_unused=False)
+    program = _LowProgram(*convert_constvars_to_invars(lo), jitted._name)
     checks = [(c, q) for c, (q, _) in zip(consts, const_qdds) if q is not None]
     return checks, program, consts, const_types, finals, closed.out_avals, out_trees[0]

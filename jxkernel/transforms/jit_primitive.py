@@ -80,6 +80,15 @@ def _jit_impl_one_device(args, jaxpr, name, donated_invars):
     return exe.call_arrays([to_device(c, device) for c in jaxpr.consts] + leaves)
 
 
+def one_device_program(jaxpr, args):
+    """The executable an eager jit equation over `jaxpr` compiled for `args` (Arrays, all on
+    one device, none split over a mesh), or None: what `_jit_impl` would run them with, for
+    a caller that runs it again without the bind (jit_high's rerun of a capturing jit)."""
+    if not args or any_sharded(args) or on_context_mesh() or (jaxpr, None) in _partitioned:
+        return None
+    return _impl_cache.get((jaxpr, (tuple(a.aval for a in args), args[0].device)))
+
+
 def _compile_event(jaxpr, name, leaves, phases, device):
     """The log's event for a jit equation compiled by a transformation (grad or vmap of a
     jitted function): the first program made from a trace of the user's function that missed

@@ -2,8 +2,8 @@
 primitive's last run hold, and what the extension reads, given to it once (`connect`).
 
 The extension itself (core/_fastpath.c) is built at install and loaded by core/native.py;
-its entry points are chosen in the class bodies (`Primitive.bind`, `Jitted.__call__`,
-`Array.block_until_ready`, Array's `+ - * /`). A `Hit` does a cache hit's check and call
+its entry points are chosen in the class bodies (`Primitive.bind`, Jitted's C base
+`JitFunction`, `Array.block_until_ready`, Array's `+ - * /`). A `Hit` does a hit's check and call
 in C; where the extension is off, `jit_hit` and `eager_hit` give None and the Python paths
 in transforms/jit.py and xla/dispatch.py do the same work.
 

@@ -305,4 +305,36 @@ def captured_by_loops_conds_and_jits(jax, Box) -> dict:
                 float(jax.grad(lambda x: inner(x))(3.0)), float(b.get()))
 
     out["jit_reading_captured_box_in_traces"] = _outcome(reading)
+
+    # a jit closing over a Box, called again and again with the Box set between calls: to
+    # another value of its type (jxkernel: the last call's program again, with the new
+    # value), to another shape, dtype or type and back (each its program), and one that
+    # writes it (the box's value each call's result)
+    def box_set_between_calls():
+        box, seen = Box(jnp.ones(3)), []
+        reads = jax.jit(lambda x: x * 2 + box.get())
+        x = jnp.arange(3.0)
+        for value in [jnp.ones(3), jnp.ones(3), jnp.full(3, 10.0), jnp.full(3, -1.0),
+                      jnp.ones(4), jnp.arange(3), 2.5, jnp.full(3, 7.0), jnp.full(3, 8.0)]:
+            box.set(value)
+            seen += [_outcome(lambda: (reads(x).tolist(), str(reads(x).dtype)))
+                     for _ in range(2)]
+        return seen
+
+    def box_written_each_call():
+        box = Box(jnp.zeros(2))
+
+        @jax.jit
+        def step(x):
+            box.set(box.get() + x)
+            return box.get() * 2
+        seen = [(step(jnp.ones(2)).tolist(), box.get().tolist()) for _ in range(3)]
+        box.set(jnp.full(2, 100.0))
+        seen += [(step(jnp.ones(2)).tolist(), box.get().tolist()) for _ in range(2)]
+        box.set(jnp.zeros(2, jnp.int32))          # another dtype: its own program
+        seen += [(step(jnp.ones(2, jnp.int32)).tolist(), str(box.get().dtype)) for _ in range(2)]
+        return seen
+
+    out["jit_captured_box_set_between_calls"] = _outcome(box_set_between_calls)
+    out["jit_captured_box_written_each_call"] = _outcome(box_written_each_call)
     return out

@@ -346,6 +346,12 @@ SCENARIOS = {
         "    return x * n\n"
         "f = jax.jit(scale, static_argnums=1)\n"
         "f(jnp.ones(3), n=2); f(jnp.ones(3), n=2); f(jnp.ones(3), n=3)\n"),
+    "static_keywords_in_another_order": (
+        "two static keywords passed in the other order: one program (JAX sorts them)",
+        "def scale(x, n, m=1):\n"
+        "    return x * n + m\n"
+        "f = jax.jit(scale, static_argnames=('n', 'm'))\n"
+        "f(jnp.ones(3), n=2, m=0); f(jnp.ones(3), m=0, n=2); f(jnp.ones(3), m=0, n=3)\n"),
     "traced_bool_flag_in_if": (
         "a bool flag passed traced and read by a Python if: an error",
         "def g(x, training):\n"

@@ -5,6 +5,7 @@ forward methods, properties and operators to their type. JAX's answers are recor
 tests/data/hijax_reference.json (reference/make_hijax_reference.py)."""
 import json
 import os
+import sys
 
 import pytest
 from hijax_cases import run_cases   # tests/data, on pytest's pythonpath
@@ -138,6 +139,39 @@ def test_jit_threads_a_box_it_closes_over():
     assert float(scale(2.0)) == 6.0 and held.get().tolist() == [0.0, 2.0, 4.0]
     held.set(jnp.ones(4))
     assert float(scale(2.0)) == 8.0 and held.get().tolist() == [2.0] * 4
+
+
+def _ran_the_bind(call) -> bool:
+    """Whether `call()` bound the low program's jit equation (its eager impl ran)."""
+    seen = []
+    sys.setprofile(lambda frame, event, arg: seen.append(frame.f_code.co_name)
+                   if event == "call" else None)
+    try:
+        call()
+    finally:
+        sys.setprofile(None)
+    return "_jit_impl" in seen
+
+
+def test_a_jit_closing_over_a_box_runs_its_last_program_again_with_the_new_value():
+    # jit_high's fast path: the next call alike runs the low program's executable itself (no
+    # jit equation bound), reading the box's value of the moment; a box set to another shape,
+    # a config change, or NaN checks take the bind again. Values as JAX's
+    # (hijax_cases' jit_captured_box_set_between_calls)
+    from jxkernel.transforms import jit_high
+    jnp = jxkernel.numpy
+    box, x = hijax.Box(jnp.ones(3)), jnp.arange(3.0)
+    reads = jxkernel.jit(lambda x: x * 2 + box.get())
+    assert reads(x).tolist() == [1.0, 3.0, 5.0] and jit_high._last_call[reads].exe is not None
+    box.set(jnp.ones(3) * 10)              # (not jnp.full(3, 10.0): weakly typed, a new type)
+    assert not _ran_the_bind(lambda: reads(x)) and reads(x).tolist() == [10.0, 12.0, 14.0]
+    box.set(jnp.ones((2, 3)))                          # another shape: another program
+    assert _ran_the_bind(lambda: reads(x)) and reads(x).tolist() == [[1.0, 3.0, 5.0]] * 2
+    assert not _ran_the_bind(lambda: reads(x))
+    with jxkernel.config.override("jax_debug_nans", True):    # checked: the bind's path
+        assert _ran_the_bind(lambda: reads(x))
+    box.set(2.5)                               # a Python float in the box: the bind puts it
+    assert _ran_the_bind(lambda: reads(x)) and reads(x).tolist() == [2.5, 4.5, 6.5]
 
 
 def test_a_box_closed_over_by_a_jit_inside_a_jit_is_threaded_through_both():

@@ -180,6 +180,28 @@ def test_static_arguments_hit_in_c_each_value_under_its_typed_key(path):
         f(x, [2])                                       # JAX's error, the hits warm
 
 
+def test_keyword_static_calls_hit_the_cache_and_miss_on_a_new_value(path):
+    # Jitted's C base takes the call's keyword names as the call site has them: a static
+    # passed by keyword hits (no Python frame where compiled), in either keyword order (one
+    # program, as JAX's: recompile_cases' static_keywords_in_another_order), and a new value,
+    # or a value of another type, compiles its own. The cache sizes are JAX 0.10.2's.
+    h = jax.jit(lambda x, n, m=1: x * n + m, static_argnames=("n", "m"))
+    x, i = arr([1.0, 2.0]), arr([1, 2], np.int32)
+    for _ in range(3):
+        assert np.asarray(h(x, n=3)).tolist() == [4.0, 7.0]
+        assert np.asarray(h(x, n=3, m=0)).tolist() == [3.0, 6.0]
+        assert np.asarray(h(x, m=0, n=3)).tolist() == [3.0, 6.0]    # the same program
+    assert h._cache_size() == 2 and h.cache_hits() == 3 * 3 - 2
+    if path == "compiled":
+        assert _python_frames(lambda: h(x, n=3)) == _python_frames(lambda: h(x, m=0, n=3)) == []
+    assert np.asarray(h(x, n=4)).tolist() == [5.0, 9.0] and h._cache_size() == 3
+    assert h(i, n=4).dtype == np.int32 and h(i, n=4.0).dtype == np.float32
+    assert h._cache_size() == 5
+    assert np.asarray(h(x=x, n=3)).tolist() == [4.0, 7.0] and h._cache_size() == 6  # x by name
+    assert np.asarray(h(x, 3)).tolist() == [4.0, 7.0] and h._cache_size() == 7  # n by position
+    assert np.asarray(h(x, n=3)).tolist() == [4.0, 7.0] and h._cache_size() == 7
+
+
 def test_a_new_static_value_after_hits_compiles_and_is_explained(path):
     # a hot static jit's miss takes the general path: the compile record and its explainer
     def scaled_by_a_static(x, n):

@@ -2,6 +2,7 @@
 hatch_build.py where a C compiler exists, chosen in the class bodies, reported by `python -m
 jxkernel`, and switched off by JXKERNEL_FASTPATH=0, where the Python path gives the same
 results (tests/xla/test_dispatch.py runs the hot paths' tests under both, in one process)."""
+import copy
 import hashlib
 import importlib.util
 import inspect
@@ -22,7 +23,7 @@ from jxkernel.xla.array import Array
 
 ROOT = locations.ROOT
 HATCH_BUILD = os.path.join(ROOT, "hatch_build.py")
-ENTRY_POINTS = [(Primitive, "bind", "_python_bind"), (Jitted, "__call__", "_python_call"),
+ENTRY_POINTS = [(Primitive, "bind", "_python_bind"),
                 (Array, "block_until_ready", "_python_block_until_ready")]
 needs_native = pytest.mark.skipif(native is None, reason=f"the fast path is {STATE}")
 
@@ -58,6 +59,34 @@ def test_each_entry_point_is_the_class_bodys_own_with_its_python_method_behind_i
         assert Array.__dict__[name].__wrapped__ is _OPERATORS[name]
     with pytest.raises(TypeError, match="fallback must be callable"):
         native.bind(3)
+
+
+@needs_native
+def test_a_jitted_function_is_an_instance_of_the_c_base_called_by_vectorcall():
+    # Jitted's base is the C type whose call tries the last hit (no keyword dict on the way:
+    # the flag that 3.12 inherits, set on 3.11 by its __init_subclass__); a miss calls the
+    # class's `_python_call` with the very arguments, and copy.copy keeps its two slots
+    assert Jitted.__bases__ == (native.JitFunction,) and "__call__" not in Jitted.__dict__
+    assert Jitted.__flags__ & (1 << 11)                      # Py_TPFLAGS_HAVE_VECTORCALL
+
+    class Recording(native.JitFunction):
+        def __init__(self):
+            self._last, self._static_at = {}, (1,)
+
+        def _python_call(self, *args, **kwargs):
+            return args, kwargs
+    f = Recording()
+    assert f(1, 2, n=3) == ((1, 2), {"n": 3}) and f() == ((), {})
+    assert f(*range(40), a=1) == (tuple(range(40)), {"a": 1})    # (past its C stack array)
+    f._last["last hit"] = object()                  # no Hit there: the Python method
+    assert f(1) == ((1,), {}) and f(1, 2, n=3) == ((1, 2), {"n": 3})
+    twin = copy.copy(f)
+    assert twin._last is f._last and twin._static_at == (1,) and twin(5) == ((5,), {})
+    Recording.__call__ = lambda self, *args, **kwargs: ("reassigned", args, kwargs)
+    assert f(1, n=2) == ("reassigned", (1,), {"n": 2})       # (3.11 keeps the flag: seen)
+    with pytest.raises(TypeError, match="takes no arguments"):
+        class Bad(native.JitFunction, option=1):
+            pass
 
 
 @needs_native
@@ -112,7 +141,8 @@ for _ in range(3):                      # the first call compiles, later ones hi
     a, d = f(x, y)
     out += [a.tolist(), d["s"].tolist(), g(x, 2.5).tolist(), g(x, 2).tolist(), g(i, 3).tolist()]
     out += [s(x, 2).tolist(), s(x, 2, flag=True).tolist(), str(s(i, 2.0).dtype),
-            s(i, True, flag=1).tolist(), s(i, 1, flag=True).tolist()]
+            s(i, True, flag=1).tolist(), s(i, 1, flag=True).tolist(),
+            s(x, n=2, flag=True).tolist(), s(flag=True, n=3, x=i).tolist()]
     out += [(x + y).tolist(), (x - y).tolist(), (x * y).tolist(), (x / y).tolist(),
             (i + i).tolist(), str((i / i).dtype), (x + 1.5).tolist(), jnp.cos(x).tolist(),
             lax.integer_pow(x, 3).tolist(), x.block_until_ready() is x, str((x * y).dtype)]
@@ -122,10 +152,11 @@ try:
     z.block_until_ready()
 except RuntimeError as e:
     out.append(f"{type(e).__name__}: {e}")
-plain = all(isinstance(c.__dict__[m], types.FunctionType) for c, m in
+plain = all(isinstance(c.__dict__.get(m), types.FunctionType) for c, m in
             [(type(f), "__call__"), (Primitive, "bind"), (type(x), "block_until_ready"),
              (type(x), "__add__")])
-print(json.dumps({"out": out, "state": STATE, "on": native is not None, "plain": plain}))
+print(json.dumps({"out": out, "state": STATE, "on": native is not None, "plain": plain,
+                  "base": type(f).__bases__[0].__name__}))
 """
 
 # an install without the extension: the import of the module fails, as where it was not built
@@ -156,6 +187,8 @@ def test_the_python_path_gives_the_same_results_as_the_compiled_one():
     assert off["state"] == "off (JXKERNEL_FASTPATH=0): the Python path runs"
     assert absent["state"].startswith("off (not built at install")
     assert off["plain"] and absent["plain"] and on["plain"] == (native is None)
+    assert off["base"] == absent["base"] == "object"    # (where it is on: the C JitFunction)
+    assert on["base"] == ("object" if native is None else "JitFunction")
 
 
 def test_in_the_browser_the_state_gives_no_advice_it_cannot_follow():
