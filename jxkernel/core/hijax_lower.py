@@ -35,6 +35,14 @@ class CapturedHighValues(NotImplementedError):
         self.values = values
 
 
+def captured_mutable(closed) -> list:
+    """The mutable hijax values `closed` captured from outside (its consts): concrete ones (a
+    Box made outside) and tracers of an enclosing trace (a Box made in make_jaxpr's)."""
+    return [c for c in closed.consts if type(c) in hi_value_types and
+            getattr(typeof_rules[type(c)](c), "has_qdd", False) or
+            isinstance(c, Tracer) and getattr(c.aval, "has_qdd", False)]
+
+
 def lower_jaxpr(closed, in_qdds=None, final_qdds=None, what="jit"):
     """The low ClosedJaxpr of a high one, as JAX's `pe.lower_jaxpr`: each high input becomes
     its low values (`lo_ty`, or `lo_ty_qdd` of its initial quasi-dynamic data `in_qdds[i]`),
@@ -110,6 +118,13 @@ def lower_jaxpr(closed, in_qdds=None, final_qdds=None, what="jit"):
                        lowered.ref_writes)
 
 
+# a control-flow primitive -> how an equation of it whose jaxprs hold high values is lowered:
+# rule(operands, **params) -> results, run on the lowering trace (lax/_cf_high.py: a loop or
+# cond whose body reads or writes a hijax value captured from outside, staged high by
+# make_jaxpr or jit, threads its state through, as JAX's while_p/scan_p/cond_p.to_lojax)
+high_lowering_rules: dict = {}
+
+
 # the high jaxpr of a jit equation staged by make_jaxpr -> the low jaxpr jit traced it to (with
 # the same constants), which lowering binds in its place (transforms/jit.py's _bind)
 low_of: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -151,7 +166,8 @@ def _run_low(eqn, env) -> None:
     if isinstance(eqn.primitive, HiPrimitive):
         outs = eqn.primitive.to_lojax(*invals, **eqn.params)
     elif eqn_is_high(eqn):
-        outs = _lower_call(eqn, invals)
+        rule = high_lowering_rules.get(eqn.primitive)
+        outs = rule(invals, **eqn.params) if rule is not None else _lower_call(eqn, invals)
     else:
         outs = eqn.primitive.bind(*invals, **eqn.params)
     env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))

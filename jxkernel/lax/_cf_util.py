@@ -12,15 +12,17 @@ from ..core.avals import ShapedArray, get_aval
 from ..core.config import config
 from ..core.compile_record import body_traced
 from ..core.avals import typeof_rules
-from ..core.hijax_lower import CapturedHighValues, lower_jaxpr  # noqa: F401  (scan's)
+from ..core.hijax_lower import CapturedHighValues, captured_mutable, lower_jaxpr  # noqa: F401
 from ..core.lru import TRACES, WeakLRU
 from ..core.trace import Tracer, _ctx
 from ..core.interpret import eval_jaxpr
-from ..core.ir import ClosedJaxpr
+from ..core.hijax import AvalQDD, cur_qdd
+from ..core.ir import ClosedJaxpr, Jaxpr
 from ..core.source_info import function_source_info
 from ..core.vma import in_mesh_order
 from ..transforms.api_util import flatten_fun
-from ..core.staging import DebugInfo, bind_refs, convert_constvars_to_invars, trace_to_jaxpr
+from ..core.staging import (DebugInfo, JaxprTrace, bind_refs, convert_constvars_to_invars,
+                            high_jaxprs, retyped_consts, trace_to_jaxpr)
 from ..tree_util import equality_errors, keystr, tree_flatten_with_path, tree_unflatten
 from .conversion import _convert_element_type
 
@@ -47,7 +49,9 @@ def trace_fun(fun, in_tree, in_avals, what: str):
     """(ClosedJaxpr of fun over flat inputs, output treedef); consts stay in the ClosedJaxpr.
     A Ref made outside and used inside is a const (core/staging.py); one written is carried
     by the loop or cond that traced it (`written_refs`), or refused by `hoist`."""
-    key = (fun, (in_tree, tuple(in_avals), what, config._trace_state) + vma.trace_place())
+    staging = _stages_high()
+    key = (fun, (in_tree, tuple(in_avals), what, config._trace_state, staging) +
+           vma.trace_place())
     found = _traced.get(key)
     if found is not None:
         return found
@@ -59,9 +63,15 @@ def trace_fun(fun, in_tree, in_avals, what: str):
     # told as JAX tells it ("... for scan", "for while_body", "for fori_loop")
     told = "fori_loop" if traced_as[1] == "lax.fori_loop" else _JAX_TRACED_FOR.get(what, what)
     info = DebugInfo(fun_name(user), function_source_info(user), told, None)
-    # hijax equations made and used inside the body: their low equations (core/hijax_lower.py)
-    found = lower_jaxpr(trace_to_jaxpr(flat, list(in_avals), info, "lift"), what=what), \
-        out_tree()
+    # hijax equations made and used inside the body: their low equations (core/hijax_lower.py);
+    # a body capturing a mutable hijax value from outside, traced inside make_jaxpr or jit,
+    # stays high (the value a `BoxTy` const, its equations inside), as JAX stages it: the
+    # enclosing trace's lowering threads its state (lax/_cf_high.py)
+    closed = trace_to_jaxpr(flat, list(in_avals), info, "lift")
+    keep_high = staging and captured_mutable(closed)
+    if keep_high and what == "while_loop body" and closed in retyped_consts:
+        raise TypeError("type-changing mutations not allowed in while_loop body")
+    found = closed if keep_high else lower_jaxpr(closed, what=what), out_tree()
     # tracers die with their trace (a finished one's: jit's stand-ins for Ref arguments)
     if not any(isinstance(c, Tracer) and c._trace.alive for c in found[0].consts):
         _traced[key] = found
@@ -69,6 +79,13 @@ def trace_fun(fun, in_tree, in_avals, what: str):
     # bodies' misses: after the trace, so a body whose trace raised is not told
     body_traced(fun, in_tree, in_avals, what, info.source)
     return found
+
+
+def _stages_high() -> bool:
+    """Whether the current trace stages a jaxpr that may hold high equations (make_jaxpr's or
+    jit's trace; not one lowering them, where a captured value's state is threaded now)."""
+    trace = _ctx.trace
+    return type(trace) is JaxprTrace and not trace.requires_low
 
 
 def hoist(closed: ClosedJaxpr, what: str = "this function"):
@@ -198,7 +215,17 @@ def forwarded_inputs(closed: ClosedJaxpr) -> list:
 
 
 def avals_of(leaves):
-    return [get_aval(x) for x in leaves]
+    """The leaves' types; a mutable hijax value's with what it holds here (a Box a cond's
+    branches capture, taken by each branch as an input: its type where the cond runs)."""
+    return [_aval_qdd(x) for x in leaves]
+
+
+def _aval_qdd(x):
+    if type(x) in typeof_rules:
+        aval = typeof_rules[type(x)](x)
+        if getattr(aval, "has_qdd", False):
+            return AvalQDD(aval, cur_qdd(x))
+    return get_aval(x)
 
 
 def type_str(aval) -> str:
@@ -414,12 +441,14 @@ def reorder_inputs(closed, order):
 
 
 def drop_outputs(closed, drop):
-    """`closed` without the outputs at the indices in `drop`."""
+    """`closed` without the outputs at the indices in `drop` (the same equations: not traced
+    again, which a high jaxpr's box_set could not be without what its Box held)."""
     if not drop:
         return closed
-    drop = set(drop)
-
-    def f(*args):
-        outs = eval_jaxpr(closed.jaxpr, closed.consts, *args)
-        return [o for i, o in enumerate(outs) if i not in drop]
-    return trace_to_jaxpr(f, closed.in_avals)
+    jaxpr, drop = closed.jaxpr, set(drop)
+    kept = [o for i, o in enumerate(jaxpr.outvars) if i not in drop]
+    out = ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, kept, jaxpr.eqns), closed.consts,
+                      closed.ref_writes)
+    if closed in high_jaxprs:
+        high_jaxprs.add(out)
+    return out
