@@ -49,12 +49,10 @@ def trace_fun(fun, in_tree, in_avals, what: str):
     """(ClosedJaxpr of fun over flat inputs, output treedef); consts stay in the ClosedJaxpr.
     A Ref made outside and used inside is a const (core/staging.py); one written is carried
     by the loop or cond that traced it (`written_refs`), or refused by `hoist`."""
-    staging = _stages_high()
-    key = (fun, (in_tree, tuple(in_avals), what, config._trace_state, staging) +
-           vma.trace_place())
+    key = (fun, (in_tree, tuple(in_avals), what, config._trace_state) + vma.trace_place())
     found = _traced.get(key)
     if found is not None:
-        return found
+        return _staged_or_threaded(found, what)
     flat, out_tree = flatten_fun(fun, in_tree)
     # a wrapper of the user's function (fori_loop's) is traced as that function, as JAX
     # traces its wrappers with the user's function's debug info
@@ -64,20 +62,34 @@ def trace_fun(fun, in_tree, in_avals, what: str):
     told = "fori_loop" if traced_as[1] == "lax.fori_loop" else _JAX_TRACED_FOR.get(what, what)
     info = DebugInfo(fun_name(user), function_source_info(user), told, None)
     # hijax equations made and used inside the body: their low equations (core/hijax_lower.py);
-    # a body capturing a mutable hijax value from outside, traced inside make_jaxpr or jit,
-    # stays high (the value a `BoxTy` const, its equations inside), as JAX stages it: the
-    # enclosing trace's lowering threads its state (lax/_cf_high.py)
+    # a loop body or branch capturing a mutable hijax value from outside stays high (the
+    # value a `BoxTy` const, its equations inside), as JAX stages it (_staged_or_threaded)
     closed = trace_to_jaxpr(flat, list(in_avals), info, "lift")
-    keep_high = staging and captured_mutable(closed)
-    if keep_high and what == "while_loop body" and closed in retyped_consts:
-        raise TypeError("type-changing mutations not allowed in while_loop body")
-    found = closed if keep_high else lower_jaxpr(closed, what=what), out_tree()
+    if what in _JAX_TRACED_FOR and captured_mutable(closed):
+        found = _staged_or_threaded((closed, out_tree()), what)
+    else:
+        found = lower_jaxpr(closed, what=what), out_tree()
     # tracers die with their trace (a finished one's: jit's stand-ins for Ref arguments)
     if not any(isinstance(c, Tracer) and c._trace.alive for c in found[0].consts):
         _traced[key] = found
     # a miss of this cache, told (and with jax_explain_cache_misses logged) as JAX tells its
     # bodies' misses: after the trace, so a body whose trace raised is not told
     body_traced(fun, in_tree, in_avals, what, info.source)
+    return found
+
+
+def _staged_or_threaded(found, what):
+    """`found`, a body's trace, as the loop or cond binding it takes it: one capturing
+    mutable hijax values stays high where make_jaxpr or jit stages it (the enclosing trace's
+    lowering threads their state, lax/_cf_high.py); elsewhere (eagerly, under grad or vmap,
+    or lowering) lowering it raises CapturedHighValues, and the loop threads their state now."""
+    closed = found[0]
+    if not (what in _JAX_TRACED_FOR and captured_mutable(closed)):
+        return found
+    if not _stages_high():
+        lower_jaxpr(closed, what=what)          # raises: they are captured
+    if what == "while_loop body" and closed in retyped_consts:
+        raise TypeError("type-changing mutations not allowed in while_loop body")
     return found
 
 

@@ -8,7 +8,9 @@ psum_scatter; plus axis_size.
 The axis is introduced by vmap with `axis_name=`, or by shard_map (and pmap, a jit of
 shard_map) as a mesh axis. Under vmap a collective over that axis becomes an ordinary array
 operation over the batch dimension; over a *different* (outer) axis it passes through with
-the batch dimension kept. In a shard_map body each lowers to the StableHLO collective among
+the batch dimension kept; over several axes at once (the NumPy backend's shard_map batches
+its body over each mesh axis in turn), every member's value is stacked over them in XLA's
+group order and each member takes its part. In a shard_map body each lowers to the StableHLO collective among
 the devices along its mesh axes (all_reduce, all_gather, collective_permute, all_to_all,
 reduce_scatter), the groups given as partition ids.
 """

@@ -424,4 +424,33 @@ def staged_with_captured_boxes(jax, Box) -> dict:
     g = jax.jit(lambda p, x: lax.cond(p, t, f, x))
     out["jit_cond_two_boxes"] = _outcome(lambda: (
         [float(g(p, 2.0)) for p in (True, False, True)], float(b1.get()), float(b2.get())))
+
+    # one trace of a body serves make_jaxpr (staged high, the box untouched), an eager call
+    # and a jit (each threading the box's state); a body without boxes is traced once for all
+    counted = Box(1.0)
+
+    def count(c):
+        counted.set(counted.get() + 1.0)
+        return c + 1
+
+    def loop():
+        return lax.while_loop(lambda c: c < 3, count, 0)
+
+    def runs():
+        jax.make_jaxpr(loop)()
+        seen = [float(counted.get())]
+        for f in (loop, jax.jit(loop), loop):
+            seen.append((int(f()), float(counted.get())))
+        return seen
+    out["staged_then_eager_and_jit_box"] = _outcome(runs)
+    traces = []
+
+    def plain(c, x):
+        traces.append(1)
+        return c + x, None
+    xs = jnp.arange(3.0)
+    lax.scan(plain, 0.0, xs)
+    jax.jit(lambda: lax.scan(plain, 0.0, xs))()
+    jax.make_jaxpr(lambda: lax.scan(plain, 0.0, xs))()
+    out["body_traced_once_eager_jit_and_staged"] = repr(len(traces))
     return out
