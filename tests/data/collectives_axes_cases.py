@@ -86,8 +86,37 @@ def _nested_vmaps(jax) -> dict:
     return out
 
 
+def _gradients(jax, mesh) -> dict:
+    """Gradients through collectives over ('y', 'x') and ('x', 'y') (each one's transpose:
+    all_gather's is psum_scatter's, ppermute's the inverse permutation): floats through sin,
+    compared in ulps."""
+    lax, jnp, P = jax.lax, jax.numpy, jax.sharding.PartitionSpec
+    x = np.arange(64.0, dtype=np.float32).reshape(8, 8) / 64
+    w = np.linspace(-1.0, 2.0, 64 * 8).astype(np.float32)
+    programs = {
+        "all_gather_yx": (lambda v: lax.all_gather(v, YX, tiled=True), P("x", "y"), P("x", "y")),
+        "ppermute_yx": (lambda v: lax.ppermute(v, YX, PERM), P("x", "y"), P("x", "y")),
+        "all_to_all_xy": (lambda v: lax.all_to_all(v, XY, 0, 1, tiled=True),
+                          P(None, XY), P(XY, None)),
+        "psum_scatter_yx": (
+            lambda v: lax.psum_scatter(v, YX, scatter_dimension=0, tiled=True),
+            P(None, None), P(YX, None)),
+        "axis_index_yx": (lambda v: v * lax.axis_index(YX), P("x", "y"), P("x", "y")),
+    }
+    out = {}
+    for name, (f, in_specs, out_specs) in programs.items():
+        g = jax.shard_map(f, mesh=mesh, in_specs=in_specs, out_specs=out_specs)
+
+        def loss(v, g=g):
+            y = g(v)
+            return jnp.sum(jnp.sin(y) * w[:y.size].reshape(y.shape))
+        out[f"grad_{name}"] = np.asarray(jax.jit(jax.grad(loss))(x)).ravel().tolist()
+    return out
+
+
 def run(jax) -> dict:
-    """'<mesh>/<case>' -> [shape, values] (or the error's class and words)."""
+    """'<mesh>/<case>' -> [shape, values] (or the error's class and words); '<mesh>/grad_<case>'
+    -> the gradient's values."""
     lax, P = jax.lax, jax.sharding.PartitionSpec
     out = _nested_vmaps(jax)
     for shape in [(2, 4), (4, 2)]:
@@ -100,4 +129,5 @@ def run(jax) -> dict:
                 out[key] = [list(r.shape), r.ravel().tolist()]
             except Exception as e:      # noqa: BLE001  (recorded by class and words)
                 out[key] = f"{type(e).__name__}: {e}"
+        out.update((f"{shape[0]}x{shape[1]}/{k}", v) for k, v in _gradients(jax, mesh).items())
     return out
