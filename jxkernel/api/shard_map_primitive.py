@@ -391,10 +391,13 @@ def _numpy(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes
     blocks, splits = zip(*[_stacked_blocks(x, s, manual, sizes)
                            for x, s in zip(args, in_specs)]) if args else ((), ())
     body = _closed_body(jaxpr)
-    for a in reversed(manual):
-        body, _ = batch_jaxpr(body, AxisData(a, sizes[a]),
-                              [0 if a in split else bu.not_mapped for split in splits],
-                              force_out_batched=[True] * len(out_specs))
+    with contextlib.ExitStack() as bound:     # (a collective over several axes reads them)
+        for a in manual:
+            bound.enter_context(bound_axis(a, sizes[a]))
+        for a in reversed(manual):
+            body, _ = batch_jaxpr(body, AxisData(a, sizes[a]),
+                                  [0 if a in split else bu.not_mapped for split in splits],
+                                  force_out_batched=[True] * len(out_specs))
     return [_joined_blocks(y, s, manual, sizes)
             for y, s in zip(eval_closed_jaxpr_numpy(body, *blocks), out_specs)]
 

@@ -21,8 +21,9 @@ from .trace import Tracer, _ctx, new_trace
 
 
 # what traces a body that may capture a concrete mutable high value (a hijax Variable made
-# outside it): the loop catches CapturedHighValues and threads the values' state through
-# its carry (lax/_cf_util.py's thread_high_values), as JAX threads such state
+# outside it): where nothing stages the loop (eagerly, or lowering a staged one), the loop
+# catches CapturedHighValues and threads the values' state through its carry
+# (lax/_cf_util.py's holding_high), as JAX threads such state
 THREADING = {"scan body", "while_loop body", "cond branch", "switch branch"}
 
 
@@ -33,6 +34,14 @@ class CapturedHighValues(NotImplementedError):
     def __init__(self, values):
         super().__init__(f"mutable high values captured: {values}")
         self.values = values
+
+
+def captured_mutable(closed) -> list:
+    """The mutable hijax values `closed` captured from outside (its consts): concrete ones (a
+    Box made outside) and tracers of an enclosing trace (a Box made in make_jaxpr's)."""
+    return [c for c in closed.consts if type(c) in hi_value_types and
+            getattr(typeof_rules[type(c)](c), "has_qdd", False) or
+            isinstance(c, Tracer) and getattr(c.aval, "has_qdd", False)]
 
 
 def lower_jaxpr(closed, in_qdds=None, final_qdds=None, what="jit"):
@@ -110,6 +119,13 @@ def lower_jaxpr(closed, in_qdds=None, final_qdds=None, what="jit"):
                        lowered.ref_writes)
 
 
+# a control-flow primitive -> how an equation of it whose jaxprs hold high values is lowered:
+# rule(operands, **params) -> results, run on the lowering trace (lax/_cf_high.py: a loop or
+# cond whose body reads or writes a hijax value captured from outside, staged high by
+# make_jaxpr or jit, threads its state through, as JAX's while_p/scan_p/cond_p.to_lojax)
+high_lowering_rules: dict = {}
+
+
 # the high jaxpr of a jit equation staged by make_jaxpr -> the low jaxpr jit traced it to (with
 # the same constants), which lowering binds in its place (transforms/jit.py's _bind)
 low_of: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -151,7 +167,8 @@ def _run_low(eqn, env) -> None:
     if isinstance(eqn.primitive, HiPrimitive):
         outs = eqn.primitive.to_lojax(*invals, **eqn.params)
     elif eqn_is_high(eqn):
-        outs = _lower_call(eqn, invals)
+        rule = high_lowering_rules.get(eqn.primitive)
+        outs = rule(invals, **eqn.params) if rule is not None else _lower_call(eqn, invals)
     else:
         outs = eqn.primitive.bind(*invals, **eqn.params)
     env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))

@@ -356,6 +356,9 @@ def _input_dependencies(trace: JaxprTrace, var: Var) -> list[int]:
 
 # the ClosedJaxprs traced with hijax types or equations in them (core/hijax.py lowers them)
 high_jaxprs: weakref.WeakSet = weakref.WeakSet()
+# those of them where a mutable hijax value captured from outside ends holding another type
+# than it began with (a Box set to a tuple: a while_loop body refuses it, as JAX's)
+retyped_consts: weakref.WeakSet = weakref.WeakSet()
 
 
 def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None,
@@ -373,6 +376,9 @@ def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None,
         closed = trace.to_jaxpr(outs)
         if trace.is_high:
             high_jaxprs.add(closed)
+            if any(v in trace.qdds and trace.qdds[v].init_val != trace.qdds[v].cur_val
+                   for v in closed.jaxpr.constvars):
+                retyped_consts.add(closed)
     if config.jax_enable_checks:
         check_jaxpr(closed)             # a rule's wrong output type fails here, by name
     if config.jax_debug_key_reuse and debug_info is not None and \

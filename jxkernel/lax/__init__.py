@@ -33,6 +33,7 @@ from .platform_index import platform_index_p  # noqa: F401
 from .loops import associative_scan, fori_loop, map  # noqa: F401
 from .scan import scan, scan_p  # noqa: F401
 from .while_loop import while_loop, while_p  # noqa: F401
+from . import _cf_high  # noqa: F401,E402  (loops and conds over captured hijax values: lowered)
 from .parallel import (all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index,  # noqa: F401
                        axis_index_p, axis_size, pbroadcast, pcast, pmax, pmax_p, pmean, pmin, pmin_p,
                        ppermute, ppermute_p, pshuffle, psum, psum_invariant_p, psum_p,

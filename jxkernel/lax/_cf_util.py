@@ -12,15 +12,17 @@ from ..core.avals import ShapedArray, get_aval
 from ..core.config import config
 from ..core.compile_record import body_traced
 from ..core.avals import typeof_rules
-from ..core.hijax_lower import CapturedHighValues, lower_jaxpr  # noqa: F401  (scan's)
+from ..core.hijax_lower import CapturedHighValues, captured_mutable, lower_jaxpr  # noqa: F401
 from ..core.lru import TRACES, WeakLRU
 from ..core.trace import Tracer, _ctx
 from ..core.interpret import eval_jaxpr
-from ..core.ir import ClosedJaxpr
+from ..core.hijax import AvalQDD, cur_qdd
+from ..core.ir import ClosedJaxpr, Jaxpr
 from ..core.source_info import function_source_info
 from ..core.vma import in_mesh_order
 from ..transforms.api_util import flatten_fun
-from ..core.staging import DebugInfo, bind_refs, convert_constvars_to_invars, trace_to_jaxpr
+from ..core.staging import (DebugInfo, JaxprTrace, bind_refs, convert_constvars_to_invars,
+                            high_jaxprs, retyped_consts, trace_to_jaxpr)
 from ..tree_util import equality_errors, keystr, tree_flatten_with_path, tree_unflatten
 from .conversion import _convert_element_type
 
@@ -50,7 +52,7 @@ def trace_fun(fun, in_tree, in_avals, what: str):
     key = (fun, (in_tree, tuple(in_avals), what, config._trace_state) + vma.trace_place())
     found = _traced.get(key)
     if found is not None:
-        return found
+        return _staged_or_threaded(found, what)
     flat, out_tree = flatten_fun(fun, in_tree)
     # a wrapper of the user's function (fori_loop's) is traced as that function, as JAX
     # traces its wrappers with the user's function's debug info
@@ -59,9 +61,14 @@ def trace_fun(fun, in_tree, in_avals, what: str):
     # told as JAX tells it ("... for scan", "for while_body", "for fori_loop")
     told = "fori_loop" if traced_as[1] == "lax.fori_loop" else _JAX_TRACED_FOR.get(what, what)
     info = DebugInfo(fun_name(user), function_source_info(user), told, None)
-    # hijax equations made and used inside the body: their low equations (core/hijax_lower.py)
-    found = lower_jaxpr(trace_to_jaxpr(flat, list(in_avals), info, "lift"), what=what), \
-        out_tree()
+    # hijax equations made and used inside the body: their low equations (core/hijax_lower.py);
+    # a loop body or branch capturing a mutable hijax value from outside stays high (the
+    # value a `BoxTy` const, its equations inside), as JAX stages it (_staged_or_threaded)
+    closed = trace_to_jaxpr(flat, list(in_avals), info, "lift")
+    if what in _JAX_TRACED_FOR and captured_mutable(closed):
+        found = _staged_or_threaded((closed, out_tree()), what)
+    else:
+        found = lower_jaxpr(closed, what=what), out_tree()
     # tracers die with their trace (a finished one's: jit's stand-ins for Ref arguments)
     if not any(isinstance(c, Tracer) and c._trace.alive for c in found[0].consts):
         _traced[key] = found
@@ -69,6 +76,28 @@ def trace_fun(fun, in_tree, in_avals, what: str):
     # bodies' misses: after the trace, so a body whose trace raised is not told
     body_traced(fun, in_tree, in_avals, what, info.source)
     return found
+
+
+def _staged_or_threaded(found, what):
+    """`found`, a body's trace, as the loop or cond binding it takes it: one capturing
+    mutable hijax values stays high where make_jaxpr or jit stages it (the enclosing trace's
+    lowering threads their state, lax/_cf_high.py); elsewhere (eagerly, under grad or vmap,
+    or lowering) lowering it raises CapturedHighValues, and the loop threads their state now."""
+    closed = found[0]
+    if not (what in _JAX_TRACED_FOR and captured_mutable(closed)):
+        return found
+    if not _stages_high():
+        lower_jaxpr(closed, what=what)          # raises: they are captured
+    if what == "while_loop body" and closed in retyped_consts:
+        raise TypeError("type-changing mutations not allowed in while_loop body")
+    return found
+
+
+def _stages_high() -> bool:
+    """Whether the current trace stages a jaxpr that may hold high equations (make_jaxpr's or
+    jit's trace; not one lowering them, where a captured value's state is threaded now)."""
+    trace = _ctx.trace
+    return type(trace) is JaxprTrace and not trace.requires_low
 
 
 def hoist(closed: ClosedJaxpr, what: str = "this function"):
@@ -198,7 +227,17 @@ def forwarded_inputs(closed: ClosedJaxpr) -> list:
 
 
 def avals_of(leaves):
-    return [get_aval(x) for x in leaves]
+    """The leaves' types; a mutable hijax value's with what it holds here (a Box a cond's
+    branches capture, taken by each branch as an input: its type where the cond runs)."""
+    return [_aval_qdd(x) for x in leaves]
+
+
+def _aval_qdd(x):
+    if type(x) in typeof_rules:
+        aval = typeof_rules[type(x)](x)
+        if getattr(aval, "has_qdd", False):
+            return AvalQDD(aval, cur_qdd(x))
+    return get_aval(x)
 
 
 def type_str(aval) -> str:
@@ -414,12 +453,14 @@ def reorder_inputs(closed, order):
 
 
 def drop_outputs(closed, drop):
-    """`closed` without the outputs at the indices in `drop`."""
+    """`closed` without the outputs at the indices in `drop` (the same equations: not traced
+    again, which a high jaxpr's box_set could not be without what its Box held)."""
     if not drop:
         return closed
-    drop = set(drop)
-
-    def f(*args):
-        outs = eval_jaxpr(closed.jaxpr, closed.consts, *args)
-        return [o for i, o in enumerate(outs) if i not in drop]
-    return trace_to_jaxpr(f, closed.in_avals)
+    jaxpr, drop = closed.jaxpr, set(drop)
+    kept = [o for i, o in enumerate(jaxpr.outvars) if i not in drop]
+    out = ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, kept, jaxpr.eqns), closed.consts,
+                      closed.ref_writes)
+    if closed in high_jaxprs:
+        high_jaxprs.add(out)
+    return out

@@ -8,7 +8,9 @@ psum_scatter; plus axis_size.
 The axis is introduced by vmap with `axis_name=`, or by shard_map (and pmap, a jit of
 shard_map) as a mesh axis. Under vmap a collective over that axis becomes an ordinary array
 operation over the batch dimension; over a *different* (outer) axis it passes through with
-the batch dimension kept. In a shard_map body each lowers to the StableHLO collective among
+the batch dimension kept; over several axes at once (the NumPy backend's shard_map batches
+its body over each mesh axis in turn), every member's value is stacked over them in XLA's
+group order and each member takes its part. In a shard_map body each lowers to the StableHLO collective among
 the devices along its mesh axes (all_reduce, all_gather, collective_permute, all_to_all,
 reduce_scatter), the groups given as partition ids.
 """
@@ -40,9 +42,9 @@ from . import _lowering as hl
 from . import reductions
 from ..transforms.ad_util import Zero, defjvp_zero, deflinear2, instantiate
 from .conversion import convert_element_type
-from .elementwise import div, eq, mul, select
+from .elementwise import add, div, eq, mul, select
 from .reductions import reduce_sum
-from .shapes import broadcast_in_dim, expand_dims, iota, reshape, squeeze
+from .shapes import broadcast_in_dim, expand_dims, iota, reshape, squeeze, transpose
 from .slicing import GatherDimensionNumbers, gather
 
 
@@ -353,9 +355,10 @@ def _mesh_axis_index(ctx, mesh, names):
 
 
 def _axis_index_batching(axis_data, vals, dims, *, axis_name):
-    if axis_name != axis_data.name:
+    names = _as_names(axis_name)
+    if axis_data.name not in names:
         return axis_index_p.bind(axis_name=axis_name), bu.not_mapped
-    return iota(np.int32, axis_data.size), 0
+    return _member_index(axis_data, names), 0
 
 
 lowering_rules[axis_index_p] = _axis_index_lowering
@@ -404,11 +407,8 @@ def _all_gather_batching(axis_data, vals, dims, *, all_gather_dimension, axis_na
         x = bu.moveaxis(x, d, 0)
         return all_gather_p.bind(x, all_gather_dimension=all_gather_dimension + 1, **params), 0
     _no_groups_under_vmap(axis_index_groups)
-    if len(axis_name) > 1:
-        raise NotImplementedError(f"all_gather over several axes at once ({axis_name}) is not "
-                                  f"supported under vmap: gather over one axis at a time")
     axis = all_gather_dimension
-    x = bu.bdim_at_front(x, d, axis_data.size)           # every member sees the whole stack
+    x = _stack_all(axis_data, x, d, axis_name)           # every member sees the whole stack
     x = bu.moveaxis(x, 0, axis)
     if tiled:
         shape = bu.shape(x)
@@ -464,10 +464,109 @@ def _axis_size(axis_name) -> int:
     return size
 
 
-def _one_axis_under_vmap(name, axis_name):
-    if len(_as_names(axis_name)) > 1:
-        raise NotImplementedError(f"{name} over several axes at once ({axis_name}) is not "
-                                  f"supported under vmap: use one axis name at a time")
+# ------------------------------------------------------------------ several axes under vmap
+# A collective over several named axes met by the vmap of one of them, `a` (shard_map's NumPy
+# rule batches its body over each manual mesh axis in turn): every member's value is stacked
+# over all the axes in the order XLA numbers a multi-axis group (the names' order, first
+# major; ppermute's: the axes' nesting, as JAX sorts each group's device ids), and each member
+# takes its part by its index along them. The other axes' collectives are bound for their own
+# traces, which meet them next.
+def _strides(axis_data, names) -> list:
+    """Per axis of `names`, how far apart its members are numbered (the first major)."""
+    sizes = [axis_data.size if n == axis_data.name else _axis_size(n) for n in names]
+    return [int(np.prod(sizes[i + 1:], dtype=np.int64)) for i in range(len(names))]
+
+
+def _member_index(axis_data, names):
+    """Each member's index along `names` (the first major), batched along `axis_data`'s axis:
+    its position there scaled, plus its index along the other axes (bound for their traces)."""
+    index = iota(np.int32, axis_data.size)
+    if names == (axis_data.name,):
+        return index
+    strides = _strides(axis_data, names)
+    index = mul(index, np.int32(strides[names.index(axis_data.name)]))
+    for name, stride in zip(names, strides):
+        if name != axis_data.name:
+            other = mul(axis_index_p.bind(axis_name=(name,)), np.int32(stride))
+            index = add(index, broadcast_in_dim(other, (axis_data.size,), ()))
+    return index
+
+
+def _stack_all(axis_data, x, d, names):
+    """Every member's `x` over the axes `names`, stacked in their order (the first major):
+    the same [N, ...] on every member (not batched)."""
+    x = bu.bdim_at_front(x, d, axis_data.size)           # [this axis's members, ...]
+    rest = tuple(n for n in names if n != axis_data.name)
+    if not rest:
+        return x
+    sizes = [_axis_size(n) for n in rest]
+    x = all_gather_p.bind(x, all_gather_dimension=1, axis_name=rest, axis_index_groups=None,
+                          axis_size=int(np.prod(sizes, dtype=np.int64)), tiled=False)
+    shape = bu.shape(x)
+    x = reshape(x, shape[:1] + tuple(sizes) + shape[2:])  # one dimension per axis, in order
+    order = [0 if n == axis_data.name else 1 + rest.index(n) for n in names]
+    x = transpose(x, tuple(order) + tuple(range(len(names), bu.ndim(x))))
+    return reshape(x, (int(np.prod(shape[:2], dtype=np.int64)),) + shape[2:])
+
+
+def _pick(v, index, axis):
+    """Member k's slice of `v` at `index[k]` along `axis` (k along the vmapped axis, `index`
+    batched there): [members, v's shape without `axis`]."""
+    v = bu.moveaxis(v, axis, 0)
+    rank, n = bu.ndim(v), bu.shape(index)[0]
+    dnums = GatherDimensionNumbers(offset_dims=tuple(range(1, rank)), collapsed_slice_dims=(0,),
+                                   start_index_map=(0,))
+    return gather(v, reshape(index, (n, 1)), dnums, (1,) + bu.shape(v)[1:],
+                  indices_are_sorted=False, unique_indices=False, mode="promise_in_bounds")
+
+
+def _nesting_order(names) -> tuple:
+    """`names` in the order their axes nest, outermost first (a shard_map's: its mesh's): the
+    order of the device ids of a group, which JAX sorts for ppermute. (A batching rule runs
+    above its own vmap's trace: that axis, not seen from there, is the innermost.)"""
+    seen = [n for n, _ in reversed(visible_axes())]
+    return tuple(sorted(names, key=lambda n: seen.index(n) if n in seen else len(seen)))
+
+
+def _ppermute_several(axis_data, x, d, names, perm):
+    """Member j gets the value of the member that sends to it (zeros if none), members
+    numbered along the axes in their nesting order."""
+    names = _nesting_order(names)
+    everyone = _stack_all(axis_data, x, d, names)
+    n = bu.shape(everyone)[0]
+    source = {dst % n: src % n for src, dst in perm}     # receiver -> sender
+    me = _member_index(axis_data, names)
+    out = _pick(everyone, _pick(np.array([source.get(j, 0) for j in range(n)], np.int32), me, 0),
+                0)
+    if len(source) < n:            # members nobody sends to get zeros
+        keep = _pick(np.array([j in source for j in range(n)]), me, 0)
+        out = select(broadcast_in_dim(keep, bu.shape(out), (0,)), out,
+                     broadcast_in_dim(np.zeros((), get_aval(out).dtype), bu.shape(out), ()))
+    return out
+
+
+def _all_to_all_several(axis_data, x, d, names, split_axis, concat_axis, n):
+    """Member j gets chunk j (along `split_axis`) of every member's value, concatenated along
+    `concat_axis` in the members' order."""
+    everyone = _stack_all(axis_data, x, d, names)         # [sender, ...]
+    shape, s = bu.shape(everyone), split_axis + 1
+    everyone = reshape(everyone, shape[:s] + (n, shape[s] // n) + shape[s + 1:])
+    y = _pick(everyone, _member_index(axis_data, names), s)   # [receiver, sender, ...]
+    c = concat_axis + 1                                   # senders in front of the concat axis
+    y = bu.moveaxis(y, 1, c)
+    shape = bu.shape(y)
+    return reshape(y, shape[:c] + (shape[c] * shape[c + 1],) + shape[c + 2:])
+
+
+def _scatter_several(axis_data, y, names, k, n, tiled):
+    """psum_scatter's sum `y` over this axis (not batched), summed over the other axes, of
+    which member j keeps block j along dimension `k`."""
+    rest = tuple(a for a in names if a != axis_data.name)
+    y, = psum_p.bind(y, axes=rest, axis_index_groups=None)
+    shape = bu.shape(y)
+    if tiled:
+        y = reshape(y, shape[:k] + (n, shape[k] // n) + shape[k + 1:])
+    return _pick(y, _member_index(axis_data, names), k)
 
 
 # ------------------------------------------------------------------ ppermute
@@ -478,8 +577,9 @@ def _ppermute_lowering(ctx, x, *, axis_name, perm):
     manual = _bound(ctx, _as_names(axis_name))
     if not perm:                   # nobody receives anything
         return hl.splat(ctx, 0, ctx.avals_out[0].dtype, ctx.avals_out[0].shape)
-    # the pairs within each group of devices along the axes
-    groups = mesh_groups(manual[0], _as_names(axis_name))
+    # the pairs within each group of devices along the axes, numbered in the mesh's order
+    # whatever the order of the names (JAX sorts each group's device ids)
+    groups = [sorted(g) for g in mesh_groups(manual[0], _as_names(axis_name))]
     n = len(groups[0])
     pairs = [[g[src % n], g[dst % n]] for g in groups for src, dst in perm]
     return ctx.op1("stablehlo.collective_permute", [x], attrs={
@@ -490,7 +590,8 @@ def _ppermute_batching(axis_data, vals, dims, *, axis_name, perm):
     (x,), (d,) = vals, dims
     if axis_data.name not in axis_name:
         return ppermute_p.bind(x, axis_name=axis_name, perm=perm), d
-    _one_axis_under_vmap("ppermute", axis_name)
+    if len(_as_names(axis_name)) > 1:
+        return _ppermute_several(axis_data, x, d, _as_names(axis_name), perm), 0
     n = axis_data.size
     source = {dst % n: src % n for src, dst in perm}     # receiver -> sender
     if d is bu.not_mapped and len(source) == n:          # everyone gets an equal value
@@ -615,7 +716,9 @@ def _all_to_all_batching(axis_data, vals, dims, *, axis_name, split_axis, concat
         return all_to_all_p.bind(x, split_axis=split_axis + 1, concat_axis=concat_axis + 1,
                                  **params), 0
     _no_groups_under_vmap(axis_index_groups)
-    _one_axis_under_vmap("all_to_all", axis_name)
+    if len(_as_names(axis_name)) > 1:
+        return _all_to_all_several(axis_data, x, d, _as_names(axis_name), split_axis,
+                                   concat_axis, axis_size), 0
     n = axis_size
     x = bu.bdim_at_front(x, d, n)                  # x[k]: member k's value
     shape = bu.shape(x)
@@ -745,11 +848,12 @@ def _reduce_scatter_batching(axis_data, vals, dims, *, axis_name, scatter_dimens
         x = bu.moveaxis(x, d, 0)
         return reduce_scatter_p.bind(x, scatter_dimension=scatter_dimension + 1, **params), 0
     _no_groups_under_vmap(axis_index_groups)
-    _one_axis_under_vmap("psum_scatter", axis_name)
     if d is bu.not_mapped:         # the same value from every member: n times it
         y = mul(x, np.asarray(axis_data.size, get_aval(x).dtype))
     else:
         y = reduce_sum(x, (d,))
+    if len(axis_name) > 1:
+        return _scatter_several(axis_data, y, axis_name, scatter_dimension, axis_size, tiled), 0
     # member j keeps block j of the sum along scatter_dimension: that axis is the batch
     if tiled:
         shape = bu.shape(y)

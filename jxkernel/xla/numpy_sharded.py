@@ -29,7 +29,7 @@ from ..core.avals import ShapedArray
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.mesh import NamedSharding, PartitionSpec
 from .numpy_device import NumpyBuffer, NumpyShardedBuffer, Placement
-from .result_shardings import _concrete
+from .result_shardings import _concrete, first_sharding, reports_first
 
 
 @functools.lru_cache(maxsize=None)
@@ -183,11 +183,7 @@ def output_shardings(jaxpr, mesh, out_avals, user_shardings, in_avals, given, ca
     n = len(out_avals)
     given = given or [None] * n
     carried = carried or [mesh] * n
-    first = None
-    if any(s is not None for s in user_shardings) and in_avals:
-        first = user_shardings[0] or NamedSharding(mesh, PartitionSpec())
-        first_ndim, first_mesh = len(in_avals[0].shape), getattr(first.mesh, "abstract_mesh",
-                                                                 first.mesh)
+    first = first_sharding(mesh, user_shardings, in_avals)
     guesses = [None] * n
     if mesh.size > 1 and arg_shardings is not None:
         ins = [None if s is None else _valid(_dims(s, len(_shape(v))))
@@ -199,10 +195,9 @@ def output_shardings(jaxpr, mesh, out_avals, user_shardings, in_avals, given, ca
         if asked is not None:
             out.append(asked)
             continue
-        if first is not None and cm is not None and first_ndim == ndim and \
-                getattr(cm, "abstract_mesh", cm) == first_mesh and \
-                (mesh.size == 1 or (guess or ((),) * ndim) == _dims(first, ndim)):
-            out.append(first)
+        if reports_first(first, ndim, cm, lambda f: mesh.size == 1 or
+                         (guess or ((),) * ndim) == _dims(f, ndim)):
+            out.append(first[0])
             continue
         out.append(NamedSharding(_concrete(cm, mesh), PartitionSpec() if guess is None else
                                  _spec(guess)))

@@ -32,11 +32,7 @@ def output_shardings(loaded, mesh, out_avals, user_shardings, in_avals, given=No
     the first argument's spec, P('x') included."""
     given = given or [None] * len(out_avals)
     carried = carried or [mesh] * len(out_avals)
-    first = None
-    if any(s is not None for s in user_shardings) and in_avals:
-        first = user_shardings[0] or NamedSharding(mesh, PartitionSpec())
-        first_ndim, first_mesh = len(in_avals[0].shape), getattr(first.mesh, "abstract_mesh",
-                                                                 first.mesh)
+    first = first_sharding(mesh, user_shardings, in_avals)
     protos = loaded.get_output_shardings()
     if protos is None:                     # one partition (a mesh of one device): replicated
         protos = [None] * len(out_avals)
@@ -47,15 +43,34 @@ def output_shardings(loaded, mesh, out_avals, user_shardings, in_avals, given=No
             out.append(asked)
             continue
         hlo = None if op is None else xc.HloSharding.from_proto(op)
-        if first is not None and cm is not None and first_ndim == ndim and \
-                getattr(cm, "abstract_mesh", cm) == first_mesh and \
-                (hlo is None or _hlo_key(hlo_sharding(first, ndim)) == _hlo_key(hlo)):
-            out.append(first)
+        if reports_first(first, ndim, cm, lambda f: hlo is None or
+                         _hlo_key(hlo_sharding(f, ndim)) == _hlo_key(hlo)):
+            out.append(first[0])
             continue
         named = _concrete(cm, mesh)
         out.append(NamedSharding(named, PartitionSpec() if hlo is None else
                                  spec_from_hlo(hlo, named, ndim)))
     return out
+
+
+def first_sharding(mesh, user_shardings, in_avals):
+    """(the first argument's sharding, its rank) when an argument has a sharding of its own
+    or given (the first's: replicated if it has none), else None: what results laid out alike
+    report, as JAX's maybe_recover_user_shardings names them."""
+    if not (any(s is not None for s in user_shardings) and in_avals):
+        return None
+    return user_shardings[0] or NamedSharding(mesh, PartitionSpec()), len(in_avals[0].shape)
+
+
+def reports_first(first, ndim: int, carried, alike) -> bool:
+    """Whether a result of rank `ndim` whose type carries the mesh `carried` reports `first`
+    (first_sharding's answer): the same rank, that sharding's mesh, and laid out alike
+    (`alike(sharding)`, asked last: the caller's comparison of layouts)."""
+    if first is None or carried is None:
+        return False
+    sharding, first_ndim = first
+    return first_ndim == ndim and getattr(carried, "abstract_mesh", carried) == \
+        getattr(sharding.mesh, "abstract_mesh", sharding.mesh) and alike(sharding)
 
 
 def _concrete(carried, mesh: Mesh) -> Mesh:

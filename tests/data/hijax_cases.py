@@ -204,6 +204,7 @@ def run_cases(jax, hijax, cur_qdd, public) -> dict:
     jax.make_jaxpr(lambda: jax.lax.scan(add_one, 0.0, None, length=3))()
     out["scan_captured_box_after_make_jaxpr"] = repr(float(staged.get()))
     out.update(captured_by_loops_conds_and_jits(jax, Box))
+    out.update(staged_with_captured_boxes(jax, Box))
     return out
 
 
@@ -337,4 +338,151 @@ def captured_by_loops_conds_and_jits(jax, Box) -> dict:
 
     out["jit_captured_box_set_between_calls"] = _outcome(box_set_between_calls)
     out["jit_captured_box_written_each_call"] = _outcome(box_written_each_call)
+    return out
+
+
+def staged_with_captured_boxes(jax, Box) -> dict:
+    """make_jaxpr of a while_loop, fori_loop, scan, cond or switch whose body reads or writes
+    a box captured from outside (or made earlier in the traced function): JAX 0.10.2 stages
+    the loop or cond high, the box a `BoxTy` const with its box_get and box_set inside; jit
+    of the same lowers them, threading the box's state (each case with a new box)."""
+    jnp, lax = jax.numpy, jax.lax
+    out = {}
+
+    def jaxpr(f, *args):
+        return _outcome(lambda: str(jax.make_jaxpr(f)(*args)))
+
+    def adding():
+        b = Box(1.0)
+
+        def body(i, c):
+            b.set(b.get() + i)
+            return c + b.get()
+        return b, body
+
+    _, body = adding()
+    out["staged_fori_static_box"] = jaxpr(lambda x: lax.fori_loop(0, 3, body, x), 0.0)
+    _, body = adding()
+    out["staged_fori_traced_box"] = jaxpr(lambda n, x: lax.fori_loop(0, n, body, x), 3, 0.0)
+    # (a box made by the traced function itself: its new_box and box_set come first)
+    out["staged_fori_box_made_inside"] = jaxpr(
+        lambda x: lax.fori_loop(0, 3, adding()[1], x), 0.0)
+    b, body = adding()
+    out["staged_fori_jit_in_jaxpr_box"] = jaxpr(
+        lambda n: jax.jit(lambda m: lax.fori_loop(0, m, body, 0.0))(n), 3)
+
+    def doubling(cond_reads=False, held=1.0):
+        b = Box(held)
+
+        def body(c):
+            b.set(b.get() * 2)
+            return c + 1
+        cond = (lambda c: b.get() < 10.0) if cond_reads else (lambda c: c < 3)
+        return b, cond, body
+
+    _, cond, body = doubling()
+    out["staged_while_box"] = jaxpr(lambda x: lax.while_loop(cond, body, x), 0)
+    _, cond, body = doubling(cond_reads=True)
+    out["staged_while_cond_reads_box"] = jaxpr(lambda x: lax.while_loop(cond, body, x), 0)
+    _, cond, body = doubling(held=jnp.arange(3.0))
+    out["staged_while_array_box"] = jaxpr(lambda x: lax.while_loop(cond, body, x), 0)
+    reads = Box(1.0)
+    out["staged_while_reads_box"] = jaxpr(
+        lambda x: lax.while_loop(lambda c: c < 3, lambda c: c + reads.get(), x), 0.0)
+    retyped = Box(1.0)
+    out["staged_while_retypes_box"] = jaxpr(lambda x: lax.while_loop(
+        lambda c: c < 3, lambda c: (retyped.set((retyped.get(), 1.0)), c + 1)[1], x), 0)
+
+    scanned = Box(1.0)
+
+    def add_x(c, x):
+        scanned.set(scanned.get() + x)
+        return c + scanned.get(), scanned.get() * 2
+    out["staged_scan_box"] = jaxpr(lambda xs: lax.scan(add_x, 0.0, xs), jnp.arange(3.0))
+    nested = Box(1.0)
+
+    def step(c, x):
+        def body(i):
+            nested.set(nested.get() * 2.0)
+            return i + 1
+        return c + lax.while_loop(lambda i: i < 2, body, 0), None
+    out["staged_while_in_scan_box"] = jaxpr(lambda: lax.scan(step, 0, None, length=3))
+    out["jit_while_in_scan_box"] = _outcome(lambda: (
+        int(jax.jit(lambda: lax.scan(step, 0, None, length=3)[0])()), float(nested.get())))
+
+    def made_inside(x):
+        b = Box(x)
+        n = lax.while_loop(lambda c: c < 3, lambda c: (b.set(b.get() * 2), c + 1)[1], 0)
+        return b.get() + n
+    out["staged_while_box_made_inside"] = jaxpr(made_inside, 1.0)
+    out["jit_while_box_made_inside"] = _outcome(lambda: float(jax.jit(made_inside)(1.0)))
+
+    def adder():
+        b = Box(1.0)
+
+        def add(x):
+            b.set(b.get() + x)
+            return x * 2
+        return add
+
+    out["staged_cond_box"] = jaxpr(
+        lambda p, x: lax.cond(p, adder(), lambda x: x, x), True, 3.0)
+    out["staged_switch_box"] = jaxpr(
+        lambda i, x: lax.switch(i, [lambda x: x, adder(), lambda x: x], x), 1, 3.0)
+    scale = Box(2.0)
+    out["staged_cond_reads_box"] = jaxpr(
+        lambda p, x: lax.cond(p, lambda x: x * scale.get(), lambda x: x, x), True, 3.0)
+    out["staged_cond_static_pred_box"] = jaxpr(
+        lambda x: lax.cond(True, lambda x: x * scale.get(), lambda x: x, x), 3.0)
+    paired = Box(1.0)
+    out["staged_cond_retypes_box"] = jaxpr(lambda p, x: lax.cond(
+        p, lambda x: (paired.set((x, x)), x)[1], lambda x: x, x), True, 1.0)
+
+    def two_boxes():
+        b1, b2 = Box(1.0), Box(10.0)
+
+        def t(x):
+            b1.set(b1.get() + x)
+            return x * b2.get()
+
+        def f(x):
+            b2.set(b2.get() - x)
+            return x
+        return b1, b2, t, f
+
+    _, _, t, f = two_boxes()
+    out["staged_cond_two_boxes"] = jaxpr(lambda p, x: lax.cond(p, t, f, x), True, 2.0)
+    b1, b2, t, f = two_boxes()
+    g = jax.jit(lambda p, x: lax.cond(p, t, f, x))
+    out["jit_cond_two_boxes"] = _outcome(lambda: (
+        [float(g(p, 2.0)) for p in (True, False, True)], float(b1.get()), float(b2.get())))
+
+    # one trace of a body serves make_jaxpr (staged high, the box untouched), an eager call
+    # and a jit (each threading the box's state); a body without boxes is traced once for all
+    counted = Box(1.0)
+
+    def count(c):
+        counted.set(counted.get() + 1.0)
+        return c + 1
+
+    def loop():
+        return lax.while_loop(lambda c: c < 3, count, 0)
+
+    def runs():
+        jax.make_jaxpr(loop)()
+        seen = [float(counted.get())]
+        for f in (loop, jax.jit(loop), loop):
+            seen.append((int(f()), float(counted.get())))
+        return seen
+    out["staged_then_eager_and_jit_box"] = _outcome(runs)
+    traces = []
+
+    def plain(c, x):
+        traces.append(1)
+        return c + x, None
+    xs = jnp.arange(3.0)
+    lax.scan(plain, 0.0, xs)
+    jax.jit(lambda: lax.scan(plain, 0.0, xs))()
+    jax.make_jaxpr(lambda: lax.scan(plain, 0.0, xs))()
+    out["body_traced_once_eager_jit_and_staged"] = repr(len(traces))
     return out

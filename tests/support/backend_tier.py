@@ -21,8 +21,8 @@ REASONS = {
     "XLA text": "expects XLA's own text or figures (StableHLO, optimized HLO, a GPU lowering, "
                 "cost and memory analysis); the NumPy backend runs the jaxpr and compiles none",
     "several devices": "needs several of XLA's devices (jaxlib's multi-device runtime and "
-                       "partitioner, several processes), or collectives over several mesh axes "
-                       "at once or over axis_index_groups; the NumPy backend's simulated devices (JXKERNEL_CPU_DEVICES) "
+                       "partitioner, several processes), or collectives over "
+                       "axis_index_groups; the NumPy backend's simulated devices (JXKERNEL_CPU_DEVICES) "
                        "do not follow these",
     "XLA compiler": "tests XLA's compiler or runtime (compile options, donation, executables, "
                     "their serialization, DLPack buffers' alignment, its error texts)",
