@@ -124,7 +124,8 @@ def run_page(page, args):
         with open(actual_path, "w") as f:
             json.dump(actual, f)
     result = compare_cells.compare_page(page.name, cells, expected, actual,
-                                        settings.TOLERANCE.get(page.name, {}))
+                                        settings.TOLERANCE.get(page.name, {}),
+                                        settings.ACCEPTED.get(page.name, ()))
     result.update(name=page.name, cells=len(page.cells), skipped_cells=skipped,
                   seconds={"jax": expected["seconds"], "jxkernel": actual["seconds"]})
     return result

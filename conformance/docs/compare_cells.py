@@ -71,17 +71,34 @@ def _first_line(code):
     return lines[0].strip()[:60] if lines else ""
 
 
-def _normalized(record, run, code):
+def _normalized(record, run, code, accepted=()):
     out = normalize(record["out"], run.get("workdir", "<tmp>"))
-    return dict(record, out=name_addresses(out) if "unsafe_buffer_pointer(" in code else out)
+    out = name_addresses(out) if "unsafe_buffer_pointer(" in code else out
+    return dict(record, out=accept(out, accepted)[0])
 
 
-def compare_page(name, cells, expected, actual, tolerance):
+def accept(lines, accepted):
+    """`lines` with each accepted difference's pattern replaced (over the cell's text, so a
+    pattern may span lines), and the reasons of those that matched.
+
+        >>> accept(["ctx=<Ctx 1>", "ok"], [("why", r"<Ctx \\d>", "<Ctx>")])
+        (['ctx=<Ctx>', 'ok'], ['why'])
+    """
+    text, matched = "\n".join(lines), []
+    for why, pattern, replacement in accepted:
+        text, n = re.subn(pattern, replacement, text)
+        if n:
+            matched.append(why)
+    return (text.split("\n") if lines else []), matched
+
+
+def compare_page(name, cells, expected, actual, tolerance, accepted=()):
     """{"status": pass | fail, "reason": the first disagreement, "disagreements": every
-    disagreeing cell's, "raised_in_both": [cell indices]}."""
+    disagreeing cell's, "raised_in_both": [cell indices], "accepted": the cells where an
+    accepted difference (settings.ACCEPTED: (why, pattern, replacement)) was read past}."""
     want = {r["index"]: r for r in expected["records"]}
     got = {r["index"]: r for r in actual["records"]}
-    both_raised, disagreements = [], []
+    both_raised, disagreements, accepted_in = [], [], []
     for cell in cells:
         i = cell["index"]
         where = f"cell {i} (`{_first_line(cell['code'])}`)"
@@ -93,20 +110,26 @@ def compare_page(name, cells, expected, actual, tolerance):
             disagreements.append({"cell": i, "reason": f"jxkernel's run ended before {where}: "
                                                         f"{actual['ending'][:300]}"})
             break
-        reason = compare_cell(_normalized(want[i], expected, cell["code"]),
-                              _normalized(got[i], actual, cell["code"]), tolerance)
+        reason = compare_cell(_normalized(want[i], expected, cell["code"], accepted),
+                              _normalized(got[i], actual, cell["code"], accepted), tolerance)
+        whys = {why for record, run in ((want[i], expected), (got[i], actual))
+                for why in accept(normalize(record["out"], run.get("workdir", "<tmp>")),
+                                  accepted)[1]}
+        if whys:
+            accepted_in.append({"cell": i, "why": sorted(whys)})
         if reason:
             disagreements.append({"cell": i, "reason": f"{where}: {reason}",
                                   "jax": want[i], "jxkernel": got[i]})
         elif want[i]["error"]:
             both_raised.append(i if cell["expects_error"] else f"{i} (not marked)")
     if not disagreements:
-        return {"status": "pass", "reason": "", "raised_in_both": both_raised}
+        return {"status": "pass", "reason": "", "raised_in_both": both_raised,
+                "accepted": accepted_in}
     more = len(disagreements) - 1
     reason = disagreements[0]["reason"] + (f" (and {more} more cell{'s' * (more > 1)})"
                                            if more else "")
     return {"status": "fail", "reason": reason, "disagreements": disagreements,
-            "raised_in_both": both_raised}
+            "raised_in_both": both_raised, "accepted": accepted_in}
 
 
 def pass_rate(results):
@@ -124,6 +147,9 @@ def table(results):
         if r["status"] == "pass" and r.get("skipped_cells"):
             reason = "skipped cells: " + "; ".join(f"{s['index']} ({s['reason']})"
                                                    for s in r["skipped_cells"])
+        if r["status"] == "pass" and r.get("accepted"):
+            reason = "; ".join(filter(None, [reason, "accepted differences (settings.ACCEPTED) "
+                               "in cells " + ", ".join(str(a["cell"]) for a in r["accepted"])]))
         reason = reason.replace("|", "\\|").replace("\n", " ")
         rows.append(f"| {r['name']} | {r.get('cells', '')} | {r['status']} | {reason[:300]} |")
     return "\n".join(rows)

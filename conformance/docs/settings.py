@@ -25,6 +25,37 @@ PAGE_SKIPS = {
 CELL_SKIPS = {
 }
 
+# page -> [(why, pattern, replacement)]: what a page prints of JAX's internals that jxkernel
+# prints its own way. Each pattern is replaced (re.sub over a cell's printed text) on both
+# sides before the cell is compared, so the rest of what it prints is still compared; the
+# table names the cells where one matched.
+_AVALS = r"\((?:ShapedArray\([^()]*\)(?:, )?)*,?\)"
+ACCEPTED = {
+    "jax-primitives": [
+        # JAX's LoweringRuleContext is a dataclass whose repr shows its MLIR context, module,
+        # insertion point, symbol table and lowering caches; jxkernel lowers to StableHLO
+        # text and shows the fields a rule reads (the input and output types, compared)
+        ("a lowering rule's context: JAX's MLIR lowering state",
+         r"LoweringRuleContext\(module_context=.*?, avals_in=(" + _AVALS + r"), avals_out=(\["
+         r"(?:ShapedArray\([^()]*\)(?:, )?)*\]), .*?, platforms=None\)",
+         r"LoweringRuleContext(avals_in=\1, avals_out=\2)"),
+        # MLIR's Python values: a block argument (jxkernel's `%argN`, the same argument) and an
+        # op result printed as an object (jxkernel's `%N: type`)
+        ("MLIR's Python value objects",
+         r"BlockArgument\(<block argument> of type '[^']*' at index: (\d+)\)", r"%arg\1"),
+        ("MLIR's Python value objects",
+         r"<jaxlib\.mlir\._mlir_libs\._mlir\.ir\.OpResult object at 0x…>|%\d+: tensor<[^>]*>",
+         "<OpResult>"),
+        # cell 17: under grad JAX re-binds the tangent equations the JVP rule staged into
+        # linearize's tangent trace, whose abstract evaluation is an LRU cache with weak keys
+        # (partial_eval._cached_abstract_eval): whether the user's rule is called again
+        # depends on what the process traced before and which avals are still alive
+        ("abstract_eval called again as JAX's cache decides, after a JVP rule under grad",
+         r"(\|<- multiply_add_value_and_jvp = [^\n]*\n)(?:\s*call multiply_add_abstract_eval"
+         r"\([^\n]*\n\s*\|<- multiply_add_abstract_eval = [^\n]*\n)+", r"\1"),
+    ],
+}
+
 # pages whose printed numbers come out of long training loops: a wider bound (float32 ulps
 # and an absolute tolerance, as conformance/compare.py takes them)
 TOLERANCE = {

@@ -107,6 +107,10 @@ class LoweringRuleContext:
         self.avals_in, self.avals_out = avals_in, avals_out
         self.source_info, self.name = source_info, name
 
+    def __repr__(self):
+        # the fields a rule reads; JAX's dataclass repr also shows its MLIR context and caches
+        return f"LoweringRuleContext(avals_in={self.avals_in!r}, avals_out={self.avals_out!r})"
+
     @property
     def platform(self) -> str:
         return self.module_ctx.platform
@@ -232,6 +236,53 @@ def function_for(module_ctx: ModuleContext, closed: ClosedJaxpr, name: str) -> h
         module_ctx.name_stack = outer
     fn.set_results(outs)
     module_ctx.functions[key] = (closed, fn)    # keep `closed` alive so its id stays unique
+    return fn
+
+
+def call_cached_rule(ctx: LoweringRuleContext, prim, rule, args, params):
+    """A user's lowering rule as JAX 0.10.2 runs one: lowered once per module for each
+    (primitive, input types, parameters), into a private function named after the primitive
+    whose parameters are fresh block arguments, and called at every equation that matches
+    (JAX's `lowering_cache`). So the rule is not called again for an equal equation, and a
+    value passed twice (`p.bind(x, x, y)`) reaches it as two arguments, as in JAX. A module
+    for several platforms, with symbolic shapes or inside a shard_map body lowers the rule in
+    place, each time. `rule(ctx, *args, **params)` returns what the primitive's rule returns:
+    `p.bind(x, x, y)` twice in one jit emits `@multiply_add` once and two `func.call`s of it.
+    """
+    module_ctx = ctx.module_ctx
+    key = _rule_key(prim, ctx, params)
+    if key is None or module_ctx.multi_platform or module_ctx.symbolic is not None \
+            or module_ctx.manual is not None:
+        return rule(ctx, *args, **params)
+    found = module_ctx.functions.get(key)
+    if found is None:
+        found = (None, _rule_function(module_ctx, ctx, prim, rule, params))
+        module_ctx.functions[key] = found
+    outs = ctx.block.call(found[1], list(args), ctx.loc)
+    return outs if prim.multiple_results else outs[0]
+
+
+def _rule_key(prim, ctx, params):
+    """The cache key JAX's lowering cache uses (None where a parameter is unhashable)."""
+    key = ("rule", prim, tuple(ctx.avals_in), tuple(sorted(params.items())))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _rule_function(module_ctx, ctx, prim, rule, params) -> hlo.Function:
+    fn = new_function(module_ctx, prim.name, [hlo.aval_type(a) for a in ctx.avals_in],
+                      public=False)
+    inner = LoweringRuleContext(module_ctx, fn.body, tuple(ctx.avals_in), list(ctx.avals_out),
+                                None, prim.name)
+    outer, module_ctx.name_stack = module_ctx.name_stack, ""    # named as JAX's: the primitive
+    try:
+        outs = rule(inner, *fn.args, **params)
+    finally:
+        module_ctx.name_stack = outer
+    fn.set_results(list(outs) if prim.multiple_results else [outs])
     return fn
 
 

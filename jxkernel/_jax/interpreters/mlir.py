@@ -15,6 +15,7 @@ of existing operations:
 """
 from ...core.primitive import lowering_rules, platform_lowering_rules
 from ...lax import _lowering
+from ...xla.lowering import call_cached_rule
 
 
 def emit_python_callback(ctx, callback, token, operands, operand_avals, result_avals, *,
@@ -42,10 +43,17 @@ def current_rule_context():
     return _rule_contexts[-1] if _rule_contexts else None
 
 
-def _with_context(prim, rule):
-    """`rule` run with its context current; a JAX-style rule's one-element list of results
-    for a single-result primitive is that result (JAX's rules always return a list)."""
+def _with_context(prim, rule, cacheable=True):
+    """`rule` run with its context current, once per module for equal equations where
+    `cacheable` (JAX's lowering cache: `xla/lowering.call_cached_rule`); a JAX-style rule's
+    one-element list of results for a single-result primitive is that result (JAX's rules
+    always return a list)."""
     def run(ctx, *args, **params):
+        if cacheable:
+            return call_cached_rule(ctx, prim, in_context, args, params)
+        return in_context(ctx, *args, **params)
+
+    def in_context(ctx, *args, **params):
         _rule_contexts.append(ctx)
         try:
             out = rule(ctx, *args, **params)
@@ -60,8 +68,10 @@ def _with_context(prim, rule):
 def register_lowering(prim, rule, platform: str | None = None, inline: bool = True,
                       cacheable: bool = True) -> None:
     """Compile `prim` with `rule` on `platform` ("cpu", "cuda", "rocm", "tpu"), or on all.
-    (jxkernel always lowers rules inline, so `inline` and `cacheable` change nothing.)"""
-    rule = _with_context(prim, rule)
+    A `cacheable` rule is called once per module for each (input types, parameters), its
+    operands the arguments of a function of its own, as JAX's; `inline` changes nothing (XLA
+    inlines the calls)."""
+    rule = _with_context(prim, rule, cacheable)
     if platform is None:
         lowering_rules[prim] = rule
         return
