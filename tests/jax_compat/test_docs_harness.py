@@ -113,3 +113,43 @@ def test_printed_buffer_addresses_are_compared_by_sameness():
     plain = [dict(cells[0], code="print(n, r)")]
     assert compare_cells.compare_page("p", plain, jax, run(94815968150848, 94815968150848),
                                       {})["status"] == "fail"
+
+
+def test_accepted_differences_are_read_past_on_both_sides_and_named():
+    # settings.ACCEPTED: a repr of JAX's internals replaced on both sides; the rest of the
+    # cell (here: how often the rule was called) is still compared
+    accepted = [("JAX's context", r"Ctx\(module=[^)]*\)|<jax\.Ctx object at 0x…>", "<ctx>")]
+    cells = [{"index": 0, "code": "f(1)", "expects_error": False},
+             {"index": 1, "code": "g(1)", "expects_error": False}]
+    jax = {"records": [{"index": 0, "out": ["rule(Ctx(module=<M at 0x7f01aa22>), 1)"],
+                        "error": None},
+                       {"index": 1, "out": ["2"], "error": None}]}
+    ours = {"records": [{"index": 0, "out": ["rule(<jxkernel.Ctx object at 0x7f00bb1234>, 1)"],
+                         "error": None},
+                        {"index": 1, "out": ["2"], "error": None}]}
+    result = compare_cells.compare_page("p", cells, jax, ours, {}, accepted)
+    assert result["status"] == "pass"
+    assert result["accepted"] == [{"cell": 0, "why": ["JAX's context"]}]
+    assert "accepted differences (settings.ACCEPTED) in cells 0" in compare_cells.table(
+        [dict(result, name="p", cells=2)])
+    assert compare_cells.compare_page("p", cells, jax, ours, {})["status"] == "fail"
+    twice = {"records": [dict(ours["records"][0], out=ours["records"][0]["out"] * 2),
+                         ours["records"][1]]}
+    assert compare_cells.compare_page("p", cells, jax, twice, {}, accepted)["status"] == "fail"
+
+
+def test_the_accepted_differences_of_jax_primitives_keep_what_a_rule_sees():
+    # JAX's LoweringRuleContext and MLIR values, as the primitives guide prints them: the
+    # avals and argument indices stay in the text compared
+    from conformance.docs import settings
+    jax_line = ("call rule(LoweringRuleContext(module_context=ModuleContext(platforms=('cpu',)"
+                ", lowering_cache={LoweringCacheKey(avals_in=(ShapedArray(float32[]),), "
+                "effects=frozenset())}), primitive=p, avals_in=(ShapedArray(float32[], "
+                "weak_type=True),), avals_out=[ShapedArray(float32[])], tokens_in=<T at 0x…>,"
+                " jaxpr_eqn_ctx=JaxprEqnContext(xla_metadata=None), platforms=None), "
+                "BlockArgument(<block argument> of type 'tensor<f32>' at index: 0))")
+    ours = ("call rule(LoweringRuleContext(avals_in=(ShapedArray(float32[], weak_type=True),),"
+            " avals_out=[ShapedArray(float32[])]), %arg0)")
+    lines, whys = compare_cells.accept([jax_line], settings.ACCEPTED["jax-primitives"])
+    assert lines == [ours] and len(whys) == 2
+    assert compare_cells.accept([ours], settings.ACCEPTED["jax-primitives"]) == ([ours], [])

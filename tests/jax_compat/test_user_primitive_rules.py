@@ -2,11 +2,13 @@
 jxkernel, as libraries built on JAX (Equinox's filter primitives) fill them."""
 import numpy as np
 import pytest
+import user_lowering_cases
 
 import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel.extend.core import Primitive
 from jxkernel.interpreters import ad, batching
+import locations  # tests/support: the repository's folders
 
 
 def _scaled_sum_primitive(name):
@@ -147,3 +149,25 @@ def test_lowering_rules_emit_python_callbacks_as_jaxs():
         has_side_effect=False)[0])
     with pytest.raises(Exception, match=r"Incorrect output shape for return value #0"):
         jxkernel.jit(bad.bind)(np.float32([1.0, 2.0])).block_until_ready()
+
+
+@pytest.mark.xla_only("XLA text")    # users' lowering rules: StableHLO, no NumPy rule
+@pytest.mark.parametrize("program", [p.__name__ for p in user_lowering_cases.PROGRAMS])
+def test_lowering_rules_are_called_as_jaxs_lowering_cache_calls_them(program):
+    # JAX 0.10.2 lowers a cacheable rule into a function of its own, once per module and
+    # (primitive, input types, parameters): an equal equation does not call it again, and its
+    # operands are that function's arguments (the primitives guide prints them: cells 11-24)
+    ours = getattr(user_lowering_cases, program)(jxkernel)
+    assert ours == locations.recorded("user_lowering_reference.json")[program]
+
+
+@pytest.mark.xla_only("XLA text")
+def test_a_cached_rule_is_a_private_function_called_at_each_equal_equation():
+    from jxkernel._src.lib.mlir.dialects import hlo
+    from jxkernel.interpreters import mlir
+    p = Primitive("fma_called_twice")
+    p.def_abstract_eval(lambda x, y, z: x)
+    mlir.register_lowering(p, lambda ctx, x, y, z: [hlo.AddOp(hlo.MulOp(x, y), z).result])
+    text = jxkernel.jit(lambda x: p.bind(p.bind(x, x, x), x, x)).lower(np.float32(1)).as_text()
+    assert text.count("func.func private @fma_called_twice(") == 1
+    assert text.count("call @fma_called_twice(") == 2
