@@ -243,11 +243,12 @@ def call_cached_rule(ctx: LoweringRuleContext, prim, rule, args, params):
     """A user's lowering rule as JAX 0.10.2 runs one: lowered once per module for each
     (primitive, input types, parameters), into a private function named after the primitive
     whose parameters are fresh block arguments, and called at every equation that matches
-    (JAX's `lowering_cache`). So the rule is not called again for an equal equation, and a
-    value passed twice (`p.bind(x, x, y)`) reaches it as two arguments, as in JAX. A module
-    for several platforms, with symbolic shapes or inside a shard_map body lowers the rule in
-    place, each time. `rule(ctx, *args, **params)` returns what the primitive's rule returns:
-    `p.bind(x, x, y)` twice in one jit emits `@multiply_add` once and two `func.call`s of it.
+    (JAX's `lowering_cache`), whose body is emitted inline at each (JAX's rules are
+    `inline=True` unless registered otherwise). So the rule is not called again for an equal
+    equation, and a value passed twice (`p.bind(x, x, y)`) reaches it as two arguments, as in
+    JAX. A module for several platforms, with symbolic shapes or inside a shard_map body lowers
+    the rule in place, each time. `rule(ctx, *args, **params)` returns what the primitive's
+    rule returns.
     """
     module_ctx = ctx.module_ctx
     key = _rule_key(prim, ctx, params)
@@ -258,7 +259,7 @@ def call_cached_rule(ctx: LoweringRuleContext, prim, rule, args, params):
     if found is None:
         found = (None, _rule_function(module_ctx, ctx, prim, rule, params))
         module_ctx.functions[key] = found
-    outs = ctx.block.call(found[1], list(args), ctx.loc)
+    outs = ctx.block.inline(found[1], args)
     return outs if prim.multiple_results else outs[0]
 
 
@@ -273,7 +274,8 @@ def _rule_key(prim, ctx, params):
 
 
 def _rule_function(module_ctx, ctx, prim, rule, params) -> hlo.Function:
-    fn = new_function(module_ctx, prim.name, [hlo.aval_type(a) for a in ctx.avals_in],
+    # not one of the module's functions: its body is emitted where it is used
+    fn = hlo.Function(module_ctx.module, prim.name, [hlo.aval_type(a) for a in ctx.avals_in],
                       public=False)
     inner = LoweringRuleContext(module_ctx, fn.body, tuple(ctx.avals_in), list(ctx.avals_out),
                                 None, prim.name)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 
 import numpy as np
 
@@ -154,12 +155,36 @@ class Block:
         self.lines.append(f"{text} {loc or _UNKNOWN}")
         return results
 
+    def inline(self, function: Function, operands) -> list[Value]:
+        """`function`'s body emitted here, its arguments read as `operands` and its other
+        values named afresh in this block's function; returns its results (JAX's
+        `inlined_func_call`: a lowering made once, emitted at each use).
+
+            f(%arg0) { %0 = stablehlo.sine %arg0 } inlined with [%5]: %6 = stablehlo.sine %5
+        """
+        names = {a.name: v.name for a, v in zip(function.args, operands)}
+        fresh = self.function
+
+        def rename(found):
+            old = found.group()
+            if old not in names:
+                new = fresh._fresh_arg(None) if old.startswith("%arg") else \
+                    fresh._fresh_results(1, [None])[0]
+                names[old] = new.name
+            return names[old]
+        self.lines.extend(_VALUE_NAME.sub(rename, line) for line in function.body.lines[:-1])
+        return [Value(_VALUE_NAME.sub(rename, v.name), v.type) for v in function.results]
+
     def region_text(self, indent: str = "  ") -> str:
         """This block as an op's region: `{ ^bb0(args): ops }`."""
         where = f" {self.arg_loc}" if self.arg_loc else ""
         head = ", ".join(f"{a.name}: {a.type}{where}" for a in self.args)
         body = "".join(f"\n{indent}{line}" for line in _indent_lines(self.lines, indent))
         return f"{{\n^bb0({head}):{body}\n}}"
+
+
+# a value's name in an op's text (`%arg3`, `%7`, `%7` of `%7#1`)
+_VALUE_NAME = re.compile(r"%(?:arg)?\d+\b")
 
 
 def _indent_lines(lines, indent):
@@ -181,6 +206,7 @@ class Function:
         self._arg_count = 0
         self.arg_attrs = list(arg_attrs) if arg_attrs else [None] * len(arg_types)
         self.arg_names: list = [None] * len(arg_types)      # set by the caller, e.g. ["x", "y"]
+        self.results: list[Value] = []
         self.result_types: list[str] = []
         self.result_attrs: list = []
         # in a module lowered for several platforms (jax.export's), the argument holding the
@@ -216,6 +242,7 @@ class Function:
         self._count, self._arg_count = mark
 
     def set_results(self, values, attrs=None) -> None:
+        self.results = list(values)
         self.result_types = [v.type for v in values]
         self.result_attrs = list(attrs) if attrs else [None] * len(values)
         self.body.ret(values, op="return")

@@ -91,8 +91,26 @@ def grad_under_jit(jax):
     return calls + [{"value": value}]
 
 
+def inlined_text(jax):
+    """The lowered module: the rule's lowering (here a `lower_fun` with a reduction's region
+    and a cond) emitted inline at each equation, its values named in the caller's function."""
+    core = importlib.import_module(f"{jax.__name__}.extend.core")
+    mlir = importlib.import_module(f"{jax.__name__}.interpreters.mlir")
+    jnp, lax = jax.numpy, jax.lax
+    p = core.Primitive("sum_and_cond_inlined")
+    p.multiple_results = True
+    p.def_abstract_eval(lambda x: [jax.core.ShapedArray((), x.dtype), x])
+    mlir.register_lowering(p, mlir.lower_fun(
+        lambda x: [jnp.sum(x), lax.cond(x[0] > 0, jnp.sin, jnp.cos, x)], True))
+
+    def f(x):
+        (a, b), (c, d) = p.bind(x), p.bind(x * 2)
+        return a + c, p.bind(b)[1] + d
+    return jax.jit(f).lower(np.ones(3, np.float32)).as_text().splitlines()
+
+
 PROGRAMS = [same_types_twice, params_in_the_key, each_module_again, uncacheable,
-            grad_under_jit]
+            grad_under_jit, inlined_text]
 
 
 def run(jax) -> dict:

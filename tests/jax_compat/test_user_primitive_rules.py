@@ -159,15 +159,3 @@ def test_lowering_rules_are_called_as_jaxs_lowering_cache_calls_them(program):
     # operands are that function's arguments (the primitives guide prints them: cells 11-24)
     ours = getattr(user_lowering_cases, program)(jxkernel)
     assert ours == locations.recorded("user_lowering_reference.json")[program]
-
-
-@pytest.mark.xla_only("XLA text")
-def test_a_cached_rule_is_a_private_function_called_at_each_equal_equation():
-    from jxkernel._src.lib.mlir.dialects import hlo
-    from jxkernel.interpreters import mlir
-    p = Primitive("fma_called_twice")
-    p.def_abstract_eval(lambda x, y, z: x)
-    mlir.register_lowering(p, lambda ctx, x, y, z: [hlo.AddOp(hlo.MulOp(x, y), z).result])
-    text = jxkernel.jit(lambda x: p.bind(p.bind(x, x, x), x, x)).lower(np.float32(1)).as_text()
-    assert text.count("func.func private @fma_called_twice(") == 1
-    assert text.count("call @fma_called_twice(") == 2
