@@ -52,6 +52,7 @@ class ModuleContext:
         self._platform = self.platforms[0]
         self._platform_reads = 0
         self.functions: dict = {}                # (id(jaxpr), key) -> (jaxpr, Function)
+        self.rule_lowerings: dict = {}           # users' rules lowered: xla/user_rules.py
         self.host_callbacks: list = []
         self.mesh = None                         # a sharded module's Mesh (named @mesh)
         self.donated: list = []                  # per input: donated after all (set_up_aliases)
@@ -236,55 +237,6 @@ def function_for(module_ctx: ModuleContext, closed: ClosedJaxpr, name: str) -> h
         module_ctx.name_stack = outer
     fn.set_results(outs)
     module_ctx.functions[key] = (closed, fn)    # keep `closed` alive so its id stays unique
-    return fn
-
-
-def call_cached_rule(ctx: LoweringRuleContext, prim, rule, args, params):
-    """A user's lowering rule as JAX 0.10.2 runs one: lowered once per module for each
-    (primitive, input types, parameters), into a private function named after the primitive
-    whose parameters are fresh block arguments, and called at every equation that matches
-    (JAX's `lowering_cache`), whose body is emitted inline at each (JAX's rules are
-    `inline=True` unless registered otherwise). So the rule is not called again for an equal
-    equation, and a value passed twice (`p.bind(x, x, y)`) reaches it as two arguments, as in
-    JAX. A module for several platforms, with symbolic shapes or inside a shard_map body lowers
-    the rule in place, each time. `rule(ctx, *args, **params)` returns what the primitive's
-    rule returns.
-    """
-    module_ctx = ctx.module_ctx
-    key = _rule_key(prim, ctx, params)
-    if key is None or module_ctx.multi_platform or module_ctx.symbolic is not None \
-            or module_ctx.manual is not None:
-        return rule(ctx, *args, **params)
-    found = module_ctx.functions.get(key)
-    if found is None:
-        found = (None, _rule_function(module_ctx, ctx, prim, rule, params))
-        module_ctx.functions[key] = found
-    outs = ctx.block.inline(found[1], args)
-    return outs if prim.multiple_results else outs[0]
-
-
-def _rule_key(prim, ctx, params):
-    """The cache key JAX's lowering cache uses (None where a parameter is unhashable)."""
-    key = ("rule", prim, tuple(ctx.avals_in), tuple(sorted(params.items())))
-    try:
-        hash(key)
-    except TypeError:
-        return None
-    return key
-
-
-def _rule_function(module_ctx, ctx, prim, rule, params) -> hlo.Function:
-    # not one of the module's functions: its body is emitted where it is used
-    fn = hlo.Function(module_ctx.module, prim.name, [hlo.aval_type(a) for a in ctx.avals_in],
-                      public=False)
-    inner = LoweringRuleContext(module_ctx, fn.body, tuple(ctx.avals_in), list(ctx.avals_out),
-                                None, prim.name)
-    outer, module_ctx.name_stack = module_ctx.name_stack, ""    # named as JAX's: the primitive
-    try:
-        outs = rule(inner, *fn.args, **params)
-    finally:
-        module_ctx.name_stack = outer
-    fn.set_results(list(outs) if prim.multiple_results else [outs])
     return fn
 
 

@@ -15,7 +15,7 @@ of existing operations:
 """
 from ...core.primitive import lowering_rules, platform_lowering_rules
 from ...lax import _lowering
-from ...xla.lowering import call_cached_rule
+from ...xla.user_rules import call_cached_rule
 
 
 def emit_python_callback(ctx, callback, token, operands, operand_avals, result_avals, *,
@@ -45,7 +45,7 @@ def current_rule_context():
 
 def _with_context(prim, rule, cacheable=True):
     """`rule` run with its context current, once per module for equal equations where
-    `cacheable` (JAX's lowering cache: `xla/lowering.call_cached_rule`); a JAX-style rule's
+    `cacheable` (JAX's lowering cache: `xla/user_rules.py`); a JAX-style rule's
     one-element list of results for a single-result primitive is that result (JAX's rules
     always return a list)."""
     def run(ctx, *args, **params):
