@@ -23,7 +23,7 @@ from ..xla.sharded import (_mesh_of, _own_sharding, _SpmdEntry, compile_lowered,
                            typed_outputs)
 from ..xla.sharding import SingleDeviceSharding
 from . import jit_refs
-from .jit_args import result_paths, static_key
+from .jit_args import device_mismatch, result_paths, static_key
 
 
 def _is_sharding(s) -> bool:
@@ -63,6 +63,25 @@ def _check_fit(what, names, avals, shardings) -> None:
             hint = ". For scalars the PartitionSpec should be P()" if not aval.shape else "."
             raise ValueError(f"One of pjit {what} with pytree key path {name} is incompatible "
                              f"with its sharding annotation {s!r}: {e}{hint}") from None
+
+
+def _single_devices(jitted, mesh, flat_in, flat_out, leaves, names) -> tuple:
+    """(flat_in, flat_out) with each SingleDeviceSharding as a NamedSharding over `mesh`,
+    where `mesh` is that one device; else JAX's ValueError naming the devices that differ
+    (a jit on one device only: transforms/jit_args.pinned_device)."""
+    if not any(isinstance(s, SingleDeviceSharding) for s in flat_in + flat_out):
+        return flat_in, flat_out
+    found = [(mesh._flat_devices, "jit's context mesh")] if mesh is not None and not any(
+        isinstance(s, NamedSharding) for s in flat_in + flat_out) else []
+    found += [(s._device_assignment, "ARG_SHARDING") for s in flat_in if s is not None]
+    found += [(s._device_assignment, "explicit output sharding") for s in flat_out
+              if s is not None]
+    device_mismatch(getattr(jitted._fun, "__qualname__", jitted._name), names(), leaves, found)
+    one = NamedSharding(mesh, PartitionSpec())
+
+    def named(shardings):
+        return [one if isinstance(s, SingleDeviceSharding) else s for s in shardings]
+    return named(flat_in), named(flat_out)
 
 
 def _output_names(out_struct) -> list:
@@ -212,8 +231,8 @@ class Partitioning:
             # only shardings over an AbstractMesh (a constraint's inside): JAX runs the program
             # on the devices of the mesh set by set_mesh
             self.mesh = mesh = concrete_mesh(mesh, get_mesh())
-        if mesh is None:
-            raise ValueError("jit with shardings found no NamedSharding to take its mesh from")
+        flat_in, flat_out = _single_devices(jitted, mesh, flat_in, flat_out, leaves,
+                                            lambda: leaf_names)
         self.replicated = replicated = NamedSharding(mesh, PartitionSpec())
         self.user_shardings = flat_in
         self.in_shardings = [s if s is not None else replicated for s in flat_in]
