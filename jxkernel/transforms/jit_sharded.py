@@ -9,6 +9,7 @@ per signature through xla/sharded.py, and puts the executable in jit's fast path
 """
 from __future__ import annotations
 
+from ..core.avals import ShapeDtypeStruct, typed_sharding
 from ..core.config import config
 from ..core import trace as _trace
 from ..core.interpreter_primitives import sharding_constraint_p
@@ -245,6 +246,20 @@ class Partitioning:
         self.module = lower_partitioned(
             closed, self.name, mesh, [replicated] * n_consts + self.in_shardings, flat_out,
             self.donated, locations, result_paths(out_tree), leaf_names, jitted._keep_unused)
+
+    def typed_in_avals(self) -> list:
+        """The inputs' types, each typed by its sharding over Explicit axes (`float32[8@x,2]`),
+        as JAX's Lowered.in_avals (update_aval_with_sharding)."""
+        return [a if s is None else a.update(sharding=typed_sharding(s, len(a.shape)))
+                for a, s in zip(self.closed.in_avals, self.user_shardings)]
+
+    def out_structs(self) -> list:
+        """JAX's Lowered.out_info: a ShapeDtypeStruct per output, with its given sharding or
+        the one its type says (over this mesh's devices), else none."""
+        given = typed_outputs(self.closed.out_avals, self.given_out_shardings)
+        return [ShapeDtypeStruct(a.shape, a.dtype, sharding=s if s is None or not isinstance(
+                    s.mesh, AbstractMesh) else s.update(mesh=concrete_mesh(s.mesh, self.mesh)))
+                for a, s in zip(self.closed.out_avals, given)]
 
     def compile(self, trace_s=0.0, compiler_options=None) -> tuple:
         """(_SpmdEntry, Phases); `trace_s`: what tracing took, for the record."""

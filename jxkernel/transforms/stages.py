@@ -167,7 +167,10 @@ class _Stage:
 
     @property
     def in_avals(self):
-        return tree_unflatten(self.in_tree, self._traced.jaxpr.in_avals)
+        """The inputs' types; a sharded jit's typed by its shardings over Explicit axes."""
+        partitioning = getattr(self, "_partitioning", None)
+        return tree_unflatten(self.in_tree, self._traced.jaxpr.in_avals if partitioning is None
+                              else partitioning.typed_in_avals())
 
     @property
     def args_info(self):
@@ -393,6 +396,8 @@ class Lowered(_Stage):
         >>> jit(lambda x: (x * 2, 1)).lower(1.0).out_info
         (ShapeDtypeStruct(shape=(), dtype=float32), ShapeDtypeStruct(shape=(), dtype=int32))
         """
+        if self._partitioning is not None:      # each given or typed output's sharding
+            return tree_unflatten(self.traced.out_tree, self._partitioning.out_structs())
         return _out_structs(self.traced.out_tree, self.traced.jaxpr.out_avals)
 
     out_tree = property(lambda self: self.traced.out_tree)

@@ -332,10 +332,26 @@ def sharded_single_device(jax, load):
     return out
 
 
+def sharded_lowered_types(jax, load):
+    """`jit(f).lower(...)` over a mesh: in_avals typed by the shardings over Explicit axes,
+    out_info with each given or typed output's sharding, args_info the arguments' own types."""
+    meshes, P = _meshes(jax), jax.sharding.PartitionSpec
+    NamedSharding = jax.sharding.NamedSharding
+    mesh, auto = meshes["xy_explicit"], meshes["xy"]
+    spec = jax.ShapeDtypeStruct((8, 2), np.float32)
+    given = jax.jit(lambda a, b: a + b, in_shardings=(NamedSharding(mesh, P("x")), None)
+                    ).lower(spec, spec)
+    own = jax.jit(lambda a: a * 2).lower(_placed(jax, np.ones((8, 2), np.float32), mesh, "x"))
+    out_given = jax.jit(lambda a: (a, a * 2), out_shardings=(NamedSharding(auto, P("x")), None)
+                        ).lower(spec)
+    return {name: [str(lo.in_avals), str(lo.out_info), str(lo.args_info)]
+            for name, lo in [("given", given), ("own", own), ("out_given", out_given)]}
+
+
 PROGRAMS = [sharded_docstring, sharded_two_axes, sharded_unspecified, sharded_argument,
             sharded_explicit, sharded_shard_map, sharded_device_count, sharded_grad,
             sharded_variants, sharded_refused, sharded_single_device_jit,
-            sharded_single_device]
+            sharded_single_device, sharded_lowered_types]
 
 
 def run(jax, load=None) -> dict:
