@@ -29,7 +29,7 @@ from ..xla.placement import call_placement
 from ..xla.transfers import device_put
 from ..xla.lowering import NeedsMesh
 from . import jit_refs
-from .jit_args import abstract_leaf_aval, leaf_aval, result_paths
+from .jit_args import abstract_leaf_aval, flat_pinned, leaf_aval, result_paths
 from .jit_cache import NOWHERE, compiled_trace
 from .jit_primitive import any_sharded, traced_under, untold
 
@@ -398,7 +398,13 @@ class Lowered(_Stage):
         """
         if self._partitioning is not None:      # each given or typed output's sharding
             return tree_unflatten(self.traced.out_tree, self._partitioning.out_structs())
-        return _out_structs(self.traced.out_tree, self.traced.jaxpr.out_avals)
+        out_tree, avals = self.traced.out_tree, self.traced.jaxpr.out_avals
+        if self.traced.jitted._pinned is not None:     # the SingleDeviceShardings given
+            given = flat_pinned(self.traced.jitted._out_shardings,
+                                tree_unflatten(out_tree, [0] * len(avals)))
+            return tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, sharding=s)
+                                             for a, s in zip(avals, given)])
+        return _out_structs(out_tree, avals)
 
     out_tree = property(lambda self: self.traced.out_tree)
 

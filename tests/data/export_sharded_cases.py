@@ -273,7 +273,10 @@ def sharded_single_device_jit(jax, load):
     def run(fn):
         return _error(fn) or _placed_where(jax.tree.leaves(fn()))
     both = jax.jit(lambda a, b: (a, b * 2), in_shardings=(S(d[1]), None))
+    lowered = jax.jit(lambda a, b: (a, b * 2), in_shardings=(S(d[1]), None),
+                      out_shardings=(None, S(d[1]))).lower(x, y)
     return {
+        "lowered": [str(lowered.in_avals), str(lowered.out_info)],
         "in": run(lambda: jax.jit(lambda a: a * 2, in_shardings=S(d[1]))(x)),
         "out": run(lambda: jax.jit(lambda a: a * 2, out_shardings=S(d[1]))(x)),
         "mixed": run(lambda: both(x, y)),
