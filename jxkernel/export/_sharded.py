@@ -64,7 +64,7 @@ def _one_device_layout(traced) -> Layout | None:
     a pinned jit was given, is a sharding over the empty AbstractMesh (JAX's); None if none."""
     jitted = traced.jitted
     dyn_args, _ = tree_unflatten(traced._in_tree, traced._leaves)
-    pinned = jitted._pinned is not None
+    pinned = getattr(jitted, "_pinned", None) is not None
     given_in = flat_pinned(jitted._in_shardings, dyn_args) if pinned else \
         [None] * len(traced._leaves)
     given_out = flat_pinned(jitted._out_shardings, tree_unflatten(

@@ -328,8 +328,9 @@ def pinned_device(in_shardings, out_shardings):
     """The device of a jit whose shardings are SingleDeviceShardings on one device (the others
     None): JAX runs it there, its results committed, as jit(device=d) runs; else None.
 
-    >>> pinned_device(SingleDeviceSharding(d1), None)
-    CpuDevice(id=1)
+    >>> d = jax.devices()[0]
+    >>> pinned_device((jax.sharding.SingleDeviceSharding(d), None), None) == d
+    True
     """
     leaves = _sharding_leaves((in_shardings, out_shardings))
     devices = {s._device_assignment for s in leaves if _one_device(s)}

@@ -77,7 +77,8 @@ def _single_devices(jitted, mesh, flat_in, flat_out, leaves, names) -> tuple:
     found += [(s._device_assignment, "ARG_SHARDING") for s in flat_in if s is not None]
     found += [(s._device_assignment, "explicit output sharding") for s in flat_out
               if s is not None]
-    device_mismatch(getattr(jitted._fun, "__qualname__", jitted._name), names(), leaves, found)
+    name = getattr(getattr(jitted, "_fun", None), "__qualname__", None) or jitted._name
+    device_mismatch(name, names(), leaves, found)
     one = NamedSharding(mesh, PartitionSpec())
 
     def named(shardings):

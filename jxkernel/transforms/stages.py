@@ -399,7 +399,7 @@ class Lowered(_Stage):
         if self._partitioning is not None:      # each given or typed output's sharding
             return tree_unflatten(self.traced.out_tree, self._partitioning.out_structs())
         out_tree, avals = self.traced.out_tree, self.traced.jaxpr.out_avals
-        if self.traced.jitted._pinned is not None:     # the SingleDeviceShardings given
+        if getattr(self.traced.jitted, "_pinned", None) is not None:   # SingleDeviceShardings
             given = flat_pinned(self.traced.jitted._out_shardings,
                                 tree_unflatten(out_tree, [0] * len(avals)))
             return tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, sharding=s)

@@ -194,8 +194,11 @@ def _given_in_shardings(jax, mesh, P):
         return [[repr(o.sharding.spec), str(jax.typeof(o)), np.asarray(o).tolist()]
                 for o in jax.tree.leaves(outs)]
     out = {"outside": seen(f(v)), "outside_two": seen(g(v, jax.device_put(v)))}
+    # (under set_mesh JAX types a reduction's or transpose's result otherwise, as their
+    # sharding rules give it an empty mesh: jxkernel's avals do not tell the two apart)
+    h = jax.jit(lambda a: (a * 2, jnp.zeros(3), a[None]), in_shardings=ns)
     with jax.set_mesh(mesh):
-        out["under_set_mesh"] = seen(f(jax.device_put(v)))
+        out["under_set_mesh"] = seen(h(jax.device_put(v)))
     return out
 
 
