@@ -3,7 +3,10 @@ in_shardings/out_shardings (NamedShardings over a Mesh), arguments already split
 shard_map inside; what the Exported tells (`nr_devices`, `in_shardings_hlo`,
 `in_shardings_jax(mesh)`...), its module's Shardy text (`mhlo.num_partitions`, `sdy.mesh`,
 `sdy.sharding`), calls on a mesh of the same size (eagerly, under jit, under grad) and JAX's
-errors for another device count. Run alike by real JAX (reference/make_export_sharded_reference.py
+errors for another device count. Also on one device: a jit given SingleDeviceShardings (where
+it runs, JAX's device-mismatch errors, its Lowered's types) and exports whose committed
+argument or SingleDeviceShardings JAX records over an empty mesh (`sdy.mesh @empty_mesh`); and
+the types `jit(f).lower(...)` gives over Explicit axes. Run alike by real JAX (reference/make_export_sharded_reference.py
 records export_sharded_reference.json) and by jxkernel (tests/export/test_export_sharded.py, in a
 subprocess with as many devices).
 
