@@ -26,12 +26,13 @@ and under grad; serialize/deserialize keep the symbolic avals and constraints.
 Several devices: a jit with in_shardings/out_shardings, arguments split over a mesh, or a
 shard_map inside, is exported over its mesh (`nr_devices`, `in_shardings_jax(mesh)`,
 `out_shardings_jax(mesh)`; export/_sharded.py) and called on any mesh of as many devices.
+On one device, a committed argument and a jit's SingleDeviceShardings are recorded over an
+empty mesh (`sdy.mesh @empty_mesh`), as JAX records them. `platforms=` exports for several
+platforms at once (the module takes the platform index first).
 
 Differences from JAX 0.10.2: `serialize` writes jxkernel's own format (JAX's flatbuffer
 is not read or written; a module JAX exported runs when put in an Exported's
-`mlir_module_serialized`); one platform per export. A committed one-device argument records
-None, not JAX's sharding over an empty mesh (and a jit given only SingleDeviceShardings is
-refused, by jit). With symbolic
+`mlir_module_serialized`). With symbolic
 shapes: primitives without a shape-polymorphic lowering (cumsum along a symbolic axis, conv,
 fft, scan over a symbolic length...) raise NotImplementedError at export time, naming the
 primitive and the dimension; each dimension variable must be some argument's dimension

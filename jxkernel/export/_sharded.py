@@ -18,17 +18,22 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ..core.avals import typed_sharding
-from ..core.mesh import AbstractMesh, Mesh, NamedSharding
+from ..core.mesh import AbstractMesh, Mesh, NamedSharding, PartitionSpec
+from ..transforms.jit_args import flat_pinned
 from ..transforms.jit_primitive import any_sharded
+from ..tree_util import tree_unflatten
 from ..xla import stablehlo as hlo
+from ..xla.array import Array
 from ..xla.lowering import NeedsMesh
 from ..xla.sharding import sdy_attrs, sdy_sharding
 
 
 class Layout(NamedTuple):
     """How an exported program is partitioned: the `mesh` it is lowered over, and per input
-    and output the NamedSharding given (None: left to XLA)."""
-    mesh: Mesh
+    and output the NamedSharding given (None: left to XLA). `mesh` None: a program on one
+    device, whose committed arguments and SingleDeviceShardings are its shardings over an
+    empty AbstractMesh (JAX's `sdy.mesh @empty_mesh`)."""
+    mesh: Mesh | None
     in_shardings: tuple
     out_shardings: tuple
 
@@ -37,11 +42,12 @@ def lowered_with_layout(traced, lower) -> tuple:
     """(lower(layout), layout): `lower` is called with None for a program on one device and
     with its Layout for one partitioned over a mesh, found as `traced.lower()` finds it
     (shardings given to jit, arguments split over a mesh, or a constraint inside: NeedsMesh)."""
-    layout = _layout(traced) if traced.jitted._sharded or any_sharded(traced._leaves) else None
+    layout = _layout(traced) if traced.jitted._sharded or any_sharded(traced._leaves) else \
+        _one_device_layout(traced)
     try:
         return lower(layout), layout
     except NeedsMesh:
-        if layout is not None:
+        if layout is not None and layout.mesh is not None:
             raise
     layout = _layout(traced)                 # (traced.lower() partitions it from now on)
     return lower(layout), layout
@@ -53,18 +59,49 @@ def _layout(traced) -> Layout:
                   tuple(partitioning.given_out_shardings))
 
 
+def _one_device_layout(traced) -> Layout | None:
+    """A program on one device: each committed Array argument, and each SingleDeviceSharding
+    a pinned jit was given, is a sharding over the empty AbstractMesh (JAX's); None if none."""
+    jitted = traced.jitted
+    dyn_args, _ = tree_unflatten(traced._in_tree, traced._leaves)
+    pinned = getattr(jitted, "_pinned", None) is not None
+    given_in = flat_pinned(jitted._in_shardings, dyn_args) if pinned else \
+        [None] * len(traced._leaves)
+    given_out = flat_pinned(jitted._out_shardings, tree_unflatten(
+        traced.out_tree, [0] * traced.out_tree.num_leaves)) if pinned else []
+    ins = tuple(_empty(len(a.shape)) if s is not None or type(x) is Array and x.committed
+                else None for x, s, a in zip(traced._leaves, given_in, traced.jaxpr.in_avals))
+    outs = tuple(None if s is None else _empty(len(a.shape))
+                 for s, a in zip(given_out, traced.jaxpr.out_avals))
+    outs += (None,) * (len(traced.jaxpr.out_avals) - len(outs))
+    return Layout(None, ins, outs) if any(ins + outs) else None
+
+
+def _empty(ndim: int) -> NamedSharding:
+    return NamedSharding(AbstractMesh((), ()), PartitionSpec(*[None] * ndim),
+                         memory_kind="device")
+
+
 # ------------------------------------------------------------------ the exported module
 def module_attrs(module: hlo.Module, layout: Layout | None, jaxpr) -> tuple[list, list]:
     """(argument attributes, result attributes) of `main`: `sdy.sharding = ...` where a
-    sharding was given; declares `@mesh` in `module`."""
+    sharding was given; declares `@mesh` in `module` (`@empty_mesh` for one device)."""
     if layout is None:
         return [None] * len(jaxpr.invars), [None] * len(jaxpr.outvars)
+    if layout.mesh is None:
+        module.symbols.append("sdy.mesh @empty_mesh = <[]>")
+
+        def attr(s, var):
+            dims = ", ".join(["{}"] * len(var.aval.shape))
+            return None if s is None else f"sdy.sharding = #sdy.sharding<@empty_mesh, [{dims}]>"
+        return ([attr(s, v) for s, v in zip(layout.in_shardings, jaxpr.invars)],
+                [attr(s, v) for s, v in zip(layout.out_shardings, jaxpr.outvars)])
     return sdy_attrs(module, layout.mesh, jaxpr.invars, [None] * len(jaxpr.invars),
                      layout.in_shardings, jaxpr.outvars, layout.out_shardings)
 
 
 def nr_devices(layout: Layout | None) -> int:
-    return 1 if layout is None else layout.mesh.size
+    return 1 if layout is None or layout.mesh is None else layout.mesh.size
 
 
 def named_shardings(layout: Layout | None, n_in: int, n_out: int) -> tuple[tuple, tuple]:
@@ -72,6 +109,8 @@ def named_shardings(layout: Layout | None, n_in: int, n_out: int) -> tuple[tuple
     over its mesh's AbstractMesh (JAX's to_named_sharding_with_abstract_mesh), else None."""
     if layout is None:
         return (None,) * n_in, (None,) * n_out
+    if layout.mesh is None:                 # (over the empty AbstractMesh already)
+        return layout.in_shardings, layout.out_shardings
     return tuple(map(abstract, layout.in_shardings)), tuple(map(abstract, layout.out_shardings))
 
 

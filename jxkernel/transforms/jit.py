@@ -36,7 +36,7 @@ from ..xla.lowering import NeedsMesh
 from ..xla.scalars import scalar_kinds, scalar_signature
 from ..xla.transfers import device_put
 from .api_util import flatten_fun, float0_outside, fun_name, merge_static
-from .jit_args import SCALAR_TYPES, Arguments, leaf_aval, static_key, unless_all_none
+from .jit_args import SCALAR_TYPES, Arguments, check_pinned, jit_shardings, leaf_aval, static_key
 from .jit_cache import (LAST_HIT, NOWHERE, Entry, compiled_trace, each_a_leaf, fun_state,
                         last_hit_for, sibling_trace)
 from .jit_primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, traced_under, untold
@@ -68,8 +68,8 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
 
 
 class Jitted(native.JitFunction if native else object):
-    """The function `jit` returns: call it, `.lower(...)`, `.trace(...)`, `.eval_shape(...)`.
-    Its base, where built, is core/_fastpath.c's JitFunction: tries `_last`, else `_python_call`."""
+    """What `jit` returns: call it, `.lower`, `.trace`, `.eval_shape`. Its base, where built, is
+    core/_fastpath.c's JitFunction: tries `_last`, else `_python_call`; its comment says why."""
 
     def __init__(self, fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
                  backend, device, inline, keep_unused, in_shardings=None, out_shardings=None,
@@ -77,26 +77,25 @@ class Jitted(native.JitFunction if native else object):
         functools.update_wrapper(self, fun)
         # None means unspecified, as in JAX, also as every leaf of a tree (flax.nnx.jit passes
         # a None per argument): such a jit is a plain one
-        self._in_shardings = in_shardings = unless_all_none(in_shardings, "in_shardings")
-        self._out_shardings = out_shardings = unless_all_none(out_shardings, "out_shardings")
-        # A jit given shardings has caches of its own (its fast path never sees plain entries).
-        self._sharded = in_shardings is not None or out_shardings is not None
+        # A jit given shardings has caches of its own (its fast path never sees plain entries);
+        # SingleDeviceShardings on one device pin it there, as device= does (jit_args)
+        self._in_shardings, self._out_shardings, self._pinned, self._sharded = jit_shardings(
+            in_shardings, out_shardings, device)
         self._fun = fun
         self._name = fun_name(fun, type(fun).__name__)     # a partial: its function's
         state = fun_state(fun)
         self._signature = state.signature
         arguments = Arguments(self._name, self._signature, static_argnums, static_argnames,
                               donate_argnums, donate_argnames)
-        self._static_argnums, self._static_argnames = arguments.static_argnums, \
-            arguments.static_argnames
-        self._donate_argnums, self._donate_argnames = arguments.donate_argnums, \
-            arguments.donate_argnames
+        self._static_argnums, self._static_argnames, self._donate_argnums, self._donate_argnames = (
+            arguments.static_argnums, arguments.static_argnames, arguments.donate_argnums,
+            arguments.donate_argnames)
         # the static positions in order: the fast paths' keys' (jit_args.static_key, in C too)
         self._static_at = tuple(sorted(i for i in self._static_argnums if i >= 0))
         self._split, self._leaf_names = arguments.split, arguments.leaf_names
         self._donated_leaves = arguments.donated_leaves
-        self._device = device if device is not None else \
-            (_client.get_backend(backend).devices[0] if backend is not None else None)
+        self._device = device or self._pinned or (_client.get_backend(backend).devices[0]
+                                                  if backend is not None else None)
         self._backend = backend
         self._inline, self._keep_unused = inline, keep_unused
         # XLA's options for every compile (merged under Lowered.compile's own, as in JAX)
@@ -240,6 +239,7 @@ class Jitted(native.JitFunction if native else object):
         if out is not ON_ONE_DEVICE:        # split over a mesh (or under set_mesh): its path
             return out
         move = self._device is not None or config.jax_default_device is not None
+        check_pinned(self, dyn_args, arrays, lambda: self._leaf_names(dyn_args, dyn_kwargs))
         # JAX's rule: committed Arrays decide, uncommitted ones move to them (xla/placement.py)
         device, committed = (self._device, True) if self._device is not None else \
             call_placement(arrays, lambda: (self._name, jit_refs.without_refs(
@@ -345,7 +345,7 @@ class Jitted(native.JitFunction if native else object):
         key = signature + vma.trace_place()
         found = self._traces.get(key)
         if found is None:
-            if self._in_shardings is not None or self._out_shardings is not None:
+            if self._pinned is None and not (self._in_shardings is self._out_shardings is None):
                 from .jit_sharded import constrained_trace   # loads with the first mesh
                 closed, out_tree = constrained_trace(self, treedef, statics, avals, dyn_args,
                                                       dyn_kwargs)   # shardings kept as constraints

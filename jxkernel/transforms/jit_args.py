@@ -17,7 +17,8 @@ from ..core.avals import ShapedArray, ShapeDtypeStruct, python_scalar_aval, shap
 from ..core.avals import typeof_rules
 from ..core.hijax import AvalQDD, cur_qdd, hi_value_types
 from ..core.mesh import UNCONSTRAINED, PartitionSpec
-from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
+from ..tree_util import (broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path,
+                         tree_unflatten)
 
 def as_tuple(x) -> tuple:
     if x is None:
@@ -327,6 +328,101 @@ def unless_all_none(shardings, what: str):
     (or it is None). A jit's shardings name every dimension: P.UNCONSTRAINED is JAX's error."""
     leaves = tree_flatten(shardings, is_leaf=lambda x: x is None)[0]
     for s in leaves:
+        if not (s is None or isinstance(s, PartitionSpec) or hasattr(s, "_device_assignment")):
+            raise TypeError(f"{what} leaf specifications are expected to be PartitionSpec "
+                            f"instances or None, but got {s}")
         if UNCONSTRAINED in getattr(s, "spec", s if isinstance(s, PartitionSpec) else ()):
             raise ValueError(f"Unconstrained dims are not allowed when passed to {what}: {s!r}")
     return None if all(s is None for s in leaves) else shardings
+
+
+def jit_shardings(in_shardings, out_shardings, device) -> tuple:
+    """(in_shardings, out_shardings, pinned device, sharded) of a jit: None for all-None
+    shardings; the device SingleDeviceShardings pin it to (pinned_device), else None; whether
+    it runs over a mesh (given other shardings)."""
+    in_shardings = unless_all_none(in_shardings, "in_shardings")
+    out_shardings = unless_all_none(out_shardings, "out_shardings")
+    pinned = pinned_device(in_shardings, out_shardings) if device is None else None
+    sharded = (in_shardings is not None or out_shardings is not None) and pinned is None
+    return in_shardings, out_shardings, pinned, sharded
+
+
+def _one_device(s) -> bool:
+    """A SingleDeviceSharding (duck-typed: xla/sharding.py loads with the first sharding): a
+    Sharding over one device without a PartitionSpec."""
+    return not hasattr(s, "spec") and len(getattr(s, "_device_assignment", ())) == 1
+
+
+def _sharding_leaves(shardings) -> list:
+    return tree_flatten(shardings, is_leaf=lambda s: isinstance(s, PartitionSpec) or
+                        hasattr(s, "_device_assignment"))[0]
+
+
+def pinned_device(in_shardings, out_shardings):
+    """The device of a jit whose shardings are SingleDeviceShardings on one device (the others
+    None): JAX runs it there, its results committed, as jit(device=d) runs; else None.
+
+    >>> d = jax.devices()[0]
+    >>> pinned_device((jax.sharding.SingleDeviceSharding(d), None), None) == d
+    True
+    """
+    leaves = _sharding_leaves((in_shardings, out_shardings))
+    devices = {s._device_assignment for s in leaves if _one_device(s)}
+    if len(devices) != 1 or not all(_one_device(s) for s in leaves):
+        return None
+    return next(iter(devices))[0]
+
+
+def device_mismatch(fun_name: str, names, leaves, found) -> None:
+    """JAX's ValueError for a jit whose shardings name other devices (jax/_src/stages.py's
+    _device_assignment_mismatch_error). `found`: (device assignment, kind) in JAX's order
+    ("jit's context mesh", the arguments' "ARG_SHARDING", "explicit output sharding"); the
+    first that differs from the first is named, an argument's by its name where its own
+    sharding is that one."""
+    first = found[0]
+    second = next((f for f in found if tuple(f[0]) != tuple(first[0])), None)
+    if second is None:
+        return
+
+    def plain(f) -> str:
+        return f"with device ids {[d.id for d in f[0]]} on platform {f[0][0].platform.upper()}"
+
+    def argument(f):
+        for name, x in zip(names, leaves):
+            da = getattr(getattr(x, "sharding", None), "_device_assignment", None)
+            if f[1] == "ARG_SHARDING" and da is not None and tuple(da) == tuple(f[0]):
+                shape = f"{x.dtype.name}[{','.join(map(str, x.shape))}]"    # JAX's long names
+                return f"argument {name} of {fun_name} with shape {shape} and {plain(f)}"
+        return None
+    named = [m for m in map(argument, (first, second)) if m is not None]
+    if len(named) == 2:
+        got = f" Got {named[0]} and {named[1]}"
+    elif named:
+        left = second if first[1] == "ARG_SHARDING" else first
+        got = f" Got {named[0]} and {left[1]} {plain(left)}"
+    else:
+        got = f" Got {first[1]} {plain(first)} and {second[1]} {plain(second)}"
+    raise ValueError(f"Received incompatible devices for jitted computation.{got}")
+
+
+def flat_pinned(given, tree) -> list:
+    """One SingleDeviceSharding or None per leaf of `tree` from a pinned jit's `given`
+    in_shardings or out_shardings (a prefix of `tree`)."""
+    n = len(tree_flatten(tree)[0])
+    return [None] * n if given is None else [given] * n if _one_device(given) else \
+        broadcast_prefix(given, tree, is_leaf=lambda s: s is None or _one_device(s))
+
+
+def check_pinned(jitted, dyn_args, leaves, names) -> None:
+    """For a jit pinned to a device by SingleDeviceShardings (pinned_device): its given input
+    shardings move their arguments there, but a committed argument left unspecified (None)
+    on another device is JAX's ValueError (device_mismatch). `names()`: the leaves' names."""
+    if jitted._pinned is None:
+        return
+    flat_in = flat_pinned(jitted._in_shardings, dyn_args)
+    found = [(s._device_assignment if s is not None else x.sharding._device_assignment,
+              "ARG_SHARDING") for s, x in zip(flat_in, leaves)
+             if s is not None or getattr(x, "committed", False)]
+    found += [(s._device_assignment, "explicit output sharding")
+              for s in _sharding_leaves(jitted._out_shardings)]
+    device_mismatch(getattr(jitted._fun, "__qualname__", jitted._name), names(), leaves, found)

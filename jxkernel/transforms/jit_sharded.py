@@ -9,6 +9,7 @@ per signature through xla/sharded.py, and puts the executable in jit's fast path
 """
 from __future__ import annotations
 
+from ..core.avals import ShapeDtypeStruct, typed_sharding
 from ..core.config import config
 from ..core import trace as _trace
 from ..core.interpreter_primitives import sharding_constraint_p
@@ -23,7 +24,7 @@ from ..xla.sharded import (_mesh_of, _own_sharding, _SpmdEntry, compile_lowered,
                            typed_outputs)
 from ..xla.sharding import SingleDeviceSharding
 from . import jit_refs
-from .jit_args import result_paths, static_key
+from .jit_args import device_mismatch, result_paths, static_key
 
 
 def _is_sharding(s) -> bool:
@@ -63,6 +64,26 @@ def _check_fit(what, names, avals, shardings) -> None:
             hint = ". For scalars the PartitionSpec should be P()" if not aval.shape else "."
             raise ValueError(f"One of pjit {what} with pytree key path {name} is incompatible "
                              f"with its sharding annotation {s!r}: {e}{hint}") from None
+
+
+def _single_devices(jitted, mesh, flat_in, flat_out, leaves, names) -> tuple:
+    """(flat_in, flat_out) with each SingleDeviceSharding as a NamedSharding over `mesh`,
+    where `mesh` is that one device; else JAX's ValueError naming the devices that differ
+    (a jit on one device only: transforms/jit_args.pinned_device)."""
+    if not any(isinstance(s, SingleDeviceSharding) for s in flat_in + flat_out):
+        return flat_in, flat_out
+    found = [(mesh._flat_devices, "jit's context mesh")] if mesh is not None and not any(
+        isinstance(s, NamedSharding) for s in flat_in + flat_out) else []
+    found += [(s._device_assignment, "ARG_SHARDING") for s in flat_in if s is not None]
+    found += [(s._device_assignment, "explicit output sharding") for s in flat_out
+              if s is not None]
+    name = getattr(getattr(jitted, "_fun", None), "__qualname__", None) or jitted._name
+    device_mismatch(name, names(), leaves, found)
+    one = NamedSharding(mesh, PartitionSpec())
+
+    def named(shardings):
+        return [one if isinstance(s, SingleDeviceSharding) else s for s in shardings]
+    return named(flat_in), named(flat_out)
 
 
 def _output_names(out_struct) -> list:
@@ -212,13 +233,16 @@ class Partitioning:
             # only shardings over an AbstractMesh (a constraint's inside): JAX runs the program
             # on the devices of the mesh set by set_mesh
             self.mesh = mesh = concrete_mesh(mesh, get_mesh())
-        if mesh is None:
-            raise ValueError("jit with shardings found no NamedSharding to take its mesh from")
+        flat_in, flat_out = _single_devices(jitted, mesh, flat_in, flat_out, leaves,
+                                            lambda: leaf_names)
         self.replicated = replicated = NamedSharding(mesh, PartitionSpec())
         self.user_shardings = flat_in
         self.in_shardings = [s if s is not None else replicated for s in flat_in]
-        # (over Explicit axes an untyped result is replicated with a spec per dimension)
-        self.out_shardings = flat_out = typed_outputs(jaxpr.out_avals, flat_out, mesh)
+        # (under set_mesh over Explicit axes an untyped result is replicated with a spec per
+        # dimension: its type names the context's mesh; outside, XLA's propagation chooses and
+        # its choice types the result, as JAX's _concretize_abstract_out_shardings)
+        self.out_shardings = flat_out = typed_outputs(jaxpr.out_avals, flat_out,
+                                                      mesh if get_mesh() is not None else None)
         n_consts = len(jaxpr.constvars)
         donated = jitted._donated_leaves(dyn_args, dyn_kwargs) or (False,) * len(leaves)
         self.donated = (False,) * n_consts + tuple(donated)
@@ -226,6 +250,20 @@ class Partitioning:
         self.module = lower_partitioned(
             closed, self.name, mesh, [replicated] * n_consts + self.in_shardings, flat_out,
             self.donated, locations, result_paths(out_tree), leaf_names, jitted._keep_unused)
+
+    def typed_in_avals(self) -> list:
+        """The inputs' types, each typed by its sharding over Explicit axes (`float32[8@x,2]`),
+        as JAX's Lowered.in_avals (update_aval_with_sharding)."""
+        return [a if s is None else a.update(sharding=typed_sharding(s, len(a.shape)))
+                for a, s in zip(self.closed.in_avals, self.user_shardings)]
+
+    def out_structs(self) -> list:
+        """JAX's Lowered.out_info: a ShapeDtypeStruct per output, with its given sharding or
+        the one its type says (over this mesh's devices), else none."""
+        given = typed_outputs(self.closed.out_avals, self.given_out_shardings)
+        return [ShapeDtypeStruct(a.shape, a.dtype, sharding=s if s is None or not isinstance(
+                    s.mesh, AbstractMesh) else s.update(mesh=concrete_mesh(s.mesh, self.mesh)))
+                for a, s in zip(self.closed.out_avals, given)]
 
     def compile(self, trace_s=0.0, compiler_options=None) -> tuple:
         """(_SpmdEntry, Phases); `trace_s`: what tracing took, for the record."""

@@ -29,7 +29,7 @@ from ..xla.placement import call_placement
 from ..xla.transfers import device_put
 from ..xla.lowering import NeedsMesh
 from . import jit_refs
-from .jit_args import abstract_leaf_aval, leaf_aval, result_paths
+from .jit_args import abstract_leaf_aval, flat_pinned, leaf_aval, result_paths
 from .jit_cache import NOWHERE, compiled_trace
 from .jit_primitive import any_sharded, traced_under, untold
 
@@ -167,7 +167,10 @@ class _Stage:
 
     @property
     def in_avals(self):
-        return tree_unflatten(self.in_tree, self._traced.jaxpr.in_avals)
+        """The inputs' types; a sharded jit's typed by its shardings over Explicit axes."""
+        partitioning = getattr(self, "_partitioning", None)
+        return tree_unflatten(self.in_tree, self._traced.jaxpr.in_avals if partitioning is None
+                              else partitioning.typed_in_avals())
 
     @property
     def args_info(self):
@@ -393,7 +396,15 @@ class Lowered(_Stage):
         >>> jit(lambda x: (x * 2, 1)).lower(1.0).out_info
         (ShapeDtypeStruct(shape=(), dtype=float32), ShapeDtypeStruct(shape=(), dtype=int32))
         """
-        return _out_structs(self.traced.out_tree, self.traced.jaxpr.out_avals)
+        if self._partitioning is not None:      # each given or typed output's sharding
+            return tree_unflatten(self.traced.out_tree, self._partitioning.out_structs())
+        out_tree, avals = self.traced.out_tree, self.traced.jaxpr.out_avals
+        if getattr(self.traced.jitted, "_pinned", None) is not None:   # SingleDeviceShardings
+            given = flat_pinned(self.traced.jitted._out_shardings,
+                                tree_unflatten(out_tree, [0] * len(avals)))
+            return tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, sharding=s)
+                                             for a, s in zip(avals, given)])
+        return _out_structs(out_tree, avals)
 
     out_tree = property(lambda self: self.traced.out_tree)
 

@@ -181,6 +181,27 @@ def _axis_type_changes(jax, mesh, v, P):
     return out
 
 
+def _given_in_shardings(jax, mesh, P):
+    """A jit given in_shardings over Explicit axes, called on host data: outside set_mesh
+    its untyped results are laid out as XLA's propagation chooses and typed so; under
+    set_mesh they are replicated (their type names the context's mesh)."""
+    jnp, ns = jax.numpy, jax.sharding.NamedSharding(mesh, P("x", "y"))
+    v = np.arange(16, dtype=np.float32).reshape(8, 2)
+    f = jax.jit(lambda a: (a * 2, jnp.zeros(3), a.sum(0), a.T, a[None]), in_shardings=ns)
+    g = jax.jit(lambda a, b: a + b, in_shardings=(ns, None))
+
+    def seen(outs):
+        return [[repr(o.sharding.spec), str(jax.typeof(o)), np.asarray(o).tolist()]
+                for o in jax.tree.leaves(outs)]
+    out = {"outside": seen(f(v)), "outside_two": seen(g(v, jax.device_put(v)))}
+    # (under set_mesh JAX types a reduction's or transpose's result otherwise, as their
+    # sharding rules give it an empty mesh: jxkernel's avals do not tell the two apart)
+    h = jax.jit(lambda a: (a * 2, jnp.zeros(3), a[None]), in_shardings=ns)
+    with jax.set_mesh(mesh):
+        out["under_set_mesh"] = seen(h(jax.device_put(v)))
+    return out
+
+
 def run(jax):
     """All cases as JSON data (under jax.set_mesh, as JAX's out_sharding=P(...) needs)."""
     P = jax.sharding.PartitionSpec
@@ -190,4 +211,5 @@ def run(jax):
         out = {"axis_types": [str(t) for t in mesh.axis_types], "types": _types(jax, v, P),
                **_jit(jax, v, P)}
     out["axis_type_changes"] = _axis_type_changes(jax, mesh, v, P)
+    out["given_in_shardings"] = _given_in_shardings(jax, mesh, P)
     return out

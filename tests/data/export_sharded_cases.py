@@ -3,7 +3,10 @@ in_shardings/out_shardings (NamedShardings over a Mesh), arguments already split
 shard_map inside; what the Exported tells (`nr_devices`, `in_shardings_hlo`,
 `in_shardings_jax(mesh)`...), its module's Shardy text (`mhlo.num_partitions`, `sdy.mesh`,
 `sdy.sharding`), calls on a mesh of the same size (eagerly, under jit, under grad) and JAX's
-errors for another device count. Run alike by real JAX (reference/make_export_sharded_reference.py
+errors for another device count. Also on one device: a jit given SingleDeviceShardings (where
+it runs, JAX's device-mismatch errors, its Lowered's types) and exports whose committed
+argument or SingleDeviceShardings JAX records over an empty mesh (`sdy.mesh @empty_mesh`); and
+the types `jit(f).lower(...)` gives over Explicit axes. Run alike by real JAX (reference/make_export_sharded_reference.py
 records export_sharded_reference.json) and by jxkernel (tests/export/test_export_sharded.py, in a
 subprocess with as many devices).
 
@@ -257,9 +260,104 @@ def sharded_refused(jax, load):
             "bare_spec": _error(lambda: jax.jit(lambda x: x, in_shardings=P(P.UNCONSTRAINED)))}
 
 
+def _placed_where(xs) -> list:
+    return [[repr(x.sharding), x.committed, np.asarray(x).tolist()] for x in xs]
+
+
+def sharded_single_device_jit(jax, load):
+    """jit given SingleDeviceShardings: run on that device, results committed there; JAX's
+    errors for shardings or committed arguments on other devices, under set_mesh, and for
+    what is no sharding."""
+    d, S = jax.devices(), jax.sharding.SingleDeviceSharding
+    NamedSharding, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
+    on_two = jax.device_put(np.arange(3, dtype=np.float32), d[2])
+    x, y = np.arange(3, dtype=np.float32), np.arange(2, dtype=np.float32)
+
+    def run(fn):
+        return _error(fn) or _placed_where(jax.tree.leaves(fn()))
+    both = jax.jit(lambda a, b: (a, b * 2), in_shardings=(S(d[1]), None))
+    lowered = jax.jit(lambda a, b: (a, b * 2), in_shardings=(S(d[1]), None),
+                      out_shardings=(None, S(d[1]))).lower(x, y)
+    return {
+        "lowered": [str(lowered.in_avals), str(lowered.out_info)],
+        "in": run(lambda: jax.jit(lambda a: a * 2, in_shardings=S(d[1]))(x)),
+        "out": run(lambda: jax.jit(lambda a: a * 2, out_shardings=S(d[1]))(x)),
+        "mixed": run(lambda: both(x, y)),
+        "mixed_out": run(lambda: jax.jit(lambda a, b: (a, b * 2),
+                                         out_shardings=(None, S(d[3])))(x, y)),
+        "in_moves_committed": run(lambda: jax.jit(lambda a: a * 2, in_shardings=S(d[1]))(on_two)),
+        "committed_elsewhere": run(lambda: both(x, on_two)),
+        "out_committed_elsewhere": run(lambda: jax.jit(lambda a: a * 2,
+                                                       out_shardings=S(d[1]))(on_two)),
+        "two_devices": run(lambda: jax.jit(lambda a, b: a + b, in_shardings=(S(d[1]), S(d[2])))(
+            x, x)),
+        "in_out_devices": run(lambda: jax.jit(lambda a: a, in_shardings=S(d[1]),
+                                              out_shardings=S(d[2]))(x)),
+        "with_mesh": run(lambda: jax.jit(lambda a, b: (a, b), in_shardings=(
+            S(d[1]), NamedSharding(_meshes(jax)["a"], P("a"))))(x, np.arange(8.0))),
+        "under_set_mesh": _set_mesh_run(jax, run, S(d[1]), x),
+        "not_a_sharding": [_error(lambda: jax.jit(lambda a: a, in_shardings=3)),
+                           _error(lambda: jax.jit(lambda a: a, out_shardings="a")),
+                           _error(lambda: jax.jit(lambda a: a, in_shardings=d[1]))],
+    }
+
+
+def _set_mesh_run(jax, run, sharding, x):
+    with jax.set_mesh(_meshes(jax)["a"]):
+        return run(lambda: jax.jit(lambda a: a * 2, in_shardings=sharding)(x))
+
+
+def sharded_single_device(jax, load):
+    """Exports on one device: a committed argument and a jit's SingleDeviceShardings are
+    shardings over an empty mesh (`sdy.mesh @empty_mesh`); an uncommitted argument none."""
+    d, S = jax.devices(), jax.sharding.SingleDeviceSharding
+    empty = jax.sharding.AbstractMesh((), ())
+    x = np.arange(4, dtype=np.float32)
+    on_one = jax.device_put(x, d[1])
+    out = {}
+    for name, exp in [
+            ("committed", load(jax.export.export(jax.jit(lambda a: a * 2))(on_one))),
+            ("uncommitted", load(jax.export.export(jax.jit(lambda a: a * 2))(jax.device_put(x)))),
+            ("given", load(jax.export.export(jax.jit(
+                lambda a, b: (a * 2, b), in_shardings=(S(d[1]), None),
+                out_shardings=(None, S(d[1]))))(x, x)))]:
+        out[name] = {
+            "nr_devices": exp.nr_devices, "in_avals": str(exp.in_avals),
+            "in_shardings_hlo": str(exp.in_shardings_hlo),
+            "out_shardings_hlo": str(exp.out_shardings_hlo),
+            "in_shardings_jax": repr(exp.in_shardings_jax(empty)),
+            "out_shardings_jax": repr(exp.out_shardings_jax(empty)),
+            "over_eight": _error(lambda exp=exp: exp.in_shardings_jax(_meshes(jax)["a"])),
+            "module": _module_facts(exp.mlir_module())}
+        args = (on_one,) * len(exp.in_avals)
+        out[name]["call"] = _placed_where(jax.tree.leaves(exp.call(*args)))
+        out[name]["jit_call"] = _placed_where(jax.tree.leaves(jax.jit(exp.call)(*args)))
+        # (where, not whether committed: jxkernel's call of host data leaves it uncommitted)
+        out[name]["host_call"] = [w[::2] for w in _placed_where(
+            jax.tree.leaves(exp.call(*[x] * len(args))))]
+    return out
+
+
+def sharded_lowered_types(jax, load):
+    """`jit(f).lower(...)` over a mesh: in_avals typed by the shardings over Explicit axes,
+    out_info with each given or typed output's sharding, args_info the arguments' own types."""
+    meshes, P = _meshes(jax), jax.sharding.PartitionSpec
+    NamedSharding = jax.sharding.NamedSharding
+    mesh, auto = meshes["xy_explicit"], meshes["xy"]
+    spec = jax.ShapeDtypeStruct((8, 2), np.float32)
+    given = jax.jit(lambda a, b: a + b, in_shardings=(NamedSharding(mesh, P("x")), None)
+                    ).lower(spec, spec)
+    own = jax.jit(lambda a: a * 2).lower(_placed(jax, np.ones((8, 2), np.float32), mesh, "x"))
+    out_given = jax.jit(lambda a: (a, a * 2), out_shardings=(NamedSharding(auto, P("x")), None)
+                        ).lower(spec)
+    return {name: [str(lo.in_avals), str(lo.out_info), str(lo.args_info)]
+            for name, lo in [("given", given), ("own", own), ("out_given", out_given)]}
+
+
 PROGRAMS = [sharded_docstring, sharded_two_axes, sharded_unspecified, sharded_argument,
             sharded_explicit, sharded_shard_map, sharded_device_count, sharded_grad,
-            sharded_variants, sharded_refused]
+            sharded_variants, sharded_refused, sharded_single_device_jit,
+            sharded_single_device, sharded_lowered_types]
 
 
 def run(jax, load=None) -> dict:

@@ -64,7 +64,8 @@ def _check(mine, ref, program) -> None:
 
 PROGRAMS = ["sharded_docstring", "sharded_two_axes", "sharded_unspecified", "sharded_argument",
             "sharded_explicit", "sharded_shard_map", "sharded_device_count", "sharded_grad",
-            "sharded_variants", "sharded_refused"]
+            "sharded_variants", "sharded_refused", "sharded_single_device_jit",
+            "sharded_single_device", "sharded_lowered_types"]
 
 
 def test_every_program_ran_on_eight_devices_on_both_sides(runs):

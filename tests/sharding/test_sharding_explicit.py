@@ -179,3 +179,12 @@ def test_shard_map_infers_in_specs_from_argument_types_under_jit(runs):
     # and under jit; jxkernel's jit tracers had been given P() (the whole array)
     mine, _ = runs
     assert mine["infer"] == [16.0, 16.0, [[2, 2], [2, 2]]]
+
+
+@SEVERAL_DEVICES
+def test_untyped_results_of_given_in_shardings_are_typed_as_jaxs(runs):
+    """Outside set_mesh XLA's layout types them (P('x', 'y') -> float32[8@x,2@y]); under
+    set_mesh they are replicated, as JAX 0.10.2's."""
+    mine, ref = runs
+    assert mine["given_in_shardings"] == ref["given_in_shardings"]
+    assert ref["given_in_shardings"]["outside"][0][:2] == ["P('x', 'y')", "float32[8@x,2@y]"]
