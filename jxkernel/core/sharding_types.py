@@ -354,7 +354,8 @@ def _mesh_of(in_avals):
     one where the AbstractMesh is the Mesh's (JAX's types hold abstract meshes only: a value
     constrained over `get_abstract_mesh()` under set_mesh meets values placed on the mesh);
     the concrete one is returned then."""
-    meshes = {a.sharding.mesh for a in in_avals if a.sharding is not None}
+    # a high type (a hijax Box's BoxTy, a loop's captured box) carries no sharding
+    meshes = {a.sharding.mesh for a in in_avals if getattr(a, 'sharding', None) is not None}
     if len(meshes) > 1:
         concrete = [m for m in meshes if not isinstance(m, _avals.AbstractMesh)]
         if len(concrete) == 1 and all(m.abstract_mesh == concrete[0].abstract_mesh

@@ -83,6 +83,26 @@ def test_box_made_and_used_inside_a_scan_body():
         assert float(carry) == 3.0 and ys.tolist() == [0.0, 2.0, 6.0]
 
 
+def test_a_box_captured_by_loops_once_sharding_types_are_in_use(monkeypatch):
+    # once any mesh with typed shardings has been seen (a flag for the rest of the process),
+    # every equation's types pass through the sharding rules; a loop's captured box is an
+    # operand of type BoxTy, which carries no sharding (the recorded cases failed after any
+    # test that had made a mesh)
+    from jxkernel.core import avals
+    monkeypatch.setattr(avals, "sharding_types_seen", True)
+    box = hijax.Box(1.0)
+
+    def body(c, x):
+        box.set(box.get() + x)
+        return c, None
+
+    text = str(jxkernel.make_jaxpr(lambda xs: jxkernel.lax.scan(body, 0.0, xs))(
+        jxkernel.numpy.arange(3.0)))
+    assert "box_set" in text
+    jxkernel.lax.scan(body, 0.0, jxkernel.numpy.arange(3.0))
+    assert float(box.get()) == 4.0
+
+
 def test_box_captured_by_a_scan_body_is_threaded_through_the_loop():
     # JAX threads a captured box's state through the loop (the recorded cases compare the
     # values); here: the box holds no tracer after the trace, and a second run reads the
