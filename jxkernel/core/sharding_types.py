@@ -21,6 +21,7 @@ from . import avals as _avals
 # the sharding an aval's type carries is defined with the avals; the rules below use it and
 # the lax modules reach it through this module
 from .avals import dim_text, explicit_axes, make, parts_of, shape_text, typed_sharding  # noqa: F401
+from .mesh import NamedSharding
 from .primitive import rule, sharding_rules, sharding_typing_rules
 
 
@@ -134,6 +135,25 @@ def unsplit_dims_only(name, changed):
                     f"{name}: dimension {d} of the operand, of type {in_avals[0].str_short()}, "
                     f"is sharded over {parts[d]} and the operation changes its size; "
                     f"reshard it unsplit first (jax.sharding.reshard(x, P(...)))")
+        return parts
+    return rule
+
+
+def varying_out_shape(name):
+    """JAX's _get_sharding_for_varying_out_shape (slice, dynamic_slice): the operand's
+    sharding kept where every resized split dimension's new size still divides by its
+    axes' count; JAX's error otherwise."""
+    def rule(name_, in_avals, params, out_avals):
+        a, out = in_avals[0], out_avals[0]
+        parts = parts_of(a)
+        for d, (i, o) in enumerate(zip(a.shape, out.shape)):
+            if i != o and parts[d] and o % _axes_size(a.sharding.mesh, parts[d]):
+                entry = parts[d][0] if len(parts[d]) == 1 else parts[d]
+                raise ShardingTypeError(
+                    f"{name} on sharded dims where out dim ({o}) is not divisible by mesh "
+                    f"axes ({_axes_size(a.sharding.mesh, parts[d])}) with spec ({entry}) is "
+                    f"not implemented. Got input type={a.str_short()} and output shape="
+                    f"{tuple(out.shape)}")
         return parts
     return rule
 
@@ -323,8 +343,10 @@ def dynamic_update_slice_rule(name, in_avals, params, out_avals):
 def sort_rule(name, in_avals, params, out_avals):
     parts, d = parts_of(in_avals[0]), params["dimension"]
     if parts[d]:
+        typed = in_avals[0].sharding          # (JAX's types name the AbstractMesh)
+        shown = NamedSharding(typed.mesh.abstract_mesh, typed.spec)
         raise ShardingTypeError(f"Arguments to sort must be unsharded over the sorting "
-                                f"dimension. Got arg sharding={in_avals[0].sharding}")
+                                f"dimension. Got arg sharding={shown} and sorting dimension={d}")
     return [parts] * len(out_avals)
 
 
@@ -424,12 +446,12 @@ def _overridden(prim, in_avals, params, out_avals, given, mesh) -> list:
     return [out.update(sharding=make(mesh or given.mesh, parts))]
 
 
-def given_or_rule(prim):
+def given_or_rule(prim, param="sharding"):
     """The typing of the shape primitives JAX gives a `sharding` param (broadcast_in_dim,
-    reshape, iota: their out_sharding=): the result typed as that sharding where one is
-    given, else by the primitive's rule."""
+    reshape, iota: their out_sharding=; empty's is `param` "out_sharding"): the result typed
+    as that sharding where one is given, else by the primitive's rule."""
     def typing(in_avals, params, out_avals):
-        given = params.get("sharding")
+        given = params.get(param)
         if given is None:
             return by_rule(prim, in_avals, params, out_avals)
         out = out_avals[0]

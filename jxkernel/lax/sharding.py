@@ -269,7 +269,11 @@ def _concrete(x, sharding):
         raise ValueError(f"Mesh shape of the input {own.mesh.shape_tuple} does not match the "
                          f"mesh shape of the target sharding {sharding.mesh.shape_tuple} for "
                          f"shape {what}")
-    return NamedSharding(own.mesh, sharding.spec, memory_kind=sharding.memory_kind)
+    mesh = own.mesh
+    if mesh.axis_types != sharding.mesh.axis_types:
+        # (auto_axes' result, on its mesh made Auto, going back to the Explicit one)
+        mesh = Mesh(mesh.devices, mesh.axis_names, axis_types=sharding.mesh.axis_types)
+    return NamedSharding(mesh, sharding.spec, memory_kind=sharding.memory_kind)
 
 
 def _reshard_impl(x, *, sharding):

@@ -28,6 +28,9 @@ from .manipulation import (_asarray, _dtype, _full, _shape, _slice_axis, _zeros_
                            expand_dims, moveaxis, ravel, resize, stack, transpose)
 from .ranges import linspace
 from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
+from ..core.avals import context_abstract_mesh, explicit_axes, public_type
+from ..core.sharding_types import ShardingTypeError
+from ..lax.sharding import canonicalize_sharding, run_auto_axes
 
 __all__ = ["take", "take_along_axis", "put", "put_along_axis", "choose", "ix_", "indices",
            "unravel_index", "ravel_multi_index", "diag_indices", "diag_indices_from",
@@ -256,6 +259,35 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
     a = ensure_array(a)
     if axis is None:
         a, axis = ravel(a), 0
+    if out_sharding is None and explicit_axes(context_abstract_mesh()):
+        # under Explicit axes the result takes `a`'s type, which must leave `axis` unsplit
+        typed = public_type(aval_of(a)).sharding
+        if typed.spec[axis] is not None:
+            raise ValueError(_ASK_OUT_SHARDING)
+        out_sharding = typed
+    if out_sharding is not None:
+        return _auto_repeat(a, repeats, axis, total_repeat_length, out_sharding)
+    try:
+        return _repeat(a, repeats, axis, total_repeat_length)
+    except ShardingTypeError:
+        raise ValueError(_ASK_OUT_SHARDING) from None
+
+
+_ASK_OUT_SHARDING = "Please pass sharding to `jnp.repeat` via `out_sharding` parameter."
+
+
+def _auto_repeat(a, repeats, axis, total_repeat_length, out_sharding):
+    """repeat with the mesh's Explicit axes made Auto, laid out as `out_sharding`: JAX's
+    auto_axes around it (XLA lays out the gather inside)."""
+    out_sharding = canonicalize_sharding(out_sharding, "repeat")
+    if total_repeat_length is None:        # (static repeats stay out of the traced arguments)
+        return run_auto_axes(lambda a: _repeat(a, repeats, axis, None), (a,), {}, None,
+                             out_sharding)
+    return run_auto_axes(lambda r, a: _repeat(a, r, axis, total_repeat_length),
+                         (repeats, a), {}, None, out_sharding)
+
+
+def _repeat(a, repeats, axis, total_repeat_length):
     shp = _shape(a)
     axis = canonicalize_axis(operator.index(axis), builtins.max(len(shp), 1))
     if total_repeat_length is None:
