@@ -109,6 +109,11 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
     >>> jnp.array([[1, 2], [3, 4]], dtype=jnp.float32).shape
     (2, 2)
     """
+    if out_sharding is not None and get_mesh() is None:
+        # JAX 0.10.2 makes it on the default device, untyped, outside set_mesh (seen: a
+        # NamedSharding's mesh unused by its convert_element_type there)
+        _device_or_out_sharding(device, out_sharding)
+        out_sharding = None
     if out_sharding is not None:
         _device_or_out_sharding(device, out_sharding)
         if not copy and isinstance(object, np.ndarray) and dtype in (None, object.dtype) and \
