@@ -61,6 +61,9 @@ def program_devices(jaxpr, in_shardings, out_shardings=(), keep_unused=False) ->
         n = device_count(s)
         if n is not None:
             return n
+    if get_mesh() is None and any(isinstance(getattr(s, "mesh", None), AbstractMesh)
+                                  for s in given):
+        return None          # given over an AbstractMesh alone (jax.export's): no devices
     return context_devices()
 
 

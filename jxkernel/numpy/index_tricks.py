@@ -18,8 +18,11 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes
+from ..core.avals import context_abstract_mesh, explicit_axes, public_type
 from ..core.errors import ConcretizationTypeError
+from ..core.sharding_types import ShardingTypeError
 from ..lax import conversion
+from ..lax.sharding import canonicalize_sharding, run_auto_axes
 from . import util
 from .creation import _concrete, arange, array, eye, meshgrid
 from .indexing import GatherScatterMode, _concrete_value, _normalize, _scatter_update, getitem
@@ -28,9 +31,6 @@ from .manipulation import (_asarray, _dtype, _full, _shape, _slice_axis, _zeros_
                            expand_dims, moveaxis, ravel, resize, stack, transpose)
 from .ranges import linspace
 from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
-from ..core.avals import context_abstract_mesh, explicit_axes, public_type
-from ..core.sharding_types import ShardingTypeError
-from ..lax.sharding import canonicalize_sharding, run_auto_axes
 
 __all__ = ["take", "take_along_axis", "put", "put_along_axis", "choose", "ix_", "indices",
            "unravel_index", "ravel_multi_index", "diag_indices", "diag_indices_from",
@@ -250,7 +250,8 @@ def choose(a, choices, out=None, mode="raise"):
 def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | None = None,
            out_sharding=None):
     """Each element of `a` repeated `repeats` times (an int, or one count per element)
-    along `axis`; traced counts need a static `total_repeat_length`.
+    along `axis`; traced counts need a static `total_repeat_length`. Under Explicit mesh
+    axes the result is typed as `out_sharding` says, else as `a` (unsplit along `axis`).
 
     >>> jnp.repeat(jnp.array([1, 2]), jnp.array([1, 3]))
     Array([1, 2, 2, 2], dtype=int32)

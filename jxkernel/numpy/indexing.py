@@ -196,6 +196,8 @@ def _partial_slices(items, shape) -> bool:
     >>> _partial_slices([(INT, 0)], (8, 2)), _partial_slices([(SLICE, slice(None))], (8, 2))
     (True, False)
     """
+    if any(k == BOOL for k, _ in items):      # (a gather anyway: no slice takes it)
+        return False
     axis = 0
     for k, i in items:
         if k == ELLIPSIS:

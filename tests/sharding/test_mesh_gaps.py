@@ -13,6 +13,7 @@ import os
 import re
 
 import pytest
+from doc_examples import check_docstring_examples
 from fresh_process import run_json
 
 import locations  # tests/support: the repository's folders
@@ -127,6 +128,10 @@ def test_outside_set_mesh_a_program_runs_where_jax_assigns_it(runs):
     # NeedsMesh's own words; vmap's function saw its values untyped; a constraint naming
     # Explicit axes passed; a jit of a split value and a Python scalar failed in jaxlib
     _check(runs, "assign_", naming_platform=False)
+
+
+def test_the_device_assignment_modules_examples_are_true():
+    check_docstring_examples("jxkernel.core.device_assignment")
 
 
 def test_split_values_index_as_jaxs(runs):
