@@ -200,6 +200,7 @@ def _programs(jax):
         **_assignment_programs(jax, explicit, auto, value, array),
         **_indexing_programs(jax, explicit, auto, value, array),
         **_out_sharding_programs(jax, explicit, value, text, array, typed),
+        **_reshape_programs(jax, explicit, array),
     }
 
 
@@ -466,6 +467,31 @@ def _out_sharding_programs(jax, explicit, value, text, array, typed):
             jnp.zeros(4, jnp.uint32), (8, 2), out_sharding=P("x"))[1])),
         "outsh_arange_jaxpr": (explicit, text(lambda: jnp.arange(8.0, out_sharding=P("x")))),
     }
+
+
+def _reshape_programs(jax, explicit, array):
+    """A reshape of a split value without out_sharding=: its type as JAX's rule gives it
+    (merged dimensions' axes in order, a split one's spread over its pieces), or its error."""
+    P = jax.sharding.PartitionSpec
+    flat = np.arange(64, dtype=np.float32)
+    programs = {}
+    for name, shape, spec, new in [
+            ("merge_both", (8, 8), P("x", "y"), (64,)), ("merge_first", (8, 8), P("x"), (64,)),
+            ("merge_second", (8, 8), P(None, "x"), (64,)),
+            ("split_over_both", (64,), P(("x", "y")), (8, 8)),
+            ("split_indivisible", (64,), P(("x", "y")), (2, 32)),
+            ("merge_three", (2, 4, 8), P("y", "x", None), (8, 8)),
+            ("singleton", (8, 8), P("x", "y"), (8, 1, 8)),
+            ("regroup", (16, 4), P("x", "y"), (4, 16))]:
+        def go(shape=shape, spec=spec, new=new):
+            x = jax.sharding.reshard(flat.reshape(shape), spec)
+            try:
+                return {"eager": array(lambda: x.reshape(new))(),
+                        "jit": array(lambda: jax.jit(lambda a: a.reshape(new))(x))()}
+            except Exception as e:
+                return {"error": [type(e).__name__, _cut(str(e)).splitlines()[0]]}
+        programs[f"reshape_{name}"] = (explicit, go)
+    return programs
 
 
 def run(jax):

@@ -141,6 +141,12 @@ def test_split_values_index_as_jaxs(runs):
     _check(runs, "index_", naming_platform=False)
 
 
+def test_reshapes_of_split_values_are_typed_as_jaxs(runs):
+    # JAX's _reshape_sharding_rule: x.reshape(16) of f32[8@x,2@y] is f32[16@(x,y)], where
+    # jxkernel refused any merge or split of more than one split dimension
+    _check(runs, "reshape_", naming_platform=False)
+
+
 def test_every_out_sharding_of_jnp_and_lax_is_jaxs(runs):
     # jnp.repeat, .at[...].get/set/add/..., array/asarray/empty/*_like/arange, bincount,
     # linalg.tensordot, percentile, lax.reduce/empty/rng_bit_generator/ragged_dot took
