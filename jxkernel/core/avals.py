@@ -378,6 +378,32 @@ def make(mesh, parts):
     return NamedSharding(mesh, PartitionSpec(*entries))
 
 
+def dim_removed(aval, axis: int):
+    """`aval` without dimension `axis`, its type's sharding too (JAX's mapped_aval): what
+    vmap's function sees of a value mapped along `axis`.
+
+    >>> dim_removed(ShapedArray((8, 2), np.float32), 0).shape
+    (2,)
+    """
+    shape = aval.shape[:axis] + aval.shape[axis + 1:]
+    if aval.sharding is None:
+        return aval.update(shape=shape)
+    parts = parts_of(aval)
+    del parts[axis]
+    return aval.update(shape=shape, sharding=make(aval.sharding.mesh, parts))
+
+
+def dim_inserted(aval, axis: int, size: int):
+    """`aval` with a new unsplit dimension of `size` at `axis` (JAX's unmapped_aval): the
+    type vmap gives a value batched along `axis`."""
+    shape = aval.shape[:axis] + (size,) + aval.shape[axis:]
+    if aval.sharding is None:
+        return aval.update(shape=shape)
+    parts = parts_of(aval)
+    parts.insert(axis, ())
+    return aval.update(shape=shape, sharding=make(aval.sharding.mesh, parts))
+
+
 def parts_of(aval) -> list:
     """Per dimension of `aval`, the tuple of mesh axes splitting it."""
     return list(aval.sharding.spec._axes(len(aval.shape)))

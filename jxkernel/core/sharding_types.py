@@ -15,12 +15,14 @@ an Auto mesh). Lowering constrains each typed result to its sharding
 from __future__ import annotations
 
 import contextlib
+import math
 import threading
 
 from . import avals as _avals
 # the sharding an aval's type carries is defined with the avals; the rules below use it and
 # the lax modules reach it through this module
 from .avals import dim_text, explicit_axes, make, parts_of, shape_text, typed_sharding  # noqa: F401
+from .mesh import NamedSharding
 from .primitive import rule, sharding_rules, sharding_typing_rules
 
 
@@ -138,6 +140,25 @@ def unsplit_dims_only(name, changed):
     return rule
 
 
+def varying_out_shape(name):
+    """JAX's _get_sharding_for_varying_out_shape (slice, dynamic_slice): the operand's
+    sharding kept where every resized split dimension's new size still divides by its
+    axes' count; JAX's error otherwise."""
+    def rule(name_, in_avals, params, out_avals):
+        a, out = in_avals[0], out_avals[0]
+        parts = parts_of(a)
+        for d, (i, o) in enumerate(zip(a.shape, out.shape)):
+            if i != o and parts[d] and o % _axes_size(a.sharding.mesh, parts[d]):
+                entry = parts[d][0] if len(parts[d]) == 1 else parts[d]
+                raise ShardingTypeError(
+                    f"{name} on sharded dims where out dim ({o}) is not divisible by mesh "
+                    f"axes ({_axes_size(a.sharding.mesh, parts[d])}) with spec ({entry}) is "
+                    f"not implemented. Got input type={a.str_short()} and output shape="
+                    f"{tuple(out.shape)}")
+        return parts
+    return rule
+
+
 def resized(a, out, params):
     return [d for d, (i, o) in enumerate(zip(a.shape, out.shape)) if i != o]
 
@@ -147,43 +168,131 @@ def select_n_rule(name, in_avals, params, out_avals):
 
 
 def reshape_rule(name, in_avals, params, out_avals):
-    """Dimensions kept as they are keep their sharding; where one dimension is split into
-    several, or several merged into one, only the first may be sharded, and its sharding goes
-    to the first result dimension (which its mesh axes must divide). Size-1 dimensions come
-    and go freely. JAX's error otherwise."""
-    a, out = in_avals[0], out_avals[0]
+    """JAX's _reshape_sharding_rule: size-1 dimensions come and go; where one dimension is
+    split into several (or several merged into one) its mesh axes go, in order, to the
+    pieces they divide (from the merged ones, their axes in order); JAX's error otherwise
+    (and for a reshape with `dimensions` that would move a split)."""
+    a, new_sizes = in_avals[0], tuple(out_avals[0].shape)
     parts = parts_of(a)
-    in_dims = [d for d, size in enumerate(a.shape) if size != 1]
-    out_dims = [d for d, size in enumerate(out.shape) if size != 1]
-    result = [()] * len(out.shape)
-    for group_in, group_out in _groups(a.shape, in_dims, out.shape, out_dims):
-        first = parts[group_in[0]]
-        if any(parts[d] for d in group_in[1:]) or first and (
-                len(group_in) > 1 and len(group_out) > 1 or
-                out.shape[group_out[0]] % _axes_size(a.sharding.mesh, first)):
-            raise ShardingTypeError(
-                f"This reshape is not supported. Please specify the sharding of the output "
-                f"via the `out_sharding` argument of jax.lax.reshape. Got operand type: "
-                f"{a}, new sizes: {out.shape}")
-        result[group_out[0]] = first
-    return result
+    if not any(parts):
+        return [()] * len(new_sizes)
+    if [n for n in a.shape if n != 1] == [n for n in new_sizes if n != 1]:
+        kept = iter([p for n, p in zip(a.shape, parts) if n != 1])
+        return [() if n == 1 else next(kept) for n in new_sizes]
+    dimensions = params.get("dimensions")
+    try:
+        split = _one_axis_split(tuple(a.shape), new_sizes)
+        if split is not None:
+            return _split_parts(a, parts, split, new_sizes, dimensions)
+        merge = _one_axis_split(new_sizes, tuple(a.shape)) \
+            if len(new_sizes) < len(a.shape) else None
+        if merge is not None:
+            return _merge_parts(a, parts, merge, new_sizes, dimensions)
+    except _Unsupported:
+        pass
+    raise _reshape_error(a, new_sizes)
 
 
-def _groups(in_shape, in_dims, out_shape, out_dims):
-    """Runs of input and output dimensions (size-1 ones left out) with equal products."""
-    i = j = 0
-    while i < len(in_dims):
-        gi, gj = [in_dims[i]], [out_dims[j]]
-        pi, pj = in_shape[in_dims[i]], out_shape[out_dims[j]]
+class _Unsupported(Exception):
+    pass
+
+
+def _reshape_error(a, new_sizes):
+    return ShardingTypeError(f"This reshape is not supported. Please specify the sharding of "
+                             f"the output via the `out_sharding` argument of jax.lax.reshape. "
+                             f"Got operand type: {a}, new sizes: {new_sizes}")
+
+
+def _one_axis_split(op_shape, new_sizes):
+    """JAX's _split_on_one_axis: per dimension of `op_shape`, its size, or the list of the
+    sizes of `new_sizes` it splits into, where exactly one dimension splits (None when
+    none does or it is no split; _Unsupported for more than one)."""
+    if len(new_sizes) <= len(op_shape):
+        return None
+    n_ones = 0
+    while op_shape[-1] == 1 and new_sizes[-1] == 1:
+        n_ones, op_shape, new_sizes = n_ones + 1, op_shape[:-1], new_sizes[:-1]
+    i = j = count = 0
+    out = []
+    while j < len(new_sizes):
+        if op_shape[i] == new_sizes[j]:
+            out.append(op_shape[i])
+        else:
+            count += 1
+            if count > 1:
+                raise _Unsupported
+            piece, next_j, next_i = [new_sizes[j]], j + 1, i + 1
+            while math.prod(piece) != op_shape[i] or (
+                    next_j < len(new_sizes) and new_sizes[next_j] == 1):
+                if math.prod(piece) > op_shape[i]:
+                    return None
+                if math.prod(piece) == op_shape[i] and next_i < len(op_shape) and \
+                        new_sizes[next_j] == op_shape[next_i]:
+                    break
+                j += 1
+                if j >= len(new_sizes):
+                    return None
+                piece.append(new_sizes[j])
+                next_j += 1
+            out.append(piece)
         i, j = i + 1, j + 1
-        while pi != pj:
-            if pi < pj:
-                gi.append(in_dims[i])
-                pi, i = pi * in_shape[in_dims[i]], i + 1
-            else:
-                gj.append(out_dims[j])
-                pj, j = pj * out_shape[out_dims[j]], j + 1
-        yield gi, gj
+    return out + [1] * n_ones
+
+
+def _spread(mesh, axes, sizes):
+    """JAX's split_partitions: `axes` in order over dimensions of `sizes`, each taking
+    axes while its size is above 1 (and divides by them)."""
+    axis_size = dict(zip(mesh.axis_names, mesh.axis_sizes))
+    left, out = iter(axes), []
+    for size in sizes:
+        taken = []
+        while size > 1:
+            axis = next(left, None)
+            if axis is None:
+                break
+            size, remainder = divmod(size, axis_size[axis])
+            if remainder:
+                raise _Unsupported
+            taken.append(axis)
+        out.append(tuple(taken))
+    if next(left, None) is not None:
+        raise _Unsupported
+    return out
+
+
+def _split_parts(a, parts, split, new_sizes, dimensions):
+    out = []
+    for piece, p in zip(split, parts):
+        if not isinstance(piece, list):
+            out.append(p)
+        elif not p:
+            out.extend([()] * len(piece))
+        elif dimensions is None:
+            out.extend(_spread(a.sharding.mesh, p, piece))
+        else:
+            raise _Unsupported
+    return out
+
+
+def _merge_parts(a, parts, merge, new_sizes, dimensions):
+    out, left = [], iter(parts)
+    for size, piece in zip(new_sizes, merge):
+        if not isinstance(piece, list):
+            out.append(next(left))
+            continue
+        merged = [next(left) for _ in piece]
+        if not any(merged):
+            out.append(())
+        elif dimensions is None:
+            flat = [ax for p in merged for ax in (p or (None,))]
+            while flat[-1] is None:
+                flat.pop()
+            if None in flat:
+                raise _Unsupported
+            out.extend(_spread(a.sharding.mesh, flat, [size]))
+        else:
+            raise _Unsupported
+    return out
 
 
 def _axes_size(mesh, axes) -> int:
@@ -323,8 +432,10 @@ def dynamic_update_slice_rule(name, in_avals, params, out_avals):
 def sort_rule(name, in_avals, params, out_avals):
     parts, d = parts_of(in_avals[0]), params["dimension"]
     if parts[d]:
+        typed = in_avals[0].sharding          # (JAX's types name the AbstractMesh)
+        shown = NamedSharding(typed.mesh.abstract_mesh, typed.spec)
         raise ShardingTypeError(f"Arguments to sort must be unsharded over the sorting "
-                                f"dimension. Got arg sharding={in_avals[0].sharding}")
+                                f"dimension. Got arg sharding={shown} and sorting dimension={d}")
     return [parts] * len(out_avals)
 
 
@@ -425,12 +536,12 @@ def _overridden(prim, in_avals, params, out_avals, given, mesh) -> list:
     return [out.update(sharding=make(mesh or given.mesh, parts))]
 
 
-def given_or_rule(prim):
+def given_or_rule(prim, param="sharding"):
     """The typing of the shape primitives JAX gives a `sharding` param (broadcast_in_dim,
-    reshape, iota: their out_sharding=): the result typed as that sharding where one is
-    given, else by the primitive's rule."""
+    reshape, iota: their out_sharding=; empty's is `param` "out_sharding"): the result typed
+    as that sharding where one is given, else by the primitive's rule."""
     def typing(in_avals, params, out_avals):
-        given = params.get("sharding")
+        given = params.get(param)
         if given is None:
             return by_rule(prim, in_avals, params, out_avals)
         out = out_avals[0]

@@ -11,12 +11,12 @@ import enum
 
 import numpy as np
 
-from ..core import dtypes, vma
+from ..core import dtypes, sharding_types, vma
 from ..core.avals import ShapedArray, get_aval
 from ..core.basearray import Array
 from ..core.mesh import AbstractMesh, NamedSharding
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
-                              lowering_rules, numpy_rules, staging_rules)
+                              lowering_rules, numpy_rules, sharding_typing_rules, staging_rules)
 from ..core.staging import JaxprTracer
 from ..core.trace import Tracer
 from ..transforms import ad_util as ad
@@ -24,7 +24,7 @@ from ..transforms.batch_util import defvectorized
 from . import _lowering as hl
 from .conversion import _convert_element_type, convert_element_type_p
 from .shapes import broadcast, canonicalize_shape
-from .sharding import laid_out
+from .sharding import canonicalize_sharding, laid_out
 from ..xla.transfers import device_put
 
 
@@ -141,6 +141,7 @@ lowering_rules[empty_p] = _empty_lowering
 numpy_rules[empty_p] = lambda *, shape, dtype, out_sharding=None: np.zeros(shape, dtype)  # as CPU
 ad.defjvp_zero(empty_p)
 axis_batching_rules[empty_p] = _empty_batching
+sharding_typing_rules[empty_p] = sharding_types.given_or_rule(empty_p, "out_sharding")
 
 
 # ------------------------------------------------------------------ empty2
@@ -171,11 +172,9 @@ def empty(shape, dtype, *, out_sharding=None):
     >>> lax.empty((2,), jnp.float32).shape
     (2,)
     """
-    if out_sharding is not None:
-        raise NotImplementedError("lax.empty's out_sharding is not supported by jxkernel yet; "
-                                  "use jax.sharding.reshard on the result")
+    # (typed as out_sharding says: given_or_rule below)
     return empty_p.bind(shape=canonicalize_shape(shape), dtype=dtypes.canonicalize_dtype(dtype),
-                        out_sharding=None)
+                        out_sharding=canonicalize_sharding(out_sharding, "lax.empty"))
 
 
 # ------------------------------------------------------------------ stage

@@ -29,6 +29,7 @@ from .elementwise import bitwise_and, ge, lt, select
 from .reductions import cumsum
 from .slicing import slice_in_dim
 from .shapes import (broadcast, broadcast_in_dim, broadcasted_iota, concatenate, transpose)
+from .sharding import canonicalize_sharding, run_auto_axes
 
 
 @dataclasses.dataclass(frozen=True)
@@ -114,9 +115,13 @@ def ragged_dot_general(lhs, rhs, group_sizes, ragged_dot_dimension_numbers, prec
                              for v in (lhs, rhs, group_sizes))
     if group_offset is not None:
         raise NotImplementedError("Unimplemented group_offset support.")   # (JAX's, off TPU)
+    out_sharding = canonicalize_sharding(out_sharding, "ragged_dot_general")
     if out_sharding is not None:
-        raise NotImplementedError("ragged_dot_general's out_sharding is not supported by "
-                                  "jxkernel; use jax.sharding.reshard on the result")
+        # (JAX's primitive takes it as its result's type; jxkernel's ragged dot is made of
+        # dot_generals, which the mesh's axes made Auto leave to XLA, then laid out so)
+        return run_auto_axes(lambda l, r, g: ragged_dot_general(
+            l, r, g, ragged_dot_dimension_numbers, precision, preferred_element_type),
+            (lhs, rhs, group_sizes), {}, None, out_sharding)
     dnums = ragged_dot_dimension_numbers
     if not dtypes.is_int(group_sizes.dtype):
         raise TypeError("ragged_dot_general requires that group_sizes.dtype is subtype of "

@@ -725,9 +725,11 @@ def _flat_operands(operands, init_values) -> tuple:
     return flat_operands, flat_inits, tree
 
 
-def reduce(operands, init_values, computation, dimensions):
+def reduce(operands, init_values, computation, dimensions, out_sharding=None):
     """Reduce `operands` (a pytree of arrays) over `dimensions` with `computation`, a
     monoid whose identities are `init_values` (a pytree of scalars of the same structure).
+    `out_sharding`: the result's, for a sum only (reduce_sum's); a traced region drops it,
+    as JAX's does.
 
     >>> lax.reduce(jnp.arange(4.), 0., lax.add, (0,))            # becomes reduce_sum
     Array(6., dtype=float32)
@@ -739,7 +741,10 @@ def reduce(operands, init_values, computation, dimensions):
     monoid = _monoid_reducer(computation, flat_inits)
     if monoid is not None:
         weak = dtypes.is_weakly_typed(flat_operands[0]) and dtypes.is_weakly_typed(flat_inits[0])
-        out = monoid(flat_operands[0], dimensions)
+        if out_sharding is not None and monoid is not reduce_sum:
+            raise NotImplementedError       # (JAX's, bare: only reduce_sum takes one)
+        out = monoid(flat_operands[0], dimensions) if out_sharding is None else \
+            reduce_sum(flat_operands[0], dimensions, out_sharding=out_sharding)
         return out if out.weak_type == weak else _convert_element_type(out, out.dtype, weak)
     init_avals = tuple(get_aval(v) for v in flat_inits)
     jaxpr, out_tree = _reduction_jaxpr(computation, init_avals, tree)

@@ -15,13 +15,14 @@ import enum
 import numpy as np
 
 from ..core import dtypes
-from ..core.avals import ShapedArray
+from ..core.avals import ShapedArray, typed_sharding
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                              lowering_rules, numpy_rules)
+                              lowering_rules, numpy_rules, sharding_typing_rules)
 from ..transforms import ad_util as ad
 from ..transforms import batch_util as bu
 from ..xla import stablehlo as hlo
 from .shapes import canonicalize_shape
+from .sharding import canonicalize_sharding
 from .slicing import dynamic_update_index_in_dim
 
 
@@ -182,6 +183,18 @@ lowering_rules[rng_bit_generator_p] = _rng_bit_generator_lowering
 ad.defjvp_zero(rng_bit_generator_p)       # integer bits: nothing to differentiate
 batching_rules[rng_bit_generator_p] = _rng_bit_generator_batching
 
+
+def _rng_bit_generator_typing(in_avals, params, out_avals):
+    """JAX's sharding rule: the new key typed as the key, the bits as out_sharding says."""
+    key, bits = out_avals
+    given = params["out_sharding"]
+    return [key.update(sharding=in_avals[0].sharding),
+            bits if given is None else bits.update(sharding=typed_sharding(given,
+                                                                            len(bits.shape)))]
+
+
+sharding_typing_rules[rng_bit_generator_p] = _rng_bit_generator_typing
+
 # ------------------------------------------------------------------ rng_uniform
 rng_uniform_p = Primitive("rng_uniform")
 
@@ -243,6 +256,7 @@ def rng_bit_generator(key, shape, dtype=np.uint32, algorithm=RandomAlgorithm.RNG
     dtype = dtypes.canonicalize_dtype(dtype)
     if dtype not in _BITS_DTYPES:
         raise TypeError(f"rng_bit_generator: unsupported dtype {dtype}")
+    out_sharding = canonicalize_sharding(out_sharding, "rng_bit_generator")
     return tuple(rng_bit_generator_p.bind(key, shape=shape, dtype=dtype,
                                           algorithm=RandomAlgorithm(algorithm),
                                           out_sharding=out_sharding))

@@ -16,6 +16,8 @@ import math
 from ..core import avals as _avals
 from ..core import sharding_types
 # declared in core so that transforms/ can bind it; its rules are here
+from ..core.device_assignment import (check_device_assignment, context_devices, device_count,
+                                      placement)
 from ..core.interpreter_primitives import reshard_p, sharding_constraint_p
 from ..core.ir import param_printers
 from ..core.mesh import (AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec, get_mesh,
@@ -87,12 +89,25 @@ def with_sharding_constraint(x, shardings, _prim=None, _asserts=True):
             check_type_divides(_avals.get_aval(leaf).shape, s)
             outs.append(reshard_p.bind(leaf, sharding=s))
             continue
+        if _asserts and _prim is None:
+            _check_auto_only(s)
         if spec_only and isinstance(s.mesh, Mesh):
             # JAX's constraint to a bare spec names set_mesh's AbstractMesh (its jaxpr says
             # so); the devices are the context mesh's where it is placed or compiled
             s = NamedSharding(s.mesh.abstract_mesh, s.spec)
         outs.append(sharding_constraint_p.bind(leaf, sharding=s, context_mesh=context))
     return tree_unflatten(tree, outs)
+
+
+def _check_auto_only(sharding) -> None:
+    """JAX's check_shardings_are_auto: outside a mesh of Explicit axes only, a constraint
+    names Auto axes only (an Explicit one is the value's type: reshard's to change)."""
+    mesh = sharding.mesh.abstract_mesh
+    kinds = dict(zip(mesh.axis_names, mesh.axis_types))
+    if any(kinds[a] is not AxisType.Auto for axes in sharding.spec._axes(0) for a in axes):
+        raise ValueError(f"The spec of NamedSharding passed to with_sharding_constraint can "
+                         f"only refer to Auto axes of the mesh. Got spec={sharding.spec} and "
+                         f"mesh={mesh}. You probably meant to use `reshard` API?")
 
 
 def _assert_typed_as(aval, sharding) -> None:
@@ -218,19 +233,14 @@ def laid_out(x, out_sharding):
 
 
 def _check_devices_for(x, typed) -> None:
-    """JAX's error for an out_sharding= over a mesh of all Explicit axes and several devices
-    given to an eager operation on one device (no operand over that mesh, no set_mesh): its
-    program runs on one device, which cannot make a value of that type (pxla's check)."""
-    mesh = typed.mesh
-    if isinstance(x, Tracer) or not mesh.are_all_axes_explicit or mesh.size == 1 or \
-            getattr(getattr(x, "sharding", None), "num_devices", 1) != 1 or \
-            not (get_mesh() is None or get_mesh().empty):
+    """JAX's device-assignment check (core/device_assignment.py) of an eager operation giving
+    `x` the type `typed`: it runs on x's mesh, else set_mesh's, else on one device, which
+    cannot make a value typed over a mesh of several Explicit axes."""
+    if isinstance(x, Tracer):
         return
-    aval = _avals.get_aval(x).update(sharding=typed)
-    raise ValueError(f"Length of device assignment 1 is not equal to the size of the mesh "
-                     f"{mesh.size} of aval {aval.str_short()}({{Explicit: "
-                     f"{tuple(mesh.axis_names)}}}). Please enter your `jit` into a mesh "
-                     f"context via `jax.set_mesh`.")
+    own = placement(x)
+    check_device_assignment([_avals.get_aval(x).update(sharding=typed)],
+                            lambda: device_count(own) if own is not None else context_devices())
 
 
 def _abstract_eval(aval, *, sharding, **_):
@@ -269,7 +279,11 @@ def _concrete(x, sharding):
         raise ValueError(f"Mesh shape of the input {own.mesh.shape_tuple} does not match the "
                          f"mesh shape of the target sharding {sharding.mesh.shape_tuple} for "
                          f"shape {what}")
-    return NamedSharding(own.mesh, sharding.spec, memory_kind=sharding.memory_kind)
+    mesh = own.mesh
+    if mesh.axis_types != sharding.mesh.axis_types:
+        # (auto_axes' result, on its mesh made Auto, going back to the Explicit one)
+        mesh = Mesh(mesh.devices, mesh.axis_names, axis_types=sharding.mesh.axis_types)
+    return NamedSharding(mesh, sharding.spec, memory_kind=sharding.memory_kind)
 
 
 def _reshard_impl(x, *, sharding):
@@ -409,7 +423,17 @@ def run_auto_axes(f, args, kwargs, axes, out):
     result resharded to `out`: jax.sharding.auto_axes' call (api/sharding.py), which
     `x.at[idx].get(out_sharding=)` uses too (numpy/indexing.py)."""
     outer = get_mesh()
-    if outer is None or not outer.axis_names or _all_of_type(outer, axes, AxisType.Auto):
+    if outer is None or not outer.axis_names:
+        # outside set_mesh, `out`'s mesh (JAX's _get_new_mesh), on the devices of an
+        # argument over it; with none, f runs where its arguments are, then the reshard
+        # (JAX's device-assignment error for a value on one device)
+        mesh = getattr(out, "mesh", None)
+        outer = mesh if isinstance(mesh, Mesh) or mesh is None else next(
+            (s.mesh for s in map(placement, tree_leaves(args))
+             if s is not None and s.mesh.abstract_mesh == mesh), None)
+        if outer is None:
+            return f(*args, **kwargs) if mesh is None else reshard(f(*args, **kwargs), out)
+    if _all_of_type(outer, axes, AxisType.Auto):
         return f(*args, **kwargs)
     inner = _with_axis_type(outer, axes, AxisType.Auto)
     args = _retyped(args, inner)

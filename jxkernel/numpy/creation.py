@@ -18,7 +18,7 @@ import warnings
 import numpy as np
 
 from .. import lax
-from ..lax.sharding import check_explicit_only, laid_out, resolved
+from ..lax.sharding import canonicalize_sharding, check_explicit_only, laid_out, resolved
 from ..core import dtypes as _core
 from ..core import sharding_types as st
 from ..core import trace as _trace
@@ -103,12 +103,26 @@ def _concrete(x, what):
 
 # ---------------------------------------------------------------- array / asarray
 def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin: int = 0, *,
-          device=None):
+          device=None, out_sharding=None):
     """An Array from an array, scalar, or nested lists/tuples of them (as jnp.array).
 
     >>> jnp.array([[1, 2], [3, 4]], dtype=jnp.float32).shape
     (2, 2)
     """
+    if out_sharding is not None and get_mesh() is None:
+        # JAX 0.10.2 makes it on the default device, untyped, outside set_mesh (seen: a
+        # NamedSharding's mesh unused by its convert_element_type there)
+        _device_or_out_sharding(device, out_sharding)
+        out_sharding = None
+    if out_sharding is not None:
+        _device_or_out_sharding(device, out_sharding)
+        if not copy and isinstance(object, np.ndarray) and dtype in (None, object.dtype) and \
+                ndmin <= object.ndim:
+            # JAX's device_put of such NumPy data comes first: it keeps it uncommitted, the
+            # out_sharding unused
+            return device_put(object)
+        return _laid_out(lambda: array(object, dtype, copy, order, ndmin), out_sharding,
+                         "jnp.array")
     if order is not None and order != "K":
         raise NotImplementedError("Only implemented for order='K'")
     if dtype is not None:
@@ -222,17 +236,20 @@ def _host(obj):
     return np.asarray(obj) if isinstance(obj, Array) else obj
 
 
-def asarray(a, dtype=None, order=None, *, copy: bool | None = None, device=None):
+def asarray(a, dtype=None, order=None, *, copy: bool | None = None, device=None,
+            out_sharding=None):
     """`a` as an Array, without a copy where possible (as jnp.asarray).
 
     >>> jnp.asarray([1, 2, 3]).dtype
     dtype('int32')
     """
-    if type(a) is Array and dtype is None and not copy and device is None:
+    if type(a) is Array and dtype is None and not copy and device is None and \
+            out_sharding is None:
         return a
     if dtype is not None:
         dtype = canonicalize_user_dtype(dtype, "asarray")
-    return array(a, dtype=dtype, copy=bool(copy), order=order, device=device)
+    return array(a, dtype=dtype, copy=bool(copy), order=order, device=device,
+                 out_sharding=out_sharding)
 
 
 def copy(a, order=None):
@@ -279,6 +296,13 @@ def _fill(shape, value, dtype, weak=False, device=None):
     return out
 
 
+def _device_or_out_sharding(device, out_sharding) -> None:
+    """JAX's refusal of both (util.choose_device_or_out_sharding)."""
+    if device is not None and out_sharding is not None:
+        raise ValueError(f"Only one of `device` or `out_sharding` can be set. Got {device=} and "
+                         f"{out_sharding=}")
+
+
 def _laid_out(make, out_sharding, name):
     """`make()` typed and laid out as `out_sharding` (Explicit mesh axes), if one is given:
     traced, its broadcast is typed so directly (as JAX's jaxpr shows it). `name`: the
@@ -323,10 +347,10 @@ def ones(shape, dtype=None, *, device=None, out_sharding=None):
                      "jnp.ones")
 
 
-def empty(shape, dtype=None, *, device=None):
+def empty(shape, dtype=None, *, device=None, out_sharding=None):
     """Like zeros: arrays are immutable, so there is no uninitialized memory to hand out."""
     _check_forgot_shape_tuple("empty", shape, dtype)
-    return zeros(shape, dtype, device=device)
+    return zeros(shape, dtype, device=device, out_sharding=out_sharding)
 
 
 def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
@@ -359,7 +383,11 @@ def _full_scalar(shape, fill_value, dtype, device=None):
     return _fill(shape, np.asarray(fill_value).astype(dtype), dtype, weak, device)
 
 
-def _like(name, a, fill_value, dtype, shape, device=None):
+def _like(name, a, fill_value, dtype, shape, device=None, out_sharding=None):
+    if out_sharding is not None:     # (typed and laid out so, not as `a`)
+        _device_or_out_sharding(device, out_sharding)
+        return _laid_out(lambda: _filled_like(name, a, fill_value, dtype, shape), out_sharding,
+                         f"jnp.{name}")
     if type(getattr(a, "aval", None)) is ShapedArray and a.aval.sharding is not None and \
             isinstance(a, Tracer) and shape is None and device is None and not np.ndim(fill_value):
         # a traced value of a type split over a mesh: the result has that type (JAX's lax.full_like)
@@ -398,37 +426,40 @@ def _filled_like(name, a, fill_value, dtype, shape, device=None):
         fill_value, _SCALARS) else fill_value, dtype, weak, device)
 
 
-def zeros_like(a, dtype=None, shape=None, *, device=None):
+def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """Zeros with the shape and dtype (and weak type) of `a`."""
-    return _like("zeros_like", a, 0, dtype, shape, device)
+    return _like("zeros_like", a, 0, dtype, shape, device, out_sharding)
 
 
-def ones_like(a, dtype=None, shape=None, *, device=None):
+def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """Ones with the shape and dtype (and weak type) of `a`."""
-    return _like("ones_like", a, 1, dtype, shape, device)
+    return _like("ones_like", a, 1, dtype, shape, device, out_sharding)
 
 
 def empty_like(prototype, dtype=None, shape=None, *, device=None):
     return _like("empty_like", prototype, 0, dtype, shape, device)
 
 
-def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
+def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
     """`fill_value` with the shape and dtype (and weak type) of `a`.
 
     >>> jnp.full_like(jnp.ones(2), 3)
     Array([3., 3.], dtype=float32)
     """
     util.check_arraylike("full_like", fill_value)
-    return _like("full_like", a, fill_value, dtype, shape, device)
+    return _like("full_like", a, fill_value, dtype, shape, device, out_sharding)
 
 
 # ---------------------------------------------------------------- ranges
-def arange(start, stop=None, step=None, dtype=None, *, device=None):
+def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
     """Evenly spaced values in [start, stop), as JAX computes them (start + step * iota).
 
     >>> jnp.arange(3), jnp.arange(0, 1, 0.25)
     (Array([0, 1, 2], dtype=int32), Array([0.  , 0.25, 0.5 , 0.75], dtype=float32))
     """
+    _device_or_out_sharding(device, out_sharding)
+    # (JAX's iota takes it: the jaxpr shows iota[... sharding=...])
+    sharding = canonicalize_sharding(out_sharding, "jnp.arange")
     if dtype is not None:
         dtype = canonicalize_user_dtype(dtype, "arange")
     util.check_arraylike_or_none("arange", start, stop, step)
@@ -455,16 +486,16 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
         size = max(0, int(np.ceil((stop - start) / step)))
         out = lax.add(lax.convert_element_type(start, working),
                       lax.mul(lax.convert_element_type(step, working),
-                              lax.broadcasted_iota(working, (size,), 0)))
+                              lax.broadcasted_iota(working, (size,), 0, out_sharding=sharding)))
         out = lax.convert_element_type(out, dtype)
     elif start == 0:
         size = max(0, int(np.ceil(stop)))
-        out = _on_device(np.arange(size, dtype=dtype)) if _eager() else \
-            lax.broadcasted_iota(dtype, (size,), 0)
+        out = _on_device(np.arange(size, dtype=dtype)) if _eager() and sharding is None else \
+            lax.broadcasted_iota(dtype, (size,), 0, out_sharding=sharding)
     else:
         size = max(0, int(np.ceil(stop - start)))
         out = lax.add(lax.convert_element_type(start, dtype),
-                      lax.broadcasted_iota(dtype, (size,), 0))
+                      lax.broadcasted_iota(dtype, (size,), 0, out_sharding=sharding))
     return out if device is None else device_put(out, device)
 
 

@@ -18,8 +18,11 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes
+from ..core.avals import context_abstract_mesh, explicit_axes, public_type
 from ..core.errors import ConcretizationTypeError
+from ..core.sharding_types import ShardingTypeError
 from ..lax import conversion
+from ..lax.sharding import canonicalize_sharding, run_auto_axes
 from . import util
 from .creation import _concrete, arange, array, eye, meshgrid
 from .indexing import GatherScatterMode, _concrete_value, _normalize, _scatter_update, getitem
@@ -247,7 +250,8 @@ def choose(a, choices, out=None, mode="raise"):
 def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | None = None,
            out_sharding=None):
     """Each element of `a` repeated `repeats` times (an int, or one count per element)
-    along `axis`; traced counts need a static `total_repeat_length`.
+    along `axis`; traced counts need a static `total_repeat_length`. Under Explicit mesh
+    axes the result is typed as `out_sharding` says, else as `a` (unsplit along `axis`).
 
     >>> jnp.repeat(jnp.array([1, 2]), jnp.array([1, 3]))
     Array([1, 2, 2, 2], dtype=int32)
@@ -256,6 +260,35 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
     a = ensure_array(a)
     if axis is None:
         a, axis = ravel(a), 0
+    if out_sharding is None and explicit_axes(context_abstract_mesh()):
+        # under Explicit axes the result takes `a`'s type, which must leave `axis` unsplit
+        typed = public_type(aval_of(a)).sharding
+        if typed.spec[axis] is not None:
+            raise ValueError(_ASK_OUT_SHARDING)
+        out_sharding = typed
+    if out_sharding is not None:
+        return _auto_repeat(a, repeats, axis, total_repeat_length, out_sharding)
+    try:
+        return _repeat(a, repeats, axis, total_repeat_length)
+    except ShardingTypeError:
+        raise ValueError(_ASK_OUT_SHARDING) from None
+
+
+_ASK_OUT_SHARDING = "Please pass sharding to `jnp.repeat` via `out_sharding` parameter."
+
+
+def _auto_repeat(a, repeats, axis, total_repeat_length, out_sharding):
+    """repeat with the mesh's Explicit axes made Auto, laid out as `out_sharding`: JAX's
+    auto_axes around it (XLA lays out the gather inside)."""
+    out_sharding = canonicalize_sharding(out_sharding, "repeat")
+    if total_repeat_length is None:        # (static repeats stay out of the traced arguments)
+        return run_auto_axes(lambda a: _repeat(a, repeats, axis, None), (a,), {}, None,
+                             out_sharding)
+    return run_auto_axes(lambda r, a: _repeat(a, r, axis, total_repeat_length),
+                         (repeats, a), {}, None, out_sharding)
+
+
+def _repeat(a, repeats, axis, total_repeat_length):
     shp = _shape(a)
     axis = canonicalize_axis(operator.index(axis), builtins.max(len(shp), 1))
     if total_repeat_length is None:

@@ -32,7 +32,7 @@ from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
 from ..lax import conversion
 from ..lax.slicing import _scatter, scatter_p, size_as_array
-from ..lax.sharding import run_auto_axes
+from ..lax.sharding import canonicalize_sharding, run_auto_axes
 from ..xla.array import Array
 from . import util
 from .creation import asarray
@@ -164,7 +164,8 @@ def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, 
     items = _parse(idx, shape)
     parsed_mode = None if mode is None else GatherScatterMode.from_any(mode)
     kinds = {k for k, _ in items}
-    slicable = parsed_mode in (None, GatherScatterMode.PROMISE_IN_BOUNDS, GatherScatterMode.CLIP)
+    slicable = parsed_mode in (None, GatherScatterMode.PROMISE_IN_BOUNDS, GatherScatterMode.CLIP) \
+        and not (_split(arr) and _partial_slices(items, shape))
     if slicable and kinds <= {INT, SLICE, NONE, ELLIPSIS}:
         items = [(k, _check_slice(i, p) if k == SLICE else i) for p, (k, i) in enumerate(items)]
         return _static_slice(arr, shape, items, normalize_indices)
@@ -175,10 +176,40 @@ def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, 
         items = [(k, _check_slice(i, p) if k == SLICE else i) for p, (k, i) in enumerate(items)]
         return _dynamic_slice(arr, shape, items, normalize_indices)
     ix = _index_to_gather(shape, _expand_bool_indices(items, shape), normalize_indices)
+    out_sharding = canonicalize_sharding(out_sharding, "take")
     if out_sharding is not None:
         return _gather_laid_out(arr, ix, indices_are_sorted, unique_indices, mode, fill_value,
                                 out_sharding)
     return _gather(arr, ix, indices_are_sorted, unique_indices, mode, fill_value)
+
+
+def _split(arr) -> bool:
+    """JAX's NDIndexer.is_sharded: an Array (not a traced value) over several devices."""
+    return type(arr) is Array and getattr(arr.sharding, "num_devices", 1) != 1
+
+
+def _partial_slices(items, shape) -> bool:
+    """JAX's has_partial_slices: an integer, or a slice not taking its whole axis. On a split
+    Array such an index takes a gather, not a slice (JAX: a slice would keep the operand's
+    sharding wrongly), so `x[0]` asks for `.at[0].get(out_sharding=)` as JAX's does.
+
+    >>> _partial_slices([(INT, 0)], (8, 2)), _partial_slices([(SLICE, slice(None))], (8, 2))
+    (True, False)
+    """
+    if any(k == BOOL for k, _ in items):      # (a gather anyway: no slice takes it)
+        return False
+    axis = 0
+    for k, i in items:
+        if k == ELLIPSIS:
+            axis += len(shape) - sum(1 for k2, _ in items if k2 in (INT, SLICE, ARRAY))
+        elif k == INT:
+            return True
+        elif k == SLICE:
+            start, stop, step = i.indices(shape[axis])
+            if abs(step) != 1 or abs(stop - start) != shape[axis]:
+                return True
+        axis += k in (INT, SLICE, ARRAY)
+    return False
 
 
 def _gather_laid_out(arr, ix, indices_are_sorted, unique_indices, mode, fill_value,
@@ -516,8 +547,15 @@ def _gather(arr, ix: _GatherIndexer, indices_are_sorted, unique_indices, mode, f
 
 # ------------------------------------------------------------------ x.at[idx]
 def _scatter_update(x, idx, y, scatter_op, indices_are_sorted=False, unique_indices=False,
-                    mode=None, normalize_indices=True):
-    """x with x[idx] combined with y by `scatter_op` (a lax.scatter* function)."""
+                    mode=None, normalize_indices=True, out_sharding=None):
+    """x with x[idx] combined with y by `scatter_op` (a lax.scatter* function); with an
+    `out_sharding` (canonical) computed with its mesh's axes Auto and laid out so, as JAX's
+    auto_axes does (`x.at[0].set(v, out_sharding=P('x'))`)."""
+    if out_sharding is not None:
+        def scatter(x, y):
+            return _scatter_update(x, idx, y, scatter_op, indices_are_sorted, unique_indices,
+                                   mode, normalize_indices)
+        return run_auto_axes(scatter, (x, y), {}, None, out_sharding)
     x = ensure_array(x)
     xa = aval_of(x)
     if type(y) is int and dtypes.is_int(xa.dtype) and \
@@ -577,12 +615,13 @@ def _update_method(name, how, doc):
     to x and ones with `values` multiplied in at idx."""
     def method(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
                out_sharding=None, wrap_negative_indices=True):
+        out_sharding = canonicalize_sharding(out_sharding, f".{name}")
         if isinstance(how, str):
             return _scatter_update(self.array, self.index, values, getattr(lax, how),
                                    indices_are_sorted, unique_indices, mode,
-                                   wrap_negative_indices)
+                                   wrap_negative_indices, out_sharding)
         return how(self.array, self._ones_mul(values, indices_are_sorted, unique_indices, mode,
-                                              wrap_negative_indices))
+                                              wrap_negative_indices, out_sharding))
     method.__name__, method.__doc__ = name, doc
     method.__qualname__ = f"_IndexUpdateRef.{name}"
     return method
@@ -602,6 +641,7 @@ class _IndexUpdateRef:
     def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
             fill_value=None, out_sharding=None, wrap_negative_indices=True):
         """x[idx], with gather's options (mode='fill' gives fill_value out of bounds)."""
+        out_sharding = canonicalize_sharding(out_sharding, ".get")
         return rewriting_take(self.array, self.index, indices_are_sorted=indices_are_sorted,
                                unique_indices=unique_indices, mode=mode, fill_value=fill_value,
                                normalize_indices=wrap_negative_indices,
@@ -620,12 +660,13 @@ class _IndexUpdateRef:
                             "multiplied in at idx), like JAX).")
     power = _update_method("power", power, "x[idx] **= values.")
 
-    def _ones_mul(self, values, indices_are_sorted, unique_indices, mode, wrap):
+    def _ones_mul(self, values, indices_are_sorted, unique_indices, mode, wrap,
+                  out_sharding=None):
         a = aval_of(self.array)
         ones = conversion._convert_element_type(
             lax.broadcast_in_dim(np.ones((), a.dtype), a.shape, ()), a.dtype, a.weak_type)
         return _scatter_update(ones, self.index, values, lax.scatter_mul, indices_are_sorted,
-                               unique_indices, mode, wrap)
+                               unique_indices, mode, wrap, out_sharding)
 
     def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None,
               wrap_negative_indices=True):

@@ -883,11 +883,13 @@ def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=
                            preferred_element_type=preferred_element_type)
 
 
-def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None):
+def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None,
+              out_sharding=None):
     """jnp.tensordot."""
     x1, x2 = ensure_arraylike("jnp.linalg.tensordot", x1, x2)
     return products.tensordot(x1, x2, axes=axes, precision=precision,
-                              preferred_element_type=preferred_element_type)
+                              preferred_element_type=preferred_element_type,
+                              out_sharding=out_sharding)
 
 
 # ------------------------------------------------------------------ nonsymmetric eigenproblem

@@ -26,6 +26,7 @@ from ..core.errors import ConcretizationTypeError
 from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer, _ctx, eval_trace
 from ..lax import conversion
+from ..lax.sharding import canonicalize_sharding, run_auto_axes
 from ..transforms.jit import jit
 from ..xla.array import Array
 from . import util
@@ -1002,10 +1003,16 @@ def _percent(q):
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-               keepdims=False, *, weights=None):
-    """quantile with q in percent (0 to 100)."""
+               keepdims=False, *, weights=None, out_sharding=None):
+    """quantile with q in percent (0 to 100); with `out_sharding`, computed with the mesh's
+    Explicit axes Auto and laid out so (JAX's auto_axes)."""
     _quantile_args("quantile", a, q, out, overwrite_input, weights)
-    return _percentile_jit(a, q, _axes_arg(axis), method, keepdims, weights)
+    axis = _axes_arg(axis)
+    out_sharding = canonicalize_sharding(out_sharding, "jnp.percentile")
+    if out_sharding is not None:
+        return run_auto_axes(lambda a, q, w: _percentile_jit(a, q, axis, method, keepdims, w),
+                             (a, q, weights), {}, None, out_sharding)
+    return _percentile_jit(a, q, axis, method, keepdims, weights)
 
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",

@@ -20,7 +20,9 @@ import numpy as np
 from .. import lax
 from ..core import dtypes
 from ..core.errors import ConcretizationTypeError
+from ..core.sharding_types import ShardingTypeError
 from ..core.trace import Tracer
+from ..lax.sharding import canonicalize_sharding
 from . import reductions, ufuncs, util
 from .calculus import diff
 from .creation import _concrete, asarray, full, ones_like, zeros, zeros_like
@@ -36,7 +38,8 @@ __all__ = ["bincount", "digitize", "histogram", "histogram_bin_edges", "histogra
 
 
 # ------------------------------------------------------------------ bincount, digitize
-def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None):
+def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None,
+             out_sharding=None):
     """How many times each non-negative int occurs in `x` (or the sum of its `weights`).
     Negative entries count as 0 and entries >= length are dropped; under jit pass a static
     `length`, since the output size would otherwise depend on the values.
@@ -69,8 +72,20 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None):
         raise ValueError(f"type of weights must match type of x. Got typeof(x)="
                          f"{aval_of(x).str_short()} and typeof(weights)="
                          f"{aval_of(weights).str_short()}")
-    return zeros(length, aval_of(weights).dtype).at[ufuncs.clip(x, 0)].add(weights,
-                                                                          mode="drop")
+    out_sharding = canonicalize_sharding(out_sharding, "jnp.bincount")
+    if out_sharding is not None and not _replicated_or_unreduced(out_sharding):
+        raise ShardingTypeError("out_sharding passed to `jnp.bincount` can only be fully "
+                                "replicated or fully unreduced along all mesh axes")
+    return zeros(length, aval_of(weights).dtype).at[ufuncs.clip(x, 0)].add(
+        weights, mode="drop", out_sharding=out_sharding)
+
+
+def _replicated_or_unreduced(sharding) -> bool:
+    """JAX's is_replicated_or_unreduced: no dimension split, and unreduced over no mesh axis
+    or all of them."""
+    spec = sharding.spec
+    return not spec._parts and not spec.reduced and \
+        (not spec.unreduced or spec.unreduced == set(sharding.mesh.axis_names))
 
 
 @jnp_jit(static_argnames=("right", "method"))

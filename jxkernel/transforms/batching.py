@@ -14,7 +14,7 @@ import math
 import weakref
 
 from ..core.config import config
-from ..core.avals import get_aval
+from ..core.avals import dim_inserted, dim_removed, get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr
 from ..core.lru import TRACES, WeakLRU
@@ -48,10 +48,7 @@ class BatchTracer(Tracer):
 
     @property
     def aval(self):
-        aval = get_aval(self.val)
-        shape = list(aval.shape)
-        del shape[self.batch_dim]
-        return aval.update(shape=shape)
+        return dim_removed(get_aval(self.val), self.batch_dim)
 
     def _short_repr(self):
         return f"VmapTracer(aval={aval_text(self.aval)}, batched={aval_text(get_aval(self.val))})"
@@ -328,9 +325,7 @@ def batch_jaxpr(closed: ClosedJaxpr, axis_data: AxisData, in_dims, force_out_bat
         if d is not_mapped:
             in_avals.append(aval)
         else:
-            shape = list(aval.shape)
-            shape.insert(d, axis_data.size)
-            in_avals.append(aval.update(shape=shape))       # keeps its varying axes
+            in_avals.append(dim_inserted(aval, d, axis_data.size))  # (its varying axes too)
     out_dims = []
 
     def batched(*args):

@@ -17,6 +17,7 @@ import weakref
 from ..core import compile_record, sharding_types
 from ..core.interpret import eval_jaxpr
 from ..core.dce import dce_jaxpr
+from ..core.device_assignment import check_device_assignment, placement, program_devices
 from ..core.ir import ClosedJaxpr, Jaxpr, Var, call_primitives, param_printers
 from ..core.lru import PROGRAMS, TRACES, WeakLRU
 from ..core.mesh import get_mesh, on_context_mesh
@@ -51,6 +52,8 @@ def _jit_lowering(ctx, *args, jaxpr, name, donated_invars, inline, keep_unused):
 
 def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused):
     """A jit equation run eagerly (e.g. by a transformation that re-binds it): compile once."""
+    check_device_assignment(jaxpr.out_avals, lambda: program_devices(
+        jaxpr, [placement(a) for a in args], (), keep_unused))
     if any_sharded(args) or _partitioned and (jaxpr, None) in _partitioned or \
             on_context_mesh():            # over a mesh (set_mesh's: as JAX runs it there)
         # loads with the first mesh or sharded Array: `import jxkernel` needs neither

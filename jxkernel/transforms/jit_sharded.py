@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..core.avals import ShapeDtypeStruct, typed_sharding
 from ..core.config import config
+from ..core.device_assignment import check_device_assignment, program_devices
 from ..core import trace as _trace
 from ..core.interpreter_primitives import sharding_constraint_p
 from ..core.mesh import (AbstractMesh, NamedSharding, PartitionSpec, concrete_mesh, get_mesh,
@@ -224,6 +225,10 @@ class Partitioning:
             _flat_shardings(given_out, out_struct, "out_shardings")
         _check_fit("outputs", _output_names(out_struct), jaxpr.out_avals, flat_out)
         self.given_out_shardings = flat_out      # (jax.export records these, not the typed)
+        # JAX's devices for the program (its used inputs', the given outputs', those inside,
+        # set_mesh's, else one) must fit a result typed over a mesh of Explicit axes
+        check_device_assignment(jaxpr.out_avals, lambda: program_devices(
+            jaxpr, flat_in, flat_out, jitted._keep_unused))
         flat_out = typed_outputs(jaxpr.out_avals, flat_out)
         # else the mesh set by set_mesh, as JAX's device assignment (pxla's
         # _get_and_check_device_assignment)

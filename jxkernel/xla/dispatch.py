@@ -11,6 +11,7 @@ import numpy as np
 from ..core.config import config
 from ..core import compile_record
 from ..core import trace as _trace
+from ..core.device_assignment import check_device_assignment
 from ..core.ir import Eqn, Jaxpr, Literal, Var
 from ..core.lru import LRU, PROGRAMS, Bounded
 from ..core.mesh import on_context_mesh
@@ -196,7 +197,10 @@ def compile_primitive(prim, avals, params, device) -> Executable:
     # lowered through their physical rules: core/physical.py)
     if prim not in lowering_rules and prim not in physical_rules:
         rule("impl", prim)
-    exe, phases = compile_jaxpr(primitive_jaxpr(prim, avals, params), [device], name=prim.name)
+    jaxpr = primitive_jaxpr(prim, avals, params)
+    # a result typed over a mesh of several devices cannot come from one (JAX's error)
+    check_device_assignment(jaxpr.out_avals, 1)
+    exe, phases = compile_jaxpr(jaxpr, [device], name=prim.name)
     # logged as jit's compiles are: `jnp.sin(x)` outside jit compiles `sin` for its operands'
     # types and params (a slice's bounds), once per process
     compile_record.record_compiled(f"{prim.name} (eager)", tuple(

@@ -153,10 +153,11 @@ def _layouts(jaxpr: Jaxpr, ins: list) -> list:
 
 
 def mesh_needed(jaxpr):
-    """The mesh of the first sharding constraint or shard_map in `jaxpr` (or a jaxpr it
-    calls, not inside a shard_map), else None: where XLA's lowering of a program for one
-    device raises NeedsMesh (and jit partitions the program over that mesh), the NumPy
-    backend, which lowers nothing, asks the same of the jaxpr."""
+    """The mesh of the first sharding constraint, shard_map or result typed over a mesh in
+    `jaxpr` (or a jaxpr it calls, not inside a shard_map), else None: where XLA's lowering
+    of a program for one device raises NeedsMesh (and jit partitions the program over that
+    mesh, or says JAX's device-assignment error), the NumPy backend, which lowers nothing,
+    asks the same of the jaxpr."""
     for eqn in jaxpr.eqns:
         name = eqn.primitive.name
         if name in ("sharding_constraint", "reshard"):
@@ -169,6 +170,10 @@ def mesh_needed(jaxpr):
                 found = mesh_needed(sub) if isinstance(sub, Jaxpr) else None
                 if found is not None:
                     return found
+        typed = next((v.aval.sharding for v in eqn.outvars
+                      if getattr(v.aval, "sharding", None) is not None), None)
+        if typed is not None:           # (XLA's lowering: _typed_layouts)
+            return typed.mesh
     return None
 
 

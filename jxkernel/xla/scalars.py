@@ -45,6 +45,8 @@ def scalar_signature(leaves) -> tuple:
                 raise AttributeError("Arrays of more than one placement")
     if where is None:
         where = _default_placement() if leaves else None
+    elif len(where._devices) != 1:      # Arrays over a mesh: the general path places scalars
+        raise AttributeError("Python scalars beside Arrays over a mesh")
     avals, bufs = [], []
     for a in leaves:
         aval, buf = _scalar(a, where) if type(a) in _SCALAR_TYPES else (a.aval, a._buf)

@@ -23,6 +23,7 @@ import numpy as np
 from ..core.config import config
 from ..core.physical import is_extended, physical_aval, wrap_physical
 from ..core.avals import ShapedArray, ShapeDtypeStruct
+from ..core.device_assignment import check_device_assignment
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.lru import LRU, PROGRAMS
 from ..core.avals import explicit_axes, replicated_on
@@ -442,6 +443,7 @@ def apply_primitive(prim, args, params):
     if exe is None:
         jaxpr = _dispatch.primitive_jaxpr(prim, avals, params)
         mesh = shardings[0].mesh if shardings else context
+        check_device_assignment(jaxpr.out_avals, mesh.size)
         exe = _eager[key] = compile_partitioned(ClosedJaxpr(jaxpr, []), prim.name, mesh,
                                                 list(shardings), [None] * len(jaxpr.outvars),
                                                 [_carried(a) for a in args],

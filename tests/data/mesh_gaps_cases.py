@@ -195,6 +195,12 @@ def _programs(jax):
         # ---- 5. out_sharding= of lax's shape functions, and results typed as their operand
         # (transposes, full_like, grad's seed)
         **_typed_programs(jax, explicit, auto, value, text, array, said),
+        # ---- 6. JAX's device assignment outside set_mesh, indexing split values, and
+        # every out_sharding= of jnp and lax
+        **_assignment_programs(jax, explicit, auto, value, array),
+        **_indexing_programs(jax, explicit, auto, value, array),
+        **_out_sharding_programs(jax, explicit, value, text, array, typed),
+        **_reshape_programs(jax, explicit, array),
     }
 
 
@@ -265,6 +271,227 @@ def _typed_programs(jax, explicit, auto, value, text, array, said):
             jax.device_put(value, NamedSharding(explicit, P("x", "y"))), (16,),
             out_sharding=NamedSharding(explicit, P("x"))))),
     }
+
+
+def _raised(f):
+    """"ok", or the class and first line of what `f()` raised ("" for a bare raise)."""
+    try:
+        f()
+        return "ok"
+    except Exception as e:
+        return {"error": [type(e).__name__, (_cut(str(e)).splitlines() or [""])[0]]}
+
+
+def _assignment_programs(jax, explicit, auto, value, array):
+    """Outside set_mesh a program runs where its used inputs, given shardings and the
+    constraints inside it say, else on one device: a result typed over a mesh of several
+    Explicit axes cannot come from there (JAX's device-assignment error)."""
+    jnp, lax = jax.numpy, jax.lax
+    NamedSharding, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
+    split = NamedSharding(explicit, P("x", "y"))
+
+    def placed():
+        return jax.device_put(value, split)
+
+    def named(*spec):
+        return NamedSharding(explicit, P(*spec))
+
+    def seen_by_vmap():
+        seen = []
+        jax.vmap(lambda r: (seen.append(str(jax.typeof(r))), r)[1])(placed())
+        return seen
+
+    def ones_like_x(x, y):
+        return jnp.ones_like(x)
+
+    def loss(r):
+        return (r * 2).sum()
+
+    def on_device_3():
+        return jax.device_put(jnp.ones(3), jax.devices()[3])
+
+    raised = {
+        "jit_ones_like_unused": lambda: jax.jit(ones_like_x)(placed(), jnp.ones(3)),
+        "jit_ones_like_unused_other_device": lambda: jax.jit(ones_like_x)(placed(),
+                                                                          on_device_3()),
+        "jit_ones_like_one_argument": lambda: jax.jit(jnp.ones_like)(placed()),
+        "jit_ones_like_in_shardings": lambda: jax.jit(jnp.ones_like, in_shardings=split)(
+            placed()),
+        "jit_zeros_named": lambda: jax.jit(lambda: jnp.zeros((8, 2), out_sharding=named("x")))(),
+        "jit_reshard_named": lambda: jax.jit(lambda a: jax.sharding.reshard(a, named("x")))(
+            value),
+        "grad": lambda: jax.grad(loss)(placed()),
+        "vmap_grad": lambda: jax.vmap(jax.grad(loss))(placed()),
+        "vmap_zeros_like": lambda: jax.vmap(jnp.zeros_like)(placed()),
+        "vmap_jit_ones_like": lambda: jax.vmap(jax.jit(jnp.ones_like))(placed()),
+        "broadcast_in_dim_named": lambda: lax.broadcast_in_dim(value, (3, 8, 2), (1, 2),
+                                                               out_sharding=named(None, "x")),
+        "arange_named": lambda: jnp.arange(8.0, out_sharding=named("x")),
+        "empty_named": lambda: lax.empty((8,), jnp.float32, out_sharding=named("x")),
+        "iota_named": lambda: lax.broadcasted_iota(jnp.float32, (8,), 0, out_sharding=named("x")),
+        "normal_named": lambda: jax.random.normal(jax.random.key(0), (8,),
+                                                  out_sharding=named("x")),
+        "zeros_like_named": lambda: jnp.zeros_like(value, out_sharding=named("x")),
+        "repeat_named": lambda: jnp.repeat(value, 2, axis=0, out_sharding=named("x")),
+        "constraint_explicit_axes_in_jit": lambda: jax.jit(
+            lambda a: lax.with_sharding_constraint(a, named("x")))(value),
+    }
+    out = {f"assign_{name}": (None, lambda f=f: _raised(f)) for name, f in raised.items()}
+    return {
+        **out,
+        "assign_zeros_like_eager": (None, array(lambda: jnp.zeros_like(placed()))),
+        "assign_jit_ones_like_keep_unused": (None, array(lambda: jax.jit(
+            jnp.ones_like, keep_unused=True)(placed()))),
+        "assign_jit_ones_like_out_shardings": (None, array(lambda: jax.jit(
+            jnp.ones_like, out_shardings=split)(placed()))),
+        "assign_jit_used_argument": (None, array(lambda: jax.jit(lambda x, y: x * 2)(
+            placed(), jnp.ones(3)))),
+        "assign_vmap_sees_types": (None, seen_by_vmap),
+        "assign_vmap_sin": (None, array(lambda: jax.vmap(jnp.sin)(placed()))),
+        "assign_array_named": (None, array(lambda: jnp.array(value, out_sharding=named("x")))),
+        "assign_at_get_named": (None, array(lambda: placed().at[0].get(
+            out_sharding=named("y")))),
+        "assign_jit_python_scalar": (explicit, array(lambda: jax.jit(lambda a, i: a + i)(
+            jax.sharding.reshard(value, P("x", "y")), 2))),
+    }
+
+
+def _indexing_programs(jax, explicit, auto, value, array):
+    """x[...] on a value split over devices: a partial index takes a gather (JAX asks for
+    .at[...].get(out_sharding=)); traced, a slice keeps the split where it divides."""
+    jnp, lax = jax.numpy, jax.lax
+    NamedSharding, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
+
+    def split():
+        return jax.sharding.reshard(value, P("x", "y"))
+
+    raised = {
+        "int": lambda: split()[0],
+        "column": lambda: split()[:, 0],
+        "slice": lambda: split()[0:4],
+        "array": lambda: split()[jnp.array([0, 1])],
+        "scalar_array": lambda: split()[jnp.array(0)],
+        "jit_int": lambda: jax.jit(lambda a: a[0])(split()),
+        "jit_slice_indivisible": lambda: jax.jit(lambda a: a[0:6])(split()),
+        "jit_dynamic_slice_indivisible": lambda: jax.jit(
+            lambda a, i: lax.dynamic_slice_in_dim(a, i, 3))(split(), 2),
+    }
+    out = {f"index_{name}": (explicit, lambda f=f: _raised(f)) for name, f in raised.items()}
+    return {
+        **out,
+        "index_whole": (explicit, array(lambda: split()[...])),
+        "index_reversed": (explicit, array(lambda: split()[::-1])),
+        "index_replicated": (explicit, array(lambda: jax.sharding.reshard(value, P())[0])),
+        "index_jit_slice_divisible": (explicit, array(lambda: jax.jit(lambda a: a[0:4])(
+            split()))),
+        "index_jit_dynamic_slice": (explicit, array(lambda: jax.jit(
+            lambda a, i: lax.dynamic_slice_in_dim(a, i, 4))(split(), 2))),
+        "index_auto_mesh": (auto, lambda: {k: v for k, v in array(lambda: jax.device_put(
+            value, NamedSharding(auto, P("x", "y")))[0])().items()
+            if k in ("typeof", "value")}),    # (its layout is XLA's propagation's)
+    }
+
+
+def _out_sharding_programs(jax, explicit, value, text, array, typed):
+    """out_sharding= of every jnp and lax function and method that takes one, under a mesh
+    of Explicit axes."""
+    jnp, lax = jax.numpy, jax.lax
+    P = jax.sharding.PartitionSpec
+
+    def split():
+        return jax.sharding.reshard(value, P("x", "y"))
+
+    def whole():
+        return jax.sharding.reshard(value, P())
+
+    made = {
+        "repeat": lambda: jnp.repeat(whole(), 2, axis=0, out_sharding=P("x")),
+        "repeat_total_length": lambda: jnp.repeat(whole(), 2, axis=0, total_repeat_length=16,
+                                                  out_sharding=P("x")),
+        "repeat_split_operand": lambda: jnp.repeat(split(), 2, axis=1, out_sharding=P("x")),
+        "repeat_method": lambda: whole().repeat(2, axis=0, out_sharding=P("x")),
+        "repeat_flat": lambda: jnp.repeat(whole(), 2, out_sharding=P("x")),
+        "repeat_unsplit_axis": lambda: jnp.repeat(split(), 2, axis=1),
+        "repeat_jit": lambda: jax.jit(lambda a: jnp.repeat(a, 2, axis=0, out_sharding=P("x")))(
+            whole()),
+        "at_get": lambda: split().at[0].get(out_sharding=P("y")),
+        "at_get_replicated": lambda: whole().at[0].get(out_sharding=P("y")),
+        "at_get_slice": lambda: split().at[0:4].get(out_sharding=P("x", "y")),
+        "at_get_array": lambda: split().at[jnp.array([0, 1])].get(out_sharding=P(None, "y")),
+        "at_set": lambda: split().at[0].set(1.0, out_sharding=P("x", None)),
+        "at_set_replicated": lambda: whole().at[0].set(1.0, out_sharding=P("x", None)),
+        "at_add": lambda: split().at[0].add(1.0, out_sharding=P("x", "y")),
+        "at_subtract": lambda: whole().at[0].subtract(2.0, out_sharding=P("x")),
+        "at_multiply": lambda: whole().at[0].multiply(2.0, out_sharding=P("x")),
+        "at_divide": lambda: whole().at[0].divide(2.0, out_sharding=P("x")),
+        "at_power": lambda: whole().at[0].power(2.0, out_sharding=P("x")),
+        "at_min": lambda: whole().at[0].min(2.0, out_sharding=P("x")),
+        "at_max": lambda: whole().at[0].max(2.0, out_sharding=P("x")),
+        "at_set_jit": lambda: jax.jit(lambda a: a.at[0].set(1.0, out_sharding=P("x")))(
+            whole()),
+        "bincount_replicated": lambda: jnp.bincount(jnp.array([0, 1, 1, 3]), length=8,
+                                                    out_sharding=P()),
+        "arange": lambda: jnp.arange(8.0, out_sharding=P("x")),
+        "arange_step": lambda: jnp.arange(0, 16, 2, out_sharding=P("x")),
+        "arange_start": lambda: jnp.arange(2.0, 10.0, out_sharding=P("x")),
+        "linalg_tensordot": lambda: jnp.linalg.tensordot(split(), jnp.ones((2, 3)), axes=1,
+                                                         out_sharding=P("x", None)),
+        "percentile": lambda: jnp.percentile(split(), 50.0, axis=1, out_sharding=P("x")),
+        "array": lambda: jnp.array(value, out_sharding=P("x")),
+        "asarray_numpy": lambda: jnp.asarray(value, out_sharding=P("x", "y")),
+        "asarray_list": lambda: jnp.asarray([[1.0, 2.0]] * 8, out_sharding=P("x")),
+        "empty": lambda: jnp.empty((8, 2), out_sharding=P("x")),
+        "zeros_like": lambda: jnp.zeros_like(whole(), out_sharding=P("x")),
+        "ones_like": lambda: jnp.ones_like(whole(), out_sharding=P("x")),
+        "full_like": lambda: jnp.full_like(whole(), 2.0, out_sharding=P("x")),
+        "lax_empty": lambda: lax.empty((8, 2), jnp.float32, out_sharding=P("x")),
+        "lax_reduce_sum": lambda: lax.reduce(split(), 0.0, lax.add, (1,), out_sharding=P("x")),
+        "ragged_dot": lambda: lax.ragged_dot(jnp.ones((8, 2)), jnp.ones((2, 2, 3)),
+                                             jnp.array([4, 4], jnp.int32),
+                                             out_sharding=P("x", None)),
+    }
+    raised = {
+        "bincount_split": lambda: jnp.bincount(jnp.array([0, 1, 1, 3]), length=8,
+                                               out_sharding=P("x")),
+        "lax_reduce_max": lambda: lax.reduce(split(), -np.inf, lax.max, (1,),
+                                             out_sharding=P("x")),
+        "repeat_split_axis": lambda: jnp.repeat(split(), 2, axis=0),
+        "zeros_like_and_device": lambda: jnp.zeros_like(value, device=jax.devices()[0],
+                                                        out_sharding=P("x")),
+        "quantile_split_axis": lambda: jnp.quantile(split(), 0.5, axis=1),
+    }
+    return {
+        **{f"outsh_{name}": (explicit, array(f)) for name, f in made.items()},
+        **{f"outsh_{name}": (explicit, lambda f=f: _raised(f)) for name, f in raised.items()},
+        "outsh_rng_bit_generator": (explicit, typed(lambda: lax.rng_bit_generator(
+            jnp.zeros(4, jnp.uint32), (8, 2), out_sharding=P("x"))[1])),
+        "outsh_arange_jaxpr": (explicit, text(lambda: jnp.arange(8.0, out_sharding=P("x")))),
+    }
+
+
+def _reshape_programs(jax, explicit, array):
+    """A reshape of a split value without out_sharding=: its type as JAX's rule gives it
+    (merged dimensions' axes in order, a split one's spread over its pieces), or its error."""
+    P = jax.sharding.PartitionSpec
+    flat = np.arange(64, dtype=np.float32)
+    programs = {}
+    for name, shape, spec, new in [
+            ("merge_both", (8, 8), P("x", "y"), (64,)), ("merge_first", (8, 8), P("x"), (64,)),
+            ("merge_second", (8, 8), P(None, "x"), (64,)),
+            ("split_over_both", (64,), P(("x", "y")), (8, 8)),
+            ("split_indivisible", (64,), P(("x", "y")), (2, 32)),
+            ("merge_three", (2, 4, 8), P("y", "x", None), (8, 8)),
+            ("singleton", (8, 8), P("x", "y"), (8, 1, 8)),
+            ("regroup", (16, 4), P("x", "y"), (4, 16))]:
+        def go(shape=shape, spec=spec, new=new):
+            x = jax.sharding.reshard(flat.reshape(shape), spec)
+            try:
+                return {"eager": array(lambda: x.reshape(new))(),
+                        "jit": array(lambda: jax.jit(lambda a: a.reshape(new))(x))()}
+            except Exception as e:
+                return {"error": [type(e).__name__, _cut(str(e)).splitlines()[0]]}
+        programs[f"reshape_{name}"] = (explicit, go)
+    return programs
 
 
 def run(jax):

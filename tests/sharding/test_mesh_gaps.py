@@ -13,6 +13,7 @@ import os
 import re
 
 import pytest
+from doc_examples import check_docstring_examples
 from fresh_process import run_json
 
 import locations  # tests/support: the repository's folders
@@ -47,14 +48,20 @@ def _sorted_sets(value):
                   value)
 
 
+def _names_cpu(record) -> bool:
+    """Whether a recorded answer names JAX's CPU platform: an AbstractMesh's `platform=cpu`
+    or a CpuDevice (the NumPy backend's say numpy)."""
+    text = json.dumps(record)
+    return "platform=cpu" in text or "CpuDevice" in text
+
+
 def _check(runs, prefix, naming_platform=None):
     """Every recorded answer of the programs named `prefix`...; `naming_platform` True or
-    False: only those whose text names JAX's CPU platform (an AbstractMesh's
-    `platform=cpu`), or only the others."""
+    False: only those whose text names JAX's CPU platform (_names_cpu), or only the others."""
     # values are small integers in float32: exact on both sides
     mine, ref = runs
     names = [name for name in ref if name.startswith(prefix) and (
-        naming_platform is None or naming_platform == ("platform=cpu" in json.dumps(ref[name])))]
+        naming_platform is None or naming_platform == _names_cpu(ref[name]))]
     assert names, prefix
     wrong = {name: (mine.get(name), ref[name]) for name in names
              if _sorted_sets(mine.get(name)) != _sorted_sets(ref[name])}
@@ -111,6 +118,46 @@ def test_out_sharding_types_results_and_transposes_keep_types_as_jaxs(runs):
 def test_out_sharding_params_print_as_jaxs(runs):
     # reshape's, iota's and reduce_sum's sharding params name the AbstractMesh, as JAX's
     _check(runs, "typed_", naming_platform=True)
+
+
+def test_outside_set_mesh_a_program_runs_where_jax_assigns_it(runs):
+    # JAX's device assignment (core/device_assignment.py): the used inputs', given
+    # shardings', constraints' inside, set_mesh's, else one device; a result typed over a
+    # mesh of several Explicit axes cannot come from one. These ran (jnp.ones_like(x) in a
+    # jit that drops x, vmap of grad, eager out_sharding= of a NamedSharding) or raised
+    # NeedsMesh's own words; vmap's function saw its values untyped; a constraint naming
+    # Explicit axes passed; a jit of a split value and a Python scalar failed in jaxlib
+    _check(runs, "assign_", naming_platform=False)
+
+
+def test_the_device_assignment_modules_examples_are_true():
+    check_docstring_examples("jxkernel.core.device_assignment")
+
+
+def test_split_values_index_as_jaxs(runs):
+    # x[0] of an Array split over devices takes a gather (JAX's has_partial_slices), which
+    # asks for .at[...].get(out_sharding=); traced, a slice keeps a split dimension its
+    # axes still divide (JAX's _get_sharding_for_varying_out_shape), where it raised
+    _check(runs, "index_", naming_platform=False)
+
+
+def test_reshapes_of_split_values_are_typed_as_jaxs(runs):
+    # JAX's _reshape_sharding_rule: x.reshape(16) of f32[8@x,2@y] is f32[16@(x,y)], where
+    # jxkernel refused any merge or split of more than one split dimension
+    _check(runs, "reshape_", naming_platform=False)
+
+
+def test_every_out_sharding_of_jnp_and_lax_is_jaxs(runs):
+    # jnp.repeat, .at[...].get/set/add/..., array/asarray/empty/*_like/arange, bincount,
+    # linalg.tensordot, percentile, lax.reduce/empty/rng_bit_generator/ragged_dot took
+    # out_sharding= and dropped it, refused it, or did not take it
+    _check(runs, "outsh_", naming_platform=False)
+
+
+@pytest.mark.xla_only("CPU platform")       # AbstractMesh(..., platform=cpu), CpuDevice
+def test_gap_texts_naming_the_platform_are_jaxs(runs):
+    for prefix in ("assign_", "outsh_"):
+        _check(runs, prefix, naming_platform=True)
 
 
 @pytest.mark.xla_only("CPU platform")       # SingleDeviceSharding(device=CpuDevice(id=0))

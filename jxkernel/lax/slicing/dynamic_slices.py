@@ -123,7 +123,7 @@ def _dynamic_slice_batching(vals, dims, *, slice_sizes):
 jvp_rules[dynamic_slice_p] = _dynamic_slice_jvp
 transpose_rules[dynamic_slice_p] = _dynamic_slice_transpose
 batching_rules[dynamic_slice_p] = _dynamic_slice_batching
-sharding_rules[dynamic_slice_p] = sharding_types.unsplit_dims_only("dynamic_slice", sharding_types.resized)
+sharding_rules[dynamic_slice_p] = sharding_types.varying_out_shape("dynamic_slice")
 
 # ------------------------------------------------------------------ dynamic_update_slice
 dynamic_update_slice_p = Primitive("dynamic_update_slice")

@@ -100,7 +100,7 @@ def _slice_batching(vals, dims, *, start_indices, limit_indices, strides):
 
 ad.deflinear2(slice_p, _slice_transpose)
 batching_rules[slice_p] = _slice_batching
-sharding_rules[slice_p] = sharding_types.unsplit_dims_only("slice", sharding_types.resized)
+sharding_rules[slice_p] = sharding_types.varying_out_shape("slicing")
 
 # ------------------------------------------------------------------ pad
 pad_p = Primitive("pad")

@@ -18,7 +18,7 @@ import weakref
 
 import numpy as np
 
-from ....core.avals import ShapedArray, get_aval
+from ....core.avals import ShapedArray, dim_inserted, dim_removed, get_aval
 from ....core.check import JaxprTypeError, check_jaxpr  # noqa: F401
 from ....core.errors import ConcretizationTypeError
 from ....core.interpret import eval_jaxpr
@@ -80,14 +80,14 @@ def mapped_aval(size: int, axis: int | None, aval: ShapedArray) -> ShapedArray:
     if aval.shape[axis] != size:
         raise ValueError(f"mapped_aval: axis {axis} of {aval.str_short()} has size "
                          f"{aval.shape[axis]}, not {size}")
-    return aval.update(shape=aval.shape[:axis] + aval.shape[axis + 1:])
+    return dim_removed(aval, axis)
 
 
 def unmapped_aval(size: int, axis: int | None, aval: ShapedArray) -> ShapedArray:
     """`aval` with an axis of length `size` inserted at `axis`, as vmap's results have."""
     if axis is None:
         return aval
-    return aval.update(shape=aval.shape[:axis] + (size,) + aval.shape[axis:])
+    return dim_inserted(aval, axis, size)
 
 
 def concrete_or_error(force, val, context: str = ""):
