@@ -24,7 +24,8 @@
      method descriptor (Py_TPFLAGS_METHOD_DESCRIPTOR, vectorcall), so `prim.bind(x)` and
      `f(x)` reach it with no bound-method object, as they reach a Python function.
    - A JitFunction is the base type of transforms/jit.py's Jitted: its call (vectorcall, no
-     keyword dict) tries the jit's last hit, or its static arguments' last hit, and otherwise
+     keyword dict) tries the jit's last hit, its keyword names' last hit (keyword arguments
+     that are arrays, f(x=a)), or its static arguments' last hit, and otherwise
      calls `self._python_call` with the same arguments (see "jitted functions" below).
 
    What it reads of Python objects, all of it given to setup() or to an entry point's
@@ -106,6 +107,8 @@ typedef struct {
     Py_ssize_t first_array; /* the argument whose buffer's sharding is `where` (-1: none) */
     PyObject *consts;       /* tuple of buffers passed before the arguments (closed-over) */
     int alike;              /* eager, two operands of one type: 1 (integers) or 2 (inexact) */
+    Py_ssize_t *order;      /* NULL, or per argument the index in the call's stack it comes
+                               from (a keyword call: its flat order sorts the names) */
 } Hit;
 
 static int
@@ -156,24 +159,55 @@ setup(PyObject *self, PyObject *args, PyObject *kwds)
     Py_RETURN_NONE;
 }
 
+#define MAX_STATIC_CALL_ARGS 32   /* more arguments: the Python path */
+
+/* A keyword call's `order` (a tuple of n ints, a permutation of 0..n-1) as a C array, or NULL
+   with ValueError. */
+static Py_ssize_t *
+stack_order(PyObject *order, Py_ssize_t n)
+{
+    if (!PyTuple_Check(order) || PyTuple_GET_SIZE(order) != n || n > MAX_STATIC_CALL_ARGS) {
+        PyErr_SetString(PyExc_ValueError, "Hit: `order` is one index per argument (at most 32)");
+        return NULL;
+    }
+    Py_ssize_t *indices = PyMem_Malloc(n * sizeof(Py_ssize_t));
+    if (indices == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    unsigned char seen[MAX_STATIC_CALL_ARGS] = {0};
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t at = PyLong_AsSsize_t(PyTuple_GET_ITEM(order, i));
+        if (at < 0 || at >= n || seen[at]) {
+            PyMem_Free(indices);
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "Hit: `order` is a permutation of 0..n-1");
+            return NULL;
+        }
+        seen[at] = 1;
+        indices[i] = at;
+    }
+    return indices;
+}
+
 static PyObject *
 hit_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"avals", "where", "generation", "execute", "handlers", "out_avals",
                          "finish", "entry", "params", "check_trace", "kinds", "put", "consts",
-                         "alike", NULL};
+                         "alike", "order", NULL};
     PyObject *avals, *where, *gen, *execute, *handlers, *out_avals, *finish, *entry, *params;
-    PyObject *kinds = Py_None, *put = Py_None, *consts = NULL;
+    PyObject *kinds = Py_None, *put = Py_None, *consts = NULL, *order = Py_None;
     int check_trace, alike = 0;
     if (array_type == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "_fastpath.setup() was not called");
         return NULL;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOO!O!OOOp|OOO!i", kw, &PyTuple_Type,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOO!O!OOOp|OOO!iO", kw, &PyTuple_Type,
                                      &avals, &where, &gen, &execute, &PyList_Type, &handlers,
                                      &PyTuple_Type, &out_avals, &finish, &entry, &params,
                                      &check_trace, &kinds, &put, &PyTuple_Type, &consts,
-                                     &alike))
+                                     &alike, &order))
         return NULL;
     if (PyList_GET_SIZE(handlers) != PyTuple_GET_SIZE(out_avals) ||
             PyTuple_GET_SIZE(avals) == 0) {
@@ -192,9 +226,15 @@ hit_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
             if (PyTuple_GET_ITEM(kinds, i) == Py_None)
                 first_array = i;
     }
-    Hit *h = (Hit *)type->tp_alloc(type, 0);
-    if (h == NULL)
+    Py_ssize_t n = PyTuple_GET_SIZE(avals), *indices = NULL;
+    if (order != Py_None && (indices = stack_order(order, n)) == NULL)
         return NULL;
+    Hit *h = (Hit *)type->tp_alloc(type, 0);
+    if (h == NULL) {
+        PyMem_Free(indices);
+        return NULL;
+    }
+    h->order = indices;
     h->avals = Py_NewRef(avals);
     h->where = Py_NewRef(where);
     h->generation = Py_NewRef(gen);
@@ -240,6 +280,7 @@ hit_dealloc(Hit *h)
 {
     PyObject_GC_UnTrack(h);
     hit_clear(h);
+    PyMem_Free(h->order);
     Py_TYPE(h)->tp_free((PyObject *)h);
 }
 
@@ -509,8 +550,6 @@ typedef struct {
 
 static PyObject *s_last_hit, *s_python_call;
 
-#define MAX_STATIC_CALL_ARGS 32   /* more positional arguments: the Python path */
-
 /* A call with static arguments: its LastHit is last[k], k the call's static key as
    jit_args.static_key makes it: (keyword names, the positional arguments at the sorted
    positions `at` that the call passes, then the keyword arguments (all static where such a
@@ -564,6 +603,38 @@ static_hit(PyObject *at, PyObject *last, PyObject *const *args, Py_ssize_t n,
         Py_DECREF(hit);
     }
     Py_DECREF(key);
+    return out;
+}
+
+/* A call with keyword arguments, all dynamic (JAX's C++ path keys their names and takes their
+   values as arguments): its LastHit is last[kwnames], made by jit.py's _call for a call that
+   passes no static argument (jit_cache.keyword_hit). Its Hit takes the arguments in their
+   flat order, the positional ones and then the keywords' values sorted by name (as a dict
+   flattens), which its `order` picks from the call's stack. So f(x=a, y=b) and f(y=b, x=a)
+   run one program (one cache entry, as in JAX), each order with its own LastHit. NULL, an
+   exception set or not, where it does not hit (the caller clears it). */
+static PyObject *
+keyword_hit(PyObject *last, PyObject *const *args, Py_ssize_t total, PyObject *kwnames)
+{
+    PyObject *holder = PyDict_GetItemWithError(last, kwnames);       /* borrowed */
+    if (holder == NULL)
+        return NULL;
+    Py_INCREF(holder);
+    PyObject *native = PyObject_GetAttr(holder, s_native), *out = NULL;
+    Py_DECREF(holder);
+    if (native != NULL && Py_IS_TYPE(native, &HitType) && ((Hit *)native)->order != NULL &&
+            PyTuple_GET_SIZE(((Hit *)native)->avals) == total) {
+        Hit *h = (Hit *)native;               /* (its order: at most 32 indices, each < total) */
+        PyObject *flat[MAX_STATIC_CALL_ARGS];
+        for (Py_ssize_t i = 0; i < total; i++)
+            flat[i] = args[h->order[i]];      /* (borrowed: the caller holds its arguments) */
+        out = hit_run(h, flat, total, NULL);
+    }
+    Py_XDECREF(native);
+    if (out == miss) {
+        Py_DECREF(out);
+        out = NULL;
+    }
     return out;
 }
 
@@ -622,8 +693,9 @@ jitfn_fallback(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *k
     return out;
 }
 
-/* A jitted function's call: the last hit (`_last[LAST_HIT]`) for a call that passes no
-   static argument, else the last hit of the call's static arguments (static_hit). */
+/* A jitted function's call: the last hit of its keyword names for a call with dynamic keyword
+   arguments (keyword_hit), the last hit (`_last[LAST_HIT]`) for a call that passes no static
+   argument, else the last hit of the call's static arguments (static_hit). */
 static PyObject *
 jitfn_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
@@ -636,9 +708,11 @@ jitfn_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject 
             f->static_at != NULL && PyTuple_CheckExact(f->static_at)) {
         /* both taken: a hit counts on its entry, and could reach Python code that sets them */
         PyObject *last = Py_NewRef(f->last), *at = Py_NewRef(f->static_at), *out = NULL;
-        if (passes_static(at, nargs, nkw)) {
+        if (nkw > 0 && (out = keyword_hit(last, args, nargs + nkw, kwnames)) == NULL)
+            PyErr_Clear();                    /* (then as static keywords, else Python) */
+        if (out == NULL && passes_static(at, nargs, nkw)) {
             out = static_hit(at, last, args, nargs, kwnames);
-        } else if (!PyErr_Occurred()) {
+        } else if (out == NULL && !PyErr_Occurred()) {
             PyObject *hit = PyDict_GetItemWithError(last, s_last_hit);   /* borrowed */
             if (hit != NULL) {
                 Py_INCREF(hit);

@@ -19,6 +19,7 @@ from ..core.lru import CONSTANTS, LRU, SIGNATURES, Bounded
 from ..core.source_info import function_source_info
 from ..core.staging import convert_constvars_to_invars
 from ..xla import fastpath
+from ..xla.scalars import scalar_kinds
 
 class FunState:
     """What every jit of one function shares: its signature and source line, read once, and
@@ -88,7 +89,7 @@ class LastHit:
     the hit is not reused), and the entry it ran."""
     __slots__ = ("avals", "where", "generation", "entry", "unflatten", "native", "kinds")
 
-    def __init__(self, avals, where, entry, kinds=None):
+    def __init__(self, avals, where, entry, kinds=None, order=None):
         self.avals, self.where, self.entry = list(avals), where, entry
         self.kinds = kinds         # None: Arrays alone; else array.scalar_kinds of the leaves
         self.generation = config._generation
@@ -98,7 +99,7 @@ class LastHit:
         # the same check and call compiled (xla/fastpath.py), or None: the Python path
         self.native = fastpath.jit_hit(avals, where, self.generation, entry.exe,
                                        self.unflatten, entry, kinds,
-                                       entry.const_bufs) if avals else None
+                                       entry.const_bufs, order) if avals else None
 
 
 _first = operator.itemgetter(0)
@@ -222,3 +223,24 @@ def last_hit_for(entry, avals, where, kinds, flat):
     else:
         entry.scalar_hit = hit
     return hit
+
+
+def keyword_hit(last, entry, statics, avals, where, leaves, treedef, kwargs) -> None:
+    """Put a LastHit for this call, f(x, y=b) passing no static argument (`statics` empty), in
+    the jit's `_last` under its keyword names in call order (what core/_fastpath.c's
+    keyword_hit looks up: the call site's own names tuple), if each argument is one leaf
+    (`leaves`: the positional ones, then the keywords' by name). Its Hit takes the flat order,
+    the keywords' values sorted by name (as a dict flattens, so f(x=a, y=b) and f(y=b, x=a)
+    share the entry, as in JAX), which `order` picks from the call's stack (args, then the
+    keyword values in call order).
+
+        >>> sorted(range(2), key=["y", "x"].__getitem__)   # f(y=b, x=a): stack (b, a)
+        [1, 0]
+    """
+    n, names = len(leaves), tuple(kwargs)
+    if statics or n > 32 or treedef.num_nodes != n + 3:
+        return                 # (a container or None among them: the Python path sees it)
+    p = n - len(names)         # the positional arguments
+    order = (*range(p), *sorted(range(p, n), key=lambda i: names[i - p]))
+    kinds = scalar_kinds(leaves)
+    last[names] = LastHit(avals, where, entry, kinds if any(kinds) else None, order)

@@ -33,16 +33,17 @@ def connect(last_runs: dict) -> None:
                      array_type=Array, last_runs=last_runs, impl_rules=impl_rules)
 
 
-def jit_hit(avals, where, generation, exe, finish, entry, kinds=None, consts=()):
+def jit_hit(avals, where, generation, exe, finish, entry, kinds=None, consts=(), order=None):
     """A `Hit` for a jit cache entry whose executable is plain (one device, no donation,
     no host callbacks), or None. `kinds`: per argument None (an Array) or the Python scalar
     type taken there (scalars.scalar_kinds), for calls such as f(x, 2.0); `consts`: the
-    buffers of its closed-over constants, passed before the arguments."""
+    buffers of its closed-over constants, passed before the arguments; `order`: for a call
+    with keyword arguments, per argument its index in the call's stack (jit_cache.keyword_hit)."""
     if native is None or not getattr(exe, "plain", False):
         return None
     return native.Hit(tuple(avals), where, generation, exe._execute, exe.handlers,
                       tuple(exe.out_avals), finish, entry, None, True, kinds,
-                      scalar_buffer if kinds is not None else None, tuple(consts))
+                      scalar_buffer if kinds is not None else None, tuple(consts), order=order)
 
 
 def eager_hit(avals, where, generation, exe, params, single):
