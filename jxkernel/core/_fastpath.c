@@ -109,6 +109,8 @@ typedef struct {
     int alike;              /* eager, two operands of one type: 1 (integers) or 2 (inexact) */
     Py_ssize_t *order;      /* NULL, or per argument the index in the call's stack it comes
                                from (a keyword call: its flat order sorts the names) */
+    PyObject *donate;       /* None, or the indices of the arguments the program donates */
+    PyObject *after;        /* donating: after(list of those Arrays), once it ran */
 } Hit;
 
 static int
@@ -190,24 +192,46 @@ stack_order(PyObject *order, Py_ssize_t n)
     return indices;
 }
 
+/* Whether `donate` is a tuple of indices of Array arguments (of n; where `kinds` says none is
+   a Python scalar there, whose buffer is cached: never donated) and `after` a callable; 0 with
+   ValueError if not. */
+static int
+donates_arrays(PyObject *donate, PyObject *kinds, Py_ssize_t n, PyObject *after)
+{
+    int ok = PyTuple_Check(donate) && PyTuple_GET_SIZE(donate) > 0 && PyCallable_Check(after);
+    for (Py_ssize_t j = 0; ok && j < PyTuple_GET_SIZE(donate); j++) {
+        Py_ssize_t i = PyLong_AsSsize_t(PyTuple_GET_ITEM(donate, j));
+        ok = i >= 0 && i < n && (kinds == Py_None || PyTuple_GET_ITEM(kinds, i) == Py_None);
+    }
+    if (!ok) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_ValueError, "Hit: `donate` is the indices of Array arguments, "
+                        "`after` a callable");
+    }
+    return ok;
+}
+
 static PyObject *
 hit_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"avals", "where", "generation", "execute", "handlers", "out_avals",
                          "finish", "entry", "params", "check_trace", "kinds", "put", "consts",
-                         "alike", "order", NULL};
+                         "alike", "order", "donate", "after", NULL};
     PyObject *avals, *where, *gen, *execute, *handlers, *out_avals, *finish, *entry, *params;
     PyObject *kinds = Py_None, *put = Py_None, *consts = NULL, *order = Py_None;
+    PyObject *donate = Py_None, *after = Py_None;
     int check_trace, alike = 0;
     if (array_type == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "_fastpath.setup() was not called");
         return NULL;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOO!O!OOOp|OOO!iO", kw, &PyTuple_Type,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOO!O!OOOp|OOO!iOOO", kw, &PyTuple_Type,
                                      &avals, &where, &gen, &execute, &PyList_Type, &handlers,
                                      &PyTuple_Type, &out_avals, &finish, &entry, &params,
                                      &check_trace, &kinds, &put, &PyTuple_Type, &consts,
-                                     &alike, &order))
+                                     &alike, &order, &donate, &after))
+        return NULL;
+    if (donate != Py_None && !donates_arrays(donate, kinds, PyTuple_GET_SIZE(avals), after))
         return NULL;
     if (PyList_GET_SIZE(handlers) != PyTuple_GET_SIZE(out_avals) ||
             PyTuple_GET_SIZE(avals) == 0) {
@@ -235,6 +259,8 @@ hit_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         return NULL;
     }
     h->order = indices;
+    h->donate = Py_NewRef(donate);
+    h->after = Py_NewRef(after);
     h->avals = Py_NewRef(avals);
     h->where = Py_NewRef(where);
     h->generation = Py_NewRef(gen);
@@ -263,6 +289,7 @@ hit_traverse(Hit *h, visitproc visit, void *arg)
     Py_VISIT(h->avals); Py_VISIT(h->where); Py_VISIT(h->generation); Py_VISIT(h->execute);
     Py_VISIT(h->handlers); Py_VISIT(h->out_avals); Py_VISIT(h->finish); Py_VISIT(h->entry);
     Py_VISIT(h->params); Py_VISIT(h->kinds); Py_VISIT(h->put); Py_VISIT(h->consts);
+    Py_VISIT(h->donate); Py_VISIT(h->after);
     return 0;
 }
 
@@ -272,6 +299,7 @@ hit_clear(Hit *h)
     Py_CLEAR(h->avals); Py_CLEAR(h->where); Py_CLEAR(h->generation); Py_CLEAR(h->execute);
     Py_CLEAR(h->handlers); Py_CLEAR(h->out_avals); Py_CLEAR(h->finish); Py_CLEAR(h->entry);
     Py_CLEAR(h->params); Py_CLEAR(h->kinds); Py_CLEAR(h->put); Py_CLEAR(h->consts);
+    Py_CLEAR(h->donate); Py_CLEAR(h->after);
     return 0;
 }
 
@@ -323,10 +351,40 @@ matches(Hit *h, PyObject *const *args, Py_ssize_t n)
     return 1;                                 /* (scalars alone: the default device's) */
 }
 
+/* A donating program's Arrays, before it runs: each one's cached NumPy view dropped (as
+   Executable.call_arrays does: a view would make XLA skip the donation). */
+static void
+drop_views(Hit *h, PyObject *const *args)
+{
+    for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(h->donate); j++) {
+        PyObject *a = args[PyLong_AsSsize_t(PyTuple_GET_ITEM(h->donate, j))];  /* (checked) */
+        Py_XSETREF(SLOT(a, off_npy), Py_NewRef(Py_None));
+    }
+}
+
+/* ... and after it ran: after([the donated Arrays]) deletes and marks them (Python's). */
+static int
+donated(Hit *h, PyObject *const *args)
+{
+    Py_ssize_t k = PyTuple_GET_SIZE(h->donate);
+    PyObject *arrays = PyList_New(k);
+    if (arrays == NULL)
+        return -1;
+    for (Py_ssize_t j = 0; j < k; j++)
+        PyList_SET_ITEM(arrays, j,
+                        Py_NewRef(args[PyLong_AsSsize_t(PyTuple_GET_ITEM(h->donate, j))]));
+    PyObject *done = PyObject_CallOneArg(h->after, arrays);
+    Py_DECREF(arrays);
+    Py_XDECREF(done);
+    return done == NULL ? -1 : 0;
+}
+
 static PyObject *
 run(Hit *h, PyObject *const *args, Py_ssize_t n)
 {
     Py_ssize_t c = PyTuple_GET_SIZE(h->consts);
+    if (h->donate != Py_None)                 /* (matched: those are Arrays) */
+        drop_views(h, args);
     PyObject *bufs = PyList_New(c + n);
     if (bufs == NULL)
         return NULL;
@@ -349,6 +407,10 @@ run(Hit *h, PyObject *const *args, Py_ssize_t n)
     Py_DECREF(bufs);
     if (results == NULL)
         return NULL;
+    if (h->donate != Py_None && donated(h, args) < 0) {
+        Py_DECREF(results);
+        return NULL;
+    }
     PyObject *outs = PyObject_CallMethodOneArg(results, s_consume, h->handlers);
     Py_DECREF(results);
     if (outs == NULL)

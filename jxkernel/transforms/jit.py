@@ -38,7 +38,7 @@ from ..xla.transfers import device_put
 from .api_util import flatten_fun, float0_outside, fun_name, merge_static
 from .jit_args import SCALAR_TYPES, Arguments, leaf_aval, static_key, unless_all_none
 from .jit_cache import (LAST_HIT, NOWHERE, Entry, compiled_trace, each_a_leaf, fun_state,
-                        keyword_hit, last_hit_for, sibling_trace)
+                        c_last_hit, last_hit_for, sibling_trace)
 from .jit_primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, traced_under, untold
 from . import jit_high, jit_refs
 from .stages import Lowered, Traced, lower_jit, trace_jitted
@@ -264,12 +264,12 @@ class Jitted(native.JitFunction if native else object):
         entry = entry.committed(committed)
         # the fast paths take calls whose Arrays all share this placement (xla/placement.py)
         where = placement_of(device, committed)
-        if not (entry.refs or move or entry.donated or config._checked_calls) and \
+        if not (entry.refs or move or config._checked_calls) and \
                 all(type(leaf) in ARRAY_TYPES and leaf._buf._sharding is where or
                     type(leaf) in SCALAR_TYPES for leaf in leaves) and \
                 (leaves or device == _client.default_device()):
-            if dyn_kwargs:                      # f(x=a): a last hit under its names, for C
-                keyword_hit(self._last, entry, statics, avals, where, leaves, treedef, kwargs)
+            if dyn_kwargs or entry.donated:     # f(x=a), or donating: a last hit for C alone
+                c_last_hit(self._last, entry, statics, avals, where, leaves, treedef, kwargs)
             else:                               # remember it under the fast path's key
                 self._fast[(_flatten(dyn_args)[1], avals, scalar_signature(leaves)[1],
                             config._trace_state, static_key(args, kwargs, self._static_at))] = entry

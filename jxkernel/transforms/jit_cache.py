@@ -90,7 +90,10 @@ class LastHit:
     __slots__ = ("avals", "where", "generation", "entry", "unflatten", "native", "kinds")
 
     def __init__(self, avals, where, entry, kinds=None, order=None):
-        self.avals, self.where, self.entry = list(avals), where, entry
+        # (a donating program's: None, which jit's Python check never matches; its C Hit
+        # alone runs it, marking what it donates)
+        self.avals = None if entry.donated else list(avals)
+        self.where, self.entry = where, entry
         self.kinds = kinds         # None: Arrays alone; else array.scalar_kinds of the leaves
         self.generation = config._generation
         tree = entry.out_tree          # one array out (most functions): no unflatten call
@@ -225,22 +228,24 @@ def last_hit_for(entry, avals, where, kinds, flat):
     return hit
 
 
-def keyword_hit(last, entry, statics, avals, where, leaves, treedef, kwargs) -> None:
-    """Put a LastHit for this call, f(x, y=b) passing no static argument (`statics` empty), in
-    the jit's `_last` under its keyword names in call order (what core/_fastpath.c's
-    keyword_hit looks up: the call site's own names tuple), if each argument is one leaf
-    (`leaves`: the positional ones, then the keywords' by name). Its Hit takes the flat order,
-    the keywords' values sorted by name (as a dict flattens, so f(x=a, y=b) and f(y=b, x=a)
-    share the entry, as in JAX), which `order` picks from the call's stack (args, then the
-    keyword values in call order).
+def c_last_hit(last, entry, statics, avals, where, leaves, treedef, kwargs) -> None:
+    """A LastHit for core/_fastpath.c alone, where jit's Python fast path takes none: for a
+    call passing no static argument (`statics` empty), each argument one leaf, that gives
+    arrays by keyword (f(x, y=b)) or runs a donating program. Put in the jit's `_last` under
+    the keyword names in call order (the call site's own names tuple, what the C looks up),
+    else under LAST_HIT. A keyword call's Hit takes the flat order, the keywords' values
+    sorted by name (as a dict flattens, so f(x=a, y=b) and f(y=b, x=a) share the entry, as in
+    JAX), which `order` picks from the call's stack (args, then the keywords' values).
 
         >>> sorted(range(2), key=["y", "x"].__getitem__)   # f(y=b, x=a): stack (b, a)
         [1, 0]
     """
     n, names = len(leaves), tuple(kwargs)
-    if statics or n > 32 or treedef.num_nodes != n + 3:
+    if statics or n > 32 or treedef.num_nodes != n + 3 or not fastpath.native:
         return                 # (a container or None among them: the Python path sees it)
     p = n - len(names)         # the positional arguments
-    order = (*range(p), *sorted(range(p, n), key=lambda i: names[i - p]))
+    order = (*range(p), *sorted(range(p, n), key=lambda i: names[i - p])) if names else None
     kinds = scalar_kinds(leaves)
-    last[names] = LastHit(avals, where, entry, kinds if any(kinds) else None, order)
+    hit = LastHit(avals, where, entry, kinds if any(kinds) else None, order)
+    if hit.native is not None:
+        last[names or LAST_HIT] = hit

@@ -253,6 +253,33 @@ def test_keyword_array_hits_follow_config_changes_and_nan_checks(path):
         assert np.asarray(d(x=v, y=x)).tolist() == [0.0, 2.0] and v.is_deleted()
 
 
+def test_a_donating_jit_hits_in_c_and_deletes_what_it_donates(path):
+    # as JAX's C++ path: a donating jit's hit runs in C, then Python marks each donated Array
+    # (Executable.donated_by_hit: deleted, and why); an Array donated before is JAX's
+    # ValueError (deleted_arrays_reference's donate/same_jit_again), hot or not
+    f = jax.jit(lambda x, y: x * 2 + y, donate_argnums=0)
+    x, y = arr([0.0, 1.0]), arr([1.0, 1.0])
+    for _ in range(4):
+        old, x = x, f(x, y)
+        assert old.is_deleted() and not y.is_deleted()
+    assert np.asarray(x).tolist() == [15.0, 31.0] and f.cache_hits() == 3
+    frames = _python_frames(lambda: f(x, y))
+    assert ("_python_call" in frames) == (path == "python")
+    assert ("donated_by_hit" in frames) == (path == "compiled")
+    with pytest.raises(RuntimeError, match=r"^Array has been deleted with shape=float32\[2\]\. "
+                       r"It was donated to jit\(<lambda>\) as its argument 'x'"):
+        np.asarray(x)
+    with pytest.raises(ValueError, match=r"^INVALID_ARGUMENT: Invalid buffer passed to Execute\(\)"
+                       r" as argument 0 to replica 0: INVALID_ARGUMENT: Buffer has been deleted "
+                       r"or donated\. It was donated to jit\(<lambda>\) as its argument 'x'"):
+        f(x, y)
+    held = arr([5.0, 6.0])
+    view = np.asarray(held)                # a NumPy view of ours: dropped, the Array deleted
+    assert np.asarray(f(held, y)).tolist() == [11.0, 13.0] and held.is_deleted()
+    assert view.tolist() == [5.0, 6.0]
+    assert f(arr([1, 2], np.int32), 2).dtype == np.int32 and f._cache_size() == 2
+
+
 def test_a_new_static_value_after_hits_compiles_and_is_explained(path):
     # a hot static jit's miss takes the general path: the compile record and its explainer
     def scaled_by_a_static(x, n):
