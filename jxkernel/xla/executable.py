@@ -44,6 +44,7 @@ class Executable:
     # `user_jit`: the program of a user's jit (set by jit), whose calls after the first give a
     # donated Array JAX's ValueError; `ran`: a call went through (xla/deleted.py)
     user_jit = ran = False
+    _whys = None           # donated_by_hit's reasons, one per donated argument
 
     def __init__(self, loaded, out_avals, device, name="", donated=(), *, in_avals=None,
                  arg_names=None, committed=True):
@@ -133,10 +134,12 @@ class Executable:
         call_arrays and _finish do: each deleted (XLA skips a donation that a NumPy view the
         user holds blocks) and marked with where it went."""
         self.ran = True
-        for i, array in zip(self.donated, arrays):
+        if self._whys is None:             # (each argument's reason, written once)
+            self._whys = [donated(self._what(), self._short_name(i)) for i in self.donated]
+        for array, why in zip(arrays, self._whys):
             if not array._buf.is_deleted():
                 array._buf.delete()
-            mark(array, donated(self._what(), self._short_name(i)))
+            mark(array, why)
 
     def __call__(self, *args) -> list:
         """Run on any arguments (Arrays, NumPy data, Python scalars), moving them as needed."""

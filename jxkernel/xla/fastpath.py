@@ -46,9 +46,16 @@ def jit_hit(avals, where, generation, exe, finish, entry, kinds=None, consts=(),
     if donate and (min(donate) < 0 or kinds and any(kinds[i] is not None for i in donate)):
         return None        # (a constant, or a Python scalar, whose buffer is cached: Python's)
     return native.Hit(tuple(avals), where, generation, exe._execute, exe.handlers,
-                      tuple(exe.out_avals), finish, entry, None, True, kinds,
+                      _as_inputs(exe.out_avals, avals), finish, entry, None, True, kinds,
                       scalar_buffer if kinds is not None else None, tuple(consts), order=order,
                       donate=donate, after=exe.donated_by_hit if donating else None)
+
+
+def _as_inputs(out_avals, avals) -> tuple:
+    """The output avals, each one equal to an input's that input's object: a result passed
+    back in (x = f(x), a training step's state) then matches by identity in C, not through
+    ShapedArray.__eq__ (a Python call per argument, about 0.5 µs)."""
+    return tuple(next((a for a in avals if a == out), out) for out in out_avals)
 
 
 def eager_hit(avals, where, generation, exe, params, single):
