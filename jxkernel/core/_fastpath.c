@@ -111,6 +111,9 @@ typedef struct {
                                from (a keyword call: its flat order sorts the names) */
     PyObject *donate;       /* None, or the indices of the arguments the program donates */
     PyObject *after;        /* donating: after(list of those Arrays), once it ran */
+    PyObject *tree;         /* None, or the structure of the call's arguments (a PyTreeDef):
+                               they are flattened (`flatten`) and their leaves checked */
+    PyObject *flatten;      /* with a tree: the pytree registry's flatten (jaxlib's C++) */
 } Hit;
 
 static int
@@ -216,21 +219,25 @@ hit_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"avals", "where", "generation", "execute", "handlers", "out_avals",
                          "finish", "entry", "params", "check_trace", "kinds", "put", "consts",
-                         "alike", "order", "donate", "after", NULL};
+                         "alike", "order", "donate", "after", "tree", "flatten", NULL};
     PyObject *avals, *where, *gen, *execute, *handlers, *out_avals, *finish, *entry, *params;
     PyObject *kinds = Py_None, *put = Py_None, *consts = NULL, *order = Py_None;
-    PyObject *donate = Py_None, *after = Py_None;
+    PyObject *donate = Py_None, *after = Py_None, *tree = Py_None, *flatten = Py_None;
     int check_trace, alike = 0;
     if (array_type == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "_fastpath.setup() was not called");
         return NULL;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOO!O!OOOp|OOO!iOOO", kw, &PyTuple_Type,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOO!O!OOOp|OOO!iOOOOO", kw, &PyTuple_Type,
                                      &avals, &where, &gen, &execute, &PyList_Type, &handlers,
                                      &PyTuple_Type, &out_avals, &finish, &entry, &params,
                                      &check_trace, &kinds, &put, &PyTuple_Type, &consts,
-                                     &alike, &order, &donate, &after))
+                                     &alike, &order, &donate, &after, &tree, &flatten))
         return NULL;
+    if (tree != Py_None && (!PyCallable_Check(flatten) || order != Py_None)) {
+        PyErr_SetString(PyExc_ValueError, "Hit: a tree needs a flatten (and no order)");
+        return NULL;
+    }
     if (donate != Py_None && !donates_arrays(donate, kinds, PyTuple_GET_SIZE(avals), after))
         return NULL;
     if (PyList_GET_SIZE(handlers) != PyTuple_GET_SIZE(out_avals) ||
@@ -261,6 +268,8 @@ hit_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     h->order = indices;
     h->donate = Py_NewRef(donate);
     h->after = Py_NewRef(after);
+    h->tree = Py_NewRef(tree);
+    h->flatten = Py_NewRef(flatten);
     h->avals = Py_NewRef(avals);
     h->where = Py_NewRef(where);
     h->generation = Py_NewRef(gen);
@@ -289,7 +298,7 @@ hit_traverse(Hit *h, visitproc visit, void *arg)
     Py_VISIT(h->avals); Py_VISIT(h->where); Py_VISIT(h->generation); Py_VISIT(h->execute);
     Py_VISIT(h->handlers); Py_VISIT(h->out_avals); Py_VISIT(h->finish); Py_VISIT(h->entry);
     Py_VISIT(h->params); Py_VISIT(h->kinds); Py_VISIT(h->put); Py_VISIT(h->consts);
-    Py_VISIT(h->donate); Py_VISIT(h->after);
+    Py_VISIT(h->donate); Py_VISIT(h->after); Py_VISIT(h->tree); Py_VISIT(h->flatten);
     return 0;
 }
 
@@ -299,7 +308,7 @@ hit_clear(Hit *h)
     Py_CLEAR(h->avals); Py_CLEAR(h->where); Py_CLEAR(h->generation); Py_CLEAR(h->execute);
     Py_CLEAR(h->handlers); Py_CLEAR(h->out_avals); Py_CLEAR(h->finish); Py_CLEAR(h->entry);
     Py_CLEAR(h->params); Py_CLEAR(h->kinds); Py_CLEAR(h->put); Py_CLEAR(h->consts);
-    Py_CLEAR(h->donate); Py_CLEAR(h->after);
+    Py_CLEAR(h->donate); Py_CLEAR(h->after); Py_CLEAR(h->tree); Py_CLEAR(h->flatten);
     return 0;
 }
 
@@ -492,6 +501,38 @@ hit_run(Hit *h, PyObject *const *args, Py_ssize_t n, PyObject *params)
     return result;
 }
 
+/* The hit on a jit call's n arguments: hit_run on them, or, for a Hit with a tree (containers
+   among them: a dict of arrays, a model's parameters), on their leaves, where flatten(args)
+   gives the tree it holds (compared by identity, else by PyTreeDef's own ==, in C++). */
+static PyObject *
+hit_run_args(Hit *h, PyObject *const *args, Py_ssize_t n)
+{
+    if (h->tree == Py_None)
+        return hit_run(h, args, n, NULL);
+    PyObject *tuple = PyTuple_New(n);
+    if (tuple == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++)
+        PyTuple_SET_ITEM(tuple, i, Py_NewRef(args[i]));
+    PyObject *flat = PyObject_CallOneArg(h->flatten, tuple), *out = NULL;
+    Py_DECREF(tuple);
+    if (flat == NULL)
+        return NULL;
+    if (!PyTuple_Check(flat) || PyTuple_GET_SIZE(flat) != 2 ||
+            !PyList_Check(PyTuple_GET_ITEM(flat, 0))) {
+        Py_DECREF(flat);
+        return Py_NewRef(miss);
+    }
+    PyObject *leaves = PyTuple_GET_ITEM(flat, 0), *tree = PyTuple_GET_ITEM(flat, 1);
+    int same = tree == h->tree ? 1 : PyObject_RichCompareBool(tree, h->tree, Py_EQ);
+    if (same > 0)               /* (the list is flat's: nothing here changes it) */
+        out = hit_run(h, PySequence_Fast_ITEMS(leaves), PyList_GET_SIZE(leaves), NULL);
+    else if (same == 0)
+        out = Py_NewRef(miss);
+    Py_DECREF(flat);
+    return out;
+}
+
 /* hit(args) for jit, hit(args, params) for an eager primitive. */
 static PyObject *
 hit_call(Hit *h, PyObject *call_args, PyObject *kwds)
@@ -501,7 +542,8 @@ hit_call(Hit *h, PyObject *call_args, PyObject *kwds)
         return NULL;
     if (!PyTuple_Check(args))
         return Py_NewRef(miss);
-    return hit_run(h, PySequence_Fast_ITEMS(args), PyTuple_GET_SIZE(args), params);
+    return params == NULL ? hit_run_args(h, PySequence_Fast_ITEMS(args), PyTuple_GET_SIZE(args))
+        : hit_run(h, PySequence_Fast_ITEMS(args), PyTuple_GET_SIZE(args), params);
 }
 
 static PyMemberDef hit_members[] = {
@@ -554,7 +596,8 @@ try_native(PyObject *holder, PyObject *const *args, Py_ssize_t n, PyObject *para
 {
     PyObject *out = NULL, *native = PyObject_GetAttr(holder, s_native);
     if (native != NULL && Py_IS_TYPE(native, &HitType) && ((Hit *)native)->alike >= min_alike)
-        out = hit_run((Hit *)native, args, n, params);
+        out = params == NULL ? hit_run_args((Hit *)native, args, n) :
+            hit_run((Hit *)native, args, n, params);
     Py_XDECREF(native);
     if (out == miss) {
         Py_DECREF(out);

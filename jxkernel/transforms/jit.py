@@ -37,7 +37,7 @@ from ..xla.scalars import scalar_kinds, scalar_signature
 from ..xla.transfers import device_put
 from .api_util import flatten_fun, float0_outside, fun_name, merge_static
 from .jit_args import SCALAR_TYPES, Arguments, leaf_aval, static_key, unless_all_none
-from .jit_cache import (LAST_HIT, NOWHERE, Entry, compiled_trace, each_a_leaf, fun_state,
+from .jit_cache import (LAST_HIT, NOWHERE, Entry, compiled_trace, fun_state,
                         c_last_hit, last_hit_for, sibling_trace)
 from .jit_primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, traced_under, untold
 from . import jit_high, jit_refs
@@ -205,8 +205,8 @@ class Jitted(native.JitFunction if native else object):
             if entry is not None:
                 entry.hits += 1
                 # (the keyword arguments of a call found here are all static: see _call)
-                hit = last_hit_for(entry, avals, where, bufs and scalar_kinds(leaves), lambda: dyn
-                                   and each_a_leaf(treedef, len(dyn)))
+                hit = last_hit_for(entry, avals, where, bufs and scalar_kinds(leaves), treedef,
+                                   len(dyn))
                 if hit is not False:             # a call with statics: its own, by their key
                     self._last[static or LAST_HIT] = hit
                 try:

@@ -18,6 +18,7 @@ from ..core.config import config
 from ..core.lru import CONSTANTS, LRU, SIGNATURES, Bounded
 from ..core.source_info import function_source_info
 from ..core.staging import convert_constvars_to_invars
+from ..tree_util import default_registry
 from ..xla import fastpath
 from ..xla.scalars import scalar_kinds
 
@@ -89,20 +90,22 @@ class LastHit:
     the hit is not reused), and the entry it ran."""
     __slots__ = ("avals", "where", "generation", "entry", "unflatten", "native", "kinds")
 
-    def __init__(self, avals, where, entry, kinds=None, order=None):
-        # (a donating program's: None, which jit's Python check never matches; its C Hit
-        # alone runs it, marking what it donates)
-        self.avals = None if entry.donated else list(avals)
+    def __init__(self, avals, where, entry, kinds=None, order=None, tree=None):
+        # (None for a donating program, or arguments that are containers (`tree`, their
+        # structure): jit's Python check, of positional Arrays, never matches; its C Hit alone
+        # runs it, marking what it donates, flattening the containers)
+        self.avals = None if getattr(entry, "donated", False) or tree is not None else \
+            list(avals)            # (jit_sharded's stand-in for an Entry: never donating)
         self.where, self.entry = where, entry
         self.kinds = kinds         # None: Arrays alone; else array.scalar_kinds of the leaves
         self.generation = config._generation
-        tree = entry.out_tree          # one array out (most functions): no unflatten call
-        self.unflatten = _first if tree.num_nodes == 1 and tree.num_leaves == 1 else \
-            tree.unflatten
+        out = entry.out_tree           # one array out (most functions): no unflatten call
+        self.unflatten = _first if out.num_nodes == 1 and out.num_leaves == 1 else out.unflatten
         # the same check and call compiled (xla/fastpath.py), or None: the Python path
         self.native = fastpath.jit_hit(avals, where, self.generation, entry.exe,
                                        self.unflatten, entry, kinds,
-                                       entry.const_bufs, order) if avals else None
+                                       entry.const_bufs, order, tree,
+                                       default_registry.flatten) if avals else None
 
 
 _first = operator.itemgetter(0)
@@ -211,16 +214,18 @@ class TwinEntry(Entry):
         self.entry = entry            # (also what _forget looks for: it leaves with entry)
 
 
-def last_hit_for(entry, avals, where, kinds, flat):
+def last_hit_for(entry, avals, where, kinds, treedef, n):
     """`entry`'s LastHit for a call of these avals, placement and kinds (None: Arrays alone;
     calls with Python scalars keep theirs in `entry.scalar_hit`), made anew if they or the
-    config changed; False if its calls are not `flat()` (positional, each a leaf). `entry` is
-    an Entry, or jit_sharded's stand-in for one (Arrays alone)."""
+    config changed; False for a call with no dynamic argument. The n dynamic arguments
+    flatten to `treedef`: a tree other than one leaf each (a dict of arrays) is the Hit's to
+    check. `entry` is an Entry, or jit_sharded's stand-in for one (Arrays alone)."""
     hit = entry.last_hit if kinds is None else entry.scalar_hit
     if hit is False or hit is not None and hit.where is where and hit.kinds == kinds \
             and hit.generation is config._generation:
         return hit
-    hit = LastHit(avals, where, entry, kinds) if flat() else False
+    hit = n and LastHit(avals, where, entry, kinds,
+                        tree=None if each_a_leaf(treedef, n) else treedef) or False
     if kinds is None:
         entry.last_hit = hit
     else:

@@ -33,12 +33,15 @@ def connect(last_runs: dict) -> None:
                      array_type=Array, last_runs=last_runs, impl_rules=impl_rules)
 
 
-def jit_hit(avals, where, generation, exe, finish, entry, kinds=None, consts=(), order=None):
+def jit_hit(avals, where, generation, exe, finish, entry, kinds=None, consts=(), order=None,
+            tree=None, flatten=None):
     """A `Hit` for a jit cache entry whose executable is plain (one device, no host callbacks;
     one that donates arguments calls its `donated_by_hit` after each run), or None. `kinds`: per argument None (an Array) or the Python scalar
     type taken there (scalars.scalar_kinds), for calls such as f(x, 2.0); `consts`: the
     buffers of its closed-over constants, passed before the arguments; `order`: for a call
-    with keyword arguments, per argument its index in the call's stack (jit_cache.keyword_hit)."""
+    with keyword arguments, per argument its index in the call's stack (jit_cache.c_last_hit);
+    `tree`: for arguments that are containers, their structure (a PyTreeDef), which the Hit
+    flattens them with `flatten` to check."""
     donating = getattr(exe, "plain_donating", False)
     if native is None or not (getattr(exe, "plain", False) or donating):
         return None
@@ -48,7 +51,8 @@ def jit_hit(avals, where, generation, exe, finish, entry, kinds=None, consts=(),
     return native.Hit(tuple(avals), where, generation, exe._execute, exe.handlers,
                       _as_inputs(exe.out_avals, avals), finish, entry, None, True, kinds,
                       scalar_buffer if kinds is not None else None, tuple(consts), order=order,
-                      donate=donate, after=exe.donated_by_hit if donating else None)
+                      donate=donate, after=exe.donated_by_hit if donating else None,
+                      tree=tree, flatten=flatten)
 
 
 def _as_inputs(out_avals, avals) -> tuple:

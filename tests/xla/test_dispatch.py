@@ -280,6 +280,39 @@ def test_a_donating_jit_hits_in_c_and_deletes_what_it_donates(path):
     assert f(arr([1, 2], np.int32), 2).dtype == np.int32 and f._cache_size() == 2
 
 
+def test_containers_of_arrays_hit_in_c_with_their_structure(path):
+    # a dict of arrays, a model's parameter tree, a tuple, None among the arguments: the Hit
+    # flattens the arguments (the registry's flatten, jaxlib's C++) and compares the structure,
+    # as JAX's C++ path does; another structure, key, leaf type or placement is a miss
+    f = jax.jit(lambda d, s=None: jax.tree_util.tree_map(lambda v: v * 2, d) if s is None else s)
+    g = jax.jit(lambda p, x: (p["w"] @ x + p["b"][0], p["b"][1] * 2))
+    x, i = arr([1.0, 2.0]), arr([1, 2], np.int32)
+    d, p = {"a": x, "b": i}, {"w": arr(np.eye(2)), "b": (arr([1.0, 1.0]), 3.0)}
+    calls = {"f(d)": (lambda: f(d)["a"], [2.0, 4.0], np.float32),
+             "f(d, None)": (lambda: f(d, None)["b"], [2, 4], np.int32),
+             "g(p, x)": (lambda: g(p, x)[0], [2.0, 3.0], np.float32),
+             "g(p, x)[1]": (lambda: g(p, x)[1], 6.0, np.float32)}
+    for _ in range(3):
+        for name, (call, want, dtype) in calls.items():
+            out = call()
+            assert np.asarray(out).tolist() == want and out.dtype == dtype, name
+    for name, (call, _, _) in calls.items():      # (scalar leaves: their buffer's Python)
+        call()
+        frames = [f for f in _python_frames(call) if f not in ("scalar_buffer", "_scalar")]
+        assert ("_python_call" in frames) == (path == "python"), (name, frames)
+        assert path == "python" or frames == [], (name, frames)
+    assert f._cache_size() == 2 and g._cache_size() == 1
+    assert np.asarray(f({"a": x, "c": i})["c"]).tolist() == [2, 4]           # another key
+    assert np.asarray(f({"a": i, "b": i})["a"]).tolist() == [2, 4]           # another type
+    assert np.asarray(f({"a": x, "b": (i,)})["b"][0]).tolist() == [2, 4]      # another tree
+    assert np.asarray(f(d, x)).tolist() == [1.0, 2.0] and f._cache_size() == 6
+    c = jax.device_put(np.ones(2, np.float32), jax.devices()[0])              # committed
+    assert f({"a": c, "b": i})["a"].committed and not f(d)["a"].committed
+    with pytest.raises(TypeError, match=r"as an abstract array\. The problematic value is of "
+                       r"type <class 'str'> and was passed to the function at path d\['b'\]"):
+        f({"a": x, "b": "text"})                                   # (the Python path's error)
+
+
 def test_a_new_static_value_after_hits_compiles_and_is_explained(path):
     # a hot static jit's miss takes the general path: the compile record and its explainer
     def scaled_by_a_static(x, n):
