@@ -109,6 +109,7 @@ typedef struct {
     int alike;              /* eager, two operands of one type: 1 (integers) or 2 (inexact) */
     Py_ssize_t *order;      /* NULL, or per argument the index in the call's stack it comes
                                from (a keyword call: its flat order sorts the names) */
+    Py_ssize_t norder;      /* how many (the call's arguments: with a tree, not its leaves) */
     PyObject *donate;       /* None, or the indices of the arguments the program donates */
     PyObject *after;        /* donating: after(list of those Arrays), once it ran */
     PyObject *tree;         /* None, or the structure of the call's arguments (a PyTreeDef):
@@ -234,8 +235,8 @@ hit_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
                                      &check_trace, &kinds, &put, &PyTuple_Type, &consts,
                                      &alike, &order, &donate, &after, &tree, &flatten))
         return NULL;
-    if (tree != Py_None && (!PyCallable_Check(flatten) || order != Py_None)) {
-        PyErr_SetString(PyExc_ValueError, "Hit: a tree needs a flatten (and no order)");
+    if (tree != Py_None && !PyCallable_Check(flatten)) {
+        PyErr_SetString(PyExc_ValueError, "Hit: a tree needs a flatten");
         return NULL;
     }
     if (donate != Py_None && !donates_arrays(donate, kinds, PyTuple_GET_SIZE(avals), after))
@@ -257,15 +258,22 @@ hit_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
             if (PyTuple_GET_ITEM(kinds, i) == Py_None)
                 first_array = i;
     }
-    Py_ssize_t n = PyTuple_GET_SIZE(avals), *indices = NULL;
+    Py_ssize_t n = order != Py_None && PyTuple_Check(order) ? PyTuple_GET_SIZE(order) : 0;
+    Py_ssize_t *indices = NULL;
     if (order != Py_None && (indices = stack_order(order, n)) == NULL)
         return NULL;
+    if (order != Py_None && tree == Py_None && n != PyTuple_GET_SIZE(avals)) {
+        PyMem_Free(indices);
+        PyErr_SetString(PyExc_ValueError, "Hit: `order` is one index per argument");
+        return NULL;
+    }
     Hit *h = (Hit *)type->tp_alloc(type, 0);
     if (h == NULL) {
         PyMem_Free(indices);
         return NULL;
     }
     h->order = indices;
+    h->norder = n;
     h->donate = Py_NewRef(donate);
     h->after = Py_NewRef(after);
     h->tree = Py_NewRef(tree);
@@ -728,12 +736,12 @@ keyword_hit(PyObject *last, PyObject *const *args, Py_ssize_t total, PyObject *k
     PyObject *native = PyObject_GetAttr(holder, s_native), *out = NULL;
     Py_DECREF(holder);
     if (native != NULL && Py_IS_TYPE(native, &HitType) && ((Hit *)native)->order != NULL &&
-            PyTuple_GET_SIZE(((Hit *)native)->avals) == total) {
+            ((Hit *)native)->norder == total) {
         Hit *h = (Hit *)native;               /* (its order: at most 32 indices, each < total) */
         PyObject *flat[MAX_STATIC_CALL_ARGS];
         for (Py_ssize_t i = 0; i < total; i++)
             flat[i] = args[h->order[i]];      /* (borrowed: the caller holds its arguments) */
-        out = hit_run(h, flat, total, NULL);
+        out = hit_run_args(h, flat, total);   /* (containers among them: flattened there) */
     }
     Py_XDECREF(native);
     if (out == miss) {

@@ -233,24 +233,28 @@ def last_hit_for(entry, avals, where, kinds, treedef, n):
     return hit
 
 
-def c_last_hit(last, entry, statics, avals, where, leaves, treedef, kwargs) -> None:
+def c_last_hit(last, entry, statics, avals, where, args, kwargs) -> None:
     """A LastHit for core/_fastpath.c alone, where jit's Python fast path takes none: for a
-    call passing no static argument (`statics` empty), each argument one leaf, that gives
-    arrays by keyword (f(x, y=b)) or runs a donating program. Put in the jit's `_last` under
-    the keyword names in call order (the call site's own names tuple, what the C looks up),
-    else under LAST_HIT. A keyword call's Hit takes the flat order, the keywords' values
-    sorted by name (as a dict flattens, so f(x=a, y=b) and f(y=b, x=a) share the entry, as in
-    JAX), which `order` picks from the call's stack (args, then the keywords' values).
+    call passing no static argument (`statics` empty) that gives arrays by keyword
+    (f(x, y=b)) or runs a donating program. Put in the jit's `_last` under the keyword names
+    in call order (the call site's own names tuple, what the C looks up), else under LAST_HIT.
+    A keyword call's Hit takes the flat order, the keywords' values sorted by name (as a dict
+    flattens, so f(x=a, y=b) and f(y=b, x=a) share the entry, as in JAX), which `order` picks
+    from the call's stack (args, then the keywords' values); containers among them are
+    flattened in that order, which gives the leaves in the order jit's own flatten does.
 
         >>> sorted(range(2), key=["y", "x"].__getitem__)   # f(y=b, x=a): stack (b, a)
         [1, 0]
     """
-    n, names = len(leaves), tuple(kwargs)
-    if statics or n > 32 or treedef.num_nodes != n + 3 or not fastpath.native:
-        return                 # (a container or None among them: the Python path sees it)
-    p = n - len(names)         # the positional arguments
+    p, names = len(args), tuple(kwargs)
+    n = p + len(names)
+    if statics or not 0 < n <= 32 or not fastpath.native:
+        return
     order = (*range(p), *sorted(range(p, n), key=lambda i: names[i - p])) if names else None
+    stack = (*args, *kwargs.values())
+    leaves, tree = default_registry.flatten(tuple(stack[i] for i in order) if order else stack)
     kinds = scalar_kinds(leaves)
-    hit = LastHit(avals, where, entry, kinds if any(kinds) else None, order)
+    hit = LastHit(avals, where, entry, kinds if any(kinds) else None, order,
+                  None if each_a_leaf(tree, n) else tree)
     if hit.native is not None:
         last[names or LAST_HIT] = hit

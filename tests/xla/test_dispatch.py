@@ -278,6 +278,13 @@ def test_a_donating_jit_hits_in_c_and_deletes_what_it_donates(path):
     assert np.asarray(f(held, y)).tolist() == [11.0, 13.0] and held.is_deleted()
     assert view.tolist() == [5.0, 6.0]
     assert f(arr([1, 2], np.int32), 2).dtype == np.int32 and f._cache_size() == 2
+    step = jax.jit(lambda s, b: jax.tree_util.tree_map(lambda a: a + b, s), donate_argnums=0)
+    state = {"w": arr([0.0, 1.0]), "b": [arr([5, 6], np.int32)]}     # a training state
+    for _ in range(4):
+        old, state = state, step(state, 1)
+        assert old["w"].is_deleted() and old["b"][0].is_deleted()
+    assert np.asarray(state["w"]).tolist() == [4.0, 5.0] and state["b"][0].dtype == np.int32
+    assert step.cache_hits() == 3
 
 
 def test_containers_of_arrays_hit_in_c_with_their_structure(path):
@@ -291,7 +298,9 @@ def test_containers_of_arrays_hit_in_c_with_their_structure(path):
     calls = {"f(d)": (lambda: f(d)["a"], [2.0, 4.0], np.float32),
              "f(d, None)": (lambda: f(d, None)["b"], [2, 4], np.int32),
              "g(p, x)": (lambda: g(p, x)[0], [2.0, 3.0], np.float32),
-             "g(p, x)[1]": (lambda: g(p, x)[1], 6.0, np.float32)}
+             "g(p, x)[1]": (lambda: g(p, x)[1], 6.0, np.float32),
+             "g(x=x, p=p)": (lambda: g(x=x, p=p)[0], [2.0, 3.0], np.float32),
+             "g(p, x=x)": (lambda: g(p, x=x)[0], [2.0, 3.0], np.float32)}
     for _ in range(3):
         for name, (call, want, dtype) in calls.items():
             out = call()
@@ -301,7 +310,7 @@ def test_containers_of_arrays_hit_in_c_with_their_structure(path):
         frames = [f for f in _python_frames(call) if f not in ("scalar_buffer", "_scalar")]
         assert ("_python_call" in frames) == (path == "python"), (name, frames)
         assert path == "python" or frames == [], (name, frames)
-    assert f._cache_size() == 2 and g._cache_size() == 1
+    assert f._cache_size() == 2 and g._cache_size() == 3
     assert np.asarray(f({"a": x, "c": i})["c"]).tolist() == [2, 4]           # another key
     assert np.asarray(f({"a": i, "b": i})["a"]).tolist() == [2, 4]           # another type
     assert np.asarray(f({"a": x, "b": (i,)})["b"][0]).tolist() == [2, 4]      # another tree
