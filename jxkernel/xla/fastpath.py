@@ -36,9 +36,10 @@ def connect(last_runs: dict) -> None:
 def jit_hit(avals, where, generation, exe, finish, entry, kinds=None, consts=(), order=None,
             tree=None, flatten=None):
     """A `Hit` for a jit cache entry whose executable is plain (one device, no host callbacks;
-    one that donates arguments calls its `donated_by_hit` after each run), or None. `kinds`: per argument None (an Array) or the Python scalar
-    type taken there (scalars.scalar_kinds), for calls such as f(x, 2.0); `consts`: the
-    buffers of its closed-over constants, passed before the arguments; `order`: for a call
+    one that donates arguments calls its `donated_by_hit` after each run), or None. `kinds`:
+    per argument None (an Array) or the Python scalar type taken there (scalars.scalar_kinds),
+    for calls such as f(x, 2.0); `consts`: the buffers of its closed-over constants, passed
+    before the arguments; `order`: for a call
     with keyword arguments, per argument its index in the call's stack (jit_cache.c_last_hit);
     `tree`: for arguments that are containers, their structure (a PyTreeDef), which the Hit
     flattens them with `flatten` to check."""
@@ -59,7 +60,10 @@ def _as_inputs(out_avals, avals) -> tuple:
     """The output avals, each one equal to an input's that input's object: a result passed
     back in (x = f(x), a training step's state) then matches by identity in C, not through
     ShapedArray.__eq__ (a Python call per argument, about 0.5 µs)."""
-    return tuple(next((a for a in avals if a == out), out) for out in out_avals)
+    inputs = {}
+    for a in avals:                  # (by hash: a tree's hundred leaves stay cheap)
+        inputs.setdefault(a, a)
+    return tuple(inputs.get(out, out) for out in out_avals)
 
 
 def eager_hit(avals, where, generation, exe, params, single):
