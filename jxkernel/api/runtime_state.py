@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 
 from ..core.config import config
-from ..transforms import jit_cache, jit_primitive
+from ..transforms import jit_cache, jit_high, jit_primitive
 from ..core import lru, partial_eval
 from ..xla import dispatch, memory, scalars
 from ..xla.transfer_guard import DIRECTIONS
@@ -81,6 +81,7 @@ def clear_caches() -> None:
     for cache in (dispatch._executables, dispatch._fast, dispatch._last_run, jit_primitive._impl_cache,
                   partial_eval._split_cache, scalars._scalar_buffers):
         cache.clear()
+    jit_high.forget()             # hijax jits' programs and last calls
     for state in list(jit_cache.FUN_STATES.values()):
         for cache in state.caches.values():   # compiled, fast path, traces, history, last hit
             for part in cache:

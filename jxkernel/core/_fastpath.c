@@ -24,7 +24,8 @@
      method descriptor (Py_TPFLAGS_METHOD_DESCRIPTOR, vectorcall), so `prim.bind(x)` and
      `f(x)` reach it with no bound-method object, as they reach a Python function.
    - A JitFunction is the base type of transforms/jit.py's Jitted: its call (vectorcall, no
-     keyword dict) tries the jit's last hit, or its static arguments' last hit, and otherwise
+     keyword dict) tries the jit's last hit, its keyword names' last hit (keyword arguments
+     that are arrays, f(x=a)), or its static arguments' last hit, and otherwise
      calls `self._python_call` with the same arguments (see "jitted functions" below).
 
    What it reads of Python objects, all of it given to setup() or to an entry point's
@@ -106,6 +107,14 @@ typedef struct {
     Py_ssize_t first_array; /* the argument whose buffer's sharding is `where` (-1: none) */
     PyObject *consts;       /* tuple of buffers passed before the arguments (closed-over) */
     int alike;              /* eager, two operands of one type: 1 (integers) or 2 (inexact) */
+    Py_ssize_t *order;      /* NULL, or per argument the index in the call's stack it comes
+                               from (a keyword call: its flat order sorts the names) */
+    Py_ssize_t norder;      /* how many (the call's arguments: with a tree, not its leaves) */
+    PyObject *donate;       /* None, or the indices of the arguments the program donates */
+    PyObject *after;        /* donating: after(list of those Arrays), once it ran */
+    PyObject *tree;         /* None, or the structure of the call's arguments (a PyTreeDef):
+                               they are flattened (`flatten`) and their leaves checked */
+    PyObject *flatten;      /* with a tree: the pytree registry's flatten (jaxlib's C++) */
 } Hit;
 
 static int
@@ -156,24 +165,81 @@ setup(PyObject *self, PyObject *args, PyObject *kwds)
     Py_RETURN_NONE;
 }
 
+#define MAX_STATIC_CALL_ARGS 32   /* more arguments: the Python path */
+
+/* A keyword call's `order` (a tuple of n ints, a permutation of 0..n-1) as a C array, or NULL
+   with ValueError. */
+static Py_ssize_t *
+stack_order(PyObject *order, Py_ssize_t n)
+{
+    if (!PyTuple_Check(order) || PyTuple_GET_SIZE(order) != n || n > MAX_STATIC_CALL_ARGS) {
+        PyErr_SetString(PyExc_ValueError, "Hit: `order` is one index per argument (at most 32)");
+        return NULL;
+    }
+    Py_ssize_t *indices = PyMem_Malloc(n * sizeof(Py_ssize_t));
+    if (indices == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    unsigned char seen[MAX_STATIC_CALL_ARGS] = {0};
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t at = PyLong_AsSsize_t(PyTuple_GET_ITEM(order, i));
+        if (at < 0 || at >= n || seen[at]) {
+            PyMem_Free(indices);
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "Hit: `order` is a permutation of 0..n-1");
+            return NULL;
+        }
+        seen[at] = 1;
+        indices[i] = at;
+    }
+    return indices;
+}
+
+/* Whether `donate` is a tuple of indices of Array arguments (of n; where `kinds` says none is
+   a Python scalar there, whose buffer is cached: never donated) and `after` a callable; 0 with
+   ValueError if not. */
+static int
+donates_arrays(PyObject *donate, PyObject *kinds, Py_ssize_t n, PyObject *after)
+{
+    int ok = PyTuple_Check(donate) && PyTuple_GET_SIZE(donate) > 0 && PyCallable_Check(after);
+    for (Py_ssize_t j = 0; ok && j < PyTuple_GET_SIZE(donate); j++) {
+        Py_ssize_t i = PyLong_AsSsize_t(PyTuple_GET_ITEM(donate, j));
+        ok = i >= 0 && i < n && (kinds == Py_None || PyTuple_GET_ITEM(kinds, i) == Py_None);
+    }
+    if (!ok) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_ValueError, "Hit: `donate` is the indices of Array arguments, "
+                        "`after` a callable");
+    }
+    return ok;
+}
+
 static PyObject *
 hit_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"avals", "where", "generation", "execute", "handlers", "out_avals",
                          "finish", "entry", "params", "check_trace", "kinds", "put", "consts",
-                         "alike", NULL};
+                         "alike", "order", "donate", "after", "tree", "flatten", NULL};
     PyObject *avals, *where, *gen, *execute, *handlers, *out_avals, *finish, *entry, *params;
-    PyObject *kinds = Py_None, *put = Py_None, *consts = NULL;
+    PyObject *kinds = Py_None, *put = Py_None, *consts = NULL, *order = Py_None;
+    PyObject *donate = Py_None, *after = Py_None, *tree = Py_None, *flatten = Py_None;
     int check_trace, alike = 0;
     if (array_type == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "_fastpath.setup() was not called");
         return NULL;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOO!O!OOOp|OOO!i", kw, &PyTuple_Type,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOO!O!OOOp|OOO!iOOOOO", kw, &PyTuple_Type,
                                      &avals, &where, &gen, &execute, &PyList_Type, &handlers,
                                      &PyTuple_Type, &out_avals, &finish, &entry, &params,
                                      &check_trace, &kinds, &put, &PyTuple_Type, &consts,
-                                     &alike))
+                                     &alike, &order, &donate, &after, &tree, &flatten))
+        return NULL;
+    if (tree != Py_None && !PyCallable_Check(flatten)) {
+        PyErr_SetString(PyExc_ValueError, "Hit: a tree needs a flatten");
+        return NULL;
+    }
+    if (donate != Py_None && !donates_arrays(donate, kinds, PyTuple_GET_SIZE(avals), after))
         return NULL;
     if (PyList_GET_SIZE(handlers) != PyTuple_GET_SIZE(out_avals) ||
             PyTuple_GET_SIZE(avals) == 0) {
@@ -192,9 +258,26 @@ hit_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
             if (PyTuple_GET_ITEM(kinds, i) == Py_None)
                 first_array = i;
     }
-    Hit *h = (Hit *)type->tp_alloc(type, 0);
-    if (h == NULL)
+    Py_ssize_t n = order != Py_None && PyTuple_Check(order) ? PyTuple_GET_SIZE(order) : 0;
+    Py_ssize_t *indices = NULL;
+    if (order != Py_None && (indices = stack_order(order, n)) == NULL)
         return NULL;
+    if (order != Py_None && tree == Py_None && n != PyTuple_GET_SIZE(avals)) {
+        PyMem_Free(indices);
+        PyErr_SetString(PyExc_ValueError, "Hit: `order` is one index per argument");
+        return NULL;
+    }
+    Hit *h = (Hit *)type->tp_alloc(type, 0);
+    if (h == NULL) {
+        PyMem_Free(indices);
+        return NULL;
+    }
+    h->order = indices;
+    h->norder = n;
+    h->donate = Py_NewRef(donate);
+    h->after = Py_NewRef(after);
+    h->tree = Py_NewRef(tree);
+    h->flatten = Py_NewRef(flatten);
     h->avals = Py_NewRef(avals);
     h->where = Py_NewRef(where);
     h->generation = Py_NewRef(gen);
@@ -223,6 +306,7 @@ hit_traverse(Hit *h, visitproc visit, void *arg)
     Py_VISIT(h->avals); Py_VISIT(h->where); Py_VISIT(h->generation); Py_VISIT(h->execute);
     Py_VISIT(h->handlers); Py_VISIT(h->out_avals); Py_VISIT(h->finish); Py_VISIT(h->entry);
     Py_VISIT(h->params); Py_VISIT(h->kinds); Py_VISIT(h->put); Py_VISIT(h->consts);
+    Py_VISIT(h->donate); Py_VISIT(h->after); Py_VISIT(h->tree); Py_VISIT(h->flatten);
     return 0;
 }
 
@@ -232,6 +316,7 @@ hit_clear(Hit *h)
     Py_CLEAR(h->avals); Py_CLEAR(h->where); Py_CLEAR(h->generation); Py_CLEAR(h->execute);
     Py_CLEAR(h->handlers); Py_CLEAR(h->out_avals); Py_CLEAR(h->finish); Py_CLEAR(h->entry);
     Py_CLEAR(h->params); Py_CLEAR(h->kinds); Py_CLEAR(h->put); Py_CLEAR(h->consts);
+    Py_CLEAR(h->donate); Py_CLEAR(h->after); Py_CLEAR(h->tree); Py_CLEAR(h->flatten);
     return 0;
 }
 
@@ -240,6 +325,7 @@ hit_dealloc(Hit *h)
 {
     PyObject_GC_UnTrack(h);
     hit_clear(h);
+    PyMem_Free(h->order);
     Py_TYPE(h)->tp_free((PyObject *)h);
 }
 
@@ -282,10 +368,40 @@ matches(Hit *h, PyObject *const *args, Py_ssize_t n)
     return 1;                                 /* (scalars alone: the default device's) */
 }
 
+/* A donating program's Arrays, before it runs: each one's cached NumPy view dropped (as
+   Executable.call_arrays does: a view would make XLA skip the donation). */
+static void
+drop_views(Hit *h, PyObject *const *args)
+{
+    for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(h->donate); j++) {
+        PyObject *a = args[PyLong_AsSsize_t(PyTuple_GET_ITEM(h->donate, j))];  /* (checked) */
+        Py_XSETREF(SLOT(a, off_npy), Py_NewRef(Py_None));
+    }
+}
+
+/* ... and after it ran: after([the donated Arrays]) deletes and marks them (Python's). */
+static int
+donated(Hit *h, PyObject *const *args)
+{
+    Py_ssize_t k = PyTuple_GET_SIZE(h->donate);
+    PyObject *arrays = PyList_New(k);
+    if (arrays == NULL)
+        return -1;
+    for (Py_ssize_t j = 0; j < k; j++)
+        PyList_SET_ITEM(arrays, j,
+                        Py_NewRef(args[PyLong_AsSsize_t(PyTuple_GET_ITEM(h->donate, j))]));
+    PyObject *done = PyObject_CallOneArg(h->after, arrays);
+    Py_DECREF(arrays);
+    Py_XDECREF(done);
+    return done == NULL ? -1 : 0;
+}
+
 static PyObject *
 run(Hit *h, PyObject *const *args, Py_ssize_t n)
 {
     Py_ssize_t c = PyTuple_GET_SIZE(h->consts);
+    if (h->donate != Py_None)                 /* (matched: those are Arrays) */
+        drop_views(h, args);
     PyObject *bufs = PyList_New(c + n);
     if (bufs == NULL)
         return NULL;
@@ -308,6 +424,10 @@ run(Hit *h, PyObject *const *args, Py_ssize_t n)
     Py_DECREF(bufs);
     if (results == NULL)
         return NULL;
+    if (h->donate != Py_None && donated(h, args) < 0) {
+        Py_DECREF(results);
+        return NULL;
+    }
     PyObject *outs = PyObject_CallMethodOneArg(results, s_consume, h->handlers);
     Py_DECREF(results);
     if (outs == NULL)
@@ -389,6 +509,38 @@ hit_run(Hit *h, PyObject *const *args, Py_ssize_t n, PyObject *params)
     return result;
 }
 
+/* The hit on a jit call's n arguments: hit_run on them, or, for a Hit with a tree (containers
+   among them: a dict of arrays, a model's parameters), on their leaves, where flatten(args)
+   gives the tree it holds (compared by identity, else by PyTreeDef's own ==, in C++). */
+static PyObject *
+hit_run_args(Hit *h, PyObject *const *args, Py_ssize_t n)
+{
+    if (h->tree == Py_None)
+        return hit_run(h, args, n, NULL);
+    PyObject *tuple = PyTuple_New(n);
+    if (tuple == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++)
+        PyTuple_SET_ITEM(tuple, i, Py_NewRef(args[i]));
+    PyObject *flat = PyObject_CallOneArg(h->flatten, tuple), *out = NULL;
+    Py_DECREF(tuple);
+    if (flat == NULL)
+        return NULL;
+    if (!PyTuple_Check(flat) || PyTuple_GET_SIZE(flat) != 2 ||
+            !PyList_Check(PyTuple_GET_ITEM(flat, 0))) {
+        Py_DECREF(flat);
+        return Py_NewRef(miss);
+    }
+    PyObject *leaves = PyTuple_GET_ITEM(flat, 0), *tree = PyTuple_GET_ITEM(flat, 1);
+    int same = tree == h->tree ? 1 : PyObject_RichCompareBool(tree, h->tree, Py_EQ);
+    if (same > 0)               /* (the list is flat's: nothing here changes it) */
+        out = hit_run(h, PySequence_Fast_ITEMS(leaves), PyList_GET_SIZE(leaves), NULL);
+    else if (same == 0)
+        out = Py_NewRef(miss);
+    Py_DECREF(flat);
+    return out;
+}
+
 /* hit(args) for jit, hit(args, params) for an eager primitive. */
 static PyObject *
 hit_call(Hit *h, PyObject *call_args, PyObject *kwds)
@@ -398,7 +550,8 @@ hit_call(Hit *h, PyObject *call_args, PyObject *kwds)
         return NULL;
     if (!PyTuple_Check(args))
         return Py_NewRef(miss);
-    return hit_run(h, PySequence_Fast_ITEMS(args), PyTuple_GET_SIZE(args), params);
+    return params == NULL ? hit_run_args(h, PySequence_Fast_ITEMS(args), PyTuple_GET_SIZE(args))
+        : hit_run(h, PySequence_Fast_ITEMS(args), PyTuple_GET_SIZE(args), params);
 }
 
 static PyMemberDef hit_members[] = {
@@ -451,7 +604,8 @@ try_native(PyObject *holder, PyObject *const *args, Py_ssize_t n, PyObject *para
 {
     PyObject *out = NULL, *native = PyObject_GetAttr(holder, s_native);
     if (native != NULL && Py_IS_TYPE(native, &HitType) && ((Hit *)native)->alike >= min_alike)
-        out = hit_run((Hit *)native, args, n, params);
+        out = params == NULL ? hit_run_args((Hit *)native, args, n) :
+            hit_run((Hit *)native, args, n, params);
     Py_XDECREF(native);
     if (out == miss) {
         Py_DECREF(out);
@@ -509,8 +663,6 @@ typedef struct {
 
 static PyObject *s_last_hit, *s_python_call;
 
-#define MAX_STATIC_CALL_ARGS 32   /* more positional arguments: the Python path */
-
 /* A call with static arguments: its LastHit is last[k], k the call's static key as
    jit_args.static_key makes it: (keyword names, the positional arguments at the sorted
    positions `at` that the call passes, then the keyword arguments (all static where such a
@@ -564,6 +716,38 @@ static_hit(PyObject *at, PyObject *last, PyObject *const *args, Py_ssize_t n,
         Py_DECREF(hit);
     }
     Py_DECREF(key);
+    return out;
+}
+
+/* A call with keyword arguments, all dynamic (JAX's C++ path keys their names and takes their
+   values as arguments): its LastHit is last[kwnames], made by jit.py's _call for a call that
+   passes no static argument (jit_cache.keyword_hit). Its Hit takes the arguments in their
+   flat order, the positional ones and then the keywords' values sorted by name (as a dict
+   flattens), which its `order` picks from the call's stack. So f(x=a, y=b) and f(y=b, x=a)
+   run one program (one cache entry, as in JAX), each order with its own LastHit. NULL, an
+   exception set or not, where it does not hit (the caller clears it). */
+static PyObject *
+keyword_hit(PyObject *last, PyObject *const *args, Py_ssize_t total, PyObject *kwnames)
+{
+    PyObject *holder = PyDict_GetItemWithError(last, kwnames);       /* borrowed */
+    if (holder == NULL)
+        return NULL;
+    Py_INCREF(holder);
+    PyObject *native = PyObject_GetAttr(holder, s_native), *out = NULL;
+    Py_DECREF(holder);
+    if (native != NULL && Py_IS_TYPE(native, &HitType) && ((Hit *)native)->order != NULL &&
+            ((Hit *)native)->norder == total) {
+        Hit *h = (Hit *)native;               /* (its order: at most 32 indices, each < total) */
+        PyObject *flat[MAX_STATIC_CALL_ARGS];
+        for (Py_ssize_t i = 0; i < total; i++)
+            flat[i] = args[h->order[i]];      /* (borrowed: the caller holds its arguments) */
+        out = hit_run_args(h, flat, total);   /* (containers among them: flattened there) */
+    }
+    Py_XDECREF(native);
+    if (out == miss) {
+        Py_DECREF(out);
+        out = NULL;
+    }
     return out;
 }
 
@@ -622,8 +806,9 @@ jitfn_fallback(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *k
     return out;
 }
 
-/* A jitted function's call: the last hit (`_last[LAST_HIT]`) for a call that passes no
-   static argument, else the last hit of the call's static arguments (static_hit). */
+/* A jitted function's call: the last hit of its keyword names for a call with dynamic keyword
+   arguments (keyword_hit), the last hit (`_last[LAST_HIT]`) for a call that passes no static
+   argument, else the last hit of the call's static arguments (static_hit). */
 static PyObject *
 jitfn_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
@@ -636,9 +821,11 @@ jitfn_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject 
             f->static_at != NULL && PyTuple_CheckExact(f->static_at)) {
         /* both taken: a hit counts on its entry, and could reach Python code that sets them */
         PyObject *last = Py_NewRef(f->last), *at = Py_NewRef(f->static_at), *out = NULL;
-        if (passes_static(at, nargs, nkw)) {
+        if (nkw > 0 && (out = keyword_hit(last, args, nargs + nkw, kwnames)) == NULL)
+            PyErr_Clear();                    /* (then as static keywords, else Python) */
+        if (out == NULL && passes_static(at, nargs, nkw)) {
             out = static_hit(at, last, args, nargs, kwnames);
-        } else if (!PyErr_Occurred()) {
+        } else if (out == NULL && !PyErr_Occurred()) {
             PyObject *hit = PyDict_GetItemWithError(last, s_last_hit);   /* borrowed */
             if (hit != NULL) {
                 Py_INCREF(hit);

@@ -37,7 +37,7 @@ from ..xla.scalars import scalar_kinds, scalar_signature
 from ..xla.transfers import device_put
 from .api_util import flatten_fun, float0_outside, fun_name, merge_static
 from .jit_args import SCALAR_TYPES, Arguments, check_pinned, jit_shardings, leaf_aval, static_key
-from .jit_cache import (LAST_HIT, NOWHERE, Entry, compiled_trace, each_a_leaf, fun_state,
+from .jit_cache import (LAST_HIT, NOWHERE, Entry, compiled_trace, fun_state, c_last_hit,
                         last_hit_for, sibling_trace)
 from .jit_primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, traced_under, untold
 from . import jit_high, jit_refs
@@ -123,8 +123,7 @@ class Jitted(native.JitFunction if native else object):
         # this; without it, __get__ makes inspect take a Jitted for a builtin method)
         return inspect.signature(self._fun)
 
-    def __repr__(self):
-        # JAX's words (its C++ PjitFunction); libraries read them (Chex's is_traceable)
+    def __repr__(self):   # JAX's words (its C++ PjitFunction); libraries read them (Chex)
         return f"<PjitFunction of {self._fun!r}>"
 
     @property
@@ -164,9 +163,8 @@ class Jitted(native.JitFunction if native else object):
         # the very types (and placement) it last saw, under an unchanged config, compared without
         # building a key. (2) The fast path's dict: eager, every dynamic argument an Array on its
         # own device, keyword arguments all static. (3) The general path, for anything else or a
-        # miss, which fills `_fast` for next time.
-        # (Where the compiled fast path is on (core/native.py), __call__ has tried (1) in C, and
-        # for a call with static arguments their own last hit, `_last[static_key(...)]`.)
+        # miss, which fills `_fast` for next time. (Where core/native.py's compiled path is on,
+        # __call__ has tried (1) in C, and the last hit of the call's statics or keyword names.)
         last = self._last.get(LAST_HIT)
         if last is not None and not kwargs:
             try:
@@ -206,8 +204,8 @@ class Jitted(native.JitFunction if native else object):
             if entry is not None:
                 entry.hits += 1
                 # (the keyword arguments of a call found here are all static: see _call)
-                hit = last_hit_for(entry, avals, where, bufs and scalar_kinds(leaves), lambda: dyn
-                                   and each_a_leaf(treedef, len(dyn)))
+                hit = last_hit_for(entry, avals, where, bufs and scalar_kinds(leaves), treedef,
+                                   len(dyn))
                 if hit is not False:             # a call with statics: its own, by their key
                     self._last[static or LAST_HIT] = hit
                 try:
@@ -266,13 +264,15 @@ class Jitted(native.JitFunction if native else object):
         entry = entry.committed(committed)
         # the fast paths take calls whose Arrays all share this placement (xla/placement.py)
         where = placement_of(device, committed)
-        if not (entry.refs or dyn_kwargs or move or entry.donated) and \
+        if not (entry.refs or move or config._checked_calls) and \
                 all(type(leaf) in ARRAY_TYPES and leaf._buf._sharding is where or
                     type(leaf) in SCALAR_TYPES for leaf in leaves) and \
                 (leaves or device == _client.default_device()):
-            # eligible for the fast path: remember it under the fast path's key
-            self._fast[(_flatten(dyn_args)[1], avals, scalar_signature(leaves)[1],
-                        config._trace_state, static_key(args, kwargs, self._static_at))] = entry
+            if dyn_kwargs or entry.donated:     # f(x=a), or donating: a last hit for C alone
+                c_last_hit(self._last, entry, statics, avals, where, args, kwargs)
+            else:                               # remember it under the fast path's key
+                self._fast[(_flatten(dyn_args)[1], avals, scalar_signature(leaves)[1],
+                            config._trace_state, static_key(args, kwargs, self._static_at))] = entry
         consts = jit_refs.call_consts(entry, leaves)    # a Ref's own buffer in its place
         outs = entry.exe.call_arrays([x if is_plain(x) and x.device == device else
                                       device_put(x, device) for x in (*consts, *arrays)])
@@ -388,12 +388,12 @@ class Jitted(native.JitFunction if native else object):
     def clear_cache(self) -> None:
         for cache in (self._cache, self._fast, self._last, self._traces, self._history):
             cache.clear()
+        jit_high.forget(self)           # its hijax programs and last call, as JAX's clear_cache
 
     def _cache_size(self) -> int:   # JAX's name, read by libraries' cache tests
         return len(self._cache)
 
 
-# JAX's jitted functions are jaxlib's PjitFunction; libraries tell a jitted function by its
-# type's name (Chex's is_traceable reads str(type(f))), so the class answers to it
+# jaxlib's name for JAX's jitted functions, by which libraries tell one (Chex's is_traceable)
 Jitted.__name__ = Jitted.__qualname__ = "PjitFunction"
 PjitFunction = Jitted

@@ -18,7 +18,9 @@ from ..core.config import config
 from ..core.lru import CONSTANTS, LRU, SIGNATURES, Bounded
 from ..core.source_info import function_source_info
 from ..core.staging import convert_constvars_to_invars
+from ..tree_util import default_registry
 from ..xla import fastpath
+from ..xla.scalars import scalar_kinds
 
 class FunState:
     """What every jit of one function shares: its signature and source line, read once, and
@@ -88,17 +90,22 @@ class LastHit:
     the hit is not reused), and the entry it ran."""
     __slots__ = ("avals", "where", "generation", "entry", "unflatten", "native", "kinds")
 
-    def __init__(self, avals, where, entry, kinds=None):
-        self.avals, self.where, self.entry = list(avals), where, entry
+    def __init__(self, avals, where, entry, kinds=None, order=None, tree=None):
+        # (None for a donating program, or arguments that are containers (`tree`, their
+        # structure): jit's Python check, of positional Arrays, never matches; its C Hit alone
+        # runs it, marking what it donates, flattening the containers)
+        self.avals = None if getattr(entry, "donated", False) or tree is not None else \
+            list(avals)            # (jit_sharded's stand-in for an Entry: never donating)
+        self.where, self.entry = where, entry
         self.kinds = kinds         # None: Arrays alone; else array.scalar_kinds of the leaves
         self.generation = config._generation
-        tree = entry.out_tree          # one array out (most functions): no unflatten call
-        self.unflatten = _first if tree.num_nodes == 1 and tree.num_leaves == 1 else \
-            tree.unflatten
+        out = entry.out_tree           # one array out (most functions): no unflatten call
+        self.unflatten = _first if out.num_nodes == 1 and out.num_leaves == 1 else out.unflatten
         # the same check and call compiled (xla/fastpath.py), or None: the Python path
         self.native = fastpath.jit_hit(avals, where, self.generation, entry.exe,
                                        self.unflatten, entry, kinds,
-                                       entry.const_bufs) if avals else None
+                                       entry.const_bufs, order, tree,
+                                       default_registry.flatten) if avals else None
 
 
 _first = operator.itemgetter(0)
@@ -207,18 +214,47 @@ class TwinEntry(Entry):
         self.entry = entry            # (also what _forget looks for: it leaves with entry)
 
 
-def last_hit_for(entry, avals, where, kinds, flat):
+def last_hit_for(entry, avals, where, kinds, treedef, n):
     """`entry`'s LastHit for a call of these avals, placement and kinds (None: Arrays alone;
     calls with Python scalars keep theirs in `entry.scalar_hit`), made anew if they or the
-    config changed; False if its calls are not `flat()` (positional, each a leaf). `entry` is
-    an Entry, or jit_sharded's stand-in for one (Arrays alone)."""
+    config changed; False for a call with no dynamic argument. The n dynamic arguments
+    flatten to `treedef`: a tree other than one leaf each (a dict of arrays) is the Hit's to
+    check. `entry` is an Entry, or jit_sharded's stand-in for one (Arrays alone)."""
     hit = entry.last_hit if kinds is None else entry.scalar_hit
     if hit is False or hit is not None and hit.where is where and hit.kinds == kinds \
             and hit.generation is config._generation:
         return hit
-    hit = LastHit(avals, where, entry, kinds) if flat() else False
+    hit = n and LastHit(avals, where, entry, kinds,
+                        tree=None if each_a_leaf(treedef, n) else treedef) or False
     if kinds is None:
         entry.last_hit = hit
     else:
         entry.scalar_hit = hit
     return hit
+
+
+def c_last_hit(last, entry, statics, avals, where, args, kwargs) -> None:
+    """A LastHit for core/_fastpath.c alone, where jit's Python fast path takes none: for a
+    call passing no static argument (`statics` empty) that gives arrays by keyword
+    (f(x, y=b)) or runs a donating program. Put in the jit's `_last` under the keyword names
+    in call order (the call site's own names tuple, what the C looks up), else under LAST_HIT.
+    A keyword call's Hit takes the flat order, the keywords' values sorted by name (as a dict
+    flattens, so f(x=a, y=b) and f(y=b, x=a) share the entry, as in JAX), which `order` picks
+    from the call's stack (args, then the keywords' values); containers among them are
+    flattened in that order, which gives the leaves in the order jit's own flatten does.
+
+        >>> sorted(range(2), key=["y", "x"].__getitem__)   # f(y=b, x=a): stack (b, a)
+        [1, 0]
+    """
+    p, names = len(args), tuple(kwargs)
+    n = p + len(names)
+    if statics or not 0 < n <= 32 or not fastpath.native:
+        return
+    order = (*range(p), *sorted(range(p, n), key=lambda i: names[i - p])) if names else None
+    stack = (*args, *kwargs.values())
+    leaves, tree = default_registry.flatten(tuple(stack[i] for i in order) if order else stack)
+    kinds = scalar_kinds(leaves)
+    hit = LastHit(avals, where, entry, kinds if any(kinds) else None, order,
+                  None if each_a_leaf(tree, n) else tree)
+    if hit.native is not None:
+        last[names or LAST_HIT] = hit

@@ -177,6 +177,19 @@ class _LastCall:
 _last_call: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+def forget(jitted=None) -> None:
+    """Drop `jitted`'s programs and last call (every jit's, given None), as JAX's
+    `clear_cache` drops its executables: its next call traces and compiles again.
+
+        >>> forget()
+    """
+    for programs in (_programs, _last_call):
+        if jitted is None:
+            programs.clear()
+        else:
+            programs.pop(jitted, None)
+
+
 def has_high_tracer(leaves) -> bool:
     return type(_ctx.trace) is JaxprTrace and \
         any(isinstance(leaf, Tracer) and is_high_aval(leaf.aval) for leaf in leaves)

@@ -44,6 +44,7 @@ class Executable:
     # `user_jit`: the program of a user's jit (set by jit), whose calls after the first give a
     # donated Array JAX's ValueError; `ran`: a call went through (xla/deleted.py)
     user_jit = ran = False
+    _whys = None           # donated_by_hit's reasons, one per donated argument
 
     def __init__(self, loaded, out_avals, device, name="", donated=(), *, in_avals=None,
                  arg_names=None, committed=True):
@@ -73,6 +74,10 @@ class Executable:
         # plain: _execute + handlers + Array wrapping is the whole call (the compiled fast
         # path, xla/fastpath.py, runs only such executables)
         self.plain = self._simple and type(self) is Executable and not keyed
+        # one that donates some of its arguments, which the compiled fast path runs too,
+        # calling `donated_by_hit` after
+        self.plain_donating = n == 1 and bool(self.donated) and type(self) is Executable and \
+            not keyed
         if self.plain:
             # The hot path of jit and eager dispatch: a closure over what it reads, in place
             # of the method (subclasses change handlers and wrapping, so they keep it).
@@ -122,6 +127,19 @@ class Executable:
         for i in self.donated:          # deleted now: its error says where it went
             mark(arrays[i], donated(self._what(), self._short_name(i)))
         return outs
+
+    def donated_by_hit(self, arrays) -> None:
+        """What is left to do after a compiled hit (core/_fastpath.c) ran this program on
+        `arrays`, the Arrays at `self.donated` (their NumPy views dropped before), as
+        call_arrays and _finish do: each deleted (XLA skips a donation that a NumPy view the
+        user holds blocks) and marked with where it went."""
+        self.ran = True
+        if self._whys is None:             # (each argument's reason, written once)
+            self._whys = [donated(self._what(), self._short_name(i)) for i in self.donated]
+        for array, why in zip(arrays, self._whys):
+            if not array._buf.is_deleted():
+                array._buf.delete()
+            mark(array, why)
 
     def __call__(self, *args) -> list:
         """Run on any arguments (Arrays, NumPy data, Python scalars), moving them as needed."""

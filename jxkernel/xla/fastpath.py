@@ -33,16 +33,37 @@ def connect(last_runs: dict) -> None:
                      array_type=Array, last_runs=last_runs, impl_rules=impl_rules)
 
 
-def jit_hit(avals, where, generation, exe, finish, entry, kinds=None, consts=()):
-    """A `Hit` for a jit cache entry whose executable is plain (one device, no donation,
-    no host callbacks), or None. `kinds`: per argument None (an Array) or the Python scalar
-    type taken there (scalars.scalar_kinds), for calls such as f(x, 2.0); `consts`: the
-    buffers of its closed-over constants, passed before the arguments."""
-    if native is None or not getattr(exe, "plain", False):
+def jit_hit(avals, where, generation, exe, finish, entry, kinds=None, consts=(), order=None,
+            tree=None, flatten=None):
+    """A `Hit` for a jit cache entry whose executable is plain (one device, no host callbacks;
+    one that donates arguments calls its `donated_by_hit` after each run), or None. `kinds`:
+    per argument None (an Array) or the Python scalar type taken there (scalars.scalar_kinds),
+    for calls such as f(x, 2.0); `consts`: the buffers of its closed-over constants, passed
+    before the arguments; `order`: for a call
+    with keyword arguments, per argument its index in the call's stack (jit_cache.c_last_hit);
+    `tree`: for arguments that are containers, their structure (a PyTreeDef), which the Hit
+    flattens them with `flatten` to check."""
+    donating = getattr(exe, "plain_donating", False)
+    if native is None or not (getattr(exe, "plain", False) or donating):
         return None
+    donate = tuple(i - len(consts) for i in exe.donated) if donating else None
+    if donate and (min(donate) < 0 or kinds and any(kinds[i] is not None for i in donate)):
+        return None        # (a constant, or a Python scalar, whose buffer is cached: Python's)
     return native.Hit(tuple(avals), where, generation, exe._execute, exe.handlers,
-                      tuple(exe.out_avals), finish, entry, None, True, kinds,
-                      scalar_buffer if kinds is not None else None, tuple(consts))
+                      _as_inputs(exe.out_avals, avals), finish, entry, None, True, kinds,
+                      scalar_buffer if kinds is not None else None, tuple(consts), order=order,
+                      donate=donate, after=exe.donated_by_hit if donating else None,
+                      tree=tree, flatten=flatten)
+
+
+def _as_inputs(out_avals, avals) -> tuple:
+    """The output avals, each one equal to an input's that input's object: a result passed
+    back in (x = f(x), a training step's state) then matches by identity in C, not through
+    ShapedArray.__eq__ (a Python call per argument, about 0.5 µs)."""
+    inputs = {}
+    for a in avals:                  # (by hash: a tree's hundred leaves stay cheap)
+        inputs.setdefault(a, a)
+    return tuple(inputs.get(out, out) for out in out_avals)
 
 
 def eager_hit(avals, where, generation, exe, params, single):

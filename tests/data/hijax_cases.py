@@ -336,7 +336,26 @@ def captured_by_loops_conds_and_jits(jax, Box) -> dict:
         seen += [(step(jnp.ones(2, jnp.int32)).tolist(), str(box.get().dtype)) for _ in range(2)]
         return seen
 
+    # a jit closing over a Box, its caches cleared (f.clear_cache(), then jax.clear_caches()):
+    # the traces each clearing costs (a cleared program traced again, as a plain jit's; the
+    # first call's own count left out: jxkernel traces it twice, finding the box the first time)
+    def box_jit_cleared():
+        box, traces = Box(jnp.ones(3)), []
+
+        def read(x):
+            traces.append(1)
+            return x * 2 + box.get()
+        reads, x = jax.jit(read), jnp.arange(3.0)
+        seen = [reads(x).tolist(), reads(x).tolist()]
+        first = len(traces)
+        reads.clear_cache()
+        seen += [reads(x).tolist(), reads(x).tolist(), len(traces) - first]
+        jax.clear_caches()
+        box.set(jnp.full(3, 5.0))
+        return seen + [reads(x).tolist(), len(traces) - first]
+
     out["jit_captured_box_set_between_calls"] = _outcome(box_set_between_calls)
+    out["jit_captured_box_cleared"] = _outcome(box_jit_cleared)
     out["jit_captured_box_written_each_call"] = _outcome(box_written_each_call)
     return out
 

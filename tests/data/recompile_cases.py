@@ -352,6 +352,13 @@ SCENARIOS = {
         "    return x * n + m\n"
         "f = jax.jit(scale, static_argnames=('n', 'm'))\n"
         "f(jnp.ones(3), n=2, m=0); f(jnp.ones(3), m=0, n=2); f(jnp.ones(3), m=0, n=3)\n"),
+    "array_keywords_in_another_order": (
+        "arrays passed by keyword, then in the other order: one program; then x by position",
+        "def sub(x, y):\n"
+        "    return x - y\n"
+        "f = jax.jit(sub)\n"
+        "a, b = jnp.ones(3), jnp.arange(3.0)\n"
+        "f(x=a, y=b); f(y=b, x=a); f(x=a, y=b); f(a, y=b)\n"),
     "traced_bool_flag_in_if": (
         "a bool flag passed traced and read by a Python if: an error",
         "def g(x, training):\n"

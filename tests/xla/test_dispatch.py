@@ -91,7 +91,7 @@ def test_compiled_hits_run_no_python_frame_of_ours(path):
     else:                                        # (a Hit-less call falls back to Python)
         assert "_python_call" in jit_frames and "apply_primitive" in bind_frames
     assert np.asarray(f(x)).tolist() == [2.0, 3.0]
-    assert np.asarray(f(x=x)).tolist() == [2.0, 3.0]            # keywords: the Python path
+    assert np.asarray(f(x=x)).tolist() == [2.0, 3.0]            # (keywords: their own hit)
     assert x.block_until_ready() is x
 
 
@@ -200,6 +200,126 @@ def test_keyword_static_calls_hit_the_cache_and_miss_on_a_new_value(path):
     assert np.asarray(h(x=x, n=3)).tolist() == [4.0, 7.0] and h._cache_size() == 6  # x by name
     assert np.asarray(h(x, 3)).tolist() == [4.0, 7.0] and h._cache_size() == 7  # n by position
     assert np.asarray(h(x, n=3)).tolist() == [4.0, 7.0] and h._cache_size() == 7
+
+
+def test_keyword_array_calls_hit_in_c_under_their_names(path):
+    # f(x=a) on a jit with no static argument (Flax, Equinox and optax pass arrays by
+    # keyword): the call's keyword names key a last hit whose values are dynamic, as JAX's
+    # C++ path keys them. The names in either order run one program (recompile_cases'
+    # array_keywords_in_another_order: JAX 0.10.2 lowers f(x=a, y=b), f(y=b, x=a) once, and
+    # f(a, y=b) again); each order hits with its own stack order.
+    f = jax.jit(lambda x, y: (x - y, {"y": y}))
+    g = jax.jit(lambda x, y=None, *, s=1.0: x * s if y is None else x * s + y)
+    x, y, i = arr([1.0, 2.0]), arr([10.0, 30.0]), arr([1, 2], np.int32)
+    calls = {"f(x=x, y=y)": (lambda: f(x=x, y=y)[0], [-9.0, -28.0], np.float32),
+             "f(y=y, x=x)": (lambda: f(y=y, x=x)[0], [-9.0, -28.0], np.float32),
+             "f(y=x, x=y)": (lambda: f(y=x, x=y)[0], [9.0, 28.0], np.float32),
+             "f(x, y=y)": (lambda: f(x, y=y)[0], [-9.0, -28.0], np.float32),
+             "f(x=i, y=i)": (lambda: f(x=i, y=i)[1]["y"], [1, 2], np.int32),
+             "g(x=x)": (lambda: g(x=x), [1.0, 2.0], np.float32),
+             "g(x, s=2.0)": (lambda: g(x, s=2.0), [2.0, 4.0], np.float32),
+             "g(x=x, s=3)": (lambda: g(x=x, s=3), [3.0, 6.0], np.float32),
+             "g(s=2.0, y=y, x=x)": (lambda: g(s=2.0, y=y, x=x), [12.0, 34.0], np.float32)}
+    for _ in range(3):                                   # in turn: each its own last hit
+        for name, (call, want, dtype) in calls.items():
+            out = call()
+            assert np.asarray(out).tolist() == want and out.dtype == dtype, name
+    assert f._cache_size() == 3 and g._cache_size() == 4    # (the orders: one program)
+    assert f.cache_hits() == 3 * 5 - 3 and g.cache_hits() == 3 * 4 - 4
+    for name, (call, _, _) in calls.items():      # (one last hit per names: f(x=i, y=i)
+        call()                                     # took f(x=x, y=y)'s, as a new shape would)
+        frames = [f for f in _python_frames(call) if f not in ("scalar_buffer", "_scalar")]
+        assert (frames == []) == (path == "compiled"), (name, frames)  # (a scalar: its buffer)
+    assert np.asarray(f(x=arr([1.0]), y=arr([2.0]))[0]).tolist() == [-1.0]   # a new shape
+    assert f(x=x, y=i)[0].dtype == np.float32 and f._cache_size() == 5       # a new dtype
+    with pytest.raises(TypeError, match="got an unexpected keyword argument 'z'"):
+        f(x=x, z=y)                                      # the Python path's error
+
+
+def test_keyword_array_hits_follow_config_changes_and_nan_checks(path):
+    f = jax.jit(lambda x, y: x / y)
+    x, zero = arr([0.0, 1.0]), arr([0.0, 1.0])
+    for _ in range(3):
+        assert np.isnan(np.asarray(f(x=x, y=zero))[0])
+    with jax.config.override("jax_debug_nans", True):    # checked: never the last hit
+        with pytest.raises(FloatingPointError):
+            f(x=x, y=zero)
+    with jax.config.override("jax_enable_x64", True):
+        assert f(x=x, y=zero).dtype == np.float32 and f(x=x, y=2.0).dtype == np.float32
+    assert f(x=x, y=zero).dtype == np.float32
+    d = jax.jit(lambda x, y: x * y, donate_argnames="x")   # donated: the Python path's
+    for _ in range(3):
+        v = arr([1.0, 2.0])
+        assert np.asarray(d(x=v, y=x)).tolist() == [0.0, 2.0] and v.is_deleted()
+
+
+def test_a_donating_jit_hits_in_c_and_deletes_what_it_donates(path):
+    # as JAX's C++ path: a donating jit's hit runs in C, then Python marks each donated Array
+    # (Executable.donated_by_hit: deleted, and why); an Array donated before is JAX's
+    # ValueError (deleted_arrays_reference's donate/same_jit_again), hot or not
+    f = jax.jit(lambda x, y: x * 2 + y, donate_argnums=0)
+    x, y = arr([0.0, 1.0]), arr([1.0, 1.0])
+    for _ in range(4):
+        old, x = x, f(x, y)
+        assert old.is_deleted() and not y.is_deleted()
+    assert np.asarray(x).tolist() == [15.0, 31.0] and f.cache_hits() == 3
+    frames = _python_frames(lambda: f(x, y))
+    assert ("_python_call" in frames) == (path == "python")
+    assert ("donated_by_hit" in frames) == (path == "compiled")
+    with pytest.raises(RuntimeError, match=r"^Array has been deleted with shape=float32\[2\]\. "
+                       r"It was donated to jit\(<lambda>\) as its argument 'x'"):
+        np.asarray(x)
+    with pytest.raises(ValueError, match=r"^INVALID_ARGUMENT: Invalid buffer passed to Execute\(\)"
+                       r" as argument 0 to replica 0: INVALID_ARGUMENT: Buffer has been deleted "
+                       r"or donated\. It was donated to jit\(<lambda>\) as its argument 'x'"):
+        f(x, y)
+    held = arr([5.0, 6.0])
+    view = np.asarray(held)                # a NumPy view of ours: dropped, the Array deleted
+    assert np.asarray(f(held, y)).tolist() == [11.0, 13.0] and held.is_deleted()
+    assert view.tolist() == [5.0, 6.0]
+    assert f(arr([1, 2], np.int32), 2).dtype == np.int32 and f._cache_size() == 2
+    step = jax.jit(lambda s, b: jax.tree_util.tree_map(lambda a: a + b, s), donate_argnums=0)
+    state = {"w": arr([0.0, 1.0]), "b": [arr([5, 6], np.int32)]}     # a training state
+    for _ in range(4):
+        old, state = state, step(state, 1)
+        assert old["w"].is_deleted() and old["b"][0].is_deleted()
+    assert np.asarray(state["w"]).tolist() == [4.0, 5.0] and state["b"][0].dtype == np.int32
+    assert step.cache_hits() == 3
+
+
+def test_containers_of_arrays_hit_in_c_with_their_structure(path):
+    # a dict of arrays, a model's parameter tree, a tuple, None among the arguments: the Hit
+    # flattens the arguments (the registry's flatten, jaxlib's C++) and compares the structure,
+    # as JAX's C++ path does; another structure, key, leaf type or placement is a miss
+    f = jax.jit(lambda d, s=None: jax.tree_util.tree_map(lambda v: v * 2, d) if s is None else s)
+    g = jax.jit(lambda p, x: (p["w"] @ x + p["b"][0], p["b"][1] * 2))
+    x, i = arr([1.0, 2.0]), arr([1, 2], np.int32)
+    d, p = {"a": x, "b": i}, {"w": arr(np.eye(2)), "b": (arr([1.0, 1.0]), 3.0)}
+    calls = {"f(d)": (lambda: f(d)["a"], [2.0, 4.0], np.float32),
+             "f(d, None)": (lambda: f(d, None)["b"], [2, 4], np.int32),
+             "g(p, x)": (lambda: g(p, x)[0], [2.0, 3.0], np.float32),
+             "g(p, x)[1]": (lambda: g(p, x)[1], 6.0, np.float32),
+             "g(x=x, p=p)": (lambda: g(x=x, p=p)[0], [2.0, 3.0], np.float32),
+             "g(p, x=x)": (lambda: g(p, x=x)[0], [2.0, 3.0], np.float32)}
+    for _ in range(3):
+        for name, (call, want, dtype) in calls.items():
+            out = call()
+            assert np.asarray(out).tolist() == want and out.dtype == dtype, name
+    for name, (call, _, _) in calls.items():      # (scalar leaves: their buffer's Python)
+        call()
+        frames = [f for f in _python_frames(call) if f not in ("scalar_buffer", "_scalar")]
+        assert ("_python_call" in frames) == (path == "python"), (name, frames)
+        assert path == "python" or frames == [], (name, frames)
+    assert f._cache_size() == 2 and g._cache_size() == 3
+    assert np.asarray(f({"a": x, "c": i})["c"]).tolist() == [2, 4]           # another key
+    assert np.asarray(f({"a": i, "b": i})["a"]).tolist() == [2, 4]           # another type
+    assert np.asarray(f({"a": x, "b": (i,)})["b"][0]).tolist() == [2, 4]      # another tree
+    assert np.asarray(f(d, x)).tolist() == [1.0, 2.0] and f._cache_size() == 6
+    c = jax.device_put(np.ones(2, np.float32), jax.devices()[0])              # committed
+    assert f({"a": c, "b": i})["a"].committed and not f(d)["a"].committed
+    with pytest.raises(TypeError, match=r"as an abstract array\. The problematic value is of "
+                       r"type <class 'str'> and was passed to the function at path d\['b'\]"):
+        f({"a": x, "b": "text"})                                   # (the Python path's error)
 
 
 def test_a_new_static_value_after_hits_compiles_and_is_explained(path):

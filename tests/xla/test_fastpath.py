@@ -135,7 +135,11 @@ f = jax.jit(lambda x, y: (x * y + 1, {"s": jnp.sin(x)}))
 g = jax.jit(lambda x, a: x * a)
 s = jax.jit(lambda x, n, flag=False: x * n if flag else x + n, static_argnums=1,
             static_argnames="flag")
+k = jax.jit(lambda x, y: x - y)
+t = jax.jit(lambda d, s: jax.tree_util.tree_map(lambda v: v * s, d))
+dn = jax.jit(lambda x, y: x * 2 + y, donate_argnums=0)
 x, y, i = jnp.arange(4.0), jnp.ones(4) * 3, jnp.arange(4)
+w = jnp.zeros(4)
 out = []
 for _ in range(3):                      # the first call compiles, later ones hit
     a, d = f(x, y)
@@ -143,6 +147,10 @@ for _ in range(3):                      # the first call compiles, later ones hi
     out += [s(x, 2).tolist(), s(x, 2, flag=True).tolist(), str(s(i, 2.0).dtype),
             s(i, True, flag=1).tolist(), s(i, 1, flag=True).tolist(),
             s(x, n=2, flag=True).tolist(), s(flag=True, n=3, x=i).tolist()]
+    out += [k(x=x, y=y).tolist(), k(y=y, x=i).tolist(), k(x, y=i).tolist(),
+            t({"a": x, "b": [i, None]}, 2.0)["b"][0].tolist(), t(d={"a": y}, s=3)["a"].tolist()]
+    old, w = w, dn(w, y)
+    out += [w.tolist(), old.is_deleted()]
     out += [(x + y).tolist(), (x - y).tolist(), (x * y).tolist(), (x / y).tolist(),
             (i + i).tolist(), str((i / i).dtype), (x + 1.5).tolist(), jnp.cos(x).tolist(),
             lax.integer_pow(x, 3).tolist(), x.block_until_ready() is x, str((x * y).dtype)]
