@@ -33,7 +33,7 @@ from .check import check_jaxpr
 from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, SourceInfo, Var
 from .primitive import const_folding_rules, forwarding_rules, staging_rules
 from .sharding_types import abstract_eval
-from .source_info import eqn_source_info
+from .source_info import eqn_source_info, trace_boundaries
 from .trace import (Trace, Tracer, aval_text, current_trace, key_reuse, new_trace,
                     set_current_trace)
 from .avals import typeof_rules
@@ -396,6 +396,9 @@ def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None,
 # the trace of the Ref-typed tracers whose own trace has finished (JaxprTrace.finish)
 _FINISHED = JaxprTrace(None)
 _FINISHED.finish()
+
+
+trace_boundaries.add(trace_to_jaxpr.__code__)     # where traced_call_site stops looking
 
 
 def _ref_trace(ref, trace):
