@@ -291,9 +291,10 @@ class JaxprTrace(Trace):
         return text + f"This value depends on {which}, which is traced (abstract) here.\n"
 
     def describe_creation(self, tracer) -> str:
+        """The line that made `tracer` ("a.py:9:8 (leak)"), or "" where no equation did."""
         for eqn in self.eqns:
             if tracer._var in eqn.outvars and eqn.source_info:
-                return f"The escaped value was created by '{eqn.primitive}' at {eqn.source_info}.\n"
+                return str(eqn.source_info)
         return ""
 
 
