@@ -134,12 +134,13 @@ def _derive(parent, child, step, traced: bool, call_site=None) -> None:
     lineage = _lineage.get(parent)
     if lineage is None:
         return
-    site = traced_call_site(3) if call_site is None else call_site
-    mine = dataclasses.replace(lineage, call_site=site, steps=lineage.steps + (step,))
+    if call_site is None:       # (a frame walk: only where the log is on)
+        call_site = traced_call_site(3) if config.jax_explain_cache_misses else ""
+    mine = dataclasses.replace(lineage, call_site=call_site, steps=lineage.steps + (step,))
     _lineage[child] = mine
     key = (mine.trace, mine.steps)
     if traced and key not in _derived:
-        log_trace_miss(mine.function, mine.source, site)
+        log_trace_miss(mine.function, mine.source, call_site)
     _derived[key] = True
 
 

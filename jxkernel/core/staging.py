@@ -281,14 +281,20 @@ class JaxprTrace(Trace):
         return [names[i] for i in _input_dependencies(self, tracer._var) if i < len(names)]
 
     def describe_origin(self, tracer) -> str:
-        """Which function was being traced, and which inputs `tracer` depends on."""
-        text = f"The error occurred while tracing {self.describe_self()}.\n"
+        """Which function was being traced, and which inputs `tracer` depends on, in JAX's
+        words (pe.DynamicJaxprTracer._origin_msg): one line."""
+        text = f"The error occurred while tracing {self.describe_self()}."
         args = self.traced_arguments(tracer)
         if not args:
-            return text
-        which = "the argument " + args[0] if len(args) == 1 else \
-            "the arguments " + ", ".join(args)
-        return text + f"This value depends on {which}, which is traced (abstract) here.\n"
+            return text + "\n"
+        if len(args) == 1:
+            which = f"the argument {args[0]}"
+        elif len(args) == 2:
+            which = f"the arguments {args[0]} and {args[1]}"
+        else:
+            which = f"the arguments {', '.join(args[:-1])}, and {args[-1]}"
+        return text + (" This concrete value was not available in Python because it depends "
+                       f"on the value{'s' if len(args) > 1 else ''} of {which}.\n")
 
     def describe_creation(self, tracer) -> str:
         """The line that made `tracer` ("a.py:9:8 (leak)"), or "" where no equation did."""

@@ -97,7 +97,13 @@ def _first_errors(jax):
         "jnp_array_of_tracers": _said(lambda: jax.jit(lambda x, y: jnp.array([x, y]))(1.0, 2.0)),
         "zeros_of_traced_n": _said(lambda: jax.jit(lambda n: jnp.zeros(n))(3)),
         "zeros_of_static_n": _said(lambda: jax.jit(lambda n: jnp.zeros(n), static_argnums=0)(3)),
-        "int_of_tracer": _said_here(lambda: jax.jit(lambda x: int(x))(1.0), 2),
+        "int_of_tracer": _said_here(lambda: jax.jit(lambda x: int(x))(1.0), 3),
+        # the line naming the function traced and the arguments the value depends on
+        "if_on_tracer": _said_here(lambda: jax.jit(lambda x: x if x > 0 else -x)(1.0), 2),
+        "if_on_two_arguments": _said_here(
+            lambda: jax.jit(lambda x, y: x if x + y > 0 else y)(1.0, 2.0), 2),
+        "range_of_traced_n": _said_here(lambda: jax.jit(lambda n: sum(range(n)))(3), 2),
+        "numpy_of_tracer": _said_here(lambda: jax.jit(lambda x: np.sin(x))(1.0), 2),
         # a key used twice: the same numbers, silently; an error with jax_debug_key_reuse
         "key_reused_same_numbers": bool(jax.random.normal(jax.random.key(0)) ==
                                         jax.random.normal(jax.random.key(0))),
