@@ -5,7 +5,7 @@ here); tests/data/recompile_reference.json what JAX logged for each with
 `jax_explain_cache_misses` on (reference/make_recompile_reference.py). For each scenario:
 
 * jxkernel's compile events of the scenario's functions are as many as JAX's tracing-cache
-  misses (the known differences below are strict xfails, with why);
+  misses (a checkpointed function's own traces are logged, not events: CHECKPOINT_TRACES);
 * each event's explanation names the cause JAX names for the same miss: a first call (or a
   new function object of the same code, `fresh_jit`) where JAX says "never seen function";
   the same leaves and kinds (shape, dtype, weak type) where JAX lists "different input
