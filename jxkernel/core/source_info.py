@@ -219,7 +219,8 @@ def traced_call_site(skip: int = 1) -> str:
     the innermost user frame, looking no further out than the trace being recorded (a trace
     jxkernel asks for inside a jit's trace, with no user frame between, is "" there, as JAX's).
 
-        >>> traced_call_site()          # from a cell: "<ipython-input-3>:1 (<module>)"
+        >>> traced_call_site()          # typed in a cell
+        '<ipython-input-3-…>:1 (<module>)'
     """
     frame = sys._getframe(skip)
     while frame is not None and frame.f_code not in trace_boundaries:
