@@ -227,7 +227,8 @@ def test_a_reused_key_gets_a_card_to_split_it(shell):
     assert card["kind"] == "key-reuse"
     assert card["message"] == JAX["key_reused_checked"]["first_line"]
     body = "\n".join("    " + line for line in card["rewrite"].splitlines())
-    fixed = cell.replace("    a = jax.random.normal(key)\n    b = jax.random.normal(key)\n", body + "\n")
+    drawn = "    a = jax.random.normal(key)\n    b = jax.random.normal(key)\n"
+    fixed = cell.replace(drawn, body + "\n")
     assert shell.run_cell(fixed).success, fixed
 
 
