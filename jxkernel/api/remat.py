@@ -14,6 +14,7 @@ from __future__ import annotations
 
 
 import dataclasses
+import inspect
 import re
 import types
 import weakref
@@ -28,12 +29,14 @@ from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rule
                               partial_eval_rules, transpose_rules)
 from ..core.config import config
 from ..core import vma
-from ..core.source_info import current_names, name_scope, replaying_names, set_names
+from ..core.compile_record import log_trace_miss
+from ..core.source_info import (current_names, name_scope, replaying_names, set_names,
+                                traced_call_site, users_function)
 from ..core.trace import Tracer, set_current_trace
 from ..transforms.ad_util import Zero, instantiate, is_undefined
 from ..transforms.batch_util import vectorized_batcher
 from ..lax.dot import dot_general_p
-from ..tree_util import tree_flatten, tree_map, tree_unflatten
+from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten
 from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
 from ..transforms.api_util import flatten_fun, merge_static, wraps
 from ..transforms.batching import batch_jaxpr
@@ -85,16 +88,110 @@ def _traced(fun, static, nargs, in_tree, leaves):
         per_fun, found = None, None
     if found is not None:
         return found
+    user = users_function(fun)
+    if user is not None and config.jax_explain_cache_misses:
+        log_trace_miss(user.function, f"{user.file}:{user.line}", traced_call_site(2),
+                       _difference(per_fun, key, lambda: _leaf_names(fun, static, nargs,
+                                                                     in_tree, leaves)))
     flat, out_tree = flatten_fun(lambda *dyn: fun(*merge_static(static, dyn, nargs)), in_tree)
     closed = trace_to_jaxpr(flat, list(avals), None, "lift")
     jaxpr, consts = convert_constvars_to_invars(closed)
     found = (jaxpr, consts, out_tree(), closed)
+    if user is not None:
+        _lineage[jaxpr] = _Lineage(user.function, f"{user.file}:{user.line}", "", object(), ())
     if per_fun is not None and not any(isinstance(c, Tracer) for c in consts):
         per_fun[key] = found                 # tracers die with their trace
     return found
 
 
 remat = checkpoint
+
+
+# What JAX's jax_explain_cache_misses tells of checkpoint's traces. JAX traces the function
+# (cached on it and its input types: above), then, under grad, the JVP of that jaxpr (cached
+# on the jaxpr and which tangents are nonzero) and the transpose of its partial evaluation
+# (cached on that jaxpr, the unknowns and the policy): each of these a new function object to
+# its tracing cache, "never seen function", none a compile. So that the log says what JAX's
+# says, each jaxpr checkpoint makes carries its lineage (the user's function, the trace it
+# comes from, the steps since), and a derivation not made before is logged as JAX's caches
+# would trace it anew. The notebook's notes tell the jit's compiles only (docs/seeing_inside.md).
+@dataclasses.dataclass(frozen=True)
+class _Lineage:
+    function: str           # the user's checkpointed function, and where it was defined
+    source: str
+    call_site: str          # where the derivation was asked for (JAX's "TRACING CACHE MISS at")
+    trace: object           # a token per trace of the function: the jaxprs derived from it
+    steps: tuple            # ("jvp", nonzeros), ("partial_eval", unknowns, policy), ...
+
+
+_lineage: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()    # ClosedJaxpr -> _Lineage
+_derived = LRU(SIGNATURES)          # (trace token, steps) JAX's caches would hold a trace of
+
+
+def _derive(parent, child, step, traced: bool, call_site=None) -> None:
+    """`child` is `parent` after `step`; where JAX traces a function to make it (`traced`) and
+    has not made it before, log JAX's "never seen function"."""
+    lineage = _lineage.get(parent)
+    if lineage is None:
+        return
+    if call_site is None:       # (a frame walk: only where the log is on)
+        call_site = traced_call_site(3) if config.jax_explain_cache_misses else ""
+    mine = dataclasses.replace(lineage, call_site=call_site, steps=lineage.steps + (step,))
+    _lineage[child] = mine
+    key = (mine.trace, mine.steps)
+    if traced and key not in _derived:
+        log_trace_miss(mine.function, mine.source, call_site)
+    _derived[key] = True
+
+
+def _by_identity(policy):
+    """A policy as a cache key: itself where hashable (JAX's caches key on it), else its id."""
+    try:
+        hash(policy)
+        return policy
+    except TypeError:
+        return id(policy)
+
+
+def _difference(keys, key, names) -> str:
+    """JAX's explanation of a trace of a function against the nearest of its earlier `keys`
+    (partial_eval.diff_tracing_cache_keys, its first kind of difference), "" for none."""
+    if not keys:
+        return ""
+    return min((_key_difference(key, k, names) for k in keys.keys()), key=lambda d: d[:2])[2]
+
+
+def _key_difference(new, old, names) -> tuple:
+    """(JAX's severity, how many differ, JAX's text) for two of _traced's keys."""
+    if new[4:] != old[4:]:
+        return 0, 1, "Tracing context doesn't match, e.g. due to config or context manager."
+    if new[:3] != old[:3]:
+        return 1, 1, "different input pytree:"
+    lines = [f"  * at {n}, now {_type(a)} and before {_type(b)}"
+             for n, a, b in zip(names(), new[3], old[3]) if a != b]
+    return 3, len(lines), "\n".join(["different input types:"] + lines)
+
+
+def _type(aval) -> str:
+    """JAX's text for a type in its cache-miss log: "f32[3]", "f32[]{weak_type=True}"."""
+    weak = getattr(aval, "weak_type", False)
+    return aval.str_short() + ("{weak_type=True}" if weak else "")
+
+
+def _leaf_names(fun, static, nargs, in_tree, leaves) -> list:
+    """JAX's name per input leaf of a checkpointed function: "x", "params['w']"."""
+    try:
+        params = [p.name for p in inspect.signature(fun).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = []
+    dyn = tree_unflatten(in_tree, leaves)
+    positions = [i for i in range(nargs) if i not in static]
+    names = []
+    for i, arg in zip(positions, dyn):
+        base = params[i] if i < len(params) else f"args[{i}]"
+        names += [base + keystr(p) for p, _ in tree_flatten_with_path(arg)[0]]
+    return names
 
 
 def _remat_lowering(ctx, *args, jaxpr, prevent_cse, differentiated, policy):
@@ -109,6 +206,7 @@ def _remat_lowering(ctx, *args, jaxpr, prevent_cse, differentiated, policy):
 def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy):
     nonzeros = [type(t) is not Zero for t in tangents]
     new_jaxpr, out_nonzeros = jvp_jaxpr(jaxpr, nonzeros)
+    _derive(jaxpr, new_jaxpr, ("jvp", tuple(nonzeros)), traced=True)
     nz = [t for t in tangents if type(t) is not Zero]
     outs = remat_p.bind(*primals, *nz, jaxpr=new_jaxpr, prevent_cse=prevent_cse,
                         differentiated=True, policy=policy)
@@ -174,6 +272,9 @@ def _remat_partial_eval(trace, args, params):
         return eval_jaxpr(unknown_jaxpr.jaxpr, unknown_jaxpr.consts, *residuals, *xs[n_in:])
     recompute_jaxpr = trace_to_jaxpr(recompute, [get_aval(x) for x in known_args] +
                                      [v.aval for v in saved_vars] + unknown_avals)
+    # (no trace of a function in JAX's: it rewrites the jaxpr; its transpose is traced, there)
+    step = ("partial_eval", tuple(unknowns), _by_identity(params["policy"]))
+    _derive(jaxpr, recompute_jaxpr, step, traced=False)
     atoms = [trace.to_atom(x) for x in [*known_args, *saved]] + \
         [trace.to_atom(x) for x, u in zip(args, unknowns) if u]
     # JAX's remat partial eval records its equation with the whole name stack where the
@@ -193,6 +294,9 @@ def _remat_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):
     linear = [is_undefined(a) for a in args]
     nonlinear = [a for a in args if not is_undefined(a)]
     transposed = transpose_jaxpr(jaxpr, linear)
+    lineage = _lineage.get(jaxpr)     # told where the staged part was made, as JAX's source info
+    _derive(jaxpr, transposed, ("transpose", tuple(linear), tuple(type(c) is Zero for c in cts)),
+            traced=True, call_site=None if lineage is None else lineage.call_site)
     outs = iter(remat_p.bind(*nonlinear, *[instantiate(c) for c in cts], jaxpr=transposed,
                              prevent_cse=prevent_cse, differentiated=True, policy=policy))
     return [next(outs) if lin else None for lin in linear]

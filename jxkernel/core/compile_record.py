@@ -223,6 +223,36 @@ def record(event: CompileEvent) -> CompileEvent:
     return event
 
 
+# call sites a trace's miss was logged at (JAX's partial_eval.callsites_with_tracing_cache_miss)
+_miss_sites: set = set()
+
+
+def log_trace_miss(function: str, source: str, call_site: str, difference: str = "") -> None:
+    """With jax_explain_cache_misses on, log a trace of the user's function that compiles
+    nothing of its own, in JAX's words: jax.checkpoint traces its function, and JAX logs each
+    trace it makes of it and of what it derives (its JVP, its transpose), which are traces of
+    new function objects ("never seen function") to JAX. Not a CompileEvent: the notebook's
+    notes tell compiles, and these compile nothing. `difference` is JAX's explanation against
+    the nearest earlier trace of the same function, "" where there is none.
+
+        >>> log_trace_miss("layer", "<cell>:1", "<cell>:3 (f)")   # logged, when the flag is on
+    """
+    if not config.jax_explain_cache_misses:
+        return
+    lines = [f"TRACING CACHE MISS at {call_site}:"]
+    if difference:
+        lines += [f"  for {function} defined at {source}",
+                  "  all previously seen cache keys differ. For the closest previous key:",
+                  f"  {difference}"]
+    else:
+        lines += ["  never seen function:", f"    {function} defined at {source}"]
+        if call_site in _miss_sites:
+            lines += ["  but seen another function defined on the same line; maybe the "
+                      "function is", "  being re-defined repeatedly, preventing caching?"]
+        _miss_sites.add(call_site)
+    _logger.warning("\n".join(lines))
+
+
 def _count(event) -> int:
     """How many compiles of `event`'s function are logged, this one included (under _lock; a
     retrace that compiled nothing counts none)."""
@@ -412,14 +442,14 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True) -> CompileEv
                            key=miss.jitted)
 
 
-def traced_under_transformation(miss: Miss, seen: list) -> tuple:
+def traced_under_transformation(miss: Miss, seen: list, under_vmap: bool = False) -> tuple:
     """(reason, changes, signature) of a jitted function traced anew under grad, vmap or
     linearize (a miss of JAX's tracing cache, which JAX logs as one), against what it compiled
     and, in `seen`, what it was traced for under a transformation before (the new signature
-    joins `seen`)."""
+    joins `seen`); `under_vmap`: its inputs are rows vmap gives it (the fix is on vmap's)."""
     if _explainer is not None:
         try:
-            return _explainer.traced_under_transformation(miss, seen)
+            return _explainer.traced_under_transformation(miss, seen, under_vmap)
         except Exception as e:
             _explainer_failed("explaining a retrace", e)
     return "first call" if not seen else "a new signature", (), _plain_signature(miss)

@@ -10,6 +10,7 @@ import inspect
 import os
 import sys
 import threading
+from typing import NamedTuple
 
 from .ir import SourceInfo
 from .lru import Bounded
@@ -205,3 +206,37 @@ def function_source_info(fun) -> SourceInfo | None:
     if code is None:
         return None
     return SourceInfo(code.co_filename, code.co_firstlineno, code.co_name)
+
+
+
+# code objects that begin a trace (core/staging.trace_to_jaxpr registers its own): JAX cuts the
+# traceback at each of its trace_to_jaxpr, and so does traced_call_site at these
+trace_boundaries: set = set()
+
+
+def traced_call_site(skip: int = 1) -> str:
+    """Where JAX's explain_cache_misses says a trace was asked for: "file:line (qualname)" of
+    the innermost user frame, looking no further out than the trace being recorded (a trace
+    jxkernel asks for inside a jit's trace, with no user frame between, is "" there, as JAX's).
+
+        >>> traced_call_site()          # typed in a cell
+        '<ipython-input-3-…>:1 (<module>)'
+    """
+    frame = sys._getframe(skip)
+    while frame is not None and frame.f_code not in trace_boundaries:
+        code = frame.f_code
+        if not _internal(code):
+            return f"{code.co_filename}:{frame.f_lineno} ({code.co_qualname})"
+        frame = frame.f_back
+    return ""
+
+
+def users_function(fun) -> SourceInfo | None:
+    """Where `fun` (through wrappers) was defined, if in the user's code (not jxkernel's or
+    the standard library's): JAX's explain_cache_misses tells only of those."""
+    info = function_source_info(fun)
+    return info if info is not None and not _internal(_FileOnly(info.file)) else None
+
+
+class _FileOnly(NamedTuple):
+    co_filename: str             # what _internal reads of a code object

@@ -33,7 +33,7 @@ from .check import check_jaxpr
 from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, SourceInfo, Var
 from .primitive import const_folding_rules, forwarding_rules, staging_rules
 from .sharding_types import abstract_eval
-from .source_info import eqn_source_info
+from .source_info import eqn_source_info, trace_boundaries
 from .trace import (Trace, Tracer, aval_text, current_trace, key_reuse, new_trace,
                     set_current_trace)
 from .avals import typeof_rules
@@ -281,19 +281,26 @@ class JaxprTrace(Trace):
         return [names[i] for i in _input_dependencies(self, tracer._var) if i < len(names)]
 
     def describe_origin(self, tracer) -> str:
-        """Which function was being traced, and which inputs `tracer` depends on."""
-        text = f"The error occurred while tracing {self.describe_self()}.\n"
+        """Which function was being traced, and which inputs `tracer` depends on, in JAX's
+        words (pe.DynamicJaxprTracer._origin_msg): one line."""
+        text = f"The error occurred while tracing {self.describe_self()}."
         args = self.traced_arguments(tracer)
         if not args:
-            return text
-        which = "the argument " + args[0] if len(args) == 1 else \
-            "the arguments " + ", ".join(args)
-        return text + f"This value depends on {which}, which is traced (abstract) here.\n"
+            return text + "\n"
+        if len(args) == 1:
+            which = f"the argument {args[0]}"
+        elif len(args) == 2:
+            which = f"the arguments {args[0]} and {args[1]}"
+        else:
+            which = f"the arguments {', '.join(args[:-1])}, and {args[-1]}"
+        return text + (" This concrete value was not available in Python because it depends "
+                       f"on the value{'s' if len(args) > 1 else ''} of {which}.\n")
 
     def describe_creation(self, tracer) -> str:
+        """The line that made `tracer` ("a.py:9:8 (leak)"), or "" where no equation did."""
         for eqn in self.eqns:
             if tracer._var in eqn.outvars and eqn.source_info:
-                return f"The escaped value was created by '{eqn.primitive}' at {eqn.source_info}.\n"
+                return str(eqn.source_info)
         return ""
 
 
@@ -396,6 +403,9 @@ def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None,
 # the trace of the Ref-typed tracers whose own trace has finished (JaxprTrace.finish)
 _FINISHED = JaxprTrace(None)
 _FINISHED.finish()
+
+
+trace_boundaries.add(trace_to_jaxpr.__code__)     # where traced_call_site stops looking
 
 
 def _ref_trace(ref, trace):

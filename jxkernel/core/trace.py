@@ -317,15 +317,30 @@ def value_text(x) -> str:
 
 
 def escaped_tracer_error(tracer: Tracer) -> errors.UnexpectedTracerError:
+    """JAX's UnexpectedTracerError for `tracer` used after its trace ended, in JAX's words:
+    the value's type and tracer class, the function traced when it leaked, and its line."""
     trace = tracer._trace
-    where = getattr(trace, "describe_self", lambda: f"a {type(trace).__name__}")()
+    aval = tracer.aval
+    kind = f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]" \
+        if hasattr(aval, "shape") and hasattr(aval, "dtype") else str(aval)
+    lines = [f"Encountered an unexpected tracer. A function transformed by JAX had a side "
+             f"effect, allowing for a reference to an intermediate value with type {kind} "
+             f"wrapped in a {_jax_name(type(tracer))} to escape the scope of the "
+             f"transformation.",
+             "JAX transformations require that functions explicitly return their outputs, "
+             "and disallow saving intermediate values to global state."]
+    info = getattr(trace, "debug_info", None)
+    if info is not None and info.source is not None:       # (JAX: a jit's trace says this)
+        lines.append(f"The function being traced when the value leaked was {info.fun_name} "
+                     f"at {info.source.file}:{info.source.line} traced for "
+                     f"{info.transformation}.")
     made = getattr(trace, "describe_creation", lambda t: "")(tracer)
-    error = errors.UnexpectedTracerError(
-        f"Encountered an unexpected tracer: {tracer}.\n"
-        f"An intermediate value from {where} escaped the transformation that created it "
-        f"(e.g. it was saved to a global, a list, or an attribute, and used after the "
-        f"transformation finished, or used inside a different transformation).\n{made}"
-        f"Transformed functions must return their results explicitly instead of storing them.\n"
-        f"See https://docs.jax.dev/en/latest/errors.html#jax.errors.UnexpectedTracerError")
+    if made:
+        rule = "-" * 30
+        lines += [rule, f"The leaked intermediate value was created on line {made}. ", rule, ""]
+    lines += ["To catch the leak earlier, try setting the environment variable "
+              "JAX_CHECK_TRACER_LEAKS or using the `jax.checking_leaks` context manager.",
+              "See https://docs.jax.dev/en/latest/errors.html#jax.errors.UnexpectedTracerError"]
+    error = errors.UnexpectedTracerError("\n".join(lines))
     error.provenance = errors.provenance(tracer)        # for the notebook's error card
     return error

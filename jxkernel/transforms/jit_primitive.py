@@ -36,7 +36,7 @@ from ..xla.compiler import Phases
 from ..xla.lowering import NeedsMesh
 from .ad import jvp_jaxpr, transpose_jaxpr
 from .ad_util import Zero, instantiate, is_undefined
-from .batching import batch_jaxpr
+from .batching import BatchTrace, batch_jaxpr
 from .jit_cache import ON_ONE_DEVICE
 
 jit_p = Primitive("jit", multiple_results=True)
@@ -141,7 +141,7 @@ def traced_under(jitted, jaxpr, closed, miss) -> None:
         return
     found = miss()
     reason, changes, signature = compile_record.traced_under_transformation(
-        found, _seen_under.setdefault(jitted, []))
+        found, _seen_under.setdefault(jitted, []), _under_vmap())
     inside = _staged_into()
     _origins[jaxpr] = _Origin(jitted, reason, changes, inside is not None)
     if inside is not None:
@@ -154,6 +154,16 @@ def traced_under(jitted, jaxpr, closed, miss) -> None:
             jitted._name, source, signature, reason, Phases(),
             _client.platform_of(found.device), key=jitted, changes=changes,
             origin=compile_record.origin_of(source, jitted._by_user), inlined_into=inside))
+
+
+def _under_vmap() -> bool:
+    """Whether the current trace batches (a jitted function called under vmap sees rows)."""
+    trace = _ctx.trace
+    while trace is not None:
+        if isinstance(trace, BatchTrace):
+            return True
+        trace = trace.parent
+    return False
 
 
 def _staged_into() -> str | None:

@@ -17,7 +17,9 @@ Kinds: bool-conversion (TracerBoolConversionError), concretization (Concretizati
 integer-conversion (TracerIntegerConversionError), array-conversion
 (TracerArrayConversionError), leaked-tracer (UnexpectedTracerError), unhashable-static
 (ValueError: non-hashable static argument), vmap-sizes (ValueError: inconsistent sizes along
-in_axes), loop-carry (TypeError: a scan/while_loop/fori_loop carry changing type).
+in_axes), loop-carry (TypeError: a scan/while_loop/fori_loop carry changing type),
+boolean-index (NonConcreteBooleanIndexError), immutable-array (TypeError: `x[i] = v`),
+key-reuse (KeyReuseError, with jax_debug_key_reuse).
 
 With `%load_ext jxkernel`, the exception handler of notebook/tracebacks.py shows the card
 after the filtered traceback (also for `%%jit` cells and `%jaxpr`, through
@@ -806,6 +808,80 @@ def _is_carry_error(e) -> bool:
     return isinstance(e, TypeError) and "carry input and carry output must have" in str(e)
 
 
+# ------------------------------------------------------------------ fixed shapes and values
+def _boolean_index_card(exc, where, called_from) -> ErrorCard:
+    return ErrorCard(
+        "boolean-index", "A boolean mask would give a result of unknown size",
+        why=("x[mask] keeps as many elements as the mask has True values; under jit the mask "
+             "is traced (no values yet), so the result's shape is unknown, and every shape "
+             "must be known while tracing."),
+        fix=("Keep the shape: jnp.where(mask, x, fill) keeps every element and replaces the "
+             "others; a reduction takes where= (x.sum(where=mask)); jnp.nonzero(mask, "
+             "size=N, fill_value=0) gives at most N indices."),
+        rewrite=_mask_rewrite(where), where=_public(where), called_from=_public(called_from),
+        docs=_DOCS + "NonConcreteBooleanIndexError")
+
+
+# `x[x > 0]`, `v[mask]`: the array and the mask of a boolean index on the user's line
+_MASKED = re.compile(r"(?P<array>[A-Za-z_][\w.]*)\[(?P<mask>[^\[\]]*(?:[<>]=?|==|!=)[^\[\]]*"
+                     r"|[A-Za-z_]\w*mask\w*)\]")
+
+
+def _mask_rewrite(where) -> str:
+    """The user's line with its boolean index kept to one shape, or the pattern."""
+    code = (where or {}).get("code") or ""
+    found = _MASKED.search(code)
+    if found is None:
+        return "y = jnp.where(mask, x, 0)    # same shape as x: 0 where the mask is False"
+    array, mask = found.group("array"), found.group("mask").strip()
+    line = code[:found.start()] + f"jnp.where({mask}, {array}, 0)" + code[found.end():]
+    return (f"{line}    # same shape as {array}: 0 where the mask is False\n"
+            f"# or, for a sum or mean of the kept elements: {array}.sum(where={mask})")
+
+
+def _immutable_card(exc, where, called_from) -> ErrorCard:
+    return ErrorCard(
+        "immutable-array", "JAX arrays cannot be changed in place",
+        why=("x[i] = v writes into an array, but JAX arrays are immutable (a traced one is "
+             "not even memory yet): each update makes a new array."),
+        fix=("Use x = x.at[i].set(v) (x[i] += v: .add(v); also .subtract, .multiply, .divide, "
+             ".min, .max): a new array, bound to x."),
+        rewrite=_at_rewrite(where), where=_public(where), called_from=_public(called_from),
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
+
+
+# `x[0] = 1.0`, `x[i] += v`: an item assignment on the user's line
+_ASSIGNED = re.compile(r"^(?P<indent>\s*)(?P<array>[A-Za-z_][\w.]*)\[(?P<index>.+)\]\s*"
+                       r"(?P<op>[-+*/]?)=\s*(?P<value>[^=].*)$")
+_AT_METHOD = {"": "set", "+": "add", "-": "subtract", "*": "multiply", "/": "divide"}
+
+
+def _at_rewrite(where) -> str:
+    """The user's assignment as an .at[] update, or the pattern."""
+    found = _ASSIGNED.match((where or {}).get("code") or "")
+    if found is None:
+        return "x = x.at[i].set(v)    # a new array; .add(v) for x[i] += v"
+    array, index, value = found.group("array"), found.group("index"), found.group("value")
+    method = _AT_METHOD[found.group("op")]
+    return f"{array} = {array}.at[{index}].{method}({value})    # a new array, bound to {array}"
+
+
+def _key_reuse_card(exc, where, called_from) -> ErrorCard:
+    return ErrorCard(
+        "key-reuse", "A random key was used twice",
+        why=("The same key gives the same numbers every time it is used: two draws from one "
+             "key are not independent (jax_debug_key_reuse found this one)."),
+        fix=("Split the key, one new key per use: k1, k2 = jax.random.split(key); keep a key "
+             "to split again later as the first of the split (key, sub = split(key))."),
+        rewrite=("key, k1, k2 = jax.random.split(key, 3)    # one key per draw, and one to "
+                 "keep\na = jax.random.normal(k1)\nb = jax.random.normal(k2)"),
+        where=_public(where), called_from=_public(called_from),
+        docs=_DOCS + "KeyReuseError")
+
+
+_IMMUTABLE = "JAX arrays are immutable and do not support in-place item assignment"
+
+
 _BUILDERS = [
     (lambda e: isinstance(e, jx_errors.TracerBoolConversionError), _bool_card),
     (lambda e: isinstance(e, (jx_errors.ConcretizationTypeError,
@@ -819,6 +895,9 @@ _BUILDERS = [
      str(e).startswith("vmap got inconsistent sizes") and _VMAP_AXIS.search(str(e)) is not None,
      _vmap_card),
     (_is_carry_error, _carry_card),
+    (lambda e: isinstance(e, jx_errors.NonConcreteBooleanIndexError), _boolean_index_card),
+    (lambda e: isinstance(e, TypeError) and str(e).startswith(_IMMUTABLE), _immutable_card),
+    (lambda e: isinstance(e, jx_errors.KeyReuseError), _key_reuse_card),
 ]
 
 

@@ -48,7 +48,7 @@ from ..xla import client as _client
 from ..xla.compiler import Phases
 from .signature_changes import (  # noqa: F401  (jxkernel.compile_log: the Changes' names too)
     KINDS, Change, Signature, change_distance, distance, explain, explain_changes,
-    explanation_text, fresh_jit_change, jax_order, nearest)
+    explanation_text, fresh_jit_change, jax_order, nearest, rows_under_vmap)
 from .signature_changes import (_CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _COMPARE_MAX,
                                 _JIT_OPTIONS, _METHOD_FRESH_FIX, _PARTIAL_FRESH_FIX,
                                 _WRAPPER_FRESH_FIX, _Large, _refixed)
@@ -216,9 +216,9 @@ def _explain(miss: Miss) -> tuple:
         if closest is None:
             return named, static_named, None, "first call", _fresh_jit_changes(miss.jitted), \
                 new
-    reason = explain(closest.named, named, closest.treedef, miss.treedef, closest.statics,
-                     static_named)
     changes = explain_changes(closest, new)
+    reason = explain(closest.named, named, closest.treedef, miss.treedef, closest.statics,
+                     static_named, [c for c in changes if c.kind == "structure"])
     if changes and (reason.startswith("a changed configuration") or
                     any(c.kind in ("traced", "config") for c in changes)):     # say which
         reason = "; ".join(map(str, changes))
@@ -325,13 +325,15 @@ def _remember(miss: Miss, new) -> None:
                                   dataclasses.replace(new, consts=None), _cell_of(jitted._fun)))
 
 
-def traced_under_transformation(miss: Miss, seen: list) -> tuple:
+def traced_under_transformation(miss: Miss, seen: list, under_vmap: bool = False) -> tuple:
     """(reason, changes, signature as written) of `miss`, a jitted function traced anew under
     a transformation, against its compiles' signatures and `seen`, its earlier traces under
     transformations (JAX's tracing cache holds both); the new signature joins `seen`, not the
-    compiles'."""
+    compiles'. `under_vmap`: a shape change is of the rows vmap gives it (rows_under_vmap)."""
     named, static_named, _, reason, changes, new = _explain(dataclasses.replace(
         miss, history=list(miss.history) + seen))
+    if under_vmap:
+        changes = rows_under_vmap(changes)
     seen.append(dataclasses.replace(new, consts=None))
     del seen[:-_PER_FUNCTION]
     return reason, changes, _named_signature(named, static_named)

@@ -20,8 +20,11 @@ _JIT_OPTIONS = (("donate_argnums", "_donate_argnums"), ("donate_argnames", "_don
                 ("compiler_options", "_compiler_options"))
 
 
-def explain(old_sig, new_sig, old_tree, new_tree, old_static, new_static) -> str:
-    """Why a new signature missed: against the closest earlier one, per argument path."""
+def explain(old_sig, new_sig, old_tree, new_tree, old_static, new_static,
+            structure=()) -> str:
+    """Why a new signature missed: against the closest earlier one, per argument path.
+    `structure`: the structure Changes found (explain_changes), which name the node that
+    changed; the one line says them rather than the two PyTreeDefs."""
     if old_sig is None:
         return "first call"
     reasons = []
@@ -32,7 +35,8 @@ def explain(old_sig, new_sig, old_tree, new_tree, old_static, new_static) -> str
             reasons.append(f"static {path}: {_DEFAULT if old is _ABSENT else repr(old)} -> "
                            f"{_DEFAULT if new is _ABSENT else repr(new)}")
     if old_tree != new_tree:
-        reasons.append(f"new pytree structure: {old_tree} -> {new_tree}")
+        said = "; ".join(f"{c.path}: {c.old} -> {c.new}" for c in structure)
+        reasons.append(f"new pytree structure: {said or f'{old_tree} -> {new_tree}'}")
     else:
         for (path, old), (_, new) in zip(old_sig, new_sig):
             if old != new:
@@ -395,10 +399,14 @@ def _leaf_changes(old, new, flipped):
             change = _refixed(dataclasses.replace(change, old=f"{kind} meta {was!r}",
                                                   new=f"{kind} meta {now!r}"), _META_FIX,
                               kind=kind)
+        elif _by_keyword_now(old.treedef, new.treedef):
+            moved_by = _keyword_moves(old.treedef, new.treedef)
+            if moved_by:                    # name the argument, not the two PyTreeDefs
+                name, was, now = moved_by
+                change = dataclasses.replace(change, path=name, old=was, new=now)
+            change = _refixed(change, _KEYWORD_FIX)
         else:
-            change = _refixed(change, _KEYWORD_FIX if _by_keyword_now(old.treedef,
-                                                                      new.treedef)
-                              else _TREE_FIX)
+            change = _refixed(change, _TREE_FIX)
         yield change
     batches = _partial_batches(before, after)
     for path, a in after.items():
@@ -533,9 +541,42 @@ def _bucket_change(change, old_shape, new_shape) -> Change:
     f32[5,3] -> f32[5,4] two programs), its buckets powers of two at least the one holding
     both lengths seen (3 and 2 bucketed alone are 4 and 2: two programs still)."""
     axis = next(i for i, (m, n) in enumerate(zip(old_shape, new_shape)) if m != n)
+    return _refixed(change, _BUCKET_FIX, **_bucket_fill(axis, old_shape, new_shape, change.path))
+
+
+# how far the bucketing fix's promise goes: lengths up to 2**(_DOUBLINGS - 1) times its floor
+_DOUBLINGS = 5
+
+
+def _bucket_fill(axis, old_shape, new_shape, array, offset=0) -> dict:
+    """The bucketing snippet's blanks for `axis` (of an array `offset` axes deeper): its
+    floor (the power of two holding both lengths seen), the pads before and after, and what
+    it achieves (lengths up to the floor: one program; each doubling past it: one more)."""
     floor = 1 << (max(old_shape[axis], new_shape[axis]) - 1).bit_length()
-    before = f"[(0, 0)] * {axis} + " if axis else ""
-    return _refixed(change, _BUCKET_FIX, axis=axis, floor=floor, before=before)
+    at = axis + offset
+    return dict(axis=at, floor=floor, before=f"[(0, 0)] * {at} + " if at else "",
+                after=f" + [(0, 0)] * ({array}.ndim - {at + 1})",
+                most=_DOUBLINGS, upto=floor << (_DOUBLINGS - 1))
+
+
+def rows_under_vmap(changes) -> tuple:
+    """`changes` of a jitted function traced under vmap: a row's new shape is told as such,
+    with its fix on the array vmap is given (vmap's mapped axis changing retraces nothing)."""
+    out = []
+    for c in changes:
+        if c.kind == "shape" and c.fix.startswith(_BUCKET_FIX[0][:30]):
+            old, new = _shape_of(c.old), _shape_of(c.new)
+            if old is not None and new is not None and len(old) == len(new):
+                axis = next(i for i, (m, n) in enumerate(zip(old, new)) if m != n)
+                c = _refixed(c, _VMAP_ROWS_FIX, **_bucket_fill(axis, old, new, "xs", offset=1))
+        out.append(c)
+    return tuple(out)
+
+
+def _shape_of(text):
+    """(3, 4) from "f32[3,4]" (None for a symbolic or unreadable one)."""
+    m = re.match(r"^[a-z]+\d*\[([\d,]*)\]", text)
+    return None if m is None else tuple(int(d) for d in m.group(1).split(",") if d)
 
 
 def _partial_batches(before, after) -> set:
@@ -619,6 +660,24 @@ def _by_keyword_now(old_tree, new_tree) -> bool:
             old_kwargs.num_leaves != new_kwargs.num_leaves
     except (AttributeError, ValueError, TypeError):
         return False
+
+
+def _keyword_moves(old_tree, new_tree):
+    """(argument names, how it came before, how now) for the arguments that came by keyword
+    in one call and by position in the other, or None:
+
+        ("y", "by position", "by keyword")
+    """
+    try:
+        old_keys = set(old_tree.children()[1].node_data()[1])
+        new_keys = set(new_tree.children()[1].node_data()[1])
+    except (AttributeError, IndexError, TypeError, ValueError):
+        return None
+    if new_keys - old_keys:
+        return ", ".join(sorted(new_keys - old_keys)), "by position", "by keyword"
+    if old_keys - new_keys:
+        return ", ".join(sorted(old_keys - new_keys)), "by keyword", "by position"
+    return None
 
 
 def _refixed(change: Change, fix_and_snippet, **more) -> Change:
@@ -1032,10 +1091,23 @@ _PARTIAL_BATCH_FIX = (
 # a reshape or atleast_1d would not help: f32[3] and f32[1] are two programs too
 _BUCKET_FIX = (
     "Every new shape compiles anew. Pad or bucket {path} to a few fixed sizes (a mask keeps "
-    "the padding out of the result).",
+    "the padding out of the result): padded as below, lengths up to {floor} share one "
+    "program and each doubling past it adds one, at most {most} compiles for lengths up to "
+    "{upto} (not one: a length past the last bucket compiles again).",
     "n = {path}.shape[{axis}]\n"
     "size = max({floor}, 1 << (n - 1).bit_length())    # a power of two, at least {floor}\n"
-    "{path} = jnp.pad({path}, {before}[(0, size - n)] + [(0, 0)] * ({path}.ndim - {axis} - 1))")
+    "{path} = jnp.pad({path}, {before}[(0, size - n)]{after})")
+# a jitted function under vmap sees rows: the fix pads what vmap is given, along the row's axis
+_VMAP_ROWS_FIX = (
+    "{path} is a row of what vmap maps over, and its shape changed ({old} -> {new}): the "
+    "mapped axis may change freely (5 rows or 7 reuse one trace), a row of another shape is "
+    "another program. If the two calls map different axes (another in_axes), a compile for "
+    "each is expected. If the rows grew, pad the array given to vmap along the row's axis: "
+    "lengths up to {floor} then share one program and each doubling past it adds one, at "
+    "most {most} compiles for lengths up to {upto}.",
+    "n = xs.shape[{axis}]    # xs: the array given to vmap (mapped over axis 0)\n"
+    "size = max({floor}, 1 << (n - 1).bit_length())    # a power of two, at least {floor}\n"
+    "xs = jnp.pad(xs, {before}[(0, size - n)]{after})")
 _RANK_FIX = ("{path} changed rank ({old} -> {new}), and every shape is a program of its own: "
              "a compile per rank is expected. Nothing to fix unless it is one value that "
              "should keep one shape (then make it that shape where it is made).",

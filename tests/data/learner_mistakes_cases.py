@@ -8,6 +8,8 @@ import functools
 import re
 import warnings
 
+import numpy as np
+
 
 def _said(fn):
     try:
@@ -36,6 +38,83 @@ def _argument_named(fn):
                           str(e), re.M)
         return found.group(1) if found else None
     return None
+
+
+def _said_here(fn, lines):
+    """_said_lines with this file's folder dropped (the recording's checkout is not the
+    tests')."""
+    found = _said_lines(fn, lines)
+    if found is not None:
+        here = __file__.rsplit("/", 1)[0] + "/"
+        found["lines"] = [line.replace(here, "") for line in found["lines"]]
+    return found
+
+
+def _first_errors(jax):
+    """The errors a learner meets first, and each fix as advised (None: it works)."""
+    jnp = jax.numpy
+    leaked = []
+
+    def leak(x):                        # a traced value kept in a list
+        y = x * 2
+        leaked.append(y)
+        return x
+
+    def keep(x):                        # the fix: return it
+        y = x * 2
+        return x, y
+
+    def set_first(x):                   # in-place assignment
+        x[0] = 1.0
+        return x
+
+    def key_twice(k):                   # one key used twice
+        return jax.random.normal(k) + jax.random.normal(k)
+
+    def key_split(k):                   # the fix: split it
+        k1, k2 = jax.random.split(k)
+        return jax.random.normal(k1) + jax.random.normal(k2)
+
+    jax.jit(leak)(1.0)
+    jax.grad(lambda x: leak(x) * 1.0)(1.0)
+    jax.vmap(leak)(jnp.ones(2))
+    found = {
+        "boolean_index": _said(lambda: jax.jit(lambda x: x[x > 0])(jnp.arange(3.0) - 1)),
+        # the fixes the message advises: jnp.where, or jnp.nonzero with size=
+        "boolean_index_where": _said(
+            lambda: jax.jit(lambda x: jnp.where(x > 0, x, 0.0))(jnp.arange(3.0) - 1)),
+        "boolean_index_nonzero_size": _said(lambda: jax.jit(
+            lambda x: x[jnp.nonzero(x > 0, size=3, fill_value=0)])(jnp.arange(3.0) - 1)),
+        "setitem": _said(lambda: set_first(jnp.zeros(3))),
+        "setitem_under_jit": _said(lambda: jax.jit(set_first)(jnp.zeros(3))),
+        "setitem_at_set": _said(lambda: jnp.zeros(3).at[0].set(1.0)),
+        "leaked_from_jit": _said_here(lambda: leaked[0] + 1, 3),
+        "leaked_from_grad": _said_here(lambda: leaked[1] + 1, 2),
+        "leaked_from_vmap": _said_here(lambda: jax.jit(lambda v: v + leaked[2])(1.0), 2),
+        "leaked_returned": _said(lambda: jax.jit(keep)(1.0)),
+        "numpy_array_of_tracers": _said(
+            lambda: jax.jit(lambda x, y: np.array([x, y]))(1.0, 2.0)),
+        "jnp_array_of_tracers": _said(lambda: jax.jit(lambda x, y: jnp.array([x, y]))(1.0, 2.0)),
+        "zeros_of_traced_n": _said(lambda: jax.jit(lambda n: jnp.zeros(n))(3)),
+        "zeros_of_static_n": _said(lambda: jax.jit(lambda n: jnp.zeros(n), static_argnums=0)(3)),
+        "int_of_tracer": _said_here(lambda: jax.jit(lambda x: int(x))(1.0), 3),
+        # the line naming the function traced and the arguments the value depends on
+        "if_on_tracer": _said_here(lambda: jax.jit(lambda x: x if x > 0 else -x)(1.0), 2),
+        "if_on_two_arguments": _said_here(
+            lambda: jax.jit(lambda x, y: x if x + y > 0 else y)(1.0, 2.0), 2),
+        "range_of_traced_n": _said_here(lambda: jax.jit(lambda n: sum(range(n)))(3), 2),
+        "numpy_of_tracer": _said_here(lambda: jax.jit(lambda x: np.sin(x))(1.0), 2),
+        # a key used twice: the same numbers, silently; an error with jax_debug_key_reuse
+        "key_reused_same_numbers": bool(jax.random.normal(jax.random.key(0)) ==
+                                        jax.random.normal(jax.random.key(0))),
+    }
+    jax.config.update("jax_debug_key_reuse", True)
+    try:
+        found["key_reused_checked"] = _said(lambda: jax.jit(key_twice)(jax.random.key(1)))
+        found["key_split"] = _said(lambda: jax.jit(key_split)(jax.random.key(1)))
+    finally:
+        jax.config.update("jax_debug_key_reuse", False)
+    return found
 
 
 def run(jax):
@@ -105,4 +184,5 @@ def run(jax):
         "float64_warning": {"category": caught[0].category.__name__,
                             "at_caller": caught[0].filename == __file__,
                             "first_line": str(caught[0].message).splitlines()[0]},
+        **_first_errors(jax),
     }

@@ -1144,6 +1144,27 @@ SCENARIOS = {
         "    size = max(4, 1 << (n - 1).bit_length())\n"
         "    x = jnp.pad(x, [(0, 0)] * 1 + [(0, size - n)] + [(0, 0)] * (x.ndim - 1 - 1))\n"
         "    f(x)\n"),
+    "lengths_bucketed_fixed": (
+        "the bucketing fix applied to lengths 1 to 64: buckets 4, 8, 16, 32, 64, five programs "
+        "(what the fix promises: lengths up to 4 share one, each doubling adds one)",
+        "f = jax.jit(lambda x: x.sum())\n"
+        "for n in range(1, 65):\n"
+        "    x = jnp.ones(n)\n"
+        "    size = max(4, 1 << (n - 1).bit_length())    # a power of two, at least 4\n"
+        "    x = jnp.pad(x, [(0, size - n)] + [(0, 0)] * (x.ndim - 1))\n"
+        "    f(x)\n"),
+    "vmap_of_jit_rows_grow": (
+        "vmap of a jitted function over rows of length 3, then 5: the rows' trace misses",
+        "f = jax.jit(lambda x: x.sum())\n"
+        "jax.vmap(f)(jnp.ones((2, 3))); jax.vmap(f)(jnp.ones((2, 5)))\n"),
+    "vmap_of_jit_rows_grow_fixed": (
+        "vmap_of_jit_rows_grow with its fix: the array given to vmap padded along the rows' axis",
+        "f = jax.jit(lambda x: x.sum())\n"
+        "for xs in (jnp.ones((2, 3)), jnp.ones((2, 5))):\n"
+        "    n = xs.shape[1]    # xs: the array given to vmap (mapped over axis 0)\n"
+        "    size = max(8, 1 << (n - 1).bit_length())    # a power of two, at least 8\n"
+        "    xs = jnp.pad(xs, [(0, 0)] * 1 + [(0, size - n)] + [(0, 0)] * (xs.ndim - 2))\n"
+        "    jax.vmap(f)(xs)\n"),
     "jitted_step_defined_once_fixed": (
         "jitted_step_defined_inside_train with its fix: the jitted step made once, outside",
         "@jax.jit\n"

@@ -106,7 +106,7 @@ def test_an_error_card_names_the_cell_not_ipykernels_file(kernel):
     for text in (error, card["text/plain"], card["text/html"], folded):
         assert "ipykernel_" not in text, text
     assert reply["content"]["status"] == "error"
-    assert any("This value depends on the argument x" in line
+    assert any("depends on the value of the argument x" in line
                for line in reply["content"]["traceback"])
     # the message itself too: the reply's evalue is what nbclient and Colab show, and what a
     # later print(e) prints

@@ -180,3 +180,75 @@ def test_a_magics_line_in_a_card_reads_as_typed(shell):
     text, card = shown(shell, "%timeit -n 1 -r 1 jax.jit(branchy)(1.0)")
     assert card["called_from"]["code"] == "%timeit -n 1 -r 1 jax.jit(branchy)(1.0)", card
     assert "run_line_magic" not in json.dumps({k: card[k] for k in ("where", "called_from")})
+
+
+# ------------------------------------------------------------------ the errors met first
+def test_a_boolean_mask_under_jit_gets_a_card_whose_rewrite_runs(shell):
+    # JAX: NonConcreteBooleanIndexError; jnp.where and jnp.nonzero(size=) work under jit
+    assert JAX["boolean_index"]["error"] == "NonConcreteBooleanIndexError"
+    assert JAX["boolean_index_where"] is None and JAX["boolean_index_nonzero_size"] is None
+    text, card = shown(shell, "def pos(x):\n    return x[x > 0]\njax.jit(pos)(jnp.arange(3.0) - 1)")
+    assert card["kind"] == "boolean-index"
+    assert card["message"] == JAX["boolean_index"]["first_line"]
+    line = card["rewrite"].splitlines()[0]
+    assert line.startswith("return jnp.where(x > 0, x, 0)"), card["rewrite"]
+    assert shell.run_cell(f"def pos(x):\n    {line}\n"
+                          "_pos = jax.jit(pos)(jnp.arange(3.0) - 1)").success
+    assert shell.user_ns["_pos"].tolist() == [0.0, 0.0, 1.0]
+
+
+@pytest.mark.parametrize("line, fixed, expected", [
+    ("x[0] = 1.0", "x = x.at[0].set(1.0)", [1.0, 0.0, 0.0]),
+    ("x[1:] += 2.0", "x = x.at[1:].add(2.0)", [0.0, 2.0, 2.0]),
+    ("x[2] -= 1.0", "x = x.at[2].subtract(1.0)", [0.0, 0.0, -1.0]),
+])
+def test_an_in_place_assignment_gets_its_at_update(shell, line, fixed, expected):
+    # JAX: a TypeError naming .at[]; the .at[] update works
+    assert JAX["setitem"] == JAX["setitem_under_jit"] and JAX["setitem_at_set"] is None
+    cell = f"def upd(x):\n    {line}\n    return x\n_upd = jax.jit(upd)(jnp.zeros(3))"
+    text, card = shown(shell, cell)
+    assert card["kind"] == "immutable-array" and card["message"] == JAX["setitem"]["first_line"]
+    assert card["rewrite"].startswith(fixed + "    #"), card["rewrite"]
+    assert shell.run_cell(cell.replace(line, fixed)).success
+    assert shell.user_ns["_upd"].tolist() == expected
+
+
+def test_a_reused_key_gets_a_card_to_split_it(shell):
+    # JAX: one key gives the same numbers twice (silently); jax_debug_key_reuse raises
+    # KeyReuseError; split keys do not
+    assert JAX["key_reused_same_numbers"] is True
+    assert JAX["key_reused_checked"]["error"] == "KeyReuseError" and JAX["key_split"] is None
+    cell = ("jax.config.update('jax_debug_key_reuse', True)\n"
+            "def two(key):\n    a = jax.random.normal(key)\n    b = jax.random.normal(key)\n"
+            "    return a + b\n"
+            "try:\n    jax.jit(two)(jax.random.key(1))\n"
+            "finally:\n    jax.config.update('jax_debug_key_reuse', False)")
+    text, card = shown(shell, cell)
+    assert card["kind"] == "key-reuse"
+    assert card["message"] == JAX["key_reused_checked"]["first_line"]
+    body = "\n".join("    " + line for line in card["rewrite"].splitlines())
+    drawn = "    a = jax.random.normal(key)\n    b = jax.random.normal(key)\n"
+    fixed = cell.replace(drawn, body + "\n")
+    assert shell.run_cell(fixed).success, fixed
+
+
+def test_a_leaked_tracer_is_told_in_jaxs_words_and_returning_it_works(shell):
+    # the words are compared case by case (test_the_cases_say_what_jax_says: jit, grad, vmap)
+    assert JAX["leaked_returned"] is None
+    shell.run_cell("kept = []\ndef k(x):\n    y = x * 2\n    kept.append(y)\n    return x\n"
+                   "jax.jit(k)(1.0)")
+    text, card = shown(shell, "kept[0] + 1")
+    assert card["message"] == JAX["leaked_from_jit"]["lines"][0]
+    assert "The leaked intermediate value was created on line" in card["traceback"]
+    assert card["kind"] == "leaked-tracer" and "return result, value" in card["rewrite"]
+
+
+def test_numpy_on_tracers_is_rewritten_to_jnp_which_jax_accepts(shell):
+    assert JAX["numpy_array_of_tracers"]["error"] == "TracerArrayConversionError"
+    assert JAX["jnp_array_of_tracers"] is None        # jnp.array of a list of tracers works
+    cell = "def pair(x, y):\n    return np.array([x, y])\n_pair = jax.jit(pair)(1.0, 2.0)"
+    shell.run_cell("import numpy as np")
+    text, card = shown(shell, cell)
+    assert card["rewrite"].splitlines()[0] == "return jnp.array([x, y])"
+    assert shell.run_cell(cell.replace("np.array", "jnp.array")).success
+    assert shell.user_ns["_pair"].tolist() == [1.0, 2.0]

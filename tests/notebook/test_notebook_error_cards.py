@@ -140,7 +140,11 @@ def test_leaked_tracer_card(shell):
                    "jax.jit(k)(1.0)")
     exc, card, _, _ = failing(shell, "saved[0] + 1",
                               raises=(errors.UnexpectedTracerError,
-                                      "Encountered an unexpected tracer: JitTracer(~float32[])."))
+                                      "Encountered an unexpected tracer. A function "
+                                      "transformed by JAX had a side effect, allowing for a "
+                                      "reference to an intermediate value with type float32[] "
+                                      "wrapped in a DynamicJaxprTracer to escape the scope of "
+                                      "the transformation.\n"))
     assert card["kind"] == "leaked-tracer" and card["where"]["code"] == "saved[0] + 1"
     origin = card["origin"]
     assert origin["function"] == "k" and origin["argument"] == "x"

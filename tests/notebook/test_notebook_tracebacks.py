@@ -114,7 +114,7 @@ def test_user_traceback_keeps_user_frames_in_order():
 RELU_SUM = ("@jax.jit\ndef relu_sum(x):\n    if x.sum() > 0:\n        return x.sum()\n"
             "    return 0.0\nrelu_sum(jnp.arange(3.0))")
 FIRST_LINE = "Attempted boolean conversion of traced array with shape bool[]."
-REST = ("This value depends on the argument x", "Python control flow (`if`, `while`")
+REST = ("depends on the value of the argument x", "Python control flow (`if`, `while`")
 
 
 def test_an_error_with_a_card_is_said_once(shell):

@@ -5,7 +5,7 @@ here); tests/data/recompile_reference.json what JAX logged for each with
 `jax_explain_cache_misses` on (reference/make_recompile_reference.py). For each scenario:
 
 * jxkernel's compile events of the scenario's functions are as many as JAX's tracing-cache
-  misses (the known differences below are strict xfails, with why);
+  misses (a checkpointed function's own traces are logged, not events: CHECKPOINT_TRACES);
 * each event's explanation names the cause JAX names for the same miss: a first call (or a
   new function object of the same code, `fresh_jit`) where JAX says "never seen function";
   the same leaves and kinds (shape, dtype, weak type) where JAX lists "different input
@@ -47,15 +47,13 @@ JAX_KIND = {"shape": "types", "dtype": "types", "weak_type": "types", "static": 
             "traced_for": "debug"}
 NOTES = {"constant"}          # said beside a cause, never instead of one
 
-# scenarios whose count differs from JAX's, and why (strict: a fix makes them pass)
-# (lower_then_call, export_symbolic, donation_added and default_device_cpu were, until stop 57)
-_CHECKPOINT = ("JAX logs each trace jax.checkpoint makes of its function (through wrappers "
-               "it makes anew per stage: \"never seen function ... re-defined repeatedly\", "
-               "none a compile); jxkernel tells the jit's misses only, which are JAX's "
-               "(test_a_checkpointed_functions_jit_misses_are_jaxs)")
-KNOWN_COUNT: dict = {"checkpoint_policy_jit_made_anew": _CHECKPOINT,
-                     "checkpoint_inside_jit_new_shape": _CHECKPOINT,
-                     "checkpoint_policy_jit_made_once_fixed": _CHECKPOINT}
+# scenarios where JAX also logs the traces jax.checkpoint makes of its function and of what it
+# derives (its JVP, its transpose: wrappers made anew per stage, "never seen function", none a
+# compile). jxkernel's jax_explain_cache_misses log says each of them as JAX's does; its
+# compile events (the notebook's notes) are the jit's misses only, those JAX logs at the
+# user's call of the jit (docs/seeing_inside.md, "What a checkpointed function logs")
+CHECKPOINT_TRACES = {"checkpoint_policy_jit_made_anew", "checkpoint_inside_jit_new_shape",
+                     "checkpoint_policy_jit_made_once_fixed"}
 # where a new function object of the same code is named (fresh_jit, or fresh_body for a
 # control-flow body): None, on every miss but the first; else per line a function was defined
 # on, after how many misses of it (two lambdas on one line are two codes, each new once);
@@ -64,7 +62,8 @@ FRESH = {"jit_in_a_loop_lambda": None, "cell_rerun": None, "closure_factory": No
          "partial_in_a_loop": None, "jit_bound_method_in_a_loop": None,
          "scan_new_lambda_each_call": {2: 1}, "fori_loop_lambda_in_jit": {3: 1},
          "cond_lambdas_in_a_loop": {2: 2}, "scan_body_inside_jit_static": {2: 1},
-         "jitted_step_defined_inside_train": None, "jit_of_vmap_made_anew": None}
+         "jitted_step_defined_inside_train": None, "jit_of_vmap_made_anew": None,
+         "checkpoint_policy_jit_made_anew": None}
 
 
 class _Logged(logging.Handler):
@@ -203,15 +202,11 @@ def test_scenario_like_jax(name):
         assert events == [] and expected["lowerings"] == 0
         assert [m["kind"] for m in expected["misses"]] in ([], ["never seen function"])
         return
-    if name in KNOWN_COUNT:
-        if len(events) != len(expected["misses"]):
-            pytest.xfail(KNOWN_COUNT[name])
-        raise AssertionError(f"{name} matches JAX now: take it out of KNOWN_COUNT")
-    assert len(events) == len(expected["misses"]), \
-        [(e.reason, e.changes) for e in events]
+    misses = _jit_misses(name)
+    assert len(events) == len(misses), [(e.reason, e.changes) for e in events]
     # function by function (by the line it was defined on): JAX logs an outer jit's miss
     # before those of the jits its trace meets, jxkernel after them (with the compile)
-    ours, theirs = _by_line(events, _event_line), _by_line(expected["misses"], _miss_line)
+    ours, theirs = _by_line(events, _event_line), _by_line(misses, _miss_line)
     assert {k: len(v) for k, v in ours.items()} == {k: len(v) for k, v in theirs.items()}
     for line, mine in ours.items():
         for event, miss in zip(mine, theirs[line]):
@@ -229,27 +224,45 @@ def test_scenario_like_jax(name):
     # message's first lines as JAX's: the call site (file, line, function: the user's, never
     # jxkernel's), "never seen function:" and the function with where it was defined, or
     # "for <function> defined at ...", and the kind of difference in JAX's words
+    # (a checkpointed function's traces, logged as they happen, come before the jit's miss
+    # that jxkernel logs at its compile: JAX logs that first; compared as multisets there)
+    order = sorted if name in CHECKPOINT_TRACES else list
     logged_by_line = _by_line(logged, _message_line)
-    assert {k: [("never seen function:" in m) for m in v] for k, v in logged_by_line.items()} \
-        == {k: [m["kind"] == "never seen function" for m in v] for k, v in theirs.items()}, \
+    every = _by_line(expected["misses"], _miss_line)
+    assert {k: order("never seen function:" in m for m in v)
+            for k, v in logged_by_line.items()} \
+        == {k: order(m["kind"] == "never seen function" for m in v) for k, v in every.items()}, \
         logged
     jax_by_line = _by_line(expected["messages"], _message_line)
     for line, mine in logged_by_line.items():
-        for ours_text, theirs_text in zip(mine, jax_by_line[line]):
-            assert _head(ours_text, name) == _head(theirs_text, name), (ours_text, theirs_text)
+        ours_heads = order(_head(m, name) for m in mine)
+        theirs_heads = order(_head(m, name) for m in jax_by_line[line])
+        for ours_text, theirs_text in zip(ours_heads, theirs_heads):
+            assert ours_text == theirs_text, (mine, jax_by_line[line])
 
 
-@pytest.mark.parametrize("name", sorted(KNOWN_COUNT))
-def test_a_checkpointed_functions_jit_misses_are_jaxs(name):
-    """JAX's misses logged at the user's call of the jit (not inside checkpoint's own
-    traces) are jxkernel's events, one for one, with JAX's causes."""
+def _jit_misses(name) -> list:
+    """JAX's misses of scenario `name` that are jxkernel's compile events: all, but for a
+    checkpointed function's only those JAX logs at the user's call of the jit (not the traces
+    checkpoint makes inside it, which jxkernel logs without an event)."""
     expected = REFERENCE[name]
-    jits = [m for m, text in zip(expected["misses"], expected["messages"])
+    if name not in CHECKPOINT_TRACES:
+        return expected["misses"]
+    return [m for m, text in zip(expected["misses"], expected["messages"])
             if text.splitlines()[0].endswith("(<module>):")]
-    _, events = jx_events(name)
-    assert len(events) == len(jits) >= 1, [(e.reason, e.changes) for e in events]
-    for event, miss in zip(events, jits):
-        check_like_jax(event, miss)
+
+
+@pytest.mark.parametrize("name", sorted(CHECKPOINT_TRACES))
+def test_checkpoints_own_traces_are_logged_not_noted(name):
+    """JAX's log for a checkpointed function, message for message (the heads); the compile
+    events are the jit's alone, and each is a compile."""
+    logged = []
+    _, events = jx_events(name, logged)
+    expected = REFERENCE[name]
+    assert len(logged) == len(expected["messages"]) > len(events) >= 1
+    assert sorted(_head(m, name) for m in logged) == \
+        sorted(_head(m, name) for m in expected["messages"]), logged
+    assert all(e.compiled for e in events)
 
 
 _TAGGED = re.compile(r"<recompile:(\S+) \d+>")
@@ -635,7 +648,38 @@ APPLIED_RECORDED = {
     # (the pad was of axis 0 whatever axis grew: f32[5,3] -> f32[5,4] stayed two programs)
     "second_axis_grows": ("shape", "x = jnp.pad(x, [(0, 0)] * 1 + [(0, size - n)]",
                           "second_axis_grows_fixed"),
+    # a jitted function under vmap sees rows: the pad is on the array vmap is given
+    "vmap_of_jit_rows_grow": ("shape", "xs = jnp.pad(xs, [(0, 0)] * 1 + [(0, size - n)]",
+                              "vmap_of_jit_rows_grow_fixed"),
 }
+
+
+def test_the_bucketing_fix_promises_what_jax_compiles():
+    """Bucketing reduces compiles to a few sizes, not one: the fix says how many ("at most 5
+    compiles for lengths up to 64"), and its snippet applied to every length from 1 to 64 is
+    what JAX lowers (5 programs: 4, 8, 16, 32, 64), and what jxkernel compiles."""
+    _, events = jx_events("shape")
+    (change,) = events[-1].changes
+    promised = re.search(r"at most (\d+) compiles for lengths up to (\d+)", change.fix)
+    assert promised and promised.groups() == ("5", "64"), change.fix
+    snippet = change.snippet.splitlines()[1:]        # (n is the loop's there)
+    source = SCENARIOS["lengths_bucketed_fixed"][1]
+    assert all(line in source for line in snippet), (snippet, source)
+    assert REFERENCE["lengths_bucketed_fixed"]["lowerings"] == 5
+    _, mine = jx_events("lengths_bucketed_fixed", misses=False)
+    assert len([e for e in mine if e.compiled]) == 5, [(e.reason, e.changes) for e in mine]
+
+
+def test_a_row_under_vmap_is_told_as_a_row():
+    """A jitted function under vmap whose rows changed shape: the fix is on the array vmap is
+    given, and mapping another axis (in_axes) is told as a compile each, as JAX's two misses."""
+    _, events = jx_events("vmap_of_jit_in_axes_changes")
+    (change,) = events[-1].changes
+    assert [m["kind"] for m in REFERENCE["vmap_of_jit_in_axes_changes"]["misses"]] == \
+        ["never seen function", "types"]
+    assert change.kind == "shape" and "a row of what vmap maps over" in change.fix
+    assert "a compile for each is expected" in change.fix and "xs = jnp.pad(xs" in \
+        change.snippet
 
 
 @pytest.mark.parametrize("name", sorted(APPLIED_RECORDED))
@@ -692,6 +736,25 @@ def test_explanations_of_structure_say_what_changed():
     assert (change.path, change.old, change.new) == ("n", "by position", "by keyword")
     change = only("ones_static_n")                 # n sets a shape: traced would not do
     assert "n sets a shape" in change.fix and "drop it from static_argnums" in change.fix
+
+
+_TREE_SCENARIOS = [n for n in SCENARIOS if n not in RAISES and
+                   any(m["kind"] == "tree" for m in _jit_misses(n))]
+
+
+@pytest.mark.parametrize("name", _TREE_SCENARIOS)
+def test_a_structure_changes_one_line_names_the_node(name):
+    """Where JAX says "different input pytree", the one-line reason names the node that
+    changed, as the change lines do (not two PyTreeDefs); the logger keeps JAX's heading."""
+    logged = []
+    _, events = jx_events(name, logged)
+    for event in events:
+        nodes = [c for c in event.changes if c.kind == "structure"]
+        assert "PyTreeDef" not in event.reason, event.reason
+        assert all(f"{c.path}: " in event.reason and f"{c.old} -> {c.new}" in event.reason
+                   for c in nodes), \
+            (event.reason, nodes)
+    assert any("different input pytree:" in m for m in logged), logged
 
 
 def test_explain_cache_misses_logs_the_users_functions_only():
