@@ -28,8 +28,13 @@ from ...transforms.custom_derivatives import custom_jvp_call_p, custom_vjp_call_
 from ...transforms.jit_primitive import jit_p
 from ...tree_util import tree_flatten, tree_unflatten
 from ._base import JAXSparse
-from .bcoo import (BCOO, bcoo_dot_general, bcoo_multiply_dense, bcoo_multiply_sparse,
-                   bcoo_reduce_sum, bcoo_reshape, bcoo_todense)
+from .api import todense_p
+from .bcoo import BCOO, bcoo_multiply_dense, bcoo_todense
+from .bcoo_layout import (bcoo_eliminate_zeros, bcoo_sort_indices, bcoo_sum_duplicates,
+                          bcoo_update_layout)
+from .bcoo_shape import (bcoo_broadcast_in_dim, bcoo_concatenate, bcoo_dynamic_slice,
+                         bcoo_reduce_sum, bcoo_reshape, bcoo_rev, bcoo_slice, bcoo_squeeze)
+from .bcoo_spdot import bcoo_dot_general, bcoo_multiply_sparse
 from .bcsr import BCSR, bcsr_dot_general
 
 sparse_rules_bcoo: dict = {}
@@ -152,12 +157,18 @@ def _data_op(mat, data):
                                    unique_indices=mat.unique_indices), _pattern_of(mat))
 
 
+def _unique_indices_of(x):
+    """`x` with each index stored once (duplicates summed, in the same nse), for the rules
+    that are not linear: f(a) + f(b) is not f(a + b)."""
+    if x.unique_indices or not isinstance(x, BCOO):
+        return x
+    return bcoo_sum_duplicates(x, nse=x.nse)
+
+
 def _unary_rule(prim, linear: bool):
     def rule(x, **params):
-        if not linear and not x.unique_indices:
-            raise NotImplementedError(
-                f"sparse rule for {prim} on an array whose indices may repeat (JAX sums the "
-                "duplicates first, with bcoo_sum_duplicates, not implemented in jxkernel)")
+        if not linear:
+            x = _unique_indices_of(x)
         return [_data_op(x, prim.bind(x.data, **params))]
     return rule
 
@@ -252,6 +263,38 @@ def _reshape_rule(x, *, new_sizes, dimensions=None, **_):
     return [bcoo_reshape(x, new_sizes=new_sizes, dimensions=dimensions)]
 
 
+def _standard_rule(fun):
+    """A rule that is the BCOO function of the primitive, its arguments as they come (a
+    dense one among them is the function's to refuse or take)."""
+    return lambda *args, **params: [fun(*args, **params)]
+
+
+def _slice_rule(x, *, start_indices, limit_indices, strides=None):
+    return [bcoo_slice(x, start_indices=start_indices, limit_indices=limit_indices,
+                       strides=strides)]
+
+
+def _dynamic_slice_rule(x, *starts, slice_sizes):
+    return [bcoo_dynamic_slice(x, starts, slice_sizes)]
+
+
+def _broadcast_in_dim_rule(x, *dyn, shape, broadcast_dimensions, **_):
+    return [bcoo_broadcast_in_dim(x, shape=shape, broadcast_dimensions=broadcast_dimensions)]
+
+
+def _stack_rule(*xs, axis):
+    """One new size-1 dim per operand at `axis`, then their concatenation there."""
+    def expand(x):
+        shape = x.shape[:axis] + (1,) + x.shape[axis:]
+        dims = [d if d < axis else d + 1 for d in range(x.ndim)]
+        return bcoo_broadcast_in_dim(x, shape=shape, broadcast_dimensions=dims)
+    return [bcoo_concatenate([expand(x) for x in xs], dimension=axis)]
+
+
+def _todense_rule(x, *, tree):
+    return [x.todense()]
+
+
 def _call_rule(param):
     """A call of a jaxpr (jit, custom_jvp_call, custom_vjp_call): its jaxpr is interpreted
     inline, so the sparse values flow into it (a custom rule's derivative is not kept)."""
@@ -336,12 +379,18 @@ def _install_rules():
              "integer_pow": _integer_pow_rule, "dot_general": _dot_general_rule,
              "transpose": _transpose_rule, "add": _add_rule, "add_any": _add_rule,
              "sub": _sub_rule, "mul": _mul_rule, "div": _div_rule,
-             "reduce_sum": _reduce_sum_rule, "reshape": _reshape_rule}
+             "reduce_sum": _reduce_sum_rule, "reshape": _reshape_rule,
+             "slice": _slice_rule, "dynamic_slice": _dynamic_slice_rule,
+             "squeeze": _standard_rule(bcoo_squeeze), "rev": _standard_rule(bcoo_rev),
+             "broadcast_in_dim": _broadcast_in_dim_rule, "stack": _stack_rule,
+             "concatenate": lambda *xs, dimension: [bcoo_concatenate(xs,
+                                                                     dimension=dimension)]}
     for name, rule in named.items():
         sparse_rules_bcoo[all_primitives[name]] = rule
     generic = {jit_p: _call_rule("jaxpr"), custom_jvp_call_p: _call_rule("call_jaxpr"),
                custom_vjp_call_p: _call_rule("call_jaxpr"), while_p: _while_rule,
                cond_p: _cond_rule, scan_p: _scan_rule}
+    generic[todense_p] = _todense_rule
     sparse_rules_bcoo.update(generic)
     # BCSR's: the data-only ones, its product with a dense array, and the calls and loops
     sparse_rules_bcsr.update(generic)
@@ -374,6 +423,37 @@ def _swap_args(f):
     return lambda a, b: f(b, a)
 
 
+def _getitem(self, idx):
+    """Index a BCOO as an array (ints, slices, None, ellipsis; a traced int too): the
+    sparsified indexing, whose slice, dynamic_slice, squeeze and broadcast_in_dim have
+    sparse rules."""
+    return sparsify(lambda x: x[idx])(self)
+
+
+def _iter(self):
+    return iter(self[i] for i in range(self.shape[0]))
+
+
+def _update_layout(self, *, n_batch=None, n_dense=None, on_inefficient="error"):
+    """Update the storage layout (i.e. n_batch & n_dense) of a BCOO matrix (see
+    `bcoo_update_layout`)."""
+    return bcoo_update_layout(self, n_batch=n_batch, n_dense=n_dense,
+                              on_inefficient=on_inefficient)
+
+
+def _sum_duplicates(self, nse=None, remove_zeros=True):
+    """Return a copy of the array with duplicate indices summed (and, with `remove_zeros`,
+    explicit zeros dropped), indices sorted; `nse` as in `bcoo_sum_duplicates`."""
+    if remove_zeros:
+        return bcoo_eliminate_zeros(self, nse=nse)
+    return bcoo_sum_duplicates(self, nse=nse)
+
+
+def _sort_indices(self):
+    """Return a copy of the matrix with indices sorted."""
+    return bcoo_sort_indices(self)
+
+
 _BCOO_METHODS = {
     "astype": _astype,
     "reshape": _reshape,
@@ -390,7 +470,20 @@ _BCOO_METHODS = {
     "__radd__": sparsify(_swap_args(jnp.add)),
     "__sub__": sparsify(jnp.subtract),
     "__rsub__": sparsify(_swap_args(jnp.subtract)),
+    "__rtruediv__": sparsify(_swap_args(jnp.divide)),
     "__pow__": lambda x, y: sparsify(lambda x: jnp.power(x, y))(x),
+    "__rpow__": sparsify(_swap_args(jnp.power)),
+    "__getitem__": _getitem,
+    "__iter__": _iter,
+    "__gt__": sparsify(jnp.greater),
+    "__ge__": sparsify(jnp.greater_equal),
+    "__lt__": sparsify(jnp.less),
+    "__le__": sparsify(jnp.less_equal),
+    "__eq__": sparsify(jnp.equal),
+    "__ne__": sparsify(jnp.not_equal),
+    "update_layout": _update_layout,
+    "sum_duplicates": _sum_duplicates,
+    "sort_indices": _sort_indices,
 }
 for _name, _method in _BCOO_METHODS.items():
     setattr(BCOO, _name, _method)
