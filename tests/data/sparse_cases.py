@@ -239,3 +239,46 @@ def cases(jax, sparse):
         "sparsify_log1p": sparsified,
         "sparsify_fori_loop": loop,
     }
+
+
+def error_cases(jax, sparse):
+    """name -> a thunk that raises: JAX's class and the first line of its message are
+    recorded as "errors/<name>" (a pair of strings)."""
+    jnp = jax.numpy
+    BCOO = sparse.BCOO
+    M = BCOO.fromdense(jnp.array([[0., 1., 0., 2.], [3., 0., 0., 0.], [0., 0., 4., 0.]]))
+    return {
+        "jit_nse": lambda: jax.jit(lambda m: sparse.bcoo_sum_duplicates(m))(M),
+        "inefficient": lambda: sparse.bcoo_update_layout(M, n_batch=1),
+        "layout_negative": lambda: sparse.bcoo_update_layout(M, n_batch=-1),
+        "layout_too_many": lambda: sparse.bcoo_update_layout(M, n_batch=2, n_dense=1),
+        "slice_out_of_range": lambda: sparse.bcoo_slice(M, start_indices=(0, 0),
+                                                        limit_indices=(4, 1)),
+        "slice_zero_stride": lambda: sparse.bcoo_slice(M, start_indices=(0, 0),
+                                                       limit_indices=(3, 1), strides=(0, 1)),
+        "concat_dense_dim": lambda: sparse.bcoo_concatenate(
+            [BCOO.fromdense(M.todense(), n_dense=1)] * 2, dimension=1),
+        "concat_shapes": lambda: sparse.bcoo_concatenate([M, M.T], dimension=0),
+        "squeeze_not_one": lambda: sparse.bcoo_squeeze(M, dimensions=(0,)),
+        "broadcast_new_sparse": lambda: sparse.bcoo_broadcast_in_dim(
+            M, shape=(3, 2, 4), broadcast_dimensions=(0, 2)),
+        "random_nse": lambda: sparse.random_bcoo(jax.random.key(0), (2, 2), nse=4),
+        "dynamic_slice_size": lambda: sparse.bcoo_dynamic_slice(M, (0, 0), (4, 1)),
+        "rev_out_of_range": lambda: sparse.bcoo_rev(M, (2,)),
+        "multiply_ndim": lambda: sparse.bcoo_multiply_sparse(M, BCOO.fromdense(jnp.ones(4))),
+        "spdot_unused_batch": lambda: sparse.bcoo_dot_general(
+            M, BCOO.fromdense(jnp.ones((2, 4, 3)), n_batch=1),
+            dimension_numbers=(((1,), (1,)), ((), ()))),
+        "jit_spdot_dense_dims": lambda: jax.jit(lambda a, b: a @ b)(
+            BCOO.fromdense(M.todense(), n_dense=1), M.T),
+    }
+
+
+def error_of(thunk):
+    """(class name, first line of the message) of what `thunk` raises."""
+    try:
+        thunk()
+    except Exception as e:          # the error is the answer recorded
+        return np.array([type(e).__name__, (str(e).splitlines() or [""])[0]])
+    return np.array(["no error", ""])
+

@@ -221,6 +221,7 @@ def _sum_duplicates_transpose(ct, data, indices, *, spinfo, nse):
     if type(data_ct) is ad.Zero:
         return [ad.Zero(data.aval), None]
     props = _validate(data.aval.shape, indices.shape, spinfo.shape)
+    data_ct = jnp.asarray(data_ct)
     _, mapping, _ = _unique_indices(indices, spinfo.shape)
     if props.n_sparse == 0:       # every element went to slot 0 (when there is one)
         mapping = jnp.zeros(indices.shape[:-1], mapping.dtype)
