@@ -210,7 +210,12 @@ def test_getitem_with_a_traced_index_and_iteration():
 
 
 @pytest.mark.parametrize("module", ["", "._base", ".bcoo", ".bcsr", ".transform", ".ad",
-                                    ".api", ".bcoo_layout", ".bcoo_shape", ".bcoo_spdot",
-                                    ".random"])
+                                    ".api", ".bcoo_layout", ".bcoo_shape", ".bcoo_spdot"])
 def test_docstring_examples(module):
     check_docstring_examples("jxkernel.api.sparse" + module)
+
+
+@pytest.mark.parametrize("module", ["jxkernel.random.sparse_bcoo",
+                                    "jxkernel._jax.experimental.sparse"])
+def test_docstring_examples_beyond_the_package(module):
+    check_docstring_examples(module)

@@ -3,8 +3,10 @@ their rules (`bcoo.py`; sorting and summing duplicates and the layout in `bcoo_l
 lax's shape operations in `bcoo_shape.py`, sparse @ sparse and sparse * sparse in
 `bcoo_spdot.py`), the `sparsify` transform, which runs dense code on sparse arrays
 (`transform.py`), sparse-aware `grad` and its kin (`ad.py`), `todense`, `empty` and `eye`
-(`api.py`), BCSR, the batched CSR array, with its primitives (`bcsr.py`), and `random_bcoo`
-(`random.py`). What JAX 0.10.2 has and jxkernel does not is listed in conformance/README.md.
+(`api.py`), and BCSR, the batched CSR array, with its primitives (`bcsr.py`). `random_bcoo`
+is in the random layer (`random/sparse_bcoo.py`), named with these by
+`jax.experimental.sparse` (`_jax/experimental/sparse.py`). What JAX 0.10.2 has and jxkernel
+does not is listed in conformance/README.md.
 
     >>> M = BCOO.fromdense(jnp.array([[0., 1.], [2., 0.]]))
     >>> M
@@ -43,5 +45,4 @@ from .bcsr import (BCSR as BCSR, bcsr_dot_general as bcsr_dot_general,
                    bcsr_extract_p as bcsr_extract_p, bcsr_fromdense as bcsr_fromdense,
                    bcsr_fromdense_p as bcsr_fromdense_p, bcsr_todense as bcsr_todense,
                    bcsr_todense_p as bcsr_todense_p)
-from .random import random_bcoo as random_bcoo
 from .transform import sparsify as sparsify

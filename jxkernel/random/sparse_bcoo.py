@@ -1,6 +1,7 @@
-"""`random_bcoo` (JAX's `sparse.random`): a BCOO array of random values at random distinct
-(by default) positions, drawn with `jax.random` as JAX draws them, so a key gives JAX's
-array.
+"""`random_bcoo` (JAX's `jax.experimental.sparse.random`): a BCOO array of random values at
+random distinct (by default) positions, drawn as JAX draws them, so a key gives JAX's array.
+It lives in the random layer, which the sparse package (in `api/`, below it) cannot import;
+`jax.experimental.sparse` (`_jax/experimental/sparse.py`) names it beside the rest.
 
     >>> M = random_bcoo(jax.random.key(0), (3, 4), nse=5)
     >>> M.nse, M.shape
@@ -11,16 +12,18 @@ from __future__ import annotations
 import math
 import operator
 
-from ... import numpy as jnp
-from ... import random
-from ...core import dtypes
-from ...transforms.batching import vmap
-from .bcoo import BCOO
+from .. import numpy as jnp
+from ..api.sparse.bcoo import BCOO
+from ..core import dtypes
+from ..transforms.batching import vmap
+from .discrete import choice
+from .keys import split
+from .samplers import uniform
 
 
 def random_bcoo(key, shape, *, dtype=None, indices_dtype=None, nse=0.2, n_batch: int = 0,
                 n_dense: int = 0, unique_indices: bool = True, sorted_indices: bool = False,
-                generator=random.uniform, **kwds) -> BCOO:
+                generator=uniform, **kwds) -> BCOO:
     """Generate a random BCOO matrix: `nse` stored elements per batch (a fraction of the
     sparse size when 0 < nse < 1), values from `generator(key, shape=, dtype=, **kwds)`,
     positions from `random.choice` (distinct when `unique_indices`)."""
@@ -47,11 +50,11 @@ def random_bcoo(key, shape, *, dtype=None, indices_dtype=None, nse=0.2, n_batch:
     def batch_indices(key):
         if not sparse_shape:
             return jnp.zeros((nse, n_sparse), dtype=indices_dtype)
-        flat = random.choice(key, sparse_size, shape=(nse,),
+        flat = choice(key, sparse_size, shape=(nse,),
                              replace=not unique_indices).astype(indices_dtype)
         return jnp.column_stack(jnp.unravel_index(flat, sparse_shape))
 
-    keys = random.split(key, math.prod(batch_shape) + 1)
+    keys = split(key, math.prod(batch_shape) + 1)
     data = generator(keys[0], shape=batch_shape + (nse,) + dense_shape, dtype=dtype, **kwds)
     indices = vmap(batch_indices)(keys[1:]).reshape(batch_shape + (nse, n_sparse))
     mat = BCOO((data, indices), shape=shape)
