@@ -201,6 +201,48 @@ def test_numpy_backend_runs_the_new_primitives():
         np.testing.assert_array_equal(g, w)
 
 
+def test_plain_formats_data_gradients_where_jax_errs():
+    # a transposed product's data cotangent is ct[col] * x[row]; JAX 0.10.2 reads
+    # ct[row] * x[col] whatever `transpose` says (its CSC gradients are wrong): compare with
+    # the dense product's instead
+    D = jnp.arange(12.).reshape(3, 4) - 5.
+    C = sparse.CSC.fromdense(M)
+    csc = lambda d: sparse.CSC((d, C.indices, C.indptr), shape=C.shape)
+    np.testing.assert_allclose(jax.jacrev(lambda d: (csc(d) @ D.T).sum(0))(C.data),
+                               jax.jacrev(lambda d: (csc(d).todense() @ D.T).sum(0))(C.data),
+                               rtol=1e-6)
+    S = sparse.COO.fromdense(M)
+    coo = lambda d: sparse.COO((d, S.row, S.col), shape=S.shape)
+    for x in (jnp.ones(3), D[:, :2]):
+        product = sparse.coo_matvec if x.ndim == 1 else sparse.coo_matmat
+        check_grads(lambda d: product(coo(d), x, transpose=True), (S.data,), order=1,
+                    modes=["fwd", "rev"])
+
+
+def test_rules_of_the_plain_format_primitives():
+    v = jnp.array([1., -2., 0.5, 3.])
+    for cls in (sparse.COO, sparse.CSR):
+        S = cls.fromdense(M)
+        rest = S._bufs[1:]
+        check_grads(lambda d, x: cls((d, *rest), shape=S.shape) @ x, (S.data, v), order=2,
+                    modes=["fwd", "rev"])
+        check_grads(lambda d, x: cls((d, *rest), shape=S.shape) @ x, (S.data, M.T), order=1,
+                    modes=["fwd", "rev"])
+        check_grads(lambda d: cls((d, *rest), shape=S.shape).todense(), (S.data,), order=1,
+                    modes=["fwd", "rev"])
+        check_grads(lambda x: cls.fromdense(x, nse=12).data, (M + 1,), order=1,
+                    modes=["fwd"])
+        # vmap (JAX has no batching rules for these) equals stacking
+        ds = jnp.stack([S.data, -S.data])
+        vs = jnp.stack([v, 2 * v])
+        got = jax.vmap(lambda d, x: cls((d, *rest), shape=S.shape) @ x)(ds, vs)
+        np.testing.assert_array_equal(got, jnp.stack([cls((ds[k], *rest), shape=S.shape) @ vs[k]
+                                                      for k in range(2)]))
+        ms = jnp.stack([M, 2 * M])
+        got = jax.vmap(lambda m: cls.fromdense(m, nse=4).todense())(ms)
+        np.testing.assert_array_equal(got, ms)
+
+
 def test_getitem_with_a_traced_index_and_iteration():
     m = sparse.BCOO.fromdense(M)
     for i in range(3):
@@ -210,7 +252,7 @@ def test_getitem_with_a_traced_index_and_iteration():
 
 
 @pytest.mark.parametrize("module", ["", "._base", ".bcoo", ".bcsr", ".transform", ".ad",
-                                    ".api", ".bcoo_layout", ".bcoo_shape", ".bcoo_spdot"])
+                                    ".api", ".bcoo_layout", ".bcoo_shape", ".bcoo_spdot", ".coo", ".csr"])
 def test_docstring_examples(module):
     check_docstring_examples("jxkernel.api.sparse" + module)
 
