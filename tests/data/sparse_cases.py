@@ -229,7 +229,29 @@ def cases(jax, sparse):
         out["csr_matmat_T"] = sparse.csr_matmat(sparse.CSR.fromdense(M), D, transpose=True)
         return out
 
+    def bcsr_more():
+        import scipy.sparse
+        BCSR = sparse.BCSR
+        S = BCSR.fromdense(M)
+        dup = BCSR((jnp.array([1., 2., 3., 0.]), jnp.array([1, 1, 0, 2]),
+                    jnp.array([0, 2, 3, 4])), shape=(3, 3))
+        return {"concat_rows": sparse.bcsr_concatenate([S, S], dimension=0),
+                "concat_cols": sparse.bcsr_concatenate([S, BCSR.fromdense(D)], dimension=1),
+                "broadcast": sparse.bcsr_broadcast_in_dim(S, shape=(2, 3, 4),
+                                                          broadcast_dimensions=(1, 2)),
+                "stack": sparse.sparsify(lambda a, b: jnp.stack([a, b]))(S, BCSR.fromdense(D)),
+                "sum_dup": sparse.bcsr_sum_duplicates(dup),
+                "method": dup.sum_duplicates(), "method_keep0": dup.sum_duplicates(
+                    nse=4, remove_zeros=False),
+                "from_unsorted_bcoo": BCSR.from_bcoo(BCOO(
+                    (jnp.array([1., 2., 3.]), jnp.array([[2, 0], [0, 1], [0, 0]])),
+                    shape=(3, 2))),
+                "from_scipy": BCSR.from_scipy_sparse(scipy.sparse.csr_matrix(np.asarray(M))),
+                "bcoo_from_scipy": BCOO.from_scipy_sparse(scipy.sparse.coo_matrix(
+                    np.asarray(M)))}
+
     return {
+        "bcsr_more": bcsr_more,
         "plain_formats": plain_formats,
         "layout": layout,
         "shape_ops": shape_ops,

@@ -3,7 +3,8 @@ their rules (`bcoo.py`; sorting and summing duplicates and the layout in `bcoo_l
 lax's shape operations in `bcoo_shape.py`, sparse @ sparse and sparse * sparse in
 `bcoo_spdot.py`), the `sparsify` transform, which runs dense code on sparse arrays
 (`transform.py`), sparse-aware `grad` and its kin (`ad.py`), `todense`, `empty` and `eye`
-(`api.py`), BCSR, the batched CSR array, with its primitives (`bcsr.py`), and JAX's plain
+(`api.py`), BCSR, the batched CSR array, with its primitives (`bcsr.py`; functions made of
+BCOO's in `bcsr_ops.py`), and JAX's plain
 2-D COO (`coo.py`), CSR and CSC (`csr.py`) with theirs. `random_bcoo`
 is in the random layer (`random/sparse_bcoo.py`), named with these by
 `jax.experimental.sparse` (`_jax/experimental/sparse.py`). What JAX 0.10.2 has and jxkernel
@@ -46,6 +47,9 @@ from .bcsr import (BCSR as BCSR, bcsr_dot_general as bcsr_dot_general,
                    bcsr_extract_p as bcsr_extract_p, bcsr_fromdense as bcsr_fromdense,
                    bcsr_fromdense_p as bcsr_fromdense_p, bcsr_todense as bcsr_todense,
                    bcsr_todense_p as bcsr_todense_p)
+from .bcsr_ops import (bcsr_broadcast_in_dim as bcsr_broadcast_in_dim,
+                       bcsr_concatenate as bcsr_concatenate,
+                       bcsr_sum_duplicates as bcsr_sum_duplicates)
 from .coo import (COO as COO, coo_fromdense as coo_fromdense, coo_fromdense_p as coo_fromdense_p,
                   coo_matmat as coo_matmat, coo_matmat_p as coo_matmat_p,
                   coo_matvec as coo_matvec, coo_matvec_p as coo_matvec_p,

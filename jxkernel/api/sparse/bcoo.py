@@ -707,6 +707,17 @@ class BCOO(JAXSparse):
                               n_batch=n_batch)
 
     @classmethod
+    def from_scipy_sparse(cls, mat, *, index_dtype=None, n_dense: int = 0,
+                          n_batch: int = 0) -> BCOO:
+        """Create a BCOO array from a :mod:`scipy.sparse` array (its indices not marked
+        sorted or unique, as JAX's)."""
+        if n_dense != 0 or n_batch != 0:
+            raise NotImplementedError("BCOO.fromscipy with nonzero n_dense/n_batch")
+        mat = mat.tocoo()
+        indices = jnp.column_stack((mat.row, mat.col)).astype(index_dtype or jnp.int32)
+        return cls((jnp.asarray(mat.data), indices), shape=mat.shape)
+
+    @classmethod
     def _empty(cls, shape, *, dtype=None, index_dtype="int32", n_dense: int = 0,
                n_batch: int = 0, nse: int = 0) -> BCOO:
         shape = tuple(shape)

@@ -36,6 +36,8 @@ from .bcoo_shape import (bcoo_broadcast_in_dim, bcoo_concatenate, bcoo_dynamic_s
                          bcoo_reduce_sum, bcoo_reshape, bcoo_rev, bcoo_slice, bcoo_squeeze)
 from .bcoo_spdot import bcoo_dot_general, bcoo_multiply_sparse
 from .bcsr import BCSR, bcsr_dot_general
+from .bcsr_ops import (bcsr_broadcast_in_dim, bcsr_concatenate, bcsr_eliminate_zeros,
+                       bcsr_sum_duplicates)
 
 sparse_rules_bcoo: dict = {}
 sparse_rules_bcsr: dict = {}
@@ -278,17 +280,25 @@ def _dynamic_slice_rule(x, *starts, slice_sizes):
     return [bcoo_dynamic_slice(x, starts, slice_sizes)]
 
 
-def _broadcast_in_dim_rule(x, *dyn, shape, broadcast_dimensions, **_):
-    return [bcoo_broadcast_in_dim(x, shape=shape, broadcast_dimensions=broadcast_dimensions)]
-
-
-def _stack_rule(*xs, axis):
+def _stack_rule(broadcast_in_dim, concatenate):
     """One new size-1 dim per operand at `axis`, then their concatenation there."""
-    def expand(x):
-        shape = x.shape[:axis] + (1,) + x.shape[axis:]
-        dims = [d if d < axis else d + 1 for d in range(x.ndim)]
-        return bcoo_broadcast_in_dim(x, shape=shape, broadcast_dimensions=dims)
-    return [bcoo_concatenate([expand(x) for x in xs], dimension=axis)]
+    def rule(*xs, axis):
+        def expand(x):
+            shape = x.shape[:axis] + (1,) + x.shape[axis:]
+            dims = [d if d < axis else d + 1 for d in range(x.ndim)]
+            return broadcast_in_dim(x, shape=shape, broadcast_dimensions=dims)
+        return [concatenate([expand(x) for x in xs], dimension=axis)]
+    return rule
+
+
+def _broadcast_rule(broadcast_in_dim):
+    def rule(x, *dyn, shape, broadcast_dimensions, **_):
+        return [broadcast_in_dim(x, shape=shape, broadcast_dimensions=broadcast_dimensions)]
+    return rule
+
+
+def _concatenate_rule(concatenate):
+    return lambda *xs, dimension: [concatenate(xs, dimension=dimension)]
 
 
 def _todense_rule(x, *, tree):
@@ -382,9 +392,9 @@ def _install_rules():
              "reduce_sum": _reduce_sum_rule, "reshape": _reshape_rule,
              "slice": _slice_rule, "dynamic_slice": _dynamic_slice_rule,
              "squeeze": _standard_rule(bcoo_squeeze), "rev": _standard_rule(bcoo_rev),
-             "broadcast_in_dim": _broadcast_in_dim_rule, "stack": _stack_rule,
-             "concatenate": lambda *xs, dimension: [bcoo_concatenate(xs,
-                                                                     dimension=dimension)]}
+             "broadcast_in_dim": _broadcast_rule(bcoo_broadcast_in_dim),
+             "stack": _stack_rule(bcoo_broadcast_in_dim, bcoo_concatenate),
+             "concatenate": _concatenate_rule(bcoo_concatenate)}
     for name, rule in named.items():
         sparse_rules_bcoo[all_primitives[name]] = rule
     generic = {jit_p: _call_rule("jaxpr"), custom_jvp_call_p: _call_rule("call_jaxpr"),
@@ -398,6 +408,10 @@ def _install_rules():
         if prim.name in _ZERO_PRESERVING_LINEAR + _ZERO_PRESERVING + ("integer_pow",):
             sparse_rules_bcsr[prim] = rule
     sparse_rules_bcsr[all_primitives["dot_general"]] = _bcsr_dot_general_rule
+    sparse_rules_bcsr.update({
+        all_primitives["broadcast_in_dim"]: _broadcast_rule(bcsr_broadcast_in_dim),
+        all_primitives["stack"]: _stack_rule(bcsr_broadcast_in_dim, bcsr_concatenate),
+        all_primitives["concatenate"]: _concatenate_rule(bcsr_concatenate)})
 
 
 _install_rules()
@@ -449,6 +463,14 @@ def _sum_duplicates(self, nse=None, remove_zeros=True):
     return bcoo_sum_duplicates(self, nse=nse)
 
 
+def _bcsr_sum_duplicates(self, nse=None, remove_zeros=True):
+    """Return a copy of the array with duplicate indices summed (and, with `remove_zeros`,
+    explicit zeros dropped), indices sorted."""
+    if remove_zeros:
+        return bcsr_eliminate_zeros(self, nse=nse)
+    return bcsr_sum_duplicates(self, nse=nse)
+
+
 def _sort_indices(self):
     """Return a copy of the matrix with indices sorted."""
     return bcoo_sort_indices(self)
@@ -489,3 +511,5 @@ for _name, _method in _BCOO_METHODS.items():
     setattr(BCOO, _name, _method)
 for _name in ("__matmul__", "__rmatmul__"):
     setattr(BCSR, _name, _BCOO_METHODS[_name])
+BCSR.__getitem__ = _getitem
+BCSR.sum_duplicates = _bcsr_sum_duplicates
