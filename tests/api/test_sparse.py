@@ -252,7 +252,7 @@ def test_getitem_with_a_traced_index_and_iteration():
 
 
 @pytest.mark.parametrize("module", ["", "._base", ".bcoo", ".bcsr", ".transform", ".ad",
-                                    ".api", ".bcoo_layout", ".bcoo_shape", ".bcoo_spdot", ".coo", ".csr"])
+                                    ".api", ".bcoo_layout", ".bcoo_shape", ".bcoo_spdot", ".coo", ".csr", ".bcsr_ops", ".methods"])
 def test_docstring_examples(module):
     check_docstring_examples("jxkernel.api.sparse" + module)
 
