@@ -187,6 +187,16 @@ def test_rules_of_spdot_general():
     np.testing.assert_allclose(out, want, rtol=1e-6)
 
 
+def test_rules_of_dot_general_sampled():
+    idx = jnp.array([[0, 1], [2, 0], [1, 1], [3, 3]])
+    d = (((1,), (0,)), ((), ()))
+    f = lambda a, b: sparse.bcoo_dot_general_sampled(a, b, idx, dimension_numbers=d)
+    check_grads(f, (M, M.T + 1), order=2, modes=["fwd", "rev"])
+    ms = jnp.stack([M, -2 * M])
+    np.testing.assert_array_equal(jax.vmap(f, in_axes=(0, None))(ms, M.T),
+                                  jnp.stack([f(ms[k], M.T) for k in range(2)]))
+
+
 def test_numpy_backend_runs_the_new_primitives():
     from jxkernel.core.numpy_eval import eval_jaxpr_numpy
     b = sparse.BCOO.fromdense(M.T)

@@ -520,7 +520,9 @@ def _bcoo_layout_ops(m):
     twice = sparse.BCOO((jnp.concatenate([m.data, m.data]),
                          jnp.concatenate([m.indices, m.indices])), shape=m.shape)
     s = sparse.bcoo_sum_duplicates(twice, nse=m.nse)
-    return (sparse.bcoo_sort_indices(twice).data, s.data, s.indices, (m @ m.T).data)
+    sampled = sparse.bcoo_dot_general_sampled(m.todense(), m.todense().T, m.indices[:, :1],
+                                              dimension_numbers=(((1,), (0,)), ((), ())))
+    return (sparse.bcoo_sort_indices(twice).data, s.data, s.indices, (m @ m.T).data, sampled)
 
 
 def _plain_format_ops(x):

@@ -28,7 +28,7 @@ conv_general_dilated fft
 custom_linear_solve optimization_barrier
 bcoo_todense bcoo_extract bcoo_transpose bcoo_dot_general todense
 bcsr_todense bcsr_extract bcsr_dot_general
-bcoo_sort_indices bcoo_sum_duplicates bcoo_spdot_general
+bcoo_sort_indices bcoo_sum_duplicates bcoo_spdot_general bcoo_dot_general_sampled
 coo_todense coo_matvec coo_matmat csr_todense csr_matvec csr_matmat""".split()
 
 # Primitives with no array operands never meet a batched value, so need no batching rule.

@@ -193,6 +193,20 @@ def cases(jax, sparse):
                 "mul_sparse_grad": sparse.grad(
                     lambda X: sparse.bcoo_multiply_sparse(X, Msp).data.sum())(Msp)}
 
+    def sampled():
+        idx = jnp.array([[0, 1], [2, 0], [1, 1], [3, 3]])    # (the last is padding)
+        d = (((1,), (0,)), ((), ()))
+        f = lambda a, b: sparse.bcoo_dot_general_sampled(a, b, idx, dimension_numbers=d)
+        outer = (((), ()), ((), ()))
+        return {"matmat": f(M, D.T), "outer": sparse.bcoo_dot_general_sampled(
+                    v3, v4, idx, dimension_numbers=outer),
+                "batched": sparse.bcoo_dot_general_sampled(
+                    B, B, Bsp.indices[..., :1], dimension_numbers=(((2,), (2,)), ((0,), (0,)))),
+                "jit": jax.jit(f)(M, D.T),
+                "grad_A": jax.grad(lambda a: (f(a, D.T) ** 2).sum())(M),
+                "grad_B": jax.grad(lambda b: f(M, b).sum())(D.T),
+                "vmap": jax.vmap(f)(jnp.stack([M, -M]), jnp.stack([D.T, D.T]))}
+
     def random():
         key = jax.random.key(3)
         return {"default": sparse.random_bcoo(key, (3, 4)),
@@ -257,6 +271,7 @@ def cases(jax, sparse):
         "shape_ops": shape_ops,
         "getitem": getitem,
         "spdot": spdot,
+        "sampled": sampled,
         "random": random,
         "bcsr": bcsr,
         "fromdense": lambda: {"m": Msp, "batch": Bsp,

@@ -40,6 +40,8 @@ from .bcoo_shape import (bcoo_broadcast_in_dim as bcoo_broadcast_in_dim,
                          bcoo_rev as bcoo_rev, bcoo_slice as bcoo_slice,
                          bcoo_squeeze as bcoo_squeeze)
 from .bcoo_spdot import (bcoo_dot_general as bcoo_dot_general,
+                         bcoo_dot_general_sampled as bcoo_dot_general_sampled,
+                         bcoo_dot_general_sampled_p as bcoo_dot_general_sampled_p,
                          bcoo_multiply_sparse as bcoo_multiply_sparse,
                          bcoo_spdot_general_p as bcoo_spdot_general_p)
 from .bcsr import (BCSR as BCSR, bcsr_dot_general as bcsr_dot_general,

@@ -1,6 +1,7 @@
 """sparse @ sparse: the primitive `bcoo_spdot_general`, JAX's `dot_general` of two BCOO
 arrays whose result is a BCOO array, with its rules; and `bcoo_dot_general`, the public
-contraction of a BCOO with a dense array or another BCOO. Every pair of stored elements (one of
+contraction of a BCOO with a dense array or another BCOO; `bcoo_multiply_sparse`; and the
+primitive `bcoo_dot_general_sampled`, a dense product computed at given sparse indices. Every pair of stored elements (one of
 each side) that agree on the contracted indices makes a product stored at the pair's free
 indices; products at one place are then summed (`bcoo_sum_duplicates`), in an nse of the
 product of the sides' (at most the result's size).
@@ -28,9 +29,10 @@ from ...lax.dot import (_dot_general_batch_dim_nums, _dot_general_dtype, _dot_ge
 from ...transforms import ad_util as ad
 from ...transforms.ad import vjp
 from ._base import SparseInfo
-from .bcoo import (BCOO, _bcoo_dot_general, _bcoo_rdot_general, _move_batch_to_front,
-                   _nfold_vmap, _validate)
+from .bcoo import (BCOO, _bcoo_dot_general, _bcoo_extract, _bcoo_rdot_general, _bcoo_todense,
+                   _move_batch_to_front, _nfold_vmap, _validate, bcoo_extract_p)
 from .bcoo_layout import _bcoo_sum_duplicates, bcoo_update_layout
+from .coo import mapped_definition
 
 bcoo_spdot_general_p = Primitive("bcoo_spdot_general", multiple_results=True)
 
@@ -284,3 +286,72 @@ def _multiply_unbatched(ldata, lind, rdata, rind, lshape, rshape):
     indices = jnp.maximum(lind.at[il].get(mode="fill", fill_value=max(lshape, default=0)),
                           rind.at[ir].get(mode="fill", fill_value=max(rshape, default=0)))
     return data, indices
+
+
+# ------------------------------------------------------------------ bcoo_dot_general_sampled
+bcoo_dot_general_sampled_p = Primitive("bcoo_dot_general_sampled")
+
+
+def _sampled_impl(A, B, indices, *, dimension_numbers):
+    # the dense product read at the indices (JAX has faster paths for two small cases, of
+    # the same values)
+    return _bcoo_extract(indices, lax.dot_general(A, B, dimension_numbers,
+                                                  precision=lax.Precision.HIGHEST))
+
+
+def _sampled_abstract_eval(A, B, indices, *, dimension_numbers):
+    dense = ShapedArray(_dot_general_shape(A, B, dimension_numbers),
+                        np.dtype(_dot_general_dtype(A, B, None)))
+    return abstract_eval_rules[bcoo_extract_p](indices, dense, assume_unique=True)
+
+
+def _sampled_transpose(ct, A, B, indices, *, dimension_numbers):
+    """The cotangent of the dense product is `ct` scattered to the indices; from there,
+    dot_general's own cotangent of the undefined operand."""
+    if ad.is_undefined(indices):
+        raise ValueError("Cannot transpose with respect to sparse indices")
+    which = 0 if ad.is_undefined(A) else 1
+    target = (A, B)[which]
+    cts = [None, None, None]
+    if type(ct) is ad.Zero:
+        cts[which] = ad.Zero(target.aval)
+        return cts
+    avals = [x.aval if ad.is_undefined(x) else get_aval(x) for x in (A, B)]
+    dense_ct = _bcoo_todense(ct, indices, spinfo=SparseInfo(
+        _dot_general_shape(*avals, dimension_numbers)))
+
+    def product(x):
+        args = [A, B]
+        args[which] = x
+        return lax.dot_general(*args, dimension_numbers)
+    _, pullback = vjp(product, jnp.zeros(target.aval.shape, target.aval.dtype))
+    cts[which] = pullback(dense_ct)[0]
+    return cts
+
+
+abstract_eval_rules[bcoo_dot_general_sampled_p] = _sampled_abstract_eval
+lowering_rules[bcoo_dot_general_sampled_p] = hl.lower_fun(_sampled_impl)
+numpy_rules[bcoo_dot_general_sampled_p] = hl.numpy_fun(_sampled_impl)
+ad.defjvp(bcoo_dot_general_sampled_p,
+          lambda t, ans, A, B, indices, **params: bcoo_dot_general_sampled_p.bind(
+              t, B, indices, **params),
+          lambda t, ans, A, B, indices, **params: bcoo_dot_general_sampled_p.bind(
+              A, t, indices, **params),
+          None)
+transpose_rules[bcoo_dot_general_sampled_p] = _sampled_transpose
+batching_rules[bcoo_dot_general_sampled_p] = mapped_definition(_sampled_impl)
+
+
+def bcoo_dot_general_sampled(A, B, indices, *, dimension_numbers):
+    """A contraction operation with output computed at given sparse indices: the BCOO data
+    of `lax.dot_general(A, B)` at `indices`.
+
+    >>> A = jnp.array([[1., 2.], [3., 4.]])
+    >>> bcoo_dot_general_sampled(A, A, jnp.array([[0, 1]]),
+    ...                          dimension_numbers=(((1,), (0,)), ((), ())))
+    Array([10.], dtype=float32)
+    """
+    (lc, rc), (lb, rb) = dimension_numbers
+    dims = ((_index_tuple(lc), _index_tuple(rc)), (_index_tuple(lb), _index_tuple(rb)))
+    return bcoo_dot_general_sampled_p.bind(jnp.asarray(A), jnp.asarray(B),
+                                           jnp.asarray(indices), dimension_numbers=dims)
