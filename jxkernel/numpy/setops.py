@@ -74,6 +74,13 @@ def _unique_sorted_mask(ar, axis: int, equal_nan: bool):
     return aux, mask, perm
 
 
+def _broadcast_fill(fill, shape):
+    """`fill` broadcast to `shape` as NumPy broadcasts (a row fill of a 2-D unique, as
+    BCOO's sum_duplicates pads with the sparse shape, as well as a scalar)."""
+    nd = len(_shape(fill))
+    return lax.broadcast_in_dim(fill, shape, tuple(range(len(shape) - nd, len(shape))))
+
+
 def _unique(ar, axis, return_index=False, return_inverse=False, return_counts=False,
             equal_nan=True, size=None, fill_value=None, return_true_size=False):
     it = dtypes.default_int_dtype()
@@ -96,9 +103,9 @@ def _unique(ar, axis, return_index=False, return_inverse=False, return_counts=Fa
             total = lax.reduce_sum(conversion.convert_element_type(mask, it), (0,))
             valid = lax.lt(lax.iota(it, size), lax.broadcast_in_dim(total, (size,), ()))
             valid = lax.broadcast_in_dim(valid, rshape, (0,))
-            result = lax.select(valid, result, lax.broadcast_in_dim(fill, rshape, ()))
+            result = lax.select(valid, result, _broadcast_fill(fill, rshape))
         else:
-            result = lax.broadcast_in_dim(fill, (size, *rshape[1:]), ())
+            result = _broadcast_fill(fill, (size, *rshape[1:]))
     ret = [moveaxis(result, 0, axis)]
     if return_index:
         ret.append(getitem(perm, ind) if nonempty else perm)

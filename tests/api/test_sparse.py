@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from doc_examples import check_docstring_examples
 from numerics import assert_allclose_ulp
-from sparse_cases import ULPS, as_numpy, cases
+from sparse_cases import ULPS, as_numpy, cases, error_cases, error_of
 
 import jxkernel as jax
 import jxkernel.numpy as jnp
@@ -21,6 +21,7 @@ pytestmark = pytest.mark.cpu_only("recorded CPU values")
 
 REFERENCE = np.load(os.path.join(locations.DATA, "sparse_reference.npz"))
 CASES = cases(jax, sparse)
+ERRORS = error_cases(jax, sparse)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -132,7 +133,141 @@ def test_errors_as_in_jax():
         sparse.BCOO((jnp.ones((3, 2)), jnp.zeros((2, 2, 1), jnp.int32)), shape=(2, 4))
 
 
+@pytest.mark.parametrize("name", sorted(ERRORS))
+def test_errors_match_jax(name):
+    # the class and the first line of the message JAX 0.10.2 raised
+    assert error_of(ERRORS[name]).tolist() == REFERENCE[f"errors/{name}"].tolist()
+
+
+DUP = sparse.BCOO((jnp.array([1., 2., 3., 0., 5.]),
+                   jnp.array([[1, 0], [0, 2], [1, 0], [2, 3], [3, 4]])), shape=(3, 4))
+
+
+def test_rules_of_the_layout_primitives():
+    from jxkernel.api.sparse.bcoo_layout import bcoo_sort_indices_p, bcoo_sum_duplicates_p
+    idx, info = DUP.indices, DUP._info
+    # both are linear in the data: check_grads in both modes, to second order
+    summed = lambda d: bcoo_sum_duplicates_p.bind(d, idx, spinfo=info, nse=3)[0]
+    check_grads(summed, (DUP.data,), order=2, modes=["fwd", "rev"])
+    cut = lambda d: bcoo_sum_duplicates_p.bind(d, idx, spinfo=info, nse=1)[0]   # drops slots
+    check_grads(cut, (DUP.data,), order=1, modes=["fwd", "rev"])
+    ordered = lambda d: bcoo_sort_indices_p.bind(d, idx, spinfo=info)[0]
+    check_grads(ordered, (DUP.data,), order=2, modes=["fwd", "rev"])
+    # vmap over data and indices, or data alone (shared indices stay unbatched), = stacking
+    ds = jnp.stack([DUP.data, -2 * DUP.data])
+    ids = jnp.stack([idx, idx[::-1]])
+    for prim, params in ((bcoo_sum_duplicates_p, {"nse": 4}), (bcoo_sort_indices_p, {})):
+        f = lambda d, i: prim.bind(d, i, spinfo=info, **params)
+        for in_axes in ((0, 0), (0, None)):
+            got = jax.vmap(f, in_axes=in_axes)(ds, ids if in_axes[1] == 0 else idx)
+            for k in range(2):
+                want = f(ds[k], ids[k] if in_axes[1] == 0 else idx)
+                for g, w in zip(got, want):
+                    np.testing.assert_array_equal(g[k] if g.ndim > w.ndim else g, w)
+
+
+def test_rules_of_spdot_general():
+    # bilinear in the two data buffers: forward and reverse (JAX has no transpose rule)
+    a = sparse.BCOO.fromdense(M)
+    b = sparse.BCOO.fromdense(M.T * jnp.array([1., -1., 2.]) + jnp.eye(4, 3))
+    dims = (((1,), (0,)), ((), ()))
+    f = lambda da, db: sparse.bcoo_dot_general(
+        sparse.BCOO((da, a.indices), shape=a.shape), sparse.BCOO((db, b.indices), shape=b.shape),
+        dimension_numbers=dims).data
+    check_grads(f, (a.data, b.data), order=2, modes=["fwd", "rev"])
+    g = sparse.grad(lambda x: (x @ b).todense().sum())(a)
+    np.testing.assert_allclose(g.data, jax.grad(lambda d: (
+        sparse.BCOO((d, a.indices), shape=a.shape) @ b.todense()).sum())(a.data), rtol=1e-6)
+    # vmap of batched operands equals stacking
+    ms = jnp.stack([M, 2 * M[::-1]])
+    bs = sparse.BCOO.fromdense(ms, n_batch=1)
+    out = jax.vmap(lambda x, y: (x @ y.T).todense())(bs, bs)
+    want = jnp.stack([(sparse.BCOO.fromdense(ms[k]) @ sparse.BCOO.fromdense(ms[k]).T).todense()
+                      for k in range(2)])
+    np.testing.assert_allclose(out, want, rtol=1e-6)
+
+
+def test_rules_of_dot_general_sampled():
+    idx = jnp.array([[0, 1], [2, 0], [1, 1], [3, 3]])
+    d = (((1,), (0,)), ((), ()))
+    f = lambda a, b: sparse.bcoo_dot_general_sampled(a, b, idx, dimension_numbers=d)
+    check_grads(f, (M, M.T + 1), order=2, modes=["fwd", "rev"])
+    ms = jnp.stack([M, -2 * M])
+    np.testing.assert_array_equal(jax.vmap(f, in_axes=(0, None))(ms, M.T),
+                                  jnp.stack([f(ms[k], M.T) for k in range(2)]))
+
+
+def test_numpy_backend_runs_the_new_primitives():
+    from jxkernel.core.numpy_eval import eval_jaxpr_numpy
+    b = sparse.BCOO.fromdense(M.T)
+
+    def f(d):
+        x = sparse.BCOO((d, DUP.indices), shape=DUP.shape)
+        s = sparse.bcoo_sum_duplicates(x, nse=4)
+        return s.data, sparse.bcoo_sort_indices(x).data, (s @ b).data
+    closed = jax.make_jaxpr(f)(DUP.data)
+    got = eval_jaxpr_numpy(closed.jaxpr, closed.consts, np.asarray(DUP.data))
+    for g, w in zip(got, f(DUP.data)):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_plain_formats_data_gradients_where_jax_errs():
+    # a transposed product's data cotangent is ct[col] * x[row]; JAX 0.10.2 reads
+    # ct[row] * x[col] whatever `transpose` says (its CSC gradients are wrong): compare with
+    # the dense product's instead
+    D = jnp.arange(12.).reshape(3, 4) - 5.
+    C = sparse.CSC.fromdense(M)
+    csc = lambda d: sparse.CSC((d, C.indices, C.indptr), shape=C.shape)
+    np.testing.assert_allclose(jax.jacrev(lambda d: (csc(d) @ D.T).sum(0))(C.data),
+                               jax.jacrev(lambda d: (csc(d).todense() @ D.T).sum(0))(C.data),
+                               rtol=1e-6)
+    S = sparse.COO.fromdense(M)
+    coo = lambda d: sparse.COO((d, S.row, S.col), shape=S.shape)
+    for x in (jnp.ones(3), D[:, :2]):
+        product = sparse.coo_matvec if x.ndim == 1 else sparse.coo_matmat
+        check_grads(lambda d: product(coo(d), x, transpose=True), (S.data,), order=1,
+                    modes=["fwd", "rev"])
+
+
+def test_rules_of_the_plain_format_primitives():
+    v = jnp.array([1., -2., 0.5, 3.])
+    for cls in (sparse.COO, sparse.CSR):
+        S = cls.fromdense(M)
+        rest = S._bufs[1:]
+        check_grads(lambda d, x: cls((d, *rest), shape=S.shape) @ x, (S.data, v), order=2,
+                    modes=["fwd", "rev"])
+        check_grads(lambda d, x: cls((d, *rest), shape=S.shape) @ x, (S.data, M.T), order=1,
+                    modes=["fwd", "rev"])
+        check_grads(lambda d: cls((d, *rest), shape=S.shape).todense(), (S.data,), order=1,
+                    modes=["fwd", "rev"])
+        check_grads(lambda x: cls.fromdense(x, nse=12).data, (M + 1,), order=1,
+                    modes=["fwd"])
+        # vmap (JAX has no batching rules for these) equals stacking
+        ds = jnp.stack([S.data, -S.data])
+        vs = jnp.stack([v, 2 * v])
+        got = jax.vmap(lambda d, x: cls((d, *rest), shape=S.shape) @ x)(ds, vs)
+        np.testing.assert_array_equal(got, jnp.stack([cls((ds[k], *rest), shape=S.shape) @ vs[k]
+                                                      for k in range(2)]))
+        ms = jnp.stack([M, 2 * M])
+        got = jax.vmap(lambda m: cls.fromdense(m, nse=4).todense())(ms)
+        np.testing.assert_array_equal(got, ms)
+
+
+def test_getitem_with_a_traced_index_and_iteration():
+    m = sparse.BCOO.fromdense(M)
+    for i in range(3):
+        np.testing.assert_array_equal(jax.jit(lambda x, i: x[i].todense())(m, i), M[i])
+    assert [r.shape for r in m] == [(4,)] * 3
+    np.testing.assert_array_equal(m[1:, ::2].todense(), M[1:, ::2])
+
+
 @pytest.mark.parametrize("module", ["", "._base", ".bcoo", ".bcsr", ".transform", ".ad",
-                                    ".api"])
+                                    ".api", ".bcoo_layout", ".bcoo_shape", ".bcoo_spdot", ".coo", ".csr", ".bcsr_ops", ".methods"])
 def test_docstring_examples(module):
     check_docstring_examples("jxkernel.api.sparse" + module)
+
+
+@pytest.mark.parametrize("module", ["jxkernel.random.sparse_bcoo",
+                                    "jxkernel._jax.experimental.sparse"])
+def test_docstring_examples_beyond_the_package(module):
+    check_docstring_examples(module)

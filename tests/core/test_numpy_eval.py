@@ -511,7 +511,27 @@ def _bcoo_ops(x):
     # jax.experimental.sparse's primitives: each numpy rule runs its lowering's definition
     m = sparse.BCOO.fromdense(jnp.where(x > 0, x, 0), nse=8)
     return (m.data, m.indices, m.T.data, m.T.indices, m.todense(), sparse.todense(m),
-            m @ x[0], m.T @ x[:, 0], sparse.bcoo_extract(m, x).data, _bcsr_ops(x))
+            m @ x[0], m.T @ x[:, 0], sparse.bcoo_extract(m, x).data, _bcsr_ops(x),
+            _bcoo_layout_ops(m), _plain_format_ops(x))
+
+
+def _bcoo_layout_ops(m):
+    # sort, sum duplicates (of m beside itself: every index twice), sparse @ sparse
+    twice = sparse.BCOO((jnp.concatenate([m.data, m.data]),
+                         jnp.concatenate([m.indices, m.indices])), shape=m.shape)
+    s = sparse.bcoo_sum_duplicates(twice, nse=m.nse)
+    sampled = sparse.bcoo_dot_general_sampled(m.todense(), m.todense().T, m.indices[:, :1],
+                                              dimension_numbers=(((1,), (0,)), ((), ())))
+    return (sparse.bcoo_sort_indices(twice).data, s.data, s.indices, (m @ m.T).data, sampled)
+
+
+def _plain_format_ops(x):
+    x = jnp.where(x > 0, x, 0)
+    out = []
+    for cls in (sparse.COO, sparse.CSR):
+        s = cls.fromdense(x, nse=8)
+        out += [*s._bufs, s.todense(), s @ x[0], s @ x.T]
+    return tuple(out)
 
 
 def _bcsr_ops(x):

@@ -27,7 +27,9 @@ select_and_gather_add select_and_scatter_add
 conv_general_dilated fft
 custom_linear_solve optimization_barrier
 bcoo_todense bcoo_extract bcoo_transpose bcoo_dot_general todense
-bcsr_todense bcsr_extract bcsr_dot_general""".split()
+bcsr_todense bcsr_extract bcsr_dot_general
+bcoo_sort_indices bcoo_sum_duplicates bcoo_spdot_general bcoo_dot_general_sampled
+coo_todense coo_matvec coo_matmat csr_todense csr_matvec csr_matmat""".split()
 
 # Primitives with no array operands never meet a batched value, so need no batching rule.
 NO_OPERANDS = {"iota", "axis_index", "iota_2x32_shape", "dim_as_value", "empty", "empty2",

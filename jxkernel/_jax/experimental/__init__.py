@@ -15,5 +15,5 @@ module_aliases(__name__, {"array_serialization": "jxkernel.api.array_serializati
                           "jet": "jxkernel.api.jet",
                           "multihost_utils": "jxkernel.api.multihost_utils",
                           "ode": "jxkernel.api.ode",
-                          "random": "jxkernel.random.stateful_rng",
-                          "sparse": "jxkernel.api.sparse"})
+                          "random": "jxkernel.random.stateful_rng"})
+# (`sparse` is a module here: jxkernel.api.sparse's names and random_bcoo, from two layers)

@@ -12,6 +12,18 @@ from typing import NamedTuple
 from ...core.trace import Tracer
 
 
+class SparseEfficiencyError(ValueError):
+    """A sparse layout change that would store many zeros explicitly (JAX's)."""
+
+
+class SparseEfficiencyWarning(UserWarning):
+    """The warning twin of `SparseEfficiencyError`."""
+
+
+class CuSparseEfficiencyWarning(SparseEfficiencyWarning):
+    """JAX's warning for the cuSPARSE kernels' slow paths (kept for its name)."""
+
+
 class SparseInfo(NamedTuple):
     """The static facts of a sparse array a primitive needs: its shape and what is known of
     its indices (a hashable parameter, as JAX's)."""

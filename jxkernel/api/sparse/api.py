@@ -1,6 +1,6 @@
 """The format-independent functions of `jax.experimental.sparse` (JAX's `sparse.api`):
 `todense` (a primitive, so that inside `sparsify` it densifies a sparse value), `empty` and
-`eye`.
+`eye`, for every format (BCOO, BCSR, COO, CSR, CSC; `eye` has no BCSR, as JAX's).
 
     >>> eye(2).todense()
     Array([[1., 0.],
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import operator
 
+from ... import numpy as jnp
 from ...core.avals import ShapedArray, get_aval
 from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                                lowering_rules, numpy_rules, transpose_rules)
@@ -20,6 +21,8 @@ from ...tree_util import tree_flatten, tree_unflatten
 from ._base import JAXSparse
 from .bcoo import BCOO, _bcoo_extract
 from .bcsr import BCSR, _bcsr_extract
+from .coo import COO, _coo_extract
+from .csr import CSC, CSR, _csr_extract
 
 # ------------------------------------------------------------------ todense
 todense_p = Primitive("todense")
@@ -58,6 +61,12 @@ def _todense_transpose(ct, *bufs, tree):
         return [_bcoo_extract(bufs[1], ct), None]
     if isinstance(obj, BCSR):
         return [_bcsr_extract(bufs[1], bufs[2], ct), None, None]
+    if isinstance(obj, COO):
+        return [_coo_extract(bufs[1], bufs[2], ct), None, None]
+    if isinstance(obj, CSR):        # (JAX has no CSR or CSC case here)
+        return [_csr_extract(bufs[1], bufs[2], ct), None, None]
+    if isinstance(obj, CSC):
+        return [_csr_extract(bufs[1], bufs[2], jnp.asarray(ct).T), None, None]
     raise NotImplementedError(f"todense_transpose for {type(obj)}")
 
 
@@ -80,7 +89,7 @@ def todense(arr):
 
 
 # ------------------------------------------------------------------ constructors
-_FORMATS = {"bcoo": BCOO, "bcsr": BCSR}
+_FORMATS = {"bcsr": BCSR, "bcoo": BCOO, "coo": COO, "csr": CSR, "csc": CSC}
 
 
 def _format(sparse_format):

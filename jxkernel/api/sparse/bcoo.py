@@ -1,6 +1,7 @@
 """BCOO, JAX's batched-coordinate sparse array, and its primitives, each with its rules
 below it as lax's are: `bcoo_todense`, `bcoo_fromdense`, `bcoo_extract`, `bcoo_transpose`
-and `bcoo_dot_general` (abstract eval; lowered, and run on the NumPy backend, by tracing its
+and `bcoo_dot_general` (its public function, which also takes two BCOO arrays, is in
+`bcoo_spdot.py`) (abstract eval; lowered, and run on the NumPy backend, by tracing its
 definition in lax/jnp operations, as JAX's `mlir.lower_fun`; jvp, transpose, batching).
 
 A BCOO of shape `batch + sparse + dense` stores `data` of shape `batch + (nse,) + dense` and
@@ -14,7 +15,6 @@ sparse shape itself) and zero data, so scatters drop them and gathers fill zeros
 """
 from __future__ import annotations
 
-import math
 import operator
 from typing import NamedTuple
 
@@ -70,19 +70,22 @@ def _validate(data_shape, indices_shape, shape) -> BCOOProperties:
     return props
 
 
-def _nfold_vmap(fun, n: int, broadcasted: bool = True):
-    """`fun` mapped over the leading `n` axes of every argument; with `broadcasted`, an
-    argument whose leading axis has size 1 (a broadcast batch dim) is shared, not mapped."""
+def _nfold_vmap(fun, n: int, broadcasted: bool = True, mapped_args=None):
+    """`fun` mapped over the leading `n` axes of every argument (of those `mapped_args`
+    marks True, when given; the others are passed whole); with `broadcasted`, an argument
+    whose leading axis has size 1 (a broadcast batch dim) is shared, not mapped."""
     if n == 0:
         return fun
-    inner = _nfold_vmap(fun, n - 1, broadcasted)
+    inner = _nfold_vmap(fun, n - 1, broadcasted, mapped_args)
 
     def mapped(*args):
-        shared = [broadcasted and a.shape[0] == 1 for a in args]
-        if all(shared):
-            shared = [False] * len(args)
-        args = [lax.squeeze(a, (0,)) if s else a for a, s in zip(args, shared)]
-        return vmap(inner, in_axes=tuple(None if s else 0 for s in shared))(*args)
+        on = mapped_args or (True,) * len(args)
+        squeeze = [m and broadcasted and a.shape[0] == 1 for a, m in zip(args, on)]
+        if squeeze == list(on):
+            squeeze = [False] * len(args)
+        args = [lax.squeeze(a, (0,)) if s else a for a, s in zip(args, squeeze)]
+        return vmap(inner, in_axes=tuple(0 if m and not s else None
+                                         for m, s in zip(on, squeeze)))(*args)
     return mapped
 
 
@@ -628,25 +631,6 @@ def _bcoo_rdot_general(lhs, rhs_data, rhs_indices, *, dimension_numbers,
     return lax.transpose(result, perm)
 
 
-def bcoo_dot_general(lhs, rhs, *, dimension_numbers, precision=None,
-                     preferred_element_type=None, out_sharding=None):
-    """`lax.dot_general` with a BCOO operand (either side); the result is dense."""
-    del precision, out_sharding        # unused, as in JAX
-    if isinstance(lhs, BCOO) and isinstance(rhs, BCOO):
-        raise NotImplementedError("bcoo_dot_general of two sparse arrays (JAX's "
-                                  "bcoo_spdot_general) is not implemented in jxkernel")
-    if isinstance(lhs, BCOO):
-        return _bcoo_dot_general(lhs.data, lhs.indices, rhs, dimension_numbers=dimension_numbers,
-                                 preferred_element_type=preferred_element_type,
-                                 lhs_spinfo=lhs._info)
-    if isinstance(rhs, BCOO):
-        return _bcoo_rdot_general(lhs, rhs.data, rhs.indices, dimension_numbers=dimension_numbers,
-                                  preferred_element_type=preferred_element_type,
-                                  rhs_spinfo=rhs._info)
-    return lax.dot_general(lhs, rhs, dimension_numbers=dimension_numbers,
-                           preferred_element_type=preferred_element_type)
-
-
 # ------------------------------------------------------------------ functions of others
 def bcoo_multiply_dense(sp_mat: BCOO, v):
     """The data of `sp_mat * v` for a dense `v` broadcasting to `sp_mat`'s shape: each
@@ -669,122 +653,6 @@ def bcoo_multiply_dense(sp_mat: BCOO, v):
                     zip(range(indices.shape[1]), v.shape))
         return data * v[ind]
     return _nfold_vmap(one_batch, props.n_batch)(data, indices, v)
-
-
-def bcoo_multiply_sparse(lhs: BCOO, rhs: BCOO) -> BCOO:
-    """The elementwise product of two BCOO arrays: every pair of stored elements (one of
-    each) at the same index gives a stored element, so the result holds lhs.nse * rhs.nse
-    (those of no pair are padding)."""
-    lp = _validate(lhs.data.shape, lhs.indices.shape, lhs.shape)
-    rp = _validate(rhs.data.shape, rhs.indices.shape, rhs.shape)
-    if len(lhs.shape) != len(rhs.shape):
-        raise TypeError("bcoo_multiply_sparse: arrays must have same number of dimensions, "
-                        f"got {lhs.shape}, {rhs.shape}")
-    if lp.n_dense != rp.n_dense:
-        raise NotImplementedError("bcoo_multiply_sparse: arrays with differing numbers of "
-                                  f"dense dimensions: {lp}, {rp}")
-    if lp.n_batch != rp.n_batch:
-        raise NotImplementedError("bcoo_multiply_sparse of arrays with differing numbers of "
-                                  "batch dimensions (JAX's bcoo_update_layout) is not "
-                                  "implemented in jxkernel")
-    n_batch = lp.n_batch
-    lshape, rshape = lhs.shape[n_batch:], rhs.shape[n_batch:]
-    # sparse dims broadcast against a size-1 dim match any index there
-    dims = np.array([i for i, (a, b) in enumerate(zip(lshape[:lp.n_sparse],
-                                                       rshape[:rp.n_sparse]))
-                     if a != 1 and b != 1], int)
-    nse = lp.nse * rp.nse
-
-    def one_batch(ldata, lind, rdata, rind):
-        same = jnp.all(lind[:, None, dims] == rind[None, :, dims], -1)
-        il, ir = jnp.nonzero(same, size=nse, fill_value=(lp.nse, rp.nse))
-        data = (ldata.at[il].get(mode="fill", fill_value=0) *
-                rdata.at[ir].get(mode="fill", fill_value=0))
-        indices = jnp.maximum(lind.at[il].get(mode="fill", fill_value=max(lshape, default=0)),
-                              rind.at[ir].get(mode="fill", fill_value=max(rshape, default=0)))
-        return data, indices
-    data, indices = _nfold_vmap(one_batch, n_batch)(lhs.data, lhs.indices, rhs.data,
-                                                    rhs.indices)
-    return BCOO((data, indices), shape=tuple(np.broadcast_shapes(lhs.shape, rhs.shape)))
-
-
-def bcoo_reduce_sum(mat: BCOO, *, axes) -> BCOO:
-    """`mat` summed over `axes`: a summed sparse axis drops its index column (the sum is the
-    scatter's), a summed batch axis joins the stored elements, a dense one sums the data."""
-    data, indices, shape = mat.data, mat.indices, mat.shape
-    n_batch, n_sparse, _, nse = _validate(data.shape, indices.shape, shape)
-    axes = sorted({operator.index(a) % len(shape) if len(shape) else a for a in axes})
-    dense_axes = tuple(a - n_sparse + 1 for a in axes if a >= n_batch + n_sparse)
-    data = data.sum(dense_axes)
-    if n_sparse:        # padding entries must not count once their index is gone
-        limit = jnp.expand_dims(jnp.array(shape[n_batch:n_batch + n_sparse], indices.dtype),
-                                tuple(range(indices.ndim - 1)))
-        mask = jnp.all(indices < limit, -1)
-        if data.ndim > mask.ndim:
-            mask = lax.expand_dims(mask, tuple(range(mask.ndim, data.ndim)))
-        data = jnp.where(mask, data, 0)
-    kept = [i for i in range(n_sparse) if i + n_batch not in axes]
-    if kept:
-        indices = indices[..., np.array(kept, int)]
-    else:
-        indices = jnp.zeros(indices.shape[:-1] + (0,), indices.dtype)
-    batch_axes = [a for a in axes if a < n_batch]
-    for ax in batch_axes:               # broadcast batch dims first
-        if data.shape[ax] == 1:
-            if indices.shape[ax] == 1:
-                data = data * shape[ax]
-            else:
-                data = lax.broadcast_in_dim(data, data.shape[:ax] + (shape[ax],) +
-                                            data.shape[ax + 1:], tuple(range(data.ndim)))
-        elif indices.shape[ax] == 1:
-            data = data.sum(ax, keepdims=True)
-    kept_batch = tuple(i for i in range(n_batch) if i not in batch_axes)
-    new_nse = nse * math.prod(data.shape[i] for i in batch_axes)
-    data = lax.reshape(data, (*(data.shape[i] for i in kept_batch), new_nse,
-                              *data.shape[n_batch + 1:]),
-                       (*kept_batch, *batch_axes, *range(n_batch, data.ndim)))
-    indices = lax.reshape(indices, (*(indices.shape[i] for i in kept_batch), new_nse,
-                                    *indices.shape[n_batch + 1:]),
-                          (*kept_batch, *batch_axes, *range(n_batch, indices.ndim)))
-    out_shape = tuple(s for i, s in enumerate(shape) if i not in axes)
-    return BCOO((data, indices), shape=out_shape)
-
-
-def bcoo_reshape(mat: BCOO, *, new_sizes, dimensions=None, sharding=None) -> BCOO:
-    """`lax.reshape` of a BCOO array whose batch, sparse and dense dims do not mix: batch and
-    dense dims reshape the buffers, sparse dims are re-indexed through a flat index."""
-    if dimensions is not None and tuple(dimensions) != tuple(range(mat.ndim)):
-        raise NotImplementedError("bcoo_reshape with dimensions= is not implemented in jxkernel")
-    if mat.indices.shape[:mat.n_batch] != mat.data.shape[:mat.n_batch] or \
-            mat.data.shape[:mat.n_batch] != mat.shape[:mat.n_batch]:
-        raise NotImplementedError("reshape of arrays with broadcasted batch dimensions.")
-    new_sizes = tuple(int(s) for s in new_sizes)
-    batch_shape = mat.shape[:mat.n_batch]
-    sparse_shape = mat.shape[mat.n_batch:mat.n_batch + mat.n_sparse]
-    batch_size, sparse_size = math.prod(batch_shape), math.prod(sparse_shape)
-    cuml = np.cumprod(new_sizes)
-    if batch_size != 1 and batch_size not in cuml:
-        raise ValueError(f"bcoo_reshape: new shape cannot mix batch and sparse dimensions; got "
-                         f"shape={mat.shape} new_shape={new_sizes} with n_batch={mat.n_batch}")
-    if sparse_size != 1 and batch_size * sparse_size not in cuml:
-        raise ValueError(f"bcoo_reshape: new shape cannot mix sparse and dense dimensions; got "
-                         f"shape={mat.shape} new_shape={new_sizes} with n_dense={mat.n_dense}")
-    i1 = int(cuml.searchsorted(batch_size, side="right"))
-    i2 = int(cuml.searchsorted(batch_size * sparse_size, side="right"))
-    new_batch, new_sparse, new_dense = new_sizes[:i1], new_sizes[i1:i2], new_sizes[i2:]
-    data = lax.reshape(mat.data, (*new_batch, mat.nse, *new_dense))
-    indices = lax.reshape(mat.indices, (*new_batch, mat.nse, mat.n_sparse))
-    if not new_sparse:
-        indices = jnp.zeros(indices.shape[:-1] + (0,), indices.dtype)
-    elif sparse_shape:
-        cols = tuple(indices[..., i] for i in range(mat.n_sparse))
-        flat = jnp.ravel_multi_index(cols, dims=tuple(int(s) for s in sparse_shape), mode="clip")
-        oob = (indices >= jnp.array(sparse_shape, indices.dtype)).any(-1, keepdims=True)
-        new_cols = jnp.unravel_index(flat, new_sparse)
-        indices = jnp.concatenate([c[..., None] for c in new_cols], axis=-1).astype(
-            indices.dtype)
-        indices = jnp.where(oob, jnp.array(new_sparse, indices.dtype), indices)
-    return BCOO((data, indices), shape=new_sizes)
 
 
 # ------------------------------------------------------------------ BCOO
@@ -837,6 +705,17 @@ class BCOO(JAXSparse):
         """Create a BCOO array from a (dense) :class:`~jax.Array`."""
         return bcoo_fromdense(mat, nse=nse, index_dtype=index_dtype, n_dense=n_dense,
                               n_batch=n_batch)
+
+    @classmethod
+    def from_scipy_sparse(cls, mat, *, index_dtype=None, n_dense: int = 0,
+                          n_batch: int = 0) -> BCOO:
+        """Create a BCOO array from a :mod:`scipy.sparse` array (its indices not marked
+        sorted or unique, as JAX's)."""
+        if n_dense != 0 or n_batch != 0:
+            raise NotImplementedError("BCOO.fromscipy with nonzero n_dense/n_batch")
+        mat = mat.tocoo()
+        indices = jnp.column_stack((mat.row, mat.col)).astype(index_dtype or jnp.int32)
+        return cls((jnp.asarray(mat.data), indices), shape=mat.shape)
 
     @classmethod
     def _empty(cls, shape, *, dtype=None, index_dtype="int32", n_dense: int = 0,

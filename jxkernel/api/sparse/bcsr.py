@@ -29,6 +29,7 @@ from ...tree_util import register_pytree_node_class
 from . import bcoo
 from ._base import JAXSparse, SparseInfo
 from .bcoo import _concrete_nse, _count_stored_elements, _nfold_vmap
+from .bcoo_layout import bcoo_sort_indices
 
 
 class BCSRProperties(NamedTuple):
@@ -468,11 +469,22 @@ class BCSR(JAXSparse):
             raise NotImplementedError(f"BSCR.from_bcoo requires n_sparse=2; got "
                                       f"arr.n_sparse={arr.n_sparse}")
         if not arr.indices_sorted:
-            raise NotImplementedError("BCSR.from_bcoo of unsorted indices (JAX sorts them, "
-                                      "with bcoo_sort_indices) is not implemented in jxkernel")
+            arr = bcoo_sort_indices(arr)
         indices, indptr = _bcoo_to_bcsr(arr.indices, shape=arr.shape,
                                         index_dtype=arr.indices.dtype)
         return cls((arr.data, indices, indptr), shape=arr.shape)
+
+    @classmethod
+    def from_scipy_sparse(cls, mat, *, index_dtype=None, n_dense=0, n_batch=0) -> BCSR:
+        """Create a BCSR array from a :mod:`scipy.sparse` array."""
+        if n_dense != 0 or n_batch != 0:
+            raise NotImplementedError("BCSR from_scipy_sparse with nonzero n_dense/n_batch.")
+        if mat.ndim != 2:
+            raise ValueError(f"BCSR from_scipy_sparse requires 2D array; {mat.ndim}D is given.")
+        mat = mat.tocsr()
+        as_index = lambda x: jnp.asarray(x).astype(index_dtype or jnp.int32)
+        return cls((jnp.asarray(mat.data), as_index(mat.indices), as_index(mat.indptr)),
+                   shape=mat.shape)
 
 
 def _unflattened_shape(shape, data, indices, indptr):

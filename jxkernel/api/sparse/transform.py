@@ -2,7 +2,7 @@
 traced to a jaxpr with each sparse argument standing as a dense array of its shape; the
 jaxpr is then interpreted, each equation that meets a sparse value running its sparse rule
 (`sparse_rules_bcoo`, one per primitive) and any other binding its primitive as usual.
-BCOO's operators and `sum`/`reshape`/`astype` are sparsified jnp functions, as JAX's.
+BCOO's operators and methods, sparsified jnp functions, as JAX's, are in `methods.py`.
 
     >>> M = BCOO.fromdense(jnp.array([[0., 1.], [2., 0.]]))
     >>> sparsify(lambda m, v: 2 * m @ v)(M, jnp.array([1., 1.]))
@@ -28,9 +28,14 @@ from ...transforms.custom_derivatives import custom_jvp_call_p, custom_vjp_call_
 from ...transforms.jit_primitive import jit_p
 from ...tree_util import tree_flatten, tree_unflatten
 from ._base import JAXSparse
-from .bcoo import (BCOO, bcoo_dot_general, bcoo_multiply_dense, bcoo_multiply_sparse,
-                   bcoo_reduce_sum, bcoo_reshape, bcoo_todense)
+from .api import todense_p
+from .bcoo import BCOO, bcoo_multiply_dense, bcoo_todense
+from .bcoo_layout import bcoo_sum_duplicates
+from .bcoo_shape import (bcoo_broadcast_in_dim, bcoo_concatenate, bcoo_dynamic_slice,
+                         bcoo_reduce_sum, bcoo_reshape, bcoo_rev, bcoo_slice, bcoo_squeeze)
+from .bcoo_spdot import bcoo_dot_general, bcoo_multiply_sparse
 from .bcsr import BCSR, bcsr_dot_general
+from .bcsr_ops import bcsr_broadcast_in_dim, bcsr_concatenate
 
 sparse_rules_bcoo: dict = {}
 sparse_rules_bcsr: dict = {}
@@ -152,12 +157,18 @@ def _data_op(mat, data):
                                    unique_indices=mat.unique_indices), _pattern_of(mat))
 
 
+def _unique_indices_of(x):
+    """`x` with each index stored once (duplicates summed, in the same nse), for the rules
+    that are not linear: f(a) + f(b) is not f(a + b)."""
+    if x.unique_indices or not isinstance(x, BCOO):
+        return x
+    return bcoo_sum_duplicates(x, nse=x.nse)
+
+
 def _unary_rule(prim, linear: bool):
     def rule(x, **params):
-        if not linear and not x.unique_indices:
-            raise NotImplementedError(
-                f"sparse rule for {prim} on an array whose indices may repeat (JAX sums the "
-                "duplicates first, with bcoo_sum_duplicates, not implemented in jxkernel)")
+        if not linear:
+            x = _unique_indices_of(x)
         return [_data_op(x, prim.bind(x.data, **params))]
     return rule
 
@@ -252,6 +263,46 @@ def _reshape_rule(x, *, new_sizes, dimensions=None, **_):
     return [bcoo_reshape(x, new_sizes=new_sizes, dimensions=dimensions)]
 
 
+def _standard_rule(fun):
+    """A rule that is the BCOO function of the primitive, its arguments as they come (a
+    dense one among them is the function's to refuse or take)."""
+    return lambda *args, **params: [fun(*args, **params)]
+
+
+def _slice_rule(x, *, start_indices, limit_indices, strides=None):
+    return [bcoo_slice(x, start_indices=start_indices, limit_indices=limit_indices,
+                       strides=strides)]
+
+
+def _dynamic_slice_rule(x, *starts, slice_sizes):
+    return [bcoo_dynamic_slice(x, starts, slice_sizes)]
+
+
+def _stack_rule(broadcast_in_dim, concatenate):
+    """One new size-1 dim per operand at `axis`, then their concatenation there."""
+    def rule(*xs, axis):
+        def expand(x):
+            shape = x.shape[:axis] + (1,) + x.shape[axis:]
+            dims = [d if d < axis else d + 1 for d in range(x.ndim)]
+            return broadcast_in_dim(x, shape=shape, broadcast_dimensions=dims)
+        return [concatenate([expand(x) for x in xs], dimension=axis)]
+    return rule
+
+
+def _broadcast_rule(broadcast_in_dim):
+    def rule(x, *dyn, shape, broadcast_dimensions, **_):
+        return [broadcast_in_dim(x, shape=shape, broadcast_dimensions=broadcast_dimensions)]
+    return rule
+
+
+def _concatenate_rule(concatenate):
+    return lambda *xs, dimension: [concatenate(xs, dimension=dimension)]
+
+
+def _todense_rule(x, *, tree):
+    return [x.todense()]
+
+
 def _call_rule(param):
     """A call of a jaxpr (jit, custom_jvp_call, custom_vjp_call): its jaxpr is interpreted
     inline, so the sparse values flow into it (a custom rule's derivative is not kept)."""
@@ -336,12 +387,18 @@ def _install_rules():
              "integer_pow": _integer_pow_rule, "dot_general": _dot_general_rule,
              "transpose": _transpose_rule, "add": _add_rule, "add_any": _add_rule,
              "sub": _sub_rule, "mul": _mul_rule, "div": _div_rule,
-             "reduce_sum": _reduce_sum_rule, "reshape": _reshape_rule}
+             "reduce_sum": _reduce_sum_rule, "reshape": _reshape_rule,
+             "slice": _slice_rule, "dynamic_slice": _dynamic_slice_rule,
+             "squeeze": _standard_rule(bcoo_squeeze), "rev": _standard_rule(bcoo_rev),
+             "broadcast_in_dim": _broadcast_rule(bcoo_broadcast_in_dim),
+             "stack": _stack_rule(bcoo_broadcast_in_dim, bcoo_concatenate),
+             "concatenate": _concatenate_rule(bcoo_concatenate)}
     for name, rule in named.items():
         sparse_rules_bcoo[all_primitives[name]] = rule
     generic = {jit_p: _call_rule("jaxpr"), custom_jvp_call_p: _call_rule("call_jaxpr"),
                custom_vjp_call_p: _call_rule("call_jaxpr"), while_p: _while_rule,
                cond_p: _cond_rule, scan_p: _scan_rule}
+    generic[todense_p] = _todense_rule
     sparse_rules_bcoo.update(generic)
     # BCSR's: the data-only ones, its product with a dense array, and the calls and loops
     sparse_rules_bcsr.update(generic)
@@ -349,50 +406,10 @@ def _install_rules():
         if prim.name in _ZERO_PRESERVING_LINEAR + _ZERO_PRESERVING + ("integer_pow",):
             sparse_rules_bcsr[prim] = rule
     sparse_rules_bcsr[all_primitives["dot_general"]] = _bcsr_dot_general_rule
+    sparse_rules_bcsr.update({
+        all_primitives["broadcast_in_dim"]: _broadcast_rule(bcsr_broadcast_in_dim),
+        all_primitives["stack"]: _stack_rule(bcsr_broadcast_in_dim, bcsr_concatenate),
+        all_primitives["concatenate"]: _concatenate_rule(bcsr_concatenate)})
 
 
 _install_rules()
-
-
-# ------------------------------------------------------------------ BCOO's methods
-def _sum(self, *args, **kwargs):
-    """Sum array along axis."""
-    return sparsify(lambda x: x.sum(*args, **kwargs))(self)
-
-
-def _reshape(self, *args, **kwargs):
-    """Returns an array containing the same data with a new shape."""
-    return sparsify(lambda x: x.reshape(*args, **kwargs))(self)
-
-
-def _astype(self, *args, **kwargs):
-    """Copy the array and cast to a specified dtype."""
-    return sparsify(lambda x: x.astype(*args, **kwargs))(self)
-
-
-def _swap_args(f):
-    return lambda a, b: f(b, a)
-
-
-_BCOO_METHODS = {
-    "astype": _astype,
-    "reshape": _reshape,
-    "sum": _sum,
-    "__abs__": sparsify(jnp.abs),
-    "__neg__": sparsify(jnp.negative),
-    "__pos__": sparsify(jnp.positive),
-    "__matmul__": sparsify(jnp.matmul),
-    "__rmatmul__": sparsify(_swap_args(jnp.matmul)),
-    "__mul__": sparsify(jnp.multiply),
-    "__rmul__": sparsify(_swap_args(jnp.multiply)),
-    "__truediv__": sparsify(jnp.divide),
-    "__add__": sparsify(jnp.add),
-    "__radd__": sparsify(_swap_args(jnp.add)),
-    "__sub__": sparsify(jnp.subtract),
-    "__rsub__": sparsify(_swap_args(jnp.subtract)),
-    "__pow__": lambda x, y: sparsify(lambda x: jnp.power(x, y))(x),
-}
-for _name, _method in _BCOO_METHODS.items():
-    setattr(BCOO, _name, _method)
-for _name in ("__matmul__", "__rmatmul__"):
-    setattr(BCSR, _name, _BCOO_METHODS[_name])
