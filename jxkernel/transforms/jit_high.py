@@ -5,6 +5,7 @@ lowered (core/hijax_lower.py) to a program over their low values, which are read
 values before the call and written back into them after it (`read_loval`,
 `update_from_loval`).
 
+    >>> import jxkernel
     >>> from jxkernel._jax._src.hijax import Box
     >>> box = Box(1.0)
     >>> def add_to(b, x):
