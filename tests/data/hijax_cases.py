@@ -570,4 +570,10 @@ def jit_trace_counts(jax, Box) -> dict:
         f = jax.jit(c(lambda b, x: b.get() * x * x))
         return [float(jax.grad(f)(x)) for x in (2.0, 3.0)] + [float(f(2.0))]
     out["jit_box_traces_under_grad"] = counted(grad_of)
+
+    def eager_then_grad_of_nested(b, c):
+        f = jax.jit(c(lambda b, x: b.get() * x * x))
+        outer = jax.jit(lambda x: f(x) + 1)
+        return [float(f(2.0))] + [float(jax.grad(outer)(x)) for x in (2.0, 3.0)]
+    out["jit_box_traces_eager_then_grad_of_jit_in_jit"] = counted(eager_then_grad_of_nested)
     return out
