@@ -172,6 +172,12 @@ class JaxprTrace(Trace):
         """Each input's quasi-dynamic data at the end of the trace (None: it has none)."""
         return [self.qdds[v].cur_val if v in self.qdds else None for v in self.invars]
 
+    def const_qdds(self, closed) -> list:
+        """(what it held when the trace began, at its end) for each mutable hijax value
+        `closed` (this trace's) closes over; (None, None) for its other consts."""
+        return [(self.qdds[v].init_val, self.qdds[v].cur_val) if v in self.qdds
+                else (None, None) for v in closed.jaxpr.constvars]
+
     def _const_atom(self, value, aval):
         if not aval.shape and isinstance(value, _LITERAL_TYPES):
             if type(value) in (int, float, complex, bool):   # printed at full precision, as JAX
@@ -367,6 +373,10 @@ high_jaxprs: weakref.WeakSet = weakref.WeakSet()
 # than it began with (a Box set to a tuple: a while_loop body refuses it, as JAX's)
 retyped_consts: weakref.WeakSet = weakref.WeakSet()
 
+# a high trace's ClosedJaxpr -> its `JaxprTrace.const_qdds`: a jit that finds its trace closes
+# over mutable hijax values compiles that trace (transforms/jit_high.py), not a second one
+const_qdds: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
 
 def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None,
                    ref_policy: str | None = None, forward: bool = True) -> ClosedJaxpr:
@@ -383,8 +393,8 @@ def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None,
         closed = trace.to_jaxpr(outs)
         if trace.is_high:
             high_jaxprs.add(closed)
-            if any(v in trace.qdds and trace.qdds[v].init_val != trace.qdds[v].cur_val
-                   for v in closed.jaxpr.constvars):
+            qdds = const_qdds[closed] = trace.const_qdds(closed)
+            if any(start != end for start, end in qdds):
                 retyped_consts.add(closed)
     if config.jax_enable_checks:
         check_jaxpr(closed)             # a rule's wrong output type fails here, by name

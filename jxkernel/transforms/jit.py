@@ -257,8 +257,8 @@ class Jitted(native.JitFunction if native else object):
             except NeedsMesh as e:          # a sharding constraint inside: partition from now on
                 self._sharded, self._constraint_mesh = True, e.mesh
                 return self._call(args, kwargs)
-            except CapturedHigh:            # closes over mutable hijax values: threaded from now on
-                return call_high(self, leaves, treedef, statics, dyn_args, dyn_kwargs, True)
+            except CapturedHigh as e:       # closes over mutable hijax values: threaded from now on
+                return call_high(self, leaves, treedef, statics, dyn_args, dyn_kwargs, e.traced)
         else:
             entry.hits += 1
         entry = entry.committed(committed)
@@ -293,7 +293,7 @@ class Jitted(native.JitFunction if native else object):
         start = time.perf_counter()
         closed = jit_refs.traced(self._flat_fun(treedef, statics, out_trees, names), leaves,
                                  avals, info, jit_refs.where(self), names)
-        return remember_high(closed), out_trees[0], time.perf_counter() - start   # (hijax)
+        return remember_high(closed, out_trees), out_trees[0], time.perf_counter() - start
 
     def _compile(self, key, leaves, treedef, statics, avals, device, dyn_args, dyn_kwargs):
         traced = self._traces.get(key[:4] + NOWHERE) or sibling_trace(self, key[:4])  # reused

@@ -5,6 +5,7 @@ lowered (core/hijax_lower.py) to a program over their low values, which are read
 values before the call and written back into them after it (`read_loval`,
 `update_from_loval`).
 
+    >>> import jxkernel
     >>> from jxkernel._jax._src.hijax import Box
     >>> box = Box(1.0)
     >>> def add_to(b, x):
@@ -19,9 +20,12 @@ import weakref
 
 from ..core.avals import typeof_rules
 from ..core.config import config
-from ..core.hijax import AvalQDD, cur_qdd, hi_value_types
+from ..core import vma
+from ..core.hijax import AvalQDD, HiPrimitive, cur_qdd, eqn_is_high, hi_value_types
+from ..core.interpret import eval_jaxpr
 from ..core.hijax_lower import low_of, lower_jaxpr  # noqa: F401  (jit.py's, from here)
 from ..core.staging import DebugInfo, JaxprTrace, convert_constvars_to_invars, high_jaxprs
+from ..core.staging import const_qdds as const_qdds_of
 from ..core.hijax import is_high_aval
 from ..core.trace import Tracer, _ctx, eval_trace, new_trace
 from ..tree_util import tree_unflatten
@@ -42,7 +46,13 @@ class CapturedHigh(NotImplementedError):
     """A jit's trace closed over mutable hijax values (Flax NNX's Variables of a model the
     function reads): eagerly, jit.py calls it through `call_high` from then on, the values
     threaded through as inputs, as JAX's jit does (`convert_const_himutables`). Inside
-    another trace this is raised as it was before: not lowered."""
+    another trace this is raised as it was before: not lowered. `traced`: (that trace, its
+    output tree), which the call then compiles: the function is traced once, as in JAX (a
+    `print` in it prints once)."""
+
+    def __init__(self, message, traced=None):
+        super().__init__(message)
+        self.traced = traced
 
 
 def _captures_mutable_high(consts) -> bool:
@@ -64,15 +74,17 @@ def _in_type(leaf, name):
     return leaf_aval(leaf, name)
 
 
-def call_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs, captures=False):
+def call_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs, traced=None):
     """`jitted` called eagerly with these flat arguments, some of them hijax values (or,
-    `captures`, found to close over some: from now on always called here)."""
-    if captures:
+    `traced` (CapturedHigh's), found to close over some: from now on always called here)."""
+    if traced is not None:
         _capturing.add(jitted)
     if has_high_tracer(leaves):
         return stage_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs)
     names = _Names(jitted, dyn_args, dyn_kwargs)          # (only a miss or an error reads them)
     in_types = tuple(_in_type(leaf, lambda i=i: names()[i]) for i, leaf in enumerate(leaves))
+    if traced is not None:      # the trace that found the captured values: compiled, not redone
+        keep_trace(jitted, _signature(treedef, in_types, statics), *traced)
     key = (treedef, in_types, statics, config._trace_state)
     last = _last_call.get(jitted)
     # one program per quasi-dynamic data of the values it closes over (JAX's
@@ -178,16 +190,49 @@ _last_call: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def forget(jitted=None) -> None:
-    """Drop `jitted`'s programs and last call (every jit's, given None), as JAX's
+    """Drop `jitted`'s traces, programs and last call (every jit's, given None), as JAX's
     `clear_cache` drops its executables: its next call traces and compiles again.
 
         >>> forget()
     """
-    for programs in (_programs, _last_call):
+    for programs in (_high_traces, _programs, _last_call):
         if jitted is None:
             programs.clear()
         else:
             programs.pop(jitted, None)
+
+
+# Jitted -> {signature: [(checks, closed, out tree, inputs' final data)]}: the high traces of
+# a jit whose function closes over mutable hijax values, each with what the captured values
+# held when traced (`checks`: (value, its quasi-dynamic data)). The trace that found the
+# captured values serves the call (eager `_compile`, `stage_high`, `_inline_high`) and later
+# calls alike, so that the function is traced once, as in JAX (a `print` in it prints once)
+_high_traces: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _signature(treedef, in_types, statics) -> tuple:
+    return treedef, tuple(in_types), statics, config._trace_state, vma.trace_place()
+
+
+def keep_trace(jitted, signature, closed, out_tree, finals=None) -> None:
+    """Keep `closed` for `jitted`'s calls at `signature` while the values it captured hold
+    what they held; not one closing over another trace's values (they die with it)."""
+    if closed not in const_qdds_of or closed.in_avals != [
+            t.aval if type(t) is AvalQDD else t for t in signature[1]] or \
+            any(isinstance(c, Tracer) for c in closed.consts):
+        return
+    checks = [(c, q) for c, (q, _) in zip(closed.consts, const_qdds_of[closed]) if q is not None]
+    finals = [None] * len(signature[1]) if finals is None else finals
+    cases = _high_traces.setdefault(jitted, {}).setdefault(signature, [])
+    cases.append((checks, closed, out_tree, finals))
+
+
+def kept_trace(jitted, signature):
+    """(closed, out tree, inputs' final data) kept for this call, or None."""
+    for checks, closed, out_tree, finals in _high_traces.get(jitted, {}).get(signature, ()):
+        if all(cur_qdd(c) == q for c, q in checks):
+            return closed, out_tree, finals
+    return None
 
 
 def has_high_tracer(leaves) -> bool:
@@ -195,13 +240,13 @@ def has_high_tracer(leaves) -> bool:
         any(isinstance(leaf, Tracer) and is_high_aval(leaf.aval) for leaf in leaves)
 
 
-def remember_high(closed):
-    """`closed` lowered (core/hijax_lower.py)."""
+def remember_high(closed, out_trees):
+    """`closed` (a jit's trace, its output tree in `out_trees`) lowered (core/hijax_lower.py)."""
     if _captures_mutable_high(closed.consts):
         raise CapturedHigh(
             "jxkernel does not lower a hijax value captured from outside the function traced "
             "for jit inside another trace, whose state JAX threads through: pass it to the "
-            "jit as an argument")
+            "jit as an argument", (closed, out_trees[0]))
     lowered = lower_jaxpr(closed)
     if lowered is not closed:           # kept for a jit equation staged by make_jaxpr
         high_of[lowered] = closed
@@ -229,19 +274,41 @@ def bind_inside(jitted, leaves, treedef, statics, avals, dyn_args, dyn_kwargs):
     if jitted not in _capturing:
         try:
             return jitted._bind(leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
-        except CapturedHigh:
+        except CapturedHigh as e:
             _capturing.add(jitted)      # (also called through call_high at the top level)
-    if type(_ctx.trace) is not JaxprTrace or _ctx.trace.requires_low:
-        return _inline_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs)
+            keep_trace(jitted, _signature(treedef, avals, statics), *e.traced)
+    if type(_ctx.trace) is not JaxprTrace:
+        return _inline_high(jitted, leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
+    if _ctx.trace.requires_low:
+        return _run_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs)
     return stage_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs)
 
 
-def _inline_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs):
-    """Under grad or vmap (no jaxpr being staged), or in a loop body that threads the values
-    (whose primitives run low there: lax/_cf_util.py's holding_high): the function runs on
-    the current trace, the captured values' own primitives meeting it there, as JAX's jit
-    rule runs its jaxpr's equations (a write under grad or vmap is refused by the write's own
-    rule, in JAX's words)."""
+def _inline_high(jitted, leaves, treedef, statics, avals, dyn_args, dyn_kwargs):
+    """Under grad or vmap (no jaxpr being staged): the jit's trace (kept, or traced now) runs
+    its equations on the current trace, the captured values' own primitives meeting it
+    there, as JAX's jit rule runs its jaxpr's (a write under grad or vmap is refused by the
+    write's own rule, in JAX's words); a trace that holds a high call (a jit inside it that
+    closes over them) runs as the function."""
+    signature = _signature(treedef, avals, statics)
+    kept = kept_trace(jitted, signature)
+    if kept is None:
+        try:        # (a trace that closes over another trace's values is not kept)
+            closed, out_tree = jitted._trace(treedef, statics, avals, dyn_args, dyn_kwargs)[:2]
+        except CapturedHigh as e:
+            closed, out_tree = e.traced
+            keep_trace(jitted, signature, closed, out_tree)
+    else:
+        closed, out_tree, _ = kept
+    if closed.ref_writes or any(eqn_is_high(e) and not isinstance(e.primitive, HiPrimitive)
+                                for e in closed.eqns):
+        return _run_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs)
+    return tree_unflatten(out_tree, eval_jaxpr(closed.jaxpr, closed.consts, *leaves))
+
+
+def _run_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs):
+    """In a loop body that threads the values (whose primitives run low there:
+    lax/_cf_util.py's holding_high): the function runs on the current trace."""
     out_trees = []
     names = lambda: jitted._leaf_names(dyn_args, dyn_kwargs)     # noqa: E731
     outs = jitted._flat_fun(treedef, statics, out_trees, names)(*leaves)
@@ -282,7 +349,13 @@ def stage_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs):
 
 def _trace_high(jitted, treedef, statics, in_types, names):
     """(the high ClosedJaxpr of the jitted function at `in_types`, its output trees, the
-    mutable inputs' final quasi-dynamic data)."""
+    mutable inputs' final quasi-dynamic data, the captured values' (start, end) data): a
+    trace kept (`kept_trace`) where there is one, so that the function is traced once."""
+    signature = _signature(treedef, in_types, statics)
+    kept = kept_trace(jitted, signature)
+    if kept is not None:
+        closed, out_tree, finals = kept
+        return closed, [out_tree], finals, const_qdds_of[closed]
     out_trees = []
     info = DebugInfo(jitted._name, jitted._source, "jit", tuple(names))
     with new_trace(JaxprTrace, info, "lift") as trace:
@@ -291,9 +364,10 @@ def _trace_high(jitted, treedef, statics, in_types, names):
                                                  lambda: names)(*tracers))
         finals = trace.final_qdds()
         # the captured mutable values: (what each held when the trace began, at its end)
-        const_qdds = [(trace.qdds[v].init_val, trace.qdds[v].cur_val) if v in trace.qdds
-                      else (None, None) for v in closed.jaxpr.constvars]
+        const_qdds = trace.const_qdds(closed)
     high_jaxprs.add(closed)
+    const_qdds_of[closed] = const_qdds
+    keep_trace(jitted, signature, closed, out_trees[0], finals)
     return closed, out_trees, finals, const_qdds
 
 

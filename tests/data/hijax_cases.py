@@ -205,6 +205,7 @@ def run_cases(jax, hijax, cur_qdd, public) -> dict:
     out["scan_captured_box_after_make_jaxpr"] = repr(float(staged.get()))
     out.update(captured_by_loops_conds_and_jits(jax, Box))
     out.update(staged_with_captured_boxes(jax, Box))
+    out.update(jit_trace_counts(jax, Box))
     return out
 
 
@@ -504,4 +505,75 @@ def staged_with_captured_boxes(jax, Box) -> dict:
     jax.jit(lambda: lax.scan(plain, 0.0, xs))()
     jax.make_jaxpr(lambda: lax.scan(plain, 0.0, xs))()
     out["body_traced_once_eager_jit_and_staged"] = repr(len(traces))
+    return out
+
+
+def jit_trace_counts(jax, Box) -> dict:
+    """How many times a jit closing over a box traces its function (what a learner sees as a
+    `print` in it printing), with what it computed: read, written, both, called twice, with a
+    new value or type between calls, after clear_cache, inside another jit, under make_jaxpr
+    then eagerly, under grad (JAX 0.10.2 traces each once per new type of what the box holds)."""
+    jnp = jax.numpy
+    out = {}
+
+    def counted(run):
+        box, traces = Box(1.0), []
+
+        def with_count(f):
+            def traced(*args):
+                traces.append(1)
+                return f(box, *args)
+            return traced
+        return _outcome(lambda: (run(box, with_count), len(traces),
+                                 jnp.asarray(box.get()).tolist()))
+
+    def add(b, x):
+        b.set(b.get() + x)
+        return x * 2
+
+    out["jit_box_traces_read"] = counted(lambda b, c: [float(
+        f(x)) for f in [jax.jit(c(lambda b, x: b.get() * x))] for x in (2.0, 3.0)])
+    out["jit_box_traces_write"] = counted(lambda b, c: [
+        f(x) for f in [jax.jit(c(lambda b, x: b.set(x)))] for x in (2.0, 3.0)])
+    out["jit_box_traces_read_write"] = counted(lambda b, c: [
+        float(f(x)) for f in [jax.jit(c(add))] for x in (2.0, 3.0)])
+
+    def new_value(b, c):
+        f = jax.jit(c(add))
+        seen = [float(f(2.0))]
+        b.set(5.0)                      # the same type: no new trace
+        seen.append(float(f(2.0)))
+        b.set(jnp.ones(2))              # a new type: traced again
+        return seen + [f(1.0).tolist()]
+    out["jit_box_traces_new_value"] = counted(new_value)
+
+    def cleared(b, c):
+        f = jax.jit(c(add))
+        seen = [float(f(2.0))]
+        f.clear_cache()
+        return seen + [float(f(2.0)), float(f(2.0))]
+    out["jit_box_traces_after_clear_cache"] = counted(cleared)
+
+    def nested(b, c):
+        inner = jax.jit(c(add))
+        outer = jax.jit(lambda x: inner(x) + 1)
+        return [float(outer(2.0)), float(outer(3.0)), float(inner(1.0))]
+    out["jit_box_traces_jit_in_jit"] = counted(nested)
+
+    def staged_then_eager(b, c):
+        f = jax.jit(c(add))
+        jax.make_jaxpr(f)(1.0)
+        return [float(f(1.0)), float(f(1.0))]
+    out["jit_box_traces_make_jaxpr_then_eager"] = counted(staged_then_eager)
+
+    def grad_of(b, c):
+        f = jax.jit(c(lambda b, x: b.get() * x * x))
+        return [float(jax.grad(f)(x)) for x in (2.0, 3.0)] + [float(f(2.0))]
+    out["jit_box_traces_under_grad"] = counted(grad_of)
+
+    def eager_then_grad_of_nested(b, c):
+        f = jax.jit(c(lambda b, x: b.get() * x * x))
+        outer = jax.jit(lambda x: f(x) + 1)
+        return [float(f(2.0))] + [float(jax.grad(outer)(x)) for x in (2.0, 3.0)]
+    out["jit_box_traces_eager_then_grad_of_jit_in_jit"] = counted(eager_then_grad_of_nested)
     return out

@@ -8,6 +8,7 @@ import os
 import sys
 
 import pytest
+from doc_examples import check_docstring_examples
 from hijax_cases import run_cases   # tests/data, on pytest's pythonpath
 from locations import DATA          # tests/support: the repository's folders
 
@@ -267,3 +268,8 @@ def test_a_type_built_from_typeofs_unsplit_sharding_is_unsplit():
     assert repr(shown) == "NamedSharding(mesh=AbstractMesh((), axis_types=()), spec=P(None, None))"
     built = jxkernel.core.ShapedArray((2, 3), x.dtype, sharding=shown)
     assert built.sharding is None and built == jxkernel.typeof(x)
+
+
+def test_jit_high_examples_run_as_written():
+    # the module docstring's example imports what it uses (it named jxkernel unimported)
+    check_docstring_examples("jxkernel.transforms.jit_high")

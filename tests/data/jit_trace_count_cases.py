@@ -1,0 +1,64 @@
+"""How many times jit traces the user's function (what a learner sees as a `print` in it
+printing) on the paths a learner meets, run alike by JAX 0.10.2
+(reference/make_jit_trace_count_reference.py, into jit_trace_count_reference.json) and by
+jxkernel (tests/transforms/test_jit_trace_counts.py). Each case: (its results, the count).
+A jit closing over a hijax Box is counted in hijax_cases.py's `jit_trace_counts`.
+"""
+
+
+def run(jax) -> dict:
+    jnp = jax.numpy
+    out = {}
+
+    def counted(name, make, calls):
+        traces = []
+
+        def fun(f):
+            def traced(*args, **kwargs):
+                traces.append(1)
+                return f(*args, **kwargs)
+            return traced
+        results = calls(make(fun))
+        out[name] = repr((jax.tree_util.tree_map(lambda x: jnp.asarray(x).tolist(), results),
+                          len(traces)))
+
+    counted("plain", lambda c: jax.jit(c(lambda x: x * 2)),
+            lambda f: [f(1.0), f(2.0), f(jnp.ones(3)), f(jnp.ones(3))])
+    counted("static_argnums", lambda c: jax.jit(c(lambda x, k: x * k), static_argnums=1),
+            lambda f: [f(1.0, 2), f(2.0, 2), f(2.0, 3)])
+    counted("keyword_args", lambda c: jax.jit(c(lambda x, y=1.0: x * y)),
+            lambda f: [f(1.0, y=2.0), f(2.0, y=3.0), f(1.0)])
+
+    def nested(c):
+        inner = jax.jit(c(lambda x: x + 1))
+        return inner, jax.jit(lambda x: inner(x) * 2)
+    counted("jit_inside_jit", nested, lambda fs: [fs[1](1.0), fs[1](2.0), fs[0](1.0)])
+    counted("jit_of_grad", lambda c: jax.jit(jax.grad(c(lambda x: x * x))),
+            lambda f: [f(1.0), f(2.0)])
+    counted("grad_of_jit", lambda c: jax.jit(c(lambda x: x * x)),
+            lambda f: [jax.grad(f)(1.0), jax.grad(f)(2.0), f(3.0)])
+    counted("vmap_of_jit", lambda c: jax.jit(c(lambda x: x * 2)),
+            lambda f: [jax.vmap(f)(jnp.ones(3)), jax.vmap(f)(jnp.ones(3)), f(jnp.ones(3))])
+
+    def closes_over_ref(c):
+        ref = jax.new_ref(jnp.zeros(()))
+
+        def add(x):
+            ref[...] += x
+            return x
+        return ref, jax.jit(c(add))
+    counted("ref_closed_over", closes_over_ref, lambda rf: [rf[1](1.0), rf[1](2.0), rf[0][...]])
+
+    def takes_ref(c):
+        def add(r, x):
+            r[...] += x
+        return jax.new_ref(jnp.zeros(())), jax.jit(c(add))
+    counted("ref_argument", takes_ref, lambda rf: [rf[1](rf[0], 1.0), rf[1](rf[0], 2.0),
+                                                   rf[0][...]])
+
+    def under_mesh(f):
+        with jax.set_mesh(jax.make_mesh((1,), ("x",))):
+            seen = [f(jnp.ones(4)), f(jnp.ones(4))]
+        return seen + [f(jnp.ones(4))]
+    counted("set_mesh", lambda c: jax.jit(c(lambda x: x * 2)), under_mesh)
+    return out
