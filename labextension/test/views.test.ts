@@ -146,3 +146,28 @@ describe('%jxmemory: the device allocator (issue 46)', () => {
     expect(node.querySelector('.jx-Memory-allocator')).toBeNull();
   });
 });
+
+describe("JupyterLite: Python's None arrives as undefined (Pyodide's toJs)", () => {
+  const noneAsUndefined = (v: unknown): unknown =>
+    v === null ? undefined : Array.isArray(v) ? v.map(noneAsUndefined)
+      : typeof v === 'object' ? Object.fromEntries(Object.entries(v as object).map(([k, x]) => [k, noneAsUndefined(x)]))
+        : v;
+
+  it.each(MIMES)('%s: draws what it draws from the JSON bundle', mime => {
+    expect(viewOrNote(mime, noneAsUndefined(bundles[mime])).textContent).toBe(
+      viewOrNote(mime, bundles[mime]).textContent);
+  });
+
+  it("the stepper: a value with no finite element (03_autodiff's softplus at 100) shows '–'", () => {
+    // what `step(jax.grad(naive_softplus), 100.0)` sends: exp(100) is inf, so min, max and
+    // mean are None; in JupyterLite this drew "cannot read properties of undefined"
+    const mime = 'application/vnd.jxkernel.stepper+json';
+    const b = bundles[mime];
+    const inf = { ...b.variables[0], min: undefined, max: undefined, mean: undefined, hist: [],
+                  hist_range: undefined, inf: 1 };
+    const node = viewOrNote(mime, { ...b, variables: [inf, ...b.variables.slice(1)], nan: undefined });
+    expect(isNote(node), node.textContent ?? '').toBe(false);
+    const row = [...node.querySelectorAll('tbody tr')][0];
+    expect([...row.querySelectorAll('td')].slice(3, 6).map(td => td.textContent)).toEqual(['–', '–', '–']);
+  });
+});
