@@ -362,15 +362,14 @@ def output_of(page, source, step: str):
 
 
 # ==================================================================== the other notebooks
-# known to fail there (docs/teaching.md, "The other notebooks there"); strict: a fix says so
+# known to fail there (docs/teaching.md, "The other notebooks there"): skipped, saying why, as
+# Run All stopped early leaves the wait for the last cell to run out (CELL_TIMEOUT)
 KNOWN = {
-    "03_autodiff.ipynb": "its stepper shows 'jxkernel cannot show this view ... undefined "
-                         "(reading toPrecision)' in JupyterLite, not yet diagnosed",
     "07_pytrees_and_training.ipynb": "its go.Figure raises plotly's 'Mime type rendering "
                                      "requires nbformat>=4.2.0' (no nbformat on the site): "
                                      "Run All stops at its third cell",
 }
-WORKSHOP = [pytest.param(name, marks=[pytest.mark.xfail(strict=True, reason=KNOWN[name])]
+WORKSHOP = [pytest.param(name, marks=[pytest.mark.skip(reason=KNOWN[name])]
                          if name in KNOWN else [])
             for name in sorted(p.name for p in (ROOT / "demos").glob("[0-9][0-9]_*.ipynb")
                                if p.name != TOUR)]
