@@ -222,15 +222,17 @@ def _block(tree) -> None:
 
 
 def _warm_up(jitted, args, kwargs):
-    """Call once (compiling if needed); the first compile event of this call, or None."""
+    """Call once (compiling if needed); (the first compile event of this call or None, the
+    platform its outputs are on)."""
     events = []
     unsubscribe = compile_record.subscribe(events.append)
     try:
-        _block(jitted(*args, **kwargs))
+        out = jitted(*args, **kwargs)
+        _block(out)
     finally:
         unsubscribe()
     mine = [e for e in events if e.key is jitted]
-    return mine[0] if mine else None
+    return (mine[0] if mine else None), _platform(out)
 
 
 def _fresh_compile(jitted, args, kwargs) -> tuple:
@@ -252,13 +254,30 @@ def _timed_run(jitted, args, kwargs) -> tuple:
     return returned - start, time.perf_counter() - returned
 
 
-def _compile_phases(jitted, args, kwargs, compiles, first):
+def _platform(out) -> str | None:
+    """The platform the outputs live on ('cpu', 'numpy', ...); None for no array output."""
+    for leaf in tree_leaves(out):
+        devices = getattr(leaf, "devices", None)
+        if devices is not None:
+            return next(iter(devices())).platform
+    return None
+
+
+# on the NumPy backend (JupyterLite's) no XLA compiles and NumPy computes as it is called
+NUMPY_COMPILE = "compile is the numpy backend's (no XLA there: it runs the jaxpr)."
+NUMPY_RUN_NOTE = ("The numpy backend has no async dispatch: it computes the results before the "
+                  "call returns, so dispatch holds the computation and device is only the wait "
+                  "on results already there.")
+
+
+def _compile_phases(jitted, args, kwargs, compiles, first, platform):
     """(trace, lower, compile sample tuples, source, note)."""
     if compiles:
         samples = list(zip(*(_fresh_compile(jitted, args, kwargs) for _ in range(compiles))))
+        whose = NUMPY_COMPILE if platform == "numpy" else "compile is XLA's time."
         return (*samples, "fresh",
                 f"trace, lower, compile: {compiles} fresh compilation(s) of jit({jitted._name}) "
-                f"(.trace, .lower, .compile with the caches off); compile is XLA's time.")
+                f"(.trace, .lower, .compile with the caches off); {whose}")
     if first is not None:
         return ((first.trace_s,), (first.lower_s,), (first.compile_s,), "first call",
                 "trace, lower, compile: the first call's compilation only (one sample); "
@@ -271,7 +290,8 @@ def _compile_phases(jitted, args, kwargs, compiles, first):
 def _first_note(first) -> str:
     if first is None:
         return "The first call found a compiled program (no compilation); it is not timed."
-    where = "XLA compiled it" if first.cache == "compiled" else f"from the {first.cache} cache"
+    where = (f"from the {first.cache} cache" if first.cache != "compiled" else
+             "for the numpy backend, no XLA" if first.backend == "numpy" else "XLA compiled it")
     return (f"The first call compiled (trace {duration(first.trace_s)} · lower "
             f"{duration(first.lower_s)} · compile {duration(first.compile_s)}, {where}); "
             f"it is a warm-up, not part of the run times.")
@@ -297,14 +317,15 @@ def profile(f, *args, runs: int = 7, compiles: int | None = None, **kwargs) -> P
     compiles = runs if compiles is None else compiles
     _check_count("compiles", compiles, 0)
     jitted = _as_jitted(f)
-    first = _warm_up(jitted, args, kwargs)
+    first, platform = _warm_up(jitted, args, kwargs)
     trace, lower, comp, source, compile_note = _compile_phases(jitted, args, kwargs, compiles,
-                                                               first)
+                                                               first, platform)
     dispatch, device = zip(*(_timed_run(jitted, args, kwargs) for _ in range(runs)))
+    run_note = RUN_NOTE + (" " + NUMPY_RUN_NOTE if platform == "numpy" else "")
     return Profile(jitted._name, Phase("trace", tuple(trace)), Phase("lower", tuple(lower)),
                    Phase("compile", tuple(comp)), Phase("dispatch", dispatch),
                    Phase("device", device), source, first,
-                   (compile_note, _first_note(first), RUN_NOTE))
+                   (compile_note, _first_note(first), run_note))
 
 
 __all__ = ["profile", "Profile", "Phase", "duration", "PROFILE_MIME"]

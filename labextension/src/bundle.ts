@@ -24,6 +24,27 @@ function kindOf(v: unknown): string {
   return v === null ? 'null' : Array.isArray(v) ? 'list' : typeof v;
 }
 
+/**
+ * `value` with every `undefined` inside it made `null`. JupyterLite's Pyodide kernel hands a
+ * display's data to the page through Pyodide's `toJs()`, which makes Python's None `undefined`,
+ * not `null` as JSON does: the views test `=== null`, so without this a `None` in a bundle (the
+ * stepper's `min` of a value with no finite element) drew "cannot read properties of undefined".
+ *
+ *     undefinedAsNull({ min: undefined, hist: [1, undefined] })  // { min: null, hist: [1, null] }
+ */
+export function undefinedAsNull(value: unknown): unknown {
+  if (value === undefined) {
+    return null;
+  }
+  if (Array.isArray(value)) {
+    return value.map(undefinedAsNull);
+  }
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, undefinedAsNull(v)]));
+  }
+  return value;
+}
+
 /** `value` as an object whose fields have the given kinds (`what` names it in errors). */
 export function fields<T>(value: unknown, what: string, spec: { [key: string]: Kind }): T {
   if (kindOf(value) !== 'object') {

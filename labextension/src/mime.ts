@@ -8,7 +8,7 @@
 import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 
-import { BundleError, bundleOf } from './bundle';
+import { BundleError, bundleOf, undefinedAsNull } from './bundle';
 import { compilationsView } from './compilationsView';
 import { el } from './dom';
 import { errorCardView } from './errorCardView';
@@ -84,7 +84,7 @@ export const VIEW_MIMES = Object.keys(VIEWS);
 /** The view of `bundle`, or a short note saying why it cannot be shown (never throws). */
 export function viewOrNote(mimeType: string, bundle: unknown): HTMLElement {
   try {
-    return VIEWS[mimeType][0](bundle);
+    return VIEWS[mimeType][0](undefinedAsNull(bundle)); // None is undefined on JupyterLite
   } catch (e) {
     const why = e instanceof BundleError ? e.message : `${(e as Error)?.name ?? 'error'}: ${(e as Error)?.message ?? e}`;
     const note = el('div', 'jx-View-note', `jxkernel cannot show this view (${mimeType}): ${why}.`);

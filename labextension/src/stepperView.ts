@@ -28,7 +28,10 @@ function read(bundle: unknown): IStepperBundle {
   return b;
 }
 
-const stat = (v: number | null) => (v === null ? '–' : Number.isInteger(v) ? String(v) : v.toPrecision(4));
+// null, or missing: in JupyterLite Python's None arrives as undefined and JupyterLab's copy of
+// the output's data drops such fields
+const stat = (v: number | null | undefined) =>
+  v === null || v === undefined ? '–' : Number.isInteger(v) ? String(v) : v.toPrecision(4);
 
 function histogram(v: IStepperVariable): HTMLElement {
   const box = el('span', 'jx-Stepper-hist');

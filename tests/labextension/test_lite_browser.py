@@ -14,7 +14,9 @@ Debian's Chromium (Playwright), whose every request to anything but that server 
    purpose, and its views, notes, timings and backend cells say what the tour says they do on
    the numpy backend. The times it took go to test-artifacts/browser/lite-timings.json;
 3. Run All on the tour, opened afresh: past its deliberate error (a cell tagged
-   raises-exception) to the last cell, the status bar naming the backend (lite-run-all.json).
+   raises-exception) to the last cell, the status bar naming the backend (lite-run-all.json);
+4. Run All on each other notebook of demos/ (one test each): every cell runs, only the cells
+   tagged raises-exception show an error, and every view draws (lite-workshop-NAME.json).
 
 Screenshots go to test-artifacts/browser/lite-<step>.png (git-ignored).
 
@@ -357,3 +359,60 @@ def output_of(page, source, step: str):
     expect(out).not_to_be_empty()
     target.screenshot(path=str(ARTIFACTS / f"lite-{step}.png"))
     return out
+
+
+# ==================================================================== the other notebooks
+# known to fail there (docs/teaching.md, "The other notebooks there"): skipped, saying why, as
+# Run All stopped early leaves the wait for the last cell to run out (CELL_TIMEOUT)
+KNOWN = {
+    "07_pytrees_and_training.ipynb": "its go.Figure raises plotly's 'Mime type rendering "
+                                     "requires nbformat>=4.2.0' (no nbformat on the site): "
+                                     "Run All stops at its third cell",
+}
+WORKSHOP = [pytest.param(name, marks=[pytest.mark.skip(reason=KNOWN[name])]
+                         if name in KNOWN else [])
+            for name in sorted(p.name for p in (ROOT / "demos").glob("[0-9][0-9]_*.ipynb")
+                               if p.name != TOUR)]
+
+
+def tagged(name: str) -> list:
+    """The tags of each code cell of demos/`name`, in order."""
+    nb = json.loads((ROOT / "demos" / name).read_text())
+    return [c.get("metadata", {}).get("tags", []) for c in nb["cells"] if c["cell_type"] == "code"]
+
+
+@pytest.mark.parametrize("name", WORKSHOP)
+def test_each_workshop_notebook_runs_whole_with_run_all(chromium, site, outside, built, name):
+    """Run → Run All Cells on each notebook but the tour (tested above), opened afresh, as a
+    learner runs it: every code cell runs (Run All goes past the cells tagged raises-exception,
+    and only those show an error), and no view says it cannot draw its bundle (the stepper and
+    %jxmemory did, Python's None arriving as undefined: bundle.ts's undefinedAsNull). The
+    seconds each took go to lite-workshop-NAME.json; a screenshot of its end to lite-NAME.png."""
+    tags = tagged(name)
+    with opened(chromium, site, outside, path=name) as page:
+        code = page.locator(".jp-NotebookPanel:visible .jp-CodeCell")
+        expect(code.first).to_be_visible()
+        expect(page.locator("#jp-main-statusbar")).to_contain_text("Python (Pyodide) | Idle")
+        assert code.count() == len(tags)
+        started = time.monotonic()
+        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile("^Run$")).click()
+        page.locator(".lm-Menu-itemLabel", has_text=re.compile("^Run All Cells$")).click()
+        expect(code.last.locator(".jp-InputArea-prompt")).to_have_text(re.compile(r"\[\d+\]"),
+                                                                       timeout=CELL_TIMEOUT)
+        kernel_idle(page)
+        run_all_s = time.monotonic() - started
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        (ARTIFACTS / f"lite-workshop-{name}.json").write_text(json.dumps(
+            {"run_all_s": round(run_all_s, 1), "code_cells": len(tags)}))
+        shot(page, f"workshop-{name}")
+        prompts = code.locator(".jp-InputArea-prompt").all_inner_texts()
+        assert all(re.match(r"\[\d+\]", p) for p in prompts), "\n".join(prompts)
+        stderr = ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
+        for i, cell_tags in enumerate(tags):
+            failed = code.nth(i).locator(stderr)
+            if "raises-exception" not in cell_tags:
+                assert failed.count() == 0, (code.nth(i).locator(".jp-InputArea-editor")
+                                             .inner_text(), failed.first.inner_text())
+        notes = page.locator(".jx-View-note")
+        assert notes.count() == 0, notes.first.inner_text()
+    assert outside == [], f"the page asked for things outside the site: {outside[:10]}"

@@ -85,8 +85,17 @@ def test_timeit_and_jxmemory_run_there(performance_notebook):
     assert "loop" in timed and "The numpy backend has no async dispatch" in timed
     phases = output_of(performance_notebook, "%timeit --phases -r 3 heavy(x)")
     assert "compile" in phases and "device" in phases
+    # not "compile is XLA's time" (no XLA there), and no async dispatch either
+    assert "compile is the numpy backend's (no XLA there" in phases and "XLA's time" not in phases
+    assert "The numpy backend has no async dispatch" in phases
     memory = output_of(performance_notebook, "%jxmemory")
     assert "live arrays on numpy" in memory and "numpy:0" in memory
+
+
+def test_the_browser_times_200x200_matmuls(performance_notebook, shell):
+    # 400x400 takes seconds a call in Pyodide's NumPy (no optimized BLAS): its section 1 says so
+    output_of(performance_notebook, "def heavy(x)")
+    assert shell.user_ns["x"].shape == (200, 200) and shell.user_ns["n"] == 200
 
 
 def test_the_stepper_finds_the_first_nan(shell):

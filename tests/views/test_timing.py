@@ -247,3 +247,21 @@ def test_phase_chart_has_one_box_per_measured_phase():
 def test_docstring_examples():
     from doc_examples import check_docstring_examples
     check_docstring_examples("jxkernel.timing", {"jxkernel": jxkernel})
+
+
+def test_on_the_numpy_backend_the_notes_say_no_xla_compiles_and_no_async_dispatch():
+    # JupyterLite's backend (08_performance's `%timeit --phases` there): the notes said
+    # "compile is XLA's time" and "XLA compiled it", and nothing of the missing async dispatch
+    p = profile(jxkernel.jit(_own_matmul(), backend="numpy"), _x(), runs=2, compiles=1)
+    fresh, first, run = p.notes
+    assert fresh.endswith("compile is the numpy backend's (no XLA there: it runs the jaxpr).")
+    assert "XLA compiled it" not in first and "for the numpy backend, no XLA" in first, first
+    assert run.endswith("The numpy backend has no async dispatch: it computes the results before "
+                        "the call returns, so dispatch holds the computation and device is only "
+                        "the wait on results already there."), run
+
+
+@pytest.mark.skipif(jxkernel.default_backend() == "numpy", reason="XLA's notes need XLA")
+def test_on_xla_the_notes_say_xla_compiles():
+    p = profile(jxkernel.jit(_own_matmul()), _x(), runs=2, compiles=1)
+    assert p.notes[0].endswith("compile is XLA's time.") and "numpy" not in p.notes[2]
