@@ -13,12 +13,14 @@ from conformance.libraries.suites import LIBRARIES
 
 
 def same(recorded, outcome):
-    """Does a run give the README's count? Passed and skipped must match, and failed where
-    the README records failures; a timeout never matches."""
+    """Does a run give the README's count? Passed and skipped must match (skipped as tests,
+    or as pytest's summary counts them: with the skipped subtests), and failed where the
+    README records failures; a timeout never matches."""
     if recorded is None or outcome is None or outcome["status"] != "finished":
         return False
     failed = outcome["failed"] + outcome.get("error", 0)
-    return (outcome["passed"] == recorded["passed"] and outcome["skipped"] == recorded["skipped"]
+    skipped = (outcome["skipped"], outcome["skipped"] + outcome.get("subtests_skipped", 0))
+    return (outcome["passed"] == recorded["passed"] and recorded["skipped"] in skipped
             and (not recorded["failed"] or failed == recorded["failed"]))
 
 
@@ -33,8 +35,8 @@ def _run_text(outcome):
     if outcome is None:
         return "not run"
     extra = [f"{outcome[k]} {k}" for k in ("skipped", "failed", "error") if outcome[k]]
-    if outcome["subtests_failed"]:
-        extra.append(f"{outcome['subtests_failed']} subtests failed")
+    extra += [f"{outcome[f'subtests_{k}']} subtests {k}" for k in ("failed", "skipped")
+              if outcome.get(f"subtests_{k}")]
     if outcome["collect_errors"]:
         extra.append("collection error")
     text = f"{outcome['passed']}" + (f" ({', '.join(extra)})" if extra else "")

@@ -45,19 +45,20 @@ def _verdict(phases):
 
 def tally(rows):
     """Counts and failing tests from a part's record rows (libs_record's lines)."""
-    tests, subtests_failed, collect_errors = {}, [], []
+    tests, subtests, collect_errors = {}, [], []
     for row in rows:
         if "collect_error" in row:
             collect_errors.append({"nodeid": row["collect_error"], "message": row["message"]})
         elif row.get("subtest"):
-            subtests_failed.append(row["nodeid"])
+            subtests.append(row["outcome"])
         else:
             tests.setdefault(row["nodeid"], []).append(row)
     verdicts = {nodeid: _verdict(phases) for nodeid, phases in tests.items()}
     counts = {outcome: sum(v == outcome for v in verdicts.values()) for outcome in OUTCOMES}
     failures = {nodeid: next((r.get("message", "") for r in tests[nodeid] if r["outcome"] == "failed"), "")
                 for nodeid, verdict in verdicts.items() if verdict in ("failed", "error")}
-    return {**counts, "subtests_failed": len(subtests_failed), "failures": failures,
+    return {**counts, "subtests_failed": subtests.count("failed"),
+            "subtests_skipped": subtests.count("skipped"), "failures": failures,
             "collect_errors": collect_errors}
 
 
@@ -112,7 +113,8 @@ def run_part(library, side, file, part, index, timeout_s, optimized):
 
 def merge_parts(parts):
     """A file's result from its parts: counts summed, the worst status."""
-    merged = {key: sum(p[key] for p in parts) for key in (*OUTCOMES, "subtests_failed", "seconds")}
+    merged = {key: sum(p.get(key, 0) for p in parts)
+              for key in (*OUTCOMES, "subtests_failed", "subtests_skipped", "seconds")}
     merged["seconds"] = round(merged["seconds"], 1)
     statuses = [p["status"] for p in parts if p["status"] != "finished"]
     merged["status"] = statuses[0] if statuses else "finished"
@@ -163,8 +165,8 @@ def run_library(library, side, files, timeout_s, optimized=False):
 def describe(outcome):
     """'569 passed, 60 skipped' or 'timeout after 1200 s: 42 passed so far'."""
     words = [f"{outcome[k]} {k}" for k in OUTCOMES if outcome[k] or k == "passed"]
-    if outcome["subtests_failed"]:
-        words.append(f"{outcome['subtests_failed']} subtests failed")
+    words += [f"{outcome[f'subtests_{k}']} subtests {k}" for k in ("failed", "skipped")
+              if outcome.get(f"subtests_{k}")]
     if outcome["collect_errors"]:
         words.append(f"{len(outcome['collect_errors'])} collection errors")
     text = ", ".join(words)

@@ -36,11 +36,12 @@ def test_tally_counts_one_verdict_per_test():
             {"nodeid": "t::d", "when": "call", "outcome": "passed"},
             {"nodeid": "t::d", "when": "teardown", "outcome": "failed", "message": "leak"},
             {"nodeid": "t::e", "subtest": True, "outcome": "failed"},
+            {"nodeid": "t::e", "subtest": True, "outcome": "skipped"},
             {"nodeid": "t::e", "when": "call", "outcome": "passed"},
             {"collect_error": "u.py", "message": "ImportError: no module"}]
     counts = run.tally(rows)
     assert (counts["passed"], counts["failed"], counts["error"], counts["skipped"]) == (2, 1, 1, 1)
-    assert counts["subtests_failed"] == 1
+    assert (counts["subtests_failed"], counts["subtests_skipped"]) == (1, 1)
     assert set(counts["failures"]) == {"t::b", "t::d"}
     assert counts["collect_errors"][0]["nodeid"] == "u.py"
 
@@ -56,6 +57,11 @@ def test_parts_sum_and_a_timeout_is_never_a_match():
     assert (merged["passed"], merged["failed"], merged["status"], merged["seconds"]) == (5, 1, "finished", 3.0)
     assert compare.same({"passed": 5, "skipped": 0, "failed": 1}, merged)
     assert not compare.same({"passed": 5, "skipped": 0, "failed": 0}, {**merged, "passed": 4})
+    # the README's skip counts are pytest's summary line's: skipped subtests included
+    with_subtests = {**merged, "skipped": 2, "subtests_skipped": 1}
+    assert compare.same({"passed": 5, "skipped": 3, "failed": 1}, with_subtests)
+    assert compare.same({"passed": 5, "skipped": 2, "failed": 1}, with_subtests)
+    assert not compare.same({"passed": 5, "skipped": 4, "failed": 1}, with_subtests)
     cut = run.merge_parts([_part("finished", 3), _part("timeout", 2)])
     assert cut["status"] == "timeout"
     assert not compare.same({"passed": 5, "skipped": 0, "failed": 0}, cut)

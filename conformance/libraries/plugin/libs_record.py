@@ -2,8 +2,9 @@
 $LIBS_RECORD as the test finishes, so that a run cut at its timeout still says what passed.
 
 Rows: {"nodeid", "when", "outcome", "message"?} for every call phase and every setup or
-teardown that did not pass; {"nodeid", "subtest": true, "outcome"} for a failed subtest
-(`self.subTest`, counted apart as the README counts tests, not subtests);
+teardown that did not pass; {"nodeid", "subtest": true, "outcome"} for a subtest (`self.subTest`) that failed or
+was skipped (counted apart: the README counts tests, not subtests, but its skip counts are
+pytest's summary line, which adds the skipped subtests);
 {"collect_error": nodeid, "message"} for a file or class that did not collect.
 It imports nothing of JAX's, so it loads the same under either side.
 """
@@ -24,8 +25,8 @@ def _message(report):
 
 def pytest_runtest_logreport(report):
     if getattr(report, "context", None) is not None or type(report).__name__ == "SubtestReport":
-        if report.failed:
-            _write({"nodeid": report.nodeid, "subtest": True, "outcome": "failed"})
+        if not report.passed:
+            _write({"nodeid": report.nodeid, "subtest": True, "outcome": report.outcome})
         return
     if report.when != "call" and report.passed:
         return
