@@ -137,11 +137,11 @@ def load_results(side, library):
 
 
 def _commit():
-    """The checkout jxkernel's side ran (editable install), '+' where it has local changes."""
+    """The checkout jxkernel's side ran (editable install), '+' where jxkernel/ has local changes."""
     def git(*args):
         return subprocess.run(["git", *args], cwd=environment.ROOT, capture_output=True,
                               text=True).stdout.strip()
-    return git("rev-parse", "--short", "HEAD") + ("+" if git("status", "--porcelain", "-uno") else "")
+    return git("rev-parse", "--short", "HEAD") + ("+" if git("status", "--porcelain", "-uno", "--", "jxkernel") else "")
 
 
 def run_library(library, side, files, timeout_s, optimized=False):
