@@ -176,14 +176,17 @@ _unlogged = threading.local()
 
 
 @contextlib.contextmanager
-def unlogged():
+def unlogged(tap: list | None = None):
     """Compilations made inside are not logged: a tool's own (the timing profile compiles
-    a program afresh to measure compiling), not the user's."""
+    a program afresh to measure compiling), not the user's. `tap`, a list, gets their events
+    (the tool reads its own compile's phases; no subscriber or explainer sees them)."""
     _unlogged.depth = getattr(_unlogged, "depth", 0) + 1
+    outer, _unlogged.tap = getattr(_unlogged, "tap", None), tap
     try:
         yield
     finally:
         _unlogged.depth -= 1
+        _unlogged.tap = outer
 
 
 def logged() -> bool:
@@ -195,6 +198,8 @@ def record(event: CompileEvent) -> CompileEvent:
     """Log `event` (numbered: the logged copy's `seq` is set) and tell the subscribers."""
     global _seq
     if getattr(_unlogged, "depth", 0):
+        if _unlogged.tap is not None:
+            _unlogged.tap.append(event)
         return event
     call_site = event.call_site or user_source_info()
     with _lock:

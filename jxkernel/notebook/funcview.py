@@ -17,6 +17,7 @@ import os
 import textwrap
 
 from ..transforms.jit import Jitted, jit
+from ..views.timing import tool_jit
 from .cell import STATIC, TRACED, classify
 from .display import cell_name, short_repr
 from .program import CellError, describe_traced
@@ -32,7 +33,7 @@ def as_jitted(fun, args, kwargs):
     dynamic_kw = {k: v for k, v in kwargs.items() if k not in static_kw}
     if static_kw:       # bound here: jit can't always map names to positions (**kwargs)
         fun = functools.wraps(fun)(functools.partial(fun, **static_kw))
-    return jit(fun, static_argnums=static), args, dynamic_kw
+    return tool_jit(jit(fun, static_argnums=static)), args, dynamic_kw
 
 
 def bound_arguments(fun, args, kwargs) -> dict | None:

@@ -39,10 +39,12 @@ No IPython here: the plotly chart and `%timeit --phases` are in jxkernel/noteboo
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import html
 import statistics
 import time
+import weakref
 
 from ..core import compile_record
 from ..core.config import config
@@ -221,13 +223,28 @@ def _block(tree) -> None:
             wait()
 
 
-def _warm_up(jitted, args, kwargs):
+# the jits a view made of the user's plain function (%timeit --phases's, notebook/funcview.py):
+# their compiles are the tool's, as those of the jit profile makes itself
+_tool_jits = weakref.WeakSet()
+
+
+def tool_jit(jitted: Jitted) -> Jitted:
+    """`jitted`, a view's jit of the user's plain function, marked as the tool's: profile's
+    warm-up compile of it is not logged (nor noted in the cell) as the user's recompile."""
+    _tool_jits.add(jitted)
+    return jitted
+
+
+def _warm_up(jitted, args, kwargs, ours: bool):
     """Call once (compiling if needed); (the first compile event of this call or None, the
-    platform its outputs are on)."""
+    platform its outputs are on). `ours`: profile made the jit (of a plain function), so its
+    compile is the tool's, not the user's: unlogged, as the user's jit(f) would otherwise be
+    told "compiled again (a new jit object)" by each profile of f."""
     events = []
     unsubscribe = compile_record.subscribe(events.append)
     try:
-        out = jitted(*args, **kwargs)
+        with compile_record.unlogged(tap=events) if ours else contextlib.nullcontext():
+            out = jitted(*args, **kwargs)
         _block(out)
     finally:
         unsubscribe()
@@ -317,7 +334,7 @@ def profile(f, *args, runs: int = 7, compiles: int | None = None, **kwargs) -> P
     compiles = runs if compiles is None else compiles
     _check_count("compiles", compiles, 0)
     jitted = _as_jitted(f)
-    first, platform = _warm_up(jitted, args, kwargs)
+    first, platform = _warm_up(jitted, args, kwargs, ours=jitted is not f or f in _tool_jits)
     trace, lower, comp, source, compile_note = _compile_phases(jitted, args, kwargs, compiles,
                                                                first, platform)
     dispatch, device = zip(*(_timed_run(jitted, args, kwargs) for _ in range(runs)))

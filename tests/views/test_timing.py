@@ -204,6 +204,31 @@ def test_timeit_phases_adds_the_chart_in_a_jupyter_kernel(shell):
     assert [len(t["x"]) for t in plotted] == [2, 2, 2, 2, 2]
 
 
+def test_profile_of_a_plain_function_logs_none_of_its_own_compiles():
+    # the jit profile makes of a plain function is the tool's: its warm-up compile is read by
+    # profile (Profile.first_compile) but never logged or told to subscribers (the cell's
+    # notes), where it was explained as the user's "compiled again (a new jit object)"
+    from jxkernel.core import compile_record
+    fn = _own_matmul()
+    jxkernel.jit(fn)(jnp.ones((4, 4)))              # the user's own jit of it, compiled
+    seen = []
+    unsubscribe = compile_record.subscribe(seen.append)
+    try:
+        p = profile(fn, jnp.ones((3, 3)), runs=2, compiles=0)    # a new shape: it compiles
+    finally:
+        unsubscribe()
+    assert seen == [] and p.first_compile is not None and p.compile_source == "first call"
+    # and the jit %timeit --phases makes of the user's plain function (notebook/funcview.py)
+    from jxkernel.notebook.funcview import as_jitted
+    jitted, args, kwargs = as_jitted(fn, (jnp.ones((2, 2)),), {})
+    try:
+        unsubscribe = compile_record.subscribe(seen.append)
+        p = profile(jitted, *args, runs=2, compiles=0, **kwargs)
+    finally:
+        unsubscribe()
+    assert seen == [] and p.first_compile is not None
+
+
 def test_timeit_phases_options(shell):
     from IPython.utils.capture import capture_output
     with capture_output() as out:
