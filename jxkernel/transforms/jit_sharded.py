@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from ..core.avals import ShapeDtypeStruct, typed_sharding
 from ..core.config import config
-from ..core.device_assignment import check_device_assignment, placement, program_devices
+from ..core.device_assignment import (check_device_assignment, deciding_sharding, placement,
+                                      program_devices)
 from ..core import trace as _trace
 from ..core.interpreter_primitives import sharding_constraint_p
 from ..core.mesh import (AbstractMesh, NamedSharding, PartitionSpec, concrete_mesh, get_mesh,
@@ -152,7 +153,8 @@ def _on_one_device(jitted, closed, leaves) -> bool:
     if jitted._in_shardings is not None or jitted._out_shardings is not None or \
             jitted.__dict__.get("_constraint_mesh") is not None or get_mesh() is not None:
         return False
-    if program_devices(closed, [placement(x) for x in leaves], (), jitted._keep_unused) != 1:
+    if deciding_sharding(closed, [placement(x) for x in leaves], (),
+                         jitted._keep_unused) is not None:
         return False
     check_device_assignment(closed.out_avals, 1)
     return True
