@@ -58,7 +58,10 @@ def mapped_axis_spec(leaves, axes):
     for x, ax in zip(leaves, axes):
         if ax is None:
             continue
-        aval = get_aval(x)
+        try:                 # (a Ref, or another value with no array type: no spec, as JAX)
+            aval = get_aval(x)
+        except TypeError:
+            aval = None
         sharding = getattr(aval, "sharding", None)
         spec = None
         if sharding is not None and ax < len(aval.shape):
