@@ -71,7 +71,22 @@ def mapped_axis_spec(leaves, axes):
             raise ValueError(f"Mapped away dimension of inputs passed to vmap should be "
                              f"sharded the same. Got inconsistent axis specs: {found} vs {spec}")
         found, seen = spec, True
-    return None if found is None else found if isinstance(found, tuple) else (found,)
+    ema = None if found is None else found if isinstance(found, tuple) else (found,)
+    _check_unmapped(ema, leaves, axes)
+    return ema
+
+
+def _check_unmapped(ema, leaves, axes) -> None:
+    """JAX's error for an unmapped input split over the mesh axes vmap maps over."""
+    for x, ax in zip(leaves, axes):
+        if ema is None or ax is not None or getattr(type(x), "is_array_ref", False):
+            continue
+        aval = get_aval(x)
+        if getattr(aval, "sharding", None) is not None and \
+                any(e in ema for p in parts_of(aval) for e in p):
+            raise ValueError(f"Unmapped values passed to vmap cannot be sharded along the mesh "
+                             f"axis you are vmapping over. Got type: {aval.str_short()}, "
+                             f"in_axes: None and vmapped mesh axis: {ema}")
 
 
 class BatchTracer(Tracer):

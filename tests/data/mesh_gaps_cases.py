@@ -549,6 +549,10 @@ def _later_programs(jax, explicit, auto, value, text, array):
             split()))),
         "vmapty_add_unbatched": (explicit, array(lambda: jax.vmap(
             lambda r, c: r + c, in_axes=(0, None))(split(), jnp.ones(2, out_sharding=P("y"))))),
+        "vmapty_unmapped_split_over_mapped_axis": (explicit, lambda: _raised(lambda: jax.vmap(
+            lambda r, c: r.sum() + c.sum(), in_axes=(0, None))(split(), split()))),
+        "vmapty_inconsistent_mapped_axes": (explicit, lambda: _raised(lambda: jax.vmap(
+            lambda r, c: r + c)(split(), jax.sharding.reshard(value, P("y", None))))),
         "vmapty_constant_outside_mesh": (None, array(lambda: jax.vmap(lambda r: jnp.ones(2))(
             placed()))),
         "vmapty_constant_outside_mesh_jaxpr": (None, text(jax.vmap(lambda r: jnp.ones(2)),
