@@ -12,7 +12,7 @@ import numpy as np
 
 from . import dtypes
 from .errors import aval_text
-from .mesh import AbstractMesh, AxisType, NamedSharding, PartitionSpec, _mesh_state
+from .mesh import AbstractMesh, AxisType, NamedSharding, PartitionSpec, _mesh_state, get_mesh
 
 NO_AXES = frozenset()
 _KEEP = object()
@@ -393,15 +393,26 @@ def dim_removed(aval, axis: int):
     return aval.update(shape=shape, sharding=make(aval.sharding.mesh, parts))
 
 
-def dim_inserted(aval, axis: int, size: int):
-    """`aval` with a new unsplit dimension of `size` at `axis` (JAX's unmapped_aval): the
-    type vmap gives a value batched along `axis`."""
+def dim_inserted(aval, axis: int, size: int, mesh_axis=None):
+    """`aval` with a new dimension of `size` at `axis` (JAX's unmapped_aval): the type vmap
+    gives a value batched along `axis`, split over `mesh_axis` (vmap's explicit mesh axes)
+    where `aval` is typed over a mesh (an untyped one: over set_mesh's)."""
     shape = aval.shape[:axis] + (size,) + aval.shape[axis:]
-    if aval.sharding is None:
+    mesh = type_mesh(aval) if mesh_axis is not None else None
+    if aval.sharding is None and mesh is None:
         return aval.update(shape=shape)
-    parts = parts_of(aval)
-    parts.insert(axis, ())
-    return aval.update(shape=shape, sharding=make(aval.sharding.mesh, parts))
+    parts = parts_of(aval) if aval.sharding is not None else [()] * len(aval.shape)
+    parts.insert(axis, tuple(mesh_axis) if mesh is not None else ())
+    return aval.update(shape=shape, sharding=make(mesh or aval.sharding.mesh, parts))
+
+
+def type_mesh(aval):
+    """The mesh `aval`'s type is over: its sharding's, else set_mesh's (JAX types every
+    value over the context mesh), else None."""
+    if getattr(aval, "sharding", None) is not None:
+        return aval.sharding.mesh if aval.sharding.mesh.axis_names else None
+    mesh = get_mesh()
+    return mesh if mesh is not None and mesh.axis_names else None
 
 
 def parts_of(aval) -> list:

@@ -55,16 +55,30 @@ def program_devices(jaxpr, in_shardings, out_shardings=(), keep_unused=False) ->
     goes where the program runs); `keep_unused`: jit's, else an input the program never
     reads is left out, as JAX's jit drops it first. None under an AbstractMesh alone."""
     jaxpr = jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
-    used = _used_inputs(jaxpr) if not keep_unused else [True] * len(jaxpr.invars)
-    given = [s for s, u in zip(in_shardings, used) if u] + list(out_shardings)
-    for s in given + _inside(jaxpr):
-        n = device_count(s)
-        if n is not None:
-            return n
+    given = _given(jaxpr, in_shardings, out_shardings, keep_unused)
+    n = device_count(deciding_sharding(jaxpr, in_shardings, out_shardings, keep_unused))
+    if n is not None:
+        return n
     if get_mesh() is None and any(isinstance(getattr(s, "mesh", None), AbstractMesh)
                                   for s in given):
         return None          # given over an AbstractMesh alone (jax.export's): no devices
     return context_devices()
+
+
+def deciding_sharding(jaxpr, in_shardings, out_shardings=(), keep_unused=False):
+    """The sharding (or mesh) over devices that places `jaxpr`'s program: the first among
+    its used inputs', the given outputs' and those inside it; None if none does (then
+    set_mesh's mesh or the default device does)."""
+    jaxpr = jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
+    for s in _given(jaxpr, in_shardings, out_shardings, keep_unused) + _inside(jaxpr):
+        if device_count(s) is not None:
+            return s
+    return None
+
+
+def _given(jaxpr, in_shardings, out_shardings, keep_unused) -> list:
+    used = _used_inputs(jaxpr) if not keep_unused else [True] * len(jaxpr.invars)
+    return [s for s, u in zip(in_shardings, used) if u] + list(out_shardings)
 
 
 def placement(x):

@@ -22,7 +22,7 @@ from . import avals as _avals
 # the sharding an aval's type carries is defined with the avals; the rules below use it and
 # the lax modules reach it through this module
 from .avals import dim_text, explicit_axes, make, parts_of, shape_text, typed_sharding  # noqa: F401
-from .mesh import NamedSharding
+from .mesh import NamedSharding, get_mesh
 from .primitive import rule, sharding_rules, sharding_typing_rules
 
 
@@ -536,17 +536,29 @@ def _overridden(prim, in_avals, params, out_avals, given, mesh) -> list:
     return [out.update(sharding=make(mesh or given.mesh, parts))]
 
 
-def given_or_rule(prim, param="sharding"):
+def given_or_rule(prim, param="sharding", standard=False):
     """The typing of the shape primitives JAX gives a `sharding` param (broadcast_in_dim,
     reshape, iota: their out_sharding=; empty's is `param` "out_sharding"): the result typed
-    as that sharding where one is given, else by the primitive's rule."""
+    as that sharding where one is given, else by the primitive's rule. `standard`: one of
+    JAX's standard primitives (reshape), whose rule JAX's call_sharding_rule skips when
+    neither set_mesh's mesh nor the operands' has an Explicit axis: the result is untyped
+    then, out_sharding= or not (`lax.reshape(np_value, s, out_sharding=named)` outside
+    set_mesh runs on one device)."""
     def typing(in_avals, params, out_avals):
         given = params.get(param)
+        if given is not None and standard and not explicit_anywhere(in_avals):
+            given = None
         if given is None:
             return by_rule(prim, in_avals, params, out_avals)
         out = out_avals[0]
         return [out.update(sharding=typed_sharding(given, len(out.shape)))]
     return typing
+
+
+def explicit_anywhere(in_avals) -> bool:
+    """Whether set_mesh's mesh or the operands' one has an Explicit axis."""
+    mesh = _mesh_of(in_avals)
+    return any(m is not None and bool(explicit_axes(m)) for m in (get_mesh(), mesh))
 
 
 def constrained_typing(in_avals, params, out_avals):

@@ -253,7 +253,7 @@ def _reshape_batching(vals, dims, *, new_sizes, dimensions, sharding=None):
 ad.deflinear2(reshape_p, _reshape_transpose)
 batching_rules[reshape_p] = _reshape_batching
 sharding_rules[reshape_p] = sharding_types.reshape_rule
-sharding_typing_rules[reshape_p] = sharding_types.given_or_rule(reshape_p)
+sharding_typing_rules[reshape_p] = sharding_types.given_or_rule(reshape_p, standard=True)
 
 # ------------------------------------------------------------------ squeeze
 squeeze_p = Primitive("squeeze")
@@ -791,7 +791,8 @@ def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
     if _shape(operand) and tuple(_shape(operand)) == new_sizes and same_dims and \
             _is_array(operand) and (out_sharding is None or _typed_as(operand, out_sharding)):
         return operand
-    if out_sharding is not None:
+    # (untyped where no Explicit axis is in sight, out_sharding= or not: see given_or_rule)
+    if out_sharding is not None and sharding_types.explicit_anywhere([get_aval(operand)]):
         check_type_divides(new_sizes, out_sharding)
     return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=None if same_dims else dims,
                           sharding=out_sharding)

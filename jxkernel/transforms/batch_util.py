@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.avals import get_aval
-from ..core.interpreter_primitives import broadcast_in_dim, reshape, transpose
+from ..core.avals import dim_inserted, get_aval
+from ..core.interpreter_primitives import broadcast_in_dim, broadcast_in_dim_p, reshape, transpose
 from ..core.primitive import batching_rules
 
 not_mapped = None
@@ -37,28 +37,36 @@ def moveaxis(x, src: int, dst: int):
     return transpose(x, perm)
 
 
-def broadcast(x, size: int, axis: int):
+def broadcast(x, size: int, axis: int, mesh_axis=None):
     """`size` copies of `x` stacked along a new axis `axis`. Its broadcast_dimensions are
     NumPy's np.delete of a range, as JAX's batching.broadcast computes them: they print
-    as `np.int64(1)` in a jaxpr, as JAX's do."""
+    as `np.int64(1)` in a jaxpr, as JAX's do. `mesh_axis`: vmap's explicit mesh axes (the
+    axes its mapped inputs' batch dimension is split over), which type the new axis of a
+    typed `x` (JAX's: `f32[2@y]` broadcast by vmap over x is `f32[8@x,2@y]`)."""
     s = list(shape(x))
     s.insert(axis, size)
     # (np.delete(np.arange(len(s)), axis)'s values, built without its ~5 µs per call)
-    return broadcast_in_dim(x, s, tuple(_I64(i) for i in range(len(s)) if i != axis))
+    dims = tuple(_I64(i) for i in range(len(s)) if i != axis)
+    aval = get_aval(x)
+    if mesh_axis is None or getattr(aval, "sharding", None) is None or \
+            not aval.sharding.mesh.axis_names:     # (JAX's: an empty mesh, no mesh axis)
+        return broadcast_in_dim(x, s, dims)
+    return broadcast_in_dim_p.bind(x, shape=tuple(s), broadcast_dimensions=dims,
+                                   sharding=dim_inserted(aval, axis, size, mesh_axis).sharding)
 
 
-def bdim_at_front(x, bdim, size: int):
+def bdim_at_front(x, bdim, size: int, mesh_axis=None):
     """`x` with its batch dim first; an unbatched `x` is broadcast to `size` copies."""
     if bdim is not_mapped:
-        return broadcast(x, size, 0)
+        return broadcast(x, size, 0, mesh_axis)
     return moveaxis(x, bdim, 0)
 
 
-def move_to(x, bdim, dst, size: int):
+def move_to(x, bdim, dst, size: int, mesh_axis=None):
     """`x` with its batch dim at `dst`; an unbatched `x` is broadcast there directly, as
     JAX's matchaxis does."""
     if bdim is not_mapped:
-        return broadcast(x, size, dst)
+        return broadcast(x, size, dst, mesh_axis)
     return moveaxis(x, bdim, dst)
 
 

@@ -14,7 +14,8 @@ import math
 import weakref
 
 from ..core.config import config
-from ..core.avals import dim_inserted, dim_removed, get_aval
+from ..core.avals import dim_inserted, dim_removed, explicit_axes, get_aval, parts_of
+from ..core.mesh import get_mesh
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr
 from ..core.lru import TRACES, WeakLRU
@@ -31,13 +32,61 @@ from ..core.staging import trace_to_jaxpr
 
 
 class AxisData:
-    __slots__ = ("name", "size")
+    """A vmap's axis: its name, size and explicit mesh axes (`ema`: the mesh axes its mapped
+    inputs' batch dimension is split over, JAX's explicit_mesh_axis, or None)."""
+    __slots__ = ("name", "size", "ema")
 
-    def __init__(self, name, size):
-        self.name, self.size = name, size
+    def __init__(self, name, size, ema=None):
+        self.name, self.size, self.ema = name, size, ema
+
+    @property
+    def explicit_mesh_axis(self):
+        """`ema`, unless set_mesh's mesh makes those axes other than Explicit (JAX's)."""
+        mesh = get_mesh()
+        if self.ema is None or mesh is None or not mesh.axis_names:
+            return self.ema
+        return self.ema if self.ema[0] in explicit_axes(mesh) else None
 
     def __repr__(self):
         return f"AxisData({self.name!r}, {self.size})"
+
+
+def mapped_axis_spec(leaves, axes):
+    """The mesh axes the batch dimension of vmap's mapped inputs is split over (a tuple,
+    or None): JAX's _mapped_axis_spec, with its error where two inputs' differ."""
+    found, seen = None, False
+    for x, ax in zip(leaves, axes):
+        if ax is None:
+            continue
+        try:                 # (a Ref, or another value with no array type: no spec, as JAX)
+            aval = get_aval(x)
+        except TypeError:
+            aval = None
+        sharding = getattr(aval, "sharding", None)
+        spec = None
+        if sharding is not None and ax < len(aval.shape):
+            axes_of = parts_of(aval)[ax]
+            spec = None if not axes_of else axes_of[0] if len(axes_of) == 1 else axes_of
+        if seen and spec != found:
+            raise ValueError(f"Mapped away dimension of inputs passed to vmap should be "
+                             f"sharded the same. Got inconsistent axis specs: {found} vs {spec}")
+        found, seen = spec, True
+    ema = None if found is None else found if isinstance(found, tuple) else (found,)
+    _check_unmapped(ema, leaves, axes)
+    return ema
+
+
+def _check_unmapped(ema, leaves, axes) -> None:
+    """JAX's error for an unmapped input split over the mesh axes vmap maps over."""
+    for x, ax in zip(leaves, axes):
+        if ema is None or ax is not None or getattr(type(x), "is_array_ref", False):
+            continue
+        aval = get_aval(x)
+        if getattr(aval, "sharding", None) is not None and \
+                any(e in ema for p in parts_of(aval) for e in p):
+            raise ValueError(f"Unmapped values passed to vmap cannot be sharded along the mesh "
+                             f"axis you are vmapping over. Got type: {aval.str_short()}, "
+                             f"in_axes: None and vmapped mesh axis: {ema}")
 
 
 class BatchTracer(Tracer):
@@ -139,7 +188,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         flat_axes = [_normalize_axis(ax, x, name) for ax, x in zip(flat_axes, leaves)]
         size = _mapped_size(leaves, flat_axes, axis_size, fun, args, kwargs)
         # named under `vmap`, as JAX's vmap names what it traces (`jit(f)/vmap()/cos`)
-        with name_scope("vmap("), new_trace(BatchTrace, AxisData(axis_name, size)) as trace:
+        data = AxisData(axis_name, size, mapped_axis_spec(leaves, flat_axes))
+        with name_scope("vmap("), new_trace(BatchTrace, data) as trace:
             tracers = [x if ax is None else MappedRef(trace, x, ax) if _is_ref(x) else
                        BatchTracer(trace, x, ax) for x, ax in zip(leaves, flat_axes)]
             call_args = tree_unflatten(treedef, tracers[:len(leaves) - len(kw_leaves)])
@@ -304,7 +354,7 @@ def _finish_output(trace, x, out_axis, size, index, name, out):
         nd = len(get_aval(val).shape) + (dim is not_mapped)
         if not -nd <= out_axis < nd:
             raise ValueError(f"axis {out_axis} is out of bounds for array of dimension {nd}")
-        return bu.move_to(val, dim, out_axis % nd, size)
+        return bu.move_to(val, dim, out_axis % nd, size, trace.axis_data.explicit_mesh_axis)
 
 
 # ------------------------------------------------------------------ batching jaxprs
@@ -316,7 +366,8 @@ def batch_jaxpr(closed: ClosedJaxpr, axis_data: AxisData, in_dims, force_out_bat
     unbatched ones stay unbatched unless `force_out_batched` says so (then they are
     broadcast). Cached, so re-batching a jitted jaxpr is free."""
     force = tuple(force_out_batched) if force_out_batched is not None else None
-    key = (closed, (axis_data.name, axis_data.size, tuple(in_dims), force))
+    key = (closed, (axis_data.name, axis_data.size, axis_data.explicit_mesh_axis,
+                    tuple(in_dims), force))
     found = _batched_jaxprs.get(key)
     if found is not None:
         return found
@@ -325,7 +376,8 @@ def batch_jaxpr(closed: ClosedJaxpr, axis_data: AxisData, in_dims, force_out_bat
         if d is not_mapped:
             in_avals.append(aval)
         else:
-            in_avals.append(dim_inserted(aval, d, axis_data.size))  # (its varying axes too)
+            in_avals.append(dim_inserted(aval, d, axis_data.size,   # (its varying axes too)
+                                         axis_data.explicit_mesh_axis))
     out_dims = []
 
     def batched(*args):
@@ -338,7 +390,8 @@ def batch_jaxpr(closed: ClosedJaxpr, axis_data: AxisData, in_dims, force_out_bat
                 for i, o in enumerate(outs):
                     val, dim = trace.unpack(o)
                     if dim is not_mapped and force and force[i]:
-                        val, dim = bu.bdim_at_front(val, dim, axis_data.size), 0
+                        val, dim = bu.bdim_at_front(val, dim, axis_data.size,
+                                                    axis_data.explicit_mesh_axis), 0
                     out_dims.append(not_mapped if dim is not_mapped else 0)
                     result.append(val if dim is not_mapped else bu.moveaxis(val, dim, 0))
         return result

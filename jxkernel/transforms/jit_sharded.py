@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from ..core.avals import ShapeDtypeStruct, typed_sharding
 from ..core.config import config
-from ..core.device_assignment import check_device_assignment, program_devices
+from ..core.device_assignment import (check_device_assignment, deciding_sharding, placement,
+                                      program_devices)
 from ..core import trace as _trace
 from ..core.interpreter_primitives import sharding_constraint_p
 from ..core.mesh import (AbstractMesh, NamedSharding, PartitionSpec, concrete_mesh, get_mesh,
@@ -26,6 +27,7 @@ from ..xla.sharded import (_mesh_of, _own_sharding, _SpmdEntry, compile_lowered,
 from ..xla.sharding import SingleDeviceSharding
 from . import jit_refs
 from .jit_args import device_mismatch, result_paths, static_key
+from .jit_cache import ON_ONE_DEVICE
 
 
 def _is_sharding(s) -> bool:
@@ -109,11 +111,16 @@ def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwa
     key = ("sharded", treedef, avals, statics, given, config._trace_state,
            tuple([_own_sharding(x) for x in leaves]))
     entry = jitted._cache.get(key)
+    if entry is ON_ONE_DEVICE:               # its split arguments unused: see _on_one_device
+        return entry
     if entry is None:
         with_refs = jitted.__dict__.get("_with_refs")
         if with_refs and key in with_refs:         # (traced once: see _with_refs)
             return _with_refs(jitted, key, leaves, bind_jit)
         closed, out_tree, trace_s = jitted._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
+        if not context and _on_one_device(jitted, closed, leaves):
+            jitted._cache[key] = ON_ONE_DEVICE
+            return ON_ONE_DEVICE
         if jit_refs.uses_refs(closed):
             if jitted._in_shardings is not None or jitted._out_shardings is not None:
                 raise NotImplementedError(
@@ -135,6 +142,22 @@ def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwa
     if config.jax_debug_key_reuse:     # the key arguments checked and marked, as on one device
         _trace.key_reuse.jit_call(entry.jaxpr, leaves, outs)
     return tree_unflatten(entry.out_tree, outs)
+
+
+def _on_one_device(jitted, closed, leaves) -> bool:
+    """Whether JAX runs this jit, called with split arguments, on the default device: no
+    shardings given, none inside, no set_mesh, and every split argument unused (JAX's jit
+    drops those before it assigns devices, unless keep_unused=True):
+    `jit(lambda x, y: y * 2)(x_split, y)` gives a SingleDeviceSharding result. A result typed
+    over a mesh of Explicit axes then raises JAX's device-assignment error here."""
+    if jitted._in_shardings is not None or jitted._out_shardings is not None or \
+            jitted.__dict__.get("_constraint_mesh") is not None or get_mesh() is not None:
+        return False
+    if deciding_sharding(closed, [placement(x) for x in leaves], (),
+                         jitted._keep_unused) is not None:
+        return False
+    check_device_assignment(closed.out_avals, 1)
+    return True
 
 
 def _with_refs(jitted, key, leaves, bind_jit):

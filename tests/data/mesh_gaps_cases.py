@@ -201,6 +201,8 @@ def _programs(jax):
         **_indexing_programs(jax, explicit, auto, value, array),
         **_out_sharding_programs(jax, explicit, value, text, array, typed),
         **_reshape_programs(jax, explicit, array),
+        # ---- 7. unused split arguments, vmap's typed batch dimension, untyped reshapes
+        **_later_programs(jax, explicit, auto, value, text, array),
     }
 
 
@@ -504,3 +506,72 @@ def run(jax):
         except Exception as e:          # what was raised is a fact too
             out[name] = {"error": [type(e).__name__, _cut(str(e))]}
     return out
+
+
+def _later_programs(jax, explicit, auto, value, text, array):
+    """unused_: JAX's jit drops unused arguments before it assigns devices (unless
+    keep_unused=True), so a jit reading none of its split arguments runs on the default
+    device. vmapty_: vmap types the batch dimension it adds to an unbatched result by the
+    mesh axes its mapped inputs' batch dimension is split over (JAX's explicit_mesh_axis).
+    unsplit_: lax.reshape(..., out_sharding=NamedSharding) of an untyped operand outside
+    set_mesh is untyped (JAX's call_sharding_rule skips the rule: no Explicit axis in sight)."""
+    jnp, lax = jax.numpy, jax.lax
+    NamedSharding, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
+
+    def placed(mesh=explicit):
+        return jax.device_put(value, NamedSharding(mesh, P("x", "y")))
+
+    def split():                        # under set_mesh(explicit)
+        return jax.sharding.reshard(value, P("x", "y"))
+
+    def ones_y(r):
+        return jnp.ones(2, out_sharding=P("y"))
+
+    def y_only(x, y):
+        return y * 2
+    named = NamedSharding(explicit, P("x"))
+    programs = {
+        "unused_jit_split_explicit": (None, array(lambda: jax.jit(y_only)(placed(), jnp.ones(3)))),
+        "unused_jit_split_auto": (None, array(lambda: jax.jit(y_only)(placed(auto), jnp.ones(3)))),
+        "unused_jit_python_scalar": (None, array(lambda: jax.jit(y_only)(placed(), 3.0))),
+        # (a function of its own: JAX's caches serve a jit of the same function with
+        # keep_unused=True what they compiled without it)
+        "unused_jit_keep_unused": (None, array(lambda: jax.jit(
+            lambda x, y: y * 2, keep_unused=True)(placed(), jnp.ones(3)))),
+        "unused_jit_keep_unused_auto": (None, array(lambda: jax.jit(
+            lambda x, y: y * 2, keep_unused=True)(placed(auto), jnp.ones(3)))),
+        "unused_jit_ones_like_auto": (None, array(lambda: jax.jit(jnp.ones_like)(placed(auto)))),
+        "unused_jit_twice": (None, array(lambda: [jax.jit(y_only)(placed(), jnp.ones(3))
+                                                  for _ in range(2)][-1])),
+        "vmapty_constant": (explicit, array(lambda: jax.vmap(ones_y)(split()))),
+        "vmapty_constant_jaxpr": (explicit, text(jax.vmap(ones_y), split)),
+        "vmapty_constant_out_axes_1": (explicit, array(lambda: jax.vmap(ones_y, out_axes=1)(
+            split()))),
+        "vmapty_add_unbatched": (explicit, array(lambda: jax.vmap(
+            lambda r, c: r + c, in_axes=(0, None))(split(), jnp.ones(2, out_sharding=P("y"))))),
+        "vmapty_unmapped_split_over_mapped_axis": (explicit, lambda: _raised(lambda: jax.vmap(
+            lambda r, c: r.sum() + c.sum(), in_axes=(0, None))(split(), split()))),
+        "vmapty_inconsistent_mapped_axes": (explicit, lambda: _raised(lambda: jax.vmap(
+            lambda r, c: r + c)(split(), jax.sharding.reshard(value, P("y", None))))),
+        "vmapty_constant_outside_mesh": (None, array(lambda: jax.vmap(lambda r: jnp.ones(2))(
+            placed()))),
+        "vmapty_constant_outside_mesh_jaxpr": (None, text(jax.vmap(lambda r: jnp.ones(2)),
+                                                          placed)),
+    }
+    for name, make in [("numpy", lambda: value), ("jnp", lambda: jnp.asarray(value)),
+                       ("committed", lambda: jax.device_put(value, jax.devices()[0]))]:
+        programs[f"unsplit_reshape_{name}"] = (None, array(
+            lambda make=make: lax.reshape(make(), (16,), out_sharding=named)))
+    programs.update({
+        "unsplit_reshape_same_shape": (None, array(lambda: lax.reshape(
+            value, (8, 2), out_sharding=NamedSharding(explicit, P("x", None))))),
+        "unsplit_reshape_dimensions": (None, array(lambda: lax.reshape(
+            value, (16,), (1, 0), out_sharding=named))),
+        "unsplit_jnp_reshape": (None, array(lambda: jnp.reshape(value, (16,),
+                                                                out_sharding=named))),
+        "unsplit_reshape_in_jit": (None, array(lambda: jax.jit(
+            lambda a: lax.reshape(a, (16,), out_sharding=named))(value))),
+        "unsplit_reshape_indivisible": (None, array(lambda: lax.reshape(
+            np.float32(3), (1,), out_sharding=named))),
+    })
+    return programs

@@ -156,7 +156,7 @@ def test_every_out_sharding_of_jnp_and_lax_is_jaxs(runs):
 
 @pytest.mark.xla_only("CPU platform")       # AbstractMesh(..., platform=cpu), CpuDevice
 def test_gap_texts_naming_the_platform_are_jaxs(runs):
-    for prefix in ("assign_", "outsh_"):
+    for prefix in ("assign_", "outsh_", "unused_", "vmapty_", "unsplit_"):
         _check(runs, prefix, naming_platform=True)
 
 
@@ -186,3 +186,29 @@ print(json.dumps({"before": [repr(s) for s in before], "under": under,
     assert out["under"] == ["NamedSharding(mesh=Mesh('x': 4, 'y': 2, axis_types=(Explicit, "
                             "Explicit)), spec=P(None,), memory_kind=device)"] * 7
     assert out["value"] == [2.0 * i for i in range(8)]
+
+
+def test_a_jit_reading_none_of_its_split_arguments_runs_on_one_device(runs):
+    # JAX's jit drops unused arguments before it assigns devices (keep_unused=True keeps
+    # them): jit(lambda x, y: y * 2)(x_split, y) ran over x's mesh
+    _check(runs, "unused_", naming_platform=False)
+
+
+def test_vmap_types_the_batch_dimension_it_adds_by_its_inputs_mesh_axes(runs):
+    # JAX's explicit_mesh_axis: an unbatched result broadcast by vmap over a value split
+    # over x is f32[8@x,2@y], where the batch dimension was untyped (f32[8,2@y])
+    _check(runs, "vmapty_", naming_platform=False)
+
+
+def test_reshape_out_sharding_of_an_untyped_operand_outside_set_mesh_is_untyped(runs):
+    # JAX's call_sharding_rule skips reshape's rule with no Explicit axis in sight: the
+    # result is untyped on one device, where the device-assignment error was raised (each
+    # answer names its CPU device: here their types, shard shapes and values, on any backend;
+    # the whole answers in test_gap_texts_naming_the_platform_are_jaxs)
+    mine, ref = runs
+    names = [name for name in ref if name.startswith("unsplit_")]
+    assert names
+    fields = ("typeof", "shard_shape", "value")
+    wrong = {name: (mine.get(name), ref[name]) for name in names
+             if [mine.get(name, {}).get(f) for f in fields] != [ref[name][f] for f in fields]}
+    assert not wrong, wrong
