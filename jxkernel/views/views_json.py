@@ -39,14 +39,16 @@ def traced_bundle(label, source, inputs, outputs, error, positions, first_line=1
                           for name, spans in positions.items()}}
 
 
-def hlo_bundle(title, sections, cost_rows, collectives=()) -> dict:
+def hlo_bundle(title, sections, cost_rows, collectives=(),
+               cost_title="XLA cost analysis") -> dict:
     """`sections`: (heading, text) pairs; `cost_rows`: (name, value) pairs of XLA's cost
     analysis (numbers, or null where XLA gave an infinity or NaN, which JSON cannot hold);
-    `collectives`: the communication XLA inserted (sharding_view.collective_json's)."""
+    `collectives`: the communication XLA inserted (sharding_view.collective_json's);
+    `cost_title`: the cost table's heading (on the numpy backend: jxkernel's estimates)."""
     return {"version": VERSION, "title": title,
             "sections": [{"title": head, "text": text} for head, text in sections],
             "cost": [[name, _number(value)] for name, value in cost_rows],
-            "collectives": list(collectives)}
+            "cost_title": cost_title, "collectives": list(collectives)}
 
 
 def compile_event_json(event, cell_id=None, execution_count=None) -> dict:

@@ -31,7 +31,7 @@ export function hloView(bundle: IHloBundle): HTMLElement {
     node.appendChild(
       table(
         'jx-View-table',
-        ['XLA cost analysis', ''],
+        [bundle.cost_title ?? 'XLA cost analysis', ''], // the numpy backend: estimates
         cost.map(([k, v]) => [k, formatCost(v)])
       )
     );

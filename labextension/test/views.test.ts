@@ -63,6 +63,15 @@ describe('the views and the schema', () => {
     expect(named).toBeGreaterThan(0);
   });
 
+  it('the HLO view heads its costs with the bundle\'s cost_title (numpy: estimates, not XLA\'s)', () => {
+    const hlo = 'application/vnd.jxkernel.hlo+json';
+    const heading = (extra: object) =>
+      viewOrNote(hlo, { ...bundles[hlo], cost: [['flops', 128]], ...extra }).querySelector('th')?.textContent;
+    const numpy = 'cost estimate (from the jaxpr: no XLA on the numpy backend)';
+    expect(heading({ cost_title: numpy })).toBe(numpy);
+    expect(heading({ cost_title: undefined })).toBe('XLA cost analysis'); // a bundle from before
+  });
+
   it('a wrong version or a non-object is a note, and nothing throws', () => {
     const guard = 'application/vnd.jxkernel.guard+json';
     expect(viewOrNote(guard, { ...bundles[guard], version: 2 }).textContent).toBe(

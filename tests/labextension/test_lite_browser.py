@@ -362,23 +362,20 @@ def output_of(page, source, step: str):
 
 
 # ==================================================================== the other notebooks
-# known to fail there (docs/teaching.md, "The other notebooks there"): skipped, saying why, as
-# Run All stopped early leaves the wait for the last cell to run out (CELL_TIMEOUT)
-KNOWN = {
-    "07_pytrees_and_training.ipynb": "its go.Figure raises plotly's 'Mime type rendering "
-                                     "requires nbformat>=4.2.0' (no nbformat on the site): "
-                                     "Run All stops at its third cell",
-}
-WORKSHOP = [pytest.param(name, marks=[pytest.mark.skip(reason=KNOWN[name])]
-                         if name in KNOWN else [])
-            for name in sorted(p.name for p in (ROOT / "demos").glob("[0-9][0-9]_*.ipynb")
-                               if p.name != TOUR)]
+WORKSHOP = sorted(p.name for p in (ROOT / "demos").glob("[0-9][0-9]_*.ipynb") if p.name != TOUR)
 
 
 def tagged(name: str) -> list:
     """The tags of each code cell of demos/`name`, in order."""
     nb = json.loads((ROOT / "demos" / name).read_text())
     return [c.get("metadata", {}).get("tags", []) for c in nb["cells"] if c["cell_type"] == "code"]
+
+
+def cells_with(name: str, text: str) -> list:
+    """The indices of the code cells of demos/`name` whose source holds `text`."""
+    nb = json.loads((ROOT / "demos" / name).read_text())
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    return [i for i, c in enumerate(code) if text in "".join(c["source"])]
 
 
 @pytest.mark.parametrize("name", WORKSHOP)
@@ -415,4 +412,13 @@ def test_each_workshop_notebook_runs_whole_with_run_all(chromium, site, outside,
                                              .inner_text(), failed.first.inner_text())
         notes = page.locator(".jx-View-note")
         assert notes.count() == 0, notes.first.inner_text()
+        for i in cells_with(name, "go.FigureWidget("):   # 07's figures: need no nbformat
+            expect(code.nth(i).locator(".js-plotly-plot")).to_be_visible()
+            code.nth(i).scroll_into_view_if_needed()
+            code.nth(i).screenshot(path=str(ARTIFACTS / f"lite-workshop-{name}-cell{i}.png"))
+        for i in cells_with(name, "%hlo "):   # 08's: the costs are jxkernel's, not XLA's
+            head = code.nth(i).locator(".jx-Hlo > table thead th").first
+            expect(head).to_have_text("cost estimate (from the jaxpr: no XLA on the numpy backend)")
+            code.nth(i).scroll_into_view_if_needed()
+            code.nth(i).screenshot(path=str(ARTIFACTS / f"lite-workshop-{name}-cell{i}.png"))
     assert outside == [], f"the page asked for things outside the site: {outside[:10]}"

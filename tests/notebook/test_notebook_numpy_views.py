@@ -69,6 +69,16 @@ def test_hlo_shows_the_stablehlo_and_says_there_is_no_optimized_hlo(performance_
     assert "flops: 4,194,304" in shown and "estimated from: the jaxpr" in shown
 
 
+def test_hlo_views_bundle_heads_its_costs_as_estimates(shell):
+    """The browser's %hlo view (labextension/src/hloView.ts) titles the cost table from the
+    bundle: on the numpy backend the costs are jxkernel's estimates, not XLA's analysis."""
+    run(shell, "from jxkernel.notebook.widgets.hlo_view import HloView\n"
+               "hlo_numpy = HloView('f(x)', jax.jit(lambda x: x @ x).lower(jnp.ones((4, 4))))")
+    bundle = shell.user_ns["hlo_numpy"]._repr_mimebundle_()["application/vnd.jxkernel.hlo+json"]
+    assert bundle["cost_title"] == "cost estimate (from the jaxpr: no XLA on the numpy backend)"
+    assert dict(bundle["cost"])["flops"] == 2 * 4 ** 3
+
+
 def test_explain_counts_each_line_from_the_jaxpr(performance_notebook):
     shown = output_of(performance_notebook, "%explain layer(a, b)")
     matmul = next(line for line in shown.splitlines() if "h = x @ w" in line)

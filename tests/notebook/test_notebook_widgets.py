@@ -216,6 +216,7 @@ def test_hlo_view_sections_and_cost():
     assert list(dict(view.cost_rows()))[0] == "flops" and rows["flops"] == view.cost["flops"]
     data = view._repr_mimebundle_()
     assert "f(&lt;x&gt;)" in data["text/html"] and "f(<x>)" in data["text/plain"]
+    assert data["application/vnd.jxkernel.hlo+json"]["cost_title"] == "XLA cost analysis"
     only = HloView("g", lowered, optimized=False)
     assert only.optimized == "" and only.cost == {} and "optimized" not in repr(only)
 

@@ -85,7 +85,8 @@ class HloView:
                 "text/html": f"<div><b>HLO of <code>{esc(self.title)}</code></b>{cost}"
                              f"{collectives_html(self.collectives)}{blocks}</div>",
                 mime_type("HloBundle"): hlo_bundle(self.title, list(self._sections()), self.cost_rows(),
-                                     [collective_json(c) for c in self.collectives])}
+                                     [collective_json(c) for c in self.collectives],
+                                     self._cost_title())}
 
 
 def _fmt(v) -> str:
