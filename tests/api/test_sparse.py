@@ -271,3 +271,15 @@ def test_docstring_examples(module):
                                     "jxkernel._jax.experimental.sparse"])
 def test_docstring_examples_beyond_the_package(module):
     check_docstring_examples(module)
+
+
+def test_the_submodules_import_by_jaxs_paths():
+    # jax.experimental.sparse is a package: `from jax.experimental.sparse.bcoo import BCOO`
+    # (and JAX's docstrings, run in their module) failed once it became a module here
+    import importlib
+    from jxkernel.api.sparse import bcoo, csr
+    base = "jxkernel._jax.experimental.sparse"
+    assert importlib.import_module(base + ".bcoo").BCOO is bcoo.BCOO
+    assert importlib.import_module(base + ".csr") is csr
+    assert importlib.import_module(base).random_bcoo is importlib.import_module(
+        base + ".random").random_bcoo

@@ -16,4 +16,4 @@ module_aliases(__name__, {"array_serialization": "jxkernel.api.array_serializati
                           "multihost_utils": "jxkernel.api.multihost_utils",
                           "ode": "jxkernel.api.ode",
                           "random": "jxkernel.random.stateful_rng"})
-# (`sparse` is a module here: jxkernel.api.sparse's names and random_bcoo, from two layers)
+# (`sparse` is a package here: jxkernel.api.sparse's names and random_bcoo, from two layers)
