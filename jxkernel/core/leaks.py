@@ -51,9 +51,13 @@ def ensure_no_leaks(finished) -> None:
 
 
 def _leak_text(trace, tracer, path) -> str:
-    where = getattr(trace, "describe_self", lambda: "a transformation")()
-    made = getattr(trace, "describe_creation", lambda t: "")(tracer)
-    return f"{tracer._short_repr()}\nIt was made while tracing {where}.\n{made}" + "".join(path)
+    origin = getattr(trace, "describe_origin", None)
+    if origin is not None:          # a jit's trace: JAX's words (the tracer's _origin_msg)
+        head = origin(tracer)
+    else:
+        where = getattr(trace, "describe_self", lambda: "a transformation")()
+        head = f"It was made while tracing {where}.\n"
+    return f"{tracer._short_repr()}\n{head}" + "".join(path)
 
 
 def _referrers(obj, scratch: set) -> list:
