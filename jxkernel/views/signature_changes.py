@@ -463,7 +463,9 @@ def _node_change(old, new):
     was, now = _node_text(a[0], old, path), _node_text(b[0], new, path)
     change = Change(path, "structure", was, now)
     if {a[0], b[0]} == {type(None), "leaf"}:        # None, then an array (or back)
-        aval = dict(new.named if b[0] == "leaf" else old.named)[path]
+        aval = dict(new.named if b[0] == "leaf" else old.named).get(path)
+        if aval is None:        # a body's leaves named otherwise than the node's path
+            return None         # (a while_loop's carry under vmap, in Equinox): told per leaf
         change = _refixed(dataclasses.replace(change, **{
             "old" if a[0] is type(None) else "new": "None"}), _NONE_ARGUMENT_FIX,
             shape=tuple(aval.shape))
@@ -491,14 +493,19 @@ def _node_difference(old, new, keys):
 
 def _node_path(keys, old, new) -> str | None:
     """A node's keys as a path written as the leaves' ("p['extra']", "p.x"): the argument's
-    name is its first leaf's (on either side), a keyword's its key."""
-    (_, top), (_, arg), *rest = keys
+    name is its first leaf's (on either side), a keyword's its key. A jit call's structure is
+    (args, kwargs); a loop body's, its arguments' tuple alone."""
+    pair = _is_call_pair(new.treedef) and _is_call_pair(old.treedef)
+    if pair:
+        (_, top), (_, arg), *rest = keys
+    else:
+        top, ((_, arg), *rest) = 0, keys
     if top == 1:
         path = str(arg)
     else:
         path = None
         for sig in (new, old):
-            args = sig.treedef.children()[0].children()
+            args = sig.treedef.children()[0].children() if pair else sig.treedef.children()
             offset = sum(c.num_leaves for c in args[:arg])
             if arg < len(args) and args[arg].num_leaves and offset < len(sig.named):
                 path = _root(sig.named[offset][0])
@@ -511,10 +518,18 @@ def _node_path(keys, old, new) -> str | None:
     return path
 
 
+def _is_call_pair(treedef) -> bool:
+    """Whether `treedef` is a call's (args tuple, kwargs dict)."""
+    children = treedef.children()
+    return len(children) == 2 and children[1].node_data() is not None and \
+        children[1].node_data()[0] is dict
+
+
 def _node_text(kind, sig, path) -> str:
     """A node as a change shows it: None, a tuple, Point (a namedtuple), an array's type."""
-    if kind == "leaf":
-        return _aval_text(dict(sig.named)[path])
+    if kind == "leaf":      # (a body's leaves may be named otherwise than `path`: a while
+        aval = dict(sig.named).get(path)          # loop's carry under vmap, seen in Equinox)
+        return _aval_text(aval) if aval is not None else "a leaf"
     if kind is type(None):
         return "None"
     return f"a {kind.__name__}"

@@ -387,3 +387,19 @@ def test_explain_cache_misses_tells_the_persistent_caches_misses_and_writes(tmp_
                 and "jit_persisted" in r.getMessage()]
         assert [(level, text.split(" with key")[0]) for level, text in mine] == \
             [("DEBUG", "Persistent compilation cache hit for 'jit_persisted'")], mine
+
+
+def test_a_loop_bodys_structure_change_names_the_node_that_changed():
+    # a body's signature is its arguments' tuple alone, not a call's (args, kwargs): the node
+    # was named by the wrong keys ("carry[1]"), and where no leaf had that name the explainer
+    # raised KeyError (a RuntimeWarning in Equinox's while_loop tests, which fail on warnings)
+    import numpy as np
+    from jxkernel.core.avals import ShapedArray
+    from jxkernel.views.signature_changes import Signature, explain_changes
+    a = ShapedArray((), np.float32)
+    tree = jxkernel.tree_util.tree_structure
+    old = Signature((("carry[0]", a), ("carry[1]", a), ("carry[2][0]", a), ("carry[2][1]", a)),
+                    tree(((1.0, 1.0, (1.0, 1.0)),)))
+    new = Signature((("carry[0]", a), ("carry[1]", a), ("carry[2][0]", a)),
+                    tree(((1.0, 1.0, (1.0, None)),)))
+    assert [str(c) for c in explain_changes(old, new)] == ["carry[2][1]: structure f32[] -> None"]
