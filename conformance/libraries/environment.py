@@ -64,11 +64,11 @@ def _from_sdist(name, version, where):
 
 
 def _from_git(name, version, where):
-    """Equinox's tag: from the bare mirror where this machine has one, else GitHub's archive."""
+    """Equinox's tag: from the git clone or mirror LIBS_EQUINOX_GIT names, else GitHub's archive."""
     os.makedirs(where + ".part", exist_ok=True)
-    if os.path.isdir(EQUINOX_GIT):
+    if EQUINOX_GIT and os.path.isdir(EQUINOX_GIT):
         # only the package, its tests and its pytest options: a snapshot may lack big blobs
-        archive = subprocess.run(["git", f"--git-dir={EQUINOX_GIT}", "archive", f"v{version}",
+        archive = subprocess.run(["git", "-C", EQUINOX_GIT, "archive", f"v{version}",
                                   name, "tests", "pyproject.toml", "README.md", "LICENSE"],
                                  check=True, capture_output=True).stdout
         subprocess.run(["tar", "x", "-C", where + ".part"], input=archive, check=True)
@@ -79,8 +79,8 @@ def _from_git(name, version, where):
     try:
         urllib.request.urlretrieve(EQUINOX_ARCHIVE.format(version=version), archive)
     except OSError as error:
-        raise SystemExit(f"{name} {version}'s tests: no git mirror at {EQUINOX_GIT} (set "
-                         f"LIBS_EQUINOX_GIT) and GitHub unreachable ({error})") from None
+        raise SystemExit(f"{name} {version}'s tests: GitHub unreachable ({error}) and no git "
+                         f"clone named by LIBS_EQUINOX_GIT ({EQUINOX_GIT or 'unset'})") from None
     os.rmdir(where + ".part")
     _unpack(archive, where)
 

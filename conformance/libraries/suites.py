@@ -52,6 +52,7 @@ LIBRARIES = {
 TEST_DEPENDENCIES = ["pytest", "absl-py", "scikit-learn", "scipy", "dm-tree", "cloudpickle",
                      "beartype", "jaxtyping"]
 
-# Equinox's tests are on GitHub only; this machine reaches a bare mirror of the repository
-EQUINOX_GIT = os.environ.get("LIBS_EQUINOX_GIT", "/work/.mirror/patrick-kidger+equinox/repo")
+# Equinox's tests are on GitHub only (its sdist has none): a local git clone or bare mirror of
+# the repository named by LIBS_EQUINOX_GIT, else GitHub's tag archive
+EQUINOX_GIT = os.environ.get("LIBS_EQUINOX_GIT", "")
 EQUINOX_ARCHIVE = "https://codeload.github.com/patrick-kidger/equinox/tar.gz/refs/tags/v{version}"
