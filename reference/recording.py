@@ -12,6 +12,7 @@ back). `record_json` writes the dict a case module's `run(jax)` returns, with JA
 import importlib
 import json
 import os
+import subprocess
 import sys
 
 import numpy as np
@@ -55,3 +56,18 @@ def record_cases(jax, records: list, filename: str) -> None:
     with open(path, "w") as f:
         json.dump({"jax_version": jax.__version__, "cases": records}, f, separators=(",", ":"))
     print(f"wrote {len(records)} cases to {os.path.normpath(path)}")
+
+
+def record_from_child(script: str, devices: int, filename: str) -> None:
+    """Run `script` again as a child on `devices` simulated CPU devices (its `if
+    len(sys.argv) == 2` branch prints one JSON line) and write that line's dict to `filename`."""
+    env = {**os.environ, "XLA_FLAGS": f"--xla_force_host_platform_device_count={devices}",
+           "JAX_PLATFORMS": "cpu"}
+    child = subprocess.run([sys.executable, script, str(devices)], env=env,
+                           capture_output=True, text=True, check=True)
+    got = json.loads(child.stdout.strip().splitlines()[-1])
+    path = os.path.join(DATA, filename)
+    with open(path, "w") as f:
+        json.dump(got, f, indent=1, sort_keys=True)
+        f.write("\n")
+    print(f"wrote {os.path.normpath(path)}")
