@@ -6,6 +6,7 @@
     python -m conformance.libraries run equinox --files test_jit.py test_ad.py
     python -m conformance.libraries run flax --every-file      # every test file of the tree
     python -m conformance.libraries compare                    # vs each other and the README
+    python -m conformance.libraries pin                        # constraints.txt from venv-jax
 
 Run it niced on a shared machine (`nice -n 15 python -m ...`); see conformance/README.md,
 "The libraries' own test suites". `compare` exits 1 when a row differs from the README.
@@ -54,6 +55,7 @@ def _parser():
                     help="per file, or per -k part of a file split in parts (default 1800)")
     go.add_argument("--optimized", action="store_true",
                     help="XLA's default optimizations (the runs set JAX_DISABLE_MOST_OPTIMIZATIONS=1)")
+    commands.add_parser("pin", help="rewrite constraints.txt from .libs/venv-jax's versions")
     compare = commands.add_parser("compare", help="tables of both sides against the README")
     compare.add_argument("libraries", nargs="*", metavar="LIB")
     compare.add_argument("--out", default=os.path.join(run.RESULTS, "compare.md"))
@@ -68,6 +70,9 @@ def main(argv=None):
             print(library.name, environment.source_dir(library))
         for side in sides:
             print(side, environment.make_venv(side), "jax", environment.check_side(side))
+        return 0
+    if args.command == "pin":
+        print("written", environment.write_constraints())
         return 0
     names = _names(args.libraries)
     if args.command == "run":

@@ -5,7 +5,8 @@
     .libs/venv-jxkernel/            this checkout (editable) + the libraries, no real JAX
     .libs/venv-jax/                 real JAX 0.10.2 + the same libraries
 
-Both venvs get the libraries at the README's versions and the same test dependencies; uv
+Both venvs get the libraries at the README's versions and the same test dependencies, held
+to the versions of `constraints.txt` (what the recorded runs had; `pin` rewrites it); uv
 resolves them, told on jxkernel's side to leave `jax` out of the resolution (`--excludes`),
 so that the libraries' `jax` requirement brings nothing: there `import jax` is jxkernel
 through the alias (JXKERNEL_AS_JAX=1, jxkernel-as-jax.pth). `check_side` refuses a venv where
@@ -14,6 +15,7 @@ that does not hold.
     >>> os.path.relpath(venv_python("jax"), ROOT)
     '.libs/venv-jax/bin/python'
 """
+import datetime
 import glob
 import os
 import subprocess
@@ -29,6 +31,17 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 WORK = os.path.join(ROOT, ".libs")
 SIDES = ("jxkernel", "jax")
 JAX_VERSION = "0.10.2"
+_EXCLUDES = os.path.join(WORK, "excludes-jax.txt")
+CONSTRAINTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "constraints.txt")
+# not held by constraints.txt: JAX itself (each side has its own), the libraries (the README's
+# headings pin them) and the venv's own tools
+_UNPINNED = {"jax", "jaxlib", "pip", "setuptools", "uv", *LIBRARIES}
+_CONSTRAINTS_HEADER = """\
+# The libraries' test dependencies as .libs/venv-jax resolved them on {date}, so that a later
+# setup installs the versions the README's tables were recorded with, the same on both sides.
+# jax, jaxlib, the four libraries (pinned by the README's headings) and the venv's own tools
+# are left out. Rewritten by `python -m conformance.libraries pin`.
+"""
 
 
 def _run(command, **kwargs):
@@ -95,6 +108,8 @@ def make_venv(side):
     if not os.path.exists(python):
         _run([sys.executable, "-m", "venv", os.path.dirname(os.path.dirname(python))])
         _run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check", "uv"])
+        with open(_EXCLUDES, "w") as f:       # what uv leaves out of jxkernel's resolution
+            f.write("jax\n")
         _run([python, "-m", "uv", "pip", "install", "-q", "--python", python,
               *_requirements(side)], cwd=ROOT)
     check_side(side)
@@ -103,12 +118,33 @@ def make_venv(side):
 
 def _requirements(side):
     libraries = [f"{lib.name}=={readme.version(lib)}" for lib in LIBRARIES.values()]
+    held = ["--constraint", CONSTRAINTS]
     if side == "jax":
-        return [f"jax=={JAX_VERSION}", f"jaxlib=={JAX_VERSION}", *libraries, *TEST_DEPENDENCIES]
-    excludes = os.path.join(WORK, "excludes-jax.txt")
-    with open(excludes, "w") as f:
-        f.write("jax\n")
-    return ["--excludes", excludes, "-e", ROOT, *libraries, *TEST_DEPENDENCIES]
+        return [*held, f"jax=={JAX_VERSION}", f"jaxlib=={JAX_VERSION}", *libraries,
+                *TEST_DEPENDENCIES]
+    return [*held, "--excludes", _EXCLUDES, "-e", ROOT, *libraries, *TEST_DEPENDENCIES]
+
+
+def pins(freeze):
+    """The lines of a `pip freeze` that constraints.txt holds, sorted.
+
+    >>> pins("jax==0.10.2\\nscipy==1.17.1\\n-e file:///x\\noptax==0.2.8\\nAbsl_Py==2.5.1")
+    ['Absl_Py==2.5.1', 'scipy==1.17.1']
+    """
+    lines = [line.strip() for line in freeze.splitlines() if "==" in line]
+    return sorted((line for line in lines if line.split("==")[0].lower() not in _UNPINNED),
+                  key=str.lower)
+
+
+def write_constraints(side="jax"):
+    """Rewrite constraints.txt from the side's venv as it is now (after a deliberate upgrade)."""
+    python = venv_python(side)
+    freeze = subprocess.run([python, "-m", "uv", "pip", "freeze", "--python", python],
+                            check=True, capture_output=True, text=True).stdout
+    with open(CONSTRAINTS, "w", encoding="utf-8") as f:
+        f.write(_CONSTRAINTS_HEADER.format(date=datetime.date.today().isoformat()))
+        f.write("\n".join(pins(freeze)) + "\n")
+    return CONSTRAINTS
 
 
 _CHECK = """

@@ -66,3 +66,20 @@ def test_parts_sum_and_a_timeout_is_never_a_match():
     assert cut["status"] == "timeout"
     assert not compare.same({"passed": 5, "skipped": 0, "failed": 0}, cut)
     assert "TIMEOUT" in run.describe(cut) and "so far" in run.describe(cut)
+
+
+def test_constraints_hold_every_test_dependency_and_leave_jax_out():
+    from conformance.libraries import environment
+    with open(environment.CONSTRAINTS, encoding="utf-8") as f:
+        held = dict(line.strip().split("==") for line in f if line.strip() and line[0] != "#")
+    names = {name.lower() for name in held}
+    assert {dep.lower() for dep in suites_dependencies()} <= names
+    assert not names & {"jax", "jaxlib", *LIBRARIES}
+    # both sides install under the same constraints
+    for side in environment.SIDES:
+        assert environment._requirements(side)[:2] == ["--constraint", environment.CONSTRAINTS]
+
+
+def suites_dependencies():
+    from conformance.libraries.suites import TEST_DEPENDENCIES
+    return TEST_DEPENDENCIES
