@@ -139,6 +139,7 @@ def _unary_inexact(name, prim, doc):
         elif getattr(type(x), "is_array_ref", False):
             return fused(x)     # (as JAX's jitted jnp.sin: the jit traces a Ref as a tracer)
         return promoted(x)
+    fn.as_jit = fused.jitted    # JAX's jnp.sin is this jit object (export takes it: export/_export.py)
     return fn
 
 

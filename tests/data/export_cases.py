@@ -200,8 +200,26 @@ def export_errors(jax):
     }
 
 
+def export_jnp_directly(jax):
+    """jnp's elementwise functions are jit objects in JAX: export takes them as they are (its
+    own docstring exports `jnp.sin`); jnp.sum is not, and is refused."""
+    jnp = jax.numpy
+    export = _module(jax, "export")
+    x = np.arange(4, dtype=np.float32)
+    out = {}
+    for name in ("sin", "exp", "tanh", "sqrt"):
+        exp = export.export(getattr(jnp, name))(x)
+        out[name] = {"fun_name": exp.fun_name, "in_avals": str(exp.in_avals),
+                     "out_avals": str(exp.out_avals), "values": _floats(exp.call(x))}
+    ints = export.export(jnp.sin)(np.arange(3, dtype=np.int32))
+    out["sin_of_int32"] = str(ints.out_avals)
+    refused = _error(lambda: export.export(jnp.sum))
+    out["sum_refused"] = [refused[0], refused[1].split(" but is:")[0]]
+    return out
+
+
 PROGRAMS = [stages_signature, stages_lowered, stages_compiled, stages_call_errors,
-            export_signature, export_call, export_errors]
+            export_signature, export_call, export_errors, export_jnp_directly]
 
 
 def run(jax) -> dict:
