@@ -59,6 +59,7 @@ def load_ipython_extension(shell) -> None:
     comm.register(shell, state)          # the JupyterLab extension's target (in a kernel only)
     tracebacks.install(shell)
     tracebacks.install_warnings()
+    tracebacks.install_log_names()
     _states[shell] = state
 
 
@@ -69,6 +70,7 @@ def unload_ipython_extension(shell) -> None:
     comm.unregister(shell, state)
     tracebacks.uninstall(shell)
     tracebacks.uninstall_warnings()
+    tracebacks.uninstall_log_names()
     tables = shell.magics_manager.magics
     for kind in ("line", "cell"):
         for name in _OURS:

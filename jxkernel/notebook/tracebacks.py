@@ -23,6 +23,7 @@ ipykernel's temporary file (`/tmp/ipykernel_27401/194225421.py:1: UserWarning: .
 """
 from __future__ import annotations
 
+import logging
 import os
 import re
 import sys
@@ -214,6 +215,34 @@ def install_warnings() -> None:
 def uninstall_warnings() -> None:
     if warnings.formatwarning is _cell_formatwarning:
         warnings.formatwarning = _plain_formatwarning
+
+
+class _CellNamesInLog(logging.Filter):
+    """jax_explain_cache_misses's log (`TRACING CACHE MISS at FILE:7 (<module>)`) with a
+    cell's file named as the cell, `In[3], line 7`, as the cards and errors name it: in a
+    notebook, ipykernel's temporary file means nothing to the learner."""
+
+    def filter(self, record):
+        named = name_cells(record.getMessage())
+        if named != record.getMessage():
+            record.msg, record.args = named, ()
+        return True
+
+
+_CELL_NAMES_IN_LOG = _CellNamesInLog()
+# the loggers whose text names the user's code (core/compile_record.py's; JAX's own name is
+# "jax._src.interpreters.pxla", which jxkernel does not use)
+_LOGS_NAMING_CODE = ("jxkernel.compile_log",)
+
+
+def install_log_names() -> None:
+    for name in _LOGS_NAMING_CODE:
+        logging.getLogger(name).addFilter(_CELL_NAMES_IN_LOG)
+
+
+def uninstall_log_names() -> None:
+    for name in _LOGS_NAMING_CODE:
+        logging.getLogger(name).removeFilter(_CELL_NAMES_IN_LOG)
 
 
 def show_card(exc) -> None:

@@ -112,3 +112,22 @@ def test_an_error_card_names_the_cell_not_ipykernels_file(kernel):
     # later print(e) prints
     assert "ipykernel_" not in reply["content"]["evalue"], reply["content"]["evalue"]
     assert f"relu_sum at In[{n}], line 2 for jit" in reply["content"]["evalue"]
+
+
+def test_the_cache_miss_log_names_cells_not_ipykernels_files(kernel):
+    """jax_explain_cache_misses's log, JAX's text (`TRACING CACHE MISS at FILE:LINE`), with
+    the cell named as the cards name it: ipykernel's /tmp/ipykernel_<pid>/<hash>.py is not
+    the learner's."""
+    reply, _ = execute(kernel, "import jxkernel as jax\n"
+                               "jax.config.update('jax_explain_cache_misses', True)\n"
+                               "def scaled(v):\n    return v * 2\n"
+                               "scaled_jit = jax.jit(scaled)\nscaled_jit(jnp.ones(2))")
+    defined = reply["execution_count"]
+    try:
+        reply, text = execute(kernel, "scaled_jit(jnp.ones(3))")
+    finally:
+        execute(kernel, "jax.config.update('jax_explain_cache_misses', False)")
+    n = reply["execution_count"]
+    assert f"TRACING CACHE MISS at In[{n}], line 1 (<module>):" in text, text
+    assert f"  for scaled defined at In[{defined}], line 3" in text, text
+    assert "ipykernel_" not in text, text
