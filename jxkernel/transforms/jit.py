@@ -86,7 +86,7 @@ class Jitted(native.JitFunction if native else object):
         state = fun_state(fun)
         self._signature = state.signature
         arguments = Arguments(self._name, self._signature, static_argnums, static_argnames,
-                              donate_argnums, donate_argnames)
+                              donate_argnums, donate_argnames, fun)
         self._static_argnums, self._static_argnames, self._donate_argnums, self._donate_argnames = (
             arguments.static_argnums, arguments.static_argnames, arguments.donate_argnums,
             arguments.donate_argnames)

@@ -126,8 +126,8 @@ class Arguments:
     """
 
     def __init__(self, name, signature, static_argnums, static_argnames, donate_argnums,
-                 donate_argnames):
-        self.name = name
+                 donate_argnames, fun=None):
+        self.name, self.fun = name, fun
         params = list(signature.parameters.values()) if signature else []
         positional = [p.name for p in params
                       if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
@@ -183,11 +183,14 @@ class Arguments:
                 try:
                     hash(value)
                 except TypeError as e:
-                    raise ValueError(
+                    error = ValueError(
                         f"Non-hashable static arguments are not supported. An error occurred "
                         f"while trying to hash an object of type {type(value)}, {value!r}, passed "
                         f"as static argument '{name}' of {self.name}. The error was:\n"
-                        f"TypeError: {e}\n{_unhashable_advice(name, value, pos)}") from None
+                        f"TypeError: {e}\n{_unhashable_advice(name, value, pos)}")
+                    # the notebook's card reads how the function uses it (views/argument_uses)
+                    error.function, error.value = self.fun, value
+                    raise error from None
         return dyn_args, dyn_kwargs, Statics(statics)
 
     def arg_name(self, i) -> str:
@@ -232,6 +235,23 @@ def result_paths(out_tree) -> list:
     return ["result" + keystr(path) for path, _ in tree_flatten_with_path(example)[0]]
 
 
+def python_value_of(name: str, ndim: int) -> str:
+    """The hashable Python value of an array `name` of rank `ndim`, as code: tuple() of a
+    rank-0 array's tolist() fails (a bool or a number is not iterable), and a rank-2 one's
+    rows are lists, unhashable.
+
+        >>> python_value_of("flag", 0), python_value_of("shape", 1)
+        ('flag.item()', 'tuple(shape.tolist())')
+    """
+    if ndim == 0:
+        return f"{name}.item()"
+    if ndim == 1:
+        return f"tuple({name}.tolist())"
+    if ndim == 2:
+        return f"tuple(map(tuple, {name}.tolist()))"
+    return f"a nested tuple of {name}.tolist()"
+
+
 def _unhashable_advice(name: str, value, pos) -> str:
     """What to do with an unhashable static argument, for its kind of value: an array is a
     value to trace (a tuple of a list's items would not help); a list or a set has a hashable
@@ -239,8 +259,8 @@ def _unhashable_advice(name: str, value, pos) -> str:
     option = "static_argnames" if pos is None else "static_argnums"
     if hasattr(value, "shape") and hasattr(value, "dtype"):
         return (f"An array is a value to trace: take '{name}' out of {option} and pass it as an "
-                f"argument; if its values must be Python numbers while tracing (a shape, a loop "
-                f"count), pass tuple({name}.tolist()).")
+                f"argument; if its values must be Python numbers while tracing (an `if`, a "
+                f"shape, a loop count), pass {python_value_of(name, len(value.shape))}.")
     if _eq_without_hash(value):       # an object is not traceable: "pass it traced" cannot work
         kind = type(value).__name__
         return (f"{kind} defines __eq__ but not __hash__, and Python then makes it unhashable: "

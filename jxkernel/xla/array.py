@@ -288,7 +288,8 @@ class ArrayImpl:
 
     def __hash__(self):
         raise TypeError("unhashable type: 'Array'. Arrays cannot be dict keys or static "
-                        "arguments; use a tuple of Python scalars (tuple(x.tolist())) instead.")
+                        "arguments; use their Python values instead (x.item() of one value, "
+                        "tuple(x.tolist()) of a 1-D array).")
 
     def __reduce__(self):
         return _unpickle, (np.array(self._value()),)

@@ -1,0 +1,168 @@
+"""How a function's source uses one of its arguments, for advice that must work when applied:
+an array made static is advised to become its Python value where the function needs one
+(an `if`, a shape, a loop count) and to stay traced where it calls the array's methods; a
+card that cannot tell says both, each with its condition.
+
+Read from the source with `ast` (linecache holds a notebook cell's lines): nothing is run.
+
+    >>> def signed(x, flag):
+    ...     return x if flag else -x
+    >>> uses(signed, "flag").python, uses(signed, "flag").array
+    (('an `if`',), False)
+"""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+import textwrap
+
+# calls whose arguments are sizes or shapes (jnp's and lax's), and keywords that are
+_SHAPE_CALLS = {"zeros", "ones", "full", "empty", "arange", "linspace", "eye", "identity",
+                "reshape", "broadcast_to", "tile", "iota", "broadcast", "range", "split",
+                "one_hot", "dynamic_slice"}
+_SHAPE_KEYWORDS = {"shape", "size", "num", "length", "axis", "num_classes", "k", "n"}
+_PYTHON_CALLS = {"bool": "bool()", "int": "int()", "float": "float()", "len": "len()"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Uses:
+    """`python`: where the argument must be a Python value (an `if`, a shape, ...), in
+    source order without repeats; `array`: whether its array methods or attributes are used
+    (`n.sum()`, `n.shape`), which a tuple or a Python number has not; `found`: whether the
+    source was read (False: nothing is known)."""
+    python: tuple = ()
+    array: bool = False
+    found: bool = True
+
+
+UNKNOWN = Uses(found=False)
+
+
+def uses(fun, name: str) -> Uses:
+    """How `fun`'s source uses its argument `name` (UNKNOWN where the source is not found)."""
+    node = _function_node(fun)
+    if node is None or name not in _parameters(node):
+        return UNKNOWN
+    found, array = [], False
+    body = node.body if isinstance(node.body, list) else [node.body]
+    for statement in body:
+        for parent in ast.walk(statement):
+            for child in ast.iter_child_nodes(parent):
+                if isinstance(child, ast.Name) and child.id == name:
+                    reason = _python_use(parent, child)
+                    if reason:
+                        found.append(((child.lineno, child.col_offset), reason))
+                    array = array or (isinstance(parent, ast.Attribute) and parent.value is child)
+    python = []
+    for _, reason in sorted(found):
+        if reason not in python:
+            python.append(reason)
+    return Uses(tuple(python), array)
+
+
+def _python_use(parent, name_node) -> str | None:
+    """Why `parent` needs the name it holds to be a Python value, or None."""
+    if isinstance(parent, (ast.If, ast.IfExp, ast.While, ast.Assert)) and \
+            parent.test is name_node:
+        return {ast.While: "a `while`", ast.Assert: "an `assert`"}.get(type(parent), "an `if`")
+    if isinstance(parent, ast.BoolOp) or \
+            isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
+        return "`and`/`or`/`not`"
+    if isinstance(parent, ast.Compare) and _in_test(parent):
+        return "an `if`"
+    if isinstance(parent, (ast.For, ast.comprehension)) and parent.iter is name_node:
+        return "a `for` loop"
+    if isinstance(parent, ast.Call):
+        called = _called_name(parent.func)
+        if called in _PYTHON_CALLS and name_node in parent.args:
+            return _PYTHON_CALLS[called]
+        if called in _SHAPE_CALLS and name_node in parent.args:
+            return "a shape or a size" if called != "range" else "a loop count (`range`)"
+    if isinstance(parent, ast.keyword) and parent.arg in _SHAPE_KEYWORDS:
+        return "a shape or a size"
+    if isinstance(parent, ast.Slice):
+        return "a slice's bounds"
+    if isinstance(parent, (ast.Tuple, ast.List)) and getattr(parent, "_shape", False):
+        return "a shape or a size"
+    return None
+
+
+def _in_test(compare) -> bool:
+    """Whether a comparison is an `if`/`while` test (marked by _mark_tests)."""
+    return getattr(compare, "_test", False)
+
+
+def _called_name(func) -> str | None:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
+
+
+def _parameters(node) -> list:
+    a = node.args
+    return [p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
+
+
+def _mark_tests(tree) -> None:
+    """Comparisons used as an if/while/IfExp test (`if n > 0:`) need Python values too; and
+    the tuples passed to a shape call (`jnp.zeros((n, 3))`) hold sizes."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.If, ast.IfExp, ast.While, ast.Assert)):
+            for inner in ast.walk(node.test):
+                if isinstance(inner, ast.Compare):
+                    inner._test = True
+        if isinstance(node, ast.Call) and _called_name(node.func) in _SHAPE_CALLS:
+            for arg in node.args:
+                if isinstance(arg, (ast.Tuple, ast.List)):
+                    arg._shape = True
+        if isinstance(node, ast.keyword) and node.arg in _SHAPE_KEYWORDS and \
+                isinstance(node.value, (ast.Tuple, ast.List)):
+            node.value._shape = True
+
+
+def _function_node(fun):
+    """The FunctionDef or Lambda of `fun` in its source, or None."""
+    fun = inspect.unwrap(getattr(fun, "__wrapped__", fun))
+    code = getattr(fun, "__code__", None)
+    if code is None:
+        return None
+    try:
+        lines, start = inspect.getsourcelines(fun)
+    except (OSError, TypeError):
+        return None
+    tree = _parse("".join(lines))
+    if tree is None:
+        return None
+    _mark_tests(tree)
+    wanted = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    kind = ast.Lambda if code.co_name == "<lambda>" else ast.FunctionDef
+    found = [node for node in ast.walk(tree) if isinstance(node, kind) and
+             (kind is ast.Lambda or node.name == code.co_name) and
+             tuple(_parameters(node))[:len(wanted)] == wanted]
+    return found[0] if len(found) == 1 else None
+
+
+def _parse(text: str):
+    """The source's tree. A lambda's lines may be a fragment of a longer statement
+    (`fs = [lambda x: x,` ...): then each `lambda` on them, cut before the closing brackets
+    and commas that belong to the statement around it."""
+    text = textwrap.dedent(text)
+    try:
+        return ast.parse(text)
+    except SyntaxError:
+        pass
+    start = text.find("lambda")
+    while start >= 0:
+        fragment = text[start:].rstrip()
+        for _ in range(12):
+            try:
+                return ast.parse(f"(\n{fragment}\n)")
+            except SyntaxError:
+                if not fragment or fragment[-1] not in ",)]}":
+                    break
+                fragment = fragment[:-1].rstrip()
+        start = text.find("lambda", start + 1)
+    return None

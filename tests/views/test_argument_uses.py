@@ -1,0 +1,59 @@
+"""views/argument_uses.py: how a function's source uses an argument, which the error cards
+read before advising an array static argument to become a Python value or to stay traced."""
+import jxkernel.numpy as jnp
+from jxkernel.views.argument_uses import UNKNOWN, uses
+
+
+def signed(x, flag):
+    return x if flag else -x
+
+
+def zeros(x, shape):
+    return jnp.zeros(shape) + x
+
+
+def scaled(x, n):
+    return x * n.sum()
+
+
+def loop(x, n):
+    for _ in range(n):
+        x = x * 2
+    if n > 3 and x.ndim:
+        x = x[:n]
+    return jnp.zeros((n, 3)) + x.sum()
+
+
+def plain(x, w):
+    return x * w + 1
+
+
+LAMBDAS = [lambda x, flag: x if flag else -x,
+           lambda x, s: jnp.zeros(s) + x]
+
+
+def test_python_uses_are_named_in_source_order():
+    assert uses(signed, "flag").python == ("an `if`",)
+    assert uses(zeros, "shape").python == ("a shape or a size",)
+    assert uses(loop, "n").python == ("a loop count (`range`)", "an `if`",
+                                      "a slice's bounds", "a shape or a size")
+    # a name as an operand of `and`/`or`/`not` is truth-tested (a comparison is an `if`'s)
+    assert uses(lambda x, n: x if not n else -x, "n").python == ("`and`/`or`/`not`",)
+
+
+def test_array_methods_and_plain_computing():
+    assert uses(scaled, "n") == uses(scaled, "n").__class__(python=(), array=True)
+    assert uses(plain, "w").python == () and not uses(plain, "w").array
+    assert uses(plain, "w").found
+
+
+def test_lambdas_in_a_list_on_one_line_each():
+    assert uses(LAMBDAS[0], "flag").python == ("an `if`",)
+    assert uses(LAMBDAS[1], "s").python == ("a shape or a size",)
+
+
+def test_unknown_without_source_or_parameter():
+    assert uses(print, "x") is UNKNOWN
+    assert uses(plain, "nope") is UNKNOWN
+    made = eval("lambda x, n: x * n")          # no file: no source
+    assert uses(made, "n") is UNKNOWN
