@@ -15,7 +15,6 @@ import pytest
 from fresh_process import run_json
 
 import jxkernel as jax
-import jxkernel.numpy as jnp
 from jxkernel.core.config import config
 from jxkernel.memory import allocator_stats, memory_report
 from jxkernel.views.memory import size_text
