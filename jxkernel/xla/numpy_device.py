@@ -89,8 +89,10 @@ class Usage:
     ndarray once however many buffers hold it (a commit re-wraps its buffer's ndarray), their
     peak since the process started or `reset_peak`, how many were held and the largest.
 
-    There is no limit to report (`bytes_limit` is left out, as XLA leaves it out where it has
-    none): the ndarrays are the host's memory, which NumPy grows until the host refuses. Under
+    The keys are four of jaxlib's (py_device.cc: num_allocs, bytes_in_use, peak_bytes_in_use,
+    largest_alloc_size); its reservation keys (bytes_reserved, largest_free_block_bytes) are
+    left out: NumPy keeps no pool. There is no limit to report (`bytes_limit` is left out, as
+    jaxlib leaves it out where the allocator has none): the ndarrays are the host's memory, which NumPy grows until the host refuses. Under
     Pyodide that is the WebAssembly heap, and its declared maximum is not a truthful limit either:
     the interpreter, the packages and every Python object share it with the arrays, and the
     browser may refuse to grow it well before that maximum.
