@@ -21,7 +21,9 @@ jxkernel/notebook/memory.py) each row also names the cell that created its array
 Below the arrays, the device allocator's own count where the backend reports one
 (`Device.memory_stats()`: GPU and TPU): bytes in use (arrays, compiled programs' buffers and
 what the allocator keeps), the peak since the process started, and the limit it may use. The
-CPU backend reports none, and the report says so instead of showing zeros.
+NumPy backend (JupyterLite, `JAX_PLATFORMS=numpy`) reports the bytes its live buffers hold and
+their peak, and no limit (numpy_device.Usage says why). XLA's CPU backend reports none. What
+is not reported is said to be so ("not reported by this backend"), never shown as zeros.
 
 The report renders as text (`repr`), an HTML table (no JavaScript) and the JSON MIME bundle
 `application/vnd.jxkernel.memory+json`:
@@ -90,12 +92,13 @@ def bytes_per_device(x: Array) -> dict:
 
 
 ALLOCATOR_FIELDS = ("bytes_in_use", "peak_bytes_in_use", "bytes_limit")
+NOT_REPORTED = "not reported by this backend"   # (the labextension's memoryView.ts says the same)
 
 
 def allocator_stats(device) -> dict | None:
     """The device allocator's bytes in use, peak and limit, as `device.memory_stats()` reports
-    them (GPU and TPU backends; a field it lacks is None), or None where it reports nothing
-    (jaxlib's CPU devices answer None).
+    them (GPU, TPU and NumPy backends; a field it lacks is None: the NumPy backend's limit), or
+    None where it reports nothing (jaxlib's CPU devices answer None).
 
         >>> allocator_stats(jax.devices("cpu")[0]) is None
         True
@@ -108,8 +111,9 @@ def allocator_stats(device) -> dict | None:
 
 
 def allocator_text(stats: dict) -> str:
-    """'1,024 bytes (1.0 KiB) in use, peak 4,096 bytes (4.0 KiB), limit ...'."""
-    said = lambda k: "not reported" if stats[k] is None else size_text(stats[k])
+    """'1,024 bytes (1.0 KiB) in use, peak 4,096 bytes (4.0 KiB), limit ...'; a field the
+    backend lacks: 'limit not reported by this backend'."""
+    said = lambda k: NOT_REPORTED if stats[k] is None else size_text(stats[k])
     return (f"{said('bytes_in_use')} in use, peak {said('peak_bytes_in_use')}, "
             f"limit {said('bytes_limit')}")
 

@@ -46,6 +46,7 @@ class NumpyDevice:
 
     def __init__(self, id: int = 0):
         self.id = id
+        self.usage = Usage()
         self.placement = Placement(self)
         # an uncommitted buffer's (another object: the hot paths' identity test tells them apart)
         self.uncommitted = Placement(self)
@@ -60,8 +61,14 @@ class NumpyDevice:
     def addressable_memories(self) -> list:
         return [self._memory]
 
-    def memory_stats(self):
-        return None                        # as XLA's CPU devices: no allocator statistics
+    def memory_stats(self) -> dict:
+        """The device's allocator statistics, in the shape of XLA's `Device.memory_stats()`
+        (its key names; a key it cannot fill left out, as XLA leaves out a limit it lacks):
+
+            >>> sorted(NUMPY_DEVICE.memory_stats())
+            ['bytes_in_use', 'largest_alloc_size', 'num_allocs', 'peak_bytes_in_use']
+        """
+        return self.usage.stats()
 
     def __repr__(self):
         return f"NumpyDevice(id={self.id})"
@@ -75,6 +82,72 @@ class NumpyDevice:
 
 def _the_device(id=0):
     return NUMPY_DEVICE if id == 0 else _DEVICES[id]
+
+
+class Usage:
+    """A NumPy device's allocator count: the bytes of the ndarrays its live buffers hold, each
+    ndarray once however many buffers hold it (a commit re-wraps its buffer's ndarray), their
+    peak since the process started or `reset_peak`, how many were held and the largest.
+
+    The keys are four of jaxlib's (py_device.cc: num_allocs, bytes_in_use, peak_bytes_in_use,
+    largest_alloc_size); its reservation keys (bytes_reserved, largest_free_block_bytes) are
+    left out: NumPy keeps no pool. There is no limit to report (`bytes_limit` is left out, as
+    jaxlib leaves it out where the allocator has none): the ndarrays are the host's memory, which NumPy grows until the host refuses. Under
+    Pyodide that is the WebAssembly heap, and its declared maximum is not a truthful limit either:
+    the interpreter, the packages and every Python object share it with the arrays, and the
+    browser may refuse to grow it well before that maximum.
+
+    Views are not told apart from copies: an ndarray that views another's memory (a program's
+    reshape or slice, a block of a mesh array) counts its own bytes, as XLA would allocate
+    a buffer for it. Temporaries inside a running program are NumPy's, not buffers: not counted.
+    """
+    __slots__ = ("in_use", "peak", "allocs", "largest", "_held")
+
+    def __init__(self):
+        self.in_use = self.peak = self.allocs = self.largest = 0
+        self._held: dict = {}               # id(ndarray) -> how many live buffers hold it
+
+    def hold(self, value: np.ndarray) -> None:
+        """A buffer now holds `value` (kept alive by it: its id is not reused meanwhile)."""
+        key = id(value)
+        held = self._held.get(key, 0)
+        self._held[key] = held + 1
+        if held:
+            return
+        n = value.nbytes
+        self.in_use += n
+        self.allocs += 1
+        if self.in_use > self.peak:
+            self.peak = self.in_use
+        if n > self.largest:
+            self.largest = n
+
+    def release(self, value: np.ndarray) -> None:
+        """A buffer that held `value` was deleted, donated or collected."""
+        key = id(value)
+        held = self._held.pop(key)
+        if held > 1:
+            self._held[key] = held - 1
+        else:
+            self.in_use -= value.nbytes
+
+    def reset_peak(self) -> None:
+        self.peak = self.in_use
+
+    def stats(self) -> dict:
+        return {"num_allocs": self.allocs, "bytes_in_use": self.in_use,
+                "peak_bytes_in_use": self.peak, "largest_alloc_size": self.largest}
+
+
+def reset_peak() -> None:
+    """Start every NumPy device's peak again from the bytes it holds now (to measure a step).
+
+        >>> x = jnp.ones(1000); del x; reset_peak()
+        >>> s = NUMPY_DEVICE.memory_stats(); s["peak_bytes_in_use"] == s["bytes_in_use"]
+        True
+    """
+    for device in _DEVICES:
+        device.usage.reset_peak()
 
 
 class Placement:
@@ -119,18 +192,29 @@ def flush_subnormals(value: np.ndarray) -> np.ndarray:
 class NumpyBuffer:
     """An Array's data on the NumPy backend: a read-only ndarray, deletable (donation).
     `flushed`: the value has no subnormals (a program's result); otherwise `operand()`
-    makes, once, the value a computation reads (flush_subnormals)."""
-    __slots__ = ("value", "aval", "_sharding", "_operand", "__weakref__")
+    makes, once, the value a computation reads (flush_subnormals). Its device's `Usage`
+    counts the value while the buffer holds it (`counted`: not a mesh array's `whole`, whose
+    value the blocks already count)."""
+    __slots__ = ("value", "aval", "_sharding", "_operand", "_usage", "__weakref__")
     # committed to the device unless put without naming it (xla/placement.call_placement)
     _committed = property(lambda self: self._sharding is not self._sharding._devices[0].uncommitted)
 
-    def __init__(self, value: np.ndarray, aval, placement=None, flushed=False):
+    def __init__(self, value: np.ndarray, aval, placement=None, flushed=False, counted=True):
         if value.flags.writeable:
             value.flags.writeable = False   # Arrays are immutable; their views are read-only
         self.value, self.aval = value, aval
         self._operand = value if flushed else None
-        self._sharding = placement or PLACEMENT
+        self._sharding = placement = placement or PLACEMENT
+        self._usage = usage = placement._devices[0].usage if counted else None
+        if usage is not None:
+            usage.hold(value)
         _live.add(self)
+
+    def __del__(self):
+        # collected without a delete(): its device's count lets go of the value
+        usage = getattr(self, "_usage", None)          # (None too where __init__ failed)
+        if usage is not None and self.value is not None:
+            usage.release(self.value)
 
     def operand(self) -> np.ndarray:
         """The value as XLA's CPU computations read it (subnormals as zeros); kept once made."""
@@ -146,6 +230,8 @@ class NumpyBuffer:
         return self.value is None
 
     def delete(self) -> None:
+        if self._usage is not None and self.value is not None:
+            self._usage.release(self.value)
         self.value = self._operand = None
 
     def is_ready(self) -> bool:
@@ -188,7 +274,8 @@ class NumpyShardedBuffer:
         """The global value as one NumpyBuffer (what a program reads; its flushed operand is
         made once)."""
         if self._whole is None:
-            self._whole = NumpyBuffer(self.value, self.aval, NUMPY_DEVICE.placement)
+            self._whole = NumpyBuffer(self.value, self.aval, NUMPY_DEVICE.placement,
+                                      counted=False)
             _live.discard(self._whole)      # (not an array of the user's: its blocks are)
         return self._whole
 

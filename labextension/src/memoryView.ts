@@ -1,7 +1,8 @@
 /**
  * The `application/vnd.jxkernel.memory+json` bundle (`%jxmemory`): the live device arrays
  * grouped by cell, shape and dtype, with per-device totals, and the device allocator's bytes
- * in use, peak and limit where the backend reports them (else a line saying it does not). The
+ * in use, peak and limit where the backend reports them (GPU, TPU, the NumPy backend of
+ * JupyterLite; else a line saying it does not, and a field it lacks says so too). The
  * bytes column sorts: its header is a button cycling through the kernel's order, largest first
  * and smallest first.
  */
@@ -39,13 +40,19 @@ export function bytes(n: number): string {
   return `${n.toLocaleString('en-US')} bytes${unit ? ` (${v.toFixed(1)} ${unit})` : ''}`;
 }
 
-/** "1,024 bytes (1.0 KiB) in use, peak …, limit …"; a field the backend lacks: "not reported". */
+/** What a field the backend lacks says (as jxkernel/views/memory.py's NOT_REPORTED). */
+export const NOT_REPORTED = 'not reported by this backend';
+
+/**
+ * "1,024 bytes (1.0 KiB) in use, peak …, limit …"; a field the backend lacks (null, or missing:
+ * JupyterLite's copy of an output drops Python's None) says "not reported by this backend".
+ */
 export function allocatorText(s: {
-  bytes_in_use: number | null;
-  peak_bytes_in_use: number | null;
-  bytes_limit: number | null;
+  bytes_in_use?: number | null;
+  peak_bytes_in_use?: number | null;
+  bytes_limit?: number | null;
 }): string {
-  const said = (n: number | null) => (n === null ? 'not reported' : bytes(n));
+  const said = (n: number | null | undefined) => (n === null || n === undefined ? NOT_REPORTED : bytes(n));
   return `${said(s.bytes_in_use)} in use, peak ${said(s.peak_bytes_in_use)}, limit ${said(s.bytes_limit)}`;
 }
 
@@ -63,15 +70,16 @@ function short(n: number): string {
 
 /**
  * The status bar's part for the selected device's allocator, and its tooltip sentence:
- * [" · 3.0 MiB / 80.0 GiB", " gpu:0's allocator: … in use, peak …, limit …."]; both empty
- * where the backend reports none (the CPU), never zeros.
+ * [" · 3.0 MiB / 80.0 GiB", " gpu:0's allocator: … in use, peak …, limit …."] (" · 44 bytes"
+ * on the NumPy backend, which reports no limit); where the backend reports none (XLA's CPU)
+ * no part, never zeros, and a tooltip saying so.
  */
 export function allocatorStatus(s: IState): [string, string] {
   const m = s.memory;
-  if (!m || m.bytes_in_use === null) {
-    return ['', ''];
+  if (!m || m.bytes_in_use === null || m.bytes_in_use === undefined) {
+    return ['', ` ${s.device}'s allocator: ${NOT_REPORTED}.`];
   }
-  const limit = m.bytes_limit === null ? '' : ` / ${short(m.bytes_limit)}`;
+  const limit = m.bytes_limit === null || m.bytes_limit === undefined ? '' : ` / ${short(m.bytes_limit)}`;
   return [` · ${short(m.bytes_in_use)}${limit}`, ` ${s.device}'s allocator: ${allocatorText(m)}.`];
 }
 
@@ -100,17 +108,16 @@ export function memoryView(bundle: unknown): HTMLElement {
   node.appendChild(el('div', 'jx-View-title', `live arrays on ${b.platform}: ${arrays}, ${bytes(b.total_bytes)}`));
   node.appendChild(table('jx-View-table jx-Memory-devices', ['device', 'arrays', 'bytes'],
     b.devices.map(d => [d.device, d.arrays.toLocaleString('en-US'), bytes(d.bytes)])));
-  // the allocator's own count (GPU, TPU), or that the backend has none (CPU): never zeros;
-  // nothing from a kernel older than the field
-  if (b.allocator !== undefined) {
-    const allocator = el('ul', 'jx-Memory-allocator');
-    for (const line of b.allocator === null
-      ? [`allocator (bytes in use, peak, limit): not reported by the ${b.platform} backend`]
-      : b.allocator.map(a => `${a.device} allocator: ${allocatorText(a)}`)) {
-      allocator.appendChild(el('li', '', line));
-    }
-    node.appendChild(allocator);
+  // the allocator's own count (GPU, TPU, NumPy), or that the backend has none (XLA's CPU):
+  // never zeros, never left out. A missing field is said as null is: JupyterLite's copy of an
+  // output drops Python's None (and a kernel older than the field reported none either)
+  const allocator = el('ul', 'jx-Memory-allocator');
+  for (const line of b.allocator === null || b.allocator === undefined
+    ? [`allocator (bytes in use, peak, limit): not reported by the ${b.platform} backend`]
+    : b.allocator.map(a => `${a.device} allocator: ${allocatorText(a)}`)) {
+    allocator.appendChild(el('li', '', line));
   }
+  node.appendChild(allocator);
   let order = 0;
   let shown = rowsTable(b, b.rows);
   const draw = () => {

@@ -3,7 +3,8 @@
  * "jx · cpu:0 (4 devices) · 12 compiles, 40 hits · +41 eager/internal" when jxkernel is loaded
  * (the user's functions counted, eager operations and jxkernel's own functions apart; click:
  * the backend menu), with "· 1.2 GiB / 79.1 GiB" (the device allocator's bytes in use and
- * limit, its peak in the tooltip) where the backend reports them (GPU, TPU; not the CPU),
+ * limit, its peak in the tooltip) where the backend reports them (GPU, TPU, the NumPy backend:
+ * bytes in use alone; not XLA's CPU, whose tooltip says it reports none),
  * "jx · not loaded" when it is not (click: run `%load_ext jxkernel` silently and reconnect).
  */
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';

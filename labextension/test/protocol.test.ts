@@ -30,6 +30,19 @@ describe('validateMessage', () => {
     }
   });
 
+  it("passes the NumPy backend's state (JupyterLite): bytes in use and peak, the limit null", () => {
+    const numpy = copy('state');
+    numpy.backend = 'numpy';
+    numpy.device = 'numpy:0';
+    numpy.memory = { bytes_in_use: 4044, peak_bytes_in_use: 266240, bytes_limit: null };
+    expect(validateMessage(numpy)).toBeNull();
+    // the kernel sends the null itself (comm.for_the_wire), not a missing field
+    delete numpy.memory.bytes_limit;
+    expect(validateMessage(numpy)).toBe("state.memory has no field 'bytes_limit'");
+    numpy.memory.bytes_limit = 1.5;
+    expect(validateMessage(numpy)).toBe('state.memory.bytes_limit must be an integer or null, got number');
+  });
+
   it('allows fields the schema does not name (a newer kernel)', () => {
     expect(validateMessage({ ...copy('state'), something_new: [1] })).toBeNull();
   });

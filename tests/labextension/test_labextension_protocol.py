@@ -284,6 +284,33 @@ def test_every_message_the_kernel_sends_matches_the_schema(notebook):
         assert_matches(protocol.messages()[kind], message)
 
 
+def test_the_numpy_backends_allocator_matches_the_schema(monkeypatch):
+    """The NumPy backend (JupyterLite's) reports its allocator with no limit: the memory
+    bundle's `allocator` and the state's `memory` carry bytes in use, peak and a null
+    `bytes_limit`, as the schema allows (the TypeScript side: protocol.test.ts)."""
+    import jxkernel
+    from jxkernel.memory import memory_report
+    from jxkernel.xla import client
+    started = "numpy" in client._backends
+    channel = jxcomm.Channel(state=None)
+    channel._backends = []                   # not probed: the backends are not the question
+    try:
+        device = jxkernel.devices("numpy")[0]
+        x = jxkernel.device_put(jxkernel.numpy.ones(300), device)
+        bundle = memory_report([x], platform="numpy").to_json()
+        monkeypatch.setattr(jxcomm.client, "default_device", lambda: device)
+        state = channel.snapshot()
+    finally:
+        channel._unsubscribe()
+        if not started:                      # later tests see the backends as they were
+            client._backends.pop("numpy", None)
+    assert_matches("MemoryBundle", bundle)
+    (entry,) = bundle["allocator"]
+    assert entry["bytes_in_use"] >= 1200 and entry["bytes_limit"] is None
+    assert_matches("StateMessage", state)
+    assert state["memory"]["bytes_in_use"] >= 1200 and state["memory"]["bytes_limit"] is None
+
+
 def test_a_collective_matches_the_schema():
     hlo = ("HloModule m, num_partitions=2\nENTRY %main (p: f32[2]) -> f32[2] {\n"
            "  %p = f32[2]{0} parameter(0)\n"

@@ -12,7 +12,8 @@ Debian's Chromium (Playwright), whose every request to anything but that server 
 2. the tour (demos/01_tour.ipynb), opened afresh and run whole, cell by cell: its first cell
    installs jxkernel from the site, every cell runs without an error but the one it makes on
    purpose, and its views, notes, timings and backend cells say what the tour says they do on
-   the numpy backend. The times it took go to test-artifacts/browser/lite-timings.json;
+   the numpy backend, and `%jxmemory` and the status bar show the NumPy backend's allocator
+   (bytes in use, peak, no limit). The times it took go to test-artifacts/browser/lite-timings.json;
 3. Run All on the tour, opened afresh: past its deliberate error (a cell tagged
    raises-exception) to the last cell, the status bar naming the backend (lite-run-all.json);
 4. Run All on each other notebook of demos/ (one test each): every cell runs, only the cells
@@ -279,6 +280,13 @@ def test_the_whole_tour_runs_on_the_numpy_backend(tour, outside):
         "{NumpyDevice(id=0)}")
     # section 6: the jaxpr of a gradient
     expect(output_of(page, "%jaxpr jax.grad(loss)(w)", "13-grad")).to_contain_text("tanh")
+    # %jxmemory: the NumPy backend's allocator, its buffers' bytes and peak, and its limit said
+    # to be not reported (a None JupyterLite's output copy drops), never the section left out
+    memory = run_code(page, "%jxmemory", "17-jxmemory")
+    assert re.search(r"^numpy:0 allocator: [\d,]+ bytes.* in use, peak [\d,]+ bytes.*, limit "
+                     r"not reported by this backend$", memory, re.M), memory
+    # and the status bar its bytes in use (no limit after them)
+    expect(page.locator(STATUS)).to_have_text(re.compile(r" · [\d.]+ (bytes|KiB|MiB)$"))
     assert outside == [], f"the page asked for things outside the site: {outside[:10]}"
 
 

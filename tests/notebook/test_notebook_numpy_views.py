@@ -2,6 +2,7 @@
 (demos/solutions/08) cell by cell after `%jxbackend numpy`, with %timeit, %hlo, %explain and
 %jxmemory, and the stepper; each works there, and what needs XLA says so."""
 import pathlib
+import re
 
 import numpy as np
 import pytest
@@ -100,6 +101,9 @@ def test_timeit_and_jxmemory_run_there(performance_notebook):
     assert "The numpy backend has no async dispatch" in phases
     memory = output_of(performance_notebook, "%jxmemory")
     assert "live arrays on numpy" in memory and "numpy:0" in memory
+    # the NumPy backend's allocator: its buffers' bytes and peak; no limit, said so
+    assert re.search(r"^numpy:0 allocator: [\d,]+ bytes.* in use, peak [\d,]+ bytes.*, limit "
+                     r"not reported by this backend$", memory, re.M), memory
 
 
 def test_the_browser_times_200x200_matmuls(performance_notebook, shell):

@@ -136,7 +136,8 @@ def test_the_allocator_where_the_backend_reports_it():
     # a field the backend lacks is said to be missing, never shown as 0
     partial = memory_report([], devices=[FakeGpu({"bytes_in_use": 0})])
     assert repr(partial).splitlines()[-1] == ("gpu:0 allocator: 0 bytes in use, peak not "
-                                              "reported, limit not reported")
+                                              "reported by this backend, limit not reported by "
+                                              "this backend")
     assert partial.to_json()["allocator"] == [{"device": "gpu:0", "bytes_in_use": 0,
                                                "peak_bytes_in_use": None, "bytes_limit": None}]
 
