@@ -189,7 +189,7 @@ class Arguments:
                         f"as static argument '{name}' of {self.name}. The error was:\n"
                         f"TypeError: {e}\n{_unhashable_advice(name, value, pos)}")
                     # the notebook's card reads how the function uses it (views/argument_uses)
-                    error.function, error.value = self.fun, value
+                    error.function, error.value, error.position = self.fun, value, pos
                     raise error from None
         return dyn_args, dyn_kwargs, Statics(statics)
 
