@@ -166,3 +166,63 @@ def _parse(text: str):
                 fragment = fragment[:-1].rstrip()
         start = text.find("lambda", start + 1)
     return None
+
+
+# ------------------------------------------------------------------ a call's argument
+_ARRAY_MAKERS = {"array", "asarray"}       # jnp.array(True), np.asarray([2, 3]), ...
+_LIBRARIES = {"jnp", "np", "numpy", "lax", "jax", "math", "random"}
+
+
+def argument_expression(code: str, name: str, position) -> str | None:
+    """The text of the argument `name` (at `position`, None: by keyword) in the one call on
+    the line `code` that passes it, or None where none or several do. Calls of jnp/np/lax
+    functions are not the jitted function's.
+
+        >>> argument_expression("g(jnp.ones(2), jnp.array(True))", "flag", 1)
+        'jnp.array(True)'
+    """
+    tree = _parse(code.strip())
+    found = []
+    for call in ast.walk(tree) if tree is not None else ():
+        if not isinstance(call, ast.Call) or _library_call(call.func):
+            continue
+        if position is None:
+            found += [k.value for k in call.keywords if k.arg == name]
+        elif len(call.args) > position and \
+                not any(isinstance(a, ast.Starred) for a in call.args[:position + 1]):
+            found.append(call.args[position])
+    return ast.unparse(found[0]) if len(found) == 1 else None
+
+
+def _library_call(func) -> bool:
+    """`jnp.zeros`, `np.array`, `jax.jit` (its arguments are the function and options)."""
+    while isinstance(func, ast.Attribute):
+        func = func.value
+    return isinstance(func, ast.Name) and func.id in _LIBRARIES
+
+
+def python_value(expression: str, ndim: int, value_of) -> str:
+    """Code for the hashable Python value of the array `expression` makes: the literal
+    itself where it is `jnp.array(<literal>)` (a list as a tuple), else `value_of(expression,
+    ndim)` (jit_args.python_value_of: `.item()`, `tuple(....tolist())`).
+
+        >>> python_value("jnp.array([2, 3])", 1, None)
+        '(2, 3)'
+    """
+    tree = _parse(expression)
+    node = tree.body[0].value if tree is not None and len(tree.body) == 1 and \
+        isinstance(tree.body[0], ast.Expr) else None
+    if isinstance(node, ast.Call) and _called_name(node.func) in _ARRAY_MAKERS and \
+            len(node.args) == 1 and not node.keywords:
+        try:
+            literal = ast.literal_eval(node.args[0])
+        except ValueError:
+            literal = None
+        if literal is not None:
+            return repr(_tuples(literal))
+    simple = isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
+    return value_of(expression if simple else f"({expression})", ndim)
+
+
+def _tuples(value):
+    return tuple(map(_tuples, value)) if isinstance(value, list) else value

@@ -57,3 +57,29 @@ def test_unknown_without_source_or_parameter():
     assert uses(plain, "nope") is UNKNOWN
     made = eval("lambda x, n: x * n")          # no file: no source
     assert uses(made, "n") is UNKNOWN
+
+
+def test_the_argument_expression_of_the_jitted_call():
+    from jxkernel.views.argument_uses import argument_expression
+    line = "jax.jit(signed, static_argnums=1)(jnp.ones(2), jnp.array(True))"
+    assert argument_expression(line, "flag", 1) == "jnp.array(True)"
+    line = "jax.jit(lambda x, s: jnp.zeros(s) + x, static_argnums=1)(1.0, jnp.array([2, 3]))"
+    assert argument_expression(line, "s", 1) == "jnp.array([2, 3])"     # not jnp.zeros's
+    assert argument_expression("out = f(x, n=jnp.arange(3))", "n", None) == "jnp.arange(3)"
+    assert argument_expression("f(x, y)", "n", 3) is None
+    assert argument_expression("f(a, b) + g(c, d)", "n", 1) is None   # two calls: unknown
+
+
+def test_the_python_value_of_an_array_expression():
+    from jxkernel.transforms.jit_args import python_value_of
+    from jxkernel.views.argument_uses import python_value
+    assert python_value("jnp.array(True)", 0, python_value_of) == "True"
+    assert python_value("np.asarray([[1, 2], [3, 4]])", 2, python_value_of) == "((1, 2), (3, 4))"
+    assert python_value("flag", 0, python_value_of) == "flag.item()"
+    assert python_value("a + b", 1, python_value_of) == "tuple((a + b).tolist())"
+    assert python_value("m", 2, python_value_of) == "tuple(map(tuple, m.tolist()))"
+    # each is hashable and equals the array's values
+    import numpy as np
+    m = np.arange(4).reshape(2, 2)
+    assert hash(eval(python_value("m", 2, python_value_of))) is not None
+    assert eval(python_value("m", 2, python_value_of)) == ((0, 1), (2, 3))
