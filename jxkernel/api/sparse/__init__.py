@@ -35,7 +35,7 @@ from .bcoo_layout import (bcoo_sort_indices as bcoo_sort_indices,
                           bcoo_update_layout as bcoo_update_layout)
 from .bcoo_shape import (bcoo_broadcast_in_dim as bcoo_broadcast_in_dim,
                          bcoo_concatenate as bcoo_concatenate,
-                         bcoo_dynamic_slice as bcoo_dynamic_slice,
+                         bcoo_dynamic_slice as bcoo_dynamic_slice, bcoo_gather as bcoo_gather,
                          bcoo_reduce_sum as bcoo_reduce_sum, bcoo_reshape as bcoo_reshape,
                          bcoo_rev as bcoo_rev, bcoo_slice as bcoo_slice,
                          bcoo_squeeze as bcoo_squeeze)

@@ -32,7 +32,7 @@ from .api import todense_p
 from .bcoo import BCOO, bcoo_multiply_dense, bcoo_todense
 from .bcoo_layout import bcoo_sum_duplicates
 from .bcoo_shape import (bcoo_broadcast_in_dim, bcoo_concatenate, bcoo_dynamic_slice,
-                         bcoo_reduce_sum, bcoo_reshape, bcoo_rev, bcoo_slice, bcoo_squeeze)
+                         bcoo_gather, bcoo_reduce_sum, bcoo_reshape, bcoo_rev, bcoo_slice, bcoo_squeeze)
 from .bcoo_spdot import bcoo_dot_general, bcoo_multiply_sparse
 from .bcsr import BCSR, bcsr_dot_general
 from .bcsr_ops import bcsr_broadcast_in_dim, bcsr_concatenate
@@ -278,6 +278,13 @@ def _dynamic_slice_rule(x, *starts, slice_sizes):
     return [bcoo_dynamic_slice(x, starts, slice_sizes)]
 
 
+def _gather_rule(operand, start_indices, **params):
+    if _is_sparse(start_indices):
+        raise NotImplementedError("sparse rule for gather with sparse start_indices is not "
+                                  "implemented: pass them dense")
+    return [bcoo_gather(operand, start_indices, **params)]
+
+
 def _stack_rule(broadcast_in_dim, concatenate):
     """One new size-1 dim per operand at `axis`, then their concatenation there."""
     def rule(*xs, axis):
@@ -389,6 +396,7 @@ def _install_rules():
              "sub": _sub_rule, "mul": _mul_rule, "div": _div_rule,
              "reduce_sum": _reduce_sum_rule, "reshape": _reshape_rule,
              "slice": _slice_rule, "dynamic_slice": _dynamic_slice_rule,
+             "gather": _gather_rule,
              "squeeze": _standard_rule(bcoo_squeeze), "rev": _standard_rule(bcoo_rev),
              "broadcast_in_dim": _broadcast_rule(bcoo_broadcast_in_dim),
              "stack": _stack_rule(bcoo_broadcast_in_dim, bcoo_concatenate),
