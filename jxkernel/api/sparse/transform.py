@@ -26,6 +26,7 @@ from ...core.primitive import all_primitives
 from ...core.staging import trace_to_jaxpr
 from ...core.trace import Trace, Tracer, new_trace, set_current_trace
 from ...lax.cond import cond_p
+from ...lax.convolution import conv_general_dilated_p
 from ...lax.scan import scan_p
 from ...lax.while_loop import while_p
 from ...transforms.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
@@ -37,7 +38,7 @@ from .bcoo import BCOO, bcoo_multiply_dense, bcoo_todense
 from .bcoo_layout import bcoo_sum_duplicates
 from .bcoo_shape import (bcoo_broadcast_in_dim, bcoo_concatenate, bcoo_dynamic_slice,
                          bcoo_gather, bcoo_reduce_sum, bcoo_reshape, bcoo_rev, bcoo_slice, bcoo_squeeze)
-from .bcoo_spdot import bcoo_dot_general, bcoo_multiply_sparse
+from .bcoo_spdot import bcoo_conv_general_dilated, bcoo_dot_general, bcoo_multiply_sparse
 from .bcsr import BCSR, bcsr_dot_general
 from .bcsr_ops import bcsr_broadcast_in_dim, bcsr_concatenate
 
@@ -458,7 +459,8 @@ def _install_rules():
              "reduce_sum": _reduce_sum_rule, "reshape": _reshape_rule,
              "slice": _slice_rule, "dynamic_slice": _dynamic_slice_rule,
              "gather": _gather_rule,
-             "squeeze": _standard_rule(bcoo_squeeze), "rev": _standard_rule(bcoo_rev),
+             "squeeze": _standard_rule(bcoo_squeeze),
+             "conv_general_dilated": _standard_rule(bcoo_conv_general_dilated), "rev": _standard_rule(bcoo_rev),
              "broadcast_in_dim": _broadcast_rule(bcoo_broadcast_in_dim),
              "stack": _stack_rule(bcoo_broadcast_in_dim, bcoo_concatenate),
              "concatenate": _concatenate_rule(bcoo_concatenate)}
@@ -469,6 +471,7 @@ def _install_rules():
                cond_p: _cond_rule, scan_p: _scan_rule}
     generic[todense_p] = _todense_rule
     sparse_rules_bcoo.update(generic)
+    sparse_rules_bcoo[conv_general_dilated_p] = _standard_rule(bcoo_conv_general_dilated)
     # BCSR's: the data-only ones, its product with a dense array, and the calls and loops
     sparse_rules_bcsr.update(generic)
     for prim, rule in sparse_rules_bcoo.items():
