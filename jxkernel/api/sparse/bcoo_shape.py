@@ -391,7 +391,7 @@ def bcoo_gather(operand: BCOO, start_indices, dimension_numbers, slice_sizes, *,
     _validate(operand.data.shape, operand.indices.shape, operand.shape)
     mode = GatherScatterMode.PROMISE_IN_BOUNDS if mode is None else mode
     if GatherScatterMode.from_any(mode) != GatherScatterMode.PROMISE_IN_BOUNDS:
-        raise NotImplementedError(f"bcoo_gather: mode={mode} not yet supported.")
+        raise NotImplementedError(f"bcoo_gather: mode={mode!r} not yet supported.")
     start_indices = jnp.asarray(start_indices)
     # lax.gather's own checks (and words) and the result's shape, on the shapes alone
     out = eval_shape(lambda x, i: lax.gather(
