@@ -288,6 +288,9 @@ def test_the_submodules_import_by_jaxs_paths():
     assert importlib.import_module(base + ".csr") is csr
     assert importlib.import_module(base).random_bcoo is importlib.import_module(
         base + ".random").random_bcoo
+    # linalg loads on first use (it loads SciPy), by attribute or by path alike
+    assert importlib.import_module(base + ".linalg") is importlib.import_module(base).linalg
+    assert "linalg" in dir(importlib.import_module(base))
 
 
 DUP_EXTRACT = sparse.BCOO((jnp.array([1., 2., 3., 0., 5.]),
