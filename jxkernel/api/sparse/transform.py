@@ -37,7 +37,8 @@ from .api import todense_p
 from .bcoo import BCOO, bcoo_multiply_dense, bcoo_todense
 from .bcoo_layout import bcoo_sum_duplicates
 from .bcoo_shape import (bcoo_broadcast_in_dim, bcoo_concatenate, bcoo_dynamic_slice,
-                         bcoo_gather, bcoo_reduce_sum, bcoo_reshape, bcoo_rev, bcoo_slice, bcoo_squeeze)
+                         bcoo_gather, bcoo_reduce_sum, bcoo_reshape, bcoo_rev, bcoo_slice,
+                         bcoo_squeeze)
 from .bcoo_spdot import bcoo_conv_general_dilated, bcoo_dot_general, bcoo_multiply_sparse
 from .bcsr import BCSR, bcsr_dot_general
 from .bcsr_ops import bcsr_broadcast_in_dim, bcsr_concatenate
@@ -459,8 +460,7 @@ def _install_rules():
              "reduce_sum": _reduce_sum_rule, "reshape": _reshape_rule,
              "slice": _slice_rule, "dynamic_slice": _dynamic_slice_rule,
              "gather": _gather_rule,
-             "squeeze": _standard_rule(bcoo_squeeze),
-             "conv_general_dilated": _standard_rule(bcoo_conv_general_dilated), "rev": _standard_rule(bcoo_rev),
+             "squeeze": _standard_rule(bcoo_squeeze), "rev": _standard_rule(bcoo_rev),
              "broadcast_in_dim": _broadcast_rule(bcoo_broadcast_in_dim),
              "stack": _stack_rule(bcoo_broadcast_in_dim, bcoo_concatenate),
              "concatenate": _concatenate_rule(bcoo_concatenate)}
