@@ -9,7 +9,11 @@ import numpy as np
 
 # a float result's ulp bound beside the exact ones (integers, indices, shapes): sums of a few
 # products (dot_general, its cotangents), elementwise log1p; 0 where only data moves
-ULPS = {"default": 4, "sparsify_log1p": 8, "sparsify_fori_loop": 8}
+ULPS = {"default": 4, "sparsify_log1p": 8, "sparsify_fori_loop": 8, "tracer": 8}
+# cases whose floats are held to n epsilons of 1, absolute and relative, not to ulps: LOBPCG
+# iterates eigh, QR and SVD, so an eigenvector's small entries carry the rounding of its
+# largest (measured: at most 80 eps, under the suite's XLA code)
+EPS_OF_ONE = {"lobpcg": 512}
 
 
 def _fields(name, x):
@@ -170,6 +174,116 @@ def cases(jax, sparse):
                 "jit_row": jax.jit(lambda m, i: m[i])(Msp, 2),
                 "iter": tuple(Msp)}
 
+    def gather():
+        ints = jnp.array([0, 2])
+        dn = jax.lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
+                                            start_index_map=(0,))
+        f_data = lambda d: (BCOO((d, Msp.indices), shape=M.shape)[ints].todense() *
+                            D[:2]).sum()
+        return {"rows": Msp[ints], "cols": Msp[:, jnp.array([3, 0, 3])],
+                "points": Msp[ints, jnp.array([1, 2])], "batch_rows": BCOO.fromdense(
+                    M, n_batch=1)[jnp.array([2, 0])],
+                "batch_cols": BCOO.fromdense(M, n_batch=1)[:, jnp.array([2, 0])],
+                "nd_index": Msp[jnp.array([[0, 2], [1, 1]])],
+                "negative_and_slice": Msp[jnp.array([0, -1]), 1:],
+                "empty": Msp[jnp.array([], dtype=jnp.int32)],
+                "dense_dim": BCOO.fromdense(jnp.arange(24.).reshape(2, 3, 4), n_dense=1)[
+                    :, jnp.array([1, 2]), 0],
+                "batched_operand": Bsp[:, jnp.array([2, 0]), 1:],
+                "jit": jax.jit(lambda s, i: s[i])(Msp, jnp.array([1, 1])),
+                "vmap": jax.vmap(lambda s, i: s[i])(BCOO.fromdense(M, n_batch=1),
+                                                    jnp.array([1, 2, 0])),
+                "grad": jax.grad(f_data)(Msp.data),
+                "function": sparse.bcoo_gather(Msp, ints[:, None], dn, (1, 4)),
+                "sparsify": sparse.sparsify(lambda m, i: m[i] * 2)(Msp, ints)}
+
+    def extract_dupes():
+        ones = jnp.ones_like(D)
+        f = lambda x: sparse.bcoo_extract(Dup, x, assume_unique=False)
+        # its gradient as a mask of the first slots times a gather (JAX 0.10.2 has no
+        # transpose of assume_unique=False; jxkernel's is compared with this)
+        first = f(ones).data
+        rows, cols = Dup.indices[:, 0], Dup.indices[:, 1]
+        masked = lambda x: (first * x.at[rows, cols].get(mode="fill", fill_value=0) *
+                            jnp.arange(5.)).sum()
+        DB = jnp.arange(8.).reshape(2, 4)
+        none_sparse = BCOO((jnp.ones((2, 3)), jnp.zeros((2, 3, 0), jnp.int32)), shape=(2,))
+        return {"dupes": f(D), "default_from_flags": sparse.bcoo_extract(Dup, D),
+                "unique_flag": sparse.bcoo_extract(Dup, D, assume_unique=True),
+                "batched": sparse.bcoo_extract(DupB, DB, assume_unique=False),
+                "repeat_in_col": sparse.bcoo_extract(BCOO(
+                    (jnp.ones((3, 2)), jnp.array([[1], [1], [0]])), shape=(3, 2)), D[:, :2],
+                    assume_unique=False),
+                "no_sparse_dims": sparse.bcoo_extract(none_sparse, jnp.array([2., 3.]),
+                                                      assume_unique=False),
+                "jit": jax.jit(f)(D),
+                "vmap_batched": jax.vmap(lambda m, x: sparse.bcoo_extract(
+                    m, x, assume_unique=False))(DupB, DB),
+                "jvp": jax.jvp(lambda x: f(x).data, (D,), (ones,))[1],
+                "grad_by_mask": jax.grad(masked)(D),
+                "dupes_2D": f(2 * D)}
+
+    def tracer():
+        sp = lambda f: sparse.sparsify(f, use_tracer=True)
+        return {"log1p": sp(lambda m, v: 2 * jnp.dot(jnp.log1p(m.T), v) + 1)(Msp, v3),
+                "matvec": sp(lambda m, v: m @ v)(Msp, v4),
+                "sin": sp(lambda m: jnp.sin(m) * 2)(Msp),
+                "sum": sp(lambda m: m.sum(0))(Msp),
+                "index": sp(lambda m: m[1:, jnp.array([0, 2])])(Msp),
+                "add": sp(lambda m, n: m + n)(Msp, Msp),
+                "gram": sp(lambda m: m.T @ m)(Msp),
+                "mixed_out": sp(lambda m: (m, m * 3., jnp.ones(2)))(Msp),
+                "jit": jax.jit(sp(lambda m, v: m @ v))(Msp, v4),
+                "todense": sp(lambda m: sparse.todense(m) + 1)(Msp),
+                "bcsr": sp(lambda m, v: m @ v)(sparse.BCSR.fromdense(M), v4)}
+
+    def lobpcg():
+        rng = np.random.RandomState(0)
+        Q, _ = np.linalg.qr(rng.randn(20, 20))
+        A = jnp.array((Q * np.linspace(1., 20., 20)) @ Q.T, dtype=np.float32)
+        X = jnp.array(rng.randn(20, 3), dtype=np.float32)
+        L = sparse.linalg
+        # eigenvectors have no sign of their own: the columns made to start nonnegative
+        signed = lambda r: (r[0], r[1] * jnp.sign(r[1][:1]), r[2])
+        return {"matrix": signed(L.lobpcg_standard(A, X)),
+                "callable": signed(L.lobpcg_standard(lambda x: A @ x, X, m=5)),
+                "tol": signed(L.lobpcg_standard(A, X[:, :2], tol=1e-3)),
+                "jit": jax.jit(lambda a, x: L.lobpcg_standard(a, x, m=10)[0])(A, X)}
+
+    def spsolve():
+        L = sparse.linalg
+        A = jnp.array([[4., 1., 0.], [1., 3., .5], [0., .5, 2.]])
+        S = sparse.CSR.fromdense(A)
+        U = sparse.CSR.fromdense(jnp.array([[2., 1., 0.], [0., 3., 0.], [1., 0., 1.]]))
+        b = jnp.array([1., 2., 3.])
+        solve = lambda d, b: L.spsolve(d, S.indices, S.indptr, b)
+        return {"x": solve(S.data, b), "jit": jax.jit(solve)(S.data, b),
+                "unsymmetric": L.spsolve(U.data, U.indices, U.indptr, b),
+                "grad_b": jax.grad(lambda b: (solve(S.data, b) * v3).sum())(b),
+                "grad_data": jax.grad(lambda d: (solve(d, b) * v3).sum())(S.data),
+                "jvp": jax.jvp(solve, (S.data, b), (jnp.ones_like(S.data), v3)),
+                "unsymmetric_grad_b": jax.grad(lambda b: (L.spsolve(
+                    U.data, U.indices, U.indptr, b) * v3).sum())(b)}
+
+    def conv():
+        x = jnp.array([0., 1., 0., 2., 0., 0., 3., 0.])
+        k = jnp.array([1., 10., 100.])
+        X = BCOO.fromdense(x[None, None])
+        C = lambda a, b, **kw: sparse.bcoo_conv_general_dilated(a, b, window_strides=(1,), **kw)
+        return {"same": C(X, k[None, None], padding="SAME"),
+                "valid": C(X, k[None, None], padding="VALID"),
+                "both_sparse": C(X, BCOO.fromdense(k[None, None]), padding=[(2, 1)]),
+                "dense_lhs": C(x[None, None], BCOO.fromdense(k[None, None]), padding="SAME"),
+                "padded_nse": C(BCOO.fromdense(x[None, None], nse=5), k[None, None],
+                                padding="SAME"),
+                "convolve": sparse.sparsify(lambda a: jnp.convolve(a, k, mode="same"))(
+                    BCOO.fromdense(x)),
+                "convolve_full": sparse.sparsify(lambda a: jnp.convolve(a, k))(
+                    BCOO.fromdense(x)),
+                "grad": jax.grad(lambda d: (C(BCOO((d, X.indices), shape=X.shape),
+                                              k[None, None], padding="SAME").todense() *
+                                            jnp.arange(8.)).sum())(X.data)}
+
     def spdot():
         N = BCOO.fromdense(D.T * (jnp.abs(D.T) > 2))
         dims = (((1,), (0,)), ((), ()))
@@ -265,6 +379,12 @@ def cases(jax, sparse):
                     np.asarray(M)))}
 
     return {
+        "gather": gather,
+        "extract_dupes": extract_dupes,
+        "tracer": tracer,
+        "lobpcg": lobpcg,
+        "spsolve": spsolve,
+        "conv": conv,
         "bcsr_more": bcsr_more,
         "plain_formats": plain_formats,
         "layout": layout,
@@ -339,6 +459,35 @@ def error_cases(jax, sparse):
             dimension_numbers=(((1,), (1,)), ((), ()))),
         "jit_spdot_dense_dims": lambda: jax.jit(lambda a, b: a @ b)(
             BCOO.fromdense(M.todense(), n_dense=1), M.T),
+        "gather_fill_mode": lambda: sparse.bcoo_gather(
+            M, jnp.array([[0], [2]]), jax.lax.GatherDimensionNumbers(
+                offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,)), (1, 4),
+            mode="fill"),
+        "tracer_densifying": lambda: sparse.sparsify(jnp.exp, use_tracer=True)(M),
+        "tracer_unimplemented": lambda: sparse.sparsify(jax.nn.relu, use_tracer=True)(M),
+        "lobpcg_k_zero": lambda: sparse.linalg.lobpcg_standard(jnp.eye(20), jnp.ones((20, 0))),
+        "lobpcg_k_large": lambda: sparse.linalg.lobpcg_standard(jnp.eye(20), jnp.eye(20, 4)),
+        "lobpcg_dtype": lambda: sparse.linalg.lobpcg_standard(
+            lambda x: x.astype(jnp.int32), jnp.eye(20, 2)),
+        "lobpcg_shape": lambda: sparse.linalg.lobpcg_standard(
+            lambda x: x[:3], jnp.eye(20, 2)),
+        "spsolve_dtype": lambda: sparse.linalg.spsolve(
+            jnp.ones(2), jnp.array([0, 1]), jnp.array([0, 1, 2]), jnp.ones(2, jnp.int32)),
+        "spsolve_reorder": lambda: sparse.linalg.spsolve(
+            jnp.ones(2), jnp.array([0, 1]), jnp.array([0, 1, 2]), jnp.ones(2), reorder=5),
+        "spsolve_sizes": lambda: sparse.linalg.spsolve(
+            jnp.ones(2), jnp.array([0, 1]), jnp.array([0, 1, 2]), jnp.ones(3)),
+        "spsolve_vmap": lambda: jax.vmap(sparse.linalg.spsolve, (None, None, None, 0))(
+            jnp.ones(2), jnp.array([0, 1]), jnp.array([0, 1, 2]), jnp.ones((2, 2))),
+        "conv_strides": lambda: sparse.bcoo_conv_general_dilated(
+            BCOO.fromdense(jnp.ones((1, 1, 8))), jnp.ones((1, 1, 3)), window_strides=(2,),
+            padding="SAME"),
+        "conv_dilation": lambda: sparse.bcoo_conv_general_dilated(
+            BCOO.fromdense(jnp.ones((1, 1, 8))), jnp.ones((1, 1, 3)), window_strides=(1,),
+            padding="SAME", rhs_dilation=(2,)),
+        "conv_leading": lambda: sparse.bcoo_conv_general_dilated(
+            BCOO.fromdense(jnp.ones((2, 1, 8))), jnp.ones((1, 1, 3)), window_strides=(1,),
+            padding="SAME"),
     }
 
 

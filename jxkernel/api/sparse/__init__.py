@@ -35,11 +35,12 @@ from .bcoo_layout import (bcoo_sort_indices as bcoo_sort_indices,
                           bcoo_update_layout as bcoo_update_layout)
 from .bcoo_shape import (bcoo_broadcast_in_dim as bcoo_broadcast_in_dim,
                          bcoo_concatenate as bcoo_concatenate,
-                         bcoo_dynamic_slice as bcoo_dynamic_slice,
+                         bcoo_dynamic_slice as bcoo_dynamic_slice, bcoo_gather as bcoo_gather,
                          bcoo_reduce_sum as bcoo_reduce_sum, bcoo_reshape as bcoo_reshape,
                          bcoo_rev as bcoo_rev, bcoo_slice as bcoo_slice,
                          bcoo_squeeze as bcoo_squeeze)
-from .bcoo_spdot import (bcoo_dot_general as bcoo_dot_general,
+from .bcoo_spdot import (bcoo_conv_general_dilated as bcoo_conv_general_dilated,
+                         bcoo_dot_general as bcoo_dot_general,
                          bcoo_dot_general_sampled as bcoo_dot_general_sampled,
                          bcoo_dot_general_sampled_p as bcoo_dot_general_sampled_p,
                          bcoo_multiply_sparse as bcoo_multiply_sparse,
@@ -61,5 +62,5 @@ from .csr import (CSC as CSC, CSR as CSR, csr_fromdense as csr_fromdense,
                   csr_matmat_p as csr_matmat_p, csr_matvec as csr_matvec,
                   csr_matvec_p as csr_matvec_p, csr_todense as csr_todense,
                   csr_todense_p as csr_todense_p)
-from .transform import sparsify as sparsify
+from .transform import SparseTracer as SparseTracer, sparsify as sparsify
 from . import methods  # noqa: F401,E402  (BCOO's and BCSR's operators and methods, set on import)

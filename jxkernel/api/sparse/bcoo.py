@@ -31,6 +31,7 @@ from ...core.trace import Tracer
 from ...lax import _lowering as hl
 from ...lax.dot import (_dot_general_batch_dim_nums, _dot_general_dtype, _dot_general_shape,
                         _ranges_like, _remaining)
+from ...numpy.setops import _unique
 from ...transforms import ad_util as ad
 from ...transforms.batching import vmap
 from ...tree_util import register_pytree_node_class
@@ -173,14 +174,44 @@ def bcoo_todense(mat: BCOO):
 bcoo_extract_p = Primitive("bcoo_extract")
 
 
-def _extract_impl(indices, arr, *, assume_unique):
-    props = _validate_indices(indices.shape, arr.shape)
+def _gather_at_indices(indices, arr, props):
+    """arr's value at each stored index (zero at padding), of data's shape."""
     batch_ind, sparse_ind = _batch_and_sparse_index(indices, arr.shape, props)
     if not sparse_ind + batch_ind:
-        result = arr[None]
-    else:
-        # padding indices read zeros
-        result = arr.at[batch_ind + sparse_ind].get(mode="fill", fill_value=0)
+        return arr[None]
+    return arr.at[batch_ind + sparse_ind].get(mode="fill", fill_value=0)
+
+
+def _first_occurrences(indices, shape):
+    """Each batch's distinct indices (sorted, padded to nse with the sparse shape) and the
+    slot where each first occurs in `indices` (JAX's `_unique_indices(return_index=True)`)."""
+    n_batch = indices.ndim - 2
+
+    def one_batch(ind):
+        nse, n_sparse = ind.shape
+        if n_sparse == 0:        # every element sits at the one position: slot 0 holds it
+            return jnp.zeros((1, 0), ind.dtype), jnp.zeros(1, np.int32)
+        fill = jnp.array(shape[n_batch:n_batch + n_sparse], ind.dtype)[None, :]
+        ind = jnp.where((ind >= fill).any(-1, keepdims=True), fill, ind)
+        return _unique(ind, 0, return_index=True, size=nse, fill_value=fill)
+    return _nfold_vmap(one_batch, n_batch, broadcasted=False)(indices)
+
+
+def _extract_summing_duplicates(indices, arr, props):
+    """arr's value at each distinct index, put in the slot where that index first occurs;
+    the other slots of a repeated index (and padding) hold zero."""
+    unique, first = _first_occurrences(indices, arr.shape)
+    values = _gather_at_indices(unique, arr, _validate_indices(unique.shape, arr.shape))
+    slots = (props.nse, *values.shape[props.n_batch + 1:])
+    return _nfold_vmap(lambda v, i: jnp.zeros(slots, v.dtype).at[i].add(v), props.n_batch)(
+        values, first)
+
+
+def _extract_impl(indices, arr, *, assume_unique):
+    props = _validate_indices(indices.shape, arr.shape)
+    if not assume_unique:
+        return _extract_summing_duplicates(indices, arr, props)
+    result = _gather_at_indices(indices, arr, props)
     if props.n_sparse == 0 and props.nse != 1:
         shape = list(result.shape)
         shape[props.n_batch] = props.nse
@@ -189,9 +220,6 @@ def _extract_impl(indices, arr, *, assume_unique):
 
 
 def _extract_abstract_eval(indices, arr, *, assume_unique):
-    if not assume_unique:
-        raise NotImplementedError("bcoo_extract with assume_unique=False (indices that may "
-                                  "repeat) is not implemented in jxkernel")
     n_batch, _, n_dense, nse = _validate_indices(indices.shape, arr.shape)
     return ShapedArray(arr.shape[:n_batch] + (nse,) + arr.shape[arr.ndim - n_dense:], arr.dtype)
 
@@ -201,6 +229,10 @@ def _extract_transpose(ct, indices, arr, *, assume_unique):
         raise ValueError("Cannot transpose with respect to sparse indices")
     if type(ct) is ad.Zero:
         return [None, ad.Zero(arr.aval)]
+    if not assume_unique:
+        # only the first slot of each index read arr there (JAX has no rule for this)
+        ct = ct * _bcoo_extract(indices, jnp.ones(arr.aval.shape, ct.dtype),
+                                assume_unique=False)
     return [None, _bcoo_todense(ct, indices, spinfo=SparseInfo(arr.aval.shape))]
 
 

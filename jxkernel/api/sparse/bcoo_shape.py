@@ -1,6 +1,6 @@
 """lax's shape operations on BCOO arrays (JAX's `bcoo_slice`, `bcoo_dynamic_slice`,
 `bcoo_squeeze`, `bcoo_broadcast_in_dim`, `bcoo_concatenate`, `bcoo_rev`, `bcoo_reshape`,
-`bcoo_reduce_sum`): functions of the
+`bcoo_reduce_sum`, and `bcoo_gather`, integer-array indexing): functions of the
 BCOO primitives and jnp, not primitives, as JAX's are. A batch or dense dim is the buffers'
 own dim; a sparse dim lives in the index column, so slicing it re-indexes (elements that
 fall outside become padding) and summing duplicates shrinks nse to the slice's size.
@@ -20,9 +20,11 @@ from ... import lax
 from ... import numpy as jnp
 from ...core.avals import ShapeDtypeStruct
 from ...lax.shapes import canonicalize_axis
+from ...lax.slicing import GatherScatterMode
+from ...transforms.batching import vmap
 from ...transforms.make_jaxpr import eval_shape
 from ._base import SparseInfo
-from .bcoo import BCOO, _split_permutation, _validate
+from .bcoo import BCOO, _split_permutation, _validate, bcoo_transpose
 from .bcoo_layout import _bcoo_set_nse, _bcoo_sum_duplicates, bcoo_update_layout
 
 
@@ -372,3 +374,54 @@ def bcoo_reshape(mat: BCOO, *, new_sizes, dimensions=None, sharding=None) -> BCO
     return BCOO((data, indices), shape=new_sizes)
 
 
+
+
+def bcoo_gather(operand: BCOO, start_indices, dimension_numbers, slice_sizes, *,
+                unique_indices: bool = False, indices_are_sorted: bool = False,
+                mode=None, fill_value=None) -> BCOO:
+    """BCOO version of lax.gather: one `bcoo_dynamic_slice` per start index (vmapped, so
+    the starts' batch becomes the result's leading batch dims), its collapsed dims
+    squeezed, then the dims put where `offset_dims` says. What `M[jnp.array([0, 2])]` runs.
+
+    >>> M = BCOO.fromdense(jnp.array([[0., 1.], [2., 0.], [0., 3.]]))
+    >>> M[jnp.array([2, 0])].todense()
+    Array([[0., 3.],
+           [0., 1.]], dtype=float32)
+    """
+    _validate(operand.data.shape, operand.indices.shape, operand.shape)
+    mode = GatherScatterMode.PROMISE_IN_BOUNDS if mode is None else mode
+    if GatherScatterMode.from_any(mode) != GatherScatterMode.PROMISE_IN_BOUNDS:
+        raise NotImplementedError(f"bcoo_gather: mode={mode!r} not yet supported.")
+    start_indices = jnp.asarray(start_indices)
+    # lax.gather's own checks (and words) and the result's shape, on the shapes alone
+    out = eval_shape(lambda x, i: lax.gather(
+        x, i, dimension_numbers=dimension_numbers, slice_sizes=slice_sizes,
+        unique_indices=unique_indices, indices_are_sorted=indices_are_sorted, mode=mode,
+        fill_value=fill_value), ShapeDtypeStruct(operand.shape, operand.dtype),
+        ShapeDtypeStruct(start_indices.shape, start_indices.dtype))
+    # every dim gets a start (0 where the gather does not index it) and a slice size
+    starts = [jnp.zeros((), start_indices.dtype)] * operand.ndim
+    in_axes = [None] * operand.ndim
+    sizes = list(operand.shape)
+    for i, d in enumerate(dimension_numbers.start_index_map):
+        starts[d] = start_indices[..., i].ravel()
+        sizes[d] = slice_sizes[d]
+        in_axes[d] = 0
+
+    def one_slice(starts):
+        piece = bcoo_dynamic_slice(operand, starts, slice_sizes=sizes)
+        return bcoo_squeeze(piece, dimensions=dimension_numbers.collapsed_slice_dims)
+    result = vmap(one_slice, in_axes=(in_axes,))(starts)
+    result = bcoo_reshape(result, new_sizes=(*start_indices.shape[:-1], *result.shape[1:]),
+                          dimensions=tuple(range(result.ndim)))
+    if result.shape:
+        # the gather's batch dims lead `result`; offset_dims says where the slice dims go
+        offset_dims = tuple(dimension_numbers.offset_dims)
+        batch_dims = tuple(d for d in range(len(out.shape)) if d not in offset_dims)
+        perm = np.zeros(result.ndim, dtype=int)
+        perm[np.array(batch_dims + offset_dims, dtype=int)] = np.arange(result.ndim)
+        if set(perm[:len(batch_dims)]) != set(range(len(batch_dims))):
+            # a permutation that moves dims across the batch boundary: no batch dims then
+            result = bcoo_update_layout(result, n_batch=0)
+        result = bcoo_transpose(result, permutation=tuple(int(p) for p in perm))
+    return result.reshape(out.shape).astype(out.dtype)

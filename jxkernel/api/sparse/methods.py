@@ -10,6 +10,8 @@ when the package is imported.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ... import numpy as jnp
 from .bcoo import BCOO
 from .bcoo_layout import (bcoo_eliminate_zeros, bcoo_sort_indices, bcoo_sum_duplicates,
@@ -39,10 +41,15 @@ def _swap_args(f):
 
 
 def _getitem(self, idx):
-    """Index a BCOO as an array (ints, slices, None, ellipsis; a traced int too): the
-    sparsified indexing, whose slice, dynamic_slice, squeeze and broadcast_in_dim have
-    sparse rules."""
-    return sparsify(lambda x: x[idx])(self)
+    """Index a BCOO as an array (ints, slices, None, ellipsis, integer arrays; traced ones
+    too): the sparsified indexing, whose slice, dynamic_slice, squeeze, broadcast_in_dim
+    and gather have sparse rules."""
+    result = sparsify(lambda x: x[idx])(self)
+    if isinstance(self, BCOO) and not isinstance(result, BCOO) and np.size(result) == 0:
+        # an empty result comes out dense (the indexing never reads the operand): as JAX,
+        # made a BCOO again
+        result = BCOO.fromdense(result)
+    return result
 
 
 def _iter(self):

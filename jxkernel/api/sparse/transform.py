@@ -2,6 +2,9 @@
 traced to a jaxpr with each sparse argument standing as a dense array of its shape; the
 jaxpr is then interpreted, each equation that meets a sparse value running its sparse rule
 (`sparse_rules_bcoo`, one per primitive) and any other binding its primitive as usual.
+With `use_tracer=True` the function runs once instead, each sparse argument a
+`SparseTracer` (a tracer of the array's shape holding it) whose `SparseTrace` runs the same
+rules primitive by primitive.
 BCOO's operators and methods, sparsified jnp functions, as JAX's, are in `methods.py`.
 
     >>> M = BCOO.fromdense(jnp.array([[0., 1.], [2., 0.]]))
@@ -21,7 +24,9 @@ from ...core.interpret import read_atom
 from ...core.ir import Literal, literal_value
 from ...core.primitive import all_primitives
 from ...core.staging import trace_to_jaxpr
+from ...core.trace import Trace, Tracer, new_trace, set_current_trace
 from ...lax.cond import cond_p
+from ...lax.convolution import conv_general_dilated_p
 from ...lax.scan import scan_p
 from ...lax.while_loop import while_p
 from ...transforms.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
@@ -32,8 +37,9 @@ from .api import todense_p
 from .bcoo import BCOO, bcoo_multiply_dense, bcoo_todense
 from .bcoo_layout import bcoo_sum_duplicates
 from .bcoo_shape import (bcoo_broadcast_in_dim, bcoo_concatenate, bcoo_dynamic_slice,
-                         bcoo_reduce_sum, bcoo_reshape, bcoo_rev, bcoo_slice, bcoo_squeeze)
-from .bcoo_spdot import bcoo_dot_general, bcoo_multiply_sparse
+                         bcoo_gather, bcoo_reduce_sum, bcoo_reshape, bcoo_rev, bcoo_slice,
+                         bcoo_squeeze)
+from .bcoo_spdot import bcoo_conv_general_dilated, bcoo_dot_general, bcoo_multiply_sparse
 from .bcsr import BCSR, bcsr_dot_general
 from .bcsr_ops import bcsr_broadcast_in_dim, bcsr_concatenate
 
@@ -125,6 +131,65 @@ def _sparsify_flat(f, args, kwargs):
     return tree_unflatten(out_tree[0], outs)
 
 
+class SparseTracer(Tracer):
+    """A value inside `sparsify(f, use_tracer=True)`: `value` is a sparse array (or a dense
+    one); to the function it is an array of its shape and dtype."""
+    __slots__ = ("value",)
+
+    def __init__(self, trace, value):
+        self._trace, self.value = trace, value
+
+    @property
+    def aval(self):
+        return _aval(self.value)
+
+    def _short_repr(self):
+        return f"SparseTracer({self.value!r})"
+
+
+class SparseTrace(Trace):
+    """Each primitive that meets a sparse value runs its sparse rule (the interpreter's
+    table) with the parent trace current; the others bind as usual."""
+
+    def unpack(self, x):
+        if type(x) is SparseTracer and x._trace is self:
+            return x.value
+        if isinstance(x, Tracer):
+            self.check_foreign_tracer(x)
+        return x
+
+    def process_primitive(self, prim, args, params):
+        vals = [self.unpack(x) for x in args]
+        with set_current_trace(self.parent):
+            if not any(_is_sparse(x) for x in vals):
+                return prim.bind(*vals, **params)
+            table = sparse_rules_bcsr if any(isinstance(x, BCSR) for x in vals) else \
+                sparse_rules_bcoo
+            rule = table.get(prim)
+            if rule is None:
+                raise _unimplemented(prim)
+            outs = [self.wrap(x) for x in rule(*vals, **params)]
+        return outs if prim.multiple_results else outs[0]
+
+    def wrap(self, x):
+        return SparseTracer(self, x) if _is_sparse(x) else x
+
+    def describe_self(self):
+        return "sparsify"
+
+
+def _sparsify_with_tracer(f, args, kwargs):
+    """f's outputs on `args`, run once with each sparse argument a SparseTracer."""
+    leaves, in_tree = tree_flatten(args, is_leaf=_is_sparse)
+    with new_trace(SparseTrace) as trace:
+        tracers = [SparseTracer(trace, _with_pattern(x, object())) if _is_sparse(x) else x
+                   for x in leaves]
+        out = f(*tree_unflatten(in_tree, tracers), **kwargs)
+        out_leaves, out_tree = tree_flatten(out)
+        out_leaves = [trace.unpack(x) for x in out_leaves]
+    return tree_unflatten(out_tree, [_as_output(x) for x in out_leaves])
+
+
 def sparsify(f, use_tracer=False):
     """Experimental sparsification transform.
 
@@ -139,13 +204,11 @@ def sparsify(f, use_tracer=False):
       >>> f(BCOO.fromdense(jnp.arange(12).reshape(3, 4)), jnp.array([3, 4, 2]))
       Array([ 64,  82, 100, 118], dtype=int32)
     """
-    if use_tracer:
-        raise NotImplementedError("sparsify(use_tracer=True) is not implemented in jxkernel; "
-                                  "the default (the jaxpr interpreter) is")
+    run = _sparsify_with_tracer if use_tracer else _sparsify_flat
 
     @functools.wraps(f)
     def wrapped(*args, **kwargs):
-        return _sparsify_flat(f, args, kwargs)
+        return run(f, args, kwargs)
     return wrapped
 
 
@@ -278,6 +341,13 @@ def _dynamic_slice_rule(x, *starts, slice_sizes):
     return [bcoo_dynamic_slice(x, starts, slice_sizes)]
 
 
+def _gather_rule(operand, start_indices, **params):
+    if _is_sparse(start_indices):
+        raise NotImplementedError("sparse rule for gather with sparse start_indices is not "
+                                  "implemented: pass them dense")
+    return [bcoo_gather(operand, start_indices, **params)]
+
+
 def _stack_rule(broadcast_in_dim, concatenate):
     """One new size-1 dim per operand at `axis`, then their concatenation there."""
     def rule(*xs, axis):
@@ -389,6 +459,7 @@ def _install_rules():
              "sub": _sub_rule, "mul": _mul_rule, "div": _div_rule,
              "reduce_sum": _reduce_sum_rule, "reshape": _reshape_rule,
              "slice": _slice_rule, "dynamic_slice": _dynamic_slice_rule,
+             "gather": _gather_rule,
              "squeeze": _standard_rule(bcoo_squeeze), "rev": _standard_rule(bcoo_rev),
              "broadcast_in_dim": _broadcast_rule(bcoo_broadcast_in_dim),
              "stack": _stack_rule(bcoo_broadcast_in_dim, bcoo_concatenate),
@@ -400,6 +471,7 @@ def _install_rules():
                cond_p: _cond_rule, scan_p: _scan_rule}
     generic[todense_p] = _todense_rule
     sparse_rules_bcoo.update(generic)
+    sparse_rules_bcoo[conv_general_dilated_p] = _standard_rule(bcoo_conv_general_dilated)
     # BCSR's: the data-only ones, its product with a dense array, and the calls and loops
     sparse_rules_bcsr.update(generic)
     for prim, rule in sparse_rules_bcoo.items():

@@ -1,5 +1,6 @@
 """jax.experimental.sparse: the sparse package's names (`jxkernel/api/sparse/`, its modules
 as attributes too) and `random_bcoo`, which draws with the random layer, above `api/`.
+`linalg` loads on first use (it loads SciPy, which `spsolve` calls, as JAX's does).
 
     >>> random_bcoo(jax.random.key(0), (2, 3), nse=2).shape
     (2, 3)
@@ -7,7 +8,7 @@ as attributes too) and `random_bcoo`, which draws with the random layer, above `
 from ....api.sparse import *  # noqa: F401,F403
 from ....api.sparse import (ad, api, bcoo, bcoo_layout, bcoo_shape, bcoo_spdot, bcsr,  # noqa: F401
                            bcsr_ops, coo, csr, transform)
-from ....core.lazy_names import module_aliases
+from ....core.lazy_names import lazy_names, module_aliases
 from ....random import sparse_bcoo as random  # noqa: F401  (JAX's sparse.random module)
 from ....random.sparse_bcoo import random_bcoo  # noqa: F401
 
@@ -16,3 +17,5 @@ from ....random.sparse_bcoo import random_bcoo  # noqa: F401
 module_aliases(__name__, {name: f"jxkernel.api.sparse.{name}" for name in (
     "ad", "api", "bcoo", "bcsr", "coo", "csr", "transform")} |
     {"random": "jxkernel.random.sparse_bcoo"})
+__getattr__, __dir__ = lazy_names(__name__, globals(), module_aliases(
+    __name__, {"linalg": "jxkernel.api.sparse.linalg"}))
