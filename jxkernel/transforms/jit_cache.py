@@ -21,6 +21,7 @@ from ..core.staging import convert_constvars_to_invars
 from ..tree_util import default_registry
 from ..xla import fastpath
 from ..xla.scalars import scalar_kinds
+from .jit_args import static_key
 
 class FunState:
     """What every jit of one function shares: its signature and source line, read once, and
@@ -233,28 +234,33 @@ def last_hit_for(entry, avals, where, kinds, treedef, n):
     return hit
 
 
-def c_last_hit(last, entry, statics, avals, where, args, kwargs) -> None:
+def c_last_hit(jitted, entry, statics, avals, where, args, kwargs) -> None:
     """A LastHit for core/_fastpath.c alone, where jit's Python fast path takes none: for a
-    call passing no static argument (`statics` empty) that gives arrays by keyword
-    (f(x, y=b)) or runs a donating program. Put in the jit's `_last` under the keyword names
-    in call order (the call site's own names tuple, what the C looks up), else under LAST_HIT.
-    A keyword call's Hit takes the flat order, the keywords' values sorted by name (as a dict
-    flattens, so f(x=a, y=b) and f(y=b, x=a) share the entry, as in JAX), which `order` picks
-    from the call's stack (args, then the keywords' values); containers among them are
+    call that gives arrays by keyword (f(x, y=b), g(x, y=b, n=3) with n static) or runs a
+    donating program. Put in the jit's `_last` under the call's static key where it passes a
+    static argument (jit_args.static_key of the static names: what the C builds), else under
+    the keyword names in call order (the call site's own names tuple), else under LAST_HIT.
+    Its Hit takes the dynamic arguments in flat order: the positional ones, then the dynamic
+    keywords' values sorted by name (as a dict flattens, so f(x=a, y=b) and f(y=b, x=a) share
+    the entry, as in JAX), which `order` picks from what the C gathers (those positional
+    arguments, then those keywords' values in call order); containers among them are
     flattened in that order, which gives the leaves in the order jit's own flatten does.
 
         >>> sorted(range(2), key=["y", "x"].__getitem__)   # f(y=b, x=a): stack (b, a)
         [1, 0]
     """
-    p, names = len(args), tuple(kwargs)
-    n = p + len(names)
-    if statics or not 0 < n <= 32 or not fastpath.native:
+    at, static_names = jitted._static_at, jitted._static_argnames
+    names = tuple(kwargs)
+    dynamic = [k for k in names if k not in static_names]
+    stack = [a for i, a in enumerate(args) if i not in at] + [kwargs[k] for k in dynamic]
+    p, n = len(stack) - len(dynamic), len(stack)
+    if not 0 < n <= len(args) + len(names) <= 32 or not fastpath.native:
         return
-    order = (*range(p), *sorted(range(p, n), key=lambda i: names[i - p])) if names else None
-    stack = (*args, *kwargs.values())
+    order = (*range(p), *sorted(range(p, n), key=lambda i: dynamic[i - p])) if dynamic else None
     leaves, tree = default_registry.flatten(tuple(stack[i] for i in order) if order else stack)
     kinds = scalar_kinds(leaves)
     hit = LastHit(avals, where, entry, kinds if any(kinds) else None, order,
                   None if each_a_leaf(tree, n) else tree)
     if hit.native is not None:
-        last[names or LAST_HIT] = hit
+        key = static_key(args, kwargs, at, static_names) if statics else names or LAST_HIT
+        jitted._last[key] = hit
