@@ -35,8 +35,11 @@
    be object slots), a buffer's `_sharding` and `block_until_ready()`, the result of
    execute_sharded's `consume_with_handlers(handlers)`, a jit cache entry's `hits`, the
    `native` attribute (a Hit or None) of a LastHit (transforms/jit_cache.py) and of a _LastRun
-   (xla/dispatch.py), a JitFunction's own `_last` dict and `_static_at` tuple of ints (its
-   static positions, sorted), and the method `_python_call` of its class.
+   (xla/dispatch.py), a JitFunction's own `_last` dict, `_static_at` tuple of ints (its
+   static positions, sorted) and `_static_argnames` frozenset, and the method `_python_call`
+   of its class. What it writes: a result Array's four slots, a donated Array's `_npy` and
+   `_buf` (a Gone of xla/deleted.py, its three slots found as Array's are, after the buffer's
+   `delete()`), and a donating executable's `ran`.
 
    C-API checked against the documentation and headers of Python 3.11, 3.12 and 3.13 (and
    built with 3.11.7, 3.12.1 and 3.13.0 with -Wall -Wextra -Werror, nothing deprecated):
@@ -56,6 +59,14 @@
      PyArg_ParseTupleAndKeywords (3.13 takes `char * const *` keywords: a `char *[]`
      converts). PyDict_GetItemWithError is not deprecated in 3.13 (PyDict_GetItemRef, new
      there, is the preferred form; the old one stays for 3.11 and 3.12).
+   - Added in stop 63 (donation in C, static names), checked against the 3.12 and 3.13
+     headers and documentation, none deprecated or removed there: PySet_Contains (takes a
+     frozenset; -1 with an exception for an unhashable key), PyFrozenSet_New(NULL),
+     PyFrozenSet_CheckExact, PyObject_SetAttr, PyObject_CallMethodNoArgs, Py_XNewRef (3.10),
+     PyUnicode_Check, a heap type's tp_alloc (PyType_GenericAlloc: zeroed, GC-tracked, takes a
+     reference to the type) for a Gone whose __init__ is not run. Built with 3.12.1 and
+     3.13.0's headers with -Wall -Wextra -Werror, and its Hit, donation and static-names
+     paths run under both on stand-in types (no jaxlib there).
    - Py_TPFLAGS_HAVE_VECTORCALL's inheritance: 3.12 gives it to any subclass that keeps the
      base's tp_call; 3.11 only to immutable types, so JitFunction's __init_subclass__ sets it
      (see "jitted functions"). A class whose `__call__` is assigned later: 3.12 and 3.13 clear
@@ -663,7 +674,7 @@ try_native(PyObject *holder, PyObject *const *args, Py_ssize_t n, PyObject *para
         out = params == NULL ? jit_run((Hit *)native, args, n) :
             hit_run((Hit *)native, args, n, params);
     Py_XDECREF(native);
-    if (out == miss) {
+    if (out != NULL && out == miss) {     /* (before setup both are NULL) */
         Py_DECREF(out);
         out = NULL;
     }

@@ -323,6 +323,13 @@ def test_static_and_array_keywords_together_hit_in_c_under_the_static_key(path):
         g(x, z=y, n=3)                                   # the Python path's error, hits warm
     with pytest.raises(ValueError, match="Non-hashable static arguments are not supported"):
         g(x, y=y, n=[3])
+    made = []                   # two signatures under one key in turn: each entry's LastHit
+    for _ in range(3):          # is made once and put back, not made anew each call
+        for call in (lambda: h(x, 2, y=y), lambda: h(i, 2, y=i)):
+            call()
+            made.append(h._last.get((("y",), 2, int)))
+    assert len(set(map(id, made))) == (2 if path == "compiled" else 1)
+    assert h(x, 2, y=y).dtype == np.float32 and h(i, 2, y=i).dtype == np.int32
 
 
 def test_a_hot_mixed_keyword_call_that_misses_compiles_and_is_explained(path):
