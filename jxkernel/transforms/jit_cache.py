@@ -176,7 +176,7 @@ class Entry:
     """A compiled signature: the executable, consts on device (Arrays), the output
     structure, how often the cache has hit it, and its LastHit (made on its first fast-path
     hit, anew if the placement object or the config changed; False if its calls' dynamic
-    arguments are not positional leaves alone), and c_last_hit's, by their `_last` key."""
+    arguments are not positional leaves alone), and c_last_hit's, by keyword names."""
     __slots__ = ("exe", "consts", "const_bufs", "out_tree", "jaxpr", "text", "donated", "hits",
                  "last_hit", "scalar_hit", "twin", "refs", "c_hits")
 
@@ -191,7 +191,7 @@ class Entry:
         self.hits = 0
         self.last_hit = None
         self.scalar_hit = None     # the same for calls with Python scalars (f(x, 2.0))
-        self.c_hits = {}           # c_last_hit's, by keyword names: (key, LastHit) or False
+        self.c_hits = {}           # c_last_hit's, by keyword names: (key, LastHit) or None
         self.twin = None
 
     def committed(self, committed: bool) -> Entry:
@@ -248,24 +248,25 @@ def c_last_hit(jitted, entry, statics, avals, where, args, kwargs, leaves) -> No
         return
     names, kinds = tuple(kwargs), scalar_kinds(leaves)
     kinds = kinds if any(kinds) else None
-    made = entry.c_hits.get(names)
-    if made is None or made and (made[1].where is not where or made[1].kinds != kinds or
-                                 made[1].generation is not config._generation):
+    made = entry.c_hits.get(names, False)
+    if made is False or made and (made[1].where is not where or made[1].kinds != kinds or
+                                  made[1].generation is not config._generation):
         made = entry.c_hits[names] = _c_hit(jitted, entry, statics, avals, where, args,
-                                             kwargs, kinds) or False
-    if made:
+                                             kwargs, kinds)
+    if made and made[1].native is not None:    # (None: a donated Python scalar, say)
         jitted._last[made[0]] = made[1]
 
 
 def _c_hit(jitted, entry, statics, avals, where, args, kwargs, kinds):
-    """(its `_last` key, a LastHit with a Hit) for c_last_hit, or None. The key: the call's
-    static key built from the static names (jit_args.static_key: what the C builds) where it
-    passes a static argument, else its keyword names, else LAST_HIT. The Hit takes the dynamic
-    arguments in flat order: the positional ones, then the dynamic keywords' values sorted by
-    name (as a dict flattens, so f(x=a, y=b) and f(y=b, x=a) share the entry, as in JAX), which
-    `order` picks from what the C gathers (those positional arguments, then those keywords'
-    values in call order); containers among them are flattened in that order, which gives
-    the leaves in the order jit's own flatten does.
+    """(its `_last` key, a LastHit) for c_last_hit, or None (too many arguments). The key: the
+    call's static key built from the static names (jit_args.static_key: what the C builds)
+    where it passes a static argument, else its keyword names, else LAST_HIT. The LastHit's Hit
+    (None where the program has none) takes the dynamic arguments in flat order: the
+    positional ones, then the dynamic keywords' values sorted by name (as a dict flattens, so
+    f(x=a, y=b) and f(y=b, x=a) share the entry, as in JAX), which `order` picks from what the
+    C gathers (those positional arguments, then those keywords' values in call order);
+    containers among them are flattened in that order, which gives the leaves in the order
+    jit's own flatten does.
 
         >>> sorted(range(2), key=["y", "x"].__getitem__)   # f(y=b, x=a): stack (b, a)
         [1, 0]
@@ -279,5 +280,4 @@ def _c_hit(jitted, entry, statics, avals, where, args, kwargs, kinds):
     order = (*range(p), *sorted(range(p, n), key=lambda i: dynamic[i - p])) if dynamic else None
     tree = default_registry.flatten(tuple(stack[i] for i in order) if order else stack)[1]
     hit = LastHit(avals, where, entry, kinds, order, None if each_a_leaf(tree, n) else tree)
-    key = static_key(args, kwargs, at, static_names) if statics else names or LAST_HIT
-    return (key, hit) if hit.native is not None else None
+    return static_key(args, kwargs, at, static_names) if statics else names or LAST_HIT, hit

@@ -385,6 +385,13 @@ def test_static_and_donating_calls_hit_in_c_and_mark_what_they_donate(path):
     view = np.asarray(held)                # a NumPy view of ours: dropped, the Array deleted
     assert np.asarray(d(held, 2.0)).tolist() == [10.0, 12.0] and held.is_deleted()
     assert view.tolist() == [5.0, 6.0] and d._cache_size() == k._cache_size() == 1
+    s = jax.jit(lambda v, n: v * n, static_argnums=1, donate_argnums=0)
+    assert float(s(2.0, 3)) == float(s(2.0, 3)) == 6.0   # a donated Python scalar: no Hit
+    w = jax.device_put(2.0)                  # the same program on an Array: its Hit, made now
+    for _ in range(3):
+        w = s(w, 3)
+    assert float(w) == 54.0 and s._cache_size() == 1
+    assert (_python_frames(lambda: s(w, 3)) == []) == (path == "compiled")
 
 
 def test_containers_of_arrays_hit_in_c_with_their_structure(path):
