@@ -20,6 +20,12 @@ Rows (f32[8], each call waited for with `.block_until_ready()`, CPU time of the 
 - method: `jit(self.f)(x)` held by an object (a bound method jitted), called as `m.step(x)`;
 - partial: `functools.partial(jit(lambda s, x: x * s), 2.0)(x)` (nnx.jit-like wrappers);
 - donate: `jit(lambda x: x + 1, donate_argnums=0)`, each call on the last call's result;
+- static_donate: `jit(lambda x, n: x * n, static_argnums=1, donate_argnums=0)(x, 1.0)`, each
+  call on the last call's result;
+- static_kw_mixed: `jit(lambda x, y, *, n: x * n - y, static_argnames="n")(x, y=y, n=3)` (a
+  static and an array by keyword);
+- kw_two_sigs, static_kw_mixed_two_sigs: the kw and static_kw_mixed jits called on f32[8] and
+  then on i32[8] (two signatures under one key in turn: a row's time is the pair's);
 - scalar: `jit(lambda x, a: x * a)(x, 2.0)`;
 - box_read: a jit of `x + b.get()`, `b` a hijax Box it closes over (`jax._src.hijax.Box`);
 - box_write: a jit that also writes its Box (`c.set(c.get() + 1.0)`). These two run CALLS // 20
@@ -81,9 +87,12 @@ def workloads(lib, np_lib, Box):
     model, scaled = Model(lib), functools.partial(lib.jit(lambda s, x: x * s), 2.0)
     donate, scalar = lib.jit(lambda x: x + 1, donate_argnums=0), lib.jit(lambda x, a: x * a)
     held = [np_lib.asarray(np.arange(8, dtype=np.float32))]
+    static_donate = lib.jit(lambda x, n: x * n, static_argnums=1, donate_argnums=0)
+    static_kw_mixed = lib.jit(lambda x, y, *, n: x * n - y, static_argnames="n")
+    i = np_lib.asarray(np.arange(8, dtype=np.int32))
 
-    def donated():
-        held[0] = donate(held[0]).block_until_ready()
+    def donated(jitted=donate, *static):
+        held[0] = jitted(held[0], *static).block_until_ready()
     calls = {"kw": lambda: sub(x=x, y=y).block_until_ready(),
              "kw_mixed": lambda: sub(x, y=y).block_until_ready(),
              "kw_swapped": lambda: sub(y=y, x=x).block_until_ready(),
@@ -93,6 +102,12 @@ def workloads(lib, np_lib, Box):
              "method": lambda: model.step(x).block_until_ready(),
              "partial": lambda: scaled(x).block_until_ready(),
              "donate": donated,
+             "static_donate": lambda: donated(static_donate, 1.0),
+             "static_kw_mixed": lambda: static_kw_mixed(x, y=y, n=3).block_until_ready(),
+             "kw_two_sigs": lambda: (sub(x=x, y=y), sub(x=i, y=i))[1].block_until_ready(),
+             "static_kw_mixed_two_sigs": lambda: (static_kw_mixed(x, y=y, n=3),
+                                                  static_kw_mixed(i, y=i, n=3))[1]
+             .block_until_ready(),
              "scalar": lambda: scalar(x, 2.0).block_until_ready(),
              "plain": lambda: plain(x).block_until_ready(),
              "static": lambda: static(x, 3).block_until_ready(),

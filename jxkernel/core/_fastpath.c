@@ -35,8 +35,11 @@
    be object slots), a buffer's `_sharding` and `block_until_ready()`, the result of
    execute_sharded's `consume_with_handlers(handlers)`, a jit cache entry's `hits`, the
    `native` attribute (a Hit or None) of a LastHit (transforms/jit_cache.py) and of a _LastRun
-   (xla/dispatch.py), a JitFunction's own `_last` dict and `_static_at` tuple of ints (its
-   static positions, sorted), and the method `_python_call` of its class.
+   (xla/dispatch.py), a JitFunction's own `_last` dict, `_static_at` tuple of ints (its
+   static positions, sorted) and `_static_argnames` frozenset, and the method `_python_call`
+   of its class. What it writes: a result Array's four slots, a donated Array's `_npy` and
+   `_buf` (a Gone of xla/deleted.py, its three slots found as Array's are, after the buffer's
+   `delete()`), and a donating executable's `ran`.
 
    C-API checked against the documentation and headers of Python 3.11, 3.12 and 3.13 (and
    built with 3.11.7, 3.12.1 and 3.13.0 with -Wall -Wextra -Werror, nothing deprecated):
@@ -56,6 +59,14 @@
      PyArg_ParseTupleAndKeywords (3.13 takes `char * const *` keywords: a `char *[]`
      converts). PyDict_GetItemWithError is not deprecated in 3.13 (PyDict_GetItemRef, new
      there, is the preferred form; the old one stays for 3.11 and 3.12).
+   - Added in stop 63 (donation in C, static names), checked against the 3.12 and 3.13
+     headers and documentation, none deprecated or removed there: PySet_Contains (takes a
+     frozenset; -1 with an exception for an unhashable key), PyFrozenSet_New(NULL),
+     PyFrozenSet_CheckExact, PyObject_SetAttr, PyObject_CallMethodNoArgs, Py_XNewRef (3.10),
+     PyUnicode_Check, a heap type's tp_alloc (PyType_GenericAlloc: zeroed, GC-tracked, takes a
+     reference to the type) for a Gone whose __init__ is not run. Built with 3.12.1 and
+     3.13.0's headers with -Wall -Wextra -Werror, and its Hit, donation and static-names
+     paths run under both on stand-in types (no jaxlib there).
    - Py_TPFLAGS_HAVE_VECTORCALL's inheritance: 3.12 gives it to any subclass that keeps the
      base's tp_call; 3.11 only to immutable types, so JitFunction's __init_subclass__ sets it
      (see "jitted functions"). A class whose `__call__` is assigned later: 3.12 and 3.13 clear
@@ -86,9 +97,11 @@
 #endif
 
 static PyObject *config_obj, *ctx_obj, *eval_trace, *miss;
-static PyTypeObject *array_type;
+static PyTypeObject *array_type, *gone_type;
 static Py_ssize_t off_buf, off_aval, off_npy, off_sharding;  /* Array's slots (descriptors) */
+static Py_ssize_t off_gone_buf, off_gone_why, off_gone_aval;  /* xla/deleted.py's Gone's */
 static PyObject *s_generation, *s_trace, *s_sharding, *s_consume, *s_hits, *one;
+static PyObject *s_delete, *s_ran;
 
 typedef struct {
     PyObject_HEAD
@@ -111,7 +124,9 @@ typedef struct {
                                from (a keyword call: its flat order sorts the names) */
     Py_ssize_t norder;      /* how many (the call's arguments: with a tree, not its leaves) */
     PyObject *donate;       /* None, or the indices of the arguments the program donates */
-    PyObject *after;        /* donating: after(list of those Arrays), once it ran */
+    PyObject *whys;         /* donating: per donated argument why it is gone (a str) */
+    PyObject *executable;   /* donating: the Executable, whose `ran` the first run sets */
+    int ran;                /* donating: `ran` set */
     PyObject *tree;         /* None, or the structure of the call's arguments (a PyTreeDef):
                                they are flattened (`flatten`) and their leaves checked */
     PyObject *flatten;      /* with a tree: the pytree registry's flatten (jaxlib's C++) */
@@ -138,23 +153,29 @@ slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *offset)
 
 static PyObject *last_runs, *impl_rules;       /* dispatch's {primitive: _LastRun}, rules */
 
-/* setup(config, ctx, eval_trace, miss, array_type, last_runs, impl_rules): what the Hits and
-   entry points read, given once by xla/fastpath.py; before it every entry point falls back. */
+/* setup(config, ctx, eval_trace, miss, array_type, last_runs, impl_rules, gone_type=None):
+   what the Hits and entry points read, given once by xla/fastpath.py; before it every entry
+   point falls back. Without a gone_type (xla/deleted.py's Gone) no Hit donates. */
 static PyObject *
 setup(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"config", "ctx", "eval_trace", "miss", "array_type", "last_runs",
-                         "impl_rules", NULL};
-    PyObject *cfg, *ctx, *ev, *m, *at, *runs, *impls;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOO!O!O!", kw, &cfg, &ctx, &ev, &m,
+                         "impl_rules", "gone_type", NULL};
+    PyObject *cfg, *ctx, *ev, *m, *at, *runs, *impls, *gone = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOO!O!O!|O!", kw, &cfg, &ctx, &ev, &m,
                                      &PyType_Type, &at, &PyDict_Type, &runs, &PyDict_Type,
-                                     &impls))
+                                     &impls, &PyType_Type, &gone))
         return NULL;
     if (slot_offset((PyTypeObject *)at, "_buf", &off_buf) < 0 ||
             slot_offset((PyTypeObject *)at, "aval", &off_aval) < 0 ||
             slot_offset((PyTypeObject *)at, "_npy", &off_npy) < 0 ||
             slot_offset((PyTypeObject *)at, "_sharding", &off_sharding) < 0)
         return NULL;
+    if (gone != NULL && (slot_offset((PyTypeObject *)gone, "deleted_buf", &off_gone_buf) < 0 ||
+            slot_offset((PyTypeObject *)gone, "why", &off_gone_why) < 0 ||
+            slot_offset((PyTypeObject *)gone, "array_aval", &off_gone_aval) < 0))
+        return NULL;
+    Py_XSETREF(gone_type, (PyTypeObject *)Py_XNewRef(gone));
     Py_XSETREF(config_obj, Py_NewRef(cfg));
     Py_XSETREF(ctx_obj, Py_NewRef(ctx));
     Py_XSETREF(eval_trace, Py_NewRef(ev));
@@ -197,20 +218,24 @@ stack_order(PyObject *order, Py_ssize_t n)
 }
 
 /* Whether `donate` is a tuple of indices of Array arguments (of n; where `kinds` says none is
-   a Python scalar there, whose buffer is cached: never donated) and `after` a callable; 0 with
-   ValueError if not. */
+   a Python scalar there, whose buffer is cached: never donated), `whys` a str for each, and
+   there is an executable (and setup's gone_type); 0 with ValueError if not. */
 static int
-donates_arrays(PyObject *donate, PyObject *kinds, Py_ssize_t n, PyObject *after)
+donates_arrays(PyObject *donate, PyObject *kinds, Py_ssize_t n, PyObject *whys,
+               PyObject *executable)
 {
-    int ok = PyTuple_Check(donate) && PyTuple_GET_SIZE(donate) > 0 && PyCallable_Check(after);
+    int ok = PyTuple_Check(donate) && PyTuple_GET_SIZE(donate) > 0 && PyTuple_Check(whys) &&
+             PyTuple_GET_SIZE(whys) == PyTuple_GET_SIZE(donate) && executable != Py_None &&
+             gone_type != NULL;
     for (Py_ssize_t j = 0; ok && j < PyTuple_GET_SIZE(donate); j++) {
         Py_ssize_t i = PyLong_AsSsize_t(PyTuple_GET_ITEM(donate, j));
-        ok = i >= 0 && i < n && (kinds == Py_None || PyTuple_GET_ITEM(kinds, i) == Py_None);
+        ok = i >= 0 && i < n && (kinds == Py_None || PyTuple_GET_ITEM(kinds, i) == Py_None) &&
+             PyUnicode_Check(PyTuple_GET_ITEM(whys, j));
     }
     if (!ok) {
         PyErr_Clear();
         PyErr_SetString(PyExc_ValueError, "Hit: `donate` is the indices of Array arguments, "
-                        "`after` a callable");
+                        "`whys` a str for each, with an `executable` (and setup's gone_type)");
     }
     return ok;
 }
@@ -220,26 +245,30 @@ hit_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"avals", "where", "generation", "execute", "handlers", "out_avals",
                          "finish", "entry", "params", "check_trace", "kinds", "put", "consts",
-                         "alike", "order", "donate", "after", "tree", "flatten", NULL};
+                         "alike", "order", "donate", "whys", "executable", "tree", "flatten",
+                         NULL};
     PyObject *avals, *where, *gen, *execute, *handlers, *out_avals, *finish, *entry, *params;
     PyObject *kinds = Py_None, *put = Py_None, *consts = NULL, *order = Py_None;
-    PyObject *donate = Py_None, *after = Py_None, *tree = Py_None, *flatten = Py_None;
+    PyObject *donate = Py_None, *whys = Py_None, *executable = Py_None, *tree = Py_None;
+    PyObject *flatten = Py_None;
     int check_trace, alike = 0;
     if (array_type == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "_fastpath.setup() was not called");
         return NULL;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOO!O!OOOp|OOO!iOOOOO", kw, &PyTuple_Type,
-                                     &avals, &where, &gen, &execute, &PyList_Type, &handlers,
-                                     &PyTuple_Type, &out_avals, &finish, &entry, &params,
-                                     &check_trace, &kinds, &put, &PyTuple_Type, &consts,
-                                     &alike, &order, &donate, &after, &tree, &flatten))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOO!O!OOOp|OOO!iOOOOOO", kw,
+                                     &PyTuple_Type, &avals, &where, &gen, &execute,
+                                     &PyList_Type, &handlers, &PyTuple_Type, &out_avals,
+                                     &finish, &entry, &params, &check_trace, &kinds, &put,
+                                     &PyTuple_Type, &consts, &alike, &order, &donate, &whys,
+                                     &executable, &tree, &flatten))
         return NULL;
     if (tree != Py_None && !PyCallable_Check(flatten)) {
         PyErr_SetString(PyExc_ValueError, "Hit: a tree needs a flatten");
         return NULL;
     }
-    if (donate != Py_None && !donates_arrays(donate, kinds, PyTuple_GET_SIZE(avals), after))
+    if (donate != Py_None &&
+            !donates_arrays(donate, kinds, PyTuple_GET_SIZE(avals), whys, executable))
         return NULL;
     if (PyList_GET_SIZE(handlers) != PyTuple_GET_SIZE(out_avals) ||
             PyTuple_GET_SIZE(avals) == 0) {
@@ -275,7 +304,9 @@ hit_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     h->order = indices;
     h->norder = n;
     h->donate = Py_NewRef(donate);
-    h->after = Py_NewRef(after);
+    h->whys = Py_NewRef(whys);
+    h->executable = Py_NewRef(executable);
+    h->ran = 0;
     h->tree = Py_NewRef(tree);
     h->flatten = Py_NewRef(flatten);
     h->avals = Py_NewRef(avals);
@@ -306,7 +337,8 @@ hit_traverse(Hit *h, visitproc visit, void *arg)
     Py_VISIT(h->avals); Py_VISIT(h->where); Py_VISIT(h->generation); Py_VISIT(h->execute);
     Py_VISIT(h->handlers); Py_VISIT(h->out_avals); Py_VISIT(h->finish); Py_VISIT(h->entry);
     Py_VISIT(h->params); Py_VISIT(h->kinds); Py_VISIT(h->put); Py_VISIT(h->consts);
-    Py_VISIT(h->donate); Py_VISIT(h->after); Py_VISIT(h->tree); Py_VISIT(h->flatten);
+    Py_VISIT(h->donate); Py_VISIT(h->whys); Py_VISIT(h->executable); Py_VISIT(h->tree);
+    Py_VISIT(h->flatten);
     return 0;
 }
 
@@ -316,7 +348,8 @@ hit_clear(Hit *h)
     Py_CLEAR(h->avals); Py_CLEAR(h->where); Py_CLEAR(h->generation); Py_CLEAR(h->execute);
     Py_CLEAR(h->handlers); Py_CLEAR(h->out_avals); Py_CLEAR(h->finish); Py_CLEAR(h->entry);
     Py_CLEAR(h->params); Py_CLEAR(h->kinds); Py_CLEAR(h->put); Py_CLEAR(h->consts);
-    Py_CLEAR(h->donate); Py_CLEAR(h->after); Py_CLEAR(h->tree); Py_CLEAR(h->flatten);
+    Py_CLEAR(h->donate); Py_CLEAR(h->whys); Py_CLEAR(h->executable); Py_CLEAR(h->tree);
+    Py_CLEAR(h->flatten);
     return 0;
 }
 
@@ -379,21 +412,39 @@ drop_views(Hit *h, PyObject *const *args)
     }
 }
 
-/* ... and after it ran: after([the donated Arrays]) deletes and marks them (Python's). */
+/* ... and after it ran, what Executable.call_arrays does after its run: each one's buffer
+   deleted (XLA skips a donation that a NumPy view the user holds blocks; jaxlib's delete() of
+   a donated buffer does nothing, and costs less than asking is_deleted() first), its place
+   taken by a Gone saying where it went (xla/deleted.py's `mark`: the slots written here, as
+   an Array's are, with no Python __init__ run), and, once, the executable's `ran` set (a
+   donated Array given to it again is then JAX's ValueError). */
 static int
 donated(Hit *h, PyObject *const *args)
 {
-    Py_ssize_t k = PyTuple_GET_SIZE(h->donate);
-    PyObject *arrays = PyList_New(k);
-    if (arrays == NULL)
-        return -1;
-    for (Py_ssize_t j = 0; j < k; j++)
-        PyList_SET_ITEM(arrays, j,
-                        Py_NewRef(args[PyLong_AsSsize_t(PyTuple_GET_ITEM(h->donate, j))]));
-    PyObject *done = PyObject_CallOneArg(h->after, arrays);
-    Py_DECREF(arrays);
-    Py_XDECREF(done);
-    return done == NULL ? -1 : 0;
+    for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(h->donate); j++) {
+        PyObject *a = args[PyLong_AsSsize_t(PyTuple_GET_ITEM(h->donate, j))];   /* (checked) */
+        PyObject *buf = SLOT(a, off_buf);
+        if (buf == NULL || Py_IS_TYPE(buf, gone_type))    /* (marked: the first reason stays) */
+            continue;
+        Py_INCREF(buf);                                   /* (the Gone's, below) */
+        PyObject *done = PyObject_CallMethodNoArgs(buf, s_delete);
+        PyObject *gone = done != NULL ? gone_type->tp_alloc(gone_type, 0) : NULL;
+        Py_XDECREF(done);
+        if (gone == NULL) {
+            Py_DECREF(buf);
+            return -1;
+        }
+        SLOT(gone, off_gone_buf) = buf;
+        SLOT(gone, off_gone_why) = Py_NewRef(PyTuple_GET_ITEM(h->whys, j));
+        SLOT(gone, off_gone_aval) = Py_NewRef(SLOT(a, off_aval));     /* (matched: set) */
+        Py_XSETREF(SLOT(a, off_buf), gone);
+    }
+    if (!h->ran) {
+        if (PyObject_SetAttr(h->executable, s_ran, Py_True) < 0)
+            return -1;
+        h->ran = 1;
+    }
+    return 0;
 }
 
 static PyObject *
@@ -541,6 +592,22 @@ hit_run_args(Hit *h, PyObject *const *args, Py_ssize_t n)
     return out;
 }
 
+/* The hit on a jit call's n dynamic arguments as the call gives them: for a Hit with an
+   `order` (keyword arguments among them), taken in the flat order it picks, else as they
+   are; then hit_run_args. */
+static PyObject *
+jit_run(Hit *h, PyObject *const *args, Py_ssize_t n)
+{
+    if (h->order == NULL)
+        return hit_run_args(h, args, n);
+    if (h->norder != n)                       /* (another count: another call's Hit) */
+        return Py_NewRef(miss);
+    PyObject *flat[MAX_STATIC_CALL_ARGS];     /* (its order: at most 32 indices, each < n) */
+    for (Py_ssize_t i = 0; i < n; i++)
+        flat[i] = args[h->order[i]];          /* (borrowed: the caller holds its arguments) */
+    return hit_run_args(h, flat, n);          /* (containers among them: flattened there) */
+}
+
 /* hit(args) for jit, hit(args, params) for an eager primitive. */
 static PyObject *
 hit_call(Hit *h, PyObject *call_args, PyObject *kwds)
@@ -604,10 +671,10 @@ try_native(PyObject *holder, PyObject *const *args, Py_ssize_t n, PyObject *para
 {
     PyObject *out = NULL, *native = PyObject_GetAttr(holder, s_native);
     if (native != NULL && Py_IS_TYPE(native, &HitType) && ((Hit *)native)->alike >= min_alike)
-        out = params == NULL ? hit_run_args((Hit *)native, args, n) :
+        out = params == NULL ? jit_run((Hit *)native, args, n) :
             hit_run((Hit *)native, args, n, params);
     Py_XDECREF(native);
-    if (out == miss) {
+    if (out != NULL && out == miss) {     /* (before setup both are NULL) */
         Py_DECREF(out);
         out = NULL;
     }
@@ -659,22 +726,24 @@ typedef struct {
     vectorcallfunc vectorcall;
     PyObject *last;          /* `_last`: {LAST_HIT, or a static key: LastHit} */
     PyObject *static_at;     /* `_static_at`: the static positions, sorted (ints) */
+    PyObject *static_names;  /* `_static_argnames`: a frozenset of the static names */
 } JitFunction;
 
 static PyObject *s_last_hit, *s_python_call;
 
 /* A call with static arguments: its LastHit is last[k], k the call's static key as
    jit_args.static_key makes it: (keyword names, the positional arguments at the sorted
-   positions `at` that the call passes, then the keyword arguments (all static where such a
-   LastHit exists: the Python path makes one for no other call), then the types of those
-   values); the other positional arguments are the Hit's. NULL, an exception set or not,
-   where it does not hit (the caller clears it). */
+   positions `at` that the call passes, then the keyword arguments named in `static_names`
+   (in call order), then the types of those values). The other arguments are the
+   Hit's, the positional ones and then the dynamic keywords' values in call order, which a
+   Hit with an `order` (jit_cache.c_last_hit's, for keywords among them) puts in flat order.
+   NULL, an exception set or not, where it does not hit (the caller clears it). */
 static PyObject *
-static_hit(PyObject *at, PyObject *last, PyObject *const *args, Py_ssize_t n,
-           PyObject *kwnames)
+static_hit(PyObject *at, PyObject *static_names, PyObject *last, PyObject *const *args,
+           Py_ssize_t n, PyObject *kwnames)
 {
     Py_ssize_t nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
-    if (n > MAX_STATIC_CALL_ARGS)
+    if (n + nkw > MAX_STATIC_CALL_ARGS)
         return NULL;
     PyObject *dyn[MAX_STATIC_CALL_ARGS], *stat[MAX_STATIC_CALL_ARGS];
     Py_ssize_t ndyn = 0, nstat = 0, nat = PyTuple_GET_SIZE(at), next = 0;
@@ -689,8 +758,17 @@ static_hit(PyObject *at, PyObject *last, PyObject *const *args, Py_ssize_t n,
     }
     if (PyErr_Occurred())                     /* (a position that is not an int) */
         return NULL;
-    Py_ssize_t m = nstat + nkw;
-    if (m == 0)                               /* nothing static passed: LAST_HIT's call */
+    for (Py_ssize_t j = 0; j < nkw; j++) {    /* (a str in a frozenset: its cached hash) */
+        int is_static = PySet_Contains(static_names, PyTuple_GET_ITEM(kwnames, j));
+        if (is_static < 0)
+            return NULL;
+        if (is_static)
+            stat[nstat++] = args[n + j];
+        else
+            dyn[ndyn++] = args[n + j];
+    }
+    Py_ssize_t m = nstat;
+    if (m == 0)                     /* nothing static passed: LAST_HIT's or keyword_hit's */
         return NULL;
     PyObject *key = PyTuple_New(1 + 2 * m);
     if (key == NULL)
@@ -702,7 +780,7 @@ static_hit(PyObject *at, PyObject *last, PyObject *const *args, Py_ssize_t n,
     }
     PyTuple_SET_ITEM(key, 0, names);
     for (Py_ssize_t j = 0; j < m; j++) {
-        PyObject *value = j < nstat ? stat[j] : args[n + j - nstat];
+        PyObject *value = stat[j];
         PyTuple_SET_ITEM(key, 1 + j, Py_NewRef(value));
         PyTuple_SET_ITEM(key, 1 + m + j, Py_NewRef((PyObject *)Py_TYPE(value)));
     }
@@ -733,21 +811,8 @@ keyword_hit(PyObject *last, PyObject *const *args, Py_ssize_t total, PyObject *k
     if (holder == NULL)
         return NULL;
     Py_INCREF(holder);
-    PyObject *native = PyObject_GetAttr(holder, s_native), *out = NULL;
+    PyObject *out = try_native(holder, args, total, NULL, 0);   /* (its Hit: jit_run's order) */
     Py_DECREF(holder);
-    if (native != NULL && Py_IS_TYPE(native, &HitType) && ((Hit *)native)->order != NULL &&
-            ((Hit *)native)->norder == total) {
-        Hit *h = (Hit *)native;               /* (its order: at most 32 indices, each < total) */
-        PyObject *flat[MAX_STATIC_CALL_ARGS];
-        for (Py_ssize_t i = 0; i < total; i++)
-            flat[i] = args[h->order[i]];      /* (borrowed: the caller holds its arguments) */
-        out = hit_run_args(h, flat, total);   /* (containers among them: flattened there) */
-    }
-    Py_XDECREF(native);
-    if (out == miss) {
-        Py_DECREF(out);
-        out = NULL;
-    }
     return out;
 }
 
@@ -818,13 +883,14 @@ jitfn_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject 
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     Py_ssize_t nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
     if (f->last != NULL && PyDict_CheckExact(f->last) && PyDict_GET_SIZE(f->last) > 0 &&
-            f->static_at != NULL && PyTuple_CheckExact(f->static_at)) {
+            f->static_at != NULL && PyTuple_CheckExact(f->static_at) &&
+            f->static_names != NULL && PyFrozenSet_CheckExact(f->static_names)) {
         /* both taken: a hit counts on its entry, and could reach Python code that sets them */
         PyObject *last = Py_NewRef(f->last), *at = Py_NewRef(f->static_at), *out = NULL;
         if (nkw > 0 && (out = keyword_hit(last, args, nargs + nkw, kwnames)) == NULL)
             PyErr_Clear();                    /* (then as static keywords, else Python) */
         if (out == NULL && passes_static(at, nargs, nkw)) {
-            out = static_hit(at, last, args, nargs, kwnames);
+            out = static_hit(at, f->static_names, last, args, nargs, kwnames);
         } else if (out == NULL && !PyErr_Occurred()) {
             PyObject *hit = PyDict_GetItemWithError(last, s_last_hit);   /* borrowed */
             if (hit != NULL) {
@@ -851,7 +917,8 @@ jitfn_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     f->vectorcall = jitfn_vectorcall;
     f->last = PyDict_New();                  /* (until __init__ gives the shared ones) */
     f->static_at = PyTuple_New(0);
-    if (f->last == NULL || f->static_at == NULL) {
+    f->static_names = PyFrozenSet_New(NULL);
+    if (f->last == NULL || f->static_at == NULL || f->static_names == NULL) {
         Py_DECREF(f);
         return NULL;
     }
@@ -863,6 +930,7 @@ jitfn_traverse(JitFunction *f, visitproc visit, void *arg)
 {
     Py_VISIT(f->last);
     Py_VISIT(f->static_at);
+    Py_VISIT(f->static_names);
     return 0;
 }
 
@@ -871,6 +939,7 @@ jitfn_clear(JitFunction *f)
 {
     Py_CLEAR(f->last);
     Py_CLEAR(f->static_at);
+    Py_CLEAR(f->static_names);
     return 0;
 }
 
@@ -906,8 +975,10 @@ jitfn_getstate(JitFunction *f, PyObject *unused)
     PyObject *dict = PyObject_GenericGetDict((PyObject *)f, NULL);
     if (dict == NULL)
         return NULL;
-    PyObject *slots = Py_BuildValue("{sOsO}", "_last", f->last ? f->last : Py_None,
-                                    "_static_at", f->static_at ? f->static_at : Py_None);
+    PyObject *slots = Py_BuildValue("{sOsOsO}", "_last", f->last ? f->last : Py_None,
+                                    "_static_at", f->static_at ? f->static_at : Py_None,
+                                    "_static_argnames",
+                                    f->static_names ? f->static_names : Py_None);
     PyObject *state = slots != NULL ? PyTuple_Pack(2, dict, slots) : NULL;
     Py_DECREF(dict);
     Py_XDECREF(slots);
@@ -915,7 +986,7 @@ jitfn_getstate(JitFunction *f, PyObject *unused)
 }
 
 static PyMethodDef jitfn_methods[] = {
-    {"__getstate__", (PyCFunction)jitfn_getstate, METH_NOARGS, "(__dict__, the two slots)"},
+    {"__getstate__", (PyCFunction)jitfn_getstate, METH_NOARGS, "(__dict__, the three slots)"},
     {"__init_subclass__", (PyCFunction)(void (*)(void))jitfn_init_subclass,
      METH_VARARGS | METH_KEYWORDS | METH_CLASS, "Give the subclass this type's vectorcall."},
     {NULL, NULL, 0, NULL}
@@ -926,6 +997,8 @@ static PyMemberDef jitfn_members[] = {
      "{LAST_HIT, or a static key: its LastHit} (transforms/jit_cache.py)"},
     {"_static_at", Py_T_OBJECT_EX, offsetof(JitFunction, static_at), 0,
      "the static positions, sorted (jit_args.static_key's `at`)"},
+    {"_static_argnames", Py_T_OBJECT_EX, offsetof(JitFunction, static_names), 0,
+     "the static names, a frozenset (jit_args.Arguments')"},
     {NULL, 0, 0, 0, NULL}
 };
 
@@ -1235,12 +1308,15 @@ PyInit__fastpath(void)
     s_native = PyUnicode_InternFromString("native");
     s_block = PyUnicode_InternFromString("block_until_ready");
     s_python_call = PyUnicode_InternFromString("_python_call");
+    s_delete = PyUnicode_InternFromString("delete");
+    s_ran = PyUnicode_InternFromString("ran");
     /* jit_cache.LAST_HIT, interned there too: the same object, found by identity */
     s_last_hit = PyUnicode_InternFromString("last hit");
     one = PyLong_FromLong(1);
     no_params = PyDict_New();
     if (!s_generation || !s_trace || !s_sharding || !s_consume || !s_hits || !s_native ||
-            !s_block || !s_python_call || !s_last_hit || !one || !no_params)
+            !s_block || !s_python_call || !s_last_hit || !s_delete || !s_ran || !one ||
+            !no_params)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)

@@ -269,7 +269,7 @@ class Jitted(native.JitFunction if native else object):
                     type(leaf) in SCALAR_TYPES for leaf in leaves) and \
                 (leaves or device == _client.default_device()):
             if dyn_kwargs or entry.donated:     # f(x=a), or donating: a last hit for C alone
-                c_last_hit(self._last, entry, statics, avals, where, args, kwargs)
+                c_last_hit(self, entry, statics, avals, where, args, kwargs, leaves)
             else:                               # remember it under the fast path's key
                 self._fast[(_flatten(dyn_args)[1], avals, scalar_signature(leaves)[1],
                             config._trace_state, static_key(args, kwargs, self._static_at))] = entry

@@ -44,10 +44,11 @@ def check_argnums(signature, argnums: tuple, what: str) -> None:
                          f"positional arguments.")
 
 
-def static_key(args, kwargs, at) -> tuple:
+def static_key(args, kwargs, at, names=None) -> tuple:
     """A call's static arguments as jit's fast paths key them: () where none is passed, else
     the keyword names, the static values (the positional ones at `at`, sorted positions,
-    then the keywords') and their types. Typed as JAX's tree_util.Static compares them:
+    then the keywords', all of them or, given the static `names`, those in call order) and
+    their types. Typed as JAX's tree_util.Static compares them:
     f(x, True) and f(x, 1), f(x, 2.0) and f(x, 2) with n static are two programs (a plain
     tuple took them for one, and ran the program traced for True on 1). A plain tuple, so
     that a hit compares it in C (a tuple subclass with its own __eq__ cost each hit a Python
@@ -58,10 +59,13 @@ def static_key(args, kwargs, at) -> tuple:
         False
         >>> static_key((0.5, 3), {"n": 2}, (1,))
         (('n',), 3, 2, <class 'int'>, <class 'int'>)
+        >>> static_key((0.5,), {"y": 0.5, "n": 2}, (), names={"n"})
+        (('y', 'n'), 2, <class 'int'>)
     """
     values = [args[i] for i in at if i < len(args)]
     if kwargs:
-        values += kwargs.values()
+        values += kwargs.values() if names is None else \
+            [v for k, v in kwargs.items() if k in names]
     elif not values:
         return ()
     return (tuple(kwargs), *values, *map(type, values))

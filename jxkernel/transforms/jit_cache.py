@@ -21,6 +21,7 @@ from ..core.staging import convert_constvars_to_invars
 from ..tree_util import default_registry
 from ..xla import fastpath
 from ..xla.scalars import scalar_kinds
+from .jit_args import static_key
 
 class FunState:
     """What every jit of one function shares: its signature and source line, read once, and
@@ -175,9 +176,9 @@ class Entry:
     """A compiled signature: the executable, consts on device (Arrays), the output
     structure, how often the cache has hit it, and its LastHit (made on its first fast-path
     hit, anew if the placement object or the config changed; False if its calls' dynamic
-    arguments are not positional leaves alone)."""
+    arguments are not positional leaves alone), and c_last_hit's, by keyword names."""
     __slots__ = ("exe", "consts", "const_bufs", "out_tree", "jaxpr", "text", "donated", "hits",
-                 "last_hit", "scalar_hit", "twin", "refs")
+                 "last_hit", "scalar_hit", "twin", "refs", "c_hits")
 
     def __init__(self, exe, consts, out_tree, jaxpr, text, donated):
         self.exe, self.consts, self.out_tree = exe, consts, out_tree
@@ -190,6 +191,7 @@ class Entry:
         self.hits = 0
         self.last_hit = None
         self.scalar_hit = None     # the same for calls with Python scalars (f(x, 2.0))
+        self.c_hits = {}           # c_last_hit's, by keyword names: (key, LastHit) or None
         self.twin = None
 
     def committed(self, committed: bool) -> Entry:
@@ -233,28 +235,49 @@ def last_hit_for(entry, avals, where, kinds, treedef, n):
     return hit
 
 
-def c_last_hit(last, entry, statics, avals, where, args, kwargs) -> None:
+def c_last_hit(jitted, entry, statics, avals, where, args, kwargs, leaves) -> None:
     """A LastHit for core/_fastpath.c alone, where jit's Python fast path takes none: for a
-    call passing no static argument (`statics` empty) that gives arrays by keyword
-    (f(x, y=b)) or runs a donating program. Put in the jit's `_last` under the keyword names
-    in call order (the call site's own names tuple, what the C looks up), else under LAST_HIT.
-    A keyword call's Hit takes the flat order, the keywords' values sorted by name (as a dict
-    flattens, so f(x=a, y=b) and f(y=b, x=a) share the entry, as in JAX), which `order` picks
-    from the call's stack (args, then the keywords' values); containers among them are
-    flattened in that order, which gives the leaves in the order jit's own flatten does.
+    call that gives arrays by keyword (f(x, y=b), g(x, y=b, n=3) with n static) or runs a
+    donating program (`leaves`: its dynamic arguments flat, as jit flattens them). Put in the
+    jit's `_last` under the call's static key where it passes a static argument, else under
+    its keyword names in call order, else under LAST_HIT (`_c_hit`). Made once per entry and
+    keyword names (what decides the key, its order and tree), anew if the placement, the
+    Python scalars among the leaves or the config changed: two signatures called in turn
+    under one key (h(x, 2, y=a), h(i, 2, y=b)) take the general path, and make nothing anew."""
+    if not fastpath.native:
+        return
+    names, kinds = tuple(kwargs), scalar_kinds(leaves)
+    kinds = kinds if any(kinds) else None
+    made = entry.c_hits.get(names, False)
+    if made is False or made and (made[1].where is not where or made[1].kinds != kinds or
+                                  made[1].generation is not config._generation):
+        made = entry.c_hits[names] = _c_hit(jitted, entry, statics, avals, where, args,
+                                             kwargs, kinds)
+    if made and made[1].native is not None:    # (None: a donated Python scalar, say)
+        jitted._last[made[0]] = made[1]
+
+
+def _c_hit(jitted, entry, statics, avals, where, args, kwargs, kinds):
+    """(its `_last` key, a LastHit) for c_last_hit, or None (too many arguments). The key: the
+    call's static key built from the static names (jit_args.static_key: what the C builds)
+    where it passes a static argument, else its keyword names, else LAST_HIT. The LastHit's Hit
+    (None where the program has none) takes the dynamic arguments in flat order: the
+    positional ones, then the dynamic keywords' values sorted by name (as a dict flattens, so
+    f(x=a, y=b) and f(y=b, x=a) share the entry, as in JAX), which `order` picks from what the
+    C gathers (those positional arguments, then those keywords' values in call order);
+    containers among them are flattened in that order, which gives the leaves in the order
+    jit's own flatten does.
 
         >>> sorted(range(2), key=["y", "x"].__getitem__)   # f(y=b, x=a): stack (b, a)
         [1, 0]
     """
-    p, names = len(args), tuple(kwargs)
-    n = p + len(names)
-    if statics or not 0 < n <= 32 or not fastpath.native:
-        return
-    order = (*range(p), *sorted(range(p, n), key=lambda i: names[i - p])) if names else None
-    stack = (*args, *kwargs.values())
-    leaves, tree = default_registry.flatten(tuple(stack[i] for i in order) if order else stack)
-    kinds = scalar_kinds(leaves)
-    hit = LastHit(avals, where, entry, kinds if any(kinds) else None, order,
-                  None if each_a_leaf(tree, n) else tree)
-    if hit.native is not None:
-        last[names or LAST_HIT] = hit
+    at, static_names, names = jitted._static_at, jitted._static_argnames, tuple(kwargs)
+    dynamic = [k for k in names if k not in static_names]
+    stack = [a for i, a in enumerate(args) if i not in at] + [kwargs[k] for k in dynamic]
+    p, n = len(stack) - len(dynamic), len(stack)
+    if not 0 < n <= len(args) + len(names) <= 32:
+        return None
+    order = (*range(p), *sorted(range(p, n), key=lambda i: dynamic[i - p])) if dynamic else None
+    tree = default_registry.flatten(tuple(stack[i] for i in order) if order else stack)[1]
+    hit = LastHit(avals, where, entry, kinds, order, None if each_a_leaf(tree, n) else tree)
+    return static_key(args, kwargs, at, static_names) if statics else names or LAST_HIT, hit

@@ -44,7 +44,7 @@ class Executable:
     # `user_jit`: the program of a user's jit (set by jit), whose calls after the first give a
     # donated Array JAX's ValueError; `ran`: a call went through (xla/deleted.py)
     user_jit = ran = False
-    _whys = None           # donated_by_hit's reasons, one per donated argument
+    _whys = None           # donation_whys's reasons, one per donated argument
 
     def __init__(self, loaded, out_avals, device, name="", donated=(), *, in_avals=None,
                  arg_names=None, committed=True):
@@ -75,7 +75,7 @@ class Executable:
         # path, xla/fastpath.py, runs only such executables)
         self.plain = self._simple and type(self) is Executable and not keyed
         # one that donates some of its arguments, which the compiled fast path runs too,
-        # calling `donated_by_hit` after
+        # deleting and marking them in C (with `donation_whys`) after
         self.plain_donating = n == 1 and bool(self.donated) and type(self) is Executable and \
             not keyed
         if self.plain:
@@ -128,18 +128,16 @@ class Executable:
             mark(arrays[i], donated(self._what(), self._short_name(i)))
         return outs
 
-    def donated_by_hit(self, arrays) -> None:
-        """What is left to do after a compiled hit (core/_fastpath.c) ran this program on
-        `arrays`, the Arrays at `self.donated` (their NumPy views dropped before), as
-        call_arrays and _finish do: each deleted (XLA skips a donation that a NumPy view the
-        user holds blocks) and marked with where it went."""
-        self.ran = True
+    def donation_whys(self) -> tuple:
+        """Why each donated argument is gone, the reason call_arrays marks it with (the compiled
+        fast path, core/_fastpath.c, marks what a hit donates with these, and sets `ran`).
+
+            >>> exe.donation_whys()          # a jit(f) donating its argument 'x'
+            ("It was donated to jit(f) as its argument 'x': use that call's result ...",)
+        """
         if self._whys is None:             # (each argument's reason, written once)
-            self._whys = [donated(self._what(), self._short_name(i)) for i in self.donated]
-        for array, why in zip(arrays, self._whys):
-            if not array._buf.is_deleted():
-                array._buf.delete()
-            mark(array, why)
+            self._whys = tuple(donated(self._what(), self._short_name(i)) for i in self.donated)
+        return self._whys
 
     def __call__(self, *args) -> list:
         """Run on any arguments (Arrays, NumPy data, Python scalars), moving them as needed."""

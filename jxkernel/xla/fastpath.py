@@ -20,6 +20,7 @@ from ..core.native import native
 from ..core.primitive import impl_rules
 from ..core.trace import _ctx, eval_trace
 from .array import Array
+from .deleted import Gone
 from .scalars import scalar_buffer
 
 MISS = type("Miss", (), {"__repr__": lambda self: "MISS", "__slots__": ()})()  # Hit: no match
@@ -30,13 +31,15 @@ def connect(last_runs: dict) -> None:
     with its `_last_run`); before it, every entry point calls its Python method."""
     if native is not None:
         native.setup(config=config, ctx=_ctx, eval_trace=eval_trace, miss=MISS,
-                     array_type=Array, last_runs=last_runs, impl_rules=impl_rules)
+                     array_type=Array, last_runs=last_runs, impl_rules=impl_rules,
+                     gone_type=Gone)
 
 
 def jit_hit(avals, where, generation, exe, finish, entry, kinds=None, consts=(), order=None,
             tree=None, flatten=None):
     """A `Hit` for a jit cache entry whose executable is plain (one device, no host callbacks;
-    one that donates arguments calls its `donated_by_hit` after each run), or None. `kinds`:
+    one that donates arguments deletes and marks them in C after each run, each with its
+    reason from `donation_whys`), or None. `kinds`:
     per argument None (an Array) or the Python scalar type taken there (scalars.scalar_kinds),
     for calls such as f(x, 2.0); `consts`: the buffers of its closed-over constants, passed
     before the arguments; `order`: for a call
@@ -52,8 +55,8 @@ def jit_hit(avals, where, generation, exe, finish, entry, kinds=None, consts=(),
     return native.Hit(tuple(avals), where, generation, exe._execute, exe.handlers,
                       _as_inputs(exe.out_avals, avals), finish, entry, None, True, kinds,
                       scalar_buffer if kinds is not None else None, tuple(consts), order=order,
-                      donate=donate, after=exe.donated_by_hit if donating else None,
-                      tree=tree, flatten=flatten)
+                      donate=donate, whys=exe.donation_whys() if donating else None,
+                      executable=exe if donating else None, tree=tree, flatten=flatten)
 
 
 def _as_inputs(out_avals, avals) -> tuple:

@@ -37,6 +37,24 @@ def run(jax):
         f(x)
         return f(x)
 
+    def donated_to_a_hot_static_jit():
+        """A donating jit with a static argument, hot (its compiled path), given again an
+        Array it took."""
+        f = jax.jit(lambda a, n: a * n, static_argnums=1, donate_argnums=0)
+        x = jnp.arange(3.0)
+        y = f(x, 2.0)
+        f(f(y, 2.0), 2.0)
+        return f(y, 2.0)
+
+    def donated_by_keyword_beside_a_static():
+        """The same with the donated Array and a static passed by keyword (the Array is the
+        program's argument 1: the positional one comes first)."""
+        f = jax.jit(lambda b, a, *, n: a * n + b, static_argnames="n", donate_argnames="a")
+        b, x = jnp.ones(3), jnp.arange(3.0)
+        y = f(b, a=x, n=2.0)
+        f(b, n=2.0, a=f(b, a=y, n=2.0))
+        return f(b, a=y, n=2.0)
+
     out = {}
     for how in ("delete", "donate"):
         ways = {
@@ -64,4 +82,6 @@ def run(jax):
         for name, fn in ways.items():
             out[f"{how}/{name}"] = _said(fn)
     out["donate/same_jit_again"] = _said(donated_twice)
+    out["donate/hot_static_jit_again"] = _said(donated_to_a_hot_static_jit)
+    out["donate/by_keyword_beside_a_static_again"] = _said(donated_by_keyword_beside_a_static)
     return out

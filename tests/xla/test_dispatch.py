@@ -5,6 +5,7 @@ Python path (no Hit made, so each entry point calls its Python method; a whole p
 JXKERNEL_FASTPATH=0 is tests/xla/test_fastpath.py's)."""
 import json
 import os
+import re
 import sys
 
 import numpy as np
@@ -254,8 +255,8 @@ def test_keyword_array_hits_follow_config_changes_and_nan_checks(path):
 
 
 def test_a_donating_jit_hits_in_c_and_deletes_what_it_donates(path):
-    # as JAX's C++ path: a donating jit's hit runs in C, then Python marks each donated Array
-    # (Executable.donated_by_hit: deleted, and why); an Array donated before is JAX's
+    # as JAX's C++ path: a donating jit's hit runs in C, and marks each donated Array there too
+    # (deleted, and a Gone saying why: no Python frame); an Array donated before is JAX's
     # ValueError (deleted_arrays_reference's donate/same_jit_again), hot or not
     f = jax.jit(lambda x, y: x * 2 + y, donate_argnums=0)
     x, y = arr([0.0, 1.0]), arr([1.0, 1.0])
@@ -265,7 +266,7 @@ def test_a_donating_jit_hits_in_c_and_deletes_what_it_donates(path):
     assert np.asarray(x).tolist() == [15.0, 31.0] and f.cache_hits() == 3
     frames = _python_frames(lambda: f(x, y))
     assert ("_python_call" in frames) == (path == "python")
-    assert ("donated_by_hit" in frames) == (path == "compiled")
+    assert (frames == []) == (path == "compiled"), frames
     with pytest.raises(RuntimeError, match=r"^Array has been deleted with shape=float32\[2\]\. "
                        r"It was donated to jit\(<lambda>\) as its argument 'x'"):
         np.asarray(x)
@@ -285,6 +286,112 @@ def test_a_donating_jit_hits_in_c_and_deletes_what_it_donates(path):
         assert old["w"].is_deleted() and old["b"][0].is_deleted()
     assert np.asarray(state["w"]).tolist() == [4.0, 5.0] and state["b"][0].dtype == np.int32
     assert step.cache_hits() == 3
+
+
+def _reference(case) -> str:
+    with open(os.path.join(locations.DATA, "deleted_arrays_reference.json")) as f:
+        return json.load(f)[case]["message"]
+
+
+def test_static_and_array_keywords_together_hit_in_c_under_the_static_key(path):
+    # g(x, y=b, n=3), n static and y an array by keyword (what nnx.jit and filter_jit pass):
+    # the call's static key (jit_args.static_key of the static names, built in C too) finds a
+    # last hit whose Hit takes the dynamic arguments in flat order, the keywords in either
+    # order. (One last hit per static key: h(x, 2, y=y) and h(i, 2, y=i) in turn would take
+    # the Python path.)
+    g = jax.jit(lambda x, y, *, n: x * n - y, static_argnames="n")
+    h = jax.jit(lambda x, n, y: x * n + y, static_argnums=1)   # positional static, y by name
+    x, y, i = arr([1.0, 2.0]), arr([1.0, 1.0]), arr([1, 2], np.int32)
+    calls = {"g(x, y=y, n=3)": (lambda: g(x, y=y, n=3), [2.0, 5.0], np.float32),
+             "g(x, n=3, y=y)": (lambda: g(x, n=3, y=y), [2.0, 5.0], np.float32),
+             "g(y=y, x=x, n=2)": (lambda: g(y=y, x=x, n=2), [1.0, 3.0], np.float32),
+             "g(i, y=i, n=2)": (lambda: g(i, y=i, n=2), [1, 2], np.int32),
+             "g(x, y=2.0, n=5)": (lambda: g(x, y=2.0, n=5), [3.0, 8.0], np.float32),
+             "h(x, 2, y=y)": (lambda: h(x, 2, y=y), [3.0, 5.0], np.float32),
+             "h(i, 3, y=i)": (lambda: h(i, 3, y=i), [4, 8], np.int32)}
+    for _ in range(3):                                  # in turn: each its own last hit
+        for name, (call, want, dtype) in calls.items():
+            out = call()
+            assert np.asarray(out).tolist() == want and out.dtype == dtype, name
+    assert g._cache_size() == 4 and h._cache_size() == 2   # (n=3, y=y: x, n=3, y=y's)
+    assert g.cache_hits() == 5 * 3 - 4 and h.cache_hits() == 2 * 3 - 2
+    for name, (call, _, _) in calls.items():
+        frames = [f for f in _python_frames(call) if f not in ("scalar_buffer", "_scalar")]
+        assert (frames == []) == (path == "compiled"), (name, frames)
+        assert path == "compiled" or "_python_call" in frames
+    with pytest.raises(TypeError, match="got an unexpected keyword argument 'z'"):
+        g(x, z=y, n=3)                                   # the Python path's error, hits warm
+    with pytest.raises(ValueError, match="Non-hashable static arguments are not supported"):
+        g(x, y=y, n=[3])
+    made = []                   # two signatures under one key in turn: each entry's LastHit
+    for _ in range(3):          # is made once and put back, not made anew each call
+        for call in (lambda: h(x, 2, y=y), lambda: h(i, 2, y=i)):
+            call()
+            made.append(h._last.get((("y",), 2, int)))
+    assert len(set(map(id, made))) == (2 if path == "compiled" else 1)
+    assert h(x, 2, y=y).dtype == np.float32 and h(i, 2, y=i).dtype == np.int32
+
+
+def test_a_hot_mixed_keyword_call_that_misses_compiles_and_is_explained(path):
+    # after hits in C, a new static value, or a new dtype of an array by keyword, takes the
+    # general path: it compiles, and the compile record's explainer says why
+    def keyword_scaled(x, y, *, n):
+        return x * n - y
+    g = jax.jit(keyword_scaled, static_argnames="n")
+    x, y, i = arr([1.0, 2.0]), arr([1.0, 1.0]), arr([1, 2], np.int32)
+    for _ in range(3):
+        g(x, y=y, n=3)
+    assert np.asarray(g(x, y=y, n=4)).tolist() == [3.0, 7.0] and g._cache_size() == 2
+    assert jax.compile_events("keyword_scaled")[-1].reason == "static n: 3 -> 4"
+    for _ in range(3):
+        assert np.asarray(g(x, y=y, n=3)).tolist() == [2.0, 5.0] and g._cache_size() == 2
+    assert g(x, y=i, n=3).dtype == np.float32 and g._cache_size() == 3
+    assert [(c.path, c.kind, c.old, c.new) for c in      # (against the last compile)
+            jax.compile_events("keyword_scaled")[-1].changes] == \
+        [("n", "static", "4", "3"), ("y", "dtype", "f32[2]", "i32[2]")]
+    assert g.cache_hits() == 2 + 3
+
+
+def test_static_and_donating_calls_hit_in_c_and_mark_what_they_donate(path):
+    # a donating jit with a static argument (by position, or by name beside an array by
+    # name): its hits run in C, delete and mark what they donate there, and an Array
+    # donated before gives JAX's ValueError (deleted_arrays_reference's hot_static_jit_again,
+    # by_keyword_beside_a_static_again), with why
+    d = jax.jit(lambda x, n: x * n, static_argnums=1, donate_argnums=0)
+    k = jax.jit(lambda y, x, *, n: x * n + y, static_argnames="n", donate_argnames="x")
+    x, y, z = arr([1.0, 2.0]), arr([1.0, 1.0]), arr([0.0, 1.0])
+    for _ in range(4):
+        old, x = x, d(x, 2.0)
+        assert old.is_deleted() and type(old._buf).__name__ == "Gone"
+        older, z = z, k(y, x=z, n=3)
+        assert older.is_deleted() and not y.is_deleted()
+    assert np.asarray(x).tolist() == [16.0, 32.0] and np.asarray(z).tolist() == [40.0, 121.0]
+    assert d.cache_hits() == 3 and k.cache_hits() == 3
+    assert np.asarray(k(y, n=3, x=arr([1.0, 1.0]))).tolist() == [4.0, 4.0]   # (the order)
+    w = arr([1.0, 1.0])
+    for call in (lambda: d(x, 2.0), lambda: k(y, x=z, n=3), lambda: k(y, n=3, x=w)):
+        frames = _python_frames(call)
+        assert (frames == []) == (path == "compiled"), frames
+    why = "It was donated to jit(<lambda>) as its argument 'x': use that call's result"
+    with pytest.raises(RuntimeError, match=r"^Array has been deleted with shape=float32\[2\]\. "
+                       + re.escape(why)):
+        np.asarray(old)
+    for call, case in ((lambda: d(old, 2.0), "hot_static_jit_again"),
+                       (lambda: k(y, x=older, n=3), "by_keyword_beside_a_static_again")):
+        with pytest.raises(ValueError) as raised:
+            call()
+        assert str(raised.value).startswith(_reference(f"donate/{case}") + " " + why)
+    held = arr([5.0, 6.0])
+    view = np.asarray(held)                # a NumPy view of ours: dropped, the Array deleted
+    assert np.asarray(d(held, 2.0)).tolist() == [10.0, 12.0] and held.is_deleted()
+    assert view.tolist() == [5.0, 6.0] and d._cache_size() == k._cache_size() == 1
+    s = jax.jit(lambda v, n: v * n, static_argnums=1, donate_argnums=0)
+    assert float(s(2.0, 3)) == float(s(2.0, 3)) == 6.0   # a donated Python scalar: no Hit
+    w = jax.device_put(2.0)                  # the same program on an Array: its Hit, made now
+    for _ in range(3):
+        w = s(w, 3)
+    assert float(w) == 54.0 and s._cache_size() == 1
+    assert (_python_frames(lambda: s(w, 3)) == []) == (path == "compiled")
 
 
 def test_containers_of_arrays_hit_in_c_with_their_structure(path):

@@ -65,7 +65,7 @@ def test_each_entry_point_is_the_class_bodys_own_with_its_python_method_behind_i
 def test_a_jitted_function_is_an_instance_of_the_c_base_called_by_vectorcall():
     # Jitted's base is the C type whose call tries the last hit (no keyword dict on the way:
     # the flag that 3.12 inherits, set on 3.11 by its __init_subclass__); a miss calls the
-    # class's `_python_call` with the very arguments, and copy.copy keeps its two slots
+    # class's `_python_call` with the very arguments, and copy.copy keeps its three slots
     assert Jitted.__bases__ == (native.JitFunction,) and "__call__" not in Jitted.__dict__
     assert Jitted.__flags__ & (1 << 11)                      # Py_TPFLAGS_HAVE_VECTORCALL
 
@@ -80,8 +80,11 @@ def test_a_jitted_function_is_an_instance_of_the_c_base_called_by_vectorcall():
     assert f(*range(40), a=1) == (tuple(range(40)), {"a": 1})    # (past its C stack array)
     f._last["last hit"] = object()                  # no Hit there: the Python method
     assert f(1) == ((1,), {}) and f(1, 2, n=3) == ((1, 2), {"n": 3})
+    assert f._static_argnames == frozenset()                # (until set: no static name)
+    f._static_argnames = frozenset({"n"})
     twin = copy.copy(f)
     assert twin._last is f._last and twin._static_at == (1,) and twin(5) == ((5,), {})
+    assert twin._static_argnames == {"n"} and twin(1, 2, n=3) == ((1, 2), {"n": 3})
     Recording.__call__ = lambda self, *args, **kwargs: ("reassigned", args, kwargs)
     assert f(1, n=2) == ("reassigned", (1,), {"n": 2})       # (3.11 keeps the flag: seen)
     with pytest.raises(TypeError, match="takes no arguments"):
