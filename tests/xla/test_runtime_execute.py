@@ -310,3 +310,24 @@ def test_missing_backend_names_the_package(platform, package):
 def test_unknown_backend_is_named():
     with pytest.raises(ValueError, match="'metal'.*cpu, gpu"):
         client.get_backend("metal")
+
+
+def test_repeated_calls_keep_no_memory():
+    """jaxlib queues an object per execution until asked to collect it (JAX asks at every
+    garbage collection); without asking, each call of a compiled program kept one block for
+    good. Counted in Python's allocated blocks (exactly one per call when leaking), not
+    timed: a leak, not a speed target."""
+    import gc
+    import sys
+    import jxkernel
+    f = jxkernel.jit(lambda v: v + 1)
+    x = jxkernel.numpy.ones(3)
+    for _ in range(500):
+        f(x)
+    gc.collect()
+    before = sys.getallocatedblocks()
+    calls = 5000
+    for _ in range(calls):
+        f(x)
+    gc.collect()
+    assert sys.getallocatedblocks() - before < calls // 10
