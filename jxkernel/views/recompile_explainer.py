@@ -48,7 +48,8 @@ from ..xla import client as _client
 from ..xla.compiler import Phases
 from .signature_changes import (  # noqa: F401  (jxkernel.compile_log: the Changes' names too)
     KINDS, Change, Signature, change_distance, distance, explain, explain_changes,
-    explanation_text, fresh_jit_change, jax_order, nearest, rows_under_vmap)
+    explanation_text, for_function, fresh_jit_change, jax_order, nearest, rows_under_vmap)
+from .argument_uses import uses
 from .signature_changes import (_CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _COMPARE_MAX,
                                 _JIT_OPTIONS, _METHOD_FRESH_FIX, _PARTIAL_FRESH_FIX,
                                 _WRAPPER_FRESH_FIX, _Large, _refixed)
@@ -216,7 +217,7 @@ def _explain(miss: Miss) -> tuple:
         if closest is None:
             return named, static_named, None, "first call", _fresh_jit_changes(miss.jitted), \
                 new
-    changes = explain_changes(closest, new)
+    changes = for_function(explain_changes(closest, new), miss.jitted._fun, uses)
     reason = explain(closest.named, named, closest.treedef, miss.treedef, closest.statics,
                      static_named, [c for c in changes if c.kind == "structure"])
     if changes and (reason.startswith("a changed configuration") or

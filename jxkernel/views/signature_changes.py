@@ -897,6 +897,52 @@ _FIXES = {
                   "for batch in batches:\n"
                   "    out = f_jit(batch)"),
 }
+# a static argument's fix where the function's source says how it is used (argument_uses)
+_STATIC_STAYS = ("Each new value of a static argument compiles anew. {fun} uses {name} as "
+                 "{uses}, which needs a Python value, so it must stay static and a program per "
+                 "value is expected. Keep its values few (sizes rounded up to a few buckets).",
+                 "")
+_STATIC_TRACED = ("Each new value of a static argument compiles anew, and {fun} only computes "
+                  "with {name}. Make it traced: drop it from static_argnums/static_argnames.",
+                  "jax.jit({fun})    # {name} traced: one program for all its values")
+
+
+def for_function(changes, fun, uses_of) -> tuple:
+    """`changes` with their fixes written for `fun`: its own name in the code (`jax.jit(update)`,
+    not a generic `f`, which a learner would paste as it is), and a static argument's advice
+    by how `fun`'s source uses it (`uses_of(fun, name)`: views/argument_uses.uses), where it
+    can be read: traced where it only computes, kept static where it sets a shape or a
+    Python branch.
+
+        >>> def update(w, lr):
+        ...     return w - lr * w
+        >>> from jxkernel.views.argument_uses import uses
+        >>> for_function([_fixed("lr", "static", 0.1, 0.05)], update, uses)[0].snippet
+        'jax.jit(update)    # lr traced: one program for all its values'
+    """
+    name = getattr(fun, "__name__", "")
+    if not name.isidentifier():
+        return tuple(changes)
+    out = []
+    for change in changes:
+        if change.kind == "static" and _generic(change):
+            used = uses_of(fun, change.path)     # (a function's or an object's: its own fix)
+            if used.found:
+                template = _STATIC_STAYS if used.python else _STATIC_TRACED
+                change = _refixed(change, template, fun=name, uses=", ".join(used.python))
+        if change.snippet.startswith("f = jax.jit(f"):
+            change = dataclasses.replace(
+                change, snippet=f"jax.jit({name}" + change.snippet[len("f = jax.jit(f"):])
+        out.append(change)
+    return tuple(out)
+
+
+def _generic(change) -> bool:
+    """Whether `change` has its kind's plain fix (not one written for its value's kind)."""
+    plain = _fixed(change.path, change.kind, change.old, change.new)
+    return (change.fix, change.snippet) == (plain.fix, plain.snippet)
+
+
 _PY_TYPE = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}
 _PY_ORDER = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
 _NUMBER_THEN_ARRAY_FIX = (

@@ -432,7 +432,7 @@ APPLIED = {
         "for i in range(3):\n"
         "    total = step(total, jnp.ones(3))\n"),
     "static_learning_rate_decays": (
-        "static", "f = jax.jit(f)",
+        "static", "jax.jit(update)",
         "def update(w, lr):\n"
         "    return w - lr * w\n"
         "f = jax.jit(update)\n"

@@ -403,3 +403,36 @@ def test_a_loop_bodys_structure_change_names_the_node_that_changed():
     new = Signature((("carry[0]", a), ("carry[1]", a), ("carry[2][0]", a)),
                     tree(((1.0, 1.0, (1.0, None)),)))
     assert [str(c) for c in explain_changes(old, new)] == ["carry[2][1]: structure f32[] -> None"]
+
+
+def _scale(x, lr):                     # lr only computes: traced works (one program)
+    return x - lr * x
+
+
+def _grid(x, n):                       # n sets a shape: it must stay static
+    return jnp.zeros((n, 3)) + x
+
+
+def test_a_static_arguments_fix_follows_how_the_function_uses_it():
+    """Read from the function's source (views/argument_uses): one that only computes with
+    the static argument is told to trace it, with its own name in the code (not a generic
+    `f`); one that sets a shape with it is told it must stay static. Both applied: the
+    traced one compiles once for two values, the shape one raises if traced, as JAX
+    (tests/data/learner_mistakes_reference.json: zeros_of_traced_n)."""
+    f = jxkernel.jit(_scale, static_argnames="lr")
+    f(jnp.ones(3), lr=0.1)
+    f(jnp.ones(3), lr=0.2)
+    (change,) = events_of(f)[-1].changes
+    assert change.kind == "static" and "_scale only computes with lr" in change.fix
+    assert change.snippet == "jax.jit(_scale)    # lr traced: one program for all its values"
+    traced = jxkernel.jit(_scale)                                      # the snippet, applied
+    traced(jnp.ones(3), 0.1), traced(jnp.ones(3), 0.2)
+    assert len(events_of(traced)) == 1
+    g = jxkernel.jit(_grid, static_argnums=1)
+    g(1.0, 2)
+    g(1.0, 3)
+    (change,) = events_of(g)[-1].changes
+    assert "_grid uses n as a shape or a size" in change.fix and "must stay static" in change.fix
+    assert change.snippet == ""                                 # no traced code offered
+    with pytest.raises(TypeError, match="Shapes must be 1D sequences of concrete values"):
+        jxkernel.jit(_grid)(1.0, 2)
