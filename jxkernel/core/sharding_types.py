@@ -71,6 +71,14 @@ def _override(prim):
     return found[1] if found is not None and found[0] is prim else None
 
 
+def override_for(prim, ndim: int):
+    """The out_sharding= in force for `prim` where it types a result of rank `ndim` (else
+    None): the lax functions bind it as their primitive's sharding param, as JAX's do, so a
+    jaxpr traced again (under vmap, jit's batching) keeps it."""
+    given = _override(prim)
+    return given if given is not None and len(given.spec) <= ndim else None
+
+
 # ------------------------------------------------------------------ rules
 def _spec_text(parts) -> str:
     return "(" + ", ".join("None" if not p else repr(p[0]) if len(p) == 1 else repr(p)
@@ -482,7 +490,7 @@ def apply(prim, in_avals, params, out_avals) -> list:
     """`out_avals` with the shardings `prim`'s rule gives them, when an operand is typed."""
     mesh = _mesh_of(in_avals)
     given = _override(prim)
-    if given is not None:
+    if given is not None and params.get("sharding", params.get("out_sharding")) is None:
         return _overridden(prim, in_avals, params, out_avals, given, mesh)
     typing = sharding_typing_rules.get(prim)
     if typing is not None:

@@ -244,7 +244,8 @@ def _scan_batching(axis_data, vals, dims, *, reverse, length, jaxpr, num_consts,
     body, out_dims = batch_jaxpr(jaxpr, axis_data, const_dims + carry_dims + x_in_dims,
                                  force_out_batched=carry_batched + [False] * (len(jaxpr.out_avals) - nk))
     vals = list(vals)
-    carry = [bu.bdim_at_front(v, d, size) if b else v
+    # (an unbatched carry broadcast with its batch axis split over vmap's mesh axes, JAX's)
+    carry = [bu.bdim_at_front(v, d, size, axis_data.explicit_mesh_axis) if b else v
              for v, d, b in zip(vals[nc:nc + nk], dims[nc:nc + nk], carry_batched)]
     xs = [bu.move_to(v, d, 1, size) if b else v
           for v, d, b in zip(vals[nc + nk:], dims[nc + nk:], xs_batched)]

@@ -25,6 +25,7 @@ from ..core.mesh import (AbstractMesh, AxisType, Mesh, NamedSharding, PartitionS
 from ..core.primitive import (
     Primitive,
     abstract_eval_rules,
+    axis_batching_rules,
     batching_rules,
     impl_rules,
     jvp_rules,
@@ -37,7 +38,7 @@ from ..core.trace import Tracer
 from ..tree_util import broadcast_prefix, tree_flatten, tree_leaves, tree_map, tree_unflatten
 from ..xla.lowering import NeedsMesh
 from ..transforms.ad_util import Zero
-from ..transforms.batch_util import ndim, not_mapped
+from ..transforms.batch_util import ndim, not_mapped, sharding_for_vmap
 
 # xla/sharding.py and xla/sharded.py (jaxlib's HLO shardings, sharded Arrays) load with the
 # first mesh or sharded Array: `import jxkernel` needs neither, so their imports are deferred.
@@ -326,15 +327,28 @@ def _transpose(prim, ct, x, **params):
 
 
 def _batching(prim, vals, dims, *, sharding, **params):
-    """The batch axis is left unsplit: the spec gets a None at its position."""
+    """The batch axis is left as the operand's type has it (unsplit if untyped): a constraint
+    changes no type under vmap (JAX's leaves that axis unconstrained), so vmap of
+    jnp.einsum(..., out_sharding=P('y')) over x stays split over x."""
     (x,), (d,) = vals, dims
     if d is not_mapped:
         return prim.bind(x, sharding=sharding, **params), d
     parts = list(sharding.spec) + [None] * (ndim(x) - 1 - len(sharding.spec))
-    parts.insert(d, None)
+    typed = _avals.get_aval(x).sharding
+    axes = _avals.parts_of(_avals.get_aval(x))[d] if typed is not None else ()
+    parts.insert(d, None if not axes else axes[0] if len(axes) == 1 else tuple(axes))
     batched = NamedSharding(sharding.mesh, PartitionSpec(*parts),
                             memory_kind=sharding.memory_kind)
     return prim.bind(x, sharding=batched, **params), d
+
+
+def _reshard_batching(axis_data, vals, dims, *, sharding):
+    """JAX's _reshard_batcher: the batch axis split over vmap's explicit mesh axes, so
+    vmap(lambda r: reshard(r, P('y'))) of f32[8@x,2] is f32[8@x,2@y]."""
+    (x,), (d,) = vals, dims
+    if d is not_mapped:
+        return reshard_p.bind(x, sharding=sharding), d
+    return reshard_p.bind(x, sharding=sharding_for_vmap(axis_data, sharding, d, ndim(x))), d
 
 
 for _prim in (sharding_constraint_p, reshard_p):
@@ -349,6 +363,7 @@ for _prim in (sharding_constraint_p, reshard_p):
     batching_rules[_prim] = functools.partial(_batching, _prim)
     sharding_typing_rules[_prim] = sharding_types.constrained_typing
 impl_rules[reshard_p] = _reshard_impl
+axis_batching_rules[reshard_p] = _reshard_batching
 param_printers[reshard_p] = lambda params: []       # JAX prints `reshard x`: the type says
 param_printers[sharding_constraint_p] = _constraint_params
 
