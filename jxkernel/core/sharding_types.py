@@ -570,9 +570,14 @@ def explicit_anywhere(in_avals) -> bool:
 
 
 def constrained_typing(in_avals, params, out_avals):
-    """with_sharding_constraint / reshard: the result is typed as its sharding."""
-    out = out_avals[0]
-    return [out.update(sharding=typed_sharding(params["sharding"], len(out.shape)))]
+    """with_sharding_constraint / reshard: the result is typed as its sharding. (On a mesh
+    with Auto axes too, a constraint naming none of its Explicit axes, as the public one must,
+    keeps the operand's type, as JAX's: lowering adds that type's axes to the constraint.)"""
+    out, given = out_avals[0], params["sharding"]
+    if given.mesh.auto_axes and in_avals[0].sharding is not None and \
+            not set(given.mesh.explicit_axes) & {a for p in given.spec._axes(0) for a in p}:
+        return [out.update(sharding=in_avals[0].sharding)]
+    return [out.update(sharding=typed_sharding(given, len(out.shape)))]
 
 
 def call_typing(in_avals, params, out_avals):

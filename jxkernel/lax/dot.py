@@ -35,7 +35,7 @@ from ..transforms import batch_util as bu
 from . import _lowering as hl
 from . import shapes
 from .conversion import _convert_element_type
-from .sharding import resolved
+from .sharding import check_explicit_only, resolved
 
 
 class Precision(enum.Enum):
@@ -542,6 +542,7 @@ def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_t
         out_sharding = sharding_types.override_for(dot_general_p, _result_rank(lhs, rhs, dnums))
     if out_sharding is not None:            # a PartitionSpec under set_mesh, as in JAX
         out_sharding = resolved(out_sharding)
+        check_explicit_only(out_sharding, "dot_general")
     return dot_general_p.bind(lhs, rhs, dimension_numbers=dnums,
                               precision=canonicalize_precision(precision),
                               preferred_element_type=preferred_element_type,

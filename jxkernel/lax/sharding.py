@@ -300,7 +300,7 @@ def _reshard_impl(x, *, sharding):
                                            memory_kind=sharding.memory_kind))
 
 
-def _lowering(ctx, x, *, sharding, **_):
+def _lowering(ctx, x, *, sharding, _typed=False, **_):
     mesh = ctx.module_ctx.mesh
     if mesh is None:                # jit catches this and partitions the program over the mesh
         raise NeedsMesh(
@@ -312,8 +312,25 @@ def _lowering(ctx, x, *, sharding, **_):
         raise ValueError(f"with_sharding_constraint's sharding {sharding!r} is over another mesh "
                          f"than the jitted computation's {mesh}; use one mesh")
     from ..xla.sharding import sdy_sharding    # (loaded with the first mesh, as above)
-    text = sdy_sharding(ctx.module_ctx.module, mesh, sharding, len(ctx.avals_in[0].shape))
+    if not _typed:
+        sharding = _with_type_axes(sharding, ctx.avals_out[0])
+    text = sdy_sharding(ctx.module_ctx.module, mesh, sharding, len(ctx.avals_in[0].shape),
+                        typed=_typed)
     return ctx.op1("sdy.sharding_constraint", [x], {"sharding": text})
+
+
+def _with_type_axes(sharding, aval):
+    """JAX's constraint lowering: per dimension the mesh axes the result's type splits it
+    over, then those the constraint names (on a mesh with Auto axes, f32[8@x,2] constrained
+    to P(None, 'y') is laid out P('x', 'y'))."""
+    if aval.sharding is None or not sharding.mesh.auto_axes:
+        return sharding
+    given = sharding.spec._axes(len(aval.shape))
+    typed = _avals.parts_of(aval)
+    merged = [t + tuple(a for a in g if a not in t) for t, g in zip(typed, given)]
+    return NamedSharding(sharding.mesh, PartitionSpec(
+        *[None if not m else m[0] if len(m) == 1 else m for m in merged]),
+        memory_kind=sharding.memory_kind)
 
 
 def _jvp(prim, primals, tangents, **params):
@@ -354,7 +371,8 @@ def _reshard_batching(axis_data, vals, dims, *, sharding):
 for _prim in (sharding_constraint_p, reshard_p):
     abstract_eval_rules[_prim] = _abstract_eval
     impl_rules[_prim] = _impl
-    lowering_rules[_prim] = _lowering
+    # (reshard's result is its type: laid out as JAX's lower_with_sharding_in_types)
+    lowering_rules[_prim] = functools.partial(_lowering, _typed=_prim is reshard_p)
     # the NumPy backend computes global values: the layout is the program's results'
     # (xla/numpy_sharded.py reads the constraint from the jaxpr)
     numpy_rules[_prim] = lambda x, **_: x
