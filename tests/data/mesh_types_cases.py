@@ -11,7 +11,8 @@ ctx_: under set_mesh over Explicit axes, a jit's results JAX types over the cont
 or transpose of an untyped argument) are laid out as XLA's propagation chooses, and typed so.
 vmap_: vmap of a jit, of reshard and out_sharding=, and of loops keeps the vmapped mesh axes.
 mixed_: a mesh of Explicit and Auto axes: types name the Explicit ones, layouts keep the Auto
-ones XLA's propagation gives, and JAX's errors.
+ones XLA's propagation gives, and JAX's errors. cumulative_: jnp.cumsum and the like without
+an axis refuse a split value, with JAX's error.
 
 Values are small integers in float32 (exact on both sides).
 """
@@ -84,6 +85,22 @@ def _vmap_programs(jax, explicit):
             lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] + r), (0, cy()))[1]),
         "vmap_fori_typed_init": vmapped(lambda r: lax.fori_loop(0, 3, lambda i, c: c + r, cy())),
         "vmap_clamp": vmapped(lambda r: lax.clamp(cy(), r, cy() + 3)),
+        "vmap_cumsum_of_split_without_axis": vmapped(lambda r: r + jnp.cumsum(cy())),
+    }
+
+
+def _cumulative_programs(jax):
+    """jnp's cumulative reductions without an axis flatten: JAX refuses a split operand."""
+    jnp, P = jax.numpy, jax.sharding.PartitionSpec
+    reshard = jax.sharding.reshard
+    x = lambda: reshard(np.arange(8, dtype=np.float32), P("x"))         # noqa: E731
+    return {
+        "cumulative_cumsum": lambda: jnp.cumsum(x()),
+        "cumulative_cumprod": lambda: jnp.cumprod(x()),
+        "cumulative_nancumsum": lambda: jnp.nancumsum(x()),
+        "cumulative_scalar": lambda: jnp.cumsum(x().sum()),
+        "cumulative_2d": lambda: jnp.cumsum(reshard(np.ones((8, 2), np.float32), P(None, "y"))),
+        "cumulative_replicated": lambda: jnp.cumsum(reshard(np.ones((8, 2), np.float32), P())),
     }
 
 
@@ -147,7 +164,7 @@ def run(jax):
     mixed = jax.make_mesh((4, 2), ("x", "y"), axis_types=(AxisType.Explicit, AxisType.Auto))
     outside, under = _mixed_programs(jax, mixed)
     groups = [(explicit, _context_programs(jax, explicit)),
-              (explicit, _vmap_programs(jax, explicit)),
+              (explicit, _vmap_programs(jax, explicit)), (explicit, _cumulative_programs(jax)),
               (None, outside), (mixed, under)]
     out = {"device_count": len(jax.devices())}
     for mesh, programs in groups:

@@ -76,6 +76,11 @@ def test_meshes_of_explicit_and_auto_axes_are_typed_and_laid_out_as_jaxs(runs):
     _check(runs, _named(runs, "mixed_"))
 
 
+def test_cumulative_reductions_without_an_axis_refuse_split_values_as_jaxs(runs):
+    # jnp.cumsum(x) of a split x flattened it (or under vmap raised another error)
+    _check(runs, _named(runs, "cumulative_"))
+
+
 @pytest.mark.xla_only("sharded arrays")
 def test_layouts_xlas_propagation_chooses_are_jaxs(runs):
     _check(runs, sorted(_LAYOUT))
