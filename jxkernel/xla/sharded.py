@@ -366,9 +366,10 @@ def compile_lowered(module, closed, name, mesh, out_shardings, user_shardings,
 
 
 def typed_outputs(out_avals, out_shardings, mesh=None) -> list:
-    """Each output's given sharding, else the one its type says (Explicit axes), else None;
-    over a `mesh` with Explicit axes, else replicated with one spec entry per dimension (as
-    JAX's results over such a mesh say, P(None, None))."""
+    """Each output's given sharding, else the one its type says (Explicit axes; its unsplit
+    dimensions open to a mesh's Auto axes, _open_to_auto), else None (XLA's choice); over a
+    `mesh` with Explicit axes (an eager operation under set_mesh), else replicated with one
+    spec entry per dimension (as JAX's eager results over such a mesh say, P(None, None))."""
     outs = [s if s is not None or a.sharding is None else _open_to_auto(a.sharding, len(a.shape))
             for a, s in zip(out_avals, out_shardings)]
     if mesh is None or not explicit_axes(mesh):
