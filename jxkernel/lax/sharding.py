@@ -11,6 +11,7 @@ the array out as asked (a device_put). Its derivative is constrained the same wa
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 
 from ..core import avals as _avals
@@ -296,8 +297,32 @@ def _reshard_impl(x, *, sharding):
     if typed is not None and isinstance(sharding.mesh, AbstractMesh):
         _check_devices_for(x, typed)        # (a Mesh's own devices are where it goes)
     parts = list(sharding.spec) + [None] * (ndim(x) - len(sharding.spec))
-    return _impl(x, sharding=NamedSharding(sharding.mesh, PartitionSpec(*parts),
+    spec = _keeping_auto_axes(x, sharding, PartitionSpec(*parts))
+    return _impl(x, sharding=NamedSharding(sharding.mesh, spec,
                                            memory_kind=sharding.memory_kind))
+
+
+def _keeping_auto_axes(x, sharding, spec):
+    """`spec`, on a mesh of Explicit and Auto axes, with the Auto axes `x` is laid out over
+    kept where `spec` leaves their dimension unsplit or splits it by a prefix of x's axes
+    there: XLA's choice for reshard's open dimensions (JAX's typed lowering). Reported as XLA
+    names it: the type's spec where nothing is kept, else without trailing Nones."""
+    own = getattr(x, "sharding", None)
+    mesh = sharding.mesh
+    if not mesh.auto_axes or not isinstance(own, NamedSharding) or \
+            (own.mesh.axis_names, own.mesh.axis_sizes) != (mesh.axis_names, mesh.axis_sizes):
+        return spec                     # (x's mesh: the same axes, of any types: auto_axes')
+    auto = set(mesh.auto_axes)
+    kept = []
+    for have, want in zip(own.spec._axes(ndim(x)), spec._axes(ndim(x))):
+        following = itertools.takewhile(lambda a: a in auto, have[len(want):])
+        kept.append(want + tuple(following) if tuple(have[:len(want)]) == tuple(want) else want)
+    if kept == list(spec._axes(ndim(x))):
+        return spec
+    entries = [None if not k else k[0] if len(k) == 1 else k for k in kept]
+    while entries and entries[-1] is None:
+        entries.pop()
+    return PartitionSpec(*entries)
 
 
 def _lowering(ctx, x, *, sharding, _typed=False, **_):
@@ -438,13 +463,18 @@ def _with_axis_type(mesh, axes, kind) -> Mesh:
 
 def _retyped(tree, mesh):
     """Each typed array of `tree` moved onto `mesh`, its spec keeping only axes still
-    Explicit there (the others are XLA's to choose inside, as in JAX)."""
+    Explicit there (the others are XLA's to choose inside, as in JAX); an Array keeps its
+    whole layout (JAX's mesh_cast moves no data)."""
     kept = sharding_types.explicit_axes(mesh)
 
     def move(x):
         typed = getattr(_avals.get_aval(x), "sharding", None)
         if typed is None:
             return x
+        own = getattr(x, "sharding", None) if not isinstance(x, Tracer) else None
+        if isinstance(own, NamedSharding) and \
+                (own.mesh.axis_names, own.mesh.axis_sizes) == (mesh.axis_names, mesh.axis_sizes):
+            return with_sharding_constraint(x, NamedSharding(mesh, own.spec), _asserts=False)
         spec = PartitionSpec(*(tuple(a for a in axes if a in kept) or None
                                for axes in typed.spec._axes(len(typed.spec))))
         return with_sharding_constraint(x, NamedSharding(mesh, spec), _asserts=False)

@@ -152,9 +152,15 @@ def _mixed_programs(jax, mixed):
         "mixed_shard_map": lambda: jax.shard_map(lambda b: b * 2, in_specs=P("x", "y"),
                                                  out_specs=P("x", "y"))(split()),
         "mixed_einsum": lambda: jnp.einsum("ij,jk->ik", split(), jnp.ones((2, 3))),
+        "mixed_auto_axes": lambda: jax.sharding.auto_axes(lambda v: v * 2, out_sharding=P("x"))(
+            split()),
         "mixed_arange": lambda: jnp.arange(8.0),
         "mixed_device_put_spec": lambda: jax.device_put(value, P("x", "y")),
     }
+    for src in (P("x", "y"), P(None, "y"), P("y", None), P("x"), P(("x", "y"))):
+        for dst in (P("x"), P()):       # (an eager reshard keeps the Auto axes it can)
+            under[f"mixed_reshard_{src}_to_{dst}"] = lambda src=src, dst=dst: \
+                jax.sharding.reshard(jax.device_put(value, NS(mixed, src)), dst)
     return outside, under
 
 
