@@ -307,20 +307,17 @@ def _keeping_auto_axes(x, sharding, spec):
     kept where `spec` leaves their dimension unsplit or splits it by a prefix of x's axes
     there: XLA's choice for reshard's open dimensions (JAX's typed lowering). Reported as XLA
     names it: the type's spec where nothing is kept, else without trailing Nones."""
-    own = getattr(x, "sharding", None)
-    mesh = sharding.mesh
+    own, mesh, n = getattr(x, "sharding", None), sharding.mesh, ndim(x)
     if not mesh.auto_axes or not isinstance(own, NamedSharding) or \
             (own.mesh.axis_names, own.mesh.axis_sizes) != (mesh.axis_names, mesh.axis_sizes):
         return spec                     # (x's mesh: the same axes, of any types: auto_axes')
     auto = set(mesh.auto_axes)
-    kept = []
-    for have, want in zip(own.spec._axes(ndim(x)), spec._axes(ndim(x))):
-        following = itertools.takewhile(lambda a: a in auto, have[len(want):])
-        kept.append(want + tuple(following) if tuple(have[:len(want)]) == tuple(want) else want)
-    if kept == list(spec._axes(ndim(x))):
+    kept = [w + tuple(itertools.takewhile(auto.__contains__, h[len(w):])) if h[:len(w)] == w
+            else w for h, w in zip(own.spec._axes(n), spec._axes(n))]
+    if kept == list(spec._axes(n)):
         return spec
-    entries = [None if not k else k[0] if len(k) == 1 else k for k in kept]
-    while entries and entries[-1] is None:
+    entries = list(_avals.make(mesh, kept).spec)
+    while entries[-1] is None:          # (something was kept: not all are None)
         entries.pop()
     return PartitionSpec(*entries)
 
@@ -351,11 +348,8 @@ def _with_type_axes(sharding, aval):
     if aval.sharding is None or not sharding.mesh.auto_axes:
         return sharding
     given = sharding.spec._axes(len(aval.shape))
-    typed = _avals.parts_of(aval)
-    merged = [t + tuple(a for a in g if a not in t) for t, g in zip(typed, given)]
-    return NamedSharding(sharding.mesh, PartitionSpec(
-        *[None if not m else m[0] if len(m) == 1 else m for m in merged]),
-        memory_kind=sharding.memory_kind)
+    return _avals.make(sharding.mesh, [t + tuple(a for a in g if a not in t)
+                                       for t, g in zip(_avals.parts_of(aval), given)])
 
 
 def _jvp(prim, primals, tangents, **params):
