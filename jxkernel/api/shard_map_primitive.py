@@ -127,10 +127,11 @@ def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, newly_ma
         return outs
     # over a mesh with Explicit axes: the results' types say how out_specs split them
     # (f32[6@i]), as JAX's; manual over part of the mesh, so too where the body's results
-    # are untyped (a body typing them over the axes left automatic keeps its types)
+    # are untyped or split over no axis (a body typing them over the axes left automatic
+    # keeps its types)
     whole = newly_manual_axes == frozenset(mesh.axis_names)
     return [a.update(sharding=typed_sharding(NamedSharding(mesh, s), len(a.shape)))
-            if whole or inner.sharding is None else a
+            if whole or inner.sharding is None or not any(inner.sharding.spec._axes(0)) else a
             for a, s, inner in zip(outs, out_specs, jaxpr.out_avals)]
 
 

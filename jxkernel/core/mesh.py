@@ -575,6 +575,25 @@ def placed_on(mesh: Mesh, sharding):
                          memory_kind=sharding.memory_kind)
 
 
+def asked_on(mesh: Mesh, sharding):
+    """The sharding a result over `mesh` was asked to have (placed_on), or None where it
+    leaves a dimension open (P.UNCONSTRAINED: a typed result over a mesh with Auto axes), so
+    the executable reads back the layout XLA chose."""
+    if sharding is not None and any(p is UNCONSTRAINED for p in sharding.spec):
+        return None
+    return placed_on(mesh, sharding)
+
+
+def named_as_asked(asked, chosen: NamedSharding, ndim: int) -> NamedSharding:
+    """The sharding XLA `chosen` for a result: where the one `asked` left dimensions open
+    (asked_on gave None), its spec has one entry per dimension, as JAX names such results
+    (P('x', None), not P('x',))."""
+    if asked is None or not any(p is UNCONSTRAINED for p in asked.spec):
+        return chosen
+    parts = tuple(chosen.spec) + (None,) * (ndim - len(chosen.spec))
+    return NamedSharding(chosen.mesh, PartitionSpec(*parts), memory_kind=chosen.memory_kind)
+
+
 def concrete_mesh(abstract: AbstractMesh, mesh: Mesh | None) -> Mesh:
     """`abstract` over the devices of `mesh` (set_mesh's, or the one a program is partitioned
     over), in their order: `mesh` itself where it has `abstract`'s axes. JAX's device

@@ -40,7 +40,8 @@ def abstract_eval(prim, avals, params) -> list:
     """
     out = rule("abstract_eval", prim)(*avals, **params)
     out = list(out) if prim.multiple_results else [out]
-    return apply(prim, avals, params, out) if _avals.sharding_types_seen else out
+    typing = _avals.sharding_types_seen or get_mesh() is not None
+    return apply(prim, avals, params, out) if typing else out
 
 
 # ------------------------------------------------------------------ out_sharding= overrides
@@ -69,6 +70,14 @@ def current_override():
 def _override(prim):
     found = getattr(_local, "override", None)
     return found[1] if found is not None and found[0] is prim else None
+
+
+def override_for(prim, ndim: int):
+    """The out_sharding= in force for `prim` where it types a result of rank `ndim` (else
+    None): the lax functions bind it as their primitive's sharding param, as JAX's do, so a
+    jaxpr traced again (under vmap, jit's batching) keeps it."""
+    given = _override(prim)
+    return given if given is not None and len(given.spec) <= ndim else None
 
 
 # ------------------------------------------------------------------ rules
@@ -161,6 +170,13 @@ def varying_out_shape(name):
 
 def resized(a, out, params):
     return [d for d, (i, o) in enumerate(zip(a.shape, out.shape)) if i != o]
+
+
+def clamp_rule(name, in_avals, params, out_avals):
+    """JAX's _clamp_sharding_rule: the operand's (the middle one's) sharding; the bounds'
+    do not count (untyped where the operand is)."""
+    operand = in_avals[1]
+    return parts_of(operand) if operand.sharding is not None else None
 
 
 def select_n_rule(name, in_avals, params, out_avals):
@@ -455,9 +471,13 @@ def top_k_rule(name, in_avals, params, out_avals):
     return [parts] * len(out_avals)
 
 
+# the rules under which untyped operands give a result typed over set_mesh's mesh (JAX's
+# broadcasting_sharding_rule, _select_sharding_rule, _broadcast_in_dim_sharding_rule)
+_TAKE_CONTEXT_MESH = frozenset({broadcasting_rule, select_n_rule, broadcast_in_dim_rule})
+
 # the rules that read every operand's sharding (the others read the first's)
 _ANY_OPERAND_TYPED = frozenset({broadcasting_rule, select_n_rule, dot_general_rule,
-                                dynamic_update_slice_rule, conv_rule, gather_rule})
+                                dynamic_update_slice_rule, conv_rule, gather_rule, clamp_rule})
 
 
 def _mesh_of(in_avals):
@@ -482,7 +502,7 @@ def apply(prim, in_avals, params, out_avals) -> list:
     """`out_avals` with the shardings `prim`'s rule gives them, when an operand is typed."""
     mesh = _mesh_of(in_avals)
     given = _override(prim)
-    if given is not None:
+    if given is not None and params.get("sharding", params.get("out_sharding")) is None:
         return _overridden(prim, in_avals, params, out_avals, given, mesh)
     typing = sharding_typing_rules.get(prim)
     if typing is not None:
@@ -497,7 +517,7 @@ def by_rule(prim, in_avals, params, out_avals, mesh=None) -> list:
     if mesh is None:
         given = params.get("out_sharding")
         if given is None or prim not in sharding_rules:
-            return out_avals
+            return _on_context_mesh(prim, in_avals, out_avals)
         mesh = given.mesh
     rule = sharding_rules.get(prim)
     if rule is None or in_avals[0].sharding is None and rule not in _ANY_OPERAND_TYPED:
@@ -510,6 +530,21 @@ def by_rule(prim, in_avals, params, out_avals, mesh=None) -> list:
         return [a.update(sharding=make(mesh, _legal(prim, in_avals, a, p)))
                 for a, p in zip(out_avals, parts)]
     return [out_avals[0].update(sharding=make(mesh, _legal(prim, in_avals, out_avals[0], parts)))]
+
+
+def _on_context_mesh(prim, in_avals, out_avals) -> list:
+    """Results of untyped operands: under set_mesh with Explicit axes, those of the
+    primitives whose JAX rule then takes set_mesh's mesh (n-ary elementwise, select_n,
+    broadcast_in_dim: jnp.zeros, x + 1) are typed unsplit over it, as JAX's; the others (sin,
+    sum, transpose, reshape, dot_general of untyped operands) stay untyped, their layout
+    XLA's (JAX's empty mesh). Printed alike, they differ where a jit under set_mesh returns
+    them: replicated, or as XLA's propagation lays them out."""
+    mesh = get_mesh()
+    rule = sharding_rules.get(prim)
+    if mesh is None or not explicit_axes(mesh) or rule not in _TAKE_CONTEXT_MESH or \
+            rule is broadcasting_rule and len(in_avals) < 2:     # (a unary op: its operand's)
+        return out_avals
+    return [a.update(sharding=make(mesh.abstract_mesh, [()] * len(a.shape))) for a in out_avals]
 
 
 def _legal(prim, in_avals, out_aval, parts):
@@ -562,9 +597,15 @@ def explicit_anywhere(in_avals) -> bool:
 
 
 def constrained_typing(in_avals, params, out_avals):
-    """with_sharding_constraint / reshard: the result is typed as its sharding."""
-    out = out_avals[0]
-    return [out.update(sharding=typed_sharding(params["sharding"], len(out.shape)))]
+    """with_sharding_constraint / reshard: the result is typed as its sharding. (On a mesh
+    with Auto axes too, a constraint naming none of its Explicit axes, as the public one must,
+    keeps the operand's type, as JAX's: lowering adds that type's axes to the constraint.)"""
+    out, given = out_avals[0], params["sharding"]
+    explicit = set(given.mesh.explicit_axes)
+    if explicit and given.mesh.auto_axes and in_avals[0].sharding is not None and \
+            not explicit & {a for p in given.spec._axes(0) for a in p}:
+        return [out.update(sharding=in_avals[0].sharding)]
+    return [out.update(sharding=typed_sharding(given, len(out.shape)))]
 
 
 def call_typing(in_avals, params, out_avals):

@@ -383,7 +383,7 @@ def check_carry(body_fun, in_tree, in_avals, out_tree, out_avals, name="body fun
         # primitive with no sharding rule, or a one-device initial value, which JAX would
         # type as replicated) is let through
         elif getattr(a, "sharding", None) is not None and b.sharding is not None and \
-                a.sharding != b.sharding:
+                not _same_typing(a, b):
             diffs.append(f"{what} has type {a.strip_weak_type()} but the corresponding output "
                          f"carry component has type {b.strip_weak_type()}")
     if diffs:
@@ -391,6 +391,13 @@ def check_carry(body_fun, in_tree, in_avals, out_tree, out_avals, name="body fun
         raise TypeError(f"{name} carry input and carry output must have equal types, but they "
                         f"differ:\n\n{differences}\nRevise the function so that all output "
                         f"types match the corresponding input types.")
+
+
+def _same_typing(a, b) -> bool:
+    """Whether typed `a` and `b` are split alike over one mesh (a device Mesh and its
+    AbstractMesh are one: JAX's types hold abstract meshes only)."""
+    return a.sharding.mesh.abstract_mesh == b.sharding.mesh.abstract_mesh and \
+        list(a.sharding.spec._axes(len(a.shape))) == list(b.sharding.spec._axes(len(b.shape)))
 
 
 def _carry_component(body_fun):

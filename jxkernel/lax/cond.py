@@ -264,9 +264,9 @@ def _cond_batching(axis_data, vals, dims, *, branches, **params):
         outs = cond_p.bind(index, *ops, branches=new, **params)
         return outs, [0 if b else bu.not_mapped for b in batched_out]
     # A batched predicate: run every branch on every example and select per example.
-    size = axis_data.size
-    ops = [bu.bdim_at_front(o, d, size) for o, d in zip(ops, op_dims)]
-    index = bu.bdim_at_front(index, index_dim, size)
+    size, ema = axis_data.size, axis_data.explicit_mesh_axis    # (split as JAX's broadcasts)
+    ops = [bu.bdim_at_front(o, d, size, ema) for o, d in zip(ops, op_dims)]
+    index = bu.bdim_at_front(index, index_dim, size, ema)
     results = []
     for i, branch in enumerate(branches):
         batched, _ = batch_jaxpr(branch, axis_data, [0] * len(ops), force_out_batched=[True] * n_out)

@@ -24,7 +24,7 @@ from ..core.ir import param_printers
 from ..core.primitive import (
     Primitive,
     abstract_eval_rules,
-    batching_rules,
+    axis_batching_rules,
     lowering_rules,
     numpy_rules,
     sharding_rules,
@@ -35,7 +35,7 @@ from ..transforms import batch_util as bu
 from . import _lowering as hl
 from . import shapes
 from .conversion import _convert_element_type
-from .sharding import resolved
+from .sharding import check_explicit_only, resolved
 
 
 class Precision(enum.Enum):
@@ -484,21 +484,36 @@ def _dot_general_batch_dim_nums(ndims, bdims, dimension_numbers):
     return ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch)), out_dim
 
 
-def _dot_general_batching(vals, dims, *, dimension_numbers, **params):
+def _dot_general_batching(axis_data, vals, dims, *, dimension_numbers, out_sharding=None,
+                          **params):
     (lhs, rhs), (lbd, rbd) = vals, dims
+    if lbd is bu.not_mapped and rbd is bu.not_mapped:
+        return dot_general_p.bind(lhs, rhs, dimension_numbers=dimension_numbers,
+                                  out_sharding=out_sharding, **params), bu.not_mapped
     new_dims, out_dim = _dot_general_batch_dim_nums((bu.ndim(lhs), bu.ndim(rhs)), (lbd, rbd),
                                                     dimension_numbers)
-    return dot_general_p.bind(lhs, rhs, dimension_numbers=new_dims, **params), out_dim
+    if out_sharding is not None:        # (JAX's: the batch axis split over vmap's mesh axes)
+        (lc, _), (lb, _) = dimension_numbers
+        rank = bu.ndim(lhs) + bu.ndim(rhs) - 2 * len(lc) - len(lb) - (lbd is not bu.not_mapped) \
+            - (rbd is not bu.not_mapped) + 1
+        out_sharding = bu.sharding_for_vmap(axis_data, out_sharding, out_dim, rank)
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=new_dims, out_sharding=out_sharding,
+                              **params), out_dim
 
 
 ad.defbilinear(dot_general_p, _dot_general_transpose_lhs, _dot_general_transpose_rhs)
-batching_rules[dot_general_p] = _dot_general_batching
+axis_batching_rules[dot_general_p] = _dot_general_batching
 sharding_rules[dot_general_p] = sharding_types.dot_general_rule
 
 
 # ------------------------------------------------------------------ lax functions
 def _index_tuple(dims) -> tuple:
     return tuple(operator.index(d) for d in dims)
+
+
+def _result_rank(lhs, rhs, dimension_numbers) -> int:
+    (contract, _), (batch, _) = dimension_numbers
+    return np.ndim(lhs) + np.ndim(rhs) - 2 * len(contract) - len(batch)
 
 
 def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_type=None,
@@ -523,8 +538,11 @@ def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_t
              (_index_tuple(lhs_batch), _index_tuple(rhs_batch)))
     if preferred_element_type is not None:
         preferred_element_type = dtypes.canonicalize_dtype(preferred_element_type)
+    if out_sharding is None:                # jnp.matmul/einsum(..., out_sharding=)'s
+        out_sharding = sharding_types.override_for(dot_general_p, _result_rank(lhs, rhs, dnums))
     if out_sharding is not None:            # a PartitionSpec under set_mesh, as in JAX
         out_sharding = resolved(out_sharding)
+        check_explicit_only(out_sharding, "dot_general")
     return dot_general_p.bind(lhs, rhs, dimension_numbers=dnums,
                               precision=canonicalize_precision(precision),
                               preferred_element_type=preferred_element_type,

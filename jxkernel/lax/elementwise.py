@@ -983,7 +983,7 @@ def _clamp_jvp(primals, tangents):
 
 
 jvp_rules[clamp_p] = _clamp_jvp
-sharding_rules[clamp_p] = sharding_types.broadcasting_rule
+sharding_rules[clamp_p] = sharding_types.clamp_rule
 
 
 def _bind_accurate(prim, x, accuracy):

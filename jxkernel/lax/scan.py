@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import sharding_types
-from ..core.avals import get_aval
+from ..core.avals import dim_inserted, get_aval
+from ..core.dtypes import is_extended
 from ..core.errors import aval_text
 from ..core.interpret import eval_jaxpr
 from ..core.ir import param_printers
@@ -33,6 +34,7 @@ from ..transforms.ad_util import Zero, add_tangents, instantiate, is_undefined, 
 from ._lowering import lower_fun
 from .conversion import _convert_element_type
 from .elementwise import add, lt, sub
+from .shapes import broadcast_in_dim
 from .slicing import dynamic_index_in_dim, dynamic_update_index_in_dim
 from .while_loop import while_loop
 
@@ -159,7 +161,7 @@ def _scan_impl_fun(*args, reverse, length, jaxpr, num_consts, num_carry, linear,
     consts, init, xs = args[:num_consts], args[num_consts:num_consts + num_carry], \
         args[num_consts + num_carry:]
     y_avals = jaxpr.out_avals[num_carry:]
-    ys0 = [zeros(cf.broadcast_aval(a.strip_weak_type(), length)) for a in y_avals]
+    ys0 = [_stacked_zeros(a.strip_weak_type(), length) for a in y_avals]
 
     def step(i, carry, ys):
         t = sub(np.int32(length - 1), i) if reverse else i
@@ -191,6 +193,17 @@ def _scan_impl_fun(*args, reverse, length, jaxpr, num_consts, num_carry, linear,
     for _ in range(length - main * unroll):       # the remainder, unrolled
         i, carry, ys = step(i, carry, ys)
     return list(carry) + list(ys)
+
+
+def _stacked_zeros(y_aval, length: int):
+    """The buffer the ys are written into: zeros typed as the scan's stacked ys where a y is
+    typed (its sharding, an unsplit leading axis), so each step's typed update fits it (an
+    untyped buffer made under set_mesh is typed replicated over its mesh)."""
+    if y_aval.sharding is None or is_extended(y_aval.dtype):
+        return zeros(cf.broadcast_aval(y_aval, length))
+    stacked = dim_inserted(y_aval, 0, length)
+    return broadcast_in_dim(np.zeros((), y_aval.dtype), stacked.shape, (),
+                            out_sharding=stacked.sharding)
 
 
 def _strip(value, acc):
@@ -244,7 +257,8 @@ def _scan_batching(axis_data, vals, dims, *, reverse, length, jaxpr, num_consts,
     body, out_dims = batch_jaxpr(jaxpr, axis_data, const_dims + carry_dims + x_in_dims,
                                  force_out_batched=carry_batched + [False] * (len(jaxpr.out_avals) - nk))
     vals = list(vals)
-    carry = [bu.bdim_at_front(v, d, size) if b else v
+    # (an unbatched carry broadcast with its batch axis split over vmap's mesh axes, JAX's)
+    carry = [bu.bdim_at_front(v, d, size, axis_data.explicit_mesh_axis) if b else v
              for v, d, b in zip(vals[nc:nc + nk], dims[nc:nc + nk], carry_batched)]
     xs = [bu.move_to(v, d, 1, size) if b else v
           for v, d, b in zip(vals[nc + nk:], dims[nc + nk:], xs_batched)]

@@ -654,6 +654,8 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None)
         (2, 3)
     """
     shape = canonicalize_shape(shape)
+    if out_sharding is None:              # jnp.zeros(..., out_sharding=)'s, a param as JAX's
+        out_sharding = sharding_types.override_for(broadcast_in_dim_p, len(shape))
     if out_sharding is not None:          # (a hot path while tracing: no call without one)
         out_sharding = canonicalize_sharding(out_sharding, "broadcast_in_dim")
     if out_sharding is None:

@@ -11,6 +11,7 @@ the array out as asked (a device_put). Its derivative is constrained the same wa
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 
 from ..core import avals as _avals
@@ -25,6 +26,7 @@ from ..core.mesh import (AbstractMesh, AxisType, Mesh, NamedSharding, PartitionS
 from ..core.primitive import (
     Primitive,
     abstract_eval_rules,
+    axis_batching_rules,
     batching_rules,
     impl_rules,
     jvp_rules,
@@ -37,7 +39,7 @@ from ..core.trace import Tracer
 from ..tree_util import broadcast_prefix, tree_flatten, tree_leaves, tree_map, tree_unflatten
 from ..xla.lowering import NeedsMesh
 from ..transforms.ad_util import Zero
-from ..transforms.batch_util import ndim, not_mapped
+from ..transforms.batch_util import ndim, not_mapped, sharding_for_vmap
 
 # xla/sharding.py and xla/sharded.py (jaxlib's HLO shardings, sharded Arrays) load with the
 # first mesh or sharded Array: `import jxkernel` needs neither, so their imports are deferred.
@@ -295,11 +297,32 @@ def _reshard_impl(x, *, sharding):
     if typed is not None and isinstance(sharding.mesh, AbstractMesh):
         _check_devices_for(x, typed)        # (a Mesh's own devices are where it goes)
     parts = list(sharding.spec) + [None] * (ndim(x) - len(sharding.spec))
-    return _impl(x, sharding=NamedSharding(sharding.mesh, PartitionSpec(*parts),
+    spec = _keeping_auto_axes(x, sharding, PartitionSpec(*parts))
+    return _impl(x, sharding=NamedSharding(sharding.mesh, spec,
                                            memory_kind=sharding.memory_kind))
 
 
-def _lowering(ctx, x, *, sharding, **_):
+def _keeping_auto_axes(x, sharding, spec):
+    """`spec`, on a mesh of Explicit and Auto axes, with the Auto axes `x` is laid out over
+    kept where `spec` leaves their dimension unsplit or splits it by a prefix of x's axes
+    there: XLA's choice for reshard's open dimensions (JAX's typed lowering). Reported as XLA
+    names it: the type's spec where nothing is kept, else without trailing Nones."""
+    own, mesh, n = getattr(x, "sharding", None), sharding.mesh, ndim(x)
+    if not mesh.auto_axes or not isinstance(own, NamedSharding) or \
+            (own.mesh.axis_names, own.mesh.axis_sizes) != (mesh.axis_names, mesh.axis_sizes):
+        return spec                     # (x's mesh: the same axes, of any types: auto_axes')
+    auto = set(mesh.auto_axes)
+    kept = [w + tuple(itertools.takewhile(auto.__contains__, h[len(w):])) if h[:len(w)] == w
+            else w for h, w in zip(own.spec._axes(n), spec._axes(n))]
+    if kept == list(spec._axes(n)):
+        return spec
+    entries = list(_avals.make(mesh, kept).spec)
+    while entries[-1] is None:          # (something was kept: not all are None)
+        entries.pop()
+    return PartitionSpec(*entries)
+
+
+def _lowering(ctx, x, *, sharding, _typed=False, **_):
     mesh = ctx.module_ctx.mesh
     if mesh is None:                # jit catches this and partitions the program over the mesh
         raise NeedsMesh(
@@ -311,8 +334,22 @@ def _lowering(ctx, x, *, sharding, **_):
         raise ValueError(f"with_sharding_constraint's sharding {sharding!r} is over another mesh "
                          f"than the jitted computation's {mesh}; use one mesh")
     from ..xla.sharding import sdy_sharding    # (loaded with the first mesh, as above)
-    text = sdy_sharding(ctx.module_ctx.module, mesh, sharding, len(ctx.avals_in[0].shape))
+    if not _typed:
+        sharding = _with_type_axes(sharding, ctx.avals_out[0])
+    text = sdy_sharding(ctx.module_ctx.module, mesh, sharding, len(ctx.avals_in[0].shape),
+                        typed=_typed)
     return ctx.op1("sdy.sharding_constraint", [x], {"sharding": text})
+
+
+def _with_type_axes(sharding, aval):
+    """JAX's constraint lowering: per dimension the mesh axes the result's type splits it
+    over, then those the constraint names (on a mesh with Auto axes, f32[8@x,2] constrained
+    to P(None, 'y') is laid out P('x', 'y'))."""
+    if aval.sharding is None or not sharding.mesh.auto_axes:
+        return sharding
+    given = sharding.spec._axes(len(aval.shape))
+    return _avals.make(sharding.mesh, [t + tuple(a for a in g if a not in t)
+                                       for t, g in zip(_avals.parts_of(aval), given)])
 
 
 def _jvp(prim, primals, tangents, **params):
@@ -326,21 +363,35 @@ def _transpose(prim, ct, x, **params):
 
 
 def _batching(prim, vals, dims, *, sharding, **params):
-    """The batch axis is left unsplit: the spec gets a None at its position."""
+    """The batch axis is left as the operand's type has it (unsplit if untyped): a constraint
+    changes no type under vmap (JAX's leaves that axis unconstrained), so vmap of
+    jnp.einsum(..., out_sharding=P('y')) over x stays split over x."""
     (x,), (d,) = vals, dims
     if d is not_mapped:
         return prim.bind(x, sharding=sharding, **params), d
     parts = list(sharding.spec) + [None] * (ndim(x) - 1 - len(sharding.spec))
-    parts.insert(d, None)
+    typed = _avals.get_aval(x).sharding
+    axes = _avals.parts_of(_avals.get_aval(x))[d] if typed is not None else ()
+    parts.insert(d, None if not axes else axes[0] if len(axes) == 1 else tuple(axes))
     batched = NamedSharding(sharding.mesh, PartitionSpec(*parts),
                             memory_kind=sharding.memory_kind)
     return prim.bind(x, sharding=batched, **params), d
 
 
+def _reshard_batching(axis_data, vals, dims, *, sharding):
+    """JAX's _reshard_batcher: the batch axis split over vmap's explicit mesh axes, so
+    vmap(lambda r: reshard(r, P('y'))) of f32[8@x,2] is f32[8@x,2@y]."""
+    (x,), (d,) = vals, dims
+    if d is not_mapped:
+        return reshard_p.bind(x, sharding=sharding), d
+    return reshard_p.bind(x, sharding=sharding_for_vmap(axis_data, sharding, d, ndim(x))), d
+
+
 for _prim in (sharding_constraint_p, reshard_p):
     abstract_eval_rules[_prim] = _abstract_eval
     impl_rules[_prim] = _impl
-    lowering_rules[_prim] = _lowering
+    # (reshard's result is its type: laid out as JAX's lower_with_sharding_in_types)
+    lowering_rules[_prim] = functools.partial(_lowering, _typed=_prim is reshard_p)
     # the NumPy backend computes global values: the layout is the program's results'
     # (xla/numpy_sharded.py reads the constraint from the jaxpr)
     numpy_rules[_prim] = lambda x, **_: x
@@ -349,6 +400,7 @@ for _prim in (sharding_constraint_p, reshard_p):
     batching_rules[_prim] = functools.partial(_batching, _prim)
     sharding_typing_rules[_prim] = sharding_types.constrained_typing
 impl_rules[reshard_p] = _reshard_impl
+axis_batching_rules[reshard_p] = _reshard_batching
 param_printers[reshard_p] = lambda params: []       # JAX prints `reshard x`: the type says
 param_printers[sharding_constraint_p] = _constraint_params
 
@@ -405,13 +457,18 @@ def _with_axis_type(mesh, axes, kind) -> Mesh:
 
 def _retyped(tree, mesh):
     """Each typed array of `tree` moved onto `mesh`, its spec keeping only axes still
-    Explicit there (the others are XLA's to choose inside, as in JAX)."""
+    Explicit there (the others are XLA's to choose inside, as in JAX); an Array keeps its
+    whole layout (JAX's mesh_cast moves no data)."""
     kept = sharding_types.explicit_axes(mesh)
 
     def move(x):
         typed = getattr(_avals.get_aval(x), "sharding", None)
         if typed is None:
             return x
+        own = getattr(x, "sharding", None) if not isinstance(x, Tracer) else None
+        if isinstance(own, NamedSharding) and \
+                (own.mesh.axis_names, own.mesh.axis_sizes) == (mesh.axis_names, mesh.axis_sizes):
+            return with_sharding_constraint(x, NamedSharding(mesh, own.spec), _asserts=False)
         spec = PartitionSpec(*(tuple(a for a in axes if a in kept) or None
                                for axes in typed.spec._axes(len(typed.spec))))
         return with_sharding_constraint(x, NamedSharding(mesh, spec), _asserts=False)

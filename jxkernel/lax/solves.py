@@ -276,7 +276,7 @@ def _solve_batching(axis_data, vals, dims, *, const_lengths, jaxprs):
     new_params = [v if d is bu.not_mapped else bu.moveaxis(v, d, 0)
                   for v, d in zip(_flat(params), _flat(params_dims))]
     size = axis_data.size
-    new_b = [bu.bdim_at_front(v, d, size) if now else v
+    new_b = [bu.bdim_at_front(v, d, size, axis_data.explicit_mesh_axis) if now else v
              for v, d, now in zip(b, b_dims, b_bat)]
     outs = linear_solve_p.bind(
         *new_params, *new_b, const_lengths=const_lengths,

@@ -138,7 +138,7 @@ def _while_batching(axis_data, vals, dims, *, cond_jaxpr, body_jaxpr, cond_ncons
     if pred_batched:                      # examples finish at different times: batch everything
         carry_batched = [True] * len(carry_batched)
     vals = list(vals)
-    carry = [bu.bdim_at_front(v, d, size) if b else v
+    carry = [bu.bdim_at_front(v, d, size, axis_data.explicit_mesh_axis) if b else v
              for v, d, b in zip(vals[nc + nb:], carry_dims, carry_batched)]
     carry_in_dims = [0 if b else None for b in carry_batched]
     body_b, _ = batch_jaxpr(body_jaxpr, axis_data, list(bdims) + carry_in_dims,

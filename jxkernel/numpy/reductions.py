@@ -23,6 +23,7 @@ import numpy as np
 from .. import lax
 from ..core import dtypes
 from ..core.errors import ConcretizationTypeError
+from ..core.sharding_types import ShardingTypeError
 from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer, _ctx, eval_trace
 from ..lax import conversion
@@ -559,12 +560,22 @@ def nanargmin(a, axis=None, out=None, keepdims=None):
 
 
 # ------------------------------------------------------------------ cumulative reductions
+def _check_replicated(name, a) -> None:
+    """JAX's refusal to flatten a value split over devices for a cumulative reduction."""
+    aval = aval_of(a)
+    if aval.sharding is not None and builtins.any(aval.sharding.spec._axes(len(aval.shape))):
+        raise ShardingTypeError(f"The input should be fully replicated when axis is not "
+                                f"specified to {name}. Got input type={aval}")
+
+
 def _cumulative(name, reduction, a, axis, dtype, out=None, fill_nan=False, fill_value=0,
                 promote_integers=False):
     a = _asarray(name, a)
     if out is not None:
         raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported")
     shape = aval_of(a).shape
+    if axis is None or not shape:
+        _check_replicated(name, a)
     if axis is None:
         a = lax.reshape(a, (math.prod(shape),))
     # as JAX: only axis=None flattens; an axis of a 0-d array is out of bounds (NumPy would

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..core.avals import dim_inserted, get_aval
 from ..core.interpreter_primitives import broadcast_in_dim, broadcast_in_dim_p, reshape, transpose
+from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.primitive import batching_rules
 
 not_mapped = None
@@ -53,6 +54,16 @@ def broadcast(x, size: int, axis: int, mesh_axis=None):
         return broadcast_in_dim(x, s, dims)
     return broadcast_in_dim_p.bind(x, shape=tuple(s), broadcast_dimensions=dims,
                                    sharding=dim_inserted(aval, axis, size, mesh_axis).sharding)
+
+
+def sharding_for_vmap(axis_data, sharding, axis: int, ndim: int):
+    """JAX's get_sharding_for_vmap: a primitive's sharding param (out_sharding=, reshard's)
+    for its batched result of rank `ndim`, the batch axis `axis` split over vmap's explicit mesh
+    axes (unsplit where there are none): P('y') of a result batched over x is P('x', 'y')."""
+    ema = axis_data.explicit_mesh_axis
+    parts = list(sharding.spec) + [None] * (ndim - 1 - len(sharding.spec))
+    parts.insert(axis, None if ema is None else ema[0] if len(ema) == 1 else tuple(ema))
+    return NamedSharding(sharding.mesh, PartitionSpec(*parts), memory_kind=sharding.memory_kind)
 
 
 def bdim_at_front(x, bdim, size: int, mesh_axis=None):

@@ -266,11 +266,11 @@ class Partitioning:
         self.replicated = replicated = NamedSharding(mesh, PartitionSpec())
         self.user_shardings = flat_in
         self.in_shardings = [s if s is not None else replicated for s in flat_in]
-        # (under set_mesh over Explicit axes an untyped result is replicated with a spec per
-        # dimension: its type names the context's mesh; outside, XLA's propagation chooses and
-        # its choice types the result, as JAX's _concretize_abstract_out_shardings)
-        self.out_shardings = flat_out = typed_outputs(jaxpr.out_avals, flat_out,
-                                                      mesh if get_mesh() is not None else None)
+        # (an untyped result is laid out as XLA's propagation chooses and its choice types it,
+        # as JAX's _concretize_abstract_out_shardings; under set_mesh over Explicit axes the
+        # results JAX types over the context's mesh are typed here too: sharding_types'
+        # _on_context_mesh)
+        self.out_shardings = flat_out = typed_outputs(jaxpr.out_avals, flat_out)
         n_consts = len(jaxpr.constvars)
         donated = jitted._donated_leaves(dyn_args, dyn_kwargs) or (False,) * len(leaves)
         self.donated = (False,) * n_consts + tuple(donated)

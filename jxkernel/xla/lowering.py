@@ -372,7 +372,8 @@ def _typed_layouts(ctx, outvars, outs) -> list:
     module, mesh = ctx.module_ctx.module, ctx.module_ctx.mesh
     return [out if v.aval.sharding is None else ctx.op1(
                 "sdy.sharding_constraint", [out],
-                {"sharding": sdy_sharding(module, mesh, v.aval.sharding, len(v.aval.shape))},
+                {"sharding": sdy_sharding(module, mesh, v.aval.sharding, len(v.aval.shape),
+                                          typed=True)},
                 result_type=hlo.aval_type(v.aval))
             for v, out in zip(outvars, outs)]
 

@@ -21,7 +21,7 @@ import numpy as np
 from ..core import dtypes, jaxpr_cost
 from ..core.config import config
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal
-from ..core.mesh import placed_on
+from ..core.mesh import asked_on, named_as_asked
 from ..core.numpy_eval import eval_jaxpr_numpy
 from ..core.numpy_simplify import simplify_divisions
 from ..core.physical import physical_aval, wrap_physical
@@ -149,11 +149,12 @@ class NumpyShardedExecutable(NumpyExecutable):
                  user_shardings, arg_avals, out_meshes=None, arg_shardings=None):
         super().__init__(jaxpr, out_avals, devices, name, donated)
         self.mesh = mesh
-        out_shardings = [placed_on(mesh, s) for s in out_shardings]
+        asked = [asked_on(mesh, s) for s in out_shardings]
         chosen = numpy_sharded.output_shardings(
             jaxpr, mesh, [physical_aval(a) for a in self.out_avals], user_shardings, arg_avals,
-            out_shardings, out_meshes, arg_shardings)
-        self.out_shardings = [given or c for given, c in zip(out_shardings, chosen)]
+            asked, out_meshes, arg_shardings)
+        self.out_shardings = [given or named_as_asked(s, c, len(a.shape)) for given, s, c, a
+                              in zip(asked, out_shardings, chosen, self.out_avals)]
 
     def with_committed(self, committed: bool) -> NumpyShardedExecutable:
         return self                         # results over a mesh are committed

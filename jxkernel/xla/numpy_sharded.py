@@ -25,7 +25,7 @@ import functools
 
 import numpy as np
 
-from ..core.avals import ShapedArray
+from ..core.avals import ShapedArray, parts_of
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.mesh import NamedSharding, PartitionSpec
 from .numpy_device import NumpyBuffer, NumpyShardedBuffer, Placement
@@ -140,12 +140,28 @@ def _eqn_layouts(eqn, ins) -> list:
     return outs
 
 
+def _as_typed(aval, guess):
+    """A typed result's layout, as XLA's lowering constrains it (_typed_layouts): its type's
+    axes; over a mesh with Auto axes also the Auto axes the guess splits it over."""
+    typed = getattr(aval, "sharding", None)
+    if typed is None:
+        return guess
+    parts = parts_of(aval)
+    if not typed.mesh.auto_axes:
+        return tuple(parts)
+    explicit = set(typed.mesh.explicit_axes)
+    guess = guess or ((),) * len(parts)
+    return tuple(p + tuple(a for a in g if a not in explicit and a not in p)
+                 for p, g in zip(parts, guess))
+
+
 def _layouts(jaxpr: Jaxpr, ins: list) -> list:
     """Per result of `jaxpr` its layout guessed from its inputs' (None: replicated)."""
     env = {v: d for v, d in zip(jaxpr.invars, ins)}
     for eqn in jaxpr.eqns:
         outs = _eqn_layouts(eqn, [env.get(v) if type(v) is Var else None for v in eqn.invars])
         for v, d in zip(eqn.outvars, outs):
+            d = _as_typed(v.aval, d)
             d = None if d is None or not any(d) else _valid(d)
             if d is not None and len(d) == len(_shape(v)):
                 env[v] = d

@@ -27,8 +27,8 @@ from ..core.device_assignment import check_device_assignment
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.lru import LRU, PROGRAMS
 from ..core.avals import explicit_axes, replicated_on
-from ..core.mesh import (Mesh, NamedSharding, PartitionSpec, get_mesh, local_devices,
-                         placed_on, resolve)
+from ..core.mesh import (UNCONSTRAINED, Mesh, NamedSharding, PartitionSpec, asked_on, get_mesh,
+                         local_devices, named_as_asked, resolve)
 from ..core.sharding_types import current_override
 from . import array
 from . import client as _client
@@ -301,11 +301,12 @@ class ShardedExecutable(Executable):
         self._simple = False
         # typed keys' results are their uint32 data here (core/physical.py), keys again after
         self._physical = [physical_aval(a) for a in self.out_avals]
-        out_shardings = [placed_on(mesh, s) for s in out_shardings]
+        asked = [asked_on(mesh, s) for s in out_shardings]
         chosen = output_shardings(loaded, mesh, self._physical, user_shardings, arg_avals,
-                                  out_shardings, out_meshes)
+                                  asked, out_meshes)
         self.mesh = mesh
-        self.out_shardings = [given or c for given, c in zip(out_shardings, chosen)]
+        self.out_shardings = [given or named_as_asked(s, c, len(a.shape)) for given, s, c, a
+                              in zip(asked, out_shardings, chosen, self._physical)]
         self.handlers = [_result_handler(a, gspmd_sharding(s, len(a.shape)))
                          for a, s in zip(self._physical, self.out_shardings)]
         self._wrap = _keep
@@ -365,15 +366,27 @@ def compile_lowered(module, closed, name, mesh, out_shardings, user_shardings,
 
 
 def typed_outputs(out_avals, out_shardings, mesh=None) -> list:
-    """Each output's given sharding, else the one its type says (Explicit axes), else None;
-    over a `mesh` with Explicit axes, else replicated with one spec entry per dimension (as
-    JAX's results over such a mesh say, P(None, None))."""
-    outs = [s if s is not None or a.sharding is None else a.sharding
+    """Each output's given sharding, else the one its type says (Explicit axes; its unsplit
+    dimensions open to a mesh's Auto axes, _open_to_auto), else None (XLA's choice); over a
+    `mesh` with Explicit axes (an eager operation under set_mesh), else replicated with one
+    spec entry per dimension (as JAX's eager results over such a mesh say, P(None, None))."""
+    outs = [s if s is not None or a.sharding is None else _open_to_auto(a.sharding, len(a.shape))
             for a, s in zip(out_avals, out_shardings)]
     if mesh is None or not explicit_axes(mesh):
         return outs
-    return [s if s is not None else replicated_on(mesh, len(a.shape))
+    return [s if s is not None else _open_to_auto(replicated_on(mesh, len(a.shape)), len(a.shape))
             for a, s in zip(out_avals, outs)]
+
+
+def _open_to_auto(typed: NamedSharding, ndim: int) -> NamedSharding:
+    """A result's type as its sharding: over a mesh with Auto axes its unsplit dimensions
+    are left to XLA (P.UNCONSTRAINED), which may split them over those axes (JAX's
+    _concretize_abstract_out_shardings): f32[8@x,2] of x split over (x, y) stays P('x', 'y')."""
+    if not typed.mesh.auto_axes:
+        return typed
+    parts = tuple(typed.spec) + (None,) * (ndim - len(typed.spec))
+    return NamedSharding(typed.mesh, PartitionSpec(*[UNCONSTRAINED if p is None else p
+                                                     for p in parts]))
 
 
 def compile_partitioned(closed, name, mesh, arg_shardings, out_shardings, carrying=None,

@@ -218,23 +218,30 @@ def sdy_mesh_line(mesh: Mesh, name: str = "mesh") -> str:
     return f"sdy.mesh @{name} = <[{axes}]>"
 
 
-def sdy_dims(sharding: NamedSharding, ndim: int, name: str = "mesh") -> str:
+def sdy_dims(sharding: NamedSharding, ndim: int, name: str = "mesh", typed=False) -> str:
     """`<@mesh, [{"x"}, {}]>`: per dimension the mesh axes splitting it, major first, `{?}`
     where P.UNCONSTRAINED leaves it open to propagation (and the axes it is unreduced over:
-    `unreduced={"y"}`)."""
-    open_ = [p is UNCONSTRAINED for p in sharding.spec] + [False] * ndim
+    `unreduced={"y"}`). `typed`: the sharding a value's type says; over a mesh with Auto axes
+    every dimension is open to them and the Explicit axes it does not name are replicated
+    (`replicated={"x"}`), as JAX's lower_with_sharding_in_types (modify_wrt_axis_types)."""
+    mixed = typed and bool(sharding.mesh.auto_axes)
+    open_ = [mixed or p is UNCONSTRAINED for p in sharding.spec] + [mixed] * ndim
     dims = ", ".join("{" + ", ".join(f'"{a}"' for a in axes) + (", ?" if axes else "?") * o + "}"
                      for axes, o in zip(sharding.spec._axes(ndim), open_))
+    used = {a for axes in sharding.spec._axes(ndim) for a in axes} | set(sharding.spec.unreduced)
+    replicated = ", ".join(f'"{a}"' for a in sharding.mesh.explicit_axes if a not in used) \
+        if mixed else ""
     unreduced = ", ".join(f'"{a}"' for a in sharding.mesh.axis_names
                           if a in sharding.spec.unreduced)
-    return f"<@{name}, [{dims}]" + (f", unreduced={{{unreduced}}}>" if unreduced else ">")
+    return f"<@{name}, [{dims}]" + (f", replicated={{{replicated}}}" if replicated else "") + \
+        (f", unreduced={{{unreduced}}}>" if unreduced else ">")
 
 
-def sdy_sharding(module, home: Mesh, sharding: NamedSharding, ndim: int) -> str:
-    """`#sdy.sharding<@mesh, [...]>` for a value of a module partitioned over `home`. A
-    sharding over another mesh of the same devices in the same order (an abstract mesh
-    inside jit naming them otherwise: use_abstract_mesh) names a mesh declared next to
-    `@mesh`, as `@mesh_1`."""
+def sdy_sharding(module, home: Mesh, sharding: NamedSharding, ndim: int, typed=False) -> str:
+    """`#sdy.sharding<@mesh, [...]>` for a value of a module partitioned over `home` (`typed`:
+    the sharding its type says, see sdy_dims). A sharding over another mesh of the same
+    devices in the same order (an abstract mesh inside jit naming them otherwise:
+    use_abstract_mesh) names a mesh declared next to `@mesh`, as `@mesh_1`."""
     mesh = sharding.mesh
     if isinstance(mesh, AbstractMesh):      # JAX's _abstract_to_concrete_mesh: home's devices
         mesh = concrete_mesh(mesh, home)
@@ -242,7 +249,7 @@ def sdy_sharding(module, home: Mesh, sharding: NamedSharding, ndim: int) -> str:
         raise ValueError(f"Received incompatible devices for jitted computation: the sharding "
                          f"{sharding!r} is over a different mesh than the computation's "
                          f"{home}; use one mesh for every sharding of one jit")
-    return f"#sdy.sharding{sdy_dims(sharding, ndim, mesh_symbol(module, home, mesh))}"
+    return f"#sdy.sharding{sdy_dims(sharding, ndim, mesh_symbol(module, home, mesh), typed)}"
 
 
 def mesh_symbol(module, home: Mesh, mesh: Mesh) -> str:

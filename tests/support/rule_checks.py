@@ -304,10 +304,12 @@ def check_grad_under_jit_and_vmap(f, x, jit_inside=False):
 
 
 def check_family_rules(linear, nonlinear):
-    """Every primitive of a family has batching and jvp rules; the linear ones transpose."""
-    from jxkernel.core.primitive import batching_rules, jvp_rules, transpose_rules
+    """Every primitive of a family has batching and jvp rules (a batching rule given vmap's
+    axis, as dot_general's, counts); the linear ones transpose."""
+    from jxkernel.core.primitive import (axis_batching_rules, batching_rules, jvp_rules,
+                                         transpose_rules)
     for p in linear + nonlinear:
-        assert p in batching_rules and p in jvp_rules, p
+        assert (p in batching_rules or p in axis_batching_rules) and p in jvp_rules, p
     for p in linear:
         assert p in transpose_rules, p
 
