@@ -38,20 +38,22 @@ from .ad import jvp_jaxpr, transpose_jaxpr
 from .ad_util import Zero, instantiate, is_undefined
 from .batching import BatchTrace, batch_jaxpr
 from .jit_cache import ON_ONE_DEVICE
+from .jit_pinned import eager_placement
 
 jit_p = Primitive("jit", multiple_results=True)
 
 
-def _jit_abstract_eval(*avals, jaxpr, name, donated_invars, inline, keep_unused):
+def _jit_abstract_eval(*avals, jaxpr, name, donated_invars, inline, keep_unused, pinned=None):
     return jaxpr.out_avals
 
 
-def _jit_lowering(ctx, *args, jaxpr, name, donated_invars, inline, keep_unused):
+def _jit_lowering(ctx, *args, jaxpr, name, donated_invars, inline, keep_unused, pinned=None):
     return ctx.call_jaxpr(jaxpr, args, name)
 
 
-def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused):
-    """A jit equation run eagerly (e.g. by a transformation that re-binds it): compile once."""
+def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused, pinned=None):
+    """A jit equation run eagerly (e.g. by a transformation that re-binds it): compile once;
+    a pinned jit's (`pinned`, a jit_pinned.Pin) on its device."""
     check_device_assignment(jaxpr.out_avals, lambda: program_devices(
         jaxpr, [placement(a) for a in args], (), keep_unused))
     if any_sharded(args) or _partitioned and (jaxpr, None) in _partitioned or \
@@ -60,19 +62,22 @@ def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused):
         from ..xla.sharded import run_jaxpr
         return run_jaxpr(jaxpr, name, args, _partitioned.get((jaxpr, None)) or get_mesh())
     try:
-        return _jit_impl_one_device(args, jaxpr, name, donated_invars)
+        return _jit_impl_one_device(args, jaxpr, name, donated_invars, pinned)
     except NeedsMesh as e:                  # a sharding constraint inside
         _partitioned[jaxpr, None] = e.mesh
         return _jit_impl(*args, jaxpr=jaxpr, name=name, donated_invars=donated_invars,
-                         inline=inline, keep_unused=keep_unused)
+                         inline=inline, keep_unused=keep_unused, pinned=pinned)
 
 
 _partitioned = WeakLRU(TRACES)   # (jaxpr, None) -> the mesh its sharding constraints need
 
 
-def _jit_impl_one_device(args, jaxpr, name, donated_invars):
-    device = next((a.device for a in args if type(a) is Array), None) or _client.default_device()
-    leaves = [a if type(a) is Array else to_device(a, device) for a in args]
+def _jit_impl_one_device(args, jaxpr, name, donated_invars, pinned=None):
+    # where a call would run it: committed Arrays (or pinned jits) decide, else the default
+    # device, its results then uncommitted
+    device, committed = eager_placement(args, jaxpr, pinned)
+    leaves = [a if type(a) is Array and a.device == device else to_device(a, device)
+              for a in args]
     key = (jaxpr, (tuple(a.aval for a in leaves), device))
     exe = _impl_cache.get(key)
     if exe is None:
@@ -80,7 +85,8 @@ def _jit_impl_one_device(args, jaxpr, name, donated_invars):
         exe, phases = pipeline.compile_jaxpr(jaxpr.jaxpr, [device], name=name, donated=donated)
         _impl_cache[key] = exe
         compile_record.record(_compile_event(jaxpr, name, leaves, phases, device))
-    return exe.call_arrays([to_device(c, device) for c in jaxpr.consts] + leaves)
+    return exe.with_committed(committed).call_arrays(
+        [to_device(c, device) for c in jaxpr.consts] + leaves)
 
 
 def one_device_program(jaxpr, args):
@@ -250,37 +256,44 @@ def _bind_jit(jaxpr, args, donated_invars, **params):
     return jit_p.bind(*args, jaxpr=jaxpr, donated_invars=tuple(donated_invars), **params)
 
 
-def _jit_batching(axis_data, vals, dims, *, jaxpr, name, donated_invars, inline, keep_unused):
+def _jit_batching(axis_data, vals, dims, *, jaxpr, name, donated_invars, inline, keep_unused,
+                  pinned=None):
     """vmap of a jit equation: one jit equation over the batched jaxpr (batched even when no
     operand is, since the body may use the axis, e.g. through axis_index)."""
     batched, out_dims = batch_jaxpr(jaxpr, axis_data, dims)
     outs = _bind_jit(_derived(batched, jaxpr), vals, donated_invars, name=name, inline=inline,
-                     keep_unused=keep_unused)
+                     keep_unused=keep_unused, **_pin(pinned))
     return outs, out_dims
 
 
-def _jit_jvp(primals, tangents, *, jaxpr, name, donated_invars, inline, keep_unused):
+def _jit_jvp(primals, tangents, *, jaxpr, name, donated_invars, inline, keep_unused,
+             pinned=None):
     """jvp of a jit equation: one jit equation computing primal and tangent outputs."""
     nonzeros = [type(t) is not Zero for t in tangents]
     new_jaxpr, out_nonzeros = jvp_jaxpr(jaxpr, nonzeros)
     nz_tangents = [t for t in tangents if type(t) is not Zero]
     outs = _bind_jit(_derived(new_jaxpr, jaxpr), list(primals) + nz_tangents,
                      tuple(donated_invars) + (False,) * len(nz_tangents), name=name,
-                     inline=inline, keep_unused=keep_unused)
+                     inline=inline, keep_unused=keep_unused, **_pin(pinned))
     n = len(jaxpr.out_avals)
     rest = iter(outs[n:])
     return outs[:n], [next(rest) if nz else Zero(a) for nz, a in zip(out_nonzeros, jaxpr.out_avals)]
 
 
-def _jit_transpose(cts, *args, jaxpr, name, donated_invars, inline, keep_unused):
+def _jit_transpose(cts, *args, jaxpr, name, donated_invars, inline, keep_unused, pinned=None):
     """Transpose of a (linear) jit equation: a jit equation running the transposed jaxpr."""
     linear = [is_undefined(a) for a in args]
     nonlinear = [a for a in args if not is_undefined(a)]
     cts = [instantiate(ct) for ct in cts]
     transposed = _derived(transpose_jaxpr(jaxpr, linear), jaxpr)
     outs = iter(_bind_jit(transposed, nonlinear + cts, (False,) * (len(nonlinear) + len(cts)),
-                          name=name, inline=inline, keep_unused=keep_unused))
+                          name=name, inline=inline, keep_unused=keep_unused, **_pin(pinned)))
     return [next(outs) if lin else None for lin in linear]
+
+
+def _pin(pinned) -> dict:
+    """A pinned jit's equations made from it are pinned too (a plain one's params stay)."""
+    return {} if pinned is None else {"pinned": pinned}
 
 
 _consts_as_invars_cache = WeakLRU(TRACES)   # (closed, None) -> (jaxpr, consts)
@@ -310,7 +323,11 @@ def _jit_partial_eval(trace, args, params):
     with set_current_trace(trace.parent):
         known_outs = _bind_jit(known_jaxpr, known_args, (False,) * len(known_args), **rest)
     n_known = len(known_outs) - n_res
-    residuals = list(known_outs[n_known:])
+    # a residual that is a known input is that input itself, as JAX forwards it (its
+    # placement, not the known call's, then decides where the unknown part runs)
+    inputs = dict(zip(known_jaxpr.jaxpr.invars, known_args))
+    residuals = [inputs.get(v, r) if isinstance(v, Var) else r
+                 for v, r in zip(known_jaxpr.jaxpr.outvars[n_known:], known_outs[n_known:])]
     unknown = _derived(unknown_jaxpr, params["jaxpr"])
     unknown_jaxpr, unknown_consts = _consts_as_invars(unknown)
     _derived(unknown_jaxpr, unknown)

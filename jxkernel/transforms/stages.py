@@ -31,6 +31,7 @@ from ..xla.lowering import NeedsMesh
 from . import jit_refs
 from .jit_args import abstract_leaf_aval, flat_pinned, leaf_aval, result_paths
 from .jit_cache import NOWHERE, compiled_trace
+from .jit_pinned import one_device_given, program_placement
 from .jit_primitive import any_sharded, traced_under, untold
 
 # Options passed to XLA's compiler by name (JAX's `Lowered.compile(compiler_options=...)`).
@@ -85,16 +86,18 @@ def _check_dialect(dialect: str) -> None:
 
 
 def lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms=None,
-              locations=False, arg_names=None) -> pipeline.Module:
+              locations=False, arg_names=None, one_device=None) -> pipeline.Module:
     """`closed`, a jitted function's trace, lowered for `device` (or for `platforms`);
-    `arg_names`, one per input leaf ("x", "params['w']"), name its HLO parameters."""
+    `arg_names`, one per input leaf ("x", "params['w']"), name its HLO parameters;
+    `one_device`, jit_pinned.one_device_given's, the inputs and results given a sharding."""
     jaxpr, donated_refs, aliases = jit_refs.donating(closed)     # (each Ref updated in place)
     donated = donated_refs + (donated_leaves or (False,) * len(jaxpr.invars))
     return pipeline.lower(jaxpr, [device], name=jitted._name, donated=donated,
                           platforms=platforms, result_names=result_paths(out_tree)
                           + [None] * len(aliases),     # (Refs' final values last)
                           locations=locations, arg_names=arg_names,
-                          keep_unused=jitted._keep_unused, aliases=aliases)
+                          keep_unused=jitted._keep_unused, aliases=aliases,
+                          one_device=one_device)
 
 
 def portable():
@@ -111,7 +114,8 @@ def lowered_text(lowered: Lowered, dialect: str, debug_info: bool) -> str:
     if debug_info:
         traced = lowered.traced
         text = lower_jit(traced.jitted, traced.jaxpr, traced.out_tree, lowered.device,
-                         traced.donated, lowered._platforms or None, True, traced.arg_names).text
+                         traced.donated, lowered._platforms or None, True, traced.arg_names,
+                         one_device_given(traced)).text
     return portable().hlo_text(text) if dialect == "hlo" else \
         portable().printed_text(text, debug_info)
 
@@ -325,6 +329,9 @@ class Traced(_Stage):
             device, committed = (self.jitted._device, True) if self.jitted._device else \
                 call_placement(self._leaves, lambda: (self.jitted._name, self.arg_names or [
                     f"args[{i}]" for i in range(len(self._leaves))]))
+            device, committed = program_placement(   # (where pinned jits inside it run)
+                self.jitted, self.jaxpr, device, committed, self._leaves,
+                *tree_unflatten(self._in_tree, self._leaves))
             try:
                 return Lowered(self, device, platforms=platforms, committed=committed)
             except NeedsMesh as e:              # a sharding constraint inside: partitioned
@@ -349,7 +356,8 @@ class Lowered(_Stage):
             self._module = partitioning.module
         else:
             self._module = lower_jit(traced.jitted, traced.jaxpr, traced.out_tree, device,
-                                     traced.donated, platforms, arg_names=traced.arg_names)
+                                     traced.donated, platforms, arg_names=traced.arg_names,
+                                     one_device=one_device_given(traced))
         self._module_text = self._module.text
 
     @property
@@ -361,7 +369,8 @@ class Lowered(_Stage):
             traced = self.traced
             self._module_text = lower_jit(traced.jitted, traced.jaxpr, traced.out_tree,
                                           self.device, traced.donated, ("cpu",),
-                                          arg_names=traced.arg_names).text
+                                          arg_names=traced.arg_names,
+                                          one_device=one_device_given(traced)).text
         return self._module_text
 
     @_text.setter

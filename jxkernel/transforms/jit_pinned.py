@@ -1,0 +1,131 @@
+"""Where a program on one device runs when a jit pinned to a device is part of it, as JAX
+0.10.2 decides: a jit given `device=d`, or in_shardings/out_shardings that are all
+SingleDeviceShardings on d (jit_args.pinned_device), runs on d and commits its results,
+also when grad, vmap or an enclosing jit calls it (its `jit` equation carries a Pin), and
+an enclosing program runs where the pinned jits inside it run. Any other device among the
+committed arguments or given shardings is JAX's "Received incompatible devices" error.
+
+    >>> p = jit(jnp.sin, in_shardings=SingleDeviceSharding(jax.devices()[3]))
+    >>> jax.grad(lambda x: p(x).sum())(jnp.ones(4)).devices()
+    {CpuDevice(id=3)}
+    >>> jit(lambda x: p(x) + 1)(jnp.ones(4)).committed      # runs where p runs
+    True
+
+A program calling an Exported (`exp.call`) also commits its results, as JAX's does (it
+counts the call's result memory kinds among its shardings). `one_device_given` says which
+of a program's inputs and results JAX's module gives a sharding over its empty mesh.
+"""
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from ..core.ir import ClosedJaxpr, jaxpr_params
+from ..core.lru import TRACES, WeakLRU
+from ..xla.array import Array
+from ..tree_util import tree_unflatten
+from ..xla.placement import call_placement
+from .jit_args import device_mismatch, flat_pinned, pinned_found
+
+
+class Pin(NamedTuple):
+    """A pinned jit's device, and whether it moves every argument there (`device=`, or an
+    in_sharding given for each); if not, a committed argument elsewhere is JAX's error."""
+    device: Any
+    moves: bool
+
+
+def pin_params(jitted, dyn_args) -> dict:
+    """{"pinned": Pin} for the `jit` equation of a pinned jit; {} for any other (its
+    equation's params stay as they were)."""
+    if jitted._device is None:
+        return {}
+    moves = jitted._pinned is None or None not in flat_pinned(jitted._in_shardings, dyn_args)
+    return {"pinned": Pin(jitted._device, moves)}
+
+
+def _inside(jaxpr) -> tuple:
+    """(the pinned jit equations' (device, source) in `jaxpr` and its sub-jaxprs, whether it
+    calls an Exported), as JAX's get_intermediate_shardings and jaxpr_transfer_mem_kinds
+    find them."""
+    jaxpr = jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
+    found = _found.get((jaxpr, None))
+    if found is not None:
+        return found
+    pins, exported = [], False
+    for eqn in jaxpr.eqns:
+        pin = eqn.params.get("pinned") if eqn.primitive.name == "jit" else None
+        if pin is not None:
+            pins.append((pin.device, eqn.source_info))
+        exported |= eqn.primitive.name == "call_exported" and bool(eqn.outvars)
+        for sub in jaxpr_params(eqn.params):
+            sub_pins, sub_exported = _inside(sub)
+            pins += sub_pins
+            exported |= sub_exported
+    _found[jaxpr, None] = found = (pins, exported)
+    return found
+
+
+_found = WeakLRU(TRACES)      # (jaxpr, None) -> _inside(jaxpr)
+
+
+def _inner(pins) -> list:
+    """The pinned jits inside a program as entries of jit_args.device_mismatch's list."""
+    return [((device,), "jit inside jit", "" if source is None else f" at {source}")
+            for device, source in pins]
+
+
+def program_placement(jitted, jaxpr, device, committed, leaves, dyn_args, dyn_kwargs) -> tuple:
+    """(device, committed) of `jitted`'s program on one device (`jaxpr`) called on `leaves`,
+    those of `dyn_args` and `dyn_kwargs`: where the pinned jits inside run, if any; else `device`,
+    `committed` as its arguments or its own pin decided (committed also where it calls an
+    Exported). A committed argument or given sharding elsewhere (jit_args.pinned_found):
+    JAX's ValueError, before a compile as JAX raises it."""
+    pins, exported = _inside(jaxpr)
+    if jitted._device is not None or pins:
+        found = pinned_found(jitted, dyn_args, leaves) + _inner(pins)
+        device_mismatch(getattr(jitted._fun, "__qualname__", jitted._name),
+                        jitted._leaf_names(dyn_args, dyn_kwargs), leaves, found)
+    return (pins[0][0], True) if pins else (device, committed or exported)
+
+
+def eager_placement(args, jaxpr, pinned) -> tuple:
+    """(device, committed) of a `jit` equation run eagerly (grad, vmap and linearize re-bind
+    it): its own Pin's device, else that of the pinned jits inside, else where the committed
+    arguments are (else the default device, uncommitted), as a call would run it."""
+    pins, exported = _inside(jaxpr)
+    if pinned is None and not pins:
+        device, committed = call_placement(args)
+        return device, committed or exported
+    committed_args = [] if pinned is not None and pinned.moves else \
+        [(x.sharding._device_assignment, "ARG_SHARDING") for x in args
+         if type(x) is Array and x.committed]
+    own = [] if pinned is None else \
+        [((pinned.device,), "ARG_SHARDING" if pinned.moves else "explicit output sharding")]
+    found = committed_args + own + _inner(pins)
+    device_mismatch("", [], args, found)        # (JAX names no argument of an equation)
+    return found[0][0][0], True
+
+
+def one_device_given(traced) -> tuple | None:
+    """(per input, per result) whether JAX's module of `traced`, a program on one device,
+    gives it a sharding (`sdy.sharding` over `@empty_mesh`): a committed Array argument,
+    a pinned jit's given in_shardings and out_shardings, every one of a `device=` jit's;
+    None where none has one.
+
+    >>> one_device_given(jit(jnp.sin).trace(jax.device_put(1.0, jax.devices()[0])))
+    ((True,), (False,))
+    """
+    jitted, leaves, out_tree = traced.jitted, traced._leaves, traced.out_tree
+    n_out = len(traced.jaxpr.out_avals)            # (then a Ref's final value: none)
+    if jitted._device is not None and jitted._pinned is None:         # device= (or backend=)
+        return (True,) * len(leaves), (True,) * out_tree.num_leaves + \
+            (False,) * (n_out - out_tree.num_leaves)
+    dyn_args, _ = tree_unflatten(traced._in_tree, leaves)
+    given_in = flat_pinned(jitted._in_shardings, dyn_args) + [None] * len(leaves) \
+        if jitted._pinned is not None else [None] * len(leaves)
+    given_out = flat_pinned(jitted._out_shardings, tree_unflatten(
+        out_tree, [0] * out_tree.num_leaves)) if jitted._pinned is not None else []
+    ins = tuple(s is not None or type(x) is Array and x.committed
+                for x, s in zip(leaves, given_in))
+    outs = tuple(s is not None for s in given_out) + (False,) * (n_out - len(given_out))
+    return (ins, outs) if any(ins + outs) else None
