@@ -22,7 +22,7 @@ from ..core.mesh import AbstractMesh, Mesh, NamedSharding, PartitionSpec
 from ..transforms.jit_pinned import one_device_given
 from ..transforms.jit_primitive import any_sharded
 from ..xla import stablehlo as hlo
-from ..xla.lowering import EMPTY_MESH, NeedsMesh, empty_mesh_sharding
+from ..xla.lowering import NeedsMesh, on_empty_mesh
 from ..xla.sharding import sdy_attrs, sdy_sharding
 
 
@@ -81,12 +81,10 @@ def module_attrs(module: hlo.Module, layout: Layout | None, jaxpr) -> tuple[list
     if layout is None:
         return [None] * len(jaxpr.invars), [None] * len(jaxpr.outvars)
     if layout.mesh is None:
-        module.symbols.append(EMPTY_MESH)
-
-        def attr(s, var):
-            return None if s is None else empty_mesh_sharding(len(var.aval.shape))
-        return ([attr(s, v) for s, v in zip(layout.in_shardings, jaxpr.invars)],
-                [attr(s, v) for s, v in zip(layout.out_shardings, jaxpr.outvars)])
+        given = tuple([s is not None for s in shardings]
+                      for shardings in (layout.in_shardings, layout.out_shardings))
+        return on_empty_mesh(module, jaxpr.invars, [None] * len(jaxpr.invars), jaxpr.outvars,
+                             given)
     return sdy_attrs(module, layout.mesh, jaxpr.invars, [None] * len(jaxpr.invars),
                      layout.in_shardings, jaxpr.outvars, layout.out_shardings)
 

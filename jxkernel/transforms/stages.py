@@ -484,9 +484,9 @@ class Compiled(_Stage):
         else:
             exe = self._entry.exe.with_committed(self.lowered._committed)
             consts = jit_refs.call_consts(self._entry, leaves)
-            outs = exe.call_arrays([x if isinstance(x, Array) else
-                                    device_put(x, self.lowered.device)
-                                    for x in (*consts, *arrays)])
+            outs = exe.call_arrays([x if isinstance(x, Array) and (
+                x.committed or x.device == self.lowered.device) else device_put(  # (uncommitted:
+                    x, self.lowered.device) for x in (*consts, *arrays)])         # moved there)
             outs = jit_refs.write_back_donated(self._entry.jaxpr, outs, leaves)
         return tree_unflatten(self._entry.out_tree, outs)
 

@@ -424,31 +424,15 @@ def set_up_aliases(jaxpr: Jaxpr, donated, aliases=None) -> tuple[list, list]:
     return attrs, [d and not u for d, u in zip(donated, left)]
 
 
-def sdy_mesh_attr(axes) -> str:
-    """The attribute JAX's modules put on each `sdy.mesh`: its `axes` ((name, size) pairs)
-    again, `{stablehlo.mesh = {axes = [{name = "x", size = 4 : i64}]}}`."""
-    listed = ", ".join(f'{{name = "{n}", size = {s} : i64}}' for n, s in axes)
-    return f"{{stablehlo.mesh = {{axes = [{listed}]}}}}"
-
-
-EMPTY_MESH = "sdy.mesh @empty_mesh = <[]> " + sdy_mesh_attr([])   # (JAX's, for one device)
-
-
-def empty_mesh_sharding(ndim: int) -> str:
-    """The attribute of a value on one device given a sharding (a committed argument, a pinned
-    jit's): JAX's over its empty mesh, `sdy.sharding = #sdy.sharding<@empty_mesh, [{}, {}]>`."""
-    return f"sdy.sharding = #sdy.sharding<@empty_mesh, [{', '.join(['{}'] * ndim)}]>"
-
-
-def _on_empty_mesh(module, in_vars, arg_attrs, out_vars, given) -> tuple[list, list]:
+def on_empty_mesh(module, in_vars, arg_attrs, out_vars, given) -> tuple[list, list]:
     """(argument attributes, result attributes) of a program on one device whose inputs and
     results `given` ((per invar after the constvars, per result) whether JAX gives it a
     sharding) carry one over the empty mesh, declared in `module`, as JAX's."""
-    module.symbols.append(EMPTY_MESH)
+    module.symbols.append(hlo.EMPTY_MESH)
     ins = [False] * (len(in_vars) - len(given[0])) + list(given[0])
 
     def attr(base, g, var):      # (MLIR prints a dictionary's attributes sorted by name)
-        return ", ".join(sorted(filter(None, [base, g and empty_mesh_sharding(
+        return ", ".join(sorted(filter(None, [base, g and hlo.empty_mesh_sharding(
             len(var.aval.shape))]))) or None
     return ([attr(b, g, v) for b, g, v in zip(arg_attrs, ins, in_vars)],
             [attr(None, g, v) for g, v in zip(given[1], out_vars)])
@@ -469,7 +453,7 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
     platform index first, as jax.export's modules do. `result_names` (one per result, e.g.
     "result['w']") become JAX's `jax.result_info` attributes, `arg_names` (one per invar)
     the arguments' locations, which name XLA's parameters. `one_device`: (per invar, per
-    result) whether it is given a sharding on the one device (`_on_empty_mesh`).
+    result) whether it is given a sharding on the one device (`on_empty_mesh`).
     """
     partitions = 1 if mesh is None else mesh.size
     # one replica always, as JAX's modules say: several devices are partitions of one program
@@ -487,7 +471,7 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
         module_ctx.donated = donated
     result_attrs = None
     if mesh is None and one_device is not None:
-        arg_attrs, result_attrs = _on_empty_mesh(module, in_vars, arg_attrs, jaxpr.outvars,
+        arg_attrs, result_attrs = on_empty_mesh(module, in_vars, arg_attrs, jaxpr.outvars,
                                                  one_device)
     if mesh is not None:
         # loads with the first mesh or sharded Array: `import jxkernel` needs neither

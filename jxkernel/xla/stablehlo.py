@@ -354,6 +354,22 @@ def enum(dialect_attr: str, value: str) -> str:
     return f"#stablehlo<{dialect_attr} {value}>"
 
 
+def sdy_mesh_attr(axes) -> str:
+    """The attribute JAX's modules put on each `sdy.mesh`: its `axes` ((name, size) pairs)
+    again, `{stablehlo.mesh = {axes = [{name = "x", size = 4 : i64}]}}`."""
+    listed = ", ".join(f'{{name = "{n}", size = {s} : i64}}' for n, s in axes)
+    return f"{{stablehlo.mesh = {{axes = [{listed}]}}}}"
+
+
+EMPTY_MESH = "sdy.mesh @empty_mesh = <[]> " + sdy_mesh_attr([])   # (JAX's, for one device)
+
+
+def empty_mesh_sharding(ndim: int) -> str:
+    """The attribute of a value on one device given a sharding (a committed argument, a pinned
+    jit's): JAX's over its empty mesh, `sdy.sharding = #sdy.sharding<@empty_mesh, [{}, {}]>`."""
+    return f"sdy.sharding = #sdy.sharding<@empty_mesh, [{', '.join(['{}'] * ndim)}]>"
+
+
 def _float_text(x, dtype) -> str:
     x = float(x)
     if not math.isfinite(x):
