@@ -367,7 +367,7 @@ class Jitted(native.JitFunction if native else object):
             self._donated_leaves(dyn_args, dyn_kwargs) or (False,) * len(leaves), refs)
         outs = jit_p.bind(*consts, *arrays, jaxpr=jaxpr, name=self._name, donated_invars=donated,
                           inline=self._inline, keep_unused=self._keep_unused,
-                          **pin_params(self, dyn_args))         # (a pinned jit's device)
+                          **pin_params(self, dyn_args, refs, len(consts), out_tree, jaxpr))
         return tree_unflatten(out_tree, jit_refs.write_back(closed, outs, leaves))
 
     def trace(self, *args, **kwargs) -> Traced:

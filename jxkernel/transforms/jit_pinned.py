@@ -22,25 +22,98 @@ from typing import Any, NamedTuple
 from ..core.ir import ClosedJaxpr, jaxpr_params
 from ..core.lru import TRACES, WeakLRU
 from ..xla.array import Array
-from ..tree_util import tree_unflatten
+from ..tree_util import tree_flatten, tree_unflatten
 from ..xla.placement import call_placement
 from .jit_args import device_mismatch, flat_pinned, pinned_found
+from .jit_refs import without_refs
 
 
 class Pin(NamedTuple):
-    """A pinned jit's device, and whether it moves every argument there (`device=`, or an
-    in_sharding given for each); if not, a committed argument elsewhere is JAX's error."""
-    device: Any
-    moves: bool
+    """A pinned jit equation's given placements, as JAX's jit equation's in_shardings and
+    out_shardings: per operand and per result the device of its SingleDeviceSharding, or
+    None (unspecified). The equations grad, vmap and linearize make from it carry theirs."""
+    ins: tuple
+    outs: tuple
+
+    @property
+    def device(self):
+        return next(d for d in self.ins + self.outs if d is not None)
+
+    def jvp(self, nonzeros, out_nonzeros) -> Pin:
+        """The jvp equation's: each tangent placed as its primal."""
+        return Pin(self.ins + tuple(d for d, nz in zip(self.ins, nonzeros) if nz),
+                   self.outs + tuple(d for d, nz in zip(self.outs, out_nonzeros) if nz))
+
+    def transposed(self, linear) -> Pin:
+        """The transposed equation's (JAX's _pjit_transpose_fancy): the non-linear operands',
+        then each cotangent's as its result's; its results are the linear operands'."""
+        return Pin(tuple(d for d, lin in zip(self.ins, linear) if not lin) + self.outs,
+                   tuple(d for d, lin in zip(self.ins, linear) if lin))
+
+    def split(self, unknowns, out_unknowns, n_res: int, n_consts: int) -> tuple:
+        """(the known equation's, the unknown one's) of a linearized equation (JAX's
+        _pjit_partial_eval): residuals, and the unknown part's consts, unspecified."""
+        return (Pin(_pick(self.ins, unknowns, False),
+                    _pick(self.outs, out_unknowns, False) + (None,) * n_res),
+                Pin((None,) * (n_consts + n_res) + _pick(self.ins, unknowns, True),
+                    _pick(self.outs, out_unknowns, True)))
+
+    def after(self, n: int) -> Pin:
+        """This pin with `n` unspecified operands first (consts made operands)."""
+        return Pin((None,) * n + self.ins, self.outs)
+
+    def series(self, order: int) -> Pin:
+        """jet's equation's: each primal's `order` series terms placed as the primal."""
+        return Pin(self.ins + tuple(d for d in self.ins for _ in range(order)),
+                   self.outs + tuple(d for d in self.outs for _ in range(order)))
 
 
-def pin_params(jitted, dyn_args) -> dict:
-    """{"pinned": Pin} for the `jit` equation of a pinned jit; {} for any other (its
-    equation's params stay as they were)."""
+def _pick(devices, flags, want: bool) -> tuple:
+    return tuple(d for d, f in zip(devices, flags) if bool(f) == want)
+
+
+def params(pin) -> dict:
+    """{"pinned": pin} for an equation with a given placement, else {} (a plain equation's
+    params stay as they were)."""
+    return {} if pin is None or not any(pin.ins + pin.outs) else {"pinned": pin}
+
+
+class _Shown:
+    def __init__(self, device):
+        self.device = device
+
+    def __repr__(self):          # (jxkernel's SingleDeviceSharding's repr, without loading it)
+        return "UNSPECIFIED" if self.device is None else \
+            f"SingleDeviceSharding(device={self.device!r}, memory_kind=device)"
+
+
+def shown(pin) -> list:
+    """The params JAX prints of a pinned jit equation: its in_shardings and out_shardings
+    where any is given."""
+    return [(key, tuple(map(_Shown, ds))) for key, ds in
+            (("in_shardings", pin.ins), ("out_shardings", pin.outs)) if any(ds)]
+
+
+def pin_params(jitted, dyn_args, refs, n_consts: int, out_tree, jaxpr) -> dict:
+    """{"pinned": Pin} for the `jit` equation of a pinned jit (operands: `n_consts` consts,
+    then the leaves of `dyn_args` less the Refs at `refs`; results: `out_tree`'s leaves, then
+    `jaxpr`'s Refs' final values); {} for any other jit."""
     if jitted._device is None:
         return {}
-    moves = jitted._pinned is None or None not in flat_pinned(jitted._in_shardings, dyn_args)
-    return {"pinned": Pin(jitted._device, moves)}
+    n_args = len(tree_flatten(dyn_args)[0]) - len(refs)
+    n_refs_out = len(jaxpr.out_avals) - out_tree.num_leaves
+    if jitted._pinned is None:                    # device= (or backend=): every one
+        ins, outs = (jitted._device,) * n_args, (jitted._device,) * out_tree.num_leaves
+    else:
+        ins = tuple(_device(s) for s in without_refs(flat_pinned(
+            jitted._in_shardings, dyn_args), refs))
+        outs = tuple(_device(s) for s in flat_pinned(jitted._out_shardings, tree_unflatten(
+            out_tree, [0] * out_tree.num_leaves)))
+    return params(Pin((None,) * n_consts + ins, outs + (None,) * n_refs_out))
+
+
+def _device(sharding):
+    return None if sharding is None else sharding._device_assignment[0]
 
 
 def _inside(jaxpr) -> tuple:
@@ -53,7 +126,7 @@ def _inside(jaxpr) -> tuple:
         return found
     pins, exported = [], False
     for eqn in jaxpr.eqns:
-        pin = eqn.params.get("pinned") if eqn.primitive.name == "jit" else None
+        pin = eqn.params.get("pinned") if eqn.primitive.name == "jit" else None  # (a Pin)
         if pin is not None:
             pins.append((pin.device, eqn.source_info))
         exported |= eqn.primitive.name == "call_exported" and bool(eqn.outvars)
@@ -90,18 +163,18 @@ def program_placement(jitted, jaxpr, device, committed, leaves, dyn_args, dyn_kw
 
 def eager_placement(args, jaxpr, pinned) -> tuple:
     """(device, committed) of a `jit` equation run eagerly (grad, vmap and linearize re-bind
-    it): its own Pin's device, else that of the pinned jits inside, else where the committed
-    arguments are (else the default device, uncommitted), as a call would run it."""
+    it): where its given placements (`pinned`, a Pin) and those of the pinned jits inside
+    say, else where the committed arguments are (else the default device, uncommitted), as
+    a call would run it. A committed argument elsewhere: JAX's ValueError."""
     pins, exported = _inside(jaxpr)
     if pinned is None and not pins:
         device, committed = call_placement(args)
         return device, committed or exported
-    committed_args = [] if pinned is not None and pinned.moves else \
-        [(x.sharding._device_assignment, "ARG_SHARDING") for x in args
-         if type(x) is Array and x.committed]
-    own = [] if pinned is None else \
-        [((pinned.device,), "ARG_SHARDING" if pinned.moves else "explicit output sharding")]
-    found = committed_args + own + _inner(pins)
+    ins = pinned.ins if pinned is not None else (None,) * len(args)
+    found = [((d,) if d is not None else x.sharding._device_assignment, "ARG_SHARDING")
+             for d, x in zip(ins, args) if d is not None or type(x) is Array and x.committed]
+    found += [((d,), "explicit output sharding") for d in (pinned.outs if pinned else ())
+              if d is not None] + _inner(pins)
     device_mismatch("", [], args, found)        # (JAX names no argument of an equation)
     return found[0][0][0], True
 

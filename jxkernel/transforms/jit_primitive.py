@@ -38,7 +38,7 @@ from .ad import jvp_jaxpr, transpose_jaxpr
 from .ad_util import Zero, instantiate, is_undefined
 from .batching import BatchTrace, batch_jaxpr
 from .jit_cache import ON_ONE_DEVICE
-from .jit_pinned import eager_placement
+from .jit_pinned import eager_placement, params as pin_params, shown
 
 jit_p = Primitive("jit", multiple_results=True)
 
@@ -240,8 +240,10 @@ CTX_MESHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def _jit_params(params) -> list:
     mesh = CTX_MESHES.get(params["jaxpr"])
+    given = dict(shown(params["pinned"])) if "pinned" in params else {}    # (JAX's order)
     return [("name", params["name"]), *([("ctx_mesh", mesh)] if mesh is not None else []),
-            ("jaxpr", params["jaxpr"])]
+            *[(k, given[k]) for k in ("in_shardings",) if k in given],
+            ("jaxpr", params["jaxpr"]), *[(k, given[k]) for k in ("out_shardings",) if k in given]]
 
 
 def _bind_jit(jaxpr, args, donated_invars, **params):
@@ -250,6 +252,8 @@ def _bind_jit(jaxpr, args, donated_invars, **params):
     if jaxpr.consts:
         converted, consts = convert_constvars_to_invars(jaxpr)
         jaxpr = _derived(converted, jaxpr)
+        if "pinned" in params:           # (the consts: placed where the program runs)
+            params = {**params, "pinned": params["pinned"].after(len(consts))}
         outs = jit_p.bind(*consts, *args, jaxpr=jaxpr,
                           donated_invars=(False,) * len(consts) + tuple(donated_invars), **params)
         return outs
@@ -262,7 +266,7 @@ def _jit_batching(axis_data, vals, dims, *, jaxpr, name, donated_invars, inline,
     operand is, since the body may use the axis, e.g. through axis_index)."""
     batched, out_dims = batch_jaxpr(jaxpr, axis_data, dims)
     outs = _bind_jit(_derived(batched, jaxpr), vals, donated_invars, name=name, inline=inline,
-                     keep_unused=keep_unused, **_pin(pinned))
+                     keep_unused=keep_unused, **pin_params(pinned))
     return outs, out_dims
 
 
@@ -274,7 +278,8 @@ def _jit_jvp(primals, tangents, *, jaxpr, name, donated_invars, inline, keep_unu
     nz_tangents = [t for t in tangents if type(t) is not Zero]
     outs = _bind_jit(_derived(new_jaxpr, jaxpr), list(primals) + nz_tangents,
                      tuple(donated_invars) + (False,) * len(nz_tangents), name=name,
-                     inline=inline, keep_unused=keep_unused, **_pin(pinned))
+                     inline=inline, keep_unused=keep_unused,
+                     **pin_params(pinned and pinned.jvp(nonzeros, out_nonzeros)))
     n = len(jaxpr.out_avals)
     rest = iter(outs[n:])
     return outs[:n], [next(rest) if nz else Zero(a) for nz, a in zip(out_nonzeros, jaxpr.out_avals)]
@@ -287,13 +292,9 @@ def _jit_transpose(cts, *args, jaxpr, name, donated_invars, inline, keep_unused,
     cts = [instantiate(ct) for ct in cts]
     transposed = _derived(transpose_jaxpr(jaxpr, linear), jaxpr)
     outs = iter(_bind_jit(transposed, nonlinear + cts, (False,) * (len(nonlinear) + len(cts)),
-                          name=name, inline=inline, keep_unused=keep_unused, **_pin(pinned)))
+                          name=name, inline=inline, keep_unused=keep_unused,
+                          **pin_params(pinned and pinned.transposed(linear))))
     return [next(outs) if lin else None for lin in linear]
-
-
-def _pin(pinned) -> dict:
-    """A pinned jit's equations made from it are pinned too (a plain one's params stay)."""
-    return {} if pinned is None else {"pinned": pinned}
 
 
 _consts_as_invars_cache = WeakLRU(TRACES)   # (closed, None) -> (jaxpr, consts)
@@ -319,9 +320,12 @@ def _jit_partial_eval(trace, args, params):
     known_jaxpr, unknown_jaxpr, n_res = _prune_residuals(known_jaxpr, unknown_jaxpr, n_res)
     _derived(known_jaxpr, params["jaxpr"])
     known_args = [x for x, u in zip(args, unknowns) if not u]
-    rest = {k: v for k, v in params.items() if k not in ("jaxpr", "donated_invars")}
+    rest = {k: v for k, v in params.items() if k not in ("jaxpr", "donated_invars", "pinned")}
+    pinned = params.get("pinned")           # (a pinned jit's: each part its placements)
     with set_current_trace(trace.parent):
-        known_outs = _bind_jit(known_jaxpr, known_args, (False,) * len(known_args), **rest)
+        known_outs = _bind_jit(known_jaxpr, known_args, (False,) * len(known_args), **rest,
+                               **pin_params(pinned and pinned.split(
+                                   unknowns, out_unknowns, n_res, 0)[0]))
     n_known = len(known_outs) - n_res
     # a residual that is a known input is that input itself, as JAX forwards it (its
     # placement, not the known call's, then decides where the unknown part runs)
@@ -334,7 +338,8 @@ def _jit_partial_eval(trace, args, params):
     atoms = [trace.to_atom(x) for x in unknown_consts + residuals] + \
         [trace.to_atom(x) for x, u in zip(args, unknowns) if u]
     unknown_outs = iter(trace.add_eqn(atoms, jit_p, dict(
-        params, jaxpr=unknown_jaxpr, donated_invars=(False,) * len(atoms)),
+        rest, jaxpr=unknown_jaxpr, donated_invars=(False,) * len(atoms), **pin_params(
+            pinned and pinned.split(unknowns, out_unknowns, n_res, len(unknown_consts))[1])),
         unknown_jaxpr.out_avals))
     known_iter = iter(known_outs[:n_known])
     return [next(unknown_outs) if u else next(known_iter) for u in out_unknowns]
