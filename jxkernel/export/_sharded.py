@@ -22,7 +22,7 @@ from ..core.mesh import AbstractMesh, Mesh, NamedSharding, PartitionSpec
 from ..transforms.jit_pinned import one_device_given
 from ..transforms.jit_primitive import any_sharded
 from ..xla import stablehlo as hlo
-from ..xla.lowering import NeedsMesh, on_empty_mesh
+from ..xla.lowering import NeedsMesh
 from ..xla.sharding import sdy_attrs, sdy_sharding
 
 
@@ -83,7 +83,7 @@ def module_attrs(module: hlo.Module, layout: Layout | None, jaxpr) -> tuple[list
     if layout.mesh is None:
         given = tuple([s is not None for s in shardings]
                       for shardings in (layout.in_shardings, layout.out_shardings))
-        return on_empty_mesh(module, jaxpr.invars, [None] * len(jaxpr.invars), jaxpr.outvars,
+        return hlo.on_empty_mesh(module, jaxpr.invars, [None] * len(jaxpr.invars), jaxpr.outvars,
                              given)
     return sdy_attrs(module, layout.mesh, jaxpr.invars, [None] * len(jaxpr.invars),
                      layout.in_shardings, jaxpr.outvars, layout.out_shardings)

@@ -83,7 +83,7 @@ class _Shown:
         self.device = device
 
     def __repr__(self):          # (jxkernel's SingleDeviceSharding's repr, without loading it)
-        return "UNSPECIFIED" if self.device is None else \
+        return "UnspecifiedValue" if self.device is None else \
             f"SingleDeviceSharding(device={self.device!r}, memory_kind=device)"
 
 

@@ -48,7 +48,8 @@ def _jit_abstract_eval(*avals, jaxpr, name, donated_invars, inline, keep_unused,
 
 
 def _jit_lowering(ctx, *args, jaxpr, name, donated_invars, inline, keep_unused, pinned=None):
-    return ctx.call_jaxpr(jaxpr, args, name)
+    # a pinned jit's placements: its function's operands and results constrained to them
+    return ctx.call_jaxpr(jaxpr, args, name, pinned and (pinned.ins, pinned.outs))
 
 
 def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused, pinned=None):
@@ -318,20 +319,19 @@ def _jit_partial_eval(trace, args, params):
     unknowns = [trace.is_unknown(x) for x in args]
     known_jaxpr, unknown_jaxpr, out_unknowns, n_res = partial_eval_jaxpr(params["jaxpr"], unknowns)
     known_jaxpr, unknown_jaxpr, n_res = _prune_residuals(known_jaxpr, unknown_jaxpr, n_res)
-    _derived(known_jaxpr, params["jaxpr"])
     known_args = [x for x, u in zip(args, unknowns) if not u]
+    known_jaxpr, forwarded = _forwarding(known_jaxpr, known_args, n_res)
+    _derived(known_jaxpr, params["jaxpr"])
     rest = {k: v for k, v in params.items() if k not in ("jaxpr", "donated_invars", "pinned")}
     pinned = params.get("pinned")           # (a pinned jit's: each part its placements)
+    n_computed = sum(x is None for x in forwarded)
     with set_current_trace(trace.parent):
         known_outs = _bind_jit(known_jaxpr, known_args, (False,) * len(known_args), **rest,
                                **pin_params(pinned and pinned.split(
-                                   unknowns, out_unknowns, n_res, 0)[0]))
-    n_known = len(known_outs) - n_res
-    # a residual that is a known input is that input itself, as JAX forwards it (its
-    # placement, not the known call's, then decides where the unknown part runs)
-    inputs = dict(zip(known_jaxpr.jaxpr.invars, known_args))
-    residuals = [inputs.get(v, r) if isinstance(v, Var) else r
-                 for v, r in zip(known_jaxpr.jaxpr.outvars[n_known:], known_outs[n_known:])]
+                                   unknowns, out_unknowns, n_computed, 0)[0]))
+    n_known = len(known_outs) - n_computed
+    computed = iter(known_outs[n_known:])
+    residuals = [next(computed) if x is None else x for x in forwarded]
     unknown = _derived(unknown_jaxpr, params["jaxpr"])
     unknown_jaxpr, unknown_consts = _consts_as_invars(unknown)
     _derived(unknown_jaxpr, unknown)
@@ -343,6 +343,21 @@ def _jit_partial_eval(trace, args, params):
         unknown_jaxpr.out_avals))
     known_iter = iter(known_outs[:n_known])
     return [next(unknown_outs) if u else next(known_iter) for u in out_unknowns]
+
+
+def _forwarding(known: ClosedJaxpr, known_args, n_res: int) -> tuple:
+    """(the known part without the residuals that are its inputs, per residual that input or
+    None): a residual that is a known input is that input itself, as JAX forwards it (its
+    placement, not the known call's, then places the unknown part)."""
+    kj = known.jaxpr
+    n_known = len(kj.outvars) - n_res
+    inputs = {v: x for v, x in zip(kj.invars, known_args)}
+    forwarded = [inputs.get(v) if isinstance(v, Var) else None for v in kj.outvars[n_known:]]
+    if all(x is None for x in forwarded):
+        return known, forwarded
+    outvars = kj.outvars[:n_known] + [v for v, x in zip(kj.outvars[n_known:], forwarded)
+                                      if x is None]
+    return ClosedJaxpr(Jaxpr(kj.constvars, kj.invars, outvars, kj.eqns), known.consts), forwarded
 
 
 def _prune_residuals(known, unknown, n_res):

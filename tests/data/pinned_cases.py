@@ -12,6 +12,8 @@ JSON data.
 - "exported": whether `exp.call`'s results are committed (eagerly and under jit).
 - "eager": a jit equation run eagerly by grad or vmap with arguments committed to another
   device than the default one, or to none.
+- "inner": the jaxprs of grad, jvp and vmap of a pinned jit (its equations' in_shardings and
+  out_shardings) and the module of a jit calling one.
 
     run(jax)["calls"]["in3 grad"]  ->  [["SingleDeviceSharding(device=CpuDevice(id=3), ...", ...
 
@@ -146,6 +148,44 @@ def eager(jax) -> dict:
     return {name: _leaves(jax, run) for name, run in runs.items()}
 
 
+def _double(v):
+    return v * 2
+
+
+def _scale(v, w):
+    return v * w
+
+
+def inner(jax) -> dict:
+    """make_jaxpr of transformations of a pinned jit (JAX prints the equations' given
+    in_shardings/out_shardings), and the module of a jit calling one (its function's operands
+    and results constrained over `@empty_mesh`)."""
+    jnp, d = jax.numpy, jax.devices()
+    S = jax.sharding.SingleDeviceSharding
+    x = jnp.arange(4.0)
+    pinned = {"in3": dict(in_shardings=S(d[3])), "out3": dict(out_shardings=S(d[3])),
+              "dev3": dict(device=d[3])}
+    out = {}
+    for kind, kw in pinned.items():
+        p = _jit(jax, _double, **kw)
+        q = _jit(jax, _scale, **kw) if kind != "in3" else \
+            _jit(jax, _scale, in_shardings=(S(d[3]), None))
+        runs = {
+            "grad jaxpr": lambda: jax.make_jaxpr(jax.grad(lambda v: p(v).sum()))(x),
+            "jvp jaxpr": lambda: jax.make_jaxpr(lambda v: jax.jvp(p, (v,), (v,)))(x),
+            "vmap jaxpr": lambda: jax.make_jaxpr(jax.vmap(p))(jnp.ones((2, 4))),
+            "two operands grad jaxpr": lambda: jax.make_jaxpr(
+                jax.grad(lambda v, w: q(v, w).sum(), (0, 1)))(x, x),
+            "outer text": lambda: jax.jit(lambda v: p(v) + 1).lower(x).as_text(),
+            "outer two operands text": lambda: jax.jit(lambda v: q(v, v) + 1).lower(x).as_text(),
+        }
+        for name, run in runs.items():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                out[f"{kind} {name}"] = str(run())
+    return out
+
+
 def run(jax) -> dict:
     return {"texts": texts(jax), "calls": calls(jax), "exported": exported(jax),
-            "eager": eager(jax)}
+            "eager": eager(jax), "inner": inner(jax)}

@@ -7,7 +7,8 @@ One subprocess (JXKERNEL_CPU_DEVICES=8) runs the cases: the lowered text (JAX de
 where the pinned jit runs under grad, vjp, jvp, linearize, vmap and an enclosing jit, and
 JAX's "Received incompatible devices" errors for a committed argument or an outer jit on
 another device; `exp.call`'s results committed, as JAX's; and a jit equation run eagerly by
-grad or vmap placed by its committed arguments, else on the default device, uncommitted.
+grad or vmap placed by its committed arguments, else on the default device, uncommitted; the
+jaxprs of transformations of a pinned jit and the module of a jit calling one, as text.
 """
 import json
 import os
@@ -105,3 +106,16 @@ def test_an_eager_jit_equation_runs_where_its_committed_arguments_are(runs, how)
     uncommitted (a residual that is an input is that input, as JAX forwards it)."""
     mine, ref = runs
     _same(mine["eager"][how], ref["eager"][how])
+
+
+@pytest.mark.parametrize("kind", ["in3", "out3", "dev3"])
+@pytest.mark.parametrize("what", ["grad jaxpr", "jvp jaxpr", "vmap jaxpr",
+                                  "two operands grad jaxpr", "outer text",
+                                  "outer two operands text"])
+def test_jaxprs_and_modules_around_a_pinned_jit_are_jaxs(runs, kind, what):
+    """Text for text: each equation grad, jvp and vmap make of a pinned jit prints the
+    in_shardings/out_shardings JAX derives for it (residuals unspecified; a residual that
+    is an input forwarded, not returned), and a jit calling one constrains its function's
+    operands and results over @empty_mesh."""
+    mine, ref = runs
+    assert mine["inner"][f"{kind} {what}"] == ref["inner"][f"{kind} {what}"]
