@@ -37,7 +37,7 @@ from ..xla.scalars import scalar_kinds, scalar_signature
 from ..xla.transfers import device_put
 from .api_util import flatten_fun, float0_outside, fun_name, merge_static
 from .jit_args import SCALAR_TYPES, Arguments, jit_shardings, leaf_aval, static_key
-from .jit_pinned import pin_params, program_placement
+from .jit_pinned import arguments_placement, pin_params, program_placement
 from .jit_cache import (LAST_HIT, NOWHERE, Entry, compiled_trace, fun_state, c_last_hit,
                         last_hit_for, sibling_trace)
 from .jit_primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, traced_under, untold
@@ -237,8 +237,7 @@ class Jitted(native.JitFunction if native else object):
         move = self._device is not None or config.jax_default_device is not None
         # JAX's rule: committed Arrays decide, uncommitted ones move to them (xla/placement.py)
         device, committed = (self._device, True) if self._device is not None else \
-            call_placement(arrays, lambda: (self._name, jit_refs.without_refs(
-                self._leaf_names(dyn_args, dyn_kwargs), refs)))
+            arguments_placement(self, (treedef, avals, statics, config._trace_state), arrays)
         key = (treedef, avals, statics, config._trace_state, device)
         entry = self._cache.get(key)
         if entry is None:
@@ -301,6 +300,7 @@ class Jitted(native.JitFunction if native else object):
         refs = jit_refs.ref_positions(leaves)
         names = jit_refs.without_refs(self._leaf_names(dyn_args, dyn_kwargs), refs)
         device = program_placement(self, closed, device, False, leaves, dyn_args, dyn_kwargs)[0]
+        key = key[:4] + (device,)            # (kept where it runs: the used arguments' device)
         module = lower_jit(self, closed, out_tree, device, jit_refs.without_refs(
             self._donated_leaves(dyn_args, dyn_kwargs), refs), arg_names=names)
         entry, phases = self._build(closed, out_tree, module, trace_s, names,

@@ -19,12 +19,15 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from ..core.device_assignment import used_inputs
 from ..core.ir import ClosedJaxpr, jaxpr_params
 from ..core.lru import TRACES, WeakLRU
+from ..xla import client as _client
 from ..xla.array import Array
 from ..tree_util import tree_flatten, tree_unflatten
 from ..xla.placement import call_placement
 from .jit_args import device_mismatch, flat_pinned, pinned_found
+from .jit_cache import compiled_trace
 from .jit_refs import without_refs
 
 
@@ -147,17 +150,54 @@ def _inner(pins) -> list:
             for device, source in pins]
 
 
+def arguments_placement(jitted, signature, arrays) -> tuple:
+    """(device, committed) of a call on `arrays` before its trace, which its cache key holds:
+    as its used arguments decide (JAX's jit drops the others first, unless keep_unused),
+    where `signature` (a key's first four parts) was traced already; else as every argument
+    does (program_placement decides after the trace, and a compile is kept under that)."""
+    if jitted._keep_unused or not any(type(x) is Array and x.committed for x in arrays):
+        return call_placement(arrays)           # (no committed Array: the default device)
+    found = compiled_trace(jitted._cache, signature)
+    if found is not None:
+        arrays = _used(found[0], arrays)
+    try:
+        return call_placement(arrays)
+    except ValueError:      # committed to two devices: the trace says which arguments count
+        return _client.default_device(), False
+
+
+def _used(jaxpr, leaves, dropping: bool = True) -> list:
+    """`leaves` less those `jaxpr` never reads (all of them where they are not its inputs,
+    as where Refs are among them, or not `dropping`: keep_unused)."""
+    if not dropping:
+        return list(leaves)
+    jaxpr = jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
+    used = _used_inputs.get((jaxpr, None))
+    if used is None:
+        used = _used_inputs[jaxpr, None] = used_inputs(jaxpr)
+    return [x for x, u in zip(leaves, used) if u] if len(used) == len(leaves) else list(leaves)
+
+
+_used_inputs = WeakLRU(TRACES)      # (jaxpr, None) -> used_inputs(jaxpr)
+
+
 def program_placement(jitted, jaxpr, device, committed, leaves, dyn_args, dyn_kwargs) -> tuple:
     """(device, committed) of `jitted`'s program on one device (`jaxpr`) called on `leaves`,
-    those of `dyn_args` and `dyn_kwargs`: where the pinned jits inside run, if any; else `device`,
-    `committed` as its arguments or its own pin decided (committed also where it calls an
-    Exported). A committed argument or given sharding elsewhere (jit_args.pinned_found):
-    JAX's ValueError, before a compile as JAX raises it."""
+    those of `dyn_args` and `dyn_kwargs`: where the pinned jits inside run, if any; else
+    `device`, `committed` as its own pin decided, or as its used arguments do (committed
+    also where it calls an Exported). A committed argument or given sharding elsewhere
+    (jit_args.pinned_found): JAX's ValueError, before a compile as JAX raises it."""
     pins, exported = _inside(jaxpr)
+    used = jitted._device is None and not jitted._keep_unused    # the used arguments place it
+    names = lambda: _used(jaxpr, jitted._leaf_names(dyn_args, dyn_kwargs), used)  # noqa: E731
+    if jitted._device is None:                  # (names: asked for by errors only)
+        leaves = _used(jaxpr, leaves, used)
+        device, committed = call_placement(leaves, lambda: (jitted._name, names()))
     if jitted._device is not None or pins:
         found = pinned_found(jitted, dyn_args, leaves) + _inner(pins)
-        device_mismatch(getattr(jitted._fun, "__qualname__", jitted._name),
-                        jitted._leaf_names(dyn_args, dyn_kwargs), leaves, found)
+        if len({tuple(f[0]) for f in found}) > 1:
+            device_mismatch(getattr(jitted._fun, "__qualname__", jitted._name), names(),
+                            leaves, found)
     return (pins[0][0], True) if pins else (device, committed or exported)
 
 
@@ -198,7 +238,8 @@ def one_device_given(traced) -> tuple | None:
         if jitted._pinned is not None else [None] * len(leaves)
     given_out = flat_pinned(jitted._out_shardings, tree_unflatten(
         out_tree, [0] * out_tree.num_leaves)) if jitted._pinned is not None else []
-    ins = tuple(s is not None or type(x) is Array and x.committed
-                for x, s in zip(leaves, given_in))
+    read = _used(traced.jaxpr, range(len(leaves)), not jitted._keep_unused)  # (JAX drops
+    ins = tuple(s is not None or type(x) is Array and x.committed and i in read  # the others)
+                for i, (x, s) in enumerate(zip(leaves, given_in)))
     outs = tuple(s is not None for s in given_out) + (False,) * (n_out - len(given_out))
     return (ins, outs) if any(ins + outs) else None

@@ -349,15 +349,23 @@ def _forwarding(known: ClosedJaxpr, known_args, n_res: int) -> tuple:
     """(the known part without the residuals that are its inputs, per residual that input or
     None): a residual that is a known input is that input itself, as JAX forwards it (its
     placement, not the known call's, then places the unknown part)."""
-    kj = known.jaxpr
-    n_known = len(kj.outvars) - n_res
-    inputs = {v: x for v, x in zip(kj.invars, known_args)}
-    forwarded = [inputs.get(v) if isinstance(v, Var) else None for v in kj.outvars[n_known:]]
-    if all(x is None for x in forwarded):
-        return known, forwarded
-    outvars = kj.outvars[:n_known] + [v for v, x in zip(kj.outvars[n_known:], forwarded)
-                                      if x is None]
-    return ClosedJaxpr(Jaxpr(kj.constvars, kj.invars, outvars, kj.eqns), known.consts), forwarded
+    found = _forwarded.get((known, None))
+    if found is None:          # (one jaxpr per known part: its program compiles once)
+        kj = known.jaxpr
+        n_known = len(kj.outvars) - n_res
+        index = {v: i for i, v in enumerate(kj.invars)}
+        where = [index.get(v) if isinstance(v, Var) else None for v in kj.outvars[n_known:]]
+        kept = kj.outvars[:n_known] + [v for v, i in zip(kj.outvars[n_known:], where)
+                                       if i is None]
+        found = (known if len(kept) == len(kj.outvars) else
+                 ClosedJaxpr(Jaxpr(kj.constvars, kj.invars, kept, kj.eqns), known.consts), where)
+        if not any(isinstance(c, Tracer) for c in known.consts):
+            _forwarded[known, None] = found
+    pruned, where = found
+    return pruned, [None if i is None else known_args[i] for i in where]
+
+
+_forwarded = WeakLRU(TRACES)   # (known part, None) -> (it without forwarded residuals, where)
 
 
 def _prune_residuals(known, unknown, n_res):

@@ -24,8 +24,7 @@ from ..core.avals import ShapedArray, ShapeDtypeStruct
 from ..tree_util import equality_errors, keystr, tree_flatten, tree_unflatten
 from ..xla import client as _client
 from ..xla import pipeline
-from ..xla.array import Array
-from ..xla.placement import call_placement
+from ..xla.array import Array, is_plain
 from ..xla.transfers import device_put
 from ..xla.lowering import NeedsMesh
 from . import jit_refs
@@ -326,11 +325,9 @@ class Traced(_Stage):
                 raise NotImplementedError("lower(lowering_platforms=...) of a program "
                                           "partitioned over a mesh is not implemented")
         if not (self.jitted._sharded or any_sharded(self._leaves)):
-            device, committed = (self.jitted._device, True) if self.jitted._device else \
-                call_placement(self._leaves, lambda: (self.jitted._name, self.arg_names or [
-                    f"args[{i}]" for i in range(len(self._leaves))]))
-            device, committed = program_placement(   # (where pinned jits inside it run)
-                self.jitted, self.jaxpr, device, committed, self._leaves,
+            # where its used arguments, its own pin or the pinned jits inside it place it
+            device, committed = program_placement(
+                self.jitted, self.jaxpr, self.jitted._device, True, self._leaves,
                 *tree_unflatten(self._in_tree, self._leaves))
             try:
                 return Lowered(self, device, platforms=platforms, committed=committed)
@@ -484,9 +481,10 @@ class Compiled(_Stage):
         else:
             exe = self._entry.exe.with_committed(self.lowered._committed)
             consts = jit_refs.call_consts(self._entry, leaves)
-            outs = exe.call_arrays([x if isinstance(x, Array) and (
-                x.committed or x.device == self.lowered.device) else device_put(  # (uncommitted:
-                    x, self.lowered.device) for x in (*consts, *arrays)])         # moved there)
+            device = self.lowered.device        # (an Array elsewhere moved there)
+            outs = exe.call_arrays([x if isinstance(x, Array) and not (
+                is_plain(x) and x.device != device) else device_put(x, device)
+                for x in (*consts, *arrays)])
             outs = jit_refs.write_back_donated(self._entry.jaxpr, outs, leaves)
         return tree_unflatten(self._entry.out_tree, outs)
 

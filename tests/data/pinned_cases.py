@@ -14,6 +14,8 @@ JSON data.
   device than the default one, or to none.
 - "inner": the jaxprs of grad, jvp and vmap of a pinned jit (its equations' in_shardings and
   out_shardings) and the module of a jit calling one.
+- "unused": a jit whose committed or split arguments it never reads (JAX drops them before
+  it places the program).
 
     run(jax)["calls"]["in3 grad"]  ->  [["SingleDeviceSharding(device=CpuDevice(id=3), ...", ...
 
@@ -186,6 +188,42 @@ def inner(jax) -> dict:
     return out
 
 
+def unused(jax) -> dict:
+    """A jit whose committed or split arguments are unused: JAX drops them before it places
+    the program (unless keep_unused), so the used ones decide, else the default device,
+    uncommitted (over a mesh starting at device 0 or at device 4)."""
+    jnp, d = jax.numpy, jax.devices()
+    Mesh, NamedSharding, P = (jax.sharding.Mesh, jax.sharding.NamedSharding,
+                              jax.sharding.PartitionSpec)
+    y = jnp.ones(3)
+    a5 = jax.device_put(y, d[5])
+    second = lambda a, b: b * 2                      # noqa: E731
+    runs = {
+        "committed5": lambda: jax.jit(second)(a5, y),
+        # (a function of its own: JAX's jit of one function keeps the first jit's placement
+        # for a later one with another keep_unused)
+        "committed5 keep_unused": lambda: jax.jit(lambda a, b: b * 2, keep_unused=True)(a5, y),
+        "committed5, used committed2": lambda: jax.jit(second)(a5, jax.device_put(y, d[2])),
+        "committed5 lowered": lambda: jax.jit(second).lower(a5, y).compile()(a5, y),
+        "committed5 twice": lambda: [jax.jit(second)(a5, y) for _ in range(2)][1],
+    }
+    for name, devices in [("mesh0", d[:4]), ("mesh4", d[4:]), ("mesh_all", d)]:
+        mesh = Mesh(np.array(devices), ("x",))
+        xs = jax.device_put(jnp.arange(8.0), NamedSharding(mesh, P("x")))
+        xr = jax.device_put(jnp.arange(8.0), NamedSharding(mesh, P()))
+        runs.update({
+            f"{name} split": lambda xs=xs: jax.jit(second)(xs, y),
+            f"{name} split, used committed5": lambda xs=xs: jax.jit(second)(
+                xs, jax.device_put(y, d[5])),
+            f"{name} split, used committed0": lambda xs=xs: jax.jit(second)(
+                xs, jax.device_put(y, d[0])),
+            f"{name} replicated": lambda xr=xr: jax.jit(second)(xr, y),
+            f"{name} split alone": lambda xs=xs: jax.jit(lambda a: jnp.ones(2))(xs),
+            f"{name} grad": lambda xs=xs: jax.grad(lambda a, b: (b * 2).sum(), 1)(xs, y),
+        })
+    return {name: _leaves(jax, run) for name, run in runs.items()}
+
+
 def run(jax) -> dict:
     return {"texts": texts(jax), "calls": calls(jax), "exported": exported(jax),
-            "eager": eager(jax), "inner": inner(jax)}
+            "eager": eager(jax), "inner": inner(jax), "unused": unused(jax)}

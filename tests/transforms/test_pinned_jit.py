@@ -119,3 +119,16 @@ def test_jaxprs_and_modules_around_a_pinned_jit_are_jaxs(runs, kind, what):
     operands and results over @empty_mesh."""
     mine, ref = runs
     assert mine["inner"][f"{kind} {what}"] == ref["inner"][f"{kind} {what}"]
+
+
+@pytest.mark.parametrize("how", [
+    "committed5", "committed5 keep_unused", "committed5, used committed2", "committed5 lowered",
+    "committed5 twice", *[f"{mesh} {case}" for mesh in ("mesh0", "mesh4", "mesh_all")
+                          for case in ("split", "split, used committed5", "split, used committed0",
+                                       "replicated", "split alone", "grad")]])
+def test_unused_arguments_do_not_place_a_jit(runs, how):
+    """JAX drops the arguments a jit never reads before it places the program (unless
+    keep_unused): the used ones decide, else the default device, uncommitted; an unused
+    argument split over a mesh starting at device 4 does not move it there."""
+    mine, ref = runs
+    _same(mine["unused"][how], ref["unused"][how])
