@@ -11,9 +11,11 @@ committed arguments or given shardings is JAX's "Received incompatible devices" 
     >>> jit(lambda x: p(x) + 1)(jnp.ones(4)).committed      # runs where p runs
     True
 
-A program calling an Exported (`exp.call`) also commits its results, as JAX's does (it
-counts the call's result memory kinds among its shardings). `one_device_given` says which
-of a program's inputs and results JAX's module gives a sharding over its empty mesh.
+The arguments a program never reads do not place it (JAX's jit drops them first, unless
+keep_unused): `jit(lambda a, b: b * 2)(a_on_5, y)` runs on the default device, uncommitted.
+A program calling an Exported (`exp.call`) commits its results, as JAX's does (it counts
+the call's result memory kinds among its shardings). `one_device_given` says which of a
+program's inputs and results JAX's module gives a sharding over its empty mesh.
 """
 from __future__ import annotations
 
@@ -22,9 +24,9 @@ from typing import Any, NamedTuple
 from ..core.device_assignment import used_inputs
 from ..core.ir import ClosedJaxpr, jaxpr_params
 from ..core.lru import TRACES, WeakLRU
+from ..tree_util import tree_flatten, tree_unflatten
 from ..xla import client as _client
 from ..xla.array import Array
-from ..tree_util import tree_flatten, tree_unflatten
 from ..xla.placement import call_placement
 from .jit_args import device_mismatch, flat_pinned, pinned_found
 from .jit_cache import compiled_trace
