@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 from ..core.device_assignment import used_inputs
 from ..core.ir import ClosedJaxpr, jaxpr_params
 from ..core.lru import TRACES, WeakLRU
+from ..core.mesh import on_context_mesh
 from ..tree_util import tree_flatten, tree_unflatten
 from ..xla import client as _client
 from ..xla.array import Array
@@ -36,9 +37,11 @@ from .jit_refs import without_refs
 class Pin(NamedTuple):
     """A pinned jit equation's given placements, as JAX's jit equation's in_shardings and
     out_shardings: per operand and per result the device of its SingleDeviceSharding, or
-    None (unspecified). The equations grad, vmap and linearize make from it carry theirs."""
+    None (unspecified); `forced` for `device=`, which moves any argument there, even one
+    split over a mesh. The equations grad, vmap and linearize make from it carry theirs."""
     ins: tuple
     outs: tuple
+    forced: bool = False
 
     @property
     def device(self):
@@ -47,30 +50,31 @@ class Pin(NamedTuple):
     def jvp(self, nonzeros, out_nonzeros) -> Pin:
         """The jvp equation's: each tangent placed as its primal."""
         return Pin(self.ins + tuple(d for d, nz in zip(self.ins, nonzeros) if nz),
-                   self.outs + tuple(d for d, nz in zip(self.outs, out_nonzeros) if nz))
+                   self.outs + tuple(d for d, nz in zip(self.outs, out_nonzeros) if nz),
+                   self.forced)
 
     def transposed(self, linear) -> Pin:
         """The transposed equation's (JAX's _pjit_transpose_fancy): the non-linear operands',
         then each cotangent's as its result's; its results are the linear operands'."""
         return Pin(tuple(d for d, lin in zip(self.ins, linear) if not lin) + self.outs,
-                   tuple(d for d, lin in zip(self.ins, linear) if lin))
+                   tuple(d for d, lin in zip(self.ins, linear) if lin), self.forced)
 
     def split(self, unknowns, out_unknowns, n_res: int, n_consts: int) -> tuple:
         """(the known equation's, the unknown one's) of a linearized equation (JAX's
         _pjit_partial_eval): residuals, and the unknown part's consts, unspecified."""
         return (Pin(_pick(self.ins, unknowns, False),
-                    _pick(self.outs, out_unknowns, False) + (None,) * n_res),
+                    _pick(self.outs, out_unknowns, False) + (None,) * n_res, self.forced),
                 Pin((None,) * (n_consts + n_res) + _pick(self.ins, unknowns, True),
-                    _pick(self.outs, out_unknowns, True)))
+                    _pick(self.outs, out_unknowns, True), self.forced))
 
     def after(self, n: int) -> Pin:
         """This pin with `n` unspecified operands first (consts made operands)."""
-        return Pin((None,) * n + self.ins, self.outs)
+        return Pin((None,) * n + self.ins, self.outs, self.forced)
 
     def series(self, order: int) -> Pin:
         """jet's equation's: each primal's `order` series terms placed as the primal."""
         return Pin(self.ins + tuple(d for d in self.ins for _ in range(order)),
-                   self.outs + tuple(d for d in self.outs for _ in range(order)))
+                   self.outs + tuple(d for d in self.outs for _ in range(order)), self.forced)
 
 
 def _pick(devices, flags, want: bool) -> tuple:
@@ -105,6 +109,7 @@ def pin_params(jitted, dyn_args, refs, n_consts: int, out_tree, jaxpr) -> dict:
     `jaxpr`'s Refs' final values); {} for any other jit."""
     if jitted._device is None:
         return {}
+    check_context(jitted)
     n_args = len(tree_flatten(dyn_args)[0]) - len(refs)
     n_refs_out = len(jaxpr.out_avals) - out_tree.num_leaves
     if jitted._pinned is None:                    # device= (or backend=): every one
@@ -114,7 +119,15 @@ def pin_params(jitted, dyn_args, refs, n_consts: int, out_tree, jaxpr) -> dict:
             jitted._in_shardings, dyn_args), refs))
         outs = tuple(_device(s) for s in flat_pinned(jitted._out_shardings, tree_unflatten(
             out_tree, [0] * out_tree.num_leaves)))
-    return params(Pin((None,) * n_consts + ins, outs + (None,) * n_refs_out))
+    return params(Pin((None,) * n_consts + ins, outs + (None,) * n_refs_out,
+                      jitted._pinned is None))
+
+
+def check_context(jitted) -> None:
+    """JAX's ValueError for a `device=` (or `backend=`) jit called under set_mesh."""
+    if jitted._device is not None and jitted._pinned is None and on_context_mesh():
+        raise ValueError("Mesh context manager should not be used with jit when backend or "
+                         "device is also specified as an argument to jit.")
 
 
 def _device(sharding):
@@ -219,6 +232,47 @@ def eager_placement(args, jaxpr, pinned) -> tuple:
               if d is not None] + _inner(pins)
     device_mismatch("", [], args, found)        # (JAX names no argument of an equation)
     return found[0][0][0], True
+
+
+def has_pins(jaxpr, pinned) -> bool:
+    """Whether a `jit` equation (`pinned`: its Pin) or a pinned jit inside it places it."""
+    return pinned is not None or bool(_inside(jaxpr)[0])
+
+
+def check_split(pinned, args) -> None:
+    """JAX's ValueError for an argument split over a mesh where a pinned jit (`pinned`, a
+    Pin, or None) gives it a SingleDeviceSharding; one whole on every device of its mesh
+    (replicated) moves there, as JAX's, and `device=` moves any."""
+    if pinned is None or pinned.forced:
+        return
+    for d, x in zip(pinned.ins, args):
+        if d is not None and type(x) is Array and x.committed and not x.is_fully_replicated:
+            raise ValueError(
+                f"Sharding passed to jit does not match the sharding on the respective arg. "
+                f"Got jit sharding: {_Shown(d)!r},\narg sharding: {x.sharding!r} for arg "
+                f"type: {x.dtype.name}[{','.join(map(str, x.shape))}]")       # (JAX's words)
+
+
+def refuse_mesh(jitted, jaxpr, leaves, dyn_args, dyn_kwargs, mesh) -> None:
+    """A jit over a mesh (`mesh`: set_mesh's, else None: its arguments are split over one)
+    that is pinned, or calls a pinned jit: JAX's ValueError, unless a pinned jit's split
+    arguments are all replicated (they move to its device: it then runs there)."""
+    pins = _inside(jaxpr)[0] if jaxpr is not None else []
+    if jitted._device is None and not pins:
+        return
+    check_context(jitted)
+    if mesh is None and jitted._pinned is not None:         # (device= moves any argument)
+        check_split(Pin(_pin_of(jitted, dyn_args, leaves), ()), leaves)
+    found = ([(tuple(mesh.devices.flat), "jit's context mesh")] if mesh is not None else []) + \
+        pinned_found(jitted, dyn_args, leaves) + _inner(pins)
+    if len({tuple(f[0]) for f in found}) > 1:
+        device_mismatch(getattr(jitted._fun, "__qualname__", jitted._name),
+                        jitted._leaf_names(dyn_args, dyn_kwargs), leaves, found)
+
+
+def _pin_of(jitted, dyn_args, leaves) -> tuple:
+    """Per leaf the device a pinned jit's in_shardings give it, or None."""
+    return tuple(_device(s) for s in flat_pinned(jitted._in_shardings, dyn_args))
 
 
 def one_device_given(traced) -> tuple | None:

@@ -30,7 +30,7 @@ from ..core.staging import JaxprTrace, convert_constvars_to_invars
 from ..core.trace import Tracer, _ctx, set_current_trace
 from ..xla import client as _client
 from ..xla import pipeline
-from ..xla.array import Array
+from ..xla.array import is_plain
 from ..xla.dispatch import to_device
 from ..xla.compiler import Phases
 from ..xla.lowering import NeedsMesh
@@ -38,7 +38,8 @@ from .ad import jvp_jaxpr, transpose_jaxpr
 from .ad_util import Zero, instantiate, is_undefined
 from .batching import BatchTrace, batch_jaxpr
 from .jit_cache import ON_ONE_DEVICE
-from .jit_pinned import eager_placement, params as pin_params, shown
+from .jit_pinned import (check_split, eager_placement, has_pins, params as pin_params,
+                         refuse_mesh, shown)
 
 jit_p = Primitive("jit", multiple_results=True)
 
@@ -57,7 +58,9 @@ def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused, pinned=No
     a pinned jit's (`pinned`, a jit_pinned.Pin) on its device."""
     check_device_assignment(jaxpr.out_avals, lambda: program_devices(
         jaxpr, [placement(a) for a in args], (), keep_unused))
-    if any_sharded(args) or _partitioned and (jaxpr, None) in _partitioned or \
+    if has_pins(jaxpr, pinned):     # on its device (an argument split over a mesh: JAX's error)
+        check_split(pinned, args)
+    elif any_sharded(args) or _partitioned and (jaxpr, None) in _partitioned or \
             on_context_mesh():            # over a mesh (set_mesh's: as JAX runs it there)
         # loads with the first mesh or sharded Array: `import jxkernel` needs neither
         from ..xla.sharded import run_jaxpr
@@ -77,8 +80,7 @@ def _jit_impl_one_device(args, jaxpr, name, donated_invars, pinned=None):
     # where a call would run it: committed Arrays (or pinned jits) decide, else the default
     # device, its results then uncommitted
     device, committed = eager_placement(args, jaxpr, pinned)
-    leaves = [a if type(a) is Array and a.device == device else to_device(a, device)
-              for a in args]
+    leaves = [a if is_plain(a) and a.device == device else to_device(a, device) for a in args]
     key = (jaxpr, (tuple(a.aval for a in leaves), device))
     exe = _impl_cache.get(key)
     if exe is None:
@@ -423,6 +425,10 @@ def over_mesh(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwarg
     options too). Else ON_ONE_DEVICE."""
     context = not (jitted._sharded or any_sharded(leaves))
     if context and not on_context_mesh():
+        return ON_ONE_DEVICE
+    if jitted._device is not None:      # pinned: on its device, or JAX's error (jit_pinned)
+        refuse_mesh(jitted, None, leaves, dyn_args, dyn_kwargs,
+                    get_mesh() if on_context_mesh() else None)
         return ON_ONE_DEVICE
     # loads with the first mesh or sharded Array: `import jxkernel` needs neither
     from .jit_sharded import call_jitted

@@ -16,6 +16,7 @@ JSON data.
   out_shardings) and the module of a jit calling one.
 - "unused": a jit whose committed or split arguments it never reads (JAX drops them before
   it places the program).
+- "meshes": a pinned jit and arguments over a mesh, or under set_mesh.
 
     run(jax)["calls"]["in3 grad"]  ->  [["SingleDeviceSharding(device=CpuDevice(id=3), ...", ...
 
@@ -224,6 +225,37 @@ def unused(jax) -> dict:
     return {name: _leaves(jax, run) for name, run in runs.items()}
 
 
+def meshes(jax) -> dict:
+    """A pinned jit given an argument over a mesh (split: JAX's error; replicated: moved to
+    its device), called inside a jit of split arguments, and under set_mesh."""
+    jnp, d = jax.numpy, jax.devices()
+    S = jax.sharding.SingleDeviceSharding
+    mesh = jax.sharding.Mesh(np.array(d), ("x",))
+    split = jax.device_put(jnp.arange(8.0), jax.sharding.NamedSharding(
+        mesh, jax.sharding.PartitionSpec("x")))
+    whole = jax.device_put(jnp.arange(8.0), jax.sharding.NamedSharding(
+        mesh, jax.sharding.PartitionSpec()))
+    out = {}
+    for kind, kw in [("in3", dict(in_shardings=S(d[3]))), ("out3", dict(out_shardings=S(d[3]))),
+                     ("dev3", dict(device=d[3]))]:
+        p = _jit(jax, lambda v: v * 2, **kw)
+        runs = {
+            "direct split": lambda: p(split),
+            "direct replicated": lambda: p(whole),
+            "outer jit split": lambda: jax.jit(lambda v: p(v) + 1)(split),
+            "grad split": lambda: jax.grad(lambda v: p(v).sum())(split),
+            "vmap replicated": lambda: jax.vmap(p)(split.reshape(2, 4)),
+        }
+        for name, run in runs.items():
+            out[f"{kind} {name}"] = _leaves(jax, run)
+        with jax.set_mesh(mesh):
+            out[f"{kind} set_mesh direct"] = _leaves(jax, lambda: p(jnp.arange(8.0)))
+            out[f"{kind} set_mesh outer"] = _leaves(
+                jax, lambda: jax.jit(lambda v: p(v) + 1)(jnp.arange(8.0)))
+    return out
+
+
 def run(jax) -> dict:
     return {"texts": texts(jax), "calls": calls(jax), "exported": exported(jax),
-            "eager": eager(jax), "inner": inner(jax), "unused": unused(jax)}
+            "eager": eager(jax), "inner": inner(jax), "unused": unused(jax),
+            "meshes": meshes(jax)}

@@ -132,3 +132,16 @@ def test_unused_arguments_do_not_place_a_jit(runs, how):
     argument split over a mesh starting at device 4 does not move it there."""
     mine, ref = runs
     _same(mine["unused"][how], ref["unused"][how])
+
+
+@pytest.mark.parametrize("kind", ["in3", "out3", "dev3"])
+@pytest.mark.parametrize("how", ["direct split", "direct replicated", "outer jit split",
+                                 "grad split", "vmap replicated", "set_mesh direct",
+                                 "set_mesh outer"])
+def test_a_pinned_jit_and_meshes_are_jaxs(runs, kind, how):
+    """An argument split over a mesh: JAX's "Sharding passed to jit does not match" for a
+    given SingleDeviceSharding (a replicated one, and any under device=, moves to the
+    device); a jit over split arguments or under set_mesh calling a pinned jit: JAX's
+    incompatible devices (set_mesh with device=: JAX's own ValueError)."""
+    mine, ref = runs
+    _same(mine["meshes"][f"{kind} {how}"], ref["meshes"][f"{kind} {how}"])
