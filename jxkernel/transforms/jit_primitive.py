@@ -98,7 +98,11 @@ def one_device_program(jaxpr, args):
     a caller that runs it again without the bind (jit_high's rerun of a capturing jit)."""
     if not args or any_sharded(args) or on_context_mesh() or (jaxpr, None) in _partitioned:
         return None
-    return _impl_cache.get((jaxpr, (tuple(a.aval for a in args), args[0].device)))
+    try:
+        device = eager_placement(args, jaxpr, None)[0]      # (as _jit_impl_one_device's)
+    except ValueError:
+        return None
+    return _impl_cache.get((jaxpr, (tuple(a.aval for a in args), device)))
 
 
 def _compile_event(jaxpr, name, leaves, phases, device):
