@@ -132,7 +132,14 @@ def exported(jax) -> dict:
         "pinned numpy": lambda: exp3.call(h),
         "pinned committed2": lambda: exp3.call(jax.device_put(h, d[2])),
     }
-    return {name: _leaves(jax, run) for name, run in runs.items()}
+    out = {name: _leaves(jax, run) for name, run in runs.items()}
+    for name, kw in [("device3", dict(device=d[3])), ("in3", dict(in_shardings=S(d[3]))),
+                     ("out3", dict(out_shardings=S(d[3])))]:
+        e = jax.export.export(_jit(jax, f, **kw))(h)     # what the Exported records of it
+        out[f"{name} shardings"] = [repr(e._in_named_shardings), repr(e._out_named_shardings),
+                                    repr(e.in_shardings_hlo), repr(e.out_shardings_hlo),
+                                    e.nr_devices]
+    return out
 
 
 def eager(jax) -> dict:

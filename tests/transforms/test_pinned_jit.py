@@ -145,3 +145,11 @@ def test_a_pinned_jit_and_meshes_are_jaxs(runs, kind, how):
     incompatible devices (set_mesh with device=: JAX's own ValueError)."""
     mine, ref = runs
     _same(mine["meshes"][f"{kind} {how}"], ref["meshes"][f"{kind} {how}"])
+
+
+@pytest.mark.parametrize("name", ["device3", "in3", "out3"])
+def test_an_exported_pinned_jit_records_jaxs_shardings(runs, name):
+    """Its given (or, for device=, every) input and output: a sharding over the empty
+    AbstractMesh, as JAX records them; none in HLO form; one device."""
+    mine, ref = runs
+    assert mine["exported"][f"{name} shardings"] == ref["exported"][f"{name} shardings"]
