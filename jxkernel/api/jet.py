@@ -588,13 +588,15 @@ def _jet_jaxpr(closed, order, avals):
     return found
 
 
-def _jit_rule(primals, series, *, jaxpr, name, donated_invars, inline, keep_unused):
+def _jit_rule(primals, series, *, jaxpr, name, donated_invars, inline, keep_unused,
+              pinned=None):
     order = len(series[0])
     flat = [t for ts in series for t in ts]
     avals = tuple(get_aval(x) for x in [*primals, *flat])
     outs = _bind_jit(_jet_jaxpr(jaxpr, order, avals), [*primals, *flat],
                      tuple(donated_invars) + (False,) * len(flat), name=name, inline=inline,
-                     keep_unused=keep_unused)
+                     keep_unused=keep_unused,
+                     **({} if pinned is None else {"pinned": pinned.series(order)}))
     n = len(jaxpr.out_avals)
     return outs[:n], [list(outs[n + i * order:n + (i + 1) * order]) for i in range(n)]
 

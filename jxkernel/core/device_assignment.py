@@ -77,7 +77,7 @@ def deciding_sharding(jaxpr, in_shardings, out_shardings=(), keep_unused=False):
 
 
 def _given(jaxpr, in_shardings, out_shardings, keep_unused) -> list:
-    used = _used_inputs(jaxpr) if not keep_unused else [True] * len(jaxpr.invars)
+    used = used_inputs(jaxpr) if not keep_unused else [True] * len(jaxpr.invars)
     return [s for s, u in zip(in_shardings, used) if u] + list(out_shardings)
 
 
@@ -98,7 +98,8 @@ def context_devices() -> int | None:
     return None if isinstance(mesh, AbstractMesh) else mesh.size
 
 
-def _used_inputs(jaxpr) -> list:
+def used_inputs(jaxpr) -> list:
+    """Per input of `jaxpr`, whether its program reads it (those JAX's jit keeps)."""
     pruned = dce_jaxpr(jaxpr)
     read = {v for e in pruned.eqns for v in e.invars if isinstance(v, Var)} | \
         {v for v in pruned.outvars if isinstance(v, Var)}

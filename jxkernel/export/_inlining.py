@@ -17,7 +17,7 @@ from ..xla.portable import refine_shapes
 
 _FUNC = re.compile(r"func\.func (?:public |private )?@([\w.$]+)\(")
 # a mesh declaration: its name and its axes (JAX's carry an attribute dict after them)
-_MESH = re.compile(r"^[ \t]*sdy\.mesh @([\w.$]+) = (<.*?>).*\n?", re.M)
+_MESH = re.compile(r"^[ \t]*sdy\.mesh @([\w.$]+) = (<.*?>)(.*)\n?", re.M)
 
 
 class InlinedModule:
@@ -44,13 +44,13 @@ def _declared_meshes(module: hlo.Module, body: str) -> dict:
     """{callee's mesh name: the caller's}: a mesh of the same axes the caller declares, else
     one declared now (module-level symbols: two of one name would clash)."""
     renames = {}
-    for name, axes in _MESH.findall(body):
+    for name, axes, attrs in _MESH.findall(body):
         found = next((line.split()[1][1:] for line in module.symbols
-                      if line.startswith("sdy.mesh @") and line.split(" = ", 1)[1] == axes),
-                     None)
+                      if line.startswith("sdy.mesh @") and
+                      line.split(" = ", 1)[1].split(" {")[0] == axes), None)
         if found is None:
             found = _fresh_mesh_name(module, name)
-            module.symbols.append(f"sdy.mesh @{found} = {axes}")
+            module.symbols.append(f"sdy.mesh @{found} = {axes}{attrs}")
         renames[name] = found
     return renames
 

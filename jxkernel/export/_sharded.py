@@ -19,11 +19,9 @@ from typing import NamedTuple
 
 from ..core.avals import typed_sharding
 from ..core.mesh import AbstractMesh, Mesh, NamedSharding, PartitionSpec
-from ..transforms.jit_args import flat_pinned
+from ..transforms.jit_pinned import one_device_given
 from ..transforms.jit_primitive import any_sharded
-from ..tree_util import tree_unflatten
 from ..xla import stablehlo as hlo
-from ..xla.array import Array
 from ..xla.lowering import NeedsMesh
 from ..xla.sharding import sdy_attrs, sdy_sharding
 
@@ -61,20 +59,14 @@ def _layout(traced) -> Layout:
 
 def _one_device_layout(traced) -> Layout | None:
     """A program on one device: each committed Array argument, and each SingleDeviceSharding
-    a pinned jit was given, is a sharding over the empty AbstractMesh (JAX's); None if none."""
-    jitted = traced.jitted
-    dyn_args, _ = tree_unflatten(traced._in_tree, traced._leaves)
-    pinned = getattr(jitted, "_pinned", None) is not None
-    given_in = flat_pinned(jitted._in_shardings, dyn_args) if pinned else \
-        [None] * len(traced._leaves)
-    given_out = flat_pinned(jitted._out_shardings, tree_unflatten(
-        traced.out_tree, [0] * traced.out_tree.num_leaves)) if pinned else []
-    ins = tuple(_empty(len(a.shape)) if s is not None or type(x) is Array and x.committed
-                else None for x, s, a in zip(traced._leaves, given_in, traced.jaxpr.in_avals))
-    outs = tuple(None if s is None else _empty(len(a.shape))
-                 for s, a in zip(given_out, traced.jaxpr.out_avals))
-    outs += (None,) * (len(traced.jaxpr.out_avals) - len(outs))
-    return Layout(None, ins, outs) if any(ins + outs) else None
+    a pinned jit was given (a `device=` jit: every one), is a sharding over the empty
+    AbstractMesh (JAX's: jit_pinned.one_device_given); None if none."""
+    given = one_device_given(traced)
+    if given is None:
+        return None
+    jaxpr = traced.jaxpr
+    return Layout(None, *(tuple(_empty(len(a.shape)) if g else None for g, a in zip(flags, avals))
+                          for flags, avals in zip(given, (jaxpr.in_avals, jaxpr.out_avals))))
 
 
 def _empty(ndim: int) -> NamedSharding:
@@ -89,13 +81,10 @@ def module_attrs(module: hlo.Module, layout: Layout | None, jaxpr) -> tuple[list
     if layout is None:
         return [None] * len(jaxpr.invars), [None] * len(jaxpr.outvars)
     if layout.mesh is None:
-        module.symbols.append("sdy.mesh @empty_mesh = <[]>")
-
-        def attr(s, var):
-            dims = ", ".join(["{}"] * len(var.aval.shape))
-            return None if s is None else f"sdy.sharding = #sdy.sharding<@empty_mesh, [{dims}]>"
-        return ([attr(s, v) for s, v in zip(layout.in_shardings, jaxpr.invars)],
-                [attr(s, v) for s, v in zip(layout.out_shardings, jaxpr.outvars)])
+        given = tuple([s is not None for s in shardings]
+                      for shardings in (layout.in_shardings, layout.out_shardings))
+        return hlo.on_empty_mesh(module, jaxpr.invars, [None] * len(jaxpr.invars), jaxpr.outvars,
+                             given)
     return sdy_attrs(module, layout.mesh, jaxpr.invars, [None] * len(jaxpr.invars),
                      layout.in_shardings, jaxpr.outvars, layout.out_shardings)
 

@@ -36,7 +36,8 @@ from ..xla.lowering import NeedsMesh
 from ..xla.scalars import scalar_kinds, scalar_signature
 from ..xla.transfers import device_put
 from .api_util import flatten_fun, float0_outside, fun_name, merge_static
-from .jit_args import SCALAR_TYPES, Arguments, check_pinned, jit_shardings, leaf_aval, static_key
+from .jit_args import SCALAR_TYPES, Arguments, jit_shardings, leaf_aval, static_key
+from .jit_pinned import arguments_placement, pin_params, program_placement
 from .jit_cache import (LAST_HIT, NOWHERE, Entry, compiled_trace, fun_state, c_last_hit,
                         last_hit_for, sibling_trace)
 from .jit_primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, traced_under, untold
@@ -75,10 +76,9 @@ class Jitted(native.JitFunction if native else object):
                  backend, device, inline, keep_unused, in_shardings=None, out_shardings=None,
                  compiler_options=None):
         functools.update_wrapper(self, fun)
-        # None means unspecified, as in JAX, also as every leaf of a tree (flax.nnx.jit passes
-        # a None per argument): such a jit is a plain one
-        # A jit given shardings has caches of its own (its fast path never sees plain entries);
-        # SingleDeviceShardings on one device pin it there, as device= does (jit_args)
+        # None means unspecified, as in JAX, also per leaf (flax.nnx.jit's): a plain jit. One
+        # given shardings has caches of its own (its fast path never sees plain entries);
+        # SingleDeviceShardings on one device pin it there, as device= does (jit_pinned.py)
         self._in_shardings, self._out_shardings, self._pinned, self._sharded = jit_shardings(
             in_shardings, out_shardings, device)
         self._fun = fun
@@ -104,10 +104,9 @@ class Jitted(native.JitFunction if native else object):
                    self._donate_argnames, self._device, backend, inline, keep_unused,
                    self._sharded, tuple(sorted((self._compiler_options or {}).items())))
         # _cache: key -> Entry; _fast: the fast path's key -> Entry (see __call__); _traces: key ->
-        # (jaxpr, consts, out_tree, ClosedJaxpr), for the bind path; _history: what each compile was
-        # specialised on (filled by the compile record's explainer, views/recompile_explainer.py,
-        # for its reasons); _last: {LAST_HIT: LastHit} once the fast path has hit (a dict, so that
-        # it clears as the others do). All shared by jits of the same fun.
+        # (jaxpr, consts, out_tree, ClosedJaxpr), for the bind path; _history: what each compile
+        # was specialised on (views/recompile_explainer.py's reasons); _last: {LAST_HIT: LastHit}
+        # once the fast path has hit (a dict: it clears as the others do). Shared by jits of a fun.
         self._cache, self._fast, self._traces, self._history, self._last = \
             state.caches_for(options)
         self._source = state.source
@@ -119,8 +118,7 @@ class Jitted(native.JitFunction if native else object):
 
     @property
     def __signature__(self):
-        # the function's own, as JAX's jitted functions report it (inspect.signature reads
-        # this; without it, __get__ makes inspect take a Jitted for a builtin method)
+        # the function's own, as JAX's report it (else __get__ makes inspect see a builtin method)
         return inspect.signature(self._fun)
 
     def __repr__(self):   # JAX's words (its C++ PjitFunction); libraries read them (Chex)
@@ -161,10 +159,10 @@ class Jitted(native.JitFunction if native else object):
     def _python_call(self, *args, **kwargs):
         # Three ways in, cheapest first. (1) The last hit (`_last[LAST_HIT]`): positional Arrays of
         # the very types (and placement) it last saw, under an unchanged config, compared without
-        # building a key. (2) The fast path's dict: eager, every dynamic argument an Array on its
-        # own device, keyword arguments all static. (3) The general path, for anything else or a
-        # miss, which fills `_fast` for next time. (Where core/native.py's compiled path is on,
-        # __call__ has tried (1) in C, and the last hit of the call's statics or keyword names.)
+        # a key. (2) The fast path's dict: eager, every dynamic argument an Array on its own device,
+        # keyword arguments all static. (3) The general path, for anything else or a miss (it fills
+        # `_fast`). (With core/native.py's compiled path on, __call__ has tried (1) in C, and the
+        # last hit of the call's statics or keyword names.)
         last = self._last.get(LAST_HIT)
         if last is not None and not kwargs:
             try:
@@ -237,11 +235,9 @@ class Jitted(native.JitFunction if native else object):
         if out is not ON_ONE_DEVICE:        # split over a mesh (or under set_mesh): its path
             return out
         move = self._device is not None or config.jax_default_device is not None
-        check_pinned(self, dyn_args, arrays, lambda: self._leaf_names(dyn_args, dyn_kwargs))
         # JAX's rule: committed Arrays decide, uncommitted ones move to them (xla/placement.py)
         device, committed = (self._device, True) if self._device is not None else \
-            call_placement(arrays, lambda: (self._name, jit_refs.without_refs(
-                self._leaf_names(dyn_args, dyn_kwargs), refs)))
+            arguments_placement(self, (treedef, avals, statics, config._trace_state), arrays)
         key = (treedef, avals, statics, config._trace_state, device)
         entry = self._cache.get(key)
         if entry is None:
@@ -261,6 +257,8 @@ class Jitted(native.JitFunction if native else object):
                 return call_high(self, leaves, treedef, statics, dyn_args, dyn_kwargs, e.traced)
         else:
             entry.hits += 1
+        device, committed = program_placement(self, entry.jaxpr, device, committed, leaves,
+                                              dyn_args, dyn_kwargs)   # (pinned jits': theirs)
         entry = entry.committed(committed)
         # the fast paths take calls whose Arrays all share this placement (xla/placement.py)
         where = placement_of(device, committed)
@@ -301,6 +299,8 @@ class Jitted(native.JitFunction if native else object):
             self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
         refs = jit_refs.ref_positions(leaves)
         names = jit_refs.without_refs(self._leaf_names(dyn_args, dyn_kwargs), refs)
+        device = program_placement(self, closed, device, False, leaves, dyn_args, dyn_kwargs)[0]
+        key = key[:4] + (device,)            # (kept where it runs: the used arguments' device)
         module = lower_jit(self, closed, out_tree, device, jit_refs.without_refs(
             self._donated_leaves(dyn_args, dyn_kwargs), refs), arg_names=names)
         entry, phases = self._build(closed, out_tree, module, trace_s, names,
@@ -338,9 +338,8 @@ class Jitted(native.JitFunction if native else object):
 
     def _bind(self, leaves, treedef, statics, avals, dyn_args, dyn_kwargs):
         """Inside another transformation: one jit equation the current trace handles."""
-        # Where the call is belongs to its trace, as in JAX: the named axes around it
-        # (lax.axis_size is read at trace time) and, in a check_vma shard_map body, the manual
-        # axes the trace types (pvary).
+        # Where the call is belongs to its trace, as in JAX: the named axes around it (axis_size
+        # is read at trace time); in a check_vma shard_map body, the manual axes it types (pvary).
         signature = (treedef, avals, statics, config._trace_state)
         key = signature + vma.trace_place()
         found = self._traces.get(key)
@@ -367,7 +366,8 @@ class Jitted(native.JitFunction if native else object):
         donated = (False,) * len(consts) + jit_refs.without_refs(
             self._donated_leaves(dyn_args, dyn_kwargs) or (False,) * len(leaves), refs)
         outs = jit_p.bind(*consts, *arrays, jaxpr=jaxpr, name=self._name, donated_invars=donated,
-                          inline=self._inline, keep_unused=self._keep_unused)
+                          inline=self._inline, keep_unused=self._keep_unused,
+                          **pin_params(self, dyn_args, refs, len(consts), out_tree, jaxpr))
         return tree_unflatten(out_tree, jit_refs.write_back(closed, outs, leaves))
 
     def trace(self, *args, **kwargs) -> Traced:

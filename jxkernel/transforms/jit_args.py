@@ -408,8 +408,9 @@ def device_mismatch(fun_name: str, names, leaves, found) -> None:
     if second is None:
         return
 
-    def plain(f) -> str:
-        return f"with device ids {[d.id for d in f[0]]} on platform {f[0][0].platform.upper()}"
+    def plain(f) -> str:       # (an entry's third item: where inside the program, " at ...")
+        return f"with device ids {[d.id for d in f[0]]} on platform " \
+            f"{f[0][0].platform.upper()}{f[2] if len(f) > 2 else ''}"
 
     def argument(f):
         for name, x in zip(names, leaves):
@@ -437,16 +438,17 @@ def flat_pinned(given, tree) -> list:
         broadcast_prefix(given, tree, is_leaf=lambda s: s is None or _one_device(s))
 
 
-def check_pinned(jitted, dyn_args, leaves, names) -> None:
-    """For a jit pinned to a device by SingleDeviceShardings (pinned_device): its given input
-    shardings move their arguments there, but a committed argument left unspecified (None)
-    on another device is JAX's ValueError (device_mismatch). `names()`: the leaves' names."""
+def pinned_found(jitted, dyn_args, leaves) -> list:
+    """device_mismatch's list for a call of `jitted` on `leaves`: the given in_shardings (a
+    committed argument's own where none is given), then the given out_shardings; `device=`
+    gives every argument's; a plain jit's committed arguments'."""
+    if jitted._device is not None and jitted._pinned is None:        # device= (or backend=)
+        return [((jitted._device,), "ARG_SHARDING")]
+    committed = lambda x: getattr(x, "committed", False)   # noqa: E731
     if jitted._pinned is None:
-        return
+        return [(x.sharding._device_assignment, "ARG_SHARDING") for x in leaves if committed(x)]
     flat_in = flat_pinned(jitted._in_shardings, dyn_args)
     found = [(s._device_assignment if s is not None else x.sharding._device_assignment,
-              "ARG_SHARDING") for s, x in zip(flat_in, leaves)
-             if s is not None or getattr(x, "committed", False)]
-    found += [(s._device_assignment, "explicit output sharding")
-              for s in _sharding_leaves(jitted._out_shardings)]
-    device_mismatch(getattr(jitted._fun, "__qualname__", jitted._name), names(), leaves, found)
+              "ARG_SHARDING") for s, x in zip(flat_in, leaves) if s is not None or committed(x)]
+    return found + [(s._device_assignment, "explicit output sharding")
+                    for s in _sharding_leaves(jitted._out_shardings)]

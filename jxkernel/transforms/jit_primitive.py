@@ -30,7 +30,7 @@ from ..core.staging import JaxprTrace, convert_constvars_to_invars
 from ..core.trace import Tracer, _ctx, set_current_trace
 from ..xla import client as _client
 from ..xla import pipeline
-from ..xla.array import Array
+from ..xla.array import is_plain
 from ..xla.dispatch import to_device
 from ..xla.compiler import Phases
 from ..xla.lowering import NeedsMesh
@@ -38,41 +38,49 @@ from .ad import jvp_jaxpr, transpose_jaxpr
 from .ad_util import Zero, instantiate, is_undefined
 from .batching import BatchTrace, batch_jaxpr
 from .jit_cache import ON_ONE_DEVICE
+from .jit_pinned import (check_split, eager_placement, has_pins, params as pin_params,
+                         refuse_mesh, shown)
 
 jit_p = Primitive("jit", multiple_results=True)
 
 
-def _jit_abstract_eval(*avals, jaxpr, name, donated_invars, inline, keep_unused):
+def _jit_abstract_eval(*avals, jaxpr, name, donated_invars, inline, keep_unused, pinned=None):
     return jaxpr.out_avals
 
 
-def _jit_lowering(ctx, *args, jaxpr, name, donated_invars, inline, keep_unused):
-    return ctx.call_jaxpr(jaxpr, args, name)
+def _jit_lowering(ctx, *args, jaxpr, name, donated_invars, inline, keep_unused, pinned=None):
+    # a pinned jit's placements: its function's operands and results constrained to them
+    return ctx.call_jaxpr(jaxpr, args, name, pinned and (pinned.ins, pinned.outs))
 
 
-def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused):
-    """A jit equation run eagerly (e.g. by a transformation that re-binds it): compile once."""
+def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused, pinned=None):
+    """A jit equation run eagerly (e.g. by a transformation that re-binds it): compile once;
+    a pinned jit's (`pinned`, a jit_pinned.Pin) on its device."""
     check_device_assignment(jaxpr.out_avals, lambda: program_devices(
         jaxpr, [placement(a) for a in args], (), keep_unused))
-    if any_sharded(args) or _partitioned and (jaxpr, None) in _partitioned or \
+    if has_pins(jaxpr, pinned):     # on its device (an argument split over a mesh: JAX's error)
+        check_split(pinned, args)
+    elif any_sharded(args) or _partitioned and (jaxpr, None) in _partitioned or \
             on_context_mesh():            # over a mesh (set_mesh's: as JAX runs it there)
         # loads with the first mesh or sharded Array: `import jxkernel` needs neither
         from ..xla.sharded import run_jaxpr
         return run_jaxpr(jaxpr, name, args, _partitioned.get((jaxpr, None)) or get_mesh())
     try:
-        return _jit_impl_one_device(args, jaxpr, name, donated_invars)
+        return _jit_impl_one_device(args, jaxpr, name, donated_invars, pinned)
     except NeedsMesh as e:                  # a sharding constraint inside
         _partitioned[jaxpr, None] = e.mesh
         return _jit_impl(*args, jaxpr=jaxpr, name=name, donated_invars=donated_invars,
-                         inline=inline, keep_unused=keep_unused)
+                         inline=inline, keep_unused=keep_unused, pinned=pinned)
 
 
 _partitioned = WeakLRU(TRACES)   # (jaxpr, None) -> the mesh its sharding constraints need
 
 
-def _jit_impl_one_device(args, jaxpr, name, donated_invars):
-    device = next((a.device for a in args if type(a) is Array), None) or _client.default_device()
-    leaves = [a if type(a) is Array else to_device(a, device) for a in args]
+def _jit_impl_one_device(args, jaxpr, name, donated_invars, pinned=None):
+    # where a call would run it: committed Arrays (or pinned jits) decide, else the default
+    # device, its results then uncommitted
+    device, committed = eager_placement(args, jaxpr, pinned)
+    leaves = [a if is_plain(a) and a.device == device else to_device(a, device) for a in args]
     key = (jaxpr, (tuple(a.aval for a in leaves), device))
     exe = _impl_cache.get(key)
     if exe is None:
@@ -80,7 +88,8 @@ def _jit_impl_one_device(args, jaxpr, name, donated_invars):
         exe, phases = pipeline.compile_jaxpr(jaxpr.jaxpr, [device], name=name, donated=donated)
         _impl_cache[key] = exe
         compile_record.record(_compile_event(jaxpr, name, leaves, phases, device))
-    return exe.call_arrays([to_device(c, device) for c in jaxpr.consts] + leaves)
+    return exe.with_committed(committed).call_arrays(
+        [to_device(c, device) for c in jaxpr.consts] + leaves)
 
 
 def one_device_program(jaxpr, args):
@@ -89,7 +98,11 @@ def one_device_program(jaxpr, args):
     a caller that runs it again without the bind (jit_high's rerun of a capturing jit)."""
     if not args or any_sharded(args) or on_context_mesh() or (jaxpr, None) in _partitioned:
         return None
-    return _impl_cache.get((jaxpr, (tuple(a.aval for a in args), args[0].device)))
+    try:
+        device = eager_placement(args, jaxpr, None)[0]      # (as _jit_impl_one_device's)
+    except ValueError:
+        return None
+    return _impl_cache.get((jaxpr, (tuple(a.aval for a in args), device)))
 
 
 def _compile_event(jaxpr, name, leaves, phases, device):
@@ -234,8 +247,10 @@ CTX_MESHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def _jit_params(params) -> list:
     mesh = CTX_MESHES.get(params["jaxpr"])
+    given = dict(shown(params["pinned"])) if "pinned" in params else {}    # (JAX's order)
     return [("name", params["name"]), *([("ctx_mesh", mesh)] if mesh is not None else []),
-            ("jaxpr", params["jaxpr"])]
+            *[(k, given[k]) for k in ("in_shardings",) if k in given],
+            ("jaxpr", params["jaxpr"]), *[(k, given[k]) for k in ("out_shardings",) if k in given]]
 
 
 def _bind_jit(jaxpr, args, donated_invars, **params):
@@ -244,42 +259,48 @@ def _bind_jit(jaxpr, args, donated_invars, **params):
     if jaxpr.consts:
         converted, consts = convert_constvars_to_invars(jaxpr)
         jaxpr = _derived(converted, jaxpr)
+        if "pinned" in params:           # (the consts: placed where the program runs)
+            params = {**params, "pinned": params["pinned"].after(len(consts))}
         outs = jit_p.bind(*consts, *args, jaxpr=jaxpr,
                           donated_invars=(False,) * len(consts) + tuple(donated_invars), **params)
         return outs
     return jit_p.bind(*args, jaxpr=jaxpr, donated_invars=tuple(donated_invars), **params)
 
 
-def _jit_batching(axis_data, vals, dims, *, jaxpr, name, donated_invars, inline, keep_unused):
+def _jit_batching(axis_data, vals, dims, *, jaxpr, name, donated_invars, inline, keep_unused,
+                  pinned=None):
     """vmap of a jit equation: one jit equation over the batched jaxpr (batched even when no
     operand is, since the body may use the axis, e.g. through axis_index)."""
     batched, out_dims = batch_jaxpr(jaxpr, axis_data, dims)
     outs = _bind_jit(_derived(batched, jaxpr), vals, donated_invars, name=name, inline=inline,
-                     keep_unused=keep_unused)
+                     keep_unused=keep_unused, **pin_params(pinned))
     return outs, out_dims
 
 
-def _jit_jvp(primals, tangents, *, jaxpr, name, donated_invars, inline, keep_unused):
+def _jit_jvp(primals, tangents, *, jaxpr, name, donated_invars, inline, keep_unused,
+             pinned=None):
     """jvp of a jit equation: one jit equation computing primal and tangent outputs."""
     nonzeros = [type(t) is not Zero for t in tangents]
     new_jaxpr, out_nonzeros = jvp_jaxpr(jaxpr, nonzeros)
     nz_tangents = [t for t in tangents if type(t) is not Zero]
     outs = _bind_jit(_derived(new_jaxpr, jaxpr), list(primals) + nz_tangents,
                      tuple(donated_invars) + (False,) * len(nz_tangents), name=name,
-                     inline=inline, keep_unused=keep_unused)
+                     inline=inline, keep_unused=keep_unused,
+                     **pin_params(pinned and pinned.jvp(nonzeros, out_nonzeros)))
     n = len(jaxpr.out_avals)
     rest = iter(outs[n:])
     return outs[:n], [next(rest) if nz else Zero(a) for nz, a in zip(out_nonzeros, jaxpr.out_avals)]
 
 
-def _jit_transpose(cts, *args, jaxpr, name, donated_invars, inline, keep_unused):
+def _jit_transpose(cts, *args, jaxpr, name, donated_invars, inline, keep_unused, pinned=None):
     """Transpose of a (linear) jit equation: a jit equation running the transposed jaxpr."""
     linear = [is_undefined(a) for a in args]
     nonlinear = [a for a in args if not is_undefined(a)]
     cts = [instantiate(ct) for ct in cts]
     transposed = _derived(transpose_jaxpr(jaxpr, linear), jaxpr)
     outs = iter(_bind_jit(transposed, nonlinear + cts, (False,) * (len(nonlinear) + len(cts)),
-                          name=name, inline=inline, keep_unused=keep_unused))
+                          name=name, inline=inline, keep_unused=keep_unused,
+                          **pin_params(pinned and pinned.transposed(linear))))
     return [next(outs) if lin else None for lin in linear]
 
 
@@ -304,23 +325,53 @@ def _jit_partial_eval(trace, args, params):
     unknowns = [trace.is_unknown(x) for x in args]
     known_jaxpr, unknown_jaxpr, out_unknowns, n_res = partial_eval_jaxpr(params["jaxpr"], unknowns)
     known_jaxpr, unknown_jaxpr, n_res = _prune_residuals(known_jaxpr, unknown_jaxpr, n_res)
-    _derived(known_jaxpr, params["jaxpr"])
     known_args = [x for x, u in zip(args, unknowns) if not u]
-    rest = {k: v for k, v in params.items() if k not in ("jaxpr", "donated_invars")}
+    known_jaxpr, forwarded = _forwarding(known_jaxpr, known_args, n_res)
+    _derived(known_jaxpr, params["jaxpr"])
+    rest = {k: v for k, v in params.items() if k not in ("jaxpr", "donated_invars", "pinned")}
+    pinned = params.get("pinned")           # (a pinned jit's: each part its placements)
+    n_computed = sum(x is None for x in forwarded)
     with set_current_trace(trace.parent):
-        known_outs = _bind_jit(known_jaxpr, known_args, (False,) * len(known_args), **rest)
-    n_known = len(known_outs) - n_res
-    residuals = list(known_outs[n_known:])
+        known_outs = _bind_jit(known_jaxpr, known_args, (False,) * len(known_args), **rest,
+                               **pin_params(pinned and pinned.split(
+                                   unknowns, out_unknowns, n_computed, 0)[0]))
+    n_known = len(known_outs) - n_computed
+    computed = iter(known_outs[n_known:])
+    residuals = [next(computed) if x is None else x for x in forwarded]
     unknown = _derived(unknown_jaxpr, params["jaxpr"])
     unknown_jaxpr, unknown_consts = _consts_as_invars(unknown)
     _derived(unknown_jaxpr, unknown)
     atoms = [trace.to_atom(x) for x in unknown_consts + residuals] + \
         [trace.to_atom(x) for x, u in zip(args, unknowns) if u]
     unknown_outs = iter(trace.add_eqn(atoms, jit_p, dict(
-        params, jaxpr=unknown_jaxpr, donated_invars=(False,) * len(atoms)),
+        rest, jaxpr=unknown_jaxpr, donated_invars=(False,) * len(atoms), **pin_params(
+            pinned and pinned.split(unknowns, out_unknowns, n_res, len(unknown_consts))[1])),
         unknown_jaxpr.out_avals))
     known_iter = iter(known_outs[:n_known])
     return [next(unknown_outs) if u else next(known_iter) for u in out_unknowns]
+
+
+def _forwarding(known: ClosedJaxpr, known_args, n_res: int) -> tuple:
+    """(the known part without the residuals that are its inputs, per residual that input or
+    None): a residual that is a known input is that input itself, as JAX forwards it (its
+    placement, not the known call's, then places the unknown part)."""
+    found = _forwarded.get((known, None))
+    if found is None:          # (one jaxpr per known part: its program compiles once)
+        kj = known.jaxpr
+        n_known = len(kj.outvars) - n_res
+        index = {v: i for i, v in enumerate(kj.invars)}
+        where = [index.get(v) if isinstance(v, Var) else None for v in kj.outvars[n_known:]]
+        kept = kj.outvars[:n_known] + [v for v, i in zip(kj.outvars[n_known:], where)
+                                       if i is None]
+        found = (known if len(kept) == len(kj.outvars) else
+                 ClosedJaxpr(Jaxpr(kj.constvars, kj.invars, kept, kj.eqns), known.consts), where)
+        if not any(isinstance(c, Tracer) for c in known.consts):
+            _forwarded[known, None] = found
+    pruned, where = found
+    return pruned, [None if i is None else known_args[i] for i in where]
+
+
+_forwarded = WeakLRU(TRACES)   # (known part, None) -> (it without forwarded residuals, where)
 
 
 def _prune_residuals(known, unknown, n_res):
@@ -378,6 +429,10 @@ def over_mesh(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwarg
     options too). Else ON_ONE_DEVICE."""
     context = not (jitted._sharded or any_sharded(leaves))
     if context and not on_context_mesh():
+        return ON_ONE_DEVICE
+    if jitted._device is not None:      # pinned: on its device, or JAX's error (jit_pinned)
+        refuse_mesh(jitted, None, leaves, dyn_args, dyn_kwargs,
+                    get_mesh() if on_context_mesh() else None)
         return ON_ONE_DEVICE
     # loads with the first mesh or sharded Array: `import jxkernel` needs neither
     from .jit_sharded import call_jitted

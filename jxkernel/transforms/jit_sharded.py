@@ -16,7 +16,7 @@ from ..core.device_assignment import (check_device_assignment, deciding_sharding
 from ..core import trace as _trace
 from ..core.interpreter_primitives import sharding_constraint_p
 from ..core.mesh import (AbstractMesh, NamedSharding, PartitionSpec, concrete_mesh, get_mesh,
-                         resolve)
+                         on_context_mesh, resolve)
 from ..core.staging import DebugInfo, convert_constvars_to_invars, trace_to_jaxpr
 from ..tree_util import (broadcast_prefix, default_registry as _registry, keystr, prefix_errors,
                          tree_flatten, tree_flatten_with_path, tree_unflatten)
@@ -28,6 +28,7 @@ from ..xla.sharding import SingleDeviceSharding
 from . import jit_refs
 from .jit_args import device_mismatch, result_paths, static_key
 from .jit_cache import ON_ONE_DEVICE
+from .jit_pinned import refuse_mesh
 
 
 def _is_sharding(s) -> bool:
@@ -118,6 +119,8 @@ def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwa
         if with_refs and key in with_refs:         # (traced once: see _with_refs)
             return _with_refs(jitted, key, leaves, bind_jit)
         closed, out_tree, trace_s = jitted._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
+        refuse_mesh(jitted, closed, leaves, dyn_args, dyn_kwargs,    # (a pinned jit inside)
+                    get_mesh() if on_context_mesh() else None)
         if not context and _on_one_device(jitted, closed, leaves):
             jitted._cache[key] = ON_ONE_DEVICE
             return ON_ONE_DEVICE

@@ -24,13 +24,13 @@ from ..core.avals import ShapedArray, ShapeDtypeStruct
 from ..tree_util import equality_errors, keystr, tree_flatten, tree_unflatten
 from ..xla import client as _client
 from ..xla import pipeline
-from ..xla.array import Array
-from ..xla.placement import call_placement
+from ..xla.array import Array, is_plain
 from ..xla.transfers import device_put
 from ..xla.lowering import NeedsMesh
 from . import jit_refs
 from .jit_args import abstract_leaf_aval, flat_pinned, leaf_aval, result_paths
 from .jit_cache import NOWHERE, compiled_trace
+from .jit_pinned import one_device_given, program_placement
 from .jit_primitive import any_sharded, traced_under, untold
 
 # Options passed to XLA's compiler by name (JAX's `Lowered.compile(compiler_options=...)`).
@@ -85,16 +85,18 @@ def _check_dialect(dialect: str) -> None:
 
 
 def lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms=None,
-              locations=False, arg_names=None) -> pipeline.Module:
+              locations=False, arg_names=None, one_device=None) -> pipeline.Module:
     """`closed`, a jitted function's trace, lowered for `device` (or for `platforms`);
-    `arg_names`, one per input leaf ("x", "params['w']"), name its HLO parameters."""
+    `arg_names`, one per input leaf ("x", "params['w']"), name its HLO parameters;
+    `one_device`, jit_pinned.one_device_given's, the inputs and results given a sharding."""
     jaxpr, donated_refs, aliases = jit_refs.donating(closed)     # (each Ref updated in place)
     donated = donated_refs + (donated_leaves or (False,) * len(jaxpr.invars))
     return pipeline.lower(jaxpr, [device], name=jitted._name, donated=donated,
                           platforms=platforms, result_names=result_paths(out_tree)
                           + [None] * len(aliases),     # (Refs' final values last)
                           locations=locations, arg_names=arg_names,
-                          keep_unused=jitted._keep_unused, aliases=aliases)
+                          keep_unused=jitted._keep_unused, aliases=aliases,
+                          one_device=one_device)
 
 
 def portable():
@@ -111,7 +113,8 @@ def lowered_text(lowered: Lowered, dialect: str, debug_info: bool) -> str:
     if debug_info:
         traced = lowered.traced
         text = lower_jit(traced.jitted, traced.jaxpr, traced.out_tree, lowered.device,
-                         traced.donated, lowered._platforms or None, True, traced.arg_names).text
+                         traced.donated, lowered._platforms or None, True, traced.arg_names,
+                         one_device_given(traced)).text
     return portable().hlo_text(text) if dialect == "hlo" else \
         portable().printed_text(text, debug_info)
 
@@ -322,9 +325,10 @@ class Traced(_Stage):
                 raise NotImplementedError("lower(lowering_platforms=...) of a program "
                                           "partitioned over a mesh is not implemented")
         if not (self.jitted._sharded or any_sharded(self._leaves)):
-            device, committed = (self.jitted._device, True) if self.jitted._device else \
-                call_placement(self._leaves, lambda: (self.jitted._name, self.arg_names or [
-                    f"args[{i}]" for i in range(len(self._leaves))]))
+            # where its used arguments, its own pin or the pinned jits inside it place it
+            device, committed = program_placement(
+                self.jitted, self.jaxpr, self.jitted._device, True, self._leaves,
+                *tree_unflatten(self._in_tree, self._leaves))
             try:
                 return Lowered(self, device, platforms=platforms, committed=committed)
             except NeedsMesh as e:              # a sharding constraint inside: partitioned
@@ -349,7 +353,8 @@ class Lowered(_Stage):
             self._module = partitioning.module
         else:
             self._module = lower_jit(traced.jitted, traced.jaxpr, traced.out_tree, device,
-                                     traced.donated, platforms, arg_names=traced.arg_names)
+                                     traced.donated, platforms, arg_names=traced.arg_names,
+                                     one_device=one_device_given(traced))
         self._module_text = self._module.text
 
     @property
@@ -361,7 +366,8 @@ class Lowered(_Stage):
             traced = self.traced
             self._module_text = lower_jit(traced.jitted, traced.jaxpr, traced.out_tree,
                                           self.device, traced.donated, ("cpu",),
-                                          arg_names=traced.arg_names).text
+                                          arg_names=traced.arg_names,
+                                          one_device=one_device_given(traced)).text
         return self._module_text
 
     @_text.setter
@@ -475,9 +481,10 @@ class Compiled(_Stage):
         else:
             exe = self._entry.exe.with_committed(self.lowered._committed)
             consts = jit_refs.call_consts(self._entry, leaves)
-            outs = exe.call_arrays([x if isinstance(x, Array) else
-                                    device_put(x, self.lowered.device)
-                                    for x in (*consts, *arrays)])
+            device = self.lowered.device        # (an Array elsewhere moved there)
+            outs = exe.call_arrays([x if isinstance(x, Array) and not (
+                is_plain(x) and x.device != device) else device_put(x, device)
+                for x in (*consts, *arrays)])
             outs = jit_refs.write_back_donated(self._entry.jaxpr, outs, leaves)
         return tree_unflatten(self._entry.out_tree, outs)
 

@@ -132,6 +132,9 @@ def _run_compiled(prim, args, params):
     chosen = config.jax_default_device is not None
     # JAX's rule: committed Arrays decide, uncommitted ones move to them
     device, committed = call_placement(args, lambda: (prim.name, _operand_names(len(args))))
+    # an Exported's call commits its results, as JAX's (their memory kinds count among the
+    # program's shardings: pxla's jaxpr_transfer_mem_kinds; transforms/jit_pinned.py for jit)
+    committed = committed or prim.name == "call_exported"
     bufs, avals = [], []
     for a in args:
         if type(a) not in ARRAY_TYPES or a._buf._sharding._devices[0] != device:

@@ -203,11 +203,13 @@ class LoweringRuleContext:
         finally:
             module_ctx.name_stack = outer
 
-    def call_jaxpr(self, jaxpr: ClosedJaxpr, args, name="inner") -> list:
-        """Lower `jaxpr` once per module as a private function and call it."""
+    def call_jaxpr(self, jaxpr: ClosedJaxpr, args, name="inner", placed=None) -> list:
+        """Lower `jaxpr` once per module as a private function and call it; `placed`: (per
+        operand, per result) whether it is given a sharding on the one device (a pinned
+        jit's), constrained to it inside the function, as JAX's."""
         if self.module_ctx.symbolic is not None:       # symbolic shapes: main's values are
             return self.lower_jaxpr(jaxpr, args)       # out of a function's reach, so inline
-        fn = function_for(self.module_ctx, jaxpr, name)
+        fn = function_for(self.module_ctx, jaxpr, name, placed)
         return self.block.call(fn, [*platform_index_args(self.block), *args], self.loc)
 
 
@@ -218,10 +220,12 @@ def platform_index_args(block) -> list:
     return [] if index is None else [index]
 
 
-def function_for(module_ctx: ModuleContext, closed: ClosedJaxpr, name: str) -> hlo.Function:
+def function_for(module_ctx: ModuleContext, closed: ClosedJaxpr, name: str,
+                 placed=None) -> hlo.Function:
     """The private func.func holding `closed` in this module (made on first use); in a module
-    for several platforms it takes the platform index first, as JAX's inner functions do."""
-    key = id(closed)
+    for several platforms it takes the platform index first, as JAX's inner functions do.
+    `placed`: call_jaxpr's (its operands and results constrained over the empty mesh)."""
+    key = id(closed) if placed is None else (id(closed), placed)
     found = module_ctx.functions.get(key)
     if found is not None:
         return found[1]
@@ -230,11 +234,15 @@ def function_for(module_ctx: ModuleContext, closed: ClosedJaxpr, name: str) -> h
                       public=False)
     consts = [fn.body.constant(np.asarray(c)) for c in closed.consts]   # concrete: embed them
     args = fn.args[len(platform_index_args(fn.body)):]
+    if placed is not None and module_ctx.mesh is None:  # (over a mesh: its partitioning's)
+        args = hlo.on_one_device(module_ctx.module, fn.body, args, jaxpr.invars, placed[0])
     outer, module_ctx.name_stack = module_ctx.name_stack, ""    # names inside are its own
     try:
         outs = lower_jaxpr_into(module_ctx, fn.body, jaxpr, consts, args)
     finally:
         module_ctx.name_stack = outer
+    if placed is not None and module_ctx.mesh is None:
+        outs = hlo.on_one_device(module_ctx.module, fn.body, outs, jaxpr.outvars, placed[1])
     fn.set_results(outs)
     module_ctx.functions[key] = (closed, fn)    # keep `closed` alive so its id stays unique
     return fn
@@ -428,7 +436,7 @@ def set_up_aliases(jaxpr: Jaxpr, donated, aliases=None) -> tuple[list, list]:
 def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
                  result_names=None, locations: bool = False, mesh=None,
                  arg_shardings=None, result_shardings=None, platforms=None,
-                 arg_names=None, aliases=None) -> tuple[str, ModuleContext]:
+                 arg_names=None, aliases=None, one_device=None) -> tuple[str, ModuleContext]:
     """A whole StableHLO module whose `main` computes `jaxpr` (constvars first, then invars).
 
     Returns the module text and its ModuleContext (which lists host callbacks, if any).
@@ -439,7 +447,8 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
     `sdy.sharding` attributes (see xla/sharded.py). For several `platforms`, `main` takes the
     platform index first, as jax.export's modules do. `result_names` (one per result, e.g.
     "result['w']") become JAX's `jax.result_info` attributes, `arg_names` (one per invar)
-    the arguments' locations, which name XLA's parameters.
+    the arguments' locations, which name XLA's parameters. `one_device`: (per invar, per
+    result) whether it is given a sharding on the one device (stablehlo.on_empty_mesh).
     """
     partitions = 1 if mesh is None else mesh.size
     # one replica always, as JAX's modules say: several devices are partitions of one program
@@ -456,6 +465,9 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
         arg_attrs = ["jax.buffer_donor = true" if d else None for d in donated]
         module_ctx.donated = donated
     result_attrs = None
+    if mesh is None and one_device is not None:
+        arg_attrs, result_attrs = hlo.on_empty_mesh(module, in_vars, arg_attrs, jaxpr.outvars,
+                                                     one_device)
     if mesh is not None:
         # loads with the first mesh or sharded Array: `import jxkernel` needs neither
         from .sharding import sdy_attrs

@@ -42,7 +42,7 @@ class Module:
 
 def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=None,
           result_shardings=None, locations=False, platforms=None, result_names=None,
-          arg_names=None, keep_unused=True, aliases=None) -> Module:
+          arg_names=None, keep_unused=True, aliases=None, one_device=None) -> Module:
     """`jaxpr` (a Jaxpr: constvars, then invars) lowered to StableHLO for `devices`: one
     device, or with a `mesh` one partition per device (xla/sharded.py).
     `platforms`: lower for other platforms than the devices' (("gpu",), ("cpu", "gpu")), as
@@ -51,7 +51,8 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
     `arg_names`: per input after the constvars its name (`params['w']`), which names its HLO
     parameter. `keep_unused=False` (jit's default) lowers without the equations whose results
     nothing reads, as JAX's jit (core/dce.py); the inputs all stay. `aliases`: {input index:
-    result index} of donated inputs whose result is fixed (a Ref's final value)."""
+    result index} of donated inputs whose result is fixed (a Ref's final value). `one_device`:
+    which inputs and results are given a sharding on the one device (lowering.lower_module)."""
     if not keep_unused:
         jaxpr = dce_jaxpr(jaxpr)
     # typed keys become their uint32 data here (core/physical.py), for XLA and the NumPy
@@ -75,7 +76,8 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
     text, module_ctx = lower_module(
         jaxpr, name=name, platform=platforms[0], platforms=platforms, donated=donated,
         mesh=mesh, arg_shardings=arg_shardings, result_shardings=result_shardings,
-        locations=locations, result_names=result_names, arg_names=arg_names, aliases=aliases)
+        locations=locations, result_names=result_names, arg_names=arg_names, aliases=aliases,
+        one_device=one_device)
     lower_s = time.perf_counter() - start
     propagate = None if mesh is None else tuple(s is None for s in result_shardings)
     # what is donated after all (set_up_aliases: an unusable donation is dropped, with a warning)

@@ -35,6 +35,7 @@ from ..core.mesh import (
 from . import client
 from .numpy_device import NumpyDevice
 from .client import xc
+from .stablehlo import sdy_mesh_attr
 
 
 class SingleDeviceSharding:
@@ -212,10 +213,12 @@ def _spec_of_axes(axes) -> PartitionSpec:
 
 # ------------------------------------------------------------------ Shardy text
 def sdy_mesh_line(mesh: Mesh, name: str = "mesh") -> str:
-    """`sdy.mesh @mesh = <["x"=4, "y"=2]>`: device i of the mesh is partition i (the device
-    assignment is the mesh's devices in order), so no device_ids are needed."""
+    """`sdy.mesh @mesh = <["x"=4, "y"=2]> {stablehlo.mesh = ...}`: device i of the mesh is
+    partition i (the device assignment is the mesh's devices in order), so no device_ids are
+    needed; the axes again in the attribute JAX's modules carry (stablehlo.sdy_mesh_attr)."""
     axes = ", ".join(f'"{n}"={s}' for n, s in zip(mesh.axis_names, mesh.axis_sizes))
-    return f"sdy.mesh @{name} = <[{axes}]>"
+    return f"sdy.mesh @{name} = <[{axes}]> " + \
+        sdy_mesh_attr(list(zip(mesh.axis_names, mesh.axis_sizes)))
 
 
 def sdy_dims(sharding: NamedSharding, ndim: int, name: str = "mesh", typed=False) -> str:

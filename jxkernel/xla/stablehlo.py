@@ -354,6 +354,52 @@ def enum(dialect_attr: str, value: str) -> str:
     return f"#stablehlo<{dialect_attr} {value}>"
 
 
+def sdy_mesh_attr(axes) -> str:
+    """The attribute JAX's modules put on each `sdy.mesh`: its `axes` ((name, size) pairs)
+    again, `{stablehlo.mesh = {axes = [{name = "x", size = 4 : i64}]}}`."""
+    listed = ", ".join(f'{{name = "{n}", size = {s} : i64}}' for n, s in axes)
+    return f"{{stablehlo.mesh = {{axes = [{listed}]}}}}"
+
+
+EMPTY_MESH = "sdy.mesh @empty_mesh = <[]> " + sdy_mesh_attr([])   # (JAX's, for one device)
+
+
+def empty_mesh_sharding(ndim: int) -> str:
+    """The attribute of a value on one device given a sharding (a committed argument, a pinned
+    jit's): JAX's over its empty mesh, `sdy.sharding = #sdy.sharding<@empty_mesh, [{}, {}]>`."""
+    return f"sdy.sharding = #sdy.sharding<@empty_mesh, [{', '.join(['{}'] * ndim)}]>"
+
+
+def declare_empty_mesh(module: Module) -> None:
+    if EMPTY_MESH not in module.symbols:
+        module.symbols.append(EMPTY_MESH)
+
+
+def on_empty_mesh(module: Module, in_vars, arg_attrs, out_vars, given) -> tuple[list, list]:
+    """(argument attributes, result attributes) of a program on one device whose inputs and
+    results `given` ((per invar after the constvars, per result) whether JAX gives it a
+    sharding) carry one over the empty mesh, declared in `module`, as JAX's."""
+    declare_empty_mesh(module)
+    ins = [False] * (len(in_vars) - len(given[0])) + list(given[0])
+
+    def attr(base, g, var):      # (MLIR prints a dictionary's attributes sorted by name)
+        return ", ".join(sorted(filter(None, [base, g and empty_mesh_sharding(
+            len(var.aval.shape))]))) or None
+    return ([attr(b, g, v) for b, g, v in zip(arg_attrs, ins, in_vars)],
+            [attr(None, g, v) for g, v in zip(given[1], out_vars)])
+
+
+def on_one_device(module: Module, block: Block, values, variables, placed) -> list:
+    """`values` (of `variables`) constrained over the empty mesh where `placed` says (a
+    pinned jit's operands and results inside its function, as JAX's)."""
+    if not any(placed):
+        return list(values)
+    declare_empty_mesh(module)
+    return [block.op1("sdy.sharding_constraint", [x], aval_type(v.aval), {
+                "sharding": empty_mesh_sharding(len(v.aval.shape)).split(" = ", 1)[1]})
+            if p is not None else x for x, v, p in zip(values, variables, placed)]
+
+
 def _float_text(x, dtype) -> str:
     x = float(x)
     if not math.isfinite(x):

@@ -35,7 +35,7 @@ def round_trip(exp, name, i):
 
 def jax_module(exp, name, i):
     loaded = cases.with_module(exp, modules[name][i])
-    # JAX's bytes, not ours; a sharded one's mesh has JAX's attribute dict (ours has none)
+    # JAX's bytes, not ours (a sharded one's mesh has JAX's attribute dict, as ours now do)
     jax_modules.append([loaded.mlir_module_serialized != exp.mlir_module_serialized,
                         "sdy.mesh" in loaded.mlir_module(),
                         "stablehlo.mesh" in loaded.mlir_module()])

@@ -1,0 +1,301 @@
+"""Where a program on one device runs when a jit pinned to a device is part of it, as JAX
+0.10.2 decides: a jit given `device=d`, or in_shardings/out_shardings that are all
+SingleDeviceShardings on d (jit_args.pinned_device), runs on d and commits its results,
+also when grad, vmap or an enclosing jit calls it (its `jit` equation carries a Pin), and
+an enclosing program runs where the pinned jits inside it run. Any other device among the
+committed arguments or given shardings is JAX's "Received incompatible devices" error.
+
+    >>> p = jit(jnp.sin, in_shardings=SingleDeviceSharding(jax.devices()[3]))
+    >>> jax.grad(lambda x: p(x).sum())(jnp.ones(4)).devices()
+    {CpuDevice(id=3)}
+    >>> jit(lambda x: p(x) + 1)(jnp.ones(4)).committed      # runs where p runs
+    True
+
+The arguments a program never reads do not place it (JAX's jit drops them first, unless
+keep_unused): `jit(lambda a, b: b * 2)(a_on_5, y)` runs on the default device, uncommitted.
+A program calling an Exported (`exp.call`) commits its results, as JAX's does (it counts
+the call's result memory kinds among its shardings). `one_device_given` says which of a
+program's inputs and results JAX's module gives a sharding over its empty mesh.
+"""
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from ..core.device_assignment import used_inputs
+from ..core.ir import ClosedJaxpr, jaxpr_params
+from ..core.lru import TRACES, WeakLRU
+from ..core.mesh import on_context_mesh
+from ..tree_util import tree_flatten, tree_unflatten
+from ..xla import client as _client
+from ..xla.array import Array
+from ..xla.placement import call_placement
+from .jit_args import device_mismatch, flat_pinned, pinned_found
+from .jit_cache import compiled_trace
+from .jit_refs import without_refs
+
+
+class Pin(NamedTuple):
+    """A pinned jit equation's given placements, as JAX's jit equation's in_shardings and
+    out_shardings: per operand and per result the device of its SingleDeviceSharding, or
+    None (unspecified); `forced` for `device=`, which moves any argument there, even one
+    split over a mesh. The equations grad, vmap and linearize make from it carry theirs."""
+    ins: tuple
+    outs: tuple
+    forced: bool = False
+
+    @property
+    def device(self):
+        return next(d for d in self.ins + self.outs if d is not None)
+
+    def jvp(self, nonzeros, out_nonzeros) -> Pin:
+        """The jvp equation's: each tangent placed as its primal."""
+        return Pin(self.ins + tuple(d for d, nz in zip(self.ins, nonzeros) if nz),
+                   self.outs + tuple(d for d, nz in zip(self.outs, out_nonzeros) if nz),
+                   self.forced)
+
+    def transposed(self, linear) -> Pin:
+        """The transposed equation's (JAX's _pjit_transpose_fancy): the non-linear operands',
+        then each cotangent's as its result's; its results are the linear operands'."""
+        return Pin(tuple(d for d, lin in zip(self.ins, linear) if not lin) + self.outs,
+                   tuple(d for d, lin in zip(self.ins, linear) if lin), self.forced)
+
+    def split(self, unknowns, out_unknowns, n_res: int, n_consts: int) -> tuple:
+        """(the known equation's, the unknown one's) of a linearized equation (JAX's
+        _pjit_partial_eval): residuals, and the unknown part's consts, unspecified."""
+        return (Pin(_pick(self.ins, unknowns, False),
+                    _pick(self.outs, out_unknowns, False) + (None,) * n_res, self.forced),
+                Pin((None,) * (n_consts + n_res) + _pick(self.ins, unknowns, True),
+                    _pick(self.outs, out_unknowns, True), self.forced))
+
+    def after(self, n: int) -> Pin:
+        """This pin with `n` unspecified operands first (consts made operands)."""
+        return Pin((None,) * n + self.ins, self.outs, self.forced)
+
+    def series(self, order: int) -> Pin:
+        """jet's equation's: each primal's `order` series terms placed as the primal."""
+        return Pin(self.ins + tuple(d for d in self.ins for _ in range(order)),
+                   self.outs + tuple(d for d in self.outs for _ in range(order)), self.forced)
+
+
+def _pick(devices, flags, want: bool) -> tuple:
+    return tuple(d for d, f in zip(devices, flags) if bool(f) == want)
+
+
+def params(pin) -> dict:
+    """{"pinned": pin} for an equation with a given placement, else {} (a plain equation's
+    params stay as they were)."""
+    return {} if pin is None or not any(pin.ins + pin.outs) else {"pinned": pin}
+
+
+class _Shown:
+    def __init__(self, device):
+        self.device = device
+
+    def __repr__(self):          # (jxkernel's SingleDeviceSharding's repr, without loading it)
+        return "UnspecifiedValue" if self.device is None else \
+            f"SingleDeviceSharding(device={self.device!r}, memory_kind=device)"
+
+
+def shown(pin) -> list:
+    """The params JAX prints of a pinned jit equation: its in_shardings and out_shardings
+    where any is given."""
+    return [(key, tuple(map(_Shown, ds))) for key, ds in
+            (("in_shardings", pin.ins), ("out_shardings", pin.outs)) if any(ds)]
+
+
+def pin_params(jitted, dyn_args, refs, n_consts: int, out_tree, jaxpr) -> dict:
+    """{"pinned": Pin} for the `jit` equation of a pinned jit (operands: `n_consts` consts,
+    then the leaves of `dyn_args` less the Refs at `refs`; results: `out_tree`'s leaves, then
+    `jaxpr`'s Refs' final values); {} for any other jit."""
+    if jitted._device is None:
+        return {}
+    check_context(jitted)
+    n_args = len(tree_flatten(dyn_args)[0]) - len(refs)
+    n_refs_out = len(jaxpr.out_avals) - out_tree.num_leaves
+    if jitted._pinned is None:                    # device= (or backend=): every one
+        ins, outs = (jitted._device,) * n_args, (jitted._device,) * out_tree.num_leaves
+    else:
+        ins = tuple(_device(s) for s in without_refs(flat_pinned(
+            jitted._in_shardings, dyn_args), refs))
+        outs = tuple(_device(s) for s in flat_pinned(jitted._out_shardings, tree_unflatten(
+            out_tree, [0] * out_tree.num_leaves)))
+    return params(Pin((None,) * n_consts + ins, outs + (None,) * n_refs_out,
+                      jitted._pinned is None))
+
+
+def check_context(jitted) -> None:
+    """JAX's ValueError for a `device=` (or `backend=`) jit called under set_mesh."""
+    if jitted._device is not None and jitted._pinned is None and on_context_mesh():
+        raise ValueError("Mesh context manager should not be used with jit when backend or "
+                         "device is also specified as an argument to jit.")
+
+
+def _device(sharding):
+    return None if sharding is None else sharding._device_assignment[0]
+
+
+def _inside(jaxpr) -> tuple:
+    """(the pinned jit equations' (device, source) in `jaxpr` and its sub-jaxprs, whether it
+    calls an Exported), as JAX's get_intermediate_shardings and jaxpr_transfer_mem_kinds
+    find them."""
+    jaxpr = jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
+    found = _found.get((jaxpr, None))
+    if found is not None:
+        return found
+    pins, exported = [], False
+    for eqn in jaxpr.eqns:
+        pin = eqn.params.get("pinned") if eqn.primitive.name == "jit" else None  # (a Pin)
+        if pin is not None:
+            pins.append((pin.device, eqn.source_info))
+        exported |= eqn.primitive.name == "call_exported" and bool(eqn.outvars)
+        for sub in jaxpr_params(eqn.params):
+            sub_pins, sub_exported = _inside(sub)
+            pins += sub_pins
+            exported |= sub_exported
+    _found[jaxpr, None] = found = (pins, exported)
+    return found
+
+
+_found = WeakLRU(TRACES)      # (jaxpr, None) -> _inside(jaxpr)
+
+
+def _inner(pins) -> list:
+    """The pinned jits inside a program as entries of jit_args.device_mismatch's list."""
+    return [((device,), "jit inside jit", "" if source is None else f" at {source}")
+            for device, source in pins]
+
+
+def arguments_placement(jitted, signature, arrays) -> tuple:
+    """(device, committed) of a call on `arrays` before its trace, which its cache key holds:
+    as its used arguments decide (JAX's jit drops the others first, unless keep_unused),
+    where `signature` (a key's first four parts) was traced already; else as every argument
+    does (program_placement decides after the trace, and a compile is kept under that)."""
+    if jitted._keep_unused or not any(type(x) is Array and x.committed for x in arrays):
+        return call_placement(arrays)           # (no committed Array: the default device)
+    found = compiled_trace(jitted._cache, signature)
+    if found is not None:
+        arrays = _used(found[0], arrays)
+    try:
+        return call_placement(arrays)
+    except ValueError:      # committed to two devices: the trace says which arguments count
+        return _client.default_device(), False
+
+
+def _used(jaxpr, leaves, dropping: bool = True) -> list:
+    """`leaves` less those `jaxpr` never reads (all of them where they are not its inputs,
+    as where Refs are among them, or not `dropping`: keep_unused)."""
+    if not dropping:
+        return list(leaves)
+    jaxpr = jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
+    used = _used_inputs.get((jaxpr, None))
+    if used is None:
+        used = _used_inputs[jaxpr, None] = used_inputs(jaxpr)
+    return [x for x, u in zip(leaves, used) if u] if len(used) == len(leaves) else list(leaves)
+
+
+_used_inputs = WeakLRU(TRACES)      # (jaxpr, None) -> used_inputs(jaxpr)
+
+
+def program_placement(jitted, jaxpr, device, committed, leaves, dyn_args, dyn_kwargs) -> tuple:
+    """(device, committed) of `jitted`'s program on one device (`jaxpr`) called on `leaves`,
+    those of `dyn_args` and `dyn_kwargs`: where the pinned jits inside run, if any; else
+    `device`, `committed` as its own pin decided, or as its used arguments do (committed
+    also where it calls an Exported). A committed argument or given sharding elsewhere
+    (jit_args.pinned_found): JAX's ValueError, before a compile as JAX raises it."""
+    pins, exported = _inside(jaxpr)
+    used = jitted._device is None and not jitted._keep_unused    # the used arguments place it
+    names = lambda: _used(jaxpr, jitted._leaf_names(dyn_args, dyn_kwargs), used)  # noqa: E731
+    if jitted._device is None:                  # (names: asked for by errors only)
+        leaves = _used(jaxpr, leaves, used)
+        device, committed = call_placement(leaves, lambda: (jitted._name, names()))
+    if jitted._device is not None or pins:
+        found = pinned_found(jitted, dyn_args, leaves) + _inner(pins)
+        if len({tuple(f[0]) for f in found}) > 1:
+            device_mismatch(getattr(jitted._fun, "__qualname__", jitted._name), names(),
+                            leaves, found)
+    return (pins[0][0], True) if pins else (device, committed or exported)
+
+
+def eager_placement(args, jaxpr, pinned) -> tuple:
+    """(device, committed) of a `jit` equation run eagerly (grad, vmap and linearize re-bind
+    it): where its given placements (`pinned`, a Pin) and those of the pinned jits inside
+    say, else where the committed arguments are (else the default device, uncommitted), as
+    a call would run it. A committed argument elsewhere: JAX's ValueError."""
+    pins, exported = _inside(jaxpr)
+    if pinned is None and not pins:
+        device, committed = call_placement(args)
+        return device, committed or exported
+    ins = pinned.ins if pinned is not None else (None,) * len(args)
+    found = [((d,) if d is not None else x.sharding._device_assignment, "ARG_SHARDING")
+             for d, x in zip(ins, args) if d is not None or type(x) is Array and x.committed]
+    found += [((d,), "explicit output sharding") for d in (pinned.outs if pinned else ())
+              if d is not None] + _inner(pins)
+    device_mismatch("", [], args, found)        # (JAX names no argument of an equation)
+    return found[0][0][0], True
+
+
+def has_pins(jaxpr, pinned) -> bool:
+    """Whether a `jit` equation (`pinned`: its Pin) or a pinned jit inside it places it."""
+    return pinned is not None or bool(_inside(jaxpr)[0])
+
+
+def check_split(pinned, args) -> None:
+    """JAX's ValueError for an argument split over a mesh where a pinned jit (`pinned`, a
+    Pin, or None) gives it a SingleDeviceSharding; one whole on every device of its mesh
+    (replicated) moves there, as JAX's, and `device=` moves any."""
+    if pinned is None or pinned.forced:
+        return
+    for d, x in zip(pinned.ins, args):
+        if d is not None and type(x) is Array and x.committed and not x.is_fully_replicated:
+            raise ValueError(
+                f"Sharding passed to jit does not match the sharding on the respective arg. "
+                f"Got jit sharding: {_Shown(d)!r},\narg sharding: {x.sharding!r} for arg "
+                f"type: {x.dtype.name}[{','.join(map(str, x.shape))}]")       # (JAX's words)
+
+
+def refuse_mesh(jitted, jaxpr, leaves, dyn_args, dyn_kwargs, mesh) -> None:
+    """A jit over a mesh (`mesh`: set_mesh's, else None: its arguments are split over one)
+    that is pinned, or calls a pinned jit: JAX's ValueError, unless a pinned jit's split
+    arguments are all replicated (they move to its device: it then runs there)."""
+    pins = _inside(jaxpr)[0] if jaxpr is not None else []
+    if jitted._device is None and not pins:
+        return
+    check_context(jitted)
+    if mesh is None and jitted._pinned is not None:         # (device= moves any argument)
+        check_split(Pin(_pin_of(jitted, dyn_args, leaves), ()), leaves)
+    found = ([(tuple(mesh.devices.flat), "jit's context mesh")] if mesh is not None else []) + \
+        pinned_found(jitted, dyn_args, leaves) + _inner(pins)
+    if len({tuple(f[0]) for f in found}) > 1:
+        device_mismatch(getattr(jitted._fun, "__qualname__", jitted._name),
+                        jitted._leaf_names(dyn_args, dyn_kwargs), leaves, found)
+
+
+def _pin_of(jitted, dyn_args, leaves) -> tuple:
+    """Per leaf the device a pinned jit's in_shardings give it, or None."""
+    return tuple(_device(s) for s in flat_pinned(jitted._in_shardings, dyn_args))
+
+
+def one_device_given(traced) -> tuple | None:
+    """(per input, per result) whether JAX's module of `traced`, a program on one device,
+    gives it a sharding (`sdy.sharding` over `@empty_mesh`): a committed Array argument,
+    a pinned jit's given in_shardings and out_shardings, every one of a `device=` jit's;
+    None where none has one.
+
+    >>> one_device_given(jit(jnp.sin).trace(jax.device_put(1.0, jax.devices()[0])))
+    ((True,), (False,))
+    """
+    jitted, leaves, out_tree = traced.jitted, traced._leaves, traced.out_tree
+    n_out = len(traced.jaxpr.out_avals)            # (then a Ref's final value: none)
+    if jitted._device is not None and jitted._pinned is None:         # device= (or backend=)
+        return (True,) * len(leaves), (True,) * out_tree.num_leaves + \
+            (False,) * (n_out - out_tree.num_leaves)
+    dyn_args, _ = tree_unflatten(traced._in_tree, leaves)
+    given_in = flat_pinned(jitted._in_shardings, dyn_args) + [None] * len(leaves) \
+        if jitted._pinned is not None else [None] * len(leaves)
+    given_out = flat_pinned(jitted._out_shardings, tree_unflatten(
+        out_tree, [0] * out_tree.num_leaves)) if jitted._pinned is not None else []
+    read = _used(traced.jaxpr, range(len(leaves)), not jitted._keep_unused)  # (JAX drops
+    ins = tuple(s is not None or type(x) is Array and x.committed and i in read  # the others)
+                for i, (x, s) in enumerate(zip(leaves, given_in)))
+    outs = tuple(s is not None for s in given_out) + (False,) * (n_out - len(given_out))
+    return (ins, outs) if any(ins + outs) else None
