@@ -1,4 +1,4 @@
-/* jxkernel's compiled cache hit: jit's last hit, an eager primitive's last run, and the
+/* jxkernel's compiled cache hit: jit's recent hits, an eager primitive's last run, and the
    entry points in front of them, in C.
 
    Built at install by hatch_build.py (a hatchling build hook: `pip install .`, `uv pip
@@ -24,18 +24,22 @@
      method descriptor (Py_TPFLAGS_METHOD_DESCRIPTOR, vectorcall), so `prim.bind(x)` and
      `f(x)` reach it with no bound-method object, as they reach a Python function.
    - A JitFunction is the base type of transforms/jit.py's Jitted: its call (vectorcall, no
-     keyword dict) tries the jit's last hit, its keyword names' last hit (keyword arguments
-     that are arrays, f(x=a)), or its static arguments' last hit, and otherwise
-     calls `self._python_call` with the same arguments (see "jitted functions" below).
+     keyword dict) tries the jit's recent hits, its keyword names' (keyword arguments that
+     are arrays, f(x=a)), or its static arguments', and otherwise calls `self._python_call`
+     with the same arguments (see "jitted functions" below). Each of those keys holds up to
+     8 Hits (transforms/jit_cache.py's Recent), tried in turn (`try_native`): signatures
+     called in turn under one key each hit, as in JAX's C++ cache.
 
    What it reads of Python objects, all of it given to setup() or to an entry point's
    constructor by the module that owns the object (xla/fastpath.py, the class bodies):
    config._generation (identity only), ctx.trace (identity against eval_trace), Array's slots
    `_buf`, `aval`, `_npy`, `_sharding` (offsets found from their member descriptors at setup, and checked to
-   be object slots), a buffer's `_sharding` and `block_until_ready()`, the result of
+   be object slots), ShapedArray's `_hash` slot (its cached hash, an int: found the same
+   way), a buffer's `_sharding` and `block_until_ready()`, the result of
    execute_sharded's `consume_with_handlers(handlers)`, a jit cache entry's `hits`, the
-   `native` attribute (a Hit or None) of a LastHit (transforms/jit_cache.py) and of a _LastRun
-   (xla/dispatch.py), a JitFunction's own `_last` dict, `_static_at` tuple of ints (its
+   `native` attribute of a LastHit (a Hit or None) and of a Recent (a tuple of Hits;
+   transforms/jit_cache.py) and of a _LastRun (xla/dispatch.py), a JitFunction's own `_last`
+   dict, `_static_at` tuple of ints (its
    static positions, sorted) and `_static_argnames` frozenset, and the method `_python_call`
    of its class. What it writes: a result Array's four slots, a donated Array's `_npy` and
    `_buf` (a Gone of xla/deleted.py, its three slots found as Array's are, after the buffer's
@@ -67,6 +71,12 @@
      reference to the type) for a Gone whose __init__ is not run. Built with 3.12.1 and
      3.13.0's headers with -Wall -Wextra -Werror, and its Hit, donation and static-names
      paths run under both on stand-in types (no jaxlib there).
+   - Added for several Hits per key (the multihit helper), checked against the 3.12 and 3.13
+     headers, none deprecated or removed there: PyTuple_CheckExact, PyLong_CheckExact and
+     PySequence_Fast_ITEMS (macros in tupleobject.h, longobject.h, abstract.h),
+     PyLong_AsSsize_t, Py_CLEAR. Built with 3.12.1 and 3.13.0's headers with -Wall -Wextra
+     -Werror, and a key's Hits tried in turn (positional, keyword, donating; stale config,
+     another trace, a non-Hit in the tuple) run under both on stand-in types.
    - Py_TPFLAGS_HAVE_VECTORCALL's inheritance: 3.12 gives it to any subclass that keeps the
      base's tp_call; 3.11 only to immutable types, so JitFunction's __init_subclass__ sets it
      (see "jitted functions"). A class whose `__call__` is assigned later: 3.12 and 3.13 clear
@@ -792,7 +802,7 @@ eager_last_run(PyObject *primitive)
    again into a fresh tuple of names, about 100 ns of the 650 that `g(x, n=3)` spent in C
    (benchmarks/README.md, "Stop 61"). An instance of this type is called by vectorcall,
    with the call site's own stack and keyword names, and reads its `_last` (the jit's dict of
-   LastHits) and `_static_at` (its sorted static positions) from its own struct. A miss, and
+   Recents) and `_static_at` (its sorted static positions) from its own struct. A miss, and
    anything unusual, calls `self._python_call(*args, **kwargs)` with the same arguments.
 
    Python 3.12 gives a class deriving from a vectorcall type the vectorcall too; 3.11 only
@@ -804,14 +814,14 @@ eager_last_run(PyObject *primitive)
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
-    PyObject *last;          /* `_last`: {LAST_HIT, or a static key: LastHit} */
+    PyObject *last;          /* `_last`: {LAST_HIT, a static key or keyword names: Recent} */
     PyObject *static_at;     /* `_static_at`: the static positions, sorted (ints) */
     PyObject *static_names;  /* `_static_argnames`: a frozenset of the static names */
 } JitFunction;
 
 static PyObject *s_last_hit, *s_python_call;
 
-/* A call with static arguments: its LastHit is last[k], k the call's static key as
+/* A call with static arguments: its Recent hits are last[k], k the call's static key as
    jit_args.static_key makes it: (keyword names, the positional arguments at the sorted
    positions `at` that the call passes, then the keyword arguments named in `static_names`
    (in call order), then the types of those values). The other arguments are the
@@ -865,7 +875,7 @@ static_hit(PyObject *at, PyObject *static_names, PyObject *last, PyObject *const
         PyTuple_SET_ITEM(key, 1 + m + j, Py_NewRef((PyObject *)Py_TYPE(value)));
     }
     /* hashing runs the values' __hash__ (an unhashable one raises: the Python path then
-       raises JAX's error), the lookup their __eq__; the LastHit found is taken (INCREF)
+       raises JAX's error), the lookup their __eq__; the Recent found is taken (INCREF)
        before anything else can run Python code */
     PyObject *out = NULL, *hit = PyDict_GetItemWithError(last, key);
     if (hit != NULL) {
@@ -878,7 +888,7 @@ static_hit(PyObject *at, PyObject *static_names, PyObject *last, PyObject *const
 }
 
 /* A call with keyword arguments, all dynamic (JAX's C++ path keys their names and takes their
-   values as arguments): its LastHit is last[kwnames], made by jit.py's _call for a call that
+   values as arguments): its Recent hits are last[kwnames], made by jit.py's _call for a call that
    passes no static argument (jit_cache.keyword_hit). Its Hit takes the arguments in their
    flat order, the positional ones and then the keywords' values sorted by name (as a dict
    flattens), which its `order` picks from the call's stack. So f(x=a, y=b) and f(y=b, x=a)
@@ -951,9 +961,10 @@ jitfn_fallback(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *k
     return out;
 }
 
-/* A jitted function's call: the last hit of its keyword names for a call with dynamic keyword
-   arguments (keyword_hit), the last hit (`_last[LAST_HIT]`) for a call that passes no static
-   argument, else the last hit of the call's static arguments (static_hit). */
+/* A jitted function's call: the recent hits of its keyword names for a call with dynamic
+   keyword arguments (keyword_hit), those of `_last[LAST_HIT]` for a call that passes no static
+   argument, else those of the call's static arguments (static_hit); each key's several
+   signatures tried in turn (try_native). */
 static PyObject *
 jitfn_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
@@ -1074,7 +1085,7 @@ static PyMethodDef jitfn_methods[] = {
 
 static PyMemberDef jitfn_members[] = {
     {"_last", Py_T_OBJECT_EX, offsetof(JitFunction, last), 0,
-     "{LAST_HIT, or a static key: its LastHit} (transforms/jit_cache.py)"},
+     "{LAST_HIT, a static key or keyword names: its Recent hits} (transforms/jit_cache.py)"},
     {"_static_at", Py_T_OBJECT_EX, offsetof(JitFunction, static_at), 0,
      "the static positions, sorted (jit_args.static_key's `at`)"},
     {"_static_argnames", Py_T_OBJECT_EX, offsetof(JitFunction, static_names), 0,
@@ -1088,7 +1099,7 @@ static PyTypeObject JitFunctionType = {
     .tp_basicsize = sizeof(JitFunction),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC |
                 Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_doc = "The compiled base of a jitted function: its call tries the last hit in C.",
+    .tp_doc = "The compiled base of a jitted function: its call tries its recent hits in C.",
     .tp_vectorcall_offset = offsetof(JitFunction, vectorcall),
     .tp_call = PyVectorcall_Call,
     .tp_new = jitfn_new,
