@@ -130,12 +130,12 @@ class Recent:
         self.newest, self.hits, self.native = None, (), ()
 
     def put(self, hit) -> None:
-        """`hit` is the newest; held already (a call that C missed for its placement, say),
-        nothing else changes."""
+        """`hit` is the newest; where it is held already (a call on the Python path, or one
+        its Hit does not take), nothing else changes."""
         if hit is self.newest:
             return
         self.newest = hit
-        if any(held is hit for held in self.hits):
+        if hit in self.hits:                 # (a LastHit is equal to itself alone)
             return
         now = config._generation
         kept = [held for held in self.hits if held.generation is now][:RECENT - 1]
@@ -164,9 +164,11 @@ def remember(last: dict, key, hit) -> None:
     if recent is None:
         recent = last[key] = Recent()
     recent.put(hit)
-# the key of the LastHit in a jit's `_last` dict for calls with no static argument; a call with
-# some has its own LastHit there under jit_args.static_key (so that f(x, True) and f(x, False)
-# in turn each hit in C)
+
+
+# the key of the Recent LastHits in a jit's `_last` dict for calls with no static argument; a
+# call with some has its own there under jit_args.static_key (so that f(x, True) and
+# f(x, False) in turn each hit in C)
 LAST_HIT = sys.intern("last hit")   # (core/_fastpath.c interns it too: one object)
 # the end of a `_traces` key for a trace made where no named axis is bound and no check_vma
 # body types the values: such a trace also serves a top-level call, and the other way round
