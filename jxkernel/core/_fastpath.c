@@ -380,7 +380,8 @@ hit_dealloc(Hit *h)
 
 /* Whether two avals that are not one object surely differ, without running Python code:
    both setup's aval_type (ShapedArray), with different cached hashes (its `_hash` slot: equal
-   avals hash alike). A key's other Hits (another dtype, shape or weak type) are told apart
+   avals hash alike; were two not to, the Hit would miss and the Python path run, never a
+   wrong program). A key's other Hits (another dtype, shape or weak type) are told apart
    this way, with no __eq__ frame; equal hashes go on to __eq__, as before. */
 static int
 surely_differ(PyObject *aval, PyObject *want)
