@@ -26,6 +26,9 @@ Rows (f32[8], each call waited for with `.block_until_ready()`, CPU time of the 
   static and an array by keyword);
 - kw_two_sigs, static_kw_mixed_two_sigs: the kw and static_kw_mixed jits called on f32[8] and
   then on i32[8] (two signatures under one key in turn: a row's time is the pair's);
+- plain_two_sigs, static_two_sigs, donate_two_sigs: the plain, static and donate jits the same
+  way (donate: each on its own last result, f32[8] then i32[8]); shapes_four_sigs: the plain
+  jit on f32[8], f32[4], f32[2, 4] and i32[8] in turn (a row's time is the four calls');
 - scalar: `jit(lambda x, a: x * a)(x, 2.0)`;
 - box_read: a jit of `x + b.get()`, `b` a hijax Box it closes over (`jax._src.hijax.Box`);
 - box_write: a jit that also writes its Box (`c.set(c.get() + 1.0)`). These two run CALLS // 20
@@ -86,13 +89,15 @@ def workloads(lib, np_lib, Box):
     tuple_out = lib.jit(lambda x: (x + 1, x * 2))
     model, scaled = Model(lib), functools.partial(lib.jit(lambda s, x: x * s), 2.0)
     donate, scalar = lib.jit(lambda x: x + 1, donate_argnums=0), lib.jit(lambda x, a: x * a)
-    held = [np_lib.asarray(np.arange(8, dtype=np.float32))]
+    held = [np_lib.asarray(np.arange(8, dtype=np.float32)),
+            np_lib.asarray(np.arange(8, dtype=np.int32))]
     static_donate = lib.jit(lambda x, n: x * n, static_argnums=1, donate_argnums=0)
     static_kw_mixed = lib.jit(lambda x, y, *, n: x * n - y, static_argnames="n")
     i = np_lib.asarray(np.arange(8, dtype=np.int32))
+    x4, x24 = np_lib.asarray(np.ones(4, np.float32)), np_lib.asarray(np.ones((2, 4), np.float32))
 
-    def donated(jitted=donate, *static):
-        held[0] = jitted(held[0], *static).block_until_ready()
+    def donated(jitted=donate, *static, at=0):
+        held[at] = jitted(held[at], *static).block_until_ready()
     calls = {"kw": lambda: sub(x=x, y=y).block_until_ready(),
              "kw_mixed": lambda: sub(x, y=y).block_until_ready(),
              "kw_swapped": lambda: sub(y=y, x=x).block_until_ready(),
@@ -107,6 +112,11 @@ def workloads(lib, np_lib, Box):
              "kw_two_sigs": lambda: (sub(x=x, y=y), sub(x=i, y=i))[1].block_until_ready(),
              "static_kw_mixed_two_sigs": lambda: (static_kw_mixed(x, y=y, n=3),
                                                   static_kw_mixed(i, y=i, n=3))[1]
+             .block_until_ready(),
+             "plain_two_sigs": lambda: (plain(x), plain(i))[1].block_until_ready(),
+             "static_two_sigs": lambda: (static(x, 3), static(i, 3))[1].block_until_ready(),
+             "donate_two_sigs": lambda: (donated(), donated(at=1)),
+             "shapes_four_sigs": lambda: (plain(x), plain(x4), plain(x24), plain(i))[3]
              .block_until_ready(),
              "scalar": lambda: scalar(x, 2.0).block_until_ready(),
              "plain": lambda: plain(x).block_until_ready(),

@@ -96,8 +96,8 @@ def bench_fastpath(n):
         f(x), sin(x)
     last, run = f._last[LAST_HIT], next(r for p, r in dispatch._last_run.items()
                                          if p.name == "sin")
-    hit, eager_hit = last.native, run.native
-    exe = last.entry.exe
+    hit, eager_hit = last.native, run.native         # (the jit's: a Recent's tuple of Hits)
+    exe = last.newest.entry.exe
     bufs, execute, handlers, args = [x._buf], exe._execute, exe.handlers, (x,)
 
     def native(on):

@@ -1,4 +1,4 @@
-/* jxkernel's compiled cache hit: jit's last hit, an eager primitive's last run, and the
+/* jxkernel's compiled cache hit: jit's recent hits, an eager primitive's last run, and the
    entry points in front of them, in C.
 
    Built at install by hatch_build.py (a hatchling build hook: `pip install .`, `uv pip
@@ -24,18 +24,22 @@
      method descriptor (Py_TPFLAGS_METHOD_DESCRIPTOR, vectorcall), so `prim.bind(x)` and
      `f(x)` reach it with no bound-method object, as they reach a Python function.
    - A JitFunction is the base type of transforms/jit.py's Jitted: its call (vectorcall, no
-     keyword dict) tries the jit's last hit, its keyword names' last hit (keyword arguments
-     that are arrays, f(x=a)), or its static arguments' last hit, and otherwise
-     calls `self._python_call` with the same arguments (see "jitted functions" below).
+     keyword dict) tries the jit's recent hits, its keyword names' (keyword arguments that
+     are arrays, f(x=a)), or its static arguments', and otherwise calls `self._python_call`
+     with the same arguments (see "jitted functions" below). Each of those keys holds up to
+     8 Hits (transforms/jit_cache.py's Recent), tried in turn (`try_native`): signatures
+     called in turn under one key each hit, as in JAX's C++ cache.
 
    What it reads of Python objects, all of it given to setup() or to an entry point's
    constructor by the module that owns the object (xla/fastpath.py, the class bodies):
    config._generation (identity only), ctx.trace (identity against eval_trace), Array's slots
    `_buf`, `aval`, `_npy`, `_sharding` (offsets found from their member descriptors at setup, and checked to
-   be object slots), a buffer's `_sharding` and `block_until_ready()`, the result of
+   be object slots), ShapedArray's `_hash` slot (its cached hash, an int: found the same
+   way), a buffer's `_sharding` and `block_until_ready()`, the result of
    execute_sharded's `consume_with_handlers(handlers)`, a jit cache entry's `hits`, the
-   `native` attribute (a Hit or None) of a LastHit (transforms/jit_cache.py) and of a _LastRun
-   (xla/dispatch.py), a JitFunction's own `_last` dict, `_static_at` tuple of ints (its
+   `native` attribute of a LastHit (a Hit or None) and of a Recent (a tuple of Hits;
+   transforms/jit_cache.py) and of a _LastRun (xla/dispatch.py), a JitFunction's own `_last`
+   dict, `_static_at` tuple of ints (its
    static positions, sorted) and `_static_argnames` frozenset, and the method `_python_call`
    of its class. What it writes: a result Array's four slots, a donated Array's `_npy` and
    `_buf` (a Gone of xla/deleted.py, its three slots found as Array's are, after the buffer's
@@ -67,6 +71,12 @@
      reference to the type) for a Gone whose __init__ is not run. Built with 3.12.1 and
      3.13.0's headers with -Wall -Wextra -Werror, and its Hit, donation and static-names
      paths run under both on stand-in types (no jaxlib there).
+   - Added for several Hits per key (the multihit helper), checked against the 3.12 and 3.13
+     headers, none deprecated or removed there: PyTuple_CheckExact, PyLong_CheckExact and
+     PySequence_Fast_ITEMS (macros in tupleobject.h, longobject.h, abstract.h),
+     PyLong_AsSsize_t, Py_CLEAR. Built with 3.12.1 and 3.13.0's headers with -Wall -Wextra
+     -Werror, and a key's Hits tried in turn (positional, keyword, donating; stale config,
+     another trace, a non-Hit in the tuple) run under both on stand-in types.
    - Py_TPFLAGS_HAVE_VECTORCALL's inheritance: 3.12 gives it to any subclass that keeps the
      base's tp_call; 3.11 only to immutable types, so JitFunction's __init_subclass__ sets it
      (see "jitted functions"). A class whose `__call__` is assigned later: 3.12 and 3.13 clear
@@ -97,8 +107,9 @@
 #endif
 
 static PyObject *config_obj, *ctx_obj, *eval_trace, *miss;
-static PyTypeObject *array_type, *gone_type;
+static PyTypeObject *array_type, *gone_type, *aval_type;
 static Py_ssize_t off_buf, off_aval, off_npy, off_sharding;  /* Array's slots (descriptors) */
+static Py_ssize_t off_hash;                 /* ShapedArray's `_hash` (its hash, an int) */
 static Py_ssize_t off_gone_buf, off_gone_why, off_gone_aval;  /* xla/deleted.py's Gone's */
 static PyObject *s_generation, *s_trace, *s_sharding, *s_consume, *s_hits, *one;
 static PyObject *s_delete, *s_ran;
@@ -153,18 +164,22 @@ slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *offset)
 
 static PyObject *last_runs, *impl_rules;       /* dispatch's {primitive: _LastRun}, rules */
 
-/* setup(config, ctx, eval_trace, miss, array_type, last_runs, impl_rules, gone_type=None):
-   what the Hits and entry points read, given once by xla/fastpath.py; before it every entry
-   point falls back. Without a gone_type (xla/deleted.py's Gone) no Hit donates. */
+/* setup(config, ctx, eval_trace, miss, array_type, last_runs, impl_rules, gone_type=None,
+   aval_type=None): what the Hits and entry points read, given once by xla/fastpath.py; before
+   it every entry point falls back. Without a gone_type (xla/deleted.py's Gone) no Hit
+   donates; without an aval_type (core/avals.py's ShapedArray) two avals that are not one
+   object are always compared by their __eq__ (see `matches`). */
 static PyObject *
 setup(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"config", "ctx", "eval_trace", "miss", "array_type", "last_runs",
-                         "impl_rules", "gone_type", NULL};
-    PyObject *cfg, *ctx, *ev, *m, *at, *runs, *impls, *gone = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOO!O!O!|O!", kw, &cfg, &ctx, &ev, &m,
+                         "impl_rules", "gone_type", "aval_type", NULL};
+    PyObject *cfg, *ctx, *ev, *m, *at, *runs, *impls, *gone = NULL, *avt = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOO!O!O!|O!O!", kw, &cfg, &ctx, &ev, &m,
                                      &PyType_Type, &at, &PyDict_Type, &runs, &PyDict_Type,
-                                     &impls, &PyType_Type, &gone))
+                                     &impls, &PyType_Type, &gone, &PyType_Type, &avt))
+        return NULL;
+    if (avt != NULL && slot_offset((PyTypeObject *)avt, "_hash", &off_hash) < 0)
         return NULL;
     if (slot_offset((PyTypeObject *)at, "_buf", &off_buf) < 0 ||
             slot_offset((PyTypeObject *)at, "aval", &off_aval) < 0 ||
@@ -176,6 +191,7 @@ setup(PyObject *self, PyObject *args, PyObject *kwds)
             slot_offset((PyTypeObject *)gone, "array_aval", &off_gone_aval) < 0))
         return NULL;
     Py_XSETREF(gone_type, (PyTypeObject *)Py_XNewRef(gone));
+    Py_XSETREF(aval_type, (PyTypeObject *)Py_XNewRef(avt));
     Py_XSETREF(config_obj, Py_NewRef(cfg));
     Py_XSETREF(ctx_obj, Py_NewRef(ctx));
     Py_XSETREF(eval_trace, Py_NewRef(ev));
@@ -362,6 +378,27 @@ hit_dealloc(Hit *h)
     Py_TYPE(h)->tp_free((PyObject *)h);
 }
 
+/* Whether two avals that are not one object surely differ, without running Python code:
+   both setup's aval_type (ShapedArray), with different cached hashes (its `_hash` slot: equal
+   avals hash alike; were two not to, the Hit would miss and the Python path run, never a
+   wrong program). A key's other Hits (another dtype, shape or weak type) are told apart
+   this way, with no __eq__ frame; equal hashes go on to __eq__, as before. */
+static int
+surely_differ(PyObject *aval, PyObject *want)
+{
+    if (aval_type == NULL || Py_TYPE(aval) != aval_type || Py_TYPE(want) != aval_type)
+        return 0;
+    PyObject *a = SLOT(aval, off_hash), *b = SLOT(want, off_hash);
+    if (a == NULL || b == NULL || !PyLong_CheckExact(a) || !PyLong_CheckExact(b))
+        return 0;
+    Py_ssize_t x = PyLong_AsSsize_t(a), y = PyLong_AsSsize_t(b);
+    if ((x == -1 || y == -1) && PyErr_Occurred()) {      /* (a hash is a Py_hash_t: never) */
+        PyErr_Clear();
+        return 0;
+    }
+    return x != y;
+}
+
 /* 1 if `args` (n Arrays) match the hit's signature, 0 if not, -1 on error. */
 static int
 matches(Hit *h, PyObject *const *args, Py_ssize_t n)
@@ -384,6 +421,8 @@ matches(Hit *h, PyObject *const *args, Py_ssize_t n)
         if (aval == NULL || SLOT(a, off_buf) == NULL)
             return 0;
         if (aval != want) {
+            if (surely_differ(aval, want))
+                return 0;
             int eq = PyObject_RichCompareBool(aval, want, Py_EQ);
             if (eq <= 0)
                 return eq;
@@ -519,25 +558,45 @@ count_hit(PyObject *entry)
     return rc;
 }
 
-/* The hit on n arguments (params: the eager call's, NULL for jit): the results, a new
-   reference to MISS where the arguments or the config do not match, or NULL on an error. */
-static PyObject *
-hit_run(Hit *h, PyObject *const *args, Py_ssize_t n, PyObject *params)
+/* What a call's Hits are checked against, read once for all of a key's Hits: config's
+   _generation and (for jit) ctx.trace, held until the call is done (only their identities
+   are compared). */
+typedef struct {
+    PyObject *generation;
+    PyObject *trace;        /* NULL: not read (an eager call: its caller checked it) */
+} Now;
+
+static int
+now_read(Now *now, int with_trace)
 {
-    PyObject *gen = PyObject_GetAttr(config_obj, s_generation);
-    if (gen == NULL)
-        return NULL;
-    Py_DECREF(gen);                               /* (only its identity is compared) */
-    if (gen != h->generation)
-        return Py_NewRef(miss);
-    if (h->check_trace) {
-        PyObject *trace = PyObject_GetAttr(ctx_obj, s_trace);
-        if (trace == NULL)
-            return NULL;
-        Py_DECREF(trace);
-        if (trace != eval_trace)
-            return Py_NewRef(miss);
+    now->trace = NULL;
+    now->generation = PyObject_GetAttr(config_obj, s_generation);
+    if (now->generation == NULL)
+        return -1;
+    if (with_trace && (now->trace = PyObject_GetAttr(ctx_obj, s_trace)) == NULL) {
+        Py_CLEAR(now->generation);
+        return -1;
     }
+    return 0;
+}
+
+static void
+now_done(Now *now)
+{
+    Py_CLEAR(now->generation);
+    Py_CLEAR(now->trace);
+}
+
+/* The hit on n arguments (params: the eager call's, NULL for jit) at `now`: the results, a
+   new reference to MISS where the arguments or the config do not match, or NULL on an
+   error. */
+static PyObject *
+hit_run(Hit *h, PyObject *const *args, Py_ssize_t n, PyObject *params, const Now *now)
+{
+    if (now->generation != h->generation)
+        return Py_NewRef(miss);
+    if (h->check_trace && now->trace != eval_trace)    /* (a jit's: read, not NULL) */
+        return Py_NewRef(miss);
     int ok = matches(h, args, n);
     if (ok <= 0)
         return ok < 0 ? NULL : Py_NewRef(miss);
@@ -564,10 +623,10 @@ hit_run(Hit *h, PyObject *const *args, Py_ssize_t n, PyObject *params)
    among them: a dict of arrays, a model's parameters), on their leaves, where flatten(args)
    gives the tree it holds (compared by identity, else by PyTreeDef's own ==, in C++). */
 static PyObject *
-hit_run_args(Hit *h, PyObject *const *args, Py_ssize_t n)
+hit_run_args(Hit *h, PyObject *const *args, Py_ssize_t n, const Now *now)
 {
     if (h->tree == Py_None)
-        return hit_run(h, args, n, NULL);
+        return hit_run(h, args, n, NULL, now);
     PyObject *tuple = PyTuple_New(n);
     if (tuple == NULL)
         return NULL;
@@ -585,7 +644,7 @@ hit_run_args(Hit *h, PyObject *const *args, Py_ssize_t n)
     PyObject *leaves = PyTuple_GET_ITEM(flat, 0), *tree = PyTuple_GET_ITEM(flat, 1);
     int same = tree == h->tree ? 1 : PyObject_RichCompareBool(tree, h->tree, Py_EQ);
     if (same > 0)               /* (the list is flat's: nothing here changes it) */
-        out = hit_run(h, PySequence_Fast_ITEMS(leaves), PyList_GET_SIZE(leaves), NULL);
+        out = hit_run(h, PySequence_Fast_ITEMS(leaves), PyList_GET_SIZE(leaves), NULL, now);
     else if (same == 0)
         out = Py_NewRef(miss);
     Py_DECREF(flat);
@@ -596,16 +655,16 @@ hit_run_args(Hit *h, PyObject *const *args, Py_ssize_t n)
    `order` (keyword arguments among them), taken in the flat order it picks, else as they
    are; then hit_run_args. */
 static PyObject *
-jit_run(Hit *h, PyObject *const *args, Py_ssize_t n)
+jit_run(Hit *h, PyObject *const *args, Py_ssize_t n, const Now *now)
 {
     if (h->order == NULL)
-        return hit_run_args(h, args, n);
+        return hit_run_args(h, args, n, now);
     if (h->norder != n)                       /* (another count: another call's Hit) */
         return Py_NewRef(miss);
     PyObject *flat[MAX_STATIC_CALL_ARGS];     /* (its order: at most 32 indices, each < n) */
     for (Py_ssize_t i = 0; i < n; i++)
         flat[i] = args[h->order[i]];          /* (borrowed: the caller holds its arguments) */
-    return hit_run_args(h, flat, n);          /* (containers among them: flattened there) */
+    return hit_run_args(h, flat, n, now);     /* (containers among them: flattened there) */
 }
 
 /* hit(args) for jit, hit(args, params) for an eager primitive. */
@@ -617,8 +676,14 @@ hit_call(Hit *h, PyObject *call_args, PyObject *kwds)
         return NULL;
     if (!PyTuple_Check(args))
         return Py_NewRef(miss);
-    return params == NULL ? hit_run_args(h, PySequence_Fast_ITEMS(args), PyTuple_GET_SIZE(args))
-        : hit_run(h, PySequence_Fast_ITEMS(args), PyTuple_GET_SIZE(args), params);
+    Now now;
+    if (now_read(&now, h->check_trace) < 0)
+        return NULL;
+    PyObject *out = params == NULL ?
+        hit_run_args(h, PySequence_Fast_ITEMS(args), PyTuple_GET_SIZE(args), &now) :
+        hit_run(h, PySequence_Fast_ITEMS(args), PyTuple_GET_SIZE(args), params, &now);
+    now_done(&now);
+    return out;
 }
 
 static PyMemberDef hit_members[] = {
@@ -662,19 +727,45 @@ typedef struct {
 static PyTypeObject EntryPointType;
 static PyObject *s_native, *s_block, *no_params;
 
+#define MAX_HITS_PER_KEY 16   /* a longer tuple: its first 16 (jit_cache.Recent keeps 8) */
+
+/* One Hit's results on these arguments: a new reference, MISS, or NULL on an error. */
+static PyObject *
+one_hit(Hit *h, PyObject *const *args, Py_ssize_t n, PyObject *params, const Now *now)
+{
+    return params == NULL ? jit_run(h, args, n, now) : hit_run(h, args, n, params, now);
+}
+
 /* `holder.native`'s results on these arguments, or NULL with no exception set: no Hit there
    (or one whose operands are less `alike` than asked), a miss, or an error (left to the
-   Python path to report). */
+   Python path to report). `native` is a Hit (an eager primitive's last run, a LastHit), or a
+   tuple of Hits (jit_cache.Recent: a `_last` key's several signatures, newest first), tried
+   in turn until one matches: f(a) and f(i), f(x=a) and f(x=i) called in turn each hit, as in
+   JAX's C++ cache, which holds every signature. Each miss is cheap (an identity, a type, a
+   cached hash: no Python code), and config and trace are read once for all of them. */
 static PyObject *
 try_native(PyObject *holder, PyObject *const *args, Py_ssize_t n, PyObject *params,
            int min_alike)
 {
     PyObject *out = NULL, *native = PyObject_GetAttr(holder, s_native);
-    if (native != NULL && Py_IS_TYPE(native, &HitType) && ((Hit *)native)->alike >= min_alike)
-        out = params == NULL ? jit_run((Hit *)native, args, n) :
-            hit_run((Hit *)native, args, n, params);
+    Py_ssize_t count = native == NULL ? 0 : Py_IS_TYPE(native, &HitType) ? 1 :
+        PyTuple_CheckExact(native) ? PyTuple_GET_SIZE(native) : 0;
+    PyObject *const *hits = count == 1 && !PyTuple_CheckExact(native) ? &native :
+        count > 0 ? PySequence_Fast_ITEMS(native) : NULL;   /* (the tuple holds them) */
+    Now now;
+    if (count > 0 && array_type != NULL && now_read(&now, params == NULL) == 0) {
+        for (Py_ssize_t i = 0; i < count && i < MAX_HITS_PER_KEY; i++) {
+            if (!Py_IS_TYPE(hits[i], &HitType) || ((Hit *)hits[i])->alike < min_alike)
+                continue;
+            out = one_hit((Hit *)hits[i], args, n, params, &now);
+            if (out != miss)                  /* (results, or an error: the Python path's) */
+                break;
+            Py_CLEAR(out);
+        }
+        now_done(&now);
+    }
     Py_XDECREF(native);
-    if (out != NULL && out == miss) {     /* (before setup both are NULL) */
+    if (out != NULL && out == miss) {
         Py_DECREF(out);
         out = NULL;
     }
@@ -712,7 +803,7 @@ eager_last_run(PyObject *primitive)
    again into a fresh tuple of names, about 100 ns of the 650 that `g(x, n=3)` spent in C
    (benchmarks/README.md, "Stop 61"). An instance of this type is called by vectorcall,
    with the call site's own stack and keyword names, and reads its `_last` (the jit's dict of
-   LastHits) and `_static_at` (its sorted static positions) from its own struct. A miss, and
+   Recents) and `_static_at` (its sorted static positions) from its own struct. A miss, and
    anything unusual, calls `self._python_call(*args, **kwargs)` with the same arguments.
 
    Python 3.12 gives a class deriving from a vectorcall type the vectorcall too; 3.11 only
@@ -724,14 +815,14 @@ eager_last_run(PyObject *primitive)
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
-    PyObject *last;          /* `_last`: {LAST_HIT, or a static key: LastHit} */
+    PyObject *last;          /* `_last`: {LAST_HIT, a static key or keyword names: Recent} */
     PyObject *static_at;     /* `_static_at`: the static positions, sorted (ints) */
     PyObject *static_names;  /* `_static_argnames`: a frozenset of the static names */
 } JitFunction;
 
 static PyObject *s_last_hit, *s_python_call;
 
-/* A call with static arguments: its LastHit is last[k], k the call's static key as
+/* A call with static arguments: its Recent hits are last[k], k the call's static key as
    jit_args.static_key makes it: (keyword names, the positional arguments at the sorted
    positions `at` that the call passes, then the keyword arguments named in `static_names`
    (in call order), then the types of those values). The other arguments are the
@@ -785,7 +876,7 @@ static_hit(PyObject *at, PyObject *static_names, PyObject *last, PyObject *const
         PyTuple_SET_ITEM(key, 1 + m + j, Py_NewRef((PyObject *)Py_TYPE(value)));
     }
     /* hashing runs the values' __hash__ (an unhashable one raises: the Python path then
-       raises JAX's error), the lookup their __eq__; the LastHit found is taken (INCREF)
+       raises JAX's error), the lookup their __eq__; the Recent found is taken (INCREF)
        before anything else can run Python code */
     PyObject *out = NULL, *hit = PyDict_GetItemWithError(last, key);
     if (hit != NULL) {
@@ -798,7 +889,7 @@ static_hit(PyObject *at, PyObject *static_names, PyObject *last, PyObject *const
 }
 
 /* A call with keyword arguments, all dynamic (JAX's C++ path keys their names and takes their
-   values as arguments): its LastHit is last[kwnames], made by jit.py's _call for a call that
+   values as arguments): its Recent hits are last[kwnames], made by jit.py's _call for a call that
    passes no static argument (jit_cache.keyword_hit). Its Hit takes the arguments in their
    flat order, the positional ones and then the keywords' values sorted by name (as a dict
    flattens), which its `order` picks from the call's stack. So f(x=a, y=b) and f(y=b, x=a)
@@ -871,9 +962,10 @@ jitfn_fallback(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *k
     return out;
 }
 
-/* A jitted function's call: the last hit of its keyword names for a call with dynamic keyword
-   arguments (keyword_hit), the last hit (`_last[LAST_HIT]`) for a call that passes no static
-   argument, else the last hit of the call's static arguments (static_hit). */
+/* A jitted function's call: the recent hits of its keyword names for a call with dynamic
+   keyword arguments (keyword_hit), those of `_last[LAST_HIT]` for a call that passes no static
+   argument, else those of the call's static arguments (static_hit); each key's several
+   signatures tried in turn (try_native). */
 static PyObject *
 jitfn_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
@@ -994,7 +1086,7 @@ static PyMethodDef jitfn_methods[] = {
 
 static PyMemberDef jitfn_members[] = {
     {"_last", Py_T_OBJECT_EX, offsetof(JitFunction, last), 0,
-     "{LAST_HIT, or a static key: its LastHit} (transforms/jit_cache.py)"},
+     "{LAST_HIT, a static key or keyword names: its Recent hits} (transforms/jit_cache.py)"},
     {"_static_at", Py_T_OBJECT_EX, offsetof(JitFunction, static_at), 0,
      "the static positions, sorted (jit_args.static_key's `at`)"},
     {"_static_argnames", Py_T_OBJECT_EX, offsetof(JitFunction, static_names), 0,
@@ -1008,7 +1100,7 @@ static PyTypeObject JitFunctionType = {
     .tp_basicsize = sizeof(JitFunction),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC |
                 Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_doc = "The compiled base of a jitted function: its call tries the last hit in C.",
+    .tp_doc = "The compiled base of a jitted function: its call tries its recent hits in C.",
     .tp_vectorcall_offset = offsetof(JitFunction, vectorcall),
     .tp_call = PyVectorcall_Call,
     .tp_new = jitfn_new,

@@ -38,8 +38,8 @@ from ..xla.transfers import device_put
 from .api_util import flatten_fun, float0_outside, fun_name, merge_static
 from .jit_args import SCALAR_TYPES, Arguments, jit_shardings, leaf_aval, static_key
 from .jit_pinned import arguments_placement, pin_params, program_placement
-from .jit_cache import (LAST_HIT, NOWHERE, Entry, compiled_trace, fun_state, c_last_hit,
-                        last_hit_for, sibling_trace)
+from .jit_cache import (LAST_HIT, NO_HITS, NOWHERE, Entry, compiled_trace, fun_state,
+                        c_last_hit, last_hit_for, remember, sibling_trace)
 from .jit_primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, traced_under, untold
 from . import jit_high, jit_refs
 from .stages import Lowered, Traced, lower_jit, trace_jitted
@@ -105,8 +105,8 @@ class Jitted(native.JitFunction if native else object):
                    self._sharded, tuple(sorted((self._compiler_options or {}).items())))
         # _cache: key -> Entry; _fast: the fast path's key -> Entry (see __call__); _traces: key ->
         # (jaxpr, consts, out_tree, ClosedJaxpr), for the bind path; _history: what each compile
-        # was specialised on (views/recompile_explainer.py's reasons); _last: {LAST_HIT: LastHit}
-        # once the fast path has hit (a dict: it clears as the others do). Shared by jits of a fun.
+        # was specialised on (views/recompile_explainer.py's reasons); _last: {LAST_HIT, a static
+        # key or keyword names: its Recent hits} once the fast path has hit. Shared by fun's jits.
         self._cache, self._fast, self._traces, self._history, self._last = \
             state.caches_for(options)
         self._source = state.source
@@ -157,13 +157,13 @@ class Jitted(native.JitFunction if native else object):
         return checked
 
     def _python_call(self, *args, **kwargs):
-        # Three ways in, cheapest first. (1) The last hit (`_last[LAST_HIT]`): positional Arrays of
-        # the very types (and placement) it last saw, under an unchanged config, compared without
-        # a key. (2) The fast path's dict: eager, every dynamic argument an Array on its own device,
-        # keyword arguments all static. (3) The general path, for anything else or a miss (it fills
-        # `_fast`). (With core/native.py's compiled path on, __call__ has tried (1) in C, and the
-        # last hit of the call's statics or keyword names.)
-        last = self._last.get(LAST_HIT)
+        # Three ways in, cheapest first. (1) The newest hit (`_last[LAST_HIT]`): positional Arrays
+        # of the very types (and placement) it last saw, under an unchanged config, compared without
+        # building a key. (2) The fast path's dict: eager, every dynamic argument an Array on its
+        # own device, keyword arguments all static. (3) The general path, for anything else or a
+        # miss, which fills `_fast` for next time. (Where core/native.py's compiled path is on,
+        # __call__ has tried (1)'s every Recent hit in C, and those of its statics or keywords.)
+        last = self._last.get(LAST_HIT, NO_HITS).newest
         if last is not None and not kwargs:
             try:
                 if len(args) == 1:                 # f(x): no comprehensions (each a frame)
@@ -205,7 +205,7 @@ class Jitted(native.JitFunction if native else object):
                 hit = last_hit_for(entry, avals, where, bufs and scalar_kinds(leaves), treedef,
                                    len(dyn))
                 if hit is not False:             # a call with statics: its own, by their key
-                    self._last[static or LAST_HIT] = hit
+                    remember(self._last, static or LAST_HIT, hit)
                 try:
                     return entry.out_tree.unflatten(entry.exe.call_buffers(
                         entry.const_bufs + (buffers(leaves) if bufs is None else bufs)))

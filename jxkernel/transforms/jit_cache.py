@@ -60,8 +60,8 @@ def _forget(entry, fast, last) -> None:
     for key, found in list(fast.items()):
         if found is entry or getattr(found, "entry", None) is entry:   # (jit_sharded's)
             fast.pop(key, None)
-    for key, hit in list(last.items()):      # (LAST_HIT, and a LastHit per static key)
-        if hit.entry is entry or getattr(hit.entry, "entry", None) is entry:
+    for key, recent in list(last.items()):   # (LAST_HIT, static keys, keyword names)
+        if not recent.drop(entry):
             last.pop(key, None)
 
 
@@ -110,9 +110,65 @@ class LastHit:
 
 
 _first = operator.itemgetter(0)
-# the key of the LastHit in a jit's `_last` dict for calls with no static argument; a call with
-# some has its own LastHit there under jit_args.static_key (so that f(x, True) and f(x, False)
-# in turn each hit in C)
+RECENT = 8          # the LastHits a `_last` key holds: the signatures C tries in turn
+
+
+class Recent:
+    """The LastHits of one key of a jit's `_last` (LAST_HIT, a static key, keyword names),
+    newest first, at most RECENT: `native` is their Hits, which core/_fastpath.c tries in
+    turn, so that f(a) and f(i), f(x=a) and f(x=i) or g(x, n=3) and g(i, n=3) called in turn
+    each hit in C (JAX's C++ cache holds every signature); jit's Python path checks `newest`.
+    A LastHit made under another config (a stale `generation`) leaves when one is put, and
+    past RECENT the oldest put leaves.
+
+        >>> Recent().newest is None
+        True
+    """
+    __slots__ = ("newest", "hits", "native")
+
+    def __init__(self):
+        self.newest, self.hits, self.native = None, (), ()
+
+    def put(self, hit) -> None:
+        """`hit` is the newest; where it is held already (a call on the Python path, or one
+        its Hit does not take), nothing else changes."""
+        if hit is self.newest:
+            return
+        self.newest = hit
+        if hit in self.hits:                 # (a LastHit is equal to itself alone)
+            return
+        now = config._generation
+        kept = [held for held in self.hits if held.generation is now][:RECENT - 1]
+        self._hold((hit, *kept))
+
+    def drop(self, entry) -> bool:
+        """Forget the LastHits of `entry` (the compiled cache dropped it, or its twin's);
+        whether any LastHit is left."""
+        self._hold(tuple(hit for hit in self.hits if hit.entry is not entry and
+                         getattr(hit.entry, "entry", None) is not entry))
+        if self.newest not in self.hits:
+            self.newest = self.hits[0] if self.hits else None
+        return bool(self.hits)
+
+    def _hold(self, hits) -> None:
+        self.hits = hits
+        self.native = tuple(hit.native for hit in hits if hit.native is not None)
+
+
+NO_HITS = Recent()      # (a key with no Recent yet: its `newest` is None)
+
+
+def remember(last: dict, key, hit) -> None:
+    """Put `hit` in the jit's `_last` under `key`, beside the signatures held there."""
+    recent = last.get(key)
+    if recent is None:
+        recent = last[key] = Recent()
+    recent.put(hit)
+
+
+# the key of the Recent LastHits in a jit's `_last` dict for calls with no static argument; a
+# call with some has its own there under jit_args.static_key (so that f(x, True) and
+# f(x, False) in turn each hit in C)
 LAST_HIT = sys.intern("last hit")   # (core/_fastpath.c interns it too: one object)
 # the end of a `_traces` key for a trace made where no named axis is bound and no check_vma
 # body types the values: such a trace also serves a top-level call, and the other way round
@@ -242,8 +298,8 @@ def c_last_hit(jitted, entry, statics, avals, where, args, kwargs, leaves) -> No
     jit's `_last` under the call's static key where it passes a static argument, else under
     its keyword names in call order, else under LAST_HIT (`_c_hit`). Made once per entry and
     keyword names (what decides the key, its order and tree), anew if the placement, the
-    Python scalars among the leaves or the config changed: two signatures called in turn
-    under one key (h(x, 2, y=a), h(i, 2, y=b)) take the general path, and make nothing anew."""
+    Python scalars among the leaves or the config changed. Two signatures under one key
+    (h(x, 2, y=a), h(i, 2, y=b)) are both held there (`Recent`): called in turn, each hits."""
     if not fastpath.native:
         return
     names, kinds = tuple(kwargs), scalar_kinds(leaves)
@@ -254,7 +310,7 @@ def c_last_hit(jitted, entry, statics, avals, where, args, kwargs, leaves) -> No
         made = entry.c_hits[names] = _c_hit(jitted, entry, statics, avals, where, args,
                                              kwargs, kinds)
     if made and made[1].native is not None:    # (None: a donated Python scalar, say)
-        jitted._last[made[0]] = made[1]
+        remember(jitted._last, made[0], made[1])
 
 
 def _c_hit(jitted, entry, statics, avals, where, args, kwargs, kinds):

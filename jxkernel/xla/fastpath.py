@@ -15,6 +15,7 @@ from __future__ import annotations
 import operator
 
 from ..core import dtypes
+from ..core.avals import ShapedArray
 from ..core.config import config
 from ..core.native import native
 from ..core.primitive import impl_rules
@@ -32,7 +33,7 @@ def connect(last_runs: dict) -> None:
     if native is not None:
         native.setup(config=config, ctx=_ctx, eval_trace=eval_trace, miss=MISS,
                      array_type=Array, last_runs=last_runs, impl_rules=impl_rules,
-                     gone_type=Gone)
+                     gone_type=Gone, aval_type=ShapedArray)
 
 
 def jit_hit(avals, where, generation, exe, finish, entry, kinds=None, consts=(), order=None,
