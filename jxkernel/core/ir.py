@@ -71,6 +71,9 @@ class SourceInfo(NamedTuple):
 
     `code` and `lasti` (the frame's code object and instruction offset) are kept so that the
     column and qualified name, needed only when printed, cost nothing at trace time.
+    `caller` is the SourceInfo of the user's frame that called this one, up to the function
+    being traced (JAX's traceback, which each trace_to_jaxpr cuts there): the frames an
+    UnexpectedTracerError lists as "the final 5 stack frames" when the value was created.
     `name_stack` is JAX's name stack of the equation, relative to the jaxpr holding it: the
     transformations and scopes it was made under, outermost first (`("transpose(", "jvp(")`;
     a transformation ends in "(", see source_info.stack_text), which lowering writes into each
@@ -85,6 +88,7 @@ class SourceInfo(NamedTuple):
     code: Any = None
     lasti: int = -1
     name_stack: tuple = ()
+    caller: Any = None
 
     @property
     def column(self) -> int | None:

@@ -21,7 +21,7 @@ from ..core.ir import ClosedJaxpr
 from ..core.lru import TRACES, WeakLRU
 from ..core.primitive import axis_batching_rules
 from ..core.primitive import rule as _rule
-from ..core.source_info import name_scope
+from ..core.source_info import name_scope, user_source_info
 from ..core.trace import Trace, Tracer, aval_text, new_trace, set_current_trace
 from . import batch_util as bu
 from .batch_util import not_mapped
@@ -90,10 +90,20 @@ def _check_unmapped(ema, leaves, axes) -> None:
 
 
 class BatchTracer(Tracer):
-    __slots__ = ("val", "batch_dim")
+    __slots__ = ("val", "batch_dim", "source_info")
 
     def __init__(self, trace, val, batch_dim: int):
         self._trace, self.val, self.batch_dim = trace, val, batch_dim
+        # the user's line that made it, which the leak checker names (JAX's BatchTracer keeps
+        # it always; looked up only while leaks are checked, to keep vmap's step cheap)
+        self.source_info = user_source_info() if config.jax_check_tracer_leaks else None
+
+    def describe_creation(self) -> str:
+        """JAX's BatchTracer._origin_msg: the line that made it, where it was recorded."""
+        if self.source_info is None:
+            return ""
+        return (f"This BatchTracer with object id {id(self)} was created on line:\n"
+                f"  {self.source_info}\n")
 
     @property
     def aval(self):

@@ -50,6 +50,61 @@ def _said_here(fn, lines):
     return found
 
 
+_SAVED = []                             # where the leaks below keep their tracers
+_KEPT = None
+
+
+def _said_leak(fn, lines=None):
+    """_said_here with every line up to JAX's advice (the creation-time frames included) and
+    object ids as N (`<list 1403...>`: not the same two runs)."""
+    found = _said_here(fn, lines or 40)
+    if found is not None:
+        found["lines"] = [re.sub(r"\b\d{8,}\b", "N", line) for line in found["lines"]]
+    return found
+
+
+def _leaks(jax):
+    """Leaked tracers' messages with where each value was made: a global set inside jit, a
+    helper's value kept, a scan body's value kept, and jax.checking_leaks' report for jit
+    and vmap (the first tracer it lists)."""
+    jnp = jax.numpy
+
+    def keep_global(x):                 # a tracer stored in a global
+        global _KEPT
+        y = x * 2
+        _KEPT = y
+        return x
+
+    def helper(x):                      # made in a helper the traced function calls
+        y = jnp.sin(x)
+        _SAVED.append(y)
+        return y
+
+    def step(c, x):                     # a scan body's value kept outside
+        z = c + x
+        _SAVED.append(z)
+        return z, x
+
+    def save(x):
+        y = x * 3
+        _SAVED.append(y)
+        return x
+
+    jax.jit(keep_global)(1.0)
+    jax.jit(lambda x: helper(x) * 2)(1.0)
+    jax.lax.scan(step, 0.0, jnp.ones(2))
+    found = {"leaked_global_from_jit": _said_leak(lambda: _KEPT + 1),
+             "leaked_from_helper_in_jit": _said_leak(lambda: _SAVED[0] + 1),
+             "leaked_from_scan_body": _said_leak(lambda: _SAVED[1] + 1)}
+    _SAVED.clear()
+    with jax.checking_leaks():
+        found["leaked_checked_jit"] = _said_leak(lambda: jax.jit(save)(1.0), 6)
+        _SAVED.clear()
+        found["leaked_checked_vmap"] = _said_leak(lambda: jax.vmap(save)(jnp.ones(2)), 6)
+        _SAVED.clear()
+    return found
+
+
 def _first_errors(jax):
     """The errors a learner meets first, and each fix as advised (None: it works)."""
     jnp = jax.numpy
@@ -185,4 +240,5 @@ def run(jax):
                             "at_caller": caught[0].filename == __file__,
                             "first_line": str(caught[0].message).splitlines()[0]},
         **_first_errors(jax),
+        **_leaks(jax),
     }

@@ -252,3 +252,33 @@ def test_numpy_on_tracers_is_rewritten_to_jnp_which_jax_accepts(shell):
     assert card["rewrite"].splitlines()[0] == "return jnp.array([x, y])"
     assert shell.run_cell(cell.replace("np.array", "jnp.array")).success
     assert shell.user_ns["_pair"].tolist() == [1.0, 2.0]
+
+
+def test_leak_messages_are_jaxs_with_the_frames_that_made_the_value():
+    # the cases' own comparison covers them; stated here as what was missing: the frames from
+    # the traced function to the line (a helper's too), and checking_leaks' JAX names
+    ours = facts_of(jxkernel)
+    for case in ("leaked_global_from_jit", "leaked_from_helper_in_jit", "leaked_from_scan_body",
+                 "leaked_checked_jit", "leaked_checked_vmap"):
+        assert ours[case] == JAX[case], case
+    assert JAX["leaked_checked_vmap"]["lines"][3] == \
+        "This BatchTracer with object id N was created on line:"
+
+
+def test_a_leaked_tracer_names_the_cells_lines_that_made_it(shell):
+    # JAX lists the user's frames from the traced function down to the line that made the
+    # value (leaked_from_helper_in_jit): here the cell's, never jxkernel's
+    assert JAX["leaked_from_helper_in_jit"]["lines"][8:10] == [
+        "learner_mistakes_cases.py:94:22 (_leaks.<locals>.<lambda>)",
+        "learner_mistakes_cases.py:79:12 (_leaks.<locals>.helper)"]
+    shell.run_cell("held = []\ndef helper(x):\n    y = jnp.sin(x)\n    held.append(y)\n"
+                   "    return y\ndef outer(x):\n    return helper(x) * 2\n"
+                   "jax.jit(outer)(1.0)", store_history=True)
+    text, card = shown(shell, "held[0] + 1")
+    assert card["kind"] == "leaked-tracer"
+    text = re.sub(r"In\[\d+\]", "In[n]", card["traceback"])   # JAX's message, in the card
+    frames = text[text.index("excluding JAX-internal frames were:"):].splitlines()[1:5]
+    assert frames == ["-" * 30, "In[n], line 7:11 (outer)", "In[n], line 3:8 (helper)",
+                      "-" * 30], text
+    assert "The leaked intermediate value was created on line In[n], line 3:8 (helper). " \
+        in text and "/jxkernel/" not in text, text
