@@ -467,17 +467,19 @@ def _branch_rewrite(where) -> str:
             whole, part = ast.unparse(stmt), ast.unparse(node)
             if part in whole:
                 where_, cond = whole.replace(part, where_, 1), whole.replace(part, cond, 1)
-        return f"{where_}\n# or, to run only one branch:\n{cond}"
+        return f"{where_}\n{_ONE_BRANCH}\n{cond}"
     if isinstance(node, ast.If):
         simple = _simple_if(node)
         test = ast.unparse(node.test)
         if simple is not None:
             head, a, b = simple
-            return (f"{head}jnp.where({test}, {a}, {b})\n# or, to run only one branch:\n"
+            return (f"{head}jnp.where({test}, {a}, {b})\n{_ONE_BRANCH}\n"
                     f"{head}lax.cond({test}, lambda: {a}, lambda: {b})")
         return (f"def true_branch(operands): ...     # the `if` body, returning its results\n"
                 f"def false_branch(operands): ...    # the `else` body, same result types\n"
                 f"result = lax.cond({test}, true_branch, false_branch, operands)")
+    if isinstance(node, ast.BoolOp):        # `a and b` of traced booleans: elementwise
+        return _logical_rewrite(node)
     if isinstance(node, ast.While):
         test = ast.unparse(node.test)
         return (f"def cond_fun(state): return {test}   # in terms of the loop state\n"
@@ -487,8 +489,30 @@ def _branch_rewrite(where) -> str:
             "y = lax.cond(cond, true_fn, false_fn, *operands)   # one branch runs")
 
 
+# lax.cond needs both branches of one type (JAX 0.10.2: "cond branches must have equal output
+# types"): `3. * x ** 2` and `-4 * x` of an int x are not, where jnp.where promotes them
+_ONE_BRANCH = ("# or, to run only one branch (both must give the same dtype and shape: "
+               "cast one with .astype where they differ):")
+
+
+def _logical_rewrite(node) -> str:
+    """`a and b` (or `or`) as jnp.logical_and / logical_or of the operands, in the user's
+    statement: JAX's control-flow guide's fix, which jit traces."""
+    word = "and" if isinstance(node.op, ast.And) else "or"
+    name = f"jnp.logical_{word}"
+    *rest, last = [ast.unparse(v) for v in node.values]
+    text = last
+    for value in reversed(rest):
+        text = f"{name}({value}, {text})"
+    stmt = getattr(node, "_statement", None)
+    if stmt is not None and ast.unparse(node) in ast.unparse(stmt):
+        text = ast.unparse(stmt).replace(ast.unparse(node), text, 1)
+    return f"{text}    # elementwise, traced: Python's `{word}` needs one True or False"
+
+
 def _node_at(where):
-    """The `if`/`while` statement or conditional expression at the user's line, or None."""
+    """The `if`/`while` statement or conditional expression at the user's line, else its
+    `and`/`or`, or None."""
     if not where:
         return None
     tree = _parse_file(where.get("_path"))
@@ -499,9 +523,12 @@ def _node_at(where):
         if isinstance(node, (ast.If, ast.While, ast.IfExp)) and node.lineno == where["line"]:
             if found is None or isinstance(node, ast.IfExp):   # the expression beats its line
                 found = node
+    if found is None:       # `return a and b`: no branch on the line, the `and` is the test
+        found = next((n for n in ast.walk(tree) if isinstance(n, ast.BoolOp)
+                      and n.lineno == where["line"]), None)
     if isinstance(found, ast.If):
         found._parent_body = _siblings(tree, found)
-    if isinstance(found, ast.IfExp):
+    if isinstance(found, (ast.IfExp, ast.BoolOp)):
         found._statement = _simple_statement_of(tree, found)
     return found
 
@@ -579,6 +606,10 @@ def _unhashable_card(exc, where, called_from) -> ErrorCard:
         return _object_card(str(exc), type_name, arg, function, where, called_from)
     hashable = _hashable_text(type_name, value_text)
     code = where["code"] if where else ""
+    traced = _traced_call(code, function, arg)
+    if traced and (hashable is None or type_name == "dict"):
+        return _traced_static_card(type_name, value_text, arg, function, traced, hashable,
+                                   where, called_from)
     if hashable and value_text in code:
         rewrite = code.replace(value_text, hashable, 1)
     elif hashable:
@@ -600,6 +631,49 @@ def _unhashable_card(exc, where, called_from) -> ErrorCard:
              f"only computes with {arg} (a shape, a size or a loop count must stay static), "
              f"make {arg} traced."),
         rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        origin={"argument": arg, "value_type": type_name, "value": value_text,
+                "function": function},
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.jit.html")
+
+
+def _traced_call(code, function, arg) -> str:
+    """The user's line `jax.jit(f, static_argnums=1)(x, value)` with `arg` made traced (the
+    static keyword dropped), or "" when the line makes no such jit or marks more static."""
+    tree = _parse_line({"code": code}) if code else None
+    for call in ast.walk(tree) if tree is not None else ():
+        if isinstance(call, ast.Call) and ast.unparse(call.func) in ("jax.jit", "jit") and \
+                [ast.unparse(a) for a in call.args] == [function]:
+            static = [k for k in call.keywords if k.arg in ("static_argnums", "static_argnames")]
+            if len(static) != 1 or isinstance(static[0].value, (ast.Tuple, ast.List)) and \
+                    len(static[0].value.elts) != 1:
+                return ""
+            call.keywords.remove(static[0])
+            return ast.unparse(tree)
+    return ""
+
+
+def _traced_static_card(type_name, value_text, arg, function, traced, hashable, where,
+                        called_from) -> ErrorCard:
+    """An array or a dict as a static argument, at a line that makes the jit: the same line
+    with it traced (JAX traces an array, and a dict of numbers is a pytree of traced leaves),
+    and, where its values must be Python numbers while tracing, a hashable form. A dict as a
+    tuple of pairs is read back with dict(...) (JAX 0.10.2: `d['a']` of the tuple raises)."""
+    if type_name == "dict":
+        alternative = (f"# or, if {function} needs its values as Python numbers (a shape, a "
+                       f"size), pass {hashable} and read it inside as dict({arg})")
+    else:
+        alternative = (f"# or, if {function} needs its values as Python numbers (a shape, a "
+                       f"size), keep it static as tuple({arg}.tolist())")
+    kind = "a dict is a pytree: each value traced" if type_name == "dict" else \
+        "an array is a value to trace"
+    return ErrorCard(
+        "unhashable-static", "A static argument must be hashable",
+        why=(f"{arg} is a static argument of {function}: its value is part of the compile "
+             f"cache's key, so it must be hashable, and a {type_name} is not."),
+        fix=(f"Pass {arg} traced (drop it from static_argnums/static_argnames): {kind}. Only "
+             f"values needed as Python numbers while tracing must be static, and hashable."),
+        rewrite=f"{traced}   # {arg} traced: {kind}\n{alternative}",
+        where=_public(where), called_from=_public(called_from),
         origin={"argument": arg, "value_type": type_name, "value": value_text,
                 "function": function},
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.jit.html")
@@ -824,7 +898,7 @@ def _boolean_index_card(exc, where, called_from) -> ErrorCard:
 
 # `x[x > 0]`, `v[mask]`: the array and the mask of a boolean index on the user's line
 _MASKED = re.compile(r"(?P<array>[A-Za-z_][\w.]*)\[(?P<mask>[^\[\]]*(?:[<>]=?|==|!=)[^\[\]]*"
-                     r"|[A-Za-z_]\w*mask\w*)\]")
+                     r"|(?=\w*mask)[A-Za-z_]\w*)\]")
 
 
 def _mask_rewrite(where) -> str:

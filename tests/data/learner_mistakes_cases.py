@@ -105,6 +105,56 @@ def _leaks(jax):
     return found
 
 
+def _gotchas(jax):
+    """Mistakes of JAX's "Common gotchas", "jit" and "Control flow" pages, and each card's
+    fix as advised (None: it works; an error: the advice must say when it does not)."""
+    jnp, lax = jax.numpy, jax.lax
+
+    def nansum(x):                      # the gotchas' nansum: a mask named `mask`
+        mask = ~jnp.isnan(x)
+        x_without_nans = x[mask]
+        return x_without_nans.sum()
+
+    def nansum_where(x):                # the card's line, in place of `x[mask]`
+        mask = ~jnp.isnan(x)
+        x_without_nans = jnp.where(mask, x, 0)
+        return x_without_nans.sum()
+
+    def positive_small(x):              # the control-flow guide's `and` of tracers
+        return (x > 0) and (x < 3)
+
+    def weighted(x, d):                 # a dict as a static argument
+        return x * d["a"]
+
+    def scaled(x, n):                   # an array as a static argument
+        return x * n
+
+    x = jnp.array([1, 2, jnp.nan, 3, 4])
+    return {
+        "nansum_masked": _said(lambda: jax.jit(nansum)(x)),
+        "nansum_where": _said(lambda: jax.jit(nansum_where)(x)),
+        # `if x < 3: return 3. * x ** 2 else: return -4 * x` of an int x: jnp.where promotes
+        # the branches, lax.cond needs them of one type (the card says so)
+        "if_int_where": _said(lambda: jax.jit(
+            lambda x: jnp.where(x < 3, 3.0 * x ** 2, -4 * x))(2)),
+        "if_int_cond": _said(lambda: jax.jit(
+            lambda x: lax.cond(x < 3, lambda: 3.0 * x ** 2, lambda: -4 * x))(2)),
+        "and_of_tracers": _said(lambda: jax.jit(positive_small)(2)),
+        "and_logical_and": _said(lambda: jax.jit(
+            lambda x: jnp.logical_and(x > 0, x < 3))(2)),
+        "static_dict": _said(lambda: jax.jit(weighted, static_argnums=1)(1.0, {"a": 2})),
+        "static_dict_traced": _said(lambda: jax.jit(weighted)(1.0, {"a": 2})),
+        # the dict as a tuple of pairs: indexed by key it fails, read back as a dict it works
+        "static_dict_pairs": _said(lambda: jax.jit(weighted, static_argnums=1)(
+            1.0, (("a", 2),))),
+        "static_dict_pairs_as_dict": _said(lambda: jax.jit(
+            lambda x, d: weighted(x, dict(d)), static_argnums=1)(1.0, (("a", 2),))),
+        "static_array_traced": _said(lambda: jax.jit(scaled)(1.0, jnp.arange(3))),
+        "static_array_as_shape_tuple": _said(lambda: jax.jit(
+            lambda x, s: jnp.zeros(s) + x, static_argnums=1)(1.0, tuple(np.array([2, 3]).tolist()))),
+    }
+
+
 def _first_errors(jax):
     """The errors a learner meets first, and each fix as advised (None: it works)."""
     jnp = jax.numpy
@@ -241,4 +291,5 @@ def run(jax):
                             "first_line": str(caught[0].message).splitlines()[0]},
         **_first_errors(jax),
         **_leaks(jax),
+        **_gotchas(jax),
     }

@@ -44,10 +44,12 @@ def test_the_cases_say_what_jax_says():
     ours = facts_of(jxkernel)
     # jxkernel names the static argument in JAX's message (JAX's pjit does not): the rest is
     # JAX's words
-    assert ours["static_list"]["first_line"].replace(
-        ", passed as static argument 'shape' of zeros", "") == JAX["static_list"]["first_line"]
+    named = {"static_list": ", passed as static argument 'shape' of zeros",
+             "static_dict": ", passed as static argument 'd' of weighted"}
+    for case, words in named.items():
+        assert ours[case]["first_line"].replace(words, "") == JAX[case]["first_line"], case
     for case in JAX:
-        if case != "static_list":
+        if case not in named:
             assert ours[case] == JAX[case], case
 
 
@@ -282,3 +284,63 @@ def test_a_leaked_tracer_names_the_cells_lines_that_made_it(shell):
                       "-" * 30], text
     assert "The leaked intermediate value was created on line In[n], line 3:8 (helper). " \
         in text and "/jxkernel/" not in text, text
+
+
+# ------------------------------------------------------------------ JAX's gotchas pages
+def test_a_mask_named_mask_gets_its_line_kept(shell):
+    # the gotchas' nansum: `x_without_nans = x[mask]` was advised as `y = jnp.where(...)`,
+    # which left x_without_nans undefined
+    assert JAX["nansum_masked"]["error"] == "NonConcreteBooleanIndexError"
+    assert JAX["nansum_where"] is None
+    cell = ("def nansum(x):\n    mask = ~jnp.isnan(x)\n    x_without_nans = x[mask]\n"
+            "    return x_without_nans.sum()\n_s = jax.jit(nansum)(jnp.array([1, 2, jnp.nan, 3]))")
+    text, card = shown(shell, cell)
+    line = card["rewrite"].splitlines()[0].split("    #")[0]
+    assert line == "x_without_nans = jnp.where(mask, x, 0)", card["rewrite"]
+    assert shell.run_cell(cell.replace("x_without_nans = x[mask]", line)).success
+    assert shell.user_ns["_s"] == 6.0
+
+
+def test_lax_cond_is_offered_with_its_condition(shell):
+    # JAX: for an int x, lax.cond of `3. * x ** 2` and `-4 * x` raises (the branches' dtypes
+    # differ) where jnp.where works: the card's first line runs, and the cond says when
+    assert JAX["if_int_where"] is None and JAX["if_int_cond"]["first_line"].startswith(
+        "cond branches must have equal output types")
+    cell = ("@jax.jit\ndef f(x):\n    if x < 3:\n        return 3. * x ** 2\n    else:\n"
+            "        return -4 * x\n_f = f(2)")
+    text, card = shown(shell, cell)
+    lines = card["rewrite"].splitlines()
+    assert lines[0] == "return jnp.where(x < 3, 3.0 * x ** 2, -4 * x)", lines
+    assert "same dtype and shape" in lines[1], lines
+    fixed = cell.replace("    if x < 3:\n        return 3. * x ** 2\n    else:\n"
+                         "        return -4 * x\n", "    " + lines[0] + "\n")
+    assert shell.run_cell(fixed).success and shell.user_ns["_f"] == 12.0
+
+
+def test_and_of_tracers_is_rewritten_to_logical_and(shell):
+    # the control-flow guide: `(x > 0) and (x < 3)` under jit fails; jnp.logical_and works
+    assert JAX["and_of_tracers"]["error"] == "TracerBoolConversionError"
+    assert JAX["and_logical_and"] is None
+    cell = "@jax.jit\ndef g(x):\n    return (x > 0) and (x < 3)\n_g = g(2)"
+    text, card = shown(shell, cell)
+    line = card["rewrite"].splitlines()[0].split("    #")[0]
+    assert line == "return jnp.logical_and(x > 0, x < 3)", card["rewrite"]
+    assert shell.run_cell(cell.replace("return (x > 0) and (x < 3)", line)).success
+    assert bool(shell.user_ns["_g"]) is True
+
+
+@pytest.mark.parametrize("value, traced", [
+    ("{'a': 2}", "static_dict_traced"), ("jnp.arange(3)", "static_array_traced")])
+def test_a_dict_or_array_made_static_is_advised_traced_at_the_line(shell, value, traced):
+    # JAX: the dict as a tuple of pairs fails where the function indexes it by key (advised
+    # before, unqualified) and works read back with dict(...); traced, both work. An array's
+    # advice was `f = jax.jit(f)`, which left the line's own jax.jit(f, static_argnums=1)
+    assert JAX[traced] is None and JAX["static_dict_pairs_as_dict"] is None
+    assert JAX["static_dict_pairs"]["error"] == "TypeError"
+    shell.run_cell("def f(x, d):\n    return x * d['a'] if isinstance(d, dict) else x * d")
+    text, card = shown(shell, f"_r = jax.jit(f, static_argnums=1)(1.0, {value})")
+    line = card["rewrite"].splitlines()[0].split("   #")[0]
+    assert line == f"_r = jax.jit(f)(1.0, {value})", card["rewrite"]
+    assert shell.run_cell(line).success
+    if value.startswith("{"):
+        assert "read it inside as dict(d)" in card["rewrite"], card["rewrite"]
