@@ -189,7 +189,7 @@ def get_aval(x) -> ShapedArray:
         return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
     if getattr(aval, "is_high", False):     # a tracer of a library's type (core/hijax.py)
         return aval
-    raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type")  # (JAX's)
+    raise TypeError(f"Argument '{x}' of type '{type(x)}' is not a valid JAX type")  # (JAX's)
 
 
 def is_sharding(x) -> bool:

@@ -258,7 +258,7 @@ class Tracer:
         return attr
 
     def __hash__(self):
-        raise TypeError(f"unhashable type: {type(self).__name__}. Traced arrays cannot be "
+        raise TypeError(f"unhashable type: '{_jax_name(type(self))}'\nTraced arrays cannot be "
                         f"dictionary keys or static arguments.")
 
     def __repr__(self):

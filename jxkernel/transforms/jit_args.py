@@ -185,7 +185,7 @@ class Arguments:
                 except TypeError as e:
                     raise ValueError(
                         f"Non-hashable static arguments are not supported. An error occurred "
-                        f"while trying to hash an object of type {type(value)}, {value!r}, passed "
+                        f"while trying to hash an object of type {type(value)}, {value}, passed "
                         f"as static argument '{name}' of {self.name}. The error was:\n"
                         f"TypeError: {e}\n{_unhashable_advice(name, value, pos)}") from None
         return dyn_args, dyn_kwargs, Statics(statics)

@@ -129,8 +129,24 @@ def _gotchas(jax):
     def scaled(x, n):                   # an array as a static argument
         return x * n
 
+    def operand_address(fn):            # an object's address: not the same two runs
+        found = _said(fn)
+        if found is not None:
+            found["first_line"] = re.sub(r" at 0x[0-9a-f]+", "", found["first_line"])
+        return found
+
     x = jnp.array([1, 2, jnp.nan, 3, 4])
     return {
+        # Python's `and` of a many-element array, even without jit (JAX's words, as NumPy's)
+        "truth_value_of_array": _said(lambda: bool(jnp.array([-1, 2, 5]) > 0)),
+        "truth_value_of_empty": _said(lambda: bool(jnp.ones((0,)))),
+        # an iterator as an operand (the gotchas' `lax.cond(True, ..., iter_operand)`)
+        "iterator_as_operand": operand_address(
+            lambda: lax.cond(True, lambda it: 1, lambda it: 0, iter(range(3)))),
+        "hash_of_tracer": _said(lambda: jax.jit(lambda v: {v: 1})(1.0)),
+        # a traced size in lax.dynamic_slice: JAX's shape error, with jit's lines
+        "dynamic_slice_traced_size": _said_here(lambda: jax.jit(
+            lambda v, n: lax.dynamic_slice(v, (0,), (n,)))(jnp.arange(5), 3), 3),
         "nansum_masked": _said(lambda: jax.jit(nansum)(x)),
         "nansum_where": _said(lambda: jax.jit(nansum_where)(x)),
         # `if x < 3: return 3. * x ** 2 else: return -4 * x` of an int x: jnp.where promotes
@@ -149,6 +165,9 @@ def _gotchas(jax):
             1.0, (("a", 2),))),
         "static_dict_pairs_as_dict": _said(lambda: jax.jit(
             lambda x, d: weighted(x, dict(d)), static_argnums=1)(1.0, (("a", 2),))),
+        # JAX prints the value with str(): NumPy's `[0 1 2]`, not `array([0, 1, 2])`
+        "static_numpy_array": _said(lambda: jax.jit(scaled, static_argnums=1)(
+            1.0, np.arange(3))),
         "static_array_traced": _said(lambda: jax.jit(scaled)(1.0, jnp.arange(3))),
         "static_array_as_shape_tuple": _said(lambda: jax.jit(
             lambda x, s: jnp.zeros(s) + x, static_argnums=1)(1.0, tuple(np.array([2, 3]).tolist()))),

@@ -45,7 +45,8 @@ def test_the_cases_say_what_jax_says():
     # jxkernel names the static argument in JAX's message (JAX's pjit does not): the rest is
     # JAX's words
     named = {"static_list": ", passed as static argument 'shape' of zeros",
-             "static_dict": ", passed as static argument 'd' of weighted"}
+             "static_dict": ", passed as static argument 'd' of weighted",
+             "static_numpy_array": ", passed as static argument 'n' of scaled"}
     for case, words in named.items():
         assert ours[case]["first_line"].replace(words, "") == JAX[case]["first_line"], case
     for case in JAX:
