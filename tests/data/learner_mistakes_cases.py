@@ -174,6 +174,53 @@ def _gotchas(jax):
     }
 
 
+# the card's registration for the gotchas page's CustomClass (tests/notebook compares the
+# card with it): its numbers traced, its bool static, rebuilt by its constructor
+METHOD_PYTREE_FIX = """def _flatten(obj):        # traced fields, then static ones
+    return (obj.x,), (obj.mul,)
+
+def _unflatten(static, traced):
+    (x,), (mul,) = traced, static
+    return CustomClass(x=x, mul=mul)
+
+jax.tree_util.register_pytree_node(CustomClass, _flatten, _unflatten)   # keep @jax.jit"""
+
+
+def _jitted_method(jax):
+    """The gotchas page's `@jax.jit` on a method: self is no array; registered as a pytree
+    (the card's code) it works and a changed field recompiles; self made static and changed,
+    JAX keeps the old compile (the page's broken Strategy 2)."""
+    def make(decorate):
+        class CustomClass:
+            def __init__(self, x, mul):
+                self.x = x
+                self.mul = mul
+
+            @decorate
+            def calc(self, y):
+                if self.mul:
+                    return self.x * y
+                return y
+        return CustomClass
+
+    traced = make(jax.jit)
+    said = _said(lambda: traced(2, True).calc(3))
+    if said is not None:                 # the function's address: not the same two runs
+        said["first_line"] = re.sub(r" at 0x[0-9a-f]+", "", said["first_line"])
+    registered = make(jax.jit)
+    exec(METHOD_PYTREE_FIX, {"jax": jax, "CustomClass": registered})
+    c = registered(2, True)
+    first = int(c.calc(3))
+    c.mul = False
+    static = make(jax.jit(static_argnums=0))
+    s = static(2, True)
+    stale = int(s.calc(3))
+    s.mul = False
+    return {"method_self_traced": said,
+            "method_as_pytree": [first, int(c.calc(3))],
+            "method_self_static_changed": [stale, int(s.calc(3))]}
+
+
 def _first_errors(jax):
     """The errors a learner meets first, and each fix as advised (None: it works)."""
     jnp = jax.numpy
@@ -311,4 +358,5 @@ def run(jax):
         **_first_errors(jax),
         **_leaks(jax),
         **_gotchas(jax),
+        **_jitted_method(jax),
     }

@@ -16,7 +16,7 @@ from IPython.utils.capture import capture_output
 
 import jxkernel
 from jxkernel.views import error_cards
-from learner_mistakes_cases import run as facts_of      # tests/data
+from learner_mistakes_cases import METHOD_PYTREE_FIX, run as facts_of      # tests/data
 import locations  # tests/support: the repository's folders
 from ipython_shell import shell_fixture
 
@@ -345,3 +345,23 @@ def test_a_dict_or_array_made_static_is_advised_traced_at_the_line(shell, value,
     assert shell.run_cell(line).success
     if value.startswith("{"):
         assert "read it inside as dict(d)" in card["rewrite"], card["rewrite"]
+
+
+CUSTOM_CLASS = ("class CustomClass:\n    def __init__(self, x, mul):\n        self.x = x\n"
+                "        self.mul = mul\n    @jax.jit\n    def calc(self, y):\n"
+                "        if self.mul:\n            return self.x * y\n        return y\n")
+
+
+def test_a_jitted_method_gets_its_class_registered_as_a_pytree(shell):
+    # the gotchas page: @jax.jit on a method traces self. JAX: registered as the card writes
+    # it, calc works and a changed field recompiles (6, then 3); self static and changed
+    # silently keeps the old compile (6, 6), which the card says
+    assert JAX["method_self_traced"]["first_line"].endswith("passed to the function at path self.")
+    assert JAX["method_as_pytree"] == [6, 3] and JAX["method_self_static_changed"] == [6, 6]
+    text, card = shown(shell, CUSTOM_CLASS + "c = CustomClass(2, True)\nc.calc(3)")
+    assert card["kind"] == "jit-method", card
+    assert card["rewrite"] == METHOD_PYTREE_FIX, card["rewrite"]
+    assert "reuses the old compile, silently" in card["fix"]
+    assert shell.run_cell(CUSTOM_CLASS + card["rewrite"] + "\nc = CustomClass(2, True)\n"
+                          "_first = int(c.calc(3))\nc.mul = False\n_then = int(c.calc(3))").success
+    assert [shell.user_ns["_first"], shell.user_ns["_then"]] == JAX["method_as_pytree"]
