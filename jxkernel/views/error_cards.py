@@ -20,7 +20,7 @@ integer-conversion (TracerIntegerConversionError), array-conversion
 in_axes), loop-carry (TypeError: a scan/while_loop/fori_loop carry changing type),
 boolean-index (NonConcreteBooleanIndexError), immutable-array (TypeError: `x[i] = v`),
 key-reuse (KeyReuseError, with jax_debug_key_reuse), jit-method (TypeError: `@jax.jit` on a
-method, its `self` no array).
+method, its `self` no array), traced-slice (IndexError: `x[:n]` with a traced bound).
 
 With `%load_ext jxkernel`, the exception handler of notebook/tracebacks.py shows the card
 after the filtered traceback (also for `%%jit` cells and `%jaxpr`, through
@@ -958,6 +958,71 @@ def _key_reuse_card(exc, where, called_from) -> ErrorCard:
 _IMMUTABLE = "JAX arrays are immutable and do not support in-place item assignment"
 
 
+# ------------------------------------------------------------------ traced slice bounds
+def _is_traced_slice(e) -> bool:
+    return isinstance(e, IndexError) and str(e).startswith(
+        "Slice entries must be static integers")
+
+
+def _slice_card(exc, where, called_from) -> ErrorCard:
+    """`x[:n]` or `x[i:i + 2]` with a traced bound: every shape is fixed while tracing, so a
+    traced start needs a fixed size (lax.dynamic_slice_in_dim), and a traced size a static
+    argument, or the whole shape kept with a mask (JAX's gotchas: "the size of slices can't
+    be functions of argument values")."""
+    origin = _origin(exc)
+    rewrite = _slice_rewrite(where)
+    static = _static_fix(origin, where, exc)
+    if static:
+        rewrite += (f"\n# or, if {origin['argument']} is a Python int that seldom changes "
+                    f"(each new value compiles anew):\n{static}")
+    return ErrorCard(
+        "traced-slice", "A slice bound is traced",
+        why=(f"A slice's size sets its result's shape, which must be known while tracing, but "
+             f"this bound comes from {_traced_phrase(origin)}."),
+        fix=("A traced start with a fixed size: lax.dynamic_slice_in_dim(x, start, size). A "
+             "traced size: keep the whole shape and mask it (jnp.where(jnp.arange(len) < n, x, "
+             "0)), or make the argument static." + ("" if static else _array_note(origin))),
+        rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        origin=origin, docs="https://docs.jax.dev/en/latest/notebooks/"
+                            "Common_Gotchas_in_JAX.html#dynamic-shapes")
+
+
+def _slice_rewrite(where) -> str:
+    """The user's line with its slice of a traced bound rewritten: `x[i:i + 2]` as a
+    dynamic slice of size 2, `x[:n]` / `x[n:]` as the whole of x, masked; else the
+    pattern."""
+    code = (where or {}).get("code") or ""
+    tree = _parse_line(where)
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) and \
+                node.slice.step is None:
+            text, note = _one_slice(ast.unparse(node.value), node.slice)
+            segment = ast.get_source_segment(code, node)
+            if text and segment:
+                return f"{code.replace(segment, text, 1)}    # {note}"
+    return "y = lax.dynamic_slice_in_dim(x, start, size)   # start traced, size a Python int"
+
+
+def _one_slice(array, s) -> tuple:
+    """(the slice `array[s]` written with a static shape, a note on what it gives), or ("",
+    "")."""
+    lower = ast.unparse(s.lower) if s.lower is not None else None
+    upper = s.upper
+    if lower is not None and isinstance(upper, ast.BinOp) and isinstance(upper.op, ast.Add):
+        for a, b in ((upper.left, upper.right), (upper.right, upper.left)):
+            if ast.unparse(a) == lower and isinstance(b, ast.Constant) and \
+                    type(b.value) is int:
+                return (f"lax.dynamic_slice_in_dim({array}, {lower}, {b.value})",
+                        f"size {b.value}, the start traced")
+    index = f"jnp.arange({array}.shape[0])"
+    note = f"the shape of {array}: 0 outside the slice"
+    if lower is None and upper is not None:
+        return f"jnp.where({index} < {ast.unparse(upper)}, {array}, 0)", note
+    if lower is not None and upper is None:
+        return f"jnp.where({index} >= {lower}, {array}, 0)", note
+    return "", ""
+
+
 # ------------------------------------------------------------------ @jax.jit on a method
 _METHOD_SELF = re.compile(r"^Error interpreting argument to <function ([\w.<>]+)\.(\w+) at "
                           r"0x[0-9a-f]+> as an abstract array\. The problematic value is of "
@@ -1050,6 +1115,7 @@ _BUILDERS = [
     (lambda e: isinstance(e, TypeError) and str(e).startswith(_IMMUTABLE), _immutable_card),
     (lambda e: isinstance(e, jx_errors.KeyReuseError), _key_reuse_card),
     (_is_method_self, _method_card),
+    (_is_traced_slice, _slice_card),
 ]
 
 

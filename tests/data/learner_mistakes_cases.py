@@ -169,6 +169,17 @@ def _gotchas(jax):
         "static_numpy_array": _said(lambda: jax.jit(scaled, static_argnums=1)(
             1.0, np.arange(3))),
         "static_array_traced": _said(lambda: jax.jit(scaled)(1.0, jnp.arange(3))),
+        # a slice of a traced bound (the gotchas: a slice's size can't depend on a value),
+        # and the card's fixes, each run: masked, a dynamic slice, the bound static
+        "slice_traced_stop": _said(lambda: jax.jit(lambda v, n: v[:n])(jnp.arange(5), 3)),
+        "slice_traced_window": _said(lambda: jax.jit(
+            lambda v, i: v[i:i + 2])(jnp.arange(5), 1)),
+        "slice_masked": jax.jit(lambda v, n: jnp.where(jnp.arange(v.shape[0]) < n, v, 0))(
+            jnp.arange(5), 3).tolist(),
+        "slice_dynamic": jax.jit(lambda v, i: lax.dynamic_slice_in_dim(v, i, 2))(
+            jnp.arange(5), 1).tolist(),
+        "slice_static": jax.jit(lambda v, n: v[:n], static_argnames=("n",))(
+            jnp.arange(5), 3).tolist(),
         "static_array_as_shape_tuple": _said(lambda: jax.jit(
             lambda x, s: jnp.zeros(s) + x, static_argnums=1)(1.0, tuple(np.array([2, 3]).tolist()))),
     }

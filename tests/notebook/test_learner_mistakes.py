@@ -365,3 +365,27 @@ def test_a_jitted_method_gets_its_class_registered_as_a_pytree(shell):
     assert shell.run_cell(CUSTOM_CLASS + card["rewrite"] + "\nc = CustomClass(2, True)\n"
                           "_first = int(c.calc(3))\nc.mul = False\n_then = int(c.calc(3))").success
     assert [shell.user_ns["_first"], shell.user_ns["_then"]] == JAX["method_as_pytree"]
+
+
+@pytest.mark.parametrize("body, call, expected", [
+    ("return x[:n]", "jax.jit(head)(jnp.arange(5), 3)", "slice_masked"),
+    ("return x[n:n + 2]", "jax.jit(head)(jnp.arange(5), 1)", "slice_dynamic"),
+])
+def test_a_traced_slice_bound_gets_a_static_shape_rewrite_that_runs(shell, body, call,
+                                                                      expected):
+    # JAX: a traced slice bound is an IndexError; masked or sliced with a fixed size it runs
+    # (slice_masked, slice_dynamic), and with the bound static too (slice_static)
+    assert JAX["slice_traced_stop"]["error"] == JAX["slice_traced_window"]["error"] == \
+        "IndexError"
+    cell = f"from jxkernel import lax\ndef head(x, n):\n    {body}\n_h = {call}"
+    text, card = shown(shell, cell)
+    assert card["kind"] == "traced-slice" and card["origin"]["argument"] == "n", card
+    lines = card["rewrite"].splitlines()
+    assert shell.run_cell(cell.replace(body, lines[0].split("    #")[0])).success, lines
+    assert shell.user_ns["_h"].tolist() == JAX[expected]
+    static = lines[-1]                  # the static alternative, at the calling line
+    assert static == "_h = " + call.replace("jax.jit(head)",
+                                            "jax.jit(head, static_argnames=('n',))")
+    if expected == "slice_masked":
+        assert shell.run_cell(cell.replace(f"_h = {call}", static)).success   # x[:n] again
+        assert shell.user_ns["_h"].tolist() == JAX["slice_static"]
