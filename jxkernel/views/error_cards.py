@@ -217,15 +217,30 @@ def _static_fix(origin, where=None, exc=None) -> str:
     function = origin.get("function") or "f"
     if function.startswith("cell["):
         return f"%%jit --static {arg}"
-    if not function.isidentifier():                   # a lambda: name it to mark it static
-        return f"jax.jit(f, static_argnames=({arg!r},))"
+    if not function.isidentifier():       # a lambda: static where the line jits it, else named
+        return _lambda_static(where, arg) or f"jax.jit(f, static_argnames=({arg!r},))"
     decorator, header = _jit_decorator(where, function)
     if decorator:
+        # the decorator's own name for jit: `@jit` after `from jax import jit` has no `jax`
         return (f"from functools import partial\n"
-                f"@partial(jax.jit, static_argnames=({arg!r},))   # in place of {decorator}\n"
-                f"{header}")
+                f"@partial({decorator[1:]}, static_argnames=({arg!r},))   # in place of "
+                f"{decorator}\n{header}")
     return _rebound(_jit_caller(exc, function), function, arg) or \
         f"{function} = jax.jit({function}, static_argnames=({arg!r},))"
+
+
+def _lambda_static(where, arg) -> str:
+    """The user's line `jax.jit(lambda x: ...)(...)` with `arg` static_argnames there (JAX
+    names a lambda's parameters as a def's), or "" when the line jits no such lambda."""
+    tree = _parse_line(where)
+    for call in ast.walk(tree) if tree is not None else ():
+        if isinstance(call, ast.Call) and ast.unparse(call.func) in ("jax.jit", "jit") and \
+                len(call.args) == 1 and isinstance(call.args[0], ast.Lambda) and \
+                arg in [a.arg for a in call.args[0].args.args] and not call.keywords:
+            call.keywords.append(ast.keyword("static_argnames",
+                                             ast.Tuple([ast.Constant(arg)], ast.Load())))
+            return ast.unparse(tree)
+    return ""
 
 
 def _jit_caller(exc, function):
@@ -361,7 +376,9 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
         astype = (f"{code.replace(pulls.group(0), '', 1)}   # the array itself, traced: "
                   f"no .{pulls.group(1)}()")
     if static:
-        rewrite = static + (f"\n# then this line sees a Python value:\n{code}" if code else "")
+        in_place = static == _lambda_static(where, origin["argument"])   # the line itself
+        rewrite = static + (f"\n# then this line sees a Python value:\n{code}"
+                            if code and not in_place else "")
         rewrite += f"\n# or, if an array is fine here, keep it traced:\n{astype}" if astype else ""
     elif pulls:                                       # not a size: the number itself
         rewrite = astype

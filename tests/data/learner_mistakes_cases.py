@@ -169,6 +169,10 @@ def _gotchas(jax):
         "static_numpy_array": _said(lambda: jax.jit(scaled, static_argnums=1)(
             1.0, np.arange(3))),
         "static_array_traced": _said(lambda: jax.jit(scaled)(1.0, jnp.arange(3))),
+        # a lambda made static where the line jits it (JAX names a lambda's parameters)
+        "lambda_static_in_place": _said(lambda: jax.jit(
+            lambda v: v if v > 0 else -v, static_argnames=("v",))(1.0)),
+        "lambda_float_static": float(jax.jit(lambda v: float(v), static_argnames=("v",))(1.0)),
         # a slice of a traced bound (the gotchas: a slice's size can't depend on a value),
         # and the card's fixes, each run: masked, a dynamic slice, the bound static
         "slice_traced_stop": _said(lambda: jax.jit(lambda v, n: v[:n])(jnp.arange(5), 3)),

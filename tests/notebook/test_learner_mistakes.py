@@ -389,3 +389,29 @@ def test_a_traced_slice_bound_gets_a_static_shape_rewrite_that_runs(shell, body,
     if expected == "slice_masked":
         assert shell.run_cell(cell.replace(f"_h = {call}", static)).success   # x[:n] again
         assert shell.user_ns["_h"].tolist() == JAX["slice_static"]
+
+
+def test_a_lambda_is_made_static_on_its_own_line(shell):
+    # the card wrote `jax.jit(f, static_argnames=('x',))` for a lambda, with no f; JAX takes
+    # static_argnames of a lambda's parameters (lambda_float_static)
+    assert JAX["lambda_static_in_place"] is None and JAX["lambda_float_static"] == 1.0
+    text, card = shown(shell, "_v = jax.jit(lambda x: float(x))(1.0)")
+    line = card["rewrite"].splitlines()[0]
+    assert line == "_v = jax.jit(lambda x: float(x), static_argnames=('x',))(1.0)", line
+    assert "then this line sees" not in card["rewrite"]        # (the line is the rewrite)
+    assert shell.run_cell(line).success and shell.user_ns["_v"] == JAX["lambda_float_static"]
+
+
+def test_static_advice_keeps_the_decorators_own_name_for_jit(shell):
+    # the control-flow guide imports `from jax import jit` and decorates with `@jit`: the
+    # advice `@partial(jax.jit, ...)` named a `jax` such a notebook may not have
+    cell = ("from jxkernel import jit\n@jit\ndef f(x):\n    if x < 3:\n"
+            "        return 3. * x ** 2\n    else:\n        return -4 * x\n_f = f(2)")
+    text, card = shown(shell, cell)
+    lines = card["rewrite"].splitlines()
+    assert lines[-3:] == ["from functools import partial",
+                          "@partial(jit, static_argnames=('x',))   # in place of @jit",
+                          "def f(x):"], lines
+    fixed = cell.replace("@jit\n", "from functools import partial\n"
+                         "@partial(jit, static_argnames=('x',))\n")
+    assert shell.run_cell(fixed).success and shell.user_ns["_f"] == 12.0
