@@ -20,7 +20,8 @@ integer-conversion (TracerIntegerConversionError), array-conversion
 in_axes), loop-carry (TypeError: a scan/while_loop/fori_loop carry changing type),
 boolean-index (NonConcreteBooleanIndexError), immutable-array (TypeError: `x[i] = v`),
 key-reuse (KeyReuseError, with jax_debug_key_reuse), jit-method (TypeError: `@jax.jit` on a
-method, its `self` no array), traced-slice (IndexError: `x[:n]` with a traced bound).
+method, its `self` no array), traced-slice (IndexError: `x[:n]` with a traced bound),
+seed-as-key (TypeError: a seed given to jax.random where a key goes).
 
 With `%load_ext jxkernel`, the exception handler of notebook/tracebacks.py shows the card
 after the filtered traceback (also for `%%jit` cells and `%jaxpr`, through
@@ -380,6 +381,10 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
         rewrite = static + (f"\n# then this line sees a Python value:\n{code}"
                             if code and not in_place else "")
         rewrite += f"\n# or, if an array is fine here, keep it traced:\n{astype}" if astype else ""
+        loop = _range_loop_rewrite(where) if where else ""
+        if loop:                    # JAX's fori_loop takes traced bounds: nothing static
+            rewrite = (f"{loop}\n# or, if {origin['argument']} is a Python int that seldom "
+                       f"changes (each new value compiles anew):\n{rewrite}")
     elif pulls:                                       # not a size: the number itself
         rewrite = astype
     elif astype:
@@ -501,6 +506,12 @@ def _branch_rewrite(where) -> str:
         return _logical_rewrite(node)
     if isinstance(node, ast.While):
         test = ast.unparse(node.test)
+        step = _one_update(node.body)
+        if step is not None and step[0] in {n.id for n in ast.walk(node.test)
+                                            if isinstance(n, ast.Name)}:
+            name, value = step
+            return (f"{name} = lax.while_loop(lambda {name}: {test}, lambda {name}: {value}, "
+                    f"{name})    # the loop, traced: {name} its state")
         return (f"def cond_fun(state): return {test}   # in terms of the loop state\n"
                 f"def body_fun(state): ...              # the loop body, returning the new state\n"
                 f"state = lax.while_loop(cond_fun, body_fun, state)")
@@ -527,6 +538,41 @@ def _logical_rewrite(node) -> str:
     if stmt is not None and ast.unparse(node) in ast.unparse(stmt):
         text = ast.unparse(stmt).replace(ast.unparse(node), text, 1)
     return f"{text}    # elementwise, traced: Python's `{word}` needs one True or False"
+
+
+def _one_update(body):
+    """(name, its new value) when a loop's body is one update of one name (`i += 1`, `total
+    = total + i`), else None: the state and step of a lax loop."""
+    if len(body) != 1:
+        return None
+    stmt = body[0]
+    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+        name = stmt.target.id
+        return name, ast.unparse(ast.BinOp(ast.Name(name), stmt.op, stmt.value))
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+            isinstance(stmt.targets[0], ast.Name):
+        return stmt.targets[0].id, ast.unparse(stmt.value)
+    return None
+
+
+def _range_loop_rewrite(where) -> str:
+    """`for i in range(n): total += i` with a traced n, as lax.fori_loop (its bounds may be
+    traced), or "" when the line is no such loop."""
+    tree = _parse_file((where or {}).get("_path"))
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.For) and node.lineno == where["line"] and \
+                isinstance(node.target, ast.Name) and isinstance(node.iter, ast.Call) and \
+                ast.unparse(node.iter.func) == "range" and 1 <= len(node.iter.args) <= 2 \
+                and not node.orelse:
+            step = _one_update(node.body)
+            if step is None:
+                return ""
+            name, value = step
+            bounds = [ast.unparse(a) for a in node.iter.args]
+            start, stop = (["0"] + bounds)[-2:]
+            return (f"{name} = lax.fori_loop({start}, {stop}, lambda {node.target.id}, {name}: "
+                    f"{value}, {name})    # the loop, traced: {name} its state")
+    return ""
 
 
 def _node_at(where):
@@ -1040,6 +1086,41 @@ def _one_slice(array, s) -> tuple:
     return "", ""
 
 
+# ------------------------------------------------------------------ a seed where a key goes
+def _is_seed_as_key(e) -> bool:
+    return isinstance(e, TypeError) and str(e).startswith(
+        "JAX encountered invalid PRNG key data")
+
+
+def _seed_card(exc, where, called_from) -> ErrorCard:
+    return ErrorCard(
+        "seed-as-key", "A random function was given a seed, not a key",
+        why=("jax.random's functions take a key, made once from a seed (jax.random.key(0)); "
+             "a plain number or a 0-d array is not one."),
+        fix=("Make a key from the seed, then split it for each new use (the same key gives "
+             "the same numbers)."),
+        rewrite=_key_rewrite(where), where=_public(where), called_from=_public(called_from),
+        docs="https://docs.jax.dev/en/latest/random-numbers.html")
+
+
+def _key_rewrite(where) -> str:
+    """The user's call of jax.random.<fn>(seed, ...) with the seed made a key, through the
+    same module name (`random.normal(0)` after `from jax import random`: random.key)."""
+    tree = _parse_line(where)
+    for call in ast.walk(tree) if tree is not None else ():
+        func = ast.unparse(call.func) if isinstance(call, ast.Call) else ""
+        if func.rpartition(".")[0].endswith("random") and call.args:
+            seed = ast.unparse(call.args[0])
+            module = func.rpartition(".")[0]
+            segment = ast.get_source_segment(where["code"], call.args[0])
+            if segment:
+                line = where["code"].replace(segment, f"{module}.key({seed})", 1)
+                return f"{line}    # a key from the seed; split it for the next draw"
+    return ("key = jax.random.key(0)              # once, from a seed\n"
+            "key, sub = jax.random.split(key)     # a new key for each use\n"
+            "x = jax.random.normal(sub, (3,))")
+
+
 # ------------------------------------------------------------------ @jax.jit on a method
 _METHOD_SELF = re.compile(r"^Error interpreting argument to <function ([\w.<>]+)\.(\w+) at "
                           r"0x[0-9a-f]+> as an abstract array\. The problematic value is of "
@@ -1133,6 +1214,7 @@ _BUILDERS = [
     (lambda e: isinstance(e, jx_errors.KeyReuseError), _key_reuse_card),
     (_is_method_self, _method_card),
     (_is_traced_slice, _slice_card),
+    (_is_seed_as_key, _seed_card),
 ]
 
 

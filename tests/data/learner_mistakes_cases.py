@@ -169,6 +169,12 @@ def _gotchas(jax):
         "static_numpy_array": _said(lambda: jax.jit(scaled, static_argnums=1)(
             1.0, np.arange(3))),
         "static_array_traced": _said(lambda: jax.jit(scaled)(1.0, jnp.arange(3))),
+        # a Python loop on a traced bound, as the cards write it: fori_loop takes traced
+        # bounds, while_loop a traced condition
+        "range_as_fori_loop": int(jax.jit(
+            lambda n: lax.fori_loop(0, n, lambda i, total: total + i, 0))(5)),
+        "while_as_while_loop": int(jax.jit(
+            lambda x, n: x + lax.while_loop(lambda i: i < n, lambda i: i + 1, 0))(10, 20)),
         # a lambda made static where the line jits it (JAX names a lambda's parameters)
         "lambda_static_in_place": _said(lambda: jax.jit(
             lambda v: v if v > 0 else -v, static_argnames=("v",))(1.0)),
@@ -356,6 +362,9 @@ def run(jax):
         # a seed where a key goes
         "seed_as_key": _said(lambda: jax.random.normal(0)),
         "scalar_array_as_key": _said(lambda: jax.random.normal(jnp.array(0))),
+        # the card's fix: the seed made a key in place
+        "seed_made_key": _said(lambda: jax.random.normal(jax.random.key(0), (2,))),
+        "scalar_array_made_key": _said(lambda: jax.random.normal(jax.random.key(jnp.array(0)))),
         # .tolist() of a traced array: JAX's second line names the method
         "tolist_of_tracer": _said_lines(lambda: jax.jit(lambda x: x.tolist())(jnp.ones(2)), 2),
         # a string dtype, named as the user wrote it

@@ -128,7 +128,7 @@ def test_static_advice_for_a_decorated_function_rewrites_its_decorator(shell):
     text, card = shown(shell, DECORATED)
     assert card["kind"] == "integer-conversion"
     assert "count = jax.jit(count" not in card["rewrite"], card["rewrite"]
-    assert card["rewrite"].splitlines()[:3] == [
+    assert card["rewrite"].splitlines()[2:5] == [
         "from functools import partial",
         "@partial(jax.jit, static_argnames=('n',))   # in place of @jax.jit",
         "def count(n):"], card["rewrite"]
@@ -141,9 +141,9 @@ def test_static_advice_for_a_decorated_function_rewrites_its_decorator(shell):
     # that still traced n)
     text, card = shown(shell, DECORATED.replace("@jax.jit\n", "").replace(
         "count(5)", "jax.jit(count)(5)"))
-    assert card["rewrite"].splitlines()[0] == "jax.jit(count, static_argnames=('n',))(5)"
+    assert card["rewrite"].splitlines()[2] == "jax.jit(count, static_argnames=('n',))(5)"
     assert shell.run_cell(DECORATED.replace("@jax.jit\n", "").replace(
-        "count(5)", "assert " + card["rewrite"].splitlines()[0] + " == 10")).success
+        "count(5)", "assert " + card["rewrite"].splitlines()[2] + " == 10")).success
 
 
 def test_float64_warning_names_the_cell_not_its_file(shell):
@@ -415,3 +415,39 @@ def test_static_advice_keeps_the_decorators_own_name_for_jit(shell):
     fixed = cell.replace("@jit\n", "from functools import partial\n"
                          "@partial(jit, static_argnames=('x',))\n")
     assert shell.run_cell(fixed).success and shell.user_ns["_f"] == 12.0
+
+
+@pytest.mark.parametrize("seed, said, made", [
+    ("0", "seed_as_key", "seed_made_key"), ("jnp.array(0)", "scalar_array_as_key",
+                                            "scalar_array_made_key")])
+def test_a_seed_where_a_key_goes_is_made_a_key_in_place(shell, seed, said, made):
+    # JAX: a seed is "invalid PRNG key data"; jax.random.key(seed) in its place works
+    assert JAX[said]["first_line"].startswith("JAX encountered invalid PRNG key data")
+    assert JAX[made] is None
+    text, card = shown(shell, f"_n = jax.random.normal({seed}, (2,))")
+    assert card["kind"] == "seed-as-key" and card["message"] == JAX[said]["first_line"]
+    line = card["rewrite"].split("    #")[0]
+    assert line == f"_n = jax.random.normal(jax.random.key({seed}), (2,))", card["rewrite"]
+    assert shell.run_cell(line).success and shell.user_ns["_n"].shape == (2,)
+
+
+
+def test_a_loop_on_a_traced_bound_becomes_a_lax_loop_that_runs(shell):
+    # JAX: fori_loop takes traced bounds, while_loop a traced condition (the values recorded)
+    assert JAX["range_as_fori_loop"] == 10 and JAX["while_as_while_loop"] == 30
+    text, card = shown(shell, DECORATED)
+    line = card["rewrite"].splitlines()[0].split("    #")[0]
+    assert line == "total = lax.fori_loop(0, n, lambda i, total: total + i, total)", line
+    fixed = DECORATED.replace("    for i in range(n):\n        total += i\n",
+                              f"    {line}\n").replace("count(5)", "_c = count(5)")
+    assert shell.run_cell("from jxkernel import lax\n" + fixed).success
+    assert int(shell.user_ns["_c"]) == JAX["range_as_fori_loop"]
+    # the jit page's while loop
+    cell = ("def g(x, n):\n    i = 0\n    while i < n:\n        i += 1\n    return x + i\n"
+            "_w = jax.jit(g)(10, 20)")
+    text, card = shown(shell, cell)
+    line = card["rewrite"].splitlines()[0].split("    #")[0]
+    assert line == "i = lax.while_loop(lambda i: i < n, lambda i: i + 1, i)", line
+    assert shell.run_cell(cell.replace("    while i < n:\n        i += 1\n",
+                                       f"    {line}\n")).success
+    assert int(shell.user_ns["_w"]) == JAX["while_as_while_loop"]
