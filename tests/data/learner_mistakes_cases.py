@@ -338,6 +338,9 @@ def run(jax):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         jnp.array([1.0], dtype=jnp.float64)     # float64 asked for, x64 off: a warning
+    with warnings.catch_warnings(record=True) as drawn:
+        warnings.simplefilter("always")         # the same, of a random draw (the gotchas')
+        jax.random.uniform(jax.random.key(0), (2,), dtype=jnp.float64)
     return {
         "attribute_of_tracer": _said(lambda: jax.jit(typo)(1.0)),
         "static_list": _said(lambda: jax.jit(zeros, static_argnums=1)(1.0, [2, 3])),
@@ -379,6 +382,11 @@ def run(jax):
         "float64_warning": {"category": caught[0].category.__name__,
                             "at_caller": caught[0].filename == __file__,
                             "first_line": str(caught[0].message).splitlines()[0]},
+        "random_float64_warning": {"category": drawn[0].category.__name__,
+                                   "at_caller": drawn[0].filename == __file__,
+                                   "first_line": str(drawn[0].message).splitlines()[0]},
+        # a list where an array goes: JAX's one line (jxkernel's advice on the next)
+        "sum_of_list": _said(lambda: jnp.sum([1, 2, 3])),
         **_first_errors(jax),
         **_leaks(jax),
         **_gotchas(jax),
