@@ -43,6 +43,9 @@ def _static_hint(found) -> str:
     compared by value): offered when the value depends on a rank-0 input, which may be a Python
     scalar, never when it depends on an array (an input with dimensions), as JAX offers none
     there."""
+    if found is None:       # no jit's trace under it (vmap's alone): nothing can be static
+        return ("Keep it traced: jnp operations or structured control flow (jnp.where, "
+                "lax.cond, lax.fori_loop, ...).")
     if ((found or {}).get("input_type") or "").partition("[")[2].strip("]"):
         return ("It depends on an array argument, which cannot be static (static arguments must "
                 "be hashable Python values): keep it traced, with jnp operations or structured "

@@ -57,15 +57,15 @@ def _leak_text(trace, tracer, path) -> str:
 
 
 def _origin(trace, tracer) -> str:
-    if hasattr(trace, "describe_origin"):
+    made = getattr(tracer, "describe_creation", None)       # a vmap's tracer: its line
+    if made is not None and made():
+        return made()
+    if hasattr(trace, "invars"):
         # a jit's trace (pe.DynamicJaxprTracer._origin_msg): the arguments it depends on are
         # named for an input only, as JAX's, whose finished trace has no equations left
         if tracer._var is not None and tracer._var in trace.invars:
             return trace.describe_origin(tracer)
         return f"The error occurred while tracing {trace.describe_self()}. \n"
-    made = getattr(tracer, "describe_creation", lambda: "")()    # a vmap's: its line
-    if made:
-        return made
     where = getattr(trace, "describe_self", lambda: "a transformation")()
     return f"It was made while tracing {where}.\n"
 

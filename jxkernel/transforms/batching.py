@@ -94,9 +94,9 @@ class BatchTracer(Tracer):
 
     def __init__(self, trace, val, batch_dim: int):
         self._trace, self.val, self.batch_dim = trace, val, batch_dim
-        # the user's line that made it, which the leak checker names (JAX's BatchTracer keeps
-        # it always; looked up only while leaks are checked, to keep vmap's step cheap)
-        self.source_info = user_source_info() if config.jax_check_tracer_leaks else None
+        # the user's line that made it, which a tracer error and the leak checker name (as
+        # JAX's BatchTracer keeps source_info_util.current())
+        self.source_info = user_source_info()
 
     def describe_creation(self) -> str:
         """JAX's BatchTracer._origin_msg: the line that made it, where it was recorded."""
@@ -144,6 +144,10 @@ class BatchTrace(Trace):
 
     def describe_self(self):
         return f"vmap (axis name {self.axis_data.name!r}, size {self.axis_data.size})"
+
+    def describe_origin(self, tracer) -> str:
+        """The line that made `tracer`, in a tracer error (JAX's BatchTracer._origin_msg)."""
+        return tracer.describe_creation() if type(tracer) is BatchTracer else ""
 
 
 # ------------------------------------------------------------------ vmap

@@ -102,6 +102,10 @@ def _leaks(jax):
         _SAVED.clear()
         found["leaked_checked_vmap"] = _said_leak(lambda: jax.vmap(save)(jnp.ones(2)), 6)
         _SAVED.clear()
+    # a vmapped value in Python's `if` and in int(): JAX names the line that made the tracer
+    found["if_under_vmap"] = _said_leak(
+        lambda: jax.vmap(lambda v: v if v > 0 else -v)(jnp.ones(2)), 3)
+    found["int_under_vmap"] = _said_leak(lambda: jax.vmap(lambda v: int(v))(jnp.ones(2)), 4)
     return found
 
 

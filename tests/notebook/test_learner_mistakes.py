@@ -262,7 +262,7 @@ def test_leak_messages_are_jaxs_with_the_frames_that_made_the_value():
     # the traced function to the line (a helper's too), and checking_leaks' JAX names
     ours = facts_of(jxkernel)
     for case in ("leaked_global_from_jit", "leaked_from_helper_in_jit", "leaked_from_scan_body",
-                 "leaked_checked_jit", "leaked_checked_vmap"):
+                 "leaked_checked_jit", "leaked_checked_vmap", "if_under_vmap", "int_under_vmap"):
         assert ours[case] == JAX[case], case
     assert JAX["leaked_checked_vmap"]["lines"][3] == \
         "This BatchTracer with object id N was created on line:"
