@@ -195,7 +195,8 @@ def _gotchas(jax):
         "slice_static": jax.jit(lambda v, n: v[:n], static_argnames=("n",))(
             jnp.arange(5), 3).tolist(),
         "static_array_as_shape_tuple": _said(lambda: jax.jit(
-            lambda x, s: jnp.zeros(s) + x, static_argnums=1)(1.0, tuple(np.array([2, 3]).tolist()))),
+            lambda x, s: jnp.zeros(s) + x, static_argnums=1)(
+                1.0, tuple(np.array([2, 3]).tolist()))),
     }
 
 
