@@ -148,6 +148,7 @@ def _gotchas(jax):
         "iterator_as_operand": operand_address(
             lambda: lax.cond(True, lambda it: 1, lambda it: 0, iter(range(3)))),
         "hash_of_tracer": _said(lambda: jax.jit(lambda v: {v: 1})(1.0)),
+        "typeof_of_str": _said(lambda: jax.typeof("text")),     # (a str: its type unquoted)
         # a traced size in lax.dynamic_slice: JAX's shape error, with jit's lines
         "dynamic_slice_traced_size": _said_here(lambda: jax.jit(
             lambda v, n: lax.dynamic_slice(v, (0,), (n,)))(jnp.arange(5), 3), 3),
