@@ -189,7 +189,9 @@ def get_aval(x) -> ShapedArray:
         return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
     if getattr(aval, "is_high", False):     # a tracer of a library's type (core/hijax.py)
         return aval
-    raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type")  # (JAX's)
+    # JAX's words: its typeof quotes the type, its rule for a str does not
+    kind = type(x) if isinstance(x, str) else f"'{type(x)}'"
+    raise TypeError(f"Argument '{x}' of type {kind} is not a valid JAX type")
 
 
 def is_sharding(x) -> bool:

@@ -43,6 +43,9 @@ def _static_hint(found) -> str:
     compared by value): offered when the value depends on a rank-0 input, which may be a Python
     scalar, never when it depends on an array (an input with dimensions), as JAX offers none
     there."""
+    if found is None:       # no jit's trace under it (vmap's alone): nothing can be static
+        return ("Keep it traced: jnp operations or structured control flow (jnp.where, "
+                "lax.cond, lax.fori_loop, ...).")
     if ((found or {}).get("input_type") or "").partition("[")[2].strip("]"):
         return ("It depends on an array argument, which cannot be static (static arguments must "
                 "be hashable Python values): keep it traced, with jnp operations or structured "
@@ -78,7 +81,7 @@ class ConcretizationTypeError(JAXTypeError):
     """A concrete Python value was needed from a traced (abstract) array."""
 
     def __init__(self, tracer, context: str = ""):
-        _record_tracer(self, tracer)
+        record_tracer(self, tracer)
         super().__init__(
             f"Abstract tracer value encountered where concrete value is expected: traced array "
             f"with shape {_shape_of(tracer)}\n"
@@ -93,10 +96,10 @@ def shape_error(shape: tuple, tracer) -> TypeError:
         f"Shapes must be 1D sequences of concrete values of integer type, got {shape}.\n"
         f"If using `jit`, try using `static_argnums` or applying `jit` to smaller "
         f"subfunctions.\n{_origin(tracer)}")
-    return _record_tracer(error, tracer)
+    return record_tracer(error, tracer)
 
 
-def _record_tracer(error, tracer):
+def record_tracer(error, tracer):
     """`error` carrying the traced arguments and provenance of `tracer` (the notebook's
     error card reads them)."""
     error.arg_names, error.provenance = _traced_arguments(tracer), provenance(tracer)
@@ -105,7 +108,7 @@ def _record_tracer(error, tracer):
 
 class TracerBoolConversionError(ConcretizationTypeError):
     def __init__(self, tracer):
-        _record_tracer(self, tracer)
+        record_tracer(self, tracer)
         TypeError.__init__(
             self,
             f"Attempted boolean conversion of traced array with shape {_shape_of(tracer)}.\n"
@@ -121,7 +124,7 @@ class TracerBoolConversionError(ConcretizationTypeError):
 
 class TracerIntegerConversionError(JAXTypeError):
     def __init__(self, tracer):
-        _record_tracer(self, tracer)
+        record_tracer(self, tracer)
         super().__init__(
             f"The __index__() method was called on traced array with shape "
             f"{_shape_of(tracer)}\n{_origin(tracer)}{_static_hint(self.provenance)}\n"
@@ -130,7 +133,7 @@ class TracerIntegerConversionError(JAXTypeError):
 
 class TracerArrayConversionError(JAXTypeError):
     def __init__(self, tracer):
-        _record_tracer(self, tracer)
+        record_tracer(self, tracer)
         super().__init__(
             f"The numpy.ndarray conversion method __array__() was called on traced array with "
             f"shape {_shape_of(tracer)}\n{_origin(tracer)}"

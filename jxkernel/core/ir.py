@@ -71,6 +71,9 @@ class SourceInfo(NamedTuple):
 
     `code` and `lasti` (the frame's code object and instruction offset) are kept so that the
     column and qualified name, needed only when printed, cost nothing at trace time.
+    `caller` is the SourceInfo of the user's frame that called this one, up to the function
+    being traced (JAX's traceback, which each trace_to_jaxpr cuts there): the frames an
+    UnexpectedTracerError lists as "the final 5 stack frames" when the value was created.
     `name_stack` is JAX's name stack of the equation, relative to the jaxpr holding it: the
     transformations and scopes it was made under, outermost first (`("transpose(", "jvp(")`;
     a transformation ends in "(", see source_info.stack_text), which lowering writes into each
@@ -85,6 +88,7 @@ class SourceInfo(NamedTuple):
     code: Any = None
     lasti: int = -1
     name_stack: tuple = ()
+    caller: Any = None
 
     @property
     def column(self) -> int | None:
@@ -384,8 +388,36 @@ def pp_jaxpr(jaxpr: Jaxpr, names: Names, indent: int, source_info=False, width=8
         one_line = " ".join([head, "; ".join(eqns), tail]) if eqns else f"{head}  {tail}"
         if indent + prefix + _width(one_line) <= width:
             return one_line
-    body = "".join(f"\n{' ' * (indent + 4)}{e}" for e in eqns)
-    return f"{head}{body}\n{' ' * (indent + 2)}{tail}"
+    # on lines of their own: binders and results filled to the width, as JAX's printer fills
+    # their groups of breaks; no equations leave the body's one line blank, as JAX's
+    more, col = indent + 4, indent + prefix + len("{ lambda ")
+    consts, col = _fill([pp_binder(v, names) for v in jaxpr.constvars], col, more, width)
+    ins, _ = _fill([pp_binder(v, names) for v in jaxpr.invars], col + 2, more, width)
+    outs, _ = _fill([names(v) for v in jaxpr.outvars], indent + 6, more, width, ",")
+    tail = f"in ({outs},) }}" if len(jaxpr.outvars) == 1 else f"in ({outs}) }}"
+    body = "".join(f"\n{' ' * more}{e}" for e in eqns) or f"\n{' ' * more}"
+    return f"{{ lambda {consts}; {ins}. let{body}\n{' ' * (indent + 2)}{tail}"
+
+
+def _fill(items: list, col: int, indent: int, width: int, sep: str = "") -> tuple:
+    """(`items` as one text from column `col`, the column where it ends): each item after the
+    first on the same line while that line is shorter than `width`, else on a new line at
+    `indent` (JAX's printer decides each `group(brk())` by the break alone); `sep` after each
+    but the last.
+
+    >>> _fill(["a:f32[]", "b:f32[]"], 76, 4, 80)
+    ('a:f32[]\n    b:f32[]', 11)
+    """
+    text = ""
+    for i, item in enumerate(items):
+        if i:
+            text, col = text + sep, col + len(sep)
+            if col < width:
+                text, col = text + " ", col + 1
+            else:
+                text, col = text + "\n" + " " * indent, indent
+        text, col = text + item, col + len(item)
+    return text, col
 
 
 def _jaxprs_in_params(params):

@@ -18,7 +18,7 @@ import gc
 import sys
 import types
 
-from .trace import Tracer
+from .trace import Tracer, _jax_name
 
 _MAX_DEPTH = 8        # how far up the chain of referrers to look for a holder
 
@@ -46,18 +46,28 @@ def ensure_no_leaks(finished) -> None:
             if path:
                 leaks.append(_leak_text(trace, tracer, path))
     if leaks:
-        raise Exception(f"Leaked trace {type(trace).__name__}. Leaked tracer(s):\n\n"
+        raise Exception(f"Leaked trace {_jax_name(type(trace))}. Leaked tracer(s):\n\n"
                         + "\n".join(leaks))
 
 
 def _leak_text(trace, tracer, path) -> str:
-    origin = getattr(trace, "describe_origin", None)
-    if origin is not None:          # a jit's trace: JAX's words (the tracer's _origin_msg)
-        head = origin(tracer)
-    else:
-        where = getattr(trace, "describe_self", lambda: "a transformation")()
-        head = f"It was made while tracing {where}.\n"
-    return f"{tracer._short_repr()}\n{head}" + "".join(path)
+    """One leaked tracer as JAX's leaked_tracer_error tells it: its repr, its _origin_msg, and
+    the chain of holders."""
+    return f"{tracer._short_repr()}\n{_origin(trace, tracer)}" + "".join(path)
+
+
+def _origin(trace, tracer) -> str:
+    made = getattr(tracer, "describe_creation", None)       # a vmap's tracer: its line
+    if made is not None and made():
+        return made()
+    if hasattr(trace, "invars"):
+        # a jit's trace (pe.DynamicJaxprTracer._origin_msg): the arguments it depends on are
+        # named for an input only, as JAX's, whose finished trace has no equations left
+        if tracer._var is not None and tracer._var in trace.invars:
+            return trace.describe_origin(tracer)
+        return f"The error occurred while tracing {trace.describe_self()}. \n"
+    where = getattr(trace, "describe_self", lambda: "a transformation")()
+    return f"It was made while tracing {where}.\n"
 
 
 def _referrers(obj, scratch: set) -> list:
@@ -94,7 +104,7 @@ def _module_of_globals(holder):
 
 
 def _describe(obj) -> str:
-    return f"<{type(obj).__name__} {id(obj)}>"
+    return f"<{_jax_name(type(obj))} {id(obj)}>"
 
 
 def _describe_holder(holder, obj) -> str:

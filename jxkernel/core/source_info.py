@@ -51,18 +51,58 @@ def user_source_info(skip: int = 1) -> SourceInfo | None:
     """SourceInfo of the innermost frame (above `skip` frames) that is not jxkernel's."""
     frame = sys._getframe(skip)
     while frame is not None:
-        code = frame.f_code
-        if not _internal(code):
-            # keyed by instruction, not line: two calls on one line differ in column. The id
-            # is unique while the entry lives: its SourceInfo holds the code object.
-            key = (id(code), frame.f_lasti)
-            info = _infos.get(key)
-            if info is None:
-                info = _infos[key] = SourceInfo(code.co_filename, frame.f_lineno, code.co_name,
-                                                code, frame.f_lasti)
-            return info
+        if not _internal(frame.f_code):
+            return _frame_info(frame, None)
         frame = frame.f_back
     return None
+
+
+_MAX_CALLERS = 4        # JAX's tracer errors list 5 frames: the line and 4 callers
+
+
+def traced_source_info(skip: int = 1) -> SourceInfo | None:
+    """user_source_info with its callers (`SourceInfo.caller`): the user's frames above it up
+    to the function being traced, where a trace boundary (trace_to_jaxpr) stops the walk, as
+    JAX's TracebackScope cuts the traceback each trace_to_jaxpr records."""
+    frame = sys._getframe(skip)
+    while frame is not None and _internal(frame.f_code):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    users = [frame]
+    above = frame.f_back
+    for _ in range(32):             # a bounded walk: a trace with no boundary above it
+        if above is None or above.f_code in trace_boundaries or len(users) > _MAX_CALLERS:
+            break
+        if not _internal(above.f_code):
+            users.append(above)
+        above = above.f_back
+    info = None
+    for user in reversed(users):    # outermost first: each line keyed by its caller's
+        info = _frame_info(user, info)
+    return info
+
+
+def _frame_info(frame, caller: SourceInfo | None) -> SourceInfo:
+    # keyed by instruction, not line: two calls on one line differ in column. The ids are
+    # unique while the entry lives: its SourceInfo holds the code object and its caller.
+    code = frame.f_code
+    key = (id(code), frame.f_lasti) if caller is None else (id(code), frame.f_lasti, id(caller))
+    info = _infos.get(key)
+    if info is None:
+        info = _infos[key] = SourceInfo(code.co_filename, frame.f_lineno, code.co_name,
+                                        code, frame.f_lasti, (), caller)
+    return info
+
+
+def creation_frames(info: SourceInfo, count: int = 5) -> list:
+    """The last `count` user frames that made an equation, outermost first (JAX's
+    `source_info_util.summarize(info, num_frames=count)`, as lines)."""
+    frames = []
+    while info is not None and len(frames) < count:
+        frames.append(info)
+        info = info.caller
+    return frames[::-1]
 
 
 class _Replaying(threading.local):
@@ -79,7 +119,7 @@ def eqn_source_info(skip: int = 1) -> SourceInfo | None:
     recording trace began (JAX's `source_info.name_stack`, relative to the jaxpr)."""
     info = replaying.source_info
     if info is None:
-        info = user_source_info(skip + 1)
+        info = traced_source_info(skip + 1)
     names = _trace_ctx.names
     if names:
         base = _trace_ctx.trace.name_base

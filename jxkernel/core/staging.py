@@ -33,7 +33,7 @@ from .check import check_jaxpr
 from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, SourceInfo, Var
 from .primitive import const_folding_rules, forwarding_rules, staging_rules
 from .sharding_types import abstract_eval
-from .source_info import eqn_source_info, trace_boundaries
+from .source_info import creation_frames, eqn_source_info, trace_boundaries
 from .trace import (Trace, Tracer, aval_text, current_trace, key_reuse, new_trace,
                     set_current_trace)
 from .avals import typeof_rules
@@ -80,6 +80,7 @@ class _RefOperand(Exception):
 
 class JaxprTrace(Trace):
     """Records primitives into a jaxpr (JAX's DynamicJaxprTrace)."""
+    _jax_class_name = "DynamicJaxprTrace"     # JAX's name for it, in its messages
     tracer_type = JaxprTracer    # the class of its tracers (partial evaluation has its own)
     requires_low = False         # True: a HiPrimitive runs its to_lojax (core/hijax_lower.py)
     forwards = True              # forwarding_rules apply (core/primitive.py)
@@ -302,12 +303,13 @@ class JaxprTrace(Trace):
         return text + (" This concrete value was not available in Python because it depends "
                        f"on the value{'s' if len(args) > 1 else ''} of {which}.\n")
 
-    def describe_creation(self, tracer) -> str:
-        """The line that made `tracer` ("a.py:9:8 (leak)"), or "" where no equation did."""
+    def describe_creation(self, tracer) -> list[str]:
+        """The user's frames that made `tracer`, outermost first, the line itself last
+        (["a.py:12:8 (f)", "a.py:9:8 (helper)"]), or [] where no equation did."""
         for eqn in self.eqns:
             if tracer._var in eqn.outvars and eqn.source_info:
-                return str(eqn.source_info)
-        return ""
+                return [str(frame) for frame in creation_frames(eqn.source_info)]
+        return []
 
 
     def provenance(self, tracer) -> dict | None:

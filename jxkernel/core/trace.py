@@ -258,7 +258,7 @@ class Tracer:
         return attr
 
     def __hash__(self):
-        raise TypeError(f"unhashable type: {type(self).__name__}. Traced arrays cannot be "
+        raise TypeError(f"unhashable type: '{_jax_name(type(self))}'\nTraced arrays cannot be "
                         f"dictionary keys or static arguments.")
 
     def __repr__(self):
@@ -316,6 +316,9 @@ def value_text(x) -> str:
     return x._short_repr() if isinstance(x, Tracer) else str(x)
 
 
+_CREATION_FRAMES = 5     # JAX's jax_tracer_error_num_traceback_frames, left at its default
+
+
 def escaped_tracer_error(tracer: Tracer) -> errors.UnexpectedTracerError:
     """JAX's UnexpectedTracerError for `tracer` used after its trace ended, in JAX's words:
     the value's type and tracer class, the function traced when it leaked, and its line."""
@@ -334,10 +337,13 @@ def escaped_tracer_error(tracer: Tracer) -> errors.UnexpectedTracerError:
         lines.append(f"The function being traced when the value leaked was {info.fun_name} "
                      f"at {info.source.file}:{info.source.line} traced for "
                      f"{info.transformation}.")
-    made = getattr(trace, "describe_creation", lambda t: "")(tracer)
-    if made:
+    frames = getattr(trace, "describe_creation", lambda t: [])(tracer)
+    if frames:
         rule = "-" * 30
-        lines += [rule, f"The leaked intermediate value was created on line {made}. ", rule, ""]
+        lines += [rule, f"The leaked intermediate value was created on line {frames[-1]}. ",
+                  rule, f"When the value was created, the final {_CREATION_FRAMES} stack frames "
+                  "(most recent last) excluding JAX-internal frames were:", rule, *frames,
+                  rule, ""]
     lines += ["To catch the leak earlier, try setting the environment variable "
               "JAX_CHECK_TRACER_LEAKS or using the `jax.checking_leaks` context manager.",
               "See https://docs.jax.dev/en/latest/errors.html#jax.errors.UnexpectedTracerError"]

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray, get_aval
+from ..core.errors import shape_error
 from ..core.mesh import NamedSharding, PartitionSpec
 # declared in core so that transforms/ can bind them; their rules are here
 from ..core.interpreter_primitives import broadcast_in_dim_p, reshape_p, transpose_p
@@ -28,6 +29,7 @@ from ..core.interpreter_primitives import reduce_sum  # (reductions.py builds on
 from ..core.interpreter_primitives import convert_element_type as _convert_element_type
 from ..core.ir import param_printers
 from ..core.symbolic import index_or_symbolic, is_symbolic
+from ..core.trace import Tracer
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               forwarding_rules, lowering_rules, numpy_rules, sharding_rules,
                               sharding_typing_rules, transpose_rules)
@@ -63,6 +65,9 @@ def canonicalize_shape(shape) -> tuple:
     except TypeError:
         if any(map(is_symbolic, shape)):         # jax.export's symbolic dimensions
             return tuple(map(index_or_symbolic, shape))
+        traced = next((d for d in shape if isinstance(d, Tracer)), None)
+        if traced is not None:      # JAX's lines on jit and the argument it depends on
+            raise shape_error(tuple(shape), traced) from None
         raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, "
                         f"got {shape}.") from None
 

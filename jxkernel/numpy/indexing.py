@@ -27,7 +27,7 @@ import numpy as np
 from .. import lax
 from ..core import dtypes
 from ..core.errors import (ConcretizationTypeError, InconclusiveDimensionOperation,
-                           NonConcreteBooleanIndexError)
+                           NonConcreteBooleanIndexError, record_tracer)
 from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
 from ..lax import conversion
@@ -130,9 +130,9 @@ def _check_slice(s: slice, position: int) -> slice:
     """A slice with plain-int entries (concrete arrays allowed), else JAX's IndexError."""
     parts = []
     for v in (s.start, s.stop, s.step):
-        if v is not None and _concrete_value(v) is None:
-            raise IndexError(f"Slice entries must be static integers. Got {s} at position "
-                             f"{position}")
+        if v is not None and _concrete_value(v) is None:    # (with where v came from)
+            raise record_tracer(IndexError(f"Slice entries must be static integers. Got {s} "
+                                           f"at position {position}"), v)
         parts.append(None if v is None else operator.index(v))
     return slice(*parts)
 

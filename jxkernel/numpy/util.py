@@ -66,7 +66,8 @@ def check_arraylike(fun_name: str, *args) -> None:
     """A TypeError naming the function and argument position if one is not an array."""
     for i, arg in enumerate(args):
         if not is_arraylike(arg):
-            hint = " Use jnp.asarray/jnp.array to turn a list or tuple into an array." \
+            # JAX's line, then ours (on a line of its own: the first line is JAX's)
+            hint = "\nUse jnp.asarray/jnp.array to turn a list or tuple into an array." \
                 if isinstance(arg, (list, tuple)) else ""
             raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got "
                             f"{_type_text(arg)} at position {i}.{hint}")

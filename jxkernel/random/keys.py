@@ -26,6 +26,7 @@ from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval, typeof_rules
 from ..core.basearray import Array, OverData
 from ..core.mesh import NamedSharding, PartitionSpec, get_mesh
+from ..core.source_info import user_stacklevel
 from ..lax.sharding import laid_out
 from ..numpy import array_methods, indexing as _indexing
 from ..xla import array as _xla_array
@@ -550,7 +551,7 @@ def user_dtype(dtype, default, fun_name=""):
                       f"truncated to dtype {out}. To enable more dtypes, set the jax_enable_x64 "
                       f"configuration option or the JAX_ENABLE_X64 shell environment variable. "
                       f"See https://github.com/jax-ml/jax#current-gotchas for more.",
-                      UserWarning, stacklevel=3)
+                      UserWarning, stacklevel=user_stacklevel())    # the user's line
     return out
 
 

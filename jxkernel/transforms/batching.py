@@ -21,7 +21,7 @@ from ..core.ir import ClosedJaxpr
 from ..core.lru import TRACES, WeakLRU
 from ..core.primitive import axis_batching_rules
 from ..core.primitive import rule as _rule
-from ..core.source_info import name_scope
+from ..core.source_info import name_scope, user_source_info
 from ..core.trace import Trace, Tracer, aval_text, new_trace, set_current_trace
 from . import batch_util as bu
 from .batch_util import not_mapped
@@ -90,10 +90,20 @@ def _check_unmapped(ema, leaves, axes) -> None:
 
 
 class BatchTracer(Tracer):
-    __slots__ = ("val", "batch_dim")
+    __slots__ = ("val", "batch_dim", "source_info")
 
     def __init__(self, trace, val, batch_dim: int):
         self._trace, self.val, self.batch_dim = trace, val, batch_dim
+        # the user's line that made it, which a tracer error and the leak checker name (as
+        # JAX's BatchTracer keeps source_info_util.current())
+        self.source_info = user_source_info()
+
+    def describe_creation(self) -> str:
+        """JAX's BatchTracer._origin_msg: the line that made it, where it was recorded."""
+        if self.source_info is None:
+            return ""
+        return (f"This BatchTracer with object id {id(self)} was created on line:\n"
+                f"  {self.source_info}\n")
 
     @property
     def aval(self):
@@ -134,6 +144,10 @@ class BatchTrace(Trace):
 
     def describe_self(self):
         return f"vmap (axis name {self.axis_data.name!r}, size {self.axis_data.size})"
+
+    def describe_origin(self, tracer) -> str:
+        """The line that made `tracer`, in a tracer error (JAX's BatchTracer._origin_msg)."""
+        return tracer.describe_creation() if type(tracer) is BatchTracer else ""
 
 
 # ------------------------------------------------------------------ vmap

@@ -189,7 +189,7 @@ class Arguments:
                 except TypeError as e:
                     error = ValueError(
                         f"Non-hashable static arguments are not supported. An error occurred "
-                        f"while trying to hash an object of type {type(value)}, {value!r}, passed "
+                        f"while trying to hash an object of type {type(value)}, {value}, passed "
                         f"as static argument '{name}' of {self.name}. The error was:\n"
                         f"TypeError: {e}\n{_unhashable_advice(name, value, pos)}")
                     # the notebook's card reads how the function uses it (views/argument_uses)
@@ -326,12 +326,14 @@ def leaf_aval(x, index_name, fun=None) -> ShapedArray:
 def not_an_array(fun, index_name, x) -> TypeError:
     """JAX's error for an argument that is no array (a string, an object), naming the
     function as `str(fun)` does and the argument by its path (JAX's pjit._infer_params)."""
-    return TypeError(f"Error interpreting argument to {fun} as an abstract array. The "
-                     f"problematic value is of type {type(x)} and was passed to the function at "
-                     f"path {index_name()}.\nThis typically means that a jit-wrapped function "
-                     f"was called with a non-array argument, and this argument was not marked "
-                     f"as static using the static_argnums or static_argnames parameters of "
-                     f"jax.jit.")
+    error = TypeError(f"Error interpreting argument to {fun} as an abstract array. The "
+                      f"problematic value is of type {type(x)} and was passed to the function "
+                      f"at path {index_name()}.\nThis typically means that a jit-wrapped "
+                      f"function was called with a non-array argument, and this argument was "
+                      f"not marked as static using the static_argnums or static_argnames "
+                      f"parameters of jax.jit.")
+    error.value = x             # the notebook's card reads its fields (a method's `self`)
+    return error
 
 
 def abstract_leaf_aval(x, index_name, fun=None) -> ShapedArray:

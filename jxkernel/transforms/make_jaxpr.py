@@ -45,7 +45,7 @@ def _trace_flat(fun, static_argnums, args, kwargs, transformation):
         except TypeError as e:
             raise ValueError(f"Non-hashable static arguments are not supported. An error "
                              f"occurred while trying to hash an object of type {type(value)}, "
-                             f"{value!r}. The error was:\nTypeError: {e}\n") from None
+                             f"{value}. The error was:\nTypeError: {e}\n") from None
     flat, out_tree = flatten_fun(
         lambda dyn_args, dyn_kwargs: fun(*merge_static(static, dyn_args, len(args)),
                                          **dyn_kwargs), treedef)

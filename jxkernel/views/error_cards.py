@@ -19,7 +19,9 @@ integer-conversion (TracerIntegerConversionError), array-conversion
 (ValueError: non-hashable static argument), vmap-sizes (ValueError: inconsistent sizes along
 in_axes), loop-carry (TypeError: a scan/while_loop/fori_loop carry changing type),
 boolean-index (NonConcreteBooleanIndexError), immutable-array (TypeError: `x[i] = v`),
-key-reuse (KeyReuseError, with jax_debug_key_reuse).
+key-reuse (KeyReuseError, with jax_debug_key_reuse), jit-method (TypeError: `@jax.jit` on a
+method, its `self` no array), traced-slice (IndexError: `x[:n]` with a traced bound),
+seed-as-key (TypeError: a seed given to jax.random where a key goes).
 
 With `%load_ext jxkernel`, the exception handler of notebook/tracebacks.py shows the card
 after the filtered traceback (also for `%%jit` cells and `%jaxpr`, through
@@ -56,6 +58,7 @@ The MIME bundle `application/vnd.jxkernel.error+json` (`ErrorCard.to_json()`):
 from __future__ import annotations
 
 import ast
+import inspect
 import linecache
 import os
 import re
@@ -215,15 +218,30 @@ def _static_fix(origin, where=None, exc=None) -> str:
     function = origin.get("function") or "f"
     if function.startswith("cell["):
         return f"%%jit --static {arg}"
-    if not function.isidentifier():                   # a lambda: name it to mark it static
-        return f"jax.jit(f, static_argnames=({arg!r},))"
+    if not function.isidentifier():       # a lambda: static where the line jits it, else named
+        return _lambda_static(where, arg) or f"jax.jit(f, static_argnames=({arg!r},))"
     decorator, header = _jit_decorator(where, function)
     if decorator:
+        # the decorator's own name for jit: `@jit` after `from jax import jit` has no `jax`
         return (f"from functools import partial\n"
-                f"@partial(jax.jit, static_argnames=({arg!r},))   # in place of {decorator}\n"
-                f"{header}")
+                f"@partial({decorator[1:]}, static_argnames=({arg!r},))   # in place of "
+                f"{decorator}\n{header}")
     return _rebound(_jit_caller(exc, function), function, arg) or \
         f"{function} = jax.jit({function}, static_argnames=({arg!r},))"
+
+
+def _lambda_static(where, arg) -> str:
+    """The user's line `jax.jit(lambda x: ...)(...)` with `arg` static_argnames there (JAX
+    names a lambda's parameters as a def's), or "" when the line jits no such lambda."""
+    tree = _parse_line(where)
+    for call in ast.walk(tree) if tree is not None else ():
+        if isinstance(call, ast.Call) and ast.unparse(call.func) in ("jax.jit", "jit") and \
+                len(call.args) == 1 and isinstance(call.args[0], ast.Lambda) and \
+                arg in [a.arg for a in call.args[0].args.args] and not call.keywords:
+            call.keywords.append(ast.keyword("static_argnames",
+                                             ast.Tuple([ast.Constant(arg)], ast.Load())))
+            return ast.unparse(tree)
+    return ""
 
 
 def _jit_caller(exc, function):
@@ -359,8 +377,14 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
         astype = (f"{code.replace(pulls.group(0), '', 1)}   # the array itself, traced: "
                   f"no .{pulls.group(1)}()")
     if static:
-        rewrite = static + (f"\n# then this line sees a Python value:\n{code}" if code else "")
+        in_place = static == _lambda_static(where, origin["argument"])   # the line itself
+        rewrite = static + (f"\n# then this line sees a Python value:\n{code}"
+                            if code and not in_place else "")
         rewrite += f"\n# or, if an array is fine here, keep it traced:\n{astype}" if astype else ""
+        loop = _range_loop_rewrite(where) if where else ""
+        if loop:                    # JAX's fori_loop takes traced bounds: nothing static
+            rewrite = (f"{loop}\n# or, if {origin['argument']} is a Python int that seldom "
+                       f"changes (each new value compiles anew):\n{rewrite}")
     elif pulls:                                       # not a size: the number itself
         rewrite = astype
     elif astype:
@@ -467,19 +491,27 @@ def _branch_rewrite(where) -> str:
             whole, part = ast.unparse(stmt), ast.unparse(node)
             if part in whole:
                 where_, cond = whole.replace(part, where_, 1), whole.replace(part, cond, 1)
-        return f"{where_}\n# or, to run only one branch:\n{cond}"
+        return f"{where_}\n{_ONE_BRANCH}\n{cond}"
     if isinstance(node, ast.If):
         simple = _simple_if(node)
         test = ast.unparse(node.test)
         if simple is not None:
             head, a, b = simple
-            return (f"{head}jnp.where({test}, {a}, {b})\n# or, to run only one branch:\n"
+            return (f"{head}jnp.where({test}, {a}, {b})\n{_ONE_BRANCH}\n"
                     f"{head}lax.cond({test}, lambda: {a}, lambda: {b})")
         return (f"def true_branch(operands): ...     # the `if` body, returning its results\n"
                 f"def false_branch(operands): ...    # the `else` body, same result types\n"
                 f"result = lax.cond({test}, true_branch, false_branch, operands)")
+    if isinstance(node, ast.BoolOp):        # `a and b` of traced booleans: elementwise
+        return _logical_rewrite(node)
     if isinstance(node, ast.While):
         test = ast.unparse(node.test)
+        step = _one_update(node.body)
+        if step is not None and step[0] in {n.id for n in ast.walk(node.test)
+                                            if isinstance(n, ast.Name)}:
+            name, value = step
+            return (f"{name} = lax.while_loop(lambda {name}: {test}, lambda {name}: {value}, "
+                    f"{name})    # the loop, traced: {name} its state")
         return (f"def cond_fun(state): return {test}   # in terms of the loop state\n"
                 f"def body_fun(state): ...              # the loop body, returning the new state\n"
                 f"state = lax.while_loop(cond_fun, body_fun, state)")
@@ -487,8 +519,65 @@ def _branch_rewrite(where) -> str:
             "y = lax.cond(cond, true_fn, false_fn, *operands)   # one branch runs")
 
 
+# lax.cond needs both branches of one type (JAX 0.10.2: "cond branches must have equal output
+# types"): `3. * x ** 2` and `-4 * x` of an int x are not, where jnp.where promotes them
+_ONE_BRANCH = ("# or, to run only one branch (both must give the same dtype and shape: "
+               "cast one with .astype where they differ):")
+
+
+def _logical_rewrite(node) -> str:
+    """`a and b` (or `or`) as jnp.logical_and / logical_or of the operands, in the user's
+    statement: JAX's control-flow guide's fix, which jit traces."""
+    word = "and" if isinstance(node.op, ast.And) else "or"
+    name = f"jnp.logical_{word}"
+    *rest, last = [ast.unparse(v) for v in node.values]
+    text = last
+    for value in reversed(rest):
+        text = f"{name}({value}, {text})"
+    stmt = getattr(node, "_statement", None)
+    if stmt is not None and ast.unparse(node) in ast.unparse(stmt):
+        text = ast.unparse(stmt).replace(ast.unparse(node), text, 1)
+    return f"{text}    # elementwise, traced: Python's `{word}` needs one True or False"
+
+
+def _one_update(body):
+    """(name, its new value) when a loop's body is one update of one name (`i += 1`, `total
+    = total + i`), else None: the state and step of a lax loop."""
+    if len(body) != 1:
+        return None
+    stmt = body[0]
+    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+        name = stmt.target.id
+        return name, ast.unparse(ast.BinOp(ast.Name(name), stmt.op, stmt.value))
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+            isinstance(stmt.targets[0], ast.Name):
+        return stmt.targets[0].id, ast.unparse(stmt.value)
+    return None
+
+
+def _range_loop_rewrite(where) -> str:
+    """`for i in range(n): total += i` with a traced n, as lax.fori_loop (its bounds may be
+    traced), or "" when the line is no such loop."""
+    tree = _parse_file((where or {}).get("_path"))
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.For) and node.lineno == where["line"] and \
+                isinstance(node.target, ast.Name) and isinstance(node.iter, ast.Call) and \
+                ast.unparse(node.iter.func) == "range" and 1 <= len(node.iter.args) <= 2 \
+                and not node.orelse:
+            step = _one_update(node.body)
+            if step is None:
+                return ""
+            name, value = step
+            bounds = [ast.unparse(a) for a in node.iter.args]
+            start, stop = (["0"] + bounds)[-2:]
+            return (f"{name} = lax.fori_loop({start}, {stop}, lambda {node.target.id}, {name}: "
+                    f"{value}, {name})    # the loop, traced: {name} its state")
+    return ""
+
+
 def _node_at(where):
-    """The `if`/`while` statement or conditional expression at the user's line, or None."""
+    """The `if`/`while` statement or conditional expression at the user's line, else its
+    `and`/`or`, or None."""
     if not where:
         return None
     tree = _parse_file(where.get("_path"))
@@ -499,9 +588,12 @@ def _node_at(where):
         if isinstance(node, (ast.If, ast.While, ast.IfExp)) and node.lineno == where["line"]:
             if found is None or isinstance(node, ast.IfExp):   # the expression beats its line
                 found = node
+    if found is None:       # `return a and b`: no branch on the line, the `and` is the test
+        found = next((n for n in ast.walk(tree) if isinstance(n, ast.BoolOp)
+                      and n.lineno == where["line"]), None)
     if isinstance(found, ast.If):
         found._parent_body = _siblings(tree, found)
-    if isinstance(found, ast.IfExp):
+    if isinstance(found, (ast.IfExp, ast.BoolOp)):
         found._statement = _simple_statement_of(tree, found)
     return found
 
@@ -579,6 +671,10 @@ def _unhashable_card(exc, where, called_from) -> ErrorCard:
         return _object_card(str(exc), type_name, arg, function, where, called_from)
     hashable = _hashable_text(type_name, value_text)
     code = where["code"] if where else ""
+    traced = _traced_call(code, function, arg)
+    if traced and (hashable is None or type_name == "dict"):
+        return _traced_static_card(type_name, value_text, arg, function, traced, hashable,
+                                   where, called_from)
     if hashable and value_text in code:
         rewrite = code.replace(value_text, hashable, 1)
     elif hashable:
@@ -600,6 +696,49 @@ def _unhashable_card(exc, where, called_from) -> ErrorCard:
              f"only computes with {arg} (a shape, a size or a loop count must stay static), "
              f"make {arg} traced."),
         rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        origin={"argument": arg, "value_type": type_name, "value": value_text,
+                "function": function},
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.jit.html")
+
+
+def _traced_call(code, function, arg) -> str:
+    """The user's line `jax.jit(f, static_argnums=1)(x, value)` with `arg` made traced (the
+    static keyword dropped), or "" when the line makes no such jit or marks more static."""
+    tree = _parse_line({"code": code}) if code else None
+    for call in ast.walk(tree) if tree is not None else ():
+        if isinstance(call, ast.Call) and ast.unparse(call.func) in ("jax.jit", "jit") and \
+                [ast.unparse(a) for a in call.args] == [function]:
+            static = [k for k in call.keywords if k.arg in ("static_argnums", "static_argnames")]
+            if len(static) != 1 or isinstance(static[0].value, (ast.Tuple, ast.List)) and \
+                    len(static[0].value.elts) != 1:
+                return ""
+            call.keywords.remove(static[0])
+            return ast.unparse(tree)
+    return ""
+
+
+def _traced_static_card(type_name, value_text, arg, function, traced, hashable, where,
+                        called_from) -> ErrorCard:
+    """An array or a dict as a static argument, at a line that makes the jit: the same line
+    with it traced (JAX traces an array, and a dict of numbers is a pytree of traced leaves),
+    and, where its values must be Python numbers while tracing, a hashable form. A dict as a
+    tuple of pairs is read back with dict(...) (JAX 0.10.2: `d['a']` of the tuple raises)."""
+    if type_name == "dict":
+        alternative = (f"# or, if {function} needs its values as Python numbers (a shape, a "
+                       f"size), pass {hashable} and read it inside as dict({arg})")
+    else:
+        alternative = (f"# or, if {function} needs its values as Python numbers (a shape, a "
+                       f"size), keep it static as tuple({arg}.tolist())")
+    kind = "a dict is a pytree: each value traced" if type_name == "dict" else \
+        "an array is a value to trace"
+    return ErrorCard(
+        "unhashable-static", "A static argument must be hashable",
+        why=(f"{arg} is a static argument of {function}: its value is part of the compile "
+             f"cache's key, so it must be hashable, and a {type_name} is not."),
+        fix=(f"Pass {arg} traced (drop it from static_argnums/static_argnames): {kind}. Only "
+             f"values needed as Python numbers while tracing must be static, and hashable."),
+        rewrite=f"{traced}   # {arg} traced: {kind}\n{alternative}",
+        where=_public(where), called_from=_public(called_from),
         origin={"argument": arg, "value_type": type_name, "value": value_text,
                 "function": function},
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.jit.html")
@@ -824,7 +963,7 @@ def _boolean_index_card(exc, where, called_from) -> ErrorCard:
 
 # `x[x > 0]`, `v[mask]`: the array and the mask of a boolean index on the user's line
 _MASKED = re.compile(r"(?P<array>[A-Za-z_][\w.]*)\[(?P<mask>[^\[\]]*(?:[<>]=?|==|!=)[^\[\]]*"
-                     r"|[A-Za-z_]\w*mask\w*)\]")
+                     r"|(?=\w*mask)[A-Za-z_]\w*)\]")
 
 
 def _mask_rewrite(where) -> str:
@@ -882,6 +1021,181 @@ def _key_reuse_card(exc, where, called_from) -> ErrorCard:
 _IMMUTABLE = "JAX arrays are immutable and do not support in-place item assignment"
 
 
+# ------------------------------------------------------------------ traced slice bounds
+def _is_traced_slice(e) -> bool:
+    return isinstance(e, IndexError) and str(e).startswith(
+        "Slice entries must be static integers")
+
+
+def _slice_card(exc, where, called_from) -> ErrorCard:
+    """`x[:n]` or `x[i:i + 2]` with a traced bound: every shape is fixed while tracing, so a
+    traced start needs a fixed size (lax.dynamic_slice_in_dim), and a traced size a static
+    argument, or the whole shape kept with a mask (JAX's gotchas: "the size of slices can't
+    be functions of argument values")."""
+    origin = _origin(exc)
+    rewrite = _slice_rewrite(where)
+    static = _static_fix(origin, where, exc)
+    if static:
+        rewrite += (f"\n# or, if {origin['argument']} is a Python int that seldom changes "
+                    f"(each new value compiles anew):\n{static}")
+    return ErrorCard(
+        "traced-slice", "A slice bound is traced",
+        why=(f"A slice's size sets its result's shape, which must be known while tracing, but "
+             f"this bound comes from {_traced_phrase(origin)}."),
+        fix=("A traced start with a fixed size: lax.dynamic_slice_in_dim(x, start, size). A "
+             "traced size: keep the whole shape and mask it (jnp.where(jnp.arange(len) < n, x, "
+             "0)), or make the argument static." + ("" if static else _array_note(origin))),
+        rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        origin=origin, docs="https://docs.jax.dev/en/latest/notebooks/"
+                            "Common_Gotchas_in_JAX.html#dynamic-shapes")
+
+
+def _slice_rewrite(where) -> str:
+    """The user's line with its slice of a traced bound rewritten: `x[i:i + 2]` as a
+    dynamic slice of size 2, `x[:n]` / `x[n:]` as the whole of x, masked; else the
+    pattern."""
+    code = (where or {}).get("code") or ""
+    tree = _parse_line(where)
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) and \
+                node.slice.step is None:
+            text, note = _one_slice(ast.unparse(node.value), node.slice)
+            segment = ast.get_source_segment(code, node)
+            if text and segment:
+                return f"{code.replace(segment, text, 1)}    # {note}"
+    return "y = lax.dynamic_slice_in_dim(x, start, size)   # start traced, size a Python int"
+
+
+def _one_slice(array, s) -> tuple:
+    """(the slice `array[s]` written with a static shape, a note on what it gives), or ("",
+    "")."""
+    lower = ast.unparse(s.lower) if s.lower is not None else None
+    upper = s.upper
+    if lower is not None and isinstance(upper, ast.BinOp) and isinstance(upper.op, ast.Add):
+        for a, b in ((upper.left, upper.right), (upper.right, upper.left)):
+            if ast.unparse(a) == lower and isinstance(b, ast.Constant) and \
+                    type(b.value) is int:
+                return (f"lax.dynamic_slice_in_dim({array}, {lower}, {b.value})",
+                        f"size {b.value}, the start traced")
+    index = f"jnp.arange({array}.shape[0])"
+    note = f"the shape of {array}: 0 outside the slice"
+    if lower is None and upper is not None:
+        return f"jnp.where({index} < {ast.unparse(upper)}, {array}, 0)", note
+    if lower is not None and upper is None:
+        return f"jnp.where({index} >= {lower}, {array}, 0)", note
+    return "", ""
+
+
+# ------------------------------------------------------------------ a seed where a key goes
+def _is_seed_as_key(e) -> bool:
+    return isinstance(e, TypeError) and str(e).startswith(
+        "JAX encountered invalid PRNG key data")
+
+
+def _seed_card(exc, where, called_from) -> ErrorCard:
+    return ErrorCard(
+        "seed-as-key", "A random function was given a seed, not a key",
+        why=("jax.random's functions take a key, made once from a seed (jax.random.key(0)); "
+             "a plain number or a 0-d array is not one."),
+        fix=("Make a key from the seed, then split it for each new use (the same key gives "
+             "the same numbers)."),
+        rewrite=_key_rewrite(where), where=_public(where), called_from=_public(called_from),
+        docs="https://docs.jax.dev/en/latest/random-numbers.html")
+
+
+def _key_rewrite(where) -> str:
+    """The user's call of jax.random.<fn>(seed, ...) with the seed made a key, through the
+    same module name (`random.normal(0)` after `from jax import random`: random.key)."""
+    tree = _parse_line(where)
+    for call in ast.walk(tree) if tree is not None else ():
+        func = ast.unparse(call.func) if isinstance(call, ast.Call) else ""
+        if func.rpartition(".")[0].endswith("random") and call.args:
+            seed = ast.unparse(call.args[0])
+            module = func.rpartition(".")[0]
+            segment = ast.get_source_segment(where["code"], call.args[0])
+            if segment:
+                line = where["code"].replace(segment, f"{module}.key({seed})", 1)
+                return f"{line}    # a key from the seed; split it for the next draw"
+    return ("key = jax.random.key(0)              # once, from a seed\n"
+            "key, sub = jax.random.split(key)     # a new key for each use\n"
+            "x = jax.random.normal(sub, (3,))")
+
+
+# ------------------------------------------------------------------ @jax.jit on a method
+_METHOD_SELF = re.compile(r"^Error interpreting argument to <function ([\w.<>]+)\.(\w+) at "
+                          r"0x[0-9a-f]+> as an abstract array\. The problematic value is of "
+                          r"type <class '([\w.<>]+)'> and was passed to the function at path "
+                          r"self\.")
+
+
+def _is_method_self(e) -> bool:
+    return isinstance(e, TypeError) and hasattr(e, "value") and \
+        _METHOD_SELF.match(str(e)) is not None and hasattr(e.value, "__dict__")
+
+
+def _method_card(exc, where, called_from) -> ErrorCard:
+    """`@jax.jit` on a method: `self` is traced, and an object is no array. JAX's gotchas
+    page gives three ways; the card writes the pytree registration for this class (its
+    arrays traced, its other fields static, so a changed field recompiles), and says when
+    a static `self` is right (it silently keeps a stale compile otherwise)."""
+    _, method, type_path = _METHOD_SELF.match(str(exc)).groups()
+    cls_name = type_path.rsplit(".", 1)[-1]
+    return ErrorCard(
+        "jit-method", "A jitted method was given self, which is not an array",
+        why=(f"@jax.jit on {cls_name}.{method} traces every argument, self too, and a "
+             f"{cls_name} is neither an array nor a pytree of arrays."),
+        fix=(f"Make {cls_name} a pytree: its arrays become traced inputs and its other fields "
+             f"static data, so changing one recompiles. Or jit a helper function of the arrays, "
+             f"its flags in static_argnames. static_argnums=0 (self static) is right only if "
+             f"{cls_name} hashes and compares by its fields: otherwise a changed field reuses "
+             f"the old compile, silently."),
+        rewrite=pytree_registration(exc.value),
+        where=_public(where), called_from=_public(called_from),
+        docs="https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html"
+             "#using-jax-jit-with-class-methods")
+
+
+def pytree_registration(obj) -> str:
+    """Code registering `type(obj)` as a pytree: its numbers and arrays traced (children), its
+    other fields (bools, strings, ...) static (aux data); rebuilt by its constructor when
+    that takes exactly its fields, else field by field."""
+    cls = type(obj).__name__
+    fields = list(vars(obj))
+    traced = [f for f in fields if _is_traceable(getattr(obj, f))]
+    static = [f for f in fields if f not in traced]
+    try:
+        params = list(inspect.signature(type(obj)).parameters)
+    except (TypeError, ValueError):
+        params = []
+    if sorted(params) == sorted(fields):
+        rebuild = f"    return {cls}({', '.join(f'{f}={f}' for f in fields)})"
+    else:
+        rebuild = (f"    obj = object.__new__({cls})\n"
+                   f"    obj.__dict__.update({', '.join(f'{f}={f}' for f in fields)})\n"
+                   f"    return obj")
+    return (f"def _flatten(obj):        # traced fields, then static ones\n"
+            f"    return {_tuple(f'obj.{f}' for f in traced)}, "
+            f"{_tuple(f'obj.{f}' for f in static)}\n\n"
+            f"def _unflatten(static, traced):\n"
+            f"    {_tuple(traced)}, {_tuple(static)} = traced, static\n"
+            f"{rebuild}\n\n"
+            f"jax.tree_util.register_pytree_node({cls}, _flatten, _unflatten)   # keep @jax.jit")
+
+
+def _tuple(items) -> str:
+    """Python's tuple display: `()`, `(a,)`, `(a, b)`."""
+    items = list(items)
+    return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+
+
+def _is_traceable(value) -> bool:
+    """A number or an array: what jit can trace (a bool, a string, None: static data)."""
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, (int, float, complex)) or (
+        hasattr(value, "shape") and hasattr(value, "dtype"))
+
+
 _BUILDERS = [
     (lambda e: isinstance(e, jx_errors.TracerBoolConversionError), _bool_card),
     (lambda e: isinstance(e, (jx_errors.ConcretizationTypeError,
@@ -898,6 +1212,9 @@ _BUILDERS = [
     (lambda e: isinstance(e, jx_errors.NonConcreteBooleanIndexError), _boolean_index_card),
     (lambda e: isinstance(e, TypeError) and str(e).startswith(_IMMUTABLE), _immutable_card),
     (lambda e: isinstance(e, jx_errors.KeyReuseError), _key_reuse_card),
+    (_is_method_self, _method_card),
+    (_is_traced_slice, _slice_card),
+    (_is_seed_as_key, _seed_card),
 ]
 
 

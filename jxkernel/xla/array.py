@@ -254,9 +254,12 @@ class ArrayImpl:
         return complex(self._scalar("complex"))
 
     def __bool__(self):
+        if self.aval.size == 0:            # JAX's words, then the shape
+            raise ValueError(f"The truth value of an empty array is ambiguous. Use `array.size "
+                             f"> 0` to check that an array is not empty.\n(shape {self.shape})")
         if self.aval.size != 1:
-            raise ValueError(f"The truth value of an array with {self.aval.size} elements is "
-                             f"ambiguous (shape {self.shape}). Use a.any() or a.all().")
+            raise ValueError(f"The truth value of an array with more than one element is "
+                             f"ambiguous. Use a.any() or a.all()\n(shape {self.shape})")
         return bool(self._scalar("bool"))
 
     def __index__(self):

@@ -322,4 +322,12 @@ def cases(jax):
     reg("int_pow", lambda i: i ** 3, i3)
     reg("round_decimals", lambda x: jnp.round(x, 1), x3)
     reg("clip_arrays", lambda x, lo: jnp.clip(x, lo, 2.), x3, x3)
+    # ---------------------------------------------------------------- lines past 80 columns
+    # the gotchas page's permissive_sum of a list: its ten inputs fill two lines, as JAX's
+    reg("list_inputs_wrap", lambda x: jnp.sum(jnp.array(x)), list(range(10)))
+    reg("many_results_wrap", lambda *x: x[::-1], *range(30))
+    reg("no_equations_wrap", lambda *x: x[0], *range(12))
+    reg("nested_jit_wrap", lambda *x: jax.jit(lambda *y: y[0] * 2)(*x), *range(12))
+    w3 = jnp.asarray(x3)                # one const, closed over by each product
+    reg("consts_wrap", lambda *x: [v * w3 for v in x], *[x3] * 12)
     return c

@@ -50,6 +50,204 @@ def _said_here(fn, lines):
     return found
 
 
+_SAVED = []                             # where the leaks below keep their tracers
+_KEPT = None
+
+
+def _said_leak(fn, lines=None):
+    """_said_here with every line up to JAX's advice (the creation-time frames included) and
+    object ids as N (`<list 1403...>`: not the same two runs)."""
+    found = _said_here(fn, lines or 40)
+    if found is not None:
+        found["lines"] = [re.sub(r"\b\d{8,}\b", "N", line) for line in found["lines"]]
+    return found
+
+
+def _leaks(jax):
+    """Leaked tracers' messages with where each value was made: a global set inside jit, a
+    helper's value kept, a scan body's value kept, and jax.checking_leaks' report for jit
+    and vmap (the first tracer it lists)."""
+    jnp = jax.numpy
+
+    def keep_global(x):                 # a tracer stored in a global
+        global _KEPT
+        y = x * 2
+        _KEPT = y
+        return x
+
+    def helper(x):                      # made in a helper the traced function calls
+        y = jnp.sin(x)
+        _SAVED.append(y)
+        return y
+
+    def step(c, x):                     # a scan body's value kept outside
+        z = c + x
+        _SAVED.append(z)
+        return z, x
+
+    def save(x):
+        y = x * 3
+        _SAVED.append(y)
+        return x
+
+    jax.jit(keep_global)(1.0)
+    jax.jit(lambda x: helper(x) * 2)(1.0)
+    jax.lax.scan(step, 0.0, jnp.ones(2))
+    found = {"leaked_global_from_jit": _said_leak(lambda: _KEPT + 1),
+             "leaked_from_helper_in_jit": _said_leak(lambda: _SAVED[0] + 1),
+             "leaked_from_scan_body": _said_leak(lambda: _SAVED[1] + 1)}
+    _SAVED.clear()
+    with jax.checking_leaks():
+        found["leaked_checked_jit"] = _said_leak(lambda: jax.jit(save)(1.0), 6)
+        _SAVED.clear()
+        found["leaked_checked_vmap"] = _said_leak(lambda: jax.vmap(save)(jnp.ones(2)), 6)
+        _SAVED.clear()
+    # a vmapped value in Python's `if` and in int(): JAX names the line that made the tracer
+    found["if_under_vmap"] = _said_leak(
+        lambda: jax.vmap(lambda v: v if v > 0 else -v)(jnp.ones(2)), 3)
+    found["int_under_vmap"] = _said_leak(lambda: jax.vmap(lambda v: int(v))(jnp.ones(2)), 4)
+    return found
+
+
+def _gotchas(jax):
+    """Mistakes of JAX's "Common gotchas", "jit" and "Control flow" pages, and each card's
+    fix as advised (None: it works; an error: the advice must say when it does not)."""
+    jnp, lax = jax.numpy, jax.lax
+
+    def nansum(x):                      # the gotchas' nansum: a mask named `mask`
+        mask = ~jnp.isnan(x)
+        x_without_nans = x[mask]
+        return x_without_nans.sum()
+
+    def nansum_where(x):                # the card's line, in place of `x[mask]`
+        mask = ~jnp.isnan(x)
+        x_without_nans = jnp.where(mask, x, 0)
+        return x_without_nans.sum()
+
+    def positive_small(x):              # the control-flow guide's `and` of tracers
+        return (x > 0) and (x < 3)
+
+    def weighted(x, d):                 # a dict as a static argument
+        return x * d["a"]
+
+    def scaled(x, n):                   # an array as a static argument
+        return x * n
+
+    def operand_address(fn):            # an object's address: not the same two runs
+        found = _said(fn)
+        if found is not None:
+            found["first_line"] = re.sub(r" at 0x[0-9a-f]+", "", found["first_line"])
+        return found
+
+    x = jnp.array([1, 2, jnp.nan, 3, 4])
+    return {
+        # Python's `and` of a many-element array, even without jit (JAX's words, as NumPy's)
+        "truth_value_of_array": _said(lambda: bool(jnp.array([-1, 2, 5]) > 0)),
+        "truth_value_of_empty": _said(lambda: bool(jnp.ones((0,)))),
+        # an iterator as an operand (the gotchas' `lax.cond(True, ..., iter_operand)`)
+        "iterator_as_operand": operand_address(
+            lambda: lax.cond(True, lambda it: 1, lambda it: 0, iter(range(3)))),
+        "hash_of_tracer": _said(lambda: jax.jit(lambda v: {v: 1})(1.0)),
+        "typeof_of_str": _said(lambda: jax.typeof("text")),     # (a str: its type unquoted)
+        # a traced size in lax.dynamic_slice: JAX's shape error, with jit's lines
+        "dynamic_slice_traced_size": _said_here(lambda: jax.jit(
+            lambda v, n: lax.dynamic_slice(v, (0,), (n,)))(jnp.arange(5), 3), 3),
+        "nansum_masked": _said(lambda: jax.jit(nansum)(x)),
+        "nansum_where": _said(lambda: jax.jit(nansum_where)(x)),
+        # `if x < 3: return 3. * x ** 2 else: return -4 * x` of an int x: jnp.where promotes
+        # the branches, lax.cond needs them of one type (the card says so)
+        "if_int_where": _said(lambda: jax.jit(
+            lambda x: jnp.where(x < 3, 3.0 * x ** 2, -4 * x))(2)),
+        "if_int_cond": _said(lambda: jax.jit(
+            lambda x: lax.cond(x < 3, lambda: 3.0 * x ** 2, lambda: -4 * x))(2)),
+        "and_of_tracers": _said(lambda: jax.jit(positive_small)(2)),
+        "and_logical_and": _said(lambda: jax.jit(
+            lambda x: jnp.logical_and(x > 0, x < 3))(2)),
+        "static_dict": _said(lambda: jax.jit(weighted, static_argnums=1)(1.0, {"a": 2})),
+        "static_dict_traced": _said(lambda: jax.jit(weighted)(1.0, {"a": 2})),
+        # the dict as a tuple of pairs: indexed by key it fails, read back as a dict it works
+        "static_dict_pairs": _said(lambda: jax.jit(weighted, static_argnums=1)(
+            1.0, (("a", 2),))),
+        "static_dict_pairs_as_dict": _said(lambda: jax.jit(
+            lambda x, d: weighted(x, dict(d)), static_argnums=1)(1.0, (("a", 2),))),
+        # JAX prints the value with str(): NumPy's `[0 1 2]`, not `array([0, 1, 2])`
+        "static_numpy_array": _said(lambda: jax.jit(scaled, static_argnums=1)(
+            1.0, np.arange(3))),
+        "static_array_traced": _said(lambda: jax.jit(scaled)(1.0, jnp.arange(3))),
+        # a Python loop on a traced bound, as the cards write it: fori_loop takes traced
+        # bounds, while_loop a traced condition
+        "range_as_fori_loop": int(jax.jit(
+            lambda n: lax.fori_loop(0, n, lambda i, total: total + i, 0))(5)),
+        "while_as_while_loop": int(jax.jit(
+            lambda x, n: x + lax.while_loop(lambda i: i < n, lambda i: i + 1, 0))(10, 20)),
+        # a lambda made static where the line jits it (JAX names a lambda's parameters)
+        "lambda_static_in_place": _said(lambda: jax.jit(
+            lambda v: v if v > 0 else -v, static_argnames=("v",))(1.0)),
+        "lambda_float_static": float(jax.jit(lambda v: float(v), static_argnames=("v",))(1.0)),
+        # a slice of a traced bound (the gotchas: a slice's size can't depend on a value),
+        # and the card's fixes, each run: masked, a dynamic slice, the bound static
+        "slice_traced_stop": _said(lambda: jax.jit(lambda v, n: v[:n])(jnp.arange(5), 3)),
+        "slice_traced_window": _said(lambda: jax.jit(
+            lambda v, i: v[i:i + 2])(jnp.arange(5), 1)),
+        "slice_masked": jax.jit(lambda v, n: jnp.where(jnp.arange(v.shape[0]) < n, v, 0))(
+            jnp.arange(5), 3).tolist(),
+        "slice_dynamic": jax.jit(lambda v, i: lax.dynamic_slice_in_dim(v, i, 2))(
+            jnp.arange(5), 1).tolist(),
+        "slice_static": jax.jit(lambda v, n: v[:n], static_argnames=("n",))(
+            jnp.arange(5), 3).tolist(),
+        "static_array_as_shape_tuple": _said(lambda: jax.jit(
+            lambda x, s: jnp.zeros(s) + x, static_argnums=1)(
+                1.0, tuple(np.array([2, 3]).tolist()))),
+    }
+
+
+# the card's registration for the gotchas page's CustomClass (tests/notebook compares the
+# card with it): its numbers traced, its bool static, rebuilt by its constructor
+METHOD_PYTREE_FIX = """def _flatten(obj):        # traced fields, then static ones
+    return (obj.x,), (obj.mul,)
+
+def _unflatten(static, traced):
+    (x,), (mul,) = traced, static
+    return CustomClass(x=x, mul=mul)
+
+jax.tree_util.register_pytree_node(CustomClass, _flatten, _unflatten)   # keep @jax.jit"""
+
+
+def _jitted_method(jax):
+    """The gotchas page's `@jax.jit` on a method: self is no array; registered as a pytree
+    (the card's code) it works and a changed field recompiles; self made static and changed,
+    JAX keeps the old compile (the page's broken Strategy 2)."""
+    def make(decorate):
+        class CustomClass:
+            def __init__(self, x, mul):
+                self.x = x
+                self.mul = mul
+
+            @decorate
+            def calc(self, y):
+                if self.mul:
+                    return self.x * y
+                return y
+        return CustomClass
+
+    traced = make(jax.jit)
+    said = _said(lambda: traced(2, True).calc(3))
+    if said is not None:                 # the function's address: not the same two runs
+        said["first_line"] = re.sub(r" at 0x[0-9a-f]+", "", said["first_line"])
+    registered = make(jax.jit)
+    exec(METHOD_PYTREE_FIX, {"jax": jax, "CustomClass": registered})
+    c = registered(2, True)
+    first = int(c.calc(3))
+    c.mul = False
+    static = make(jax.jit(static_argnums=0))
+    s = static(2, True)
+    stale = int(s.calc(3))
+    s.mul = False
+    return {"method_self_traced": said,
+            "method_as_pytree": [first, int(c.calc(3))],
+            "method_self_static_changed": [stale, int(s.calc(3))]}
+
+
 def _first_errors(jax):
     """The errors a learner meets first, and each fix as advised (None: it works)."""
     jnp = jax.numpy
@@ -146,6 +344,9 @@ def run(jax):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         jnp.array([1.0], dtype=jnp.float64)     # float64 asked for, x64 off: a warning
+    with warnings.catch_warnings(record=True) as drawn:
+        warnings.simplefilter("always")         # the same, of a random draw (the gotchas')
+        jax.random.uniform(jax.random.key(0), (2,), dtype=jnp.float64)
     return {
         "attribute_of_tracer": _said(lambda: jax.jit(typo)(1.0)),
         "static_list": _said(lambda: jax.jit(zeros, static_argnums=1)(1.0, [2, 3])),
@@ -170,6 +371,9 @@ def run(jax):
         # a seed where a key goes
         "seed_as_key": _said(lambda: jax.random.normal(0)),
         "scalar_array_as_key": _said(lambda: jax.random.normal(jnp.array(0))),
+        # the card's fix: the seed made a key in place
+        "seed_made_key": _said(lambda: jax.random.normal(jax.random.key(0), (2,))),
+        "scalar_array_made_key": _said(lambda: jax.random.normal(jax.random.key(jnp.array(0)))),
         # .tolist() of a traced array: JAX's second line names the method
         "tolist_of_tracer": _said_lines(lambda: jax.jit(lambda x: x.tolist())(jnp.ones(2)), 2),
         # a string dtype, named as the user wrote it
@@ -184,5 +388,13 @@ def run(jax):
         "float64_warning": {"category": caught[0].category.__name__,
                             "at_caller": caught[0].filename == __file__,
                             "first_line": str(caught[0].message).splitlines()[0]},
+        "random_float64_warning": {"category": drawn[0].category.__name__,
+                                   "at_caller": drawn[0].filename == __file__,
+                                   "first_line": str(drawn[0].message).splitlines()[0]},
+        # a list where an array goes: JAX's one line (jxkernel's advice on the next)
+        "sum_of_list": _said(lambda: jnp.sum([1, 2, 3])),
         **_first_errors(jax),
+        **_leaks(jax),
+        **_gotchas(jax),
+        **_jitted_method(jax),
     }

@@ -149,7 +149,7 @@ def test_checking_leaks_names_the_leaked_tracer_and_who_holds_it():
     f(jnp.ones(()))                        # unchecked: the leak goes unnoticed
     LEAKED.clear()
     with jax.checking_leaks():
-        with pytest.raises(Exception, match="^Leaked trace JaxprTrace. Leaked tracer") as e:
+        with pytest.raises(Exception, match="^Leaked trace DynamicJaxprTrace. Leaked tracer") as e:
             f(jnp.ones(()))                # traced again: the check is part of the cache key
         LEAKED.clear()
         jit_text = str(e.value)
