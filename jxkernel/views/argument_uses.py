@@ -181,7 +181,12 @@ def argument_expression(code: str, name: str, position) -> str | None:
         >>> argument_expression("g(jnp.ones(2), jnp.array(True))", "flag", 1)
         'jnp.array(True)'
     """
-    tree = _parse(code.strip())
+    node = _argument_node(_parse(code.strip()), name, position)
+    return ast.unparse(node) if node is not None else None
+
+
+def _argument_node(tree, name, position):
+    """The node of the argument (see argument_expression) in `tree`, or None."""
     found = []
     for call in ast.walk(tree) if tree is not None else ():
         if not isinstance(call, ast.Call) or _library_call(call.func):
@@ -191,7 +196,24 @@ def argument_expression(code: str, name: str, position) -> str | None:
         elif len(call.args) > position and \
                 not any(isinstance(a, ast.Starred) for a in call.args[:position + 1]):
             found.append(call.args[position])
-    return ast.unparse(found[0]) if len(found) == 1 else None
+    return found[0] if len(found) == 1 else None
+
+
+def with_argument(code: str, name: str, position, text: str) -> str | None:
+    """The line `code` with the argument `argument_expression` finds written as `text`, or
+    None where it finds none (only a line that parses whole: its columns are the line's).
+
+        >>> with_argument("g(x, jnp.array(True))", "flag", 1, "True")
+        'g(x, True)'
+    """
+    try:
+        node = _argument_node(ast.parse(code.strip()), name, position)
+    except SyntaxError:
+        return None
+    if node is None or node.lineno != node.end_lineno:
+        return None
+    line = code.strip()
+    return line[:node.col_offset] + text + line[node.end_col_offset:]
 
 
 def _library_call(func) -> bool:

@@ -66,6 +66,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ..core import errors as jx_errors
+from ..transforms.jit_args import python_value_of
+from .argument_uses import UNKNOWN, argument_expression, python_value, uses, with_argument
 from .rich_view import RichView, esc
 from .source import cell_name, is_user_file
 from .source import label as source_label
@@ -226,8 +228,30 @@ def _static_fix(origin, where=None, exc=None) -> str:
         return (f"from functools import partial\n"
                 f"@partial({decorator[1:]}, static_argnames=({arg!r},))   # in place of "
                 f"{decorator}\n{header}")
-    return _rebound(_jit_caller(exc, function), function, arg) or \
+    rebound = _rebound(_jit_caller(exc, function), function, arg)
+    return _literal_passed(rebound, arg, _parameter_at(exc, function, arg)) if rebound else \
         f"{function} = jax.jit({function}, static_argnames=({arg!r},))"
+
+
+def _parameter_at(exc, function, arg):
+    """`arg`'s position among `function`'s parameters, read from its frame in the traceback
+    (None where it is not there)."""
+    tb = getattr(exc, "__traceback__", None)
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_name == function:
+            names = code.co_varnames[:code.co_argcount]
+            return names.index(arg) if arg in names else None
+        tb = tb.tb_next
+    return None
+
+
+def _literal_passed(line, arg, position) -> str:
+    """The static fix's call with `jnp.array(True)` passed as `True`: an array is not
+    hashable, so made static as it is it fails again (JAX raises ValueError)."""
+    expression = argument_expression(line, arg, position) if position is not None else None
+    literal = expression and python_value(expression, 0, lambda e, n: None)
+    return (with_argument(line, arg, position, literal) or line) if literal else line
 
 
 def _lambda_static(where, arg) -> str:
@@ -669,6 +693,9 @@ def _unhashable_card(exc, where, called_from) -> ErrorCard:
     type_name, value_text, arg, function = _UNHASHABLE.match(str(exc)).groups()
     if _EQ_WITHOUT_HASH in str(exc) or _FIELD_UNHASHABLE in str(exc):   # an object: neither
         return _object_card(str(exc), type_name, arg, function, where, called_from)
+    if hasattr(getattr(exc, "value", None), "shape"):        # an array (jit_args says which)
+        return _array_static_card(exc, type_name, value_text, arg, function, where,
+                                  called_from)
     hashable = _hashable_text(type_name, value_text)
     code = where["code"] if where else ""
     traced = _traced_call(code, function, arg)
@@ -696,6 +723,55 @@ def _unhashable_card(exc, where, called_from) -> ErrorCard:
              f"only computes with {arg} (a shape, a size or a loop count must stay static), "
              f"make {arg} traced."),
         rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        origin={"argument": arg, "value_type": type_name, "value": value_text,
+                "function": function},
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.jit.html")
+
+
+def _array_static_card(exc, type_name, value_text, arg, function, where,
+                       called_from) -> ErrorCard:
+    """An array made static. The fix follows how the function's source uses it
+    (views/argument_uses): needed as a Python value (an `if`, a shape, a loop count), the
+    call passes that value, hashable (`True`, `(2, 3)`, `flag.item()`; tracing it raises, as
+    JAX); only computed with, it is traced; both (array methods too), its Python value made
+    an array where the methods are called; the source not found, both fixes with their
+    conditions. Each was run under JAX (tests/data/error_advice_cases.py)."""
+    used = uses(exc.function, arg) if getattr(exc, "function", None) else UNKNOWN
+    code = where["code"] if where else ""
+    position = getattr(exc, "position", None)
+    python = python_value(argument_expression(code, arg, position) or arg,
+                          len(exc.value.shape), python_value_of)
+    passed = with_argument(code, arg, position, python) or \
+        f"{code}\n# with {arg} passed as {python}".strip()
+    keyword = "static_argnames" if position is None else "static_argnums"
+    traced = _traced_call(code, function, arg) or (
+        f"{_called_name(where, function)} = jax.jit({function})" if function.isidentifier()
+        else f"# where the jit is made: leave {arg} out of {keyword} (traced)")
+    needs = ", ".join(used.python)
+    if used.python and used.array:
+        fix = (f"{function} needs {arg} as a Python value ({needs}) and calls its array "
+               f"methods: pass its Python value, {python}, and write jnp.asarray({arg}) where "
+               f"the methods are called.")
+        rewrite = f"{passed}\n# and in {function}: jnp.asarray({arg}).<method>(...)"
+    elif used.python:
+        fix = (f"{function} needs {arg} as a Python value ({needs}; traced, it raises): pass "
+               f"its Python value, hashable: {python}.")
+        rewrite = passed
+    elif used.found:
+        fix = (f"Pass {arg} traced: {function} only computes with it, and an array is a value "
+               f"to trace (drop it from {keyword}).")
+        rewrite = f"{traced}   # {arg} traced" if not traced.startswith("#") else traced
+    else:
+        fix = (f"If {function} needs {arg} as a Python value (an `if`, a shape, a loop count), "
+               f"pass its Python value, {python}; if it only computes with it, pass it traced "
+               f"(drop it from {keyword}).")
+        rewrite = (f"{passed}   # a Python value\n# or, if {function} only computes with {arg}:"
+                   f"\n{traced}")
+    return ErrorCard(
+        "unhashable-static", "A static argument must be hashable",
+        why=(f"{arg} is a static argument of {function}: its value is part of the compile "
+             f"cache's key, so it must be hashable, and an array ({type_name}) is not."),
+        fix=fix, rewrite=rewrite, where=_public(where), called_from=_public(called_from),
         origin={"argument": arg, "value_type": type_name, "value": value_text,
                 "function": function},
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.jit.html")

@@ -898,9 +898,9 @@ _FIXES = {
                   "    out = f_jit(batch)"),
 }
 # a static argument's fix where the function's source says how it is used (argument_uses)
-_STATIC_STAYS = ("Each new value of a static argument compiles anew. {fun} uses {name} as "
-                 "{uses}, which needs a Python value, so it must stay static and a program per "
-                 "value is expected. Keep its values few (sizes rounded up to a few buckets).",
+_STATIC_STAYS = ("Each new value of a static argument compiles anew. {fun} needs {name} as "
+                 "a Python value ({uses}), so it must stay static and a program per value is "
+                 "expected. Keep its values few (sizes rounded up to a few buckets).",
                  "")
 _STATIC_TRACED = ("Each new value of a static argument compiles anew, and {fun} only computes "
                   "with {name}. Make it traced: drop it from static_argnums/static_argnames.",

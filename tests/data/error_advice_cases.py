@@ -15,6 +15,14 @@ def _said(fn):
     return None
 
 
+def _raised(fn):
+    """_said without what the message suggests: jxkernel's adds "or mark the argument static
+    ... if it is a Python value" where the value depends on a rank-0 argument, which may be
+    one (JAX's says nothing there)."""
+    found = _said(fn)
+    return found and {"error": found["error"], "first_line": found["first_line"]}
+
+
 def run(jax):
     jnp = jax.numpy
 
@@ -29,7 +37,23 @@ def run(jax):
     def zeros(x, n):                    # a size from a Python int argument
         return jnp.zeros(n) + x
 
+    def signed(x, flag):                # an array made static, used in an `if`
+        return x if flag else -x
+
+    def sized(x, shape):                # made static, used as a shape
+        return jnp.zeros(shape) + x
+
+    flag, shape, grid = jnp.array(True), jnp.array([2, 3]), jnp.ones((2, 2))
     return {"bool_on_array": _said(lambda: jax.jit(relu_sum)(jnp.arange(3.0))),
+            # the Python value an array static argument is advised to become, per rank, and
+            # the other advice, traced, where the function needs a Python value
+            "static_array_0d_item": _said(
+                lambda: jax.jit(signed, static_argnums=1)(jnp.ones(2), flag.item())),
+            "static_array_0d_tuple_of_tolist": _said(lambda: tuple(flag.tolist())),
+            "static_array_0d_traced_in_if": _raised(lambda: jax.jit(signed)(jnp.ones(2), flag)),
+            "static_array_1d_tuple": _said(
+                lambda: jax.jit(sized, static_argnums=1)(1.0, tuple(shape.tolist()))),
+            "static_array_2d_tuples": _said(lambda: hash(tuple(map(tuple, grid.tolist())))),
             "int_of_array": _said(lambda: jax.jit(count)(jnp.arange(3.0))),
             "size_from_int": _said(lambda: jax.jit(zeros)(1.0, 3)),
             "strings": _said(lambda: jnp.array(["cat", "dog"]))}

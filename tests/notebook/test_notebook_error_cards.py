@@ -395,8 +395,8 @@ def test_unhashable_static_rewrite_names_the_jit_called(shell):
     _, card, _, _ = failing(shell, POWER + "power_jit = jax.jit(power, static_argnums=0)\n"
                                            "power_jit(jnp.array([2.0, 3.0]), 3)")
     assert card["kind"] == "unhashable-static"
-    assert card["rewrite"].splitlines()[0] == ("power_jit = jax.jit(power)   # x traced instead: "
-                                               "not in static_argnums/static_argnames")
+    assert card["rewrite"].splitlines()[0] == "power_jit = jax.jit(power)   # x traced"
+    assert "power only computes with it" in card["fix"]
 
 
 def test_loop_carry_rewrites_that_can_work(shell):
@@ -412,3 +412,58 @@ def test_loop_carry_rewrites_that_can_work(shell):
     assert card["origin"]["path"] == "[1]" and ", y" not in card["rewrite"]
     assert card["rewrite"].splitlines()[1] == \
         "value = value.astype(jnp.float32)   # the value halve returns as carry[1]"
+
+
+# ------------------------------------------------------------------ an array made static
+def _advice_reference():
+    with open(os.path.join(locations.ROOT, "tests", "data", "error_advice_reference.json")) as f:
+        return json.load(f)
+
+
+def test_an_array_static_in_an_if_is_passed_as_its_python_value(shell):
+    """`if flag` needs a Python value: traced it raises (JAX: TracerBoolConversionError), so
+    the card passes flag's value, True (JAX: works), not `tuple(flag.tolist())` (JAX:
+    TypeError for a 0-d array) nor the jit without static (which raises)."""
+    jax_says = _advice_reference()
+    assert jax_says["static_array_0d_item"] is None
+    assert jax_says["static_array_0d_traced_in_if"]["error"] == "TracerBoolConversionError"
+    assert jax_says["static_array_0d_tuple_of_tolist"]["error"] == "TypeError"
+    _, card, _, _ = failing(shell, "def signed(x, flag):\n    return x if flag else -x\n"
+                                   "jax.jit(signed, static_argnums=1)(jnp.ones(2), "
+                                   "jnp.array(True))", raises=(ValueError, "Non-hashable"))
+    assert "needs flag as a Python value (an `if`" in card["fix"], card["fix"]
+    assert card["rewrite"] == "jax.jit(signed, static_argnums=1)(jnp.ones(2), True)"
+    assert shell.run_cell("_r = " + card["rewrite"]).success          # the advice, applied
+
+
+def test_an_array_static_as_a_shape_in_a_lambda_is_passed_as_a_tuple(shell):
+    jax_says = _advice_reference()
+    assert jax_says["static_array_1d_tuple"] is None
+    line = "jax.jit(lambda x, s: jnp.zeros(s) + x, static_argnums=1)(1.0, jnp.array([2, 3]))"
+    _, card, _, _ = failing(shell, line, raises=(ValueError, "Non-hashable"))
+    assert "<lambda>" not in card["rewrite"], card["rewrite"]         # code that runs
+    assert card["rewrite"] == line.replace("jnp.array([2, 3])", "(2, 3)")
+    assert shell.run_cell("_r = " + card["rewrite"]).success
+    assert shell.user_ns["_r"].shape == (2, 3)
+
+
+def test_an_array_static_only_computed_with_is_traced(shell):
+    _, card, _, _ = failing(shell, "def scaled(x, w):\n    return x * w.sum()\n"
+                                   "jax.jit(scaled, static_argnums=1)(jnp.ones(2), "
+                                   "jnp.arange(3.0))", raises=(ValueError, "Non-hashable"))
+    assert "only computes with it" in card["fix"], card["fix"]
+    assert card["rewrite"].splitlines()[0].startswith(
+        "jax.jit(scaled)(jnp.ones(2), jnp.arange(3.0))"), card["rewrite"]
+    assert shell.run_cell("_r = jax.jit(scaled)(jnp.ones(2), jnp.arange(3.0))").success
+
+
+def test_the_static_alternative_passes_a_python_value_not_an_array(shell):
+    """`jax.jit(signed)(x, jnp.array(True))` raises at the `if`; the card's static
+    alternative passes True: the array itself, static, is unhashable (JAX: ValueError), its
+    value works (JAX: static_array_0d_item)."""
+    assert _advice_reference()["static_array_0d_item"] is None
+    _, card, _, _ = failing(shell, "def signed(x, flag):\n    return x if flag else -x\n"
+                                   "jax.jit(signed)(jnp.ones(2), jnp.array(True))")
+    static = card["rewrite"].splitlines()[-1]
+    assert static == "jax.jit(signed, static_argnames=('flag',))(jnp.ones(2), True)", static
+    assert shell.run_cell("_r = " + static).success

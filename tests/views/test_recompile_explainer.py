@@ -432,7 +432,7 @@ def test_a_static_arguments_fix_follows_how_the_function_uses_it():
     g(1.0, 2)
     g(1.0, 3)
     (change,) = events_of(g)[-1].changes
-    assert "_grid uses n as a shape or a size" in change.fix and "must stay static" in change.fix
+    assert "_grid needs n as a Python value (a shape or a size)" in change.fix and "must stay static" in change.fix
     assert change.snippet == ""                                 # no traced code offered
     with pytest.raises(TypeError, match="Shapes must be 1D sequences of concrete values"):
         jxkernel.jit(_grid)(1.0, 2)
