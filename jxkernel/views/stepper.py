@@ -94,7 +94,7 @@ LAZY_PRIMITIVE_MODULES = ("lax.linalg", "lax.convolution", "lax.windowed", "lax.
                           "transforms.custom_batching", "api.pmap", "api.remat", "api.shard_map",
                           "random", "export", "export._symbolic_lowering", "api.checkify",
                           "lax.composites", "lax.ffi", "api.state", "_jax._src.hijax",
-                          "api.sparse")
+                          "api.sparse", "api.sparse.linalg")
 
 
 def load_every_primitive() -> None:
