@@ -38,7 +38,9 @@ NO_OPERANDS = {"iota", "axis_index", "iota_2x32_shape", "dim_as_value", "empty",
 # Rules JAX 0.10.2's own primitive lacks, so jxkernel's does too (differentiating or
 # vmapping it raises the "no rule" error, as JAX's does): name -> the missing rules' kinds.
 AS_IN_JAX_WITHOUT = {"select_and_scatter": {"jvp", "batching"},   # shape rule + lowering only
-                     "composite": {"batching"}}
+                     "composite": {"batching"},
+                     # jax/experimental/sparse/linalg.py: "does not support batching with vmap"
+                     "spsolve": {"batching"}}
 
 PRIMITIVES = sorted(all_primitives)
 
