@@ -51,7 +51,7 @@ from ..xla import client as _client
 from ..xla import stablehlo as hlo
 from ..xla.array import Array, host_to_device
 from ..xla.host_values import to_numpy
-from ..xla.transfers import device_put
+from ..xla.put import device_put
 from ..xla import compiler as _compiler
 from ..xla import gpu_solver as _gpu_solver
 from ..xla.compiler import CallbackError, record_callback_error

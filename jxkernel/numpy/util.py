@@ -33,7 +33,7 @@ from ..transforms.jit import jit
 from ..xla import client as _client
 from ..xla import array as _xla_array
 from ..xla.array import Array, host_to_device
-from ..xla.transfers import device_put
+from ..xla.put import device_put
 from .dtypes import dtype_and_weak, lattice_result_type, to_inexact_dtype
 
 _ARRAYS = (Array, Tracer)

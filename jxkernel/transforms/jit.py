@@ -34,7 +34,7 @@ from ..xla.placement import all_placed, call_placement, found_for, placement_of,
 from ..xla.dispatch import check_jitted_values
 from ..xla.lowering import NeedsMesh
 from ..xla.scalars import scalar_kinds, scalar_signature
-from ..xla.transfers import device_put
+from ..xla.put import device_put
 from .api_util import flatten_fun, float0_outside, fun_name, merge_static
 from .jit_args import SCALAR_TYPES, Arguments, jit_shardings, leaf_aval, static_key
 from .jit_pinned import arguments_placement, pin_params, program_placement

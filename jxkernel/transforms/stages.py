@@ -25,7 +25,7 @@ from ..tree_util import equality_errors, keystr, tree_flatten, tree_unflatten
 from ..xla import client as _client
 from ..xla import pipeline
 from ..xla.array import Array, is_plain
-from ..xla.transfers import device_put
+from ..xla.put import device_put
 from ..xla.lowering import NeedsMesh
 from . import jit_refs
 from .jit_args import abstract_leaf_aval, flat_pinned, leaf_aval, result_paths
