@@ -7,8 +7,6 @@ xla/put.py's: it sends one-device puts here and mesh layouts to xla/sharded.py.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ..core.physical import is_extended, wrap_physical
 from . import client as _client
 from .array import Array, array_to_device, host_to_device
@@ -30,7 +28,7 @@ def put_on_device(x, device=None, *, copy=False) -> Array:
         # typed keys (or any extended dtype's values): their data moves, and they stay of
         # their type (random/keys.py, core/earray.py)
         return wrap_physical(x.aval, put_on_device(x._base, device, copy=copy))
-    if device is not None and not isinstance(device, DEVICE_TYPES):
+    if device is not None and not isinstance(device, _DEVICE_TYPES):
         device = _device_of_sharding(device)
     if isinstance(x, Array):
         return array_to_device(x, device, copy)
@@ -40,7 +38,7 @@ def put_on_device(x, device=None, *, copy=False) -> Array:
     return host_to_device(value, aval, device, committed=True)
 
 
-DEVICE_TYPES = (NumpyDevice,) if xc is None else (NumpyDevice, xc.Device)
+_DEVICE_TYPES = (NumpyDevice,) if xc is None else (NumpyDevice, xc.Device)
 
 
 def _device_of_sharding(sharding):
