@@ -20,7 +20,7 @@ def device_put(x, device=None, *, copy=False) -> Array:
 
     >>> device_put(1.0)
     Array(1., dtype=float32, weak_type=True)
-    >>> device_put(np.arange(3), jxkernel.devices()[1]).device      # needs 2 devices
+    >>> device_put(np.arange(3), jax.devices()[1]).device      # needs 2 devices
     CpuDevice(id=1)
     """
     if type(x) is not Array and is_extended(getattr(x, "aval", None)) and hasattr(x, "_base"):

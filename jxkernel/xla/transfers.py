@@ -21,7 +21,7 @@ def put_on_device(x, device=None, *, copy=False) -> Array:
 
     >>> put_on_device(1.0)
     Array(1., dtype=float32, weak_type=True)
-    >>> put_on_device(np.arange(3), jxkernel.devices()[1]).device      # needs 2 devices
+    >>> put_on_device(np.arange(3), jax.devices()[1]).device      # needs 2 devices
     CpuDevice(id=1)
     """
     if type(x) is not Array and is_extended(getattr(x, "aval", None)) and hasattr(x, "_base"):
