@@ -20,7 +20,7 @@ import numpy as np
 from jxkernel.core import Primitive, ShapedArray, abstract_eval_rules, lowering_rules
 from jxkernel.xla import Executable, compile_module, default_device, device_count, devices
 from jxkernel.xla.array import Array, sharding_for
-from jxkernel.xla.transfers import device_put
+from jxkernel.xla.put import device_put
 from jxkernel.xla.client import xc
 
 

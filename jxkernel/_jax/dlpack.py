@@ -5,8 +5,8 @@
     >>> jxkernel.dlpack.from_dlpack(np.arange(2, dtype=np.int8))
     Array([0, 1], dtype=int8)
 
-Arrays go out through their own `__dlpack__` (`np.from_dlpack(x)`); the work is done in
-jxkernel/xla/dlpack.py, the one place that talks to jaxlib.
+Arrays go out through their own `__dlpack__` (`np.from_dlpack(x)`, jxkernel/xla/dlpack_export.py)
+and come in through jxkernel/xla/dlpack.py: the places that talk to jaxlib.
 """
 from ..xla.dlpack import SUPPORTED_DTYPES, is_supported_dtype  # noqa: F401
 from ..xla.dlpack import from_dlpack as _from_dlpack

@@ -28,7 +28,7 @@ from ..transforms.ad import vjp
 from ..transforms.ad_util import float0
 from ..transforms.jit import jit
 from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
-from ..xla import transfers as _transfers
+from ..xla import put as _put
 from ..xla import client as _client
 
 __all__ = ["device_put", "float0", "typeof", "named_call", "named_scope", "ensure_compile_time_eval",
@@ -50,12 +50,12 @@ def device_put(x, device=None, *, copy=False):
     """
     leaves, tree = tree_flatten(x)
     if len(leaves) == 1 and leaves[0] is x:                    # one array: the common call
-        return _transfers.device_put(x, device, copy=copy)
+        return _put.device_put(x, device, copy=copy)
     if isinstance(device, (list, tuple, dict)):                # a prefix: one per subtree
         targets = broadcast_prefix(device, x, is_leaf=lambda d: d is None)
     else:
         targets = [device] * len(leaves)
-    return tree_unflatten(tree, [_transfers.device_put(leaf, d, copy=copy)
+    return tree_unflatten(tree, [_put.device_put(leaf, d, copy=copy)
                                  for leaf, d in zip(leaves, targets)])
 
 

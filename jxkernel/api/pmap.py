@@ -28,7 +28,7 @@ from ..transforms.api_util import merge_static, wraps
 from ..transforms.jit import jit
 from ..transforms.jit_sharded import _check_fit
 from ..xla import client as _client
-from ..xla.transfers import device_put
+from ..xla.put import device_put
 from .shard_map import shard_map
 
 # the axis name pmap gives the mesh when none is named (JAX's, seen in the result's sharding)

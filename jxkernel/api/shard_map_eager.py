@@ -21,7 +21,7 @@ from ..core.trace import EvalTrace, Trace, Tracer, current_trace, new_trace, set
 from ..lax.shapes import expand_dims, squeeze
 from ..transforms.api_util import flatten_fun
 from ..tree_util import tree_unflatten
-from ..xla.transfers import device_put
+from ..xla.put import device_put
 from .shard_map_checks import _check_out_ranks, _flat_out_specs
 from .shard_map_primitive import P, _axes_bound, _bodies, _local_aval
 

@@ -51,7 +51,7 @@ from ..xla import client as _client
 from ..xla import stablehlo as hlo
 from ..xla.array import Array, host_to_device
 from ..xla.host_values import to_numpy
-from ..xla.transfers import device_put
+from ..xla.transfers import put_on_device
 from ..xla import compiler as _compiler
 from ..xla import gpu_solver as _gpu_solver
 from ..xla.compiler import CallbackError, record_callback_error
@@ -452,7 +452,7 @@ def _host_callback_rules(kind: str, has_side_effect: bool) -> tuple:
                                 f"{type(e).__name__}: {e} (its traceback is above)") from e
 
     def impl(*args, callback, result_avals, **params):
-        return [device_put(o) for o in call(_to_cpu(args), callback, result_avals)]
+        return [put_on_device(o) for o in call(_to_cpu(args), callback, result_avals)]
 
     def lowering(ctx, *args, callback, result_avals, **params):
         host_fn = _host_function(kind, callback, tuple(result_avals))

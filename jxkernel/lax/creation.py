@@ -25,7 +25,7 @@ from . import _lowering as hl
 from .conversion import _convert_element_type, convert_element_type_p
 from .shapes import broadcast, canonicalize_shape
 from .sharding import canonicalize_sharding, laid_out
-from ..xla.transfers import device_put
+from ..xla.put import device_put
 
 
 def full(shape, fill_value, dtype=None, *, sharding=None):

@@ -20,7 +20,7 @@ from ..core.errors import ConcretizationTypeError, aval_text
 from ..core.native import native
 from ..core.trace import Tracer, forward_to_high_type
 from ..xla.array import Array
-from ..xla.transfers import device_put
+from ..xla.put import device_put
 from . import ufuncs
 from .array_api import array_namespace
 from .creation import astype, copy

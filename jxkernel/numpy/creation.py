@@ -30,7 +30,7 @@ from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
 from ..xla import client as _client
 from ..xla.array import Array, host_to_device
-from ..xla.transfers import device_put
+from ..xla.put import device_put
 from . import util
 from .dtypes import canonicalize_user_dtype, lattice_result_type, result_type
 

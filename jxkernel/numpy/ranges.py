@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes as _core
-from ..xla.transfers import device_put
+from ..xla.put import device_put
 from . import ufuncs, util
 from .creation import _concrete_int, asarray, empty, full
 from .dtypes import canonicalize_user_dtype, result_type, to_inexact_dtype

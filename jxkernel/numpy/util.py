@@ -33,7 +33,7 @@ from ..transforms.jit import jit
 from ..xla import client as _client
 from ..xla import array as _xla_array
 from ..xla.array import Array, host_to_device
-from ..xla.transfers import device_put
+from ..xla.transfers import put_on_device
 from .dtypes import dtype_and_weak, lattice_result_type, to_inexact_dtype
 
 _ARRAYS = (Array, Tracer)
@@ -118,7 +118,7 @@ def ensure_array(x):
             isinstance(x, np.ndarray) and not x.shape):
         aval = aval_of(x)     # (not the scalar cache: this value may be handed to the user)
         return conversion._convert_element_type(x, aval.dtype, aval.weak_type)
-    return device_put(x)
+    return put_on_device(x)
 
 
 def ensure_arraylike(fun_name: str, *args):
@@ -142,7 +142,7 @@ def _convert(x, dtype, weak_type: bool, args=()):
         if hasattr(x, "__jax_array__"):
             x = x.__jax_array__()
         elif isinstance(x, np.ndarray) and x.shape:
-            x = device_put(x)
+            x = put_on_device(x)
         elif type(x) in _CACHED_SCALARS and type(_trace._ctx.trace) is _trace.EvalTrace:
             return scalar_array(x, dtype, weak_type, _device_of(args))
         else:                        # a scalar: staged as a literal, as JAX does

@@ -34,7 +34,7 @@ from ..xla.placement import all_placed, call_placement, found_for, placement_of,
 from ..xla.dispatch import check_jitted_values
 from ..xla.lowering import NeedsMesh
 from ..xla.scalars import scalar_kinds, scalar_signature
-from ..xla.transfers import device_put
+from ..xla.transfers import put_on_device
 from .api_util import flatten_fun, float0_outside, fun_name, merge_static
 from .jit_args import SCALAR_TYPES, Arguments, jit_shardings, leaf_aval, static_key
 from .jit_pinned import arguments_placement, pin_params, program_placement
@@ -273,7 +273,7 @@ class Jitted(native.JitFunction if native else object):
                             config._trace_state, static_key(args, kwargs, self._static_at))] = entry
         consts = jit_refs.call_consts(entry, leaves)    # a Ref's own buffer in its place
         outs = entry.exe.call_arrays([x if is_plain(x) and x.device == device else
-                                      device_put(x, device) for x in (*consts, *arrays)])
+                                      put_on_device(x, device) for x in (*consts, *arrays)])
         outs = jit_refs.write_back_donated(entry.jaxpr, outs, leaves)
         if config._checked_calls:      # NaN/inf checks, the key-reuse checker (dispatch.py)
             check_jitted_values(self._name, self._fun, outs, args, kwargs, entry.jaxpr, arrays)
@@ -322,7 +322,7 @@ class Jitted(native.JitFunction if native else object):
         exe.user_jit = compile_record.origin_of(self._source_text(), self._by_user) == compile_record.USER
         device = module.devices[0]          # (an Array there already: used, not committed)
         consts = tuple(c if is_plain(c) and c.device == device or jit_refs.is_ref(c) else
-                       device_put(c, device) for c in closed.consts)     # (a Ref: each call's)
+                       put_on_device(c, device) for c in closed.consts)     # (a Ref: each call's)
         entry = Entry(exe, consts, out_tree, closed, module.text, any(module.donated))
         return entry, phases
 

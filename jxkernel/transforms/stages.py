@@ -25,7 +25,7 @@ from ..tree_util import equality_errors, keystr, tree_flatten, tree_unflatten
 from ..xla import client as _client
 from ..xla import pipeline
 from ..xla.array import Array, is_plain
-from ..xla.transfers import device_put
+from ..xla.transfers import put_on_device
 from ..xla.lowering import NeedsMesh
 from . import jit_refs
 from .jit_args import abstract_leaf_aval, flat_pinned, leaf_aval, result_paths
@@ -483,7 +483,7 @@ class Compiled(_Stage):
             consts = jit_refs.call_consts(self._entry, leaves)
             device = self.lowered.device        # (an Array elsewhere moved there)
             outs = exe.call_arrays([x if isinstance(x, Array) and not (
-                is_plain(x) and x.device != device) else device_put(x, device)
+                is_plain(x) and x.device != device) else put_on_device(x, device)
                 for x in (*consts, *arrays)])
             outs = jit_refs.write_back_donated(self._entry.jaxpr, outs, leaves)
         return tree_unflatten(self._entry.out_tree, outs)

@@ -6,7 +6,8 @@ jxkernel compiles through one pipeline (pipeline.py: lower, compile, compile_jax
 """
 from . import client, stablehlo
 from .array import Array, Shard
-from .transfers import device_get, device_put
+from .transfers import device_get
+from .put import device_put
 from .client import (backends, default_backend, default_device, device_count, devices,
                      get_backend, local_device_count, local_devices, process_count,
                      process_index)

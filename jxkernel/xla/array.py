@@ -25,12 +25,13 @@ Operators and array methods (`+`, `.sum()`, `.at[]`, ...) are installed by
 jxkernel.numpy, which owns their semantics.
 
 This module holds the class and what it needs to exist: a buffer's sharding, the copy of
-host data onto a device (`host_to_device`) and back. Beside it, one job each: transfers.py
-(`device_put`, `device_get`), host_values.py (host data as NumPy of its canonical dtype)
-and scalars.py (jit's Python-scalar arguments); their names stay importable from here
-(`from jxkernel.xla.array import device_put`), loaded on first use. array_display.py says how
-an Array shows itself (JAX's repr, the HTML, a sharded Array's notebook view), placement.py
-where a call on Arrays runs and whether its results are committed.
+host data onto a device (`host_to_device`) and back, an Array onto another device
+(`array_to_device`). Beside it, one job each: transfers.py (`put_on_device`, `device_get`),
+put.py (`device_put`: a device's or a mesh's), host_values.py (host data as NumPy of its
+canonical dtype) and scalars.py (jit's Python-scalar arguments); their names stay importable
+from here (`from jxkernel.xla.array import device_put`), loaded on first use. array_display.py
+says how an Array shows itself (JAX's repr, the HTML, a sharded Array's notebook view),
+placement.py where a call on Arrays runs and whether its results are committed.
 """
 from __future__ import annotations
 
@@ -203,16 +204,26 @@ class ArrayImpl:
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """A DLPack capsule of this array's buffer (shared memory unless a copy is asked)."""
-        # DLPack exchange loads when first used
-        from .dlpack import to_dlpack
-        return to_dlpack(self, stream=stream, max_version=max_version, dl_device=dl_device,
-                         copy=copy)
+        # DLPack's export loads on the first exchange (it needs no Array: dlpack_export.py)
+        from . import dlpack_export as dl
+        dl.check_exportable(len(self.devices()), max_version)
+        self._check_alive()
+        if type(self._buf) is NumpyBuffer:         # NumPy's own exchange, on the array it holds
+            return dl.numpy_capsule(self._buf.value, stream=stream, max_version=max_version,
+                                    dl_device=dl_device, copy=copy)
+        target = dl.export_target(dl_device, self.device, copy)
+        x = (array_to_device(self, target, False) if target is not None else
+             self.copy() if copy else self)
+        # A second handle on the same device memory, which the capsule keeps alive: a later
+        # x.delete() then drops only x's handle (exporting x's own aborts the process in jaxlib).
+        return dl.buffer_capsule(_rewrap_buffer(x._buf, x.aval, x.device), stream)
 
     def __dlpack_device__(self) -> tuple:
         """`(DLDeviceType, device id)`: ``(<DLDeviceType.kDLCPU: 1>, 0)`` on CPU."""
-        # DLPack exchange loads when first used
-        from .dlpack import dlpack_device
-        return dlpack_device(self)
+        # DLPack's export loads on the first exchange (it needs no Array: dlpack_export.py)
+        from .dlpack_export import dlpack_device
+        self._check_alive()
+        return dlpack_device(self._buf._sharding._devices)
 
     def _check_alive(self):
         if self._buf.is_deleted():      # JAX's RuntimeError, then why (xla/deleted.py)
@@ -440,6 +451,36 @@ def host_to_device(value: np.ndarray, aval: ShapedArray, device, committed=False
     return Array(buf, aval)
 
 
+def array_to_device(x: Array, device, copy: bool) -> Array:
+    """`x` on `device` (None: where it is), committed there where a device is named; the same
+    Array where nothing moves and no copy is asked, as JAX's `device_put`."""
+    if device is None and not copy:             # itself, as JAX's (deleted or not)
+        return x
+    x._check_alive()
+    if x._sharding is not None:                 # over a mesh: gathered onto one device
+        if device is None:
+            return x.copy() if copy else x      # split over a mesh: it stays so
+        return host_to_device(x._value(), x.aval, device, committed=True)
+    if device is None or device == x.device and x._buf._committed:
+        return x.copy() if copy else x
+    if device == x.device and not copy:     # committed now, where it is: the same data
+        return Array(_committed_buffer(x._buf), x.aval)
+    if config._transfer_guarded:
+        # loads once a transfer guard is set (config._transfer_guarded)
+        from .transfer_guard import check
+        check("device_to_device", x.aval, device)
+    buf = _copy_buffer(x._buf, sharding_for((device,)))
+    return Array(buf if buf._committed else _committed_buffer(buf), x.aval)
+
+
+def _committed_buffer(buf):
+    """`buf`'s data, not copied, as a buffer committed to its device."""
+    if type(buf) is NumpyBuffer:
+        return NumpyBuffer(buf.value, buf.aval, buf._sharding._devices[0].placement)
+    return xc.ArrayImpl(buf.aval, sharding_for(tuple(buf._sharding._devices)),
+                        [buf], committed=True, _skip_checks=True)
+
+
 def _unpickle(value: np.ndarray) -> Array:
     """A pickled Array back: its value on the default device (as `device_put(value)` puts it)."""
     value, aval = _host_value(value)
@@ -449,7 +490,8 @@ def _unpickle(value: np.ndarray) -> Array:
 # The names that moved to the modules beside this one (module doc), loaded on first use: they
 # import this module, so it cannot import them at load
 __getattr__, __dir__ = lazy_names(__name__, globals(), {
-    **{name: ("jxkernel.xla.transfers", name) for name in ("device_get", "device_put")},
+    **{name: ("jxkernel.xla.transfers", name) for name in ("device_get",)},
+    **{name: ("jxkernel.xla.put", name) for name in ("device_put",)},
     **{name: ("jxkernel.xla.host_values", name) for name in ("to_numpy",)},
     **{name: ("jxkernel.xla.scalars", name) for name in (
         "_scalar_buffers", "scalar_buffer", "scalar_kinds", "scalar_signature")},

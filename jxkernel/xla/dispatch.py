@@ -22,7 +22,7 @@ from ..core.trace import Tracer, escaped_tracer_error
 from . import client as _client
 from .array import ARRAY_TYPES, Array, host_to_device
 from .placement import all_placed, call_placement, placement_of
-from .transfers import device_put
+from .transfers import put_on_device
 from . import fastpath
 from .executable import Executable, check_may_execute
 from .pipeline import compile_jaxpr
@@ -185,7 +185,7 @@ def to_device(x, device) -> Array:
         raise escaped_tracer_error(x)
     if type(x) is Literal:           # a weak-typed literal re-bound by eval_jaxpr
         return host_to_device(np.asarray(x.val, x.aval.dtype), x.aval, device)
-    return device_put(x, device)
+    return put_on_device(x, device)
 
 
 def primitive_jaxpr(prim, avals, params) -> Jaxpr:

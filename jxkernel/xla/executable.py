@@ -24,7 +24,7 @@ from .compiler import CallbackError, ExecutionError
 from .deleted import DELETED, Gone, aval_of, deleted_error, donated, mark, reused_error
 from .host_values import _host_value
 from .memory import is_out_of_memory, out_of_memory
-from .transfers import device_put
+from .transfers import put_on_device
 
 
 class Executable:
@@ -167,7 +167,7 @@ class Executable:
             if expected is not None:
                 self._check_type(i, x.aval, expected)
             return x if type(x) is Array and x._sharding is None and x.device == self.device else \
-                device_put(x, self.device)
+                put_on_device(x, self.device)
         value, aval = _host_value(x)
         if expected is not None:
             self._check_type(i, aval, expected)

@@ -39,7 +39,7 @@ from . import transfer_guard
 from .array import (_COPY, Array, Shard, _frozen, _rewrap_buffer, _to_host, is_sharded,
                     sharded_array, sharding_for)
 from .host_values import _host_value
-from .transfers import device_put as put_on_device  # this module's device_put is the mesh's
+from .transfers import put_on_device  # (this module's device_put is the mesh's)
 from .client import xc
 from .executable import Executable, _result_handler
 from . import numpy_sharded

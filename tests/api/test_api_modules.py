@@ -107,6 +107,8 @@ LAZY_AT_IMPORT = ("jxkernel.nn.initializers", "jxkernel.scipy", "jxkernel.random
                   "jxkernel.api.pmap", "jxkernel.api.remat", "jxkernel.lax.linalg",
                   "jxkernel.lax.convolution", "jxkernel.lax.special", "jxkernel.numpy.linalg",
                   "jxkernel.numpy.fft", "jxkernel.numpy.polynomial", "jxkernel.numpy.setops",
+                  # DLPack (both ways) and the mesh machinery: their imports point down, and wait
+                  "jxkernel.xla.dlpack", "jxkernel.xla.dlpack_export", "jxkernel.xla.sharded",
                   "opt_einsum", "importlib.metadata")
 
 

@@ -36,14 +36,12 @@ def test_the_layers_have_an_order():
     assert at("transforms") < at("views") < at(graph.ROOT_LAYER)    # the views: above the core
 
 
-# Imports inside functions whose module imports the importer back at load. Each keeps a module
-# that few programs need off `import jxkernel`; the loop is only that module building on its
-# importer (a subclass of its Array, a view of its type). Any other such import would be a
-# top-level import written late to dodge a cycle.
-_LAZY_LOOPS = {
-    ("jxkernel.xla.array", "jxkernel.xla.dlpack"),         # DLPack, on first exchange
-    ("jxkernel.xla.transfers", "jxkernel.xla.sharded"),    # sharded arrays, with the first mesh
-}
+# Imports inside functions whose module imports the importer back at load: none. An import
+# kept off `import jxkernel` (DLPack, the mesh machinery) points down like any other: the
+# export of a buffer sits below array.py (xla/dlpack_export.py), and device_put's choice of
+# a device or a mesh above both (xla/put.py). Such an import would be a top-level import
+# written late to dodge a cycle; the cure is moving code to the layer of its dependencies.
+_LAZY_LOOPS: set = set()
 
 
 def _loads(start: str, goal: str, at_load: dict) -> bool:

@@ -103,5 +103,6 @@ def test_dlpack_errors_name_what_to_do():
 def test_docstring_examples_and_jax_dlpack_module():
     check_docstring_examples("jxkernel.numpy.array_api")
     check_docstring_examples("jxkernel.xla.dlpack")
+    check_docstring_examples("jxkernel.xla.dlpack_export")
     check_docstring_examples("jxkernel.dlpack")
     assert jxkernel.dlpack.from_dlpack(np.float32([2])).tolist() == [2.0]   # as jax.dlpack

@@ -105,6 +105,7 @@ from doc_examples import check_docstring_examples
 out["doc_examples"] = {}
 mesh4 = Mesh(np.array(jax.devices()[:4]).reshape(2, 2), ("x", "y"))    # sharding_view's
 for module in ("jxkernel.core.mesh", "jxkernel.xla.sharding", "jxkernel.xla.sharded",
+               "jxkernel.xla.put", "jxkernel.xla.transfers",
                "jxkernel.sharding", "jxkernel.lax.sharding", "jxkernel.sharding_view"):
     try:
         check_docstring_examples(module, {"mesh": mesh4 if module.endswith("view") else mesh,
@@ -395,6 +396,7 @@ def test_the_fast_path_runs_a_sharded_jit_only_on_arguments_laid_out_as_compiled
 def test_the_docstring_examples_of_the_sharding_modules_are_true(runs):
     assert runs[0]["doc_examples"] == dict.fromkeys(
         ["jxkernel.core.mesh", "jxkernel.xla.sharding", "jxkernel.xla.sharded",
+         "jxkernel.xla.put", "jxkernel.xla.transfers",
          "jxkernel.sharding", "jxkernel.lax.sharding", "jxkernel.sharding_view"], "ok")
 
 

@@ -1,0 +1,49 @@
+"""`device_put`, the one door for placing a value: on a device (xla/transfers.py) or laid out
+over a mesh (xla/sharded.py). It stands above both, so that neither imports the other.
+
+    >>> device_put(1.0)
+    Array(1., dtype=float32, weak_type=True)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.mesh import NamedSharding, PartitionSpec
+from ..core.physical import is_extended, wrap_physical
+from .array import Array
+from .transfers import put_on_device
+
+
+def device_put(x, device=None, *, copy=False) -> Array:
+    """`x` (an Array, NumPy data or a Python scalar) as an Array on `device`: a Device, a
+    sharding (one device's, or a NamedSharding or P over a mesh), a Format, or None.
+
+    >>> device_put(1.0)
+    Array(1., dtype=float32, weak_type=True)
+    >>> device_put(np.arange(3), jax.devices()[1]).device      # needs 2 devices
+    CpuDevice(id=1)
+    """
+    if type(x) is not Array and is_extended(getattr(x, "aval", None)) and hasattr(x, "_base"):
+        # typed keys (or any extended dtype's values): their data moves, and they stay of
+        # their type (random/keys.py, core/earray.py); a Format reads their data's rank
+        return wrap_physical(x.aval, device_put(x._base, device, copy=copy))
+    if type(device).__name__ == "Format":            # jax.experimental.layout.Format
+        device = _sharding_of_format(device, np.ndim(x))
+    if isinstance(device, (NamedSharding, PartitionSpec)):
+        # split over a mesh: loads with the first mesh, which `import jxkernel` does not need
+        from .sharded import device_put as put_on_mesh
+        return put_on_mesh(x, device)
+    return put_on_device(x, device, copy=copy)
+
+
+def _sharding_of_format(fmt, ndim: int):
+    """A Format's sharding, where its layout is the one jxkernel's arrays have: none given, or
+    row-major without tiling (Orbax restores each shard with `Format(layout, sharding)`)."""
+    layout = fmt.layout
+    row_major = tuple(range(ndim))
+    if layout is not None and (tuple(getattr(layout, "major_to_minor", ())) != row_major or
+                               getattr(layout, "tiling", None)):
+        raise NotImplementedError(f"device_put to {fmt!r}: jxkernel's arrays are row-major "
+                                  f"(major_to_minor={row_major}); another layout is not "
+                                  f"supported")
+    return fmt.sharding
