@@ -30,7 +30,7 @@ from .manipulation import broadcast_shapes, concatenate, moveaxis, ravel, swapax
 from .pad import pad
 from .selection import nonzero
 from .sorting import argsort, sort
-from .util import aval_of, canonicalize_axis, check_arraylike, ensure_arraylike, jnp_jit
+from .util import aval_of, canonicalize_axis, check_arraylike, ensure_arraylike, jax_jitted, jnp_jit
 
 __all__ = ["fromfile", "fromiter", "save", "savez", "load", "insert", "delete", "place", "fill_diagonal", "block", "trim_zeros",
            "mask_indices", "packbits", "unpackbits", "frombuffer", "fromstring",
@@ -222,6 +222,7 @@ def _block(xs):
     return concatenate([_at_least(p, rank) for p in parts], axis=-depths[0]), depths[0] + 1
 
 
+@jax_jitted
 @jnp_jit
 def block(arrays):
     """One array assembled from nested lists of blocks (innermost lists side by side).
@@ -295,6 +296,7 @@ def _check_bitorder(bitorder):
         raise ValueError("'order' must be either 'little' or 'big'")
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("axis", "bitorder"))
 def packbits(a, axis: int | None = None, bitorder: str = "big"):
     """Each run of 8 (nonzero-or-not) entries along `axis` packed into one uint8, the
@@ -323,6 +325,7 @@ def packbits(a, axis: int | None = None, bitorder: str = "big"):
     return swapaxes(packed, axis, -1)
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("axis", "count", "bitorder"))
 def unpackbits(a, axis: int | None = None, count: int | None = None, bitorder: str = "big"):
     """Each uint8 of `a` spread into its 8 bits (0/1 uint8) along `axis`; `count` keeps

@@ -15,7 +15,7 @@ from .. import lax
 from .. import numpy as jnp
 from ..core import dtypes
 from ..numpy.util import const as _c
-from ..numpy.util import check_real, jnp_jit, promote_args_inexact
+from ..numpy.util import check_real, jax_jitted, jnp_jit, promote_args_inexact
 from ..transforms.ad import jvp
 from ..transforms.custom_derivatives import custom_jvp
 
@@ -34,6 +34,7 @@ def _concrete_int(value, what):
 
 
 # ------------------------------------------------------------------ gamma
+@jax_jitted
 @jnp_jit
 def gammasgn(x):
     """The sign of Gamma(x): 1 or -1, NaN at the poles (non-positive integers), -inf and NaN.

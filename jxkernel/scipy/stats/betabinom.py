@@ -8,10 +8,11 @@ import numpy as np
 from ... import lax
 from ... import numpy as jnp
 from ...numpy.ufuncs import _const
-from ...numpy.util import jnp_jit, promote_args_inexact
+from ...numpy.util import jax_jitted, jnp_jit, promote_args_inexact
 from ..special import betaln
 
 
+@jax_jitted
 @jnp_jit
 def logpmf(k, n, a, b, loc=0):
     """log P(X = k) (k is floored); -inf off the support, NaN for n < 0 or a, b <= 0."""

@@ -15,6 +15,7 @@ from ...numpy.util import (
     promote_dtypes_inexact,
 )
 from ..special import entr, gammaincc, gammaln, xlogy
+from ...numpy.util import jax_jitted
 
 
 def logpmf(k, mu, loc=0):
@@ -47,6 +48,7 @@ def _entropy_by_sum(mu, max_k, upper):
     return jnp.sum(entr(jnp.where(keep, probs, 0.0)), axis=0)
 
 
+@jax_jitted
 @jnp_jit
 def entropy(mu, loc=0):
     """The entropy of Poisson(mu) (loc does not change it): a direct sum for mu < 100, the
