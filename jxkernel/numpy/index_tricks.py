@@ -30,8 +30,7 @@ from .manipulation import (_asarray, _dtype, _full, _shape, _slice_axis, _zeros_
                            broadcast_arrays, broadcast_shapes, broadcast_to, concatenate,
                            expand_dims, moveaxis, ravel, resize, stack, transpose)
 from .ranges import linspace
-from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
-from .util import jax_jitted
+from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array, jax_jitted
 
 __all__ = ["take", "take_along_axis", "put", "put_along_axis", "choose", "ix_", "indices",
            "unravel_index", "ravel_multi_index", "diag_indices", "diag_indices_from",

@@ -24,8 +24,7 @@ from . import util
 from ..transforms.jit import jit
 from .indexing import getitem
 from .manipulation import broadcast_arrays, moveaxis, ravel, stack
-from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
-from .util import jax_jitted
+from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array, jax_jitted
 
 __all__ = ["dot", "matmul", "vdot", "vecdot", "inner", "outer", "tensordot", "einsum",
            "einsum_path", "kron", "cross", "matrix_transpose", "matvec", "vecmat"]

@@ -35,8 +35,7 @@ from .index_tricks import take_along_axis
 from .manipulation import _shape, _zeros_like, broadcast_arrays, broadcast_to, moveaxis, ravel
 from .manipulation import expand_dims, reshape, squeeze, transpose
 from .ufuncs import clip, less, multiply
-from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
-from .util import jax_jitted
+from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array, jax_jitted
 
 __all__ = ["sum", "prod", "product", "max", "min", "amax", "amin", "all", "any", "alltrue",
            "sometrue", "mean", "average", "var", "std", "ptp", "count_nonzero", "argmax",

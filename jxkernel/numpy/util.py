@@ -482,7 +482,8 @@ def jax_jitted(fun=None, *, static_argnames=None, inline=None):
     it gets `as_jit`, a jit of itself with JAX's static arguments and inline flag (what
     `export.export(fun)` takes), and that jit's `lower`, `trace` and `eval_shape`. `fun`
     itself is returned unchanged, so eager calls keep their fast path. A jnp_jit function
-    lends its own jit (give no arguments). Functions JAX leaves plain (jnp.sum, nn.relu) go without.
+    lends its own jit (give no arguments). Functions JAX leaves plain (jnp.sum, nn.relu)
+    go without (tests/numpy/test_jitted_names.py holds JAX's list).
 
         >>> @jax_jitted(static_argnames=("axis",))
         ... def cumsum(a, axis=None, dtype=None): ...

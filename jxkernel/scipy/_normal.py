@@ -21,6 +21,7 @@ from ..core import dtypes
 from ..numpy.util import const as _c
 from ..numpy.util import (
     check_real,
+    jax_jitted,
     jnp_jit,
     promote_args_complex,
     promote_args_inexact,
@@ -28,7 +29,6 @@ from ..numpy.util import (
 )
 from ..transforms.batching import vmap
 from ..transforms.custom_derivatives import custom_jvp
-from ..numpy.util import jax_jitted
 
 
 # ------------------------------------------------------------------ normal distribution

@@ -10,12 +10,12 @@ from ... import numpy as jnp
 from ...numpy.ufuncs import _const
 from ...numpy.util import (
     ensure_arraylike,
+    jax_jitted,
     jnp_jit,
     promote_args_inexact,
     promote_dtypes_inexact,
 )
 from ..special import entr, gammaincc, gammaln, xlogy
-from ...numpy.util import jax_jitted
 
 
 def logpmf(k, mu, loc=0):
