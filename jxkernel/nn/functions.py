@@ -24,7 +24,8 @@ from ..numpy import util as numpy_util
 from ..numpy.dtypes import canonicalize_user_dtype
 from ..numpy.reductions import _count
 from ..transforms.custom_derivatives import custom_jvp
-from ..numpy.util import jax_jitted, jnp_jit
+from ..transforms.jit_namesakes import jax_jitted
+from ..numpy.util import jnp_jit
 
 __all__ = ["relu", "relu6", "gelu", "sigmoid", "softplus", "soft_sign", "silu", "swish",
            "log_sigmoid", "elu", "leaky_relu", "celu", "selu", "hard_tanh", "hard_sigmoid",

@@ -15,13 +15,14 @@ import operator
 
 import numpy as np
 
+from ..transforms.jit_namesakes import jax_jitted
 from .. import lax
 from ..core import dtypes
 from . import reductions, ufuncs, util
 from .creation import _concrete, asarray
 from .manipulation import broadcast_to, concatenate, moveaxis, ravel
 from .sorting import searchsorted
-from .util import aval_of, canonicalize_axis, ensure_arraylike, jax_jitted, jnp_jit
+from .util import aval_of, canonicalize_axis, ensure_arraylike, jnp_jit
 
 __all__ = ["diff", "ediff1d", "gradient", "trapezoid", "interp", "unwrap"]
 

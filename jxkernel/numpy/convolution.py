@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..transforms.jit_namesakes import jax_jitted
 from .. import lax
 from .ufuncs import conjugate
-from .util import ensure_arraylike, jax_jitted, jnp_jit, promote_dtypes, promote_dtypes_inexact
+from .util import ensure_arraylike, jnp_jit, promote_dtypes, promote_dtypes_inexact
 
 __all__ = ["convolve", "correlate"]
 

@@ -18,6 +18,7 @@ import operator
 import numpy as np
 from numpy import array_repr, array_str, iterable  # as JAX: NumPy's own functions
 
+from ..transforms.jit_namesakes import jax_jitted
 from .. import lax
 from ..core import dtypes
 from ..core.errors import ConcretizationTypeError
@@ -30,7 +31,7 @@ from .manipulation import broadcast_shapes, concatenate, moveaxis, ravel, swapax
 from .pad import pad
 from .selection import nonzero
 from .sorting import argsort, sort
-from .util import aval_of, canonicalize_axis, check_arraylike, ensure_arraylike, jax_jitted, jnp_jit
+from .util import aval_of, canonicalize_axis, check_arraylike, ensure_arraylike, jnp_jit
 
 __all__ = ["fromfile", "fromiter", "save", "savez", "load", "insert", "delete", "place", "fill_diagonal", "block", "trim_zeros",
            "mask_indices", "packbits", "unpackbits", "frombuffer", "fromstring",

@@ -16,6 +16,7 @@ import operator
 
 import numpy as np
 
+from ..transforms.jit_namesakes import jax_jitted
 from .. import lax
 from ..core import dtypes
 from ..core.avals import context_abstract_mesh, explicit_axes, public_type
@@ -30,7 +31,7 @@ from .manipulation import (_asarray, _dtype, _full, _shape, _slice_axis, _zeros_
                            broadcast_arrays, broadcast_shapes, broadcast_to, concatenate,
                            expand_dims, moveaxis, ravel, resize, stack, transpose)
 from .ranges import linspace
-from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array, jax_jitted
+from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
 
 __all__ = ["take", "take_along_axis", "put", "put_along_axis", "choose", "ix_", "indices",
            "unravel_index", "ravel_multi_index", "diag_indices", "diag_indices_from",

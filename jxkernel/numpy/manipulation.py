@@ -17,6 +17,7 @@ import operator
 
 import numpy as np
 
+from ..transforms.jit_namesakes import jax_jitted
 from .. import lax
 from ..core import dtypes
 from ..core.errors import InconclusiveDimensionOperation, aval_text, shape_error
@@ -27,7 +28,7 @@ from ..lax import conversion
 from ..lax.sharding import canonicalize_sharding
 from ..xla.array import Array
 from . import util
-from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array, jax_jitted, jnp_jit
+from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array, jnp_jit
 
 __all__ = ["reshape", "ravel", "transpose", "permute_dims", "swapaxes", "moveaxis",
            "rollaxis", "expand_dims", "squeeze", "concatenate", "concat", "stack", "unstack",

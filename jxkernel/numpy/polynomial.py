@@ -13,6 +13,7 @@ import operator
 
 import numpy as np
 
+from ..transforms.jit_namesakes import jax_jitted
 from .. import lax
 from ..core import dtypes as _core_dtypes
 from ..core.errors import ConcretizationTypeError
@@ -27,7 +28,7 @@ from .manipulation import atleast_1d, concatenate, roll
 from .products import dot, outer
 from .reductions import all as _all
 from .reductions import argmin
-from .util import _where, aval_of, ensure_arraylike, jax_jitted, jnp_jit, promote_dtypes_inexact
+from .util import _where, aval_of, ensure_arraylike, jnp_jit, promote_dtypes_inexact
 
 __all__ = ["poly", "vander", "polyval", "polyadd", "polysub", "polymul", "polydiv", "polyder",
            "polyint", "polyfit", "roots"]

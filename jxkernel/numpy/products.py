@@ -22,9 +22,10 @@ from ..lax import conversion
 from ..lax.sharding import laid_out, resolved
 from . import util
 from ..transforms.jit import jit
+from ..transforms.jit_namesakes import jax_jitted
 from .indexing import getitem
 from .manipulation import broadcast_arrays, moveaxis, ravel, stack
-from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array, jax_jitted
+from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
 
 __all__ = ["dot", "matmul", "vdot", "vecdot", "inner", "outer", "tensordot", "einsum",
            "einsum_path", "kron", "cross", "matrix_transpose", "matvec", "vecmat"]

@@ -28,6 +28,7 @@ from ..core.trace import Tracer, _ctx, eval_trace
 from ..lax import conversion
 from ..lax.sharding import canonicalize_sharding, run_auto_axes
 from ..transforms.jit import jit
+from ..transforms.jit_namesakes import jax_jitted
 from ..xla.array import Array
 from . import util
 from .indexing import getitem
@@ -35,7 +36,7 @@ from .index_tricks import take_along_axis
 from .manipulation import _shape, _zeros_like, broadcast_arrays, broadcast_to, moveaxis, ravel
 from .manipulation import expand_dims, reshape, squeeze, transpose
 from .ufuncs import clip, less, multiply
-from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array, jax_jitted
+from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
 
 __all__ = ["sum", "prod", "product", "max", "min", "amax", "amin", "all", "any", "alltrue",
            "sometrue", "mean", "average", "var", "std", "ptp", "count_nonzero", "argmax",

@@ -18,8 +18,9 @@ from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
 from ..lax import conversion
 from ..transforms.jit import jit
+from ..transforms.jit_namesakes import jax_jitted
 from . import util
-from .util import jax_jitted, jnp_jit
+from .util import jnp_jit
 from .index_tricks import put_along_axis
 from .indexing import _IndexUpdateHelper, _scatter_update, getitem
 from .manipulation import _slice_axis, moveaxis, swapaxes

@@ -17,6 +17,7 @@ import operator
 
 import numpy as np
 
+from ..transforms.jit_namesakes import jax_jitted
 from .. import lax
 from ..core import dtypes
 from ..core.errors import ConcretizationTypeError
@@ -31,7 +32,7 @@ from .manipulation import atleast_2d, concatenate, reshape, transpose
 from .products import dot
 from .ranges import linspace
 from .sorting import searchsorted
-from .util import aval_of, check_arraylike, ensure_arraylike, jax_jitted, jnp_jit
+from .util import aval_of, check_arraylike, ensure_arraylike, jnp_jit
 
 __all__ = ["bincount", "digitize", "histogram", "histogram_bin_edges", "histogram2d",
            "histogramdd", "cov", "corrcoef"]

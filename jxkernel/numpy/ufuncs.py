@@ -28,12 +28,13 @@ from ..transforms.ad import jvp
 from ..transforms.batching import BatchTrace as _BatchTrace
 from ..xla.array import Array
 from ..transforms.custom_derivatives import custom_jvp
+from ..transforms.jit_namesakes import jax_alias, jax_jitted
 from .creation import array, asarray
 from .dtypes import finfo, iscomplexobj
 from .util import (_ARRAYS, REF_AVALS, aval_of, broadcast_arrays, check_arraylike,
                    converts_array, ensure_array, ensure_arraylike, full_like, jnp_jit,
                    promote_args, promote_args_inexact, promote_args_numeric, promote_dtypes,
-                   promote_dtypes_inexact, promote_dtypes_numeric, promote_shapes, jax_jitted)
+                   promote_dtypes_inexact, promote_dtypes_numeric, promote_shapes)
 from .util import where as _where
 
 __all__ = [
@@ -163,8 +164,10 @@ arctanh = _unary_inexact("arctanh", lax.atanh_p, "Inverse hyperbolic tangent.")
 sqrt = _unary_inexact("sqrt", lax.sqrt_p, "Square root.\n\n    >>> jnp.sqrt(4)\n    "
                       "Array(2., dtype=float32, weak_type=True)")
 cbrt = _unary_inexact("cbrt", lax.cbrt_p, "Cube root (real inputs).")
-asin, acos, atan = arcsin, arccos, arctan            # Array API names
-asinh, atanh = arcsinh, arctanh
+# the Array API's names: jit objects of their own in JAX, named so (`export(jnp.acos)`)
+asin, acos, atan = (jax_alias(f, n, inline=True) for f, n in
+                    ((arcsin, "asin"), (arccos, "acos"), (arctan, "atan")))
+asinh, atanh = jax_alias(arcsinh, "asinh", inline=True), jax_alias(arctanh, "atanh", inline=True)
 
 
 @jax_jitted
@@ -177,7 +180,7 @@ def arccosh(x, /):
     return out
 
 
-acosh = arccosh
+acosh = jax_alias(arccosh, "acosh", inline=True)     # (arccosh is no inline jit in JAX)
 
 
 @jax_jitted
@@ -323,7 +326,7 @@ def absolute(x, /):
     return x if d == _BOOL or _core.is_unsigned(d) else lax.abs_p.bind(x)
 
 
-abs = absolute
+abs = jax_alias(absolute, "abs", inline=True)
 
 
 @jax_jitted(inline=True)
@@ -415,7 +418,7 @@ def round(a, decimals: int = 0, out=None):
     return round_float(a)
 
 
-around = round
+around = jax_alias(round, "around", static_argnames=("decimals",))
 
 
 @jax_jitted(inline=True)
@@ -424,7 +427,8 @@ def invert(x, /):
     return lax.bitwise_not(*promote_args("invert", x))
 
 
-bitwise_not = bitwise_invert = invert
+bitwise_not = jax_alias(invert, "bitwise_not", inline=True)
+bitwise_invert = jax_alias(invert, "bitwise_invert", inline=True)
 
 
 @jax_jitted(inline=True)
@@ -747,7 +751,7 @@ def arctan2(x1, x2, /):
     return lax.atan2(*promote_args_inexact("arctan2", x1, x2))
 
 
-atan2 = arctan2
+atan2 = jax_alias(arctan2, "atan2", inline=True)
 
 
 def maximum(x, y, /):
@@ -1067,7 +1071,8 @@ def right_shift(x1, x2, /):
     return fn(x1, x2)
 
 
-bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
+bitwise_left_shift = jax_alias(left_shift, "bitwise_left_shift", inline=True)
+bitwise_right_shift = jax_alias(right_shift, "bitwise_right_shift", inline=True)
 
 
 def logical_and(x, y, /):

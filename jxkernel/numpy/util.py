@@ -477,28 +477,6 @@ def jnp_jit(fun=None, *, static_argnames=(), inline=False):
     return call
 
 
-def jax_jitted(fun=None, *, static_argnames=None, inline=None):
-    """Mark `fun` as one that JAX makes a jit object (`jnp.sin`, `jnp.dot`, `nn.sigmoid`):
-    it gets `as_jit`, a jit of itself with JAX's static arguments and inline flag (what
-    `export.export(fun)` takes), and that jit's `lower`, `trace` and `eval_shape`. `fun`
-    itself is returned unchanged, so eager calls keep their fast path. A jnp_jit function
-    lends its own jit (give no arguments). Functions JAX leaves plain (jnp.sum, nn.relu)
-    go without (tests/numpy/test_jitted_names.py holds JAX's list).
-
-        >>> @jax_jitted(static_argnames=("axis",))
-        ... def cumsum(a, axis=None, dtype=None): ...
-        >>> cumsum.lower(jnp.ones(3)).as_text()      # doctest: +SKIP
-    """
-    if fun is None:
-        return functools.partial(jax_jitted, static_argnames=static_argnames, inline=inline)
-    jitted = getattr(fun, "jitted", None)      # jnp_jit's, when no arguments override it
-    if jitted is None or static_argnames is not None or inline is not None:
-        jitted = jit(fun, static_argnames=static_argnames or (), inline=bool(inline))
-    fun.as_jit = jitted
-    fun.lower, fun.trace, fun.eval_shape = jitted.lower, jitted.trace, jitted.eval_shape
-    return fun
-
-
 def converts_array(args, kind: str = "plain", trace_type=_trace.EvalTrace) -> bool:
     """Would promoting `args` ("plain", "inexact" or "numeric") change an array's type?
     Eagerly that is a separate XLA call per conversion, so jnp functions then run as one

@@ -15,9 +15,10 @@ from .. import lax
 from .. import numpy as jnp
 from ..core import dtypes
 from ..numpy.util import const as _c
-from ..numpy.util import check_real, jax_jitted, jnp_jit, promote_args_inexact
+from ..numpy.util import check_real, jnp_jit, promote_args_inexact
 from ..transforms.ad import jvp
 from ..transforms.custom_derivatives import custom_jvp
+from ..transforms.jit_namesakes import jax_jitted
 
 
 def _concrete_int(value, what):

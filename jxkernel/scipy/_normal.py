@@ -21,7 +21,6 @@ from ..core import dtypes
 from ..numpy.util import const as _c
 from ..numpy.util import (
     check_real,
-    jax_jitted,
     jnp_jit,
     promote_args_complex,
     promote_args_inexact,
@@ -29,6 +28,7 @@ from ..numpy.util import (
 )
 from ..transforms.batching import vmap
 from ..transforms.custom_derivatives import custom_jvp
+from ..transforms.jit_namesakes import jax_jitted
 
 
 # ------------------------------------------------------------------ normal distribution

@@ -13,12 +13,13 @@ import functools
 
 import numpy as np
 
+from ..transforms.jit_namesakes import jax_jitted
 from .. import lax
 from .. import numpy as jnp
 from ..core import dtypes
 from ..lax import linalg as lax_linalg
 from ..numpy import linalg as jnp_linalg
-from ..numpy.util import jax_jitted, jnp_jit
+from ..numpy.util import jnp_jit
 
 
 # ------------------------------------------------------------------ QDWH

@@ -25,10 +25,11 @@ from .. import numpy as jnp
 from ..lax import linalg as lax_linalg
 from ..lax.loops import fori_loop
 from ..numpy import linalg as jnp_linalg
-from ..numpy.util import jax_jitted, jnp_jit, promote_dtypes_complex, promote_dtypes_inexact
+from ..numpy.util import jnp_jit, promote_dtypes_complex, promote_dtypes_inexact
 from ..transforms.ad import jvp
 from ..transforms.batching import vmap
 from ..transforms.custom_derivatives import custom_jvp
+from ..transforms.jit_namesakes import jax_jitted
 from ._matrices import (
     block_diag,
     circulant,

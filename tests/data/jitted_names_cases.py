@@ -47,4 +47,7 @@ def samples():
         ("scipy.special", "gammasgn", (_f32(3),), {}),
         ("scipy.linalg", "expm", (m * 0.1,), {}),
         ("scipy.stats.truncnorm", "logpdf", (_f32(3), np.float32(0.0), np.float32(1.0)), {}),
+        ("lax", "dynamic_index_in_dim", (_f32(4, 2), np.int32(1)), {"axis": 0}),
+        ("numpy", "around", (_f32(4),), {"decimals": 1}),
+        ("numpy", "acos", (_f32(3),), {}),
     ]

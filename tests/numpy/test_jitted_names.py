@@ -23,9 +23,6 @@ with open(os.path.join(os.path.dirname(__file__), "..", "data",
 
 # JAX's jit objects that are plain functions here still, by module, and why
 NOT_YET: dict = {
-    # numpy/util.py's jax_jitted sits above lax (lax imports no jnp): these want it moved
-    # to transforms/ first
-    "lax": ("dynamic_index_in_dim", "dynamic_update_index_in_dim"),
     "lax.linalg": ("qdwh",),            # jxkernel has no lax.linalg.qdwh yet
 }
 
@@ -53,21 +50,17 @@ def test_jit_objects_are_jaxs(module):
 
 @pytest.mark.parametrize("module", MODULES)
 def test_static_arguments_are_jaxs(module):
-    """`as_jit`'s static arguments and inline flag are those of JAX's jit object."""
+    """`as_jit`'s name (export's fun_name), static arguments and inline flag are those of
+    JAX's jit object."""
     mod = importlib.import_module("jxkernel." + module)
     for name, info in REF["modules"][module].items():
         fn = getattr(mod, name, None)
-        if not _has_jit(fn) or getattr(fn, "__name__", name) != info["fun_name"]:
-            continue        # (an alias here shares its namesake's jit: ALIASES below)
+        if not _has_jit(fn):
+            continue
         jitted = getattr(fn, "as_jit", fn)
+        assert jitted.__name__ == info["fun_name"], name    # (nn.swish is silu, in JAX too)
         assert set(jitted._static_argnames) == set(info["static_argnames"]), name
         assert bool(jitted._inline) == info["inline"], name
-
-
-# Aliases that are one function here but two jit objects in JAX (abs and absolute, acos and
-# arccos, acosh and arccosh, ...): export names the function, so `export(jnp.abs).fun_name`
-# is "absolute" here, "abs" in JAX. (acosh's jit inlines in JAX, arccosh's not.)
-ALIASES = {"abs": "absolute"}
 
 
 def _cases():
@@ -79,7 +72,7 @@ def test_export_lower_eval_shape_match_jax(case):
     args, kwargs = _cases()[case["module"], case["name"]]
     fn = getattr(importlib.import_module("jxkernel." + case["module"]), case["name"])
     exp = export.export(fn)(*args, **kwargs)
-    assert exp.fun_name == ALIASES.get(case["fun_name"], case["fun_name"])
+    assert exp.fun_name == case["fun_name"]
     assert [str(a) for a in exp.in_avals] == case["in_avals"]
     assert [str(a) for a in exp.out_avals] == case["out_avals"]
     assert ("func.func public @main" in fn.lower(*args, **kwargs).as_text()) == case["has_main"]
@@ -103,3 +96,12 @@ def test_plain_function_stays_on_the_call_path():
     assert type(jnp.sin).__name__ == "function" and type(jnp.dot).__name__ == "function"
     assert jnp.sin.as_jit is not jnp.sin
     assert not hasattr(jnp.sum, "as_jit") and not hasattr(jax.nn.relu, "as_jit")
+
+
+def test_aliases_are_jits_of_their_own_at_the_same_speed():
+    """JAX's jnp.abs, acos, around are jit objects of their own, named so; here copies of
+    absolute's, arccos's, round's code (no extra call eagerly), each with its own jit."""
+    import jxkernel.numpy as jnp
+    for alias, name in ((jnp.abs, jnp.absolute), (jnp.acos, jnp.arccos), (jnp.around, jnp.round)):
+        assert alias is not name and alias.__code__ is name.__code__
+        assert alias.as_jit is not name.as_jit and alias.as_jit.__name__ == alias.__name__

@@ -16,11 +16,11 @@ from ...core import dtypes
 from ...numpy.util import (
     canonicalize_axis,
     check_arraylike,
-    jax_jitted,
     jnp_jit,
     promote_args_inexact,
 )
 from ...transforms.batching import vmap
+from ...transforms.jit_namesakes import jax_jitted
 
 
 class ModeResult(NamedTuple):

@@ -5,10 +5,11 @@
 """
 import numpy as np
 
+from ...transforms.jit_namesakes import jax_jitted
 from ... import lax
 from ... import numpy as jnp
 from ...numpy.ufuncs import _const
-from ...numpy.util import jax_jitted, jnp_jit, promote_args_inexact
+from ...numpy.util import jnp_jit, promote_args_inexact
 from ..special import betaln
 
 

@@ -5,12 +5,12 @@
 """
 import numpy as np
 
+from ...transforms.jit_namesakes import jax_jitted
 from ... import lax
 from ... import numpy as jnp
 from ...numpy.ufuncs import _const
 from ...numpy.util import (
     ensure_arraylike,
-    jax_jitted,
     jnp_jit,
     promote_args_inexact,
     promote_dtypes_inexact,
