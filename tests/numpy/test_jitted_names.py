@@ -14,6 +14,7 @@ import jxkernel as jax
 from jxkernel import export
 from jxkernel.transforms.jit import Jitted
 
+from doc_examples import check_docstring_examples
 from jitted_names_cases import MODULES, samples
 from numerics import LAPACK, assert_allclose_ulp
 
@@ -105,3 +106,7 @@ def test_aliases_are_jits_of_their_own_at_the_same_speed():
     for alias, name in ((jnp.abs, jnp.absolute), (jnp.acos, jnp.arccos), (jnp.around, jnp.round)):
         assert alias is not name and alias.__code__ is name.__code__
         assert alias.as_jit is not name.as_jit and alias.as_jit.__name__ == alias.__name__
+
+
+def test_docstring_examples():
+    check_docstring_examples("jxkernel.transforms.jit_namesakes")
