@@ -33,7 +33,7 @@ def jax_jitted(fun=None, *, static_argnames=None, inline=None):
     jitted = getattr(fun, "jitted", None)      # jnp_jit's, when no arguments override it
     if jitted is None or static_argnames is not None or inline is not None:
         jitted = jit(fun, static_argnames=static_argnames or (), inline=bool(inline))
-    fun.as_jit = jitted
+    fun.as_jit = jitted      # (api_util.NAMESAKE_ATTRS: never copied onto wrappers of fun)
     fun.lower, fun.trace, fun.eval_shape = jitted.lower, jitted.trace, jitted.eval_shape
     return fun
 

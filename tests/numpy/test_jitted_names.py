@@ -110,3 +110,16 @@ def test_aliases_are_jits_of_their_own_at_the_same_speed():
 
 def test_docstring_examples():
     check_docstring_examples("jxkernel.transforms.jit_namesakes")
+
+
+def test_wrappers_do_not_take_the_jit():
+    """grad(jnp.sin) or jit(jnp.dot) copy jnp.sin's fields (functools.wraps), but not its jit:
+    `grad(jnp.sin).lower` would lower sin, and on a jit object `lower` would shadow its own.
+    As in JAX, exporting grad(jnp.sin) is refused (it is no jit)."""
+    import jxkernel.numpy as jnp
+    g = jax.grad(jnp.sin)
+    assert not any(hasattr(g, a) for a in ("as_jit", "lower", "trace", "eval_shape"))
+    assert "lower" not in vars(jax.jit(jnp.dot)) and "lower" not in vars(jax.custom_jvp(jnp.sin))
+    assert "cos" in str(jax.jit(g).trace(1.0).jaxpr)
+    with pytest.raises(ValueError, match="Function to be exported must be the result of `jit`"):
+        export.export(g)
