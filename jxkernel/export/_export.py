@@ -133,8 +133,8 @@ class Exported:
 # ------------------------------------------------------------------ exporting
 def export(fun_jit, *, platforms=None, disabled_checks=()) -> Callable[..., Exported]:
     """`export(jit(f))(*args, **kwargs)`: args are arrays or ShapeDtypeStructs."""
-    # jnp's elementwise functions are plain functions here for eager speed; JAX's are jit
-    # objects, which its docstrings export directly (`export(jnp.sin)`)
+    # the functions JAX jits (jnp.sin, jnp.dot, nn.sigmoid) are plain here for eager speed and
+    # carry their jit object (transforms/jit_namesakes.py), which JAX's docstrings export
     fun_jit = getattr(fun_jit, "as_jit", fun_jit)
     if not isinstance(fun_jit, Jitted):
         raise ValueError(f"Function to be exported must be the result of `jit` but is: {fun_jit}")

@@ -24,6 +24,7 @@ from ..numpy import util as numpy_util
 from ..numpy.dtypes import canonicalize_user_dtype
 from ..numpy.reductions import _count
 from ..transforms.custom_derivatives import custom_jvp
+from ..transforms.jit_namesakes import jax_jitted
 from ..numpy.util import jnp_jit
 
 __all__ = ["relu", "relu6", "gelu", "sigmoid", "softplus", "soft_sign", "silu", "swish",
@@ -33,6 +34,7 @@ __all__ = ["relu", "relu6", "gelu", "sigmoid", "softplus", "soft_sign", "silu", 
            "standardize", "identity", "glu"]
 
 
+@jax_jitted
 @jnp_jit
 def identity(x):
     """x itself (as an array)."""
@@ -63,6 +65,7 @@ def relu6(x):
 relu6.defjvps(lambda g, ans, x: lax.select((x > 0) & (x < 6), g, numpy_util.full_like(g, 0)))
 
 
+@jax_jitted
 @jnp_jit
 def squareplus(x, b=4):
     """(x + sqrt(x**2 + b)) / 2, a smooth relu."""
@@ -70,18 +73,21 @@ def squareplus(x, b=4):
     return (x + jnp.sqrt(jnp.square(x) + b)) / 2
 
 
+@jax_jitted
 @jnp_jit
 def softplus(x):
     """log(1 + exp(x)), computed stably as logaddexp(x, 0)."""
     return jnp.logaddexp(x, 0)
 
 
+@jax_jitted
 @jnp_jit
 def sparse_plus(x):
     x = numpy_util.ensure_arraylike("sparse_plus", x)
     return jnp.where(x <= -1.0, 0.0, jnp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
 
 
+@jax_jitted
 @jnp_jit
 def soft_sign(x):
     """x / (|x| + 1)."""
@@ -89,6 +95,7 @@ def soft_sign(x):
     return x / (jnp.abs(x) + 1)
 
 
+@jax_jitted
 @jnp_jit(inline=True)
 def sigmoid(x):
     """1 / (1 + exp(-x)) (lax.logistic).
@@ -99,11 +106,13 @@ def sigmoid(x):
     return lax.logistic(x)
 
 
+@jax_jitted
 @jnp_jit
 def sparse_sigmoid(x):
     return 0.5 * jnp.clip(x + 1.0, 0.0, 2.0)
 
 
+@jax_jitted
 @jnp_jit
 def silu(x):
     """x * sigmoid(x) (also called swish)."""
@@ -114,6 +123,7 @@ def silu(x):
 swish = silu
 
 
+@jax_jitted
 @jnp_jit
 def mish(x):
     """x * tanh(softplus(x))."""
@@ -121,6 +131,7 @@ def mish(x):
     return x * jnp.tanh(softplus(x))
 
 
+@jax_jitted
 @jnp_jit
 def log_sigmoid(x):
     """log(sigmoid(x)) = -softplus(-x)."""
@@ -128,6 +139,7 @@ def log_sigmoid(x):
     return -softplus(-x)
 
 
+@jax_jitted
 @jnp_jit
 def elu(x, alpha=1.0):
     """x if x > 0 else alpha * (exp(x) - 1)."""
@@ -135,6 +147,7 @@ def elu(x, alpha=1.0):
     return jnp.where(x > 0, x, alpha * jnp.expm1(jnp.where(x > 0, 0.0, x)))
 
 
+@jax_jitted
 @jnp_jit
 def leaky_relu(x, negative_slope=0.01):
     """x if x >= 0 else negative_slope * x."""
@@ -142,6 +155,7 @@ def leaky_relu(x, negative_slope=0.01):
     return jnp.where(x >= 0, x, negative_slope * x)
 
 
+@jax_jitted
 @jnp_jit
 def hard_tanh(x):
     """x clipped to [-1, 1]."""
@@ -149,12 +163,14 @@ def hard_tanh(x):
     return jnp.where(x > 1, 1, jnp.where(x < -1, -1, x))
 
 
+@jax_jitted
 @jnp_jit
 def celu(x, alpha=1.0):
     """max(x, 0) + alpha * expm1(min(x, 0) / alpha)."""
     return jnp.maximum(x, 0.0) + alpha * jnp.expm1(jnp.minimum(x, 0.0) / alpha)
 
 
+@jax_jitted
 @jnp_jit
 def selu(x):
     """scale * elu(x, alpha) with the self-normalizing constants."""
@@ -178,6 +194,7 @@ def gelu(x, approximate: bool = True):
     return jnp.array(0.5 * x * lax.erfc(-x * sqrt_half), dtype=x.dtype)
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("axis",))
 def glu(x, axis: int = -1):
     """Gated linear unit: first half * sigmoid(second half) along `axis`."""
@@ -187,12 +204,14 @@ def glu(x, axis: int = -1):
     return x1 * sigmoid(x2)
 
 
+@jax_jitted
 @jnp_jit
 def hard_sigmoid(x):
     """relu6(x + 3) / 6."""
     return relu6(x + 3.0) / 6.0
 
 
+@jax_jitted
 @jnp_jit
 def hard_silu(x):
     """x * hard_sigmoid(x)."""
@@ -265,6 +284,7 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
     return out
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("axis", "keepdims"))
 def logmeanexp(x, axis=None, where=None, keepdims=False):
     """log(mean(exp(x))) = logsumexp(x) - log(n), n counting the elements reduced (or selected
@@ -278,6 +298,7 @@ def logmeanexp(x, axis=None, where=None, keepdims=False):
 
 
 # ---------------------------------------------------------------- normalizations
+@jax_jitted
 @jnp_jit(static_argnames=("axis",))
 def log_softmax(x, axis=-1, where=None):
     """x - logsumexp(x) along `axis`, shifted by the max for stability.
@@ -335,6 +356,7 @@ def _softmax_jvp(axis, primals, tangents):
     return y, y * (x_dot - (y * x_dot).sum(axis, where=where, keepdims=True))
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("axis", "algorithm"))
 def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-05, where=None, *,
                 algorithm: str = "fast"):

@@ -15,6 +15,7 @@ import operator
 
 import numpy as np
 
+from ..transforms.jit_namesakes import jax_jitted
 from .. import lax
 from ..core import dtypes
 from . import reductions, ufuncs, util
@@ -38,6 +39,7 @@ def _along(x, axis: int, start, stop):
 
 
 # ------------------------------------------------------------------ diff, ediff1d
+@jax_jitted
 @jnp_jit(static_argnames=("n", "axis"))
 def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
     """The n-th discrete difference along `axis` (`!=` for booleans, as NumPy).
@@ -75,6 +77,7 @@ def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
     return arr
 
 
+@jax_jitted
 @jnp_jit
 def ediff1d(ary, to_end=None, to_begin=None):
     """Differences of consecutive elements of the flattened array, with optional values
@@ -124,6 +127,7 @@ def _gradient_along(a, h, axis: int):
     return concatenate((first, inner, last), axis=axis)
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("axis", "edge_order"))
 def gradient(f, *varargs, axis=None, edge_order=None):
     """Central-difference gradient of `f` along each axis (a list for several axes);
@@ -159,6 +163,7 @@ def gradient(f, *varargs, axis=None, edge_order=None):
 
 
 # ------------------------------------------------------------------ trapezoid
+@jax_jitted
 @jnp_jit(static_argnames=("axis",))
 def trapezoid(y, x=None, dx=1.0, axis: int = -1):
     """Integral of `y` along `axis` by the trapezoidal rule, at points `x` or with
@@ -256,6 +261,7 @@ def _interp(x, xp, fp, left=None, right=None, period=None):
 
 
 # ------------------------------------------------------------------ unwrap
+@jax_jitted
 @jnp_jit(static_argnames=("axis",))
 def unwrap(p, discont=None, axis: int = -1, period=2 * np.pi):
     """`p` with jumps larger than `discont` (default period/2) along `axis` replaced by

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..transforms.jit_namesakes import jax_jitted
 from .. import lax
 from .ufuncs import conjugate
 from .util import ensure_arraylike, jnp_jit, promote_dtypes, promote_dtypes_inexact
@@ -55,6 +56,7 @@ def _conv(x, y, mode, op, precision, preferred_element_type=None):
     return result[0, 0, out_order]
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("mode", "precision", "preferred_element_type"))
 def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
     """Discrete linear convolution of two 1-D arrays, c[k] = sum_j a[k - j] v[j]; `mode` is
@@ -68,6 +70,7 @@ def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
                  preferred_element_type=preferred_element_type)
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("mode", "precision", "preferred_element_type"))
 def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
     """Cross-correlation of two 1-D arrays, c[k] = sum_j a[k + j] conj(v[j]); `mode` is

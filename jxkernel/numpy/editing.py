@@ -18,6 +18,7 @@ import operator
 import numpy as np
 from numpy import array_repr, array_str, iterable  # as JAX: NumPy's own functions
 
+from ..transforms.jit_namesakes import jax_jitted
 from .. import lax
 from ..core import dtypes
 from ..core.errors import ConcretizationTypeError
@@ -222,6 +223,7 @@ def _block(xs):
     return concatenate([_at_least(p, rank) for p in parts], axis=-depths[0]), depths[0] + 1
 
 
+@jax_jitted
 @jnp_jit
 def block(arrays):
     """One array assembled from nested lists of blocks (innermost lists side by side).
@@ -295,6 +297,7 @@ def _check_bitorder(bitorder):
         raise ValueError("'order' must be either 'little' or 'big'")
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("axis", "bitorder"))
 def packbits(a, axis: int | None = None, bitorder: str = "big"):
     """Each run of 8 (nonzero-or-not) entries along `axis` packed into one uint8, the
@@ -323,6 +326,7 @@ def packbits(a, axis: int | None = None, bitorder: str = "big"):
     return swapaxes(packed, axis, -1)
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("axis", "count", "bitorder"))
 def unpackbits(a, axis: int | None = None, count: int | None = None, bitorder: str = "big"):
     """Each uint8 of `a` spread into its 8 bits (0/1 uint8) along `axis`; `count` keeps

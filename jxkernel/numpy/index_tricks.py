@@ -16,6 +16,7 @@ import operator
 
 import numpy as np
 
+from ..transforms.jit_namesakes import jax_jitted
 from .. import lax
 from ..core import dtypes
 from ..core.avals import context_abstract_mesh, explicit_axes, public_type
@@ -102,6 +103,7 @@ def _take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
                       fill_value=fill_value)
 
 
+@jax_jitted(static_argnames=("axis", "mode", "fill_value", "wrap_negative_indices"))
 def take_along_axis(arr, indices, axis: int | None = -1, mode=None, fill_value=None, *,
                     wrap_negative_indices=None):
     """arr[..., indices, ...] matched element by element along `axis` (NumPy's
@@ -192,6 +194,7 @@ def put(a, ind, v, mode=None, *, inplace=True):
                            mode=scatter_mode)
 
 
+@jax_jitted(static_argnames=("axis", "inplace", "mode"))
 def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
     """`arr` with values put at `indices` along `axis` (inplace=False is required)."""
     if inplace:
@@ -337,6 +340,7 @@ def _full_like_value(a, shape):
     return lax.broadcast_in_dim(a, shape, ())
 
 
+@jax_jitted
 @util.jnp_jit(static_argnames=("offset", "axis1", "axis2"))
 def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
     """The `offset`-th diagonal of `a` in the plane (axis1, axis2), as the last axis.

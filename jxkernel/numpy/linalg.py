@@ -25,6 +25,7 @@ from ..core import dtypes
 from ..lax import linalg as lax_linalg
 from ..transforms.custom_derivatives import custom_jvp
 from ..transforms.batching import vmap
+from ..transforms.jit_namesakes import jax_jitted
 from .functional import vectorize
 from . import creation, index_tricks, manipulation, products, reductions, ufuncs, util
 from .util import ensure_arraylike, jnp_jit, promote_dtypes_inexact
@@ -70,6 +71,7 @@ def _hi(a, b):
 
 
 # ------------------------------------------------------------------ factorizations
+@jax_jitted
 @jnp_jit(static_argnames=("upper", "symmetrize_input"))
 def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
     """The Cholesky factor L (a = L @ L^H) of Hermitian positive-definite a, or U = L^H with
@@ -85,6 +87,7 @@ def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
     return _H(L) if upper else L
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("mode",))
 def qr(a, mode: str = "reduced"):
     """QR decomposition: (Q, R) for mode 'reduced' (default) or 'complete', R for 'r', and
@@ -107,6 +110,7 @@ def qr(a, mode: str = "reduced"):
     return r if mode == "r" else QRResult(q, r)
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("UPLO", "symmetrize_input"))
 def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True):
     """Eigenvalues (ascending) and eigenvectors (columns) of a Hermitian matrix.
@@ -126,6 +130,7 @@ def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True):
     return EighResult(w, v)
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("UPLO", "symmetrize_input"))
 def eigvalsh(a, UPLO: str | None = "L", *, symmetrize_input: bool = True):
     """The eigenvalues (ascending) of a Hermitian matrix.
@@ -138,6 +143,7 @@ def eigvalsh(a, UPLO: str | None = "L", *, symmetrize_input: bool = True):
     return eigh(a, UPLO, symmetrize_input=symmetrize_input)[0]
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("full_matrices", "compute_uv", "hermitian", "subset_by_index"))
 def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False,
         subset_by_index=None):
@@ -181,6 +187,7 @@ def _lu_solve_ab(a, b):
     return lax_linalg.lu_solve(lu, permutation, b)
 
 
+@jax_jitted
 @jnp_jit
 def solve(a, b):
     """x with a @ x = b for square a (..., n, n) and b (..., n, k), or b (n,) a vector;
@@ -276,6 +283,7 @@ def _lu_solve(lu, permutation, b, trans: int):
     return x[..., 0] if rhs_vector else x
 
 
+@jax_jitted
 @jnp_jit
 def inv(a):
     """The inverse of square matrices (..., n, n) (a solve against the identity).
@@ -382,6 +390,7 @@ _slogdet_lu.defjvp(_slogdet_jvp)
 _slogdet_qr.defjvp(_slogdet_jvp)
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("method",))
 def slogdet(a, *, method: str | None = None):
     """(sign, log|det|) of square matrices, by an LU (method 'lu', the default) or a QR.
@@ -451,6 +460,7 @@ def _det_jvp(primals, tangents):
     return y, reductions.trace(z, axis1=-1, axis2=-2)
 
 
+@jax_jitted
 @jnp_jit
 def det(a):
     """The determinant of square matrices (..., n, n): a formula for n = 2, 3, else an LU.
@@ -488,6 +498,7 @@ def _sq_sum(x, axis, keepdims):
     return reductions.sum(ufuncs.real(x * ufuncs.conj(x)), axis=axis, keepdims=keepdims)
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("ord", "axis", "keepdims"))
 def norm(x, ord=None, axis=None, keepdims: bool = False):
     """Vector norms (one axis: ord 2, inf, -inf, 0, 1, or any p) and matrix norms (two axes:
@@ -575,6 +586,7 @@ def matrix_norm(x, /, *, keepdims: bool = False, ord="fro"):
 
 
 # ------------------------------------------------------------------ derived
+@jax_jitted
 @jnp_jit(static_argnames=("n",))
 def matrix_power(a, n: int):
     """a to the integer power n by repeated squaring (negative n: of inv(a)).
@@ -609,6 +621,7 @@ def matrix_power(a, n: int):
     return result
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("hermitian",))
 def matrix_rank(M, rtol=None, *, hermitian: bool = False, tol=None):
     """The number of singular values above rtol * the largest (default rtol: the dtype's
@@ -740,6 +753,7 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
     return _jit_lstsq(a, b, rcond)
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("p",))
 def cond(x, p=None):
     """The condition number of x in the norm of order p (default: 2, the ratio of the
@@ -911,6 +925,7 @@ def eig(a):
     return EigResult(w, v)
 
 
+@jax_jitted
 @jnp_jit
 def eigvals(a):
     """The eigenvalues of a general square matrix (complex).

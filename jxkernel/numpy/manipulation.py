@@ -17,6 +17,7 @@ import operator
 
 import numpy as np
 
+from ..transforms.jit_namesakes import jax_jitted
 from .. import lax
 from ..core import dtypes
 from ..core.errors import InconclusiveDimensionOperation, aval_text, shape_error
@@ -167,6 +168,7 @@ def reshaped(a, shape, order: str = "C", out_sharding=None):
     raise ValueError(f"Unexpected value for 'order' argument: {order}.")
 
 
+@jax_jitted(static_argnames=("order", "out_sharding"), inline=True)
 def ravel(a, order: str = "C", *, out_sharding=None):
     """`a` flattened to one dimension.  ``jnp.ravel(jnp.ones((2, 3))).shape == (6,)``"""
     a = _asarray("ravel", a)
@@ -192,6 +194,7 @@ def permute_dims(a, /, axes):
     return lax.transpose(_asarray("permute_dims", a), tuple(_index_tuple(axes)))
 
 
+@jax_jitted(static_argnames=("axis1", "axis2"), inline=True)
 def swapaxes(a, axis1: int, axis2: int):
     """`a` with axes `axis1` and `axis2` exchanged.  ``swapaxes(x, 0, -1)``"""
     a = _asarray("swapaxes", a)
@@ -221,6 +224,7 @@ def moveaxis(a, source, destination):
     return lax.transpose(a, perm)
 
 
+@jax_jitted(static_argnames=("axis", "start"))
 def rollaxis(a, axis: int, start: int = 0):
     """NumPy's older moveaxis: axis `axis` moved to sit before position `start`."""
     a = _asarray("rollaxis", a)
@@ -349,6 +353,7 @@ def stack(arrays, axis: int = 0, out=None, dtype=None):
     return lax.stack([ensure_array(a) for a in arrays], axis)
 
 
+@jax_jitted(static_argnames=("axis",), inline=True)
 def unstack(x, /, *, axis: int = 0) -> tuple:
     """The slices of `x` along `axis`, as a tuple.  ``len(unstack(jnp.ones((3, 2)))) == 3``"""
     x = _asarray("unstack", x)
@@ -383,6 +388,7 @@ def column_stack(tup):
     return concatenate(arrs, 1)
 
 
+@jax_jitted(static_argnames=("axis",))
 def append(arr, values, axis: int | None = None):
     """`values` joined to the end of `arr` (both flattened if axis is None)."""
     check_arraylike("append", arr, values)
@@ -575,6 +581,7 @@ def _roll_static(a, shift, axis):
     return a
 
 
+@jax_jitted(static_argnames=("k", "axes"))
 def rot90(m, k: int = 1, axes: tuple = (0, 1)):
     """`m` rotated by 90 degrees `k` times in the plane of `axes` (from the first axis
     towards the second)."""
@@ -621,6 +628,7 @@ def tile(A, reps):
     return lax.reshape(out, tuple(r * d for r, d in zip(reps, shp)))
 
 
+@jax_jitted(static_argnames=("new_shape",))
 def resize(a, new_shape):
     """`a` flattened, repeated as needed and cut to `new_shape` (NumPy's resize)."""
     a = ravel(_asarray("resize", a))
@@ -646,6 +654,7 @@ def _broadcast_mask(mask, shp):
         lax.broadcast_in_dim(mask, shp, (len(shp) - 2, len(shp) - 1))
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("k",))     # jitted as JAX's: `jit[name=tril]`
 def tril(m, k: int = 0):
     """`m` with the elements above the k-th diagonal zeroed (on the last two axes).
@@ -662,6 +671,7 @@ def tril(m, k: int = 0):
     return lax.select(mask, m, _zeros_like(m))
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("k",))     # jitted as JAX's: `jit[name=triu]`
 def triu(m, k: int = 0):
     """`m` with the elements below the k-th diagonal zeroed (on the last two axes)."""
@@ -686,18 +696,21 @@ def _atleast(name, arys, nd, where):
 
 
 # jitted as JAX's: `jit[name=atleast_1d]` (hstack's, vstack's, dstack's too)
+@jax_jitted
 @jnp_jit
 def atleast_1d(*arys):
     """Each input as an array with at least 1 dimension.  ``atleast_1d(1.0).shape == (1,)``"""
     return _atleast("atleast_1d", arys, 1, lambda s: (0,))
 
 
+@jax_jitted
 @jnp_jit
 def atleast_2d(*arys):
     """Each input with at least 2 dimensions (1-D arrays become a row)."""
     return _atleast("atleast_2d", arys, 2, lambda s: tuple(range(2 - len(s))))
 
 
+@jax_jitted
 @jnp_jit
 def atleast_3d(*arys):
     """Each input with at least 3 dimensions: (1, 1, 1), (1, n, 1) or (n, m, 1)."""

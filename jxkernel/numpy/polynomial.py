@@ -13,6 +13,7 @@ import operator
 
 import numpy as np
 
+from ..transforms.jit_namesakes import jax_jitted
 from .. import lax
 from ..core import dtypes as _core_dtypes
 from ..core.errors import ConcretizationTypeError
@@ -37,6 +38,7 @@ def _static_index(x, what: str) -> int:
     return operator.index(_concrete(x, what))
 
 
+@jax_jitted
 @jnp_jit
 def poly(seq_of_zeros):
     """The coefficients of the monic polynomial with the given roots (or with a square
@@ -61,6 +63,7 @@ def poly(seq_of_zeros):
     return coefficients
 
 
+@jax_jitted(static_argnames=("N", "increasing"))
 def vander(x, N: int | None = None, increasing: bool = False):
     """The Vandermonde matrix of `x`: column j is x**(N-1-j) (x**j if increasing).
 
@@ -82,6 +85,7 @@ def vander(x, N: int | None = None, increasing: bool = False):
     return ufuncs.power(x[..., None], powers[None, :])
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("unroll",))
 def polyval(p, x, *, unroll: int = 16):
     """The polynomial with coefficients `p` (highest power first) at `x`, by Horner's rule
@@ -97,6 +101,7 @@ def polyval(p, x, *, unroll: int = 16):
     return y
 
 
+@jax_jitted
 @jnp_jit
 def polyadd(a1, a2):
     """The sum of two polynomials (the shorter one aligned to the low-order end).
@@ -111,6 +116,7 @@ def polyadd(a1, a2):
     return a2.at[-n1:].add(a1)
 
 
+@jax_jitted
 @jnp_jit
 def polysub(a1, a2):
     """The difference of two polynomials.
@@ -157,6 +163,7 @@ def polydiv(u, v, *, trim_leading_zeros: bool = False):
     return q, u
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("m",))
 def polyder(p, m: int = 1):
     """The m-th derivative of the polynomial `p`.
@@ -177,6 +184,7 @@ def polyder(p, m: int = 1):
     return p[:-m] * falling[::-1]
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("m",))
 def polyint(p, m: int = 1, k=None):
     """The m-th antiderivative of `p`, with integration constants `k` (scalar or m of
@@ -202,6 +210,7 @@ def polyint(p, m: int = 1, k=None):
     return ufuncs.true_divide(concatenate((p, k)), rising)
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("deg", "rcond", "full", "cov"))
 def polyfit(x, y, deg: int, rcond: float | None = None, full: bool = False, w=None,
             cov: bool = False):

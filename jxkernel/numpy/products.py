@@ -22,6 +22,7 @@ from ..lax import conversion
 from ..lax.sharding import laid_out, resolved
 from . import util
 from ..transforms.jit import jit
+from ..transforms.jit_namesakes import jax_jitted
 from .indexing import getitem
 from .manipulation import broadcast_arrays, moveaxis, ravel, stack
 from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
@@ -67,6 +68,7 @@ def _typed_as(out_sharding, product):
         return laid_out(product(), sharding)
 
 
+@jax_jitted(static_argnames=("precision", "preferred_element_type", "out_sharding"), inline=True)
 def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """NumPy's dot: a scalar product, matrix-vector or matrix product, or for N-D arrays a
     contraction of a's last axis with b's second-to-last.
@@ -86,6 +88,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
     return _finish(out, dtype, weak)
 
 
+@jax_jitted(static_argnames=("precision", "preferred_element_type", "out_sharding"), inline=True)
 def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """Matrix product with NumPy's rules: leading (batch) dimensions broadcast; a 1-D
     operand is a vector (its axis removed from the result).
@@ -152,6 +155,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
     return _finish(out, dtype, weak)
 
 
+@jax_jitted
 def matvec(x1, x2, /):
     """Matrix-vector products over broadcast batch dimensions: (..., n, m), (..., m)."""
     x1, x2 = _args("matvec", x1, x2)
@@ -159,6 +163,7 @@ def matvec(x1, x2, /):
         if _ndim(x1) >= 2 and _ndim(x2) >= 1 else matmul(x1, x2)
 
 
+@jax_jitted
 def vecmat(x1, x2, /):
     """Vector-matrix products (conjugating the vector): (..., n), (..., n, m)."""
     x1, x2 = _args("vecmat", x1, x2)
@@ -167,6 +172,7 @@ def vecmat(x1, x2, /):
     return lax.squeeze(matmul(lax.expand_dims(x1, (_ndim(x1) - 1,)), x2), (-2,))
 
 
+@jax_jitted(static_argnames=("precision", "preferred_element_type"), inline=True)
 def vdot(a, b, *, precision=None, preferred_element_type=None):
     """Dot product of the flattened arrays, conjugating the first.
 
@@ -239,6 +245,7 @@ def _multiply(a, b):
     return (lax.bitwise_and if aval_of(a).dtype == np.bool_ else lax.mul)(a, b)
 
 
+@jax_jitted(static_argnames=("precision", "preferred_element_type"), inline=True)
 def inner(a, b, *, precision=None, preferred_element_type=None):
     """Contraction of the last axes of a and b.  ``inner(x, y) == tensordot(x, y, (-1, -1))``"""
     a, b = _args("inner", a, b)
@@ -253,6 +260,7 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
                      preferred_element_type=preferred_element_type)
 
 
+@jax_jitted(inline=True)
 def outer(a, b, out=None):
     """Outer product of the flattened arrays: out[i, j] = a[i] * b[j].
 
@@ -268,6 +276,7 @@ def outer(a, b, out=None):
                      lax.broadcast_in_dim(lax.reshape(b, (m,)), (1, m), (1,)))
 
 
+@jax_jitted
 def kron(a, b):
     """Kronecker product: blocks a[i, j] * b.
 
@@ -288,6 +297,7 @@ def kron(a, b):
     return lax.reshape(lax.mul(a2, b2), tuple(x * y for x, y in zip(sa, sb)))
 
 
+@jax_jitted(static_argnames=("axisa", "axisb", "axisc", "axis"))
 def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: int | None = None):
     """Cross product of 3-vectors (or 2-vectors: the z component) along the given axes.
 

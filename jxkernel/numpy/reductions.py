@@ -29,6 +29,7 @@ from ..core.trace import Tracer, _ctx, eval_trace
 from ..lax import conversion
 from ..lax.sharding import canonicalize_sharding, run_auto_axes
 from ..transforms.jit import jit
+from ..transforms.jit_namesakes import jax_jitted
 from ..xla.array import Array
 from . import util
 from .indexing import getitem
@@ -319,6 +320,7 @@ alltrue, sometrue = all, any
 
 
 # jitted as JAX's (`jit[name=trace]`); an offset passed is traced, as there
+@jax_jitted
 @util.jnp_jit(static_argnames=("axis1", "axis2", "dtype"))
 def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=None):
     """The sum along the `offset`-th diagonal in the plane (axis1, axis2).
@@ -495,6 +497,7 @@ def ptp(a, axis=None, out=None, keepdims=False):
     return lax.sub(max(a, axis=axis, keepdims=keepdims), min(a, axis=axis, keepdims=keepdims))
 
 
+@jax_jitted
 @_jit_when_eager("axis", "keepdims", jaxname="count_nonzero")
 def count_nonzero(a, axis=None, keepdims=False):
     """Number of nonzero elements over `axis` (in the default int type)."""
@@ -600,6 +603,7 @@ def _cumulative(name, reduction, a, axis, dtype, out=None, fill_nan=False, fill_
     return conversion.convert_element_type(reduction(a, axis), result_type)
 
 
+@jax_jitted
 @_jit_when_eager("axis", "dtype", jaxname="cumsum")
 def cumsum(a, axis=None, dtype=None, out=None):
     """Running sum along `axis` (of the flattened array if None).
@@ -610,17 +614,20 @@ def cumsum(a, axis=None, dtype=None, out=None):
     return _cumulative("cumsum", lax.cumsum, a, axis, dtype, out)
 
 
+@jax_jitted
 @_jit_when_eager("axis", "dtype", jaxname="cumprod")
 def cumprod(a, axis=None, dtype=None, out=None):
     """Running product along `axis`."""
     return _cumulative("cumprod", lax.cumprod, a, axis, dtype, out)
 
 
+@jax_jitted(static_argnames=("axis", "dtype"))
 def nancumsum(a, axis=None, dtype=None, out=None):
     """Running sum treating NaN as 0."""
     return _cumulative("nancumsum", lax.cumsum, a, axis, dtype, out, fill_nan=True, fill_value=0)
 
 
+@jax_jitted(static_argnames=("axis", "dtype"))
 def nancumprod(a, axis=None, dtype=None, out=None):
     """Running product treating NaN as 1."""
     return _cumulative("nancumprod", lax.cumprod, a, axis, dtype, out, fill_nan=True,
@@ -681,30 +688,35 @@ def _nan_reduction(a, name, reduction, init_val, nan_if_all_nan, axis=None, keep
     return out
 
 
+@jax_jitted(static_argnames=("axis", "keepdims"))
 def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """max ignoring NaNs (NaN where every element is NaN)."""
     return _nan_reduction(a, "nanmax", max, -np.inf, initial is None, axis=axis, out=out,
                           keepdims=keepdims, initial=initial, where=where)
 
 
+@jax_jitted(static_argnames=("axis", "keepdims"))
 def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """min ignoring NaNs (NaN where every element is NaN)."""
     return _nan_reduction(a, "nanmin", min, np.inf, initial is None, axis=axis, out=out,
                           keepdims=keepdims, initial=initial, where=where)
 
 
+@jax_jitted(static_argnames=("axis", "dtype", "keepdims"))
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """sum treating NaN as 0.  ``jnp.nansum(jnp.array([1., jnp.nan]))`` is 1."""
     return _nan_reduction(a, "nansum", sum, 0, False, axis=axis, dtype=dtype, out=out,
                           keepdims=keepdims, initial=initial, where=where)
 
 
+@jax_jitted(static_argnames=("axis", "dtype", "keepdims"))
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """prod treating NaN as 1."""
     return _nan_reduction(a, "nanprod", prod, 1, False, axis=axis, dtype=dtype, out=out,
                           keepdims=keepdims, initial=initial, where=where)
 
 
+@jax_jitted(static_argnames=("axis", "dtype", "keepdims"))
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     """mean of the non-NaN elements (NaN where there are none)."""
     if out is not None:
@@ -718,6 +730,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     return lax.div(nansum(a, axis, dtype=dtype, keepdims=keepdims, where=where), normalizer)
 
 
+@jax_jitted(static_argnames=("axis", "dtype", "keepdims"))
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
     """var of the non-NaN elements."""
     if out is not None:
@@ -747,6 +760,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
         lax.div(result, conversion.convert_element_type(divisor, rd)), dtype)
 
 
+@jax_jitted(static_argnames=("axis", "dtype", "keepdims"))
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
     """std of the non-NaN elements."""
     return lax.sqrt(nanvar(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
@@ -989,6 +1003,7 @@ _nanmedian_jit = _named_jit(
     "axis", "keepdims")
 
 
+@jax_jitted(static_argnames=("axis", "overwrite_input", "keepdims", "method"))
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
              *, weights=None):
     """The q-th quantiles (q in [0, 1], scalar or 1-D) along `axis`, interpolated as
@@ -1001,6 +1016,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
     return _quantile_jit(a, q, _axes_arg(axis), method, keepdims, weights)
 
 
+@jax_jitted(static_argnames=("axis", "overwrite_input", "keepdims", "method"))
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                 keepdims=False, *, weights=None):
     """quantile of the non-NaN elements."""
@@ -1013,6 +1029,7 @@ def _percent(q):
     return lax.div(q, np.array(100, aval_of(q).dtype))
 
 
+@jax_jitted(static_argnames=("axis", "overwrite_input", "keepdims", "method", "out_sharding"))
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, weights=None, out_sharding=None):
     """quantile with q in percent (0 to 100); with `out_sharding`, computed with the mesh's
@@ -1026,6 +1043,7 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
     return _percentile_jit(a, q, axis, method, keepdims, weights)
 
 
+@jax_jitted(static_argnames=("axis", "overwrite_input", "keepdims", "method"))
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=False, *, weights=None):
     """nanquantile with q in percent."""
@@ -1033,6 +1051,7 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
     return _nanpercentile_jit(a, q, _axes_arg(axis), method, keepdims, weights)
 
 
+@jax_jitted(static_argnames=("axis", "overwrite_input", "keepdims"))
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """The middle value along `axis` (mean of the two middle ones for even lengths).
 
@@ -1044,6 +1063,7 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     return _median_jit(a, _axes_arg(axis), keepdims)
 
 
+@jax_jitted(static_argnames=("axis", "overwrite_input", "keepdims"))
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """median of the non-NaN elements."""
     check_arraylike("nanmedian", a)

@@ -18,6 +18,7 @@ from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
 from ..lax import conversion
 from ..transforms.jit import jit
+from ..transforms.jit_namesakes import jax_jitted
 from . import util
 from .util import jnp_jit
 from .index_tricks import put_along_axis
@@ -75,6 +76,7 @@ def _sort_operand(name, a, axis, kind, order):
 
 
 # jitted as JAX's (a learner's jaxpr shows `jit[name=sort]`, `jit[name=argsort]`)
+@jax_jitted
 @jnp_jit(static_argnames=("axis", "kind", "order", "stable", "descending"))
 def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True,
          descending: bool = False):
@@ -90,6 +92,7 @@ def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True
     return lax.rev(out, (dim,)) if descending else out
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("axis", "kind", "order", "stable", "descending", "dtype"))
 def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True,
             descending: bool = False, dtype=None):
@@ -111,6 +114,7 @@ def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = T
     return lax.rev(idx, (dim,)) if descending else idx
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("axis",))
 def lexsort(keys, axis: int = -1):
     """Indices that sort by the last key, then the one before it, and so on.
@@ -134,6 +138,7 @@ def lexsort(keys, axis: int = -1):
     return lax.sort((*keys[::-1], iota), dimension=axis, num_keys=len(keys))[-1]
 
 
+@jax_jitted
 def sort_complex(a):
     """`a` sorted (real part first, then imaginary) and made complex."""
     a = _asarray("sort_complex", a)
@@ -160,6 +165,7 @@ def _partition_operand(name, a, kth, axis):
     return swapaxes(arr, axis, -1), kth, axis
 
 
+@jax_jitted(static_argnames=("kth", "axis"))
 def partition(a, kth: int, axis: int = -1):
     """`a` with its kth smallest element (along axis) in place, smaller ones before it and
     larger ones after it (the parts are not sorted in the same way as NumPy's).
@@ -179,6 +185,7 @@ def partition(a, kth: int, axis: int = -1):
     return swapaxes(out, -1, axis)
 
 
+@jax_jitted(static_argnames=("kth", "axis"))
 def argpartition(a, kth: int, axis: int = -1):
     """Indices that would partition `a` (see partition)."""
     arr, kth, axis = _partition_operand("argpartition", a, kth, axis)
@@ -292,6 +299,7 @@ _SEARCHSORTED = {
 }
 
 
+@jax_jitted(static_argnames=("side", "method"))
 def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan"):
     """Insertion indices of `v` into the sorted 1-D `a` that keep it sorted (before equal
     elements for side='left', after them for 'right'). `method` is JAX's: 'scan' (a binary

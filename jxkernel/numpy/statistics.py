@@ -17,6 +17,7 @@ import operator
 
 import numpy as np
 
+from ..transforms.jit_namesakes import jax_jitted
 from .. import lax
 from ..core import dtypes
 from ..core.errors import ConcretizationTypeError
@@ -88,6 +89,7 @@ def _replicated_or_unreduced(sharding) -> bool:
         (not spec.unreduced or spec.unreduced == set(sharding.mesh.axis_names))
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("right", "method"))
 def digitize(x, bins, right: bool = False, *, method: str | None = None):
     """The index of the bin of `bins` (increasing or decreasing) each value of `x` falls in.
@@ -229,6 +231,7 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):
 
 
 # ------------------------------------------------------------------ cov, corrcoef
+@jax_jitted
 @jnp_jit(static_argnames=("rowvar", "bias", "ddof", "dtype"))
 def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof: int | None = None,
         fweights=None, aweights=None, dtype=None):
@@ -300,6 +303,7 @@ def _sample_weights(name, w, nobs):
     return w
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("rowvar", "dtype"))
 def corrcoef(x, y=None, rowvar: bool = True, dtype=None):
     """Pearson correlation coefficients: cov scaled by the standard deviations, clipped

@@ -28,6 +28,7 @@ from ..transforms.ad import jvp
 from ..transforms.batching import BatchTrace as _BatchTrace
 from ..xla.array import Array
 from ..transforms.custom_derivatives import custom_jvp
+from ..transforms.jit_namesakes import jax_alias, jax_jitted
 from .creation import array, asarray
 from .dtypes import finfo, iscomplexobj
 from .util import (_ARRAYS, REF_AVALS, aval_of, broadcast_arrays, check_arraylike,
@@ -139,8 +140,7 @@ def _unary_inexact(name, prim, doc):
         elif getattr(type(x), "is_array_ref", False):
             return fused(x)     # (as JAX's jitted jnp.sin: the jit traces a Ref as a tracer)
         return promoted(x)
-    fn.as_jit = fused.jitted    # JAX's jnp.sin is this jit object (export takes it: export/_export.py)
-    return fn
+    return jax_jitted(fn, inline=True)      # JAX's jnp.sin is a jit object (`export(jnp.sin)`)
 
 
 exp = _unary_inexact("exp", lax.exp_p, "e**x elementwise (ints promote to float).")
@@ -164,10 +164,13 @@ arctanh = _unary_inexact("arctanh", lax.atanh_p, "Inverse hyperbolic tangent.")
 sqrt = _unary_inexact("sqrt", lax.sqrt_p, "Square root.\n\n    >>> jnp.sqrt(4)\n    "
                       "Array(2., dtype=float32, weak_type=True)")
 cbrt = _unary_inexact("cbrt", lax.cbrt_p, "Cube root (real inputs).")
-asin, acos, atan = arcsin, arccos, arctan            # Array API names
-asinh, atanh = arcsinh, arctanh
+# the Array API's names: jit objects of their own in JAX, named so (`export(jnp.acos)`)
+asin, acos, atan = (jax_alias(f, n, inline=True) for f, n in
+                    ((arcsin, "asin"), (arccos, "acos"), (arctan, "atan")))
+asinh, atanh = jax_alias(arcsinh, "asinh", inline=True), jax_alias(arctanh, "atanh", inline=True)
 
 
+@jax_jitted
 @jnp_jit
 def arccosh(x, /):
     """Inverse hyperbolic cosine (complex results on the principal branch, as NumPy)."""
@@ -177,9 +180,10 @@ def arccosh(x, /):
     return out
 
 
-acosh = arccosh
+acosh = jax_alias(arccosh, "acosh", inline=True)     # (arccosh is no inline jit in JAX)
 
 
+@jax_jitted
 @jnp_jit(inline=True)
 def log2(x, /):
     """Base-2 logarithm: log(x) / log(2), as JAX computes it."""
@@ -192,6 +196,7 @@ def log2(x, /):
     return lax.div(lax.log(x), lax.log(_strong(x, 2)))
 
 
+@jax_jitted
 @jnp_jit(inline=True)
 def log10(x, /):
     """Base-10 logarithm: log(x) * (1 / log(10)), as JAX computes it."""
@@ -203,27 +208,39 @@ def log10(x, /):
     return lax.mul(lax.log(x), inv_ln10)
 
 
+@jax_jitted(inline=True)
 def deg2rad(x, /):
     """Degrees to radians."""
     x, = promote_args_inexact("deg2rad", x)
     return lax.mul(x, _const(x, np.pi / 180))
 
 
+@jax_jitted(inline=True)
 def rad2deg(x, /):
     """Radians to degrees."""
     x, = promote_args_inexact("rad2deg", x)
     return lax.mul(x, _const(x, 180 / np.pi))
 
 
-degrees, radians = rad2deg, deg2rad
+# (plain functions calling the jitted ones, as JAX's: only those are jit objects there)
+def degrees(x, /):
+    """rad2deg."""
+    return rad2deg(x)
 
 
+def radians(x, /):
+    """deg2rad."""
+    return deg2rad(x)
+
+
+@jax_jitted(inline=True)
 def reciprocal(x, /):
     """1 / x (ints promote to float)."""
     x, = promote_dtypes_inexact(ensure_arraylike("reciprocal", x))
     return lax.integer_pow(x, -1)
 
 
+@jax_jitted
 @jnp_jit
 def sinc(x, /):
     """sin(pi x) / (pi x), with sinc(0) = 1 (and its derivatives at 0 exact, as in JAX)."""
@@ -250,6 +267,7 @@ _sinc_maclaurin = custom_jvp(_sinc_maclaurin, nondiff_argnums=(0,))
 _sinc_maclaurin.defjvp(_sinc_maclaurin_jvp)
 
 
+@jax_jitted
 @jnp_jit
 def i0(x):
     """The modified Bessel function of the first kind, order 0: exp(|x|) * i0e(|x|).
@@ -284,16 +302,19 @@ def negative(x, /):
     return lax.neg(*promote_args("negative", x))
 
 
+@jax_jitted(inline=True)
 def positive(x, /):
     """+x (a copy-free identity)."""
     return ensure_array(*promote_args("positive", x))
 
 
+@jax_jitted(inline=True)
 def sign(x, /):
     """-1, 0 or 1 by the sign of x (x / |x| for complex)."""
     return lax.sign(*promote_args("sign", x))
 
 
+@jax_jitted(inline=True)
 def absolute(x, /):
     """|x| (complex inputs give the real magnitude; bools and unsigned pass through).
 
@@ -305,9 +326,10 @@ def absolute(x, /):
     return x if d == _BOOL or _core.is_unsigned(d) else lax.abs_p.bind(x)
 
 
-abs = absolute
+abs = jax_alias(absolute, "abs", inline=True)
 
 
+@jax_jitted(inline=True)
 def fabs(x, /):
     """|x| as a float (complex inputs are an error, as in NumPy)."""
     x = ensure_arraylike("fabs", x)
@@ -316,12 +338,14 @@ def fabs(x, /):
     return lax.abs(*promote_args_inexact("fabs", x))
 
 
+@jax_jitted(inline=True)
 def square(x, /):
     """x * x (bools promote to int)."""
     x, = promote_dtypes_numeric(ensure_arraylike("square", x))
     return lax.square(x)
 
 
+@jax_jitted(inline=True)
 def floor(x, /):
     """Round down (ints and bools pass through)."""
     x = ensure_arraylike("floor", x)
@@ -330,6 +354,7 @@ def floor(x, /):
     return lax.floor(*promote_args_inexact("floor", x))
 
 
+@jax_jitted(inline=True)
 def ceil(x, /):
     """Round up (ints and bools pass through)."""
     x = ensure_arraylike("ceil", x)
@@ -338,6 +363,7 @@ def ceil(x, /):
     return lax.ceil(*promote_args_inexact("ceil", x))
 
 
+@jax_jitted
 @jnp_jit
 def trunc(x, /):
     """Round towards zero."""
@@ -347,6 +373,7 @@ def trunc(x, /):
     return _where(lax.lt(x, _const(x, 0)), ceil(x), floor(x))
 
 
+@jax_jitted
 @jnp_jit
 def rint(x, /):
     """Round to the nearest integer, ties to even (ints become the default float)."""
@@ -358,6 +385,7 @@ def rint(x, /):
     return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
 
 
+@jax_jitted
 @jnp_jit(static_argnames="decimals")
 def round(a, decimals: int = 0, out=None):
     """Round to `decimals` decimal places, ties to even (as np.round).
@@ -390,21 +418,25 @@ def round(a, decimals: int = 0, out=None):
     return round_float(a)
 
 
-around = round
+around = jax_alias(round, "around", static_argnames=("decimals",))
 
 
+@jax_jitted(inline=True)
 def invert(x, /):
     """Bitwise not (logical not for bools)."""
     return lax.bitwise_not(*promote_args("invert", x))
 
 
-bitwise_not = bitwise_invert = invert
+bitwise_not = jax_alias(invert, "bitwise_not", inline=True)
+bitwise_invert = jax_alias(invert, "bitwise_invert", inline=True)
 
 
+@jax_jitted(inline=True)
 def logical_not(x, /):
     return lax.bitwise_not(*map(_to_bool, promote_args("logical_not", x)))
 
 
+@jax_jitted
 @jnp_jit
 def bitwise_count(x, /):
     """Number of 1 bits in |x|, as uint8."""
@@ -413,27 +445,33 @@ def bitwise_count(x, /):
 
 
 # ---------------------------------------------------------------- complex parts
+@jax_jitted(inline=True)
 def real(val, /):
     """The real part (the input itself for real dtypes)."""
     val = ensure_arraylike("real", val)
     return lax.real(val) if _core.is_complex(val.dtype) else val
 
 
+@jax_jitted(inline=True)
 def imag(val, /):
     """The imaginary part (zeros for real dtypes)."""
     val = ensure_arraylike("imag", val)
     return lax.imag(val) if _core.is_complex(val.dtype) else full_like(val, 0)
 
 
+@jax_jitted(inline=True)
 def conjugate(x, /):
     """The complex conjugate (the input itself for real dtypes)."""
     x = ensure_arraylike("conjugate", x)
     return lax.conj(x) if _core.is_complex(x.dtype) else x
 
 
-conj = conjugate
+def conj(x, /):
+    """conjugate (a plain function, as JAX's)."""
+    return conjugate(x)
 
 
+@jax_jitted
 @jnp_jit(static_argnames="deg")
 def angle(z, deg: bool = False):
     """The counterclockwise angle of complex z from the positive real axis."""
@@ -448,12 +486,14 @@ def angle(z, deg: bool = False):
     return degrees(out) if deg else out
 
 
+@jax_jitted
 @jnp_jit
 def iscomplex(x):
     i = imag(x)
     return lax.ne(i, _const(i, 0))
 
 
+@jax_jitted
 @jnp_jit
 def isreal(x):
     i = imag(x)
@@ -465,6 +505,7 @@ def _bool_like(x, value):
     return full_like(x, value, dtype=_BOOL)
 
 
+@jax_jitted(inline=True)
 def isfinite(x, /):
     x = ensure_arraylike("isfinite", x)
     if _core.is_float(x.dtype):
@@ -474,6 +515,7 @@ def isfinite(x, /):
     return _bool_like(x, True)
 
 
+@jax_jitted
 @jnp_jit
 def isinf(x, /):
     x = ensure_arraylike("isinf", x)
@@ -504,6 +546,7 @@ def isneginf(x, /, out=None):
     return _isposneginf(-np.inf, ensure_arraylike("isneginf", x), out)
 
 
+@jax_jitted(inline=True)
 def isnan(x, /):
     """True where x is NaN (x != x)."""
     x = ensure_arraylike("isnan", x)
@@ -512,6 +555,7 @@ def isnan(x, /):
     return lax.ne(x, x)
 
 
+@jax_jitted
 @jnp_jit
 def signbit(x, /):
     """True where the sign bit is set (also for -0.0 and -nan)."""
@@ -554,6 +598,7 @@ def multiply(x, y, /):
     return lax.mul_p.bind(x, y) if x.aval.dtype != _BOOL else lax.and_p.bind(x, y)
 
 
+@jax_jitted(inline=True)
 @fused_when_converting("inexact")
 def true_divide(x1, x2, /):
     """x1 / x2, always a float division (ints promote to float).
@@ -564,9 +609,12 @@ def true_divide(x1, x2, /):
     return lax.div_p.bind(*promote_args_inexact("true_divide", x1, x2))
 
 
-divide = true_divide
+def divide(x1, x2, /):
+    """true_divide (a plain function, as JAX's; `x / y` calls true_divide)."""
+    return true_divide(x1, x2)
 
 
+@jax_jitted
 @jnp_jit
 def floor_divide(x1, x2, /):
     """x1 // x2, rounding towards -inf (NumPy's semantics, also for floats)."""
@@ -584,6 +632,7 @@ def floor_divide(x1, x2, /):
     return _float_divmod(x1, x2)[0]
 
 
+@jax_jitted
 @jnp_jit
 def divmod(x1, x2, /):
     """(x1 // x2, x1 % x2)."""
@@ -603,6 +652,7 @@ def _float_divmod(x1, x2):
     return lax.round(div), mod
 
 
+@jax_jitted
 @jnp_jit
 def remainder(x1, x2, /):
     """x1 % x2 with the sign of x2 (NumPy's semantics); x % 0 is 0 for ints."""
@@ -617,9 +667,12 @@ def remainder(x1, x2, /):
     return lax.select(do_plus, lax.add(trunc_mod, x2), trunc_mod)
 
 
-mod = remainder
+def mod(x1, x2, /):
+    """remainder (a plain function, as JAX's)."""
+    return remainder(x1, x2)
 
 
+@jax_jitted
 @jnp_jit
 def fmod(x1, x2, /):
     """C's fmod: the remainder with the sign of x1; x % 0 is 0 for ints."""
@@ -684,19 +737,21 @@ def _pow_int_int(x1, x2):
     return acc
 
 
+@jax_jitted(inline=True)
 @fused_when_converting("inexact")
 def float_power(x, y, /):
     """x ** y computed in floating point."""
     return lax.pow(*promote_args_inexact("float_power", x, y))
 
 
+@jax_jitted(inline=True)
 @fused_when_converting("inexact")
 def arctan2(x1, x2, /):
     """The angle of the point (x2, x1), in (-pi, pi]."""
     return lax.atan2(*promote_args_inexact("arctan2", x1, x2))
 
 
-atan2 = arctan2
+atan2 = jax_alias(arctan2, "atan2", inline=True)
 
 
 def maximum(x, y, /):
@@ -709,6 +764,7 @@ def minimum(x, y, /):
     return lax.min_p.bind(*promote_args("minimum", x, y))
 
 
+@jax_jitted
 @jnp_jit
 def fmax(x1, x2):
     """Elementwise maximum ignoring NaNs."""
@@ -716,6 +772,7 @@ def fmax(x1, x2):
     return _where(mask, x1, x2)
 
 
+@jax_jitted
 @jnp_jit
 def fmin(x1, x2):
     """Elementwise minimum ignoring NaNs."""
@@ -723,12 +780,14 @@ def fmin(x1, x2):
     return _where(mask, x1, x2)
 
 
+@jax_jitted(inline=True)
 @fused_when_converting("inexact")
 def nextafter(x, y, /):
     """The next representable float after x towards y."""
     return lax.nextafter(*promote_args_inexact("nextafter", x, y))
 
 
+@jax_jitted(inline=True)
 def spacing(x, /):
     """Distance from x to the next float away from zero."""
     arr, = promote_args_inexact("spacing", x)
@@ -742,6 +801,7 @@ def spacing(x, /):
     return _where(lax.eq(result, _const(result, 0)), copysign(tiny, arr), result)
 
 
+@jax_jitted
 @jnp_jit
 def copysign(x1, x2, /):
     """|x1| with the sign of x2."""
@@ -751,6 +811,7 @@ def copysign(x1, x2, /):
     return _where(signbit(x2), lax.neg(lax.abs(x1)), lax.abs(x1))
 
 
+@jax_jitted
 @jnp_jit
 def heaviside(x1, x2, /):
     """0 where x1 < 0, 1 where x1 > 0, x2 where x1 == 0."""
@@ -760,6 +821,7 @@ def heaviside(x1, x2, /):
                   _where(lax.gt(x1, zero), _const(x1, 1), _where(lax.ne(x1, x1), x1, x2)))
 
 
+@jax_jitted
 @jnp_jit
 def hypot(x1, x2, /):
     """sqrt(x1**2 + x2**2) without overflow, as JAX computes it."""
@@ -867,6 +929,7 @@ def _normalize_float(x):
     return lax.bitcast_convert_type(x1, int_type), x2
 
 
+@jax_jitted
 @jnp_jit
 def frexp(x, /):
     """(mantissa, exponent) with x == mantissa * 2**exponent and 0.5 <= |mantissa| < 1."""
@@ -903,6 +966,7 @@ def _frexp_jvp(primals, tangents):
     return (m, e), (mdot, full_like(e, 0))
 
 
+@jax_jitted
 @jnp_jit
 def ldexp(x1, x2, /):
     """x1 * 2**x2 (x2 integer)."""
@@ -922,6 +986,7 @@ def ldexp(x1, x2, /):
     return _where(lax.bitwise_or(isinf(x1), lax.eq(x1, _const(x1, 0))), x1, x)
 
 
+@jax_jitted
 @jnp_jit
 def modf(x, /, out=None):
     """(fractional part, integral part), both with the sign of x."""
@@ -933,6 +998,7 @@ def modf(x, /, out=None):
 
 
 # ---------------------------------------------------------------- integers and bits
+@jax_jitted
 @jnp_jit
 def gcd(x1, x2):
     """Greatest common divisor (Euclid's algorithm in a while_loop, as JAX)."""
@@ -966,6 +1032,7 @@ def gcd(x1, x2):
 _EUCLID_STEPS = {1: 12, 2: 24, 4: 47, 8: 93}
 
 
+@jax_jitted
 @jnp_jit
 def lcm(x1, x2):
     """Least common multiple."""
@@ -990,11 +1057,13 @@ def bitwise_xor(x, y, /):
     return lax.xor_p.bind(*promote_args("bitwise_xor", x, y))
 
 
+@jax_jitted(inline=True)
 def left_shift(x, y, /):
     """x << y."""
     return lax.shift_left(*promote_args_numeric("left_shift", x, y))
 
 
+@jax_jitted(inline=True)
 def right_shift(x1, x2, /):
     """x1 >> x2 (arithmetic for signed ints, logical for unsigned)."""
     x1, x2 = promote_args_numeric("right_shift", x1, x2)
@@ -1002,7 +1071,8 @@ def right_shift(x1, x2, /):
     return fn(x1, x2)
 
 
-bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
+bitwise_left_shift = jax_alias(left_shift, "bitwise_left_shift", inline=True)
+bitwise_right_shift = jax_alias(right_shift, "bitwise_right_shift", inline=True)
 
 
 def logical_and(x, y, /):
@@ -1032,6 +1102,7 @@ def _keys_only(name, x, y):
         promote_args(name, x, y)        # (raises "equal does not accept dtypes key<fry>, ...")
 
 
+@jax_jitted(inline=True)
 def equal(x, y, /):
     """x == y elementwise (typed PRNG keys compare their key data, as in JAX)."""
     if _typed_keys(x, y):
@@ -1040,6 +1111,7 @@ def equal(x, y, /):
     return lax.eq_p.bind(*promote_args("equal", x, y))
 
 
+@jax_jitted(inline=True)
 def not_equal(x, y, /):
     """x != y elementwise."""
     if _typed_keys(x, y):
@@ -1056,7 +1128,7 @@ def _ordered(name, symbol, prim, lax_fn):
             return lax.select(lax.eq(lax.real(x), lax.real(y)), lax_fn(lax.imag(x), lax.imag(y)),
                               lax_fn(lax.real(x), lax.real(y)))
         return prim.bind(x, y)
-    return fn
+    return jax_jitted(fn, inline=True)
 
 
 less = _ordered("less", "<", lax.lt_p, lax.lt)
@@ -1069,6 +1141,7 @@ def _all(x):
     return lax.reduce_and(x, tuple(range(x.ndim)))
 
 
+@jax_jitted
 @jnp_jit(static_argnames="equal_nan")
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     """|a - b| <= atol + rtol * |b| elementwise (and a == b, for infinities)."""
@@ -1088,6 +1161,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     return logical_or(out, both_nan) if equal_nan else out
 
 
+@jax_jitted
 @jnp_jit(static_argnames="equal_nan")
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     """True if all elements are isclose."""
@@ -1116,6 +1190,7 @@ def array_equiv(a1, a2):
     return _all(eq)
 
 
+@jax_jitted
 @jnp_jit
 def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
     """NaN -> `nan`, +inf -> `posinf` (dtype max), -inf -> `neginf` (dtype min)."""
@@ -1149,6 +1224,7 @@ _clip = jnp_jit(_clip)
 _NO_ARG = object()
 
 
+@jax_jitted
 def clip(arr=None, /, min=None, max=None, *, a_min=_NO_ARG, a_max=_NO_ARG):
     """`arr` limited to [min, max] (either may be None). JAX 0.10's signature; the old
     `a_min`/`a_max` keywords are still accepted.

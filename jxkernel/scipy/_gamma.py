@@ -18,6 +18,7 @@ from ..numpy.util import const as _c
 from ..numpy.util import check_real, jnp_jit, promote_args_inexact
 from ..transforms.ad import jvp
 from ..transforms.custom_derivatives import custom_jvp
+from ..transforms.jit_namesakes import jax_jitted
 
 
 def _concrete_int(value, what):
@@ -34,6 +35,7 @@ def _concrete_int(value, what):
 
 
 # ------------------------------------------------------------------ gamma
+@jax_jitted
 @jnp_jit
 def gammasgn(x):
     """The sign of Gamma(x): 1 or -1, NaN at the poles (non-positive integers), -inf and NaN.

@@ -15,6 +15,7 @@ import operator
 
 import numpy as np
 
+from ..transforms.jit_namesakes import jax_jitted
 from .. import lax
 from .. import numpy as jnp
 from ..core import dtypes
@@ -23,6 +24,7 @@ from ..numpy.util import check_arraylike, jnp_jit, promote_args_inexact, promote
 from .special import comb
 
 
+@jax_jitted
 @jnp_jit
 def block_diag(*arrs):
     """The block-diagonal matrix of the (at most 2-D) arguments.
@@ -215,6 +217,7 @@ def _fiedler_companion(a):
     return jnp.select(conditions, choices, default=zero)
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("n", "mode"))
 def convolution_matrix(a, n: int, mode: str = "full"):
     """The Toeplitz matrix A with A @ v == jnp.convolve(a, v, mode) for len(v) == n.
@@ -250,6 +253,7 @@ def convolution_matrix(a, n: int, mode: str = "full"):
                     lax.slice_in_dim(raz, length - n - tb, length - tb, axis=-1))
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("n",))
 def hilbert(n: int):
     """The Hilbert matrix 1 / (i + j + 1) (float32 even under x64, as JAX).
@@ -262,6 +266,7 @@ def hilbert(n: int):
     return 1 / (a + a.T + 1)
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("n",))
 def invhilbert(n: int):
     """The inverse of hilbert(n), from its closed form in binomial coefficients."""
@@ -284,6 +289,7 @@ def _pascal_kind(kind):
     return kind
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("n", "kind"))
 def pascal(n: int, kind: str | None = None):
     """The Pascal matrix (binomial coefficients, float32): 'symmetric' (default), 'lower'
@@ -300,6 +306,7 @@ def pascal(n: int, kind: str | None = None):
     return low if kind == "lower" else low.T if kind == "upper" else jnp.dot(low, low.T)
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("n", "kind"))
 def invpascal(n: int, kind: str | None = None):
     """The inverse of pascal(n, kind)."""
@@ -311,6 +318,7 @@ def invpascal(n: int, kind: str | None = None):
             else jnp.dot(low_inv.T, low_inv))
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("n", "full"))
 def helmert(n: int, full: bool = False):
     """The Helmert matrix ((n - 1, n), or (n, n) with full=True: orthogonal)."""
@@ -325,6 +333,7 @@ def helmert(n: int, full: bool = False):
     return H
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("n", "dtype"))
 def hadamard(n: int, dtype=int):
     """The Sylvester Hadamard matrix of order n (a power of 2).
@@ -341,6 +350,7 @@ def hadamard(n: int, dtype=int):
     return H
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("n", "scale", "dtype"))
 def dft(n: int, scale: str | None = None, *, dtype=None):
     """The discrete Fourier transform matrix exp(-2 pi i jk / n), scaled by 1/sqrt(n)

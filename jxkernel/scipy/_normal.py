@@ -28,6 +28,7 @@ from ..numpy.util import (
 )
 from ..transforms.batching import vmap
 from ..transforms.custom_derivatives import custom_jvp
+from ..transforms.jit_namesakes import jax_jitted
 
 
 # ------------------------------------------------------------------ normal distribution
@@ -486,6 +487,7 @@ def _bessel_jn(z, *, v, n_iter=50):
     return j_vals[:v + 1] / (bs - f)
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("v", "n_iter"))
 def bessel_jn(z, *, v: int, n_iter: int = 50):
     """J_0(z) ... J_v(z), Bessel functions of the first kind of integer order (real z), by

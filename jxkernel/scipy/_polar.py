@@ -13,6 +13,7 @@ import functools
 
 import numpy as np
 
+from ..transforms.jit_namesakes import jax_jitted
 from .. import lax
 from .. import numpy as jnp
 from ..core import dtypes
@@ -134,6 +135,7 @@ def _polar_2d(a, side, method, eps, max_iterations):
     return unitary, posdef
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("side", "method"))
 def polar(a, side: str = "right", *, method: str = "qdwh", eps=None, max_iterations=None):
     """(u, p) with a = u @ p (side='right') or a = p @ u ('left'): u unitary (orthonormal
@@ -172,6 +174,7 @@ def _sturm_count(alpha, beta_sq, pivmin, alpha0_perturbation, x):
     return count
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("eigvals_only", "select", "select_range"))
 def eigh_tridiagonal(d, e, *, eigvals_only: bool = False, select: str = "a",
                      select_range=None, tol=None, key=None):

@@ -29,6 +29,7 @@ from ..numpy.util import jnp_jit, promote_dtypes_complex, promote_dtypes_inexact
 from ..transforms.ad import jvp
 from ..transforms.batching import vmap
 from ..transforms.custom_derivatives import custom_jvp
+from ..transforms.jit_namesakes import jax_jitted
 from ._matrices import (
     block_diag,
     circulant,
@@ -190,6 +191,7 @@ def inv(a, overwrite_a: bool = False, check_finite: bool = True):
 
 
 # ------------------------------------------------------------------ lu
+@jax_jitted
 @jnp_jit(static_argnames=("overwrite_a", "check_finite"))
 def lu_factor(a, overwrite_a: bool = False, check_finite: bool = True):
     """(lu, piv) for lu_solve: L (unit diagonal, below) and U (on and above) packed in lu,
@@ -200,6 +202,7 @@ def lu_factor(a, overwrite_a: bool = False, check_finite: bool = True):
     return lu_, pivots
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("trans", "overwrite_b", "check_finite"))
 def lu_solve(lu_and_piv, b, trans: int = 0, overwrite_b: bool = False,
              check_finite: bool = True):
@@ -233,6 +236,7 @@ def _lu(a, permute_l):
     return p, lower, upper
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("permute_l", "overwrite_a", "check_finite"))
 def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool = True):
     """(p, l, u) with a = p @ l @ u for a 2-D a (m, n): p a permutation matrix, l (m, k) unit
@@ -606,6 +610,7 @@ def qr_multiply(a, c, mode: str = "right", pivoting: bool = False, conjugate: bo
 
 
 # ------------------------------------------------------------------ hessenberg
+@jax_jitted
 @jnp_jit(static_argnames=("calc_q", "overwrite_a", "check_finite"))
 def hessenberg(a, *, calc_q: bool = False, overwrite_a: bool = False,
                check_finite: bool = True):
@@ -665,6 +670,7 @@ def _rsf2csf_2d(t, z):
     return fori_loop(1, n, step, (t, z))
 
 
+@jax_jitted(static_argnames=("check_finite",))
 def rsf2csf(T, Z, check_finite: bool = True):
     """(T, Z) of a real Schur decomposition (`schur(a)`) as a complex one: T made upper
     triangular, Z unitary, still a = Z T Z^H. Batched over leading dims.
@@ -721,6 +727,7 @@ def _solve_sylvester_2d(a, b, c, *, method, tol):
                     lambda: x)
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("method",))
 def solve_sylvester(A, B, C, *, method: str = "schur", tol: float = 1e-8):
     """X with A X + X B = C (A m×m, B n×n, C m×n, batched over leading dims): by the Schur
@@ -741,6 +748,7 @@ def solve_sylvester(A, B, C, *, method: str = "schur", tol: float = 1e-8):
                          signature="(m,m),(n,n),(m,n)->(m,n)")(A, B, C)
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("upper_triangular", "max_squarings"))
 def expm(A, *, upper_triangular: bool = False, max_squarings: int = 16):
     """The matrix exponential of (batched) square A, by Pade approximation with scaling and
@@ -769,6 +777,7 @@ def expm(A, *, upper_triangular: bool = False, max_squarings: int = 16):
                     compute, (A, P, Q))
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("method", "compute_expm"))
 def expm_frechet(A, E, *, method=None, compute_expm: bool = True):
     """The Frechet derivative of expm at A in direction E (the jvp of expm), with expm(A)

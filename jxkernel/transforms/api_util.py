@@ -43,6 +43,20 @@ def fun_name(fun, default_name: str = "<unnamed function>") -> str:
     return default_name
 
 
+# What a function JAX jits carries here (transforms/jit_namesakes.py): its own, not to be
+# copied onto a function that wraps it (`grad(jnp.sin).lower` is no lowering of sin; on a jit
+# object these would shadow its own methods). JAX's are the jit's methods, never copied.
+NAMESAKE_ATTRS = ("as_jit", "lower", "trace", "eval_shape")
+
+
+def update_wrapper(wrapper, wrapped):
+    """functools.update_wrapper, less the jit a function JAX jits carries (NAMESAKE_ATTRS)."""
+    functools.update_wrapper(wrapper, wrapped)
+    for name in NAMESAKE_ATTRS:
+        wrapper.__dict__.pop(name, None)
+    return wrapper
+
+
 def wraps(wrapped, docstr: str | None = None, **kwargs):
     """functools.wraps as JAX's transformations use it: the name of a partial or of a
     callable without one (fun_name), a docstring made from `docstr` ({fun}, {doc} and
@@ -56,7 +70,8 @@ def wraps(wrapped, docstr: str | None = None, **kwargs):
         try:
             name = fun_name(wrapped)
             doc = getattr(wrapped, "__doc__", "") or ""
-            fun.__dict__.update(getattr(wrapped, "__dict__", {}))
+            fun.__dict__.update((k, v) for k, v in getattr(wrapped, "__dict__", {}).items()
+                                if k not in NAMESAKE_ATTRS)
             fun.__annotations__ = getattr(wrapped, "__annotations__", {})
             fun.__name__ = name
             fun.__module__ = getattr(wrapped, "__module__", "<unknown module>")

@@ -33,7 +33,7 @@ from ..tree_util import (tree_flatten, tree_map, tree_structure, tree_unflatten,
 from . import batch_util as bu
 from .ad import jvp, jvp_jaxpr
 from .ad_util import instantiate
-from .api_util import flatten_fun
+from .api_util import flatten_fun, update_wrapper
 from .batching import vmap
 from .custom_derivatives import _resolve_args
 
@@ -42,7 +42,7 @@ class custom_vmap:
     """Customize how `fun` batches under vmap: see `def_vmap` (module docstring example)."""
 
     def __init__(self, fun):
-        functools.update_wrapper(self, fun)
+        update_wrapper(self, fun)
         self.fun, self.vmap_rule = fun, None
 
     def def_vmap(self, vmap_rule):

@@ -40,7 +40,7 @@ from . import batch_util as bu
 from .ad_util import Zero, add_tangents, float0, instantiate
 from ..tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
 from .ad import JVPTrace, always_transposed
-from .api_util import flatten_fun
+from .api_util import flatten_fun, update_wrapper
 from .jit_refs import is_ref
 from .batching import batch_jaxpr, vmap
 from .linear_util import wrap_init
@@ -152,7 +152,7 @@ class _CustomFunction:
     _rule_attr = _missing_rule = None
 
     def __init__(self, fun, nondiff_argnums=()):
-        functools.update_wrapper(self, fun)
+        update_wrapper(self, fun)
         self.fun, self.nondiff_argnums = fun, tuple(nondiff_argnums)
         self.symbolic_zeros = False
 

@@ -35,7 +35,7 @@ from ..xla.dispatch import check_jitted_values
 from ..xla.lowering import NeedsMesh
 from ..xla.scalars import scalar_kinds, scalar_signature
 from ..xla.transfers import put_on_device
-from .api_util import flatten_fun, float0_outside, fun_name, merge_static
+from .api_util import flatten_fun, float0_outside, fun_name, merge_static, update_wrapper
 from .jit_args import SCALAR_TYPES, Arguments, jit_shardings, leaf_aval, static_key
 from .jit_pinned import arguments_placement, pin_params, program_placement
 from .jit_cache import (LAST_HIT, NO_HITS, NOWHERE, Entry, compiled_trace, fun_state,
@@ -75,7 +75,7 @@ class Jitted(native.JitFunction if native else object):
     def __init__(self, fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
                  backend, device, inline, keep_unused, in_shardings=None, out_shardings=None,
                  compiler_options=None):
-        functools.update_wrapper(self, fun)
+        update_wrapper(self, fun)
         # None means unspecified, as in JAX, also per leaf (flax.nnx.jit's): a plain jit. One
         # given shardings has caches of its own (its fast path never sees plain entries);
         # SingleDeviceShardings on one device pin it there, as device= does (jit_pinned.py)

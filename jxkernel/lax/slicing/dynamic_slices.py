@@ -23,6 +23,7 @@ from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, j
 from ...xla import stablehlo as hlo
 from ...transforms import ad_util as ad
 from ...transforms import batch_util as bu
+from ...transforms.jit_namesakes import jax_jitted
 from ..conversion import convert_element_type
 from ..elementwise import add, lt, select
 from ..shapes import (_is_array, _ndim, _shape, broadcast, broadcast_in_dim, canonicalize_shape,
@@ -311,6 +312,7 @@ def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0, *
     return dynamic_slice(operand, start_indices, sizes, allow_negative_indices=allow)
 
 
+@jax_jitted(static_argnames=("axis", "keepdims", "allow_negative_indices"))
 def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True, *,
                          allow_negative_indices: bool = True):
     """operand[..., index] along `axis` for a possibly traced index (clamped).
@@ -338,6 +340,7 @@ def dynamic_update_slice_in_dim(operand, update, start_index, axis: int, *,
     return dynamic_update_slice(operand, update, start_indices, allow_negative_indices=allow)
 
 
+@jax_jitted(static_argnames=("axis", "allow_negative_indices"))
 def dynamic_update_index_in_dim(operand, update, index, axis: int, *,
                                 allow_negative_indices: bool = True):
     """`operand` with `update` written at `index` along `axis`; `update` may lack that axis.

@@ -20,6 +20,7 @@ from ...numpy.util import (
     promote_args_inexact,
 )
 from ...transforms.batching import vmap
+from ...transforms.jit_namesakes import jax_jitted
 
 
 class ModeResult(NamedTuple):
@@ -39,6 +40,7 @@ def _check_nan_policy(nan_policy, name):
             f"Please check if nans exist in `x` outside of the `{name}` function.")
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("axis", "nan_policy", "keepdims"))
 def mode(a, axis: int | None = 0, nan_policy: str = "propagate", keepdims: bool = False):
     """The most common value along `axis` (the smallest on ties) and its count.
@@ -76,6 +78,7 @@ def _invert_permutation(i):
     return jnp.empty_like(i).at[i].set(jnp.arange(i.size, dtype=i.dtype))
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("method", "axis", "nan_policy"))
 def rankdata(a, method: str = "average", *, axis: int | None = None,
              nan_policy: str = "propagate"):
@@ -111,6 +114,7 @@ def rankdata(a, method: str = "average", *, axis: int | None = None,
                     ranks, a)
 
 
+@jax_jitted
 @jnp_jit(static_argnames=("axis", "nan_policy", "keepdims"))
 def sem(a, axis: int | None = 0, ddof: int = 1, nan_policy: str = "propagate", *,
         keepdims: bool = False):

@@ -5,6 +5,7 @@
 """
 import numpy as np
 
+from ...transforms.jit_namesakes import jax_jitted
 from ... import lax
 from ... import numpy as jnp
 from ...numpy.ufuncs import _const
@@ -12,6 +13,7 @@ from ...numpy.util import jnp_jit, promote_args_inexact
 from ..special import betaln
 
 
+@jax_jitted
 @jnp_jit
 def logpmf(k, n, a, b, loc=0):
     """log P(X = k) (k is floored); -inf off the support, NaN for n < 0 or a, b <= 0."""

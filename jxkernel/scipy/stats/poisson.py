@@ -5,6 +5,7 @@
 """
 import numpy as np
 
+from ...transforms.jit_namesakes import jax_jitted
 from ... import lax
 from ... import numpy as jnp
 from ...numpy.ufuncs import _const
@@ -47,6 +48,7 @@ def _entropy_by_sum(mu, max_k, upper):
     return jnp.sum(entr(jnp.where(keep, probs, 0.0)), axis=0)
 
 
+@jax_jitted
 @jnp_jit
 def entropy(mu, loc=0):
     """The entropy of Poisson(mu) (loc does not change it): a direct sum for mu < 100, the

@@ -6,6 +6,7 @@
 """
 import numpy as np
 
+from ...transforms.jit_namesakes import jax_jitted
 from ... import lax
 from ... import numpy as jnp
 from ...numpy.util import jnp_jit, promote_args_inexact
@@ -30,6 +31,7 @@ def _log_gauss_mass(a, b):
     return jnp.where(central, jnp.log1p(-ndtr(a) - ndtr(-b)), tail)
 
 
+@jax_jitted
 @jnp_jit
 def logpdf(x, a, b, loc=0, scale=1):
     """log density: -inf outside [a, b] (standardized), NaN if a >= b."""
@@ -45,6 +47,7 @@ def pdf(x, a, b, loc=0, scale=1):
     return lax.exp(logpdf(x, a, b, loc, scale))
 
 
+@jax_jitted
 @jnp_jit
 def logsf(x, a, b, loc=0, scale=1):
     """log P(X > x): the logcdf of the mirrored distribution."""
@@ -52,12 +55,14 @@ def logsf(x, a, b, loc=0, scale=1):
     return logcdf(-x, -b, -a, -loc, scale)
 
 
+@jax_jitted
 @jnp_jit
 def sf(x, a, b, loc=0, scale=1):
     """P(X > x)."""
     return lax.exp(logsf(x, a, b, loc, scale))
 
 
+@jax_jitted
 @jnp_jit
 def logcdf(x, a, b, loc=0, scale=1):
     """log P(X <= x) (from the survival mass near the top, where that is more accurate)."""
@@ -72,6 +77,7 @@ def logcdf(x, a, b, loc=0, scale=1):
     return jnp.where(a >= b, np.nan, out)
 
 
+@jax_jitted
 @jnp_jit
 def cdf(x, a, b, loc=0, scale=1):
     """P(X <= x)."""
