@@ -363,13 +363,18 @@ def _traced_phrase(origin) -> str:
 
 
 # ------------------------------------------------------------------ tracer errors
+def _or_static(origin, static, kind) -> str:
+    """`static` (_static_fix's) as an alternative after a card's rewrite ("" where none can
+    work): for an argument that is a Python `kind` (value, int) that seldom changes."""
+    return (f"\n# or, if {origin['argument']} is a Python {kind} that seldom changes (each "
+            f"new value compiles anew):\n{static}") if static else ""
+
+
 def _bool_card(exc, where, called_from) -> ErrorCard:
     origin = _origin(exc)
     rewrite = _branch_rewrite(where)
     static = _static_fix(origin, where, exc)
-    if static:
-        rewrite += (f"\n# or, if {origin['argument']} is a Python value that seldom changes "
-                    f"(each new value compiles anew):\n{static}")
+    rewrite += _or_static(origin, static, "value")
     return ErrorCard(
         "bool-conversion", "Python control flow on a traced value",
         why=(f"This line needs True or False, but the condition depends on "
@@ -1111,9 +1116,7 @@ def _slice_card(exc, where, called_from) -> ErrorCard:
     origin = _origin(exc)
     rewrite = _slice_rewrite(where)
     static = _static_fix(origin, where, exc)
-    if static:
-        rewrite += (f"\n# or, if {origin['argument']} is a Python int that seldom changes "
-                    f"(each new value compiles anew):\n{static}")
+    rewrite += _or_static(origin, static, "int")
     return ErrorCard(
         "traced-slice", "A slice bound is traced",
         why=(f"A slice's size sets its result's shape, which must be known while tracing, but "

@@ -10,6 +10,7 @@ import sys
 
 import numpy as np
 import pytest
+from dispatch_paths import forget_hits, path, python_frames  # noqa: F401  (path: autouse)
 from fresh_process import run_json
 
 import locations  # tests/support: the repository's folders
@@ -25,26 +26,6 @@ from jxkernel.xla import dispatch, fastpath
 
 def arr(x, dtype=np.float32):
     return jax.device_put(np.asarray(x, dtype))
-
-
-def _forget_hits():
-    """Drop every eager last run and make every jit's last hit stale (the executables stay)."""
-    dispatch._fast.clear()
-    dispatch._last_run.clear()
-    config._note_generation()
-
-
-# the compiled fast path runs XLA's executables only (the NumPy backend's take the Python path)
-@pytest.fixture(autouse=True, params=[pytest.param("compiled", marks=pytest.mark.xla_only(
-    "XLA compiler")), "python"])
-def path(request, monkeypatch):
-    if request.param == "python":
-        monkeypatch.setattr(fastpath, "native", None)
-    elif fastpath.native is None:
-        pytest.skip(f"the fast path is {STATE}")
-    _forget_hits()
-    yield request.param
-    _forget_hits()
 
 
 def test_hits_run_through_the_compiled_path_where_it_is_on(path):
@@ -65,18 +46,6 @@ def test_hits_run_through_the_compiled_path_where_it_is_on(path):
         assert np.asarray(hit((x, y))[0]).tolist() == [3.0, 8.0]
 
 
-def _python_frames(call) -> list:
-    """The names of jxkernel's Python functions `call()` runs (C functions are not seen)."""
-    seen, ours = [], os.path.dirname(jax.__file__)
-    sys.setprofile(lambda frame, event, arg: seen.append(frame.f_code.co_name)
-                   if event == "call" and frame.f_code.co_filename.startswith(ours) else None)
-    try:
-        call()
-    finally:
-        sys.setprofile(None)
-    return seen
-
-
 def test_compiled_hits_run_no_python_frame_of_ours(path):
     # Where the extension is on, Jitted.__call__, Primitive.bind and Array.block_until_ready
     # are its entry points: a hit then reaches XLA with no Python frame in between
@@ -84,9 +53,9 @@ def test_compiled_hits_run_no_python_frame_of_ours(path):
     x = arr([1.0, 2.0])
     for _ in range(3):
         f(x), lax.neg_p.bind(x)
-    jit_frames = _python_frames(lambda: f(x))
-    bind_frames = _python_frames(lambda: lax.neg_p.bind(x))
-    ready_frames = _python_frames(lambda: x.block_until_ready())
+    jit_frames = python_frames(lambda: f(x))
+    bind_frames = python_frames(lambda: lax.neg_p.bind(x))
+    ready_frames = python_frames(lambda: x.block_until_ready())
     if path == "compiled":
         assert jit_frames == bind_frames == ready_frames == []
     else:                                        # (a Hit-less call falls back to Python)
@@ -140,7 +109,7 @@ def test_a_jit_closing_over_arrays_hits_with_its_constants(path):
     assert g.cache_hits() == 3 and f.cache_hits() == 3
     assert (g._last[LAST_HIT].newest.native is not None) == (path == "compiled")
     if path == "compiled":
-        assert _python_frames(lambda: g(x)) == []
+        assert python_frames(lambda: g(x)) == []
 
 
 def test_static_arguments_hit_in_c_each_value_under_its_typed_key(path):
@@ -173,7 +142,7 @@ def test_static_arguments_hit_in_c_each_value_under_its_typed_key(path):
         assert [f(c, 2).committed, f(x, 2).committed] == [True, False]   # where it ran
     assert f._cache_size() == 6 and g._cache_size() == 2 and h._cache_size() == 4
     for name, (call, _, _) in calls.items():
-        frames = _python_frames(call)
+        frames = python_frames(call)
         assert (frames == []) == (path == "compiled"), (name, frames)
         assert path == "compiled" or "_python_call" in frames
     assert f.cache_hits() == 3 * 8 - 6 + 6     # all but the compiles, and the frames' calls
@@ -194,7 +163,7 @@ def test_keyword_static_calls_hit_the_cache_and_miss_on_a_new_value(path):
         assert np.asarray(h(x, m=0, n=3)).tolist() == [3.0, 6.0]    # the same program
     assert h._cache_size() == 2 and h.cache_hits() == 3 * 3 - 2
     if path == "compiled":
-        assert _python_frames(lambda: h(x, n=3)) == _python_frames(lambda: h(x, m=0, n=3)) == []
+        assert python_frames(lambda: h(x, n=3)) == python_frames(lambda: h(x, m=0, n=3)) == []
     assert np.asarray(h(x, n=4)).tolist() == [5.0, 9.0] and h._cache_size() == 3
     assert h(i, n=4).dtype == np.int32 and h(i, n=4.0).dtype == np.float32
     assert h._cache_size() == 5
@@ -229,7 +198,7 @@ def test_keyword_array_calls_hit_in_c_under_their_names(path):
     assert f.cache_hits() == 3 * 5 - 3 and g.cache_hits() == 3 * 4 - 4
     for name, (call, _, _) in calls.items():      # (one last hit per names: f(x=i, y=i)
         call()                                     # took f(x=x, y=y)'s, as a new shape would)
-        frames = [f for f in _python_frames(call) if f not in ("scalar_buffer", "_scalar")]
+        frames = [f for f in python_frames(call) if f not in ("scalar_buffer", "_scalar")]
         assert (frames == []) == (path == "compiled"), (name, frames)  # (a scalar: its buffer)
     assert np.asarray(f(x=arr([1.0]), y=arr([2.0]))[0]).tolist() == [-1.0]   # a new shape
     assert f(x=x, y=i)[0].dtype == np.float32 and f._cache_size() == 5       # a new dtype
@@ -264,7 +233,7 @@ def test_a_donating_jit_hits_in_c_and_deletes_what_it_donates(path):
         old, x = x, f(x, y)
         assert old.is_deleted() and not y.is_deleted()
     assert np.asarray(x).tolist() == [15.0, 31.0] and f.cache_hits() == 3
-    frames = _python_frames(lambda: f(x, y))
+    frames = python_frames(lambda: f(x, y))
     assert ("_python_call" in frames) == (path == "python")
     assert (frames == []) == (path == "compiled"), frames
     with pytest.raises(RuntimeError, match=r"^Array has been deleted with shape=float32\[2\]\. "
@@ -315,7 +284,7 @@ def test_static_and_array_keywords_together_hit_in_c_under_the_static_key(path):
     assert g._cache_size() == 4 and h._cache_size() == 2   # (n=3, y=y: x, n=3, y=y's)
     assert g.cache_hits() == 5 * 3 - 4 and h.cache_hits() == 2 * 3 - 2
     for name, (call, _, _) in calls.items():
-        frames = [f for f in _python_frames(call) if f not in ("scalar_buffer", "_scalar")]
+        frames = [f for f in python_frames(call) if f not in ("scalar_buffer", "_scalar")]
         assert (frames == []) == (path == "compiled"), (name, frames)
         assert path == "compiled" or "_python_call" in frames
     with pytest.raises(TypeError, match="got an unexpected keyword argument 'z'"):
@@ -369,7 +338,7 @@ def test_static_and_donating_calls_hit_in_c_and_mark_what_they_donate(path):
     assert np.asarray(k(y, n=3, x=arr([1.0, 1.0]))).tolist() == [4.0, 4.0]   # (the order)
     w = arr([1.0, 1.0])
     for call in (lambda: d(x, 2.0), lambda: k(y, x=z, n=3), lambda: k(y, n=3, x=w)):
-        frames = _python_frames(call)
+        frames = python_frames(call)
         assert (frames == []) == (path == "compiled"), frames
     why = "It was donated to jit(<lambda>) as its argument 'x': use that call's result"
     with pytest.raises(RuntimeError, match=r"^Array has been deleted with shape=float32\[2\]\. "
@@ -390,7 +359,7 @@ def test_static_and_donating_calls_hit_in_c_and_mark_what_they_donate(path):
     for _ in range(3):
         w = s(w, 3)
     assert float(w) == 54.0 and s._cache_size() == 1
-    assert (_python_frames(lambda: s(w, 3)) == []) == (path == "compiled")
+    assert (python_frames(lambda: s(w, 3)) == []) == (path == "compiled")
 
 
 def test_containers_of_arrays_hit_in_c_with_their_structure(path):
@@ -413,7 +382,7 @@ def test_containers_of_arrays_hit_in_c_with_their_structure(path):
             assert np.asarray(out).tolist() == want and out.dtype == dtype, name
     for name, (call, _, _) in calls.items():      # (scalar leaves: their buffer's Python)
         call()
-        frames = [f for f in _python_frames(call) if f not in ("scalar_buffer", "_scalar")]
+        frames = [f for f in python_frames(call) if f not in ("scalar_buffer", "_scalar")]
         assert ("_python_call" in frames) == (path == "python"), (name, frames)
         assert path == "python" or frames == [], (name, frames)
     assert f._cache_size() == 2 and g._cache_size() == 3
@@ -484,7 +453,7 @@ def test_operators_on_two_arrays_of_one_type_run_their_last_run(path):
         assert np.asarray(x + y).tolist() == [8.0, 12.0] and np.asarray(x - y).tolist() == [4, 4]
         assert np.asarray(x * y).tolist() == [12.0, 32.0] and np.asarray(x / y).tolist() == [3, 2]
     if path == "compiled":
-        assert _python_frames(lambda: x + y) == _python_frames(lambda: x / y) == []
+        assert python_frames(lambda: x + y) == python_frames(lambda: x / y) == []
     quotient = i / j                                   # ints divide as floats (the Python path)
     assert quotient.dtype == np.float32 and np.asarray(quotient).tolist() == [3.5, 2.25]
     t, f = arr([True, True], np.bool_), arr([True, False], np.bool_)

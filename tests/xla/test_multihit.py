@@ -16,36 +16,17 @@ from jxkernel.core.config import config
 from jxkernel.core.native import STATE
 from jxkernel.transforms.jit_cache import LAST_HIT, NO_HITS, RECENT
 from jxkernel.xla import dispatch, fastpath
+from dispatch_paths import path, python_frames  # noqa: F401  (path: autouse)
 
 
 def arr(x, dtype=np.float32):
     return jax.device_put(np.asarray(x, dtype))
 
 
-@pytest.fixture(autouse=True, params=[pytest.param("compiled", marks=pytest.mark.xla_only(
-    "XLA compiler")), "python"])
-def path(request, monkeypatch):
-    if request.param == "python":
-        monkeypatch.setattr(fastpath, "native", None)
-    elif fastpath.native is None:
-        pytest.skip(f"the fast path is {STATE}")
-    dispatch._last_run.clear()
-    config._note_generation()          # every jit's held hits stale
-    yield request.param
-    config._note_generation()
-
-
 def _frames(call) -> list:
-    """The names of jxkernel's Python functions `call()` runs (C functions are not seen);
-    a Python scalar's buffer (xla/scalars.py) is looked up in Python on either path."""
-    seen, ours = [], os.path.dirname(jax.__file__)
-    sys.setprofile(lambda frame, event, arg: seen.append(frame.f_code.co_name)
-                   if event == "call" and frame.f_code.co_filename.startswith(ours) else None)
-    try:
-        call()
-    finally:
-        sys.setprofile(None)
-    return [f for f in seen if f not in ("scalar_buffer", "_scalar")]
+    """python_frames, less a Python scalar's buffer (xla/scalars.py), looked up in Python on
+    either path."""
+    return [f for f in python_frames(call) if f not in ("scalar_buffer", "_scalar")]
 
 
 def _value(out):
