@@ -40,13 +40,14 @@ def conversion_context(function: str) -> str:
 
 def _static_hint(found) -> str:
     """Marking an argument static only works for a Python value (it must be hashable, and is
-    compared by value): offered when the value depends on a rank-0 input, which may be a Python
-    scalar, never when it depends on an array (an input with dimensions), as JAX offers none
-    there."""
+    compared by value): offered when the value depends on a rank-0 input that came as a Python
+    scalar (or may have: a trace that does not know), never when it depends on an array (an
+    input with dimensions, or a 0-d array jit saw come as one), as JAX offers none there."""
     if found is None:       # no jit's trace under it (vmap's alone): nothing can be static
         return ("Keep it traced: jnp operations or structured control flow (jnp.where, "
                 "lax.cond, lax.fori_loop, ...).")
-    if ((found or {}).get("input_type") or "").partition("[")[2].strip("]"):
+    if ((found or {}).get("input_type") or "").partition("[")[2].strip("]") or \
+            (found or {}).get("input_kind") == "array":     # a 0-d array that came as one
         return ("It depends on an array argument, which cannot be static (static arguments must "
                 "be hashable Python values): keep it traced, with jnp operations or structured "
                 "control flow (lax.cond, lax.fori_loop, ...).")

@@ -46,6 +46,9 @@ class DebugInfo(NamedTuple):
     source: SourceInfo | None
     transformation: str                   # "jit" (also make_jaxpr's), "cond branch", ...
     arg_names: tuple | None               # one name per flat input, e.g. "params['w']"
+    # the flat inputs that came as Python scalars (jit knows its arguments; None: not known),
+    # for errors that offer a static argument: an array, even 0-d, cannot be one
+    python_inputs: frozenset | None = None
 
     def describe(self) -> str:
         where = f" at {self.source.file}:{self.source.line}" if self.source else ""
@@ -330,9 +333,18 @@ class JaxprTrace(Trace):
                 else None,
                 "input_index": start,        # among the flat inputs; None: depends on none
                 "input_type": self.invars[start].aval.str_short() if start is not None else None,
+                "input_kind": _input_kind(info, start),     # "python", "array" or None
                 "steps": [(str(e.primitive), e.source_info,
                            " ".join(v.aval.str_short() for v in e.outvars)) for e in steps],
                 "value_type": tracer.aval.str_short()}
+
+
+def _input_kind(info, index) -> str | None:
+    """How the flat input `index` came: "python" (a Python scalar), "array", or None where the
+    trace does not know (not jit's, or no input)."""
+    if info is None or info.python_inputs is None or index is None:
+        return None
+    return "python" if index in info.python_inputs else "array"
 
 
 _UNKNOWN = object()

@@ -36,7 +36,7 @@ from ..xla.lowering import NeedsMesh
 from ..xla.scalars import scalar_kinds, scalar_signature
 from ..xla.transfers import put_on_device
 from .api_util import flatten_fun, float0_outside, fun_name, merge_static, update_wrapper
-from .jit_args import SCALAR_TYPES, Arguments, jit_shardings, leaf_aval, static_key
+from .jit_args import SCALAR_TYPES, Arguments, jit_shardings, leaf_aval, python_inputs, static_key
 from .jit_pinned import arguments_placement, pin_params, program_placement
 from .jit_cache import (LAST_HIT, NO_HITS, NOWHERE, Entry, compiled_trace, fun_state,
                         c_last_hit, last_hit_for, remember, sibling_trace)
@@ -287,7 +287,7 @@ class Jitted(native.JitFunction if native else object):
                                f"'no_tracing' is set")
         out_trees, leaves = [], tree_flatten((dyn_args, dyn_kwargs))[0]
         names = functools.partial(self._leaf_names, dyn_args, dyn_kwargs)
-        info = DebugInfo(self._name, self._source, "jit", names())
+        info = DebugInfo(self._name, self._source, "jit", names(), python_inputs(leaves))
         start = time.perf_counter()
         closed = jit_refs.traced(self._flat_fun(treedef, statics, out_trees, names), leaves,
                                  avals, info, jit_refs.where(self), names)

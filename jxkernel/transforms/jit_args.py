@@ -310,6 +310,16 @@ def _eq_without_hash(value) -> bool:
 SCALAR_TYPES = (bool, int, float, complex)
 
 
+def python_inputs(leaves) -> frozenset:
+    """The positions of the flat arguments that are Python scalars (errors offer a static
+    argument for those alone: an array, even 0-d, is unhashable).
+
+        >>> sorted(python_inputs([1.0, np.ones(2), True]))
+        [0, 2]
+    """
+    return frozenset(i for i, x in enumerate(leaves) if type(x) in SCALAR_TYPES)
+
+
 def leaf_aval(x, index_name, fun=None) -> ShapedArray:
     aval = getattr(x, "aval", None)
     if isinstance(aval, ShapedArray) or getattr(type(x), "is_array_ref", False):

@@ -191,7 +191,7 @@ def _origin(exc) -> dict | None:
     return {"function": found["function"], "transformation": found["transformation"],
             "argument": found["argument"], "arguments": list(found["arguments"]),
             "input_index": found.get("input_index"), "input_type": found["input_type"],
-            "value_type": found["value_type"],
+            "input_kind": found.get("input_kind"), "value_type": found["value_type"],
             "steps": steps}
 
 
@@ -229,7 +229,8 @@ def _static_fix(origin, where=None, exc=None) -> str:
                 f"@partial({decorator[1:]}, static_argnames=({arg!r},))   # in place of "
                 f"{decorator}\n{header}")
     rebound = _rebound(_jit_caller(exc, function), function, arg)
-    return _literal_passed(rebound, arg, _parameter_at(exc, function, arg)) if rebound else \
+    return _value_passed(rebound, arg, _parameter_at(exc, function, arg),
+                         origin.get("input_kind") == "array") if rebound else \
         f"{function} = jax.jit({function}, static_argnames=({arg!r},))"
 
 
@@ -246,12 +247,15 @@ def _parameter_at(exc, function, arg):
     return None
 
 
-def _literal_passed(line, arg, position) -> str:
-    """The static fix's call with `jnp.array(True)` passed as `True`: an array is not
-    hashable, so made static as it is it fails again (JAX raises ValueError)."""
+def _value_passed(line, arg, position, array) -> str:
+    """The static fix's call with the argument passed as a Python value where it came as an
+    array (jit saw it: `array`), which made static as it is fails again (unhashable: JAX's
+    ValueError): `jnp.array(True)` as `True`, a name as `flag.item()`."""
     expression = argument_expression(line, arg, position) if position is not None else None
-    literal = expression and python_value(expression, 0, lambda e, n: None)
-    return (with_argument(line, arg, position, literal) or line) if literal else line
+    if not expression:
+        return line
+    value = python_value(expression, 0, python_value_of if array else lambda e, n: None)
+    return (with_argument(line, arg, position, value) or line) if value else line
 
 
 def _lambda_static(where, arg) -> str:

@@ -15,14 +15,6 @@ def _said(fn):
     return None
 
 
-def _raised(fn):
-    """_said without what the message suggests: jxkernel's adds "or mark the argument static
-    ... if it is a Python value" where the value depends on a rank-0 argument, which may be
-    one (JAX's says nothing there)."""
-    found = _said(fn)
-    return found and {"error": found["error"], "first_line": found["first_line"]}
-
-
 def run(jax):
     jnp = jax.numpy
 
@@ -50,7 +42,7 @@ def run(jax):
             "static_array_0d_item": _said(
                 lambda: jax.jit(signed, static_argnums=1)(jnp.ones(2), flag.item())),
             "static_array_0d_tuple_of_tolist": _said(lambda: tuple(flag.tolist())),
-            "static_array_0d_traced_in_if": _raised(lambda: jax.jit(signed)(jnp.ones(2), flag)),
+            "static_array_0d_traced_in_if": _said(lambda: jax.jit(signed)(jnp.ones(2), flag)),
             "static_array_1d_tuple": _said(
                 lambda: jax.jit(sized, static_argnums=1)(1.0, tuple(shape.tolist()))),
             "static_array_2d_tuples": _said(lambda: hash(tuple(map(tuple, grid.tolist())))),

@@ -467,3 +467,32 @@ def test_the_static_alternative_passes_a_python_value_not_an_array(shell):
     static = card["rewrite"].splitlines()[-1]
     assert static == "jax.jit(signed, static_argnames=('flag',))(jnp.ones(2), True)", static
     assert shell.run_cell("_r = " + static).success
+
+
+def test_a_traced_if_offers_static_for_a_python_scalar_only():
+    """jit knows which arguments came as Python scalars: for a 0-d array the message offers
+    no static argument (as JAX's), for a Python bool it does, and making it static works
+    (JAX: static_array_0d_item)."""
+    assert _advice_reference()["static_array_0d_traced_in_if"]["suggests_static"] is False
+    assert _advice_reference()["static_array_0d_item"] is None
+
+    def signed(x, flag):
+        return x if flag else -x
+    with pytest.raises(errors.TracerBoolConversionError) as array:
+        jxkernel.jit(signed)(jnp.ones(2), jnp.array(True))
+    with pytest.raises(errors.TracerBoolConversionError) as python:
+        jxkernel.jit(signed)(jnp.ones(2), True)
+    assert "static" not in str(array.value) and "mark the argument static" in str(python.value)
+    assert array.value.provenance["input_kind"] == "array"
+    assert python.value.provenance["input_kind"] == "python"
+    assert jxkernel.jit(signed, static_argnums=1)(jnp.ones(2), True).tolist() == [1.0, 1.0]
+
+
+def test_the_static_alternative_passes_a_named_arrays_value(shell):
+    _, card, _, _ = failing(shell, "def signed(x, flag):\n    return x if flag else -x\n"
+                                   "flag = jnp.array(False)\n"
+                                   "jax.jit(signed)(jnp.ones(2), flag)")
+    static = card["rewrite"].splitlines()[-1]
+    assert static == "jax.jit(signed, static_argnames=('flag',))(jnp.ones(2), flag.item())"
+    assert shell.run_cell("_r = " + static).success
+    assert shell.user_ns["_r"].tolist() == [-1.0, -1.0]

@@ -126,7 +126,11 @@ def test_python_if_on_tracer_names_argument_and_suggests_fix():
     assert "Attempted boolean conversion of traced array with shape bool[]" in message
     assert "relu_if" in message and "for jit" in message
     assert "depends on the values of the arguments x and threshold" in message
-    assert "static_argnums" in message and "lax.cond" in message
+    # x came as an array (0-d): no static argument can take it (JAX offers none either)
+    assert "static_argnums" not in message and "lax.cond" in message
+    with pytest.raises(jax.TracerBoolConversionError) as info:
+        relu_if(1.0, 0.5)                 # both Python scalars: static is offered
+    assert "static_argnums" in str(info.value)
     # the traceback points at the user's line
     tb_lines = [frame.lineno for frame in info.traceback if frame.name == "relu_if"]
     assert tb_lines, "the user's function is in the traceback"
