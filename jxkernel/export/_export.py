@@ -135,7 +135,7 @@ def export(fun_jit, *, platforms=None, disabled_checks=()) -> Callable[..., Expo
     """`export(jit(f))(*args, **kwargs)`: args are arrays or ShapeDtypeStructs."""
     # the functions JAX jits (jnp.sin, jnp.dot, nn.sigmoid) are plain here for eager speed and
     # carry their jit object (transforms/jit_namesakes.py), which JAX's docstrings export
-    fun_jit = getattr(fun_jit, "as_jit", fun_jit)
+    fun_jit = getattr(getattr(fun_jit, "as_jit", None), "jitted", fun_jit)
     if not isinstance(fun_jit, Jitted):
         raise ValueError(f"Function to be exported must be the result of `jit` but is: {fun_jit}")
     platforms = _check_platforms(platforms)

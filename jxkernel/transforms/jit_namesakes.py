@@ -24,6 +24,39 @@ import types
 from .jit import jit
 
 
+class NamesakeJit:
+    """The jit JAX's namesake of `fun` is, made on first use: some 240 functions carry one,
+    and making them all at `import jxkernel` cost it milliseconds for what few programs use.
+    Reads as the jit it stands for (`.lower`, `.__name__`, `._static_argnames`, a call)."""
+    # (not the jit's own attribute names, which __getattr__ hands on: `_static_argnames`)
+    __slots__ = ("_made_of", "_made")
+
+    def __init__(self, fun, static_argnames, inline, jitted=None):
+        self._made_of, self._made = (fun, static_argnames, inline), jitted
+
+    @property
+    def jitted(self):
+        if self._made is None:
+            fun, static_argnames, inline = self._made_of
+            self._made = jit(fun, static_argnames=static_argnames, inline=inline)
+        return self._made
+
+    def __call__(self, *args, **kwargs):
+        return self.jitted(*args, **kwargs)
+
+    def lower(self, *args, **kwargs):
+        return self.jitted.lower(*args, **kwargs)
+
+    def trace(self, *args, **kwargs):
+        return self.jitted.trace(*args, **kwargs)
+
+    def eval_shape(self, *args, **kwargs):
+        return self.jitted.eval_shape(*args, **kwargs)
+
+    def __getattr__(self, name):          # the rest of the jit's attributes
+        return getattr(self.jitted, name)
+
+
 def jax_jitted(fun=None, *, static_argnames=None, inline=None):
     """Give `fun` the jit JAX's namesake is (`as_jit`, `lower`, `trace`, `eval_shape`), with
     JAX's static arguments and inline flag, and return `fun` itself, unchanged on the call
@@ -31,10 +64,11 @@ def jax_jitted(fun=None, *, static_argnames=None, inline=None):
     if fun is None:
         return functools.partial(jax_jitted, static_argnames=static_argnames, inline=inline)
     jitted = getattr(fun, "jitted", None)      # jnp_jit's, when no arguments override it
-    if jitted is None or static_argnames is not None or inline is not None:
-        jitted = jit(fun, static_argnames=static_argnames or (), inline=bool(inline))
-    fun.as_jit = jitted      # (api_util.NAMESAKE_ATTRS: never copied onto wrappers of fun)
-    fun.lower, fun.trace, fun.eval_shape = jitted.lower, jitted.trace, jitted.eval_shape
+    if static_argnames is not None or inline is not None:
+        jitted = None
+    namesake = NamesakeJit(fun, static_argnames or (), bool(inline), jitted)
+    fun.as_jit = namesake    # (api_util.NAMESAKE_ATTRS: never copied onto wrappers of fun)
+    fun.lower, fun.trace, fun.eval_shape = namesake.lower, namesake.trace, namesake.eval_shape
     return fun
 
 
