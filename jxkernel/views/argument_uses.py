@@ -224,26 +224,43 @@ def _library_call(func) -> bool:
 
 
 def python_value(expression: str, ndim: int, value_of) -> str:
-    """Code for the hashable Python value of the array `expression` makes: the literal
-    itself where it is `jnp.array(<literal>)` (a list as a tuple), else `value_of(expression,
-    ndim)` (jit_args.python_value_of: `.item()`, `tuple(....tolist())`).
+    """Code for the hashable Python value of the array `expression` makes: its literal where
+    it is `jnp.array(<literal>)`, else `value_of(expression, ndim)` (jit_args.python_value_of:
+    `.item()`, `tuple(....tolist())`).
 
-        >>> python_value("jnp.array([2, 3])", 1, None)
-        '(2, 3)'
+        >>> python_value("flag", 0, lambda e, n: e + ".item()")
+        'flag.item()'
     """
-    tree = _parse(expression)
-    node = tree.body[0].value if tree is not None and len(tree.body) == 1 and \
-        isinstance(tree.body[0], ast.Expr) else None
-    if isinstance(node, ast.Call) and _called_name(node.func) in _ARRAY_MAKERS and \
-            len(node.args) == 1 and not node.keywords:
-        try:
-            literal = ast.literal_eval(node.args[0])
-        except ValueError:
-            literal = None
-        if literal is not None:
-            return repr(_tuples(literal))
+    literal = literal_of(expression)
+    if literal is not None:
+        return literal
+    node = _expression_node(expression)
     simple = isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
     return value_of(expression if simple else f"({expression})", ndim)
+
+
+def literal_of(expression: str) -> str | None:
+    """The literal an array is made of, `jnp.array([2, 3])` -> '(2, 3)' (a list as a tuple,
+    hashable), or None where `expression` is no `array`/`asarray` call of one.
+
+        >>> literal_of("jnp.array([2, 3])"), literal_of("flag")
+        ('(2, 3)', None)
+    """
+    node = _expression_node(expression)
+    if not (isinstance(node, ast.Call) and _called_name(node.func) in _ARRAY_MAKERS and
+            len(node.args) == 1 and not node.keywords):
+        return None
+    try:
+        literal = ast.literal_eval(node.args[0])
+    except ValueError:
+        return None
+    return None if literal is None else repr(_tuples(literal))
+
+
+def _expression_node(expression: str):
+    tree = _parse(expression)
+    return tree.body[0].value if tree is not None and len(tree.body) == 1 and \
+        isinstance(tree.body[0], ast.Expr) else None
 
 
 def _tuples(value):

@@ -67,7 +67,8 @@ from dataclasses import dataclass
 
 from ..core import errors as jx_errors
 from ..transforms.jit_args import python_value_of
-from .argument_uses import UNKNOWN, argument_expression, python_value, uses, with_argument
+from .argument_uses import (UNKNOWN, argument_expression, literal_of, python_value, uses,
+                             with_argument)
 from .rich_view import RichView, esc
 from .source import cell_name, is_user_file
 from .source import label as source_label
@@ -254,7 +255,7 @@ def _value_passed(line, arg, position, array) -> str:
     expression = argument_expression(line, arg, position) if position is not None else None
     if not expression:
         return line
-    value = python_value(expression, 0, python_value_of if array else lambda e, n: None)
+    value = python_value(expression, 0, python_value_of) if array else literal_of(expression)
     return (with_argument(line, arg, position, value) or line) if value else line
 
 

@@ -83,3 +83,8 @@ def test_the_python_value_of_an_array_expression():
     m = np.arange(4).reshape(2, 2)
     assert hash(eval(python_value("m", 2, python_value_of))) is not None
     assert eval(python_value("m", 2, python_value_of)) == ((0, 1), (2, 3))
+
+
+def test_docstring_examples():
+    from doc_examples import check_docstring_examples
+    check_docstring_examples("jxkernel.views.argument_uses")
