@@ -460,14 +460,15 @@ def traced_under_transformation(miss: Miss, seen: list, under_vmap: bool = False
     return "first call" if not seen else "a new signature", (), _plain_signature(miss)
 
 
-def body_traced(fun, in_tree, in_avals, what: str, source) -> None:
+def body_traced(fun, in_tree, in_avals, what: str, source, promoted: bool = False) -> None:
     """A control-flow body or branch (`fun`, traced for `what`: "scan body", "cond branch",
     ...) missed its trace cache (lax/_cf_util.trace_fun) and was traced: the explainer logs it
     as a retrace, with why, where `fun` is the user's (`source`, where it was defined, outside
-    jxkernel), as JAX's jax_explain_cache_misses logs its bodies' misses."""
+    jxkernel), as JAX's jax_explain_cache_misses logs its bodies' misses. `promoted`: the
+    loop traced it again with its weakly typed carries promoted (lax/_cf_util.settle_carry)."""
     if _explainer is not None and logged():
         try:
-            _explainer.body_traced(fun, in_tree, in_avals, what, source)
+            _explainer.body_traced(fun, in_tree, in_avals, what, source, promoted)
         except Exception as e:
             _explainer_failed(f"explaining a {what}'s retrace", e)
 

@@ -45,10 +45,12 @@ _JAX_TRACED_FOR = {"scan body": "scan", "while_loop body": "while_body",
                    "switch branch": "switch"}
 
 
-def trace_fun(fun, in_tree, in_avals, what: str):
+def trace_fun(fun, in_tree, in_avals, what: str, promoted: bool = False):
     """(ClosedJaxpr of fun over flat inputs, output treedef); consts stay in the ClosedJaxpr.
     A Ref made outside and used inside is a const (core/staging.py); one written is carried
-    by the loop or cond that traced it (`written_refs`), or refused by `hoist`."""
+    by the loop or cond that traced it (`written_refs`), or refused by `hoist`. `promoted`:
+    a loop's retrace with weakly typed carries promoted to what the body returned
+    (`settle_carry`), which the explainer tells apart from a call given other types."""
     key = (fun, (in_tree, tuple(in_avals), what, config._trace_state) + vma.trace_place())
     found = _traced.get(key)
     if found is not None:
@@ -74,7 +76,7 @@ def trace_fun(fun, in_tree, in_avals, what: str):
         _traced[key] = found
     # a miss of this cache, told (and with jax_explain_cache_misses logged) as JAX tells its
     # bodies' misses: after the trace, so a body whose trace raised is not told
-    body_traced(fun, in_tree, in_avals, what, info.source)
+    body_traced(fun, in_tree, in_avals, what, info.source, promoted)
     return found
 
 

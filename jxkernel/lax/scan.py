@@ -96,7 +96,8 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
         # f itself is traced, so its trace is cached across calls (cf.trace_fun); `body`,
         # a new function each call, only to say what a body that is not a pair returned
         try:
-            closed, out_tree = cf.trace_fun(f, in_tree, carry_avals + x_avals, "scan body")
+            closed, out_tree = cf.trace_fun(f, in_tree, carry_avals + x_avals, "scan body",
+                                            promoted=attempt > 0)
         except cf.CapturedHighValues as e:      # hijax values captured: their state carried
             return _scan_threading(e.values, f, init, xs, length, reverse, unroll)
         node = out_tree.node_data()

@@ -42,7 +42,8 @@ def while_loop(cond_fun, body_fun, init_val):
     avals = cf.avals_of(leaves)
     for attempt in range(3):             # retrace while weak carries settle (JAX's rule)
         try:
-            body, body_tree = cf.trace_fun(body_fun, args_tree, avals, "while_loop body")
+            body, body_tree = cf.trace_fun(body_fun, args_tree, avals, "while_loop body",
+                                               promoted=attempt > 0)
         except cf.CapturedHighValues as e:      # hijax values captured: their state carried
             return _while_threading(e.values, cond_fun, body_fun, init_val)
         settled = cf.settle_carry(avals, body.out_avals) if body_tree == in_tree else avals

@@ -449,10 +449,11 @@ def _body_lineage(user) -> collections.deque:
     return _lineage_in(_BODY_LINEAGES, user)
 
 
-def body_traced(fun, in_tree, in_avals, what: str, source) -> None:
+def body_traced(fun, in_tree, in_avals, what: str, source, promoted: bool = False) -> None:
     """Log the trace of control-flow body `fun` (a miss of its trace cache), where the
     function is the user's: a retrace event inside the loop or the traced function running
-    it, with why (compile_record.body_traced)."""
+    it, with why (compile_record.body_traced). `promoted`: the loop's own retrace with weak
+    carries promoted to what the body returned, not a call given other types."""
     user, api, namer = getattr(fun, "_jx_traced_as", (fun, _BODY_API.get(what, what), None))
     if source is None or _source_internal(source.file):
         return                          # jxkernel's own bodies (lax.map's): not the user's
@@ -470,7 +471,7 @@ def body_traced(fun, in_tree, in_avals, what: str, source) -> None:
         seen = _BODY_SEEN.setdefault(fun, [])
     except TypeError:                   # not weakly referable: no history
         seen = []
-    changes = _body_changes(fun, user, api, what, new, seen)
+    changes = _body_changes(fun, user, api, what, new, seen, promoted)
     if seen and not changes:
         reason = ("traced again: its earlier trace for these inputs closed over values of an "
                   "enclosing trace, so it was not kept")
@@ -490,7 +491,7 @@ def body_traced(fun, in_tree, in_avals, what: str, source) -> None:
                         inlined_into=_body_inside(api)))
 
 
-def _body_changes(fun, user, api, what, new, seen) -> tuple:
+def _body_changes(fun, user, api, what, new, seen, promoted=False) -> tuple:
     """What differs from the closest earlier trace of `fun` (JAX's order), or for a function
     never traced: a trace of it for jit (JAX's "Debug info doesn't match"), or another
     function object of the same code traced before (a lambda made anew)."""
@@ -505,7 +506,7 @@ def _body_changes(fun, user, api, what, new, seen) -> tuple:
         if severity == 4:
             return ()
         kinds = {0: ("config",), 1: ("structure",), 3: ("shape", "dtype", "weak_type")}
-        found = tuple(_body_fixed(c, user, api) for c in explain_changes(old, new)
+        found = tuple(_body_fixed(c, user, api, promoted) for c in explain_changes(old, new)
                       if c.kind in kinds[severity])
         if not found and severity == 1:
             found = (Change("(inputs)", "structure", str(old.treedef), str(new.treedef),
@@ -525,20 +526,24 @@ def _fname(user) -> str:
     return getattr(user, "__name__", type(user).__name__)
 
 
-def _body_fixed(change: Change, user, api) -> Change:
+def _body_fixed(change: Change, user, api, promoted: bool = False) -> Change:
     """`change` with a body's fix: the types a body sees come from what is passed to the
-    loop or cond, so the fix is there (a jit's pad-the-argument code would not apply)."""
+    loop or cond, so the fix is there (a jit's pad-the-argument code would not apply). A
+    promoted carry's fix starts the loop from the type the body returns: casting it back
+    to the start's dtype would make the carry's types differ, which JAX refuses."""
     if change.kind == "config":
         return change
     given = _body_input(user, api, change.path)
+    promoted = promoted and change.kind in ("dtype", "weak_type")
     fill = dict(fun=_fname(user), api=api, path=change.path, old=change.old,
-                new=change.new, given=given, dtype=change.old.split("[")[0])
+                new=change.new, given=given,
+                dtype=(change.new if promoted else change.old).split("[")[0])
     dtype = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "f64": "float64",
              "i32": "int32", "i64": "int64", "bool": "bool_"}.get(fill["dtype"], "float32")
     if change.kind == "weak_type":
         dtype = {"f": "float32", "i": "int32"}.get(change.new[:1], dtype)
     fill["dtype"] = dtype
-    fix, snippet = _BODY_FIXES[change.kind]
+    fix, snippet = _PROMOTED_FIX if promoted else _BODY_FIXES[change.kind]
     return dataclasses.replace(change, fix=fix.format(**fill), snippet=snippet.format(**fill))
 
 
@@ -558,6 +563,13 @@ _BODY_FIXES = {
                   "{new}), and every structure traces anew. Give the {api} the same keys and "
                   "fields every time (zeros instead of a missing entry).", ""),
 }
+# JAX's rule (lax's _promote_weak_typed_inputs): a weakly typed carry whose body returns
+# another dtype is promoted and the body traced again, in the same call
+_PROMOTED_FIX = (
+    "{path} started as {old} (a Python number: weakly typed) and {fun} returns {new} for it: "
+    "the {api} promoted the start to {new} and traced {fun} again, in this one call (as JAX "
+    "does; the result is the same). To trace it once, start from the type {fun} returns.",
+    "{given} = jnp.asarray({given}, jnp.{dtype})    # the type {fun} returns")
 _BODY_STRUCTURE_FIX = _BODY_FIXES["structure"][0].replace("({path}: {old} -> {new})",
                                                           "({path})")
 

@@ -563,6 +563,28 @@ SCENARIOS = {
         "jax.lax.fori_loop(0, 3, body, 1.0)\n"
         "jax.lax.fori_loop(0, 3, body, jnp.float32(1.0))\n"
         "jax.lax.fori_loop(0, 3, body, 1)\n"),
+    "fori_loop_int_start_float_body": (
+        "a sum from 0 (a Python int) whose body adds floats: promoted, traced twice in one call",
+        "def body(i, total):\n"
+        "    return total + 0.5 * i\n"
+        "jax.lax.fori_loop(0, 3, body, 0)\n"),
+    "fori_loop_int_start_float_body_fixed": (
+        "the same sum started from the type the body returns: traced once",
+        "def body(i, total):\n"
+        "    return total + 0.5 * i\n"
+        "init_val = 0\n"
+        "init_val = jnp.asarray(init_val, jnp.float32)\n"
+        "jax.lax.fori_loop(0, 3, body, init_val)\n"),
+    "scan_int_start_float_body": (
+        "a scan's carry from 0 (a Python int) with float steps: promoted, traced twice",
+        "def step(c, x):\n"
+        "    return c + x, c\n"
+        "jax.lax.scan(step, 0, jnp.ones(3))\n"),
+    "fori_loop_int_start_cast_back": (
+        "the same sum with the start cast to int32 (the dtype it started as): refused",
+        "def body(i, total):\n"
+        "    return total + 0.5 * i\n"
+        "jax.lax.fori_loop(0, 3, body, jnp.asarray(0, jnp.int32))\n"),
     "fori_loop_lambda_in_jit": (
         "a lambda body inside a jitted function, which traces again for a new shape",
         "@jax.jit\n"
@@ -1180,7 +1202,7 @@ RAISES = {"static_unhashable", "traced_bool_flag_in_if", "static_numpy_array", "
           "method_self_traced", "static_dict_unhashable",
           "static_jax_array", "static_eq_without_hash",
           "static_argnames_misspelled", "static_frozen_dataclass_with_list_field",
-          "static_argnums_out_of_range"}
+          "static_argnums_out_of_range", "fori_loop_int_start_cast_back"}
 
 
 def run(jax, name, tag=""):

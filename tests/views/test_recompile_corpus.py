@@ -198,8 +198,12 @@ def test_scenario_like_jax(name):
     if name in RAISES:
         assert type(result).__name__ == expected["error"]
         # nothing compiled on either side: JAX logs the trace it began before the error in it
-        # (traced_bool_flag_in_if, ones_traced_n), or nothing where the call is refused first
-        assert events == [] and expected["lowerings"] == 0
+        # (traced_bool_flag_in_if, ones_traced_n), or nothing where the call is refused first;
+        # jxkernel's events then are a loop body's trace, logged when it ended (before the
+        # loop refused its carry: fori_loop_int_start_cast_back), as JAX logs it
+        assert expected["lowerings"] == 0 and not any(e.compiled for e in events)
+        assert [e.inlined_into is not None for e in events] == \
+            [True] * len(expected["misses"]) if events else True
         assert [m["kind"] for m in expected["misses"]] in ([], ["never seen function"])
         return
     misses = _jit_misses(name)
@@ -1107,3 +1111,32 @@ def test_a_static_object_shows_its_fields_and_a_fix_with_them():
     assert (change.old, change.new) == ("Layer(width=2, act='relu')",) * 2
     assert "hash((self.width, self.act))" in change.snippet
     assert "(other.width, other.act)" in change.snippet and "self.k" not in change.snippet
+
+
+@pytest.mark.parametrize("name", ["fori_loop_int_start_float_body", "scan_int_start_float_body"])
+def test_a_promoted_loop_start_is_told_as_the_loops_own_retrace(name):
+    """A loop from a Python int whose body returns floats: JAX promotes the start and traces
+    the body again in the same call (two misses). The fix starts from the type the body
+    returns (the recorded fixed program traces once); the cast to the start's own dtype that
+    the note once advised is what JAX refuses (recorded: TypeError)."""
+    assert [m["kind"] for m in REFERENCE[name]["misses"]] == ["never seen function", "types"]
+    _, events = jx_events(name)
+    (change,) = events[-1].changes
+    assert change.kind == "dtype" and "promoted the start to f32[]" in change.fix, change
+    assert "jnp.float32)" in change.snippet and "int32" not in change.snippet, change
+    assert "was given another dtype" not in change.fix
+    if name.startswith("fori"):
+        assert change.snippet.split("#")[0].strip() in \
+            SCENARIOS["fori_loop_int_start_float_body_fixed"][1]
+        assert len(REFERENCE["fori_loop_int_start_float_body_fixed"]["misses"]) == 1
+        _, mine = jx_events("fori_loop_int_start_float_body_fixed")
+        assert len(mine) == 1, [(e.reason, e.changes) for e in mine]
+        assert REFERENCE["fori_loop_int_start_cast_back"]["error"] == "TypeError"
+
+
+def test_a_loop_given_another_dtype_keeps_the_cast_to_one_dtype():
+    """Two calls of a loop with different carry dtypes (not a promotion): the fix is still a
+    cast of what is passed to one dtype."""
+    _, events = jx_events("while_loop_carry_dtype")
+    change = events[-1].changes[0]
+    assert "promoted" not in change.fix and "to one dtype" in change.fix, change
