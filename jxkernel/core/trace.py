@@ -212,10 +212,17 @@ class Tracer:
         conversions; without one, `error` (JAX's class for that conversion) is raised."""
         value = self.to_concrete_value()
         if value is None:
-            raise error(self) if conversion is None else \
-                error(self, errors.conversion_context(conversion))
+            self._refuse(error, conversion)
         return value
 
+    def _refuse(self, error, conversion=None):
+        raise error(self) if conversion is None else \
+            error(self, errors.conversion_context(conversion))
+
+    # As JAX 0.10.2's Tracer: bool(), int() and indexing use a value known while tracing (a
+    # jvp's or grad's primal: `if x < 3` under grad works); float(), complex() and NumPy's
+    # conversion never do, even then, so a value that would cut the derivative (grad of
+    # `float(w) ** 2` is 0) is refused instead of silently becoming a constant.
     def __bool__(self):
         return bool(self._concrete(errors.TracerBoolConversionError))
 
@@ -223,17 +230,16 @@ class Tracer:
         return int(self._concrete(errors.ConcretizationTypeError, "int"))
 
     def __float__(self):
-        return float(self._concrete(errors.ConcretizationTypeError, "float"))
+        self._refuse(errors.ConcretizationTypeError, "float")
 
     def __complex__(self):
-        return complex(self._concrete(errors.ConcretizationTypeError, "complex"))
+        self._refuse(errors.ConcretizationTypeError, "complex")
 
     def __index__(self):
         return self._concrete(errors.TracerIntegerConversionError).__index__()
 
     def __array__(self, dtype=None, copy=None):
-        value = self._concrete(errors.TracerArrayConversionError)
-        return value.__array__(dtype) if dtype is not None else value.__array__()
+        self._refuse(errors.TracerArrayConversionError)
 
     def __getattr__(self, name):
         # Only reached when the class has no such attribute. A tracer of a high type (a

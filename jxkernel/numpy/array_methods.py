@@ -236,12 +236,10 @@ def _tracer_dlpack(self, *args, **kwargs):
 
 
 def _tolist(self):
-    value = self.to_concrete_value()
-    if value is None:
-        # JAX 0.10.2's words
-        raise ConcretizationTypeError(self, f"The tolist() method was called on traced array "
-                                            f"with shape {aval_text(self.aval, weak=False)}.\n")
-    return np.asarray(value).tolist()
+    # JAX 0.10.2's words; refused even where the value is known while tracing (a grad's
+    # primal), as JAX's Tracer.tolist: a list of Python numbers would cut the derivative
+    raise ConcretizationTypeError(self, f"The tolist() method was called on traced array "
+                                        f"with shape {aval_text(self.aval, weak=False)}.\n")
 
 
 def _view(self, dtype=None, type=None):

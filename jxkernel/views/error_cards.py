@@ -398,10 +398,17 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
     integer = isinstance(exc, jx_errors.TracerIntegerConversionError)
     static = _static_fix(origin, where, exc)
     code = where["code"] if where else ""
-    converts = re.search(r"\b(int|float|complex|bool)\(", code)
+    converts = re.search(r"\b(int|float|complex|bool)\(([^()]*)\)?", code)
     # JAX's own advice for int(x) / float(x) of a tracer: convert the dtype, stay traced
     astype = f"value = x.astype({converts.group(1)})   # instead of {converts.group(1)}(x)" \
         if converts else ""
+    if converts and converts.group(1) in ("float", "complex") and \
+            (converts.group(2) or "").strip() and converts.group(0).endswith(")"):
+        # float(w) only made a Python number of an array: the array itself does as well, and
+        # stays traced (under grad, JAX refuses float() of w even though its value is known:
+        # a Python number would have no derivative)
+        astype = (f"{code.replace(converts.group(0), converts.group(2).strip(), 1)}   # the "
+                  f"array itself, traced: no {converts.group(1)}()")
     # x.item() / x.tolist() of a static argument cannot work: static, x is the Python number
     # itself, which has no .item() (JAX: "'float' object has no attribute 'item'"); the fix is
     # to keep the array, which jnp code takes wherever it took the number
@@ -420,6 +427,8 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
             rewrite = (f"{loop}\n# or, if {origin['argument']} is a Python int that seldom "
                        f"changes (each new value compiles anew):\n{rewrite}")
     elif pulls:                                       # not a size: the number itself
+        rewrite = astype
+    elif astype and converts.group(1) in ("float", "complex"):     # a number, not a size
         rewrite = astype
     elif astype:
         rewrite = f"{astype}\n# a size? take it from a shape, known under jit:\nn = x.shape[0]"
@@ -1047,6 +1056,58 @@ def _boolean_index_card(exc, where, called_from) -> ErrorCard:
         docs=_DOCS + "NonConcreteBooleanIndexError")
 
 
+def _is_size_needed(e) -> bool:
+    """jnp.nonzero, a one-argument jnp.where, jnp.unique, ... of traced data: JAX's
+    ConcretizationTypeError naming the size argument (their result's size is the data's)."""
+    return isinstance(e, jx_errors.ConcretizationTypeError) and "size argument" in str(e)
+
+
+def _size_card(exc, where, called_from) -> ErrorCard:
+    return ErrorCard(
+        "data-dependent-size", "The result's size depends on the data",
+        why=("This call returns one element per True value (or per distinct value); under jit "
+             "the data is traced (no values yet), so the result's size is unknown, and every "
+             "shape must be known while tracing."),
+        fix=("Give size=N, a size known in advance (the input's size always suffices): at "
+             "most N results, the unused slots filled with fill_value. Or keep the shape: "
+             "jnp.where(mask, x, fill) with three arguments, or a reduction with where=."),
+        rewrite=_size_rewrite(where), where=_public(where), called_from=_public(called_from),
+        origin=_origin(exc), docs=_DOCS + "ConcretizationTypeError")
+
+
+# the jnp functions (and Array methods) whose result has as many elements as the data says
+_SIZED = {"where", "nonzero", "argwhere", "flatnonzero", "unique", "unique_values",
+          "unique_counts", "unique_inverse", "unique_all"}
+
+
+def _size_rewrite(where) -> str:
+    """The user's line with size= given to its call (the data's size: always enough), or the
+    pattern where the line has no such call."""
+    code = (where or {}).get("code") or ""
+    tree = _parse_line(where)
+    for node in ast.walk(tree) if tree is not None else ():
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in _SIZED and all(k.arg != "size" for k in node.keywords)
+                and (node.func.attr != "where" or len(node.args) == 1)):
+            continue
+        data = node.args[0] if node.args else node.func.value      # x.nonzero(): x
+        name = next((n.id for n in ast.walk(data) if isinstance(n, ast.Name)
+                     and n.id not in ("jnp", "np", "jax")), None)
+        old = ast.get_source_segment(code, node)
+        if name is None or old is None:
+            continue
+        unique = node.func.attr.startswith("unique")
+        extra = f"size={name}.size" + ("" if unique else ", fill_value=-1")
+        new = old[:-1] + (", " if node.args or node.keywords else "") + extra + ")"
+        said = (f"    # {name}.size slots: enough for every distinct value" if unique else
+                f"    # at most {name}.size indices; unused ones are -1")
+        keep = (f"\n# or keep the shape: jnp.where({ast.get_source_segment(code, data)}, "
+                f"{name}, 0)" if node.func.attr == "where" else "")
+        return code.replace(old, new, 1) + said + keep
+    return ("idx = jnp.nonzero(mask, size=mask.size, fill_value=-1)    # at most mask.size "
+            "indices; unused ones are -1")
+
+
 # `x[x > 0]`, `v[mask]`: the array and the mask of a boolean index on the user's line
 _MASKED = re.compile(r"(?P<array>[A-Za-z_][\w.]*)\[(?P<mask>[^\[\]]*(?:[<>]=?|==|!=)[^\[\]]*"
                      r"|(?=\w*mask)[A-Za-z_]\w*)\]")
@@ -1282,6 +1343,7 @@ def _is_traceable(value) -> bool:
 
 _BUILDERS = [
     (lambda e: isinstance(e, jx_errors.TracerBoolConversionError), _bool_card),
+    (_is_size_needed, _size_card),          # before the general concretization card
     (lambda e: isinstance(e, (jx_errors.ConcretizationTypeError,
                               jx_errors.TracerIntegerConversionError)), _concretization_card),
     (_is_traced_shape_error, _concretization_card),

@@ -397,4 +397,50 @@ def run(jax):
         **_leaks(jax),
         **_gotchas(jax),
         **_jitted_method(jax),
+        **_conversions_under_grad(jax),
+        **_sized_results(jax),
+    }
+
+
+def _conversions_under_grad(jax):
+    """Python conversions of a value grad or jvp traces, whose value is known while tracing
+    (the primal): JAX lets bool(), int() and .item() read it (`if x < 3` under grad works) and
+    refuses float(), complex(), tolist() and NumPy's conversion, which would cut the
+    derivative silently (grad of `float(w) ** 2` would be 0)."""
+    jnp = jax.numpy
+
+    def branch(x):
+        return 3.0 * x ** 2 if x < 3 else -4.0 * x
+    return {
+        "grad_of_if_on_value": _said(lambda: jax.grad(branch)(2.0)),
+        "grad_of_int": _said(lambda: jax.grad(lambda w: w * int(w))(1.0)),
+        "grad_of_item": _said(lambda: jax.grad(lambda w: w * w.item())(2.0)),
+        "grad_of_float": _said_lines(lambda: jax.grad(lambda w: float(w) ** 2)(1.0), 2),
+        "grad_of_complex": _said(lambda: jax.grad(lambda w: complex(w).real * w)(2.0)),
+        "grad_of_tolist": _said_lines(lambda: jax.grad(lambda w: w * w.tolist())(2.0), 2),
+        "grad_of_np_asarray": _said(lambda: jax.grad(lambda w: w * np.asarray(w))(2.0)),
+        "jvp_of_float": _said(lambda: jax.jvp(lambda w: float(w) * w, (2.0,), (1.0,))),
+        "linearize_of_float": _said(lambda: jax.linearize(lambda w: float(w) * w, 2.0)),
+        "jacfwd_of_float": _said(lambda: jax.jacfwd(lambda w: float(w) * w)(2.0)),
+        # the fix for float(w): keep it an array (w itself, or w.astype(float))
+        "grad_of_astype": _said(lambda: jax.grad(lambda w: w.astype(jnp.float32) ** 2)(1.0)),
+    }
+
+
+def _sized_results(jax):
+    """Calls whose result has as many elements as the data says (a one-argument jnp.where,
+    jnp.nonzero, jnp.unique) under jit: JAX's error, and the card's fix (size= the data's
+    size) run as advised."""
+    jnp = jax.numpy
+    x = jnp.arange(-2, 3)
+    return {
+        "where_one_argument": _said(lambda: jax.jit(lambda x: jnp.where(x > 0))(x)),
+        "where_one_argument_value": [np.asarray(a).tolist() for a in jax.jit(
+            lambda x: jnp.where(x > 0, size=x.size, fill_value=-1))(x)],
+        "unique_traced": _said(lambda: jax.jit(lambda x: jnp.unique(x))(x)),
+        "unique_sized_value": np.asarray(jax.jit(lambda x: jnp.unique(x, size=x.size))(
+            x % 2)).tolist(),
+        "nonzero_method": _said(lambda: jax.jit(lambda m: m.nonzero())(x > 0)),
+        "nonzero_method_sized_value": [np.asarray(a).tolist() for a in jax.jit(
+            lambda m: m.nonzero(size=m.size, fill_value=-1))(x > 0)],
     }

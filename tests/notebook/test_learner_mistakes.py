@@ -451,3 +451,50 @@ def test_a_loop_on_a_traced_bound_becomes_a_lax_loop_that_runs(shell):
     assert shell.run_cell(cell.replace("    while i < n:\n        i += 1\n",
                                        f"    {line}\n")).success
     assert int(shell.user_ns["_w"]) == JAX["while_as_while_loop"]
+
+
+@pytest.mark.parametrize("body, data, fixed, value", [
+    ("return jnp.where(x > 0)", "jnp.arange(-2, 3)",
+     "return jnp.where(x > 0, size=x.size, fill_value=-1)", "where_one_argument_value"),
+    ("return m.nonzero()", "jnp.arange(-2, 3) > 0",
+     "return m.nonzero(size=m.size, fill_value=-1)", "nonzero_method_sized_value"),
+    ("return jnp.unique(x)", "jnp.arange(-2, 3) % 2",
+     "return jnp.unique(x, size=x.size)", "unique_sized_value"),
+])
+def test_a_result_sized_by_the_data_gets_size_given_in_place(shell, body, data, fixed, value):
+    """jnp.where(mask), x.nonzero(), jnp.unique(x) under jit: JAX's error names the size
+    argument; the card gives size= the data's size on the user's line, and that line runs
+    and gives JAX's recorded answer."""
+    arg = "m" if "m.nonzero" in body else "x"
+    cell = f"def f({arg}):\n    {body}\n_out = jax.jit(f)({data})"
+    text, card = shown(shell, cell)
+    assert card["kind"] == "data-dependent-size", card
+    case = {"where_one_argument_value": "where_one_argument",
+            "nonzero_method_sized_value": "nonzero_method",
+            "unique_sized_value": "unique_traced"}[value]
+    assert card["message"] == JAX[case]["first_line"]
+    line = card["rewrite"].splitlines()[0]
+    assert line.split("    #")[0] == fixed, card["rewrite"]
+    assert shell.run_cell(cell.replace(body, line)).success
+    out = shell.user_ns["_out"]
+    got = [a.tolist() for a in out] if isinstance(out, tuple) else out.tolist()
+    assert got == JAX[value]
+
+
+def test_float_of_a_value_grad_traces_is_refused_and_the_card_keeps_the_array(shell):
+    """JAX refuses float() of a value grad traces (its value is known, but a Python number
+    would have no derivative: grad of float(w) ** 2 would be 0); bool() and int() read it.
+    The card's rewrite drops float() and gives JAX's derivative."""
+    for case in ("grad_of_float", "grad_of_complex", "grad_of_tolist", "jvp_of_float",
+                 "linearize_of_float", "jacfwd_of_float"):
+        assert JAX[case]["error"] == "ConcretizationTypeError", case
+    assert JAX["grad_of_np_asarray"]["error"] == "TracerArrayConversionError"
+    assert JAX["grad_of_if_on_value"] is None and JAX["grad_of_int"] is None
+    cell = "def loss(w):\n    return float(w) ** 2\n_g = jax.grad(loss)(3.0)"
+    text, card = shown(shell, cell)
+    assert card["kind"] == "concretization", card
+    line = card["rewrite"].splitlines()[0]
+    assert line.split("   #")[0] == "return w ** 2", card["rewrite"]
+    assert "shape" not in card["rewrite"]           # a number, not a size: no shape advice
+    assert shell.run_cell(cell.replace("return float(w) ** 2", line)).success
+    assert float(shell.user_ns["_g"]) == 6.0
