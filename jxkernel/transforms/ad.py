@@ -472,7 +472,11 @@ def _check_grad_input(aval, allow_int, holomorphic, name):
 
 
 def _check_scalar_output(out, name, holomorphic):
-    aval = get_aval(out)
+    try:
+        aval = get_aval(out)
+    except TypeError as e:          # a tuple, a dict, None: JAX's words
+        raise TypeError(f"Gradient only defined for scalar-output functions. Output was "
+                        f"{out!r}.") from e
     if aval.shape:
         raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: "
                         f"{aval.shape}.\nFor non-scalar outputs use jacrev / jacfwd (the Jacobian) "

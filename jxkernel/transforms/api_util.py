@@ -87,8 +87,9 @@ def wraps(wrapped, docstr: str | None = None, **kwargs):
 def split_aux(out) -> tuple:
     """(output, aux) of a function differentiated with has_aux=True."""
     if not (isinstance(out, (tuple, list)) and len(out) == 2):
-        raise TypeError("has_aux=True requires the function to return a pair "
-                        "(output, auxiliary data)")
+        # JAX's words (its linearize's; its jvp fails unpacking instead)
+        raise TypeError(f"expected function with aux output to return a two-element tuple, "
+                        f"but got type {type(out)} with value {out!r}")
     return out
 
 

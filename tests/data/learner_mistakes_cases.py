@@ -399,6 +399,7 @@ def run(jax):
         **_jitted_method(jax),
         **_conversions_under_grad(jax),
         **_sized_results(jax),
+        **_grad_outputs(jax),
     }
 
 
@@ -422,6 +423,9 @@ def _conversions_under_grad(jax):
         "jvp_of_float": _said(lambda: jax.jvp(lambda w: float(w) * w, (2.0,), (1.0,))),
         "linearize_of_float": _said(lambda: jax.linearize(lambda w: float(w) * w, 2.0)),
         "jacfwd_of_float": _said(lambda: jax.jacfwd(lambda w: float(w) * w)(2.0)),
+        # grad(f)(3): JAX's TypeError; the card's 3.0 gives the slope
+        "grad_of_int_literal": _said(lambda: jax.grad(lambda x: x ** 2)(3)),
+        "grad_of_float_literal": float(jax.grad(lambda x: x ** 2)(3.0)),
         # the fix for float(w): keep it an array (w itself, or w.astype(float))
         "grad_of_astype": _said(lambda: jax.grad(lambda w: w.astype(jnp.float32) ** 2)(1.0)),
     }
@@ -443,4 +447,20 @@ def _sized_results(jax):
         "nonzero_method": _said(lambda: jax.jit(lambda m: m.nonzero())(x > 0)),
         "nonzero_method_sized_value": [np.asarray(a).tolist() for a in jax.jit(
             lambda m: m.nonzero(size=m.size, fill_value=-1))(x > 0)],
+    }
+
+
+def _grad_outputs(jax):
+    """grad of a function returning a tuple, a list or None, and has_aux=True with one
+    output: JAX's TypeErrors (the first words; the values' reprs are each library's)."""
+    def first_words(fn, n):
+        found = _said(fn)
+        return found and {"error": found["error"], "start": found["first_line"][:n]}
+    return {
+        "grad_of_tuple_output": first_words(lambda: jax.grad(lambda x: (x ** 2, 1.0))(2.0), 67),
+        "grad_of_none_output": _said(lambda: jax.grad(lambda x: None)(2.0)),
+        "grad_has_aux_one_output": first_words(
+            lambda: jax.grad(lambda x: x ** 2, has_aux=True)(2.0), 69),
+        "vjp_has_aux_three_outputs": first_words(
+            lambda: jax.vjp(lambda x: (x, x, x), 2.0, has_aux=True), 69),
     }

@@ -498,3 +498,17 @@ def test_float_of_a_value_grad_traces_is_refused_and_the_card_keeps_the_array(sh
     assert "shape" not in card["rewrite"]           # a number, not a size: no shape advice
     assert shell.run_cell(cell.replace("return float(w) ** 2", line)).success
     assert float(shell.user_ns["_g"]) == 6.0
+
+
+def test_grad_of_an_int_literal_gets_a_float_in_place(shell):
+    """grad(f)(3): JAX's TypeError (its advice, vjp or allow_int, gives a float0 zero); the
+    card writes 3.0 in the call, which gives JAX's recorded slope."""
+    assert JAX["grad_of_int_literal"]["error"] == "TypeError"
+    cell = "def f(x):\n    return x ** 2\n_g = jax.grad(f)(3)"
+    text, card = shown(shell, cell)
+    assert card["kind"] == "integer-grad-input"
+    assert card["message"] == JAX["grad_of_int_literal"]["first_line"]
+    line = card["rewrite"].splitlines()[0]
+    assert line.split("    #")[0] == "_g = jax.grad(f)(3.0)", card["rewrite"]
+    assert shell.run_cell(cell.replace("_g = jax.grad(f)(3)", line)).success
+    assert float(shell.user_ns["_g"]) == JAX["grad_of_float_literal"] == 6.0
