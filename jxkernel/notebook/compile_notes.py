@@ -28,6 +28,7 @@ import re
 from ..core import compile_record
 from ..core.compile_record import USER
 from ..core.config import config
+from ..views.outside_values import stale_reads
 from ..views.recompile_explainer import explanation_text
 from .display import Note, cell_name, source_label, source_line
 
@@ -197,6 +198,40 @@ def _indent(text: str) -> str:
     return "\n".join("  " + line for line in text.splitlines())
 
 
+def stale_note(stale) -> Note | None:
+    """A note for values your traced functions read from outside that changed since their
+    trace: the program keeps the old value (JAX's too), which a learner rarely expects."""
+    if not stale:
+        return None
+    lines = []
+    for s in stale:
+        at = source_label(s.call_site) if s.call_site is not None else ""
+        kept = (f"{s.traced_at.inlined_into}'s kept trace of it" if
+                getattr(s.traced_at, "inlined_into", None) else "its compiled program")
+        lines.append(f"⚠ {s.function} read {s.name} = {s.then} when traced"
+                     f"{f' (at {at})' if at else ''}; {s.name} is {s.now} now, and {kept} "
+                     f"keeps {s.then}")
+    first = stale[0]
+    if getattr(first.traced_at, "inlined_into", None):     # a loop body or a branch
+        how = (f" of the body: in the carry of a loop (its init holds {first.name}), an "
+               f"operand of lax.cond or lax.switch.")
+    elif first.function.isidentifier():
+        how = (f":\n  def {first.function}(..., {first.name}): ...    # then call "
+               f"{first.function}(..., {first.name})")
+    else:
+        how = f" ({first.name} as a parameter of the function, passed in each call)."
+    body = ("A traced function reads globals and closure variables once, while it is traced: "
+            "their values are baked into its program, as in JAX. Calls reuse that program, "
+            "and the old value, until something makes the function trace again (a new shape, "
+            "a new function object). To use the current value on every call, pass it as an "
+            f"argument{how}")
+    return Note(lines[0] if len(lines) == 1 else f"⚠ {len(lines)} values read by traced "
+                f"functions changed since their trace: " + "; ".join(
+                    f"{s.function}: {s.name}" for s in stale),
+                body="\n".join(lines[1:] + [body]) if len(lines) > 1 else body,
+                kind="compile", details=True)
+
+
 class CellWatch:
     """The compile log between a cell's start and end (IPython's pre/post_run_cell)."""
 
@@ -211,3 +246,9 @@ class CellWatch:
         events = compile_record.events_since(self.start)
         self.start = compile_record.last_seq() + 1
         return cell_note(events, config.jxkernel_compile_notes, skip) if events else None
+
+    def stale_finished(self) -> Note | None:
+        """The note of values read from outside that changed since a trace (checked after
+        every cell: the cell that rebinds a global need not call the function)."""
+        stale = stale_reads()
+        return stale_note(stale) if config.jxkernel_compile_notes != "off" else None

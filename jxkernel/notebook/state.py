@@ -98,6 +98,9 @@ class State:
         note = self.compiles.cell_finished([p.jitted for p in programs])
         if note is not None:
             show(note)
+        stale = self.compiles.stale_finished()
+        if stale is not None:
+            show(stale)
         for log in list(self.logs):
             log.refresh()
         if self.channel is not None:

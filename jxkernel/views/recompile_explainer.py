@@ -50,6 +50,8 @@ from .signature_changes import (  # noqa: F401  (jxkernel.compile_log: the Chang
     KINDS, Change, Signature, change_distance, distance, explain, explain_changes,
     explanation_text, for_function, fresh_jit_change, jax_order, nearest, rows_under_vmap)
 from .argument_uses import uses
+from . import outside_values
+from .outside_values import reads_from_outside
 from .signature_changes import (_CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _COMPARE_MAX,
                                 _JIT_OPTIONS, _METHOD_FRESH_FIX, _PARTIAL_FRESH_FIX,
                                 _WRAPPER_FRESH_FIX, _Large, _refixed)
@@ -304,9 +306,12 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True) -> CompileEv
         _remember(miss, new)  # explanations name only what the log shows
     jitted = miss.jitted
     source = _source_of(jitted)
-    return CompileEvent(jitted._name, source, _named_signature(named, static_named), reason,
-                        phases, backend, key=jitted, changes=changes,
-                        origin=_record.origin_of(source, jitted._by_user), miss=traced)
+    event = CompileEvent(jitted._name, source, _named_signature(named, static_named), reason,
+                         phases, backend, key=jitted, changes=changes,
+                         origin=_record.origin_of(source, jitted._by_user), miss=traced)
+    if traced and event.origin == _record.USER and _record.logged():
+        outside_values.traced(_user_function(jitted._fun), event)  # what it read from outside
+    return event
 
 
 def _remember(miss: Miss, new) -> None:
@@ -485,10 +490,12 @@ def body_traced(fun, in_tree, in_avals, what: str, source, promoted: bool = Fals
     if not any(w == what and sig == new for _, w, sig in lineage):   # a few, each once
         lineage.append((_weak(fun), what, new))
     name = getattr(user, "__name__", type(user).__name__)
-    record(CompileEvent(name, f"{source.file}:{source.line}", _body_signature(named),
-                        reason, Phases(), _client.platform_of(_client.default_device()),
-                        key=fun, changes=changes, origin=_record.USER,
-                        inlined_into=_body_inside(api)))
+    event = CompileEvent(name, f"{source.file}:{source.line}", _body_signature(named),
+                         reason, Phases(), _client.platform_of(_client.default_device()),
+                         key=fun, changes=changes, origin=_record.USER,
+                         inlined_into=_body_inside(api))
+    record(event)
+    outside_values.traced(_user_function(user), event)      # what it read from outside
 
 
 def _body_changes(fun, user, api, what, new, seen, promoted=False) -> tuple:
@@ -586,7 +593,7 @@ def _fresh_body_change(user, api, what, new, others) -> Change:
     anew each time its line runs). The fix is a claim tested here: one function object would
     have reused an earlier trace only where one was for the same inputs."""
     name = _fname(user)
-    free = _reads_from_outside(_user_function(user))
+    free = reads_from_outside(_user_function(user))
     same = any(w == what and sig == new for w, sig in others)
     head = (f"This is a new function object of the same code as one {api} traced before (a "
             f"lambda or def made anew each time its line runs): {api} keeps a body's trace by "
@@ -617,24 +624,6 @@ def _fresh_body_change(user, api, what, new, others) -> Change:
     was = signature_text(_body_signature(last.named))
     return Change("(function object)", "fresh_body", f"{name} traced for ({was})",
                   "a new function object", fix, snippet)
-
-
-def _reads_from_outside(fun) -> tuple:
-    """The names of data `fun` reads from outside it: its closure variables, and the globals
-    its code names that hold data (a number, an array, a container), not a module, a class
-    or a function. A body's trace bakes their values in, so one function object kept (JAX's
-    cache and jxkernel's) reuses the old values after they change."""
-    code = getattr(fun, "__code__", None)
-    if code is None:
-        return ()
-    found = list(code.co_freevars)
-    scope = getattr(fun, "__globals__", {})
-    for name in code.co_names:
-        if name in scope and name not in found:
-            value = scope[name]
-            if not (isinstance(value, (type, types.ModuleType)) or callable(value)):
-                found.append(name)
-    return tuple(found)
 
 
 def _body_inside(api) -> str:

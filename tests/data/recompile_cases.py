@@ -954,6 +954,11 @@ SCENARIOS = {
         "w = jnp.ones(3)\n"
         "f = jax.jit(lambda x: x * w)\n"
         "f(jnp.ones(3)); w = jnp.full(1, 5.0); out = f(jnp.ones(3))\n"),
+    "closure_number_rebound": (
+        "a global number read by a jitted function, rebound: a hit, the old number kept",
+        "k = 2.0\n"
+        "f = jax.jit(lambda x: x * k)\n"
+        "f(jnp.ones(3)); k = 3.0; out = f(jnp.ones(3))\n"),
     "closure_numpy_array_mutated": (
         "a closed-over NumPy array changed in place: a hit, the old values kept",
         "w = np.ones(3, np.float32)\n"

@@ -504,3 +504,31 @@ def test_a_jitted_def_redefined_in_a_later_cell_is_a_first_compile_as_in_jax(she
     (change,) = events_of(shell.user_ns["rd"])[-1].changes
     assert change.kind == "fresh_jit" and "defined this function anew" in change.fix
     assert fix_in_brief(change.fix) in note["text/plain"]
+
+
+def _stale(ran) -> list:
+    return [o for o in ran.outputs if o["text/plain"].startswith("⚠")]
+
+
+def test_a_global_changed_after_the_trace_is_noted_once_under_the_cell(shell):
+    """JAX keeps the value a jitted function read from a global when it was traced (recorded:
+    tests/data/recompile_reference.json's closure_number_rebound answers with the old k).
+    The cell that changes it gets a note naming the function, the value as traced and now,
+    and how to pass it instead; later cells say nothing more of it, and %jxnotes off
+    silences it."""
+    first = ok(shell, "scale_g = 2.0\n@jax.jit\ndef mul_g(x):\n    return x * scale_g\n"
+                      "mul_g(1.0)")
+    assert _stale(first) == []
+    ran = ok(shell, "scale_g = 3.0\n_out_g = mul_g(1.0)")
+    assert float(shell.user_ns["_out_g"]) == 2.0           # the old value, as JAX
+    (note,) = _stale(ran)
+    text = note["text/plain"]
+    assert text.splitlines()[0] == (f"⚠ mul_g read scale_g = 2.0 when traced (at "
+                                    f"In[{first.count}]:5); scale_g is 3.0 now, and its "
+                                    f"compiled program keeps 2.0")
+    assert "def mul_g(..., scale_g): ..." in text
+    assert "<details class='jx-note jx-compile'" in note["text/html"]
+    assert _stale(ok(shell, "mul_g(1.0)")) == []            # told once
+    ok(shell, "%jxnotes off")
+    assert _stale(ok(shell, "@jax.jit\ndef mul_h(x):\n    return x * scale_g\nmul_h(1.0)\n"
+                            "scale_g = 4.0")) == []

@@ -1140,3 +1140,25 @@ def test_a_loop_given_another_dtype_keeps_the_cast_to_one_dtype():
     _, events = jx_events("while_loop_carry_dtype")
     change = events[-1].changes[0]
     assert "promoted" not in change.fix and "to one dtype" in change.fix, change
+
+
+@pytest.mark.parametrize("name, function, value", [
+    ("closure_number_rebound", "<lambda>", "k"),
+    ("closure_array_rebound_new_shape", "<lambda>", "w"),
+    ("closure_numpy_array_mutated", "<lambda>", "w"),
+    ("cond_branch_closure_rebound", "branch", "k"),
+])
+def test_a_value_read_from_outside_that_changed_is_told_once(name, function, value):
+    """JAX keeps the value a function read from outside when it was traced (recorded: the
+    old answer, or a hit of the branch); outside_values tells that it changed since, once,
+    with the value as traced and as it is now."""
+    from jxkernel.views import outside_values
+    outside_values.stale_reads()                 # what earlier tests left
+    result, _ = jx_events(name)
+    if "out" in REFERENCE[name]:
+        assert [float(v) for v in result["out"]] == REFERENCE[name]["out"]
+    found = [s for s in outside_values.stale_reads() if s.function == function
+             and s.name == value and s.call_site is not None]
+    assert len(found) == 1, found
+    assert found[0].then != found[0].now
+    assert outside_values.stale_reads() == []    # told once

@@ -1,0 +1,178 @@
+"""What your traced functions read from outside them when they were traced, to tell when a
+value has changed since: the compiled program (or a loop body's kept trace) goes on using the
+value it was traced with, as in JAX, where a jitted function reads its globals once, while
+tracing.
+
+    scale = 2.0
+    f = jax.jit(lambda x: x * scale)
+    f(1.0)                                  # traced: scale is 2.0 in f's program
+    scale = 3.0
+    stale_reads()       # [Stale(function='<lambda>', name='scale', then='2.0', now='3.0', ...)]
+
+Only data is followed (numbers, strings, NumPy and jax arrays, tuples of numbers): a module,
+a class or a function read from outside is code, not a value baked into the program. Each
+change is told once.
+"""
+from __future__ import annotations
+
+import dataclasses
+import types
+import weakref
+
+import numpy as np
+
+from ..core.source_info import user_source_info
+
+_SMALL = 100_000         # elements of an array kept (a copy) to compare its values later
+
+
+def reads_from_outside(fun) -> tuple:
+    """The names of data `fun` reads from outside it: its closure variables, and the globals
+    its code names that hold data (a number, an array, a container), not a module, a class
+    or a function. A trace bakes their values in, so a function object kept (JAX's cache and
+    jxkernel's) reuses the old values after they change.
+
+        >>> k = 2.0
+        >>> reads_from_outside(lambda x: x * k + np.pi)
+        ('k',)
+    """
+    code = getattr(fun, "__code__", None)
+    if code is None:
+        return ()
+    found = list(code.co_freevars)
+    scope = getattr(fun, "__globals__", {})
+    for name in code.co_names:
+        if name in scope and name not in found:
+            value = scope[name]
+            if not (isinstance(value, (type, types.ModuleType)) or callable(value)):
+                found.append(name)
+    return tuple(found)
+
+
+@dataclasses.dataclass
+class Stale:
+    """A value `function` read from outside (`name`) that changed since it was traced."""
+    function: str
+    name: str
+    then: str          # the value as traced, as text
+    now: str           # its value now
+    traced_at: object  # the trace's CompileEvent (inlined_into: a loop body's, traced inside)
+    call_site: object  # the user's line whose call traced it (a SourceInfo), or None
+
+
+@dataclasses.dataclass
+class _Seen:
+    text: str
+    ident: int
+    kept: object       # the value, or a copy of an array's, to compare (None: too big)
+    told: bool = False
+
+
+# the user's function -> {name: _Seen}, as of its latest trace (held weakly: a function
+# defined anew forgets the old one's reads)
+_READS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_EVENTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # fun -> (event, site)
+
+
+def traced(fun, event) -> None:
+    """Note what `fun` (the user's function, unwrapped) read from outside as it was traced
+    for `event`, at the user's line running now."""
+    seen = {}
+    for name in reads_from_outside(fun):
+        found, value = _current(fun, name)
+        if found and _followed(value):
+            seen[name] = _Seen(_text(value), id(value), _kept(value))
+    try:
+        if seen:
+            _READS[fun], _EVENTS[fun] = seen, (event, user_source_info())
+        else:
+            _READS.pop(fun, None)
+    except TypeError:                # not weakly referable: not followed
+        pass
+
+
+def stale_reads() -> list:
+    """The values read from outside by traced functions that have changed since their trace,
+    each told once."""
+    out = []
+    for fun, seen in list(_READS.items()):
+        for name, then in seen.items():
+            found, now = _current(fun, name)
+            if then.told or not found or not _changed(then, now):
+                continue
+            then.told = True
+            out.append(Stale(getattr(fun, "__name__", "function"), name, then.text,
+                             _text(now), *_EVENTS.get(fun, (None, None))))
+    return out
+
+
+def _current(fun, name) -> tuple:
+    """(found, value) of `name` as `fun` would read it now: a closure cell, else a global."""
+    code = fun.__code__
+    if name in code.co_freevars:
+        cell = (fun.__closure__ or ())[code.co_freevars.index(name)]
+        try:
+            return True, cell.cell_contents
+        except ValueError:           # an empty cell
+            return False, None
+    scope = fun.__globals__
+    return (name in scope), scope.get(name)
+
+
+def _followed(value) -> bool:
+    """Data whose value a trace bakes in and that can be compared cheaply."""
+    if isinstance(value, (bool, int, float, complex, str, np.generic)) or value is None:
+        return True
+    if isinstance(value, tuple):
+        return len(value) <= 32 and all(_followed(v) for v in value)
+    return _is_array(value)
+
+
+def _is_array(value) -> bool:
+    return isinstance(value, np.ndarray) or (
+        hasattr(value, "shape") and hasattr(value, "dtype") and hasattr(value, "__array__")
+        and not isinstance(value, type))
+
+
+def _kept(value):
+    if not _is_array(value):
+        return value
+    if int(np.prod(value.shape)) > _SMALL:
+        return None
+    try:
+        # a copy: a NumPy array written in place must compare unequal to what was traced
+        return np.array(value, copy=True)
+    except Exception:               # noqa: BLE001  (a key array, a leaked tracer: by identity)
+        return None
+
+
+def _changed(then: _Seen, now) -> bool:
+    if not _followed(now):
+        return then.ident != id(now)
+    if _is_array(now):
+        if then.kept is None or not isinstance(then.kept, np.ndarray):
+            return then.ident != id(now)
+        if int(np.prod(now.shape)) > _SMALL:
+            return True
+        try:
+            other = np.asarray(now)
+        except Exception:           # noqa: BLE001  (not readable as NumPy: by identity)
+            return then.ident != id(now)
+        return other.shape != then.kept.shape or other.dtype != then.kept.dtype or \
+            not np.array_equal(other, then.kept, equal_nan=other.dtype.kind in "fc")
+    if isinstance(then.kept, np.ndarray):
+        return True
+    try:
+        return type(now) is not type(then.kept) or bool(now != then.kept)
+    except Exception:               # noqa: BLE001  (a comparison that raises: a change)
+        return True
+
+
+def _text(value) -> str:
+    if _is_array(value):
+        shape = ",".join(map(str, value.shape))
+        if int(np.prod(value.shape)) <= 6 and isinstance(_kept(value), np.ndarray):
+            return f"{np.asarray(value).tolist()!r} ({np.dtype(value.dtype).name}[{shape}])"
+        return f"an array {np.dtype(value.dtype).name}[{shape}]"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
