@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import collections
 import itertools
+import os
+import sys
 import threading
 import types
 
@@ -182,6 +184,13 @@ def _jax_name(cls) -> str:
     return cls.__dict__.get("_jax_class_name", cls.__name__)
 
 
+# The lines outside jxkernel that printed a tracer (print(x), f"{x}") while its trace ran:
+# (file, line, the text shown). A learner expects the value there; the notebook's note under
+# the cell (notebook/print_notes.py) reads them and clears them.
+printed_tracers: collections.deque = collections.deque(maxlen=16)
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
 class Tracer:
     """A value flowing through a trace. Array operators and methods are installed on this
     class by jxkernel.numpy, so user code treats tracers and Arrays alike."""
@@ -268,7 +277,11 @@ class Tracer:
                         f"dictionary keys or static arguments.")
 
     def __repr__(self):
-        return self._short_repr()
+        text = self._short_repr()
+        caller = sys._getframe(1)             # print(x), f"{x}": the line that printed it
+        if self._trace.alive and not caller.f_code.co_filename.startswith(_PACKAGE):
+            printed_tracers.append((caller.f_code.co_filename, caller.f_lineno, text))
+        return text
 
     def _short_repr(self) -> str:
         """How JAX prints a tracer (each transformation names its kind: `JitTracer(...)`)."""

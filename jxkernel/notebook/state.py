@@ -7,7 +7,7 @@ import weakref
 
 from ..core.config import config
 from ..xla import client
-from . import cell_origins, compile_notes
+from . import cell_origins, compile_notes, print_notes
 from .display import show
 
 _DEVICE_OPTIONS = ("jax_default_device", "jax_platform_name")
@@ -86,6 +86,7 @@ class State:
         self.cell_count = count - 1 if getattr(info, "store_history", False) else count
         self.origins.cell_started()
         self.compiles.cell_started()
+        print_notes.cell_started()
         if self.channel is not None:
             self.channel.before_cell()
 
@@ -101,6 +102,9 @@ class State:
         stale = self.compiles.stale_finished()
         if stale is not None:
             show(stale)
+        printed = print_notes.cell_note()
+        if printed is not None and config.jxkernel_compile_notes != "off":
+            show(printed)
         for log in list(self.logs):
             log.refresh()
         if self.channel is not None:

@@ -400,6 +400,7 @@ def run(jax):
         **_conversions_under_grad(jax),
         **_sized_results(jax),
         **_grad_outputs(jax),
+        **_prints_under_jit(jax),
     }
 
 
@@ -464,3 +465,28 @@ def _grad_outputs(jax):
         "vjp_has_aux_three_outputs": first_words(
             lambda: jax.vjp(lambda x: (x, x, x), 2.0, has_aux=True), 69),
     }
+
+
+def _prints_under_jit(jax):
+    """How often print and jax.debug.print run for two calls of a jitted function with the
+    same types, and what print shows: the print note's claims (notebook/print_notes.py)."""
+    import contextlib
+    import io
+
+    def lines(fn):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            fn(1.0)
+            fn(2.0)
+            jax.effects_barrier()
+        return out.getvalue().splitlines()
+
+    def with_print(x):
+        print("x is", x)
+        return x + 1
+
+    def with_debug_print(x):
+        jax.debug.print("x is {}", x)
+        return x + 1
+    return {"print_in_jit_lines": lines(jax.jit(with_print)),
+            "debug_print_in_jit_lines": lines(jax.jit(with_debug_print))}

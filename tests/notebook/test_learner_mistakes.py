@@ -512,3 +512,28 @@ def test_grad_of_an_int_literal_gets_a_float_in_place(shell):
     assert line.split("    #")[0] == "_g = jax.grad(f)(3.0)", card["rewrite"]
     assert shell.run_cell(cell.replace("_g = jax.grad(f)(3)", line)).success
     assert float(shell.user_ns["_g"]) == JAX["grad_of_float_literal"] == 6.0
+
+
+def _info_notes(shell, source) -> list:
+    with capture_output() as cap:
+        assert shell.run_cell(source).success
+    return [o.data["text/plain"] for o in cap.outputs
+            if o.data.get("text/plain", "").startswith("ⓘ print ran while tracing")]
+
+
+def test_print_of_a_tracer_inside_jit_gets_a_note_pointing_to_debug_print(shell):
+    """JAX (recorded): print inside a jitted function shows JitTracer(~float32[]) once for two
+    calls, and jax.debug.print the values on each call. The note under the cell says so, at
+    the user's line; a print of an array outside any trace says nothing."""
+    assert JAX["print_in_jit_lines"] == ["x is JitTracer(~float32[])"]
+    assert JAX["debug_print_in_jit_lines"] == ["x is 1.0", "x is 2.0"]
+    assert facts_of(jxkernel)["print_in_jit_lines"] == JAX["print_in_jit_lines"]
+    assert facts_of(jxkernel)["debug_print_in_jit_lines"] == JAX["debug_print_in_jit_lines"]
+    (note,) = _info_notes(shell, "@jax.jit\ndef pr(x):\n    print('x is', x)\n    return x\n"
+                                 "pr(1.0)")
+    first = note.splitlines()[0]
+    assert re.match(r"ⓘ print ran while tracing \(at In\[\d+\]:3\): it showed "
+                    r"JitTracer\(~float32\[\]\), a placeholder", first), first
+    assert 'jax.debug.print("x = {}", x)' in note
+    assert _info_notes(shell, "pr(2.0)") == []           # a hit: print does not run
+    assert _info_notes(shell, "print(jnp.ones(2))") == []
