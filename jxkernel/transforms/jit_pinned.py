@@ -174,14 +174,12 @@ def arguments_placement(jitted, signature, arrays) -> tuple:
     device, uncommitted), so program_placement need not count the used ones again."""
     if not any(type(x) is Array and x.committed for x in arrays):
         return _client.default_device(), False, True
-    if jitted._keep_unused:
-        return (*call_placement(arrays), False)
-    found = compiled_trace(jitted._cache, signature)
+    found = None if jitted._keep_unused else compiled_trace(jitted._cache, signature)
     if found is not None:
         arrays = _used(found[0], arrays)
     try:
         return (*call_placement(arrays), False)
-    except ValueError:      # committed to two devices: the trace says which arguments count
+    except ValueError:      # committed to two devices: program_placement raises, naming them
         return _client.default_device(), False, False
 
 
@@ -213,14 +211,15 @@ def program_placement(jitted, jaxpr, device, committed, leaves, dyn_args, dyn_kw
         return device, committed or exported
     used = jitted._device is None and not jitted._keep_unused    # the used arguments place it
     names = lambda: _used(jaxpr, jitted._leaf_names(dyn_args, dyn_kwargs), used)  # noqa: E731
+    # (JAX's errors name the function by its __qualname__: "outer.<locals>.f")
+    name = getattr(jitted._fun, "__qualname__", jitted._name)
     if jitted._device is None:                  # (names: asked for by errors only)
         leaves = _used(jaxpr, leaves, used)
-        device, committed = call_placement(leaves, lambda: (jitted._name, names()))
+        device, committed = call_placement(leaves, lambda: (name, names()))
     if jitted._device is not None or pins:
         found = pinned_found(jitted, dyn_args, leaves) + _inner(pins)
         if len({tuple(f[0]) for f in found}) > 1:
-            device_mismatch(getattr(jitted._fun, "__qualname__", jitted._name), names(),
-                            leaves, found)
+            device_mismatch(name, names(), leaves, found)
     return (pins[0][0], True) if pins else (device, committed or exported)
 
 
