@@ -35,7 +35,9 @@ JavaScript needed) and the JSON MIME bundle `application/vnd.jxkernel.profile+js
                  "min_s", "median_s", "max_s", "mean_s", "std_s"}],   # null when no samples
      "notes": ["..."]}                   # how it was measured, as the text table says
 
-No IPython here: the plotly chart and `%timeit --phases` are in jxkernel/notebook/.
+No IPython here: the plotly chart and `%timeit --phases` are in jxkernel/notebook/. The views'
+jit of a user's plain function lives here too: `jit_for_call` (explain's, %jxtraced's, each
+with its rule for static arguments) and `tool_jit`, which keeps its compiles out of the log.
 """
 from __future__ import annotations
 
