@@ -433,15 +433,25 @@ def pad_rule(name, in_avals, params, out_avals):
 
 def dynamic_update_slice_rule(name, in_avals, params, out_avals):
     """The operand's sharding (None, untyped, for an untyped operand); a typed update must
-    have the same (an untyped one, from a primitive with no rule or a one-device array, is let
-    through)."""
+    have the same (an untyped one, from a primitive with no rule, is let through; a one-device
+    array under set_mesh is typed replicated, as in JAX)."""
     operand, update = in_avals[:2]
     if update.sharding is not None and operand.sharding is not None and \
             parts_of(update) != parts_of(operand):
         raise ShardingTypeError(
             f"dynamic_update_slice operand sharding must be equal to update sharding, got "
-            f"operand sharding {operand} and update sharding {update}")
+            f"operand sharding {with_axis_types(operand)} and update sharding "
+            f"{with_axis_types(update)}.")
     return parts_of(operand) if operand.sharding is not None else None
+
+
+def with_axis_types(aval) -> str:
+    """A typed `aval` and its mesh's axes by type, as JAX's errors print it
+    (`str_short(mesh_axis_types=True)`): "float32[8@x,2]({Explicit: ('x',), Auto: ('y',)})"."""
+    mesh, by_type = aval.sharding.mesh, {}
+    for name, kind in zip(mesh.axis_names, mesh.axis_types):
+        by_type.setdefault(kind, []).append(name)
+    return f"{aval}({ {kind: tuple(names) for kind, names in by_type.items()} })"
 
 
 # Primitives with several results: a rule gives each result's parts.

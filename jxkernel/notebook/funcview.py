@@ -11,13 +11,12 @@ arrays or numbers are static (so `%jaxpr f(x, 'sin')` traces what it can).
 from __future__ import annotations
 
 import ast
-import functools
 import inspect
 import os
 import textwrap
 
-from ..transforms.jit import Jitted, jit
-from ..views.timing import tool_jit
+from ..transforms.jit import Jitted
+from ..views.timing import jit_for_call, tool_jit
 from .cell import STATIC, TRACED, classify
 from .display import cell_name, short_repr
 from .program import CellError, describe_traced
@@ -25,15 +24,10 @@ from .widgets.cell_view import CellView
 
 
 def as_jitted(fun, args, kwargs):
-    """(jitted, args, kwargs) that trace `fun(*args, **kwargs)` as jit would."""
-    if isinstance(fun, Jitted):
-        return fun, args, kwargs
-    static = tuple(i for i, a in enumerate(args) if classify(a, False) != TRACED)
-    static_kw = {k: v for k, v in kwargs.items() if classify(v, False) != TRACED}
-    dynamic_kw = {k: v for k, v in kwargs.items() if k not in static_kw}
-    if static_kw:       # bound here: jit can't always map names to positions (**kwargs)
-        fun = functools.wraps(fun)(functools.partial(fun, **static_kw))
-    return tool_jit(jit(fun, static_argnums=static)), args, dynamic_kw
+    """(jitted, args, kwargs) that trace `fun(*args, **kwargs)` as jit would: what is not
+    traced in a cell (cell.classify) static, the jit marked as the tool's (views/timing.py)."""
+    jitted, dynamic_kw = jit_for_call(fun, args, kwargs, lambda v: classify(v, False) != TRACED)
+    return (jitted if jitted is fun else tool_jit(jitted)), args, dynamic_kw
 
 
 def bound_arguments(fun, args, kwargs) -> dict | None:

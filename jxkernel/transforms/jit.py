@@ -236,8 +236,8 @@ class Jitted(native.JitFunction if native else object):
             return out
         move = self._device is not None or config.jax_default_device is not None
         # JAX's rule: committed Arrays decide, uncommitted ones move to them (xla/placement.py)
-        device, committed = (self._device, True) if self._device is not None else \
-            arguments_placement(self, (treedef, avals, statics, config._trace_state), arrays)
+        device, committed, settled = (self._device, True, False) if self._device is not None \
+            else arguments_placement(self, (treedef, avals, statics, config._trace_state), arrays)
         key = (treedef, avals, statics, config._trace_state, device)
         entry = self._cache.get(key)
         if entry is None:
@@ -258,7 +258,7 @@ class Jitted(native.JitFunction if native else object):
         else:
             entry.hits += 1
         device, committed = program_placement(self, entry.jaxpr, device, committed, leaves,
-                                              dyn_args, dyn_kwargs)   # (pinned jits': theirs)
+                                              dyn_args, dyn_kwargs, settled)  # (pinned: theirs)
         entry = entry.committed(committed)
         # the fast paths take calls whose Arrays all share this placement (xla/placement.py)
         where = placement_of(device, committed)

@@ -166,19 +166,21 @@ def _inner(pins) -> list:
 
 
 def arguments_placement(jitted, signature, arrays) -> tuple:
-    """(device, committed) of a call on `arrays` before its trace, which its cache key holds:
-    as its used arguments decide (JAX's jit drops the others first, unless keep_unused),
+    """(device, committed, settled) of a call on `arrays` before its trace, which its cache key
+    holds: as its used arguments decide (JAX's jit drops the others first, unless keep_unused),
     where `signature` (a key's first four parts) was traced already; else as every argument
-    does (program_placement decides after the trace, and a compile is kept under that)."""
-    if jitted._keep_unused or not any(type(x) is Array and x.committed for x in arrays):
-        return call_placement(arrays)           # (no committed Array: the default device)
-    found = compiled_trace(jitted._cache, signature)
+    does (program_placement decides after the trace, and a compile is kept under that).
+    `settled` where no argument is committed: any of them place it alike (the default
+    device, uncommitted), so program_placement need not count the used ones again."""
+    if not any(type(x) is Array and x.committed for x in arrays):
+        return _client.default_device(), False, True
+    found = None if jitted._keep_unused else compiled_trace(jitted._cache, signature)
     if found is not None:
         arrays = _used(found[0], arrays)
     try:
-        return call_placement(arrays)
-    except ValueError:      # committed to two devices: the trace says which arguments count
-        return _client.default_device(), False
+        return (*call_placement(arrays), False)
+    except ValueError:      # committed to two devices: program_placement raises, naming them
+        return _client.default_device(), False, False
 
 
 def _used(jaxpr, leaves, dropping: bool = True) -> list:
@@ -196,23 +198,28 @@ def _used(jaxpr, leaves, dropping: bool = True) -> list:
 _used_inputs = WeakLRU(TRACES)      # (jaxpr, None) -> used_inputs(jaxpr)
 
 
-def program_placement(jitted, jaxpr, device, committed, leaves, dyn_args, dyn_kwargs) -> tuple:
+def program_placement(jitted, jaxpr, device, committed, leaves, dyn_args, dyn_kwargs,
+                      settled: bool = False) -> tuple:
     """(device, committed) of `jitted`'s program on one device (`jaxpr`) called on `leaves`,
     those of `dyn_args` and `dyn_kwargs`: where the pinned jits inside run, if any; else
     `device`, `committed` as its own pin decided, or as its used arguments do (committed
-    also where it calls an Exported). A committed argument or given sharding elsewhere
-    (jit_args.pinned_found): JAX's ValueError, before a compile as JAX raises it."""
+    also where it calls an Exported; `settled`: arguments_placement found none committed,
+    so `device`, `committed` stand for them). A committed argument or given sharding
+    elsewhere (jit_args.pinned_found): JAX's ValueError, before a compile as JAX raises it."""
     pins, exported = _inside(jaxpr)
+    if settled and jitted._device is None and not pins:    # (the common call: nothing to count)
+        return device, committed or exported
     used = jitted._device is None and not jitted._keep_unused    # the used arguments place it
     names = lambda: _used(jaxpr, jitted._leaf_names(dyn_args, dyn_kwargs), used)  # noqa: E731
+    # (JAX's errors name the function by its __qualname__: "outer.<locals>.f")
+    name = getattr(jitted._fun, "__qualname__", jitted._name)
     if jitted._device is None:                  # (names: asked for by errors only)
         leaves = _used(jaxpr, leaves, used)
-        device, committed = call_placement(leaves, lambda: (jitted._name, names()))
+        device, committed = call_placement(leaves, lambda: (name, names()))
     if jitted._device is not None or pins:
         found = pinned_found(jitted, dyn_args, leaves) + _inner(pins)
         if len({tuple(f[0]) for f in found}) > 1:
-            device_mismatch(getattr(jitted._fun, "__qualname__", jitted._name), names(),
-                            leaves, found)
+            device_mismatch(name, names(), leaves, found)
     return (pins[0][0], True) if pins else (device, committed or exported)
 
 

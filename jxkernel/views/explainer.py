@@ -101,7 +101,7 @@ from ..core.ir import ClosedJaxpr, Jaxpr, Names, pp_eqn, pp_toplevel
 from ..xla.lowering import NeedsMesh
 from .rich_view import RichView
 from .sharding_view import collective_json, collectives_html, collectives_text
-from ..transforms.jit import Jitted, jit
+from .timing import jit_for_call
 from ..transforms.stages import lower_jit
 from ..transforms.jit_primitive import any_sharded
 from ..tree_util import tree_leaves
@@ -209,7 +209,8 @@ def build_explanation(f, args, kwargs, *, title=None, label_of=None) -> Explanat
     if not callable(f):
         raise TypeError(f"explain(f, *args): f={f!r} (a {type(f).__name__}) is not callable; "
                         f"pass the function and its arguments, e.g. explain(f, x)")
-    jitted, dyn_kwargs = _as_jitted(f, args, kwargs)
+    # non-array arguments static, as %jaxpr treats them
+    jitted, dyn_kwargs = jit_for_call(f, args, kwargs, lambda v: not _traceable(v))
     traced = jitted.trace(*args, **dyn_kwargs)
     title = title or _call_text(f, args, kwargs)
     device = _one_device(jitted, traced, args, dyn_kwargs)
@@ -290,22 +291,6 @@ def _call_text(f, args, kwargs) -> str:
         return text if len(text) <= 30 else text[:27] + "..."
     parts = [one(a) for a in args] + [f"{k}={one(v)}" for k, v in kwargs.items()]
     return f"{_name_of(f)}({', '.join(parts)})"
-
-
-def _as_jitted(f, args, kwargs):
-    """(jit of f, dynamic kwargs): non-array arguments static, as %jaxpr treats them."""
-    if isinstance(f, Jitted):
-        return f, kwargs
-    static = tuple(i for i, a in enumerate(args) if not _traceable(a))
-    static_kw = {k: v for k, v in kwargs.items() if not _traceable(v)}
-    target = f
-    if static_kw:
-        def target(*a, **k):           # bound here: jit can't always map names to positions
-            return f(*a, **k, **static_kw)
-        target.__wrapped__ = f
-        target.__name__ = _name_of(f)
-    return jit(target, static_argnums=static), {k: v for k, v in kwargs.items()
-                                                if k not in static_kw}
 
 
 def _traceable(value) -> bool:

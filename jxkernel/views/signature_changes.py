@@ -699,7 +699,8 @@ def _refixed(change: Change, fix_and_snippet, **more) -> Change:
     """`change` with another fix (a template of _FIXES' kind)."""
     fix, snippet = fix_and_snippet
     fill = dict(path=change.path, name=change.path, root=_root(change.path), old=change.old,
-                new=change.new, **more)
+                new=change.new, **_jitting())
+    fill.update(more)
     return dataclasses.replace(change, fix=fix.format(**fill), snippet=snippet.format(**fill))
 
 
@@ -829,7 +830,8 @@ def _fixed(path, kind, old, new, name=None, dtype="float32") -> Change:
         fix, snippet = _OPTION_FIX
     elif kind == "config" and path != "jax_enable_x64":
         fix, snippet = _DEVICE_FIX
-    fill = dict(path=path, name=name, root=_root(path), old=old, new=new, dtype=dtype)
+    fill = dict(path=path, name=name, root=_root(path), old=old, new=new, dtype=dtype,
+                **_jitting())
     return Change(path, kind, str(old), str(new), fix.format(**fill),
                   _assignable(path, snippet.format(**fill)))
 
@@ -854,6 +856,20 @@ def _assignable(path: str, snippet: str) -> str:
     return "\n".join(lines)
 
 
+# A fix's code jits the function as `{bind}jax.jit({fun}`: `f = jax.jit(f` where it is not
+# known yet, `jax.jit(update` once for_function knows its name (a learner pastes it as it is)
+_JIT_OF = "{bind}jax.jit({fun}"
+
+
+def _jitting(fun: str = "") -> dict:
+    """The fill of `{bind}` and `{fun}` in a fix's template, for the function named `fun`.
+
+        >>> _JIT_OF.format(**_jitting()), _JIT_OF.format(**_jitting("update"))
+        ('f = jax.jit(f', 'jax.jit(update')
+    """
+    return {"bind": "", "fun": fun} if fun else {"bind": "f = ", "fun": "f"}
+
+
 _FIXES = {
     "shape": ("Every new shape compiles anew. Pad or bucket {path} to a few fixed sizes (a "
               "mask keeps the padding out of the result).",
@@ -873,11 +889,12 @@ _FIXES = {
                "(jnp.ones(n)) or a Python branch, a program per value is expected: keep its "
                "values few (sizes rounded up to a few buckets). If {name} only sets values, "
                "make it traced: drop it from static_argnums/static_argnames.",
-               "f = jax.jit(f)    # {name} traced: one program for all its values"),
+               "{bind}jax.jit({fun})    # {name} traced: one program for all its values"),
     "traced": ("{name} was {old} and is {new} now: a static argument is a Python value baked "
                "into the program, a traced one an abstract array. Treat it one way in every "
                "call.",
-               "f = jax.jit(f, static_argnames=('{name}',))    # or traced, but always the same"),
+               "{bind}jax.jit({fun}, static_argnames=('{name}',))    # or traced, but always "
+               "the same"),
     "structure": ("The arguments' pytree structure changed ({path}: {old} -> {new}), and every "
                   "structure compiles anew. Keep the same keys and fields (zeros or a mask "
                   "instead of a missing entry or None).",
@@ -904,7 +921,7 @@ _STATIC_STAYS = ("Each new value of a static argument compiles anew. {fun} needs
                  "")
 _STATIC_TRACED = ("Each new value of a static argument compiles anew, and {fun} only computes "
                   "with {name}. Make it traced: drop it from static_argnums/static_argnames.",
-                  "jax.jit({fun})    # {name} traced: one program for all its values")
+                  "{bind}jax.jit({fun})    # {name} traced: one program for all its values")
 
 
 def for_function(changes, fun, uses_of) -> tuple:
@@ -929,10 +946,12 @@ def for_function(changes, fun, uses_of) -> tuple:
             used = uses_of(fun, change.path)     # (a function's or an object's: its own fix)
             if used.found:
                 template = _STATIC_STAYS if used.python else _STATIC_TRACED
-                change = _refixed(change, template, fun=name, uses=", ".join(used.python))
-        if change.snippet.startswith("f = jax.jit(f"):
+                change = _refixed(change, template, **_jitting(name),
+                                  uses=", ".join(used.python))
+        generic = _JIT_OF.format(**_jitting())
+        if change.snippet.startswith(generic):      # (a fix made before `fun` was known)
             change = dataclasses.replace(
-                change, snippet=f"jax.jit({name}" + change.snippet[len("f = jax.jit(f"):])
+                change, snippet=_JIT_OF.format(**_jitting(name)) + change.snippet[len(generic):])
         out.append(change)
     return tuple(out)
 
@@ -1008,7 +1027,7 @@ _ARRAY_TRACED_FIX = (
     "{name} was {old} and is {new} now: static in one jit, traced in the other. An array "
     "cannot be static (it is not hashable): keep {name} traced in every jit of the "
     "function.",
-    "f = jax.jit(f)    # {name} traced (no static_argnums for it)")
+    "{bind}jax.jit({fun})    # {name} traced (no static_argnums for it)")
 _BOOL_STATIC_FIX = (
     "{name} is a static bool ({old} -> {new}): each of its two values compiles once, and "
     "later calls reuse that program, so at most two compiles. That is usually fine; for one "
@@ -1103,7 +1122,7 @@ _STATIC_NONE_FIX = (
     "static or traced (None is an empty pytree, a number a leaf). For one program, pass a "
     "value that means what None did (jnp.inf for no limit, 0.0 for nothing to add) in every "
     "call, and make {name} traced.",
-    "f = jax.jit(f)    # {name} traced, not in static_argnums/static_argnames\n"
+    "{bind}jax.jit({fun})    # {name} traced, not in static_argnums/static_argnames\n"
     "f(..., {name}=jnp.inf)    # a value meaning \"off\" where None was passed")
 _OBJECT_STATIC_FIX = (
     "{name} is static ({old} -> {new}): a {kind} with equal fields reuses its program, a new "

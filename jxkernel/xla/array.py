@@ -24,9 +24,10 @@ functions, loaded with the first mesh.
 Operators and array methods (`+`, `.sum()`, `.at[]`, ...) are installed by
 jxkernel.numpy, which owns their semantics.
 
-This module holds the class and what it needs to exist: a buffer's sharding, the copy of
-host data onto a device (`host_to_device`) and back, an Array onto another device
-(`array_to_device`). Beside it, one job each: transfers.py (`put_on_device`, `device_get`),
+This module holds the class and what it needs to exist: the copy of host data onto a device
+(`host_to_device`) and back, an Array onto another device (`array_to_device`). Below it,
+buffer.py: the one-device buffer beneath an Array (its sharding object, committed or not, its
+copies, its data read on the host). Beside it, one job each: transfers.py (`put_on_device`, `device_get`),
 put.py (`device_put`: a device's or a mesh's), host_values.py (host data as NumPy of its
 canonical dtype) and scalars.py (jit's Python-scalar arguments); their names stay importable
 from here (`from jxkernel.xla.array import device_put`), loaded on first use. array_display.py
@@ -34,8 +35,6 @@ says how an Array shows itself (JAX's repr, the HTML, a sharded Array's notebook
 placement.py where a call on Arrays runs and whether its results are committed.
 """
 from __future__ import annotations
-
-import functools
 
 import numpy as np
 
@@ -49,30 +48,10 @@ from ..core.native import native
 from . import array_display, client as _client
 from .client import xc
 from .deleted import DELETED, deleted_error, mark, wait_error
+from .buffer import (_COPY, _committed_buffer, _copy_buffer, _frozen, _rewrap_buffer,
+                     _to_host, sharding_for, uncommitted_sharding_for)
 from .host_values import _host_value
-from .numpy_device import NumpyBuffer, NumpyDevice, Placement, unsupported
-
-
-@functools.lru_cache(maxsize=None)
-def sharding_for(devices: tuple):
-    """A sharding object for a buffer on `devices`, replicated; needs no Python hooks."""
-    if type(devices[0]) is NumpyDevice:
-        if len(devices) > 1:     # (an Array over several is laid out on a mesh: sharded.py)
-            raise unsupported("an Array over several devices", "lay it out on a mesh")
-        return devices[0].placement
-    return xc.GSPMDSharding(xc.DeviceList(devices), xc.HloSharding.replicate())
-
-
-@functools.lru_cache(maxsize=None)
-def uncommitted_sharding_for(devices: tuple):
-    """The sharding object of an uncommitted buffer on `devices` (one made without naming a
-    device): the same placement as `sharding_for`'s, another object, so that the hot paths'
-    identity test of a buffer's `_sharding` tells committed from uncommitted too (where a
-    call runs, and whether its results are committed, depends on both: `call_placement`)."""
-    if type(devices[0]) is NumpyDevice:
-        sharding_for(devices)               # (its checks)
-        return devices[0].uncommitted
-    return xc.GSPMDSharding(xc.DeviceList(devices), xc.HloSharding.replicate())
+from .numpy_device import NumpyBuffer, NumpyDevice
 
 
 # What only an Array over a mesh needs (its blocks, its value assembled from them, a copy of
@@ -336,31 +315,6 @@ class ArrayImpl:
     _sharded_bundle = array_display.sharded_bundle
 
 
-def _to_host(buf) -> np.ndarray:
-    """A one-device buffer's data as NumPy (waits for it): a zero-copy view on CPU.
-
-    The buffer protocol first: jaxlib's `_single_device_array_to_np_array_did_copy` tries
-    `import jax` twice on each new buffer (~45 µs when jax is not installed; a real JAX
-    installed beside jxkernel is kept out: client._KeepRealJaxOut). It is the
-    fallback for what the protocol refuses: bfloat16 (BufferError), non-CPU buffers."""
-    if config._transfer_guarded:
-        from .transfer_guard import check_read  # loaded once a guard is set
-        check_read(buf)
-    try:
-        return np.asarray(memoryview(buf))
-    except (BufferError, TypeError, ValueError):
-        return buf._single_device_array_to_np_array_did_copy()[0]
-
-
-def _frozen(value: np.ndarray, shape) -> np.ndarray:
-    """`value` made read-only and given `shape` (a shard's buffer may lack a unit axis)."""
-    if value.shape != shape:
-        value = value.reshape(shape)
-    if value.flags.writeable:
-        value.flags.writeable = False
-    return value
-
-
 Array = ArrayImpl          # the name the rest of jxkernel imports
 BaseArray.register(ArrayImpl)
 
@@ -414,27 +368,7 @@ class Shard:
                 f"replica_id={self.replica_id}, data={self.data})")
 
 
-def _rewrap_buffer(buf, aval, device):   # (XLA's shards: the NumPy backend's are its own)
-    """A one-device jaxlib buffer given our aval (jaxlib's shard buffers carry none)."""
-    return xc.ArrayImpl(aval, sharding_for((device,)), [buf], committed=True, _skip_checks=True)
-
-
-def _copy_buffer(buf, sharding):
-    """A copy of `buf`'s data on `sharding`'s devices (one buffer per device)."""
-    if type(sharding) is Placement:     # to the NumPy backend (from it, or from XLA's)
-        return NumpyBuffer(np.array(_to_host(buf)), buf.aval, sharding)
-    if type(buf) is NumpyBuffer:        # from the NumPy backend to an XLA device
-        return xc.batched_device_put(buf.aval, sharding, [buf.value], list(sharding._devices),
-                                     True, False, _COPY, True)
-    return xc.batched_copy_array_to_devices_with_sharding(
-        [buf], [sharding._devices], [sharding], [xc.ArrayCopySemantics.ALWAYS_COPY])[0]
-
-
 # ---------------------------------------------------------------- transfers
-# Copy host data during the call: never alias the caller's NumPy memory (see module doc).
-_COPY = xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL if xc is not None else None
-
-
 def host_to_device(value: np.ndarray, aval: ShapedArray, device, committed=False) -> Array:
     """Put NumPy data (already of `aval`'s dtype) on `device` as an Array (a copy); committed
     to it where the caller named the device (`device_put(x, device)`), as JAX's."""
@@ -471,14 +405,6 @@ def array_to_device(x: Array, device, copy: bool) -> Array:
         check("device_to_device", x.aval, device)
     buf = _copy_buffer(x._buf, sharding_for((device,)))
     return Array(buf if buf._committed else _committed_buffer(buf), x.aval)
-
-
-def _committed_buffer(buf):
-    """`buf`'s data, not copied, as a buffer committed to its device."""
-    if type(buf) is NumpyBuffer:
-        return NumpyBuffer(buf.value, buf.aval, buf._sharding._devices[0].placement)
-    return xc.ArrayImpl(buf.aval, sharding_for(tuple(buf._sharding._devices)),
-                        [buf], committed=True, _skip_checks=True)
 
 
 def _unpickle(value: np.ndarray) -> Array:

@@ -20,7 +20,7 @@ import numpy as np
 from ..core.avals import ShapedArray
 from ..core.mesh import Mesh, NamedSharding
 from . import client as _client
-from .array import _COPY, _to_host, sharding_for
+from .buffer import _COPY, _to_host, sharding_for
 from .client import xc
 from .sharded import _assemble
 

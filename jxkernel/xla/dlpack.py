@@ -22,7 +22,8 @@ import numpy as np
 from ..core import dtypes
 from ..core.avals import ShapedArray
 from . import client as _client
-from .array import Array, _rewrap_buffer, _to_host, host_to_device
+from .array import Array, host_to_device
+from .buffer import _rewrap_buffer, _to_host
 from .client import xc
 from .dlpack_export import (PLATFORM_OF, SUPPORTED_DTYPES, DLDeviceType,  # noqa: F401
                             device_with_hardware_id, is_supported_dtype)

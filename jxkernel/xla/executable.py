@@ -18,7 +18,8 @@ import weakref
 from ..core.config import config
 from ..core.physical import is_extended, physical_aval, wrap_physical
 from . import client as _client
-from .array import Array, host_to_device, sharding_for, uncommitted_sharding_for
+from .array import Array, host_to_device
+from .buffer import sharding_for, uncommitted_sharding_for
 from .client import xc
 from .compiler import CallbackError, ExecutionError
 from .deleted import DELETED, Gone, aval_of, deleted_error, donated, mark, reused_error

@@ -249,7 +249,7 @@ class NumpyBuffer:
         return self.value.ctypes.data
 
     def _single_device_array_to_np_array_did_copy(self):
-        return self.value, False            # what xla/array._to_host reads
+        return self.value, False            # what xla/buffer._to_host reads
 
     def _copy_single_device_array_to_host_async(self) -> None:
         pass                                # already on the host

@@ -1,7 +1,7 @@
 """Where a call runs and whether its results are committed, as JAX decides (`call_placement`),
 and the placement tokens jit's and eager dispatch's hot paths compare (`signature`,
 `all_placed`): an Array's buffer has one of two sharding objects per device, committed
-(`array.sharding_for`) or not (`array.uncommitted_sharding_for`).
+(`buffer.sharding_for`) or not (`buffer.uncommitted_sharding_for`).
 
     >>> call_placement([jnp.ones(3)])
     (CpuDevice(id=0), False)
@@ -9,7 +9,8 @@ and the placement tokens jit's and eager dispatch's hot paths compare (`signatur
 from __future__ import annotations
 
 from . import client as _client
-from .array import Array, sharding_for, uncommitted_sharding_for
+from .array import Array
+from .buffer import sharding_for, uncommitted_sharding_for
 
 
 def signature(arrays) -> tuple:

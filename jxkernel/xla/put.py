@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.mesh import NamedSharding, PartitionSpec
-from ..core.physical import is_extended, wrap_physical
+from ..core.physical import wrap_physical
 from .array import Array
-from .transfers import put_on_device
+from .transfers import put_on_device, typed_data
 
 
 def device_put(x, device=None, *, copy=False) -> Array:
@@ -23,10 +23,9 @@ def device_put(x, device=None, *, copy=False) -> Array:
     >>> device_put(np.arange(3), jax.devices()[1]).device      # needs 2 devices
     CpuDevice(id=1)
     """
-    if type(x) is not Array and is_extended(getattr(x, "aval", None)) and hasattr(x, "_base"):
-        # typed keys (or any extended dtype's values): their data moves, and they stay of
-        # their type (random/keys.py, core/earray.py); a Format reads their data's rank
-        return wrap_physical(x.aval, device_put(x._base, device, copy=copy))
+    data = typed_data(x)
+    if data is not None:                # a typed key: its data moves (a Format reads its rank)
+        return wrap_physical(x.aval, device_put(data, device, copy=copy))
     if type(device).__name__ == "Format":            # jax.experimental.layout.Format
         device = _sharding_of_format(device, np.ndim(x))
     if isinstance(device, (NamedSharding, PartitionSpec)):

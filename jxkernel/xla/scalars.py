@@ -13,7 +13,8 @@ from ..core import dtypes
 from ..core.avals import python_scalar_aval
 from ..core.config import config
 from . import client as _client
-from .array import _COPY, host_to_device, uncommitted_sharding_for
+from .array import host_to_device
+from .buffer import _COPY, uncommitted_sharding_for
 from .client import xc
 from .host_values import _python_scalar_to_numpy
 from .numpy_device import NumpyBuffer, Placement

@@ -36,8 +36,8 @@ from . import dispatch as _dispatch
 from . import pipeline
 # (this module loads with the first mesh, so the guards' small module loads with it)
 from . import transfer_guard
-from .array import (_COPY, Array, Shard, _frozen, _rewrap_buffer, _to_host, is_sharded,
-                    sharded_array, sharding_for)
+from .array import Array, Shard, is_sharded, sharded_array
+from .buffer import _COPY, _frozen, _rewrap_buffer, _to_host, sharding_for
 from .host_values import _host_value
 from .transfers import put_on_device  # (this module's device_put is the mesh's)
 from .client import xc

@@ -24,10 +24,9 @@ def put_on_device(x, device=None, *, copy=False) -> Array:
     >>> put_on_device(np.arange(3), jax.devices()[1]).device      # needs 2 devices
     CpuDevice(id=1)
     """
-    if type(x) is not Array and is_extended(getattr(x, "aval", None)) and hasattr(x, "_base"):
-        # typed keys (or any extended dtype's values): their data moves, and they stay of
-        # their type (random/keys.py, core/earray.py)
-        return wrap_physical(x.aval, put_on_device(x._base, device, copy=copy))
+    data = typed_data(x)
+    if data is not None:
+        return wrap_physical(x.aval, put_on_device(data, device, copy=copy))
     if device is not None and not isinstance(device, _DEVICE_TYPES):
         device = _device_of_sharding(device)
     if isinstance(x, Array):
@@ -36,6 +35,19 @@ def put_on_device(x, device=None, *, copy=False) -> Array:
     if device is None:                  # uncommitted: free to move where it is used (JAX's)
         return host_to_device(value, aval, _client.default_device())
     return host_to_device(value, aval, device, committed=True)
+
+
+def typed_data(x):
+    """The data of `x` where it is a value of an extended dtype (a typed PRNG key:
+    random/keys.py, core/earray.py), else None: its data is what moves, and the moved data
+    is wrapped back as its type (`wrap_physical(x.aval, moved)`).
+
+        >>> typed_data(jax.random.key(0)).dtype, typed_data(jnp.ones(2))
+        (dtype('uint32'), None)
+    """
+    if type(x) is not Array and is_extended(getattr(x, "aval", None)) and hasattr(x, "_base"):
+        return x._base
+    return None
 
 
 _DEVICE_TYPES = (NumpyDevice,) if xc is None else (NumpyDevice, xc.Device)

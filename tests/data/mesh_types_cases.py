@@ -12,7 +12,8 @@ or transpose of an untyped argument) are laid out as XLA's propagation chooses, 
 vmap_: vmap of a jit, of reshard and out_sharding=, and of loops keeps the vmapped mesh axes.
 mixed_: a mesh of Explicit and Auto axes: types name the Explicit ones, layouts keep the Auto
 ones XLA's propagation gives, and JAX's errors. cumulative_: jnp.cumsum and the like without
-an axis refuse a split value, with JAX's error.
+an axis refuse a split value, with JAX's error. onedevice_: a one-device array mixed with
+split values under set_mesh.
 
 Values are small integers in float32 (exact on both sides).
 """
@@ -104,6 +105,27 @@ def _cumulative_programs(jax):
     }
 
 
+def _one_device_programs(jax, outside):
+    """A one-device array (`outside`, made before set_mesh) mixed with split values under
+    set_mesh: typed replicated over the context mesh, as JAX types it (and refused where
+    JAX refuses: a scan carry that comes back split, a dynamic_update_slice into a split
+    operand, whose message names the mesh's axis types)."""
+    jnp, lax, P = jax.numpy, jax.lax, jax.sharding.PartitionSpec
+    split = lambda: jax.device_put(jnp.arange(8.0), P("x"))          # noqa: E731
+    into = lambda o, u: lax.dynamic_update_slice(o, u, (0,))         # noqa: E731
+
+    def adding_split(carry):        # a scan whose carry comes back split
+        s = split()
+        return lax.scan(lambda c, _: (c + s, None), carry, None, length=2)[0]
+    return {
+        "onedevice_add": lambda: (outside() + split(), jax.jit(jnp.add)(outside(), split())),
+        "onedevice_scan_carry": lambda: adding_split(outside()),
+        "onedevice_scan_literal_carry": lambda: adding_split(jnp.zeros(8)),
+        "onedevice_update_slice": lambda: into(split(), outside()[:2]),
+        "onedevice_update_slice_jit": lambda: jax.jit(into)(split(), outside()[:2]),
+    }
+
+
 def _mixed_programs(jax, mixed):
     jnp, lax, P = jax.numpy, jax.lax, jax.sharding.PartitionSpec
     NS = jax.sharding.NamedSharding
@@ -156,6 +178,8 @@ def _mixed_programs(jax, mixed):
             split()),
         "mixed_arange": lambda: jnp.arange(8.0),
         "mixed_device_put_spec": lambda: jax.device_put(value, P("x", "y")),
+        "mixed_update_slice": lambda: jax.lax.dynamic_update_slice(
+            split(), jnp.ones((2, 2)), (0, 0)),
     }
     for src in (P("x", "y"), P(None, "y"), P("y", None), P("x"), P(("x", "y"))):
         for dst in (P("x"), P()):       # (an eager reshard keeps the Auto axes it can)
@@ -169,8 +193,10 @@ def run(jax):
     explicit = jax.make_mesh((4, 2), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
     mixed = jax.make_mesh((4, 2), ("x", "y"), axis_types=(AxisType.Explicit, AxisType.Auto))
     outside, under = _mixed_programs(jax, mixed)
+    ones = jax.numpy.ones(8)                # made on one device, before any set_mesh
     groups = [(explicit, _context_programs(jax, explicit)),
               (explicit, _vmap_programs(jax, explicit)), (explicit, _cumulative_programs(jax)),
+              (explicit, _one_device_programs(jax, lambda: ones)),
               (None, outside), (mixed, under)]
     out = {"device_count": len(jax.devices())}
     for mesh, programs in groups:

@@ -211,7 +211,12 @@ def unused(jax) -> dict:
         # (a function of its own: JAX's jit of one function keeps the first jit's placement
         # for a later one with another keep_unused)
         "committed5 keep_unused": lambda: jax.jit(lambda a, b: b * 2, keep_unused=True)(a5, y),
+        # (JAX's error names the arguments and the function, kept or not)
+        "committed5, committed2 keep_unused": lambda: jax.jit(
+            lambda a, b: b * 2, keep_unused=True)(a5, jax.device_put(y, d[2])),
         "committed5, used committed2": lambda: jax.jit(second)(a5, jax.device_put(y, d[2])),
+        "committed5, committed2": lambda: jax.jit(lambda a, b: a + b)(
+            a5, jax.device_put(y, d[2])),
         "committed5 lowered": lambda: jax.jit(second).lower(a5, y).compile()(a5, y),
         "committed5 twice": lambda: [jax.jit(second)(a5, y) for _ in range(2)][1],
     }

@@ -81,6 +81,13 @@ def test_cumulative_reductions_without_an_axis_refuse_split_values_as_jaxs(runs)
     _check(runs, _named(runs, "cumulative_"))
 
 
+def test_a_one_device_array_under_set_mesh_is_typed_replicated_as_jaxs(runs):
+    # mixed with split values it is typed over the context mesh: the same results, and JAX's
+    # refusals (a scan carry coming back split; dynamic_update_slice into a split operand,
+    # whose message printed no mesh axis types)
+    _check(runs, _named(runs, "onedevice_") + ["mixed_update_slice"])
+
+
 @pytest.mark.xla_only("sharded arrays")
 def test_layouts_xlas_propagation_chooses_are_jaxs(runs):
     _check(runs, sorted(_LAYOUT))

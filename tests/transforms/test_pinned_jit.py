@@ -122,7 +122,8 @@ def test_jaxprs_and_modules_around_a_pinned_jit_are_jaxs(runs, kind, what):
 
 
 @pytest.mark.parametrize("how", [
-    "committed5", "committed5 keep_unused", "committed5, used committed2", "committed5 lowered",
+    "committed5", "committed5 keep_unused", "committed5, committed2 keep_unused",
+    "committed5, used committed2", "committed5, committed2", "committed5 lowered",
     "committed5 twice", *[f"{mesh} {case}" for mesh in ("mesh0", "mesh4", "mesh_all")
                           for case in ("split", "split, used committed5", "split, used committed0",
                                        "replicated", "split alone", "grad")]])

@@ -286,3 +286,9 @@ def test_html_repr_shows_type_device_and_abbreviated_values():
     assert "f32[1000]" in html and "float32" in html and f"on {device}" in html
     assert "..." in html and "999." in html
     assert "(weak)" in device_put(1.0)._repr_html_()
+
+
+def test_the_buffer_modules_docstring_examples_are_true():
+    # (xla/buffer.py: one sharding object per device tuple, the hot paths compare by identity)
+    from doc_examples import check_docstring_examples
+    check_docstring_examples("jxkernel.xla.buffer")
