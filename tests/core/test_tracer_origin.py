@@ -1,0 +1,89 @@
+"""Where tracer errors say a value came from, against what JAX 0.10.2 says for the same
+programs (tests/data/tracer_origin_reference.json, recorded by
+reference/make_tracer_origin_reference.py): the arguments it depends on, or the operations
+that made it a tracer with their lines; the frames an UnexpectedTracerError lists under
+jax_tracer_error_num_traceback_frames."""
+import functools
+import json
+import os
+
+import pytest
+
+import jxkernel
+import jxkernel.numpy as jnp
+from jxkernel.core.config import Config
+from tracer_origin_cases import run as facts_of      # tests/data
+import locations  # tests/support: the repository's folders
+from doc_examples import check_docstring_examples
+
+with open(os.path.join(locations.DATA, "tracer_origin_reference.json")) as f:
+    JAX = json.load(f)
+
+
+
+@functools.cache
+def ours() -> dict:
+    return facts_of(jxkernel)
+
+# jxkernel's tracer errors go on after JAX's words with advice of their own (the fix); up to
+# JAX's link to the error's page, the message is JAX's
+TRACER_ERRORS = ["if_on_constant", "unrelated_literal", "numpy_constant", "no_literal",
+                 "more_than_five", "in_helper", "two_arguments", "index_constant",
+                 "jit_in_jit", "make_jaxpr", "scan_body", "frames_1_operations"]
+LEAKS = ["frames_default", "frames_0", "frames_1", "frames_3", "frames_10"]
+
+
+@pytest.mark.parametrize("case", TRACER_ERRORS)
+def test_a_tracer_error_says_where_the_value_came_from_in_jaxs_words(case):
+    jax_said, said = JAX[case], ours()[case]
+    assert said["error"] == jax_said["error"], case
+    assert said["lines"][:len(jax_said["lines"])] == jax_said["lines"], case
+
+
+def test_a_value_made_from_constants_lists_the_operations_that_made_it_a_tracer():
+    lines = ours()["if_on_constant"]["lines"]
+    assert "This value became a tracer due to JAX operations on these lines:" in lines[1]
+    assert "  operation a:f32[] = sin 2.0:f32[]" in lines
+    # at most 5, then JAX's note
+    assert sum(line.startswith("  operation ") for line in ours()["more_than_five"]["lines"]) == 5
+    assert JAX["more_than_five"]["lines"][-1] == "(Additional originating lines are not shown.)"
+    # made from constants, the value cannot come from a static argument: not offered
+    assert ours()["numpy_constant"]["lines"][len(JAX["numpy_constant"]["lines"])].startswith(
+        "It depends on no argument")
+
+
+@pytest.mark.parametrize("case", LEAKS)
+def test_the_frames_of_a_leaked_value_follow_the_setting(case):
+    assert ours()[case] == JAX[case], case
+
+
+def test_the_setting_is_read_from_the_environment(monkeypatch):
+    assert Config().jax_tracer_error_num_traceback_frames == 5         # JAX's default
+    monkeypatch.setenv("JAX_TRACER_ERROR_NUM_TRACEBACK_FRAMES", "2")
+    assert Config().jax_tracer_error_num_traceback_frames == 2
+
+
+def test_the_setting_takes_an_int():
+    with pytest.raises(TypeError, match="jax_tracer_error_num_traceback_frames takes an int"):
+        jxkernel.config.update("jax_tracer_error_num_traceback_frames", "3")
+    assert jxkernel.config.jax_tracer_error_num_traceback_frames == 5
+
+
+def test_the_card_shows_the_operations_of_a_value_made_from_constants():
+    from jxkernel.views.error_cards import card_for, render_html, render_text
+
+    def g(x):
+        return x if jnp.sin(2.0) * 3.0 > 0 else -x
+    with pytest.raises(jxkernel.errors.TracerBoolConversionError) as caught:
+        jxkernel.jit(g)(1.0)
+    card = card_for(caught.value)
+    assert [s["primitive"] for s in card.origin["steps"]] == ["sin", "mul", "gt"]
+    text = render_text(card)
+    assert "no argument: made from constants by jnp operations" in text, text
+    assert "→ sin → f32[]" in text and "&gt;" not in text
+    html = render_html(card)
+    assert "jnp.sin(2.0) * 3.0 &gt; 0" in html and "3.0 > 0" not in html   # escaped
+
+
+def test_docstring_examples():
+    check_docstring_examples("jxkernel.core.tracer_origin")
