@@ -2,10 +2,11 @@
 programs (tests/data/tracer_origin_reference.json, recorded by
 reference/make_tracer_origin_reference.py): the arguments it depends on, or the operations
 that made it a tracer with their lines; the frames an UnexpectedTracerError lists under
-jax_tracer_error_num_traceback_frames."""
+jax_tracer_error_num_traceback_frames; the tracers jax.checking_leaks lists."""
 import functools
 import json
 import os
+from collections import Counter
 
 import pytest
 
@@ -31,6 +32,11 @@ TRACER_ERRORS = ["if_on_constant", "unrelated_literal", "numpy_constant", "no_li
                  "more_than_five", "in_helper", "two_arguments", "index_constant",
                  "jit_in_jit", "make_jaxpr", "scan_body", "frames_1_operations"]
 LEAKS = ["frames_default", "frames_0", "frames_1", "frames_3", "frames_10"]
+# jax.checking_leaks: every tracer a leaked one keeps alive through its equations; along a
+# chain in JAX's order, where values fan out in its garbage collector's (the same entries)
+CHECKED_CHAINS = ["leak_chain", "leak_two_inputs", "leak_constants", "leak_argument",
+                  "leak_square"]
+CHECKED_FANS = ["leak_diamond", "leak_two_held", "leak_numpy_constant", "leak_where"]
 
 
 @pytest.mark.parametrize("case", TRACER_ERRORS)
@@ -55,6 +61,22 @@ def test_a_value_made_from_constants_lists_the_operations_that_made_it_a_tracer(
 @pytest.mark.parametrize("case", LEAKS)
 def test_the_frames_of_a_leaked_value_follow_the_setting(case):
     assert ours()[case] == JAX[case], case
+
+
+@pytest.mark.parametrize("case", CHECKED_CHAINS)
+def test_checking_leaks_lists_what_a_leaked_value_keeps_alive(case):
+    assert ours()[case] == JAX[case], case
+
+
+def _entries(said) -> Counter:
+    return Counter("\n".join(said["lines"]).split("\n\n"))
+
+
+@pytest.mark.parametrize("case", CHECKED_FANS)
+def test_checking_leaks_lists_the_same_tracers_where_values_fan_out(case):
+    assert ours()[case]["error"] == JAX[case]["error"]
+    assert _entries(ours()[case]) == _entries(JAX[case]), case
+    assert len(_entries(JAX[case])) > 3             # more than the leaked value and x
 
 
 def test_the_setting_is_read_from_the_environment(monkeypatch):
@@ -85,5 +107,6 @@ def test_the_card_shows_the_operations_of_a_value_made_from_constants():
     assert "jnp.sin(2.0) * 3.0 &gt; 0" in html and "3.0 > 0" not in html   # escaped
 
 
-def test_docstring_examples():
-    check_docstring_examples("jxkernel.core.tracer_origin")
+@pytest.mark.parametrize("module", ["jxkernel.core.tracer_origin", "jxkernel.core.leak_graph"])
+def test_docstring_examples(module):
+    check_docstring_examples(module)

@@ -158,7 +158,8 @@ def _frames(jax):
 def _checked_leaks(jax):
     """What jax.checking_leaks lists for a leaked value: JAX lists every tracer the leaked one
     keeps alive through the equations that made it (the operands, literals among them, back to
-    the arguments), newest first, each with why it is alive."""
+    the arguments), each with why it is alive: newest first along a chain; where values fan
+    out, in its garbage collector's order."""
     jnp = jax.numpy
 
     def chain(x):                           # sin, then mul by a literal
@@ -183,11 +184,39 @@ def _checked_leaks(jax):
         _SAVED.append(x)
         return x
 
+    def diamond(x):                         # a value used twice
+        a = jnp.sin(x)
+        b = a * 2
+        _SAVED.append(a + b)
+        return x
+
+    def two_held(x):                        # two values kept, one made from the other
+        y = jnp.sin(x)
+        _SAVED.extend([y, y * 3])
+        return x
+
+    def numpy_constant(x):                  # a NumPy array: a constant's tracer
+        _SAVED.append(jnp.asarray(np.ones(3)) * x)
+        return x
+
+    def square(x):                          # one operand twice: "at indices 0, 1"
+        _SAVED.append(x * x)
+        return x
+
+    def where(x):                           # through jnp.where's inner jit
+        _SAVED.append(jnp.where(x > 0, x, 0.0))
+        return x
+
     found = {}
     for name, fn, args in (("leak_chain", chain, (1.0,)),
                            ("leak_two_inputs", two_inputs, (1.0, 2.0)),
                            ("leak_constants", constants, (1.0,)),
-                           ("leak_argument", argument, (1.0,))):
+                           ("leak_argument", argument, (1.0,)),
+                           ("leak_diamond", diamond, (1.0,)),
+                           ("leak_two_held", two_held, (1.0,)),
+                           ("leak_numpy_constant", numpy_constant, (1.0,)),
+                           ("leak_square", square, (1.0,)),
+                           ("leak_where", where, (1.0,))):
         _SAVED.clear()
         with jax.checking_leaks():
             found[name] = _said(lambda: jax.jit(fn)(*args))
