@@ -34,7 +34,7 @@ from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, SourceInfo, Var
 from .primitive import const_folding_rules, forwarding_rules, staging_rules
 from .sharding_types import abstract_eval
 from .source_info import creation_frames, eqn_source_info, trace_boundaries
-from .tracer_origin import ancestors, origin_text
+from .tracer_origin import made_from_constants, origin_text
 from .trace import (Trace, Tracer, aval_text, current_trace, key_reuse, new_trace,
                     set_current_trace)
 from .avals import typeof_rules
@@ -317,7 +317,7 @@ class JaxprTrace(Trace):
         start, steps = _chain_from_input(self, tracer._var) if tracer._var is not None \
             else (None, [])
         if start is None and tracer._var is not None:   # made from constants: how
-            steps = ancestors(self, tracer._var)
+            steps = made_from_constants(self, tracer._var)
         return {"function": info.fun_name if info else None,
                 "transformation": info.transformation if info else None,
                 "defined_at": info.source if info else None,

@@ -20,6 +20,7 @@ Computed only when an error is raised: tracing pays nothing for it.
 from __future__ import annotations
 
 from .ir import Literal, Names, Var, pp_eqn
+from .trace import Tracer
 
 _MAX_OPERATIONS = 5         # JAX shows at most 5, then says more are not shown
 
@@ -37,10 +38,15 @@ def _walk(trace, var) -> tuple[set, list]:
     return active, made[::-1]
 
 
-def ancestors(trace, var) -> list:
-    """The equations `var` depends on, in the order they were traced (for the error card's
-    "where it came from" of a value made from constants)."""
-    return _walk(trace, var)[1]
+def made_from_constants(trace, var) -> list:
+    """The equations `var` depends on, in the order they were traced, when it depends on no
+    input nor on a value an enclosing trace traced (a loop body's closed-over `x`); else []
+    (for the error card's "where it came from" and the advice)."""
+    active, made = _walk(trace, var)
+    if any(v in active for v in trace.invars):
+        return []
+    closed_over = {v for v, value in trace.consts.values() if isinstance(value, Tracer)}
+    return [] if active & closed_over else made
 
 
 def progenitors(trace, var) -> tuple[list[int], list]:

@@ -107,6 +107,24 @@ def test_the_card_shows_the_operations_of_a_value_made_from_constants():
     assert "jnp.sin(2.0) * 3.0 &gt; 0" in html and "3.0 > 0" not in html   # escaped
 
 
+def test_a_value_closed_over_from_an_enclosing_trace_is_not_called_a_constant():
+    """In a loop body, `x * 2` of the jitted function's x: JAX lists the body's operations
+    (x is a constant of the body's jaxpr), but the value depends on an argument after all:
+    neither the advice nor the card say it was made from constants."""
+    from jxkernel.views.error_cards import card_for, render_text
+
+    def f(x):
+        return jxkernel.lax.fori_loop(0, 3, lambda i, c: c + int(x * 2), 0.0)
+    with pytest.raises(jxkernel.errors.ConcretizationTypeError) as caught:
+        jxkernel.jit(f)(1.0)
+    message = str(caught.value)
+    assert "This value became a tracer due to JAX operations on these lines:" in message
+    assert "  operation a:f32[] = mul b 2.0:f32[]" in message
+    assert "It depends on no argument" not in message
+    card = card_for(caught.value)
+    assert card.origin["steps"] == [] and "made from constants" not in render_text(card)
+
+
 @pytest.mark.parametrize("module", ["jxkernel.core.tracer_origin", "jxkernel.core.leak_graph"])
 def test_docstring_examples(module):
     check_docstring_examples(module)
