@@ -30,7 +30,8 @@ def ours() -> dict:
 # JAX's link to the error's page, the message is JAX's
 TRACER_ERRORS = ["if_on_constant", "unrelated_literal", "numpy_constant", "no_literal",
                  "more_than_five", "in_helper", "two_arguments", "index_constant",
-                 "jit_in_jit", "make_jaxpr", "scan_body", "frames_1_operations"]
+                 "jit_in_jit", "make_jaxpr", "scan_body", "where_of_constants",
+                 "frames_1_operations"]
 LEAKS = ["frames_default", "frames_0", "frames_1", "frames_3", "frames_10"]
 # jax.checking_leaks: every tracer a leaked one keeps alive through its equations; along a
 # chain in JAX's order, where values fan out in its garbage collector's (the same entries)
