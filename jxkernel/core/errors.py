@@ -96,10 +96,11 @@ class ConcretizationTypeError(JAXTypeError):
 def shape_error(shape: tuple, tracer) -> TypeError:
     """JAX's plain TypeError for a traced size in a shape (`jnp.zeros(n)` under jit), carrying
     the tracer's provenance like the concretization errors (the notebook's card reads it)."""
+    origin = _origin(tracer).removesuffix("\n")       # JAX's message ends with it
     error = TypeError(
         f"Shapes must be 1D sequences of concrete values of integer type, got {shape}.\n"
         f"If using `jit`, try using `static_argnums` or applying `jit` to smaller "
-        f"subfunctions.\n{_origin(tracer)}")
+        f"subfunctions.\n{origin}")
     return record_tracer(error, tracer)
 
 

@@ -82,6 +82,10 @@ def _origins(jax):
     def outer(x):                           # a jit inside a jit: the inner one's lines
         return jax.jit(inner)(x) * 2
 
+    def zeros_of_constant(x):               # a size made from a constant: JAX's TypeError
+        n = jnp.argmax(jnp.array([1, 3, 2]))
+        return jnp.zeros(n) + x
+
     def where_of_constants(x):              # a jit equation (jnp.where's) among them
         y = jnp.where(jnp.cos(1.0) > 0, 1.0, 2.0)
         return x if y > 0 else -x
@@ -102,6 +106,7 @@ def _origins(jax):
         "make_jaxpr": _said(lambda: jax.make_jaxpr(if_on_constant)(1.0)),
         "scan_body": _said(lambda: lax.scan(scan_body, 0.0, jnp.ones(2))),
         "where_of_constants": _said(lambda: jax.jit(where_of_constants)(1.0)),
+        "zeros_of_constant": _said(lambda: jax.jit(zeros_of_constant)(1.0)),
     }
 
 
