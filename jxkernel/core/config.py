@@ -34,6 +34,11 @@ def _check_enum(value, choices) -> None:
                          f"{type(value)}.")
 
 
+def _check_int(value, name: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} takes an int, got {value!r} of type {type(value).__name__}")
+
+
 class _Option:
     __slots__ = ("name", "default", "env", "parse", "help", "validate")
 
@@ -100,6 +105,11 @@ _OPTIONS = [
     _flag("jax_check_tracer_leaks", False,
           "Raise when a tracer outlives the jit or vmap trace that made it (slow: a garbage "
           "collection per trace)."),
+    _Option("jax_tracer_error_num_traceback_frames", 5, "JAX_TRACER_ERROR_NUM_TRACEBACK_FRAMES",
+            int, "How many of the user's stack frames an UnexpectedTracerError lists for where "
+            "the leaked value was made (0 or less: none, only its line). Applies to values "
+            "traced after the change.", validate=lambda v: _check_int(
+                v, "jax_tracer_error_num_traceback_frames")),
     _flag("jax_enable_checks", False,
           "Type-check every jaxpr as it is traced (jit, make_jaxpr, the transformations' "
           "inner jaxprs): a wrong rule fails where it ran, not in XLA. Makes tracing slower."),

@@ -42,10 +42,13 @@ def _static_hint(found) -> str:
     """Marking an argument static only works for a Python value (it must be hashable, and is
     compared by value): offered when the value depends on a rank-0 input that came as a Python
     scalar (or may have: a trace that does not know), never when it depends on an array (an
-    input with dimensions, or a 0-d array jit saw come as one), as JAX offers none there."""
+    input with dimensions, or a 0-d array jit saw come as one), as JAX offers none there,
+    nor when it depends on no input at all (made from constants by jnp operations)."""
     if found is None:       # no jit's trace under it (vmap's alone): nothing can be static
         return ("Keep it traced: jnp operations or structured control flow (jnp.where, "
                 "lax.cond, lax.fori_loop, ...).")
+    if found.get("input_index") is None and found.get("steps"):
+        return _HINT_CONSTANTS
     if ((found or {}).get("input_type") or "").partition("[")[2].strip("]") or \
             (found or {}).get("input_kind") == "array":     # a 0-d array that came as one
         return ("It depends on an array argument, which cannot be static (static arguments must "
@@ -93,10 +96,11 @@ class ConcretizationTypeError(JAXTypeError):
 def shape_error(shape: tuple, tracer) -> TypeError:
     """JAX's plain TypeError for a traced size in a shape (`jnp.zeros(n)` under jit), carrying
     the tracer's provenance like the concretization errors (the notebook's card reads it)."""
+    origin = _origin(tracer).removesuffix("\n")       # JAX's message ends with it
     error = TypeError(
         f"Shapes must be 1D sequences of concrete values of integer type, got {shape}.\n"
         f"If using `jit`, try using `static_argnums` or applying `jit` to smaller "
-        f"subfunctions.\n{_origin(tracer)}")
+        f"subfunctions.\n{origin}")
     return record_tracer(error, tracer)
 
 
@@ -194,6 +198,9 @@ class RecompileError(RuntimeError):
             f"jxkernel.compile_log.fail_on_recompile({function_key!r}, False).")
 
 
+_HINT_CONSTANTS = ("It depends on no argument: jnp operations are traced even on constants. "
+                   "Compute it with NumPy (np.sin(2.0) is a Python value while tracing), "
+                   "or keep it traced (jnp.where, lax.cond, ...).")
 _HINT_STATIC = ("If this value comes from an argument of a jitted function, mark it static "
                 "(static_argnums / static_argnames, or --static NAME in %%jit); otherwise use "
                 "structured control flow (lax.cond, lax.fori_loop, ...).")

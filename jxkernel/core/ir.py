@@ -246,6 +246,13 @@ def pp_eqn(eqn: Eqn, names: Names, indent: int, source_info=False, width=80) -> 
     if own is not None and eqn.invars:     # (no operands: a view printing the params alone)
         note = _note(source_info, eqn.source_info)
         return own(eqn, names) + (f"{_NOTE}{note}{_END}" if note else "")
+    if eqn.primitive in call_primitives:
+        # JAX's jit printer names the operands before the results (suggest_same_var_names):
+        # within a jaxpr they already have names; an equation printed alone (a tracer error's
+        # "operation b:f32[] = jit[...] a") names them first
+        for v in eqn.invars:
+            if isinstance(v, Var):
+                names(v)
     outs = " ".join(pp_binder(v, names) for v in eqn.outvars)
     arg_list = [names(v) for v in eqn.invars]
     args = " ".join(arg_list)

@@ -18,6 +18,7 @@ import gc
 import sys
 import types
 
+from . import leak_graph
 from .trace import Tracer, _jax_name
 
 _MAX_DEPTH = 8        # how far up the chain of referrers to look for a holder
@@ -39,33 +40,25 @@ def ensure_no_leaks(finished) -> None:
     if trace is None:
         return
     scratch: set = set()            # our own lists of referrers: not holders
-    leaks = []
+    held = []
     for tracer in _referrers(trace, scratch):
         if isinstance(tracer, Tracer):
             path = _holder_path(tracer, scratch)
             if path:
-                leaks.append(_leak_text(trace, tracer, path))
-    if leaks:
-        raise Exception(f"Leaked trace {_jax_name(type(trace))}. Leaked tracer(s):\n\n"
-                        + "\n".join(leaks))
-
-
-def _leak_text(trace, tracer, path) -> str:
-    """One leaked tracer as JAX's leaked_tracer_error tells it: its repr, its _origin_msg, and
-    the chain of holders."""
-    return f"{tracer._short_repr()}\n{_origin(trace, tracer)}" + "".join(path)
+                held.append((tracer, path))
+    if held:
+        leaks = leak_graph.listed(trace, held) if hasattr(trace, "eqns") else \
+            [(t._short_repr(), _origin(trace, t), path) for t, path in held]
+        raise Exception(f"Leaked trace {_jax_name(type(trace))}. Leaked tracer(s):\n\n" +
+                        "\n".join(f"{shown}\n{origin}" + "".join(path)
+                                   for shown, origin, path in leaks))
 
 
 def _origin(trace, tracer) -> str:
-    made = getattr(tracer, "describe_creation", None)       # a vmap's tracer: its line
+    """A vmap's tracer's line (JAX's BatchTracer._origin_msg), or the transformation's name."""
+    made = getattr(tracer, "describe_creation", None)
     if made is not None and made():
         return made()
-    if hasattr(trace, "invars"):
-        # a jit's trace (pe.DynamicJaxprTracer._origin_msg): the arguments it depends on are
-        # named for an input only, as JAX's, whose finished trace has no equations left
-        if tracer._var is not None and tracer._var in trace.invars:
-            return trace.describe_origin(tracer)
-        return f"The error occurred while tracing {trace.describe_self()}. \n"
     where = getattr(trace, "describe_self", lambda: "a transformation")()
     return f"It was made while tracing {where}.\n"
 

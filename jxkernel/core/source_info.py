@@ -12,6 +12,7 @@ import sys
 import threading
 from typing import NamedTuple
 
+from .config import config
 from .ir import SourceInfo
 from .lru import Bounded
 from .trace import _ctx as _trace_ctx
@@ -57,7 +58,10 @@ def user_source_info(skip: int = 1) -> SourceInfo | None:
     return None
 
 
-_MAX_CALLERS = 4        # JAX's tracer errors list 5 frames: the line and 4 callers
+# JAX's tracer errors list jax_tracer_error_num_traceback_frames frames (5 by default): the
+# line and its callers. At least 5 are kept, so the default's listing stays whole when the
+# option is lowered and raised again after tracing.
+_MIN_FRAMES = 5
 
 
 def traced_source_info(skip: int = 1) -> SourceInfo | None:
@@ -71,8 +75,9 @@ def traced_source_info(skip: int = 1) -> SourceInfo | None:
         return None
     users = [frame]
     above = frame.f_back
-    for _ in range(32):             # a bounded walk: a trace with no boundary above it
-        if above is None or above.f_code in trace_boundaries or len(users) > _MAX_CALLERS:
+    most = max(_MIN_FRAMES, config.jax_tracer_error_num_traceback_frames)
+    for _ in range(32 + most):      # a bounded walk: a trace with no boundary above it
+        if above is None or above.f_code in trace_boundaries or len(users) >= most:
             break
         if not _internal(above.f_code):
             users.append(above)

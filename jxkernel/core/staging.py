@@ -34,6 +34,7 @@ from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, SourceInfo, Var
 from .primitive import const_folding_rules, forwarding_rules, staging_rules
 from .sharding_types import abstract_eval
 from .source_info import creation_frames, eqn_source_info, trace_boundaries
+from .tracer_origin import made_from_constants, origin_text
 from .trace import (Trace, Tracer, aval_text, current_trace, key_reuse, new_trace,
                     set_current_trace)
 from .avals import typeof_rules
@@ -291,40 +292,32 @@ class JaxprTrace(Trace):
         return [names[i] for i in _input_dependencies(self, tracer._var) if i < len(names)]
 
     def describe_origin(self, tracer) -> str:
-        """Which function was being traced, and which inputs `tracer` depends on, in JAX's
-        words (pe.DynamicJaxprTracer._origin_msg): one line."""
-        text = f"The error occurred while tracing {self.describe_self()}."
-        args = self.traced_arguments(tracer)
-        if not args:
-            return text + "\n"
-        if len(args) == 1:
-            which = f"the argument {args[0]}"
-        elif len(args) == 2:
-            which = f"the arguments {args[0]} and {args[1]}"
-        else:
-            which = f"the arguments {', '.join(args[:-1])}, and {args[-1]}"
-        return text + (" This concrete value was not available in Python because it depends "
-                       f"on the value{'s' if len(args) > 1 else ''} of {which}.\n")
+        """Which function was being traced, and which inputs `tracer` depends on (or which
+        operations made it a tracer), in JAX's words (core/tracer_origin.py)."""
+        return origin_text(self, tracer)
 
-    def describe_creation(self, tracer) -> list[str]:
-        """The user's frames that made `tracer`, outermost first, the line itself last
-        (["a.py:12:8 (f)", "a.py:9:8 (helper)"]), or [] where no equation did."""
+    def describe_creation(self, tracer, count: int = 5) -> list[str]:
+        """The last `count` user frames that made `tracer`, outermost first, the line itself
+        last (["a.py:12:8 (f)", "a.py:9:8 (helper)"]), or [] where no equation did."""
         for eqn in self.eqns:
             if tracer._var in eqn.outvars and eqn.source_info:
-                return [str(frame) for frame in creation_frames(eqn.source_info)]
+                return [str(frame) for frame in creation_frames(eqn.source_info, count)]
         return []
 
 
     def provenance(self, tracer) -> dict | None:
         """Where `tracer` came from, for the notebook's error cards (only called when an error
         is raised): the traced function, the inputs it depends on, and one chain of equations
-        from an input to it, as (primitive, source_info, result type) steps."""
+        from an input to it (or, where it depends on none, every equation it depends on), as
+        (primitive, source_info, result type) steps."""
         if type(tracer) is not self.tracer_type or tracer._trace is not self:
             return None
         info = self.debug_info
         names = info.arg_names if info else None
         start, steps = _chain_from_input(self, tracer._var) if tracer._var is not None \
             else (None, [])
+        if start is None and tracer._var is not None:   # made from constants: how
+            steps = made_from_constants(self, tracer._var)
         return {"function": info.fun_name if info else None,
                 "transformation": info.transformation if info else None,
                 "defined_at": info.source if info else None,

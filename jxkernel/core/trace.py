@@ -22,6 +22,7 @@ import threading
 import types
 
 from . import errors
+from .config import config
 from .basearray import Array
 from .errors import aval_text
 from .avals import ShapedArray
@@ -335,9 +336,6 @@ def value_text(x) -> str:
     return x._short_repr() if isinstance(x, Tracer) else str(x)
 
 
-_CREATION_FRAMES = 5     # JAX's jax_tracer_error_num_traceback_frames, left at its default
-
-
 def escaped_tracer_error(tracer: Tracer) -> errors.UnexpectedTracerError:
     """JAX's UnexpectedTracerError for `tracer` used after its trace ended, in JAX's words:
     the value's type and tracer class, the function traced when it leaked, and its line."""
@@ -356,13 +354,16 @@ def escaped_tracer_error(tracer: Tracer) -> errors.UnexpectedTracerError:
         lines.append(f"The function being traced when the value leaked was {info.fun_name} "
                      f"at {info.source.file}:{info.source.line} traced for "
                      f"{info.transformation}.")
-    frames = getattr(trace, "describe_creation", lambda t: [])(tracer)
+    count = config.jax_tracer_error_num_traceback_frames
+    frames = getattr(trace, "describe_creation", lambda t, n: [])(tracer, max(count, 1))
     if frames:
         rule = "-" * 30
         lines += [rule, f"The leaked intermediate value was created on line {frames[-1]}. ",
-                  rule, f"When the value was created, the final {_CREATION_FRAMES} stack frames "
-                  "(most recent last) excluding JAX-internal frames were:", rule, *frames,
-                  rule, ""]
+                  rule]
+        if count > 0:           # (JAX: 0 or less lists no frames, only the line above)
+            lines += [f"When the value was created, the final {count} stack frames (most "
+                      "recent last) excluding JAX-internal frames were:", rule, *frames, rule]
+        lines.append("")
     lines += ["To catch the leak earlier, try setting the environment variable "
               "JAX_CHECK_TRACER_LEAKS or using the `jax.checking_leaks` context manager.",
               "See https://docs.jax.dev/en/latest/errors.html#jax.errors.UnexpectedTracerError"]

@@ -358,6 +358,9 @@ def _array_note(origin) -> str:
 
 
 def _traced_phrase(origin) -> str:
+    if origin and not origin.get("input_type") and origin.get("steps"):
+        return (f"a value {origin['function']} made from constants with jnp operations "
+                f"(traced for {origin['transformation']} all the same: no value)")
     if origin and not origin.get("argument") and origin.get("input_type"):
         return (f"input {origin['input_index']} of {origin['function']} (traced for "
                 f"{origin['transformation']}: shape and dtype only, no value)")
@@ -1424,13 +1427,17 @@ def origin_lines(card) -> list:
     if card.kind == "unhashable-static":
         return [f"static argument {origin['argument']} of {origin['function']}: "
                 f"{origin['value_type']} {origin['value']}"]
-    if not origin.get("input_type"):
+    steps = origin.get("steps") or []
+    if not origin.get("input_type") and steps:      # made from constants (JAX: "This value
+        lines = [f"no argument: made from constants by jnp operations in "   # became a tracer")
+                 f"{origin['function']}, traced for {origin['transformation']}"]
+    elif not origin.get("input_type"):
         return []
-    which = f"argument {origin['argument']}" if origin.get("argument") else \
-        f"input {origin['input_index']}"
-    lines = [f"{which}: {origin['input_type']} of {origin['function']}, "
-             f"traced for {origin['transformation']}"]
-    steps = origin["steps"]
+    else:
+        which = f"argument {origin['argument']}" if origin.get("argument") else \
+            f"input {origin['input_index']}"
+        lines = [f"{which}: {origin['input_type']} of {origin['function']}, "
+                 f"traced for {origin['transformation']}"]
     if len(steps) > _MAX_STEPS:
         lines.append(f"  … {len(steps) - _MAX_STEPS} operations")
     lines += [f"  → {s['primitive']} → {s['type']}" + (f"   ({s['where']}: {s['code']})"

@@ -92,6 +92,27 @@ def test_bool_conversion_card(shell):
     assert "----> 3     if y > 0:" in tb and "/jxkernel/" not in tb    # filtered, then the card
 
 
+def test_bool_conversion_card_of_a_value_made_from_constants(shell):
+    """No argument to name: JAX's message lists the operations that made it a tracer, each
+    "from line" of the cell (never ipykernel's file), and the card shows them, escaped."""
+    exc, card, text, tb = failing(shell, "def f(x):\n    y = jnp.sin(2.0) * 3.0\n"
+                                         "    return x if y > 0 else -x\njax.jit(f)(1.0)",
+                                  raises=(errors.TracerBoolConversionError,
+                                          "Attempted boolean conversion"))
+    cell = card["where"]["file"]
+    assert "This value became a tracer due to JAX operations on these lines:" in tb
+    assert f"  operation a:f32[] = sin 2.0:f32[]\n    from line {cell}, line 2:8 (f)" in tb, tb
+    assert "ipykernel" not in tb and "<ipython-input" not in tb, tb
+    origin = card["origin"]
+    assert origin["argument"] is None and origin["input_type"] is None
+    assert [(s["primitive"], s["where"]) for s in origin["steps"]] == [
+        ("sin", f"{cell}, line 2"), ("mul", f"{cell}, line 2"), ("gt", f"{cell}, line 3")]
+    assert "no argument: made from constants by jnp operations in f, traced for jit" in text
+    assert "a value f made from constants" in card["why"]
+    html = error_cards.render_html(error_cards.card_for(exc))
+    assert "return x if y &gt; 0 else -x" in html and "y > 0" not in html
+
+
 def test_conditional_expression_becomes_where(shell):
     _, card, _, _ = failing(shell, "jax.jit(lambda v: v if v > 0 else -v)(1.0)")
     # the user's line, with the expression rewritten in place
