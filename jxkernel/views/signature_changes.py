@@ -949,9 +949,12 @@ def for_function(changes, fun, uses_of) -> tuple:
                 change = _refixed(change, template, **_jitting(name),
                                   uses=", ".join(used.python))
         generic = _JIT_OF.format(**_jitting())
-        if change.snippet.startswith(generic):      # (a fix made before `fun` was known)
-            change = dataclasses.replace(
-                change, snippet=_JIT_OF.format(**_jitting(name)) + change.snippet[len(generic):])
+        lines = change.snippet.split("\n")          # (a fix made before `fun` was known:
+        if any(line.startswith(generic) for line in lines):     # its jit line, any line)
+            named = _JIT_OF.format(**_jitting(name))
+            change = dataclasses.replace(change, snippet="\n".join(
+                named + line[len(generic):] if line.startswith(generic) else line
+                for line in lines))
         out.append(change)
     return tuple(out)
 
@@ -1040,7 +1043,7 @@ _DATACLASS_STATIC_FIX = (
     "traced (one program for all their values), register {kind} as a pytree with them as "
     "data fields and drop {name} from static_argnums/static_argnames.",
     "jax.tree_util.register_dataclass({kind}, data_fields={data}, meta_fields={meta})\n"
-    "f = jax.jit(f)    # {name} traced: its data fields are arrays")
+    "{bind}jax.jit({fun})    # {name} traced: its data fields are arrays")
 _STATIC_KEYWORD_FIX = (
     "{name} has the same value but came {old} in one call and {new} in the other: how a "
     "static argument is passed is part of the cache key. Pass it the same way every time.",
@@ -1130,7 +1133,7 @@ _OBJECT_STATIC_FIX = (
     "traced (not static), and one program serves every value.",
     "jax.tree_util.register_pytree_node(\n"
     "    {kind}, lambda m: (({leaves}), None), lambda _, leaves: {kind}(*leaves))\n"
-    "f = jax.jit(f)    # {name} traced: its fields are the leaves")
+    "{bind}jax.jit({fun})    # {name} traced: its fields are the leaves")
 # an argument passed None in one call and an array in the other (not left out)
 _NONE_ARGUMENT_FIX = (
     "{path} was {old} and is {new} now: None is an empty pytree and an array a leaf, two "

@@ -1,0 +1,51 @@
+"""views/outside_values.py: what a traced function read from outside, and when it changed
+since its trace (the note's claims are checked against JAX's recorded answers in
+test_recompile_corpus.py); and the docstring examples of the explainer's comparison."""
+import numpy as np
+
+import jxkernel
+import jxkernel.numpy as jnp
+from jxkernel.core.avals import ShapedArray
+from jxkernel.views import outside_values
+from jxkernel.views.outside_values import reads_from_outside, stale_reads
+
+from doc_examples import check_docstring_examples      # tests/support
+
+k_global = 2.0
+w_global = np.ones(3, np.float32)
+
+
+def test_the_docstring_examples_run():
+    check_docstring_examples("jxkernel.views.outside_values", skip_module_docstring=True)
+    check_docstring_examples("jxkernel.views.signature_changes",
+                             {"ShapedArray": ShapedArray})
+
+
+def test_only_data_is_followed_not_modules_functions_or_classes():
+    def f(x):
+        return jnp.sin(x) * k_global + np.pi + len(w_global)
+    assert reads_from_outside(f) == ("k_global", "w_global")
+
+
+def test_a_value_set_back_to_what_was_traced_is_no_change():
+    global k_global
+    stale_reads()
+    f = jxkernel.jit(lambda x: x * k_global)
+    f(1.0)
+    k_global = 2.0                         # a new float object, the same value
+    assert [s for s in stale_reads() if s.name == "k_global"] == []
+    k_global = 5.0
+    (found,) = [s for s in stale_reads() if s.name == "k_global"]
+    assert (found.then, found.now) == ("2.0", "5.0")
+    k_global = 2.0
+
+
+def test_an_array_written_in_place_is_a_change_and_a_large_one_is_kept_by_identity():
+    stale_reads()
+    f = jxkernel.jit(lambda x: x + w_global)
+    f(1.0)
+    w_global[0] = 5.0
+    (found,) = [s for s in stale_reads() if s.name == "w_global"]
+    assert found.then.startswith("[1.0, 1.0, 1.0]") and found.now.startswith("[5.0, 1.0, 1.0]")
+    w_global[0] = 1.0
+    assert outside_values._kept(np.zeros(outside_values._SMALL + 1)) is None
