@@ -5,7 +5,7 @@ again only when the function is traced again. A learner expects the value on eve
 
     @jax.jit
     def f(x):
-        print("x is", x)      # ⓘ print ran while tracing: it shows JitTracer(~float32[]) ...
+        print("x is", x)      # ⚠ print ran while tracing: it shows JitTracer(~float32[]) ...
         return x + 1
 """
 from __future__ import annotations
@@ -34,7 +34,7 @@ def cell_note() -> Note | None:
             "(a new shape or dtype), not on every call" if jit else
             "it runs on every call, and shows the transformation's tracer")
     return Note(
-        f"ⓘ print ran while tracing (at {at}): it showed {text}, {what}",
+        f"⚠ print ran while tracing (at {at}): it showed {text}, {what}",
         body=(f"A Python print inside a traced function sees tracers: {when}. To print the "
               f"values on every call, inside jit, vmap and grad alike:\n"
               f"  jax.debug.print(\"x = {{}}\", x)"),

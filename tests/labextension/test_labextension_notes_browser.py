@@ -17,7 +17,7 @@ from test_labextension_browser import (  # the same harness: server, page and co
     shot_view,
 )
 
-SETUP, FIRST, AGAIN, HIT, MANY, LOG = range(6)
+SETUP, FIRST, AGAIN, HIT, MANY, LOG, STALE, PRINTED = range(8)
 NOTEBOOK = [
     "%load_ext jxkernel\nimport jxkernel as jax, jxkernel.numpy as jnp",
     "def f(x):\n    return jnp.sin(x) * 2.0\n\nf_jit = jax.jit(f)\n"
@@ -27,12 +27,15 @@ NOTEBOOK = [
     "f_jit(jnp.ones(4)).shape      # the same: a cache hit",
     "for n in range(5, 30):\n    f_jit(jnp.ones(n))",
     "%jxcompiles",
+    "scale = 2.0\nmul = jax.jit(lambda x: x * scale)\nmul(1.0)\nscale = 3.0",
+    "@jax.jit\ndef pr(x):\n    print('x is', x)\n    return x\npr(1.0)",
 ]
 
 
 # notes.ipynb open in JupyterLab with every cell run, the compile log drawn too
 server, console, page = notebook_fixtures(
-    "notes.ipynb", NOTEBOOK, {AGAIN: "jx-note", MANY: "jx-note"},
+    "notes.ipynb", NOTEBOOK, {AGAIN: "jx-note", MANY: "jx-note", STALE: "jx-note",
+                              PRINTED: "jx-note"},
     ready=lambda p: expect(cell(p, LOG).locator(".jp-OutputArea-output").first).to_be_visible())
 
 
@@ -75,7 +78,8 @@ def test_the_compiles_log_cuts_no_line(page, request):
     }).length""")
     assert clipped == 0, f"{clipped} element(s) of the log cut their content"
     earlier = rows.locator("details.jx-log-earlier")
-    expect(earlier.locator("summary")).to_have_text("24 earlier compilation(s)")
+    # (the log is live: the two cells after it add their first compiles, mul's and pr's)
+    expect(earlier.locator("summary")).to_have_text("26 earlier compilation(s)")
     expect(earlier.locator("td", has_text="first call")).not_to_be_visible()
     # the user's functions first; eager operations and jxkernel's own functions grouped
     stats = log.locator("table").first
@@ -86,3 +90,25 @@ def test_the_compiles_log_cuts_no_line(page, request):
     earlier.locator("summary").click()
     expect(earlier.locator("td", has_text="first call")).to_be_visible()
     shot_view(log, request, "2-earlier-open")
+
+
+def test_a_changed_global_and_a_printed_tracer_are_noted(page, request):
+    """The notes a learner needs where nothing compiles again: a global rebound after the trace
+    (the program keeps its old value) and a print that showed a tracer; each one line that
+    opens on a click, escaped (a `<lambda>` name stays text)."""
+    stale = cell(page, STALE).locator("details.jx-note")
+    expect(stale).to_have_count(1)
+    expect(stale.locator("summary")).to_contain_text(
+        re.compile(r"⚠ <lambda> read scale = 2\.0 when traced \(at In\[\d+\]:3\); scale is "
+                   r"3\.0 now, and its compiled program keeps 2\.0"))
+    stale.locator("summary").click()
+    expect(stale.locator("pre")).to_contain_text("as an argument")
+    shot_view(cell(page, STALE), request, "1-stale")
+    printed = cell(page, PRINTED)
+    expect(printed.locator(".jp-OutputArea-output").first).to_contain_text(
+        "x is JitTracer(~float32[])")
+    note = printed.locator("details.jx-note")
+    expect(note.locator("summary")).to_contain_text("⚠ print ran while tracing")
+    note.locator("summary").click()
+    expect(note.locator("pre")).to_contain_text('jax.debug.print("x = {}", x)')
+    shot_view(printed, request, "2-print")

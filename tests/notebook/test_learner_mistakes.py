@@ -518,7 +518,7 @@ def _info_notes(shell, source) -> list:
     with capture_output() as cap:
         assert shell.run_cell(source).success
     return [o.data["text/plain"] for o in cap.outputs
-            if o.data.get("text/plain", "").startswith("ⓘ print ran while tracing")]
+            if o.data.get("text/plain", "").startswith("⚠ print ran while tracing")]
 
 
 def test_print_of_a_tracer_inside_jit_gets_a_note_pointing_to_debug_print(shell):
@@ -532,7 +532,7 @@ def test_print_of_a_tracer_inside_jit_gets_a_note_pointing_to_debug_print(shell)
     (note,) = _info_notes(shell, "@jax.jit\ndef pr(x):\n    print('x is', x)\n    return x\n"
                                  "pr(1.0)")
     first = note.splitlines()[0]
-    assert re.match(r"ⓘ print ran while tracing \(at In\[\d+\]:3\): it showed "
+    assert re.match(r"⚠ print ran while tracing \(at In\[\d+\]:3\): it showed "
                     r"JitTracer\(~float32\[\]\), a placeholder", first), first
     assert 'jax.debug.print("x = {}", x)' in note
     assert _info_notes(shell, "pr(2.0)") == []           # a hit: print does not run
