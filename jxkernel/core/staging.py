@@ -187,14 +187,16 @@ class JaxprTrace(Trace):
             if type(value) in (int, float, complex, bool):   # printed at full precision, as JAX
                 return Literal(value, aval)
             return Literal(np.asarray(value, aval.dtype)[()], aval)
-        if not aval.shape and hasattr(value, "_value"):          # a 0-d device Array
-            return Literal(np.asarray(value)[()], aval)
         return self._constvar(value, aval)
 
     def _constvar(self, value, aval):
-        found = self.consts.get(id(value))
+        key = id(value)
+        arrays = self.outer.host_arrays
+        if arrays is not None and key in arrays:   # a NumPy array or its Array: one constant
+            key = id(arrays[key][0])
+        found = self.consts.get(key)
         if found is None:
-            found = self.consts[id(value)] = (Var(aval), value)
+            found = self.consts[key] = (Var(aval), value)
         return found[0]
 
     # ------------------------------------------------------------ Refs made outside
