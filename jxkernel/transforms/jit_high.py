@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import weakref
 
+import numpy as np
+
 from ..core.avals import typeof_rules
 from ..core.config import config
 from ..core import vma
@@ -251,6 +253,21 @@ def remember_high(closed, out_trees):
     if lowered is not closed:           # kept for a jit equation staged by make_jaxpr
         high_of[lowered] = closed
     return lowered
+
+
+def operands_of(closed) -> tuple:
+    """(the jaxpr a jit equation staged inside another trace holds, the consts passed first
+    as its operands). As JAX's jit, concrete consts stay in the jaxpr (printed as its
+    constvars: `jit[jaxpr={ lambda d:f32[3]; b:f32[3]. ...}] b`); where one is a tracer of an
+    enclosing trace (which params must not hold), a Ref (read at each call) or the jaxpr is
+    high, all are operands, as all of them are in JAX's then."""
+    if closed.consts and high_of.get(closed) is None and \
+            all(type(c) in _CONCRETE for c in closed.consts):
+        return closed, []
+    return convert_constvars_to_invars(closed)
+
+
+_CONCRETE = (Array, np.ndarray)
 
 
 def staged_high(jaxpr, consts, out_tree, closed):
