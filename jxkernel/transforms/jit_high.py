@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import weakref
 
-import numpy as np
-
 from ..core.avals import typeof_rules
 from ..core.config import config
 from ..core import vma
@@ -34,7 +32,7 @@ from ..tree_util import tree_unflatten
 from ..xla.array import Array
 from ..xla.placement import placement_of
 from .jit_args import leaf_aval
-from .jit_primitive import jit_p, one_device_program
+from .jit_primitive import consts_kept, jit_p, one_device_program
 
 # a jit's lowered trace -> the high one it was lowered from: a jit equation staged into a
 # jaxpr holds the high one, as JAX's (transforms/jit.py's _bind)
@@ -257,17 +255,10 @@ def remember_high(closed, out_trees):
 
 def operands_of(closed) -> tuple:
     """(the jaxpr a jit equation staged inside another trace holds, the consts passed first
-    as its operands). As JAX's jit, concrete consts stay in the jaxpr (printed as its
-    constvars: `jit[jaxpr={ lambda d:f32[3]; b:f32[3]. ...}] b`); where one is a tracer of an
-    enclosing trace (which params must not hold), a Ref (read at each call) or the jaxpr is
-    high, all are operands, as all of them are in JAX's then."""
-    if closed.consts and high_of.get(closed) is None and \
-            all(type(c) in _CONCRETE for c in closed.consts):
+    as its operands): jit_primitive.consts_kept's, and a high jaxpr's consts all operands."""
+    if closed.consts and consts_kept(closed) and high_of.get(closed) is None:
         return closed, []
     return convert_constvars_to_invars(closed)
-
-
-_CONCRETE = (Array, np.ndarray)
 
 
 def staged_high(jaxpr, consts, out_tree, closed):

@@ -365,3 +365,10 @@ def _closed_over_constants(jax, reg, x3):
     reg("const_array_while", lambda x: lax.while_loop(
         lambda v: v[0] < 10, lambda v: v + a + 1., x) * a, x3)
     reg("const_array_jit_inside", lambda x: jax.jit(lambda y: y * a)(x) + a, x3)
+    # a jit's concrete consts stay in its jaxpr through jvp and vmap; a residual of
+    # linearization that is one of them is that constant in the unknown part's call
+    inner = jax.jit(lambda y: jnp.sum(y * a * a))
+    reg("const_jit_grad", jax.grad(inner), x3)
+    reg("const_jit_vmap", jax.vmap(inner), np.ones((2, 3), np.float32))
+    reg("const_jit_jvp", lambda x: jax.jvp(inner, (x,), (x,)), x3)
+    reg("const_jit_grad_inside_jit", jax.jit(jax.grad(lambda x: inner(x) * 2)), x3)
