@@ -1,6 +1,7 @@
 """The `jit` primitive and its rules: a jitted call inside another transformation is one
-`jit` equation holding the traced jaxpr (its consts passed as operands), which grad, vmap,
-linearize and an enclosing jit handle as they handle any primitive, through these rules.
+`jit` equation holding the traced jaxpr (with its consts where all are concrete, else passing
+them as operands: `consts_kept`), which grad, vmap, linearize and an enclosing jit handle as
+they handle any primitive, through these rules.
 
     >>> jxkernel.make_jaxpr(jxkernel.grad(jxkernel.jit(jnp.sin)))(1.0).eqns[0].primitive
     jit
