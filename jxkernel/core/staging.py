@@ -2,9 +2,11 @@
 
 `JaxprTrace` records every primitive applied to its tracers as an equation
 instead of running it. Values that are not its own tracers are constants:
-scalars become literals (`2.0:f32[]`), arrays and tracers of enclosing traces
-become constvars (so a jit inside grad closes over the grad's tracers, and the
-grad sees them again when the jit equation is bound with its consts).
+scalars and 0-d NumPy values become literals (`2.0:f32[]`), arrays (0-d Arrays too) and
+tracers of enclosing traces become constvars (so a jit inside grad closes over the grad's
+tracers, and the grad sees them again when the jit equation is bound with its consts). One
+constvar per value, by id, as JAX's: a NumPy array and the Array jnp put it on the device as
+(numpy/util.host_array) are one.
 
 A trace with a `ref_policy` keeps the state of the Refs (api/state.py) made outside it, as
 JAX threads them through a jaxpr as effects. "lift" (jit, scan, while and cond bodies): a
@@ -188,14 +190,16 @@ class JaxprTrace(Trace):
             if type(value) in (int, float, complex, bool):   # printed at full precision, as JAX
                 return Literal(value, aval)
             return Literal(np.asarray(value, aval.dtype)[()], aval)
-        if not aval.shape and hasattr(value, "_value"):          # a 0-d device Array
-            return Literal(np.asarray(value)[()], aval)
         return self._constvar(value, aval)
 
     def _constvar(self, value, aval):
-        found = self.consts.get(id(value))
+        key = id(value)
+        arrays = self.outer.host_arrays
+        if arrays is not None and key in arrays:   # a NumPy array or its Array: one constant
+            key = id(arrays[key][0])
+        found = self.consts.get(key)
         if found is None:
-            found = self.consts[id(value)] = (Var(aval), value)
+            found = self.consts[key] = (Var(aval), value)
         return found[0]
 
     # ------------------------------------------------------------ Refs made outside

@@ -42,9 +42,15 @@ class Trace:
     # was pushed since (JAX's name stacks are relative to the jaxpr holding the equation)
     name_base = 0
 
+    # on the outermost transformation: the NumPy arrays used under it, put on the device once
+    # each, the id of either -> (array, Array) (numpy/util.host_array); dropped when it ends
+    host_arrays: dict | None = None
+
     def __init__(self, parent: Trace | None):
         self.parent = parent
         self.level = 0 if parent is None else parent.level + 1
+        # the transformation this one is nested in that began first (the root's child)
+        self.outer = self if parent is None or parent.parent is None else parent.outer
         self.alive = True
         self.id = next(Trace._ids)
 
@@ -64,6 +70,8 @@ class Trace:
 
     def finish(self) -> None:
         self.alive = False
+        if self.host_arrays is not None:
+            self.host_arrays = None
 
     def cur_qdd(self, x):
         """`x`'s quasi-dynamic data here (core/hijax.py): a value not of this trace is the

@@ -161,7 +161,10 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
             _check_numeric(object, out.dtype)
         if dtype is None:
             dtype = _core.canonicalize_dtype(out.dtype)
-    out = _finish(out, dtype or util.aval_of(out).dtype, weak, device)
+    if _staged_host_array(object, dtype, device):
+        out = util.host_array(object)    # the Array the array's other uses here have
+    else:
+        out = _finish(out, dtype or util.aval_of(out).dtype, weak, device)
     if ndmin > out.ndim:
         out = lax.expand_dims(out, tuple(range(ndmin - out.ndim)))
     return out
@@ -176,6 +179,13 @@ def _check_numeric(value, dtype) -> None:
     if dtype.kind in "SU":
         raise TypeError(f"Value '{value}' with dtype {dtype} is not a valid JAX array type. "
                         f"Only arrays of numeric types are supported by JAX.")
+
+
+def _staged_host_array(obj, dtype, device) -> bool:
+    """Whether jnp.array(obj) is a NumPy array a transformation takes as its one constant for
+    `obj` (util.host_array): as JAX's, jnp.array(c) and c are one constvar of a jaxpr."""
+    return type(obj) is np.ndarray and obj.ndim > 0 and device is None and not _eager() \
+        and dtype == _core.canonicalize_dtype(obj.dtype) and not on_context_mesh()
 
 
 def _finish(out, dtype, weak, device):

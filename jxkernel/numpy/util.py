@@ -118,7 +118,30 @@ def ensure_array(x):
             isinstance(x, np.ndarray) and not x.shape):
         aval = aval_of(x)     # (not the scalar cache: this value may be handed to the user)
         return conversion._convert_element_type(x, aval.dtype, aval.weak_type)
-    return put_on_device(x)
+    return host_array(x) if type(x) is np.ndarray else put_on_device(x)
+
+
+def host_array(x: np.ndarray) -> Array:
+    """NumPy array `x` on the device (its canonical dtype). Under a transformation, one Array
+    per `x` until the outermost transformation ends, so an array a traced function closes
+    over is one constant of its jaxpr however often it is used: JAX keys its constants by
+    id, and canonicalizes each NumPy array once.
+
+    >>> c = np.arange(3.0)
+    >>> len(jax.make_jaxpr(lambda x: (x + c, x * c))(jnp.ones(3)).consts)
+    1
+    """
+    trace = _trace._ctx.trace
+    if type(trace) is _trace.EvalTrace:
+        return put_on_device(x)
+    arrays = trace.outer.host_arrays
+    if arrays is None:
+        arrays = trace.outer.host_arrays = {}
+    found = arrays.get(id(x))
+    if found is None:    # both ids, so a jaxpr given either has one constvar (core/staging.py)
+        found = arrays[id(x)] = (x, put_on_device(x))
+        arrays[id(found[1])] = found
+    return found[1]
 
 
 def ensure_arraylike(fun_name: str, *args):
@@ -142,7 +165,7 @@ def _convert(x, dtype, weak_type: bool, args=()):
         if hasattr(x, "__jax_array__"):
             x = x.__jax_array__()
         elif isinstance(x, np.ndarray) and x.shape:
-            x = put_on_device(x)
+            x = host_array(x)
         elif type(x) in _CACHED_SCALARS and type(_trace._ctx.trace) is _trace.EvalTrace:
             return scalar_array(x, dtype, weak_type, _device_of(args))
         else:                        # a scalar: staged as a literal, as JAX does

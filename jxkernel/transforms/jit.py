@@ -25,7 +25,7 @@ from ..core import compile_record, vma
 from ..core.native import native
 from ..core.source_info import made_by_user
 from .jit_high import CapturedHigh, call_high, has_high, has_high_tracer, remember_high, staged_high
-from ..core.staging import DebugInfo, convert_constvars_to_invars
+from ..core.staging import DebugInfo
 from ..core.trace import Tracer, _ctx, eval_trace
 from ..tree_util import default_registry as _registry, tree_flatten, tree_unflatten
 from ..xla import client as _client, pipeline
@@ -352,7 +352,7 @@ class Jitted(native.JitFunction if native else object):
                 closed, out_tree = key[4:] == NOWHERE and \
                     compiled_trace(self._cache, signature) or \
                     self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)[:2]
-            jaxpr, consts = convert_constvars_to_invars(closed)
+            jaxpr, consts = jit_high.operands_of(closed)
             found = (jaxpr, consts, out_tree, closed)
             traced_under(self, jaxpr, closed, lambda: self._miss(      # (why: for the log)
                 treedef, statics, avals, dyn_args, dyn_kwargs, _client.default_device()))

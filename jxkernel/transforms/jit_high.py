@@ -32,7 +32,7 @@ from ..tree_util import tree_unflatten
 from ..xla.array import Array
 from ..xla.placement import placement_of
 from .jit_args import leaf_aval
-from .jit_primitive import jit_p, one_device_program
+from .jit_primitive import consts_kept, jit_p, one_device_program
 
 # a jit's lowered trace -> the high one it was lowered from: a jit equation staged into a
 # jaxpr holds the high one, as JAX's (transforms/jit.py's _bind)
@@ -251,6 +251,14 @@ def remember_high(closed, out_trees):
     if lowered is not closed:           # kept for a jit equation staged by make_jaxpr
         high_of[lowered] = closed
     return lowered
+
+
+def operands_of(closed) -> tuple:
+    """(the jaxpr a jit equation staged inside another trace holds, the consts passed first
+    as its operands): jit_primitive.consts_kept's, and a high jaxpr's consts all operands."""
+    if closed.consts and consts_kept(closed) and high_of.get(closed) is None:
+        return closed, []
+    return convert_constvars_to_invars(closed)
 
 
 def staged_high(jaxpr, consts, out_tree, closed):

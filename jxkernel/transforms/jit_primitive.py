@@ -1,6 +1,7 @@
 """The `jit` primitive and its rules: a jitted call inside another transformation is one
-`jit` equation holding the traced jaxpr (its consts passed as operands), which grad, vmap,
-linearize and an enclosing jit handle as they handle any primitive, through these rules.
+`jit` equation holding the traced jaxpr (with its consts where all are concrete, else passing
+them as operands: `consts_kept`), which grad, vmap, linearize and an enclosing jit handle as
+they handle any primitive, through these rules.
 
     >>> jxkernel.make_jaxpr(jxkernel.grad(jxkernel.jit(jnp.sin)))(1.0).eqns[0].primitive
     jit
@@ -13,6 +14,9 @@ from __future__ import annotations
 
 import sys
 import weakref
+from typing import NamedTuple
+
+import numpy as np
 
 from ..core import compile_record, sharding_types
 from ..core.interpret import eval_jaxpr
@@ -30,7 +34,7 @@ from ..core.staging import JaxprTrace, convert_constvars_to_invars
 from ..core.trace import Tracer, _ctx, set_current_trace
 from ..xla import client as _client
 from ..xla import pipeline
-from ..xla.array import is_plain
+from ..xla.array import Array, is_plain
 from ..xla.dispatch import to_device
 from ..xla.compiler import Phases
 from ..xla.lowering import NeedsMesh
@@ -253,10 +257,20 @@ def _jit_params(params) -> list:
             ("jaxpr", params["jaxpr"]), *[(k, given[k]) for k in ("out_shardings",) if k in given]]
 
 
+def consts_kept(closed: ClosedJaxpr) -> bool:
+    """Whether a jit equation holds `closed` with its consts: as JAX's, when all are concrete
+    (`jit[jaxpr={ lambda d:f32[3]; b:f32[3]. ...}] b`); where one is a tracer of an enclosing
+    trace (which params must not hold) or a Ref (read at each call), all are operands."""
+    return all(type(c) in _CONCRETE for c in closed.consts)
+
+
+_CONCRETE = (Array, np.ndarray)
+
+
 def _bind_jit(jaxpr, args, donated_invars, **params):
-    """Bind jit_p on a (transformed) jaxpr, its consts first as explicit operands: a jit
-    equation's jaxpr carries no consts (they may be tracers, which params must not hold)."""
-    if jaxpr.consts:
+    """Bind jit_p on a (transformed) jaxpr; its consts, unless it keeps them (`consts_kept`),
+    first as explicit operands."""
+    if jaxpr.consts and not consts_kept(jaxpr):
         converted, consts = convert_constvars_to_invars(jaxpr)
         jaxpr = _derived(converted, jaxpr)
         if "pinned" in params:           # (the consts: placed where the program runs)
@@ -352,14 +366,17 @@ def _jit_partial_eval(trace, args, params):
 
 
 def _forwarding(known: ClosedJaxpr, known_args, n_res: int) -> tuple:
-    """(the known part without the residuals that are its inputs, per residual that input or
-    None): a residual that is a known input is that input itself, as JAX forwards it (its
-    placement, not the known call's, then places the unknown part)."""
+    """(the known part without the residuals that are its inputs or consts, per residual that
+    input, that const's value, or None): a residual that is a known input is that input
+    itself, as JAX forwards it (its placement, not the known call's, then places the unknown
+    part); one that is a const it holds (`consts_kept`) is that const, as in JAX's."""
     found = _forwarded.get((known, None))
     if found is None:          # (one jaxpr per known part: its program compiles once)
         kj = known.jaxpr
         n_known = len(kj.outvars) - n_res
         index = {v: i for i, v in enumerate(kj.invars)}
+        if consts_kept(known):
+            index.update((v, _Const(c)) for v, c in zip(kj.constvars, known.consts))
         where = [index.get(v) if isinstance(v, Var) else None for v in kj.outvars[n_known:]]
         kept = kj.outvars[:n_known] + [v for v, i in zip(kj.outvars[n_known:], where)
                                        if i is None]
@@ -368,7 +385,13 @@ def _forwarding(known: ClosedJaxpr, known_args, n_res: int) -> tuple:
         if not any(isinstance(c, Tracer) for c in known.consts):
             _forwarded[known, None] = found
     pruned, where = found
-    return pruned, [None if i is None else known_args[i] for i in where]
+    return pruned, [None if i is None else i.value if type(i) is _Const else known_args[i]
+                    for i in where]
+
+
+class _Const(NamedTuple):
+    """A residual that is a const of the known part: its value."""
+    value: object
 
 
 _forwarded = WeakLRU(TRACES)   # (known part, None) -> (it without forwarded residuals, where)

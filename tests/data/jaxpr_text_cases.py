@@ -330,4 +330,45 @@ def cases(jax):
     reg("nested_jit_wrap", lambda *x: jax.jit(lambda *y: y[0] * 2)(*x), *range(12))
     w3 = jnp.asarray(x3)                # one const, closed over by each product
     reg("consts_wrap", lambda *x: [v * w3 for v in x], *[x3] * 12)
+    _closed_over_constants(jax, reg, x3)
     return c
+
+
+def _closed_over_constants(jax, reg, x3):
+    """A closed-over array is one constvar however often it is used (JAX keys constants by
+    id); equal but distinct arrays are two; scalars and 0-d NumPy arrays are literals, a 0-d
+    Array a constvar."""
+    jnp, lax = jax.numpy, jax.lax
+    n32, n64, ni = np.arange(3., dtype=np.float32), np.arange(3.), np.arange(3)
+    twin = np.arange(3., dtype=np.float32)
+    big = np.arange(1000., dtype=np.float32)
+    a, a_twin, a0 = jnp.asarray(n32), jnp.asarray(n32), jnp.asarray(2.)
+    alias = a
+    reg("const_np_two_uses", lambda x: (x + n32, x * n32), x3)
+    reg("const_np_f64_two_uses", lambda x: (x + n64, x * n64), x3)
+    reg("const_np_int_two_uses", lambda x: (x + ni, x * ni), x3)
+    reg("const_np_equal_distinct", lambda x: (x + n32, x * twin), x3)
+    reg("const_np_big", lambda x: (jnp.sum(x) + big, jnp.sum(x) * big), x3)
+    reg("const_np_0d", lambda x: (x + np.array(2., np.float32), x * np.float32(3.)), x3)
+    reg("const_np_lax_and_jnp", lambda x: (lax.add(x, n32), x * n32, lax.sub(x, n32)), x3)
+    reg("const_np_where", lambda x: jnp.where(x > n32, n32, x), x3)
+    reg("const_np_jnp_array", lambda x: x + jnp.array(n32) + jnp.asarray(n32), x3)
+    reg("const_np_grad", jax.grad(lambda x: jnp.sum(x * n32) + jnp.sum(x + n32)), x3)
+    reg("const_np_vmap", jax.vmap(lambda x: (x * n32, x + n32)), np.ones((2, 3), np.float32))
+    reg("const_np_cond", lambda x: lax.cond(x[0] > 0, lambda y: y * n32, lambda y: y + n32, x),
+        x3)
+    reg("const_np_scan_body_and_outside", lambda x: lax.scan(
+        lambda c, _: (c * n32, None), x * n32, None, length=2)[0], x3)
+    reg("const_array_two_uses", lambda x: (x + a, x * alias, jnp.sin(a)), x3)
+    reg("const_array_equal_distinct", lambda x: (x + a, x * a_twin), x3)
+    reg("const_array_0d", lambda x: (x + a0, x * a0), x3)
+    reg("const_array_while", lambda x: lax.while_loop(
+        lambda v: v[0] < 10, lambda v: v + a + 1., x) * a, x3)
+    reg("const_array_jit_inside", lambda x: jax.jit(lambda y: y * a)(x) + a, x3)
+    # a jit's concrete consts stay in its jaxpr through jvp and vmap; a residual of
+    # linearization that is one of them is that constant in the unknown part's call
+    inner = jax.jit(lambda y: jnp.sum(y * a * a))
+    reg("const_jit_grad", jax.grad(inner), x3)
+    reg("const_jit_vmap", jax.vmap(inner), np.ones((2, 3), np.float32))
+    reg("const_jit_jvp", lambda x: jax.jvp(inner, (x,), (x,)), x3)
+    reg("const_jit_grad_inside_jit", jax.jit(jax.grad(lambda x: inner(x) * 2)), x3)

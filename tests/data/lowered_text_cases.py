@@ -13,6 +13,8 @@ scan's body (JAX calls private functions from it), and jnp functions JAX jits in
 import re
 from collections import namedtuple
 
+import numpy as np
+
 Pair = namedtuple("Pair", ["first", "second"])
 
 
@@ -35,6 +37,12 @@ def _stablehlo(jax):
         jnp.exp(x)                   # dead inside the inner jit: its function leaves it out
         return jnp.cos(x) + 1
     out["nested_jit_drops_dead_code"] = jax.jit(lambda x: jax.jit(inner)(x) * 2).lower(ones(3))
+    w = np.arange(3., dtype=np.float32)
+
+    def scaled(x):                   # closes over w: its function holds it as a constant
+        return x * w + w
+    out["nested_jit_embeds_its_constant"] = jax.jit(
+        lambda x: jax.jit(scaled)(x) * 2).lower(ones(3))
     out["fori_loop"] = jax.jit(lambda n: lax.fori_loop(0, n, lambda i, c: c * 2., 1.)).lower(3)
     out["cond"] = jax.jit(lambda p, x: lax.cond(p, jnp.sin, jnp.cos, x)).lower(True, 1.)
     out["compare_and_select"] = jax.jit(lambda x: jnp.where(x > 0, x, -x)).lower(ones(3))

@@ -1,0 +1,75 @@
+"""Arrays a traced function closes over: one constant each however often it is used, as JAX's
+(its staging keys constants by id; tests/data/jaxpr_text_cases.py's `const_*` programs compare
+the printed jaxprs with JAX 0.10.2's). Here what those texts do not show: the values computed,
+the lowered module's constant arguments, and that a NumPy array is put on the device once per
+transformation, not once for good (it may change between two traces)."""
+import gc
+import re
+import weakref
+
+import numpy as np
+
+import jxkernel as jax
+import jxkernel.numpy as jnp
+
+X = np.array([1., 2., 3.], np.float32)
+C = np.arange(3., dtype=np.float32)
+
+
+def test_a_numpy_array_used_twice_is_one_constant_of_the_program_jit_compiles():
+    text = jax.jit(lambda x: (x + C, x * C)).lower(X).as_text()
+    main = re.search(r"func\.func public @main\(([^)]*)\)", text).group(1)
+    assert main.count("%arg") == 2          # the constant, then x (JAX embeds the constant)
+    plus, times = jax.jit(lambda x: (x + C, x * C))(X)
+    np.testing.assert_array_equal(plus, X + C)           # exact: small integers in f32
+    np.testing.assert_array_equal(times, X * C)
+
+
+def test_a_float64_array_is_one_constant_of_its_canonical_dtype():
+    c64 = np.arange(3.)
+    jaxpr = jax.make_jaxpr(lambda x: (x + c64, x * c64, jnp.sin(c64)))(X)
+    assert len(jaxpr.consts) == 1 and jaxpr.jaxpr.constvars[0].aval.dtype == np.float32
+
+
+def test_each_trace_reads_the_array_anew():
+    c = np.zeros(3, np.float32)
+    first = jax.make_jaxpr(lambda x: x + c)(X)
+    c[0] = 5.
+    second = jax.make_jaxpr(lambda x: x + c)(X)
+    np.testing.assert_array_equal(first.consts[0], [0., 0., 0.])
+    np.testing.assert_array_equal(second.consts[0], [5., 0., 0.])
+
+
+def test_the_array_is_not_kept_once_the_trace_is_done():
+    c = np.arange(3., dtype=np.float32)
+    held = weakref.ref(c)
+    jaxpr = jax.make_jaxpr(lambda x: jnp.where(x > c, c, x))(X)   # jnp and lax both take it
+    del c
+    gc.collect()
+    assert held() is None and len(jaxpr.consts) == 1
+
+
+def test_a_jit_inside_keeps_its_constant_and_computes_with_it():
+    inner = jax.jit(lambda y: y * C + C)
+    outer = jax.jit(lambda x: inner(x) * 2 + C)
+    eqn, = [e for e in jax.make_jaxpr(outer)(X).eqns[0].params["jaxpr"].eqns
+            if e.primitive.name == "jit"]
+    assert len(eqn.params["jaxpr"].consts) == 1 and len(eqn.invars) == 1
+    np.testing.assert_array_equal(outer(X), (X * C + C) * 2 + C)
+
+
+def test_grad_and_vmap_of_a_jit_that_closes_over_an_array():
+    inner = jax.jit(lambda y: jnp.sum(y * C * C))
+    np.testing.assert_array_equal(jax.grad(inner)(X), C * C)
+    np.testing.assert_array_equal(jax.jit(jax.grad(lambda x: inner(x) + inner(2 * x)))(X),
+                                  3 * C * C)
+    rows = np.stack([X, 2 * X])
+    np.testing.assert_array_equal(jax.vmap(inner)(rows), [np.sum(X * C * C),
+                                                          np.sum(2 * X * C * C)])
+    np.testing.assert_array_equal(jax.jit(jax.vmap(inner))(rows), jax.vmap(inner)(rows))
+
+
+def test_a_jit_inside_grad_takes_the_grads_tracers_as_operands():
+    def f(x):
+        return jax.jit(lambda y: y * x)(X).sum()     # closes over grad's tracer x
+    assert float(jax.grad(f)(2.)) == float(X.sum())
