@@ -12,7 +12,7 @@ jit lowers its jaxpr without them, as JAX's jit does when `keep_unused` is False
 Kept whatever it reads: equations with effects (debug callbacks, io_callback, a side-effecting
 FFI call, or such an equation inside a nested jaxpr) and those without results (checks,
 `dce_sink`). Nested jaxprs are kept whole; the inputs all stay, so the calling convention is
-the jaxpr's.
+the jaxpr's: `prune_unused_inputs` drops those nothing reads too (JAX's kept_var_idx).
 """
 from __future__ import annotations
 
@@ -31,6 +31,27 @@ def dce_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
     if len(kept) == len(jaxpr.eqns):
         return jaxpr
     return Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars, kept[::-1])
+
+
+def prune_unused_inputs(jaxpr: Jaxpr, keep=()) -> tuple[Jaxpr, tuple | None]:
+    """(`jaxpr` without the inputs nothing reads, the kept ones' indices among constvars +
+    invars), as JAX's jit prunes a program's arguments unless keep_unused (pxla's
+    prune_unused_inputs); (`jaxpr`, None) when every input is read. `keep`: indices kept
+    anyway (a Ref's input, whose final value the program returns).
+
+        >>> x, y = Var(ShapedArray((), np.float32)), Var(ShapedArray((), np.float32))
+        >>> prune_unused_inputs(Jaxpr([], [x, y], [x], []))[1]     # jit(lambda x, y: x)
+        (0,)
+    """
+    read = {v for e in jaxpr.eqns for v in e.invars if isinstance(v, Var)}
+    read.update(v for v in jaxpr.outvars if isinstance(v, Var))
+    inputs = jaxpr.constvars + jaxpr.invars
+    kept = tuple(i for i, v in enumerate(inputs) if v in read or i in keep)
+    if len(kept) == len(inputs):
+        return jaxpr, None
+    n = len(jaxpr.constvars)
+    return Jaxpr([inputs[i] for i in kept if i < n], [inputs[i] for i in kept if i >= n],
+                 jaxpr.outvars, jaxpr.eqns), kept
 
 
 def _has_effect(eqn) -> bool:

@@ -294,8 +294,8 @@ class ShardedExecutable(Executable):
     one XLA chose, named as in `user_shardings` where they agree, see output_shardings)."""
 
     def __init__(self, loaded, out_avals, devices, name, donated, *, mesh: Mesh, out_shardings,
-                 user_shardings, arg_avals, out_meshes=None):
-        super().__init__(loaded, out_avals, devices, name, donated)
+                 user_shardings, arg_avals, out_meshes=None, kept=None):
+        super().__init__(loaded, out_avals, devices, name, donated, kept=kept)
         # results are Arrays over the mesh even on one device (JAX's NamedSharding): through
         # _finish, never the one-device shortcut of Executable.call_buffers
         self._simple = False
