@@ -20,17 +20,42 @@ from .ir import ClosedJaxpr, Jaxpr, Var, jaxpr_params
 from .primitive import side_effecting
 
 
-def dce_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
-    """`jaxpr` without its dead equations (the same object when it has none)."""
+# primitive -> rule(eqn) -> the equation taking only the operands its body reads (or `eqn`
+# itself): jit's and shard_map's, registered beside them. dce_jaxpr(prune_calls=True) applies
+# them, so a program's input only a nested call's unused argument is not read either (JAX's
+# dce rules of pjit and shard_map).
+prune_rules: dict = {}
+
+
+def dce_jaxpr(jaxpr: Jaxpr, prune_calls: bool = False) -> Jaxpr:
+    """`jaxpr` without its dead equations (the same object when it has none); `prune_calls`:
+    its calls (`prune_rules`) taking only the operands their bodies read."""
     live = {v for v in jaxpr.outvars if isinstance(v, Var)}
-    kept = []
+    kept, changed = [], False
     for eqn in reversed(jaxpr.eqns):
         if any(v in live for v in eqn.outvars) or _has_effect(eqn):
+            rule = prune_rules.get(eqn.primitive) if prune_calls else None
+            if rule is not None:
+                eqn, was = rule(eqn), eqn
+                changed = changed or eqn is not was
             kept.append(eqn)
             live.update(v for v in eqn.invars if isinstance(v, Var))
-    if len(kept) == len(jaxpr.eqns):
+    if len(kept) == len(jaxpr.eqns) and not changed:
         return jaxpr
     return Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars, kept[::-1])
+
+
+def pruned_body(body: Jaxpr) -> tuple[Jaxpr, tuple | None]:
+    """(a call's `body` without its dead code and the invars nothing reads, the kept invars'
+    indices), or (`body`, None) where it reads them all: what a prune rule gives its call.
+
+        >>> x, y = Var(ShapedArray((), np.float32)), Var(ShapedArray((), np.float32))
+        >>> pruned_body(Jaxpr([], [x, y], [y], []))[1]
+        (1,)
+    """
+    n = len(body.constvars)
+    pruned, kept = prune_unused_inputs(dce_jaxpr(body, prune_calls=True), keep=range(n))
+    return (body, None) if kept is None else (pruned, tuple(i - n for i in kept[n:]))
 
 
 def prune_unused_inputs(jaxpr: Jaxpr, keep=()) -> tuple[Jaxpr, tuple | None]:

@@ -212,13 +212,13 @@ def _kept_inputs(closed, keep_unused: bool) -> tuple:
     if keep_unused or any(_is_symbolic(a.shape) for a in closed.in_avals):
         return every
     n = len(closed.jaxpr.constvars)                  # (the constants are embedded: all kept)
-    kept = prune_unused_inputs(dce_jaxpr(closed.jaxpr), keep=range(n))[1]
+    kept = prune_unused_inputs(dce_jaxpr(closed.jaxpr, True), keep=range(n))[1]
     return every if kept is None else tuple(i - n for i in kept if i >= n)
 
 
 def _taking(closed, kept) -> ClosedJaxpr:
     """`closed` taking the `kept` inputs alone, without its dead code (as jit lowers it)."""
-    jaxpr = dce_jaxpr(closed.jaxpr)
+    jaxpr = dce_jaxpr(closed.jaxpr, prune_calls=True)
     return ClosedJaxpr(type(jaxpr)(jaxpr.constvars, [jaxpr.invars[i] for i in kept],
                                    jaxpr.outvars, jaxpr.eqns), closed.consts)
 

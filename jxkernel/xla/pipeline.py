@@ -58,7 +58,8 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
     which inputs and results are given a sharding on the one device (lowering.lower_module)."""
     kept, n_consts, n_inputs = None, len(jaxpr.constvars), len(jaxpr.constvars + jaxpr.invars)
     if not keep_unused:
-        jaxpr, kept = prune_unused_inputs(dce_jaxpr(jaxpr), keep=aliases or ())
+        jaxpr, kept = prune_unused_inputs(dce_jaxpr(jaxpr, prune_calls=True),
+                                          keep=aliases or ())
         if kept is not None:
             donated, arg_shardings, arg_names, aliases, one_device = _kept_only(
                 kept, n_consts, n_inputs, donated, arg_shardings, arg_names, aliases,
@@ -148,9 +149,10 @@ def _kept_options(module: Module, options: dict) -> dict:
 
 
 def compile_jaxpr(jaxpr, devices, *, name: str, label: str | None = None, donated=None,
-                  trace_s: float = 0.0, executable=Executable, **options) -> tuple:
+                  trace_s: float = 0.0, executable=Executable, keep_unused=True,
+                  **options) -> tuple:
     """(Executable, Phases): `jaxpr` lowered and compiled for `devices` (one device; see
-    `lower`). `label` (default `name`) names the executable in errors; `executable` and
-    `options` as in `compile`."""
-    module = lower(jaxpr, devices, name=name, donated=donated)
+    `lower`, and its `keep_unused`). `label` (default `name`) names the executable in
+    errors; `executable` and `options` as in `compile`."""
+    module = lower(jaxpr, devices, name=name, donated=donated, keep_unused=keep_unused)
     return compile(module, label or name, trace_s=trace_s, executable=executable, **options)
