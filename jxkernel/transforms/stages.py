@@ -510,12 +510,14 @@ class Compiled(_Stage):
         """Where each argument must live: a pytree like `in_tree` of shardings, None for one
         the program does not take (as JAX's: jit drops the arguments its function never
         reads, unless keep_unused)."""
-        if self.lowered._partitioning is not None:
-            return tree_unflatten(self.in_tree, self._entry.in_shardings)
-        kept, n = self._entry.exe.kept, self.in_tree.num_leaves
-        taken = range(n) if kept is None else [i - len(self._entry.consts) for i in kept]
-        return tree_unflatten(self.in_tree, [self._sharding() if i in taken else None
-                                             for i in range(n)])
+        entry, n = self._entry, self.in_tree.num_leaves
+        partitioned = self.lowered._partitioning is not None
+        shardings = entry.in_shardings if partitioned else [self._sharding()] * n
+        if entry.exe.kept is None:
+            return tree_unflatten(self.in_tree, shardings)
+        c = len(entry.const_bufs if partitioned else entry.consts)    # (the kept: consts first)
+        return tree_unflatten(self.in_tree, [s if c + i in entry.exe.kept else None
+                                             for i, s in enumerate(shardings)])
 
     @property
     def output_shardings(self):

@@ -331,9 +331,12 @@ class _SpmdEntry:
         self.out_tree, self.jaxpr, self.text, self.hits = out_tree, jaxpr, text, 0
 
     def arguments(self, leaves) -> list:
-        """The buffers to run on: constants, then each argument laid out as compiled for."""
-        return list(self.const_bufs) + [to_argument(x, s)
-                                        for x, s in zip(leaves, self.in_shardings)]
+        """The buffers to run on: constants, then each argument laid out as compiled for (one
+        the program does not take left as it is: its executable drops it)."""
+        kept, c = self.exe.kept, len(self.const_bufs)
+        return list(self.const_bufs) + [
+            x if kept is not None and c + i not in kept else to_argument(x, s)
+            for i, (x, s) in enumerate(zip(leaves, self.in_shardings))]
 
 
 def lower_partitioned(closed, name, mesh, arg_shardings, out_shardings, donated=(),
