@@ -49,8 +49,7 @@ def pruned_body(body: Jaxpr) -> tuple[Jaxpr, tuple | None]:
     """(a call's `body` without its dead code and the invars nothing reads, the kept invars'
     indices), or (`body`, None) where it reads them all: what a prune rule gives its call.
 
-        >>> x, y = Var(ShapedArray((), np.float32)), Var(ShapedArray((), np.float32))
-        >>> pruned_body(Jaxpr([], [x, y], [y], []))[1]
+        >>> pruned_body(make_jaxpr(lambda x, y: (jnp.sin(x), y + 1)[1])(1.0, 2.0).jaxpr)[1]
         (1,)
     """
     n = len(body.constvars)
@@ -64,8 +63,7 @@ def prune_unused_inputs(jaxpr: Jaxpr, keep=()) -> tuple[Jaxpr, tuple | None]:
     prune_unused_inputs); (`jaxpr`, None) when every input is read. `keep`: indices kept
     anyway (a Ref's input, whose final value the program returns).
 
-        >>> x, y = Var(ShapedArray((), np.float32)), Var(ShapedArray((), np.float32))
-        >>> prune_unused_inputs(Jaxpr([], [x, y], [x], []))[1]     # jit(lambda x, y: x)
+        >>> prune_unused_inputs(make_jaxpr(lambda x, y: x * 2)(1.0, 2.0).jaxpr)[1]
         (0,)
     """
     read = {v for e in jaxpr.eqns for v in e.invars if isinstance(v, Var)}
