@@ -92,13 +92,16 @@ def _compiled(jax) -> dict:
 def _donated(jax) -> dict:
     jnp = jax.numpy
     out = {}
-    cases = {"unused": (lambda x, y: x * 2, 1), "used_and_unused": (lambda x, y, z: x + 1, (0, 1)),
-             "unused_keep_unused": (lambda x, y: x * 2, 1)}
-    for name, (fun, donate) in cases.items():
-        f = jax.jit(fun, donate_argnums=donate, keep_unused=name.endswith("keep_unused"))
+    cases = {"unused": (lambda x, y: x * 2, 1, (3, 3)),
+             "used_and_unused": (lambda x, y, z: x + 1, (0, 1), (3, 3, 3)),
+             "unused_keep_unused": (lambda x, y: x * 2, 1, (3, 3)),
+             # kept, donated, and no result to take its buffer: JAX's warning
+             "unused_keep_unused_unusable": (lambda x, y: x * 2, 1, (3, 5))}
+    for name, (fun, donate, sizes) in cases.items():
+        f = jax.jit(fun, donate_argnums=donate, keep_unused="keep_unused" in name)
         rows = []
         for _ in range(3):                     # the first call, then the cached paths'
-            args = [jnp.ones(3) for _ in range(fun.__code__.co_argcount)]
+            args = [jnp.ones(n) for n in sizes]
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 result = f(*args)
