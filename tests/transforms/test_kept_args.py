@@ -49,7 +49,10 @@ def test_compiled_input_shardings_and_args_info_are_jaxs(name):
     assert mine == ref
 
 
-@pytest.mark.parametrize("name", sorted(_reference()["donated"]))
+# (the NumPy backend deletes every donated argument: no XLA aliasing decides it is unusable)
+@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.xla_only("XLA compiler"))
+                                  if name.endswith("unusable") else name
+                                  for name in sorted(_reference()["donated"])])
 def test_an_unused_donated_argument_is_kept_as_jaxs(name):
     for mine, ref in zip(_ours("donated")[name], _reference()["donated"][name], strict=True):
         _same_values(mine["result"], ref["result"])
