@@ -30,6 +30,8 @@ Rows (f32[8], each call waited for with `.block_until_ready()`, CPU time of the 
   way (donate: each on its own last result, f32[8] then i32[8]); shapes_four_sigs: the plain
   jit on f32[8], f32[4], f32[2, 4] and i32[8] in turn (a row's time is the four calls');
 - scalar: `jit(lambda x, a: x * a)(x, 2.0)`;
+- unused: `jit(lambda x, y: x + 1)(x, y)` (y never read: JAX's program, and jxkernel's since
+  it drops unused arguments, takes x alone); unused_scalar: the same with y a Python 2.0;
 - box_read: a jit of `x + b.get()`, `b` a hijax Box it closes over (`jax._src.hijax.Box`);
 - box_write: a jit that also writes its Box (`c.set(c.get() + 1.0)`). These two run CALLS // 20
   calls a round (JAX's take about 150-300 µs each).
@@ -89,6 +91,7 @@ def workloads(lib, np_lib, Box):
     tuple_out = lib.jit(lambda x: (x + 1, x * 2))
     model, scaled = Model(lib), functools.partial(lib.jit(lambda s, x: x * s), 2.0)
     donate, scalar = lib.jit(lambda x: x + 1, donate_argnums=0), lib.jit(lambda x, a: x * a)
+    unused = lib.jit(lambda x, y: x + 1)
     held = [np_lib.asarray(np.arange(8, dtype=np.float32)),
             np_lib.asarray(np.arange(8, dtype=np.int32))]
     static_donate = lib.jit(lambda x, n: x * n, static_argnums=1, donate_argnums=0)
@@ -119,6 +122,8 @@ def workloads(lib, np_lib, Box):
              "shapes_four_sigs": lambda: (plain(x), plain(x4), plain(x24), plain(i))[3]
              .block_until_ready(),
              "scalar": lambda: scalar(x, 2.0).block_until_ready(),
+             "unused": lambda: unused(x, y).block_until_ready(),
+             "unused_scalar": lambda: unused(x, 2.0).block_until_ready(),
              "plain": lambda: plain(x).block_until_ready(),
              "static": lambda: static(x, 3).block_until_ready(),
              "static_kw": lambda: static_kw(x, n=3).block_until_ready(),

@@ -19,6 +19,7 @@ from ..core import vma
 from ..core.avals import ShapedArray, explicit_axes, get_aval, typed_sharding
 from ..core.axis_env import bound_axis
 from ..core.interpret import eval_jaxpr
+from ..core.dce import prune_rules, pruned_body
 from ..core.ir import ClosedJaxpr, param_printers
 from ..core.lru import LRU, TRACES
 from ..core.mesh import NamedSharding, PartitionSpec
@@ -403,7 +404,21 @@ def _numpy(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes
             for y, s in zip(eval_closed_jaxpr_numpy(body, *blocks), out_specs)]
 
 
+def _prune(eqn):
+    """A shard_map equation taking only the operands its body reads, their in_specs with them
+    (JAX's shard_map dce rule): pmap's jit then drops an argument its function never reads."""
+    body = eqn.params["jaxpr"]
+    closed = isinstance(body, ClosedJaxpr)
+    pruned, kept = pruned_body(body.jaxpr if closed else body)
+    if kept is None:
+        return eqn
+    return eqn.replace(invars=[eqn.invars[i] for i in kept], params=dict(
+        eqn.params, jaxpr=ClosedJaxpr(pruned, body.consts) if closed else pruned,
+        in_specs=tuple(eqn.params["in_specs"][i] for i in kept)))
+
+
 abstract_eval_rules[shard_map_p] = _abstract_eval
+prune_rules[shard_map_p] = _prune
 partial_eval_rules[shard_map_p] = _partial_eval
 lowering_rules[shard_map_p] = _lowering
 impl_rules[shard_map_p] = _impl

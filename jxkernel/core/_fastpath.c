@@ -77,6 +77,8 @@
      PyLong_AsSsize_t, Py_CLEAR. Built with 3.12.1 and 3.13.0's headers with -Wall -Wextra
      -Werror, and a key's Hits tried in turn (positional, keyword, donating; stale config,
      another trace, a non-Hit in the tuple) run under both on stand-in types.
+   - Added for a jit's unused arguments (the Hit's `unused` mask: those its program does not
+     take are checked, never passed): PyMem_Calloc (3.5), nothing else new.
    - Py_TPFLAGS_HAVE_VECTORCALL's inheritance: 3.12 gives it to any subclass that keeps the
      base's tp_call; 3.11 only to immutable types, so JitFunction's __init_subclass__ sets it
      (see "jitted functions"). A class whose `__call__` is assigned later: 3.12 and 3.13 clear
@@ -141,6 +143,8 @@ typedef struct {
     PyObject *tree;         /* None, or the structure of the call's arguments (a PyTreeDef):
                                they are flattened (`flatten`) and their leaves checked */
     PyObject *flatten;      /* with a tree: the pytree registry's flatten (jaxlib's C++) */
+    unsigned char *unused;  /* NULL, or per argument 1 where the program does not take it
+                               (jit drops what its function never reads, as JAX's) */
 } Hit;
 
 static int
@@ -256,28 +260,50 @@ donates_arrays(PyObject *donate, PyObject *kinds, Py_ssize_t n, PyObject *whys,
     return ok;
 }
 
+/* `unused` (a tuple of indices of the n arguments, each once) as a mask of n bytes, 1 where
+   the program does not take that argument; NULL with ValueError if it is not such a tuple. */
+static unsigned char *
+unused_mask(PyObject *unused, Py_ssize_t n)
+{
+    unsigned char *mask = PyTuple_Check(unused) ? PyMem_Calloc(n > 0 ? n : 1, 1) : NULL;
+    int ok = mask != NULL;
+    for (Py_ssize_t j = 0; ok && j < PyTuple_GET_SIZE(unused); j++) {
+        Py_ssize_t i = PyLong_AsSsize_t(PyTuple_GET_ITEM(unused, j));
+        ok = i >= 0 && i < n && !mask[i];
+        if (ok)
+            mask[i] = 1;
+    }
+    if (!ok) {
+        PyMem_Free(mask);
+        PyErr_Clear();
+        PyErr_SetString(PyExc_ValueError, "Hit: `unused` is a tuple of argument indices");
+        return NULL;
+    }
+    return mask;
+}
+
 static PyObject *
 hit_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"avals", "where", "generation", "execute", "handlers", "out_avals",
                          "finish", "entry", "params", "check_trace", "kinds", "put", "consts",
                          "alike", "order", "donate", "whys", "executable", "tree", "flatten",
-                         NULL};
+                         "unused", NULL};
     PyObject *avals, *where, *gen, *execute, *handlers, *out_avals, *finish, *entry, *params;
     PyObject *kinds = Py_None, *put = Py_None, *consts = NULL, *order = Py_None;
     PyObject *donate = Py_None, *whys = Py_None, *executable = Py_None, *tree = Py_None;
-    PyObject *flatten = Py_None;
+    PyObject *flatten = Py_None, *unused = Py_None;
     int check_trace, alike = 0;
     if (array_type == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "_fastpath.setup() was not called");
         return NULL;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOO!O!OOOp|OOO!iOOOOOO", kw,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOO!O!OOOp|OOO!iOOOOOOO", kw,
                                      &PyTuple_Type, &avals, &where, &gen, &execute,
                                      &PyList_Type, &handlers, &PyTuple_Type, &out_avals,
                                      &finish, &entry, &params, &check_trace, &kinds, &put,
                                      &PyTuple_Type, &consts, &alike, &order, &donate, &whys,
-                                     &executable, &tree, &flatten))
+                                     &executable, &tree, &flatten, &unused))
         return NULL;
     if (tree != Py_None && !PyCallable_Check(flatten)) {
         PyErr_SetString(PyExc_ValueError, "Hit: a tree needs a flatten");
@@ -312,12 +338,19 @@ hit_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_ValueError, "Hit: `order` is one index per argument");
         return NULL;
     }
-    Hit *h = (Hit *)type->tp_alloc(type, 0);
-    if (h == NULL) {
+    unsigned char *skip = NULL;
+    if (unused != Py_None && (skip = unused_mask(unused, PyTuple_GET_SIZE(avals))) == NULL) {
         PyMem_Free(indices);
         return NULL;
     }
+    Hit *h = (Hit *)type->tp_alloc(type, 0);
+    if (h == NULL) {
+        PyMem_Free(indices);
+        PyMem_Free(skip);
+        return NULL;
+    }
     h->order = indices;
+    h->unused = skip;
     h->norder = n;
     h->donate = Py_NewRef(donate);
     h->whys = Py_NewRef(whys);
@@ -375,6 +408,7 @@ hit_dealloc(Hit *h)
     PyObject_GC_UnTrack(h);
     hit_clear(h);
     PyMem_Free(h->order);
+    PyMem_Free(h->unused);
     Py_TYPE(h)->tp_free((PyObject *)h);
 }
 
@@ -492,13 +526,19 @@ run(Hit *h, PyObject *const *args, Py_ssize_t n)
     Py_ssize_t c = PyTuple_GET_SIZE(h->consts);
     if (h->donate != Py_None)                 /* (matched: those are Arrays) */
         drop_views(h, args);
-    PyObject *bufs = PyList_New(c + n);
+    Py_ssize_t taken = n;                     /* the arguments the program takes */
+    if (h->unused != NULL)
+        for (Py_ssize_t i = 0; i < n; i++)
+            taken -= h->unused[i];
+    PyObject *bufs = PyList_New(c + taken);
     if (bufs == NULL)
         return NULL;
     for (Py_ssize_t i = 0; i < c; i++)
         PyList_SET_ITEM(bufs, i, Py_NewRef(PyTuple_GET_ITEM(h->consts, i)));
-    for (Py_ssize_t i = 0; i < n; i++) {
+    for (Py_ssize_t i = 0, k = c; i < n; i++) {
         PyObject *buf;
+        if (h->unused != NULL && h->unused[i])
+            continue;                         /* (not read: never moved, never passed) */
         if (h->kinds != Py_None && PyTuple_GET_ITEM(h->kinds, i) != Py_None) {
             buf = PyObject_CallFunctionObjArgs(h->put, args[i], h->where, NULL);
             if (buf == NULL) {
@@ -508,7 +548,7 @@ run(Hit *h, PyObject *const *args, Py_ssize_t n)
         } else {
             buf = Py_NewRef(SLOT(args[i], off_buf));
         }
-        PyList_SET_ITEM(bufs, c + i, buf);
+        PyList_SET_ITEM(bufs, k++, buf);
     }
     PyObject *results = PyObject_CallOneArg(h->execute, bufs);
     Py_DECREF(bufs);

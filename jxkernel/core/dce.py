@@ -11,8 +11,10 @@ jit lowers its jaxpr without them, as JAX's jit does when `keep_unused` is False
 
 Kept whatever it reads: equations with effects (debug callbacks, io_callback, a side-effecting
 FFI call, or such an equation inside a nested jaxpr) and those without results (checks,
-`dce_sink`). Nested jaxprs are kept whole; the inputs all stay, so the calling convention is
-the jaxpr's.
+`dce_sink`). Nested jaxprs are kept whole, and the inputs all stay, so the calling convention
+is the jaxpr's. For lowering, as JAX's jit, more goes: `prune_unused_inputs` drops the inputs
+nothing reads (JAX's kept_var_idx), and `prune_calls=True` has each jit and shard_map
+equation take only the operands its body reads (`prune_rules`, JAX's dce rules).
 """
 from __future__ import annotations
 
@@ -20,17 +22,61 @@ from .ir import ClosedJaxpr, Jaxpr, Var, jaxpr_params
 from .primitive import side_effecting
 
 
-def dce_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
-    """`jaxpr` without its dead equations (the same object when it has none)."""
+# primitive -> rule(eqn) -> the equation taking only the operands its body reads (or `eqn`
+# itself): jit's and shard_map's, registered beside them. dce_jaxpr(prune_calls=True) applies
+# them, so a program's input only a nested call's unused argument is not read either (JAX's
+# dce rules of pjit and shard_map).
+prune_rules: dict = {}
+
+
+def dce_jaxpr(jaxpr: Jaxpr, prune_calls: bool = False) -> Jaxpr:
+    """`jaxpr` without its dead equations (the same object when it has none); `prune_calls`:
+    its calls (`prune_rules`) taking only the operands their bodies read."""
     live = {v for v in jaxpr.outvars if isinstance(v, Var)}
-    kept = []
+    kept, changed = [], False
     for eqn in reversed(jaxpr.eqns):
         if any(v in live for v in eqn.outvars) or _has_effect(eqn):
+            rule = prune_rules.get(eqn.primitive) if prune_calls else None
+            if rule is not None:
+                eqn, was = rule(eqn), eqn
+                changed = changed or eqn is not was
             kept.append(eqn)
             live.update(v for v in eqn.invars if isinstance(v, Var))
-    if len(kept) == len(jaxpr.eqns):
+    if len(kept) == len(jaxpr.eqns) and not changed:
         return jaxpr
     return Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars, kept[::-1])
+
+
+def pruned_body(body: Jaxpr) -> tuple[Jaxpr, tuple | None]:
+    """(a call's `body` without its dead code and the invars nothing reads, the kept invars'
+    indices), or (`body`, None) where it reads them all: what a prune rule gives its call.
+
+        >>> pruned_body(make_jaxpr(lambda x, y: (jnp.sin(x), y + 1)[1])(1.0, 2.0).jaxpr)[1]
+        (1,)
+    """
+    n = len(body.constvars)
+    pruned, kept = prune_unused_inputs(dce_jaxpr(body, prune_calls=True), keep=range(n))
+    return (body, None) if kept is None else (pruned, tuple(i - n for i in kept[n:]))
+
+
+def prune_unused_inputs(jaxpr: Jaxpr, keep=()) -> tuple[Jaxpr, tuple | None]:
+    """(`jaxpr` without the inputs nothing reads, the kept ones' indices among constvars +
+    invars), as JAX's jit prunes a program's arguments unless keep_unused (pxla's
+    prune_unused_inputs); (`jaxpr`, None) when every input is read. `keep`: indices kept
+    anyway (a Ref's input, whose final value the program returns).
+
+        >>> prune_unused_inputs(make_jaxpr(lambda x, y: x * 2)(1.0, 2.0).jaxpr)[1]
+        (0,)
+    """
+    read = {v for e in jaxpr.eqns for v in e.invars if isinstance(v, Var)}
+    read.update(v for v in jaxpr.outvars if isinstance(v, Var))
+    inputs = jaxpr.constvars + jaxpr.invars
+    kept = tuple(i for i, v in enumerate(inputs) if v in read or i in keep)
+    if len(kept) == len(inputs):
+        return jaxpr, None
+    n = len(jaxpr.constvars)
+    return Jaxpr([inputs[i] for i in kept if i < n], [inputs[i] for i in kept if i >= n],
+                 jaxpr.outvars, jaxpr.eqns), kept
 
 
 def _has_effect(eqn) -> bool:

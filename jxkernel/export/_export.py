@@ -21,6 +21,8 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import ShapeDtypeStruct
+from ..core.dce import dce_jaxpr, prune_unused_inputs
+from ..core.ir import ClosedJaxpr
 from ..core.physical import physical_aval, physicalize
 from ..core.symbolic import is_symbolic
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
@@ -179,9 +181,10 @@ def _check_platforms(platforms) -> tuple:
 def _exported(traced, platforms, disabled_checks, get_vjp) -> Exported:
     closed = traced.jaxpr
     paths = _leaf_paths(traced.in_tree)
+    kept = _kept_inputs(closed, traced.jitted._keep_unused)
     (text, uses_global_constants), layout = _sharded.lowered_with_layout(
         traced, lambda layout: _module_text(closed, traced.fun_name, platforms, paths,
-                                            result_paths(traced.out_tree), layout))
+                                            result_paths(traced.out_tree), layout, kept))
     artifact = portable_artifact(text)
     n_in, n_out = len(closed.in_avals), len(closed.out_avals)
     in_named, out_named = _sharded.named_shardings(layout, n_in, n_out)
@@ -195,11 +198,29 @@ def _exported(traced, platforms, disabled_checks, get_vjp) -> Exported:
         ordered_effects=(), unordered_effects=(),
         disabled_safety_checks=disabled_checks, mlir_module_serialized=artifact,
         calling_convention_version=_CALLING_CONVENTION_VERSION,
-        module_kept_var_idx=tuple(range(n_in)),
+        module_kept_var_idx=kept,
         uses_global_constants=uses_global_constants,
         _get_vjp=lambda primal: get_vjp(primal, layout and layout.mesh))
     exported._text.append(module_text(artifact))           # as a deserialized one reads
     return exported
+
+
+def _kept_inputs(closed, keep_unused: bool) -> tuple:
+    """The inputs the exported module's `main` takes (`module_kept_var_idx`): as JAX's jit,
+    those its function reads, unless keep_unused or a shape is symbolic (then all)."""
+    every = tuple(range(len(closed.jaxpr.invars)))
+    if keep_unused or any(_is_symbolic(a.shape) for a in closed.in_avals):
+        return every
+    n = len(closed.jaxpr.constvars)                  # (the constants are embedded: all kept)
+    kept = prune_unused_inputs(dce_jaxpr(closed.jaxpr, True), keep=range(n))[1]
+    return every if kept is None else tuple(i - n for i in kept if i >= n)
+
+
+def _taking(closed, kept) -> ClosedJaxpr:
+    """`closed` taking the `kept` inputs alone, without its dead code (as jit lowers it)."""
+    jaxpr = dce_jaxpr(closed.jaxpr, prune_calls=True)
+    return ClosedJaxpr(type(jaxpr)(jaxpr.constvars, [jaxpr.invars[i] for i in kept],
+                                   jaxpr.outvars, jaxpr.eqns), closed.consts)
 
 
 def _uses_global_constants(platforms, in_avals) -> bool:
@@ -210,8 +231,9 @@ def _uses_global_constants(platforms, in_avals) -> bool:
 
 
 def _module_text(closed, name: str, platforms, arg_paths, result_names,
-                 layout=None) -> tuple[str, bool]:
-    """(A module whose `main` takes the jaxpr's inputs, after the platform index where it is
+                 layout=None, kept=None) -> tuple[str, bool]:
+    """(A module whose `main` takes the jaxpr's inputs, the `kept` ones where given (the
+    others dropped, and the dead code: _kept_inputs), after the platform index where it is
     lowered for several platforms, closed-over constants embedded; whether it uses global
     constants). With a `layout`, partitioned over its mesh (export/_sharded.py)."""
     attrs = {"mhlo.num_partitions": hlo.i32_attr(_sharded.nr_devices(layout)),
@@ -221,6 +243,9 @@ def _module_text(closed, name: str, platforms, arg_paths, result_names,
     module_ctx = ModuleContext(module, lowering[0], platforms=lowering)
     module_ctx.mesh = layout and layout.mesh
     arg_attrs, result_attrs = _sharded.module_attrs(module, layout, closed.jaxpr)
+    if kept is not None and len(kept) < len(closed.jaxpr.invars):
+        arg_attrs = [arg_attrs[i] for i in kept]
+        closed = _taking(closed, kept)
     # typed keys as their uint32 data, their equations (random_bits, ...) computed on it
     physical_avals = [physical_aval(a) for a in closed.in_avals]
     main = new_function(module_ctx, "main", list(map(hlo.aval_type, physical_avals)), arg_attrs)
@@ -411,7 +436,8 @@ def _call_exported_lowering(ctx, *args, exported):
         ctx.module_ctx.global_constants = True       # the caller's shapes need refining too
     _sharded.check_devices(ctx, exported)
     args = _sharded.constrained(ctx, args, ctx.avals_in, exported._in_named_shardings)
-    args = [*_callee_platform_index(ctx, exported), *args]
+    args = [*_callee_platform_index(ctx, exported),
+            *(args[i] for i in exported.module_kept_var_idx)]    # (what its main takes)
     main = refined_main(ctx, exported) if _exported_symbolic(exported) else \
         inlined_main(ctx.module_ctx, exported)
     outs = ctx.block.call(main, args, ctx.loc)

@@ -70,6 +70,7 @@ def _to_json(exported, vjp_order: int) -> dict:
         "platforms": list(exported.platforms), "nr_devices": exported.nr_devices,
         "calling_convention_version": exported.calling_convention_version,
         "uses_global_constants": exported.uses_global_constants,
+        "kept": list(exported.module_kept_var_idx),
         "module": base64.b64encode(exported.mlir_module_serialized).decode("ascii"),
         "constraints": list(_constraints(exported.in_avals)),
         "in_shardings": [_sharding_to_json(s) for s in exported._in_named_shardings],
@@ -96,7 +97,8 @@ def _fields(record: dict) -> dict:
         ordered_effects=(), unordered_effects=(), disabled_safety_checks=(),
         mlir_module_serialized=base64.b64decode(record["module"]),
         calling_convention_version=record["calling_convention_version"],
-        module_kept_var_idx=tuple(range(len(in_avals))),
+        module_kept_var_idx=tuple(record.get("kept", range(len(in_avals)))),  # (or all:
+        # a blob written before jit dropped unused arguments)
         uses_global_constants=record.get("uses_global_constants"),     # (None: written before it)
         vjp=None if record["vjp"] is None else _fields(record["vjp"]))
 

@@ -34,7 +34,7 @@ from ..xla.placement import all_placed, call_placement, found_for, placement_of,
 from ..xla.dispatch import check_jitted_values
 from ..xla.lowering import NeedsMesh
 from ..xla.scalars import scalar_kinds, scalar_signature
-from ..xla.transfers import put_on_device
+from ..xla.transfers import arguments_on, put_on_device
 from .api_util import flatten_fun, float0_outside, fun_name, merge_static, update_wrapper
 from .jit_args import SCALAR_TYPES, Arguments, jit_shardings, leaf_aval, python_inputs, static_key
 from .jit_pinned import arguments_placement, pin_params, program_placement
@@ -272,8 +272,7 @@ class Jitted(native.JitFunction if native else object):
                 self._fast[(_flatten(dyn_args)[1], avals, scalar_signature(leaves)[1],
                             config._trace_state, static_key(args, kwargs, self._static_at))] = entry
         consts = jit_refs.call_consts(entry, leaves)    # a Ref's own buffer in its place
-        outs = entry.exe.call_arrays([x if is_plain(x) and x.device == device else
-                                      put_on_device(x, device) for x in (*consts, *arrays)])
+        outs = entry.exe.call_arrays(arguments_on(device, (*consts, *arrays), entry.exe.kept))
         outs = jit_refs.write_back_donated(entry.jaxpr, outs, leaves)
         if config._checked_calls:      # NaN/inf checks, the key-reuse checker (dispatch.py)
             check_jitted_values(self._name, self._fun, outs, args, kwargs, entry.jaxpr, arrays)

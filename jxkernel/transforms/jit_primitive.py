@@ -20,7 +20,7 @@ import numpy as np
 
 from ..core import compile_record, sharding_types
 from ..core.interpret import eval_jaxpr
-from ..core.dce import dce_jaxpr
+from ..core.dce import dce_jaxpr, prune_rules, pruned_body
 from ..core.device_assignment import check_device_assignment, placement, program_devices
 from ..core.ir import ClosedJaxpr, Jaxpr, Var, call_primitives, param_printers
 from ..core.lru import PROGRAMS, TRACES, WeakLRU
@@ -70,7 +70,7 @@ def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused, pinned=No
         from ..xla.sharded import run_jaxpr
         return run_jaxpr(jaxpr, name, args, _partitioned.get((jaxpr, None)) or get_mesh())
     try:
-        return _jit_impl_one_device(args, jaxpr, name, donated_invars, pinned)
+        return _jit_impl_one_device(args, jaxpr, name, donated_invars, pinned, keep_unused)
     except NeedsMesh as e:                  # a sharding constraint inside
         _partitioned[jaxpr, None] = e.mesh
         return _jit_impl(*args, jaxpr=jaxpr, name=name, donated_invars=donated_invars,
@@ -80,7 +80,7 @@ def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused, pinned=No
 _partitioned = WeakLRU(TRACES)   # (jaxpr, None) -> the mesh its sharding constraints need
 
 
-def _jit_impl_one_device(args, jaxpr, name, donated_invars, pinned=None):
+def _jit_impl_one_device(args, jaxpr, name, donated_invars, pinned=None, keep_unused=True):
     # where a call would run it: committed Arrays (or pinned jits) decide, else the default
     # device, its results then uncommitted
     device, committed = eager_placement(args, jaxpr, pinned)
@@ -89,7 +89,8 @@ def _jit_impl_one_device(args, jaxpr, name, donated_invars, pinned=None):
     exe = _impl_cache.get(key)
     if exe is None:
         donated = (False,) * len(jaxpr.consts) + tuple(donated_invars)
-        exe, phases = pipeline.compile_jaxpr(jaxpr.jaxpr, [device], name=name, donated=donated)
+        exe, phases = pipeline.compile_jaxpr(jaxpr.jaxpr, [device], name=name, donated=donated,
+                                             keep_unused=keep_unused)
         _impl_cache[key] = exe
         compile_record.record(_compile_event(jaxpr, name, leaves, phases, device))
     return exe.with_committed(committed).call_arrays(
@@ -419,6 +420,31 @@ def _prune_residuals(known, unknown, n_res):
     return known, unknown, sum(keep)
 
 
+_pruned: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # ClosedJaxpr -> _prune's
+
+
+def _jit_prune(eqn):
+    """A jit equation taking only the operands its function reads (JAX's pjit dce rule; not
+    with keep_unused, nor with Refs): an enclosing jit then drops an argument only passed
+    there, and the private function it lowers to takes the others. One pruned jaxpr per
+    jaxpr, so that calls of one jitted function still share one function in the module."""
+    params, closed = eqn.params, eqn.params["jaxpr"]
+    if params["keep_unused"] or closed.ref_writes:
+        return eqn
+    found = _pruned.get(closed)
+    if found is None:
+        body, kept = pruned_body(closed.jaxpr)
+        found = _pruned[closed] = (kept is not None and ClosedJaxpr(body, closed.consts), kept)
+    pruned, kept = found
+    if kept is None:
+        return eqn
+    pick = lambda values: tuple(values[i] for i in kept)       # noqa: E731
+    params = dict(params, jaxpr=pruned, donated_invars=pick(params["donated_invars"]))
+    if params.get("pinned") is not None:
+        params["pinned"] = params["pinned"]._replace(ins=pick(params["pinned"].ins))
+    return eqn.replace(invars=list(pick(eqn.invars)), params=params)
+
+
 abstract_eval_rules[jit_p] = _jit_abstract_eval
 lowering_rules[jit_p] = _jit_lowering
 numpy_rules[jit_p] = call_rule("jaxpr")
@@ -430,6 +456,7 @@ partial_eval_rules[jit_p] = _jit_partial_eval
 axis_batching_rules[jit_p] = _jit_batching
 sharding_typing_rules[jit_p] = sharding_types.call_typing
 param_printers[jit_p] = _jit_params
+prune_rules[jit_p] = _jit_prune
 call_primitives.add(jit_p)
 
 

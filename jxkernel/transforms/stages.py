@@ -481,10 +481,10 @@ class Compiled(_Stage):
         else:
             exe = self._entry.exe.with_committed(self.lowered._committed)
             consts = jit_refs.call_consts(self._entry, leaves)
-            device = self.lowered.device        # (an Array elsewhere moved there)
-            outs = exe.call_arrays([x if isinstance(x, Array) and not (
-                is_plain(x) and x.device != device) else put_on_device(x, device)
-                for x in (*consts, *arrays)])
+            device, kept = self.lowered.device, exe.kept   # (an Array elsewhere moved there;
+            outs = exe.call_arrays([x if isinstance(x, Array) and not (   # one not kept stays)
+                is_plain(x) and x.device != device) or kept is not None and i not in kept
+                else put_on_device(x, device) for i, x in enumerate((*consts, *arrays))])
             outs = jit_refs.write_back_donated(self._entry.jaxpr, outs, leaves)
         return tree_unflatten(self._entry.out_tree, outs)
 
@@ -507,10 +507,17 @@ class Compiled(_Stage):
 
     @property
     def input_shardings(self):
-        """Where each argument must live: a pytree like `in_tree` of shardings."""
-        if self.lowered._partitioning is not None:
-            return tree_unflatten(self.in_tree, self._entry.in_shardings)
-        return tree_unflatten(self.in_tree, [self._sharding()] * self.in_tree.num_leaves)
+        """Where each argument must live: a pytree like `in_tree` of shardings, None for one
+        the program does not take (as JAX's: jit drops the arguments its function never
+        reads, unless keep_unused)."""
+        entry, n = self._entry, self.in_tree.num_leaves
+        partitioned = self.lowered._partitioning is not None
+        shardings = entry.in_shardings if partitioned else [self._sharding()] * n
+        if entry.exe.kept is None:
+            return tree_unflatten(self.in_tree, shardings)
+        c = len(entry.const_bufs if partitioned else entry.consts)    # (the kept: consts first)
+        return tree_unflatten(self.in_tree, [s if c + i in entry.exe.kept else None
+                                             for i, s in enumerate(shardings)])
 
     @property
     def output_shardings(self):

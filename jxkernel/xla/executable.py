@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import collections
 import copy
+import operator
 import weakref
 
 from ..core.config import config
@@ -38,6 +39,11 @@ class Executable:
     indices of the donated arguments. A donated argument is deleted by every call,
     also where XLA could not reuse its memory (no result of its type, or a NumPy
     view of it alive): one rule for users, as JAX's documentation states it.
+
+    `kept`: None, or the indices of the arguments the program takes (jit drops those its
+    function never reads, as JAX's: pipeline.lower). It is called with all of them and drops
+    the others first (`call_buffers`, `call_arrays`), as JAX's ExecuteReplicated; `donated`,
+    `in_avals` and `arg_names` are the kept arguments'.
     """
 
     # (class defaults too: for subclasses with an __init__ of their own, always committed)
@@ -46,9 +52,10 @@ class Executable:
     # donated Array JAX's ValueError; `ran`: a call went through (xla/deleted.py)
     user_jit = ran = False
     _whys = None           # donation_whys's reasons, one per donated argument
+    kept = None            # the arguments it takes (None: all)
 
     def __init__(self, loaded, out_avals, device, name="", donated=(), *, in_avals=None,
-                 arg_names=None, committed=True):
+                 arg_names=None, committed=True, kept=None):
         self.devices = tuple(device) if isinstance(device, (list, tuple)) else (device,)
         self.device = self.devices[0]
         self.loaded, self.name = loaded, name
@@ -82,8 +89,15 @@ class Executable:
         if self.plain:
             # The hot path of jit and eager dispatch: a closure over what it reads, in place
             # of the method (subclasses change handlers and wrapping, so they keep it).
-            self.call_buffers = _simple_call(self._execute, self.handlers, self.out_avals,
-                                             weakref.ref(self))
+            self._run = self.call_buffers = _simple_call(self._execute, self.handlers,
+                                                         self.out_avals, weakref.ref(self))
+        self._take(kept)
+
+    def _take(self, kept) -> None:
+        """Take the `kept` arguments alone (None: all): `call_buffers` drops the others first."""
+        self.kept = None if kept is None else tuple(kept)
+        if kept is not None and self.plain:       # (the closure, then the kept ones' run)
+            self.call_buffers = _kept_call(self._run, self.kept)
 
     def with_committed(self, committed: bool) -> Executable:
         """This program with results committed or not: itself, or a twin sharing the compiled
@@ -96,15 +110,20 @@ class Executable:
             twin = copy.copy(self)
             twin.__init__(self.loaded, self.out_avals, self.devices, self.name, self.donated,
                           in_avals=self.in_avals, arg_names=self.arg_names,
-                          committed=committed)
+                          committed=committed, kept=self.kept)
             self._twin = twin
         return self._twin
 
     def call_buffers(self, bufs) -> list:
-        """Run on jaxlib buffers; returns Arrays (asynchronously: they may not be ready).
+        """Run on jaxlib buffers, one per argument; returns Arrays (asynchronously: they may
+        not be ready).
 
         The fast path. A donating call should go through `call_arrays`, which also drops
         the donated Arrays' cached NumPy views (they would block the donation)."""
+        return self._run(bufs if self.kept is None else [bufs[i] for i in self.kept])
+
+    def _run(self, bufs) -> list:
+        """`call_buffers` on the buffers of the kept arguments alone."""
         if not self._simple and _in_flight:
             _release_finished()         # before launching, so their memory can be reused
         try:
@@ -118,12 +137,15 @@ class Executable:
         return self._finish(bufs, outs)
 
     def call_arrays(self, arrays) -> list:
-        """Run on Arrays already on this executable's device(s)."""
+        """Run on Arrays already on this executable's device(s), one per argument (those it
+        does not take may be anything: they are dropped first)."""
         if config.jax_no_execution:       # (jit's fast path is off then: config._debug_values)
             check_may_execute(self.name)
+        if self.kept is not None:       # (the others: not moved to its device, nor read)
+            arrays = [arrays[i] for i in self.kept]
         for i in self.donated:
             arrays[i]._npy = None       # our cached zero-copy view would block the donation
-        outs = self.call_buffers([a._buf for a in arrays])
+        outs = self._run([a._buf for a in arrays])
         self.ran = True
         for i in self.donated:          # deleted now: its error says where it went
             mark(arrays[i], donated(self._what(), self._short_name(i)))
@@ -340,6 +362,16 @@ def _simple_call(execute, handlers, out_avals, executable_ref):
             raise executable_ref()._execution_error(e, bufs) from None
         return list(map(_wrap, outs, out_avals))
     return call_buffers
+
+
+def _kept_call(run, kept):
+    """`call_buffers` of a plain program that takes the `kept` arguments alone: each call's
+    others dropped, then `run` (the program's closure)."""
+    if len(kept) == 1:
+        i, = kept
+        return lambda bufs: run([bufs[i]])
+    pick = operator.itemgetter(*kept) if kept else lambda bufs: ()
+    return lambda bufs: run(list(pick(bufs)))
 
 
 def _wrap(buf, aval) -> Array:

@@ -46,18 +46,26 @@ def jit_hit(avals, where, generation, exe, finish, entry, kinds=None, consts=(),
     before the arguments; `order`: for a call
     with keyword arguments, per argument its index in the call's stack (jit_cache.c_last_hit);
     `tree`: for arguments that are containers, their structure (a PyTreeDef), which the Hit
-    flattens them with `flatten` to check."""
+    flattens them with `flatten` to check. Arguments the program does not take (`exe.kept`)
+    are checked, and not passed."""
     donating = getattr(exe, "plain_donating", False)
     if native is None or not (getattr(exe, "plain", False) or donating):
         return None
-    donate = tuple(i - len(consts) for i in exe.donated) if donating else None
+    c = len(consts)
+    kept = exe.kept or range(c + len(avals))           # (its argument i: the call's kept[i])
+    donate = tuple(kept[i] - c for i in exe.donated) if donating else None
+    unused = None
+    if exe.kept is not None:          # the program takes some: it is given those alone
+        consts = [b for i, b in enumerate(consts) if i in exe.kept]
+        unused = tuple(i for i in range(len(avals)) if c + i not in exe.kept)
     if donate and (min(donate) < 0 or kinds and any(kinds[i] is not None for i in donate)):
         return None        # (a constant, or a Python scalar, whose buffer is cached: Python's)
     return native.Hit(tuple(avals), where, generation, exe._execute, exe.handlers,
                       _as_inputs(exe.out_avals, avals), finish, entry, None, True, kinds,
                       scalar_buffer if kinds is not None else None, tuple(consts), order=order,
                       donate=donate, whys=exe.donation_whys() if donating else None,
-                      executable=exe if donating else None, tree=tree, flatten=flatten)
+                      executable=exe if donating else None, tree=tree, flatten=flatten,
+                      unused=unused)
 
 
 def _as_inputs(out_avals, avals) -> tuple:

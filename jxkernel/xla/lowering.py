@@ -229,7 +229,8 @@ def function_for(module_ctx: ModuleContext, closed: ClosedJaxpr, name: str,
     found = module_ctx.functions.get(key)
     if found is not None:
         return found[1]
-    jaxpr = dce_jaxpr(closed.jaxpr)     # what its results do not need goes, as in JAX's pjit
+    jaxpr = dce_jaxpr(closed.jaxpr, prune_calls=True)   # what its results do not need goes,
+    # as in JAX's pjit (and what the calls in it do not read)
     fn = new_function(module_ctx, name, [hlo.aval_type(v.aval) for v in jaxpr.invars],
                       public=False)
     consts = [fn.body.constant(np.asarray(c)) for c in closed.consts]   # concrete: embed them
@@ -392,13 +393,12 @@ def set_up_aliases(jaxpr: Jaxpr, donated, aliases=None) -> tuple[list, list]:
     shape and dtype (`tf.aliasing_output`), else gives its buffer to XLA for any free result
     with as many elements (`jax.buffer_donor`); one that neither finds is not donated (not
     deleted by calls) and lowering warns, as JAX does. An input the program never reads is
-    not donated either (JAX drops unused arguments before lowering). `aliases` ({input
-    index: result index}) fixes some first: a Ref's buffer goes to its own final value."""
+    donated as any other: jit drops such inputs before lowering (pipeline.lower), unless
+    keep_unused, where JAX donates them too. `aliases` ({input index: result index}) fixes
+    some first: a Ref's buffer goes to its own final value."""
     in_vars = jaxpr.constvars + jaxpr.invars
-    used = {id(v) for e in jaxpr.eqns for v in e.invars} | {id(v) for v in jaxpr.outvars}
     aliases = aliases or {}
-    donated = [bool(d) and (id(v) in used or i in aliases)       # (a Ref only written: too)
-               for i, (d, v) in enumerate(zip(donated, in_vars))]
+    donated = [bool(d) for d in donated]
     avals_in = [v.aval for v in in_vars]
     avals_out = [v.aval for v in jaxpr.outvars]
     waiting = collections.defaultdict(collections.deque)

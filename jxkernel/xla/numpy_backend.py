@@ -38,7 +38,7 @@ class NumpyExecutable(Executable):
     delete theirs (one rule for users on every backend)."""
 
     def __init__(self, jaxpr, out_avals, device, name="", donated=(), *, in_avals=None,
-                 arg_names=None):
+                 arg_names=None, kept=None):
         devices = tuple(device) if isinstance(device, (list, tuple)) else (device,)
         if len(devices) > 1 and type(self) is NumpyExecutable:
             raise unsupported(f"{name or 'a program'} over {len(devices)} devices without a "
@@ -49,6 +49,7 @@ class NumpyExecutable(Executable):
         self.in_avals = list(in_avals) if in_avals is not None else None
         self.arg_names = list(arg_names) if arg_names is not None else None
         self.donated = _donated_indices(donated)
+        self.kept = None if kept is None else tuple(kept)     # (Executable's: its inputs)
         self._sharding = self.device.placement
         self._simple = not self.donated
         self.plain = False                    # the compiled fast path runs XLA's only
@@ -66,8 +67,8 @@ class NumpyExecutable(Executable):
             twin._sharding = self.device.placement if committed else self.device.uncommitted
         return self._twin
 
-    def call_buffers(self, bufs) -> list:
-        """Run on NumpyBuffers; returns Arrays on the NumPy device."""
+    def _run(self, bufs) -> list:
+        """Run on NumpyBuffers (the kept arguments'); returns Arrays on the NumPy device."""
         values = []
         for i, b in enumerate(bufs):
             if type(b) is not NumpyBuffer:
@@ -104,7 +105,9 @@ class NumpyExecutable(Executable):
         """Run on Arrays already on the NumPy device."""
         if config.jax_no_execution:
             check_may_execute(self.name)
-        return self.call_buffers([a._buf for a in arrays])
+        if self.kept is not None:
+            arrays = [arrays[i] for i in self.kept]
+        return self._run([a._buf for a in arrays])
 
     def _reader(self, bufs) -> tuple:
         """`eval_jaxpr_numpy`'s `prepare` for one call: where arithmetic reads a program input,
@@ -146,8 +149,8 @@ class NumpyShardedExecutable(NumpyExecutable):
     options, `out_shardings` and `mesh`."""
 
     def __init__(self, jaxpr, out_avals, devices, name="", donated=(), *, mesh, out_shardings,
-                 user_shardings, arg_avals, out_meshes=None, arg_shardings=None):
-        super().__init__(jaxpr, out_avals, devices, name, donated)
+                 user_shardings, arg_avals, out_meshes=None, arg_shardings=None, kept=None):
+        super().__init__(jaxpr, out_avals, devices, name, donated, kept=kept)
         self.mesh = mesh
         asked = [asked_on(mesh, s) for s in out_shardings]
         chosen = numpy_sharded.output_shardings(
@@ -159,7 +162,7 @@ class NumpyShardedExecutable(NumpyExecutable):
     def with_committed(self, committed: bool) -> NumpyShardedExecutable:
         return self                         # results over a mesh are committed
 
-    def call_buffers(self, bufs) -> list:
+    def _run(self, bufs) -> list:
         """Run on buffers over the mesh (or one device's); returns Arrays over the mesh."""
         whole = list(bufs)
         for i, b in enumerate(bufs):
@@ -167,7 +170,7 @@ class NumpyShardedExecutable(NumpyExecutable):
                 if b.value is None:
                     raise self._deleted_error(i, b)
                 whole[i] = b.whole()
-        outs = NumpyExecutable.call_buffers(self, whole)
+        outs = NumpyExecutable._run(self, whole)
         for i in self.donated:
             bufs[i].delete()
         result = []

@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import time
 
-from ..core.dce import dce_jaxpr
+from ..core.dce import dce_jaxpr, prune_unused_inputs
 from ..core.physical import physicalize
 from . import client as _client
 from .compiler import compile_module
@@ -38,6 +38,7 @@ class Module:
     lower_s: float
     jaxpr: object = None               # for the NumPy backend: the jaxpr it runs, not lowered
     arg_shardings: tuple | None = None  # and over a mesh, its inputs' (numpy_sharded reads them)
+    kept: tuple | None = None          # the inputs it takes (constvars first), None: all
 
 
 def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=None,
@@ -50,11 +51,19 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
     `result_names`: per result its path (`result['w']`), JAX's `jax.result_info`;
     `arg_names`: per input after the constvars its name (`params['w']`), which names its HLO
     parameter. `keep_unused=False` (jit's default) lowers without the equations whose results
-    nothing reads, as JAX's jit (core/dce.py); the inputs all stay. `aliases`: {input index:
+    nothing reads and without the inputs nothing reads, as JAX's jit (core/dce.py): the
+    module's `kept` says which inputs it takes (its executable drops the others from each
+    call's, `donated` and `arg_shardings` are the kept ones'). `aliases`: {input index:
     result index} of donated inputs whose result is fixed (a Ref's final value). `one_device`:
     which inputs and results are given a sharding on the one device (lowering.lower_module)."""
+    kept, n_consts, n_inputs = None, len(jaxpr.constvars), len(jaxpr.constvars + jaxpr.invars)
     if not keep_unused:
-        jaxpr = dce_jaxpr(jaxpr)
+        jaxpr, kept = prune_unused_inputs(dce_jaxpr(jaxpr, prune_calls=True),
+                                          keep=aliases or ())
+        if kept is not None:
+            donated, arg_shardings, arg_names, aliases, one_device = _kept_only(
+                kept, n_consts, n_inputs, donated, arg_shardings, arg_names, aliases,
+                one_device)
     # typed keys become their uint32 data here (core/physical.py), for XLA and the NumPy
     # backend alike; the results' types stay the keys' (the executable wraps them again)
     out_avals = tuple(jaxpr.out_avals)
@@ -69,7 +78,7 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
             # the NumPy backend runs the jaxpr itself (numpy_backend.py): nothing to lower
             return Module("", None, devices, out_avals,
                           tuple(donated) if donated is not None else (), None, 0.0, jaxpr,
-                          None if arg_shardings is None else tuple(arg_shardings))
+                          None if arg_shardings is None else tuple(arg_shardings), kept)
         platforms = platforms or ("cpu",)    # its text (Lowered.as_text): XLA's CPU module
     platforms = tuple(platforms or (_client.platform_of(devices[0]),))
     start = time.perf_counter()
@@ -82,7 +91,21 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
     propagate = None if mesh is None else tuple(s is None for s in result_shardings)
     # what is donated after all (set_up_aliases: an unusable donation is dropped, with a warning)
     return Module(text, module_ctx, devices, out_avals,
-                  tuple(module_ctx.donated) if donated is not None else (), propagate, lower_s)
+                  tuple(module_ctx.donated) if donated is not None else (), propagate, lower_s,
+                  kept=kept)
+
+
+def _kept_only(kept, n_consts, n_inputs, donated, arg_shardings, arg_names, aliases,
+               one_device):
+    """`lower`'s per-input options for the `kept` inputs alone (indices among the n_inputs,
+    constvars first; `arg_names` and `one_device`'s inputs are per invar, the last ones)."""
+    def pick(values, n=0):
+        return values if values is None else [values[i - n] for i in kept if i >= n]
+    if one_device is not None:           # (its inputs: the last invars', leaves past Refs)
+        ins = [False] * (n_inputs - n_consts - len(one_device[0])) + list(one_device[0])
+        one_device = (tuple(pick(ins, n_consts)), one_device[1])
+    return (pick(donated), pick(arg_shardings), pick(arg_names, n_consts),
+            aliases and {kept.index(i): j for i, j in aliases.items()}, one_device)
 
 
 def compile_loaded(module: Module, trace_s: float = 0.0, compiler_options=None) -> tuple:
@@ -106,16 +129,30 @@ def compile(module: Module, label: str, *, trace_s: float = 0.0, executable=Exec
     if module.jaxpr is not None:               # the NumPy backend's (lower made it so)
         # loads with the first program on the NumPy backend: XLA's runs never need it
         from .numpy_backend import compile_numpy
-        return compile_numpy(module, label, trace_s, executable, **options)
+        return compile_numpy(module, label, trace_s, executable, **_kept_options(module, options))
     loaded, phases = compile_loaded(module, trace_s, compiler_options)
     return executable(loaded, module.out_avals, module.devices, label, module.donated,
-                      **options), phases
+                      **_kept_options(module, options)), phases
+
+
+def _kept_options(module: Module, options: dict) -> dict:
+    """The executable's options where the module takes some inputs only: `kept` (each call
+    drops the others first, as JAX's ExecuteReplicated does), and the kept inputs' names and
+    types (its errors name those)."""
+    if module.kept is None:
+        return options
+    for name in ("arg_names", "in_avals"):
+        if options.get(name) is not None:
+            given = options[name]
+            options = {**options, name: [given[i] for i in module.kept if i < len(given)]}
+    return {**options, "kept": module.kept}
 
 
 def compile_jaxpr(jaxpr, devices, *, name: str, label: str | None = None, donated=None,
-                  trace_s: float = 0.0, executable=Executable, **options) -> tuple:
+                  trace_s: float = 0.0, executable=Executable, keep_unused=True,
+                  **options) -> tuple:
     """(Executable, Phases): `jaxpr` lowered and compiled for `devices` (one device; see
-    `lower`). `label` (default `name`) names the executable in errors; `executable` and
-    `options` as in `compile`."""
-    module = lower(jaxpr, devices, name=name, donated=donated)
+    `lower`, and its `keep_unused`). `label` (default `name`) names the executable in
+    errors; `executable` and `options` as in `compile`."""
+    module = lower(jaxpr, devices, name=name, donated=donated, keep_unused=keep_unused)
     return compile(module, label or name, trace_s=trace_s, executable=executable, **options)

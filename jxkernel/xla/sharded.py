@@ -294,8 +294,8 @@ class ShardedExecutable(Executable):
     one XLA chose, named as in `user_shardings` where they agree, see output_shardings)."""
 
     def __init__(self, loaded, out_avals, devices, name, donated, *, mesh: Mesh, out_shardings,
-                 user_shardings, arg_avals, out_meshes=None):
-        super().__init__(loaded, out_avals, devices, name, donated)
+                 user_shardings, arg_avals, out_meshes=None, kept=None):
+        super().__init__(loaded, out_avals, devices, name, donated, kept=kept)
         # results are Arrays over the mesh even on one device (JAX's NamedSharding): through
         # _finish, never the one-device shortcut of Executable.call_buffers
         self._simple = False
@@ -331,9 +331,12 @@ class _SpmdEntry:
         self.out_tree, self.jaxpr, self.text, self.hits = out_tree, jaxpr, text, 0
 
     def arguments(self, leaves) -> list:
-        """The buffers to run on: constants, then each argument laid out as compiled for."""
-        return list(self.const_bufs) + [to_argument(x, s)
-                                        for x, s in zip(leaves, self.in_shardings)]
+        """The buffers to run on: constants, then each argument laid out as compiled for (one
+        the program does not take left as it is: its executable drops it)."""
+        kept, c = self.exe.kept, len(self.const_bufs)
+        return list(self.const_bufs) + [
+            x if kept is not None and c + i not in kept else to_argument(x, s)
+            for i, (x, s) in enumerate(zip(leaves, self.in_shardings))]
 
 
 def lower_partitioned(closed, name, mesh, arg_shardings, out_shardings, donated=(),

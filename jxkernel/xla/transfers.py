@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..core.physical import is_extended, wrap_physical
 from . import client as _client
-from .array import Array, array_to_device, host_to_device
+from .array import Array, array_to_device, host_to_device, is_plain
 from .client import xc
 from .host_values import _host_value
 from .numpy_device import NumpyDevice
@@ -51,6 +51,18 @@ def typed_data(x):
 
 
 _DEVICE_TYPES = (NumpyDevice,) if xc is None else (NumpyDevice, xc.Device)
+
+
+def arguments_on(device, values, kept=None) -> list:
+    """`values`, a program's arguments, each on `device` (moved where it is not there
+    already); those the program does not take (not in `kept`, when given) stay as they are:
+    it drops them, as JAX's jit does the arguments its function never reads.
+
+    >>> arguments_on(jax.devices()[0], [1.0, np.ones(2)], kept=(1,))[0]
+    1.0
+    """
+    return [x if is_plain(x) and x.device == device or kept is not None and i not in kept
+            else put_on_device(x, device) for i, x in enumerate(values)]
 
 
 def _device_of_sharding(sharding):

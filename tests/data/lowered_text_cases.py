@@ -6,9 +6,9 @@ reference/make_lowered_text_reference.py (run with real JAX 0.10.2) and
 tests/transforms/test_lowered_text.py (run with jxkernel); compared as text, exactly.
 
 Left out, as jxkernel still writes them otherwise (docs/jaxlib.md, "What jxkernel prints"):
-unused arguments (JAX drops them from `main` unless keep_unused=True; jxkernel keeps them),
 scan's body (JAX calls private functions from it), and jnp functions JAX jits inside (`@sort`,
-`@argmax`).
+`@argmax`). Unused arguments are in (JAX drops them from `main` unless keep_unused=True, and
+so does jxkernel); tests/data/kept_args_cases.py has more of them.
 """
 import re
 from collections import namedtuple
@@ -20,6 +20,10 @@ Pair = namedtuple("Pair", ["first", "second"])
 
 def _stablehlo(jax):
     jnp, lax = jax.numpy, jax.lax
+
+    def named_pair(x, y):
+        unused = jnp.sin(y)          # noqa: F841 (dead: y is then unused)
+        return x * 2
     ones = jnp.ones
     out = {}
     out["pytree_results"] = jax.jit(lambda x, y: {"a": x * 2, "b": (y + 1, x)}).lower(
@@ -33,6 +37,17 @@ def _stablehlo(jax):
         unused = jnp.sin(x)          # noqa: F841 (dead: gone unless keep_unused)
         return x * 3
     out["keep_unused_keeps_dead_code"] = jax.jit(named, keep_unused=True).lower(ones(2))
+    out["unused_argument_dropped"] = jax.jit(lambda x, y: x * 2).lower(1., 2.)
+    out["unused_argument_kept_by_keep_unused"] = jax.jit(lambda x, y: x * 2,
+                                                         keep_unused=True).lower(1., 2.)
+    out["no_argument_used"] = jax.jit(lambda x, y: (3., x.shape)[0]).lower(ones(2), 2.)
+    out["unused_donated_argument_dropped"] = jax.jit(
+        lambda x, y: x * 2, donate_argnums=1).lower(ones(3), ones(3))
+    out["unused_donated_argument_kept_and_donated"] = jax.jit(
+        lambda x, y: x * 2, donate_argnums=1, keep_unused=True).lower(ones(3), ones(3))
+    out["argument_read_by_dead_code_only"] = jax.jit(named_pair).lower(ones(3), ones(4))
+    out["unused_leaf_of_a_dict"] = jax.jit(lambda d: d["a"] - d["c"]).lower(
+        {"a": ones(2), "b": ones(5), "c": ones(2)})
     def inner(x):
         jnp.exp(x)                   # dead inside the inner jit: its function leaves it out
         return jnp.cos(x) + 1
