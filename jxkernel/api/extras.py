@@ -28,6 +28,7 @@ from ..transforms.ad import vjp
 from ..transforms.ad_util import float0
 from ..transforms.jit import jit
 from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
+from ..lax import transfer as _transfer
 from ..xla import put as _put
 from ..xla import client as _client
 
@@ -49,12 +50,18 @@ def device_put(x, device=None, *, copy=False):
     {'a': Array(1., dtype=float32, weak_type=True), 'b': Array([1., 1.], dtype=float32)}
     """
     leaves, tree = tree_flatten(x)
-    if len(leaves) == 1 and leaves[0] is x:                    # one array: the common call
+    if len(leaves) == 1 and leaves[0] is x and not isinstance(x, Tracer):   # the common call
         return _put.device_put(x, device, copy=copy)
     if isinstance(device, (list, tuple, dict)):                # a prefix: one per subtree
         targets = broadcast_prefix(device, x, is_leaf=lambda d: d is None)
     else:
         targets = [device] * len(leaves)
+    if any(isinstance(leaf, Tracer) for leaf in leaves):
+        # traced: one device_put equation for all the leaves, as JAX binds it
+        semantics = (_transfer.copy_semantics_of(copy=copy),) * len(leaves)
+        outs = _transfer.device_put_p.bind(*leaves, devices=tuple(targets),
+                                           srcs=(None,) * len(leaves), copy_semantics=semantics)
+        return tree_unflatten(tree, outs)
     return tree_unflatten(tree, [_put.device_put(leaf, d, copy=copy)
                                  for leaf, d in zip(leaves, targets)])
 

@@ -30,6 +30,7 @@ from .slicing import (dynamic_slice_p, dynamic_update_slice_p, gather_p, pad_p, 
 from ..transforms.ad_util import add_any_p, stop_gradient, stop_gradient_p  # noqa: F401
 from .cond import cond, cond_p, platform_dependent, switch  # noqa: F401
 from .platform_index import platform_index_p  # noqa: F401
+from .transfer import device_put_p  # noqa: F401
 from .loops import associative_scan, fori_loop, map  # noqa: F401
 from .scan import scan, scan_p  # noqa: F401
 from .while_loop import while_loop, while_p  # noqa: F401
