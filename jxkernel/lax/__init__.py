@@ -74,6 +74,7 @@ _LAZY_MODULES = {
         "rng_uniform_p"),
     "ragged": ("RaggedDotDimensionNumbers", "ragged_dot", "ragged_dot_general"),
     "composites": ("composite",),
+    "scaled": ("scaled_dot",),
 }
 _LAZY = {name: ("." + module, name) for module, names in _LAZY_MODULES.items() for name in names}
 _LAZY["linalg"] = (".linalg", None)      # jax.lax.linalg, the module itself

@@ -42,3 +42,4 @@ from .symmetric_eigen import EighImplementation, eigh, eigh_p  # noqa: F401
 from .nonsymmetric_eigen import EigImplementation, eig, eig_p  # noqa: F401
 from .schur_hessenberg import hessenberg, hessenberg_p, schur, schur_p  # noqa: F401
 from .singular_values import SvdAlgorithm, svd, svd_p  # noqa: F401
+from .polar import qdwh  # noqa: F401
