@@ -161,6 +161,8 @@ _LAZY = {
     "stepper": (".views.stepper", None),
     "test_util": (".api.test_util", None),
     "thread_guard": (".api.extras", "thread_guard"),
+    "array_garbage_collection_guard": (".api.extras", "array_garbage_collection_guard"),
+    "remove_size_one_mesh_axis_from_type": (".api.extras", "remove_size_one_mesh_axis_from_type"),
     "threefry_partitionable": (".api.extras", "threefry_partitionable"),
     "timing": (".views.timing", None),
     "transfer_guard": (".api.runtime_state", "transfer_guard"),

@@ -242,6 +242,8 @@ jax2tf_associative_scan_reductions = _ConfigState("jax2tf_associative_scan_reduc
 threefry_partitionable = _ConfigState("jax_threefry_partitionable", True)
 thread_guard = _ConfigState("jax_thread_guard", True)
 auto_pcast = _ConfigState("jax_auto_pcast", True)
+array_garbage_collection_guard = _ConfigState("jax_array_garbage_collection_guard")
+remove_size_one_mesh_axis_from_type = _ConfigState("jax_remove_size_one_mesh_axis_from_type", True)
 
 
 # ------------------------------------------------------------------ environment

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from . import dtypes
+from . import config as _config, dtypes
 from .errors import aval_text
 from .mesh import AbstractMesh, AxisType, NamedSharding, PartitionSpec, _mesh_state, get_mesh
 
@@ -314,13 +314,20 @@ def replicated_on(mesh, ndim: int) -> NamedSharding:
                          PartitionSpec())
 
 
-@functools.lru_cache(maxsize=1024)      # every Array over a mesh made asks: keep it cheap
 def typed_sharding(sharding, ndim: int):
-    """The sharding an array laid out as `sharding` has in its type: its Explicit axes only;
-    None when the mesh has no Explicit axis (or the sharding is not a NamedSharding)."""
+    """The sharding an array laid out as `sharding` has in its type: its Explicit axes only
+    (less those of size 1 under jax.remove_size_one_mesh_axis_from_type); None when the mesh
+    has no Explicit axis (or the sharding is not a NamedSharding)."""
+    return _typed_sharding(sharding, ndim, _config.config.jax_remove_size_one_mesh_axis_from_type)
+
+
+@functools.lru_cache(maxsize=1024)      # every Array over a mesh made asks: keep it cheap
+def _typed_sharding(sharding, ndim: int, drop_size_one: bool):
     if type(sharding) is not NamedSharding:
         return None
     explicit = explicit_axes(sharding.mesh)
+    if drop_size_one:
+        explicit = frozenset(a for a in explicit if sharding.mesh.shape[a] != 1)
     if not explicit:
         return None
     global sharding_types_seen

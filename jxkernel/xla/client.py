@@ -247,6 +247,18 @@ def _set_thread_guard(old, new):
 config.watch("jax_thread_guard", _set_thread_guard)
 
 
+def _set_gc_guard(old, new):
+    if xc is None:                  # the NumPy backend: its arrays are NumPy's, no guard
+        return
+    # jaxlib's arrays (each Array's buffers) check it when the cycle collector frees them
+    guard = xc._xla.guard_lib
+    guard.global_state().garbage_collect_array = None if new is None else \
+        getattr(guard.GarbageCollectionGuardLevel, new.upper())
+
+
+config.watch("jax_array_garbage_collection_guard", _set_gc_guard)
+
+
 # ----------------------------------------------------------------------------- GPU
 def _cuda_plugin_library() -> str | None:
     """The path of jax-cuda1x-pjrt's PJRT plugin, without importing its package."""
