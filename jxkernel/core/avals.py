@@ -176,6 +176,48 @@ class ShapedArray(AbstractValue):
         return aval_text(self) + (vma_text(self.vma) if self.vma else "")
 
 
+class AbstractToken(AbstractValue):
+    """The type of an XLA token (lax.create_token, lax.after_all): no data, only an order
+    among side effects. Printed 'Tok', as JAX's core.AbstractToken; `abstract_token` is its
+    one instance."""
+    __slots__ = ()
+    weak_type, vma, sharding = False, NO_AXES, None
+    # what carries it in and out of a compiled program: an empty bool array (JAX's
+    # get_token_aval), so the runtime's buffers, aliasing and layouts treat it as one
+    shape, ndim, size, dtype = (0,), 1, 0, np.dtype(np.bool_)
+
+    def str_short(self) -> str:
+        return "Tok"
+
+    def to_tangent_aval(self):
+        return self
+
+    to_ct_aval = to_tangent_aval
+
+    def strip_weak_type(self):
+        return self
+
+    def __repr__(self):
+        return "AbstractToken()"
+
+
+abstract_token = AbstractToken()
+
+
+class Token:
+    """A token value (JAX's core.Token): `_buf`, the empty bool array that carries it in and
+    out of compiled programs, where it is a `!stablehlo.token`."""
+    __slots__ = ("_buf",)
+    aval = abstract_token
+
+    def __init__(self, buf):
+        self._buf = buf
+
+    def block_until_ready(self):
+        self._buf.block_until_ready()
+        return self
+
+
 def get_aval(x) -> ShapedArray:
     """The aval of any array-like value: a tracer, an Array, NumPy data or a Python scalar."""
     if type(x) in hi_value_types:
@@ -187,7 +229,7 @@ def get_aval(x) -> ShapedArray:
         return ShapedArray((), dtypes.python_scalar_dtype(x), type(x) is not bool)
     if isinstance(x, (np.ndarray, np.generic)):
         return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
-    if getattr(aval, "is_high", False):     # a tracer of a library's type (core/hijax.py)
+    if getattr(aval, "is_high", False) or aval is abstract_token:  # (core/hijax.py), tokens
         return aval
     # JAX's words: its typeof quotes the type, its rule for a str does not
     kind = type(x) if isinstance(x, str) else f"'{type(x)}'"

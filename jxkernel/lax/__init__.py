@@ -31,6 +31,7 @@ from ..transforms.ad_util import add_any_p, stop_gradient, stop_gradient_p  # no
 from .cond import cond, cond_p, platform_dependent, switch  # noqa: F401
 from .platform_index import platform_index_p  # noqa: F401
 from .transfer import device_put_p  # noqa: F401
+from .tokens import after_all, after_all_p, create_token, create_token_p  # noqa: F401
 from .loops import associative_scan, fori_loop, map  # noqa: F401
 from .scan import scan, scan_p  # noqa: F401
 from .while_loop import while_loop, while_p  # noqa: F401
