@@ -76,6 +76,8 @@ _LAZY_MODULES = {
     "ragged": ("RaggedDotDimensionNumbers", "ragged_dot", "ragged_dot_general"),
     "composites": ("composite",),
     "scaled": ("scaled_dot",),
+    "gpu_collectives": ("precv", "precv_p", "psend", "psend_p", "ragged_all_to_all",
+                        "ragged_all_to_all_p"),
 }
 _LAZY = {name: ("." + module, name) for module, names in _LAZY_MODULES.items() for name in names}
 _LAZY["linalg"] = (".linalg", None)      # jax.lax.linalg, the module itself
