@@ -11,6 +11,7 @@ import missing_names_cases as cases
 import numpy as np
 import pytest
 from fresh_process import run_json, run_python
+from doc_examples import check_docstring_examples
 from numerics import assert_allclose_ulp
 
 import jxkernel
@@ -77,3 +78,10 @@ def test_qdwh_is_a_polar_decomposition():
                         64, scale=1.0)
     assert_allclose_ulp(h, h.conj().T, 0)
     assert_allclose_ulp((u @ h).astype(np.complex64), x, 64, scale=np.abs(x).max())
+
+
+@pytest.mark.parametrize("module", ["jxkernel.lax.transfer", "jxkernel.lax.tokens",
+                                    "jxkernel.lax.scaled", "jxkernel.lax.gpu_collectives",
+                                    "jxkernel.lax.linalg.polar"])
+def test_docstring_examples(module):
+    check_docstring_examples(module)
