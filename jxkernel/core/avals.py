@@ -401,7 +401,10 @@ def public_type(aval, value=None):
     typed = aval.sharding
     if typed is not None:
         mesh = typed.mesh if isinstance(typed.mesh, AbstractMesh) else typed.mesh.abstract_mesh
-        return aval.update(sharding=make(mesh, parts_of(aval)))
+        parts = parts_of(aval)
+        if _config.config.jax_remove_size_one_mesh_axis_from_type:    # (as JAX's, read now)
+            parts = [tuple(a for a in p if mesh.shape[a] != 1) for p in parts]
+        return aval.update(sharding=make(mesh, parts))
     own = getattr(value, "sharding", None) if getattr(value, "_trace", None) is None else None
     if isinstance(own, NamedSharding):
         mesh = own.mesh if isinstance(own.mesh, AbstractMesh) else own.mesh.abstract_mesh

@@ -268,7 +268,7 @@ def run_mesh(jax):
                                jax.sharding.NamedSharding(explicit, P(("a", "b"), None)))
             # (types only: the concrete spec of y, P(None, 'b') in JAX, is jxkernel's
             # P('a', 'b'), the same layout over a size-1 axis named after the argument's)
-            out["size_one_on"] = [str(jax.typeof(y)), str(jax.typeof(z))]
+            out["size_one_on"] = [str(jax.typeof(y)), str(jax.typeof(z)), str(jax.typeof(x))]
     return out
 
 
