@@ -5,6 +5,8 @@
     Array([0.       , 1.682942 , 1.8185948], dtype=float32)
 """
 
+from types import SimpleNamespace as _SimpleNamespace
+
 from .version import __version__
 from .core.config import config
 from . import core
@@ -36,6 +38,11 @@ from .api.extras import (default_matmul_precision, numpy_dtype_promotion,  # noq
                          numpy_rank_promotion)
 from .lax import stop_gradient
 from .transforms.ad import linear_transpose
+from .transforms import ad as _ad
+
+# jax.ad in JAX 0.10: a namespace of the classes `vjp(...)[1].with_refs` takes and gives
+ad = _SimpleNamespace(DontWant=_ad.DontWant, DidntWant=_ad.DidntWant, GradRef=_ad.GradRef,
+                      GradValue=_ad.GradValue)
 from ._ipython_ext import load_ipython_extension, unload_ipython_extension
 from .as_jax import install_as_jax
 
@@ -82,6 +89,7 @@ _LAZY = {
     "ad_checkpoint": (".api.ad_checkpoint", None),
     "allow_f16_reductions": (".api.extras", "allow_f16_reductions"),
     "api_util": ("._jax.api_util", None),
+    "array_garbage_collection_guard": (".api.extras", "array_garbage_collection_guard"),
     "auto_pcast": (".api.extras", "auto_pcast"),
     "check_tracer_leaks": (".api.runtime_state", "check_tracer_leaks"),
     "checking_leaks": (".api.runtime_state", "checking_leaks"),
@@ -149,6 +157,7 @@ _LAZY = {
     "random": (".random", None),
     "ref": ("._jax.ref", None),
     "remat": (".api.remat", "remat"),
+    "remove_size_one_mesh_axis_from_type": (".api.extras", "remove_size_one_mesh_axis_from_type"),
     "reshard": (".api.sharding", "reshard"),
     "scipy": (".scipy", None),
     "set_mesh": (".api.sharding", "set_mesh"),  # (which loads eager dispatch over a mesh)

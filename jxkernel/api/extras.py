@@ -28,6 +28,7 @@ from ..transforms.ad import vjp
 from ..transforms.ad_util import float0
 from ..transforms.jit import jit
 from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
+from ..lax import transfer as _transfer
 from ..xla import put as _put
 from ..xla import client as _client
 
@@ -41,20 +42,30 @@ __all__ = ["device_put", "float0", "typeof", "named_call", "named_scope", "ensur
 Device = _client.xc.Device if _client.xc is not None else _client.numpy_device.NumpyDevice
 
 
-def device_put(x, device=None, *, copy=False):
+def device_put(x, device=None, *, copy=False, donate=False, may_alias=None):
     """`x` (an array, a scalar, or a pytree of them) as Arrays on `device`: a Device, a
     Sharding, a PartitionSpec under set_mesh, or a pytree prefix of `x` holding those.
+    `may_alias=False` (or `copy=True`) copies; `donate` is JAX's flag (never both with
+    may_alias=True).
 
     >>> device_put({"a": 1.0, "b": np.ones(2)})
     {'a': Array(1., dtype=float32, weak_type=True), 'b': Array([1., 1.], dtype=float32)}
     """
+    semantics = _transfer.copy_semantics_of(copy, donate, may_alias)
+    copy = semantics != _transfer.ArrayCopySemantics.REUSE_INPUT
     leaves, tree = tree_flatten(x)
-    if len(leaves) == 1 and leaves[0] is x:                    # one array: the common call
+    if len(leaves) == 1 and leaves[0] is x and not isinstance(x, Tracer):   # the common call
         return _put.device_put(x, device, copy=copy)
     if isinstance(device, (list, tuple, dict)):                # a prefix: one per subtree
         targets = broadcast_prefix(device, x, is_leaf=lambda d: d is None)
     else:
         targets = [device] * len(leaves)
+    if any(isinstance(leaf, Tracer) for leaf in leaves):
+        # traced: one device_put equation for all the leaves, as JAX binds it
+        outs = _transfer.device_put_p.bind(*leaves, devices=tuple(targets),
+                                           srcs=(None,) * len(leaves),
+                                           copy_semantics=(semantics,) * len(leaves))
+        return tree_unflatten(tree, outs)
     return tree_unflatten(tree, [_put.device_put(leaf, d, copy=copy)
                                  for leaf, d in zip(leaves, targets)])
 
@@ -235,6 +246,8 @@ jax2tf_associative_scan_reductions = _ConfigState("jax2tf_associative_scan_reduc
 threefry_partitionable = _ConfigState("jax_threefry_partitionable", True)
 thread_guard = _ConfigState("jax_thread_guard", True)
 auto_pcast = _ConfigState("jax_auto_pcast", True)
+array_garbage_collection_guard = _ConfigState("jax_array_garbage_collection_guard")
+remove_size_one_mesh_axis_from_type = _ConfigState("jax_remove_size_one_mesh_axis_from_type", True)
 
 
 # ------------------------------------------------------------------ environment

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from . import dtypes
+from . import config as _config, dtypes
 from .errors import aval_text
 from .mesh import AbstractMesh, AxisType, NamedSharding, PartitionSpec, _mesh_state, get_mesh
 
@@ -176,6 +176,48 @@ class ShapedArray(AbstractValue):
         return aval_text(self) + (vma_text(self.vma) if self.vma else "")
 
 
+class AbstractToken(AbstractValue):
+    """The type of an XLA token (lax.create_token, lax.after_all): no data, only an order
+    among side effects. Printed 'Tok', as JAX's core.AbstractToken; `abstract_token` is its
+    one instance."""
+    __slots__ = ()
+    weak_type, vma, sharding = False, NO_AXES, None
+    # what carries it in and out of a compiled program: an empty bool array (JAX's
+    # get_token_aval), so the runtime's buffers, aliasing and layouts treat it as one
+    shape, ndim, size, dtype = (0,), 1, 0, np.dtype(np.bool_)
+
+    def str_short(self) -> str:
+        return "Tok"
+
+    def to_tangent_aval(self):
+        return self
+
+    to_ct_aval = to_tangent_aval
+
+    def strip_weak_type(self):
+        return self
+
+    def __repr__(self):
+        return "AbstractToken()"
+
+
+abstract_token = AbstractToken()
+
+
+class Token:
+    """A token value (JAX's core.Token): `_buf`, the empty bool array that carries it in and
+    out of compiled programs, where it is a `!stablehlo.token`."""
+    __slots__ = ("_buf",)
+    aval = abstract_token
+
+    def __init__(self, buf):
+        self._buf = buf
+
+    def block_until_ready(self):
+        self._buf.block_until_ready()
+        return self
+
+
 def get_aval(x) -> ShapedArray:
     """The aval of any array-like value: a tracer, an Array, NumPy data or a Python scalar."""
     if type(x) in hi_value_types:
@@ -187,7 +229,7 @@ def get_aval(x) -> ShapedArray:
         return ShapedArray((), dtypes.python_scalar_dtype(x), type(x) is not bool)
     if isinstance(x, (np.ndarray, np.generic)):
         return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
-    if getattr(aval, "is_high", False):     # a tracer of a library's type (core/hijax.py)
+    if getattr(aval, "is_high", False) or aval is abstract_token:  # (core/hijax.py), tokens
         return aval
     # JAX's words: its typeof quotes the type, its rule for a str does not
     kind = type(x) if isinstance(x, str) else f"'{type(x)}'"
@@ -314,13 +356,20 @@ def replicated_on(mesh, ndim: int) -> NamedSharding:
                          PartitionSpec())
 
 
-@functools.lru_cache(maxsize=1024)      # every Array over a mesh made asks: keep it cheap
 def typed_sharding(sharding, ndim: int):
-    """The sharding an array laid out as `sharding` has in its type: its Explicit axes only;
-    None when the mesh has no Explicit axis (or the sharding is not a NamedSharding)."""
+    """The sharding an array laid out as `sharding` has in its type: its Explicit axes only
+    (less those of size 1 under jax.remove_size_one_mesh_axis_from_type); None when the mesh
+    has no Explicit axis (or the sharding is not a NamedSharding)."""
+    return _typed_sharding(sharding, ndim, _config.config.jax_remove_size_one_mesh_axis_from_type)
+
+
+@functools.lru_cache(maxsize=1024)      # every Array over a mesh made asks: keep it cheap
+def _typed_sharding(sharding, ndim: int, drop_size_one: bool):
     if type(sharding) is not NamedSharding:
         return None
     explicit = explicit_axes(sharding.mesh)
+    if drop_size_one:
+        explicit = frozenset(a for a in explicit if sharding.mesh.shape[a] != 1)
     if not explicit:
         return None
     global sharding_types_seen
@@ -352,7 +401,10 @@ def public_type(aval, value=None):
     typed = aval.sharding
     if typed is not None:
         mesh = typed.mesh if isinstance(typed.mesh, AbstractMesh) else typed.mesh.abstract_mesh
-        return aval.update(sharding=make(mesh, parts_of(aval)))
+        parts = parts_of(aval)
+        if _config.config.jax_remove_size_one_mesh_axis_from_type:    # (as JAX's, read now)
+            parts = [tuple(a for a in p if mesh.shape[a] != 1) for p in parts]
+        return aval.update(sharding=make(mesh, parts))
     own = getattr(value, "sharding", None) if getattr(value, "_trace", None) is None else None
     if isinstance(own, NamedSharding):
         mesh = own.mesh if isinstance(own.mesh, AbstractMesh) else own.mesh.abstract_mesh

@@ -28,6 +28,12 @@ def _check_choice(value, choices, kind: str) -> None:
         raise ValueError(f"{value!r} is not a valid {kind}: use one of {', '.join(choices)}")
 
 
+def _check_optional_enum(value, choices) -> None:
+    if value is not None and value not in choices:
+        raise ValueError(f"new enum value must be None or in {list(choices)}, got {value} of "
+                         f"type {type(value)}.")
+
+
 def _check_enum(value, choices) -> None:
     if value not in choices:
         raise ValueError(f"new enum value must be in {list(choices)}, got {value} of type "
@@ -150,6 +156,14 @@ _OPTIONS = [
     _flag("jax_thread_guard", False,
           "Raise if a multi-process operation is launched from a thread other than the one "
           "that set the guard (jaxlib checks it; a single process is never affected)."),
+    _flag("jax_remove_size_one_mesh_axis_from_type", False,
+          "Removes mesh axes of size 1 from ShapedArray.sharding and vma"),
+    _Option("jax_array_garbage_collection_guard", None, "JAX_ARRAY_GARBAGE_COLLECTION_GUARD",
+            None, "What happens when a jax.Array is freed by Python's garbage collector (a "
+            "reference cycle) rather than by reference counting: 'allow' (nothing), 'log' (an "
+            "error logged) or 'fatal' (the process aborts); None: jaxlib's default, allow. "
+            "jaxlib's guard checks it (as JAX's).",
+            validate=lambda v: _check_optional_enum(v, ("allow", "log", "fatal"))),
     _flag("jax_no_execution", False,
           "Raise RuntimeError when a compiled program would run (tracing and compiling "
           "still happen)."),
@@ -199,6 +213,7 @@ _TRACE_OPTIONS = ("jax_enable_x64", "jax_numpy_dtype_promotion", "jax_numpy_rank
                   "jax_allow_f16_reductions", "jax_legacy_prng_key", "jax_enable_custom_prng",
                   "jax_softmax_custom_jvp", "jax_threefry_partitionable", "jax_auto_pcast",
                   "jax_default_prng_impl", "jax_debug_key_reuse",
+                  "jax_remove_size_one_mesh_axis_from_type",
                   # as in JAX's trace context: a call inside jax.default_device(d) traces and
                   # compiles again even where d is the device it ran on before
                   "jax_default_device")

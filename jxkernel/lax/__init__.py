@@ -30,6 +30,8 @@ from .slicing import (dynamic_slice_p, dynamic_update_slice_p, gather_p, pad_p, 
 from ..transforms.ad_util import add_any_p, stop_gradient, stop_gradient_p  # noqa: F401
 from .cond import cond, cond_p, platform_dependent, switch  # noqa: F401
 from .platform_index import platform_index_p  # noqa: F401
+from .transfer import device_put_p  # noqa: F401
+from .tokens import after_all, after_all_p, create_token, create_token_p  # noqa: F401
 from .loops import associative_scan, fori_loop, map  # noqa: F401
 from .scan import scan, scan_p  # noqa: F401
 from .while_loop import while_loop, while_p  # noqa: F401
@@ -73,6 +75,9 @@ _LAZY_MODULES = {
         "rng_uniform_p"),
     "ragged": ("RaggedDotDimensionNumbers", "ragged_dot", "ragged_dot_general"),
     "composites": ("composite",),
+    "scaled": ("scaled_dot",),
+    "gpu_collectives": ("precv", "precv_p", "psend", "psend_p", "ragged_all_to_all",
+                        "ragged_all_to_all_p"),
 }
 _LAZY = {name: ("." + module, name) for module, names in _LAZY_MODULES.items() for name in names}
 _LAZY["linalg"] = (".linalg", None)      # jax.lax.linalg, the module itself

@@ -75,12 +75,26 @@ def check_dtype(name: str, aval, accepted, what="", position=None) -> None:
                         f"dtypes{at} are subtypes of {describe_dtypes(accepted)}.")
 
 
+# lax name -> the jax.numpy function that promotes (JAX's _JNP_FUNCTION_EQUIVALENTS): the tip
+# in the message below names it; a lax op with none (lt_to, rem, ...) gets no tip, as in JAX
+_JNP_EQUIVALENTS = dict(
+    abs="fabs", acos="arccos", acosh="arccosh", asin="arcsin", asinh="arcsinh", atan="arctan",
+    atan2="arctan2", atanh="arctanh", div="divide", eq="equal", max="maximum", min="minimum",
+    mul="multiply", ne="not_equal", neg="negative", pow="float_power", select="where",
+    shift_left="left_shift", shift_right_logical="right_shift",
+    shift_right_arithmetic="right_shift", sub="subtract",
+    **{n: n for n in "add bitwise_and bitwise_not bitwise_or bitwise_xor cbrt ceil concatenate "
+       "cos cosh exp expm1 floor greater greater_equal less less_equal log logical_and "
+       "logical_not logical_or logical_xor log1p nextafter round sign sin sinh sqrt tan "
+       "tanh".split()})
+
+
 def check_same_dtypes(name: str, *avals) -> None:
     if len({a.dtype for a in avals}) > 1:
         got = ", ".join(a.dtype.name for a in avals)
-        raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got {got}. "
-                        f"(Tip: jnp.{name} is a similar function that does automatic type "
-                        f"promotion on inputs).")
+        tip = (f" (Tip: jnp.{_JNP_EQUIVALENTS[name]} is a similar function that does automatic "
+               f"type promotion on inputs).") if name in _JNP_EQUIVALENTS else ""
+        raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got {got}.{tip}")
 
 
 def broadcast_shapes(name: str, *shapes) -> tuple:

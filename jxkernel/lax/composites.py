@@ -86,8 +86,12 @@ def _attribute(value) -> str:
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
     if isinstance(value, np.ndarray):
         return f"{hlo.dense_attr(value)} : {hlo.tensor_type(value.shape, value.dtype)}"
+    if isinstance(value, (tuple, list)):        # an array attribute (JAX's, nested too)
+        return "[" + ", ".join(map(_attribute, value)) + "]"
+    if isinstance(value, np.dtype):             # a type attribute: its element type
+        return hlo.element_type(value)
     raise TypeError(f"composite attribute of type {type(value).__name__} ({value!r}): use an "
-                    "int, float, bool, str or NumPy array")
+                    "int, float, bool, str, dtype, NumPy array or a tuple of them")
 
 
 def _composite_lowering(ctx, *args, name, attributes, version, jaxpr):

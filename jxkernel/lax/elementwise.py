@@ -830,6 +830,41 @@ ge_p = _comparison("ge", "GE", _ORDERED, np.greater_equal)
 ad.defjvp_zero(ge_p)
 
 
+# ------------------------------------------------------------------ total-order comparisons
+# What JAX's sort comparators bind (eq_to, le_to, lt_to): IEEE total order on floats, where
+# -NaN < -inf < ... < -0.0 < 0.0 < ... < inf < NaN, -0.0 != 0.0, and a NaN equals only a NaN
+# of the same bits' order. Integers and bools compare as eq, le and lt do.
+def _total_order_key(x):
+    """Integers ordered as the floats `x` are in IEEE total order; other dtypes as they are.
+
+    >>> _total_order_key(np.float32([-0.0, 0.0])).tolist()
+    [-1, 0]
+    """
+    if not dtypes.is_float(x.dtype):
+        return x
+    bits = x.view(np.dtype(f"i{x.dtype.itemsize}"))
+    return np.where(bits < 0, bits ^ np.iinfo(bits.dtype).max, bits)
+
+
+def _total_comparison(name, direction, accepted, numpy):
+    prim = binop(name, None, accepted, _to_bool,
+                 numpy=lambda x, y: numpy(_total_order_key(x), _total_order_key(y)))
+
+    def lower(ctx, x, y):
+        x, y = hl.broadcast_operands(ctx, [x, y])
+        operand = ShapedArray(ctx.avals_out[0].shape, ctx.avals_in[0].dtype)
+        return hl.compare(ctx, x, y, direction, operand, total_order=True)
+
+    lowering_rules[prim] = lower
+    ad.defjvp_zero(prim)
+    return prim
+
+
+eq_to_p = _total_comparison("eq_to", "EQ", ANY, np.equal)
+le_to_p = _total_comparison("le_to", "LE", _ORDERED, np.less_equal)
+lt_to_p = _total_comparison("lt_to", "LT", _ORDERED, np.less)
+
+
 # ------------------------------------------------------------------ select_n, clamp
 select_n_p = Primitive("select_n")
 

@@ -13,6 +13,7 @@
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import numpy as np
@@ -31,8 +32,9 @@ from ..core.trace import Trace, Tracer, current_trace, new_trace, set_current_tr
 from .ad_util import UndefinedPrimal, Zero, add_tangents, float0, instantiate
 
 instantiate_zeros = instantiate
-from ..tree_util import (Partial, equality_errors_pytreedef, keystr, register_pytree_node,
-                         tree_flatten, tree_map, tree_unflatten)
+from ..tree_util import (Partial, equality_errors_pytreedef, keystr, register_dataclass,
+                         register_pytree_node, tree_flatten, tree_map, tree_unflatten)
+from .jit_refs import is_ref
 from .api_util import flatten_fun, split_aux, wraps
 from ..core.partial_eval import PartialEvalTrace
 from ..core.staging import trace_to_jaxpr
@@ -412,8 +414,63 @@ class VJP:
                 f"container): call f_vjp((ct1, ct2)), not f_vjp(ct1, ct2).")
         return self._pullback(self.residuals, ct)
 
+    def with_refs(self, *maybe_ct_refs):
+        """The pullback, taking per primal where its cotangent goes: `GradValue()` (returned,
+        the default), `DontWant()` (not wanted: `DidntWant()` comes back) or a Ref (the
+        cotangent added into it: `GradRef()` comes back), as JAX's `jax.ad` classes say.
+
+        >>> _, f_vjp = jax.vjp(lambda x, y: x * y, 2.0, 3.0)
+        >>> f_vjp.with_refs(jax.ad.GradValue(), jax.ad.DontWant())(1.0)
+        (Array(3., dtype=float32, weak_type=True), DidntWant())
+        """
+        return Partial(_pullback_into, self, maybe_ct_refs)
+
     def __repr__(self):
         return f"VJP(fun={self._name}, residuals={len(self.residuals)})"
+
+
+# ------------------------------------------------------------------ jax.ad
+# Where a primal's cotangent goes in `VJP.with_refs` (JAX's classes of jax/_src/api.py): as a
+# value (GradValue), nowhere (DontWant, answered by DidntWant) or into a Ref (GradRef back).
+@dataclasses.dataclass(frozen=True, slots=True)
+class GradValue:
+    pass
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DontWant:
+    pass
+
+
+@register_dataclass
+@dataclasses.dataclass(frozen=True, slots=True)
+class GradRef:
+    pass
+
+
+@register_dataclass
+@dataclasses.dataclass(frozen=True, slots=True)
+class DidntWant:
+    pass
+
+
+def _pullback_into(vjp_fn, maybe_ct_refs, ct):
+    """vjp_fn(ct), each primal's cotangent sent where `maybe_ct_refs` says (VJP.with_refs)."""
+    cts, in_tree = tree_flatten(vjp_fn(ct))
+    if not maybe_ct_refs:
+        return tree_unflatten(in_tree, cts)
+    wanted, wanted_tree = tree_flatten(maybe_ct_refs)
+    if wanted_tree != in_tree:
+        raise Exception(f"vjp with_refs: expected a tree of the primals' structure {in_tree}, "
+                        f"got {wanted_tree}")
+    out = []
+    for ct_leaf, want in zip(cts, wanted):
+        if is_ref(want):
+            want[...] = want[...] + ct_leaf        # accumulated, as JAX's RefAccum
+            out.append(GradRef())
+        else:
+            out.append(DidntWant() if isinstance(want, DontWant) else ct_leaf)
+    return tree_unflatten(in_tree, out)
 
 
 register_pytree_node(VJP, lambda v: (v.residuals, (v._pullback, v._name)),

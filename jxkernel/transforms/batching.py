@@ -14,7 +14,8 @@ import math
 import weakref
 
 from ..core.config import config
-from ..core.avals import dim_inserted, dim_removed, explicit_axes, get_aval, parts_of
+from ..core.avals import (abstract_token, dim_inserted, dim_removed, explicit_axes, get_aval,
+                          parts_of)
 from ..core.mesh import get_mesh
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr
@@ -364,6 +365,9 @@ def _finish_output(trace, x, out_axis, size, index, name, out):
             raise ValueError(f"at vmap out_axes{path}, got axis spec None but output was "
                              f"batched on axis {dim}")
         return val
+    if get_aval(val) is abstract_token:   # a token has no batch dimension to move or add:
+        # JAX fails reading its sharding as it broadcasts it (its class and words)
+        raise AttributeError("'AbstractToken' object has no attribute 'sharding'")
     with set_current_trace(trace.parent):
         nd = len(get_aval(val).shape) + (dim is not_mapped)
         if not -nd <= out_axis < nd:

@@ -93,7 +93,8 @@ LAZY_PRIMITIVE_MODULES = ("lax.linalg", "lax.convolution", "lax.windowed", "lax.
                           "lax.solves", "lax.rng", "lax.callbacks",
                           "transforms.custom_batching", "api.pmap", "api.remat", "api.shard_map",
                           "random", "export", "export._symbolic_lowering", "api.checkify",
-                          "lax.composites", "lax.ffi", "api.state", "_jax._src.hijax",
+                          "lax.composites", "lax.scaled", "lax.gpu_collectives",
+                          "lax.ffi", "api.state", "_jax._src.hijax",
                           "api.sparse", "api.sparse.linalg")
 
 

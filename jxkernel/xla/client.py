@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import _imp
 import contextlib
+import enum
 import gc
 import glob
 import importlib.abc
@@ -36,6 +37,17 @@ except ImportError as e:              # Pyodide, or a venv without jaxlib: the N
 # jaxlib's list of devices, as JAX's `xla_client.DeviceList` (colocated_python's specializations
 # hold one); without jaxlib, the devices' tuple
 DeviceList = xc.DeviceList if xc is not None else tuple
+
+
+class _CopySemantics(enum.Enum):
+    """jaxlib's ArrayCopySemantics where jaxlib cannot be imported: the same three names."""
+    ALWAYS_COPY = 0
+    REUSE_INPUT = 1
+    DONATE_INPUT = 2
+
+
+# how device_put treats its input (the param of device_put_p): JAX's, jaxlib's enum
+ArrayCopySemantics = xc.ArrayCopySemantics if xc is not None else _CopySemantics
 # jaxlib's IFRT program constructors (`jax.extend.ifrt_programs.ifrt_programs`); None without jaxlib
 ifrt_programs = getattr(xc._xla, "ifrt_programs", None) if xc is not None else None
 
@@ -233,6 +245,18 @@ def _set_thread_guard(old, new):
 
 
 config.watch("jax_thread_guard", _set_thread_guard)
+
+
+def _set_gc_guard(old, new):
+    if xc is None:                  # the NumPy backend: its arrays are NumPy's, no guard
+        return
+    # jaxlib's arrays (each Array's buffers) check it when the cycle collector frees them
+    guard = xc._xla.guard_lib
+    guard.global_state().garbage_collect_array = None if new is None else \
+        getattr(guard.GarbageCollectionGuardLevel, new.upper())
+
+
+config.watch("jax_array_garbage_collection_guard", _set_gc_guard)
 
 
 # ----------------------------------------------------------------------------- GPU

@@ -34,8 +34,9 @@ if xc is not None:
     from jaxlib.version import __version__ as _jaxlib_version  # noqa: E402
 
 
-class CompileError(RuntimeError):
-    """XLA refused a module; the message shows the offending line of it."""
+class CompileError(_client.JaxRuntimeError):
+    """XLA refused a module; the message shows the offending line of it. A JaxRuntimeError
+    (a RuntimeError), the class JAX raises for a module XLA cannot compile."""
 
 
 class ExecutionError(RuntimeError):

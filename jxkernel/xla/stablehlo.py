@@ -26,6 +26,7 @@ import re
 import numpy as np
 
 from ..core import dtypes
+from ..core.avals import abstract_token
 
 _ELEMENT_TYPES = {
     dtypes.bool_: "i1", dtypes.int8: "i8", dtypes.int16: "i16", dtypes.int32: "i32",
@@ -61,6 +62,8 @@ def tensor_type(shape, dtype) -> str:
 
 
 def aval_type(aval) -> str:
+    if aval is abstract_token:
+        return "!stablehlo.token"
     return tensor_type(aval.shape, aval.dtype)
 
 

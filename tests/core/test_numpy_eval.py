@@ -40,6 +40,7 @@ OURS = {name: all_primitives[name] for name in all_primitives}
 WITHOUT_NUMPY_RULE = sorted("""
 call_exported dim_as_value ffi_call
 all_gather all_to_all axis_index pmax pmin ppermute psum psum_invariant reduce_scatter
+ragged_all_to_all psend precv
 custom_lin
 get swap addupdate freeze new_ref empty_ref
 random_seed random_bits random_split random_fold_in random_wrap random_unwrap random_clone
@@ -176,6 +177,11 @@ BINARY_FLOAT = {
                   (F32, G32), ELEMENTWISE, None),
     "compare": (lambda x, y: (x == y, x != y, x < y, x <= y, x > y, x >= y, x == x[0]),
                 (F32, G32), 0, None),
+    # IEEE total order (what sort's comparators bind): -NaN < -inf < -0.0 < 0.0 < NaN, by bits
+    "total_order_compare": (lambda x, y: [p.bind(a, b) for p in (lax.eq_to_p, lax.le_to_p, lax.lt_to_p)
+                                          for a, b in ((x[None, :], x[:, None]), (y, y[::-1]))],
+                            (np.float32([np.nan, -np.nan, -np.inf, -1, -0.0, 0.0, 1e-45, 1, np.inf]),
+                             np.int32([-3, 0, 5, 7])), 0, None),
     "select_clamp": (lambda x, y: (lax.select(x > 0, x, y), lax.select_n(np.int32(2), x, y, x + y),
                                    lax.select_n((x > 0).astype(np.int32) + (y > 0), x, y, x * y),
                                    lax.clamp(np.float32(-0.5), x, np.float32(0.5)),
@@ -323,6 +329,14 @@ PRODUCTS = {
                         lax.sort(lax.complex(x.round(), x), dimension=0)), (CUBE,), 0, None),
     "top_k": (lambda x: (lax.top_k(x.round(), 3), lax.approx_max_k(x, 2), lax.approx_min_k(x, 2)),
               (CUBE,), 0, None),
+    # operands rounded to float8 and block scales of powers of two, products in bfloat16 summed
+    # in float32 (XLA's CPU dot and NumPy's: dot_general's bound)
+    "scaled_dot": (lambda x, y: lax.scaled_dot(
+        x.astype(ml_dtypes.float8_e4m3fn), y.astype(ml_dtypes.float8_e4m3fn),
+        lhs_scale=np.full((4, 2), 2.0, ml_dtypes.float8_e8m0fnu),
+        rhs_scale=np.full((2, 3), 0.5, ml_dtypes.float8_e8m0fnu), preferred_element_type=np.float32),
+                   (RNG.normal(size=(4, 64)).astype(np.float32), RNG.normal(size=(64, 3)).astype(np.float32)),
+                   REDUCTION, 1.0),
 }
 MLP = [(RNG.normal(size=(4, 8)).astype(np.float32), np.zeros(8, np.float32)),
        (RNG.normal(size=(8, 2)).astype(np.float32), np.ones(2, np.float32))]
@@ -344,6 +358,11 @@ _clipped.defvjp(lambda x: (x, None), lambda r, g: (jnp.clip(g, -0.1, 0.1),))
 _ONE_DEVICE = jax.sharding.NamedSharding(jax.make_mesh((1,), ("x",)), jax.sharding.PartitionSpec())
 
 CONTROL = {
+    # placing is nothing on one host (a copy when asked); tokens order effects, carry no data
+    "device_put_tokens": (lambda x: (jax.device_put(x, jax.devices()[0]) * 2,
+                                     jax.device_put(x, may_alias=False),
+                                     (lax.after_all(lax.create_token(), lax.create_token()), x)[1]),
+                          (F32,), 0, None),
     "cond_switch": (lambda x: (lax.cond(x.sum() > 0, jnp.sin, jnp.cos, x),
                                lax.switch(7, [jnp.sin, jnp.cos, jnp.tanh], x)), (F32,), ELEMENTWISE, None),
     # grad of cond: each branch returns the residual slots the other fills as empty2 (zeros)

@@ -22,6 +22,7 @@ LINEAR = """add sub neg mul div convert_element_type reduce_sum broadcast_in_dim
 transpose rev concatenate pad slice dynamic_slice dynamic_update_slice gather scatter-add
 scatter select_n cumsum dot_general copy real imag complex conj add_any jit cond scan while
 psum all_gather ppermute all_to_all reduce_scatter remat2 custom_lin split
+ragged_all_to_all device_put
 reduce_precision reduce_window_sum
 select_and_gather_add select_and_scatter_add
 conv_general_dilated fft
@@ -40,7 +41,13 @@ NO_OPERANDS = {"iota", "axis_index", "iota_2x32_shape", "dim_as_value", "empty",
 AS_IN_JAX_WITHOUT = {"select_and_scatter": {"jvp", "batching"},   # shape rule + lowering only
                      "composite": {"batching"},
                      # jax/experimental/sparse/linalg.py: "does not support batching with vmap"
-                     "spsolve": {"batching"}}
+                     "spsolve": {"batching"},
+                     # jax/_src/lax/lax.py: tokens carry no tangent and no batch dimension
+                     "create_token": {"jvp", "batching"}, "after_all": {"jvp", "batching"},
+                     # jax/_src/lax/scaled_dot.py: "This currently isn't differentiable"
+                     "scaled_dot": {"jvp"},
+                     # jax/_src/lax/parallel.py: point-to-point sends, GPU only, no derivative
+                     "psend": {"jvp"}, "precv": {"jvp"}}
 
 PRIMITIVES = sorted(all_primitives)
 

@@ -22,7 +22,9 @@ each primitive beside all its rules: triangular.py (triangular_solve),
 cholesky_decomposition.py, lu_decomposition.py (lu, lu_pivots_to_permutation, lu_solve),
 qr_decomposition.py (geqrf, geqp3, householder_product, ormqr, and qr on them),
 symmetric_eigen.py (eigh), nonsymmetric_eigen.py (eig), schur_hessenberg.py and
-singular_values.py (svd); _common.py holds what they share. The differentiation rules are
+singular_values.py (svd); _common.py holds what they share. qdwh (polar.py), the polar
+decomposition by QDWH iterations, is no primitive: JAX's algorithm on qr, cholesky and
+triangular_solve. The differentiation rules are
 JAX's (references in the comments). geqrf, geqp3 and householder_product are not
 differentiable (as in JAX): differentiate `qr`. This package is `jax.lax.linalg`: its names
 are JAX's.
@@ -42,3 +44,4 @@ from .symmetric_eigen import EighImplementation, eigh, eigh_p  # noqa: F401
 from .nonsymmetric_eigen import EigImplementation, eig, eig_p  # noqa: F401
 from .schur_hessenberg import hessenberg, hessenberg_p, schur, schur_p  # noqa: F401
 from .singular_values import SvdAlgorithm, svd, svd_p  # noqa: F401
+from .polar import qdwh  # noqa: F401

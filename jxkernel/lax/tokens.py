@@ -1,0 +1,55 @@
+"""XLA tokens: create_token and after_all (JAX's lax.create_token, lax.after_all).
+
+    >>> jax.make_jaxpr(lambda: lax.after_all(lax.create_token(), lax.create_token()))()
+    { lambda ; . let
+        a:Tok = create_token 
+        b:Tok = create_token 
+        c:Tok = after_all a b
+      in (c,) }
+
+A token has no data; it orders side effects that take and give one (XLA's send/recv, infeed,
+outfeed). A compiled program takes and returns tokens as `!stablehlo.token` values; outside
+one a token is a `Token` holding an empty bool array, as JAX's.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.avals import Token, abstract_token
+from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules, numpy_rules
+from ..tree_util import register_pytree_node
+
+create_token_p = Primitive("create_token")
+after_all_p = Primitive("after_all")
+
+
+def create_token(_=None):
+    """A token with no preconditions for sequencing effects (experimental, as JAX's). The
+    argument is ignored: it exists for backward compatibility."""
+    return Token(create_token_p.bind())
+
+
+def after_all(*operands):
+    """A token after all the token `operands` (XLA's AfterAll; experimental, as JAX's)."""
+    return Token(after_all_p.bind(*[t._buf if type(t) is Token else t for t in operands]))
+
+
+# A Token is a pytree node over the value that carries it (an Array of the token type, or a
+# tracer of it while traced): jit takes and returns tokens as their carriers, and gives back
+# Tokens, as JAX's jit does (its result handler wraps the token's buffer in a Token).
+register_pytree_node(Token, lambda t: ((t._buf,), None), lambda _, bufs: Token(bufs[0]))
+
+
+def _after_all_abstract_eval(*avals):
+    if any(a is not abstract_token for a in avals):
+        raise TypeError("Arguments to after_all must be tokens")
+    return abstract_token
+
+
+abstract_eval_rules[create_token_p] = lambda *_: abstract_token
+abstract_eval_rules[after_all_p] = _after_all_abstract_eval
+lowering_rules[create_token_p] = lambda ctx, *_: ctx.op1("stablehlo.create_token", [])
+lowering_rules[after_all_p] = lambda ctx, *tokens: ctx.op1("stablehlo.after_all", list(tokens))
+# the NumPy backend's token: the empty bool array a compiled program's token travels as
+numpy_rules[create_token_p] = lambda *_: np.zeros((0,), np.bool_)
+numpy_rules[after_all_p] = lambda *tokens: np.zeros((0,), np.bool_)

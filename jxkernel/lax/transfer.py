@@ -1,0 +1,107 @@
+"""device_put_p: what `jax.device_put` binds when its value is traced (JAX's dispatch.py).
+
+    >>> jax.make_jaxpr(lambda x: jax.device_put(x) * 2)(1.0).eqns[0].primitive.name
+    'device_put'
+
+One equation moves all the leaves: params `devices` and `srcs` (a Device, a Sharding or None
+per leaf) and `copy_semantics` (jaxlib's ArrayCopySemantics per leaf). Inside a compiled
+program it is the identity, as JAX lowers it on CPU; eagerly it is `device_put` itself. It is
+linear: its transpose moves the cotangent back, from `devices` to `srcs`, always copying.
+"""
+from __future__ import annotations
+
+from ..core.avals import ShapedArray, typed_sharding
+from ..core.mesh import NamedSharding
+from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, impl_rules,
+                              jvp_rules, lowering_rules, numpy_rules, transpose_rules)
+from ..transforms import ad_util as ad
+from ..xla import put as _put
+from ..xla.client import ArrayCopySemantics
+
+device_put_p = Primitive("device_put", multiple_results=True)
+
+
+def copy_semantics_of(copy: bool = False, donate: bool = False, may_alias=None):
+    """The ArrayCopySemantics of one leaf, from device_put's flags as JAX reads them.
+
+    >>> copy_semantics_of().name, copy_semantics_of(copy=True).name
+    ('REUSE_INPUT', 'ALWAYS_COPY')
+    """
+    if may_alias and donate:
+        raise ValueError("may_alias and donate cannot be True at the same time.")
+    if may_alias is None:
+        may_alias = not donate and not copy
+    if may_alias:
+        return ArrayCopySemantics.REUSE_INPUT
+    return ArrayCopySemantics.DONATE_INPUT if donate else ArrayCopySemantics.ALWAYS_COPY
+
+
+def _placed_aval(aval, device):
+    """The type of `aval` put on `device`: a NamedSharding's Explicit axes enter the type, any
+    other sharding leaves none there; a device (or None) changes nothing (JAX's update_dp_aval)."""
+    if not isinstance(aval, ShapedArray) or not hasattr(device, "device_set"):   # not a Sharding
+        return aval
+    return aval.update(sharding=typed_sharding(device, aval.ndim)
+                       if isinstance(device, NamedSharding) else None)
+
+
+def _device_put_abstract_eval(*avals, devices, srcs, copy_semantics):
+    return [_placed_aval(a, d) for a, d in zip(avals, devices)]
+
+
+def _device_put_impl(*xs, devices, srcs, copy_semantics):
+    return [_put.device_put(x, d, copy=c != ArrayCopySemantics.REUSE_INPUT)
+            for x, d, c in zip(xs, devices, copy_semantics)]
+
+
+def _device_put_numpy(*xs, devices, srcs, copy_semantics):
+    # one host: placing is nothing, a copy is a copy
+    return [x.copy() if c != ArrayCopySemantics.REUSE_INPUT else x
+            for x, c in zip(xs, copy_semantics)]
+
+
+def _device_put_jvp(primals, tangents, **params):
+    outs = device_put_p.bind(*primals, **params)
+    moved = [i for i, t in enumerate(tangents) if type(t) is not ad.Zero]
+    t_outs = [ad.Zero(ad.aval_of(o)) for o in outs]
+    if moved:
+        sub = {k: tuple(v[i] for i in moved) for k, v in params.items()}
+        for i, t in zip(moved, device_put_p.bind(*[tangents[i] for i in moved], **sub)):
+            t_outs[i] = t
+    return outs, t_outs
+
+
+def _device_put_transpose(cts, *args, devices, srcs, copy_semantics):
+    """Each defined cotangent goes back where its primal came from, always as a copy."""
+    out = [None] * len(args)
+    back = []
+    for i, (ct, a) in enumerate(zip(cts, args)):
+        if ad.is_undefined(a):
+            if type(ct) is ad.Zero:
+                out[i] = ad.Zero(a.aval)
+            else:
+                back.append(i)
+    for c in (copy_semantics[i] for i in back):
+        if c == ArrayCopySemantics.DONATE_INPUT:
+            raise ValueError("donate=True is not allowed during tranposition of device_put."
+                             " Please file an issue if you want this to be supported.")
+    if back:
+        moved = device_put_p.bind(*[cts[i] for i in back], devices=tuple(srcs[i] for i in back),
+                                  srcs=tuple(devices[i] for i in back),
+                                  copy_semantics=(ArrayCopySemantics.ALWAYS_COPY,) * len(back))
+        for i, y in zip(back, moved):
+            out[i] = y
+    return out
+
+
+def _device_put_batching(vals, dims, **params):
+    return device_put_p.bind(*vals, **params), list(dims)
+
+
+abstract_eval_rules[device_put_p] = _device_put_abstract_eval
+impl_rules[device_put_p] = _device_put_impl
+lowering_rules[device_put_p] = lambda ctx, *xs, **params: list(xs)     # (JAX's CPU lowering)
+numpy_rules[device_put_p] = _device_put_numpy
+jvp_rules[device_put_p] = _device_put_jvp
+transpose_rules[device_put_p] = _device_put_transpose
+batching_rules[device_put_p] = _device_put_batching
