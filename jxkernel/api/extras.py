@@ -19,7 +19,9 @@ import sys
 
 import numpy as np
 
+from ..core import mesh as _mesh
 from ..core.config import config
+from ..core.mesh import PartitionSpec
 from ..core.avals import get_aval, public_type, typeof_rules
 from ..core.native import STATE as FASTPATH_STATE
 from ..core.source_info import name_scope
@@ -61,9 +63,11 @@ def device_put(x, device=None, *, copy=False, donate=False, may_alias=None):
     else:
         targets = [device] * len(leaves)
     if any(isinstance(leaf, Tracer) for leaf in leaves):
-        # traced: one device_put equation for all the leaves, as JAX binds it
+        # traced: one device_put equation for all the leaves, as JAX binds it, a bare
+        # PartitionSpec made a NamedSharding over the mesh in context (JAX's pspec_to_sharding)
+        targets = [_mesh.resolve(d) if isinstance(d, PartitionSpec) else d for d in targets]
         outs = _transfer.device_put_p.bind(*leaves, devices=tuple(targets),
-                                           srcs=(None,) * len(leaves),
+                                           srcs=tuple(map(_transfer.source_of, leaves)),
                                            copy_semantics=(semantics,) * len(leaves))
         return tree_unflatten(tree, outs)
     return tree_unflatten(tree, [_put.device_put(leaf, d, copy=copy)

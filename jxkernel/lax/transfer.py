@@ -11,11 +11,16 @@ linear: its transpose moves the cotangent back, from `devices` to `srcs`, always
 from __future__ import annotations
 
 from ..core.avals import ShapedArray, typed_sharding
-from ..core.mesh import NamedSharding
+from ..core.basearray import Array
+from ..core.mesh import AbstractMesh, AxisType, NamedSharding
+from ..core.trace import Tracer
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, impl_rules,
-                              jvp_rules, lowering_rules, numpy_rules, transpose_rules)
+                              jvp_rules, lowering_rules, numpy_rules,
+                              sharding_typing_rules, transpose_rules)
 from ..transforms import ad_util as ad
 from ..xla import put as _put
+from ..xla import stablehlo as hlo
+from ..xla.lowering import NeedsMesh
 from ..xla.client import ArrayCopySemantics
 
 device_put_p = Primitive("device_put", multiple_results=True)
@@ -36,13 +41,54 @@ def copy_semantics_of(copy: bool = False, donate: bool = False, may_alias=None):
     return ArrayCopySemantics.DONATE_INPUT if donate else ArrayCopySemantics.ALWAYS_COPY
 
 
+def source_of(x):
+    """Where `x` is now, which device_put's transpose moves a cotangent back to (JAX's
+    _infer_src_sharding): an Array's sharding (a tracer's known value's too), the sharding
+    a type over a mesh of Explicit axes only names, else None."""
+    value = x.to_concrete_value() if isinstance(x, Tracer) else x
+    if isinstance(value, Array) and not isinstance(value, Tracer):
+        return value.sharding
+    aval = getattr(x, "aval", None)
+    sharding = getattr(aval, "sharding", None)
+    if sharding is not None and set(sharding.mesh.axis_types) == {AxisType.Explicit}:
+        return sharding
+    return None
+
+
 def _placed_aval(aval, device):
     """The type of `aval` put on `device`: a NamedSharding's Explicit axes enter the type, any
     other sharding leaves none there; a device (or None) changes nothing (JAX's update_dp_aval)."""
     if not isinstance(aval, ShapedArray) or not hasattr(device, "device_set"):   # not a Sharding
         return aval
+    if isinstance(device, NamedSharding):
+        _check_divisible(device, aval.shape)
     return aval.update(sharding=typed_sharding(device, aval.ndim)
                        if isinstance(device, NamedSharding) else None)
+
+
+def _check_divisible(sharding, shape):
+    """JAX's check of a type's sharding (core._check_divisibility), in its words: under vmap
+    the batched value meets the spec written for one example."""
+    sizes = dict(zip(sharding.mesh.axis_names, sharding.mesh.axis_sizes))
+    for dim, (spec, n) in enumerate(zip(sharding.spec, shape)):
+        if spec is None:
+            continue
+        spec = spec if isinstance(spec, tuple) else (spec,)
+        size = 1
+        for axis in spec:
+            size *= sizes[axis]
+        if n % size:
+            raise ValueError(
+                f"Sharding spec {spec} implies that array axis {dim} is partitioned {size} "
+                f"times, but does not evenly divide the dimension size {n}. Got shape: "
+                f"{shape} and sharding {typed_sharding(_abstract(sharding), len(shape))}")
+
+
+def _abstract(sharding):
+    """`sharding` over its mesh's abstract mesh (what a type holds, and JAX's message shows)."""
+    mesh = sharding.mesh
+    return sharding if isinstance(mesh, AbstractMesh) else \
+        NamedSharding(mesh.abstract_mesh, sharding.spec)
 
 
 def _device_put_abstract_eval(*avals, devices, srcs, copy_semantics):
@@ -50,6 +96,9 @@ def _device_put_abstract_eval(*avals, devices, srcs, copy_semantics):
 
 
 def _device_put_impl(*xs, devices, srcs, copy_semantics):
+    for x, d in zip(xs, devices):           # (JAX types the result first: its check, its words)
+        if isinstance(d, NamedSharding):
+            _check_divisible(d, x.shape)
     return [_put.device_put(x, d, copy=c != ArrayCopySemantics.REUSE_INPUT)
             for x, d, c in zip(xs, devices, copy_semantics)]
 
@@ -94,14 +143,35 @@ def _device_put_transpose(cts, *args, devices, srcs, copy_semantics):
     return out
 
 
+def _device_put_lowering(ctx, *xs, devices, srcs, copy_semantics):
+    """The identity, as JAX lowers it on CPU; a result whose type is split over Explicit mesh
+    axes is laid out so (JAX lowers every such result with its type's sharding)."""
+    mesh = ctx.module_ctx.mesh
+    out = []
+    for x, aval, d in zip(xs, ctx.avals_out, devices):
+        if getattr(aval, "sharding", None) is not None:
+            if mesh is None:        # jit catches this and partitions the program over the mesh
+                raise NeedsMesh(f"device_put to {d!r} inside a program compiled for one "
+                                f"device", d.mesh)
+            from ..xla.sharding import sdy_sharding   # (loaded with the first mesh)
+            text = sdy_sharding(ctx.module_ctx.module, mesh, aval.sharding, aval.ndim,
+                                typed=True)
+            x = ctx.op1("sdy.sharding_constraint", [x], {"sharding": text},
+                        result_type=hlo.aval_type(aval))
+        out.append(x)
+    return out
+
+
 def _device_put_batching(vals, dims, **params):
     return device_put_p.bind(*vals, **params), list(dims)
 
 
 abstract_eval_rules[device_put_p] = _device_put_abstract_eval
 impl_rules[device_put_p] = _device_put_impl
-lowering_rules[device_put_p] = lambda ctx, *xs, **params: list(xs)     # (JAX's CPU lowering)
+lowering_rules[device_put_p] = _device_put_lowering
 numpy_rules[device_put_p] = _device_put_numpy
 jvp_rules[device_put_p] = _device_put_jvp
 transpose_rules[device_put_p] = _device_put_transpose
 batching_rules[device_put_p] = _device_put_batching
+# its abstract eval types the result as JAX's update_dp_aval: the target's Explicit axes
+sharding_typing_rules[device_put_p] = lambda in_avals, params, out_avals: out_avals

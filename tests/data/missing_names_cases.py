@@ -269,7 +269,40 @@ def run_mesh(jax):
             # (types only: the concrete spec of y, P(None, 'b') in JAX, is jxkernel's
             # P('a', 'b'), the same layout over a size-1 axis named after the argument's)
             out["size_one_on"] = [str(jax.typeof(y)), str(jax.typeof(z)), str(jax.typeof(x))]
+    out.update(_device_put_traced_on_a_mesh(jax))
     return out
+
+
+def _device_put_traced_on_a_mesh(jax):
+    """jax.device_put of a traced value under set_mesh (Explicit axes): a PartitionSpec made a
+    NamedSharding over the mesh, the result typed so under jit and in a scan body, grad's
+    cotangent moved back untyped, and vmap's batched value checked against the spec."""
+    jnp, P = jax.numpy, jax.sharding.PartitionSpec
+    mesh = jax.make_mesh((4,), ("x",), axis_types=(jax.sharding.AxisType.Explicit,))
+
+    def body(c, x):
+        y = jax.device_put(x, P("x"))
+        return c + y.sum(), y
+
+    def typed(fn):
+        try:
+            return str(jax.typeof(fn()))
+        except Exception as e:  # noqa: BLE001  the error is the answer
+            return [type(e).__name__, str(e)]
+    with jax.set_mesh(mesh):
+        named = jax.sharding.NamedSharding(mesh, P("x"))
+        return {"device_put_traced": {
+            "jit_spec": typed(lambda: jax.jit(lambda x: jax.device_put(x, P("x")))(jnp.ones(8))),
+            "jit_named": typed(lambda: jax.jit(lambda x: jax.device_put(x, named))(jnp.ones(8))),
+            "grad": typed(lambda: jax.grad(lambda x: jax.device_put(x, P("x")).sum())(
+                jnp.ones(8))),
+            "vmap": typed(lambda: jax.vmap(lambda x: jax.device_put(x, P("x")))(
+                jnp.ones((2, 8)))),
+            "scan": typed(lambda: jax.lax.scan(body, 0.0, jnp.ones((2, 8)))[1]),
+            "jit_scan": typed(lambda: jax.jit(lambda xs: jax.lax.scan(body, 0.0, xs))(
+                jnp.ones((2, 8)))[1]),
+            "jit_device": typed(lambda: jax.jit(lambda x: jax.device_put(
+                x, jax.devices()[1]))(jnp.ones(8)))}}
 
 
 def gc_guard_program(package: str) -> str:
