@@ -15,7 +15,9 @@ from ..views.source import is_user_file
 from .display import Note, source_label
 
 
-def cell_started() -> None:
+def clear() -> None:
+    """Forget the prints noted so far: at a cell's start, and after a %%jit cell, which tells
+    its own prints (magics/jit.py)."""
     trace.printed_tracers.clear()
 
 

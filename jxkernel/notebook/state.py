@@ -86,7 +86,7 @@ class State:
         self.cell_count = count - 1 if getattr(info, "store_history", False) else count
         self.origins.cell_started()
         self.compiles.cell_started()
-        print_notes.cell_started()
+        print_notes.clear()
         if self.channel is not None:
             self.channel.before_cell()
 

@@ -537,3 +537,6 @@ def test_print_of_a_tracer_inside_jit_gets_a_note_pointing_to_debug_print(shell)
     assert 'jax.debug.print("x = {}", x)' in note
     assert _info_notes(shell, "pr(2.0)") == []           # a hit: print does not run
     assert _info_notes(shell, "print(jnp.ones(2))") == []
+    # a %%jit cell tells its own prints (its "print() ran while tracing" note): not twice
+    assert _info_notes(shell, "xs_p = jnp.ones(3)") == []
+    assert _info_notes(shell, "%%jit\nprint('tracing', xs_p)\nys_p = xs_p * 2") == []

@@ -19,7 +19,7 @@ from ...views.recompile_explainer import explanation_text
 from ...xla import client
 from ...xla.array import Array
 from .. import cell as cellmod
-from .. import funcview
+from .. import funcview, print_notes
 from ..display import Note, show
 from ..program import CellError, CellProgram, describe_output, error_view_data
 from ..tracebacks import show_card
@@ -215,6 +215,7 @@ class JitMagics(JxMagicsBase):
     def _report(self, program, outputs, last):
         if program.events:                   # a cache hit has none: skip the log's scan
             self._report_compiles(program, outputs, last)
+        print_notes.clear()                  # (this cell's prints are told here, not twice)
         if program.printed:
             show(Note(f"print() ran while tracing {program.label}: it runs once per compilation "
                       f"and shows tracers (shapes and dtypes), not values; a cached rerun prints "
