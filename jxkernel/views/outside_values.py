@@ -150,6 +150,8 @@ def _changed(then: _Seen, now) -> bool:
     if not _followed(now):
         return then.ident != id(now)
     if _is_array(now):
+        if then.ident == id(now) and not isinstance(now, np.ndarray):
+            return False                # the same immutable array (a jax Array)
         if then.kept is None or not isinstance(then.kept, np.ndarray):
             return then.ident != id(now)
         if int(np.prod(now.shape)) > _SMALL:
