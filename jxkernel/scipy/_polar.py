@@ -1,6 +1,6 @@
-"""The pure-JAX iterative algorithms of jax.scipy.linalg: polar (by QDWH, the QR-based
-dynamically weighted Halley iteration of Nakatsukasa, Bai and Gygi 2010, or by an SVD) and
-eigh_tridiagonal's eigenvalues (bisection on Sturm sequence counts); JAX 0.10.2's steps.
+"""The pure-JAX iterative algorithms of jax.scipy.linalg: polar (by lax.linalg.qdwh, the
+QR-based dynamically weighted Halley iteration, or by an SVD) and eigh_tridiagonal's
+eigenvalues (bisection on Sturm sequence counts); JAX 0.10.2's steps.
 
     >>> u, p = polar(jnp.array([[2., 0.], [0., -3.]]))
     >>> u
@@ -18,107 +18,18 @@ from .. import lax
 from .. import numpy as jnp
 from ..core import dtypes
 from ..lax import linalg as lax_linalg
-from ..numpy import linalg as jnp_linalg
 from ..numpy.util import jnp_jit
-
-
-# ------------------------------------------------------------------ QDWH
-def _qr_step(u, params):
-    """One Halley step through a QR of [sqrt(c) u; I] (for large c, where Cholesky of
-    c u^H u + I would lose accuracy)."""
-    a_minus_e_by_sqrt_c, sqrt_c, e = params
-    M, N = u.shape
-    y = jnp.concatenate([sqrt_c * u, jnp.eye(N, dtype=u.dtype)], axis=0)
-    q, _ = lax_linalg.qr(y, full_matrices=False)
-    q1 = lax.slice(q, (0, 0), (M, N))
-    q2 = lax.dynamic_slice_in_dim(q, M, N, axis=0).T.conj()
-    return e * u + a_minus_e_by_sqrt_c * (q1 @ q2)
-
-
-def _cholesky_step(u, params):
-    """One Halley step u <- e u + (a - e) u (c u^H u + I)^{-1}, through a Cholesky factor."""
-    a_minus_e, c, e = params
-    _, N = u.shape
-    x = c * (u.T.conj() @ u) + jnp.eye(N, dtype=u.dtype)
-    y = lax_linalg.cholesky(x, symmetrize_input=False)
-    z = lax_linalg.triangular_solve(y, u.T, left_side=True, lower=True, conjugate_a=True).conj()
-    z = lax_linalg.triangular_solve(y, z, left_side=True, lower=True, transpose_a=True,
-                                    conjugate_a=True).T.conj()
-    return e * u + a_minus_e * z
-
-
-def _halley_coefficients(eps, max_iterations):
-    """The dynamically weighted (a, b, c) per iteration, split into the QR steps (c > 100)
-    and the Cholesky steps; computed on the host from the lower bound l = eps of the
-    smallest singular value, until l reaches 1."""
-    qr_coefs, chol_coefs = [], []
-    l, tol_l, k = eps, 10.0 * eps / 2.0, 0
-    while l + tol_l < 1 and k < max_iterations:
-        k += 1
-        l2 = l * l
-        dd = (4 * (1 / l2 - 1) / l2) ** (1 / 3)
-        sqd = (1.0 + dd) ** (1 / 2)
-        a = sqd + (2 - dd + 2 * (2 - l2) / (l2 * sqd)) ** (1 / 2)
-        b = (a - 1) ** 2 / 4
-        c = a + b - 1
-        l = l * (a + b * l2) / (1 + c * l2)
-        e = b / c
-        if c > 100:
-            qr_coefs.append(((a - e) / c ** (1 / 2), c ** (1 / 2), e))
-        else:
-            chol_coefs.append((a - e, c, e))
-    return qr_coefs, chol_coefs, tol_l
-
-
-def _qdwh(x, max_iterations=10, eps=None):
-    """(u, h) with x = u h, u with orthonormal columns and h Hermitian positive semidefinite
-    (x is (m, n), m >= n)."""
-    eps = float(dtypes.finfo(x.dtype).eps) if eps is None else eps
-    one_norm = jnp_linalg.norm(x, ord=1)
-    inf_norm = jnp_linalg.norm(x, ord=np.inf)
-    alpha_inverse = jnp.where(one_norm == 0, 1, lax.rsqrt(one_norm) * lax.rsqrt(inf_norm))
-    u = x * alpha_inverse.astype(x.dtype)
-    qr_coefs, chol_coefs, tol_l = _halley_coefficients(eps, max_iterations)
-    tol_norm = jnp.cbrt(tol_l)
-
-    def run(u, coefs, step, test):
-        if not coefs:
-            return u, True
-        table = jnp.array(coefs).astype(x.dtype)
-
-        def body(k, state):
-            prev, _ = state
-            new = step(prev, lax.dynamic_index_in_dim(table, k, keepdims=False))
-            return new, (jnp_linalg.norm(new - prev) > tol_norm) if test else True
-        return lax.fori_loop(0, len(coefs), body, (u, True))
-
-    u, _ = run(u, qr_coefs, _qr_step, False)
-    u, not_converged = run(u, chol_coefs, _cholesky_step, True)
-    fixed = (3 - 1 / 3, 3, 1 / 3)        # a = 3, b = 1, c = 3: plain Halley once l ~ 1
-
-    def cond(state):
-        k, _, not_converged = state
-        return jnp.logical_and(not_converged, k < max_iterations)
-
-    def body(state):
-        k, prev, _ = state
-        new = _cholesky_step(prev, fixed)
-        return k + 1, new, jnp_linalg.norm(new - prev) > tol_norm
-
-    _, u, _ = lax.while_loop(cond, body, (len(qr_coefs) + len(chol_coefs), u, not_converged))
-    u = 1.5 * u - 0.5 * u @ (u.T.conj() @ u)       # a Newton-Schulz step for orthonormality
-    h = u.T.conj() @ x
-    return u, (h + h.T.conj()) / 2
 
 
 @functools.partial(jnp_jit, static_argnames=("side", "method"))
 def _polar_2d(a, side, method, eps, max_iterations):
     m, n = a.shape
     if method == "qdwh":
+        # lax.linalg's qdwh, as JAX's polar calls it (its iteration count and flag dropped)
         if m >= n and side == "right":
-            unitary, posdef = _qdwh(a, eps=eps)
+            unitary, posdef, _, _ = lax_linalg.qdwh(a, is_hermitian=False, eps=eps)
         elif m < n and side == "left":
-            unitary, posdef = _qdwh(a.T.conj(), eps=eps)
+            unitary, posdef, _, _ = lax_linalg.qdwh(a.T.conj(), is_hermitian=False, eps=eps)
             unitary, posdef = unitary.T.conj(), posdef.T.conj()
         else:
             raise NotImplementedError(f"method='qdwh' only supports mxn matrices where m < n "
