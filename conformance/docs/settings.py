@@ -19,6 +19,24 @@ PAGE_SKIPS = {
     "examples/onnx2xla": "downloads an ONNX model and needs the onnx package",
     "examples/differentially_private_sgd": "needs dp_accounting (Google's differential "
                                            "privacy library)",
+    # the libraries' tutorials (python -m conformance.docs --library NAME)
+    "flax/examples/gemma": "downloads Gemma's weights from Kaggle (kagglehub) and needs "
+                           "sentencepiece",
+    "flax/mnist_tutorial": "downloads MNIST with tensorflow_datasets (and trains on it)",
+    "flax/examples/digits_diffusion_model": "needs diffrax (not among the pinned libraries)",
+    "optax/examples/adversarial_training": "downloads MNIST with tensorflow_datasets",
+    "optax/examples/cifar10_resnet": "downloads CIFAR-10 with tensorflow_datasets and trains a "
+                                     "ResNet (hours on a CPU)",
+    "optax/examples/lookahead_mnist": "downloads MNIST with tensorflow_datasets",
+    "optax/examples/nanolm": "downloads tiny_shakespeare with tensorflow_datasets and trains "
+                             "a transformer",
+    "optax/examples/mlp_mnist": "downloads MNIST with torchvision",
+    "equinox/examples/bert": "downloads a dataset and a tokenizer from Hugging Face's hub",
+    "equinox/examples/deep_convolutional_gan": "downloads MNIST with torchvision",
+    "equinox/examples/mnist": "downloads MNIST with torchvision",
+    "equinox/examples/vision_transformer": "downloads CIFAR-10 with torchvision",
+    "equinox/examples/score_based_diffusion": "downloads MNIST over HTTP and needs diffrax "
+                                              "and einops",
 }
 
 # (page, a piece of the cell's text) -> why the cell is not run

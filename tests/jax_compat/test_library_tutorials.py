@@ -1,0 +1,39 @@
+"""What the libraries' own tutorials (python -m conformance.docs --library, the table in
+conformance/docs/LIBRARIES.md) found jxkernel answering differently from JAX, against JAX's
+recorded answers (tests/data/library_tutorial_cases.py, library_tutorial_reference.json), in a
+fresh process that asks for 8 CPU devices the way Flax's sharding guide does."""
+import json
+import os
+
+import pytest
+from fresh_process import run_json
+from locations import DATA
+
+_RUN = """
+import json
+import jxkernel as jax
+import library_tutorial_cases
+print(json.dumps(library_tutorial_cases.run(jax)))
+"""
+
+
+@pytest.fixture(scope="module")
+def runs():
+    with open(os.path.join(DATA, "library_tutorial_reference.json")) as f:
+        return run_json(_RUN), json.load(f)
+
+
+@pytest.mark.cpu_only("simulated CPU devices")
+def test_backends_are_initialized_before_and_after_the_first_computation(runs):
+    # flax_gspmd asks before setting jax_num_cpu_devices (only possible before the CPU starts)
+    mine, ref = runs
+    keys = ("backends_before", "device_count", "backends_after")
+    assert [mine[k] for k in keys] == [ref[k] for k in keys] == [False, 8, True]
+
+
+@pytest.mark.cpu_only("simulated CPU devices")
+def test_reshard_drops_unsplit_entries_past_a_values_rank(runs):
+    # optimization_cookbook: reshard(model, P(None, None)) over 2-d kernels and 1-d biases
+    mine, ref = runs
+    assert mine["reshard"] == ref["reshard"]
+    assert mine["reshard"]["tree_none_none"][0] == ["P(None,)", "float32[8]"]
