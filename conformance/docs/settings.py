@@ -74,6 +74,16 @@ ACCEPTED = {
     ],
 }
 
+# jxkernel's concretization errors add advice to JAX's words (a deliberate choice, tested by
+# tests/notebook/test_notebook_error_cards.py and test_notebook_tracebacks.py): the lines are
+# read past where a tutorial prints such an error's message
+_ADVICE = [
+    ("jxkernel's advice after a TracerBoolConversionError's message",
+     r"\nPython control flow \(`if`, `while`, `and`, `or`, `not`, `bool\(\)`\) needs a concrete "
+     r"value, but under this transformation the value is abstract\.\nTo fix it: [^\n]*", ""),
+]
+ACCEPTED["flax/key_concepts"] = _ADVICE
+
 # pages whose printed numbers come out of long training loops: a wider bound (float32 ulps
 # and an absolute tolerance, as conformance/compare.py takes them)
 TOLERANCE = {

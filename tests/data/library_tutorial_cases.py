@@ -13,7 +13,38 @@ def run(jax):
     out["device_count"] = jax.device_count()
     out["backends_after"] = jax._src.xla_bridge.backends_are_initialized()
     out["reshard"] = _reshard(jax)
+    out["make_mesh"] = _make_mesh(jax)
+    out["class_param"] = _class_param(jax)
     return out
+
+
+def _make_mesh(jax):
+    """key_concepts: `jax.make_mesh((jax.device_count(),), 'model')`, one name as a string."""
+    got = {}
+    cases = {"one_name": lambda: jax.make_mesh((8,), "model"),
+             "names_in_a_list": lambda: jax.make_mesh([2, 4], ["a", "b"]),
+             "string_of_two_names": lambda: jax.make_mesh((2, 4), "xy")}
+    for name, make in cases.items():
+        try:
+            mesh = make()
+            got[name] = [list(mesh.axis_names), list(mesh.axis_sizes)]
+        except Exception as e:  # noqa: BLE001 -- JAX's class and words are the answer
+            got[name] = [type(e).__name__, str(e)]
+    return got
+
+
+class Box:
+    """A class handed to a primitive as a parameter (Flax's hijax Variables pass `var_type`)."""
+
+
+def _class_param(jax):
+    """hijax: a jaxpr shows a class parameter as str() shows it, `<class '...Box'>`."""
+    import importlib
+    p = importlib.import_module(jax.__name__ + ".extend.core").Primitive("tagged")
+    p.def_impl(lambda x, **_: x)
+    p.def_abstract_eval(lambda x, **_: x)
+    jaxpr = jax.make_jaxpr(lambda x: p.bind(x, var_type=Box, kind=int))(1.0)
+    return str(jaxpr)
 
 
 def _reshard(jax):

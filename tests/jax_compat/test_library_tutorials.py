@@ -37,3 +37,19 @@ def test_reshard_drops_unsplit_entries_past_a_values_rank(runs):
     mine, ref = runs
     assert mine["reshard"] == ref["reshard"]
     assert mine["reshard"]["tree_none_none"][0] == ["P(None,)", "float32[8]"]
+
+
+@pytest.mark.cpu_only("simulated CPU devices")
+def test_make_mesh_takes_one_axis_name_as_a_string(runs):
+    # key_concepts: jax.make_mesh((jax.device_count(),), 'model'); two names in one string
+    # are one name, refused by Mesh in JAX's words
+    mine, ref = runs
+    assert mine["make_mesh"] == ref["make_mesh"]
+    assert mine["make_mesh"]["one_name"] == [["model"], [8]]
+
+
+def test_a_class_parameter_prints_as_str_shows_it(runs):
+    # Flax's hijax guide: get_variable[... var_type=<class 'flax.nnx.variablelib.Variable'>]
+    mine, ref = runs
+    assert mine["class_param"] == ref["class_param"]
+    assert "var_type=<class 'library_tutorial_cases.Box'>" in mine["class_param"]
