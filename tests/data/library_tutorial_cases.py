@@ -15,7 +15,18 @@ def run(jax):
     out["reshard"] = _reshard(jax)
     out["make_mesh"] = _make_mesh(jax)
     out["class_param"] = _class_param(jax)
+    out["iterable"] = _iterable(jax)
     return out
+
+
+def _iterable(jax):
+    """Optax's ogda example: `ax.scatter(*params)`; matplotlib asks `np.iterable` of each
+    0-d coordinate, which is False only if `iter(x)` itself refuses."""
+    import numpy as np
+    jnp, seen = jax.numpy, []
+    jax.jit(lambda v: seen.append(np.iterable(v)) or v)(1.0)
+    return {"array_0d": np.iterable(jnp.float32(1)), "array_1d": np.iterable(jnp.arange(2.0)),
+            "tracer_0d": seen[0], "rows": [float(r) for r in jnp.arange(2.0)]}
 
 
 def _make_mesh(jax):

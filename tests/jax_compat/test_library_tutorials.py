@@ -53,3 +53,10 @@ def test_a_class_parameter_prints_as_str_shows_it(runs):
     mine, ref = runs
     assert mine["class_param"] == ref["class_param"]
     assert "var_type=<class 'library_tutorial_cases.Box'>" in mine["class_param"]
+
+
+def test_a_0d_array_refuses_iteration_at_iter(runs):
+    # optax's ogda example: matplotlib's scatter of a 0-d coordinate (np.iterable is False)
+    mine, ref = runs
+    assert mine["iterable"] == ref["iterable"]
+    assert mine["iterable"]["array_0d"] is False and mine["iterable"]["tracer_0d"] is False
