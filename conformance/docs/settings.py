@@ -30,9 +30,15 @@ PAGE_SKIPS = {
     "optax/examples/lookahead_mnist": "downloads MNIST with tensorflow_datasets",
     "optax/examples/nanolm": "downloads tiny_shakespeare with tensorflow_datasets and trains "
                              "a transformer",
+    "optax/examples/gradient_accumulation_and_microbatching":
+        "times a 48M-parameter transformer's training steps (a memory-use demonstration for "
+        "accelerators): JAX's run passes 600 s on this CPU before its fifth cell",
+    "optax/examples/linear_assignment_problem": "needs networkx (not among the pinned "
+                                                "libraries' dependencies)",
     "optax/examples/mlp_mnist": "downloads MNIST with torchvision",
     "equinox/examples/bert": "downloads a dataset and a tokenizer from Hugging Face's hub",
     "equinox/examples/deep_convolutional_gan": "downloads MNIST with torchvision",
+    "equinox/examples/unet": "needs einops (not among the pinned libraries' dependencies)",
     "equinox/examples/mnist": "downloads MNIST with torchvision",
     "equinox/examples/vision_transformer": "downloads CIFAR-10 with torchvision",
     "equinox/examples/score_based_diffusion": "downloads MNIST over HTTP and needs diffrax "
