@@ -16,7 +16,39 @@ def run(jax):
     out["make_mesh"] = _make_mesh(jax)
     out["class_param"] = _class_param(jax)
     out["iterable"] = _iterable(jax)
+    out["ordered_prints"] = _ordered_prints(jax)
     return out
+
+
+def _ordered_prints(jax):
+    """Optax's verbose zoom linesearch: `jax.debug.print(..., ordered=True)` inside
+    `lax.cond`s, before and after ordered prints outside them, in a loop: program order."""
+    import contextlib
+    import io
+
+    def cond_print(c, message, **values):
+        jax.lax.cond(c, lambda _: jax.debug.print(message, **values, ordered=True),
+                     lambda _: None, None)
+
+    def diagnose(x):
+        jax.debug.print("unordered")
+        cond_print(x > 0, "c {x}", x=x)
+        cond_print(x > 1, "d {x}", x=x)
+        cond_print(x > 2, "e")
+
+    def step(x):
+        jax.debug.print("a {x}", x=x, ordered=True)
+        cond_print(x > 0, "b {x}", x=x)
+        jax.lax.cond(x > 100, lambda x: jax.debug.print("never"), diagnose, x)
+        jax.debug.print("f", ordered=True)
+        return x + 1
+
+    text = io.StringIO()
+    with contextlib.redirect_stdout(text):
+        jax.jit(step)(5.0)
+        jax.jit(lambda x: jax.lax.fori_loop(0, 2, lambda i, v: step(v), x))(3.0)
+        jax.effects_barrier()
+    return text.getvalue().splitlines()
 
 
 def _iterable(jax):

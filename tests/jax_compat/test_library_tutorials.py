@@ -60,3 +60,12 @@ def test_a_0d_array_refuses_iteration_at_iter(runs):
     mine, ref = runs
     assert mine["iterable"] == ref["iterable"]
     assert mine["iterable"]["array_0d"] is False and mine["iterable"]["tracer_0d"] is False
+
+
+@pytest.mark.cpu_only("CPU text")
+def test_ordered_prints_inside_conds_keep_program_order(runs):
+    # optax's lbfgs example: the zoom linesearch's verbose diagnostics, ordered prints in conds
+    mine, ref = runs
+    assert mine["ordered_prints"] == ref["ordered_prints"]
+    assert mine["ordered_prints"][:7] == ["a 5.0", "b 5.0", "unordered", "c 5.0", "d 5.0", "e",
+                                          "f"]
