@@ -9,7 +9,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import ShapedArray
-from ..core.ir import ClosedJaxpr, Jaxpr
+from ..core.ir import ClosedJaxpr
 from ..core.numpy_eval import eval_closed_jaxpr_numpy
 from ..core.numpy_simplify import simplify_divisions
 from ..core.staging import trace_to_jaxpr
@@ -157,36 +157,3 @@ def _traced_for_numpy(fun, multiple_results, avals, params):
     closed = _traced(fun, multiple_results, avals, params)
     return ClosedJaxpr(simplify_divisions(closed.jaxpr), closed.consts)
 
-
-# ------------------------------------------------------------------ ordered effects
-TOKEN = "!stablehlo.token"
-_ORDERED = {"debug_print", "io_callback"}
-
-
-def effect_token(ctx: LoweringRuleContext):
-    """The token the ordered effects of `ctx`'s block are threaded by, as JAX threads its
-    ordered effects: each ordered callback takes it and gives the next one, so XLA keeps them
-    in program order (a `lax.cond` holding one included). A block starts its own
-    (`stablehlo.after_all`) unless a cond's branch was handed its enclosing block's."""
-    if ctx.block.effect_token is None:
-        ctx.block.effect_token = ctx.block.op1("stablehlo.after_all", [], TOKEN, loc=ctx.loc)
-    return ctx.block.effect_token
-
-
-def has_ordered_effect(jaxpr) -> bool:
-    """Whether `jaxpr` (or one nested in its equations) has an ordered debug print or
-    io_callback: a cond over it threads its block's token through its branches.
-
-    >>> import jxkernel as jax
-    >>> has_ordered_effect(jax.make_jaxpr(lambda x: jax.debug.print("{}", x, ordered=True))(1.))
-    True
-    """
-    jaxpr = jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
-    for eqn in jaxpr.eqns:
-        if eqn.primitive.name in _ORDERED and eqn.params.get("ordered"):
-            return True
-        for param in eqn.params.values():
-            inner = param if isinstance(param, (tuple, list)) else (param,)
-            if any(isinstance(j, (Jaxpr, ClosedJaxpr)) and has_ordered_effect(j) for j in inner):
-                return True
-    return False

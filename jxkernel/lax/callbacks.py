@@ -59,7 +59,7 @@ from ..xla.dispatch import to_device
 from ..xla.ffi import layout, row_major
 from ..transforms import batch_util as bu
 from . import shapes, slicing
-from ._lowering import TOKEN, effect_token
+from ..xla.lowering import TOKEN, effect_token
 from .scan import scan
 
 

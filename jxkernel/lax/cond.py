@@ -34,7 +34,7 @@ from .conversion import _convert_element_type, convert_element_type
 from .creation import empty_like_aval
 from .elementwise import clamp, eq, ne, select_n
 from ..xla import stablehlo as hlo
-from ._lowering import TOKEN, effect_token, has_ordered_effect
+from ..xla.lowering import TOKEN, effect_token, has_ordered_effect
 from .platform_index import kept_branches, platform_index_p
 from .shapes import broadcast_in_dim
 

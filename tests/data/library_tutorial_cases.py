@@ -43,10 +43,22 @@ def _ordered_prints(jax):
         jax.debug.print("f", ordered=True)
         return x + 1
 
+    def around(x):      # ordered prints before, in and after a loop, a scan and an inner jit
+        jax.debug.print("before {x}", x=x, ordered=True)
+        x = jax.lax.fori_loop(0, 2, lambda i, v: (jax.debug.print("in {i}", i=i, ordered=True),
+                                                  v + 1)[1], x)
+        jax.debug.print("after", ordered=True)
+        x = jax.lax.scan(lambda c, _: (jax.debug.print("scan {c}", c=c, ordered=True),
+                                       (c + 1, None))[1], x, length=2)[0]
+        jax.jit(lambda v: jax.debug.print("inner", ordered=True))(x)
+        jax.debug.print("last", ordered=True)
+        return x
+
     text = io.StringIO()
     with contextlib.redirect_stdout(text):
         jax.jit(step)(5.0)
         jax.jit(lambda x: jax.lax.fori_loop(0, 2, lambda i, v: step(v), x))(3.0)
+        jax.jit(around)(1.0)
         jax.effects_barrier()
     return text.getvalue().splitlines()
 

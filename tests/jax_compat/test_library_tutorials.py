@@ -69,3 +69,6 @@ def test_ordered_prints_inside_conds_keep_program_order(runs):
     assert mine["ordered_prints"] == ref["ordered_prints"]
     assert mine["ordered_prints"][:7] == ["a 5.0", "b 5.0", "unordered", "c 5.0", "d 5.0", "e",
                                           "f"]
+    # and around loops (the token carried) and an inner jit (inlined)
+    assert mine["ordered_prints"][-8:] == ["before 1.0", "in 0", "in 1", "after", "scan 3.0",
+                                           "scan 4.0", "inner", "last"]
