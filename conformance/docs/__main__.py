@@ -3,6 +3,13 @@
     python -m conformance.docs --fetch PATH/TO/jax.git            # every page
     python -m conformance.docs --fetch MIRROR notebooks/thinking_in_jax pytrees  # some pages
     python -m conformance.docs --pages JAX_CHECKOUT --report   # also rewrite README.md's table
+    python -m conformance.docs --library flax --pages .libs/src/flax-0.12.7 --report
+    python -m conformance.docs --library optax --fetch PATH/TO/optax.git guides/...
+
+With ``--library`` the pages are that library's tutorial notebooks (library_pages.py) at the
+version conformance/libraries pins, run under conformance/libraries' two venvs
+(``.libs/venv-jax``: real JAX and the libraries; ``.libs/venv-jxkernel``: this checkout and
+the libraries), and ``--report`` rewrites the library's table in LIBRARIES.md.
 
 Each page runs in its own subprocess per side (``.venv-jax/bin/python`` for JAX, this
 Python with ``JXKERNEL_AS_JAX=1`` for jxkernel) under a time limit, all its cells in one
@@ -19,11 +26,12 @@ import sys
 import tempfile
 import time
 
-from conformance.docs import compare_cells, pages as pages_mod, settings
+from conformance.docs import compare_cells, library_pages, pages as pages_mod, settings
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HERE = os.path.join(ROOT, "conformance", "docs")
 JAX_PYTHON = os.path.join(ROOT, ".venv-jax", "bin", "python")
+LIBRARY_VENV = os.path.join(ROOT, ".libs", "venv-{side}", "bin", "python")
 
 
 def page_cells(page):
@@ -119,7 +127,7 @@ def run_page(page, args):
         with open(actual_path) as f:
             actual = json.load(f)
     else:
-        actual = run_side(page, cells, "jxkernel", args.timeout, sys.executable)
+        actual = run_side(page, cells, "jxkernel", args.timeout, args.jxkernel_python)
         os.makedirs(os.path.dirname(actual_path), exist_ok=True)
         with open(actual_path, "w") as f:
             json.dump(actual, f)
@@ -127,8 +135,23 @@ def run_page(page, args):
                                         settings.TOLERANCE.get(page.name, {}),
                                         settings.ACCEPTED.get(page.name, ()))
     result.update(name=page.name, cells=len(page.cells), skipped_cells=skipped,
+                  jax_unexpected=_unexpected(cells, expected),
                   seconds={"jax": expected["seconds"], "jxkernel": actual["seconds"]})
     return result
+
+
+def _commit():
+    return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True).stdout.strip()
+
+
+def _unexpected(cells, expected):
+    """The cells where JAX's own run raised though the page does not expect it, and how a run
+    that did not end normally ended."""
+    expects = {c["index"]: c["expects_error"] for c in cells}
+    found = [r["index"] for r in expected["records"]
+             if r["error"] and not expects.get(r["index"], False)]
+    return found + ([expected["ending"][:200]] if expected["ending"] != "ok" else [])
 
 
 def _result_path(args, name):
@@ -144,7 +167,12 @@ def main(argv):
     parser.add_argument("--timeout", type=int, default=600, help="seconds per page and side")
     parser.add_argument("--cache", default=os.path.join(tempfile.gettempdir(),
                                                          "jxkernel-docs-cache"))
-    parser.add_argument("--jax-python", default=JAX_PYTHON)
+    parser.add_argument("--library", choices=sorted(library_pages.LIBRARIES),
+                        help="run this library's tutorials (from --fetch/--pages) instead of JAX's")
+    parser.add_argument("--jax-python", help=f"default {JAX_PYTHON}, with --library "
+                        f"{LIBRARY_VENV.format(side='jax')}")
+    parser.add_argument("--jxkernel-python", help="default this Python, with --library "
+                        f"{LIBRARY_VENV.format(side='jxkernel')}")
     parser.add_argument("--rerun-jax", action="store_true", help="ignore JAX's cached records")
     parser.add_argument("--recompare", action="store_true",
                         help="compare jxkernel's last records of the pages again, not rerun")
@@ -152,7 +180,14 @@ def main(argv):
                         help="rewrite conformance/docs/README.md's table from the last results")
     args = parser.parse_args(argv)
     source = pages_mod.GitSource(args.fetch) if args.fetch else pages_mod.FolderSource(args.pages)
-    every = pages_mod.pages(source)
+    if args.library:
+        every = library_pages.pages(source, library_pages.LIBRARIES[args.library])
+    else:
+        every = pages_mod.pages(source)
+    args.jax_python = args.jax_python or (LIBRARY_VENV.format(side="jax") if args.library
+                                          else JAX_PYTHON)
+    args.jxkernel_python = args.jxkernel_python or (
+        LIBRARY_VENV.format(side="jxkernel") if args.library else sys.executable)
     chosen = [p for p in every if not args.names or p.name in args.names]
     unknown = set(args.names) - {p.name for p in every}
     if unknown:
@@ -174,8 +209,14 @@ def main(argv):
                     results.append(json.load(f))
             else:
                 results.append({"name": page.name, "status": "not run", "reason": ""})
-        compare_cells.write_report(os.path.join(HERE, "README.md"), results)
-        print(compare_cells.pass_rate(results))
+        if args.library:
+            compare_cells.write_library_report(
+                os.path.join(HERE, "LIBRARIES.md"), library_pages.LIBRARIES[args.library],
+                results, _commit(), time.strftime("%Y-%m-%d"))
+        else:
+            compare_cells.write_report(os.path.join(HERE, "README.md"), results)
+        print(compare_cells.library_summary(results) if args.library
+              else compare_cells.pass_rate(results))
     return 0
 
 

@@ -161,3 +161,39 @@ def write_report(path, results):
     head = text.split("<!-- results -->")[0]
     with open(path, "w") as f:
         f.write(f"{head}<!-- results -->\n{pass_rate(results)}.\n\n{table(results)}\n")
+
+
+def jax_ran_clean(result):
+    """Whether JAX's own run of the page raised nowhere but where the page expects it."""
+    return not result.get("jax_unexpected")
+
+
+def library_summary(results):
+    """One line: how many pages JAX runs without an unexpected error, how many agree.
+
+        >>> library_summary([{"status": "pass"}, {"status": "fail", "jax_unexpected": [3]},
+        ...                  {"status": "skip"}])
+        '1 of 2 pages run agree under jxkernel (50%); JAX runs 1 of 2 without an unexpected error; 1 skipped'
+    """
+    ran = [r for r in results if r["status"] in ("pass", "fail")]
+    passed = sum(r["status"] == "pass" for r in ran)
+    clean = sum(jax_ran_clean(r) for r in ran)
+    skipped = sum(r["status"] == "skip" for r in results)
+    percent = 100 * passed / len(ran) if ran else 0
+    return (f"{passed} of {len(ran)} pages run agree under jxkernel ({percent:.0f}%); JAX runs "
+            f"{clean} of {len(ran)} without an unexpected error; {skipped} skipped")
+
+
+def write_library_report(path, library, results, commit, date):
+    """Rewrite `library`'s section of LIBRARIES.md (between its two markers) from `results`."""
+    begin, end = f"<!-- {library.name} results -->", f"<!-- end {library.name} results -->"
+    with open(path) as f:
+        text = f.read()
+    if begin not in text:
+        text += f"\n{begin}\n{end}\n"
+    head, rest = text.split(begin)
+    tail = rest.split(end, 1)[1]
+    body = (f"\n### {library.name} {library.version} (at `{commit}`, {date})\n\n"
+            f"{library_summary(results)}.\n\n{table(results)}\n")
+    with open(path, "w") as f:
+        f.write(f"{head}{begin}{body}{end}{tail}")

@@ -19,6 +19,30 @@ PAGE_SKIPS = {
     "examples/onnx2xla": "downloads an ONNX model and needs the onnx package",
     "examples/differentially_private_sgd": "needs dp_accounting (Google's differential "
                                            "privacy library)",
+    # the libraries' tutorials (python -m conformance.docs --library NAME)
+    "flax/examples/gemma": "downloads Gemma's weights from Kaggle (kagglehub) and needs "
+                           "sentencepiece",
+    "flax/mnist_tutorial": "downloads MNIST with tensorflow_datasets (and trains on it)",
+    "flax/examples/digits_diffusion_model": "needs diffrax (not among the pinned libraries)",
+    "optax/examples/adversarial_training": "downloads MNIST with tensorflow_datasets",
+    "optax/examples/cifar10_resnet": "downloads CIFAR-10 with tensorflow_datasets and trains a "
+                                     "ResNet (hours on a CPU)",
+    "optax/examples/lookahead_mnist": "downloads MNIST with tensorflow_datasets",
+    "optax/examples/nanolm": "downloads tiny_shakespeare with tensorflow_datasets and trains "
+                             "a transformer",
+    "optax/examples/gradient_accumulation_and_microbatching":
+        "times a 48M-parameter transformer's training steps (a memory-use demonstration for "
+        "accelerators): JAX's run passes 600 s on this CPU before its fifth cell",
+    "optax/examples/linear_assignment_problem": "needs networkx (not among the pinned "
+                                                "libraries' dependencies)",
+    "optax/examples/mlp_mnist": "downloads MNIST with torchvision",
+    "equinox/examples/bert": "downloads a dataset and a tokenizer from Hugging Face's hub",
+    "equinox/examples/deep_convolutional_gan": "downloads MNIST with torchvision",
+    "equinox/examples/unet": "needs einops (not among the pinned libraries' dependencies)",
+    "equinox/examples/mnist": "downloads MNIST with torchvision",
+    "equinox/examples/vision_transformer": "downloads CIFAR-10 with torchvision",
+    "equinox/examples/score_based_diffusion": "downloads MNIST over HTTP and needs diffrax "
+                                              "and einops",
 }
 
 # (page, a piece of the cell's text) -> why the cell is not run
@@ -55,6 +79,16 @@ ACCEPTED = {
          r"\([^\n]*\n\s*\|<- multiply_add_abstract_eval = [^\n]*\n)+", r"\1"),
     ],
 }
+
+# jxkernel's concretization errors add advice to JAX's words (a deliberate choice, tested by
+# tests/notebook/test_notebook_error_cards.py and test_notebook_tracebacks.py): the lines are
+# read past where a tutorial prints such an error's message
+_ADVICE = [
+    ("jxkernel's advice after a TracerBoolConversionError's message",
+     r"\nPython control flow \(`if`, `while`, `and`, `or`, `not`, `bool\(\)`\) needs a concrete "
+     r"value, but under this transformation the value is abstract\.\nTo fix it: [^\n]*", ""),
+]
+ACCEPTED["flax/key_concepts"] = _ADVICE
 
 # pages whose printed numbers come out of long training loops: a wider bound (float32 ulps
 # and an absolute tolerance, as conformance/compare.py takes them)

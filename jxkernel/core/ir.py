@@ -378,6 +378,8 @@ def pp_param(value, names: Names, indent: int, width: int, prefix: int = 0,
         return value.name
     if isinstance(value, type) and issubclass(value, np.generic):
         return np.dtype(value).name
+    if isinstance(value, type):
+        return str(value)       # JAX's str(v): `var_type=<class 'flax.nnx.variablelib.Variable'>`
     if callable(value) and hasattr(value, "__name__"):
         return value.__name__
     return str(value)

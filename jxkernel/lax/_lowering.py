@@ -156,3 +156,4 @@ def _traced_for_numpy(fun, multiple_results, avals, params):
     """`_traced`'s jaxpr as XLA runs it inline in a program: its divisions rewritten."""
     closed = _traced(fun, multiple_results, avals, params)
     return ClosedJaxpr(simplify_divisions(closed.jaxpr), closed.consts)
+

@@ -59,6 +59,7 @@ from ..xla.dispatch import to_device
 from ..xla.ffi import layout, row_major
 from ..transforms import batch_util as bu
 from . import shapes, slicing
+from ..xla.lowering import TOKEN, effect_token
 from .scan import scan
 
 
@@ -173,9 +174,12 @@ _CALLBACK_TARGETS = {"cpu": _compiler.HOST_CALLBACK_TARGETS[0],
 
 
 def emit_host_callback(ctx, host_fn, operands, result_avals, *, has_side_effect, what,
-                       operand_avals=None):
+                       operand_avals=None, ordered=False):
     """Emit the custom call that runs `host_fn` on the host; returns its result values.
-    `operand_avals`: the operands' types, where they are not the equation's inputs."""
+    `operand_avals`: the operands' types, where they are not the equation's inputs; `ordered`:
+    threaded by its block's effect token (`_lowering.effect_token`), as JAX's ordered calls."""
+    if ordered:
+        return _emit_ordered(ctx, host_fn, operands, result_avals, what, operand_avals)
     target = _CALLBACK_TARGETS.get(ctx.platform)
     if target is None:
         raise NotImplementedError(
@@ -196,6 +200,37 @@ def emit_host_callback(ctx, host_fn, operands, result_avals, *, has_side_effect,
              "result_layouts": _layouts(result_avals)}
     return ctx.op("stablehlo.custom_call", operands, attrs,
                   result_types=[hlo.aval_type(a) for a in result_avals])
+
+
+def _emit_ordered(ctx, host_fn, operands, result_avals, what, operand_avals):
+    """The call taking the block's token first and giving the next one first (JAX's
+    emit_python_callback with a token: the host function passes it through)."""
+    def with_token(token, *values):
+        return (token, *host_fn(*values))
+    avals = list(ctx.avals_in if operand_avals is None else operand_avals)
+    ordered_ctx = _TokenTyped(ctx, [hlo.aval_type(a) for a in result_avals])
+    outs = emit_host_callback(ordered_ctx, with_token, [effect_token(ctx), *operands],
+                              result_avals, has_side_effect=True, what=what,
+                              operand_avals=avals)
+    ctx.block.effect_token = outs[0]
+    return outs[1:]
+
+
+class _TokenTyped:
+    """`ctx` emitting a token result before the others, with the token's layout first."""
+
+    def __init__(self, ctx, result_types):
+        self._ctx, self._types = ctx, result_types
+
+    def __getattr__(self, name):
+        return getattr(self._ctx, name)
+
+    def op(self, name, operands, attrs=None, regions=(), result_types=None):
+        attrs = dict(attrs)
+        for key in ("operand_layouts", "result_layouts"):
+            inner = attrs[key][1:-1]
+            attrs[key] = f"[{layout(row_major(0))}{', ' if inner else ''}{inner}]"
+        return self._ctx.op(name, operands, attrs, regions, [TOKEN, *self._types])
 
 
 def emit_python_callback(ctx, callback, token, operands, operand_avals, result_avals, *,
@@ -393,7 +428,7 @@ def _debug_print_lowering(ctx, *args, fmt, ordered, partitioned, in_tree, static
     fn = _print_function(fmt, has_placeholders, in_tree, static_args, np_printoptions,
                          logging_record)
     return emit_host_callback(ctx, _host_function("jax.debug.print", fn), args, [],
-                              has_side_effect=True, what="jax.debug.print")
+                              has_side_effect=True, what="jax.debug.print", ordered=ordered)
 
 
 abstract_eval_rules[debug_print_p] = _no_results
@@ -457,7 +492,8 @@ def _host_callback_rules(kind: str, has_side_effect: bool) -> tuple:
     def lowering(ctx, *args, callback, result_avals, **params):
         host_fn = _host_function(kind, callback, tuple(result_avals))
         return emit_host_callback(ctx, host_fn, args, result_avals,
-                                  has_side_effect=has_side_effect, what=kind)
+                                  has_side_effect=has_side_effect, what=kind,
+                                  ordered=bool(params.get("ordered")))
 
     def numpy(*args, callback, result_avals, **params):
         return list(call(_as_arrays(args), callback, result_avals))     # (Arrays, as XLA's)

@@ -33,6 +33,8 @@ from ..transforms.ad_util import Zero, instantiate, is_undefined, stop_gradient
 from .conversion import _convert_element_type, convert_element_type
 from .creation import empty_like_aval
 from .elementwise import clamp, eq, ne, select_n
+from ..xla import stablehlo as hlo
+from ..xla.lowering import TOKEN, effect_token, has_ordered_effect
 from .platform_index import kept_branches, platform_index_p
 from .shapes import broadcast_in_dim
 
@@ -234,14 +236,22 @@ def _cond_abstract_eval(index, *ops, branches, **params):
 def _cond_lowering(ctx, index, *ops, branches, branches_platforms=None):
     if branches_platforms is not None:
         index, branches = kept_branches(ctx, index, branches, branches_platforms)
+    # ordered effects in a branch stay in order with the block's: its token goes through
+    token = effect_token(ctx) if any(map(has_ordered_effect, branches)) else None
     regions = []
     for i, branch in enumerate(branches):
         block = ctx.new_block([])            # operands are captured from the enclosing scope
+        block.effect_token = token
         # named `cond/branch_0_fun/sin`, as JAX's cond lowering names each branch
-        block.ret(ctx.lower_jaxpr(branch, list(ops), block=block,
-                                  scope=f"cond/branch_{i}_fun"))
+        outs = ctx.lower_jaxpr(branch, list(ops), block=block, scope=f"cond/branch_{i}_fun")
+        block.ret(outs if token is None else [*outs, block.effect_token])
         regions.append(block)
-    return ctx.op("stablehlo.case", [index], regions=regions)
+    if token is None:
+        return ctx.op("stablehlo.case", [index], regions=regions)
+    outs = ctx.op("stablehlo.case", [index], regions=regions,
+                  result_types=[*(hlo.aval_type(a) for a in ctx.avals_out), TOKEN])
+    ctx.block.effect_token = outs[-1]
+    return outs[:-1]
 
 
 def _cond_numpy(index, *ops, branches, **params):

@@ -88,6 +88,7 @@ def with_sharding_constraint(x, shardings, _prim=None, _asserts=True):
             outs.append(leaf)
             continue
         if _prim is reshard_p:
+            s = _unsplit_beyond_rank(s, len(_avals.get_aval(leaf).shape))
             check_type_divides(_avals.get_aval(leaf).shape, s)
             outs.append(reshard_p.bind(leaf, sharding=s))
             continue
@@ -99,6 +100,21 @@ def with_sharding_constraint(x, shardings, _prim=None, _asserts=True):
             s = NamedSharding(s.mesh.abstract_mesh, s.spec)
         outs.append(sharding_constraint_p.bind(leaf, sharding=s, context_mesh=context))
     return tree_unflatten(tree, outs)
+
+
+def _unsplit_beyond_rank(sharding, rank):
+    """`sharding` without the None entries its spec has past a value's last dimension: JAX's
+    reshard lays a bias out by the spec of its model's matrices (`reshard(model, P(None,
+    None))` in Flax's optimization cookbook), reporting `P(None,)` for it.
+
+    >>> _unsplit_beyond_rank(NamedSharding(mesh, P(None, None)), 1).spec
+    P(None,)
+    """
+    spec = sharding.spec
+    if len(spec) <= rank or any(p is not None for p in list(spec)[rank:]):
+        return sharding     # (a split dimension the value lacks: the rank check says so)
+    return NamedSharding(sharding.mesh, PartitionSpec(*list(spec)[:rank]),
+                         memory_kind=sharding.memory_kind)
 
 
 def _check_auto_only(sharding) -> None:

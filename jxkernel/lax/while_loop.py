@@ -24,6 +24,7 @@ from ..transforms.batching import batch_jaxpr
 from ..core.partial_eval import partial_eval_jaxpr
 from ..core.staging import trace_to_jaxpr
 from ..tree_util import tree_flatten, tree_unflatten
+from ..xla.lowering import TOKEN, effect_token, has_ordered_effect
 from ..transforms import batch_util as bu
 from . import _cf_util as cf
 from ..transforms.ad_util import Zero, instantiate, zeros
@@ -105,15 +106,25 @@ def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
         body_jaxpr = _select_body(cond_jaxpr, body_jaxpr, nc, nb)
         body_consts = cond_consts + body_consts
         cond_jaxpr = _any_cond(cond_jaxpr)
+    # ordered effects in the loop stay in order with the block's: its token is carried too
+    threaded = has_ordered_effect(body_jaxpr) or has_ordered_effect(cond_jaxpr)
+    if threaded:
+        carry, types = carry + [effect_token(ctx)], types + [TOKEN]
+    n = len(types) - threaded
     # named `while/cond/lt` and `while/body/sin`, as JAX's while lowering names them
     cond_block = ctx.new_block(types)       # consts are captured from the enclosing scope
-    cond_block.ret(ctx.lower_jaxpr(cond_jaxpr, cond_consts + cond_block.args, block=cond_block,
-                                   scope="while/cond"))
+    cond_block.ret(ctx.lower_jaxpr(cond_jaxpr, cond_consts + cond_block.args[:n],
+                                   block=cond_block, scope="while/cond"))
     body_block = ctx.new_block(types)
-    body_block.ret(ctx.lower_jaxpr(body_jaxpr, body_consts + body_block.args, block=body_block,
-                                   scope="while/body"))
-    return ctx.op("stablehlo.while", carry, regions=[cond_block, body_block],
+    body_block.effect_token = body_block.args[-1] if threaded else None
+    outs = ctx.lower_jaxpr(body_jaxpr, body_consts + body_block.args[:n], block=body_block,
+                           scope="while/body")
+    body_block.ret(outs + [body_block.effect_token] * threaded)
+    outs = ctx.op("stablehlo.while", carry, regions=[cond_block, body_block],
                   result_types=types)
+    if threaded:
+        ctx.block.effect_token = outs[-1]
+    return outs[:n]
 
 
 def _while_batching(axis_data, vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,

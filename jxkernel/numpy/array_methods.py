@@ -85,10 +85,14 @@ def _getitem(self, item):
 
 
 def _tracer_iter(self):
-    """Rows along the first axis, staged as slice + squeeze (as JAX does)."""
-    shape = self.aval.shape
-    if not shape:
+    """Rows along the first axis, staged as slice + squeeze (as JAX does); a 0-d value
+    refuses at `iter(x)`, as JAX's does."""
+    if not self.aval.shape:
         raise TypeError("iteration over a 0-d array")
+    return _tracer_rows(self, self.aval.shape)
+
+
+def _tracer_rows(self, shape):
     for i in range(shape[0]):
         # strides given (1, ...): JAX's index_in_dim passes them, and its jaxpr prints them
         row = lax.slice(self, (i,) + (0,) * (len(shape) - 1), (i + 1,) + shape[1:],

@@ -270,9 +270,14 @@ class ArrayImpl:
         return self.shape[0]
 
     def __iter__(self):
-        """Rows along the first axis, as Arrays on the same device (a host round trip)."""
+        """Rows along the first axis, as Arrays on the same device (a host round trip).
+        A 0-d array refuses at `iter(x)`, as JAX's and NumPy's do (`np.iterable(x)` is False:
+        matplotlib's `ax.scatter(*params)` asks it of each coordinate)."""
         if not self.shape:
             raise TypeError("iteration over a 0-d array")
+        return self._rows()
+
+    def _rows(self):
         row_aval = ShapedArray(self.shape[1:], self.dtype, self.weak_type)
         device = self._home_device()
         committed = self.committed          # rows of a committed array stay committed

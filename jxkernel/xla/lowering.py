@@ -207,10 +207,47 @@ class LoweringRuleContext:
         """Lower `jaxpr` once per module as a private function and call it; `placed`: (per
         operand, per result) whether it is given a sharding on the one device (a pinned
         jit's), constrained to it inside the function, as JAX's."""
-        if self.module_ctx.symbolic is not None:       # symbolic shapes: main's values are
-            return self.lower_jaxpr(jaxpr, args)       # out of a function's reach, so inline
+        if self.module_ctx.symbolic is not None or has_ordered_effect(jaxpr):
+            # inline: main's symbolic values are out of a function's reach, and its ordered
+            # effects stay threaded by this block's token
+            return self.lower_jaxpr(jaxpr, args)
         fn = function_for(self.module_ctx, jaxpr, name, placed)
         return self.block.call(fn, [*platform_index_args(self.block), *args], self.loc)
+
+
+
+# ------------------------------------------------------------------ ordered effects
+TOKEN = "!stablehlo.token"
+_ORDERED = {"debug_print", "io_callback"}
+
+
+def effect_token(ctx: "LoweringRuleContext"):
+    """The token the ordered effects of `ctx`'s block are threaded by, as JAX threads its
+    ordered effects: each ordered callback takes it and gives the next one, so XLA keeps them
+    in program order (a `lax.cond` holding one included). A block starts its own
+    (`stablehlo.after_all`) unless a cond's branch was handed its enclosing block's."""
+    if ctx.block.effect_token is None:
+        ctx.block.effect_token = ctx.block.op1("stablehlo.after_all", [], TOKEN, loc=ctx.loc)
+    return ctx.block.effect_token
+
+
+def has_ordered_effect(jaxpr) -> bool:
+    """Whether `jaxpr` (or one nested in its equations) has an ordered debug print or
+    io_callback: a cond over it threads its block's token through its branches.
+
+    >>> import jxkernel as jax
+    >>> has_ordered_effect(jax.make_jaxpr(lambda x: jax.debug.print("{}", x, ordered=True))(1.))
+    True
+    """
+    jaxpr = jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name in _ORDERED and eqn.params.get("ordered"):
+            return True
+        for param in eqn.params.values():
+            inner = param if isinstance(param, (tuple, list)) else (param,)
+            if any(isinstance(j, (Jaxpr, ClosedJaxpr)) and has_ordered_effect(j) for j in inner):
+                return True
+    return False
 
 
 def platform_index_args(block) -> list:

@@ -94,10 +94,10 @@ def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None) -> Mesh
     >>> make_mesh((4, 2), ('x', 'y'), axis_types=(AxisType.Auto,) * 2)
     Mesh(axis_sizes=(4, 2), axis_names=('x', 'y'), axis_types=(Auto, Auto))
     """
-    shape, names = tuple(int(s) for s in axis_shapes), tuple(axis_names)
-    if len(shape) != len(names):
-        raise ValueError(f"make_mesh got axis_shapes={shape} and axis_names={names} of different "
-                         f"lengths; give one size per name")
+    # one name may come as a string (`make_mesh((8,), 'model')`, in Flax's key concepts):
+    # Mesh reads it as one name, and refuses a length mismatch in JAX's words
+    shape = tuple(int(s) for s in axis_shapes)
+    names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
     devices = list(devices) if devices is not None else client.devices()
     if math.prod(shape) > len(devices):
         raise ValueError(f"Number of devices {len(devices)} must be >= the product of mesh_shape "

@@ -106,6 +106,8 @@ class Block:
         self.lines: list[str] = []
         # a region's: the location of its ops that name none, and of its arguments
         self.loc, self.arg_loc = loc, arg_loc
+        # the last token of this block's ordered effects (lax/_lowering.py's effect_token)
+        self.effect_token = None
 
     def op(self, name, operands, result_types, attrs=None, regions=(), loc=None) -> list[Value]:
         """Append op `name`; `result_types` is a list of type strings; returns the results."""

@@ -153,3 +153,43 @@ def test_the_accepted_differences_of_jax_primitives_keep_what_a_rule_sees():
     lines, whys = compare_cells.accept([jax_line], settings.ACCEPTED["jax-primitives"])
     assert lines == [ours] and len(whys) == 2
     assert compare_cells.accept([ours], settings.ACCEPTED["jax-primitives"]) == ([ours], [])
+
+
+NOTEBOOK = {"cells": [
+    {"cell_type": "markdown", "source": ["# A tutorial"], "metadata": {}},
+    {"cell_type": "code", "source": ["import jax.numpy as jnp\n", "jnp.arange(3)"],
+     "metadata": {}},
+    {"cell_type": "code", "source": "1/0", "metadata": {"tags": ["raises-exception"]}}]}
+
+
+def test_a_librarys_notebooks_are_read_as_pages(tmp_path):
+    # Flax's sdist layout: notebooks below docs_nnx/, found at any depth, named without it
+    from conformance.docs import library_pages
+    (tmp_path / "docs_nnx" / "guides").mkdir(parents=True)
+    (tmp_path / "docs_nnx" / "guides" / "tiny.ipynb").write_text(json.dumps(NOTEBOOK))
+    (tmp_path / "docs_nnx" / "basics.ipynb").write_text(json.dumps(NOTEBOOK))
+    (tmp_path / "docs_nnx" / "empty.ipynb").write_text(json.dumps({"cells": []}))
+    found = library_pages.pages(pages.FolderSource(str(tmp_path)),
+                                library_pages.LIBRARIES["flax"])
+    assert [p.name for p in found] == ["flax/basics", "flax/guides/tiny"]
+    cells = found[1].cells
+    assert [c.code for c in cells] == ["import jax.numpy as jnp\njnp.arange(3)", "1/0"]
+    assert not cells[0].expects_error and cells[1].expects_error
+
+
+def test_a_librarys_table_counts_both_sides_and_keeps_the_other_sections(tmp_path):
+    from conformance.docs import library_pages
+    path = tmp_path / "LIBRARIES.md"
+    path.write_text("# head\n<!-- optax results -->\nold\n<!-- end optax results -->\ntail\n")
+    results = [{"name": "flax/a", "cells": 2, "status": "pass", "reason": ""},
+               {"name": "flax/b", "cells": 3, "status": "fail", "reason": "cell 1: x",
+                "jax_unexpected": [2]},
+               {"name": "flax/c", "status": "skip", "reason": "downloads"}]
+    compare_cells.write_library_report(str(path), library_pages.LIBRARIES["flax"], results,
+                                       "abc1234", "2026-11-27")
+    text = path.read_text()
+    assert "<!-- optax results -->\nold\n<!-- end optax results -->\ntail" in text
+    assert "### flax 0.12.7 (at `abc1234`, 2026-11-27)" in text
+    assert ("1 of 2 pages run agree under jxkernel (50%); JAX runs 1 of 2 without an unexpected"
+            " error; 1 skipped") in text
+    assert "| flax/b | 3 | fail | cell 1: x |" in text

@@ -14,6 +14,16 @@ from ...xla.client import (_backends, default_backend, device_count, devices,  #
                           local_device_count, local_devices, process_count, process_index)
 
 
+def backends_are_initialized() -> bool:
+    """Whether a backend has started (JAX's): Flax's sharding guide asks it before setting
+    `jax_num_cpu_devices`, which only counts before the CPU backend starts.
+
+    >>> backends_are_initialized()
+    True
+    """
+    return len(_backends) != 0
+
+
 def get_backend(platform=None):
     """The started backend's PJRT client (jaxlib's `Client`), as JAX's `get_backend` returns:
     programs compile MLIR on it themselves (`compile_and_load(text, devices)`), as autodidax does.
