@@ -49,8 +49,10 @@ class Trace:
     def __init__(self, parent: Trace | None):
         self.parent = parent
         self.level = 0 if parent is None else parent.level + 1
-        # the transformation this one is nested in that began first (the root's child)
-        self.outer = self if parent is None or parent.parent is None else parent.outer
+        # the transformation this one is nested in that began first (the root's child); held
+        # by the nested ones only: the outermost naming itself would be a reference cycle,
+        # which keeps a finished trace alive until a garbage collection (core/leaks.py)
+        self._outer = None if parent is None or parent.parent is None else parent.outer
         self.alive = True
         self.id = next(Trace._ids)
 
@@ -67,6 +69,10 @@ class Trace:
                     return
                 t = t.parent
         raise escaped_tracer_error(tracer)
+
+    @property
+    def outer(self) -> Trace:
+        return self if self._outer is None else self._outer
 
     def finish(self) -> None:
         self.alive = False

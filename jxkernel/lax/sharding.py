@@ -37,6 +37,7 @@ from ..core.primitive import (
 )
 from ..core.trace import Tracer
 from ..tree_util import broadcast_prefix, tree_flatten, tree_leaves, tree_map, tree_unflatten
+from ..xla import stablehlo as hlo
 from ..xla.lowering import NeedsMesh
 from ..transforms.ad_util import Zero
 from ..transforms.batch_util import ndim, not_mapped, sharding_for_vmap
@@ -349,12 +350,19 @@ def _lowering(ctx, x, *, sharding, _typed=False, **_):
     if not isinstance(sharding.mesh, AbstractMesh) and sharding.mesh._ids != mesh._ids:
         raise ValueError(f"with_sharding_constraint's sharding {sharding!r} is over another mesh "
                          f"than the jitted computation's {mesh}; use one mesh")
-    from ..xla.sharding import sdy_sharding    # (loaded with the first mesh, as above)
     if not _typed:
         sharding = _with_type_axes(sharding, ctx.avals_out[0])
-    text = sdy_sharding(ctx.module_ctx.module, mesh, sharding, len(ctx.avals_in[0].shape),
-                        typed=_typed)
-    return ctx.op1("sdy.sharding_constraint", [x], {"sharding": text})
+    return constrained(ctx, x, sharding, ctx.avals_out[0], typed=_typed)
+
+
+def constrained(ctx, x, sharding, aval, typed: bool = True):
+    """`x` (of type `aval`) laid out as `sharding` over the module's mesh: an
+    sdy.sharding_constraint, as reshard and a typed device_put lower."""
+    from ..xla.sharding import sdy_sharding    # (loaded with the first mesh, as above)
+    text = sdy_sharding(ctx.module_ctx.module, ctx.module_ctx.mesh, sharding, aval.ndim,
+                        typed=typed)
+    return ctx.op1("sdy.sharding_constraint", [x], {"sharding": text},
+                   result_type=hlo.aval_type(aval))
 
 
 def _with_type_axes(sharding, aval):

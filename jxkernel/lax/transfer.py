@@ -19,8 +19,8 @@ from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, im
                               sharding_typing_rules, transpose_rules)
 from ..transforms import ad_util as ad
 from ..xla import put as _put
-from ..xla import stablehlo as hlo
 from ..xla.lowering import NeedsMesh
+from .sharding import constrained
 from ..xla.client import ArrayCopySemantics
 
 device_put_p = Primitive("device_put", multiple_results=True)
@@ -153,11 +153,7 @@ def _device_put_lowering(ctx, *xs, devices, srcs, copy_semantics):
             if mesh is None:        # jit catches this and partitions the program over the mesh
                 raise NeedsMesh(f"device_put to {d!r} inside a program compiled for one "
                                 f"device", d.mesh)
-            from ..xla.sharding import sdy_sharding   # (loaded with the first mesh)
-            text = sdy_sharding(ctx.module_ctx.module, mesh, aval.sharding, aval.ndim,
-                                typed=True)
-            x = ctx.op1("sdy.sharding_constraint", [x], {"sharding": text},
-                        result_type=hlo.aval_type(aval))
+            x = constrained(ctx, x, aval.sharding, aval)
         out.append(x)
     return out
 

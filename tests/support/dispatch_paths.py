@@ -32,11 +32,18 @@ def path(request, monkeypatch):
     forget_hits()
 
 
+# run by Python's garbage collector whenever it runs, not by the call (xla/client.py's hook
+# giving jaxlib its queued objects back, as JAX's): a collection may fall inside any call
+_GC_HOOKS = {"_collect_jaxlib_garbage"}
+
+
 def python_frames(call) -> list:
-    """The names of jxkernel's Python functions `call()` runs (C functions are not seen)."""
+    """The names of jxkernel's Python functions `call()` runs (C functions are not seen; nor
+    the garbage collector's hooks, which run wherever a collection happens)."""
     seen, ours = [], os.path.dirname(jxkernel.__file__)
     sys.setprofile(lambda frame, event, arg: seen.append(frame.f_code.co_name)
-                   if event == "call" and frame.f_code.co_filename.startswith(ours) else None)
+                   if event == "call" and frame.f_code.co_filename.startswith(ours)
+                   and frame.f_code.co_name not in _GC_HOOKS else None)
     try:
         call()
     finally:
