@@ -23,9 +23,7 @@ with open(os.path.join(os.path.dirname(__file__), "..", "data",
     REF = json.load(_f)
 
 # JAX's jit objects that are plain functions here still, by module, and why
-NOT_YET: dict = {
-    "lax.linalg": ("qdwh",),            # jxkernel has no lax.linalg.qdwh yet
-}
+NOT_YET: dict = {}                  # a jit object of JAX's jxkernel lacks: none
 
 
 def _public(mod) -> set:
