@@ -46,6 +46,15 @@ def test_errors_are_jaxs(name):
     assert str(info.value) == words
 
 
+def test_half_precision_has_no_lapack_routine():
+    # JAX's words ("Unsupported dtype float16.", in a tuple with the KeyError behind it)
+    h = np.ones(3, np.float16)
+    with pytest.raises(NotImplementedError, match="Unsupported dtype float16"):
+        linalg.tridiagonal_solve(h, h, h, np.ones((3, 1), np.float16))
+    with pytest.raises(NotImplementedError, match="Unsupported dtype float16"):
+        linalg.tridiagonal(np.eye(3, dtype=np.float16))
+
+
 def _tridiagonal_matrix(dl, d, du):
     return np.diag(d) + np.diag(dl[1:], -1) + np.diag(du[:-1], 1)
 

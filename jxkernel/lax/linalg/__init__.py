@@ -28,8 +28,8 @@ cholesky_decomposition.py, lu_decomposition.py (lu, lu_pivots_to_permutation, lu
 qr_decomposition.py (geqrf, geqp3, householder_product, ormqr, and qr on them),
 symmetric_eigen.py (eigh), nonsymmetric_eigen.py (eig), schur_hessenberg.py and
 singular_values.py (svd), tridiagonal.py (tridiagonal_solve, tridiagonal),
-symmetric_product.py; cholesky_update sits with cholesky; _common.py holds what they share. qdwh (polar.py), the polar
-decomposition by QDWH iterations, is no primitive: JAX's algorithm on qr, cholesky and
+symmetric_product.py; cholesky_update sits with cholesky; _common.py holds what they
+share. qdwh (polar.py), the polar decomposition by QDWH iterations, is no primitive: JAX's algorithm on qr, cholesky and
 triangular_solve. The differentiation rules are
 JAX's (references in the comments). geqrf, geqp3 and householder_product are not
 differentiable (as in JAX): differentiate `qr`. This package is `jax.lax.linalg`: its names

@@ -27,8 +27,8 @@ from .. import _lowering as hl
 from .. import elementwise as ew, shapes, slicing
 from .._rules import INEXACT, check_dtype, check_same_dtypes
 from ..scan import scan
-from ._common import (_batch_all_front, _linalg_batch_dims, _nan_unless, _not_differentiable,
-                      _ok, _real, _scipy_lapack, _shape, _dtype)
+from ._common import (_LAPACK_DTYPES, _batch_all_front, _dtype, _linalg_batch_dims,
+                      _nan_unless, _not_differentiable, _ok, _real, _scipy_lapack, _shape)
 
 
 # ------------------------------------------------------------------ tridiagonal_solve
@@ -51,6 +51,13 @@ def _tridiagonal_solve_abstract_eval(dl, d, du, b, *, perturb_singular):
     return ShapedArray(b.shape, b.dtype)
 
 
+def _lapack_dtype(dtype):
+    """JAX's refusal of a dtype LAPACK has no routine for (float16, bfloat16), in its words."""
+    if np.dtype(dtype) not in _LAPACK_DTYPES:
+        raise NotImplementedError(f"Unsupported dtype {np.dtype(dtype).name}.")
+    return dtype
+
+
 def _tridiagonal_solve_cpu(ctx, dl, d, du, b, *, perturb_singular):
     """gtsv (LU with partial pivoting; its dl is ours from index 1), NaN where it failed; or
     jaxlib's kernel that perturbs tiny pivots instead (perturb_singular)."""
@@ -61,7 +68,7 @@ def _tridiagonal_solve_cpu(ctx, dl, d, du, b, *, perturb_singular):
         return lapack.ffi_call(ctx, "tridiagonal_solve_perturbed_ffi", [dl, d, du, b],
                                [b_aval], backend_config=ffi.dictionary({}))[0]
     *_, x, info = lapack.custom_call(
-        ctx, "gtsv", b_aval.dtype, [dl, d, du, b],
+        ctx, "gtsv", _lapack_dtype(b_aval.dtype), [dl, d, du, b],
         [*diag_avals, b_aval, ShapedArray(batch, np.int32)], aliases={0: 0, 1: 1, 2: 2, 3: 3})
     return _nan_unless(ctx, _ok(ctx, info, batch), x, b_aval, batch)
 
@@ -248,7 +255,7 @@ def _tridiagonal_lowering(ctx, a, *, lower):
     aval, = ctx.avals_in
     batch = aval.shape[:-2]
     routine = "hetrd" if dtypes.is_complex(aval.dtype) else "sytrd"
-    *outs, info = lapack.custom_call(ctx, routine, aval.dtype, [a],
+    *outs, info = lapack.custom_call(ctx, routine, _lapack_dtype(aval.dtype), [a],
                                      [*ctx.avals_out, ShapedArray(batch, np.int32)],
                                      aliases={0: 0}, uplo=char("L" if lower else "U"))
     ok = _ok(ctx, info, batch)
