@@ -23,7 +23,7 @@ import subprocess
 import sys
 
 MODULES = ("jax", "jax.numpy", "jax.lax", "jax.random", "jax.nn", "jax.tree_util",
-           "jax.numpy.linalg", "jax.numpy.fft", "jax.scipy.special")
+           "jax.numpy.linalg", "jax.numpy.fft", "jax.scipy.special", "jax.lax.linalg")
 
 # Run in a child process per module, so no other import adds names to its namespace.
 _LIST = """

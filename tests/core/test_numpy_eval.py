@@ -447,6 +447,15 @@ LINALG = {        # LAPACK's blocked kernels vs NumPy's: LAPACK, at the scale of
                     LAPACK, 1.0),
     "schur_hessenberg": (lambda a: (lax.linalg.schur(a), lax.linalg.schur(a.astype(np.complex64)),
                                     lax.linalg.hessenberg(a)), (MATS,), LAPACK, 1.0),
+    # gtsv and sytrd through SciPy; symmetric_product and cholesky_update are lax ops
+    "tridiagonal_family": (lambda a: (
+        lax.linalg.tridiagonal_solve(a[0, 0], a[0, 1] + 5, a[0, 2], a[1, :, :2]),
+        lax.linalg.tridiagonal(a + jnp.swapaxes(a, -1, -2)),
+        lax.linalg.tridiagonal(a.astype(np.complex64), lower=False)), (MATS,), LAPACK, 1.0),
+    "symmetric_product_cholesky_update": (lambda a: (
+        lax.linalg.symmetric_product(a[:, :, :3], a, alpha=2., beta=-1.),
+        lax.linalg.cholesky_update(jnp.triu(a[0]) + 4 * jnp.eye(4), a[1, 0])),
+        (MATS,), LAPACK, 1.0),
     "lu_pivots_to_permutation": (lambda p: lax.linalg.lu_pivots_to_permutation(p, 5),
                                  (np.int32([[3, 3, 4, 3], [0, 2, 2, 4]]),), 0, None),
     # eigenvectors and singular vectors are unique up to sign: their products are compared

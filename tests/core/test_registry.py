@@ -47,7 +47,10 @@ AS_IN_JAX_WITHOUT = {"select_and_scatter": {"jvp", "batching"},   # shape rule +
                      # jax/_src/lax/scaled_dot.py: "This currently isn't differentiable"
                      "scaled_dot": {"jvp"},
                      # jax/_src/lax/parallel.py: point-to-point sends, GPU only, no derivative
-                     "psend": {"jvp"}, "precv": {"jvp"}}
+                     "psend": {"jvp"}, "precv": {"jvp"},
+                     # jax/_src/lax/linalg.py: standard_linalg_primitive(...,
+                     # supports_batching=False): vmap of it is JAX's NotImplementedError
+                     "cholesky_update": {"batching"}}
 
 PRIMITIVES = sorted(all_primitives)
 

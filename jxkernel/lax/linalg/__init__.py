@@ -16,14 +16,20 @@ results match JAX's bit for bit:
     schur                  gees                   (none, as in JAX)
     hessenberg             gehrd                  (none, as in JAX)
     svd                    gesdd (gesvd for QR)   cusolver gesvdj up to 1024x1024, else gesvd
+    tridiagonal_solve      gtsv (or jaxlib's      the Thomas algorithm (JAX's default
+                           perturbed-LU kernel)   lowering; JAX's gtsv2 is not wrapped here)
+    tridiagonal            sytrd/hetrd            (none)
+    symmetric_product      (a batched matmul, JAX's default lowering, on every platform)
+    cholesky_update        (Givens rotations, JAX's default lowering, on every platform)
 
 All act on the last two dimensions and batch over the leading ones. One module per family,
 each primitive beside all its rules: triangular.py (triangular_solve),
 cholesky_decomposition.py, lu_decomposition.py (lu, lu_pivots_to_permutation, lu_solve),
 qr_decomposition.py (geqrf, geqp3, householder_product, ormqr, and qr on them),
 symmetric_eigen.py (eigh), nonsymmetric_eigen.py (eig), schur_hessenberg.py and
-singular_values.py (svd); _common.py holds what they share. qdwh (polar.py), the polar
-decomposition by QDWH iterations, is no primitive: JAX's algorithm on qr, cholesky and
+singular_values.py (svd), tridiagonal.py (tridiagonal_solve, tridiagonal),
+symmetric_product.py; cholesky_update sits with cholesky; _common.py holds what they
+share. qdwh (polar.py), the polar decomposition by QDWH iterations, is no primitive: JAX's algorithm on qr, cholesky and
 triangular_solve. The differentiation rules are
 JAX's (references in the comments). geqrf, geqp3 and householder_product are not
 differentiable (as in JAX): differentiate `qr`. This package is `jax.lax.linalg`: its names
@@ -35,7 +41,8 @@ are JAX's.
 """
 from ._common import symmetrize  # noqa: F401
 from .triangular import triangular_solve, triangular_solve_p  # noqa: F401
-from .cholesky_decomposition import cholesky, cholesky_p  # noqa: F401
+from .cholesky_decomposition import (cholesky, cholesky_p, cholesky_update,  # noqa: F401
+                                     cholesky_update_p)
 from .lu_decomposition import (lu, lu_p, lu_pivots_to_permutation,  # noqa: F401
                                lu_pivots_to_permutation_p, lu_solve)
 from .qr_decomposition import (geqp3, geqp3_p, geqrf, geqrf_p, householder_product,  # noqa: F401
@@ -45,3 +52,6 @@ from .nonsymmetric_eigen import EigImplementation, eig, eig_p  # noqa: F401
 from .schur_hessenberg import hessenberg, hessenberg_p, schur, schur_p  # noqa: F401
 from .singular_values import SvdAlgorithm, svd, svd_p  # noqa: F401
 from .polar import qdwh  # noqa: F401
+from .symmetric_product import symmetric_product, symmetric_product_p  # noqa: F401
+from .tridiagonal import (tridiagonal, tridiagonal_p, tridiagonal_solve,  # noqa: F401
+                          tridiagonal_solve_p)

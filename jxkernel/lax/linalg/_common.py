@@ -50,6 +50,23 @@ def _check_matrix(name, x, square=False, position=None):
                         f"{x.dtype.name}")
 
 
+def _linalg_batch_dims(name, ranks, avals, batching=True) -> tuple:
+    """JAX's linalg_shape_rule checks: operand i has rank ranks[i] or more (exactly, for a
+    primitive that does not batch), all with as many batch dims; returns the first's."""
+    for i, (rank, x) in enumerate(zip(ranks, avals)):
+        if len(x.shape) < rank:
+            raise TypeError(f"Input {i} to {name} must have rank at least {rank}, but got "
+                            f"shape={x.shape}")
+        if not batching and len(x.shape) != rank:
+            raise TypeError(f"Input {i} to {name} must have a rank of exactly {rank}, but got "
+                            f"shape={x.shape}")
+    counts = [len(x.shape) - rank for rank, x in zip(ranks, avals)]
+    if len(set(counts)) > 1:
+        raise TypeError(f"All inputs to {name} must have the same number of batch dimensions, "
+                        f"but got {counts} batch dimensions for the inputs.")
+    return avals[0].shape[:counts[0]]
+
+
 def _real(dtype):
     return np.dtype(np.float64 if np.dtype(dtype) == np.complex128 else
                     np.float32 if np.dtype(dtype) == np.complex64 else dtype)

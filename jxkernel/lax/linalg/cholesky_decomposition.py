@@ -15,8 +15,11 @@ from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, j
 from ...xla import gpu_solver, lapack
 from ...xla.lapack import char
 from ...transforms import ad_util as ad
-from ._common import (_batch_all_front, _check_matrix, _dot, _dtype, _eye, _nan_unless, _ok, _shape,
-                      _tril, symmetrize)
+from .. import _lowering as hl
+from .. import elementwise as ew, shapes, slicing
+from .._rules import FLOAT, check_dtype, check_same_dtypes
+from ._common import (_batch_all_front, _check_matrix, _dot, _dtype, _eye, _linalg_batch_dims,
+                      _nan_unless, _not_differentiable, _ok, _shape, _tril, symmetrize)
 from .triangular import triangular_solve
 
 
@@ -86,3 +89,63 @@ def cholesky(x, *, symmetrize_input: bool = True):
     if symmetrize_input:
         x = symmetrize(x)
     return _tril(cholesky_p.bind(x))
+
+
+# cholesky_update(r, w) -> the upper factor of r^T r + w w^T, by n Givens rotations (JAX's
+# _cholesky_update_jax_fn, its lowering off CUDA). Unbatched and not differentiable, as JAX's.
+cholesky_update_p = Primitive("cholesky_update")
+
+
+def _cholesky_update_abstract_eval(r, w):
+    check_dtype("cholesky_update", r, FLOAT, position=0)
+    check_dtype("cholesky_update", w, FLOAT, position=1)
+    check_same_dtypes("cholesky_update", r, w)
+    _linalg_batch_dims("cholesky_update", (2, 1), (r, w), batching=False)
+    if r.shape[0] != r.shape[1] or w.shape[0] != r.shape[1]:
+        raise ValueError(f"Rank-1 update to Cholesky decomposition takes a square matrix and "
+                         f"a vector of the same size as input. Got shapes {r.shape} and "
+                         f"{w.shape} instead")
+    return ShapedArray(r.shape, r.dtype)
+
+
+def _givens(x, y):
+    """(c, s) rotating (x, y) onto (r, 0), scaled by max(|x|, |y|) against overflow; (1, 0)
+    where y is 0 (JAX's _drotg; a select where JAX has a cond: the same values)."""
+    one, zero = np.array(1, _dtype(x)), np.array(0, _dtype(x))
+    big = ew.select(ew.gt(ew.abs(x), ew.abs(y)), ew.abs(x), ew.abs(y))
+    x, y = ew.div(x, big), ew.div(y, big)
+    rh = ew.div(one, ew.sqrt(ew.add(ew.mul(x, x), ew.mul(y, y))))
+    y_zero = ew.eq(y, zero)
+    return (ew.select(y_zero, one, ew.mul(x, rh)),
+            ew.select(y_zero, zero, ew.neg(ew.mul(y, rh))))
+
+
+def _cholesky_update_impl(r, z):
+    """Row k of r and z rotated together so z[k] becomes 0, for k = 0 .. n-1."""
+    n = _shape(z)[0]
+    for k in range(n):
+        row = slicing.index_in_dim(r, k, keepdims=False)
+        c, s = _givens(slicing.index_in_dim(row, k, keepdims=False),
+                       slicing.index_in_dim(z, k, keepdims=False))
+        c, s = (shapes.broadcast_in_dim(v, (n,), ()) for v in (c, s))
+        row, z = ew.sub(ew.mul(c, row), ew.mul(s, z)), ew.add(ew.mul(c, z), ew.mul(s, row))
+        r = slicing.dynamic_update_slice(r, shapes.expand_dims(row, (0,)),
+                                         (np.int32(k), np.int32(0)))
+    return r
+
+
+abstract_eval_rules[cholesky_update_p] = _cholesky_update_abstract_eval
+lowering_rules[cholesky_update_p] = hl.lower_fun(_cholesky_update_impl)
+numpy_rules[cholesky_update_p] = hl.numpy_fun(_cholesky_update_impl)
+jvp_rules[cholesky_update_p] = _not_differentiable(cholesky_update_p)
+
+
+def cholesky_update(r_matrix, w_vector):
+    """The upper Cholesky factor of r^T r + w w^T from the upper factor r of r^T r, in
+    O(n^2) (n Givens rotations). Unbatched (vmap it not: JAX has no batching rule).
+
+    >>> cholesky_update(np.eye(2, dtype=np.float32), np.float32([0, 1]))
+    Array([[1.       , 0.       ],
+           [0.       , 1.4142135]], dtype=float32)
+    """
+    return cholesky_update_p.bind(r_matrix, w_vector)
