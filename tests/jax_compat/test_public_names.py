@@ -19,12 +19,24 @@ from doc_examples import check_docstring_examples
 from conformance import public_names
 import locations  # tests/support: the repository's folders
 
-# The ratio of JAX's names present, over the nine modules; raised as names are added.
-RATCHET = 1.0
+# The ratio of JAX's names present, over the recorded modules; raised as names are added.
+RATCHET = 1186 / 1207
 
 # The names still missing, per module. A name found here that jxkernel has fails the test
 # too (take it off), as does a name missing that is not here (a regression).
-MISSING = {}
+MISSING = {
+    "jax.debug": "inspect_array_sharding",
+    "jax.sharding": "AbstractDevice ManualAxisType make_single_device_sharding",
+    "jax.export": "DisabledSafetyCheck register_namedtuple_serialization "
+                  "register_pytree_node_serialization",
+    "jax.experimental.layout": "with_layout_constraint",
+    "jax.custom_derivatives": "custom_vjp_primal_tree_values linear_call remat_opt_p",
+    "jax.experimental.custom_partitioning": "ArrayMapping BATCHING CompoundFactor "
+                                            "SdyShardingRule custom_partitioning "
+                                            "custom_partitioning_p",
+    "jax.experimental.serialize_executable": "deserialize_and_load serialize",
+    "jax.experimental.compilation_cache.compilation_cache": "reset_cache set_cache_dir",
+}
 
 
 def test_missing_names_are_exactly_the_listed_ones():
