@@ -4,7 +4,7 @@
     ... def f(x):
     ...     return x ** 2
     >>> _ = f.defjvp(lambda primals, tangents: (f(primals[0]), 3.0 * tangents[0]))
-    >>> float(grad(f)(1.0))
+    >>> float(jax.grad(f)(1.0))
     3.0
 """
 import numpy as np
@@ -18,7 +18,22 @@ from ..transforms.custom_gradient import closure_convert, custom_gradient
 from ..tree_util import tree_map
 
 __all__ = ["CustomVJPPrimal", "SymbolicZero", "closure_convert", "custom_gradient", "custom_jvp",
-           "custom_jvp_call_p", "custom_vjp", "custom_vjp_call_p", "zero_from_primal"]
+           "custom_jvp_call_p", "custom_vjp", "custom_vjp_call_p", "custom_vjp_primal_tree_values",
+           "zero_from_primal"]
+
+
+def custom_vjp_primal_tree_values(tree):
+    """The primal values of a symbolic_zeros forward rule's arguments: each CustomVJPPrimal
+    leaf replaced by its `value`.
+
+    >>> custom_vjp_primal_tree_values({"x": CustomVJPPrimal(2.0, False)})
+    {'x': 2.0}
+    """
+    def value(leaf):
+        if type(leaf) is not CustomVJPPrimal:
+            raise TypeError(f"unexpected leaf type {type(leaf)}")
+        return leaf.value
+    return tree_map(value, tree)
 
 
 def zero_from_primal(val, symbolic_zeros: bool = False):

@@ -639,12 +639,84 @@ def ffi_cases(jax):
     }
 
 
+def documented_modules_cases(jax):
+    """jax.sharding's, jax.export's, jax.custom_derivatives' and the compilation cache's names
+    that the wider public-names measurement found missing."""
+    import collections
+    import importlib
+    jnp, sh, export = jax.numpy, jax.sharding, jax.export
+    dev = jax.devices()[0]
+    single = sh.make_single_device_sharding(dev)
+    out = {"single": [single == sh.SingleDeviceSharding(dev), single.memory_kind,
+                      sorted(map(str, single.device_set))],
+           "abstract_device": repr(sh.AbstractDevice(device_kind="cpu", num_cores=None,
+                                                     platform="cpu")),
+           "mat": [repr(sh.ManualAxisType(varying=frozenset({"x"}))),
+                   sorted(jax.typeof(jnp.ones(2)).manual_axis_type.varying)]}
+    # DisabledSafetyCheck, and the platform check it turns off when calling
+    platform, custom = export.DisabledSafetyCheck.platform(), \
+        export.DisabledSafetyCheck.custom_call("tgt")
+    out["checks"] = [str(platform), repr(custom), custom.is_custom_call(),
+                     platform.is_custom_call(), platform == export.DisabledSafetyCheck.platform(),
+                     platform == custom]
+    spec = jax.ShapeDtypeStruct((2,), np.float32)
+    cuda = export.export(jax.jit(jnp.sin), platforms=("cuda",))(spec)
+    anywhere = export.export(jax.jit(jnp.sin), platforms=("cuda",),
+                             disabled_checks=[platform])(spec)
+    out["platform"] = [message(lambda: cuda.call(jnp.ones(2, jnp.float32))),
+                       enc(anywhere.call(jnp.ones(2, jnp.float32))),
+                       [str(c) for c in export.deserialize(
+                           anywhere.serialize()).disabled_safety_checks]]
+    # pytree nodes of namedtuples and registered classes in a serialized export
+    Point = collections.namedtuple("Point", "a b")
+    export.register_namedtuple_serialization(Point, serialized_name=f"cases.Point{id(Point)}")
+
+    class Pair:
+        def __init__(self, left, right, tag):
+            self.left, self.right, self.tag = left, right, tag
+    jax.tree_util.register_pytree_node(Pair, lambda p: ((p.left, p.right), p.tag),
+                                       lambda tag, c: Pair(*c, tag))
+    f = jax.jit(lambda p, q: (Point(p.b * 2, p.a + 1), Pair(q.right, q.left, q.tag)))
+    args = (Point(spec, spec), Pair(spec, spec, "t"))
+    out["unregistered"] = message(lambda: export.export(f)(*args).serialize())
+    export.register_pytree_node_serialization(
+        Pair, serialized_name=f"cases.Pair{id(Pair)}",
+        serialize_auxdata=lambda tag: tag.encode(), deserialize_auxdata=lambda b: b.decode())
+    again = export.deserialize(export.export(f)(*args).serialize())
+    point, pair = again.call(Point(jnp.ones(2), jnp.zeros(2)),
+                             Pair(jnp.ones(2), jnp.full(2, 3.0), "t"))
+    out["nodes"] = [str(again.in_tree).replace(str(id(Pair)), ""), str(again.out_tree),
+                    enc(list(point)), enc([pair.left, pair.right]), pair.tag]
+    out["duplicate"] = [  # (the ids keep the names apart when the cases run twice)
+        [m.replace(str(id(Point)), "") for m in
+         message(lambda: export.register_namedtuple_serialization(Point, serialized_name="x"))],
+        message(lambda: export.register_namedtuple_serialization(Pair, serialized_name="y"))]
+    # custom_vjp_primal_tree_values: a symbolic_zeros fwd rule's arguments as values
+    g = jax.custom_vjp(lambda x, y: x * y)
+    cd = jax.custom_derivatives
+    g.defvjp(lambda x, y: (lambda v: (v["x"] * v["y"], (v["x"], v["y"])))(
+                 cd.custom_vjp_primal_tree_values({"x": x, "y": y})),
+             lambda res, ct: (res[1] * ct, res[0] * ct), symbolic_zeros=True)
+    out["primal_values"] = [enc(jax.grad(g, argnums=(0, 1))(2.0, 3.0)),
+                            message(lambda: cd.custom_vjp_primal_tree_values([1.0]))]
+    # the persistent compilation cache's folder
+    cc = importlib.import_module(jax.__name__ + ".experimental.compilation_cache."
+                                 "compilation_cache")
+    before = jax.config.jax_compilation_cache_dir
+    try:
+        out["cache"] = [cc.set_cache_dir("/tmp/cases-cache"), jax.config.jax_compilation_cache_dir,
+                        cc.reset_cache()]
+    finally:
+        jax.config.update("jax_compilation_cache_dir", before)
+    return out
+
+
 def run(jax) -> dict:
     return {"api": api_cases(jax), "api_mesh": api_mesh_cases(jax), "lax": lax_cases(jax),
             "custom_batching": custom_batching_cases(jax), "config": config_cases(jax),
             "state": state_cases(jax), "dot": dot_cases(jax),
             "config_more": config_more_cases(jax), "lax_more": lax_more_cases(jax),
             "smap": smap_cases(jax), "smap_explicit": smap_explicit_cases(jax),
-            "ffi": ffi_cases(jax),
+            "ffi": ffi_cases(jax), "documented_modules": documented_modules_cases(jax),
             # (last: its scalar listener stays registered and hears later compiles)
             "ops_monitoring": ops_monitoring_cases(jax)}
