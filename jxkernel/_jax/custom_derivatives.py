@@ -13,13 +13,13 @@ from ..core.avals import get_aval
 from ..transforms.ad_util import Zero as SymbolicZero
 from ..transforms.ad_util import float0, zeros
 from ..transforms.custom_derivatives import (CustomVJPPrimal, custom_jvp, custom_jvp_call_p,
-                                            custom_vjp, custom_vjp_call_p)
+                                            custom_vjp, custom_vjp_call_p, linear_call)
 from ..transforms.custom_gradient import closure_convert, custom_gradient
 from ..tree_util import tree_map
 
 __all__ = ["CustomVJPPrimal", "SymbolicZero", "closure_convert", "custom_gradient", "custom_jvp",
            "custom_jvp_call_p", "custom_vjp", "custom_vjp_call_p", "custom_vjp_primal_tree_values",
-           "zero_from_primal"]
+           "linear_call", "zero_from_primal"]
 
 
 def custom_vjp_primal_tree_values(tree):

@@ -711,6 +711,38 @@ def documented_modules_cases(jax):
     return out
 
 
+def linear_call_cases(jax):
+    """jax.custom_derivatives.linear_call: a linear function with its own transpose (JAX's
+    docstring examples, under jit, grad, jvp, make_jaxpr; its errors)."""
+    import functools
+    jnp, linear_call = jax.numpy, jax.custom_derivatives.linear_call
+
+    def div_add(x, denom):
+        return x + linear_call(lambda r, x: x / r, lambda r, t: t / r, denom, x)
+
+    def custom_id(x):
+        return linear_call(lambda _, x: x, lambda _, t: 7.0, (), x)
+
+    def transpose(f, example):
+        return lambda y: jax.linear_transpose(f, example)(y)[0]
+    jaxpr = str(jax.make_jaxpr(lambda x: div_add(x, 4.0))(1.0))
+    return {
+        "eager": [float(div_add(9.0, 3.0)), float(custom_id(1.0))],
+        "transposed": [float(transpose(functools.partial(div_add, denom=3.0), 1.0)(18.0)),
+                       float(transpose(custom_id, 1.0)(1.0)),
+                       float(transpose(transpose(custom_id, 1.0), 1.0)(1.0)),
+                       float(transpose(transpose(transpose(custom_id, 1.0), 1.0), 1.0)(1.0))],
+        "jit_grad": [enc(jax.jit(custom_id)(jnp.float32(2.0))),
+                     enc(jax.grad(custom_id)(jnp.float32(3.0))),
+                     enc(jax.jit(jax.grad(lambda x: jax.jit(div_add)(x, 4.0)))(jnp.float32(2.0))),
+                     [float(v) for v in jax.jvp(custom_id, (1.0,), (2.0,))]],
+        "jaxpr": jaxpr[:jaxpr.index("transpose_thunk")],
+        "vmap": message(lambda: jax.vmap(custom_id)(jnp.ones(3))),
+        "bad_transpose": message(lambda: jax.linear_transpose(
+            lambda x: linear_call(lambda r, x: x, lambda r, t: (t, t), (), x), 1.0)(1.0)),
+    }
+
+
 def run(jax) -> dict:
     return {"api": api_cases(jax), "api_mesh": api_mesh_cases(jax), "lax": lax_cases(jax),
             "custom_batching": custom_batching_cases(jax), "config": config_cases(jax),
@@ -718,5 +750,6 @@ def run(jax) -> dict:
             "config_more": config_more_cases(jax), "lax_more": lax_more_cases(jax),
             "smap": smap_cases(jax), "smap_explicit": smap_explicit_cases(jax),
             "ffi": ffi_cases(jax), "documented_modules": documented_modules_cases(jax),
+            "linear_call": linear_call_cases(jax),
             # (last: its scalar listener stays registered and hears later compiles)
             "ops_monitoring": ops_monitoring_cases(jax)}
