@@ -31,7 +31,9 @@ MODULES = ("jax", "jax.numpy", "jax.lax", "jax.random", "jax.nn", "jax.tree_util
            "jax.debug", "jax.sharding", "jax.export", "jax.experimental.layout",
            "jax.custom_derivatives", "jax.experimental.custom_partitioning",
            "jax.experimental.serialize_executable",
-           "jax.experimental.compilation_cache.compilation_cache")
+           "jax.experimental.compilation_cache.compilation_cache",
+           # what libraries that define primitives reach for
+           "jax.interpreters.ad")
 
 # Run in a child process per module, so no other import adds names to its namespace.
 _LIST = """

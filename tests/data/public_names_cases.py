@@ -743,6 +743,29 @@ def linear_call_cases(jax):
     }
 
 
+def interpreters_ad_cases(jax):
+    """jax.interpreters.ad's helpers for primitives a library defines: defbilinear,
+    add_jaxvals, zeros_like_aval, get_primitive_transpose."""
+    import importlib
+    ad = importlib.import_module(jax.__name__ + ".interpreters.ad")
+    Primitive = importlib.import_module(jax.__name__ + ".extend.core").Primitive
+    jnp = jax.numpy
+    mul = Primitive("cases_bilinear_mul")
+    mul.def_impl(lambda x, y: x * y)
+    mul.def_abstract_eval(lambda x, y: x)
+    ad.defbilinear(mul, lambda ct, x, y: ct * y, lambda ct, x, y: x * ct)
+    return {
+        "add": [enc(ad.add_jaxvals(1.0, 2.0)), ad.add_jaxvals_p.name,
+                enc(ad.add_jaxvals(jnp.ones(2), jnp.ones(2)))],
+        "zeros": enc(ad.zeros_like_aval(jax.core.ShapedArray((2,), np.float32))),
+        "transpose": [ad.get_primitive_transpose(jax.lax.neg_p) is not None,
+                      message(lambda: ad.get_primitive_transpose(mul))],
+        "bilinear": [enc(jax.grad(lambda a, b: mul.bind(a, b).sum(), argnums=(0, 1))(
+                         jnp.arange(3.0), jnp.full(3, 2.0))),
+                     [float(v) for v in jax.jvp(lambda a: mul.bind(a, 3.0), (2.0,), (1.0,))]],
+    }
+
+
 def run(jax) -> dict:
     return {"api": api_cases(jax), "api_mesh": api_mesh_cases(jax), "lax": lax_cases(jax),
             "custom_batching": custom_batching_cases(jax), "config": config_cases(jax),
@@ -750,6 +773,6 @@ def run(jax) -> dict:
             "config_more": config_more_cases(jax), "lax_more": lax_more_cases(jax),
             "smap": smap_cases(jax), "smap_explicit": smap_explicit_cases(jax),
             "ffi": ffi_cases(jax), "documented_modules": documented_modules_cases(jax),
-            "linear_call": linear_call_cases(jax),
+            "linear_call": linear_call_cases(jax), "interpreters_ad": interpreters_ad_cases(jax),
             # (last: its scalar listener stays registered and hears later compiles)
             "ops_monitoring": ops_monitoring_cases(jax)}
