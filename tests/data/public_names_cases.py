@@ -766,6 +766,41 @@ def interpreters_ad_cases(jax):
     }
 
 
+def api_util_cases(jax):
+    """jax.api_util's helpers for libraries that build their own transformations."""
+    import importlib
+    au = importlib.import_module(jax.__name__ + ".api_util")
+    lu = importlib.import_module(jax.__name__ + ".extend.linear_util")
+    tu = jax.tree_util
+
+    def sub(a, b, c):
+        return (a - b) * c
+
+    def wrapped():
+        return lu.wrap_init(sub, debug_info=au.debug_info("t", sub, (1, 2, 3), {}))
+    g, dyn = au.argnums_partial(wrapped(), (0, -1), (10, 3, 2))
+    return {
+        "rebase": [au.rebase_donate_argnums((3, 4), (0, 1)), au.rebase_donate_argnums((2, 0), ()),
+                   au.rebase_donate_argnums((5, 1), (0, 3)),
+                   message(lambda: au.rebase_donate_argnums((1,), (1,)))],
+        "donation": [au.donation_vector((1,), ("b",), tu.tree_structure(
+                         ((1, (2, 3)), {"b": [1, 2], "a": 3}))),
+                     au.donation_vector((0,), (), tu.tree_structure((1, [2, 3])), kws=False)],
+        "axes": [au.flatten_axes("in_axes", tu.tree_structure(([1, 2], 3)), (0, None)),
+                 au.flatten_axes("in_axes", tu.tree_structure(({"a": 1, "b": (2, 3)},)),
+                                 ({"a": None, "b": 1},)),
+                 message(lambda: au.flatten_axes("vmap in_axes", tu.tree_structure((1, 2)),
+                                                 (0, 0, 0), tupled_args=True)),
+                 message(lambda: au.flatten_axes("vmap in_axes", tu.tree_structure(([1, 2],)),
+                                                 [0, 1], tupled_args=True))],
+        "safe_map": [au.safe_map(lambda a, b: a + b, [1, 2], [3, 4]),
+                     message(lambda: au.safe_map(lambda a, b: a, [1], [1, 2]))],
+        "argnums_partial": [list(dyn), g.call_wrapped(*dyn),
+                            message(lambda: au.argnums_partial(wrapped(), 0, (1, [2], 3))),
+                            message(lambda: au.argnums_partial(wrapped(), 5, (1, 2, 3)))],
+    }
+
+
 def run(jax) -> dict:
     return {"api": api_cases(jax), "api_mesh": api_mesh_cases(jax), "lax": lax_cases(jax),
             "custom_batching": custom_batching_cases(jax), "config": config_cases(jax),
@@ -774,5 +809,6 @@ def run(jax) -> dict:
             "smap": smap_cases(jax), "smap_explicit": smap_explicit_cases(jax),
             "ffi": ffi_cases(jax), "documented_modules": documented_modules_cases(jax),
             "linear_call": linear_call_cases(jax), "interpreters_ad": interpreters_ad_cases(jax),
+            "api_util": api_util_cases(jax),
             # (last: its scalar listener stays registered and hears later compiles)
             "ops_monitoring": ops_monitoring_cases(jax)}
