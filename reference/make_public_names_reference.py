@@ -33,7 +33,7 @@ MODULES = ("jax", "jax.numpy", "jax.lax", "jax.random", "jax.nn", "jax.tree_util
            "jax.experimental.serialize_executable",
            "jax.experimental.compilation_cache.compilation_cache",
            # what libraries that define primitives reach for
-           "jax.interpreters.ad", "jax.api_util")
+           "jax.interpreters.ad", "jax.api_util", "jax.extend.core")
 
 # Run in a child process per module, so no other import adds names to its namespace.
 _LIST = """

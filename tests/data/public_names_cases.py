@@ -801,6 +801,24 @@ def api_util_cases(jax):
     }
 
 
+def extend_core_cases(jax):
+    """jax.extend.core's token types and its symbolic-shape error class."""
+    import importlib
+    ext = importlib.import_module(jax.__name__ + ".extend.core")
+    tok = jax.lax.create_token()
+    a, = jax.export.symbolic_shape("a")
+
+    def inconclusive():
+        try:
+            bool(a >= 2)
+        except ext.InconclusiveDimensionOperation as e:
+            return str(e).splitlines()[0]
+        return "no error"
+    return {"token": [type(tok) is ext.Token, isinstance(jax.typeof(tok), ext.AbstractToken),
+                      repr(jax.typeof(tok))],
+            "inconclusive": inconclusive()}
+
+
 def run(jax) -> dict:
     return {"api": api_cases(jax), "api_mesh": api_mesh_cases(jax), "lax": lax_cases(jax),
             "custom_batching": custom_batching_cases(jax), "config": config_cases(jax),
@@ -809,6 +827,6 @@ def run(jax) -> dict:
             "smap": smap_cases(jax), "smap_explicit": smap_explicit_cases(jax),
             "ffi": ffi_cases(jax), "documented_modules": documented_modules_cases(jax),
             "linear_call": linear_call_cases(jax), "interpreters_ad": interpreters_ad_cases(jax),
-            "api_util": api_util_cases(jax),
+            "api_util": api_util_cases(jax), "extend_core": extend_core_cases(jax),
             # (last: its scalar listener stays registered and hears later compiles)
             "ops_monitoring": ops_monitoring_cases(jax)}

@@ -20,7 +20,7 @@ from conformance import public_names
 import locations  # tests/support: the repository's folders
 
 # The ratio of JAX's names present, over the recorded modules; raised as names are added.
-RATCHET = 1225 / 1236
+RATCHET = 1256 / 1275
 
 # The names still missing, per module. A name found here that jxkernel has fails the test
 # too (take it off), as does a name missing that is not here (a regression).
@@ -41,6 +41,12 @@ MISSING = {
     # a Compiled here holds its traced jaxpr and call path (consts, Refs, placement); loading
     # one from bytes needs a Compiled made without a Lowered
     "jax.experimental.serialize_executable": "deserialize_and_load serialize",
+    # JAX's tracing internals under the names libraries import: not yet mapped onto
+    # jxkernel's traces (TraceTag, the axis-env queries) and IR (CallPrimitive, call_impl,
+    # gensym, array_types)
+    "jax.extend.core": "CallPrimitive TraceTag array_types call_impl gensym "
+                       "nonempty_axis_env_DO_NOT_USE unsafe_am_i_under_a_vmap_DO_NOT_USE "
+                       "unsafe_get_axis_names_DO_NOT_USE",
 }
 
 
@@ -82,7 +88,9 @@ def _reference():
                                    "api_mesh", "smap_explicit",
                                    pytest.param("documented_modules",
                                                 marks=pytest.mark.xla_only("XLA compiler")),
-                                   "linear_call", "interpreters_ad", "api_util"])
+                                   "linear_call", "interpreters_ad", "api_util",
+                                   pytest.param("extend_core",
+                                                marks=pytest.mark.xla_only("XLA compiler"))])
 def test_added_names_answer_as_jax(group):
     """The cases of tests/data/public_names_cases.py, run with jxkernel, against JAX's answers."""
     got = json.loads(json.dumps(getattr(public_names_cases, f"{group}_cases")(jxkernel)))
