@@ -109,7 +109,6 @@ def test_added_names_answer_as_jax(group):
                                     "jxkernel.export._serialization",
                                     "jxkernel.experimental.compilation_cache.compilation_cache",
                                     "jxkernel.xla.disk_cache",
-                                    "jxkernel._jax.custom_derivatives",
                                     "jxkernel.transforms.custom_derivatives",
                                     "jxkernel._jax.interpreters.ad", "jxkernel._jax.api_util"])
 def test_docstring_examples(module):
