@@ -6,7 +6,10 @@ For each module below, a fresh process imports it alone and lists `dir(module)` 
 names that start with an underscore (dunders such as `__version__` included: they are not part
 of the comparison). A name counts as API unless it is a module that is not a submodule of the
 module itself: a foreign module bound by an `import` in its source (`np`, `operator`, ...) is an
-artifact of how the file is written, not something users reach for. The submodules JAX binds
+artifact of how the file is written, not something users reach for; so are the typing helpers and
+`from __future__ import annotations` a module imports (`Sequence`, `annotations`: the very
+object of that name in `typing`, `collections.abc` or `__future__`; `lax.PrecisionLike`, an
+alias JAX defines, stays). The submodules JAX binds
 (`jax.numpy.linalg`, `jax.lax.linalg`, `jax.nn.initializers`, and every `jax.X` that
 `import jax` loads, `jax.core` and `jax.experimental` included) stay in: after `import jax`,
 code writes `jax.experimental.X` without importing it.
@@ -23,7 +26,14 @@ import subprocess
 import sys
 
 MODULES = ("jax", "jax.numpy", "jax.lax", "jax.random", "jax.nn", "jax.tree_util",
-           "jax.numpy.linalg", "jax.numpy.fft", "jax.scipy.special", "jax.lax.linalg")
+           "jax.numpy.linalg", "jax.numpy.fft", "jax.scipy.special", "jax.lax.linalg",
+           # the documented public modules beside them
+           "jax.debug", "jax.sharding", "jax.export", "jax.experimental.layout",
+           "jax.custom_derivatives", "jax.experimental.custom_partitioning",
+           "jax.experimental.serialize_executable",
+           "jax.experimental.compilation_cache.compilation_cache",
+           # what libraries that define primitives reach for
+           "jax.interpreters.ad", "jax.api_util", "jax.extend.core")
 
 # Run in a child process per module, so no other import adds names to its namespace.
 _LIST = """
@@ -37,6 +47,10 @@ for attr in sorted(dir(module)):
     value = getattr(module, attr)
     if isinstance(value, types.ModuleType) and value.__name__ != f"{name}.{attr}":
         continue                  # a foreign module imported by the source: not API
+    home = getattr(value, "__module__", None)
+    if home in ("typing", "collections.abc", "__future__") and \
+            getattr(sys.modules[home], attr, None) is value:
+        continue                  # `from collections.abc import Sequence`: an import, not API
     public.append(attr)
 print(json.dumps(public))
 """

@@ -15,6 +15,8 @@ from ..core.staging import DebugInfo
 from ..transforms.linear_util import Store, WrappedFun
 from ..transforms.api_util import fun_name
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_structure, tree_unflatten  # noqa: F401
+from ..tree_util import prefix_errors, tree_map, treedef_children
+from ._src.util import safe_map  # noqa: F401
 
 
 def _flat_output(fun, store, *leaves, in_tree, with_kwargs):
@@ -54,3 +56,132 @@ def debug_info(traced_for: str, fun, args, kwargs, *, static_argnums=(), static_
 def shaped_abstractify(x) -> ShapedArray:
     """The abstract value of an array-like `x` (anything with a shape and a dtype)."""
     return get_aval(x)
+
+
+def rebase_donate_argnums(donate_argnums, static_argnums) -> tuple[int, ...]:
+    """The donated argument numbers counted among the non-static arguments only.
+
+    >>> rebase_donate_argnums((3, 4), (0, 1))
+    (1, 2)
+    """
+    static, donate = set(static_argnums), sorted(set(donate_argnums))
+    if static & set(donate):
+        raise ValueError(f"`static_argnums` {sorted(static)} and `donate_argnums` {donate} "
+                         f"cannot intersect.")
+    return tuple(d - sum(s < d for s in static) for d in donate)
+
+
+def donation_vector(donate_argnums, donate_argnames, in_tree, kws: bool = True) -> tuple:
+    """One bool per leaf of `in_tree` (a treedef of `(args, kwargs)`, or of `args` alone with
+    kws=False): whether that leaf's argument is donated.
+
+    >>> donation_vector((1,), (), tree_structure(((1, (2, 3)), {})))
+    (False, True, True)
+    """
+    args_tree, kwargs_tree = treedef_children(in_tree) if kws else (in_tree, None)
+    out = []
+    for i, arg in enumerate(args_tree.children()):
+        out += [i in donate_argnums] * arg.num_leaves
+    if kwargs_tree is not None:
+        keys = sorted(tree_unflatten(kwargs_tree, [0] * kwargs_tree.num_leaves))
+        for key, val in zip(keys, kwargs_tree.children()):
+            out += [key in donate_argnames] * val.num_leaves
+    return tuple(out)
+
+
+class _PytreeLeaf:
+    def __repr__(self):
+        return "pytree leaf"
+
+
+def flatten_axes(name, treedef, axis_tree, *, kws=False, tupled_args=False) -> list:
+    """The entry of `axis_tree` (a prefix of `treedef`'s tree, None a leaf) for each leaf of
+    `treedef`, as vmap reads in_axes.
+
+    >>> flatten_axes("in_axes", tree_structure(([1, 2], 3)), (0, None))
+    [0, 0, None]
+    """
+    dummy = tree_unflatten(treedef, [_PytreeLeaf()] * treedef.num_leaves)
+    axes = []
+    try:
+        tree_map(lambda a, sub: axes.extend([a] * tree_structure(sub).num_leaves), axis_tree,
+                 dummy, is_leaf=lambda x: x is None)
+    except ValueError:
+        if kws:             # the message is about the positional arguments only
+            treedef, _ = treedef_children(treedef)
+            axis_tree, _ = axis_tree
+            dummy = tree_unflatten(treedef, [_PytreeLeaf()] * treedef.num_leaves)
+        hint = ""
+        if tupled_args:
+            hint += (f" Note that {name} that are non-trivial pytrees should always be "
+                     f"wrapped in a tuple representing the argument list.")
+            if len(treedef.children()) == 1:
+                try:
+                    flatten_axes(name, treedef, (axis_tree,))
+                except ValueError:
+                    pass        # that is not the issue
+                else:
+                    hint += (f" In particular, you're passing in a single argument which "
+                             f"means that {name} might need to be wrapped in a singleton tuple.")
+        errors = prefix_errors(axis_tree, dummy, is_leaf=lambda x: x is None)
+        details = "\n  ".join(e(name).args[0] for e in errors)
+        raise ValueError(f"{name} specification must be a tree prefix of the corresponding "
+                         f"value; {hint}\n  Mismatch details ({len(errors)} found):\n  "
+                         f"{details}") from None
+    return axes
+
+
+class _StrictlyEqual:
+    """A static argument as a cache key: equal only to a value of the very same type."""
+    __slots__ = ("val",)
+
+    def __init__(self, val):
+        self.val = val
+
+    def __hash__(self):
+        return hash(self.val)
+
+    def __eq__(self, other):
+        return type(self.val) is type(other.val) and self.val == other.val
+
+
+def argnums_partial(f: WrappedFun, dyn_argnums, args, require_static_args_hashable=True):
+    """(`f` over the arguments numbered `dyn_argnums` only, the others fixed to `args`'
+    values; those dynamic arguments).
+
+    >>> from jxkernel.extend import linear_util as lu
+    >>> g, dyn = argnums_partial(lu.wrap_init(lambda a, b: a - b), (1,), (10, 3))
+    >>> g.call_wrapped(*dyn)
+    7
+    """
+    dyn_argnums = (dyn_argnums,) if isinstance(dyn_argnums, int) else tuple(dyn_argnums)
+    for i in dyn_argnums:
+        if not -len(args) <= i < len(args):
+            raise ValueError(f"Positional argument indices, e.g. for `static_argnums`, must "
+                             f"have value greater than or equal to -len(args) and less than "
+                             f"len(args), but got value {i} for len(args) == {len(args)}.")
+    dyn_argnums = tuple(i % len(args) for i in dyn_argnums)
+    fixed = [a for i, a in enumerate(args) if i not in dyn_argnums]
+    if require_static_args_hashable:
+        for i, a in enumerate(args):
+            if i not in dyn_argnums and not _hashable(a):
+                raise ValueError(f"Non-hashable static arguments are not supported, as this "
+                                 f"can lead to unexpected cache-misses. Static argument (index "
+                                 f"{i}) of type {type(a)} for function {f.__name__} is "
+                                 f"non-hashable.")
+        fixed = [_StrictlyEqual(a) for a in fixed]
+
+    def with_fixed(fun, *dyn_args, **kwargs):
+        dyn, rest = dict(zip(dyn_argnums, dyn_args)), iter(fixed)
+        full = [dyn[i] if i in dyn else next(rest) for i in range(len(fixed) + len(dyn_args))]
+        return fun(*[getattr(a, "val", a) if type(a) is _StrictlyEqual else a for a in full],
+                   **kwargs)
+    return f.wrap(with_fixed), tuple(args[i] for i in dyn_argnums)
+
+
+def _hashable(x) -> bool:
+    try:
+        hash(x)
+    except TypeError:
+        return False
+    return True

@@ -13,12 +13,27 @@ from ..core.avals import get_aval
 from ..transforms.ad_util import Zero as SymbolicZero
 from ..transforms.ad_util import float0, zeros
 from ..transforms.custom_derivatives import (CustomVJPPrimal, custom_jvp, custom_jvp_call_p,
-                                            custom_vjp, custom_vjp_call_p)
+                                            custom_vjp, custom_vjp_call_p, linear_call)
 from ..transforms.custom_gradient import closure_convert, custom_gradient
 from ..tree_util import tree_map
 
 __all__ = ["CustomVJPPrimal", "SymbolicZero", "closure_convert", "custom_gradient", "custom_jvp",
-           "custom_jvp_call_p", "custom_vjp", "custom_vjp_call_p", "zero_from_primal"]
+           "custom_jvp_call_p", "custom_vjp", "custom_vjp_call_p", "custom_vjp_primal_tree_values",
+           "linear_call", "zero_from_primal"]
+
+
+def custom_vjp_primal_tree_values(tree):
+    """The primal values of a symbolic_zeros forward rule's arguments: each CustomVJPPrimal
+    leaf replaced by its `value`.
+
+    >>> custom_vjp_primal_tree_values({"x": CustomVJPPrimal(2.0, False)})
+    {'x': 2.0}
+    """
+    def value(leaf):
+        if type(leaf) is not CustomVJPPrimal:
+            raise TypeError(f"unexpected leaf type {type(leaf)}")
+        return leaf.value
+    return tree_map(value, tree)
 
 
 def zero_from_primal(val, symbolic_zeros: bool = False):

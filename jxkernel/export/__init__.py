@@ -46,6 +46,11 @@ from ._export import (  # noqa: F401
     maximum_supported_calling_convention_version,
     minimum_supported_calling_convention_version,
 )
+from ._serialization import (  # noqa: F401
+    DisabledSafetyCheck,
+    register_namedtuple_serialization,
+    register_pytree_node_serialization,
+)
 from .shape_poly import (  # noqa: F401
     SymbolicScope,
     is_symbolic_dim,

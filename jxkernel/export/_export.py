@@ -450,13 +450,16 @@ def _callee_platform_index(ctx, exported) -> list:
     on (JAX's case over the caller's own platform index, where the caller has one). Every
     platform the caller is lowered for must be among the exported ones."""
     here = tuple(_client.JAX_NAMES.get(p, p) for p in ctx.module_ctx.platforms)  # "cuda"
-    if any(p not in exported.platforms for p in here):
+    anywhere = _serialization.DisabledSafetyCheck.platform() in exported.disabled_safety_checks
+    if not anywhere and any(p not in exported.platforms for p in here):
         raise ValueError(f"Function '{exported.fun_name}' was exported for platforms "
                          f"'{exported.platforms}' but it is used on '{here}'.")
     if len(exported.platforms) == 1:
         return []
     [index] = platform_index_args(ctx.block) or [ctx.block.constant(np.int32(0))]
-    return [index_case(ctx.block, index, [exported.platforms.index(p) for p in here], ctx.loc)]
+    # (a platform not exported, allowed by DisabledSafetyCheck.platform(), runs the first's)
+    indices = [exported.platforms.index(p) if p in exported.platforms else 0 for p in here]
+    return [index_case(ctx.block, index, indices, ctx.loc)]
 
 
 def _call_exported_jvp(primals, tangents, *, exported):

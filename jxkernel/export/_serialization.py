@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 
 import numpy as np
 
@@ -21,7 +22,7 @@ from ..core import dtypes
 from ..core.avals import ShapedArray
 from ..core.mesh import AbstractMesh, AxisType, NamedSharding, PartitionSpec
 from ..core.symbolic import is_symbolic
-from ..tree_util import tree_flatten, tree_unflatten
+from ..tree_util import _registry, flatten_one_level, tree_flatten, tree_unflatten
 from ._sharded import typed_avals
 from .shape_poly import SymbolicScope, symbolic_shape
 
@@ -68,6 +69,7 @@ def _to_json(exported, vjp_order: int) -> dict:
         "in_avals": [_aval_to_json(a) for a in exported.in_avals],
         "out_avals": [_aval_to_json(a) for a in exported.out_avals],
         "platforms": list(exported.platforms), "nr_devices": exported.nr_devices,
+        "disabled_checks": [str(c) for c in exported.disabled_safety_checks],
         "calling_convention_version": exported.calling_convention_version,
         "uses_global_constants": exported.uses_global_constants,
         "kept": list(exported.module_kept_var_idx),
@@ -94,7 +96,8 @@ def _fields(record: dict) -> dict:
         in_shardings_hlo=(None,) * len(in_avals), out_shardings_hlo=(None,) * len(out_avals),
         _in_named_shardings=in_named, _out_named_shardings=out_named,
         nr_devices=record["nr_devices"], platforms=tuple(record["platforms"]),
-        ordered_effects=(), unordered_effects=(), disabled_safety_checks=(),
+        ordered_effects=(), unordered_effects=(),
+        disabled_safety_checks=tuple(map(DisabledSafetyCheck, record.get("disabled_checks", []))),
         mlir_module_serialized=base64.b64decode(record["module"]),
         calling_convention_version=record["calling_convention_version"],
         module_kept_var_idx=tuple(record.get("kept", range(len(in_avals)))),  # (or all:
@@ -160,8 +163,101 @@ def _sharding_from_json(record):
     return NamedSharding(mesh, spec, memory_kind=record["memory_kind"])
 
 
+# ------------------------------------------------------------------ disabled checks
+class DisabledSafetyCheck:
+    """A safety check an export skips, kept with the Exported (JAX's class).
+
+    >>> DisabledSafetyCheck.platform(), DisabledSafetyCheck.custom_call("my_target")
+    (platform, custom_call:my_target)
+    """
+
+    @classmethod
+    def platform(cls) -> DisabledSafetyCheck:
+        """Let the caller's platform differ from the exported ones (the first one's code runs)."""
+        return DisabledSafetyCheck("platform")
+
+    @classmethod
+    def custom_call(cls, target_name: str) -> DisabledSafetyCheck:
+        """Allow the custom call `target_name` (jxkernel checks no custom call targets)."""
+        return DisabledSafetyCheck(f"custom_call:{target_name}")
+
+    def is_custom_call(self) -> str | None:
+        """The custom call target this allows, if it is a custom_call check."""
+        m = re.match(r"custom_call:(.+)$", self._impl)
+        return m.group(1) if m else None
+
+    def __init__(self, _impl: str):
+        self._impl = _impl          # (use the builders `platform` and `custom_call`)
+
+    def __str__(self):
+        return self._impl
+    __repr__ = __str__
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, DisabledSafetyCheck) and self._impl == other._impl
+
+    def __hash__(self) -> int:
+        return hash(self._impl)
+
+
 # ------------------------------------------------------------------ pytrees
 _LEAF = "*"
+# the custom nodes a blob may hold: type -> (name, serialize_auxdata), and name -> (type,
+# deserialize_auxdata, from_children), as JAX's export registries
+_SERIALIZERS: dict = {}
+_DESERIALIZERS: dict = {}
+
+
+def register_pytree_node_serialization(nodetype, *, serialized_name: str, serialize_auxdata,
+                                       deserialize_auxdata, from_children=None):
+    """Let `serialize` store pytree nodes of the registered type `nodetype` under the name
+    `serialized_name` (its aux data as the bytes `serialize_auxdata` makes). Returns
+    `nodetype`, so it decorates a class.
+
+    >>> class Pair(tuple): pass
+    >>> jax.tree_util.register_pytree_node(Pair, lambda p: (p, None), lambda _, c: Pair(c))
+    >>> register_pytree_node_serialization(Pair, serialized_name="doc.Pair",
+    ...     serialize_auxdata=lambda aux: b"", deserialize_auxdata=lambda b: None) is Pair
+    True
+    """
+    if nodetype in _SERIALIZERS:
+        raise ValueError(f"Duplicate serialization registration for type `{nodetype}`. "
+                         f"Previous registration was with serialized_name "
+                         f"`{_SERIALIZERS[nodetype][0]}`.")
+    if serialized_name in _DESERIALIZERS:
+        raise ValueError(f"Duplicate serialization registration for serialized_name "
+                         f"`{serialized_name}`. Previous registration was for type "
+                         f"`{_DESERIALIZERS[serialized_name][0]}`.")
+    if from_children is None:
+        if nodetype not in _registry:
+            raise ValueError(f"If `from_children` is not present, you must call first"
+                             f"`jax.tree_util.register_pytree_node` for `{nodetype}`")
+        from_children = _registry[nodetype].from_iter
+    _SERIALIZERS[nodetype] = (serialized_name, serialize_auxdata)
+    _DESERIALIZERS[serialized_name] = (nodetype, deserialize_auxdata, from_children)
+    return nodetype
+
+
+def register_namedtuple_serialization(nodetype, *, serialized_name: str):
+    """Let `serialize` store the namedtuple type `nodetype` under `serialized_name` (its
+    field names go with it). Returns `nodetype`.
+
+    >>> import collections
+    >>> Point = register_namedtuple_serialization(collections.namedtuple("Point", "x y"),
+    ...                                           serialized_name="doc.Point")
+    """
+    if not (issubclass(nodetype, tuple) and hasattr(nodetype, "_fields")):
+        raise ValueError("Use `jax.export.register_pytree_node_serialization` for "
+                         "types other than `collections.namedtuple`.")
+
+    def from_children(fields, children):
+        assert len(fields) == len(children)
+        return nodetype(**dict(zip(fields, children)))
+    return register_pytree_node_serialization(
+        nodetype, serialized_name=serialized_name,
+        serialize_auxdata=lambda _: json.dumps(nodetype._fields).encode("utf-8"),
+        deserialize_auxdata=lambda data: json.loads(data.decode("utf-8")),
+        from_children=from_children)
 
 
 def _tree_to_json(treedef):
@@ -182,9 +278,23 @@ def _node_to_json(node):
         return [type(node).__name__, [_node_to_json(c) for c in node]]
     if type(node) is dict and all(type(k) in (str, int) for k in node):
         return ["dict", [[k, _node_to_json(v)] for k, v in node.items()]]
-    raise ValueError(f"Exported.serialize: cannot store a pytree node of type "
-                     f"{type(node).__name__}; jxkernel's format holds tuples, lists, dicts with "
-                     f"str or int keys, and None. Pass such containers to the exported function.")
+    if type(node) in _SERIALIZERS:
+        return _custom_to_json(node)
+    raise ValueError(f"Cannot serialize PyTreeDef containing an unregistered type "
+                     f"`{type(node)}`. Use `export.register_pytree_node_serialization` or "
+                     f"`export.register_namedtuple_serialization`.")
+
+
+def _custom_to_json(node):
+    """["custom", children, name, aux data as base64]: a node of a registered type."""
+    name, serialize_auxdata = _SERIALIZERS[type(node)]
+    children, aux = flatten_one_level(node)
+    data = serialize_auxdata(aux)
+    if not isinstance(data, (bytes, bytearray)):
+        raise ValueError(f"The custom serialization function for `node_type` must return a "
+                         f"`bytes` object. It returned a {type(data)}.")
+    return ["custom", [_node_to_json(c) for c in children], name,
+            base64.b64encode(bytes(data)).decode("ascii")]
 
 
 def _tree_from_json(record):
@@ -196,7 +306,19 @@ def _node_from_json(record):
         return 0
     if record is None:
         return None
-    kind, children = record
+    kind, children, *custom = record
+    if kind == "custom":
+        return _custom_from_json(children, *custom)
     if kind == "dict":
         return {k: _node_from_json(v) for k, v in children}
     return {"tuple": tuple, "list": list}[kind](map(_node_from_json, children))
+
+
+def _custom_from_json(children, name, data):
+    if name not in _DESERIALIZERS:
+        raise ValueError(f"Cannot deserialize a PyTreeDef containing an unregistered type "
+                         f"`{name}`. Use `export.register_pytree_node_serialization` or "
+                         f"`export.register_namedtuple_serialization`.")
+    _, deserialize_auxdata, from_children = _DESERIALIZERS[name]
+    aux = deserialize_auxdata(base64.b64decode(data))
+    return from_children(aux, [_node_from_json(c) for c in children])

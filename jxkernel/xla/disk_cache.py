@@ -37,6 +37,26 @@ def cache_dir() -> str | None:
     return os.path.join(base, "jxkernel", "xla")
 
 
+def set_cache_dir(path) -> None:
+    """Keep compiled programs in the folder `path` from now on, and look for them there
+    (JAX's `jax.experimental.compilation_cache.compilation_cache.set_cache_dir`).
+
+    >>> set_cache_dir("/tmp/jx-cache"); config.jax_compilation_cache_dir
+    '/tmp/jx-cache'
+    >>> config.update("jax_compilation_cache_dir", None)
+    """
+    config.update("jax_compilation_cache_dir", path)
+
+
+def reset_cache() -> None:
+    """The cache as at start: the folder is read again at the next compile (it is read at
+    each one here) and a folder it could not write warns again.
+
+    >>> reset_cache()
+    """
+    _warn_once.cache_clear()
+
+
 @functools.lru_cache(maxsize=1)
 def _host_fingerprint() -> str:
     """The host CPU: a CPU executable holds machine code for it (a shared home folder may

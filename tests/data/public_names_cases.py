@@ -639,12 +639,194 @@ def ffi_cases(jax):
     }
 
 
+def documented_modules_cases(jax):
+    """jax.sharding's, jax.export's, jax.custom_derivatives' and the compilation cache's names
+    that the wider public-names measurement found missing."""
+    import collections
+    import importlib
+    jnp, sh, export = jax.numpy, jax.sharding, jax.export
+    dev = jax.devices()[0]
+    single = sh.make_single_device_sharding(dev)
+    out = {"single": [single == sh.SingleDeviceSharding(dev), single.memory_kind,
+                      sorted(map(str, single.device_set))],
+           "abstract_device": repr(sh.AbstractDevice(device_kind="cpu", num_cores=None,
+                                                     platform="cpu")),
+           "mat": [repr(sh.ManualAxisType(varying=frozenset({"x"}))),
+                   sorted(jax.typeof(jnp.ones(2)).manual_axis_type.varying)]}
+    # DisabledSafetyCheck, and the platform check it turns off when calling
+    platform, custom = export.DisabledSafetyCheck.platform(), \
+        export.DisabledSafetyCheck.custom_call("tgt")
+    out["checks"] = [str(platform), repr(custom), custom.is_custom_call(),
+                     platform.is_custom_call(), platform == export.DisabledSafetyCheck.platform(),
+                     platform == custom]
+    spec = jax.ShapeDtypeStruct((2,), np.float32)
+    cuda = export.export(jax.jit(jnp.sin), platforms=("cuda",))(spec)
+    anywhere = export.export(jax.jit(jnp.sin), platforms=("cuda",),
+                             disabled_checks=[platform])(spec)
+    out["platform"] = [message(lambda: cuda.call(jnp.ones(2, jnp.float32))),
+                       enc(anywhere.call(jnp.ones(2, jnp.float32))),
+                       [str(c) for c in export.deserialize(
+                           anywhere.serialize()).disabled_safety_checks]]
+    # pytree nodes of namedtuples and registered classes in a serialized export
+    Point = collections.namedtuple("Point", "a b")
+    export.register_namedtuple_serialization(Point, serialized_name=f"cases.Point{id(Point)}")
+
+    class Pair:
+        def __init__(self, left, right, tag):
+            self.left, self.right, self.tag = left, right, tag
+    jax.tree_util.register_pytree_node(Pair, lambda p: ((p.left, p.right), p.tag),
+                                       lambda tag, c: Pair(*c, tag))
+    f = jax.jit(lambda p, q: (Point(p.b * 2, p.a + 1), Pair(q.right, q.left, q.tag)))
+    args = (Point(spec, spec), Pair(spec, spec, "t"))
+    out["unregistered"] = message(lambda: export.export(f)(*args).serialize())
+    export.register_pytree_node_serialization(
+        Pair, serialized_name=f"cases.Pair{id(Pair)}",
+        serialize_auxdata=lambda tag: tag.encode(), deserialize_auxdata=lambda b: b.decode())
+    again = export.deserialize(export.export(f)(*args).serialize())
+    point, pair = again.call(Point(jnp.ones(2), jnp.zeros(2)),
+                             Pair(jnp.ones(2), jnp.full(2, 3.0), "t"))
+    out["nodes"] = [str(again.in_tree).replace(str(id(Pair)), ""), str(again.out_tree),
+                    enc(list(point)), enc([pair.left, pair.right]), pair.tag]
+    out["duplicate"] = [  # (the ids keep the names apart when the cases run twice)
+        [m.replace(str(id(Point)), "") for m in
+         message(lambda: export.register_namedtuple_serialization(Point, serialized_name="x"))],
+        message(lambda: export.register_namedtuple_serialization(Pair, serialized_name="y"))]
+    # custom_vjp_primal_tree_values: a symbolic_zeros fwd rule's arguments as values
+    g = jax.custom_vjp(lambda x, y: x * y)
+    cd = jax.custom_derivatives
+    g.defvjp(lambda x, y: (lambda v: (v["x"] * v["y"], (v["x"], v["y"])))(
+                 cd.custom_vjp_primal_tree_values({"x": x, "y": y})),
+             lambda res, ct: (res[1] * ct, res[0] * ct), symbolic_zeros=True)
+    out["primal_values"] = [enc(jax.grad(g, argnums=(0, 1))(2.0, 3.0)),
+                            message(lambda: cd.custom_vjp_primal_tree_values([1.0]))]
+    # the persistent compilation cache's folder
+    cc = importlib.import_module(jax.__name__ + ".experimental.compilation_cache."
+                                 "compilation_cache")
+    before = jax.config.jax_compilation_cache_dir
+    try:
+        out["cache"] = [cc.set_cache_dir("/tmp/cases-cache"), jax.config.jax_compilation_cache_dir,
+                        cc.reset_cache()]
+    finally:
+        jax.config.update("jax_compilation_cache_dir", before)
+    return out
+
+
+def linear_call_cases(jax):
+    """jax.custom_derivatives.linear_call: a linear function with its own transpose (JAX's
+    docstring examples, under jit, grad, jvp, make_jaxpr; its errors)."""
+    import functools
+    jnp, linear_call = jax.numpy, jax.custom_derivatives.linear_call
+
+    def div_add(x, denom):
+        return x + linear_call(lambda r, x: x / r, lambda r, t: t / r, denom, x)
+
+    def custom_id(x):
+        return linear_call(lambda _, x: x, lambda _, t: 7.0, (), x)
+
+    def transpose(f, example):
+        return lambda y: jax.linear_transpose(f, example)(y)[0]
+    jaxpr = str(jax.make_jaxpr(lambda x: div_add(x, 4.0))(1.0))
+    return {
+        "eager": [float(div_add(9.0, 3.0)), float(custom_id(1.0))],
+        "transposed": [float(transpose(functools.partial(div_add, denom=3.0), 1.0)(18.0)),
+                       float(transpose(custom_id, 1.0)(1.0)),
+                       float(transpose(transpose(custom_id, 1.0), 1.0)(1.0)),
+                       float(transpose(transpose(transpose(custom_id, 1.0), 1.0), 1.0)(1.0))],
+        "jit_grad": [enc(jax.jit(custom_id)(jnp.float32(2.0))),
+                     enc(jax.grad(custom_id)(jnp.float32(3.0))),
+                     enc(jax.jit(jax.grad(lambda x: jax.jit(div_add)(x, 4.0)))(jnp.float32(2.0))),
+                     [float(v) for v in jax.jvp(custom_id, (1.0,), (2.0,))]],
+        "jaxpr": jaxpr[:jaxpr.index("transpose_thunk")],
+        "vmap": message(lambda: jax.vmap(custom_id)(jnp.ones(3))),
+        "bad_transpose": message(lambda: jax.linear_transpose(
+            lambda x: linear_call(lambda r, x: x, lambda r, t: (t, t), (), x), 1.0)(1.0)),
+    }
+
+
+def interpreters_ad_cases(jax):
+    """jax.interpreters.ad's helpers for primitives a library defines: defbilinear,
+    add_jaxvals, zeros_like_aval, get_primitive_transpose."""
+    import importlib
+    ad = importlib.import_module(jax.__name__ + ".interpreters.ad")
+    Primitive = importlib.import_module(jax.__name__ + ".extend.core").Primitive
+    jnp = jax.numpy
+    mul = Primitive("cases_bilinear_mul")
+    mul.def_impl(lambda x, y: x * y)
+    mul.def_abstract_eval(lambda x, y: x)
+    ad.defbilinear(mul, lambda ct, x, y: ct * y, lambda ct, x, y: x * ct)
+    return {
+        "add": [enc(ad.add_jaxvals(1.0, 2.0)), ad.add_jaxvals_p.name,
+                enc(ad.add_jaxvals(jnp.ones(2), jnp.ones(2)))],
+        "zeros": enc(ad.zeros_like_aval(jax.core.ShapedArray((2,), np.float32))),
+        "transpose": [ad.get_primitive_transpose(jax.lax.neg_p) is not None,
+                      message(lambda: ad.get_primitive_transpose(mul))],
+        "bilinear": [enc(jax.grad(lambda a, b: mul.bind(a, b).sum(), argnums=(0, 1))(
+                         jnp.arange(3.0), jnp.full(3, 2.0))),
+                     [float(v) for v in jax.jvp(lambda a: mul.bind(a, 3.0), (2.0,), (1.0,))]],
+    }
+
+
+def api_util_cases(jax):
+    """jax.api_util's helpers for libraries that build their own transformations."""
+    import importlib
+    au = importlib.import_module(jax.__name__ + ".api_util")
+    lu = importlib.import_module(jax.__name__ + ".extend.linear_util")
+    tu = jax.tree_util
+
+    def sub(a, b, c):
+        return (a - b) * c
+
+    def wrapped():
+        return lu.wrap_init(sub, debug_info=au.debug_info("t", sub, (1, 2, 3), {}))
+    g, dyn = au.argnums_partial(wrapped(), (0, -1), (10, 3, 2))
+    return {
+        "rebase": [au.rebase_donate_argnums((3, 4), (0, 1)), au.rebase_donate_argnums((2, 0), ()),
+                   au.rebase_donate_argnums((5, 1), (0, 3)),
+                   message(lambda: au.rebase_donate_argnums((1,), (1,)))],
+        "donation": [au.donation_vector((1,), ("b",), tu.tree_structure(
+                         ((1, (2, 3)), {"b": [1, 2], "a": 3}))),
+                     au.donation_vector((0,), (), tu.tree_structure((1, [2, 3])), kws=False)],
+        "axes": [au.flatten_axes("in_axes", tu.tree_structure(([1, 2], 3)), (0, None)),
+                 au.flatten_axes("in_axes", tu.tree_structure(({"a": 1, "b": (2, 3)},)),
+                                 ({"a": None, "b": 1},)),
+                 message(lambda: au.flatten_axes("vmap in_axes", tu.tree_structure((1, 2)),
+                                                 (0, 0, 0), tupled_args=True)),
+                 message(lambda: au.flatten_axes("vmap in_axes", tu.tree_structure(([1, 2],)),
+                                                 [0, 1], tupled_args=True))],
+        "safe_map": [au.safe_map(lambda a, b: a + b, [1, 2], [3, 4]),
+                     message(lambda: au.safe_map(lambda a, b: a, [1], [1, 2]))],
+        "argnums_partial": [list(dyn), g.call_wrapped(*dyn),
+                            message(lambda: au.argnums_partial(wrapped(), 0, (1, [2], 3))),
+                            message(lambda: au.argnums_partial(wrapped(), 5, (1, 2, 3)))],
+    }
+
+
+def extend_core_cases(jax):
+    """jax.extend.core's token types and its symbolic-shape error class."""
+    import importlib
+    ext = importlib.import_module(jax.__name__ + ".extend.core")
+    tok = jax.lax.create_token()
+    a, = jax.export.symbolic_shape("a")
+
+    def inconclusive():
+        try:
+            bool(a >= 2)
+        except ext.InconclusiveDimensionOperation as e:
+            return str(e).splitlines()[0]
+        return "no error"
+    return {"token": [type(tok) is ext.Token, isinstance(jax.typeof(tok), ext.AbstractToken),
+                      repr(jax.typeof(tok))],
+            "inconclusive": inconclusive()}
+
+
 def run(jax) -> dict:
     return {"api": api_cases(jax), "api_mesh": api_mesh_cases(jax), "lax": lax_cases(jax),
             "custom_batching": custom_batching_cases(jax), "config": config_cases(jax),
             "state": state_cases(jax), "dot": dot_cases(jax),
             "config_more": config_more_cases(jax), "lax_more": lax_more_cases(jax),
             "smap": smap_cases(jax), "smap_explicit": smap_explicit_cases(jax),
-            "ffi": ffi_cases(jax),
+            "ffi": ffi_cases(jax), "documented_modules": documented_modules_cases(jax),
+            "linear_call": linear_call_cases(jax), "interpreters_ad": interpreters_ad_cases(jax),
+            "api_util": api_util_cases(jax), "extend_core": extend_core_cases(jax),
             # (last: its scalar listener stays registered and hears later compiles)
             "ops_monitoring": ops_monitoring_cases(jax)}

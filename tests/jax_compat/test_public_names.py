@@ -19,12 +19,35 @@ from doc_examples import check_docstring_examples
 from conformance import public_names
 import locations  # tests/support: the repository's folders
 
-# The ratio of JAX's names present, over the ten modules; raised as names are added.
-RATCHET = 1.0
+# The ratio of JAX's names present, over the recorded modules; raised as names are added.
+RATCHET = 1292 / 1311
 
 # The names still missing, per module. A name found here that jxkernel has fails the test
 # too (take it off), as does a name missing that is not here (a regression).
-MISSING = {}
+MISSING = {
+    # a primitive whose callback gets, at compile time, the sharding XLA's propagation chose
+    # (GSPMDSharding under jit): jxkernel has no compile-time hook for it yet
+    "jax.debug": "inspect_array_sharding",
+    # jxkernel's Arrays carry no layout (no `.format`; every array row-major): a layout
+    # constraint would be an identity whose result cannot report its layout
+    "jax.experimental.layout": "with_layout_constraint",
+    # the primitive of custom_vjp(optimize_remat=True), which jxkernel's custom_vjp lacks
+    "jax.custom_derivatives": "remat_opt_p",
+    # XLA's custom-call partitioner callbacks (jaxlib's register_custom_call_partitioner) and
+    # Shardy's sharding rules: not wired into jxkernel's sharded lowering
+    "jax.experimental.custom_partitioning": "ArrayMapping BATCHING CompoundFactor "
+                                            "SdyShardingRule custom_partitioning "
+                                            "custom_partitioning_p",
+    # a Compiled here holds its traced jaxpr and call path (consts, Refs, placement); loading
+    # one from bytes needs a Compiled made without a Lowered
+    "jax.experimental.serialize_executable": "deserialize_and_load serialize",
+    # JAX's tracing internals under the names libraries import: not yet mapped onto
+    # jxkernel's traces (TraceTag, the axis-env queries) and IR (CallPrimitive, call_impl,
+    # gensym, array_types)
+    "jax.extend.core": "CallPrimitive TraceTag array_types call_impl gensym "
+                       "nonempty_axis_env_DO_NOT_USE unsafe_am_i_under_a_vmap_DO_NOT_USE "
+                       "unsafe_get_axis_names_DO_NOT_USE",
+}
 
 
 def test_missing_names_are_exactly_the_listed_ones():
@@ -62,7 +85,12 @@ def _reference():
 @pytest.mark.parametrize("group", ["api", "lax", "custom_batching", "config", "ops_monitoring",
                                    "state", "dot", "config_more", "lax_more", "smap",
                                    pytest.param("ffi", marks=pytest.mark.xla_only("XLA compiler")),
-                                   "api_mesh", "smap_explicit"])
+                                   "api_mesh", "smap_explicit",
+                                   pytest.param("documented_modules",
+                                                marks=pytest.mark.xla_only("XLA compiler")),
+                                   "linear_call", "interpreters_ad", "api_util",
+                                   pytest.param("extend_core",
+                                                marks=pytest.mark.xla_only("XLA compiler"))])
 def test_added_names_answer_as_jax(group):
     """The cases of tests/data/public_names_cases.py, run with jxkernel, against JAX's answers."""
     got = json.loads(json.dumps(getattr(public_names_cases, f"{group}_cases")(jxkernel)))
@@ -77,10 +105,17 @@ def test_added_names_answer_as_jax(group):
                                     "jxkernel.transforms.custom_batching", "jxkernel.ops",
                                     "jxkernel.monitoring", "jxkernel.lax.sorting", "jxkernel.lax.cond",
                                     "jxkernel.lib", "jxkernel.numpy.dslice", "jxkernel.ref",
-                                    "jxkernel._src.indexing", "jxkernel.lax.ragged"])
+                                    "jxkernel._src.indexing", "jxkernel.lax.ragged",
+                                    "jxkernel.export._serialization",
+                                    "jxkernel.experimental.compilation_cache.compilation_cache",
+                                    "jxkernel.xla.disk_cache",
+                                    "jxkernel.transforms.custom_derivatives",
+                                    "jxkernel._jax.interpreters.ad", "jxkernel._jax.api_util"])
 def test_docstring_examples(module):
-    # (lax.cond's module docstring sketches, with an `x` it never defines)
-    check_docstring_examples(module, skip_module_docstring=module == "jxkernel.lax.cond")
+    # (lax.cond's and export's serialization module docstrings sketch, with an `x` and an
+    # `exp` they never define)
+    check_docstring_examples(module, skip_module_docstring=module in (
+        "jxkernel.lax.cond", "jxkernel.export._serialization"))
 
 
 def test_rng_bit_generator_names_a_bad_key():

@@ -14,8 +14,10 @@ cotangent per argument (None for the non-linear ones, which are values; the line
 `UndefinedPrimal`s).
 """
 from ...core.primitive import jvp_rules, transpose_rules
-from ...transforms.ad_util import (UndefinedPrimal, Zero, add_tangents, deflinear,  # noqa: F401
-                                  deflinear2)
+from ...transforms.ad_util import (UndefinedPrimal, Zero, add_tangents, defbilinear,  # noqa: F401
+                                  deflinear, deflinear2)
+from ...transforms.ad_util import add_any_p as add_jaxvals_p  # noqa: F401
+from ...transforms.ad_util import zeros as zeros_like_aval  # noqa: F401
 from ...transforms.ad_util import defjvp as defjvp2  # noqa: F401
 from ...transforms.ad_util import instantiate as instantiate_zeros  # noqa: F401
 from ...transforms.ad_util import is_undefined as is_undefined_primal  # noqa: F401
@@ -37,3 +39,25 @@ def defjvp(primitive, *jvp_rules):
 
 def _ignoring_answer(rule):
     return lambda tangent, answer, *primals, **params: rule(tangent, *primals, **params)
+
+
+def get_primitive_transpose(p):
+    """The transpose rule of primitive `p` (JAX's error if it has none).
+
+    >>> get_primitive_transpose(jax.lax.neg_p) is not None
+    True
+    """
+    try:
+        return primitive_transposes[p]
+    except KeyError as err:
+        raise NotImplementedError(f"Transpose rule (for reverse-mode differentiation) for "
+                                  f"'{p}' not implemented") from err
+
+
+def add_jaxvals(x, y):
+    """x + y as differentiation adds tangents and cotangents (`add_any`).
+
+    >>> add_jaxvals(1.0, 2.0)
+    Array(3., dtype=float32, weak_type=True)
+    """
+    return add_jaxvals_p.bind(x, y)

@@ -20,7 +20,8 @@ import numpy as np
 
 from ....core.avals import ShapedArray, dim_inserted, dim_removed, get_aval
 from ....core.check import JaxprTypeError, check_jaxpr  # noqa: F401
-from ....core.errors import ConcretizationTypeError
+from ....core.avals import AbstractToken, Token  # noqa: F401
+from ....core.errors import ConcretizationTypeError, InconclusiveDimensionOperation  # noqa: F401
 from ....core.interpret import eval_jaxpr
 from ....core.ir import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var, jaxpr_params  # noqa: F401
 from ....core.primitive import Primitive  # noqa: F401
