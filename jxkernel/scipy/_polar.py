@@ -98,8 +98,9 @@ def eigh_tridiagonal(d, e, *, eigvals_only: bool = False, select: str = "a",
     """
     if not eigvals_only:
         raise NotImplementedError("jxkernel's eigh_tridiagonal computes eigenvalues only "
-                                  "(eigvals_only=True): JAX's eigenvectors use "
-                                  "lax.linalg.tridiagonal_solve, which jxkernel lacks.")
+                                  "(eigvals_only=True): JAX's eigenvectors, by inverse "
+                                  "iteration on lax.linalg.tridiagonal_solve, are not "
+                                  "implemented here yet.")
     alpha, beta = jnp.asarray(d), jnp.asarray(e)
     if alpha.dtype != beta.dtype:
         raise TypeError(f"diagonal and off-diagonal values must have same dtype, got "
