@@ -355,6 +355,11 @@ class Config:
     def read(self, name: str):
         return getattr(self, name)
 
+    @property
+    def x64_enabled(self) -> bool:
+        """`jax_enable_x64`, by the older name JAX still answers (`jax.config.x64_enabled`)."""
+        return self.jax_enable_x64
+
     def parse_flags_with_absl(self, argv=None) -> None:
         """Set options from command-line flags, as JAX reads them with absl: `--jax_name=value`,
         and for booleans `--jax_name` / `--nojax_name` (test programs call this first). Other

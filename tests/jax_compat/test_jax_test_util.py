@@ -1,0 +1,84 @@
+"""jxkernel's jax._src.test_util (`jtu`, what JAX's own test files import) against JAX 0.10.2's
+recorded answers (reference/make_jax_test_util_reference.py): the same sampled parameter
+cases, the same seeded random inputs bit for bit, the same tolerances and dtype lists, so a
+JAX test file collects and feeds the same cases under jxkernel as under JAX. Also the
+harness's own pieces that need no mirror (conformance/jax_tests)."""
+import json
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import jxkernel.numpy as jnp
+from conformance.jax_tests import report
+from jxkernel._jax._src import test_util as jtu
+
+DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
+sys.path.insert(0, DATA)
+from jax_test_util_cases import (PRODUCTS, dtype_lists, random_inputs, scalars,  # noqa: E402
+                                 tolerances)
+
+with open(os.path.join(DATA, "jax_test_util_reference.json")) as f:
+    RECORD = json.load(f)
+ARRAYS = np.load(os.path.join(DATA, "jax_test_util_reference.npz"))
+
+
+@pytest.mark.parametrize("name", sorted(PRODUCTS))
+def test_sample_product_picks_jaxs_cases(name):
+    product = PRODUCTS[name]
+    got = jtu.sample_product_testcases(*product.get("args", ()), **product["kw"])
+    assert got == RECORD["products"][name]
+
+
+def test_random_inputs_are_jaxs_bit_for_bit():
+    got = random_inputs(jtu, np)
+    assert sorted(got) == sorted(ARRAYS.files)
+    for key, value in got.items():
+        want = ARRAYS[key]
+        assert value.dtype == want.dtype and value.shape == want.shape, key
+        # exact: the same RandomState draws in the same order (NaNs in the same places)
+        np.testing.assert_array_equal(value, want, err_msg=key)
+
+
+def test_scalar_shapes_and_names():
+    got = json.loads(json.dumps(scalars(jtu, np)))
+    assert got == RECORD["scalars"]
+
+
+def test_tolerances_and_dtype_lists():
+    assert json.loads(json.dumps(tolerances(jtu, np), default=float)) == RECORD["tolerances"]
+    assert dtype_lists(jtu, np) == RECORD["dtype_lists"]
+
+
+class _Case(jtu.JaxTestCase):
+    def runTest(self):
+        pass
+
+
+def test_jax_test_case_runs_under_jaxs_test_configuration():
+    case = _Case()
+    case.setUp()
+    try:
+        # JAX's tests run with strict promotion and rank promotion raising
+        with pytest.raises(Exception, match="promot"):
+            jnp.add(np.int32(1), np.float32(2.0))
+        with pytest.raises(ValueError, match="rank"):
+            jnp.add(np.ones((2, 3), np.float32), np.ones((3,), np.float32))
+        case.assertAllClose(np.float32(1.0), np.float32(1.0 + 1e-7))
+        with pytest.raises(AssertionError):
+            case.assertAllClose(np.float32(1.0), np.float32(1.001))
+        with pytest.raises(AssertionError):          # dtypes differ
+            case.assertAllClose(np.float32(1.0), np.int32(1))
+        case._CompileAndCheck(jnp.sin, lambda: [np.ones(3, np.float32)])
+        case._CheckAgainstNumpy(np.cos, jnp.cos, lambda: [np.ones(3, np.float32)])
+    finally:
+        case.doCleanups()
+    assert jnp.add(np.int32(1), np.float32(2.0)).dtype == np.float32     # restored after
+
+
+def test_report_cells_and_only_jxkernel_failures():
+    assert report.cell({"passed": 3, "failed": 1, "error": 2, "skipped": 0,
+                        "status": "timeout", "seconds": 60}) == "3 / 1 / 2 / 0 (timeout after 60 s)"
+    jx = {"failures": {"a": "x", "b": "y"}}
+    assert report.only_jxkernel(jx, {"failures": {"b": "y"}}) == ["a"]
