@@ -12,6 +12,7 @@ import pytest
 
 import jxkernel.numpy as jnp
 from conformance.jax_tests import report
+from doc_examples import check_docstring_examples
 from jxkernel._jax._src import test_util as jtu
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
@@ -82,3 +83,15 @@ def test_report_cells_and_only_jxkernel_failures():
                         "status": "timeout", "seconds": 60}) == "3 / 1 / 2 / 0 (timeout after 60 s)"
     jx = {"failures": {"a": "x", "b": "y"}}
     assert report.only_jxkernel(jx, {"failures": {"b": "y"}}) == ["a"]
+
+
+@pytest.mark.parametrize("module", [
+    "jxkernel._jax._src.test_util", "jxkernel._jax._src.test_util.case",
+    "jxkernel._jax._src.test_util.devices", "jxkernel._jax._src.test_util.dtype_lists",
+    "jxkernel._jax._src.test_util.mesh", "jxkernel._jax._src.test_util.rand",
+    "jxkernel._jax._src.test_util.sampling", "jxkernel._jax._src.config",
+    "jxkernel._jax._src.numpy.indexing", "jxkernel._jax._src.numpy.fft",
+    "jxkernel._jax._src.numpy.util", "conformance.jax_tests.files",
+    "conformance.jax_tests.environment", "conformance.jax_tests.report"])
+def test_docstring_examples(module):
+    check_docstring_examples(module)

@@ -18,9 +18,11 @@ from .... import numpy as jnp
 from ....api.extras import numpy_dtype_promotion
 from ....api.test_util import check_grads, check_jvp, check_vjp  # noqa: F401
 from ....numpy.util import promote_dtypes, promote_dtypes_inexact
+from ....transforms.jit import jit
 from ....tree_util import tree_flatten, tree_unflatten
 from ....xla.compiler import _jaxlib_version
-from .case import JaxTestCase, JaxTestLoader, with_config  # noqa: F401
+from .case import (JaxTestCase, JaxTestLoader, thread_unsafe_test,  # noqa: F401
+                   thread_unsafe_test_class, with_config)
 from .case import _assert_numpy_allclose  # noqa: F401
 from .devices import (device_under_test, is_cloud_tpu, is_cuda_compute_capability_at_least,  # noqa: F401
                       is_device_cuda, is_device_rocm, is_device_tpu, is_device_tpu_at_least,
@@ -60,3 +62,13 @@ def promote_like_jnp(fun, inexact=False):
         leaves, tree = tree_flatten(args)
         return fun(*tree_unflatten(tree, promote(*leaves)), **kw)
     return wrapper
+
+
+def _named(name, f):
+    f._name = name
+    return f
+
+
+# the two ways tests parameterized over JIT_IMPLEMENTATION run a function: jitted, and as is
+JIT_IMPLEMENTATION = (_named("jit", lambda f, *args, **kwargs: jit(f, *args, **kwargs)),
+                      _named("noop", lambda f, *args, **kwargs: f))

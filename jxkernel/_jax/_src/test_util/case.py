@@ -187,3 +187,19 @@ class JaxTestCase(parameterized.TestCase):
 
 class JaxTestLoader(unittest.TestLoader):
     """absltest.main's loader in JAX's test files (`testLoader=jtu.JaxTestLoader()`)."""
+
+
+@contextlib.contextmanager
+def thread_unsafe_test(condition=True):
+    """Marks a test (or a block) that must not run beside others: JAX's own loader can run
+    tests in parallel threads; pytest runs them one at a time, so there is nothing to hold."""
+    yield
+
+
+def thread_unsafe_test_class(condition=True):
+    """Marks a TestCase class thread-hostile (read by JAX's threaded loader)."""
+    def mark(klass):
+        assert issubclass(klass, unittest.TestCase), type(klass)
+        klass.thread_hostile = condition
+        return klass
+    return mark
