@@ -61,3 +61,19 @@ def dtype_lists(jtu, np):
     names = ["floating", "all_floating", "integer", "all_integer", "unsigned", "all_unsigned",
              "complex", "boolean", "inexact", "all_inexact", "numeric", "all"]
     return {n: [np.dtype(d).name for d in getattr(jtu.dtypes, n)] for n in names}
+
+
+PROMOTED = ["bool", "int4", "uint4", "int8", "uint8", "int16", "int32", "uint32", "int64",
+            "uint64", "float16", "bfloat16", "float32", "float64", "complex64", "complex128"]
+
+
+def private_dtypes(dtypes, np):
+    """jax._src.dtypes' promotion helpers (JAX's tests call them to type NumPy's answers)."""
+    out = {}
+    for fn in ("to_inexact_dtype", "to_complex_dtype", "to_numeric_dtype", "to_floating_dtype"):
+        out[fn] = {d: str(getattr(dtypes, fn)(d)) for d in PROMOTED
+                   if not (fn == "to_floating_dtype" and d.startswith("complex128"))}
+    out["default_types"] = {k: str(f()) for k, f in sorted(dtypes.default_types.items())}
+    out["python_scalar_types_to_dtypes"] = {t.__name__: str(d) for t, d in
+                                            dtypes.python_scalar_types_to_dtypes.items()}
+    return out

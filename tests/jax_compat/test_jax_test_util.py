@@ -13,12 +13,13 @@ import pytest
 import jxkernel.numpy as jnp
 from conformance.jax_tests import report
 from doc_examples import check_docstring_examples
+from jxkernel._jax._src import dtypes as private_dtypes_module
 from jxkernel._jax._src import test_util as jtu
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
 sys.path.insert(0, DATA)
-from jax_test_util_cases import (PRODUCTS, dtype_lists, random_inputs, scalars,  # noqa: E402
-                                 tolerances)
+from jax_test_util_cases import (PRODUCTS, dtype_lists, private_dtypes,  # noqa: E402
+                                 random_inputs, scalars, tolerances)
 
 with open(os.path.join(DATA, "jax_test_util_reference.json")) as f:
     RECORD = json.load(f)
@@ -50,6 +51,15 @@ def test_scalar_shapes_and_names():
 def test_tolerances_and_dtype_lists():
     assert json.loads(json.dumps(tolerances(jtu, np), default=float)) == RECORD["tolerances"]
     assert dtype_lists(jtu, np) == RECORD["dtype_lists"]
+
+
+def test_private_dtype_helpers_are_jaxs():
+    # JAX's table: int64 -> float64 whatever the x64 mode, int4 -> float32, bool -> int32
+    want = RECORD["private_dtypes"]
+    # JAX's table also maps its symbolic dimension class (shape polymorphism's `_DimExpr`),
+    # which jxkernel keeps in jxkernel.export, not loaded with the dtypes
+    del want["python_scalar_types_to_dtypes"]["_DimExpr"]
+    assert private_dtypes(private_dtypes_module, np) == want
 
 
 class _Case(jtu.JaxTestCase):
