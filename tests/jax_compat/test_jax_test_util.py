@@ -15,6 +15,8 @@ from conformance.jax_tests import report
 from doc_examples import check_docstring_examples
 from jxkernel._jax._src import dtypes as private_dtypes_module
 from jxkernel._jax._src import test_util as jtu
+from jxkernel._jax._src import util
+from jxkernel._jax._src.lax import lax as lax_internal
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
 sys.path.insert(0, DATA)
@@ -62,6 +64,15 @@ def test_private_dtype_helpers_are_jaxs():
     assert private_dtypes(private_dtypes_module, np) == want
 
 
+def test_private_helpers_jaxs_indexing_tests_call():
+    # as JAX 0.10.2's testIndexingWeakTypes: a weak float32 stays weak through .at updates
+    x = lax_internal._convert_element_type(jnp.arange(5), np.dtype(float), weak_type=True)
+    assert x.dtype == np.float32 and private_dtypes_module.is_weakly_typed(x)
+    assert private_dtypes_module.is_weakly_typed(x.at[0].set(1.0))
+    assert private_dtypes_module.canonicalize_value(np.array([2, 0, 1])).dtype == np.int32
+    assert util.subvals((None, 3, None), [(0, 0), (2, 0)]) == (0, 3, 0)
+
+
 class _Case(jtu.JaxTestCase):
     def runTest(self):
         pass
@@ -101,7 +112,8 @@ def test_report_cells_and_only_jxkernel_failures():
     "jxkernel._jax._src.test_util.mesh", "jxkernel._jax._src.test_util.rand",
     "jxkernel._jax._src.test_util.sampling", "jxkernel._jax._src.config",
     "jxkernel._jax._src.numpy.indexing", "jxkernel._jax._src.numpy.fft",
-    "jxkernel._jax._src.numpy.util", "conformance.jax_tests.files",
+    "jxkernel._jax._src.numpy.util", "jxkernel._jax._src.util", "jxkernel._jax._src.dtypes",
+    "jxkernel._jax._src.lax.lax", "conformance.jax_tests.files",
     "conformance.jax_tests.environment", "conformance.jax_tests.report"])
 def test_docstring_examples(module):
     check_docstring_examples(module)

@@ -77,3 +77,11 @@ def to_numeric_dtype(dtype) -> np.dtype:
 def to_floating_dtype(dtype) -> np.dtype:
     """The real floating dtype of `dtype`'s inexact promotion (complex64 -> float32)."""
     return finfo(to_inexact_dtype(dtype)).dtype
+
+
+def canonicalize_value(x):
+    """`x` as JAX holds it: NumPy data at its canonical dtype (int64 to int32 without x64);
+    Arrays, tracers and Python scalars as they are."""
+    if isinstance(x, (np.ndarray, np.generic)):
+        return np.asarray(x, canonicalize_dtype(x.dtype))
+    return x
