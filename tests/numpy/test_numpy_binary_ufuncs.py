@@ -110,3 +110,13 @@ def test_negative_is_a_unary_ufunc():
                          ("reduceat", (x, [0]))]:
         with pytest.raises(ValueError, match=f"{method} only supported for binary ufuncs"):
             getattr(neg, method)(*args)
+
+
+def test_reduce_with_a_traced_where_mask():
+    # found by JAX's tests/lax_numpy_ufuncs_test.py: the mask's dtype was read as NumPy data
+    x = np.arange(4.0, dtype=np.float32)
+    mask = np.array([True, False, True, False])
+    got = jax.jit(lambda a, w: jnp.add.reduce(a, where=w))(x, mask)
+    assert float(got) == np.add.reduce(x, where=mask)                   # 2.0, exact
+    with pytest.raises(ValueError, match="where argument must have dtype=bool; got dtype=float32"):
+        jnp.add.reduce(x, where=np.ones(4, np.float32))
