@@ -21,6 +21,7 @@ from __future__ import annotations
 import builtins
 import enum
 import operator
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -39,6 +40,7 @@ from ..xla.array import Array
 from . import util
 from .creation import asarray
 from .dslice import Slice, apply_slices
+from .dtypes import dtype_and_weak, safe_to_cast
 from .manipulation import broadcast_arrays, broadcast_to, stack
 from .ufuncs import divide, power
 from .util import aval_of, check_arraylike, ensure_array
@@ -110,7 +112,9 @@ def _as_tuple(idx) -> tuple:
 def _parse(idx, shape) -> list:
     """[(kind, index), ...] with the Ellipsis expanded into full slices and trailing full
     slices added: every entry but NONE and BOOL consumes one axis, a BOOL its ndim axes."""
-    items = [(_kind(i), i) for i in _as_tuple(idx)]
+    # a list holding traced values indexes as their stack, as in JAX (jit of x[([i, j],)])
+    idx = [asarray(i) if _holds_tracer(i) else i for i in _as_tuple(idx)]
+    items = [(_kind(i), i) for i in idx]
     consumed = [0 if k in (NONE, ELLIPSIS) else np.ndim(i) if k == BOOL else 1 for k, i in items]
     if sum(k == ELLIPSIS for k, _ in items) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
@@ -118,6 +122,13 @@ def _parse(idx, shape) -> list:
         raise IndexError(f"Too many indices: array is {len(shape)}-dimensional, but "
                          f"{sum(consumed)} were indexed")
     return items
+
+
+def _holds_tracer(i) -> bool:
+    """Whether `i` is a list or tuple with a tracer somewhere inside."""
+    if not isinstance(i, (list, tuple)):
+        return False
+    return any(isinstance(e, Tracer) or _holds_tracer(e) for e in i)
 
 
 def _concrete_value(x):
@@ -659,6 +670,11 @@ def _scatter_update(x, idx, y, scatter_op, indices_are_sorted=False, unique_indi
     ix = _index_to_gather(shape, items, normalize_indices)
     if 0 in ix.slice_shape:
         return x
+    if not safe_to_cast(y, x):           # JAX: a warning now, an error in later releases
+        warnings.warn("scatter inputs have incompatible types: cannot safely cast value "
+                      f"from dtype={dtype_and_weak(y)[0]} to dtype={xa.dtype} with "
+                      f"jax_numpy_dtype_promotion={config.jax_numpy_dtype_promotion}. In "
+                      "future JAX releases this will result in an error.", FutureWarning)
     x2, y = util.promote_dtypes(x, y)
     y = broadcast_to(y, ix.slice_shape)
     if ix.newaxis_dims:

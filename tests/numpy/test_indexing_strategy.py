@@ -3,12 +3,15 @@
 exercises them: every strategy gives NumPy's answer where the index fits it, and a forced
 strategy the index does not fit raises JAX's error with JAX's words (the messages of that
 test file, which JAX passes)."""
+import warnings
+
 import numpy as np
 import pytest
 
 import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel._jax._src.config import config_states
+from jxkernel._jax._src.dtypes import safe_to_cast
 from jxkernel._jax._src.numpy.indexing import IndexingStrategy, rewriting_take
 
 X = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
@@ -93,3 +96,31 @@ def test_check_static_indices_raises_eagerly_under_jit_and_in_at_get(shape, idx,
             with pytest.raises(IndexError, match=message):
                 take(arr)
     jxkernel.jit(lambda x: x[idx])(arr)      # off again, and jit traces anew
+
+
+# --- more found by JAX's tests/lax_numpy_indexing_test.py
+def test_index_by_a_list_of_traced_ints_under_jit():
+    x = np.arange(6.0, dtype=np.float32).reshape(3, 2)
+    take = jxkernel.jit(lambda x, idx: x[idx])       # the list's ints arrive traced
+    for idx in (([0, 2],), ([[0], [2]], [1])):
+        np.testing.assert_array_equal(np.asarray(take(x, idx)), x[idx])
+
+
+def test_scatter_of_an_unsafely_cast_update_warns_as_jax():
+    # JAX 0.10.2's words (its FutureWarning, an error in later releases)
+    with jxkernel.numpy_dtype_promotion("standard"):
+        with pytest.warns(FutureWarning, match=r"^scatter inputs have incompatible types: cannot "
+                          r"safely cast value from dtype=int32 to dtype=int16 with "
+                          r"jax_numpy_dtype_promotion=standard\. In future JAX releases"):
+            out = jnp.arange(5, dtype=np.int16).at[0].set(np.int32(7))
+    assert out.dtype == np.int16 and int(out[0]) == 7
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                   # safe casts and weak values: silent
+        jnp.arange(5, dtype=np.int32).at[0].set(np.int16(1))
+        jnp.arange(5, dtype=np.float32).at[0].set(3)
+
+
+def test_safe_to_cast_as_jax():
+    # the examples of JAX 0.10.2's docstring
+    assert safe_to_cast("int16", "float32") and safe_to_cast("float32", "complex64")
+    assert not safe_to_cast("float32", "int16") and not safe_to_cast("complex64", "float32")

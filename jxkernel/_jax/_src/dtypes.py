@@ -17,6 +17,7 @@ from ...core.dtypes import (default_complex_dtype, default_float_dtype,  # noqa:
 from ..dtypes import (canonicalize_dtype, finfo, float0, iinfo, issubdtype,  # noqa: F401
                       result_type, scalar_type_of)
 from .. import dtypes as _public
+from ...numpy.dtypes import safe_to_cast  # noqa: F401
 
 # a dtype: NumPy's, or an extended dtype (typed keys')
 DType = np.dtype | ExtendedDType
