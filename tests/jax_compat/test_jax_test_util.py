@@ -3,6 +3,7 @@ recorded answers (reference/make_jax_test_util_reference.py): the same sampled p
 cases, the same seeded random inputs bit for bit, the same tolerances and dtype lists, so a
 JAX test file collects and feeds the same cases under jxkernel as under JAX. Also the
 harness's own pieces that need no mirror (conformance/jax_tests)."""
+import functools
 import json
 import os
 import sys
@@ -10,7 +11,9 @@ import sys
 import numpy as np
 import pytest
 
+import jxkernel
 import jxkernel.numpy as jnp
+from jxkernel import test_util
 from conformance.jax_tests import report
 from doc_examples import check_docstring_examples
 from jxkernel._jax._src import dtypes as private_dtypes_module
@@ -117,3 +120,17 @@ def test_report_cells_and_only_jxkernel_failures():
     "conformance.jax_tests.environment", "conformance.jax_tests.report"])
 def test_docstring_examples(module):
     check_docstring_examples(module)
+
+
+def test_check_jvp_and_check_vjp_take_jaxs_arguments():
+    # JAX 0.10.2's jax.test_util.check_jvp(f, f_jvp, args) and check_vjp(f, f_vjp, args), as
+    # JAX's own tests call them (lax_numpy_indexing_test.py's check_grads)
+    x = (np.linspace(0.1, 1.0, 5, dtype=np.float32),)
+    test_util.check_jvp(jnp.sin, functools.partial(jxkernel.jvp, jnp.sin), x)
+    test_util.check_vjp(jnp.sin, functools.partial(jxkernel.vjp, jnp.sin), x)
+    wrong_jvp = lambda primals, tangents: (jnp.sin(*primals), jnp.sin(*tangents))
+    with pytest.raises(AssertionError, match="JVP does not match finite differences"):
+        test_util.check_jvp(jnp.sin, wrong_jvp, x)
+    wrong_vjp = lambda *primals: (jnp.sin(*primals), lambda ct: (2 * ct,))
+    with pytest.raises(AssertionError, match="VJP disagrees with JVP"):
+        test_util.check_vjp(jnp.sin, wrong_vjp, x)
