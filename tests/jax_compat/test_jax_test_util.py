@@ -134,3 +134,12 @@ def test_check_jvp_and_check_vjp_take_jaxs_arguments():
     wrong_vjp = lambda *primals: (jnp.sin(*primals), lambda ct: (2 * ct,))
     with pytest.raises(AssertionError, match="VJP disagrees with JVP"):
         test_util.check_vjp(jnp.sin, wrong_vjp, x)
+
+
+def test_check_grads_takes_tolerances_by_dtype():
+    # JAX's tests pass {dtype: tol} dicts (lax_autodiff_test.py); a float32 entry applies
+    x = (np.linspace(0.1, 1.0, 4, dtype=np.float32),)
+    test_util.check_grads(jnp.sin, x, 2, atol={np.float32: 1e-2}, rtol={np.float32: 1e-2})
+    with pytest.raises(AssertionError):
+        test_util.check_jvp(jnp.sin, lambda p, t: (jnp.sin(*p), 1.01 * jnp.cos(*p) * t[0]), x,
+                            atol={np.float32: 1e-6}, rtol={np.float32: 1e-6})
