@@ -10,6 +10,7 @@ import numpy as np
 
 from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.physical import is_extended, wrap_physical
+from ..core.trace import Tracer
 from .array import Array
 from .transfers import put_on_device
 
@@ -23,6 +24,10 @@ def device_put(x, device=None, *, copy=False) -> Array:
     >>> device_put(np.arange(3), jax.devices()[1]).device      # needs 2 devices
     CpuDevice(id=1)
     """
+    if device is None and isinstance(x, Tracer):
+        # under jit, grad or vmap, JAX's device_put without a target is the identity (its
+        # primitive's rules pass the value through): the value stays where the trace has it
+        return x
     if type(x) is not Array and is_extended(getattr(x, "aval", None)) and hasattr(x, "_base"):
         # typed keys (or any extended dtype's values): their data moves, and they stay of
         # their type (random/keys.py, core/earray.py); a Format reads their data's rank
