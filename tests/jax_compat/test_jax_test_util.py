@@ -143,3 +143,24 @@ def test_check_grads_takes_tolerances_by_dtype():
     with pytest.raises(AssertionError):
         test_util.check_jvp(jnp.sin, lambda p, t: (jnp.sin(*p), 1.01 * jnp.cos(*p) * t[0]), x,
                             atol={np.float32: 1e-6}, rtol={np.float32: 1e-6})
+
+
+def test_output_capture_closeness_and_flags_jaxs_tests_use():
+    # custom_linear_solve_test.py captures jax.debug.print's output; custom_root_test.py
+    # compares with check_close/check_eq; both skip slow tests by jax_skip_slow_tests
+    with jtu.capture_stdout() as output:
+        print("hello", flush=True)
+        jxkernel.debug.print("x={x}", x=1)
+        jxkernel.effects_barrier()
+    assert output() == "hello\nx=1\n"
+    jtu.check_eq({"a": np.float32(1)}, {"a": np.float32(1)})
+    jtu.check_close(np.ones(4, np.float32), np.ones(4, np.float32) + 1e-7)
+    with pytest.raises(AssertionError):
+        jtu.check_close(np.ones(4, np.float32), np.full(4, 1.01, np.float32))
+
+    class Slow(jtu.JaxTestCase):
+        @jtu.skip_on_flag("jax_skip_slow_tests", True)
+        def runTest(self):
+            pass
+    Slow().runTest()                  # JAX_SKIP_SLOW_TESTS unset: runs
+    assert jxkernel.config._read("jax_enable_x64") is False

@@ -21,8 +21,8 @@ from ....numpy.util import promote_dtypes, promote_dtypes_inexact
 from ....transforms.jit import jit
 from ....tree_util import tree_flatten, tree_unflatten
 from ....xla.compiler import _jaxlib_version
-from .case import (JaxTestCase, JaxTestLoader, thread_unsafe_test,  # noqa: F401
-                   thread_unsafe_test_class, with_config)
+from .case import (JaxTestCase, JaxTestLoader, capture_stderr, capture_stdout,  # noqa: F401
+                   check_close, check_eq, thread_unsafe_test, thread_unsafe_test_class, with_config)
 from .case import _assert_numpy_allclose  # noqa: F401
 from .devices import (device_under_test, is_cloud_tpu, is_cuda_compute_capability_at_least,  # noqa: F401
                       is_device_cuda, is_device_rocm, is_device_tpu, is_device_tpu_at_least,

@@ -8,7 +8,10 @@ checks on, and a NumPy RandomState per test seeded from its name.
     >>> t = T(); t.setUp(); t.assertAllClose(np.float32(1), np.float32(1 + 1e-7)); t.tearDown()
 """
 import contextlib
+import os
 import re
+import sys
+import tempfile
 import textwrap
 import unittest
 import warnings
@@ -20,7 +23,7 @@ from absl.testing import parameterized
 from ....core import dtypes as _core
 from ....core.config import config
 from ....transforms.jit import jit
-from ....tree_util import tree_leaves
+from ....tree_util import tree_leaves, tree_map
 from ..config import config_states
 from .dtype_lists import _dtype, tolerance
 
@@ -203,3 +206,54 @@ def thread_unsafe_test_class(condition=True):
         klass.thread_hostile = condition
         return klass
     return mark
+
+
+def check_eq(xs, ys, err_msg=""):
+    """Every leaf of `xs` close to `ys`'s at NumPy's default tolerance."""
+    tree_map(lambda x, y: _assert_numpy_allclose(np.asarray(x), np.asarray(y), err_msg=err_msg),
+             xs, ys)
+
+
+def check_close(xs, ys, atol=None, rtol=None, err_msg=""):
+    """Every leaf of `xs` close to `ys`'s, within the dtypes' tolerances (or the given ones)
+    times the number of elements, as JAX's gradient checks compare."""
+    def close(x, y):
+        x, y = np.asarray(x), np.asarray(y)
+        assert x.shape == y.shape, (x.shape, y.shape)
+        a = max(tolerance(x.dtype, atol), tolerance(y.dtype, atol))
+        r = max(tolerance(x.dtype, rtol), tolerance(y.dtype, rtol))
+        _assert_numpy_allclose(x, y, atol=a * x.size, rtol=r * y.size, err_msg=err_msg)
+    tree_map(close, xs, ys)
+
+
+@contextlib.contextmanager
+def _capture_output(stream):
+    """Capture what is written to `stream`'s file descriptor in the block, Python's writes
+    and native code's alike (jax.debug.print's callbacks print from XLA's threads); yields a
+    function that returns it once the block is done."""
+    captured = []
+
+    def get_output() -> str:
+        if not captured:
+            raise ValueError("get_output() called while the context is active.")
+        return captured[0]
+    with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as f:
+        saved = os.dup(stream.fileno())
+        os.dup2(f.fileno(), stream.fileno())
+        try:
+            yield get_output
+        finally:
+            stream.flush()
+            os.fsync(stream.fileno())
+            f.seek(0)
+            captured.append(f.read())
+            os.dup2(saved, stream.fileno())
+            os.close(saved)
+
+
+def capture_stdout():
+    return _capture_output(sys.stdout)
+
+
+def capture_stderr():
+    return _capture_output(sys.stderr)

@@ -55,12 +55,23 @@ def run_on_devices(*enabled, skip_reason=None):
     return _device_filter(lambda: test_device_matches(enabled), reason)
 
 
+# the flags JAX's test_util defines for its tests (not config options of jax itself), set by
+# their environment variables as JAX reads them
+_TEST_FLAGS = {"jax_skip_slow_tests": lambda: os.environ.get("JAX_SKIP_SLOW_TESTS", "")
+               .lower() in ("1", "true", "yes", "on"),
+               "jax_test_dut": lambda: os.environ.get("JAX_TEST_DUT", "")}
+
+
+def _read_flag(name):
+    return _TEST_FLAGS[name]() if name in _TEST_FLAGS else config.read(name)
+
+
 def skip_on_flag(flag_name, skip_value):
     """Skip the test while config option `flag_name` is `skip_value`."""
     def decorate(test_method):
         @functools.wraps(test_method)
         def run_or_skip(self, *args, **kwargs):
-            value = config.read(flag_name)
+            value = _read_flag(flag_name)
             if value == skip_value:
                 raise unittest.SkipTest(f"{test_method.__name__} not supported when "
                                         f"FLAGS.{flag_name} is {value}")
