@@ -257,3 +257,15 @@ def test_scipy_softmax_defaults_to_all_axes_as_jax_and_scipy():
     assert float(sp.softmax(np.float32(2.0))) == 1.0          # a scalar: all (no) axes
     with pytest.raises(TypeError):
         sp.softmax(x, 0)                                       # keyword only, as JAX's
+
+
+@pytest.mark.parametrize("jitted", [False, True])
+def test_ndtri_under_debug_infs_reports_only_infinite_results(jitted):
+    # JAX 0.10.2's testNdtriDebugInfs: the infinities made for p == 0 and 1 whatever p is
+    # must not be reported; an infinite result is
+    f = jxkernel.jit(sp.ndtri) if jitted else sp.ndtri
+    with jxkernel.debug_infs(True):
+        assert float(f(0.5)) == 0.0
+        for p in (1.0, 0.0):
+            with pytest.raises(FloatingPointError, match=r"invalid value \(inf\)"):
+                f(p)
