@@ -164,3 +164,11 @@ def test_output_capture_closeness_and_flags_jaxs_tests_use():
             pass
     Slow().runTest()                  # JAX_SKIP_SLOW_TESTS unset: runs
     assert jxkernel.config._read("jax_enable_x64") is False
+
+
+def test_central_difference_of_an_output_that_stays_infinite_is_zero():
+    # JAX's lax_autodiff_test.py testReduceWindowGrad: a max over padding only is -inf on
+    # both sides of the difference; JAX's check counts inf - inf as no change, not NaN
+    f = lambda x: jnp.concatenate([x, jnp.full((1,), -jnp.inf, x.dtype)])
+    test_util.check_jvp(f, functools.partial(jxkernel.jvp, f),
+                        (np.linspace(0.1, 1.0, 3, dtype=np.float32),))
