@@ -794,7 +794,11 @@ ad.defjvp_zero(shift_right_arithmetic_p)
 complex_p = binop("complex", "stablehlo.complex", frozenset([dtypes.float32, dtypes.float64]),
                   lambda d: dtypes.complex64 if d == dtypes.float32 else dtypes.complex128,
                   numpy=lambda x, y: x + 1j * y)
-ad.deflinear(complex_p, lambda ct: [real(ct), imag(neg(ct))])
+# each part's cotangent summed back to its input's shape where size-1 dimensions broadcast
+# ((3, 1) with (1, 4)), as add's and mul's are
+ad.deflinear2(complex_p, lambda ct, x, y: [
+    ad.unbroadcast(real(ct), x.aval) if ad.is_undefined(x) else None,
+    ad.unbroadcast(imag(neg(ct)), y.aval) if ad.is_undefined(y) else None])
 
 
 # ------------------------------------------------------------------ comparisons

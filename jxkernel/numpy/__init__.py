@@ -15,9 +15,9 @@ from .scalar_types import *  # noqa: F401,F403  bool_, int8, float32, bfloat16, 
 from .creation import *      # noqa: F401,F403  array, zeros, arange, eye, meshgrid, ...
 from .ranges import *        # noqa: F401,F403  linspace, logspace, geomspace
 from .ufuncs import *        # noqa: F401,F403  elementwise functions, clip, ...
-# the binary ufuncs (jnp.add, ...) are jnp.ufunc objects, as in JAX: `_LAZY` below
+# the binary ufuncs (jnp.add, ...) and negative are jnp.ufunc objects, as in JAX: `_LAZY` below
 del add, multiply, subtract, minimum, maximum, bitwise_and, bitwise_or, bitwise_xor  # noqa: F821
-del logical_and, logical_or, logical_xor, logaddexp, logaddexp2  # noqa: F821
+del logical_and, logical_or, logical_xor, logaddexp, logaddexp2, negative  # noqa: F821
 from .reductions import *    # noqa: F401,F403  sum, mean, var, argmax, cumsum, trace, ...
 from .manipulation import *  # noqa: F401,F403  reshape, transpose, concatenate, stack, ...
 from .pad import *           # noqa: F401,F403  pad
@@ -47,7 +47,7 @@ _LAZY_MODULES = {   # each tuple is its module's __all__ (tests/api/test_api_mod
     "ufunc_api": ("ufunc", "frompyfunc"),
     "binary_ufuncs": ("add", "multiply", "subtract", "minimum", "maximum", "bitwise_and",
                       "bitwise_or", "bitwise_xor", "logical_and", "logical_or", "logical_xor",
-                      "logaddexp", "logaddexp2"),
+                      "logaddexp", "logaddexp2", "negative"),
     "editing": ("fromfile", "fromiter", "save", "savez", "load", "insert", "delete",
                 "place", "fill_diagonal", "block", "trim_zeros", "mask_indices", "packbits",
                 "unpackbits", "frombuffer", "fromstring", "array_str", "array_repr",

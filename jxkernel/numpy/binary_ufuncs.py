@@ -1,6 +1,7 @@
 """jnp.add, jnp.multiply, ... as JAX 0.10.2 has them: `jnp.ufunc` objects (with `nin`,
 `identity`, `reduce`, `accumulate`, `at`, `reduceat`, `outer`) whose call is the elementwise
-function of jxkernel.numpy.ufuncs.
+function of jxkernel.numpy.ufuncs; and jnp.negative, JAX's one unary ufunc object (only
+`at` of the methods: the others are for binary ufuncs).
 
     >>> jnp.add.reduce(jnp.arange(4)), jnp.multiply.accumulate(jnp.arange(1, 4))
     (Array(6, dtype=int32), Array([1, 2, 6], dtype=int32))
@@ -20,7 +21,8 @@ from .ufuncs import exp, log
 from .ufunc_api import ufunc
 
 __all__ = ["add", "multiply", "subtract", "minimum", "maximum", "bitwise_and", "bitwise_or",
-           "bitwise_xor", "logical_and", "logical_or", "logical_xor", "logaddexp", "logaddexp2"]
+           "bitwise_xor", "logical_and", "logical_or", "logical_xor", "logaddexp", "logaddexp2",
+           "negative"]
 
 
 def _with_dtype(reduction):
@@ -89,3 +91,4 @@ logical_or = _binary(ufuncs.logical_or, False)
 logical_xor = _binary(ufuncs.logical_xor, False)
 logaddexp = _binary(ufuncs.logaddexp, -np.inf, reduce=_logsumexp)
 logaddexp2 = _binary(ufuncs.logaddexp2, -np.inf, reduce=_logsumexp2)
+negative = ufunc(ufuncs.negative, name="negative", nin=1, nout=1, call=ufuncs.negative)

@@ -139,6 +139,18 @@ def result_type(*args, return_weak_type_flag: bool = False):
     return (d, weak) if return_weak_type_flag else d
 
 
+def safe_to_cast(x, to) -> bool:
+    """Whether values of `x` (a value or dtype) keep their meaning as `to`'s dtype: the same
+    dtype, or one that promotes to it (JAX's jax._src.dtypes.safe_to_cast; `to` counts as
+    strongly typed).
+
+    >>> safe_to_cast(jnp.int16, jnp.float32), safe_to_cast(jnp.float32, jnp.int16)
+    (True, False)
+    """
+    source, target = dtype_and_weak(x)[0], dtype_and_weak(to)[0]
+    return source == target or result_type(x, target) == target
+
+
 def promote_types(a, b) -> np.dtype:
     """The smallest dtype both `a` and `b` safely promote to (JAX's lattice; not
     canonicalized, so int64 survives in 32-bit mode as in JAX).

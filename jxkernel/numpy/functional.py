@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import functools
 import re
+import warnings
 
 import numpy as np
 
 from .. import lax
+from ..core.config import config
 from ..transforms.batching import vmap
 from . import reductions, util
 from .creation import _shape, arange, array, asarray, zeros_like
@@ -117,7 +119,7 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
         if nones:                            # None arguments pass through as excluded ones
             if any(in_cores[i] != () for i in nones):
                 raise ValueError(f"Cannot pass None at locations {nones} with "
-                                 f"signature={signature}")
+                                 f"signature={signature!r}")
             func, args, _ = _bind_excluded(func, nones, args, {})
             in_cores = [c for i, c in enumerate(in_cores) if i not in nones]
         args = [asarray(a) for a in args]
@@ -129,6 +131,7 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
         for a, core in zip(args, in_cores):
             _record_core_sizes(sizes, a.shape, core, context, is_input=True)
             loop_shapes.append(a.shape[:a.ndim - len(core)])
+        _check_rank_promotion(args, in_cores, signature)
         loop_shape = util.broadcast_shapes(*loop_shapes)
         if out_cores is not None:
             func = _checking_outputs(func, sizes, out_cores, context)
@@ -153,6 +156,24 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
             return tuple(expand_dims(o, missing) for o in out)
         return expand_dims(out, missing)
     return wrapped
+
+
+def _check_rank_promotion(args, in_cores, signature):
+    """JAX's jax_numpy_rank_promotion for vectorize: arguments (other than 0-d ones) whose
+    loop dimensions differ in number are promoted implicitly, which 'warn' and 'raise'
+    report as JAX does."""
+    if config.jax_numpy_rank_promotion == "allow":
+        return
+    ranks = {a.ndim - len(core) for a, core in zip(args, in_cores) if a.ndim != 0}
+    if len(ranks) > 1:
+        msg = (f"operands with shapes {[a.shape for a in args]} require rank promotion for "
+               f"jnp.vectorize function with signature {signature}. Set the "
+               "jax_numpy_rank_promotion config option to 'allow' to disable this message; "
+               "for more information, see "
+               "https://docs.jax.dev/en/latest/rank_promotion_warning.html.")
+        if config.jax_numpy_rank_promotion == "raise":
+            raise ValueError(msg)
+        warnings.warn(msg)
 
 
 # ------------------------------------------------------------------ select, piecewise

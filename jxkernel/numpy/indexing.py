@@ -19,13 +19,16 @@ mode='fill'; out-of-bounds updates are dropped.
 from __future__ import annotations
 
 import builtins
+import enum
 import operator
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
 
 from .. import lax
 from ..core import dtypes
+from ..core.config import config
 from ..core.errors import (ConcretizationTypeError, InconclusiveDimensionOperation,
                            NonConcreteBooleanIndexError, record_tracer)
 from ..core.symbolic import is_symbolic
@@ -37,6 +40,7 @@ from ..xla.array import Array
 from . import util
 from .creation import asarray
 from .dslice import Slice, apply_slices
+from .dtypes import dtype_and_weak, safe_to_cast
 from .manipulation import broadcast_arrays, broadcast_to, stack
 from .ufuncs import divide, power
 from .util import aval_of, check_arraylike, ensure_array
@@ -108,7 +112,9 @@ def _as_tuple(idx) -> tuple:
 def _parse(idx, shape) -> list:
     """[(kind, index), ...] with the Ellipsis expanded into full slices and trailing full
     slices added: every entry but NONE and BOOL consumes one axis, a BOOL its ndim axes."""
-    items = [(_kind(i), i) for i in _as_tuple(idx)]
+    # a list holding traced values indexes as their stack, as in JAX (jit of x[([i, j],)])
+    idx = [asarray(i) if _holds_tracer(i) else i for i in _as_tuple(idx)]
+    items = [(_kind(i), i) for i in idx]
     consumed = [0 if k in (NONE, ELLIPSIS) else np.ndim(i) if k == BOOL else 1 for k, i in items]
     if sum(k == ELLIPSIS for k, _ in items) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
@@ -116,6 +122,13 @@ def _parse(idx, shape) -> list:
         raise IndexError(f"Too many indices: array is {len(shape)}-dimensional, but "
                          f"{sum(consumed)} were indexed")
     return items
+
+
+def _holds_tracer(i) -> bool:
+    """Whether `i` is a list or tuple with a tracer somewhere inside."""
+    if not isinstance(i, (list, tuple)):
+        return False
+    return any(isinstance(e, Tracer) or _holds_tracer(e) for e in i)
 
 
 def _concrete_value(x):
@@ -153,12 +166,30 @@ def getitem(x, idx):
     return rewriting_take(x, idx)
 
 
+class IndexingStrategy(enum.Enum):
+    """How rewriting_take lowers an index (JAX's names): AUTO the cheapest that expresses
+    it (a static slice, else a dynamic slice, else a gather); STATIC_SLICE, DYNAMIC_SLICE and
+    GATHER insist on one, raising JAX's error where the index does not fit it."""
+    AUTO = "auto"
+    GATHER = "gather"
+    SCATTER = "scatter"
+    STATIC_SLICE = "static_slice"
+    DYNAMIC_SLICE = "dynamic_slice"
+
+
 def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, mode=None,
-                   fill_value=None, normalize_indices=True, out_sharding=None):
+                   fill_value=None, normalize_indices=True, out_sharding=None,
+                   strategy=IndexingStrategy.AUTO):
     """arr[idx] with gather's options (JAX's name for the function behind x[idx]).
-    `out_sharding`: the result's, where the index takes a gather (as JAX: slices ignore it)."""
+    `out_sharding`: the result's, where the index takes a gather (as JAX: slices ignore it).
+    `strategy`: an IndexingStrategy, AUTO by default."""
+    if not isinstance(strategy, IndexingStrategy):
+        raise TypeError(f"Expected strategy to be IndexingStrategy; got {strategy}")
     arr = ensure_array(arr)
     if type(idx) is Slice or type(idx) is tuple and any(type(i) is Slice for i in idx):
+        if strategy is IndexingStrategy.STATIC_SLICE:
+            raise TypeError("static_slice: indices must be static scalars or slices."
+                            f" Got index of type {Slice}")
         arr, idx = apply_slices(arr, idx)          # jax.ds: dynamic slices first
     shape = aval_of(arr).shape
     items = _parse(idx, shape)
@@ -166,13 +197,23 @@ def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, 
     kinds = {k for k, _ in items}
     slicable = parsed_mode in (None, GatherScatterMode.PROMISE_IN_BOUNDS, GatherScatterMode.CLIP) \
         and not (_split(arr) and _partial_slices(items, shape))
-    if slicable and kinds <= {INT, SLICE, NONE, ELLIPSIS}:
+    if config.jax_check_static_indices and parsed_mode in (None, GatherScatterMode.PROMISE_IN_BOUNDS):
+        _check_static_ints(shape, items, normalize_indices)
+    if strategy is IndexingStrategy.STATIC_SLICE:
+        _check_static_slice(arr, shape, items, parsed_mode, normalize_indices)
+    elif strategy is IndexingStrategy.DYNAMIC_SLICE:
+        _check_dynamic_slice(arr, shape, items, parsed_mode)
+    static = strategy is IndexingStrategy.STATIC_SLICE or strategy is IndexingStrategy.AUTO \
+        and slicable and kinds <= {INT, SLICE, NONE, ELLIPSIS}
+    if static:
         items = [(k, _check_slice(i, p) if k == SLICE else i) for p, (k, i) in enumerate(items)]
         return _static_slice(arr, shape, items, normalize_indices)
-    if slicable and kinds <= {INT, SLICE, NONE, ELLIPSIS, ARRAY} and all(
+    dynamic = strategy is IndexingStrategy.DYNAMIC_SLICE or strategy is IndexingStrategy.AUTO \
+        and slicable and kinds <= {INT, SLICE, NONE, ELLIPSIS, ARRAY} and all(
             np.ndim(i) == 0 for k, i in items if k == ARRAY) and all(
             k != SLICE or _concrete_value(i.step if i.step is not None else 1) in (1, -1)
-            for k, i in items):
+            for k, i in items)
+    if dynamic:
         items = [(k, _check_slice(i, p) if k == SLICE else i) for p, (k, i) in enumerate(items)]
         return _dynamic_slice(arr, shape, items, normalize_indices)
     ix = _index_to_gather(shape, _expand_bool_indices(items, shape), normalize_indices)
@@ -181,6 +222,66 @@ def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, 
         return _gather_laid_out(arr, ix, indices_are_sorted, unique_indices, mode, fill_value,
                                 out_sharding)
     return _gather(arr, ix, indices_are_sorted, unique_indices, mode, fill_value)
+
+
+def _item_axes(items, shape) -> list:
+    """The first axis of `shape` each index item consumes (NONE: where it inserts)."""
+    axes, axis = [], 0
+    explicit = sum(np.ndim(i) if k == BOOL else k not in (NONE, ELLIPSIS) for k, i in items)
+    for k, i in items:
+        axes.append(axis)
+        axis += (len(shape) - explicit if k == ELLIPSIS else 0 if k == NONE
+                 else np.ndim(i) if k == BOOL else 1)
+    return axes
+
+
+def _check_static_ints(shape, items, normalize_indices):
+    """JAX's IndexError for a static integer index out of its axis's bounds (negative ones
+    counted from the end where `normalize_indices`)."""
+    for axis, (k, i) in zip(_item_axes(items, shape), items):
+        if k == INT:
+            size = shape[axis]
+            normed = i + size if normalize_indices and i < 0 else i
+            if not 0 <= normed < size:
+                raise IndexError(f"index {i} out of bounds for axis {axis} with size {size}"
+                                 f" ({normalize_indices=})")
+
+
+def _check_slice_mode(what, mode, arr, items, shape):
+    """JAX's refusals common to forcing a static or a dynamic slice."""
+    if mode not in (None, GatherScatterMode.PROMISE_IN_BOUNDS, GatherScatterMode.CLIP):
+        raise ValueError(f"{what} requires mode='promise_in_bounds' or mode='clip'")
+    if _split(arr) and _partial_slices(items, shape):
+        raise ValueError(f"{what} with partial slices does not support nontrivial array "
+                         "sharding.")
+
+
+def _check_static_slice(arr, shape, items, mode, normalize_indices):
+    """IndexingStrategy.STATIC_SLICE's conditions, as JAX checks them: static ints in
+    bounds (unless mode='clip'), no array or boolean index."""
+    _check_slice_mode("static_slice", mode, arr, items, shape)
+    if mode in (None, GatherScatterMode.PROMISE_IN_BOUNDS):
+        _check_static_ints(shape, items, normalize_indices)
+    for position, (k, i) in enumerate(items):
+        if k in (ARRAY, BOOL):
+            raise TypeError("static_slice: indices must be static scalars or slices."
+                            f" Got index of type {type(i)} at position {position}")
+
+
+def _check_dynamic_slice(arr, shape, items, mode):
+    """IndexingStrategy.DYNAMIC_SLICE's conditions, as JAX checks them: unit steps, scalar
+    integer indices only."""
+    _check_slice_mode("dynamic_slice", mode, arr, items, shape)
+    for position, (k, i) in enumerate(items):
+        if k == SLICE and i.step is not None and _concrete_value(i.step) not in (1, -1):
+            raise TypeError(f"dynamic_slice: only unit steps supported in slice. Got {i} at "
+                            f"position {position}")
+        if k == ARRAY and (isinstance(i, Sequence) or np.shape(i) != ()):
+            raise TypeError("dynamic_slice: only scalar indices allowed. Got index of type "
+                            f"{type(i)} at position {position}")
+        if k == BOOL:
+            raise TypeError("dynamic_slice: indices must be scalars or slices. Got index of "
+                            f"type {type(i)} at position {position}")
 
 
 def _split(arr) -> bool:
@@ -569,6 +670,11 @@ def _scatter_update(x, idx, y, scatter_op, indices_are_sorted=False, unique_indi
     ix = _index_to_gather(shape, items, normalize_indices)
     if 0 in ix.slice_shape:
         return x
+    if not safe_to_cast(y, x):           # JAX: a warning now, an error in later releases
+        warnings.warn("scatter inputs have incompatible types: cannot safely cast value "
+                      f"from dtype={dtype_and_weak(y)[0]} to dtype={xa.dtype} with "
+                      f"jax_numpy_dtype_promotion={config.jax_numpy_dtype_promotion}. In "
+                      "future JAX releases this will result in an error.", FutureWarning)
     x2, y = util.promote_dtypes(x, y)
     y = broadcast_to(y, ix.slice_shape)
     if ix.newaxis_dims:

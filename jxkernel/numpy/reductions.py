@@ -360,9 +360,10 @@ def _count(a, axis, keepdims, where, dtype):
 
 
 @_jit_when_eager("axis", "dtype", "keepdims", axes=True)
-def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None,
-         upcast_f16_for_computation=True):
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """Arithmetic mean over `axis`, in a float type (integers give the default float).
+    float16/bfloat16 are summed in float32 unless `dtype` is given (as JAX's: then the
+    reduction runs in `dtype` itself).
 
     >>> jnp.mean(jnp.array([[1., 2.], [3., 5.]]), axis=0)
     Array([2. , 3.5], dtype=float32)
@@ -373,7 +374,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None,
         raise NotImplementedError("The 'out' argument to jnp.mean is not supported.")
     result_dtype = dtypes.to_inexact_dtype(aval_of(a).dtype) if dtype is None else \
         _user_dtype(dtype)
-    computation_dtype = _upcast_f16(result_dtype) if upcast_f16_for_computation and \
+    computation_dtype = _upcast_f16(result_dtype) if dtype is None and \
         dtypes.is_inexact(result_dtype) else result_dtype
     normalizer = _count(a, axis, keepdims, where, computation_dtype)
     total = sum(a, axis, dtype=computation_dtype, keepdims=keepdims, where=where)
@@ -485,6 +486,7 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
         raise ValueError(f"dtype argument to jnp.std must be inexact; got {_user_dtype(dtype)}")
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.std is not supported.")
+    where = _check_where("std", where)       # (var would name itself)
     return lax.sqrt(var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=where,
                         mean=mean, correction=correction))
 
@@ -721,6 +723,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     """mean of the non-NaN elements (NaN where there are none)."""
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.nanmean is not supported.")
+    where = _check_where("nanmean", where)   # (the sums would name themselves)
     a = _asarray("nanmean", a)
     if not dtypes.is_inexact(aval_of(a).dtype):
         return mean(a, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
@@ -735,6 +738,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     """var of the non-NaN elements."""
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.nanvar is not supported.")
+    where = _check_where("nanvar", where)
     a = _asarray("nanvar", a)
     computation_dtype, dtype = _var_promote_types(aval_of(a).dtype, _user_dtype(dtype))
     a = conversion.convert_element_type(a, computation_dtype)
@@ -763,6 +767,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
 @jax_jitted(static_argnames=("axis", "dtype", "keepdims"))
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
     """std of the non-NaN elements."""
+    where = _check_where("nanstd", where)
     return lax.sqrt(nanvar(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
                            where=where, mean=mean))
 

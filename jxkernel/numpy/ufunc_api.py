@@ -16,6 +16,7 @@ import operator
 import numpy as np
 
 from .. import lax
+from ..core import dtypes as _dtypes
 from ..transforms.batching import vmap
 from ..transforms.jit import jit
 from ..transforms.make_jaxpr import eval_shape
@@ -148,9 +149,9 @@ class ufunc:
         if self.identity is None and initial is None:
             raise ValueError(f"reduction operation {self.__name__!r} does not have an "
                              "identity, so to use a where mask one has to specify 'initial'.")
-        if np.dtype(getattr(where, "dtype", np.asarray(where).dtype)) != np.bool_:
-            raise ValueError(f"where argument must have dtype=bool; got "
-                             f"dtype={asarray(where).dtype}")
+        kind = _dtypes.dtype(where)          # (an abstract dtype: `where` may be traced)
+        if kind != np.bool_:
+            raise ValueError(f"where argument must have dtype=bool; got dtype={kind}")
 
 
 def _named_jit(name, fun, **kwargs):

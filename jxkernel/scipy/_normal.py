@@ -18,6 +18,8 @@ import numpy as np
 from .. import lax
 from .. import numpy as jnp
 from ..core import dtypes
+from ..core.config import config
+from ..core.trace import Tracer
 from ..numpy.util import const as _c
 from ..numpy.util import (
     check_real,
@@ -100,8 +102,14 @@ def _ndtri(p):
     x = jnp.where(sanitized_mcp > dtype(np.exp(-2.)), x_for_big_p,
                   jnp.where(z >= dtype(8.0), x_for_small_p, x_otherwise))
     x = jnp.where(p > dtype(1. - np.exp(-2.)), x, -x)
-    infinity = jnp.full(shape, dtype(np.inf))
-    return jnp.where(p == dtype(0.0), -infinity, jnp.where(p == dtype(1.0), infinity, x))
+    # the infinities for p == 0 and 1 are made whatever p is: jax_debug_infs would report
+    # them at every call, so (as JAX) it is off while they are made and the result is checked
+    with config.override("jax_debug_infs", False):
+        infinity = jnp.full(shape, dtype(np.inf))
+        x = jnp.where(p == dtype(0.0), -infinity, jnp.where(p == dtype(1.0), infinity, x))
+    if config.jax_debug_infs and not isinstance(x, Tracer) and np.isinf(np.asarray(x)).any():
+        raise FloatingPointError("invalid value (inf) encountered in ndtri.")
+    return x
 
 
 # below LOWER log_ndtr uses the asymptotic series; above UPPER, log(1 - q) ~ -q

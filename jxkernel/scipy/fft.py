@@ -56,7 +56,9 @@ def _ortho_scale(n, axis, ndim, dtype):
 
 def _turn(n, axis, ndim, dtype, sign):
     """exp(sign * i pi k / 2n) for k = 0..n-1, along `axis` (dtype: the complex one)."""
-    k = jnp.arange(n, dtype=np.real(np.zeros((), dtype)).dtype)
+    # k complex before the complex constant meets it: strict dtype promotion (JAX's tests
+    # run under it) refuses a complex scalar times a float array, as JAX's _W4 avoids too
+    k = jnp.arange(n, dtype=np.real(np.zeros((), dtype)).dtype).astype(dtype)
     return _along(jnp.exp(sign * 0.5j * np.pi * k / n).astype(dtype), axis, ndim)
 
 

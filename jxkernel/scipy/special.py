@@ -202,13 +202,14 @@ def ndtr(x):
     return _ndtr(x)
 
 
-def softmax(x, axis=-1):
-    """jax.scipy.special.softmax: jax.nn.softmax."""
+def softmax(x, /, *, axis=None):
+    """jax.scipy.special.softmax: jax.nn.softmax, over all axes by default (SciPy's and
+    JAX's default; jax.nn's is the last axis)."""
     return nn_softmax(x, axis=axis)
 
 
-def log_softmax(x, axis=-1):
-    """jax.scipy.special.log_softmax: jax.nn.log_softmax."""
+def log_softmax(x, /, *, axis=None):
+    """jax.scipy.special.log_softmax: jax.nn.log_softmax, over all axes by default."""
     return nn_log_softmax(x, axis=axis)
 
 

@@ -83,3 +83,40 @@ def test_methods_are_jitted_under_their_names():
     # the call itself is the elementwise function: no jit around `add`
     assert "jit" not in str(jax.make_jaxpr(jnp.add)(1.0, 2.0))
     assert jax.jit(jnp.add)(1.0, 2) == 3.0
+
+
+# JAX 0.10.2's jnp.ufunc objects, recorded: `[n for n in dir(jnp) if isinstance(getattr(jnp, n),
+# jnp.ufunc)]` under JAX (its own tests/lax_numpy_ufuncs_test.py parameterizes over this list and
+# over its unary members, negative being the one)
+JAX_UFUNCS = BINARY + ["negative"]
+
+
+def test_the_ufunc_objects_are_jaxs():
+    assert sorted(n for n in dir(jnp) if isinstance(getattr(jnp, n), jnp.ufunc)) == sorted(JAX_UFUNCS)
+
+
+def test_negative_is_a_unary_ufunc():
+    neg = jnp.negative
+    assert (neg.nin, neg.nout, neg.nargs, neg.identity) == (1, 1, 1, None)
+    assert repr(neg) == "<jnp.ufunc 'negative'>"
+    x = np.array([0.0, 1.0, 2.0], np.float32)
+    np.testing.assert_array_equal(np.asarray(neg(x)), np.negative(x))
+    # at: as NumPy's np.negative.at on a copy (JAX 0.10.2: [0., -1., 2.])
+    expected = x.copy()
+    np.negative.at(expected, 1)
+    np.testing.assert_array_equal(np.asarray(neg.at(x, 1, inplace=False)), expected)
+    # the binary methods refuse, with JAX's message
+    for method, args in [("reduce", (x,)), ("accumulate", (x,)), ("outer", (x, x)),
+                         ("reduceat", (x, [0]))]:
+        with pytest.raises(ValueError, match=f"{method} only supported for binary ufuncs"):
+            getattr(neg, method)(*args)
+
+
+def test_reduce_with_a_traced_where_mask():
+    # found by JAX's tests/lax_numpy_ufuncs_test.py: the mask's dtype was read as NumPy data
+    x = np.arange(4.0, dtype=np.float32)
+    mask = np.array([True, False, True, False])
+    got = jax.jit(lambda a, w: jnp.add.reduce(a, where=w))(x, mask)
+    assert float(got) == np.add.reduce(x, where=mask)                   # 2.0, exact
+    with pytest.raises(ValueError, match="where argument must have dtype=bool; got dtype=float32"):
+        jnp.add.reduce(x, where=np.ones(4, np.float32))

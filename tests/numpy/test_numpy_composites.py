@@ -479,3 +479,25 @@ def test_argument_errors():
 def test_docstring_examples(module):
     # the windows and unwrap print results of XLA's cos and of fused arithmetic
     check_docstring_examples(f"jxkernel.numpy.{module}")
+
+
+# --- found by JAX 0.10.2's own tests/lax_numpy_vectorize_test.py (conformance/jax_tests)
+def test_vectorize_none_argument_error_quotes_the_signature():
+    f = jnp.vectorize(lambda a, b: a, signature="(k),(k)->(k)")
+    with pytest.raises(ValueError, match=r"^Cannot pass None at locations \{1\} with "
+                                         r"signature='\(k\),\(k\)->\(k\)'$"):
+        f(jnp.arange(10), None)
+
+
+def test_vectorize_honours_rank_promotion():
+    f = jnp.vectorize(jnp.add, signature="(),()->()")
+    rank2, rank1 = jnp.zeros((10, 10)), jnp.zeros(10)
+    msg = r"operands with shapes \[\(10, 10\), \(10,\)\] require rank promotion"
+    with jxkernel.numpy_rank_promotion("raise"):
+        with pytest.raises(ValueError, match=msg):
+            f(rank2, rank1)
+        assert f(rank2, jnp.zeros(())).shape == (10, 10)      # a 0-d argument is not promoted
+    with jxkernel.numpy_rank_promotion("warn"):
+        with pytest.warns(UserWarning, match=msg):
+            f(rank2, rank1)
+    assert f(rank2, rank1).shape == (10, 10)                  # 'allow', the default

@@ -423,3 +423,22 @@ def test_nanvar_and_nanstd_take_a_traced_ddof():
     np.testing.assert_array_equal(np.asarray(got), np.float32([0.5, 0.5]))
     got = jxkernel.jit(lambda b, d: jnp.nanstd(b, 0, ddof=d))(b, 0)
     np.testing.assert_array_equal(np.asarray(got), np.float32([0.5, 0.5]))
+
+
+# --- found by JAX 0.10.2's own tests/lax_numpy_reducers_test.py (conformance/jax_tests)
+@pytest.mark.parametrize("name", ["nanmean", "nanvar", "nanstd", "std", "mean", "var"])
+def test_non_boolean_where_error_names_the_function_called(name):
+    # JAX's words, naming the function called (jxkernel named the sum or var inside it)
+    with pytest.raises(ValueError, match=rf"^jnp\.{name}: where must be None or a boolean "
+                                         r"array; got where\.dtype=dtype\('int32'\)\.$"):
+        getattr(jnp, name)(jnp.zeros(10), where=jnp.ones(10, int))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16])
+def test_mean_of_f16_given_its_dtype_is_not_upcast(dtype):
+    # JAX: without dtype the f16 sum runs in float32 between two casts; with dtype, in dtype
+    x = np.ones(10, dtype)
+    prims = lambda f: [e.primitive.name for e in jxkernel.make_jaxpr(f)(x).jaxpr.eqns]
+    assert prims(jnp.mean) == ["convert_element_type", "reduce_sum", "div",
+                               "convert_element_type"]
+    assert prims(functools.partial(jnp.mean, dtype=dtype)) == ["reduce_sum", "div"]

@@ -6,6 +6,7 @@ import os
 
 import numpy as np
 import pytest
+import scipy.special
 
 import jxkernel
 import jxkernel.numpy as jnp
@@ -242,3 +243,29 @@ def test_docstring_examples(module):
     # float32 results printed in full; SSE4.2-era code (no FMA) moves them up to 14 ulps
     # (expint, beta)
     check_docstring_examples(module, ulps=32)
+
+
+def test_scipy_softmax_defaults_to_all_axes_as_jax_and_scipy():
+    # found by JAX 0.10.2's own tests/lax_scipy_special_functions_test.py, which compares with
+    # SciPy: jax.scipy.special's softmax/log_softmax take `axis` by keyword, default None
+    x = np.random.RandomState(0).randn(3, 4).astype(np.float32)
+    np.testing.assert_allclose(np.asarray(sp.softmax(x)), scipy.special.softmax(x), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(np.asarray(sp.log_softmax(x)), scipy.special.log_softmax(x), rtol=1e-6,
+                               atol=1e-6)
+    np.testing.assert_allclose(np.asarray(sp.softmax(x, axis=0)), scipy.special.softmax(x, axis=0),
+                               rtol=1e-6, atol=1e-7)
+    assert float(sp.softmax(np.float32(2.0))) == 1.0          # a scalar: all (no) axes
+    with pytest.raises(TypeError):
+        sp.softmax(x, 0)                                       # keyword only, as JAX's
+
+
+@pytest.mark.parametrize("jitted", [False, True])
+def test_ndtri_under_debug_infs_reports_only_infinite_results(jitted):
+    # JAX 0.10.2's testNdtriDebugInfs: the infinities made for p == 0 and 1 whatever p is
+    # must not be reported; an infinite result is
+    f = jxkernel.jit(sp.ndtri) if jitted else sp.ndtri
+    with jxkernel.debug_infs(True):
+        assert float(f(0.5)) == 0.0
+        for p in (1.0, 0.0):
+            with pytest.raises(FloatingPointError, match=r"invalid value \(inf\)"):
+                f(p)

@@ -11,6 +11,7 @@ import sys
 
 import numpy as np
 import pytest
+import scipy.fft
 from compiled import jit_together
 from doc_examples import check_docstring_examples
 from grads_together import check_grads_together
@@ -380,3 +381,16 @@ def test_the_new_submodules_load_on_first_use():
     assert out.stdout.strip() == ("[False, False, False, False, False] ['jxkernel.scipy.fft', "
                                   "'jxkernel.scipy.ndimage', 'jxkernel.scipy.integrate', "
                                   "'jxkernel.scipy.cluster', 'jxkernel.scipy.interpolate'] True")
+
+
+@pytest.mark.parametrize("name", ["dct", "idct", "dctn", "idctn"])
+@pytest.mark.parametrize("norm", [None, "ortho"])
+def test_dct_under_strict_dtype_promotion(name, norm):
+    # found by JAX 0.10.2's own tests/scipy_fft_test.py, which runs under strict promotion:
+    # the twiddle factors multiplied a complex scalar into a float array (refused there)
+    x = np.random.RandomState(0).randn(3, 8).astype(np.float32)
+    with jax.numpy_dtype_promotion("strict"):
+        got = getattr(fft, name)(x, norm=norm)
+    want = getattr(scipy.fft, name)(x.astype(np.float64), norm=norm)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-5 * np.abs(want).max())

@@ -500,3 +500,14 @@ def test_has_aux_outputs_come_back_as_values_not_tracers():
         assert isinstance(value, jax.Array) and not isinstance(value, jax.core.Tracer)
     np.testing.assert_array_equal(np.asarray(aux["pred"]), np.asarray(jnp.tanh(w * 2.0)))
     assert aux_jvp == 1.0 and float(aux_jacfwd) == float(w.sum())
+
+
+def test_complex_transpose_sums_broadcast_dimensions_back():
+    # found by JAX 0.10.2's own tests/lax_autodiff_test.py (testOpGrad of lax.complex on
+    # (3, 1) and (1, 4)): each part's cotangent has its input's shape, as JAX's
+    x, y = np.ones((3, 1), np.float32), np.full((1, 4), 2.0, np.float32)
+    out, pullback = jax.vjp(lax.complex, x, y)
+    ct_x, ct_y = pullback(np.full(out.shape, 1 + 2j, np.complex64))
+    assert ct_x.shape == (3, 1) and ct_y.shape == (1, 4)
+    np.testing.assert_array_equal(np.asarray(ct_x), np.full((3, 1), 4.0, np.float32))  # 4 x 1
+    np.testing.assert_array_equal(np.asarray(ct_y), np.full((1, 4), -6.0, np.float32))  # 3 x -2

@@ -57,3 +57,15 @@ def split_list(items, sizes) -> list:
     items = list(items)
     bounds = [0, *itertools.accumulate(sizes)]
     return [items[a:b] for a, b in builtins.zip(bounds, bounds[1:])] + [items[bounds[-1]:]]
+
+
+def subvals(items, replace) -> tuple:
+    """`items` as a tuple with the (index, value) pairs of `replace` put in.
+
+    >>> subvals((1, 2, 3), [(0, 9), (2, 8)])
+    (9, 2, 8)
+    """
+    items = list(items)
+    for i, v in replace:
+        items[i] = v
+    return tuple(items)

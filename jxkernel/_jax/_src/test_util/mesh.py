@@ -1,6 +1,5 @@
-"""jxkernel._src.test_util, as jax._src.test_util for what JAX's guides and libraries' tests
-take from it: the gradient checks (jxkernel.test_util's) and `create_mesh`, which skips the
-test (unittest.SkipTest) when there are too few devices.
+"""create_mesh: a Mesh of the first devices for a test, skipping the test
+(unittest.SkipTest) when there are too few devices.
 
     >>> dict(create_mesh((1,), ("x",)).shape)
     {'x': 1}
@@ -10,9 +9,8 @@ import unittest
 
 import numpy as np
 
-from ... import devices, make_mesh
-from ...api.sharding import AxisType, Mesh
-from ...api.test_util import check_grads, check_jvp, check_vjp  # noqa: F401
+from .... import devices, make_mesh
+from ....api.sharding import AxisType, Mesh
 
 
 def create_mesh(mesh_shape, axis_names, iota_order=False, axis_types=None):

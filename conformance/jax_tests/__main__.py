@@ -1,0 +1,39 @@
+"""python -m conformance.jax_tests: JAX 0.10.2's own test files under real JAX and under
+jxkernel, read from a JAX mirror (JAX_MIRROR, default /work/.mirror/jax-ml+jax/repo).
+
+    python -m conformance.jax_tests run                       # every file, both sides
+    python -m conformance.jax_tests run --side jxkernel --files lax_numpy_operators_test.py
+    python -m conformance.jax_tests report                    # the README's table, compare.md
+
+Run it niced on a shared machine (`nice -n 15 python -m ...`).
+"""
+import argparse
+
+from conformance.jax_tests import environment, files, report, run
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m conformance.jax_tests",
+                                     description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    go = commands.add_parser("run", help="run test files, one pytest process per file")
+    go.add_argument("--side", choices=(*environment.SIDES, "both"), default="both")
+    go.add_argument("--files", nargs="+", metavar="FILE", choices=files.FILES,
+                    help="some of the files (default: all of files.FILES)")
+    go.add_argument("--timeout", type=int, default=1800, metavar="SECONDS", help="per file")
+    go.add_argument("--cases", type=int, default=10,
+                    help="sampled cases per parameterized test (JAX_NUM_GENERATED_CASES)")
+    go.add_argument("--optimized", action="store_true",
+                    help="XLA's default optimizations (the runs set JAX_DISABLE_MOST_OPTIMIZATIONS=1)")
+    commands.add_parser("report", help="write the README's table and compare.md")
+    args = parser.parse_args(argv)
+    if args.command == "report":
+        report.write(report.load_both())
+        return
+    sides = environment.SIDES if args.side == "both" else (args.side,)
+    for side in sides:
+        run.run_side(side, args.files or files.FILES, args.timeout, args.cases, args.optimized)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,80 @@
+"""The two sides' Pythons and environments, and the work folder .jaxtests/ (ignored).
+
+    .jaxtests/src/         JAX's test files, extracted from the mirror at each run
+    .jaxtests/venv-jax/    real JAX 0.10.2 with pytest and absl-py, at jxkernel's venv's
+                           versions of NumPy, SciPy, ml_dtypes, opt_einsum, absl-py, pytest
+    .jaxtests/results/     per side: counts per file (SIDE.json), each file's log and record
+
+jxkernel's side is this checkout's `.venv` (editable install, no real JAX), `import jax` made
+jxkernel by `JXKERNEL_AS_JAX=1`.
+
+    >>> set(side_environment("jxkernel", 10)) - set(side_environment("jax", 10))
+    {'JXKERNEL_AS_JAX'}
+"""
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+WORK = os.path.join(ROOT, ".jaxtests")
+SIDES = ("jxkernel", "jax")
+JAX_VERSION = "0.10.2"
+# held at jxkernel's venv's versions on JAX's side, so both run the same NumPy and the same
+# test machinery
+SHARED = ("numpy", "scipy", "ml_dtypes", "opt_einsum", "absl-py", "pytest")
+
+
+def python(side: str) -> str:
+    if side == "jxkernel":
+        return os.path.join(ROOT, ".venv", "bin", "python")
+    return os.path.join(WORK, "venv-jax", "bin", "python")
+
+
+def _version(py: str, package: str) -> str:
+    return subprocess.run([py, "-c", f"import importlib.metadata as m; print(m.version({package!r}))"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+
+
+def make_jax_venv() -> str:
+    """Create .jaxtests/venv-jax once (uv, from its cache where it can); its python."""
+    py = python("jax")
+    if not os.path.exists(py):
+        pins = [f"{p}=={_version(python('jxkernel'), p)}" for p in SHARED]
+        uv = [python("jxkernel"), "-m", "uv"]
+        subprocess.run([*uv, "venv", "-q", os.path.dirname(os.path.dirname(py)), "--python",
+                        f"{sys.version_info.major}.{sys.version_info.minor}"], check=True)
+        subprocess.run([*uv, "pip", "install", "-q", "--python", py, f"jax=={JAX_VERSION}",
+                        f"jaxlib=={JAX_VERSION}", *pins], check=True)
+    return py
+
+
+_CHECK = "import sys, jax; print(jax.__version__, 'jxkernel' in sys.modules)"
+
+
+def check(side: str) -> None:
+    """jxkernel's side must import jxkernel as jax, JAX's side real JAX 0.10.2; and both need
+    absl-py (JAX's test files are absl parameterized tests)."""
+    out = subprocess.run([python(side), "-c", _CHECK + "; import absl, pytest"],
+                         env=side_environment(side, 10), capture_output=True, text=True)
+    if out.returncode:
+        raise SystemExit(f"{python(side)}: {out.stderr.strip().splitlines()[-1]} (jxkernel's "
+                         f"side: pip install -e '.[test,conformance]')")
+    version, is_jxkernel = out.stdout.split()
+    if (side == "jxkernel") != (is_jxkernel == "True") or version != JAX_VERSION:
+        raise SystemExit(f"{python(side)}: `import jax` gives {version}, jxkernel: {is_jxkernel}")
+
+
+def side_environment(side: str, cases: int, optimized: bool = False) -> dict:
+    """The environment a side's pytest runs in: `cases` sampled cases per parameterized test
+    (JAX_NUM_GENERATED_CASES), most XLA optimizations off unless `optimized` (compiles are
+    the bulk of the time on both sides), the record plugin on the path."""
+    env = {k: v for k, v in os.environ.items() if k not in ("JXKERNEL_AS_JAX", "PYTHONPATH")}
+    if side == "jxkernel":
+        env["JXKERNEL_AS_JAX"] = "1"
+    env["JAX_NUM_GENERATED_CASES"] = str(cases)
+    env["JAX_PLATFORMS"] = "cpu"
+    if not optimized:
+        env["JAX_DISABLE_MOST_OPTIMIZATIONS"] = "1"
+    env["PYTHONPATH"] = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                     "libraries", "plugin")
+    return env

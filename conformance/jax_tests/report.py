@@ -1,0 +1,89 @@
+"""Both sides' counts side by side: the table of conformance/README.md's section "JAX's own
+tests" (between its `<!-- jax-tests -->` markers), and .jaxtests/results/compare.md listing
+the tests that fail under jxkernel only, with the last line of each failure.
+
+    >>> cell({"passed": 5, "failed": 1, "error": 0, "skipped": 2, "status": "finished"})
+    '5 / 1 / 0 / 2'
+"""
+import os
+import re
+import time
+
+from conformance.jax_tests import environment, files, run
+
+README = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")
+START, END = "<!-- jax-tests -->", "<!-- /jax-tests -->"
+
+
+def cell(outcome) -> str:
+    """'passed / failed / errors / skipped', the failed counting xpassed and the skipped
+    xfailed as pytest does; a file cut at its timeout says so."""
+    if not outcome:
+        return "not run"
+    text = " / ".join(str(outcome.get(k, 0)) for k in ("passed", "failed", "error", "skipped"))
+    if outcome.get("collect_errors"):
+        text += f" ({len(outcome['collect_errors'])} collection errors)"
+    if outcome["status"] != "finished":
+        text += f" ({outcome['status']} after {outcome['seconds']:.0f} s)"
+    return text
+
+
+def only_jxkernel(jx, jax) -> list:
+    """Tests that fail (or error) under jxkernel and pass, or are skipped, under JAX."""
+    return sorted(set(jx.get("failures", {})) - set(jax.get("failures", {})))
+
+
+def table(results) -> str:
+    jx, jax = results["jxkernel"], results["jax"]
+    rows = ["| file | JAX 0.10.2: passed / failed / errors / skipped | jxkernel | fail under "
+            "jxkernel only |", "|---|---|---|---:|"]
+    totals = {side: dict.fromkeys(("passed", "failed", "error", "skipped"), 0) for side in results}
+    for file in files.FILES:
+        a, b = jax.get(file), jx.get(file)
+        for side, outcome in (("jax", a), ("jxkernel", b)):
+            for k in totals[side]:
+                totals[side][k] += (outcome or {}).get(k, 0)
+        gap = len(only_jxkernel(b, a)) if a and b else ""
+        rows.append(f"| `tests/{file}` | {cell(a)} | {cell(b)} | {gap} |")
+    both = {side: {**t, "status": "finished"} for side, t in totals.items()}
+    rows.append(f"| all | {cell(both['jax'])} | {cell(both['jxkernel'])} | |")
+    for file, reason in files.SKIPPED.items():
+        rows.append(f"| `tests/{file}` | not run | not run: imports {reason} | |")
+    return "\n".join(rows)
+
+
+def _stamp(results) -> str:
+    runs = [o for side in results.values() for o in side.values()]
+    commits = sorted({o["commit"] for o in results["jxkernel"].values() if o.get("commit")})
+    cases = sorted({o.get("cases") for o in runs})
+    return (f"Run {time.strftime('%Y-%m-%d', time.gmtime())}, jxkernel at "
+            f"{', '.join(f'`{c}`' for c in commits)}, JAX's files at `{files.TAG}`, "
+            f"JAX_NUM_GENERATED_CASES={', '.join(map(str, cases))}.")
+
+
+def write(results) -> None:
+    """The README's table between its markers, and compare.md."""
+    with open(README, encoding="utf-8") as f:
+        text = f.read()
+    block = f"{START}\n{_stamp(results)}\n\n{table(results)}\n{END}"
+    if START not in text:
+        raise SystemExit(f"conformance/README.md has no {START} ... {END} block to rewrite")
+    text = re.sub(re.escape(START) + ".*?" + re.escape(END), lambda _: block, text, flags=re.S)
+    with open(README, "w", encoding="utf-8") as f:
+        f.write(text)
+    lines = []
+    for file in files.FILES:
+        jx, jax = results["jxkernel"].get(file), results["jax"].get(file)
+        if not (jx and jax):
+            continue
+        for test in only_jxkernel(jx, jax):
+            message = (jx["failures"][test].strip().splitlines() or [""])[-1]
+            lines.append(f"- `{test}`: {message[:300]}")
+    with open(os.path.join(run.RESULTS, "compare.md"), "w", encoding="utf-8") as f:
+        f.write("# Failing under jxkernel only\n\n" + "\n".join(lines) + "\n")
+    print(table(results))
+    print(f"{len(lines)} tests fail under jxkernel only: {os.path.join(run.RESULTS, 'compare.md')}")
+
+
+def load_both() -> dict:
+    return {side: run.load(side) for side in environment.SIDES}

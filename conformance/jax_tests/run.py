@@ -1,0 +1,94 @@
+"""Run JAX's test files on one side, one pytest process per file under its own timeout, and
+keep per-file counts in .jaxtests/results/SIDE.json (the libraries' harness's record plugin
+and tally: a file cut at its timeout still says what it finished).
+"""
+import json
+import os
+import signal
+import subprocess
+import time
+
+from conformance.jax_tests import environment, files
+from conformance.libraries.run import OUTCOMES, _read_rows, describe, tally
+
+RESULTS = os.path.join(environment.WORK, "results")
+SOURCE = os.path.join(environment.WORK, "src")
+
+
+def _pytest_ini() -> str:
+    """An empty pytest config beside the files: without it pytest would find jxkernel's
+    options (pyproject.toml) above them."""
+    path = os.path.join(environment.WORK, "pytest.ini")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("[pytest]\n")
+    return path
+
+
+def run_file(side, file, timeout_s, cases, optimized):
+    """One pytest process over one file; its counts, failures, status and seconds."""
+    os.makedirs(SOURCE, exist_ok=True)
+    files.extract(file, SOURCE)
+    stem = os.path.join(RESULTS, side, file.removesuffix(".py"))
+    os.makedirs(os.path.dirname(stem), exist_ok=True)
+    for old in (stem + ".jsonl", stem + ".log"):
+        if os.path.exists(old):
+            os.remove(old)
+    command = [environment.python(side), "-m", "pytest", "-p", "libs_record", "-p", "no:randomly",
+               "-p", "no:cacheprovider", "-q", "-rfE", "--rootdir", SOURCE, "-c", _pytest_ini(),
+               file]
+    env = {**environment.side_environment(side, cases, optimized), "LIBS_RECORD": stem + ".jsonl"}
+    start = time.monotonic()
+    with open(stem + ".log", "w") as log:
+        process = subprocess.Popen(command, cwd=SOURCE, env=env, stdout=log,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            code, status = process.wait(timeout=timeout_s), None
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)       # pytest and anything it started
+            code, status = process.wait(), "timeout"
+    status = status or ("finished" if code in (0, 1, 5) else f"crashed (exit {code})")
+    return {"status": status, "seconds": round(time.monotonic() - start, 1),
+            "log": os.path.relpath(stem + ".log", environment.ROOT),
+            **tally(_read_rows(stem + ".jsonl"))}
+
+
+def results_path(side):
+    return os.path.join(RESULTS, f"{side}.json")
+
+
+def load(side) -> dict:
+    path = results_path(side)
+    if not os.path.exists(path):
+        return {}
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def commit() -> str:
+    """The checkout jxkernel's side ran, '+' where jxkernel/ has local changes."""
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=environment.ROOT, capture_output=True,
+                              text=True).stdout.strip()
+    dirty = git("status", "--porcelain", "-uno", "--", "jxkernel")
+    return git("rev-parse", "--short", "HEAD") + ("+" if dirty else "")
+
+
+def run_side(side, chosen, timeout_s, cases, optimized=False):
+    """Run `chosen` files on `side`, saving after each (a later run of other files keeps
+    these); one line per file."""
+    if side == "jax":
+        environment.make_jax_venv()
+    environment.check(side)
+    results = load(side)
+    for file in chosen:
+        outcome = run_file(side, file, timeout_s, cases, optimized)
+        outcome.update(finished_at=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                       cases=cases, commit=commit() if side == "jxkernel" else None)
+        results[file] = outcome
+        with open(results_path(side), "w", encoding="utf-8") as f:
+            json.dump(results, f, indent=1, sort_keys=True)
+        print(f"{side:8} {file:40} {describe(outcome)}", flush=True)
+    return results
+
+
+__all__ = ["OUTCOMES", "run_side", "load"]
