@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..core.avals import ShapedArray, typed_sharding
 from ..core.basearray import Array
-from ..core.mesh import AbstractMesh, AxisType, NamedSharding
+from ..core.mesh import AbstractMesh, AxisType, NamedSharding, PartitionSpec, resolve
 from ..core.trace import Tracer
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, impl_rules,
                               jvp_rules, lowering_rules, numpy_rules,
@@ -39,6 +39,22 @@ def copy_semantics_of(copy: bool = False, donate: bool = False, may_alias=None):
     if may_alias:
         return ArrayCopySemantics.REUSE_INPUT
     return ArrayCopySemantics.DONATE_INPUT if donate else ArrayCopySemantics.ALWAYS_COPY
+
+
+def place(x, device, *, copy: bool = False):
+    """`x` on `device` (a Device, a Sharding, a P under set_mesh), as jnp's `device=` and
+    `Array.to_device` place their result: through jax.device_put, so a traced `x` binds
+    device_put_p (JAX's jnp calls jax.device_put) and a value is moved now.
+
+    >>> jax.jit(lambda n: place(n * 2, jax.devices()[0]))(1.0)
+    Array(2., dtype=float32, weak_type=True)
+    """
+    if not isinstance(x, Tracer):
+        return _put.device_put(x, device, copy=copy)
+    if isinstance(device, PartitionSpec):
+        device = resolve(device)
+    return device_put_p.bind(x, devices=(device,), srcs=(source_of(x),),
+                             copy_semantics=(copy_semantics_of(copy),))[0]
 
 
 def source_of(x):

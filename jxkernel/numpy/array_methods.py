@@ -20,7 +20,7 @@ from ..core.errors import ConcretizationTypeError, aval_text
 from ..core.native import native
 from ..core.trace import Tracer, forward_to_high_type
 from ..xla.array import Array
-from ..xla.put import device_put
+from ..lax.transfer import place
 from . import ufuncs
 from .array_api import array_namespace
 from .creation import astype, copy
@@ -292,7 +292,7 @@ def _at(self):
 def _to_device(self, device, *, stream=None):
     if stream is not None:
         raise NotImplementedError("stream argument of array.to_device()")
-    return device_put(self, device)
+    return place(self, device)
 
 
 def _compress(self, condition, axis=None, *, out=None, size=None, fill_value=0):

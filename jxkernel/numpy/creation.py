@@ -30,6 +30,7 @@ from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
 from ..xla import client as _client
 from ..xla.array import Array, host_to_device
+from ..lax.transfer import place
 from ..xla.put import device_put
 from . import util
 from .dtypes import canonicalize_user_dtype, lattice_result_type, result_type
@@ -200,7 +201,7 @@ def _finish(out, dtype, weak, device):
     if a.dtype != dtype or a.weak_type != weak:
         out = lax.conversion._convert_element_type(out, dtype, weak)
     if device is not None:
-        out = device_put(out, device)
+        out = place(out, device)
     return out
 
 
@@ -294,7 +295,7 @@ def astype(x, dtype, /, *, copy: bool = False, device=None):
     out = lax.convert_element_type(x, dtype)
     if copy and out is x:
         out = array(x, copy=True)
-    return out if device is None else device_put(out, device)
+    return out if device is None else place(out, device)
 
 
 # ---------------------------------------------------------------- fills
@@ -511,7 +512,7 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding
         size = max(0, int(np.ceil(stop - start)))
         out = lax.add(lax.convert_element_type(start, dtype),
                       lax.broadcasted_iota(dtype, (size,), 0, out_sharding=sharding))
-    return out if device is None else device_put(out, device)
+    return out if device is None else place(out, device)
 
 
 # ---------------------------------------------------------------- matrices, grids

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes as _core
-from ..xla.put import device_put
+from ..lax.transfer import place
 from . import ufuncs, util
 from .creation import _concrete_int, asarray, empty, full
 from .dtypes import canonicalize_user_dtype, result_type, to_inexact_dtype
@@ -30,7 +30,7 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     axis = _concrete_int(axis, "The 'axis' argument of jnp.linspace")
     out = _linspace(start, stop, num, endpoint, retstep, dtype, axis)
     if device is not None:
-        out = (device_put(out[0], device), out[1]) if retstep else device_put(out, device)
+        out = (place(out[0], device), out[1]) if retstep else place(out, device)
     return out
 
 

@@ -26,3 +26,13 @@ def test_device_put_of_a_traced_value_to_a_device_runs_as_in_jax():
     out = jax.jit(lambda v: jax.device_put(v, jax.devices()[0]) * 2)(np.ones(2, np.float32))
     np.testing.assert_array_equal(np.asarray(out), [2.0, 2.0])
     assert str(jax.typeof(out)) == "float32[2]"
+
+
+def test_jnp_device_argument_of_a_traced_value_binds_device_put():
+    """jnp's `device=` under jit (fftfreq of a traced spacing, arange scaled after): JAX's
+    jnp calls jax.device_put, which binds device_put_p; found by JAX's own fft tests."""
+    dev = jax.devices()[0]
+    out = jax.jit(lambda d: jnp.fft.fftfreq(4, d=d, device=dev))(1.0)
+    np.testing.assert_array_equal(np.asarray(out), np.fft.fftfreq(4, d=1.0).astype(np.float32))
+    jaxpr = jax.make_jaxpr(lambda d: jnp.fft.fftfreq(4, d=d, device=dev))(1.0)
+    assert "device_put" in str(jaxpr)
