@@ -382,6 +382,11 @@ CONTROL = {
     "identities": (lambda x: (lax.optimization_barrier((x, x * 2)), lax.stop_gradient(x),
                               lax.dce_sink(x) or x), (F32,), 0, None),
     "custom_vmap": (lambda x: (jax.vmap(_custom_vmapped)(x), _custom_vmapped(x)), (F32,), ELEMENTWISE, None),
+    # linear_call and its transpose (a different function, as linear_call allows)
+    "linear_call": (lambda x: (jax.custom_derivatives.linear_call(
+        lambda r, v: v * r, lambda r, t: t * (2 * r), x[:1], x),
+        jax.linear_transpose(lambda v: jax.custom_derivatives.linear_call(
+            lambda r, v: v * r, lambda r, t: t * (2 * r), x[:1], v), x)(x)), (F32,), ELEMENTWISE, None),
     "sharding": (lambda x: (jax.lax.with_sharding_constraint(x, _ONE_DEVICE),
                             jax.sharding.reshard(x, _ONE_DEVICE)), (F32,), 0, None),
 }

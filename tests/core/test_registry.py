@@ -50,7 +50,10 @@ AS_IN_JAX_WITHOUT = {"select_and_scatter": {"jvp", "batching"},   # shape rule +
                      "psend": {"jvp"}, "precv": {"jvp"},
                      # jax/_src/lax/linalg.py: standard_linalg_primitive(...,
                      # supports_batching=False): vmap of it is JAX's NotImplementedError
-                     "cholesky_update": {"batching"}}
+                     "cholesky_update": {"batching"},
+                     # jax/_src/custom_derivatives.py: linear_call has no batching rule (vmap
+                     # of it is JAX's NotImplementedError, recorded: tests/data/public_names_cases)
+                     "linear_call": {"batching"}}
 
 PRIMITIVES = sorted(all_primitives)
 
