@@ -129,9 +129,11 @@ def _followed(value) -> bool:
 
 
 def _is_array(value) -> bool:
+    """An array of a NumPy dtype (not a key array or a library's extended dtype, as Flax's
+    fp8_meta32, whose values NumPy cannot read)."""
     return isinstance(value, np.ndarray) or (
-        hasattr(value, "shape") and hasattr(value, "dtype") and hasattr(value, "__array__")
-        and not isinstance(value, type))
+        isinstance(getattr(value, "dtype", None), np.dtype) and hasattr(value, "shape")
+        and hasattr(value, "__array__") and not isinstance(value, type))
 
 
 def _kept(value):

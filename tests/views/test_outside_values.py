@@ -49,3 +49,15 @@ def test_an_array_written_in_place_is_a_change_and_a_large_one_is_kept_by_identi
     assert found.then.startswith("[1.0, 1.0, 1.0]") and found.now.startswith("[5.0, 1.0, 1.0]")
     w_global[0] = 1.0
     assert outside_values._kept(np.zeros(outside_values._SMALL + 1)) is None
+
+
+def test_an_array_of_an_extended_dtype_is_not_followed():
+    """A typed key (an extended dtype, as Flax's fp8_meta32 is) closed over is no data NumPy
+    can read: not followed, and the trace goes on (Flax's Fp8Test found the explainer
+    raising on one)."""
+    key = jxkernel.random.key(0)
+    assert not outside_values._followed(key)
+    f = jxkernel.jit(lambda x: x + jxkernel.random.uniform(key, ()))
+    with __import__("warnings").catch_warnings():
+        __import__("warnings").simplefilter("error")
+        f(1.0)
