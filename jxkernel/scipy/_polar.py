@@ -16,6 +16,7 @@ import numpy as np
 from ..transforms.jit_namesakes import jax_jitted
 from .. import lax
 from .. import numpy as jnp
+from .. import random as jax_random
 from ..core import dtypes
 from ..lax import linalg as lax_linalg
 from ..numpy.util import jnp_jit
@@ -91,16 +92,14 @@ def eigh_tridiagonal(d, e, *, eigvals_only: bool = False, select: str = "a",
                      select_range=None, tol=None, key=None):
     """The eigenvalues (ascending) of the Hermitian tridiagonal matrix with diagonal d and
     off-diagonal e, by bisection; select='i' with select_range=(lo, hi) picks indices lo..hi.
-    Only eigvals_only=True is provided (JAX's eigenvectors need a tridiagonal solver).
+    Unless eigvals_only, also the eigenvectors (as columns), by inverse iteration from random
+    vectors (`key`, default key(42) as JAX's).
 
     >>> eigh_tridiagonal(jnp.array([2., 2.]), jnp.array([1.]), eigvals_only=True)
     Array([0.9999999, 3.       ], dtype=float32)
     """
-    if not eigvals_only:
-        raise NotImplementedError("jxkernel's eigh_tridiagonal computes eigenvalues only "
-                                  "(eigvals_only=True): JAX's eigenvectors, by inverse "
-                                  "iteration on lax.linalg.tridiagonal_solve, are not "
-                                  "implemented here yet.")
+    if not eigvals_only and key is None:
+        key = jax_random.key(42)
     alpha, beta = jnp.asarray(d), jnp.asarray(e)
     if alpha.dtype != beta.dtype:
         raise TypeError(f"diagonal and off-diagonal values must have same dtype, got "
@@ -112,7 +111,7 @@ def eigh_tridiagonal(d, e, *, eigvals_only: bool = False, select: str = "a",
                         f"{beta.dtype}")
     n = alpha.shape[0]
     if n <= 1:
-        return jnp.real(alpha)
+        return jnp.real(alpha) if eigvals_only else (jnp.real(alpha), jnp.eye(n, dtype=alpha.dtype))
     if dtypes.issubdtype(alpha.dtype, np.complexfloating):
         alpha = jnp.real(alpha)
         beta_sq = jnp.real(beta * jnp.conj(beta))
@@ -167,4 +166,61 @@ def eigh_tridiagonal(d, e, *, eigvals_only: bool = False, select: str = "a",
         return i + 1, lower, 0.5 * (lower + upper), upper
 
     _, _, mid, _ = lax.while_loop(cond, body, (0, lower, mid, upper))
-    return mid
+    if eigvals_only:
+        return mid
+    return mid, _eigenvectors(alpha, beta, mid, key).T
+
+
+def _eigenvectors(alpha, beta, eigvals, key):
+    """Inverse iteration for the eigenvectors (rows) of eigenvalues `eigvals` (ascending), all
+    at once: each step solves (T - eigval I) x = v with a tridiagonal solver (perturbed where
+    singular), normalizes, and makes the vectors of each cluster of close eigenvalues
+    orthonormal by a QR; until the norms stop growing by 10% (at most 5 steps, LAPACK's
+    xSTEIN). JAX 0.10.2's steps."""
+    n, k = alpha.shape[0], eigvals.shape[0]
+    dl, du = jnp.pad(jnp.conj(beta), (1, 0)), jnp.pad(beta, (0, 1))
+    gap = eigvals[1:] - eigvals[:-1]
+    gaptol = np.sqrt(np.finfo(eigvals.dtype).eps) * jnp.maximum(jnp.abs(eigvals[0]),
+                                                                 jnp.abs(eigvals[-1]))
+    close = gap < gaptol                 # runs of close eigenvalues: their vectors' clusters
+    left, right = jnp.pad(close, (1, 0)), jnp.pad(close, (0, 1))
+    max_clusters = k // 2 + 1
+    starts = jnp.nonzero(jnp.logical_and(jnp.logical_not(left), right), size=max_clusters)[0]
+    ends = jnp.nonzero(jnp.logical_and(left, jnp.logical_not(right)), size=max_clusters)[0] + 1
+    num_clusters = jnp.sum(jnp.logical_and(jnp.logical_not(left), right))
+    arange_k = jnp.arange(k)
+    solve_dtype = np.result_type(alpha.dtype, beta.dtype)
+    v = jax_random.normal(key, (k, n), dtype=np.finfo(solve_dtype).dtype).astype(solve_dtype)
+    v = v / jnp.linalg.norm(v, axis=-1, keepdims=True).astype(solve_dtype)
+
+    def orthogonalize_cluster(i, ev):
+        start, end = starts[i], ends[i]
+        padded = lax.dynamic_slice(jnp.pad(ev, ((0, k), (0, 0))), (start, 0), (k, n))
+        mask = (arange_k < end - start).astype(ev.dtype)
+        q, _ = jnp.linalg.qr((padded * mask[:, None]).T)
+        update = lax.dynamic_update_slice(jnp.zeros((2 * k, n), dtype=ev.dtype),
+                                          q.T * mask[:, None], (start, 0))[:k, :]
+        inside = (arange_k >= start) & (arange_k < end)
+        return jnp.where(inside[:, None], update, ev)
+
+    shifted = (alpha[None, :] - eigvals[:, None]).astype(solve_dtype)
+    dl_k = jnp.broadcast_to(dl[None, :], (k, n)).astype(solve_dtype)
+    du_k = jnp.broadcast_to(du[None, :], (k, n)).astype(solve_dtype)
+
+    def step(state):
+        i, v, norm, _ = state
+        new = jnp.squeeze(lax_linalg.tridiagonal_solve(dl_k, shifted, du_k,
+                                                       v[:, :, None].astype(solve_dtype),
+                                                       perturb_singular=True), axis=-1)
+        new_norm = jnp.linalg.norm(new, axis=-1, keepdims=True)
+        new = new / new_norm.astype(new.dtype)
+        new = lax.fori_loop(0, num_clusters, orthogonalize_cluster, new)
+        return i + 1, new, jnp.squeeze(new_norm, axis=-1), norm
+
+    def growing(state):
+        i, _, norm, old = state
+        return jnp.logical_and(i < 5, jnp.any(norm >= 1.1 * old))
+
+    _, v, _, _ = lax.while_loop(growing, step, (0, v, jnp.ones(k, dtype=eigvals.dtype),
+                                                jnp.zeros(k, dtype=eigvals.dtype)))
+    return v

@@ -68,7 +68,11 @@ def test_values_dtypes_and_weak_types_match_jax(tag, dtype):
     the functions' eager calls are checked against scipy below."""
     with jxkernel.enable_x64(dtype == np.float64), warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)     # JAX's own cho_solve warns too
-        cases = jxkernel.jit(lambda: linalg_cases(jxkernel, jnp, linalg, dtype))()
+        # (the NumPy backend's tridiagonal_solve has no perturbed kernel: eigh_tridiagonal's
+        # eigenvectors are XLA's only, so far)
+        cases = jxkernel.jit(lambda: linalg_cases(
+            jxkernel, jnp, linalg, dtype,
+            vectors_by_inverse_iteration=not backend_tier.on_numpy_backend()))()
     assert len(cases) > 75
     for name, value in cases.items():
         check_against_reference(tag, name, tree_leaves(value))
@@ -220,8 +224,6 @@ def test_errors():
         linalg.polar(jnp.eye(2), side="up")
     with pytest.raises(NotImplementedError, match="qdwh"):
         linalg.polar(jnp.ones((2, 3)))
-    with pytest.raises(NotImplementedError, match="eigenvalues only"):
-        linalg.eigh_tridiagonal(jnp.ones(3), jnp.ones(2))
     with pytest.raises(ValueError, match="power of 2"):
         linalg.hadamard(6)
     with pytest.raises(ValueError, match="at most 2 dimensions"):
