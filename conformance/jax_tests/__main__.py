@@ -1,13 +1,14 @@
 """python -m conformance.jax_tests: JAX 0.10.2's own test files under real JAX and under
-jxkernel, read from a JAX mirror (JAX_MIRROR, default /work/.mirror/jax-ml+jax/repo).
+jxkernel, read from a git mirror or clone of JAX (--fetch, or the variable JAX_MIRROR).
 
-    python -m conformance.jax_tests run                       # every file, both sides
-    python -m conformance.jax_tests run --side jxkernel --files lax_numpy_operators_test.py
+    python -m conformance.jax_tests run --fetch MIRROR        # every file, both sides
+    python -m conformance.jax_tests run --fetch MIRROR --side jxkernel --files lax_numpy_operators_test.py
     python -m conformance.jax_tests report                    # the README's table, compare.md
 
 Run it niced on a shared machine (`nice -n 15 python -m ...`).
 """
 import argparse
+import os
 
 from conformance.jax_tests import environment, files, report, run
 
@@ -17,6 +18,9 @@ def main(argv=None):
                                      description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     go = commands.add_parser("run", help="run test files, one pytest process per file")
+    go.add_argument("--fetch", metavar="MIRROR", default=os.environ.get("JAX_MIRROR"),
+                    help="a git mirror or clone of JAX holding the tag jax-v0.10.2 "
+                         "(default: $JAX_MIRROR)")
     go.add_argument("--side", choices=(*environment.SIDES, "both"), default="both")
     go.add_argument("--files", nargs="+", metavar="FILE", choices=files.FILES,
                     help="some of the files (default: all of files.FILES)")
@@ -30,9 +34,13 @@ def main(argv=None):
     if args.command == "report":
         report.write(report.load_both())
         return
+    if not args.fetch:
+        parser.error("run needs JAX's repository: --fetch MIRROR or JAX_MIRROR "
+                     "(git clone --mirror https://github.com/jax-ml/jax)")
     sides = environment.SIDES if args.side == "both" else (args.side,)
     for side in sides:
-        run.run_side(side, args.files or files.FILES, args.timeout, args.cases, args.optimized)
+        run.run_side(side, args.files or files.FILES, args.timeout, args.cases, args.fetch,
+                     args.optimized)
 
 
 if __name__ == "__main__":

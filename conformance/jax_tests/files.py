@@ -8,7 +8,6 @@ import os
 import subprocess
 
 TAG = "jax-v0.10.2"
-MIRROR = os.environ.get("JAX_MIRROR", "/work/.mirror/jax-ml+jax/repo")
 
 # run, in this order: files whose imports jxkernel answers
 FILES = [
@@ -67,8 +66,8 @@ def source_path(file: str) -> str:
     return f"tests/{file}"
 
 
-def extract(file: str, where: str, mirror: str = MIRROR) -> str:
-    """Write JAX's `tests/<file>` at TAG from the bare mirror into `where`; its path."""
+def extract(file: str, where: str, mirror: str) -> str:
+    """Write JAX's `tests/<file>` at TAG from the git mirror `mirror` into `where`; its path."""
     text = subprocess.run(["git", "--git-dir", mirror, "show", f"{TAG}:{source_path(file)}"],
                           check=True, capture_output=True).stdout
     path = os.path.join(where, file)

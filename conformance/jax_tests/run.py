@@ -24,10 +24,10 @@ def _pytest_ini() -> str:
     return path
 
 
-def run_file(side, file, timeout_s, cases, optimized):
+def run_file(side, file, timeout_s, cases, optimized, mirror):
     """One pytest process over one file; its counts, failures, status and seconds."""
     os.makedirs(SOURCE, exist_ok=True)
-    files.extract(file, SOURCE)
+    files.extract(file, SOURCE, mirror)
     stem = os.path.join(RESULTS, side, file.removesuffix(".py"))
     os.makedirs(os.path.dirname(stem), exist_ok=True)
     for old in (stem + ".jsonl", stem + ".log"):
@@ -73,7 +73,7 @@ def commit() -> str:
     return git("rev-parse", "--short", "HEAD") + ("+" if dirty else "")
 
 
-def run_side(side, chosen, timeout_s, cases, optimized=False):
+def run_side(side, chosen, timeout_s, cases, mirror, optimized=False):
     """Run `chosen` files on `side`, saving after each (a later run of other files keeps
     these); one line per file."""
     if side == "jax":
@@ -81,7 +81,7 @@ def run_side(side, chosen, timeout_s, cases, optimized=False):
     environment.check(side)
     results = load(side)
     for file in chosen:
-        outcome = run_file(side, file, timeout_s, cases, optimized)
+        outcome = run_file(side, file, timeout_s, cases, optimized, mirror)
         outcome.update(finished_at=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                        cases=cases, commit=commit() if side == "jxkernel" else None)
         results[file] = outcome

@@ -6,7 +6,6 @@ harness's own pieces that need no mirror (conformance/jax_tests)."""
 import functools
 import json
 import os
-import sys
 
 import numpy as np
 import pytest
@@ -21,14 +20,13 @@ from jxkernel._jax._src import test_util as jtu
 from jxkernel._jax._src import util
 from jxkernel._jax._src.lax import lax as lax_internal
 
-DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
-sys.path.insert(0, DATA)
-from jax_test_util_cases import (PRODUCTS, dtype_lists, private_dtypes,  # noqa: E402
+from jax_test_util_cases import (PRODUCTS, dtype_lists, private_dtypes,  # tests/data
                                  random_inputs, scalars, tolerances)
+import locations  # tests/support: the repository's folders
 
-with open(os.path.join(DATA, "jax_test_util_reference.json")) as f:
+with open(os.path.join(locations.DATA, "jax_test_util_reference.json")) as f:
     RECORD = json.load(f)
-ARRAYS = np.load(os.path.join(DATA, "jax_test_util_reference.npz"))
+ARRAYS = np.load(os.path.join(locations.DATA, "jax_test_util_reference.npz"))
 
 
 @pytest.mark.parametrize("name", sorted(PRODUCTS))
