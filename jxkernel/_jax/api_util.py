@@ -15,7 +15,7 @@ from ..core.staging import DebugInfo
 from ..transforms.linear_util import Store, WrappedFun
 from ..transforms.api_util import fun_name
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_structure, tree_unflatten  # noqa: F401
-from ..tree_util import prefix_errors, tree_map, treedef_children
+from ..tree_util import broadcast_prefix, prefix_errors, treedef_children
 from ._src.util import safe_map  # noqa: F401
 
 
@@ -102,10 +102,8 @@ def flatten_axes(name, treedef, axis_tree, *, kws=False, tupled_args=False) -> l
     [0, 0, None]
     """
     dummy = tree_unflatten(treedef, [_PytreeLeaf()] * treedef.num_leaves)
-    axes = []
     try:
-        tree_map(lambda a, sub: axes.extend([a] * tree_structure(sub).num_leaves), axis_tree,
-                 dummy, is_leaf=lambda x: x is None)
+        return broadcast_prefix(axis_tree, dummy, is_leaf=lambda x: x is None)
     except ValueError:
         if kws:             # the message is about the positional arguments only
             treedef, _ = treedef_children(treedef)
@@ -128,7 +126,6 @@ def flatten_axes(name, treedef, axis_tree, *, kws=False, tupled_args=False) -> l
         raise ValueError(f"{name} specification must be a tree prefix of the corresponding "
                          f"value; {hint}\n  Mismatch details ({len(errors)} found):\n  "
                          f"{details}") from None
-    return axes
 
 
 class _StrictlyEqual:

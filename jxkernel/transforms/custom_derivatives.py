@@ -38,7 +38,8 @@ from ..core.source_info import current_names, with_name_stack
 from ..core.trace import _ctx, eval_trace, set_current_trace
 from . import batch_util as bu
 from .ad_util import Zero, add_tangents, float0, instantiate, zeros
-from ..tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten, treedef_tuple
+from ..tree_util import (broadcast_prefix, tree_flatten, tree_map, tree_structure, tree_unflatten,
+                         treedef_tuple)
 from .ad import JVPTrace, always_transposed
 from .api_util import flatten_fun, update_wrapper
 from .jit_refs import is_ref
@@ -600,10 +601,8 @@ class _FlatBwd:
             # JAX's rule: the cotangent's structure is a prefix of the argument's, a leaf
             # (or None) standing for a whole subtree (Flax's State of arrays for its Params)
             dummy = tree_unflatten(primal_tree, [object()] * primal_tree.num_leaves)
-            flat = []
             try:
-                tree_map(lambda x, d: flat.extend([x] * tree_structure(d).num_leaves), ct,
-                         dummy, is_leaf=lambda x: x is None)
+                flat = broadcast_prefix(ct, dummy, is_leaf=lambda x: x is None)
             except ValueError:
                 raise TypeError(f"Custom VJP bwd rule must produce an output with the same "
                                 f"container (pytree) structure as the args tuple of the primal "
