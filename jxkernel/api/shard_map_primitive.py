@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from ..core import compile_record
-from ..core import vma
+from ..core import sharding_types, vma
 from ..core.avals import ShapedArray, explicit_axes, get_aval, typed_sharding
 from ..core.axis_env import bound_axis
 from ..core.interpret import eval_jaxpr
@@ -427,7 +427,7 @@ jvp_rules[shard_map_p] = _jvp
 transpose_rules[shard_map_p] = _transpose
 axis_batching_rules[shard_map_p] = _batching
 # its results' types come from out_specs (_abstract_eval), not from the operands' types
-sharding_typing_rules[shard_map_p] = lambda in_avals, params, out_avals: out_avals
+sharding_typing_rules[shard_map_p] = sharding_types.typed_by_abstract_eval
 # a mesh taken from set_mesh's context shows as the abstract mesh, as JAX's equation has it
 param_printers[shard_map_p] = lambda p: [
     ("check_vma", p["check_vma"]), ("in_specs", p["in_specs"]), ("jaxpr", p["jaxpr"]),

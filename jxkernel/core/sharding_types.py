@@ -618,6 +618,12 @@ def constrained_typing(in_avals, params, out_avals):
     return [out.update(sharding=typed_sharding(given, len(out.shape)))]
 
 
+def typed_by_abstract_eval(in_avals, params, out_avals):
+    """A primitive whose abstract eval already types its results (device_put's target,
+    shard_map's out_specs, an Exported's out_shardings): kept as they are."""
+    return out_avals
+
+
 def call_typing(in_avals, params, out_avals):
     """jit, custom_jvp/vjp calls, cond, while and scan: results typed as the inner jaxpr's (a
     scan's stacked ys with an unsplit leading axis)."""

@@ -19,7 +19,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..core import dtypes
+from ..core import dtypes, sharding_types
 from ..core.avals import ShapeDtypeStruct
 from ..core.dce import dce_jaxpr, prune_unused_inputs
 from ..core.ir import ClosedJaxpr
@@ -480,4 +480,4 @@ lowering_rules[call_exported_p] = _call_exported_lowering
 jvp_rules[call_exported_p] = _call_exported_jvp
 batching_rules[call_exported_p] = _call_exported_batching
 # the results typed as exported (over Explicit axes: the abstract eval's), as JAX's make_aval
-sharding_typing_rules[call_exported_p] = lambda in_avals, params, out_avals: out_avals
+sharding_typing_rules[call_exported_p] = sharding_types.typed_by_abstract_eval

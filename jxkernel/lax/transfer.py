@@ -11,6 +11,7 @@ linear: its transpose moves the cotangent back, from `devices` to `srcs`, always
 from __future__ import annotations
 
 from ..core.avals import ShapedArray, typed_sharding
+from ..core import sharding_types
 from ..core.basearray import Array
 from ..core.mesh import AbstractMesh, AxisType, NamedSharding, PartitionSpec, resolve
 from ..core.trace import Tracer
@@ -186,4 +187,4 @@ jvp_rules[device_put_p] = _device_put_jvp
 transpose_rules[device_put_p] = _device_put_transpose
 batching_rules[device_put_p] = _device_put_batching
 # its abstract eval types the result as JAX's update_dp_aval: the target's Explicit axes
-sharding_typing_rules[device_put_p] = lambda in_avals, params, out_avals: out_avals
+sharding_typing_rules[device_put_p] = sharding_types.typed_by_abstract_eval
