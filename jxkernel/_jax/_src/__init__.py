@@ -15,7 +15,11 @@ from ...core.lazy_names import module_aliases
 
 # JAX's private modules whose code is jxkernel's own, in the engine package it belongs to
 module_aliases(__name__, {"checkify": "jxkernel.api.checkify",
-                          "traceback_util": "jxkernel.core.traceback_util"})
+                          "traceback_util": "jxkernel.core.traceback_util",
+                          "ad_checkpoint": "jxkernel.api.ad_checkpoint",
+                          # the public modules JAX's re-export from these private ones
+                          "api_util": "jxkernel._jax.api_util",
+                          "custom_derivatives": "jxkernel._jax.custom_derivatives"})
 
 
 def __getattr__(name):
