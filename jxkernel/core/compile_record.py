@@ -194,8 +194,10 @@ def logged() -> bool:
     return not getattr(_unlogged, "depth", 0)
 
 
-def record(event: CompileEvent) -> CompileEvent:
-    """Log `event` (numbered: the logged copy's `seq` is set) and tell the subscribers."""
+def record(event: CompileEvent, counted_as=None) -> CompileEvent:
+    """Log `event` (numbered: the logged copy's `seq` is set) and tell the subscribers;
+    `counted_as`: what its `nth` counts compiles of, where not its `key` (a jit's caches,
+    shared by every jit of its function and options)."""
     global _seq
     if getattr(_unlogged, "depth", 0):
         if _unlogged.tap is not None:
@@ -204,7 +206,7 @@ def record(event: CompileEvent) -> CompileEvent:
     call_site = event.call_site or user_source_info()
     with _lock:
         _seq += 1
-        nth = _count(event)
+        nth = _count(event, counted_as)
         event = dataclasses.replace(event, seq=_seq, call_site=call_site, nth=nth)
         _events.append(event)
         if hasattr(event.key, "_fail_on_recompile"):      # so the switch can be set by key
@@ -258,13 +260,13 @@ def log_trace_miss(function: str, source: str, call_site: str, difference: str =
     _logger.warning("\n".join(lines))
 
 
-def _count(event) -> int:
+def _count(event, counted_as=None) -> int:
     """How many compiles of `event`'s function are logged, this one included (under _lock; a
     retrace that compiled nothing counts none)."""
     step = 1 if event.compiled else 0
+    key = counted_as if counted_as is not None else event.key
     try:
-        table, name = (_key_counts, event.key) if event.key is not None else \
-            (_counts, event.function)
+        table, name = (_key_counts, key) if key is not None else (_counts, event.function)
         table[name] = table.get(name, 0) + step
     except TypeError:                 # a key that can't be weakly referenced: by its name
         table, name = _counts, event.function_key
@@ -441,7 +443,9 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True) -> CompileEv
         except Exception as e:
             _explainer_failed("explaining a compile", e)
         else:
-            return record(event)
+            # counted per function and options, as the caches are: `jit(f)` made anew after
+            # an earlier one was dropped continues its count (compile #2, not #1)
+            return record(event, counted_as=miss.history)
     # a failed explainer, or while jxkernel/__init__.py loads, before the explainer is in: pmap's plain reason
     return record_compiled(miss.jitted._name, _plain_signature(miss), phases, backend,
                            key=miss.jitted)

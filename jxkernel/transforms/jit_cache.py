@@ -46,8 +46,17 @@ class FunState:
             fast, last = Bounded(SIGNATURES), {}
             compiled = LRU(SIGNATURES, weigh=_constant_bytes, max_weight=CONSTANTS,
                            on_evict=lambda _, entry: _forget(entry, fast, last))
-            found = self.caches[options] = (compiled, fast, LRU(SIGNATURES), [], last)
+            found = self.caches[options] = (compiled, fast, LRU(SIGNATURES), History(), last)
         return found
+
+
+class History(list):
+    """What each compile of a function was specialised on (the explainer's): a list the
+    compile log counts a function's compiles by, so one it can hold weakly, as a key by
+    identity (two functions' histories are two keys, whatever they hold)."""
+    __slots__ = ("__weakref__",)
+    __hash__ = object.__hash__
+    __eq__ = object.__eq__
 
 
 def _constant_bytes(entry) -> int:

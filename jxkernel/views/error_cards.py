@@ -422,7 +422,9 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
                   f"no .{pulls.group(1)}()")
     if static:
         in_place = static == _lambda_static(where, origin["argument"])   # the line itself
-        rewrite = static + (f"\n# then this line sees a Python value:\n{code}"
+        # after a `def f(...):` the line is in its body: indented, as it would be pasted
+        body = "    " if static.rstrip().endswith(":") else ""
+        rewrite = static + (f"\n{body}# then this line sees a Python value:\n{body}{code}"
                             if code and not in_place else "")
         rewrite += f"\n# or, if an array is fine here, keep it traced:\n{astype}" if astype else ""
         loop = _range_loop_rewrite(where) if where else ""

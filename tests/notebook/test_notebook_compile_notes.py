@@ -156,6 +156,16 @@ def test_a_recompile_after_the_log_was_cleared_is_still_noted(shell):
         note["text/plain"]
 
 
+def test_jit_made_again_of_the_same_function_counts_on_from_the_dropped_one(shell):
+    # jit(step) written at each call: the jits share step's caches (the second call hits, as
+    # in JAX), so the dtype change is step's second compile; the log was never cleared
+    ok(shell, "def step13(w, lr):\n    return w - lr * w\njax.jit(step13)(jnp.ones(3), 1)")
+    (note,) = ok(shell, "jax.jit(step13)(jnp.ones(3), 1)\njax.jit(step13)(jnp.ones(3), 0.1)").notes
+    text = note["text/plain"]
+    assert text.startswith("⚙ step13 compiled again (compile #2, at In["), text
+    assert "lr: dtype i32[] (weak) -> f32[] (weak)" in text and "cleared" not in text, text
+
+
 def test_user_text_is_escaped_in_the_note(shell):
     ok(shell, "def ev3(v):\n    return v + 1\nev3.__name__ = '<img src=x onerror=alert(1)>'\n"
               "jev3 = jax.jit(ev3)\njev3(1.0)")

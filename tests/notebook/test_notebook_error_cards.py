@@ -383,6 +383,17 @@ def test_leaked_tracer_from_a_loop_body_rewrites_the_loop(shell):
     compile(code, "<rewrite>", "exec")            # it parses
 
 
+def test_static_rewrite_of_a_decorated_def_indents_the_line_in_its_body(shell):
+    # `@jax.jit def f(x, n): for i in range(n)`: the static alternative rewrites the decorator
+    # and the def, after which the failing line belongs in the body, indented
+    _, card, _, _ = failing(shell, "@jax.jit\ndef dbl(x, n):\n    for i in range(n):\n"
+                                   "        x = x * 2\n    return x\ndbl(jnp.ones(2), 3)")
+    lines = card["rewrite"].splitlines()
+    at = lines.index("def dbl(x, n):")
+    assert lines[at + 1:at + 3] == ["    # then this line sees a Python value:",
+                                    "    for i in range(n):"], lines
+
+
 def test_static_rewrite_rebinds_the_name_the_learner_calls(shell):
     # `power_jit = jax.jit(power)` then `power_jit(x, 3)`: the card said
     # `power = jax.jit(power, static_argnames=('n',))`, after which power_jit(x, 3) still fails
