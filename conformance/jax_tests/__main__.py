@@ -4,6 +4,7 @@ jxkernel, read from a git mirror or clone of JAX (--fetch, or the variable JAX_M
     python -m conformance.jax_tests run --fetch MIRROR        # every file, both sides
     python -m conformance.jax_tests run --fetch MIRROR --side jxkernel --files lax_numpy_operators_test.py
     python -m conformance.jax_tests report                    # the README's table, compare.md
+    python -m conformance.jax_tests report --merge ../clone2  # with another clone's runs
 
 Run it niced on a shared machine (`nice -n 15 python -m ...`).
 """
@@ -29,10 +30,16 @@ def main(argv=None):
                     help="sampled cases per parameterized test (JAX_NUM_GENERATED_CASES)")
     go.add_argument("--optimized", action="store_true",
                     help="XLA's default optimizations (the runs set JAX_DISABLE_MOST_OPTIMIZATIONS=1)")
-    commands.add_parser("report", help="write the README's table and compare.md")
+    show = commands.add_parser("report", help="write the README's table and compare.md")
+    show.add_argument("--merge", nargs="+", default=(), metavar="CHECKOUT",
+                      help="other checkouts whose .jaxtests/results join this one's (per "
+                           "file the latest run), kept here afterwards")
     args = parser.parse_args(argv)
     if args.command == "report":
-        report.write(report.load_both())
+        results = report.load_both(args.merge)
+        if args.merge:
+            report.save_both(results)
+        report.write(results)
         return
     if not args.fetch:
         parser.error("run needs JAX's repository: --fetch MIRROR or JAX_MIRROR "

@@ -85,5 +85,31 @@ def write(results) -> None:
     print(f"{len(lines)} tests fail under jxkernel only: {os.path.join(run.RESULTS, 'compare.md')}")
 
 
-def load_both() -> dict:
-    return {side: run.load(side) for side in environment.SIDES}
+def load_both(checkouts=()) -> dict:
+    """Both sides' results: this checkout's, and per file the latest run (by `finished_at`)
+    of those of other `checkouts` (clones that ran other files, or ran them later)."""
+    results = {side: run.load(side) for side in environment.SIDES}
+    for checkout in checkouts:
+        for side in environment.SIDES:
+            path = os.path.join(checkout, ".jaxtests", "results", f"{side}.json")   # (WORK's)
+            if os.path.exists(path):
+                _take_latest(results[side], run.load_path(path))
+    return results
+
+
+def _take_latest(into: dict, other: dict) -> None:
+    """
+    >>> mine = {"a.py": {"finished_at": "2026-11-27 16:00 UTC"}}
+    >>> _take_latest(mine, {"a.py": {"finished_at": "2026-11-27 17:00 UTC"}, "b.py": {}})
+    >>> sorted(mine), mine["a.py"]["finished_at"]
+    (['a.py', 'b.py'], '2026-11-27 17:00 UTC')
+    """
+    for file, outcome in other.items():
+        if outcome.get("finished_at", "") >= into.get(file, {}).get("finished_at", ""):
+            into[file] = outcome
+
+
+def save_both(results) -> None:
+    """Keep merged results as this checkout's own (a later `report` needs no --merge)."""
+    for side, outcomes in results.items():
+        run.save(side, outcomes)

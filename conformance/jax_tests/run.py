@@ -57,11 +57,20 @@ def results_path(side):
 
 
 def load(side) -> dict:
-    path = results_path(side)
+    return load_path(results_path(side))
+
+
+def load_path(path) -> dict:
     if not os.path.exists(path):
         return {}
     with open(path, encoding="utf-8") as f:
         return json.load(f)
+
+
+def save(side, results) -> None:
+    os.makedirs(RESULTS, exist_ok=True)
+    with open(results_path(side), "w", encoding="utf-8") as f:
+        json.dump(results, f, indent=1, sort_keys=True)
 
 
 def commit() -> str:
@@ -85,8 +94,7 @@ def run_side(side, chosen, timeout_s, cases, mirror, optimized=False):
         outcome.update(finished_at=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                        cases=cases, commit=commit() if side == "jxkernel" else None)
         results[file] = outcome
-        with open(results_path(side), "w", encoding="utf-8") as f:
-            json.dump(results, f, indent=1, sort_keys=True)
+        save(side, results)
         print(f"{side:8} {file:40} {describe(outcome)}", flush=True)
     return results
 

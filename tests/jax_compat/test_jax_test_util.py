@@ -107,6 +107,22 @@ def test_report_cells_and_only_jxkernel_failures():
     assert report.only_jxkernel(jx, {"failures": {"b": "y"}}) == ["a"]
 
 
+def test_report_merges_other_checkouts_results_latest_run_first(tmp_path, monkeypatch):
+    # files run in several clones (one per helper, or a later rerun) make one table
+    import json
+    from conformance.jax_tests import run
+    monkeypatch.setattr(run, "RESULTS", str(tmp_path / "here"))
+    run.save("jax", {"a.py": {"finished_at": "2026-11-27 16:00 UTC", "passed": 1}})
+    other = tmp_path / "clone" / ".jaxtests" / "results"
+    other.mkdir(parents=True)
+    (other / "jax.json").write_text(json.dumps({
+        "a.py": {"finished_at": "2026-11-27 15:00 UTC", "passed": 9},      # older: not taken
+        "b.py": {"finished_at": "2026-11-27 17:00 UTC", "passed": 2}}))
+    both = report.load_both([str(tmp_path / "clone")])
+    assert {f: o["passed"] for f, o in both["jax"].items()} == {"a.py": 1, "b.py": 2}
+    assert both["jxkernel"] == {}
+
+
 @pytest.mark.parametrize("module", [
     "jxkernel._jax._src.test_util", "jxkernel._jax._src.test_util.case",
     "jxkernel._jax._src.test_util.devices", "jxkernel._jax._src.test_util.dtype_lists",
