@@ -962,8 +962,9 @@ def _carry_card(exc, where, called_from) -> ErrorCard:
     loop = text.split()[0] if text.split()[0] in ("scan", "while_loop", "fori_loop") else "loop"
     body = _loop_body_name(where) or "body"
     types, trees = _CARRY_TYPES.search(text), _CARRY_TREES.search(text)
+    whole = None                   # the body's own name for the carry, where it is one value
     if types:
-        _, sub_path, path, _, came, went, mismatch = types.groups()
+        _, sub_path, path, whole, came, went, mismatch = types.groups()
         path = sub_path or path or None
     elif trees:
         _, sub_path, path, _, came, went, tree_in, tree_out = trees.groups()
@@ -981,7 +982,7 @@ def _carry_card(exc, where, called_from) -> ErrorCard:
                    f"# or start it with the type {body} returns, e.g. "
                    f"jnp.asarray(init, jnp.{dtype_out})")
     elif mismatch == "shapes":
-        rewrite = _carry_shape_rewrite(body, leaf, came, went, loop, ys)
+        rewrite = _carry_shape_rewrite(body, leaf, came, went, loop, ys, whole or "carry")
         if "cannot grow" not in rewrite:     # (a growing carry outgrows any start shape)
             rewrite += (f"\n# or start it with the shape {body} returns: "
                         f"jnp.zeros({_shape_of(went)}, jnp.{went.split('[')[0]})")
@@ -1000,7 +1001,7 @@ def _carry_card(exc, where, called_from) -> ErrorCard:
         if loop != "loop" else None)
 
 
-def _carry_shape_rewrite(body, leaf, came, went, loop, ys) -> str:
+def _carry_shape_rewrite(body, leaf, came, went, loop, ys, carry) -> str:
     """Code keeping the carry's shape: broadcast back a value that lost dimensions; a carry
     that grows (jnp.append in the body) cannot: the values go out as scan's ys, or into a
     buffer made at its final size (`new_carry.sum()` was advised, whose shape is ())."""
@@ -1009,9 +1010,9 @@ def _carry_shape_rewrite(body, leaf, came, went, loop, ys) -> str:
     if len(dims_out) < len(dims_in):
         return head + f"return jnp.broadcast_to(new_carry, {_shape_of(came)}){ys}"
     if len(dims_out) == len(dims_in) and all(o >= i for i, o in zip(dims_in, dims_out)):
-        if loop == "scan":
+        if loop == "scan":     # (`carry`: the body's own name for it, else a NameError)
             return (f"# a carry cannot grow: give each new value out as scan's ys (stacked "
-                    f"for you)\nreturn carry, x")
+                    f"for you)\nreturn {carry}, x    # x: the value it appended")
         return (f"# a carry cannot grow: make the buffer at its final size and write into "
                 f"it\nbuffer = buffer.at[i].set(value)")
     return head + f"# (compute {leaf} so that its shape stays {_shape_of(came)})"
