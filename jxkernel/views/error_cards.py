@@ -65,6 +65,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from ..core import dtypes
 from ..core import errors as jx_errors
 from ..transforms.jit_args import python_value_of
 from .argument_uses import (UNKNOWN, argument_expression, literal_of, python_value, uses,
@@ -946,6 +947,81 @@ def _vmap_rewrite(where, mapped, axes) -> str | None:
     return None
 
 
+# ------------------------------------------------------------------ cond/switch branch types
+# JAX's text (lax.cond's _check_branch): "The output of true_fun [at path P] has type T0 but the
+# corresponding output of false_fun has type T1, so the dtypes do not match."
+_BRANCH_NAMES = re.compile(r"^(.+?) is (.+?)(?: at \S+)?$", re.M)
+_BRANCH_TYPES = re.compile(r"The output of (.+?)(?: at path (\S+))? has type (\S+) but the "
+                           r"corresponding output of (.+?) has type (\S+), so the "
+                           r"(shapes|dtypes) do not match")
+
+
+def _is_branch_types(e) -> bool:
+    return isinstance(e, TypeError) and _BRANCH_TYPES.search(str(e)) is not None and \
+        re.match(r"(cond|switch) branches must have equal output types", str(e)) is not None
+
+
+def _branch_card(exc, where, called_from) -> ErrorCard:
+    text = str(exc)
+    api = text.split()[0]
+    first, path, type0, other, type1, mismatch = _BRANCH_TYPES.search(text).groups()
+    funs = dict(_BRANCH_NAMES.findall(text.split("\n\n")[1]))
+    other_fun = funs.get(other, other)
+    at = f" at path {path}" if path else ""
+    if mismatch == "dtypes":
+        # cast toward the type both promote to (an int branch to the float one's, not back)
+        dtype = str(dtypes.promote_types(type0.split("[")[0], type1.split("[")[0]))
+        cast = [(n, funs.get(n, n)) for n, t in ((first, type0), (other, type1))
+                if t.split("[")[0] != dtype]
+        fix = (f"Return {dtype}{at} from every branch: .astype(jnp.{dtype}) in "
+               f"{' and '.join(n for n, _ in cast)}.")
+        rewrite = "\n".join(f"# in {n} ({f}), return {dtype}:\nreturn result.astype(jnp.{dtype})"
+                            for n, f in cast)
+        both = "promotes both to one dtype"
+    else:
+        fix = f"Make {other} return{at} the shape {first} returns, {_shape_of(type0)}."
+        rewrite = f"# in {other} ({other_fun}), return the shape {first} returns:\n" + \
+            _branch_shape_return(type0, type1)
+        both = "broadcasts them"
+    if api == "cond" and (mismatch == "dtypes" or _broadcasts(type1, type0)):
+        rewrite += (f"\n# or, if computing both branches is fine, jnp.where {both}:\n"
+                    f"y = jnp.where(pred, true_value, false_value)")
+    return ErrorCard(
+        "branch-types", f"{api}: the branches return different types",
+        why=(f"{api} traces every branch into one program and picks one when it runs, so each "
+             f"must return the same structure, shapes and dtypes: {first} returns {type0}{at}, "
+             f"{other} {type1}."),
+        fix=fix, rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        origin={"api": api, "branches": [[first, funs.get(first, first), type0],
+                                         [other, other_fun, type1]],
+                "path": path, "mismatch": mismatch},
+        docs=f"https://docs.jax.dev/en/latest/_autosummary/jax.lax.{api}.html")
+
+
+def _broadcasts(type_from, type_to) -> bool:
+    """Whether an array of type_from's shape broadcasts to type_to's ('f32[1]' to 'f32[2]')."""
+    a, b = _dims(type_from), _dims(type_to)
+    return len(a) <= len(b) and all(x in (1, y) for x, y in zip(reversed(a), reversed(b)))
+
+
+def _branch_shape_return(want, got) -> str:
+    """Code giving a branch's result the shape `want`, one that works from `got`: broadcast
+    (a size-1 or missing axis), pad with zeros (shorter) or slice (longer) along one axis."""
+    shape = _shape_of(want)
+    if _broadcasts(got, want):
+        return f"return jnp.broadcast_to(result, {shape})"
+    a, b = _dims(got), _dims(want)
+    differ = [i for i, (x, y) in enumerate(zip(a, b)) if x != y] if len(a) == len(b) else []
+    if len(differ) == 1:
+        i = differ[0]
+        if a[i] < b[i]:
+            pads = [(0, b[i] - a[i]) if j == i else (0, 0) for j in range(len(a))]
+            return f"return jnp.pad(result, {pads})    # zeros after"
+        index = ", ".join([":"] * i + [f":{b[i]}"])
+        return f"return result[{index}]"
+    return f"# (compute it so that its shape is {shape})"
+
+
 # ------------------------------------------------------------------ loop carry
 # JAX's texts (lax/_cf_util.check_carry): the leaf named by the body's parameter and its path
 # ("component c['x']"), by its path alone, or the whole carry ("c", or nothing)
@@ -1403,6 +1479,7 @@ _BUILDERS = [
      str(e).startswith("vmap got inconsistent sizes") and _VMAP_AXIS.search(str(e)) is not None,
      _vmap_card),
     (_is_carry_error, _carry_card),
+    (_is_branch_types, _branch_card),
     (lambda e: isinstance(e, jx_errors.NonConcreteBooleanIndexError), _boolean_index_card),
     (lambda e: isinstance(e, TypeError) and str(e).startswith(_IMMUTABLE), _immutable_card),
     (lambda e: isinstance(e, jx_errors.KeyReuseError), _key_reuse_card),
@@ -1427,6 +1504,8 @@ def origin_lines(card) -> list:
     if card.kind == "loop-carry":
         return [f"{origin['body']}: carry{origin['path'] or ''} came in as "
                 f"{origin['input_type']}, left as {origin['output_type']}"]
+    if card.kind == "branch-types":
+        return [f"{name} ({fun}) returns {type_}" for name, fun, type_ in origin["branches"]]
     if card.kind == "unhashable-static":
         return [f"static argument {origin['argument']} of {origin['function']}: "
                 f"{origin['value_type']} {origin['value']}"]

@@ -401,6 +401,7 @@ def run(jax):
         **_sized_results(jax),
         **_grad_outputs(jax),
         **_prints_under_jit(jax),
+        **_branch_types(jax),
     }
 
 
@@ -490,3 +491,30 @@ def _prints_under_jit(jax):
         return x + 1
     return {"print_in_jit_lines": lines(jax.jit(with_print)),
             "debug_print_in_jit_lines": lines(jax.jit(with_debug_print))}
+
+
+def _branch_types(jax):
+    """lax.cond/switch branches returning different dtypes or shapes: JAX's TypeError, and the
+    card's fixes run as advised (a cast toward the promoted dtype, a broadcast, a pad, a slice,
+    jnp.where), each giving the branches one type."""
+    jnp, lax = jax.numpy, jax.lax
+    x = jnp.ones((3, 2))
+
+    def typed(y):
+        return [str(y.dtype), list(y.shape)]
+    return {
+        "cond_branch_dtypes": _said(lambda: lax.cond(True, lambda v: v.astype(jnp.int32),
+                                                     lambda v: v, x)),
+        "cond_branch_dtypes_cast": typed(lax.cond(
+            True, lambda v: v.astype(jnp.int32).astype(jnp.float32), lambda v: v, x)),
+        "cond_branch_where_promotes": typed(jnp.where(True, x.astype(jnp.int32), x)),
+        "cond_branch_shapes": _said(lambda: lax.cond(True, lambda v: v, lambda v: v[:1], x)),
+        "cond_branch_shapes_broadcast": typed(lax.cond(
+            False, lambda v: v, lambda v: jnp.broadcast_to(v[:1], (3, 2)), x)),
+        "cond_branch_shapes_pad": typed(lax.cond(
+            False, lambda v: v, lambda v: jnp.pad(v[:2], [(0, 1), (0, 0)]), x)),
+        "cond_branch_shapes_slice": typed(lax.cond(
+            False, lambda v: v[:2], lambda v: v[:3][:2], x)),
+        "switch_branch_dtypes": _said(lambda: lax.switch(1, [lambda v: v, lambda v: v * 1.0],
+                                                         jnp.ones(2, jnp.int32))),
+    }

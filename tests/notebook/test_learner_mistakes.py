@@ -540,3 +540,31 @@ def test_print_of_a_tracer_inside_jit_gets_a_note_pointing_to_debug_print(shell)
     # a %%jit cell tells its own prints (its "print() ran while tracing" note): not twice
     assert _info_notes(shell, "xs_p = jnp.ones(3)") == []
     assert _info_notes(shell, "%%jit\nprint('tracing', xs_p)\nys_p = xs_p * 2") == []
+
+
+def test_cond_branches_of_two_types_get_a_card_whose_fixes_work_under_jax(shell):
+    # cond's TypeError is JAX's (test_the_cases_say_what_jax_says); the card casts toward the
+    # promoted dtype (the int branch to float32, not the float one to int32), and each shape
+    # fix it writes gives the branches one type under JAX (the *_broadcast/_pad/_slice facts)
+    shell.run_cell("from jxkernel import lax\nx = jnp.ones((3, 2))")
+    text, card = shown(shell, "lax.cond(True, lambda v: v.astype(jnp.int32), lambda v: v, x)")
+    assert JAX["cond_branch_dtypes"]["first_line"] in card["message"] and "card below" in text
+    assert card["kind"] == "branch-types" and card["origin"]["mismatch"] == "dtypes"
+    assert card["rewrite"].splitlines()[:2] == ["# in true_fun (<lambda>), return float32:",
+                                                "return result.astype(jnp.float32)"]
+    assert JAX["cond_branch_dtypes_cast"] == JAX["cond_branch_where_promotes"] == \
+        ["float32", [3, 2]]
+    fixes = {"v[:1]": ("return jnp.broadcast_to(result, (3, 2))", "cond_branch_shapes_broadcast"),
+             "v[:2]": ("return jnp.pad(result, [(0, 1), (0, 0)])", "cond_branch_shapes_pad")}
+    for other, (line, fact) in fixes.items():
+        _, card = shown(shell, f"lax.cond(True, lambda v: v, lambda v: {other}, x)")
+        assert card["origin"]["mismatch"] == "shapes"
+        assert card["rewrite"].splitlines()[1].startswith(line), card["rewrite"]
+        assert JAX[fact] == ["float32", [3, 2]], fact
+    _, card = shown(shell, "lax.cond(True, lambda v: v[:2], lambda v: v, x)")
+    assert card["rewrite"].splitlines()[1] == "return result[:2]"
+    assert JAX["cond_branch_shapes_slice"] == ["float32", [2, 2]]
+    # switch: no jnp.where alternative (more than two branches)
+    _, card = shown(shell, "lax.switch(1, [lambda v: v, lambda v: v * 1.0], jnp.ones(2, jnp.int32))")
+    assert card["origin"]["api"] == "switch" and "jnp.where" not in card["rewrite"]
+    assert "# in branch 0 (<lambda>), return float32:" in card["rewrite"]
