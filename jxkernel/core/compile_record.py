@@ -11,7 +11,8 @@ what explains them: on a jit cache miss the call path publishes a `Miss` (what w
 with its phases), and the explainer installed by the see-inside layer (jxkernel/views/
 recompile_explainer.py, `install_explainer`) says why, comparing it with the signatures compiled
 before. Anyone may subscribe (the notebook's recompilation widget does);
-`config.update("jax_log_compiles", True)` prints each event as it happens.
+`config.update("jax_log_compiles", True)` logs each event as it happens (logger
+"jxkernel.compile_log", WARNING).
 """
 from __future__ import annotations
 
@@ -215,7 +216,9 @@ def record(event: CompileEvent, counted_as=None) -> CompileEvent:
             del _events[: len(_events) - MAX_EVENTS]
         subscribers = list(_subscribers)
     if config.jax_log_compiles and event.compiled:     # (JAX logs lowerings only)
-        print(str(event), file=sys.stderr)
+        # at WARNING through logging, as JAX's "Compiling ..." (no handler set: Python's
+        # last resort prints it on stderr; logging's settings silence or redirect it)
+        _logger.warning("%s", event)
     # as JAX's: the misses of its own functions (and of eager operations) are not the user's
     if config.jax_explain_cache_misses and _explainer is not None and event.origin == USER:
         try:
