@@ -43,7 +43,8 @@ def table(results) -> str:
         for side, outcome in (("jax", a), ("jxkernel", b)):
             for k in totals[side]:
                 totals[side][k] += (outcome or {}).get(k, 0)
-        gap = len(only_jxkernel(b, a)) if a and b else ""
+        gap = (b.get("gap", "") if b.get("earlier") else len(only_jxkernel(b, a))) \
+            if a and b else ""
         rows.append(f"| `tests/{file}` | {cell(a)} | {cell(b)} | {gap} |")
     both = {side: {**t, "status": "finished"} for side, t in totals.items()}
     rows.append(f"| all | {cell(both['jax'])} | {cell(both['jxkernel'])} | |")
@@ -61,11 +62,43 @@ def _stamp(results) -> str:
             f"JAX_NUM_GENERATED_CASES={', '.join(map(str, cases))}.")
 
 
+_ROW = re.compile(r"^\| `tests/(\S+)` \| (\d+) / (\d+) / (\d+) / (\d+) \| (\d+) / (\d+) / (\d+) / "
+                  r"(\d+) \| (\d*) \|$", re.M)
+
+
+def earlier_rows(text) -> tuple:
+    """(the README block's stamp line, {side: {file: outcome}}) of the rows the table holds
+    now: the counts of a file no clone here has run since (marked `earlier`).
+
+    >>> stamp, rows = earlier_rows("Run X.\\n| `tests/a.py` | 5 / 0 / 0 / 1 | 4 / 1 / 0 / 1 | 1 |")
+    >>> stamp, rows["jxkernel"]["a.py"]["failed"], rows["jxkernel"]["a.py"]["gap"]
+    ('Run X.', 1, 1)
+    """
+    block = text.split(START, 1)[-1].split(END, 1)[0]
+    stamp = next((line for line in block.splitlines() if line.startswith("Run ")), "")
+    rows: dict = {"jax": {}, "jxkernel": {}}
+    for file, *counts, gap in _ROW.findall(block):
+        for side, four in (("jax", counts[:4]), ("jxkernel", counts[4:])):
+            rows[side][file] = {**dict(zip(("passed", "failed", "error", "skipped"),
+                                           map(int, four))),
+                                "status": "finished", "earlier": True,
+                                "gap": int(gap) if gap else ""}
+    return stamp, rows
+
+
 def write(results) -> None:
-    """The README's table between its markers, and compare.md."""
+    """The README's table between its markers, and compare.md; a file no results here
+    cover keeps its row's earlier counts, and the stamp says which run those were."""
     with open(README, encoding="utf-8") as f:
         text = f.read()
-    block = f"{START}\n{_stamp(results)}\n\n{table(results)}\n{END}"
+    before, rows = earlier_rows(text)
+    results = {side: {**rows[side], **outcomes} for side, outcomes in results.items()}
+    stamp = _stamp({side: {f: o for f, o in outcomes.items() if not o.get("earlier")}
+                    for side, outcomes in results.items()})
+    if any(o.get("earlier") for outcomes in results.values() for o in outcomes.values()):
+        stamp += (" Files not run since keep the counts of the earlier run (" +
+                  before.removeprefix("Run ").rstrip(".") + ").")
+    block = f"{START}\n{stamp}\n\n{table(results)}\n{END}"
     if START not in text:
         raise SystemExit(f"conformance/README.md has no {START} ... {END} block to rewrite")
     text = re.sub(re.escape(START) + ".*?" + re.escape(END), lambda _: block, text, flags=re.S)

@@ -123,6 +123,26 @@ def test_report_merges_other_checkouts_results_latest_run_first(tmp_path, monkey
     assert both["jxkernel"] == {}
 
 
+def test_report_keeps_earlier_rows_of_files_not_run_since(tmp_path, monkeypatch, capsys):
+    from conformance.jax_tests import run
+    readme = tmp_path / "README.md"
+    readme.write_text(f"x\n{report.START}\nRun 2026-11-26, jxkernel at `abc`.\n\n"
+                      "| `tests/lax_numpy_operators_test.py` | 5 / 0 / 0 / 1 | 4 / 1 / 0 / 1 | 1 |\n"
+                      f"{report.END}\n")
+    monkeypatch.setattr(report, "README", str(readme))
+    monkeypatch.setattr(run, "RESULTS", str(tmp_path / "results"))
+    (tmp_path / "results").mkdir()
+    fresh = {"passed": 7, "failed": 0, "error": 0, "skipped": 0, "status": "finished",
+             "commit": "def", "cases": 10}
+    report.write({"jax": {"polynomial_test.py": fresh}, "jxkernel": {"polynomial_test.py": fresh}})
+    text = readme.read_text()
+    assert "| `tests/lax_numpy_operators_test.py` | 5 / 0 / 0 / 1 | 4 / 1 / 0 / 1 | 1 |" in text
+    assert "| `tests/polynomial_test.py` | 7 / 0 / 0 / 0 | 7 / 0 / 0 / 0 | 0 |" in text
+    assert "| all | 12 / 0 / 0 / 1 | 11 / 1 / 0 / 1 | |" in text
+    assert "jxkernel at `def`" in text and \
+        "keep the counts of the earlier run (2026-11-26, jxkernel at `abc`)" in text, text
+
+
 @pytest.mark.parametrize("module", [
     "jxkernel._jax._src.test_util", "jxkernel._jax._src.test_util.case",
     "jxkernel._jax._src.test_util.devices", "jxkernel._jax._src.test_util.dtype_lists",
