@@ -30,7 +30,7 @@ from .devices import (device_under_test, is_cloud_tpu, is_cuda_compute_capabilit
 from .dtype_lists import (_dtype, default_gradient_tolerance, default_tolerance, dtypes,  # noqa: F401
                           join_tolerance, num_float_bits, supported_dtypes, to_default_dtype,
                           tolerance, with_jax_dtype_defaults)
-from .mesh import create_mesh  # noqa: F401
+from .mesh import create_mesh, with_explicit_mesh  # noqa: F401
 from .rand import (NUMPY_SCALAR_SHAPE, PYTHON_SCALAR_SHAPE, ScalarShape, _dims_of_shape,  # noqa: F401
                    dtype_str, format_shape_dtype_string, is_valid_shape, rand_bool, rand_default,
                    rand_fullrange, rand_indices_unique_along_axis, rand_int, rand_nonzero,

@@ -1,0 +1,145 @@
+"""JAX's private lax names that JAX's tests/lax_test.py, lax_vmap_test.py and lax_vmap_op_test.py
+call, and the lax behaviour those files found different: run alike by real JAX
+(reference/make_lax_private_reference.py records lax_private_reference.json) and by jxkernel
+(tests/_jax/_src/test_src_lax_private.py). `run(jax)` returns {case: JSON data}: dtype names,
+exact values (small integers in float32), [exception class, message] of what raised.
+
+    run(jax)["int_dtype_for_dim"]  ->  [["10", true, "int32"], ...]
+"""
+import importlib
+
+import numpy as np
+
+
+def _module(jax, name):
+    return importlib.import_module(f"{jax.__name__}._src.{name}")
+
+
+def _error(fn) -> list | None:
+    """[exception class, message] of `fn()`, or None if it returns."""
+    try:
+        fn()
+    except Exception as e:      # noqa: BLE001 (the class is what is recorded)
+        return [type(e).__name__, str(e)]
+    return None
+
+
+def _values(x) -> list:
+    return np.asarray(x).tolist()
+
+
+_SIZES = [10, 2**31 - 1, 2**31, 2**32 - 1, 2**32]
+
+
+def int_dtype_for_dim(jax):
+    utils = _module(jax, "lax.utils")
+    return [[str(d), signed, utils.int_dtype_for_dim(d, signed=signed).name]
+            for d in _SIZES for signed in (True, False)]
+
+
+def int_dtype_for_shape(jax):
+    utils = _module(jax, "lax.utils")
+    shapes = [[], [10, 20], [2, 2**31], [2**32 - 1, 1], [2**32, 3]]
+    return [[shape, signed, utils.int_dtype_for_shape(shape, signed=signed).name]
+            for shape in shapes for signed in (True, False)]
+
+
+# (operand shape, window, strides, padding, base dilation): each a 1- or 2-d pooling
+_WINDOWS = [((6,), (2,), (2,), [(0, 0)], (1,)),
+            ((5,), (3,), (1,), [(1, 1)], (1,)),
+            ((4, 5), (2, 2), (1, 2), [(0, 1), (1, 0)], (1, 1)),
+            ((3, 4), (2, 2), (1, 1), [(0, 0), (0, 0)], (2, 1))]
+
+
+def _operand(shape):
+    """Distinct values (no ties), so every side chooses the same element of each window."""
+    n = int(np.prod(shape))
+    return ((np.arange(n) * 7) % n).reshape(shape).astype(np.float32)
+
+
+def select_and_gather_add(jax):
+    windowed = _module(jax, "lax.windowed_reductions")
+    out = []
+    for shape, window, strides, padding, dilation in _WINDOWS:
+        x = _operand(shape)
+        for select in (jax.lax.ge_p, jax.lax.le_p):
+            ones = (1,) * len(shape)
+            got = windowed._select_and_gather_add(10 * x + 1, x, select, window, strides,
+                                                  padding, dilation, ones)
+            out.append(_values(got))
+    return out
+
+
+def select_and_gather_add_vmap(jax):
+    windowed = _module(jax, "lax.windowed_reductions")
+    x = np.stack([_operand((6,)), -_operand((6,))])
+
+    def gather(tangents, operand):
+        return windowed._select_and_gather_add(tangents, operand, jax.lax.ge_p, (2,), (1,),
+                                               [(0, 1)], (1,), (1,))
+    return [_values(jax.vmap(gather)(10 * x, x)),
+            _values(jax.vmap(gather, in_axes=(None, 0))(10 * x[0], x))]
+
+
+def select_and_scatter_add(jax):
+    windowed = _module(jax, "lax.windowed_reductions")
+    out = []
+    for shape, window, strides, padding, dilation in _WINDOWS:
+        if any(d != 1 for d in dilation):
+            continue                   # select_and_scatter_add has no dilations
+        x = _operand(shape)
+        windows = jax.eval_shape(lambda v: windowed._select_and_gather_add(
+            v, v, jax.lax.ge_p, window, strides, padding, dilation, dilation), x).shape
+        source = np.arange(1, 1 + int(np.prod(windows)), dtype=np.float32).reshape(windows)
+        for select in (jax.lax.ge_p, jax.lax.le_p):
+            out.append(_values(windowed._select_and_scatter_add(source, x, select, window,
+                                                                strides, padding)))
+    return out
+
+
+def private_dtypes(jax):
+    dtypes = _module(jax, "dtypes")
+    return {"float8_dtypes": [d.name for d in dtypes._float8_dtypes],
+            "scalar_types": [getattr(dtypes, n).__name__ for n in (
+                "bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
+                "float8_e5m2fnuz")]}
+
+
+def canonicalize_value_handler(jax):
+    dtypes = _module(jax, "dtypes")
+
+    class Runtime:          # a runtime type of a test's own, registered as lax_test does
+        pass
+
+    value = Runtime()
+    dtypes.register_canonicalize_value_handler(Runtime, None)
+    kept = dtypes.canonicalize_value(value) is value
+    dtypes.register_canonicalize_value_handler(Runtime, lambda x: 7)
+    return {"kept_as_is": kept, "by_handler": dtypes.canonicalize_value(value)}
+
+
+def private_names(jax):
+    """The private modules' names are the public objects themselves."""
+    lax_package, errors = _module(jax, "lax"), _module(jax, "errors")
+    sharding_impls = _module(jax, "sharding_impls")
+    device = jax.devices()[0]
+    return {"lax_add": lax_package.add is jax.lax.add,
+            "lax_reduce_max_p": lax_package.reduce_max_p is jax.lax.reduce_max_p,
+            "unexpected_tracer_error": errors.UnexpectedTracerError is
+            jax.errors.UnexpectedTracerError,
+            "single_device_sharding": sharding_impls.make_single_device_sharding(device) ==
+            jax.sharding.SingleDeviceSharding(device)}
+
+
+def broadcast_shapes_errors(jax):
+    return [_error(lambda: jax.lax.broadcast_shapes(*shapes))
+            for shapes in [((-1,),), ("hello",), ((2,), "ab"), ((2, 1.5),)]]
+
+
+CASES = [int_dtype_for_dim, int_dtype_for_shape, select_and_gather_add,
+         select_and_gather_add_vmap, select_and_scatter_add, private_dtypes,
+         canonicalize_value_handler, private_names, broadcast_shapes_errors]
+
+
+def run(jax) -> dict:
+    return {case.__name__: case(jax) for case in CASES}
