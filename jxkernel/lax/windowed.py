@@ -762,7 +762,8 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     prim = _monoid_window_prim(computation, flat_inits)
     if prim is not None:
         return tree_unflatten(tree, [prim.bind(flat_operands[0], **params)])
-    jaxpr, out_tree = _reduction_jaxpr(computation, tuple(map(get_aval, flat_inits)), tree)
+    jaxpr, out_tree = _reduction_jaxpr(computation, tuple(map(get_aval, flat_inits)), tree,
+                                       "reduce_window")
     outs = reduce_window_p.bind(*flat_operands, *flat_inits, jaxpr=jaxpr, **params)
     return tree_unflatten(out_tree, outs)
 

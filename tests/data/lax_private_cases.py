@@ -136,9 +136,89 @@ def broadcast_shapes_errors(jax):
             for shapes in [((-1,),), ("hello",), ((2,), "ab"), ((2, 1.5),)]]
 
 
+def private_lax_helpers(jax):
+    """jax._src.lax.lax's asarray, _const and _delta, jax._src.util.unzip3."""
+    lax_internal, util = _module(jax, "lax.lax"), _module(jax, "util")
+    consts = []
+    for example in [2.5, 3, True, np.float16(2.5), np.int8(1), np.array([1, 2], np.uint8),
+                    lax_internal._convert_element_type(0, np.dtype(np.int8), weak_type=True)]:
+        const = lax_internal._const(example, 1)           # (JAX's TypedNdArray is an ndarray)
+        kind = "ndarray" if isinstance(const, np.ndarray) else type(const).__name__
+        consts.append([kind, str(np.asarray(const).dtype), _values(const)])
+    arrays = []
+    for x in [1.0, np.float32(1.0), np.array([1, 2], np.int16), True]:
+        out = lax_internal.asarray(x)
+        staged = len(jax.make_jaxpr(lambda: lax_internal.asarray(x))().eqns)
+        arrays.append([isinstance(out, jax.Array), str(out.dtype), out.weak_type, _values(out),
+                       staged if np.ndim(x) == 0 else None])   # (a NumPy array: see test)
+    deltas = [[str(d.dtype), _values(d)] for d in (
+        lax_internal._delta(np.float32, (2, 3), (0, 1)),
+        lax_internal._delta(np.int32, (2, 3, 4), (0, 2)),
+        lax_internal._delta(np.bool_, (2, 2, 2), (0, 1, 2)))]
+    return {"const": consts, "asarray": arrays, "delta": deltas,
+            "unzip3": util.unzip3([(1, "a", True), (2, "b", False)])}
+
+
+def mul_out_dtype(jax):
+    jnp, lax = jax.numpy, jax.lax
+    return [[str(out.dtype), _values(out)] for out in (
+        lax.mul(jnp.int8(100), jnp.int8(3), out_dtype=jnp.int32),
+        lax.mul(np.array([100, -100], np.int8), np.array([3, 5], np.int8), out_dtype=np.int16),
+        lax.mul(np.array([1.5, 2.5], np.float16), np.array([3, 5], np.float16),
+                out_dtype=np.float32))]
+
+
+def _gather_batching_error(jax):
+    dnums = jax.lax.GatherDimensionNumbers(
+        offset_dims=(4, 5, 6), collapsed_slice_dims=(0, 1), start_index_map=(0, 1, 2, 3, 4),
+        operand_batching_dims=(0, 10))
+    operand, indices = np.ones((10, 9, 8, 7, 6), np.float32), np.ones((5, 4, 3, 2, 5), np.int32)
+    return jax.eval_shape(lambda o, i: jax.lax.gather(o, i, dnums, (10, 9, 8, 7, 6)),
+                          operand, indices)
+
+
+def _scatter_batching_error(jax):
+    dnums = jax.lax.ScatterDimensionNumbers(
+        update_window_dims=(4, 5, 6), inserted_window_dims=(),
+        scatter_dims_to_operand_dims=(0, 1, 2, 3, 4), operand_batching_dims=(0, 10))
+    operand = np.ones((50, 49, 48, 47, 46), np.float32)
+    indices, updates = np.ones((10, 9, 8, 7, 5), np.int32), np.ones((10, 9, 8, 7, 3, 2, 4),
+                                                                    np.float32)
+    return jax.eval_shape(lambda o, i, u: jax.lax.scatter(o, i, u, dnums), operand, indices,
+                          updates)
+
+
+def shape_rule_errors(jax):
+    """What JAX's lax tests expect these to raise: top_k past int32 indices, a reduce_window
+    computation of another structure, operand_batching_dims out of range."""
+    lax = jax.lax
+    too_long = jax.ShapeDtypeStruct((2**31 + 1,), np.dtype(np.float32))
+    return {"top_k": _error(lambda: jax.eval_shape(lambda x: lax.top_k(x, 100), too_long)),
+            "top_k_at_limit": _error(lambda: jax.eval_shape(
+                lambda x: lax.top_k(x, 1), jax.ShapeDtypeStruct((2**31,), np.dtype(np.float32)))),
+            "reduce_window_tree": _error(lambda: lax.reduce_window(
+                np.ones((1,)), 0., lambda x, y: [x + y], padding="VALID",
+                window_dimensions=(1,), window_strides=(1,))),
+            "gather_batching_dims": _error(lambda: _gather_batching_error(jax)),
+            "scatter_batching_dims": _error(lambda: _scatter_batching_error(jax))}
+
+
+def test_util_helpers(jax):
+    """jax._src.test_util's rand_like (seeded draws) and iter_eqns (nested equations)."""
+    jtu = _module(jax, "test_util")
+    draws = [jtu.rand_like(np.random.RandomState(0), x) for x in (
+        np.zeros((2, 2), np.float32), 1.0, np.zeros(2, np.complex64))]
+    jaxpr = jax.make_jaxpr(lambda x: jax.lax.cond(x > 0, jax.numpy.sin, jax.numpy.cos, x))(1.)
+    return {"rand_like": [[type(d).__name__, str(np.asarray(d).dtype),
+                           np.asarray(d, np.complex128).ravel().view(np.float64).tolist()]
+                          for d in draws],
+            "iter_eqns": sorted(str(e.primitive) for e in jtu.iter_eqns(jaxpr.jaxpr))}
+
+
 CASES = [int_dtype_for_dim, int_dtype_for_shape, select_and_gather_add,
          select_and_gather_add_vmap, select_and_scatter_add, private_dtypes,
-         canonicalize_value_handler, private_names, broadcast_shapes_errors]
+         canonicalize_value_handler, private_names, broadcast_shapes_errors, private_lax_helpers,
+         mul_out_dtype, shape_rule_errors, test_util_helpers]
 
 
 def run(jax) -> dict:
