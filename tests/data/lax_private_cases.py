@@ -215,10 +215,45 @@ def test_util_helpers(jax):
             "iter_eqns": sorted(str(e.primitive) for e in jtu.iter_eqns(jaxpr.jaxpr))}
 
 
+def composite_tracer_constant(jax):
+    """A composite whose decomposition closes over a traced value: JAX refuses it."""
+    jnp, lax = jax.numpy, jax.lax
+
+    def fun(x, scale):
+        decomposed = lax.composite(lambda y: jnp.round(y / scale), name="my.consts")
+        return decomposed(x)
+    scale, x = np.array([0.5, 0.4, 0.3], np.float32), np.array([1.0, 2.0, 3.0], np.float32)
+    error = _error(lambda: jax.jit(fun)(x, scale))
+    error[1] = error[1].split("\nSee https://docs.jax.dev")[0]   # (JAX's class adds its link)
+    return {"closed_over_constant": _values(jax.jit(lambda v: fun(v, scale))(x)),
+            "closed_over_tracer": error}
+
+
+def stop_gradient_integers(jax):
+    """stop_gradient lets go of an integer's tracer too (JAX's issue 33689): under grad both
+    outputs of a custom_gradient come back as plain Arrays; an integer gets an equation."""
+    jnp, seen = jax.numpy, {}
+
+    @jax.custom_gradient
+    def f(x):
+        return (x, jnp.round(x).astype(jnp.int32)), lambda g: jnp.ones_like(x)
+
+    def loss(x):
+        y, i = f(x)
+        y_stopped, i_stopped = jax.lax.stop_gradient((y, i))
+        seen["same_type"] = type(y_stopped) is type(i_stopped)
+        seen["is_array"] = isinstance(i_stopped, jax.Array)
+        return jnp.sum(f(y)[0])
+    grads = _values(jax.grad(loss)(jnp.ones((3,))))
+    eqns = [str(e.primitive) for e in jax.make_jaxpr(jax.lax.stop_gradient)(1).eqns]
+    return {**seen, "grads": grads, "int_eqns": eqns}
+
+
 CASES = [int_dtype_for_dim, int_dtype_for_shape, select_and_gather_add,
          select_and_gather_add_vmap, select_and_scatter_add, private_dtypes,
          canonicalize_value_handler, private_names, broadcast_shapes_errors, private_lax_helpers,
-         mul_out_dtype, shape_rule_errors, test_util_helpers]
+         mul_out_dtype, shape_rule_errors, test_util_helpers, composite_tracer_constant,
+         stop_gradient_integers]
 
 
 def run(jax) -> dict:
