@@ -249,11 +249,23 @@ def stop_gradient_integers(jax):
     return {**seen, "grads": grads, "int_eqns": eqns}
 
 
+def lax_config_options(jax):
+    """The options JAX's lax tests read: Shardy partitioning (jxkernel's only one) and
+    ragged_dot's TPU instruction (set in a block)."""
+    config = _module(jax, "config")
+    with config.jax_ragged_dot_use_ragged_dot_instruction(False):
+        inside = jax.config.jax_ragged_dot_use_ragged_dot_instruction
+    return {"use_shardy_partitioner": config.use_shardy_partitioner.value,
+            "jax_use_shardy_partitioner": jax.config.jax_use_shardy_partitioner,
+            "ragged_dot_instruction": [config.jax_ragged_dot_use_ragged_dot_instruction.value,
+                                       inside]}
+
+
 CASES = [int_dtype_for_dim, int_dtype_for_shape, select_and_gather_add,
          select_and_gather_add_vmap, select_and_scatter_add, private_dtypes,
          canonicalize_value_handler, private_names, broadcast_shapes_errors, private_lax_helpers,
          mul_out_dtype, shape_rule_errors, test_util_helpers, composite_tracer_constant,
-         stop_gradient_integers]
+         stop_gradient_integers, lax_config_options]
 
 
 def run(jax) -> dict:
