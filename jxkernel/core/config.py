@@ -45,12 +45,6 @@ def _check_int(value, name: str) -> None:
         raise TypeError(f"{name} takes an int, got {value!r} of type {type(value).__name__}")
 
 
-def _check_shardy(value) -> None:
-    if value is not True:
-        raise ValueError(f"jax_use_shardy_partitioner: jxkernel partitions with Shardy only, "
-                         f"got {value!r} (JAX's GSPMD lowering is not available)")
-
-
 class _Option:
     __slots__ = ("name", "default", "env", "parse", "help", "validate")
 
@@ -178,13 +172,10 @@ _OPTIONS = [
           "Raise RuntimeError when a compiled program would run (tracing and compiling "
           "still happen)."),
     _Option("jax_use_shardy_partitioner", True, "JAX_USE_SHARDY_PARTITIONER", _parse_bool,
-            "Whether modules are partitioned by Shardy (their shardings `sdy` attributes and "
-            "`sdy.sharding_constraint`): always, in jxkernel; JAX's False (GSPMD) is not "
-            "available.", validate=_check_shardy),
-    _flag("jax_ragged_dot_use_ragged_dot_instruction", True,
-          "(TPU only in JAX) lower ragged_dot to chlo.ragged_dot rather than to its rewrite; "
-          "jxkernel has no TPU lowering of its own and writes ragged_dot as dot_general "
-          "operations everywhere, so it changes nothing here."),
+            "Partition with Shardy: jxkernel's only partitioner (GSPMD's False is refused).",
+            validate=lambda v: _check_enum(v, (True,))),
+    _flag("jax_ragged_dot_use_ragged_dot_instruction", True, "(TPU only in JAX) ragged_dot as "
+          "chlo.ragged_dot; jxkernel's is dot_general operations everywhere: no effect here."),
     _Option("jax2tf_associative_scan_reductions", False,
             "JAX2TF_ASSOCIATIVE_SCAN_REDUCTIONS", _parse_bool,
             "Read by jax2tf only (which jxkernel does not have): which lowering of cumsum, "
