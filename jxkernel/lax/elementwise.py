@@ -308,7 +308,7 @@ lowering_rules[copy_p] = lambda ctx, x: x
 ad.deflinear(copy_p, lambda ct: [ct])
 
 # signed and inexact only, as JAX's lax.abs (jnp.abs passes unsigned integers through)
-abs_p = unop("abs", None, SIGNED | INEXACT, _real_dtype, numpy=np.abs)
+abs_p = unop("abs", None, SIGNED | INEXACT, _real_dtype, numpy=np.abs, narrow_ints=False)
 
 
 def _abs_lowering(ctx, x):

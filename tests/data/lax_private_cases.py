@@ -261,11 +261,17 @@ def lax_config_options(jax):
                                        inside]}
 
 
+def narrow_int_abs(jax):
+    """abs refuses int2/int4 (JAX's narrow-integer message) and unsigned ones (its dtypes)."""
+    lax = jax.lax
+    return {d: _error(lambda: lax.abs(lax.iota(d, 3))) for d in ("int4", "uint4", "int2")}
+
+
 CASES = [int_dtype_for_dim, int_dtype_for_shape, select_and_gather_add,
          select_and_gather_add_vmap, select_and_scatter_add, private_dtypes,
          canonicalize_value_handler, private_names, broadcast_shapes_errors, private_lax_helpers,
          mul_out_dtype, shape_rule_errors, test_util_helpers, composite_tracer_constant,
-         stop_gradient_integers, lax_config_options]
+         stop_gradient_integers, lax_config_options, narrow_int_abs]
 
 
 def run(jax) -> dict:
