@@ -267,11 +267,24 @@ def narrow_int_abs(jax):
     return {d: _error(lambda: lax.abs(lax.iota(d, 3))) for d in ("int4", "uint4", "int2")}
 
 
+def narrow_dtype_draws(jax):
+    """jtu's seeded inputs for ml_dtypes' narrow types, which NumPy's issubdtype does not
+    place: uint4's are drawn non-negative (unsigned), bfloat16's get their infinities and NaNs."""
+    jtu = _module(jax, "test_util")
+    out = {}
+    for name in ("rand_default", "rand_small", "rand_some_inf", "rand_some_nan",
+                 "rand_some_inf_and_nan"):
+        for dtype in ("uint4", "uint2", "int4", "bfloat16", "float8_e4m3fn"):
+            x = getattr(jtu, name)(np.random.RandomState(1))((8,), np.dtype(dtype))
+            out[f"{name}/{dtype}"] = [str(v) for v in np.asarray(x).astype(np.float64)]
+    return out
+
+
 CASES = [int_dtype_for_dim, int_dtype_for_shape, select_and_gather_add,
          select_and_gather_add_vmap, select_and_scatter_add, private_dtypes,
          canonicalize_value_handler, private_names, broadcast_shapes_errors, private_lax_helpers,
          mul_out_dtype, shape_rule_errors, test_util_helpers, composite_tracer_constant,
-         stop_gradient_integers, lax_config_options, narrow_int_abs]
+         stop_gradient_integers, lax_config_options, narrow_int_abs, narrow_dtype_draws]
 
 
 def run(jax) -> dict:
