@@ -280,6 +280,21 @@ def narrow_dtype_draws(jax):
     return out
 
 
+def bitcast_narrow(jax):
+    """bitcast_convert_type counts bits, not NumPy's bytes: int4 pairs are an int8, a float32
+    eight uint4s, a float16 four int4s (XLA packs them, low bits first)."""
+    lax = jax.lax
+    int4s = np.array([[1, -2], [7, -8], [0, 3]], dtype=np.dtype("int4"))
+    uint4s = np.array([[1, 2, 3, 4], [15, 0, 9, 6]], dtype=np.dtype("uint4"))
+    out = {"int4_to_int8": lax.bitcast_convert_type(int4s, np.int8),
+           "uint4_to_float16": lax.bitcast_convert_type(uint4s, np.float16),
+           "float32_to_uint4": lax.bitcast_convert_type(np.float32(1.5), np.dtype("uint4")),
+           "int8_to_int4": lax.bitcast_convert_type(np.array([18, -1], np.int8),
+                                                    np.dtype("int4"))}
+    return {k: [str(v.dtype), list(v.shape), np.asarray(v).astype(np.float64).tolist()]
+            for k, v in out.items()}
+
+
 CASES = [int_dtype_for_dim, int_dtype_for_shape, select_and_gather_add,
          select_and_gather_add_vmap, select_and_scatter_add, private_dtypes,
          canonicalize_value_handler, private_names, broadcast_shapes_errors, private_lax_helpers,
