@@ -1,19 +1,23 @@
 """The two sides' Pythons and environments, and the work folder .jaxtests/ (ignored).
 
-    .jaxtests/src/         JAX's test files, extracted from the mirror at each run
+    .jaxtests/src/         JAX's test files, extracted from the mirror at each run, and
+                           JAX's test-support modules in _jax_test_support/ (files.SUPPORT)
     .jaxtests/venv-jax/    real JAX 0.10.2 with pytest and absl-py, at jxkernel's venv's
                            versions of NumPy, SciPy, ml_dtypes, opt_einsum, absl-py, pytest
     .jaxtests/results/     per side: counts per file (SIDE.json), each file's log and record
 
 jxkernel's side is this checkout's `.venv` (editable install, no real JAX), `import jax` made
-jxkernel by `JXKERNEL_AS_JAX=1`.
+jxkernel by `JXKERNEL_AS_JAX=1`, JAX's test-support modules found by the plugin
+jax_test_support in the folder `JAX_TEST_SUPPORT` names.
 
-    >>> set(side_environment("jxkernel", 10)) - set(side_environment("jax", 10))
-    {'JXKERNEL_AS_JAX'}
+    >>> sorted(set(side_environment("jxkernel", 10)) - set(side_environment("jax", 10)))
+    ['JAX_TEST_SUPPORT', 'JXKERNEL_AS_JAX']
 """
 import os
 import subprocess
 import sys
+
+from conformance.jax_tests import files
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 WORK = os.path.join(ROOT, ".jaxtests")
@@ -67,14 +71,18 @@ def check(side: str) -> None:
 def side_environment(side: str, cases: int, optimized: bool = False) -> dict:
     """The environment a side's pytest runs in: `cases` sampled cases per parameterized test
     (JAX_NUM_GENERATED_CASES), most XLA optimizations off unless `optimized` (compiles are
-    the bulk of the time on both sides), the record plugin on the path."""
-    env = {k: v for k, v in os.environ.items() if k not in ("JXKERNEL_AS_JAX", "PYTHONPATH")}
+    the bulk of the time on both sides), the plugins on the path (the record plugin, and
+    jax_test_support for jxkernel's side)."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("JXKERNEL_AS_JAX", "JAX_TEST_SUPPORT", "PYTHONPATH")}
     if side == "jxkernel":
         env["JXKERNEL_AS_JAX"] = "1"
+        env["JAX_TEST_SUPPORT"] = os.path.join(WORK, "src", files.SUPPORT_FOLDER)
     env["JAX_NUM_GENERATED_CASES"] = str(cases)
     env["JAX_PLATFORMS"] = "cpu"
     if not optimized:
         env["JAX_DISABLE_MOST_OPTIMIZATIONS"] = "1"
-    env["PYTHONPATH"] = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                     "libraries", "plugin")
+    here = os.path.dirname(os.path.abspath(__file__))
+    env["PYTHONPATH"] = os.pathsep.join([os.path.join(os.path.dirname(here), "libraries", "plugin"),
+                                         os.path.join(here, "plugin")])
     return env

@@ -36,13 +36,15 @@ FILES = [
     "stax_test.py",
     "optimizers_test.py",
     "x64_context_test.py",
+    "lax_test.py",
+    "lax_vmap_test.py",
+    "lax_vmap_op_test.py",
 ]
 
 # not run: each imports internals of JAX that jxkernel has no counterpart of (the first import
 # that fails under the alias is named)
 SKIPPED = {
     "lax_numpy_test.py": "`jax._src.array` (JAX's ArrayImpl module)",
-    "lax_test.py": "`jax._src.array`, `jax._src.lax_reference`, `jax._src.internal_test_util`",
     "api_test.py": "`jax._src.api_util`, `jax._src.linear_util`, `jax._src.ad_checkpoint`, ...",
     "custom_api_test.py": "`jax._src.api_util`, `jax._src.custom_derivatives`",
     "lax_control_flow_test.py": "`jax._src.lax.control_flow`",
@@ -57,9 +59,14 @@ SKIPPED = {
     "dtypes_test.py": "`jax._src.literals`",
     "checkify_test.py": "`jax._src.shard_map`",
     "batching_test.py": "`jax._src.lax.parallel`",
-    "lax_vmap_test.py": "`jax._src.internal_test_util.lax_test_util`",
-    "lax_vmap_op_test.py": "`jax._src.internal_test_util.lax_test_util`",
 }
+
+
+# JAX's test-support code (test code, not library code) that the files import as `jax._src.X`:
+# read from the mirror like the files, into SUPPORT_FOLDER beside them, where jxkernel's side
+# imports it under JAX's names (plugin/jax_test_support.py); JAX's side has its own
+SUPPORT = ("jax/_src/lax_reference.py", "jax/_src/internal_test_util")
+SUPPORT_FOLDER = "_jax_test_support"     # never `jax/`: that would shadow JAX on JAX's side
 
 
 def source_path(file: str) -> str:
@@ -74,3 +81,19 @@ def extract(file: str, where: str, mirror: str) -> str:
     with open(path, "wb") as f:
         f.write(text)
     return path
+
+
+def extract_support(where: str, mirror: str) -> str:
+    """Write SUPPORT at TAG from the mirror into `where`/SUPPORT_FOLDER, each path relative to
+    `jax/_src/` (`lax_reference.py`, `internal_test_util/...`); that folder."""
+    folder = os.path.join(where, SUPPORT_FOLDER)
+    listing = subprocess.run(["git", "--git-dir", mirror, "ls-tree", "-r", "--name-only", TAG,
+                              "--", *SUPPORT], check=True, capture_output=True, text=True).stdout
+    for name in listing.split():
+        text = subprocess.run(["git", "--git-dir", mirror, "show", f"{TAG}:{name}"],
+                              check=True, capture_output=True).stdout
+        path = os.path.join(folder, os.path.relpath(name, "jax/_src"))
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(text)
+    return folder

@@ -33,9 +33,10 @@ def run_file(side, file, timeout_s, cases, optimized, mirror):
     for old in (stem + ".jsonl", stem + ".log"):
         if os.path.exists(old):
             os.remove(old)
-    command = [environment.python(side), "-m", "pytest", "-p", "libs_record", "-p", "no:randomly",
-               "-p", "no:cacheprovider", "-q", "-rfE", "--rootdir", SOURCE, "-c", _pytest_ini(),
-               file]
+    support = ["-p", "jax_test_support"] if side == "jxkernel" else []
+    command = [environment.python(side), "-m", "pytest", "-p", "libs_record", *support,
+               "-p", "no:randomly", "-p", "no:cacheprovider", "-q", "-rfE", "--rootdir", SOURCE,
+               "-c", _pytest_ini(), file]
     env = {**environment.side_environment(side, cases, optimized), "LIBS_RECORD": stem + ".jsonl"}
     start = time.monotonic()
     with open(stem + ".log", "w") as log:
@@ -88,6 +89,7 @@ def run_side(side, chosen, timeout_s, cases, mirror, optimized=False):
     if side == "jax":
         environment.make_jax_venv()
     environment.check(side)
+    files.extract_support(SOURCE, mirror)      # once per run: the files' test-support modules
     results = load(side)
     for file in chosen:
         outcome = run_file(side, file, timeout_s, cases, optimized, mirror)

@@ -171,6 +171,11 @@ _OPTIONS = [
     _flag("jax_no_execution", False,
           "Raise RuntimeError when a compiled program would run (tracing and compiling "
           "still happen)."),
+    _Option("jax_use_shardy_partitioner", True, "JAX_USE_SHARDY_PARTITIONER", _parse_bool,
+            "Partition with Shardy: jxkernel's only partitioner (GSPMD's False is refused).",
+            validate=lambda v: _check_enum(v, (True,))),
+    _flag("jax_ragged_dot_use_ragged_dot_instruction", True, "(TPU only in JAX) ragged_dot as "
+          "chlo.ragged_dot; jxkernel's is dot_general operations everywhere: no effect here."),
     _Option("jax2tf_associative_scan_reductions", False,
             "JAX2TF_ASSOCIATIVE_SCAN_REDUCTIONS", _parse_bool,
             "Read by jax2tf only (which jxkernel does not have): which lowering of cumsum, "

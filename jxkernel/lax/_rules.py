@@ -174,9 +174,16 @@ def numpy_elementwise(fn, result_dtype=None):
     return rule
 
 
-def unop(name: str, hlo_op: str | None, accepted, result_dtype=None, numpy=None) -> Primitive:
+# the narrow integers JAX refuses in the ops declared without them (abs)
+_NARROW_INTS = frozenset(d for d in dtypes.INTN_DTYPES if d.name in ("int2", "uint2", "int4",
+                                                                     "uint4"))
+
+
+def unop(name: str, hlo_op: str | None, accepted, result_dtype=None, numpy=None,
+         narrow_ints: bool = True) -> Primitive:
     """An elementwise unary primitive; `result_dtype(dtype)` if the result type differs;
-    `numpy(x, **params)` computes it with NumPy (see `numpy_elementwise`)."""
+    `numpy(x, **params)` computes it with NumPy (see `numpy_elementwise`); without
+    `narrow_ints` it refuses int2/int4 and their unsigned kin, as JAX's does."""
     prim = Primitive(name)
     if numpy is not None:
         numpy_rules[prim] = numpy_elementwise(numpy, result_dtype)
@@ -184,6 +191,10 @@ def unop(name: str, hlo_op: str | None, accepted, result_dtype=None, numpy=None)
 
     def abstract(x, **params):
         check_dtype(name, x, accepted)
+        if not narrow_ints and x.dtype in _NARROW_INTS:
+            raise TypeError(f"{name} does not accept dtype {x.dtype.name}. Support for "
+                            f"narrow-width integers is platform-dependent and limited to a few "
+                            f"specific operations, e.g. basic arithmetic and type casting.")
         dtype = result_dtype(x.dtype) if result_dtype else x.dtype
         return ShapedArray(x.shape, dtype, x.weak_type)
 

@@ -52,6 +52,13 @@ def composite(decomposition, name: str, version: int = 0):
             out_tree.append(tree)
             return out
         jaxpr = trace_to_jaxpr(flat_fun, [get_aval(x) for x in flat])
+        if any(isinstance(c, Tracer) for c in jaxpr.consts):   # its lowering embeds them
+            raise UnexpectedTracerError(
+                f"Found a JAX Tracer as a constant in the decomposition for the composite op "
+                f"'{name}'. This means that the decomposition function closes over a value "
+                "that is involved in a JAX transformation. Any values that aren't explicitly "
+                "known at compile time must be explicitly passed as arguments to the "
+                "composite.")
         attributes = tuple((k, v) for k, v in kwargs.items() if v is not None)
         outs = composite_p.bind(*flat, name=name, attributes=_Attributes(attributes),
                                 version=version, jaxpr=jaxpr)

@@ -308,7 +308,7 @@ lowering_rules[copy_p] = lambda ctx, x: x
 ad.deflinear(copy_p, lambda ct: [ct])
 
 # signed and inexact only, as JAX's lax.abs (jnp.abs passes unsigned integers through)
-abs_p = unop("abs", None, SIGNED | INEXACT, _real_dtype, numpy=np.abs)
+abs_p = unop("abs", None, SIGNED | INEXACT, _real_dtype, numpy=np.abs, narrow_ints=False)
 
 
 def _abs_lowering(ctx, x):
@@ -1098,7 +1098,21 @@ def integer_pow(x, y: int):
 
 def add(x, y): return add_p.bind(x, y)
 def sub(x, y): return sub_p.bind(x, y)
-def mul(x, y): return mul_p.bind(x, y)
+
+
+def mul(x, y, *, out_dtype=None):
+    """x * y; with `out_dtype`, both are converted to it first and the product is of that
+    dtype (int8 values multiplied as int32, say), as JAX's lowering does it (here the
+    conversions show in the jaxpr, where JAX's shows mul[out_dtype=...]).
+
+    >>> lax.mul(jnp.int8(100), jnp.int8(3), out_dtype=jnp.int32)
+    Array(300, dtype=int32)
+    """
+    if out_dtype is not None:
+        x, y = convert_element_type(x, out_dtype), convert_element_type(y, out_dtype)
+    return mul_p.bind(x, y)
+
+
 def mulhi(x, y, /): return mulhi_p.bind(x, y)
 def div(x, y): return div_p.bind(x, y)
 def rem(x, y): return rem_p.bind(x, y)

@@ -754,9 +754,10 @@ def reduce(operands, init_values, computation, dimensions, out_sharding=None):
 
 
 @functools.lru_cache(maxsize=1024)
-def _reduction_jaxpr(computation, init_avals, init_tree):
+def _reduction_jaxpr(computation, init_avals, init_tree, name="reduce"):
     """The jaxpr of `computation(xs, ys)` on scalars, cached so eager calls hit the
-    executable cache (the jaxpr is part of reduce's params)."""
+    executable cache (the jaxpr is part of reduce's params); `name` is the operation's, for
+    errors."""
     flat, out_tree = flatten_fun(computation, treedef_tuple([init_tree, init_tree]))
     scalars = [a.update(shape=()) for a in init_avals]
     closed = trace_to_jaxpr(flat, scalars * 2)
@@ -764,10 +765,13 @@ def _reduction_jaxpr(computation, init_avals, init_tree):
         raise NotImplementedError("Reduction computations can't close over Tracers. Please "
                                   "open an issue at https://github.com/jax-ml/jax.")
     outs = closed.out_avals
+    if name == "reduce_window" and out_tree() != init_tree:     # JAX's class and words
+        raise ValueError(f"reduce_window output must have the same tree structure as the "
+                         f"operands {init_tree} vs. {out_tree()}")
     if out_tree() != init_tree or [(a.shape, a.dtype) for a in outs] != \
             [((), a.dtype) for a in init_avals]:
         raise TypeError(
-            f"reduce computation must return scalars of the init values' structure and dtypes "
+            f"{name} computation must return scalars of the init values' structure and dtypes "
             f"({init_tree}: {', '.join(a.dtype.name for a in init_avals)}), got {out_tree()}: "
             f"{', '.join(a.str_short() for a in outs)}")
     return closed, out_tree()

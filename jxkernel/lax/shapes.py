@@ -724,8 +724,8 @@ def broadcast_shapes(*shapes) -> tuple:
     """
     if not shapes:
         raise TypeError("broadcast_shapes: At least one shape is required.")
-    for shape in shapes:
-        if not isinstance(shape, (tuple, list, np.ndarray)):
+    for shape in shapes:      # a sequence of non-integers ('hello') gets JAX's words below
+        if not hasattr(shape, "__iter__"):
             raise TypeError(f"broadcast_shapes: each shape must be a tuple of integers, got "
                             f"{shape!r} of type {type(shape).__name__}.")
         if not all(is_symbolic(d) or d >= 0 for d in canonicalize_shape(shape)):

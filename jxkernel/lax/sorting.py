@@ -18,6 +18,7 @@ import numpy as np
 from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray
 from ..core.errors import InconclusiveDimensionOperation
+from ..core.symbolic import is_symbolic
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, numpy_rules, sharding_rules)
 from ..xla import stablehlo as hlo
@@ -169,6 +170,11 @@ def _top_k_abstract_eval(operand, *, k, axis):
     if not 0 <= axis < operand.ndim:
         raise ValueError(f"axis argument out of range: axis={axis} for operand.shape={operand.shape}")
     shape = list(operand.shape)
+    int32_max = np.iinfo(np.int32).max       # (JAX allows one past it: indices 0..int32_max)
+    if not is_symbolic(shape[axis]) and shape[axis] > int32_max + 1:
+        raise ValueError(f"top_k returns int32 indices, which will overflow for array dimensions "
+                         f"larger than the maximum int32 ({int32_max}). Got "
+                         f"operand.shape={operand.shape}")
     if shape[axis] < k:
         raise ValueError(f"k argument to top_k must be no larger than size along axis; got k={k} "
                          f"with shape={shape} and axis={axis}")

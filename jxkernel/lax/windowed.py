@@ -460,6 +460,45 @@ abstract_eval_rules[select_and_scatter_add_p] = _select_and_scatter_add_abstract
 lowering_rules[select_and_scatter_add_p] = _select_and_scatter_add_lowering
 
 
+def _window_params(window_dimensions, window_strides, padding, **dilations) -> dict:
+    """The primitives' window params as hashable tuples, from any sequences."""
+    return {"window_dimensions": tuple(window_dimensions),
+            "window_strides": tuple(window_strides),
+            "padding": tuple((int(lo), int(hi)) for lo, hi in padding),
+            **{k: tuple(v) for k, v in dilations.items()}}
+
+
+def select_and_gather_add(tangents, operand, select_prim, window_dimensions, window_strides,
+                          padding, base_dilation, window_dilation):
+    """Each window's `tangents` value at the element of `operand` that `select_prim` chooses
+    (lax.ge_p: the window's first largest; lax.le_p: its first smallest): a max/min pooling's
+    jvp (JAX's private `_select_and_gather_add`).
+
+    >>> x = jnp.array([1., 3., 2., 0.])
+    >>> select_and_gather_add(10 * x, x, lax.ge_p, (2,), (2,), [(0, 0)], (1,), (1,))
+    Array([30., 20.], dtype=float32)
+    """
+    return select_and_gather_add_p.bind(
+        tangents, operand, select_prim=select_prim,
+        **_window_params(window_dimensions, window_strides, padding,
+                         base_dilation=base_dilation, window_dilation=window_dilation))
+
+
+def select_and_scatter_add(source, operand, select_prim, window_dimensions, window_strides,
+                           padding):
+    """`source`, one value per window, added at the element of `operand` that `select_prim`
+    chooses in its window; zero elsewhere (select_and_gather_add's transpose; JAX's private
+    `_select_and_scatter_add`).
+
+    >>> x = jnp.array([1., 3., 2., 0.])
+    >>> select_and_scatter_add(jnp.array([5., 7.]), x, lax.ge_p, (2,), (2,), [(0, 0)])
+    Array([0., 5., 7., 0.], dtype=float32)
+    """
+    return select_and_scatter_add_p.bind(
+        source, operand, select_prim=select_prim,
+        **_window_params(window_dimensions, window_strides, padding))
+
+
 def _np_window_positions(chosen, window_dimensions, window_strides) -> tuple:
     """Where in the (padded) operand each window's chosen element (its flat index in the
     window) is: an index array per dimension."""
@@ -723,7 +762,8 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     prim = _monoid_window_prim(computation, flat_inits)
     if prim is not None:
         return tree_unflatten(tree, [prim.bind(flat_operands[0], **params)])
-    jaxpr, out_tree = _reduction_jaxpr(computation, tuple(map(get_aval, flat_inits)), tree)
+    jaxpr, out_tree = _reduction_jaxpr(computation, tuple(map(get_aval, flat_inits)), tree,
+                                       "reduce_window")
     outs = reduce_window_p.bind(*flat_operands, *flat_inits, jaxpr=jaxpr, **params)
     return tree_unflatten(out_tree, outs)
 

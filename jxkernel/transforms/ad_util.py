@@ -258,8 +258,8 @@ def stop_gradient(x):
     Array(3., dtype=float32, weak_type=True)
     """
 
-    def stop(leaf):
-        if not dtypes.is_inexact(get_aval(leaf).dtype):
+    def stop(leaf):       # integers too, as JAX's: a tracer of any transformation is let go
+        if dtypes.is_extended(get_aval(leaf).dtype):
             return leaf
         return stop_gradient_p.bind(leaf)
     return tree_map(stop, x)

@@ -15,7 +15,7 @@ from ...core.dtypes import (TypePromotionError, dtype, is_python_scalar,  # noqa
 from ...core.dtypes import (default_complex_dtype, default_float_dtype,  # noqa: F401
                             default_int_dtype, default_uint_dtype)
 from ..dtypes import (canonicalize_dtype, finfo, float0, iinfo, issubdtype,  # noqa: F401
-                      result_type, scalar_type_of)
+                      itemsize_bits, result_type, scalar_type_of)
 from .. import dtypes as _public
 from ...numpy.dtypes import safe_to_cast  # noqa: F401
 
@@ -25,9 +25,11 @@ DType = np.dtype | ExtendedDType
 
 def __getattr__(name):
     """bfloat16 (ml_dtypes' scalar type, as JAX's) comes from jxkernel.dtypes, which says what
-    to install where ml_dtypes is absent."""
+    to install where ml_dtypes is absent; so do the other narrow types' (`float8_e4m3fn`, ...)."""
     if name == "bfloat16":
         return _public.bfloat16
+    if name in _core.NARROW_DTYPE_NAMES and isinstance(getattr(_core, name, None), np.dtype):
+        return getattr(_core, name).type
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -46,6 +48,13 @@ default_types = {"b": lambda: np.dtype(bool), "i": default_int_dtype, "u": defau
 # a Python scalar's dtype before canonicalization (int: int64, also without x64)
 python_scalar_types_to_dtypes = {bool: np.dtype(bool), int: np.dtype(np.int64),
                                  float: np.dtype(np.float64), complex: np.dtype(np.complex128)}
+
+# the 8-bit floats, in JAX's order (JAX's tests sample cases from this list: the order picks
+# which)
+_float8_dtypes = list(_core._available(_core.float8_e3m4, _core.float8_e4m3,
+                                    _core.float8_e8m0fnu, _core.float8_e4m3b11fnuz,
+                                    _core.float8_e4m3fn, _core.float8_e4m3fnuz,
+                                    _core.float8_e5m2, _core.float8_e5m2fnuz))
 
 
 # JAX's table: the integers and bool become float32, the 64-bit ones float64, whatever the x64
@@ -80,9 +89,26 @@ def to_floating_dtype(dtype) -> np.dtype:
     return finfo(to_inexact_dtype(dtype)).dtype
 
 
+# type -> how canonicalize_value holds its values (register_canonicalize_value_handler)
+canonicalize_value_handlers: dict = {}
+
+
+def register_canonicalize_value_handler(type_, handler) -> None:
+    """Have canonicalize_value give `handler(x)` for values of exactly `type_` (None: `x` as it
+    is), as JAX's rule for a runtime type of its own (JAX's tests register one).
+
+    >>> register_canonicalize_value_handler(range, None)
+    >>> canonicalize_value(range(2))
+    range(0, 2)
+    """
+    canonicalize_value_handlers[type_] = handler or (lambda x: x)
+
+
 def canonicalize_value(x):
     """`x` as JAX holds it: NumPy data at its canonical dtype (int64 to int32 without x64);
-    Arrays, tracers and Python scalars as they are."""
+    Arrays, tracers and Python scalars as they are; a registered type by its handler."""
+    if type(x) in canonicalize_value_handlers:
+        return canonicalize_value_handlers[type(x)](x)
     if isinstance(x, (np.ndarray, np.generic)):
         return np.asarray(x, canonicalize_dtype(x.dtype))
     return x

@@ -48,6 +48,20 @@ def unzip2(pairs) -> tuple:
     return tuple(firsts), tuple(seconds)
 
 
+def unzip3(triples) -> tuple:
+    """([a0, a1, ...], [b0, b1, ...], [c0, c1, ...]) as tuples, from [(a0, b0, c0), ...].
+
+    >>> unzip3([(1, "a", True), (2, "b", False)])
+    ((1, 2), ('a', 'b'), (True, False))
+    """
+    firsts, seconds, thirds = [], [], []
+    for a, b, c in triples:
+        firsts.append(a)
+        seconds.append(b)
+        thirds.append(c)
+    return tuple(firsts), tuple(seconds), tuple(thirds)
+
+
 def split_list(items, sizes) -> list:
     """`items` cut into pieces of the given `sizes`, the rest last.
 

@@ -118,10 +118,17 @@ def _check_index_map(op, name, index_map, operand, indices):
     _no_duplicate_dims(index_map, op, name)
 
 
+def _check_operand_batching_dims(op, operand, dims):
+    """operand_batching_dims on their own: not repeated and sorted (gather checks in that
+    order, scatter the other way round, as JAX), and in range; before they are checked
+    against the other dimension lists (JAX's order, so its messages come first)."""
+    order = (_no_duplicate_dims, _is_sorted) if op == "gather" else (_is_sorted, _no_duplicate_dims)
+    for check in order:
+        check(dims, op, "operand_batching_dims")
+    _dims_in_range(dims, operand.ndim, op, "operand_batching_dims")
+
+
 def _check_batching_dims(op, operand, indices, operand_dims, indices_dims, indices_name):
-    _no_duplicate_dims(operand_dims, op, "operand_batching_dims")
-    _is_sorted(operand_dims, op, "operand_batching_dims")
-    _dims_in_range(operand_dims, operand.ndim, op, "operand_batching_dims")
     _no_duplicate_dims(indices_dims, op, indices_name)
     _dims_in_range(indices_dims, indices.ndim, op, indices_name)
     if indices.ndim - 1 in indices_dims:

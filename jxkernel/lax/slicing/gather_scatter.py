@@ -30,7 +30,8 @@ from ..elementwise import add, div, eq, max, min, mul, neg, select, sub
 from ..shapes import (_ndim, _shape, broadcast, broadcast_in_dim, canonicalize_shape, concatenate,
                       expand_dims, iota, reshape)
 from .dimension_numbers import (GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers,
-                                _check_batching_dims, _check_index_map, _check_indices_dtype,
+                                _check_batching_dims, _check_index_map,
+                                _check_operand_batching_dims, _check_indices_dtype,
                                 _dims_attr, _dims_in_range, _dims_tuple, _disjoint_dims, _is_sorted,
                                 _no_duplicate_dims)
 
@@ -57,6 +58,7 @@ def _gather_abstract_eval(operand, indices, *, dimension_numbers, slice_sizes, u
     _is_sorted(dn.collapsed_slice_dims, "gather", "collapsed_slice_dims")
     _dims_in_range(dn.collapsed_slice_dims, operand.ndim, "gather", "collapsed_slice_dims")
     _no_duplicate_dims(dn.collapsed_slice_dims, "gather", "collapsed_slice_dims")
+    _check_operand_batching_dims("gather", operand, dn.operand_batching_dims)
     _disjoint_dims(dn.collapsed_slice_dims, dn.operand_batching_dims, "gather",
                    "collapsed_slice_dims", "operand_batching_dims")
     _disjoint_dims(dn.start_index_map, dn.operand_batching_dims, "gather", "start_index_map",
@@ -282,6 +284,7 @@ def _scatter_abstract_eval(operand, indices, updates, *, update_jaxpr, update_co
     _is_sorted(dn.inserted_window_dims, "scatter", "inserted_window_dims")
     _no_duplicate_dims(dn.inserted_window_dims, "scatter", "inserted_window_dims")
     _dims_in_range(dn.inserted_window_dims, operand.ndim, "scatter", "inserted_window_dims")
+    _check_operand_batching_dims("scatter", operand, dn.operand_batching_dims)
     _disjoint_dims(dn.inserted_window_dims, dn.operand_batching_dims, "scatter",
                    "inserted_window_dims", "operand_batching_dims")
     _disjoint_dims(dn.scatter_dims_to_operand_dims, dn.operand_batching_dims, "scatter",

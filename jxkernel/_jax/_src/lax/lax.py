@@ -9,11 +9,14 @@ primitives themselves (the same function objects), not copies.
 from ....lax import *  # noqa: F401,F403
 from ....lax import __all__  # noqa: F401
 
+import functools  # noqa: E402
+import operator  # noqa: E402
 import warnings  # noqa: E402
 
 import numpy as _np  # noqa: E402
 
 from ....core import dtypes as _dtypes  # noqa: E402
+from ....core.basearray import Array as _Array  # noqa: E402
 from ....core.interpreter_primitives import convert_element_type_p as _convert_p  # noqa: E402
 
 
@@ -32,3 +35,59 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False, sharding=Non
                       _np.exceptions.ComplexWarning, stacklevel=2)
     return _convert_p.bind(operand, new_dtype=_dtypes.canonicalize_dtype(dtype),
                            weak_type=bool(weak_type), sharding=sharding)
+
+
+def asarray(x):
+    """`x` as an Array: an Array (a tracer too) as it is, NumPy data and bools at their
+    dtypes, Python numbers weakly typed (JAX's private lightweight conversion). A scalar
+    stages nothing (it becomes a literal); a NumPy array under a trace is staged through a
+    conversion, where JAX's stage_p makes it a constant with no equation.
+
+    >>> asarray(1.0)
+    Array(1., dtype=float32, weak_type=True)
+    """
+    if isinstance(x, _Array):
+        return x
+    if isinstance(x, (bool, _np.ndarray, _np.generic)):
+        return _convert_element_type(x, weak_type=False)
+    if isinstance(x, (int, float, complex)):
+        return _convert_element_type(x, weak_type=True)
+    raise TypeError(f"asarray: expected ArrayLike, got {x} of type {type(x)}.")
+
+
+def _const(example, val):
+    """`val` as a constant of `example`'s type: a Python scalar of its kind where `example`
+    is a weakly typed scalar (and the kind's default dtype is its dtype), else a NumPy value
+    of its dtype.
+
+    >>> _const(2.5, 1), _const(_np.float16(2.5), 1)
+    (1.0, array(1., dtype=float16))
+    """
+    dtype = _dtypes.dtype(example)
+    weak_scalar = type(example) in (bool, int, float, complex) or (
+        _dtypes.is_weakly_typed(example) and _np.ndim(example) == 0)
+    if weak_scalar:
+        val = _python_scalar_type(dtype)(val)
+        return val if _dtypes.dtype(val) == dtype else _np.array(val, dtype)
+    return _np.array(val, dtype)
+
+
+def _python_scalar_type(dtype) -> type:
+    kind = _np.dtype(dtype).kind
+    return {"b": bool, "i": int, "u": int, "c": complex}.get(kind, float)
+
+
+def _delta(dtype, shape, axes):
+    """The Kronecker delta of `shape` over `axes`: 1 where the indices along all of `axes`
+    are equal, 0 elsewhere (broadcast along the other axes), of `dtype`.
+
+    >>> _delta(_np.int32, (2, 3), (0, 1))
+    Array([[1, 0, 0],
+           [0, 1, 0]], dtype=int32)
+    """
+    axes = tuple(int(a) for a in axes)      # (lax.map is `map` here)
+    dtype = _dtypes.canonicalize_dtype(_np.dtype(dtype))
+    base_shape = tuple(shape[a] for a in axes)
+    iotas = [broadcasted_iota(_np.uint32, base_shape, i) for i in range(len(base_shape))]
+    same = functools.reduce(operator.and_, [eq(a, b) for a, b in zip(iotas, iotas[1:])])
+    return broadcast_in_dim(convert_element_type(same, dtype), tuple(shape), axes)

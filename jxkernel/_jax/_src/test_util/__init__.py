@@ -16,6 +16,7 @@ import numpy as np
 
 from .... import numpy as jnp
 from ....api.extras import numpy_dtype_promotion
+from ...extend.core import subjaxprs
 from ....api.test_util import check_grads, check_jvp, check_vjp  # noqa: F401
 from ....numpy.util import promote_dtypes, promote_dtypes_inexact
 from ....transforms.jit import jit
@@ -30,17 +31,25 @@ from .devices import (device_under_test, is_cloud_tpu, is_cuda_compute_capabilit
 from .dtype_lists import (_dtype, default_gradient_tolerance, default_tolerance, dtypes,  # noqa: F401
                           join_tolerance, num_float_bits, supported_dtypes, to_default_dtype,
                           tolerance, with_jax_dtype_defaults)
-from .mesh import create_mesh  # noqa: F401
+from .mesh import create_mesh, with_explicit_mesh  # noqa: F401
 from .rand import (NUMPY_SCALAR_SHAPE, PYTHON_SCALAR_SHAPE, ScalarShape, _dims_of_shape,  # noqa: F401
                    dtype_str, format_shape_dtype_string, is_valid_shape, rand_bool, rand_default,
-                   rand_fullrange, rand_indices_unique_along_axis, rand_int, rand_nonzero,
-                   rand_not_small, rand_positive, rand_small, rand_small_positive,
+                   rand_fullrange, rand_indices_unique_along_axis, rand_int, rand_like,
+                   rand_nonzero, rand_not_small, rand_positive, rand_small, rand_small_positive,
                    rand_some_equal, rand_some_inf, rand_some_inf_and_nan, rand_some_nan,
                    rand_some_zero, rand_uniform, rand_unique_int)
 from .sampling import (NUM_GENERATED_CASES, cases_from_gens, ignore_warning,  # noqa: F401
                        named_cases_from_sampler, numpy_version, parameterized_filterable,
                        parse_version, sample_product, sample_product_testcases,
                        sanitize_test_name)
+
+
+def iter_eqns(jaxpr):
+    """Every equation of `jaxpr` and of the jaxprs nested in its equations' params, depth
+    first (JAX's tests look for primitives a transformation should not have added)."""
+    yield from jaxpr.eqns
+    for sub in subjaxprs(jaxpr):
+        yield from iter_eqns(sub)
 
 
 def jaxlib_version() -> tuple:

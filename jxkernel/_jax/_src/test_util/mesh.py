@@ -1,8 +1,11 @@
 """create_mesh: a Mesh of the first devices for a test, skipping the test
-(unittest.SkipTest) when there are too few devices.
+(unittest.SkipTest) when there are too few devices; with_explicit_mesh: a test run under such
+a mesh (Explicit axes unless told), set as the current one and passed as `mesh=`.
 
     >>> dict(create_mesh((1,), ("x",)).shape)
     {'x': 1}
+    >>> with_explicit_mesh((1,), ("x",))(lambda mesh: mesh.axis_types)()
+    (Explicit,)
 """
 import math
 import unittest
@@ -11,6 +14,7 @@ import numpy as np
 
 from .... import devices, make_mesh
 from ....api.sharding import AxisType, Mesh
+from ....core.mesh import set_mesh
 
 
 def create_mesh(mesh_shape, axis_names, iota_order=False, axis_types=None):
@@ -27,3 +31,17 @@ def create_mesh(mesh_shape, axis_names, iota_order=False, axis_types=None):
     if axis_types is None:
         axis_types = (AxisType.Auto,) * len(mesh_shape)
     return make_mesh(mesh_shape, axis_names, axis_types)
+
+
+def with_explicit_mesh(sizes, names, axis_types=None, iota_order=False):
+    """A decorator: the test runs with `mesh=` a create_mesh of `sizes` over `names` (Explicit
+    axes unless `axis_types`), that mesh set (`jax.set_mesh`) while it runs."""
+    axis_types = (AxisType.Explicit,) * len(names) if axis_types is None else axis_types
+
+    def decorator(fn):
+        def mesh_fn(*args, **kwargs):
+            mesh = create_mesh(sizes, names, iota_order, axis_types=axis_types)
+            with set_mesh(mesh):
+                return fn(*args, **kwargs, mesh=mesh)
+        return mesh_fn
+    return decorator

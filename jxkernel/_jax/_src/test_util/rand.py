@@ -13,7 +13,9 @@ import math
 
 import numpy as np
 
+from ....core import dtypes as _core
 from ....core.config import config
+from .dtype_lists import _dtype
 
 
 class ScalarShape:
@@ -92,10 +94,10 @@ def format_shape_dtype_string(shape, dtype) -> str:
 def _rand_dtype(rand, shape, dtype, scale=1., post=lambda x: x):
     """`rand(*dims)` scaled, cast to `dtype` (its absolute value for unsigned types; real and
     imaginary parts drawn apart for complex), passed through `post`."""
-    unsigned = np.issubdtype(dtype, np.unsignedinteger)
+    unsigned = _core.issubdtype(dtype, np.unsignedinteger)     # (uint4 too, as JAX's)
     draw = lambda: np.asarray(scale * (abs(rand(*_dims_of_shape(shape))) if unsigned
                                        else rand(*_dims_of_shape(shape)))).astype(dtype)
-    vals = draw() + 1.0j * draw() if np.issubdtype(dtype, np.complexfloating) else draw()
+    vals = draw() + 1.0j * draw() if _core.issubdtype(dtype, np.complexfloating) else draw()
     return _cast_to_shape(np.asarray(post(vals), dtype), shape, dtype)
 
 
@@ -175,9 +177,9 @@ def _with_specials(rng, specials, complex_first):
     base = rand_default(rng)
 
     def rand(shape, dtype):
-        if complex_first and np.issubdtype(dtype, np.complexfloating):
+        if complex_first and _core.issubdtype(dtype, np.complexfloating):
             return _complex_from_parts(rand, shape, dtype)
-        if not np.issubdtype(dtype, np.floating):
+        if not _core.issubdtype(dtype, np.floating):      # (bfloat16 too, as JAX's)
             return base(shape, dtype)
         dims = _dims_of_shape(shape)
         masks, draw = [], None
@@ -257,3 +259,16 @@ def rand_bool(rng):
         return _cast_to_shape(np.asarray(rng.rand(*_dims_of_shape(shape)) < 0.5, dtype=dtype),
                               shape, dtype)
     return generator
+
+
+def rand_like(rng, x):
+    """Standard normal values (complex: both parts) of `x`'s shape and dtype from
+    `rng.randn`, as JAX's tests draw a tangent for `x`; a Python scalar for a Python scalar.
+
+    >>> rand_like(np.random.RandomState(0), np.zeros(2, np.float32))
+    array([1.7640524, 0.4001572], dtype=float32)
+    """
+    shape, dtype = np.shape(x), _dtype(x)
+    randn = lambda: np.asarray(rng.randn(*shape), dtype=dtype)
+    result = randn() + dtype.type(1j) * randn() if _core.is_complex(dtype) else randn()
+    return result.item() if _core.is_python_scalar(x) else result

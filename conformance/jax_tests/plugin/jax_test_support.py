@@ -1,0 +1,50 @@
+"""A pytest plugin (`-p jax_test_support`, jxkernel's side only) that makes JAX's test-support
+modules importable under JAX's names: `jax._src.lax_reference` and `jax._src.internal_test_util.*`
+are test code, not library code, so jxkernel has no module of its own for them; the harness reads
+them from JAX's mirror into the folder $JAX_TEST_SUPPORT (files.extract_support) and this
+finder loads them from there, each importing jxkernel as `jax` like the test files do.
+
+It answers them where jxkernel's own modules for JAX's private names live, as
+`jxkernel._jax._src.<name>`, so the alias gives them as `jax._src.<name>` like every other (one
+module under both names, `from jax._src import lax_reference` included). It is appended to
+`sys.meta_path` and answers only those names, so a module jxkernel has is never shadowed.
+JAX's side runs without it: real JAX has these modules.
+"""
+import importlib.abc
+import importlib.util
+import os
+import sys
+
+# the names (and their submodules) this finder answers, under PACKAGE
+NAMES = ("lax_reference", "internal_test_util")
+PACKAGE = "jxkernel._jax._src"          # the module the alias gives for `jax._src`
+
+
+class JaxTestSupportFinder(importlib.abc.MetaPathFinder):
+    """Finds `jxkernel._jax._src.<NAMES>...` as files under `folder` (a package as its folder)."""
+
+    def __init__(self, folder):
+        self.folder = folder
+
+    def find_spec(self, name, path=None, target=None):
+        if not name.startswith(PACKAGE + "."):
+            return None
+        parts = name[len(PACKAGE) + 1:].split(".")
+        if parts[0] not in NAMES:
+            return None
+        base = os.path.join(self.folder, *parts)
+        if os.path.isdir(base):
+            return importlib.util.spec_from_file_location(
+                name, os.path.join(base, "__init__.py"), submodule_search_locations=[base])
+        if os.path.isfile(base + ".py"):
+            return importlib.util.spec_from_file_location(name, base + ".py")
+        return None
+
+
+def pytest_configure(config):
+    folder = os.environ.get("JAX_TEST_SUPPORT")
+    if not folder or not os.path.isdir(folder):
+        raise RuntimeError(f"jax_test_support: JAX_TEST_SUPPORT={folder!r} is not a folder of "
+                           f"JAX's test-support modules (conformance.jax_tests run writes it)")
+    if not any(isinstance(f, JaxTestSupportFinder) for f in sys.meta_path):
+        sys.meta_path.append(JaxTestSupportFinder(folder))

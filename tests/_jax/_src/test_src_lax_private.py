@@ -1,0 +1,37 @@
+"""JAX's private lax names (jax._src.lax.utils, jax._src.lax.windowed_reductions, jax._src.lax's
+operations, jax._src.errors, jax._src.dtypes' float8 names and value handlers,
+sharding_impls.make_single_device_sharding) and the lax behaviour JAX's lax tests found
+different, against what JAX 0.10.2 answers for the same cases (tests/data/lax_private_cases.py,
+recorded by reference/make_lax_private_reference.py). Every value is exact: dtype names,
+small integers in float32, booleans, error messages."""
+import functools
+import json
+import os
+
+import lax_private_cases as cases
+import pytest
+
+import jxkernel
+import locations  # tests/support: the repository's folders
+
+DATA = os.path.join(locations.DATA, "lax_private_reference.json")
+
+
+@functools.cache
+def _reference() -> dict:
+    with open(DATA) as f:
+        return json.load(f)
+
+
+@pytest.mark.parametrize("case", [c.__name__ for c in cases.CASES])
+def test_case_matches_jax(case):
+    ours = json.loads(json.dumps(getattr(cases, case)(jxkernel)))   # tuples as JSON lists
+    assert ours == _reference()[case]
+
+
+@pytest.mark.parametrize("module", ["jxkernel._src.lax", "jxkernel._src.lax.utils",
+                                    "jxkernel._src.lax.windowed_reductions",
+                                    "jxkernel._src.errors", "jxkernel._src.test_util.mesh"])
+def test_docstring_examples(module):
+    from doc_examples import check_docstring_examples
+    check_docstring_examples(module)
