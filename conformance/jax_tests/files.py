@@ -36,6 +36,8 @@ FILES = [
     "stax_test.py",
     "optimizers_test.py",
     "x64_context_test.py",
+    "lax_control_flow_test.py",
+    "batching_test.py",
 ]
 
 # not run: each imports internals of JAX that jxkernel has no counterpart of (the first import
@@ -45,7 +47,6 @@ SKIPPED = {
     "lax_test.py": "`jax._src.array`, `jax._src.lax_reference`, `jax._src.internal_test_util`",
     "api_test.py": "`jax._src.api_util`, `jax._src.linear_util`, `jax._src.ad_checkpoint`, ...",
     "custom_api_test.py": "`jax._src.api_util`, `jax._src.custom_derivatives`",
-    "lax_control_flow_test.py": "`jax._src.lax.control_flow`",
     "linalg_test.py": "`jax._src.lax.linalg`, `jax._src.lib.cuda_versions`",
     "lax_scipy_test.py": "`jax._src.scipy`",
     "lax_scipy_sparse_test.py": "`jax._src.scipy`",
@@ -56,7 +57,6 @@ SKIPPED = {
     "nn_test.py": "`jax._src.ad_checkpoint`, `jax._src.cudnn`",
     "dtypes_test.py": "`jax._src.literals`",
     "checkify_test.py": "`jax._src.shard_map`",
-    "batching_test.py": "`jax._src.lax.parallel`",
     "lax_vmap_test.py": "`jax._src.internal_test_util.lax_test_util`",
     "lax_vmap_op_test.py": "`jax._src.internal_test_util.lax_test_util`",
 }

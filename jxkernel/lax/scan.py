@@ -55,11 +55,32 @@ def _slice_type(aval):
                        sharding=sharding_types.make(aval.sharding.mesh, parts[1:]))
 
 
+def _unroll_factor(unroll, length: int) -> int:
+    """How many iterations each step of the loop runs: JAX's reading of `unroll` (True: all
+    of them, False or 0: one)."""
+    if isinstance(unroll, (bool, np.bool_)):
+        return max(length, 1) if unroll else 1
+    unroll = int(unroll or 0)
+    if unroll < 0:
+        raise ValueError("`unroll` must be a `bool` or a non-negative `int`.")
+    return max(1, unroll)
+
+
+def _output_text(out) -> str:
+    """What a body returned, as JAX's error shows it (its type: `float32[]`)."""
+    try:
+        return aval_text(get_aval(out), weak=False)
+    except TypeError:
+        return type(out).__name__
+
+
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
     """Loop `carry, y = f(carry, x)` over the leading axis of `xs`; returns (carry, stacked ys).
 
     >>> lax.scan(lambda c, x: (c + x, c), 0, jnp.arange(4))   # (6, [0, 0, 1, 3])
     """
+    if not callable(f):
+        raise TypeError("lax.scan: f argument should be a callable.")
     x_leaves, x_tree = tree_flatten(xs)
     lengths = {get_aval(x).shape[0] if get_aval(x).shape else None for x in x_leaves}
     if None in lengths:
@@ -78,7 +99,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
         raise ValueError("scan got no values to scan over and `length` not provided.")
     else:
         length = lengths.pop()
-    unroll = max(length, 1) if unroll is True else max(1, int(unroll or 1))
+    unroll = _unroll_factor(unroll, length)
     carry_leaves, carry_tree = tree_flatten(init)
     carry_avals = cf.avals_of(carry_leaves)
     x_avals = [_slice_type(get_aval(x)) for x in x_leaves]
@@ -87,8 +108,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     def body(carry, x):
         out = f(carry, x)
         if not (isinstance(out, (tuple, list)) and len(out) == 2):
-            got = aval_text(get_aval(out), weak=False) if hasattr(out, "aval") else \
-                type(out).__name__
+            got = _output_text(out)
             raise TypeError(f"scan body output must be a pair, got {got}.")
         return tuple(out)
     n_carry = len(carry_avals)

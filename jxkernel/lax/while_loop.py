@@ -38,6 +38,8 @@ while_p = Primitive("while", multiple_results=True)
 
 def while_loop(cond_fun, body_fun, init_val):
     """Repeat `val = body_fun(val)` while `cond_fun(val)`; returns the final `val`."""
+    if not (callable(body_fun) and callable(cond_fun)):
+        raise TypeError("lax.while_loop: body_fun and cond_fun arguments should be callable.")
     leaves, in_tree = tree_flatten(init_val)
     args_tree = tree_flatten((init_val,))[1]      # the functions take the carry as one argument
     avals = cf.avals_of(leaves)

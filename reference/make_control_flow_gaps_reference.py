@@ -1,0 +1,37 @@
+"""Write tests/data/control_flow_gaps_reference.json from real JAX 0.10.2 (run by hand, never by
+the tests):
+
+    /work/main/.venv-jax/bin/python reference/make_control_flow_gaps_reference.py
+
+For each case of `errors` in tests/data/control_flow_gaps_cases.py: [exception class name,
+first line of its message]; for each case of `values`: per leaf [dtype, shape, values]."""
+import json
+import os
+import sys
+
+import jax
+import numpy as np
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
+sys.path.insert(0, DATA)
+from control_flow_gaps_cases import errors, values  # noqa: E402
+
+
+def raised(thunk):
+    try:
+        thunk()
+    except Exception as e:            # noqa: BLE001 (recording whatever JAX raises)
+        return [type(e).__name__, str(e).strip().splitlines()[0]]
+    raise AssertionError("the case did not raise")
+
+
+def leaves(thunk):
+    return [[np.asarray(x).dtype.name, list(np.shape(x)), np.asarray(x).tolist()]
+            for x in jax.tree_util.tree_leaves(thunk())]
+
+
+result = {"errors": {name: raised(thunk) for name, thunk in errors(jax).items()},
+          "values": {name: leaves(thunk) for name, thunk in values(jax).items()}}
+with open(os.path.join(DATA, "control_flow_gaps_reference.json"), "w") as f:
+    json.dump(result, f, indent=1, sort_keys=True)
+    f.write("\n")
