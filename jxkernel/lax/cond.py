@@ -32,6 +32,7 @@ from ..core.partial_eval import partial_eval_jaxpr
 from ..core.staging import trace_to_jaxpr
 from ..tree_util import equality_errors_pytreedef, keystr, tree_flatten, tree_unflatten
 from ..transforms import batch_util as bu
+from . import _cf_python as python
 from . import _cf_util as cf
 from ..transforms.ad_util import Zero, instantiate, is_undefined, stop_gradient
 from .conversion import _convert_element_type, convert_element_type
@@ -72,6 +73,8 @@ def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
         raise TypeError(f"Pred type must be either boolean or number, got {aval.dtype.name}.")
     if not dtypes.is_bool(aval.dtype):
         pred = ne(pred, np.zeros((), aval.dtype))
+    if python.disabled() and python.concrete(pred) is not None:
+        return (true_fun if python.concrete(pred) else false_fun)(*operands)
     index = convert_element_type(pred, np.int32)
     return _bind_cond(index, [false_fun, true_fun], operands, ("false_fun", "true_fun"),
                       reference=1)
@@ -98,6 +101,8 @@ def switch(index, branches, *operands, operand=_no_operand):
         return branches[0](*operands)
     index = convert_element_type(index, np.int32)
     index = clamp(np.int32(0), index, np.int32(len(branches) - 1))
+    if python.disabled() and python.concrete(index) is not None:
+        return branches[int(python.concrete(index))](*operands)
     # JAX's names in its errors: "branch 0", then "branch1", "branch2", ... (its switch's)
     return _bind_cond(index, branches, operands,
                       ("branch 0", *(f"branch{i}" for i in range(1, len(branches)))),

@@ -29,6 +29,7 @@ from ..core.partial_eval import partial_eval_jaxpr
 from ..core.staging import trace_to_jaxpr
 from ..tree_util import tree_flatten, tree_unflatten
 from ..transforms import batch_util as bu
+from . import _cf_python as python
 from . import _cf_util as cf
 from ..transforms.ad_util import Zero, add_tangents, instantiate, is_undefined, zeros
 from ._lowering import lower_fun
@@ -100,6 +101,8 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     else:
         length = lengths.pop()
     unroll = _unroll_factor(unroll, length)
+    if python.disabled():
+        return python.scan(f, init, xs, length, reverse)
     carry_leaves, carry_tree = tree_flatten(init)
     carry_avals = cf.avals_of(carry_leaves)
     x_avals = [_slice_type(get_aval(x)) for x in x_leaves]

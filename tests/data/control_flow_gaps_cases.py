@@ -25,6 +25,8 @@ def errors(jax):
                                                    jnp.arange(5.)),
         "scan_negative_unroll": lambda: lax.scan(lambda x, _: (x, x), 0, jnp.arange(5),
                                                  unroll=-1),
+        "scan_zero_length_disable_jit": _without_jit(jax, lambda: lax.scan(
+            lambda c, x: (c + x, x), 0., np.array([]))),
     }
 
 
@@ -35,7 +37,45 @@ def values(jax):
                                              unroll=True),
         "scan_unroll_false": lambda: lax.scan(lambda c, x: (c + x, c), 0, jnp.arange(5),
                                               unroll=False),
+        # under disable_jit the bodies run as Python on concrete values (float() of a tracer
+        # would raise), each iteration once
+        "scan_disable_jit": _without_jit(jax, lambda: _seen(lambda seen: lax.scan(
+            lambda c, x: (seen.append(float(c)) or c + x, c), 0., jnp.arange(4.),
+            reverse=True))),
+        "while_loop_disable_jit": _without_jit(jax, lambda: _seen(lambda seen: lax.while_loop(
+            lambda c: seen.append(float(c)) or c < 3, lambda c: c + 1, 0.))),
+        "cond_disable_jit": _without_jit(jax, lambda: _seen(lambda seen: lax.cond(
+            True, lambda x: seen.append(float(x)) or x, lambda x: x, 2.))),
+        "switch_disable_jit": _without_jit(jax, lambda: _seen(lambda seen: lax.switch(
+            7, [lambda x: x, lambda x: seen.append(float(x)) or -x], 2.))),
+        "fori_loop_zero_trips_disable_jit": _without_jit(jax, lambda: lax.fori_loop(
+            0, 0, lambda i, x: x + i, 1.)),
+        # a NumPy carry is not changed in place by the body's `+=` (JAX's lax.asarray)
+        "while_loop_numpy_carry_disable_jit": _without_jit(jax, lambda: lax.while_loop(
+            lambda c: c[0] < 10, _add_in_place, (np.array(1.0), np.array(1.0)))),
+        "while_loop_vmap_disable_jit": _without_jit(jax, lambda: jax.vmap(
+            lambda y: lax.while_loop(lambda x: x < 10.0, lambda x: x + 1.0, y))(
+                jnp.array([3.0, 4.0]))),
     }
+
+
+def _without_jit(jax, thunk):
+    def run():
+        with jax.disable_jit():
+            return thunk()
+    return run
+
+
+def _seen(loop):
+    """(what `loop(seen)` returned, the values its bodies appended to `seen`)."""
+    seen = []
+    return loop(seen), seen
+
+
+def _add_in_place(carry):
+    x, y = carry
+    x += 1
+    return x, y + x
 
 
 class _Opaque:
