@@ -4,7 +4,7 @@ the tests):
     /work/main/.venv-jax/bin/python reference/make_control_flow_gaps_reference.py
 
 For each case of `errors` in tests/data/control_flow_gaps_cases.py: [exception class name,
-first line of its message]; for each case of `values`: per leaf [dtype, shape, values]."""
+first line of its message]; for each case of `values` and `lapack_values`: per leaf [dtype, shape, values]."""
 import json
 import os
 import sys
@@ -14,7 +14,7 @@ import numpy as np
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, DATA)
-from control_flow_gaps_cases import errors, values  # noqa: E402
+from control_flow_gaps_cases import errors, lapack_values, values  # noqa: E402
 
 
 def raised(thunk):
@@ -31,7 +31,8 @@ def leaves(thunk):
 
 
 result = {"errors": {name: raised(thunk) for name, thunk in errors(jax).items()},
-          "values": {name: leaves(thunk) for name, thunk in values(jax).items()}}
+          "values": {name: leaves(thunk) for name, thunk in values(jax).items()},
+          "lapack_values": {name: leaves(thunk) for name, thunk in lapack_values(jax).items()}}
 with open(os.path.join(DATA, "control_flow_gaps_reference.json"), "w") as f:
     json.dump(result, f, indent=1, sort_keys=True)
     f.write("\n")

@@ -358,6 +358,12 @@ def _arg_names(fun, args, kwargs) -> list:
 
 
 def _finish_output(trace, x, out_axis, size, index, name, out):
+    if not isinstance(x, Tracer) and not _is_ref(x):
+        try:
+            get_aval(x)
+        except TypeError:          # JAX's words: a string or an object returned
+            raise TypeError(f"Output from batched function {x!r} with type {type(x)} is not a "
+                            f"valid JAX type") from None
     val, dim = trace.unpack(x)
     if out_axis is None:
         if dim is not not_mapped:       # named by the output leaf's path, as JAX's

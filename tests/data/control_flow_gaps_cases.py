@@ -25,6 +25,8 @@ def errors(jax):
                                                    jnp.arange(5.)),
         "scan_negative_unroll": lambda: lax.scan(lambda x, _: (x, x), 0, jnp.arange(5),
                                                  unroll=-1),
+        "vmap_string_output": lambda: jax.vmap(lambda x: "hello")(np.arange(5)),
+        "vmap_type_output": lambda: jax.vmap(lambda x: (x, {"a": object}))(np.arange(5)),
         "scan_zero_length_disable_jit": _without_jit(jax, lambda: lax.scan(
             lambda c, x: (c + x, x), 0., np.array([]))),
     }
@@ -57,6 +59,27 @@ def values(jax):
             lambda y: lax.while_loop(lambda x: x < 10.0, lambda x: x + 1.0, y))(
                 jnp.array([3.0, 4.0]))),
     }
+
+
+def lapack_values(jax):
+    """name -> a thunk returning floats computed by LAPACK (compared within LAPACK's ulps)."""
+    jnp = jax.numpy
+    a = np.array([[4., 2., 0.6], [2., 5., 1.], [0.6, 1., 3.]], np.float32)
+    scales = np.array([[0.5], [1.], [2.]], np.float32)
+
+    def loss(s):
+        return jnp.sum(jnp.linalg.cholesky(s[jnp.newaxis] * a) ** 2)
+    return {
+        # cholesky's jvp rule under vmap, with implicit rank promotion an error (JAX's
+        # batching_test runs so)
+        "cholesky_grad_vmap_rank_promotion_raise": lambda: _rank_promotion_raise(
+            jax, lambda: jax.grad(lambda s: jnp.sum(jax.vmap(loss)(s)))(scales)),
+    }
+
+
+def _rank_promotion_raise(jax, thunk):
+    with jax.numpy_rank_promotion("raise"):
+        return thunk()
 
 
 def _without_jit(jax, thunk):

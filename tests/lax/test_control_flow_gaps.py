@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import jxkernel as jax
-from control_flow_gaps_cases import errors, values
+from control_flow_gaps_cases import errors, lapack_values, values
+from numerics import LAPACK, assert_allclose_ulp
 import locations  # tests/support: the repository's folders
 
 
@@ -32,3 +33,13 @@ def test_values_are_jaxs_exactly(name):
     got = [[np.asarray(x).dtype.name, list(np.shape(x)), np.asarray(x).tolist()]
            for x in jax.tree_util.tree_leaves(values(jax)[name]())]
     assert got == _reference()["values"][name]
+
+
+@pytest.mark.parametrize("name", sorted(lapack_values(jax)))
+def test_lapack_values_are_jaxs_within_lapack_ulps(name):
+    got = jax.tree_util.tree_leaves(lapack_values(jax)[name]())
+    expected = _reference()["lapack_values"][name]
+    assert [[np.asarray(x).dtype.name, list(np.shape(x))] for x in got] == \
+        [leaf[:2] for leaf in expected]
+    for x, (dtype, _, value) in zip(got, expected):
+        assert_allclose_ulp(np.asarray(x), np.asarray(value, dtype), LAPACK)
