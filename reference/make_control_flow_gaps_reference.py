@@ -4,7 +4,8 @@ the tests):
     /work/main/.venv-jax/bin/python reference/make_control_flow_gaps_reference.py
 
 For each case of `errors` in tests/data/control_flow_gaps_cases.py: [exception class name,
-first line of its message]; for each case of `values` and `lapack_values`: per leaf [dtype, shape, values]."""
+first two lines of its message]; for each case of `values` and `lapack_values`: per leaf
+[dtype, shape, values]."""
 import json
 import os
 import sys
@@ -21,7 +22,7 @@ def raised(thunk):
     try:
         thunk()
     except Exception as e:            # noqa: BLE001 (recording whatever JAX raises)
-        return [type(e).__name__, str(e).strip().splitlines()[0]]
+        return [type(e).__name__, "\n".join(str(e).strip().splitlines()[:2])]
     raise AssertionError("the case did not raise")
 
 

@@ -67,8 +67,6 @@ def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
         raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
     operands = _keyword_operand(operands, operand)
     aval = _pred_aval(pred)
-    if aval.shape:
-        raise TypeError(f"Pred must be a scalar, got {_value_text(pred)} of shape {aval.shape}.")
     if not (dtypes.is_bool(aval.dtype) or dtypes.is_int(aval.dtype) or dtypes.is_float(aval.dtype)):
         raise TypeError(f"Pred type must be either boolean or number, got {aval.dtype.name}.")
     if not dtypes.is_bool(aval.dtype):
@@ -86,15 +84,14 @@ def switch(index, branches, *operands, operand=_no_operand):
     if not all(callable(b) for b in branches):
         raise TypeError("lax.switch: branches argument should be a sequence of callables.")
     operands = _keyword_operand(operands, operand)
+    if np.shape(index):
+        raise TypeError(f"Branch index must be scalar, got {index} of shape {np.shape(index)}.")
     try:
         aval = get_aval(index)
     except TypeError:
         raise TypeError(f"Index type must be an integer, got {index}.") from None
-    if aval.shape:
-        raise TypeError(f"Branch index must be scalar, got {_value_text(index)} of shape {aval.shape}.")
     if not dtypes.is_int(aval.dtype):
-        raise TypeError(f"Index type must be an integer, got {_value_text(index)} as "
-                        f"{aval.dtype.name}")
+        raise TypeError(f"Index type must be an integer, got {index} as {aval.dtype.name}")
     if not branches:
         raise ValueError("Empty branch sequence")
     if len(branches) == 1:
@@ -115,17 +112,12 @@ def _pred_aval(pred):
         raise TypeError("cond predicate is None")
     if isinstance(pred, Sequence):
         raise TypeError(f"Pred must be a scalar, got {pred} of type {type(pred)}")
+    if np.shape(pred):
+        raise TypeError(f"Pred must be a scalar, got {pred} of shape {np.shape(pred)}.")
     try:
         return get_aval(pred)
     except TypeError:
         raise TypeError(f"Pred type must be either boolean or number, got {pred}.") from None
-
-
-def _value_text(x):
-    try:
-        return str(np.asarray(x))
-    except Exception:
-        return str(x)
 
 
 def _bind_cond(index, funs, operands, names, reference=0, what="cond branch", **params):

@@ -22,7 +22,7 @@ from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rule
                               lowering_rules, numpy_rules, partial_eval_rules,
                               sharding_typing_rules, transpose_rules)
 from ..core.source_info import name_scope
-from ..core.trace import set_current_trace
+from ..core.trace import concrete_or_error, set_current_trace
 from ..transforms.ad import backward_pass, jvp_jaxpr
 from ..transforms.batching import batch_jaxpr
 from ..core.partial_eval import partial_eval_jaxpr
@@ -56,9 +56,16 @@ def _slice_type(aval):
                        sharding=sharding_types.make(aval.sharding.mesh, parts[1:]))
 
 
+_LENGTH_NOT_CONCRETE = ("The `length` argument to `scan` expects a concrete `int` value. For "
+                        "scan-like iteration with a dynamic length, use `while_loop` or "
+                        "`fori_loop`.")
+
+
 def _unroll_factor(unroll, length: int) -> int:
     """How many iterations each step of the loop runs: JAX's reading of `unroll` (True: all
     of them, False or 0: one)."""
+    unroll = concrete_or_error(None, unroll, "The `unroll` argument to `scan` expects a "
+                               "concrete `int` or `bool` value.")
     if isinstance(unroll, (bool, np.bool_)):
         return max(length, 1) if unroll else 1
     unroll = int(unroll or 0)
@@ -89,7 +96,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
                          + ", ".join(str(get_aval(x).shape) for x in x_leaves
                                      if not get_aval(x).shape))
     if length is not None:
-        length = int(length)
+        length = concrete_or_error(int, length, _LENGTH_NOT_CONCRETE)
         if lengths and lengths != {length}:
             raise ValueError(f"scan got `length` argument of {length} which disagrees with leading "
                              f"axis sizes {sorted(lengths)}.")

@@ -64,6 +64,8 @@ def while_loop(cond_fun, body_fun, init_val):
                    "while_loop body function")
     given, leaves = leaves, [cf.cast_like(x, a) for x, a in zip(leaves, avals)]
     cond, cond_tree = cf.trace_fun(cond_fun, args_tree, avals, "while_loop cond")
+    if cond_tree.num_nodes != 1 or cond_tree.num_leaves != 1:
+        raise TypeError(f"cond_fun must return a boolean scalar, but got pytree {cond_tree}.")
     out = cond.out_avals
     if len(out) != 1 or out[0].shape or out[0].dtype != dtypes.bool_:
         raise TypeError(f"cond_fun must return a boolean scalar, but got output type(s) "

@@ -4,7 +4,7 @@ jxkernel doing differently, run the same way with JAX and with jxkernel
 tests/data/control_flow_gaps_reference.json; tests/lax/test_control_flow_gaps.py compares).
 
 `errors(jax)`: name -> a thunk that raises; recorded: the exception's class name and the
-first line of its message. `values(jax)`: name -> a thunk returning a pytree of arrays;
+first two lines of its message. `values(jax)`: name -> a thunk returning a pytree of arrays;
 recorded: each leaf's dtype, shape and values (exact: ints and bools, or floats computed
 exactly)."""
 import numpy as np
@@ -25,6 +25,18 @@ def errors(jax):
                                                    jnp.arange(5.)),
         "scan_negative_unroll": lambda: lax.scan(lambda x, _: (x, x), 0, jnp.arange(5),
                                                  unroll=-1),
+        "switch_function_index": lambda: lax.switch(_Opaque(), [lambda: 2., lambda: 3.]),
+        "switch_string_index": lambda: lax.switch("foo", [lambda _: 2., lambda _: 3.], 1.),
+        "switch_tuple_index": lambda: lax.switch((1., 1.), [lambda _: 2., lambda _: 3.], 1.),
+        "cond_pred_array": lambda: lax.cond(np.array([1., 2.]), lambda: 1, lambda: 2),
+        "while_loop_cond_returns_pair": lambda: lax.while_loop(lambda c: (1., 1.),
+                                                               lambda c: c, 0.),
+        "while_loop_cond_returns_float": lambda: lax.while_loop(
+            lambda c: np.float32(1.), lambda c: c, np.float32(0.)),
+        "scan_traced_length": lambda: jax.jit(
+            lambda n, x: lax.scan(lambda c, z: (c, z), x, (), n))(3, 1.),
+        "scan_traced_unroll": lambda: jax.jit(
+            lambda n, x: lax.scan(lambda c, z: (c, z), x, (), 10, unroll=n))(True, 1.),
         "vmap_string_output": lambda: jax.vmap(lambda x: "hello")(np.arange(5)),
         "vmap_type_output": lambda: jax.vmap(lambda x: (x, {"a": object}))(np.arange(5)),
         "scan_zero_length_disable_jit": _without_jit(jax, lambda: lax.scan(
