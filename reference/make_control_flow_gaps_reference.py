@@ -22,7 +22,7 @@ def raised(thunk):
     try:
         thunk()
     except Exception as e:            # noqa: BLE001 (recording whatever JAX raises)
-        return [type(e).__name__, "\n".join(str(e).strip().splitlines()[:2])]
+        return [type(e).__name__, "\n".join(str(e).strip().splitlines()[:2]).strip()]
     raise AssertionError("the case did not raise")
 
 

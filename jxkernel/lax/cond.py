@@ -18,6 +18,7 @@ import numpy as np
 from ..core import dtypes, sharding_types
 from ..core.avals import get_aval
 from ..core.basearray import Array
+from ..core.check import JaxprTypeError
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.lru import TRACES, WeakLRU
@@ -304,6 +305,11 @@ def _defined_at(fun):
 
 # ------------------------------------------------------------------ rules
 def _cond_abstract_eval(index, *ops, branches, **params):
+    cf.typecheck_param("cond", branches, "branches", "tuple of ClosedJaxpr",
+                       type(branches) is tuple and
+                       all(type(b) is ClosedJaxpr for b in branches))
+    if not branches:
+        raise JaxprTypeError("cond requires at least one branch function")
     if index.shape or index.dtype != np.int32:
         raise TypeError(f"cond index must be an int32 scalar, got {index.str_short()}")
     return branches[0].out_avals

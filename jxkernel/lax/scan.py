@@ -16,7 +16,7 @@ from ..core.avals import dim_inserted, get_aval
 from ..core.dtypes import is_extended
 from ..core.errors import aval_text
 from ..core.interpret import eval_jaxpr
-from ..core.ir import param_printers
+from ..core.ir import ClosedJaxpr, param_printers
 from ..core.numpy_eval import eval_closed_jaxpr_numpy
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, jvp_rules,
                               lowering_rules, numpy_rules, partial_eval_rules,
@@ -181,6 +181,16 @@ def _scan_threading(values, f, init, xs, length, reverse, unroll):
 
 def _scan_abstract_eval(*avals, reverse, length, jaxpr, num_consts, num_carry, linear, unroll,
                         _split_transpose):
+    def nonnegative_int(x):
+        return type(x) is int and x >= 0
+    for name, value, required, ok in (
+            ("reverse", reverse, "bool", type(reverse) is bool),
+            ("num_consts", num_consts, "non-negative int", nonnegative_int(num_consts)),
+            ("num_carry", num_carry, "non-negative int", nonnegative_int(num_carry)),
+            ("jaxpr", jaxpr, "ClosedJaxpr", type(jaxpr) is ClosedJaxpr),
+            ("unroll", unroll, "non-negative int", nonnegative_int(unroll)),
+            ("length", length, "non-negative int", length >= 0)):
+        cf.typecheck_param("scan", value, name, required, ok)
     carry = jaxpr.out_avals[:num_carry]
     ys = [cf.broadcast_aval(a, length) for a in jaxpr.out_avals[num_carry:]]
     return list(carry) + ys

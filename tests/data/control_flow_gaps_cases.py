@@ -7,6 +7,8 @@ tests/data/control_flow_gaps_reference.json; tests/lax/test_control_flow_gaps.py
 first two lines of its message. `values(jax)`: name -> a thunk returning a pytree of arrays;
 recorded: each leaf's dtype, shape and values (exact: ints and bools, or floats computed
 exactly)."""
+import importlib
+
 import numpy as np
 
 
@@ -37,6 +39,15 @@ def errors(jax):
             lambda n, x: lax.scan(lambda c, z: (c, z), x, (), n))(3, 1.),
         "scan_traced_unroll": lambda: jax.jit(
             lambda n, x: lax.scan(lambda c, z: (c, z), x, (), 10, unroll=n))(True, 1.),
+        "scan_param_reverse": lambda: _check_changed(jax, _scan_jaxpr(jax), "scan", "reverse",
+                                                     4),
+        "scan_param_num_consts": lambda: _check_changed(jax, _scan_jaxpr(jax), "scan",
+                                                        "num_consts", -3),
+        "scan_param_jaxpr": lambda: _check_changed(jax, _scan_jaxpr(jax), "scan", "jaxpr", 4),
+        "cond_param_branches": lambda: _check_changed(jax, _switch_jaxpr(jax), "cond",
+                                                      "branches", (4, 2)),
+        "cond_param_no_branches": lambda: _check_changed(jax, _switch_jaxpr(jax), "cond",
+                                                         "branches", ()),
         "vmap_string_output": lambda: jax.vmap(lambda x: "hello")(np.arange(5)),
         "vmap_type_output": lambda: jax.vmap(lambda x: (x, {"a": object}))(np.arange(5)),
         "scan_zero_length_disable_jit": _without_jit(jax, lambda: lax.scan(
@@ -71,6 +82,26 @@ def values(jax):
             lambda y: lax.while_loop(lambda x: x < 10.0, lambda x: x + 1.0, y))(
                 jnp.array([3.0, 4.0]))),
     }
+
+
+def _scan_jaxpr(jax):
+    jnp = jax.numpy
+    return jax.make_jaxpr(lambda c, xs: jax.lax.scan(lambda c, x: (jnp.sin(c * x.sum()), c),
+                                                     c, xs))(jnp.ones(4), jnp.ones((5, 3)))
+
+
+def _switch_jaxpr(jax):
+    jnp = jax.numpy
+    return jax.make_jaxpr(lambda x: jax.lax.switch(0, [jnp.sin, jnp.cos], x))(1.)
+
+
+def _check_changed(jax, closed, primitive, param, value):
+    """check_jaxpr (JAX's private core's) of `closed` after its `primitive` equation's
+    `param` is set to `value`, as JAX's typecheck tests change them."""
+    core = importlib.import_module(jax.__name__ + "._src.core")
+    eqn = next(e for e in closed.jaxpr.eqns if e.primitive.name == primitive)
+    eqn.params[param] = value
+    core.check_jaxpr(closed.jaxpr)
 
 
 def lapack_values(jax):

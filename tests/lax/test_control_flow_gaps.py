@@ -24,7 +24,8 @@ def _reference():
 def test_raises_jaxs_class_and_message(name):
     with pytest.raises(Exception) as info:
         errors(jax)[name]()
-    got = [type(info.value).__name__, "\n".join(str(info.value).strip().splitlines()[:2])]
+    lines = str(info.value).strip().splitlines()
+    got = [type(info.value).__name__, "\n".join(lines[:2]).strip()]
     assert got == _reference()["errors"][name]
 
 
