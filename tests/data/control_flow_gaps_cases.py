@@ -73,6 +73,17 @@ def values(jax):
             True, lambda x: seen.append(float(x)) or x, lambda x: x, 2.))),
         "switch_disable_jit": _without_jit(jax, lambda: _seen(lambda seen: lax.switch(
             7, [lambda x: x, lambda x: seen.append(float(x)) or -x], 2.))),
+        # a container vmap maps by its own rules (register_vmappable), its spec of its own type
+        "vmappable_in_and_out": lambda: _with_vmappable(jax, lambda: jax.vmap(
+            lambda p: _Named(p.names, p.data * 2.), in_axes=_Spec("i", 0),
+            out_axes=_Spec("i", 1), axis_size=3)(_Named(["i", "j"],
+                                                        jnp.arange(6.).reshape(3, 2)))),
+        "vmappable_under_jit": lambda: _with_vmappable(jax, lambda: jax.jit(jax.vmap(
+            lambda p: _Named(p.names, p.data + 1.), in_axes=_Spec("i", 0),
+            out_axes=_Spec("i", 0), axis_size=2))(_Named(["i"], jnp.arange(2.)))),
+        # jit of a pytree whose unflatten needs its arrays (names the results without one)
+        "jit_of_fragile_pytree": lambda: _with_vmappable(jax, lambda: jax.jit(
+            lambda p: _Named(p.names, p.data * 3.))(_Named(["i"], jnp.arange(2.)))),
         "fori_loop_zero_trips_disable_jit": _without_jit(jax, lambda: lax.fori_loop(
             0, 0, lambda i, x: x + i, 1.)),
         # a NumPy carry is not changed in place by the body's `+=` (JAX's lax.asarray)
@@ -123,6 +134,50 @@ def lapack_values(jax):
 def _rank_promotion_raise(jax, thunk):
     with jax.numpy_rank_promotion("raise"):
         return thunk()
+
+
+class _Named:
+    """An array with a name per axis: vmap maps it by name (batching_test's NamedArray)."""
+    def __init__(self, names, data):
+        assert len(names) == data.ndim
+        self.names, self.data = list(names), data
+
+
+class _Spec:
+    """Which name, at which axis, vmap maps (batching_test's NamedMapSpec)."""
+    def __init__(self, name, axis):
+        self.name, self.axis = name, axis
+
+
+def _named_to_elt(cont, _, value, spec):
+    names = list(value.names)
+    assert names.pop(spec.axis) == spec.name
+    return _Named(names, cont(value.data, spec.axis))
+
+
+def _named_from_elt(cont, size, elt, spec):
+    names = list(elt.names)
+    names.insert(spec.axis, spec.name)
+    return _Named(names, cont(size, elt.data, spec.axis))
+
+
+def _with_vmappable(jax, thunk):
+    """(names, data) of what `thunk` returns with _Named registered as a pytree and as
+    vmappable (unregistered after)."""
+    batching = importlib.import_module(jax.__name__ + ".interpreters.batching")
+    if _Named not in _registered:
+        jax.tree_util.register_pytree_node(_Named, lambda x: ((x.data,), tuple(x.names)),
+                                           lambda names, xs: _Named(names, xs[0]))
+        _registered.append(_Named)
+    batching.register_vmappable(_Named, _Spec, int, _named_to_elt, _named_from_elt, None)
+    try:
+        out = thunk()
+    finally:
+        batching.unregister_vmappable(_Named)
+    return np.array(out.names), out.data
+
+
+_registered = []
 
 
 def _without_jit(jax, thunk):
