@@ -63,15 +63,15 @@ _LENGTH_NOT_CONCRETE = ("The `length` argument to `scan` expects a concrete `int
 
 def _unroll_factor(unroll, length: int) -> int:
     """How many iterations each step of the loop runs: JAX's reading of `unroll` (True: all
-    of them, False or 0: one)."""
+    of them, False: one, 0: all, as JAX lowers it)."""
     unroll = concrete_or_error(None, unroll, "The `unroll` argument to `scan` expects a "
                                "concrete `int` or `bool` value.")
     if isinstance(unroll, (bool, np.bool_)):
         return max(length, 1) if unroll else 1
-    unroll = int(unroll or 0)
+    unroll = 1 if unroll is None else int(unroll)
     if unroll < 0:
         raise ValueError("`unroll` must be a `bool` or a non-negative `int`.")
-    return max(1, unroll)
+    return unroll                   # (0: all of them, as JAX's lowering reads it)
 
 
 def _output_text(out) -> str:
@@ -221,7 +221,11 @@ def _scan_impl_fun(*args, reverse, length, jaxpr, num_consts, num_carry, linear,
                   for acc, v in zip(ys, y)]
         return add(i, np.int32(1)), list(new_carry), ys
 
-    main = length // unroll
+    # JAX's trips: unroll 0, or one trip of all the iterations, is straight-line code with no
+    # while loop (as `unroll=True` promises); else length // unroll trips, the rest after
+    main = 0 if unroll == 0 else length // unroll
+    if unroll != 1 and main == 1 and length % unroll == 0:
+        main = 0
     def body(state):
         i, carry, ys = state
         for _ in range(unroll):

@@ -62,6 +62,14 @@ def values(jax):
                                              unroll=True),
         "scan_unroll_false": lambda: lax.scan(lambda c, x: (c + x, c), 0, jnp.arange(5),
                                               unroll=False),
+        # which unrolls keep a while loop in the compiled program: a fully unrolled scan (True,
+        # 0, or the length) is straight-line code
+        "scan_unroll_while_in_hlo": lambda: np.array([
+            "while(" in jax.jit(lambda c, xs: lax.scan(lambda c, x: (c * x, c), c, xs,
+                                                       unroll=u)).lower(
+                1., jnp.ones(4)).as_text("hlo") for u in (1, 2, 3, 4, True, 0)]),
+        "scan_unroll_zero": lambda: lax.scan(lambda c, x: (c + x, c), 0, jnp.arange(5),
+                                             unroll=0),
         # under disable_jit the bodies run as Python on concrete values (float() of a tracer
         # would raise), each iteration once
         "scan_disable_jit": _without_jit(jax, lambda: _seen(lambda seen: lax.scan(
