@@ -156,6 +156,12 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     given = carry_leaves
     carry_leaves = [cf.cast_like(x, a) for x, a in zip(carry_leaves, carry_avals)]
     jaxpr, consts = cf.hoist(closed)
+    # a y that is the body's x itself is the xs passed in, as JAX's scan forwards it: the
+    # loop does not copy it (its output pruned from the body)
+    first_x = len(consts) + n_carry
+    x_fwd = [None if i is None or i < first_x else i - first_x
+             for i in cf.forwarded_inputs(jaxpr)[n_carry:]]
+    jaxpr = cf.drop_outputs(jaxpr, [n_carry + i for i, f in enumerate(x_fwd) if f is not None])
     outs = scan_p.bind(*consts, *carry_leaves, *x_leaves, reverse=bool(reverse), length=length,
                        jaxpr=jaxpr, num_consts=len(consts), num_carry=len(carry_leaves),
                        linear=(False,) * (len(consts) + len(carry_leaves) + len(x_leaves)),
@@ -163,7 +169,9 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     same = cf.forwarded_carries(closed.jaxpr, 0, n_carry)
     carry_out = tree_unflatten(carry_tree, [g if s else o for g, o, s in
                                             zip(given, outs[:n_carry], same)])
-    ys = tree_unflatten(y_tree, outs[len(carry_leaves):])
+    computed = iter(outs[n_carry:])
+    ys = tree_unflatten(y_tree, [next(computed) if f is None else python.asarray(x_leaves[f])
+                                 for f in x_fwd])
     return carry_out, ys
 
 

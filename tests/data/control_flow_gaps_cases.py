@@ -70,6 +70,11 @@ def values(jax):
                 1., jnp.ones(4)).as_text("hlo") for u in (1, 2, 3, 4, True, 0)]),
         "scan_unroll_zero": lambda: lax.scan(lambda c, x: (c + x, c), 0, jnp.arange(5),
                                              unroll=0),
+        # a y that is the body's x: pruned from the body, the xs passed through
+        "scan_forwards_xs_to_ys_jaxpr": lambda: np.array(str(jax.make_jaxpr(
+            lambda x: lax.scan(lambda c, x: (c + 1, x), 0, x))(jnp.arange(3.)))),
+        "scan_forwards_numpy_xs": lambda: lax.scan(lambda c, x: (c + 1, (x, 2 * x)), 0,
+                                                   np.arange(3.), reverse=True),
         # under disable_jit the bodies run as Python on concrete values (float() of a tracer
         # would raise), each iteration once
         "scan_disable_jit": _without_jit(jax, lambda: _seen(lambda seen: lax.scan(
