@@ -5,7 +5,7 @@ the tests):
 
 For each case of `errors` in tests/data/control_flow_gaps_cases.py: [exception class name,
 first two lines of its message]; for each case of `values` and `lapack_values`: per leaf
-[dtype, shape, values]."""
+[dtype, shape, values]; for each of `counts`: the count."""
 import json
 import os
 import sys
@@ -15,7 +15,7 @@ import numpy as np
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, DATA)
-from control_flow_gaps_cases import errors, lapack_values, values  # noqa: E402
+from control_flow_gaps_cases import counts, errors, lapack_values, values  # noqa: E402
 
 
 def raised(thunk):
@@ -33,7 +33,8 @@ def leaves(thunk):
 
 result = {"errors": {name: raised(thunk) for name, thunk in errors(jax).items()},
           "values": {name: leaves(thunk) for name, thunk in values(jax).items()},
-          "lapack_values": {name: leaves(thunk) for name, thunk in lapack_values(jax).items()}}
+          "lapack_values": {name: leaves(thunk) for name, thunk in lapack_values(jax).items()},
+          "counts": {name: thunk() for name, thunk in counts(jax).items()}}
 with open(os.path.join(DATA, "control_flow_gaps_reference.json"), "w") as f:
     json.dump(result, f, indent=1, sort_keys=True)
     f.write("\n")

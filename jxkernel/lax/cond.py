@@ -71,7 +71,10 @@ def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
     if not (dtypes.is_bool(aval.dtype) or dtypes.is_int(aval.dtype) or dtypes.is_float(aval.dtype)):
         raise TypeError(f"Pred type must be either boolean or number, got {aval.dtype.name}.")
     if not dtypes.is_bool(aval.dtype):
-        pred = ne(pred, np.zeros((), aval.dtype))
+        # a Python or NumPy number is compared in Python, as JAX's `pred != 0` does: no
+        # program is compiled for it
+        pred = ne(pred, np.zeros((), aval.dtype)) if isinstance(pred, (Array, Tracer)) else \
+            np.not_equal(pred, 0)
     if python.disabled() and python.concrete(pred) is not None:
         return (true_fun if python.concrete(pred) else false_fun)(*operands)
     index = convert_element_type(pred, np.int32)

@@ -193,6 +193,25 @@ def _with_vmappable(jax, thunk):
 _registered = []
 
 
+def counts(jax):
+    """name -> a thunk counting something JAX bounds (programs lowered): jxkernel's count
+    may be lower than JAX's, never higher."""
+    return {
+        # ten conds over Python ints: the int predicate is compared in Python (no program
+        # for it), the branches and the cond compiled once
+        "cond_int_pred_lowerings": lambda: _cond_lowerings(jax),
+    }
+
+
+def _cond_lowerings(jax):
+    jtu = importlib.import_module(jax.__name__ + "._src.test_util")
+    f, g = (lambda x: x + 1), (lambda x: x + 2)
+    with jtu.count_jit_and_pmap_lowerings() as count:
+        for x in range(10):
+            jax.lax.cond(x, f, g, x)
+    return count()
+
+
 def _without_jit(jax, thunk):
     def run():
         with jax.disable_jit():

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import jxkernel as jax
-from control_flow_gaps_cases import errors, lapack_values, values
+from control_flow_gaps_cases import counts, errors, lapack_values, values
 from numerics import LAPACK, assert_allclose_ulp
 import locations  # tests/support: the repository's folders
 
@@ -44,3 +44,8 @@ def test_lapack_values_are_jaxs_within_lapack_ulps(name):
         [leaf[:2] for leaf in expected]
     for x, (dtype, _, value) in zip(got, expected):
         assert_allclose_ulp(np.asarray(x), np.asarray(value, dtype), LAPACK)
+
+
+@pytest.mark.parametrize("name", sorted(counts(jax)))
+def test_counts_are_at_most_jaxs(name):
+    assert counts(jax)[name]() <= _reference()["counts"][name]
