@@ -3,7 +3,7 @@ the branch their concrete index picks, scan and while_loop loop in Python over c
 values, so a print or a breakpoint in a body sees each iteration's values.
 
     >>> with jax.disable_jit():
-    ...     lax.scan(lambda c, x: (c + x, c), 0, jnp.arange(3))[1]
+    ...     lax.scan(lambda c, x: (c + x, c + x), 0, jnp.arange(3))[1]
     Array([0, 1, 3], dtype=int32)
 """
 from __future__ import annotations
