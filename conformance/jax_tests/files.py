@@ -39,6 +39,8 @@ FILES = [
     "lax_test.py",
     "lax_vmap_test.py",
     "lax_vmap_op_test.py",
+    "lax_control_flow_test.py",
+    "batching_test.py",
 ]
 
 # not run: each imports internals of JAX that jxkernel has no counterpart of (the first import
@@ -47,7 +49,6 @@ SKIPPED = {
     "lax_numpy_test.py": "`jax._src.array` (JAX's ArrayImpl module)",
     "api_test.py": "`jax._src.api_util`, `jax._src.linear_util`, `jax._src.ad_checkpoint`, ...",
     "custom_api_test.py": "`jax._src.api_util`, `jax._src.custom_derivatives`",
-    "lax_control_flow_test.py": "`jax._src.lax.control_flow`",
     "linalg_test.py": "`jax._src.lax.linalg`, `jax._src.lib.cuda_versions`",
     "lax_scipy_test.py": "`jax._src.scipy`",
     "lax_scipy_sparse_test.py": "`jax._src.scipy`",
@@ -58,7 +59,6 @@ SKIPPED = {
     "nn_test.py": "`jax._src.ad_checkpoint`, `jax._src.cudnn`",
     "dtypes_test.py": "`jax._src.literals`",
     "checkify_test.py": "`jax._src.shard_map`",
-    "batching_test.py": "`jax._src.lax.parallel`",
 }
 
 

@@ -135,7 +135,8 @@ Eqn = JaxprEqn          # the short name used throughout jxkernel
 
 class Jaxpr:
     """A typed, first-order program over primitives, in A-normal form."""
-    __slots__ = ("constvars", "invars", "outvars", "eqns")
+    # (weakly referenced: caches keyed by a jaxpr must not keep its inner consts alive)
+    __slots__ = ("constvars", "invars", "outvars", "eqns", "__weakref__")
 
     def __init__(self, constvars, invars, outvars, eqns):
         self.constvars, self.invars = list(constvars), list(invars)

@@ -25,7 +25,7 @@ from .avals import ShapedArray
 from .earray import EArray
 from .interpret import eval_jaxpr
 from .ir import ClosedJaxpr, Jaxpr, Literal, Var
-from .lru import LRU
+from .lru import WeakLRU
 from .mesh import NamedSharding, PartitionSpec
 from .staging import trace_to_jaxpr
 
@@ -98,21 +98,23 @@ def _jaxprs_of(value):
     return []
 
 
-_has_keys_cache = LRU(4096)      # id(jaxpr) -> (jaxpr, answer): the jaxpr kept, so ids stay
+# jaxpr -> answer, held weakly: a jaxpr kept here would keep its inner closed jaxprs' consts
+# (a closed-over array's buffer) alive after the function that made it is gone
+_has_keys_cache = WeakLRU(4096)
 
 
 def has_keys(jaxpr) -> bool:
     """Whether a key type appears anywhere in `jaxpr` (its inner jaxprs included)."""
     jaxpr = jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
-    hit = _has_keys_cache.get(id(jaxpr))
-    if hit is not None and hit[0] is jaxpr:
-        return hit[1]
+    hit = _has_keys_cache.get((jaxpr, None))
+    if hit is not None:
+        return hit
     answer = any(is_key(v.aval) for v in (*jaxpr.constvars, *jaxpr.invars)) or any(
         any(is_key(v.aval) for v in eqn.outvars) or
         any(is_key(v.aval) for v in eqn.invars if not isinstance(v, Literal)) or
         any(has_keys(j) for value in eqn.params.values() for j in _jaxprs_of(value))
         for eqn in jaxpr.eqns) or any(is_key(getattr(v, "aval", None)) for v in jaxpr.outvars)
-    _has_keys_cache[id(jaxpr)] = (jaxpr, answer)
+    _has_keys_cache[jaxpr, None] = answer
     return answer
 
 
@@ -172,26 +174,26 @@ def eval_physical(jaxpr: Jaxpr, consts, args) -> list:
     return [read(v) for v in jaxpr.outvars]
 
 
-_closed_cache = LRU(1024)       # id(closed jaxpr) -> (it, its physical form)
+_closed_cache = WeakLRU(1024)   # closed jaxpr (held weakly) -> its physical form
 
 
 def physicalize_closed(closed: ClosedJaxpr) -> ClosedJaxpr:
     """A closed jaxpr over key types as one over their data (itself if it has none)."""
     if not has_keys(closed.jaxpr):
         return closed
-    hit = _closed_cache.get(id(closed))
-    if hit is not None and hit[0] is closed:
-        return hit[1]
+    hit = _closed_cache.get((closed, None))
+    if hit is not None:
+        return hit
     from .staging import trace_to_jaxpr       # (staging imports the rule tables)
     jaxpr = closed.jaxpr
     consts = [physical_value(c) for c in closed.consts]
     avals = [physical_aval(v.aval) for v in jaxpr.invars]
     out = trace_to_jaxpr(lambda *args: eval_physical(jaxpr, consts, args), avals)
-    _closed_cache[id(closed)] = (closed, out)
+    _closed_cache[closed, None] = out
     return out
 
 
-_top_cache = LRU(1024)          # id(jaxpr) -> (it, its physical form)
+_top_cache = WeakLRU(1024)      # jaxpr (held weakly) -> its physical form
 
 
 def physicalize(jaxpr: Jaxpr) -> Jaxpr:
@@ -200,14 +202,14 @@ def physicalize(jaxpr: Jaxpr) -> Jaxpr:
     keys). Constants the physical rules make are written in as literals."""
     if not has_keys(jaxpr):
         return jaxpr
-    hit = _top_cache.get(id(jaxpr))
-    if hit is not None and hit[0] is jaxpr:
-        return hit[1]
+    hit = _top_cache.get((jaxpr, None))
+    if hit is not None:
+        return hit
     n = len(jaxpr.constvars)
     avals = [physical_aval(v.aval) for v in (*jaxpr.constvars, *jaxpr.invars)]
     closed = trace_to_jaxpr(lambda *args: eval_physical(jaxpr, args[:n], args[n:]), avals)
     out = _inline_consts(closed, n)
-    _top_cache[id(jaxpr)] = (jaxpr, out)
+    _top_cache[jaxpr, None] = out
     return out
 
 

@@ -350,6 +350,22 @@ def value_text(x) -> str:
     return x._short_repr() if isinstance(x, Tracer) else str(x)
 
 
+def concrete_or_error(force, val, context: str = ""):
+    """`force(val)` (or `val` when `force` is None) for a value known now (a tracer's known
+    constant: jvp's primal); a traced value without one raises ConcretizationTypeError saying
+    `context` (what needed it), as JAX's core.concrete_or_error.
+
+    >>> concrete_or_error(int, 3.0)
+    3
+    """
+    if isinstance(val, Tracer):
+        concrete = val.to_concrete_value()
+        if concrete is None:
+            raise errors.ConcretizationTypeError(val, f"{context}\n" if context else "")
+        val = concrete
+    return val if force is None else force(val)
+
+
 def escaped_tracer_error(tracer: Tracer) -> errors.UnexpectedTracerError:
     """JAX's UnexpectedTracerError for `tracer` used after its trace ended, in JAX's words:
     the value's type and tracer class, the function traced when it leaked, and its line."""

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..core import dtypes, vma
 from ..core.avals import ShapedArray, get_aval
+from ..core.check import JaxprTypeError
 from ..core.config import config
 from ..core.compile_record import body_traced
 from ..core.avals import typeof_rules
@@ -25,6 +26,16 @@ from ..core.staging import (DebugInfo, JaxprTrace, bind_refs, convert_constvars_
                             high_jaxprs, retyped_consts, trace_to_jaxpr)
 from ..tree_util import equality_errors, keystr, tree_flatten_with_path, tree_unflatten
 from .conversion import _convert_element_type
+
+
+def typecheck_param(prim: str, param, name: str, required: str, ok: bool) -> None:
+    """JAX's JaxprTypeError for an equation's parameter of the wrong kind (`ok` false), as
+    check_jaxpr meets it in an equation a user changed."""
+    if not ok:
+        text = str(param)
+        sep = "\n" if "\n" in text or "\r" in text else " "
+        raise JaxprTypeError(f"invalid {prim} param {name} of type {type(param).__name__}, "
+                             f"{required} required:{sep}{text}")
 
 
 def fun_name(fun) -> str:

@@ -11,12 +11,17 @@ branch's constants (hoisted) followed by the operands. It lowers to
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ..core import dtypes, sharding_types
 from ..core.avals import get_aval
 from ..core.basearray import Array
+from ..core.check import JaxprTypeError
 from ..core.interpret import eval_jaxpr
+from ..core.ir import ClosedJaxpr, Jaxpr, Var
+from ..core.lru import TRACES, WeakLRU
 from ..core.numpy_eval import eval_closed_jaxpr_numpy
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, jvp_rules,
                               lowering_rules, numpy_rules, partial_eval_rules,
@@ -28,6 +33,7 @@ from ..core.partial_eval import partial_eval_jaxpr
 from ..core.staging import trace_to_jaxpr
 from ..tree_util import equality_errors_pytreedef, keystr, tree_flatten, tree_unflatten
 from ..transforms import batch_util as bu
+from . import _cf_python as python
 from . import _cf_util as cf
 from ..transforms.ad_util import Zero, instantiate, is_undefined, stop_gradient
 from .conversion import _convert_element_type, convert_element_type
@@ -61,13 +67,16 @@ def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
     if not (callable(true_fun) and callable(false_fun)):
         raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
     operands = _keyword_operand(operands, operand)
-    aval = get_aval(pred)
-    if aval.shape:
-        raise TypeError(f"Pred must be a scalar, got {_value_text(pred)} of shape {aval.shape}.")
+    aval = _pred_aval(pred)
     if not (dtypes.is_bool(aval.dtype) or dtypes.is_int(aval.dtype) or dtypes.is_float(aval.dtype)):
         raise TypeError(f"Pred type must be either boolean or number, got {aval.dtype.name}.")
     if not dtypes.is_bool(aval.dtype):
-        pred = ne(pred, np.zeros((), aval.dtype))
+        # a Python or NumPy number is compared in Python, as JAX's `pred != 0` does: no
+        # program is compiled for it
+        pred = ne(pred, np.zeros((), aval.dtype)) if isinstance(pred, (Array, Tracer)) else \
+            np.not_equal(pred, 0)
+    if python.disabled() and python.concrete(pred) is not None:
+        return (true_fun if python.concrete(pred) else false_fun)(*operands)
     index = convert_element_type(pred, np.int32)
     return _bind_cond(index, [false_fun, true_fun], operands, ("false_fun", "true_fun"),
                       reference=1)
@@ -75,30 +84,44 @@ def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
 
 def switch(index, branches, *operands, operand=_no_operand):
     """branches[index](*operands); the index is clamped into range, as in JAX."""
-    operands = _keyword_operand(operands, operand)
     branches = list(branches)
-    if not branches or not all(callable(b) for b in branches):
-        raise TypeError("lax.switch: branches argument should be a non-empty sequence of callables.")
-    aval = get_aval(index)
-    if aval.shape:
-        raise TypeError(f"Branch index must be scalar, got {_value_text(index)} of shape {aval.shape}.")
+    if not all(callable(b) for b in branches):
+        raise TypeError("lax.switch: branches argument should be a sequence of callables.")
+    operands = _keyword_operand(operands, operand)
+    if np.shape(index):
+        raise TypeError(f"Branch index must be scalar, got {index} of shape {np.shape(index)}.")
+    try:
+        aval = get_aval(index)
+    except TypeError:
+        raise TypeError(f"Index type must be an integer, got {index}.") from None
     if not dtypes.is_int(aval.dtype):
-        raise TypeError(f"Index type must be an integer, got {aval.dtype.name}.")
+        raise TypeError(f"Index type must be an integer, got {index} as {aval.dtype.name}")
+    if not branches:
+        raise ValueError("Empty branch sequence")
     if len(branches) == 1:
         return branches[0](*operands)
     index = convert_element_type(index, np.int32)
     index = clamp(np.int32(0), index, np.int32(len(branches) - 1))
+    if python.disabled() and python.concrete(index) is not None:
+        return branches[int(python.concrete(index))](*operands)
     # JAX's names in its errors: "branch 0", then "branch1", "branch2", ... (its switch's)
     return _bind_cond(index, branches, operands,
                       ("branch 0", *(f"branch{i}" for i in range(1, len(branches)))),
                       what="switch branch")
 
 
-def _value_text(x):
+def _pred_aval(pred):
+    """The type of cond's predicate, or JAX's errors for one that has none."""
+    if pred is None:
+        raise TypeError("cond predicate is None")
+    if isinstance(pred, Sequence):
+        raise TypeError(f"Pred must be a scalar, got {pred} of type {type(pred)}")
+    if np.shape(pred):
+        raise TypeError(f"Pred must be a scalar, got {pred} of shape {np.shape(pred)}.")
     try:
-        return str(np.asarray(x))
-    except Exception:
-        return str(x)
+        return get_aval(pred)
+    except TypeError:
+        raise TypeError(f"Pred type must be either boolean or number, got {pred}.") from None
 
 
 def _bind_cond(index, funs, operands, names, reference=0, what="cond branch", **params):
@@ -134,25 +157,24 @@ def _bind_cond(index, funs, operands, names, reference=0, what="cond branch", **
         return out
     first_tree = traced[0][1]
     hoisted = [cf.hoist(c) for c, _ in traced]
-    # Every branch takes all branches' consts, each value once (JAX's _merge_common_consts
-    # dedups by identity), in the order JAX traces the branches: cond's true_fun (the
-    # reference) first, switch's in order. A closure over `x` in both branches of
+    # Every branch takes all branches' consts, each value once, as JAX's _merge_common_consts:
+    # in the order JAX traces the branches (cond's true_fun, the reference, first; switch's in
+    # order), each branch padded to take the others' (pad_constvars), then each value that is
+    # several consts taken once (dedup_consts). A closure over `x` in both branches of
     # `cond(p, lambda: x * y, lambda: y)` is then one operand, as in JAX's `cond[...] p x y`.
     order = [reference] + [i for i in range(len(hoisted)) if i != reference]
-    position, all_consts = {}, []
-    for i in order:
-        for c in hoisted[i][1]:
-            if id(c) not in position:
-                position[id(c)] = len(all_consts)
-                all_consts.append(c)
-    const_avals = cf.avals_of(all_consts)
+    consts = [c for i in order for c in hoisted[i][1]]
+    avals = cf.avals_of(consts)
+    start = dict(zip(order, np.cumsum([0] + [len(hoisted[i][1]) for i in order])))
+    ids = tuple(id(c) for c in consts)
     branches = []
-    for jaxpr, consts in hoisted:
-        own = [position[id(c)] for c in consts]
-        if own == list(range(len(all_consts))):
-            branches.append(jaxpr)  # weak types may differ: cond's type is branch 0's, as JAX's
-        else:
-            branches.append(_taking_consts(jaxpr, own, const_avals))
+    for i, (jaxpr, own) in enumerate(hoisted):
+        left, right = tuple(avals[:start[i]]), tuple(avals[start[i] + len(own):])
+        padded = pad_constvars(jaxpr, len(own), left, right)
+        # (weak types may differ: cond's type is branch 0's, as JAX's)
+        branches.append(dedup_consts(padded, len(consts), ids))
+    seen = set()
+    all_consts = [c for c in consts if id(c) not in seen and not seen.add(id(c))]
     # An output every branch returns as the same input is that input, as JAX's cond prunes
     # it: the equation does not compute it, and under vmap it stays as batched as the input
     in_fwd = [f[0] if len(set(f)) == 1 else None
@@ -177,6 +199,64 @@ def _cond_threading(values, index, funs, operands, names, reference, what, param
                             **params)
     cf.set_high_state(values, state)
     return out
+
+
+# Padded and deduplicated branches, cached by the branch's jaxpr (held weakly), as JAX's
+# weakref_lru_caches of the same names: a cond traced again (its branches are cached by
+# cf.trace_fun) binds the same branch jaxprs, so jit's caches of the equation hit.
+_padded, _deduped = WeakLRU(TRACES), WeakLRU(TRACES)
+
+
+def pad_constvars(closed: ClosedJaxpr, num_consts: int, left: tuple, right: tuple):
+    """`closed` (its first `num_consts` inputs its consts) taking inputs of avals `left`
+    before those and `right` after, unread: JAX's `_pad_constvars`.
+
+    >>> f32, i32s = get_aval(np.float32(1)), get_aval(np.zeros(2, np.int32))
+    >>> pad_constvars(trace_to_jaxpr(lambda c, x: [c * x], [f32, f32]), 1, (i32s,), ()).jaxpr
+    { lambda ; a:i32[2] b:f32[] c:f32[]. let d:f32[] = mul b c in (d,) }
+    """
+    key = (closed, (num_consts, left, right))
+    found = _padded.get(key)
+    if found is None:
+        j = closed.jaxpr
+        invars = [*map(Var, left), *j.invars[:num_consts], *map(Var, right),
+                  *j.invars[num_consts:]]
+        found = _padded[key] = ClosedJaxpr(Jaxpr(j.constvars, invars, j.outvars, j.eqns),
+                                           closed.consts)
+    return found
+
+
+pad_constvars.cache_clear = _padded.clear
+
+
+def dedup_consts(closed: ClosedJaxpr, num_consts: int, const_ids: tuple):
+    """`closed` taking each of its first `num_consts` inputs once per distinct id in
+    `const_ids` (the values they are bound to), its first input of each read for all: JAX's
+    `_dedup_consts`.
+
+    >>> f32 = get_aval(np.float32(1))
+    >>> dedup_consts(trace_to_jaxpr(lambda a, b: [a * b], [f32, f32]), 2, (7, 7)).jaxpr
+    { lambda ; a:f32[]. let b:f32[] = mul a a in (b,) }
+    """
+    # keyed by which consts repeat, not the ids themselves: the result depends only on that
+    pattern = tuple(const_ids.index(i) for i in const_ids)
+    key = (closed, (num_consts, pattern))
+    found = _deduped.get(key)
+    if found is None:
+        j = closed.jaxpr
+        first = {v: j.invars[p] for v, p in zip(j.invars[:num_consts], pattern)}
+
+        def canon(x):
+            return first.get(x, x) if isinstance(x, Var) else x
+        eqns = [e.replace(invars=[canon(x) for x in e.invars]) for e in j.eqns]
+        invars = [v for v, p, k in zip(j.invars, pattern, range(num_consts)) if p == k]
+        found = _deduped[key] = ClosedJaxpr(
+            Jaxpr(j.constvars, invars + j.invars[num_consts:], [canon(x) for x in j.outvars],
+                  eqns), closed.consts)
+    return found
+
+
+dedup_consts.cache_clear = _deduped.clear
 
 
 def _taking_consts(jaxpr, own, const_avals):
@@ -228,6 +308,11 @@ def _defined_at(fun):
 
 # ------------------------------------------------------------------ rules
 def _cond_abstract_eval(index, *ops, branches, **params):
+    cf.typecheck_param("cond", branches, "branches", "tuple of ClosedJaxpr",
+                       type(branches) is tuple and
+                       all(type(b) is ClosedJaxpr for b in branches))
+    if not branches:
+        raise JaxprTypeError("cond requires at least one branch function")
     if index.shape or index.dtype != np.int32:
         raise TypeError(f"cond index must be an int32 scalar, got {index.str_short()}")
     return branches[0].out_avals

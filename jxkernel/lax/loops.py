@@ -13,6 +13,7 @@ from ..core.lru import TRACES, WeakLRU
 from ..core.trace import Tracer
 from ..tree_util import tree_flatten, tree_map, tree_unflatten
 from ..transforms.batching import vmap
+from . import _cf_python as python
 from .conversion import _convert_element_type, convert_element_type
 from .elementwise import add, bitwise_or, lt
 from .shapes import canonicalize_axis, concatenate, reshape, rev
@@ -33,6 +34,8 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
         # zero trips still run the scan, so the carry comes back as Arrays (as in JAX); the
         # index starts as a Python int, so it is weakly typed (c + i keeps c's dtype)
         length = max(upper_c - lower_c, 0)
+        if length == 0 and python.disabled():
+            return init_val         # (a scan run as Python has no zero-length form, as JAX's)
         (_, out), _ = scan(step, (lower_c, init_val), None, length=length, unroll=unroll or 1)
         return out
     if unroll not in (None, 1):

@@ -293,6 +293,39 @@ def pmean(x, axis_name, *, axis_index_groups=None):
     return tree_unflatten(tree, [_true_mean(s, n) for s in leaves])
 
 
+def pargmax(x, axis_name):
+    """The index along the named axis of the member holding the largest `x`, elementwise
+    (the first such member on ties); every member gets it. One axis only, as JAX's.
+
+    >>> vmap(lambda x: pargmax(x, "i"), axis_name="i")(jnp.array([1., 3., 2.]))
+    Array([1, 1, 1], dtype=int32)
+    """
+    return _axis_index_of_val(x, pmax(x, _one_axis(axis_name)), axis_name)
+
+
+def pargmin(x, axis_name):
+    """The index along the named axis of the member holding the smallest `x` (see pargmax)."""
+    return _axis_index_of_val(x, pmin(x, _one_axis(axis_name)), axis_name)
+
+
+def _one_axis(axis_name):
+    if isinstance(axis_name, (tuple, list)):
+        # JAX's words, for pargmax too
+        raise TypeError(f"pargmin only accepts a single axis, got {axis_name}")
+    return axis_name
+
+
+def _axis_index_of_val(x, val, axis_name):
+    """The smallest index along the axis of the members whose `x` is `val` (JAX's: the index
+    where they match, the int32 maximum elsewhere, reduced by pmin)."""
+    idx = axis_index(axis_name)
+    mask = eq(val, x)
+    big = np.iinfo(get_aval(idx).dtype).max
+    return pmin(select(mask, broadcast_in_dim(idx, mask.shape, ()),
+                       broadcast_in_dim(np.array(big, get_aval(idx).dtype), mask.shape, ())),
+                axis_name)
+
+
 def _true_mean(s, n):
     """s / n as jnp's true division: an integer (or bool) sum becomes the default float."""
     dtype = get_aval(s).dtype

@@ -16,19 +16,20 @@ from ..core.avals import dim_inserted, get_aval
 from ..core.dtypes import is_extended
 from ..core.errors import aval_text
 from ..core.interpret import eval_jaxpr
-from ..core.ir import param_printers
+from ..core.ir import ClosedJaxpr, param_printers
 from ..core.numpy_eval import eval_closed_jaxpr_numpy
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, jvp_rules,
                               lowering_rules, numpy_rules, partial_eval_rules,
                               sharding_typing_rules, transpose_rules)
 from ..core.source_info import name_scope
-from ..core.trace import set_current_trace
+from ..core.trace import concrete_or_error, set_current_trace
 from ..transforms.ad import backward_pass, jvp_jaxpr
 from ..transforms.batching import batch_jaxpr
 from ..core.partial_eval import partial_eval_jaxpr
 from ..core.staging import trace_to_jaxpr
 from ..tree_util import tree_flatten, tree_unflatten
 from ..transforms import batch_util as bu
+from . import _cf_python as python
 from . import _cf_util as cf
 from ..transforms.ad_util import Zero, add_tangents, instantiate, is_undefined, zeros
 from ._lowering import lower_fun
@@ -55,11 +56,39 @@ def _slice_type(aval):
                        sharding=sharding_types.make(aval.sharding.mesh, parts[1:]))
 
 
+_LENGTH_NOT_CONCRETE = ("The `length` argument to `scan` expects a concrete `int` value. For "
+                        "scan-like iteration with a dynamic length, use `while_loop` or "
+                        "`fori_loop`.")
+
+
+def _unroll_factor(unroll, length: int) -> int:
+    """How many iterations each step of the loop runs: JAX's reading of `unroll` (True: all
+    of them, False: one, 0: all, as JAX lowers it)."""
+    unroll = concrete_or_error(None, unroll, "The `unroll` argument to `scan` expects a "
+                               "concrete `int` or `bool` value.")
+    if isinstance(unroll, (bool, np.bool_)):
+        return max(length, 1) if unroll else 1
+    unroll = 1 if unroll is None else int(unroll)
+    if unroll < 0:
+        raise ValueError("`unroll` must be a `bool` or a non-negative `int`.")
+    return unroll                   # (0: all of them, as JAX's lowering reads it)
+
+
+def _output_text(out) -> str:
+    """What a body returned, as JAX's error shows it (its type: `float32[]`)."""
+    try:
+        return aval_text(get_aval(out), weak=False)
+    except TypeError:
+        return type(out).__name__
+
+
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
     """Loop `carry, y = f(carry, x)` over the leading axis of `xs`; returns (carry, stacked ys).
 
     >>> lax.scan(lambda c, x: (c + x, c), 0, jnp.arange(4))   # (6, [0, 0, 1, 3])
     """
+    if not callable(f):
+        raise TypeError("lax.scan: f argument should be a callable.")
     x_leaves, x_tree = tree_flatten(xs)
     lengths = {get_aval(x).shape[0] if get_aval(x).shape else None for x in x_leaves}
     if None in lengths:
@@ -67,7 +96,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
                          + ", ".join(str(get_aval(x).shape) for x in x_leaves
                                      if not get_aval(x).shape))
     if length is not None:
-        length = int(length)
+        length = concrete_or_error(int, length, _LENGTH_NOT_CONCRETE)
         if lengths and lengths != {length}:
             raise ValueError(f"scan got `length` argument of {length} which disagrees with leading "
                              f"axis sizes {sorted(lengths)}.")
@@ -78,7 +107,9 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
         raise ValueError("scan got no values to scan over and `length` not provided.")
     else:
         length = lengths.pop()
-    unroll = max(length, 1) if unroll is True else max(1, int(unroll or 1))
+    unroll = _unroll_factor(unroll, length)
+    if python.disabled():
+        return python.scan(f, init, xs, length, reverse)
     carry_leaves, carry_tree = tree_flatten(init)
     carry_avals = cf.avals_of(carry_leaves)
     x_avals = [_slice_type(get_aval(x)) for x in x_leaves]
@@ -87,8 +118,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     def body(carry, x):
         out = f(carry, x)
         if not (isinstance(out, (tuple, list)) and len(out) == 2):
-            got = aval_text(get_aval(out), weak=False) if hasattr(out, "aval") else \
-                type(out).__name__
+            got = _output_text(out)
             raise TypeError(f"scan body output must be a pair, got {got}.")
         return tuple(out)
     n_carry = len(carry_avals)
@@ -126,6 +156,12 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     given = carry_leaves
     carry_leaves = [cf.cast_like(x, a) for x, a in zip(carry_leaves, carry_avals)]
     jaxpr, consts = cf.hoist(closed)
+    # a y that is the body's x itself is the xs passed in, as JAX's scan forwards it: the
+    # loop does not copy it (its output pruned from the body)
+    first_x = len(consts) + n_carry
+    x_fwd = [None if i is None or i < first_x else i - first_x
+             for i in cf.forwarded_inputs(jaxpr)[n_carry:]]
+    jaxpr = cf.drop_outputs(jaxpr, [n_carry + i for i, f in enumerate(x_fwd) if f is not None])
     outs = scan_p.bind(*consts, *carry_leaves, *x_leaves, reverse=bool(reverse), length=length,
                        jaxpr=jaxpr, num_consts=len(consts), num_carry=len(carry_leaves),
                        linear=(False,) * (len(consts) + len(carry_leaves) + len(x_leaves)),
@@ -133,7 +169,9 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     same = cf.forwarded_carries(closed.jaxpr, 0, n_carry)
     carry_out = tree_unflatten(carry_tree, [g if s else o for g, o, s in
                                             zip(given, outs[:n_carry], same)])
-    ys = tree_unflatten(y_tree, outs[len(carry_leaves):])
+    computed = iter(outs[n_carry:])
+    ys = tree_unflatten(y_tree, [next(computed) if f is None else python.asarray(x_leaves[f])
+                                 for f in x_fwd])
     return carry_out, ys
 
 
@@ -151,6 +189,16 @@ def _scan_threading(values, f, init, xs, length, reverse, unroll):
 
 def _scan_abstract_eval(*avals, reverse, length, jaxpr, num_consts, num_carry, linear, unroll,
                         _split_transpose):
+    def nonnegative_int(x):
+        return type(x) is int and x >= 0
+    for name, value, required, ok in (
+            ("reverse", reverse, "bool", type(reverse) is bool),
+            ("num_consts", num_consts, "non-negative int", nonnegative_int(num_consts)),
+            ("num_carry", num_carry, "non-negative int", nonnegative_int(num_carry)),
+            ("jaxpr", jaxpr, "ClosedJaxpr", type(jaxpr) is ClosedJaxpr),
+            ("unroll", unroll, "non-negative int", nonnegative_int(unroll)),
+            ("length", length, "non-negative int", length >= 0)):
+        cf.typecheck_param("scan", value, name, required, ok)
     carry = jaxpr.out_avals[:num_carry]
     ys = [cf.broadcast_aval(a, length) for a in jaxpr.out_avals[num_carry:]]
     return list(carry) + ys
@@ -181,7 +229,11 @@ def _scan_impl_fun(*args, reverse, length, jaxpr, num_consts, num_carry, linear,
                   for acc, v in zip(ys, y)]
         return add(i, np.int32(1)), list(new_carry), ys
 
-    main = length // unroll
+    # JAX's trips: unroll 0, or one trip of all the iterations, is straight-line code with no
+    # while loop (as `unroll=True` promises); else length // unroll trips, the rest after
+    main = 0 if unroll == 0 else length // unroll
+    if unroll != 1 and main == 1 and length % unroll == 0:
+        main = 0
     def body(state):
         i, carry, ys = state
         for _ in range(unroll):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes, sharding_types
+from ..core.errors import ConcretizationTypeError
 from ..core.interpret import eval_jaxpr
 from ..core.numpy_eval import eval_closed_jaxpr_numpy
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, jvp_rules,
@@ -26,6 +27,7 @@ from ..core.staging import trace_to_jaxpr
 from ..tree_util import tree_flatten, tree_unflatten
 from ..xla.lowering import TOKEN, effect_token, has_ordered_effect
 from ..transforms import batch_util as bu
+from . import _cf_python as python
 from . import _cf_util as cf
 from ..transforms.ad_util import Zero, instantiate, zeros
 from .elementwise import select_n
@@ -38,6 +40,13 @@ while_p = Primitive("while", multiple_results=True)
 
 def while_loop(cond_fun, body_fun, init_val):
     """Repeat `val = body_fun(val)` while `cond_fun(val)`; returns the final `val`."""
+    if not (callable(body_fun) and callable(cond_fun)):
+        raise TypeError("lax.while_loop: body_fun and cond_fun arguments should be callable.")
+    if python.disabled():
+        try:
+            return python.while_loop(cond_fun, body_fun, init_val)
+        except ConcretizationTypeError:
+            pass                        # a traced condition (under vmap): the loop is traced
     leaves, in_tree = tree_flatten(init_val)
     args_tree = tree_flatten((init_val,))[1]      # the functions take the carry as one argument
     avals = cf.avals_of(leaves)
@@ -55,6 +64,8 @@ def while_loop(cond_fun, body_fun, init_val):
                    "while_loop body function")
     given, leaves = leaves, [cf.cast_like(x, a) for x, a in zip(leaves, avals)]
     cond, cond_tree = cf.trace_fun(cond_fun, args_tree, avals, "while_loop cond")
+    if cond_tree.num_nodes != 1 or cond_tree.num_leaves != 1:
+        raise TypeError(f"cond_fun must return a boolean scalar, but got pytree {cond_tree}.")
     out = cond.out_avals
     if len(out) != 1 or out[0].shape or out[0].dtype != dtypes.bool_:
         raise TypeError(f"cond_fun must return a boolean scalar, but got output type(s) "

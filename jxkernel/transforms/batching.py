@@ -25,6 +25,7 @@ from ..core.primitive import rule as _rule
 from ..core.source_info import name_scope, user_source_info
 from ..core.trace import Trace, Tracer, aval_text, new_trace, set_current_trace
 from . import batch_util as bu
+from . import vmappable
 from .batch_util import not_mapped
 from .api_util import wraps
 from ..tree_util import (broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path,
@@ -160,12 +161,13 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)     # JAX treats a list like a tuple prefix here
     # JAX checks the specs when vmap is called, before any pytree of them is unflattened
-    if not (in_axes is None or type(in_axes) in (int, tuple)):
+    specs = (int, *vmappable.spec_types())       # (a registered type's spec: its own)
+    if not (in_axes is None or type(in_axes) in (tuple, *specs)):
         raise TypeError(f"vmap in_axes must be an int, None, or a tuple of entries corresponding "
                         f"to the positional arguments passed to the function, but got "
                         f"{in_axes}.")
     for what, spec in (("in_axes", in_axes), ("out_axes", out_axes)):
-        if not all(type(leaf) is int for leaf in tree_flatten(spec)[0]):
+        if not all(type(leaf) in specs for leaf in tree_flatten(spec)[0]):
             raise TypeError(f"vmap {what} must be an int, None, or (nested) container with "
                             f"those types as leaves, but got {spec}.")
 
@@ -177,7 +179,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     @wraps(fun, docstr=docstr)
     def vmapped(*args, **kwargs):
         name = getattr(fun, "__name__", "fun")
-        if in_axes is None or isinstance(in_axes, int):
+        if in_axes is None or type(in_axes) in specs:
             axes = (in_axes,) * len(args)
         elif isinstance(in_axes, tuple):
             axes = in_axes
@@ -190,26 +192,30 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
             raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries "
                              f"corresponding to the positional arguments passed to the function, "
                              f"but got {in_axes!r}.")
+        shadow = vmappable.shadowed(args)       # a registered type's values: whole leaves
         try:
-            flat_axes = broadcast_prefix(axes, args, is_leaf=lambda x: x is None)
+            flat_axes = broadcast_prefix(axes, shadow, is_leaf=lambda x: x is None)
         except ValueError as e:
             raise ValueError(
                 f"vmap in_axes specification must be a tree prefix of the corresponding value, "
                 f"got specification {in_axes} for value tree {tree_structure(args)}. {e}") from None
-        leaves, treedef = tree_flatten(args)
-        kw_leaves, kw_tree = tree_flatten(kwargs)
+        leaves, treedef = tree_flatten(shadow)
+        kw_leaves, kw_tree = tree_flatten(vmappable.shadowed(kwargs))
         flat_axes = list(flat_axes) + [0] * len(kw_leaves)
         leaves = leaves + kw_leaves
-        flat_axes = [_normalize_axis(ax, x, name) for ax, x in zip(flat_axes, leaves)]
-        size = _mapped_size(leaves, flat_axes, axis_size, fun, args, kwargs)
+        flat_axes = [ax if type(x) is vmappable.Whole else _normalize_axis(ax, x, name)
+                     for ax, x in zip(flat_axes, leaves)]
+        # a registered type's values take no part in the size (JAX's rule: axis_size says it)
+        plain = [i for i, x in enumerate(leaves) if type(x) is not vmappable.Whole]
+        plain_leaves, plain_axes = [leaves[i] for i in plain], [flat_axes[i] for i in plain]
+        size = _mapped_size(plain_leaves, plain_axes, axis_size, fun, args, kwargs)
         # named under `vmap`, as JAX's vmap names what it traces (`jit(f)/vmap()/cos`)
-        data = AxisData(axis_name, size, mapped_axis_spec(leaves, flat_axes))
+        data = AxisData(axis_name, size, mapped_axis_spec(plain_leaves, plain_axes))
         with name_scope("vmap("), new_trace(BatchTrace, data) as trace:
-            tracers = [x if ax is None else MappedRef(trace, x, ax) if _is_ref(x) else
-                       BatchTracer(trace, x, ax) for x, ax in zip(leaves, flat_axes)]
+            tracers = [_to_elt(trace, x, ax, size, name) for x, ax in zip(leaves, flat_axes)]
             call_args = tree_unflatten(treedef, tracers[:len(leaves) - len(kw_leaves)])
             call_kwargs = tree_unflatten(kw_tree, tracers[len(leaves) - len(kw_leaves):])
-            out = fun(*call_args, **call_kwargs)
+            out = vmappable.shadowed(fun(*call_args, **call_kwargs))
             out_leaves, out_tree = tree_flatten(out)
             try:
                 flat_out_axes = broadcast_prefix(out_axes, out, is_leaf=lambda x: x is None)
@@ -217,7 +223,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
                 raise ValueError(f"vmap out_axes specification must be a tree prefix of the "
                                  f"corresponding value, got specification {out_axes} for value "
                                  f"tree {out_tree}. {e}") from None
-            results = [_finish_output(trace, x, ax, size, i, name, out)
+            results = [_from_elt(trace, x, ax, size, i, name, out)
                        for i, (x, ax) in enumerate(zip(out_leaves, flat_out_axes))]
         if config.jax_check_tracer_leaks:
             # the leak checker loads only when jax_check_tracer_leaks is on
@@ -228,6 +234,23 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
             ensure_no_leaks(finished)
         return tree_unflatten(out_tree, results)
     return vmapped
+
+
+def _to_elt(trace, x, ax, size, name):
+    """What the function sees of the argument leaf `x` mapped along `ax`."""
+    if type(x) is vmappable.Whole:
+        return vmappable.to_elt(x.value, ax, size, lambda v, a: _to_elt(
+            trace, v, None if a is None else _normalize_axis(a, v, name), size, name))
+    return x if ax is None else MappedRef(trace, x, ax) if _is_ref(x) else \
+        BatchTracer(trace, x, ax)
+
+
+def _from_elt(trace, x, out_axis, size, index, name, out):
+    """The result leaf `x` with its batch axis at `out_axis`."""
+    if type(x) is vmappable.Whole:
+        return vmappable.from_elt(x.value, out_axis, size, lambda v, a: _finish_output(
+            trace, v, a, size, index, name, out))
+    return _finish_output(trace, x, out_axis, size, index, name, out)
 
 
 def _is_ref(x) -> bool:
@@ -358,6 +381,12 @@ def _arg_names(fun, args, kwargs) -> list:
 
 
 def _finish_output(trace, x, out_axis, size, index, name, out):
+    if not isinstance(x, Tracer) and not _is_ref(x):
+        try:
+            get_aval(x)
+        except TypeError:          # JAX's words: a string or an object returned
+            raise TypeError(f"Output from batched function {x!r} with type {type(x)} is not a "
+                            f"valid JAX type") from None
     val, dim = trace.unpack(x)
     if out_axis is None:
         if dim is not not_mapped:       # named by the output leaf's path, as JAX's

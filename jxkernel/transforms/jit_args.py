@@ -17,8 +17,8 @@ from ..core.avals import ShapedArray, ShapeDtypeStruct, python_scalar_aval, shap
 from ..core.avals import typeof_rules
 from ..core.hijax import AvalQDD, cur_qdd, hi_value_types
 from ..core.mesh import UNCONSTRAINED, PartitionSpec
-from ..tree_util import (broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path,
-                         tree_unflatten)
+from ..tree_util import (DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey, broadcast_prefix,
+                         keystr, tree_flatten, tree_flatten_with_path, tree_unflatten)
 
 def as_tuple(x) -> tuple:
     if x is None:
@@ -235,8 +235,31 @@ def result_paths(out_tree) -> list:
         >>> result_paths(tree_flatten({"a": 1, "b": (2, 3)})[1])
         ["result['a']", "result['b'][0]", "result['b'][1]"]
     """
-    example = tree_unflatten(out_tree, [0] * out_tree.num_leaves)
+    try:
+        example = tree_unflatten(out_tree, [0] * out_tree.num_leaves)
+    except Exception:       # noqa: BLE001 (a custom node's unflatten may need its arrays)
+        return ["result" + keystr(path) for path in _key_paths(out_tree)]
     return ["result" + keystr(path) for path, _ in tree_flatten_with_path(example)[0]]
+
+
+def _key_paths(treedef, prefix=()) -> list:
+    """The key paths of `treedef`'s leaves, read from the structure alone: a custom node's
+    children by their flat index, as JAX names those of register_pytree_node's nodes."""
+    data = treedef.node_data()
+    if data is None:
+        return [prefix]
+    kind, aux = data
+    children = treedef.children()
+    if kind is dict:
+        keys = [DictKey(k) for k in aux]
+    elif kind in (tuple, list):
+        keys = [SequenceKey(i) for i in range(len(children))]
+    elif hasattr(kind, "_fields"):
+        keys = [GetAttrKey(f) for f in kind._fields]
+    else:
+        keys = [FlattenedIndexKey(i) for i in range(len(children))]
+    return [path for key, child in zip(keys, children)
+            for path in _key_paths(child, (*prefix, key))]
 
 
 def python_value_of(name: str, ndim: int) -> str:

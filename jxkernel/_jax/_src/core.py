@@ -10,7 +10,9 @@ from ...core.ir import ClosedJaxpr, Jaxpr, Literal, Var  # noqa: F401
 from ...core.primitive import Primitive  # noqa: F401
 from ...core.trace import Trace, Tracer, current_trace, set_current_trace  # noqa: F401
 from ..extend.core import (Effect, find_top_trace, get_opaque_trace_state,  # noqa: F401
-                           take_current_trace)
+                           jaxpr_as_fun, take_current_trace)
+from ...core.check import JaxprTypeError, check_jaxpr  # noqa: F401
+from ...core.errors import ConcretizationTypeError  # noqa: F401
 from .hijax import AvalMutableQDD, AvalQDD, aval_method, aval_property  # noqa: F401
 from ...core.hijax import (MutableQuasiDynamicData, QuasiDynamicData,  # noqa: F401
                            cur_qdd)

@@ -5,5 +5,17 @@ exit; Equinox swaps it for a quieter version). jxkernel's programs with host cal
 before their call returns, so it is `effects_barrier`: nothing is left pending.
 
     >>> wait_for_tokens()
+
+`apply_primitive(prim, *args, **params)` runs a primitive compiled alone, as JAX's: what a
+primitive's impl rule may be (`prim.def_impl(partial(apply_primitive, prim))`).
+
+    >>> apply_primitive(lax.sin_p, jnp.zeros(2))
+    Array([0., 0.], dtype=float32)
 """
 from ...api.extras import effects_barrier as wait_for_tokens  # noqa: F401
+from ...xla.dispatch import run_compiled
+
+
+def apply_primitive(prim, *args, **params):
+    """`prim` applied to `args`, compiled alone (not by its impl rule)."""
+    return run_compiled(prim, args, params)

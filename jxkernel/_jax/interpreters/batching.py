@@ -15,11 +15,16 @@ A rule that needs the mapped axis goes in `fancy_primitive_batchers`, called as
 `axis_primitive_batchers`, called as `rule(axis_size, axis_name, None, args, dims, **params)`.
 Both are called even when no argument is batched (a rule in `primitive_batchers` is not: the
 primitive is then bound unbatched).
+
+A container type vmap maps by rules of its own (its in_axes entry a spec of its own type):
+`register_vmappable` (jxkernel/transforms/vmappable.py).
 """
 from ...core.primitive import axis_batching_rules, batching_rules
 from ...transforms.batch_util import (bdim_at_front, defbroadcasting,  # noqa: F401
                                      defvectorized, not_mapped)
 from ...transforms.batching import AxisData  # noqa: F401
+from ...transforms.vmappable import (is_vmappable, register_vmappable,  # noqa: F401
+                                     unregister_vmappable)
 from ._user_rules import UserRules, plain_values
 
 primitive_batchers = UserRules(batching_rules, lambda rule: lambda args, dims, **params: rule(

@@ -12,12 +12,15 @@ left out.
     ...     jnp.add(np.int32(1), np.float32(2)).dtype
     dtype('float32')
 """
+import contextlib
+
 import numpy as np
 
 from .... import numpy as jnp
 from ....api.extras import numpy_dtype_promotion
 from ...extend.core import subjaxprs
 from ....api.test_util import check_grads, check_jvp, check_vjp  # noqa: F401
+from ....core import compile_record
 from ....numpy.util import promote_dtypes, promote_dtypes_inexact
 from ....transforms.jit import jit
 from ....tree_util import tree_flatten, tree_unflatten
@@ -81,3 +84,18 @@ def _named(name, f):
 # the two ways tests parameterized over JIT_IMPLEMENTATION run a function: jitted, and as is
 JIT_IMPLEMENTATION = (_named("jit", lambda f, *args, **kwargs: jit(f, *args, **kwargs)),
                       _named("noop", lambda f, *args, **kwargs: f))
+
+
+@contextlib.contextmanager
+def count_jit_and_pmap_lowerings():
+    """A counter of the programs lowered in the block (a jit's, a pmap's, an eager
+    operation's), as JAX's counts its modules lowered: the compile record's events that
+    compiled a program (not a body's trace inlined into another's).
+
+    >>> with count_jit_and_pmap_lowerings() as count:
+    ...     _ = jit(lambda x: x * 3)(np.float32(1))
+    >>> count()
+    1
+    """
+    start = compile_record.last_seq() + 1
+    yield lambda: sum(e.compiled for e in compile_record.events_since(start))

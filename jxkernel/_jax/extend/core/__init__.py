@@ -26,7 +26,8 @@ from ....core.interpret import eval_jaxpr
 from ....core.ir import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var, jaxpr_params  # noqa: F401
 from ....core.primitive import Primitive  # noqa: F401
 from ....core.staging import DebugInfo, JaxprTrace  # noqa: F401
-from ....core.trace import Trace, Tracer, current_trace, eval_trace, set_current_trace  # noqa: F401
+from ....core.trace import (Trace, Tracer, concrete_or_error, current_trace,  # noqa: F401
+                            eval_trace, set_current_trace)
 from ....transforms.ad_util import float0
 from . import primitives  # noqa: F401
 
@@ -89,17 +90,6 @@ def unmapped_aval(size: int, axis: int | None, aval: ShapedArray) -> ShapedArray
     if axis is None:
         return aval
     return dim_inserted(aval, axis, size)
-
-
-def concrete_or_error(force, val, context: str = ""):
-    """`force(val)` (or `val` when `force` is None) for a concrete value; a traced value
-    without one raises ConcretizationTypeError mentioning `context`."""
-    if isinstance(val, Tracer):
-        concrete = val.to_concrete_value()
-        if concrete is None:
-            raise ConcretizationTypeError(val, f"{context}\n" if context else "")
-        val = concrete
-    return val if force is None else force(val)
 
 
 # ------------------------------------------------------------------ effects
