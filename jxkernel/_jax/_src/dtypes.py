@@ -18,6 +18,8 @@ from ..dtypes import (canonicalize_dtype, finfo, float0, iinfo, issubdtype,  # n
                       result_type, scalar_type_of)
 from .. import dtypes as _public
 from ...numpy.dtypes import safe_to_cast  # noqa: F401
+from ...core.avals import AbstractValue
+from . import literals
 
 # a dtype: NumPy's, or an extended dtype (typed keys')
 DType = np.dtype | ExtendedDType
@@ -80,9 +82,30 @@ def to_floating_dtype(dtype) -> np.dtype:
     return finfo(to_inexact_dtype(dtype)).dtype
 
 
+class InvalidInputException(TypeError):
+    """What canonicalize_value raises for a value that is no JAX type (a str, a list)."""
+
+
 def canonicalize_value(x):
-    """`x` as JAX holds it: NumPy data at its canonical dtype (int64 to int32 without x64);
-    Arrays, tracers and Python scalars as they are."""
+    """`x` as JAX holds it: Python scalars as typed scalars and NumPy data as TypedNdArrays,
+    at their canonical dtypes (int64 to int32 without x64); typed values, Arrays and tracers
+    as they are.
+
+    >>> canonicalize_value(2.5), canonicalize_value(np.arange(2, dtype=np.int64))
+    (TypedFloat(2.5, dtype=float32), TypedNdArray([0, 1], dtype=int32))
+    """
+    if isinstance(x, _TYPED_VALUES) or type(x) is bool:
+        return x
+    if type(x) in _TYPED_SCALAR_OF:
+        return _TYPED_SCALAR_OF[type(x)](x, _core.python_scalar_dtype(x))
     if isinstance(x, (np.ndarray, np.generic)):
-        return np.asarray(x, canonicalize_dtype(x.dtype))
-    return x
+        keep = x.dtype == float0 or _core.is_extended(x.dtype)    # float0 has no narrower form
+        return literals.TypedNdArray(np.asarray(x, x.dtype if keep else canonicalize_dtype(x.dtype)))
+    if isinstance(getattr(x, "aval", None), AbstractValue):       # Arrays, tracers
+        return x
+    raise InvalidInputException(f"Argument '{x}' of type {type(x)} is not a valid JAX type.")
+
+
+_TYPED_VALUES = (*literals.typed_scalar_types, literals.TypedNdArray)
+_TYPED_SCALAR_OF = {int: literals.TypedInt, float: literals.TypedFloat,
+                    complex: literals.TypedComplex}

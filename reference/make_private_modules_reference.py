@@ -1,0 +1,25 @@
+"""Record what JAX 0.10.2's private modules answer for tests/data/private_modules_cases.py
+(run by hand, not by the test suite):
+
+    .venv-jax/bin/python reference/make_private_modules_reference.py
+
+private_modules_reference.json: one entry per case function.
+"""
+import json
+import os
+import sys
+import warnings
+
+import numpy as np
+import jax
+from jax._src import core, dtypes, literals as literals_module
+
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
+sys.path.insert(0, HERE)
+import private_modules_cases as cases  # noqa: E402
+
+warnings.simplefilter("ignore")     # (JAX warns of int64 narrowed without x64)
+record = {"literals": cases.literals(jax, literals_module, dtypes, core, np)}
+with open(os.path.join(HERE, "private_modules_reference.json"), "w") as f:
+    json.dump(record, f, indent=1, sort_keys=True)
+print(f"{len(record)} cases written")
