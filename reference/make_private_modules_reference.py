@@ -12,14 +12,21 @@ import warnings
 
 import numpy as np
 import jax
-from jax._src import core, dtypes, literals as literals_module
+from jax._src import config, core, dtypes, earray, literals as literals_module
+from jax._src import test_util as jtu, tree_util
+from jax._src.interpreters import pxla
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, HERE)
 import private_modules_cases as cases  # noqa: E402
 
 warnings.simplefilter("ignore")     # (JAX warns of int64 narrowed without x64)
-record = {"literals": cases.literals(jax, literals_module, dtypes, core, np)}
+record = {"literals": cases.literals(jax, literals_module, dtypes, core, np),
+          "dtypes_private": cases.dtypes_private(jax, dtypes, config, np),
+          "primal_tangent": cases.primal_tangent(jax, dtypes, np),
+          "result_handler_wrap": cases.result_handler_wrap(jax, dtypes, core, pxla, earray, np),
+          "tree_util_private": cases.tree_util_private(tree_util, jax),
+          "compile_counts": cases.compile_counts(jax, jtu)}
 with open(os.path.join(HERE, "private_modules_reference.json"), "w") as f:
     json.dump(record, f, indent=1, sort_keys=True)
 print(f"{len(record)} cases written")

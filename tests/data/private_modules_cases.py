@@ -51,3 +51,153 @@ def literals(jax, literals, dtypes, core, np):
                      "float_jaxpr": str(jax.make_jaxpr(lambda x: x + scalars["float64"])(1.0)),
                      "device_put": repr(jax.device_put(t))}
     return out
+
+
+def _name(t) -> str:
+    """A dtype or weak type by name: 'int8', or 'int' for Python's int."""
+    return t.__name__ if isinstance(t, type) else str(t)
+
+
+def dtypes_private(jax, dtypes, config, np):
+    """jax._src.dtypes's names that JAX's dtypes_test reads: the promotion lattice's nodes in
+    JAX's order, the (dtype, weak) <-> node maps, promote_types with Python's types (weak),
+    itemsize_bits, the narrow scalar types, dtype() under each jax_explicit_x64_dtypes mode."""
+    import warnings
+    jnp = jax.numpy
+    nodes = dtypes._jax_types + dtypes._weak_types
+    out = {"jax_types": [_name(t) for t in nodes],
+           "node_of_type": [_name(dtypes._jax_type(*dtypes._dtype_and_weaktype(t))) for t in nodes],
+           "weak_node": [_name(dtypes._jax_type(t, True)) for t in dtypes._jax_types],
+           "defaults": [_name(t) for t in (dtypes.bool_, dtypes.int_, dtypes.uint, dtypes.float_,
+                                          dtypes.complex_)],
+           "narrow": [_name(getattr(dtypes, n)) for n in ("int1", "uint1", "int4", "bfloat16",
+                                                          "float8_e4m3fn", "float4_e2m1fn",
+                                                          "float6_e2m3fn")],
+           "itemsize_bits": [dtypes.itemsize_bits(t) for t in
+                             ("bool", "int1", "int4", "uint2", "int8", "float4_e2m1fn",
+                              "float6_e3m2fn", "float8_e5m2", "bfloat16", "float64",
+                              "complex64", "complex128")],
+           "itemsize_bits_none": _answer(lambda: dtypes.itemsize_bits(None))}
+    pairs = [(np.int8, int), (np.int8, float), ("float8_e5m2", float), (int, float),
+             (np.uint32, np.int32), (bool, int), (np.dtype("int4"), int), ("bfloat16", complex)]
+    for promotion in ("standard", "strict"):
+        with jax.numpy_dtype_promotion(promotion):
+            out["promote_types_" + promotion] = [
+                _answer(lambda a=a, b=b: str(dtypes.promote_types(a, b))) for a, b in pairs]
+            # (its error's words list the dtypes in the order of a set of types: by id in JAX)
+            out["lattice_" + promotion] = [
+                _answer(lambda a=a, b=b: str(dtypes.lattice_result_type(a, b))).split(":")[0]
+                for a, b in pairs]
+    for mode in config.ExplicitX64Mode.__members__.values():
+        with config.explicit_x64_dtypes(mode), warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            got = [_answer(lambda t=t: str(dtypes.dtype(t))) for t in
+                   (np.int64, "float64", np.dtype(np.complex128), np.int32, int, 2.0)]
+            out[f"dtype_{mode.name}"] = got + [len(seen)]
+            out[f"zeros_float64_{mode.name}"] = _answer(
+                lambda: str(jnp.zeros(2, np.float64).dtype)) if mode.name != "ALLOW" else None
+    out["explicit_modes"] = {k: int(v) for k, v in config.ExplicitX64Mode.__members__.items()}
+    out["user_dtype"] = [_answer(lambda t=t: str(dtypes.check_and_canonicalize_user_dtype(t)))
+                         for t in (float, "int8", np.dtype("O"))]
+    out["user_dtype_array"] = _answer(lambda: dtypes.check_and_canonicalize_user_dtype(jnp.ones(2)))
+    return out
+
+
+def primal_tangent(jax, dtypes, np):
+    """primal_tangent_dtype: int8 values differentiated as bfloat16 (JAX's dtypes_test), the
+    gradient taken through a custom_gradient, a convert_element_type and a cond."""
+    jnp = jax.numpy
+    dt = dtypes.primal_tangent_dtype(jnp.int8, jnp.bfloat16)
+    x = jnp.arange(3, dtype=jnp.int8)
+    g = jnp.array([1.5, -2.0, 4.0], jnp.bfloat16)
+
+    @jax.custom_gradient
+    def f(x):
+        return jnp.int8(x).astype(g.dtype) * 2 + 1, lambda g: (2 * g,)
+
+    def plain(x):
+        return jax.lax.convert_element_type(x, jnp.int8).astype(jnp.bfloat16) * 3
+
+    def run(f):
+        def h():
+            result, bwd = jax.vjp(f, x.astype(dt))
+            return result, bwd(g)[0]
+        result, back = jax.jit(h)()
+        return [str(result.dtype), result.tolist(), str(back.dtype), back.astype(float).tolist()]
+
+    f32_dt = dtypes.primal_tangent_dtype(jnp.int8, jnp.float32)
+
+    def loss(w, pred):
+        w_dt = w.astype(jnp.int8).astype(f32_dt)
+        on = lambda: jnp.sum(jax.lax.convert_element_type(w_dt, jnp.int8).astype(jnp.float32))
+        return jax.lax.cond(pred, on, lambda: jnp.float32(0.0))
+
+    return {"repr": repr(dt), "equal": dt == dtypes.primal_tangent_dtype(jnp.int8, jnp.bfloat16),
+            "custom_gradient": run(f), "convert": run(plain),
+            "cond_grad": [jax.jit(jax.grad(loss))(jnp.arange(3.0), p).tolist()
+                          for p in (True, False)]}
+
+
+def result_handler_wrap(jax, dtypes, core, pxla, earray, np):
+    """An extended dtype whose result handler wraps its data with the physical handler's
+    `wrap` (JAX's dtypes_test EArrayTest): made and consumed, eagerly and under jit."""
+    import dataclasses
+
+    class foo(dtypes.extended):
+        pass
+
+    class FooTyRules:
+        allow_conversion = True
+
+        @staticmethod
+        def physical_element_aval(foo_dtype):
+            return core.ShapedArray((), np.dtype("float32"))
+
+        @staticmethod
+        def global_sharded_result_handler(aval, out_sharding, committed):
+            maker = pxla.global_result_handlers[core.ShapedArray]
+            handler = maker(core.physical_aval(aval), out_sharding, committed)
+            return handler.wrap(lambda arr: earray.EArray(aval, arr))
+
+    @dataclasses.dataclass(frozen=True)
+    class FooTy(dtypes.ExtendedDType):
+        name: str = "foo"
+        _rules: type = FooTyRules
+        type: type = foo
+
+    out = {}
+    for jit in (False, True):
+        wrap = jax.jit if jit else (lambda f: f)
+        x = wrap(lambda x: jax.lax.convert_element_type(x, FooTy()))(jax.numpy.arange(3.0))
+        y = wrap(lambda x: x)(x)
+        back = wrap(lambda y: jax.lax.convert_element_type(y, "float32"))(y)
+        out[f"jit={jit}"] = [type(x.dtype).__name__, type(y).__name__, str(y.shape),
+                             back.tolist()]
+    return out
+
+
+def tree_util_private(tree_util, jax):
+    """jax._src.tree_util's broadcast_flattened_prefix_with_treedef (prefix leaves repeated over
+    the full tree's leaves; errors where it is no prefix) and dispatch_registry."""
+    tu = jax.tree_util
+    cases = [((1, 2, 3), (0, {"a": 0, "b": 0}, (0, 0))), ([1, 2], [[3, 4], {"a": 5}]),
+             ({"x": 1, "y": (2, 3)}, {"x": [0, 0, 0], "y": (None, [0, 0])}),
+             ((1, 2, 3), (0, {"a": 0, "b": 0})), ((1, 2), (0, {"a": 0, "b": 0}, (0, 0))),
+             ((1, {"a": 0}), (0, {"a": 0, "b": 0})), (None, None), (5, [1, (2, 3)])]
+    out = [_answer(lambda p=p, f=f: tree_util.broadcast_flattened_prefix_with_treedef(
+        *tu.tree_flatten(p), tu.tree_structure(f))) for p, f in cases]
+    leaves1, treedef1 = tree_util.default_registry.flatten({"a": (1, [2])})
+    leaves2, treedef2 = tree_util.dispatch_registry.flatten({"a": (1, [2])})
+    return {"broadcast": out, "dispatch_same": [leaves1 == leaves2, treedef1 == treedef2]}
+
+
+def compile_counts(jax, jtu):
+    """jtu.count_jit_and_pmap_lowerings: a jitted function's first call lowers, its second
+    does not."""
+    f = jax.jit(lambda x: jax.numpy.sin(x) * 2)
+    counts = []
+    for _ in range(2):
+        with jtu.count_jit_and_pmap_lowerings() as count:
+            f(3.0)
+        counts.append(count())
+    return counts

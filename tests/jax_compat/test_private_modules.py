@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 import jxkernel
-from jxkernel._jax._src import core, dtypes, literals as literals_module
+from jxkernel._jax._src import config, core, dtypes, earray, literals as literals_module
+from jxkernel._jax._src import test_util as jtu, tree_util
+from jxkernel._jax._src.interpreters import pxla
 
 import private_modules_cases as cases  # tests/data
 import locations  # tests/support: the repository's folders
@@ -28,6 +30,36 @@ def test_literals_are_jaxs(key):
     assert LITERALS[key] == RECORD["literals"][key]
 
 
+def test_dtypes_private_names_are_jaxs():
+    # the lattice's nodes in JAX's order, promote_types taking Python's types as weak (int8
+    # and int: int8, not int64), itemsize_bits' widths (int4: 4), dtype() under each
+    # jax_explicit_x64_dtypes mode with JAX's warning and ValueError
+    got = cases.dtypes_private(jxkernel, dtypes, config, np)
+    want = RECORD["dtypes_private"]
+    assert sorted(got) == sorted(want)
+    for key in want:
+        assert got[key] == want[key], key
+
+
+def test_primal_tangent_dtype_differentiates_as_its_tangent_dtype():
+    # vjp gives the int8-held input a bfloat16 cotangent (it gave float0), through jit,
+    # custom_gradient and a cond's residuals (empty2 of the extended dtype)
+    assert cases.primal_tangent(jxkernel, dtypes, np) == RECORD["primal_tangent"]
+
+
+def test_result_handler_wrap():
+    got = cases.result_handler_wrap(jxkernel, dtypes, core, pxla, earray, np)
+    assert got == RECORD["result_handler_wrap"]
+
+
+def test_tree_util_private_names():
+    assert cases.tree_util_private(tree_util, jxkernel) == RECORD["tree_util_private"]
+
+
+def test_count_jit_and_pmap_lowerings():
+    assert cases.compile_counts(jxkernel, jtu) == RECORD["compile_counts"]
+
+
 def test_weak_typed_ndarray_pickles_with_its_aval():
     # (JAX 0.10.2's own __reduce__ breaks here; jxkernel's keeps the aval)
     import pickle
@@ -39,3 +71,8 @@ def test_weak_typed_ndarray_pickles_with_its_aval():
 def test_docstring_examples():
     check_docstring_examples("jxkernel._jax._src.literals", {"np": np})
     check_docstring_examples("jxkernel._jax._src.dtypes", {"np": np})
+    check_docstring_examples("jxkernel._jax._src.test_util.counts", {"jax": jxkernel})
+    check_docstring_examples("jxkernel._jax._src.cudnn.scaled_matmul_stablehlo",
+                             {"jax": jxkernel})
+    check_docstring_examples("jxkernel._jax._src.interpreters.pxla", {"np": np})
+    check_docstring_examples("jxkernel._jax.dtypes", {"np": np, "dtypes": jxkernel.dtypes})
