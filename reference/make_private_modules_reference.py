@@ -12,7 +12,9 @@ import warnings
 
 import numpy as np
 import jax
-from jax._src import config, core, dtypes, earray, literals as literals_module
+from jax._src import checkify as checkify_private, config, core, dtypes, earray
+from jax._src import literals as literals_module
+from jax.experimental import checkify
 from jax._src import test_util as jtu, tree_util
 from jax._src.interpreters import pxla
 
@@ -26,7 +28,9 @@ record = {"literals": cases.literals(jax, literals_module, dtypes, core, np),
           "primal_tangent": cases.primal_tangent(jax, dtypes, np),
           "result_handler_wrap": cases.result_handler_wrap(jax, dtypes, core, pxla, earray, np),
           "tree_util_private": cases.tree_util_private(tree_util, jax),
-          "compile_counts": cases.compile_counts(jax, jtu)}
+          "compile_counts": cases.compile_counts(jax, jtu),
+          "checkify_index_checks": cases.checkify_index_checks(jax, checkify, checkify_private),
+          "nn_edges": cases.nn_edges(jax, core, np)}
 with open(os.path.join(HERE, "private_modules_reference.json"), "w") as f:
     json.dump(record, f, indent=1, sort_keys=True)
 print(f"{len(record)} cases written")

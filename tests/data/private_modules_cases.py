@@ -201,3 +201,66 @@ def compile_counts(jax, jtu):
             f(3.0)
         counts.append(count())
     return counts
+
+
+def checkify_index_checks(jax, checkify, checkify_private):
+    """checkify's index checks: a static out-of-bounds int index (taken by a dynamic_slice,
+    as JAX's jnp does, so checked), eagerly and under jit; gather and scatter indices checked
+    with jax_numpy_rank_promotion='raise'; ErrorEffect's order over ShapeDtypeStructs."""
+    jnp = jax.numpy
+
+    def f(x, i):
+        return jnp.cos(jnp.sin(x)[i])
+
+    out = {}
+    for jit in (False, True):
+        checked = checkify.checkify(jax.jit(f) if jit else f, errors=checkify.index_checks)
+        out[f"static_index_jit={jit}"] = [checked(jnp.arange(3), i)[0].get() for i in (2, 5, -5)]
+    x = jnp.ones((2, 3, 7))
+    ops = {"get": lambda r: r.get(), "set": lambda r: r.set(1.0), "add": lambda r: r.add(1.0),
+           "min": lambda r: r.min(1.0)}
+    with jax.numpy_rank_promotion("raise"):
+        for name, op in ops.items():
+            checked = checkify.checkify(jax.jit(lambda x, i, op=op: op(x.at[i])),
+                                        errors=checkify.index_checks)
+            out["at_" + name] = [checked(x, i)[0].get() for i in
+                                 (((1, 20), (1, 4)), ((1, 20), (3, 4)), (0, 5, 100), 1)]
+    sds = jax.ShapeDtypeStruct
+    effects = [checkify_private.ErrorEffect(kind, shapes) for kind, shapes in [
+        (checkify_private.OOBError, (sds((2,), jnp.float32),)),
+        (checkify_private.FailedCheckError, (sds((2,), jnp.int32), sds((2,), jnp.float32))),
+        (checkify_private.FailedCheckError, (sds((2,), jnp.float32),)),
+        (checkify_private.FailedCheckError, (sds((3,), jnp.int32),))]]
+    out["effect_order"] = [[e.error_type.__name__, [[list(s.shape), str(s.dtype)]
+                                                    for s in e.shape_dtypes]]
+                           for e in sorted(effects)]
+    return out
+
+
+def nn_edges(jax, core_private, np):
+    """jax.nn pieces JAX's nn_test checks: float64 attention with a mask under
+    jax_debug_infs (its fill value finite, softmax's initial -inf no computed inf), one_hot's
+    ConcretizationTypeError for a traced num_classes and its warning for float input."""
+    import warnings
+    jnp = jax.numpy
+    out = {}
+    with jax.enable_x64(True), jax.debug_infs(True):
+        mask = jnp.arange(7) <= 3
+        try:
+            att = jax.nn.dot_product_attention(jnp.zeros((5, 6, 11)), jnp.zeros((7, 3, 11)),
+                                               jnp.zeros((7, 3, 11)), mask=mask)
+            out["attention_f64_debug_infs"] = [str(att.dtype), list(att.shape)]
+        except FloatingPointError as e:
+            out["attention_f64_debug_infs"] = f"FloatingPointError: {e}"
+        out["max_initial_debug_infs"] = jax.vmap(
+            lambda v: jnp.max(v, initial=-jnp.inf))(jnp.ones((2, 3))).tolist()
+    try:
+        jax.jit(lambda n: jax.nn.one_hot(jnp.arange(3), n))(3)
+        out["one_hot_traced"] = "no error"
+    except core_private.ConcretizationTypeError as e:
+        out["one_hot_traced"] = "ConcretizationTypeError: " + str(e).splitlines()[0]
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        jax.nn.one_hot(jnp.array([1.0]), 3)
+    out["one_hot_float"] = [[w.category.__name__, str(w.message)] for w in seen]
+    return out

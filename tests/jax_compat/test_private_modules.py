@@ -10,7 +10,9 @@ import pytest
 import jxkernel
 from jxkernel._jax._src import config, core, dtypes, earray, literals as literals_module
 from jxkernel._jax._src import test_util as jtu, tree_util
+from jxkernel._jax._src import checkify as checkify_private
 from jxkernel._jax._src.interpreters import pxla
+from jxkernel._jax.experimental import checkify
 
 import private_modules_cases as cases  # tests/data
 import locations  # tests/support: the repository's folders
@@ -58,6 +60,20 @@ def test_tree_util_private_names():
 
 def test_count_jit_and_pmap_lowerings():
     assert cases.compile_counts(jxkernel, jtu) == RECORD["compile_counts"]
+
+
+def test_checkify_index_checks():
+    # a static out-of-bounds int index is taken by a dynamic_slice (it was clamped into a
+    # static slice, unchecked); gather/scatter bounds need no rank promotion
+    got = cases.checkify_index_checks(jxkernel, checkify, checkify_private)
+    want = RECORD["checkify_index_checks"]
+    for key in want:
+        assert got[key] == want[key], key
+
+
+def test_nn_edges():
+    # jnp.max's Python initial converted on the host: no -inf computed under debug_infs
+    assert cases.nn_edges(jxkernel, core, np) == RECORD["nn_edges"]
 
 
 def test_weak_typed_ndarray_pickles_with_its_aval():
