@@ -663,6 +663,10 @@ def _scan_check(error, enabled_errors, *vals, reverse, length, jaxpr, num_consts
 
 def _while_check(error, enabled_errors, *vals, cond_jaxpr, body_jaxpr, cond_nconsts,
                  body_nconsts):
+    if cond_jaxpr.out_avals[0].shape:        # a vmapped while's batched predicate (JAX's words)
+        raise ValueError("Checkify does not support batched while-loops "
+                         "(checkify-of-vmap-of-while). \nHint: if possible, move the vmap to "
+                         "the outer level to get vmap-of-checkify-of-while.")
     if not (_has_checks(cond_jaxpr.jaxpr, enabled_errors) or
             _has_checks(body_jaxpr.jaxpr, enabled_errors)):
         return error, lax.while_p.bind(*vals, cond_jaxpr=cond_jaxpr, body_jaxpr=body_jaxpr,

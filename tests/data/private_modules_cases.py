@@ -206,7 +206,8 @@ def compile_counts(jax, jtu):
 def checkify_index_checks(jax, checkify, checkify_private):
     """checkify's index checks: a static out-of-bounds int index (taken by a dynamic_slice,
     as JAX's jnp does, so checked), eagerly and under jit; gather and scatter indices checked
-    with jax_numpy_rank_promotion='raise'; ErrorEffect's order over ShapeDtypeStructs."""
+    with jax_numpy_rank_promotion='raise'; ErrorEffect's order over ShapeDtypeStructs; JAX's
+    refusal of a vmapped while loop."""
     jnp = jax.numpy
 
     def f(x, i):
@@ -225,6 +226,14 @@ def checkify_index_checks(jax, checkify, checkify_private):
                                         errors=checkify.index_checks)
             out["at_" + name] = [checked(x, i)[0].get() for i in
                                  (((1, 20), (1, 4)), ((1, 20), (3, 4)), (0, 5, 100), 1)]
+    def batched_while(n, v):
+        def cond(s):
+            checkify.check(s[1] < 6, "value needs to be less than 6!")
+            return s[0] > 0
+        return jax.lax.while_loop(cond, lambda s: (s[0] / s[1], s[1] - 1.0), (n, v))[1]
+
+    out["vmap_of_while"] = _answer(lambda: checkify.checkify(
+        jax.vmap(batched_while), errors=checkify.all_checks)(jnp.ones(3), jnp.ones(3)) and None)
     sds = jax.ShapeDtypeStruct
     effects = [checkify_private.ErrorEffect(kind, shapes) for kind, shapes in [
         (checkify_private.OOBError, (sds((2,), jnp.float32),)),
