@@ -45,5 +45,20 @@ def scalar_type_of(x) -> type:
 
 
 def itemsize_bits(dtype) -> int:
-    """The size of one element of `dtype` in bits."""
-    return np.dtype(dtype).itemsize * 8
+    """The size of one element of `dtype` in bits: its width, not NumPy's bytes (int4: 4;
+    bool: 8, its layout).
+
+    >>> itemsize_bits(np.float32), itemsize_bits("int4"), itemsize_bits(np.complex64)
+    (32, 4, 64)
+    """
+    if dtype is None:                               # (np.dtype(None) is float64)
+        raise ValueError("dtype cannot be None.")
+    if np.dtype(dtype) == np.bool_:
+        return 8
+    if issubdtype(dtype, np.integer):
+        return iinfo(dtype).bits
+    if issubdtype(dtype, np.floating):
+        return finfo(dtype).bits
+    if issubdtype(dtype, np.complexfloating):
+        return 2 * finfo(dtype).bits
+    raise ValueError(f"unexpected input: dtype={dtype!r}")

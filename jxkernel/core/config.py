@@ -12,6 +12,7 @@ value from an environment variable.
 from __future__ import annotations
 
 import contextlib
+import enum
 import itertools
 import linecache
 import os
@@ -43,6 +44,19 @@ def _check_enum(value, choices) -> None:
 def _check_int(value, name: str) -> None:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name} takes an int, got {value!r} of type {type(value).__name__}")
+
+
+class ExplicitX64Mode(enum.IntEnum):
+    """What a 64-bit dtype asked for by name does without jax_enable_x64 (option
+    jax_explicit_x64_dtypes): WARN and become 32 bits, ERROR, or ALLOW (kept). Also read from
+    'warn', 'error', 'allow', as JAX's."""
+    WARN = 1
+    ERROR = 2
+    ALLOW = 3
+
+    @classmethod
+    def _missing_(cls, value):
+        return cls.__members__.get(value.upper()) if isinstance(value, str) else None
 
 
 class _Option:
@@ -99,6 +113,10 @@ _OPTIONS = [
             "How jax.numpy promotes mixed dtypes: 'standard' (JAX's lattice) or 'strict' "
             "(only weak Python scalars promote; other mixes raise TypePromotionError).",
             validate=lambda v: _check_choice(v, ("standard", "strict"), "NumpyDtypePromotion")),
+    _Option("jax_explicit_x64_dtypes", ExplicitX64Mode.WARN, "JAX_EXPLICIT_X64_DTYPES",
+            ExplicitX64Mode, "What a 64-bit dtype named in a call (jnp.zeros(3, jnp.int64)) "
+            "does without jax_enable_x64: WARN and narrow to 32 bits, ERROR, or ALLOW.",
+            validate=ExplicitX64Mode),
     _Option("jax_numpy_rank_promotion", "allow", "JAX_NUMPY_RANK_PROMOTION", None,
             "What jax.numpy does when operands of different ranks meet (NumPy's implicit rank "
             "promotion, a common source of shape bugs): 'allow', 'warn' or 'raise'.",
@@ -217,7 +235,8 @@ _OPTIONS += [_Option(name, None, name.upper(), None,
 
 
 # Options that change what tracing a function produces: jit retraces when one changes.
-_TRACE_OPTIONS = ("jax_enable_x64", "jax_check_static_indices", "jax_numpy_dtype_promotion", "jax_numpy_rank_promotion",
+_TRACE_OPTIONS = ("jax_enable_x64", "jax_explicit_x64_dtypes", "jax_check_static_indices",
+                  "jax_numpy_dtype_promotion", "jax_numpy_rank_promotion",
                   "jax_default_matmul_precision", "jax_check_tracer_leaks",
                   "jax_allow_f16_reductions", "jax_legacy_prng_key", "jax_enable_custom_prng",
                   "jax_softmax_custom_jvp", "jax_threefry_partitionable", "jax_auto_pcast",

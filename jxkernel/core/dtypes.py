@@ -216,8 +216,26 @@ def python_scalar_dtype(x) -> np.dtype:
     return canonicalize_dtype(_PYTHON_SCALAR_DTYPES[type(x)])
 
 
+# value types whose dtype is theirs in any x64 mode (JAX's typed literals, _src/literals.py)
+_UNCANONICALIZED_TYPES: tuple = ()
+
+
+def register_uncanonicalized_type(kind: type) -> None:
+    """Have `dtype` give values of class `kind` their own dtype, not canonicalized (a
+    TypedInt of int64 stays int64 without x64)."""
+    global _UNCANONICALIZED_TYPES
+    _UNCANONICALIZED_TYPES += (kind,)
+
+
+def keeps_its_dtype(x) -> bool:
+    """Whether `x` is a value whose dtype no x64 mode changes (a registered type's)."""
+    return isinstance(x, _UNCANONICALIZED_TYPES)
+
+
 def dtype(x, *, canonicalize=True) -> np.dtype:
     """The dtype of a value (array, scalar, aval) or dtype-like, as jnp.dtype does."""
+    if keeps_its_dtype(x):
+        return x.dtype
     if type(x) in _PYTHON_SCALAR_DTYPES:
         d = _PYTHON_SCALAR_DTYPES[type(x)]
     elif isinstance(x, type) and x in _PYTHON_SCALAR_DTYPES:

@@ -162,7 +162,8 @@ ad.defjvp_zero(empty2_p)
 
 def empty_like_aval(aval):
     """JAX's ad_util.empty_like_aval: empty2 broadcast to `aval`'s shape."""
-    return broadcast(empty2_p.bind(dtype=np.dtype(aval.dtype), memory_space=MemorySpace.Device),
+    dtype = aval.dtype if dtypes.is_extended(aval.dtype) else np.dtype(aval.dtype)
+    return broadcast(empty2_p.bind(dtype=dtype, memory_space=MemorySpace.Device),
                      tuple(aval.shape))
 
 

@@ -18,6 +18,7 @@ from . import slicing as _slicing
 from .slicing.gather_scatter import _default_fill_value
 from . import elementwise as _elementwise
 from .conversion import from_edtype_p, to_edtype_p
+from .creation import empty2_p
 
 
 def _key_dims(aval) -> tuple:
@@ -115,6 +116,14 @@ physical_rules[_slicing.gather_p] = _gather
 physical_rules[_slicing.scatter_p] = _scatter
 physical_rules[_elementwise.select_n_p] = _select_n
 
+def _empty2(in_avals, out_avals, *, dtype, memory_space):
+    # an element's data, unspecified (zeros, as JAX's lowering)
+    data = physical_aval(out_avals[0])
+    return _shapes.broadcast_in_dim(empty2_p.bind(dtype=data.dtype, memory_space=memory_space),
+                                    data.shape, ())
+
+
+physical_rules[empty2_p] = _empty2
 physical_rules[to_edtype_p] = lambda i, o, x, **params: x
 physical_rules[from_edtype_p] = lambda i, o, x, **params: x
 

@@ -134,8 +134,9 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
 
     if _core.extended_scalar_type(getattr(object, "dtype", None)):   # typed keys stay keys
         if dtype is not None and dtype != object.dtype:
-            # JAX's words (jax.random.key_data gives the keys' uint32 data)
-            raise ValueError(f"Cannot convert_element_type from {object.dtype} to {dtype}")
+            # the dtype's rules say whether it converts (keys do not: JAX's ValueError;
+            # primal_tangent_dtype's do)
+            return lax.convert_element_type(object, dtype)
         if not copy:
             return object
         return lax.copy_p.bind(object) if isinstance(object, Tracer) else object.copy()

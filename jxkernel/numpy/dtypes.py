@@ -18,7 +18,7 @@ from numpy import (character, complexfloating, dtype, e, euler_gamma, flexible, 
                    floating, generic, get_printoptions, inexact, inf, integer, nan, newaxis,
                    number, pi, printoptions, set_printoptions, signedinteger, unsignedinteger)
 
-from ..core.config import config
+from ..core.config import ExplicitX64Mode, config
 from ..core import dtypes as _core
 from ..core.avals import ShapedArray
 from ..core.source_info import user_stacklevel
@@ -215,6 +215,8 @@ def canonicalize_user_dtype(d, fun_name: str = "", warn: bool = True) -> np.dtyp
         raise TypeError(f"JAX only supports number, bool, and string dtypes, got dtype {d}"
                         + (f" in {fun_name}" if fun_name else ""))
     out = _core.canonicalize_dtype(nd)
+    if out != nd:
+        _explicit_x64_request(nd, fun_name)
     if warn and out != nd:
         warnings.warn(
             f"Explicitly requested dtype {nd}{f' requested in {fun_name}' if fun_name else ''} "
@@ -225,6 +227,24 @@ def canonicalize_user_dtype(d, fun_name: str = "", warn: bool = True) -> np.dtyp
             # stacklevel=4 named IPython's interactiveshell.py for jnp.array(..., float64)
             UserWarning, stacklevel=user_stacklevel())
     return out
+
+
+def _explicit_x64_request(requested: np.dtype, fun_name: str) -> None:
+    """jax_explicit_x64_dtypes's ERROR (JAX's ValueError) and ALLOW (64-bit arrays without
+    x64, which jxkernel's jnp does not make: a NotImplementedError) for a 64-bit dtype named
+    without x64; nothing for WARN, the default (the caller narrows it with JAX's warning)."""
+    mode = ExplicitX64Mode(config.jax_explicit_x64_dtypes)
+    where = f" requested in {fun_name}" if fun_name else ""
+    if mode == ExplicitX64Mode.ERROR:
+        raise ValueError(f"Explicitly requested dtype {requested}{where} is not available. To "
+                         "enable more dtypes, set the jax_enable_x64 or allow_explicit_x64_dtypes "
+                         "configuration options.See https://github.com/jax-ml/jax#current-gotchas "
+                         "for more.")
+    if mode == ExplicitX64Mode.ALLOW:
+        raise NotImplementedError(
+            f"dtype {requested}{where} with jax_explicit_x64_dtypes=ALLOW: jxkernel's jnp makes "
+            "64-bit arrays only with jax_enable_x64 (set it, or use the WARN mode, the default, "
+            "which narrows the dtype to 32 bits)")
 
 
 # ---------------------------------------------------------------- predicates

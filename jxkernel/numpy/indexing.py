@@ -203,8 +203,12 @@ def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, 
         _check_static_slice(arr, shape, items, parsed_mode, normalize_indices)
     elif strategy is IndexingStrategy.DYNAMIC_SLICE:
         _check_dynamic_slice(arr, shape, items, parsed_mode)
+    # (as JAX: a static int out of bounds takes the dynamic slice, which clamps when run, unless
+    # mode='clip' clamps it here; checkify checks that dynamic_slice)
     static = strategy is IndexingStrategy.STATIC_SLICE or strategy is IndexingStrategy.AUTO \
-        and slicable and kinds <= {INT, SLICE, NONE, ELLIPSIS}
+        and slicable and kinds <= {INT, SLICE, NONE, ELLIPSIS} and (
+            parsed_mode is GatherScatterMode.CLIP or
+            _static_ints_in_bounds(shape, items, normalize_indices))
     if static:
         items = [(k, _check_slice(i, p) if k == SLICE else i) for p, (k, i) in enumerate(items)]
         return _static_slice(arr, shape, items, normalize_indices)
@@ -233,6 +237,15 @@ def _item_axes(items, shape) -> list:
         axis += (len(shape) - explicit if k == ELLIPSIS else 0 if k == NONE
                  else np.ndim(i) if k == BOOL else 1)
     return axes
+
+
+def _static_ints_in_bounds(shape, items, normalize_indices) -> bool:
+    """Whether every static integer index is within its axis."""
+    try:
+        _check_static_ints(shape, items, normalize_indices)
+    except IndexError:
+        return False
+    return True
 
 
 def _check_static_ints(shape, items, normalize_indices):

@@ -170,7 +170,11 @@ def _reduction(a, name, op, init_val, *, has_identity=True, preproc=None, bool_o
     # init is op's identity, so this is lax.reduce's own reduce_* (called directly: faster)
     result = _REDUCERS[op](a, dims) if op in _REDUCERS else lax.reduce(a, init, op, dims)
     if initial is not None:
-        init_arr = conversion.convert_element_type(ensure_array(initial), computation_dtype)
+        # a Python number is converted on the host, as JAX's literals are: no operation runs
+        # (softmax's initial=-inf is no inf produced under jax_debug_infs)
+        init_arr = np.asarray(initial, computation_dtype) if type(initial) in (int, float) \
+            and dtypes.is_inexact(computation_dtype) else \
+            conversion.convert_element_type(ensure_array(initial), computation_dtype)
         if aval_of(init_arr).shape != ():
             raise ValueError(f"initial value must be a scalar. Got array of shape "
                              f"{aval_of(init_arr).shape}")

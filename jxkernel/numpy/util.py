@@ -49,7 +49,7 @@ REF_AVALS: set = set()
 
 def is_arraylike(x) -> bool:
     return (isinstance(x, _ARRAY_TYPES) or type(x) in _SCALAR_TYPES or
-            hasattr(x, "__jax_array__") or isinstance(getattr(x, "dtype", None),
+            dtypes.keeps_its_dtype(x) or hasattr(x, "__jax_array__") or isinstance(getattr(x, "dtype", None),
                                                       dtypes.ExtendedDType)) and \
         not getattr(type(x), "is_array_ref", False)     # (a Ref's tracer is no array: JAX's)
 
@@ -114,7 +114,7 @@ def ensure_array(x):
         return x        # typed keys (a KeyArray) as they are: not copied by device_put
     if hasattr(x, "__jax_array__"):
         return ensure_array(x.__jax_array__())
-    if type(x) in _SCALAR_TYPES or isinstance(x, np.generic) or (
+    if type(x) in _SCALAR_TYPES or isinstance(x, np.generic) or dtypes.keeps_its_dtype(x) or (
             isinstance(x, np.ndarray) and not x.shape):
         aval = aval_of(x)     # (not the scalar cache: this value may be handed to the user)
         return conversion._convert_element_type(x, aval.dtype, aval.weak_type)

@@ -206,7 +206,8 @@ def linearize_flat(fun, primals):
     """
     in_avals = [get_aval(p) for p in primals]
     with new_trace(PartialEvalTrace) as pe:
-        tangents_in = [pe.new_arg(a) if dtypes.is_inexact(a.dtype)
+        # an extended dtype's tangents are its rules' tangent dtype (primal_tangent_dtype's)
+        tangents_in = [pe.new_arg(a.to_tangent_aval()) if dtypes.has_tangent(a.dtype)
                        else Zero(a) for a in in_avals]
         primal_out, tangent_out = jvp_flat(fun, primals, tangents_in, LinearizeTracer)
         # A zero or known output tangent is still an output of the linear jaxpr.
@@ -375,14 +376,14 @@ def vjp(fun, *primals, has_aux=False):
             # (a float0 array has no aval: its own dtype and shape)
             _check_ct_aval(c if getattr(c, "dtype", None) == float0 else get_aval(c), a)
             # an integer/bool output has no tangent: whatever its cotangent holds is zero
-            checked.append(c if dtypes.is_inexact(a.dtype) else Zero(a))
+            checked.append(c if dtypes.has_tangent(a.dtype) else Zero(a))
         cts = backward_pass(linear.jaxpr, residuals, [True] * len(linear.jaxpr.invars), [],
                             checked)
         cts = iter(cts)
         result = []
         for aval, d in zip(in_avals, differentiable):
             if d:
-                result.append(_cast_like(instantiate(next(cts)), aval))
+                result.append(_cast_like(instantiate(next(cts)), aval.to_tangent_aval()))
             else:
                 result.append(np.zeros(aval.shape, float0))
         return tree_unflatten(p_tree, result)
@@ -494,7 +495,8 @@ def _ct_tree_error(fun, out_tree, ct_tree):
 def _check_ct_aval(ct_aval, out_aval):        # ct_aval: an aval, or a float0 array
     """JAX's check of one cotangent: the output's shape, and its dtype, or any dtype where
     the output is an integer or bool (its cotangent type is float0)."""
-    expected_dtype = out_aval.dtype if dtypes.is_inexact(out_aval.dtype) else float0
+    expected_dtype = out_aval.to_tangent_aval().dtype if dtypes.has_tangent(out_aval.dtype) \
+        else float0
     if ct_aval.shape == out_aval.shape and (expected_dtype == float0
                                             or ct_aval.dtype == expected_dtype):
         return
@@ -645,8 +647,9 @@ def jvp_jaxpr(closed: ClosedJaxpr, nonzeros, instantiate=False) -> tuple:
     if found is not None:
         return found
     n = len(closed.in_avals)
-    # a tangent has its primal's type, weak type included, as in JAX
-    tangent_avals = [a for a, nz in zip(closed.in_avals, nonzeros) if nz]
+    # a tangent has its primal's type, weak type included, as in JAX (an extended dtype's:
+    # its rules' tangent dtype)
+    tangent_avals = [a.to_tangent_aval() for a, nz in zip(closed.in_avals, nonzeros) if nz]
     out_nonzeros = []
 
     def fun(*args):

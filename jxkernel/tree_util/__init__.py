@@ -225,6 +225,33 @@ def broadcast_prefix(prefix_tree: Any, full_tree: Any, is_leaf: IsLeaf = None) -
     return out
 
 
+def broadcast_flattened_prefix_with_treedef(prefix_leaves: list, prefix_treedef: PyTreeDef,
+                                            full_treedef: PyTreeDef) -> list:
+    """broadcast_prefix on flattened trees: each of `prefix_leaves` (the leaves of a tree of
+    structure `prefix_treedef`) repeated once per leaf of the part of `full_treedef` it covers.
+    A ValueError where `prefix_treedef` is no prefix of `full_treedef`.
+
+    >>> broadcast_flattened_prefix_with_treedef([1, 2], tree_structure((0, 0)),
+    ...                                         tree_structure(([0, 0], 0)))
+    [1, 1, 2]
+    """
+    out, leaves = [], iter(prefix_leaves)
+
+    def walk(prefix: PyTreeDef, full: PyTreeDef):
+        if _is_strict_leaf(prefix):
+            out.extend([next(leaves)] * full.num_leaves)
+            return
+        if _is_strict_leaf(full):
+            raise ValueError("`prefix_treedef` is not a prefix of `full_treedef`")
+        if prefix.node_data() != full.node_data():      # JAX's words
+            raise ValueError(f"expected {full.node_data()}, got {prefix.node_data()}")
+        for p, f in zip(prefix.children(), full.children(), strict=True):
+            walk(p, f)
+
+    walk(prefix_treedef, full_treedef)
+    return out
+
+
 def tree_broadcast(prefix_tree: Any, full_tree: Any, is_leaf: IsLeaf = None) -> Any:
     """`prefix_tree` with each leaf copied over the matching subtree of `full_tree`.
 

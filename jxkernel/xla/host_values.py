@@ -59,5 +59,7 @@ def _host_value(x):
     if dtypes.is_python_scalar(x):
         dtype = dtypes.python_scalar_dtype(x)
         return _python_scalar_to_numpy(x, dtype), python_scalar_aval(type(x), dtype)
+    if dtypes.keeps_its_dtype(x):       # a typed literal (_src/literals.py): its own type
+        return np.asarray(x, x.aval.dtype), x.aval
     value = to_numpy(x)
     return value, ShapedArray(value.shape, value.dtype)

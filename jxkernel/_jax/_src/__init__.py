@@ -17,6 +17,7 @@ from ...core.lazy_names import module_aliases
 module_aliases(__name__, {"checkify": "jxkernel.api.checkify",
                           "traceback_util": "jxkernel.core.traceback_util",
                           "ad_checkpoint": "jxkernel.api.ad_checkpoint",
+                          "shard_map": "jxkernel.api.shard_map",
                           # the public modules JAX's re-export from these private ones
                           "api_util": "jxkernel._jax.api_util",
                           "custom_derivatives": "jxkernel._jax.custom_derivatives"})

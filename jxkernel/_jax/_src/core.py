@@ -6,6 +6,8 @@ module, over jxkernel's (its avals, tracers and traces; `jax.core` is `jxkernel.
 """
 from ...core.avals import (AbstractToken, AbstractValue, ShapedArray, Token,  # noqa: F401
                            abstract_token, get_aval)
+from ...core.errors import ConcretizationTypeError  # noqa: F401
+from ...core.interpret import eval_jaxpr  # noqa: F401
 from ...core.ir import ClosedJaxpr, Jaxpr, Literal, Var  # noqa: F401
 from ...core.primitive import Primitive  # noqa: F401
 from ...core.trace import Trace, Tracer, current_trace, set_current_trace  # noqa: F401

@@ -1,6 +1,5 @@
 """create_mesh: a Mesh of the first devices for a test, skipping the test
-(unittest.SkipTest) when there are too few devices; with_explicit_mesh: a test run under such
-a mesh (Explicit axes unless told), set as the current one and passed as `mesh=`.
+(unittest.SkipTest) when there are too few devices; with_explicit_mesh: a test run under one.
 
     >>> dict(create_mesh((1,), ("x",)).shape)
     {'x': 1}
@@ -13,8 +12,7 @@ import unittest
 import numpy as np
 
 from .... import devices, make_mesh
-from ....api.sharding import AxisType, Mesh
-from ....core.mesh import set_mesh
+from ....api.sharding import AxisType, Mesh, set_mesh
 
 
 def create_mesh(mesh_shape, axis_names, iota_order=False, axis_types=None):
@@ -34,14 +32,15 @@ def create_mesh(mesh_shape, axis_names, iota_order=False, axis_types=None):
 
 
 def with_explicit_mesh(sizes, names, axis_types=None, iota_order=False):
-    """A decorator: the test runs with `mesh=` a create_mesh of `sizes` over `names` (Explicit
-    axes unless `axis_types`), that mesh set (`jax.set_mesh`) while it runs."""
+    """A decorator running a test under `set_mesh` of create_mesh(sizes, names) (Explicit
+    axes unless `axis_types` says), the mesh passed as the test's `mesh` argument."""
     axis_types = (AxisType.Explicit,) * len(names) if axis_types is None else axis_types
 
     def decorator(fn):
-        def mesh_fn(*args, **kwargs):
+        # (not functools.wraps: pytest would read the wrapped test's `mesh` as a fixture)
+        def with_mesh(*args, **kwargs):
             mesh = create_mesh(sizes, names, iota_order, axis_types=axis_types)
             with set_mesh(mesh):
                 return fn(*args, **kwargs, mesh=mesh)
-        return mesh_fn
+        return with_mesh
     return decorator

@@ -1,0 +1,94 @@
+"""jxkernel's modules under JAX's private names that JAX's own test files import
+(jax._src.literals, ...), against JAX 0.10.2's recorded answers
+(reference/make_private_modules_reference.py on tests/data/private_modules_cases.py)."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import jxkernel
+from jxkernel._jax._src import config, core, dtypes, earray, literals as literals_module
+from jxkernel._jax._src import test_util as jtu, tree_util
+from jxkernel._jax._src import checkify as checkify_private
+from jxkernel._jax._src.interpreters import pxla
+from jxkernel._jax.experimental import checkify
+
+import private_modules_cases as cases  # tests/data
+import locations  # tests/support: the repository's folders
+from doc_examples import check_docstring_examples
+
+with open(os.path.join(locations.DATA, "private_modules_reference.json")) as f:
+    RECORD = json.load(f)
+
+LITERALS = cases.literals(jxkernel, literals_module, dtypes, core, np)
+
+
+@pytest.mark.parametrize("key", sorted(RECORD["literals"]))
+def test_literals_are_jaxs(key):
+    # typed scalars keep their dtype without x64 (dtype, canonicalize_value, jit and
+    # device_put of an int64 TypedInt stay int64) and are weakly typed; TypedNdArrays are
+    # weak only where their aval says, and their views keep it
+    assert LITERALS[key] == RECORD["literals"][key]
+
+
+def test_dtypes_private_names_are_jaxs():
+    # the lattice's nodes in JAX's order, promote_types taking Python's types as weak (int8
+    # and int: int8, not int64), itemsize_bits' widths (int4: 4), dtype() under each
+    # jax_explicit_x64_dtypes mode with JAX's warning and ValueError
+    got = cases.dtypes_private(jxkernel, dtypes, config, np)
+    want = RECORD["dtypes_private"]
+    assert sorted(got) == sorted(want)
+    for key in want:
+        assert got[key] == want[key], key
+
+
+def test_primal_tangent_dtype_differentiates_as_its_tangent_dtype():
+    # vjp gives the int8-held input a bfloat16 cotangent (it gave float0), through jit,
+    # custom_gradient and a cond's residuals (empty2 of the extended dtype)
+    assert cases.primal_tangent(jxkernel, dtypes, np) == RECORD["primal_tangent"]
+
+
+def test_result_handler_wrap():
+    got = cases.result_handler_wrap(jxkernel, dtypes, core, pxla, earray, np)
+    assert got == RECORD["result_handler_wrap"]
+
+
+def test_tree_util_private_names():
+    assert cases.tree_util_private(tree_util, jxkernel) == RECORD["tree_util_private"]
+
+
+def test_count_jit_and_pmap_lowerings():
+    assert cases.compile_counts(jxkernel, jtu) == RECORD["compile_counts"]
+
+
+def test_checkify_index_checks():
+    # a static out-of-bounds int index is taken by a dynamic_slice (it was clamped into a
+    # static slice, unchecked); gather/scatter bounds need no rank promotion
+    got = cases.checkify_index_checks(jxkernel, checkify, checkify_private)
+    want = RECORD["checkify_index_checks"]
+    for key in want:
+        assert got[key] == want[key], key
+
+
+def test_nn_edges():
+    # jnp.max's Python initial converted on the host: no -inf computed under debug_infs
+    assert cases.nn_edges(jxkernel, core, np) == RECORD["nn_edges"]
+
+
+def test_weak_typed_ndarray_pickles_with_its_aval():
+    # (JAX 0.10.2's own __reduce__ breaks here; jxkernel's keeps the aval)
+    import pickle
+    aval = core.ShapedArray((1,), np.int64, weak_type=True)
+    back = pickle.loads(pickle.dumps(literals_module.TypedNdArray(np.array([6]), aval)))
+    assert back.aval == aval and repr(back) == "TypedNdArray([6], dtype=int64, weak_type=True)"
+
+
+def test_docstring_examples():
+    check_docstring_examples("jxkernel._jax._src.literals", {"np": np})
+    check_docstring_examples("jxkernel._jax._src.dtypes", {"np": np})
+    check_docstring_examples("jxkernel._jax._src.test_util.counts", {"jax": jxkernel})
+    check_docstring_examples("jxkernel._jax._src.cudnn.scaled_matmul_stablehlo",
+                             {"jax": jxkernel})
+    check_docstring_examples("jxkernel._jax._src.interpreters.pxla", {"np": np})
+    check_docstring_examples("jxkernel._jax.dtypes", {"np": np, "dtypes": jxkernel.dtypes})
