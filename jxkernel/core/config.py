@@ -12,6 +12,7 @@ value from an environment variable.
 from __future__ import annotations
 
 import contextlib
+import enum
 import itertools
 import linecache
 import os
@@ -45,6 +46,30 @@ def _check_int(value, name: str) -> None:
         raise TypeError(f"{name} takes an int, got {value!r} of type {type(value).__name__}")
 
 
+class ExplicitX64Mode(enum.IntEnum):
+    """What a 64-bit dtype asked for by name does while jax_enable_x64 is off (JAX's enum):
+    WARN truncates it to 32 bits with a UserWarning, ERROR raises ValueError; ALLOW, which keeps
+    it in JAX, truncates it without a warning here (64-bit arrays need jax_enable_x64)."""
+    WARN = 1
+    ERROR = 2
+    ALLOW = 3
+
+    @classmethod
+    def _missing_(cls, value):
+        return {"warn": cls.WARN, "error": cls.ERROR, "allow": cls.ALLOW}.get(value)
+
+
+class EffortLevel(enum.Enum):
+    """XLA's effort levels, the values of the compiler options `optimization_level` and
+    `memory_fitting_level` (JAX's enum: `jit(f, compiler_options={"optimization_level":
+    EffortLevel.O1.value})`)."""
+    UNKNOWN = 0
+    O0 = 9
+    O1 = 19
+    O2 = 29
+    O3 = 39
+
+
 class _Option:
     __slots__ = ("name", "default", "env", "parse", "help", "validate")
 
@@ -57,6 +82,17 @@ class _Option:
 def _flag(name, default, help):
     """A True/False option, set also by the environment variable of its name in capitals."""
     return _Option(name, default, name.upper(), _parse_bool, help)
+
+
+def _fixed(name, value, help):
+    """One of JAX's switches between two implementations of its own, of which jxkernel has the
+    one `value` names: reads as that, and refuses the other (JAX's tests set them)."""
+    def only(v):
+        if v != value:
+            raise ValueError(f"{name}={v!r}: jxkernel has only the implementation {name}="
+                             f"{value!r} names ({help})")
+    return _Option(name, value, None, None, f"{help} jxkernel has one implementation: "
+                   f"{value!r}.", validate=only)
 
 
 _OPTIONS = [
@@ -185,6 +221,22 @@ _OPTIONS = [
           "Check typed PRNG keys (jax.random.key) for reuse: a key consumed twice (by a "
           "sampler, split, ...) raises KeyReuseError, in jitted code as it is traced and "
           "eagerly (random/key_reuse.py). Slows every jit call with keys a little."),
+    _Option("jax_explicit_x64_dtypes", ExplicitX64Mode.WARN, "JAX_EXPLICIT_X64_DTYPES",
+            ExplicitX64Mode, "What a 64-bit dtype asked for by name (jnp.ones(3, "
+            "jnp.float64)) does while jax_enable_x64 is off: 'warn' (truncated to 32 bits, "
+            "with a warning), 'error' (ValueError) or 'allow' (JAX keeps the 64-bit type; "
+            "jxkernel does not yet, and truncates it without a warning).",
+            validate=lambda v: _check_enum(v, list(ExplicitX64Mode) + ["warn", "error", "allow"])),
+    _flag("jax_disable_bwd_checks", False,
+          "Skip the check that a custom_vjp bwd rule's cotangents have the shapes of the "
+          "primal inputs."),
+    _fixed("jax_use_simplified_jaxpr_constants", False,
+           "JAX's switch to array constants as literals of a jaxpr rather than its constvars"),
+    _fixed("jax_use_direct_linearize", True,
+           "JAX's switch to linearize by a linearize trace rather than by jvp and partial "
+           "evaluation"),
+    _fixed("jax_remat3", False, "JAX's experimental rewrite of checkpoint (remat)"),
+    _fixed("jax_custom_vjp3", False, "JAX's experimental rewrite of custom_vjp"),
     _flag("jax_enable_custom_prng", False,
           "JAX's upgrade to typed keys: PRNGKey, and split/fold_in of a raw key, return typed "
           "keys (dtype key<fry>); a raw key given to jax.random warns (FutureWarning)."),
@@ -217,7 +269,7 @@ _TRACE_OPTIONS = ("jax_enable_x64", "jax_check_static_indices", "jax_numpy_dtype
                   "jax_allow_f16_reductions", "jax_legacy_prng_key", "jax_enable_custom_prng",
                   "jax_softmax_custom_jvp", "jax_threefry_partitionable", "jax_auto_pcast",
                   "jax_default_prng_impl", "jax_debug_key_reuse",
-                  "jax_remove_size_one_mesh_axis_from_type",
+                  "jax_remove_size_one_mesh_axis_from_type", "jax_explicit_x64_dtypes",
                   # as in JAX's trace context: a call inside jax.default_device(d) traces and
                   # compiles again even where d is the device it ran on before
                   "jax_default_device")
@@ -368,6 +420,8 @@ class Config:
             raise AttributeError(f"Unrecognized config option {name!r}; known options: {known}")
         if option.validate is not None:
             option.validate(value)
+        if isinstance(option.default, enum.Enum):      # a name of a member: the member
+            value = type(option.default)(value)
         old = getattr(self, name)
         for watcher in self._watchers.get(name, ()):
             watcher(old, value)      # a watcher may refuse the change by raising

@@ -18,7 +18,7 @@ from numpy import (character, complexfloating, dtype, e, euler_gamma, flexible, 
                    floating, generic, get_printoptions, inexact, inf, integer, nan, newaxis,
                    number, pi, printoptions, set_printoptions, signedinteger, unsignedinteger)
 
-from ..core.config import config
+from ..core.config import ExplicitX64Mode, config
 from ..core import dtypes as _core
 from ..core.avals import ShapedArray
 from ..core.source_info import user_stacklevel
@@ -216,14 +216,18 @@ def canonicalize_user_dtype(d, fun_name: str = "", warn: bool = True) -> np.dtyp
                         + (f" in {fun_name}" if fun_name else ""))
     out = _core.canonicalize_dtype(nd)
     if warn and out != nd:
-        warnings.warn(
+        mode = config.jax_explicit_x64_dtypes
+        message = (
             f"Explicitly requested dtype {nd}{f' requested in {fun_name}' if fun_name else ''} "
             f"is not available, and will be truncated to dtype {out.name}. To enable more "
             f"dtypes, set the jax_enable_x64 configuration option or the JAX_ENABLE_X64 shell "
-            f"environment variable. See https://github.com/jax-ml/jax#current-gotchas for more.",
+            f"environment variable. See https://github.com/jax-ml/jax#current-gotchas for more.")
+        if mode == ExplicitX64Mode.ERROR:
+            raise ValueError(message)
+        if mode == ExplicitX64Mode.WARN:
             # the user's line, however deep in jxkernel the dtype was checked: a fixed
             # stacklevel=4 named IPython's interactiveshell.py for jnp.array(..., float64)
-            UserWarning, stacklevel=user_stacklevel())
+            warnings.warn(message, UserWarning, stacklevel=user_stacklevel())
     return out
 
 
