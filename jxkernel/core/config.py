@@ -84,15 +84,13 @@ def _flag(name, default, help):
     return _Option(name, default, name.upper(), _parse_bool, help)
 
 
-def _fixed(name, value, help):
-    """One of JAX's switches between two implementations of its own, of which jxkernel has the
-    one `value` names: reads as that, and refuses the other (JAX's tests set them)."""
-    def only(v):
-        if v != value:
-            raise ValueError(f"{name}={v!r}: jxkernel has only the implementation {name}="
-                             f"{value!r} names ({help})")
-    return _Option(name, value, None, None, f"{help} jxkernel has one implementation: "
-                   f"{value!r}.", validate=only)
+def _switch(name, default, help):
+    """One of JAX's switches between two implementations of its own, meant to behave alike
+    (JAX's tests run their checks under both): jxkernel has one implementation, so the value
+    is kept for code that reads it and changes nothing else."""
+    return _Option(name, default, name.upper(), _parse_bool,
+                   f"{help}. JAX's choice between two implementations of its own: jxkernel has "
+                   f"one, whatever the value.", validate=lambda v: _check_enum(v, (True, False)))
 
 
 _OPTIONS = [
@@ -230,13 +228,13 @@ _OPTIONS = [
     _flag("jax_disable_bwd_checks", False,
           "Skip the check that a custom_vjp bwd rule's cotangents have the shapes of the "
           "primal inputs."),
-    _fixed("jax_use_simplified_jaxpr_constants", False,
-           "JAX's switch to array constants as literals of a jaxpr rather than its constvars"),
-    _fixed("jax_use_direct_linearize", True,
-           "JAX's switch to linearize by a linearize trace rather than by jvp and partial "
-           "evaluation"),
-    _fixed("jax_remat3", False, "JAX's experimental rewrite of checkpoint (remat)"),
-    _fixed("jax_custom_vjp3", False, "JAX's experimental rewrite of custom_vjp"),
+    _switch("jax_use_simplified_jaxpr_constants", False,
+            "Array constants as literals of a jaxpr rather than its constvars (jxkernel's "
+            "jaxprs take them as constvars, as JAX's default)"),
+    _switch("jax_use_direct_linearize", True,
+            "Linearize by a linearize trace rather than by jvp and partial evaluation"),
+    _switch("jax_remat3", False, "JAX's experimental rewrite of checkpoint (remat)"),
+    _switch("jax_custom_vjp3", False, "JAX's experimental rewrite of custom_vjp"),
     _flag("jax_enable_custom_prng", False,
           "JAX's upgrade to typed keys: PRNGKey, and split/fold_in of a raw key, return typed "
           "keys (dtype key<fry>); a raw key given to jax.random warns (FutureWarning)."),

@@ -9,8 +9,9 @@ from ...core.avals import (AbstractToken, AbstractValue, ShapedArray, Token,  # 
 from ...core.ir import ClosedJaxpr, Jaxpr, Literal, Var  # noqa: F401
 from ...core.primitive import Primitive  # noqa: F401
 from ...core.trace import Trace, Tracer, current_trace, set_current_trace  # noqa: F401
+from ...core.interpret import eval_jaxpr  # noqa: F401
 from ..extend.core import (Effect, find_top_trace, get_opaque_trace_state,  # noqa: F401
-                           take_current_trace)
+                           jaxpr_as_fun, subjaxprs, take_current_trace)
 from .hijax import AvalMutableQDD, AvalQDD, aval_method, aval_property  # noqa: F401
 from ...core.hijax import (MutableQuasiDynamicData, QuasiDynamicData,  # noqa: F401
                            cur_qdd)
