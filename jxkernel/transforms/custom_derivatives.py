@@ -300,8 +300,13 @@ def _types_tree(tree, leaves) -> str:
     (`(float32[], float32[])`); None where the values are not known."""
     if leaves is None:
         return str(tree)
-    texts = [(x if isinstance(x, ShapedArray) else get_aval(x)).str_short() for x in leaves]
+    texts = [_type_text(x if isinstance(x, ShapedArray) else get_aval(x)) for x in leaves]
     return str(tree_unflatten(tree, texts)).replace("'", "")
+
+
+def _type_text(aval, shape=None) -> str:
+    """A type as JAX's custom rules' messages print it: `float32[3]` (the dtype's full name)."""
+    return f"{np.dtype(aval.dtype).name}[{','.join(map(str, aval.shape if shape is None else shape))}]"
 
 
 def _check_tangent_shapes(primals, tangents):
@@ -310,16 +315,16 @@ def _check_tangent_shapes(primals, tangents):
            if get_aval(p).shape != tuple(np.shape(t))]    # (a float0 tangent has no aval)
     if not bad:
         return
-    text = lambda a, t: ShapedArray(np.shape(t), a.dtype).str_short()     # noqa: E731
+    text = lambda a, t: _type_text(a, np.shape(t))     # noqa: E731
     if len(primals) == 1:
         (a, t), = bad
         raise TypeError(f"Custom JVP rule must produce primal and tangent outputs with "
-                        f"corresponding shapes and dtypes. Expected {a.str_short()} (tangent type "
-                        f"of {a.str_short()}) but got {text(a, t)}.")
+                        f"corresponding shapes and dtypes. Expected {_type_text(a)} (tangent type "
+                        f"of {_type_text(a)}) but got {text(a, t)}.")
     raise TypeError("Custom JVP rule must produce primal and tangent outputs with corresponding "
                     "shapes and dtypes, but got:\n" + "\n".join(
-                        f"  primal {a.str_short()} with tangent {text(a, t)}, expecting tangent "
-                        f"{a.str_short()}" for a, t in bad))
+                        f"  primal {_type_text(a)} with tangent {text(a, t)}, expecting tangent "
+                        f"{_type_text(a)}" for a, t in bad))
 
 
 class CustomJVPCallPrimitive(Primitive):
@@ -466,7 +471,8 @@ class _BatchedJVPRule:
         tangent_dims = [bu.not_mapped if type(t) is Zero else d
                         for t, d in zip(tangents, self.in_dims)]
         return vmap(lambda p, t: self.jvp(p, t), in_axes=(self.in_dims, tangent_dims),
-                    out_axes=out_axes, axis_name=self.axis_data.name)(primals, tangents)
+                    out_axes=out_axes, axis_name=self.axis_data.name,
+                    axis_size=self.axis_data.size)(primals, tangents)
 
 
 def _register_call_rules(prim, jvp_rule, batching_rule):
@@ -687,8 +693,8 @@ class _FlatBwd:
                 raise ValueError(f"Custom VJP bwd rule must produce an output with the same "
                                  f"type as the args tuple of the primal function, but at "
                                  f"output{path} the bwd rule produced an output of type "
-                                 f"{get_aval(ct).str_short()} corresponding to an input of type "
-                                 f"{aval.str_short()}")
+                                 f"{_type_text(get_aval(ct))} corresponding to an input of type "
+                                 f"{_type_text(aval)}, so the shapes do not match")
         return leaves
 
 

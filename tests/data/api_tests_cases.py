@@ -1,0 +1,175 @@
+"""Gaps JAX's own api_test.py and custom_api_test.py found, as cases run the same way with JAX
+and with jxkernel (reference/make_api_tests_reference.py records JAX 0.10.2's answers in
+tests/data/api_tests_reference.json; tests/jax_compat/test_api_tests.py compares).
+
+`errors(jax)`: name -> a thunk that raises; recorded: [class name, message]. `values(jax)`:
+name -> a thunk returning a pytree of arrays and Python numbers, recorded as nested lists.
+`private(jax, jtu, config, eval_jaxpr_p)`: the same for the JAX-private names the test files
+use (jax._src.test_util's counters, config's enums, eval_jaxpr_p)."""
+import numpy as np
+
+
+def _custom_jvp(jax, rule, fun=lambda x: x ** 2):
+    f = jax.custom_jvp(fun)
+    f.__name__ = "f"
+    f.defjvp(rule)
+    return f
+
+
+def _custom_vjp(jax, fwd, bwd, fun=lambda x: x):
+    f = jax.custom_vjp(fun)
+    f.defvjp(fwd, bwd)
+    return f
+
+
+def foo_jvp(primals, tangents):           # returns the tangent alone, not a pair
+    return tangents[0]
+
+
+def f_jvp(primals, tangents):             # primal output of another structure
+    (x,), (t,) = primals, tangents
+    return (x, x), (t, t)
+
+
+def reshape_jvp(primals, tangents):       # a tangent of another shape
+    return primals[0] ** 2, tangents[0].reshape((1,))
+
+
+def f_fwd(x):
+    return (x, x), None
+
+
+def not_a_pair_fwd(x):
+    return x
+
+
+def bwd_one(_, g):
+    return (g,)
+
+
+def non_tuple_bwd(_, g):
+    return 2.0 * g
+
+
+def f(x, y, *, z=None):
+    return x + y
+
+
+def errors(jax):
+    jnp = jax.numpy
+    scan_apply = lambda fn, x: jax.lax.scan(lambda c, _: (fn(c), None), x, None, length=1)[0]  # noqa: E731
+    return {
+        "custom_jvp_rule_not_a_pair": lambda: jax.jvp(_custom_jvp(jax, foo_jvp), (2.,), (1.,)),
+        "custom_jvp_rule_primal_structure": lambda: jax.jvp(
+            lambda x: scan_apply(_custom_jvp(jax, f_jvp, lambda x: x), x),
+            (jnp.float32(1.),), (jnp.float32(1.),)),
+        "custom_jvp_rule_tangent_shape": lambda: jax.jvp(
+            _custom_jvp(jax, reshape_jvp), (jnp.float32(2.),), (jnp.float32(1.),)),
+        "custom_jvp_unresolved_argument": lambda: _custom_jvp(jax, foo_jvp, f)(0.5),
+        "custom_jvp_unresolved_keyword": lambda: _custom_jvp(jax, foo_jvp, f)(0.5, 0.1, z=1.0),
+        "custom_vjp_fwd_not_a_pair": lambda: jax.grad(
+            _custom_vjp(jax, not_a_pair_fwd, bwd_one))(jnp.float32(1.)),
+        "custom_vjp_fwd_primal_structure": lambda: jax.grad(
+            lambda x: scan_apply(_custom_vjp(jax, f_fwd, bwd_one), x))(jnp.float32(1.)),
+        "custom_vjp_bwd_not_a_tuple": lambda: jax.grad(
+            _custom_vjp(jax, lambda x: (x, None), non_tuple_bwd))(3.),
+        "custom_vjp_bwd_shape": lambda: jax.grad(
+            lambda x, y: _custom_vjp(jax, lambda x, y: (x, None),
+                                     lambda _, g: (jnp.zeros(3), jnp.zeros(3)),
+                                     lambda x, y: x)(x, y * y).sum(), 1)(jnp.ones(3), jnp.ones(4)),
+    }
+
+
+def _nondiff_by_name(jax):
+    g = jax.custom_jvp(lambda scale, x: scale * x ** 2, nondiff_argnames=("scale",))
+    g.defjvp(lambda scale, primals, tangents: (g(scale, *primals), 3.0 * scale * tangents[0]))
+    h = jax.custom_vjp(lambda x, power: x ** power, nondiff_argnames=("power",))
+    h.defvjp(lambda x, power: (x ** power, x), lambda power, x, ct: (10.0 * power * ct,))
+    return [jax.jvp(lambda x: g(2.0, x), (1.0,), (1.0,)), jax.grad(h)(2.0, 3)]
+
+
+def _vmap_closing_over_constant(jax):
+    jnp, lax = jax.numpy, jax.lax
+    y = jnp.arange(1., 4.)
+
+    @jax.custom_jvp
+    def f(x):
+        return 3 * x * jnp.sum(y)
+    f.defjvp(lambda primals, tangents: (f(primals[0]), 2 * tangents[0]))
+
+    def foo(x):
+        return lax.scan(lambda c, _: (f(c), None), x, None, length=1)[0]
+    return [jax.grad(lambda x: jax.vmap(foo)(x).sum())(jnp.ones(3)),
+            jax.grad(lambda x: jax.jit(jax.vmap(foo))(x).sum())(jnp.ones(3))]
+
+
+def _impl_swapped_and_restored(jax):
+    """api_test's RematTest counts a primitive's eager calls by wrapping its saved `impl` with
+    def_impl, and restores it after: the saved impl must be the function, not a lookup."""
+    lax, calls = jax.lax, []
+    saved = lax.neg_p.impl
+    lax.neg_p.def_impl(lambda x, **params: calls.append(1) or saved(x, **params))
+    try:
+        counted = lax.neg(np.float32(2.0))
+    finally:
+        lax.neg_p.def_impl(saved)
+    return [counted, len(calls), lax.neg(np.float32(3.0)), len(calls)]
+
+
+def values(jax):
+    return {"primitive_impl_swapped_and_restored": lambda: _impl_swapped_and_restored(jax),
+            "custom_nondiff_argnames": lambda: _nondiff_by_name(jax),
+            "custom_jvp_vmap_closing_over_constant": lambda: _vmap_closing_over_constant(jax)}
+
+
+def _counted(jax, counter):
+    f = jax.jit(lambda x: x * 3 + 1)
+    x = jax.numpy.float32(2)
+    f(x)                           # (compiled before counting: the second call hits the cache)
+    with counter() as count:
+        f(x)
+        jax.jit(lambda x: x - 1)(x)
+    return count()
+
+
+def _explicit_x64(jax, config, mode):
+    with config.explicit_x64_dtypes(mode):
+        return str(jax.numpy.ones(2, dtype="float64").dtype)
+
+
+def _eval_jaxpr(jax, eval_jaxpr_p):
+    jnp = jax.numpy
+    cube = lambda x: eval_jaxpr_p.bind(x, jaxpr=jax.make_jaxpr(lambda x: [x ** 3])(x))[0]  # noqa: E731
+    x = jnp.float32(2.0)
+    return [cube(x), jax.jvp(cube, (x,), (jnp.float32(1.),)), jax.grad(cube)(x),
+            jax.vmap(cube)(jnp.arange(3.0)), jax.jit(cube)(x)]
+
+
+def private(jax, jtu, config, eval_jaxpr_p):
+    return {
+        "jtu_count_jit_and_pmap_lowerings": lambda: _counted(jax, jtu.count_jit_and_pmap_lowerings),
+        "jtu_count_jit_tracing_cache_miss": lambda: _counted(jax, jtu.count_jit_tracing_cache_miss),
+        "explicit_x64_modes": lambda: [int(m) for m in config.ExplicitX64Mode],
+        "explicit_x64_error": lambda: _explicit_x64(jax, config, config.ExplicitX64Mode.ERROR),
+        "explicit_x64_warn": lambda: _explicit_x64(jax, config, "warn"),
+        "effort_levels": lambda: [m.value for m in config.EffortLevel],
+        "eval_jaxpr_p": lambda: _eval_jaxpr(jax, eval_jaxpr_p),
+    }
+
+
+def record(thunk):
+    """A case's answer: its value as nested lists, or [class name, message] of its error
+    (JAX's note about its filtered traceback cut off)."""
+    try:
+        value = thunk()
+    except Exception as e:        # noqa: BLE001 (recording whatever raises)
+        return {"error": [type(e).__name__, str(e).split("\n--------------------")[0]]}
+    return {"value": _plain(value)}
+
+
+def _plain(x):
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if isinstance(x, (str, int)) and not isinstance(x, bool):
+        return x
+    return np.asarray(x).tolist()
