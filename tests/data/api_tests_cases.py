@@ -73,6 +73,16 @@ def errors(jax):
             lambda x: scan_apply(_custom_vjp(jax, f_fwd, bwd_one), x))(jnp.float32(1.)),
         "custom_vjp_bwd_not_a_tuple": lambda: jax.grad(
             _custom_vjp(jax, lambda x: (x, None), non_tuple_bwd))(3.),
+        "vmap_no_arguments": lambda: jax.vmap(lambda x: x)({}),
+        "vmap_axis_size_mismatch": lambda: jax.vmap(lambda x: x, axis_size=2)(
+            jnp.arange(8, dtype=jnp.int32)),
+        "vmap_most_sizes_and_keyword": lambda: jax.vmap(lambda x1, x2, a3: x1 + x2 + a3)(
+            jnp.ones(2), jnp.ones(2), a3=jnp.ones(1)),
+        "vmap_size_of_an_unmapped_function": lambda: jax.vmap(
+            lambda x1, x2, g: g(x1, x2), (0, 0, None))(jnp.ones(2), jnp.ones(3), jnp.add),
+        "vmap_in_axes_not_a_prefix": lambda: jax.vmap(lambda x: x, in_axes=([0],))(jnp.ones(3)),
+        "vmap_out_axes_none_named": lambda: jax.vmap(lambda x: x, out_axes=None,
+                                                     axis_name="foo")(jnp.ones(2)),
         "custom_vjp_bwd_shape": lambda: jax.grad(
             lambda x, y: _custom_vjp(jax, lambda x, y: (x, None),
                                      lambda _, g: (jnp.zeros(3), jnp.zeros(3)),
