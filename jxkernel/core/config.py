@@ -225,6 +225,10 @@ _OPTIONS = [
             "with a warning), 'error' (ValueError) or 'allow' (JAX keeps the 64-bit type; "
             "jxkernel does not yet, and truncates it without a warning).",
             validate=lambda v: _check_enum(v, list(ExplicitX64Mode) + ["warn", "error", "allow"])),
+    _flag("jax_pprint_use_color", True,
+          "Color jaxprs' printing in terminals and notebooks (JAX's syntax highlighting). "
+          "jxkernel prints jaxprs as plain text whatever the value: the notebook's jaxpr "
+          "views color them instead."),
     _flag("jax_disable_bwd_checks", False,
           "Skip the check that a custom_vjp bwd rule's cotangents have the shapes of the "
           "primal inputs."),

@@ -155,8 +155,15 @@ def _eval_jaxpr(jax, eval_jaxpr_p):
             jax.vmap(cube)(jnp.arange(3.0)), jax.jit(cube)(x)]
 
 
+def _plain_jaxpr_text(jax):
+    closed = jax.make_jaxpr(lambda x: jax.numpy.sin(x) * 2.0)(np.float32(1.0))
+    return [bool(jax.config._read("jax_pprint_use_color")), closed.pretty_print(use_color=False),
+            closed.jaxpr.pretty_print(use_color=False)]
+
+
 def private(jax, jtu, config, eval_jaxpr_p):
     return {
+        "pprint_use_color": lambda: _plain_jaxpr_text(jax),
         "jtu_count_jit_and_pmap_lowerings": lambda: _counted(jax, jtu.count_jit_and_pmap_lowerings),
         "jtu_count_jit_tracing_cache_miss": lambda: _counted(jax, jtu.count_jit_tracing_cache_miss),
         "explicit_x64_modes": lambda: [int(m) for m in config.ExplicitX64Mode],
