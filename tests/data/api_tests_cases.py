@@ -126,8 +126,25 @@ def _impl_swapped_and_restored(jax):
     return [counted, len(calls), lax.neg(np.float32(3.0)), len(calls)]
 
 
+def _float0_values(jax):
+    """Integer inputs' cotangents and jnp.zeros of float0: host arrays of float0, described
+    as [type, dtype, shape] (their bytes are empty)."""
+    jnp, lax = jax.numpy, jax.lax
+    float0 = jax.dtypes.float0
+    describe = lambda x: [type(x).__mro__[-2].__name__ if isinstance(x, np.ndarray) else  # noqa: E731
+                          type(x).__name__, str(x.dtype), list(np.shape(x))]
+    _, reshape_vjp = jax.vjp(lambda x: lax.reshape(x, (2, 2)), np.ones((4, 1), dtype=int))
+    _, add_vjp = jax.vjp(lambda x, y: x + y, 2, 1)
+    grads = jax.grad(lambda x: jnp.sum(x + 0.), allow_int=True)(np.ones((2, 4), dtype=int))
+    return [describe(jnp.zeros((2, 3), float0)),
+            describe(reshape_vjp(np.zeros((2, 2), float0))[0]),
+            [describe(t) for t in jax.jit(add_vjp)(np.zeros((), float0))],
+            describe(grads.reshape((4, 2))), describe(grads.transpose())]
+
+
 def values(jax):
-    return {"primitive_impl_swapped_and_restored": lambda: _impl_swapped_and_restored(jax),
+    return {"float0_values": lambda: _float0_values(jax),
+            "primitive_impl_swapped_and_restored": lambda: _impl_swapped_and_restored(jax),
             "custom_nondiff_argnames": lambda: _nondiff_by_name(jax),
             "custom_jvp_vmap_closing_over_constant": lambda: _vmap_closing_over_constant(jax)}
 
