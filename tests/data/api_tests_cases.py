@@ -142,8 +142,23 @@ def _float0_values(jax):
             describe(grads.reshape((4, 2))), describe(grads.transpose())]
 
 
+def _build_compiler_options(jax):
+    """The effort levels among jit's compiler_options (set on XLA's build options), and an
+    unknown name's error: [class, whether it says "No such compile option"]."""
+    f = lambda x: x * 2.0 + 1.0  # noqa: E731
+    outs = [jax.jit(f, compiler_options={name: value})(np.float32(i)) for i, (name, value) in
+            enumerate([("exec_time_optimization_effort", 0.0), ("optimization_level", 19),
+                       ("memory_fitting_level", 9), ("memory_fitting_effort", 0.0)])]
+    try:
+        jax.jit(f, compiler_options={"exec_time_compilation_effort": 0.0})(np.float32(1))
+    except Exception as e:        # noqa: BLE001 (XLA's runtime error, by its class name)
+        return outs + [[type(e).__name__, "No such compile option" in str(e)]]
+    return outs
+
+
 def values(jax):
-    return {"float0_values": lambda: _float0_values(jax),
+    return {"jit_build_compiler_options": lambda: _build_compiler_options(jax),
+            "float0_values": lambda: _float0_values(jax),
             "primitive_impl_swapped_and_restored": lambda: _impl_swapped_and_restored(jax),
             "custom_nondiff_argnames": lambda: _nondiff_by_name(jax),
             "custom_jvp_vmap_closing_over_constant": lambda: _vmap_closing_over_constant(jax)}

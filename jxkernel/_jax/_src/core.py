@@ -19,3 +19,25 @@ from ...core.hijax import (MutableQuasiDynamicData, QuasiDynamicData,  # noqa: F
 
 # the type of the arrays that hold a value of type `aval` (a typed key's: its uint32 data)
 from ...core.physical import physical_aval  # noqa: E402,F401
+from ...core.errors import ConcretizationTypeError, UnexpectedTracerError  # noqa: E402,F401
+from ...core.trace import eval_trace  # noqa: E402
+
+
+def eval_context():
+    """A block where operations run on values, not on the trace around it (JAX's private
+    `core.eval_context`): inside a jitted function, `jnp.add(1, 1) == 2` is a bool.
+
+    >>> with eval_context():
+    ...     bool(jnp.add(1, 1) == 2)
+    True
+    """
+    return set_current_trace(eval_trace)
+
+
+def trace_state_clean() -> bool:
+    """Whether no transformation is tracing now (JAX's check that one left nothing behind).
+
+    >>> trace_state_clean()
+    True
+    """
+    return current_trace() is eval_trace
