@@ -55,6 +55,10 @@ def f(x, y, *, z=None):
     return x + y
 
 
+def h(a, /, b, c, *args, **kwargs):
+    return a
+
+
 def errors(jax):
     jnp = jax.numpy
     scan_apply = lambda fn, x: jax.lax.scan(lambda c, _: (fn(c), None), x, None, length=1)[0]  # noqa: E731
@@ -83,6 +87,8 @@ def errors(jax):
         "vmap_in_axes_not_a_prefix": lambda: jax.vmap(lambda x: x, in_axes=([0],))(jnp.ones(3)),
         "vmap_out_axes_none_named": lambda: jax.vmap(lambda x: x, out_axes=None,
                                                      axis_name="foo")(jnp.ones(2)),
+        "jit_positional_only_static_argname": lambda: jax.jit(h, static_argnames=("a", "c")),
+        "jit_varargs_donate_argname": lambda: jax.jit(h, donate_argnames=("args", "c")),
         "custom_vjp_bwd_shape": lambda: jax.grad(
             lambda x, y: _custom_vjp(jax, lambda x, y: (x, None),
                                      lambda _, g: (jnp.zeros(3), jnp.zeros(3)),
@@ -157,7 +163,10 @@ def _build_compiler_options(jax):
 
 
 def values(jax):
-    return {"jit_build_compiler_options": lambda: _build_compiler_options(jax),
+    return {"jit_argnums_past_varargs": lambda: [  # made (JAX checks them at each call)
+                callable(jax.jit(h, static_argnums=(0, -999))),
+                jax.jit(lambda a, *args: a, donate_argnums=(0, 999))(np.float32(1))],
+            "jit_build_compiler_options": lambda: _build_compiler_options(jax),
             "float0_values": lambda: _float0_values(jax),
             "primitive_impl_swapped_and_restored": lambda: _impl_swapped_and_restored(jax),
             "custom_nondiff_argnames": lambda: _nondiff_by_name(jax),
