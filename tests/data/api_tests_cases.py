@@ -6,6 +6,8 @@ tests/data/api_tests_reference.json; tests/jax_compat/test_api_tests.py compares
 name -> a thunk returning a pytree of arrays and Python numbers, recorded as nested lists.
 `private(jax, jtu, config, eval_jaxpr_p)`: the same for the JAX-private names the test files
 use (jax._src.test_util's counters, config's enums, eval_jaxpr_p)."""
+import importlib
+
 import numpy as np
 
 
@@ -162,8 +164,19 @@ def _build_compiler_options(jax):
     return outs
 
 
+def _dce_jaxpr(jax):
+    pe = importlib.import_module(jax.__name__ + ".interpreters.partial_eval")
+    jaxpr = jax.make_jaxpr(lambda x, y, z: (jax.numpy.sin(x), y * 2.0, x + z))(1.0, 2.0, 3.0).jaxpr
+    out = []
+    for used in ([True, False, False], [False, True, True], False):
+        pruned, used_inputs = pe.dce_jaxpr(jaxpr, used, instantiate=[False, False, True])
+        out.append([used_inputs, [e.primitive.name for e in pruned.eqns], len(pruned.outvars)])
+    return out
+
+
 def values(jax):
-    return {"jit_argnums_past_varargs": lambda: [  # made (JAX checks them at each call)
+    return {"pe_dce_jaxpr": lambda: _dce_jaxpr(jax),
+            "jit_argnums_past_varargs": lambda: [  # made (JAX checks them at each call)
                 callable(jax.jit(h, static_argnums=(0, -999))),
                 jax.jit(lambda a, *args: a, donate_argnums=(0, 999))(np.float32(1))],
             "jit_build_compiler_options": lambda: _build_compiler_options(jax),

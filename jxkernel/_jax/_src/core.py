@@ -9,6 +9,7 @@ from ...core.avals import (AbstractToken, AbstractValue, ShapedArray, Token,  # 
 from ...core.ir import ClosedJaxpr, Jaxpr, Literal, Var  # noqa: F401
 from ...core.primitive import Primitive  # noqa: F401
 from ...core.trace import Trace, Tracer, current_trace, set_current_trace  # noqa: F401
+from ...core.check import check_jaxpr  # noqa: F401
 from ...core.interpret import eval_jaxpr  # noqa: F401
 from ..extend.core import (Effect, find_top_trace, get_opaque_trace_state,  # noqa: F401
                            jaxpr_as_fun, subjaxprs, take_current_trace)
