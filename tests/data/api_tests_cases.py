@@ -91,6 +91,9 @@ def errors(jax):
                                                      axis_name="foo")(jnp.ones(2)),
         "jit_positional_only_static_argname": lambda: jax.jit(h, static_argnames=("a", "c")),
         "jit_varargs_donate_argname": lambda: jax.jit(h, donate_argnames=("args", "c")),
+        "jacfwd_complex_input": lambda: jax.jacfwd(lambda x: x ** 2)(3. + 1j),
+        "jacfwd_holomorphic_float_input": lambda: jax.jacfwd(jnp.sin, holomorphic=True)(1.),
+        "jacrev_holomorphic_float_input": lambda: jax.jacrev(jnp.sin, holomorphic=True)(1.),
         "custom_vjp_bwd_shape": lambda: jax.grad(
             lambda x, y: _custom_vjp(jax, lambda x, y: (x, None),
                                      lambda _, g: (jnp.zeros(3), jnp.zeros(3)),
@@ -215,8 +218,20 @@ def _plain_jaxpr_text(jax):
             closed.jaxpr.pretty_print(use_color=False)]
 
 
+def _global_config(config):
+    state = config.numpy_rank_promotion
+    before = state.get_global()
+    try:
+        state.set_global("raise")
+        during = state.get_global()
+    finally:
+        state.set_global(before)
+    return [before, during, state.get_global()]
+
+
 def private(jax, jtu, config, eval_jaxpr_p):
     return {
+        "config_state_global": lambda: _global_config(config),
         "pprint_use_color": lambda: _plain_jaxpr_text(jax),
         "jtu_count_jit_and_pmap_lowerings": lambda: _counted(jax, jtu.count_jit_and_pmap_lowerings),
         "jtu_count_jit_tracing_cache_miss": lambda: _counted(jax, jtu.count_jit_tracing_cache_miss),
