@@ -13,9 +13,9 @@ from ..core.avals import ShapedArray, get_aval
 from ..core.source_info import function_source_info
 from ..core.staging import DebugInfo
 from ..transforms.linear_util import Store, WrappedFun
-from ..transforms.api_util import fun_name
+from ..transforms.api_util import flatten_axes, fun_name  # noqa: F401
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_structure, tree_unflatten  # noqa: F401
-from ..tree_util import broadcast_prefix, prefix_errors, treedef_children
+from ..tree_util import treedef_children
 from ._src.util import safe_map  # noqa: F401
 
 
@@ -87,45 +87,6 @@ def donation_vector(donate_argnums, donate_argnames, in_tree, kws: bool = True) 
         for key, val in zip(keys, kwargs_tree.children()):
             out += [key in donate_argnames] * val.num_leaves
     return tuple(out)
-
-
-class _PytreeLeaf:
-    def __repr__(self):
-        return "pytree leaf"
-
-
-def flatten_axes(name, treedef, axis_tree, *, kws=False, tupled_args=False) -> list:
-    """The entry of `axis_tree` (a prefix of `treedef`'s tree, None a leaf) for each leaf of
-    `treedef`, as vmap reads in_axes.
-
-    >>> flatten_axes("in_axes", tree_structure(([1, 2], 3)), (0, None))
-    [0, 0, None]
-    """
-    dummy = tree_unflatten(treedef, [_PytreeLeaf()] * treedef.num_leaves)
-    try:
-        return broadcast_prefix(axis_tree, dummy, is_leaf=lambda x: x is None)
-    except ValueError:
-        if kws:             # the message is about the positional arguments only
-            treedef, _ = treedef_children(treedef)
-            axis_tree, _ = axis_tree
-            dummy = tree_unflatten(treedef, [_PytreeLeaf()] * treedef.num_leaves)
-        hint = ""
-        if tupled_args:
-            hint += (f" Note that {name} that are non-trivial pytrees should always be "
-                     f"wrapped in a tuple representing the argument list.")
-            if len(treedef.children()) == 1:
-                try:
-                    flatten_axes(name, treedef, (axis_tree,))
-                except ValueError:
-                    pass        # that is not the issue
-                else:
-                    hint += (f" In particular, you're passing in a single argument which "
-                             f"means that {name} might need to be wrapped in a singleton tuple.")
-        errors = prefix_errors(axis_tree, dummy, is_leaf=lambda x: x is None)
-        details = "\n  ".join(e(name).args[0] for e in errors)
-        raise ValueError(f"{name} specification must be a tree prefix of the corresponding "
-                         f"value; {hint}\n  Mismatch details ({len(errors)} found):\n  "
-                         f"{details}") from None
 
 
 class _StrictlyEqual:

@@ -32,6 +32,7 @@ from .remat import (  # noqa: F401
     save_from_both_policies,
     save_only_these_names,
 )
+from ..transforms.custom_derivatives import custom_vjp
 from ..tree_util import tree_flatten
 
 
@@ -112,3 +113,48 @@ def print_saved_residuals(f, *args, **kwargs) -> None:
     """
     for aval, source in saved_residuals(f, *args, **kwargs):
         print(f"{aval.str_short()} {source}")
+
+
+def custom_remat(f, f1, f2, fbwd, *, static_argnums=(), static_argnames=()):
+    """`f` with a reverse mode of its own that recomputes from saved residuals (JAX's
+    `jax._src.ad_checkpoint.custom_remat`): the forward pass runs `f1(*args) -> (out, res)`
+    and keeps only `res` (and the arguments); the backward pass rematerializes with
+    `f2(res, *args) -> (out, res2)` and `fbwd(res2, g)` gives one cotangent per positional
+    argument. Keyword arguments are not differentiated; static ones are passed as they are.
+
+    >>> sin = custom_remat(jnp.sin, lambda x: (jnp.sin(x), jnp.cos(x)),
+    ...                    lambda cos_x, x: (jnp.sin(x), cos_x), lambda cos_x, g: (cos_x * g,))
+    >>> jax.grad(sin)(0.0)
+    Array(1., dtype=float32, weak_type=True)
+    """
+    def call(*args, **kwargs):
+        static = {i % len(args): args[i] for i in static_argnums}
+        fixed = {k: v for k, v in kwargs.items() if k in static_argnames}
+
+        def run(fun, *front, dyn):
+            it = iter(dyn)
+            full = [static[i] if i in static else next(it) for i in range(len(args))]
+            return fun(*front, *full, **fixed, **kw_of(dyn))
+
+        def kw_of(dyn):
+            return {} if not kwargs else dict(zip(dynamic_kw, dyn[len(dyn) - len(dynamic_kw):]))
+
+        dynamic_kw = [k for k in kwargs if k not in fixed]
+
+        @custom_vjp
+        def remat_fun(*dyn):
+            return run(f, dyn=dyn)
+
+        def fwd(*dyn):
+            out, res = run(f1, dyn=dyn)
+            return out, (res, dyn)
+
+        def bwd(saved, g):
+            res, dyn = saved
+            _, res2 = run(f2, res, dyn=dyn)
+            return (*fbwd(res2, g), *[None] * len(dynamic_kw))
+
+        remat_fun.defvjp(fwd, bwd)
+        dyn = [a for i, a in enumerate(args) if i not in static] + [kwargs[k] for k in dynamic_kw]
+        return remat_fun(*dyn)
+    return call

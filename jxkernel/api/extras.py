@@ -224,6 +224,14 @@ class _ConfigState:
             new_value = self._default_arg
         return config.override(self.option, new_value)
 
+    def get_global(self):
+        """The option's value outside any `with` block of it (jxkernel's options have one)."""
+        return getattr(config, self.option)
+
+    def set_global(self, value) -> None:
+        """Set the option for the whole process, as `config.update` does."""
+        config.update(self.option, value)
+
     def __repr__(self):
         return f"<config state {self.option}={self.value!r}>"
 

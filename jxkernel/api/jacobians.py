@@ -68,6 +68,16 @@ _JAC_DOC = ("Jacobian of {fun} with respect to positional argument(s) {argnums}.
             "the arguments at positions {argnums}.")
 
 
+def _check_jacfwd_input(aval, holomorphic):
+    """JAX's: jacfwd takes real inputs (complex ones only with holomorphic=True)."""
+    if holomorphic or dtypes.is_float(aval.dtype):
+        return _check_grad_input(aval, False, holomorphic, "jacfwd")
+    raise TypeError(f"jacfwd requires real-valued inputs (input dtype that is a sub-dtype of "
+                    f"np.floating), but got {aval.dtype.name}. For holomorphic differentiation, "
+                    f"pass holomorphic=True. For differentiation of non-holomorphic functions "
+                    f"involving complex inputs or integer inputs, use jax.jvp directly.")
+
+
 def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     """The Jacobian of `fun` by forward mode: efficient for few inputs, many outputs."""
     @wraps(fun, docstr=_JAC_DOC, argnums=argnums)
@@ -75,7 +85,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
         f_partial, dyn = _argnums_partial(fun, argnums, args, kwargs)
         # A tree_map, as JAX's: it rebuilds the arguments' pytrees with None leaves, so a
         # class whose unflatten validates its children fails here as under JAX.
-        tree_map(lambda x: _check_grad_input(get_aval(x), False, holomorphic, "jacfwd"), dyn)
+        tree_map(lambda x: _check_jacfwd_input(get_aval(x), holomorphic), dyn)
 
         def push(tangents):
             return jvp(f_partial, dyn, tangents, has_aux=has_aux)

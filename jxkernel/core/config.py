@@ -59,6 +59,17 @@ class ExplicitX64Mode(enum.IntEnum):
         return cls.__members__.get(value.upper()) if isinstance(value, str) else None
 
 
+class EffortLevel(enum.Enum):
+    """XLA's effort levels, the values of the compiler options `optimization_level` and
+    `memory_fitting_level` (JAX's enum: `jit(f, compiler_options={"optimization_level":
+    EffortLevel.O1.value})`)."""
+    UNKNOWN = 0
+    O0 = 9
+    O1 = 19
+    O2 = 29
+    O3 = 39
+
+
 class _Option:
     __slots__ = ("name", "default", "env", "parse", "help", "validate")
 
@@ -71,6 +82,15 @@ class _Option:
 def _flag(name, default, help):
     """A True/False option, set also by the environment variable of its name in capitals."""
     return _Option(name, default, name.upper(), _parse_bool, help)
+
+
+def _switch(name, default, help):
+    """One of JAX's switches between two implementations of its own, meant to behave alike
+    (JAX's tests run their checks under both): jxkernel has one implementation, so the value
+    is kept for code that reads it and changes nothing else."""
+    return _Option(name, default, name.upper(), _parse_bool,
+                   f"{help}. JAX's choice between two implementations of its own: jxkernel has "
+                   f"one, whatever the value.", validate=lambda v: _check_enum(v, (True, False)))
 
 
 _OPTIONS = [
@@ -208,6 +228,20 @@ _OPTIONS = [
           "Check typed PRNG keys (jax.random.key) for reuse: a key consumed twice (by a "
           "sampler, split, ...) raises KeyReuseError, in jitted code as it is traced and "
           "eagerly (random/key_reuse.py). Slows every jit call with keys a little."),
+    _flag("jax_pprint_use_color", True,
+          "Color jaxprs' printing in terminals and notebooks (JAX's syntax highlighting). "
+          "jxkernel prints jaxprs as plain text whatever the value: the notebook's jaxpr "
+          "views color them instead."),
+    _flag("jax_disable_bwd_checks", False,
+          "Skip the check that a custom_vjp bwd rule's cotangents have the shapes of the "
+          "primal inputs."),
+    _switch("jax_use_simplified_jaxpr_constants", False,
+            "Array constants as literals of a jaxpr rather than its constvars (jxkernel's "
+            "jaxprs take them as constvars, as JAX's default)"),
+    _switch("jax_use_direct_linearize", True,
+            "Linearize by a linearize trace rather than by jvp and partial evaluation"),
+    _switch("jax_remat3", False, "JAX's experimental rewrite of checkpoint (remat)"),
+    _switch("jax_custom_vjp3", False, "JAX's experimental rewrite of custom_vjp"),
     _flag("jax_enable_custom_prng", False,
           "JAX's upgrade to typed keys: PRNGKey, and split/fold_in of a raw key, return typed "
           "keys (dtype key<fry>); a raw key given to jax.random warns (FutureWarning)."),
@@ -392,6 +426,8 @@ class Config:
             raise AttributeError(f"Unrecognized config option {name!r}; known options: {known}")
         if option.validate is not None:
             option.validate(value)
+        if isinstance(option.default, enum.Enum):      # a name of a member: the member
+            value = type(option.default)(value)
         old = getattr(self, name)
         for watcher in self._watchers.get(name, ()):
             watcher(old, value)      # a watcher may refuse the change by raising

@@ -47,6 +47,30 @@ def dce_jaxpr(jaxpr: Jaxpr, prune_calls: bool = False) -> Jaxpr:
     return Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars, kept[::-1])
 
 
+def dce_jaxpr_outputs(jaxpr: Jaxpr, used_outputs, instantiate=False) -> tuple[Jaxpr, list]:
+    """JAX's `pe.dce_jaxpr`: (`jaxpr` keeping only the outputs `used_outputs` flags (a bool or
+    one per output) and what they need, taking only the inputs they read or `instantiate`
+    keeps (a bool or one per input); which inputs it takes).
+
+        >>> j = make_jaxpr(lambda x, y: (jnp.sin(x), y * 2))(1.0, 2.0).jaxpr
+        >>> pruned, used = dce_jaxpr_outputs(j, [True, False]); used
+        [True, False]
+        >>> [e.primitive.name for e in pruned.eqns]
+        ['sin']
+    """
+    if isinstance(used_outputs, bool):
+        used_outputs = [used_outputs] * len(jaxpr.outvars)
+    if isinstance(instantiate, bool):
+        instantiate = [instantiate] * len(jaxpr.invars)
+    outvars = [v for v, used in zip(jaxpr.outvars, used_outputs) if used]
+    live = dce_jaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, outvars, jaxpr.eqns))
+    read = {v for e in live.eqns for v in e.invars if isinstance(v, Var)}
+    read.update(v for v in outvars if isinstance(v, Var))
+    used_inputs = [v in read or bool(keep) for v, keep in zip(jaxpr.invars, instantiate)]
+    invars = [v for v, used in zip(jaxpr.invars, used_inputs) if used]
+    return Jaxpr(jaxpr.constvars, invars, outvars, live.eqns), used_inputs
+
+
 def pruned_body(body: Jaxpr) -> tuple[Jaxpr, tuple | None]:
     """(a call's `body` without its dead code and the invars nothing reads, the kept invars'
     indices), or (`body`, None) where it reads them all: what a prune rule gives its call.

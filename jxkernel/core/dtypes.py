@@ -194,7 +194,10 @@ def _canonicalize(dtype, x64: bool) -> np.dtype:
 
 
 def canonicalize_dtype(dtype) -> np.dtype:
-    """The dtype arrays of `dtype` get: 64-bit types shrink to 32 bits unless x64 is on."""
+    """The dtype arrays of `dtype` get: 64-bit types shrink to 32 bits unless x64 is on
+    (float0, the tangent type of integers, is its own, as in JAX)."""
+    if isinstance(dtype, np.dtype) and dtype == float0:
+        return dtype
     return _canonicalize(dtype, config.jax_enable_x64)
 
 

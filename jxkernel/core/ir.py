@@ -145,7 +145,9 @@ class Jaxpr:
     in_avals = property(lambda self: [v.aval for v in self.invars])
     out_avals = property(lambda self: [v.aval for v in self.outvars])
 
-    def pretty_print(self, *, source_info=False, width=80) -> str:
+    def pretty_print(self, *, source_info=False, width=80, use_color=None) -> str:
+        """The jaxpr as text; `use_color` is JAX's syntax highlighting, which jxkernel's
+        text has not (plain whatever it says)."""
         return pp_toplevel(self, source_info, width)
 
     def __str__(self):
@@ -169,7 +171,7 @@ class ClosedJaxpr:
     eqns = property(lambda self: self.jaxpr.eqns)
     literals = property(lambda self: self.consts)
 
-    def pretty_print(self, *, source_info=False, width=80) -> str:
+    def pretty_print(self, *, source_info=False, width=80, use_color=None) -> str:
         return self.jaxpr.pretty_print(source_info=source_info, width=width)
 
     def __str__(self):

@@ -351,6 +351,8 @@ def zeros(shape, dtype=None, *, device=None, out_sharding=None):
     (2, 3)
     """
     _check_forgot_shape_tuple("zeros", shape, dtype)
+    if isinstance(dtype, np.dtype) and dtype == _core.float0:
+        return np.zeros(_shape(shape), _core.float0)   # as JAX's: a host array (no device type)
     dtype = canonicalize_user_dtype(float if dtype is None else dtype, "zeros")
     return _laid_out(lambda: _fill(_shape(shape), 0, dtype, device=device), out_sharding,
                      "jnp.zeros")

@@ -218,14 +218,16 @@ def canonicalize_user_dtype(d, fun_name: str = "", warn: bool = True) -> np.dtyp
     if out != nd:
         _explicit_x64_request(nd, fun_name)
     if warn and out != nd:
-        warnings.warn(
-            f"Explicitly requested dtype {nd}{f' requested in {fun_name}' if fun_name else ''} "
-            f"is not available, and will be truncated to dtype {out.name}. To enable more "
-            f"dtypes, set the jax_enable_x64 configuration option or the JAX_ENABLE_X64 shell "
-            f"environment variable. See https://github.com/jax-ml/jax#current-gotchas for more.",
+        where = f"{nd}{f' requested in {fun_name}' if fun_name else ''}"
+        if ExplicitX64Mode(config.jax_explicit_x64_dtypes) == ExplicitX64Mode.WARN:
             # the user's line, however deep in jxkernel the dtype was checked: a fixed
             # stacklevel=4 named IPython's interactiveshell.py for jnp.array(..., float64)
-            UserWarning, stacklevel=user_stacklevel())
+            warnings.warn(
+                f"Explicitly requested dtype {where} is not available, and will be truncated to "
+                f"dtype {out.name}. To enable more dtypes, set the jax_enable_x64 configuration "
+                f"option or the JAX_ENABLE_X64 shell environment variable. See "
+                f"https://github.com/jax-ml/jax#current-gotchas for more.",
+                UserWarning, stacklevel=user_stacklevel())
     return out
 
 
@@ -236,6 +238,7 @@ def _explicit_x64_request(requested: np.dtype, fun_name: str) -> None:
     mode = ExplicitX64Mode(config.jax_explicit_x64_dtypes)
     where = f" requested in {fun_name}" if fun_name else ""
     if mode == ExplicitX64Mode.ERROR:
+        # (JAX's words, its missing space included)
         raise ValueError(f"Explicitly requested dtype {requested}{where} is not available. To "
                          "enable more dtypes, set the jax_enable_x64 or allow_explicit_x64_dtypes "
                          "configuration options.See https://github.com/jax-ml/jax#current-gotchas "

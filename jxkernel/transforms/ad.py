@@ -522,7 +522,7 @@ def _cast_like(ct, aval):
 def _check_grad_input(aval, allow_int, holomorphic, name):
     if holomorphic:
         if not dtypes.is_complex(aval.dtype):
-            raise TypeError(f"grad with holomorphic=True requires inputs with complex dtype, "
+            raise TypeError(f"{name} with holomorphic=True requires inputs with complex dtype, "
                             f"but got {aval.dtype.name}.")
     elif not dtypes.is_inexact(aval.dtype) and not allow_int:
         raise TypeError(f"{name} requires real- or complex-valued inputs (input dtype that is a "

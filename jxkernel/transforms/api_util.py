@@ -6,7 +6,8 @@ import functools
 
 import numpy as np
 
-from ..tree_util import register_pytree_node, tree_flatten, tree_unflatten
+from ..tree_util import (broadcast_prefix, prefix_errors, register_pytree_node, tree_flatten,
+                         tree_structure, tree_unflatten, treedef_children)
 from .ad_util import float0
 
 
@@ -132,3 +133,42 @@ def float0_outside(leaves: list, treedef) -> tuple:
     tree = treedef.unflatten([_Float0Zeros(np.shape(x)) if isinstance(x, (np.ndarray, np.generic))
                               and x.dtype == float0 else x for x in leaves])
     return tree_flatten(tree)
+
+
+class _PytreeLeaf:
+    def __repr__(self):
+        return "pytree leaf"
+
+
+def flatten_axes(name, treedef, axis_tree, *, kws=False, tupled_args=False) -> list:
+    """The entry of `axis_tree` (a prefix of `treedef`'s tree, None a leaf) for each leaf of
+    `treedef`, as vmap reads in_axes.
+
+    >>> flatten_axes("in_axes", tree_structure(([1, 2], 3)), (0, None))
+    [0, 0, None]
+    """
+    dummy = tree_unflatten(treedef, [_PytreeLeaf()] * treedef.num_leaves)
+    try:
+        return broadcast_prefix(axis_tree, dummy, is_leaf=lambda x: x is None)
+    except ValueError:
+        if kws:             # the message is about the positional arguments only
+            treedef, _ = treedef_children(treedef)
+            axis_tree, _ = axis_tree
+            dummy = tree_unflatten(treedef, [_PytreeLeaf()] * treedef.num_leaves)
+        hint = ""
+        if tupled_args:
+            hint += (f" Note that {name} that are non-trivial pytrees should always be "
+                     f"wrapped in a tuple representing the argument list.")
+            if len(treedef.children()) == 1:
+                try:
+                    flatten_axes(name, treedef, (axis_tree,))
+                except ValueError:
+                    pass        # that is not the issue
+                else:
+                    hint += (f" In particular, you're passing in a single argument which "
+                             f"means that {name} might need to be wrapped in a singleton tuple.")
+        errors = prefix_errors(axis_tree, dummy, is_leaf=lambda x: x is None)
+        details = "\n  ".join(e(name).args[0] for e in errors)
+        raise ValueError(f"{name} specification must be a tree prefix of the corresponding "
+                         f"value; {hint}\n  Mismatch details ({len(errors)} found):\n  "
+                         f"{details}") from None

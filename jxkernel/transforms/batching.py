@@ -10,6 +10,8 @@ primitive needs it. Unbatched values stay unbatched.
 """
 from __future__ import annotations
 
+import collections
+import inspect
 import math
 import weakref
 
@@ -27,8 +29,8 @@ from ..core.trace import Trace, Tracer, aval_text, new_trace, set_current_trace
 from . import batch_util as bu
 from . import vmappable
 from .batch_util import not_mapped
-from .api_util import wraps
-from ..tree_util import (broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path,
+from .api_util import flatten_axes, wraps
+from ..tree_util import (keystr, tree_flatten, tree_flatten_with_path,
                          tree_structure, tree_unflatten)
 from ..core.staging import trace_to_jaxpr
 
@@ -192,16 +194,13 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
             raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries "
                              f"corresponding to the positional arguments passed to the function, "
                              f"but got {in_axes!r}.")
-        shadow = vmappable.shadowed(args)       # a registered type's values: whole leaves
-        try:
-            flat_axes = broadcast_prefix(axes, shadow, is_leaf=lambda x: x is None)
-        except ValueError as e:
-            raise ValueError(
-                f"vmap in_axes specification must be a tree prefix of the corresponding value, "
-                f"got specification {in_axes} for value tree {tree_structure(args)}. {e}") from None
+        # a registered type's values are whole leaves; keyword arguments are mapped at axis 0,
+        # as JAX's
+        shadow, kw_shadow = vmappable.shadowed(args), vmappable.shadowed(kwargs)
+        flat_axes = flatten_axes("vmap in_axes", tree_structure((shadow, kw_shadow)), (axes, 0),
+                                 kws=True)
         leaves, treedef = tree_flatten(shadow)
-        kw_leaves, kw_tree = tree_flatten(vmappable.shadowed(kwargs))
-        flat_axes = list(flat_axes) + [0] * len(kw_leaves)
+        kw_leaves, kw_tree = tree_flatten(kw_shadow)
         leaves = leaves + kw_leaves
         flat_axes = [ax if type(x) is vmappable.Whole else _normalize_axis(ax, x, name)
                      for ax, x in zip(flat_axes, leaves)]
@@ -217,12 +216,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
             call_kwargs = tree_unflatten(kw_tree, tracers[len(leaves) - len(kw_leaves):])
             out = vmappable.shadowed(fun(*call_args, **call_kwargs))
             out_leaves, out_tree = tree_flatten(out)
-            try:
-                flat_out_axes = broadcast_prefix(out_axes, out, is_leaf=lambda x: x is None)
-            except ValueError as e:
-                raise ValueError(f"vmap out_axes specification must be a tree prefix of the "
-                                 f"corresponding value, got specification {out_axes} for value "
-                                 f"tree {out_tree}. {e}") from None
+            flat_out_axes = flatten_axes("vmap out_axes", out_tree, out_axes)
             results = [_from_elt(trace, x, ax, size, i, name, out)
                        for i, (x, ax) in enumerate(zip(out_leaves, flat_out_axes))]
         if config.jax_check_tracer_leaks:
@@ -342,20 +336,54 @@ def _normalize_axis(ax, x, name):
 
 
 def _mapped_size(leaves, axes, axis_size, fun, args, kwargs):
-    sizes = {_shape_of(x)[ax] for x, ax in zip(leaves, axes) if ax is not None}
-    if not sizes:
-        if axis_size is None:
-            raise ValueError("vmap must have at least one non-None value in in_axes (or be "
-                             "given axis_size)")
-        return int(axis_size)
-    if len(sizes) == 1 and (axis_size is None or axis_size in sizes):
+    """The size of the mapped axis, or JAX's ValueError saying which sizes disagree."""
+    if not leaves and axis_size is None:
+        raise ValueError(f"vmap wrapped function must be passed at least one argument "
+                         f"containing an array or axis_size must be specified, got empty "
+                         f"*args={args} and **kwargs={kwargs}")
+    mapped = [None if ax is None else _shape_of(x)[ax] for x, ax in zip(leaves, axes)]
+    sizes = {s for s in mapped if s is not None} | \
+        ({int(axis_size)} if axis_size is not None else set())
+    if len(sizes) == 1:
         return sizes.pop()
-    lines = [f"  * one axis had size {get_aval(x).shape[ax]}: axis {ax} of argument {name} of "
-             f"type {_type_str(x)}"
-             for name, x, ax in zip(_arg_names(fun, args, kwargs), leaves, axes) if ax is not None]
-    extra = f" (axis_size={axis_size})" if axis_size is not None else ""
-    raise ValueError(f"vmap got inconsistent sizes for array axes to be mapped{extra}:\n"
-                     + ";\n".join(lines))
+    if not sizes:
+        raise ValueError("vmap must have at least one non-None value in in_axes or axis_size "
+                         "must be specified")
+    raise ValueError(_size_mismatch(mapped, axes, axis_size, _size_names(fun, args, kwargs)))
+
+
+def _size_mismatch(mapped, axes, axis_size, names) -> str:
+    """JAX's words: the most common size first, with an argument of that size for each."""
+    counts = collections.Counter(s for s in mapped if s is not None).most_common()
+    lines = [] if axis_size is None else [f"  * the `axis_size` argument was {axis_size};\n"]
+    for n, (size, count) in enumerate(counts):
+        i = mapped.index(size)
+        where = f"axis {axes[i]} of {names[i]}"
+        if count == 1:
+            lines.append(f"  * one axis had size {size}: {where};\n")
+        else:
+            many = "most" if n == 0 else "some"
+            lines.append(f"  * {many} axes ({count} of them) had size {size}, e.g. {where};\n")
+    return ("vmap got inconsistent sizes for array axes to be mapped:\n" + "".join(lines))[:-2]
+
+
+def _size_names(fun, args, kwargs) -> list:
+    """Per flat argument leaf, as JAX's vmap names it in a size error: "argument x['a'] of
+    type float32[3]" (by the signature's parameter names), `args[i]` past them or where the
+    arguments do not bind, "kwargs['k']" for keyword arguments."""
+    try:
+        params = list(inspect.signature(fun).bind(*args, **kwargs).signature.parameters)
+    except (TypeError, ValueError):
+        params = None
+    names = []
+    for i, a in enumerate(args):
+        for path, x in tree_flatten_with_path(a)[0]:
+            base = f"argument {params[i]}" if params is not None and i < len(params) else \
+                f"args[{i}]"
+            names.append(f"{base}{keystr(path)} of type {_type_or_unknown(x)}")
+    names += [f"kwargs{keystr(path)} of type {_type_or_unknown(x)}"
+              for path, x in tree_flatten_with_path(kwargs)[0]]
+    return names
 
 
 def _type_str(x) -> str:
@@ -363,9 +391,15 @@ def _type_str(x) -> str:
     return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
+def _type_or_unknown(x) -> str:
+    try:
+        return _type_str(x)
+    except TypeError:           # a leaf that is no array (a function passed unmapped)
+        return "unknown"
+
+
 def _arg_names(fun, args, kwargs) -> list:
     """A name per flat argument leaf, e.g. "b['w']", for error messages."""
-    import inspect
     try:
         params = [p.name for p in inspect.signature(fun).parameters.values()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
@@ -389,6 +423,9 @@ def _finish_output(trace, x, out_axis, size, index, name, out):
                             f"valid JAX type") from None
     val, dim = trace.unpack(x)
     if out_axis is None:
+        if dim is not not_mapped and trace.axis_data.name is not None:   # JAX's words
+            raise ValueError(f"vmap has mapped output (axis_name={trace.axis_data.name}) but "
+                             f"out_axes is None")
         if dim is not not_mapped:       # named by the output leaf's path, as JAX's
             path = keystr(tree_flatten_with_path(out)[0][index][0])
             raise ValueError(f"at vmap out_axes{path}, got axis spec None but output was "

@@ -64,7 +64,7 @@ class custom_vmap:
     def __call__(self, *args, **kwargs):
         name = getattr(self.fun, "__name__", "<unnamed function>")
         try:
-            args = tuple(_resolve_args(self.fun, args, kwargs))
+            args = tuple(_resolve_args(self.fun, args, kwargs, "custom_vmap"))
         except TypeError as e:
             raise TypeError(f"The input arguments to the custom_vmap-decorated function {name} "
                             f"could not be resolved to positional-only arguments. Binding "

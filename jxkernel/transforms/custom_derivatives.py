@@ -26,7 +26,8 @@ import inspect
 import numpy as np
 
 from ..core import dtypes, sharding_types
-from ..core.avals import get_aval
+from ..core.config import config
+from ..core.avals import ShapedArray, get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.interpreter_primitives import convert_element_type
 from ..core.ir import Literal, param_printers
@@ -38,8 +39,8 @@ from ..core.source_info import current_names, with_name_stack
 from ..core.trace import _ctx, eval_trace, set_current_trace
 from . import batch_util as bu
 from .ad_util import Zero, add_tangents, float0, instantiate, zeros
-from ..tree_util import (broadcast_prefix, tree_flatten, tree_map, tree_structure, tree_unflatten,
-                         treedef_tuple)
+from ..tree_util import (broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path, tree_map,
+                         tree_structure, tree_unflatten, treedef_tuple)
 from .ad import JVPTrace, always_transposed
 from .api_util import flatten_fun, update_wrapper
 from .jit_refs import is_ref
@@ -49,9 +50,19 @@ from ..core.partial_eval import PartialEvalTrace
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 
 
-def _resolve_args(fun, args, kwargs):
+def _resolve_args(fun, args, kwargs, kind="custom_jvp"):
     """All arguments as positions, defaults filled in (custom rules see positional primals,
-    and nondiff_argnums may name a parameter the caller left to its default), as JAX does."""
+    and nondiff_argnums may name a parameter the caller left to its default), as JAX does;
+    arguments that do not bind raise JAX's TypeError naming the `kind`-decorated function."""
+    try:
+        return _bind_positions(fun, args, kwargs)
+    except TypeError as e:
+        raise TypeError(f"The input arguments to the {kind}-decorated function "
+                        f"{getattr(fun, '__name__', fun)} could not be resolved to "
+                        f"positional-only arguments. Binding failed with the error:\n{e}") from e
+
+
+def _bind_positions(fun, args, kwargs):
     if isinstance(fun, functools.partial):     # a partial's signature is opaque, as in JAX
         return args if not kwargs else _keywords_unresolved(kwargs)
     bound = inspect.signature(fun).bind(*args, **kwargs)
@@ -146,15 +157,26 @@ def _vjp_directly(custom, nondiff, in_tree, primals, tangents, n_args, name):
     return outs, out_tangents, rule.out_tree
 
 
+def _nondiff_positions(fun, argnums, argnames) -> tuple:
+    """The sorted positions of the non-differentiable arguments, named by position or by
+    parameter name (JAX's nondiff_argnames: a name is its parameter's position)."""
+    positions = set(argnums)
+    if argnames:
+        params = list(inspect.signature(fun).parameters)
+        positions.update(params.index(n) for n in argnames if n in params)
+    return tuple(sorted(positions))
+
+
 class _CustomFunction:
     """What custom_jvp and custom_vjp share: wrapping `fun`, binding as a method, and the
     call (run directly where the rule applies at once, else trace `fun` and bind the
     subclass's primitive). Subclasses name their rule's attribute and how to bind it."""
     _rule_attr = _missing_rule = None
 
-    def __init__(self, fun, nondiff_argnums=()):
+    def __init__(self, fun, nondiff_argnums=(), nondiff_argnames=()):
         update_wrapper(self, fun)
-        self.fun, self.nondiff_argnums = fun, tuple(nondiff_argnums)
+        self.fun, self.nondiff_argnums = fun, _nondiff_positions(fun, nondiff_argnums,
+                                                                 nondiff_argnames)
         self.symbolic_zeros = False
 
     def __get__(self, obj, objtype=None):
@@ -171,7 +193,7 @@ class _CustomFunction:
         name = getattr(self.fun, "__name__", "f")
         if getattr(self, self._rule_attr) is None:
             raise AttributeError(self._missing_rule.format(name=name))
-        args = _resolve_args(self.fun, args, kwargs)
+        args = _resolve_args(self.fun, args, kwargs, type(self).__name__)
         trace = _ctx.trace
         if trace is eval_trace:
             return self.fun(*args)
@@ -191,8 +213,8 @@ class custom_jvp(_CustomFunction):
     _missing_rule = "No JVP defined for custom_jvp function {name} using defjvp."
     _under_jvp = staticmethod(_jvp_directly)
 
-    def __init__(self, fun, nondiff_argnums=()):
-        super().__init__(fun, nondiff_argnums)
+    def __init__(self, fun, nondiff_argnums=(), nondiff_argnames=()):
+        super().__init__(fun, nondiff_argnums, nondiff_argnames)
         self.jvp = None
 
     def defjvp(self, jvp, symbolic_zeros=False):
@@ -215,6 +237,7 @@ class custom_jvp(_CustomFunction):
 
     def _bind(self, jaxpr, consts, leaves, nondiff, in_tree, out_tree, n_args, name):
         rule = _FlatJVPRule(self, nondiff, in_tree, out_tree, n_args, name)
+        rule.out_avals = jaxpr.out_avals
         return custom_jvp_call_p.bind(*consts, *leaves, call_jaxpr=jaxpr, jvp=rule,
                                       num_consts=len(consts), symbolic_zeros=self.symbolic_zeros,
                                       name=name)
@@ -230,6 +253,7 @@ def _tree_zeros_like(tree):
 
 class _FlatJVPRule:
     """The user's jvp rule over flat lists, checking what it returns."""
+    out_avals = None        # the function's output types, where it was traced (for messages)
 
     def __init__(self, custom, nondiff, in_tree, out_tree, n_args, name):
         self.custom, self.nondiff, self.in_tree, self.out_tree = custom, nondiff, in_tree, out_tree
@@ -246,8 +270,9 @@ class _FlatJVPRule:
             c.jvp(*self.nondiff, tuple(a for i, a in enumerate(args) if i not in c.nondiff_argnums),
                   tuple(dyn_tangents))
         if not (isinstance(out, (tuple, list)) and len(out) == 2):
-            raise TypeError(f"Custom JVP rule {c.jvp.__name__} must return a pair (primal_out, "
-                            f"tangent_out), got {type(out).__name__}")
+            raise TypeError(f"Custom JVP rule {self.__name__} for function {self.name} must "
+                            f"produce a pair (list or tuple of length two) representing primal "
+                            f"and tangent outputs, but got {out}.")
         p_leaves, p_tree = tree_flatten(out[0])
         t_leaves, t_tree = tree_flatten(out[1])
         if p_tree != t_tree:
@@ -257,14 +282,49 @@ class _FlatJVPRule:
         if self.out_tree is None:        # called directly: the function was not traced
             self.out_tree = p_tree
         elif p_tree != self.out_tree:
-            raise TypeError(f"Custom JVP rule must produce a primal output with the structure of "
-                            f"the function's output ({self.out_tree}), got {p_tree}")
-        for p, t in zip(p_leaves, t_leaves):
-            pa, t_shape = get_aval(p), tuple(np.shape(t))     # (a float0 tangent has no aval)
-            if pa.shape != t_shape:
-                raise TypeError(f"Custom JVP rule must produce primal and tangent outputs with "
-                                f"corresponding shapes, got {pa.str_short()} and shape {t_shape}")
+            raise TypeError(
+                f"Custom JVP rule {self.__name__} for function {self.name} must produce a pair "
+                f"(list or tuple of length two) where the first element represents the primal "
+                f"output (equal in value to the output of the custom_jvp-decorated function "
+                f"{self.name}, and in particular of the same container/pytree structure), but "
+                f"instead the JVP rule output's first element had container/pytree structure:\n"
+                f"    {_types_tree(p_tree, p_leaves)}\nwhile the custom_jvp-decorated function "
+                f"{self.name} had output container/pytree structure:\n"
+                f"    {_types_tree(self.out_tree, self.out_avals)}.")
+        _check_tangent_shapes(p_leaves, t_leaves)
         return p_leaves, t_leaves
+
+
+def _types_tree(tree, leaves) -> str:
+    """A pytree of values as JAX's messages print it: each leaf its short type, unquoted
+    (`(float32[], float32[])`); None where the values are not known."""
+    if leaves is None:
+        return str(tree)
+    texts = [_type_text(x if isinstance(x, ShapedArray) else get_aval(x)) for x in leaves]
+    return str(tree_unflatten(tree, texts)).replace("'", "")
+
+
+def _type_text(aval, shape=None) -> str:
+    """A type as JAX's custom rules' messages print it: `float32[3]` (the dtype's full name)."""
+    return f"{np.dtype(aval.dtype).name}[{','.join(map(str, aval.shape if shape is None else shape))}]"
+
+
+def _check_tangent_shapes(primals, tangents):
+    """JAX's TypeError where a jvp rule's tangent output has not its primal output's shape."""
+    bad = [(get_aval(p), t) for p, t in zip(primals, tangents)
+           if get_aval(p).shape != tuple(np.shape(t))]    # (a float0 tangent has no aval)
+    if not bad:
+        return
+    text = lambda a, t: _type_text(a, np.shape(t))     # noqa: E731
+    if len(primals) == 1:
+        (a, t), = bad
+        raise TypeError(f"Custom JVP rule must produce primal and tangent outputs with "
+                        f"corresponding shapes and dtypes. Expected {_type_text(a)} (tangent type "
+                        f"of {_type_text(a)}) but got {text(a, t)}.")
+    raise TypeError("Custom JVP rule must produce primal and tangent outputs with corresponding "
+                    "shapes and dtypes, but got:\n" + "\n".join(
+                        f"  primal {_type_text(a)} with tangent {text(a, t)}, expecting tangent "
+                        f"{_type_text(a)}" for a, t in bad))
 
 
 class CustomJVPCallPrimitive(Primitive):
@@ -403,7 +463,7 @@ class _BatchedJVPRule:
 
     def __init__(self, jvp, num_consts, axis_data, out_dims, in_dims):
         self.jvp, self.num_consts, self.axis_data, self.out_dims = jvp, num_consts, axis_data, out_dims
-        self.in_dims = list(in_dims)
+        self.in_dims = list(in_dims)[num_consts:]      # the rule sees the arguments only
         self.__name__ = getattr(jvp, "__name__", "jvp")
 
     def __call__(self, primals, tangents):
@@ -411,7 +471,8 @@ class _BatchedJVPRule:
         tangent_dims = [bu.not_mapped if type(t) is Zero else d
                         for t, d in zip(tangents, self.in_dims)]
         return vmap(lambda p, t: self.jvp(p, t), in_axes=(self.in_dims, tangent_dims),
-                    out_axes=out_axes, axis_name=self.axis_data.name)(primals, tangents)
+                    out_axes=out_axes, axis_name=self.axis_data.name,
+                    axis_size=self.axis_data.size)(primals, tangents)
 
 
 def _register_call_rules(prim, jvp_rule, batching_rule):
@@ -455,8 +516,8 @@ class custom_vjp(_CustomFunction):
     _missing_rule = "No VJP defined for custom_vjp function {name} using defvjp."
     _under_jvp = staticmethod(_vjp_directly)
 
-    def __init__(self, fun, nondiff_argnums=()):
-        super().__init__(fun, nondiff_argnums)
+    def __init__(self, fun, nondiff_argnums=(), nondiff_argnames=()):
+        super().__init__(fun, nondiff_argnums, nondiff_argnames)
         self.fwd = self.bwd = None
 
     def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):
@@ -471,6 +532,7 @@ class custom_vjp(_CustomFunction):
     def _bind(self, jaxpr, consts, leaves, nondiff, in_tree, out_tree, n_args, name):
         rule = _FlatVJPRule(self, nondiff, in_tree, out_tree, n_args, name,
                             [get_aval(x) for x in leaves])
+        rule.out_avals = jaxpr.out_avals
         return custom_vjp_call_p.bind(*consts, *leaves, call_jaxpr=jaxpr, fwd=rule, bwd=rule.bwd,
                                       num_consts=len(consts), symbolic_zeros=self.symbolic_zeros,
                                       name=name)
@@ -536,6 +598,7 @@ def _literal_as_array(x):
 
 class _FlatVJPRule:
     """fwd and bwd over flat lists; bwd checks the cotangents it gets back."""
+    out_avals = None        # the function's output types, where it was traced (for messages)
 
     def __init__(self, custom, nondiff, in_tree, out_tree, n_args, name, in_avals):
         self.custom, self.nondiff, self.in_tree, self.out_tree = custom, nondiff, in_tree, out_tree
@@ -557,17 +620,27 @@ class _FlatVJPRule:
                       self.n_args)
         out = c.fwd(*args)
         if not (isinstance(out, (tuple, list)) and len(out) == 2):
-            raise TypeError(f"Custom VJP fwd rule {c.fwd.__name__} for function {self.name} must "
+            raise TypeError(f"Custom VJP fwd rule {self.__name__} for function {self.name} must "
                             f"produce a pair (list or tuple of length two) where the first "
-                            f"element represents the primal output and the second element "
-                            f"represents residuals; got {type(out).__name__}")
+                            f"element represents the primal output (equal to those of the "
+                            f"custom_vjp-decorated function {self.name}) and the second element "
+                            f"represents residuals (i.e. values stored from the forward pass for "
+                            f"use on the backward pass), but instead of a pair the fwd rule "
+                            f"{self.__name__} produced {out}.")
         out_leaves, out_tree = tree_flatten(out[0])
         if self.out_tree is None:        # called directly: the function was not traced
             self.out_tree = out_tree
         elif out_tree != self.out_tree:
-            raise TypeError(f"Custom VJP fwd rule {c.fwd.__name__} for function {self.name} must "
-                            f"produce primal outputs with the structure of the function's output "
-                            f"({self.out_tree}); got {out_tree}")
+            raise TypeError(
+                f"Custom VJP fwd rule {self.__name__} for function {self.name} must produce a "
+                f"pair (list or tuple of length two) where the first element represents the "
+                f"primal output (equal to the output of the custom_vjp-decorated function "
+                f"{self.name}) and the second element represents residuals (i.e. values stored "
+                f"from the forward pass for use on the backward pass), but instead the fwd "
+                f"rule output's first element had container/pytree structure:\n"
+                f"    {_types_tree(out_tree, out_leaves)}\nwhile the custom_vjp-decorated "
+                f"function {self.name} had output container/pytree structure:\n"
+                f"    {_types_tree(self.out_tree, self.out_avals)}.")
         res_leaves, self.res_tree = tree_flatten(out[1])
         return out_leaves, res_leaves
 
@@ -583,8 +656,11 @@ class _FlatBwd:
         cts = tree_unflatten(r.out_tree, cotangents)
         out = c.bwd(*r.nondiff, res, cts) if c.nondiff_argnums else c.bwd(res, cts)
         if not isinstance(out, (tuple, list)):
-            raise TypeError(f"Custom VJP bwd rule must produce a tuple of cotangents, one per "
-                            f"differentiable argument of {r.name}; got {type(out).__name__}")
+            raise TypeError(f"Custom VJP bwd rule must produce an output with the same container "
+                            f"(pytree) structure as the args tuple of the primal function, and "
+                            f"in particular must produce a tuple of length equal to the number "
+                            f"of arguments to the primal function, but got bwd output structure "
+                            f"{tree_structure(out)} for primal input structure {r.in_tree}.")
         n_dyn = r.n_args - len(c.nondiff_argnums)
         if len(out) != n_dyn:
             raise TypeError(f"Custom VJP bwd rule must produce an output with the same container "
@@ -609,11 +685,16 @@ class _FlatBwd:
                                 f"function; for argument {i} of {r.name} the bwd rule produced "
                                 f"{tree_structure(ct)} but the primal has {primal_tree}.") from None
             leaves.extend(Zero(a) if x is None else x for x, a in zip(flat, avals))
-        for ct, aval in zip(leaves, r.in_avals):
-            if type(ct) is not Zero and get_aval(ct).shape != aval.shape:
-                raise ValueError(f"Custom VJP bwd rule must produce cotangents with the shapes of "
-                                 f"the primal inputs: for {r.name} got {get_aval(ct).str_short()} "
-                                 f"where the input is {aval.str_short()}.")
+        paths = [keystr(p) for p, _ in tree_flatten_with_path(
+            tree_unflatten(r.in_tree, [0] * r.in_tree.num_leaves))[0]]
+        for ct, aval, path in zip(leaves, r.in_avals, paths):
+            if type(ct) is not Zero and get_aval(ct).shape != aval.shape and \
+                    not config.jax_disable_bwd_checks:
+                raise ValueError(f"Custom VJP bwd rule must produce an output with the same "
+                                 f"type as the args tuple of the primal function, but at "
+                                 f"output{path} the bwd rule produced an output of type "
+                                 f"{_type_text(get_aval(ct))} corresponding to an input of type "
+                                 f"{_type_text(aval)}, so the shapes do not match")
         return leaves
 
 

@@ -87,16 +87,19 @@ class Statics(tuple):
 
 
 def check_argnames(signature, argnames: tuple, what: str) -> None:
-    """As JAX: an argname must name a parameter passable by keyword (any does with **kwargs)."""
+    """As JAX: an argname must name a parameter passable by keyword (any but a positional-only
+    one does when the function takes **kwargs)."""
     if signature is None or not argnames:
         return
     params = signature.parameters
+    keyword = {n for n, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    not_keyword = {n for n, p in params.items() if p.kind in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL)}
+    if invalid := not_keyword & set(argnames):
+        raise ValueError(f"Jitted function has invalid argnames {invalid} in {what}. These are "
+                         f"positional-only")
     if any(p.kind is p.VAR_KEYWORD for p in params.values()):
         return
-    invalid = {n for n in argnames if n not in params or
-               params[n].kind not in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                                      inspect.Parameter.KEYWORD_ONLY)}
-    if invalid:
+    if invalid := set(argnames) - keyword:
         raise ValueError(f"Jitted function has invalid argnames {invalid} in {what}. Function "
                          f"does not take these args.")
 
@@ -112,7 +115,7 @@ def infer_argnums_and_argnames(argnums, argnames, positional):
     if both:
         return nums, names
     for i in list(nums):
-        if i < len(positional):
+        if 0 <= i < len(positional):     # (past them: *args' entries, which have no name)
             names.add(positional[i])
     for n in list(names):
         if n in positional:

@@ -94,7 +94,7 @@ LAZY_PRIMITIVE_MODULES = ("lax.linalg", "lax.convolution", "lax.windowed", "lax.
                           "transforms.custom_batching", "api.pmap", "api.remat", "api.shard_map",
                           "random", "export", "export._symbolic_lowering", "api.checkify",
                           "lax.composites", "lax.scaled", "lax.gpu_collectives",
-                          "lax.ffi", "api.state", "_jax._src.hijax",
+                          "lax.ffi", "lax.eval_jaxpr", "api.state", "_jax._src.hijax",
                           "api.sparse", "api.sparse.linalg")
 
 

@@ -112,6 +112,12 @@ def _with_base(compiler_options) -> dict | None:
     return {**dict(base), **compiler_options} if compiler_options else dict(base) or None
 
 
+# compiler_options set on XLA's ExecutableBuildOptions rather than as debug options (JAX's
+# list: the effort levels, e.g. {"optimization_level": jax.config.EffortLevel.O1.value})
+_BUILD_OPTION_NAMES = ("exec_time_optimization_effort", "memory_fitting_effort",
+                       "optimization_level", "memory_fitting_level")
+
+
 def _compile_options(devices, propagate_outputs=None, compiler_options=None):
     """CompileOptions for a program on one device, or (`propagate_outputs` given: per result,
     whether XLA picks its sharding) one program partitioned over `devices` by Shardy.
@@ -119,7 +125,13 @@ def _compile_options(devices, propagate_outputs=None, compiler_options=None):
     `Lowered.compile(compiler_options=...)` does; XLA rejects an unknown name."""
     options = xc.CompileOptions()
     if compiler_options:
-        options.env_option_overrides = list(compiler_options.items())
+        overrides = dict(compiler_options)
+        # JAX's: these are fields of the build options, not XLA debug options
+        build = options.executable_build_options
+        for name in _BUILD_OPTION_NAMES:
+            if name in overrides:
+                setattr(build, name, overrides.pop(name))
+        options.env_option_overrides = list(overrides.items())
     ids = [d.id for d in devices]
     if propagate_outputs is None:
         if len(ids) != 1:

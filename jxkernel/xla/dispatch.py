@@ -16,7 +16,7 @@ from ..core.ir import Eqn, Jaxpr, Literal, Var
 from ..core.lru import LRU, PROGRAMS, Bounded
 from ..core.mesh import on_context_mesh
 from ..core.physical import physical_rules
-from ..core.primitive import impl_rules, lowering_rules, rule
+from ..core.primitive import compiled_impl, impl_rules, lowering_rules, rule
 from ..core.sharding_types import abstract_eval
 from ..core.trace import Tracer, escaped_tracer_error
 from . import client as _client
@@ -121,6 +121,10 @@ def run_compiled(prim, args, params):
             outs = run.exe.call_buffers(bufs)
             return outs if prim.multiple_results else outs[0]
     return _run_compiled(prim, args, params)
+
+
+# `prim.impl` of a primitive without an impl rule (core/primitive.py's CompiledImpl)
+compiled_impl[0] = run_compiled
 
 
 def _run_compiled(prim, args, params):

@@ -47,6 +47,17 @@ def xla_client():
     return _xla_client
 
 
+def extension_version() -> int:
+    """jaxlib's C++ extension version (JAX's `jax._src.lib.jaxlib_extension_version`: JAX's
+    tests and libraries compare it to decide what the runtime supports)."""
+    return getattr(_xla_client, "_version", 0)
+
+
+def jaxlib_version() -> str:
+    """The installed jaxlib's version string (JAX's `jax._src.lib.version_str`)."""
+    return importlib.import_module("jaxlib.version").__version__
+
+
 def portable_artifact_functions() -> dict:
     """jaxlib's StableHLO artifact functions jax.extend.mlir exposes."""
     return {n: getattr(_jax.mlir, n) for n in (

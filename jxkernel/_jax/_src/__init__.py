@@ -18,6 +18,8 @@ module_aliases(__name__, {"checkify": "jxkernel.api.checkify",
                           "traceback_util": "jxkernel.core.traceback_util",
                           "ad_checkpoint": "jxkernel.api.ad_checkpoint",
                           "shard_map": "jxkernel.api.shard_map",
+                          "linear_util": "jxkernel.transforms.linear_util",
+                          "debugging": "jxkernel.debug",
                           # the public modules JAX's re-export from these private ones
                           "api_util": "jxkernel._jax.api_util",
                           "custom_derivatives": "jxkernel._jax.custom_derivatives"})

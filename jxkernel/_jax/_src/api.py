@@ -11,3 +11,5 @@ from ... import (ShapeDtypeStruct, block_until_ready, clear_caches,  # noqa: F40
                 eval_shape, grad, hessian, jacfwd, jacobian, jacrev, jit, jvp,
                 linear_transpose, linearize, live_arrays, make_jaxpr, named_call, named_scope,
                 pmap, value_and_grad, vjp, vmap)
+from ...api.extras import fwd_and_bwd  # noqa: E402,F401
+from ...api.jacobians import _std_basis  # noqa: E402,F401  (JAX's tests call it)

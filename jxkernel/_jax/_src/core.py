@@ -11,10 +11,9 @@ from ...core.interpret import eval_jaxpr  # noqa: F401
 from ...core.ir import ClosedJaxpr, Jaxpr, Literal, Var  # noqa: F401
 from ...core.primitive import Primitive  # noqa: F401
 from ...core.trace import Trace, Tracer, current_trace, set_current_trace  # noqa: F401
-from ..extend.core import (Effect, find_top_trace, get_opaque_trace_state,  # noqa: F401
-                           jaxpr_as_fun, take_current_trace)
 from ...core.check import JaxprTypeError, check_jaxpr  # noqa: F401
-from ...core.errors import ConcretizationTypeError  # noqa: F401
+from ..extend.core import (Effect, find_top_trace, get_opaque_trace_state,  # noqa: F401
+                           jaxpr_as_fun, subjaxprs, take_current_trace)
 from .hijax import AvalMutableQDD, AvalQDD, aval_method, aval_property  # noqa: F401
 from ...core.hijax import (MutableQuasiDynamicData, QuasiDynamicData,  # noqa: F401
                            cur_qdd)
@@ -22,3 +21,25 @@ from ...core.hijax import (MutableQuasiDynamicData, QuasiDynamicData,  # noqa: F
 
 # the type of the arrays that hold a value of type `aval` (a typed key's: its uint32 data)
 from ...core.physical import physical_aval  # noqa: E402,F401
+from ...core.errors import ConcretizationTypeError, UnexpectedTracerError  # noqa: E402,F401
+from ...core.trace import eval_trace  # noqa: E402
+
+
+def eval_context():
+    """A block where operations run on values, not on the trace around it (JAX's private
+    `core.eval_context`): inside a jitted function, `jnp.add(1, 1) == 2` is a bool.
+
+    >>> with eval_context():
+    ...     bool(jnp.add(1, 1) == 2)
+    True
+    """
+    return set_current_trace(eval_trace)
+
+
+def trace_state_clean() -> bool:
+    """Whether no transformation is tracing now (JAX's check that one left nothing behind).
+
+    >>> trace_state_clean()
+    True
+    """
+    return current_trace() is eval_trace

@@ -7,7 +7,11 @@ insist on equal lengths, and small list helpers.
     [(1, 'a'), (2, 'b')]
 """
 import builtins
+import functools
 import itertools
+
+# JAX's private spelling of `jax.clear_caches`: forget every cached trace and executable
+from ...api.runtime_state import clear_caches as clear_all_caches  # noqa: F401
 
 
 def safe_map(f, *args) -> list:
@@ -83,3 +87,13 @@ def subvals(items, replace) -> tuple:
     for i, v in replace:
         items[i] = v
     return tuple(items)
+
+
+def curry(f):
+    """`f` taking its arguments in two calls (JAX's `util.curry`, a decorator its tests use).
+
+    >>> curry(lambda x, y, z: x * y + z)(2)(3, 4)
+    10
+    """
+    return functools.partial(functools.partial, f)
+

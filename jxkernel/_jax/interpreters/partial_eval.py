@@ -12,6 +12,7 @@ staging the rest into a jaxpr (jxkernel's `core.partial_eval.PartialEvalTrace`).
 from __future__ import annotations
 
 from ...core.avals import ShapedArray, get_aval
+from ...core.dce import dce_jaxpr_outputs as dce_jaxpr  # noqa: F401
 from ...core.ir import ClosedJaxpr, Jaxpr  # noqa: F401
 from ...core.partial_eval import JaxprTracer, PartialEvalTrace, partial_eval_jaxpr  # noqa: F401
 from ...core.staging import convert_constvars_to_invars  # noqa: F401

@@ -6,4 +6,4 @@ jit's tracer class `DynamicJaxprTracer` among them, which JAX's messages name by
     'JaxprTracer'
 """
 from ...interpreters.partial_eval import (DynamicJaxprTracer, JaxprTracer,  # noqa: F401
-                                          PartialVal, trace_to_jaxpr_nounits)
+                                          PartialVal, dce_jaxpr, trace_to_jaxpr_nounits)

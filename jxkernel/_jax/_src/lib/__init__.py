@@ -1,11 +1,23 @@
-"""jxkernel._src.lib, as jax._src.lib for what JAX's guides import from it: `mlir.dialects.hlo`
-(see jxkernel/_jax/_src/lib/mlir/dialects/hlo.py) and `xla_client`, jaxlib's own module (autodidax
-runs its MLIR on the client with `xla_client.batched_device_put`), loaded on first access.
-jaxlib itself stays inside jxkernel/xla/ (xla/mlir_bindings.py)."""
+"""jxkernel._src.lib, as jax._src.lib for what JAX's guides and tests import from it:
+`mlir.dialects.hlo` (see jxkernel/_jax/_src/lib/mlir/dialects/hlo.py), `xla_client`, jaxlib's
+own module (autodidax runs its MLIR on the client with `xla_client.batched_device_put`), and
+jaxlib's versions (`jaxlib_extension_version`, which JAX's tests compare to decide what the
+runtime supports; `version_str`). jaxlib itself stays inside jxkernel/xla/
+(xla/mlir_bindings.py) and loads on first access.
+
+    >>> from jxkernel._src import lib
+    >>> lib.jaxlib_extension_version >= 467
+    True
+"""
+
+_VERSIONS = {"jaxlib_extension_version": "extension_version", "version_str": "jaxlib_version"}
 
 
 def __getattr__(name):
+    if name != "xla_client" and name not in _VERSIONS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from ....xla import mlir_bindings   # jaxlib: loaded on first access only
     if name == "xla_client":
-        from ....xla.mlir_bindings import xla_client   # jaxlib: loaded on first access only
-        return xla_client()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        return mlir_bindings.xla_client()
+    value = globals()[name] = getattr(mlir_bindings, _VERSIONS[name])()
+    return value

@@ -12,30 +12,31 @@ left out.
     ...     jnp.add(np.int32(1), np.float32(2)).dtype
     dtype('float32')
 """
-import contextlib
-
 import numpy as np
 
 from .... import numpy as jnp
 from ....api.extras import numpy_dtype_promotion
 from ...extend.core import subjaxprs
 from ....api.test_util import check_grads, check_jvp, check_vjp  # noqa: F401
-from ....core import compile_record
 from ....numpy.util import promote_dtypes, promote_dtypes_inexact
 from ....transforms.jit import jit
 from ....tree_util import tree_flatten, tree_unflatten
 from ....xla.compiler import _jaxlib_version
-from .case import (JaxTestCase, JaxTestLoader, capture_stderr, capture_stdout,  # noqa: F401
-                   check_close, check_eq, thread_unsafe_test, thread_unsafe_test_class, with_config)
-from .case import _assert_numpy_allclose  # noqa: F401
-from .counts import count_jit_and_pmap_lowerings  # noqa: F401
-from .devices import (device_under_test, is_cloud_tpu, is_cuda_compute_capability_at_least,  # noqa: F401
-                      is_cuda_version_at_least, is_device_cuda, is_device_rocm, is_device_tpu,
-                      is_device_tpu_at_least, request_cpu_devices, run_on_devices,
-                      skip_on_devices, skip_on_flag, test_device_matches)
+from .case import (BufferDonationTestCase, JaxTestCase, JaxTestLoader,  # noqa: F401
+                   capture_stderr, capture_stdout, check_close, check_eq, check_raises,
+                   check_raises_regexp, thread_unsafe_test, thread_unsafe_test_class, with_config)
+from .case import _assert_numpy_allclose, _check_dtypes_match  # noqa: F401
+from .devices import (device_supports_buffer_donation, device_under_test,  # noqa: F401
+                      is_cloud_tpu, is_cuda_compute_capability_at_least, is_cuda_version_at_least,
+                      is_device_cuda, is_device_rocm, is_device_tpu, is_device_tpu_at_least,
+                      request_cpu_devices, run_on_devices, skip_on_devices, skip_on_flag,
+                      test_device_matches)
 from .dtype_lists import (_dtype, default_gradient_tolerance, default_tolerance, dtypes,  # noqa: F401
                           join_tolerance, num_float_bits, supported_dtypes, to_default_dtype,
                           tolerance, with_jax_dtype_defaults)
+from .events import (assert_num_jit_and_pmap_compilations,  # noqa: F401
+                     count_jit_and_pmap_lowerings, count_jit_compilation_cache_miss,
+                     count_jit_tracing_cache_miss, count_primitive_compiles)
 from .mesh import create_mesh, with_explicit_mesh  # noqa: F401
 from .rand import (NUMPY_SCALAR_SHAPE, PYTHON_SCALAR_SHAPE, ScalarShape, _dims_of_shape,  # noqa: F401
                    dtype_str, format_shape_dtype_string, is_valid_shape, rand_bool, rand_default,
@@ -86,18 +87,3 @@ def _named(name, f):
 # the two ways tests parameterized over JIT_IMPLEMENTATION run a function: jitted, and as is
 JIT_IMPLEMENTATION = (_named("jit", lambda f, *args, **kwargs: jit(f, *args, **kwargs)),
                       _named("noop", lambda f, *args, **kwargs: f))
-
-
-@contextlib.contextmanager
-def count_jit_and_pmap_lowerings():
-    """A counter of the programs lowered in the block (a jit's, a pmap's, an eager
-    operation's), as JAX's counts its modules lowered: the compile record's events that
-    compiled a program (not a body's trace inlined into another's).
-
-    >>> with count_jit_and_pmap_lowerings() as count:
-    ...     _ = jit(lambda x: x * 3)(np.float32(1))
-    >>> count()
-    1
-    """
-    start = compile_record.last_seq() + 1
-    yield lambda: sum(e.compiled for e in compile_record.events_since(start))

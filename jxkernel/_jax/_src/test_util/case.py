@@ -214,6 +214,46 @@ def thread_unsafe_test_class(condition=True):
     return mark
 
 
+class BufferDonationTestCase(JaxTestCase):
+    """JaxTestCase with checks of whether a donated Array's buffer was given away."""
+
+    def assertDeleted(self, x):
+        self.assertTrue(x.is_deleted())
+
+    def assertNotDeleted(self, x):
+        self.assertFalse(x.is_deleted())
+
+
+def check_raises(thunk, err_type, msg):
+    """`thunk()` raises `err_type` with a message starting with `msg`."""
+    try:
+        thunk()
+    except err_type as e:
+        assert str(e).startswith(msg), f"\n{e}\n\n{msg}\n"
+    else:
+        raise AssertionError(f"no {err_type.__name__} raised")
+
+
+def check_raises_regexp(thunk, err_type, pattern):
+    """`thunk()` raises `err_type` with a message matching `pattern` at its start."""
+    try:
+        thunk()
+    except err_type as e:
+        assert re.match(pattern, str(e)), f"{e}\n\n{pattern}\n"
+    else:
+        raise AssertionError(f"no {err_type.__name__} raised")
+
+
+def _check_dtypes_match(xs, ys):
+    """Each leaf of `xs` of its `ys` leaf's dtype, as the current mode holds them."""
+    def match(x, y):
+        a, b = _dtype(x), _dtype(y)
+        if not config.jax_enable_x64:
+            a, b = _core.canonicalize_dtype(a), _core.canonicalize_dtype(b)
+        assert a == b, (a, b)
+    tree_map(match, xs, ys)
+
+
 def check_eq(xs, ys, err_msg=""):
     """Every leaf of `xs` close to `ys`'s at NumPy's default tolerance."""
     tree_map(lambda x, y: _assert_numpy_allclose(np.asarray(x), np.asarray(y), err_msg=err_msg),

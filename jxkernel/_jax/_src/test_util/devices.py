@@ -49,6 +49,12 @@ def skip_on_devices(*disabled, skip_reason=None):
     return _device_filter(lambda: not test_device_matches(disabled), reason)
 
 
+def device_supports_buffer_donation():
+    """Run the test only where donated buffers are reused: every platform jxkernel runs on
+    (JAX's list: CPU, GPU and TPU)."""
+    return run_on_devices("cpu", "cuda", "rocm", "tpu", "gpu")
+
+
 def run_on_devices(*enabled, skip_reason=None):
     """Run the test only on the devices named."""
     reason = skip_reason or "Skipped unless running on devices with tags: " + ", ".join(enabled)

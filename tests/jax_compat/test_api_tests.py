@@ -1,0 +1,50 @@
+"""What JAX's own api_test.py and custom_api_test.py found missing or different, against JAX
+0.10.2's recorded answers (tests/data/api_tests_cases.py, recorded by
+reference/make_api_tests_reference.py): custom_jvp/custom_vjp's error words and
+nondiff_argnames, vmap of a custom_jvp closing over a batched value, jax_explicit_x64_dtypes,
+config's enums, eval_jaxpr_p and jax._src.test_util's compile counters."""
+import json
+import os
+import warnings
+
+import pytest
+
+import jxkernel as jax
+from jxkernel._jax._src import config
+from jxkernel._jax._src import test_util as jtu
+from jxkernel._jax._src.lax.eval_jaxpr import eval_jaxpr_p
+from api_tests_cases import errors, private, record, values
+import locations  # tests/support: the repository's folders
+
+with open(os.path.join(locations.DATA, "api_tests_reference.json")) as f:
+    REFERENCE = json.load(f)
+
+CASES = {**errors(jax), **values(jax), **private(jax, jtu, config, eval_jaxpr_p)}
+
+# the one difference kept: JAX's message names its placeholder class for a leaf by its module
+_OWN_NAMES = (("jxkernel.transforms.api_util._PytreeLeaf", "jax._src.api_util.PytreeLeaf"),)
+
+
+def _as_jax_names(answer):
+    text = json.dumps(answer)
+    for ours, theirs in _OWN_NAMES:
+        text = text.replace(ours, theirs)
+    return json.loads(text)
+
+
+def test_every_case_is_recorded():
+    assert set(CASES) == set(REFERENCE)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_case_answers_as_jax(name):
+    # values: float32 results of a few exact operations (x**3, 3*x**2 at small integers, the
+    # products of small integers), exact in both; errors: the class and the whole message
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert _as_jax_names(record(CASES[name])) == REFERENCE[name]
+
+
+def test_explicit_x64_dtypes_warns_by_default():
+    with pytest.warns(UserWarning, match="Explicitly requested dtype float64"):
+        jax.numpy.ones(2, dtype="float64")
