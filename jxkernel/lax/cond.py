@@ -19,6 +19,7 @@ from ..core import dtypes, sharding_types
 from ..core.avals import get_aval
 from ..core.basearray import Array
 from ..core.check import JaxprTypeError
+from ..core.hijax import AvalQDD
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.lru import TRACES, WeakLRU
@@ -219,7 +220,7 @@ def pad_constvars(closed: ClosedJaxpr, num_consts: int, left: tuple, right: tupl
     found = _padded.get(key)
     if found is None:
         j = closed.jaxpr
-        invars = [*map(Var, left), *j.invars[:num_consts], *map(Var, right),
+        invars = [*map(_var, left), *j.invars[:num_consts], *map(_var, right),
                   *j.invars[num_consts:]]
         found = _padded[key] = ClosedJaxpr(Jaxpr(j.constvars, invars, j.outvars, j.eqns),
                                            closed.consts)
@@ -227,6 +228,12 @@ def pad_constvars(closed: ClosedJaxpr, num_consts: int, left: tuple, right: tupl
 
 
 pad_constvars.cache_clear = _padded.clear
+
+
+def _var(aval) -> Var:
+    """An input of type `aval`; a mutable hijax value's (a Box a branch captures, its type with
+    what it holds here) typed by its type alone, as a trace's input is (core/staging.py)."""
+    return Var(aval.aval if type(aval) is AvalQDD else aval)
 
 
 def dedup_consts(closed: ClosedJaxpr, num_consts: int, const_ids: tuple):

@@ -13,6 +13,7 @@ import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel import lax
 from jxkernel.core.ir import ClosedJaxpr, Jaxpr
+from jxkernel.lax.eval_jaxpr import eval_jaxpr_p as _eval_jaxpr_p
 from jxkernel.core.physical import physicalize_closed
 from jxkernel.experimental import checkify, sparse
 from jxkernel.core.numpy_eval import eval_closed_jaxpr_numpy, eval_jaxpr_numpy
@@ -365,6 +366,9 @@ CONTROL = {
                           (F32,), 0, None),
     "cond_switch": (lambda x: (lax.cond(x.sum() > 0, jnp.sin, jnp.cos, x),
                                lax.switch(7, [jnp.sin, jnp.cos, jnp.tanh], x)), (F32,), ELEMENTWISE, None),
+    # JAX's eval_jaxpr_p (jax._src.lax.eval_jaxpr): a closed jaxpr run as one equation
+    "eval_jaxpr": (lambda x: _eval_jaxpr_p.bind(x, jaxpr=jax.make_jaxpr(jnp.sin)(F32)),
+                   (F32,), ELEMENTWISE, None),
     # grad of cond: each branch returns the residual slots the other fills as empty2 (zeros)
     "grad_of_cond": (lambda x: jax.grad(lambda x: lax.cond(x.sum() > 0, jnp.sin, jnp.cos,
                                                            x).sum())(x), (F32,), ELEMENTWISE, None),

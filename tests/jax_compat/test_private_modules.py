@@ -87,7 +87,7 @@ def test_weak_typed_ndarray_pickles_with_its_aval():
 def test_docstring_examples():
     check_docstring_examples("jxkernel._jax._src.literals", {"np": np})
     check_docstring_examples("jxkernel._jax._src.dtypes", {"np": np})
-    check_docstring_examples("jxkernel._jax._src.test_util.counts", {"jax": jxkernel})
+    check_docstring_examples("jxkernel._jax._src.test_util.events", {"jax": jxkernel})
     check_docstring_examples("jxkernel._jax._src.cudnn.scaled_matmul_stablehlo",
                              {"jax": jxkernel})
     check_docstring_examples("jxkernel._jax._src.interpreters.pxla", {"np": np})
