@@ -12,6 +12,7 @@ value from an environment variable.
 from __future__ import annotations
 
 import contextlib
+import enum
 import itertools
 import linecache
 import os
@@ -45,13 +46,40 @@ def _check_int(value, name: str) -> None:
         raise TypeError(f"{name} takes an int, got {value!r} of type {type(value).__name__}")
 
 
-class _Option:
-    __slots__ = ("name", "default", "env", "parse", "help", "validate")
+class ExplicitX64Mode(enum.IntEnum):
+    """What a 64-bit dtype asked for by name does while x64 is off (jax_explicit_x64_dtypes):
+    narrowed with a warning, an error, or kept. Also spelled 'warn', 'error', 'allow'."""
+    WARN = enum.auto()
+    ERROR = enum.auto()
+    ALLOW = enum.auto()
 
-    def __init__(self, name, default, env=None, parse=None, help="", validate=None):
+    @classmethod
+    def _missing_(cls, value):
+        return {"warn": cls.WARN, "error": cls.ERROR, "allow": cls.ALLOW}.get(value)
+
+
+def _explicit_x64_mode(value) -> ExplicitX64Mode:
+    try:
+        mode = ExplicitX64Mode(value)
+    except ValueError:
+        raise ValueError(f"jax_explicit_x64_dtypes takes an ExplicitX64Mode or one of 'warn', "
+                         f"'error', 'allow'; got {value!r}") from None
+    if mode is ExplicitX64Mode.ALLOW:
+        # 64-bit arrays while x64 is off reach promotion and the samplers, which narrow them
+        raise NotImplementedError("jax_explicit_x64_dtypes='allow' is not implemented in "
+                                  "jxkernel: use jax.enable_x64() around the 64-bit code.")
+    return mode
+
+
+class _Option:
+    __slots__ = ("name", "default", "env", "parse", "help", "validate", "coerce")
+
+    def __init__(self, name, default, env=None, parse=None, help="", validate=None,
+                 coerce=None):
         self.name, self.default, self.env, self.help = name, default, env, help
         self.parse = parse or (lambda s: s)
         self.validate = validate
+        self.coerce = coerce        # the value stored for the one given ('warn': WARN), if any
 
 
 def _flag(name, default, help):
@@ -160,6 +188,12 @@ _OPTIONS = [
     _flag("jax_thread_guard", False,
           "Raise if a multi-process operation is launched from a thread other than the one "
           "that set the guard (jaxlib checks it; a single process is never affected)."),
+    _Option("jax_explicit_x64_dtypes", ExplicitX64Mode.WARN, "JAX_EXPLICIT_X64_DTYPES",
+            _explicit_x64_mode,
+            "What a 64-bit dtype asked for by name (jnp.zeros(3, jnp.float64)) gives while "
+            "jax_enable_x64 is off: 'warn' (its 32-bit type, with a warning) or 'error' "
+            "(ValueError); JAX's 'allow' (the 64-bit type) raises NotImplementedError.",
+            coerce=_explicit_x64_mode),
     _flag("jax_remove_size_one_mesh_axis_from_type", False,
           "Removes mesh axes of size 1 from ShapedArray.sharding and vma"),
     _Option("jax_array_garbage_collection_guard", None, "JAX_ARRAY_GARBAGE_COLLECTION_GUARD",
@@ -217,7 +251,7 @@ _TRACE_OPTIONS = ("jax_enable_x64", "jax_check_static_indices", "jax_numpy_dtype
                   "jax_allow_f16_reductions", "jax_legacy_prng_key", "jax_enable_custom_prng",
                   "jax_softmax_custom_jvp", "jax_threefry_partitionable", "jax_auto_pcast",
                   "jax_default_prng_impl", "jax_debug_key_reuse",
-                  "jax_remove_size_one_mesh_axis_from_type",
+                  "jax_remove_size_one_mesh_axis_from_type", "jax_explicit_x64_dtypes",
                   # as in JAX's trace context: a call inside jax.default_device(d) traces and
                   # compiles again even where d is the device it ran on before
                   "jax_default_device")
@@ -368,6 +402,8 @@ class Config:
             raise AttributeError(f"Unrecognized config option {name!r}; known options: {known}")
         if option.validate is not None:
             option.validate(value)
+        if option.coerce is not None:
+            value = option.coerce(value)
         old = getattr(self, name)
         for watcher in self._watchers.get(name, ()):
             watcher(old, value)      # a watcher may refuse the change by raising

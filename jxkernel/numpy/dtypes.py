@@ -18,7 +18,7 @@ from numpy import (character, complexfloating, dtype, e, euler_gamma, flexible, 
                    floating, generic, get_printoptions, inexact, inf, integer, nan, newaxis,
                    number, pi, printoptions, set_printoptions, signedinteger, unsignedinteger)
 
-from ..core.config import config
+from ..core.config import ExplicitX64Mode, config
 from ..core import dtypes as _core
 from ..core.avals import ShapedArray
 from ..core.source_info import user_stacklevel
@@ -196,7 +196,8 @@ _DEFAULT_TYPEMAP = {bool: lambda: _BOOL, int: _core.default_int_dtype,
 
 def canonicalize_user_dtype(d, fun_name: str = "", warn: bool = True) -> np.dtype:
     """A dtype argument (`float`, 'int8', jnp.float32, np.dtype) as the dtype arrays get;
-    64-bit types in 32-bit mode shrink with JAX's warning."""
+    64-bit types in 32-bit mode shrink with JAX's warning (ValueError where
+    jax_explicit_x64_dtypes is 'error')."""
     if d is None:
         raise ValueError("dtype must be specified.")
     if isinstance(d, type) and d in _DEFAULT_TYPEMAP:
@@ -215,7 +216,15 @@ def canonicalize_user_dtype(d, fun_name: str = "", warn: bool = True) -> np.dtyp
         raise TypeError(f"JAX only supports number, bool, and string dtypes, got dtype {d}"
                         + (f" in {fun_name}" if fun_name else ""))
     out = _core.canonicalize_dtype(nd)
-    if warn and out != nd:
+    if out == nd:
+        return out
+    if ExplicitX64Mode(config.jax_explicit_x64_dtypes) is ExplicitX64Mode.ERROR:
+        raise ValueError(
+            f"Explicitly requested dtype {nd}{f' requested in {fun_name}' if fun_name else ''} "
+            f"is not available. To enable more dtypes, set the jax_enable_x64 or "
+            f"allow_explicit_x64_dtypes configuration options.See "
+            f"https://github.com/jax-ml/jax#current-gotchas for more.")
+    if warn:
         warnings.warn(
             f"Explicitly requested dtype {nd}{f' requested in {fun_name}' if fun_name else ''} "
             f"is not available, and will be truncated to dtype {out.name}. To enable more "
