@@ -26,7 +26,6 @@ from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval, typeof_rules
 from ..core.basearray import Array, OverData
 from ..core.mesh import NamedSharding, PartitionSpec, get_mesh
-from ..core.source_info import user_stacklevel
 from ..lax.sharding import laid_out
 from ..numpy import array_methods, dtypes as _jnp_dtypes, indexing as _indexing
 from ..xla import array as _xla_array
