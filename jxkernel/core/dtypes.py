@@ -201,6 +201,12 @@ def canonicalize_dtype(dtype) -> np.dtype:
     return _canonicalize(dtype, config.jax_enable_x64)
 
 
+def is_canonical(dtype) -> bool:
+    """Whether `dtype` is its own canonical dtype in the current mode: a 64-bit type only with
+    x64 on (a value of another can still be typed so, made in an enable_x64 block)."""
+    return config.jax_enable_x64 or dtype not in _X64_TO_X32
+
+
 def default_int_dtype() -> np.dtype: return int64 if config.jax_enable_x64 else int32
 def default_uint_dtype() -> np.dtype: return uint64 if config.jax_enable_x64 else uint32
 def default_float_dtype() -> np.dtype: return float64 if config.jax_enable_x64 else float32

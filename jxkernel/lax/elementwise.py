@@ -557,8 +557,46 @@ jvp_rules[sub_p] = _binop_linear_jvp(sub_p, -1)
 transpose_rules[sub_p] = _linear_binop_transpose(-1)
 
 mul_p = binop("mul", "stablehlo.multiply", NUMERIC, numpy=np.multiply)
-ad.defbilinear(mul_p, lambda ct, x, y: ad.unbroadcast(mul(ct, y), x.aval),
-               lambda ct, x, y: ad.unbroadcast(mul(x, ct), y.aval))
+
+
+# mul(x, y, out_dtype=d), JAX's mixed-precision multiply: the operands may differ in dtype,
+# each is converted to `d` and multiplied there (a param only when given, as `accuracy`)
+def _mul_abstract_eval(x, y, out_dtype=None):
+    if out_dtype is None:
+        return _mul_same_dtype_eval(x, y)
+    for i, a in enumerate((x, y)):
+        check_dtype("mul", a, NUMERIC, position=i)
+    return ShapedArray(broadcast_shapes("mul", x.shape, y.shape), out_dtype,
+                       x.weak_type and y.weak_type)
+
+
+def _mul_lowering(ctx, x, y, out_dtype=None):
+    if out_dtype is not None:
+        x, y = (hl.convert(ctx, v, a, out_dtype) for v, a in zip((x, y), ctx.avals_in))
+    avals = [ShapedArray(a.shape, ctx.avals_out[0].dtype) for a in ctx.avals_in]
+    return ctx.op1("stablehlo.multiply", hl.broadcast_operands(ctx, [x, y], avals))
+
+
+def _mul_numpy(x, y, out_dtype=None):
+    dtype = x.dtype if out_dtype is None else out_dtype
+    return np.multiply(x.astype(dtype, copy=False), y.astype(dtype, copy=False)).astype(
+        dtype, copy=False)
+
+
+def _mul_transpose_rule(ct, x, y, out_dtype=None):
+    # the cotangent of each operand in its own dtype, as JAX's _mul_transpose_left/right
+    if ad.is_undefined(x):
+        return ad.unbroadcast(mul(ct, y, out_dtype=None if out_dtype is None else x.aval.dtype),
+                              x.aval)
+    return ad.unbroadcast(mul(x, ct, out_dtype=None if out_dtype is None else y.aval.dtype),
+                          y.aval)
+
+
+_mul_same_dtype_eval = abstract_eval_rules[mul_p]
+abstract_eval_rules[mul_p] = _mul_abstract_eval
+lowering_rules[mul_p] = _mul_lowering
+numpy_rules[mul_p] = _mul_numpy
+ad.defbilinear(mul_p, _mul_transpose_rule, _mul_transpose_rule)
 
 # the upper half of the double-width integer product (chlo.mulhi, as JAX lowers it)
 def _np_mulhi(x, y):
@@ -1101,16 +1139,14 @@ def sub(x, y): return sub_p.bind(x, y)
 
 
 def mul(x, y, *, out_dtype=None):
-    """x * y; with `out_dtype`, both are converted to it first and the product is of that
-    dtype (int8 values multiplied as int32, say), as JAX's lowering does it (here the
-    conversions show in the jaxpr, where JAX's shows mul[out_dtype=...]).
+    """x * y elementwise (equal dtypes), or with `out_dtype` both converted to it first.
 
-    >>> lax.mul(jnp.int8(100), jnp.int8(3), out_dtype=jnp.int32)
-    Array(300, dtype=int32)
+    >>> mul(np.float16(3), np.float32(2), out_dtype=np.float32)
+    Array(6., dtype=float32)
     """
-    if out_dtype is not None:
-        x, y = convert_element_type(x, out_dtype), convert_element_type(y, out_dtype)
-    return mul_p.bind(x, y)
+    if out_dtype is None:
+        return mul_p.bind(x, y)
+    return mul_p.bind(x, y, out_dtype=dtypes.canonicalize_dtype(out_dtype))
 
 
 def mulhi(x, y, /): return mulhi_p.bind(x, y)

@@ -26,9 +26,8 @@ from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval, typeof_rules
 from ..core.basearray import Array, OverData
 from ..core.mesh import NamedSharding, PartitionSpec, get_mesh
-from ..core.source_info import user_stacklevel
 from ..lax.sharding import laid_out
-from ..numpy import array_methods, indexing as _indexing
+from ..numpy import array_methods, dtypes as _jnp_dtypes, indexing as _indexing
 from ..xla import array as _xla_array
 from ..core import trace as _trace
 from . import key_prims
@@ -544,15 +543,7 @@ def user_dtype(dtype, default, fun_name=""):
         return {bool: lambda: dtypes.bool_, int: dtypes.default_int_dtype,
                 float: dtypes.default_float_dtype,
                 complex: dtypes.default_complex_dtype}[dtype]()
-    requested = np.dtype(dtype)
-    out = dtypes.canonicalize_dtype(requested)
-    if out != requested:
-        warnings.warn(f"Explicitly requested dtype {requested} is not available, and will be "
-                      f"truncated to dtype {out}. To enable more dtypes, set the jax_enable_x64 "
-                      f"configuration option or the JAX_ENABLE_X64 shell environment variable. "
-                      f"See https://github.com/jax-ml/jax#current-gotchas for more.",
-                      UserWarning, stacklevel=user_stacklevel())    # the user's line
-    return out
+    return _jnp_dtypes.canonicalize_user_dtype(dtype)      # (its warning names the user's line)
 
 
 def takes_out_sharding(sampler):

@@ -54,29 +54,106 @@ def gammasgn(x):
         [typ(np.nan), typ(-1.0)], typ(1.0))
 
 
+# Lanczos's approximation (C. Lanczos, SIAM J. Numer. Anal. B 1, 1964) with g = 7 and nine
+# terms, GSL's coefficients (specfunc/gamma.c, lanczos_7_c): JAX 0.10.2's complex gamma and
+# loggamma use these, so the same numbers
+_LANCZOS_G = 7.0
+_LANCZOS_COEFFS = np.array([
+    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313,
+    -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6,
+    1.5056327351493116e-7])
+
+
+def _lanczos_loggamma(z):
+    """log Gamma(z) for Re z >= 1/2: log(sqrt(2 pi)) + (z - 1/2) log t - t + log A(z), with
+    t = z - 1/2 + g and A(z) = c0 + sum_k c_k / (z - 1 + k)."""
+    zz = z - 1.0
+    # the terms along a new last axis, every operand of that rank (no rank promotion: it may
+    # be set to raise)
+    terms = (1,) * zz.ndim + (8,)
+    coeffs = jnp.asarray(_LANCZOS_COEFFS, dtype=z.dtype)
+    ks = jnp.arange(1, 9, dtype=z.dtype).reshape(terms)
+    ag = coeffs[0] + jnp.sum(coeffs[1:].reshape(terms) / (zz[..., None] + ks), axis=-1)
+    t = zz + _LANCZOS_G + 0.5
+    return (jnp.asarray(0.5 * np.log(2.0 * np.pi), dtype=z.dtype)
+            + (zz + 0.5) * jnp.log(t) - t + jnp.log(ag))
+
+
+def _complex_loggamma_reflected(z):
+    """A log Gamma(z) for every complex z: Lanczos's for Re z >= 1/2, and below it the
+    reflection Gamma(z) = pi / (sin(pi z) Gamma(1 - z)). Its branch cuts are not SciPy's
+    (loggamma shifts z first); gamma only needs exp of it."""
+    reflect = jnp.real(z) < 0.5
+    lanczos = _lanczos_loggamma(jnp.where(reflect, 1.0 - z, z))
+    # the branch not taken gets a harmless z: a NaN there would leak into where's gradient
+    z_reflected = jnp.where(reflect, z, jnp.full_like(z, 0.5))
+    reflected = (jnp.log(jnp.asarray(np.pi, dtype=z.dtype))
+                 - jnp.log(jnp.sin(np.pi * z_reflected)) - lanczos)
+    return jnp.where(reflect, reflected, lanczos)
+
+
+def _pole_or_nan(z):
+    """Where complex Gamma has no value: NaN parts, and the poles 0, -1, -2, ..."""
+    re = jnp.real(z)
+    return jnp.isnan(z) | ((jnp.imag(z) == 0) & (re == jnp.floor(re)) & (re <= 0))
+
+
+def _complex_gamma(z):
+    undefined = _pole_or_nan(z)
+    value = jnp.exp(_complex_loggamma_reflected(jnp.where(undefined, jnp.ones_like(z), z)))
+    return jnp.where(undefined, jnp.array(complex(np.nan, np.nan), dtype=z.dtype), value)
+
+
+@jax_jitted
+@jnp_jit
+def _complex_loggamma(z):
+    """SciPy's principal branch (one cut, along the negative real axis): for Re z < 1/2,
+    log Gamma(z) = log Gamma(z + n) - sum_{k<n} log(z + k), with n the steps to Re >= 1/2
+    (a loop, as many as the farthest element needs)."""
+    undefined = _pole_or_nan(z)
+    z = jnp.where(undefined, jnp.ones_like(z), z)
+    n = jnp.maximum(0, jnp.ceil(0.5 - jnp.real(z)).astype(int))
+
+    def more(state):
+        k, _ = state
+        return jnp.any(k < n)
+
+    def step(state):
+        k, logs = state
+        active = k < n
+        term = jnp.log(jnp.where(active, z + k, jnp.ones_like(z)))
+        return k + 1, logs + jnp.where(active, term, jnp.zeros_like(logs))
+
+    _, logs = lax.while_loop(more, step, (0, jnp.zeros_like(z)))
+    value = _complex_loggamma_reflected(z + n) - logs
+    return jnp.where(undefined, jnp.array(complex(np.nan, np.nan), dtype=z.dtype), value)
+
+
 def gamma(x):
-    """The gamma function, sign(Gamma(x)) * exp(log|Gamma(x)|) (real arguments).
+    """The gamma function: sign(Gamma(x)) * exp(log|Gamma(x)|) for real x; for complex x,
+    Lanczos's approximation (NaN+NaNj at the poles 0, -1, -2, ...).
 
     >>> gamma(4.0)
     Array(6.0000052, dtype=float32)
+    >>> gamma(jnp.complex64(1 + 1j))
+    Array(0.4980159-0.15494974j, dtype=complex64)
     """
     x, = promote_args_inexact("gamma", x)
     if dtypes.is_complex(x.dtype):
-        raise NotImplementedError("jxkernel's gamma does not take complex arguments yet "
-                                  "(JAX 0.10.2 does, by a Lanczos approximation).")
+        return _complex_gamma(x)
     return gammasgn(x) * lax.exp(lax.lgamma(x))
 
 
 def loggamma(x):
-    """log Gamma(x) for x > 0 (NaN elsewhere); real arguments.
+    """log Gamma(x) for real x > 0 (NaN elsewhere); for complex x its principal branch, cut
+    along the negative real axis as SciPy's.
 
     >>> loggamma(jnp.array([1.0, 3.0, -1.0]))
     Array([4.7683716e-07, 6.9314742e-01,           nan], dtype=float32)
     """
     x, = promote_args_inexact("loggamma", x)
     if dtypes.is_complex(x.dtype):
-        raise NotImplementedError("jxkernel's loggamma does not take complex arguments yet "
-                                  "(JAX 0.10.2 does).")
+        return _complex_loggamma(x)
     return jnp.where(x > 0, lax.lgamma(x), np.nan)
 
 

@@ -205,6 +205,7 @@ def linearize_flat(fun, primals):
     the tangent computation needs.
     """
     in_avals = [get_aval(p) for p in primals]
+    primals = [_pinned_primal(p, a) for p, a in zip(primals, in_avals)]
     with new_trace(PartialEvalTrace) as pe:
         # an extended dtype's tangents are its rules' tangent dtype (primal_tangent_dtype's)
         tangents_in = [pe.new_arg(a.to_tangent_aval()) if dtypes.has_tangent(a.dtype)
@@ -222,6 +223,19 @@ def linearize_flat(fun, primals):
                              "a function uses an operation that does not support reverse-mode "
                              "autodiff.")
     return primal_out, linear, differentiable
+
+
+def _pinned_primal(p, aval):
+    """`p` as an array of `aval` where its dtype was only implied (a Python scalar, a NumPy
+    array the mode narrows): the tangents are typed now, so an enable_x64 block inside the
+    function must not widen the primal under them (JAX's grad sees arrays too).
+
+    >>> _pinned_primal(0.5, get_aval(0.5)).dtype
+    dtype('float32')
+    """
+    if type(p) not in (bool, int, float, complex) and getattr(p, "dtype", None) == aval.dtype:
+        return p
+    return convert_element_type(p, aval.dtype, weak_type=aval.weak_type)
 
 
 def linearize(fun, *primals, has_aux=False):

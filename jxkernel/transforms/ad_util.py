@@ -72,6 +72,10 @@ def zeros(aval: ShapedArray):
         out = broadcast_in_dim(zero, aval.shape, ()) if aval.shape else zero
         return vma.pvary(out, aval.vma) if aval.vma else out
     zero = np.zeros((), aval.dtype)
+    if not dtypes.is_canonical(aval.dtype):
+        # a 64-bit aval while x64 is off (made in an enable_x64 block): a NumPy zero would
+        # narrow when bound; converted, it keeps the dtype
+        zero = convert_element_type(zero, aval.dtype)
     if aval.weak_type and aval.shape:
         # weakly typed as `aval`, as JAX's zeros_like_shaped_array: a weak Python zero when
         # that is what `aval`'s dtype holds (a literal when staged)

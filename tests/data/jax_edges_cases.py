@@ -48,6 +48,11 @@ def mistakes(jax):
         "vjp_pullback_splatted": lambda: jax.vjp(lambda x: (x, x), 1.0)[1](1.0, 1.0),
         "custom_jvp_rule_structure": _custom_jvp_bad_rule(jax),
         "static_argnums_range": lambda: jax.jit(lambda x: x, static_argnums=5),
+        # scatter_apply has no derivative (JAX 0.10.2's own lax_autodiff_test)
+        "scatter_apply_jacfwd": lambda: jax.jacfwd(lambda x: x.at[1].apply(jnp.sin))(
+            jnp.array([1.0, 2.0])),
+        "scatter_apply_jacrev": lambda: jax.jacrev(lambda x: x.at[1].apply(jnp.sin))(
+            jnp.array([1.0, 2.0])),
         "static_argnames_unknown": lambda: jax.jit(lambda x: x, static_argnames="y"),
         "static_and_donated": lambda: jax.jit(lambda a: a, static_argnames="a",
                                               donate_argnames="a"),

@@ -54,6 +54,10 @@ def lax_cases(jax, lax, dtypes=(np.float32, np.float64)):
     return out
 
 
+COMPLEX_GAMMA_Z = [1 + 1j, 0.5 + 1j, 0.5 - 1j, -0.5, -1.5, -2.5 + 1e-3j, -2.5 - 1e-3j, 3 - 4j,
+                   -7.3 + 2j, 0, -2, 20 + 30j, 2.5, complex(NAN, 1)]
+
+
 def scipy_cases(jax, jnp, sp, dtypes=(np.float32, np.float64)):
     out = {}
     for dt in dtypes:
@@ -62,6 +66,11 @@ def scipy_cases(jax, jnp, sp, dtypes=(np.float32, np.float64)):
         out[f"gamma_{n}"] = sp.gamma(g)
         out[f"gammasgn_{n}"] = sp.gammasgn(g)
         out[f"loggamma_{n}"] = sp.loggamma(g)
+        # complex: Lanczos's series, the reflection below Re z = 1/2, the poles, both sides of
+        # the negative real axis (loggamma's cut), a large |z|, and NaN
+        z = np.array(COMPLEX_GAMMA_Z, np.complex64 if dt == np.float32 else np.complex128)
+        out[f"gamma_complex_{n}"] = sp.gamma(z)
+        out[f"loggamma_complex_{n}"] = sp.loggamma(z)
         a = _a([0.5, 1.0, 2.0, 5.0, 0.1, 30.0, 3.0, 0.0, -1.0], dt)
         x = _a([0.3, 1.0, 1.5, 7.0, 2.0, 25.0, 0.0, 1.0, 1.0], dt)
         out[f"gammainc_{n}"] = sp.gammainc(a, x)
@@ -152,6 +161,8 @@ ULPS = {
     # jax.scipy.special, one jitted program per case
     "gamma": (16, 2048),                 # [8, 540] exp(lgamma(171.5) ~ 707): 707 x its rounding
     "d_gamma": (16, 16),                 # [7, 7]
+    # exp(log Gamma(20+30j) ~ 21+97j): 97 x the rounding of its imaginary part
+    "gamma_complex": (64, 512),          # [14, 138]
     "loggamma": (16, 16),                # [8, 8]
     "gammainc": (16, 16),                # [7, 7]
     "gammaincc": (16, 32),               # [8, 10]

@@ -18,7 +18,7 @@ from doc_examples import check_docstring_examples
 from numerics import ELEMENTWISE, assert_allclose_ulp
 from compiled import compiled_per_call, compiled_transforms, jit_together
 from grads_together import check_grads_together
-from special_cases import scipy_cases, tolerance
+from special_cases import COMPLEX_GAMMA_Z, scipy_cases, tolerance
 import backend_tier
 import locations  # tests/support: the repository's folders
 
@@ -269,3 +269,16 @@ def test_ndtri_under_debug_infs_reports_only_infinite_results(jitted):
         for p in (1.0, 0.0):
             with pytest.raises(FloatingPointError, match=r"invalid value \(inf\)"):
                 f(p)
+
+
+@pytest.mark.parametrize("name", ["gamma", "loggamma"])
+def test_complex_gamma_of_a_matrix_under_rank_promotion_raise(name):
+    # found by JAX 0.10.2's own tests/lax_scipy_special_functions_test.py, which sets
+    # jax_numpy_rank_promotion='raise': Lanczos's sum must broadcast its terms explicitly.
+    # The recorded float32 case, as a 7 x 2 matrix (elementwise: the same values)
+    want = REF[f"{name}_complex_float32#0"]
+    z = np.array(COMPLEX_GAMMA_Z, np.complex64)
+    with jxkernel.numpy_rank_promotion("raise"):
+        got = np.asarray(getattr(sp, name)(z.reshape(7, 2))).reshape(-1)
+    ulps, _ = tolerance(f"{name}_complex_float32#0")
+    assert_allclose_ulp(got, want, ulps)

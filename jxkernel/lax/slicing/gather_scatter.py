@@ -611,6 +611,9 @@ def _scatter_extremal_jvp(prim, primals, tangents, *, update_jaxpr, update_const
 
 def _scatter_jvp(primals, tangents, *, update_jaxpr, update_consts, dimension_numbers,
                  indices_are_sorted, unique_indices, mode):
+    if update_jaxpr is not None:
+        # scatter_apply: the rules below scatter tangents as updates, ignoring its function
+        raise NotImplementedError("scatter_apply JVP not implemented")
     operand, indices, updates = primals
     t_operand, _, t_updates = tangents
     dn = dimension_numbers

@@ -1,0 +1,50 @@
+"""enable_x64 switched inside traced functions (grad's Python-scalar primals typed at entry,
+ad_util.zeros keeping a 64-bit dtype while x64 is off) and jax_explicit_x64_dtypes, against
+JAX's recorded answers (tests/data/x64_context_cases.py, recorded by
+reference/make_x64_context_reference.py)."""
+import json
+import os
+
+import numpy as np
+import pytest
+from numerics import ELEMENTWISE, assert_allclose_ulp
+from x64_context_cases import explicit_x64_dtypes, grad_through_x64_block, scan_with_x64_block
+
+import jxkernel as jax
+import locations  # tests/support: the repository's folders
+
+with open(os.path.join(locations.DATA, "x64_context_reference.json")) as f:
+    REF = json.load(f)
+
+
+def _assert_typed_close(got, want, where):
+    """[value, dtype, weak_type] triples: dtype and weak type exactly, values within the
+    elementwise ulp bound (sin and cos of float32)."""
+    assert got[1:] == want[1:], where
+    assert_allclose_ulp(np.asarray(got[0], want[1]), np.asarray(want[0], want[1]), ELEMENTWISE,
+                        err_msg=where)
+
+
+def test_grad_of_a_function_with_an_x64_block_stays_32_bit():
+    got, want = grad_through_x64_block(jax), REF["grad_through_x64_block"]
+    assert got["jaxpr"] == want["jaxpr"]
+    for name in ("python_float", "float32"):
+        _assert_typed_close(got[name], want[name], name)
+    for g, w in zip(got["value_and_grad"], want["value_and_grad"]):
+        _assert_typed_close(g, w, "value_and_grad")
+
+
+def test_scan_keeps_int64_ys_made_in_an_x64_block():
+    assert scan_with_x64_block(jax) == REF["scan_with_x64_block"]       # ints: exactly
+
+
+def test_explicit_x64_dtypes_error_mode():
+    assert explicit_x64_dtypes(jax) == REF["explicit_x64_dtypes"]
+
+
+def test_explicit_x64_dtypes_allow_is_refused():
+    with pytest.raises(NotImplementedError, match="jax_explicit_x64_dtypes='allow'"):
+        jax.config.update("jax_explicit_x64_dtypes", "allow")
+    with pytest.raises(ValueError, match="jax_explicit_x64_dtypes takes"):
+        jax.config.update("jax_explicit_x64_dtypes", "loud")
+    assert str(jax.config.jax_explicit_x64_dtypes) == "1"          # still WARN
