@@ -30,6 +30,8 @@ from .devices import (device_under_test, is_cloud_tpu, is_cuda_compute_capabilit
 from .dtype_lists import (_dtype, default_gradient_tolerance, default_tolerance, dtypes,  # noqa: F401
                           join_tolerance, num_float_bits, supported_dtypes, to_default_dtype,
                           tolerance, with_jax_dtype_defaults)
+from .jaxpr_checks import (assert_dot_precision, assert_dot_preferred_element_type,  # noqa: F401
+                           iter_eqns)
 from .mesh import create_mesh  # noqa: F401
 from .rand import (NUMPY_SCALAR_SHAPE, PYTHON_SCALAR_SHAPE, ScalarShape, _dims_of_shape,  # noqa: F401
                    dtype_str, format_shape_dtype_string, is_valid_shape, rand_bool, rand_default,
