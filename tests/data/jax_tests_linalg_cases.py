@@ -48,6 +48,27 @@ def cases(jax, linalg, x64):
         det_sum = lambda a: jnp.linalg.det(a).sum()
         out["det_grad_batched_rank_raise"] = jax.grad(det_sum)(singular_first)
         out["slogdet_batched_rank_raise"] = jnp.linalg.slogdet(square)
+    # the derivatives of a batch of factorizations, under the same rank promotion: each
+    # rule's identity matrix meets the batch with JAX's leading unit dims
+    with jax.numpy_rank_promotion("raise"):
+        ones = np.ones_like(square)
+        spd = square @ np.swapaxes(square, -1, -2) + 4 * np.eye(4, dtype=f)
+        sym = ones + np.swapaxes(ones, -1, -2)
+        tall_batch = np.stack([tall, 2 * tall])
+        out["qr_jvp_batched_rank_raise"] = jax.jvp(jnp.linalg.qr, (square,), (ones,))
+        out["qr_complete_jvp_batched_rank_raise"] = jax.jvp(
+            lambda a: jnp.linalg.qr(a, mode="complete"), (tall_batch,),
+            (np.ones_like(tall_batch),))
+        out["svd_jvp_batched_rank_raise"] = jax.jvp(
+            lambda a: jnp.linalg.svd(a, full_matrices=False), (square,), (ones,))
+        out["cholesky_jvp_batched_rank_raise"] = jax.jvp(jnp.linalg.cholesky, (spd,), (sym,))
+        out["eigh_jvp_batched_rank_raise"] = jax.jvp(jnp.linalg.eigh, (spd,), (sym,))
+        out["lu_jvp_batched_rank_raise"] = jax.jvp(lambda a: jax.lax.linalg.lu(a)[0],
+                                                   (square,), (ones,))
+    # float16: no LAPACK trsm, XLA's own triangular_solve (JAX's CPU fallback)
+    lower = (np.tri(3) + 2 * np.eye(3)).astype(np.float16)
+    out["triangular_solve_float16"] = jax.lax.linalg.triangular_solve(
+        lower, np.ones((3, 2), np.float16), left_side=True, lower=True)
     # eigenvalues' gradient where eigenvalues repeat: the eigenvectors' 1/(w_j - w_i) factor
     # meets only a zero cotangent, which a jit's transpose prunes
     eig_sum = lambda a: jnp.real(jnp.sum(jnp.linalg.eigh(a)[0]))
@@ -84,14 +105,43 @@ def dot_checks(jax, jtu):
     }
 
 
-def run(jax, jtu):
-    """Each dot check's outcome: None, or the error's class and words."""
+def half_precision(jax):
+    """name -> a thunk: linear algebra in float16, which traces (JAX's shape rules take any
+    inexact dtype) and which LAPACK refuses as it is lowered on the CPU."""
+    jnp, linalg = jax.numpy, jax.lax.linalg
+    wide, square = np.ones((5, 6), np.float16), np.eye(3, dtype=np.float16)
+    run_ = lambda f, x: lambda: jax.block_until_ready(f(x))
+    shape = lambda f, x: lambda: [[list(r.shape), str(r.dtype)]
+                                  for r in jax.tree_util.tree_leaves(jax.eval_shape(f, x))]
+    return {"qr": run_(jnp.linalg.qr, wide), "svd": run_(jnp.linalg.svd, wide),
+            "cholesky": run_(jnp.linalg.cholesky, square), "eigh": run_(jnp.linalg.eigh, square),
+            "inv": run_(jnp.linalg.inv, square), "lu": run_(linalg.lu, square),
+            "schur": run_(linalg.schur, square), "hessenberg": run_(linalg.hessenberg, square),
+            "qr_shape": shape(jnp.linalg.qr, wide), "lu_shape": shape(linalg.lu, square),
+            "svd_shape": shape(jnp.linalg.svd, wide)}
+
+
+def errors(jax):
+    """name -> a thunk that JAX refuses."""
+    jsl = jax.scipy.linalg
+    return {"invpascal_kind": lambda: jsl.invpascal(3, kind="bad"),
+            "pascal_kind": lambda: jsl.pascal(3, kind="bad")}
+
+
+def _outcomes(thunks):
+    """Each thunk's outcome: what it returns (None for a check that passes), or its error's
+    class and words."""
     outcomes = {}
-    for name, thunk in dot_checks(jax, jtu).items():
+    for name, thunk in thunks.items():
         try:
-            thunk()
+            outcomes[name] = thunk()
         except Exception as e:  # noqa: BLE001 - recording whatever JAX raises
             outcomes[name] = [type(e).__name__, str(e)]
-        else:
-            outcomes[name] = None
-    return {"dot_checks": outcomes}
+    return outcomes
+
+
+def run(jax, jtu):
+    """The dot checks' outcomes, the errors' and float16's, by name."""
+    return {"dot_checks": _outcomes(dot_checks(jax, jtu)), "errors": _outcomes(errors(jax)),
+            "half_precision": {k: v if not hasattr(v, "shape") else None
+                               for k, v in _outcomes(half_precision(jax)).items()}}

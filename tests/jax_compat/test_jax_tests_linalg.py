@@ -2,13 +2,16 @@
 found in jxkernel (conformance/jax_tests runs them), against JAX's recorded answers
 (reference/make_jax_tests_linalg_reference.py, cases in tests/data/jax_tests_linalg_cases.py):
 jax._src.lax.linalg._lu_python, reductions with `initial`/`where` under jax_debug_infs,
-det's batched derivative under rank promotion 'raise', eigenvalues' gradient where they
-repeat, and jtu's dot_general checks.
+the batched derivatives of det, qr, svd, cholesky, eigh and lu under rank promotion 'raise',
+eigenvalues' gradient where they repeat, float16 (traced; refused by LAPACK as it is lowered;
+triangular_solve by XLA's own op), jtu's dot_general checks, and jax.scipy.linalg's
+pascal errors in JAX's words.
 
 Bounds, in ulps at each result's largest |value| (tests/support/recorded_modes.py): LAPACK for
 the factorizations and what is built on them (_lu_python is n elimination steps of XLA
 elementwise ops, each entry updated up to n times; det, slogdet and eigh are LAPACK's);
-REDUCTION for logsumexp and the masked sum and max. Pivots, permutations, dtypes, weak types
+REDUCTION for logsumexp and the masked sum and max; float16's triangular_solve is XLA's
+expander on both sides, within LAPACK's bound too. Pivots, permutations, dtypes, weak types
 and the dot checks' outcomes and words are exact.
 """
 import json
@@ -23,7 +26,8 @@ import jxkernel as jax
 import locations  # tests/support: the repository's folders
 from jxkernel._jax._src import test_util as jtu
 from jxkernel._jax._src.lax import linalg as private_linalg
-from jax_tests_linalg_cases import cases, dot_checks, run  # tests/data
+from jax_tests_linalg_cases import (cases, dot_checks, errors, half_precision,  # tests/data
+                                    run)
 
 with open(os.path.join(locations.DATA, "jax_tests_linalg_reference.json")) as _f:
     RECORD = json.load(_f)
@@ -44,6 +48,16 @@ def test_the_private_module_is_lax_linalg_itself():
 @pytest.mark.parametrize("name", sorted(dot_checks(jax, jtu)))
 def test_dot_checks_answer_as_jaxs(name):
     assert run(jax, jtu)["dot_checks"][name] == RECORD["dot_checks"][name]
+
+
+@pytest.mark.parametrize("name", sorted(errors(jax)))
+def test_errors_are_jaxs(name):
+    assert run(jax, jtu)["errors"][name] == RECORD["errors"][name]
+
+
+@pytest.mark.parametrize("name", sorted(half_precision(jax)))
+def test_float16_traces_and_lapack_refuses_it_as_jax(name):
+    assert run(jax, jtu)["half_precision"][name] == RECORD["half_precision"][name]
 
 
 def test_lu_python_factors_singular_matrices_as_lu():

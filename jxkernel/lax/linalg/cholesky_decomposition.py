@@ -57,7 +57,7 @@ def _cholesky_jvp(primals, tangents):
     tmp = triangular_solve(L, sigma_dot, left_side=False, transpose_a=True, conjugate_a=True,
                            lower=True)
     tmp = triangular_solve(L, tmp, left_side=True, transpose_a=False, lower=True)
-    phi = _tril(tmp) / (np.array(1, _dtype(x)) + _eye(_dtype(x), n))
+    phi = _tril(tmp) / (np.array(1, _dtype(x)) + _eye(_dtype(x), n, ndim=len(_shape(x))))
     return L, _dot(L, phi)
 
 

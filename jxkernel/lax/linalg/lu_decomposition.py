@@ -67,9 +67,10 @@ def _lu_jvp(primals, tangents):
     dtype, k, nb = _dtype(a), min(m, n), len(batch)
     zero = np.zeros((), dtype)
     l = slicing.pad(_tril(lu[..., :, :k], -1), zero, [(0, 0, 0)] * (nb + 1) + [(0, m - k, 0)])
-    l = l + _eye(dtype, m)
+    l = l + _eye(dtype, m, ndim=nb + 2)
     u = slicing.pad(_triu(lu[..., :k, :]), zero, [(0, 0, 0)] * nb + [(0, n - k, 0), (0, 0, 0)])
-    u_eye = slicing.pad(_eye(dtype, n - k), zero, ((k, 0, 0), (k, 0, 0)))
+    u_eye = slicing.pad(_eye(dtype, n - k, ndim=nb + 2), zero,
+                        ((0, 0, 0),) * nb + ((k, 0, 0), (k, 0, 0)))
     u = u + u_eye                                   # a unit tail keeps u invertible
     la = triangular_solve(l, _permute_rows(a_dot, permutation), left_side=True, lower=True,
                           unit_diagonal=True)
