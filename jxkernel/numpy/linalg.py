@@ -335,8 +335,10 @@ def _slogdet_small_jvp(primals, tangents):
 
 
 def _parity(pivots, n):
-    """Number of row swaps LU made (pivots != iota)."""
-    return reductions.count_nonzero(pivots != creation.arange(n, dtype=pivots.dtype), axis=-1)
+    """Number of row swaps LU made (pivots != iota; the iota given pivots' rank, so that a
+    batch counts under jax_numpy_rank_promotion='raise')."""
+    iota = lax.expand_dims(creation.arange(n, dtype=pivots.dtype), range(pivots.ndim - 1))
+    return reductions.count_nonzero(pivots != iota, axis=-1)
 
 
 @custom_jvp

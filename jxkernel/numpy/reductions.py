@@ -225,6 +225,9 @@ def _jit_when_eager(*static_argnames, dynamic=(), axes=False, jaxname=None):
         # named for what it runs: jax_log_compiles says "Compiling sum(a: f32[4])", not "inner"
         inner.__name__ = inner.__qualname__ = jaxname or fun.__name__
         jitted = jit(inner, static_argnames=static_argnames, inline=not jaxname)
+        # `initial` and `where` traced as well (JAX's jit takes them so): the eager call is
+        # then one computation, so jax_debug_infs sees max's -inf identity only inside it
+        masked = jit(fun, static_argnames=static_argnames, inline=not jaxname)
 
         @functools.wraps(fun)
         def call(a, *args, **kwargs):
@@ -240,7 +243,7 @@ def _jit_when_eager(*static_argnames, dynamic=(), axes=False, jaxname=None):
                 kwargs = dict(zip(names, args), **kwargs)
             if not statics.union(dynamic).issuperset(
                     k for k, v in kwargs.items() if v is not None):
-                return fun(a, **kwargs)           # a `where` mask or `initial`: run as written
+                return masked(a, **kwargs) if eager else fun(a, **kwargs)
             dyn = []
             for name in dynamic:
                 value = kwargs.get(name, 0)

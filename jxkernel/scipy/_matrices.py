@@ -281,11 +281,12 @@ def _binom(n, k):
     return lax.exp(lax.lgamma(n + 1.0) - lax.lgamma(n - k + 1.0) - lax.lgamma(k + 1.0))
 
 
-def _pascal_kind(kind):
+def _pascal_kind(kind, one: str = "one"):
+    """`kind` checked; `one` is the word JAX's message has there (pascal's reads "on of")."""
     kind = "symmetric" if kind is None else kind
     valid = ["symmetric", "lower", "upper"]
     if kind not in valid:
-        raise ValueError(f"Expected kind to be on of: {valid}; got {kind}")
+        raise ValueError(f"Expected kind to be {one} of: {valid}; got {kind}")
     return kind
 
 
@@ -300,7 +301,7 @@ def pascal(n: int, kind: str | None = None):
            [0.9999995, 0.9999995, 0.       ],
            [0.9999995, 2.0000005, 0.9999995]], dtype=float32)
     """
-    kind = _pascal_kind(kind)
+    kind = _pascal_kind(kind, one="on")
     a = jnp.arange(n, dtype=np.float32)
     low = _binom(a[:, None], a[None, :])
     return low if kind == "lower" else low.T if kind == "upper" else jnp.dot(low, low.T)

@@ -687,24 +687,30 @@ def jvp_jaxpr(closed: ClosedJaxpr, nonzeros, instantiate=False) -> tuple:
 _transposed_jaxprs = WeakLRU(TRACES)
 
 
-def transpose_jaxpr(closed: ClosedJaxpr, linear) -> ClosedJaxpr:
+def transpose_jaxpr(closed: ClosedJaxpr, linear, nonzero_cts=None) -> ClosedJaxpr:
     """A jaxpr mapping (non-linear inputs, output cotangents) to cotangents of the linear
-    inputs (zeros instantiated)."""
-    key = (closed, tuple(linear))
+    inputs (zeros instantiated). `nonzero_cts` (one flag per output, default all): the outputs
+    whose cotangents it takes; the others' are symbolic zeros, so that what only they feed is
+    not transposed (JAX's jit transpose prunes them so: an eigenvector's 1/(w_j - w_i) factor
+    never multiplies a zero cotangent into NaN where eigenvalues repeat)."""
+    nonzero_cts = (True,) * len(closed.out_avals) if nonzero_cts is None else tuple(nonzero_cts)
+    key = (closed, (tuple(linear), nonzero_cts))
     found = _transposed_jaxprs.get(key)
     if found is not None:
         return found
     nonlin_avals = [a for a, lin in zip(closed.in_avals, linear) if not lin]
     lin_avals = [a for a, lin in zip(closed.in_avals, linear) if lin]
+    ct_avals = [a for a, nz in zip(closed.out_avals, nonzero_cts) if nz]
 
     def fun(*args):
-        nonlin, cts = args[:len(nonlin_avals)], args[len(nonlin_avals):]
+        nonlin, given = args[:len(nonlin_avals)], iter(args[len(nonlin_avals):])
+        cts = [next(given) if nz else Zero(a) for a, nz in zip(closed.out_avals, nonzero_cts)]
         cts_in = backward_pass(closed.jaxpr, closed.consts, list(linear), list(nonlin), cts,
                                transform_stack=False)
         return [instantiate(c) if type(c) is Zero else c
                 for c, lin in zip(cts_in, linear) if lin]
 
-    found = trace_to_jaxpr(fun, nonlin_avals + list(closed.out_avals))
+    found = trace_to_jaxpr(fun, nonlin_avals + ct_avals)
     for aval, out in zip(lin_avals, found.out_avals):
         assert aval.shape == out.shape, (aval, out)
     if not any(isinstance(c, Tracer) for c in closed.consts):

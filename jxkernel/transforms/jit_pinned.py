@@ -53,10 +53,11 @@ class Pin(NamedTuple):
                    self.outs + tuple(d for d, nz in zip(self.outs, out_nonzeros) if nz),
                    self.forced)
 
-    def transposed(self, linear) -> Pin:
+    def transposed(self, linear, nonzero_cts=None) -> Pin:
         """The transposed equation's (JAX's _pjit_transpose_fancy): the non-linear operands',
-        then each cotangent's as its result's; its results are the linear operands'."""
-        return Pin(tuple(d for d, lin in zip(self.ins, linear) if not lin) + self.outs,
+        then each nonzero cotangent's as its result's; its results are the linear operands'."""
+        outs = self.outs if nonzero_cts is None else _pick(self.outs, nonzero_cts, True)
+        return Pin(tuple(d for d, lin in zip(self.ins, linear) if not lin) + outs,
                    tuple(d for d, lin in zip(self.ins, linear) if lin), self.forced)
 
     def split(self, unknowns, out_unknowns, n_res: int, n_consts: int) -> tuple:

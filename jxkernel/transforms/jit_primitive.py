@@ -311,11 +311,12 @@ def _jit_transpose(cts, *args, jaxpr, name, donated_invars, inline, keep_unused,
     """Transpose of a (linear) jit equation: a jit equation running the transposed jaxpr."""
     linear = [is_undefined(a) for a in args]
     nonlinear = [a for a in args if not is_undefined(a)]
-    cts = [instantiate(ct) for ct in cts]
-    transposed = _derived(transpose_jaxpr(jaxpr, linear), jaxpr)
+    nonzero = tuple(type(ct) is not Zero for ct in cts)    # zero cotangents: pruned, as JAX's
+    cts = [ct for ct in cts if type(ct) is not Zero]
+    transposed = _derived(transpose_jaxpr(jaxpr, linear, nonzero), jaxpr)
     outs = iter(_bind_jit(transposed, nonlinear + cts, (False,) * (len(nonlinear) + len(cts)),
                           name=name, inline=inline, keep_unused=keep_unused,
-                          **pin_params(pinned and pinned.transposed(linear))))
+                          **pin_params(pinned and pinned.transposed(linear, nonzero))))
     return [next(outs) if lin else None for lin in linear]
 
 

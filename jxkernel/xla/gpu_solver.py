@@ -95,10 +95,24 @@ def initialize_hybrid_kernels() -> None:
         gpu_solver.initialize_hybrid_kernels()
 
 
+def cuda_versions():
+    """The CUDA plugin's `_versions` module (`cusolver_get_version()`, `cuda_runtime_get_version()`,
+    ...), or None without a CUDA plugin: JAX's `jax._src.lib.cuda_versions`."""
+    return _plugin_module("_versions")
+
+
 def cusolver_version() -> int | None:
     """cuSOLVER's version (e.g. 11701 for 11.7.1), or None without a CUDA plugin."""
-    versions = _plugin_module("_versions")
+    versions = cuda_versions()
     return None if versions is None else versions.cusolver_get_version()
+
+
+def registrations() -> dict:
+    """The GPU solver kernels jaxlib's plugins hold, per platform ("CUDA", "ROCM"), as
+    (name, capsule, api_version) rows: jaxlib's `gpu_solver.registrations()`; both lists are
+    empty without a GPU plugin."""
+    from jaxlib import gpu_solver
+    return gpu_solver.registrations()
 
 
 def custom_call(ctx, target: str, operands, result_avals, *, aliases=None, operand_avals=None,

@@ -45,12 +45,14 @@ _LETTERS = {np.dtype(np.float32): "s", np.dtype(np.float64): "d",
 
 
 def prefix(dtype) -> str:
-    """LAPACK's type letter: s, d, c, z for float32, float64, complex64, complex128."""
+    """LAPACK's type letter: s, d, c, z for float32, float64, complex64, complex128. Another
+    dtype traces (JAX's linear algebra takes any inexact one) and is refused here, as it is
+    lowered, in JAX's words (its KeyError, then "Unsupported dtype float16.")."""
     try:
         return _LETTERS[np.dtype(dtype)]
-    except KeyError:
-        raise TypeError(f"LAPACK has no routines for {np.dtype(dtype).name}; use float32, "
-                        f"float64, complex64 or complex128") from None
+    except KeyError as e:
+        raise NotImplementedError(KeyError(np.dtype(dtype).type),
+                                  f"Unsupported dtype {np.dtype(dtype).name}.") from e
 
 
 def char(c: str) -> str:

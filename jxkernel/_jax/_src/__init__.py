@@ -22,7 +22,10 @@ module_aliases(__name__, {"checkify": "jxkernel.api.checkify",
                           "debugging": "jxkernel.debug",
                           # the public modules JAX's re-export from these private ones
                           "api_util": "jxkernel._jax.api_util",
-                          "custom_derivatives": "jxkernel._jax.custom_derivatives"})
+                          "custom_derivatives": "jxkernel._jax.custom_derivatives",
+                          # jax.scipy's private home: JAX's scipy tests read its private names
+                          # (`special._xlogx`, `sparse.linalg._kth_arnoldi_iteration`)
+                          "scipy": "jxkernel.scipy"})
 
 
 def __getattr__(name):

@@ -43,7 +43,7 @@ from ._common import symmetrize  # noqa: F401
 from .triangular import triangular_solve, triangular_solve_p  # noqa: F401
 from .cholesky_decomposition import (cholesky, cholesky_p, cholesky_update,  # noqa: F401
                                      cholesky_update_p)
-from .lu_decomposition import (lu, lu_p, lu_pivots_to_permutation,  # noqa: F401
+from .lu_decomposition import (_lu_python, lu, lu_p, lu_pivots_to_permutation,  # noqa: F401
                                lu_pivots_to_permutation_p, lu_solve)
 from .qr_decomposition import (geqp3, geqp3_p, geqrf, geqrf_p, householder_product,  # noqa: F401
                                householder_product_p, ormqr, ormqr_p, qr, qr_p)

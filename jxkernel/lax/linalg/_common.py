@@ -45,9 +45,7 @@ def _check_matrix(name, x, square=False, position=None):
     if square and x.shape[-1] != x.shape[-2]:
         raise ValueError(f"{name} requires the last two dimensions to be square, got shape "
                          f"{x.shape}")
-    if x.dtype not in _LAPACK_DTYPES:
-        raise TypeError(f"{name} supports float32, float64, complex64 and complex128, got "
-                        f"{x.dtype.name}")
+    # float16 and bfloat16 trace, as in JAX: LAPACK refuses them as they are lowered
 
 
 def _linalg_batch_dims(name, ranks, avals, batching=True) -> tuple:
@@ -167,12 +165,15 @@ def _triu(x, k=0):
     return ew.select(mask, _zeros(x), x)
 
 
-def _eye(dtype, n, m=None):
-    """The identity (n, m) of `dtype`, built as JAX's lax._eye builds it."""
+def _eye(dtype, n, m=None, ndim=2):
+    """The identity (n, m) of `dtype`, built as JAX's lax._eye builds it; with `ndim` > 2,
+    under leading unit dims (as JAX's rules expand it), so that it meets a batch of matrices
+    under jax_numpy_rank_promotion='raise'."""
     m = n if m is None else m
     rows = ew.add(shapes.broadcasted_iota(np.int32, (n, m), 0), np.int32(0))
-    return conversion.convert_element_type(
+    eye = conversion.convert_element_type(
         ew.eq(rows, shapes.broadcasted_iota(np.int32, (n, m), 1)), dtype)
+    return shapes.expand_dims(eye, tuple(range(ndim - 2))) if ndim > 2 else eye
 
 
 def _diag(x):

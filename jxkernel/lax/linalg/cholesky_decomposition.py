@@ -57,11 +57,7 @@ def _cholesky_jvp(primals, tangents):
     tmp = triangular_solve(L, sigma_dot, left_side=False, transpose_a=True, conjugate_a=True,
                            lower=True)
     tmp = triangular_solve(L, tmp, left_side=True, transpose_a=False, lower=True)
-    # the divisor broadcast to the batch explicitly (as JAX's rule, with expand_dims): the
-    # rule must also run under jax_numpy_rank_promotion="raise"
-    nd = len(_shape(tmp))
-    divisor = ew.add(np.array(1, _dtype(x)), _eye(_dtype(x), n))
-    phi = ew.div(_tril(tmp), shapes.broadcast_in_dim(divisor, _shape(tmp), (nd - 2, nd - 1)))
+    phi = _tril(tmp) / (np.array(1, _dtype(x)) + _eye(_dtype(x), n, ndim=len(_shape(x))))
     return L, _dot(L, phi)
 
 

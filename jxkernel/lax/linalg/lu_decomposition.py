@@ -16,8 +16,9 @@ from ...transforms import ad_util as ad
 from .. import _lowering as hl
 from .. import conversion, elementwise as ew, shapes, slicing
 from ..loops import fori_loop
-from ..reductions import reduce_sum
+from ..reductions import argmax, reduce_sum
 from ..sorting import sort_key_val
+from ...transforms.batching import vmap
 from ._common import (_batch_all_front, _check_matrix, _dot, _dtype, _eye, _nan_unless, _ok,
                       _permute_rows, _shape, _sub_ctx, _tril, _triu, _zeros)
 from .triangular import triangular_solve
@@ -66,9 +67,10 @@ def _lu_jvp(primals, tangents):
     dtype, k, nb = _dtype(a), min(m, n), len(batch)
     zero = np.zeros((), dtype)
     l = slicing.pad(_tril(lu[..., :, :k], -1), zero, [(0, 0, 0)] * (nb + 1) + [(0, m - k, 0)])
-    l = l + _eye(dtype, m)
+    l = l + _eye(dtype, m, ndim=nb + 2)
     u = slicing.pad(_triu(lu[..., :k, :]), zero, [(0, 0, 0)] * nb + [(0, n - k, 0), (0, 0, 0)])
-    u_eye = slicing.pad(_eye(dtype, n - k), zero, ((k, 0, 0), (k, 0, 0)))
+    u_eye = slicing.pad(_eye(dtype, n - k, ndim=nb + 2), zero,
+                        ((0, 0, 0),) * nb + ((k, 0, 0), (k, 0, 0)))
     u = u + u_eye                                   # a unit tail keeps u invertible
     la = triangular_solve(l, _permute_rows(a_dot, permutation), left_side=True, lower=True,
                           unit_diagonal=True)
@@ -115,6 +117,73 @@ def lu(x):
     Array([1, 0], dtype=int32)
     """
     return tuple(lu_p.bind(x))
+
+
+def _lu_python(x):
+    """`lu` in lax operations alone, for where no LAPACK or cuSOLVER kernel exists (JAX's
+    fallback of the same name): a loop over the columns, each pivot the entry of largest
+    |re| + |im| on or below the diagonal (LAPACK's choice), vmapped over the batch. Singular
+    matrices factor: a zero pivot leaves its column as it is.
+
+    >>> _lu_python(np.float32([[1, 2], [3, 4]]))[2]
+    Array([1, 0], dtype=int32)
+    """
+    fn = _lu_unblocked
+    for _ in _shape(x)[:-2]:
+        fn = vmap(fn)
+    return fn(x)
+
+
+def _lu_unblocked(a):
+    m, n = _shape(a)
+    pivots, perm = _zeros_int(min(m, n)), shapes.broadcasted_iota(np.int32, (m,), 0)
+    if min(m, n) == 0:
+        return a, pivots, perm
+    rows = shapes.broadcasted_iota(np.int32, (m,), 0)
+    row_ids, col_ids = (shapes.broadcasted_iota(np.int32, (m, n), d) for d in (0, 1))
+    below = lambda j: ew.bitwise_and(ew.gt(row_ids, _fill(j, (m, n))),
+                                     ew.gt(col_ids, _fill(j, (m, n))))
+
+    def body(j, state):
+        a, pivots, perm = state
+        j = conversion.convert_element_type(j, np.int32)   # fori_loop's index is a weak int
+        col = _column(a, j)
+        size = ew.add(ew.abs(ew.real(col)), ew.abs(ew.imag(col))) \
+            if np.issubdtype(_dtype(a), np.complexfloating) else ew.abs(col)
+        size = ew.select(ew.ge(rows, _fill(j, (m,))), size,
+                         _fill(np.asarray(-np.inf, _dtype(size)), (m,)))
+        i = argmax(size, 0, np.int32)
+        a, perm = _swap(a, i, j), _swap(perm, i, j)
+        pivots = slicing.dynamic_update_index_in_dim(pivots, i, j, 0)
+        col, pivot = _column(a, j), slicing.dynamic_index_in_dim(_column(a, j), j, 0, False)
+        keep = ew.bitwise_or(ew.le(rows, _fill(j, (m,))),
+                             _fill(ew.eq(pivot, _zeros(pivot)), (m,)))
+        col = ew.select(keep, col, ew.div(col, _fill(pivot, (m,))))   # multipliers below j
+        a = slicing.dynamic_update_slice_in_dim(a, shapes.expand_dims(col, (1,)), j, 1)
+        row = slicing.dynamic_index_in_dim(a, j, 0, False)
+        update = ew.mul(shapes.expand_dims(col, (1,)), shapes.expand_dims(row, (0,)))
+        return ew.sub(a, ew.select(below(j), update, _zeros(update))), pivots, perm
+    return fori_loop(np.int32(0), np.int32(min(m, n)), body, (a, pivots, perm))
+
+
+def _zeros_int(k):
+    return _fill(np.int32(0), (k,))
+
+
+def _fill(scalar, shape):
+    return shapes.broadcast_in_dim(scalar, shape, ())
+
+
+def _column(a, j):
+    return slicing.dynamic_index_in_dim(a, j, 1, False)
+
+
+def _swap(x, i, j):
+    """x with its rows (first-axis entries) i and j exchanged."""
+    xi = slicing.dynamic_index_in_dim(x, i, 0, True)
+    xj = slicing.dynamic_index_in_dim(x, j, 0, True)
+    x = slicing.dynamic_update_slice_in_dim(x, xi, j, 0)
+    return slicing.dynamic_update_slice_in_dim(x, xj, i, 0)
 
 
 # lu_pivots_to_permutation(pivots, permutation_size): the row order that applying the swaps

@@ -282,7 +282,7 @@ def _thin_qr_jvp(q, r, dx):
     qt_dx_rinv_lower = _tril(qt_dx_rinv, -1)
     do = qt_dx_rinv_lower - _H(qt_dx_rinv_lower)      # skew-symmetric
     # the correction complex inputs need (zero for real ones)
-    eye = _eye(_dtype(do), _shape(r)[-1])
+    eye = _eye(_dtype(do), _shape(r)[-1], ndim=len(_shape(do)))
     do = do + eye * (qt_dx_rinv - qt_dx_rinv.real.astype(_dtype(qt_dx_rinv)))
     return q @ (do - qt_dx_rinv) + dx_rinv, (qt_dx_rinv - do) @ r
 
@@ -311,7 +311,7 @@ def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
         # Z_pn = Q_pn (Q_nn - I)^-1 from an LU solve rather than an inverse
         q_nn, q_pn, q_mp = q_mn[..., :n, :], q_mn[..., n:, :], q[..., :, n:]
         dq_nn, dq_pn = dq[..., :n, :], dq[..., n:, :]
-        lu_factor, _, perm = lu_p.bind(q_nn - _eye(_dtype(q), n))
+        lu_factor, _, perm = lu_p.bind(q_nn - _eye(_dtype(q), n, ndim=len(_shape(q))))
         z_pn_h = lu_solve(lu_factor, perm, _H(q_pn), trans=2)
         z_pn = _H(z_pn_h)
         dq_mp = dq @ z_pn_h - (q_mn + q_mp @ z_pn) @ _H(dq_pn - z_pn @ dq_nn)

@@ -185,13 +185,14 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, a
     if not compute_uv:
         return [s], [ds]
     s_diffs = (s_dim + _T(s_dim)) * (s_dim - _T(s_dim))
-    s_diffs_zeros = _eye(_dtype(s), k)           # 1 where s_diffs is 0 on the diagonal
+    eye = _eye(_dtype(s), k, ndim=len(_shape(A)))
+    s_diffs_zeros = eye                          # 1 where s_diffs is 0 on the diagonal
     F = 1 / (s_diffs + s_diffs_zeros) - s_diffs_zeros
     dSS = s_dim.astype(dtype) * dS               # dS @ diag(s)
     SdS = _T(s_dim.astype(dtype)) * dS           # diag(s) @ dS
     s_zeros = (s == 0).astype(_dtype(s))
     s_inv = 1 / (s + s_zeros) - s_zeros
-    dUdV_diag = .5 * (dS - _H(dS)) * (s_inv[..., :, None] * _eye(_dtype(s), k)).astype(dtype)
+    dUdV_diag = .5 * (dS - _H(dS)) * (s_inv[..., :, None] * eye).astype(dtype)
     dU = U @ (F.astype(dtype) * (dSS + _H(dSS)) + dUdV_diag)
     dV = V @ (F.astype(dtype) * (SdS + _H(SdS)))
     if m > n:

@@ -81,7 +81,7 @@ def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues, subset_by_index, al
     v, w_real = eigh_p.bind(symmetrize(a), lower=lower, sort_eigenvalues=sort_eigenvalues,
                             subset_by_index=subset_by_index, algorithm=algorithm)
     w = conversion.convert_element_type(w_real, dtype)
-    eye_n = _eye(dtype, n)
+    eye_n = _eye(dtype, n, ndim=len(_shape(a)))
     f = ew.integer_pow(eye_n + w[..., None, :] - w[..., None], -1) - eye_n   # no 1/0 NaNs
     vdag_adot_v = _dot(_dot(_H(v), a_dot), v)
     return [v, w_real], [_dot(v, f * vdag_adot_v), _diag(vdag_adot_v.real)]

@@ -19,7 +19,8 @@ from ...xla.lapack import char
 from ...transforms import ad_util as ad
 from ...transforms import batch_util as bu
 from .. import elementwise as ew, shapes
-from ._common import _T, _check_matrix, _dot, _dtype, _shape, _sub_ctx, _tril, _triu
+from ._common import (_LAPACK_DTYPES, _T, _check_matrix, _dot, _dtype, _shape, _sub_ctx, _tril,
+                      _triu)
 
 
 # Solves op(a) @ x = b (left_side) or x @ op(a) = b for x, a triangular; op transposes and/or
@@ -55,8 +56,9 @@ def _triangular_solve_lowering(ctx, a, b, *, left_side, lower, transpose_a, conj
     if conjugate_a and not transpose_a:      # trsm conjugates only while transposing
         a = ew._conj_lowering(_sub_ctx(ctx, [a_aval], [a_aval]), a, input_dtype=a_aval.dtype)
         conjugate_a = False
-    if ctx.platform != "cpu":
-        # XLA's own op (cuBLAS trsm on GPUs), as JAX lowers it off the CPU
+    if ctx.platform != "cpu" or b_aval.dtype not in _LAPACK_DTYPES:
+        # XLA's own op (cuBLAS trsm on GPUs), as JAX lowers it off the CPU and for the dtypes
+        # LAPACK has no trsm for (float16, bfloat16)
         transpose = ("ADJOINT" if conjugate_a else "TRANSPOSE") if transpose_a else \
             "NO_TRANSPOSE"
         return ctx.op1("stablehlo.triangular_solve", [a, b], {

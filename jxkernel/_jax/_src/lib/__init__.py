@@ -1,19 +1,23 @@
 """jxkernel._src.lib, as jax._src.lib for what JAX's guides and tests import from it:
-`mlir.dialects.hlo` (see jxkernel/_jax/_src/lib/mlir/dialects/hlo.py), `xla_client`, jaxlib's
-own module (autodidax runs its MLIR on the client with `xla_client.batched_device_put`), and
-jaxlib's versions (`jaxlib_extension_version`, which JAX's tests compare to decide what the
-runtime supports; `version_str`). jaxlib itself stays inside jxkernel/xla/
-(xla/mlir_bindings.py) and loads on first access.
+`mlir.dialects.hlo` (see jxkernel/_jax/_src/lib/mlir/dialects/hlo.py), `gpu_solver`
+(gpu_solver.py), `cuda_versions` (the CUDA plugin's `_versions` module, None without one, as
+JAX's), `xla_client`, jaxlib's own module (autodidax runs its MLIR on the client with
+`xla_client.batched_device_put`), and jaxlib's versions (`jaxlib_extension_version`, which JAX's
+tests compare to decide what the runtime supports; `version_str`). jaxlib itself stays inside
+jxkernel/xla/ (xla/mlir_bindings.py) and loads on first access.
 
     >>> from jxkernel._src import lib
     >>> lib.jaxlib_extension_version >= 467
     True
 """
+from ....xla import gpu_solver as _gpu_solver
 
 _VERSIONS = {"jaxlib_extension_version": "extension_version", "version_str": "jaxlib_version"}
 
 
 def __getattr__(name):
+    if name == "cuda_versions":     # the CUDA plugin's version module, None without one
+        return _gpu_solver.cuda_versions()
     if name != "xla_client" and name not in _VERSIONS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from ....xla import mlir_bindings   # jaxlib: loaded on first access only

@@ -16,7 +16,6 @@ import numpy as np
 
 from .... import numpy as jnp
 from ....api.extras import numpy_dtype_promotion
-from ...extend.core import subjaxprs
 from ....api.test_util import check_grads, check_jvp, check_vjp  # noqa: F401
 from ....numpy.util import promote_dtypes, promote_dtypes_inexact
 from ....transforms.jit import jit
@@ -37,6 +36,8 @@ from .dtype_lists import (_dtype, default_gradient_tolerance, default_tolerance,
 from .events import (assert_num_jit_and_pmap_compilations,  # noqa: F401
                      count_jit_and_pmap_lowerings, count_jit_compilation_cache_miss,
                      count_jit_tracing_cache_miss, count_primitive_compiles)
+from .jaxpr_checks import (assert_dot_precision, assert_dot_preferred_element_type,  # noqa: F401
+                           iter_eqns)
 from .mesh import create_mesh, with_explicit_mesh  # noqa: F401
 from .rand import (NUMPY_SCALAR_SHAPE, PYTHON_SCALAR_SHAPE, ScalarShape, _dims_of_shape,  # noqa: F401
                    dtype_str, format_shape_dtype_string, is_valid_shape, rand_bool, rand_default,
@@ -48,14 +49,6 @@ from .sampling import (NUM_GENERATED_CASES, cases_from_gens, ignore_warning,  # 
                        named_cases_from_sampler, numpy_version, parameterized_filterable,
                        parse_version, sample_product, sample_product_testcases,
                        sanitize_test_name)
-
-
-def iter_eqns(jaxpr):
-    """Every equation of `jaxpr` and of the jaxprs nested in its equations' params, depth
-    first (JAX's tests look for primitives a transformation should not have added)."""
-    yield from jaxpr.eqns
-    for sub in subjaxprs(jaxpr):
-        yield from iter_eqns(sub)
 
 
 def jaxlib_version() -> tuple:
