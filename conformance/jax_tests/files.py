@@ -36,6 +36,8 @@ FILES = [
     "stax_test.py",
     "optimizers_test.py",
     "x64_context_test.py",
+    "random_test.py",
+    "random_lax_test.py",
 ]
 
 # not run: each imports internals of JAX that jxkernel has no counterpart of (the first import
@@ -49,8 +51,6 @@ SKIPPED = {
     "linalg_test.py": "`jax._src.lax.linalg`, `jax._src.lib.cuda_versions`",
     "lax_scipy_test.py": "`jax._src.scipy`",
     "lax_scipy_sparse_test.py": "`jax._src.scipy`",
-    "random_test.py": "`jax._src.random`, `jax._src.random.prng`",
-    "random_lax_test.py": "`jax._src.random`",
     "tree_util_test.py": "`jax._src.tree_util.broadcast_flattened_prefix_with_treedef` and "
                          "other private tree_util names",
     "nn_test.py": "`jax._src.ad_checkpoint`, `jax._src.cudnn`",

@@ -26,7 +26,8 @@ from .case import (JaxTestCase, JaxTestLoader, capture_stderr, capture_stdout,  
 from .case import _assert_numpy_allclose  # noqa: F401
 from .devices import (device_under_test, is_cloud_tpu, is_cuda_compute_capability_at_least,  # noqa: F401
                       is_device_cuda, is_device_rocm, is_device_tpu, is_device_tpu_at_least,
-                      run_on_devices, skip_on_devices, skip_on_flag, test_device_matches)
+                      request_cpu_devices, run_on_devices, skip_on_devices, skip_on_flag,
+                      test_device_matches)
 from .dtype_lists import (_dtype, default_gradient_tolerance, default_tolerance, dtypes,  # noqa: F401
                           join_tolerance, num_float_bits, supported_dtypes, to_default_dtype,
                           tolerance, with_jax_dtype_defaults)

@@ -103,3 +103,14 @@ def is_cloud_tpu() -> bool:
 
 def is_cuda_compute_capability_at_least(capability) -> bool:
     return False
+
+
+def request_cpu_devices(nr_devices: int):
+    """At least `nr_devices` CPU devices, asked for at a test module's top: it counts only
+    before the CPU backend starts (a started one keeps its devices; tests needing more skip
+    themselves), as JAX's."""
+    if (config.jax_num_cpu_devices or 1) < nr_devices:
+        try:
+            config.update("jax_num_cpu_devices", nr_devices)
+        except RuntimeError:          # (the backend runs already)
+            pass
