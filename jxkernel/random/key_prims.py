@@ -284,4 +284,7 @@ def random_wrap(data, impl: prng.PRNGImpl):
 
 
 def random_unwrap(keys):
+    dtype = get_aval(keys).dtype
+    if not isinstance(dtype, dtypes.ExtendedDType):         # (JAX's words)
+        raise TypeError(f"random_unwrap takes key array operand, got keys.dtype={dtype!r}")
     return random_unwrap_p.bind(keys)

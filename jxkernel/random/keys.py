@@ -147,6 +147,7 @@ class KeyArray(OverData):
         self._source_info = None
 
     shape = property(lambda self: tuple(self._base.aval.shape[:-len(self.dtype.key_shape)]))
+    _base_array = property(lambda self: self._base)     # (JAX's name for the key data)
     dtype = property(lambda self: key_prims.key_dtypes[self._impl])
 
     @property

@@ -11,3 +11,4 @@ from ... import (ShapeDtypeStruct, block_until_ready, clear_caches,  # noqa: F40
                 eval_shape, grad, hessian, jacfwd, jacobian, jacrev, jit, jvp,
                 linear_transpose, linearize, live_arrays, make_jaxpr, named_call, named_scope,
                 pmap, value_and_grad, vjp, vmap)
+from ...api.pmap import device_put_replicated, device_put_sharded  # noqa: F401
