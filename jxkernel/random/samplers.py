@@ -36,7 +36,7 @@ def _dtype(x) -> np.dtype:
 
 def _check_shape(name, shape, *param_shapes):
     if param_shapes:
-        full = np.broadcast_shapes(shape, *param_shapes)
+        full = lax.broadcast_shapes(tuple(shape), *map(tuple, param_shapes))     # (JAX's error)
         if full != tuple(shape):
             raise ValueError(f"{name} parameter shapes must be broadcast-compatible with shape "
                              f"argument, and the result of broadcasting the shapes must equal "
@@ -53,7 +53,7 @@ def _check_broadcast_shapes(name, shape, *args):
     """
     arg_shapes = [np.shape(a) for a in args]
     if shape is None:
-        return tuple(np.broadcast_shapes(*arg_shapes)) if arg_shapes else ()
+        return tuple(lax.broadcast_shapes(*arg_shapes)) if arg_shapes else ()
     shape = lax.shapes.canonicalize_shape(shape)
     _check_shape(name, shape, *arg_shapes)
     return tuple(shape)
