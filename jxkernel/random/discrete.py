@@ -7,6 +7,7 @@ by random keys) and choice, as JAX 0.10.2 computes them.
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 
@@ -57,6 +58,7 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None, *,
     Array([1, 2, 2, 1, 2], dtype=int32)
     """
     data, _ = check_key("categorical", key)
+    axis = operator.index(axis)     # (a concrete 0-d Array too, as JAX's takes it)
     logits_shape = _shape(logits)
     batch_shape = tuple(np.delete(logits_shape, axis))
     if shape is None:

@@ -26,9 +26,9 @@ from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval, typeof_rules
 from ..core.basearray import Array, OverData
 from ..core.mesh import NamedSharding, PartitionSpec, get_mesh
-from ..core.source_info import user_stacklevel
 from ..lax.sharding import laid_out
 from ..numpy import array_methods, indexing as _indexing
+from ..numpy.dtypes import canonicalize_user_dtype
 from ..xla import array as _xla_array
 from ..core import trace as _trace
 from . import key_prims, philox, prng, rbg, threefry4x32
@@ -574,23 +574,10 @@ def fold_in(key, data):
 
 
 def user_dtype(dtype, default, fun_name=""):
-    """A dtype argument as arrays get it (None: `default`, e.g. float); 64-bit types shrink
-    to 32 bits without x64, as JAX's check_and_canonicalize_user_dtype does."""
-    if dtype is None:
-        dtype = default
-    if any(dtype is t for t in (bool, int, float, complex)):   # not np.dtype('float64') == float
-        return {bool: lambda: dtypes.bool_, int: dtypes.default_int_dtype,
-                float: dtypes.default_float_dtype,
-                complex: dtypes.default_complex_dtype}[dtype]()
-    requested = np.dtype(dtype)
-    out = dtypes.canonicalize_dtype(requested)
-    if out != requested:
-        warnings.warn(f"Explicitly requested dtype {requested} is not available, and will be "
-                      f"truncated to dtype {out}. To enable more dtypes, set the jax_enable_x64 "
-                      f"configuration option or the JAX_ENABLE_X64 shell environment variable. "
-                      f"See https://github.com/jax-ml/jax#current-gotchas for more.",
-                      UserWarning, stacklevel=user_stacklevel())    # the user's line
-    return out
+    """A dtype argument as arrays get it (None: `default`, e.g. float): jnp's
+    canonicalize_user_dtype, as JAX's samplers call check_and_canonicalize_user_dtype (64-bit
+    types without x64 as jax_explicit_x64_dtypes says: shrunk with a warning by default)."""
+    return canonicalize_user_dtype(default if dtype is None else dtype)
 
 
 def takes_out_sharding(sampler):

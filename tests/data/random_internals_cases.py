@@ -283,11 +283,29 @@ def _creation_and_placement(jax):
     return out
 
 
+def _samplers(jax):
+    r, jnp = _module(jax, "random"), _module(jax, "numpy")
+    key = r.key(0)
+    logits = r.normal(r.key(1), (8, 9))
+    axis = r.randint(r.key(2), (), -2, 2)           # a 0-d Array as the axis, as JAX's test
+    out = {"categorical axis=Array, without replacement": _array(r.categorical(
+        key, logits, axis=axis, shape=(3,) + tuple(np.delete((8, 9), int(axis))), replace=False)),
+        "categorical too many without replacement": _said(lambda: r.categorical(
+            key, logits, axis=axis, shape=(5, 6) + tuple(np.delete((8, 9), int(axis))),
+            replace=False))}
+    with jax.numpy_rank_promotion("raise"):
+        for method in ("svd", "eigh"):
+            out[f"{method} singular multivariate_normal"] = _array(r.multivariate_normal(
+                key, mean=jnp.zeros(2), cov=jnp.array([[1., 1.], [1., 1.]]), shape=(4,),
+                method=method))
+    return out
+
+
 def run(jax):
     out = {}
     for impl in IMPLS:
         out.update({f"{impl}: {name}": value for name, value in _per_impl(jax, impl).items()})
     for part in (_registry_and_custom, _threefry_functions, _private_helpers, _seed_offset,
-                 _key_arrays, _tangents, _creation_and_placement):
+                 _key_arrays, _tangents, _creation_and_placement, _samplers):
         out.update(part(jax))
     return out
