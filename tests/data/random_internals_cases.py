@@ -243,6 +243,15 @@ def _tangents(jax):
     out["symbolic zeros: grad"] = float(jax.grad(lambda x: g(x, 3)[0])(1.))
     out["symbolic zero dtypes"] = seen["symbolic zero dtypes"]
     out["float0 is the key tangent dtype"] = seen["key cotangent dtype"] == str(dtypes.float0)
+    for impl in ("threefry2x32", "rbg"):
+        key = r.PRNGKey(73, impl=impl)
+        out[f"grad allow_int of {impl} key"] = _said(lambda: str(jax.grad(
+            lambda x: 1., allow_int=True)(key).dtype))
+        out[f"grad of {impl} key"] = _said(lambda: jax.grad(lambda x: 1.)(key))
+        # jtu's check of it, as JAX's random_lax_test makes it
+        case = _module(jax, "_src.test_util").JaxTestCase("run")
+        out[f"jtu assertArraysEqual float0 ({impl})"] = _said(lambda: case.assertArraysEqual(
+            jax.grad(lambda x: 1., allow_int=True)(key), np.zeros(key.shape, dtypes.float0)))
     return out
 
 
