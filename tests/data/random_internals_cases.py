@@ -302,6 +302,9 @@ def _samplers(jax):
         "categorical too many without replacement": _said(lambda: r.categorical(
             key, logits, axis=axis, shape=(5, 6) + tuple(np.delete((8, 9), int(axis))),
             replace=False))}
+    out["jit(permutation)(key, 10)"] = _said(lambda: jax.jit(r.permutation)(key, 10))
+    out["jit(choice)(key, 10)"] = _said(lambda: jax.jit(r.choice)(key, 10))
+    out["permutation(key, 10.)"] = _said(lambda: r.permutation(key, 10.))
     with jax.numpy_rank_promotion("raise"):
         for method in ("svd", "eigh"):
             out[f"{method} singular multivariate_normal"] = _array(r.multivariate_normal(
