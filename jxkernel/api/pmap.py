@@ -22,7 +22,7 @@ from ..core.avals import get_aval
 from ..core.lru import LRU, SIGNATURES
 from ..core.mesh import IndivisibleError, Mesh, NamedSharding, PartitionSpec
 from ..core.trace import EvalTrace, current_trace
-from ..lax.shapes import expand_dims, squeeze
+from ..lax.shapes import concatenate, expand_dims, squeeze
 from ..tree_util import broadcast_prefix, tree_flatten, tree_leaves, tree_map, tree_unflatten
 from ..transforms.api_util import merge_static, wraps
 from ..transforms.jit import jit
@@ -273,3 +273,47 @@ class _Cached:
 
     def jitted(self, eager: bool):
         return self._placed if eager else self._plain
+
+
+# ------------------------------------------------------------------ pmap-era placement
+# JAX 0.10.2 removed these from `jax` (REMOVED in jxkernel/__init__.py gives its words) and
+# keeps them in jax._src.api: each leaf stacked over `devices` along a new first axis, one
+# slice per device (a mesh of those devices with one axis, named as JAX names it)
+def device_put_sharded(shards, devices):
+    """`shards` (a list of pytrees of one structure) stacked, shard i on devices[i].
+
+    >>> device_put_sharded([np.float32(1)], jax.devices()[:1])
+    Array([1.], dtype=float32)
+    """
+    if not isinstance(shards, (list, tuple)):
+        raise TypeError(f"device_put_sharded `shards` input must be a sequence; got "
+                        f"{type(shards)}")
+    if len(shards) != len(devices):
+        raise ValueError(f"len(shards) = {len(shards)} must equal len(devices) = "
+                         f"{len(devices)}.")
+    sharding = NamedSharding(Mesh(np.array(devices), ("_device_put_sharded",)),
+                             PartitionSpec("_device_put_sharded"))
+
+    def stacked(*xs):
+        avals = [get_aval(x) for x in xs]
+        for a1, a2 in zip(avals[:-1], avals[1:]):
+            if (a1.shape, a1.dtype) != (a2.shape, a2.dtype):
+                raise ValueError(f"the shards passed to device_put_sharded must have "
+                                 f"consistent shape and dtype, but got {a1} and {a2}.")
+        return device_put(concatenate([expand_dims(x, (0,)) for x in xs], 0), sharding)
+    return tree_map(stacked, *shards)
+
+
+def device_put_replicated(x, devices):
+    """Each leaf of `x` on every device of `devices`, stacked along a new first axis.
+
+    >>> device_put_replicated(np.float32(1), jax.devices()[:1])
+    Array([1.], dtype=float32)
+    """
+    if not isinstance(devices, (list, tuple)) or not devices:
+        raise ValueError("`devices` argument to `device_put_replicated must be a non-empty "
+                         "sequence.")
+    sharding = NamedSharding(Mesh(np.array(devices), ("_device_put_replicated",)),
+                             PartitionSpec("_device_put_replicated"))
+    return tree_map(lambda leaf: device_put(concatenate([expand_dims(leaf, (0,))] * len(devices),
+                                                        0), sharding), x)

@@ -41,9 +41,33 @@ class OverData:
     sharding = property(lambda self: self._base.sharding)
     committed = property(lambda self: self._base.committed)
     device = property(lambda self: self._base.device)
+    is_fully_addressable = property(lambda self: self._base.is_fully_addressable)
+    is_fully_replicated = property(lambda self: self._base.is_fully_replicated)
+    itemsize = property(lambda self: self.dtype.itemsize)      # one element's data, in bytes
+    nbytes = property(lambda self: self.itemsize * self.size)
 
     def devices(self):
         return self._base.devices()
+
+    def on_device_size_in_bytes(self) -> int:
+        return self._base.on_device_size_in_bytes()
+
+    def unsafe_buffer_pointer(self) -> int:
+        return self._base.unsafe_buffer_pointer()
+
+    def copy_to_host_async(self) -> None:
+        self._base.copy_to_host_async()
+
+    def addressable_data(self, index: int):
+        """Shard `index`'s part, of this array's type (`_with_base`: a subclass's)."""
+        return self._with_base(self._base.addressable_data(index))
+
+    @property
+    def addressable_shards(self) -> list:
+        return [type(s)(s.device, s.index, s.replica_id, self._with_base(s.data))
+                for s in self._base.addressable_shards]
+
+    global_shards = addressable_shards      # (one process: every shard is this one's)
 
     def is_deleted(self) -> bool:
         return self._base.is_deleted()

@@ -181,10 +181,14 @@ _OPTIONS = [
             validate=lambda v: _check_enum(v, ("allow", "warn", "error"))),
     _Option("jax_default_prng_impl", "threefry2x32", "JAX_DEFAULT_PRNG_IMPL", None,
             "The PRNG implementation of keys made without `impl` and of raw keys given to "
-            "jax.random: 'threefry2x32', 'rbg' or 'unsafe_rbg' (JAX's other names are accepted "
-            "and raise NotImplementedError when a key is made).",
+            "jax.random: 'threefry2x32', 'threefry4x32', 'rbg', 'unsafe_rbg', 'philox2x32' or "
+            "'philox4x32'.",
             validate=lambda v: _check_enum(v, ("threefry2x32", "threefry4x32", "rbg",
                                                "unsafe_rbg", "philox2x32", "philox4x32"))),
+    _Option("jax_random_seed_offset", 0, "JAX_RANDOM_SEED_OFFSET", int,
+            "Added to every seed a PRNG key is made from (jax.random.key, PRNGKey): other "
+            "keys, hence other random numbers, from the same code.",
+            validate=lambda v: _check_int(v, "jax_random_seed_offset")),
     _flag("jax_softmax_custom_jvp", False,
           "jax.nn.softmax with a custom_jvp rule (its derivative from its output: less memory, "
           "more stable) instead of differentiating its operations."),
@@ -274,7 +278,7 @@ _TRACE_OPTIONS = ("jax_enable_x64", "jax_explicit_x64_dtypes", "jax_check_static
                   "jax_default_matmul_precision", "jax_check_tracer_leaks",
                   "jax_allow_f16_reductions", "jax_legacy_prng_key", "jax_enable_custom_prng",
                   "jax_softmax_custom_jvp", "jax_threefry_partitionable", "jax_auto_pcast",
-                  "jax_default_prng_impl", "jax_debug_key_reuse",
+                  "jax_default_prng_impl", "jax_random_seed_offset", "jax_debug_key_reuse",
                   "jax_remove_size_one_mesh_axis_from_type",
                   # as in JAX's trace context: a call inside jax.default_device(d) traces and
                   # compiles again even where d is the device it ran on before

@@ -39,6 +39,9 @@ class EArray(OverData):
     def copy(self) -> "EArray":
         return EArray(self._aval, self._data.copy())
 
+    def _with_base(self, data) -> "EArray":
+        return EArray(self._aval, data)     # (as JAX's addressable_data: the same aval)
+
     def __iter__(self):
         # as JAX's EArray: only the 0-d case has an answer
         if not self.shape:

@@ -8,7 +8,7 @@ import functools
 import numpy as np
 
 from ..core import dtypes
-from ..core.avals import ShapedArray
+from ..core.avals import ShapedArray, context_abstract_mesh
 from ..core.ir import ClosedJaxpr
 from ..core.numpy_eval import eval_closed_jaxpr_numpy
 from ..core.numpy_simplify import simplify_divisions
@@ -140,8 +140,17 @@ def numpy_fun(fun, multiple_results: bool = False):
     return rule
 
 
-@functools.lru_cache(maxsize=4096)
 def _traced(fun, multiple_results, avals, params):
+    """`fun` traced on `avals` (a ClosedJaxpr, physical), cached per the avals' exact
+    shardings and the mesh in context too: avals typed over an Explicit mesh's abstract mesh
+    without naming an axis equal plain ones, but a jaxpr traced from them, or under
+    set_mesh, has results typed over that mesh, which a program for one device refuses."""
+    return _traced_cached(fun, multiple_results, avals, tuple(a.sharding for a in avals),
+                          context_abstract_mesh(), params)
+
+
+@functools.lru_cache(maxsize=4096)
+def _traced_cached(fun, multiple_results, avals, shardings, mesh, params):
     kwargs = dict(params)
 
     def flat(*args):

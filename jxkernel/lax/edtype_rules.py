@@ -57,6 +57,8 @@ _rule(_shapes.rev_p, lambda i, o, p: p)
 _rule(_shapes.concatenate_p, lambda i, o, p: p)
 _rule(_shapes.split_p, lambda i, o, p: p)
 _rule(_shapes.stack_p, lambda i, o, p: p)
+_rule(_shapes.tile_p, lambda i, o, p: _out(p, o, reps=tuple(p["reps"]) +
+                                           (1,) * len(_key_dims(i[0]))))
 _rule(_elementwise.copy_p, lambda i, o, p: p)
 _rule(sharding_constraint_p, lambda i, o, p: _out(p, o, sharding=physical_aval(
     o[0].update(sharding=p["sharding"])).sharding) if hasattr(p["sharding"], "spec") else p)

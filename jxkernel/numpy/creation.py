@@ -302,6 +302,9 @@ def astype(x, dtype, /, *, copy: bool = False, device=None):
 # ---------------------------------------------------------------- fills
 def _fill(shape, value, dtype, weak=False, device=None):
     """`value` broadcast to `shape`: built on the host eagerly, staged as lax.full."""
+    if isinstance(dtype, _core.ExtendedDType):      # keys: their type's rules' full, as JAX's
+        out = lax.full(shape, value, dtype)
+        return out if device is None else device_put(out, device)
     if _eager() or device is not None:
         return _on_device(np.full(shape, value, dtype), weak, device)
     out = util.full(shape, lax.conversion._convert_element_type(value, dtype, weak))
@@ -396,9 +399,12 @@ def _full_scalar(shape, fill_value, dtype, device=None):
     if isinstance(fill_value, Tracer):
         # staged even when concrete: a JVP tracer's concrete primal would drop its tangent
         return util.full(shape, fill_value, dtype, weak)   # converts only if needed
+    if isinstance(dtype, _core.ExtendedDType):
+        return _fill(shape, fill_value, dtype, device=device)
     if isinstance(fill_value, Array):
         fill_value = np.asarray(fill_value)
-    _check_python_int(fill_value, _core.default_int_dtype())     # then wraps, as lax.full
+    # a Python int wraps to `dtype` (NumPy's OverflowError only past 64 bits), as JAX's
+    # lax.full converts it: jnp.full((n,), 0x85a308d3, jnp.uint32) is that number
     return _fill(shape, np.asarray(fill_value).astype(dtype), dtype, weak, device)
 
 

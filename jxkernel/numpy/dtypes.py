@@ -199,6 +199,8 @@ def canonicalize_user_dtype(d, fun_name: str = "", warn: bool = True) -> np.dtyp
     64-bit types in 32-bit mode shrink with JAX's warning."""
     if d is None:
         raise ValueError("dtype must be specified.")
+    if isinstance(d, _core.ExtendedDType):     # a key type (jnp.zeros(shape, key.dtype)): as is
+        return d
     if isinstance(d, type) and d in _DEFAULT_TYPEMAP:
         return _DEFAULT_TYPEMAP[d]()
     if hasattr(d, "aval") and not isinstance(d, type):

@@ -15,7 +15,7 @@ from ..core import dtypes
 from ..transforms.jit import jit
 from .keys import check_key, static_shape, takes_out_sharding, user_dtype
 from .rejection import _gamma_impl
-from .samplers import (_bcast, _binop, _c, _check_safe_cast, _check_shape, _dtype,
+from .samplers import (_bcast, _binop, _c, _check_broadcast_shapes, _check_safe_cast, _dtype,
                        _exponential, _normal_impl, _rademacher_impl, _shape,
                        _split2, _sum, _uniform_impl)
 
@@ -29,11 +29,8 @@ def _prepare(name, key, dtype, shape, *params, kind="float", cast=True):
     if not ok(dtype):
         what = {"float": "a float", "inexact": "a float or complex", "int": "an int"}[kind]
         raise ValueError(f"dtype argument to `{name}` must be {what} dtype, got {dtype}")
-    if shape is None:
-        shape = np.broadcast_shapes(*(_shape(p) for p in params)) if params else ()
-    else:
-        shape = static_shape(name, shape)
-        _check_shape(name, shape, *(_shape(p) for p in params))
+    shape = _check_broadcast_shapes(name, None if shape is None else static_shape(name, shape),
+                                    *params)
     if cast:
         _check_safe_cast(name, dtype, *params)
     return data, dtype, tuple(shape)

@@ -7,11 +7,14 @@ by random keys) and choice, as JAX 0.10.2 computes them.
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 
 from .. import lax
 from ..core import dtypes
+from ..core.errors import ConcretizationTypeError
+from ..core.trace import Tracer
 from ..transforms.jit import jit
 from . import key_prims
 from .keys import check_key, static_shape, takes_out_sharding
@@ -57,6 +60,7 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None, *,
     Array([1, 2, 2, 1, 2], dtype=int32)
     """
     data, _ = check_key("categorical", key)
+    axis = operator.index(axis)     # (a concrete 0-d Array too, as JAX's takes it)
     logits_shape = _shape(logits)
     batch_shape = tuple(np.delete(logits_shape, axis))
     if shape is None:
@@ -125,10 +129,10 @@ def permutation(key, x, axis=0, independent=False, *, out_sharding=None):
 
 
 def _concrete_int(x, what):
-    try:
-        return int(x)
-    except Exception as e:
-        raise TypeError(f"{what} must be a concrete integer (not traced): {e}") from None
+    """`x` as a Python int; traced, JAX's ConcretizationTypeError, `what` naming the argument."""
+    if isinstance(x, Tracer) and x.to_concrete_value() is None:
+        raise ConcretizationTypeError(x, f"{what}\n")
+    return int(x)
 
 
 def _choice_impl(key, arr, p, n_inputs, shape, replace, axis, mode, scalar_a):
@@ -180,7 +184,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
     a_shape = _shape(a)
     scalar_a = not a_shape
     if scalar_a:
-        n_inputs = _concrete_int(a, "The error occurred in jax.random.choice(): `a`")
+        n_inputs = _concrete_int(a, "The error occurred in jax.random.choice()")
     else:
         axis = lax.shapes.canonicalize_axis(axis, len(a_shape))
         n_inputs = a_shape[axis]

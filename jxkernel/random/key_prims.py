@@ -38,13 +38,22 @@ def _check_keys(name, aval):
         raise TypeError(f"{name} takes typed keys (a key<...> dtype); got {aval.str_short()}")
 
 
-# implementation name -> its KeyDType: filled by keys.py, where the dtypes are defined (keys.py
-# imports this module)
-key_dtypes: dict = {}
+class _KeyDTypes(dict):
+    """implementation (a prng.PRNGImpl) -> the dtype of its keys, made on first use by
+    `factory`: keys.py's KeyDType (keys.py, where the dtypes are defined, imports this module
+    and sets it)."""
+    factory = None
+
+    def __missing__(self, impl):
+        dtype = self[impl] = self.factory(impl)
+        return dtype
+
+
+key_dtypes = _KeyDTypes()
 
 
 def _key_dtype(impl):
-    return key_dtypes[impl.name]
+    return key_dtypes[impl]
 
 
 def _flat_map(fn, data, n_keys_dims, key_shape):
@@ -110,7 +119,7 @@ def _bits_abstract_eval(keys, *, bit_width, shape):
 
 def _bits_physical(in_avals, out_avals, data, *, bit_width, shape):
     dtype = in_avals[0].dtype
-    impl = prng.IMPLS[dtype.impl]
+    impl = dtype._impl
     return _flat_map(lambda k: impl.random_bits(k, bit_width, tuple(shape)), data,
                      len(in_avals[0].shape), dtype.key_shape)
 
@@ -132,7 +141,7 @@ def _split_abstract_eval(keys, *, shape):
 
 def _split_physical(in_avals, out_avals, data, *, shape):
     dtype = in_avals[0].dtype
-    impl = prng.IMPLS[dtype.impl]
+    impl = dtype._impl
     return _flat_map(lambda k: impl.split(k, tuple(shape)), data, len(in_avals[0].shape),
                      dtype.key_shape)
 
@@ -154,7 +163,7 @@ def _fold_in_abstract_eval(keys, msgs):
 
 def _fold_in_physical(in_avals, out_avals, data, msgs):
     dtype = in_avals[0].dtype
-    impl = prng.IMPLS[dtype.impl]
+    impl = dtype._impl
     shape = tuple(out_avals[0].shape)
     if not shape:
         return impl.fold_in(data, msgs)
@@ -241,8 +250,8 @@ defjvp_zero(random_clone_p)
 
 
 # ------------------------------------------------------------------ binding them
-def random_seed(seeds, impl: str):
-    return random_seed_p.bind(seeds, impl=prng.IMPLS[impl])
+def random_seed(seeds, impl: prng.PRNGImpl):
+    return random_seed_p.bind(seeds, impl=impl)
 
 
 def random_bits(keys, bit_width: int, shape):
@@ -270,9 +279,12 @@ def index(keys, i: int):
     return lax.index_in_dim(keys, i, keepdims=False)
 
 
-def random_wrap(data, impl: str):
-    return random_wrap_p.bind(data, impl=prng.IMPLS[impl])
+def random_wrap(data, impl: prng.PRNGImpl):
+    return random_wrap_p.bind(data, impl=impl)
 
 
 def random_unwrap(keys):
+    dtype = get_aval(keys).dtype
+    if not isinstance(dtype, dtypes.ExtendedDType):         # (JAX's words)
+        raise TypeError(f"random_unwrap takes key array operand, got keys.dtype={dtype!r}")
     return random_unwrap_p.bind(keys)

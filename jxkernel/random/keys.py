@@ -27,21 +27,19 @@ from ..core.avals import ShapedArray, get_aval, typeof_rules
 from ..core.basearray import Array, OverData
 from ..core.mesh import NamedSharding, PartitionSpec, get_mesh
 from ..lax.sharding import laid_out
-from ..numpy import array_methods, dtypes as _jnp_dtypes, indexing as _indexing
+from ..numpy import array_methods, indexing as _indexing
+from ..numpy.dtypes import canonicalize_user_dtype
 from ..xla import array as _xla_array
 from ..core import trace as _trace
-from . import key_prims
-from . import rbg  # noqa: F401  registers rbg and unsafe_rbg with prng
+from . import key_prims, philox, prng, rbg, threefry4x32
 
-IMPL_NAME = "threefry2x32"        # JAX's default implementation
-KEY_SHAPE = (2,)
-
-# The implementations jxkernel has: name -> (the tag its dtype prints, its key data's shape).
-# rbg and unsafe_rbg draw bits with XLA's RngBitGenerator (random/rbg.py).
-IMPLS = {IMPL_NAME: ("fry", KEY_SHAPE), "rbg": ("rbg", (4,)), "unsafe_rbg": ("urbg", (4,))}
-# JAX 0.10.2's names in its registration order (its error lists them so); the three jxkernel
-# lacks raise NotImplementedError
-_JAX_IMPLS = ("philox2x32", "philox4x32", "threefry2x32", "rbg", "unsafe_rbg", "threefry4x32")
+# JAX 0.10.2's implementations in its order of registration (prng.prngs keeps it: the
+# parameterized tests over them and the error for an unknown name list them so). rbg and
+# unsafe_rbg draw bits with XLA's RngBitGenerator (random/rbg.py).
+for _impl in (philox.philox2x32_prng_impl, philox.philox4x32_prng_impl, prng.threefry_prng_impl,
+              rbg.rbg_prng_impl, rbg.unsafe_rbg_prng_impl, threefry4x32.threefry4x32_prng_impl):
+    prng.register_prng(_impl)
+THREEFRY = prng.threefry_prng_impl     # JAX's default implementation
 
 
 # ------------------------------------------------------------------ typed keys
@@ -56,7 +54,7 @@ class KeyTyRules:
 
     @staticmethod
     def global_sharded_result_handler(aval, sharding, committed):
-        impl = aval.dtype.impl
+        impl = aval.dtype._impl
         return lambda data: KeyArray(data, impl)
 
     @staticmethod
@@ -75,7 +73,7 @@ class KeyTyRules:
                                      shape + tuple(dtype.key_shape))
         else:
             data = lax.full(shape + tuple(dtype.key_shape), fill_value, np.dtype(np.uint32))
-        return key_prims.random_wrap(data, dtype.impl)
+        return key_prims.random_wrap(data, dtype._impl)
 
     @staticmethod
     def zero(dtype):
@@ -84,16 +82,16 @@ class KeyTyRules:
 
 
 class KeyDType(dtypes.ExtendedDType):
-    """The dtype of typed keys of one implementation, printed as in JAX: `key<fry>` for
-    threefry2x32, `key<rbg>`, `key<urbg>` for unsafe_rbg."""
+    """The dtype of typed keys of one implementation (a prng.PRNGImpl, `_impl` as JAX's
+    KeyTy names it), printed as in JAX: `key<fry>` for threefry2x32, `key<rbg>`, `key<urbg>`
+    for unsafe_rbg, `key<TAG>` for an implementation of the user's."""
     type = dtypes.prng_key          # what jnp.issubdtype(k.dtype, jax.dtypes.prng_key) reads
     _rules = KeyTyRules
 
-    def __init__(self, impl: str):
-        tag, shape = IMPLS[impl]
-        self.impl = impl
-        self.name = f"key<{tag}>"
-        self.key_shape = shape      # the trailing shape of the uint32 data of one key
+    def __init__(self, impl: prng.PRNGImpl):
+        self._impl = impl
+        self.name = f"key<{impl.tag}>"
+        self.key_shape = tuple(impl.key_shape)   # the trailing shape of one key's uint32 data
 
     def __repr__(self):
         return self.name
@@ -102,7 +100,7 @@ class KeyDType(dtypes.ExtendedDType):
 
     def __eq__(self, other):
         if isinstance(other, KeyDType):
-            return other.impl == self.impl
+            return other._impl == self._impl
         return other == self.name
 
     def __hash__(self):
@@ -119,12 +117,11 @@ class KeyDType(dtypes.ExtendedDType):
 
     def wrap(self, data) -> "KeyArray":
         """Keys of this type over their uint32 data (what executables return for them)."""
-        return KeyArray(data, self.impl)
+        return KeyArray(data, self._impl)
 
 
-KEY_DTYPES = {impl: KeyDType(impl) for impl in IMPLS}
-key_prims.key_dtypes.update(KEY_DTYPES)
-key_dtype_fry = KEY_DTYPES[IMPL_NAME]
+key_prims.key_dtypes.factory = KeyDType     # (key_prims makes each on first use)
+key_dtype_fry = key_prims.key_dtypes[THREEFRY]
 
 
 class KeyArray(OverData):
@@ -142,7 +139,7 @@ class KeyArray(OverData):
     # keys were consumed (a bool, or a mask over them), and where they were first
     __slots__ = ("_base", "_impl", "_aval", "_consumed", "_source_info", "__weakref__")
 
-    def __init__(self, base, impl: str = IMPL_NAME):
+    def __init__(self, base, impl: prng.PRNGImpl = THREEFRY):
         self._base = base
         self._impl = impl
         self._aval = None
@@ -150,7 +147,8 @@ class KeyArray(OverData):
         self._source_info = None
 
     shape = property(lambda self: tuple(self._base.aval.shape[:-len(self.dtype.key_shape)]))
-    dtype = property(lambda self: KEY_DTYPES[self._impl])
+    _base_array = property(lambda self: self._base)     # (JAX's name for the key data)
+    dtype = property(lambda self: key_prims.key_dtypes[self._impl])
 
     @property
     def aval(self) -> ShapedArray:
@@ -237,7 +235,9 @@ class KeyArray(OverData):
         return out
 
     def __reduce__(self):
-        return (_unpickled, (np.asarray(self._base), self._impl))
+        # (by name: a registered implementation is the same object after unpickling)
+        impl = self._impl.name if prng.prngs.get(self._impl.name) == self._impl else self._impl
+        return (_unpickled, (np.asarray(self._base), impl))
 
     def __repr__(self):
         return f"Array({self.shape}, dtype={self.dtype}) overlaying:\n{np.asarray(self._base)}"
@@ -262,7 +262,7 @@ _install_array_operators()
 
 
 def _unpickled(data, impl):
-    return KeyArray(_jnp.asarray(data), impl)
+    return KeyArray(_jnp.asarray(data), prng.prngs[impl] if isinstance(impl, str) else impl)
 
 
 def _keys_equal(a, b):
@@ -320,15 +320,15 @@ Array.register(KeyArray)     # typed keys are jax.Array instances, as in JAX
 _xla_array.ARRAY_TYPES.add(KeyArray)    # executables take their data's buffer as it is
 
 
-def _check_key_data(data_aval, impl: str = IMPL_NAME):
+def _check_key_data(data_aval, impl: prng.PRNGImpl = THREEFRY):
     if not data_aval.shape:
         raise TypeError(f"JAX encountered invalid PRNG key data: expected key_data.ndim >= 1; "
                         f"got ndim={len(data_aval.shape)}")
-    key_shape = IMPLS[impl][1]
+    key_shape = tuple(impl.key_shape)
     if tuple(data_aval.shape[-len(key_shape):]) != key_shape:
         raise TypeError(f"JAX encountered invalid PRNG key data: expected key_data.shape to end "
                         f"with {key_shape}; got shape={tuple(data_aval.shape)} for "
-                        f"impl={impl}")
+                        f"impl={impl!r}")
     if data_aval.dtype != np.dtype(np.uint32):
         raise TypeError(f"JAX encountered invalid PRNG key data: expected key_data.dtype = "
                         f"uint32; got dtype={data_aval.dtype}")
@@ -365,7 +365,7 @@ def check_key(name: str, key, allow_batched=False):
         typed = KeyArray(key, impl) if type(key) is _xla_array.Array and \
             _trace._ctx.trace is _trace.eval_trace else key_prims.random_wrap(key, impl)
         wrapped = True
-        shape = tuple(aval.shape[:-len(IMPLS[impl][1])])
+        shape = tuple(aval.shape[:-len(impl.key_shape)])
     if not allow_batched and shape:
         raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
                          f"{shape} != (). Use jax.vmap for batching.")
@@ -381,26 +381,55 @@ def _rewrap(wrapped: bool, keys):
     return keys
 
 
-def impl_of(keys) -> str:
-    """The implementation's name of typed keys (a KeyArray or a tracer)."""
-    return get_aval(keys).dtype.impl
+def impl_of(keys) -> prng.PRNGImpl:
+    """The implementation of typed keys (a KeyArray or a tracer)."""
+    return get_aval(keys).dtype._impl
 
 
-def _resolve_impl(impl) -> str:
-    """The implementation's name from a name, a key dtype or None (the default one)."""
+class PRNGSpec:
+    """What `key_impl` gives for keys of an implementation of the user's (registered ones
+    give their name): it names the implementation to `key` and `wrap_key_data`, as JAX's."""
+    __slots__ = ("_impl",)
+
+    def __init__(self, impl: prng.PRNGImpl):
+        self._impl = impl
+
+    def __repr__(self):
+        return f"PRNGSpec({self._impl.name!r})"
+
+    def __str__(self):
+        return str(self._impl)
+
+    def __hash__(self):
+        return hash(self._impl)
+
+    def __eq__(self, other):
+        return isinstance(other, PRNGSpec) and self._impl == other._impl
+
+
+def default_prng_impl() -> prng.PRNGImpl:
+    """The implementation jax_default_prng_impl names."""
+    return prng.prngs[config.jax_default_prng_impl]
+
+
+def resolve_prng_impl(impl) -> prng.PRNGImpl:
+    """The implementation named by `impl`: a name, a key dtype, a PRNGSpec, a PRNGImpl, or
+    None (the default one)."""
     if impl is None:
-        impl = config.jax_default_prng_impl
-    if isinstance(impl, KeyDType):
-        return impl.impl
+        return default_prng_impl()
+    if type(impl) is prng.PRNGImpl:
+        return impl
+    if isinstance(impl, (KeyDType, PRNGSpec)):
+        return impl._impl
     if type(impl) is not str:
         raise TypeError(f"unrecognized type {type(impl)} for specifying PRNG implementation.")
-    if impl in IMPLS:
-        return impl
-    if impl in _JAX_IMPLS:
-        raise NotImplementedError(f"PRNG implementation {impl!r} is not implemented in "
-                                  f"jxkernel; it has {', '.join(map(repr, IMPLS))}")
+    if impl in prng.prngs:
+        return prng.prngs[impl]
     raise ValueError(f'unrecognized PRNG implementation "{impl}". Did you mean one of: '
-                     f'{", ".join(f"{chr(34)}{n}{chr(34)}" for n in _JAX_IMPLS)}?')
+                     f'{", ".join(f"{chr(34)}{n}{chr(34)}" for n in prng.prngs)}?')
+
+
+_resolve_impl = resolve_prng_impl
 
 
 # ------------------------------------------------------------------ constructors
@@ -413,14 +442,22 @@ def _seed_key(ctor_name: str, seed, impl):
     if shape:
         raise TypeError(f"{ctor_name} accepts a scalar seed, but was given an array of shape "
                         f"{shape} != (). Use jax.vmap for batching")
-    if isinstance(seed, (int, np.integer)) and not isinstance(seed, np.ndarray):
+    return random_seed(seed, impl)
+
+
+def random_seed(seeds, impl: prng.PRNGImpl):
+    """Keys of `impl` from integer seeds of any shape (JAX's prng.random_seed), each seed
+    plus jax_random_seed_offset."""
+    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, np.ndarray):
         # as JAX: a Python int goes through int64 (an error past 64 bits), then takes the
         # canonical int type, i.e. wraps to 32 bits unless x64 is on
-        seed = np.int64(seed) if isinstance(seed, int) else seed
-        seed = np.asarray(seed).astype(dtypes.canonicalize_dtype(np.asarray(seed).dtype))
-    if not dtypes.is_int(get_aval(seed).dtype):
-        raise TypeError(f"PRNG key seed must be an integer; got {seed!r}")
-    return key_prims.random_seed(seed, impl)
+        seeds = np.int64(seeds) if isinstance(seeds, int) else seeds
+        seeds = np.asarray(seeds).astype(dtypes.canonicalize_dtype(np.asarray(seeds).dtype))
+    if not dtypes.is_int(get_aval(seeds).dtype):
+        raise TypeError(f"PRNG key seed must be an integer; got {seeds!r}")
+    if config.jax_random_seed_offset:
+        seeds = _jnp.add(seeds, config.jax_random_seed_offset)
+    return key_prims.random_seed(seeds, impl)
 
 
 def PRNGKey(seed, *, impl=None):
@@ -477,13 +514,15 @@ def wrap_key_data(key_bits_array, *, impl=None, dtype=None):
 
 def key_dtype(impl=None) -> KeyDType:
     """The dtype of typed keys of PRNG implementation `impl` (default: the default one)."""
-    return KEY_DTYPES[_resolve_impl(impl)]
+    return key_prims.key_dtypes[_resolve_impl(impl)]
 
 
-def key_impl(keys) -> str:
-    """The name of `keys`' implementation ('threefry2x32' for raw keys by default)."""
+def key_impl(keys):
+    """The name of `keys`' implementation ('threefry2x32' for raw keys by default); a
+    PRNGSpec for an implementation of the user's."""
     typed, _ = check_key("key_impl", keys, allow_batched=True)
-    return impl_of(typed)
+    impl = impl_of(typed)
+    return impl.name if impl.name in prng.prngs else PRNGSpec(impl)
 
 
 def clone(key):
@@ -535,15 +574,10 @@ def fold_in(key, data):
 
 
 def user_dtype(dtype, default, fun_name=""):
-    """A dtype argument as arrays get it (None: `default`, e.g. float); 64-bit types shrink
-    to 32 bits without x64, as JAX's check_and_canonicalize_user_dtype does."""
-    if dtype is None:
-        dtype = default
-    if any(dtype is t for t in (bool, int, float, complex)):   # not np.dtype('float64') == float
-        return {bool: lambda: dtypes.bool_, int: dtypes.default_int_dtype,
-                float: dtypes.default_float_dtype,
-                complex: dtypes.default_complex_dtype}[dtype]()
-    return _jnp_dtypes.canonicalize_user_dtype(dtype)      # (its warning names the user's line)
+    """A dtype argument as arrays get it (None: `default`, e.g. float): jnp's
+    canonicalize_user_dtype, as JAX's samplers call check_and_canonicalize_user_dtype (64-bit
+    types without x64 as jax_explicit_x64_dtypes says: shrunk with a warning by default)."""
+    return canonicalize_user_dtype(default if dtype is None else dtype)
 
 
 def takes_out_sharding(sampler):

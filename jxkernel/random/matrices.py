@@ -45,7 +45,11 @@ def _multivariate_normal_impl(key, mean, cov, shape, dtype, method):
     else:
         factor = jnp_linalg.cholesky(cov)
     normal_samples = _normal_impl(key, tuple(shape) + _shape(mean)[-1:], dtype)
-    return jnp.add(mean, jnp.einsum("...ij,...j->...i", factor, normal_samples))
+    spread = jnp.einsum("...ij,...j->...i", factor, normal_samples)
+    # mean + spread with NumPy's rank promotion whatever jax_numpy_rank_promotion says (JAX
+    # adds them under numpy_rank_promotion('allow'))
+    out_shape = np.broadcast_shapes(_shape(mean), _shape(spread))
+    return jnp.add(jnp.broadcast_to(mean, out_shape), jnp.broadcast_to(spread, out_shape))
 
 
 _multivariate_normal = jit(_multivariate_normal_impl, static_argnums=(3, 4, 5))

@@ -13,6 +13,7 @@ hashes the flat index of every element, so results do not depend on jit, vmap or
 from __future__ import annotations
 
 import math
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -41,13 +42,14 @@ UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: u32, 64: np.d
 threefry2x32_p = Primitive("threefry2x32", multiple_results=True)
 
 
-def _threefry2x32_abstract_eval(k1, k2, x1, x2):
-    args = (k1, k2, x1, x2)
-    if any(a.dtype != u32 for a in args):
-        raise TypeError(f"Arguments to threefry2x32 must have uint32 type, got "
-                        f"{', '.join(a.str_short() for a in args)}")
-    aval = ShapedArray(broadcast_shapes("threefry2x32", *(a.shape for a in args)), u32)
-    return [aval, aval]
+def _hash_abstract_eval(name, n_out):
+    """uint32 operands, broadcasting as lax's elementwise ops; `n_out` results of their shape."""
+    def abstract_eval(*args):
+        if any(a.dtype != u32 for a in args):
+            raise TypeError(f"Arguments to {name} must have uint32 type, got "
+                            f"{', '.join(a.str_short() for a in args)}")
+        return [ShapedArray(broadcast_shapes(name, *(a.shape for a in args)), u32)] * n_out
+    return abstract_eval
 
 
 _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
@@ -108,32 +110,55 @@ def _threefry2x32_lowering(ctx, k1, k2, x1, x2):
     return ctx.call_jaxpr(jaxpr, [k1, k2, x1, x2], "threefry2x32")
 
 
-def _threefry2x32_batching(vals, dims):
-    """Broadcasting: batch dims go first; unbatched arrays get a size-1 leading dim and
-    batched scalars among arrays become (B, 1, ..., 1)."""
-    ranks = [bu.ndim(x) - (d is not bu.not_mapped) for x, d in zip(vals, dims)]
-    rank = max(ranks)
-    moved = []
-    for x, d, r in zip(vals, dims, ranks):
-        if d is bu.not_mapped:
-            x = lax.reshape(x, (1,) + bu.shape(x)) if r else x
-        else:
-            x = bu.moveaxis(x, d, 0)
-            x = lax.reshape(x, bu.shape(x)[:1] + (1,) * rank) if r < rank else x
-        moved.append(x)
-    return threefry2x32_p.bind(*moved), [0, 0]
+def _hash_batching(prim):
+    """Broadcasting, for a hash of several uint32 results: batch dims go first; unbatched
+    arrays get a size-1 leading dim and batched scalars among arrays become (B, 1, ..., 1)."""
+    def batch(vals, dims):
+        ranks = [bu.ndim(x) - (d is not bu.not_mapped) for x, d in zip(vals, dims)]
+        rank = max(ranks)
+        moved = []
+        for x, d, r in zip(vals, dims, ranks):
+            if d is bu.not_mapped:
+                x = lax.reshape(x, (1,) + bu.shape(x)) if r else x
+            else:
+                x = bu.moveaxis(x, d, 0)
+                x = lax.reshape(x, bu.shape(x)[:1] + (1,) * rank) if r < rank else x
+            moved.append(x)
+        outs = prim.bind(*moved)
+        return outs, [0] * len(outs)
+    return batch
 
 
-abstract_eval_rules[threefry2x32_p] = _threefry2x32_abstract_eval
+abstract_eval_rules[threefry2x32_p] = _hash_abstract_eval("threefry2x32", 2)
 numpy_rules[threefry2x32_p] = threefry2x32_numpy      # the same rounds in NumPy's uint32
 lowering_rules[threefry2x32_p] = _threefry2x32_lowering
-batching_rules[threefry2x32_p] = _threefry2x32_batching
+batching_rules[threefry2x32_p] = _hash_batching(threefry2x32_p)
 defjvp_zero(threefry2x32_p)       # integer outputs: keys and bits have no derivative
 
 
 def threefry2x32(k1, k2, x1, x2):
     """Hash the counter pairs (x1, x2) with key (k1, k2); all uint32, broadcasting."""
     return threefry2x32_p.bind(k1, k2, x1, x2)
+
+
+def hash_primitive(name: str, rounds, n_out: int) -> Primitive:
+    """A counter-based hash as a primitive of uint32 operands broadcasting together:
+    `rounds(*operands)` (lax ops) is its lowering and, evaluated with NumPy, its NumPy rule;
+    threefry4x32 and the philox hashes are these (threefry2x32 has a lowering of its own)."""
+    prim = Primitive(name, multiple_results=True)
+
+    def full_rounds(*args):
+        shape = broadcast_shapes(name, *(get_aval(a).shape for a in args))
+        return [lax.broadcast_in_dim(y, shape, tuple(range(len(shape) - len(get_aval(y).shape),
+                                                           len(shape))))
+                if get_aval(y).shape != shape else y for y in rounds(*args)]
+
+    abstract_eval_rules[prim] = _hash_abstract_eval(name, n_out)
+    lowering_rules[prim] = hl.lower_fun(full_rounds, multiple_results=True)
+    numpy_rules[prim] = hl.numpy_fun(full_rounds, multiple_results=True)
+    batching_rules[prim] = _hash_batching(prim)
+    defjvp_zero(prim)
+    return prim
 
 
 # ------------------------------------------------------------------ iota_2x32_shape
@@ -211,10 +236,20 @@ def _threefry_2x32(key, counts):
         flat = lax.concatenate([flat, np.zeros((1,), u32)], 0)
     half = flat.shape[0] // 2
     x1, x2 = lax.slice(flat, (0,), (half,)), lax.slice(flat, (half,), (2 * half,))
-    k1, k2 = _unpack(key)
+    k1, k2 = key if isinstance(key, tuple) else _unpack(key)
     y1, y2 = threefry2x32(k1, k2, x1, x2)
     out = lax.concatenate([y1, y2], 0)
     return lax.reshape(lax.slice(out, (0,), (n,)) if n % 2 else out, counts.shape)
+
+
+def key_words(key) -> list:
+    """The words of one key's data (uint32[n]), as n scalars."""
+    return [lax.reshape(lax.slice(key, (i,), (i + 1,)), ()) for i in range(get_aval(key).shape[0])]
+
+
+def stacked(words, axis: int):
+    """Scalars or arrays of one shape stacked along a new axis `axis` (key data's words)."""
+    return lax.concatenate([lax.expand_dims(w, (axis,)) for w in words], axis)
 
 
 def _unpack(key):
@@ -280,30 +315,91 @@ def _threefry_random_bits(key, bit_width, shape):
 
 
 # ------------------------------------------------------------------ implementations
-_TAGS = {"threefry2x32": ("fry", (2,)), "rbg": ("rbg", (4,)), "unsafe_rbg": ("urbg", (4,))}
+class PRNGImpl(NamedTuple):
+    """How one implementation derives keys and draws bits, on the uint32 data of one key (of
+    shape `key_shape`): `seed(int) -> key`, `split(key, shape) -> keys[*shape]`,
+    `fold_in(key, uint32) -> key`, `random_bits(key, bit_width, shape) -> uint bits`. These
+    are the physical rules of the key primitives (key_prims.py); the object is their `impl`
+    param, printed as JAX prints it (`random_seed[impl=fry]`). JAX's PRNGImpl: a user may
+    make one (a key type of their own) and seed keys with it (`prng.random_seed(0, impl)`).
 
+    >>> prngs["threefry2x32"].key_shape, str(prngs["threefry2x32"])
+    ((2,), 'fry')
+    """
+    key_shape: tuple
+    seed: Callable
+    split: Callable
+    random_bits: Callable
+    fold_in: Callable
+    name: str = "<unnamed>"
+    tag: str = "?"
 
-class PRNGImpl:
-    """How one implementation derives keys and draws bits, on the uint32 data of one key:
-    `seed(int)` (jitted), `split(key, shape)`, `fold_in(key, uint32 data)`,
-    `random_bits(key, bit_width, shape)` (random/rbg.py registers rbg and unsafe_rbg in
-    IMPLS). These are the physical rules of the key primitives (key_prims.py); the object is
-    their `impl` param, printed as JAX prints it (`random_seed[impl=fry]`)."""
-    __slots__ = ("name", "seed", "split", "fold_in", "random_bits", "tag", "key_shape")
+    def __hash__(self) -> int:
+        return hash(self.tag)
 
-    def __init__(self, name, seed, split, fold_in, random_bits):
-        self.name, self.seed, self.split = name, seed, split
-        self.fold_in, self.random_bits = fold_in, random_bits
-        self.tag, self.key_shape = _TAGS[name]
-
-    def __repr__(self):
+    def __str__(self) -> str:
         return self.tag
 
-    __str__ = __repr__
+
+# the implementations by name (jax_default_prng_impl's values), in JAX's order of
+# registration (its error for an unknown name lists them so; keys.py registers them)
+prngs: dict[str, PRNGImpl] = {}
 
 
-IMPLS = {"threefry2x32": PRNGImpl("threefry2x32", threefry_seed, _threefry_split,
-                                  _threefry_fold_in, _threefry_random_bits)}
+def register_prng(impl: PRNGImpl):
+    """Make `impl` known by its name (`jax.random.key(0, impl=name)`)."""
+    if impl.name in prngs:
+        raise ValueError(f"PRNG with name {impl.name} already registered: {impl}")
+    prngs[impl.name] = impl
 
 
-threefry_2x32 = jit(_threefry_2x32, inline=True)
+# ------------------------------------------------------------------ threefry2x32, as JAX's
+# functions on one key's data (jax._src.random.threefry2x32's names), checked as JAX checks
+def threefry_split(key, shape):
+    """`shape` keys from `key` (uint32[2]).
+
+    >>> threefry_split(threefry_seed(np.int32(0)), (2,))
+    Array([[1797259609, 2579123966],
+           [ 928981903, 3453687069]], dtype=uint32)
+    """
+    return _threefry_split(key, tuple(lax.shapes.canonicalize_shape(shape)))
+
+
+def threefry_fold_in(key, data):
+    """The key `key` folded with the 32-bit scalar `data`."""
+    if get_aval(data).shape:
+        raise TypeError(f"threefry_fold_in takes a scalar, got data of shape "
+                        f"{get_aval(data).shape}")
+    return _threefry_fold_in(key, lax.convert_element_type(data, u32))
+
+
+def threefry_random_bits(key, bit_width, shape):
+    """`bit_width` random bits per element of `shape` from one threefry key."""
+    aval = get_aval(key)
+    if aval.shape != (2,) or aval.dtype != u32:
+        raise TypeError("threefry_random_bits got invalid prng key.")
+    if bit_width not in (8, 16, 32, 64):
+        raise TypeError("requires 8-, 16-, 32- or 64-bit field width.")
+    return _threefry_random_bits(key, bit_width, tuple(shape))
+
+
+threefry_prng_impl = PRNGImpl(key_shape=(2,), seed=threefry_seed, split=threefry_split,
+                              random_bits=threefry_random_bits, fold_in=threefry_fold_in,
+                              name="threefry2x32", tag="fry")
+
+
+def _threefry_2x32_checked(keypair, count):
+    """The public hash: `keypair` a uint32[2] array or a pair of uint32 scalars."""
+    k1, k2 = keypair if isinstance(keypair, (tuple, list)) else _unpack(keypair)
+    dtypes_ = [get_aval(x).dtype for x in (k1, k2, count)]
+    if any(d != u32 for d in dtypes_):
+        raise TypeError(f"threefry_2x32 requires uint32 arguments, got {dtypes_}")
+    return _threefry_2x32((k1, k2), count)
+
+
+threefry_2x32 = jit(_threefry_2x32_checked, inline=True)
+threefry_2x32.__doc__ = """Threefry-2x32 of uint32 `count` (any shape) keyed by `keypair`.
+
+    >>> [hex(int(v)) for v in threefry_2x32(np.uint32([0, 0]), np.uint32([0, 0]))]
+    ['0x6b200159', '0x99ba4efe']
+    """

@@ -65,6 +65,9 @@ def _unsafe_rbg_fold_in(key, data):
 
 
 _seed = jit(_rbg_seed, inline=True)
-prng.IMPLS["rbg"] = prng.PRNGImpl("rbg", _seed, _rbg_split, _rbg_fold_in, _rbg_random_bits)
-prng.IMPLS["unsafe_rbg"] = prng.PRNGImpl("unsafe_rbg", _seed, _unsafe_rbg_split,
-                                         _unsafe_rbg_fold_in, _rbg_random_bits)
+rbg_prng_impl = prng.PRNGImpl(key_shape=(4,), seed=_seed, split=_rbg_split,
+                              random_bits=_rbg_random_bits, fold_in=_rbg_fold_in,
+                              name="rbg", tag="rbg")
+unsafe_rbg_prng_impl = prng.PRNGImpl(key_shape=(4,), seed=_seed, split=_unsafe_rbg_split,
+                                     random_bits=_rbg_random_bits, fold_in=_unsafe_rbg_fold_in,
+                                     name="unsafe_rbg", tag="urbg")

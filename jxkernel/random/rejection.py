@@ -24,10 +24,10 @@ from ..transforms.batching import vmap
 from ..transforms.jit import jit
 from . import key_prims
 from .gamma_grad import gamma_sample_grad
-from .keys import (IMPL_NAME, IMPLS, check_key, impl_of, static_shape, takes_out_sharding,
+from .keys import (THREEFRY, check_key, impl_of, static_shape, takes_out_sharding,
                    user_dtype)
-from .samplers import (_bcast, _c, _check_float, _check_safe_cast, _check_shape,
-                       _dtype, _exponential, _normal_impl, _shape, _split2,
+from .samplers import (_bcast, _c, _check_broadcast_shapes, _check_float, _check_safe_cast,
+                       _check_shape, _dtype, _exponential, _normal_impl, _shape, _split2,
                        _uniform_impl)
 
 
@@ -78,17 +78,18 @@ def _gamma_one(key, alpha, log_space):
 
 # random_gamma(keys, a): one Gamma(a) draw per element of `a`, keys (uint32 data of shape
 # batch + (2,)) covering a's leading dims; every key is split into one key per element.
-# Keys of another implementation than threefry's come as their data with its name as the
-# parameter `impl` (absent for threefry).
+# Keys of another implementation than threefry's come as their data with the implementation
+# (a prng.PRNGImpl) as the parameter `impl` (absent for threefry).
 random_gamma_p = Primitive("random_gamma")
 
 
 def _random_gamma_abstract_eval(key, a, *, log_space, impl=None):
-    n = len(IMPLS[impl or IMPL_NAME][1])      # the key data's trailing dims
-    if key.dtype != np.uint32 or key.shape[-n:] != IMPLS[impl or IMPL_NAME][1] or \
+    key_shape = tuple((impl or THREEFRY).key_shape)
+    n = len(key_shape)      # the key data's trailing dims
+    if key.dtype != np.uint32 or key.shape[-n:] != key_shape or \
             tuple(key.shape[:-n]) != tuple(a.shape[:len(key.shape) - n]):
         raise TypeError(f"random_gamma needs uint32 key data of shape batch + "
-                        f"{IMPLS[impl or IMPL_NAME][1]} whose batch prefixes a's shape, got key "
+                        f"{key_shape} whose batch prefixes a's shape, got key "
                         f"{key.str_short()}, a {a.str_short()}")
     return ShapedArray(a.shape, a.dtype)
 
@@ -97,12 +98,12 @@ def _random_gamma_impl(key, a, *, log_space, impl=None):
     a_shape = _shape(a)
     if not math.prod(a_shape):
         return a
-    words = IMPLS[impl or IMPL_NAME][1][0]
+    words = (impl or THREEFRY).key_shape[0]
     key_batch = _shape(key)[:-1]
     split_count = math.prod(a_shape[len(key_batch):])
     keys = lax.reshape(key, (math.prod(key_batch), words))
     # the key data as typed keys again (what this rule gets is physical: core/physical.py)
-    typed = lambda k: key_prims.random_wrap(k, impl or IMPL_NAME)    # noqa: E731
+    typed = lambda k: key_prims.random_wrap(k, impl or THREEFRY)    # noqa: E731
     keys = vmap(lambda k: key_prims.random_unwrap(key_prims.random_split(typed(k),
                                                                    (split_count,))))(keys)
     keys = lax.reshape(keys, (math.prod(a_shape), words))
@@ -138,7 +139,7 @@ def _gamma_impl(key, a, shape, dtype, log_space=False):
     a = _bcast(lax.convert_element_type(a, dtype), shape)
     impl = impl_of(key)
     data = key_prims.random_unwrap(key)     # (random_gamma takes the key data)
-    if impl == IMPL_NAME:
+    if impl == THREEFRY:
         return random_gamma_p.bind(data, a, log_space=log_space)
     return random_gamma_p.bind(data, a, log_space=log_space, impl=impl)
 
@@ -172,10 +173,7 @@ def loggamma(key, a, shape=None, dtype=None, *, out_sharding=None):
 
 
 def _beta_impl(key, a, b, shape, dtype):
-    if shape is None:
-        shape = np.broadcast_shapes(_shape(a), _shape(b))
-    else:
-        _check_shape("beta", shape, _shape(a), _shape(b))
+    shape = _check_broadcast_shapes("beta", shape, a, b)
     a, b = (_bcast(lax.convert_element_type(v, dtype), shape) for v in (a, b))
     key_a, key_b = _split2(key)
     log_gamma_a = _gamma_impl(key_a, a, shape, dtype, True)
@@ -199,9 +197,7 @@ def beta(key, a, b, shape=None, dtype=None, *, out_sharding=None):
     """
     data, dtype, shape = _gamma_args("beta", key, dtype, shape)
     _check_safe_cast("beta", dtype, a, b)
-    if shape is None:
-        shape = np.broadcast_shapes(_shape(a), _shape(b))
-    return _beta(data, a, b, shape, dtype)
+    return _beta(data, a, b, _check_broadcast_shapes("beta", shape, a, b), dtype)
 
 
 def _dirichlet_impl(key, alpha, shape, dtype):
@@ -322,9 +318,9 @@ def poisson(key, lam, shape=None, dtype=None, *, out_sharding=None):
     Array([0, 0, 4, 4], dtype=int32)
     """
     data, _ = check_key("poisson", key)
-    if impl_of(data) != IMPL_NAME:
+    if impl_of(data) != THREEFRY:
         raise NotImplementedError(f"`poisson` is only implemented for the threefry2x32 RNG, "
-                                  f"not {IMPLS[impl_of(data)][0]}")
+                                  f"not {impl_of(data)}")
     dtype = user_dtype(dtype, int)
     if not dtypes.is_int(dtype):
         raise ValueError(f"dtype argument to `poisson` must be an int dtype, got {dtype}")

@@ -36,12 +36,27 @@ def _dtype(x) -> np.dtype:
 
 def _check_shape(name, shape, *param_shapes):
     if param_shapes:
-        full = np.broadcast_shapes(shape, *param_shapes)
+        full = lax.broadcast_shapes(tuple(shape), *map(tuple, param_shapes))     # (JAX's error)
         if full != tuple(shape):
             raise ValueError(f"{name} parameter shapes must be broadcast-compatible with shape "
                              f"argument, and the result of broadcasting the shapes must equal "
                              f"the shape argument, but got result {full} for shape argument "
                              f"{shape}.")
+
+
+def _check_broadcast_shapes(name, shape, *args):
+    """The sample shape: `shape`, checked against the parameters `args` (their shapes must
+    broadcast to it), or None: the broadcast of their shapes (() without parameters).
+
+    >>> _check_broadcast_shapes("beta", None, np.ones(3), 2.0)
+    (3,)
+    """
+    arg_shapes = [np.shape(a) for a in args]
+    if shape is None:
+        return tuple(lax.broadcast_shapes(*arg_shapes)) if arg_shapes else ()
+    shape = lax.shapes.canonicalize_shape(shape)
+    _check_shape(name, shape, *arg_shapes)
+    return tuple(shape)
 
 
 def _check_float(name, dtype):
@@ -387,10 +402,17 @@ cauchy.__doc__ = """Cauchy floats: tan(pi * (u - 1/2))."""
 
 
 # ------------------------------------------------------------------ gumbel
-def _safe_int_to_float(hi, lo):
-    """uint32 words (hi, lo) of a 64-bit fixed-point fraction in (0, 1) as a float32 that
-    keeps all its leading significant bits (JAX's "highest" gumbel mode)."""
+def _safe_int_to_float(bits, dtype):
+    """uint32 words bits[0] (high), bits[1] (low) of a 64-bit fixed-point fraction in (0, 1)
+    as a float32 that keeps all its leading significant bits (JAX's "highest" gumbel mode).
+
+    >>> _safe_int_to_float(np.array([1 << 31, 0], np.uint32), np.float32)
+    Array(0.5, dtype=float32)
+    """
+    if _dtype(bits) != np.uint32 or np.dtype(dtype) != np.float32:
+        raise RuntimeError("_safe_int_to_float only works for u32 -> f32")
     finfo = dtypes.finfo(np.float32)
+    hi, lo = (lax.index_in_dim(bits, i, keepdims=False) for i in (0, 1))
     hiclz, loclz = lax.clz(hi), lax.clz(lo)
     u = lambda v: _c(v, np.uint32)
     hi_all_zero = lax.eq(hiclz, u(32))
@@ -419,7 +441,9 @@ def _gumbel_impl(key, shape, dtype, mode):
         carry = lax.convert_element_type(lax.eq(n1, _c(0xFFFFFFFF, np.uint32)), np.uint32)
         n0, n1 = lax.add(n0, carry), lax.add(n1, _c(1, np.uint32))
         flip = lax.lt(b0, _c(1 << 31, np.uint32))
-        x = _safe_int_to_float(lax.select(flip, b0, n0), lax.select(flip, b1, n1))
+        x = _safe_int_to_float(lax.concatenate(
+            [lax.expand_dims(lax.select(flip, b, n), (0,)) for b, n in ((b0, n0), (b1, n1))],
+            0), np.float32)
         return lax.select(flip, lax.neg(lax.log(lax.neg(lax.log1p(lax.neg(x))))),
                           lax.neg(lax.log(lax.neg(lax.log(x)))))
     if mode in ("high", "highest"):

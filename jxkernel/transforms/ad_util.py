@@ -37,7 +37,9 @@ class Zero:
 
     # what custom rules with symbolic_zeros=True may ask of it (JAX's SymbolicZero)
     shape = property(lambda self: self.aval.shape)
-    dtype = property(lambda self: self.aval.dtype)
+    # a tangent's dtype, as JAX's (whose Zero holds the tangent aval): float0 for an int, a
+    # bool or a key
+    dtype = property(lambda self: dtypes.primal_dtype_to_tangent_dtype(self.aval.dtype))
     ndim = property(lambda self: self.aval.ndim)
     size = property(lambda self: self.aval.size)
 

@@ -125,6 +125,13 @@ class ArrayImpl:
         """Shard `index`'s data (devices in mesh order), as a one-device Array."""
         return self.addressable_shards[index].data
 
+    global_shards = addressable_shards      # (one process: every shard is this one's)
+
+    def on_device_size_in_bytes(self) -> int:
+        """The bytes its buffers take on their devices."""
+        self._check_alive()
+        return self._buf.on_device_size_in_bytes()
+
     @property
     def is_fully_replicated(self) -> bool:
         return self._sharding is None or self._sharding.is_fully_replicated

@@ -227,11 +227,20 @@ def make_array_from_callback(shape, sharding, data_callback, dtype=None) -> Arra
     """
     shape = tuple(shape)
     sharding = resolve(sharding, "make_array_from_callback")
+    if is_extended(ShapedArray((), dtype)) if dtype is not None else False:
+        return _over_data(shape, sharding, dtype, lambda data_sharding: make_array_from_callback(
+            shape + _element_shape(dtype), data_sharding,
+            lambda i: data_callback(i[:len(shape)])._base))
     if isinstance(sharding, SingleDeviceSharding):
         value = np.asarray(data_callback((slice(None),) * len(shape)), dtype=dtype)
         return put_on_device(value, sharding._device)
     indices = sharding.addressable_devices_indices_map(shape)     # this process's blocks
-    blocks = {d: _host_value(np.asarray(data_callback(i), dtype=dtype)) for d, i in indices.items()}
+    made = {d: data_callback(i) for d, i in indices.items()}
+    first = next(iter(made.values()))
+    if is_extended(getattr(first, "aval", None)):     # typed keys: of their dtype, as above
+        return make_array_from_callback(shape, sharding, lambda i: made[
+            next(d for d, j in indices.items() if j == i)], dtype=first.dtype)
+    blocks = {d: _host_value(np.asarray(x, dtype=dtype)) for d, x in made.items()}
     aval = ShapedArray(shape, next(iter(blocks.values()))[1].dtype)
     expected = sharding.shard_shape(shape)
     bufs = []
@@ -254,6 +263,12 @@ def make_array_from_single_device_arrays(shape, sharding, arrays) -> Array:
     """
     shape = tuple(shape)
     sharding = resolve(sharding, "make_array_from_single_device_arrays")
+    if arrays and is_extended(getattr(arrays[0], "aval", None)):   # typed keys: their data's
+        dtype = arrays[0].dtype
+        return _over_data(shape, sharding, dtype, lambda data_sharding:
+                          make_array_from_single_device_arrays(
+                              shape + _element_shape(dtype), data_sharding,
+                              [a._base for a in arrays]))
     by_device = {}
     for a in arrays:
         if type(a) is not Array or len(a._buf._sharding._devices) != 1:
@@ -285,6 +300,20 @@ def make_array_from_single_device_arrays(shape, sharding, arrays) -> Array:
                              f"{first.aval.update(shape=expected).str_short()}")
     aval = ShapedArray(shape, first.dtype)
     return _assemble([by_device[d]._buf for d in devices], aval, sharding)
+
+
+def _element_shape(dtype) -> tuple:
+    """The trailing axes of one element's data of extended dtype `dtype` ((2,): a key)."""
+    return tuple(physical_aval(ShapedArray((), dtype)).shape)
+
+
+def _over_data(shape, sharding, dtype, make_data):
+    """An array of extended `dtype` (typed keys) whose data `make_data(data_sharding)` makes:
+    the data laid out as the array is, its element axes whole (as JAX's rules for keys)."""
+    aval = ShapedArray(shape, dtype, sharding=sharding if isinstance(sharding, NamedSharding)
+                       else None)
+    data_sharding = physical_aval(aval).sharding or sharding
+    return wrap_physical(ShapedArray(shape, dtype), make_data(data_sharding))
 
 
 # ------------------------------------------------------------------ partitioned programs

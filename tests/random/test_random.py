@@ -157,8 +157,6 @@ def test_seed_errors():
         r.PRNGKey(1.5)
     with pytest.raises(ValueError, match="unrecognized PRNG implementation"):
         r.key(0, impl="foo")
-    with pytest.raises(NotImplementedError, match="'threefry4x32' is not implemented"):
-        r.key(0, impl="threefry4x32")
 
 
 @pytest.mark.parametrize("bad, err, msg", [

@@ -113,8 +113,9 @@ class JaxTestCase(parameterized.TestCase):
         `canonicalize_dtypes` is off or x64 is on."""
         a, d = _dtype(actual), _dtype(desired)
         if not config.jax_enable_x64 and canonicalize_dtypes:
-            a, d = (x if isinstance(x, _core.ExtendedDType) else _core.canonicalize_dtype(x)
-                    for x in (a, d))
+            # (as JAX's canonicalize_dtype, extended dtypes and float0 stay as they are)
+            a, d = (x if isinstance(x, _core.ExtendedDType) or x == _core.float0 else
+                    _core.canonicalize_dtype(x) for x in (a, d))
         self.assertEqual(a, d)
 
     def assertAllClose(self, actual, desired, *, check_dtypes=True, atol=None, rtol=None,

@@ -1,0 +1,77 @@
+"""The gaps JAX 0.10.2's own tests/random_test.py and random_lax_test.py found, against JAX.
+
+tests/data/random_internals_cases.py ran with real JAX on the CPU
+(reference/make_random_internals_reference.py wrote tests/data/random_internals_reference.json)
+and runs here with jxkernel: the threefry4x32 and philox PRNGs, the registry of
+implementations and one of the user's, the threefry functions and private helpers JAX's tests
+call, jax_random_seed_offset, key arrays' attributes, creation and tile with key dtypes, key
+tangents, jnp.full's wide Python ints, the pmap-era placement functions and make_array_from_*
+with keys. Keys, bits and integers compare bit for bit (the contract); floats through
+transcendental functions within random_internals_cases.FLOAT_BOUNDS ulps.
+"""
+import json
+
+import numpy as np
+import pytest
+
+import jxkernel
+import random_internals_cases as cases
+from locations import DATA
+from numerics import assert_allclose_ulp
+
+pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file
+
+with open(f"{DATA}/random_internals_reference.json") as f:
+    THEIRS = json.load(f)
+assert THEIRS.pop("jax_version") == "0.10.2"
+
+
+@pytest.fixture(scope="module")
+def mine():
+    return cases.run(jxkernel)
+
+
+def test_the_same_cases(mine):
+    assert sorted(mine) == sorted(THEIRS)
+
+
+def _bound(case):
+    return next((ulps for name, ulps in cases.FLOAT_BOUNDS.items()
+                 if case == name or case.endswith(f" {name}")), None)
+
+
+@pytest.mark.parametrize("case", sorted(THEIRS))
+def test_as_jax_answers(mine, case):
+    got, want = mine[case], THEIRS[case]
+    ulps = _bound(case)
+    if ulps is None or not isinstance(want, dict):
+        assert got == want
+        return
+    assert (got["dtype"], got["shape"]) == (want["dtype"], want["shape"])
+    view = np.dtype(f"u{np.dtype(want['dtype']).itemsize}")
+    floats = lambda a: np.array(a["bits"], view).view(want["dtype"]).reshape(want["shape"])
+    assert_allclose_ulp(floats(got), floats(want), ulps, err_msg=case)
+
+
+def test_the_bounded_cases_are_floats():
+    bounded = [c for c in THEIRS if _bound(c) is not None]
+    assert bounded and all(THEIRS[c]["dtype"].startswith("float") for c in bounded)
+
+
+def test_a_traced_jaxpr_is_not_shared_across_mesh_typings():
+    """Lowering's cache of jaxprs traced from lax functions (lower_fun, threefry's rounds) is
+    keyed by the avals' exact shardings: a scalar typed over an Explicit mesh's abstract mesh
+    equals a plain one, but its jaxpr's results carry the typing, which a program for one
+    device refuses (JAX's random_lax_test: every sampler after an out_sharding test failed)."""
+    from jxkernel.core.avals import ShapedArray
+    from jxkernel.core.mesh import AbstractMesh, AxisType, NamedSharding, PartitionSpec
+    from jxkernel.lax import _lowering
+    from jxkernel.random.prng import threefry2x32_rounds
+    mesh = AbstractMesh((4,), ("x",), axis_types=(AxisType.Explicit,))
+    plain = ShapedArray((), np.dtype(np.uint32))
+    typed = ShapedArray((), np.dtype(np.uint32), sharding=NamedSharding(mesh, PartitionSpec()))
+    assert plain == typed
+    first = _lowering._traced(threefry2x32_rounds, True, (typed,) * 4, ())
+    second = _lowering._traced(threefry2x32_rounds, True, (plain,) * 4, ())
+    assert first is not second
+    assert all(v.aval.sharding is None for v in second.jaxpr.outvars)
