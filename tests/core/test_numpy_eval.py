@@ -415,6 +415,13 @@ RANDOM = {     # PRNG bits exactly; floats drawn from them within ELEMENTWISE (e
                                   jax.random.uniform(jax.random.split(k)[1], (4,), minval=-2, maxval=3),
                                   jax.random.categorical(k, jnp.arange(5.0), shape=(4,))),
                        (KEY,), ELEMENTWISE, None),
+    # JAX's other hash implementations (philox2x32/4x32, threefry4x32): bits, split, fold_in
+    **{f"impl_{impl}": (lambda d, impl=impl: (
+        lambda k: (jax.random.bits(k, (5,)), jax.random.key_data(jax.random.split(k, 3)),
+                   jax.random.key_data(jax.random.fold_in(k, 7))))(
+            jax.random.wrap_key_data(d, impl=impl)),
+        (np.arange(1, 1 + words, dtype=np.uint32),), 0, None)
+       for impl, words in (("philox2x32", 1), ("philox4x32", 2), ("threefry4x32", 4))},
     # XLA's own generators (Philox is the CPU's default), odd shapes included
     "rng_bit_generator": (lambda k: [lax.rng_bit_generator(k, shape, dtype=dt, algorithm=alg)
                                      for alg in lax.RandomAlgorithm
