@@ -45,5 +45,21 @@ def scalar_type_of(x) -> type:
 
 
 def itemsize_bits(dtype) -> int:
-    """The size of one element of `dtype` in bits."""
-    return np.dtype(dtype).itemsize * 8
+    """The size of one element of `dtype` in bits: its width, not its bytes (int4 is 4 bits
+    though NumPy stores it in a byte; bool is 8, as laid out).
+
+    >>> itemsize_bits(np.int8), itemsize_bits(np.complex64)
+    (8, 64)
+    """
+    if dtype is None:
+        raise ValueError("dtype cannot be None.")
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return 8
+    if issubdtype(dtype, np.integer):
+        return iinfo(dtype).bits
+    if issubdtype(dtype, np.complexfloating):
+        return 2 * finfo(dtype).bits
+    if issubdtype(dtype, np.floating):
+        return finfo(dtype).bits
+    raise ValueError(f"unexpected input: {dtype=}")

@@ -12,6 +12,7 @@ value from an environment variable.
 from __future__ import annotations
 
 import contextlib
+import enum
 import itertools
 import linecache
 import os
@@ -54,6 +55,19 @@ class _Option:
         self.validate = validate
 
 
+class ExplicitX64Mode(enum.StrEnum):
+    """What a 64-bit dtype asked for explicitly (`jnp.zeros(3, jnp.int64)`) gives without
+    jax_enable_x64: WARN (truncated to 32 bits, with a warning), ERROR (ValueError) or ALLOW
+    (a 64-bit array). Its members equal their names in lower case.
+
+    >>> ExplicitX64Mode("allow") == "allow"
+    True
+    """
+    WARN = "warn"
+    ERROR = "error"
+    ALLOW = "allow"
+
+
 def _flag(name, default, help):
     """A True/False option, set also by the environment variable of its name in capitals."""
     return _Option(name, default, name.upper(), _parse_bool, help)
@@ -62,6 +76,10 @@ def _flag(name, default, help):
 _OPTIONS = [
     _flag("jax_enable_x64", False,
           "Use 64-bit floats and ints (otherwise float32/int32 are the widest types)."),
+    _Option("jax_explicit_x64_dtypes", ExplicitX64Mode.WARN, "JAX_EXPLICIT_X64_DTYPES",
+            ExplicitX64Mode, "What an explicitly requested 64-bit dtype gives without "
+            "jax_enable_x64: 'warn' (truncated to 32 bits, with a warning), 'error' or 'allow'.",
+            validate=lambda v: _check_enum(v, tuple(ExplicitX64Mode))),
     _flag("jax_disable_jit", False,
           "Run jitted functions op by op, for debugging."),
     _flag("jax_log_compiles", False,
@@ -212,7 +230,7 @@ _OPTIONS += [_Option(name, None, name.upper(), None,
 
 
 # Options that change what tracing a function produces: jit retraces when one changes.
-_TRACE_OPTIONS = ("jax_enable_x64", "jax_check_static_indices", "jax_numpy_dtype_promotion", "jax_numpy_rank_promotion",
+_TRACE_OPTIONS = ("jax_enable_x64", "jax_explicit_x64_dtypes", "jax_check_static_indices", "jax_numpy_dtype_promotion", "jax_numpy_rank_promotion",
                   "jax_default_matmul_precision", "jax_check_tracer_leaks",
                   "jax_allow_f16_reductions", "jax_legacy_prng_key", "jax_enable_custom_prng",
                   "jax_softmax_custom_jvp", "jax_threefry_partitionable", "jax_auto_pcast",

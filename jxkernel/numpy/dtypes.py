@@ -215,7 +215,15 @@ def canonicalize_user_dtype(d, fun_name: str = "", warn: bool = True) -> np.dtyp
         raise TypeError(f"JAX only supports number, bool, and string dtypes, got dtype {d}"
                         + (f" in {fun_name}" if fun_name else ""))
     out = _core.canonicalize_dtype(nd)
-    if warn and out != nd:
+    if out == nd or config.jax_explicit_x64_dtypes == "allow":
+        return nd
+    if config.jax_explicit_x64_dtypes == "error":
+        raise ValueError(
+            f"Explicitly requested dtype {nd}{f' requested in {fun_name}' if fun_name else ''} "
+            f"is not available. To enable more dtypes, set the jax_enable_x64 or "
+            f"allow_explicit_x64_dtypes configuration options.See "
+            f"https://github.com/jax-ml/jax#current-gotchas for more.")
+    if warn:
         warnings.warn(
             f"Explicitly requested dtype {nd}{f' requested in {fun_name}' if fun_name else ''} "
             f"is not available, and will be truncated to dtype {out.name}. To enable more "

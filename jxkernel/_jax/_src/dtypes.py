@@ -15,7 +15,7 @@ from ...core.dtypes import (TypePromotionError, dtype, is_python_scalar,  # noqa
 from ...core.dtypes import (default_complex_dtype, default_float_dtype,  # noqa: F401
                             default_int_dtype, default_uint_dtype)
 from ..dtypes import (canonicalize_dtype, finfo, float0, iinfo, issubdtype,  # noqa: F401
-                      result_type, scalar_type_of)
+                      itemsize_bits, result_type, scalar_type_of)
 from .. import dtypes as _public
 from ...numpy.dtypes import safe_to_cast  # noqa: F401
 
@@ -46,6 +46,8 @@ default_types = {"b": lambda: np.dtype(bool), "i": default_int_dtype, "u": defau
 # a Python scalar's dtype before canonicalization (int: int64, also without x64)
 python_scalar_types_to_dtypes = {bool: np.dtype(bool), int: np.dtype(np.int64),
                                  float: np.dtype(np.float64), complex: np.dtype(np.complex128)}
+# the Python scalar types whose values are weakly typed
+_weak_types = [int, float, complex]
 
 
 # JAX's table: the integers and bool become float32, the 64-bit ones float64, whatever the x64

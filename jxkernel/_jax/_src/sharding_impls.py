@@ -13,3 +13,8 @@ from ...core.mesh import (  # noqa: F401
     use_mesh,
 )
 from ...api.sharding import SingleDeviceSharding, get_abstract_mesh, use_abstract_mesh  # noqa: F401
+
+
+def make_single_device_sharding(device, *, memory_kind=None) -> SingleDeviceSharding:
+    """The sharding that puts a whole array on `device`."""
+    return SingleDeviceSharding(device, memory_kind=memory_kind)
