@@ -228,12 +228,20 @@ def get_aval(x) -> ShapedArray:
     if dtypes.is_python_scalar(x):
         return ShapedArray((), dtypes.python_scalar_dtype(x), type(x) is not bool)
     if isinstance(x, (np.ndarray, np.generic)):
+        if isinstance(x, np.ma.MaskedArray):        # its mask would be dropped silently
+            raise masked_array_error()
         return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
     if getattr(aval, "is_high", False) or aval is abstract_token:  # (core/hijax.py), tokens
         return aval
     # JAX's words: its typeof quotes the type, its rule for a str does not
     kind = type(x) if isinstance(x, str) else f"'{type(x)}'"
     raise TypeError(f"Argument '{x}' of type {kind} is not a valid JAX type")
+
+
+def masked_array_error() -> ValueError:
+    """JAX's refusal of a NumPy masked array as an operand (jnp.array takes one: its data)."""
+    return ValueError("numpy masked arrays are not supported as direct inputs to JAX functions. "
+                      "Use arr.filled() to convert the value to a standard numpy array.")
 
 
 def is_sharding(x) -> bool:

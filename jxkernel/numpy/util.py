@@ -23,7 +23,7 @@ import numpy as np
 from ..core.config import config
 from ..core import dtypes, vma
 from ..core import trace as _trace
-from ..core.avals import ShapedArray
+from ..core.avals import ShapedArray, masked_array_error
 from ..core.errors import aval_text
 from ..core.source_info import user_stacklevel
 from ..core.trace import Tracer
@@ -101,6 +101,8 @@ def aval_of(x) -> ShapedArray:
         return ShapedArray((), dtypes.python_scalar_dtype(x), type(x) is not bool)
     if hasattr(x, "__jax_array__"):
         return aval_of(x.__jax_array__())
+    if isinstance(x, np.ma.MaskedArray):        # its mask would be dropped silently
+        raise masked_array_error()
     x = np.asarray(x)
     return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
 

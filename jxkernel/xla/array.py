@@ -303,7 +303,7 @@ class ArrayImpl:
         return Array(buf, self.aval, self._sharding)
 
     def __copy__(self):
-        return self          # immutable: sharing is safe
+        return self.copy()   # a new buffer, as JAX's (copy.copy(x) is jnp.copy(x) there)
 
     def __deepcopy__(self, memo):
         return self.copy()

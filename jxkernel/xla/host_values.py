@@ -10,7 +10,7 @@ import functools
 import numpy as np
 
 from ..core import dtypes
-from ..core.avals import ShapedArray, python_scalar_aval
+from ..core.avals import ShapedArray, masked_array_error, python_scalar_aval
 from ..core.trace import Tracer
 
 
@@ -59,5 +59,7 @@ def _host_value(x):
     if dtypes.is_python_scalar(x):
         dtype = dtypes.python_scalar_dtype(x)
         return _python_scalar_to_numpy(x, dtype), python_scalar_aval(type(x), dtype)
+    if isinstance(x, np.ma.MaskedArray):         # its mask would be dropped silently
+        raise masked_array_error()
     value = to_numpy(x)
     return value, ShapedArray(value.shape, value.dtype)

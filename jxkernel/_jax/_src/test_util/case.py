@@ -20,6 +20,7 @@ import zlib
 import numpy as np
 from absl.testing import parameterized
 
+from ....core import deprecations
 from ....core import dtypes as _core
 from ....core.config import config
 from ....transforms.jit import jit
@@ -84,6 +85,13 @@ class JaxTestCase(parameterized.TestCase):
 
     def rng(self):
         return self._rng
+
+    def assertDeprecationWarnsOrRaises(self, deprecation_id: str, message: str, *,
+                                       error_class: type[Exception] = ValueError):
+        """The error `deprecation_id` raises once accelerated, else its DeprecationWarning."""
+        if deprecations.is_accelerated(deprecation_id):
+            return self.assertRaisesRegex(error_class, message)
+        return self.assertWarnsRegex(DeprecationWarning, message)
 
     def assertArraysEqual(self, actual, desired, *, check_dtypes=True, err_msg="",
                           allow_object_dtype=False, verbose=True):

@@ -1,0 +1,160 @@
+"""Behaviours JAX's tests/lax_numpy_test.py checks and jxkernel lacked, run the same way with
+JAX and with jxkernel (reference/make_lax_numpy_gaps_reference.py records JAX 0.10.2's answers
+in tests/data/lax_numpy_gaps_reference.json; tests/jax_compat/test_lax_numpy_gaps.py compares).
+
+`cases(jax)`: name -> a thunk; `observe(thunk)` is what is recorded: its value made JSON (an
+array as dtype, shape and values), the warnings it gave, or the exception it raised (class
+name and first line). Run without jax_enable_x64.
+"""
+import copy
+import importlib
+import warnings
+
+import ml_dtypes
+import numpy as np
+
+
+def _json(x):
+    if isinstance(x, (tuple, list)):
+        return [_json(v) for v in x]
+    if hasattr(x, "dtype") and hasattr(x, "shape"):
+        a = np.asarray(x)
+        return {"dtype": str(a.dtype), "shape": list(a.shape), "values": a.tolist()}
+    if isinstance(x, np.dtype):
+        return str(x)
+    return x
+
+
+def observe(thunk) -> dict:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            value = thunk()
+        except Exception as e:        # noqa: BLE001 (recording whatever is raised)
+            return {"raised": [type(e).__name__, str(e).strip().splitlines()[0]]}
+    said = sorted({f"{w.category.__name__}: {w.message}" for w in caught
+                   if issubclass(w.category, (DeprecationWarning, UserWarning))})
+    return {"value": _json(value), "warnings": said}
+
+
+def _private(jax, name):
+    """JAX's private module `jax._src.<name>` (jxkernel's of the same name under the alias)."""
+    return importlib.import_module(f"{jax.__name__}._src.{name}")
+
+
+def _explicit_x64(jax, mode, make):
+    config = _private(jax, "config")
+
+    def run():
+        with config.explicit_x64_dtypes(mode):
+            return [config.explicit_x64_dtypes.value == getattr(config.ExplicitX64Mode, m)
+                    for m in ("WARN", "ERROR", "ALLOW")], make()
+    return run
+
+
+def _x64_requests(jnp):
+    return lambda: [jnp.array(1, dtype=jnp.int64).dtype, jnp.zeros(2, jnp.float64).dtype,
+                    jnp.arange(3, dtype=jnp.int64).dtype, jnp.ones(2, jnp.complex128).dtype]
+
+
+def _device_sharding(jax):
+    """Creation functions given `device=` a sharding: placed by it, committed."""
+    jnp = jax.numpy
+    sharding = _private(jax, "sharding_impls").make_single_device_sharding(jax.devices()[-1])
+    made = [jnp.zeros(3, device=sharding), jnp.ones((2, 2), int, device=sharding),
+            jnp.full(3, 2.0, device=sharding), jnp.empty(2, device=sharding),
+            jnp.arange(5, device=sharding), jnp.eye(3, 4, device=sharding),
+            jnp.linspace(5, 6, 7, device=sharding), jnp.array([1, 2], device=sharding),
+            jnp.asarray(3.0, device=sharding), jnp.zeros_like(np.ones(2), device=sharding),
+            jnp.full_like(np.ones(2), 4, device=sharding)]
+    return lambda: [[a.sharding == sharding, a.committed, a.dtype, a.weak_type, a] for a in made]
+
+
+def _guarded(jax, thunk):
+    def run():
+        with jax.transfer_guard("disallow"):
+            return thunk()
+    return run
+
+
+def _copies(jax):
+    """copy.copy and copy.deepcopy make new buffers, and stage a copy under jit."""
+    jnp = jax.numpy
+
+    def run():
+        x = jnp.ones(4)
+        ptr = x.unsafe_buffer_pointer()
+        return [copy.copy(x).unsafe_buffer_pointer() != ptr,
+                copy.deepcopy(x).unsafe_buffer_pointer() != ptr,
+                jax.jit(copy.copy)(x), jax.jit(copy.deepcopy)(x),
+                str(jax.make_jaxpr(copy.copy)(x)), str(jax.make_jaxpr(copy.deepcopy)(x))]
+    return run
+
+
+def _copy_transpose(jax):
+    """jnp.array(x, copy=True)'s cotangent is a copy too: a new Array, not the one given."""
+    jnp = jax.numpy
+
+    def run():
+        ybar = jnp.ones(3)
+        _, pullback = jax.vjp(lambda x: jnp.array(x, copy=True), jnp.ones(3))
+        xbar, = pullback(ybar)
+        return [xbar is not ybar, xbar,
+                str(jax.make_jaxpr(pullback)(ybar))]
+    return run
+
+
+def _positional(jnp, *args, **kwargs):
+    def run():
+        x = jnp.array([1, 2, 3])
+        out = jnp.array(x, *args, **kwargs)
+        return [out is x, out]
+    return run
+
+
+def _masked(jax):
+    m = np.ma.array([1, 2], mask=[True, False])
+    jnp = jax.numpy
+    return {"array": lambda: jnp.array(m), "array_copy_false": lambda: jnp.array(m, copy=False),
+            "asarray": lambda: jnp.asarray(m), "asarray_copy": lambda: jnp.asarray(m, copy=True),
+            "jit_arg": lambda: jax.jit(jnp.asarray)(m), "sin": lambda: jnp.sin(m),
+            "add": lambda: jnp.add(m, 1), "device_put": lambda: jax.device_put(m),
+            "lax_add": lambda: jax.lax.add(m, m), "closure": lambda: jax.jit(lambda: m + 1)(),
+            "grad": lambda: jax.grad(lambda x: x.sum())(np.ma.array([1., 2.], mask=[1, 0])),
+            "vmap": lambda: jax.vmap(lambda x: x)(m)}
+
+
+def cases(jax) -> dict:
+    jnp = jax.numpy
+    bits = ["int2", "uint2", "int4", "uint4", "float4_e2m1fn", "float8_e4m3fn", "bfloat16"]
+    out = {
+        "itemsize_bits": lambda: [jax.dtypes.itemsize_bits(d) for d in
+                                  [*(getattr(ml_dtypes, b) for b in bits), np.bool_, np.int8,
+                                   np.uint16, np.float32, np.complex64, np.complex128]],
+        "itemsize_bits_none": lambda: jax.dtypes.itemsize_bits(None),
+        "explicit_x64_warn": _explicit_x64(jax, "warn", _x64_requests(jnp)),
+        "explicit_x64_error": _explicit_x64(jax, "error", lambda: jnp.array(1, jnp.int64)),
+        "explicit_x64_error_zeros": _explicit_x64(jax, "error", lambda: jnp.zeros(2, "float64")),
+        "explicit_x64_allow": _explicit_x64(jax, "allow", _x64_requests(jnp)),
+        "device_sharding": _device_sharding(jax),
+        "arange_guarded_int": _guarded(jax, lambda: jnp.arange(5)),
+        "arange_guarded_float32": _guarded(jax, lambda: jnp.arange(np.float32(4))),
+        "arange_guarded_dtype": _guarded(jax, lambda: jnp.arange(3, dtype=jnp.int8)),
+        "arange_guarded_start_stop": _guarded(jax, lambda: jnp.arange(1, 7, 2)),
+        "zeros_guarded": _guarded(jax, lambda: jnp.zeros(3)),
+        "copies": _copies(jax),
+        "copy_transpose": _copy_transpose(jax),
+        "array_positional_copy_false": _positional(jnp, None, False),
+        "array_positional_copy_true": _positional(jnp, None, True),
+        "array_positional_ndmin": _positional(jnp, None, True, "K", 2),
+        "array_positional_twice": _positional(jnp, None, True, copy=False),
+        "array_positional_too_many": _positional(jnp, None, True, "K", 0, 1),
+        "astype_complex_to_real": lambda: jnp.array(2.0 + 1.5j, jnp.complex64).astype("float32"),
+        "astype_complex_to_int": lambda: jnp.astype(jnp.array([1 + 2j]), jnp.int8),
+        "one_hot_float": lambda: jax.nn.one_hot(jnp.array([0.0, 2.0]), 3),
+        "eye_far_diagonals": lambda: [jnp.eye(4, 3, k=2**100), jnp.eye(3, k=-2**100),
+                                      jnp.eye(0, 4, k=-2**100), jnp.eye(2, 3, k=-2**100),
+                                      jax.jit(lambda: jnp.eye(3, k=2**100))()],
+    }
+    out.update({f"masked_{name}": thunk for name, thunk in _masked(jax).items()})
+    return out

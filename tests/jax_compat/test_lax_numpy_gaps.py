@@ -1,0 +1,52 @@
+"""What JAX's tests/lax_numpy_test.py checks and jxkernel lacked, against JAX 0.10.2's recorded
+answers (tests/data/lax_numpy_gaps_reference.json, made by
+reference/make_lax_numpy_gaps_reference.py): `device=` a sharding, arange under a transfer
+guard, copies of arrays and tracers, jax_explicit_x64_dtypes, JAX's deprecations by id, masked
+arrays refused, jnp.eye's far diagonals, itemsize_bits of the narrow dtypes. Each case's
+value is exact (shapes, dtypes, small integers held in floats)."""
+import json
+import os
+
+import pytest
+
+import jxkernel as jax
+from jxkernel.core import deprecations
+from lax_numpy_gaps_cases import cases, observe
+import locations  # tests/support: the repository's folders
+
+with open(os.path.join(locations.ROOT, "tests", "data", "lax_numpy_gaps_reference.json")) as f:
+    REFERENCE = json.load(f)
+CASES = cases(jax)
+# JAX's transfer-guard error is XLA's line alone; jxkernel's adds what to do (and may name the
+# whole array where JAX's moved a scalar first): the same class and the same opening
+_GUARDED = ("arange_guarded_start_stop", "zeros_guarded")
+_GUARD_LINE = "INVALID_ARGUMENT: Disallowed host-to-device transfer: aval=ShapedArray("
+
+
+def test_every_case_is_recorded():
+    assert sorted(CASES) == sorted(REFERENCE)
+
+
+@pytest.mark.parametrize("name", sorted(set(CASES) - set(_GUARDED)))
+def test_case_matches_jax(name):
+    assert json.loads(json.dumps(observe(CASES[name]))) == REFERENCE[name]
+
+
+@pytest.mark.parametrize("name", _GUARDED)
+def test_guarded_transfer_raises_as_jax(name):
+    got, want = observe(CASES[name])["raised"], REFERENCE[name]["raised"]
+    assert got[0] == want[0] == "JaxRuntimeError"
+    assert got[1].startswith(_GUARD_LINE) and want[1].startswith(_GUARD_LINE)
+
+
+def test_an_accelerated_deprecation_raises_jaxs_warning_text():
+    (warned,) = REFERENCE["array_positional_copy_true"]["warnings"]
+    message = warned.removeprefix("DeprecationWarning: ")
+    x = jax.numpy.arange(3)
+    with deprecations.accelerated("jax-array-positional-args"):
+        with pytest.raises(ValueError) as e:
+            jax.numpy.array(x, None, True)
+    assert str(e.value) == message
+    assert not deprecations.is_accelerated("jax-array-positional-args")
+    with pytest.raises(ValueError, match="'jax-no-such-thing' not registered"):
+        deprecations.is_accelerated("jax-no-such-thing")
