@@ -584,12 +584,25 @@ def tri(N, M=None, k=0, dtype=None):
     dtype = np.dtype(np.float32) if dtype is None else canonicalize_user_dtype(dtype, "tri")
     n = _concrete_int(N, "The argument 'N' of jnp.tri()")
     m = n if M is None else _concrete_int(M, "The argument 'M' of jnp.tri()")
+    if isinstance(k, Tracer) and k.to_concrete_value() is None:
+        return _traced_tri(n, m, k, dtype)      # a traced diagonal, as JAX's takes one
     k = operator.index(_concrete(k, "the argument 'k' of jnp.tri"))
+    _check_python_int(k, _core.default_int_dtype())     # JAX's OverflowError
+    k = max(-n - 1, min(m, k))      # a diagonal past the corner: all ones or all zeros
     if _eager():
         return _on_device(np.tri(n, m, k, dtype=dtype))
     i = lax.broadcasted_iota(_core.int32, (n, m), 0)
     j = lax.broadcasted_iota(_core.int32, (n, m), 1)
     return lax.convert_element_type(lax.ge(lax.add(i, np.int32(k)), j), dtype)
+
+
+def _traced_tri(n: int, m: int, k, dtype):
+    offset = util.ensure_array(k)
+    if offset.shape != () or not _core.is_int(offset.dtype):
+        raise TypeError(f"offset must be an integer, got {k!r}")
+    i = lax.broadcasted_iota(offset.dtype, (n, m), 0)
+    j = lax.broadcasted_iota(offset.dtype, (n, m), 1)
+    return lax.convert_element_type(lax.ge(lax.add(i, offset), j), dtype)
 
 
 def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = "xy") -> list:

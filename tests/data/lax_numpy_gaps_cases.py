@@ -124,6 +124,64 @@ def _masked(jax):
             "vmap": lambda: jax.vmap(lambda x: x)(m)}
 
 
+def _rank_strict(jax, thunk):
+    def run():
+        with jax.numpy_rank_promotion("raise"):
+            return thunk()
+    return run
+
+
+def _bits(jax):
+    jnp = jax.numpy
+    x = np.arange(2 * 3 * 11).reshape(2, 3, 11) % 3
+    packed = np.arange(2 * 3 * 2, dtype=np.uint8).reshape(2, 3, 2) * 21
+    return {"packbits_3d": _rank_strict(jax, lambda: [jnp.packbits(x, axis=a) for a in (0, 1, 2)]
+                                        + [jnp.packbits(x, axis=-1, bitorder="little")]),
+            "unpackbits_3d": _rank_strict(jax, lambda: [jnp.unpackbits(packed, axis=a)
+                                                        for a in (0, 2)]
+                                          + [jnp.unpackbits(packed, axis=1, count=5,
+                                                            bitorder="little")])}
+
+
+def _take_along(jax):
+    jnp = jax.numpy
+    x = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
+    i0 = np.array([[[1, 0, -1, 1]], [[0, 1, 1, -2]], [[1, 1, 0, 5]]])
+    i2 = np.array([[[3, -1, 0, 9, 2]] * 3] * 2)
+    return {
+        "take_along_axis_one_hot": lambda: [
+            jnp.take_along_axis(x, i0, axis=0, mode="one_hot"),
+            jnp.take_along_axis(x, i2, axis=2, mode="one_hot"),
+            jnp.take_along_axis(x[0, 0], np.array([3, 0, -1, 7]), axis=0, mode="one_hot"),
+            jnp.take_along_axis(x, np.array([1, 30, -2]), axis=None, mode="one_hot"),
+            jax.jit(lambda a, i: jnp.take_along_axis(a, i, axis=0, mode="one_hot"))(x, i0)],
+        "take_along_axis_int8_wrapped": lambda: jnp.take_along_axis(
+            jnp.arange(200.0), np.array([1, -2, 3, 127], np.int8), axis=0,
+            mode="promise_in_bounds", wrap_negative_indices=True),
+    }
+
+
+def _tri(jax):
+    jnp = jax.numpy
+    return {
+        "tri_traced_k": lambda: [jax.jit(lambda k: jnp.tri(3, 4, k=k))(k) for k in (-4, -1, 0, 2, 9)]
+        + [jax.jit(lambda k: jnp.tri(0, k=k))(1)],
+        "tri_far_k": lambda: [jnp.tri(3, 4, k=k) for k in (-2**31, -2**20, 2**20)]
+        + [jax.jit(lambda: jnp.tri(2, k=-2**31))()],
+        "tri_k_past_int32": lambda: jnp.tri(3, k=2**33),
+        "tri_k_past_int32_negative": lambda: jnp.tri(3, k=-2**33),
+    }
+
+
+def _unravel(jax):
+    jnp = jax.numpy
+    i = np.array([-9, -7, -1, 0, 5, 6, 40], np.int32)
+    return {"unravel_index_traced_shape": lambda: [
+        jax.jit(jnp.unravel_index)(i, (2, 3)), jax.jit(jnp.unravel_index)(i, (7,)),
+        jax.jit(jnp.unravel_index)(i.astype(np.uint8) % 9, (3, 3)),
+        jax.jit(jnp.unravel_index)(i, 4), jnp.unravel_index(i, (2, 3))]}
+
+
 def cases(jax) -> dict:
     jnp = jax.numpy
     bits = ["int2", "uint2", "int4", "uint4", "float4_e2m1fn", "float8_e4m3fn", "bfloat16"]
@@ -157,4 +215,6 @@ def cases(jax) -> dict:
                                       jax.jit(lambda: jnp.eye(3, k=2**100))()],
     }
     out.update({f"masked_{name}": thunk for name, thunk in _masked(jax).items()})
+    for more in (_bits, _take_along, _tri, _unravel):
+        out.update(more(jax))
     return out

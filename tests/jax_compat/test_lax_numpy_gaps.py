@@ -50,3 +50,18 @@ def test_an_accelerated_deprecation_raises_jaxs_warning_text():
     assert not deprecations.is_accelerated("jax-array-positional-args")
     with pytest.raises(ValueError, match="'jax-no-such-thing' not registered"):
         deprecations.is_accelerated("jax-no-such-thing")
+
+
+def test_jtu_dot_assertions_read_every_dot_general_staged():
+    # test support JAX's file calls (jtu.assert_dot_precision, assert_dot_preferred_element_type)
+    from jxkernel._jax._src import test_util as jtu
+    jnp, ones = jax.numpy, jax.numpy.ones(3, "int32")
+    inner = jax.jit(lambda a, b: jnp.dot(a, b, preferred_element_type="int32"))
+    jtu.assert_dot_preferred_element_type("int32", lambda a, b: inner(a, b) + 1, ones, ones)
+    with pytest.raises(AssertionError, match="Unexpected preferred_element_type"):
+        jtu.assert_dot_preferred_element_type("float32", inner, ones, ones)
+    highest = jax.lax.Precision.HIGHEST
+    jtu.assert_dot_precision(highest, lambda a: jnp.dot(a, a, precision=highest), ones * 1.0)
+    with pytest.raises(AssertionError, match="Unexpected precision"):
+        jtu.assert_dot_precision(None, lambda a: jnp.dot(a, a, precision=highest), ones * 1.0)
+    assert jtu.is_optimized_build() is True

@@ -12,6 +12,8 @@ left out.
     ...     jnp.add(np.int32(1), np.float32(2)).dtype
     dtype('float32')
 """
+import functools
+
 import numpy as np
 
 from .... import numpy as jnp
@@ -20,7 +22,11 @@ from ....api.test_util import check_grads, check_jvp, check_vjp  # noqa: F401
 from ....numpy.util import promote_dtypes, promote_dtypes_inexact
 from ....transforms.jit import jit
 from ....tree_util import tree_flatten, tree_unflatten
+from ....xla.client import is_optimized_build  # noqa: F401
 from ....xla.compiler import _jaxlib_version
+from ....core.ir import jaxpr_params
+from ....lax import dot_general_p
+from ....transforms.make_jaxpr import make_jaxpr
 from .case import (JaxTestCase, JaxTestLoader, capture_stderr, capture_stdout,  # noqa: F401
                    check_close, check_eq, thread_unsafe_test, thread_unsafe_test_class, with_config)
 from .case import _assert_numpy_allclose  # noqa: F401
@@ -72,3 +78,33 @@ def _named(name, f):
 # the two ways tests parameterized over JIT_IMPLEMENTATION run a function: jitted, and as is
 JIT_IMPLEMENTATION = (_named("jit", lambda f, *args, **kwargs: jit(f, *args, **kwargs)),
                       _named("noop", lambda f, *args, **kwargs: f))
+
+
+def iter_eqns(jaxpr):
+    """Every equation of `jaxpr`, those of the jaxprs its equations hold included."""
+    for eqn in jaxpr.eqns:
+        yield eqn
+        for inner in jaxpr_params(eqn.params):
+            yield from iter_eqns(getattr(inner, "jaxpr", inner))
+
+
+def _dot_params(name, fun, *args):
+    jaxpr = make_jaxpr(fun)(*args).jaxpr
+    return [eqn.params[name] for eqn in iter_eqns(jaxpr) if eqn.primitive is dot_general_p]
+
+
+def assert_dot_precision(expected_precision, fun, *args):
+    """Every dot_general `fun` stages has `expected_precision` (for both operands)."""
+    for precision in _dot_params("precision", fun, *args):
+        msg = f"Unexpected precision: {expected_precision} != {precision}"
+        if isinstance(precision, tuple):
+            assert precision[0] == expected_precision, msg
+            assert precision[1] == expected_precision, msg
+        else:
+            assert precision == expected_precision, msg
+
+
+def assert_dot_preferred_element_type(expected, fun, *args, **kwargs):
+    """Every dot_general `fun(*args, **kwargs)` stages asks for `expected` results."""
+    for found in _dot_params("preferred_element_type", functools.partial(fun, **kwargs), *args):
+        assert expected == found, f"Unexpected preferred_element_type: {expected} != {found}"
