@@ -68,8 +68,11 @@ def _check_python_int(x, dtype) -> None:
             raise OverflowError(f"Python int {x} too large to convert to {np.dtype(dtype).name}")
 
 
-def _shape(shape, name="shape") -> tuple:
-    if isinstance(shape, (list, tuple)):
+def _shape(shape, name="shape", op="broadcast_in_dim") -> tuple:
+    """A shape argument as a tuple of ints: a sequence (a 1-D NumPy array too) or one size;
+    JAX's TypeErrors for anything else and for negative sizes (named after `op`, the lax
+    operation JAX's check is in)."""
+    if isinstance(shape, (list, tuple)) or (isinstance(shape, np.ndarray) and shape.ndim == 1):
         dims = tuple(shape)
     elif np.ndim(shape) == 0:
         dims = (shape,)
@@ -79,7 +82,21 @@ def _shape(shape, name="shape") -> tuple:
     for d in dims:                        # a traced size: JAX's plain TypeError
         if isinstance(d, Tracer) and d.to_concrete_value() is None:
             raise shape_error(dims, d)
-    return tuple(_concrete_int(d, f"The {name} argument") for d in dims)
+    if not all(isinstance(d, Tracer) or _is_integer(d) for d in dims):
+        raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got "
+                        f"{dims}.")
+    dims = tuple(_concrete_int(d, f"The {name} argument") for d in dims)
+    if any(d < 0 for d in dims):
+        raise TypeError(f"{op} shape must have every element be nonnegative, got {dims}.")
+    return dims
+
+
+def _is_integer(d) -> bool:
+    try:
+        operator.index(d)
+    except TypeError:
+        return False
+    return True
 
 
 def _concrete_int(x, what) -> int:
@@ -582,8 +599,7 @@ def identity(n, dtype=None):
 def tri(N, M=None, k=0, dtype=None):
     """Ones at and below the k-th diagonal (float32 by default, as in JAX)."""
     dtype = np.dtype(np.float32) if dtype is None else canonicalize_user_dtype(dtype, "tri")
-    n = _concrete_int(N, "The argument 'N' of jnp.tri()")
-    m = n if M is None else _concrete_int(M, "The argument 'M' of jnp.tri()")
+    n, m = _shape((N, N if M is None else M), op="iota")     # JAX's errors: its canonical shape
     if isinstance(k, Tracer) and k.to_concrete_value() is None:
         return _traced_tri(n, m, k, dtype)      # a traced diagonal, as JAX's takes one
     k = operator.index(_concrete(k, "the argument 'k' of jnp.tri"))

@@ -230,7 +230,11 @@ def rollaxis(a, axis: int, start: int = 0):
     a = _asarray("rollaxis", a)
     ndim = len(_shape(a))
     axis = canonicalize_axis(axis, ndim)
-    start = canonicalize_axis(start, ndim + 1)
+    start = operator.index(start)
+    if not -ndim <= start <= ndim:
+        raise ValueError(f"{start=} must satisfy {-ndim}<=start<={ndim}")
+    if start < 0:           # counted from the end of the ndim axes, as NumPy's (not ndim + 1)
+        start += ndim
     if axis < start:
         start -= 1
     return moveaxis(a, axis, start)
@@ -720,16 +724,23 @@ def atleast_3d(*arys):
 
 def shape(a) -> tuple:
     """The shape of an array or array-like.  ``jnp.shape(3.0) == ()``"""
-    return tuple(aval_of(a).shape) if util.is_arraylike(a) else np.shape(a)
+    if util.is_arraylike(a):
+        return tuple(aval_of(a).shape)
+    util.warn_arraylike("shape", a)
+    return np.shape(a)
 
 
 def ndim(a) -> int:
     """The number of dimensions of an array or array-like."""
-    return len(shape(a))
+    if util.is_arraylike(a):
+        return aval_of(a).ndim
+    util.warn_arraylike("ndim", a)
+    return np.ndim(a)
 
 
 def size(a, axis: int | None = None) -> int:
     """The number of elements of `a` (along `axis` if given)."""
+    util.warn_arraylike("size", a)
     shp = shape(a)
     if axis is None:
         return math.prod(shp)

@@ -73,6 +73,17 @@ def check_arraylike(fun_name: str, *args) -> None:
                             f"{_type_text(arg)} at position {i}.{hint}")
 
 
+def warn_arraylike(fun_name: str, *args) -> None:
+    """JAX's DeprecationWarning where a function that still takes lists and tuples is given
+    one (jnp.shape([1, 2]): an error in a later JAX)."""
+    for i, arg in enumerate(args):
+        if not is_arraylike(arg):
+            warnings.warn(f"{fun_name} requires ndarray or scalar arguments, got "
+                          f"{_type_text(arg)} at position {i}. In a future JAX release this "
+                          f"will be an error.", DeprecationWarning, stacklevel=3)
+            return
+
+
 def check_real(fun_name: str, x) -> None:
     """JAX's ValueError for a complex `x` given to a function of real arguments only (the
     special functions: gammaln, expi, hyp1f1, ...)."""

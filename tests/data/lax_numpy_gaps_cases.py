@@ -182,6 +182,44 @@ def _unravel(jax):
         jax.jit(jnp.unravel_index)(i, 4), jnp.unravel_index(i, (2, 3))]}
 
 
+def _shapes(jax):
+    jnp = jax.numpy
+    x = np.zeros((1, 2, 3, 4))
+    start, stop = np.array([1.0, 2.0]), np.array([[3.0, 5.0], [-1.0, 0.0]])
+    return {
+        "shape_numpy_1d": lambda: [jnp.zeros(np.array((4, 5), np.int32)).shape,
+                                   jnp.ones(np.array(4, np.int32)).shape,
+                                   jnp.size(jnp.zeros(np.array([2, 0, 3])), (0, 2))],
+        "shape_2d": lambda: jnp.zeros(np.ones((2, 2), int)),
+        "shape_float": lambda: jnp.zeros((2.0,)),
+        "shape_negative_ones": lambda: jnp.ones((-1, 1)),
+        "shape_negative_zeros": lambda: jnp.zeros(-2),
+        "shape_negative_full": lambda: jnp.full((2, -1), 2),
+        "shape_negative_jit": lambda: jax.jit(lambda: jnp.empty((-1,)))(),
+        "tri_negative": lambda: jnp.tri(-1),
+        "tri_float": lambda: jnp.tri(2.5),
+        "tri_traced_n": lambda: jax.jit(jnp.tri)(3, M=3, k=0),
+        "ndim_list": lambda: jnp.ndim([1, 2]),
+        "shape_tuple": lambda: jnp.shape((1, 2, 3)),
+        "size_list": lambda: jnp.size([[1, 2]]),
+        "rollaxis": lambda: [jnp.rollaxis(x, a, s).shape for a in (-3, 0, 2, 3)
+                             for s in (-4, -1, 0, 2, 4)],
+        "rollaxis_start_out_of_range": lambda: jnp.rollaxis(x, 0, -5),
+        "linspace_ranks": _rank_allowed(jax, lambda: [
+            jnp.linspace(start, stop, n, endpoint=e, retstep=True, axis=a)
+            for n in (1, 3) for e in (True, False) for a in (0, -1)]),
+        "logspace_ranks": _rank_allowed(jax, lambda: [
+            jnp.logspace(start, stop, 4, endpoint=False, axis=1), jnp.logspace(stop, start, 1)]),
+    }
+
+
+def _rank_allowed(jax, thunk):
+    def run():
+        with jax.numpy_rank_promotion("allow"):
+            return thunk()
+    return run
+
+
 def cases(jax) -> dict:
     jnp = jax.numpy
     bits = ["int2", "uint2", "int4", "uint4", "float4_e2m1fn", "float8_e4m3fn", "bfloat16"]
@@ -215,6 +253,6 @@ def cases(jax) -> dict:
                                       jax.jit(lambda: jnp.eye(3, k=2**100))()],
     }
     out.update({f"masked_{name}": thunk for name, thunk in _masked(jax).items()})
-    for more in (_bits, _take_along, _tri, _unravel):
+    for more in (_bits, _take_along, _tri, _unravel, _shapes):
         out.update(more(jax))
     return out
