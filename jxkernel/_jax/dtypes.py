@@ -10,7 +10,7 @@ import numpy as np
 from ..core import dtypes as _core
 from ..core.dtypes import TypePromotionError, extended, prng_key  # noqa: F401
 from ..transforms.ad_util import float0
-from ..numpy.dtypes import finfo, iinfo, issubdtype, result_type
+from ..numpy.dtypes import finfo, iinfo, issubdtype, itemsize_bits, result_type
 
 __all__ = ["bfloat16", "canonicalize_dtype", "extended", "finfo", "float0", "iinfo",
            "issubdtype", "itemsize_bits", "prng_key", "result_type", "scalar_type_of",
@@ -44,22 +44,3 @@ def scalar_type_of(x) -> type:
     return float
 
 
-def itemsize_bits(dtype) -> int:
-    """The size of one element of `dtype` in bits: its width, not its bytes (int4 is 4 bits
-    though NumPy stores it in a byte; bool is 8, as laid out).
-
-    >>> itemsize_bits(np.int8), itemsize_bits(np.complex64)
-    (8, 64)
-    """
-    if dtype is None:
-        raise ValueError("dtype cannot be None.")
-    dtype = np.dtype(dtype)
-    if dtype == np.bool_:
-        return 8
-    if issubdtype(dtype, np.integer):
-        return iinfo(dtype).bits
-    if issubdtype(dtype, np.complexfloating):
-        return 2 * finfo(dtype).bits
-    if issubdtype(dtype, np.floating):
-        return finfo(dtype).bits
-    raise ValueError(f"unexpected input: {dtype=}")

@@ -154,12 +154,13 @@ def _bitcast_abstract_eval(operand, *, new_dtype):
     if (old == dtypes.bool_) != (new == dtypes.bool_):
         raise TypeError(f"bitcast_convert_type between bool and {new.name if old == dtypes.bool_ else old.name}"
                         f" is not allowed")
-    if old.itemsize == new.itemsize:
+    old_bits, new_bits = dtypes.bit_width(old), dtypes.bit_width(new)   # int4: 4, not 8
+    if old_bits == new_bits:
         shape = operand.shape
-    elif old.itemsize > new.itemsize:
-        shape = operand.shape + (old.itemsize // new.itemsize,)
+    elif old_bits > new_bits:
+        shape = operand.shape + (old_bits // new_bits,)
     else:
-        ratio = new.itemsize // old.itemsize
+        ratio = new_bits // old_bits
         if not operand.shape or operand.shape[-1] != ratio:
             raise TypeError(f"bitcast_convert_type from {old.name} to {new.name} needs an operand "
                             f"whose last dimension is {ratio}; got shape {operand.shape}")

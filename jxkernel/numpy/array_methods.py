@@ -24,7 +24,7 @@ from ..lax.transfer import place
 from . import ufuncs
 from .array_api import array_namespace
 from .creation import astype, copy
-from .dtypes import canonicalize_user_dtype
+from .dtypes import canonicalize_user_dtype, itemsize_bits
 from .manipulation import reshaped
 
 def _jnp(name: str):
@@ -253,7 +253,7 @@ def _view(self, dtype=None, type=None):
     if dtype is None:
         return self
     dtype = canonicalize_user_dtype(dtype, "view")
-    bits_in, bits_out = self.dtype.itemsize * 8, dtype.itemsize * 8
+    bits_in, bits_out = itemsize_bits(self.dtype), itemsize_bits(dtype)   # int4: 4, as JAX
     if self.ndim == 0:
         if bits_in != bits_out:
             raise ValueError("view() of a 0d array is only supported if the itemsize is "
@@ -268,8 +268,16 @@ def _view(self, dtype=None, type=None):
         return _view(astype(self, np.uint8), dtype)
     if dtype == np.bool_:
         return astype(_view(self, np.uint8), np.bool_)
-    if self.dtype.kind == "c" or dtype.kind == "c":
-        raise NotImplementedError("view() between complex and real dtypes is not supported")
+    if self.dtype.kind == "c":          # as its real and imaginary parts, interleaved
+        parts = [lax.expand_dims(part, (self.ndim,)) for part in (ufuncs.real(self),
+                                                                  ufuncs.imag(self))]
+        pairs = lax.concatenate(parts, self.ndim)
+        return _view(lax.reshape(pairs, self.shape[:-1] + (2 * self.shape[-1],)), dtype)
+    if dtype.kind == "c":               # JAX's: re + 1j * im of the parts
+        real = astype(_view(self, np.finfo(dtype).dtype), dtype)
+        n = real.shape[-1]
+        re, im = (lax.slice_in_dim(real, i, n, 2, real.ndim - 1) for i in (0, 1))
+        return ufuncs.add(re, ufuncs.multiply(np.array(1j, dtype)[()], im))
     if bits_in < bits_out:
         factor = bits_out // bits_in
         out = lax.reshape(self, self.shape[:-1] + (self.shape[-1] // factor, factor))

@@ -235,6 +235,27 @@ def canonicalize_user_dtype(d, fun_name: str = "", warn: bool = True) -> np.dtyp
     return out
 
 
+def itemsize_bits(dtype) -> int:
+    """The size of one element of `dtype` in bits: its width, not its bytes (int4 is 4 bits
+    though NumPy stores it in a byte; bool is 8, as laid out).
+
+    >>> itemsize_bits(np.int8), itemsize_bits(np.complex64)
+    (8, 64)
+    """
+    if dtype is None:
+        raise ValueError("dtype cannot be None.")
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return 8
+    if issubdtype(dtype, np.integer):
+        return iinfo(dtype).bits
+    if issubdtype(dtype, np.complexfloating):
+        return 2 * finfo(dtype).bits
+    if issubdtype(dtype, np.floating):
+        return finfo(dtype).bits
+    raise ValueError(f"unexpected input: {dtype=}")
+
+
 # ---------------------------------------------------------------- predicates
 _CUSTOM_FLOATS = {d.type for d in (*_core.BFLOAT16_DTYPES, *_core.NARROW_FLOAT_DTYPES)}
 # ml_dtypes' narrow ints derive from np.generic alone: their kinds, as JAX answers them

@@ -19,7 +19,13 @@ def _json(x):
         return [_json(v) for v in x]
     if hasattr(x, "dtype") and hasattr(x, "shape"):
         a = np.asarray(x)
-        return {"dtype": str(a.dtype), "shape": list(a.shape), "values": a.tolist()}
+        if a.dtype.kind == "c":             # JSON has no complex numbers: [real, imaginary]
+            values = [a.real.tolist(), a.imag.tolist()]
+        elif a.dtype.name in ("int2", "uint2", "int4", "uint4"):    # ml_dtypes' ints as ints
+            values = a.astype(np.int64).tolist()
+        else:
+            values = a.tolist()
+        return {"dtype": str(a.dtype), "shape": list(a.shape), "values": values}
     if isinstance(x, np.dtype):
         return str(x)
     return x
@@ -220,6 +226,27 @@ def _rank_allowed(jax, thunk):
     return run
 
 
+def _views(jax):
+    jnp = jax.numpy
+    c = np.array([[1 + 2j, 3 - 4j], [np.inf + 1j, -0.0 + 0j]], np.complex64)
+    f = np.arange(8, dtype=np.float32).reshape(2, 4) - 3.5
+    i4 = np.arange(-8, 8, dtype=np.int8).astype(ml_dtypes.int4)
+    return {
+        "view_complex": lambda: [jnp.asarray(c).view(np.float32), jnp.asarray(c).view(np.int16),
+                                 jnp.asarray(c).view(np.uint64), jnp.asarray(c).view(np.complex64),
+                                 jax.jit(lambda x: x.view(np.int32))(c)],
+        "view_to_complex": lambda: [jnp.asarray(f).view(np.complex64),
+                                    jnp.asarray(f.view(np.int32)).view(np.complex64),
+                                    jax.jit(lambda x: x.view(np.complex64))(f)],
+        "view_int4": lambda: [jnp.asarray(i4).view(np.int16), jnp.asarray(i4).view(np.uint8),
+                              jnp.asarray(np.arange(4, dtype=np.int16)).view(jnp.int4),
+                              jnp.asarray(np.arange(3, dtype=np.uint32)).view(jnp.uint4),
+                              jnp.asarray(i4).view(jnp.uint4)],
+        "bitcast_int4": lambda: jax.lax.bitcast_convert_type(np.arange(2, dtype=np.int8),
+                                                             jnp.int4),
+    }
+
+
 def cases(jax) -> dict:
     jnp = jax.numpy
     bits = ["int2", "uint2", "int4", "uint4", "float4_e2m1fn", "float8_e4m3fn", "bfloat16"]
@@ -253,6 +280,6 @@ def cases(jax) -> dict:
                                       jax.jit(lambda: jnp.eye(3, k=2**100))()],
     }
     out.update({f"masked_{name}": thunk for name, thunk in _masked(jax).items()})
-    for more in (_bits, _take_along, _tri, _unravel, _shapes):
+    for more in (_bits, _take_along, _tri, _unravel, _shapes, _views):
         out.update(more(jax))
     return out
