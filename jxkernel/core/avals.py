@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from . import config as _config, dtypes
-from .errors import aval_text
+from .errors import aval_text, masked_array_error
 from .mesh import AbstractMesh, AxisType, NamedSharding, PartitionSpec, _mesh_state, get_mesh
 
 NO_AXES = frozenset()
@@ -236,12 +236,6 @@ def get_aval(x) -> ShapedArray:
     # JAX's words: its typeof quotes the type, its rule for a str does not
     kind = type(x) if isinstance(x, str) else f"'{type(x)}'"
     raise TypeError(f"Argument '{x}' of type {kind} is not a valid JAX type")
-
-
-def masked_array_error() -> ValueError:
-    """JAX's refusal of a NumPy masked array as an operand (jnp.array takes one: its data)."""
-    return ValueError("numpy masked arrays are not supported as direct inputs to JAX functions. "
-                      "Use arr.filled() to convert the value to a standard numpy array.")
 
 
 def is_sharding(x) -> bool:

@@ -56,16 +56,8 @@ class _Option:
 
 
 class ExplicitX64Mode(enum.StrEnum):
-    """What a 64-bit dtype asked for explicitly (`jnp.zeros(3, jnp.int64)`) gives without
-    jax_enable_x64: WARN (truncated to 32 bits, with a warning), ERROR (ValueError) or ALLOW
-    (a 64-bit array). Its members equal their names in lower case.
-
-    >>> ExplicitX64Mode("allow") == "allow"
-    True
-    """
-    WARN = "warn"
-    ERROR = "error"
-    ALLOW = "allow"
+    """jax_explicit_x64_dtypes's values, equal to their names in lower case."""
+    WARN, ERROR, ALLOW = "warn", "error", "allow"
 
 
 def _flag(name, default, help):

@@ -25,8 +25,8 @@ from ..core.config import config
 from ..core import sharding_types as st
 from ..core import trace as _trace
 from ..core import vma
-from ..core.avals import ShapedArray, masked_array_error, replicated_on
-from ..core.errors import ConcretizationTypeError, shape_error
+from ..core.avals import ShapedArray, replicated_on
+from ..core.errors import ConcretizationTypeError, masked_array_error, shape_error
 from ..core.mesh import get_mesh, on_context_mesh
 from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer

@@ -23,8 +23,8 @@ import numpy as np
 from ..core.config import config
 from ..core import dtypes, vma
 from ..core import trace as _trace
-from ..core.avals import ShapedArray, masked_array_error
-from ..core.errors import aval_text
+from ..core.avals import ShapedArray
+from ..core.errors import aval_text, masked_array_error
 from ..core.source_info import user_stacklevel
 from ..core.trace import Tracer
 from ..lax import conversion, shapes

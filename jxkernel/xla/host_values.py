@@ -10,7 +10,8 @@ import functools
 import numpy as np
 
 from ..core import dtypes
-from ..core.avals import ShapedArray, masked_array_error, python_scalar_aval
+from ..core.avals import ShapedArray, python_scalar_aval
+from ..core.errors import masked_array_error
 from ..core.trace import Tracer
 
 
