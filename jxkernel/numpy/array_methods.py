@@ -239,6 +239,12 @@ def _tracer_dlpack(self, *args, **kwargs):
                                         "array. ")
 
 
+def _tobytes(self, order="C"):
+    # JAX 0.10.2's words (Tracer.tobytes): bytes of a traced value would be taken from nothing
+    raise ConcretizationTypeError(self, f"The tobytes() method was called on traced array "
+                                        f"with shape {aval_text(self.aval, weak=False)}.\n")
+
+
 def _tolist(self):
     # JAX 0.10.2's words; refused even where the value is known while tracing (a grad's
     # primal), as JAX's Tracer.tolist: a list of Python numbers would cut the derivative
@@ -329,7 +335,8 @@ _METHODS = {
     "transpose": _transpose, "view": _view, "to_device": _to_device,
     "__array_namespace__": array_namespace,
 }
-_TRACER_ONLY = {"copy": _copy, "item": _item, "tolist": _tolist, "__iter__": _tracer_iter,
+_TRACER_ONLY = {"copy": _copy, "item": _item, "tolist": _tolist, "tobytes": _tobytes,
+                "__iter__": _tracer_iter,
                 "__dlpack__": _tracer_dlpack}
 _PROPERTIES = {
     "T": _T, "mT": _mT, "real": lambda self: ufuncs.real(self),

@@ -342,6 +342,9 @@ def iscomplexobj(x) -> bool:
     """True if `x` has a complex dtype (no computation)."""
     if x is None:
         return False
+    if getattr(x, "dtype", None) is None and isinstance(x, (list, tuple)):
+        # what jnp.asarray(x) would be (its elements may be tracers): complex where one is
+        return any(iscomplexobj(e) for e in x)
     try:
         return np.dtype(getattr(x, "dtype", None) or np.asarray(x).dtype).kind == "c"
     except (TypeError, ValueError):

@@ -21,6 +21,7 @@ from ..transforms.jit_namesakes import jax_jitted
 from .. import lax
 from ..core import dtypes
 from ..core.avals import context_abstract_mesh, explicit_axes, public_type
+from ..core.config import config
 from ..core.errors import ConcretizationTypeError
 from ..core.trace import Tracer
 from ..core.sharding_types import ShardingTypeError
@@ -650,7 +651,10 @@ def _grid_1d(s: slice, name: str):
 
 
 def _grids_1d(key, name: str) -> list:
-    return util.promote_dtypes(*(_grid_1d(k, name) for k in key))
+    grids = [_grid_1d(k, name) for k in key]
+    # of one dtype under standard promotion, as JAX's (jnp.mgrid[1:6:8j, 2:4]: float32)
+    with config.override("jax_numpy_dtype_promotion", "standard"):
+        return util.promote_dtypes(*grids)
 
 
 class _Mgrid:

@@ -20,7 +20,8 @@ import numpy as np
 from ..transforms.jit_namesakes import jax_jitted
 from .. import lax
 from ..core import dtypes
-from ..core.errors import InconclusiveDimensionOperation, aval_text, shape_error
+from ..core.errors import (ConcretizationTypeError, InconclusiveDimensionOperation, aval_text,
+                           shape_error)
 from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.trace import EvalTrace, Tracer, _ctx
 from ..core.mesh import NamedSharding, PartitionSpec
@@ -406,6 +407,11 @@ def _split(name: str, ary, indices_or_sections, axis: int) -> list:
     ary = _asarray(name, ary)
     axis = canonicalize_axis(operator.index(axis), len(_shape(ary)))
     n = _shape(ary)[axis]
+    parts = indices_or_sections if isinstance(indices_or_sections, (tuple, list)) else \
+        [indices_or_sections]
+    for part in parts:          # the split points decide the shapes: JAX's error for a traced one
+        if isinstance(part, Tracer) and part.to_concrete_value() is None:
+            raise ConcretizationTypeError(part, f"in jax.numpy.{name} argument 1\n")
     if isinstance(indices_or_sections, (tuple, list)) or \
             (_is_array(indices_or_sections) and np.ndim(indices_or_sections) > 0):
         # JAX's rule, stricter than NumPy's: the split points must be in order, within [0, n]

@@ -247,6 +247,33 @@ def _views(jax):
     }
 
 
+def _small(jax):
+    jnp = jax.numpy
+    v = np.arange(12, dtype=np.int32).reshape(3, 4)
+
+    def strict(thunk):
+        def run():
+            with jax.numpy_dtype_promotion("strict"):
+                return thunk()
+        return run
+    return {
+        "tobytes": lambda: [list(jnp.asarray(v).tobytes(o)) for o in ("C", "F")],
+        "tobytes_traced": lambda: jax.jit(lambda x: x.tobytes())(v),
+        "iscomplexobj_traced_list": lambda: [jax.jit(jnp.iscomplexobj)([1 + 1j]),
+                                             jax.jit(jnp.iscomplexobj)([1.0, 2]),
+                                             jax.jit(jnp.iscomplexobj)([[1.0], [2j]])],
+        "mgrid_mixed_strict": strict(lambda: [jnp.mgrid[1:6:8j, 2:4], jnp.ogrid[0:1:3j, 0:2]]),
+        "split_traced": lambda: jax.jit(lambda i: jnp.split(jnp.zeros((12, 2)), i))(2.0),
+        "split_traced_in_list": lambda: jax.jit(
+            lambda i: jnp.split(jnp.zeros((12, 2)), [2, i]))(2.0),
+        "committed_private": lambda: [jnp.arange(3)._committed,
+                                      jax.device_put(jnp.arange(3), jax.devices()[0])._committed,
+                                      jax.lax.full_like(jax.device_put(jnp.arange(3),
+                                                                       jax.devices()[0]),
+                                                        1.1)._committed],
+    }
+
+
 def cases(jax) -> dict:
     jnp = jax.numpy
     bits = ["int2", "uint2", "int4", "uint4", "float4_e2m1fn", "float8_e4m3fn", "bfloat16"]
@@ -280,6 +307,6 @@ def cases(jax) -> dict:
                                       jax.jit(lambda: jnp.eye(3, k=2**100))()],
     }
     out.update({f"masked_{name}": thunk for name, thunk in _masked(jax).items()})
-    for more in (_bits, _take_along, _tri, _unravel, _shapes, _views):
+    for more in (_bits, _take_along, _tri, _unravel, _shapes, _views, _small):
         out.update(more(jax))
     return out
