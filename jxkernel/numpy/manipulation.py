@@ -418,7 +418,7 @@ def _split(name: str, ary, indices_or_sections, axis: int) -> list:
         points = [0, *(operator.index(i) for i in np.asarray(indices_or_sections).tolist()), n]
         sizes = [b - a for a, b in zip(points[:-1], points[1:])]
     else:
-        sections = operator.index(indices_or_sections)
+        sections = int(indices_or_sections)     # as JAX's (a known traced 2.0 too)
         if sections <= 0:
             raise ValueError("number sections must be larger than 0.")
         part, r = divmod(n, sections)

@@ -266,6 +266,12 @@ def _small(jax):
         "split_traced": lambda: jax.jit(lambda i: jnp.split(jnp.zeros((12, 2)), i))(2.0),
         "split_traced_in_list": lambda: jax.jit(
             lambda i: jnp.split(jnp.zeros((12, 2)), [2, i]))(2.0),
+        "split_known_tracers": lambda: [
+            [a.shape for a in jax.jvp(lambda i: jnp.split(jnp.zeros((12, 2)), i), (2.,), (1.,))[0]],
+            [a.shape for a in jax.jvp(lambda i: jnp.split(jnp.zeros((12, 2)),
+                                                          (1, i.astype(np.int32))),
+                                      (2.,), (1.,))[0]],
+            [a.shape for a in jnp.split(jnp.zeros(6), 3.0)]],
         "committed_private": lambda: [jnp.arange(3)._committed,
                                       jax.device_put(jnp.arange(3), jax.devices()[0])._committed,
                                       jax.lax.full_like(jax.device_put(jnp.arange(3),
