@@ -88,3 +88,20 @@ def test_jtu_dot_assertions_read_every_dot_general_staged():
     with pytest.raises(AssertionError, match="Unexpected precision"):
         jtu.assert_dot_precision(None, lambda a: jnp.dot(a, a, precision=highest), ones * 1.0)
     assert jtu.is_optimized_build() is True
+
+
+def test_jtu_compares_object_arrays_as_jaxs_does():
+    # jnp.load(allow_pickle=True) of an object array gives one back; JAX's test case compares
+    # it (its canonicalize_dtype leaves object as it is)
+    from jxkernel._jax._src import test_util as jtu
+
+    class Case(jtu.JaxTestCase):
+        def runTest(self):
+            pass
+    case = Case()
+    case.setUp()
+    objects = np.array([1.5, None], dtype=object)
+    case.assertArraysEqual(objects, objects.copy(), allow_object_dtype=True)
+    with pytest.raises(AssertionError):
+        case.assertArraysEqual(objects, np.array([1.5, 2.0]), allow_object_dtype=True)
+    case.tearDown()
