@@ -263,15 +263,16 @@ _INTN_KINDS = {d.type: np.signedinteger if d in _core.SIGNED_DTYPES else np.unsi
                for d in _core.INTN_DTYPES}
 
 
-def issubdtype(a, b) -> bool:
-    """np.issubdtype that also knows bfloat16 is a floating type and accepts jnp's types.
+def issubdtype(arg1, arg2) -> bool:
+    """np.issubdtype (its parameter names too) that also knows bfloat16 is a floating type
+    and accepts jnp's types.
 
     >>> jnp.issubdtype(jnp.bfloat16, jnp.floating)
     True
     """
-    a = _core.extended_scalar_type(a) or a     # a typed key's dtype answers as prng_key
+    a = _core.extended_scalar_type(arg1) or arg1     # a typed key's dtype answers as prng_key
     return _issubdtype(a if isinstance(a, (type, np.dtype)) else np.dtype(a),
-                       b if isinstance(b, (type, np.dtype)) else np.dtype(b))
+                       arg2 if isinstance(arg2, (type, np.dtype)) else np.dtype(arg2))
 
 
 @functools.lru_cache(maxsize=512)

@@ -272,6 +272,8 @@ def _small(jax):
                                                           (1, i.astype(np.int32))),
                                       (2.,), (1.,))[0]],
             [a.shape for a in jnp.split(jnp.zeros(6), 3.0)]],
+        "issubdtype_keywords": lambda: [jnp.issubdtype(arg1=jnp.bfloat16, arg2=jnp.floating),
+                                        jnp.issubdtype(arg1="int4", arg2=np.signedinteger)],
         "committed_private": lambda: [jnp.arange(3)._committed,
                                       jax.device_put(jnp.arange(3), jax.devices()[0])._committed,
                                       jax.lax.full_like(jax.device_put(jnp.arange(3),
