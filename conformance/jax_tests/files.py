@@ -52,12 +52,12 @@ FILES = [
     "lax_scipy_sparse_test.py",
     "random_test.py",
     "random_lax_test.py",
+    "lax_numpy_test.py",
 ]
 
 # not run: each imports internals of JAX that jxkernel has no counterpart of (the first import
 # that fails under the alias is named)
 SKIPPED = {
-    "lax_numpy_test.py": "`jax._src.array` (JAX's ArrayImpl module)",
 }
 
 

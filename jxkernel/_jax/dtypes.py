@@ -10,7 +10,7 @@ import numpy as np
 from ..core import dtypes as _core
 from ..core.dtypes import TypePromotionError, extended, prng_key  # noqa: F401
 from ..transforms.ad_util import float0
-from ..numpy.dtypes import finfo, iinfo, issubdtype, result_type
+from ..numpy.dtypes import finfo, iinfo, issubdtype, itemsize_bits, result_type
 
 __all__ = ["bfloat16", "canonicalize_dtype", "extended", "finfo", "float0", "iinfo",
            "issubdtype", "itemsize_bits", "prng_key", "result_type", "scalar_type_of",
@@ -44,21 +44,3 @@ def scalar_type_of(x) -> type:
     return float
 
 
-def itemsize_bits(dtype) -> int:
-    """The size of one element of `dtype` in bits: its width, not NumPy's bytes (int4: 4;
-    bool: 8, its layout).
-
-    >>> itemsize_bits(np.float32), itemsize_bits("int4"), itemsize_bits(np.complex64)
-    (32, 4, 64)
-    """
-    if dtype is None:                               # (np.dtype(None) is float64)
-        raise ValueError("dtype cannot be None.")
-    if np.dtype(dtype) == np.bool_:
-        return 8
-    if issubdtype(dtype, np.integer):
-        return iinfo(dtype).bits
-    if issubdtype(dtype, np.floating):
-        return finfo(dtype).bits
-    if issubdtype(dtype, np.complexfloating):
-        return 2 * finfo(dtype).bits
-    raise ValueError(f"unexpected input: dtype={dtype!r}")

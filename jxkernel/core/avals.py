@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from . import config as _config, dtypes
-from .errors import aval_text
+from .errors import aval_text, masked_array_error
 from .mesh import AbstractMesh, AxisType, NamedSharding, PartitionSpec, _mesh_state, get_mesh
 
 NO_AXES = frozenset()
@@ -230,6 +230,8 @@ def get_aval(x) -> ShapedArray:
     if isinstance(x, (np.ndarray, np.generic)):
         if x.dtype == dtypes.float0:     # a tangent of what has none (an int's, a key's)
             return ShapedArray(x.shape, dtypes.float0)
+        if isinstance(x, np.ma.MaskedArray):        # its mask would be dropped silently
+            raise masked_array_error()
         return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
     if getattr(aval, "is_high", False) or aval is abstract_token:  # (core/hijax.py), tokens
         return aval

@@ -114,6 +114,15 @@ NARROW_FLOAT_DTYPES = (*FLOAT8_DTYPES, *FLOAT6_DTYPES, *FLOAT4_DTYPES)
 int1, int2, int4, uint1, uint2, uint4 = _narrow("int1", "int2", "int4", "uint1", "uint2", "uint4")
 INTN_DTYPES = _available(int1, int2, int4, uint1, uint2, uint4)
 
+
+def bit_width(dtype: np.dtype) -> int:
+    """The bits of one element: int4's 4 though NumPy stores it in a byte (bool: 8)."""
+    if dtype in INTN_DTYPES:
+        return ml_dtypes.iinfo(dtype).bits
+    if dtype in NARROW_FLOAT_DTYPES:
+        return ml_dtypes.finfo(dtype).bits
+    return dtype.itemsize * 8
+
 SUPPORTED_DTYPES = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
                     *BFLOAT16_DTYPES, float16, float32, float64, complex64, complex128,
                     *NARROW_FLOAT_DTYPES, *INTN_DTYPES)

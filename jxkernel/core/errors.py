@@ -211,3 +211,9 @@ def _origin(tracer) -> str:
     trace = getattr(tracer, "_trace", None)
     describe = getattr(trace, "describe_origin", None)
     return describe(tracer) if describe is not None else ""
+
+
+def masked_array_error() -> ValueError:
+    """JAX's refusal of a NumPy masked array as an operand (jnp.array takes one: its data)."""
+    return ValueError("numpy masked arrays are not supported as direct inputs to JAX functions. "
+                      "Use arr.filled() to convert the value to a standard numpy array.")

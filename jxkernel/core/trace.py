@@ -305,6 +305,13 @@ class Tracer:
     def __reduce__(self):
         raise TypeError("Traced arrays cannot be pickled")
 
+    # copy.copy and copy.deepcopy of a traced array stage a copy, as JAX's (jnp.copy)
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
 
 _NOT_CONVERTIBLE = {"__iter__": "is not iterable", "__len__": "has no length",
                     "__bool__": "is not convertible to boolean",

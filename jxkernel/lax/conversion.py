@@ -149,22 +149,12 @@ sharding_rules[convert_element_type_p] = sharding_types.same_as_operand_rule
 bitcast_convert_type_p = Primitive("bitcast_convert_type")
 
 
-def _bit_width(dtype) -> int:
-    """An element's width in bits, as XLA counts it: int4 is 4 bits (NumPy stores it in a
-    byte), float4_e2m1fn 4, the float6s 6."""
-    if dtype in dtypes.INTN_DTYPES:
-        return dtypes.iinfo(dtype).bits
-    if dtype in dtypes.FLOAT6_DTYPES or dtype in dtypes.FLOAT4_DTYPES:
-        return dtypes.finfo(dtype).bits
-    return dtype.itemsize * 8
-
-
 def _bitcast_abstract_eval(operand, *, new_dtype):
     old, new = operand.dtype, dtypes.check_supported(new_dtype)
     if (old == dtypes.bool_) != (new == dtypes.bool_):
         raise TypeError(f"bitcast_convert_type between bool and {new.name if old == dtypes.bool_ else old.name}"
                         f" is not allowed")
-    old_bits, new_bits = _bit_width(old), _bit_width(new)
+    old_bits, new_bits = dtypes.bit_width(old), dtypes.bit_width(new)   # int4: 4, not 8
     if old_bits == new_bits:
         shape = operand.shape
     elif old_bits > new_bits:
@@ -197,8 +187,8 @@ def _bitcast_numpy(x, *, new_dtype):
     dimension, a wider one consumes it."""
     new_dtype = np.dtype(new_dtype)
     x = np.array(x, order="C", copy=None)      # (not ascontiguousarray: it makes 0-d 1-d)
-    if _bit_width(new_dtype) != 8 * new_dtype.itemsize or \
-            _bit_width(x.dtype) != 8 * x.dtype.itemsize:
+    if dtypes.bit_width(new_dtype) != 8 * new_dtype.itemsize or \
+            dtypes.bit_width(x.dtype) != 8 * x.dtype.itemsize:
         raise NotImplementedError(f"bitcast_convert_type from {x.dtype.name} to "
                                   f"{new_dtype.name} on the NumPy backend: sub-byte types are "
                                   f"packed by XLA, not by NumPy (use the XLA backend)")

@@ -98,8 +98,11 @@ def laid_out_like(a, out):
             not hasattr(a, "sharding"):
         return out
     sharding = a.sharding
+    committed = getattr(a, "committed", getattr(a, "_committed", True))
+    if type(sharding).__name__ == "SingleDeviceSharding" and committed and out.shape == a.shape:
+        return device_put(out, sharding)    # committed to `a`'s device, as JAX's
     if type(sharding).__name__ != "NamedSharding" or not hasattr(sharding.mesh, "devices") or \
-            not getattr(a, "committed", getattr(a, "_committed", True)):
+            not committed:
         return out                          # (an AbstractMesh has no devices)
     if out.shape != a.shape:
         if not sharding.is_fully_replicated:

@@ -305,7 +305,7 @@ ad.deflinear(imag_p, lambda ct: [complex(np.zeros((), dtypes.dtype(ct)), neg(ct)
 
 copy_p = unop("copy", None, ANY_OR_KEYS, numpy=np.copy)
 lowering_rules[copy_p] = lambda ctx, x: x
-ad.deflinear(copy_p, lambda ct: [ct])
+ad.deflinear(copy_p, lambda ct: [copy_p.bind(ct)])     # a copy back too, as JAX's
 
 # signed and inexact only, as JAX's lax.abs (jnp.abs passes unsigned integers through)
 abs_p = unop("abs", None, SIGNED | INEXACT, _real_dtype, numpy=np.abs, narrow_ints=False)

@@ -10,12 +10,12 @@ boundaries, same custom derivatives), so results match JAX's.
 from __future__ import annotations
 
 import operator
-import warnings
 
 import numpy as np
 
 from .. import lax
 from .. import numpy as jnp
+from ..core import deprecations
 from ..core import dtypes as _core
 from ..core.config import config
 from ..core.errors import ConcretizationTypeError
@@ -404,8 +404,9 @@ def one_hot(x, num_classes: int, *, dtype=None, axis: int = -1):
     num_classes = operator.index(num_classes)
     x = jnp.asarray(x)
     if not (_core.is_int(x.dtype)):
-        warnings.warn(f"jax.nn.one_hot input should be integer-typed; got dtype={x.dtype}",
-                      DeprecationWarning, stacklevel=2)
+        deprecations.warn("jax-nn-one-hot-float-input",
+                          f"jax.nn.one_hot input should be integer-typed; got dtype={x.dtype}",
+                          stacklevel=2)
     dtype = _core.default_float_dtype() if dtype is None else \
         canonicalize_user_dtype(dtype, "one_hot")
     return _one_hot(x, num_classes, dtype=dtype, axis=axis)

@@ -24,7 +24,7 @@ from ..lax.transfer import place
 from . import ufuncs
 from .array_api import array_namespace
 from .creation import astype, copy
-from .dtypes import canonicalize_user_dtype
+from .dtypes import canonicalize_user_dtype, itemsize_bits
 from .manipulation import reshaped
 
 def _jnp(name: str):
@@ -239,6 +239,12 @@ def _tracer_dlpack(self, *args, **kwargs):
                                         "array. ")
 
 
+def _tobytes(self, order="C"):
+    # JAX 0.10.2's words (Tracer.tobytes): bytes of a traced value would be taken from nothing
+    raise ConcretizationTypeError(self, f"The tobytes() method was called on traced array "
+                                        f"with shape {aval_text(self.aval, weak=False)}.\n")
+
+
 def _tolist(self):
     # JAX 0.10.2's words; refused even where the value is known while tracing (a grad's
     # primal), as JAX's Tracer.tolist: a list of Python numbers would cut the derivative
@@ -253,7 +259,7 @@ def _view(self, dtype=None, type=None):
     if dtype is None:
         return self
     dtype = canonicalize_user_dtype(dtype, "view")
-    bits_in, bits_out = self.dtype.itemsize * 8, dtype.itemsize * 8
+    bits_in, bits_out = itemsize_bits(self.dtype), itemsize_bits(dtype)   # int4: 4, as JAX
     if self.ndim == 0:
         if bits_in != bits_out:
             raise ValueError("view() of a 0d array is only supported if the itemsize is "
@@ -268,8 +274,16 @@ def _view(self, dtype=None, type=None):
         return _view(astype(self, np.uint8), dtype)
     if dtype == np.bool_:
         return astype(_view(self, np.uint8), np.bool_)
-    if self.dtype.kind == "c" or dtype.kind == "c":
-        raise NotImplementedError("view() between complex and real dtypes is not supported")
+    if self.dtype.kind == "c":          # as its real and imaginary parts, interleaved
+        parts = [lax.expand_dims(part, (self.ndim,)) for part in (ufuncs.real(self),
+                                                                  ufuncs.imag(self))]
+        pairs = lax.concatenate(parts, self.ndim)
+        return _view(lax.reshape(pairs, self.shape[:-1] + (2 * self.shape[-1],)), dtype)
+    if dtype.kind == "c":               # JAX's: re + 1j * im of the parts
+        real = astype(_view(self, np.finfo(dtype).dtype), dtype)
+        n = real.shape[-1]
+        re, im = (lax.slice_in_dim(real, i, n, 2, real.ndim - 1) for i in (0, 1))
+        return ufuncs.add(re, ufuncs.multiply(np.array(1j, dtype)[()], im))
     if bits_in < bits_out:
         factor = bits_out // bits_in
         out = lax.reshape(self, self.shape[:-1] + (self.shape[-1] // factor, factor))
@@ -321,7 +335,8 @@ _METHODS = {
     "transpose": _transpose, "view": _view, "to_device": _to_device,
     "__array_namespace__": array_namespace,
 }
-_TRACER_ONLY = {"copy": _copy, "item": _item, "tolist": _tolist, "__iter__": _tracer_iter,
+_TRACER_ONLY = {"copy": _copy, "item": _item, "tolist": _tolist, "tobytes": _tobytes,
+                "__iter__": _tracer_iter,
                 "__dlpack__": _tracer_dlpack}
 _PROPERTIES = {
     "T": _T, "mT": _mT, "real": lambda self: ufuncs.real(self),

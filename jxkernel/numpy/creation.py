@@ -19,12 +19,14 @@ import numpy as np
 
 from .. import lax
 from ..lax.sharding import canonicalize_sharding, check_explicit_only, laid_out, resolved
+from ..core import deprecations
 from ..core import dtypes as _core
+from ..core.config import config
 from ..core import sharding_types as st
 from ..core import trace as _trace
 from ..core import vma
 from ..core.avals import ShapedArray, replicated_on
-from ..core.errors import ConcretizationTypeError, shape_error
+from ..core.errors import ConcretizationTypeError, masked_array_error, shape_error
 from ..core.mesh import get_mesh, on_context_mesh
 from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
@@ -32,6 +34,7 @@ from ..xla import client as _client
 from ..xla.array import Array, host_to_device
 from ..lax.transfer import place
 from ..xla.put import device_put
+from ..xla.sharding import Sharding
 from . import util
 from .dtypes import canonicalize_user_dtype, lattice_result_type, result_type
 
@@ -53,6 +56,8 @@ def _on_device(value: np.ndarray, weak: bool = False, device=None) -> Array:
                           replicated_on(get_mesh(), value.ndim))
     if device is None:                  # uncommitted, as JAX's (xla/placement.call_placement)
         return host_to_device(value, aval, _client.default_device())
+    if isinstance(device, Sharding):    # `device=` takes a sharding too, as JAX's
+        return device_put(host_to_device(value, aval, _client.default_device()), device)
     return host_to_device(value, aval, device, committed=True)
 
 
@@ -63,8 +68,11 @@ def _check_python_int(x, dtype) -> None:
             raise OverflowError(f"Python int {x} too large to convert to {np.dtype(dtype).name}")
 
 
-def _shape(shape, name="shape") -> tuple:
-    if isinstance(shape, (list, tuple)):
+def _shape(shape, name="shape", op="broadcast_in_dim") -> tuple:
+    """A shape argument as a tuple of ints: a sequence (a 1-D NumPy array too) or one size;
+    JAX's TypeErrors for anything else and for negative sizes (named after `op`, the lax
+    operation JAX's check is in)."""
+    if isinstance(shape, (list, tuple)) or (isinstance(shape, np.ndarray) and shape.ndim == 1):
         dims = tuple(shape)
     elif np.ndim(shape) == 0:
         dims = (shape,)
@@ -74,7 +82,21 @@ def _shape(shape, name="shape") -> tuple:
     for d in dims:                        # a traced size: JAX's plain TypeError
         if isinstance(d, Tracer) and d.to_concrete_value() is None:
             raise shape_error(dims, d)
-    return tuple(_concrete_int(d, f"The {name} argument") for d in dims)
+    if not all(isinstance(d, Tracer) or _is_integer(d) for d in dims):
+        raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got "
+                        f"{dims}.")
+    dims = tuple(_concrete_int(d, f"The {name} argument") for d in dims)
+    if any(d < 0 for d in dims):
+        raise TypeError(f"{op} shape must have every element be nonnegative, got {dims}.")
+    return dims
+
+
+def _is_integer(d) -> bool:
+    try:
+        operator.index(d)
+    except TypeError:
+        return False
+    return True
 
 
 def _concrete_int(x, what) -> int:
@@ -103,13 +125,15 @@ def _concrete(x, what):
 
 
 # ---------------------------------------------------------------- array / asarray
-def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin: int = 0, *,
-          device=None, out_sharding=None):
+def array(object, dtype=None, *args, copy: bool = True, order: str | None = "K",
+          ndmin: int = 0, device=None, out_sharding=None):
     """An Array from an array, scalar, or nested lists/tuples of them (as jnp.array).
 
     >>> jnp.array([[1, 2], [3, 4]], dtype=jnp.float32).shape
     (2, 2)
     """
+    if args:
+        copy, order, ndmin = _positional_array_args(args, copy, order, ndmin)
     if out_sharding is not None and get_mesh() is None:
         # JAX 0.10.2 makes it on the default device, untyped, outside set_mesh (seen: a
         # NamedSharding's mesh unused by its convert_element_type there)
@@ -122,10 +146,12 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
             # JAX's device_put of such NumPy data comes first: it keeps it uncommitted, the
             # out_sharding unused
             return device_put(object)
-        return _laid_out(lambda: array(object, dtype, copy, order, ndmin), out_sharding,
-                         "jnp.array")
+        return _laid_out(lambda: array(object, dtype, copy=copy, order=order, ndmin=ndmin),
+                         out_sharding, "jnp.array")
     if order is not None and order != "K":
         raise NotImplementedError("Only implemented for order='K'")
+    if isinstance(object, np.ma.MaskedArray) and not copy:  # a copy takes its data, as JAX's
+        raise masked_array_error()
     if dtype is not None:
         dtype = canonicalize_user_dtype(dtype, "array")
     weak = dtype is None and _core.is_weakly_typed(object)
@@ -181,6 +207,22 @@ def _check_numeric(value, dtype) -> None:
     if dtype.kind in "SU":
         raise TypeError(f"Value '{value}' with dtype {dtype} is not a valid JAX array type. "
                         f"Only arrays of numeric types are supported by JAX.")
+
+
+def _positional_array_args(args, copy, order, ndmin) -> tuple:
+    """jnp.array's copy, order and ndmin given by position: taken, with JAX's deprecation
+    warning; a TypeError where one is also given by keyword."""
+    if len(args) > 3:
+        raise TypeError(f"array() takes at most 5 positional arguments but {len(args) + 2} "
+                        f"were given")
+    keywords = [copy, order, ndmin]
+    for i, name in enumerate(["copy", "order", "ndmin"][:len(args)]):
+        if keywords[i] != [True, "K", 0][i]:
+            raise TypeError(f"array() got multiple values for argument '{name}'")
+    deprecations.warn("jax-array-positional-args", "Passing the copy, order, and ndmin "
+                      "arguments to jnp.array positionally is deprecated. Use keyword "
+                      "arguments instead.", stacklevel=3)
+    return tuple([*args, *keywords[len(args):]])
 
 
 def _staged_host_array(obj, dtype, device) -> bool:
@@ -288,9 +330,10 @@ def astype(x, dtype, /, *, copy: bool = False, device=None):
         canonicalize_user_dtype(dtype, "astype")
     if _core.is_complex(x.dtype):
         if dtype.kind in "iuf" or dtype == _core.bfloat16:
-            warnings.warn("Casting from complex to real dtypes will soon raise a ValueError. "
-                          "Please first use jnp.real or jnp.imag to take the real/imaginary "
-                          "component of your input.", DeprecationWarning, stacklevel=2)
+            deprecations.warn("jax-numpy-astype-complex-to-real",
+                              "Casting from complex to real dtypes will soon raise a "
+                              "ValueError. Please first use jnp.real or jnp.imag to take the "
+                              "real/imaginary component of your input.", stacklevel=2)
         elif dtype == _core.bool_:
             x = lax.ne(x, np.array(0, x.dtype)[()])
     out = lax.convert_element_type(x, dtype)
@@ -393,7 +436,8 @@ def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
 
 
 def _full_scalar(shape, fill_value, dtype, device=None):
-    weak = dtype is None and _core.is_weakly_typed(fill_value)
+    # weak from a Python scalar, as JAX's, but not once put on a named device (JAX's device_put)
+    weak = dtype is None and _core.is_weakly_typed(fill_value) and device is None
     if dtype is None:
         dtype = util.aval_of(fill_value).dtype
     if isinstance(fill_value, Tracer):
@@ -515,7 +559,10 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding
         out = lax.convert_element_type(out, dtype)
     elif start == 0:
         size = max(0, int(np.ceil(stop)))
-        out = _on_device(np.arange(size, dtype=dtype)) if _eager() and sharding is None else \
+        # made on the host and copied, sparing a compile per size; under a transfer guard
+        # XLA's iota, as JAX's (which moves nothing from the host)
+        host = _eager() and sharding is None and not config._transfer_guarded
+        out = _on_device(np.arange(size, dtype=dtype)) if host else \
             lax.broadcasted_iota(dtype, (size,), 0, out_sharding=sharding)
     else:
         size = max(0, int(np.ceil(stop - start)))
@@ -545,6 +592,7 @@ def eye(N, M=None, k=0, dtype=None, *, device=None):
         j = lax.broadcasted_iota(offset.dtype, (n, m), 1)
         return lax.convert_element_type(lax.eq(lax.add(i, offset), j), dtype)
     k = operator.index(_concrete(k, "the argument 'k' of jnp.eye"))
+    k = max(-n, min(m, k))      # a diagonal past the corner: all zeros (k=2**100 fits no int)
     if _eager() or device is not None:
         return _on_device(np.eye(n, m, k, dtype=dtype), device=device)
     i = lax.broadcasted_iota(_core.int32, (n, m), 0)
@@ -560,14 +608,26 @@ def identity(n, dtype=None):
 def tri(N, M=None, k=0, dtype=None):
     """Ones at and below the k-th diagonal (float32 by default, as in JAX)."""
     dtype = np.dtype(np.float32) if dtype is None else canonicalize_user_dtype(dtype, "tri")
-    n = _concrete_int(N, "The argument 'N' of jnp.tri()")
-    m = n if M is None else _concrete_int(M, "The argument 'M' of jnp.tri()")
+    n, m = _shape((N, N if M is None else M), op="iota")     # JAX's errors: its canonical shape
+    if isinstance(k, Tracer) and k.to_concrete_value() is None:
+        return _traced_tri(n, m, k, dtype)      # a traced diagonal, as JAX's takes one
     k = operator.index(_concrete(k, "the argument 'k' of jnp.tri"))
+    _check_python_int(k, _core.default_int_dtype())     # JAX's OverflowError
+    k = max(-n - 1, min(m, k))      # a diagonal past the corner: all ones or all zeros
     if _eager():
         return _on_device(np.tri(n, m, k, dtype=dtype))
     i = lax.broadcasted_iota(_core.int32, (n, m), 0)
     j = lax.broadcasted_iota(_core.int32, (n, m), 1)
     return lax.convert_element_type(lax.ge(lax.add(i, np.int32(k)), j), dtype)
+
+
+def _traced_tri(n: int, m: int, k, dtype):
+    offset = util.ensure_array(k)
+    if offset.shape != () or not _core.is_int(offset.dtype):
+        raise TypeError(f"offset must be an integer, got {k!r}")
+    i = lax.broadcasted_iota(offset.dtype, (n, m), 0)
+    j = lax.broadcasted_iota(offset.dtype, (n, m), 1)
+    return lax.convert_element_type(lax.ge(lax.add(i, offset), j), dtype)
 
 
 def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = "xy") -> list:

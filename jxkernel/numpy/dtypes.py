@@ -252,6 +252,27 @@ def _explicit_x64_request(requested: np.dtype, fun_name: str) -> None:
             "which narrows the dtype to 32 bits)")
 
 
+def itemsize_bits(dtype) -> int:
+    """The size of one element of `dtype` in bits: its width, not its bytes (int4 is 4 bits
+    though NumPy stores it in a byte; bool is 8, as laid out).
+
+    >>> itemsize_bits(np.int8), itemsize_bits(np.complex64)
+    (8, 64)
+    """
+    if dtype is None:
+        raise ValueError("dtype cannot be None.")
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return 8
+    if issubdtype(dtype, np.integer):
+        return iinfo(dtype).bits
+    if issubdtype(dtype, np.complexfloating):
+        return 2 * finfo(dtype).bits
+    if issubdtype(dtype, np.floating):
+        return finfo(dtype).bits
+    raise ValueError(f"unexpected input: {dtype=}")
+
+
 # ---------------------------------------------------------------- predicates
 _CUSTOM_FLOATS = {d.type for d in (*_core.BFLOAT16_DTYPES, *_core.NARROW_FLOAT_DTYPES)}
 # ml_dtypes' narrow ints derive from np.generic alone: their kinds, as JAX answers them
@@ -259,15 +280,16 @@ _INTN_KINDS = {d.type: np.signedinteger if d in _core.SIGNED_DTYPES else np.unsi
                for d in _core.INTN_DTYPES}
 
 
-def issubdtype(a, b) -> bool:
-    """np.issubdtype that also knows bfloat16 is a floating type and accepts jnp's types.
+def issubdtype(arg1, arg2) -> bool:
+    """np.issubdtype (its parameter names too) that also knows bfloat16 is a floating type
+    and accepts jnp's types.
 
     >>> jnp.issubdtype(jnp.bfloat16, jnp.floating)
     True
     """
-    a = _core.extended_scalar_type(a) or a     # a typed key's dtype answers as prng_key
+    a = _core.extended_scalar_type(arg1) or arg1     # a typed key's dtype answers as prng_key
     return _issubdtype(a if isinstance(a, (type, np.dtype)) else np.dtype(a),
-                       b if isinstance(b, (type, np.dtype)) else np.dtype(b))
+                       arg2 if isinstance(arg2, (type, np.dtype)) else np.dtype(arg2))
 
 
 @functools.lru_cache(maxsize=512)
@@ -338,6 +360,9 @@ def iscomplexobj(x) -> bool:
     """True if `x` has a complex dtype (no computation)."""
     if x is None:
         return False
+    if getattr(x, "dtype", None) is None and isinstance(x, (list, tuple)):
+        # what jnp.asarray(x) would be (its elements may be tracers): complex where one is
+        return any(iscomplexobj(e) for e in x)
     try:
         return np.dtype(getattr(x, "dtype", None) or np.asarray(x).dtype).kind == "c"
     except (TypeError, ValueError):

@@ -322,7 +322,8 @@ def packbits(a, axis: int | None = None, bitorder: str = "big"):
     if rem:
         arr = lax.pad(arr, np.uint8(0), (arr.ndim - 1) * [(0, 0, 0)] + [(0, 8 - rem, 0)])
     arr = arr.reshape(arr.shape[:-1] + (arr.shape[-1] // 8, 8))
-    packed = (arr << shifts).sum(-1).astype("uint8")
+    # of equal ranks: jnp's own broadcasting holds under jax_numpy_rank_promotion="raise"
+    packed = (arr << shifts.reshape((1,) * (arr.ndim - 1) + (8,))).sum(-1).astype("uint8")
     return swapaxes(packed, axis, -1)
 
 
@@ -345,7 +346,7 @@ def unpackbits(a, axis: int | None = None, count: int | None = None, bitorder: s
     if axis is None:
         arr, axis = ravel(arr), 0
     arr = swapaxes(arr, axis, -1)
-    bits = ((arr[..., None] & masks) > 0).astype("uint8")
+    bits = ((arr[..., None] & masks.reshape((1,) * arr.ndim + (8,))) > 0).astype("uint8")
     bits = bits.reshape(bits.shape[:-2] + (-1,))
     if count is not None:
         have = bits.shape[-1]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import builtins
 import operator
+import string
 
 import numpy as np
 
@@ -20,13 +21,17 @@ from ..transforms.jit_namesakes import jax_jitted
 from .. import lax
 from ..core import dtypes
 from ..core.avals import context_abstract_mesh, explicit_axes, public_type
+from ..core.config import config
 from ..core.errors import ConcretizationTypeError
+from ..core.trace import Tracer
 from ..core.sharding_types import ShardingTypeError
 from ..lax import conversion
 from ..lax.sharding import canonicalize_sharding, run_auto_axes
 from . import util
 from .creation import _concrete, arange, array, eye, meshgrid
 from .indexing import GatherScatterMode, _concrete_value, _normalize, _scatter_update, getitem
+from .products import einsum
+from . import ufuncs
 from .manipulation import (_asarray, _dtype, _full, _shape, _slice_axis, _zeros_like,
                            broadcast_arrays, broadcast_shapes, broadcast_to, concatenate,
                            expand_dims, moveaxis, ravel, resize, stack, transpose)
@@ -136,7 +141,11 @@ def take_along_axis(arr, indices, axis: int | None = -1, mode=None, fill_value=N
     if wrap_negative_indices is None:
         wrap_negative_indices = mode != "promise_in_bounds"
     if wrap_negative_indices:
-        indices = _normalize(indices, shape[axis])
+        # as JAX's: int32 (int64 past its range) first, so adding the size cannot overflow
+        wide = np.int64 if shape[axis] > np.iinfo(np.int32).max else np.int32
+        indices = _normalize(lax.convert_element_type(indices, wide), shape[axis])
+    if mode == "one_hot":
+        return _one_hot_take(a, indices, axis)
     index_dims = [i for i, d in enumerate(ia.shape) if i == axis or d != 1]
     gather_indices = lax.reshape(indices, tuple(out_shape[i] for i in index_dims) + (1,))
     slice_sizes, offset_dims, start_index_map, collapsed, op_batch, idx_batch = \
@@ -163,6 +172,27 @@ def take_along_axis(arr, indices, axis: int | None = -1, mode=None, fill_value=N
         start_indices_batching_dims=tuple(idx_batch))
     return lax.gather(a, gather_indices, dnums, tuple(slice_sizes),
                       mode="fill" if mode is None else mode, fill_value=fill_value)
+
+
+def _one_hot_take(a, indices, axis: int):
+    """take_along_axis(mode="one_hot"), as JAX's: the indices' one-hot rows (out of range:
+    all zeros) contracted with `a` along `axis`, a matmul instead of a gather.
+
+    >>> _one_hot_take(jnp.array([1., 2., 3.]), jnp.array([2, 0, 5]), 0)
+    Array([3., 1., 0.], dtype=float32)
+    """
+    ishape, size = aval_of(indices).shape, aval_of(a).shape[axis]
+    hot_shape = ishape + (size,)
+    hot = lax.eq(lax.broadcast_in_dim(indices, hot_shape, tuple(range(len(ishape)))),
+                 lax.broadcasted_iota(aval_of(indices).dtype, hot_shape, len(ishape)))
+    dtype = aval_of(a).dtype
+    if aval_of(a).ndim == 1:
+        return einsum("...b,b->...", hot, a, preferred_element_type=dtype)
+    if axis > len(string.ascii_letters) - 2:
+        raise ValueError("One Hot indexing is only supported for up to 50 leading dimensions.")
+    lead = string.ascii_letters[:axis]
+    return einsum(f"{lead}y...z,{lead}z...->{lead}y...", hot, a,
+                  precision=lax.Precision.HIGHEST, preferred_element_type=dtype)
 
 
 def put(a, ind, v, mode=None, *, inplace=True):
@@ -472,10 +502,10 @@ def unravel_index(indices, shape):
     """
     check_arraylike("unravel_index", indices)
     x = ensure_array(indices)
-    try:
-        shape = [operator.index(s) for s in shape]
-    except TypeError:
-        shape = [operator.index(shape)]
+    shape = list(shape) if isinstance(shape, (tuple, list)) or np.ndim(shape) else [shape]
+    if any(isinstance(s, Tracer) and s.to_concrete_value() is None for s in shape):
+        return _unravel_traced(x, shape)
+    shape = [operator.index(s) for s in shape]
     dt = aval_of(x).dtype
     x = conversion.convert_element_type(x, dt) if aval_of(x).weak_type else x
     outs = [None] * len(shape)
@@ -493,6 +523,20 @@ def unravel_index(indices, shape):
         res.append(lax.select(oob_pos, lax.broadcast_in_dim(np.array(s - 1, dt),
                                                             aval_of(o).shape, ()), o))
     return tuple(res)
+
+
+def _unravel_traced(x, shape: list) -> tuple:
+    """unravel_index of a traced shape (jit of jnp.unravel_index with its shape an argument),
+    JAX's way: floor division by each size in turn, out-of-bounds clipped by a select."""
+    if any(np.ndim(s) != 0 for s in shape):
+        raise ValueError("unravel_index: shape should be a scalar or 1D sequence.")
+    outs = [None] * len(shape)
+    for i in reversed(range(len(shape))):
+        x, outs[i] = ufuncs.divmod(x, shape[i])
+    oob_pos = x > 0
+    oob_neg = array(False) if dtypes.is_unsigned(aval_of(x).dtype) else x < -1
+    return tuple(util.where(oob_pos, s - 1, util.where(oob_neg, 0, o))
+                 for s, o in zip(shape, outs))
 
 
 def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C", *, dtype=None):
@@ -607,7 +651,10 @@ def _grid_1d(s: slice, name: str):
 
 
 def _grids_1d(key, name: str) -> list:
-    return util.promote_dtypes(*(_grid_1d(k, name) for k in key))
+    grids = [_grid_1d(k, name) for k in key]
+    # of one dtype under standard promotion, as JAX's (jnp.mgrid[1:6:8j, 2:4]: float32)
+    with config.override("jax_numpy_dtype_promotion", "standard"):
+        return util.promote_dtypes(*grids)
 
 
 class _Mgrid:

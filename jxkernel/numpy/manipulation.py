@@ -20,7 +20,8 @@ import numpy as np
 from ..transforms.jit_namesakes import jax_jitted
 from .. import lax
 from ..core import dtypes
-from ..core.errors import InconclusiveDimensionOperation, aval_text, shape_error
+from ..core.errors import (ConcretizationTypeError, InconclusiveDimensionOperation, aval_text,
+                           shape_error)
 from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.trace import EvalTrace, Tracer, _ctx
 from ..core.mesh import NamedSharding, PartitionSpec
@@ -230,7 +231,11 @@ def rollaxis(a, axis: int, start: int = 0):
     a = _asarray("rollaxis", a)
     ndim = len(_shape(a))
     axis = canonicalize_axis(axis, ndim)
-    start = canonicalize_axis(start, ndim + 1)
+    start = operator.index(start)
+    if not -ndim <= start <= ndim:
+        raise ValueError(f"{start=} must satisfy {-ndim}<=start<={ndim}")
+    if start < 0:           # counted from the end of the ndim axes, as NumPy's (not ndim + 1)
+        start += ndim
     if axis < start:
         start -= 1
     return moveaxis(a, axis, start)
@@ -402,13 +407,18 @@ def _split(name: str, ary, indices_or_sections, axis: int) -> list:
     ary = _asarray(name, ary)
     axis = canonicalize_axis(operator.index(axis), len(_shape(ary)))
     n = _shape(ary)[axis]
+    parts = indices_or_sections if isinstance(indices_or_sections, (tuple, list)) else \
+        [indices_or_sections]
+    for part in parts:          # the split points decide the shapes: JAX's error for a traced one
+        if isinstance(part, Tracer) and part.to_concrete_value() is None:
+            raise ConcretizationTypeError(part, f"in jax.numpy.{name} argument 1\n")
     if isinstance(indices_or_sections, (tuple, list)) or \
             (_is_array(indices_or_sections) and np.ndim(indices_or_sections) > 0):
         # JAX's rule, stricter than NumPy's: the split points must be in order, within [0, n]
         points = [0, *(operator.index(i) for i in np.asarray(indices_or_sections).tolist()), n]
         sizes = [b - a for a, b in zip(points[:-1], points[1:])]
     else:
-        sections = operator.index(indices_or_sections)
+        sections = int(indices_or_sections)     # as JAX's (a known traced 2.0 too)
         if sections <= 0:
             raise ValueError("number sections must be larger than 0.")
         part, r = divmod(n, sections)
@@ -720,16 +730,23 @@ def atleast_3d(*arys):
 
 def shape(a) -> tuple:
     """The shape of an array or array-like.  ``jnp.shape(3.0) == ()``"""
-    return tuple(aval_of(a).shape) if util.is_arraylike(a) else np.shape(a)
+    if util.is_arraylike(a):
+        return tuple(aval_of(a).shape)
+    util.warn_arraylike("shape", a)
+    return np.shape(a)
 
 
 def ndim(a) -> int:
     """The number of dimensions of an array or array-like."""
-    return len(shape(a))
+    if util.is_arraylike(a):
+        return aval_of(a).ndim
+    util.warn_arraylike("ndim", a)
+    return np.ndim(a)
 
 
 def size(a, axis: int | None = None) -> int:
     """The number of elements of `a` (along `axis` if given)."""
+    util.warn_arraylike("size", a)
     shp = shape(a)
     if axis is None:
         return math.prod(shp)

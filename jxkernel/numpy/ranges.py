@@ -52,7 +52,8 @@ def _linspace(start, stop, num, endpoint, retstep, dtype, axis):
     bounds.insert(axis, 1)
     div = num - 1 if endpoint else num
     if num > 1:
-        delta = lax.div(lax.sub(stop, start), _scalar(div, cdtype))
+        # (of the broadcast bounds: start and stop may differ in rank, as jnp broadcasts them)
+        delta = lax.div(lax.sub(bstop, bstart), _scalar(div, cdtype))
         iota_shape = [1] * len(bounds)
         iota_shape[axis] = div
         real = _real_dtype(cdtype)
@@ -64,7 +65,7 @@ def _linspace(start, stop, num, endpoint, retstep, dtype, axis):
         if endpoint:
             out = lax.concatenate([out, lax.expand_dims(bstop, (axis,))], axis)
     elif num == 1:
-        delta = asarray(np.nan if endpoint else lax.sub(stop, start), dtype=cdtype)
+        delta = asarray(np.nan if endpoint else lax.sub(bstop, bstart), dtype=cdtype)
         out = lax.reshape(bstart, tuple(bounds))
     else:
         bounds[axis] = 0

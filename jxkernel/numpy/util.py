@@ -24,7 +24,7 @@ from ..core.config import config
 from ..core import dtypes, vma
 from ..core import trace as _trace
 from ..core.avals import ShapedArray
-from ..core.errors import aval_text
+from ..core.errors import aval_text, masked_array_error
 from ..core.source_info import user_stacklevel
 from ..core.trace import Tracer
 from ..lax import conversion, shapes
@@ -73,6 +73,17 @@ def check_arraylike(fun_name: str, *args) -> None:
                             f"{_type_text(arg)} at position {i}.{hint}")
 
 
+def warn_arraylike(fun_name: str, *args) -> None:
+    """JAX's DeprecationWarning where a function that still takes lists and tuples is given
+    one (jnp.shape([1, 2]): an error in a later JAX)."""
+    for i, arg in enumerate(args):
+        if not is_arraylike(arg):
+            warnings.warn(f"{fun_name} requires ndarray or scalar arguments, got "
+                          f"{_type_text(arg)} at position {i}. In a future JAX release this "
+                          f"will be an error.", DeprecationWarning, stacklevel=3)
+            return
+
+
 def check_real(fun_name: str, x) -> None:
     """JAX's ValueError for a complex `x` given to a function of real arguments only (the
     special functions: gammaln, expi, hyp1f1, ...)."""
@@ -101,6 +112,8 @@ def aval_of(x) -> ShapedArray:
         return ShapedArray((), dtypes.python_scalar_dtype(x), type(x) is not bool)
     if hasattr(x, "__jax_array__"):
         return aval_of(x.__jax_array__())
+    if isinstance(x, np.ma.MaskedArray):        # its mask would be dropped silently
+        raise masked_array_error()
     x = np.asarray(x)
     return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
 

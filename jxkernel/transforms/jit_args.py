@@ -14,7 +14,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import ShapedArray, ShapeDtypeStruct, python_scalar_aval, shaped_abstractify
-from ..core.avals import typeof_rules
+from ..core.avals import get_aval, typeof_rules
 from ..core.hijax import AvalQDD, cur_qdd, hi_value_types
 from ..core.mesh import UNCONSTRAINED, PartitionSpec
 from ..tree_util import (DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey, broadcast_prefix,
@@ -353,7 +353,7 @@ def leaf_aval(x, index_name, fun=None) -> ShapedArray:
     if type(x) in SCALAR_TYPES:
         return python_scalar_aval(type(x), dtypes.python_scalar_dtype(x))
     if isinstance(x, (np.ndarray, np.generic)):
-        return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
+        return get_aval(x)
     if isinstance(x, ShapeDtypeStruct):
         return x.aval
     raise not_an_array(fun, index_name, x)

@@ -105,6 +105,8 @@ class ArrayImpl:
     def committed(self) -> bool:
         return self._buf._committed
 
+    _committed = committed          # JAX's private name for it (its tests read it)
+
     def _home_device(self):
         """Where values derived from this array go by default."""
         return self._buf._sharding._devices[0]     # (over a mesh: its first device)
@@ -238,6 +240,10 @@ class ArrayImpl:
     def tolist(self):
         return self._value().tolist()
 
+    def tobytes(self, order="C") -> bytes:
+        """The elements' bytes, as NumPy's `tobytes` (order 'C' or 'F')."""
+        return self._value().tobytes(order)
+
     def item(self, *args):
         return self._value().item(*args)
 
@@ -310,7 +316,7 @@ class ArrayImpl:
         return Array(buf, self.aval, self._sharding)
 
     def __copy__(self):
-        return self          # immutable: sharing is safe
+        return self.copy()   # a new buffer, as JAX's (copy.copy(x) is jnp.copy(x) there)
 
     def __deepcopy__(self, memo):
         return self.copy()

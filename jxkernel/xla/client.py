@@ -91,6 +91,12 @@ def _jaxlib_version() -> str:
         return xc._version if isinstance(getattr(xc, "_version", None), str) else "?"
 
 
+def is_optimized_build() -> bool:
+    """Whether jaxlib was built with optimizations (a debug build is not; without jaxlib, the
+    NumPy backend's NumPy is taken as one)."""
+    return True if xc is None else bool(xc._xla.is_optimized_build())
+
+
 def _cuda_plugin_mismatch(path: str) -> str | None:
     """Why the CUDA plugin at `path` cannot serve this jaxlib (its packages are of another
     release), or None. JAX leaves such a plugin unused too ("not compatible with the installed

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import ShapedArray, python_scalar_aval
+from ..core.errors import masked_array_error
 from ..core.trace import Tracer
 
 
@@ -61,5 +62,7 @@ def _host_value(x):
         return _python_scalar_to_numpy(x, dtype), python_scalar_aval(type(x), dtype)
     if dtypes.keeps_its_dtype(x):       # a typed literal (_src/literals.py): its own type
         return np.asarray(x, x.aval.dtype), x.aval
+    if isinstance(x, np.ma.MaskedArray):         # its mask would be dropped silently
+        raise masked_array_error()
     value = to_numpy(x)
     return value, ShapedArray(value.shape, value.dtype)

@@ -4,6 +4,7 @@ module, over jxkernel's (its avals, tracers and traces; `jax.core` is `jxkernel.
     >>> physical_aval(ShapedArray((3,), jnp.float32))
     ShapedArray(float32[3])
 """
+from ...core.errors import ConcretizationTypeError  # noqa: F401
 from ...core.avals import (AbstractToken, AbstractValue, ShapedArray, Token,  # noqa: F401
                            abstract_token, get_aval)
 from ...core.errors import ConcretizationTypeError  # noqa: F401

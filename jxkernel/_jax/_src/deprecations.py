@@ -1,8 +1,14 @@
 """jxkernel._src.deprecations, as jax._src.deprecations: a module's `__getattr__` for its
 deprecated names. A name with an object warns (DeprecationWarning, JAX's message) and gives
-it; a name whose deprecation is finished (None) raises AttributeError with the message."""
+it; a name whose deprecation is finished (None) raises AttributeError with the message. And
+JAX's deprecations by id (`warn`, `accelerate`, `is_accelerated`), jxkernel's
+core/deprecations.py."""
 import functools
 import warnings
+
+# JAX's deprecations by id (warned, or raised once accelerated): jxkernel's registry
+from ...core.deprecations import (accelerate, is_accelerated, register,  # noqa: F401
+                                  unregister, warn)
 
 
 def deprecation_getattr(module: str, deprecations: dict):

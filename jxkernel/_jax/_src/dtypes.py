@@ -167,6 +167,8 @@ default_types = {"b": lambda: np.dtype(bool), "i": default_int_dtype, "u": defau
 # a Python scalar's dtype before canonicalization (int: int64, also without x64)
 python_scalar_types_to_dtypes = {bool: np.dtype(bool), int: np.dtype(np.int64),
                                  float: np.dtype(np.float64), complex: np.dtype(np.complex128)}
+# the Python scalar types whose values are weakly typed
+_weak_types = [int, float, complex]
 
 # the 8-bit floats, in JAX's order (JAX's tests sample cases from this list: the order picks
 # which)

@@ -77,6 +77,16 @@ def split_list(items, sizes) -> list:
     return [items[a:b] for a, b in builtins.zip(bounds, bounds[1:])] + [items[bounds[-1]:]]
 
 
+def tuple_update(t: tuple, idx: int, val) -> tuple:
+    """`t` with item `idx` replaced by `val`.
+
+    >>> tuple_update((1, 2, 3), 1, 9)
+    (1, 9, 3)
+    """
+    assert 0 <= idx < len(t), (idx, len(t))
+    return t[:idx] + (val,) + t[idx + 1:]
+
+
 def subvals(items, replace) -> tuple:
     """`items` as a tuple with the (index, value) pairs of `replace` put in.
 

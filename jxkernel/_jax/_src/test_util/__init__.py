@@ -20,6 +20,7 @@ from ....api.test_util import check_grads, check_jvp, check_vjp  # noqa: F401
 from ....numpy.util import promote_dtypes, promote_dtypes_inexact
 from ....transforms.jit import jit
 from ....tree_util import tree_flatten, tree_unflatten
+from ....xla.client import is_optimized_build  # noqa: F401
 from ....xla.compiler import _jaxlib_version
 from .case import (BufferDonationTestCase, JaxTestCase, JaxTestLoader,  # noqa: F401
                    capture_stderr, capture_stdout, check_close, check_eq, check_raises,
@@ -80,3 +81,4 @@ def _named(name, f):
 # the two ways tests parameterized over JIT_IMPLEMENTATION run a function: jitted, and as is
 JIT_IMPLEMENTATION = (_named("jit", lambda f, *args, **kwargs: jit(f, *args, **kwargs)),
                       _named("noop", lambda f, *args, **kwargs: f))
+

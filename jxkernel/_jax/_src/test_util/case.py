@@ -20,6 +20,7 @@ import zlib
 import numpy as np
 from absl.testing import parameterized
 
+from ....core import deprecations
 from ....core import dtypes as _core
 from ....core.config import config
 from ....transforms.jit import jit
@@ -85,6 +86,13 @@ class JaxTestCase(parameterized.TestCase):
     def rng(self):
         return self._rng
 
+    def assertDeprecationWarnsOrRaises(self, deprecation_id: str, message: str, *,
+                                       error_class: type[Exception] = ValueError):
+        """The error `deprecation_id` raises once accelerated, else its DeprecationWarning."""
+        if deprecations.is_accelerated(deprecation_id):
+            return self.assertRaisesRegex(error_class, message)
+        return self.assertWarnsRegex(DeprecationWarning, message)
+
     def assertArraysEqual(self, actual, desired, *, check_dtypes=True, err_msg="",
                           allow_object_dtype=False, verbose=True):
         """Exactly equal (and of matching dtypes)."""
@@ -113,9 +121,10 @@ class JaxTestCase(parameterized.TestCase):
         `canonicalize_dtypes` is off or x64 is on."""
         a, d = _dtype(actual), _dtype(desired)
         if not config.jax_enable_x64 and canonicalize_dtypes:
-            # (as JAX's canonicalize_dtype, extended dtypes and float0 stay as they are)
-            a, d = (x if isinstance(x, _core.ExtendedDType) or x == _core.float0 else
-                    _core.canonicalize_dtype(x) for x in (a, d))
+            # (as JAX's canonicalize_dtype: extended dtypes, float0 and object arrays, which
+            # jnp.load gives back, stay as they are)
+            a, d = (x if isinstance(x, _core.ExtendedDType) or x == _core.float0 or
+                    np.dtype(x).kind == "O" else _core.canonicalize_dtype(x) for x in (a, d))
         self.assertEqual(a, d)
 
     def assertAllClose(self, actual, desired, *, check_dtypes=True, atol=None, rtol=None,

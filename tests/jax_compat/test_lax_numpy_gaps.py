@@ -1,0 +1,107 @@
+"""What JAX's tests/lax_numpy_test.py checks and jxkernel lacked, against JAX 0.10.2's recorded
+answers (tests/data/lax_numpy_gaps_reference.json, made by
+reference/make_lax_numpy_gaps_reference.py): `device=` a sharding, arange under a transfer
+guard, copies of arrays and tracers, jax_explicit_x64_dtypes, JAX's deprecations by id, masked
+arrays refused, jnp.eye's far diagonals, itemsize_bits of the narrow dtypes, shapes, ranges.
+Each case's value is exact (shapes, dtypes, small integers held in floats) but those computed
+in floating point (ROUNDED: their ulp bound; XLA may fuse a multiply-add)."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import jxkernel as jax
+from jxkernel.core import deprecations
+from lax_numpy_gaps_cases import cases, observe
+import locations  # tests/support: the repository's folders
+
+with open(os.path.join(locations.ROOT, "tests", "data", "lax_numpy_gaps_reference.json")) as f:
+    REFERENCE = json.load(f)
+CASES = cases(jax)
+# JAX's transfer-guard error is XLA's line alone; jxkernel's adds what to do (and may name the
+# whole array where JAX's moved a scalar first): the same class and the same opening
+_GUARDED = ("arange_guarded_start_stop", "zeros_guarded")
+_GUARD_LINE = "INVALID_ARGUMENT: Disallowed host-to-device transfer: aval=ShapedArray("
+# computed in float32: start * (1 - t) + stop * t, and base ** that
+ROUNDED = {"linspace_ranks": 2, "logspace_ranks": 4}
+
+
+def _assert_close(got, want, ulps):
+    """`got` is `want` but for the float values, within `ulps` units in the last place."""
+    if isinstance(want, dict) and "values" in want and want["dtype"].startswith("float"):
+        assert {k: got[k] for k in ("dtype", "shape")} == {k: want[k] for k in ("dtype", "shape")}
+        np.testing.assert_array_max_ulp(np.array(got["values"], want["dtype"]),
+                                        np.array(want["values"], want["dtype"]), maxulp=ulps)
+    elif isinstance(want, (list, dict)):
+        assert type(got) is type(want) and len(got) == len(want)
+        for g, w in (zip(got, want) if isinstance(want, list) else
+                     ((got[k], want[k]) for k in want)):
+            _assert_close(g, w, ulps)
+    else:
+        assert got == want
+
+
+def test_every_case_is_recorded():
+    assert sorted(CASES) == sorted(REFERENCE)
+
+
+@pytest.mark.parametrize("name", sorted(set(CASES) - set(_GUARDED)))
+def test_case_matches_jax(name):
+    got = json.loads(json.dumps(observe(CASES[name])))
+    if name in ROUNDED:
+        _assert_close(got, REFERENCE[name], ROUNDED[name])
+    else:
+        assert got == REFERENCE[name]
+
+
+@pytest.mark.parametrize("name", _GUARDED)
+def test_guarded_transfer_raises_as_jax(name):
+    got, want = observe(CASES[name])["raised"], REFERENCE[name]["raised"]
+    assert got[0] == want[0] == "JaxRuntimeError"
+    assert got[1].startswith(_GUARD_LINE) and want[1].startswith(_GUARD_LINE)
+
+
+def test_an_accelerated_deprecation_raises_jaxs_warning_text():
+    (warned,) = REFERENCE["array_positional_copy_true"]["warnings"]
+    message = warned.removeprefix("DeprecationWarning: ")
+    x = jax.numpy.arange(3)
+    with deprecations.accelerated("jax-array-positional-args"):
+        with pytest.raises(ValueError) as e:
+            jax.numpy.array(x, None, True)
+    assert str(e.value) == message
+    assert not deprecations.is_accelerated("jax-array-positional-args")
+    with pytest.raises(ValueError, match="'jax-no-such-thing' not registered"):
+        deprecations.is_accelerated("jax-no-such-thing")
+
+
+def test_jtu_dot_assertions_read_every_dot_general_staged():
+    # test support JAX's file calls (jtu.assert_dot_precision, assert_dot_preferred_element_type)
+    from jxkernel._jax._src import test_util as jtu
+    jnp, ones = jax.numpy, jax.numpy.ones(3, "int32")
+    inner = jax.jit(lambda a, b: jnp.dot(a, b, preferred_element_type="int32"))
+    jtu.assert_dot_preferred_element_type("int32", lambda a, b: inner(a, b) + 1, ones, ones)
+    with pytest.raises(AssertionError, match="Unexpected preferred_element_type"):
+        jtu.assert_dot_preferred_element_type("float32", inner, ones, ones)
+    highest = jax.lax.Precision.HIGHEST
+    jtu.assert_dot_precision(highest, lambda a: jnp.dot(a, a, precision=highest), ones * 1.0)
+    with pytest.raises(AssertionError, match="Unexpected precision"):
+        jtu.assert_dot_precision(None, lambda a: jnp.dot(a, a, precision=highest), ones * 1.0)
+    assert jtu.is_optimized_build() is True
+
+
+def test_jtu_compares_object_arrays_as_jaxs_does():
+    # jnp.load(allow_pickle=True) of an object array gives one back; JAX's test case compares
+    # it (its canonicalize_dtype leaves object as it is)
+    from jxkernel._jax._src import test_util as jtu
+
+    class Case(jtu.JaxTestCase):
+        def runTest(self):
+            pass
+    case = Case()
+    case.setUp()
+    objects = np.array([1.5, None], dtype=object)
+    case.assertArraysEqual(objects, objects.copy(), allow_object_dtype=True)
+    with pytest.raises(AssertionError):
+        case.assertArraysEqual(objects, np.array([1.5, 2.0]), allow_object_dtype=True)
+    case.tearDown()
