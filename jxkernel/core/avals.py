@@ -228,11 +228,9 @@ def get_aval(x) -> ShapedArray:
     if dtypes.is_python_scalar(x):
         return ShapedArray((), dtypes.python_scalar_dtype(x), type(x) is not bool)
     if isinstance(x, (np.ndarray, np.generic)):
-        if x.dtype == dtypes.float0:     # a tangent of what has none (an int's, a key's)
-            return ShapedArray(x.shape, dtypes.float0)
         if isinstance(x, np.ma.MaskedArray):        # its mask would be dropped silently
             raise masked_array_error()
-        return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
+        return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))   # (float0 stays)
     if getattr(aval, "is_high", False) or aval is abstract_token:  # (core/hijax.py), tokens
         return aval
     # JAX's words: its typeof quotes the type, its rule for a str does not
