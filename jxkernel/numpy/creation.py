@@ -82,11 +82,11 @@ def _shape(shape, name="shape", op="broadcast_in_dim") -> tuple:
     for d in dims:                        # a traced size: JAX's plain TypeError
         if isinstance(d, Tracer) and d.to_concrete_value() is None:
             raise shape_error(dims, d)
-    if not all(isinstance(d, Tracer) or _is_integer(d) for d in dims):
+    if not all(isinstance(d, Tracer) or _is_integer(d) or is_symbolic(d) for d in dims):
         raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got "
                         f"{dims}.")
     dims = tuple(_concrete_int(d, f"The {name} argument") for d in dims)
-    if any(d < 0 for d in dims):
+    if any(not is_symbolic(d) and d < 0 for d in dims):     # (jax.export's are >= 1)
         raise TypeError(f"{op} shape must have every element be nonnegative, got {dims}.")
     return dims
 

@@ -340,6 +340,17 @@ class PRNGImpl(NamedTuple):
     def __str__(self) -> str:
         return self.tag
 
+    def __reduce__(self):
+        # a registered implementation pickles as its name (its functions are jitted, with
+        # caches and locks that do not pickle): colocated_python ships key types so
+        if prngs.get(self.name) is self:
+            return _registered, (self.name,)
+        return PRNGImpl, tuple(self)
+
+
+def _registered(name: str) -> PRNGImpl:
+    return prngs[name]
+
 
 # the implementations by name (jax_default_prng_impl's values), in JAX's order of
 # registration (its error for an unknown name lists them so; keys.py registers them)

@@ -123,7 +123,16 @@ class RegularGridInterpolator:
                                  for i, t in zip(cells, fractions))]
 
 
+def _unflatten(aux, leaves) -> RegularGridInterpolator:
+    """The interpolator of `leaves` as they are, unchecked, as JAX's: vmap's in_axes and
+    tree utilities unflatten it with placeholder leaves (or tracers) that the checks of
+    __init__ would refuse."""
+    f = object.__new__(RegularGridInterpolator)
+    f.grid, f.values, f.fill_value = leaves
+    f.method, f.bounds_error = aux
+    return f
+
+
 register_pytree_node(
     RegularGridInterpolator,
-    lambda f: ((f.grid, f.values, f.fill_value), (f.method, f.bounds_error)),
-    lambda aux, leaves: RegularGridInterpolator(leaves[0], leaves[1], *aux, leaves[2]))
+    lambda f: ((f.grid, f.values, f.fill_value), (f.method, f.bounds_error)), _unflatten)
