@@ -92,7 +92,9 @@ def write(results) -> None:
     with open(README, encoding="utf-8") as f:
         text = f.read()
     before, rows = earlier_rows(text)
-    results = {side: {**rows[side], **outcomes} for side, outcomes in results.items()}
+    results = {side: {**rows[side], **{f: o for f, o in outcomes.items()
+                                       if _rank(o) >= _rank(rows[side].get(f, {}))}}
+               for side, outcomes in results.items()}
     stamp = _stamp({side: {f: o for f, o in outcomes.items() if not o.get("earlier")}
                     for side, outcomes in results.items()})
     if any(o.get("earlier") for outcomes in results.values() for o in outcomes.values()):
@@ -132,14 +134,21 @@ def load_both(checkouts=()) -> dict:
 
 def _take_latest(into: dict, other: dict) -> None:
     """
-    >>> mine = {"a.py": {"finished_at": "2026-11-27 16:00 UTC"}}
-    >>> _take_latest(mine, {"a.py": {"finished_at": "2026-11-27 17:00 UTC"}, "b.py": {}})
-    >>> sorted(mine), mine["a.py"]["finished_at"]
-    (['a.py', 'b.py'], '2026-11-27 17:00 UTC')
+    >>> done = {"status": "finished", "finished_at": "2026-11-27 16:00 UTC"}
+    >>> mine = {"a.py": done}
+    >>> _take_latest(mine, {"a.py": {"status": "timeout", "finished_at": "2026-11-27 17:00 UTC"},
+    ...                     "b.py": {}})
+    >>> sorted(mine), mine["a.py"]["status"]
+    (['a.py', 'b.py'], 'finished')
     """
     for file, outcome in other.items():
-        if outcome.get("finished_at", "") >= into.get(file, {}).get("finished_at", ""):
+        if _rank(outcome) >= _rank(into.get(file, {})):
             into[file] = outcome
+
+
+def _rank(outcome) -> tuple:
+    """A run that finished before one cut off (at a timeout or killed), then the later."""
+    return outcome.get("status") == "finished", outcome.get("finished_at", "")
 
 
 def save_both(results) -> None:
