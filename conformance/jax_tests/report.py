@@ -86,6 +86,9 @@ def earlier_rows(text) -> tuple:
     return stamp, rows
 
 
+_KEPT = " Files not run since keep the counts of the earlier run ("
+
+
 def write(results) -> None:
     """The README's table between its markers, and compare.md; a file no results here
     cover keeps its row's earlier counts, and the stamp says which run those were."""
@@ -98,8 +101,9 @@ def write(results) -> None:
     stamp = _stamp({side: {f: o for f, o in outcomes.items() if not o.get("earlier")}
                     for side, outcomes in results.items()})
     if any(o.get("earlier") for outcomes in results.values() for o in outcomes.values()):
-        stamp += (" Files not run since keep the counts of the earlier run (" +
-                  before.removeprefix("Run ").rstrip(".") + ").")
+        # rows kept twice keep the run they came from (the clause is not nested)
+        kept = before.partition(_KEPT)[2] or before.removeprefix("Run ").rstrip(".") + ")."
+        stamp += _KEPT + kept
     block = f"{START}\n{stamp}\n\n{table(results)}\n{END}"
     if START not in text:
         raise SystemExit(f"conformance/README.md has no {START} ... {END} block to rewrite")

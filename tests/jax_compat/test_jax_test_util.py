@@ -141,6 +141,8 @@ def test_report_keeps_earlier_rows_of_files_not_run_since(tmp_path, monkeypatch,
     assert "| all | 12 / 0 / 0 / 1 | 11 / 1 / 0 / 1 | |" in text
     assert "jxkernel at `def`" in text and \
         "keep the counts of the earlier run (2026-11-26, jxkernel at `abc`)" in text, text
+    report.write({"jax": {}, "jxkernel": {}})        # again: the kept clause is not nested
+    assert readme.read_text().count("Files not run since") == 1
 
 
 @pytest.mark.parametrize("module", [
