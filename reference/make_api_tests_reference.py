@@ -1,7 +1,7 @@
 """Write tests/data/api_tests_reference.json from real JAX 0.10.2 (run by hand, never by the
 tests):
 
-    /work/main/.venv-jax/bin/python reference/make_api_tests_reference.py
+    .venv-jax/bin/python reference/make_api_tests_reference.py
 
 Each case of tests/data/api_tests_cases.py, recorded by its `record`: a value as nested lists,
 or an error's [class name, message]."""

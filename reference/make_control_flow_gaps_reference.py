@@ -1,7 +1,7 @@
 """Write tests/data/control_flow_gaps_reference.json from real JAX 0.10.2 (run by hand, never by
 the tests):
 
-    /work/main/.venv-jax/bin/python reference/make_control_flow_gaps_reference.py
+    .venv-jax/bin/python reference/make_control_flow_gaps_reference.py
 
 For each case of `errors` in tests/data/control_flow_gaps_cases.py: [exception class name,
 first two lines of its message]; for each case of `values` and `lapack_values`: per leaf
