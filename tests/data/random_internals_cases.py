@@ -17,6 +17,8 @@ import re
 
 import numpy as np
 
+from recorded_bits import array_bits as _array
+
 IMPLS = ("threefry4x32", "philox2x32", "philox4x32")
 SEEDS = (0, 42, -1, 2 ** 40 + 5)
 
@@ -25,12 +27,6 @@ SEEDS = (0, 42, -1, 2 ** 40 + 5)
 FLOAT_BOUNDS = {"normal": 4, "multivariate_normal": 8}
 
 
-def _array(x):
-    x = np.asarray(x)
-    kind = x.dtype.kind
-    view = x.view(f"u{x.dtype.itemsize}") if kind == "f" else x.astype(np.uint8) \
-        if kind == "b" else x
-    return {"dtype": str(x.dtype), "shape": list(x.shape), "bits": [int(v) for v in view.ravel()]}
 
 
 def _said(f):

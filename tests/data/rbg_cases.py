@@ -13,6 +13,8 @@ import re
 
 import numpy as np
 
+from recorded_bits import array_bits as _array
+
 IMPLS = ("rbg", "unsafe_rbg")
 SEEDS = (0, 42, -1, 2 ** 40 + 5)
 
@@ -21,12 +23,6 @@ SEEDS = (0, 42, -1, 2 ** 40 + 5)
 FLOAT_BOUNDS = {"normal": 4, "gamma": 16, "exponential": 4}
 
 
-def _array(x):
-    x = np.asarray(x)
-    kind = x.dtype.kind
-    view = x.view(f"u{x.dtype.itemsize}") if kind == "f" else x.astype(np.uint8) \
-        if kind == "b" else x
-    return {"dtype": str(x.dtype), "shape": list(x.shape), "bits": [int(v) for v in view.ravel()]}
 
 
 def _said(f):

@@ -138,6 +138,21 @@ def assert_matches_recorded(ours: dict, theirs: dict, what: str) -> None:
             assert got == want, f"{what}.{name}:\n{got}\n!=\n{want}"
 
 
+def assert_bits_close(got, want, ulps, err_msg: str = "") -> None:
+    """A recorded answer (tests/data/recorded_bits.py's, or any JSON value) against ours:
+    exactly, or, with `ulps` and an array's bits, dtype and shape exactly and the floats they
+    encode within `ulps`."""
+    if ulps is None or not isinstance(want, dict):
+        assert got == want, err_msg
+        return
+    assert (got["dtype"], got["shape"]) == (want["dtype"], want["shape"]), err_msg
+    view = np.dtype(f"u{np.dtype(want['dtype']).itemsize}")
+
+    def floats(a):
+        return np.array(a["bits"], view).view(want["dtype"]).reshape(want["shape"])
+    assert_allclose_ulp(floats(got), floats(want), ulps, err_msg=err_msg)
+
+
 def _is_float(dtype: np.dtype) -> bool:
     """NumPy's inexact types and ml_dtypes' floats (bfloat16, float8_*: NumPy calls them void)."""
     if np.issubdtype(dtype, np.inexact):
