@@ -588,16 +588,12 @@ def eye(N, M=None, k=0, dtype=None, *, device=None):
         offset = util.ensure_array(k)
         if offset.shape != () or not _core.is_int(offset.dtype):
             raise ValueError(f"k must be a scalar integer; got {k}")
-        i = lax.broadcasted_iota(offset.dtype, (n, m), 0)
-        j = lax.broadcasted_iota(offset.dtype, (n, m), 1)
-        return lax.convert_element_type(lax.eq(lax.add(i, offset), j), dtype)
+        return _diagonal_mask(n, m, offset, lax.eq, dtype)
     k = operator.index(_concrete(k, "the argument 'k' of jnp.eye"))
     k = max(-n, min(m, k))      # a diagonal past the corner: all zeros (k=2**100 fits no int)
     if _eager() or device is not None:
         return _on_device(np.eye(n, m, k, dtype=dtype), device=device)
-    i = lax.broadcasted_iota(_core.int32, (n, m), 0)
-    j = lax.broadcasted_iota(_core.int32, (n, m), 1)
-    return lax.convert_element_type(lax.eq(lax.add(i, np.int32(k)), j), dtype)
+    return _diagonal_mask(n, m, np.int32(k), lax.eq, dtype)
 
 
 def identity(n, dtype=None):
@@ -616,18 +612,22 @@ def tri(N, M=None, k=0, dtype=None):
     k = max(-n - 1, min(m, k))      # a diagonal past the corner: all ones or all zeros
     if _eager():
         return _on_device(np.tri(n, m, k, dtype=dtype))
-    i = lax.broadcasted_iota(_core.int32, (n, m), 0)
-    j = lax.broadcasted_iota(_core.int32, (n, m), 1)
-    return lax.convert_element_type(lax.ge(lax.add(i, np.int32(k)), j), dtype)
+    return _diagonal_mask(n, m, np.int32(k), lax.ge, dtype)
 
 
 def _traced_tri(n: int, m: int, k, dtype):
     offset = util.ensure_array(k)
     if offset.shape != () or not _core.is_int(offset.dtype):
         raise TypeError(f"offset must be an integer, got {k!r}")
+    return _diagonal_mask(n, m, offset, lax.ge, dtype)
+
+
+def _diagonal_mask(n: int, m: int, offset, compare, dtype):
+    """`compare(row + offset, column)` over an (n, m) grid, as `dtype`: eye's diagonal
+    (lax.eq), tri's lower triangle (lax.ge); the offset a static int32 or a traced int."""
     i = lax.broadcasted_iota(offset.dtype, (n, m), 0)
     j = lax.broadcasted_iota(offset.dtype, (n, m), 1)
-    return lax.convert_element_type(lax.ge(lax.add(i, offset), j), dtype)
+    return lax.convert_element_type(compare(lax.add(i, offset), j), dtype)
 
 
 def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = "xy") -> list:
