@@ -6,8 +6,9 @@ import functools
 
 import numpy as np
 
-from ..tree_util import (broadcast_prefix, prefix_errors, register_pytree_node, tree_flatten,
-                         tree_structure, tree_unflatten, treedef_children)
+from ..tree_util import (broadcast_flattened_prefix_with_treedef, prefix_errors,
+                         register_pytree_node, tree_flatten, tree_structure, tree_unflatten,
+                         treedef_children)
 from .ad_util import float0
 
 
@@ -147,14 +148,16 @@ def flatten_axes(name, treedef, axis_tree, *, kws=False, tupled_args=False) -> l
     >>> flatten_axes("in_axes", tree_structure(([1, 2], 3)), (0, None))
     [0, 0, None]
     """
-    dummy = tree_unflatten(treedef, [_PytreeLeaf()] * treedef.num_leaves)
+    # on the treedefs, as JAX's: no tree of placeholders is unflattened, whose custom nodes'
+    # unflatten could refuse them (a class converting its fields with jnp.asarray)
+    axis_leaves, axis_treedef = tree_flatten(axis_tree, is_leaf=lambda x: x is None)
     try:
-        return broadcast_prefix(axis_tree, dummy, is_leaf=lambda x: x is None)
+        return broadcast_flattened_prefix_with_treedef(axis_leaves, axis_treedef, treedef)
     except ValueError:
         if kws:             # the message is about the positional arguments only
             treedef, _ = treedef_children(treedef)
             axis_tree, _ = axis_tree
-            dummy = tree_unflatten(treedef, [_PytreeLeaf()] * treedef.num_leaves)
+        dummy = tree_unflatten(treedef, [_PytreeLeaf()] * treedef.num_leaves)
         hint = ""
         if tupled_args:
             hint += (f" Note that {name} that are non-trivial pytrees should always be "

@@ -171,3 +171,15 @@ def test_callables_without_a_string_name():
         assert float(transform(IntName())(arr(1.0))) == -1.0
     assert jax.jit(functools.partial(lax.mul, 2.0)).lower(x).as_text().startswith(
         "module @jit_mul")
+
+
+def test_in_axes_of_a_pytree_whose_init_converts_its_fields():
+    # JAX's custom_pytrees guide: an unflatten that runs __init__ (jnp.asarray of each field)
+    # under vmap; in_axes are matched on the treedefs, no placeholder tree is unflattened
+    class Converting:
+        def __init__(self, a):
+            self.a = jax.numpy.asarray(a)
+    jax.tree_util.register_pytree_node(Converting, lambda t: ((t.a,), None),
+                                       lambda _, c: Converting(*c))
+    out = jax.vmap(lambda t: t.a * 2)(Converting(jax.numpy.arange(3.0)))
+    assert out.tolist() == [0.0, 2.0, 4.0]
