@@ -215,10 +215,7 @@ def record(event: CompileEvent, counted_as=None) -> CompileEvent:
         if len(_events) > MAX_EVENTS:
             del _events[: len(_events) - MAX_EVENTS]
         subscribers = list(_subscribers)
-    if config.jax_log_compiles and event.compiled:     # (JAX logs lowerings only)
-        # at WARNING through logging, as JAX's "Compiling ..." (no handler set: Python's
-        # last resort prints it on stderr; logging's settings silence or redirect it)
-        _logger.warning("%s", event)
+    _log_phases(event)
     # as JAX's: the misses of its own functions (and of eager operations) are not the user's
     if config.jax_explain_cache_misses and _explainer is not None and event.origin == USER:
         try:
@@ -231,6 +228,44 @@ def record(event: CompileEvent, counted_as=None) -> CompileEvent:
         except Exception as e:             # a broken subscriber must not break compiling
             print(f"jxkernel: compile-event subscriber {callback!r} raised {e!r}", file=sys.stderr)
     return event
+
+
+def _log_phases(event: CompileEvent) -> None:
+    """JAX's lines for a compile, in JAX's words (dispatch.log_elapsed_time, pxla's
+    "Compiling ..."): at WARNING with `jax_log_compiles` on, else DEBUG, as JAX logs them.
+    The "Compiling" line also says why (the reason the notebook's notes give). Through
+    logging: with no handler set, Python's last resort prints WARNINGs on stderr.
+
+        >>> e = CompileEvent("f", "a.py:1", (("x", "f32[3]"),), "first call", None, "cpu")
+        >>> _phase_lines(e)[0]
+        'Compiling jit(f) with global shapes and types (x: f32[3]) because first call'
+    """
+    level = logging.WARNING if config.jax_log_compiles else logging.DEBUG
+    if _logger.isEnabledFor(level):
+        for line in _phase_lines(event):
+            _logger.log(level, "%s", line)
+
+
+def _phase_lines(event: CompileEvent) -> list:
+    # a pmap's or shard_map's event is named with its wrapper already ("pmap(f)")
+    name = event.function if event.function.endswith(")") else f"jit({event.function})"
+    phases = event.phases
+    seconds = (lambda s: f"{s or 0.0:.9f}") if phases is not None else (lambda s: "?")
+    lines = []
+    if event.miss and getattr(phases, "trace_s", 0):   # traced anew, here (JAX logs each trace)
+        lines.append(f"Finished tracing {event.function} for jit in "
+                     f"{seconds(getattr(phases, 'trace_s', 0))} sec")
+    if not event.compiled:                        # inlined into another program
+        return lines
+    lines += [f"Compiling {name} with global shapes and types "
+              f"({signature_text(event.signature)}) because {event.reason}",
+              f"Finished jaxpr to MLIR module conversion {name} in "
+              f"{seconds(getattr(phases, 'lower_s', 0))} sec",
+              f"Finished XLA compilation of {name} in "
+              f"{seconds(getattr(phases, 'compile_s', 0))} sec"
+              + (f" ({event.cache} cache)" if getattr(phases, "cache", "compiled")
+                 not in ("compiled", None) else "")]
+    return lines
 
 
 # call sites a trace's miss was logged at (JAX's partial_eval.callsites_with_tracing_cache_miss)

@@ -765,9 +765,9 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
         lines += ["  never seen function:", f"    {event.function}{defined}"]
         if fresh:       # JAX guesses this from the call site; here the code is the same
             done = "compiled" if fresh[0].kind == "fresh_jit" else "traced"
-            lines += [f"  but another function object of the same code {done} before "
-                      f"({fresh[0].old}): the function is being re-defined, preventing "
-                      "caching", explanation_text(fresh)]
+            lines += [f"  but seen another function defined on the same line, of the same "
+                      f"code, {done} before ({fresh[0].old}): the function is being "
+                      "re-defined, preventing caching", explanation_text(fresh)]
         return "\n".join(lines + inlined)
     lines.append(f"  for {event.function}{defined}")
     if not event.changes:
@@ -777,7 +777,7 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
     heading = _JAX_HEADING.get(event.changes[0].kind)
     if heading:                                 # the kind of difference, in JAX's words
         lines.append(f"  {heading}")
-    lines.append(explanation_text(event.changes))
+    lines.append(explanation_text(event.changes, jax_words=True))
     return "\n".join(lines + inlined)
 
 

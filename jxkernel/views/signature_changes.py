@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import sys
 
 import numpy as np
 
@@ -157,6 +158,21 @@ def _widened_by_x64(change) -> bool:
     return a_dims == b_dims and ((a, b) in _X64_PAIRS or (b, a) in _X64_PAIRS)
 
 
+def _option_setters(name: str) -> str:
+    """What sets the option `name` in a learner's code: its context manager where jax has
+    one under the option's name (jax_numpy_rank_promotion: `jax.numpy_rank_promotion`), and
+    jax.config.update.
+
+        >>> _option_setters("jax_numpy_rank_promotion")
+        'a `with jax.numpy_rank_promotion(...)` block or jax.config.update'
+    """
+    # read from the loaded package (this module is imported by it): the table is jax's own
+    manager = getattr(sys.modules.get("jxkernel"), name.removeprefix("jax_"), None)
+    if callable(manager):
+        return f"a `with jax.{name.removeprefix('jax_')}(...)` block or jax.config.update"
+    return "jax.config.update"
+
+
 def _config_changes(old, new):
     before = dict(old.config)
     changed = {name for name, value in new.config if name in before and before[name] != value}
@@ -169,7 +185,8 @@ def _config_changes(old, new):
                 change = _refixed(change, _DEFAULT_DEVICE_FIX, new_code=_device_code(value))
             elif name.startswith("jax_") and name != "jax_enable_x64":   # a trace option
                 change = _refixed(change, _TRACE_OPTION_FIX, new_repr=f'"{value}"'
-                                  if isinstance(value, str) else repr(value))
+                                  if isinstance(value, str) else repr(value),
+                                  set_by=_option_setters(name))
             elif _USER_CONTEXT.search(name):      # jax.make_user_context's
                 change = _user_context_change(name, before[name], value)
             yield change
@@ -414,7 +431,9 @@ def _leaf_changes(old, new, flipped):
         if b is None or a == b:
             continue
         if a.shape != b.shape:
-            change = _fixed(path, "shape", b.str_short(), a.str_short())
+            # the weak flag only where it changed too (a Python number grown into an array)
+            text = _aval_text if a.weak_type != b.weak_type else type(a).str_short
+            change = _fixed(path, "shape", text(b), text(a))
             if any(not isinstance(d, (int, np.integer)) for d in (*a.shape, *b.shape)):
                 change = _refixed(change, _SYMBOLIC_FIX)    # an export's symbolic shape
             elif _is_key(a) != _is_key(b):         # PRNGKey's u32[2], key's key<fry>[]
@@ -1060,8 +1079,8 @@ _META_FIX = (
     "jax.tree_util.register_dataclass({kind}, data_fields=[...], meta_fields=[...])    # "
     "numbers that vary: data")
 _TRACE_OPTION_FIX = (
-    "{path} changed ({old} -> {new}): it is part of every jit's cache key (a "
-    "`with jax.default_matmul_precision(...)` block or jax.config.update sets it), so the "
+    "{path} changed ({old} -> {new}): it is part of every jit's cache key ({set_by} sets "
+    "it), so the "
     "function traced and compiled again; back at {old}, the earlier program is reused. "
     "Set it once, at start-up, if every call should use it.",
     'jax.config.update("{path}", {new_repr})    # once, at start-up')
@@ -1225,8 +1244,38 @@ def fresh_jit_change(other_owner: str) -> Change:
     return _fixed("(jit object)", "fresh_jit", other_owner, "a new jit object")
 
 
-def explanation_text(changes, indent: str = "  ") -> str:
-    """The changes as lines of text, each with its fix and code.
+def jax_line(change: Change) -> str | None:
+    """The change as JAX 0.10.2's `jax_explain_cache_misses` words it
+    (partial_eval.diff_types, diff_tracing_ctx), or None for a kind JAX words otherwise.
+
+        >>> jax_line(Change("y", "dtype", "f32[]", "i32[]"))
+        '* at y, now i32[] and before f32[]'
+        >>> jax_line(Change("x", "weak_type", "f32[]", "f32[] (weak)"))
+        '* at x, now f32[]{weak_type=True} and before f32[]{weak_type=False}'
+    """
+    if change.kind == "config" and change.path.endswith(" (user context)"):
+        # JAX names every jax.make_user_context slot "user_context", its values unquoted
+        return (f"* user_context differs: now {_unquoted(change.new)} and before "
+                f"{_unquoted(change.old)}")
+    if change.kind == "config":
+        return f"* {change.path} differs: now {change.new} and before {change.old}"
+    if change.kind not in ("shape", "dtype", "weak_type"):
+        return None
+    now, was = (t.removesuffix(" (weak)") for t in (change.new, change.old))
+    weak_now, weak_was = (t.endswith(" (weak)") for t in (change.new, change.old))
+    if weak_now != weak_was:            # JAX adds the flags only where the weak type differs
+        now, was = f"{now}{{weak_type={weak_now}}}", f"{was}{{weak_type={weak_was}}}"
+    return f"* at {change.path}, now {now} and before {was}"
+
+
+def _unquoted(text: str) -> str:
+    """A repr'd string's text ("'a'" -> "a"), as JAX prints a context's value; else as is."""
+    return text[1:-1] if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"" else text
+
+
+def explanation_text(changes, indent: str = "  ", jax_words: bool = False) -> str:
+    """The changes as lines of text, each with its fix and code; with `jax_words`, each
+    change JAX's line says is said in JAX's words (the `jax_explain_cache_misses` log).
 
         >>> print(explanation_text([Change("x", "shape", "f32[3]", "f32[4]", "Pad.", "x = ...")]))
           x: shape f32[3] -> f32[4]
@@ -1235,7 +1284,7 @@ def explanation_text(changes, indent: str = "  ") -> str:
     """
     lines = []
     for c in changes:
-        lines.append(f"{indent}{c}")
+        lines.append(f"{indent}{(jax_words and jax_line(c)) or c}")
         if c.fix:
             lines.append(f"{indent}  fix: {c.fix}")
         lines += [f"{indent}    {code}" for code in c.snippet.splitlines()]

@@ -22,7 +22,7 @@ from ..core.config import config, make_user_context
 from ..core.lazy_names import lazy_names
 from . import client as _client
 from .client import xc
-from .disk_cache import _disk_load, _disk_path, _disk_store, _host_fingerprint
+from .disk_cache import _disk_load, _disk_path, _disk_store, _host_fingerprint, user_configured
 from .memory import _check_mappings, _memory_cache, is_out_of_memory, out_of_memory, release_memory
 # this module's public names before the split, where callers and JAX's paths import them
 from .disk_cache import cache_dir  # noqa: F401
@@ -248,7 +248,7 @@ def compile_module(text: str, devices, host_callbacks=(), propagate_outputs=None
     source = "disk"
     if loaded is not None:          # JAX's line, WARNING with jax_log_compiles on
         _persistent_logger.log(logging.WARNING if config.jax_log_compiles and
-                               config.jax_compilation_cache_dir else logging.DEBUG,
+                               user_configured() else logging.DEBUG,
                                "Persistent compilation cache hit for '%s' with key %r",
                                *_module_and_key(text, key))
     if loaded is None:
@@ -293,8 +293,8 @@ def _log_persistent(message: str, text: str, key) -> None:
     """One of JAX's persistent-cache lines, about module `text` (named as JAX names it,
     "jit_f"; its key "jit_f-<sha256>"): WARNING with jax_explain_cache_misses on and a cache
     folder set by the user (JAX has no folder otherwise), else DEBUG."""
-    level = logging.WARNING if config.jax_explain_cache_misses and \
-        config.jax_compilation_cache_dir else logging.DEBUG
+    level = logging.WARNING if config.jax_explain_cache_misses and user_configured() \
+        else logging.DEBUG
     if not _persistent_logger.isEnabledFor(level):
         return
     name, named_key = _module_and_key(text, key or "")

@@ -37,6 +37,18 @@ def cache_dir() -> str | None:
     return os.path.join(base, "jxkernel", "xla")
 
 
+def user_configured() -> bool:
+    """Whether the user set a cache folder, with the cache on: JAX's "persistent cache
+    enabled" (JAX keeps no folder otherwise). jxkernel's default folder is used either way;
+    this decides only whether JAX's persistent-cache lines are logged at WARNING, as JAX's.
+
+    >>> user_configured() == bool(config.jax_enable_compilation_cache and
+    ...                           config.jax_compilation_cache_dir)
+    True
+    """
+    return bool(config.jax_enable_compilation_cache and config.jax_compilation_cache_dir)
+
+
 def set_cache_dir(path) -> None:
     """Keep compiled programs in the folder `path` from now on, and look for them there
     (JAX's `jax.experimental.compilation_cache.compilation_cache.set_cache_dir`).

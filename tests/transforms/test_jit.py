@@ -407,8 +407,26 @@ def test_log_compiles_logs_at_warning(caplog):
     mine = [r for r in caplog.records if r.name == "jxkernel.compile_log"]
     assert {r.levelname for r in mine} == {"WARNING"}
     text = "\n".join(r.getMessage() for r in mine)
-    assert re.search(r"Compiling <lambda>\(x: f32\[5\]\) because first call", text), text
-    assert re.search(r"Compiling sum\(a: f32\[5\]", text) and "inner" not in text, text
+    # JAX's lines (dispatch.log_elapsed_time, pxla's "Compiling"), the reason added
+    assert re.search(r"Finished tracing <lambda> for jit in \d+\.\d{9} sec", text), text
+    assert re.search(r"Compiling jit\(<lambda>\) with global shapes and types \(x: f32\[5\]\) "
+                     r"because first call", text), text
+    assert re.search(r"Finished XLA compilation of jit\(<lambda>\) in \d+\.\d{9} sec", text)
+    assert re.search(r"Compiling jit\(sum\) with global shapes and types \(a: f32\[5\]", text) \
+        and "inner" not in text, text
+
+
+def test_compile_phases_logged_at_debug_without_log_compiles(caplog):
+    # JAX logs its tracing/lowering/compiling lines at DEBUG when jax_log_compiles is off
+    # (JAX's api_test test_jit_compilation_time_logging)
+    with caplog.at_level("DEBUG", logger="jxkernel.compile_log"):
+        jax.jit(lambda x: lax.sin(x) * 3.0)(arr([1.0, 2.0, 7.0]))
+    mine = [r for r in caplog.records if r.name == "jxkernel.compile_log"]
+    assert {r.levelname for r in mine} == {"DEBUG"}
+    text = "\n".join(r.getMessage() for r in mine)
+    for words in ("Finished tracing", "Compiling jit(", "Finished jaxpr to MLIR module conversion",
+                  "Finished XLA compilation"):
+        assert words in text, (words, text)
 
 
 def test_methods_and_partial():

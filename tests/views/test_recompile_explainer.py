@@ -200,7 +200,7 @@ def test_explain_cache_misses_logs_where_the_call_is_and_what_changed(caplog):
     assert text[1].startswith("  for scaled defined at ") and text[2].startswith("  all previously")
     # JAX's line for the kind of difference, then each change with its fix
     assert text[3] == "  different input types:"
-    assert text[4] == "  x: shape f32[3] -> f32[4]" and "bucket" in text[5]
+    assert text[4] == "  * at x, now f32[4] and before f32[3]" and "bucket" in text[5]  # JAX's line
     g = jxkernel.jit(lambda x: x)
     with caplog.at_level("WARNING", logger="jxkernel.compile_log"), \
             jxkernel.config.override("jax_explain_cache_misses", True):
@@ -387,6 +387,40 @@ def test_explain_cache_misses_tells_the_persistent_caches_misses_and_writes(tmp_
                 and "jit_persisted" in r.getMessage()]
         assert [(level, text.split(" with key")[0]) for level, text in mine] == \
             [("DEBUG", "Persistent compilation cache hit for 'jit_persisted'")], mine
+
+
+def test_persistent_cache_enabled_as_jax_means_it_with_its_lines_quiet_otherwise(caplog):
+    """JAX's is_persistent_cache_enabled(): a folder set and the cache on. jxkernel's default
+    folder is used without one, quietly: with jax_explain_cache_misses on, a new function logs
+    one record (the tracing miss), as in JAX 0.10.2's api_test (expected_log_len 1)."""
+    from jxkernel._jax._src.compilation_cache import is_persistent_cache_enabled
+    with jxkernel.config.override("jax_compilation_cache_dir", None):
+        assert not is_persistent_cache_enabled()
+        def quiet(x):
+            return x * 9 - 2
+        with caplog.at_level("WARNING"), \
+                jxkernel.config.override("jax_explain_cache_misses", True):
+            jxkernel.jit(quiet)(jnp.ones(13))
+        mine = [r.getMessage() for r in caplog.records if "quiet" in r.getMessage()]
+        assert len(mine) == 1 and "never seen function" in mine[0], mine
+    with jxkernel.config.override("jax_compilation_cache_dir", "/nonexistent/jx"):
+        assert is_persistent_cache_enabled()
+        with jxkernel.config.override("jax_enable_compilation_cache", False):
+            assert not is_persistent_cache_enabled()
+
+
+def test_a_trace_options_fix_names_its_own_context_manager():
+    # the fix for jax_numpy_rank_promotion named `jax.default_matmul_precision(...)` (every
+    # option's fix did); each names the context manager JAX has under the option's name
+    from jxkernel.views.signature_changes import Signature, explain_changes
+    tree = jxkernel.tree_util.tree_structure(())
+    def signature(value):
+        return Signature((), tree, (), (("jax_numpy_rank_promotion", value),))
+    (change,) = explain_changes(signature("allow"), signature("raise"))
+    assert "`with jax.numpy_rank_promotion(...)` block or jax.config.update" in change.fix
+    assert "default_matmul_precision" not in change.fix
+    with jxkernel.numpy_rank_promotion("raise"):        # the named manager exists and sets it
+        assert jxkernel.config.jax_numpy_rank_promotion == "raise"
 
 
 def test_a_loop_bodys_structure_change_names_the_node_that_changed():
