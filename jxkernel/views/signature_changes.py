@@ -448,6 +448,9 @@ def _leaf_changes(old, new, flipped):
                 change = _refixed(change, _RANK_FIX)
             else:                                  # one axis or more of another length
                 change = _bucket_change(change, b.shape, a.shape)
+            # (a scalar grown into an array is told to start with the new shape and dtype)
+            if a.dtype != b.dtype and b.shape and not _is_key(a) and not _is_key(b):
+                change = _with_cast(change, b.dtype.name, a.dtype.name)
             yield change
         elif a.dtype != b.dtype:
             change = _fixed(path, "dtype", _aval_text(b), _aval_text(a), dtype=b.dtype.name)
@@ -462,6 +465,16 @@ def _leaf_changes(old, new, flipped):
             if b.weak_type and not a.shape:       # a Python number, then a 0-d array
                 change = _refixed(change, _NUMBER_THEN_ARRAY_FIX, dtype=a.dtype.name)
             yield change
+
+
+def _with_cast(change: Change, old_dtype: str, new_dtype: str) -> Change:
+    """A shape change whose dtype changed too: its fix alone would still compile once per
+    dtype, so the cast to the earlier dtype joins it (f32[3] -> i32[4]: pad, and cast)."""
+    fix = (f"{change.fix} Its dtype changed too ({old_dtype} -> {new_dtype}): cast it as "
+           f"well, so that every call has one dtype.")
+    cast = f"{change.path} = jnp.asarray({change.path}, jnp.{old_dtype})"
+    snippet = f"{cast}\n{change.snippet}" if change.snippet else cast
+    return dataclasses.replace(change, fix=fix, snippet=snippet)
 
 
 def _node_change(old, new):

@@ -470,3 +470,21 @@ def test_a_static_arguments_fix_follows_how_the_function_uses_it():
     assert change.snippet == ""                                 # no traced code offered
     with pytest.raises(TypeError, match="Shapes must be 1D sequences of concrete values"):
         jxkernel.jit(_grid)(1.0, 2)
+
+
+def test_a_shape_change_with_a_dtype_change_is_told_to_cast_too():
+    # y: f32[3] -> i32[4] was told to pad alone, which still compiles once per dtype; as
+    # JAX's log says, both changed ("* at y, now i32[4] and before f32[3]")
+    import numpy as np
+    from jxkernel.core.avals import ShapedArray
+    from jxkernel.views.signature_changes import Signature, explain_changes, jax_line
+    tree = jxkernel.tree_util.tree_structure((1,))
+    old = Signature((("y", ShapedArray((3,), np.float32)),), tree)
+    new = Signature((("y", ShapedArray((4,), np.int32)),), tree)
+    (change,) = explain_changes(old, new)
+    assert jax_line(change) == "* at y, now i32[4] and before f32[3]"
+    assert "dtype changed too (float32 -> int32)" in change.fix
+    assert change.snippet.splitlines()[0] == "y = jnp.asarray(y, jnp.float32)"
+    namespace = {"jnp": jnp, "y": jnp.arange(4, dtype=jnp.int32)}
+    exec(change.snippet, namespace)                 # the fix runs, and gives the old dtype
+    assert namespace["y"].dtype == jnp.float32 and namespace["y"].shape == (4,)
