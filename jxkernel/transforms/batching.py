@@ -123,7 +123,7 @@ class BatchTrace(Trace):
         self.axis_data = axis_data
 
     def unpack(self, x):
-        if type(x) is BatchTracer and x._trace is self:
+        if type(x) is BatchTracer and (x._trace is self or self.shares_tag(x._trace)):
             return x.val, x.batch_dim
         if isinstance(x, Tracer):
             self.check_foreign_tracer(x)
@@ -146,12 +146,35 @@ class BatchTrace(Trace):
     def wrap(self, val, dim):
         return val if dim is not_mapped else BatchTracer(self, val, dim)
 
+    def shares_tag(self, other) -> bool:
+        """Whether `other` is another live trace of the same vmap (JAX's shared trace tag): a
+        custom rule batched by `batch_subtrace` runs under a trace of its own, and the tracers
+        its rule closes over, of the vmap that bound the call, are batched values there too."""
+        return type(other) is BatchTrace and other.axis_data is self.axis_data and other.alive
+
     def describe_self(self):
         return f"vmap (axis name {self.axis_data.name!r}, size {self.axis_data.size})"
 
     def describe_origin(self, tracer) -> str:
         """The line that made `tracer`, in a tracer error (JAX's BatchTracer._origin_msg)."""
         return tracer.describe_creation() if type(tracer) is BatchTracer else ""
+
+
+def batch_subtrace(fun, axis_data: AxisData, vals, dims) -> tuple:
+    """(outputs, their batch dims) of `fun(*vals)` run on `vals` batched at `dims` under a new
+    trace of `axis_data`'s vmap, as JAX's batch_subtrace: custom rules called by a batching
+    rule (collectives in them find the axis; tracers they close over are their vmap's). An
+    output that is no tracer (a symbolic zero) comes back as it is, unbatched.
+
+        >>> data = AxisData(None, 2)
+        >>> batch_subtrace(lambda x: [x * 2.0], data, [jnp.ones(2)], [0])
+        ([Array([2., 2.], dtype=float32)], [0])
+    """
+    with new_trace(BatchTrace, axis_data) as trace:
+        outs = fun(*[trace.wrap(v, d) for v, d in zip(vals, dims)])
+        with set_current_trace(trace.parent):
+            unpacked = [trace.unpack(o) for o in outs]
+    return [v for v, _ in unpacked], [d for _, d in unpacked]
 
 
 # ------------------------------------------------------------------ vmap

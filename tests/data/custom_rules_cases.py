@@ -1,0 +1,258 @@
+"""What JAX 0.10.2's own tests/custom_api_test.py found jxkernel doing differently with
+custom_jvp / custom_vjp rules (symbolic zeros and closures under vmap, collectives in custom
+rules, error words), run the same way with JAX and with jxkernel
+(reference/make_custom_rules_reference.py records JAX's answers in
+tests/data/custom_rules_reference.json; tests/transforms/test_custom_rules_reference.py
+compares).
+
+`errors(jax)`: name -> a thunk that raises; recorded: the exception's class name and the
+first two lines of its message. `values(jax)`: name -> a thunk returning a pytree of arrays;
+recorded: each leaf's dtype, shape and values (exact: every float here is computed exactly).
+`seen(jax)`: name -> a thunk returning what a custom rule saw (JSON: type names, shapes)."""
+import functools
+
+
+
+def _kind(jax, x) -> str:
+    """What a rule got, as a name both sides agree on (jxkernel's SymbolicZero is its Zero)."""
+    if type(x) is jax.custom_derivatives.SymbolicZero:
+        return "SymbolicZero"
+    return "Tracer" if isinstance(x, jax.core.Tracer) else type(x).__name__
+
+
+def _symbolic_zero_jvp_under_vmap(jax):
+    """(the types and shapes of the tangents the rule saw, the jvp's outputs)."""
+    jnp, seen = jax.numpy, []
+
+    @jax.custom_jvp
+    def f(static_scalar, static_array, dyn_scalar, dyn_array):
+        return static_scalar + dyn_scalar, static_array + dyn_array
+
+    @functools.partial(f.defjvp, symbolic_zeros=True)
+    def f_jvp(primals, tangents):
+        seen.append([[_kind(jax, t), list(t.shape)] for t in tangents[:2]])
+        return f(*primals), (primals[0] + 90, tangents[3] + 91)
+
+    def g(dyn_scalar, dyn_array):
+        args = [jax.lax.broadcast(x, (1,)) for x in (1., jnp.array([2., 3.]), dyn_scalar,
+                                                     dyn_array)]
+        return jax.tree.map(lambda x: x[0], jax.vmap(f)(*args))
+    out = jax.jvp(g, (4., jnp.array([5., 6.])), (7., jnp.array([8., 9.])))
+    return seen, out
+
+
+def _symbolic_zero_jvp_not_instantiated(jax):
+    seen = []
+
+    @jax.custom_jvp
+    def f(x, y):
+        return y
+
+    def f_jvp(primals, tangents):
+        seen.append(_kind(jax, tangents[1]))
+        return primals[1], tangents[1]
+    f.defjvp(f_jvp, symbolic_zeros=True)
+    out = jax.jvp(jax.vmap(lambda x: f(x, f(x, 1.))), (jax.numpy.ones(3),),
+                  (jax.numpy.ones(3),))
+    return seen, out
+
+
+def _symbolic_zero_vjp_output_under_vmap(jax):
+    seen = []
+
+    @jax.custom_vjp
+    def f(x, y):
+        return x, y
+
+    def fwd(x, y):
+        seen.append([x.perturbed, y.perturbed])
+        return f(x.value, y.value), None
+
+    def bwd(_, g):
+        seen.append([_kind(jax, c) for c in g])
+        return g
+    f.defvjp(fwd, bwd, symbolic_zeros=True)
+    grads = jax.grad(lambda x, y: jax.vmap(f)(x, y)[0].sum())(jax.numpy.ones(3),
+                                                              jax.numpy.ones(3))
+    return seen, grads
+
+
+def _jvp_rule_closing_over_vmap_tracer(jax):
+    jnp = jax.numpy
+
+    def h(z):
+        def f(x):
+            @jax.custom_jvp
+            def g(y):
+                return x * y
+
+            @g.defjvp
+            def g_jvp(primals, tangents):
+                return x * primals[0], x * tangents[0]
+            return g(z)
+        return jax.vmap(f)(jnp.arange(3., dtype="float32"))
+    return jax.jvp(h, (jnp.float32(1.),), (jnp.float32(2.),))
+
+
+def _nondiff_arg_vmap_tracer(jax):
+    jnp = jax.numpy
+
+    @functools.partial(jax.custom_jvp, nondiff_argnums=(0,))
+    def f(x, y):
+        return x * y
+
+    def f_jvp(x, primals, tangents):
+        return f(x, primals[0]), 5 * tangents[0]
+    f.defjvp(f_jvp)
+    return jax.jvp(lambda y: jax.vmap(f)(jnp.array([2.]), y), (jnp.array([3.]),),
+                   (jnp.array([1.]),))
+
+
+def _vjp_fwd_closing_over_vmap_tracer(jax):
+    jnp = jax.numpy
+
+    def h(z):
+        def f(x):
+            @jax.custom_vjp
+            def g(y):
+                return x * y
+
+            def g_fwd(y):
+                return x * y, (x, x * y, y)
+
+            def g_rev(res, w_bar):
+                return (res[0] * w_bar,)
+            g.defvjp(g_fwd, g_rev)
+            return g(z)
+        return jax.vmap(f)(jnp.arange(3., dtype="float32")).sum()
+    return jax.value_and_grad(h)(jnp.float32(3.))
+
+
+def _collective_in_custom_jvp(jax):
+    lax = jax.lax
+
+    @jax.custom_jvp
+    def f(x):
+        return lax.psum(x, "foo")
+
+    @f.defjvp
+    def f_jvp(xs, ts):
+        return lax.psum(xs[0], "foo"), ts[0]
+
+    def g(x):
+        jaxpr = jax.make_jaxpr(f)(x)
+        return jax.core.eval_jaxpr(jaxpr.jaxpr, [], x)[0]
+    # (as an array: JAX's psum of an unbatched Python scalar gives a Python float back)
+    return jax.numpy.asarray(jax.vmap(lambda _, x: g(x), axis_name="foo", in_axes=(0, None),
+                                      out_axes=None)(jax.numpy.arange(4.), 2.))
+
+
+def _collective_in_custom_vjp(jax):
+    lax = jax.lax
+
+    @jax.custom_vjp
+    def f(x):
+        return lax.psum(x, "foo")
+    f.defvjp(lambda x: (lax.psum(x, "foo"), None), lambda res, dx: dx)
+
+    def g(x):
+        jaxpr = jax.make_jaxpr(f)(x)
+        return jax.core.eval_jaxpr(jaxpr.jaxpr, [], x)[0]
+    # (as an array: JAX's psum of an unbatched Python scalar gives a Python float back)
+    return jax.numpy.asarray(jax.vmap(lambda _, x: g(x), axis_name="foo", in_axes=(0, None),
+                                      out_axes=None)(jax.numpy.arange(4.), 2.))
+
+
+def _nondiff_tracer(jax):
+    @functools.partial(jax.custom_vjp, nondiff_argnums=(0,))
+    def f(x, y):
+        return x * y
+    f.defvjp(lambda x, y: (f(x, y), jax.numpy.cos(y)), lambda x, cos_y, g: (cos_y * g,))
+    return jax.jit(lambda x, y: f(x, y))(2, 3.)
+
+
+class _Times:
+    """`x * y` as a callable whose repr is the same on every run (JAX's message shows it)."""
+    __name__ = __qualname__ = "times"
+
+    def __init__(self, x):
+        self.x = x
+
+    def __call__(self, y):
+        return self.x * y
+
+    def __repr__(self):
+        return "<function times>"
+
+
+def _closes_over_vmap_tracer(jax):
+    def outer(x):
+        f = jax.custom_vjp(_Times(x))
+        f.defvjp(lambda y: (f(y), jax.numpy.cos(y)), lambda cos_y, g: (cos_y * g,))
+        return f
+    return jax.vmap(lambda x: outer(x)(3.))(jax.numpy.arange(3.))
+
+
+def _with_custom_vjp3(jax, case):
+    """`case` run with JAX's custom_vjp3 rewrite switched on (its own error words)."""
+    def run():
+        jax.config.update("jax_custom_vjp3", True)
+        try:
+            return case(jax)
+        finally:
+            jax.config.update("jax_custom_vjp3", False)
+    return run
+
+
+def _custom_vmap_sin(jax):
+    @jax.custom_batching.custom_vmap
+    def f(x):
+        return jax.numpy.sin(x)
+
+    @f.def_vmap
+    def rule(axis_size, in_batched, xs):
+        return jax.numpy.cos(xs), in_batched[0]
+    return f
+
+
+def _custom_vmap_jvp_extra_batched_tangents(jax):
+    f = _custom_vmap_sin(jax)
+    txs = 2. + jax.numpy.arange(3.)
+    return jax.vmap(lambda x, tx: jax.jvp(f, [x], [tx]), in_axes=(None, 0),
+                    out_axes=(None, 0))(jax.numpy.array(0., txs.dtype), txs)
+
+
+def errors(jax):
+    return {
+        "custom_vjp_nondiff_tracer": lambda: _nondiff_tracer(jax),
+        "custom_vjp3_nondiff_tracer": _with_custom_vjp3(jax, _nondiff_tracer),
+        "custom_vjp3_closes_over_vmap_tracer": _with_custom_vjp3(jax, _closes_over_vmap_tracer),
+    }
+
+
+def values(jax):
+    return {
+        "jvp_rule_closing_over_vmap_tracer": lambda: _jvp_rule_closing_over_vmap_tracer(jax),
+        "nondiff_arg_vmap_tracer": lambda: _nondiff_arg_vmap_tracer(jax),
+        "vjp_fwd_closing_over_vmap_tracer": lambda: _vjp_fwd_closing_over_vmap_tracer(jax),
+        "collective_in_custom_jvp": lambda: _collective_in_custom_jvp(jax),
+        "collective_in_custom_vjp": lambda: _collective_in_custom_vjp(jax),
+        "custom_vmap_jvp_extra_batched_tangents":
+            lambda: _custom_vmap_jvp_extra_batched_tangents(jax),
+        "custom_vmap_jacfwd": lambda: jax.jacfwd(_custom_vmap_sin(jax))(jax.numpy.zeros(3)),
+        "map_batch_size_0": lambda: jax.lax.map(lambda x: x * x, jax.numpy.arange(16),
+                                                batch_size=0),
+        "symbolic_zero_jvp_under_vmap": lambda: _symbolic_zero_jvp_under_vmap(jax)[1],
+        "symbolic_zero_jvp_not_instantiated": lambda: _symbolic_zero_jvp_not_instantiated(jax)[1],
+        "symbolic_zero_vjp_output_under_vmap":
+            lambda: _symbolic_zero_vjp_output_under_vmap(jax)[1],
+    }
+
+
+def seen(jax):
+    return {
+        "symbolic_zero_jvp_under_vmap": lambda: _symbolic_zero_jvp_under_vmap(jax)[0],
+        "symbolic_zero_jvp_not_instantiated": lambda: _symbolic_zero_jvp_not_instantiated(jax)[0],
+        "symbolic_zero_vjp_output_under_vmap":
+            lambda: _symbolic_zero_vjp_output_under_vmap(jax)[0],
+    }
