@@ -292,8 +292,26 @@ class _FlatJVPRule:
                 f"    {_types_tree(p_tree, p_leaves)}\nwhile the custom_jvp-decorated function "
                 f"{self.name} had output container/pytree structure:\n"
                 f"    {_types_tree(self.out_tree, self.out_avals)}.")
+        if _types_differ(p_leaves, self.out_avals):
+            raise TypeError(
+                f"Custom JVP rule {self.__name__} for function {self.name} must produce a pair "
+                f"(list or tuple of length two) where the first element represents the primal "
+                f"output (equal in value to the output of the custom_jvp-decorated function "
+                f"{self.name}, and in particular with leaves of the same shape/dtype), but "
+                f"instead the JVP rule output's first element had shapes/dtypes of:\n"
+                f"    {_types_tree(p_tree, p_leaves)}\nwhile the custom_jvp-decorated function "
+                f"{self.name} had output shapes/dtypes of:\n"
+                f"    {_types_tree(self.out_tree, self.out_avals)}")
         _check_tangent_shapes(p_leaves, t_leaves)
         return p_leaves, t_leaves
+
+
+def _types_differ(leaves, avals) -> bool:
+    """Whether a rule's outputs differ in shape or dtype from the function's (JAX's
+    core.typematch: weak types aside); never where the function was not traced."""
+    return avals is not None and any(
+        get_aval(x).shape != a.shape or get_aval(x).dtype != a.dtype
+        for x, a in zip(leaves, avals))
 
 
 def _types_tree(tree, leaves) -> str:
@@ -425,7 +443,7 @@ def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symb
         arg_tangents = [_zero_tangent(t.aval) if type(t) is Zero else t for t in arg_tangents]
     trace = _ctx.trace
     if type(trace) is not PartialEvalTrace:
-        return jvp(list(args), list(arg_tangents))
+        return _float0_as_zero(*jvp(list(args), list(arg_tangents)))
     # Linearizing (grad, vjp): JAX stages the rule's tangent equations with their whole name
     # stack inside a trace that keeps its own, so they are named under the transformations
     # twice (`transpose(jvp(jvp()))/mul` once transposed); the primal ones once, as here
@@ -435,7 +453,14 @@ def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symb
         info = eqn.source_info
         if info is not None:
             eqn.source_info = with_name_stack(info, names + info.name_stack)
-    return outs
+    return _float0_as_zero(*outs)
+
+
+def _float0_as_zero(outs, tangents) -> tuple:
+    """A rule's float0 tangent (`zero_from_primal` of an integer) is a symbolic zero, as JAX's
+    maybe_jvp_tracer makes it: a loop carrying it then carries no tangent for it."""
+    return outs, [Zero(get_aval(p)) if type(t) is not Zero and
+                  getattr(t, "dtype", None) == float0 else t for p, t in zip(outs, tangents)]
 
 
 def _custom_jvp_call_batching(axis_data, vals, dims, *, call_jaxpr, jvp, num_consts,
@@ -729,8 +754,31 @@ class _FlatVJPRule:
                 f"    {_types_tree(out_tree, out_leaves)}\nwhile the custom_vjp-decorated "
                 f"function {self.name} had output container/pytree structure:\n"
                 f"    {_types_tree(self.out_tree, self.out_avals)}.")
+        if _types_differ(out_leaves, self.out_avals):
+            raise _fwd_type_error(self, out_tree, out_leaves)
         res_leaves, self.res_tree = tree_flatten(out[1])
         return out_leaves, res_leaves
+
+
+def _fwd_type_error(rule, out_tree, out_leaves) -> TypeError:
+    """JAX's TypeError where fwd's primal outputs differ in shape or dtype from the function's
+    (in its custom_vjp3 rewrite's words under jax_custom_vjp3: the first that differs)."""
+    if config.jax_custom_vjp3:
+        paths = [keystr(p) for p, _ in tree_flatten_with_path(
+            tree_unflatten(out_tree, [0] * out_tree.num_leaves))[0]]
+        path, x, a = next((p, x, a) for p, x, a in zip(paths, out_leaves, rule.out_avals)
+                          if get_aval(x).shape != a.shape or get_aval(x).dtype != a.dtype)
+        return TypeError(f"at {path}, got fwd output type {_type_text(get_aval(x))} which "
+                         f"doesn't match primal output type {_type_text(a)}")
+    return TypeError(
+        f"Custom VJP fwd rule {rule.__name__} for function {rule.name} must produce a pair "
+        f"(list or tuple of length two) where the first element represents the primal output "
+        f"(equal to the output of the custom_vjp-decorated function {rule.name}) and the "
+        f"second element represents residuals (i.e. values stored from the forward pass for "
+        f"use on the backward pass), but instead the fwd rule output's first element had "
+        f"shapes/dtypes of:\n    {_types_tree(out_tree, out_leaves)}\nwhile the "
+        f"custom_vjp-decorated function {rule.name} had output shapes/dtypes of:\n"
+        f"    {_types_tree(rule.out_tree, rule.out_avals)}")
 
 
 class _FlatBwd:
@@ -776,6 +824,13 @@ class _FlatBwd:
         paths = [keystr(p) for p, _ in tree_flatten_with_path(
             tree_unflatten(r.in_tree, [0] * r.in_tree.num_leaves))[0]]
         for ct, aval, path in zip(leaves, r.in_avals, paths):
+            if type(ct) is Zero and not _same_type(ct.aval, aval):
+                raise ValueError(
+                    f"Custom VJP bwd rule produced a SymbolicZero with a shape/dtype that does "
+                    f"not match the corresponding input tangent shape/dtype: at output{path} "
+                    f"the SymbolicZero had shape/dtype {_type_text(ct.aval)} while the "
+                    f"corresponding input had shape/dtype {_type_text(aval)}. Consider just "
+                    f"returning a None here instead of a SymbolicZero object.")
             if type(ct) is not Zero and get_aval(ct).shape != aval.shape and \
                     not config.jax_disable_bwd_checks:
                 raise ValueError(f"Custom VJP bwd rule must produce an output with the same "
@@ -784,6 +839,12 @@ class _FlatBwd:
                                  f"{_type_text(get_aval(ct))} corresponding to an input of type "
                                  f"{_type_text(aval)}, so the shapes do not match")
         return leaves
+
+
+def _same_type(a, b) -> bool:
+    """Whether two values' tangents have one type, weak types aside (JAX's typecompat)."""
+    a, b = a.to_tangent_aval(), b.to_tangent_aval()
+    return a.shape == b.shape and a.dtype == b.dtype
 
 
 def _avals_of(subtree, rule, index):
@@ -809,7 +870,10 @@ def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts,
     arg_tangents = [instantiate(t) for t in arg_tangents]
     tangents_out = custom_lin_p.bind(*residuals, *arg_tangents, num_res=len(residuals), bwd=bwd,
                                      out_avals=out_avals, symbolic_zeros=symbolic_zeros)
-    return outs, tangents_out
+    # an integer output's tangent (float0 in JAX) is a symbolic zero, as JAX's
+    # maybe_jvp_tracer makes it: a loop carrying that output carries no tangent for it
+    return outs, [t if dtypes.has_tangent(a.dtype) else Zero(a)
+                  for t, a in zip(tangents_out, out_avals)]
 
 
 def _primal_trace(primals):

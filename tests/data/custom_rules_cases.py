@@ -11,6 +11,8 @@ recorded: each leaf's dtype, shape and values (exact: every float here is comput
 `seen(jax)`: name -> a thunk returning what a custom rule saw (JSON: type names, shapes)."""
 import functools
 
+import numpy as np
+
 
 
 def _kind(jax, x) -> str:
@@ -222,8 +224,100 @@ def _custom_vmap_jvp_extra_batched_tangents(jax):
                     out_axes=(None, 0))(jax.numpy.array(0., txs.dtype), txs)
 
 
+def _described(jax, tree):
+    """Each leaf as [dtype, shape, values], a float0 leaf's values None (JSON has no bytes)."""
+    def leaf(x):
+        x = np.asarray(x)
+        if x.dtype == jax.dtypes.float0:
+            return ["float0", list(x.shape), None]
+        return [x.dtype.name, list(x.shape), x.tolist()]
+    return [leaf(x) for x in jax.tree_util.tree_leaves(tree)]
+
+
+def _float0_tangent_through_scan(jax):
+    """A custom_jvp rule's float0 tangent (of an integer) carried by a scan."""
+    @jax.custom_jvp
+    def f(x, y):
+        return x, y
+
+    def f_jvp(primals, _):
+        return primals, (2., jax.custom_derivatives.zero_from_primal(primals[1]))
+    f.defjvp(f_jvp)
+
+    def foo(x, y):
+        return jax.lax.scan(lambda c, _: (f(*c), None), (x, y), None, length=1)[0]
+    return _described(jax, jax.jvp(foo, (2., 3), (np.ones(()), np.zeros((), jax.dtypes.float0))))
+
+
+def _float0_cotangent_through_scan(jax):
+    @jax.custom_vjp
+    def f(x):
+        return x
+    f.defvjp(lambda x: (x, (2., x)),
+             lambda *_: ((2., jax.numpy.zeros(shape=(), dtype=jax.dtypes.float0)),))
+
+    def foo(x, y):
+        return jax.lax.scan(lambda c, _: (f(c), None), (x, y), None, length=1)[0][0]
+    return _described(jax, jax.grad(foo, allow_int=True, argnums=(0, 1))(2., 3))
+
+
+def _jacrev_with_integer_inputs(jax):
+    @jax.custom_vjp
+    def f(x, y, z):
+        return x, x
+    f.defvjp(lambda x, y, z: ((x.value, x.value), None), lambda _, g: (g[0], g[0], g[1]),
+             symbolic_zeros=True)
+    i = np.array(7, np.int32)
+    return _described(jax, jax.jacrev(jax.jit(f), argnums=(0, 1, 2), allow_int=True)(4., i, i))
+
+
+def _scan_apply(jax, f, x):
+    return jax.lax.scan(lambda x, _: (f(x), None), x, None, length=1)[0]
+
+
+def _jvp_rule_primal_of_other_type(jax):
+    @jax.custom_jvp
+    def f(x):
+        return x
+
+    @f.defjvp
+    def f_jvp2(primals, tangents):
+        return jax.numpy.zeros((3, *primals[0].shape), primals[0].dtype), tangents[0]
+    return jax.jvp(lambda x: _scan_apply(jax, f, x), (jax.numpy.float32(1.),),
+                   (jax.numpy.float32(1.),))
+
+
+def _fwd_rule_primal_of_other_type(jax):
+    @jax.custom_vjp
+    def f(x):
+        return x
+
+    def f_fwd2(x):
+        return jax.numpy.zeros((3, *x.shape), x.dtype), None
+    f.defvjp(f_fwd2, lambda _, y_bar: (y_bar,))
+    return jax.grad(lambda x: _scan_apply(jax, f, x))(jax.numpy.float32(1.))
+
+
+def _bwd_symbolic_zero_of_other_type(jax):
+    @jax.custom_vjp
+    def f(x, y, z):
+        return x, y, z
+
+    def bwd(_, gs):
+        x_bar, y_bar, z_bar = gs
+        return y_bar, x_bar, z_bar  # swapped!
+    f.defvjp(lambda x, y, z: (f(x.value, y.value, z.value), None), bwd, symbolic_zeros=True)
+    ones = jax.numpy.ones
+    return jax.grad(lambda x, y, z: f(x, y, z)[2].sum())(ones(1), ones(2), ones(3))
+
+
 def errors(jax):
     return {
+        "jvp_rule_primal_of_other_type": lambda: _jvp_rule_primal_of_other_type(jax),
+        "fwd_rule_primal_of_other_type": lambda: _fwd_rule_primal_of_other_type(jax),
+        "custom_vjp3_fwd_rule_primal_of_other_type":
+            _with_custom_vjp3(jax, _fwd_rule_primal_of_other_type),
+        "bwd_symbolic_zero_of_other_type": lambda: _bwd_symbolic_zero_of_other_type(jax),
         "custom_vjp_nondiff_tracer": lambda: _nondiff_tracer(jax),
         "custom_vjp3_nondiff_tracer": _with_custom_vjp3(jax, _nondiff_tracer),
         "custom_vjp3_closes_over_vmap_tracer": _with_custom_vjp3(jax, _closes_over_vmap_tracer),
@@ -251,6 +345,11 @@ def values(jax):
 
 def seen(jax):
     return {
+        "float0_tangent_through_scan": lambda: _float0_tangent_through_scan(jax),
+        "float0_cotangent_through_scan": lambda: _float0_cotangent_through_scan(jax),
+        "jacrev_with_integer_inputs": lambda: _jacrev_with_integer_inputs(jax),
+        "vmap_of_float0_output": lambda: _described(jax, jax.vmap(
+            lambda x: (x, np.zeros((2,), jax.dtypes.float0)))(jax.numpy.arange(3.))),
         "symbolic_zero_jvp_under_vmap": lambda: _symbolic_zero_jvp_under_vmap(jax)[0],
         "symbolic_zero_jvp_not_instantiated": lambda: _symbolic_zero_jvp_not_instantiated(jax)[0],
         "symbolic_zero_vjp_output_under_vmap":
