@@ -40,7 +40,7 @@ from ..core.errors import UnexpectedTracerError
 from ..core.trace import Tracer, _ctx, _jax_name, eval_trace, set_current_trace
 from . import batch_util as bu
 from .ad_util import Zero, add_tangents, float0, instantiate, zeros
-from ..tree_util import (broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path, tree_map,
+from ..tree_util import (keystr, tree_flatten, tree_flatten_with_path, tree_map,
                          tree_structure, tree_unflatten, treedef_tuple)
 from .ad import JVPTrace, always_transposed
 from .api_util import flatten_fun, update_wrapper
@@ -196,8 +196,9 @@ class _CustomFunction:
             raise AttributeError(self._missing_rule.format(name=name))
         args = _resolve_args(self.fun, args, kwargs, type(self).__name__)
         trace = _ctx.trace
-        if trace is eval_trace:
-            return self.fun(*args)
+        if trace is eval_trace or (getattr(trace, "evaluates_concrete", False) and not any(
+                isinstance(x, Tracer) for x in tree_flatten(args)[0])):
+            return self.fun(*args)      # (concrete under ensure_compile_time_eval, as JAX's)
         if _runs_directly(trace, args):
             return _call_directly(self, trace, args, name, self._under_jvp)
         nondiff, dyn = _split(args, self.nondiff_argnums)
@@ -814,7 +815,7 @@ class _FlatBwd:
             # (or None) standing for a whole subtree (Flax's State of arrays for its Params)
             dummy = tree_unflatten(primal_tree, [object()] * primal_tree.num_leaves)
             try:
-                flat = broadcast_prefix(ct, dummy, is_leaf=lambda x: x is None)
+                flat = _prefix_leaves(ct, dummy)
             except ValueError:
                 raise TypeError(f"Custom VJP bwd rule must produce an output with the same "
                                 f"container (pytree) structure as the args tuple of the primal "
@@ -839,6 +840,19 @@ class _FlatBwd:
                                  f"{_type_text(get_aval(ct))} corresponding to an input of type "
                                  f"{_type_text(aval)}, so the shapes do not match")
         return leaves
+
+
+def _prefix_leaves(prefix, full) -> list:
+    """The leaves of `prefix` (None a leaf), each repeated once per leaf of the subtree of `full`
+    it covers, as JAX's _flatten_bwd finds them: the trees it maps over are rebuilt from the
+    cotangents themselves, so a pytree type whose unflatten refuses None works."""
+    out = []
+
+    def add(x, sub):
+        out.extend([x] * tree_structure(sub).num_leaves)
+        return x
+    tree_map(add, prefix, full, is_leaf=lambda x: x is None)
+    return out
 
 
 def _same_type(a, b) -> bool:
@@ -867,9 +881,11 @@ def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts,
     out_avals = tuple(get_aval(o) for o in outs)     # weak kept, as JAX's to_tangent_aval
     if all(type(t) is Zero for t in arg_tangents):
         return outs, [Zero(a) for a in out_avals]
-    arg_tangents = [instantiate(t) for t in arg_tangents]
-    tangents_out = custom_lin_p.bind(*residuals, *arg_tangents, num_res=len(residuals), bwd=bwd,
-                                     out_avals=out_avals, symbolic_zeros=symbolic_zeros)
+    # only the nonzero tangents are its operands, `in_zeros` flagging the others, as JAX's
+    in_zeros = tuple(type(t) is Zero for t in arg_tangents)
+    tangents_out = custom_lin_p.bind(*residuals, *[t for t in arg_tangents if type(t) is not Zero],
+                                     num_res=len(residuals), bwd=bwd, out_avals=out_avals,
+                                     symbolic_zeros=symbolic_zeros, in_zeros=in_zeros)
     # an integer output's tangent (float0 in JAX) is a symbolic zero, as JAX's
     # maybe_jvp_tracer makes it: a loop carrying that output carries no tangent for it
     return outs, [t if dtypes.has_tangent(a.dtype) else Zero(a)
@@ -899,7 +915,7 @@ def _literal_residual(x):
     return _literal_as_array(x)
 
 
-def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, symbolic_zeros):
+def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, symbolic_zeros, in_zeros):
     # A scalar residual reaches us as a jaxpr Literal, never handed to the user's bwd as our
     # IR object: one fwd returned as a Python scalar comes back as that scalar (JAX gives a
     # TypedFloat, a float subclass); a 0-d Array or NumPy scalar comes back as an Array of its
@@ -910,7 +926,7 @@ def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, symbolic_zeros):
     if not symbolic_zeros:
         cts = [instantiate(c) if type(c) is Zero else c for c in cts]
     cts_in = bwd(list(residuals), list(cts))
-    return [None] * num_res + list(cts_in)
+    return [None] * num_res + [ct for ct, zero in zip(cts_in, in_zeros) if not zero]
 
 
 def _custom_vjp_call_batching(axis_data, vals, dims, *, call_jaxpr, fwd, bwd, num_consts,
@@ -977,7 +993,9 @@ param_printers[custom_vjp_call_p] = lambda p: [
 abstract_eval_rules[custom_lin_p] = lambda *avals, out_avals, **_: list(out_avals)
 impl_rules[custom_lin_p] = _custom_lin_impl
 transpose_rules[custom_lin_p] = _custom_lin_transpose
-param_printers[custom_lin_p] = lambda p: [("num_res", p["num_res"]), ("bwd", p["bwd"].__name__)]
+param_printers[custom_lin_p] = lambda p: [          # (alphabetically, out_avals left out, as JAX)
+    ("bwd", p["bwd"].__name__), ("in_zeros", list(p["in_zeros"])), ("num_res", p["num_res"]),
+    ("symbolic_zeros", p["symbolic_zeros"])]
 
 
 def _custom_lin_lowering(ctx, *args, **params):
@@ -988,14 +1006,16 @@ def _custom_lin_jvp(primals, tangents, **params):
     raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
 
 
-def _custom_lin_batching(axis_data, vals, dims, *, num_res, bwd, out_avals, symbolic_zeros):
+def _custom_lin_batching(axis_data, vals, dims, *, num_res, bwd, out_avals, symbolic_zeros,
+                         in_zeros):
     """vmap of a linearized custom_vjp: everything batched at 0, and bwd vmapped."""
     size = axis_data.size
     vals = [bu.bdim_at_front(v, d, size) for v, d in zip(vals, dims)]
     batched_avals = tuple(a.update(shape=(size,) + a.shape) for a in out_avals)
     outs = custom_lin_p.bind(*vals, num_res=num_res,
-                             bwd=_BatchedBwd(bwd, axis_data, [0] * (len(vals) - num_res)),
-                             out_avals=batched_avals, symbolic_zeros=symbolic_zeros)
+                             bwd=_BatchedBwd(bwd, axis_data, [0] * len(in_zeros)),
+                             out_avals=batched_avals, symbolic_zeros=symbolic_zeros,
+                             in_zeros=in_zeros)
     return outs, [0] * len(outs)
 
 

@@ -10,6 +10,7 @@ first two lines of its message. `values(jax)`: name -> a thunk returning a pytre
 recorded: each leaf's dtype, shape and values (exact: every float here is computed exactly).
 `seen(jax)`: name -> a thunk returning what a custom rule saw (JSON: type names, shapes)."""
 import functools
+import importlib
 
 import numpy as np
 
@@ -311,6 +312,92 @@ def _bwd_symbolic_zero_of_other_type(jax):
     return jax.grad(lambda x, y, z: f(x, y, z)[2].sum())(ones(1), ones(2), ones(3))
 
 
+def _module(jax, name):
+    """JAX's module `name` (jax._src.custom_derivatives, ...), or jxkernel's of that name."""
+    if jax.__name__ == "jax":
+        return importlib.import_module(name)
+    return importlib.import_module("jxkernel._jax." + name.removeprefix("jax.")
+                                   .removeprefix("_src."))
+
+
+def _maybe_perturbed_in_scan(jax):
+    maybe_perturbed, seen = _module(jax, "jax._src.custom_derivatives")._maybe_perturbed, []
+
+    def f(x):
+        def g(y, _):
+            seen.append([maybe_perturbed(y), maybe_perturbed(y * x)])
+            return y, None
+        g(1, None)
+        return jax.lax.scan(g, 1, xs=None, length=1)[0]
+    jax.jvp(f, (1.0,), (1.0,))
+    return seen
+
+
+def _closure_convert_int_under_jit(jax):
+    found = []
+
+    @jax.jit
+    def f(y):
+        x, w = jax.numpy.array(1), y * 2.
+        found.append(len(jax.closure_convert(lambda: x)[1]))
+        found.append(len(jax.closure_convert(lambda: w)[1]))
+        return y
+    f(1.)
+    return found
+
+
+def _custom_jvp_under_compile_time_eval(jax):
+    @jax.custom_jvp
+    def f(x):
+        assert x == 0.  # concrete!
+        return x + 1.
+    f.defjvp(lambda primals, tangents: (f(*primals), tangents[0]))
+
+    @jax.jit
+    def g():
+        with jax.ensure_compile_time_eval():
+            return f(0.)
+    return g()
+
+
+def _custom_lin_text(jax):
+    @jax.custom_vjp
+    def f(x):
+        return x + 1
+
+    def f_fwd(x):
+        return f(x), ()
+
+    def f_bwd(_, g):
+        return g
+    f.defvjp(f_fwd, f_bwd)
+    x = jax.numpy.array([4.2], dtype=jax.numpy.float32)
+    jaxpr = jax.make_jaxpr(lambda x: jax.jvp(f, (x,), (x,)))(x)
+    jaxpr, _ = _module(jax, "jax._src.interpreters.partial_eval").dce_jaxpr(jaxpr.jaxpr,
+                                                                            [False, True])
+    return jaxpr.pretty_print(use_color=False)
+
+
+class _NoNones(list):
+    """A pytree type whose unflatten refuses None children."""
+
+
+def _bwd_cotangent_refusing_none(jax):
+    def unflatten(_, children):
+        assert children[0] is not None
+        return _NoNones(children)
+    try:
+        jax.tree_util.register_pytree_node(_NoNones, lambda x: (x, None), unflatten)
+    except ValueError:
+        pass             # (registered by an earlier run of the case)
+
+    @jax.custom_vjp
+    def f(x):
+        return x[0]
+    f.defvjp(lambda x: (x[0], None), lambda _, g: (_NoNones([g]),))
+    return jax.grad(f)(_NoNones([1.]))
+
+
 def errors(jax):
     return {
         "jvp_rule_primal_of_other_type": lambda: _jvp_rule_primal_of_other_type(jax),
@@ -334,6 +421,8 @@ def values(jax):
         "custom_vmap_jvp_extra_batched_tangents":
             lambda: _custom_vmap_jvp_extra_batched_tangents(jax),
         "custom_vmap_jacfwd": lambda: jax.jacfwd(_custom_vmap_sin(jax))(jax.numpy.zeros(3)),
+        "custom_jvp_under_compile_time_eval": lambda: _custom_jvp_under_compile_time_eval(jax),
+        "bwd_cotangent_refusing_none": lambda: _bwd_cotangent_refusing_none(jax),
         "map_batch_size_0": lambda: jax.lax.map(lambda x: x * x, jax.numpy.arange(16),
                                                 batch_size=0),
         "symbolic_zero_jvp_under_vmap": lambda: _symbolic_zero_jvp_under_vmap(jax)[1],
@@ -345,6 +434,9 @@ def values(jax):
 
 def seen(jax):
     return {
+        "maybe_perturbed_in_scan": lambda: _maybe_perturbed_in_scan(jax),
+        "closure_convert_int_under_jit": lambda: _closure_convert_int_under_jit(jax),
+        "custom_lin_text": lambda: _custom_lin_text(jax),
         "float0_tangent_through_scan": lambda: _float0_tangent_through_scan(jax),
         "float0_cotangent_through_scan": lambda: _float0_cotangent_through_scan(jax),
         "jacrev_with_integer_inputs": lambda: _jacrev_with_integer_inputs(jax),
