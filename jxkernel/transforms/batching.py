@@ -123,7 +123,7 @@ class BatchTrace(Trace):
         self.axis_data = axis_data
 
     def unpack(self, x):
-        if type(x) is BatchTracer and (x._trace is self or self.shares_tag(x._trace)):
+        if type(x) is BatchTracer and self.shares_tag(x._trace):
             return x.val, x.batch_dim
         if isinstance(x, Tracer):
             self.check_foreign_tracer(x)
@@ -147,10 +147,10 @@ class BatchTrace(Trace):
         return val if dim is not_mapped else BatchTracer(self, val, dim)
 
     def shares_tag(self, other) -> bool:
-        """Whether `other` is another live trace of the same vmap (JAX's shared trace tag): a
-        custom rule batched by `batch_subtrace` runs under a trace of its own, and the tracers
-        its rule closes over, of the vmap that bound the call, are batched values there too."""
-        return type(other) is BatchTrace and other.axis_data is self.axis_data and other.alive
+        """Whether `other` is a live trace of the same vmap (JAX's trace tag): a custom rule
+        run by `batch_subtrace` sees the tracers it closes over as batched values."""
+        return other is self or (type(other) is BatchTrace and other.axis_data is self.axis_data
+                                 and other.alive)
 
     def describe_self(self):
         return f"vmap (axis name {self.axis_data.name!r}, size {self.axis_data.size})"
@@ -161,20 +161,17 @@ class BatchTrace(Trace):
 
 
 def batch_subtrace(fun, axis_data: AxisData, vals, dims) -> tuple:
-    """(outputs, their batch dims) of `fun(*vals)` run on `vals` batched at `dims` under a new
-    trace of `axis_data`'s vmap, as JAX's batch_subtrace: custom rules called by a batching
-    rule (collectives in them find the axis; tracers they close over are their vmap's). An
-    output that is no tracer (a symbolic zero) comes back as it is, unbatched.
+    """(outputs, batch dims) of `fun(*vals)`, `vals` batched at `dims`, under a new trace of
+    `axis_data`'s vmap (JAX's batch_subtrace, for custom rules); a non-tracer output (a
+    symbolic zero) comes back unbatched.
 
-        >>> data = AxisData(None, 2)
-        >>> batch_subtrace(lambda x: [x * 2.0], data, [jnp.ones(2)], [0])
+        >>> batch_subtrace(lambda x: [x * 2.0], AxisData(None, 2), [jnp.ones(2)], [0])
         ([Array([2., 2.], dtype=float32)], [0])
     """
     with new_trace(BatchTrace, axis_data) as trace:
         outs = fun(*[trace.wrap(v, d) for v, d in zip(vals, dims)])
         with set_current_trace(trace.parent):
-            unpacked = [trace.unpack(o) for o in outs]
-    return [v for v, _ in unpacked], [d for _, d in unpacked]
+            return tuple(map(list, zip(*map(trace.unpack, outs)))) if outs else ([], [])
 
 
 # ------------------------------------------------------------------ vmap
