@@ -941,14 +941,16 @@ def _custom_vjp_call_batching(axis_data, vals, dims, *, call_jaxpr, fwd, bwd, nu
         dims = [0] * len(vals)
     vals, in_dims, batched, out_dims = _batched_call(axis_data, vals, dims, call_jaxpr)
     fwd_b = _BatchedFwd(fwd, axis_data, in_dims[num_consts:], out_dims)
-    outs = custom_vjp_call_p.bind(*vals, call_jaxpr=batched, fwd=fwd_b,
-                                  bwd=_BatchedBwd(bwd, axis_data, in_dims[num_consts:]), **params)
+    bwd_b = _BatchedBwd(bwd, axis_data, in_dims[num_consts:], out_dims, lambda: fwd_b.res_dims)
+    outs = custom_vjp_call_p.bind(*vals, call_jaxpr=batched, fwd=fwd_b, bwd=bwd_b, **params)
     return outs, out_dims
 
 
 class _BatchedFwd:
     """A fwd rule run under the vmap that batched its call: outputs moved to the batched
-    body's `out_dims`, residuals batched at 0."""
+    body's `out_dims`, residuals left where the rule put them (`res_dims`, which bwd reads,
+    as JAX's bwd_in_dims: an unbatched residual stays unbatched)."""
+    res_dims = ()
 
     def __init__(self, fwd, axis_data, in_dims, out_dims):
         self.fwd, self.axis_data, self.in_dims, self.out_dims = fwd, axis_data, in_dims, out_dims
@@ -962,24 +964,27 @@ class _BatchedFwd:
             n_out.append(len(outs))
             return [*outs, *residuals]
         outs, dims = _batch_rule(rule, self.axis_data, primals, self.in_dims)
-        dsts = self.out_dims + [0] * (len(outs) - n_out[0])
-        outs = [_match_dim(self.axis_data, x, d, dst) for x, d, dst in zip(outs, dims, dsts)]
+        self.res_dims = dims[n_out[0]:]
+        outs = [_match_dim(self.axis_data, x, d, dst)
+                for x, d, dst in zip(outs, dims, self.out_dims + self.res_dims)]
         return outs[:n_out[0]], outs[n_out[0]:]
 
 
 class _BatchedBwd:
-    """A bwd rule run under the vmap that batched its call: residuals and cotangents batched
-    at 0 (a symbolic zero unbatched, of its per-example type); each input's cotangent moved
-    to that input's dim `in_dims` (summed over the batch for an unbatched input)."""
+    """A bwd rule run under the vmap that batched its call: residuals batched at `res_dims()`
+    (the batched fwd's), each output's cotangent at that output's dim `out_dims` (a symbolic
+    zero unbatched, of its per-example type); each input's cotangent moved to that input's dim
+    `in_dims` (summed over the batch for an unbatched input)."""
 
-    def __init__(self, bwd, axis_data, in_dims):
-        self.bwd, self.axis_data, self.in_dims = bwd, axis_data, in_dims
+    def __init__(self, bwd, axis_data, in_dims, out_dims, res_dims):
+        self.bwd, self.axis_data, self.in_dims, self.out_dims = bwd, axis_data, in_dims, out_dims
+        self.res_dims = res_dims
         self.__name__ = getattr(bwd, "__name__", "bwd")
 
     def __call__(self, residuals, cotangents):
         n = len(residuals)
         outs, dims = _batch_rule(lambda xs: self.bwd(list(xs[:n]), list(xs[n:])), self.axis_data,
-                                 [*residuals, *cotangents], [0] * (n + len(cotangents)))
+                                 [*residuals, *cotangents], [*self.res_dims(), *self.out_dims])
         return [_match_dim(self.axis_data, x, d, dst, sum_match=True)
                 for x, d, dst in zip(outs, dims, self.in_dims)]
 
@@ -1013,7 +1018,8 @@ def _custom_lin_batching(axis_data, vals, dims, *, num_res, bwd, out_avals, symb
     vals = [bu.bdim_at_front(v, d, size) for v, d in zip(vals, dims)]
     batched_avals = tuple(a.update(shape=(size,) + a.shape) for a in out_avals)
     outs = custom_lin_p.bind(*vals, num_res=num_res,
-                             bwd=_BatchedBwd(bwd, axis_data, [0] * len(in_zeros)),
+                             bwd=_BatchedBwd(bwd, axis_data, [0] * len(in_zeros),
+                                             [0] * len(out_avals), lambda: [0] * num_res),
                              out_avals=batched_avals, symbolic_zeros=symbolic_zeros,
                              in_zeros=in_zeros)
     return outs, [0] * len(outs)

@@ -398,6 +398,19 @@ def _bwd_cotangent_refusing_none(jax):
     return jax.grad(f)(_NoNones([1.]))
 
 
+def _grad_through_named_vmap_of_unbatched_custom_vjp(jax):
+    """A custom_vjp call nothing batches, under a named vmap (so batched: a collective could
+    name the axis), differentiated: its unbatched residual and cotangent stay unbatched."""
+    jnp = jax.numpy
+
+    @jax.custom_vjp
+    def f(x):
+        return x * x * jnp.ones(2)
+    f.defvjp(lambda x: (f(x), x), lambda x, g: (x * g.sum() * 10.,))
+    return jax.grad(lambda x: jax.vmap(lambda _: f(x), axis_name="i", out_axes=None)(
+        jnp.arange(3.)).sum())(2.)
+
+
 def errors(jax):
     return {
         "jvp_rule_primal_of_other_type": lambda: _jvp_rule_primal_of_other_type(jax),
@@ -423,6 +436,8 @@ def values(jax):
         "custom_vmap_jacfwd": lambda: jax.jacfwd(_custom_vmap_sin(jax))(jax.numpy.zeros(3)),
         "custom_jvp_under_compile_time_eval": lambda: _custom_jvp_under_compile_time_eval(jax),
         "bwd_cotangent_refusing_none": lambda: _bwd_cotangent_refusing_none(jax),
+        "grad_through_named_vmap_of_unbatched_custom_vjp":
+            lambda: _grad_through_named_vmap_of_unbatched_custom_vjp(jax),
         "map_batch_size_0": lambda: jax.lax.map(lambda x: x * x, jax.numpy.arange(16),
                                                 batch_size=0),
         "symbolic_zero_jvp_under_vmap": lambda: _symbolic_zero_jvp_under_vmap(jax)[1],
