@@ -6,7 +6,7 @@
     >>> @f.def_vmap
     ... def f_vmap_rule(axis_size, in_batched, xs, ys):
     ...     return xs * ys, True             # (batched output, which outputs are batched)
-    >>> vmap(f)(jnp.arange(3), jnp.arange(1, 4))
+    >>> jax.vmap(f)(jnp.arange(3), jnp.arange(1, 4))
     Array([0, 2, 6], dtype=int32)
 
 Outside vmap the function runs as written. Otherwise it is traced to a jaxpr and bound as
