@@ -15,6 +15,7 @@ from ..transforms.ad_util import float0, zeros
 from ..transforms.custom_derivatives import (CustomVJPPrimal, custom_jvp, custom_jvp_call_p,
                                             custom_vjp, custom_vjp_call_p, linear_call)
 from ..transforms.custom_gradient import closure_convert, custom_gradient
+from ..transforms.custom_gradient import maybe_perturbed as _maybe_perturbed
 from ..tree_util import tree_map
 
 __all__ = ["CustomVJPPrimal", "SymbolicZero", "closure_convert", "custom_gradient", "custom_jvp",

@@ -174,6 +174,7 @@ def named_scope(name: str):
 class _CompileTimeEvalTrace(Trace):
     """Runs an operation whose inputs are all concrete at once (on the eval trace), however
     deep in tracing we are; an operation on a tracer goes to the trace that was current."""
+    evaluates_concrete = True    # (a custom_jvp/custom_vjp function of concrete values just runs)
 
     def process_primitive(self, prim, args, params):
         eager = not any(isinstance(x, Tracer) for x in args)

@@ -55,6 +55,8 @@ def _unravel_array_into_pytree(tree, axis: int, example, arr, always: bool = Fal
     in place of that axis and given the dtype of `example` (of the leaf when None)."""
     leaves, treedef = tree_flatten(tree)
     avals = [get_aval(x) for x in leaves]
+    if isinstance(arr, np.ndarray) and arr.dtype == dtypes.float0:
+        arr = np.zeros(arr.shape, np.bool_)     # (an integer input's block: zeros, as JAX's)
     arr_shape = get_aval(arr).shape
     parts = jnp.split(arr, np.cumsum([a.size for a in avals[:-1]]), axis)
     out = [_possible_downcast(shapes.reshape(x, arr_shape[:axis] + a.shape + arr_shape[axis + 1:]),

@@ -65,10 +65,15 @@ class Trace:
         if owner.alive:
             t = self.parent
             while t is not None:
-                if t is owner:
+                if t is owner or t.shares_tag(owner):
                     return
                 t = t.parent
         raise escaped_tracer_error(tracer)
+
+    def shares_tag(self, other: Trace) -> bool:
+        """Whether `other`'s tracers are this trace's own (JAX's traces of one tag); none but
+        itself by default."""
+        return False
 
     @property
     def outer(self) -> Trace:

@@ -126,12 +126,13 @@ def _index_dtype(lower, upper):
 
 def map(f, xs, *, batch_size=None):
     """[f(x) for x in xs] stacked, as a scan (one compiled body, sequential). With
-    `batch_size`, the scan runs vmap(f) over batches, and vmap(f) takes the remainder."""
+    `batch_size`, the scan runs vmap(f) over batches, and vmap(f) takes the remainder;
+    `batch_size=0` is one whole batch (just vmap(f)), as in JAX."""
     if batch_size is None:
         return scan(lambda c, x: (c, f(x)), (), xs)[1]
     leaves, tree = tree_flatten(xs)
     n = get_aval(leaves[0]).shape[0]
-    whole = n - n % batch_size
+    whole = n - n % batch_size if batch_size else 0
     parts = []
     if whole:
         grouped = tree_unflatten(tree, [reshape(slice_in_dim(x, 0, whole), (

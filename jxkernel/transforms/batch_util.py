@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.avals import dim_inserted, get_aval
+from ..core.dtypes import float0
 from ..core.interpreter_primitives import broadcast_in_dim, broadcast_in_dim_p, reshape, transpose
 from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.primitive import batching_rules
@@ -46,6 +47,8 @@ def broadcast(x, size: int, axis: int, mesh_axis=None):
     typed `x` (JAX's: `f32[2@y]` broadcast by vmap over x is `f32[8@x,2@y]`)."""
     s = list(shape(x))
     s.insert(axis, size)
+    if isinstance(x, np.ndarray) and x.dtype == float0:     # no device type: stays NumPy, as
+        return np.zeros(s, float0)                          # JAX broadcasts it
     # (np.delete(np.arange(len(s)), axis)'s values, built without its ~5 µs per call)
     dims = tuple(_I64(i) for i in range(len(s)) if i != axis)
     aval = get_aval(x)

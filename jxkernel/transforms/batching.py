@@ -123,7 +123,7 @@ class BatchTrace(Trace):
         self.axis_data = axis_data
 
     def unpack(self, x):
-        if type(x) is BatchTracer and x._trace is self:
+        if type(x) is BatchTracer and self.shares_tag(x._trace):
             return x.val, x.batch_dim
         if isinstance(x, Tracer):
             self.check_foreign_tracer(x)
@@ -146,12 +146,32 @@ class BatchTrace(Trace):
     def wrap(self, val, dim):
         return val if dim is not_mapped else BatchTracer(self, val, dim)
 
+    def shares_tag(self, other) -> bool:
+        """Whether `other` is a live trace of the same vmap (JAX's trace tag): a custom rule
+        run by `batch_subtrace` sees the tracers it closes over as batched values."""
+        return other is self or (type(other) is BatchTrace and other.axis_data is self.axis_data
+                                 and other.alive)
+
     def describe_self(self):
         return f"vmap (axis name {self.axis_data.name!r}, size {self.axis_data.size})"
 
     def describe_origin(self, tracer) -> str:
         """The line that made `tracer`, in a tracer error (JAX's BatchTracer._origin_msg)."""
         return tracer.describe_creation() if type(tracer) is BatchTracer else ""
+
+
+def batch_subtrace(fun, axis_data: AxisData, vals, dims) -> tuple:
+    """(outputs, batch dims) of `fun(*vals)`, `vals` batched at `dims`, under a new trace of
+    `axis_data`'s vmap (JAX's batch_subtrace, for custom rules); a non-tracer output (a
+    symbolic zero) comes back unbatched.
+
+        >>> batch_subtrace(lambda x: [x * 2.0], AxisData(None, 2), [jnp.ones(2)], [0])
+        ([Array([2., 2.], dtype=float32)], [0])
+    """
+    with new_trace(BatchTrace, axis_data) as trace:
+        outs = fun(*[trace.wrap(v, d) for v, d in zip(vals, dims)])
+        with set_current_trace(trace.parent):
+            return tuple(map(list, zip(*map(trace.unpack, outs)))) if outs else ([], [])
 
 
 # ------------------------------------------------------------------ vmap

@@ -6,7 +6,7 @@
     >>> @f.def_vmap
     ... def f_vmap_rule(axis_size, in_batched, xs, ys):
     ...     return xs * ys, True             # (batched output, which outputs are batched)
-    >>> vmap(f)(jnp.arange(3), jnp.arange(1, 4))
+    >>> jax.vmap(f)(jnp.arange(3), jnp.arange(1, 4))
     Array([0, 2, 6], dtype=int32)
 
 Outside vmap the function runs as written. Otherwise it is traced to a jaxpr and bound as
@@ -34,7 +34,7 @@ from . import batch_util as bu
 from .ad import jvp, jvp_jaxpr
 from .ad_util import instantiate
 from .api_util import flatten_fun, update_wrapper
-from .batching import vmap
+from .batching import AxisData, batch_subtrace
 from .custom_derivatives import _resolve_args
 
 
@@ -173,19 +173,22 @@ class _JVPOfRule:
             out_both.append(out_batched)
             return out
 
-        def jvp_of_rule(ps, ts):
-            return jvp(rule_out, tuple(ps), tuple(ts))
+        leaves, tree = tree_flatten((primals, tangents))
+        out_tree = []
 
-        if any(d is not None for d in tree_flatten((extra_p, extra_t),
-                                                    is_leaf=lambda x: x is None)[0]):
-            out_p, out_t = vmap(jvp_of_rule, in_axes=(extra_p, extra_t), axis_size=axis_size)(
-                primals, tangents)
-            extra = True                   # vmap put the axis on every output
-        else:
-            out_p, out_t = jvp_of_rule(primals, tangents)
-            extra = False
-        flags = tree_map(lambda b: b or extra, out_both[-1])
-        return (out_p, out_t), (flags, flags)
+        def jvp_of_rule(*xs):
+            out, treedef = tree_flatten(jvp(rule_out, *map(tuple, tree_unflatten(tree, xs))))
+            out_tree.append(treedef)
+            return out
+        # vmapped over what only one batches, as JAX's vmap_unrestricted: each output batched
+        # or not as the rule makes it (an unbatched primal's output stays unbatched)
+        axes = tree_flatten((extra_p, extra_t), is_leaf=lambda x: x is None)[0]
+        outs, dims = batch_subtrace(jvp_of_rule, AxisData(None, axis_size), leaves, axes)
+        outs = [o if d is bu.not_mapped else bu.moveaxis(o, d, 0) for o, d in zip(outs, dims)]
+        out_p, out_t = tree_unflatten(out_tree[0], outs)
+        extra_p, extra_t = tree_unflatten(out_tree[0], [d is not bu.not_mapped for d in dims])
+        return (out_p, out_t), (tree_map(operator.or_, out_both[-1], extra_p),
+                                tree_map(operator.or_, out_both[-1], extra_t))
 
 
 abstract_eval_rules[custom_vmap_call_p] = lambda *avals, call, **_: call.out_avals

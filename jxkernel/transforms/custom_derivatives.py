@@ -27,24 +27,25 @@ import numpy as np
 
 from ..core import dtypes, sharding_types
 from ..core.config import config
-from ..core.avals import ShapedArray, get_aval
+from ..core.avals import ShapedArray, dim_inserted, dim_removed, get_aval
 from ..core.interpret import eval_jaxpr
-from ..core.interpreter_primitives import convert_element_type
+from ..core.interpreter_primitives import convert_element_type, reduce_sum
 from ..core.ir import Literal, param_printers
 from ..core.numpy_eval import call_rule
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
                               jvp_rules, lowering_rules, numpy_rules, partial_eval_rules,
                               sharding_typing_rules, transpose_rules)
 from ..core.source_info import current_names, with_name_stack
-from ..core.trace import _ctx, eval_trace, set_current_trace
+from ..core.errors import UnexpectedTracerError
+from ..core.trace import Tracer, _ctx, _jax_name, eval_trace, set_current_trace
 from . import batch_util as bu
 from .ad_util import Zero, add_tangents, float0, instantiate, zeros
-from ..tree_util import (broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path, tree_map,
+from ..tree_util import (keystr, tree_flatten, tree_flatten_with_path, tree_map,
                          tree_structure, tree_unflatten, treedef_tuple)
 from .ad import JVPTrace, always_transposed
 from .api_util import flatten_fun, update_wrapper
 from .jit_refs import is_ref
-from .batching import batch_jaxpr, vmap
+from .batching import batch_jaxpr, batch_subtrace
 from .linear_util import wrap_init
 from ..core.partial_eval import PartialEvalTrace
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
@@ -195,8 +196,9 @@ class _CustomFunction:
             raise AttributeError(self._missing_rule.format(name=name))
         args = _resolve_args(self.fun, args, kwargs, type(self).__name__)
         trace = _ctx.trace
-        if trace is eval_trace:
-            return self.fun(*args)
+        if trace is eval_trace or (getattr(trace, "evaluates_concrete", False) and not any(
+                isinstance(x, Tracer) for x in tree_flatten(args)[0])):
+            return self.fun(*args)      # (concrete under ensure_compile_time_eval, as JAX's)
         if _runs_directly(trace, args):
             return _call_directly(self, trace, args, name, self._under_jvp)
         nondiff, dyn = _split(args, self.nondiff_argnums)
@@ -291,8 +293,26 @@ class _FlatJVPRule:
                 f"    {_types_tree(p_tree, p_leaves)}\nwhile the custom_jvp-decorated function "
                 f"{self.name} had output container/pytree structure:\n"
                 f"    {_types_tree(self.out_tree, self.out_avals)}.")
+        if _types_differ(p_leaves, self.out_avals):
+            raise TypeError(
+                f"Custom JVP rule {self.__name__} for function {self.name} must produce a pair "
+                f"(list or tuple of length two) where the first element represents the primal "
+                f"output (equal in value to the output of the custom_jvp-decorated function "
+                f"{self.name}, and in particular with leaves of the same shape/dtype), but "
+                f"instead the JVP rule output's first element had shapes/dtypes of:\n"
+                f"    {_types_tree(p_tree, p_leaves)}\nwhile the custom_jvp-decorated function "
+                f"{self.name} had output shapes/dtypes of:\n"
+                f"    {_types_tree(self.out_tree, self.out_avals)}")
         _check_tangent_shapes(p_leaves, t_leaves)
         return p_leaves, t_leaves
+
+
+def _types_differ(leaves, avals) -> bool:
+    """Whether a rule's outputs differ in shape or dtype from the function's (JAX's
+    core.typematch: weak types aside); never where the function was not traced."""
+    return avals is not None and any(
+        get_aval(x).shape != a.shape or get_aval(x).dtype != a.dtype
+        for x, a in zip(leaves, avals))
 
 
 def _types_tree(tree, leaves) -> str:
@@ -424,7 +444,7 @@ def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symb
         arg_tangents = [_zero_tangent(t.aval) if type(t) is Zero else t for t in arg_tangents]
     trace = _ctx.trace
     if type(trace) is not PartialEvalTrace:
-        return jvp(list(args), list(arg_tangents))
+        return _float0_as_zero(*jvp(list(args), list(arg_tangents)))
     # Linearizing (grad, vjp): JAX stages the rule's tangent equations with their whole name
     # stack inside a trace that keeps its own, so they are named under the transformations
     # twice (`transpose(jvp(jvp()))/mul` once transposed); the primal ones once, as here
@@ -434,45 +454,96 @@ def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symb
         info = eqn.source_info
         if info is not None:
             eqn.source_info = with_name_stack(info, names + info.name_stack)
-    return outs
+    return _float0_as_zero(*outs)
+
+
+def _float0_as_zero(outs, tangents) -> tuple:
+    """A rule's float0 tangent (`zero_from_primal` of an integer) is a symbolic zero, as JAX's
+    maybe_jvp_tracer makes it: a loop carrying it then carries no tangent for it."""
+    return outs, [Zero(get_aval(p)) if type(t) is not Zero and
+                  getattr(t, "dtype", None) == float0 else t for p, t in zip(outs, tangents)]
 
 
 def _custom_jvp_call_batching(axis_data, vals, dims, *, call_jaxpr, jvp, num_consts,
                               symbolic_zeros, name):
-    if all(d is bu.not_mapped for d in dims):       # nothing batched: the call stays as it is
-        outs = custom_jvp_call_p.bind(*vals, call_jaxpr=call_jaxpr, jvp=jvp,
-                                      num_consts=num_consts, symbolic_zeros=symbolic_zeros,
-                                      name=name)
+    params = dict(num_consts=num_consts, symbolic_zeros=symbolic_zeros, name=name)
+    if _unbatched_call(axis_data, dims):     # nothing batched: the call stays as it is
+        outs = custom_jvp_call_p.bind(*vals, call_jaxpr=call_jaxpr, jvp=jvp, **params)
         return outs, [bu.not_mapped] * len(outs)
     # unbatched inputs stay unbatched, as in JAX: a predicate made unbatched inside (Equinox's
     # error_if reduces it over the batch) keeps its cond a cond, not a select of both branches
-    size = axis_data.size
-    vals = [v if d is bu.not_mapped else bu.bdim_at_front(v, d, size) for v, d in zip(vals, dims)]
-    in_dims = [bu.not_mapped if d is bu.not_mapped else 0 for d in dims]
-    batched, out_dims = batch_jaxpr(call_jaxpr, axis_data, in_dims,
-                                    force_out_batched=[True] * len(call_jaxpr.out_avals))
-    batched_jvp = _BatchedJVPRule(jvp, num_consts, axis_data, out_dims, in_dims)
-    outs = custom_jvp_call_p.bind(*vals, call_jaxpr=batched, jvp=batched_jvp,
-                                  num_consts=num_consts, symbolic_zeros=symbolic_zeros, name=name)
+    vals, in_dims, batched, out_dims = _batched_call(axis_data, vals, dims, call_jaxpr)
+    rule = _BatchedJVPRule(jvp, axis_data, in_dims[num_consts:], out_dims)
+    outs = custom_jvp_call_p.bind(*vals, call_jaxpr=batched, jvp=rule, **params)
     return outs, out_dims
 
 
-class _BatchedJVPRule:
-    """A jvp rule vmapped over a batch axis: inputs batched at 0 or not (`in_dims`), each
-    tangent as its primal (a symbolic zero unbatched); every output batched at 0."""
+def _unbatched_call(axis_data, dims) -> bool:
+    """Whether a custom call under vmap stays as it is: nothing batched, and no axis name a
+    collective in it could name (under a named axis its body and rules are batched, as JAX
+    always batches them, so that `psum(x, 'i')` of an unbatched `x` sums over the axis)."""
+    return all(d is bu.not_mapped for d in dims) and axis_data.name is None
 
-    def __init__(self, jvp, num_consts, axis_data, out_dims, in_dims):
-        self.jvp, self.num_consts, self.axis_data, self.out_dims = jvp, num_consts, axis_data, out_dims
-        self.in_dims = list(in_dims)[num_consts:]      # the rule sees the arguments only
+
+def _batched_call(axis_data, vals, dims, call_jaxpr) -> tuple:
+    """(inputs batched at 0 or not, their dims, the batched body, its out dims) of a custom
+    call: every output batched at 0 where any input is, else as the body makes it."""
+    size, ema = axis_data.size, axis_data.explicit_mesh_axis
+    vals = [v if d is bu.not_mapped else bu.bdim_at_front(v, d, size, ema)
+            for v, d in zip(vals, dims)]
+    in_dims = [bu.not_mapped if d is bu.not_mapped else 0 for d in dims]
+    force = [True] * len(call_jaxpr.out_avals) if any(d == 0 for d in in_dims) else None
+    batched, out_dims = batch_jaxpr(call_jaxpr, axis_data, in_dims, force_out_batched=force)
+    return vals, in_dims, batched, list(out_dims)
+
+
+def _batch_rule(rule, axis_data, vals, dims) -> tuple:
+    """(outputs, dims) of a custom rule over flat `vals` batched at `dims`, as JAX's
+    batch_custom_jvp_subtrace: a symbolic zero goes in unbatched, of its per-example type."""
+    vals = [Zero(dim_removed(v.aval, d)) if type(v) is Zero and d is not bu.not_mapped else v
+            for v, d in zip(vals, dims)]
+    dims = [bu.not_mapped if type(v) is Zero else d for v, d in zip(vals, dims)]
+    return batch_subtrace(lambda *xs: rule(xs), axis_data, vals, dims)
+
+
+def _match_dim(axis_data, x, src, dst, sum_match=False):
+    """`x`, batched at `src`, moved to `dst` (JAX's _matchaxis_symzeros): a symbolic zero
+    gets its type there; with `sum_match`, a batched cotangent of an unbatched input is
+    summed over the batch."""
+    size, ema = axis_data.size, axis_data.explicit_mesh_axis
+    if src == dst:
+        return x
+    if dst is bu.not_mapped:
+        if not sum_match:
+            raise ValueError(f"a custom rule under vmap gave an output batched along axis "
+                             f"{axis_data.name!r} where the function's output is not batched")
+        return Zero(dim_removed(x.aval, src)) if type(x) is Zero else \
+            reduce_sum(x, axes=(src,))
+    if type(x) is Zero:
+        aval = x.aval if src is bu.not_mapped else dim_removed(x.aval, src)
+        return Zero(dim_inserted(aval, dst, size, ema))
+    return bu.move_to(x, src, dst, size, ema)
+
+
+class _BatchedJVPRule:
+    """A jvp rule run under the vmap that batched its call: primals batched at `in_dims`,
+    each tangent as its primal (a symbolic zero unbatched); outputs and their tangents
+    moved to the batched body's `out_dims`."""
+
+    def __init__(self, jvp, axis_data, in_dims, out_dims):
+        self.jvp, self.axis_data, self.in_dims, self.out_dims = jvp, axis_data, in_dims, out_dims
         self.__name__ = getattr(jvp, "__name__", "jvp")
 
     def __call__(self, primals, tangents):
-        out_axes = (list(self.out_dims), list(self.out_dims))
-        tangent_dims = [bu.not_mapped if type(t) is Zero else d
-                        for t, d in zip(tangents, self.in_dims)]
-        return vmap(lambda p, t: self.jvp(p, t), in_axes=(self.in_dims, tangent_dims),
-                    out_axes=out_axes, axis_name=self.axis_data.name,
-                    axis_size=self.axis_data.size)(primals, tangents)
+        n = len(primals)
+
+        def rule(xs):
+            outs, out_tangents = self.jvp(list(xs[:n]), list(xs[n:]))
+            return [*outs, *out_tangents]
+        outs, dims = _batch_rule(rule, self.axis_data, [*primals, *tangents], self.in_dims * 2)
+        outs = [_match_dim(self.axis_data, x, d, dst)
+                for x, d, dst in zip(outs, dims, self.out_dims * 2)]
+        return outs[:len(outs) // 2], outs[len(outs) // 2:]
 
 
 def _register_call_rules(prim, jvp_rule, batching_rule):
@@ -527,6 +598,11 @@ class custom_vjp(_CustomFunction):
         if not self.nondiff_argnums and self.fwd is not None and any(map(is_ref, args)):
             derived, rest = _closing_over_refs(self, args)
             return derived(*rest, **kwargs)
+        if self.nondiff_argnums and self.fwd is not None:
+            _check_nondiff_static(self, _resolve_args(self.fun, args, kwargs, "custom_vjp"))
+        if config.jax_custom_vjp3 and self.fwd is not None:
+            _check_no_closed_over_tracers(self, _resolve_args(self.fun, args, kwargs,
+                                                              "custom_vjp"))
         return super().__call__(*args, **kwargs)
 
     def _bind(self, jaxpr, consts, leaves, nondiff, in_tree, out_tree, n_args, name):
@@ -536,6 +612,44 @@ class custom_vjp(_CustomFunction):
         return custom_vjp_call_p.bind(*consts, *leaves, call_jaxpr=jaxpr, fwd=rule, bwd=rule.bwd,
                                       num_consts=len(consts), symbolic_zeros=self.symbolic_zeros,
                                       name=name)
+
+
+def _check_nondiff_static(custom, args) -> None:
+    """JAX's UnexpectedTracerError where a nondiff_argnums argument of a custom_vjp holds a
+    tracer (its words; those of its custom_vjp3 rewrite under jax_custom_vjp3)."""
+    nondiff, _ = _split(args, custom.nondiff_argnums)
+    if not any(isinstance(x, Tracer) for x in tree_flatten(nondiff)[0]):
+        return
+    if config.jax_custom_vjp3:
+        raise _tracer_error("custom_vjp inputs marked with nondiff_argnums must be static, not "
+                            "Tracers")
+    raise _tracer_error(
+        "Found a JAX Tracer object passed as an argument to a custom_vjp function in a "
+        "position indicated by nondiff_argnums as non-differentiable. Tracers cannot be passed "
+        "as non-differentiable arguments to custom_vjp functions; instead, nondiff_argnums "
+        "should only be used for arguments that can't be or contain JAX tracers, e.g. "
+        "function-valued arguments. In particular, array-valued arguments should typically not "
+        "be indicated as nondiff_argnums.")
+
+
+def _tracer_error(message) -> UnexpectedTracerError:
+    """JAX's UnexpectedTracerError, its message ending with the link to its documentation."""
+    return UnexpectedTracerError(f"{message}\nSee https://docs.jax.dev/en/latest/errors.html"
+                                 f"#jax.errors.UnexpectedTracerError")
+
+
+def _check_no_closed_over_tracers(custom, args) -> None:
+    """Under jax_custom_vjp3, JAX's UnexpectedTracerError where the function closes over a
+    tracer (its custom_vjp3 traces the function and refuses tracers among the constants)."""
+    nondiff, dyn = _split(args, custom.nondiff_argnums)
+    _, consts, *_ = _trace_call(custom.fun, nondiff, dyn, custom.nondiff_argnums, len(args))
+    tracer = next((c for c in consts if isinstance(c, Tracer)), None)
+    if tracer is not None:
+        raise _tracer_error(
+            f"custom_vjp-decorated function {custom.fun} closed over a "
+            f"{_jax_name(type(tracer))} of type {_type_text(tracer.aval)}, but custom_vjp "
+            f"functions can't close over Tracers. Rewrite {custom.fun} to take it as an "
+            f"explicit input.")
 
 
 def _closing_over_refs(custom, args) -> tuple:
@@ -641,8 +755,31 @@ class _FlatVJPRule:
                 f"    {_types_tree(out_tree, out_leaves)}\nwhile the custom_vjp-decorated "
                 f"function {self.name} had output container/pytree structure:\n"
                 f"    {_types_tree(self.out_tree, self.out_avals)}.")
+        if _types_differ(out_leaves, self.out_avals):
+            raise _fwd_type_error(self, out_tree, out_leaves)
         res_leaves, self.res_tree = tree_flatten(out[1])
         return out_leaves, res_leaves
+
+
+def _fwd_type_error(rule, out_tree, out_leaves) -> TypeError:
+    """JAX's TypeError where fwd's primal outputs differ in shape or dtype from the function's
+    (in its custom_vjp3 rewrite's words under jax_custom_vjp3: the first that differs)."""
+    if config.jax_custom_vjp3:
+        paths = [keystr(p) for p, _ in tree_flatten_with_path(
+            tree_unflatten(out_tree, [0] * out_tree.num_leaves))[0]]
+        path, x, a = next((p, x, a) for p, x, a in zip(paths, out_leaves, rule.out_avals)
+                          if get_aval(x).shape != a.shape or get_aval(x).dtype != a.dtype)
+        return TypeError(f"at {path}, got fwd output type {_type_text(get_aval(x))} which "
+                         f"doesn't match primal output type {_type_text(a)}")
+    return TypeError(
+        f"Custom VJP fwd rule {rule.__name__} for function {rule.name} must produce a pair "
+        f"(list or tuple of length two) where the first element represents the primal output "
+        f"(equal to the output of the custom_vjp-decorated function {rule.name}) and the "
+        f"second element represents residuals (i.e. values stored from the forward pass for "
+        f"use on the backward pass), but instead the fwd rule output's first element had "
+        f"shapes/dtypes of:\n    {_types_tree(out_tree, out_leaves)}\nwhile the "
+        f"custom_vjp-decorated function {rule.name} had output shapes/dtypes of:\n"
+        f"    {_types_tree(rule.out_tree, rule.out_avals)}")
 
 
 class _FlatBwd:
@@ -678,7 +815,7 @@ class _FlatBwd:
             # (or None) standing for a whole subtree (Flax's State of arrays for its Params)
             dummy = tree_unflatten(primal_tree, [object()] * primal_tree.num_leaves)
             try:
-                flat = broadcast_prefix(ct, dummy, is_leaf=lambda x: x is None)
+                flat = _prefix_leaves(ct, dummy)
             except ValueError:
                 raise TypeError(f"Custom VJP bwd rule must produce an output with the same "
                                 f"container (pytree) structure as the args tuple of the primal "
@@ -688,6 +825,13 @@ class _FlatBwd:
         paths = [keystr(p) for p, _ in tree_flatten_with_path(
             tree_unflatten(r.in_tree, [0] * r.in_tree.num_leaves))[0]]
         for ct, aval, path in zip(leaves, r.in_avals, paths):
+            if type(ct) is Zero and not _same_type(ct.aval, aval):
+                raise ValueError(
+                    f"Custom VJP bwd rule produced a SymbolicZero with a shape/dtype that does "
+                    f"not match the corresponding input tangent shape/dtype: at output{path} "
+                    f"the SymbolicZero had shape/dtype {_type_text(ct.aval)} while the "
+                    f"corresponding input had shape/dtype {_type_text(aval)}. Consider just "
+                    f"returning a None here instead of a SymbolicZero object.")
             if type(ct) is not Zero and get_aval(ct).shape != aval.shape and \
                     not config.jax_disable_bwd_checks:
                 raise ValueError(f"Custom VJP bwd rule must produce an output with the same "
@@ -696,6 +840,25 @@ class _FlatBwd:
                                  f"{_type_text(get_aval(ct))} corresponding to an input of type "
                                  f"{_type_text(aval)}, so the shapes do not match")
         return leaves
+
+
+def _prefix_leaves(prefix, full) -> list:
+    """The leaves of `prefix` (None a leaf), each repeated once per leaf of the subtree of `full`
+    it covers, as JAX's _flatten_bwd finds them: the trees it maps over are rebuilt from the
+    cotangents themselves, so a pytree type whose unflatten refuses None works."""
+    out = []
+
+    def add(x, sub):
+        out.extend([x] * tree_structure(sub).num_leaves)
+        return x
+    tree_map(add, prefix, full, is_leaf=lambda x: x is None)
+    return out
+
+
+def _same_type(a, b) -> bool:
+    """Whether two values' tangents have one type, weak types aside (JAX's typecompat)."""
+    a, b = a.to_tangent_aval(), b.to_tangent_aval()
+    return a.shape == b.shape and a.dtype == b.dtype
 
 
 def _avals_of(subtree, rule, index):
@@ -718,10 +881,15 @@ def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts,
     out_avals = tuple(get_aval(o) for o in outs)     # weak kept, as JAX's to_tangent_aval
     if all(type(t) is Zero for t in arg_tangents):
         return outs, [Zero(a) for a in out_avals]
-    arg_tangents = [instantiate(t) for t in arg_tangents]
-    tangents_out = custom_lin_p.bind(*residuals, *arg_tangents, num_res=len(residuals), bwd=bwd,
-                                     out_avals=out_avals, symbolic_zeros=symbolic_zeros)
-    return outs, tangents_out
+    # only the nonzero tangents are its operands, `in_zeros` flagging the others, as JAX's
+    in_zeros = tuple(type(t) is Zero for t in arg_tangents)
+    tangents_out = custom_lin_p.bind(*residuals, *[t for t in arg_tangents if type(t) is not Zero],
+                                     num_res=len(residuals), bwd=bwd, out_avals=out_avals,
+                                     symbolic_zeros=symbolic_zeros, in_zeros=in_zeros)
+    # an integer output's tangent (float0 in JAX) is a symbolic zero, as JAX's
+    # maybe_jvp_tracer makes it: a loop carrying that output carries no tangent for it
+    return outs, [t if dtypes.has_tangent(a.dtype) else Zero(a)
+                  for t, a in zip(tangents_out, out_avals)]
 
 
 def _primal_trace(primals):
@@ -747,7 +915,7 @@ def _literal_residual(x):
     return _literal_as_array(x)
 
 
-def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, symbolic_zeros):
+def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, symbolic_zeros, in_zeros):
     # A scalar residual reaches us as a jaxpr Literal, never handed to the user's bwd as our
     # IR object: one fwd returned as a Python scalar comes back as that scalar (JAX gives a
     # TypedFloat, a float subclass); a 0-d Array or NumPy scalar comes back as an Array of its
@@ -758,56 +926,67 @@ def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, symbolic_zeros):
     if not symbolic_zeros:
         cts = [instantiate(c) if type(c) is Zero else c for c in cts]
     cts_in = bwd(list(residuals), list(cts))
-    return [None] * num_res + list(cts_in)
+    return [None] * num_res + [ct for ct, zero in zip(cts_in, in_zeros) if not zero]
 
 
 def _custom_vjp_call_batching(axis_data, vals, dims, *, call_jaxpr, fwd, bwd, num_consts,
                               symbolic_zeros, name):
-    if all(d is bu.not_mapped for d in dims):       # nothing batched: the call stays as it is
-        outs = custom_vjp_call_p.bind(*vals, call_jaxpr=call_jaxpr, fwd=fwd, bwd=bwd,
-                                      num_consts=num_consts, symbolic_zeros=symbolic_zeros,
-                                      name=name)
+    params = dict(num_consts=num_consts, symbolic_zeros=symbolic_zeros, name=name)
+    if _unbatched_call(axis_data, dims):     # nothing batched: the call stays as it is
+        outs = custom_vjp_call_p.bind(*vals, call_jaxpr=call_jaxpr, fwd=fwd, bwd=bwd, **params)
         return outs, [bu.not_mapped] * len(outs)
-    size = axis_data.size
-    vals = [bu.bdim_at_front(v, d, size) for v, d in zip(vals, dims)]
-    batched, out_dims = batch_jaxpr(call_jaxpr, axis_data, [0] * len(vals))
-    all_out = [0] * len(out_dims)
-    fwd_b = _BatchedFwd(fwd, axis_data)
-    outs = custom_vjp_call_p.bind(*vals, call_jaxpr=_force_batched(batched, out_dims, size),
-                                  fwd=fwd_b, bwd=_BatchedBwd(bwd, axis_data, fwd_b),
-                                  num_consts=num_consts, symbolic_zeros=symbolic_zeros, name=name)
-    return outs, all_out
-
-
-def _force_batched(closed, out_dims, size):
-    """A jaxpr whose every output is batched at 0 (unbatched ones are broadcast)."""
-    if all(d == 0 for d in out_dims):
-        return closed
-
-    def f(*args):
-        outs = eval_jaxpr(closed.jaxpr, closed.consts, *args)
-        return [bu.bdim_at_front(o, d, size) for o, d in zip(outs, out_dims)]
-    return trace_to_jaxpr(f, closed.in_avals)
+    if any(d is not bu.not_mapped for d in dims):     # (bwd's cotangents then all batched)
+        vals = [bu.bdim_at_front(v, d, axis_data.size, axis_data.explicit_mesh_axis)
+                for v, d in zip(vals, dims)]
+        dims = [0] * len(vals)
+    vals, in_dims, batched, out_dims = _batched_call(axis_data, vals, dims, call_jaxpr)
+    fwd_b = _BatchedFwd(fwd, axis_data, in_dims[num_consts:], out_dims)
+    bwd_b = _BatchedBwd(bwd, axis_data, in_dims[num_consts:], out_dims, lambda: fwd_b.res_dims)
+    outs = custom_vjp_call_p.bind(*vals, call_jaxpr=batched, fwd=fwd_b, bwd=bwd_b, **params)
+    return outs, out_dims
 
 
 class _BatchedFwd:
-    def __init__(self, fwd, axis_data):
-        self.fwd, self.axis_data = fwd, axis_data
+    """A fwd rule run under the vmap that batched its call: outputs moved to the batched
+    body's `out_dims`, residuals left where the rule put them (`res_dims`, which bwd reads,
+    as JAX's bwd_in_dims: an unbatched residual stays unbatched)."""
+    res_dims = ()
+
+    def __init__(self, fwd, axis_data, in_dims, out_dims):
+        self.fwd, self.axis_data, self.in_dims, self.out_dims = fwd, axis_data, in_dims, out_dims
         self.__name__ = getattr(fwd, "__name__", "fwd")
 
     def __call__(self, primals, perturbed=None):
-        return vmap(lambda p: self.fwd(p, perturbed), axis_name=self.axis_data.name)(primals)
+        n_out = []
+
+        def rule(xs):
+            outs, residuals = self.fwd(list(xs), perturbed)
+            n_out.append(len(outs))
+            return [*outs, *residuals]
+        outs, dims = _batch_rule(rule, self.axis_data, primals, self.in_dims)
+        self.res_dims = dims[n_out[0]:]
+        outs = [_match_dim(self.axis_data, x, d, dst)
+                for x, d, dst in zip(outs, dims, self.out_dims + self.res_dims)]
+        return outs[:n_out[0]], outs[n_out[0]:]
 
 
 class _BatchedBwd:
-    def __init__(self, bwd, axis_data, fwd):
-        self.bwd, self.axis_data = bwd, axis_data
+    """A bwd rule run under the vmap that batched its call: residuals batched at `res_dims()`
+    (the batched fwd's), each output's cotangent at that output's dim `out_dims` (a symbolic
+    zero unbatched, of its per-example type); each input's cotangent moved to that input's dim
+    `in_dims` (summed over the batch for an unbatched input)."""
+
+    def __init__(self, bwd, axis_data, in_dims, out_dims, res_dims):
+        self.bwd, self.axis_data, self.in_dims, self.out_dims = bwd, axis_data, in_dims, out_dims
+        self.res_dims = res_dims
         self.__name__ = getattr(bwd, "__name__", "bwd")
 
     def __call__(self, residuals, cotangents):
-        def one(res, cts):
-            return [instantiate(c) if type(c) is Zero else c for c in self.bwd(res, cts)]
-        return vmap(one, axis_name=self.axis_data.name)(residuals, cotangents)
+        n = len(residuals)
+        outs, dims = _batch_rule(lambda xs: self.bwd(list(xs[:n]), list(xs[n:])), self.axis_data,
+                                 [*residuals, *cotangents], [*self.res_dims(), *self.out_dims])
+        return [_match_dim(self.axis_data, x, d, dst, sum_match=True)
+                for x, d, dst in zip(outs, dims, self.in_dims)]
 
 
 _register_call_rules(custom_vjp_call_p, _custom_vjp_call_jvp, _custom_vjp_call_batching)
@@ -819,7 +998,9 @@ param_printers[custom_vjp_call_p] = lambda p: [
 abstract_eval_rules[custom_lin_p] = lambda *avals, out_avals, **_: list(out_avals)
 impl_rules[custom_lin_p] = _custom_lin_impl
 transpose_rules[custom_lin_p] = _custom_lin_transpose
-param_printers[custom_lin_p] = lambda p: [("num_res", p["num_res"]), ("bwd", p["bwd"].__name__)]
+param_printers[custom_lin_p] = lambda p: [          # (alphabetically, out_avals left out, as JAX)
+    ("bwd", p["bwd"].__name__), ("in_zeros", list(p["in_zeros"])), ("num_res", p["num_res"]),
+    ("symbolic_zeros", p["symbolic_zeros"])]
 
 
 def _custom_lin_lowering(ctx, *args, **params):
@@ -830,13 +1011,17 @@ def _custom_lin_jvp(primals, tangents, **params):
     raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
 
 
-def _custom_lin_batching(axis_data, vals, dims, *, num_res, bwd, out_avals, symbolic_zeros):
+def _custom_lin_batching(axis_data, vals, dims, *, num_res, bwd, out_avals, symbolic_zeros,
+                         in_zeros):
     """vmap of a linearized custom_vjp: everything batched at 0, and bwd vmapped."""
     size = axis_data.size
     vals = [bu.bdim_at_front(v, d, size) for v, d in zip(vals, dims)]
     batched_avals = tuple(a.update(shape=(size,) + a.shape) for a in out_avals)
-    outs = custom_lin_p.bind(*vals, num_res=num_res, bwd=_BatchedBwd(bwd, axis_data, None),
-                             out_avals=batched_avals, symbolic_zeros=symbolic_zeros)
+    outs = custom_lin_p.bind(*vals, num_res=num_res,
+                             bwd=_BatchedBwd(bwd, axis_data, [0] * len(in_zeros),
+                                             [0] * len(out_avals), lambda: [0] * num_res),
+                             out_avals=batched_avals, symbolic_zeros=symbolic_zeros,
+                             in_zeros=in_zeros)
     return outs, [0] * len(outs)
 
 

@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import functools
 
-from ..core.avals import get_aval
+from ..core import dtypes
+from ..core.avals import abstract_token, get_aval
+from ..core.staging import JaxprTracer as StagingTracer
 from ..core.interpret import eval_jaxpr
 from ..core.trace import Tracer
 from ..tree_util import register_pytree_node_class, tree_flatten, tree_unflatten, treedef_is_leaf
+from .ad import DualTracer
 from .api_util import flatten_fun
+from .batching import BatchTracer
 from .custom_derivatives import custom_vjp
 from ..core.staging import trace_to_jaxpr
 
@@ -75,6 +79,27 @@ def custom_gradient(fun):
     return wrapped
 
 
+def maybe_perturbed(x) -> bool:
+    """Whether `x` may carry a nonzero tangent (JAX's _maybe_perturbed heuristic, which
+    closure_convert hoists by): not a concrete value, nor a value staged by jit whose type
+    has no tangent (an integer's), nor a batched one whose batched value is neither.
+
+        >>> maybe_perturbed(1.0)
+        False
+        >>> _ = jax.jvp(lambda x: print(maybe_perturbed(x)) or x, (1.0,), (1.0,))
+        True
+    """
+    if not isinstance(x, Tracer):
+        return False
+    if isinstance(x, DualTracer):
+        return True
+    if type(x) is StagingTracer:     # staged by jit: differentiable later, if its type is
+        return dtypes.has_tangent(x.aval.dtype) and x.aval is not abstract_token
+    if type(x) is BatchTracer:
+        return maybe_perturbed(x.val)
+    return True                      # (another transformation's: it may carry one)
+
+
 def closure_convert(fun, *example_args):
     """``(converted, consts)``: `converted(*args, *consts)` computes `fun(*args)`, with the traced
     values `fun` closes over (which may carry derivatives) hoisted out as `consts`, so that
@@ -88,7 +113,7 @@ def closure_convert(fun, *example_args):
     flat_args, in_tree = tree_flatten(example_args)
     flat_fun, out_tree = flatten_fun(fun, in_tree)
     closed = trace_to_jaxpr(flat_fun, [get_aval(x) for x in flat_args])
-    hoisted = [isinstance(c, Tracer) for c in closed.consts]
+    hoisted = [maybe_perturbed(c) for c in closed.consts]
     const_args = [c for c, h in zip(closed.consts, hoisted) if h]
     kept = [c for c, h in zip(closed.consts, hoisted) if not h]
     jaxpr, out_tree = closed.jaxpr, out_tree()

@@ -1,0 +1,40 @@
+"""What JAX 0.10.2's own tests/custom_api_test.py found: the programs of
+tests/data/custom_rules_cases.py against JAX's answers recorded in
+tests/data/custom_rules_reference.json (reference/make_custom_rules_reference.py)."""
+import functools
+import json
+import os
+
+import numpy as np
+import pytest
+
+import jxkernel as jax
+from custom_rules_cases import errors, seen, values
+import locations  # tests/support: the repository's folders
+
+
+@functools.cache
+def _reference():
+    with open(os.path.join(locations.DATA, "custom_rules_reference.json")) as f:
+        return json.load(f)
+
+
+@pytest.mark.parametrize("name", sorted(errors(jax)))
+def test_raises_jaxs_class_and_message(name):
+    with pytest.raises(Exception) as info:
+        errors(jax)[name]()
+    lines = str(info.value).strip().splitlines()
+    got = [type(info.value).__name__, "\n".join(lines[:2]).strip()]
+    assert got == _reference()["errors"][name]
+
+
+@pytest.mark.parametrize("name", sorted(values(jax)))
+def test_values_are_jaxs_exactly(name):
+    got = [[np.asarray(x).dtype.name, list(np.shape(x)), np.asarray(x).tolist()]
+           for x in jax.tree_util.tree_leaves(values(jax)[name]())]
+    assert got == _reference()["values"][name]
+
+
+@pytest.mark.parametrize("name", sorted(seen(jax)))
+def test_rules_see_what_jaxs_see(name):
+    assert json.loads(json.dumps(seen(jax)[name]())) == _reference()["seen"][name]
