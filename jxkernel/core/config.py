@@ -86,6 +86,18 @@ def _flag(name, default, help):
     return _Option(name, default, name.upper(), _parse_bool, help)
 
 
+def _one_value(name, value, help, instead):
+    """One of JAX's switches between two implementations of its own, of which jxkernel has
+    the one at `value`: the other value raises, naming the option, rather than being kept
+    and changing nothing (`instead`: what jxkernel does, for the error)."""
+    def only(new):
+        if new is not value:
+            raise ValueError(f"{name}={new!r} is not supported by jxkernel: {instead}. Leave "
+                             f"{name} at {value!r}.")
+    return _Option(name, value, name.upper(), _parse_bool, f"{help} (jxkernel: {value} only; "
+                   f"{instead}).", validate=only)
+
+
 def _switch(name, default, help):
     """One of JAX's switches between two implementations of its own, meant to behave alike
     (JAX's tests run their checks under both): jxkernel has one implementation, so the value
@@ -241,12 +253,15 @@ _OPTIONS = [
     _flag("jax_disable_bwd_checks", False,
           "Skip the check that a custom_vjp bwd rule's cotangents have the shapes of the "
           "primal inputs."),
-    _switch("jax_use_simplified_jaxpr_constants", False,
-            "Array constants as literals of a jaxpr rather than its constvars (jxkernel's "
-            "jaxprs take them as constvars, as JAX's default)"),
-    _switch("jax_use_direct_linearize", True,
-            "Linearize by a linearize trace rather than by jvp and partial evaluation"),
-    _switch("jax_remat3", False, "JAX's experimental rewrite of checkpoint (remat)"),
+    _one_value("jax_use_simplified_jaxpr_constants", False,
+               "Array constants as literals of a jaxpr rather than its constvars",
+               "its jaxprs take array constants as constvars (JAX's default)"),
+    _one_value("jax_use_direct_linearize", True,
+               "Linearize by a linearize trace rather than by jvp and partial evaluation",
+               "it linearizes by one trace that runs the primal computation and stages the "
+               "tangent one (JAX's default, direct linearization)"),
+    _one_value("jax_remat3", False, "JAX's experimental rewrite of checkpoint (remat)",
+               "its checkpoint is JAX's default one"),
     _switch("jax_custom_vjp3", False, "JAX's experimental rewrite of custom_vjp"),
     _flag("jax_enable_custom_prng", False,
           "JAX's upgrade to typed keys: PRNGKey, and split/fold_in of a raw key, return typed "
@@ -376,6 +391,8 @@ class _Shared:
         for o in options.values():
             raw = os.environ.get(o.env) if o.env else None
             self.values[o.name] = o.parse(raw) if raw not in (None, "") else o.default
+            if o.validate is not None and raw not in (None, ""):
+                o.validate(self.values[o.name])     # (JAX_REMAT3=1 refused as update refuses)
         self.derived = _derived(self.values.__getitem__)
         self.watchers: dict[str, list] = {}
         self.views = weakref.WeakKeyDictionary()    # thread -> its view (its __dict__)

@@ -1,0 +1,60 @@
+"""Small gaps JAX 0.10.2's own test files showed (conformance/jax_tests), each run the same way
+by real JAX (reference/make_jax_tests_gaps_reference.py writes jax_tests_gaps_reference.json)
+and by jxkernel (tests/jax_compat/test_jax_tests_gaps.py). Values are JSON data compared
+exactly (dtypes, shapes, structure, small exact floats); errors are [class name, first line]."""
+import numpy as np
+
+
+def _error(fn) -> list | None:
+    """[exception class, first line of its message] of `fn()`, or None if it returns."""
+    try:
+        fn()
+    except Exception as e:      # noqa: BLE001 (the class is what is recorded)
+        return [type(e).__name__, str(e).splitlines()[0] if str(e) else ""]
+    return None
+
+
+def _leaf(x) -> list | str:
+    """A residual or NotNeeded as data: [type is a jax.Array, dtype, shape, values]."""
+    if type(x).__name__ == "NotNeeded":
+        return "NotNeeded"
+    return [type(x).__name__ == "ArrayImpl", str(x.dtype), list(x.shape),
+            np.asarray(x).tolist()]
+
+
+def _tuptree(tree):
+    return [_tuptree(t) for t in tree] if isinstance(tree, tuple) else _leaf(tree)
+
+
+def vjp_residuals(jax):
+    """vjp's pullback: `args_res` (per argument, as tuples, the primal leaves it keeps as
+    residuals, NotNeeded() for the others) and `opaque_residuals` (those it computed);
+    lax_control_flow_test's test_scan_vjp_forwards_extensive_residuals."""
+    jnp, lax = jax.numpy, jax.lax
+    out = {}
+    b = jnp.ones(2)
+    _, f = jax.vjp(lambda a, b: a * b, 1.0, b)
+    out["mul"] = [[_tuptree(a) for a in f.args_res], [_leaf(r) for r in f.opaque_residuals],
+                  f.args_res[1] is b]
+    _, f = jax.vjp(lambda a, t: (a * 2, t), 1.0, {"k": (jnp.ones(2), 3.0)})
+    out["tree"] = [[_tuptree(a) for a in f.args_res], [_leaf(r) for r in f.opaque_residuals]]
+
+    def cumprod(x):
+        return lax.scan(lambda s, x: (x * s, s), jnp.ones((2, 3), jnp.float32), x)
+    x = jnp.arange(24.0, dtype=jnp.float32).reshape(4, 2, 3) / 8
+    _, f = jax.vjp(cumprod, x)
+    out["scan_forwards_xs"] = [len(f.args_res), f.args_res[0] is x]
+    out["pullback_in_jit"] = _leaf(jax.jit(lambda f, c: f(c)[1])(
+        jax.vjp(lambda a, b: a * b, 1.0, b)[1], jnp.ones(2)))
+    return out
+
+
+def implementation_switches(jax):
+    """JAX's switches between implementations of its own, and their defaults."""
+    names = ("jax_use_simplified_jaxpr_constants", "jax_use_direct_linearize", "jax_remat3")
+    return {n: getattr(jax.config, n) for n in names}
+
+
+def run(jax):
+    return {"vjp_residuals": vjp_residuals(jax),
+            "implementation_switches": implementation_switches(jax)}

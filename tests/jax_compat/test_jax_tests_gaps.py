@@ -1,0 +1,36 @@
+"""Small gaps JAX 0.10.2's own test files showed, against JAX's recorded answers
+(tests/data/jax_tests_gaps_cases.py, recorded by reference/make_jax_tests_gaps_reference.py)."""
+import json
+import os
+
+import pytest
+from jax_tests_gaps_cases import implementation_switches, vjp_residuals
+
+import jxkernel as jax
+import locations  # tests/support: the repository's folders
+
+with open(os.path.join(locations.DATA, "jax_tests_gaps_reference.json")) as f:
+    REF = json.load(f)
+
+
+def test_vjp_pullback_keeps_forwarded_primals_apart_from_computed_residuals():
+    assert vjp_residuals(jax) == REF["vjp_residuals"]
+
+
+def test_implementation_switches_read_jaxs_defaults():
+    assert implementation_switches(jax) == REF["implementation_switches"]
+
+
+@pytest.mark.parametrize("name, other", [("jax_use_simplified_jaxpr_constants", True),
+                                         ("jax_use_direct_linearize", False),
+                                         ("jax_remat3", True)])
+def test_an_implementation_jxkernel_has_not_is_refused_by_name(name, other):
+    """Kept difference (conformance/README.md): JAX has both implementations, jxkernel the
+    default one; the other value raises rather than being kept and changing nothing."""
+    before = getattr(jax.config, name)
+    with pytest.raises(ValueError, match=f"{name}={other} is not supported by jxkernel"):
+        jax.config.update(name, other)
+    with pytest.raises(ValueError, match=name):
+        with jax.config.override(name, other):
+            pass
+    assert getattr(jax.config, name) == before
