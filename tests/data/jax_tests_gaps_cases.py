@@ -55,6 +55,21 @@ def implementation_switches(jax):
     return {n: getattr(jax.config, n) for n in names}
 
 
+def key_issubdtype(jax):
+    """jnp.issubdtype with a typed key's dtype on either side (random_test's test_issubdtype):
+    a key dtype is under prng_key, extended and np.generic, and holds only itself."""
+    jnp = jax.numpy
+    key, other = jax.random.key(42), jax.random.key(0, impl="rbg")
+    kinds = {"itself": key.dtype, "prng_key": jax.dtypes.prng_key,
+             "extended": jax.dtypes.extended, "generic": np.generic, "integer": np.integer,
+             "number": np.number, "rbg_key": other.dtype}
+    out = {name: bool(jnp.issubdtype(key.dtype, kind)) for name, kind in kinds.items()}
+    out["float32_under_key"] = bool(jnp.issubdtype(np.float32, key.dtype))
+    out["uint32_under_prng_key"] = bool(jnp.issubdtype(np.uint32, jax.dtypes.prng_key))
+    return out
+
+
 def run(jax):
     return {"vjp_residuals": vjp_residuals(jax),
-            "implementation_switches": implementation_switches(jax)}
+            "implementation_switches": implementation_switches(jax),
+            "key_issubdtype": key_issubdtype(jax)}

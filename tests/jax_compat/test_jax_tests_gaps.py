@@ -4,7 +4,7 @@ import json
 import os
 
 import pytest
-from jax_tests_gaps_cases import implementation_switches, vjp_residuals
+from jax_tests_gaps_cases import implementation_switches, key_issubdtype, vjp_residuals
 
 import jxkernel as jax
 import locations  # tests/support: the repository's folders
@@ -34,3 +34,7 @@ def test_an_implementation_jxkernel_has_not_is_refused_by_name(name, other):
         with jax.config.override(name, other):
             pass
     assert getattr(jax.config, name) == before
+
+
+def test_issubdtype_of_a_key_dtype_holds_itself_only():
+    assert key_issubdtype(jax) == REF["key_issubdtype"]
