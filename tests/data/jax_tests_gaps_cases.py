@@ -69,7 +69,34 @@ def key_issubdtype(jax):
     return out
 
 
+def cond_closure_released(jax):
+    """A jitted cond whose branches close over an array: once the function and its jit are
+    dropped, the array goes too (no cache keeps it; lax_control_flow_test's
+    test_cond_memory_leak). How many more arrays are alive after each of three rounds."""
+    import gc
+
+    def leak():
+        data = jax.device_put(np.zeros(1024, dtype=np.float32) + 1)
+
+        def g():
+            return jax.lax.cond(True, jax.jit(lambda: data[0]), lambda: data[1])
+        jg = jax.jit(g)
+        jg().block_until_ready()
+        jg.clear_cache()
+        del g, jg, data
+        gc.collect()
+
+    gc.collect()
+    base = len(jax.live_arrays())
+    grown = []
+    for _ in range(3):
+        leak()
+        grown.append(max(0, len(jax.live_arrays()) - base))
+    return grown
+
+
 def run(jax):
     return {"vjp_residuals": vjp_residuals(jax),
             "implementation_switches": implementation_switches(jax),
-            "key_issubdtype": key_issubdtype(jax)}
+            "key_issubdtype": key_issubdtype(jax),
+            "cond_closure_released": cond_closure_released(jax)}

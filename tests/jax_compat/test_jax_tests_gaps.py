@@ -4,7 +4,8 @@ import json
 import os
 
 import pytest
-from jax_tests_gaps_cases import implementation_switches, key_issubdtype, vjp_residuals
+from jax_tests_gaps_cases import (cond_closure_released, implementation_switches, key_issubdtype,
+                                  vjp_residuals)
 
 import jxkernel as jax
 import locations  # tests/support: the repository's folders
@@ -38,3 +39,7 @@ def test_an_implementation_jxkernel_has_not_is_refused_by_name(name, other):
 
 def test_issubdtype_of_a_key_dtype_holds_itself_only():
     assert key_issubdtype(jax) == REF["key_issubdtype"]
+
+
+def test_a_cond_closing_over_an_array_lets_it_go_with_its_function():
+    assert cond_closure_released(jax) == REF["cond_closure_released"]
