@@ -95,8 +95,24 @@ def cond_closure_released(jax):
     return grown
 
 
+def pmap_in_eager_loop(jax):
+    """A pmap over the devices there are inside an eager fori_loop's body runs (the loop's
+    program holds it, as in a jit); one over more entries than devices raises JAX's error
+    (lax_control_flow_test's test_while_loop_of_pmap and its _error_message)."""
+    jnp, lax = jax.numpy, jax.lax
+    n = jax.device_count()
+
+    def body(i, x):
+        return jax.pmap(lambda z: lax.psum(z * 2, "i"), axis_name="i")(x) + x
+    out = lax.fori_loop(0, 3, body, jnp.arange(n, dtype=jnp.float32) + 1)
+    too_big = _error(lambda: lax.fori_loop(0, 3, body, jnp.ones(2 * n)))
+    return {"values": np.asarray(out).tolist(), "dtype": str(out.dtype),
+            "too_big": too_big}
+
+
 def run(jax):
     return {"vjp_residuals": vjp_residuals(jax),
             "implementation_switches": implementation_switches(jax),
             "key_issubdtype": key_issubdtype(jax),
-            "cond_closure_released": cond_closure_released(jax)}
+            "cond_closure_released": cond_closure_released(jax),
+            "pmap_in_eager_loop": pmap_in_eager_loop(jax)}

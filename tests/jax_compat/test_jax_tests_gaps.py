@@ -5,7 +5,7 @@ import os
 
 import pytest
 from jax_tests_gaps_cases import (cond_closure_released, implementation_switches, key_issubdtype,
-                                  vjp_residuals)
+                                  pmap_in_eager_loop, vjp_residuals)
 
 import jxkernel as jax
 import locations  # tests/support: the repository's folders
@@ -43,3 +43,8 @@ def test_issubdtype_of_a_key_dtype_holds_itself_only():
 
 def test_a_cond_closing_over_an_array_lets_it_go_with_its_function():
     assert cond_closure_released(jax) == REF["cond_closure_released"]
+
+
+def test_a_pmap_in_an_eager_loop_body_runs_and_too_many_entries_raise_jaxs_error():
+    got, want = pmap_in_eager_loop(jax), REF["pmap_in_eager_loop"]
+    assert got == want        # (small ints in float32: exact)
