@@ -110,9 +110,52 @@ def pmap_in_eager_loop(jax):
             "too_big": too_big}
 
 
+def checkify_custom_rules(jax):
+    """checkify through custom_jvp and custom_vjp (checkify_test's test_custom_jvp and
+    test_custom_vjp): the function is checked; under jvp or vjp of checkify the rule runs and
+    adds no check (no metadata); checkify of jvp or grad checks the rule."""
+    import importlib
+    checkify = importlib.import_module(jax.__name__ + ".experimental.checkify")
+    jnp = jax.numpy
+    floats = checkify.float_checks
+
+    @jax.custom_jvp
+    def sin_j(x):
+        return jnp.sin(x)
+
+    @sin_j.defjvp
+    def _(primals, tangents):
+        (x,), (t,) = primals, tangents
+        return sin_j(x), jnp.cos(x) * t
+
+    @jax.custom_vjp
+    def sin_v(x):
+        return jnp.sin(x)
+    sin_v.defvjp(lambda x: (jnp.sin(x), 2. * x), lambda r, g: (jnp.cos(r / 2.) * g,))
+
+    def first_line(err):
+        text = err.get()
+        return None if text is None else text.splitlines()[0].split(" at ")[0]
+
+    out = {}
+    for name, fun in (("custom_jvp", sin_j), ("custom_vjp", sin_v)):
+        f = checkify.checkify(fun, errors=floats)
+        (err, y), _ = jax.vjp(f, 3.)
+        out[name] = {"plain_inf": first_line(f(jnp.inf)[0]),
+                     "plain_ok": first_line(f(3.)[0]),
+                     "vjp_of_checkify": [first_line(err), len(err._metadata)],
+                     "grad_of_checkify": round(float(jax.grad(lambda x: f(x)[1])(3.)), 5),
+                     "checkify_of_grad_inf": first_line(
+                         checkify.checkify(jax.grad(fun), errors=floats)(jnp.inf)[0])}
+    (err, _), (_, _) = jax.jvp(checkify.checkify(sin_j, errors=floats), (3.,), (1.,))
+    out["custom_jvp"]["jvp_of_checkify"] = [first_line(err), len(err._metadata)]
+    return out
+
+
 def run(jax):
     return {"vjp_residuals": vjp_residuals(jax),
             "implementation_switches": implementation_switches(jax),
             "key_issubdtype": key_issubdtype(jax),
             "cond_closure_released": cond_closure_released(jax),
-            "pmap_in_eager_loop": pmap_in_eager_loop(jax)}
+            "pmap_in_eager_loop": pmap_in_eager_loop(jax),
+            "checkify_custom_rules": checkify_custom_rules(jax)}

@@ -4,7 +4,7 @@ import json
 import os
 
 import pytest
-from jax_tests_gaps_cases import (cond_closure_released, implementation_switches, key_issubdtype,
+from jax_tests_gaps_cases import (checkify_custom_rules, cond_closure_released, implementation_switches, key_issubdtype,
                                   pmap_in_eager_loop, vjp_residuals)
 
 import jxkernel as jax
@@ -48,3 +48,7 @@ def test_a_cond_closing_over_an_array_lets_it_go_with_its_function():
 def test_a_pmap_in_an_eager_loop_body_runs_and_too_many_entries_raise_jaxs_error():
     got, want = pmap_in_eager_loop(jax), REF["pmap_in_eager_loop"]
     assert got == want        # (small ints in float32: exact)
+
+
+def test_checkify_checks_a_custom_functions_body_and_not_its_rules():
+    assert checkify_custom_rules(jax) == REF["checkify_custom_rules"]
