@@ -582,8 +582,8 @@ def _jit_check(error, enabled_errors, *vals, jaxpr, donated_invars, **params):
 def _shard_map_check(error, enabled_errors, *vals, jaxpr, mesh, in_specs, out_specs,
                      check_vma, newly_manual_axes):
     """shard_map (and so pmap, a jit of one): each device checks its block; the per-device
-    errors come back stacked over the manual axes and are reduced to one (a failed device's,
-    if any), as JAX's."""
+    errors come back stacked over the manual axes, a batched error (`get` names each failed
+    device: "at mapped index i: ..."), as JAX's."""
     body = jaxpr if isinstance(jaxpr, ClosedJaxpr) else ClosedJaxpr(jaxpr, ())
     if not _has_checks(body.jaxpr, enabled_errors):
         return error, shard_map_p.bind(*vals, jaxpr=jaxpr, mesh=mesh, in_specs=in_specs,
@@ -603,7 +603,7 @@ def _shard_map_check(error, enabled_errors, *vals, jaxpr, mesh, in_specs, out_sp
                             in_specs=(P(), tuple(in_specs)), mesh=mesh,
                             axis_names=newly_manual_axes, check_vma=check_vma,
                             eager=False)(err_leaves, tuple(vals))
-    return _reduce_any_error(tree_unflatten(found["tree"], errs)), outs
+    return tree_unflatten(found["tree"], errs), outs
 
 
 def _inline_check(prim, body_param, error, enabled_errors, *vals, **params):

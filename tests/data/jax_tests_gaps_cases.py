@@ -152,10 +152,33 @@ def checkify_custom_rules(jax):
     return out
 
 
+def checkify_shard_map(jax):
+    """checkify of a jitted shard_map (checkify_test's test_shard_map): each device's error,
+    by its index; with jax_enable_checks on, the body's jaxpr (axis_index varying over the
+    manual axis) type-checks."""
+    import importlib
+    checkify = importlib.import_module(jax.__name__ + ".experimental.checkify")
+    P = jax.sharding.PartitionSpec
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:1]), ["dev"])
+    out = {}
+    for check_vma in (True, False):
+        f = jax.shard_map(lambda x: jax.lax.axis_index("dev") * x / x, mesh=mesh,
+                          in_specs=P("dev"), out_specs=P("dev"), check_vma=check_vma)
+        f = checkify.checkify(jax.jit(f), errors=checkify.float_checks)
+        jax.config.update("jax_enable_checks", True)
+        try:
+            err, y = f(np.arange(4, dtype=np.int32))
+        finally:
+            jax.config.update("jax_enable_checks", False)
+        out[f"check_vma={check_vma}"] = [err.get(), [repr(float(v)) for v in np.asarray(y)]]
+    return out
+
+
 def run(jax):
     return {"vjp_residuals": vjp_residuals(jax),
             "implementation_switches": implementation_switches(jax),
             "key_issubdtype": key_issubdtype(jax),
             "cond_closure_released": cond_closure_released(jax),
             "pmap_in_eager_loop": pmap_in_eager_loop(jax),
-            "checkify_custom_rules": checkify_custom_rules(jax)}
+            "checkify_custom_rules": checkify_custom_rules(jax),
+            "checkify_shard_map": checkify_shard_map(jax)}

@@ -4,7 +4,7 @@ import json
 import os
 
 import pytest
-from jax_tests_gaps_cases import (checkify_custom_rules, cond_closure_released, implementation_switches, key_issubdtype,
+from jax_tests_gaps_cases import (checkify_custom_rules, checkify_shard_map, cond_closure_released, implementation_switches, key_issubdtype,
                                   pmap_in_eager_loop, vjp_residuals)
 
 import jxkernel as jax
@@ -52,3 +52,7 @@ def test_a_pmap_in_an_eager_loop_body_runs_and_too_many_entries_raise_jaxs_error
 
 def test_checkify_checks_a_custom_functions_body_and_not_its_rules():
     assert checkify_custom_rules(jax) == REF["checkify_custom_rules"]
+
+
+def test_checkify_of_a_shard_map_reports_each_devices_error_by_its_index():
+    assert checkify_shard_map(jax) == REF["checkify_shard_map"]
