@@ -39,7 +39,7 @@ from ..core.avals import ShapeDtypeStruct, get_aval
 from ..core.ir import ClosedJaxpr, Jaxpr, literal_value
 from ..transforms.ad_util import Zero
 from ..core.primitive import (Primitive, abstract_eval_rules, all_primitives, batching_rules,
-                              impl_rules, jvp_rules, lowering_rules, numpy_rules)
+                              effect_rules, impl_rules, jvp_rules, lowering_rules, numpy_rules)
 from ..core.interpret import read_atom
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 from ..core.trace import Tracer
@@ -355,6 +355,9 @@ def _check_jvp(primals, tangents, *, err_tree, debug):
 
 
 impl_rules[check_p] = _check_impl
+# a check's effects: the kinds of error its error value tracks (JAX's ErrorEffects)
+effect_rules[check_p] = lambda params: frozenset(
+    tree_unflatten(params["err_tree"], [0] * params["err_tree"].num_leaves)._pred)
 abstract_eval_rules[check_p] = lambda *avals, err_tree, debug: []
 lowering_rules[check_p] = _check_lowering
 numpy_rules[check_p] = _check_numpy

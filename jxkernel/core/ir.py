@@ -117,9 +117,11 @@ class JaxprEqn:
     @property
     def effects(self) -> frozenset:
         """The equation's side effects, as JAX's `eqn.effects`: the effect a debug callback
-        names in its params (jxkernel tracks no others)."""
+        names in its params, and its primitive's (`effect_rules`: checkify's check)."""
         effect = self.params.get("effect")
-        return frozenset() if effect is None else frozenset([effect])
+        own = self.primitive.effects_of(self.params) if hasattr(self.primitive, "effects_of") \
+            else frozenset()
+        return own if effect is None else own | {effect}
 
     def replace(self, **kw) -> Eqn:
         fields = {s: getattr(self, s) for s in self.__slots__}
@@ -141,6 +143,17 @@ class Jaxpr:
     def __init__(self, constvars, invars, outvars, eqns):
         self.constvars, self.invars = list(constvars), list(invars)
         self.outvars, self.eqns = list(outvars), list(eqns)
+
+    @property
+    def effects(self) -> frozenset:
+        """The side effects of its equations and of the jaxprs inside them (JAX's
+        `jaxpr.effects`)."""
+        out = set()
+        for eqn in self.eqns:
+            out |= eqn.effects
+            for inner in jaxpr_params(eqn.params):
+                out |= inner.effects
+        return frozenset(out)
 
     in_avals = property(lambda self: [v.aval for v in self.invars])
     out_avals = property(lambda self: [v.aval for v in self.outvars])
@@ -166,6 +179,7 @@ class ClosedJaxpr:
         assert len(jaxpr.constvars) == len(consts), (len(jaxpr.constvars), len(consts))
         self.jaxpr, self.consts, self.ref_writes = jaxpr, list(consts), tuple(ref_writes)
 
+    effects = property(lambda self: self.jaxpr.effects)
     in_avals = property(lambda self: self.jaxpr.in_avals)
     out_avals = property(lambda self: self.jaxpr.out_avals)
     eqns = property(lambda self: self.jaxpr.eqns)

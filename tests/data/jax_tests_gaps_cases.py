@@ -174,6 +174,30 @@ def checkify_shard_map(jax):
     return out
 
 
+def check_effects(jax):
+    """A jaxpr's effects: a checkify.check's ErrorEffect (its error kind and payload types),
+    inside a jit too; none for plain code (checkify_test's test_assert_primitive_jaxpr_effects)."""
+    import importlib
+    checkify = importlib.import_module(jax.__name__ + ".experimental.checkify")
+    jnp = jax.numpy
+
+    def effects(jaxpr):
+        return sorted([e.error_type.__name__, [[list(sd.shape), str(sd.dtype)]
+                                               for sd in e.shape_dtypes]]
+                      for e in jaxpr.effects)
+
+    def f(x):
+        checkify.check(False, "hi: {}", x)
+
+    def g(x, y):
+        checkify.check(False, "hi: {} {}", x, y)
+    x = jnp.ones(4, jnp.int32)
+    return {"one": effects(jax.make_jaxpr(f)(x)),
+            "two": effects(jax.make_jaxpr(g)(x, jnp.ones(2, jnp.float32))),
+            "in_jit": effects(jax.make_jaxpr(jax.jit(f))(x)),
+            "plain": effects(jax.make_jaxpr(jnp.sin)(1.0))}
+
+
 def run(jax):
     return {"vjp_residuals": vjp_residuals(jax),
             "implementation_switches": implementation_switches(jax),
@@ -181,4 +205,5 @@ def run(jax):
             "cond_closure_released": cond_closure_released(jax),
             "pmap_in_eager_loop": pmap_in_eager_loop(jax),
             "checkify_custom_rules": checkify_custom_rules(jax),
-            "checkify_shard_map": checkify_shard_map(jax)}
+            "checkify_shard_map": checkify_shard_map(jax),
+            "check_effects": check_effects(jax)}

@@ -4,7 +4,8 @@ import json
 import os
 
 import pytest
-from jax_tests_gaps_cases import (checkify_custom_rules, checkify_shard_map, cond_closure_released, implementation_switches, key_issubdtype,
+from jax_tests_gaps_cases import (check_effects, checkify_custom_rules, checkify_shard_map,
+                                  cond_closure_released, implementation_switches, key_issubdtype,
                                   pmap_in_eager_loop, vjp_residuals)
 
 import jxkernel as jax
@@ -56,3 +57,7 @@ def test_checkify_checks_a_custom_functions_body_and_not_its_rules():
 
 def test_checkify_of_a_shard_map_reports_each_devices_error_by_its_index():
     assert checkify_shard_map(jax) == REF["checkify_shard_map"]
+
+
+def test_a_jaxpr_names_its_checks_error_effects():
+    assert check_effects(jax) == REF["check_effects"]
