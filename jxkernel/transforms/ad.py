@@ -397,7 +397,7 @@ def vjp(fun, *primals, has_aux=False):
         result = []
         for aval, d in zip(in_avals, differentiable):
             if d:
-                result.append(_cast_like(instantiate(next(cts)), aval.to_tangent_aval()))
+                result.append(instantiate(next(cts)))
             else:
                 result.append(np.zeros(aval.shape, float0))
         return tree_unflatten(p_tree, result)

@@ -198,6 +198,46 @@ def check_effects(jax):
             "plain": effects(jax.make_jaxpr(jnp.sin)(1.0))}
 
 
+def unique_indices_generator(jax):
+    """test_util's rand_indices_unique_along_axis with an axis counted from the end: integer
+    indices of the asked shape, also empty (lax_numpy_test's testPutAlongAxis); and
+    put_along_axis with them."""
+    import importlib
+    jtu = importlib.import_module(jax.__name__ + "._src.test_util")
+    gen = jtu.rand_indices_unique_along_axis(np.random.RandomState(0))
+    out = {}
+    a = np.arange(24, dtype=np.int8).reshape(2, 3, 4)
+    for shape, axis in (((2, 3, 0), -1), ((2, 3, 2), -1), ((2, 0, 4), -2), ((0, 3, 4), 0)):
+        idx = gen(dim=a.shape[axis], shape=shape, axis=axis)
+        put = jax.numpy.put_along_axis(a, idx, np.int8(-1), axis=axis, inplace=False,
+                                       mode="clip")
+        out[str((shape, axis))] = [str(idx.dtype), list(idx.shape),
+                                   int((np.asarray(put) == -1).sum())]
+    return out
+
+
+def custom_vjp_cotangent_dtype(jax):
+    """A custom_vjp bwd returning a cotangent of another dtype than its primal's: the dtype
+    comes out of vjp and grad as bwd made it (lax_test's test_gather_with_asymmetric_dtype)."""
+    jnp = jax.numpy
+
+    def widening(to):
+        f = jax.custom_vjp(lambda x: x)
+        f.defvjp(lambda x: (x, ()), lambda r, g: (g.astype(to),))
+        return f
+    f8, f16 = widening(jnp.bfloat16), widening(jnp.float32)
+    x8 = jnp.arange(8, dtype=jnp.float8_e4m3fn)
+    x16 = jnp.arange(3, dtype=jnp.float16)
+
+    def gathered(x):
+        return f8(x.at[jnp.argsort(x)].get())
+    return {"direct": str(jax.vjp(f8, x8)[1](jnp.ones(8, x8.dtype))[0].dtype),
+            "after_gather": str(jax.vjp(gathered, x8)[1](jnp.ones(8, x8.dtype))[0].dtype),
+            "grad": str(jax.grad(lambda x: f16(x).sum())(x16).dtype),
+            "under_sin": str(jax.vjp(lambda x: jnp.sin(f16(x)), x16)[1](
+                jnp.ones(3, jnp.float16))[0].dtype)}
+
+
 def run(jax):
     return {"vjp_residuals": vjp_residuals(jax),
             "implementation_switches": implementation_switches(jax),
@@ -206,4 +246,6 @@ def run(jax):
             "pmap_in_eager_loop": pmap_in_eager_loop(jax),
             "checkify_custom_rules": checkify_custom_rules(jax),
             "checkify_shard_map": checkify_shard_map(jax),
-            "check_effects": check_effects(jax)}
+            "check_effects": check_effects(jax),
+            "unique_indices_generator": unique_indices_generator(jax),
+            "custom_vjp_cotangent_dtype": custom_vjp_cotangent_dtype(jax)}

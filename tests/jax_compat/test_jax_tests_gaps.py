@@ -5,8 +5,8 @@ import os
 
 import pytest
 from jax_tests_gaps_cases import (check_effects, checkify_custom_rules, checkify_shard_map,
-                                  cond_closure_released, implementation_switches, key_issubdtype,
-                                  pmap_in_eager_loop, vjp_residuals)
+                                  cond_closure_released, custom_vjp_cotangent_dtype, implementation_switches, key_issubdtype,
+                                  pmap_in_eager_loop, unique_indices_generator, vjp_residuals)
 
 import jxkernel as jax
 import locations  # tests/support: the repository's folders
@@ -61,3 +61,11 @@ def test_checkify_of_a_shard_map_reports_each_devices_error_by_its_index():
 
 def test_a_jaxpr_names_its_checks_error_effects():
     assert check_effects(jax) == REF["check_effects"]
+
+
+def test_test_utils_unique_indices_take_an_axis_from_the_end():
+    assert unique_indices_generator(jax) == REF["unique_indices_generator"]
+
+
+def test_a_custom_vjps_cotangent_keeps_the_dtype_its_bwd_gave():
+    assert custom_vjp_cotangent_dtype(jax) == REF["custom_vjp_cotangent_dtype"]
