@@ -238,6 +238,26 @@ def custom_vjp_cotangent_dtype(jax):
                 jnp.ones(3, jnp.float16))[0].dtype)}
 
 
+def searchsorted_index_dtype(jax):
+    """searchsorted's index dtype for 2^31 - 1 and 2^31 entries, by abstract evaluation: int32,
+    then int64 asked for (without x64: JAX's warning, and NumPy's OverflowError for int32)
+    (lax_numpy_test's testSearchsortedDtype)."""
+    import warnings
+    jnp, S = jax.numpy, jax.ShapeDtypeStruct
+    v = S((), np.float32)
+    out = {"int32": str(jax.eval_shape(jnp.searchsorted, S((2 ** 31 - 1,), np.float32),
+                                       v).dtype)}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out["int64_x32"] = _error(lambda: jax.eval_shape(jnp.searchsorted,
+                                                         S((2 ** 31,), np.float32), v))
+    out["warnings"] = [str(w.message).split(". ")[0] for w in caught]
+    with jax.enable_x64(True):
+        out["int64_x64"] = str(jax.eval_shape(jnp.searchsorted, S((2 ** 31,), np.float32),
+                                              v).dtype)
+    return out
+
+
 def run(jax):
     return {"vjp_residuals": vjp_residuals(jax),
             "implementation_switches": implementation_switches(jax),
@@ -248,4 +268,5 @@ def run(jax):
             "checkify_shard_map": checkify_shard_map(jax),
             "check_effects": check_effects(jax),
             "unique_indices_generator": unique_indices_generator(jax),
-            "custom_vjp_cotangent_dtype": custom_vjp_cotangent_dtype(jax)}
+            "custom_vjp_cotangent_dtype": custom_vjp_cotangent_dtype(jax),
+            "searchsorted_index_dtype": searchsorted_index_dtype(jax)}

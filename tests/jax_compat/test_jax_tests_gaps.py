@@ -6,7 +6,8 @@ import os
 import pytest
 from jax_tests_gaps_cases import (check_effects, checkify_custom_rules, checkify_shard_map,
                                   cond_closure_released, custom_vjp_cotangent_dtype, implementation_switches, key_issubdtype,
-                                  pmap_in_eager_loop, unique_indices_generator, vjp_residuals)
+                                  pmap_in_eager_loop, searchsorted_index_dtype,
+                                  unique_indices_generator, vjp_residuals)
 
 import jxkernel as jax
 import locations  # tests/support: the repository's folders
@@ -69,3 +70,7 @@ def test_test_utils_unique_indices_take_an_axis_from_the_end():
 
 def test_a_custom_vjps_cotangent_keeps_the_dtype_its_bwd_gave():
     assert custom_vjp_cotangent_dtype(jax) == REF["custom_vjp_cotangent_dtype"]
+
+
+def test_searchsorted_asks_for_int64_indices_past_int32s_range():
+    assert searchsorted_index_dtype(jax) == REF["searchsorted_index_dtype"]
