@@ -247,9 +247,9 @@ _OPTIONS = [
           "sampler, split, ...) raises KeyReuseError, in jitted code as it is traced and "
           "eagerly (random/key_reuse.py). Slows every jit call with keys a little."),
     _flag("jax_pprint_use_color", True,
-          "Color jaxprs' printing in terminals and notebooks (JAX's syntax highlighting). "
-          "jxkernel prints jaxprs as plain text whatever the value: the notebook's jaxpr "
-          "views color them instead."),
+          "Color jaxprs' printing (JAX's syntax highlighting: keywords bold blue, binders' "
+          "types magenta) where JAX colors them: in a terminal, Jupyter or Colab "
+          "(`pretty_print(use_color=True)` colors anywhere)."),
     _flag("jax_disable_bwd_checks", False,
           "Skip the check that a custom_vjp bwd rule's cotangents have the shapes of the "
           "primal inputs."),

@@ -258,6 +258,25 @@ def searchsorted_index_dtype(jax):
     return out
 
 
+def colored_jaxprs(jax):
+    """Jaxprs printed with use_color=True (JAX's highlighting: keywords bold blue, binders'
+    types magenta; jax_pprint_use_color's effect in a terminal) and with use_color=False."""
+    jnp, lax = jax.numpy, jax.lax
+    c = np.arange(3.0, dtype=np.float32)
+    funs = [lambda x: jnp.sin(x) * 2 + c,
+            lambda x: lax.cond(x[0] > 0, jnp.sin, jnp.cos, x),
+            lambda x: jax.jit(lambda y: (y * jnp.inf, y))(x),
+            lambda x: lax.scan(lambda s, v: (s + v, s * 2), 0.0, x),
+            lambda x: (x.astype(jnp.int32) + 1, x > 1)]
+    out = []
+    for f in funs:
+        closed = jax.make_jaxpr(f)(jnp.ones(3))
+        out.append([closed.pretty_print(use_color=True),
+                    closed.jaxpr.pretty_print(use_color=False) == str(closed.jaxpr)
+                    or "colored by default"])
+    return out
+
+
 def run(jax):
     return {"vjp_residuals": vjp_residuals(jax),
             "implementation_switches": implementation_switches(jax),
@@ -269,4 +288,5 @@ def run(jax):
             "check_effects": check_effects(jax),
             "unique_indices_generator": unique_indices_generator(jax),
             "custom_vjp_cotangent_dtype": custom_vjp_cotangent_dtype(jax),
-            "searchsorted_index_dtype": searchsorted_index_dtype(jax)}
+            "searchsorted_index_dtype": searchsorted_index_dtype(jax),
+            "colored_jaxprs": colored_jaxprs(jax)}
