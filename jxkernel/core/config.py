@@ -256,6 +256,12 @@ _OPTIONS = [
     _one_value("jax_use_simplified_jaxpr_constants", False,
                "Array constants as literals of a jaxpr rather than its constvars",
                "its jaxprs take array constants as constvars (JAX's default)"),
+    _Option("jax_embedded_constants_max_bytes", 32, "JAX_EMBEDDED_CONSTANTS_MAX_BYTES", int,
+            "The largest array literal (bytes) a jaxpr keeps in its lowered module under "
+            "jax_use_simplified_jaxpr_constants=True, larger ones hoisted as arguments. With "
+            "that option False (jxkernel's only value, JAX's default) array constants are "
+            "constvars and this changes nothing, in JAX as here.",
+            validate=lambda v: _check_int(v, "jax_embedded_constants_max_bytes")),
     _one_value("jax_use_direct_linearize", True,
                "Linearize by a linearize trace rather than by jvp and partial evaluation",
                "it linearizes by one trace that runs the primal computation and stages the "

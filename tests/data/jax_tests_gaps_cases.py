@@ -277,6 +277,26 @@ def colored_jaxprs(jax):
     return out
 
 
+def composite_array_consts(jax):
+    """A composite whose decomposition closes over an array: the array is the composite's first
+    operand and its decomposition's first argument (lax_test's
+    test_composite_with_array_consts); the values."""
+    import functools
+    jnp, lax = jax.numpy, jax.lax
+
+    @functools.partial(lax.composite, name="my.consts")
+    def my_consts(x, /, *, scale):
+        return jnp.round(x / scale)
+    scale = np.array([0.5, 0.4, 0.3], dtype=np.float32)
+    x = jnp.array([1.0, 2.0, 3.0], dtype=jnp.float32)
+    text = jax.jit(functools.partial(my_consts, scale=scale)).lower(x).as_text()
+    lines = [line.strip() for line in text.splitlines()]
+    return {"values": np.asarray(my_consts(x, scale=scale)).tolist(),
+            "decomposition": [ln.split(" {")[0] for ln in lines if "@my.consts(" in ln],
+            "operand_types": [ln.split(" : ")[-1] for ln in lines
+                              if ln.startswith("%") and "stablehlo.composite" in ln]}
+
+
 def run(jax):
     return {"vjp_residuals": vjp_residuals(jax),
             "implementation_switches": implementation_switches(jax),
@@ -289,4 +309,5 @@ def run(jax):
             "unique_indices_generator": unique_indices_generator(jax),
             "custom_vjp_cotangent_dtype": custom_vjp_cotangent_dtype(jax),
             "searchsorted_index_dtype": searchsorted_index_dtype(jax),
-            "colored_jaxprs": colored_jaxprs(jax)}
+            "colored_jaxprs": colored_jaxprs(jax),
+            "composite_array_consts": composite_array_consts(jax)}

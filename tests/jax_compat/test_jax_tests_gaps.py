@@ -5,7 +5,7 @@ import os
 
 import pytest
 from jax_tests_gaps_cases import (check_effects, checkify_custom_rules, checkify_shard_map,
-                                  colored_jaxprs, cond_closure_released, custom_vjp_cotangent_dtype, implementation_switches, key_issubdtype,
+                                  colored_jaxprs, composite_array_consts, cond_closure_released, custom_vjp_cotangent_dtype, implementation_switches, key_issubdtype,
                                   pmap_in_eager_loop, searchsorted_index_dtype,
                                   unique_indices_generator, vjp_residuals)
 
@@ -78,3 +78,7 @@ def test_searchsorted_asks_for_int64_indices_past_int32s_range():
 
 def test_jaxprs_print_jaxs_colors_where_asked():
     assert colored_jaxprs(jax) == REF["colored_jaxprs"]
+
+
+def test_a_composites_array_constants_are_its_first_operands():
+    assert composite_array_consts(jax) == REF["composite_array_consts"]
