@@ -37,8 +37,9 @@ from .. import numpy as jnp
 from ..core import dtypes
 from ..core.avals import ShapeDtypeStruct, get_aval
 from ..core.ir import ClosedJaxpr, Jaxpr, literal_value
+from ..transforms.ad_util import Zero
 from ..core.primitive import (Primitive, abstract_eval_rules, all_primitives, batching_rules,
-                              impl_rules, jvp_rules, lowering_rules, numpy_rules)
+                              effect_rules, impl_rules, jvp_rules, lowering_rules, numpy_rules)
 from ..core.interpret import read_atom
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 from ..core.trace import Tracer
@@ -354,6 +355,9 @@ def _check_jvp(primals, tangents, *, err_tree, debug):
 
 
 impl_rules[check_p] = _check_impl
+# a check's effects: the kinds of error its error value tracks (JAX's ErrorEffects)
+effect_rules[check_p] = lambda params: frozenset(
+    tree_unflatten(params["err_tree"], [0] * params["err_tree"].num_leaves)._pred)
 abstract_eval_rules[check_p] = lambda *avals, err_tree, debug: []
 lowering_rules[check_p] = _check_lowering
 numpy_rules[check_p] = _check_numpy
@@ -581,8 +585,8 @@ def _jit_check(error, enabled_errors, *vals, jaxpr, donated_invars, **params):
 def _shard_map_check(error, enabled_errors, *vals, jaxpr, mesh, in_specs, out_specs,
                      check_vma, newly_manual_axes):
     """shard_map (and so pmap, a jit of one): each device checks its block; the per-device
-    errors come back stacked over the manual axes and are reduced to one (a failed device's,
-    if any), as JAX's."""
+    errors come back stacked over the manual axes, a batched error (`get` names each failed
+    device: "at mapped index i: ..."), as JAX's."""
     body = jaxpr if isinstance(jaxpr, ClosedJaxpr) else ClosedJaxpr(jaxpr, ())
     if not _has_checks(body.jaxpr, enabled_errors):
         return error, shard_map_p.bind(*vals, jaxpr=jaxpr, mesh=mesh, in_specs=in_specs,
@@ -602,18 +606,94 @@ def _shard_map_check(error, enabled_errors, *vals, jaxpr, mesh, in_specs, out_sp
                             in_specs=(P(), tuple(in_specs)), mesh=mesh,
                             axis_names=newly_manual_axes, check_vma=check_vma,
                             eager=False)(err_leaves, tuple(vals))
-    return _reduce_any_error(tree_unflatten(found["tree"], errs)), outs
+    return tree_unflatten(found["tree"], errs), outs
 
 
 def _inline_check(prim, body_param, error, enabled_errors, *vals, **params):
-    """checkpoint and custom derivatives: their body run through the interpreter where it has
-    checks (a transformation applied later sees the plain body), else bound as they are."""
+    """checkpoint: its body run through the interpreter where it has checks (a
+    transformation applied later sees the plain body), else bound as it is."""
     body = params[body_param]
     if not _has_checks(body.jaxpr if isinstance(body, ClosedJaxpr) else body, enabled_errors):
         return error, prim.bind(*vals, **params)
     if isinstance(body, Jaxpr):
         body = ClosedJaxpr(body, [])
     return checkify_jaxpr(body, enabled_errors, error, *vals)
+
+
+def _custom_rule_check(prim, rules, error, enabled_errors, *vals, call_jaxpr, num_consts,
+                       **params):
+    """custom_jvp and custom_vjp calls, as JAX's: their function is checked, their rules are
+    not (checks of a rule need checkify of jvp or grad). The call stays a custom call, the
+    error's leaves its first arguments after the consts; where a rule runs (jvp or grad of
+    checkify) the error passes through it unchanged, with no check's metadata."""
+    if not _has_checks(call_jaxpr.jaxpr, enabled_errors):
+        return error, prim.bind(*vals, call_jaxpr=call_jaxpr, num_consts=num_consts, **params)
+    avals = [get_aval(v) for v in vals]
+    start = error._add_placeholder_effects(_error_effects(call_jaxpr, enabled_errors, error,
+                                                          avals))
+    err_leaves, start_tree = tree_flatten(start)
+    checked, out_tree, _ = _checkified_jaxpr(call_jaxpr, enabled_errors, start, avals)
+    n, ran_rule = len(err_leaves), []
+    wrapped = {name: cls(params[name], n, ran_rule) for name, cls in rules.items()}
+    outs = prim.bind(*vals[:num_consts], *err_leaves, *vals[num_consts:],
+                     call_jaxpr=_error_after_consts(checked, n, num_consts),
+                     num_consts=num_consts, **{**params, **wrapped})
+    return tree_unflatten(start_tree if ran_rule else out_tree, outs[:n]), outs[n:]
+
+
+def _error_after_consts(closed: ClosedJaxpr, n: int, num_consts: int) -> ClosedJaxpr:
+    """`closed` over (error leaves, consts, args) as one over (consts, error leaves, args)."""
+    j = closed.jaxpr
+    invars = j.invars[n:n + num_consts] + j.invars[:n] + j.invars[n + num_consts:]
+    return ClosedJaxpr(Jaxpr(j.constvars, invars, j.outvars, j.eqns), closed.consts)
+
+
+def _no_tangents(leaves) -> list:
+    return [Zero(get_aval(x).to_tangent_aval()) for x in leaves]
+
+
+class _ErrorThroughJVP:
+    """A custom_jvp_call's jvp rule taking the error's `n` leaves first: they pass through,
+    with zero tangents. `ran` is appended to when it runs."""
+
+    def __init__(self, jvp, n, ran):
+        self.jvp, self.n, self.ran = jvp, n, ran
+        self.__name__ = getattr(jvp, "__name__", "jvp")
+
+    def __call__(self, primals, tangents):
+        self.ran.append(True)
+        errs = primals[:self.n]
+        outs, out_tangents = self.jvp(list(primals[self.n:]), list(tangents[self.n:]))
+        return [*errs, *outs], [*_no_tangents(errs), *out_tangents]
+
+
+class _ErrorThroughFwd:
+    """A custom_vjp_call's fwd taking the error's `n` leaves first: they pass through; its
+    `bwd` gives them zero cotangents."""
+
+    def __init__(self, fwd, n, ran):
+        self.fwd, self.n, self.ran = fwd, n, ran
+        self.__name__ = getattr(fwd, "__name__", "fwd")
+
+    def __call__(self, primals, perturbed=None):
+        self.ran.append(True)
+        errs = primals[:self.n]
+        outs, residuals = self.fwd(list(primals[self.n:]),
+                                   None if perturbed is None else list(perturbed[self.n:]))
+        return [*errs, *outs], residuals
+
+
+class _ErrorThroughBwd:
+    """The bwd of `_ErrorThroughFwd`'s call: zero cotangents for the error's leaves."""
+
+    def __init__(self, bwd, n, ran):
+        self.bwd, self.n = bwd, n
+        self.__name__ = getattr(bwd, "__name__", "bwd")
+
+    def __call__(self, residuals, cts):
+        errs = [Zero(c.aval) if type(c) is Zero else Zero(get_aval(c).to_tangent_aval())
+                for c in cts[:self.n]]
+        return [*errs, *self.bwd(residuals, list(cts[self.n:]))]
 
 
 def _cond_check(error, enabled_errors, index, *ops, branches, **params):
@@ -723,10 +803,12 @@ def _register_rules():
     error_checks[all_primitives["scan"]] = _scan_check
     error_checks[all_primitives["while"]] = _while_check
     error_checks[shard_map_p] = _shard_map_check
-    for name, body in (("remat2", "jaxpr"), ("custom_jvp_call", "call_jaxpr"),
-                       ("custom_vjp_call", "call_jaxpr")):
+    error_checks[all_primitives["remat2"]] = functools.partial(
+        _inline_check, all_primitives["remat2"], "jaxpr")
+    for name, rules in (("custom_jvp_call", {"jvp": _ErrorThroughJVP}),
+                        ("custom_vjp_call", {"fwd": _ErrorThroughFwd, "bwd": _ErrorThroughBwd})):
         prim = all_primitives[name]
-        error_checks[prim] = functools.partial(_inline_check, prim, body)
+        error_checks[prim] = functools.partial(_custom_rule_check, prim, rules)
 
 
 # ------------------------------------------------------------------ the public API

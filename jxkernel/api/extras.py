@@ -226,8 +226,8 @@ class _ConfigState:
         return config.override(self.option, new_value)
 
     def get_global(self):
-        """The option's value outside any `with` block of it (jxkernel's options have one)."""
-        return getattr(config, self.option)
+        """The option's value outside any `with` block of it in this thread."""
+        return config.global_value(self.option)
 
     def set_global(self, value) -> None:
         """Set the option for the whole process, as `config.update` does."""

@@ -200,6 +200,11 @@ def _axes_to_pspec(axis_name, axis):
     return PartitionSpec() if axis is None else PartitionSpec(*[None] * axis, axis_name)
 
 
+def _block_shape(shape, axis, n) -> tuple:
+    """(the shape of one of `n` blocks of `shape` split along `axis`, axis)."""
+    return shape[:axis] + (shape[axis] // n,) + shape[axis + 1:], axis
+
+
 class _Cached:
     """A pmap for one signature: its mesh, specs, and the jit of its shard_map (with the
     mesh's shardings for an eager call, as JAX's; without, when traced inside a jit)."""
@@ -211,6 +216,7 @@ class _Cached:
         self.mesh = mesh = Mesh(np.array(devices, dtype=object), (axis_name,))
         spec = functools.partial(_axes_to_pspec, axis_name)
         self.in_specs = tuple(spec(ax) for ax in flat_axes)
+        self.flat_axes = flat_axes
         self.out_specs = tree_map(spec, out_axes, is_leaf=_is_none)
 
         def _fun(*flat_args):
@@ -254,6 +260,14 @@ class _Cached:
                                            f"only {n} devices are available. {fix}") from None
                 except ValueError:
                     pass
+        else:                     # JAX's error: its body's squeeze of a block of the axis
+            block = next((_block_shape(get_aval(x).shape, ax, n)
+                          for x, ax in zip(flat, self.flat_axes) if ax is not None), None)
+            if block is not None:
+                raise ValueError(f"cannot select an axis to squeeze out which has size not "
+                                 f"equal to one, got shape={block[0]} and dimensions="
+                                 f"({block[1]},)\npmap's mapped axis has size {self.size}, "
+                                 f"but only {n} devices are available. {fix}")
         raise ValueError(f"compiling computation that requires {self.size} logical devices, "
                          f"but only {n} XLA devices are available (num_replicas={self.size}). "
                          f"{fix}")

@@ -2,9 +2,12 @@
 so a bug is caught where it is made rather than three layers later."""
 from __future__ import annotations
 
+import contextlib
+
 from .ir import ClosedJaxpr, Literal, Var, jaxpr_params
 from .hijax import HiPrimitive
 from .sharding_types import abstract_eval
+from . import vma
 
 
 class JaxprTypeError(TypeError):
@@ -45,15 +48,19 @@ def check_jaxpr(jaxpr) -> None:
     for i, eqn in enumerate(jaxpr.eqns):
         where = f"equation {i} ({eqn.primitive})"
         in_avals = [read(a, where) for a in eqn.invars]
-        for inner in jaxpr_params(eqn.params):
-            check_jaxpr(inner)
+        with _body_types(eqn.params):
+            for inner in jaxpr_params(eqn.params):
+                check_jaxpr(inner)
         if isinstance(eqn.primitive, HiPrimitive):
             # its abstract_eval reads and updates the quasi-dynamic data of the trace that
             # staged it, which the jaxpr does not keep: only its variables are checked
             for v in eqn.outvars:
                 define(v, where)
             continue
+        # typed as staging types them: varying over the inputs' manual axes (shard_map bodies)
         out_avals = abstract_eval(eqn.primitive, in_avals, eqn.params)
+        if vma.checked:
+            out_avals = vma.out_types(eqn.primitive, in_avals, eqn.params, out_avals)
         if len(out_avals) != len(eqn.outvars):
             raise JaxprTypeError(f"{where}: {len(eqn.outvars)} outputs, rule gives {len(out_avals)}")
         for v, aval in zip(eqn.outvars, out_avals):
@@ -63,3 +70,11 @@ def check_jaxpr(jaxpr) -> None:
             define(v, where)
     for v in jaxpr.outvars:
         read(v, "outvars")
+
+
+def _body_types(params):
+    """How an equation's inner jaxprs are typed: a check_vma shard_map's body with its manual
+    axes varying (as it was traced), any other as it stands."""
+    if params.get("check_vma") and "newly_manual_axes" in params and "mesh" in params:
+        return vma.checking(params["newly_manual_axes"], params["mesh"].axis_names)
+    return contextlib.nullcontext()

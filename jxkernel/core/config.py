@@ -18,6 +18,8 @@ import linecache
 import os
 import re
 import sys
+import threading
+import weakref
 
 
 def _parse_bool(text: str) -> bool:
@@ -82,6 +84,18 @@ class _Option:
 def _flag(name, default, help):
     """A True/False option, set also by the environment variable of its name in capitals."""
     return _Option(name, default, name.upper(), _parse_bool, help)
+
+
+def _one_value(name, value, help, instead):
+    """One of JAX's switches between two implementations of its own, of which jxkernel has
+    the one at `value`: the other value raises, naming the option, rather than being kept
+    and changing nothing (`instead`: what jxkernel does, for the error)."""
+    def only(new):
+        if new is not value:
+            raise ValueError(f"{name}={new!r} is not supported by jxkernel: {instead}. Leave "
+                             f"{name} at {value!r}.")
+    return _Option(name, value, name.upper(), _parse_bool, f"{help} (jxkernel: {value} only; "
+                   f"{instead}).", validate=only)
 
 
 def _switch(name, default, help):
@@ -233,18 +247,27 @@ _OPTIONS = [
           "sampler, split, ...) raises KeyReuseError, in jitted code as it is traced and "
           "eagerly (random/key_reuse.py). Slows every jit call with keys a little."),
     _flag("jax_pprint_use_color", True,
-          "Color jaxprs' printing in terminals and notebooks (JAX's syntax highlighting). "
-          "jxkernel prints jaxprs as plain text whatever the value: the notebook's jaxpr "
-          "views color them instead."),
+          "Color jaxprs' printing (JAX's syntax highlighting: keywords bold blue, binders' "
+          "types magenta) where JAX colors them: in a terminal, Jupyter or Colab "
+          "(`pretty_print(use_color=True)` colors anywhere)."),
     _flag("jax_disable_bwd_checks", False,
           "Skip the check that a custom_vjp bwd rule's cotangents have the shapes of the "
           "primal inputs."),
-    _switch("jax_use_simplified_jaxpr_constants", False,
-            "Array constants as literals of a jaxpr rather than its constvars (jxkernel's "
-            "jaxprs take them as constvars, as JAX's default)"),
-    _switch("jax_use_direct_linearize", True,
-            "Linearize by a linearize trace rather than by jvp and partial evaluation"),
-    _switch("jax_remat3", False, "JAX's experimental rewrite of checkpoint (remat)"),
+    _one_value("jax_use_simplified_jaxpr_constants", False,
+               "Array constants as literals of a jaxpr rather than its constvars",
+               "its jaxprs take array constants as constvars (JAX's default)"),
+    _Option("jax_embedded_constants_max_bytes", 32, "JAX_EMBEDDED_CONSTANTS_MAX_BYTES", int,
+            "The largest array literal (bytes) a jaxpr keeps in its lowered module under "
+            "jax_use_simplified_jaxpr_constants=True, larger ones hoisted as arguments. With "
+            "that option False (jxkernel's only value, JAX's default) array constants are "
+            "constvars and this changes nothing, in JAX as here.",
+            validate=lambda v: _check_int(v, "jax_embedded_constants_max_bytes")),
+    _one_value("jax_use_direct_linearize", True,
+               "Linearize by a linearize trace rather than by jvp and partial evaluation",
+               "it linearizes by one trace that runs the primal computation and stages the "
+               "tangent one (JAX's default, direct linearization)"),
+    _one_value("jax_remat3", False, "JAX's experimental rewrite of checkpoint (remat)",
+               "its checkpoint is JAX's default one"),
     _switch("jax_custom_vjp3", False, "JAX's experimental rewrite of custom_vjp"),
     _flag("jax_enable_custom_prng", False,
           "JAX's upgrade to typed keys: PRNGKey, and split/fold_in of a raw key, return typed "
@@ -364,66 +387,113 @@ def make_user_context(default_value=None) -> UserContext:
     return UserContext(default_value)
 
 
-class Config:
-    """The option table; read options as attributes, change them with `update`."""
-    use_absl = False            # True once config_with_absl has defined absl flags
+class _Shared:
+    """What every thread's view of one Config shares: the global values (`config.update`),
+    what derives from them, the watchers, and each thread's view (to update it)."""
 
-    def __init__(self):
-        self._options = {o.name: o for o in _OPTIONS}
-        self._watchers: dict[str, list] = {}
-        for o in _OPTIONS:
+    def __init__(self, options):
+        self.options = options
+        self.values = {}
+        for o in options.values():
             raw = os.environ.get(o.env) if o.env else None
-            object.__setattr__(self, o.name, o.parse(raw) if raw not in (None, "") else o.default)
-        self._note_debug_values()
-        self._note_trace_state()
-        self._note_transfer_guard()
-        self._note_generation()
+            self.values[o.name] = o.parse(raw) if raw not in (None, "") else o.default
+            if o.validate is not None and raw not in (None, ""):
+                o.validate(self.values[o.name])     # (JAX_REMAT3=1 refused as update refuses)
+        self.derived = _derived(self.values.__getitem__)
+        self.watchers: dict[str, list] = {}
+        self.views = weakref.WeakKeyDictionary()    # thread -> its view (its __dict__)
+        self.lock = threading.RLock()
+        self.absl_flags = None
 
-    def _note_trace_state(self):
-        # the options a trace depends on, and the values of jax.make_user_context's contexts,
-        # in one value for jit's cache keys to read
-        object.__setattr__(self, "_trace_state", tuple(getattr(self, n) for n in _TRACE_OPTIONS)
-                           + tuple(c.value for c in _USER_CONTEXTS)
-                           + ((_CONTEXT_MESH[0],) if _CONTEXT_MESH[0] is not None else ()))
-        self._note_eager_fast()
 
-    def _note_eager_fast(self):
-        # one flag for the eager dispatch hot paths (xla/dispatch.py): may they run a
-        # primitive's remembered one-device program? Not with a default device chosen, results
-        # to check, or under set_mesh (JAX runs eager operations over the mesh then)
-        mesh = _CONTEXT_MESH[0]
-        object.__setattr__(self, "_eager_fast", self.jax_default_device is None and
-                           not self._debug_values and (mesh is None or mesh.empty))
-
-    def _note_debug_values(self):
-        # one flag for the dispatch hot paths to read: leave them to check results for
-        # NaN/inf, or to refuse to run (jax_no_execution)?
-        object.__setattr__(self, "_debug_values", self.jax_debug_nans or self.jax_debug_infs
-                           or self.jax_no_execution)
-        # and for jit's eager calls: leave them to check results, or keys (key reuse)?
-        object.__setattr__(self, "_checked_calls", self._debug_values or
-                           self.jax_debug_key_reuse)
-        if hasattr(self, "_trace_state"):       # (at start, _note_trace_state notes it)
-            self._note_eager_fast()
-
-    def _note_generation(self):
+def _derived(read) -> dict:
+    """The values the hot paths read in one lookup, from the options as `read` gives them."""
+    debug = read("jax_debug_nans") or read("jax_debug_infs") or read("jax_no_execution")
+    mesh = _CONTEXT_MESH[0]
+    return {
+        # what a trace depends on, with jax.make_user_context's values: jit's cache keys
+        "_trace_state": (tuple(read(n) for n in _TRACE_OPTIONS)
+                         + tuple(c.value for c in _USER_CONTEXTS)
+                         + ((mesh,) if mesh is not None else ())),
+        # may the dispatch hot paths skip checking results (NaN/inf, jax_no_execution)?
+        "_debug_values": debug,
+        # and jit's eager calls: leave them to check results, or keys (key reuse)?
+        "_checked_calls": debug or read("jax_debug_key_reuse"),
+        # may eager dispatch run a primitive's remembered one-device program? Not with a
+        # default device chosen, results to check, or under set_mesh (JAX runs eager
+        # operations over the mesh then)
+        "_eager_fast": (read("jax_default_device") is None and not debug
+                        and (mesh is None or mesh.empty)),
+        # is any transfer guard set to more than "allow"?
+        "_transfer_guarded": any(read(n) not in (None, "allow") for n in _TRANSFER_GUARD_OPTIONS),
         # a new token at every change: a hot path that remembers what it saw (jit's last hit)
         # checks that nothing changed since with one `is`
-        object.__setattr__(self, "_generation", object())
+        "_generation": object(),
+    }
 
-    def _note_transfer_guard(self):
-        # one flag for the array code: is any transfer guard set to more than "allow"?
-        object.__setattr__(self, "_transfer_guarded", any(
-            getattr(self, n) not in (None, "allow") for n in _TRANSFER_GUARD_OPTIONS))
+
+# each Config's shared state (a threading.local's own attributes are per thread)
+_SHARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+class Config(threading.local):
+    """The option table; read options as attributes, change them with `update`.
+
+    As JAX's, `update` sets an option for the whole process and `override` (what
+    ``with jax.enable_x64():`` and the other context managers use) for this thread only:
+    each thread reads its own copy of the options (a threading.local, so a read stays one
+    attribute lookup), which `update` rewrites in every thread, where no `with` holds it.
+    """
+
+    def __init__(self):
+        # (threading.local runs this once per thread that reads the config: a new thread
+        # starts from the global values, with no override of its own)
+        shared = _SHARED.get(self)
+        if shared is None:
+            shared = _SHARED[self] = _Shared({o.name: o for o in _OPTIONS})
+        view = self.__dict__
+        view.update(shared.values)
+        view.update(shared.derived)
+        view["_overridden"] = {}          # option -> how many `with` blocks set it here
+        with shared.lock:
+            shared.views[threading.current_thread()] = view
+
+    @property
+    def _options(self) -> dict:
+        return _SHARED[self].options
+
+    @property
+    def use_absl(self) -> bool:
+        """True once config_with_absl has defined absl flags."""
+        return _SHARED[self].absl_flags is not None
+
+    @property
+    def absl_flags(self):
+        return _SHARED[self].absl_flags
+
+    def _refresh(self, view) -> None:
+        # a thread's derived values: the global ones where it overrides nothing (sharing the
+        # generation token, so that jit's remembered hit serves every such thread)
+        shared = _SHARED[self]
+        view.update(_derived(view.__getitem__) if view["_overridden"] else shared.derived)
+
+    def _note_trace_state(self):
+        """Recompute what derives from the options everywhere (make_user_context's values,
+        set_mesh's mesh changed)."""
+        shared = _SHARED[self]
+        with shared.lock:
+            shared.derived = _derived(shared.values.__getitem__)
+            for view in list(shared.views.values()):
+                self._refresh(view)
+
+    _note_generation = _note_trace_state      # (a new token comes with every recompute)
 
     def __setattr__(self, name, value):
         if name.startswith("_"):
-            object.__setattr__(self, name, value)
-        else:
-            self.update(name, value)
+            raise AttributeError(f"config has no settable attribute {name!r}")
+        self.update(name, value)
 
-    def update(self, name: str, value) -> None:
-        """Set option `name`, e.g. ``config.update("jax_enable_x64", True)``."""
+    def _checked(self, name: str, value):
         option = self._options.get(name)
         if option is None:
             known = ", ".join(sorted(self._options))
@@ -432,18 +502,57 @@ class Config:
             option.validate(value)
         if isinstance(option.default, enum.Enum):      # a name of a member: the member
             value = type(option.default)(value)
-        old = getattr(self, name)
-        for watcher in self._watchers.get(name, ()):
-            watcher(old, value)      # a watcher may refuse the change by raising
-        object.__setattr__(self, name, value)
-        if name in ("jax_debug_nans", "jax_debug_infs", "jax_no_execution",
-                    "jax_debug_key_reuse"):
-            self._note_debug_values()
-        if name in _TRACE_OPTIONS:
-            self._note_trace_state()
-        if name in _TRANSFER_GUARD_OPTIONS:
-            self._note_transfer_guard()
-        self._note_generation()
+        return value
+
+    def _watch_change(self, name: str, old, new) -> None:
+        for watcher in _SHARED[self].watchers.get(name, ()):
+            watcher(old, new)      # a watcher may refuse the change by raising
+
+    def update(self, name: str, value) -> None:
+        """Set option `name` for the whole process, e.g.
+        ``config.update("jax_enable_x64", True)`` (a thread inside a `with` block of it
+        keeps the block's value until the block ends)."""
+        value = self._checked(name, value)
+        shared = _SHARED[self]
+        with shared.lock:
+            self._watch_change(name, getattr(self, name), value)
+            shared.values[name] = value
+            shared.derived = _derived(shared.values.__getitem__)
+            for view in list(shared.views.values()):
+                if name not in view["_overridden"]:
+                    view[name] = value
+                self._refresh(view)
+
+    @contextlib.contextmanager
+    def override(self, name: str, value):
+        """Set an option inside a ``with`` block only, in this thread only (as JAX's
+        context managers)."""
+        value = self._checked(name, value)
+        shared, view = _SHARED[self], self.__dict__
+        with shared.lock:
+            prior = view[name]
+            self._watch_change(name, prior, value)
+            view[name] = value
+            view["_overridden"][name] = view["_overridden"].get(name, 0) + 1
+            self._refresh(view)
+        try:
+            yield
+        finally:
+            with shared.lock:
+                overridden = view["_overridden"]
+                overridden[name] -= 1
+                if not overridden[name]:      # the last block of it here: the global value
+                    del overridden[name]
+                    prior = shared.values[name]
+                self._watch_change(name, value, prior)
+                view[name] = prior
+                self._refresh(view)
+
+    def global_value(self, name: str):
+        """The option's value outside any `with` block of it (what `update` last set)."""
+        if name not in self._options:
+            raise AttributeError(f"Unrecognized config option {name!r}")
+        return _SHARED[self].values[name]
 
     def read(self, name: str):
         return getattr(self, name)
@@ -509,8 +618,7 @@ class Config:
         imported here, so it is needed only by those who call this.
         """
         from absl import app, flags as absl_flags     # only for absl programs, as in JAX
-        object.__setattr__(self, "use_absl", True)
-        object.__setattr__(self, "absl_flags", absl_flags)
+        _SHARED[self].absl_flags = absl_flags
         for name, option in self._options.items():
             default = getattr(self, name)
             define = {bool: absl_flags.DEFINE_bool, int: absl_flags.DEFINE_integer,
@@ -537,17 +645,7 @@ class Config:
 
     def watch(self, name: str, callback) -> None:
         """Call `callback(old, new)` before option `name` changes; raising refuses the change."""
-        self._watchers.setdefault(name, []).append(callback)
-
-    @contextlib.contextmanager
-    def override(self, name: str, value):
-        """Set an option inside a ``with`` block only."""
-        old = getattr(self, name)
-        self.update(name, value)
-        try:
-            yield
-        finally:
-            self.update(name, old)
+        _SHARED[self].watchers.setdefault(name, []).append(callback)
 
     def values(self) -> dict:
         return {name: getattr(self, name) for name in self._options}

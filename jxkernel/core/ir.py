@@ -10,14 +10,17 @@ in order of first appearance, so printing is deterministic and matches JAX.
 """
 from __future__ import annotations
 
+import builtins
 import itertools
 import re
+import sys
 from collections import Counter, deque
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from .avals import ShapedArray
+from .config import config
 
 
 class Var:
@@ -117,9 +120,11 @@ class JaxprEqn:
     @property
     def effects(self) -> frozenset:
         """The equation's side effects, as JAX's `eqn.effects`: the effect a debug callback
-        names in its params (jxkernel tracks no others)."""
+        names in its params, and its primitive's (`effect_rules`: checkify's check)."""
         effect = self.params.get("effect")
-        return frozenset() if effect is None else frozenset([effect])
+        own = self.primitive.effects_of(self.params) if hasattr(self.primitive, "effects_of") \
+            else frozenset()
+        return own if effect is None else own | {effect}
 
     def replace(self, **kw) -> Eqn:
         fields = {s: getattr(self, s) for s in self.__slots__}
@@ -142,13 +147,24 @@ class Jaxpr:
         self.constvars, self.invars = list(constvars), list(invars)
         self.outvars, self.eqns = list(outvars), list(eqns)
 
+    @property
+    def effects(self) -> frozenset:
+        """The side effects of its equations and of the jaxprs inside them (JAX's
+        `jaxpr.effects`)."""
+        out = set()
+        for eqn in self.eqns:
+            out |= eqn.effects
+            for inner in jaxpr_params(eqn.params):
+                out |= inner.effects
+        return frozenset(out)
+
     in_avals = property(lambda self: [v.aval for v in self.invars])
     out_avals = property(lambda self: [v.aval for v in self.outvars])
 
     def pretty_print(self, *, source_info=False, width=80, use_color=None) -> str:
-        """The jaxpr as text; `use_color` is JAX's syntax highlighting, which jxkernel's
-        text has not (plain whatever it says)."""
-        return pp_toplevel(self, source_info, width)
+        """The jaxpr as text; `use_color`: JAX's syntax highlighting (ANSI colors), by default
+        where JAX colors (a terminal or notebook, jax_pprint_use_color on)."""
+        return colored(pp_toplevel(self, source_info, width), use_color)
 
     def __str__(self):
         return self.pretty_print()
@@ -166,13 +182,15 @@ class ClosedJaxpr:
         assert len(jaxpr.constvars) == len(consts), (len(jaxpr.constvars), len(consts))
         self.jaxpr, self.consts, self.ref_writes = jaxpr, list(consts), tuple(ref_writes)
 
+    effects = property(lambda self: self.jaxpr.effects)
     in_avals = property(lambda self: self.jaxpr.in_avals)
     out_avals = property(lambda self: self.jaxpr.out_avals)
     eqns = property(lambda self: self.jaxpr.eqns)
     literals = property(lambda self: self.consts)
 
     def pretty_print(self, *, source_info=False, width=80, use_color=None) -> str:
-        return self.jaxpr.pretty_print(source_info=source_info, width=width)
+        return self.jaxpr.pretty_print(source_info=source_info, width=width,
+                                       use_color=use_color)
 
     def __str__(self):
         return self.pretty_print()
@@ -479,6 +497,44 @@ def name_unused_results(jaxpr: Jaxpr, names: Names) -> None:
         for v in e.outvars:
             if v not in used:
                 names.names.setdefault(v, "_")
+
+
+def _can_use_color() -> bool:
+    """Where JAX colors jaxprs by default: a Jupyter or Colab shell (IPython's get_ipython
+    among the builtins), else a terminal on stdout."""
+    shell = getattr(builtins, "get_ipython", None)
+    kind = type(shell()) if shell is not None else None
+    if kind is not None and (kind.__name__ == "ZMQInteractiveShell" or "colab" in str(kind)):
+        return True
+    return hasattr(sys.stdout, "isatty") and sys.stdout.isatty()
+
+
+CAN_USE_COLOR = _can_use_color()      # (decided once, at import, as JAX's)
+_KEYWORD, _TYPE, _RESET_KEYWORD, _RESET_TYPE = "\x1b[34;1m", "\x1b[35m", "\x1b[39;22m", "\x1b[39m"
+# a binder's type (`a:f32[3]`, `_:i32[]`): a variable's name, not a literal's (`2.0:f32[]`,
+# `inf:f32[]`, `True:bool[]`), then its type up to a space, comma, `;`, `)` or the `.` after
+# a jaxpr's binders
+_BINDER_TYPE = re.compile(r"(?<![\w.'\"-])(?!(?:inf|nan):)([a-z]+|_)(:[^\s,;).]+)")
+_LET = re.compile(r"\. let(\n *)?")
+_IN = re.compile(r"(?<=\s)in (?=\()")
+
+
+def colored(text: str, use_color=None) -> str:
+    """A jaxpr's text with JAX's highlighting where `use_color` (None: JAX's default) says:
+    the keywords bold blue, the binders' types magenta, literals and the rest plain.
+
+    >>> colored("{ lambda ; a:f32[]. let b:f32[] = sin a in (b,) }", True).count("\x1b[35m")
+    2
+    """
+    if use_color is None:
+        use_color = CAN_USE_COLOR and config.jax_pprint_use_color
+    if not use_color:
+        return text
+    text = _BINDER_TYPE.sub(lambda m: f"{m[1]}{_TYPE}{m[2]}{_RESET_TYPE}", text)
+    text = text.replace("{ lambda ", f"{{ {_KEYWORD}lambda {_RESET_KEYWORD}")
+    # (JAX's reset after `let` comes after the line break and indent that follow it)
+    text = _LET.sub(lambda m: f". {_KEYWORD}let{m[1] or ''}{_RESET_KEYWORD}", text)
+    return _IN.sub(f"{_KEYWORD}in {_RESET_KEYWORD}", text)
 
 
 def pp_toplevel(jaxpr: Jaxpr, source_info=False, width=80, names: Names | None = None) -> str:

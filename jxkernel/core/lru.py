@@ -205,8 +205,7 @@ class WeakLRU(LRU):
     def __init__(self, maxsize: int):
         super().__init__(maxsize)
         self._refs: dict = {}      # id(first) -> its weakref (one per object, shared by keys)
-        self._dead: list = []      # ids whose object died: purged by the next set (a weakref
-        #                            callback may run inside our own lock, mid-change)
+        self._dead: list = []      # ids whose object died, not yet purged (_died)
 
     # Stored: (id(first), rest) -> (value, weakref to first). Each entry keeps its object's
     # weakref, so an entry of a dead object never answers for a new one given its id, and a
@@ -233,10 +232,24 @@ class WeakLRU(LRU):
             if ref is None or ref() is not first:
                 try:
                     ref = self._refs[ref_id] = weakref.ref(
-                        first, lambda _, i=ref_id: self._dead.append(i))
+                        first, lambda _, i=ref_id: self._died(i))
                 except TypeError:
                     return
             LRU.__setitem__(self, (ref_id, rest), (value, ref))
+
+    def _died(self, ref_id) -> None:
+        """A key's object died: drop its entries now, so that what their values hold (a
+        jaxpr's constants: a closed-over array) goes with it, as with JAX's
+        weakref_lru_cache. Left to the next change where this thread is inside one (the
+        callback may run mid-change) or another thread holds the lock."""
+        self._dead.append(ref_id)
+        if self._lock._is_owned() or not self._lock.acquire(blocking=False):
+            return
+        try:
+            while self._dead:       # (values dropped may free more keys' objects)
+                self._purge()
+        finally:
+            self._lock.release()
 
     def _purge(self) -> None:
         """Drop the entries of objects that died (called holding the lock)."""

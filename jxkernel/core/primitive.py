@@ -72,6 +72,12 @@ class Primitive:
         """(output aval(s), effects), as JAX's `Primitive.abstract_eval` returns them."""
         return rule("abstract_eval", self)(*avals, **params), frozenset()
 
+    def effects_of(self, params) -> frozenset:
+        """The side effects an equation of this primitive with `params` has (its
+        `effect_rules` entry; none without one)."""
+        effects = effect_rules.get(self)
+        return frozenset() if effects is None else effects(params)
+
     def get_bind_params(self, params) -> dict:
         """The keywords to `bind` an equation's primitive with, from its `params` (as JAX's,
         for interpreters of jaxprs): jxkernel binds every primitive with its params as they are.
@@ -161,6 +167,11 @@ numpy_rules: dict = {}
 # raises KeyError there, as JAX's table does
 jet_rules: dict = {}
 
+# effects(params) -> frozenset: the side effects an equation of the primitive has, as JAX's
+# `eqn.effects` (checkify's check: its ErrorEffects); a debug callback names its own in its
+# params (core/ir.py's JaxprEqn.effects reads both)
+effect_rules: dict = {}
+
 RULE_TABLES = {
     "abstract_eval": abstract_eval_rules,
     "lowering": lowering_rules,
@@ -179,6 +190,7 @@ RULE_TABLES = {
     "own_vma": own_vma_rules,
     "numpy": numpy_rules,
     "jet": jet_rules,
+    "effects": effect_rules,
 }
 
 

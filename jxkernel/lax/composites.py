@@ -23,7 +23,7 @@ from ..core.ir import param_printers
 from ..core.numpy_eval import call_rule
 from ..core.primitive import (Primitive, abstract_eval_rules, jvp_rules, lowering_rules,
                               numpy_rules, transpose_rules)
-from ..core.staging import trace_to_jaxpr
+from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 from ..core.trace import Tracer
 from ..tree_util import tree_flatten, tree_unflatten
 from ..xla import stablehlo as hlo
@@ -60,8 +60,11 @@ def composite(decomposition, name: str, version: int = 0):
                 "known at compile time must be explicitly passed as arguments to the "
                 "composite.")
         attributes = tuple((k, v) for k, v in kwargs.items() if v is not None)
-        outs = composite_p.bind(*flat, name=name, attributes=_Attributes(attributes),
-                                version=version, jaxpr=jaxpr)
+        # the decomposition's array constants are the composite's first operands, as JAX's
+        # (its decomposition function takes them as arguments)
+        opened, consts = convert_constvars_to_invars(jaxpr)
+        outs = composite_p.bind(*consts, *flat, name=name, attributes=_Attributes(attributes),
+                                version=version, jaxpr=opened)
         return tree_unflatten(out_tree[0], outs)
     return call
 

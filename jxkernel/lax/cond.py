@@ -1,6 +1,9 @@
 """cond and switch: choose one of several traced branches by a runtime index.
 
+    >>> from jxkernel import lax
+    >>> x = 3.0
     >>> lax.cond(x > 0, lambda x: x * 2., lambda x: -x, x)
+    Array(6., dtype=float32, weak_type=True)
 
 Every branch is traced once into a jaxpr (all branches, even under no
 transformation, as in JAX), so they must agree on output types. The `cond`
@@ -504,6 +507,7 @@ def platform_dependent(*args, default=None, **per_platform):
     choice is a constant of the lowered program. The NumPy backend takes a `numpy` branch,
     else the `cpu` one (it computes what XLA's CPU does), else the default.
 
+    >>> from jxkernel import lax, numpy as jnp
     >>> lax.platform_dependent(jnp.float32(2), cpu=lambda x: x * 10, default=lambda x: x)
     Array(20., dtype=float32)
     """

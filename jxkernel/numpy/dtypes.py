@@ -287,6 +287,8 @@ def issubdtype(arg1, arg2) -> bool:
     >>> jnp.issubdtype(jnp.bfloat16, jnp.floating)
     True
     """
+    if _core.is_extended(arg2):          # an extended dtype (a typed key's) holds itself only
+        return _core.is_extended(arg1) and arg1 == arg2
     a = _core.extended_scalar_type(arg1) or arg1     # a typed key's dtype answers as prng_key
     return _issubdtype(a if isinstance(a, (type, np.dtype)) else np.dtype(a),
                        arg2 if isinstance(arg2, (type, np.dtype)) else np.dtype(arg2))

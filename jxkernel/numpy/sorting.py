@@ -25,6 +25,7 @@ from .index_tricks import put_along_axis
 from .indexing import _IndexUpdateHelper, _scatter_update, getitem
 from .manipulation import _slice_axis, moveaxis, swapaxes
 from .creation import arange
+from .dtypes import canonicalize_user_dtype
 from .reductions import _where, cumsum, sum as _sum
 from .ufuncs import floor_divide, remainder
 from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
@@ -321,4 +322,15 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan")
     if impl is None:
         raise ValueError(f"invalid argument method={method!r}, expected one of "
                          f"{sorted(_SEARCHSORTED)}")
-    return impl(a, v, side, _INT32 if _shape(a)[0] < 2 ** 31 else _INT64)
+    return impl(a, v, side, _index_dtype(_shape(a)[0]))
+
+
+def _index_dtype(n) -> np.dtype:
+    """int32 for indices up to `n`, else int64 asked for as JAX asks: without x64 its warning
+    (or jax_explicit_x64_dtypes' error), then NumPy's OverflowError for `n` in int32."""
+    if n < 2 ** 31:
+        return _INT32
+    dtype = canonicalize_user_dtype(_INT64, "searchsorted")
+    if n > np.iinfo(dtype).max:
+        raise OverflowError(f"Python integer {n} out of bounds for {dtype.name}")
+    return dtype

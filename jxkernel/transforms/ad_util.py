@@ -260,7 +260,8 @@ sharding_rules[stop_gradient_p] = sharding_types.same_as_operand_rule
 def stop_gradient(x):
     """`x` with zero derivative: differentiation treats it as a constant (any pytree).
 
-    >>> grad(lambda x: x * stop_gradient(x))(3.0)     # d/dx of x * 3
+    >>> import jxkernel as jax
+    >>> jax.grad(lambda x: x * stop_gradient(x))(3.0)     # d/dx of x * 3
     Array(3., dtype=float32, weak_type=True)
     """
 

@@ -12,7 +12,7 @@ from ..core.config import config
 from ..core import compile_record
 from ..core import trace as _trace
 from ..core.device_assignment import check_device_assignment
-from ..core.ir import Eqn, Jaxpr, Literal, Var
+from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from ..core.lru import LRU, PROGRAMS, Bounded
 from ..core.mesh import on_context_mesh
 from ..core.physical import physical_rules
@@ -25,6 +25,7 @@ from .placement import all_placed, call_placement, placement_of
 from .transfers import put_on_device
 from . import fastpath
 from .executable import Executable, check_may_execute
+from .lowering import NeedsMesh
 from .pipeline import compile_jaxpr
 
 # Eager programs, one per primitive, params and operand types: bounded (core/lru.PROGRAMS),
@@ -45,6 +46,9 @@ def _forget(_, exe) -> None:
 _executables = LRU(PROGRAMS, on_evict=_forget)  # (prim, avals, params, device) -> Executable
 # Set by xla/sharded.py (on its import): operations on arrays split over a mesh run there.
 sharded_apply = None
+# xla/sharded.py's run_jaxpr, set when it loads: a primitive whose program needs a mesh (a
+# pmap or shard_map inside an eager loop's body) runs over it, as jit runs such a program
+sharded_run_jaxpr = None
 
 
 class _LastRun:
@@ -150,8 +154,14 @@ def _run_compiled(prim, args, params):
         exe = _executables.get(key)
     except TypeError:
         raise TypeError(f"Parameters of '{prim}' must be hashable; got {params}") from None
+    if key in _over_mesh:
+        return _run_over_mesh(prim, args, avals, params, _over_mesh[key])
     if exe is None:
-        exe = _executables[key] = compile_primitive(prim, avals, params, device)
+        try:
+            exe = _executables[key] = compile_primitive(prim, avals, params, device)
+        except NeedsMesh as e:      # a shard_map or pmap inside (an eager loop's body)
+            _over_mesh[key] = e.mesh
+            return _run_over_mesh(prim, args, avals, params, e.mesh)
     exe = exe.with_committed(committed)
     # the fast paths take calls whose operands all have the sharding object these have (one
     # per device and kind: where the call runs, and what its results are, follow from it)
@@ -165,6 +175,17 @@ def _run_compiled(prim, args, params):
     outs = exe.call_buffers(bufs)
     if config._debug_values:
         check_values(prim.name, outs)
+    return outs if prim.multiple_results else outs[0]
+
+
+_over_mesh = LRU(PROGRAMS)     # (prim, avals, params, device) -> the mesh its program needs
+
+
+def _run_over_mesh(prim, args, avals, params, mesh):
+    """`prim` compiled over `mesh`, partitioned as jit partitions a program with a shard_map
+    inside (JAX's eager loop with a pmap in its body runs it so)."""
+    outs = sharded_run_jaxpr(ClosedJaxpr(primitive_jaxpr(prim, avals, params)), prim.name,
+                             args, mesh)
     return outs if prim.multiple_results else outs[0]
 
 

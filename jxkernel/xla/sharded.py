@@ -523,4 +523,5 @@ def run_jaxpr(closed, name, args, mesh=None, on_compile=None) -> list:
 
 
 _dispatch.sharded_apply = apply_primitive
+_dispatch.sharded_run_jaxpr = run_jaxpr
 array.on_mesh = sys.modules[__name__]    # (Array's methods over a mesh: xla/array.py)

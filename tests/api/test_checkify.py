@@ -105,10 +105,12 @@ def test_check_error_is_functionalized_again():
 
 
 def test_checks_inside_pmap():
-    # each device checks its slice; the failed device's error is the one reported
+    # each device checks its slice; each failed device's error is reported, by its index (JAX
+    # 0.10.2's words: `at mapped index 0: -1.0 needs to be positive! (`check` failed)`)
     n = jxkernel.device_count()
     g = jxkernel.pmap(lambda x: positive(lax.psum(x, "i")), axis_name="i")
     err, out = ck.checkify(g)(-jnp.ones(n))
-    assert err.get() == f"{-float(n)} needs to be positive! (`check` failed)"
+    assert err.get() == "\n".join(f"at mapped index {i}: {-float(n)} needs to be positive! "
+                                  f"(`check` failed)" for i in range(n))
     assert out.shape == (n,)
     assert ck.checkify(g)(jnp.ones(n))[0].get() is None

@@ -8,7 +8,8 @@ import os
 import numpy as np
 import pytest
 from numerics import ELEMENTWISE, assert_allclose_ulp
-from x64_context_cases import explicit_x64_dtypes, grad_through_x64_block, scan_with_x64_block
+from x64_context_cases import (context_managers_in_threads, explicit_x64_dtypes,
+                               grad_through_x64_block, scan_with_x64_block)
 
 import jxkernel as jax
 import locations  # tests/support: the repository's folders
@@ -52,3 +53,12 @@ def test_explicit_x64_dtypes_allow_refuses_a_64_bit_array():
     with pytest.raises(ValueError, match="'loud' is not a valid ExplicitX64Mode"):
         jax.config.update("jax_explicit_x64_dtypes", "loud")
     assert str(jax.config.jax_explicit_x64_dtypes) == "1"          # still WARN
+
+
+def test_config_context_managers_hold_for_their_thread_only():
+    """enable_x64 and numpy_rank_promotion in threads at once, a thread started inside a
+    block, config.update inside a block: JAX's thread-local overrides (x64_context_test's
+    test_thread_safety)."""
+    got = context_managers_in_threads(jax)
+    want = REF["context_managers_in_threads"]
+    assert got == want

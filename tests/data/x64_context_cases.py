@@ -60,7 +60,69 @@ def explicit_x64_dtypes(jax):
     return out
 
 
+def _in_threads(jax, *blocks):
+    """Run each of `blocks` (a callable taking a wait()) in its own thread, every thread inside
+    its block at the same time (a barrier, no sleeps), and return their results."""
+    import threading
+    barrier = threading.Barrier(len(blocks))
+    results = [None] * len(blocks)
+
+    def runner(i):
+        results[i] = blocks[i](barrier.wait)
+    threads = [threading.Thread(target=runner, args=(i,)) for i in range(len(blocks))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results
+
+
+def context_managers_in_threads(jax):
+    """JAX's config context managers set an option for their thread only: two threads inside
+    enable_x64(True) and enable_x64(False) at once each see their own value (and a jitted
+    function traced in each gives its own dtype); a thread started inside a block sees the
+    global value; config.update inside a block changes the global value, not the block's."""
+    jnp = jax.numpy
+    f = jax.jit(lambda v: v + 1)
+
+    def x64_block(flag):
+        def block(wait):
+            with jax.enable_x64(flag):
+                wait()
+                seen = [bool(jax.config.jax_enable_x64), jnp.array(np.int64(0)).dtype.name,
+                        f(np.int64(1)).dtype.name]
+                wait()
+            return seen
+        return block
+
+    def rank_block(mode):
+        def block(wait):
+            with jax.numpy_rank_promotion(mode):
+                wait()
+                try:
+                    seen = (jnp.ones(2) + jnp.ones((3, 2))).shape
+                except ValueError as e:
+                    seen = ["ValueError", str(e).split(";")[0]]
+                wait()
+            return list(seen)
+        return block
+
+    out = {"x64": _in_threads(jax, x64_block(True), x64_block(False), x64_block(True))}
+    out["rank_promotion"] = _in_threads(jax, rank_block("raise"), rank_block("allow"))
+    with jax.enable_x64(True):
+        out["thread_started_in_block"] = _in_threads(
+            jax, lambda wait: [bool(jax.config.jax_enable_x64), jnp.arange(2).dtype.name])[0]
+    with jax.enable_x64(False):
+        jax.config.update("jax_enable_x64", True)
+        inside = bool(jax.config.jax_enable_x64)
+    after = bool(jax.config.jax_enable_x64)
+    jax.config.update("jax_enable_x64", False)
+    out["update_in_block"] = [inside, after, bool(jax.config.jax_enable_x64)]
+    return out
+
+
 def run(jax):
     return {"grad_through_x64_block": grad_through_x64_block(jax),
             "scan_with_x64_block": scan_with_x64_block(jax),
-            "explicit_x64_dtypes": explicit_x64_dtypes(jax)}
+            "explicit_x64_dtypes": explicit_x64_dtypes(jax),
+            "context_managers_in_threads": context_managers_in_threads(jax)}

@@ -8,6 +8,7 @@ import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel import lax
 from jxkernel.core import check_jaxpr
+from doc_examples import check_docstring_examples
 from grads_together import check_grads_together
 from numerics import ELEMENTWISE, REDUCTION, assert_allclose_ulp
 
@@ -433,3 +434,8 @@ def test_branch_structure_errors_are_jaxs():
     assert "true_fun output is a <class 'dict'> with pytree metadata ('a', 'b') but false_fun " \
            "output is a <class 'dict'> with pytree metadata ('a', 'c'), so the pytree node " \
            "metadata does not match.\n" in text
+
+
+def test_cond_module_docstring_examples_run():
+    """cond.py's examples (its module docstring's used an undefined `x`)."""
+    check_docstring_examples("jxkernel.lax.cond")

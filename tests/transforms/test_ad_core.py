@@ -11,6 +11,7 @@ import jxkernel.numpy as jnp
 from jxkernel import lax
 from jxkernel.core import check_jaxpr
 from jxkernel.test_util import check_grads
+from doc_examples import check_docstring_examples
 from numerics import ELEMENTWISE, REDUCTION, assert_allclose_ulp
 
 rng = np.random.default_rng(0)
@@ -512,3 +513,8 @@ def test_complex_transpose_sums_broadcast_dimensions_back():
     assert ct_x.shape == (3, 1) and ct_y.shape == (1, 4)
     np.testing.assert_array_equal(np.asarray(ct_x), np.full((3, 1), 4.0, np.float32))  # 4 x 1
     np.testing.assert_array_equal(np.asarray(ct_y), np.full((1, 4), -6.0, np.float32))  # 3 x -2
+
+
+def test_ad_util_docstring_examples_run():
+    """ad_util.py's examples (stop_gradient's called an undefined `grad`)."""
+    check_docstring_examples("jxkernel.transforms.ad_util")

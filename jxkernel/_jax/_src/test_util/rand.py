@@ -245,7 +245,7 @@ def rand_unique_int(rng, high=None):
 def rand_indices_unique_along_axis(rng):
     """Indices below `dim`, distinct along `axis`, some made negative (counted from the end)."""
     def fn(dim, shape, axis, allow_negative=True):
-        others = shape[:axis] + shape[axis + 1:]
+        others = shape[:axis] + shape[axis:][1:]        # (axis may count from the end)
         rows = [rng.choice(dim, size=shape[axis], replace=False) for _ in range(math.prod(others))]
         idx = np.moveaxis(np.array(rows).reshape(*others, shape[axis]), -1, axis)
         if allow_negative:
