@@ -262,12 +262,12 @@ _OPTIONS = [
             "that option False (jxkernel's only value, JAX's default) array constants are "
             "constvars and this changes nothing, in JAX as here.",
             validate=lambda v: _check_int(v, "jax_embedded_constants_max_bytes")),
-    _one_value("jax_use_direct_linearize", True,
-               "Linearize by a linearize trace rather than by jvp and partial evaluation",
-               "it linearizes by one trace that runs the primal computation and stages the "
-               "tangent one (JAX's default, direct linearization)"),
-    _one_value("jax_remat3", False, "JAX's experimental rewrite of checkpoint (remat)",
-               "its checkpoint is JAX's default one"),
+    # JAX's tests check that results do not depend on these two (test_use_direct_linearize,
+    # Remat3Test: api_test's checkpoint tests again under remat3): one implementation meets
+    # both values, so both are accepted. Not so simplified constants: they change jaxprs' text
+    _switch("jax_use_direct_linearize", True,
+            "Linearize by a linearize trace rather than by jvp and partial evaluation"),
+    _switch("jax_remat3", False, "JAX's experimental rewrite of checkpoint (remat)"),
     _switch("jax_custom_vjp3", False, "JAX's experimental rewrite of custom_vjp"),
     _flag("jax_enable_custom_prng", False,
           "JAX's upgrade to typed keys: PRNGKey, and split/fold_in of a raw key, return typed "
