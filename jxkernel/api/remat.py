@@ -40,7 +40,7 @@ from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_map, 
 from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
 from ..transforms.api_util import flatten_fun, merge_static, wraps
 from ..transforms.batching import batch_jaxpr
-from ..core.dce import dce_jaxpr
+from ..core.dce import dce_jaxpr, dce_jaxpr_outputs
 from ..core.partial_eval import partial_eval_jaxpr
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 from ..transforms import jit_refs
@@ -272,11 +272,14 @@ def _remat_partial_eval(trace, args, params):
         return eval_jaxpr(unknown_jaxpr.jaxpr, unknown_jaxpr.consts, *residuals, *xs[n_in:])
     recompute_jaxpr = trace_to_jaxpr(recompute, [get_aval(x) for x in known_args] +
                                      [v.aval for v in saved_vars] + unknown_avals)
+    # only what the recomputation reads goes in, as JAX's dce of its staged jaxpr: a
+    # function linear in x keeps no residual of x (`saved_residuals` lists none)
+    recompute_jaxpr, used = _reading_only(recompute_jaxpr)
     # (no trace of a function in JAX's: it rewrites the jaxpr; its transpose is traced, there)
     step = ("partial_eval", tuple(unknowns), _by_identity(params["policy"]))
     _derive(jaxpr, recompute_jaxpr, step, traced=False)
-    atoms = [trace.to_atom(x) for x in [*known_args, *saved]] + \
-        [trace.to_atom(x) for x, u in zip(args, unknowns) if u]
+    ins = [*known_args, *saved, *[x for x, u in zip(args, unknowns) if u]]
+    atoms = [trace.to_atom(x) for x, keep in zip(ins, used) if keep]
     # JAX's remat partial eval records its equation with the whole name stack where the
     # linearization's own trace keeps what was pushed since it began, so under grad the staged
     # checkpoint is named under jvp twice (`transpose(jvp(jvp()))/remat2` once transposed)
@@ -288,6 +291,12 @@ def _remat_partial_eval(trace, args, params):
                                           recompute_jaxpr.out_avals))
     known_iter = iter(known_outs)
     return [next(unknown_outs) if u else next(known_iter) for u in out_unknowns]
+
+
+def _reading_only(closed: ClosedJaxpr):
+    """(`closed` without dead code and the inputs it then does not read, which inputs stay)."""
+    jaxpr, used = dce_jaxpr_outputs(closed.jaxpr, True)
+    return ClosedJaxpr(jaxpr, closed.consts), used
 
 
 def _remat_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):

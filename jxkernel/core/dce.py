@@ -47,10 +47,18 @@ def dce_jaxpr(jaxpr: Jaxpr, prune_calls: bool = False) -> Jaxpr:
     return Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars, kept[::-1])
 
 
+# primitive -> rule(used_outputs, eqn) -> (used_inputs, the equation computing only the used
+# outputs, or None): JAX's dce_rules, registered beside their primitives (cond, scan, jit,
+# checkpoint, custom_jvp/vjp). dce_jaxpr_outputs applies them, so a loop or a branch inside
+# keeps only what its used results need (a checkpoint's recomputation: no primal `sin`).
+dce_rules: dict = {}
+
+
 def dce_jaxpr_outputs(jaxpr: Jaxpr, used_outputs, instantiate=False) -> tuple[Jaxpr, list]:
     """JAX's `pe.dce_jaxpr`: (`jaxpr` keeping only the outputs `used_outputs` flags (a bool or
     one per output) and what they need, taking only the inputs they read or `instantiate`
-    keeps (a bool or one per input); which inputs it takes).
+    keeps (a bool or one per input); which inputs it takes). Nested jaxprs are pruned too,
+    by their primitive's `dce_rules`.
 
         >>> j = make_jaxpr(lambda x, y: (jnp.sin(x), y * 2))(1.0, 2.0).jaxpr
         >>> pruned, used = dce_jaxpr_outputs(j, [True, False]); used
@@ -63,12 +71,29 @@ def dce_jaxpr_outputs(jaxpr: Jaxpr, used_outputs, instantiate=False) -> tuple[Ja
     if isinstance(instantiate, bool):
         instantiate = [instantiate] * len(jaxpr.invars)
     outvars = [v for v, used in zip(jaxpr.outvars, used_outputs) if used]
-    live = dce_jaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, outvars, jaxpr.eqns))
-    read = {v for e in live.eqns for v in e.invars if isinstance(v, Var)}
-    read.update(v for v in outvars if isinstance(v, Var))
-    used_inputs = [v in read or bool(keep) for v, keep in zip(jaxpr.invars, instantiate)]
+    live = {v for v in outvars if isinstance(v, Var)}
+    kept = []
+    for eqn in reversed(jaxpr.eqns):
+        used_outs = [v in live for v in eqn.outvars]
+        effect = _has_effect(eqn)
+        if not any(used_outs) and not effect:
+            continue
+        operands, rule = eqn.invars, dce_rules.get(eqn.primitive)
+        # (an effectful equation stays whole: its rule need not know effects)
+        used_ins, eqn = ([True] * len(operands), eqn) if rule is None or effect else \
+            rule(used_outs, eqn)
+        if eqn is not None:
+            kept.append(eqn)
+        live.update(v for v, u in zip(operands, used_ins) if u and isinstance(v, Var))
+    used_inputs = [v in live or bool(keep) for v, keep in zip(jaxpr.invars, instantiate)]
     invars = [v for v, used in zip(jaxpr.invars, used_inputs) if used]
-    return Jaxpr(jaxpr.constvars, invars, outvars, live.eqns), used_inputs
+    return Jaxpr(jaxpr.constvars, invars, outvars, kept[::-1]), used_inputs
+
+
+def dce_closed_outputs(closed: ClosedJaxpr, used_outputs, instantiate=False):
+    """dce_jaxpr_outputs of a ClosedJaxpr, its consts kept: (ClosedJaxpr, used inputs)."""
+    jaxpr, used = dce_jaxpr_outputs(closed.jaxpr, used_outputs, instantiate)
+    return ClosedJaxpr(jaxpr, closed.consts), used
 
 
 def pruned_body(body: Jaxpr) -> tuple[Jaxpr, tuple | None]:
@@ -112,3 +137,25 @@ def _has_effect(eqn) -> bool:
 
 def _any_effect(jaxpr: Jaxpr) -> bool:
     return any(_has_effect(eqn) for eqn in jaxpr.eqns)
+
+
+def dce_closed(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """`closed` without its dead equations and without the consts nothing then reads (a Ref
+    its `ref_writes` names stays): a linearization keeps only the residuals its tangents use,
+    as JAX's linearize DCEs its linear jaxpr (`saved_residuals(nn.softmax, x)`: three, not
+    the mask of reduce_max whose tangent stop_gradient drops).
+
+        >>> c = make_jaxpr(lambda x: (jnp.sin(x), 2.0)[1])(1.0)
+        >>> dce_closed(c).eqns
+        []
+    """
+    jaxpr = dce_jaxpr(closed.jaxpr)
+    read = {v for e in jaxpr.eqns for v in e.invars if isinstance(v, Var)}
+    read.update(v for v in jaxpr.outvars if isinstance(v, Var))
+    keep = [i for i, v in enumerate(jaxpr.constvars) if v in read or i in closed.ref_writes]
+    if jaxpr is closed.jaxpr and len(keep) == len(jaxpr.constvars):
+        return closed
+    new_index = {old: new for new, old in enumerate(keep)}
+    pruned = Jaxpr([jaxpr.constvars[i] for i in keep], jaxpr.invars, jaxpr.outvars, jaxpr.eqns)
+    return ClosedJaxpr(pruned, [closed.consts[i] for i in keep],
+                       tuple(new_index[i] for i in closed.ref_writes))
