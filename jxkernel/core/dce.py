@@ -28,30 +28,36 @@ from .primitive import side_effecting
 # dce rules of pjit and shard_map).
 prune_rules: dict = {}
 
-
-def dce_jaxpr(jaxpr: Jaxpr, prune_calls: bool = False) -> Jaxpr:
-    """`jaxpr` without its dead equations (the same object when it has none); `prune_calls`:
-    its calls (`prune_rules`) taking only the operands their bodies read."""
-    live = {v for v in jaxpr.outvars if isinstance(v, Var)}
-    kept, changed = [], False
-    for eqn in reversed(jaxpr.eqns):
-        if any(v in live for v in eqn.outvars) or _has_effect(eqn):
-            rule = prune_rules.get(eqn.primitive) if prune_calls else None
-            if rule is not None:
-                eqn, was = rule(eqn), eqn
-                changed = changed or eqn is not was
-            kept.append(eqn)
-            live.update(v for v in eqn.invars if isinstance(v, Var))
-    if len(kept) == len(jaxpr.eqns) and not changed:
-        return jaxpr
-    return Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars, kept[::-1])
-
-
 # primitive -> rule(used_outputs, eqn) -> (used_inputs, the equation computing only the used
 # outputs, or None): JAX's dce_rules, registered beside their primitives (cond, scan, jit,
 # checkpoint, custom_jvp/vjp). dce_jaxpr_outputs applies them, so a loop or a branch inside
 # keeps only what its used results need (a checkpoint's recomputation: no primal `sin`).
 dce_rules: dict = {}
+
+
+def dce_jaxpr(jaxpr: Jaxpr, prune_calls: bool = False) -> Jaxpr:
+    """`jaxpr` without its dead equations (the same object when it has none); `prune_calls`:
+    its calls (`prune_rules`) taking only the operands their bodies read, and its loops,
+    branches and custom rules (`dce_rules`) computing only the results read, as JAX's jit
+    lowers (a custom_vjp fwd with `optimize_remat` whose residuals go unread runs as its
+    primal function)."""
+    live = {v for v in jaxpr.outvars if isinstance(v, Var)}
+    kept, changed = [], False
+    for eqn in reversed(jaxpr.eqns):
+        used_outs = [v in live for v in eqn.outvars]
+        effect = _has_effect(eqn)
+        if any(used_outs) or effect:
+            rule = prune_rules.get(eqn.primitive) if prune_calls else None
+            if rule is not None:
+                eqn, was = rule(eqn), eqn
+                changed = changed or eqn is not was
+            elif prune_calls and not effect and eqn.primitive in dce_rules:
+                eqn, changed = dce_rules[eqn.primitive](used_outs, eqn)[1], True
+            kept.append(eqn)
+            live.update(v for v in eqn.invars if isinstance(v, Var))
+    if len(kept) == len(jaxpr.eqns) and not changed:
+        return jaxpr
+    return Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars, kept[::-1])
 
 
 def dce_jaxpr_outputs(jaxpr: Jaxpr, used_outputs, instantiate=False) -> tuple[Jaxpr, list]:
