@@ -40,7 +40,7 @@ from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_map, 
 from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
 from ..transforms.api_util import flatten_fun, merge_static, wraps
 from ..transforms.batching import batch_jaxpr
-from ..core.dce import dce_jaxpr, dce_jaxpr_outputs
+from ..core.dce import dce_jaxpr_outputs
 from ..core.partial_eval import partial_eval_jaxpr
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 from ..transforms import jit_refs
@@ -252,11 +252,12 @@ def _remat_partial_eval(trace, args, params):
                                                        params["policy"])
     # the forward part is evaluated in the outer trace, not in a checkpoint of its own, as JAX's
     # remat_partial_eval hoists it (`core.eval_jaxpr(jaxpr_known, ...)`), without the equations
-    # that only fed residuals it does not save (dce_jaxpr keeps effectful ones: a debug callback
+    # that only fed residuals it does not save (DCE keeps effectful ones: a debug callback
     # still runs once); under grad the primal `sin` equations print outside the remat2
     k = known_jaxpr.jaxpr
-    forward = dce_jaxpr(Jaxpr(k.constvars, k.invars, k.outvars[:n_known_out] + saved_vars,
-                              k.eqns))
+    forward, _ = dce_jaxpr_outputs(Jaxpr(k.constvars, k.invars,
+                                         k.outvars[:n_known_out] + saved_vars, k.eqns),
+                                   True, instantiate=True)
     known_outs = []
     if forward.outvars or forward.eqns:
         with set_current_trace(trace.parent):

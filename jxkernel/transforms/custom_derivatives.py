@@ -46,6 +46,7 @@ from .ad import JVPTrace, always_transposed
 from .api_util import flatten_fun, update_wrapper
 from .jit_refs import is_ref
 from .batching import batch_jaxpr, vmap
+from .custom_vjp_remat import optimize_remat_of_custom_vjp_fwd
 from .linear_util import wrap_init
 from ..core.partial_eval import PartialEvalTrace
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
@@ -522,6 +523,9 @@ class custom_vjp(_CustomFunction):
         self.fwd = self.bwd = None
 
     def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):
+        if optimize_remat:      # fwd runs as fun where its residuals go unread (under remat)
+            fwd = optimize_remat_of_custom_vjp_fwd(self.fun, None, fwd, None,
+                                                   self.nondiff_argnums, symbolic_zeros)
         self.fwd, self.bwd, self.symbolic_zeros = fwd, bwd, symbolic_zeros
 
     def __call__(self, *args, **kwargs):
