@@ -1,0 +1,159 @@
+"""checkpoint (remat) and dead-code elimination, run alike by real JAX
+(reference/make_remat_dce_reference.py records remat_dce_reference.json) and by jxkernel
+(tests/transforms/test_remat_dce.py): `run(jax)` returns plain JSON data.
+
+- "residuals": per function, what `print_saved_residuals` lists, each line cut before the
+  source line it names ("f32[] from the argument x", "f32[4] output of exp").
+- "dce": per jaxpr and used outputs, `pe.dce_jaxpr`'s used inputs, its equation count with
+  nested jaxprs', and the primitives a custom rule's call keeps.
+- "counts": how often ` sin `, ` cos `, ` dot_` print in a linearized or vjp'd checkpoint's
+  jaxpr (a cond or scan inside: its primal part is not recomputed).
+- "optimize_remat": values of a custom_vjp whose fwd runs as its function under checkpoint.
+
+    run(jax)["residuals"]["name_denylist_all"]  ->  []
+"""
+import contextlib
+import importlib
+import io
+import itertools
+from functools import partial
+
+import numpy as np
+
+
+def _residuals(jax, f, *args) -> list:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        importlib.import_module(jax.__name__ + ".ad_checkpoint").print_saved_residuals(f, *args)
+    return [line if " from the argument" in line or " from a " in line else
+            line.split(" from ")[0] for line in out.getvalue().splitlines()]
+
+
+def _named(jax, policy):
+    jnp = jax.numpy
+    name = importlib.import_module(jax.__name__ + ".ad_checkpoint").checkpoint_name
+
+    def f(x):
+        y = name(jnp.multiply(2., 2.), 'y')
+        z = name(jnp.multiply(2., 2.), 'z')
+        w = name(jnp.multiply(2., 2.), 'w')
+        return (((x * y) * z) * w) * jnp.multiply(2., 2.)
+    return jax.checkpoint(f, policy=policy)
+
+
+def _residual_cases(jax) -> dict:
+    jnp, policies = jax.numpy, jax.checkpoint_policies
+
+    @partial(jax.checkpoint, policy=lambda *_, **__: True)
+    def forwarded(x):
+        y = jnp.ones(2, 'float32')
+        x = jax.jit(lambda: x * y)()
+        return jax.jit(lambda: x * y)()
+
+    with jax.softmax_custom_jvp(False):      # (the reduce_max mask's tangent: dead code)
+        softmax = _residuals(jax, jax.nn.softmax, jnp.arange(4.0))
+    return {
+        "name_denylist_all": _residuals(jax, _named(jax, policies.save_any_names_but_these(
+            'y', 'z', 'w')), 1.),
+        "name_denylist_w": _residuals(jax, _named(jax, policies.save_any_names_but_these('w')),
+                                      1.),
+        "name_allowlist_yz": _residuals(jax, _named(jax, policies.save_only_these_names(
+            'y', 'z')), 1.),
+        "einsum_diagonal": _residuals(jax, jax.checkpoint(lambda x: jnp.einsum('ii->i', x),
+                                                          policy=lambda *_, **__: False),
+                                      jnp.ones((2, 2))),
+        "jit_forwarding": _residuals(jax, forwarded, jnp.float32(3.)),
+        "softmax": softmax,
+        "sin_of_sin": _residuals(jax, jax.checkpoint(lambda x: jnp.sin(jnp.sin(x))), 1.0),
+    }
+
+
+def _subjaxprs(jaxpr):
+    for eqn in jaxpr.eqns:
+        for p in eqn.params.values():
+            for j in (p if isinstance(p, (tuple, list)) else [p]):
+                inner = getattr(j, "jaxpr", j)
+                if hasattr(inner, "eqns") and hasattr(inner, "outvars"):
+                    yield inner
+                    yield from _subjaxprs(inner)
+
+
+def _dce(pe, jaxpr, used) -> dict:
+    pruned, used_inputs = pe.dce_jaxpr(jaxpr, used)
+    n = len(pruned.eqns) + sum(len(j.eqns) for j in _subjaxprs(pruned))
+    return {"used_inputs": list(map(bool, used_inputs)), "eqns": n}
+
+
+def _dce_cases(jax) -> dict:
+    jnp, lax = jax.numpy, jax.lax
+    pe = importlib.import_module(jax.__name__ + ".interpreters.partial_eval")
+
+    def carry(lst):
+        def body(c, _):
+            return [c[0]] + [c1 + c2 for c1, c2 in zip(c[:-1], c[1:])], None
+        return lax.scan(body, lst, None, length=len(lst))[0]
+    scan_jaxpr = jax.make_jaxpr(carry)([1., 2., 3., 4.]).jaxpr
+    cond_jaxpr = jax.make_jaxpr(lambda p, x, y: lax.cond(
+        p, lambda x, y: (jnp.sin(x), jnp.cos(y)), lambda x, y: (x, y * 2.), x, y))(
+        True, 1., 2.).jaxpr
+
+    @jax.custom_jvp
+    def f(x, y):
+        return jnp.sin(x), x + jnp.cos(y)
+    f.defjvp(lambda p, t: (f(*p), (2.0 * jnp.cos(p[0]) * t[0], t[0] - jnp.sin(p[1]) * t[1])))
+
+    @jax.custom_vjp
+    def g(x, y):
+        return jnp.sin(x), x + jnp.cos(y)
+    g.defvjp(lambda x, y: (g(x, y), (jnp.cos(x), jnp.sin(y))),
+             lambda r, ct: (r[0] * ct[0] + ct[1], -r[1] * ct[1]))
+    out = {}
+    for used in itertools.product([True, False], repeat=4):
+        out[f"scan_{''.join('1' if u else '0' for u in used)}"] = _dce(pe, scan_jaxpr, list(used))
+    for used in ([True, False], [False, True]):
+        key = ''.join('1' if u else '0' for u in used)
+        out[f"cond_{key}"] = _dce(pe, cond_jaxpr, used)
+        for name, fun in (("custom_jvp", f), ("custom_vjp", g)):
+            pruned, _ = pe.dce_jaxpr(jax.make_jaxpr(fun)(0.1, -1.3).jaxpr, used)
+            out[f"{name}_{key}"] = sorted(e.primitive.name for e in
+                                          pruned.eqns[0].params["call_jaxpr"].eqns)
+    return out
+
+
+def _count_cases(jax) -> dict:
+    jnp, lax = jax.numpy, jax.lax
+
+    def counts(text):
+        return [text.count(' sin '), text.count(' cos '), text.count(' dot_')]
+
+    def linearized(f):
+        return counts(str(jax.make_jaxpr(jax.linearize(f, 4.)[1])(1.)))
+
+    both_sin = lambda c: (jnp.sin(c), jnp.sin(c))      # noqa: E731
+    sin_sin = lambda x: lax.cond(x > 0., lambda c: jnp.sin(jnp.sin(c)), lambda c: c, x)  # noqa
+    out = {
+        "cond_both_sin": linearized(jax.checkpoint(lambda x: lax.cond(x > 0., both_sin,
+                                                                      both_sin, x))),
+        "cond_sin_sin": linearized(jax.checkpoint(sin_sin)),
+    }
+    return out
+
+
+def _optimize_remat_cases(jax) -> dict:
+    jnp = jax.numpy
+
+    @jax.custom_vjp
+    def f(x):
+        return jnp.tan(x)
+    f.defvjp(lambda x: (jnp.sin(x), (x,)), lambda res, g: (jnp.cos(res[0]) * g,),
+             optimize_remat=True)
+    v, g = jax.value_and_grad(lambda x: jax.checkpoint(f)(x) ** 2)(3.2)
+    plain = jax.value_and_grad(f)(3.2)
+    return {"remat_value_and_grad": [float(v), float(g)],
+            "plain_value_and_grad": [float(plain[0]), float(plain[1])],
+            "vmap": np.asarray(jax.vmap(jax.grad(f))(jnp.linspace(0.0, 1.0, 3))).tolist()}
+
+
+def run(jax) -> dict:
+    return {"residuals": _residual_cases(jax), "dce": _dce_cases(jax),
+            "counts": _count_cases(jax), "optimize_remat": _optimize_remat_cases(jax)}
