@@ -36,7 +36,8 @@ from ..core.trace import Tracer, set_current_trace
 from ..transforms.ad_util import Zero, instantiate, is_undefined
 from ..transforms.batch_util import vectorized_batcher
 from ..lax.dot import dot_general_p
-from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten
+from ..tree_util import (broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path,
+                         tree_map, tree_unflatten)
 from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
 from ..transforms.api_util import flatten_fun, merge_static, wraps
 from ..transforms.batching import batch_jaxpr
@@ -51,6 +52,11 @@ remat_p = Primitive("remat2", multiple_results=True)     # JAX 0.10.2's name for
 def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
     """`fun` whose intermediates are recomputed, not stored, when differentiated."""
     static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    if isinstance(prevent_cse, list):
+        prevent_cse = tuple(prevent_cse)
+    if not isinstance(prevent_cse, (tuple, bool)):
+        raise TypeError(f"prevent_cse must be a bool or tuple of bools, got "
+                        f"{type(prevent_cse)=}")
 
     @wraps(fun)
     def remat_fun(*args):
@@ -60,7 +66,8 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
         leaves, in_tree = tree_flatten(tuple(dyn))
         jaxpr, consts, out_tree, closed = _traced(fun, static, len(args), in_tree, leaves)
         outs = remat_p.bind(*jit_refs.values_for(consts, ()), *leaves, jaxpr=jaxpr,
-                            prevent_cse=prevent_cse, differentiated=False, policy=policy)
+                            prevent_cse=_per_input(prevent_cse, len(consts), tuple(dyn)),
+                            differentiated=False, policy=policy)
         # a Ref made outside: read and written as jit's are (transforms/jit_refs.py)
         return tree_unflatten(out_tree, jit_refs.write_back(closed, outs, ()))
     return remat_fun
@@ -105,6 +112,21 @@ def _traced(fun, static, nargs, in_tree, leaves):
 
 
 remat = checkpoint
+
+
+def _per_input(prevent_cse, n_consts: int, args: tuple):
+    """A tuple prevent_cse (a prefix of the arguments' tree) as one flag per flat input, the
+    consts' False (JAX's): only the flagged inputs pass through the optimization barrier."""
+    if isinstance(prevent_cse, bool):
+        return prevent_cse
+    return (False,) * n_consts + tuple(broadcast_prefix(prevent_cse, args))
+
+
+def _flags(prevent_cse, keep, extra: int = 0):
+    """A per-input prevent_cse for the inputs `keep` flags, then `extra` new ones (True)."""
+    if isinstance(prevent_cse, bool):
+        return prevent_cse
+    return tuple(f for f, k in zip(prevent_cse, keep) if k) + (True,) * extra
 
 
 # What JAX's jax_explain_cache_misses tells of checkpoint's traces. JAX traces the function
@@ -195,10 +217,14 @@ def _leaf_names(fun, static, nargs, in_tree, leaves) -> list:
 
 
 def _remat_lowering(ctx, *args, jaxpr, prevent_cse, differentiated, policy):
-    if prevent_cse and differentiated and args:
-        # keep XLA from merging the recomputation with the original forward pass
-        args = ctx.renamed("remat2").op("stablehlo.optimization_barrier", list(args),
-                                        result_types=[a.type for a in args])
+    flags = [prevent_cse] * len(args) if isinstance(prevent_cse, bool) else list(prevent_cse)
+    if differentiated and any(flags):
+        # keep XLA from merging the recomputation with the original forward pass (only the
+        # inputs a per-input prevent_cse flags pass through the barrier)
+        barred = [a for a, f in zip(args, flags) if f]
+        passed = iter(ctx.renamed("remat2").op("stablehlo.optimization_barrier", barred,
+                                               result_types=[a.type for a in barred]))
+        args = [next(passed) if f else a for a, f in zip(args, flags)]
     # named `checkpoint/sin`, as JAX's remat lowering names its jaxpr
     return ctx.lower_jaxpr(jaxpr, list(args), scope="checkpoint")
 
@@ -208,7 +234,8 @@ def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy)
     new_jaxpr, out_nonzeros = jvp_jaxpr(jaxpr, nonzeros)
     _derive(jaxpr, new_jaxpr, ("jvp", tuple(nonzeros)), traced=True)
     nz = [t for t in tangents if type(t) is not Zero]
-    outs = remat_p.bind(*primals, *nz, jaxpr=new_jaxpr, prevent_cse=prevent_cse,
+    outs = remat_p.bind(*primals, *nz, jaxpr=new_jaxpr,
+                        prevent_cse=_flags(prevent_cse, [True] * len(primals), len(nz)),
                         differentiated=True, policy=policy)
     n = len(jaxpr.out_avals)
     rest = iter(outs[n:])
@@ -281,6 +308,10 @@ def _remat_partial_eval(trace, args, params):
     _derive(jaxpr, recompute_jaxpr, step, traced=False)
     ins = [*known_args, *saved, *[x for x, u in zip(args, unknowns) if u]]
     atoms = [trace.to_atom(x) for x, keep in zip(ins, used) if keep]
+    cse = params["prevent_cse"]        # per input: the saved values' True, as JAX's residuals'
+    if not isinstance(cse, bool):
+        cse = _flags([f for f, u in zip(cse, unknowns) if not u] + [True] * len(saved) +
+                     [f for f, u in zip(cse, unknowns) if u], used)
     # JAX's remat partial eval records its equation with the whole name stack where the
     # linearization's own trace keeps what was pushed since it began, so under grad the staged
     # checkpoint is named under jvp twice (`transpose(jvp(jvp()))/remat2` once transposed)
@@ -288,7 +319,8 @@ def _remat_partial_eval(trace, args, params):
     with replaying_names():
         set_names(names + names[trace.name_base:])
         unknown_outs = iter(trace.add_eqn(atoms, remat_p, dict(params, jaxpr=recompute_jaxpr,
-                                                               differentiated=True),
+                                                               differentiated=True,
+                                                               prevent_cse=cse),
                                           recompute_jaxpr.out_avals))
     known_iter = iter(known_outs)
     return [next(unknown_outs) if u else next(known_iter) for u in out_unknowns]
@@ -308,7 +340,9 @@ def _remat_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):
     _derive(jaxpr, transposed, ("transpose", tuple(linear), tuple(type(c) is Zero for c in cts)),
             traced=True, call_site=None if lineage is None else lineage.call_site)
     outs = iter(remat_p.bind(*nonlinear, *[instantiate(c) for c in cts], jaxpr=transposed,
-                             prevent_cse=prevent_cse, differentiated=True, policy=policy))
+                             prevent_cse=_flags(prevent_cse, [not lin for lin in linear],
+                                                len(cts)),
+                             differentiated=True, policy=policy))
     return [next(outs) if lin else None for lin in linear]
 
 

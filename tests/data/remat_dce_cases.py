@@ -8,6 +8,8 @@
   nested jaxprs', and the primitives a custom rule's call keeps.
 - "counts": how often ` sin `, ` cos `, ` dot_` print in a linearized or vjp'd checkpoint's
   jaxpr (a cond or scan inside: its primal part is not recomputed).
+- "barriers": per checkpoint's prevent_cse, the operand count of each optimization_barrier in
+  the lowered text of jit(grad(loss)) (a tuple or pytree of flags: only the flagged inputs).
 - "optimize_remat": values of a custom_vjp whose fwd runs as its function under checkpoint.
 
     run(jax)["residuals"]["name_denylist_all"]  ->  []
@@ -154,6 +156,31 @@ def _optimize_remat_cases(jax) -> dict:
             "vmap": np.asarray(jax.vmap(jax.grad(f))(jnp.linspace(0.0, 1.0, 3))).tolist()}
 
 
+def _barriers(jax, prevent_cse, as_dict) -> list:
+    jnp = jax.numpy
+
+    @partial(jax.checkpoint, prevent_cse=prevent_cse)
+    def layer(*args):
+        W, x = (args[0]['W'], args[0]['x']) if as_dict else args
+        return x @ W + jnp.array([1.0, 2.0, 3.0])
+
+    def loss(Ws, x):
+        for W in Ws:
+            x = layer(dict(W=W, x=x)) if as_dict else layer(W, x)
+        return jnp.sum(x ** 2)
+    text = jax.jit(jax.grad(loss, (0, 1))).lower([jnp.ones((3, 3))] * 2, jnp.ones(3)).as_text()
+    return [line.split("optimization_barrier")[1].split(" : ")[0].count("%")
+            for line in text.splitlines()
+            if "optimization_barrier" in line]
+
+
+def _barrier_cases(jax) -> dict:
+    return {"all": _barriers(jax, True, False), "none": _barriers(jax, False, False),
+            "x_only": _barriers(jax, (False, True), False),
+            "pytree_x_only": _barriers(jax, ({'W': False, 'x': True},), True)}
+
+
 def run(jax) -> dict:
     return {"residuals": _residual_cases(jax), "dce": _dce_cases(jax),
-            "counts": _count_cases(jax), "optimize_remat": _optimize_remat_cases(jax)}
+            "counts": _count_cases(jax), "barriers": _barrier_cases(jax),
+            "optimize_remat": _optimize_remat_cases(jax)}

@@ -4,7 +4,8 @@
 reads; a linearization's dead tangent code keeps no residual), `pe.dce_jaxpr` prunes cond
 branches, scan bodies (carries to a fixed point) and custom_jvp/vjp calls as JAX's dce rules
 do, a checkpoint of a cond recomputes no primal `sin`, and custom_vjp's optimize_remat runs
-the primal function where fwd's residuals go unread."""
+the primal function where fwd's residuals go unread; a per-input prevent_cse bars only
+the flagged inputs."""
 import functools
 
 import locations  # tests/support: the repository's folders
@@ -24,7 +25,8 @@ def _ours() -> dict:
     return cases.run(jxkernel)
 
 
-@pytest.mark.parametrize("part", ["residuals", "dce", "counts"])
+@pytest.mark.parametrize("part", ["residuals", "dce", "counts",
+                                  pytest.param("barriers", marks=pytest.mark.xla_only("XLA text"))])
 def test_matches_jax_exactly(part):
     # lists of names, flags and counts: exactness is the contract
     assert _ours()[part] == _reference()[part]
