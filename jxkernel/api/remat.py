@@ -43,6 +43,7 @@ from ..transforms.api_util import flatten_fun, merge_static, wraps
 from ..transforms.batching import batch_jaxpr
 from ..core.dce import dce_jaxpr_outputs
 from ..core.partial_eval import partial_eval_jaxpr
+from .remat_saved import saved_and_recomputed
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 from ..transforms import jit_refs
 
@@ -242,30 +243,6 @@ def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy)
     return outs[:n], [next(rest) if z else Zero(a) for z, a in zip(out_nonzeros, jaxpr.out_avals)]
 
 
-def _saved_and_recomputed(known: ClosedJaxpr, n_known_out: int, policy):
-    """Which intermediates of the known (forward) jaxpr to save, by `policy`, and the jaxpr that
-    recomputes the residuals from the known inputs and those saved values.
-
-    Walks back from the residuals: an equation they need is saved if the policy allows it (its
-    inputs are then not needed), else recomputed (its inputs are needed)."""
-    jaxpr = known.jaxpr
-    needed = {v for v in jaxpr.outvars[n_known_out:] if isinstance(v, Var)}
-    saved, recomputed = [], []
-    for eqn in reversed(jaxpr.eqns):
-        if not any(v in needed for v in eqn.outvars):
-            continue
-        if policy is not None and policy(eqn.primitive, *[v.aval for v in eqn.invars],
-                                         **eqn.params):
-            saved.extend(v for v in reversed(eqn.outvars) if v in needed)
-        else:
-            recomputed.append(eqn)
-            needed.update(v for v in eqn.invars if isinstance(v, Var))
-    saved.reverse()
-    recompute = Jaxpr(jaxpr.constvars, jaxpr.invars + saved, jaxpr.outvars[n_known_out:],
-                      recomputed[::-1])
-    return saved, ClosedJaxpr(recompute, known.consts)
-
-
 def _remat_partial_eval(trace, args, params):
     """Known outputs are computed now, with the intermediates the policy saves; the unknown
     part is staged as a checkpoint equation that takes the known *inputs* and the saved values
@@ -275,13 +252,15 @@ def _remat_partial_eval(trace, args, params):
     known_jaxpr, unknown_jaxpr, out_unknowns, n_res = partial_eval_jaxpr(jaxpr, unknowns)
     known_args = [x for x, u in zip(args, unknowns) if not u]
     n_known_out = len(known_jaxpr.out_avals) - n_res
-    saved_vars, residual_jaxpr = _saved_and_recomputed(known_jaxpr, n_known_out,
-                                                       params["policy"])
+    # which forward values to save by the policy (into conds and scans), and the jaxpr
+    # recomputing the residuals from the known inputs and those (api/remat_saved.py)
+    k, saved_vars, recompute_res = saved_and_recomputed(
+        known_jaxpr.jaxpr, [False] * n_known_out + [True] * n_res, params["policy"])
+    residual_jaxpr = ClosedJaxpr(recompute_res, known_jaxpr.consts)
     # the forward part is evaluated in the outer trace, not in a checkpoint of its own, as JAX's
     # remat_partial_eval hoists it (`core.eval_jaxpr(jaxpr_known, ...)`), without the equations
     # that only fed residuals it does not save (DCE keeps effectful ones: a debug callback
     # still runs once); under grad the primal `sin` equations print outside the remat2
-    k = known_jaxpr.jaxpr
     forward, _ = dce_jaxpr_outputs(Jaxpr(k.constvars, k.invars,
                                          k.outvars[:n_known_out] + saved_vars, k.eqns),
                                    True, instantiate=True)
