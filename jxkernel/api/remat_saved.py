@@ -1,5 +1,5 @@
 """What a checkpoint saves by its policy, and the jaxpr recomputing the rest: into cond
-branches and scan bodies too, as JAX's partial_eval_jaxpr_custom rules of cond and scan.
+branches, scan bodies and jitted functions too, as JAX's partial_eval_jaxpr_custom rules.
 
     >>> f = checkpoint(lambda x: lax.cond(x > 0, jnp.sin, lambda x: x, x),
     ...                policy=lambda prim, *_, **__: str(prim) == "cos")
@@ -22,6 +22,7 @@ from ..lax.cond import cond_p
 from ..core.interpreter_primitives import broadcast_in_dim_p
 from ..lax.creation import empty2_p, empty_like_aval
 from ..lax.scan import scan_p
+from ..transforms.jit_primitive import jit_p
 
 
 def saved_and_recomputed(jaxpr: Jaxpr, need, policy) -> tuple:
@@ -163,6 +164,35 @@ def _recompute_branch(b: ClosedJaxpr, recompute: Jaxpr, n_saved, slots, start) -
     return trace_to_jaxpr(branch, list(b.in_avals) + list(slots))
 
 
+# ------------------------------------------------------------------ jit
+def _jit_split(eqn, used, policy):
+    """The function split alike: the forward jit returns the values saved inside, the
+    recomputing one takes them (not a jit pinned to a device, nor one writing Refs)."""
+    p = eqn.params
+    closed = p["jaxpr"]
+    if p.get("pinned") is not None or closed.ref_writes:
+        return None
+    known, saved, recompute = saved_and_recomputed(closed.jaxpr, used, policy)
+    if not saved:
+        return None
+    inner = [Var(v.aval) for v in saved]
+    known_eqn = eqn.replace(outvars=eqn.outvars + inner, params=dict(p, jaxpr=ClosedJaxpr(
+        Jaxpr(known.constvars, known.invars, known.outvars + saved, known.eqns),
+        closed.consts)))
+    recompute_eqn = eqn.replace(
+        invars=eqn.invars + inner, outvars=[v for v, u in zip(eqn.outvars, used) if u],
+        params=dict(p, jaxpr=ClosedJaxpr(recompute, closed.consts),
+                    donated_invars=tuple(p["donated_invars"]) + (False,) * len(inner)))
+    return known_eqn, inner, recompute_eqn
+
+
+def _jit_forwarded(eqn) -> dict:
+    """{result: operand index} of the results the function returns as its inputs."""
+    body = eqn.params["jaxpr"].jaxpr
+    return {out: body.invars.index(v) for out, v in zip(eqn.outvars, body.outvars)
+            if v in body.invars}
+
+
 # ------------------------------------------------------------------ scan
 def _scan_split(eqn, used, policy):
     """The body split alike, the carries it reads recomputed to a fixed point; the forward
@@ -198,5 +228,5 @@ def _scan_split(eqn, used, policy):
     return known_eqn, stacked, _pruned(recompute_eqn, [True] * len(outvars))
 
 
-_split_rules = {cond_p: _cond_split, scan_p: _scan_split}
-_forwarding_rules = {cond_p: _cond_forwarded, scan_p: _scan_forwarded}
+_split_rules = {cond_p: _cond_split, scan_p: _scan_split, jit_p: _jit_split}
+_forwarding_rules = {cond_p: _cond_forwarded, scan_p: _scan_forwarded, jit_p: _jit_forwarded}

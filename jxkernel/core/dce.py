@@ -19,6 +19,7 @@ equation take only the operands its body reads (`prune_rules`, JAX's dce rules).
 from __future__ import annotations
 
 from .ir import ClosedJaxpr, Jaxpr, Var, jaxpr_params
+from .lru import TRACES, WeakLRU
 from .primitive import side_effecting
 
 
@@ -96,10 +97,24 @@ def dce_jaxpr_outputs(jaxpr: Jaxpr, used_outputs, instantiate=False) -> tuple[Ja
     return Jaxpr(jaxpr.constvars, invars, outvars, kept[::-1]), used_inputs
 
 
+_closed_dce = WeakLRU(TRACES)   # (ClosedJaxpr, (used, instantiate)) -> dce_closed_outputs'
+
+
 def dce_closed_outputs(closed: ClosedJaxpr, used_outputs, instantiate=False):
-    """dce_jaxpr_outputs of a ClosedJaxpr, its consts kept: (ClosedJaxpr, used inputs)."""
-    jaxpr, used = dce_jaxpr_outputs(closed.jaxpr, used_outputs, instantiate)
-    return ClosedJaxpr(jaxpr, closed.consts), used
+    """dce_jaxpr_outputs of a ClosedJaxpr, its consts kept: (ClosedJaxpr, used inputs); the
+    same ClosedJaxpr each time for the same jaxpr and flags (`closed` itself when nothing
+    goes), so that what a jit or eager call caches on the jaxpr is found again."""
+    n_in, n_out = len(closed.jaxpr.invars), len(closed.jaxpr.outvars)
+    used_outputs = (used_outputs,) * n_out if isinstance(used_outputs, bool) else \
+        tuple(used_outputs)
+    instantiate = (instantiate,) * n_in if isinstance(instantiate, bool) else tuple(instantiate)
+    key = (closed, (used_outputs, instantiate))
+    found = _closed_dce.get(key)
+    if found is None:
+        jaxpr, used = dce_jaxpr_outputs(closed.jaxpr, used_outputs, instantiate)
+        same = all(used) and all(used_outputs) and len(jaxpr.eqns) == len(closed.jaxpr.eqns)
+        found = _closed_dce[key] = (closed if same else ClosedJaxpr(jaxpr, closed.consts), used)
+    return found
 
 
 def pruned_body(body: Jaxpr) -> tuple[Jaxpr, tuple | None]:

@@ -19,7 +19,7 @@ from ..core import dtypes, sharding_types
 from ..core.avals import get_aval
 from ..core.basearray import Array
 from ..core.check import JaxprTypeError
-from ..core.dce import dce_closed_outputs, dce_jaxpr_outputs, dce_rules
+from ..core.dce import dce_closed_outputs, dce_rules
 from ..core.hijax import AvalQDD
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
@@ -493,8 +493,10 @@ def _cond_dce(used_outs, eqn):
     branches = eqn.params["branches"]
     used_ins = [False] * (len(eqn.invars) - 1)
     for b in branches:
-        used_ins = [u or v for u, v in zip(used_ins, dce_jaxpr_outputs(b.jaxpr, used_outs)[1])]
+        used_ins = [u or v for u, v in zip(used_ins, dce_closed_outputs(b, used_outs)[1])]
     pruned = tuple(dce_closed_outputs(b, used_outs, used_ins)[0] for b in branches)
+    if all(p is b for p, b in zip(pruned, branches)):
+        return [True] * len(eqn.invars), eqn
     ops = [v for v, u in zip(eqn.invars[1:], used_ins) if u]
     return [True, *used_ins], eqn.replace(
         invars=[eqn.invars[0], *ops], outvars=[v for v, u in zip(eqn.outvars, used_outs) if u],

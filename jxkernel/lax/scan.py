@@ -13,7 +13,7 @@ import numpy as np
 
 from ..core import sharding_types
 from ..core.avals import dim_inserted, get_aval
-from ..core.dce import dce_jaxpr_outputs, dce_rules
+from ..core.dce import dce_closed_outputs, dce_rules
 from ..core.dtypes import is_extended
 from ..core.errors import aval_text
 from ..core.interpret import eval_jaxpr
@@ -294,14 +294,16 @@ def _scan_dce(used_outs, eqn):
     n_xs = len(closed.in_avals) - nc - nk
     used_carry, used_ys = list(used_outs[:nk]), list(used_outs[nk:])
     for _ in range(nk + 1):
-        body, used_ins = dce_jaxpr_outputs(closed.jaxpr, used_carry + used_ys,
-                                           [False] * nc + used_carry + [False] * n_xs)
+        body, used_ins = dce_closed_outputs(closed, used_carry + used_ys,
+                                            [False] * nc + used_carry + [False] * n_xs)
         carry_in = used_ins[nc:nc + nk]
         if carry_in == used_carry:
             break
         used_carry = [a or b for a, b in zip(used_carry, carry_in)]
+    if body is closed:          # nothing to prune (cached: one body per pruning)
+        return used_ins, eqn
     used_outs = used_carry + used_ys
-    params = dict(eqn.params, jaxpr=ClosedJaxpr(body, closed.consts),
+    params = dict(eqn.params, jaxpr=body,
                   num_consts=sum(used_ins[:nc]), num_carry=sum(used_carry),
                   linear=tuple(x for x, u in zip(eqn.params["linear"], used_ins) if u))
     return used_ins, eqn.replace(invars=[v for v, u in zip(eqn.invars, used_ins) if u],

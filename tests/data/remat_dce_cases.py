@@ -133,11 +133,42 @@ def _count_cases(jax) -> dict:
 
     both_sin = lambda c: (jnp.sin(c), jnp.sin(c))      # noqa: E731
     sin_sin = lambda x: lax.cond(x > 0., lambda c: jnp.sin(jnp.sin(c)), lambda c: c, x)  # noqa
+    save_cos = lambda prim, *_, **__: str(prim) == 'cos'      # noqa: E731
+    save_sin = lambda prim, *_, **__: str(prim) == 'sin'      # noqa: E731
+
+    @jax.custom_jvp
+    def sin(x):
+        return jnp.sin(x)
+    sin.defjvp(lambda p, t: (lambda yc: (yc[0], yc[1] * t[0]))(
+        jax.jit(lambda: (jnp.sin(p[0]), jnp.cos(p[0])))()))
+    in_cond = lambda f: lambda x: lax.cond(x.sum() > -jnp.inf, f, lambda x: x, x)  # noqa
+    in_scan = lambda f: lambda x: lax.scan(lambda c, _: (f(c), None), x, None,  # noqa
+                                           length=1)[0]
     out = {
         "cond_both_sin": linearized(jax.checkpoint(lambda x: lax.cond(x > 0., both_sin,
                                                                       both_sin, x))),
         "cond_sin_sin": linearized(jax.checkpoint(sin_sin)),
+        "cond_save_cos": linearized(jax.checkpoint(
+            lambda x: lax.cond(x > 0, jnp.sin, lambda x: x, x), policy=save_cos)),
+        "scan_save_cos": linearized(jax.checkpoint(
+            lambda x: lax.scan(lambda c, _: (jnp.sin(c), jnp.sin(c)), x, None, length=3),
+            policy=save_cos)),
     }
+    for where, wrap in (("cond", in_cond), ("scan", in_scan)):
+        for name, policy in (("save_cos", save_cos), ("save_sin", save_sin),
+                             ("nothing", jax.checkpoint_policies.nothing_saveable)):
+            out[f"{where}_jit_in_jvp_{name}"] = linearized(jax.checkpoint(wrap(sin),
+                                                                          policy=policy))
+
+    @partial(jax.checkpoint, policy=jax.checkpoint_policies.checkpoint_dots)
+    def dots(W):
+        def layers(x):
+            for _ in range(3):
+                x = jnp.sin(jnp.dot(x, W, precision=lax.Precision.HIGHEST))
+            return x
+        return lax.cond(jnp.ones(5).sum() > 0, layers, lambda x: x, jnp.ones(5))
+    y, f_vjp = jax.vjp(dots, jnp.ones((5, 5)))
+    out["dots_in_cond_vjp"] = counts(str(jax.make_jaxpr(f_vjp)(y)))
     return out
 
 
