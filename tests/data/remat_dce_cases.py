@@ -10,6 +10,8 @@
   jaxpr (a cond or scan inside: its primal part is not recomputed).
 - "barriers": per checkpoint's prevent_cse, the operand count of each optimization_barrier in
   the lowered text of jit(grad(loss)) (a tuple or pytree of flags: only the flagged inputs).
+- "name_stacks": the `# [name stack]` notes of `pretty_print(name_stack=True)` of a vjp of a
+  checkpointed, named, jitted function (its recomputation under `rematted_computation`).
 - "optimize_remat": values of a custom_vjp whose fwd runs as its function under checkpoint.
 
     run(jax)["residuals"]["name_denylist_all"]  ->  []
@@ -18,6 +20,7 @@ import contextlib
 import importlib
 import io
 import itertools
+import re
 from functools import partial
 
 import numpy as np
@@ -211,7 +214,28 @@ def _barrier_cases(jax) -> dict:
             "pytree_x_only": _barriers(jax, ({'W': False, 'x': True},), True)}
 
 
+def _name_stack_notes(jax) -> list:
+    jnp = jax.numpy
+    name = importlib.import_module(jax.__name__ + ".ad_checkpoint").checkpoint_name
+
+    def g(x, y):
+        with jax.named_scope("g"):
+            return x @ y
+
+    def g1(x, y):
+        with jax.named_scope("g1"):
+            return name(x @ y, "save_me")
+
+    def f2(x, ws):
+        return jnp.sum(jnp.tanh(g1(jnp.tanh(g(x, ws[0])), ws[1])))
+    f = jax.remat(lambda x, ws: jax.named_call(jax.jit(f2), name='per_shard')(x, ws))
+    x, ws = jnp.ones((4, 4)), [jnp.ones((4, 8)), jnp.ones((8, 4))]
+    jaxpr = jax.make_jaxpr(jax.vjp(partial(f, x), ws)[1])(f(x, ws)).jaxpr
+    return re.findall(r"# (\[[^\]]*\])", jaxpr.pretty_print(name_stack=True))
+
+
 def run(jax) -> dict:
     return {"residuals": _residual_cases(jax), "dce": _dce_cases(jax),
             "counts": _count_cases(jax), "barriers": _barrier_cases(jax),
+            "name_stacks": _name_stack_notes(jax),
             "optimize_remat": _optimize_remat_cases(jax)}
