@@ -12,6 +12,8 @@
   the lowered text of jit(grad(loss)) (a tuple or pytree of flags: only the flagged inputs).
 - "name_stacks": the `# [name stack]` notes of `pretty_print(name_stack=True)` of a vjp of a
   checkpointed, named, jitted function (its recomputation under `rematted_computation`).
+- "call": results of JAX's private `core.call` (a WrappedFun called as one operation) eagerly,
+  under jit closing over a traced value, and its gradient under checkpoint.
 - "optimize_remat": values of a custom_vjp whose fwd runs as its function under checkpoint.
 
     run(jax)["residuals"]["name_denylist_all"]  ->  []
@@ -234,8 +236,21 @@ def _name_stack_notes(jax) -> list:
     return re.findall(r"# (\[[^\]]*\])", jaxpr.pretty_print(name_stack=True))
 
 
+def _call_cases(jax) -> dict:
+    jnp = jax.numpy
+    core = importlib.import_module(jax.__name__ + "._src.core")
+    lu = importlib.import_module(jax.__name__ + ".extend.linear_util")
+    call = lambda f, *args: core.call(*args, name="f", subfuns=(lu.wrap_init(  # noqa: E731
+        lambda *xs: [f(*xs)], debug_info=None),))[0]
+    closing = jax.jit(lambda y: core.call_p.bind(subfuns=(lu.wrap_init(
+        lambda: [y * 3.0], debug_info=None),))[0])
+    grad = jax.grad(jax.checkpoint(lambda x: jnp.sin(call(jnp.sin, x))))
+    return {"eager": float(call(lambda x: x + 1.0, jnp.float32(2.0))),
+            "closing_over_a_tracer": float(closing(2.0)), "grad_under_checkpoint": float(grad(0.5))}
+
+
 def run(jax) -> dict:
     return {"residuals": _residual_cases(jax), "dce": _dce_cases(jax),
             "counts": _count_cases(jax), "barriers": _barrier_cases(jax),
-            "name_stacks": _name_stack_notes(jax),
+            "name_stacks": _name_stack_notes(jax), "call": _call_cases(jax),
             "optimize_remat": _optimize_remat_cases(jax)}

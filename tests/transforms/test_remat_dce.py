@@ -37,3 +37,10 @@ def test_optimize_remat_values_match_jax(name):
     # tan, sin and cos of float32 arguments, squared or multiplied once: within 4 ulp
     got, want = _ours()["optimize_remat"][name], _reference()["optimize_remat"][name]
     np.testing.assert_array_max_ulp(np.float32(got), np.float32(want), maxulp=4)
+
+
+@pytest.mark.parametrize("name", ["eager", "closing_over_a_tracer", "grad_under_checkpoint"])
+def test_core_call_matches_jax(name):
+    # x + 1, y * 3 exact; cos(sin(x)) * cos(x) of float32 within 4 ulp
+    got, want = _ours()["call"][name], _reference()["call"][name]
+    np.testing.assert_array_max_ulp(np.float32(got), np.float32(want), maxulp=4)
