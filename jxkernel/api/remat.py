@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import logging
 import re
 import types
 import weakref
 
 from ..core.avals import get_aval
 from ..core.interpret import eval_jaxpr
-from ..core.ir import ClosedJaxpr, Jaxpr, Var, param_printers
+from ..core.ir import ClosedJaxpr, Jaxpr, param_printers
 from ..core.lru import LRU, SIGNATURES
 from ..core.numpy_eval import call_rule
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, batching_rules,
@@ -46,6 +47,7 @@ from ..core.partial_eval import partial_eval_jaxpr
 from .remat_saved import saved_and_recomputed
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 from ..transforms import jit_refs
+from ..transforms.jit_primitive import jit_p
 
 remat_p = Primitive("remat2", multiple_results=True)     # JAX 0.10.2's name for it
 
@@ -282,6 +284,8 @@ def _remat_partial_eval(trace, args, params):
     # only what the recomputation reads goes in, as JAX's dce of its staged jaxpr: a
     # function linear in x keeps no residual of x (`saved_residuals` lists none)
     recompute_jaxpr, used = _reading_only(recompute_jaxpr)
+    if _logger.isEnabledFor(_log_level()):
+        _log_residuals([a for a, u in zip(known_args, used) if u], forward, saved_vars)
     # (no trace of a function in JAX's: it rewrites the jaxpr; its transpose is traced, there)
     step = ("partial_eval", tuple(unknowns), _by_identity(params["policy"]))
     _derive(jaxpr, recompute_jaxpr, step, traced=False)
@@ -305,10 +309,59 @@ def _remat_partial_eval(trace, args, params):
     return [next(unknown_outs) if u else next(known_iter) for u in out_unknowns]
 
 
+_logger = logging.getLogger("jxkernel.checkpoint")
+
+
+def _log_level() -> int:
+    """JAX's: WARNING with jax_log_checkpoint_residuals, else DEBUG."""
+    return logging.WARNING if config.jax_log_checkpoint_residuals else logging.DEBUG
+
+
+def _log_residuals(inputs, forward: Jaxpr, saved) -> None:
+    """JAX's log of what a checkpoint keeps: the inputs its recomputation reads, and the
+    intermediates its policy saved, each with where it comes from."""
+    made = {v: (e, e.outvars.index(v)) for e in forward.eqns for v in e.outvars}
+    sources = [(_long(v.aval), produced_by(*made[v])) for v in saved if v in made]
+    text = ("remat-decorated function " +
+            "saving inputs with shapes:\n" * bool(inputs) +
+            "".join(f"  {_long(get_aval(x))}\n" for x in inputs) +
+            "and " * (bool(inputs) and bool(sources)) +
+            "saving these intermediates:\n" * bool(sources) +
+            "".join(f"  {t} from {s}\n" for t, s in sources))
+    _logger.log(_log_level(), text)
+
+
+def _long(aval) -> str:
+    """A type as JAX's log writes it, its dtype's whole name: `float32[3]`."""
+    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
+
+
 def _reading_only(closed: ClosedJaxpr):
     """(`closed` without dead code and the inputs it then does not read, which inputs stay)."""
     jaxpr, used = dce_jaxpr_outputs(closed.jaxpr, True)
     return ClosedJaxpr(jaxpr, closed.consts), used
+
+
+def call_jaxpr(eqn):
+    """The jaxpr a jit or checkpoint equation calls (None for others)."""
+    jaxpr = eqn.params.get("jaxpr") if eqn.primitive in (jit_p, remat_p) else None
+    return getattr(jaxpr, "jaxpr", jaxpr)
+
+
+def produced_by(eqn, index) -> str:
+    """JAX's words for where result `index` of `eqn` comes from (saved_residuals', the
+    residual log's): `named 'y' from f.py:3:4 (f)`, `output of sin from ...`."""
+    where = eqn.source_info if eqn.source_info is not None else "unknown"
+    if eqn.primitive is name_p:
+        return f"named '{eqn.params['name']}' from {where}"
+    if eqn.primitive is jit_p:
+        return f"output of jitted function '{eqn.params['name']}' from {where}"
+    if eqn.primitive is remat_p:        # JAX inlines the saved part of a checkpoint
+        inner = call_jaxpr(eqn)
+        for inner_eqn in inner.eqns:
+            if inner.outvars[index] in inner_eqn.outvars:
+                return produced_by(inner_eqn, inner_eqn.outvars.index(inner.outvars[index]))
+    return f"output of {eqn.primitive.name} from {where}"
 
 
 def _remat_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):

@@ -14,6 +14,8 @@
   checkpointed, named, jitted function (its recomputation under `rematted_computation`).
 - "call": results of JAX's private `core.call` (a WrappedFun called as one operation) eagerly,
   under jit closing over a traced value, and its gradient under checkpoint.
+- "residual_log": the lines of the log a checkpoint writes when differentiated (logging, level
+  DEBUG), each cut before a source line, per policy (none, everything, save cos).
 - "optimize_remat": values of a custom_vjp whose fwd runs as its function under checkpoint.
 
     run(jax)["residuals"]["name_denylist_all"]  ->  []
@@ -22,6 +24,7 @@ import contextlib
 import importlib
 import io
 import itertools
+import logging
 import re
 from functools import partial
 
@@ -249,8 +252,35 @@ def _call_cases(jax) -> dict:
             "closing_over_a_tracer": float(closing(2.0)), "grad_under_checkpoint": float(grad(0.5))}
 
 
+def _residual_log(jax) -> dict:
+    jnp = jax.numpy
+
+    def f(x):
+        return jnp.cos(jnp.sin(x).sum())
+    records = []
+    handler = logging.Handler(logging.DEBUG)
+    handler.emit = lambda record: records.append(record.getMessage())
+    root = logging.getLogger()
+    level = root.level
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG)
+    out = {}
+    try:
+        for name, policy in (("none", None), ("everything", lambda *_, **__: True),
+                             ("save_cos", lambda p, *_, **__: str(p) == 'cos')):
+            records.clear()
+            jax.grad(jax.checkpoint(f, policy=policy))(jnp.arange(3.))
+            out[name] = [line.split(" from ")[0] for r in records if "remat-decorated" in r
+                         for line in r.splitlines()]
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+    return out
+
+
 def run(jax) -> dict:
     return {"residuals": _residual_cases(jax), "dce": _dce_cases(jax),
             "counts": _count_cases(jax), "barriers": _barrier_cases(jax),
             "name_stacks": _name_stack_notes(jax), "call": _call_cases(jax),
+            "residual_log": _residual_log(jax),
             "optimize_remat": _optimize_remat_cases(jax)}

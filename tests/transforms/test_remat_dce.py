@@ -25,7 +25,7 @@ def _ours() -> dict:
     return cases.run(jxkernel)
 
 
-@pytest.mark.parametrize("part", ["residuals", "dce", "counts", "name_stacks",
+@pytest.mark.parametrize("part", ["residuals", "dce", "counts", "name_stacks", "residual_log",
                                   pytest.param("barriers", marks=pytest.mark.xla_only("XLA text"))])
 def test_matches_jax_exactly(part):
     # lists of names, flags and counts: exactness is the contract
