@@ -44,7 +44,7 @@ from ..transforms.api_util import flatten_fun, merge_static, wraps
 from ..transforms.batching import batch_jaxpr
 from ..core.dce import dce_jaxpr_outputs
 from ..core.partial_eval import partial_eval_jaxpr
-from .remat_saved import saved_and_recomputed
+from .remat_saved import rounded_where_saved, saved_and_recomputed
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 from ..transforms import jit_refs
 from ..transforms.jit_primitive import jit_p
@@ -266,6 +266,7 @@ def _remat_partial_eval(trace, args, params):
     forward, _ = dce_jaxpr_outputs(Jaxpr(k.constvars, k.invars,
                                          k.outvars[:n_known_out] + saved_vars, k.eqns),
                                    True, instantiate=True)
+    forward = rounded_where_saved(forward, saved_vars)
     known_outs = []
     if forward.outvars or forward.eqns:
         with set_current_trace(trace.parent):

@@ -13,14 +13,18 @@ inside (a scan's per iteration, stacked), the recomputing one takes them.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..core.avals import dim_inserted
 from ..core.dce import dce_rules
 from ..core.interpret import eval_jaxpr
-from ..core.ir import ClosedJaxpr, Jaxpr, Var
+from ..core import dtypes
+from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Var
 from ..core.staging import trace_to_jaxpr
 from ..lax.cond import cond_p
 from ..core.interpreter_primitives import broadcast_in_dim_p
 from ..lax.creation import empty2_p, empty_like_aval
+from ..lax.elementwise import reduce_precision_p
 from ..lax.scan import scan_p
 from ..transforms.jit_primitive import jit_p
 
@@ -112,6 +116,27 @@ def _scan_forwarded(eqn) -> dict:
         if (k < nk and i == nc + k) or (k >= nk and i >= nc + nk):
             found[out] = i
     return found
+
+
+def rounded_where_saved(jaxpr: Jaxpr, saved) -> Jaxpr:
+    """`jaxpr` whose floating saved values, where its own equations read them too, are first
+    rounded to their dtype (reduce_precision), so that the forward pass computes with the
+    value the backward pass gets (XLA may keep excess precision in one and not the other:
+    JAX's _insert_reduce_precision)."""
+    read = {v for e in jaxpr.eqns for v in e.invars if isinstance(v, Var)}
+    eqns = list(jaxpr.eqns)
+    for v in saved:
+        if v not in read or not dtypes.issubdtype(v.aval.dtype, np.inexact):
+            continue
+        at = next(i for i, e in enumerate(eqns) if v in e.outvars)
+        eqn, finfo = eqns[at], dtypes.finfo(v.aval.dtype)
+        params = dict(exponent_bits=finfo.nexp, mantissa_bits=finfo.nmant)
+        if eqn.primitive is reduce_precision_p and eqn.params == params:
+            continue
+        exact = Var(v.aval)
+        eqns[at:at + 1] = [eqn.replace(outvars=[exact if o is v else o for o in eqn.outvars]),
+                           Eqn([exact], [v], reduce_precision_p, params, eqn.source_info)]
+    return Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars, eqns)
 
 
 def _pruned(eqn, used):
