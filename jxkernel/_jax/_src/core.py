@@ -49,17 +49,22 @@ def trace_state_clean() -> bool:
     return current_trace() is eval_trace
 
 
-class CallPrimitive(Primitive):
+class CallPrimitive:
     """JAX's `core.CallPrimitive`: bound with `subfuns=(fun,)`, a linear_util WrappedFun, it
     calls `fun` on its operands as one operation (jxkernel traces `fun` and binds the traced
-    jaxpr as `eval_jaxpr`, whose transformations run the body's rules in place; `name` and
-    other params only name the call).
+    jaxpr as `eval_jaxpr`, whose transformations run the body's rules in place, so it is no
+    primitive of its own; `name` and other params only name the call).
 
     >>> call(jnp.float32(2.0), subfuns=(wrap_init(lambda x: [x * 3.0]),), name="f")
     [Array(6., dtype=float32)]
     """
+    multiple_results = True
+
     def __init__(self, name):
-        super().__init__(name, multiple_results=True)
+        self.name = name
+
+    def __repr__(self):
+        return self.name
 
     def bind(self, *args, subfuns, **params):
         fun, = subfuns
