@@ -113,8 +113,10 @@ def dce_closed_outputs(closed: ClosedJaxpr, used_outputs, instantiate=False):
     if found is None:
         jaxpr, used = dce_jaxpr_outputs(closed.jaxpr, used_outputs, instantiate)
         same = all(used) and all(used_outputs) and len(jaxpr.eqns) == len(closed.jaxpr.eqns)
-        found = _closed_dce[key] = (closed if same else ClosedJaxpr(jaxpr, closed.consts), used)
-    return found
+        # (None for "closed itself": an entry holding its own key would never go)
+        found = _closed_dce[key] = (None if same else ClosedJaxpr(jaxpr, closed.consts), used)
+    pruned, used = found
+    return (closed if pruned is None else pruned), used
 
 
 def pruned_body(body: Jaxpr) -> tuple[Jaxpr, tuple | None]:

@@ -14,7 +14,7 @@ from ..core.ir import Literal, param_printers
 from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.physical import element_aval, physical_aval, physical_value, wrap_physical
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, const_folding_rules,
-                              forwarding_rules, impl_rules, jvp_rules, lowering_rules, numpy_rules,
+                              impl_rules, jvp_rules, lowering_rules, numpy_rules,
                               sharding_rules, transpose_rules)
 from ..xla.array import Array, host_to_device
 from ..xla.client import default_device
@@ -95,16 +95,7 @@ def _convert_numpy(x, *, new_dtype, weak_type, sharding=None):
     return x.astype(new_dtype)
 
 
-def _convert_forwarding(in_avals, *, new_dtype, weak_type, sharding=None):
-    # JAX's _convert_elt_type_fwd_rule: to its own dtype and weak type (no new sharding) the
-    # result is the operand: jit's trace stages no equation (a NumPy constant stays one)
-    aval = in_avals[0]
-    same = aval.dtype == new_dtype and aval.weak_type == weak_type and sharding is None
-    return [0] if same and not dtypes.is_extended(aval.dtype) else [None]
-
-
 abstract_eval_rules[convert_element_type_p] = _convert_abstract_eval
-forwarding_rules[convert_element_type_p] = _convert_forwarding
 numpy_rules[convert_element_type_p] = _convert_numpy
 lowering_rules[convert_element_type_p] = _convert_lowering
 const_folding_rules[convert_element_type_p] = _convert_fold
