@@ -399,8 +399,9 @@ def vjp(fun, *primals, has_aux=False):
         cts = iter(cts)
         result = []
         for aval, d in zip(in_avals, differentiable):
-            if d:
-                result.append(_cast_like(instantiate(next(cts)), aval.to_tangent_aval()))
+            if d:           # as the backward pass gave it: JAX casts no cotangent (a custom
+                # bwd's float32 one for a bfloat16 input stays float32)
+                result.append(instantiate(next(cts)))
             else:
                 result.append(np.zeros(aval.shape, float0))
         return tree_unflatten(p_tree, result)

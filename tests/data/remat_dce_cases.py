@@ -16,6 +16,8 @@
   under jit closing over a traced value, and its gradient under checkpoint.
 - "residual_log": the lines of the log a checkpoint writes when differentiated (logging, level
   DEBUG), each cut before a source line, per policy (none, everything, save cos).
+- "cotangent_dtypes": the dtypes vjp gives where a custom_vjp's bwd returns another float
+  dtype than its input's (JAX casts none back), plain, under checkpoint, jit and a gather.
 - "optimize_remat": values of a custom_vjp whose fwd runs as its function under checkpoint.
 
     run(jax)["residuals"]["name_denylist_all"]  ->  []
@@ -278,9 +280,33 @@ def _residual_log(jax) -> dict:
     return out
 
 
+def _cotangent_dtypes(jax) -> dict:
+    jnp = jax.numpy
+
+    @jax.custom_vjp
+    def widen(x):
+        return x.astype('float32')
+    widen.defvjp(lambda x: (widen(x), x), lambda x, _: (x.astype('float32'),))
+
+    @jax.custom_vjp
+    def same(x):
+        return x
+    same.defvjp(lambda x: (same(x), ()), lambda res, g: (g.astype(jnp.bfloat16),))
+    x = jnp.ones(2, dtype='bfloat16')
+    out = {}
+    for name, f in (("plain", widen), ("checkpoint", jax.checkpoint(widen)),
+                    ("jit", jax.jit(widen))):
+        y, vjp = jax.vjp(f, x)
+        out[name] = str(vjp(jnp.ones_like(y))[0].dtype)
+    f8 = jnp.arange(8, dtype=jnp.float8_e4m3fn)
+    _, vjp = jax.vjp(lambda x: same(x.at[jnp.argsort(x)].get()), f8)
+    out["gather"] = str(vjp(jnp.ones((8,), dtype=jnp.float8_e4m3fn))[0].dtype)
+    return out
+
+
 def run(jax) -> dict:
     return {"residuals": _residual_cases(jax), "dce": _dce_cases(jax),
             "counts": _count_cases(jax), "barriers": _barrier_cases(jax),
             "name_stacks": _name_stack_notes(jax), "call": _call_cases(jax),
-            "residual_log": _residual_log(jax),
+            "residual_log": _residual_log(jax), "cotangent_dtypes": _cotangent_dtypes(jax),
             "optimize_remat": _optimize_remat_cases(jax)}

@@ -26,6 +26,7 @@ def _ours() -> dict:
 
 
 @pytest.mark.parametrize("part", ["residuals", "dce", "counts", "name_stacks", "residual_log",
+                                  "cotangent_dtypes",
                                   pytest.param("barriers", marks=pytest.mark.xla_only("XLA text"))])
 def test_matches_jax_exactly(part):
     # lists of names, flags and counts: exactness is the contract
