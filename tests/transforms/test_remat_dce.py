@@ -5,7 +5,8 @@ reads; a linearization's dead tangent code keeps no residual), `pe.dce_jaxpr` pr
 branches, scan bodies (carries to a fixed point) and custom_jvp/vjp calls as JAX's dce rules
 do, a checkpoint of a cond recomputes no primal `sin`, and custom_vjp's optimize_remat runs
 the primal function where fwd's residuals go unread; a per-input prevent_cse bars only
-the flagged inputs."""
+the flagged inputs; `pretty_print(name_stack=True)`, the residual log, JAX's private
+`core.call`, and vjp's cotangent dtypes (none cast back) are JAX's."""
 import functools
 
 import locations  # tests/support: the repository's folders
