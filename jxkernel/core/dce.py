@@ -11,10 +11,12 @@ jit lowers its jaxpr without them, as JAX's jit does when `keep_unused` is False
 
 Kept whatever it reads: equations with effects (debug callbacks, io_callback, a side-effecting
 FFI call, or such an equation inside a nested jaxpr) and those without results (checks,
-`dce_sink`). Nested jaxprs are kept whole, and the inputs all stay, so the calling convention
+`dce_sink`). `dce_jaxpr` keeps nested jaxprs whole and all inputs, so the calling convention
 is the jaxpr's. For lowering, as JAX's jit, more goes: `prune_unused_inputs` drops the inputs
 nothing reads (JAX's kept_var_idx), and `prune_calls=True` has each jit and shard_map
-equation take only the operands its body reads (`prune_rules`, JAX's dce rules).
+equation take only the operands its body reads (`prune_rules`) and each cond, scan and custom
+rule compute only the results read (`dce_rules`, JAX's dce rules). `dce_jaxpr_outputs` is
+JAX's `pe.dce_jaxpr`: the outputs asked for, through every nested jaxpr a rule prunes.
 """
 from __future__ import annotations
 
