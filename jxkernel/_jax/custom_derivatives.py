@@ -16,11 +16,13 @@ from ..transforms.custom_derivatives import (CustomVJPPrimal, custom_jvp, custom
                                             custom_vjp, custom_vjp_call_p, linear_call)
 from ..transforms.custom_gradient import closure_convert, custom_gradient
 from ..transforms.custom_gradient import maybe_perturbed as _maybe_perturbed
+# (optimize_remat_of_custom_vjp_fwd: JAX keeps it in jax._src.custom_derivatives, this module)
+from ..transforms.custom_vjp_remat import optimize_remat_of_custom_vjp_fwd, remat_opt_p  # noqa: F401
 from ..tree_util import tree_map
 
 __all__ = ["CustomVJPPrimal", "SymbolicZero", "closure_convert", "custom_gradient", "custom_jvp",
            "custom_jvp_call_p", "custom_vjp", "custom_vjp_call_p", "custom_vjp_primal_tree_values",
-           "linear_call", "zero_from_primal"]
+           "linear_call", "remat_opt_p", "zero_from_primal"]
 
 
 def custom_vjp_primal_tree_values(tree):

@@ -12,9 +12,10 @@ from ..lax.elementwise import reduce_precision_p
 from ..transforms.ad import linearize_flat
 from ..transforms.api_util import flatten_fun
 from ..transforms.batching import _arg_names
-from ..transforms.jit_primitive import jit_p
 from ..transforms.make_jaxpr import make_jaxpr
 from .remat import (  # noqa: F401
+    call_jaxpr as _call_jaxpr,
+    produced_by as _produced_by,
     checkpoint,
     checkpoint_dots,
     checkpoint_dots_with_no_batch_dims,
@@ -77,31 +78,12 @@ def _outer_source(var, producers, consts, args, arg_names) -> tuple:
     return (3, i, eqn.outvars.index(var)), _produced_by(eqn, eqn.outvars.index(var))
 
 
-def _call_jaxpr(eqn):
-    jaxpr = eqn.params.get("jaxpr") if eqn.primitive in (jit_p, remat_p) else None
-    return getattr(jaxpr, "jaxpr", jaxpr)
-
-
 def _forwarded_input(eqn, index):
     """The outer operand a jit/checkpoint equation returns unchanged as result `index`."""
     inner = _call_jaxpr(eqn)
     if inner is None or inner.outvars[index] not in inner.invars:
         return None
     return eqn.invars[inner.invars.index(inner.outvars[index])]
-
-
-def _produced_by(eqn, index) -> str:
-    where = eqn.source_info if eqn.source_info is not None else "unknown"
-    if eqn.primitive is name_p:
-        return f"named '{eqn.params['name']}' from {where}"
-    if eqn.primitive is jit_p:
-        return f"output of jitted function '{eqn.params['name']}' from {where}"
-    if eqn.primitive is remat_p:        # JAX inlines the saved part of a checkpoint
-        inner = _call_jaxpr(eqn)
-        for inner_eqn in inner.eqns:
-            if inner.outvars[index] in inner_eqn.outvars:
-                return _produced_by(inner_eqn, inner_eqn.outvars.index(inner.outvars[index]))
-    return f"output of {eqn.primitive.name} from {where}"
 
 
 def print_saved_residuals(f, *args, **kwargs) -> None:

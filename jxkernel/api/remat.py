@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import logging
 import re
 import types
 import weakref
 
 from ..core.avals import get_aval
 from ..core.interpret import eval_jaxpr
-from ..core.ir import ClosedJaxpr, Jaxpr, Var, param_printers
+from ..core.ir import ClosedJaxpr, Jaxpr, param_printers
 from ..core.lru import LRU, SIGNATURES
 from ..core.numpy_eval import call_rule
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, batching_rules,
@@ -36,14 +37,17 @@ from ..core.trace import Tracer, set_current_trace
 from ..transforms.ad_util import Zero, instantiate, is_undefined
 from ..transforms.batch_util import vectorized_batcher
 from ..lax.dot import dot_general_p
-from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten
+from ..tree_util import (broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path,
+                         tree_map, tree_unflatten)
 from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
 from ..transforms.api_util import flatten_fun, merge_static, wraps
 from ..transforms.batching import batch_jaxpr
-from ..core.dce import dce_jaxpr
+from ..core.dce import dce_jaxpr_outputs
 from ..core.partial_eval import partial_eval_jaxpr
+from .remat_saved import rounded_where_saved, saved_and_recomputed
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 from ..transforms import jit_refs
+from ..transforms.jit_primitive import jit_p
 
 remat_p = Primitive("remat2", multiple_results=True)     # JAX 0.10.2's name for it
 
@@ -51,6 +55,11 @@ remat_p = Primitive("remat2", multiple_results=True)     # JAX 0.10.2's name for
 def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
     """`fun` whose intermediates are recomputed, not stored, when differentiated."""
     static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    if isinstance(prevent_cse, list):
+        prevent_cse = tuple(prevent_cse)
+    if not isinstance(prevent_cse, (tuple, bool)):
+        raise TypeError(f"prevent_cse must be a bool or tuple of bools, got "
+                        f"{type(prevent_cse)=}")
 
     @wraps(fun)
     def remat_fun(*args):
@@ -60,7 +69,8 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
         leaves, in_tree = tree_flatten(tuple(dyn))
         jaxpr, consts, out_tree, closed = _traced(fun, static, len(args), in_tree, leaves)
         outs = remat_p.bind(*jit_refs.values_for(consts, ()), *leaves, jaxpr=jaxpr,
-                            prevent_cse=prevent_cse, differentiated=False, policy=policy)
+                            prevent_cse=_per_input(prevent_cse, len(consts), tuple(dyn)),
+                            differentiated=False, policy=policy)
         # a Ref made outside: read and written as jit's are (transforms/jit_refs.py)
         return tree_unflatten(out_tree, jit_refs.write_back(closed, outs, ()))
     return remat_fun
@@ -105,6 +115,21 @@ def _traced(fun, static, nargs, in_tree, leaves):
 
 
 remat = checkpoint
+
+
+def _per_input(prevent_cse, n_consts: int, args: tuple):
+    """A tuple prevent_cse (a prefix of the arguments' tree) as one flag per flat input, the
+    consts' False (JAX's): only the flagged inputs pass through the optimization barrier."""
+    if isinstance(prevent_cse, bool):
+        return prevent_cse
+    return (False,) * n_consts + tuple(broadcast_prefix(prevent_cse, args))
+
+
+def _flags(prevent_cse, keep, extra: int = 0):
+    """A per-input prevent_cse for the inputs `keep` flags, then `extra` new ones (True)."""
+    if isinstance(prevent_cse, bool):
+        return prevent_cse
+    return tuple(f for f, k in zip(prevent_cse, keep) if k) + (True,) * extra
 
 
 # What JAX's jax_explain_cache_misses tells of checkpoint's traces. JAX traces the function
@@ -195,10 +220,14 @@ def _leaf_names(fun, static, nargs, in_tree, leaves) -> list:
 
 
 def _remat_lowering(ctx, *args, jaxpr, prevent_cse, differentiated, policy):
-    if prevent_cse and differentiated and args:
-        # keep XLA from merging the recomputation with the original forward pass
-        args = ctx.renamed("remat2").op("stablehlo.optimization_barrier", list(args),
-                                        result_types=[a.type for a in args])
+    flags = [prevent_cse] * len(args) if isinstance(prevent_cse, bool) else list(prevent_cse)
+    if differentiated and any(flags):
+        # keep XLA from merging the recomputation with the original forward pass (only the
+        # inputs a per-input prevent_cse flags pass through the barrier)
+        barred = [a for a, f in zip(args, flags) if f]
+        passed = iter(ctx.renamed("remat2").op("stablehlo.optimization_barrier", barred,
+                                               result_types=[a.type for a in barred]))
+        args = [next(passed) if f else a for a, f in zip(args, flags)]
     # named `checkpoint/sin`, as JAX's remat lowering names its jaxpr
     return ctx.lower_jaxpr(jaxpr, list(args), scope="checkpoint")
 
@@ -208,35 +237,12 @@ def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy)
     new_jaxpr, out_nonzeros = jvp_jaxpr(jaxpr, nonzeros)
     _derive(jaxpr, new_jaxpr, ("jvp", tuple(nonzeros)), traced=True)
     nz = [t for t in tangents if type(t) is not Zero]
-    outs = remat_p.bind(*primals, *nz, jaxpr=new_jaxpr, prevent_cse=prevent_cse,
+    outs = remat_p.bind(*primals, *nz, jaxpr=new_jaxpr,
+                        prevent_cse=_flags(prevent_cse, [True] * len(primals), len(nz)),
                         differentiated=True, policy=policy)
     n = len(jaxpr.out_avals)
     rest = iter(outs[n:])
     return outs[:n], [next(rest) if z else Zero(a) for z, a in zip(out_nonzeros, jaxpr.out_avals)]
-
-
-def _saved_and_recomputed(known: ClosedJaxpr, n_known_out: int, policy):
-    """Which intermediates of the known (forward) jaxpr to save, by `policy`, and the jaxpr that
-    recomputes the residuals from the known inputs and those saved values.
-
-    Walks back from the residuals: an equation they need is saved if the policy allows it (its
-    inputs are then not needed), else recomputed (its inputs are needed)."""
-    jaxpr = known.jaxpr
-    needed = {v for v in jaxpr.outvars[n_known_out:] if isinstance(v, Var)}
-    saved, recomputed = [], []
-    for eqn in reversed(jaxpr.eqns):
-        if not any(v in needed for v in eqn.outvars):
-            continue
-        if policy is not None and policy(eqn.primitive, *[v.aval for v in eqn.invars],
-                                         **eqn.params):
-            saved.extend(v for v in reversed(eqn.outvars) if v in needed)
-        else:
-            recomputed.append(eqn)
-            needed.update(v for v in eqn.invars if isinstance(v, Var))
-    saved.reverse()
-    recompute = Jaxpr(jaxpr.constvars, jaxpr.invars + saved, jaxpr.outvars[n_known_out:],
-                      recomputed[::-1])
-    return saved, ClosedJaxpr(recompute, known.consts)
 
 
 def _remat_partial_eval(trace, args, params):
@@ -248,15 +254,19 @@ def _remat_partial_eval(trace, args, params):
     known_jaxpr, unknown_jaxpr, out_unknowns, n_res = partial_eval_jaxpr(jaxpr, unknowns)
     known_args = [x for x, u in zip(args, unknowns) if not u]
     n_known_out = len(known_jaxpr.out_avals) - n_res
-    saved_vars, residual_jaxpr = _saved_and_recomputed(known_jaxpr, n_known_out,
-                                                       params["policy"])
+    # which forward values to save by the policy (into conds and scans), and the jaxpr
+    # recomputing the residuals from the known inputs and those (api/remat_saved.py)
+    k, saved_vars, recompute_res = saved_and_recomputed(
+        known_jaxpr.jaxpr, [False] * n_known_out + [True] * n_res, params["policy"])
+    residual_jaxpr = ClosedJaxpr(recompute_res, known_jaxpr.consts)
     # the forward part is evaluated in the outer trace, not in a checkpoint of its own, as JAX's
     # remat_partial_eval hoists it (`core.eval_jaxpr(jaxpr_known, ...)`), without the equations
-    # that only fed residuals it does not save (dce_jaxpr keeps effectful ones: a debug callback
+    # that only fed residuals it does not save (DCE keeps effectful ones: a debug callback
     # still runs once); under grad the primal `sin` equations print outside the remat2
-    k = known_jaxpr.jaxpr
-    forward = dce_jaxpr(Jaxpr(k.constvars, k.invars, k.outvars[:n_known_out] + saved_vars,
-                              k.eqns))
+    forward, _ = dce_jaxpr_outputs(Jaxpr(k.constvars, k.invars,
+                                         k.outvars[:n_known_out] + saved_vars, k.eqns),
+                                   True, instantiate=True)
+    forward = rounded_where_saved(forward, saved_vars)
     known_outs = []
     if forward.outvars or forward.eqns:
         with set_current_trace(trace.parent):
@@ -272,11 +282,20 @@ def _remat_partial_eval(trace, args, params):
         return eval_jaxpr(unknown_jaxpr.jaxpr, unknown_jaxpr.consts, *residuals, *xs[n_in:])
     recompute_jaxpr = trace_to_jaxpr(recompute, [get_aval(x) for x in known_args] +
                                      [v.aval for v in saved_vars] + unknown_avals)
+    # only what the recomputation reads goes in, as JAX's dce of its staged jaxpr: a
+    # function linear in x keeps no residual of x (`saved_residuals` lists none)
+    recompute_jaxpr, used = _reading_only(recompute_jaxpr)
+    if _logger.isEnabledFor(_log_level()):
+        _log_residuals([a for a, u in zip(known_args, used) if u], forward, saved_vars)
     # (no trace of a function in JAX's: it rewrites the jaxpr; its transpose is traced, there)
     step = ("partial_eval", tuple(unknowns), _by_identity(params["policy"]))
     _derive(jaxpr, recompute_jaxpr, step, traced=False)
-    atoms = [trace.to_atom(x) for x in [*known_args, *saved]] + \
-        [trace.to_atom(x) for x, u in zip(args, unknowns) if u]
+    ins = [*known_args, *saved, *[x for x, u in zip(args, unknowns) if u]]
+    atoms = [trace.to_atom(x) for x, keep in zip(ins, used) if keep]
+    cse = params["prevent_cse"]        # per input: the saved values' True, as JAX's residuals'
+    if not isinstance(cse, bool):
+        cse = _flags([f for f, u in zip(cse, unknowns) if not u] + [True] * len(saved) +
+                     [f for f, u in zip(cse, unknowns) if u], used)
     # JAX's remat partial eval records its equation with the whole name stack where the
     # linearization's own trace keeps what was pushed since it began, so under grad the staged
     # checkpoint is named under jvp twice (`transpose(jvp(jvp()))/remat2` once transposed)
@@ -284,10 +303,66 @@ def _remat_partial_eval(trace, args, params):
     with replaying_names():
         set_names(names + names[trace.name_base:])
         unknown_outs = iter(trace.add_eqn(atoms, remat_p, dict(params, jaxpr=recompute_jaxpr,
-                                                               differentiated=True),
+                                                               differentiated=True,
+                                                               prevent_cse=cse),
                                           recompute_jaxpr.out_avals))
     known_iter = iter(known_outs)
     return [next(unknown_outs) if u else next(known_iter) for u in out_unknowns]
+
+
+_logger = logging.getLogger("jxkernel.checkpoint")
+
+
+def _log_level() -> int:
+    """JAX's: WARNING with jax_log_checkpoint_residuals, else DEBUG."""
+    return logging.WARNING if config.jax_log_checkpoint_residuals else logging.DEBUG
+
+
+def _log_residuals(inputs, forward: Jaxpr, saved) -> None:
+    """JAX's log of what a checkpoint keeps: the inputs its recomputation reads, and the
+    intermediates its policy saved, each with where it comes from."""
+    made = {v: (e, e.outvars.index(v)) for e in forward.eqns for v in e.outvars}
+    sources = [(_long(v.aval), produced_by(*made[v])) for v in saved if v in made]
+    text = ("remat-decorated function " +
+            "saving inputs with shapes:\n" * bool(inputs) +
+            "".join(f"  {_long(get_aval(x))}\n" for x in inputs) +
+            "and " * (bool(inputs) and bool(sources)) +
+            "saving these intermediates:\n" * bool(sources) +
+            "".join(f"  {t} from {s}\n" for t, s in sources))
+    _logger.log(_log_level(), text)
+
+
+def _long(aval) -> str:
+    """A type as JAX's log writes it, its dtype's whole name: `float32[3]`."""
+    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
+
+
+def _reading_only(closed: ClosedJaxpr):
+    """(`closed` without dead code and the inputs it then does not read, which inputs stay)."""
+    jaxpr, used = dce_jaxpr_outputs(closed.jaxpr, True)
+    return ClosedJaxpr(jaxpr, closed.consts), used
+
+
+def call_jaxpr(eqn):
+    """The jaxpr a jit or checkpoint equation calls (None for others)."""
+    jaxpr = eqn.params.get("jaxpr") if eqn.primitive in (jit_p, remat_p) else None
+    return getattr(jaxpr, "jaxpr", jaxpr)
+
+
+def produced_by(eqn, index) -> str:
+    """JAX's words for where result `index` of `eqn` comes from (saved_residuals', the
+    residual log's): `named 'y' from f.py:3:4 (f)`, `output of sin from ...`."""
+    where = eqn.source_info if eqn.source_info is not None else "unknown"
+    if eqn.primitive is name_p:
+        return f"named '{eqn.params['name']}' from {where}"
+    if eqn.primitive is jit_p:
+        return f"output of jitted function '{eqn.params['name']}' from {where}"
+    if eqn.primitive is remat_p:        # JAX inlines the saved part of a checkpoint
+        inner = call_jaxpr(eqn)
+        for inner_eqn in inner.eqns:
+            if inner.outvars[index] in inner_eqn.outvars:
+                return produced_by(inner_eqn, inner_eqn.outvars.index(inner.outvars[index]))
+    return f"output of {eqn.primitive.name} from {where}"
 
 
 def _remat_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):
@@ -298,7 +373,9 @@ def _remat_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):
     _derive(jaxpr, transposed, ("transpose", tuple(linear), tuple(type(c) is Zero for c in cts)),
             traced=True, call_site=None if lineage is None else lineage.call_site)
     outs = iter(remat_p.bind(*nonlinear, *[instantiate(c) for c in cts], jaxpr=transposed,
-                             prevent_cse=prevent_cse, differentiated=True, policy=policy))
+                             prevent_cse=_flags(prevent_cse, [not lin for lin in linear],
+                                                len(cts)),
+                             differentiated=True, policy=policy))
     return [next(outs) if lin else None for lin in linear]
 
 

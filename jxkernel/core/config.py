@@ -114,6 +114,9 @@ _OPTIONS = [
           "Run jitted functions op by op, for debugging."),
     _flag("jax_log_compiles", False,
           "Print every compile event (function, reason, timings) as it happens."),
+    _flag("jax_log_checkpoint_residuals", False,
+          "Log (logging, level WARNING; else DEBUG) what each checkpoint saves for the "
+          "backward pass when it is differentiated: the inputs and the intermediates."),
     _flag("jax_explain_cache_misses", False,
           "Log (logging, level WARNING) why each jit call traced again: where the call is, "
           "what differs from the nearest earlier signature, and how to avoid it."),

@@ -21,6 +21,7 @@ import numpy as np
 
 from .avals import ShapedArray
 from .config import config
+from .lru import Bounded
 
 
 class Var:
@@ -161,10 +162,14 @@ class Jaxpr:
     in_avals = property(lambda self: [v.aval for v in self.invars])
     out_avals = property(lambda self: [v.aval for v in self.outvars])
 
-    def pretty_print(self, *, source_info=False, width=80, use_color=None) -> str:
+    def pretty_print(self, *, source_info=False, width=80, use_color=None,
+                     name_stack=False) -> str:
         """The jaxpr as text; `use_color`: JAX's syntax highlighting (ANSI colors), by default
-        where JAX colors (a terminal or notebook, jax_pprint_use_color on)."""
-        return colored(pp_toplevel(self, source_info, width), use_color)
+        where JAX colors (a terminal or notebook, jax_pprint_use_color on); `name_stack`:
+        each equation's name stack as a note, `# [transpose(jvp())]`, before its source
+        where `source_info` asks for that."""
+        return colored(pp_toplevel(self, _with_name_stack(source_info) if name_stack
+                                   else source_info, width), use_color)
 
     def __str__(self):
         return self.pretty_print()
@@ -188,9 +193,10 @@ class ClosedJaxpr:
     eqns = property(lambda self: self.jaxpr.eqns)
     literals = property(lambda self: self.consts)
 
-    def pretty_print(self, *, source_info=False, width=80, use_color=None) -> str:
+    def pretty_print(self, *, source_info=False, width=80, use_color=None,
+                     name_stack=False) -> str:
         return self.jaxpr.pretty_print(source_info=source_info, width=width,
-                                       use_color=use_color)
+                                       use_color=use_color, name_stack=name_stack)
 
     def __str__(self):
         return self.pretty_print()
@@ -322,10 +328,43 @@ def _fill_operands(text: str, args: str, arg_list: list, indent: int, width: int
     return "".join(out)
 
 
+_texts = Bounded(4096)      # name stack -> its text
+
+
+def stack_text(stack: tuple) -> str:
+    """A name stack as JAX prints it: scopes joined by "/", each transformation wrapping the
+    scope inside it (`("jit(f)", "transpose(", "jvp(")` -> `jit(f)/transpose(jvp())`).
+
+    >>> stack_text(("vmap(", "jvp(", "jit(g)", "cond"))
+    'vmap(jvp(jit(g)))/cond'
+    """
+    text = _texts.get(stack)
+    if text is None:
+        scopes: list = []
+        for entry in reversed(stack):
+            if entry[-1:] == "(":
+                if scopes:
+                    scopes[-1] = f"{entry}{scopes[-1]})"
+                else:
+                    scopes.append(f"{entry})")
+            else:
+                scopes.append(entry)
+        text = _texts[stack] = "/".join(reversed(scopes))
+    return text
+
+
 # An equation's source note (`source_info=True`) travels inside the text between these until
 # pp_toplevel lines the notes up in one column, as JAX prints them (`... # f.py:3:4 (f)`)
 _NOTE, _END = "\x00", "\x01"
 _NOTES = re.compile("\x00([^\x01]*)\x01")
+
+
+def _with_name_stack(source_info):
+    """The note of `pretty_print(name_stack=True)`: JAX's `[name stack]`, then the source."""
+    def note(info) -> str:
+        stack = f"[{stack_text(info.name_stack)}]"
+        return f"{stack} {_note(source_info, info)}" if source_info else stack
+    return note
 
 
 def _note(source_info, info) -> str:

@@ -13,7 +13,7 @@ import threading
 from typing import NamedTuple
 
 from .config import config
-from .ir import SourceInfo
+from .ir import SourceInfo, stack_text  # noqa: F401  (stack_text: its home is ir.py)
 from .lru import Bounded
 from .trace import _ctx as _trace_ctx
 
@@ -195,31 +195,6 @@ def set_names(names: tuple) -> None:
 
 def current_names() -> tuple:
     return _trace_ctx.names
-
-
-_texts = Bounded(4096)      # name stack -> its text
-
-
-def stack_text(stack: tuple) -> str:
-    """A name stack as JAX prints it: scopes joined by "/", each transformation wrapping the
-    scope inside it (`("jit(f)", "transpose(", "jvp(")` -> `jit(f)/transpose(jvp())`).
-
-    >>> stack_text(("vmap(", "jvp(", "jit(g)", "cond"))
-    'vmap(jvp(jit(g)))/cond'
-    """
-    text = _texts.get(stack)
-    if text is None:
-        scopes: list = []
-        for entry in reversed(stack):
-            if entry[-1:] == "(":
-                if scopes:
-                    scopes[-1] = f"{entry}{scopes[-1]})"
-                else:
-                    scopes.append(f"{entry})")
-            else:
-                scopes.append(entry)
-        text = _texts[stack] = "/".join(reversed(scopes))
-    return text
 
 
 def made_by_user(skip: int = 1) -> bool:

@@ -247,6 +247,7 @@ class JaxprTrace(Trace):
             out_avals = vma.out_types(prim, [a.aval for a in atoms], params, out_avals)
         forward = forwarding_rules.get(prim) if self.forwards and not vma.checked else None
         if forward is not None and not prim.multiple_results and type(atoms[0]) is Var and \
+                _of_its_type(args[0], atoms[0].aval) and \
                 forward([a.aval for a in atoms], **params) == [0]:
             # the operand passed through, as this trace's value (a constvar where it was made
             # outside): no equation, as JAX's DynamicJaxprTrace
@@ -466,6 +467,12 @@ def bind_refs(refs, values) -> None:
         keeper = keeper.parent
     for ref, value in zip(refs, values):
         keeper.refs[id(ref)] = [ref, value]
+
+
+def _of_its_type(x, aval) -> bool:
+    """Whether `x` holds its aval's dtype: a NumPy constant typed as canonical (float64 data
+    of an f32 constvar) is no value to forward, its conversion is what makes it one."""
+    return isinstance(x, Tracer) or getattr(x, "dtype", aval.dtype) == aval.dtype
 
 
 def convert_constvars_to_invars(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:

@@ -22,6 +22,7 @@ from ..core import dtypes, sharding_types
 from ..core.avals import get_aval
 from ..core.basearray import Array
 from ..core.check import JaxprTypeError
+from ..core.dce import dce_closed_outputs, dce_rules
 from ..core.hijax import AvalQDD
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
@@ -489,7 +490,24 @@ def _cond_transpose(cts, index, *ops, branches, **params):
     return [None] + [next(outs) if lin else None for lin in linear]
 
 
+def _cond_dce(used_outs, eqn):
+    """JAX's cond dce rule: every branch computes only the used results, and takes the
+    operands any branch then reads (the index always)."""
+    branches = eqn.params["branches"]
+    used_ins = [False] * (len(eqn.invars) - 1)
+    for b in branches:
+        used_ins = [u or v for u, v in zip(used_ins, dce_closed_outputs(b, used_outs)[1])]
+    pruned = tuple(dce_closed_outputs(b, used_outs, used_ins)[0] for b in branches)
+    if all(p is b for p, b in zip(pruned, branches)):
+        return [True] * len(eqn.invars), eqn
+    ops = [v for v, u in zip(eqn.invars[1:], used_ins) if u]
+    return [True, *used_ins], eqn.replace(
+        invars=[eqn.invars[0], *ops], outvars=[v for v, u in zip(eqn.outvars, used_outs) if u],
+        params=dict(eqn.params, branches=pruned))
+
+
 abstract_eval_rules[cond_p] = _cond_abstract_eval
+dce_rules[cond_p] = _cond_dce
 lowering_rules[cond_p] = _cond_lowering
 numpy_rules[cond_p] = _cond_numpy
 axis_batching_rules[cond_p] = _cond_batching

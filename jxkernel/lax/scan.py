@@ -13,6 +13,7 @@ import numpy as np
 
 from ..core import sharding_types
 from ..core.avals import dim_inserted, get_aval
+from ..core.dce import dce_closed_outputs, dce_rules
 from ..core.dtypes import is_extended
 from ..core.errors import aval_text
 from ..core.interpret import eval_jaxpr
@@ -286,7 +287,32 @@ def _scan_numpy(*args, reverse, length, jaxpr, num_consts, num_carry, linear, un
 
 
 numpy_rules[scan_p] = _scan_numpy
+def _scan_dce(used_outs, eqn):
+    """JAX's scan dce rule: the body computes only the used results; a carry is kept while
+    a kept carry reads it (to a fixed point), its input and output together."""
+    closed, nc, nk = eqn.params["jaxpr"], eqn.params["num_consts"], eqn.params["num_carry"]
+    n_xs = len(closed.in_avals) - nc - nk
+    used_carry, used_ys = list(used_outs[:nk]), list(used_outs[nk:])
+    for _ in range(nk + 1):
+        body, used_ins = dce_closed_outputs(closed, used_carry + used_ys,
+                                            [False] * nc + used_carry + [False] * n_xs)
+        carry_in = used_ins[nc:nc + nk]
+        if carry_in == used_carry:
+            break
+        used_carry = [a or b for a, b in zip(used_carry, carry_in)]
+    if body is closed:          # nothing to prune (cached: one body per pruning)
+        return used_ins, eqn
+    used_outs = used_carry + used_ys
+    params = dict(eqn.params, jaxpr=body,
+                  num_consts=sum(used_ins[:nc]), num_carry=sum(used_carry),
+                  linear=tuple(x for x, u in zip(eqn.params["linear"], used_ins) if u))
+    return used_ins, eqn.replace(invars=[v for v, u in zip(eqn.invars, used_ins) if u],
+                                 outvars=[v for v, u in zip(eqn.outvars, used_outs) if u],
+                                 params=params)
+
+
 abstract_eval_rules[scan_p] = _scan_abstract_eval
+dce_rules[scan_p] = _scan_dce
 param_printers[scan_p] = lambda p: [(k, v) for k, v in sorted(p.items())
                                     if k not in ("linear", "_split_transpose")]
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval, shaped_abstractify
+from ..core.dce import dce_closed
 from ..core.interpret import eval_jaxpr
 from ..core.interpreter_primitives import convert_element_type, reshard_p
 from ..core.mesh import NamedSharding, PartitionSpec
@@ -213,7 +214,9 @@ def linearize_flat(fun, primals):
         primal_out, tangent_out = jvp_flat(fun, primals, tangents_in, LinearizeTracer)
         # A zero or known output tangent is still an output of the linear jaxpr.
         tangent_out = [instantiate(t) if type(t) is Zero else t for t in tangent_out]
-        linear = pe.to_jaxpr(tangent_out)
+        # the tangents' dead code goes, and with it the residuals only it read (JAX DCEs
+        # its linear jaxpr: what vjp keeps and saved_residuals lists)
+        linear = dce_closed(pe.to_jaxpr(tangent_out))
     differentiable = [type(t) is not Zero for t in tangents_in]
     for p in primal_out:
         if isinstance(p, Tracer) and getattr(p, "_trace", None) is pe:
@@ -396,7 +399,8 @@ def vjp(fun, *primals, has_aux=False):
         cts = iter(cts)
         result = []
         for aval, d in zip(in_avals, differentiable):
-            if d:
+            if d:           # as the backward pass gave it: JAX casts no cotangent (a custom
+                # bwd's float32 one for a bfloat16 input stays float32)
                 result.append(instantiate(next(cts)))
             else:
                 result.append(np.zeros(aval.shape, float0))

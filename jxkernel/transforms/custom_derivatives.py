@@ -28,9 +28,10 @@ import numpy as np
 from ..core import dtypes, sharding_types
 from ..core.config import config
 from ..core.avals import ShapedArray, dim_inserted, dim_removed, get_aval
+from ..core.dce import dce_jaxpr_outputs, dce_rules
 from ..core.interpret import eval_jaxpr
 from ..core.interpreter_primitives import convert_element_type, reduce_sum
-from ..core.ir import Literal, param_printers
+from ..core.ir import ClosedJaxpr, Literal, param_printers
 from ..core.numpy_eval import call_rule
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
                               jvp_rules, lowering_rules, numpy_rules, partial_eval_rules,
@@ -45,7 +46,8 @@ from ..tree_util import (keystr, tree_flatten, tree_flatten_with_path, tree_map,
 from .ad import JVPTrace, always_transposed
 from .api_util import flatten_fun, update_wrapper
 from .jit_refs import is_ref
-from .batching import batch_jaxpr, batch_subtrace
+from .batching import batch_jaxpr, batch_subtrace, vmap
+from .custom_vjp_remat import optimize_remat_of_custom_vjp_fwd
 from .linear_util import wrap_init
 from ..core.partial_eval import PartialEvalTrace
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
@@ -592,6 +594,9 @@ class custom_vjp(_CustomFunction):
         self.fwd = self.bwd = None
 
     def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):
+        if optimize_remat:      # fwd runs as fun where its residuals go unread (under remat)
+            fwd = optimize_remat_of_custom_vjp_fwd(self.fun, None, fwd, None,
+                                                   self.nondiff_argnums, symbolic_zeros)
         self.fwd, self.bwd, self.symbolic_zeros = fwd, bwd, symbolic_zeros
 
     def __call__(self, *args, **kwargs):
@@ -994,6 +999,73 @@ _register_call_rules(custom_vjp_call_p, _custom_vjp_call_jvp, _custom_vjp_call_b
 param_printers[custom_vjp_call_p] = lambda p: [
     ("name", p["name"]), ("bwd", p["bwd"].__name__), ("call_jaxpr", p["call_jaxpr"]),
     ("fwd", p["fwd"].__name__), ("symbolic_zeros", p["symbolic_zeros"])]
+
+
+# ------------------------------------------------------------------ dead-code elimination
+# JAX's dce rules of custom_jvp_call and custom_vjp_call: the call computes only the results
+# used; every operand stays (the rules may read any), the rules' results cut to match.
+def _pick(xs, used):
+    return [x for x, u in zip(xs, used) if u]
+
+
+class _UsedOutputsJVP:
+    """A jvp rule giving only the used outputs' primals and tangents."""
+    def __init__(self, jvp, used):
+        self.jvp, self.used, self.__name__ = jvp, used, getattr(jvp, "__name__", "jvp")
+
+    def __call__(self, primals, tangents):
+        outs, tangents_out = self.jvp(primals, tangents)
+        return _pick(outs, self.used), _pick(tangents_out, self.used)
+
+
+class _UsedOutputsFwd:
+    """A fwd rule giving only the used outputs (its residuals all)."""
+    def __init__(self, fwd, used):
+        self.fwd, self.used, self.__name__ = fwd, used, getattr(fwd, "__name__", "fwd")
+
+    def __call__(self, primals, perturbed=None):
+        outs, residuals = self.fwd(primals, perturbed)
+        return _pick(outs, self.used), residuals
+
+
+class _UsedOutputsBwd:
+    """A bwd rule given cotangents of the used outputs only: zeros for the others."""
+    def __init__(self, bwd, used, out_avals, symbolic_zeros):
+        self.bwd, self.used, self.out_avals = bwd, used, out_avals
+        self.symbolic_zeros, self.__name__ = symbolic_zeros, getattr(bwd, "__name__", "bwd")
+
+    def __call__(self, residuals, cts):
+        given = iter(cts)
+        full = [next(given) if u else (Zero(a) if self.symbolic_zeros else instantiate(Zero(a)))
+                for u, a in zip(self.used, self.out_avals)]
+        return self.bwd(residuals, full)
+
+
+def _used_call_jaxpr(eqn, used_outs):
+    closed = eqn.params["call_jaxpr"]
+    jaxpr, _ = dce_jaxpr_outputs(closed.jaxpr, used_outs, instantiate=True)
+    return ClosedJaxpr(jaxpr, closed.consts)
+
+
+def _custom_jvp_call_dce(used_outs, eqn):
+    params = dict(eqn.params, call_jaxpr=_used_call_jaxpr(eqn, used_outs),
+                  jvp=_UsedOutputsJVP(eqn.params["jvp"], used_outs))
+    return [True] * len(eqn.invars), eqn.replace(outvars=_pick(eqn.outvars, used_outs),
+                                                 params=params)
+
+
+def _custom_vjp_call_dce(used_outs, eqn):
+    p = eqn.params
+    params = dict(p, call_jaxpr=_used_call_jaxpr(eqn, used_outs),
+                  fwd=_UsedOutputsFwd(p["fwd"], used_outs),
+                  bwd=_UsedOutputsBwd(p["bwd"], used_outs, p["call_jaxpr"].out_avals,
+                                      p["symbolic_zeros"]))
+    return [True] * len(eqn.invars), eqn.replace(outvars=_pick(eqn.outvars, used_outs),
+                                                 params=params)
+
+
+dce_rules[custom_jvp_call_p] = _custom_jvp_call_dce
+dce_rules[custom_vjp_call_p] = _custom_vjp_call_dce
 
 abstract_eval_rules[custom_lin_p] = lambda *avals, out_avals, **_: list(out_avals)
 impl_rules[custom_lin_p] = _custom_lin_impl

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..core import compile_record, sharding_types
 from ..core.interpret import eval_jaxpr
-from ..core.dce import dce_jaxpr, prune_rules, pruned_body
+from ..core.dce import dce_closed_outputs, dce_jaxpr, dce_rules, prune_rules, pruned_body
 from ..core.device_assignment import check_device_assignment, placement, program_devices
 from ..core.ir import ClosedJaxpr, Jaxpr, Var, call_primitives, param_printers
 from ..core.lru import PROGRAMS, TRACES, WeakLRU
@@ -446,7 +446,23 @@ def _jit_prune(eqn):
     return eqn.replace(invars=list(pick(eqn.invars)), params=params)
 
 
+def _jit_dce(used_outs, eqn):
+    """JAX's pjit dce rule: only the used results, and the operands they read (whole with
+    keep_unused, a device pin or Refs)."""
+    params, closed = eqn.params, eqn.params["jaxpr"]
+    if params["keep_unused"] or closed.ref_writes or params.get("pinned") is not None:
+        return [True] * len(eqn.invars), eqn
+    body, used = dce_closed_outputs(closed, used_outs)     # (cached: one jaxpr per pruning)
+    if body is closed:
+        return used, eqn
+    donated = tuple(d for d, u in zip(params["donated_invars"], used) if u)
+    return used, eqn.replace(invars=[v for v, u in zip(eqn.invars, used) if u],
+                             outvars=[v for v, u in zip(eqn.outvars, used_outs) if u],
+                             params=dict(params, jaxpr=body, donated_invars=donated))
+
+
 abstract_eval_rules[jit_p] = _jit_abstract_eval
+dce_rules[jit_p] = _jit_dce
 lowering_rules[jit_p] = _jit_lowering
 numpy_rules[jit_p] = call_rule("jaxpr")
 impl_rules[jit_p] = _jit_impl

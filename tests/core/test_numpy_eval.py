@@ -356,6 +356,15 @@ def _clipped(x):
 
 _clipped.defvjp(lambda x: (x, None), lambda r, g: (jnp.clip(g, -0.1, 0.1),))
 
+
+@jax.custom_vjp
+def _tan_fwd_sin(x):        # optimize_remat: fwd (sin) runs where its residual is read
+    return jnp.tan(x)
+
+
+_tan_fwd_sin.defvjp(lambda x: (jnp.sin(x), (x,)), lambda r, g: (jnp.cos(r[0]) * g,),
+                    optimize_remat=True)
+
 _ONE_DEVICE = jax.sharding.NamedSharding(jax.make_mesh((1,), ("x",)), jax.sharding.PartitionSpec())
 
 CONTROL = {
@@ -379,6 +388,9 @@ CONTROL = {
                                  reverse=True, unroll=2)), (F32,), 0, None),
     "custom_derivatives": (lambda x: (jax.nn.relu(x), jax.grad(lambda x: _clipped(x).sum() * 3)(x),
                                       _clipped(x), jax.nn.softplus(x)), (F32,), ELEMENTWISE, None),
+    # custom_vjp's optimize_remat: a remat_opt equation (fwd's sin and its residual)
+    "optimize_remat": (lambda x: jax.value_and_grad(
+        lambda x: jax.checkpoint(_tan_fwd_sin)(x).sum())(x), (F32,), REDUCTION, None),
     "grad_fan_out": (lambda x: jax.grad(lambda x: (jnp.sin(x) * x).sum())(x), (F32,), ELEMENTWISE, None),
     "checkpoint": (lambda x: jax.grad(jax.checkpoint(
         lambda x: jax.ad_checkpoint.checkpoint_name(jnp.sin(jnp.sin(x)), "s").sum()))(x),

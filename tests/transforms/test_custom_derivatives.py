@@ -92,6 +92,11 @@ seen = []
 
 def loss(x, history):
     rounded, _ = stats(x, history)
+    return 0.0 * jnp.sum(rounded)       # a zero cotangent, but one that reaches bwd
+
+
+def dead_loss(x, history):
+    rounded, _ = stats(x, history)
     return jnp.sum(jax.lax.stop_gradient(rounded)) + 0.0 * jnp.sum(x)
 
 
@@ -101,6 +106,14 @@ def test_bwd_runs_with_zero_cotangents_eagerly_and_under_jit():
         seen.clear()
         np.testing.assert_array_equal(grad(x, history), [3.0, 0.0, 0.0])
         assert seen == [[(2,), (3,)]]
+
+
+def test_bwd_of_outputs_nothing_differentiable_reads_never_runs():
+    # JAX 0.10.2 drops the dead custom_lin from its linear jaxpr: no bwd, a zero gradient
+    x, history = jnp.array([0.5, -3.0]), jnp.zeros(3)
+    seen.clear()
+    np.testing.assert_array_equal(jax.grad(dead_loss, argnums=1)(x, history), [0.0, 0.0, 0.0])
+    assert seen == []
 
 
 # ---------------------------------------------------------------- custom_vjp with symbolic zeros

@@ -24,6 +24,9 @@ from ...core.hijax import (MutableQuasiDynamicData, QuasiDynamicData,  # noqa: F
 from ...core.physical import physical_aval  # noqa: E402,F401
 from ...core.errors import ConcretizationTypeError, UnexpectedTracerError  # noqa: E402,F401
 from ...core.trace import eval_trace  # noqa: E402
+from ...core.staging import convert_constvars_to_invars, trace_to_jaxpr  # noqa: E402
+from ...lax.eval_jaxpr import eval_jaxpr_p  # noqa: E402
+from ...transforms.linear_util import wrap_init  # noqa: E402,F401
 
 
 def eval_context():
@@ -44,3 +47,32 @@ def trace_state_clean() -> bool:
     True
     """
     return current_trace() is eval_trace
+
+
+class CallPrimitive:
+    """JAX's `core.CallPrimitive`: bound with `subfuns=(fun,)`, a linear_util WrappedFun, it
+    calls `fun` on its operands as one operation (jxkernel traces `fun` and binds the traced
+    jaxpr as `eval_jaxpr`, whose transformations run the body's rules in place, so it is no
+    primitive of its own; `name` and other params only name the call).
+
+    >>> call(jnp.float32(2.0), subfuns=(wrap_init(lambda x: [x * 3.0]),), name="f")
+    [Array(6., dtype=float32)]
+    """
+    multiple_results = True
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return self.name
+
+    def bind(self, *args, subfuns, **params):
+        fun, = subfuns
+        closed = trace_to_jaxpr(lambda *xs: list(fun.call_wrapped(*xs)),
+                                [get_aval(x) for x in args])
+        jaxpr, consts = convert_constvars_to_invars(closed)  # (tracers it closes over: operands)
+        return eval_jaxpr_p.bind(*consts, *args, jaxpr=jaxpr)
+
+
+call_p = CallPrimitive("call")
+call = call_p.bind

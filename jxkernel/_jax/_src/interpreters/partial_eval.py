@@ -7,3 +7,13 @@ jit's tracer class `DynamicJaxprTracer` among them, which JAX's messages name by
 """
 from ...interpreters.partial_eval import (DynamicJaxprTracer, JaxprTracer,  # noqa: F401
                                           PartialVal, dce_jaxpr, trace_to_jaxpr_nounits)
+from ....core.ir import ClosedJaxpr, Jaxpr
+
+
+def close_jaxpr(jaxpr: Jaxpr) -> ClosedJaxpr:
+    """`jaxpr` (without constvars) as a ClosedJaxpr of no consts, as JAX's pe.close_jaxpr.
+
+        >>> close_jaxpr(make_jaxpr(jnp.sin)(1.0).jaxpr).consts
+        []
+    """
+    return ClosedJaxpr(jaxpr, ())

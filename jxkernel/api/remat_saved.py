@@ -1,0 +1,257 @@
+"""What a checkpoint saves by its policy, and the jaxpr recomputing the rest: into cond
+branches, scan bodies and jitted functions too, as JAX's partial_eval_jaxpr_custom rules.
+
+    >>> f = checkpoint(lambda x: lax.cond(x > 0, jnp.sin, lambda x: x, x),
+    ...                policy=lambda prim, *_, **__: str(prim) == "cos")
+    >>> "cos" in str(make_jaxpr(linearize(f, 4.0)[1])(1.0))     # cos saved inside the cond
+    False
+
+`saved_and_recomputed(jaxpr, need, policy)` walks back from the outputs `need` flags: an
+equation they read is saved when the policy says so, else recomputed; a cond or scan whose
+policy saves something inside is split in two: the forward equation returns the values saved
+inside (a scan's per iteration, stacked), the recomputing one takes them.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.avals import dim_inserted
+from ..core.dce import dce_rules
+from ..core.interpret import eval_jaxpr
+from ..core import dtypes
+from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Var
+from ..core.staging import trace_to_jaxpr
+from ..lax.cond import cond_p
+from ..core.interpreter_primitives import broadcast_in_dim_p
+from ..lax.creation import empty2_p, empty_like_aval
+from ..lax.elementwise import reduce_precision_p
+from ..lax.scan import scan_p
+from ..transforms.jit_primitive import jit_p
+
+
+def saved_and_recomputed(jaxpr: Jaxpr, need, policy) -> tuple:
+    """(`jaxpr` with its split equations, the vars of it to save, the Jaxpr recomputing the
+    outputs `need` flags from `jaxpr`'s inputs followed by the saved values)."""
+    needed = {v for v, n in zip(jaxpr.outvars, need) if n and isinstance(v, Var)}
+    saved, recomputed, replaced = [], [], {}
+    for eqn in reversed(jaxpr.eqns):
+        used = [v in needed for v in eqn.outvars]
+        if not any(used):
+            continue
+        if policy is not None and policy(eqn.primitive, *[v.aval for v in eqn.invars],
+                                         **eqn.params):
+            saved.extend(v for v in reversed(eqn.outvars) if v in needed)
+            continue
+        rule = _split_rules.get(eqn.primitive) if policy is not None else None
+        split = rule(eqn, used, policy) if rule is not None else None
+        if split is None:
+            recomputed.append(eqn)
+            needed.update(v for v in eqn.invars if isinstance(v, Var))
+            continue
+        known_eqn, inner, recompute_eqn = split
+        replaced[id(eqn)] = known_eqn
+        saved.extend(reversed(inner))
+        recomputed.append(recompute_eqn)
+        needed.update(v for v in recompute_eqn.invars if isinstance(v, Var) and v not in inner)
+    saved.reverse()
+    known = Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars,
+                  [replaced.get(id(e), e) for e in jaxpr.eqns])
+    recompute = Jaxpr(jaxpr.constvars, jaxpr.invars + saved,
+                      [v for v, n in zip(jaxpr.outvars, need) if n], recomputed[::-1])
+    return known, saved, _forwarding(recompute)
+
+
+def _forwarding(jaxpr: Jaxpr) -> Jaxpr:
+    """`jaxpr` reading, in place of a cond's or scan's result, the operand it only passes on
+    (a saved value taken by a split equation and returned as it is): the equation left for
+    DCE, so that the staged part reads the saved values themselves, as JAX's."""
+    subst, eqns = {}, []
+    for eqn in jaxpr.eqns:
+        if any(v in subst for v in eqn.invars):
+            eqn = eqn.replace(invars=[subst.get(v, v) for v in eqn.invars])
+        rule = _forwarding_rules.get(eqn.primitive)
+        if rule is not None:
+            subst.update((out, eqn.invars[i]) for out, i in rule(eqn).items())
+        eqns.append(eqn)
+    if not subst:
+        return jaxpr
+    return Jaxpr(jaxpr.constvars, jaxpr.invars, [subst.get(v, v) for v in jaxpr.outvars], eqns)
+
+
+def _cond_forwarded(eqn) -> dict:
+    """{result: index of the operand every branch returns as it is there}: a branch that
+    returns an empty placeholder there (another branch's residual) agrees with any."""
+    found = {}
+    for k, out in enumerate(eqn.outvars):
+        sources = {_source(b.jaxpr, b.jaxpr.outvars[k]) for b in eqn.params["branches"]}
+        sources.discard("empty")
+        if len(sources) == 1 and None not in sources:
+            found[out] = 1 + sources.pop()
+    return found
+
+
+def _source(jaxpr: Jaxpr, v):
+    """The index of the input `v` is, "empty" for a placeholder of no value, else None."""
+    if v in jaxpr.invars:
+        return jaxpr.invars.index(v)
+    for eqn in jaxpr.eqns:
+        if v in eqn.outvars:
+            if eqn.primitive is empty2_p:
+                return "empty"
+            if eqn.primitive is broadcast_in_dim_p and isinstance(eqn.invars[0], Var):
+                return "empty" if _source(jaxpr, eqn.invars[0]) == "empty" else None
+    return None
+
+
+def _scan_forwarded(eqn) -> dict:
+    """{result: operand index}: a carry the body returns unchanged, a scanned input it returns
+    as its stacked output."""
+    p = eqn.params
+    body, nc, nk = p["jaxpr"].jaxpr, p["num_consts"], p["num_carry"]
+    found = {}
+    for k, (out, v) in enumerate(zip(eqn.outvars, body.outvars)):
+        if v not in body.invars:
+            continue
+        i = body.invars.index(v)
+        if (k < nk and i == nc + k) or (k >= nk and i >= nc + nk):
+            found[out] = i
+    return found
+
+
+def rounded_where_saved(jaxpr: Jaxpr, saved) -> Jaxpr:
+    """`jaxpr` whose floating saved values, where its own equations read them too, are first
+    rounded to their dtype (reduce_precision), so that the forward pass computes with the
+    value the backward pass gets (XLA may keep excess precision in one and not the other:
+    JAX's _insert_reduce_precision)."""
+    read = {v for e in jaxpr.eqns for v in e.invars if isinstance(v, Var)}
+    eqns = list(jaxpr.eqns)
+    for v in saved:
+        if v not in read or not dtypes.issubdtype(v.aval.dtype, np.inexact):
+            continue
+        at = next(i for i, e in enumerate(eqns) if v in e.outvars)
+        eqn, finfo = eqns[at], dtypes.finfo(v.aval.dtype)
+        params = dict(exponent_bits=finfo.nexp, mantissa_bits=finfo.nmant)
+        if eqn.primitive is reduce_precision_p and eqn.params == params:
+            continue
+        exact = Var(v.aval)
+        eqns[at:at + 1] = [eqn.replace(outvars=[exact if o is v else o for o in eqn.outvars]),
+                           Eqn([exact], [v], reduce_precision_p, params, eqn.source_info)]
+    return Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars, eqns)
+
+
+def _pruned(eqn, used):
+    """`eqn` computing only its `used` outputs and reading only what they need."""
+    return dce_rules[eqn.primitive](used, eqn)[1]
+
+
+# ------------------------------------------------------------------ cond
+def _cond_split(eqn, used, policy):
+    """Each branch split alike; the forward cond returns every branch's saved values (each
+    branch its own, empties for the others', as JAX's cond partial eval), the recomputing
+    cond takes them."""
+    branches = eqn.params["branches"]
+    splits = [saved_and_recomputed(b.jaxpr, used, policy) for b in branches]
+    if not any(saved for _, saved, _ in splits):
+        return None
+    slots = [v.aval for _, saved, _ in splits for v in saved]
+    starts = [sum(len(s) for _, s, _ in splits[:i]) for i in range(len(splits))]
+    forward, again = [], []
+    for b, (known, saved, recompute), start in zip(branches, splits, starts):
+        forward.append(_forward_branch(b, known, saved, slots, start))
+        again.append(_recompute_branch(b, recompute, len(saved), slots, start))
+    slot_vars = [Var(a) for a in slots]
+    known_eqn = eqn.replace(outvars=eqn.outvars + slot_vars,
+                            params=dict(eqn.params, branches=tuple(forward)))
+    recompute_eqn = eqn.replace(invars=eqn.invars + slot_vars,
+                                outvars=[v for v, u in zip(eqn.outvars, used) if u],
+                                params=dict(eqn.params, branches=tuple(again)))
+    return known_eqn, slot_vars, _pruned(recompute_eqn, [True] * len(recompute_eqn.outvars))
+
+
+def _forward_branch(b: ClosedJaxpr, known: Jaxpr, saved, slots, start) -> ClosedJaxpr:
+    with_saved = Jaxpr(known.constvars, known.invars, known.outvars + saved, known.eqns)
+    n_out = len(known.outvars)
+
+    def branch(*args):
+        outs = eval_jaxpr(with_saved, b.consts, *args)
+        mine = iter(outs[n_out:])
+        return outs[:n_out] + [next(mine) if start <= i < start + len(saved)
+                               else empty_like_aval(a) for i, a in enumerate(slots)]
+    return trace_to_jaxpr(branch, b.in_avals)
+
+
+def _recompute_branch(b: ClosedJaxpr, recompute: Jaxpr, n_saved, slots, start) -> ClosedJaxpr:
+    n_in = len(b.in_avals)
+
+    def branch(*args):
+        ops, all_slots = args[:n_in], args[n_in:]
+        return eval_jaxpr(recompute, b.consts, *ops, *all_slots[start:start + n_saved])
+    return trace_to_jaxpr(branch, list(b.in_avals) + list(slots))
+
+
+# ------------------------------------------------------------------ jit
+def _jit_split(eqn, used, policy):
+    """The function split alike: the forward jit returns the values saved inside, the
+    recomputing one takes them (not a jit pinned to a device, nor one writing Refs)."""
+    p = eqn.params
+    closed = p["jaxpr"]
+    if p.get("pinned") is not None or closed.ref_writes:
+        return None
+    known, saved, recompute = saved_and_recomputed(closed.jaxpr, used, policy)
+    if not saved:
+        return None
+    inner = [Var(v.aval) for v in saved]
+    known_eqn = eqn.replace(outvars=eqn.outvars + inner, params=dict(p, jaxpr=ClosedJaxpr(
+        Jaxpr(known.constvars, known.invars, known.outvars + saved, known.eqns),
+        closed.consts)))
+    recompute_eqn = eqn.replace(
+        invars=eqn.invars + inner, outvars=[v for v, u in zip(eqn.outvars, used) if u],
+        params=dict(p, jaxpr=ClosedJaxpr(recompute, closed.consts),
+                    donated_invars=tuple(p["donated_invars"]) + (False,) * len(inner)))
+    return known_eqn, inner, recompute_eqn
+
+
+def _jit_forwarded(eqn) -> dict:
+    """{result: operand index} of the results the function returns as its inputs."""
+    body = eqn.params["jaxpr"].jaxpr
+    return {out: body.invars.index(v) for out, v in zip(eqn.outvars, body.outvars)
+            if v in body.invars}
+
+
+# ------------------------------------------------------------------ scan
+def _scan_split(eqn, used, policy):
+    """The body split alike, the carries it reads recomputed to a fixed point; the forward
+    scan returns the values saved inside each iteration as extra stacked outputs, the
+    recomputing scan takes them as extra scanned inputs."""
+    p = eqn.params
+    closed, nc, nk = p["jaxpr"], p["num_consts"], p["num_carry"]
+    body = closed.jaxpr
+    need_carry, need_ys = list(used[:nk]), list(used[nk:])
+    for _ in range(nk + 1):
+        known, saved, recompute = saved_and_recomputed(body, need_carry + need_ys, policy)
+        read = {v for e in recompute.eqns for v in e.invars} | set(recompute.outvars)
+        carry_read = [n or v in read for n, v in zip(need_carry, body.invars[nc:nc + nk])]
+        if carry_read == need_carry:
+            break
+        need_carry = carry_read
+    if not saved:
+        return None
+    stacked = [Var(dim_inserted(v.aval, 0, p["length"])) for v in saved]
+    forward_body = ClosedJaxpr(Jaxpr(known.constvars, known.invars, known.outvars + saved,
+                                     known.eqns), closed.consts)
+    known_eqn = eqn.replace(outvars=eqn.outvars + stacked, params=dict(p, jaxpr=forward_body))
+    carry_in = [v for v, n in zip(body.invars[nc:nc + nk], need_carry) if n]
+    again = Jaxpr(recompute.constvars,
+                  body.invars[:nc] + carry_in + body.invars[nc + nk:] + saved,
+                  recompute.outvars, recompute.eqns)
+    invars = eqn.invars[:nc] + [v for v, n in zip(eqn.invars[nc:nc + nk], need_carry) if n] + \
+        eqn.invars[nc + nk:] + stacked
+    outvars = [v for v, n in zip(eqn.outvars, need_carry + need_ys) if n]
+    recompute_eqn = eqn.replace(invars=invars, outvars=outvars, params=dict(
+        p, jaxpr=ClosedJaxpr(again, closed.consts), num_carry=len(carry_in),
+        linear=(False,) * len(invars)))
+    return known_eqn, stacked, _pruned(recompute_eqn, [True] * len(outvars))
+
+
+_split_rules = {cond_p: _cond_split, scan_p: _scan_split, jit_p: _jit_split}
+_forwarding_rules = {cond_p: _cond_forwarded, scan_p: _scan_forwarded, jit_p: _jit_forwarded}
