@@ -322,13 +322,15 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan")
     if impl is None:
         raise ValueError(f"invalid argument method={method!r}, expected one of "
                          f"{sorted(_SEARCHSORTED)}")
-    return impl(a, v, side, _index_dtype(_shape(a)[0]))
+    return impl(a, v, side, _searchsorted_dtype(_shape(a)[0]))
 
 
-def _index_dtype(n) -> np.dtype:
-    """int32 for indices up to `n`, else int64 asked for as JAX asks: without x64 its warning
-    (or jax_explicit_x64_dtypes' error), then NumPy's OverflowError for `n` in int32."""
-    if n < 2 ** 31:
+def _searchsorted_dtype(n) -> np.dtype:
+    """searchsorted's result dtype, as JAX's: int32 for indices up to `n` (also with x64; a
+    symbolic length is taken to fit), else int64 asked for as JAX asks: without x64 its warning
+    (or jax_explicit_x64_dtypes' error), then NumPy's OverflowError for `n` in int32. (Not
+    _index_dtype: argsort's index is the default int.)"""
+    if is_symbolic(n) or n < 2 ** 31:
         return _INT32
     dtype = canonicalize_user_dtype(_INT64, "searchsorted")
     if n > np.iinfo(dtype).max:
