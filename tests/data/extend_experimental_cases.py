@@ -14,6 +14,7 @@ import io
 import re
 
 import numpy as np
+from recorded_errors import error_of  # tests/data
 
 
 def _module(jax, name):
@@ -22,11 +23,7 @@ def _module(jax, name):
 
 def _error(fn) -> list | None:
     """[exception class, first line of its message] of `fn()`, or None if it returns."""
-    try:
-        fn()
-    except Exception as e:      # noqa: BLE001 (the class is what is recorded)
-        return [type(e).__name__, str(e).splitlines()[0] if str(e) else ""]
-    return None
+    return error_of(fn, "\n")
 
 
 def _floats(x) -> list:

@@ -3,15 +3,12 @@ by real JAX (reference/make_jax_tests_gaps_reference.py writes jax_tests_gaps_re
 and by jxkernel (tests/jax_compat/test_jax_tests_gaps.py). Values are JSON data compared
 exactly (dtypes, shapes, structure, small exact floats); errors are [class name, first line]."""
 import numpy as np
+from recorded_errors import error_of  # tests/data
 
 
 def _error(fn) -> list | None:
     """[exception class, first line of its message] of `fn()`, or None if it returns."""
-    try:
-        fn()
-    except Exception as e:      # noqa: BLE001 (the class is what is recorded)
-        return [type(e).__name__, str(e).splitlines()[0] if str(e) else ""]
-    return None
+    return error_of(fn, "\n")
 
 
 def _leaf(x) -> list | str:

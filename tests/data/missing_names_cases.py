@@ -11,6 +11,7 @@ JSON data: text, ints and booleans compare exactly; lists of floats under a key 
 "_values" compare in ulps (`ULPS`); errors are [class name, first line of the message].
 """
 import numpy as np
+from recorded_errors import error_of  # tests/data
 
 # ulps at the scale of 1 (QDWH's u has orthonormal columns, h the input's scale; every step is
 # a QR or Cholesky of LAPACK's, whose blocked order may differ by CPU): LAPACK's bound
@@ -19,11 +20,7 @@ ULPS = {"qdwh": 64, "scaled_dot": 0}
 
 def _error(fn) -> list | None:
     """[exception class, first line of its message] of `fn()`, or None if it returns."""
-    try:
-        fn()
-    except Exception as e:      # noqa: BLE001 (the class is what is recorded)
-        return [type(e).__name__, str(e).splitlines()[0] if str(e) else ""]
-    return None
+    return error_of(fn, "\n")
 
 
 def _runtime_error(jax, fn) -> list | None:
