@@ -217,3 +217,17 @@ def masked_array_error() -> ValueError:
     """JAX's refusal of a NumPy masked array as an operand (jnp.array takes one: its data)."""
     return ValueError("numpy masked arrays are not supported as direct inputs to JAX functions. "
                       "Use arr.filled() to convert the value to a standard numpy array.")
+
+
+def float0_error(name: str, position=None) -> TypeError:
+    """JAX's refusal of a float0 operand (an integer input's cotangent: no vector space, so
+    no operation). `position`: lax's n-ary dtype rule names it; jnp's check and unary rules
+    say "a float0 array"."""
+    what = "a float0 array" if position is None else f"a float0 at position {position}"
+    comma = "" if name.startswith("jnp:") else ","       # (jnp's words lack lax's comma)
+    return TypeError(
+        f"Called {name.removeprefix('jnp:')} with {what}. float0s do not support any operations "
+        f"by design{comma} because they are not compatible with non-trivial vector spaces. No "
+        "implicit dtype conversion is done. You can use np.zeros_like(arr, dtype=np.float) to "
+        "cast a float0 array to a regular zeros array. \nIf you didn't expect to get a float0 "
+        "you might have accidentally taken a gradient with respect to an integer argument.")

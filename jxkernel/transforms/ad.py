@@ -414,7 +414,7 @@ class VJP:
     >>> jax.jit(lambda f, ct: f(ct))(f_vjp, 1.0)
     (Array(6., dtype=float32, weak_type=True),)
     """
-    __slots__ = ("_pullback", "residuals", "_name")
+    __slots__ = ("_pullback", "residuals", "_name", "__weakref__")   # (jit holds it weakly)
 
     def __init__(self, pullback, residuals, name):
         self._pullback, self.residuals, self._name = pullback, residuals, name

@@ -35,11 +35,11 @@ from ..xla.dispatch import check_jitted_values
 from ..xla.lowering import NeedsMesh
 from ..xla.scalars import scalar_kinds, scalar_signature
 from ..xla.transfers import arguments_on, put_on_device
-from .api_util import flatten_fun, float0_outside, fun_name, merge_static, update_wrapper
+from .api_util import check_callable, flatten_fun, float0_outside, fun_name, merge_static, update_wrapper
 from .jit_args import SCALAR_TYPES, Arguments, jit_shardings, leaf_aval, python_inputs, static_key
 from .jit_pinned import arguments_placement, pin_params, program_placement
-from .jit_cache import (LAST_HIT, NO_HITS, NOWHERE, Entry, compiled_trace, fun_state,
-                        c_last_hit, last_hit_for, remember, sibling_trace)
+from .jit_cache import (LAST_HIT, NO_HITS, NOWHERE, Entry, check_traceable, compiled_trace,
+                        fun_state, c_last_hit, last_hit_for, remember, sibling_trace)
 from .jit_primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, traced_under, untold
 from . import jit_high, jit_refs
 from .stages import Lowered, Traced, lower_jit, trace_jitted
@@ -61,8 +61,7 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
                                  donate_argnames=donate_argnames, backend=backend, device=device,
                                  inline=inline, keep_unused=keep_unused,
                                  compiler_options=compiler_options)
-    if not callable(fun):
-        raise TypeError(f"Expected a callable value, got {fun!r}")
+    check_callable(fun)
     return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
                   backend, device, inline, keep_unused, in_shardings=in_shardings,
                   out_shardings=out_shardings, compiler_options=compiler_options)
@@ -122,7 +121,10 @@ class Jitted(native.JitFunction if native else object):
         return inspect.signature(self._fun)
 
     def __repr__(self):   # JAX's words (its C++ PjitFunction); libraries read them (Chex)
-        return f"<PjitFunction of {self._fun!r}>"
+        try:              # (the bare name where the function's repr fails, or it was deleted)
+            return f"<PjitFunction of {self.__wrapped__!r}>"
+        except Exception:
+            return "<PjitFunction>"
 
     @property
     def function_key(self) -> str:
@@ -280,10 +282,7 @@ class Jitted(native.JitFunction if native else object):
 
     def _trace(self, treedef, statics, avals, dyn_args, dyn_kwargs):
         """(ClosedJaxpr, out_tree, trace seconds) of fun at these input types."""
-        if config.jax_no_tracing:
-            where = f" at {self._source_text()}" if self._source else ""
-            raise RuntimeError(f"re-tracing function {self._name}{where} for `jit`, but "
-                               f"'no_tracing' is set")
+        check_traceable(self)
         out_trees, leaves = [], tree_flatten((dyn_args, dyn_kwargs))[0]
         names = functools.partial(self._leaf_names, dyn_args, dyn_kwargs)
         info = DebugInfo(self._name, self._source, "jit", names(), python_inputs(leaves))

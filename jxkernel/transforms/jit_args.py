@@ -352,7 +352,7 @@ def leaf_aval(x, index_name, fun=None) -> ShapedArray:
         return aval                    # (a Ref's is its AbstractRef: transforms/jit_refs.py)
     if type(x) in SCALAR_TYPES:
         return python_scalar_aval(type(x), dtypes.python_scalar_dtype(x))
-    if isinstance(x, (np.ndarray, np.generic)):
+    if isinstance(x, (np.ndarray, np.generic)) and dtypes.is_numeric_kind(x.dtype):
         return get_aval(x)
     if isinstance(x, ShapeDtypeStruct):
         return x.aval

@@ -49,6 +49,15 @@ class FunState:
             found = self.caches[options] = (compiled, fast, LRU(SIGNATURES), History(), last)
         return found
 
+    def __del__(self):
+        # The function is gone (its last jit with it): an Entry and its LastHits and twin refer
+        # to each other, so unlinked here what it closed over goes now, not at the next gc (as
+        # in JAX, whose caches hold the function weakly: JAX's test_jit_reference_dropping)
+        for compiled, *_ in self.caches.values():
+            for entry in compiled.values():
+                if isinstance(entry, Entry):        # (jit_sharded's stand-ins hold no cycle)
+                    entry.unlink()
+
 
 class History(list):
     """What each compile of a function was specialised on (the explainer's): a list the
@@ -75,6 +84,17 @@ def _forget(entry, fast, last) -> None:
 
 
 FUN_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # fun -> FunState
+
+
+def check_traceable(jitted) -> None:
+    """Before `jitted` traces its function: JAX's errors for a function its trace cache cannot
+    hold weakly (a callable with __slots__: jit of it builds, a call raises) and for a trace
+    under `jax.no_tracing`."""
+    weakref.ref(jitted._fun)     # TypeError: cannot create weak reference to '...' object
+    if config.jax_no_tracing:
+        where = f" at {jitted._source_text()}" if jitted._source else ""
+        raise RuntimeError(f"re-tracing function {jitted._name}{where} for `jit`, but "
+                           f"'no_tracing' is set")
 
 
 def fun_state(fun) -> FunState:
@@ -257,6 +277,14 @@ class Entry:
         self.last_hit = None
         self.scalar_hit = None     # the same for calls with Python scalars (f(x, 2.0))
         self.c_hits = {}           # c_last_hit's, by keyword names: (key, LastHit) or None
+        self.twin = None
+
+    def unlink(self) -> None:
+        """Drop the LastHits and the twin, which point back at this entry (a cycle)."""
+        for entry in (self, self.twin):
+            if entry is not None:
+                entry.last_hit = entry.scalar_hit = None
+                entry.c_hits = {}
         self.twin = None
 
     def committed(self, committed: bool) -> Entry:

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.avals import get_aval
 from ..core.config import config
+from ..core.dtypes import float0, is_numeric_kind
 from ..core import compile_record
 from ..core import trace as _trace
 from ..core.device_assignment import check_device_assignment
@@ -140,9 +142,9 @@ def _run_compiled(prim, args, params):
     # program's shardings: pxla's jaxpr_transfer_mem_kinds; transforms/jit_pinned.py for jit)
     committed = committed or prim.name == "call_exported"
     bufs, avals = [], []
-    for a in args:
+    for i, a in enumerate(args):
         if type(a) not in ARRAY_TYPES or a._buf._sharding._devices[0] != device:
-            a = to_device(a, device)
+            a = _operand_on(prim, i, a, args, params, device)
         bufs.append(a._buf)
         avals.append(a.aval)
     try:
@@ -181,6 +183,18 @@ def _any_sharded(args) -> bool:
         if type(a) is Array and a._sharding is not None:
             return True
     return False
+
+
+def _operand_on(prim, i, a, args, params, device) -> Array:
+    """Operand `i` of an eager `prim` put on `device`, or JAX's error for one no array holds:
+    its rule's for a float0, its words for NumPy data of no JAX type (strings, objects)."""
+    if getattr(a, "dtype", None) == float0:
+        abstract_eval(prim, [get_aval(x) for x in args], params)
+    if isinstance(a, (np.ndarray, np.generic)) and not is_numeric_kind(a.dtype):
+        raise TypeError(f"Error interpreting argument to {prim.name} as a JAX value. The "
+                        f"problematic value is of type {type(a)} and was passed to {prim.name} "
+                        f"at position {i}.\n")      # (JAX's trailing newline)
+    return to_device(a, device)
 
 
 def to_device(x, device) -> Array:

@@ -50,7 +50,7 @@ def _aval(shape, dtype) -> ShapedArray:
 
 def _host_value(x):
     """(NumPy value, aval) for a host value: NumPy data or a Python scalar (weakly typed)."""
-    if type(x) is np.ndarray and x.dtype.kind != "O":          # the common case, quickly
+    if type(x) is np.ndarray and dtypes.is_numeric_kind(x.dtype):   # the common case, quickly
         target = dtypes.canonicalize_dtype(x.dtype)
         value = x if x.dtype == target else x.astype(target)
         return value, _aval(value.shape, target)
@@ -64,5 +64,7 @@ def _host_value(x):
         return np.asarray(x, x.aval.dtype), x.aval
     if isinstance(x, np.ma.MaskedArray):         # its mask would be dropped silently
         raise masked_array_error()
+    if isinstance(x, (np.ndarray, np.generic)):  # strings, objects, dates: JAX's words
+        dtypes.check_valid_dtype(x.dtype)
     value = to_numpy(x)
     return value, ShapedArray(value.shape, value.dtype)

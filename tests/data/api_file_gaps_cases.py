@@ -1,0 +1,116 @@
+"""Gaps JAX's own api_test.py showed (the helper branch h-api), as cases run the same way with
+JAX and with jxkernel: reference/make_api_file_gaps_reference.py records JAX 0.10.2's
+answers in tests/data/api_file_gaps_reference.json, tests/jax_compat/test_api_file_gaps.py
+compares.
+
+`cases(jax)`: name -> a thunk; recorded by `record`: its value as nested lists, or its
+error's [class name, message] with object addresses ("at 0x7f...") blanked."""
+import copy
+import enum
+import re
+import weakref
+
+import numpy as np
+
+
+def gen(x):                    # a generator function: jit refuses it
+    yield x
+
+
+class BadRepr:
+    def __call__(self):
+        pass
+
+    def __repr__(self):
+        raise ValueError("invalid repr")
+
+
+class Slotted:                 # no __weakref__: jit of it builds, a call raises
+    __slots__ = []
+
+    def __call__(self, x):
+        return x + 1
+
+
+class Foo(enum.IntEnum):
+    bar = 1
+
+
+def _staticmethod_jit(jax):
+    class A:
+        @jax.jit
+        @staticmethod
+        def f(x):
+            return x + 2
+    return A
+
+
+def _repr_of_jit(jax):
+    jitted = jax.jit(BadRepr())
+    first = repr(jitted)
+    del jitted.__wrapped__
+    return [first, repr(jitted)]
+
+
+def _reference_dropping(jax):
+    """A jit closing over an array: gone with the last reference to the jit (no gc)."""
+    x = jax.numpy.ones(3)
+    f = (lambda x: lambda: x)(x)
+    g = jax.jit(f)
+    x = weakref.ref(x)
+    g()
+    g()
+    del f
+    alive = x() is not None
+    del g
+    return [alive, x() is None]
+
+
+def _float0(jax):
+    return jax.grad(lambda x: x + 0., allow_int=True)(1)
+
+
+def cases(jax):
+    jnp, lax = jax.numpy, jax.lax
+    return {
+        "jit_of_generator": lambda: jax.jit(gen),
+        "jit_of_staticmethod": lambda: _staticmethod_jit(jax),
+        "jit_of_noncallable": lambda: jax.jit(3),
+        "jit_repr_when_fun_repr_fails": lambda: _repr_of_jit(jax),
+        "jit_of_slotted_callable_call": lambda: jax.jit(Slotted())(3),
+        "jit_reference_dropping": lambda: _reference_dropping(jax),
+        "jit_copy_and_deepcopy": lambda: [jax.jit(copy.copy)(1), jax.jit(copy.deepcopy)(2)],
+        "float0_jnp_add": lambda: _float0(jax) + jnp.zeros(()),
+        "float0_lax_add": lambda: lax.add(_float0(jax), jnp.zeros(())),
+        "int_enum_constant": lambda: jax.jit(lambda: Foo.bar)(),
+        "int_enum_under_pmap": lambda: jax.pmap(lambda _: Foo.bar)(jnp.arange(1)),
+        "lax_add_string_array": lambda: lax.add(jnp.array(7), np.array("hello")),
+        "grad_of_object_array": lambda: jax.grad(lambda x: x)(np.array([1, 2, 3], dtype=object)),
+        "device_put_string_array": lambda: jax.device_put(np.array(["a"])),
+        "jit_masked_array": lambda: jax.jit(lambda x: x)(
+            np.ma.array([1, 2, 3], mask=[True, False, True])),
+    }
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-f]+")
+
+
+def record(thunk):
+    """A case's answer: its value as nested lists, or [class name, message] of its error
+    (JAX's note about its filtered traceback cut off, addresses blanked)."""
+    try:
+        value = thunk()
+    except Exception as e:        # noqa: BLE001 (recording whatever raises)
+        text = _ADDRESS.sub(" at 0x", str(e).split("\n--------------------")[0])
+        return {"error": [type(e).__name__, text]}
+    return {"value": _plain(value)}
+
+
+def _plain(x):
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if isinstance(x, type):
+        return x.__name__
+    if isinstance(x, (str, int)) and not isinstance(x, bool):
+        return x
+    return np.asarray(x).tolist()

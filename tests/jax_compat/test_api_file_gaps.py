@@ -1,0 +1,30 @@
+"""What JAX's own api_test.py found different (branch h-api), against JAX 0.10.2's recorded
+answers (tests/data/api_file_gaps_cases.py, recorded by
+reference/make_api_file_gaps_reference.py): jit's checks of what it wraps, its repr and
+reference dropping, float0 operands, IntEnum constants, non-numeric NumPy data."""
+import json
+import os
+import warnings
+
+import pytest
+
+import jxkernel as jax
+from api_file_gaps_cases import cases, record
+import locations  # tests/support: the repository's folders
+
+with open(os.path.join(locations.DATA, "api_file_gaps_reference.json")) as f:
+    REFERENCE = json.load(f)
+
+CASES = cases(jax)
+
+
+def test_every_case_is_recorded():
+    assert set(CASES) == set(REFERENCE)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_case_answers_as_jax(name):
+    # values: exact (bools, small integers, names); errors: the class and the whole message
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert record(CASES[name]) == REFERENCE[name]
