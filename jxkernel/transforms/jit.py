@@ -22,6 +22,7 @@ import numpy as np
 
 from ..core.config import config
 from ..core import compile_record, vma
+from ..core.monitoring import test_event
 from ..core.native import native
 from ..core.source_info import made_by_user
 from .jit_high import CapturedHigh, call_high, has_high, has_high_tracer, remember_high, staged_high
@@ -231,6 +232,7 @@ class Jitted(native.JitFunction if native else object):
             for i, leaf in enumerate(leaves)])
         if _ctx.trace is not eval_trace:     # (jit_high: a jit closing over hijax values)
             return jit_high.bind_inside(self, leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
+        test_event("jit_cpp_cache_miss")    # an eager call past the fast paths (JAX's event)
         refs = jit_refs.ref_positions(leaves)
         arrays = jit_refs.without_refs(leaves, refs)
         out = over_mesh(self, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs, refs)

@@ -442,6 +442,13 @@ class Lowered(_Stage):
                                                     compiler_options=compiler_options))
 
 
+@dataclasses.dataclass(frozen=True)
+class KeptArguments:
+    """A compiled jit's arguments its program takes (`Compiled._executable`)."""
+    _kept_var_idx: set
+    in_avals: list
+
+
 class Compiled(_Stage):
     """An executable for one signature: call it with arguments of that signature.
     `phases`: what tracing, lowering and compiling it took (a pipeline.Phases)."""
@@ -489,6 +496,16 @@ class Compiled(_Stage):
         return tree_unflatten(self._entry.out_tree, outs)
 
     out_tree = property(lambda self: self._entry.out_tree)
+
+    @property
+    def _executable(self) -> KeptArguments:
+        """What JAX's `Compiled._executable` tells of its arguments: `_kept_var_idx`, those
+        the program takes (jit drops the ones its function never reads, unless keep_unused),
+        and their `in_avals`."""
+        n, kept = len(self._entry.consts), self._entry.exe.kept
+        avals = self._entry.jaxpr.in_avals[n:]
+        idx = set(range(len(avals))) if kept is None else {i - n for i in kept if i >= n}
+        return KeptArguments(idx, [a for i, a in enumerate(avals) if i in idx])
 
     def as_text(self) -> str:
         """The optimized HLO XLA compiled."""

@@ -44,6 +44,7 @@ from ..core.avals import ShapedArray, typed_sharding
 from ..core.earray import EArray
 from ..core.basearray import Array as BaseArray
 from ..core.lazy_names import lazy_names
+from ..core.monitoring import test_event
 from ..core.native import native
 from . import array_display, client as _client
 from .client import xc
@@ -396,6 +397,7 @@ def host_to_device(value: np.ndarray, aval: ShapedArray, device, committed=False
         check("host_to_device", aval, device)
     if aval.dtype in dtypes.NO_ARRAY_DTYPES:
         dtypes.check_has_arrays(aval.dtype, "jnp.array")
+    test_event("batched_device_put")       # (JAX's event, counted by jtu.count_device_put)
     sharding = sharding_for((device,)) if committed else uncommitted_sharding_for((device,))
     if type(device) is NumpyDevice:               # a copy, as XLA's transfer makes one
         return Array(NumpyBuffer(np.array(value, aval.dtype), aval, sharding), aval)

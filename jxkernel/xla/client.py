@@ -34,6 +34,12 @@ try:
 except ImportError as e:              # Pyodide, or a venv without jaxlib: the NumPy backend runs
     xc, JAXLIB_ERROR = None, e
 
+def internal_device_put_info() -> dict:
+    """jaxlib's counts of its device puts, by kind ("device_put_with_sharding", ...; JAX's
+    jtu.count_internal_device_puts reads them); empty without jaxlib."""
+    return {} if xc is None else dict(xc._xla.get_internal_device_put_info())
+
+
 # jaxlib's list of devices, as JAX's `xla_client.DeviceList` (colocated_python's specializations
 # hold one); without jaxlib, the devices' tuple
 DeviceList = xc.DeviceList if xc is not None else tuple

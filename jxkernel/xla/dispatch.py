@@ -110,6 +110,13 @@ def apply_primitive(prim, args, params):
     return outs if prim.multiple_results else outs[0]
 
 
+def clear_primitive_cache() -> None:
+    """Forget every eager operation's executable (JAX's xla_primitive_callable.cache_clear):
+    each compiles again on its next call."""
+    for cache in (_executables, _fast, _last_run):
+        cache.clear()
+
+
 def run_compiled(prim, args, params):
     """Compile `prim` alone (cached per primitive, params, input types, device) and run it."""
     if config._eager_fast:

@@ -92,6 +92,65 @@ def cases(jax):
     }
 
 
+def _pruned_args_puts(jax, jtu):
+    """Host arguments put on the device by a call: only those the program reads (JAX's
+    test_jit_with_pruned_args), none for a trace of jnp.array."""
+    def f(*args):
+        return args[1] + np.array(2)
+    counts = []
+    for n in (2, 3, 4):
+        with jtu.count_device_put() as count:
+            jax.jit(f)(*range(n))
+        counts.append(count())
+    with jtu.count_device_put() as count:
+        jax.make_jaxpr(lambda: jax.numpy.array(3))()
+    return counts + [count()]
+
+
+def _jit_call_misses(jax, jtu):
+    """A jit's eager calls past every fast path: the first (it compiles), not the next."""
+    f = jax.jit(lambda x, y: x, keep_unused=True)
+    x = jax.numpy.float32(1)
+    with jtu.count_pjit_cpp_cache_miss() as first:
+        f(x, x)
+    with jtu.count_pjit_cpp_cache_miss() as second:
+        f(x, x)
+    return [first(), second()]
+
+
+def _primitive_compiles(jax, jtu):
+    with jtu.count_primitive_compiles() as count:
+        jax.lax.add(1, 2)
+        jax.lax.add(2, 3)
+    return count()
+
+
+def _internal_device_puts(jax, jtu):
+    with jtu.count_internal_device_puts() as counts:
+        jax.device_put(np.arange(8))
+    return sorted(counts().items())
+
+
+def _kept_arguments(jax):
+    out = []
+    for f, keep in ((lambda x, y: x + y, False), (lambda x, y: x, False), (lambda x, y: x, True)):
+        executable = jax.jit(f, keep_unused=keep).lower(1., 2.).compile()._executable
+        out.append([sorted(executable._kept_var_idx), len(executable.in_avals)])
+    return out
+
+
+def private(jax, jtu):
+    """The JAX-private names api_test.py reads: jax._src.test_util's counters, Compiled's
+    `_executable`."""
+    return {
+        "jtu_count_device_put": lambda: _pruned_args_puts(jax, jtu),
+        "jtu_count_pjit_cpp_cache_miss": lambda: _jit_call_misses(jax, jtu),
+        "jtu_count_primitive_compiles": lambda: _primitive_compiles(jax, jtu),
+        "jtu_count_internal_device_puts": lambda: _internal_device_puts(jax, jtu),
+        "compiled_kept_var_idx": lambda: _kept_arguments(jax),
+    }
+
+
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
 
 

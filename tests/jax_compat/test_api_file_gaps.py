@@ -1,7 +1,8 @@
 """What JAX's own api_test.py found different (branch h-api), against JAX 0.10.2's recorded
 answers (tests/data/api_file_gaps_cases.py, recorded by
 reference/make_api_file_gaps_reference.py): jit's checks of what it wraps, its repr and
-reference dropping, float0 operands, IntEnum constants, non-numeric NumPy data."""
+reference dropping, float0 operands, IntEnum constants, non-numeric NumPy data, and jax._src.test_util's
+counters of device puts, jit calls past the fast paths and eager compiles."""
 import json
 import os
 import warnings
@@ -9,13 +10,14 @@ import warnings
 import pytest
 
 import jxkernel as jax
-from api_file_gaps_cases import cases, record
+from jxkernel._jax._src import test_util as jtu
+from api_file_gaps_cases import cases, private, record
 import locations  # tests/support: the repository's folders
 
 with open(os.path.join(locations.DATA, "api_file_gaps_reference.json")) as f:
     REFERENCE = json.load(f)
 
-CASES = cases(jax)
+CASES = {**cases(jax), **private(jax, jtu)}
 
 
 def test_every_case_is_recorded():
