@@ -1,6 +1,12 @@
 """Error classes named as JAX names them, so JAX's documentation applies."""
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
+from . import dtypes
+
 _DOCS = "https://docs.jax.dev/en/latest/errors.html#jax.errors."
 
 
@@ -231,3 +237,30 @@ def float0_error(name: str, position=None) -> TypeError:
         "implicit dtype conversion is done. You can use np.zeros_like(arr, dtype=np.float) to "
         "cast a float0 array to a regular zeros array. \nIf you didn't expect to get a float0 "
         "you might have accidentally taken a gradient with respect to an integer argument.")
+
+
+# Python's conversions of an array (int(x), operator.index(x), bool(x)), checked as JAX's core
+# checks them, of an Array and of a tracer alike, before any value is read
+def check_scalar_conversion(aval) -> None:
+    """int(), float(), complex(): a 0-d array alone (NumPy also takes one element)."""
+    ndim = len(getattr(aval, "shape", ()))
+    if ndim > 0:
+        raise TypeError(f"Only scalar arrays can be converted to Python scalars; "
+                        f"got arr.ndim={ndim}")
+
+
+def check_integer_conversion(aval) -> None:
+    """operator.index(), hex(), oct(), indexing: a 0-d integer array alone."""
+    if not (getattr(aval, "shape", ()) == () and dtypes.is_int(getattr(aval, "dtype", None))):
+        raise TypeError("Only integer scalar arrays can be converted to a scalar index.")
+
+
+def check_bool_conversion(aval) -> None:
+    """bool(): one element (an empty array, or one of more, is ambiguous)."""
+    size = math.prod(getattr(aval, "shape", ()))
+    if size == 0:
+        raise ValueError("The truth value of an empty array is ambiguous. Use "
+                         "`array.size > 0` to check that an array is not empty.")
+    if size > 1:
+        raise ValueError("The truth value of an array with more than one element is "
+                         "ambiguous. Use a.any() or a.all()")

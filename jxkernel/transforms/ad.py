@@ -152,8 +152,8 @@ def jvp(fun, primals, tangents, has_aux=False):
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("primal and tangent arguments to jax.jvp must be tuples or lists; found "
                         f"{type(primals).__name__} and {type(tangents).__name__}.")
-    p_leaves, p_tree = tree_flatten(tuple(primals))
-    t_leaves, t_tree = tree_flatten(tuple(tangents))
+    p_leaves, p_tree = tree_flatten(primals)     # as given: a tuple's tangents in a list
+    t_leaves, t_tree = tree_flatten(tangents)    # differ (JAX's check)
     if p_tree != t_tree:
         raise TypeError(f"primal and tangent arguments to jax.jvp must have the same tree "
                         f"structure; primals have tree structure {p_tree} whereas tangents have "
@@ -246,19 +246,32 @@ def linearize(fun, *primals, has_aux=False):
     out_tree, aux = out_info()
     # as JAX's: a Partial whose leaves are the residuals, so that f_jvp passes in and out of
     # jit and vmap as a pytree (Equinox's checkpointed loops return it from a jitted function)
-    f_jvp = Partial(functools.partial(_apply_linearized, linear.jaxpr, p_tree,
+    in_avals = tuple(get_aval(p) for p in p_leaves)
+    f_jvp = Partial(functools.partial(_apply_linearized, linear.jaxpr, p_tree, in_avals,
                                       tuple(differentiable), out_tree), list(linear.consts))
     return (tree_unflatten(out_tree, primal_out), f_jvp) + aux
 
 
-def _apply_linearized(jaxpr, p_tree, differentiable, out_tree, residuals, *tangents):
+def _apply_linearized(jaxpr, p_tree, in_avals, differentiable, out_tree, residuals, *tangents):
     """The JVP at the linearization point: the linear jaxpr on the differentiable tangents."""
     t_leaves, t_tree = tree_flatten(tangents)
     if t_tree != p_tree:
         raise TypeError(f"linearized function called on tangents of structure {t_tree}, "
                         f"expected {p_tree}")
+    for primal, t in zip(in_avals, t_leaves):
+        _check_linearized_tangent(primal, get_aval(t))
     ins = [t for t, d in zip(t_leaves, differentiable) if d]
     return tree_unflatten(out_tree, eval_jaxpr(jaxpr, residuals, *ins))
+
+
+def _check_linearized_tangent(primal, tangent) -> None:
+    """JAX's ValueError for a tangent whose shape or dtype is not the primal's tangent type
+    (an int primal's is float0), weak types aside."""
+    expected = primal.to_tangent_aval()
+    if (tangent.shape, tangent.dtype) != (expected.shape, expected.dtype):
+        raise ValueError(f"linearized function called on tangent values inconsistent with the "
+                         f"original primal values:\nGot tangent aval {tangent} for primal aval "
+                         f"{primal} but expected {expected}.")
 
 
 # ------------------------------------------------------------------ transposition

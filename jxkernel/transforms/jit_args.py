@@ -123,6 +123,56 @@ def infer_argnums_and_argnames(argnums, argnames, positional):
     return nums, names
 
 
+def infer_by_signature(signature, argnums, argnames) -> tuple:
+    """JAX's api_util.infer_argnums_and_argnames: (argnums, argnames) as tuples, the one not
+    given filled in from `signature`'s positional-or-keyword parameters; both given, or
+    neither, taken as they are.
+
+    >>> infer_by_signature(inspect.signature(lambda x, y=1: x), None, "y")
+    ((1,), ('y',))
+    """
+    if argnums is None and argnames is None:
+        return (), ()
+    if argnums is not None and argnames is not None:
+        return as_tuple(argnums), as_tuple(argnames)
+    by_keyword = [(i, name) for i, (name, p) in enumerate(signature.parameters.items())
+                  if p.kind is p.POSITIONAL_OR_KEYWORD]
+    if argnums is None:
+        argnames = as_tuple(argnames)
+        return tuple(i for i, name in by_keyword if name in argnames), argnames
+    argnums = as_tuple(argnums)
+    return argnums, tuple(name for i, name in by_keyword if i in argnums)
+
+
+def no_signature_error(fun) -> ValueError:
+    """JAX's refusal of donate_argnames for a function whose signature cannot be read."""
+    return ValueError(f"Getting the signature of function {fun} failed. Pass donate_argnums "
+                      f"instead of donate_argnames.")
+
+
+def resolve_argnums(fun, signature, donate_argnums, donate_argnames, static_argnums,
+                    static_argnames) -> tuple:
+    """JAX's api_util.resolve_argnums: (donate_argnums, donate_argnames, static_argnums,
+    static_argnames), each filled in from the other and checked against `signature` (None:
+    taken unchecked, and donate_argnames refused)."""
+    if signature is None:
+        if donate_argnames is not None:
+            raise no_signature_error(fun)
+        return as_tuple(donate_argnums), (), as_tuple(static_argnums), as_tuple(static_argnames)
+    static_argnums, static_argnames = infer_by_signature(signature, static_argnums,
+                                                         static_argnames)
+    donate_argnums, donate_argnames = infer_by_signature(signature, donate_argnums,
+                                                         donate_argnames)
+    for what, nums, names in (("static", static_argnums, static_argnames),
+                              ("donate", donate_argnums, donate_argnames)):
+        check_argnums(signature, nums, f"{what}_argnums")
+        check_argnames(signature, names, f"{what}_argnames")
+    if both := set(static_argnames) & set(donate_argnames):
+        raise ValueError(f"static_argnames and donate_argnames cannot intersect. Argument "
+                         f"names {both} appear in both static_argnames and donate_argnames")
+    return donate_argnums, donate_argnames, static_argnums, static_argnames
+
+
 class Arguments:
     """How a jitted function takes its arguments: which are static and which donated (by
     position and by name, each filled in from the other), and a readable name per leaf.
@@ -141,6 +191,8 @@ class Arguments:
         self.positional = positional
         # *args' name: its leaves are "xs[0]", "xs[1]", ... as JAX's debug info names them
         self.varargs = next((p.name for p in params if p.kind == p.VAR_POSITIONAL), None)
+        if signature is None and donate_argnames is not None:
+            raise no_signature_error(fun)
         for what, nums, names in (("static", static_argnums, static_argnames),
                                   ("donate", donate_argnums, donate_argnames)):
             check_argnums(signature, as_tuple(nums), f"{what}_argnums")

@@ -142,6 +142,12 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):
             shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
             return closed, tree_unflatten(out_tree, shapes)
         return closed
+    # named as JAX names it: make_jaxpr(foo), in module "jax" (its public home)
+    make.__module__ = "jax"
+    if hasattr(fun, "__qualname__"):
+        make.__qualname__ = f"make_jaxpr({fun.__qualname__})"
+    if hasattr(fun, "__name__"):
+        make.__name__ = f"make_jaxpr({fun.__name__})"
     return make
 
 

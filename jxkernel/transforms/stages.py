@@ -476,6 +476,12 @@ class Compiled(_Stage):
     def __call__(self, *args, **kwargs):
         """Call with the non-static arguments only (static ones were fixed by `lower`)."""
         leaves, treedef = tree_flatten((args, kwargs))
+        if _ctx.trace is not eval_trace:   # compiled for one signature: no transformation
+            for x in leaves:
+                if isinstance(x, Tracer):
+                    raise TypeError("Cannot apply JAX transformations to a function lowered and "
+                                    "compiled for a particular signature. Detected argument of "
+                                    f"Tracer type {type(x)}.")
         expected = self._entry.jaxpr.in_avals
         refs = jit_refs.ref_positions(leaves)         # each call's Refs (jit_refs.py)
         arrays = jit_refs.without_refs(leaves, refs)

@@ -42,6 +42,7 @@ from ..core.config import config
 from ..core import dtypes
 from ..core.avals import ShapedArray, typed_sharding
 from ..core.earray import EArray
+from ..core.errors import check_bool_conversion, check_integer_conversion, check_scalar_conversion
 from ..core.basearray import Array as BaseArray
 from ..core.lazy_names import lazy_names
 from ..core.monitoring import test_event
@@ -248,35 +249,27 @@ class ArrayImpl:
     def item(self, *args):
         return self._value().item(*args)
 
+    # Python's conversions, checked as JAX's Array checks them (core/errors.py): a 0-d array
+    # (of integers, for an index) alone, where NumPy takes any one element
     def __float__(self):
-        return float(self._scalar("float"))
+        check_scalar_conversion(self.aval)
+        return float(self._value())
 
     def __int__(self):
-        return int(self._scalar("int"))
+        check_scalar_conversion(self.aval)
+        return int(self._value())
 
     def __complex__(self):
-        return complex(self._scalar("complex"))
+        check_scalar_conversion(self.aval)
+        return complex(self._value())
 
     def __bool__(self):
-        if self.aval.size == 0:            # JAX's words, then the shape
-            raise ValueError(f"The truth value of an empty array is ambiguous. Use `array.size "
-                             f"> 0` to check that an array is not empty.\n(shape {self.shape})")
-        if self.aval.size != 1:
-            raise ValueError(f"The truth value of an array with more than one element is "
-                             f"ambiguous. Use a.any() or a.all()\n(shape {self.shape})")
-        return bool(self._scalar("bool"))
+        check_bool_conversion(self.aval)
+        return bool(self._value())
 
     def __index__(self):
-        if not dtypes.is_int(self.dtype):
-            raise TypeError(f"Only integer arrays can be used as an index; got "
-                            f"{self.aval.str_short()}")
-        return int(self._scalar("index"))
-
-    def _scalar(self, what):
-        if self.aval.size != 1:
-            raise TypeError(f"Only arrays of one element can be converted to Python scalars "
-                            f"(by {what}()); got shape {self.shape}")
-        return self._value().reshape(()).item()
+        check_integer_conversion(self.aval)
+        return int(self._value())
 
     def __len__(self):
         if not self.shape:

@@ -12,7 +12,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.avals import ShapedArray, python_scalar_aval
 from ..core.errors import masked_array_error
-from ..core.trace import Tracer
+from ..core.trace import Tracer, escaped_tracer_error
 
 
 def to_numpy(x, dtype=None) -> np.ndarray:
@@ -55,6 +55,8 @@ def _host_value(x):
         value = x if x.dtype == target else x.astype(target)
         return value, _aval(value.shape, target)
     if isinstance(x, Tracer):
+        if not x._trace.alive:           # leaked from a finished trace: JAX's error for it
+            raise escaped_tracer_error(x)
         raise TypeError(f"Cannot put a traced value {x} on a device: it has no value while "
                         f"its function is being transformed")
     if dtypes.is_python_scalar(x):

@@ -7,6 +7,8 @@ compares.
 error's [class name, message] with object addresses ("at 0x7f...") blanked."""
 import copy
 import enum
+import inspect
+import operator
 import re
 import weakref
 
@@ -70,9 +72,62 @@ def _float0(jax):
     return jax.grad(lambda x: x + 0., allow_int=True)(1)
 
 
+def _escaped_tracer(jax):
+    """A tracer leaked from a jit, passed to another: [class, JAX's first words]."""
+    saved = []
+    jax.jit(lambda x: saved.append(x) or x)(0.)
+    try:
+        jax.jit(lambda x: x)(saved[0])
+    except Exception as e:     # noqa: BLE001 (its class and words, not where it leaked)
+        return [type(e).__name__, str(e).startswith("Encountered an unexpected tracer")]
+
+
+def _compiled_under_vmap(jax):
+    """A compiled jit called under vmap: [class, its words before the tracer's class path]."""
+    jnp = jax.numpy
+    f = jax.jit(lambda x: x + 4).lower(1.).compile()
+    try:
+        jax.vmap(lambda x: f(x) + 2)(jnp.ones(3))
+    except TypeError as e:
+        return [type(e).__name__, str(e).split(" <class")[0], str(e).endswith("BatchTracer'>.")]
+
+
+def _make_jaxpr_names(jax):
+    def foo(x):
+        return x
+    made = jax.make_jaxpr(foo)
+    return [made.__name__, made.__qualname__.split("<locals>.")[-1], made.__module__]
+
+
+def _conversions(jax):
+    """Python's conversions of arrays: each one's error class and words, or its value."""
+    jnp, out = jax.numpy, []
+    values = [jnp.arange(10), jnp.arange(0, dtype="int32"), jnp.float32(0), jnp.int32(3),
+              jnp.arange(1, dtype="float32")]
+    for convert in (operator.index, hex, oct, int, float, complex, bool):
+        for x in values:
+            try:
+                out.append(str(convert(x)))
+            except (TypeError, ValueError) as e:
+                out.append([type(e).__name__, str(e).split("\n")[0]])
+    return out
+
+
 def cases(jax):
     jnp, lax = jax.numpy, jax.lax
     return {
+        "escaped_tracer_into_jit": lambda: _escaped_tracer(jax),
+        "compiled_called_under_vmap": lambda: _compiled_under_vmap(jax),
+        "device_put_to_a_string": lambda: jax.device_put(jnp.arange(8), "cpu"),
+        "make_jaxpr_names": lambda: _make_jaxpr_names(jax),
+        "jvp_tuple_primals_list_tangents": lambda: jax.jvp(
+            lambda x, y: x * y, (np.float32(2),), [np.float32(2)]),
+        "linearize_int_primal_float_tangent": lambda: jax.linearize(
+            jnp.sum, jnp.array([1, 2, 3]))[1](jnp.ones((3, 2))),
+        "linearize_float_primal_int_tangent": lambda: jax.linearize(lambda x: x, 1.)[1](1),
+        "linearize_int_primal_int_tangent": lambda: jax.linearize(
+            lambda x: x, np.ones(2, np.int32))[1](np.ones(2, np.int32)),
+        "array_conversions": lambda: _conversions(jax),
         "jit_of_generator": lambda: jax.jit(gen),
         "jit_of_staticmethod": lambda: _staticmethod_jit(jax),
         "jit_of_noncallable": lambda: jax.jit(3),
@@ -139,10 +194,27 @@ def _kept_arguments(jax):
     return out
 
 
-def private(jax, jtu):
+def _argnums(api_util):
+    def f(x, y=1):
+        pass
+
+    def g(x, y, *args):
+        pass
+    sig_f, sig_g = inspect.signature(f), inspect.signature(g)
+    infer = api_util.infer_argnums_and_argnames
+    return [infer(sig_f, None, None), infer(sig_f, 0, None), infer(sig_f, None, "y"),
+            infer(sig_f, 0, "y"), infer(sig_g, (1, 2), None),
+            api_util.resolve_argnums(int, None, None, None, None, None),
+            api_util.resolve_argnums(f, sig_f, 0, None, None, "y")]
+
+
+def private(jax, jtu, api_util):
     """The JAX-private names api_test.py reads: jax._src.test_util's counters, Compiled's
-    `_executable`."""
+    `_executable`, api_util's argnum helpers."""
     return {
+        "api_util_argnums": lambda: _argnums(api_util),
+        "api_util_donate_argnames_without_signature": lambda: api_util.resolve_argnums(
+            "fun", None, None, "a", None, None),
         "jtu_count_device_put": lambda: _pruned_args_puts(jax, jtu),
         "jtu_count_pjit_cpp_cache_miss": lambda: _jit_call_misses(jax, jtu),
         "jtu_count_primitive_compiles": lambda: _primitive_compiles(jax, jtu),

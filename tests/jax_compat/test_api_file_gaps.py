@@ -10,6 +10,7 @@ import warnings
 import pytest
 
 import jxkernel as jax
+from jxkernel._jax import api_util
 from jxkernel._jax._src import test_util as jtu
 from api_file_gaps_cases import cases, private, record
 import locations  # tests/support: the repository's folders
@@ -17,7 +18,7 @@ import locations  # tests/support: the repository's folders
 with open(os.path.join(locations.DATA, "api_file_gaps_reference.json")) as f:
     REFERENCE = json.load(f)
 
-CASES = {**cases(jax), **private(jax, jtu)}
+CASES = {**cases(jax), **private(jax, jtu, api_util)}
 
 
 def test_every_case_is_recorded():
