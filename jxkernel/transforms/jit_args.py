@@ -297,6 +297,15 @@ def result_paths(out_tree) -> list:
     return ["result" + keystr(path) for path, _ in tree_flatten_with_path(example)[0]]
 
 
+def not_a_jax_type(where: str, value, i: int, out_tree) -> TypeError:
+    """JAX's error for a traced function's result `i` (of `out_tree`) of no JAX type, naming
+    the output component where there are several ("at output component [1]")."""
+    path = result_paths(out_tree)[i].removeprefix("result") if out_tree is not None else ""
+    extra = f" at output component {path}" if path else ""
+    return TypeError(f"function {where} traced for jit returned a value of type {type(value)}"
+                     f"{extra}, which is not a valid JAX type")
+
+
 def _key_paths(treedef, prefix=()) -> list:
     """The key paths of `treedef`'s leaves, read from the structure alone: a custom node's
     children by their flat index, as JAX names those of register_pytree_node's nodes."""

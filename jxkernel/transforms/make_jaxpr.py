@@ -17,7 +17,7 @@ from ..core.basearray import Array
 from ..core.source_info import function_source_info
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten
 from .api_util import flatten_fun, fun_name, merge_static, wraps
-from .jit_args import abstract_leaf_aval, as_tuple, check_argnums
+from .jit_args import abstract_leaf_aval, as_tuple, check_argnums, not_a_jax_type
 from .jit_refs import is_ref, ref_positions, ref_type, with_stand_ins, without_refs
 from ..core.staging import DebugInfo, trace_to_jaxpr
 from ..core.trace import Tracer, current_trace
@@ -55,7 +55,7 @@ def _trace_flat(fun, static_argnums, args, kwargs, transformation):
         flat, avals = with_stand_ins(flat, leaves, avals, refs)
     if boxes:
         flat = _with_ref_inputs(flat, leaves, boxes, refs)
-    flat = _no_ref_results(flat, name, function_source_info(fun), leaves, names)
+    flat = _no_ref_results(flat, name, function_source_info(fun), leaves, names, out_tree)
     info = DebugInfo(name, function_source_info(fun), transformation,
                      tuple(without_refs(names, refs)))
     closed = trace_to_jaxpr(flat, avals, info, "record")   # (Refs' reads and writes recorded)
@@ -90,16 +90,15 @@ def _with_ref_inputs(flat, leaves, boxes, stand_ins):
     return fun
 
 
-def _no_ref_results(flat, name, source, leaves, names):
+def _no_ref_results(flat, name, source, leaves, names, out_tree):
     """`flat`, refusing a Ref among its results, or a value of no JAX type (a string), with
-    JAX's errors (which say "for jit")."""
+    JAX's errors (which say "for jit"); `out_tree`, the results' treedef's getter."""
     def fun(*args):
         outs = flat(*args)
-        for out in outs:
+        for i, out in enumerate(outs):
             where = f"{name} at {source.file}:{source.line}" if source else name
             if not isinstance(out, Tracer) and not is_ref(out) and not _has_aval(out):
-                raise TypeError(f"function {where} traced for jit returned a value of type "
-                                f"{type(out)}, which is not a valid JAX type")
+                raise not_a_jax_type(where, out, i, out_tree())
             if is_ref(out):
                 passed = [names[i] for i, leaf in enumerate(leaves) if leaf is out]
                 raise ValueError(

@@ -291,10 +291,9 @@ class ArrayImpl:
         for row in self._value():
             yield host_to_device(np.asarray(row), row_aval, device, committed)
 
-    def __hash__(self):
-        raise TypeError("unhashable type: 'Array'. Arrays cannot be dict keys or static "
-                        "arguments; use their Python values instead (x.item() of one value, "
-                        "tuple(x.tolist()) of a 1-D array).")
+    # unhashable as JAX's (not a collections.abc.Hashable: `isinstance(x, Hashable)` is how
+    # libraries tell a static value); a jit's static argument says why (jit_args.py)
+    __hash__ = None
 
     def __reduce__(self):
         return _unpickle, (np.array(self._value()),)

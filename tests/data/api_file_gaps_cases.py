@@ -5,6 +5,7 @@ compares.
 
 `cases(jax)`: name -> a thunk; recorded by `record`: its value as nested lists, or its
 error's [class name, message] with object addresses ("at 0x7f...") blanked."""
+import collections.abc
 import copy
 import enum
 import inspect
@@ -113,9 +114,46 @@ def _conversions(jax):
     return out
 
 
+def _args_res(jax):
+    """The VJP's inputs kept as residuals (`args_res`): dropped while it waits, handed back
+    before the call; NotNeeded for an argument the backward pass never reads."""
+    jnp = jax.numpy
+    y, f_vjp = jax.vjp(lambda x, y: x * y, 2., 3.)
+    f_vjp.args_res = [None, None]
+    f_vjp.args_res = [2., 3.]
+    basic = f_vjp(1.)
+    _, sin_vjp = jax.vjp(jnp.sin, 3.)
+    x, w = jnp.ones((3, 4)), jnp.ones((4, 4))
+    _, f2_vjp = jax.vjp(lambda x, w: 2. * ((1. * x) @ w), x, w)
+    f2_vjp.args_res[1] = None
+    f2_vjp.args_res[1] = w
+    _, tree_vjp = jax.vjp(lambda d: [d["hi"] * d["bye"]], {"hi": 2., "bye": 3.})
+    tree_vjp.args_res = [{"hi": 2., "bye": 3.}]
+    return [y, basic, type(sin_vjp.args_res[0]).__name__, bool(sin_vjp.opaque_residuals),
+            f2_vjp(jnp.ones((3, 4))), sorted(tree_vjp([1.])[0].items())]
+
+
+def _returns_itself(x):
+    return (2.0, _returns_itself)
+
+
+def _transpose_through_jit(jax):
+    transpose = jax.jit(lambda f, x: jax.linear_transpose(f, x), static_argnums=0)
+    transposed = transpose(lambda x: 2. * x, 1.)
+    return jax.jit(lambda f, x: f(x))(transposed, 3.)
+
+
 def cases(jax):
     jnp, lax = jax.numpy, jax.lax
     return {
+        "eval_shape_output_not_a_jax_type": lambda: jax.eval_shape(_returns_itself, 1),
+        "jit_output_not_a_jax_type": lambda: jax.jit(_returns_itself)(1),
+        "linear_transpose_integer": lambda: jax.linear_transpose(lambda x: 2 * x, 1)(3),
+        "linear_transpose_int_to_float": lambda: jax.linear_transpose(lambda x: 2. * x, 1),
+        "linear_transpose_through_jit": lambda: _transpose_through_jit(jax),
+        "array_is_not_hashable": lambda: [
+            isinstance(jnp.ones(1), collections.abc.Hashable)],
+        "vjp_args_res": lambda: _args_res(jax),
         "escaped_tracer_into_jit": lambda: _escaped_tracer(jax),
         "compiled_called_under_vmap": lambda: _compiled_under_vmap(jax),
         "device_put_to_a_string": lambda: jax.device_put(jnp.arange(8), "cpu"),
@@ -224,6 +262,7 @@ def private(jax, jtu, api_util):
 
 
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
+_FOLDERS = re.compile(r"(?<= at )\S*/(?=\w+\.py:)")    # a file's folders (the checkout's)
 
 
 def record(thunk):
@@ -233,6 +272,7 @@ def record(thunk):
         value = thunk()
     except Exception as e:        # noqa: BLE001 (recording whatever raises)
         text = _ADDRESS.sub(" at 0x", str(e).split("\n--------------------")[0])
+        text = _FOLDERS.sub("", text)
         return {"error": [type(e).__name__, text]}
     return {"value": _plain(value)}
 
@@ -240,6 +280,8 @@ def record(thunk):
 def _plain(x):
     if isinstance(x, (list, tuple)):
         return [_plain(v) for v in x]
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
     if isinstance(x, type):
         return x.__name__
     if isinstance(x, (str, int)) and not isinstance(x, bool):
