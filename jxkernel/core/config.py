@@ -371,6 +371,9 @@ class Config:
     def __init__(self):
         self._options = {o.name: o for o in _OPTIONS}
         self._watchers: dict[str, list] = {}
+        # per option inside `with` blocks of it: [blocks open, its value outside them] (JAX's
+        # global value under its thread-local one: `update` in a block sets the outside one)
+        self._outside: dict[str, list] = {}
         for o in _OPTIONS:
             raw = os.environ.get(o.env) if o.env else None
             object.__setattr__(self, o.name, o.parse(raw) if raw not in (None, "") else o.default)
@@ -423,15 +426,31 @@ class Config:
             self.update(name, value)
 
     def update(self, name: str, value) -> None:
-        """Set option `name`, e.g. ``config.update("jax_enable_x64", True)``."""
+        """Set option `name`, e.g. ``config.update("jax_enable_x64", True)``; inside a `with`
+        block of it, the value it has once the blocks end (JAX's global value)."""
+        outside = self._outside.get(name)
+        if outside is not None:
+            self._check(name, value)
+            outside[1] = self._member(name, value)
+            return
+        self._set(name, value)
+
+    def _check(self, name: str, value):
         option = self._options.get(name)
         if option is None:
             known = ", ".join(sorted(self._options))
             raise AttributeError(f"Unrecognized config option {name!r}; known options: {known}")
         if option.validate is not None:
             option.validate(value)
-        if isinstance(option.default, enum.Enum):      # a name of a member: the member
-            value = type(option.default)(value)
+
+    def _member(self, name: str, value):
+        default = self._options[name].default   # (an enum option's member, by its name)
+        return type(default)(value) if isinstance(default, enum.Enum) else value
+
+    def _set(self, name: str, value) -> None:
+        """Set the value option `name` has now (its watchers told, the flags noted)."""
+        self._check(name, value)
+        value = self._member(name, value)
         old = getattr(self, name)
         for watcher in self._watchers.get(name, ()):
             watcher(old, value)      # a watcher may refuse the change by raising
@@ -541,13 +560,26 @@ class Config:
 
     @contextlib.contextmanager
     def override(self, name: str, value):
-        """Set an option inside a ``with`` block only."""
+        """Set an option inside a ``with`` block only; at the block's end it is the value of
+        the block around it, or, after the outermost, its value outside (which `update` in
+        the block may have set, as JAX's global value under its thread-local one)."""
         old = getattr(self, name)
-        self.update(name, value)
+        self._set(name, value)
+        outside = self._outside.setdefault(name, [0, old])
+        outside[0] += 1
         try:
             yield
         finally:
-            self.update(name, old)
+            outside[0] -= 1
+            if outside[0] == 0:
+                del self._outside[name]
+                old = outside[1]
+            self._set(name, old)
+
+    def global_value(self, name: str):
+        """Option `name`'s value outside any `with` block of it (JAX's global value)."""
+        outside = self._outside.get(name)
+        return getattr(self, name) if outside is None else outside[1]
 
     def values(self) -> dict:
         return {name: getattr(self, name) for name in self._options}

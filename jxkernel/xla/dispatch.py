@@ -89,7 +89,7 @@ def apply_primitive(prim, args, params):
         try:
             bufs = [a._buf for a in args]
             run = _fast.get((prim, tuple(params.items()), bufs[0]._sharding if bufs else None,
-                             *[a.aval for a in args]))
+                             config._trace_state, *[a.aval for a in args]))
         except (AttributeError, TypeError):
             run = None
         if run is not None and all_placed(bufs, run.where):
@@ -123,7 +123,7 @@ def run_compiled(prim, args, params):
         try:
             bufs = [a._buf for a in args]
             run = _fast.get((prim, tuple(params.items()), bufs[0]._sharding if bufs else None,
-                             *[a.aval for a in args]))
+                             config._trace_state, *[a.aval for a in args]))
         except (AttributeError, TypeError):
             run = None
         if run is not None and all_placed(bufs, run.where):
@@ -155,7 +155,8 @@ def _run_compiled(prim, args, params):
         bufs.append(a._buf)
         avals.append(a.aval)
     try:
-        key = (prim, tuple(avals), tuple(params.items()), device)
+        # (the config that traces: jax_allow_f16_reductions decides what abstract eval allows)
+        key = (prim, tuple(avals), tuple(params.items()), device, config._trace_state)
         exe = _executables.get(key)
     except TypeError:
         raise TypeError(f"Parameters of '{prim}' must be hashable; got {params}") from None
@@ -167,7 +168,7 @@ def _run_compiled(prim, args, params):
     where = placement_of(device, committed)
     if not chosen and all(type(a) in ARRAY_TYPES and a._buf._sharding is where for a in args):
         where = where if bufs else None
-        _fast[(prim, tuple(params.items()), where, *avals)] = _LastRun(
+        _fast[(prim, tuple(params.items()), where, config._trace_state, *avals)] = _LastRun(
             dict(params), avals, where, exe, not prim.multiple_results)
     if config._debug_values:
         check_may_execute(prim.name)
