@@ -187,7 +187,8 @@ def flatten_axes(name, treedef, axis_tree, *, kws=False, tupled_args=False) -> l
                 else:
                     hint += (f" In particular, you're passing in a single argument which "
                              f"means that {name} might need to be wrapped in a singleton tuple.")
-        errors = prefix_errors(axis_tree, dummy, is_leaf=lambda x: x is None)
+        # (a None is an empty subtree here, as in JAX's: a mismatch beside the others)
+        errors = prefix_errors(axis_tree, dummy)
         details = "\n  ".join(e(name).args[0] for e in errors)
         raise ValueError(f"{name} specification must be a tree prefix of the corresponding "
                          f"value; {hint}\n  Mismatch details ({len(errors)} found):\n  "

@@ -143,9 +143,57 @@ def _transpose_through_jit(jax):
     return jax.jit(lambda f, x: f(x))(transposed, 3.)
 
 
+def _double_donation(jax):
+    f = jax.jit(lambda x, y: x + y, donate_argnums=(0,))
+    x = jax.numpy.zeros((10,), jax.numpy.float32)
+    try:
+        f(x, x).block_until_ready()
+    except RuntimeError as e:   # [RuntimeError, XLA's first line]
+        return ["RuntimeError", str(e).split("\n")[0]]
+
+
+def _f16_reductions(jax):
+    """An eager bfloat16 sum, allowed, then refused under allow_f16_reductions(False) (its
+    program compiled before is not reused), then allowed over a size-one axis."""
+    x = jax.numpy.ones(3, "bfloat16")
+    out = [jax.lax.reduce_sum(x, [0])]
+    with jax.allow_f16_reductions(False):
+        try:
+            jax.lax.reduce_sum(x, [0])
+        except ValueError as e:
+            out.append(str(e))
+        out.append(jax.lax.reduce_sum(jax.numpy.ones((1, 3), "bfloat16"), [0]))
+    return out
+
+
+def _update_inside_block(jax, config):
+    """config.update inside a `with` block of the option: the block keeps its value, the
+    update is the value after it (JAX's global value under its thread-local one)."""
+    name = "jax_default_matmul_precision"
+    before = config._read(name)
+    try:
+        with jax.default_matmul_precision("tensorfloat32"):
+            config.update(name, "float32")
+            inside = [jax.config.jax_default_matmul_precision, config._read(name)]
+        return inside + [jax.config.jax_default_matmul_precision]
+    finally:
+        config.update(name, before)
+
+
 def cases(jax):
     jnp, lax = jax.numpy, jax.lax
+    d = jax.devices()[0]
+    x = {"a": jnp.arange(2), "b": jnp.arange(3)}
     return {
+        "device_put_prefix_one_mismatch": lambda: jax.device_put(x, {"a": None, "b": (d, d)}),
+        "device_put_prefix_two_mismatches": lambda: jax.device_put(
+            x, {"a": [None, None], "b": (None, None)}),
+        "device_put_prefix_extra_key": lambda: jax.device_put(x, {"a": d, "b": d, "c": d}),
+        "jit_donating_the_same_array_twice": lambda: _double_donation(jax),
+        "wsc_single_device_sharding": lambda: jax.jit(
+            lambda v: lax.with_sharding_constraint(v, jax.sharding.SingleDeviceSharding(d))
+        ).lower(1.).compile()(4.),
+        "allow_f16_reductions_false": lambda: _f16_reductions(jax),
         "eval_shape_output_not_a_jax_type": lambda: jax.eval_shape(_returns_itself, 1),
         "jit_output_not_a_jax_type": lambda: jax.jit(_returns_itself)(1),
         "linear_transpose_integer": lambda: jax.linear_transpose(lambda x: 2 * x, 1)(3),
@@ -246,11 +294,12 @@ def _argnums(api_util):
             api_util.resolve_argnums(f, sig_f, 0, None, None, "y")]
 
 
-def private(jax, jtu, api_util):
+def private(jax, jtu, api_util, config):
     """The JAX-private names api_test.py reads: jax._src.test_util's counters, Compiled's
     `_executable`, api_util's argnum helpers."""
     return {
         "api_util_argnums": lambda: _argnums(api_util),
+        "config_update_inside_a_block": lambda: _update_inside_block(jax, config),
         "api_util_donate_argnames_without_signature": lambda: api_util.resolve_argnums(
             "fun", None, None, "a", None, None),
         "jtu_count_device_put": lambda: _pruned_args_puts(jax, jtu),

@@ -17,9 +17,8 @@ parse_flags_with_absl = config.parse_flags_with_absl
 
 
 def _read(name: str):
-    """The option's global value, outside any `with` block of it (JAX's private reader,
-    used by its test_util)."""
-    return config.global_value(name)
+    """The option's current value (JAX's private reader, used by its test_util)."""
+    return config.read(name)
 
 
 # every option has a state object; the ones jax exports (enable_x64, ...) are the same objects,
