@@ -264,3 +264,11 @@ def check_bool_conversion(aval) -> None:
     if size > 1:
         raise ValueError("The truth value of an array with more than one element is "
                          "ambiguous. Use a.any() or a.all()")
+
+
+def jax_array_abstractified() -> ValueError:
+    """JAX's refusal of an object with `__jax_array__` where a JAX type is needed (a jit's
+    argument that is no pytree of arrays): the conversion is explicit now."""
+    return ValueError("Triggering __jax_array__() during abstractification is no longer "
+                      "supported. To avoid this error, either explicitly convert your object "
+                      "using jax.numpy.array(), or register your object as a pytree.")

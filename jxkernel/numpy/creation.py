@@ -287,6 +287,8 @@ def _dedupe(leaves):
 def _host(obj):
     if isinstance(obj, (list, tuple)):
         return [_host(o) for o in obj]
+    if hasattr(obj, "__jax_array__") and not isinstance(obj, (Array, Tracer)):
+        obj = obj.__jax_array__()               # (as _leaves took it)
     return np.asarray(obj) if isinstance(obj, Array) else obj
 
 

@@ -15,6 +15,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.avals import ShapedArray, ShapeDtypeStruct, python_scalar_aval, shaped_abstractify
 from ..core.avals import get_aval, typeof_rules
+from ..core.errors import jax_array_abstractified
 from ..core.hijax import AvalQDD, cur_qdd, hi_value_types
 from ..core.mesh import UNCONSTRAINED, PartitionSpec
 from ..tree_util import (DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey, broadcast_prefix,
@@ -417,6 +418,8 @@ def leaf_aval(x, index_name, fun=None) -> ShapedArray:
         return get_aval(x)
     if isinstance(x, ShapeDtypeStruct):
         return x.aval
+    if getattr(x, "__jax_array__", None) is not None:
+        raise jax_array_abstractified()
     raise not_an_array(fun, index_name, x)
 
 

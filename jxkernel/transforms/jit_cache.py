@@ -16,6 +16,7 @@ import weakref
 
 from ..core.config import config
 from ..core.lru import CONSTANTS, LRU, SIGNATURES, Bounded
+from ..core.monitoring import test_event
 from ..core.source_info import function_source_info
 from ..core.staging import convert_constvars_to_invars
 from ..tree_util import default_registry
@@ -89,12 +90,13 @@ FUN_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # fun -> F
 def check_traceable(jitted) -> None:
     """Before `jitted` traces its function: JAX's errors for a function its trace cache cannot
     hold weakly (a callable with __slots__: jit of it builds, a call raises) and for a trace
-    under `jax.no_tracing`."""
+    under `jax.no_tracing`; counts the trace."""
     weakref.ref(jitted._fun)     # TypeError: cannot create weak reference to '...' object
     if config.jax_no_tracing:
         where = f" at {jitted._source_text()}" if jitted._source else ""
         raise RuntimeError(f"re-tracing function {jitted._name}{where} for `jit`, but "
                            f"'no_tracing' is set")
+    test_event("trace_to_jaxpr")     # a miss of the tracing cache (JAX's event, jtu counts it)
 
 
 def fun_state(fun) -> FunState:

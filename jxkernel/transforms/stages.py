@@ -306,10 +306,15 @@ class Traced(_Stage):
 
     @property
     def out_info(self):
-        """The outputs' types, a pytree of ShapeDtypeStructs (weak types kept, as JAX's)."""
-        return tree_unflatten(self.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type,
-                                                               getattr(a, "sharding", None))
-                                              for a in self.result_avals])
+        """The outputs' types, a pytree of ShapeDtypeStructs (weak types kept, as JAX's), each
+        with the SingleDeviceSharding jit's out_shardings gives it, or its type's sharding."""
+        shardings = [getattr(a, "sharding", None) for a in self.result_avals]
+        if getattr(self.jitted, "_pinned", None) is not None and \
+                self.jitted._out_shardings is not None:
+            shardings = [g or s for g, s in zip(flat_pinned(self.jitted._out_shardings, (
+                tree_unflatten(self.out_tree, [0] * len(shardings)))), shardings)]
+        return tree_unflatten(self.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type, s)
+                                              for a, s in zip(self.result_avals, shardings)])
 
     def lower(self, *, lowering_platforms: tuple | None = None) -> Lowered:
         """The program lowered for its device, or for `lowering_platforms` (JAX's names:

@@ -180,11 +180,38 @@ def _update_inside_block(jax, config):
         config.update(name, before)
 
 
+class HasJaxArray:             # no pytree: jit refuses it; jnp converts it
+    def __init__(self, value):
+        self.value = value
+
+    def __jax_array__(self):
+        return self.value
+
+    dtype = property(lambda self: self.value.dtype)
+    shape = property(lambda self: self.value.shape)
+
+
+def _jax_array_objects(jax):
+    jnp = jax.numpy
+    a = HasJaxArray(jnp.array(1))
+    return [jnp.isscalar(a), jnp.size(a), list(jnp.shape(a)), str(jnp.result_type(a)),
+            jnp.array(((a, a), [a, a]))]
+
+
+def _eval_shape_sharding(jax):
+    s = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+    out = jax.jit(lambda x: x * 2, out_shardings=s).eval_shape(np.arange(8))
+    return [out.sharding == s, list(out.shape)]
+
+
 def cases(jax):
     jnp, lax = jax.numpy, jax.lax
     d = jax.devices()[0]
     x = {"a": jnp.arange(2), "b": jnp.arange(3)}
     return {
+        "jit_of_a_jax_array_object": lambda: jax.jit(lambda x: x)(HasJaxArray(jnp.arange(4))),
+        "jnp_of_jax_array_objects": lambda: _jax_array_objects(jax),
+        "eval_shape_of_a_jit_with_out_shardings": lambda: _eval_shape_sharding(jax),
         "device_put_prefix_one_mismatch": lambda: jax.device_put(x, {"a": None, "b": (d, d)}),
         "device_put_prefix_two_mismatches": lambda: jax.device_put(
             x, {"a": [None, None], "b": (None, None)}),
@@ -294,11 +321,21 @@ def _argnums(api_util):
             api_util.resolve_argnums(f, sig_f, 0, None, None, "y")]
 
 
+def _eval_shape_traces_once(jax, jtu):
+    def f(x):
+        return jax.numpy.array(x)
+    with jtu.count_jit_tracing_cache_miss() as count:
+        jax.eval_shape(f, 1)
+        out = jax.eval_shape(f, 1)
+    return [count(), out.weak_type]
+
+
 def private(jax, jtu, api_util, config):
     """The JAX-private names api_test.py reads: jax._src.test_util's counters, Compiled's
     `_executable`, api_util's argnum helpers."""
     return {
         "api_util_argnums": lambda: _argnums(api_util),
+        "eval_shape_traces_once": lambda: _eval_shape_traces_once(jax, jtu),
         "config_update_inside_a_block": lambda: _update_inside_block(jax, config),
         "api_util_donate_argnames_without_signature": lambda: api_util.resolve_argnums(
             "fun", None, None, "a", None, None),

@@ -1,15 +1,14 @@
 """The compile counters JAX's test files wrap calls in (`with jtu.count_jit_and_pmap_lowerings()
 as count: ...; count()`), read from jxkernel's compile record (core/compile_record.py): every
-jit, pmap and eager-operation compile is an event there, and each trace of a jitted function
-that missed the tracing cache.
+jit, pmap and eager-operation compile is an event there.
 
     >>> with count_jit_and_pmap_lowerings() as count:
     ...     _ = jit(lambda x: x * 3)(np.float32(1))
     >>> count()
     1
 
-Beside them, JAX's counters of runtime events (core/monitoring.test_event_counts): host data
-put on a device (`count_device_put`), a jit call past every fast path
+Beside them, JAX's counters of runtime events (core/monitoring.test_event_counts): a trace of
+a jitted function (`count_jit_tracing_cache_miss`), host data put on a device (`count_device_put`), a jit call past every fast path
 (`count_pjit_cpp_cache_miss`: jxkernel's fast paths, in C and Python, take JAX's C++ one's
 place), and jaxlib's own counts of its device puts by kind (`count_internal_device_puts`).
 """
@@ -45,8 +44,6 @@ def _counter(counts):
 # "lower_jaxpr_to_module" (its eager operations are jits too); a retrace inlined into another
 # program lowers nothing of its own
 count_jit_and_pmap_lowerings = _counter(lambda e: e.compiled)
-# a jitted function traced: JAX's "trace_to_jaxpr" (each miss of the tracing cache)
-count_jit_tracing_cache_miss = _counter(lambda e: e.miss)
 # a program compiled: JAX's "pxla_cached_compilation"
 count_jit_compilation_cache_miss = _counter(lambda e: e.compiled)
 _count_eager_compiles = _counter(lambda e: e.compiled and e.origin == EAGER)
@@ -73,6 +70,9 @@ def _count_test_events(name):
 # host data put on a device (JAX's "batched_device_put"): a jit's NumPy or Python-scalar
 # argument, device_put of host data, a constant of a compiled program
 count_device_put = _count_test_events("batched_device_put")
+# a jitted function traced: JAX's "trace_to_jaxpr" (each miss of the tracing cache, by a
+# call, a stage's `.trace`/`.lower` or eval_shape)
+count_jit_tracing_cache_miss = _count_test_events("trace_to_jaxpr")
 # an eager jit call that no fast path took (JAX's "jit_cpp_cache_miss")
 count_pjit_cpp_cache_miss = _count_test_events("jit_cpp_cache_miss")
 
