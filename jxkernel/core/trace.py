@@ -285,6 +285,10 @@ class Tracer:
         if name in _TRACER_SLOTS:
             raise AttributeError(name)
         aval = self.aval
+        if name == "sharding" and not getattr(aval, "is_high", False):     # (JAX's words)
+            raise AttributeError(f"The 'sharding' attribute is not available on traced array "
+                                 f"with shape {aval_text(aval, weak=False)}. To query sharding "
+                                 f"information on tracers, use `jax.typeof(x)`.")
         if not getattr(aval, "is_high", False):
             # JAX's words, for array tracers too ("DynamicJaxprTracer has no attribute foo"),
             # and JAX's class name where ours differs (a jit's tracer)

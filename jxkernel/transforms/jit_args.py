@@ -413,7 +413,12 @@ def leaf_aval(x, index_name, fun=None) -> ShapedArray:
     if isinstance(aval, ShapedArray) or getattr(type(x), "is_array_ref", False):
         return aval                    # (a Ref's is its AbstractRef: transforms/jit_refs.py)
     if type(x) in SCALAR_TYPES:
-        return python_scalar_aval(type(x), dtypes.python_scalar_dtype(x))
+        dtype = dtypes.python_scalar_dtype(x)
+        if type(x) is int and not _fits(x, dtype):
+            raise OverflowError(f"An overflow was encountered while parsing an argument to a "
+                                f"jitted computation, whose argument path is {index_name()}. "
+                                f"Got {type(x)} with value {x}")      # (JAX's words)
+        return python_scalar_aval(type(x), dtype)
     if isinstance(x, (np.ndarray, np.generic)) and dtypes.is_numeric_kind(x.dtype):
         return get_aval(x)
     if isinstance(x, ShapeDtypeStruct):
@@ -421,6 +426,11 @@ def leaf_aval(x, index_name, fun=None) -> ShapedArray:
     if getattr(x, "__jax_array__", None) is not None:
         raise jax_array_abstractified()
     raise not_an_array(fun, index_name, x)
+
+
+def _fits(x: int, dtype) -> bool:
+    info = np.iinfo(dtype)
+    return int(info.min) <= x <= int(info.max)
 
 
 def not_an_array(fun, index_name, x) -> TypeError:

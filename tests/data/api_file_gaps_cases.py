@@ -8,6 +8,7 @@ error's [class name, message] with object addresses ("at 0x7f...") blanked."""
 import collections.abc
 import copy
 import enum
+import importlib
 import inspect
 import operator
 import re
@@ -204,11 +205,66 @@ def _eval_shape_sharding(jax):
     return [out.sharding == s, list(out.shape)]
 
 
+def _int_overflow(jax):
+    """A Python int past int32 given to a jit: JAX's OverflowError naming its path, before
+    and after the jit has compiled for ints."""
+    f = jax.jit(lambda x: x + 0)
+    out = []
+    for x in (2 ** 31, 2 ** 31 - 1, 2 ** 31):
+        try:
+            out.append(int(f(x)))
+        except OverflowError as e:
+            out.append(str(e))
+    return out
+
+
+def _tracer_sharding(jax):
+    def f(x):
+        try:
+            x.sharding
+        except AttributeError as e:
+            out.append(str(e))
+        return x
+    out = []
+    jax.jit(f)(jax.numpy.arange(2.))
+    return out
+
+
+def _abstract_eval_kinds(jax):
+    """A primitive's abstract_eval returning a list for one result, or one aval for several."""
+    Primitive, out = importlib.import_module(jax.__name__ + ".extend.core").Primitive, []
+    one = Primitive("one_p")
+    one.def_abstract_eval(lambda x: [x])
+    one.def_impl(lambda x: x)
+    many = Primitive("many_p")
+    many.multiple_results = True
+    many.def_abstract_eval(lambda x: x)
+    many.def_impl(lambda x: [x])
+    for p in (one, many):
+        try:
+            jax.jit(lambda x: p.bind(x))(1.0)
+        except ValueError as e:
+            out.append(str(e))
+    return out
+
+
+def _late_cpu_count(jax):
+    jax.devices()
+    try:
+        jax.config.update("jax_num_cpu_devices", 2)
+    except RuntimeError as e:
+        return ["RuntimeError", str(e).split(" (")[0]]
+
+
 def cases(jax):
     jnp, lax = jax.numpy, jax.lax
     d = jax.devices()[0]
     x = {"a": jnp.arange(2), "b": jnp.arange(3)}
     return {
+        "jit_int_overflow": lambda: _int_overflow(jax),
+        "tracer_sharding_attribute": lambda: _tracer_sharding(jax),
+        "abstract_eval_result_kinds": lambda: _abstract_eval_kinds(jax),
+        "num_cpu_devices_after_start": lambda: _late_cpu_count(jax),
         "jit_of_a_jax_array_object": lambda: jax.jit(lambda x: x)(HasJaxArray(jnp.arange(4))),
         "jnp_of_jax_array_objects": lambda: _jax_array_objects(jax),
         "eval_shape_of_a_jit_with_out_shardings": lambda: _eval_shape_sharding(jax),
