@@ -174,6 +174,10 @@ def jvp(fun, primals, tangents, has_aux=False):
                             f"dtype {_dtype_name(t_dtype)} instead.")
     t_leaves = [Zero(get_aval(p)) if not dtypes.is_inexact(get_aval(p).dtype) else t
                 for p, t in zip(p_leaves, t_leaves)]
+    # Python scalars in as arrays, as JAX's: an identity's results are Arrays too
+    p_leaves = [_pinned_primal(p, get_aval(p)) for p in p_leaves]
+    t_leaves = [_pinned_primal(t, get_aval(t)) if type(t) in (int, float, complex) else t
+                for t in t_leaves]
     flat, out_info = _flatten_fun(fun, p_tree, has_aux)
     primal_out, tangent_out = jvp_flat(flat, p_leaves, t_leaves)
     # integer/bool outputs have float0 tangents, as in JAX
@@ -395,6 +399,9 @@ def vjp(fun, *primals, has_aux=False):
     primal_out, linear, differentiable = linearize_flat(flat, p_leaves)
     out_tree, aux = out_info()
     out_avals = [_tangent_aval(p) for p in primal_out]
+    # the pullback holds the linear jaxpr alone: its constants (the residuals, tracers where
+    # vjp ran inside a jit) are the VJP's leaves, not held by its structure (a leak else)
+    jaxpr = linear.jaxpr
 
     def pullback(residuals, ct):
         ct_leaves, ct_tree = tree_flatten(ct)
@@ -406,8 +413,7 @@ def vjp(fun, *primals, has_aux=False):
             _check_ct_aval(c if getattr(c, "dtype", None) == float0 else get_aval(c), a)
             # an integer/bool output has no tangent: whatever its cotangent holds is zero
             checked.append(c if dtypes.has_tangent(a.dtype) else Zero(a))
-        cts = backward_pass(linear.jaxpr, residuals, [True] * len(linear.jaxpr.invars), [],
-                            checked)
+        cts = backward_pass(jaxpr, residuals, [True] * len(jaxpr.invars), [], checked)
         cts = iter(cts)
         result = []
         for aval, d in zip(in_avals, differentiable):

@@ -256,11 +256,34 @@ def _late_cpu_count(jax):
         return ["RuntimeError", str(e).split(" (")[0]]
 
 
+def _scan_leak(jax):
+    """A scan body appending its carry to a local list, under checking_leaks: a leak."""
+    lst = []
+    with jax.checking_leaks():
+        try:
+            jax.lax.scan(lambda c, x: (lst.append(c) or jax.numpy.sin(c), None), 1.,
+                         np.arange(3.))
+        except Exception as e:    # noqa: BLE001 (JAX's class is Exception itself)
+            return [type(e).__name__, str(e).startswith("Leaked trace")]
+
+
+def _vjp_in_jit_no_leak(jax):
+    def apply_fn(x):
+        return jax.vjp(jax.checkpoint(lambda x: jax.nn.relu(1.0 * x)), x)
+    with jax.check_tracer_leaks():
+        y, _ = jax.jit(apply_fn)(1.0)
+    return y
+
+
 def cases(jax):
     jnp, lax = jax.numpy, jax.lax
     d = jax.devices()[0]
     x = {"a": jnp.arange(2), "b": jnp.arange(3)}
     return {
+        "jvp_of_asarray_gives_arrays": lambda: [
+            type(v).__name__ for v in jax.jvp(jnp.asarray, (1.,), (2.,))],
+        "leak_checker_scan_leak": lambda: _scan_leak(jax),
+        "leak_checker_vjp_returned_from_jit": lambda: _vjp_in_jit_no_leak(jax),
         "jit_int_overflow": lambda: _int_overflow(jax),
         "tracer_sharding_attribute": lambda: _tracer_sharding(jax),
         "abstract_eval_result_kinds": lambda: _abstract_eval_kinds(jax),
