@@ -237,8 +237,9 @@ def _pinned_primal(p, aval):
     >>> _pinned_primal(0.5, get_aval(0.5)).dtype
     dtype('float32')
     """
-    if type(p) not in (bool, int, float, complex) and getattr(p, "dtype", None) == aval.dtype:
-        return p
+    if type(p) not in (bool, int, float, complex) and getattr(p, "dtype", None) == aval.dtype \
+            or not dtypes.has_tangent(aval.dtype):
+        return p        # (an integer input has no tangent: it passes as given, as in JAX)
     return convert_element_type(p, aval.dtype, weak_type=aval.weak_type)
 
 

@@ -275,11 +275,21 @@ def _vjp_in_jit_no_leak(jax):
     return y
 
 
+def _grad_of_int_input_strict(jax):
+    """An integer NumPy input of grad(allow_int=True) passes as given (no tangent): under
+    strict promotion `x + 0.` is NumPy's; its cotangent is float0."""
+    jnp = jax.numpy
+    with jax.numpy_dtype_promotion("strict"):
+        g = jax.grad(lambda x: jnp.sum(x + 0.), allow_int=True)(np.ones((2, 4), dtype=int))
+    return [str(g.dtype), list(g.shape), list(g.reshape((4, 2)).shape)]
+
+
 def cases(jax):
     jnp, lax = jax.numpy, jax.lax
     d = jax.devices()[0]
     x = {"a": jnp.arange(2), "b": jnp.arange(3)}
     return {
+        "grad_of_int_input_under_strict_promotion": lambda: _grad_of_int_input_strict(jax),
         "jvp_of_asarray_gives_arrays": lambda: [
             type(v).__name__ for v in jax.jvp(jnp.asarray, (1.,), (2.,))],
         "leak_checker_scan_leak": lambda: _scan_leak(jax),
