@@ -11,14 +11,14 @@ import sys
 import warnings
 
 import jax
-from jax._src import api_util, config, test_util as jtu
+from jax._src import api_util, config, dispatch, test_util as jtu
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, DATA)
 from api_file_gaps_cases import cases, private, record  # noqa: E402
 
 warnings.simplefilter("ignore")
-result = {name: record(thunk) for name, thunk in {**cases(jax), **private(jax, jtu, api_util, config)}.items()}
+result = {name: record(thunk) for name, thunk in {**cases(jax), **private(jax, jtu, api_util, config, dispatch)}.items()}
 with open(os.path.join(DATA, "api_file_gaps_reference.json"), "w") as f:
     json.dump(result, f, indent=1, sort_keys=True)
     f.write("\n")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.avals import get_aval
+from ..core.avals import Token, get_aval
 from ..core.config import config
 from ..core.dtypes import float0, is_numeric_kind
 from ..core import compile_record
@@ -152,7 +152,8 @@ def _run_compiled(prim, args, params):
     for i, a in enumerate(args):
         if type(a) not in ARRAY_TYPES or a._buf._sharding._devices[0] != device:
             a = _operand_on(prim, i, a, args, params, device)
-        bufs.append(a._buf)
+        # (a Token: its buffer, an Array of the token's own, typed a token, as jit takes it)
+        bufs.append(a._buf._buf if type(a) is Token else a._buf)
         avals.append(a.aval)
     try:
         # (the config that traces: jax_allow_f16_reductions decides what abstract eval allows)
@@ -196,6 +197,8 @@ def _any_sharded(args) -> bool:
 def _operand_on(prim, i, a, args, params, device) -> Array:
     """Operand `i` of an eager `prim` put on `device`, or JAX's error for one no array holds:
     its rule's for a float0, its words for NumPy data of no JAX type (strings, objects)."""
+    if type(a) is Token:          # its buffer is what the program takes (as jit passes it)
+        return a
     if getattr(a, "dtype", None) == float0:
         abstract_eval(prim, [get_aval(x) for x in args], params)
     if isinstance(a, (np.ndarray, np.generic)) and not is_numeric_kind(a.dtype):

@@ -8,6 +8,7 @@ error's [class name, message] with object addresses ("at 0x7f...") blanked."""
 import collections.abc
 import copy
 import enum
+import functools
 import importlib
 import inspect
 import operator
@@ -419,11 +420,29 @@ def _eval_shape_traces_once(jax, jtu):
     return [count(), out.weak_type]
 
 
-def private(jax, jtu, api_util, config):
+def _token_consuming_primitive(jax, dispatch):
+    """A primitive taking a token, run eagerly by apply_primitive under vjp (JAX's issue
+    5463): the token's buffer is an operand."""
+    core = importlib.import_module(jax.__name__ + ".extend.core")
+    mlir = importlib.import_module(jax.__name__ + ".interpreters.mlir")
+    ad = importlib.import_module(jax.__name__ + ".interpreters.ad")
+    p = core.Primitive("tokentest")
+    p.def_impl(functools.partial(dispatch.apply_primitive, p))
+    p.def_abstract_eval(lambda x, y: x)
+    mlir.register_lowering(p, lambda ctx, x, y: [x])
+    ad.defjvp(p, (lambda g, x, token: x), None)
+    token = jax.lax.create_token(123)
+    arr = jax.numpy.ones((3, 2))
+    res, vjp_fun = jax.vjp(lambda x: p.bind(x, token), arr)
+    return [res, vjp_fun(arr)]
+
+
+def private(jax, jtu, api_util, config, dispatch):
     """The JAX-private names api_test.py reads: jax._src.test_util's counters, Compiled's
     `_executable`, api_util's argnum helpers."""
     return {
         "api_util_argnums": lambda: _argnums(api_util),
+        "token_consuming_primitive_under_vjp": lambda: _token_consuming_primitive(jax, dispatch),
         "eval_shape_traces_once": lambda: _eval_shape_traces_once(jax, jtu),
         "config_update_inside_a_block": lambda: _update_inside_block(jax, config),
         "api_util_donate_argnames_without_signature": lambda: api_util.resolve_argnums(

@@ -11,7 +11,7 @@ import pytest
 
 import jxkernel as jax
 from jxkernel._jax import api_util
-from jxkernel._jax._src import config, test_util as jtu
+from jxkernel._jax._src import config, dispatch, test_util as jtu
 from api_file_gaps_cases import cases, private, record
 import locations  # tests/support: the repository's folders
 
@@ -30,7 +30,7 @@ def _as_jax_names(answer):
     return json.loads(text)
 
 
-CASES = {**cases(jax), **private(jax, jtu, api_util, config)}
+CASES = {**cases(jax), **private(jax, jtu, api_util, config, dispatch)}
 
 
 def test_every_case_is_recorded():
