@@ -174,10 +174,6 @@ def jvp(fun, primals, tangents, has_aux=False):
                             f"dtype {_dtype_name(t_dtype)} instead.")
     t_leaves = [Zero(get_aval(p)) if not dtypes.is_inexact(get_aval(p).dtype) else t
                 for p, t in zip(p_leaves, t_leaves)]
-    # Python scalars in as arrays, as JAX's: an identity's results are Arrays too
-    p_leaves = [_pinned_primal(p, get_aval(p)) for p in p_leaves]
-    t_leaves = [_pinned_primal(t, get_aval(t)) if type(t) in (int, float, complex) else t
-                for t in t_leaves]
     flat, out_info = _flatten_fun(fun, p_tree, has_aux)
     primal_out, tangent_out = jvp_flat(flat, p_leaves, t_leaves)
     # integer/bool outputs have float0 tangents, as in JAX

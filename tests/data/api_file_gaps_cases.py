@@ -293,6 +293,8 @@ def cases(jax):
         "grad_of_int_input_under_strict_promotion": lambda: _grad_of_int_input_strict(jax),
         "jvp_of_asarray_gives_arrays": lambda: [
             type(v).__name__ for v in jax.jvp(jnp.asarray, (1.,), (2.,))],
+        "jvp_of_identity_keeps_python_floats": lambda: [
+            type(v).__name__ for v in jax.jvp(lambda x: x, (2.,), (1.,))],
         "leak_checker_scan_leak": lambda: _scan_leak(jax),
         "leak_checker_vjp_returned_from_jit": lambda: _vjp_in_jit_no_leak(jax),
         "jit_int_overflow": lambda: _int_overflow(jax),
@@ -437,11 +439,28 @@ def _token_consuming_primitive(jax, dispatch):
     return [res, vjp_fun(arr)]
 
 
+def _pmap_compiles(jax, jtu):
+    """pmap(f) made anew per call, with the same options: one compile (JAX's global cache);
+    other in_axes, one more."""
+    def f(x, y):
+        return x, y
+    x = np.ones((1, 1, 1), dtype=np.float32)
+    counts = []
+    for make in (lambda: jax.pmap(f), lambda: jax.pmap(f, "i"),
+                 lambda: jax.pmap(f, "i", in_axes=(1, 0), out_axes=(0, 2))):
+        with jtu.count_jit_and_pmap_lowerings() as count:
+            for _ in range(2):
+                make()(x, x)
+        counts.append(count())
+    return counts
+
+
 def private(jax, jtu, api_util, config, dispatch):
     """The JAX-private names api_test.py reads: jax._src.test_util's counters, Compiled's
     `_executable`, api_util's argnum helpers."""
     return {
         "api_util_argnums": lambda: _argnums(api_util),
+        "pmap_made_anew_compiles_once": lambda: _pmap_compiles(jax, jtu),
         "token_consuming_primitive_under_vjp": lambda: _token_consuming_primitive(jax, dispatch),
         "eval_shape_traces_once": lambda: _eval_shape_traces_once(jax, jtu),
         "config_update_inside_a_block": lambda: _update_inside_block(jax, config),
