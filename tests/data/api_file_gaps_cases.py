@@ -455,11 +455,26 @@ def _pmap_compiles(jax, jtu):
     return counts
 
 
+def _linearization_rule(jax, config):
+    """A primitive's linearization rule set in JAX's primitive_linearizations: grad uses it
+    (its linear part multiplies by 3, exactly)."""
+    core = importlib.import_module(jax.__name__ + ".extend.core")
+    ad = importlib.import_module(jax.__name__ + "._src.interpreters.ad")   # (JAX's private)
+    p = core.Primitive("triple_lin_p")
+    p.def_impl(lambda x: x * 3.0)
+    p.def_abstract_eval(lambda x: x)
+    ad.primitive_linearizations[p] = lambda is_vjp, nzs, x: (
+        p.bind(x), nzs[0], x, lambda x, t: t * 3.0)
+    with config.use_direct_linearize(True):
+        return [jax.grad(p.bind)(1.0), jax.linearize(p.bind, 2.0)[1](1.0)]
+
+
 def private(jax, jtu, api_util, config, dispatch):
     """The JAX-private names api_test.py reads: jax._src.test_util's counters, Compiled's
     `_executable`, api_util's argnum helpers."""
     return {
         "api_util_argnums": lambda: _argnums(api_util),
+        "primitive_linearization_rule": lambda: _linearization_rule(jax, config),
         "pmap_made_anew_compiles_once": lambda: _pmap_compiles(jax, jtu),
         "token_consuming_primitive_under_vjp": lambda: _token_consuming_primitive(jax, dispatch),
         "eval_shape_traces_once": lambda: _eval_shape_traces_once(jax, jtu),
