@@ -469,11 +469,22 @@ def _linearization_rule(jax, config):
         return [jax.grad(p.bind)(1.0), jax.linearize(p.bind, 2.0)[1](1.0)]
 
 
+def _close_jaxpr(jax):
+    """pe.close_jaxpr: one ClosedJaxpr per jaxpr while it lives, nothing kept after."""
+    pe = importlib.import_module(jax.__name__ + "._src.interpreters.partial_eval")
+    jaxpr = jax.jit(lambda x: jax.lax.cond(x, lambda: x, lambda: ~x)).trace(True).jaxpr
+    first, second = pe.close_jaxpr(jaxpr.jaxpr), pe.close_jaxpr(jaxpr.jaxpr)
+    held = [first is second, len(pe.close_jaxpr.cache_keys()) > 0]
+    del jaxpr, first, second
+    return held + [len(pe.close_jaxpr.cache_keys())]
+
+
 def private(jax, jtu, api_util, config, dispatch):
     """The JAX-private names api_test.py reads: jax._src.test_util's counters, Compiled's
     `_executable`, api_util's argnum helpers."""
     return {
         "api_util_argnums": lambda: _argnums(api_util),
+        "pe_close_jaxpr_holds_nothing": lambda: _close_jaxpr(jax),
         "primitive_linearization_rule": lambda: _linearization_rule(jax, config),
         "pmap_made_anew_compiles_once": lambda: _pmap_compiles(jax, jtu),
         "token_consuming_primitive_under_vjp": lambda: _token_consuming_primitive(jax, dispatch),
