@@ -40,8 +40,9 @@ from .api_util import check_callable, flatten_fun, float0_outside, fun_name, mer
 from .jit_args import (SCALAR_TYPES, Arguments, jit_shardings, leaf_aval, not_a_jax_type,
                        python_inputs, static_key)
 from .jit_pinned import arguments_placement, pin_params, program_placement
-from .jit_cache import (LAST_HIT, NO_HITS, NOWHERE, Entry, check_traceable, compiled_trace,
-                        fun_state, c_last_hit, last_hit_for, remember, sibling_trace)
+from .jit_cache import (LAST_HIT, NO_HITS, NOWHERE, Entry, check_traceable, clear_jit,
+                        compiled_trace, fun_state, c_last_hit, last_hit_for, remember,
+                        sibling_trace)
 from .jit_primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, traced_under, untold
 from . import jit_high, jit_refs
 from .stages import Lowered, Traced, lower_jit, trace_jitted
@@ -385,8 +386,7 @@ class Jitted(native.JitFunction if native else object):
         return sum(e.hits + (e.twin.hits if e.twin else 0) for e in self._cache.values())
 
     def clear_cache(self) -> None:
-        for cache in (self._cache, self._fast, self._last, self._traces, self._history):
-            cache.clear()
+        clear_jit(self)                 # (and its executables from the by-text cache)
         jit_high.forget(self)           # its hijax programs and last call, as JAX's clear_cache
 
     def _cache_size(self) -> int:   # JAX's name, read by libraries' cache tests

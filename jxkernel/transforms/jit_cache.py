@@ -21,6 +21,7 @@ from ..core.source_info import function_source_info
 from ..core.staging import convert_constvars_to_invars
 from ..tree_util import default_registry
 from ..xla import fastpath
+from ..xla.memory import forget_executables
 from ..xla.scalars import scalar_kinds
 from .jit_args import static_key
 
@@ -85,6 +86,15 @@ def _forget(entry, fast, last) -> None:
 
 
 FUN_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # fun -> FunState
+
+
+def clear_jit(jitted) -> None:
+    """JAX's `f.clear_cache()`: the jit's caches emptied (compiled, fast path, last hits,
+    traces, history), and its executables dropped from the by-text cache too, so that they
+    are freed (JAX's test_jit_cache_clear counts the client's live executables)."""
+    forget_executables([getattr(e.exe, "loaded", None) for e in jitted._cache.values()])
+    for cache in (jitted._cache, jitted._fast, jitted._last, jitted._traces, jitted._history):
+        cache.clear()
 
 
 def check_traceable(jitted) -> None:

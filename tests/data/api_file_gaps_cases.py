@@ -9,6 +9,7 @@ import collections.abc
 import copy
 import enum
 import functools
+import gc
 import importlib
 import inspect
 import operator
@@ -479,11 +480,26 @@ def _close_jaxpr(jax):
     return held + [len(pe.close_jaxpr.cache_keys())]
 
 
+def _clear_cache_frees(jax):
+    """A jit's clear_cache frees its executable: the client's live executables go back."""
+    f = jax.jit(lambda x, y: x * y + 7.0)
+    client = jax.devices()[0].client
+    gc.collect()
+    before = len(client.live_executables())
+    f(1., 2.).block_until_ready()
+    gc.collect()
+    during = len(client.live_executables())
+    f.clear_cache()
+    gc.collect()
+    return [during - before, len(client.live_executables()) - before]
+
+
 def private(jax, jtu, api_util, config, dispatch):
     """The JAX-private names api_test.py reads: jax._src.test_util's counters, Compiled's
     `_executable`, api_util's argnum helpers."""
     return {
         "api_util_argnums": lambda: _argnums(api_util),
+        "jit_clear_cache_frees_its_executable": lambda: _clear_cache_frees(jax),
         "pe_close_jaxpr_holds_nothing": lambda: _close_jaxpr(jax),
         "primitive_linearization_rule": lambda: _linearization_rule(jax, config),
         "pmap_made_anew_compiles_once": lambda: _pmap_compiles(jax, jtu),
