@@ -200,7 +200,7 @@ class Jitted(native.JitFunction if native else object):
                     avals, where, bufs = scalar_signature(leaves)
                 key = (treedef, avals, where, config._trace_state, static)
                 entry = found_for(self._fast, key, where)
-            except (AttributeError, TypeError, OverflowError):   # (_call says why: JAX's words)
+            except Exception:      # (a leaf of another type, an odd value: _call says why)
                 entry = None
             if entry is not None:
                 entry.hits += 1

@@ -78,8 +78,21 @@ class Statics(tuple):
     __slots__ = ()
 
     def __eq__(self, other):
-        return tuple.__eq__(self, other) is True and \
-            all(type(a[1]) is type(b[1]) for a, b in zip(self, other))
+        # types first: a value's __eq__ is only asked of one of its own type (JAX's), and
+        # an error it raises is JAX's ValueError
+        if len(self) != len(other) or \
+                any(type(a[1]) is not type(b[1]) for a, b in zip(self, other)):
+            return False
+        for a, b in zip(self, other):
+            try:
+                if not a == b:
+                    return False
+            except Exception as e:      # noqa: BLE001 (any error of a user's __eq__)
+                raise ValueError(f"static arguments should be comparable using __eq__.The "
+                                 f"following error was raised when comparing two objects of "
+                                 f"types {type(a[1])} and {type(b[1])}. The error was:\n"
+                                 f"{type(e).__name__}: {e}") from None
+        return True
 
     def __ne__(self, other):
         return not self.__eq__(other)

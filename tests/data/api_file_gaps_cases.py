@@ -286,11 +286,33 @@ def _grad_of_int_input_strict(jax):
     return [str(g.dtype), list(g.shape), list(g.reshape((4, 2)).shape)]
 
 
+class HashableWithoutEq:
+    def __hash__(self):
+        return 1
+
+    def __eq__(self, other):
+        raise NotImplementedError("A Python error is as is, without stack trace")
+
+
+def _static_eq_raises(jax):
+    """A static argument whose __eq__ raises, compared with one of its type: JAX's ValueError
+    (its words up to the error's own text); one of another type is not compared."""
+    f = jax.jit(lambda x, y: x + 3, static_argnums=[1])
+    f(1, 1)
+    out = [int(f(1, HashableWithoutEq()))]
+    try:
+        f(1, HashableWithoutEq())
+    except ValueError as e:
+        out.append(str(e).split(" The error was")[0].replace("api_file_gaps_cases.", ""))
+    return out
+
+
 def cases(jax):
     jnp, lax = jax.numpy, jax.lax
     d = jax.devices()[0]
     x = {"a": jnp.arange(2), "b": jnp.arange(3)}
     return {
+        "static_argument_eq_raises": lambda: _static_eq_raises(jax),
         "grad_of_int_input_under_strict_promotion": lambda: _grad_of_int_input_strict(jax),
         "jvp_of_asarray_gives_arrays": lambda: [
             type(v).__name__ for v in jax.jvp(jnp.asarray, (1.,), (2.,))],
