@@ -17,7 +17,7 @@ from ..core.basearray import Array
 from ..core.source_info import function_source_info
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten
 from .api_util import flatten_fun, fun_name, merge_static, wraps
-from .jit import Jitted, jit
+from .jit import Jitted
 from .jit_args import abstract_leaf_aval, as_tuple, check_argnums, not_a_jax_type
 from .jit_refs import is_ref, ref_positions, ref_type, with_stand_ins, without_refs
 from ..core.staging import DebugInfo, trace_to_jaxpr
@@ -157,15 +157,14 @@ def eval_shape(fun, *args, **kwargs):
     >>> eval_shape(jnp.dot, ShapeDtypeStruct((2, 3), jnp.float32), jnp.ones(3))
     ShapeDtypeStruct(shape=(2,), dtype=float32)
     """
-    # a jit's trace, as JAX's: cached as jit's (eval_shape twice traces once), a jit's own
-    # (its out_shardings say the results' shardings)
-    traced = (fun if isinstance(fun, Jitted) else jit(fun)).trace(*args, **kwargs)
-    if any(a.is_high for a in traced.result_avals):
-        return tree_unflatten(traced.out_tree, [a if a.is_high else    # itself, as JAX's
-                                                ShapeDtypeStruct(a.shape, a.dtype, a.weak_type,
-                                                                 getattr(a, "sharding", None))
-                                                for a in traced.result_avals])
-    return _key_shapes(traced.out_info)
+    if isinstance(fun, Jitted):       # a jit's own trace, as JAX's (its out_shardings count)
+        return _key_shapes(fun.trace(*args, **kwargs).out_info)
+    closed, out_tree = _trace_flat(fun, (), args, kwargs, "jit")      # (as make_jaxpr)
+    out = tree_unflatten(out_tree, [a if a.is_high else    # a high type: itself, as JAX's
+                                    ShapeDtypeStruct(a.shape, a.dtype, a.weak_type,
+                                                     getattr(a, "sharding", None))
+                                    for a in closed.out_avals])     # sharding: Explicit axes
+    return _key_shapes(out)
 
 
 def _key_shapes(tree):
