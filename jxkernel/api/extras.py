@@ -28,6 +28,7 @@ from ..core.source_info import name_scope
 from ..core.trace import Trace, Tracer, _ctx, eval_trace, set_current_trace
 from ..transforms.ad import vjp
 from ..transforms.ad_util import float0
+from ..transforms.api_util import flatten_axes
 from ..transforms.jit import jit
 from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from ..lax import transfer as _transfer
@@ -59,7 +60,7 @@ def device_put(x, device=None, *, copy=False, donate=False, may_alias=None):
     if len(leaves) == 1 and leaves[0] is x and not isinstance(x, Tracer):   # the common call
         return _put.device_put(x, device, copy=copy)
     if isinstance(device, (list, tuple, dict)):                # a prefix: one per subtree
-        targets = broadcast_prefix(device, x, is_leaf=lambda d: d is None)
+        targets = flatten_axes("device_put device", tree, device)   # (JAX's errors, all)
     else:
         targets = [device] * len(leaves)
     if any(isinstance(leaf, Tracer) for leaf in leaves):

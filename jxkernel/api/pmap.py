@@ -15,6 +15,7 @@ processes' devices and the results are cut back to this process's part, as JAX d
 from __future__ import annotations
 
 import functools
+import weakref
 
 import numpy as np
 
@@ -59,8 +60,10 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
             raise TypeError(f"pmap {what} must be an int, None, or (nested) container with "
                             f"those types as leaves, but got {axes}.")
     # (statics, in tree, in axes, devices, donated) -> _Cached: its jit keeps the traces and
-    # programs of the argument types it met, as JAX's lu.cache'd shard_map does
-    cache = LRU(SIGNATURES)
+    # programs of the argument types it met, as JAX's lu.cache'd shard_map does; shared by
+    # the pmaps of one function with the same options (pmap(f)(x) in a loop compiles once)
+    cache = _shared_cache(fun, (axis_name, _hashable_tree(in_axes), _hashable_tree(out_axes),
+                                static, devices, backend, axis_size, donate))
 
     def infer(args, kwargs):
         """(the cached jit of shard_map for this call, its flat arguments, whether it runs
@@ -123,6 +126,25 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
 
     pmapped.lower = lower
     return pmapped
+
+
+# fun -> {pmap options -> its LRU of _Cached}: held weakly by the function, as JAX's caches
+_CACHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _shared_cache(fun, options) -> LRU:
+    """The cache of `fun`'s pmaps with these options (a cache of its own where `fun` cannot
+    be held weakly or the options hashed)."""
+    try:
+        return _CACHES.setdefault(fun, {}).setdefault(options, LRU(SIGNATURES))
+    except TypeError:
+        return LRU(SIGNATURES)
+
+
+def _hashable_tree(axes):
+    """in_axes/out_axes as a hashable key (lists among them: their leaves and structure)."""
+    leaves, tree = tree_flatten(axes, is_leaf=_is_none)
+    return tuple(leaves), tree
 
 
 def _ndim(x) -> int:

@@ -78,8 +78,8 @@ def clear_caches() -> None:
     """
     memory.clear_caches()
     lru.clear_every_cache()       # eager programs, transformed jaxprs, pmap's, shard_map's...
-    for cache in (dispatch._executables, dispatch._fast, dispatch._last_run, jit_primitive._impl_cache,
-                  partial_eval._split_cache, scalars._scalar_buffers):
+    dispatch.clear_primitive_cache()
+    for cache in (jit_primitive._impl_cache, partial_eval._split_cache, scalars._scalar_buffers):
         cache.clear()
     jit_high.forget()             # hijax jits' programs and last calls
     for state in list(jit_cache.FUN_STATES.values()):

@@ -230,9 +230,14 @@ def get_aval(x) -> ShapedArray:
     if isinstance(x, (np.ndarray, np.generic)):
         if isinstance(x, np.ma.MaskedArray):        # its mask would be dropped silently
             raise masked_array_error()
+        if not dtypes.is_numeric_kind(x.dtype):     # strings, objects: JAX's dtypes.dtype's words
+            raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type.")
         return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))   # (float0 stays)
     if getattr(aval, "is_high", False) or aval is abstract_token:  # (core/hijax.py), tokens
         return aval
+    base = next((t for t in type(x).__mro__[1:] if t in (bool, int, float, complex)), None)
+    if base is not None:          # an IntEnum member: its base type's, as JAX's typeof finds
+        return get_aval(base(x))  # it along the MRO
     # JAX's words: its typeof quotes the type, its rule for a str does not
     kind = type(x) if isinstance(x, str) else f"'{type(x)}'"
     raise TypeError(f"Argument '{x}' of type {kind} is not a valid JAX type")

@@ -166,6 +166,18 @@ is_unsigned = _kind_test(UNSIGNED_DTYPES)
 is_bool = _kind_test({bool_})
 
 
+def is_numeric_kind(dtype: np.dtype) -> bool:
+    """Whether NumPy data of `dtype` can be a JAX value: not strings, objects or dates."""
+    return dtype.kind not in "OUSMm"
+
+
+def check_valid_dtype(dtype: np.dtype) -> None:
+    """JAX's TypeError (its dtypes.check_valid_dtype) for NumPy data of no JAX type."""
+    if not is_numeric_kind(dtype):
+        raise TypeError(f"Dtype {dtype} is not a valid JAX array type. Only arrays of numeric "
+                        f"types are supported by JAX.")
+
+
 def check_supported(dtype, what="dtype") -> np.dtype:
     """`dtype` as a np.dtype, or a TypeError naming it and listing what is supported."""
     if isinstance(dtype, ExtendedDType):      # typed keys' dtypes are their own

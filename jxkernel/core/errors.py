@@ -1,6 +1,12 @@
 """Error classes named as JAX names them, so JAX's documentation applies."""
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
+from . import dtypes
+
 _DOCS = "https://docs.jax.dev/en/latest/errors.html#jax.errors."
 
 
@@ -217,3 +223,52 @@ def masked_array_error() -> ValueError:
     """JAX's refusal of a NumPy masked array as an operand (jnp.array takes one: its data)."""
     return ValueError("numpy masked arrays are not supported as direct inputs to JAX functions. "
                       "Use arr.filled() to convert the value to a standard numpy array.")
+
+
+def float0_error(name: str, position=None) -> TypeError:
+    """JAX's refusal of a float0 operand (an integer input's cotangent: no vector space, so
+    no operation). `position`: lax's n-ary dtype rule names it; jnp's check and unary rules
+    say "a float0 array"."""
+    what = "a float0 array" if position is None else f"a float0 at position {position}"
+    comma = "" if name.startswith("jnp:") else ","       # (jnp's words lack lax's comma)
+    return TypeError(
+        f"Called {name.removeprefix('jnp:')} with {what}. float0s do not support any operations "
+        f"by design{comma} because they are not compatible with non-trivial vector spaces. No "
+        "implicit dtype conversion is done. You can use np.zeros_like(arr, dtype=np.float) to "
+        "cast a float0 array to a regular zeros array. \nIf you didn't expect to get a float0 "
+        "you might have accidentally taken a gradient with respect to an integer argument.")
+
+
+# Python's conversions of an array (int(x), operator.index(x), bool(x)), checked as JAX's core
+# checks them, of an Array and of a tracer alike, before any value is read
+def check_scalar_conversion(aval) -> None:
+    """int(), float(), complex(): a 0-d array alone (NumPy also takes one element)."""
+    ndim = len(getattr(aval, "shape", ()))
+    if ndim > 0:
+        raise TypeError(f"Only scalar arrays can be converted to Python scalars; "
+                        f"got arr.ndim={ndim}")
+
+
+def check_integer_conversion(aval) -> None:
+    """operator.index(), hex(), oct(), indexing: a 0-d integer array alone."""
+    if not (getattr(aval, "shape", ()) == () and dtypes.is_int(getattr(aval, "dtype", None))):
+        raise TypeError("Only integer scalar arrays can be converted to a scalar index.")
+
+
+def check_bool_conversion(aval) -> None:
+    """bool(): one element (an empty array, or one of more, is ambiguous)."""
+    size = math.prod(getattr(aval, "shape", ()))
+    if size == 0:
+        raise ValueError("The truth value of an empty array is ambiguous. Use "
+                         "`array.size > 0` to check that an array is not empty.")
+    if size > 1:
+        raise ValueError("The truth value of an array with more than one element is "
+                         "ambiguous. Use a.any() or a.all()")
+
+
+def jax_array_abstractified() -> ValueError:
+    """JAX's refusal of an object with `__jax_array__` where a JAX type is needed (a jit's
+    argument that is no pytree of arrays): the conversion is explicit now."""
+    return ValueError("Triggering __jax_array__() during abstractification is no longer "
+                      "supported. To avoid this error, either explicitly convert your object "
+                      "using jax.numpy.array(), or register your object as a pytree.")

@@ -85,7 +85,10 @@ def _holder_path(obj, scratch: set, depth: int = 0) -> list:
 
 
 def _is_root(holder) -> bool:
-    return isinstance(holder, (type, types.ModuleType)) or _module_of_globals(holder) is not None
+    # a closure's cell holds a tracer past its trace too (`lst.append(x)` in a scan body,
+    # `lst` a local of the function around it): a leak, as JAX finds it
+    return isinstance(holder, (type, types.ModuleType, types.CellType)) or \
+        _module_of_globals(holder) is not None
 
 
 def _module_of_globals(holder):

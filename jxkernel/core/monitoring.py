@@ -14,6 +14,8 @@ as a duration and as a time span, with `fun_name`.
 """
 from __future__ import annotations
 
+import collections
+
 from . import compile_record as _compile_record
 
 __all__ = ["clear_event_listeners", "record_event", "record_event_duration_secs",
@@ -31,6 +33,18 @@ _event_listeners: list = []
 _event_duration_secs_listeners: list = []
 _event_time_span_listeners: list = []
 _scalar_listeners: list = []
+
+
+# JAX's util.test_event: runtime events its test util counts by difference (jax._src.test_util's
+# count_device_put: "batched_device_put", host data put on a device; count_pjit_cpp_cache_miss:
+# "jit_cpp_cache_miss", a jit call past every fast path). A Counter, no listeners: the events
+# fire on hot paths.
+test_event_counts: collections.Counter = collections.Counter()
+
+
+def test_event(name: str) -> None:
+    """Count one `name` event (test_event_counts)."""
+    test_event_counts[name] += 1
 
 
 def record_event(event: str, **kwargs) -> None:

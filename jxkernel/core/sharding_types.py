@@ -39,6 +39,10 @@ def abstract_eval(prim, avals, params) -> list:
     [ShapedArray(float32[3])]
     """
     out = rule("abstract_eval", prim)(*avals, **params)
+    if isinstance(out, (list, tuple)) != prim.multiple_results and \
+            (not prim.multiple_results or hasattr(out, "dtype") or hasattr(out, "shape")):
+        raise ValueError(f"{prim.name}.abstract_eval() method should return a tuple or a list "
+                         f"iff {prim.name}.multiple_results.")          # (JAX's words)
     out = list(out) if prim.multiple_results else [out]
     typing = _avals.sharding_types_seen or get_mesh() is not None
     return apply(prim, avals, params, out) if typing else out

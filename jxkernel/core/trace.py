@@ -252,19 +252,31 @@ class Tracer:
     # jvp's or grad's primal: `if x < 3` under grad works); float(), complex() and NumPy's
     # conversion never do, even then, so a value that would cut the derivative (grad of
     # `float(w) ** 2` is 0) is refused instead of silently becoming a constant.
+    # Without a known value, the shape is checked first, as JAX's (core/errors.py's checks).
     def __bool__(self):
+        value = self.to_concrete_value()
+        if value is None:
+            errors.check_bool_conversion(self.aval)
         return bool(self._concrete(errors.TracerBoolConversionError))
 
     def __int__(self):
+        value = self.to_concrete_value()
+        if value is None:
+            errors.check_scalar_conversion(self.aval)
         return int(self._concrete(errors.ConcretizationTypeError, "int"))
 
     def __float__(self):
+        errors.check_scalar_conversion(self.aval)
         self._refuse(errors.ConcretizationTypeError, "float")
 
     def __complex__(self):
+        errors.check_scalar_conversion(self.aval)
         self._refuse(errors.ConcretizationTypeError, "complex")
 
     def __index__(self):
+        value = self.to_concrete_value()
+        if value is None:
+            errors.check_integer_conversion(self.aval)
         return self._concrete(errors.TracerIntegerConversionError).__index__()
 
     def __array__(self, dtype=None, copy=None):
@@ -278,6 +290,10 @@ class Tracer:
         if name in _TRACER_SLOTS:
             raise AttributeError(name)
         aval = self.aval
+        if name == "sharding" and not getattr(aval, "is_high", False):     # (JAX's words)
+            raise AttributeError(f"The 'sharding' attribute is not available on traced array "
+                                 f"with shape {aval_text(aval, weak=False)}. To query sharding "
+                                 f"information on tracers, use `jax.typeof(x)`.")
         if not getattr(aval, "is_high", False):
             # JAX's words, for array tracers too ("DynamicJaxprTracer has no attribute foo"),
             # and JAX's class name where ours differs (a jit's tracer)

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray
+from ..core.errors import float0_error
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, lowering_rules,
                               numpy_rules, sharding_rules)
 from ..transforms import batch_util
@@ -70,6 +71,8 @@ def describe_dtypes(accepted) -> str:
 
 def check_dtype(name: str, aval, accepted, what="", position=None) -> None:
     if aval.dtype not in accepted:
+        if aval.dtype == dtypes.float0:
+            raise float0_error(name, position)
         at = "" if position is None else f" at position {position}"
         raise TypeError(f"{name} does not accept dtype {aval.dtype.name}{what}{at}. Accepted "
                         f"dtypes{at} are subtypes of {describe_dtypes(accepted)}.")

@@ -77,6 +77,9 @@ def with_sharding_constraint(x, shardings, _prim=None, _asserts=True):
     context = _context_mesh() if _prim is None else None
     for leaf, given in zip(leaves, flat):
         s = _without_layout(given, _avals.get_aval(leaf).shape)
+        if _prim is None and context is None and _one_device(s):
+            outs.append(leaf)      # a SingleDeviceSharding outside a mesh: where it is already
+            continue
         spec_only = isinstance(s, PartitionSpec)
         s = resolve(s, "with_sharding_constraint")
         if not isinstance(s, NamedSharding):
@@ -101,6 +104,12 @@ def with_sharding_constraint(x, shardings, _prim=None, _asserts=True):
             s = NamedSharding(s.mesh.abstract_mesh, s.spec)
         outs.append(sharding_constraint_p.bind(leaf, sharding=s, context_mesh=context))
     return tree_unflatten(tree, outs)
+
+
+def _one_device(s) -> bool:
+    """A sharding of one device that is no NamedSharding (a SingleDeviceSharding)."""
+    return not isinstance(s, (NamedSharding, PartitionSpec)) and \
+        len(getattr(s, "device_set", ())) == 1
 
 
 def _unsplit_beyond_rank(sharding, rank):

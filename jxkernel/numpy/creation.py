@@ -241,7 +241,10 @@ def _finish(out, dtype, weak, device):
             return _on_device(out, weak, device)
         return lax.conversion._convert_element_type(out[()], dtype, weak)   # staged: a literal
     a = out.aval
-    if a.dtype != dtype or a.weak_type != weak:
+    # (a tracer standing for a Python scalar, a jvp's of 1.0: converted, so that its value
+    # is an Array, as JAX's convert_element_type of a concrete tracer makes it)
+    if a.dtype != dtype or a.weak_type != weak or isinstance(out, Tracer) and \
+            type(out.to_concrete_value()) in (bool, int, float, complex):
         out = lax.conversion._convert_element_type(out, dtype, weak)
     if device is not None:
         out = place(out, device)
@@ -287,6 +290,8 @@ def _dedupe(leaves):
 def _host(obj):
     if isinstance(obj, (list, tuple)):
         return [_host(o) for o in obj]
+    if hasattr(obj, "__jax_array__") and not isinstance(obj, (Array, Tracer)):
+        obj = obj.__jax_array__()               # (as _leaves took it)
     return np.asarray(obj) if isinstance(obj, Array) else obj
 
 

@@ -381,6 +381,8 @@ def isscalar(element) -> bool:
         return True
     if isinstance(element, np.ndarray) or hasattr(element, "aval"):
         return element.ndim == 0
+    if hasattr(element, "__jax_array__"):      # its array's (as JAX's asarray(element).ndim)
+        return np.ndim(element.__jax_array__()) == 0
     return False
 
 

@@ -24,7 +24,7 @@ from ..core.config import config
 from ..core import dtypes, vma
 from ..core import trace as _trace
 from ..core.avals import ShapedArray
-from ..core.errors import aval_text, masked_array_error
+from ..core.errors import aval_text, float0_error, masked_array_error
 from ..core.source_info import user_stacklevel
 from ..core.trace import Tracer
 from ..lax import conversion, shapes
@@ -392,6 +392,8 @@ def _args_promoter(kind: str, promote, needs_no_promotion=None):
                             or needs_no_promotion(args[0].aval.dtype)):
             return list(args)
         _refuse_keys(fun_name, args)
+        if any(getattr(x, "dtype", None) == dtypes.float0 for x in args):
+            raise float0_error("jnp:" + fun_name)          # (JAX's check_no_float0s)
         pair = _array_and_scalar(args, kind)
         if pair is not None:
             return pair

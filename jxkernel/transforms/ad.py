@@ -153,8 +153,8 @@ def jvp(fun, primals, tangents, has_aux=False):
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("primal and tangent arguments to jax.jvp must be tuples or lists; found "
                         f"{type(primals).__name__} and {type(tangents).__name__}.")
-    p_leaves, p_tree = tree_flatten(tuple(primals))
-    t_leaves, t_tree = tree_flatten(tuple(tangents))
+    p_leaves, p_tree = tree_flatten(primals)     # as given: a tuple's tangents in a list
+    t_leaves, t_tree = tree_flatten(tangents)    # differ (JAX's check)
     if p_tree != t_tree:
         raise TypeError(f"primal and tangent arguments to jax.jvp must have the same tree "
                         f"structure; primals have tree structure {p_tree} whereas tangents have "
@@ -236,8 +236,9 @@ def _pinned_primal(p, aval):
     >>> _pinned_primal(0.5, get_aval(0.5)).dtype
     dtype('float32')
     """
-    if type(p) not in (bool, int, float, complex) and getattr(p, "dtype", None) == aval.dtype:
-        return p
+    if type(p) not in (bool, int, float, complex) and getattr(p, "dtype", None) == aval.dtype \
+            or not dtypes.has_tangent(aval.dtype):
+        return p        # (an integer input has no tangent: it passes as given, as in JAX)
     return convert_element_type(p, aval.dtype, weak_type=aval.weak_type)
 
 
@@ -249,19 +250,32 @@ def linearize(fun, *primals, has_aux=False):
     out_tree, aux = out_info()
     # as JAX's: a Partial whose leaves are the residuals, so that f_jvp passes in and out of
     # jit and vmap as a pytree (Equinox's checkpointed loops return it from a jitted function)
-    f_jvp = Partial(functools.partial(_apply_linearized, linear.jaxpr, p_tree,
+    in_avals = tuple(get_aval(p) for p in p_leaves)
+    f_jvp = Partial(functools.partial(_apply_linearized, linear.jaxpr, p_tree, in_avals,
                                       tuple(differentiable), out_tree), list(linear.consts))
     return (tree_unflatten(out_tree, primal_out), f_jvp) + aux
 
 
-def _apply_linearized(jaxpr, p_tree, differentiable, out_tree, residuals, *tangents):
+def _apply_linearized(jaxpr, p_tree, in_avals, differentiable, out_tree, residuals, *tangents):
     """The JVP at the linearization point: the linear jaxpr on the differentiable tangents."""
     t_leaves, t_tree = tree_flatten(tangents)
     if t_tree != p_tree:
         raise TypeError(f"linearized function called on tangents of structure {t_tree}, "
                         f"expected {p_tree}")
+    for primal, t in zip(in_avals, t_leaves):
+        _check_linearized_tangent(primal, get_aval(t))
     ins = [t for t, d in zip(t_leaves, differentiable) if d]
     return tree_unflatten(out_tree, eval_jaxpr(jaxpr, residuals, *ins))
+
+
+def _check_linearized_tangent(primal, tangent) -> None:
+    """JAX's ValueError for a tangent whose shape or dtype is not the primal's tangent type
+    (an int primal's is float0), weak types aside."""
+    expected = primal.to_tangent_aval()
+    if (tangent.shape, tangent.dtype) != (expected.shape, expected.dtype):
+        raise ValueError(f"linearized function called on tangent values inconsistent with the "
+                         f"original primal values:\nGot tangent aval {tangent} for primal aval "
+                         f"{primal} but expected {expected}.")
 
 
 # ------------------------------------------------------------------ transposition
@@ -378,11 +392,16 @@ def vjp(fun, *primals, has_aux=False):
     (Array(1., dtype=float32, weak_type=True),)
     """
     p_leaves, p_tree = tree_flatten(primals)
+    in_avals = [get_aval(p) for p in p_leaves]
+    # pinned here, so that a residual that is an input is that very object (args_res)
+    p_leaves = [_pinned_primal(p, a) for p, a in zip(p_leaves, in_avals)]
     flat, out_info = _flatten_fun(fun, p_tree, has_aux)
     primal_out, linear, differentiable = linearize_flat(flat, p_leaves)
     out_tree, aux = out_info()
     out_avals = [_tangent_aval(p) for p in primal_out]
-    in_avals = [get_aval(p) for p in p_leaves]
+    # the pullback holds the linear jaxpr alone: its constants (the residuals, tracers where
+    # vjp ran inside a jit) are the VJP's leaves, not held by its structure (a leak else)
+    jaxpr = linear.jaxpr
 
     def pullback(residuals, ct):
         ct_leaves, ct_tree = tree_flatten(ct)
@@ -394,8 +413,7 @@ def vjp(fun, *primals, has_aux=False):
             _check_ct_aval(c if getattr(c, "dtype", None) == float0 else get_aval(c), a)
             # an integer/bool output has no tangent: whatever its cotangent holds is zero
             checked.append(c if dtypes.has_tangent(a.dtype) else Zero(a))
-        cts = backward_pass(linear.jaxpr, residuals, [True] * len(linear.jaxpr.invars), [],
-                            checked)
+        cts = backward_pass(jaxpr, residuals, [True] * len(jaxpr.invars), [], checked)
         cts = iter(cts)
         result = []
         for aval, d in zip(in_avals, differentiable):
@@ -406,16 +424,33 @@ def vjp(fun, *primals, has_aux=False):
                 result.append(np.zeros(aval.shape, float0))
         return tree_unflatten(p_tree, result)
 
-    vjp_fn = VJP(pullback, list(linear.consts), getattr(fun, "__name__", "fun"),
-                 _forwarded(linear.consts, p_leaves, p_tree))
+    residuals, args_res, slots = _input_residuals(list(linear.consts), primals, p_leaves)
+    vjp_fn = VJP(pullback, residuals, getattr(fun, "__name__", "fun"), args_res, slots)
     return (tree_unflatten(out_tree, primal_out), vjp_fn) + aux
 
 
-def _forwarded(residuals, p_leaves, p_tree) -> tuple:
-    """(p_tree, for each residual the index of the primal leaf it is, or None): which
-    residuals are the primals themselves, forwarded rather than computed (VJP.args_res)."""
+def _input_residuals(residuals, primals, p_leaves) -> tuple:
+    """The residuals that are inputs themselves, apart (JAX's `args_res`: a user may drop
+    them from the VJP while it waits and hand them back before calling it): (the residuals,
+    None where an input's; per argument its pinned value, or NotNeeded() where the backward
+    pass reads none of it; (residual index, argument, leaf in it) per input residual)."""
     where = {id(p): i for i, p in enumerate(p_leaves)}
-    return p_tree, tuple(where.get(id(r)) for r in residuals)
+    starts, n = [], 0
+    for arg in primals:
+        starts.append(n)
+        n += len(tree_flatten(arg)[0])
+    slots = []
+    for j, r in enumerate(residuals):
+        i = where.get(id(r))
+        if i is not None and p_leaves[i] is r:
+            k = max(a for a, start in enumerate(starts) if start <= i)
+            slots.append((j, k, i - starts[k]))
+            residuals[j] = None
+    needed = {k for _, k, _ in slots}
+    args_res = [tree_unflatten(tree_flatten(arg)[1], p_leaves[starts[k]:starts[k] +
+                               len(tree_flatten(arg)[0])]) if k in needed else NotNeeded()
+                for k, arg in enumerate(primals)]
+    return residuals, args_res, tuple(slots)
 
 
 class VJP:
@@ -426,32 +461,31 @@ class VJP:
     >>> jax.jit(lambda f, ct: f(ct))(f_vjp, 1.0)
     (Array(6., dtype=float32, weak_type=True),)
     """
-    __slots__ = ("_pullback", "residuals", "_name", "_forwarded")
+    # args_res: the inputs that are residuals, per argument (NotNeeded() where none is): as
+    # JAX's, settable (`f_vjp.args_res = [None, None]` frees them while the VJP waits; they
+    # are set back before it is called); `_slots` says where each goes among the residuals
+    __slots__ = ("_pullback", "residuals", "_name", "args_res", "_slots",
+                 "__weakref__")   # (jit holds it weakly)
 
-    def __init__(self, pullback, residuals, name, forwarded=None):
+    def __init__(self, pullback, residuals, name, args_res=(), slots=()):
         self._pullback, self.residuals, self._name = pullback, residuals, name
-        self._forwarded = forwarded
-
-    @property
-    def args_res(self) -> list:
-        """Per primal argument, as tuples of its leaves: the leaf where the pullback keeps it
-        as a residual (forwarded, not copied), else NotNeeded(), as JAX's.
-
-        >>> _, f_vjp = jax.vjp(lambda a, b: a * b, 1.0, jnp.ones(2))
-        >>> f_vjp.args_res
-        [NotNeeded(), Array([1., 1.], dtype=float32)]
-        """
-        p_tree, where = self._forwarded
-        leaves = [NotNeeded()] * p_tree.num_leaves
-        for r, i in zip(self.residuals, where):
-            if i is not None:
-                leaves[i] = r
-        return list(p_tree.walk(lambda xs, _: tuple(xs), lambda x: x, leaves))
+        self.args_res, self._slots = list(args_res), slots
 
     @property
     def opaque_residuals(self) -> list:
-        """The residuals the primal computation made (not primals forwarded: `args_res`)."""
-        return [r for r, i in zip(self.residuals, self._forwarded[1]) if i is None]
+        """The residuals that are not inputs (JAX's name): what the VJP itself keeps."""
+        taken = {j for j, _, _ in self._slots}
+        return [r for j, r in enumerate(self.residuals) if j not in taken]
+
+    def _all_residuals(self) -> list:
+        full = list(self.residuals)
+        for j, k, i in self._slots:
+            leaves = tree_flatten(self.args_res[k])[0]
+            if i >= len(leaves):
+                raise ValueError(f"The VJP's args_res[{k}] is {self.args_res[k]!r}: set it back "
+                                 f"to the primal input before calling the VJP function.")
+            full[j] = leaves[i]
+        return full
 
     def __call__(self, ct, *extra):
         if extra:
@@ -461,7 +495,7 @@ class VJP:
                 f"with a single argument corresponding to the single value returned by the "
                 f"function being differentiated (even if that returned value is a tuple or other "
                 f"container): call f_vjp((ct1, ct2)), not f_vjp(ct1, ct2).")
-        return self._pullback(self.residuals, ct)
+        return self._pullback(self._all_residuals(), ct)
 
     def with_refs(self, *maybe_ct_refs):
         """The pullback, taking per primal where its cotangent goes: `GradValue()` (returned,
@@ -503,6 +537,12 @@ class DidntWant:
     pass
 
 
+@register_dataclass
+@dataclasses.dataclass(frozen=True, slots=True)
+class NotNeeded:
+    """An argument of which the VJP keeps nothing (`f_vjp.args_res`), as JAX's api.NotNeeded."""
+
+
 def _pullback_into(vjp_fn, maybe_ct_refs, ct):
     """vjp_fn(ct), each primal's cotangent sent where `maybe_ct_refs` says (VJP.with_refs)."""
     cts, in_tree = tree_flatten(vjp_fn(ct))
@@ -522,14 +562,9 @@ def _pullback_into(vjp_fn, maybe_ct_refs, ct):
     return tree_unflatten(in_tree, out)
 
 
-register_pytree_node(VJP, lambda v: (v.residuals, (v._pullback, v._name, v._forwarded)),
-                     lambda meta, residuals: VJP(meta[0], list(residuals), *meta[1:]))
-
-
-@register_dataclass
-@dataclasses.dataclass(frozen=True, slots=True)
-class NotNeeded:
-    """A primal that VJP.args_res holds no residual for (JAX's jax._src.api.NotNeeded)."""
+register_pytree_node(VJP,
+                     lambda v: ((v.residuals, v.args_res), (v._pullback, v._name, v._slots)),
+                     lambda meta, kids: VJP(meta[0], list(kids[0]), meta[1], kids[1], meta[2]))
 
 
 def _ct_tree_error(fun, out_tree, ct_tree):
@@ -770,27 +805,35 @@ def linear_transpose(fun, *primals, reduce_axes=()):
     leaves, in_tree = tree_flatten(primals)
     # only types matter: avals and ShapeDtypeStructs do, as in JAX (Equinox passes avals)
     in_avals = [shaped_abstractify(x) for x in leaves]
-    for a in in_avals:
-        if not dtypes.is_inexact(a.dtype):
-            raise TypeError(f"linear_transpose only supports [float or complex] -> [float or "
-                            f"complex], and integer -> integer functions, but got {a.dtype.name}")
     flat, out_tree = flatten_fun(fun, in_tree)
     # forward=False: JAX traces with partial evaluation, which keeps an identity
     # broadcast_in_dim; its transpose is a reduce_sum[axes=()] (jnp.linalg.solve's vecmat)
     closed = trace_to_jaxpr(flat, in_avals, forward=False)
-    out_tree = out_tree()
-    out_avals = closed.out_avals
+    _check_transposable([a.dtype for a in in_avals], [a.dtype for a in closed.out_avals])
+    # a Partial whose leaves are the constants, as JAX's: it passes in and out of jit
+    return Partial(functools.partial(_transposed, closed.jaxpr, closed.out_avals, in_avals,
+                                     in_tree, out_tree()), list(closed.consts))
 
-    def transposed(*cotangents):
-        ct_leaves, ct_tree = tree_flatten(cotangents[0] if len(cotangents) == 1 else cotangents)
-        if ct_tree != out_tree:
-            raise TypeError(f"cotangent tree does not match function output, expected {out_tree} "
-                            f"but got {ct_tree}")
-        for c, a in zip(ct_leaves, out_avals):
-            if get_aval(c).shape != a.shape or get_aval(c).dtype != a.dtype:
-                raise TypeError(f"cotangent type does not match function output, expected "
-                                f"{a.str_short()} but got {get_aval(c).str_short()}")
-        cts = backward_pass(closed.jaxpr, closed.consts, [True] * len(in_avals), [], ct_leaves)
-        return tree_unflatten(in_tree, [_cast_like(instantiate(c), a)
-                                        for c, a in zip(cts, in_avals)])
-    return transposed
+
+def _check_transposable(in_dtypes, out_dtypes) -> None:
+    """JAX's TypeError unless every input and output is inexact, or every one an integer."""
+    every = in_dtypes + out_dtypes
+    if not (all(dtypes.is_inexact(d) for d in every) or all(dtypes.is_int(d) for d in every)):
+        raise TypeError(f"linear_transpose only supports [float or complex] -> [float or "
+                        f"complex], and integer -> integer functions, but got {in_dtypes} -> "
+                        f"{out_dtypes}.")
+
+
+def _transposed(jaxpr, out_avals, in_avals, in_tree, out_tree, consts, *cotangents):
+    """linear_transpose's function: the input cotangents of these output cotangents."""
+    ct_leaves, ct_tree = tree_flatten(cotangents[0] if len(cotangents) == 1 else cotangents)
+    if ct_tree != out_tree:
+        raise TypeError(f"cotangent tree does not match function output, expected {out_tree} "
+                        f"but got {ct_tree}")
+    for c, a in zip(ct_leaves, out_avals):
+        if get_aval(c).shape != a.shape or get_aval(c).dtype != a.dtype:
+            raise TypeError(f"cotangent type does not match function output, expected "
+                            f"{a.str_short()} but got {get_aval(c).str_short()}")
+    cts = backward_pass(jaxpr, consts, [True] * len(in_avals), [], ct_leaves)
+    return tree_unflatten(in_tree, [_cast_like(instantiate(c), a)
+                                    for c, a in zip(cts, in_avals)])

@@ -3,6 +3,7 @@ every transformation traces (JAX's `api_util.flatten_fun`)."""
 from __future__ import annotations
 
 import functools
+import inspect
 
 import numpy as np
 
@@ -33,6 +34,22 @@ def flatten_fun(fun, in_tree, has_aux: bool = False):
         store[:] = [out_tree, *aux]
         return out_leaves
     return flat, lambda: tuple(store) if has_aux else store[0]
+
+
+def check_callable(fun) -> None:
+    """JAX's TypeErrors for what jit (and the other transformations) cannot take: a
+    staticmethod object (`@jit` above `@staticmethod`), a non-callable, a generator function.
+
+    >>> check_callable(3)
+    Traceback (most recent call last):
+    TypeError: Expected a callable value, got 3
+    """
+    if isinstance(fun, staticmethod):
+        raise TypeError(f"staticmethod arguments are not supported, got {fun}")
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun}")
+    if inspect.isgeneratorfunction(fun):
+        raise TypeError(f"Expected a function, got a generator function: {fun}")
 
 
 def fun_name(fun, default_name: str = "<unnamed function>") -> str:
@@ -170,7 +187,8 @@ def flatten_axes(name, treedef, axis_tree, *, kws=False, tupled_args=False) -> l
                 else:
                     hint += (f" In particular, you're passing in a single argument which "
                              f"means that {name} might need to be wrapped in a singleton tuple.")
-        errors = prefix_errors(axis_tree, dummy, is_leaf=lambda x: x is None)
+        # (a None is an empty subtree here, as in JAX's: a mismatch beside the others)
+        errors = prefix_errors(axis_tree, dummy)
         details = "\n  ".join(e(name).args[0] for e in errors)
         raise ValueError(f"{name} specification must be a tree prefix of the corresponding "
                          f"value; {hint}\n  Mismatch details ({len(errors)} found):\n  "

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..core.config import config
 from ..core import compile_record, vma
+from ..core.monitoring import test_event
 from ..core.native import native
 from ..core.source_info import made_by_user
 from .jit_high import CapturedHigh, call_high, has_high, has_high_tracer, remember_high, staged_high
@@ -35,11 +36,13 @@ from ..xla.dispatch import check_jitted_values
 from ..xla.lowering import NeedsMesh
 from ..xla.scalars import scalar_kinds, scalar_signature
 from ..xla.transfers import arguments_on, put_on_device
-from .api_util import flatten_fun, float0_outside, fun_name, merge_static, update_wrapper
-from .jit_args import SCALAR_TYPES, Arguments, jit_shardings, leaf_aval, python_inputs, static_key
+from .api_util import check_callable, flatten_fun, float0_outside, fun_name, merge_static, update_wrapper
+from .jit_args import (SCALAR_TYPES, Arguments, jit_shardings, leaf_aval, not_a_jax_type,
+                       python_inputs, static_key)
 from .jit_pinned import arguments_placement, pin_params, program_placement
-from .jit_cache import (LAST_HIT, NO_HITS, NOWHERE, Entry, compiled_trace, fun_state,
-                        c_last_hit, last_hit_for, remember, sibling_trace)
+from .jit_cache import (LAST_HIT, NO_HITS, NOWHERE, Entry, check_traceable, clear_jit,
+                        compiled_trace, fun_state, c_last_hit, last_hit_for, remember,
+                        sibling_trace)
 from .jit_primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, traced_under, untold
 from . import jit_high, jit_refs
 from .stages import Lowered, Traced, lower_jit, trace_jitted
@@ -61,8 +64,7 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
                                  donate_argnames=donate_argnames, backend=backend, device=device,
                                  inline=inline, keep_unused=keep_unused,
                                  compiler_options=compiler_options)
-    if not callable(fun):
-        raise TypeError(f"Expected a callable value, got {fun!r}")
+    check_callable(fun)
     return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
                   backend, device, inline, keep_unused, in_shardings=in_shardings,
                   out_shardings=out_shardings, compiler_options=compiler_options)
@@ -122,7 +124,10 @@ class Jitted(native.JitFunction if native else object):
         return inspect.signature(self._fun)
 
     def __repr__(self):   # JAX's words (its C++ PjitFunction); libraries read them (Chex)
-        return f"<PjitFunction of {self._fun!r}>"
+        try:              # (the bare name where the function's repr fails, or it was deleted)
+            return f"<PjitFunction of {self.__wrapped__!r}>"
+        except Exception:
+            return "<PjitFunction>"
 
     @property
     def function_key(self) -> str:
@@ -143,14 +148,12 @@ class Jitted(native.JitFunction if native else object):
 
         def checked(*leaves):
             out_leaves = flat(*leaves)
-            for leaf in out_leaves:
+            for i, leaf in enumerate(out_leaves):
                 if jit_refs.is_ref(leaf):
                     raise jit_refs.returned_ref_error(jit_refs.where(self), leaf, names)
                 if not isinstance(leaf, (Tracer, *ARRAY_TYPES, np.ndarray, np.generic,
                                          *SCALAR_TYPES)):
-                    raise TypeError(f"function {jit_refs.where(self)} traced for jit returned "
-                                    f"a value of type {type(leaf)}, which is not a valid "
-                                    f"JAX type")                # (JAX's words)
+                    raise not_a_jax_type(jit_refs.where(self), leaf, i, out_tree())
             out_leaves, tree = float0_outside(out_leaves, out_tree())
             out_trees.append(tree)
             return out_leaves
@@ -197,7 +200,7 @@ class Jitted(native.JitFunction if native else object):
                     avals, where, bufs = scalar_signature(leaves)
                 key = (treedef, avals, where, config._trace_state, static)
                 entry = found_for(self._fast, key, where)
-            except (AttributeError, TypeError):   # another leaf type, or an unhashable value
+            except Exception:      # (a leaf of another type, an odd value: _call says why)
                 entry = None
             if entry is not None:
                 entry.hits += 1
@@ -229,6 +232,7 @@ class Jitted(native.JitFunction if native else object):
             for i, leaf in enumerate(leaves)])
         if _ctx.trace is not eval_trace:     # (jit_high: a jit closing over hijax values)
             return jit_high.bind_inside(self, leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
+        test_event("jit_cpp_cache_miss")    # an eager call past the fast paths (JAX's event)
         refs = jit_refs.ref_positions(leaves)
         arrays = jit_refs.without_refs(leaves, refs)
         out = over_mesh(self, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs, refs)
@@ -280,10 +284,7 @@ class Jitted(native.JitFunction if native else object):
 
     def _trace(self, treedef, statics, avals, dyn_args, dyn_kwargs):
         """(ClosedJaxpr, out_tree, trace seconds) of fun at these input types."""
-        if config.jax_no_tracing:
-            where = f" at {self._source_text()}" if self._source else ""
-            raise RuntimeError(f"re-tracing function {self._name}{where} for `jit`, but "
-                               f"'no_tracing' is set")
+        check_traceable(self)
         out_trees, leaves = [], tree_flatten((dyn_args, dyn_kwargs))[0]
         names = functools.partial(self._leaf_names, dyn_args, dyn_kwargs)
         info = DebugInfo(self._name, self._source, "jit", names(), python_inputs(leaves))
@@ -385,8 +386,7 @@ class Jitted(native.JitFunction if native else object):
         return sum(e.hits + (e.twin.hits if e.twin else 0) for e in self._cache.values())
 
     def clear_cache(self) -> None:
-        for cache in (self._cache, self._fast, self._last, self._traces, self._history):
-            cache.clear()
+        clear_jit(self)                 # (and its executables from the by-text cache)
         jit_high.forget(self)           # its hijax programs and last call, as JAX's clear_cache
 
     def _cache_size(self) -> int:   # JAX's name, read by libraries' cache tests

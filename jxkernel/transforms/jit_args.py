@@ -15,6 +15,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.avals import ShapedArray, ShapeDtypeStruct, python_scalar_aval, shaped_abstractify
 from ..core.avals import get_aval, typeof_rules
+from ..core.errors import jax_array_abstractified
 from ..core.hijax import AvalQDD, cur_qdd, hi_value_types
 from ..core.mesh import UNCONSTRAINED, PartitionSpec
 from ..tree_util import (DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey, broadcast_prefix,
@@ -77,8 +78,21 @@ class Statics(tuple):
     __slots__ = ()
 
     def __eq__(self, other):
-        return tuple.__eq__(self, other) is True and \
-            all(type(a[1]) is type(b[1]) for a, b in zip(self, other))
+        # types first: a value's __eq__ is only asked of one of its own type (JAX's), and
+        # an error it raises is JAX's ValueError
+        if len(self) != len(other) or \
+                any(type(a[1]) is not type(b[1]) for a, b in zip(self, other)):
+            return False
+        for a, b in zip(self, other):
+            try:
+                if not a == b:
+                    return False
+            except Exception as e:      # noqa: BLE001 (any error of a user's __eq__)
+                raise ValueError(f"static arguments should be comparable using __eq__.The "
+                                 f"following error was raised when comparing two objects of "
+                                 f"types {type(a[1])} and {type(b[1])}. The error was:\n"
+                                 f"{type(e).__name__}: {e}") from None
+        return True
 
     def __ne__(self, other):
         return not self.__eq__(other)
@@ -123,6 +137,56 @@ def infer_argnums_and_argnames(argnums, argnames, positional):
     return nums, names
 
 
+def infer_by_signature(signature, argnums, argnames) -> tuple:
+    """JAX's api_util.infer_argnums_and_argnames: (argnums, argnames) as tuples, the one not
+    given filled in from `signature`'s positional-or-keyword parameters; both given, or
+    neither, taken as they are.
+
+    >>> infer_by_signature(inspect.signature(lambda x, y=1: x), None, "y")
+    ((1,), ('y',))
+    """
+    if argnums is None and argnames is None:
+        return (), ()
+    if argnums is not None and argnames is not None:
+        return as_tuple(argnums), as_tuple(argnames)
+    by_keyword = [(i, name) for i, (name, p) in enumerate(signature.parameters.items())
+                  if p.kind is p.POSITIONAL_OR_KEYWORD]
+    if argnums is None:
+        argnames = as_tuple(argnames)
+        return tuple(i for i, name in by_keyword if name in argnames), argnames
+    argnums = as_tuple(argnums)
+    return argnums, tuple(name for i, name in by_keyword if i in argnums)
+
+
+def no_signature_error(fun) -> ValueError:
+    """JAX's refusal of donate_argnames for a function whose signature cannot be read."""
+    return ValueError(f"Getting the signature of function {fun} failed. Pass donate_argnums "
+                      f"instead of donate_argnames.")
+
+
+def resolve_argnums(fun, signature, donate_argnums, donate_argnames, static_argnums,
+                    static_argnames) -> tuple:
+    """JAX's api_util.resolve_argnums: (donate_argnums, donate_argnames, static_argnums,
+    static_argnames), each filled in from the other and checked against `signature` (None:
+    taken unchecked, and donate_argnames refused)."""
+    if signature is None:
+        if donate_argnames is not None:
+            raise no_signature_error(fun)
+        return as_tuple(donate_argnums), (), as_tuple(static_argnums), as_tuple(static_argnames)
+    static_argnums, static_argnames = infer_by_signature(signature, static_argnums,
+                                                         static_argnames)
+    donate_argnums, donate_argnames = infer_by_signature(signature, donate_argnums,
+                                                         donate_argnames)
+    for what, nums, names in (("static", static_argnums, static_argnames),
+                              ("donate", donate_argnums, donate_argnames)):
+        check_argnums(signature, nums, f"{what}_argnums")
+        check_argnames(signature, names, f"{what}_argnames")
+    if both := set(static_argnames) & set(donate_argnames):
+        raise ValueError(f"static_argnames and donate_argnames cannot intersect. Argument "
+                         f"names {both} appear in both static_argnames and donate_argnames")
+    return donate_argnums, donate_argnames, static_argnums, static_argnames
+
+
 class Arguments:
     """How a jitted function takes its arguments: which are static and which donated (by
     position and by name, each filled in from the other), and a readable name per leaf.
@@ -141,6 +205,8 @@ class Arguments:
         self.positional = positional
         # *args' name: its leaves are "xs[0]", "xs[1]", ... as JAX's debug info names them
         self.varargs = next((p.name for p in params if p.kind == p.VAR_POSITIONAL), None)
+        if signature is None and donate_argnames is not None:
+            raise no_signature_error(fun)
         for what, nums, names in (("static", static_argnums, static_argnames),
                                   ("donate", donate_argnums, donate_argnames)):
             check_argnums(signature, as_tuple(nums), f"{what}_argnums")
@@ -243,6 +309,15 @@ def result_paths(out_tree) -> list:
     except Exception:       # noqa: BLE001 (a custom node's unflatten may need its arrays)
         return ["result" + keystr(path) for path in _key_paths(out_tree)]
     return ["result" + keystr(path) for path, _ in tree_flatten_with_path(example)[0]]
+
+
+def not_a_jax_type(where: str, value, i: int, out_tree) -> TypeError:
+    """JAX's error for a traced function's result `i` (of `out_tree`) of no JAX type, naming
+    the output component where there are several ("at output component [1]")."""
+    path = result_paths(out_tree)[i].removeprefix("result") if out_tree is not None else ""
+    extra = f" at output component {path}" if path else ""
+    return TypeError(f"function {where} traced for jit returned a value of type {type(value)}"
+                     f"{extra}, which is not a valid JAX type")
 
 
 def _key_paths(treedef, prefix=()) -> list:
@@ -351,12 +426,24 @@ def leaf_aval(x, index_name, fun=None) -> ShapedArray:
     if isinstance(aval, ShapedArray) or getattr(type(x), "is_array_ref", False):
         return aval                    # (a Ref's is its AbstractRef: transforms/jit_refs.py)
     if type(x) in SCALAR_TYPES:
-        return python_scalar_aval(type(x), dtypes.python_scalar_dtype(x))
-    if isinstance(x, (np.ndarray, np.generic)):
+        dtype = dtypes.python_scalar_dtype(x)
+        if type(x) is int and not _fits(x, dtype):
+            raise OverflowError(f"An overflow was encountered while parsing an argument to a "
+                                f"jitted computation, whose argument path is {index_name()}. "
+                                f"Got {type(x)} with value {x}")      # (JAX's words)
+        return python_scalar_aval(type(x), dtype)
+    if isinstance(x, (np.ndarray, np.generic)) and dtypes.is_numeric_kind(x.dtype):
         return get_aval(x)
     if isinstance(x, ShapeDtypeStruct):
         return x.aval
+    if getattr(x, "__jax_array__", None) is not None:
+        raise jax_array_abstractified()
     raise not_an_array(fun, index_name, x)
+
+
+def _fits(x: int, dtype) -> bool:
+    info = np.iinfo(dtype)
+    return int(info.min) <= x <= int(info.max)
 
 
 def not_an_array(fun, index_name, x) -> TypeError:

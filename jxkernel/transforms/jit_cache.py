@@ -16,10 +16,12 @@ import weakref
 
 from ..core.config import config
 from ..core.lru import CONSTANTS, LRU, SIGNATURES, Bounded
+from ..core.monitoring import test_event
 from ..core.source_info import function_source_info
 from ..core.staging import convert_constvars_to_invars
 from ..tree_util import default_registry
 from ..xla import fastpath
+from ..xla.memory import forget_executables
 from ..xla.scalars import scalar_kinds
 from .jit_args import static_key
 
@@ -49,6 +51,15 @@ class FunState:
             found = self.caches[options] = (compiled, fast, LRU(SIGNATURES), History(), last)
         return found
 
+    def __del__(self):
+        # The function is gone (its last jit with it): an Entry and its LastHits and twin refer
+        # to each other, so unlinked here what it closed over goes now, not at the next gc (as
+        # in JAX, whose caches hold the function weakly: JAX's test_jit_reference_dropping)
+        for compiled, *_ in self.caches.values():
+            for entry in compiled.values():
+                if isinstance(entry, Entry):        # (jit_sharded's stand-ins hold no cycle)
+                    entry.unlink()
+
 
 class History(list):
     """What each compile of a function was specialised on (the explainer's): a list the
@@ -75,6 +86,27 @@ def _forget(entry, fast, last) -> None:
 
 
 FUN_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # fun -> FunState
+
+
+def clear_jit(jitted) -> None:
+    """JAX's `f.clear_cache()`: the jit's caches emptied (compiled, fast path, last hits,
+    traces, history), and its executables dropped from the by-text cache too, so that they
+    are freed (JAX's test_jit_cache_clear counts the client's live executables)."""
+    forget_executables([getattr(e.exe, "loaded", None) for e in jitted._cache.values()])
+    for cache in (jitted._cache, jitted._fast, jitted._last, jitted._traces, jitted._history):
+        cache.clear()
+
+
+def check_traceable(jitted) -> None:
+    """Before `jitted` traces its function: JAX's errors for a function its trace cache cannot
+    hold weakly (a callable with __slots__: jit of it builds, a call raises) and for a trace
+    under `jax.no_tracing`; counts the trace."""
+    weakref.ref(jitted._fun)     # TypeError: cannot create weak reference to '...' object
+    if config.jax_no_tracing:
+        where = f" at {jitted._source_text()}" if jitted._source else ""
+        raise RuntimeError(f"re-tracing function {jitted._name}{where} for `jit`, but "
+                           f"'no_tracing' is set")
+    test_event("trace_to_jaxpr")     # a miss of the tracing cache (JAX's event, jtu counts it)
 
 
 def fun_state(fun) -> FunState:
@@ -257,6 +289,14 @@ class Entry:
         self.last_hit = None
         self.scalar_hit = None     # the same for calls with Python scalars (f(x, 2.0))
         self.c_hits = {}           # c_last_hit's, by keyword names: (key, LastHit) or None
+        self.twin = None
+
+    def unlink(self) -> None:
+        """Drop the LastHits and the twin, which point back at this entry (a cycle)."""
+        for entry in (self, self.twin):
+            if entry is not None:
+                entry.last_hit = entry.scalar_hit = None
+                entry.c_hits = {}
         self.twin = None
 
     def committed(self, committed: bool) -> Entry:

@@ -17,7 +17,8 @@ from ..core.basearray import Array
 from ..core.source_info import function_source_info
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten
 from .api_util import flatten_fun, fun_name, merge_static, wraps
-from .jit_args import abstract_leaf_aval, as_tuple, check_argnums
+from .jit import Jitted
+from .jit_args import abstract_leaf_aval, as_tuple, check_argnums, not_a_jax_type
 from .jit_refs import is_ref, ref_positions, ref_type, with_stand_ins, without_refs
 from ..core.staging import DebugInfo, trace_to_jaxpr
 from ..core.trace import Tracer, current_trace
@@ -55,7 +56,7 @@ def _trace_flat(fun, static_argnums, args, kwargs, transformation):
         flat, avals = with_stand_ins(flat, leaves, avals, refs)
     if boxes:
         flat = _with_ref_inputs(flat, leaves, boxes, refs)
-    flat = _no_ref_results(flat, name, function_source_info(fun), leaves, names)
+    flat = _no_ref_results(flat, name, function_source_info(fun), leaves, names, out_tree)
     info = DebugInfo(name, function_source_info(fun), transformation,
                      tuple(without_refs(names, refs)))
     closed = trace_to_jaxpr(flat, avals, info, "record")   # (Refs' reads and writes recorded)
@@ -90,16 +91,15 @@ def _with_ref_inputs(flat, leaves, boxes, stand_ins):
     return fun
 
 
-def _no_ref_results(flat, name, source, leaves, names):
+def _no_ref_results(flat, name, source, leaves, names, out_tree):
     """`flat`, refusing a Ref among its results, or a value of no JAX type (a string), with
-    JAX's errors (which say "for jit")."""
+    JAX's errors (which say "for jit"); `out_tree`, the results' treedef's getter."""
     def fun(*args):
         outs = flat(*args)
-        for out in outs:
+        for i, out in enumerate(outs):
             where = f"{name} at {source.file}:{source.line}" if source else name
             if not isinstance(out, Tracer) and not is_ref(out) and not _has_aval(out):
-                raise TypeError(f"function {where} traced for jit returned a value of type "
-                                f"{type(out)}, which is not a valid JAX type")
+                raise not_a_jax_type(where, out, i, out_tree())
             if is_ref(out):
                 passed = [names[i] for i, leaf in enumerate(leaves) if leaf is out]
                 raise ValueError(
@@ -142,6 +142,12 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):
             shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
             return closed, tree_unflatten(out_tree, shapes)
         return closed
+    # named as JAX names it: make_jaxpr(foo), in module "jax" (its public home)
+    make.__module__ = "jax"
+    if hasattr(fun, "__qualname__"):
+        make.__qualname__ = f"make_jaxpr({fun.__qualname__})"
+    if hasattr(fun, "__name__"):
+        make.__name__ = f"make_jaxpr({fun.__name__})"
     return make
 
 
@@ -151,6 +157,8 @@ def eval_shape(fun, *args, **kwargs):
     >>> eval_shape(jnp.dot, ShapeDtypeStruct((2, 3), jnp.float32), jnp.ones(3))
     ShapeDtypeStruct(shape=(2,), dtype=float32)
     """
+    if isinstance(fun, Jitted):       # a jit's own trace, as JAX's (its out_shardings count)
+        return _key_shapes(fun.trace(*args, **kwargs).out_info)
     closed, out_tree = _trace_flat(fun, (), args, kwargs, "jit")      # (as make_jaxpr)
     out = tree_unflatten(out_tree, [a if a.is_high else    # a high type: itself, as JAX's
                                     ShapeDtypeStruct(a.shape, a.dtype, a.weak_type,

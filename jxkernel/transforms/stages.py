@@ -306,10 +306,15 @@ class Traced(_Stage):
 
     @property
     def out_info(self):
-        """The outputs' types, a pytree of ShapeDtypeStructs (weak types kept, as JAX's)."""
-        return tree_unflatten(self.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type,
-                                                               getattr(a, "sharding", None))
-                                              for a in self.result_avals])
+        """The outputs' types, a pytree of ShapeDtypeStructs (weak types kept, as JAX's), each
+        with the SingleDeviceSharding jit's out_shardings gives it, or its type's sharding."""
+        shardings = [getattr(a, "sharding", None) for a in self.result_avals]
+        if getattr(self.jitted, "_pinned", None) is not None and \
+                self.jitted._out_shardings is not None:
+            shardings = [g or s for g, s in zip(flat_pinned(self.jitted._out_shardings, (
+                tree_unflatten(self.out_tree, [0] * len(shardings)))), shardings)]
+        return tree_unflatten(self.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type, s)
+                                              for a, s in zip(self.result_avals, shardings)])
 
     def lower(self, *, lowering_platforms: tuple | None = None) -> Lowered:
         """The program lowered for its device, or for `lowering_platforms` (JAX's names:
@@ -442,6 +447,13 @@ class Lowered(_Stage):
                                                     compiler_options=compiler_options))
 
 
+@dataclasses.dataclass(frozen=True)
+class KeptArguments:
+    """A compiled jit's arguments its program takes (`Compiled._executable`)."""
+    _kept_var_idx: set
+    in_avals: list
+
+
 class Compiled(_Stage):
     """An executable for one signature: call it with arguments of that signature.
     `phases`: what tracing, lowering and compiling it took (a pipeline.Phases)."""
@@ -469,6 +481,12 @@ class Compiled(_Stage):
     def __call__(self, *args, **kwargs):
         """Call with the non-static arguments only (static ones were fixed by `lower`)."""
         leaves, treedef = tree_flatten((args, kwargs))
+        if _ctx.trace is not eval_trace:   # compiled for one signature: no transformation
+            for x in leaves:
+                if isinstance(x, Tracer):
+                    raise TypeError("Cannot apply JAX transformations to a function lowered and "
+                                    "compiled for a particular signature. Detected argument of "
+                                    f"Tracer type {type(x)}.")
         expected = self._entry.jaxpr.in_avals
         refs = jit_refs.ref_positions(leaves)         # each call's Refs (jit_refs.py)
         arrays = jit_refs.without_refs(leaves, refs)
@@ -489,6 +507,16 @@ class Compiled(_Stage):
         return tree_unflatten(self._entry.out_tree, outs)
 
     out_tree = property(lambda self: self._entry.out_tree)
+
+    @property
+    def _executable(self) -> KeptArguments:
+        """What JAX's `Compiled._executable` tells of its arguments: `_kept_var_idx`, those
+        the program takes (jit drops the ones its function never reads, unless keep_unused),
+        and their `in_avals`."""
+        n, kept = len(self._entry.consts), self._entry.exe.kept
+        avals = self._entry.jaxpr.in_avals[n:]
+        idx = set(range(len(avals))) if kept is None else {i - n for i in kept if i >= n}
+        return KeptArguments(idx, [a for i, a in enumerate(avals) if i in idx])
 
     def as_text(self) -> str:
         """The optimized HLO XLA compiled."""

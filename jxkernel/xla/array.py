@@ -42,8 +42,10 @@ from ..core.config import config
 from ..core import dtypes
 from ..core.avals import ShapedArray, typed_sharding
 from ..core.earray import EArray
+from ..core.errors import check_bool_conversion, check_integer_conversion, check_scalar_conversion
 from ..core.basearray import Array as BaseArray
 from ..core.lazy_names import lazy_names
+from ..core.monitoring import test_event
 from ..core.native import native
 from . import array_display, client as _client
 from .client import xc
@@ -247,35 +249,27 @@ class ArrayImpl:
     def item(self, *args):
         return self._value().item(*args)
 
+    # Python's conversions, checked as JAX's Array checks them (core/errors.py): a 0-d array
+    # (of integers, for an index) alone, where NumPy takes any one element
     def __float__(self):
-        return float(self._scalar("float"))
+        check_scalar_conversion(self.aval)
+        return float(self._value())
 
     def __int__(self):
-        return int(self._scalar("int"))
+        check_scalar_conversion(self.aval)
+        return int(self._value())
 
     def __complex__(self):
-        return complex(self._scalar("complex"))
+        check_scalar_conversion(self.aval)
+        return complex(self._value())
 
     def __bool__(self):
-        if self.aval.size == 0:            # JAX's words, then the shape
-            raise ValueError(f"The truth value of an empty array is ambiguous. Use `array.size "
-                             f"> 0` to check that an array is not empty.\n(shape {self.shape})")
-        if self.aval.size != 1:
-            raise ValueError(f"The truth value of an array with more than one element is "
-                             f"ambiguous. Use a.any() or a.all()\n(shape {self.shape})")
-        return bool(self._scalar("bool"))
+        check_bool_conversion(self.aval)
+        return bool(self._value())
 
     def __index__(self):
-        if not dtypes.is_int(self.dtype):
-            raise TypeError(f"Only integer arrays can be used as an index; got "
-                            f"{self.aval.str_short()}")
-        return int(self._scalar("index"))
-
-    def _scalar(self, what):
-        if self.aval.size != 1:
-            raise TypeError(f"Only arrays of one element can be converted to Python scalars "
-                            f"(by {what}()); got shape {self.shape}")
-        return self._value().reshape(()).item()
+        check_integer_conversion(self.aval)
+        return int(self._value())
 
     def __len__(self):
         if not self.shape:
@@ -297,10 +291,9 @@ class ArrayImpl:
         for row in self._value():
             yield host_to_device(np.asarray(row), row_aval, device, committed)
 
-    def __hash__(self):
-        raise TypeError("unhashable type: 'Array'. Arrays cannot be dict keys or static "
-                        "arguments; use their Python values instead (x.item() of one value, "
-                        "tuple(x.tolist()) of a 1-D array).")
+    # unhashable as JAX's (not a collections.abc.Hashable: `isinstance(x, Hashable)` is how
+    # libraries tell a static value); a jit's static argument says why (jit_args.py)
+    __hash__ = None
 
     def __reduce__(self):
         return _unpickle, (np.array(self._value()),)
@@ -396,6 +389,7 @@ def host_to_device(value: np.ndarray, aval: ShapedArray, device, committed=False
         check("host_to_device", aval, device)
     if aval.dtype in dtypes.NO_ARRAY_DTYPES:
         dtypes.check_has_arrays(aval.dtype, "jnp.array")
+    test_event("batched_device_put")       # (JAX's event, counted by jtu.count_device_put)
     sharding = sharding_for((device,)) if committed else uncommitted_sharding_for((device,))
     if type(device) is NumpyDevice:               # a copy, as XLA's transfer makes one
         return Array(NumpyBuffer(np.array(value, aval.dtype), aval, sharding), aval)

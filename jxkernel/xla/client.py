@@ -34,6 +34,12 @@ try:
 except ImportError as e:              # Pyodide, or a venv without jaxlib: the NumPy backend runs
     xc, JAXLIB_ERROR = None, e
 
+def internal_device_put_info() -> dict:
+    """jaxlib's counts of its device puts, by kind ("device_put_with_sharding", ...; JAX's
+    jtu.count_internal_device_puts reads them); empty without jaxlib."""
+    return {} if xc is None else dict(xc._xla.get_internal_device_put_info())
+
+
 # jaxlib's list of devices, as JAX's `xla_client.DeviceList` (colocated_python's specializations
 # hold one); without jaxlib, the devices' tuple
 DeviceList = xc.DeviceList if xc is not None else tuple
@@ -232,11 +238,13 @@ def _refuse_late_cpu_count(old, new):
     # (the NumPy backend simulates as many devices as the CPU's: numpy_device.device_count)
     for platform in ("cpu", "numpy"):
         if platform in _backends and new != old:
-            raise RuntimeError(
-                f"jax_num_cpu_devices (JXKERNEL_CPU_DEVICES) must be set before the "
-                f"{'CPU' if platform == 'cpu' else 'numpy'} backend starts; it already runs "
-                f"with {len(_backends[platform].devices)} devices. Restart the process (or "
-                f"the notebook kernel) to change it.")
+            raise RuntimeError(        # JAX's words, then what runs and what to do
+                f"jax_num_cpu_devices config should be updated before backends are "
+                f"initialized i.e. before any JAX operation is executed. You should initialize "
+                f"this config immediately after `import jax`. (JXKERNEL_CPU_DEVICES: the "
+                f"{'CPU' if platform == 'cpu' else 'numpy'} backend already runs with "
+                f"{len(_backends[platform].devices)} devices; restart the process, or the "
+                f"notebook kernel, to change it.)")
 
 
 config.watch("jax_num_cpu_devices", _refuse_late_cpu_count)

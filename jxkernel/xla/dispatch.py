@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.avals import Token, get_aval
 from ..core.config import config
+from ..core.dtypes import float0, is_numeric_kind
 from ..core import compile_record
 from ..core import trace as _trace
 from ..core.device_assignment import check_device_assignment
@@ -91,7 +93,7 @@ def apply_primitive(prim, args, params):
         try:
             bufs = [a._buf for a in args]
             run = _fast.get((prim, tuple(params.items()), bufs[0]._sharding if bufs else None,
-                             *[a.aval for a in args]))
+                             config._trace_state, *[a.aval for a in args]))
         except (AttributeError, TypeError):
             run = None
         if run is not None and all_placed(bufs, run.where):
@@ -112,13 +114,20 @@ def apply_primitive(prim, args, params):
     return outs if prim.multiple_results else outs[0]
 
 
+def clear_primitive_cache() -> None:
+    """Forget every eager operation's executable (JAX's xla_primitive_callable.cache_clear):
+    each compiles again on its next call."""
+    for cache in (_executables, _fast, _last_run):
+        cache.clear()
+
+
 def run_compiled(prim, args, params):
     """Compile `prim` alone (cached per primitive, params, input types, device) and run it."""
     if config._eager_fast:
         try:
             bufs = [a._buf for a in args]
             run = _fast.get((prim, tuple(params.items()), bufs[0]._sharding if bufs else None,
-                             *[a.aval for a in args]))
+                             config._trace_state, *[a.aval for a in args]))
         except (AttributeError, TypeError):
             run = None
         if run is not None and all_placed(bufs, run.where):
@@ -144,13 +153,15 @@ def _run_compiled(prim, args, params):
     # program's shardings: pxla's jaxpr_transfer_mem_kinds; transforms/jit_pinned.py for jit)
     committed = committed or prim.name == "call_exported"
     bufs, avals = [], []
-    for a in args:
+    for i, a in enumerate(args):
         if type(a) not in ARRAY_TYPES or a._buf._sharding._devices[0] != device:
-            a = to_device(a, device)
-        bufs.append(a._buf)
+            a = _operand_on(prim, i, a, args, params, device)
+        # (a Token: its buffer, an Array of the token's own, typed a token, as jit takes it)
+        bufs.append(a._buf._buf if type(a) is Token else a._buf)
         avals.append(a.aval)
     try:
-        key = (prim, tuple(avals), tuple(params.items()), device)
+        # (the config that traces: jax_allow_f16_reductions decides what abstract eval allows)
+        key = (prim, tuple(avals), tuple(params.items()), device, config._trace_state)
         exe = _executables.get(key)
     except TypeError:
         raise TypeError(f"Parameters of '{prim}' must be hashable; got {params}") from None
@@ -168,7 +179,7 @@ def _run_compiled(prim, args, params):
     where = placement_of(device, committed)
     if not chosen and all(type(a) in ARRAY_TYPES and a._buf._sharding is where for a in args):
         where = where if bufs else None
-        _fast[(prim, tuple(params.items()), where, *avals)] = _LastRun(
+        _fast[(prim, tuple(params.items()), where, config._trace_state, *avals)] = _LastRun(
             dict(params), avals, where, exe, not prim.multiple_results)
     if config._debug_values:
         check_may_execute(prim.name)
@@ -202,6 +213,20 @@ def _any_sharded(args) -> bool:
         if type(a) is Array and a._sharding is not None:
             return True
     return False
+
+
+def _operand_on(prim, i, a, args, params, device) -> Array:
+    """Operand `i` of an eager `prim` put on `device`, or JAX's error for one no array holds:
+    its rule's for a float0, its words for NumPy data of no JAX type (strings, objects)."""
+    if type(a) is Token:          # its buffer is what the program takes (as jit passes it)
+        return a
+    if getattr(a, "dtype", None) == float0:
+        abstract_eval(prim, [get_aval(x) for x in args], params)
+    if isinstance(a, (np.ndarray, np.generic)) and not is_numeric_kind(a.dtype):
+        raise TypeError(f"Error interpreting argument to {prim.name} as a JAX value. The "
+                        f"problematic value is of type {type(a)} and was passed to {prim.name} "
+                        f"at position {i}.\n")      # (JAX's trailing newline)
+    return to_device(a, device)
 
 
 def to_device(x, device) -> Array:

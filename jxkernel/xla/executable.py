@@ -243,11 +243,11 @@ class Executable:
         seen: dict = {}
         for i, b in enumerate(bufs):
             j = seen.setdefault(id(b), i)
-            if j != i and (i in self.donated or j in self.donated):
-                return ValueError(
-                    f"The same Array is passed to {self._what()} as arguments {j} and {i}, and "
-                    f"one of them is donated: a donated buffer cannot also be read. Pass a "
-                    f"copy (x.copy()) as one of them, or do not donate it.")
+            if j != i and (i in self.donated or j in self.donated):   # XLA's error, as JAX's
+                return _client.JaxRuntimeError(
+                    f"{error}\nThe same Array is passed to {self._what()} as arguments {j} and "
+                    f"{i}, and one of them is donated: a donated buffer cannot also be read. "
+                    f"Pass a copy (x.copy()) as one of them, or do not donate it.")
         n = len(self.devices)
         for i, b in enumerate(bufs):
             shards = len(b._sharding._devices)

@@ -12,7 +12,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.avals import ShapedArray, python_scalar_aval
 from ..core.errors import masked_array_error
-from ..core.trace import Tracer
+from ..core.trace import Tracer, escaped_tracer_error
 
 
 def to_numpy(x, dtype=None) -> np.ndarray:
@@ -50,11 +50,13 @@ def _aval(shape, dtype) -> ShapedArray:
 
 def _host_value(x):
     """(NumPy value, aval) for a host value: NumPy data or a Python scalar (weakly typed)."""
-    if type(x) is np.ndarray and x.dtype.kind != "O":          # the common case, quickly
+    if type(x) is np.ndarray and dtypes.is_numeric_kind(x.dtype):   # the common case, quickly
         target = dtypes.canonicalize_dtype(x.dtype)
         value = x if x.dtype == target else x.astype(target)
         return value, _aval(value.shape, target)
     if isinstance(x, Tracer):
+        if not x._trace.alive:           # leaked from a finished trace: JAX's error for it
+            raise escaped_tracer_error(x)
         raise TypeError(f"Cannot put a traced value {x} on a device: it has no value while "
                         f"its function is being transformed")
     if dtypes.is_python_scalar(x):
@@ -64,5 +66,7 @@ def _host_value(x):
         return np.asarray(x, x.aval.dtype), x.aval
     if isinstance(x, np.ma.MaskedArray):         # its mask would be dropped silently
         raise masked_array_error()
+    if isinstance(x, (np.ndarray, np.generic)):  # strings, objects, dates: JAX's words
+        dtypes.check_valid_dtype(x.dtype)
     value = to_numpy(x)
     return value, ShapedArray(value.shape, value.dtype)

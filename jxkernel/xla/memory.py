@@ -51,6 +51,15 @@ def _size_from_environment() -> int:
 _memory_cache = LRU(_size_from_environment())
 
 
+def forget_executables(loaded) -> None:
+    """Drop these jaxlib LoadedExecutables from the by-text cache (a jit's `clear_cache`:
+    JAX frees the programs it dropped; another jit compiling the same text compiles again)."""
+    ids = {id(x) for x in loaded}
+    for key, value in _memory_cache.items():
+        if id(value) in ids:
+            _memory_cache.pop(key, None)
+
+
 def set_memory_cache_size(size: int) -> int:
     """Keep at most `size` executables by module text from now on (the least recently used
     go); returns the previous bound. 0 keeps none: a re-run cell then recompiles.

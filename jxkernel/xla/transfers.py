@@ -7,6 +7,7 @@ xla/put.py's: it sends one-device puts here and mesh layouts to xla/sharded.py.
 """
 from __future__ import annotations
 
+from ..core.avals import is_sharding
 from ..core.physical import is_extended, wrap_physical
 from . import client as _client
 from .array import Array, array_to_device, host_to_device, is_plain
@@ -69,6 +70,10 @@ def _device_of_sharding(sharding):
     """The device a SingleDeviceSharding names (JAX's device_put takes shardings too)."""
     # loads with the first mesh or sharded Array: `import jxkernel` needs neither
     from .sharding import SingleDeviceSharding
+    if not is_sharding(sharding):        # a string, a number: JAX's words
+        raise ValueError(f"`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, "
+                         f"`jax.Device`, `Format`, `jax.memory.Space` or a pytree of these "
+                         f"values. Received invalid value: {sharding}")
     if not isinstance(sharding, SingleDeviceSharding):
         raise TypeError(f"device_put's device must be a Device (one of jxkernel.devices()) or a "
                         f"SingleDeviceSharding; got {sharding!r} of type "

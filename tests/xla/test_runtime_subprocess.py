@@ -25,7 +25,7 @@ def test_cpu_device_count_is_fixed_at_first_use():
         try:
             config.update("jax_num_cpu_devices", 3)
         except RuntimeError as e:
-            assert "before the CPU backend starts" in str(e), e
+            assert "should be updated before backends are initialized" in str(e), e
         else:
             raise AssertionError("a late device count was accepted")
         """, {"JXKERNEL_CPU_DEVICES": "2"})

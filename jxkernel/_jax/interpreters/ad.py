@@ -26,6 +26,21 @@ from ._user_rules import UserRules, plain_values
 
 primitive_jvps = UserRules(jvp_rules, lambda rule: lambda primals, tangents, **params: rule(
     plain_values(primals), tuple(tangents), **params))
+def _jvp_of_linearization(rule):
+    """A linearization rule as JAX's `primitive_linearizations` hold them -- `rule(is_vjp,
+    nonzeros, *primals, **params)` gives (primal out, its tangents' nonzeros, residuals,
+    `linear(residuals, *nonzero tangents)`) -- as the jvp rule jxkernel runs: the primal
+    out, and `linear` applied to the tangents that are not symbolic zeros."""
+    def jvp(primals, tangents, **params):
+        nonzeros = [type(t) is not Zero for t in tangents]
+        out, _, residuals, linear = rule(False, nonzeros, *plain_values(primals), **params)
+        return out, linear(residuals, *[t for t, nz in zip(tangents, nonzeros) if nz])
+    return jvp
+
+
+# JAX's table of linearization rules (a primitive's jvp split into the primal computation
+# and a linear function of the tangents): each is stored as its jvp rule
+primitive_linearizations = UserRules(jvp_rules, _jvp_of_linearization)
 primitive_transposes = UserRules(transpose_rules, lambda rule: lambda ct, *args, **params: rule(
     ct, *plain_values(args), **params))
 

@@ -5,15 +5,38 @@ jit's tracer class `DynamicJaxprTracer` among them, which JAX's messages name by
     >>> DynamicJaxprTracer.__name__
     'JaxprTracer'
 """
+import weakref
+
+from ....core.ir import ClosedJaxpr
+from ....transforms.make_jaxpr import make_jaxpr  # noqa: F401  (the example's)
 from ...interpreters.partial_eval import (DynamicJaxprTracer, JaxprTracer,  # noqa: F401
                                           PartialVal, dce_jaxpr, trace_to_jaxpr_nounits)
-from ....core.ir import ClosedJaxpr, Jaxpr
 
 
-def close_jaxpr(jaxpr: Jaxpr) -> ClosedJaxpr:
-    """`jaxpr` (without constvars) as a ClosedJaxpr of no consts, as JAX's pe.close_jaxpr.
+class _CloseJaxpr:
+    """JAX's pe.close_jaxpr: a jaxpr without constants as a ClosedJaxpr, the same one for as
+    long as one is alive. Held weakly (by id of a jaxpr the ClosedJaxpr itself keeps alive):
+    nothing of a dropped jaxpr stays in it (JAX's test_pe_close_jaxpr_cache_leak).
 
-        >>> close_jaxpr(make_jaxpr(jnp.sin)(1.0).jaxpr).consts
-        []
+        >>> jaxpr = make_jaxpr(lambda x: x)(1.0).jaxpr
+        >>> close_jaxpr(jaxpr) is close_jaxpr(jaxpr)
+        True
     """
-    return ClosedJaxpr(jaxpr, ())
+
+    def __init__(self):
+        self._closed = weakref.WeakValueDictionary()       # id(jaxpr) -> its ClosedJaxpr
+
+    def __call__(self, jaxpr):
+        found = self._closed.get(id(jaxpr))
+        if found is None or found.jaxpr is not jaxpr:
+            found = self._closed[id(jaxpr)] = ClosedJaxpr(jaxpr, ())
+        return found
+
+    def cache_keys(self) -> list:
+        return [closed.jaxpr for closed in list(self._closed.values())]
+
+    def cache_clear(self) -> None:
+        self._closed.clear()
+
+
+close_jaxpr = _CloseJaxpr()

@@ -1,0 +1,556 @@
+"""Gaps JAX's own api_test.py showed (the helper branch h-api), as cases run the same way with
+JAX and with jxkernel: reference/make_api_file_gaps_reference.py records JAX 0.10.2's
+answers in tests/data/api_file_gaps_reference.json, tests/jax_compat/test_api_file_gaps.py
+compares.
+
+`cases(jax)`: name -> a thunk; recorded by `record`: its value as nested lists, or its
+error's [class name, message] with object addresses ("at 0x7f...") blanked."""
+import collections.abc
+import copy
+import enum
+import functools
+import gc
+import importlib
+import inspect
+import operator
+import re
+import weakref
+
+import numpy as np
+
+
+def gen(x):                    # a generator function: jit refuses it
+    yield x
+
+
+class BadRepr:
+    def __call__(self):
+        pass
+
+    def __repr__(self):
+        raise ValueError("invalid repr")
+
+
+class Slotted:                 # no __weakref__: jit of it builds, a call raises
+    __slots__ = []
+
+    def __call__(self, x):
+        return x + 1
+
+
+class Foo(enum.IntEnum):
+    bar = 1
+
+
+def _staticmethod_jit(jax):
+    class A:
+        @jax.jit
+        @staticmethod
+        def f(x):
+            return x + 2
+    return A
+
+
+def _repr_of_jit(jax):
+    jitted = jax.jit(BadRepr())
+    first = repr(jitted)
+    del jitted.__wrapped__
+    return [first, repr(jitted)]
+
+
+def _reference_dropping(jax):
+    """A jit closing over an array: gone with the last reference to the jit (no gc)."""
+    x = jax.numpy.ones(3)
+    f = (lambda x: lambda: x)(x)
+    g = jax.jit(f)
+    x = weakref.ref(x)
+    g()
+    g()
+    del f
+    alive = x() is not None
+    del g
+    return [alive, x() is None]
+
+
+def _float0(jax):
+    return jax.grad(lambda x: x + 0., allow_int=True)(1)
+
+
+def _escaped_tracer(jax):
+    """A tracer leaked from a jit, passed to another: [class, JAX's first words]."""
+    saved = []
+    jax.jit(lambda x: saved.append(x) or x)(0.)
+    try:
+        jax.jit(lambda x: x)(saved[0])
+    except Exception as e:     # noqa: BLE001 (its class and words, not where it leaked)
+        return [type(e).__name__, str(e).startswith("Encountered an unexpected tracer")]
+
+
+def _compiled_under_vmap(jax):
+    """A compiled jit called under vmap: [class, its words before the tracer's class path]."""
+    jnp = jax.numpy
+    f = jax.jit(lambda x: x + 4).lower(1.).compile()
+    try:
+        jax.vmap(lambda x: f(x) + 2)(jnp.ones(3))
+    except TypeError as e:
+        return [type(e).__name__, str(e).split(" <class")[0], str(e).endswith("BatchTracer'>.")]
+
+
+def _make_jaxpr_names(jax):
+    def foo(x):
+        return x
+    made = jax.make_jaxpr(foo)
+    return [made.__name__, made.__qualname__.split("<locals>.")[-1], made.__module__]
+
+
+def _conversions(jax):
+    """Python's conversions of arrays: each one's error class and words, or its value."""
+    jnp, out = jax.numpy, []
+    values = [jnp.arange(10), jnp.arange(0, dtype="int32"), jnp.float32(0), jnp.int32(3),
+              jnp.arange(1, dtype="float32")]
+    for convert in (operator.index, hex, oct, int, float, complex, bool):
+        for x in values:
+            try:
+                out.append(str(convert(x)))
+            except (TypeError, ValueError) as e:
+                out.append([type(e).__name__, str(e).split("\n")[0]])
+    return out
+
+
+def _args_res(jax):
+    """The VJP's inputs kept as residuals (`args_res`): dropped while it waits, handed back
+    before the call; NotNeeded for an argument the backward pass never reads."""
+    jnp = jax.numpy
+    y, f_vjp = jax.vjp(lambda x, y: x * y, 2., 3.)
+    f_vjp.args_res = [None, None]
+    f_vjp.args_res = [2., 3.]
+    basic = f_vjp(1.)
+    _, sin_vjp = jax.vjp(jnp.sin, 3.)
+    x, w = jnp.ones((3, 4)), jnp.ones((4, 4))
+    _, f2_vjp = jax.vjp(lambda x, w: 2. * ((1. * x) @ w), x, w)
+    f2_vjp.args_res[1] = None
+    f2_vjp.args_res[1] = w
+    _, tree_vjp = jax.vjp(lambda d: [d["hi"] * d["bye"]], {"hi": 2., "bye": 3.})
+    tree_vjp.args_res = [{"hi": 2., "bye": 3.}]
+    return [y, basic, type(sin_vjp.args_res[0]).__name__, bool(sin_vjp.opaque_residuals),
+            f2_vjp(jnp.ones((3, 4))), sorted(tree_vjp([1.])[0].items())]
+
+
+def _returns_itself(x):
+    return (2.0, _returns_itself)
+
+
+def _transpose_through_jit(jax):
+    transpose = jax.jit(lambda f, x: jax.linear_transpose(f, x), static_argnums=0)
+    transposed = transpose(lambda x: 2. * x, 1.)
+    return jax.jit(lambda f, x: f(x))(transposed, 3.)
+
+
+def _double_donation(jax):
+    f = jax.jit(lambda x, y: x + y, donate_argnums=(0,))
+    x = jax.numpy.zeros((10,), jax.numpy.float32)
+    try:
+        f(x, x).block_until_ready()
+    except RuntimeError as e:   # [RuntimeError, XLA's first line]
+        return ["RuntimeError", str(e).split("\n")[0]]
+
+
+def _f16_reductions(jax):
+    """An eager bfloat16 sum, allowed, then refused under allow_f16_reductions(False) (its
+    program compiled before is not reused), then allowed over a size-one axis."""
+    x = jax.numpy.ones(3, "bfloat16")
+    out = [jax.lax.reduce_sum(x, [0])]
+    with jax.allow_f16_reductions(False):
+        try:
+            jax.lax.reduce_sum(x, [0])
+        except ValueError as e:
+            out.append(str(e))
+        out.append(jax.lax.reduce_sum(jax.numpy.ones((1, 3), "bfloat16"), [0]))
+    return out
+
+
+def _update_inside_block(jax, config):
+    """config.update inside a `with` block of the option: the block keeps its value, the
+    update is the value after it (JAX's global value under its thread-local one)."""
+    name = "jax_default_matmul_precision"
+    before = config._read(name)
+    try:
+        with jax.default_matmul_precision("tensorfloat32"):
+            config.update(name, "float32")
+            inside = [jax.config.jax_default_matmul_precision, config._read(name)]
+        return inside + [jax.config.jax_default_matmul_precision]
+    finally:
+        config.update(name, before)
+
+
+class HasJaxArray:             # no pytree: jit refuses it; jnp converts it
+    def __init__(self, value):
+        self.value = value
+
+    def __jax_array__(self):
+        return self.value
+
+    dtype = property(lambda self: self.value.dtype)
+    shape = property(lambda self: self.value.shape)
+
+
+def _jax_array_objects(jax):
+    jnp = jax.numpy
+    a = HasJaxArray(jnp.array(1))
+    return [jnp.isscalar(a), jnp.size(a), list(jnp.shape(a)), str(jnp.result_type(a)),
+            jnp.array(((a, a), [a, a]))]
+
+
+def _eval_shape_sharding(jax):
+    s = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+    out = jax.jit(lambda x: x * 2, out_shardings=s).eval_shape(np.arange(8))
+    return [out.sharding == s, list(out.shape)]
+
+
+def _int_overflow(jax):
+    """A Python int past int32 given to a jit: JAX's OverflowError naming its path, before
+    and after the jit has compiled for ints."""
+    f = jax.jit(lambda x: x + 0)
+    out = []
+    for x in (2 ** 31, 2 ** 31 - 1, 2 ** 31):
+        try:
+            out.append(int(f(x)))
+        except OverflowError as e:
+            out.append(str(e))
+    return out
+
+
+def _tracer_sharding(jax):
+    def f(x):
+        try:
+            x.sharding
+        except AttributeError as e:
+            out.append(str(e))
+        return x
+    out = []
+    jax.jit(f)(jax.numpy.arange(2.))
+    return out
+
+
+def _abstract_eval_kinds(jax):
+    """A primitive's abstract_eval returning a list for one result, or one aval for several."""
+    Primitive, out = importlib.import_module(jax.__name__ + ".extend.core").Primitive, []
+    one = Primitive("one_p")
+    one.def_abstract_eval(lambda x: [x])
+    one.def_impl(lambda x: x)
+    many = Primitive("many_p")
+    many.multiple_results = True
+    many.def_abstract_eval(lambda x: x)
+    many.def_impl(lambda x: [x])
+    for p in (one, many):
+        try:
+            jax.jit(lambda x: p.bind(x))(1.0)
+        except ValueError as e:
+            out.append(str(e))
+    return out
+
+
+def _late_cpu_count(jax):
+    jax.devices()
+    try:
+        jax.config.update("jax_num_cpu_devices", 2)
+    except RuntimeError as e:
+        return ["RuntimeError", str(e).split(" (")[0]]
+
+
+def _scan_leak(jax):
+    """A scan body appending its carry to a local list, under checking_leaks: a leak."""
+    lst = []
+    with jax.checking_leaks():
+        try:
+            jax.lax.scan(lambda c, x: (lst.append(c) or jax.numpy.sin(c), None), 1.,
+                         np.arange(3.))
+        except Exception as e:    # noqa: BLE001 (JAX's class is Exception itself)
+            return [type(e).__name__, str(e).startswith("Leaked trace")]
+
+
+def _vjp_in_jit_no_leak(jax):
+    def apply_fn(x):
+        return jax.vjp(jax.checkpoint(lambda x: jax.nn.relu(1.0 * x)), x)
+    with jax.check_tracer_leaks():
+        y, _ = jax.jit(apply_fn)(1.0)
+    return y
+
+
+def _grad_of_int_input_strict(jax):
+    """An integer NumPy input of grad(allow_int=True) passes as given (no tangent): under
+    strict promotion `x + 0.` is NumPy's; its cotangent is float0."""
+    jnp = jax.numpy
+    with jax.numpy_dtype_promotion("strict"):
+        g = jax.grad(lambda x: jnp.sum(x + 0.), allow_int=True)(np.ones((2, 4), dtype=int))
+    return [str(g.dtype), list(g.shape), list(g.reshape((4, 2)).shape)]
+
+
+class HashableWithoutEq:
+    def __hash__(self):
+        return 1
+
+    def __eq__(self, other):
+        raise NotImplementedError("A Python error is as is, without stack trace")
+
+
+def _static_eq_raises(jax):
+    """A static argument whose __eq__ raises, compared with one of its type: JAX's ValueError
+    (its words up to the error's own text); one of another type is not compared."""
+    f = jax.jit(lambda x, y: x + 3, static_argnums=[1])
+    f(1, 1)
+    out = [int(f(1, HashableWithoutEq()))]
+    try:
+        f(1, HashableWithoutEq())
+    except ValueError as e:
+        out.append(str(e).split(" The error was")[0].replace("api_file_gaps_cases.", ""))
+    return out
+
+
+def cases(jax):
+    jnp, lax = jax.numpy, jax.lax
+    d = jax.devices()[0]
+    x = {"a": jnp.arange(2), "b": jnp.arange(3)}
+    return {
+        "static_argument_eq_raises": lambda: _static_eq_raises(jax),
+        "grad_of_int_input_under_strict_promotion": lambda: _grad_of_int_input_strict(jax),
+        "jvp_of_asarray_gives_arrays": lambda: [
+            type(v).__name__ for v in jax.jvp(jnp.asarray, (1.,), (2.,))],
+        "jvp_of_identity_keeps_python_floats": lambda: [
+            type(v).__name__ for v in jax.jvp(lambda x: x, (2.,), (1.,))],
+        "leak_checker_scan_leak": lambda: _scan_leak(jax),
+        "leak_checker_vjp_returned_from_jit": lambda: _vjp_in_jit_no_leak(jax),
+        "jit_int_overflow": lambda: _int_overflow(jax),
+        "tracer_sharding_attribute": lambda: _tracer_sharding(jax),
+        "abstract_eval_result_kinds": lambda: _abstract_eval_kinds(jax),
+        "num_cpu_devices_after_start": lambda: _late_cpu_count(jax),
+        "jit_of_a_jax_array_object": lambda: jax.jit(lambda x: x)(HasJaxArray(jnp.arange(4))),
+        "jnp_of_jax_array_objects": lambda: _jax_array_objects(jax),
+        "eval_shape_of_a_jit_with_out_shardings": lambda: _eval_shape_sharding(jax),
+        "device_put_prefix_one_mismatch": lambda: jax.device_put(x, {"a": None, "b": (d, d)}),
+        "device_put_prefix_two_mismatches": lambda: jax.device_put(
+            x, {"a": [None, None], "b": (None, None)}),
+        "device_put_prefix_extra_key": lambda: jax.device_put(x, {"a": d, "b": d, "c": d}),
+        "jit_donating_the_same_array_twice": lambda: _double_donation(jax),
+        "wsc_single_device_sharding": lambda: jax.jit(
+            lambda v: lax.with_sharding_constraint(v, jax.sharding.SingleDeviceSharding(d))
+        ).lower(1.).compile()(4.),
+        "allow_f16_reductions_false": lambda: _f16_reductions(jax),
+        "eval_shape_output_not_a_jax_type": lambda: jax.eval_shape(_returns_itself, 1),
+        "jit_output_not_a_jax_type": lambda: jax.jit(_returns_itself)(1),
+        "linear_transpose_integer": lambda: jax.linear_transpose(lambda x: 2 * x, 1)(3),
+        "linear_transpose_int_to_float": lambda: jax.linear_transpose(lambda x: 2. * x, 1),
+        "linear_transpose_through_jit": lambda: _transpose_through_jit(jax),
+        "array_is_not_hashable": lambda: [
+            isinstance(jnp.ones(1), collections.abc.Hashable)],
+        "vjp_args_res": lambda: _args_res(jax),
+        "escaped_tracer_into_jit": lambda: _escaped_tracer(jax),
+        "compiled_called_under_vmap": lambda: _compiled_under_vmap(jax),
+        "device_put_to_a_string": lambda: jax.device_put(jnp.arange(8), "cpu"),
+        "make_jaxpr_names": lambda: _make_jaxpr_names(jax),
+        "jvp_tuple_primals_list_tangents": lambda: jax.jvp(
+            lambda x, y: x * y, (np.float32(2),), [np.float32(2)]),
+        "linearize_int_primal_float_tangent": lambda: jax.linearize(
+            jnp.sum, jnp.array([1, 2, 3]))[1](jnp.ones((3, 2))),
+        "linearize_float_primal_int_tangent": lambda: jax.linearize(lambda x: x, 1.)[1](1),
+        "linearize_int_primal_int_tangent": lambda: jax.linearize(
+            lambda x: x, np.ones(2, np.int32))[1](np.ones(2, np.int32)),
+        "array_conversions": lambda: _conversions(jax),
+        "jit_of_generator": lambda: jax.jit(gen),
+        "jit_of_staticmethod": lambda: _staticmethod_jit(jax),
+        "jit_of_noncallable": lambda: jax.jit(3),
+        "jit_repr_when_fun_repr_fails": lambda: _repr_of_jit(jax),
+        "jit_of_slotted_callable_call": lambda: jax.jit(Slotted())(3),
+        "jit_reference_dropping": lambda: _reference_dropping(jax),
+        "jit_copy_and_deepcopy": lambda: [jax.jit(copy.copy)(1), jax.jit(copy.deepcopy)(2)],
+        "float0_jnp_add": lambda: _float0(jax) + jnp.zeros(()),
+        "float0_lax_add": lambda: lax.add(_float0(jax), jnp.zeros(())),
+        "int_enum_constant": lambda: jax.jit(lambda: Foo.bar)(),
+        "int_enum_under_pmap": lambda: jax.pmap(lambda _: Foo.bar)(jnp.arange(1)),
+        "lax_add_string_array": lambda: lax.add(jnp.array(7), np.array("hello")),
+        "grad_of_object_array": lambda: jax.grad(lambda x: x)(np.array([1, 2, 3], dtype=object)),
+        "device_put_string_array": lambda: jax.device_put(np.array(["a"])),
+        "jit_masked_array": lambda: jax.jit(lambda x: x)(
+            np.ma.array([1, 2, 3], mask=[True, False, True])),
+    }
+
+
+def _pruned_args_puts(jax, jtu):
+    """Host arguments put on the device by a call: only those the program reads (JAX's
+    test_jit_with_pruned_args), none for a trace of jnp.array."""
+    def f(*args):
+        return args[1] + np.array(2)
+    counts = []
+    for n in (2, 3, 4):
+        with jtu.count_device_put() as count:
+            jax.jit(f)(*range(n))
+        counts.append(count())
+    with jtu.count_device_put() as count:
+        jax.make_jaxpr(lambda: jax.numpy.array(3))()
+    return counts + [count()]
+
+
+def _jit_call_misses(jax, jtu):
+    """A jit's eager calls past every fast path: the first (it compiles), not the next."""
+    f = jax.jit(lambda x, y: x, keep_unused=True)
+    x = jax.numpy.float32(1)
+    with jtu.count_pjit_cpp_cache_miss() as first:
+        f(x, x)
+    with jtu.count_pjit_cpp_cache_miss() as second:
+        f(x, x)
+    return [first(), second()]
+
+
+def _primitive_compiles(jax, jtu):
+    with jtu.count_primitive_compiles() as count:
+        jax.lax.add(1, 2)
+        jax.lax.add(2, 3)
+    return count()
+
+
+def _internal_device_puts(jax, jtu):
+    with jtu.count_internal_device_puts() as counts:
+        jax.device_put(np.arange(8))
+    return sorted(counts().items())
+
+
+def _kept_arguments(jax):
+    out = []
+    for f, keep in ((lambda x, y: x + y, False), (lambda x, y: x, False), (lambda x, y: x, True)):
+        executable = jax.jit(f, keep_unused=keep).lower(1., 2.).compile()._executable
+        out.append([sorted(executable._kept_var_idx), len(executable.in_avals)])
+    return out
+
+
+def _argnums(api_util):
+    def f(x, y=1):
+        pass
+
+    def g(x, y, *args):
+        pass
+    sig_f, sig_g = inspect.signature(f), inspect.signature(g)
+    infer = api_util.infer_argnums_and_argnames
+    return [infer(sig_f, None, None), infer(sig_f, 0, None), infer(sig_f, None, "y"),
+            infer(sig_f, 0, "y"), infer(sig_g, (1, 2), None),
+            api_util.resolve_argnums(int, None, None, None, None, None),
+            api_util.resolve_argnums(f, sig_f, 0, None, None, "y")]
+
+
+def _token_consuming_primitive(jax, dispatch):
+    """A primitive taking a token, run eagerly by apply_primitive under vjp (JAX's issue
+    5463): the token's buffer is an operand."""
+    core = importlib.import_module(jax.__name__ + ".extend.core")
+    mlir = importlib.import_module(jax.__name__ + ".interpreters.mlir")
+    ad = importlib.import_module(jax.__name__ + ".interpreters.ad")
+    p = core.Primitive("tokentest")
+    p.def_impl(functools.partial(dispatch.apply_primitive, p))
+    p.def_abstract_eval(lambda x, y: x)
+    mlir.register_lowering(p, lambda ctx, x, y: [x])
+    ad.defjvp(p, (lambda g, x, token: x), None)
+    token = jax.lax.create_token(123)
+    arr = jax.numpy.ones((3, 2))
+    res, vjp_fun = jax.vjp(lambda x: p.bind(x, token), arr)
+    return [res, vjp_fun(arr)]
+
+
+def _pmap_compiles(jax, jtu):
+    """pmap(f) made anew per call, with the same options: one compile (JAX's global cache);
+    other in_axes, one more."""
+    def f(x, y):
+        return x, y
+    x = np.ones((1, 1, 1), dtype=np.float32)
+    counts = []
+    for make in (lambda: jax.pmap(f), lambda: jax.pmap(f, "i"),
+                 lambda: jax.pmap(f, "i", in_axes=(1, 0), out_axes=(0, 2))):
+        with jtu.count_jit_and_pmap_lowerings() as count:
+            for _ in range(2):
+                make()(x, x)
+        counts.append(count())
+    return counts
+
+
+def _linearization_rule(jax, config):
+    """A primitive's linearization rule set in JAX's primitive_linearizations: grad uses it
+    (its linear part multiplies by 3, exactly)."""
+    core = importlib.import_module(jax.__name__ + ".extend.core")
+    ad = importlib.import_module(jax.__name__ + "._src.interpreters.ad")   # (JAX's private)
+    p = core.Primitive("triple_lin_p")
+    p.def_impl(lambda x: x * 3.0)
+    p.def_abstract_eval(lambda x: x)
+    ad.primitive_linearizations[p] = lambda is_vjp, nzs, x: (
+        p.bind(x), nzs[0], x, lambda x, t: t * 3.0)
+    with config.use_direct_linearize(True):
+        return [jax.grad(p.bind)(1.0), jax.linearize(p.bind, 2.0)[1](1.0)]
+
+
+def _close_jaxpr(jax):
+    """pe.close_jaxpr: one ClosedJaxpr per jaxpr while it lives, nothing kept after."""
+    pe = importlib.import_module(jax.__name__ + "._src.interpreters.partial_eval")
+    jaxpr = jax.jit(lambda x: jax.lax.cond(x, lambda: x, lambda: ~x)).trace(True).jaxpr
+    first, second = pe.close_jaxpr(jaxpr.jaxpr), pe.close_jaxpr(jaxpr.jaxpr)
+    held = [first is second, len(pe.close_jaxpr.cache_keys()) > 0]
+    del jaxpr, first, second
+    return held + [len(pe.close_jaxpr.cache_keys())]
+
+
+def _clear_cache_frees(jax):
+    """A jit's clear_cache frees its executable: the client's live executables go back."""
+    f = jax.jit(lambda x, y: x * y + 7.0)
+    client = jax.devices()[0].client
+    gc.collect()
+    before = len(client.live_executables())
+    f(1., 2.).block_until_ready()
+    gc.collect()
+    during = len(client.live_executables())
+    f.clear_cache()
+    gc.collect()
+    return [during - before, len(client.live_executables()) - before]
+
+
+def private(jax, jtu, api_util, config, dispatch):
+    """The JAX-private names api_test.py reads: jax._src.test_util's counters, Compiled's
+    `_executable`, api_util's argnum helpers."""
+    return {
+        "api_util_argnums": lambda: _argnums(api_util),
+        "jit_clear_cache_frees_its_executable": lambda: _clear_cache_frees(jax),
+        "pe_close_jaxpr_holds_nothing": lambda: _close_jaxpr(jax),
+        "primitive_linearization_rule": lambda: _linearization_rule(jax, config),
+        "pmap_made_anew_compiles_once": lambda: _pmap_compiles(jax, jtu),
+        "token_consuming_primitive_under_vjp": lambda: _token_consuming_primitive(jax, dispatch),
+        "config_update_inside_a_block": lambda: _update_inside_block(jax, config),
+        "api_util_donate_argnames_without_signature": lambda: api_util.resolve_argnums(
+            "fun", None, None, "a", None, None),
+        "jtu_count_device_put": lambda: _pruned_args_puts(jax, jtu),
+        "jtu_count_pjit_cpp_cache_miss": lambda: _jit_call_misses(jax, jtu),
+        "jtu_count_primitive_compiles": lambda: _primitive_compiles(jax, jtu),
+        "jtu_count_internal_device_puts": lambda: _internal_device_puts(jax, jtu),
+        "compiled_kept_var_idx": lambda: _kept_arguments(jax),
+    }
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-f]+")
+_FOLDERS = re.compile(r"(?<= at )\S*/(?=\w+\.py:)")    # a file's folders (the checkout's)
+
+
+def record(thunk):
+    """A case's answer: its value as nested lists, or [class name, message] of its error
+    (JAX's note about its filtered traceback cut off, addresses blanked)."""
+    try:
+        value = thunk()
+    except Exception as e:        # noqa: BLE001 (recording whatever raises)
+        text = _ADDRESS.sub(" at 0x", str(e).split("\n--------------------")[0])
+        text = _FOLDERS.sub("", text)
+        return {"error": [type(e).__name__, text]}
+    return {"value": _plain(value)}
+
+
+def _plain(x):
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
+    if isinstance(x, type):
+        return x.__name__
+    if isinstance(x, (str, int)) and not isinstance(x, bool):
+        return x
+    return np.asarray(x).tolist()
