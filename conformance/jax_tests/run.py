@@ -75,9 +75,17 @@ def save(side, results) -> None:
 
 
 def commit() -> str:
-    """The checkout jxkernel's side ran, '+' where jxkernel/ has local changes."""
+    """The checkout jxkernel's side ran, '+' where jxkernel/ has local changes: the one whose
+    jxkernel the side's Python imports (a venv shared with another checkout runs that one's
+    code, not this one's)."""
+    found = subprocess.run([environment.python("jxkernel"), "-c",
+                            "import os, jxkernel; print(os.path.dirname(os.path.dirname("
+                            "os.path.abspath(jxkernel.__file__))))"],
+                           capture_output=True, text=True).stdout.strip()
+    where = found or environment.ROOT
+
     def git(*args):
-        return subprocess.run(["git", *args], cwd=environment.ROOT, capture_output=True,
+        return subprocess.run(["git", *args], cwd=where, capture_output=True,
                               text=True).stdout.strip()
     dirty = git("status", "--porcelain", "-uno", "--", "jxkernel")
     return git("rev-parse", "--short", "HEAD") + ("+" if dirty else "")
