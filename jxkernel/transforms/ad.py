@@ -424,32 +424,27 @@ def vjp(fun, *primals, has_aux=False):
                 result.append(np.zeros(aval.shape, float0))
         return tree_unflatten(p_tree, result)
 
-    residuals, args_res, slots = _input_residuals(list(linear.consts), primals, p_leaves)
+    residuals, args_res, slots = _input_residuals(list(linear.consts), p_tree, p_leaves)
     vjp_fn = VJP(pullback, residuals, getattr(fun, "__name__", "fun"), args_res, slots)
     return (tree_unflatten(out_tree, primal_out), vjp_fn) + aux
 
 
-def _input_residuals(residuals, primals, p_leaves) -> tuple:
+def _input_residuals(residuals, p_tree, p_leaves) -> tuple:
     """The residuals that are inputs themselves, apart (JAX's `args_res`: a user may drop
     them from the VJP while it waits and hand them back before calling it): (the residuals,
-    None where an input's; per argument its pinned value, or NotNeeded() where the backward
-    pass reads none of it; (residual index, argument, leaf in it) per input residual)."""
+    None where an input's; per argument its leaves as tuples, as JAX's `tuptree_map`, each the
+    pinned input or NotNeeded() where the backward pass reads none of it; (residual index,
+    input leaf) per input residual)."""
     where = {id(p): i for i, p in enumerate(p_leaves)}
-    starts, n = [], 0
-    for arg in primals:
-        starts.append(n)
-        n += len(tree_flatten(arg)[0])
     slots = []
     for j, r in enumerate(residuals):
         i = where.get(id(r))
         if i is not None and p_leaves[i] is r:
-            k = max(a for a, start in enumerate(starts) if start <= i)
-            slots.append((j, k, i - starts[k]))
+            slots.append((j, i))
             residuals[j] = None
-    needed = {k for _, k, _ in slots}
-    args_res = [tree_unflatten(tree_flatten(arg)[1], p_leaves[starts[k]:starts[k] +
-                               len(tree_flatten(arg)[0])]) if k in needed else NotNeeded()
-                for k, arg in enumerate(primals)]
+    used = {i for _, i in slots}
+    marked = [x if i in used else NotNeeded() for i, x in enumerate(p_leaves)]
+    args_res = list(p_tree.walk(lambda xs, _: tuple(xs), lambda x: x, marked))
     return residuals, args_res, tuple(slots)
 
 
@@ -474,17 +469,18 @@ class VJP:
     @property
     def opaque_residuals(self) -> list:
         """The residuals that are not inputs (JAX's name): what the VJP itself keeps."""
-        taken = {j for j, _, _ in self._slots}
+        taken = {j for j, _ in self._slots}
         return [r for j, r in enumerate(self.residuals) if j not in taken]
 
     def _all_residuals(self) -> list:
         full = list(self.residuals)
-        for j, k, i in self._slots:
-            leaves = tree_flatten(self.args_res[k])[0]
-            if i >= len(leaves):
-                raise ValueError(f"The VJP's args_res[{k}] is {self.args_res[k]!r}: set it back "
-                                 f"to the primal input before calling the VJP function.")
-            full[j] = leaves[i]
+        # the inputs as JAX reads them back: the leaves of args_res, NotNeeded() as a leaf
+        inputs = tree_flatten(self.args_res, is_leaf=lambda x: isinstance(x, NotNeeded))[0]
+        for j, i in self._slots:
+            if i >= len(inputs) or isinstance(inputs[i], NotNeeded):
+                raise ValueError(f"The VJP's args_res is {self.args_res!r}: set each argument "
+                                 f"back to its primal input before calling the VJP function.")
+            full[j] = inputs[i]
         return full
 
     def __call__(self, ct, *extra):
