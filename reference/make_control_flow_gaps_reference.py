@@ -11,24 +11,21 @@ import os
 import sys
 
 import jax
-import numpy as np
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, DATA)
 from control_flow_gaps_cases import counts, errors, lapack_values, values  # noqa: E402
+from recorded_errors import error_head, leaves_record  # noqa: E402
 
 
 def raised(thunk):
-    try:
-        thunk()
-    except Exception as e:            # noqa: BLE001 (recording whatever JAX raises)
-        return [type(e).__name__, "\n".join(str(e).strip().splitlines()[:2]).strip()]
-    raise AssertionError("the case did not raise")
+    found = error_head(thunk)
+    assert found is not None, "the case did not raise"
+    return found
 
 
 def leaves(thunk):
-    return [[np.asarray(x).dtype.name, list(np.shape(x)), np.asarray(x).tolist()]
-            for x in jax.tree_util.tree_leaves(thunk())]
+    return leaves_record(jax, thunk())
 
 
 result = {"errors": {name: raised(thunk) for name, thunk in errors(jax).items()},

@@ -4,6 +4,7 @@ the exception's class name and its message, cut before a tail that differs betwe
     >>> error_of(lambda: 1 / 0)
     ['ZeroDivisionError', 'division by zero']
 """
+import numpy as np
 
 # JAX appends a note about its filtered traceback, and some errors name the user's source line
 TRACEBACK_NOTE = "\n--------------------"
@@ -18,3 +19,23 @@ def error_of(fn, cut: str | None = None) -> list | None:
         text = str(e)
         return [type(e).__name__, text.split(cut)[0] if cut else text]
     return None
+
+
+def error_head(fn) -> list | None:
+    """[class name, the message's first two lines] of what `fn()` raises, or None if it
+    returns (the case files of JAX's test-file gaps record errors so).
+
+    >>> error_head(lambda: int("x"))
+    ['ValueError', "invalid literal for int() with base 10: 'x'"]
+    """
+    try:
+        fn()
+    except Exception as e:              # the class's name and message are what is compared
+        return [type(e).__name__, "\n".join(str(e).strip().splitlines()[:2]).strip()]
+    return None
+
+
+def leaves_record(jax, value) -> list:
+    """Per leaf of `value`: [dtype name, shape, values as lists], compared exactly."""
+    return [[np.asarray(x).dtype.name, list(np.shape(x)), np.asarray(x).tolist()]
+            for x in jax.tree_util.tree_leaves(value)]
