@@ -27,7 +27,9 @@ CASES = cases(jax, odeint)
 # oscillator_mxstep: float32 steps whose sizes follow rounding, and an output extrapolated
 # past the last step: code without FMA contraction (AVX-only CPUs, the suite's XLA setting)
 # moves it by up to 478 ulps; a step more or less would move it by ~10,000.
-ULPS = {"decay_pytree_adjoint": 64, "oscillator_mxstep": 1024}
+# decay_pytree_adjoint: the backward ODE's ts_bar, 111 ulps at XLA's default level (the suite's
+# level: under 64); a step more or less moves it by thousands.
+ULPS = {"decay_pytree_adjoint": 192, "oscillator_mxstep": 1024}
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

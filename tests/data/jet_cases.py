@@ -117,7 +117,9 @@ def run(jax):
 # with the suite's, no FMA contraction): every coefficient moves by a few ulps, and the higher
 # orders of the compositions (pow and asinh through log and exp, logsumexp, a quotient's
 # third order) by more. Measured with the suite's options on this CPU: at most 48 ulps in
-# float32 (logsumexp's fourth order) and 51 in float64 (div_both's third); 96 leaves room for
-# another CPU. A wrong rule is off by far more (a coefficient of the wrong order, a sign).
+# float32 (logsumexp's fourth order) and 51 in float64 (div_both's third); at XLA's default
+# level (JAX_DISABLE_MOST_OPTIMIZATIONS=0) logsumexp's fourth order moves to 144 in float32;
+# 192 covers both levels and another CPU. A wrong rule is off by far more (a coefficient of
+# the wrong order, a sign).
 def ulps(name: str) -> int:
-    return 96
+    return 192

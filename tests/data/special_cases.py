@@ -164,6 +164,9 @@ ULPS = {
     # exp(log Gamma(20+30j) ~ 21+97j): 97 x the rounding of its imaginary part
     "gamma_complex": (64, 512),          # [14, 138]
     "loggamma": (16, 16),                # [8, 8]
+    # Lanczos's sum and the reflection: [4, 2] at the suite's level, float32's 8 at XLA's
+    # default level (FMA contraction moves the sum), so the bound covers both
+    "loggamma_complex": (16, 4),
     "gammainc": (16, 16),                # [7, 7]
     "gammaincc": (16, 32),               # [8, 10]
     "beta": (32, 32),                    # [12, 13] exp(betaln)

@@ -58,6 +58,10 @@ def _compare(tag, group, cases):
 # 6.3e-9 and logsf(inf) -18.9 instead of 0 and -inf, cauchy.ppf/isf 395 ulps near q = 1,
 # gumbel_l.pdf/logpdf(inf) inf instead of NaN. JAX's values are eager ones.
 EAGER_IN_F32 = {"cauchy": {"sf", "logsf", "ppf", "isf"}, "gumbel_l": {"pdf", "logpdf"}}
+# In float64 the same happens to cauchy at XLA's default level (JAX_DISABLE_MOST_OPTIMIZATIONS=0,
+# not the suite's): logsf(inf) NaN instead of -inf, isf 396 ulps near q = 1. JAX's jit gives
+# the same NaN (checked with JAX 0.10.2); its recorded values are eager ones.
+EAGER_IN_F64 = {"cauchy": {"sf", "logsf", "ppf", "isf"}}
 
 
 class _EagerWhereListed:
@@ -86,9 +90,9 @@ def _eager(fun):
 def test_values_dtypes_and_weak_types_match_jax(tag, dtype):
     """The cases computed under one jit (one compile instead of ~250 in float64, 10.6 -> 7.8
     CPU s; instead of ~340 in float32, 21.8 -> 14 s): jit keeps the weak types of its outputs,
-    and test_jit_and_vmap compares jit with eager. float32's EAGER_IN_F32 cases are evaluated
-    eagerly inside the trace."""
-    namespace = _EagerWhereListed(stats, EAGER_IN_F32) if dtype == np.float32 else stats
+    and test_jit_and_vmap compares jit with eager. The EAGER_IN_F32 / EAGER_IN_F64 cases are
+    evaluated eagerly inside the trace."""
+    namespace = _EagerWhereListed(stats, EAGER_IN_F32 if dtype == np.float32 else EAGER_IN_F64)
     with jxkernel.enable_x64(dtype == np.float64):
         cases = jxkernel.jit(lambda: stats_cases(jxkernel, jnp, namespace, dtype))()
         assert _compare(tag, "stats", cases) > 100
