@@ -14,21 +14,10 @@ from jxkernel._jax import api_util
 from jxkernel._jax._src import config, dispatch, test_util as jtu
 from api_file_gaps_cases import cases, private, record
 import locations  # tests/support: the repository's folders
+from recorded_answers import as_jax_names  # tests/support
 
 with open(os.path.join(locations.DATA, "api_file_gaps_reference.json")) as f:
     REFERENCE = json.load(f)
-
-# the one difference kept (as test_api_tests.py's): JAX's message names its placeholder
-# class for a leaf by its module
-_OWN_NAMES = (("jxkernel.transforms.api_util._PytreeLeaf", "jax._src.api_util.PytreeLeaf"),)
-
-
-def _as_jax_names(answer):
-    text = json.dumps(answer)
-    for ours, theirs in _OWN_NAMES:
-        text = text.replace(ours, theirs)
-    return json.loads(text)
-
 
 CASES = {**cases(jax), **private(jax, jtu, api_util, config, dispatch)}
 
@@ -42,4 +31,4 @@ def test_case_answers_as_jax(name):
     # values: exact (bools, small integers, names); errors: the class and the whole message
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        assert _as_jax_names(record(CASES[name])) == REFERENCE[name]
+        assert as_jax_names(record(CASES[name])) == REFERENCE[name]

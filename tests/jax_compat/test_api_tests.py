@@ -15,21 +15,12 @@ from jxkernel._jax._src import test_util as jtu
 from jxkernel._jax._src.lax.eval_jaxpr import eval_jaxpr_p
 from api_tests_cases import errors, private, record, values
 import locations  # tests/support: the repository's folders
+from recorded_answers import as_jax_names  # tests/support
 
 with open(os.path.join(locations.DATA, "api_tests_reference.json")) as f:
     REFERENCE = json.load(f)
 
 CASES = {**errors(jax), **values(jax), **private(jax, jtu, config, eval_jaxpr_p)}
-
-# the one difference kept: JAX's message names its placeholder class for a leaf by its module
-_OWN_NAMES = (("jxkernel.transforms.api_util._PytreeLeaf", "jax._src.api_util.PytreeLeaf"),)
-
-
-def _as_jax_names(answer):
-    text = json.dumps(answer)
-    for ours, theirs in _OWN_NAMES:
-        text = text.replace(ours, theirs)
-    return json.loads(text)
 
 
 def test_every_case_is_recorded():
@@ -42,7 +33,7 @@ def test_case_answers_as_jax(name):
     # products of small integers), exact in both; errors: the class and the whole message
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        assert _as_jax_names(record(CASES[name])) == REFERENCE[name]
+        assert as_jax_names(record(CASES[name])) == REFERENCE[name]
 
 
 def test_explicit_x64_dtypes_warns_by_default():
