@@ -214,8 +214,13 @@ class Token:
         self._buf = buf
 
     def block_until_ready(self):
+        """Wait for the effects ordered before it (None, as JAX's)."""
         self._buf.block_until_ready()
-        return self
+
+
+# where JAX keeps it (jax._src.core.Token), which jxkernel._src.core re-exports: the name its
+# repr gives, "<jxkernel._src.core.Token object at 0x...>"
+Token.__module__ = "jxkernel._src.core"
 
 
 def get_aval(x) -> ShapedArray:
@@ -258,7 +263,8 @@ def shaped_abstractify(x) -> ShapedArray:
     'f32[2]'
     """
     aval = getattr(x, "aval", None)
-    if isinstance(aval, ShapedArray) and not isinstance(x, ShapedArray):
+    if isinstance(aval, ShapedArray) and not isinstance(x, ShapedArray) or \
+            aval is abstract_token:      # (a token's carrier: no shape of its own to read)
         return aval
     if dtypes.is_python_scalar(x) or isinstance(x, (np.ndarray, np.generic)):
         return get_aval(x)

@@ -55,13 +55,13 @@ def _const(x, value):
 
 def _scalar_type_of(dtype):
     return (bool if dtype == np.bool_ else int if np.issubdtype(dtype, np.integer) else
-            complex if np.issubdtype(dtype, np.complexfloating) else float)
+            builtins.complex if np.issubdtype(dtype, np.complexfloating) else float)
 
 
 def _is_weak_scalar(x):
     aval = getattr(x, "aval", None)
     if aval is None:
-        return type(x) in (bool, int, float, complex)
+        return type(x) in (bool, int, float, builtins.complex)   # (lax.complex shadows it)
     return aval.weak_type and not aval.shape
 
 

@@ -1,0 +1,194 @@
+"""Small differences from JAX found at stop 66, run alike by real JAX (reference/
+make_misc_gaps_reference.py records them in misc_gaps_reference.json, on 8 simulated CPU
+devices) and by jxkernel (tests/jax_compat/test_misc_gaps.py, in a subprocess with as many):
+`run(jax)` returns plain JSON data.
+
+    run(jax)["user_context_threads"]  ->  {"a": 6.0, "b": 1.0, "traced_with": [5, 0], ...}
+
+- jax.make_user_context's value and set_mesh's mesh are per thread (JAX's config is
+  thread-local): a jit called in another thread neither sees nor reuses them.
+- psum of a value that is no tracer (a Python scalar) under a named vmap is that value times
+  the axis size, of its own kind (a Python int stays one), with nothing in the jaxpr.
+- lax.create_token() values: their type, what takes them, what make_jaxpr shows.
+"""
+import threading
+
+import numpy as np
+
+
+def _kind(jax, x):
+    """A value's type as JAX names it (jxkernel's names with 'jax' for its own package; an
+    Array's class is each one's own)."""
+    if isinstance(x, jax.Array):
+        return "Array"
+    kind = type(x)
+    return f"{kind.__module__}.{kind.__qualname__}".replace(jax.__name__, "jax")
+
+
+def _in_two_threads(first, second):
+    """Run `first` in one thread until it has done its part, then `second` in another while
+    the first is still inside its `with` block."""
+    entered, done = threading.Event(), threading.Event()
+
+    def a():
+        first(entered, done)
+
+    def b():
+        entered.wait()
+        try:
+            second()
+        finally:
+            done.set()
+    threads = [threading.Thread(target=a), threading.Thread(target=b)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
+def _user_context_threads(jax):
+    ctx = jax.make_user_context(0)
+    traced_with = []
+
+    @jax.jit
+    def f(x):
+        traced_with.append(ctx.value)
+        return x + ctx.value
+    out = {}
+
+    def first(entered, done):
+        with ctx(5):
+            out["a_value"], out["a"] = ctx.value, float(f(1.0))
+            entered.set()
+            done.wait()
+
+    def second():
+        out["b_value"], out["b"] = ctx.value, float(f(1.0))
+    _in_two_threads(first, second)
+    out["traced_with"] = traced_with
+    # set_global: every thread's value outside a `with` of it
+    ctx.set_global(3)
+    seen = {}
+    thread = threading.Thread(target=lambda: seen.update(value=ctx.value, f=float(f(1.0))))
+    thread.start()
+    thread.join()
+    out["global_in_other_thread"], out["global_here"] = seen, ctx.value
+    out["get_global"] = ctx.get_global()
+    ctx.set_global(0)
+    out["traced_with_after"] = traced_with
+    return out
+
+
+def _set_mesh_threads(jax):
+    jnp = jax.numpy
+    mesh = jax.make_mesh((8,), ("x",), axis_types=(jax.sharding.AxisType.Explicit,))
+    traces = []
+
+    @jax.jit
+    def g(x):
+        traces.append(str(jax.typeof(x)))
+        return x * 2
+    out = {}
+
+    def describe(y):
+        return {"sharding": repr(y.sharding).replace(jax.__name__, "jax"),
+                "value": np.asarray(y).tolist(),
+                "abstract_mesh": str(jax.sharding.get_abstract_mesh())}
+
+    def first(entered, done):
+        with jax.sharding.set_mesh(mesh):
+            out["under_mesh"] = describe(g(jnp.arange(8.0)))
+            entered.set()
+            done.wait()
+
+    def second():
+        out["other_thread"] = describe(g(jnp.arange(8.0)))
+    _in_two_threads(first, second)
+    # set_mesh as a setter, in a thread of its own: the thread's mesh only
+    seen = {}
+
+    def setter():
+        jax.sharding.set_mesh(mesh)
+        seen["setter_thread"] = describe(g(jnp.arange(8.0)))
+    thread = threading.Thread(target=setter)
+    thread.start()
+    thread.join()
+    out.update(seen)
+    out["main_thread_after"] = describe(g(jnp.arange(8.0)))
+    out["traces"] = traces
+    return out
+
+
+def _psum_constants(jax):
+    jnp, lax = jax.numpy, jax.lax
+    seen = {}
+
+    def describe(v):
+        if isinstance(v, jax.core.Tracer):      # (under jit: a staged value)
+            return {"kind": "Tracer", "type": str(jax.typeof(v))}
+        value = np.asarray(v)
+        if value.dtype.kind == "c":
+            value = np.stack([value.real, value.imag])
+        return {"kind": _kind(jax, v), "value": value.tolist(),
+                "dtype": str(np.asarray(v).dtype) if not isinstance(v, (int, float, complex))
+                else None}
+
+    def body(where):
+        def f(x):
+            leaves = {"int": 1, "float": 2.5, "complex": 1 + 2j, "bool": True,
+                      "np_float32": np.float32(2.0), "np_int16_array": np.array([1, 2], np.int16),
+                      "tuple": (1, 2.0)}
+            for name, leaf in leaves.items():
+                got = lax.psum(leaf, "i")
+                seen[f"{where}/psum_{name}"] = [describe(g) for g in got] \
+                    if isinstance(got, tuple) else describe(got)
+            seen[f"{where}/pmean_int"] = describe(lax.pmean(1, "i"))
+            return x * lax.psum(1, "i")
+        return f
+    out = jax.vmap(body("vmap"), axis_name="i")(jnp.ones(3))
+    seen["vmap/result"] = describe(out)
+    jax.jit(jax.vmap(body("jit_vmap"), axis_name="i"))(jnp.ones(3))
+    seen["outside"] = describe(jax.vmap(lambda x: lax.psum(1, "i"), axis_name="i")(jnp.ones(3)))
+    seen["jaxpr"] = str(jax.make_jaxpr(jax.vmap(lambda x: x * lax.psum(1, "i"),
+                                                axis_name="i"))(jnp.ones(3)))
+    for where, call in (("eager", lambda: lax.psum(1, "i")),
+                        ("jit", lambda: jax.jit(lambda: lax.psum(1, "i"))())):
+        try:
+            call()
+            seen[f"unbound_{where}"] = "no error"
+        except Exception as e:         # JAX's NameError
+            seen[f"unbound_{where}"] = f"{type(e).__name__}: {e}"
+    return seen
+
+
+def _tokens(jax):
+    jnp, lax = jax.numpy, jax.lax
+    token = lax.create_token()
+    out = {"kind": _kind(jax, token), "is_array": isinstance(token, jax.Array),
+           "repr_starts": repr(token).split(" object at ")[0].replace(jax.__name__, "jax"),
+           "block_until_ready": repr(token.block_until_ready()),
+           "typeof": str(jax.typeof(token)),
+           "jit_identity": _kind(jax, jax.jit(lambda t: t)(token)),
+           "jit_create": _kind(jax, jax.jit(lambda: lax.create_token())()),
+           "after_all": _kind(jax, lax.after_all(token, token)),
+           "after_all_none": _kind(jax, lax.after_all()),
+           "jit_after_all": _kind(jax, jax.jit(lambda t: lax.after_all(t, t))(token)),
+           "create_token_with_argument": _kind(jax, lax.create_token(jnp.ones(3))),
+           "jaxpr_create": str(jax.make_jaxpr(lambda: lax.create_token())()),
+           "jaxpr_after_all": str(jax.make_jaxpr(lambda t: lax.after_all(t))(token)),
+           "vmap_passes_through": np.asarray(
+               jax.vmap(lambda x, t: x, in_axes=(0, None))(jnp.ones(2), token)).tolist()}
+    try:
+        jnp.asarray(token)
+        out["asarray"] = "no error"
+    except TypeError as e:
+        out["asarray"] = str(e).split("'")[0] + "'...'" + str(e).split("'")[-1]
+    return out
+
+
+def run(jax):
+    return {"device_count": len(jax.devices()),
+            "user_context_threads": _user_context_threads(jax),
+            "set_mesh_threads": _set_mesh_threads(jax),
+            "psum_constants": _psum_constants(jax),
+            "tokens": _tokens(jax)}
