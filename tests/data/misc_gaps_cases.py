@@ -10,6 +10,8 @@ devices) and by jxkernel (tests/jax_compat/test_misc_gaps.py, in a subprocess wi
 - psum of a value that is no tracer (a Python scalar) under a named vmap is that value times
   the axis size, of its own kind (a Python int stays one), with nothing in the jaxpr.
 - lax.create_token() values: their type, what takes them, what make_jaxpr shows.
+- vmap of fold_in (and the other key primitives) over typed keys split over an Explicit mesh
+  axis: results typed as split (`key<fry>[8@x]`), the messages held rather than broadcast.
 """
 import threading
 
@@ -186,9 +188,48 @@ def _tokens(jax):
     return out
 
 
+def _keys_on_explicit_mesh(jax):
+    """vmap of the key primitives over typed keys split over an Explicit mesh axis: each
+    result's type (split as the keys) and bits."""
+    jnp, random, P = jax.numpy, jax.random, jax.sharding.PartitionSpec
+    mesh = jax.make_mesh((8,), ("x",), axis_types=(jax.sharding.AxisType.Explicit,))
+    out = {}
+    with jax.sharding.set_mesh(mesh):
+        keys = jax.device_put(random.split(random.key(0), 8), P("x"))
+        raw = jax.device_put(random.key_data(keys), P("x"))
+        data = jax.device_put(jnp.arange(8), P("x"))
+        programs = {
+            "fold_in_both_split": lambda: jax.vmap(random.fold_in)(keys, data),
+            "fold_in_data_held": lambda: jax.vmap(random.fold_in, in_axes=(0, None))(keys, 3),
+            "fold_in_closure": lambda: jax.vmap(lambda k: random.fold_in(k, 3))(keys),
+            "fold_in_row_held": lambda: jax.vmap(random.fold_in, in_axes=(0, None))(
+                keys, jnp.arange(8)),
+            "jit_fold_in": lambda: jax.jit(jax.vmap(random.fold_in))(keys, data),
+            "fold_in_raw_keys": lambda: jax.vmap(random.fold_in)(raw, data),
+            "normal": lambda: jax.vmap(lambda k: random.normal(k, (2,)))(keys),
+            "bits": lambda: jax.vmap(lambda k: random.bits(k, (2,)))(keys),
+            "split": lambda: jax.vmap(random.split)(keys),
+            "wrap": lambda: jax.vmap(random.wrap_key_data)(raw),
+            "key_data": lambda: jax.vmap(random.key_data)(keys),
+        }
+        for name, program in programs.items():
+            try:
+                got = program()
+            except Exception as e:
+                out[name] = f"{type(e).__name__}: {str(e).splitlines()[0]}"
+                continue
+            typed = jax.dtypes.issubdtype(got.dtype, jax.dtypes.prng_key)
+            value = np.asarray(random.key_data(got) if typed else got)
+            out[name] = {"type": str(jax.typeof(got)),
+                         "value": value.view(np.uint32).tolist() if value.dtype == np.float32
+                         else value.tolist()}
+    return out
+
+
 def run(jax):
     return {"device_count": len(jax.devices()),
             "user_context_threads": _user_context_threads(jax),
             "set_mesh_threads": _set_mesh_threads(jax),
             "psum_constants": _psum_constants(jax),
-            "tokens": _tokens(jax)}
+            "tokens": _tokens(jax),
+            "keys_on_explicit_mesh": _keys_on_explicit_mesh(jax)}
