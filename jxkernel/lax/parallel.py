@@ -136,7 +136,7 @@ def _reducer(name, hlo_op, reduce_fn_name):
             if mine and d is not bu.not_mapped:
                 v, d = reduce(v, (d,)), bu.not_mapped
             elif mine and name == "psum":         # an unbatched value counted once per example
-                v = mul(v, np.asarray(axis_data.size, get_aval(v).dtype))
+                v = mul(_const(v, axis_data.size), v)     # (JAX's order: `mul 3.0 d`)
             outs.append(v)
             out_dims.append(d)
         if rest:

@@ -12,6 +12,8 @@ devices) and by jxkernel (tests/jax_compat/test_misc_gaps.py, in a subprocess wi
 - lax.create_token() values: their type, what takes them, what make_jaxpr shows.
 - vmap of fold_in (and the other key primitives) over typed keys split over an Explicit mesh
   axis: results typed as split (`key<fry>[8@x]`), the messages held rather than broadcast.
+- custom_jvp/custom_vjp calls of unbatched inputs under a named vmap: batched as JAX's (a
+  collective in the body sums over the axis; outputs stay unbatched).
 """
 import threading
 
@@ -226,10 +228,39 @@ def _keys_on_explicit_mesh(jax):
     return out
 
 
+def _custom_calls_under_named_vmap(jax):
+    """custom_jvp/custom_vjp functions of unbatched inputs under a named vmap: JAX batches
+    every such call (its BatchTrace sees them all), so a collective in the body sums over
+    the axis, while the outputs stay unbatched where the body leaves them so."""
+    jnp, lax = jax.numpy, jax.lax
+
+    @jax.custom_jvp
+    def f(x):
+        return x * lax.psum(x, "i")
+    f.defjvp(lambda p, t: (f(p[0]), 2 * lax.psum(p[0], "i") * t[0]))
+
+    @jax.custom_vjp
+    def g(x):
+        return jnp.cos(x)
+    g.defvjp(lambda x: (g(x), x), lambda r, c: (-jnp.sin(r) * c,))
+    y, xs = np.float32(0.5), np.ones(3, np.float32)
+    out = {}
+    for name, fn in (("custom_jvp", f), ("custom_vjp", g)):
+        h = lambda x, y, fn=fn: fn(y) + x
+        vm = dict(in_axes=(0, None), axis_name="i")
+        out[f"{name}/jaxpr"] = str(jax.make_jaxpr(jax.vmap(h, **vm))(xs, y))
+        out[f"{name}/value"] = np.asarray(jax.vmap(h, **vm)(xs, y)).tolist()
+        out[f"{name}/grad"] = np.asarray(jax.vmap(jax.grad(h, argnums=1), **vm)(xs, y)).tolist()
+        out[f"{name}/unbatched_out"] = np.asarray(jax.vmap(
+            lambda x, y, fn=fn: fn(y), out_axes=None, **vm)(xs, y)).tolist()
+    return out
+
+
 def run(jax):
     return {"device_count": len(jax.devices()),
             "user_context_threads": _user_context_threads(jax),
             "set_mesh_threads": _set_mesh_threads(jax),
             "psum_constants": _psum_constants(jax),
             "tokens": _tokens(jax),
-            "keys_on_explicit_mesh": _keys_on_explicit_mesh(jax)}
+            "keys_on_explicit_mesh": _keys_on_explicit_mesh(jax),
+            "custom_calls_under_named_vmap": _custom_calls_under_named_vmap(jax)}

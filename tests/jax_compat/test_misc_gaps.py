@@ -55,6 +55,7 @@ def test_a_user_context_value_is_per_thread(runs):
     _check(runs, "user_context_threads")
 
 
+@pytest.mark.xla_only("CPU platform")          # (its shardings name CpuDevice)
 def test_set_meshs_mesh_is_per_thread(runs):
     # a jit called in another thread runs on one device, and one made under set_mesh in a
     # thread of its own (set_mesh as a setter) runs over the mesh there only
@@ -86,3 +87,10 @@ def test_key_primitives_under_vmap_over_keys_split_on_an_explicit_mesh(runs):
         return np.array(v["value"], np.uint32).view(np.float32)
     # erf_inv's last bits: 2 ulps apart at the suite's XLA level, equal at the default
     assert_allclose_ulp(floats(mine), floats(ref), ELEMENTWISE)
+
+
+def test_custom_calls_of_unbatched_inputs_under_a_named_vmap(runs):
+    # JAX batches every custom call under a vmap (its BatchTrace sees it whether or not an
+    # input is batched): a psum in the body sums over the axis (`mul 3.0 d`, JAX's operand
+    # order), and an unbatched output stays so (out_axes=None takes it)
+    _check(runs, "custom_calls_under_named_vmap")
