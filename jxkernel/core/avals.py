@@ -80,6 +80,10 @@ typeof_rules: dict = {}
 # the classes of high values (hijax.register_hitype): their type is their rule's, never read
 # from an `aval` attribute (Flax's HijaxVariable answers every attribute with a primitive)
 hi_value_types: set = set()
+# type(x) -> the function giving x's type, for an array class of a library's own (JAX's
+# core.pytype_aval_mappings: an array of its extended dtype, lax_test's FooArray); read by
+# get_aval after every type it knows, so the usual values pay nothing for it
+pytype_aval_mappings: dict = {}
 
 
 class ShapedArray(AbstractValue):
@@ -240,6 +244,9 @@ def get_aval(x) -> ShapedArray:
         return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))   # (float0 stays)
     if getattr(aval, "is_high", False) or aval is abstract_token:  # (core/hijax.py), tokens
         return aval
+    rule = pytype_aval_mappings.get(type(x))
+    if rule is not None:
+        return rule(x)
     base = next((t for t in type(x).__mro__[1:] if t in (bool, int, float, complex)), None)
     if base is not None:          # an IntEnum member: its base type's, as JAX's typeof finds
         return get_aval(base(x))  # it along the MRO
@@ -266,7 +273,8 @@ def shaped_abstractify(x) -> ShapedArray:
     if isinstance(aval, ShapedArray) and not isinstance(x, ShapedArray) or \
             aval is abstract_token:      # (a token's carrier: no shape of its own to read)
         return aval
-    if dtypes.is_python_scalar(x) or isinstance(x, (np.ndarray, np.generic)):
+    if dtypes.is_python_scalar(x) or isinstance(x, (np.ndarray, np.generic)) or \
+            type(x) in pytype_aval_mappings:
         return get_aval(x)
     if hasattr(x, "dtype") and hasattr(x, "shape"):
         dtype = x.dtype if dtypes.extended_scalar_type(x.dtype) else \

@@ -852,10 +852,12 @@ def _comparison(name, direction, accepted, numpy):
     return prim
 
 
-eq_p = _comparison("eq", "EQ", ANY, np.equal)
+# (values of an extended dtype too, as JAX's allow_extended_dtype: they compare their data,
+# lax/edtype_rules.py)
+eq_p = _comparison("eq", "EQ", ANY_OR_KEYS, np.equal)
 ad.defjvp_zero(eq_p)
 
-ne_p = _comparison("ne", "NE", ANY, np.not_equal)
+ne_p = _comparison("ne", "NE", ANY_OR_KEYS, np.not_equal)
 ad.defjvp_zero(ne_p)
 
 _ORDERED = ANY - COMPLEX

@@ -14,6 +14,8 @@ devices) and by jxkernel (tests/jax_compat/test_misc_gaps.py, in a subprocess wi
   axis: results typed as split (`key<fry>[8@x]`), the messages held rather than broadcast.
 - custom_jvp/custom_vjp calls of unbatched inputs under a named vmap: batched as JAX's (a
   collective in the body sums over the axis; outputs stay unbatched).
+- a library's own extended dtype and array class, registered as lax_test.py's
+  CustomElementTypesTest registers them: jit, vmap, scan, slicing, ==, select over them.
 """
 import threading
 
@@ -256,6 +258,126 @@ def _custom_calls_under_named_vmap(jax):
     return out
 
 
+def _foreign_arrays(jax):
+    """lax_test.py's CustomElementTypesTest: a library's own extended dtype (FooTy, data
+    u32[2] per element), its array class (FooArray) registered with JAX's runtime-type
+    plumbing (core.pytype_aval_mappings, pxla.shard_arg_handlers, mlir._constant_handlers)
+    and primitives lowered by mlir.lower_fun; removed after as the test's tearDown removes them
+    (its canonicalize handler stays: no API removes one)."""
+    import importlib
+    src = jax.__name__ + "._src."
+    core, dtypes, array = (importlib.import_module(src + m) for m in ("core", "dtypes", "array"))
+    mlir, pxla = (importlib.import_module(src + "interpreters." + m) for m in ("mlir", "pxla"))
+    batching = importlib.import_module(jax.__name__ + ".interpreters.batching")
+    jnp, lax = jax.numpy, jax.lax
+
+    class FooArray:
+        def __init__(self, shape, data):
+            assert data.shape == (*shape, 2)
+            self.shape, self.data = shape, data
+
+    class FooTyRules:
+        @staticmethod
+        def physical_element_aval(dtype):
+            return core.ShapedArray((2,), jnp.dtype("uint32"))
+
+        @staticmethod
+        def global_sharded_result_handler(aval, out_sharding, committed):
+            handler = pxla.global_result_handlers[core.ShapedArray](
+                core.physical_aval(aval), out_sharding, committed)
+            return handler.wrap(lambda arr: FooArray(aval.shape, arr))
+
+    class FooTy(dtypes.ExtendedDType):
+        type = dtypes.extended
+        name = "foo"
+        _rules = FooTyRules
+
+        def __hash__(self):
+            return hash(FooTy)
+
+        def __eq__(self, other):
+            return type(other) is FooTy
+
+        def __repr__(self):
+            return self.name
+        __str__ = __repr__
+
+    make_p, bake_p, take_p, jake_p = (core.Primitive(n) for n in ("make", "bake", "take", "jake"))
+    make_p.def_abstract_eval(lambda *, shape: core.ShapedArray(shape, FooTy()))
+    bake_p.def_abstract_eval(lambda x: core.ShapedArray(tuple(reversed(x.shape)), FooTy()))
+    take_p.def_abstract_eval(lambda x: core.ShapedArray(x.shape, jnp.dtype("float32")))
+    jake_p.def_abstract_eval(lambda x: x)
+    make = lambda shape: make_p.bind(shape=tuple(shape))
+    bake, take, jake = bake_p.bind, take_p.bind, jake_p.bind
+
+    def shard_foo(xs, shardings, layouts, copy_semantics):
+        out = []
+        for x, sharding in zip(xs, shardings):
+            device, = sharding._addressable_device_assignment
+            out.append(pxla.batched_device_put(core.typeof(x.data), sharding, [x.data],
+                                               [device]))
+        return out
+
+    lowerings = {make_p: lambda *, shape: jnp.zeros((*shape, 2), "uint32"),
+                 bake_p: lambda k: k.T,
+                 take_p: lambda k: jnp.broadcast_to(jnp.float32(k.size), k.shape),
+                 jake_p: lambda k: jnp.ones((*k.shape, 2), "uint32")}
+
+    def bake_vmap(args, dims):
+        return bake(args[0]), list(reversed(range(args[0].ndim)))[dims[0]]
+
+    def describe(v):
+        if isinstance(v, FooArray):
+            return {"class": "FooArray", "shape": list(v.shape),
+                    "data": np.asarray(v.data).tolist()}
+        return {"class": "Array", "dtype": str(v.dtype), "value": np.asarray(v).tolist()}
+
+    dtypes.register_canonicalize_value_handler(FooArray, None)
+    core.pytype_aval_mappings[FooArray] = lambda x: core.ShapedArray(x.shape, FooTy())
+    pxla.shard_arg_handlers[FooArray] = shard_foo
+    mlir._constant_handlers[FooArray] = lambda x, aval: array._array_mlir_constant_handler(
+        x.data, aval)
+    for prim, fun in lowerings.items():
+        mlir.register_lowering(prim, mlir.lower_fun(fun, False))
+    batching.defvectorized(take_p)
+    batching.primitive_batchers[bake_p] = bake_vmap
+    out = {}
+    try:
+        k = FooArray((), jnp.arange(2, dtype="uint32"))
+        out["aval"] = core.ShapedArray((3, 4), FooTy()).str_short()
+        out["jaxpr"] = str(jax.make_jaxpr(lambda: take(bake(make((3, 4)))))())
+        out["jit_closure"] = describe(jax.jit(lambda: k)())
+        out["jit_identity"] = describe(jax.jit(lambda k: k)(k))
+        out["jit_primitives"] = describe(jax.jit(lambda: take(bake(make((3,)))))())
+        ks = jax.jit(lambda: make((3, 4)))()
+        scan = lambda ks: lax.scan(lambda _, k: (None, bake(k)), None, ks)
+        out["scan_jaxpr"] = str(jax.make_jaxpr(scan)(ks))
+        out["scan"] = describe(jax.jit(scan)(ks)[1])
+        out["vmap"] = describe(jax.vmap(jax.jit(lambda k: take(bake(k))))(
+            jax.jit(lambda: make((3, 4, 5)))()))
+        out["slice"] = describe(jax.jit(lambda x: lax.slice_in_dim(x, 1, 3))(ks))
+        out["dynamic_slice"] = describe(jax.jit(lambda x, i: lax.dynamic_slice_in_dim(
+            x, i, 2))(ks, 1))
+        out["transpose"] = describe(jax.jit(lambda x: x.T)(ks))
+        out["gather"] = describe(jax.jit(lambda x: x[1, 2:4])(ks))
+        k1, k2 = jax.jit(lambda: make(()))(), jax.jit(lambda: jake(make(())))()
+        eq = jax.jit(lambda a, b: a == b)
+        ne = jax.jit(lambda a, b: a != b)
+        row = jax.jit(lambda k: jake(make((5,))).at[2:4].set(k))(k1)
+        out["scatter"] = describe(row)
+        out["equal"] = [bool(eq(k1, k1)), bool(eq(k1, k2)), bool(ne(k1, k2)), bool(ne(k1, k1)),
+                        np.asarray(eq(k1, row)).tolist(), np.asarray(ne(k1, row)).tolist()]
+        out["select"] = describe(jax.jit(lax.select)(jnp.array([True, False, False]),
+                                                     *[jax.jit(lambda: make((3,)))()] * 2))
+    finally:
+        del core.pytype_aval_mappings[FooArray], pxla.shard_arg_handlers[FooArray]
+        del mlir._constant_handlers[FooArray]
+        for prim in lowerings:
+            del mlir._lowerings[prim]
+        del batching.primitive_batchers[take_p], batching.primitive_batchers[bake_p]
+    return out
+
+
 def run(jax):
     return {"device_count": len(jax.devices()),
             "user_context_threads": _user_context_threads(jax),
@@ -263,4 +385,5 @@ def run(jax):
             "psum_constants": _psum_constants(jax),
             "tokens": _tokens(jax),
             "keys_on_explicit_mesh": _keys_on_explicit_mesh(jax),
-            "custom_calls_under_named_vmap": _custom_calls_under_named_vmap(jax)}
+            "custom_calls_under_named_vmap": _custom_calls_under_named_vmap(jax),
+            "foreign_arrays": _foreign_arrays(jax)}

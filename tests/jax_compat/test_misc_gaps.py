@@ -94,3 +94,12 @@ def test_custom_calls_of_unbatched_inputs_under_a_named_vmap(runs):
     # input is batched): a psum in the body sums over the axis (`mul 3.0 d`, JAX's operand
     # order), and an unbatched output stays so (out_axes=None takes it)
     _check(runs, "custom_calls_under_named_vmap")
+
+
+def test_a_librarys_extended_dtype_and_array_class(runs):
+    # lax_test.py's CustomElementTypesTest (21 tests, all failed: JAX's runtime-type plumbing
+    # was missing): its FooArray is typed by core.pytype_aval_mappings, passed to programs by
+    # pxla.shard_arg_handlers, closed over through mlir._constant_handlers, made again by its
+    # dtype's result handler; its primitives' mlir.lower_fun rules run on the logical types
+    # (core/physical.py), and == compares the data (eq/ne of extended dtypes)
+    _check(runs, "foreign_arrays")
