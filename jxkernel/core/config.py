@@ -345,6 +345,7 @@ class UserContext:
         self._scope = frame.f_globals if frame is not None else {}
         _USER_CONTEXTS.append(self)
         _USER_KEYS.append(self._key)
+        _HIDDEN[self._key] = default_value              # (a Config made later starts there)
         config._set_global(self._key, default_value)    # (every key grew: a new generation)
 
     @property
