@@ -80,6 +80,10 @@ typeof_rules: dict = {}
 # the classes of high values (hijax.register_hitype): their type is their rule's, never read
 # from an `aval` attribute (Flax's HijaxVariable answers every attribute with a primitive)
 hi_value_types: set = set()
+# type(x) -> the function giving x's type, for an array class of a library's own (JAX's
+# core.pytype_aval_mappings: an array of its extended dtype, lax_test's FooArray); read by
+# get_aval after every type it knows, so the usual values pay nothing for it
+pytype_aval_mappings: dict = {}
 
 
 class ShapedArray(AbstractValue):
@@ -214,8 +218,13 @@ class Token:
         self._buf = buf
 
     def block_until_ready(self):
+        """Wait for the effects ordered before it (None, as JAX's)."""
         self._buf.block_until_ready()
-        return self
+
+
+# where JAX keeps it (jax._src.core.Token), which jxkernel._src.core re-exports: the name its
+# repr gives, "<jxkernel._src.core.Token object at 0x...>"
+Token.__module__ = "jxkernel._src.core"
 
 
 def get_aval(x) -> ShapedArray:
@@ -235,6 +244,9 @@ def get_aval(x) -> ShapedArray:
         return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))   # (float0 stays)
     if getattr(aval, "is_high", False) or aval is abstract_token:  # (core/hijax.py), tokens
         return aval
+    rule = pytype_aval_mappings.get(type(x))
+    if rule is not None:
+        return rule(x)
     base = next((t for t in type(x).__mro__[1:] if t in (bool, int, float, complex)), None)
     if base is not None:          # an IntEnum member: its base type's, as JAX's typeof finds
         return get_aval(base(x))  # it along the MRO
@@ -258,9 +270,11 @@ def shaped_abstractify(x) -> ShapedArray:
     'f32[2]'
     """
     aval = getattr(x, "aval", None)
-    if isinstance(aval, ShapedArray) and not isinstance(x, ShapedArray):
+    if isinstance(aval, ShapedArray) and not isinstance(x, ShapedArray) or \
+            aval is abstract_token:      # (a token's carrier: no shape of its own to read)
         return aval
-    if dtypes.is_python_scalar(x) or isinstance(x, (np.ndarray, np.generic)):
+    if dtypes.is_python_scalar(x) or isinstance(x, (np.ndarray, np.generic)) or \
+            type(x) in pytype_aval_mappings:
         return get_aval(x)
     if hasattr(x, "dtype") and hasattr(x, "shape"):
         dtype = x.dtype if dtypes.extended_scalar_type(x.dtype) else \

@@ -311,17 +311,22 @@ _TRACE_OPTIONS = ("jax_enable_x64", "jax_explicit_x64_dtypes", "jax_check_static
                   "jax_default_device")
 
 
-# jax.make_user_context's contexts: their values join every jit cache key
+# jax.make_user_context's contexts: their values join every jit cache key. Each is a hidden
+# entry of the config ("_user_context_3"), so that, as an option's, its value is per thread:
+# `with ctx(v):` sets it in this thread only, `set_global` in every thread not inside one
 _USER_CONTEXTS: list = []
-# the mesh set_mesh set (core/mesh.py), in every jit cache key too, as in JAX's trace
-# context: a jit called under it runs over its devices, one called outside on one device
-_CONTEXT_MESH: list = [None]
+_USER_KEYS: list = []
+# set_mesh's mesh (core/mesh.py) is the hidden entry "_context_mesh", in every jit cache key
+# too, as in JAX's trace context: a jit called under it runs over its devices, one called
+# outside on one device. It is this thread's own (set_mesh is thread-local in JAX, even as a
+# setter), never a global value.
+_HIDDEN = {"_context_mesh": None}
 
 
 class UserContext:
     """A value of the user's own that jit's caches depend on (`jax.make_user_context`):
-    ``with ctx(v):`` sets it in the block, and a jitted function traced under another value
-    is traced and compiled again.
+    ``with ctx(v):`` sets it in the block (in this thread), and a jitted function traced
+    under another value is traced and compiled again.
 
     >>> ctx = make_user_context(0)
     >>> with ctx(2):
@@ -332,27 +337,24 @@ class UserContext:
     """
 
     def __init__(self, default_value=None):
-        self.value = default_value
+        self._key = f"_user_context_{len(_USER_CONTEXTS)}"
         # how the recompile explainer names it: the variable the user's line assigns it to
         # (`ctx = jax.make_user_context(0)`), and where it was made
         frame = sys._getframe(2)
         self.name, self.made_at = _made_where(frame)
         self._scope = frame.f_globals if frame is not None else {}
         _USER_CONTEXTS.append(self)
-        config._note_trace_state()
-        config._note_generation()      # (every key grew: a remembered hit is one no more)
+        _USER_KEYS.append(self._key)
+        _HIDDEN[self._key] = default_value              # (a Config made later starts there)
+        config._set_global(self._key, default_value)    # (every key grew: a new generation)
 
-    @contextlib.contextmanager
+    @property
+    def value(self):
+        """Its value in this thread."""
+        return getattr(config, self._key)
+
     def __call__(self, new_value):
-        old, self.value = self.value, new_value
-        config._note_trace_state()
-        config._note_generation()
-        try:
-            yield
-        finally:
-            self.value = old
-            config._note_trace_state()
-            config._note_generation()
+        return config._override(self._key, new_value)
 
     @property
     def label(self) -> str | None:
@@ -364,12 +366,10 @@ class UserContext:
         return self.name
 
     def set_global(self, new_value) -> None:
-        self.value = new_value
-        config._note_trace_state()
-        config._note_generation()
+        config._set_global(self._key, new_value)
 
     def get_global(self):
-        return self.value
+        return _SHARED[config].values[self._key]
 
 
 _ASSIGNED = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*(?::[^=]*)?=\s*[\w.]*make_user_context\(")
@@ -402,6 +402,7 @@ class _Shared:
             self.values[o.name] = o.parse(raw) if raw not in (None, "") else o.default
             if o.validate is not None and raw not in (None, ""):
                 o.validate(self.values[o.name])     # (JAX_REMAT3=1 refused as update refuses)
+        self.values.update(_HIDDEN)
         self.derived = _derived(self.values.__getitem__)
         self.watchers: dict[str, list] = {}
         self.views = weakref.WeakKeyDictionary()    # thread -> its view (its __dict__)
@@ -412,11 +413,11 @@ class _Shared:
 def _derived(read) -> dict:
     """The values the hot paths read in one lookup, from the options as `read` gives them."""
     debug = read("jax_debug_nans") or read("jax_debug_infs") or read("jax_no_execution")
-    mesh = _CONTEXT_MESH[0]
+    mesh = read("_context_mesh")
     return {
         # what a trace depends on, with jax.make_user_context's values: jit's cache keys
         "_trace_state": (tuple(read(n) for n in _TRACE_OPTIONS)
-                         + tuple(c.value for c in _USER_CONTEXTS)
+                         + tuple(read(k) for k in _USER_KEYS)
                          + ((mesh,) if mesh is not None else ())),
         # may the dispatch hot paths skip checking results (NaN/inf, jax_no_execution)?
         "_debug_values": debug,
@@ -480,16 +481,14 @@ class Config(threading.local):
         shared = _SHARED[self]
         view.update(_derived(view.__getitem__) if view["_overridden"] else shared.derived)
 
-    def _note_trace_state(self):
-        """Recompute what derives from the options everywhere (make_user_context's values,
-        set_mesh's mesh changed)."""
+    def _note_generation(self) -> None:
+        """A new generation token everywhere: every remembered jit hit is stale (the tests'
+        way to forget them)."""
         shared = _SHARED[self]
         with shared.lock:
             shared.derived = _derived(shared.values.__getitem__)
             for view in list(shared.views.values()):
                 self._refresh(view)
-
-    _note_generation = _note_trace_state      # (a new token comes with every recompute)
 
     def __setattr__(self, name, value):
         if name.startswith("_"):
@@ -515,10 +514,18 @@ class Config(threading.local):
         """Set option `name` for the whole process, e.g.
         ``config.update("jax_enable_x64", True)`` (a thread inside a `with` block of it
         keeps the block's value until the block ends)."""
-        value = self._checked(name, value)
+        self._set_global(name, self._checked(name, value))
+
+    def override(self, name: str, value):
+        """Set an option inside a ``with`` block only, in this thread only (as JAX's
+        context managers)."""
+        return self._override(name, self._checked(name, value))
+
+    def _set_global(self, name: str, value) -> None:
+        """`update` of a checked value, or of a hidden entry (a user context's)."""
         shared = _SHARED[self]
         with shared.lock:
-            self._watch_change(name, getattr(self, name), value)
+            self._watch_change(name, shared.values.get(name), value)
             shared.values[name] = value
             shared.derived = _derived(shared.values.__getitem__)
             for view in list(shared.views.values()):
@@ -527,10 +534,8 @@ class Config(threading.local):
                 self._refresh(view)
 
     @contextlib.contextmanager
-    def override(self, name: str, value):
-        """Set an option inside a ``with`` block only, in this thread only (as JAX's
-        context managers)."""
-        value = self._checked(name, value)
+    def _override(self, name: str, value):
+        """`override` of a checked value, or of a hidden entry (`with ctx(v):`)."""
         shared, view = _SHARED[self], self.__dict__
         with shared.lock:
             prior = view[name]
@@ -550,6 +555,18 @@ class Config(threading.local):
                 self._watch_change(name, value, prior)
                 view[name] = prior
                 self._refresh(view)
+
+    def _set_local(self, name: str, value) -> None:
+        """Set a hidden entry in this thread only, for good (set_mesh's mesh: JAX's
+        `swap_local`); the global value again ends this thread's own."""
+        shared, view = _SHARED[self], self.__dict__
+        with shared.lock:
+            view[name] = value
+            if value is shared.values[name]:
+                view["_overridden"].pop(name, None)
+            else:
+                view["_overridden"][name] = 1
+            self._refresh(view)
 
     def global_value(self, name: str):
         """The option's value outside any `with` block of it (what `update` last set)."""

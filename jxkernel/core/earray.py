@@ -52,5 +52,19 @@ class EArray(OverData):
         return "E" + repr(self._data)     # JAX's: its data's repr, marked
 
 
+# type -> handler(value, aval) -> its physical data (an Array): how a value of a library's
+# own array class (one core.pytype_aval_mappings types as an extended dtype) closed over by a
+# traced function becomes a constant (JAX's mlir._constant_handlers give its IR constant; in
+# jxkernel a constant is its data, which the lowering embeds or passes)
+constant_handlers: dict = {}
+
+
+def foreign_constant(x, aval):
+    """`x`, a value of a class registered in constant_handlers, as an EArray of `aval` over
+    the data its handler gives (None where its class has no handler)."""
+    handler = constant_handlers.get(type(x))
+    return None if handler is None else EArray(aval, handler(x, aval))
+
+
 typeof_rules[EArray] = lambda x: x.aval
 Array.register(EArray)          # a jax.Array, as JAX's EArray is a basearray.Array

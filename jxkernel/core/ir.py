@@ -475,7 +475,7 @@ def _fill(items: list, col: int, indent: int, width: int, sep: str = "") -> tupl
     but the last.
 
     >>> _fill(["a:f32[]", "b:f32[]"], 76, 4, 80)
-    ('a:f32[]\n    b:f32[]', 11)
+    ('a:f32[]\\n    b:f32[]', 11)
     """
     text = ""
     for i, item in enumerate(items):

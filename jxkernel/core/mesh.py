@@ -335,7 +335,7 @@ def get_mesh():
 def on_context_mesh() -> bool:
     """Whether this thread runs under set_mesh (a mesh with axes): JAX's jit then runs over
     its devices, every result placed on it."""
-    if _config._CONTEXT_MESH[0] is None:          # (none in any thread: one lookup)
+    if _config.config._context_mesh is None:      # (no set_mesh in this thread: one lookup)
         return False
     mesh = _mesh_state.mesh
     return mesh is not None and not mesh.empty
@@ -371,11 +371,10 @@ class set_mesh:
 
 
 def _note_context_mesh(mesh) -> None:
-    """set_mesh's mesh joins jit's cache keys (config._trace_state): a jit runs over it."""
-    if _config._CONTEXT_MESH[0] is not mesh:
-        _config._CONTEXT_MESH[0] = mesh
-        _config.config._note_trace_state()
-        _config.config._note_generation()     # (jit's remembered last hit is one no more)
+    """set_mesh's mesh joins this thread's jit cache keys (config._trace_state): a jit runs
+    over it."""
+    if _config.config._context_mesh is not mesh:
+        _config.config._set_local("_context_mesh", mesh)
 
 
 # where JAX keeps it (jax._src.sharding_impls.set_mesh), which jxkernel._src.sharding_impls

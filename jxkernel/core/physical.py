@@ -27,6 +27,7 @@ from .interpret import eval_jaxpr
 from .ir import ClosedJaxpr, Jaxpr, Literal, Var
 from .lru import WeakLRU
 from .mesh import NamedSharding, PartitionSpec
+from .primitive import lowering_rules
 from .staging import trace_to_jaxpr
 
 # primitive -> rule(in_avals, out_avals, *physical operands, **params) -> physical results
@@ -162,6 +163,8 @@ def eval_physical(jaxpr: Jaxpr, consts, args) -> list:
         rule = physical_rules.get(eqn.primitive)
         keyed = any(map(is_key, in_avals)) or any(map(is_key, out_avals))
         params = physical_params(eqn.params)
+        if rule is None and keyed and params is eqn.params:
+            rule = _traced_lowering(eqn.primitive)
         if rule is not None and keyed:
             outs = rule(in_avals, out_avals, *vals, **params)
         elif keyed and params is eqn.params:
@@ -172,6 +175,25 @@ def eval_physical(jaxpr: Jaxpr, consts, args) -> list:
         outs = outs if eqn.primitive.multiple_results else [outs]
         env.update(zip(eqn.outvars, outs))
     return [read(v) for v in jaxpr.outvars]
+
+
+def _traced_lowering(prim):
+    """The physical rule of a library's primitive lowered by `mlir.lower_fun(fun)` (JAX lowers
+    `fun` traced on the logical types, lax_test's make/bake/take): `fun` traced on the
+    logical avals, that jaxpr made physical on the data. None for any other primitive."""
+    traceable = getattr(lowering_rules.get(prim), "traceable", None)
+    if traceable is None:
+        return None
+    fun, multiple = traceable
+
+    def rule(in_avals, out_avals, *vals, **params):
+        def flat(*args):
+            out = fun(*args, **params)
+            return list(out) if multiple else [out]
+        closed = trace_to_jaxpr(flat, list(in_avals))
+        outs = eval_physical(closed.jaxpr, [physical_value(c) for c in closed.consts], vals)
+        return outs if multiple else outs[0]
+    return rule
 
 
 _closed_cache = WeakLRU(1024)   # closed jaxpr (held weakly) -> its physical form

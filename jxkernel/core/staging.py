@@ -29,6 +29,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .config import config
+from .earray import constant_handlers, foreign_constant
 from . import vma
 from .avals import ShapedArray, get_aval
 from .check import check_jaxpr
@@ -142,7 +143,10 @@ class JaxprTrace(Trace):
             return x
         if type(x) in hi_value_types:      # a hijax value made outside: a constvar
             return self._hi_const(x)
-        return self._const_atom(x, get_aval(x))
+        aval = get_aval(x)
+        if type(x) in constant_handlers:   # a library's array class: its data's EArray
+            return self._constvar(foreign_constant(x, aval), aval, key=id(x))
+        return self._const_atom(x, aval)
 
     def _hi_const(self, x, aval=None):
         found = self.consts.get(id(x))
@@ -192,8 +196,8 @@ class JaxprTrace(Trace):
             return Literal(np.asarray(value, aval.dtype)[()], aval)
         return self._constvar(value, aval)
 
-    def _constvar(self, value, aval):
-        key = id(value)
+    def _constvar(self, value, aval, key=None):
+        key = id(value) if key is None else key
         arrays = self.outer.host_arrays
         if arrays is not None and key in arrays:   # a NumPy array or its Array: one constant
             key = id(arrays[key][0])

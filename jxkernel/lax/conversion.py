@@ -175,7 +175,15 @@ def _bitcast_batching(vals, dims, *, new_dtype):
     return bitcast_convert_type_p.bind(x, new_dtype=new_dtype), d
 
 
+def _bitcast_sharding_rule(name, in_avals, params, out_avals):
+    """The operand's axes as split; a narrower type's new last axis unsplit, a wider type's
+    consumed one dropped (JAX's)."""
+    parts = sharding_types.parts_of(in_avals[0])
+    return (parts + [()])[:len(out_avals[0].shape)]
+
+
 abstract_eval_rules[bitcast_convert_type_p] = _bitcast_abstract_eval
+sharding_rules[bitcast_convert_type_p] = _bitcast_sharding_rule
 batching_rules[bitcast_convert_type_p] = _bitcast_batching
 ad.defjvp_zero(bitcast_convert_type_p)
 lowering_rules[bitcast_convert_type_p] = lambda ctx, x, *, new_dtype: ctx.op1(

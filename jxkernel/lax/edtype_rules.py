@@ -17,6 +17,7 @@ from . import shapes as _shapes
 from . import slicing as _slicing
 from .slicing.gather_scatter import _default_fill_value
 from . import elementwise as _elementwise
+from . import reductions as _reductions
 from .conversion import from_edtype_p, to_edtype_p
 from .creation import empty2_p
 
@@ -112,6 +113,26 @@ def _select_n(in_avals, out_avals, which, *cases):
     return _elementwise.select_n_p.bind(which, *cases)
 
 
+def _comparison(reduce):
+    """eq/ne of values of an extended dtype (JAX's _opaque_comparison_hlo): their data,
+    broadcast to the result's shape, compared word by word, the words of each element
+    reduced (all equal: and; any different: or)."""
+    def rule(in_avals, out_avals, x, y, **params):
+        out = out_avals[0]
+        shape = tuple(out.shape) + _key_dims(in_avals[0])
+        x, y = (v if tuple(a.shape) == tuple(out.shape) else _shapes.broadcast_in_dim(
+            v, shape, tuple(range(len(shape) - np.ndim(v), len(shape))))
+            for v, a in ((x, in_avals[0]), (y, in_avals[1])))
+        words = rule.prim.bind(x, y, **params)
+        axes = tuple(range(len(out.shape), len(shape)))
+        return reduce(words, axes) if axes else words
+    return rule
+
+
+for _prim, _reduce in ((_elementwise.eq_p, _reductions.reduce_and),
+                       (_elementwise.ne_p, _reductions.reduce_or)):
+    physical_rules[_prim] = _comparison(_reduce)
+    physical_rules[_prim].prim = _prim
 physical_rules[_slicing.dynamic_slice_p] = _dynamic_slice
 physical_rules[_slicing.dynamic_update_slice_p] = _dynamic_update_slice
 physical_rules[_slicing.gather_p] = _gather

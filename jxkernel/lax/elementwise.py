@@ -55,13 +55,13 @@ def _const(x, value):
 
 def _scalar_type_of(dtype):
     return (bool if dtype == np.bool_ else int if np.issubdtype(dtype, np.integer) else
-            complex if np.issubdtype(dtype, np.complexfloating) else float)
+            builtins.complex if np.issubdtype(dtype, np.complexfloating) else float)
 
 
 def _is_weak_scalar(x):
     aval = getattr(x, "aval", None)
     if aval is None:
-        return type(x) in (bool, int, float, complex)
+        return type(x) in (bool, int, float, builtins.complex)   # (lax.complex shadows it)
     return aval.weak_type and not aval.shape
 
 
@@ -852,10 +852,12 @@ def _comparison(name, direction, accepted, numpy):
     return prim
 
 
-eq_p = _comparison("eq", "EQ", ANY, np.equal)
+# (values of an extended dtype too, as JAX's allow_extended_dtype: they compare their data,
+# lax/edtype_rules.py)
+eq_p = _comparison("eq", "EQ", ANY_OR_KEYS, np.equal)
 ad.defjvp_zero(eq_p)
 
-ne_p = _comparison("ne", "NE", ANY, np.not_equal)
+ne_p = _comparison("ne", "NE", ANY_OR_KEYS, np.not_equal)
 ad.defjvp_zero(ne_p)
 
 _ORDERED = ANY - COMPLEX

@@ -33,7 +33,7 @@ from ..core.primitive import (
     own_vma_rules,
     transpose_rules,
 )
-from ..core.trace import EvalTrace, current_trace
+from ..core.trace import EvalTrace, Tracer, current_trace
 from ..tree_util import tree_flatten, tree_map, tree_unflatten
 from ..xla import stablehlo as hlo
 from ..xla.lowering import LoweringRuleContext
@@ -42,7 +42,7 @@ from . import _lowering as hl
 from . import reductions
 from ..transforms.ad_util import Zero, defjvp_zero, deflinear2, instantiate
 from .conversion import convert_element_type
-from .elementwise import add, div, eq, mul, select
+from .elementwise import _const, add, div, eq, mul, select
 from .reductions import reduce_sum
 from .shapes import broadcast_in_dim, expand_dims, iota, reshape, squeeze, transpose
 from .slicing import GatherDimensionNumbers, gather
@@ -136,7 +136,7 @@ def _reducer(name, hlo_op, reduce_fn_name):
             if mine and d is not bu.not_mapped:
                 v, d = reduce(v, (d,)), bu.not_mapped
             elif mine and name == "psum":         # an unbatched value counted once per example
-                v = mul(v, np.asarray(axis_data.size, get_aval(v).dtype))
+                v = mul(_const(v, axis_data.size), v)     # (JAX's order: `mul 3.0 d`)
             outs.append(v)
             out_dims.append(d)
         if rest:
@@ -265,8 +265,40 @@ def _reduce(prim, x, axis_name, axis_index_groups):
 
 def psum(x, axis_name, *, axis_index_groups=None):
     """Sum of `x` (any pytree) over the named axis; every member gets the total.
-    With `axis_index_groups=[[0, 1], [2, 3]]` each group sums on its own (not under vmap)."""
+    With `axis_index_groups=[[0, 1], [2, 3]]` each group sums on its own (not under vmap).
+    A value that is no tracer (the same in every member) is multiplied by the number of
+    members, as JAX's: a Python scalar stays one.
+
+    >>> vmap(lambda x: lax.psum(1, 'i'), axis_name='i')(jnp.ones(3))   # 3 each
+    Array([3, 3, 3], dtype=int32, weak_type=True)
+    """
+    leaves, tree = tree_flatten(x)
+    if not any(isinstance(leaf, Tracer) for leaf in leaves):
+        return tree_unflatten(tree, _psum_constants(leaves, _as_names(axis_name),
+                                                    axis_index_groups))
     return _reduce(psum_p, x, axis_name, axis_index_groups)
+
+
+def _psum_constants(leaves, axes, axis_index_groups) -> list:
+    """JAX's constant case of psum: each leaf (a bool as int32) times the members summed,
+    a positional axis summed away; a Python scalar stays a Python scalar (psum(1, 'i') is
+    the axis size, an int, with nothing in the jaxpr)."""
+    named = tuple(a for a in axes if not isinstance(a, int))
+    positional = [a for a in axes if isinstance(a, int)]
+    if axis_index_groups is not None:
+        if positional:                         # JAX's words
+            raise ValueError("axis_index_groups only supported for sums over just named axes")
+        size = len(axis_index_groups[0])
+    else:
+        size = _axis_size(named) if named else 1
+    out = []
+    for leaf in leaves:
+        if dtypes.dtype(leaf) == np.bool_:
+            leaf = convert_element_type(leaf, np.int32)
+        if positional:
+            leaf = reduce_sum(leaf, tuple(a % np.ndim(leaf) for a in positional))
+        out.append(_const(leaf, size) * leaf)
+    return out
 
 
 def pmax(x, axis_name, *, axis_index_groups=None):
@@ -289,8 +321,11 @@ def pmean(x, axis_name, *, axis_index_groups=None):
         n = psum(1, axis_name)
     sums = psum(x, axis_name, axis_index_groups=axis_index_groups)
     leaves, tree = tree_flatten(sums)
-    # JAX divides with `/` (jnp's true division): an integer sum's mean is a float, 1.5 not 1
-    return tree_unflatten(tree, [_true_mean(s, n) for s in leaves])
+    # JAX divides with `/` (jnp's true division): an integer sum's mean is a float, 1.5 not 1;
+    # a constant's sum (a Python or NumPy value, psum's constant case) by Python's
+    return tree_unflatten(tree, [s / n if isinstance(s, (int, float, complex, np.ndarray,
+                                                         np.generic)) else _true_mean(s, n)
+                                 for s in leaves])
 
 
 def pargmax(x, axis_name):

@@ -184,8 +184,6 @@ def array(object, dtype=None, *args, copy: bool = True, order: str | None = "K",
                 out = np.asarray(object)
             except Exception:
                 raise TypeError(f"Unexpected input type for array: {type(object)}") from None
-            if out.dtype == object_dtype:
-                raise TypeError(f"Unexpected input type for array: {type(object)}")
             _check_numeric(object, out.dtype)
         if dtype is None:
             dtype = _core.canonicalize_dtype(out.dtype)
@@ -202,9 +200,10 @@ object_dtype = np.dtype(object)
 
 
 def _check_numeric(value, dtype) -> None:
-    """JAX 0.10.2's TypeError for text: NumPy makes arrays of strings and bytes, JAX does not
-    (jnp.array(["cat", "dog"]) names the first leaf, 'cat')."""
-    if dtype.kind in "SU":
+    """JAX 0.10.2's TypeError for text and other objects: NumPy makes arrays of strings,
+    bytes and objects (a token, a dict), JAX does not (jnp.array(["cat", "dog"]) names the
+    first leaf, 'cat')."""
+    if dtype.kind in "SUO":
         raise TypeError(f"Value '{value}' with dtype {dtype} is not a valid JAX array type. "
                         f"Only arrays of numeric types are supported by JAX.")
 

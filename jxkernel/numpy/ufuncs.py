@@ -1107,6 +1107,8 @@ def equal(x, y, /):
     """x == y elementwise (typed PRNG keys compare their key data, as in JAX)."""
     if _typed_keys(x, y):
         _keys_only("equal", x, y)
+        if not hasattr(_typed_keys(x, y), "keys_equal"):     # another extended dtype: lax's
+            return lax.eq_p.bind(x, y)
         return _typed_keys(x, y).keys_equal(x, y)
     return lax.eq_p.bind(*promote_args("equal", x, y))
 
@@ -1116,6 +1118,8 @@ def not_equal(x, y, /):
     """x != y elementwise."""
     if _typed_keys(x, y):
         _keys_only("not_equal", x, y)
+        if not hasattr(_typed_keys(x, y), "keys_equal"):     # another extended dtype: lax's
+            return lax.ne_p.bind(x, y)
         return lax.bitwise_not(_typed_keys(x, y).keys_equal(x, y))
     return lax.ne_p.bind(*promote_args("not_equal", x, y))
 

@@ -21,7 +21,9 @@ from .. import lax
 from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval
 from ..core.physical import physical_rules
-from ..core.primitive import Primitive, abstract_eval_rules, batching_rules, impl_rules
+from ..core import sharding_types
+from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, impl_rules,
+                              sharding_rules)
 from ..lax._rules import broadcast_shapes
 from ..transforms import batch_util as bu
 from ..transforms.ad_util import defjvp_zero
@@ -65,22 +67,6 @@ def _flat_map(fn, data, n_keys_dims, key_shape):
     flat = lax.reshape(data, (math.prod(shape), *key_shape))
     out = vmap(fn)(flat)
     return lax.reshape(out, shape + tuple(out.shape[1:]))
-
-
-def _moved_first(vals, dims, size=None):
-    """Operands with their batch axes first (unbatched ones broadcast along a new first axis
-    of the batch size), so that the batch is a leading key axis."""
-    if size is None:
-        size = next(bu.shape(x)[d] for x, d in zip(vals, dims) if d is not bu.not_mapped)
-    out = []
-    for x, d in zip(vals, dims):
-        if d is bu.not_mapped:
-            shape = bu.shape(x)
-            x = lax.broadcast_in_dim(x, (size, *shape), tuple(range(1, len(shape) + 1)))
-        else:
-            x = bu.moveaxis(x, d, 0)
-        out.append(x)
-    return out
 
 
 def _unary_batcher(prim):
@@ -162,24 +148,47 @@ def _fold_in_abstract_eval(keys, msgs):
 
 
 def _fold_in_physical(in_avals, out_avals, data, msgs):
-    dtype = in_avals[0].dtype
-    impl = dtype._impl
-    shape = tuple(out_avals[0].shape)
-    if not shape:
-        return impl.fold_in(data, msgs)
-    if tuple(in_avals[0].shape) != shape:
-        data = lax.broadcast_in_dim(data, shape + dtype.key_shape, tuple(
-            range(len(shape) - len(in_avals[0].shape), len(shape) + len(dtype.key_shape))))
-    if tuple(in_avals[1].shape) != shape:
-        msgs = lax.broadcast_in_dim(msgs, shape, tuple(
-            range(len(shape) - len(in_avals[1].shape), len(shape))))
-    n = math.prod(shape)
-    out = vmap(impl.fold_in)(lax.reshape(data, (n, *dtype.key_shape)), lax.reshape(msgs, (n,)))
-    return lax.reshape(out, shape + dtype.key_shape)
+    impl = in_avals[0].dtype._impl
+    return _vmap_broadcasting(impl.fold_in, in_avals[0].shape, in_avals[1].shape)(data, msgs)
+
+
+def _vmap_broadcasting(f, shape1, shape2):
+    """`f` of one key's data and one message, over keys of `shape1` and messages of
+    `shape2` as they broadcast (JAX's iterated_vmap_binary_bcast): vmapped once per axis, a
+    size-1 axis squeezed and its operand held (in_axes None), a scalar held throughout.
+    Nothing is broadcast, so a keys' axis split over a mesh meets no unsplit copy of the
+    messages (vmap refuses two mapped operands split differently)."""
+    if not shape1 or not shape2:
+        n, held_left = len(shape1 or shape2), not shape1
+        for _ in range(n):
+            f = vmap(f, in_axes=(None, 0) if held_left else (0, None))
+        return f
+    for size1, size2 in reversed(list(zip(shape1, shape2))):
+        f = vmap(f) if size1 == size2 else _squeezed(f, left=size1 == 1)
+    return f
+
+
+def _squeezed(f, left: bool):
+    """vmap of `f` where the left (or right) operand's leading axis has size 1: held."""
+    def g(x, y):
+        if left:
+            return vmap(f, in_axes=(None, 0))(lax.squeeze(x, (0,)), y)
+        return vmap(f, in_axes=(0, None))(x, lax.squeeze(y, (0,)))
+    return g
 
 
 def _fold_in_batching(vals, dims):
-    return random_fold_in_p.bind(*_moved_first(vals, dims)), 0
+    """As JAX's broadcasting batcher: agreeing batch axes and scalars bind as they are;
+    otherwise batch axes go first and an unbatched operand gets a size-1 leading axis
+    (the primitive broadcasts it)."""
+    shapes = [bu.shape(x) for x in vals]
+    batched = [(s, d) for s, d in zip(shapes, dims) if d is not bu.not_mapped]
+    shape, dim = batched[0]
+    if all(s == shape and d == dim for s, d in zip(shapes, dims) if s):
+        return random_fold_in_p.bind(*vals), dim
+    out = [x if not s else lax.expand_dims(x, (0,)) if d is bu.not_mapped else
+           bu.moveaxis(x, d, 0) for x, s, d in zip(vals, shapes, dims)]
+    return random_fold_in_p.bind(*out), 0
 
 
 abstract_eval_rules[random_fold_in_p] = _fold_in_abstract_eval
@@ -247,6 +256,27 @@ abstract_eval_rules[random_clone_p] = lambda aval: aval
 batching_rules[random_clone_p] = lambda vals, dims: (random_clone_p.bind(vals[0]), dims[0])
 physical_rules[random_clone_p] = _same
 defjvp_zero(random_clone_p)
+
+
+# ------------------------------------------------------------------ sharding in types
+def _keys_then_unsplit(name, in_avals, params, out_avals):
+    """random_bits, random_split, random_unwrap: the keys' axes as they are split, the axes
+    each key gives (its values, its data) unsplit, as JAX's abstract evaluation types them."""
+    parts = sharding_types.parts_of(in_avals[0])
+    return parts + [()] * (len(out_avals[0].shape) - len(parts))
+
+
+def _keys_of_data(name, in_avals, params, out_avals):
+    """random_wrap: the data's axes but its trailing key data (JAX's logical_sharding)."""
+    return sharding_types.parts_of(in_avals[0])[:len(out_avals[0].shape)]
+
+
+for _p in (random_bits_p, random_split_p, random_unwrap_p):
+    sharding_rules[_p] = _keys_then_unsplit
+for _p in (random_seed_p, random_clone_p):
+    sharding_rules[_p] = sharding_types.same_as_operand_rule
+sharding_rules[random_fold_in_p] = sharding_types.broadcasting_rule
+sharding_rules[random_wrap_p] = _keys_of_data
 
 
 # ------------------------------------------------------------------ binding them

@@ -568,7 +568,8 @@ def fold_in(key, data):
     data = _fold_in_data(data)
     shape = tuple(get_aval(data).shape)
     if shape:
-        raise TypeError(f"fold_in accepts a scalar, but was given an array of shape {shape} "
+        # JAX's words, "ofshape" as they run together there
+        raise TypeError(f"fold_in accepts a scalar, but was given an array ofshape {shape} "
                         f"!= (). Use jax.vmap for batching.")
     return _rewrap(wrapped, key_prims.random_fold_in(data_key, data))
 

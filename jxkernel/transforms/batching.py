@@ -33,6 +33,7 @@ from .api_util import flatten_axes, wraps
 from ..tree_util import (keystr, tree_flatten, tree_flatten_with_path,
                          tree_structure, tree_unflatten)
 from ..core.staging import trace_to_jaxpr
+from ..xla.transfers import foreign_argument, shard_arg_handlers
 
 
 class AxisData:
@@ -222,6 +223,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         leaves, treedef = tree_flatten(shadow)
         kw_leaves, kw_tree = tree_flatten(kw_shadow)
         leaves = leaves + kw_leaves
+        if shard_arg_handlers:         # a library's array classes among them: their EArrays
+            leaves = [foreign_argument(x) for x in leaves]
         flat_axes = [ax if type(x) is vmappable.Whole else _normalize_axis(ax, x, name)
                      for ax, x in zip(flat_axes, leaves)]
         # a registered type's values take no part in the size (JAX's rule: axis_size says it)

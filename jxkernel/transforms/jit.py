@@ -37,8 +37,8 @@ from ..xla.lowering import NeedsMesh
 from ..xla.scalars import scalar_kinds, scalar_signature
 from ..xla.transfers import arguments_on, put_on_device
 from .api_util import check_callable, flatten_fun, float0_outside, fun_name, merge_static, update_wrapper
-from .jit_args import (SCALAR_TYPES, Arguments, jit_shardings, leaf_aval, not_a_jax_type,
-                       python_inputs, static_key)
+from .jit_args import (SCALAR_TYPES, Arguments, constant_handlers, jit_shardings, leaf_aval,
+                       not_a_jax_type, python_inputs, static_key)
 from .jit_pinned import arguments_placement, pin_params, program_placement
 from .jit_cache import (LAST_HIT, NO_HITS, NOWHERE, Entry, check_traceable, clear_jit,
                         compiled_trace, fun_state, c_last_hit, last_hit_for, remember,
@@ -152,7 +152,7 @@ class Jitted(native.JitFunction if native else object):
                 if jit_refs.is_ref(leaf):
                     raise jit_refs.returned_ref_error(jit_refs.where(self), leaf, names)
                 if not isinstance(leaf, (Tracer, *ARRAY_TYPES, np.ndarray, np.generic,
-                                         *SCALAR_TYPES)):
+                                         *SCALAR_TYPES, *constant_handlers)):
                     raise not_a_jax_type(jit_refs.where(self), leaf, i, out_tree())
             out_leaves, tree = float0_outside(out_leaves, out_tree())
             out_trees.append(tree)

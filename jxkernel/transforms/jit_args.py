@@ -15,11 +15,13 @@ import numpy as np
 from ..core import dtypes
 from ..core.avals import ShapedArray, ShapeDtypeStruct, python_scalar_aval, shaped_abstractify
 from ..core.avals import get_aval, typeof_rules
+from ..core.earray import constant_handlers  # noqa: F401 (jit.py's: closed-over classes)
 from ..core.errors import jax_array_abstractified
 from ..core.hijax import AvalQDD, cur_qdd, hi_value_types
 from ..core.mesh import UNCONSTRAINED, PartitionSpec
+from ..xla.transfers import foreign_argument, shard_arg_handlers
 from ..tree_util import (DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey, broadcast_prefix,
-                         keystr, tree_flatten, tree_flatten_with_path, tree_unflatten)
+                         keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten)
 
 def as_tuple(x) -> tuple:
     if x is None:
@@ -229,6 +231,8 @@ class Arguments:
 
     def split(self, args, kwargs):
         """(dynamic args, dynamic kwargs, static (name, value, position or None) triples)."""
+        if shard_arg_handlers:         # a library's array classes among them: their EArrays
+            args, kwargs = tree_map(foreign_argument, (args, kwargs))
         statics = []
         if self.static_argnums:
             dyn_args = []

@@ -7,13 +7,15 @@ xla/put.py's: it sends one-device puts here and mesh layouts to xla/sharded.py.
 """
 from __future__ import annotations
 
-from ..core.avals import is_sharding
+from ..core.avals import get_aval, is_sharding
+from ..core.earray import EArray
 from ..core.physical import is_extended, wrap_physical
 from . import client as _client
 from .array import Array, array_to_device, host_to_device, is_plain
 from .client import xc
 from .host_values import _host_value
 from .numpy_device import NumpyDevice
+from .sharding import SingleDeviceSharding
 
 
 def put_on_device(x, device=None, *, copy=False) -> Array:
@@ -27,7 +29,10 @@ def put_on_device(x, device=None, *, copy=False) -> Array:
     """
     data = typed_data(x)
     if data is not None:
-        return wrap_physical(x.aval, put_on_device(data, device, copy=copy))
+        moved = put_on_device(data, device, copy=copy)
+        # (an EArray stays one: it may carry a library's array to a program, which its
+        # dtype's handler would make that class again)
+        return x._with_base(moved) if type(x) is EArray else wrap_physical(x.aval, moved)
     if device is not None and not isinstance(device, _DEVICE_TYPES):
         device = _device_of_sharding(device)
     if isinstance(x, Array):
@@ -100,3 +105,23 @@ def device_get(tree):
     if isinstance(tree, dict):
         return type(tree)((k, device_get(v)) for k, v in tree.items())
     return tree
+
+
+# type -> handler(xs, shardings, layouts, copy_semantics) -> their data, an Array each: how an
+# argument of a library's own array class (one core.pytype_aval_mappings types as an extended
+# dtype) reaches a program (JAX's pxla.shard_arg_handlers)
+shard_arg_handlers: dict = {}
+
+
+def foreign_argument(x):
+    """`x` as a program takes it: an argument of a class in shard_arg_handlers as an EArray of
+    its type over the data its handler puts on the default device; any other as it is.
+
+        >>> foreign_argument(1.0)
+        1.0
+    """
+    handler = shard_arg_handlers.get(type(x))
+    if handler is None:
+        return x
+    data, = handler([x], [SingleDeviceSharding(_client.default_device())], [None], [None])
+    return EArray(get_aval(x), data)

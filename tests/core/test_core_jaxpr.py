@@ -2,6 +2,7 @@
 constvars, nested jaxprs, source info, the type checker, and the IR invariants."""
 import numpy as np
 import pytest
+from doc_examples import check_docstring_examples
 
 import jxkernel as jax
 from jxkernel import lax
@@ -238,3 +239,9 @@ def test_shared_and_long_jaxprs_are_hoisted_into_lets():
     closed = jax.make_jaxpr(lambda c: lax.scan(body, c, None, length=3))(x)
     assert str(closed) == LET_GOLDEN_SCAN
     check_jaxpr(closed.jaxpr)
+
+
+def test_ir_docstring_examples_run():
+    # _fill's example printed a newline where its docstring meant the two characters "\n"
+    # (the docstring was not raw), so the example failed
+    check_docstring_examples("jxkernel.core.ir")

@@ -39,6 +39,24 @@ def cases(jax, linalg, x64):
     # a singular system: gtsv's info > 0 gives NaN; the perturbed kernel a finite answer
     sing = np.zeros_like(d[0])
     out["tridiagonal_solve_singular"] = ts(dl[0] * 0, sing, du[0] * 0, b[0])
+    # gtsv pivots: a zero first pivot (where the Thomas algorithm divides by zero) and a
+    # nearly singular system (condition number about 1e4) solved as JAX's CPU lowering does,
+    # on the NumPy backend too (SciPy's gtsv)
+    zero_first = d[0].copy()
+    zero_first[0] = 0
+    out["tridiagonal_solve_zero_pivot"] = ts(dl[0], zero_first, du[0], b[0])
+    ones = np.ones_like(d[0])
+    out["tridiagonal_solve_ill_conditioned"] = ts(-ones, 2 * ones + ones * 1e-3, -ones, b[0])
+    # the perturbed kernel on the singular systems of inverse iteration (T - lambda I, lambda
+    # an eigenvalue): finite, where gtsv gives NaN
+    t = np.array([2.0, 2.0, 2.0], v["f"])
+    out["tridiagonal_solve_perturbed_singular"] = ts(
+        -t / 2, t - np.array(2 - np.sqrt(2), v["f"]), -t / 2, np.ones((3, 2), v["f"]),
+        perturb_singular=True)
+    out["tridiagonal_solve_perturbed_zero"] = ts(dl[0] * 0, sing, du[0] * 0, b[0],
+                                                 perturb_singular=True)
+    out["tridiagonal_solve_perturbed_one"] = ts(sing[:1], sing[:1], sing[:1], b[0][:1],
+                                                perturb_singular=True)
     out["tridiagonal_solve_jit"] = jax.jit(ts)(dl[0], d[0], du[0], b[0])
     out["tridiagonal_solve_vmap_b"] = jax.vmap(ts, (None, None, None, 2), 1)(
         dl, d, du, np.stack([b, 2 * b], 2))

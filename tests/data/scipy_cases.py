@@ -210,7 +210,7 @@ LINALG_SIGN_FREE = {"svd": {0: (0, "columns"), 2: (0, "rows")},
                     "eigh": {1: (1, "columns")}}
 
 
-def linalg_cases(jax, jnp, linalg, dt, vectors_by_inverse_iteration=True):
+def linalg_cases(jax, jnp, linalg, dt):
     L, out = linalg, {}
     rng = np.random.RandomState(0)
     a = _a(rng.randn(4, 4), dt)
@@ -269,12 +269,10 @@ def linalg_cases(jax, jnp, linalg, dt, vectors_by_inverse_iteration=True):
                                                    select="i", select_range=(1, 2))
     # the eigenvectors too (inverse iteration from key(42)'s normal vectors, as JAX's), and a
     # cluster of equal eigenvalues, whose vectors are made orthonormal
-    # (not on the NumPy backend: its tridiagonal_solve has no perturbed kernel yet)
-    if vectors_by_inverse_iteration:
-        out["eigh_tridiagonal_vectors"] = L.eigh_tridiagonal(
-            _a([1.0, 2.0, -1.0, 0.5, 3.0], dt), _a([0.5, 1.0, 2.0, -0.3], dt))
-        out["eigh_tridiagonal_cluster"] = L.eigh_tridiagonal(_a([1.0, 1.0, 1.0, 2.0], dt),
-                                                             _a([0.0, 0.0, 1e-3], dt))
+    out["eigh_tridiagonal_vectors"] = L.eigh_tridiagonal(
+        _a([1.0, 2.0, -1.0, 0.5, 3.0], dt), _a([0.5, 1.0, 2.0, -0.3], dt))
+    out["eigh_tridiagonal_cluster"] = L.eigh_tridiagonal(_a([1.0, 1.0, 1.0, 2.0], dt),
+                                                         _a([0.0, 0.0, 1e-3], dt))
     # special matrices
     out["block_diag"] = L.block_diag(np.ones((1, 2), dt), 2, _a([[3.0], [4.0]], dt))
     out["block_diag_int"] = L.block_diag(np.arange(4).reshape(2, 2), np.array([5]))

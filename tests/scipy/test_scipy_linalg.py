@@ -68,11 +68,7 @@ def test_values_dtypes_and_weak_types_match_jax(tag, dtype):
     the functions' eager calls are checked against scipy below."""
     with jxkernel.enable_x64(dtype == np.float64), warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)     # JAX's own cho_solve warns too
-        # (the NumPy backend's tridiagonal_solve has no perturbed kernel: eigh_tridiagonal's
-        # eigenvectors are XLA's only, so far)
-        cases = jxkernel.jit(lambda: linalg_cases(
-            jxkernel, jnp, linalg, dtype,
-            vectors_by_inverse_iteration=not backend_tier.on_numpy_backend()))()
+        cases = jxkernel.jit(lambda: linalg_cases(jxkernel, jnp, linalg, dtype))()
     assert len(cases) > 75
     for name, value in cases.items():
         check_against_reference(tag, name, tree_leaves(value))

@@ -5,6 +5,8 @@ module, over jxkernel's (its avals, tracers and traces; `jax.core` is `jxkernel.
     ShapedArray(float32[3])
 """
 from ...core.errors import ConcretizationTypeError  # noqa: F401
+from ...core.avals import pytype_aval_mappings  # noqa: F401 (a library's array classes)
+from ...api.extras import typeof  # noqa: F401
 from ...core.avals import (AbstractToken, AbstractValue, ShapedArray, Token,  # noqa: F401
                            abstract_token, get_aval)
 from ...core.errors import ConcretizationTypeError  # noqa: F401

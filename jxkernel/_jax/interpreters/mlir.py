@@ -31,7 +31,11 @@ def emit_python_callback(ctx, callback, token, operands, operand_avals, result_a
 def lower_fun(fun, multiple_results: bool = True):
     """A lowering rule that traces `fun(*args, **params)`, written with jax.numpy/lax
     operations, and compiles it in place of the primitive."""
-    return _lowering.lower_fun(fun, multiple_results)
+    rule = _lowering.lower_fun(fun, multiple_results)
+    # what the physical pass traces where a library's primitive has operands or results of
+    # an extended dtype (core/physical.py: as JAX lowers `fun` on the logical types)
+    rule.traceable = (fun, multiple_results)
+    return rule
 
 
 _rule_contexts: list = []
@@ -62,6 +66,7 @@ def _with_context(prim, rule, cacheable=True):
         if not prim.multiple_results and isinstance(out, (list, tuple)) and len(out) == 1:
             return out[0]
         return out
+    run.traceable = getattr(rule, "traceable", None)     # (lower_fun's: core/physical.py)
     return run
 
 

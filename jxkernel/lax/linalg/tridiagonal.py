@@ -1,8 +1,9 @@
 """tridiagonal_solve and tridiagonal: the tridiagonal family, with all their rules.
 
 tridiagonal_solve solves A X = B for a tridiagonal A given by its three diagonals (LAPACK's
-gtsv on the CPU, or jaxlib's perturbed LU kernel with perturb_singular; elsewhere JAX's
-default lowering, the Thomas algorithm in a scan). Linear in b, JAX's jvp in the diagonals.
+gtsv on the CPU, as JAX's CPU lowering, or jaxlib's perturbed LU kernel with perturb_singular;
+elsewhere JAX's default lowering, the Thomas algorithm in a scan; the NumPy backend runs
+SciPy's gtsv, or the perturbed kernel ported to NumPy). Linear in b, JAX's jvp in the diagonals.
 tridiagonal reduces a Hermitian matrix to tridiagonal form (LAPACK's sytrd/hetrd; not
 differentiable, as in JAX).
 
@@ -130,17 +131,120 @@ def _tridiagonal_solve_lowering(ctx, dl, d, du, b, *, perturb_singular):
 
 def _tridiagonal_solve_numpy(dl, d, du, b, *, perturb_singular):
     """SciPy's gtsv, matrix by matrix (NaN where singular), as the CPU lowering's LAPACK;
-    perturb_singular's kernel is jaxlib's own, which SciPy does not have."""
-    if perturb_singular:
-        raise NotImplementedError("the NumPy rule of tridiagonal_solve has no "
-                                  "perturb_singular=True: jit it (XLA's CPU runs jaxlib's "
-                                  "kernel)")
-    gtsv = _scipy_lapack("gtsv", b.dtype)
+    with perturb_singular, jaxlib's perturbed LU kernel ported (_perturbed_solve)."""
+    _lapack_dtype(b.dtype)             # (float16 refused, as by the CPU lowering's LAPACK)
+    solve = _perturbed_solve if perturb_singular else _gtsv_solve(b.dtype)
     out = np.empty_like(b)
     for i in np.ndindex(b.shape[:-2]):
-        *_, x, info = gtsv(dl[i][1:], d[i], du[i][:-1], b[i])
-        out[i] = x if info == 0 else np.nan
+        out[i] = solve(dl[i], d[i], du[i], b[i])
     return out
+
+
+def _gtsv_solve(dtype):
+    gtsv = _scipy_lapack("gtsv", dtype)
+
+    def solve(dl, d, du, b):
+        *_, x, info = gtsv(dl[1:], d, du[:-1], b)
+        return x if info == 0 else np.nan
+    return solve
+
+
+def _perturbed_solve(dl, d, du, b):
+    """jaxlib's tridiagonal_solve_perturbed_ffi (jaxlib/tridiagonal_solve_perturbed.h, after
+    LAPACK's xLAGTF + xLAGTS), step for step in b's dtype: LU with row pivoting, the forward
+    solve done as it factors, then back substitution where a tiny pivot of U is perturbed by
+    about eps * max|U| (or the row scaled up) instead of overflowing. Inverse iteration
+    (eigh_tridiagonal's eigenvectors) solves such singular systems.
+
+    >>> _perturbed_solve(*np.float32([[0, 1], [1, 1], [1, 0]]), np.float32([[1], [2]]))
+    array([[-8.388607e+06],
+           [ 8.388608e+06]], dtype=float32)
+    """
+    n, dtype = len(d), b.dtype
+    real = np.finfo(dtype).dtype
+    zero = dtype.type(0)
+    x = b.copy()
+    if n == 0:
+        return x
+    eps = real.type(np.finfo(real).eps)
+    if n == 1:
+        p, row = _perturbed_pivot(eps * real.type(abs(d[0])), d[0], x[0].copy())
+        x[0] = row / p
+        return x
+    u = np.zeros((n, 3), dtype)
+    u[0, 0], u[0, 1] = d[0], du[0]
+    max_u = max(abs(u[0, 0]), abs(u[0, 1]))
+    scale1 = real.type(abs(u[0, 0]) + abs(u[0, 1]))
+    for k in range(n - 1):
+        u[k + 1, 0] = d[k + 1]
+        scale2 = real.type(abs(dl[k + 1]) + abs(u[k + 1, 0]))
+        if k < n - 2:
+            scale2 += real.type(abs(du[k + 1]))
+        if dl[k + 1] == zero:                  # nothing below the pivot: the next row
+            scale1 = scale2
+            u[k + 1, 1], u[k, 2] = du[k + 1], zero
+        else:
+            piv1 = real.type(0) if u[k, 0] == zero else real.type(abs(u[k, 0]) / scale1)
+            piv2 = real.type(abs(dl[k + 1]) / scale2)
+            if piv2 <= piv1:                   # no row exchange
+                scale1 = scale2
+                factor = dl[k + 1] / u[k, 0]
+                u[k + 1, 0] -= factor * u[k, 1]
+                u[k + 1, 1], u[k, 2] = du[k + 1], zero
+                x[k + 1] = x[k + 1] - factor * x[k]
+            else:                              # rows k and k+1 exchanged
+                factor = u[k, 0] / dl[k + 1]
+                utmp = u[k, 1]
+                u[k, 0] = dl[k + 1]
+                u[k + 1, 0] = utmp - factor * d[k + 1]
+                u[k, 1] = d[k + 1]
+                if k < n - 2:
+                    u[k, 2] = du[k + 1]
+                    u[k + 1, 1] = -factor * du[k + 1]
+                x[k + 1], x[k] = x[k] - factor * x[k + 1], x[k + 1].copy()
+                scale1 = real.type(abs(u[k + 1, 0]) + abs(u[k + 1, 1]))
+        if k < n - 2:
+            max_u = max(max_u, *np.abs(u[k]))
+    max_u = max(max_u, abs(u[n - 1, 0]))
+    perturb = real.type(eps * max_u)
+    one = dtype.type(1)
+    for k in range(n - 1, -1, -1):             # U x = z, tiny pivots perturbed
+        row = x[k].copy()
+        if k + 1 < n:
+            row = row - u[k, 1] * x[k + 1]
+        if k + 2 < n:
+            row = row - u[k, 2] * x[k + 2]
+        p, row = _perturbed_pivot(perturb, u[k, 0], row)
+        x[k] = row * (one / p)
+    return x
+
+
+def _perturbed_pivot(perturb, pivot, row):
+    """jaxlib's MaybePerturbPivot (from LAPACK's xLAGTS): (pivot, row) with a pivot of
+    magnitude below 1 moved away from zero by `perturb`, doubling, until neither row / pivot
+    nor 1 / pivot overflows (or, below the safe minimum, both scaled up instead)."""
+    real = np.finfo(row.dtype).dtype
+    info = np.finfo(real)
+    one, tiny, small = real.type(1), real.type(info.tiny), real.type(1) / real.type(info.max)
+    safemin = tiny if small < tiny else real.type(small * (one + real.type(info.eps)))
+    bignum = one / safemin
+    size = real.type(abs(pivot))
+    if size >= one:
+        return pivot, row
+    perturb = real.type(np.copysign(max(abs(perturb), safemin), np.real(pivot)))
+    biggest = real.type(np.abs(row).max()) if row.size else real.type(0)
+    while size < one:
+        if size < safemin:
+            if size == 0 or biggest * safemin > size:
+                pivot, perturb = pivot + perturb, perturb * real.type(2)
+            else:
+                return pivot * bignum, row * bignum
+        elif biggest > size * bignum:
+            pivot, perturb = pivot + perturb, perturb * real.type(2)
+        else:
+            break
+        size = real.type(abs(pivot))
+    return pivot, row
 
 
 def _zero_row(x, axis):
@@ -264,7 +368,7 @@ def _tridiagonal_lowering(ctx, a, *, lower):
 
 def _tridiagonal_numpy(a, *, lower):
     """SciPy's sytrd/hetrd matrix by matrix, the CPU lowering's LAPACK routine."""
-    trd = _scipy_lapack("hetrd" if a.dtype.kind == "c" else "sytrd", a.dtype)
+    trd = _scipy_lapack("hetrd" if a.dtype.kind == "c" else "sytrd", _lapack_dtype(a.dtype))
     batch, n = a.shape[:-2], a.shape[-1]
     real = _real(a.dtype)
     outs = [np.empty_like(a), np.empty((*batch, n), real), np.empty((*batch, n - 1), real),

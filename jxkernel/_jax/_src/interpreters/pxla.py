@@ -1,6 +1,8 @@
 """jxkernel._src.interpreters.pxla, as jax._src.interpreters.pxla: `global_result_handlers`,
 which an extended dtype's `global_sharded_result_handler` asks for the handler of its
-physical data (Flax's fp8_meta32 does, then wraps the data in an EArray).
+physical data (Flax's fp8_meta32 does, then wraps the data in an EArray); `shard_arg_handlers`
+(how an argument of a library's own array class reaches a program: xla/transfers.py) and
+`batched_device_put`, which such a handler calls.
 
 In jxkernel the physical result is already an Array when the extended dtype's handler runs
 (core/physical.py's wrap_physical), so the handler for arrays of plain types returns it as it
@@ -12,6 +14,9 @@ dtype's handler wraps the data in its own class that way):
     (Array([1., 1.], dtype=float32), Array([2., 2.], dtype=float32))
 """
 from ....core.avals import ShapedArray
+from ....xla.array import device_put
+from ....xla.sharded import make_array_from_single_device_arrays
+from ....xla.transfers import shard_arg_handlers  # noqa: F401 (a library's array classes)
 
 
 class ResultHandler:
@@ -34,3 +39,17 @@ def _array_result_handler(aval, sharding, committed):
 
 # aval type -> handler maker (aval, sharding, committed) -> (physical Array -> value)
 global_result_handlers = {ShapedArray: _array_result_handler}
+
+
+def batched_device_put(aval, sharding, xs, devices, committed=True):
+    """One Array of type `aval` laid out as `sharding`, from `xs`, the data of each of
+    `devices` (JAX's: a shard_arg handler's way to put its data on the devices).
+
+    >>> batched_device_put(ShapedArray((2,), np.float32), None, [np.ones(2, np.float32)],
+    ...                    [jax.devices()[0]])
+    Array([1., 1.], dtype=float32)
+    """
+    arrays = [device_put(x, d) for x, d in zip(xs, devices)]
+    if len(arrays) == 1:
+        return arrays[0]
+    return make_array_from_single_device_arrays(tuple(aval.shape), sharding, arrays)
