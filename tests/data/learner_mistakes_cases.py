@@ -5,6 +5,7 @@ warning. Where a card or message advises a fix, a case runs the fix as advised, 
 can check that the advice works under JAX too. The reference (learner_mistakes_reference.json)
 is real JAX 0.10.2's, written by reference/make_learner_mistakes_reference.py."""
 import functools
+import json
 import re
 import warnings
 
@@ -354,6 +355,7 @@ def run(jax):
         "static_list_as_tuple": _said(lambda: jax.jit(zeros, static_argnums=1)(1.0, (2, 3))),
         "static_list_traced": _said(lambda: jax.jit(zeros)(1.0, jnp.asarray([2, 3]))),
         "item_of_tracer": _said(lambda: jax.jit(item)(1.0)),
+        "item_of_tracer_lines": _said_lines(lambda: jax.jit(item)(1.0), 2),
         # "make x static" for .item(): x is then a Python float, which has no .item()
         "item_made_static": _said(lambda: jax.jit(item, static_argnames=("x",))(1.0)),
         "item_dropped": _said(lambda: jax.jit(lambda x: x)(1.0)),
@@ -400,6 +402,8 @@ def run(jax):
         **_conversions_under_grad(jax),
         **_sized_results(jax),
         **_grad_outputs(jax),
+        **_grad_output_fixes(jax),
+        **_scalar_conversions(jax),
         **_prints_under_jit(jax),
         **_branch_types(jax),
     }
@@ -465,6 +469,63 @@ def _grad_outputs(jax):
             lambda: jax.grad(lambda x: x ** 2, has_aux=True)(2.0), 69),
         "vjp_has_aux_three_outputs": first_words(
             lambda: jax.vjp(lambda x: (x, x, x), 2.0, has_aux=True), 69),
+    }
+
+
+def _grad_output_fixes(jax):
+    """grad of a function whose output is not one number, and each fix the grad-output card
+    advises, as advised: the Jacobian (jacrev), the sum's gradient, vmap of grad for an
+    elementwise function, has_aux for a (loss, extra) pair (and for a longer tuple once f
+    returns loss, (extra1, extra2)), the loss entry of a dict."""
+    jnp = jax.numpy
+    x = jnp.arange(3.0)
+
+    def square(x):
+        return x ** 2
+
+    def pair(x):
+        return x.sum(), x
+
+    def entries(x):
+        return {"loss": (x ** 2).sum(), "y": x}
+
+    def listed(tree):                   # as JSON keeps it: tuples as lists
+        return json.loads(json.dumps(jax.tree_util.tree_map(lambda a: np.asarray(a).tolist(),
+                                                            tree)))
+    return {
+        "grad_of_vector_output": _said(lambda: jax.grad(square)(x)),
+        "value_and_grad_of_vector_output": _said(lambda: jax.value_and_grad(square)(x)),
+        "grad_of_triple_output": _said(
+            lambda: jax.grad(lambda x: (x.sum(), x, 1.0))(x))["first_line"][:67],
+        "grad_of_dict_output": _said(lambda: jax.grad(entries)(x))["first_line"][:67],
+        "fix_jacrev": listed(jax.jacrev(square)(x)),
+        "fix_grad_of_sum": listed(jax.grad(lambda *args: square(*args).sum())(x)),
+        "fix_value_and_grad_of_sum": listed(
+            jax.value_and_grad(lambda *args: square(*args).sum())(x)),
+        "fix_vmap_grad": listed(jax.vmap(jax.grad(square))(x)),
+        "fix_has_aux": listed(jax.grad(pair, has_aux=True)(x)),
+        "fix_value_and_grad_has_aux": listed(jax.value_and_grad(pair, has_aux=True)(x)),
+        "fix_has_aux_of_a_triple": listed(
+            jax.grad(lambda x: (x.sum(), (x, 1.0)), has_aux=True)(x)),
+        "fix_dict_entry": listed(jax.grad(lambda *args: entries(*args)["loss"])(x)),
+    }
+
+
+def _scalar_conversions(jax):
+    """int()/float()/complex() of an array with dimensions (JAX refuses even one element),
+    eager and under jit, and the scalar-conversion card's fixes as advised."""
+    jnp = jax.numpy
+    return {
+        "float_of_one_element": _said(lambda: float(jnp.array([1.5]))),
+        "int_of_vector": _said(lambda: int(jnp.array([1, 2]))),
+        "complex_of_matrix": _said(lambda: complex(jnp.ones((2, 2)))),
+        "float_of_vector_in_jit": _said(lambda: jax.jit(lambda x: float(x) * 2)(jnp.ones(2))),
+        "fix_item": float(jnp.array([1.5]).item()),
+        "fix_tolist": jnp.array([1, 2]).tolist(),
+        "fix_sum": int(jnp.array([1, 2]).sum()),
+        "fix_first": int(jnp.array([1, 2])[0]),
+        "fix_astype_in_jit": np.asarray(
+            jax.jit(lambda x: x.astype(float) * 2)(jnp.ones(2))).tolist(),
     }
 
 

@@ -15,6 +15,8 @@ pytest.importorskip("IPython")
 from IPython.utils.capture import capture_output
 
 import jxkernel
+import jxkernel.numpy as jnp
+import numpy as np
 from jxkernel.views import error_cards
 from learner_mistakes_cases import METHOD_PYTREE_FIX, run as facts_of      # tests/data
 import locations  # tests/support: the repository's folders
@@ -272,8 +274,8 @@ def test_a_leaked_tracer_names_the_cells_lines_that_made_it(shell):
     # JAX lists the user's frames from the traced function down to the line that made the
     # value (leaked_from_helper_in_jit): here the cell's, never jxkernel's
     assert JAX["leaked_from_helper_in_jit"]["lines"][8:10] == [
-        "learner_mistakes_cases.py:94:22 (_leaks.<locals>.<lambda>)",
-        "learner_mistakes_cases.py:79:12 (_leaks.<locals>.helper)"]
+        "learner_mistakes_cases.py:95:22 (_leaks.<locals>.<lambda>)",
+        "learner_mistakes_cases.py:80:12 (_leaks.<locals>.helper)"]
     shell.run_cell("held = []\ndef helper(x):\n    y = jnp.sin(x)\n    held.append(y)\n"
                    "    return y\ndef outer(x):\n    return helper(x) * 2\n"
                    "jax.jit(outer)(1.0)", store_history=True)
@@ -568,3 +570,129 @@ def test_cond_branches_of_two_types_get_a_card_whose_fixes_work_under_jax(shell)
     _, card = shown(shell, "lax.switch(1, [lambda v: v, lambda v: v * 1.0], jnp.ones(2, jnp.int32))")
     assert card["origin"]["api"] == "switch" and "jnp.where" not in card["rewrite"]
     assert "# in branch 0 (<lambda>), return float32:" in card["rewrite"]
+
+
+def _applied(shell, setup, rewrite):
+    """Each runnable line of a card's rewrite (comments dropped) run after `setup`: the
+    learner's cell with the advice applied."""
+    code = "\n".join(line.split("    #")[0] for line in rewrite.splitlines()
+                     if not line.startswith("#"))
+    assert shell.run_cell(setup + "\n" + code).success, code
+
+
+def _listed(value):
+    return jxkernel.tree_util.tree_map(lambda a: np.asarray(a).tolist(), value)
+
+
+def _close(ours, theirs):
+    """JAX's recorded values: small integers and their sums in float32 (a few ulp)."""
+    flat = [np.asarray(v, dtype=float) for v in jxkernel.tree_util.tree_leaves(ours)]
+    want = [np.asarray(v, dtype=float) for v in jxkernel.tree_util.tree_leaves(theirs)]
+    assert len(flat) == len(want)
+    for a, b in zip(flat, want):
+        np.testing.assert_allclose(a, b, rtol=4 * 2.0 ** -23, atol=0)
+
+
+def test_grad_of_a_vector_output_advises_the_jacobian_and_the_sum(shell):
+    """grad of x ** 2 over a vector: JAX's TypeError; the card's lines (jacrev, the sum's
+    grad) run and give JAX's recorded Jacobian and gradient; vmap of grad is offered for
+    elementwise functions only, and gives JAX's values for this one."""
+    setup = "def square(x):\n    return x ** 2\nxs = jnp.arange(3.0)"
+    text, card = shown(shell, setup + "\n_g = jax.grad(square)(xs)")
+    assert card["kind"] == "grad-output"
+    assert card["message"] == JAX["grad_of_vector_output"]["first_line"]
+    assert "(3,)" in card["title"] and "jacrev" in card["fix"]
+    lines = card["rewrite"].splitlines()
+    assert lines[0].split("    #")[0] == "_g = jax.jacrev(square)(xs)", lines
+    assert lines[1].split("    #")[0] == "_g = jax.grad(lambda *args: square(*args).sum())(xs)"
+    assert "jax.vmap(jax.grad(square))" in lines[2] and lines[2].startswith("# square elementwise")
+    shell.run_cell(setup + "\n" + lines[0].split("    #")[0])
+    _close(_listed(shell.user_ns["_g"]), JAX["fix_jacrev"])
+    shell.run_cell(setup + "\n" + lines[1].split("    #")[0])
+    _close(_listed(shell.user_ns["_g"]), JAX["fix_grad_of_sum"])
+    assert shell.run_cell(setup + "\n_g = jax.vmap(jax.grad(square))(xs)").success
+    _close(_listed(shell.user_ns["_g"]), JAX["fix_vmap_grad"])
+
+
+def test_value_and_grad_of_a_vector_output_advises_the_sum(shell):
+    setup = "def square(x):\n    return x ** 2\nxs = jnp.arange(3.0)"
+    text, card = shown(shell, setup + "\n_v, _g = jax.value_and_grad(square)(xs)")
+    assert card["message"] == JAX["value_and_grad_of_vector_output"]["first_line"]
+    (line,) = card["rewrite"].splitlines()       # no jacrev: it gives no value
+    _applied(shell, setup, line)
+    _close(_listed((shell.user_ns["_v"], shell.user_ns["_g"])),
+           JAX["fix_value_and_grad_of_sum"])
+
+
+def test_grad_of_a_loss_and_extra_pair_advises_has_aux(shell):
+    setup = "def pair(x):\n    return x.sum(), x\nxs = jnp.arange(3.0)"
+    text, card = shown(shell, setup + "\n_g = jax.grad(pair)(xs)")
+    assert card["kind"] == "grad-output" and "has_aux=True" in card["fix"]
+    assert card["rewrite"].split("    #")[0] == "_g, aux = jax.grad(pair, has_aux=True)(xs)"
+    _applied(shell, setup, card["rewrite"])
+    _close(_listed((shell.user_ns["_g"], shell.user_ns["aux"])), JAX["fix_has_aux"])
+    text, card = shown(shell, setup + "\n_v, _g = jax.value_and_grad(pair)(xs)")
+    assert card["rewrite"].split("    #")[0] == \
+        "(_v, aux), _g = jax.value_and_grad(pair, has_aux=True)(xs)"
+    _applied(shell, setup, card["rewrite"])
+    _close(_listed(((shell.user_ns["_v"], shell.user_ns["aux"]), shell.user_ns["_g"])),
+           JAX["fix_value_and_grad_has_aux"])
+
+
+def test_grad_of_a_longer_tuple_says_has_aux_takes_a_pair(shell):
+    # JAX's has_aux refuses a triple: the card first has f return loss, (extra1, extra2)
+    setup = "def triple(x):\n    return x.sum(), x, 1.0\nxs = jnp.arange(3.0)"
+    text, card = shown(shell, setup + "\n_g = jax.grad(triple)(xs)")
+    assert card["message"].startswith(JAX["grad_of_triple_output"])
+    first, call = card["rewrite"].splitlines()
+    assert first == "# in f: return loss, (extra1, extra2)"
+    fixed = "def triple(x):\n    return x.sum(), (x, 1.0)\nxs = jnp.arange(3.0)"
+    _applied(shell, fixed, call)
+    _close(_listed((shell.user_ns["_g"], shell.user_ns["aux"])), JAX["fix_has_aux_of_a_triple"])
+
+
+def test_grad_of_a_dict_output_differentiates_its_loss_entry(shell):
+    setup = ("def entries(x):\n    return {'loss': (x ** 2).sum(), 'y': x}\n"
+             "xs = jnp.arange(3.0)")
+    text, card = shown(shell, setup + "\n_g = jax.grad(entries)(xs)")
+    assert card["message"].startswith(JAX["grad_of_dict_output"])
+    assert card["rewrite"].split("    #")[0] == \
+        "_g = jax.grad(lambda *args: entries(*args)['loss'])(xs)"
+    _applied(shell, setup, card["rewrite"])
+    _close(_listed(shell.user_ns["_g"]), JAX["fix_dict_entry"])
+
+
+def test_grad_of_none_says_a_return_is_missing(shell):
+    text, card = shown(shell, "def nothing(x):\n    x.sum()\n_g = jax.grad(nothing)(1.0)")
+    assert card["kind"] == "grad-output" and "missing return" in card["why"]
+
+
+@pytest.mark.parametrize("cell, case, rewrite, fact", [
+    ("_y = float(jnp.array([1.5]))", "float_of_one_element",
+     "_y = float(jnp.array([1.5]).item())", "fix_item"),
+    ("_y = int(jnp.array([1, 2]))", "int_of_vector", "_y = jnp.array([1, 2]).tolist()",
+     "fix_tolist"),
+    ("_y = jax.jit(lambda x: float(x) * 2)(jnp.ones(2))", "float_of_vector_in_jit",
+     "_y = jax.jit(lambda x: x.astype(float) * 2)(jnp.ones(2))", "fix_astype_in_jit"),
+])
+def test_a_python_number_of_an_array_with_dimensions(shell, cell, case, rewrite, fact):
+    """int()/float() of an array with dimensions: JAX's TypeError, even for one element; the
+    card's rewrite of the user's line runs and gives JAX's recorded value (eager: the one
+    element, every value; under jit: an array still, its dtype changed)."""
+    text, card = shown(shell, cell)
+    assert card["kind"] == "scalar-conversion"
+    assert card["message"] == JAX[case]["first_line"]
+    assert card["rewrite"].split("    #")[0] == rewrite, card["rewrite"]
+    assert shell.run_cell(rewrite).success
+    assert _listed(shell.user_ns["_y"]) == JAX[fact]
+    if case == "int_of_vector":        # the other ways the card names, as JAX gives them
+        assert "x.sum()" in card["fix"] and "x[i]" in card["fix"]
+        assert int(jnp.array([1, 2]).sum()) == JAX["fix_sum"]
+        assert int(jnp.array([1, 2])[0]) == JAX["fix_first"]
+
+
+def test_complex_of_a_matrix_gets_the_card_with_its_shape(shell):
+    text, card = shown(shell, "_c = complex(jnp.ones((2, 2)))")
+    assert card["message"] == JAX["complex_of_matrix"]["first_line"]
+    assert "(2, 2)" in card["title"] and "4 numbers" in card["why"]
+    assert card["rewrite"].split("    #")[0] == "_c = jnp.ones((2, 2)).tolist()"

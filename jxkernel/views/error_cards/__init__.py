@@ -21,14 +21,16 @@ in_axes), loop-carry (TypeError: a scan/while_loop/fori_loop carry changing type
 boolean-index (NonConcreteBooleanIndexError), immutable-array (TypeError: `x[i] = v`),
 key-reuse (KeyReuseError, with jax_debug_key_reuse), jit-method (TypeError: `@jax.jit` on a
 method, its `self` no array), traced-slice (IndexError: `x[:n]` with a traced bound),
-seed-as-key (TypeError: a seed given to jax.random where a key goes).
+seed-as-key (TypeError: a seed given to jax.random where a key goes), integer-grad-input
+(TypeError: grad of an int), grad-output (TypeError: grad of a function whose output is not one
+number), scalar-conversion (TypeError: int(x)/float(x)/complex(x) of an array with dimensions).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
 `rewrites.py` (the user's code read back and rewritten: branches, loops), then one module
 per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py`, `shapes.py`,
-`keys.py`, `grad.py`, `methods.py`. `_CARDS` below says which card an exception gets, in
-order: the first whose test passes.
+`keys.py`, `grad.py`, `scalars.py`, `methods.py`. `_CARDS` below says which card an exception
+gets, in order: the first whose test passes.
 
 With `%load_ext jxkernel`, the exception handler of notebook/tracebacks.py shows the card
 after the filtered traceback (also for `%%jit` cells and `%jaxpr`, through
@@ -68,10 +70,12 @@ from __future__ import annotations
 from ...core import errors as jx_errors
 from .card import MIME, VERSION, ErrorCard, origin_lines, render_html, render_text
 from .control_flow import _branch_card, _carry_card, _is_branch_types, _is_carry_error
-from .grad import _int_grad_card, _is_int_grad_input
+from .grad import (_int_grad_card, _is_int_grad_input, _is_scalar_output,
+                   _scalar_output_card)
 from .keys import _is_seed_as_key, _key_reuse_card, _seed_card
 from .methods import _is_method_self, _method_card
 from .reading import _first_line, _user_lines
+from .scalars import _is_scalar_conversion, _scalar_conversion_card
 from .shapes import (_boolean_index_card, _immutable_card, _is_item_assignment,
                      _is_size_needed, _is_traced_slice, _size_card, _slice_card)
 from .static import _is_unhashable, _unhashable_card
@@ -119,4 +123,6 @@ _CARDS = [
     (_is_traced_slice, _slice_card),
     (_is_seed_as_key, _seed_card),
     (_is_int_grad_input, _int_grad_card),
+    (_is_scalar_output, _scalar_output_card),
+    (_is_scalar_conversion, _scalar_conversion_card),
 ]
