@@ -404,6 +404,7 @@ def run(jax):
         **_grad_outputs(jax),
         **_grad_output_fixes(jax),
         **_scalar_conversions(jax),
+        **_operand_shapes(jax),
         **_prints_under_jit(jax),
         **_branch_types(jax),
     }
@@ -527,6 +528,38 @@ def _scalar_conversions(jax):
         "fix_astype_in_jit": np.asarray(
             jax.jit(lambda x: x.astype(float) * 2)(jnp.ones(2))).tolist(),
     }
+
+
+# (mistake, fix) source lines over X (3, 4), m its row means, W (3, 5): the broadcast-shapes
+# and matmul-shapes cards' rewrites of each mistake (tests/notebook/test_learner_mistakes.py)
+OPERAND_SHAPES = {
+    "center_rows": ("X - X.mean(axis=1)", "X - X.mean(axis=1, keepdims=True)"),
+    "center_rows_jnp_mean": ("X - jnp.mean(X, axis=1)", "X - jnp.mean(X, axis=1, keepdims=True)"),
+    "divide_by_row_means": ("X / m", "X / jnp.expand_dims(m, 1)"),
+    "standardize_rows": ("(X - X.mean(axis=1)) / X.std(axis=1)",
+                         "(X - X.mean(axis=1, keepdims=True)) / X.std(axis=1, keepdims=True)"),
+    "vectors_of_two_sizes": ("jnp.ones(3) + jnp.ones(4)", "jnp.ones(3)[:, None] + jnp.ones(4)"),
+    "transposed_operands": ("jnp.ones((2, 3)) * jnp.ones((3, 2))",
+                            "jnp.ones((2, 3)) * jnp.ones((3, 2)).T"),
+    "under_jit": ("jax.jit(lambda a, b: a / b)(X, jnp.ones(3))",
+                  "jax.jit(lambda a, b: a / jnp.expand_dims(b, 1))(X, jnp.ones(3))"),
+    "matmul_same_shapes": ("X @ X", "X @ X.T"),
+    "matmul_vector": ("jnp.dot(X, jnp.ones(3))", "jnp.dot(X.T, jnp.ones(3))"),
+    "matmul_weights": ("X @ W", "X.T @ W"),
+}
+
+
+def _operand_shapes(jax):
+    """Each OPERAND_SHAPES mistake's error under JAX, and its fix's result shape."""
+    jnp = jax.numpy
+    names = {"jax": jax, "jnp": jnp, "X": jnp.ones((3, 4)), "W": jnp.ones((3, 5))}
+    names["m"] = names["X"].mean(axis=1)
+    found = {}
+    for case, (mistake, fix) in OPERAND_SHAPES.items():
+        found[f"shapes_{case}"] = _said(lambda: eval(mistake, dict(names)))
+        found[f"shapes_{case}_fixed"] = list(eval(fix, dict(names)).shape)
+    found["shapes_matmul_vector_swapped"] = list(jnp.dot(jnp.ones(3), names["X"]).shape)
+    return found
 
 
 def _prints_under_jit(jax):

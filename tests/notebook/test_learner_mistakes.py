@@ -18,7 +18,7 @@ import jxkernel
 import jxkernel.numpy as jnp
 import numpy as np
 from jxkernel.views import error_cards
-from learner_mistakes_cases import METHOD_PYTREE_FIX, run as facts_of      # tests/data
+from learner_mistakes_cases import METHOD_PYTREE_FIX, OPERAND_SHAPES, run as facts_of  # tests/data
 import locations  # tests/support: the repository's folders
 from ipython_shell import shell_fixture
 
@@ -696,3 +696,40 @@ def test_complex_of_a_matrix_gets_the_card_with_its_shape(shell):
     assert card["message"] == JAX["complex_of_matrix"]["first_line"]
     assert "(2, 2)" in card["title"] and "4 numbers" in card["why"]
     assert card["rewrite"].split("    #")[0] == "_c = jnp.ones((2, 2)).tolist()"
+
+
+_ARRAYS = "X = jnp.ones((3, 4))\nW = jnp.ones((3, 5))\nm = X.mean(axis=1)"
+
+
+@pytest.mark.parametrize("case", sorted(OPERAND_SHAPES))
+def test_operands_whose_shapes_do_not_fit_get_a_rewrite_that_fits(shell, case):
+    """Elementwise operands that do not broadcast and matrix products whose inner sizes
+    differ: JAX's error; the card rewrites the user's line (keepdims on the reduction, the
+    axis given back, an outer product, a transpose) and the rewrite runs, its result of JAX's
+    recorded shape, the one the card's comment states."""
+    mistake, fix = OPERAND_SHAPES[case]
+    assert shell.run_cell(_ARRAYS).success
+    text, card = shown(shell, f"_y = {mistake}")
+    assert card["message"] == JAX[f"shapes_{case}"]["first_line"]
+    assert card["kind"] == ("matmul-shapes" if case.startswith("matmul") else
+                            "broadcast-shapes")
+    line, _, note = card["rewrite"].partition("    # ")
+    assert line == f"_y = {fix}", card["rewrite"]
+    assert shell.run_cell(line).success
+    shape = list(shell.user_ns["_y"].shape)
+    assert shape == JAX[f"shapes_{case}_fixed"]
+    assert str(tuple(shape)) in note or str(tuple(shape)) in card["fix"], (note, card["fix"])
+
+
+def test_a_matrix_vector_product_names_every_order_that_fits(shell):
+    # (3, 4) @ (3,): X.T @ v and v @ X both give (4,), as JAX computes them
+    assert shell.run_cell(_ARRAYS).success
+    text, card = shown(shell, "_y = jnp.dot(X, jnp.ones(3))")
+    assert "a.T @ b gives (4,)" in card["fix"] and "b @ a gives (4,)" in card["fix"]
+    assert JAX["shapes_matmul_vector_swapped"] == [4]
+
+
+def test_shapes_with_nothing_to_rewrite_get_words_not_a_guess(shell):
+    # (2, 3) and (4, 5): no axis given back, transpose or outer product makes them fit
+    text, card = shown(shell, "_y = jnp.ones((2, 3)) + jnp.ones((4, 5))")
+    assert card["kind"] == "broadcast-shapes" and card["rewrite"].startswith("# ")

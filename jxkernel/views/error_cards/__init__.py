@@ -23,14 +23,16 @@ key-reuse (KeyReuseError, with jax_debug_key_reuse), jit-method (TypeError: `@ja
 method, its `self` no array), traced-slice (IndexError: `x[:n]` with a traced bound),
 seed-as-key (TypeError: a seed given to jax.random where a key goes), integer-grad-input
 (TypeError: grad of an int), grad-output (TypeError: grad of a function whose output is not one
-number), scalar-conversion (TypeError: int(x)/float(x)/complex(x) of an array with dimensions).
+number), scalar-conversion (TypeError: int(x)/float(x)/complex(x) of an array with dimensions),
+broadcast-shapes (elementwise operands that do not broadcast), matmul-shapes (TypeError: a
+matrix product whose inner sizes differ).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
 `rewrites.py` (the user's code read back and rewritten: branches, loops), then one module
 per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py`, `shapes.py`,
-`keys.py`, `grad.py`, `scalars.py`, `methods.py`. `_CARDS` below says which card an exception
-gets, in order: the first whose test passes.
+`keys.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `methods.py`. `_CARDS` below says
+which card an exception gets, in order: the first whose test passes.
 
 With `%load_ext jxkernel`, the exception handler of notebook/tracebacks.py shows the card
 after the filtered traceback (also for `%%jit` cells and `%jaxpr`, through
@@ -74,6 +76,8 @@ from .grad import (_int_grad_card, _is_int_grad_input, _is_scalar_output,
                    _scalar_output_card)
 from .keys import _is_seed_as_key, _key_reuse_card, _seed_card
 from .methods import _is_method_self, _method_card
+from .operand_shapes import (_broadcast_card, _is_broadcast_error, _is_matmul_shapes,
+                             _matmul_card)
 from .reading import _first_line, _user_lines
 from .scalars import _is_scalar_conversion, _scalar_conversion_card
 from .shapes import (_boolean_index_card, _immutable_card, _is_item_assignment,
@@ -125,4 +129,6 @@ _CARDS = [
     (_is_int_grad_input, _int_grad_card),
     (_is_scalar_output, _scalar_output_card),
     (_is_scalar_conversion, _scalar_conversion_card),
+    (_is_broadcast_error, _broadcast_card),
+    (_is_matmul_shapes, _matmul_card),
 ]

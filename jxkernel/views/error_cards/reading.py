@@ -36,6 +36,17 @@ def _user_lines(exc) -> tuple:
     return inner, (None if same_line else outer)
 
 
+def _user_frame(exc):
+    """The innermost of the user's frames in `exc`'s traceback (its names' values: a card
+    reads an array's shape there, never calling the user's code), or None."""
+    frame, tb = None, exc.__traceback__
+    while tb is not None:
+        if is_user_file(tb.tb_frame.f_code.co_filename):
+            frame = tb.tb_frame
+        tb = tb.tb_next
+    return frame
+
+
 def _location(filename, line, function) -> dict:
     return {"file": cell_name(filename) or os.path.basename(filename), "line": line,
             "function": function, "code": as_typed(linecache.getline(filename, line).strip()),
