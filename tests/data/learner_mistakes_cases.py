@@ -405,6 +405,7 @@ def run(jax):
         **_grad_output_fixes(jax),
         **_scalar_conversions(jax),
         **_operand_shapes(jax),
+        **_not_arrays(jax),
         **_prints_under_jit(jax),
         **_branch_types(jax),
     }
@@ -559,6 +560,60 @@ def _operand_shapes(jax):
         found[f"shapes_{case}"] = _said(lambda: eval(mistake, dict(names)))
         found[f"shapes_{case}_fixed"] = list(eval(fix, dict(names)).shape)
     found["shapes_matmul_vector_swapped"] = list(jnp.dot(jnp.ones(3), names["X"]).shape)
+    return found
+
+
+# (cells before, the mistake, the not-an-array card's rewrite of it, the call after the rewrite)
+# over x = jnp.ones(2): a string or a function passed where jit traces
+NOT_ARRAYS = {
+    "string_argument": ("", "y = jax.jit(act)(x, 'double')",
+                        "y = jax.jit(act, static_argnames=('name',))(x, 'double')", ""),
+    "string_keyword": ("", "y = jax.jit(act)(x, name='double')",
+                       "y = jax.jit(act, static_argnames=('name',))(x, name='double')", ""),
+    "function_argument": ("", "y = jax.jit(apply)(neg, x)",
+                          "y = jax.jit(apply, static_argnames=('fn',))(neg, x)", ""),
+    "jit_bound_to_a_name": ("g = jax.jit(act)", "y = g(x, 'double')",
+                            "g = jax.jit(act, static_argnames=('name',))", "y = g(x, 'double')"),
+    "decorated_elsewhere": ("@jax.jit\ndef dec(x, name):\n    return x * 2",
+                            "y = dec(x, 'double')",
+                            "dec = jax.jit(dec.__wrapped__, static_argnames=('name',))",
+                            "y = dec(x, 'double')"),
+    "lambda": ("", "y = jax.jit(lambda x, name: x * 2)(x, 'double')",
+               "y = jax.jit(lambda x, name: x * 2, static_argnames=('name',))(x, 'double')",
+               ""),
+}
+
+
+def _unplaced(text):
+    """A function's repr without its address and enclosing functions (`<function
+    f.<locals>.act at 0x7f..>` as `<function act>`): the test's cell defines them at top level."""
+    return re.sub(r"<function (?:[\w<>]+\.<locals>\.)*([\w<>]+) at 0x[0-9a-f]+>",
+                  r"<function \1>", text)
+
+
+def _not_arrays(jax):
+    """Each NOT_ARRAYS mistake's error under JAX (the function's address dropped) and the
+    value its rewrite gives (exact: 2.0 or -1.0 twice)."""
+    jnp = jax.numpy
+
+    def act(x, name):
+        return x * 2 if name == "double" else x
+
+    def apply(fn, x):
+        return fn(x)
+
+    def neg(v):
+        return -v
+    found = {}
+    for case, (before, mistake, fix, after) in NOT_ARRAYS.items():
+        names = {"jax": jax, "jnp": jnp, "x": jnp.ones(2), "act": act, "apply": apply,
+                 "neg": neg}
+        exec(before, names)
+        said = _said(lambda: exec(mistake, names))
+        said["first_line"] = _unplaced(said["first_line"])
+        found[f"not_array_{case}"] = said
+        exec(fix + "\n" + after, names)
+        found[f"not_array_{case}_fixed"] = np.asarray(names["y"]).tolist()
     return found
 
 

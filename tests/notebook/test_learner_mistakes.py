@@ -18,7 +18,8 @@ import jxkernel
 import jxkernel.numpy as jnp
 import numpy as np
 from jxkernel.views import error_cards
-from learner_mistakes_cases import METHOD_PYTREE_FIX, OPERAND_SHAPES, run as facts_of  # tests/data
+from learner_mistakes_cases import (METHOD_PYTREE_FIX, NOT_ARRAYS, OPERAND_SHAPES,  # tests/data
+                                    _unplaced, run as facts_of)
 import locations  # tests/support: the repository's folders
 from ipython_shell import shell_fixture
 
@@ -733,3 +734,31 @@ def test_shapes_with_nothing_to_rewrite_get_words_not_a_guess(shell):
     # (2, 3) and (4, 5): no axis given back, transpose or outer product makes them fit
     text, card = shown(shell, "_y = jnp.ones((2, 3)) + jnp.ones((4, 5))")
     assert card["kind"] == "broadcast-shapes" and card["rewrite"].startswith("# ")
+
+
+_FUNCTIONS = ("x = jnp.ones(2)\ndef act(x, name):\n    return x * 2 if name == 'double' else x\n"
+              "def apply(fn, x):\n    return fn(x)\ndef neg(v):\n    return -v")
+
+
+@pytest.mark.parametrize("case", sorted(NOT_ARRAYS))
+def test_a_string_or_function_given_to_jit_is_made_static_where_it_is_jitted(shell, case):
+    """A str or a function passed where jit traces: JAX's TypeError; the card marks that
+    argument static where the user's code jits the function (in the call, the name bound to
+    the jit, a decorator's function through __wrapped__), and the rewrite, then the call,
+    give JAX's recorded values."""
+    before, mistake, fix, after = NOT_ARRAYS[case]
+    assert shell.run_cell(_FUNCTIONS + "\n" + before).success
+    text, card = shown(shell, mistake)
+    assert card["kind"] == "not-an-array"
+    assert _unplaced(card["message"]) == JAX[f"not_array_{case}"]["first_line"]
+    assert card["rewrite"] == fix, card["rewrite"]
+    assert shell.run_cell(fix + "\n" + after).success
+    assert np.asarray(shell.user_ns["y"]).tolist() == JAX[f"not_array_{case}_fixed"]
+
+
+def test_a_string_inside_a_dict_is_not_made_static(shell):
+    # the dict cannot be static (unhashable): the card has the string passed on its own
+    assert shell.run_cell(_FUNCTIONS).success
+    text, card = shown(shell, "y = jax.jit(lambda x, cfg: x)(x, {'name': 'a'})")
+    assert card["kind"] == "not-an-array" and "cfg['name'] is inside cfg" in card["fix"]
+    assert "static_argnames=('cfg'" not in card["rewrite"]

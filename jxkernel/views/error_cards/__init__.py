@@ -25,7 +25,8 @@ seed-as-key (TypeError: a seed given to jax.random where a key goes), integer-gr
 (TypeError: grad of an int), grad-output (TypeError: grad of a function whose output is not one
 number), scalar-conversion (TypeError: int(x)/float(x)/complex(x) of an array with dimensions),
 broadcast-shapes (elementwise operands that do not broadcast), matmul-shapes (TypeError: a
-matrix product whose inner sizes differ).
+matrix product whose inner sizes differ), not-an-array (TypeError: a string, a function or
+another object passed to a jitted function where jit traces it).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
@@ -82,7 +83,7 @@ from .reading import _first_line, _user_lines
 from .scalars import _is_scalar_conversion, _scalar_conversion_card
 from .shapes import (_boolean_index_card, _immutable_card, _is_item_assignment,
                      _is_size_needed, _is_traced_slice, _size_card, _slice_card)
-from .static import _is_unhashable, _unhashable_card
+from .static import _is_not_an_array, _is_unhashable, _not_an_array_card, _unhashable_card
 from .tracer import (_array_card, _bool_card, _concretization_card, _is_traced_shape_error,
                      _leaked_card)
 from .vmap import _is_vmap_sizes, _vmap_card
@@ -124,6 +125,7 @@ _CARDS = [
     (_is_item_assignment, _immutable_card),
     (lambda e: isinstance(e, jx_errors.KeyReuseError), _key_reuse_card),
     (_is_method_self, _method_card),
+    (_is_not_an_array, _not_an_array_card),     # after the method's self
     (_is_traced_slice, _slice_card),
     (_is_seed_as_key, _seed_card),
     (_is_int_grad_input, _int_grad_card),

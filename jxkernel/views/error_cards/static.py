@@ -1,5 +1,6 @@
-"""Cards for a static argument jit cannot hash: a list or dict (its tuple or a traced
-argument), an array (traced, or its Python value), an object without `__hash__`."""
+"""Cards for static arguments: one jit cannot hash (a list or dict: its tuple or a traced
+argument; an array: traced, or its Python value; an object without `__hash__`), and a string,
+function or other Python value jit was asked to trace (static where the user jits)."""
 from __future__ import annotations
 
 import ast
@@ -8,7 +9,8 @@ import re
 from ...transforms.jit_args import python_value_of
 from ..argument_uses import UNKNOWN, argument_expression, python_value, uses, with_argument
 from .card import ErrorCard
-from .reading import _called_name, _public
+from .reading import (_called_name, _jit_decorator, _lambda_static, _public, _rebound,
+                      _user_frame)
 from .rewrites import _parse_line
 
 
@@ -194,3 +196,73 @@ def _hashable_text(type_name, value_text) -> str | None:
     if type_name == "dict":
         return repr(tuple(sorted(value.items(), key=repr)))
     return None
+
+
+# ------------------------------------------------------------------ a string or function traced
+_NOT_AN_ARRAY = re.compile(r"^Error interpreting argument to <function ([\w.<>]+) at "
+                           r"0x[0-9a-f]+> as an abstract array\. The problematic value is of type "
+                           r"<class '([\w.<>]+)'> and was passed to the function at path (.+?)\.$",
+                           re.M)
+
+
+def _is_not_an_array(e) -> bool:
+    return isinstance(e, TypeError) and hasattr(e, "value") and \
+        _NOT_AN_ARRAY.search(str(e)) is not None
+
+
+def _not_an_array_card(exc, where, called_from) -> ErrorCard:
+    """A string, a function or another Python object passed to a jitted function where jit
+    traces it (JAX's TypeError, which names static_argnums). Static works for a hashable
+    value passed as its own argument; the card writes it where the user's code jits the
+    function, and says what to do for a value inside a container, which cannot be static."""
+    qualified, type_path, path = _NOT_AN_ARRAY.search(str(exc)).groups()
+    function = qualified.rsplit(".", 1)[-1]
+    named = function if function.isidentifier() else "the function"    # (a lambda)
+    kind = type_path.rsplit(".", 1)[-1]
+    try:
+        hash(exc.value)
+        hashable = True
+    except TypeError:
+        hashable = False
+    why = (f"jit traces every argument of {named} as an array (its shape and dtype stand "
+           f"for every value), and {path} is a {kind}, which is no array.")
+    if path.isidentifier() and hashable:
+        fix = (f"Mark {path} static: its value is then part of the compile's key, so {named} "
+               f"compiles once per value (a few settings, names or functions, not data).")
+        rewrite = _static_call(where, function, path, exc)
+    elif path.isidentifier():
+        fix = (f"A static argument must be hashable and a {kind} is not: pass a hashable "
+               f"version of it (a tuple for a list), marked static.")
+        rewrite = f"# {path}: a tuple (hashable), then static_argnames=({path!r},)"
+    else:
+        outer = re.match(r"[A-Za-z_]\w*", path)
+        container = outer.group(0) if outer else "the container"
+        fix = (f"{path} is inside {container}: a dict or list cannot be static (it is not "
+               f"hashable; a tuple of plain values can). Pass the {kind} as an argument of its "
+               f"own, static, and leave the arrays traced.")
+        f = function if function.isidentifier() else "f"
+        rewrite = (f"# def {f}(..., {container}, setting): the {kind} as its own argument\n"
+                   f"# jax.jit({f}, static_argnames=('setting',))")
+    return ErrorCard(
+        "not-an-array", f"jit was given a {kind}, which it cannot trace", why=why, fix=fix,
+        rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        docs="https://docs.jax.dev/en/latest/jit-compilation.html#marking-arguments-as-static")
+
+
+def _static_call(where, function, arg, exc) -> str:
+    """`arg` static where the user's line jits `function`: a jitted lambda, `jax.jit(f)(..)`,
+    a `@jax.jit` decorator above in the cell, a name bound to a jit object (rebuilt from
+    its __wrapped__ function: jitting the jit object again would trace `arg` all the same)."""
+    found = _lambda_static(where, arg) or _rebound(where, function, arg)
+    if found:
+        return found
+    decorator, header = _jit_decorator(where, function)
+    if decorator:
+        return (f"from functools import partial\n@partial({decorator[1:]}, static_argnames="
+                f"({arg!r},))   # in place of {decorator}\n{header}")
+    called = _called_name(where, function)
+    frame = _user_frame(exc)
+    value = frame.f_globals.get(called) if frame is not None else None
+    if value is not None and hasattr(value, "__wrapped__") and hasattr(value, "lower"):
+        return f"{called} = jax.jit({called}.__wrapped__, static_argnames=({arg!r},))"
+    return f"{called} = jax.jit({function}, static_argnames=({arg!r},))"
