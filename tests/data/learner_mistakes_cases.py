@@ -406,6 +406,7 @@ def run(jax):
         **_scalar_conversions(jax),
         **_operand_shapes(jax),
         **_not_arrays(jax),
+        **_vmap_ranks(jax),
         **_prints_under_jit(jax),
         **_branch_types(jax),
     }
@@ -614,6 +615,34 @@ def _not_arrays(jax):
         found[f"not_array_{case}"] = said
         exec(fix + "\n" + after, names)
         found[f"not_array_{case}_fixed"] = np.asarray(names["y"]).tolist()
+    return found
+
+
+# (mistake, the vmap-rank card's rewrite) over xs (5, 3) and scale(x, s) = x * s
+VMAP_RANKS = {
+    "scalar_mapped": ("jax.vmap(scale)(xs, 2.0)",
+                      "jax.vmap(scale, in_axes=(0, None))(xs, 2.0)"),
+    "axis_past_the_end": ("jax.vmap(scale, in_axes=(0, 1))(xs, jnp.ones(5))",
+                          "jax.vmap(scale, in_axes=(0, 0))(xs, jnp.ones(5))"),
+    "only_mapped_argument": ("jax.vmap(scale, in_axes=(2, None))(xs, 2.0)",
+                             "jax.vmap(scale, in_axes=(0, None))(xs, 2.0)"),
+}
+
+
+def _vmap_ranks(jax):
+    """Each VMAP_RANKS mistake's error under JAX, its fix's result shape, and vmap refusing
+    in_axes all None (why the card never offers it for a scalar mapped alone)."""
+    jnp = jax.numpy
+
+    def scale(x, s):
+        return x * s
+    names = {"jax": jax, "jnp": jnp, "xs": jnp.ones((5, 3)), "scale": scale}
+    found = {}
+    for case, (mistake, fix) in VMAP_RANKS.items():
+        found[f"vmap_rank_{case}"] = _said(lambda: eval(mistake, dict(names)))
+        found[f"vmap_rank_{case}_fixed"] = list(eval(fix, dict(names)).shape)
+    found["vmap_rank_scalar_alone"] = _said(lambda: jax.vmap(lambda x: x * 2)(1.0))
+    found["vmap_all_none"] = _said(lambda: jax.vmap(lambda x: x * 2, in_axes=None)(1.0))
     return found
 
 

@@ -19,7 +19,7 @@ import jxkernel.numpy as jnp
 import numpy as np
 from jxkernel.views import error_cards
 from learner_mistakes_cases import (METHOD_PYTREE_FIX, NOT_ARRAYS, OPERAND_SHAPES,  # tests/data
-                                    _unplaced, run as facts_of)
+                                    VMAP_RANKS, _unplaced, run as facts_of)
 import locations  # tests/support: the repository's folders
 from ipython_shell import shell_fixture
 
@@ -762,3 +762,29 @@ def test_a_string_inside_a_dict_is_not_made_static(shell):
     text, card = shown(shell, "y = jax.jit(lambda x, cfg: x)(x, {'name': 'a'})")
     assert card["kind"] == "not-an-array" and "cfg['name'] is inside cfg" in card["fix"]
     assert "static_argnames=('cfg'" not in card["rewrite"]
+
+
+@pytest.mark.parametrize("case", sorted(VMAP_RANKS))
+def test_vmap_of_an_axis_an_argument_has_not(shell, case):
+    """in_axes naming an axis an argument has not (a scalar mapped along 0): JAX's
+    ValueError; the card names the argument and rewrites in_axes (None, or the axis of the
+    others' size), and the rewrite gives JAX's recorded shape."""
+    mistake, fix = VMAP_RANKS[case]
+    assert shell.run_cell("xs = jnp.ones((5, 3))\ndef scale(x, s):\n    return x * s").success
+    text, card = shown(shell, f"_y = {mistake}")
+    assert card["kind"] == "vmap-rank"
+    assert card["message"] == JAX[f"vmap_rank_{case}"]["first_line"]
+    assert card["rewrite"].split("    #")[0] == f"_y = {fix}", card["rewrite"]
+    assert shell.run_cell(f"_y = {fix}").success
+    assert list(shell.user_ns["_y"].shape) == JAX[f"vmap_rank_{case}_fixed"]
+
+
+def test_vmap_of_a_scalar_alone_asks_for_a_batch_not_in_axes_none(shell):
+    # in_axes all None is JAX's own ValueError: the card asks for a batch instead
+    assert JAX["vmap_all_none"]["error"] == "ValueError"
+    text, card = shown(shell, "_y = jax.vmap(lambda x: x * 2)(1.0)")
+    assert card["message"] == JAX["vmap_rank_scalar_alone"]["first_line"]
+    assert "in_axes=None" not in card["rewrite"]
+    assert shell.run_cell(card["rewrite"].replace("jax.vmap(f)", "jax.vmap(lambda x: x * 2)"))\
+        .success
+    assert list(shell.user_ns["ys"].shape) == [3]

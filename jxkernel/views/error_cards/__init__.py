@@ -17,7 +17,8 @@ Kinds: bool-conversion (TracerBoolConversionError), concretization (Concretizati
 integer-conversion (TracerIntegerConversionError), array-conversion
 (TracerArrayConversionError), leaked-tracer (UnexpectedTracerError), unhashable-static
 (ValueError: non-hashable static argument), vmap-sizes (ValueError: inconsistent sizes along
-in_axes), loop-carry (TypeError: a scan/while_loop/fori_loop carry changing type),
+in_axes), vmap-rank (ValueError: in_axes names an axis an argument has not), loop-carry
+(TypeError: a scan/while_loop/fori_loop carry changing type),
 boolean-index (NonConcreteBooleanIndexError), immutable-array (TypeError: `x[i] = v`),
 key-reuse (KeyReuseError, with jax_debug_key_reuse), jit-method (TypeError: `@jax.jit` on a
 method, its `self` no array), traced-slice (IndexError: `x[:n]` with a traced bound),
@@ -86,7 +87,7 @@ from .shapes import (_boolean_index_card, _immutable_card, _is_item_assignment,
 from .static import _is_not_an_array, _is_unhashable, _not_an_array_card, _unhashable_card
 from .tracer import (_array_card, _bool_card, _concretization_card, _is_traced_shape_error,
                      _leaked_card)
-from .vmap import _is_vmap_sizes, _vmap_card
+from .vmap import _is_vmap_rank, _is_vmap_sizes, _vmap_card, _vmap_rank_card
 
 __all__ = ["MIME", "VERSION", "ErrorCard", "card_for", "origin_lines", "render_html",
            "render_text"]
@@ -119,6 +120,7 @@ _CARDS = [
     (lambda e: isinstance(e, jx_errors.UnexpectedTracerError), _leaked_card),
     (_is_unhashable, _unhashable_card),
     (_is_vmap_sizes, _vmap_card),
+    (_is_vmap_rank, _vmap_rank_card),
     (_is_carry_error, _carry_card),
     (_is_branch_types, _branch_card),
     (lambda e: isinstance(e, jx_errors.NonConcreteBooleanIndexError), _boolean_index_card),
