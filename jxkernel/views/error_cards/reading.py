@@ -131,6 +131,13 @@ def _static_fix(origin, where=None, exc=None) -> str:
         f"{function} = jax.jit({function}, static_argnames=({arg!r},))"
 
 
+def _or_static(origin, static, kind) -> str:
+    """`static` (_static_fix's) as an alternative after a card's rewrite ("" where none can
+    work): for an argument that is a Python `kind` (value, int) that seldom changes."""
+    return (f"\n# or, if {origin['argument']} is a Python {kind} that seldom changes (each "
+            f"new value compiles anew):\n{static}") if static else ""
+
+
 def _parameter_at(exc, function, arg):
     """`arg`'s position among `function`'s parameters, read from its frame in the traceback
     (None where it is not there)."""

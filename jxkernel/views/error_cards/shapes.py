@@ -8,9 +8,8 @@ import re
 
 from ...core import errors as jx_errors
 from .card import ErrorCard, _DOCS
-from .reading import _array_note, _origin, _public, _static_fix, _traced_phrase
+from .reading import _array_note, _or_static, _origin, _public, _static_fix, _traced_phrase
 from .rewrites import _parse_line
-from .tracer import _or_static
 
 
 # ------------------------------------------------------------------ fixed shapes and values

@@ -7,15 +7,9 @@ import re
 
 from ...core import errors as jx_errors
 from .card import ErrorCard, _DOCS
-from .reading import _array_note, _lambda_static, _origin, _public, _static_fix, _traced_phrase
+from .reading import (_array_note, _lambda_static, _or_static, _origin, _public, _static_fix,
+                      _traced_phrase)
 from .rewrites import _branch_rewrite, _range_loop_rewrite
-
-
-def _or_static(origin, static, kind) -> str:
-    """`static` (_static_fix's) as an alternative after a card's rewrite ("" where none can
-    work): for an argument that is a Python `kind` (value, int) that seldom changes."""
-    return (f"\n# or, if {origin['argument']} is a Python {kind} that seldom changes (each "
-            f"new value compiles anew):\n{static}") if static else ""
 
 
 def _bool_card(exc, where, called_from) -> ErrorCard:
