@@ -241,12 +241,15 @@ def float0_error(name: str, position=None) -> TypeError:
 
 # Python's conversions of an array (int(x), operator.index(x), bool(x)), checked as JAX's core
 # checks them, of an Array and of a tracer alike, before any value is read
-def check_scalar_conversion(aval) -> None:
-    """int(), float(), complex(): a 0-d array alone (NumPy also takes one element)."""
-    ndim = len(getattr(aval, "shape", ()))
-    if ndim > 0:
-        raise TypeError(f"Only scalar arrays can be converted to Python scalars; "
-                        f"got arr.ndim={ndim}")
+def check_scalar_conversion(aval, traced: bool = False) -> None:
+    """int(), float(), complex(): a 0-d array alone, as NumPy 2's. The error carries the
+    array's shape and whether it was traced (the notebook's error card reads them)."""
+    shape = tuple(getattr(aval, "shape", ()))
+    if shape:
+        error = TypeError(f"Only scalar arrays can be converted to Python scalars; "
+                          f"got arr.ndim={len(shape)}")
+        error.shape, error.traced = shape, traced
+        raise error
 
 
 def check_integer_conversion(aval) -> None:

@@ -262,15 +262,15 @@ class Tracer:
     def __int__(self):
         value = self.to_concrete_value()
         if value is None:
-            errors.check_scalar_conversion(self.aval)
+            errors.check_scalar_conversion(self.aval, traced=True)
         return int(self._concrete(errors.ConcretizationTypeError, "int"))
 
     def __float__(self):
-        errors.check_scalar_conversion(self.aval)
+        errors.check_scalar_conversion(self.aval, traced=True)
         self._refuse(errors.ConcretizationTypeError, "float")
 
     def __complex__(self):
-        errors.check_scalar_conversion(self.aval)
+        errors.check_scalar_conversion(self.aval, traced=True)
         self._refuse(errors.ConcretizationTypeError, "complex")
 
     def __index__(self):

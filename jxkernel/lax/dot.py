@@ -279,8 +279,10 @@ def _dot_general_shape(lhs, rhs, dimension_numbers) -> tuple:
     lhs_contract_shape = tuple(lhs.shape[d] for d in lhs_contract)
     rhs_contract_shape = tuple(rhs.shape[d] for d in rhs_contract)
     if lhs_contract_shape != rhs_contract_shape:
-        raise TypeError(f"dot_general requires contracting dimensions to have the same shape, "
-                        f"got {lhs_contract_shape} and {rhs_contract_shape}.")
+        error = TypeError(f"dot_general requires contracting dimensions to have the same shape, "
+                          f"got {lhs_contract_shape} and {rhs_contract_shape}.")
+        error.operand_shapes = (tuple(lhs.shape), tuple(rhs.shape))   # for the error card
+        raise error
     lhs_free = tuple(d for i, d in enumerate(lhs.shape) if i not in lhs_contract + lhs_batch)
     rhs_free = tuple(d for i, d in enumerate(rhs.shape) if i not in rhs_contract + rhs_batch)
     return lhs_batch_shape + lhs_free + rhs_free

@@ -6,7 +6,7 @@
 `ConcretizationTypeError` at the line of the traced function that needed a concrete value.
 `JXKERNEL_TRACEBACK_FILTERING=off` (like JAX_TRACEBACK_FILTERING) shows every frame.
 
-An error with a card (error_cards.py: the user's line, where the offending value came from,
+An error with a card (views/error_cards/: the user's line, where the offending value came from,
 why, the fix and a rewrite) is said once: the card says it, and carries the filtered traceback
 with JAX's whole message, folded (`<details>`, one click away); the error output above it is
 one line naming the error and the user's line (the execute reply keeps the whole traceback, for

@@ -230,7 +230,7 @@ def _item(self, *args):
     value = self.to_concrete_value()
     if value is None:
         raise ConcretizationTypeError(self, "This occurred in the item() method of "
-                                            "jax.Array. ")
+                                            "jax.Array\n")     # JAX's words and line break
     return np.asarray(value).item(*args)
 
 

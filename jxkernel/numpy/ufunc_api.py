@@ -154,6 +154,9 @@ class ufunc:
             raise ValueError(f"where argument must have dtype=bool; got dtype={kind}")
 
 
+ufunc.__module__ = "jxkernel.numpy"   # its public home, as JAX's is jax.numpy
+
+
 def _named_jit(name, fun, **kwargs):
     """`fun` under jit named as JAX's method (`jit[name=reduce]` in a jaxpr: JAX jits
     ufunc.reduce, accumulate and at)."""

@@ -619,8 +619,10 @@ def _check_scalar_output(out, name, holomorphic):
     try:
         aval = get_aval(out)
     except TypeError as e:          # a tuple, a dict, None: JAX's words
-        raise TypeError(f"Gradient only defined for scalar-output functions. Output was "
-                        f"{out!r}.") from e
+        error = TypeError(f"Gradient only defined for scalar-output functions. Output was "
+                          f"{out!r}.")
+        error.output = out          # the notebook's error card reads what it was
+        raise error from e
     if aval.shape:
         raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: "
                         f"{aval.shape}.\nFor non-scalar outputs use jacrev / jacfwd (the Jacobian) "

@@ -30,7 +30,7 @@ from . import batch_util as bu
 from . import vmappable
 from .batch_util import not_mapped
 from .api_util import flatten_axes, wraps
-from ..tree_util import (keystr, tree_flatten, tree_flatten_with_path,
+from ..tree_util import (keystr, tree_flatten, tree_flatten_with_path, tree_leaves,
                          tree_structure, tree_unflatten)
 from ..core.staging import trace_to_jaxpr
 from ..xla.transfers import foreign_argument, shard_arg_handlers
@@ -225,8 +225,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         leaves = leaves + kw_leaves
         if shard_arg_handlers:         # a library's array classes among them: their EArrays
             leaves = [foreign_argument(x) for x in leaves]
-        flat_axes = [ax if type(x) is vmappable.Whole else _normalize_axis(ax, x, name)
-                     for ax, x in zip(flat_axes, leaves)]
+        flat_axes = _leaf_axes(flat_axes, leaves, name, shadow)
         # a registered type's values take no part in the size (JAX's rule: axis_size says it)
         plain = [i for i, x in enumerate(leaves) if type(x) is not vmappable.Whole]
         plain_leaves, plain_axes = [leaves[i] for i in plain], [flat_axes[i] for i in plain]
@@ -342,6 +341,20 @@ class MappedRef:
 
     def __repr__(self):
         return f"MappedRef(axis={self._axis}, shape={self.shape}, dtype={self.dtype.name})"
+
+
+def _leaf_axes(flat_axes, leaves, name, args):
+    """Each leaf's mapped axis, normalized; an axis the leaf has not raises JAX's ValueError,
+    carrying which positional argument it was and every leaf's shape and axis (the notebook's
+    error card reads them)."""
+    try:
+        return [ax if type(x) is vmappable.Whole else _normalize_axis(ax, x, name)
+                for ax, x in zip(flat_axes, leaves)]
+    except ValueError as error:
+        counts = [len(tree_leaves(a)) for a in args]
+        error.vmap_leaves = [(_shape_of(x), ax) for x, ax in zip(leaves, flat_axes)]
+        error.vmap_leaf_counts = counts     # the leaves of each positional argument
+        raise
 
 
 def _normalize_axis(ax, x, name):

@@ -433,7 +433,7 @@ def dense_attr(array: np.ndarray) -> str:
     dtype = array.dtype
     flat = array.reshape(-1)
     if flat.size == 0:
-        return "dense<>" if array.ndim == 1 else f"dense<{'[' * array.ndim}{']' * array.ndim}>"
+        return "dense<>"          # any empty shape (`dense<[[]]>` would be 1x0)
     raw = flat.view(np.uint8).reshape(flat.size, dtype.itemsize)
     if (raw == raw[0]).all():                      # every element has the same bits
         return f"dense<{_element_text(flat[0], dtype)}>"

@@ -5,6 +5,7 @@ warning. Where a card or message advises a fix, a case runs the fix as advised, 
 can check that the advice works under JAX too. The reference (learner_mistakes_reference.json)
 is real JAX 0.10.2's, written by reference/make_learner_mistakes_reference.py."""
 import functools
+import json
 import re
 import warnings
 
@@ -354,6 +355,7 @@ def run(jax):
         "static_list_as_tuple": _said(lambda: jax.jit(zeros, static_argnums=1)(1.0, (2, 3))),
         "static_list_traced": _said(lambda: jax.jit(zeros)(1.0, jnp.asarray([2, 3]))),
         "item_of_tracer": _said(lambda: jax.jit(item)(1.0)),
+        "item_of_tracer_lines": _said_lines(lambda: jax.jit(item)(1.0), 2),
         # "make x static" for .item(): x is then a Python float, which has no .item()
         "item_made_static": _said(lambda: jax.jit(item, static_argnames=("x",))(1.0)),
         "item_dropped": _said(lambda: jax.jit(lambda x: x)(1.0)),
@@ -400,6 +402,11 @@ def run(jax):
         **_conversions_under_grad(jax),
         **_sized_results(jax),
         **_grad_outputs(jax),
+        **_grad_output_fixes(jax),
+        **_scalar_conversions(jax),
+        **_operand_shapes(jax),
+        **_not_arrays(jax),
+        **_vmap_ranks(jax),
         **_prints_under_jit(jax),
         **_branch_types(jax),
     }
@@ -466,6 +473,177 @@ def _grad_outputs(jax):
         "vjp_has_aux_three_outputs": first_words(
             lambda: jax.vjp(lambda x: (x, x, x), 2.0, has_aux=True), 69),
     }
+
+
+def _grad_output_fixes(jax):
+    """grad of a function whose output is not one number, and each fix the grad-output card
+    advises, as advised: the Jacobian (jacrev), the sum's gradient, vmap of grad for an
+    elementwise function, has_aux for a (loss, extra) pair (and for a longer tuple once f
+    returns loss, (extra1, extra2)), the loss entry of a dict."""
+    jnp = jax.numpy
+    x = jnp.arange(3.0)
+
+    def square(x):
+        return x ** 2
+
+    def pair(x):
+        return x.sum(), x
+
+    def entries(x):
+        return {"loss": (x ** 2).sum(), "y": x}
+
+    def listed(tree):                   # as JSON keeps it: tuples as lists
+        return json.loads(json.dumps(jax.tree_util.tree_map(lambda a: np.asarray(a).tolist(),
+                                                            tree)))
+    return {
+        "grad_of_vector_output": _said(lambda: jax.grad(square)(x)),
+        "value_and_grad_of_vector_output": _said(lambda: jax.value_and_grad(square)(x)),
+        "grad_of_triple_output": _said(
+            lambda: jax.grad(lambda x: (x.sum(), x, 1.0))(x))["first_line"][:67],
+        "grad_of_dict_output": _said(lambda: jax.grad(entries)(x))["first_line"][:67],
+        "fix_jacrev": listed(jax.jacrev(square)(x)),
+        "fix_grad_of_sum": listed(jax.grad(lambda *args: square(*args).sum())(x)),
+        "fix_value_and_grad_of_sum": listed(
+            jax.value_and_grad(lambda *args: square(*args).sum())(x)),
+        "fix_vmap_grad": listed(jax.vmap(jax.grad(square))(x)),
+        "fix_has_aux": listed(jax.grad(pair, has_aux=True)(x)),
+        "fix_value_and_grad_has_aux": listed(jax.value_and_grad(pair, has_aux=True)(x)),
+        "fix_has_aux_of_a_triple": listed(
+            jax.grad(lambda x: (x.sum(), (x, 1.0)), has_aux=True)(x)),
+        "fix_dict_entry": listed(jax.grad(lambda *args: entries(*args)["loss"])(x)),
+    }
+
+
+def _scalar_conversions(jax):
+    """int()/float()/complex() of an array with dimensions (JAX refuses even one element),
+    eager and under jit, and the scalar-conversion card's fixes as advised."""
+    jnp = jax.numpy
+    return {
+        "float_of_one_element": _said(lambda: float(jnp.array([1.5]))),
+        "int_of_vector": _said(lambda: int(jnp.array([1, 2]))),
+        "complex_of_matrix": _said(lambda: complex(jnp.ones((2, 2)))),
+        "float_of_vector_in_jit": _said(lambda: jax.jit(lambda x: float(x) * 2)(jnp.ones(2))),
+        "fix_item": float(jnp.array([1.5]).item()),
+        "fix_tolist": jnp.array([1, 2]).tolist(),
+        "fix_sum": int(jnp.array([1, 2]).sum()),
+        "fix_first": int(jnp.array([1, 2])[0]),
+        "fix_astype_in_jit": np.asarray(
+            jax.jit(lambda x: x.astype(float) * 2)(jnp.ones(2))).tolist(),
+    }
+
+
+# (mistake, fix) source lines over X (3, 4), m its row means, W (3, 5): the broadcast-shapes
+# and matmul-shapes cards' rewrites of each mistake (tests/notebook/test_learner_mistakes.py)
+OPERAND_SHAPES = {
+    "center_rows": ("X - X.mean(axis=1)", "X - X.mean(axis=1, keepdims=True)"),
+    "center_rows_jnp_mean": ("X - jnp.mean(X, axis=1)", "X - jnp.mean(X, axis=1, keepdims=True)"),
+    "divide_by_row_means": ("X / m", "X / jnp.expand_dims(m, 1)"),
+    "standardize_rows": ("(X - X.mean(axis=1)) / X.std(axis=1)",
+                         "(X - X.mean(axis=1, keepdims=True)) / X.std(axis=1, keepdims=True)"),
+    "vectors_of_two_sizes": ("jnp.ones(3) + jnp.ones(4)", "jnp.ones(3)[:, None] + jnp.ones(4)"),
+    "transposed_operands": ("jnp.ones((2, 3)) * jnp.ones((3, 2))",
+                            "jnp.ones((2, 3)) * jnp.ones((3, 2)).T"),
+    "under_jit": ("jax.jit(lambda a, b: a / b)(X, jnp.ones(3))",
+                  "jax.jit(lambda a, b: a / jnp.expand_dims(b, 1))(X, jnp.ones(3))"),
+    "matmul_same_shapes": ("X @ X", "X @ X.T"),
+    "matmul_vector": ("jnp.dot(X, jnp.ones(3))", "jnp.dot(X.T, jnp.ones(3))"),
+    "matmul_weights": ("X @ W", "X.T @ W"),
+}
+
+
+def _operand_shapes(jax):
+    """Each OPERAND_SHAPES mistake's error under JAX, and its fix's result shape."""
+    jnp = jax.numpy
+    names = {"jax": jax, "jnp": jnp, "X": jnp.ones((3, 4)), "W": jnp.ones((3, 5))}
+    names["m"] = names["X"].mean(axis=1)
+    found = {}
+    for case, (mistake, fix) in OPERAND_SHAPES.items():
+        found[f"shapes_{case}"] = _said(lambda: eval(mistake, dict(names)))
+        found[f"shapes_{case}_fixed"] = list(eval(fix, dict(names)).shape)
+    found["shapes_matmul_vector_swapped"] = list(jnp.dot(jnp.ones(3), names["X"]).shape)
+    return found
+
+
+# (cells before, the mistake, the not-an-array card's rewrite of it, the call after the rewrite)
+# over x = jnp.ones(2): a string or a function passed where jit traces
+NOT_ARRAYS = {
+    "string_argument": ("", "y = jax.jit(act)(x, 'double')",
+                        "y = jax.jit(act, static_argnames=('name',))(x, 'double')", ""),
+    "string_keyword": ("", "y = jax.jit(act)(x, name='double')",
+                       "y = jax.jit(act, static_argnames=('name',))(x, name='double')", ""),
+    "function_argument": ("", "y = jax.jit(apply)(neg, x)",
+                          "y = jax.jit(apply, static_argnames=('fn',))(neg, x)", ""),
+    "jit_bound_to_a_name": ("g = jax.jit(act)", "y = g(x, 'double')",
+                            "g = jax.jit(act, static_argnames=('name',))", "y = g(x, 'double')"),
+    "decorated_elsewhere": ("@jax.jit\ndef dec(x, name):\n    return x * 2",
+                            "y = dec(x, 'double')",
+                            "dec = jax.jit(dec.__wrapped__, static_argnames=('name',))",
+                            "y = dec(x, 'double')"),
+    "lambda": ("", "y = jax.jit(lambda x, name: x * 2)(x, 'double')",
+               "y = jax.jit(lambda x, name: x * 2, static_argnames=('name',))(x, 'double')",
+               ""),
+}
+
+
+def _unplaced(text):
+    """A function's repr without its address and enclosing functions (`<function
+    f.<locals>.act at 0x7f..>` as `<function act>`): the test's cell defines them at top level."""
+    return re.sub(r"<function (?:[\w<>]+\.<locals>\.)*([\w<>]+) at 0x[0-9a-f]+>",
+                  r"<function \1>", text)
+
+
+def _not_arrays(jax):
+    """Each NOT_ARRAYS mistake's error under JAX (the function's address dropped) and the
+    value its rewrite gives (exact: 2.0 or -1.0 twice)."""
+    jnp = jax.numpy
+
+    def act(x, name):
+        return x * 2 if name == "double" else x
+
+    def apply(fn, x):
+        return fn(x)
+
+    def neg(v):
+        return -v
+    found = {}
+    for case, (before, mistake, fix, after) in NOT_ARRAYS.items():
+        names = {"jax": jax, "jnp": jnp, "x": jnp.ones(2), "act": act, "apply": apply,
+                 "neg": neg}
+        exec(before, names)
+        said = _said(lambda: exec(mistake, names))
+        said["first_line"] = _unplaced(said["first_line"])
+        found[f"not_array_{case}"] = said
+        exec(fix + "\n" + after, names)
+        found[f"not_array_{case}_fixed"] = np.asarray(names["y"]).tolist()
+    return found
+
+
+# (mistake, the vmap-rank card's rewrite) over xs (5, 3) and scale(x, s) = x * s
+VMAP_RANKS = {
+    "scalar_mapped": ("jax.vmap(scale)(xs, 2.0)",
+                      "jax.vmap(scale, in_axes=(0, None))(xs, 2.0)"),
+    "axis_past_the_end": ("jax.vmap(scale, in_axes=(0, 1))(xs, jnp.ones(5))",
+                          "jax.vmap(scale, in_axes=(0, 0))(xs, jnp.ones(5))"),
+    "only_mapped_argument": ("jax.vmap(scale, in_axes=(2, None))(xs, 2.0)",
+                             "jax.vmap(scale, in_axes=(0, None))(xs, 2.0)"),
+}
+
+
+def _vmap_ranks(jax):
+    """Each VMAP_RANKS mistake's error under JAX, its fix's result shape, and vmap refusing
+    in_axes all None (why the card never offers it for a scalar mapped alone)."""
+    jnp = jax.numpy
+
+    def scale(x, s):
+        return x * s
+    names = {"jax": jax, "jnp": jnp, "xs": jnp.ones((5, 3)), "scale": scale}
+    found = {}
+    for case, (mistake, fix) in VMAP_RANKS.items():
+        found[f"vmap_rank_{case}"] = _said(lambda: eval(mistake, dict(names)))
+        found[f"vmap_rank_{case}_fixed"] = list(eval(fix, dict(names)).shape)
+    found["vmap_rank_scalar_alone"] = _said(lambda: jax.vmap(lambda x: x * 2)(1.0))
+    found["vmap_all_none"] = _said(lambda: jax.vmap(lambda x: x * 2, in_axes=None)(1.0))
+    return found
 
 
 def _prints_under_jit(jax):

@@ -15,8 +15,11 @@ pytest.importorskip("IPython")
 from IPython.utils.capture import capture_output
 
 import jxkernel
+import jxkernel.numpy as jnp
+import numpy as np
 from jxkernel.views import error_cards
-from learner_mistakes_cases import METHOD_PYTREE_FIX, run as facts_of      # tests/data
+from learner_mistakes_cases import (METHOD_PYTREE_FIX, NOT_ARRAYS, OPERAND_SHAPES,  # tests/data
+                                    VMAP_RANKS, _unplaced, run as facts_of)
 import locations  # tests/support: the repository's folders
 from ipython_shell import shell_fixture
 
@@ -272,8 +275,8 @@ def test_a_leaked_tracer_names_the_cells_lines_that_made_it(shell):
     # JAX lists the user's frames from the traced function down to the line that made the
     # value (leaked_from_helper_in_jit): here the cell's, never jxkernel's
     assert JAX["leaked_from_helper_in_jit"]["lines"][8:10] == [
-        "learner_mistakes_cases.py:94:22 (_leaks.<locals>.<lambda>)",
-        "learner_mistakes_cases.py:79:12 (_leaks.<locals>.helper)"]
+        "learner_mistakes_cases.py:95:22 (_leaks.<locals>.<lambda>)",
+        "learner_mistakes_cases.py:80:12 (_leaks.<locals>.helper)"]
     shell.run_cell("held = []\ndef helper(x):\n    y = jnp.sin(x)\n    held.append(y)\n"
                    "    return y\ndef outer(x):\n    return helper(x) * 2\n"
                    "jax.jit(outer)(1.0)", store_history=True)
@@ -568,3 +571,220 @@ def test_cond_branches_of_two_types_get_a_card_whose_fixes_work_under_jax(shell)
     _, card = shown(shell, "lax.switch(1, [lambda v: v, lambda v: v * 1.0], jnp.ones(2, jnp.int32))")
     assert card["origin"]["api"] == "switch" and "jnp.where" not in card["rewrite"]
     assert "# in branch 0 (<lambda>), return float32:" in card["rewrite"]
+
+
+def _applied(shell, setup, rewrite):
+    """Each runnable line of a card's rewrite (comments dropped) run after `setup`: the
+    learner's cell with the advice applied."""
+    code = "\n".join(line.split("    #")[0] for line in rewrite.splitlines()
+                     if not line.startswith("#"))
+    assert shell.run_cell(setup + "\n" + code).success, code
+
+
+def _listed(value):
+    return jxkernel.tree_util.tree_map(lambda a: np.asarray(a).tolist(), value)
+
+
+def _close(ours, theirs):
+    """JAX's recorded values: small integers and their sums in float32 (a few ulp)."""
+    flat = [np.asarray(v, dtype=float) for v in jxkernel.tree_util.tree_leaves(ours)]
+    want = [np.asarray(v, dtype=float) for v in jxkernel.tree_util.tree_leaves(theirs)]
+    assert len(flat) == len(want)
+    for a, b in zip(flat, want):
+        np.testing.assert_allclose(a, b, rtol=4 * 2.0 ** -23, atol=0)
+
+
+def test_grad_of_a_vector_output_advises_the_jacobian_and_the_sum(shell):
+    """grad of x ** 2 over a vector: JAX's TypeError; the card's lines (jacrev, the sum's
+    grad) run and give JAX's recorded Jacobian and gradient; vmap of grad is offered for
+    elementwise functions only, and gives JAX's values for this one."""
+    setup = "def square(x):\n    return x ** 2\nxs = jnp.arange(3.0)"
+    text, card = shown(shell, setup + "\n_g = jax.grad(square)(xs)")
+    assert card["kind"] == "grad-output"
+    assert card["message"] == JAX["grad_of_vector_output"]["first_line"]
+    assert "(3,)" in card["title"] and "jacrev" in card["fix"]
+    lines = card["rewrite"].splitlines()
+    assert lines[0].split("    #")[0] == "_g = jax.jacrev(square)(xs)", lines
+    assert lines[1].split("    #")[0] == "_g = jax.grad(lambda *args: square(*args).sum())(xs)"
+    assert "jax.vmap(jax.grad(square))" in lines[2] and lines[2].startswith("# square elementwise")
+    shell.run_cell(setup + "\n" + lines[0].split("    #")[0])
+    _close(_listed(shell.user_ns["_g"]), JAX["fix_jacrev"])
+    shell.run_cell(setup + "\n" + lines[1].split("    #")[0])
+    _close(_listed(shell.user_ns["_g"]), JAX["fix_grad_of_sum"])
+    assert shell.run_cell(setup + "\n_g = jax.vmap(jax.grad(square))(xs)").success
+    _close(_listed(shell.user_ns["_g"]), JAX["fix_vmap_grad"])
+
+
+def test_value_and_grad_of_a_vector_output_advises_the_sum(shell):
+    setup = "def square(x):\n    return x ** 2\nxs = jnp.arange(3.0)"
+    text, card = shown(shell, setup + "\n_v, _g = jax.value_and_grad(square)(xs)")
+    assert card["message"] == JAX["value_and_grad_of_vector_output"]["first_line"]
+    (line,) = card["rewrite"].splitlines()       # no jacrev: it gives no value
+    _applied(shell, setup, line)
+    _close(_listed((shell.user_ns["_v"], shell.user_ns["_g"])),
+           JAX["fix_value_and_grad_of_sum"])
+
+
+def test_grad_of_a_loss_and_extra_pair_advises_has_aux(shell):
+    setup = "def pair(x):\n    return x.sum(), x\nxs = jnp.arange(3.0)"
+    text, card = shown(shell, setup + "\n_g = jax.grad(pair)(xs)")
+    assert card["kind"] == "grad-output" and "has_aux=True" in card["fix"]
+    assert card["rewrite"].split("    #")[0] == "_g, aux = jax.grad(pair, has_aux=True)(xs)"
+    _applied(shell, setup, card["rewrite"])
+    _close(_listed((shell.user_ns["_g"], shell.user_ns["aux"])), JAX["fix_has_aux"])
+    text, card = shown(shell, setup + "\n_v, _g = jax.value_and_grad(pair)(xs)")
+    assert card["rewrite"].split("    #")[0] == \
+        "(_v, aux), _g = jax.value_and_grad(pair, has_aux=True)(xs)"
+    _applied(shell, setup, card["rewrite"])
+    _close(_listed(((shell.user_ns["_v"], shell.user_ns["aux"]), shell.user_ns["_g"])),
+           JAX["fix_value_and_grad_has_aux"])
+
+
+def test_grad_of_a_longer_tuple_says_has_aux_takes_a_pair(shell):
+    # JAX's has_aux refuses a triple: the card first has f return loss, (extra1, extra2)
+    setup = "def triple(x):\n    return x.sum(), x, 1.0\nxs = jnp.arange(3.0)"
+    text, card = shown(shell, setup + "\n_g = jax.grad(triple)(xs)")
+    assert card["message"].startswith(JAX["grad_of_triple_output"])
+    first, call = card["rewrite"].splitlines()
+    assert first == "# in f: return loss, (extra1, extra2)"
+    fixed = "def triple(x):\n    return x.sum(), (x, 1.0)\nxs = jnp.arange(3.0)"
+    _applied(shell, fixed, call)
+    _close(_listed((shell.user_ns["_g"], shell.user_ns["aux"])), JAX["fix_has_aux_of_a_triple"])
+
+
+def test_grad_of_a_dict_output_differentiates_its_loss_entry(shell):
+    setup = ("def entries(x):\n    return {'loss': (x ** 2).sum(), 'y': x}\n"
+             "xs = jnp.arange(3.0)")
+    text, card = shown(shell, setup + "\n_g = jax.grad(entries)(xs)")
+    assert card["message"].startswith(JAX["grad_of_dict_output"])
+    assert card["rewrite"].split("    #")[0] == \
+        "_g = jax.grad(lambda *args: entries(*args)['loss'])(xs)"
+    _applied(shell, setup, card["rewrite"])
+    _close(_listed(shell.user_ns["_g"]), JAX["fix_dict_entry"])
+
+
+def test_grad_of_none_says_a_return_is_missing(shell):
+    text, card = shown(shell, "def nothing(x):\n    x.sum()\n_g = jax.grad(nothing)(1.0)")
+    assert card["kind"] == "grad-output" and "missing return" in card["why"]
+
+
+@pytest.mark.parametrize("cell, case, rewrite, fact", [
+    ("_y = float(jnp.array([1.5]))", "float_of_one_element",
+     "_y = float(jnp.array([1.5]).item())", "fix_item"),
+    ("_y = int(jnp.array([1, 2]))", "int_of_vector", "_y = jnp.array([1, 2]).tolist()",
+     "fix_tolist"),
+    ("_y = jax.jit(lambda x: float(x) * 2)(jnp.ones(2))", "float_of_vector_in_jit",
+     "_y = jax.jit(lambda x: x.astype(float) * 2)(jnp.ones(2))", "fix_astype_in_jit"),
+])
+def test_a_python_number_of_an_array_with_dimensions(shell, cell, case, rewrite, fact):
+    """int()/float() of an array with dimensions: JAX's TypeError, even for one element; the
+    card's rewrite of the user's line runs and gives JAX's recorded value (eager: the one
+    element, every value; under jit: an array still, its dtype changed)."""
+    text, card = shown(shell, cell)
+    assert card["kind"] == "scalar-conversion"
+    assert card["message"] == JAX[case]["first_line"]
+    assert card["rewrite"].split("    #")[0] == rewrite, card["rewrite"]
+    assert shell.run_cell(rewrite).success
+    assert _listed(shell.user_ns["_y"]) == JAX[fact]
+    if case == "int_of_vector":        # the other ways the card names, as JAX gives them
+        assert "x.sum()" in card["fix"] and "x[i]" in card["fix"]
+        assert int(jnp.array([1, 2]).sum()) == JAX["fix_sum"]
+        assert int(jnp.array([1, 2])[0]) == JAX["fix_first"]
+
+
+def test_complex_of_a_matrix_gets_the_card_with_its_shape(shell):
+    text, card = shown(shell, "_c = complex(jnp.ones((2, 2)))")
+    assert card["message"] == JAX["complex_of_matrix"]["first_line"]
+    assert "(2, 2)" in card["title"] and "4 numbers" in card["why"]
+    assert card["rewrite"].split("    #")[0] == "_c = jnp.ones((2, 2)).tolist()"
+
+
+_ARRAYS = "X = jnp.ones((3, 4))\nW = jnp.ones((3, 5))\nm = X.mean(axis=1)"
+
+
+@pytest.mark.parametrize("case", sorted(OPERAND_SHAPES))
+def test_operands_whose_shapes_do_not_fit_get_a_rewrite_that_fits(shell, case):
+    """Elementwise operands that do not broadcast and matrix products whose inner sizes
+    differ: JAX's error; the card rewrites the user's line (keepdims on the reduction, the
+    axis given back, an outer product, a transpose) and the rewrite runs, its result of JAX's
+    recorded shape, the one the card's comment states."""
+    mistake, fix = OPERAND_SHAPES[case]
+    assert shell.run_cell(_ARRAYS).success
+    text, card = shown(shell, f"_y = {mistake}")
+    assert card["message"] == JAX[f"shapes_{case}"]["first_line"]
+    assert card["kind"] == ("matmul-shapes" if case.startswith("matmul") else
+                            "broadcast-shapes")
+    line, _, note = card["rewrite"].partition("    # ")
+    assert line == f"_y = {fix}", card["rewrite"]
+    assert shell.run_cell(line).success
+    shape = list(shell.user_ns["_y"].shape)
+    assert shape == JAX[f"shapes_{case}_fixed"]
+    assert str(tuple(shape)) in note or str(tuple(shape)) in card["fix"], (note, card["fix"])
+
+
+def test_a_matrix_vector_product_names_every_order_that_fits(shell):
+    # (3, 4) @ (3,): X.T @ v and v @ X both give (4,), as JAX computes them
+    assert shell.run_cell(_ARRAYS).success
+    text, card = shown(shell, "_y = jnp.dot(X, jnp.ones(3))")
+    assert "a.T @ b gives (4,)" in card["fix"] and "b @ a gives (4,)" in card["fix"]
+    assert JAX["shapes_matmul_vector_swapped"] == [4]
+
+
+def test_shapes_with_nothing_to_rewrite_get_words_not_a_guess(shell):
+    # (2, 3) and (4, 5): no axis given back, transpose or outer product makes them fit
+    text, card = shown(shell, "_y = jnp.ones((2, 3)) + jnp.ones((4, 5))")
+    assert card["kind"] == "broadcast-shapes" and card["rewrite"].startswith("# ")
+
+
+_FUNCTIONS = ("x = jnp.ones(2)\ndef act(x, name):\n    return x * 2 if name == 'double' else x\n"
+              "def apply(fn, x):\n    return fn(x)\ndef neg(v):\n    return -v")
+
+
+@pytest.mark.parametrize("case", sorted(NOT_ARRAYS))
+def test_a_string_or_function_given_to_jit_is_made_static_where_it_is_jitted(shell, case):
+    """A str or a function passed where jit traces: JAX's TypeError; the card marks that
+    argument static where the user's code jits the function (in the call, the name bound to
+    the jit, a decorator's function through __wrapped__), and the rewrite, then the call,
+    give JAX's recorded values."""
+    before, mistake, fix, after = NOT_ARRAYS[case]
+    assert shell.run_cell(_FUNCTIONS + "\n" + before).success
+    text, card = shown(shell, mistake)
+    assert card["kind"] == "not-an-array"
+    assert _unplaced(card["message"]) == JAX[f"not_array_{case}"]["first_line"]
+    assert card["rewrite"] == fix, card["rewrite"]
+    assert shell.run_cell(fix + "\n" + after).success
+    assert np.asarray(shell.user_ns["y"]).tolist() == JAX[f"not_array_{case}_fixed"]
+
+
+def test_a_string_inside_a_dict_is_not_made_static(shell):
+    # the dict cannot be static (unhashable): the card has the string passed on its own
+    assert shell.run_cell(_FUNCTIONS).success
+    text, card = shown(shell, "y = jax.jit(lambda x, cfg: x)(x, {'name': 'a'})")
+    assert card["kind"] == "not-an-array" and "cfg['name'] is inside cfg" in card["fix"]
+    assert "static_argnames=('cfg'" not in card["rewrite"]
+
+
+@pytest.mark.parametrize("case", sorted(VMAP_RANKS))
+def test_vmap_of_an_axis_an_argument_has_not(shell, case):
+    """in_axes naming an axis an argument has not (a scalar mapped along 0): JAX's
+    ValueError; the card names the argument and rewrites in_axes (None, or the axis of the
+    others' size), and the rewrite gives JAX's recorded shape."""
+    mistake, fix = VMAP_RANKS[case]
+    assert shell.run_cell("xs = jnp.ones((5, 3))\ndef scale(x, s):\n    return x * s").success
+    text, card = shown(shell, f"_y = {mistake}")
+    assert card["kind"] == "vmap-rank"
+    assert card["message"] == JAX[f"vmap_rank_{case}"]["first_line"]
+    assert card["rewrite"].split("    #")[0] == f"_y = {fix}", card["rewrite"]
+    assert shell.run_cell(f"_y = {fix}").success
+    assert list(shell.user_ns["_y"].shape) == JAX[f"vmap_rank_{case}_fixed"]
+
+
+def test_vmap_of_a_scalar_alone_asks_for_a_batch_not_in_axes_none(shell):
+    # in_axes all None is JAX's own ValueError: the card asks for a batch instead
+    assert JAX["vmap_all_none"]["error"] == "ValueError"
+    text, card = shown(shell, "_y = jax.vmap(lambda x: x * 2)(1.0)")
+    assert card["message"] == JAX["vmap_rank_scalar_alone"]["first_line"]
+    assert "in_axes=None" not in card["rewrite"]
+    assert shell.run_cell(card["rewrite"].replace("jax.vmap(f)", "jax.vmap(lambda x: x * 2)"))\
+        .success
+    assert list(shell.user_ns["ys"].shape) == [3]

@@ -1,4 +1,4 @@
-"""Error cards (jxkernel/views/error_cards.py): each error learners hit most, raised in a
+"""Error cards (jxkernel/views/error_cards/): each error learners hit most, raised in a
 real InteractiveShell, gets a card naming the user's line, where the value came from and a
 rewrite; the exception stays JAX's class with JAX's message; the shell keeps working."""
 import json

@@ -289,3 +289,19 @@ def test_compile_module_refuses_callbacks_without_their_functions():
     """The guard against the segfault of docs/jaxlib.md §7."""
     with pytest.raises(ValueError, match="calls Python host callbacks"):
         compiler.compile_module(CALLBACKS, [DEVICE])
+
+
+def test_empty_constants_of_every_rank_lower():
+    """An empty array closed over by a jitted function is a constant of its own shape:
+    `dense<>` for every empty shape (`dense<[[]]>` is 1x0, which XLA refused for 0x0; JAX's
+    own lax_numpy_reducers_test testEmptyCov met it through jnp.cov of a (0, 0) matrix)."""
+    import jxkernel
+    import jxkernel.numpy as jnp
+    from jxkernel.xla.stablehlo import dense_attr
+    for shape in [(0,), (0, 0), (2, 0), (0, 3, 1)]:
+        empty = np.zeros(shape, np.float32)
+        assert dense_attr(empty) == "dense<>"
+        out = jxkernel.jit(lambda x: x + jnp.asarray(empty))(empty)
+        assert out.shape == shape and out.dtype == np.float32
+    cov = jxkernel.jit(jnp.cov)(np.zeros((0, 0), np.float32))
+    assert cov.shape == (0, 0)

@@ -109,7 +109,7 @@ class JitMagics(JxMagicsBase):
         except CellError as err:
             view = self._cell_view(program, ns, error=error_view_data(err))
             show(view)
-            show_card(err)           # the error card, if the error has one (error_cards.py)
+            show_card(err)           # the error card, if the error has one (views/error_cards/)
             raise err from None      # IPython renders it with CellError._render_traceback_
         last = outputs.pop(cellmod.LAST, None)
         ns.update(outputs)

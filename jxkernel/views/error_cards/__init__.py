@@ -1,0 +1,138 @@
+"""Error cards: the errors learners hit most, explained at their own line.
+
+`card_for(exc)` reads a raised exception (its class, its JAX-worded message, what the core
+attached when it raised it: `exc.provenance`, see `jxkernel.core.errors.provenance`, and its
+traceback) and returns an `ErrorCard`, or None for an error it does not know. The exception
+itself is left as it is (JAX's class, JAX's message); the card is only its display. It needs
+no IPython: in a script, `print(card_for(e))` shows the text.
+
+    >>> try:
+    ...     jit(lambda x: x if x > 0 else -x)(1.0)
+    ... except Exception as e:
+    ...     card = card_for(e)
+    >>> card.kind, card.origin["argument"]
+    ('bool-conversion', 'x')
+
+Kinds: bool-conversion (TracerBoolConversionError), concretization (ConcretizationTypeError),
+integer-conversion (TracerIntegerConversionError), array-conversion
+(TracerArrayConversionError), leaked-tracer (UnexpectedTracerError), unhashable-static
+(ValueError: non-hashable static argument), vmap-sizes (ValueError: inconsistent sizes along
+in_axes), vmap-rank (ValueError: in_axes names an axis an argument has not), loop-carry
+(TypeError: a scan/while_loop/fori_loop carry changing type),
+boolean-index (NonConcreteBooleanIndexError), immutable-array (TypeError: `x[i] = v`),
+key-reuse (KeyReuseError, with jax_debug_key_reuse), jit-method (TypeError: `@jax.jit` on a
+method, its `self` no array), traced-slice (IndexError: `x[:n]` with a traced bound),
+seed-as-key (TypeError: a seed given to jax.random where a key goes), integer-grad-input
+(TypeError: grad of an int), grad-output (TypeError: grad of a function whose output is not one
+number), scalar-conversion (TypeError: int(x)/float(x)/complex(x) of an array with dimensions),
+broadcast-shapes (elementwise operands that do not broadcast), matmul-shapes (TypeError: a
+matrix product whose inner sizes differ), not-an-array (TypeError: a string, a function or
+another object passed to a jitted function where jit traces it).
+
+Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
+user's lines, the value's origin, and the static_argnames fix of the user's own call),
+`rewrites.py` (the user's code read back and rewritten: branches, loops), then one module
+per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py`, `shapes.py`,
+`keys.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `methods.py`. `_CARDS` below says
+which card an exception gets, in order: the first whose test passes.
+
+With `%load_ext jxkernel`, the exception handler of notebook/tracebacks.py shows the card
+after the filtered traceback (also for `%%jit` cells and `%jaxpr`, through
+`CellError.original`).
+
+The MIME bundle `application/vnd.jxkernel.error+json` (`ErrorCard.to_json()`):
+
+    version      1
+    kind         one of the kinds above
+    error        the exception's class name, e.g. "TracerBoolConversionError"
+    title        one line saying what went wrong
+    message      the first line of the exception's message
+    where        the user's line: {"file": "In[3]" or "f.py", "line": 2, "function": "f",
+                 "code": "if y > 0:"}, or null when no user frame is known
+    called_from  the outermost user line when it differs from `where` (same fields), or null
+    origin       where the offending value came from, or null: {"function", "transformation"
+                 ("jit", ...), "argument" (the input it came from, e.g. "x" or
+                 "params['w']"; null in a loop or branch body, whose inputs have no
+                 names), "arguments" (all inputs it depends on), "input_index" (among the
+                 flat inputs), "input_type" ("f32[3]"), "value_type", "steps":
+                 [{"primitive", "where" ("In[3], line 2" or null), "code" (that line's text
+                 or null), "type"}]} from the input to the value; for vmap-sizes
+                 {"arguments": [{"name", "axis", "size", "type"}]}, for loop-carry
+                 {"loop", "body", "path", "input_type", "output_type",
+                 "mismatch" ("shapes", "dtypes" or "structure")}, for unhashable-static
+                 {"argument", "value_type", "value", "function"}
+    why          why it fails, in a sentence or two
+    fix          what to do, in words
+    rewrite      the suggested code (Python, several lines possible)
+    docs         JAX's page for the error, or null
+    traceback    the filtered traceback, ending with the exception's whole message (plain
+                 text), shown folded; null when the card was made without the shell's
+                 exception handler
+"""
+from __future__ import annotations
+
+from ...core import errors as jx_errors
+from .card import MIME, VERSION, ErrorCard, origin_lines, render_html, render_text
+from .control_flow import _branch_card, _carry_card, _is_branch_types, _is_carry_error
+from .grad import (_int_grad_card, _is_int_grad_input, _is_scalar_output,
+                   _scalar_output_card)
+from .keys import _is_seed_as_key, _key_reuse_card, _seed_card
+from .methods import _is_method_self, _method_card
+from .operand_shapes import (_broadcast_card, _is_broadcast_error, _is_matmul_shapes,
+                             _matmul_card)
+from .reading import _first_line, _user_lines
+from .scalars import _is_scalar_conversion, _scalar_conversion_card
+from .shapes import (_boolean_index_card, _immutable_card, _is_item_assignment,
+                     _is_size_needed, _is_traced_slice, _size_card, _slice_card)
+from .static import _is_not_an_array, _is_unhashable, _not_an_array_card, _unhashable_card
+from .tracer import (_array_card, _bool_card, _concretization_card, _is_traced_shape_error,
+                     _leaked_card)
+from .vmap import _is_vmap_rank, _is_vmap_sizes, _vmap_card, _vmap_rank_card
+
+__all__ = ["MIME", "VERSION", "ErrorCard", "card_for", "origin_lines", "render_html",
+           "render_text"]
+
+
+def card_for(exc: BaseException) -> ErrorCard | None:
+    """The card for `exc`, or None when it is not one of the errors cards explain.
+
+        >>> card_for(ValueError("mine")) is None
+        True
+    """
+    original = getattr(exc, "original", None)          # a %%jit cell's CellError
+    if isinstance(original, BaseException) and original is not exc:
+        return card_for(original)
+    for test, build in _CARDS:
+        if test(exc):
+            card = build(exc, *_user_lines(exc))
+            card.error, card.message = type(exc).__name__, _first_line(exc)
+            return card
+    return None
+
+
+_CARDS = [
+    (lambda e: isinstance(e, jx_errors.TracerBoolConversionError), _bool_card),
+    (_is_size_needed, _size_card),          # before the general concretization card
+    (lambda e: isinstance(e, (jx_errors.ConcretizationTypeError,
+                              jx_errors.TracerIntegerConversionError)), _concretization_card),
+    (_is_traced_shape_error, _concretization_card),
+    (lambda e: isinstance(e, jx_errors.TracerArrayConversionError), _array_card),
+    (lambda e: isinstance(e, jx_errors.UnexpectedTracerError), _leaked_card),
+    (_is_unhashable, _unhashable_card),
+    (_is_vmap_sizes, _vmap_card),
+    (_is_vmap_rank, _vmap_rank_card),
+    (_is_carry_error, _carry_card),
+    (_is_branch_types, _branch_card),
+    (lambda e: isinstance(e, jx_errors.NonConcreteBooleanIndexError), _boolean_index_card),
+    (_is_item_assignment, _immutable_card),
+    (lambda e: isinstance(e, jx_errors.KeyReuseError), _key_reuse_card),
+    (_is_method_self, _method_card),
+    (_is_not_an_array, _not_an_array_card),     # after the method's self
+    (_is_traced_slice, _slice_card),
+    (_is_seed_as_key, _seed_card),
+    (_is_int_grad_input, _int_grad_card),
+    (_is_scalar_output, _scalar_output_card),
+    (_is_scalar_conversion, _scalar_conversion_card),
+    (_is_broadcast_error, _broadcast_card),
+    (_is_matmul_shapes, _matmul_card),
+]

@@ -1,0 +1,187 @@
+"""Cards for structured control flow whose types must match: lax.cond/switch branches
+returning different types, and a scan/while_loop/fori_loop carry that changes type."""
+from __future__ import annotations
+
+import ast
+import re
+
+from ...core import dtypes
+from .card import ErrorCard
+from .reading import _public
+from .rewrites import _parse_line
+
+
+# ------------------------------------------------------------------ cond/switch branch types
+# JAX's text (lax.cond's _check_branch): "The output of true_fun [at path P] has type T0 but the
+# corresponding output of false_fun has type T1, so the dtypes do not match."
+_BRANCH_NAMES = re.compile(r"^(.+?) is (.+?)(?: at \S+)?$", re.M)
+_BRANCH_TYPES = re.compile(r"The output of (.+?)(?: at path (\S+))? has type (\S+) but the "
+                           r"corresponding output of (.+?) has type (\S+), so the "
+                           r"(shapes|dtypes) do not match")
+
+
+def _is_branch_types(e) -> bool:
+    return isinstance(e, TypeError) and _BRANCH_TYPES.search(str(e)) is not None and \
+        re.match(r"(cond|switch) branches must have equal output types", str(e)) is not None
+
+
+def _branch_card(exc, where, called_from) -> ErrorCard:
+    text = str(exc)
+    api = text.split()[0]
+    first, path, type0, other, type1, mismatch = _BRANCH_TYPES.search(text).groups()
+    funs = dict(_BRANCH_NAMES.findall(text.split("\n\n")[1]))
+    other_fun = funs.get(other, other)
+    at = f" at path {path}" if path else ""
+    if mismatch == "dtypes":
+        # cast toward the type both promote to (an int branch to the float one's, not back)
+        dtype = str(dtypes.promote_types(type0.split("[")[0], type1.split("[")[0]))
+        cast = [(n, funs.get(n, n)) for n, t in ((first, type0), (other, type1))
+                if t.split("[")[0] != dtype]
+        fix = (f"Return {dtype}{at} from every branch: .astype(jnp.{dtype}) in "
+               f"{' and '.join(n for n, _ in cast)}.")
+        rewrite = "\n".join(f"# in {n} ({f}), return {dtype}:\nreturn result.astype(jnp.{dtype})"
+                            for n, f in cast)
+        both = "promotes both to one dtype"
+    else:
+        fix = f"Make {other} return{at} the shape {first} returns, {_shape_of(type0)}."
+        rewrite = f"# in {other} ({other_fun}), return the shape {first} returns:\n" + \
+            _branch_shape_return(type0, type1)
+        both = "broadcasts them"
+    if api == "cond" and (mismatch == "dtypes" or _broadcasts(type1, type0)):
+        rewrite += (f"\n# or, if computing both branches is fine, jnp.where {both}:\n"
+                    f"y = jnp.where(pred, true_value, false_value)")
+    return ErrorCard(
+        "branch-types", f"{api}: the branches return different types",
+        why=(f"{api} traces every branch into one program and picks one when it runs, so each "
+             f"must return the same structure, shapes and dtypes: {first} returns {type0}{at}, "
+             f"{other} {type1}."),
+        fix=fix, rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        origin={"api": api, "branches": [[first, funs.get(first, first), type0],
+                                         [other, other_fun, type1]],
+                "path": path, "mismatch": mismatch},
+        docs=f"https://docs.jax.dev/en/latest/_autosummary/jax.lax.{api}.html")
+
+
+def _broadcasts(type_from, type_to) -> bool:
+    """Whether an array of type_from's shape broadcasts to type_to's ('f32[1]' to 'f32[2]')."""
+    a, b = _dims(type_from), _dims(type_to)
+    return len(a) <= len(b) and all(x in (1, y) for x, y in zip(reversed(a), reversed(b)))
+
+
+def _branch_shape_return(want, got) -> str:
+    """Code giving a branch's result the shape `want`, one that works from `got`: broadcast
+    (a size-1 or missing axis), pad with zeros (shorter) or slice (longer) along one axis."""
+    shape = _shape_of(want)
+    if _broadcasts(got, want):
+        return f"return jnp.broadcast_to(result, {shape})"
+    a, b = _dims(got), _dims(want)
+    differ = [i for i, (x, y) in enumerate(zip(a, b)) if x != y] if len(a) == len(b) else []
+    if len(differ) == 1:
+        i = differ[0]
+        if a[i] < b[i]:
+            pads = [(0, b[i] - a[i]) if j == i else (0, 0) for j in range(len(a))]
+            return f"return jnp.pad(result, {pads})    # zeros after"
+        index = ", ".join([":"] * i + [f":{b[i]}"])
+        return f"return result[{index}]"
+    return f"# (compute it so that its shape is {shape})"
+
+
+# ------------------------------------------------------------------ loop carry
+# JAX's texts (lax/_cf_util.check_carry): the leaf named by the body's parameter and its path
+# ("component c['x']"), by its path alone, or the whole carry ("c", or nothing)
+_CARRY_LEAF = r"[Tt]he input carry(?: component (\w+)(\S*)| at path (\S+)| (\w+))?"
+_CARRY_TYPES = re.compile(_CARRY_LEAF + r" has type (\S+) but the corresponding output carry "
+                          r"component has type (\S+), so the (shapes|dtypes) do not match")
+_CARRY_TREES = re.compile(_CARRY_LEAF + r" is an? (.+?) but the corresponding component of the "
+                          r"carry output is an? (.+?), so |the input tree structure is:\n(.+)\n"
+                          r"the output tree structure is:\n(.+)\n")
+
+
+def _carry_card(exc, where, called_from) -> ErrorCard:
+    text = str(exc)
+    loop = text.split()[0] if text.split()[0] in ("scan", "while_loop", "fori_loop") else "loop"
+    body = _loop_body_name(where) or "body"
+    types, trees = _CARRY_TYPES.search(text), _CARRY_TREES.search(text)
+    whole = None                   # the body's own name for the carry, where it is one value
+    if types:
+        _, sub_path, path, whole, came, went, mismatch = types.groups()
+        path = sub_path or path or None
+    elif trees:
+        _, sub_path, path, _, came, went, tree_in, tree_out = trees.groups()
+        path, mismatch = sub_path or path or None, "structure"
+        came, went = (came, went) if came else (tree_in, tree_out)
+    else:
+        came, went, path, mismatch = "?", "?", None, "structure"
+    leaf = f"carry{path or ''}"
+    ys = ", y" if loop == "scan" else ""        # (a while_loop's body returns the carry alone)
+    if mismatch == "dtypes":
+        dtype_in, dtype_out = came.split("[")[0], went.split("[")[0]
+        back = (f"return new_carry.astype(jnp.{dtype_in}){ys}" if path is None else
+                f"value = value.astype(jnp.{dtype_in})   # the value {body} returns as {leaf}")
+        rewrite = (f"# in {body}, give {leaf} back with the type it came in as:\n{back}\n"
+                   f"# or start it with the type {body} returns, e.g. "
+                   f"jnp.asarray(init, jnp.{dtype_out})")
+    elif mismatch == "shapes":
+        rewrite = _carry_shape_rewrite(body, leaf, came, went, loop, ys, whole or "carry")
+        if "cannot grow" not in rewrite:     # (a growing carry outgrows any start shape)
+            rewrite += (f"\n# or start it with the shape {body} returns: "
+                        f"jnp.zeros({_shape_of(went)}, jnp.{went.split('[')[0]})")
+    else:
+        rewrite = (f"# in {body}, return the carry with the same structure as the initial "
+                   f"carry:\nreturn carry{ys}      # carry: {came}, not {went}")
+    return ErrorCard(
+        "loop-carry", f"{loop}: the carry changes type in the loop",
+        why=(f"{loop} compiles {body} once for every iteration, so the carry must leave it "
+             f"with the type it came in with: {leaf} came in as {came} and left as {went}."),
+        fix=f"Make {body} return a carry of the same structure, shapes and dtypes as it takes.",
+        rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        origin={"loop": loop, "body": body, "path": path, "input_type": came,
+                "output_type": went, "mismatch": mismatch},
+        docs=f"https://docs.jax.dev/en/latest/_autosummary/jax.lax.{loop}.html"
+        if loop != "loop" else None)
+
+
+def _carry_shape_rewrite(body, leaf, came, went, loop, ys, carry) -> str:
+    """Code keeping the carry's shape: broadcast back a value that lost dimensions; a carry
+    that grows (jnp.append in the body) cannot: the values go out as scan's ys, or into a
+    buffer made at its final size (`new_carry.sum()` was advised, whose shape is ())."""
+    dims_in, dims_out = _dims(came), _dims(went)
+    head = f"# in {body}, keep {leaf} at shape {_shape_of(came)}, as it came in:\n"
+    if len(dims_out) < len(dims_in):
+        return head + f"return jnp.broadcast_to(new_carry, {_shape_of(came)}){ys}"
+    if len(dims_out) == len(dims_in) and all(o >= i for i, o in zip(dims_in, dims_out)):
+        if loop == "scan":     # (`carry`: the body's own name for it, else a NameError)
+            return (f"# a carry cannot grow: give each new value out as scan's ys (stacked "
+                    f"for you)\nreturn {carry}, x    # x: the value it appended")
+        return ("# a carry cannot grow: make the buffer at its final size and write into "
+                "it\nbuffer = buffer.at[i].set(value)")
+    return head + f"# (compute {leaf} so that its shape stays {_shape_of(came)})"
+
+
+def _dims(type_text) -> list:
+    return [int(d) for d in type_text.partition("[")[2].rstrip("]").split(",")
+            if d.strip().isdigit()]
+
+
+def _shape_of(type_text) -> str:
+    dims = type_text.partition("[")[2].rstrip("]")
+    parts = [d for d in dims.split(",") if d]
+    return f"({', '.join(parts)}{',' if len(parts) == 1 else ''})"
+
+
+def _loop_body_name(where) -> str | None:
+    """The body function's name in the user's `lax.scan(body, ...)`-style call."""
+    tree = _parse_line(where)
+    if tree is None:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args:
+            name = ast.unparse(node.func).split(".")[-1]
+            index = {"scan": 0, "while_loop": 1, "fori_loop": 2}.get(name)
+            if index is not None and len(node.args) > index:
+                return ast.unparse(node.args[index])
+    return None
+
+
+def _is_carry_error(e) -> bool:
+    return isinstance(e, TypeError) and "carry input and carry output must have" in str(e)

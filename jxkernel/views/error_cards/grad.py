@@ -1,0 +1,211 @@
+"""Cards for differentiation: an integer given to grad, and a function whose output is not
+one number (an array with dimensions: the Jacobian's; a (loss, extra) pair: has_aux)."""
+from __future__ import annotations
+
+import ast
+import re
+
+from .card import ErrorCard
+from .reading import _public
+from .rewrites import _parse_line
+
+
+def _is_int_grad_input(e) -> bool:
+    text = str(e)
+    return isinstance(e, TypeError) and " requires real- or complex-valued inputs" in text \
+        and re.search(r"but got u?int\d+\.", text) is not None
+
+
+def _int_grad_card(exc, where, called_from) -> ErrorCard:
+    # JAX's own advice (vjp, allow_int=True) gives a float0 zero, not a slope: a learner who
+    # wrote grad(f)(3) wanted the slope at 3.0
+    return ErrorCard(
+        "integer-grad-input", "grad was given an integer to differentiate by",
+        why=("A derivative is taken with respect to float inputs; an int (a Python int such as "
+             "3, or an int array) has none. allow_int=True only gives a zero of dtype float0, "
+             "not a slope."),
+        fix=("A number to differentiate by: pass it as a float (3.0, or "
+             "jnp.asarray(x, jnp.float32)). An int that only counts or indexes (a leaf of "
+             "params, say): pass it as another argument, which grad does not differentiate "
+             "(argnums=0 by default)."),
+        rewrite=_float_input_rewrite(where), where=_public(where),
+        called_from=_public(called_from), docs=None)
+
+
+def _float_input_rewrite(where) -> str:
+    """The user's call with its int literal arguments written as floats (3 -> 3.0)."""
+    tree = _parse_line(where)
+    code = (where or {}).get("code") or ""
+    for call in ast.walk(tree) if tree is not None else ():
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Call):   # grad(f)(3)
+            ints = [a for a in call.args if isinstance(a, ast.Constant)
+                    and type(a.value) is int]
+            if ints:
+                line = code
+                for arg in reversed(ints):           # right to left: offsets stay valid
+                    start, end = arg.col_offset, arg.end_col_offset
+                    line = line[:start] + f"{arg.value}.0" + line[end:]
+                return f"{line}    # a float input: grad differentiates it"
+    return ("x = jnp.asarray(x, jnp.float32)    # a float input: grad differentiates it\n"
+            "# an int that counts or indexes: a second argument, left alone (argnums=0)\n"
+            "grads = jax.grad(loss)(params, n)")
+
+
+# ------------------------------------------------------------------ grad of a non-scalar output
+_SCALAR_OUTPUT = "Gradient only defined for scalar-output functions."
+_OUTPUT_SHAPE = re.compile(r"Output had shape: \(([\d, ]*)\)\.")
+_GRADS = {"jax.grad", "grad", "jax.value_and_grad", "value_and_grad"}
+
+
+def _is_scalar_output(e) -> bool:
+    return isinstance(e, TypeError) and str(e).startswith(_SCALAR_OUTPUT)
+
+
+def _scalar_output_card(exc, where, called_from) -> ErrorCard:
+    """grad of a function returning an array with dimensions (JAX: "Output had shape"), or a
+    tuple, list, dict or None (JAX: "Output was ..."; the core keeps it as `exc.output`)."""
+    found = _OUTPUT_SHAPE.search(str(exc))
+    if found:
+        shape = tuple(int(d) for d in found.group(1).split(",") if d.strip())
+        return _array_output_card(shape, where, called_from)
+    return _container_output_card(getattr(exc, "output", None), where, called_from)
+
+
+def _grad_call(tree):
+    """The `jax.grad(f, ...)` (or value_and_grad) call in the user's line, or None."""
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Call) and ast.unparse(node.func) in _GRADS and node.args:
+            return node
+    return None
+
+
+def _array_output_card(shape, where, called_from) -> ErrorCard:
+    n = 1
+    for d in shape:
+        n *= d
+    return ErrorCard(
+        "grad-output", f"grad needs one number; the function returned shape {shape}",
+        why=(f"grad(f) is the derivative of one number (a loss) with respect to f's input. f "
+             f"returned an array of shape {shape}: {n} number{'s' * (n != 1)}, whose "
+             f"derivatives together are a Jacobian, not a gradient"
+             + (" (one element, but grad takes shape () only)." if n == 1 else ".")),
+        fix=(f"For a loss, make f return one number: its .sum() or .mean(). For every output's "
+             f"derivative, jax.jacrev(f) (or jax.jacfwd) gives the Jacobian, of shape {shape} "
+             f"+ the input's shape. If f works elementwise (each output from its own input, "
+             f"as x ** 2 does), jax.vmap(jax.grad(f)) gives each output's derivative, of "
+             f"shape {shape}."),
+        rewrite=_array_output_rewrite(where), where=_public(where),
+        called_from=_public(called_from),
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.grad.html")
+
+
+def _array_output_rewrite(where) -> str:
+    """The user's line twice: with jax.jacrev (the Jacobian), and with the sum of the outputs
+    differentiated (a loss); then vmap's way, as a comment (it works for elementwise f only)."""
+    tree = _parse_line(where)
+    call = _grad_call(tree)
+    if call is None:
+        return ("J = jax.jacrev(f)(x)    # the Jacobian: every output's derivative\n"
+                "g = jax.grad(lambda *args: f(*args).sum())(x)    # or: of their sum (a loss)\n"
+                "# f elementwise (each output from its own input)? jax.vmap(jax.grad(f))(x)")
+    function = ast.unparse(call.args[0])
+    aux = any(k.arg == "has_aux" for k in call.keywords)
+    lines = []
+    if ast.unparse(call.func).endswith("grad") and "value_and_grad" not in ast.unparse(call.func):
+        saved = call.func
+        call.func = ast.parse("jax.jacrev", mode="eval").body     # (`grad` imported bare too)
+        lines.append(f"{ast.unparse(tree)}    # the Jacobian: every output's derivative")
+        call.func = saved
+    if not aux:                # (with has_aux, f returns a pair: its first is what to sum)
+        summed = ast.Call(call.args[0], [ast.Starred(ast.Name("args"))], [])
+        call.args[0] = ast.Lambda(
+            ast.arguments([], [], ast.arg("args"), [], [], None, []),
+            ast.Call(ast.Attribute(summed, "sum"), [], []))
+        lines.append(f"{ast.unparse(tree)}    # the derivative of their sum (a loss)")
+    if "value_and_grad" not in ast.unparse(call.func):
+        lines.append(f"# {function} elementwise (each output from its own input)? "
+                     f"jax.vmap(jax.grad({function})) gives each output's derivative")
+    return "\n".join(lines)
+
+
+def _container_output_card(output, where, called_from) -> ErrorCard:
+    kind = type(output).__name__
+    if isinstance(output, (tuple, list)) and output and _is_one_number(output[0]):
+        pair = len(output) == 2
+        return ErrorCard(
+            "grad-output", f"grad needs one number; the function returned a {kind} of "
+                           f"{len(output)}",
+            why=(f"grad differentiates one number (a loss). f returned a {kind} whose first "
+                 f"element is one number: grad must be told that the rest is extra output, "
+                 f"returned as it is, not differentiated."),
+            fix=("Pass has_aux=True: grad then differentiates the first element and returns "
+                 "(gradient, the second element); value_and_grad returns ((value, aux), "
+                 "gradient)." + ("" if pair else
+                                 f" has_aux takes a pair: make f return loss, "
+                                 f"({_extras(len(output))}) (the rest as one tuple).")),
+            rewrite=_aux_rewrite(where, pair, len(output)), where=_public(where),
+            called_from=_public(called_from),
+            docs="https://docs.jax.dev/en/latest/_autosummary/jax.grad.html")
+    if isinstance(output, dict) and any(_is_one_number(v) for v in output.values()):
+        key = next(k for k, v in output.items() if _is_one_number(v))
+        return ErrorCard(
+            "grad-output", "grad needs one number; the function returned a dict",
+            why=("grad differentiates one number (a loss); f returned a dict of values."),
+            fix=(f"Differentiate the entry that is the loss ({key!r} is one number): "
+                 f"jax.grad(lambda *args: f(*args)[{key!r}]); for the other entries too, "
+                 f"return the loss first and the dict as has_aux's extra output."),
+            rewrite=_entry_rewrite(where, key), where=_public(where),
+            called_from=_public(called_from),
+            docs="https://docs.jax.dev/en/latest/_autosummary/jax.grad.html")
+    return ErrorCard(
+        "grad-output", f"grad needs one number; the function returned {kind}",
+        why=("grad differentiates the one number (a loss) the function returns"
+             + ("; it returned None: a missing return statement?" if output is None else
+                f"; it returned a {kind}.")),
+        fix=("Return the loss, one number (a float, or an array of shape ()); extra outputs "
+             "go beside it with has_aux=True: return loss, extra."),
+        rewrite="return loss    # in f: the one number grad differentiates",
+        where=_public(where), called_from=_public(called_from),
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.grad.html")
+
+
+def _is_one_number(value) -> bool:
+    """A float, int or array of shape (): what grad can differentiate."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) or \
+        getattr(value, "shape", None) == ()
+
+
+def _extras(size) -> str:
+    return ", ".join(f"extra{i}" for i in range(1, size))
+
+
+def _aux_rewrite(where, pair, size) -> str:
+    """The user's grad call with has_aux=True, its result unpacked: `g, aux = jax.grad(f,
+    has_aux=True)(x)`, `(v, aux), g = jax.value_and_grad(f, has_aux=True)(x)`."""
+    tree = _parse_line(where)
+    call = _grad_call(tree)
+    fix_f = "" if pair else f"# in f: return loss, ({_extras(size)})\n"
+    if call is None:
+        return fix_f + "grads, aux = jax.grad(f, has_aux=True)(x)"
+    call.keywords.append(ast.keyword("has_aux", ast.Constant(True)))
+    statement = tree.body[0] if tree.body else None
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target = statement.targets[0]
+        if "value_and_grad" in ast.unparse(call.func):
+            if isinstance(target, ast.Tuple) and len(target.elts) == 2:
+                target.elts[0] = ast.Tuple([target.elts[0], ast.Name("aux")])
+        elif isinstance(target, ast.Name):
+            statement.targets[0] = ast.Tuple([target, ast.Name("aux")])
+    return fix_f + f"{ast.unparse(tree)}    # aux: the rest of what f returned"
+
+
+def _entry_rewrite(where, key) -> str:
+    """The user's grad call differentiating one entry of the dict f returns."""
+    tree = _parse_line(where)
+    call = _grad_call(tree)
+    if call is None:
+        return f"grads = jax.grad(lambda *args: f(*args)[{key!r}])(x)"
+    entry = ast.Subscript(ast.Call(call.args[0], [ast.Starred(ast.Name("args"))], []),
+                          ast.Constant(key))
+    call.args[0] = ast.Lambda(ast.arguments([], [], ast.arg("args"), [], [], None, []), entry)
+    return f"{ast.unparse(tree)}    # the loss entry: one number"

@@ -1,0 +1,262 @@
+"""Cards for operands whose shapes do not fit together: elementwise operands that do not
+broadcast (`X - X.mean(axis=1)`), and a matrix product whose inner sizes differ (`x @ x`).
+Every fix is offered only where the shapes say it works: its result shape is computed here by
+NumPy's rules and shown."""
+from __future__ import annotations
+
+import ast
+import re
+
+import numpy as np
+
+from .card import ErrorCard
+from .reading import _public, _user_frame
+from .rewrites import _parse_line
+
+# jnp's message (ranks may differ) and lax's (equal ranks, the primitive named)
+_JNP_BROADCAST = re.compile(r"^Incompatible shapes for broadcasting: shapes=(\[.*\])$")
+_LAX_BROADCAST = re.compile(r"^(\w+) got incompatible shapes for broadcasting: (.*)\.$")
+_REDUCTIONS = {"sum", "mean", "max", "min", "prod", "std", "var", "any", "all", "median",
+               "nansum", "nanmean", "nanmax", "nanmin", "argmax", "argmin", "logsumexp"}
+_DOCS = "https://numpy.org/doc/stable/user/basics.broadcasting.html"
+
+
+def _operand_shapes(e):
+    """The two non-scalar shapes a broadcasting error names, in operand order, or None."""
+    if not isinstance(e, (TypeError, ValueError)) or not str(e).strip():
+        return None
+    first = str(e).splitlines()[0]
+    found = _JNP_BROADCAST.match(first) or _LAX_BROADCAST.match(first)
+    if found is None:
+        return None
+    try:
+        text = found.group(1) if found.re is _JNP_BROADCAST else f"[{found.group(2)}]"
+        shapes = [tuple(s) for s in ast.literal_eval(text) if s]
+    except (ValueError, SyntaxError, TypeError):
+        return None
+    return shapes if len(shapes) == 2 else None
+
+
+def _is_broadcast_error(e) -> bool:
+    return _operand_shapes(e) is not None
+
+
+def _broadcast(a, b):
+    """NumPy's broadcast of two shapes, or None where they do not broadcast."""
+    try:
+        return tuple(np.broadcast_shapes(a, b))
+    except ValueError:
+        return None
+
+
+def _conflict(a, b) -> tuple:
+    """(axis counted from the right, size in a, size in b) of the first pair, from the right,
+    that is neither equal nor 1."""
+    for k in range(1, min(len(a), len(b)) + 1):
+        if a[-k] != b[-k] and 1 not in (a[-k], b[-k]):
+            return -k, a[-k], b[-k]
+    return 0, None, None
+
+
+def _binop(tree):
+    """The one arithmetic operation (`a - b`) in the user's line, or None (none, or several:
+    which one failed is not known)."""
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.BinOp)] if tree is not None else []
+    return found[0] if len(found) == 1 and not isinstance(found[0].op, ast.MatMult) else None
+
+
+def _broadcast_card(exc, where, called_from) -> ErrorCard:
+    a, b = _operand_shapes(exc)
+    axis, size_a, size_b = _conflict(a, b)
+    why = ("Elementwise operations line shapes up from the right; each pair of sizes must be "
+           "equal, or one of them 1 (which stretches). ")
+    if axis:
+        why += (f"Here {a} and {b} meet at axis {axis} (counted from the right) with sizes "
+                f"{size_a} and {size_b}.")
+    fix, rewrite = _broadcast_fix(a, b, _parse_line(where), _user_frame(exc))
+    return ErrorCard(
+        "broadcast-shapes", f"Shapes {a} and {b} do not broadcast", why=why, fix=fix,
+        rewrite=rewrite, where=_public(where), called_from=_public(called_from), docs=_DOCS)
+
+
+def _broadcast_fix(a, b, tree, frame) -> tuple:
+    """(what to do, the user's line rewritten or the pattern) for shapes `a` and `b`."""
+    op = _binop(tree)
+    short_first = len(a) < len(b)
+    long_shape, short_shape = (b, a) if short_first else (a, b)
+    axis = _removed_axis(long_shape, short_shape)
+    if axis is not None:                  # (3,) against (3, 4): the short one lost axis 1
+        fixed = short_shape[:axis] + (1,) + short_shape[axis:]
+        words = (f"{short_shape} lines up with the last axes of {long_shape}; it matches "
+                 f"{long_shape} without its axis {axis}. Give it that axis back, of size 1: "
+                 f"jnp.expand_dims(v, {axis}) has shape {fixed}, which broadcasts to "
+                 f"{_broadcast(long_shape, fixed)}. If it came from a reduction over axis "
+                 f"{axis}, keepdims=True keeps the axis.")
+        return words, _expand_rewrite(tree, op, short_first, axis, fixed, long_shape, frame)
+    if len(a) == len(b) == 1:             # two vectors of different sizes
+        words = (f"Two vectors of sizes {a[0]} and {b[0]}: if you meant every pair (an outer "
+                 f"sum or product), a[:, None] and b make a {(a[0], b[0])} result; otherwise "
+                 f"the arrays are not the ones you meant.")
+        if op is None:
+            return words, f"y = a[:, None] + b    # {(a[0], b[0])}: every pair"
+        op.left = ast.Subscript(op.left, ast.Tuple([ast.Slice(), ast.Constant(None)]))
+        return words, f"{ast.unparse(tree)}    # {(a[0], b[0])}: every pair (outer)"
+    if len(a) == len(b) == 2 and a == b[::-1]:
+        words = (f"{a} and {b} are each other's transpose: b.T has shape {a}. For the matrix "
+                 f"product instead, a @ b gives {(a[0], b[1])}.")
+        if op is None:
+            return words, "y = a * b.T    # the same shape as a"
+        op.right = ast.Attribute(op.right, "T")
+        return words, f"{ast.unparse(tree)}    # the second transposed: {a}"
+    return (f"Make the sizes at axis {_conflict(a, b)[0]} agree (or one of them 1): check "
+            f"which arrays this line combines, and reshape or index one of them.",
+            f"# {a} and {b}: print each operand's .shape to find the one you did not expect")
+
+
+def _removed_axis(long_shape, short_shape):
+    """The axis whose removal from `long_shape` leaves `short_shape` (one rank fewer, the
+    broadcast failing), or None."""
+    if len(long_shape) != len(short_shape) + 1:
+        return None
+    for axis in range(len(long_shape)):
+        if long_shape[:axis] + long_shape[axis + 1:] == short_shape:
+            return axis
+    return None
+
+
+def _expand_rewrite(tree, op, short_first, axis, fixed, long_shape, frame) -> str:
+    """keepdims=True on each reduction over `axis` of an array of the long shape (`X -
+    X.mean(axis=1)`; its shape read from the user's frame, or it is the other operand
+    itself), else the short operand with its axis back (jnp.expand_dims), else the pattern."""
+    other = None
+    if op is not None:
+        other = ast.unparse(op.right if short_first else op.left)
+    reductions = [n for n in ast.walk(tree) if _reduces(n, axis, long_shape, other, frame)] \
+        if tree is not None else []
+    for node in reductions:
+        node.keywords.append(ast.keyword("keepdims", ast.Constant(True)))
+    if reductions:
+        return f"{ast.unparse(tree)}    # keepdims: {fixed}, which broadcasts"
+    if op is None:
+        return f"v = jnp.expand_dims(v, {axis})    # {fixed}: broadcasts with {long_shape}"
+    expanded = ast.parse(f"jnp.expand_dims(_v, {axis})", mode="eval").body
+    if short_first:
+        expanded.args[0], op.left = op.left, expanded
+    else:
+        expanded.args[0], op.right = op.right, expanded
+    return f"{ast.unparse(tree)}    # {fixed}: broadcasts with {long_shape}"
+
+
+def _reduces(node, axis, long_shape, other, frame) -> bool:
+    """Whether `node` reduces an array of `long_shape` over `axis` without keepdims:
+    `X.mean(axis=1)` or `jnp.mean(X, axis=1)`, X a name whose value has that shape in the
+    user's frame, or the source text of the operation's other operand."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute) or \
+            node.func.attr not in _REDUCTIONS:
+        return False
+    keywords = {k.arg: k.value for k in node.keywords}
+    if "keepdims" in keywords:
+        return False
+    if not node.args:                                            # X.mean(axis=1)
+        array, given = node.func.value, keywords.get("axis")
+    else:                                                        # jnp.mean(X, axis=1)
+        array = node.args[0]
+        given = keywords.get("axis", node.args[1] if len(node.args) > 1 else None)
+    if not (ast.unparse(array) == other or _shape_in(frame, array) == long_shape):
+        return False
+    try:
+        value = ast.literal_eval(given) if given is not None else None
+    except ValueError:
+        return False
+    return isinstance(value, int) and not isinstance(value, bool) and \
+        value % len(long_shape) == axis
+
+
+def _shape_in(frame, node):
+    """The shape of the value a name has in the user's frame (an attribute read, no code of
+    the user's run), or None."""
+    if frame is None or not isinstance(node, ast.Name):
+        return None
+    value = frame.f_locals.get(node.id, frame.f_globals.get(node.id))
+    shape = getattr(value, "shape", None)
+    return tuple(shape) if isinstance(shape, tuple) else None
+
+
+# ------------------------------------------------------------------ matrix products
+_MATMUL_SITES = {"jnp.dot", "jnp.matmul", "jax.numpy.dot", "jax.numpy.matmul"}
+
+
+def _is_matmul_shapes(e) -> bool:
+    shapes = getattr(e, "operand_shapes", None)   # the core's dot_general attaches them
+    return isinstance(e, TypeError) and shapes is not None and \
+        all(1 <= len(s) <= 2 for s in shapes)
+
+
+def _product(a, b):
+    """The shape of a @ b for 1-D or 2-D shapes, or None where the inner sizes differ."""
+    inner_a, inner_b = a[-1], (b[0] if len(b) == 1 else b[-2])
+    if inner_a != inner_b:
+        return None
+    return a[:-1] + b[:-2] + b[-1:] if len(b) == 2 else a[:-1]
+
+
+def _matmul_options(a, b) -> list:
+    """(how, its result's shape) for each rewrite of a @ b whose inner sizes agree: b
+    transposed, a transposed, the operands swapped."""
+    options = []
+    if len(b) == 2 and _product(a, b[::-1]) is not None:
+        options.append(("b.T", _product(a, b[::-1])))
+    if len(a) == 2 and _product(a[::-1], b) is not None:
+        options.append(("a.T", _product(a[::-1], b)))
+    if _product(b, a) is not None:
+        options.append(("swap", _product(b, a)))
+    return options
+
+
+def _matmul_card(exc, where, called_from) -> ErrorCard:
+    a, b = exc.operand_shapes
+    inner_b = b[0] if len(b) == 1 else b[-2]
+    options = _matmul_options(a, b)
+    said = {"b.T": "a @ b.T", "a.T": "a.T @ b", "swap": "b @ a"}
+    fix = ("Check which array is which: a batch of rows times weights is xs @ W, W of shape "
+           "(inputs, outputs).")
+    if options:
+        fix = ("If you meant one of these, its inner sizes agree: " +
+               "; ".join(f"{said[how]} gives {shape}" for how, shape in options) + ". " + fix)
+    return ErrorCard(
+        "matmul-shapes", f"Matrix product of shapes {a} and {b}: inner sizes {a[-1]} and "
+                         f"{inner_b} differ",
+        why=(f"a @ b (jnp.dot, jnp.matmul) pairs a's last axis (size {a[-1]}) with b's "
+             f"{'only' if len(b) == 1 else 'first'} axis (size {inner_b}): each row of a meets "
+             f"each column of b element by element, so the two sizes must be equal."),
+        fix=fix, rewrite=_matmul_rewrite(_parse_line(where), options),
+        where=_public(where), called_from=_public(called_from),
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.numpy.matmul.html")
+
+
+def _matmul_rewrite(tree, options) -> str:
+    """The user's one product (`x @ w`, `jnp.dot(x, w)`) rewritten the first way that works,
+    or the pattern."""
+    sites = [n for n in ast.walk(tree) if isinstance(n, ast.BinOp) and
+             isinstance(n.op, ast.MatMult) or isinstance(n, ast.Call) and
+             ast.unparse(n.func) in _MATMUL_SITES and len(n.args) == 2] \
+        if tree is not None else []
+    if not options:
+        return "# print(a.shape, b.shape): the inner sizes of a @ b must agree"
+    how, shape = options[0]
+    if len(sites) != 1:
+        return {"b.T": "y = a @ b.T", "a.T": "y = a.T @ b", "swap": "y = b @ a"}[how] + \
+            f"    # {shape}"
+    site = sites[0]
+    left, right = (site.left, site.right) if isinstance(site, ast.BinOp) else site.args
+    if how == "b.T":
+        right = ast.Attribute(right, "T")
+    elif how == "a.T":
+        left = ast.Attribute(left, "T")
+    else:
+        left, right = right, left
+    if isinstance(site, ast.BinOp):
+        site.left, site.right = left, right
+    else:
+        site.args = [left, right]
+    return f"{ast.unparse(tree)}    # {shape}"

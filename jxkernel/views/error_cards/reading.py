@@ -1,0 +1,273 @@
+"""What a card reads from the exception: the user's lines in its traceback, where the offending
+value came from (the core's provenance), and the static_argnames fix written for the user's
+own call (the name it calls, a decorator, a lambda), offered only where static can work."""
+from __future__ import annotations
+
+import ast
+import linecache
+import os
+import re
+
+from ...transforms.jit_args import python_value_of
+from ..argument_uses import argument_expression, literal_of, python_value, with_argument
+from ..source import cell_name, is_user_file
+from ..source import label as source_label
+from .rewrites import _parse_line
+
+
+def _first_line(exc) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else ""
+
+
+def _user_lines(exc) -> tuple:
+    """(innermost user line, outermost user line if another) of `exc`'s traceback."""
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if is_user_file(code.co_filename):
+            frames.append(_location(code.co_filename, tb.tb_lineno, code.co_name))
+        tb = tb.tb_next
+    if not frames:
+        return None, None
+    inner, outer = frames[-1], frames[0]
+    same_line = (outer["_path"], outer["line"]) == (inner["_path"], inner["line"])
+    return inner, (None if same_line else outer)
+
+
+def _user_frame(exc):
+    """The innermost of the user's frames in `exc`'s traceback (its names' values: a card
+    reads an array's shape there, never calling the user's code), or None."""
+    frame, tb = None, exc.__traceback__
+    while tb is not None:
+        if is_user_file(tb.tb_frame.f_code.co_filename):
+            frame = tb.tb_frame
+        tb = tb.tb_next
+    return frame
+
+
+def _location(filename, line, function) -> dict:
+    return {"file": cell_name(filename) or os.path.basename(filename), "line": line,
+            "function": function, "code": as_typed(linecache.getline(filename, line).strip()),
+            "_path": filename}
+
+
+_LINE_MAGIC = re.compile(r"get_ipython\(\)\.run_line_magic\((['\"])(\w+)\1, ((['\"]).*\4)\)")
+
+
+def as_typed(code: str) -> str:
+    """A cell's line as the user typed it: IPython runs `%timeit f(x)` as
+    `get_ipython().run_line_magic('timeit', 'f(x)')`, which the card showed as the user's line.
+
+        >>> as_typed("t = get_ipython().run_line_magic('timeit', '-o f(x)')")
+        't = %timeit -o f(x)'
+    """
+    found = _LINE_MAGIC.search(code)
+    if found is None:
+        return code
+    try:
+        line = ast.literal_eval(found.group(3))
+    except (ValueError, SyntaxError):
+        return code
+    return code[:found.start()] + f"%{found.group(2)} {line}".rstrip() + code[found.end():]
+
+
+def _public(location):
+    return None if location is None else {k: v for k, v in location.items() if k != "_path"}
+
+
+def _origin(exc) -> dict | None:
+    """The core's provenance of the offending tracer, in JSON-able form."""
+    found = getattr(exc, "provenance", None)
+    if not found:
+        return None
+    steps = [{"primitive": prim, "where": _step_label(info),
+              "code": (linecache.getline(info.file, info.line).strip() or None) if info else None,
+              "type": out_type} for prim, info, out_type in found["steps"]]
+    return {"function": found["function"], "transformation": found["transformation"],
+            "argument": found["argument"], "arguments": list(found["arguments"]),
+            "input_index": found.get("input_index"), "input_type": found["input_type"],
+            "input_kind": found.get("input_kind"), "value_type": found["value_type"],
+            "steps": steps}
+
+
+def _step_label(info) -> str | None:
+    """Where an operation was: 'In[3], line 2' for a cell (as the card's other lines say it),
+    'file.py:12' for a file, None without a (useful) source line."""
+    label = source_label(info)
+    cell = cell_name(info.file) if label else None
+    return f"{cell}, line {info.line}" if cell else (label or None)
+
+
+def _static_fix(origin, where=None, exc=None) -> str:
+    """How to make the origin's argument static where the function was transformed; "" when
+    static cannot work: a static argument must be hashable and is compared by value, so only
+    a plain Python value (a number, a bool, a tuple) can be one, never an array (its input
+    type has dimensions) nor a leaf inside a dict or list argument (the whole container
+    would have to be static, and a dict or list is not hashable). A function defined under
+    `@jax.jit` gets the decorator rewritten: `f = jax.jit(f, static_argnames=...)` would wrap
+    the jit object, whose own jit still traces the argument (JAX 0.10.2 raises the same error
+    again)."""
+    arg = origin and origin.get("argument")
+    if not arg or origin.get("transformation") != "jit":   # a loop body's input can't be
+        return ""
+    if not arg.isidentifier() or is_array_input(origin):
+        return ""
+    function = origin.get("function") or "f"
+    if function.startswith("cell["):
+        return f"%%jit --static {arg}"
+    if not function.isidentifier():       # a lambda: static where the line jits it, else named
+        return _lambda_static(where, arg) or f"jax.jit(f, static_argnames=({arg!r},))"
+    decorator, header = _jit_decorator(where, function)
+    if decorator:
+        # the decorator's own name for jit: `@jit` after `from jax import jit` has no `jax`
+        return (f"from functools import partial\n"
+                f"@partial({decorator[1:]}, static_argnames=({arg!r},))   # in place of "
+                f"{decorator}\n{header}")
+    rebound = _rebound(_jit_caller(exc, function), function, arg)
+    return _value_passed(rebound, arg, _parameter_at(exc, function, arg),
+                         origin.get("input_kind") == "array") if rebound else \
+        f"{function} = jax.jit({function}, static_argnames=({arg!r},))"
+
+
+def _or_static(origin, static, kind) -> str:
+    """`static` (_static_fix's) as an alternative after a card's rewrite ("" where none can
+    work): for an argument that is a Python `kind` (value, int) that seldom changes."""
+    return (f"\n# or, if {origin['argument']} is a Python {kind} that seldom changes (each "
+            f"new value compiles anew):\n{static}") if static else ""
+
+
+def _parameter_at(exc, function, arg):
+    """`arg`'s position among `function`'s parameters, read from its frame in the traceback
+    (None where it is not there)."""
+    tb = getattr(exc, "__traceback__", None)
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_name == function:
+            names = code.co_varnames[:code.co_argcount]
+            return names.index(arg) if arg in names else None
+        tb = tb.tb_next
+    return None
+
+
+def _value_passed(line, arg, position, array) -> str:
+    """The static fix's call with the argument passed as a Python value where it came as an
+    array (jit saw it: `array`), which made static as it is fails again (unhashable: JAX's
+    ValueError): `jnp.array(True)` as `True`, a name as `flag.item()`."""
+    expression = argument_expression(line, arg, position) if position is not None else None
+    if not expression:
+        return line
+    value = python_value(expression, 0, python_value_of) if array else literal_of(expression)
+    return (with_argument(line, arg, position, value) or line) if value else line
+
+
+def _lambda_static(where, arg) -> str:
+    """The user's line `jax.jit(lambda x: ...)(...)` with `arg` static_argnames there (JAX
+    names a lambda's parameters as a def's), or "" when the line jits no such lambda."""
+    tree = _parse_line(where)
+    for call in ast.walk(tree) if tree is not None else ():
+        if isinstance(call, ast.Call) and ast.unparse(call.func) in ("jax.jit", "jit") and \
+                len(call.args) == 1 and isinstance(call.args[0], ast.Lambda) and \
+                arg in [a.arg for a in call.args[0].args.args] and not call.keywords:
+            call.keywords.append(ast.keyword("static_argnames",
+                                             ast.Tuple([ast.Constant(arg)], ast.Load())))
+            return ast.unparse(tree)
+    return ""
+
+
+def _jit_caller(exc, function):
+    """{"code": the line} of the user's frame that called the jitted `function` (`return
+    cube(x, 3)` inside the learner's `volume`, not the cell's `volume(...)`): the frame before
+    the first frame of `function` in the traceback (jxkernel's own frames are filtered out of
+    it, or skipped here), or None."""
+    tb, caller = getattr(exc, "__traceback__", None), None
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_name == function and caller is not None:
+            line = linecache.getline(*caller).strip()
+            return {"code": line} if line else None
+        if is_user_file(code.co_filename):
+            caller = (code.co_filename, tb.tb_lineno)
+        tb = tb.tb_next
+    return None
+
+
+def _rebound(called_from, function, arg) -> str:
+    """The fix where the calling line names the jit otherwise than `function`: `jax.jit(f)(x,
+    3)` gets static_argnames in place, and `g(x, 3)` with `g = jax.jit(f)` made earlier gets
+    `g = jax.jit(f, ...)` (rebinding `f` left the learner's `g` tracing the argument); "" when
+    the line calls `function` itself or says nothing clear."""
+    tree = _parse_line(called_from)
+    if tree is None:
+        return ""
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+    for call in calls:                  # jax.jit(function)(...) in the line: add it there
+        inner = call.func
+        if isinstance(inner, ast.Call) and ast.unparse(inner.func) in ("jax.jit", "jit") and \
+                [ast.unparse(a) for a in inner.args] == [function] and not inner.keywords:
+            inner.keywords.append(ast.keyword("static_argnames",
+                                              ast.Tuple([ast.Constant(arg)], ast.Load())))
+            return ast.unparse(tree)
+    names = [c.func.id for c in calls if isinstance(c.func, ast.Name)]
+    if function in names or len(set(names)) != 1:
+        return ""
+    return f"{names[0]} = jax.jit({function}, static_argnames=({arg!r},))"
+
+
+def _called_name(line, function) -> str:
+    """The name `line` calls the jit of `function` by: the one plain name it calls, else
+    `function`."""
+    tree = _parse_line(line)
+    names = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and
+             isinstance(n.func, ast.Name)} if tree is not None else set()
+    return names.pop() if len(names) == 1 else function
+
+
+def _jit_decorator(where, function) -> tuple:
+    """(the `@jax.jit` or `@jit` line that decorates `function`, whose body holds `where`, its
+    `def` line), or ("", "") when it has none: read back from `where`'s line to the
+    function's `def` and the decorators above it."""
+    path = (where or {}).get("_path")
+    if not path:
+        return "", ""
+    header = re.compile(rf"\s*(?:async\s+)?def\s+{re.escape(function)}\s*\(")
+    line = where["line"]
+    while line > 0 and not header.match(linecache.getline(path, line)):
+        line -= 1
+    define = linecache.getline(path, line).strip()
+    while line > 1:
+        line -= 1
+        above = linecache.getline(path, line).strip()
+        if not above.startswith("@"):
+            break
+        if re.fullmatch(r"@(?:[A-Za-z_][\w.]*\.)?jit", above):
+            return above, define
+    return "", ""
+
+
+def is_array_input(origin) -> bool:
+    """Whether the offending value came from an input with dimensions ("f32[3]"): an array,
+    which no static_argnames can take. A rank-0 input ("f32[]") may be a Python scalar."""
+    return bool((origin or {}).get("input_type", "").partition("[")[2].strip("]"))
+
+
+def _array_note(origin) -> str:
+    """Why the card does not offer static_argnames for an array argument."""
+    if not (origin and origin.get("argument") and is_array_input(origin)):
+        return ""
+    return (f" {origin['argument']} is an array ({origin['input_type']}): it cannot be a "
+            f"static argument (those must be hashable Python values).")
+
+
+def _traced_phrase(origin) -> str:
+    if origin and not origin.get("input_type") and origin.get("steps"):
+        return (f"a value {origin['function']} made from constants with jnp operations "
+                f"(traced for {origin['transformation']} all the same: no value)")
+    if origin and not origin.get("argument") and origin.get("input_type"):
+        return (f"input {origin['input_index']} of {origin['function']} (traced for "
+                f"{origin['transformation']}: shape and dtype only, no value)")
+    if not origin or not origin.get("argument"):
+        return "a traced value"
+    how = origin.get("transformation") or "the transformation"
+    return f"{origin['argument']} (traced by {how}: shape and dtype only, no value)"

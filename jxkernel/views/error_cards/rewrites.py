@@ -1,0 +1,190 @@
+"""The user's code read back (a cell's or a file's line, parsed) and rewritten: a Python `if`
+as jnp.where or lax.cond, `and`/`or` of arrays, a `for` loop over a traced range as
+lax.fori_loop."""
+from __future__ import annotations
+
+import ast
+import linecache
+
+
+def _branch_rewrite(where) -> str:
+    """Code for a Python branch on a traced condition at `where`: the user's own `if`
+    turned into jnp.where / lax.cond when it is simple enough, else a template."""
+    node = _node_at(where)
+    if isinstance(node, ast.IfExp):
+        test, a, b = (ast.unparse(n) for n in (node.test, node.body, node.orelse))
+        where_ = f"jnp.where({test}, {a}, {b})"
+        cond = f"lax.cond({test}, lambda: {a}, lambda: {b})"
+        # the user's whole statement with the expression replaced: `return x if c else -x`
+        # lost its `return` (a function then returning None), an assignment its target
+        stmt = getattr(node, "_statement", None)
+        if stmt is not None:
+            whole, part = ast.unparse(stmt), ast.unparse(node)
+            if part in whole:
+                where_, cond = whole.replace(part, where_, 1), whole.replace(part, cond, 1)
+        return f"{where_}\n{_ONE_BRANCH}\n{cond}"
+    if isinstance(node, ast.If):
+        simple = _simple_if(node)
+        test = ast.unparse(node.test)
+        if simple is not None:
+            head, a, b = simple
+            return (f"{head}jnp.where({test}, {a}, {b})\n{_ONE_BRANCH}\n"
+                    f"{head}lax.cond({test}, lambda: {a}, lambda: {b})")
+        return (f"def true_branch(operands): ...     # the `if` body, returning its results\n"
+                f"def false_branch(operands): ...    # the `else` body, same result types\n"
+                f"result = lax.cond({test}, true_branch, false_branch, operands)")
+    if isinstance(node, ast.BoolOp):        # `a and b` of traced booleans: elementwise
+        return _logical_rewrite(node)
+    if isinstance(node, ast.While):
+        test = ast.unparse(node.test)
+        step = _one_update(node.body)
+        if step is not None and step[0] in {n.id for n in ast.walk(node.test)
+                                            if isinstance(n, ast.Name)}:
+            name, value = step
+            return (f"{name} = lax.while_loop(lambda {name}: {test}, lambda {name}: {value}, "
+                    f"{name})    # the loop, traced: {name} its state")
+        return (f"def cond_fun(state): return {test}   # in terms of the loop state\n"
+                f"def body_fun(state): ...              # the loop body, returning the new state\n"
+                f"state = lax.while_loop(cond_fun, body_fun, state)")
+    return ("y = jnp.where(cond, a, b)                   # elementwise, both computed\n"
+            "y = lax.cond(cond, true_fn, false_fn, *operands)   # one branch runs")
+
+
+# lax.cond needs both branches of one type (JAX 0.10.2: "cond branches must have equal output
+# types"): `3. * x ** 2` and `-4 * x` of an int x are not, where jnp.where promotes them
+_ONE_BRANCH = ("# or, to run only one branch (both must give the same dtype and shape: "
+               "cast one with .astype where they differ):")
+
+
+def _logical_rewrite(node) -> str:
+    """`a and b` (or `or`) as jnp.logical_and / logical_or of the operands, in the user's
+    statement: JAX's control-flow guide's fix, which jit traces."""
+    word = "and" if isinstance(node.op, ast.And) else "or"
+    name = f"jnp.logical_{word}"
+    *rest, last = [ast.unparse(v) for v in node.values]
+    text = last
+    for value in reversed(rest):
+        text = f"{name}({value}, {text})"
+    stmt = getattr(node, "_statement", None)
+    if stmt is not None and ast.unparse(node) in ast.unparse(stmt):
+        text = ast.unparse(stmt).replace(ast.unparse(node), text, 1)
+    return f"{text}    # elementwise, traced: Python's `{word}` needs one True or False"
+
+
+def _one_update(body):
+    """(name, its new value) when a loop's body is one update of one name (`i += 1`, `total
+    = total + i`), else None: the state and step of a lax loop."""
+    if len(body) != 1:
+        return None
+    stmt = body[0]
+    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+        name = stmt.target.id
+        return name, ast.unparse(ast.BinOp(ast.Name(name), stmt.op, stmt.value))
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+            isinstance(stmt.targets[0], ast.Name):
+        return stmt.targets[0].id, ast.unparse(stmt.value)
+    return None
+
+
+def _range_loop_rewrite(where) -> str:
+    """`for i in range(n): total += i` with a traced n, as lax.fori_loop (its bounds may be
+    traced), or "" when the line is no such loop."""
+    tree = _parse_file((where or {}).get("_path"))
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.For) and node.lineno == where["line"] and \
+                isinstance(node.target, ast.Name) and isinstance(node.iter, ast.Call) and \
+                ast.unparse(node.iter.func) == "range" and 1 <= len(node.iter.args) <= 2 \
+                and not node.orelse:
+            step = _one_update(node.body)
+            if step is None:
+                return ""
+            name, value = step
+            bounds = [ast.unparse(a) for a in node.iter.args]
+            start, stop = (["0"] + bounds)[-2:]
+            return (f"{name} = lax.fori_loop({start}, {stop}, lambda {node.target.id}, {name}: "
+                    f"{value}, {name})    # the loop, traced: {name} its state")
+    return ""
+
+
+def _node_at(where):
+    """The `if`/`while` statement or conditional expression at the user's line, else its
+    `and`/`or`, or None."""
+    if not where:
+        return None
+    tree = _parse_file(where.get("_path"))
+    if tree is None:
+        return None
+    found = None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.If, ast.While, ast.IfExp)) and node.lineno == where["line"]:
+            if found is None or isinstance(node, ast.IfExp):   # the expression beats its line
+                found = node
+    if found is None:       # `return a and b`: no branch on the line, the `and` is the test
+        found = next((n for n in ast.walk(tree) if isinstance(n, ast.BoolOp)
+                      and n.lineno == where["line"]), None)
+    if isinstance(found, ast.If):
+        found._parent_body = _siblings(tree, found)
+    if isinstance(found, (ast.IfExp, ast.BoolOp)):
+        found._statement = _simple_statement_of(tree, found)
+    return found
+
+
+def _simple_statement_of(tree, node):
+    """The innermost simple statement (a return, an assignment, an expression) holding
+    `node`, or None (inside a compound statement's header)."""
+    simple = (ast.Return, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)
+    best = None
+    for stmt in ast.walk(tree):
+        if isinstance(stmt, simple) and any(n is node for n in ast.walk(stmt)):
+            if best is None or stmt.lineno >= best.lineno:
+                best = stmt
+    return best
+
+
+def _parse_file(path):
+    """The file's syntax tree; a %%jit cell's magic lines are blanked (numbers kept)."""
+    lines = [("\n" if line.lstrip().startswith("%") else line)
+             for line in (linecache.getlines(path) if path else [])]
+    try:
+        return ast.parse("".join(lines)) if lines else None
+    except SyntaxError:
+        return None
+
+
+def _parse_line(where):
+    """The syntax tree of the user's line (`where["code"]`); None without one or when it does
+    not parse on its own (a line of a longer statement)."""
+    if not where:
+        return None
+    try:
+        return ast.parse(where["code"])
+    except SyntaxError:
+        return None
+
+
+def _siblings(tree, target) -> list:
+    for node in ast.walk(tree):
+        for name in ("body", "orelse", "finalbody"):
+            body = getattr(node, name, None)
+            if isinstance(body, list) and target in body:
+                return body
+    return []
+
+
+def _simple_if(node):
+    """(head, a, b) when the `if` picks between two values: both branches `return`, or
+    both assign the same name; an `if` that returns followed by a `return` counts."""
+    body, orelse = node.body, node.orelse
+    if not orelse:
+        siblings = getattr(node, "_parent_body", [])
+        after = siblings[siblings.index(node) + 1:] if node in siblings else []
+        orelse = after[:1] if after and isinstance(after[0], ast.Return) else []
+    if len(body) != 1 or len(orelse) != 1:
+        return None
+    a, b = body[0], orelse[0]
+    if isinstance(a, ast.Return) and isinstance(b, ast.Return) and a.value and b.value:
+        return "return ", ast.unparse(a.value), ast.unparse(b.value)
+    if isinstance(a, ast.Assign) and isinstance(b, ast.Assign) and len(a.targets) == 1 \
+            and len(b.targets) == 1 and ast.unparse(a.targets[0]) == ast.unparse(b.targets[0]):
+        return f"{ast.unparse(a.targets[0])} = ", ast.unparse(a.value), ast.unparse(b.value)
+    return None

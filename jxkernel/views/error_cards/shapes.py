@@ -1,0 +1,192 @@
+"""Cards for shapes that must be known while tracing: a boolean mask (`x[mask]`), a result
+sized by the data (jnp.nonzero, one-argument jnp.where), a slice with a traced bound
+(`x[:n]`), and an in-place update (`x[i] = v`, which JAX arrays refuse)."""
+from __future__ import annotations
+
+import ast
+import re
+
+from ...core import errors as jx_errors
+from .card import ErrorCard, _DOCS
+from .reading import _array_note, _or_static, _origin, _public, _static_fix, _traced_phrase
+from .rewrites import _parse_line
+
+
+# ------------------------------------------------------------------ fixed shapes and values
+def _boolean_index_card(exc, where, called_from) -> ErrorCard:
+    return ErrorCard(
+        "boolean-index", "A boolean mask would give a result of unknown size",
+        why=("x[mask] keeps as many elements as the mask has True values; under jit the mask "
+             "is traced (no values yet), so the result's shape is unknown, and every shape "
+             "must be known while tracing."),
+        fix=("Keep the shape: jnp.where(mask, x, fill) keeps every element and replaces the "
+             "others; a reduction takes where= (x.sum(where=mask)); jnp.nonzero(mask, "
+             "size=N, fill_value=0) gives at most N indices."),
+        rewrite=_mask_rewrite(where), where=_public(where), called_from=_public(called_from),
+        docs=_DOCS + "NonConcreteBooleanIndexError")
+
+
+def _is_size_needed(e) -> bool:
+    """jnp.nonzero, a one-argument jnp.where, jnp.unique, ... of traced data: JAX's
+    ConcretizationTypeError naming the size argument (their result's size is the data's)."""
+    return isinstance(e, jx_errors.ConcretizationTypeError) and "size argument" in str(e)
+
+
+def _size_card(exc, where, called_from) -> ErrorCard:
+    return ErrorCard(
+        "data-dependent-size", "The result's size depends on the data",
+        why=("This call returns one element per True value (or per distinct value); under jit "
+             "the data is traced (no values yet), so the result's size is unknown, and every "
+             "shape must be known while tracing."),
+        fix=("Give size=N, a size known in advance (the input's size always suffices): at "
+             "most N results, the unused slots filled with fill_value. Or keep the shape: "
+             "jnp.where(mask, x, fill) with three arguments, or a reduction with where=."),
+        rewrite=_size_rewrite(where), where=_public(where), called_from=_public(called_from),
+        origin=_origin(exc), docs=_DOCS + "ConcretizationTypeError")
+
+
+# the jnp functions (and Array methods) whose result has as many elements as the data says
+_SIZED = {"where", "nonzero", "argwhere", "flatnonzero", "unique", "unique_values",
+          "unique_counts", "unique_inverse", "unique_all"}
+
+
+def _size_rewrite(where) -> str:
+    """The user's line with size= given to its call (the data's size: always enough), or the
+    pattern where the line has no such call."""
+    code = (where or {}).get("code") or ""
+    tree = _parse_line(where)
+    for node in ast.walk(tree) if tree is not None else ():
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in _SIZED and all(k.arg != "size" for k in node.keywords)
+                and (node.func.attr != "where" or len(node.args) == 1)):
+            continue
+        data = node.args[0] if node.args else node.func.value      # x.nonzero(): x
+        name = next((n.id for n in ast.walk(data) if isinstance(n, ast.Name)
+                     and n.id not in ("jnp", "np", "jax")), None)
+        old = ast.get_source_segment(code, node)
+        if name is None or old is None:
+            continue
+        unique = node.func.attr.startswith("unique")
+        extra = f"size={name}.size" + ("" if unique else ", fill_value=-1")
+        new = old[:-1] + (", " if node.args or node.keywords else "") + extra + ")"
+        said = (f"    # {name}.size slots: enough for every distinct value" if unique else
+                f"    # at most {name}.size indices; unused ones are -1")
+        keep = (f"\n# or keep the shape: jnp.where({ast.get_source_segment(code, data)}, "
+                f"{name}, 0)" if node.func.attr == "where" else "")
+        return code.replace(old, new, 1) + said + keep
+    return ("idx = jnp.nonzero(mask, size=mask.size, fill_value=-1)    # at most mask.size "
+            "indices; unused ones are -1")
+
+
+# `x[x > 0]`, `v[mask]`: the array and the mask of a boolean index on the user's line
+_MASKED = re.compile(r"(?P<array>[A-Za-z_][\w.]*)\[(?P<mask>[^\[\]]*(?:[<>]=?|==|!=)[^\[\]]*"
+                     r"|(?=\w*mask)[A-Za-z_]\w*)\]")
+
+
+def _mask_rewrite(where) -> str:
+    """The user's line with its boolean index kept to one shape, or the pattern."""
+    code = (where or {}).get("code") or ""
+    found = _MASKED.search(code)
+    if found is None:
+        return "y = jnp.where(mask, x, 0)    # same shape as x: 0 where the mask is False"
+    array, mask = found.group("array"), found.group("mask").strip()
+    line = code[:found.start()] + f"jnp.where({mask}, {array}, 0)" + code[found.end():]
+    return (f"{line}    # same shape as {array}: 0 where the mask is False\n"
+            f"# or, for a sum or mean of the kept elements: {array}.sum(where={mask})")
+
+
+def _immutable_card(exc, where, called_from) -> ErrorCard:
+    return ErrorCard(
+        "immutable-array", "JAX arrays cannot be changed in place",
+        why=("x[i] = v writes into an array, but JAX arrays are immutable (a traced one is "
+             "not even memory yet): each update makes a new array."),
+        fix=("Use x = x.at[i].set(v) (x[i] += v: .add(v); also .subtract, .multiply, .divide, "
+             ".min, .max): a new array, bound to x."),
+        rewrite=_at_rewrite(where), where=_public(where), called_from=_public(called_from),
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
+
+
+# `x[0] = 1.0`, `x[i] += v`: an item assignment on the user's line
+_ASSIGNED = re.compile(r"^(?P<indent>\s*)(?P<array>[A-Za-z_][\w.]*)\[(?P<index>.+)\]\s*"
+                       r"(?P<op>[-+*/]?)=\s*(?P<value>[^=].*)$")
+_AT_METHOD = {"": "set", "+": "add", "-": "subtract", "*": "multiply", "/": "divide"}
+
+
+def _at_rewrite(where) -> str:
+    """The user's assignment as an .at[] update, or the pattern."""
+    found = _ASSIGNED.match((where or {}).get("code") or "")
+    if found is None:
+        return "x = x.at[i].set(v)    # a new array; .add(v) for x[i] += v"
+    array, index, value = found.group("array"), found.group("index"), found.group("value")
+    method = _AT_METHOD[found.group("op")]
+    return f"{array} = {array}.at[{index}].{method}({value})    # a new array, bound to {array}"
+
+
+_IMMUTABLE = "JAX arrays are immutable and do not support in-place item assignment"
+
+
+def _is_item_assignment(e) -> bool:
+    return isinstance(e, TypeError) and str(e).startswith(_IMMUTABLE)
+
+
+# ------------------------------------------------------------------ traced slice bounds
+def _is_traced_slice(e) -> bool:
+    return isinstance(e, IndexError) and str(e).startswith(
+        "Slice entries must be static integers")
+
+
+def _slice_card(exc, where, called_from) -> ErrorCard:
+    """`x[:n]` or `x[i:i + 2]` with a traced bound: every shape is fixed while tracing, so a
+    traced start needs a fixed size (lax.dynamic_slice_in_dim), and a traced size a static
+    argument, or the whole shape kept with a mask (JAX's gotchas: "the size of slices can't
+    be functions of argument values")."""
+    origin = _origin(exc)
+    rewrite = _slice_rewrite(where)
+    static = _static_fix(origin, where, exc)
+    rewrite += _or_static(origin, static, "int")
+    return ErrorCard(
+        "traced-slice", "A slice bound is traced",
+        why=(f"A slice's size sets its result's shape, which must be known while tracing, but "
+             f"this bound comes from {_traced_phrase(origin)}."),
+        fix=("A traced start with a fixed size: lax.dynamic_slice_in_dim(x, start, size). A "
+             "traced size: keep the whole shape and mask it (jnp.where(jnp.arange(len) < n, x, "
+             "0)), or make the argument static." + ("" if static else _array_note(origin))),
+        rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        origin=origin, docs="https://docs.jax.dev/en/latest/notebooks/"
+                            "Common_Gotchas_in_JAX.html#dynamic-shapes")
+
+
+def _slice_rewrite(where) -> str:
+    """The user's line with its slice of a traced bound rewritten: `x[i:i + 2]` as a
+    dynamic slice of size 2, `x[:n]` / `x[n:]` as the whole of x, masked; else the
+    pattern."""
+    code = (where or {}).get("code") or ""
+    tree = _parse_line(where)
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) and \
+                node.slice.step is None:
+            text, note = _one_slice(ast.unparse(node.value), node.slice)
+            segment = ast.get_source_segment(code, node)
+            if text and segment:
+                return f"{code.replace(segment, text, 1)}    # {note}"
+    return "y = lax.dynamic_slice_in_dim(x, start, size)   # start traced, size a Python int"
+
+
+def _one_slice(array, s) -> tuple:
+    """(the slice `array[s]` written with a static shape, a note on what it gives), or ("",
+    "")."""
+    lower = ast.unparse(s.lower) if s.lower is not None else None
+    upper = s.upper
+    if lower is not None and isinstance(upper, ast.BinOp) and isinstance(upper.op, ast.Add):
+        for a, b in ((upper.left, upper.right), (upper.right, upper.left)):
+            if ast.unparse(a) == lower and isinstance(b, ast.Constant) and \
+                    type(b.value) is int:
+                return (f"lax.dynamic_slice_in_dim({array}, {lower}, {b.value})",
+                        f"size {b.value}, the start traced")
+    index = f"jnp.arange({array}.shape[0])"
+    note = f"the shape of {array}: 0 outside the slice"
+    if lower is None and upper is not None:
+        return f"jnp.where({index} < {ast.unparse(upper)}, {array}, 0)", note
+    if lower is not None and upper is None:
+        return f"jnp.where({index} >= {lower}, {array}, 0)", note
+    return "", ""

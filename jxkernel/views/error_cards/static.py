@@ -1,0 +1,268 @@
+"""Cards for static arguments: one jit cannot hash (a list or dict: its tuple or a traced
+argument; an array: traced, or its Python value; an object without `__hash__`), and a string,
+function or other Python value jit was asked to trace (static where the user jits)."""
+from __future__ import annotations
+
+import ast
+import re
+
+from ...transforms.jit_args import python_value_of
+from ..argument_uses import UNKNOWN, argument_expression, python_value, uses, with_argument
+from .card import ErrorCard
+from .reading import (_called_name, _jit_decorator, _lambda_static, _public, _rebound,
+                      _user_frame)
+from .rewrites import _parse_line
+
+
+_UNHASHABLE = re.compile(r"^Non-hashable static arguments are not supported\. An error occurred "
+                         r"while trying to hash an object of type <class '([\w.]+)'>, (.*), "
+                         r"passed as static argument '([^']+)' of (.+?)\. The error was:", re.S)
+
+
+def _is_unhashable(e) -> bool:
+    return isinstance(e, ValueError) and _UNHASHABLE.match(str(e)) is not None
+
+
+def _unhashable_card(exc, where, called_from) -> ErrorCard:
+    type_name, value_text, arg, function = _UNHASHABLE.match(str(exc)).groups()
+    if _EQ_WITHOUT_HASH in str(exc) or _FIELD_UNHASHABLE in str(exc):   # an object: neither
+        return _object_card(str(exc), type_name, arg, function, where, called_from)
+    if hasattr(getattr(exc, "value", None), "shape"):        # an array (jit_args says which)
+        return _array_static_card(exc, type_name, value_text, arg, function, where,
+                                  called_from)
+    hashable = _hashable_text(type_name, value_text)
+    code = where["code"] if where else ""
+    traced = _traced_call(code, function, arg)
+    if traced and (hashable is None or type_name == "dict"):
+        return _traced_static_card(type_name, value_text, arg, function, traced, hashable,
+                                   where, called_from)
+    if hashable and value_text in code:
+        rewrite = code.replace(value_text, hashable, 1)
+    elif hashable:
+        rewrite = f"# pass {arg}={hashable} instead of {value_text}\n{code}".rstrip()
+    else:     # (the jit the line calls, `power_jit = jax.jit(power, static_argnums=0)`)
+        rewrite = f"{_called_name(where, function)} = jax.jit({function})   # {arg} traced " \
+                  f"instead: not in static_argnums/static_argnames"
+    # only where the function computes with it: traced, a shape, a size or a loop count
+    # fails (jnp.zeros(shape) with a traced shape is JAX's "Shapes must be 1D sequences of
+    # concrete values"), and "holds numbers" was said of exactly those too
+    rewrite += f"\n# or, if {function} only computes with {arg} (never as a shape, a size or " \
+               f"a loop count),\n# make it traced: drop it from static_argnums/" \
+               f"static_argnames and pass jnp.asarray(...)"
+    return ErrorCard(
+        "unhashable-static", "A static argument must be hashable",
+        why=(f"{arg} is a static argument of {function}: its value is part of the compile "
+             f"cache's key, so it must be hashable, and a {type_name} is not."),
+        fix=(f"Pass a hashable value ({hashable or 'a tuple, a frozenset'}); or, if {function} "
+             f"only computes with {arg} (a shape, a size or a loop count must stay static), "
+             f"make {arg} traced."),
+        rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        origin={"argument": arg, "value_type": type_name, "value": value_text,
+                "function": function},
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.jit.html")
+
+
+def _array_static_card(exc, type_name, value_text, arg, function, where,
+                       called_from) -> ErrorCard:
+    """An array made static. The fix follows how the function's source uses it
+    (views/argument_uses): needed as a Python value (an `if`, a shape, a loop count), the
+    call passes that value, hashable (`True`, `(2, 3)`, `flag.item()`; tracing it raises, as
+    JAX); only computed with, it is traced; both (array methods too), its Python value made
+    an array where the methods are called; the source not found, both fixes with their
+    conditions. Each was run under JAX (tests/data/error_advice_cases.py)."""
+    used = uses(exc.function, arg) if getattr(exc, "function", None) else UNKNOWN
+    code = where["code"] if where else ""
+    position = getattr(exc, "position", None)
+    python = python_value(argument_expression(code, arg, position) or arg,
+                          len(exc.value.shape), python_value_of)
+    passed = with_argument(code, arg, position, python) or \
+        f"{code}\n# with {arg} passed as {python}".strip()
+    keyword = "static_argnames" if position is None else "static_argnums"
+    traced = _traced_call(code, function, arg) or (
+        f"{_called_name(where, function)} = jax.jit({function})" if function.isidentifier()
+        else f"# where the jit is made: leave {arg} out of {keyword} (traced)")
+    needs = ", ".join(used.python)
+    if used.python and used.array:
+        fix = (f"{function} needs {arg} as a Python value ({needs}) and calls its array "
+               f"methods: pass its Python value, {python}, and write jnp.asarray({arg}) where "
+               f"the methods are called.")
+        rewrite = f"{passed}\n# and in {function}: jnp.asarray({arg}).<method>(...)"
+    elif used.python:
+        fix = (f"{function} needs {arg} as a Python value ({needs}; traced, it raises): pass "
+               f"its Python value, hashable: {python}.")
+        rewrite = passed
+    elif used.found:
+        fix = (f"Pass {arg} traced: {function} only computes with it, and an array is a value "
+               f"to trace (drop it from {keyword}).")
+        rewrite = f"{traced}   # {arg} traced" if not traced.startswith("#") else traced
+    else:
+        fix = (f"If {function} needs {arg} as a Python value (an `if`, a shape, a loop count), "
+               f"pass its Python value, {python}; if it only computes with it, pass it traced "
+               f"(drop it from {keyword}).")
+        rewrite = (f"{passed}   # a Python value\n# or, if {function} only computes with {arg}:"
+                   f"\n{traced}")
+    return ErrorCard(
+        "unhashable-static", "A static argument must be hashable",
+        why=(f"{arg} is a static argument of {function}: its value is part of the compile "
+             f"cache's key, so it must be hashable, and an array ({type_name}) is not."),
+        fix=fix, rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        origin={"argument": arg, "value_type": type_name, "value": value_text,
+                "function": function},
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.jit.html")
+
+
+def _traced_call(code, function, arg) -> str:
+    """The user's line `jax.jit(f, static_argnums=1)(x, value)` with `arg` made traced (the
+    static keyword dropped), or "" when the line makes no such jit or marks more static."""
+    tree = _parse_line({"code": code}) if code else None
+    for call in ast.walk(tree) if tree is not None else ():
+        if isinstance(call, ast.Call) and ast.unparse(call.func) in ("jax.jit", "jit") and \
+                [ast.unparse(a) for a in call.args] == [function]:
+            static = [k for k in call.keywords if k.arg in ("static_argnums", "static_argnames")]
+            if len(static) != 1 or isinstance(static[0].value, (ast.Tuple, ast.List)) and \
+                    len(static[0].value.elts) != 1:
+                return ""
+            call.keywords.remove(static[0])
+            return ast.unparse(tree)
+    return ""
+
+
+def _traced_static_card(type_name, value_text, arg, function, traced, hashable, where,
+                        called_from) -> ErrorCard:
+    """An array or a dict as a static argument, at a line that makes the jit: the same line
+    with it traced (JAX traces an array, and a dict of numbers is a pytree of traced leaves),
+    and, where its values must be Python numbers while tracing, a hashable form. A dict as a
+    tuple of pairs is read back with dict(...) (JAX 0.10.2: `d['a']` of the tuple raises)."""
+    if type_name == "dict":
+        alternative = (f"# or, if {function} needs its values as Python numbers (a shape, a "
+                       f"size), pass {hashable} and read it inside as dict({arg})")
+    else:
+        alternative = (f"# or, if {function} needs its values as Python numbers (a shape, a "
+                       f"size), keep it static as tuple({arg}.tolist())")
+    kind = "a dict is a pytree: each value traced" if type_name == "dict" else \
+        "an array is a value to trace"
+    return ErrorCard(
+        "unhashable-static", "A static argument must be hashable",
+        why=(f"{arg} is a static argument of {function}: its value is part of the compile "
+             f"cache's key, so it must be hashable, and a {type_name} is not."),
+        fix=(f"Pass {arg} traced (drop it from static_argnums/static_argnames): {kind}. Only "
+             f"values needed as Python numbers while tracing must be static, and hashable."),
+        rewrite=f"{traced}   # {arg} traced: {kind}\n{alternative}",
+        where=_public(where), called_from=_public(called_from),
+        origin={"argument": arg, "value_type": type_name, "value": value_text,
+                "function": function},
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.jit.html")
+
+
+# transforms/jit_args.py's advice for an object of a user's class: a tuple of it or passing it
+# traced (not a pytree) cannot work; its class or its field needs the change
+_EQ_WITHOUT_HASH = "defines __eq__ but not __hash__"
+_FIELD_UNHASHABLE = "which is not hashable: make it hashable where"
+
+
+def _object_card(text, type_name, arg, function, where, called_from) -> ErrorCard:
+    """A static object whose class has __eq__ and no __hash__, or a dataclass holding a
+    list: the card's fix is jit's advice (the message's last line)."""
+    kind = type_name.rsplit(".", 1)[-1]
+    advice = text.strip().splitlines()[-1]
+    if _EQ_WITHOUT_HASH in text:
+        fix = (f"Give {kind} a __hash__ over the fields its __eq__ compares, or make it a "
+               f"frozen dataclass (@dataclasses.dataclass(frozen=True) has both).")
+        rewrite = (f"# in class {kind}, beside its __eq__:\n"
+                   f"def __hash__(self):\n    return hash(tuple(vars(self).values()))")
+    else:
+        fix = advice[0].upper() + advice[1:]
+        rewrite = f"# {advice}"
+    return ErrorCard(
+        "unhashable-static", "A static argument must be hashable",
+        why=(f"{arg} is a static argument of {function}: its value is part of the compile "
+             f"cache's key, so it must be hashable, and this {kind} is not."),
+        fix=fix, rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        origin={"argument": arg, "value_type": type_name, "value": kind,
+                "function": function},
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.jit.html")
+
+
+def _hashable_text(type_name, value_text) -> str | None:
+    """The same value written hashably, for lists, sets and dicts written as literals."""
+    try:
+        value = ast.literal_eval(value_text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if type_name == "list":
+        return repr(tuple(value))
+    if type_name == "set":
+        return f"frozenset({value_text})"
+    if type_name == "dict":
+        return repr(tuple(sorted(value.items(), key=repr)))
+    return None
+
+
+# ------------------------------------------------------------------ a string or function traced
+_NOT_AN_ARRAY = re.compile(r"^Error interpreting argument to <function ([\w.<>]+) at "
+                           r"0x[0-9a-f]+> as an abstract array\. The problematic value is of type "
+                           r"<class '([\w.<>]+)'> and was passed to the function at path (.+?)\.$",
+                           re.M)
+
+
+def _is_not_an_array(e) -> bool:
+    return isinstance(e, TypeError) and hasattr(e, "value") and \
+        _NOT_AN_ARRAY.search(str(e)) is not None
+
+
+def _not_an_array_card(exc, where, called_from) -> ErrorCard:
+    """A string, a function or another Python object passed to a jitted function where jit
+    traces it (JAX's TypeError, which names static_argnums). Static works for a hashable
+    value passed as its own argument; the card writes it where the user's code jits the
+    function, and says what to do for a value inside a container, which cannot be static."""
+    qualified, type_path, path = _NOT_AN_ARRAY.search(str(exc)).groups()
+    function = qualified.rsplit(".", 1)[-1]
+    named = function if function.isidentifier() else "the function"    # (a lambda)
+    kind = type_path.rsplit(".", 1)[-1]
+    try:
+        hash(exc.value)
+        hashable = True
+    except TypeError:
+        hashable = False
+    why = (f"jit traces every argument of {named} as an array (its shape and dtype stand "
+           f"for every value), and {path} is a {kind}, which is no array.")
+    if path.isidentifier() and hashable:
+        fix = (f"Mark {path} static: its value is then part of the compile's key, so {named} "
+               f"compiles once per value (a few settings, names or functions, not data).")
+        rewrite = _static_call(where, function, path, exc)
+    elif path.isidentifier():
+        fix = (f"A static argument must be hashable and a {kind} is not: pass a hashable "
+               f"version of it (a tuple for a list), marked static.")
+        rewrite = f"# {path}: a tuple (hashable), then static_argnames=({path!r},)"
+    else:
+        outer = re.match(r"[A-Za-z_]\w*", path)
+        container = outer.group(0) if outer else "the container"
+        fix = (f"{path} is inside {container}: a dict or list cannot be static (it is not "
+               f"hashable; a tuple of plain values can). Pass the {kind} as an argument of its "
+               f"own, static, and leave the arrays traced.")
+        f = function if function.isidentifier() else "f"
+        rewrite = (f"# def {f}(..., {container}, setting): the {kind} as its own argument\n"
+                   f"# jax.jit({f}, static_argnames=('setting',))")
+    return ErrorCard(
+        "not-an-array", f"jit was given a {kind}, which it cannot trace", why=why, fix=fix,
+        rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        docs="https://docs.jax.dev/en/latest/jit-compilation.html#marking-arguments-as-static")
+
+
+def _static_call(where, function, arg, exc) -> str:
+    """`arg` static where the user's line jits `function`: a jitted lambda, `jax.jit(f)(..)`,
+    a `@jax.jit` decorator above in the cell, a name bound to a jit object (rebuilt from
+    its __wrapped__ function: jitting the jit object again would trace `arg` all the same)."""
+    found = _lambda_static(where, arg) or _rebound(where, function, arg)
+    if found:
+        return found
+    decorator, header = _jit_decorator(where, function)
+    if decorator:
+        return (f"from functools import partial\n@partial({decorator[1:]}, static_argnames="
+                f"({arg!r},))   # in place of {decorator}\n{header}")
+    called = _called_name(where, function)
+    frame = _user_frame(exc)
+    value = frame.f_globals.get(called) if frame is not None else None
+    if value is not None and hasattr(value, "__wrapped__") and hasattr(value, "lower"):
+        return f"{called} = jax.jit({called}.__wrapped__, static_argnames=({arg!r},))"
+    return f"{called} = jax.jit({function}, static_argnames=({arg!r},))"

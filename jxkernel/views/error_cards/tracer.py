@@ -1,0 +1,157 @@
+"""Cards for a traced value used where Python needs a real one: `if x > 0` (bool), `int(x)` or
+a shape (concretization), `np.sin(x)` (array conversion), and a tracer kept past its
+transformation (leaked)."""
+from __future__ import annotations
+
+import re
+
+from ...core import errors as jx_errors
+from .card import ErrorCard, _DOCS
+from .reading import (_array_note, _lambda_static, _or_static, _origin, _public, _static_fix,
+                      _traced_phrase)
+from .rewrites import _branch_rewrite, _range_loop_rewrite
+
+
+def _bool_card(exc, where, called_from) -> ErrorCard:
+    origin = _origin(exc)
+    rewrite = _branch_rewrite(where)
+    static = _static_fix(origin, where, exc)
+    rewrite += _or_static(origin, static, "value")
+    return ErrorCard(
+        "bool-conversion", "Python control flow on a traced value",
+        why=(f"This line needs True or False, but the condition depends on "
+             f"{_traced_phrase(origin)}. Python's if/while/and/or/not run while tracing, "
+             f"before any value exists."),
+        fix=("Branch inside the program: jnp.where(cond, a, b) computes both and picks "
+             "elementwise; lax.cond(cond, true_fn, false_fn) runs one branch; loops: "
+             "lax.while_loop / lax.fori_loop." + (" Or make the argument static." if static
+                                                  else _array_note(origin))),
+        rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        origin=origin, docs=_DOCS + "TracerBoolConversionError")
+
+
+def _concretization_card(exc, where, called_from) -> ErrorCard:
+    origin = _origin(exc)
+    integer = isinstance(exc, jx_errors.TracerIntegerConversionError)
+    static = _static_fix(origin, where, exc)
+    code = where["code"] if where else ""
+    converts = re.search(r"\b(int|float|complex|bool)\(([^()]*)\)?", code)
+    # JAX's own advice for int(x) / float(x) of a tracer: convert the dtype, stay traced
+    astype = f"value = x.astype({converts.group(1)})   # instead of {converts.group(1)}(x)" \
+        if converts else ""
+    if converts and converts.group(1) in ("float", "complex") and \
+            (converts.group(2) or "").strip() and converts.group(0).endswith(")"):
+        # float(w) only made a Python number of an array: the array itself does as well, and
+        # stays traced (under grad, JAX refuses float() of w even though its value is known:
+        # a Python number would have no derivative)
+        astype = (f"{code.replace(converts.group(0), converts.group(2).strip(), 1)}   # the "
+                  f"array itself, traced: no {converts.group(1)}()")
+    # x.item() / x.tolist() of a static argument cannot work: static, x is the Python number
+    # itself, which has no .item() (JAX: "'float' object has no attribute 'item'"); the fix is
+    # to keep the array, which jnp code takes wherever it took the number
+    pulls = re.search(r"\.(item|tolist)\(\)", code)
+    if pulls:
+        static = ""
+        astype = (f"{code.replace(pulls.group(0), '', 1)}   # the array itself, traced: "
+                  f"no .{pulls.group(1)}()")
+    if static:
+        in_place = static == _lambda_static(where, origin["argument"])   # the line itself
+        # after a `def f(...):` the line is in its body: indented, as it would be pasted
+        body = "    " if static.rstrip().endswith(":") else ""
+        rewrite = static + (f"\n{body}# then this line sees a Python value:\n{body}{code}"
+                            if code and not in_place else "")
+        rewrite += f"\n# or, if an array is fine here, keep it traced:\n{astype}" if astype else ""
+        loop = _range_loop_rewrite(where) if where else ""
+        if loop:                    # JAX's fori_loop takes traced bounds: nothing static
+            rewrite = (f"{loop}\n# or, if {origin['argument']} is a Python int that seldom "
+                       f"changes (each new value compiles anew):\n{rewrite}")
+    elif pulls:                                       # not a size: the number itself
+        rewrite = astype
+    elif astype and converts.group(1) in ("float", "complex"):     # a number, not a size
+        rewrite = astype
+    elif astype:
+        rewrite = f"{astype}\n# a size? take it from a shape, known under jit:\nn = x.shape[0]"
+    else:
+        rewrite = "n = x.shape[0]        # shapes are static under jit: use them for sizes"
+    if static:
+        fix = ("Make the argument static (static_argnames, or --static in %%jit), so Python "
+               "sees its value; sizes can come from shapes (x.shape), which are static.")
+    else:
+        fix = ("Keep the value traced: jnp operations instead of Python ones (x.astype(int) "
+               "instead of int(x)); sizes must come from shapes (x.shape), which are static "
+               "under jit." + _array_note(origin))
+    return ErrorCard(
+        "integer-conversion" if integer else "concretization",
+        "A Python value was needed from a traced array",
+        why=(f"This line needs a concrete Python value (a size, an index, a number), but it "
+             f"comes from {_traced_phrase(origin)}."),
+        fix=fix, rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        origin=origin, docs=_DOCS + (type(exc).__name__ if isinstance(exc, jx_errors.JAXTypeError)
+                                     else "ConcretizationTypeError"))
+
+
+def _is_traced_shape_error(e) -> bool:
+    """jnp.zeros(n) with a traced n: JAX's plain TypeError, which carries the provenance."""
+    return isinstance(e, TypeError) and getattr(e, "provenance", None) is not None and \
+        str(e).startswith("Shapes must be 1D sequences of concrete values")
+
+
+def _array_card(exc, where, called_from) -> ErrorCard:
+    origin = _origin(exc)
+    code = where["code"] if where else ""
+    jnp_code = re.sub(r"\b(?:np|numpy|onp)\.", "jnp.", code)
+    rewrite = (jnp_code if jnp_code != code else
+               "y = jnp.asarray(x)          # jxkernel.numpy instead of NumPy on traced values")
+    rewrite += ("\n# or, for NumPy code with no jnp equivalent, call it outside the transformed "
+                "function (or through jax.pure_callback)")
+    return ErrorCard(
+        "array-conversion", "NumPy called on a traced value",
+        why=(f"NumPy needs the numbers, but under the transformation {_traced_phrase(origin)} "
+             f"has none yet."),
+        fix="Use jxkernel.numpy (jnp) on traced values: the same functions, traced.",
+        rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        origin=origin, docs=_DOCS + "TracerArrayConversionError")
+
+
+def _leaked_card(exc, where, called_from) -> ErrorCard:
+    origin = _origin(exc)
+    function = (origin or {}).get("function") or "f"
+    how = (origin or {}).get("transformation") or "jit"
+    made = (origin or {}).get("steps") or []
+    made_at = f" (made at {made[-1]['where']}: {made[-1]['code']})" \
+        if made and made[-1]["where"] and made[-1]["code"] else ""
+    return ErrorCard(
+        "leaked-tracer", "A traced value escaped its transformation",
+        why=(f"A value traced inside {function} (for {how}){made_at} was kept outside it, in "
+             f"a global, a list or an attribute; once the trace ended it has no value."),
+        fix="Return the value from the transformed function instead of storing it.",
+        rewrite=_leak_rewrite(function, how),
+        where=_public(where), called_from=_public(called_from), origin=origin,
+        docs=_DOCS + "UnexpectedTracerError")
+
+
+# a loop's or a branch's body (what JAX says it was traced for): how a value leaves it
+_BODY_RETURNS = {
+    "scan": "def step(carry, x):\n    ...\n    return carry, value    # out as scan's ys, "
+            "stacked\n\ncarry, values = lax.scan(step, init, xs)",
+    "fori_loop": "def body(i, state):\n    ...\n    return (carry, value)    # in the loop "
+                 "state, not a list\n\ncarry, value = lax.fori_loop(lower, upper, body, "
+                 "(init, value0))",
+    "cond": "def branch(x):\n    ...\n    return result, value    # each branch returns "
+            "both\n\nresult, value = lax.cond(pred, branch, other_branch, x)"}
+_BODY_RETURNS.update({"while_body": _BODY_RETURNS["fori_loop"].replace(
+    "def body(i, state)", "def body(state)").replace("lax.fori_loop(lower, upper, body,",
+                                                     "lax.while_loop(cond_fun, body,"),
+    "switch": _BODY_RETURNS["cond"].replace("lax.cond(pred, branch, other_branch, x)",
+                                            "lax.switch(index, [branch, ...], x)")})
+
+
+def _leak_rewrite(function, how) -> str:
+    """Code that returns the leaked value instead of storing it: through the loop's state or
+    the branches' results for a body (its name, a lambda's, would not parse), else from the
+    jitted function."""
+    if how in _BODY_RETURNS:
+        return _BODY_RETURNS[how]
+    name = function if function.isidentifier() else "f"
+    return (f"def {name}(x):\n    ...\n    return result, value    # return it, don't store "
+            f"it\n\nresult, value = jax.{how if how.isidentifier() else 'jit'}({name})(x)")

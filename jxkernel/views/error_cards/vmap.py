@@ -1,0 +1,152 @@
+"""Cards for vmap's in_axes: inconsistent sizes (which argument has which size along which
+axis, and the in_axes that map each along its own batch axis), and an axis an argument has
+not (a scalar mapped along axis 0: None, or the axis of the others' size)."""
+from __future__ import annotations
+
+import ast
+import re
+from collections import Counter
+
+from .card import ErrorCard
+from .reading import _public
+from .rewrites import _parse_line
+
+
+_VMAP_AXIS = re.compile(r"\* one axis had size (\d+): axis (-?\d+) of argument (.+?) of type "
+                        r"(\w+)\[([\d,]*)\]")
+
+
+def _is_vmap_sizes(e) -> bool:
+    return isinstance(e, ValueError) and str(e).startswith("vmap got inconsistent sizes") \
+        and _VMAP_AXIS.search(str(e)) is not None
+
+
+def _vmap_card(exc, where, called_from) -> ErrorCard:
+    mapped = [{"name": name, "axis": int(axis), "size": int(size),
+               "type": f"{dtype}[{dims}]", "shape": [int(d) for d in dims.split(",") if d]}
+              for size, axis, name, dtype, dims in _VMAP_AXIS.findall(str(exc))]
+    sizes = Counter(m["size"] for m in mapped)
+    size = max(sizes, key=lambda s: (sizes[s], -[m["size"] for m in mapped].index(s)))
+    axes = [_axis_for(m, size) for m in mapped]
+    advice = "; ".join(f"{m['name']}: " + (f"axis {a} has size {size}" if a is not None
+                                            else f"None (not mapped: the same {m['name']} "
+                                                 f"for every element)")
+                       for m, a in zip(mapped, axes) if m["size"] != size)
+    rewrite = _vmap_rewrite(where, mapped, axes) or \
+        f"jax.vmap(f, in_axes=({', '.join(map(str, axes))}{',' if len(axes) == 1 else ''}))(...)"
+    listing = ", ".join(f"{m['name']} {m['type']} axis {m['axis']} (size {m['size']})"
+                        for m in mapped)
+    return ErrorCard(
+        "vmap-sizes", "vmap: the mapped axes have different sizes",
+        why=(f"vmap maps every argument along its in_axes entry, one slice per element, so "
+             f"those axes must have one size: {listing}."),
+        fix=(f"Say per argument which axis to map, or None for an argument shared by every "
+             f"element, with in_axes (to map over size {size}: {advice})."),
+        rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        origin={"arguments": [{k: m[k] for k in ("name", "axis", "size", "type")}
+                              for m in mapped]},
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.vmap.html")
+
+
+def _axis_for(mapped, size):
+    if mapped["size"] == size:
+        return mapped["axis"]
+    return next((i for i, d in enumerate(mapped["shape"]) if d == size), None)
+
+
+def _vmap_rewrite(where, mapped, axes) -> str | None:
+    """The user's line with `in_axes` set, when it calls vmap(f)(a, b, ...) with plain
+    arguments, one mapped leaf each."""
+    if not all(m["name"].isidentifier() for m in mapped):
+        return None
+    return _with_in_axes(where, axes)
+
+
+def _with_in_axes(where, axes) -> str | None:
+    """The user's line `jax.vmap(f, ...)(a, b)` with in_axes=`axes` (one per positional
+    argument, no keyword arguments), or None where the line is not such a call."""
+    tree = _parse_line(where)
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Call) and \
+                ast.unparse(node.func.func).split(".")[-1] == "vmap":
+            if len(node.args) != len(axes) or node.keywords or \
+                    any(isinstance(a, ast.Starred) for a in node.args):
+                return None
+            in_axes = ast.parse(repr(tuple(axes)), mode="eval").body
+            node.func.keywords = [k for k in node.func.keywords if k.arg != "in_axes"] + \
+                [ast.keyword("in_axes", in_axes)]
+            node.func.args = node.func.args[:1]
+            return ast.unparse(tree)
+    return None
+
+
+# ------------------------------------------------------------------ an axis the argument has not
+_RANK = "vmap was requested to map its argument along axis "
+
+
+def _is_vmap_rank(e) -> bool:
+    # the core attaches every leaf's shape and axis (transforms/batching.py's _leaf_axes)
+    return isinstance(e, ValueError) and str(e).startswith(_RANK) and \
+        hasattr(e, "vmap_leaves")
+
+
+def _fits(shape, axis) -> bool:
+    return axis is None or -len(shape) <= axis < len(shape)
+
+
+def _vmap_rank_card(exc, where, called_from) -> ErrorCard:
+    """vmap asked to map an argument along an axis it has not (a scalar along 0). The others'
+    mapped size says what to do: map this one along its axis of that size, or not at all
+    (None: the same value for every element)."""
+    leaves, counts = exc.vmap_leaves, exc.vmap_leaf_counts
+    bad = next(i for i, (shape, ax) in enumerate(leaves) if not _fits(shape, ax))
+    shape, axis = leaves[bad]
+    sizes = Counter(s[a] for i, (s, a) in enumerate(leaves) if i != bad and a is not None
+                    and _fits(s, a))
+    size = max(sizes, key=sizes.get) if sizes else None
+    position = _position(bad, counts)
+    which = f"argument {position}" if position is not None else "one argument's leaf"
+    why = (f"vmap maps each argument along its in_axes entry, and {which} has shape {shape}: "
+           f"it has no axis {axis}" + (" (a scalar has no axes at all)." if not shape else
+                                       " (its only axis is 0)." if len(shape) == 1 else
+                                       f" (its axes are 0 to {len(shape) - 1})."))
+    if size is None:
+        new = 0 if shape else None
+        fix = ("It is the only argument vmap maps, so it must hold the batch: an array whose "
+               "axis in_axes names runs over the elements" +
+               (f" (its axes have sizes {shape}: name the one that does)." if shape else
+                ", not a scalar."))
+    else:
+        new = next((i for i, d in enumerate(shape) if d == size), None)
+        fix = (f"The other mapped arguments have size {size}: " +
+               (f"map this one along its axis {new}, of that size." if new is not None else
+                "pass None for this one in in_axes: not mapped, the same value for every "
+                "element."))
+    axes = [a for s, a in leaves[:sum(counts)]]
+    rewrite = None
+    if new is None and size is None:        # a scalar alone: there is nothing to map over
+        rewrite = ("xs = jnp.asarray([1.0, 2.0, 3.0])    # a batch: one value per element\n"
+                   "ys = jax.vmap(f)(xs)")
+    elif position is not None and all(c == 1 for c in counts) and len(leaves) == len(counts):
+        axes[position] = new
+        rewrite = _with_in_axes(where, axes)
+        if rewrite is not None and size is None:
+            rewrite += "    # " + ", ".join(f"axis {i}: size {d}" for i, d in enumerate(shape)) \
+                + ": the batch's?"
+    if rewrite is None:
+        rewrite = (f"jax.vmap(f, in_axes={new!r})(x)    # per argument: an axis of the batch "
+                   f"size, or None")
+    return ErrorCard(
+        "vmap-rank", f"vmap: {which} has no axis {axis} to map", why=why, fix=fix,
+        rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.vmap.html")
+
+
+def _position(leaf, counts):
+    """The positional argument holding flat leaf `leaf`, or None (a keyword argument's)."""
+    start = 0
+    for i, count in enumerate(counts):
+        if start <= leaf < start + count:
+            return i
+        start += count
+    return None

@@ -1,0 +1,41 @@
+"""The cards of the mistakes learners make with shapes, in a real browser: grad of a function
+that returns a vector, and rows centred without keepdims. The card draws the user's line
+rewritten (jax.jacrev; keepdims=True), and the page says JAX's message once.
+
+The harness is tests/labextension/test_labextension_browser.py's (server, page, screenshots to
+test-artifacts/browser/<test>-<step>.png); one notebook per card, run once (Run All stops at
+the error, the last cell). Skipped, saying why, only without a browser.
+"""
+from __future__ import annotations
+
+import pytest
+from test_labextension_browser import cell, expect, lab_notebooks, notebook_run, shot_view
+
+SETUP = "%load_ext jxkernel\nimport jxkernel as jax, jxkernel.numpy as jnp\nX = jnp.ones((3, 4))"
+NOTEBOOKS = {
+    "grad_output.ipynb": [SETUP, "def square(x):\n    return x ** 2\n\ng = jax.grad(square)(X[0])"],
+    "broadcast.ipynb": [SETUP, "centred = X - X.mean(axis=1)"],
+}
+CASES = [
+    ("grad_output.ipynb", "Gradient only defined for scalar-output functions. Output had shape: "
+     "(4,).", "g = jax.jacrev(square)(X[0])"),
+    ("broadcast.ipynb", "Incompatible shapes for broadcasting: shapes=[(3, 4), (3,)]",
+     "centred = X - X.mean(axis=1, keepdims=True)"),
+]
+
+
+@pytest.fixture(scope="module")
+def server(lab_app):
+    with lab_notebooks(lab_app, NOTEBOOKS) as running:
+        yield running
+
+
+@pytest.mark.parametrize("name, message, rewrite", CASES, ids=["grad-output", "broadcast"])
+def test_the_card_draws_the_rewritten_line(server, chromium, request, name, message, rewrite):
+    with notebook_run(chromium, server, [], name, {1: "jx-ErrorCardOutput"}) as page:
+        card = cell(page, 1).locator(".jx-ErrorCardOutput")
+        expect(card.locator(".jx-ErrorCard-message")).to_have_text(message)
+        expect(card.locator(".jx-ErrorCard-rewrite")).to_contain_text(rewrite)
+        shown = cell(page, 1).locator(".jp-OutputArea").inner_text()
+        assert shown.count(message) == 1, shown
+        shot_view(cell(page, 1), request, "card")
