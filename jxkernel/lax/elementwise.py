@@ -15,6 +15,7 @@ import numpy as np
 
 from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray
+from ..core.interpreter_primitives import typed_constant
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, impl_rules,
                               jvp_rules, lowering_rules, numpy_rules, sharding_rules,
                               transpose_rules)
@@ -49,8 +50,8 @@ def _const(x, value):
     dtype = dtypes.dtype(x)
     if _is_weak_scalar(x):
         val = _scalar_type_of(dtype)(value)
-        return val if dtypes.dtype(val) == dtype else np.array(val, dtype)
-    return np.array(value, dtype)
+        return val if dtypes.dtype(val) == dtype else typed_constant(val, dtype)
+    return typed_constant(value, dtype)
 
 
 def _scalar_type_of(dtype):
@@ -1146,7 +1147,7 @@ def mul(x, y, *, out_dtype=None):
     """
     if out_dtype is None:
         return mul_p.bind(x, y)
-    return mul_p.bind(x, y, out_dtype=dtypes.canonicalize_dtype(out_dtype))
+    return mul_p.bind(x, y, out_dtype=dtypes.canonicalize_named(out_dtype))
 
 
 def mulhi(x, y, /): return mulhi_p.bind(x, y)

@@ -641,13 +641,13 @@ def argmax(operand, axis, index_dtype):
     Array(1, dtype=int32)
     """
     return argmax_p.bind(operand, axes=(operator.index(axis),),
-                         index_dtype=dtypes.canonicalize_dtype(index_dtype))
+                         index_dtype=dtypes.canonicalize_named(index_dtype))
 
 
 def argmin(operand, axis, index_dtype):
     """Index of the minimum along `axis`: the first one on ties, the first NaN if any."""
     return argmin_p.bind(operand, axes=(operator.index(axis),),
-                         index_dtype=dtypes.canonicalize_dtype(index_dtype))
+                         index_dtype=dtypes.canonicalize_named(index_dtype))
 
 
 def cumsum(operand, axis=0, reverse=False):

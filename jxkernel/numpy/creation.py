@@ -187,8 +187,9 @@ def array(object, dtype=None, *args, copy: bool = True, order: str | None = "K",
             if out.dtype == object_dtype:
                 raise TypeError(f"Unexpected input type for array: {type(object)}")
             _check_numeric(object, out.dtype)
-        if dtype is None:
-            dtype = _core.canonicalize_dtype(out.dtype)
+        if dtype is None:     # (a typed host value, an int64 TypedInt, keeps its own, as JAX's)
+            dtype = object.dtype if _core.keeps_its_dtype(object) else \
+                _core.canonicalize_dtype(out.dtype)
     if _staged_host_array(object, dtype, device):
         out = util.host_array(object)    # the Array the array's other uses here have
     else:

@@ -67,7 +67,7 @@ def _index_tuple(x) -> tuple:
 
 
 def _astype(x, dtype):
-    return conversion.convert_element_type(x, dtypes.canonicalize_dtype(dtype))
+    return conversion.convert_element_type(x, dtypes.canonicalize_named(dtype))
 
 
 def _full(shape, value, dtype, weak_type=False):

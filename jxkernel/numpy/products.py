@@ -44,7 +44,7 @@ def _preferred(name, preferred_element_type, *xs):
     """(dtype to accumulate in, whether the result is weakly typed)."""
     if preferred_element_type is None:
         return dtypes.result_type(*(aval_of(x) for x in xs))
-    return dtypes.canonicalize_dtype(preferred_element_type), False
+    return dtypes.canonicalize_named(preferred_element_type), False
 
 
 def _long(x) -> str:
@@ -251,7 +251,7 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
     a, b = _args("inner", a, b)
     if _ndim(a) == 0 or _ndim(b) == 0:
         if preferred_element_type is not None:
-            dtype = dtypes.canonicalize_dtype(preferred_element_type)
+            dtype = dtypes.canonicalize_named(preferred_element_type)
             a = conversion.convert_element_type(a, dtype)
             b = conversion.convert_element_type(b, dtype)
         a, b = util.promote_args("inner", a, b)
@@ -427,7 +427,7 @@ def _einsum(operands, contractions, precision, preferred_element_type, dot_gener
     if preferred_element_type is None:
         dtype, weak = dtypes.result_type(*(aval_of(o) for o in operands))
     else:
-        dtype, weak = dtypes.canonicalize_dtype(preferred_element_type), False
+        dtype, weak = dtypes.canonicalize_named(preferred_element_type), False
     for positions, contracted, spec in contractions:
         contracted = sorted(contracted)
         inputs, result = spec.split("->")

@@ -23,6 +23,7 @@ import numpy as np
 from .. import lax
 from ..core import dtypes
 from ..core.errors import ConcretizationTypeError
+from ..core.interpreter_primitives import typed_constant
 from ..core.sharding_types import ShardingTypeError
 from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer, _ctx, eval_trace
@@ -66,7 +67,7 @@ def _convert(x, dtype, weak_type=False):
 
 
 def _user_dtype(dtype):
-    return None if dtype is None else dtypes.canonicalize_dtype(dtype)
+    return None if dtype is None else dtypes.canonicalize_named(dtype)
 
 
 def _isnan(x):
@@ -362,7 +363,7 @@ def _count(a, axis, keepdims, where, dtype):
         n = math.prod(shape[d] for d in _reduction_dims(len(shape), _axes_arg(axis), IndexError))
         if is_symbolic(n):                   # jax.export: the size is computed in the program
             return conversion.convert_element_type(n.__jax_array__(), dtype)
-        return np.array(n, dtype)
+        return typed_constant(n, dtype)
     return sum(broadcast_to(where, aval_of(a).shape), axis, dtype=dtype, keepdims=keepdims)
 
 

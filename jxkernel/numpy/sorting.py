@@ -105,7 +105,7 @@ def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = T
     arr, axis = _sort_operand("argsort", a, axis, kind, order)
     shape = _shape(arr)
     dim = canonicalize_axis(axis, len(shape))
-    idx_dtype = dtypes.canonicalize_dtype(dtype) if dtype is not None else \
+    idx_dtype = dtypes.canonicalize_named(dtype) if dtype is not None else \
         _index_dtype(shape[dim])
     iota = lax.broadcasted_iota(idx_dtype, shape, dim)
     # stable descending: reverse first so equal keys come out in their original order
@@ -147,7 +147,7 @@ def sort_complex(a):
     d = aval_of(out).dtype
     cd = d if dtypes.is_complex(d) else (dtypes.complex128 if d == dtypes.float64 or
                                          d.itemsize == 8 else dtypes.complex64)
-    return conversion.convert_element_type(out, dtypes.canonicalize_dtype(cd))
+    return conversion.convert_element_type(out, dtypes.canonicalize_named(cd))
 
 
 # ------------------------------------------------------------------ partition
