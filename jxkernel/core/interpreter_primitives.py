@@ -64,3 +64,13 @@ def typed_constant(value, dtype):
     if dtypes.is_canonical(dtype):
         return np.array(value, dtype)
     return convert_element_type(np.array(value, dtype), dtype)
+
+
+def typed_scalar(value, dtype):
+    """typed_constant as a NumPy scalar where it is a NumPy value.
+
+    >>> typed_scalar(2, np.int32)
+    np.int32(2)
+    """
+    out = typed_constant(value, dtype)
+    return out[()] if isinstance(out, np.ndarray) else out

@@ -299,10 +299,10 @@ ad.defjvp_zero(clz_p)
 
 real_p = unop("real", "stablehlo.real", COMPLEX, _real_dtype, numpy=np.real)
 # a broadcast strong scalar zero, as JAX's (np.zeros): the cotangent of a weak complex is strong
-ad.deflinear(real_p, lambda ct: [complex(ct, np.zeros((), dtypes.dtype(ct)))])
+ad.deflinear(real_p, lambda ct: [complex(ct, typed_constant(0, dtypes.dtype(ct)))])
 
 imag_p = unop("imag", "stablehlo.imag", COMPLEX, _real_dtype, numpy=np.imag)
-ad.deflinear(imag_p, lambda ct: [complex(np.zeros((), dtypes.dtype(ct)), neg(ct))])
+ad.deflinear(imag_p, lambda ct: [complex(typed_constant(0, dtypes.dtype(ct)), neg(ct))])
 
 copy_p = unop("copy", None, ANY_OR_KEYS, numpy=np.copy)
 lowering_rules[copy_p] = lambda ctx, x: x

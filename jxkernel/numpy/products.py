@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes, sharding_types
+from ..core.interpreter_primitives import typed_constant
 from ..lax import conversion
 from ..lax.sharding import laid_out, resolved
 from . import util
@@ -317,7 +318,7 @@ def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: int | N
     if na == 2 and nb == 2:
         return sub(mul(comp(a, 0), comp(b, 1)), mul(comp(a, 1), comp(b, 0)))
     a0, a1, b0, b1 = comp(a, 0), comp(a, 1), comp(b, 0), comp(b, 1)
-    zero = lambda x: lax.broadcast_in_dim(np.zeros((), aval_of(x).dtype), aval_of(x).shape, ())
+    zero = lambda x: lax.broadcast_in_dim(typed_constant(0, aval_of(x).dtype), aval_of(x).shape, ())
     a2 = comp(a, 2) if na == 3 else zero(a0)
     b2 = comp(b, 2) if nb == 3 else zero(b0)
     c = stack(broadcast_arrays(sub(mul(a1, b2), mul(a2, b1)), sub(mul(a2, b0), mul(a0, b2)),
@@ -495,7 +496,7 @@ def _sum_repeats(x, names, counts, keep, dtype):
             axes = [i for i, n in enumerate(names) if n == c]
             shape = aval_of(x).shape
             eye = _delta(shape, axes)
-            x = lax.select(eye, x, lax.broadcast_in_dim(np.zeros((), aval_of(x).dtype), shape, ()))
+            x = lax.select(eye, x, lax.broadcast_in_dim(typed_constant(0, aval_of(x).dtype), shape, ()))
             if c not in keep:
                 x = _esum(x, axes, dtype)
                 names = names.replace(c, "")

@@ -474,13 +474,13 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
         centered = lax.square(centered)
     normalizer = _count(a, axis, keepdims, where, computation_dtype)
     corr = conversion.convert_element_type(correction, computation_dtype) \
-        if isinstance(correction, Tracer) else np.array(correction, computation_dtype)
+        if isinstance(correction, Tracer) else typed_constant(correction, computation_dtype)
     normalizer = lax.sub(normalizer, corr)
     result = sum(centered, axis, dtype=computation_dtype, keepdims=keepdims, where=where)
     result = conversion.convert_element_type(lax.div(result, normalizer), dtype)
     # JAX's util._where, a jit of its own (`jit[name=_where]` in var's jaxpr), given NaN as
     # a Python float (weak: it takes the result's type)
-    return util._where_jit(lax.gt(normalizer, np.zeros((), computation_dtype)), result, np.nan)
+    return util._where_jit(lax.gt(normalizer, typed_constant(0, computation_dtype)), result, np.nan)
 
 
 _mean = mean
@@ -512,7 +512,7 @@ def ptp(a, axis=None, out=None, keepdims=False):
 def count_nonzero(a, axis=None, keepdims=False):
     """Number of nonzero elements over `axis` (in the default int type)."""
     a = _asarray("count_nonzero", a)
-    return sum(lax.ne(a, np.zeros((), aval_of(a).dtype)), axis=axis,
+    return sum(lax.ne(a, typed_constant(0, aval_of(a).dtype)), axis=axis,
                dtype=dtypes.default_int_dtype(), keepdims=keepdims)
 
 
@@ -605,7 +605,7 @@ def _cumulative(name, reduction, a, axis, dtype, out=None, fill_nan=False, fill_
         # lax only accumulates numbers: count the nonzeros, then compare
         result_type = np.dtype(np.bool_)
         if a_dtype != np.bool_:
-            a = lax.ne(a, np.zeros((), a_dtype))
+            a = lax.ne(a, typed_constant(0, a_dtype))
         computation_type = _promote_integer_dtype(result_type)
     else:
         result_type = computation_type = _user_dtype(dtype)
@@ -693,7 +693,7 @@ def _nan_reduction(a, name, reduction, init_val, nan_if_all_nan, axis=None, keep
     out = reduction(_where(nan, _init_val(aval_of(a).dtype, init_val), a), axis=axis,
                     keepdims=keepdims, where=where, **kwargs)
     if nan_if_all_nan:
-        return _where(all(nan, axis=axis, keepdims=keepdims), np.array(np.nan, aval_of(a).dtype),
+        return _where(all(nan, axis=axis, keepdims=keepdims), typed_constant(np.nan, aval_of(a).dtype),
                       out)
     return out
 
@@ -754,7 +754,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
         if mean is None else conversion.convert_element_type(ensure_array(mean),
                                                              computation_dtype)
     nan = _isnan(a)
-    centered = _where(nan, np.zeros((), computation_dtype), lax.sub(a, a_mean))
+    centered = _where(nan, typed_constant(0, computation_dtype), lax.sub(a, a_mean))
     centered = lax.real(lax.mul(centered, lax.conj(centered))) \
         if dtypes.is_complex(computation_dtype) else lax.square(centered)
     normalizer = sum(lax.bitwise_not(nan), axis=axis, keepdims=keepdims, where=where)
@@ -763,11 +763,11 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     ddof = np.array(ddof, nd) if isinstance(ddof, (int, np.integer)) else \
         conversion.convert_element_type(ensure_array(ddof), nd)
     normalizer = lax.sub(normalizer, ddof)
-    bad = lax.le(normalizer, np.zeros((), aval_of(normalizer).dtype))
+    bad = lax.le(normalizer, typed_constant(0, aval_of(normalizer).dtype))
     result = sum(centered, axis, keepdims=keepdims, where=where)
     rd = aval_of(result).dtype
-    result = _where(bad, np.array(np.nan, rd), result)
-    divisor = _where(bad, np.ones((), aval_of(normalizer).dtype), normalizer)
+    result = _where(bad, typed_constant(np.nan, rd), result)
+    divisor = _where(bad, typed_constant(1, aval_of(normalizer).dtype), normalizer)
     return conversion.convert_element_type(
         lax.div(result, conversion.convert_element_type(divisor, rd)), dtype)
 
@@ -863,13 +863,13 @@ def _quantile(a, q, axis, method, keepdims, squash_nans, weights=None):
         q = lax.expand_dims(q, tuple(range(q_ndim, len(after) + q_ndim)))
         counts = lax.expand_dims(counts, tuple(range(q_ndim)))
         # (lax's ops stretch the size-1 dims of q and counts, as JAX's `mul n p`)
-        q = lax.mul(q, lax.sub(counts, np.ones((), qd)))
+        q = lax.mul(q, lax.sub(counts, typed_constant(1, qd)))
         low, high = lax.floor(q), lax.ceil(q)
         high_weight = lax.sub(q, low)
-        low_weight = lax.sub(np.ones((), qd), high_weight)
+        low_weight = lax.sub(typed_constant(1, qd), high_weight)
         # counts - 1 once per bound, as JAX's (a `sub` each in its jaxpr)
-        low = lax.max(np.zeros((), qd), lax.min(low, lax.sub(counts, np.ones((), qd))))
-        high = lax.max(np.zeros((), qd), lax.min(high, lax.sub(counts, np.ones((), qd))))
+        low = lax.max(typed_constant(0, qd), lax.min(low, lax.sub(counts, typed_constant(1, qd))))
+        high = lax.max(typed_constant(0, qd), lax.min(high, lax.sub(counts, typed_constant(1, qd))))
         it = dtypes.default_int_dtype()
         low, high = conversion.convert_element_type(low, it), conversion.convert_element_type(high, it)
         out_shape = qa.shape + after
@@ -886,13 +886,13 @@ def _quantile(a, q, axis, method, keepdims, squash_nans, weights=None):
         a = util._where_jit(any(_isnan(a), axis=axis, keepdims=True), np.nan, a)
         a = lax.sort(a, dimension=axis)
         n = np.array(a_shape[axis], qd)
-        q = lax.mul(q, lax.sub(n, np.ones((), qd)))
+        q = lax.mul(q, lax.sub(n, typed_constant(1, qd)))
         low, high = lax.floor(q), lax.ceil(q)
         high_weight = lax.sub(q, low)
-        low_weight = lax.sub(np.ones((), qd), high_weight)
+        low_weight = lax.sub(typed_constant(1, qd), high_weight)
         # n - 1 once per clamp, as JAX's (two `sub` equations in its jaxpr)
-        low = lax.clamp(np.zeros((), qd), low, lax.sub(n, np.ones((), qd)))
-        high = lax.clamp(np.zeros((), qd), high, lax.sub(n, np.ones((), qd)))
+        low = lax.clamp(typed_constant(0, qd), low, lax.sub(n, typed_constant(1, qd)))
+        high = lax.clamp(typed_constant(0, qd), high, lax.sub(n, typed_constant(1, qd)))
         it = dtypes.default_int_dtype()
         low, high = conversion.convert_element_type(low, it), conversion.convert_element_type(high, it)
         sizes = list(a_shape)
