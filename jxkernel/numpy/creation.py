@@ -30,6 +30,7 @@ from ..core.errors import ConcretizationTypeError, masked_array_error, shape_err
 from ..core.mesh import get_mesh, on_context_mesh
 from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
+from ..core.interpreter_primitives import typed_scalar
 from ..xla import client as _client
 from ..xla.array import Array, host_to_device
 from ..lax.transfer import place
@@ -341,7 +342,7 @@ def astype(x, dtype, /, *, copy: bool = False, device=None):
                               "ValueError. Please first use jnp.real or jnp.imag to take the "
                               "real/imaginary component of your input.", stacklevel=2)
         elif dtype == _core.bool_:
-            x = lax.ne(x, np.array(0, x.dtype)[()])
+            x = lax.ne(x, typed_scalar(0, x.dtype))
     out = lax.convert_element_type(x, dtype)
     if copy and out is x:
         out = array(x, copy=True)

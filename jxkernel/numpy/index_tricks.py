@@ -79,11 +79,11 @@ def _take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
         gather_mode = GatherScatterMode.FILL_OR_DROP
         # negative indices wrapped by jnp.where, as JAX's (`jit[name=_where]`)
         indices = util._where_jit(lax.lt(indices, typed_constant(0, ia.dtype)),
-                                  lax.add(indices, np.array(shape[axis], ia.dtype)), indices)
+                                  lax.add(indices, typed_constant(shape[axis], ia.dtype)), indices)
     elif mode == "raise":
         raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
     elif mode == "wrap":
-        n = np.array(shape[axis], ia.dtype)
+        n = typed_constant(shape[axis], ia.dtype)
         indices = lax.rem(lax.add(lax.rem(indices, n), n), n) if dtypes.is_signed(ia.dtype) \
             else lax.rem(indices, n)
         gather_mode = GatherScatterMode.PROMISE_IN_BOUNDS
@@ -214,7 +214,7 @@ def put(a, ind, v, mode=None, *, inplace=True):
         ind = lax.clamp(typed_constant(0, aval_of(ind).dtype), ind, np.array(n - 1, aval_of(ind).dtype))
         scatter_mode = "promise_in_bounds"
     elif mode == "wrap":
-        nn = np.array(n, aval_of(ind).dtype)
+        nn = typed_constant(n, aval_of(ind).dtype)
         ind = lax.rem(lax.add(lax.rem(ind, nn), nn), nn)
         scatter_mode = "promise_in_bounds"
     elif mode == "raise":
@@ -270,7 +270,7 @@ def choose(a, choices, out=None, mode="raise"):
     if mode == "raise":
         _check_in_range(a, n, "jnp.choose", "choice")
     elif mode == "wrap":
-        nn = np.array(n, ad)
+        nn = typed_constant(n, ad)
         a = lax.rem(lax.add(lax.rem(a, nn), nn), nn)
     elif mode == "clip":
         a = lax.clamp(typed_constant(0, ad), a, np.array(n - 1, ad))
@@ -487,7 +487,7 @@ indices.__name__ = "indices"
 def _floor_divmod(x, s: int):
     """(x // s, x % s) with Python's rounding, for an integer array and a static s > 0."""
     dt = aval_of(x).dtype
-    sv = np.array(s, dt)
+    sv = typed_constant(s, dt)
     r = lax.rem(x, sv)
     if dtypes.is_signed(dt):
         r = lax.select(lax.lt(r, typed_constant(0, dt)), lax.add(r, sv), r)
@@ -516,12 +516,12 @@ def unravel_index(indices, shape):
             continue
         x, outs[i] = _floor_divmod(x, shape[i])
     oob_pos = lax.gt(x, typed_constant(0, dt))
-    oob_neg = lax.lt(x, np.array(-1, dt)) if dtypes.is_signed(dt) else None
+    oob_neg = lax.lt(x, typed_constant(-1, dt)) if dtypes.is_signed(dt) else None
     res = []
     for s, o in zip(shape, outs):
         o = lax.select(oob_neg, lax.broadcast_in_dim(typed_constant(0, dt), aval_of(o).shape, ()), o) \
             if oob_neg is not None else o
-        res.append(lax.select(oob_pos, lax.broadcast_in_dim(np.array(s - 1, dt),
+        res.append(lax.select(oob_pos, lax.broadcast_in_dim(typed_constant(s - 1, dt),
                                                             aval_of(o).shape, ()), o))
     return tuple(res)
 
@@ -579,7 +579,7 @@ def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C", 
     idx = broadcast_arrays(*idx)
     result = None
     for i, s in zip(idx, strides):
-        term = lax.mul(conversion.convert_element_type(i, dtype), np.array(int(s), dtype))
+        term = lax.mul(conversion.convert_element_type(i, dtype), typed_constant(int(s), dtype))
         result = term if result is None else lax.add(result, term)
     return result
 

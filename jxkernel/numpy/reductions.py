@@ -403,7 +403,7 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
         a, = util.promote_dtypes_inexact(a)
         avg = mean(a, axis=axis, keepdims=keepdims)
         shape = aval_of(a).shape
-        weights_sum = np.array(math.prod(shape[d] for d in axis_tuple), aval_of(avg).dtype)
+        weights_sum = typed_constant(math.prod(shape[d] for d in axis_tuple), aval_of(avg).dtype)
         weights_sum = ensure_array(weights_sum)
     else:
         check_arraylike("average", weights)
@@ -555,11 +555,11 @@ def _nanarg(name, fn, fill, a, axis, out, keepdims):
     if not dtypes.is_inexact(aval_of(a).dtype):
         return fn(a, axis=axis, out=out, keepdims=keepdims)
     nan_mask = _isnan(a)
-    res = fn(lax.select(nan_mask, lax.broadcast_in_dim(np.array(fill, aval_of(a).dtype),
+    res = fn(lax.select(nan_mask, lax.broadcast_in_dim(typed_constant(fill, aval_of(a).dtype),
                                                          aval_of(a).shape, ()), a),
              axis=axis, out=out, keepdims=keepdims)
     return _where(all(nan_mask, axis=axis, keepdims=bool(keepdims)),
-                  np.array(-1, aval_of(res).dtype), res)
+                  typed_constant(-1, aval_of(res).dtype), res)
 
 
 def nanargmax(a, axis=None, out=None, keepdims=None):
@@ -595,7 +595,7 @@ def _cumulative(name, reduction, a, axis, dtype, out=None, fill_nan=False, fill_
     # flatten it too)
     axis = canonicalize_axis(0 if axis is None else operator.index(axis), len(aval_of(a).shape))
     if fill_nan and dtypes.is_inexact(aval_of(a).dtype):
-        a = _where(_isnan(a), np.array(fill_value, aval_of(a).dtype), a)
+        a = _where(_isnan(a), typed_constant(fill_value, aval_of(a).dtype), a)
     a_dtype = aval_of(a).dtype
     if dtype is None:
         result_type = _promote_integer_dtype(a_dtype) if promote_integers or a_dtype == np.bool_ \
@@ -663,7 +663,7 @@ def _cumulative_api(name, reduction, x, axis, dtype, include_initial, identity,
         zshape = list(shape)
         zshape[axis] = 1
         od = aval_of(out).dtype
-        out = lax.concatenate([lax.broadcast_in_dim(np.array(identity, od), tuple(zshape), ()),
+        out = lax.concatenate([lax.broadcast_in_dim(typed_constant(identity, od), tuple(zshape), ()),
                                out], axis)
     return out
 
@@ -760,7 +760,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     normalizer = sum(lax.bitwise_not(nan), axis=axis, keepdims=keepdims, where=where)
     nd = aval_of(normalizer).dtype
     # ddof may be traced, as in JAX (scipy.stats.sem jits nanstd with ddof dynamic)
-    ddof = np.array(ddof, nd) if isinstance(ddof, (int, np.integer)) else \
+    ddof = typed_constant(ddof, nd) if isinstance(ddof, (int, np.integer)) else \
         conversion.convert_element_type(ensure_array(ddof), nd)
     normalizer = lax.sub(normalizer, ddof)
     bad = lax.le(normalizer, typed_constant(0, aval_of(normalizer).dtype))
@@ -885,7 +885,7 @@ def _quantile(a, q, axis, method, keepdims, squash_nans, weights=None):
         # JAX's util._where, a jit of its own (`jit[name=_where]` in quantile's jaxpr)
         a = util._where_jit(any(_isnan(a), axis=axis, keepdims=True), np.nan, a)
         a = lax.sort(a, dimension=axis)
-        n = np.array(a_shape[axis], qd)
+        n = typed_constant(a_shape[axis], qd)
         q = lax.mul(q, lax.sub(n, typed_constant(1, qd)))
         low, high = lax.floor(q), lax.ceil(q)
         high_weight = lax.sub(q, low)
@@ -915,9 +915,9 @@ def _quantile(a, q, axis, method, keepdims, squash_nans, weights=None):
     elif method == "higher":
         result = high_value
     elif method == "nearest":
-        result = lax.select(lax.le(high_weight, np.array(0.5, qd)), low_value, high_value)
+        result = lax.select(lax.le(high_weight, typed_constant(0.5, qd)), low_value, high_value)
     else:
-        result = lax.mul(lax.add(low_value, high_value), np.array(0.5, aval_of(low_value).dtype))
+        result = lax.mul(lax.add(low_value, high_value), typed_constant(0.5, aval_of(low_value).dtype))
     if keepdims and keepdim:
         if q_ndim > 0:
             keepdim = [qa.shape[0], *keepdim]
@@ -1039,7 +1039,7 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
 
 def _percent(q):
     q, = util.promote_dtypes_inexact(ensure_array(q))
-    return lax.div(q, np.array(100, aval_of(q).dtype))
+    return lax.div(q, typed_constant(100, aval_of(q).dtype))
 
 
 @jax_jitted(static_argnames=("axis", "overwrite_input", "keepdims", "method", "out_sharding"))

@@ -52,7 +52,7 @@ def _unique_sorted_mask(ar, axis: int, equal_nan: bool):
     d = aval_of(aux).dtype
     if dtypes.is_complex(d):     # NaN in either part sorts as a NaN
         nan = lax.ne(aux, aux)
-        aux = lax.select(nan, lax.broadcast_in_dim(np.array(np.nan, d), _shape(aux), ()), aux)
+        aux = lax.select(nan, lax.broadcast_in_dim(typed_constant(np.nan, d), _shape(aux), ()), aux)
     size, *rest = _shape(aux)
     if math.prod(rest) == 0:
         size = 1
@@ -126,12 +126,12 @@ def _unique(ar, axis, return_index=False, return_inverse=False, return_counts=Fa
                 idx, = nonzero(mask, size=size + 1)
                 tail = getitem(idx, slice(1, None))
                 tail = lax.select(lax.ne(tail, typed_constant(0, it)), tail,
-                                  lax.broadcast_in_dim(np.array(n, it), _shape(tail), ()))
+                                  lax.broadcast_in_dim(typed_constant(n, it), _shape(tail), ()))
                 idx = lax.concatenate([getitem(idx, slice(0, 1)), tail], 0)
             idx = ensure_array(idx)
             ret.append(lax.sub(getitem(idx, slice(1, None)), getitem(idx, slice(None, -1))))
         elif _shape(ar)[axis]:
-            ret.append(lax.broadcast_in_dim(np.array(_shape(ar)[axis], it), (1,), ()))
+            ret.append(lax.broadcast_in_dim(typed_constant(_shape(ar)[axis], it), (1,), ()))
         else:
             ret.append(lax.broadcast_in_dim(typed_constant(0, it), (0,), ()))
     if return_true_size:          # how many of the (padded) values are real
@@ -242,7 +242,7 @@ def _at(x):
 
 
 def _full(n: int, value, dtype):
-    return lax.broadcast_in_dim(np.array(value, dtype), (n,), ())
+    return lax.broadcast_in_dim(typed_constant(value, dtype), (n,), ())
 
 
 def _neighbours_differ(aux):
@@ -515,7 +515,7 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
         return int1d
     idx1 = getitem(_head(aux_sort_indices), mask)
     idx2 = lax.sub(getitem(_tail(aux_sort_indices), mask),
-                   np.array(_shape(arr1)[0], aval_of(aux_sort_indices).dtype))
+                   typed_constant(_shape(arr1)[0], aval_of(aux_sort_indices).dtype))
     if not assume_unique:
         idx1, idx2 = getitem(ind1, idx1), getitem(ind2, idx2)
     return int1d, idx1, idx2

@@ -247,7 +247,7 @@ def _searchsorted_scan(a, q, side, dtype, unroll=False):
     shape, udt = _shape(q), np.dtype(np.uint64 if dtype.itemsize == 8 else np.uint32)
     dn = lax.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,),
                                     start_index_map=(0,))
-    two = np.array(2, udt)
+    two = typed_constant(2, udt)
 
     def halve(carry, _):
         low, high = carry
@@ -258,7 +258,7 @@ def _searchsorted_scan(a, q, side, dtype, unroll=False):
 
     levels = int(np.ceil(np.log2(n + 1)))
     init = (lax.broadcast_in_dim(typed_constant(0, udt), shape, ()),
-            lax.broadcast_in_dim(np.array(n, udt), shape, ()))
+            lax.broadcast_in_dim(typed_constant(n, udt), shape, ()))
     (_, high), _ = lax.scan(halve, init, None, length=levels, unroll=levels if unroll else 1)
     return conversion.convert_element_type(high, dtype)
 

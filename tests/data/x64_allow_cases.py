@@ -191,6 +191,44 @@ def _random(jax, jnp):
     }
 
 
+def _more(jax, jnp):
+    """More jnp functions on 64-bit operands (their NumPy constants made typed constants);
+    the linear algebra's dtypes only (its algorithms are not JAX's LAPACK calls)."""
+    i64 = lambda: jnp.array([3, 1, 2, 5], jnp.int64)
+    f64 = lambda: jnp.array([0.5, 1.5, -2.0, 4.0], jnp.float64)
+    m64 = lambda: jnp.array([[2.0, 1.0], [1.0, 3.0]], jnp.float64)
+    return {
+        "median_float64": lambda: jnp.median(f64()),
+        "quantile_int64": lambda: jnp.quantile(i64(), 0.5),
+        "std_float64": lambda: jnp.std(f64()),
+        "take_int64_indices": lambda: i64()[jnp.array([0, 2], jnp.int64)],
+        "dynamic_index_int64": lambda: jax.jit(lambda x, k: x[k])(i64(), 1),
+        "searchsorted_int64": lambda: jnp.searchsorted(jnp.sort(i64()), 2),
+        "unique_int64": lambda: jnp.unique(i64()),
+        "cumprod_int64": lambda: jnp.cumprod(i64()),
+        "tril_float64": lambda: jnp.tril(m64()),
+        "pad_float64": lambda: jnp.pad(f64(), 1, constant_values=7.0),
+        "at_add_int64": lambda: i64().at[1].add(5),
+        "einsum_float64": lambda: jnp.einsum("ij,jk", m64(), m64()),
+        "fft_float64": lambda: jnp.fft.fft(f64()),
+        "cholesky_float64": lambda: jnp.linalg.cholesky(m64()).dtype,
+        "qr_float64": lambda: jnp.linalg.qr(m64())[1].dtype,
+        "eigh_float64": lambda: jnp.linalg.eigh(m64())[0].dtype,
+        "inv_float64": lambda: jnp.linalg.inv(m64()).dtype,
+        "while_loop_int64": lambda: jax.lax.while_loop(lambda c: c < 100, lambda c: c * 3,
+                                                       jnp.int64(1)),
+        "cond_int64": lambda: jax.lax.cond(True, lambda x: x + 1, lambda x: x - 1, i64()),
+        "jacrev_float64": lambda: jax.jacrev(jnp.sin)(f64()),
+        "hessian_float64": lambda: jax.hessian(lambda x: (x ** 3).sum())(f64()),
+        "checkpoint_grad_float64": lambda: jax.grad(jax.checkpoint(
+            lambda x: jnp.sin(x).sum()))(f64()),
+        "choice_int64": lambda: jax.random.choice(jax.random.key(0), i64(), (2,)),
+        "permutation_int64": lambda: jax.random.permutation(jax.random.key(0), i64()),
+        "exponential_float64": lambda: jax.random.exponential(jax.random.key(0), (2,),
+                                                              jnp.float64),
+    }
+
+
 def _typed_int(jax, value):
     return jax._src.literals.TypedInt(value, np.dtype(np.int64))
 
@@ -209,7 +247,7 @@ def cases(jax) -> dict:
     jnp = jax.numpy
     out = {}
     for group in (_creation, _conversions, _promotion, _reductions_and_math, _transforms,
-                  _random, _typed_values):
+                  _random, _more, _typed_values):
         out.update(group(jax, jnp))
     return out
 

@@ -263,7 +263,7 @@ def size_as_array(d, dtype):
     """Dimension size `d` as a scalar of `dtype` (computed in the program if symbolic)."""
     if is_symbolic(d):
         return convert_element_type(d.__jax_array__(), dtype)
-    return np.array(d, dtype)
+    return typed_constant(d, dtype)
 
 
 def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
