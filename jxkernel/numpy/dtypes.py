@@ -200,7 +200,8 @@ _DEFAULT_TYPEMAP = {bool: lambda: _BOOL, int: _core.default_int_dtype,
 
 def canonicalize_user_dtype(d, fun_name: str = "", warn: bool = True) -> np.dtype:
     """A dtype argument (`float`, 'int8', jnp.float32, np.dtype) as the dtype arrays get;
-    64-bit types in 32-bit mode shrink with JAX's warning."""
+    64-bit types in 32-bit mode shrink with JAX's warning (jax_explicit_x64_dtypes WARN),
+    raise (ERROR) or are kept (ALLOW)."""
     if d is None:
         raise ValueError("dtype must be specified.")
     if isinstance(d, _core.ExtendedDType):     # a key type (jnp.zeros(shape, key.dtype)): as is
@@ -222,7 +223,7 @@ def canonicalize_user_dtype(d, fun_name: str = "", warn: bool = True) -> np.dtyp
                         + (f" in {fun_name}" if fun_name else ""))
     out = _core.canonicalize_dtype(nd)
     if out != nd:
-        if ExplicitX64Mode(config.jax_explicit_x64_dtypes) == ExplicitX64Mode.ALLOW:
+        if config._named_x64:           # jax_explicit_x64_dtypes ALLOW: kept, as JAX's
             return nd
         _explicit_x64_request(nd, fun_name)
     if warn and out != nd:
@@ -240,9 +241,9 @@ def canonicalize_user_dtype(d, fun_name: str = "", warn: bool = True) -> np.dtyp
 
 
 def _explicit_x64_request(requested: np.dtype, fun_name: str) -> None:
-    """jax_explicit_x64_dtypes's ERROR (JAX's ValueError) and ALLOW (64-bit arrays without
-    x64, which jxkernel's jnp does not make: a NotImplementedError) for a 64-bit dtype named
-    without x64; nothing for WARN, the default (the caller narrows it with JAX's warning)."""
+    """jax_explicit_x64_dtypes's ERROR (JAX's ValueError) for a 64-bit dtype named without
+    x64; nothing for WARN, the default (the caller narrows it with JAX's warning). ALLOW
+    keeps the dtype before this is asked."""
     mode = ExplicitX64Mode(config.jax_explicit_x64_dtypes)
     where = f" requested in {fun_name}" if fun_name else ""
     if mode == ExplicitX64Mode.ERROR:
