@@ -428,6 +428,10 @@ def _derived(read) -> dict:
         # operations over the mesh then)
         "_eager_fast": (read("jax_default_device") is None and not debug
                         and (mesh is None or mesh.empty)),
+        # are 64-bit dtypes a call names kept (jax_enable_x64, or jax_explicit_x64_dtypes
+        # ALLOW)? One read for dtype canonicalization's hot paths, not the enum's
+        "_named_x64": (read("jax_enable_x64")
+                       or read("jax_explicit_x64_dtypes") == ExplicitX64Mode.ALLOW),
         # is any transfer guard set to more than "allow"?
         "_transfer_guarded": any(read(n) not in (None, "allow") for n in _TRANSFER_GUARD_OPTIONS),
         # a new token at every change: a hot path that remembers what it saw (jit's last hit)

@@ -222,6 +222,18 @@ def canonicalize_dtype(dtype) -> np.dtype:
     return _canonicalize(dtype, config.jax_enable_x64)
 
 
+def canonicalize_named(dtype) -> np.dtype:
+    """A dtype a call names (lax.convert_element_type's, a promotion's strong result) as arrays
+    get it: kept where jax_enable_x64 is on or jax_explicit_x64_dtypes is ALLOW (JAX's
+    _maybe_canonicalize_explicit_dtype), else canonicalize_dtype's, without its warning.
+
+    >>> with config.override("jax_explicit_x64_dtypes", "allow"):
+    ...     canonicalize_named(np.int64)
+    dtype('int64')
+    """
+    return _canonicalize(dtype, config._named_x64)
+
+
 def is_canonical(dtype) -> bool:
     """Whether `dtype` is its own canonical dtype in the current mode: a 64-bit type only with
     x64 on (a value of another can still be typed so, made in an enable_x64 block)."""
@@ -270,6 +282,10 @@ def dtype(x, *, canonicalize=True) -> np.dtype:
         d = _PYTHON_SCALAR_DTYPES[type(x)]
     elif isinstance(x, type) and x in _PYTHON_SCALAR_DTYPES:
         d = _PYTHON_SCALAR_DTYPES[x]
+    elif hasattr(x, "aval") and hasattr(x, "dtype"):
+        # an Array's or tracer's: kept where named 64-bit dtypes are (an int64 array made
+        # under jax_explicit_x64_dtypes ALLOW is int64, as JAX's dtype gives it)
+        return canonicalize_named(x.dtype) if canonicalize else check_supported(x.dtype)
     elif hasattr(x, "dtype") and not (isinstance(x, type) and issubclass(x, np.generic)):
         d = x.dtype                     # (NumPy's scalar classes have a `dtype` descriptor)
     else:
@@ -400,16 +416,24 @@ def _dtype_and_weak(x) -> tuple:
     if isinstance(x, type):
         if x in (int, float, complex):
             return canonicalize_dtype(_PYTHON_SCALAR_DTYPES[x]), True
+        if not issubclass(x, np.generic) and hasattr(x, "dtype"):    # jnp.int64, as JAX's
+            return canonicalize_dtype(x.dtype), False
         return check_supported(x), False
     if isinstance(x, np.dtype):
         return check_supported(x), False
+    if isinstance(x, (np.ndarray, np.generic)):       # host values: canonicalized, as JAX's
+        return canonicalize_dtype(x.dtype), False
     if hasattr(x, "dtype"):
         return check_supported(x.dtype), is_weakly_typed(x)
     return check_supported(x), False
 
 
 @functools.lru_cache(maxsize=None)
-def _result(pairs: tuple, x64: bool, promotion: str = "standard") -> tuple:
+def _result(pairs: tuple, x64: bool, promotion: str = "standard",
+            named_x64: bool = False) -> tuple:
+    """(dtype, weak) of promoting `pairs`; `named_x64` (config._named_x64): a 64-bit dtype
+    the lattice gives stays 64-bit, as JAX's explicit dtypes under ALLOW (an int64 array
+    meeting an int32 one gives int64); a weak result's default dtype still follows `x64`."""
     dts = [d for d, _ in pairs]
     weaks = [w for _, w in pairs]
     strict = promotion == "strict"
@@ -423,8 +447,11 @@ def _result(pairs: tuple, x64: bool, promotion: str = "standard") -> tuple:
         out, weak = _join(x64, *set(dts)), True
     else:
         node = _join(x64, *_ordered_nodes(pairs), strict=strict)
-        out, weak = (_WEAK_DEFAULT[node], True) if node in _WEAK_DEFAULT else (node, False)
-    out = _canonicalize(out, x64)
+        if node in _WEAK_DEFAULT:
+            out = _canonicalize(_WEAK_DEFAULT[node], x64)
+            return out, out != bool_
+        out, weak = node, False
+    out = _canonicalize(out, x64 or named_x64)
     return out, out != bool_ and weak
 
 
@@ -442,7 +469,7 @@ def result_type(*args):
     if not args:
         raise ValueError("at least one array or dtype is required")
     return _result(tuple(map(_dtype_and_weak, args)), config.jax_enable_x64,
-                   config.jax_numpy_dtype_promotion)
+                   config.jax_numpy_dtype_promotion, config._named_x64)
 
 
 def promote_types(a, b) -> np.dtype:
@@ -453,7 +480,8 @@ def promote_types(a, b) -> np.dtype:
 
 
 # JAX's table, not a promotion: ints of up to 32 bits and bool become float32 even in
-# 64-bit mode; 64-bit ints become float64 (then canonicalized).
+# 64-bit mode; 64-bit ints become float64 (then canonicalized: kept where named 64-bit
+# dtypes are, as an int64 array's mean is float64 under jax_explicit_x64_dtypes ALLOW).
 _TO_INEXACT = {**{d: float32 for d in (bool_, int8, int16, int32, uint8, uint16, uint32)},
                int64: float64, uint64: float64}
 
@@ -461,7 +489,7 @@ _TO_INEXACT = {**{d: float32 for d in (bool_, int8, int16, int32, uint8, uint16,
 def to_inexact_dtype(d) -> np.dtype:
     """The float dtype an op like sin or mean gives for an input of dtype `d`."""
     d = np.dtype(d)
-    return canonicalize_dtype(_TO_INEXACT.get(d, d))
+    return canonicalize_named(_TO_INEXACT.get(d, d))
 
 
 def to_complex_dtype(d) -> np.dtype:

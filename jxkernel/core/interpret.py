@@ -7,16 +7,25 @@ from __future__ import annotations
 
 import functools
 
+from . import dtypes
 from .ir import Jaxpr, Literal
 from .source_info import replay, replaying
 from .trace import _ctx as _trace_ctx
 
 
+def literal_operand(atom: Literal):
+    """A jaxpr literal as an operand to bind again: the Literal itself where its NumPy value
+    alone would lose its type (a weak type; a 64-bit dtype without x64, made under
+    jax_explicit_x64_dtypes ALLOW, which binding a NumPy value would narrow), else the value."""
+    aval = atom.aval
+    return atom if aval.weak_type or not dtypes.is_canonical(aval.dtype) else atom.val
+
+
 def read_atom(env: dict, atom):
     """An equation's input while interpreting a jaxpr: a variable's value from `env`, or a
-    literal (a weak-typed literal travels as itself: its NumPy value alone would lose weakness)."""
+    literal's (literal_operand)."""
     if isinstance(atom, Literal):
-        return atom if atom.aval.weak_type else atom.val
+        return literal_operand(atom)
     return env[atom]
 
 

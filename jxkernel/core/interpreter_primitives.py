@@ -15,6 +15,7 @@ does, and the functions below bind them with the parameters lax's own functions 
 """
 import numpy as np
 
+from . import dtypes
 from .primitive import Primitive
 
 broadcast_in_dim_p = Primitive("broadcast_in_dim")
@@ -49,3 +50,27 @@ def convert_element_type(x, dtype, weak_type=False):
     """x as `dtype`, weakly typed if `weak_type` (as jnp's promotion makes them)."""
     return convert_element_type_p.bind(x, new_dtype=np.dtype(dtype), weak_type=bool(weak_type),
                                        sharding=None)
+
+
+def typed_constant(value, dtype):
+    """Scalar `value` as a constant of `dtype` for a rule to bind: a NumPy scalar array, but a
+    64-bit dtype without x64 (an operand's under jax_explicit_x64_dtypes ALLOW) as a
+    conversion of it, since a NumPy operand is narrowed (JAX's rules use TypedNdArray
+    constants there).
+
+    >>> typed_constant(2, np.int32)
+    array(2, dtype=int32)
+    """
+    if dtypes.is_canonical(dtype):
+        return np.array(value, dtype)
+    return convert_element_type(np.array(value, dtype), dtype)
+
+
+def typed_scalar(value, dtype):
+    """typed_constant as a NumPy scalar where it is a NumPy value.
+
+    >>> typed_scalar(2, np.int32)
+    np.int32(2)
+    """
+    out = typed_constant(value, dtype)
+    return out[()] if isinstance(out, np.ndarray) else out

@@ -23,7 +23,7 @@ import numpy as np
 from . import dtypes
 from .avals import ShapedArray
 from .earray import EArray
-from .interpret import eval_jaxpr
+from .interpret import eval_jaxpr, literal_operand
 from .ir import ClosedJaxpr, Jaxpr, Literal, Var
 from .lru import WeakLRU
 from .mesh import NamedSharding, PartitionSpec
@@ -153,7 +153,7 @@ def eval_physical(jaxpr: Jaxpr, consts, args) -> list:
 
     def read(atom):
         if type(atom) is Literal:
-            return atom.val
+            return literal_operand(atom)
         return env[atom]
 
     for eqn in jaxpr.eqns:

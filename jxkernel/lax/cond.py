@@ -36,6 +36,7 @@ from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
 from ..transforms.batching import batch_jaxpr
 from ..core.partial_eval import partial_eval_jaxpr
 from ..core.staging import trace_to_jaxpr
+from ..core.interpreter_primitives import typed_constant
 from ..tree_util import equality_errors_pytreedef, keystr, tree_flatten, tree_unflatten
 from ..transforms import batch_util as bu
 from . import _cf_python as python
@@ -78,7 +79,7 @@ def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
     if not dtypes.is_bool(aval.dtype):
         # a Python or NumPy number is compared in Python, as JAX's `pred != 0` does: no
         # program is compiled for it
-        pred = ne(pred, np.zeros((), aval.dtype)) if isinstance(pred, (Array, Tracer)) else \
+        pred = ne(pred, typed_constant(0, aval.dtype)) if isinstance(pred, (Array, Tracer)) else \
             np.not_equal(pred, 0)
     if python.disabled() and python.concrete(pred) is not None:
         return (true_fun if python.concrete(pred) else false_fun)(*operands)

@@ -225,7 +225,7 @@ def convert_element_type(operand, new_dtype):
         if dtypes.is_extended(new_dtype):
             return to_edtype_p.bind(operand, edtype=new_dtype)
         return from_edtype_p.bind(operand, dtype=np.dtype(new_dtype))
-    new_dtype = dtypes.canonicalize_dtype(new_dtype)
+    new_dtype = dtypes.canonicalize_named(new_dtype)    # (int64 kept under ALLOW, as JAX's)
     if getattr(operand, "dtype", None) == new_dtype and not dtypes.is_weakly_typed(operand) \
             and hasattr(operand, "aval"):
         return operand

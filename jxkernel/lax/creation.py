@@ -45,7 +45,7 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
         return dtype._rules.full(shape, fill_value, dtype)
     else:
         weak_type = False
-        dtype = dtypes.canonicalize_dtype(dtypes.check_supported(dtype, "full dtype"))
+        dtype = dtypes.canonicalize_named(dtypes.check_supported(dtype, "full dtype"))
         if type(fill_value) is int and dtypes.is_int(dtype):
             # a Python int wraps to the requested integer width, as in JAX
             fill_value = np.asarray(fill_value).astype(dtype)
@@ -73,7 +73,7 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     fill_shape = np.shape(x) if shape is None else canonicalize_shape(shape)
     weak_type = dtype is None and dtypes.is_weakly_typed(x)
     dtype = dtypes.dtype(x) if dtype is None else \
-        dtypes.canonicalize_dtype(dtypes.check_supported(dtype, "full_like dtype"))
+        dtypes.canonicalize_named(dtypes.check_supported(dtype, "full_like dtype"))
     if dtypes.is_extended(dtype):         # an extended dtype's rules fill it (JAX's)
         return dtype._rules.full(fill_shape, fill_value, dtype)
     if type(fill_value) is int and dtypes.is_int(dtype):
@@ -177,7 +177,7 @@ def empty(shape, dtype, *, out_sharding=None):
     (2,)
     """
     # (typed as out_sharding says: given_or_rule below)
-    return empty_p.bind(shape=canonicalize_shape(shape), dtype=dtypes.canonicalize_dtype(dtype),
+    return empty_p.bind(shape=canonicalize_shape(shape), dtype=dtypes.canonicalize_named(dtype),
                         out_sharding=canonicalize_sharding(out_sharding, "lax.empty"))
 
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray
+from ..core.interpreter_primitives import typed_constant
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, impl_rules,
                               jvp_rules, lowering_rules, numpy_rules, sharding_rules,
                               transpose_rules)
@@ -49,8 +50,8 @@ def _const(x, value):
     dtype = dtypes.dtype(x)
     if _is_weak_scalar(x):
         val = _scalar_type_of(dtype)(value)
-        return val if dtypes.dtype(val) == dtype else np.array(val, dtype)
-    return np.array(value, dtype)
+        return val if dtypes.dtype(val) == dtype else typed_constant(val, dtype)
+    return typed_constant(value, dtype)
 
 
 def _scalar_type_of(dtype):
@@ -298,10 +299,10 @@ ad.defjvp_zero(clz_p)
 
 real_p = unop("real", "stablehlo.real", COMPLEX, _real_dtype, numpy=np.real)
 # a broadcast strong scalar zero, as JAX's (np.zeros): the cotangent of a weak complex is strong
-ad.deflinear(real_p, lambda ct: [complex(ct, np.zeros((), dtypes.dtype(ct)))])
+ad.deflinear(real_p, lambda ct: [complex(ct, typed_constant(0, dtypes.dtype(ct)))])
 
 imag_p = unop("imag", "stablehlo.imag", COMPLEX, _real_dtype, numpy=np.imag)
-ad.deflinear(imag_p, lambda ct: [complex(np.zeros((), dtypes.dtype(ct)), neg(ct))])
+ad.deflinear(imag_p, lambda ct: [complex(typed_constant(0, dtypes.dtype(ct)), neg(ct))])
 
 copy_p = unop("copy", None, ANY_OR_KEYS, numpy=np.copy)
 lowering_rules[copy_p] = lambda ctx, x: x
@@ -1148,7 +1149,7 @@ def mul(x, y, *, out_dtype=None):
     """
     if out_dtype is None:
         return mul_p.bind(x, y)
-    return mul_p.bind(x, y, out_dtype=dtypes.canonicalize_dtype(out_dtype))
+    return mul_p.bind(x, y, out_dtype=dtypes.canonicalize_named(out_dtype))
 
 
 def mulhi(x, y, /): return mulhi_p.bind(x, y)

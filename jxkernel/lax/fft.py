@@ -61,7 +61,7 @@ def _fft_type(fft_type) -> FftType:
 
 def _complex_dtype(dtype) -> np.dtype:
     """complex128 for 64-bit inputs, complex64 otherwise (float16/bfloat16/ints included)."""
-    return dtypes.canonicalize_dtype(dtypes.to_complex_dtype(dtypes.to_inexact_dtype(dtype)))
+    return dtypes.canonicalize_named(dtypes.to_complex_dtype(dtypes.to_inexact_dtype(dtype)))
 
 
 def _real_dtype(dtype) -> np.dtype:

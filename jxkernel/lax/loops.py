@@ -11,6 +11,7 @@ import numpy as np
 from ..core.avals import get_aval
 from ..core.lru import TRACES, WeakLRU
 from ..core.trace import Tracer
+from ..core.interpreter_primitives import typed_constant
 from ..tree_util import tree_flatten, tree_map, tree_unflatten
 from ..transforms.batching import vmap
 from . import _cf_python as python
@@ -197,7 +198,7 @@ def _interleave(evens, odds, axis):
     """e0 o0 e1 o1 ... along `axis`: each spread out by interior padding with zeros, then
     added (or-ed for bool), which is exact."""
     n_even, n_odd = get_aval(evens).shape[axis], get_aval(odds).shape[axis]
-    zero = np.zeros((), get_aval(evens).dtype)
+    zero = typed_constant(0, get_aval(evens).dtype)
     config_e = [(0, 0, 0)] * get_aval(evens).ndim
     config_o = list(config_e)
     config_e[axis] = (0, 1 if n_even == n_odd else 0, 1)

@@ -30,6 +30,7 @@ from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jv
                               lowering_rules, numpy_rules, sharding_rules)
 from ..core.staging import trace_to_jaxpr
 from ..core.trace import Tracer
+from ..core.interpreter_primitives import typed_constant
 from ..tree_util import tree_flatten, tree_unflatten, treedef_tuple
 from ..xla import stablehlo as hlo
 from ..transforms import ad_util as ad
@@ -298,7 +299,7 @@ def _reduce_jvp(reducer, init_values, primals, tangents, axes):
 
 
 def _reduce_prod_jvp(primals, tangents, *, axes):
-    one = np.ones((), ad.aval_of(primals[0]).dtype)
+    one = typed_constant(1, ad.aval_of(primals[0]).dtype)
     (out,), (t_out,) = _reduce_jvp(lambda x, y: [mul(x, y)], [one], primals, tangents, axes)
     return out, t_out
 
@@ -575,7 +576,7 @@ def _interleave(a, b, axis):
     same = bu.shape(a)[axis] == bu.shape(b)[axis]
     a_pad, b_pad = [(0, 0, 0)] * bu.ndim(a), [(0, 0, 0)] * bu.ndim(b)
     a_pad[axis], b_pad[axis] = (0, int(same), 1), (1, int(not same), 1)
-    zero = np.zeros((), ad.aval_of(a).dtype)
+    zero = typed_constant(0, ad.aval_of(a).dtype)
     op = bitwise_or if zero.dtype == np.bool_ else add
     return op(slicing.pad(a, zero, a_pad), slicing.pad(b, zero, b_pad))
 
@@ -586,8 +587,8 @@ def _logaddexp_fn(x, y):
     logaddexp, whose custom jvp is t_x exp(x - out) + t_y exp(y - out) (differentiating
     max + log1p(exp(-|x - y|)) is wrong at ties, through |x - y| and max)."""
     m = ad.stop_gradient(max(x, y))
-    finite = eq(sub(m, m), np.zeros((), ad.aval_of(m).dtype))
-    m = select(finite, m, ad.broadcast_to(np.zeros((), ad.aval_of(m).dtype), ad.aval_of(m)))
+    finite = eq(sub(m, m), typed_constant(0, ad.aval_of(m).dtype))
+    m = select(finite, m, ad.broadcast_to(typed_constant(0, ad.aval_of(m).dtype), ad.aval_of(m)))
     return add(m, log(add(exp(sub(x, m)), exp(sub(y, m)))))
 
 
@@ -641,13 +642,13 @@ def argmax(operand, axis, index_dtype):
     Array(1, dtype=int32)
     """
     return argmax_p.bind(operand, axes=(operator.index(axis),),
-                         index_dtype=dtypes.canonicalize_dtype(index_dtype))
+                         index_dtype=dtypes.canonicalize_named(index_dtype))
 
 
 def argmin(operand, axis, index_dtype):
     """Index of the minimum along `axis`: the first one on ties, the first NaN if any."""
     return argmin_p.bind(operand, axes=(operator.index(axis),),
-                         index_dtype=dtypes.canonicalize_dtype(index_dtype))
+                         index_dtype=dtypes.canonicalize_named(index_dtype))
 
 
 def cumsum(operand, axis=0, reverse=False):

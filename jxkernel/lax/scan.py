@@ -28,6 +28,7 @@ from ..transforms.ad import backward_pass, jvp_jaxpr
 from ..transforms.batching import batch_jaxpr
 from ..core.partial_eval import partial_eval_jaxpr
 from ..core.staging import trace_to_jaxpr
+from ..core.interpreter_primitives import typed_constant
 from ..tree_util import tree_flatten, tree_unflatten
 from ..transforms import batch_util as bu
 from . import _cf_python as python
@@ -256,7 +257,7 @@ def _stacked_zeros(y_aval, length: int):
     if y_aval.sharding is None or is_extended(y_aval.dtype):
         return zeros(cf.broadcast_aval(y_aval, length))
     stacked = dim_inserted(y_aval, 0, length)
-    return broadcast_in_dim(np.zeros((), y_aval.dtype), stacked.shape, (),
+    return broadcast_in_dim(typed_constant(0, y_aval.dtype), stacked.shape, (),
                             out_sharding=stacked.sharding)
 
 

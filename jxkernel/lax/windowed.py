@@ -28,6 +28,7 @@ from ..core.ir import ClosedJaxpr, param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, numpy_rules, transpose_rules)
 from ..core.staging import trace_to_jaxpr
+from ..core.interpreter_primitives import typed_constant
 from ..tree_util import tree_unflatten
 from ..xla import stablehlo as hlo
 from ..transforms import ad_util as ad
@@ -188,7 +189,7 @@ def _reduce_window_sum_transpose(ct, operand, *, window_dimensions, window_strid
     high = [i + w - 1 - o - lo for i, w, o, lo in zip(
         _dilate(in_shape, base_dilation), window, _dilate(bu.shape(ct), window_strides), low)]
     config = [(lo, hi, s - 1) for lo, hi, s in zip(low, high, window_strides)]
-    padded = slicing.pad(ct, np.zeros((), ad.aval_of(ct).dtype), config)
+    padded = slicing.pad(ct, typed_constant(0, ad.aval_of(ct).dtype), config)
     out = reduce_window_sum_p.bind(
         padded, window_dimensions=window_dimensions, window_strides=base_dilation,
         padding=((0, 0),) * n, base_dilation=(1,) * n, window_dilation=window_dilation)
@@ -658,7 +659,7 @@ def _reduce_window_jvp(primals, tangents, *, jaxpr, **params):
     if any(type(t) is not ad.Zero for t in tangents[n:]):
         raise TypeError("reduce_window jvp does not support non-zero init_value_tangent.")
     t_operands = [ad.instantiate(t) for t in tangents[:n]]
-    t_inits = [np.zeros((), ad.aval_of(x).dtype) for x in primals[n:]]
+    t_inits = [typed_constant(0, ad.aval_of(x).dtype) for x in primals[n:]]
     outs = reduce_window_p.bind(*primals[:n], *t_operands, *primals[n:], *t_inits,
                                 jaxpr=_jvp_reduction_jaxpr(jaxpr, n), **params)
     return outs[:n], outs[n:]

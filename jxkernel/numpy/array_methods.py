@@ -19,6 +19,7 @@ from .. import lax
 from ..core.errors import ConcretizationTypeError, aval_text
 from ..core.native import native
 from ..core.trace import Tracer, forward_to_high_type
+from ..core.interpreter_primitives import typed_scalar
 from ..xla.array import Array
 from ..lax.transfer import place
 from . import ufuncs
@@ -283,7 +284,7 @@ def _view(self, dtype=None, type=None):
         real = astype(_view(self, np.finfo(dtype).dtype), dtype)
         n = real.shape[-1]
         re, im = (lax.slice_in_dim(real, i, n, 2, real.ndim - 1) for i in (0, 1))
-        return ufuncs.add(re, ufuncs.multiply(np.array(1j, dtype)[()], im))
+        return ufuncs.add(re, ufuncs.multiply(typed_scalar(1j, dtype), im))
     if bits_in < bits_out:
         factor = bits_out // bits_in
         out = lax.reshape(self, self.shape[:-1] + (self.shape[-1] // factor, factor))

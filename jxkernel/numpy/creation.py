@@ -30,6 +30,7 @@ from ..core.errors import ConcretizationTypeError, masked_array_error, shape_err
 from ..core.mesh import get_mesh, on_context_mesh
 from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
+from ..core.interpreter_primitives import typed_scalar
 from ..xla import client as _client
 from ..xla.array import Array, host_to_device
 from ..lax.transfer import place
@@ -185,8 +186,9 @@ def array(object, dtype=None, *args, copy: bool = True, order: str | None = "K",
             except Exception:
                 raise TypeError(f"Unexpected input type for array: {type(object)}") from None
             _check_numeric(object, out.dtype)
-        if dtype is None:
-            dtype = _core.canonicalize_dtype(out.dtype)
+        if dtype is None:     # (a typed host value, an int64 TypedInt, keeps its own, as JAX's)
+            dtype = object.dtype if _core.keeps_its_dtype(object) else \
+                _core.canonicalize_dtype(out.dtype)
     if _staged_host_array(object, dtype, device):
         out = util.host_array(object)    # the Array the array's other uses here have
     else:
@@ -339,7 +341,7 @@ def astype(x, dtype, /, *, copy: bool = False, device=None):
                               "ValueError. Please first use jnp.real or jnp.imag to take the "
                               "real/imaginary component of your input.", stacklevel=2)
         elif dtype == _core.bool_:
-            x = lax.ne(x, np.array(0, x.dtype)[()])
+            x = lax.ne(x, typed_scalar(0, x.dtype))
     out = lax.convert_element_type(x, dtype)
     if copy and out is x:
         out = array(x, copy=True)

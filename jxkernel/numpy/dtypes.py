@@ -108,6 +108,10 @@ def dtype_and_weak(x) -> tuple:
         return _core.canonicalize_dtype(x.dtype), False
     if hasattr(x, "__jax_array__"):
         return dtype_and_weak(x.__jax_array__())
+    if isinstance(x, type) and not issubclass(x, np.generic) and hasattr(x, "dtype"):
+        # jnp.int64 (not NumPy's scalar type): its dtype canonicalized, as JAX's dtype()
+        # reads it, even under jax_explicit_x64_dtypes ALLOW (np.int64 is kept there)
+        return _core.canonicalize_dtype(x.dtype), False
     if not isinstance(x, (type, str, np.dtype)) and hasattr(x, "dtype"):
         x = x.dtype
     return canonicalize_user_dtype(x, warn=False), False
@@ -116,7 +120,7 @@ def dtype_and_weak(x) -> tuple:
 def lattice_result_type(*args) -> tuple:
     """(dtype, weak_type) of combining `args` (values or dtypes) under JAX's promotion."""
     return _core._result(tuple(map(dtype_and_weak, args)), config.jax_enable_x64,
-                         config.jax_numpy_dtype_promotion)
+                         config.jax_numpy_dtype_promotion, config._named_x64)
 
 
 _DEFAULT_OF_KIND = {"b": lambda: _BOOL, "i": _core.default_int_dtype,
@@ -186,7 +190,7 @@ def to_inexact_dtype(d) -> np.dtype:
     (dtype('float32'), dtype(bfloat16))
     """
     d = np.dtype(d)
-    return _core.canonicalize_dtype(_TO_INEXACT.get(d, d))
+    return _core.canonicalize_named(_TO_INEXACT.get(d, d))
 
 
 # ---------------------------------------------------------------- user dtypes
@@ -196,7 +200,8 @@ _DEFAULT_TYPEMAP = {bool: lambda: _BOOL, int: _core.default_int_dtype,
 
 def canonicalize_user_dtype(d, fun_name: str = "", warn: bool = True) -> np.dtype:
     """A dtype argument (`float`, 'int8', jnp.float32, np.dtype) as the dtype arrays get;
-    64-bit types in 32-bit mode shrink with JAX's warning."""
+    64-bit types in 32-bit mode shrink with JAX's warning (jax_explicit_x64_dtypes WARN),
+    raise (ERROR) or are kept (ALLOW)."""
     if d is None:
         raise ValueError("dtype must be specified.")
     if isinstance(d, _core.ExtendedDType):     # a key type (jnp.zeros(shape, key.dtype)): as is
@@ -218,6 +223,8 @@ def canonicalize_user_dtype(d, fun_name: str = "", warn: bool = True) -> np.dtyp
                         + (f" in {fun_name}" if fun_name else ""))
     out = _core.canonicalize_dtype(nd)
     if out != nd:
+        if config._named_x64:           # jax_explicit_x64_dtypes ALLOW: kept, as JAX's
+            return nd
         _explicit_x64_request(nd, fun_name)
     if warn and out != nd:
         where = f"{nd}{f' requested in {fun_name}' if fun_name else ''}"
@@ -234,9 +241,9 @@ def canonicalize_user_dtype(d, fun_name: str = "", warn: bool = True) -> np.dtyp
 
 
 def _explicit_x64_request(requested: np.dtype, fun_name: str) -> None:
-    """jax_explicit_x64_dtypes's ERROR (JAX's ValueError) and ALLOW (64-bit arrays without
-    x64, which jxkernel's jnp does not make: a NotImplementedError) for a 64-bit dtype named
-    without x64; nothing for WARN, the default (the caller narrows it with JAX's warning)."""
+    """jax_explicit_x64_dtypes's ERROR (JAX's ValueError) for a 64-bit dtype named without
+    x64; nothing for WARN, the default (the caller narrows it with JAX's warning). ALLOW
+    keeps the dtype before this is asked."""
     mode = ExplicitX64Mode(config.jax_explicit_x64_dtypes)
     where = f" requested in {fun_name}" if fun_name else ""
     if mode == ExplicitX64Mode.ERROR:
@@ -245,11 +252,6 @@ def _explicit_x64_request(requested: np.dtype, fun_name: str) -> None:
                          "enable more dtypes, set the jax_enable_x64 or allow_explicit_x64_dtypes "
                          "configuration options.See https://github.com/jax-ml/jax#current-gotchas "
                          "for more.")
-    if mode == ExplicitX64Mode.ALLOW:
-        raise NotImplementedError(
-            f"dtype {requested}{where} with jax_explicit_x64_dtypes=ALLOW: jxkernel's jnp makes "
-            "64-bit arrays only with jax_enable_x64 (set it, or use the WARN mode, the default, "
-            "which narrows the dtype to 32 bits)")
 
 
 def itemsize_bits(dtype) -> int:

@@ -285,7 +285,7 @@ def fftfreq(n, d=1.0, *, dtype=None, device=None):
     dtype = dtype or dtypes.default_float_dtype()
     _check_freq_args("fftfreq", n, d)
     out_dtype = dtype
-    dtype = dtypes.finfo(dtypes.to_inexact_dtype(dtypes.canonicalize_dtype(dtype))).dtype
+    dtype = dtypes.finfo(dtypes.to_inexact_dtype(dtypes.canonicalize_named(dtype))).dtype
     i = creation.arange(n, dtype=dtype, device=device)
     k = (i + n // 2) % n - n // 2
     result = k.astype(dtype) / creation.array(d * n, dtype=dtype, device=device)

@@ -25,6 +25,7 @@ from ..core.config import config
 from ..core.errors import ConcretizationTypeError
 from ..core.trace import Tracer
 from ..core.sharding_types import ShardingTypeError
+from ..core.interpreter_primitives import typed_constant
 from ..lax import conversion
 from ..lax.sharding import canonicalize_sharding, run_auto_axes
 from . import util
@@ -77,12 +78,12 @@ def _take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     if mode is None or mode == "fill":
         gather_mode = GatherScatterMode.FILL_OR_DROP
         # negative indices wrapped by jnp.where, as JAX's (`jit[name=_where]`)
-        indices = util._where_jit(lax.lt(indices, np.zeros((), ia.dtype)),
-                                  lax.add(indices, np.array(shape[axis], ia.dtype)), indices)
+        indices = util._where_jit(lax.lt(indices, typed_constant(0, ia.dtype)),
+                                  lax.add(indices, typed_constant(shape[axis], ia.dtype)), indices)
     elif mode == "raise":
         raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
     elif mode == "wrap":
-        n = np.array(shape[axis], ia.dtype)
+        n = typed_constant(shape[axis], ia.dtype)
         indices = lax.rem(lax.add(lax.rem(indices, n), n), n) if dtypes.is_signed(ia.dtype) \
             else lax.rem(indices, n)
         gather_mode = GatherScatterMode.PROMISE_IN_BOUNDS
@@ -97,7 +98,7 @@ def _take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
         return a
     if ia.size == 0:
         out_shape = shape[:axis] + ia.shape + shape[axis + 1:]
-        return lax.broadcast_in_dim(np.zeros((), aval_of(a).dtype), out_shape, ())
+        return lax.broadcast_in_dim(typed_constant(0, aval_of(a).dtype), out_shape, ())
     sizes[axis] = 1
     nd = len(ia.shape)
     dnums = lax.GatherDimensionNumbers(
@@ -137,7 +138,7 @@ def take_along_axis(arr, indices, axis: int | None = -1, mode=None, fill_value=N
     arr_shape = shape[:axis] + (1,) + shape[axis + 1:]
     out_shape = broadcast_shapes(ia.shape, arr_shape)
     if shape[axis] == 0:
-        return lax.broadcast_in_dim(np.zeros((), aval_of(a).dtype), out_shape, ())
+        return lax.broadcast_in_dim(typed_constant(0, aval_of(a).dtype), out_shape, ())
     if wrap_negative_indices is None:
         wrap_negative_indices = mode != "promise_in_bounds"
     if wrap_negative_indices:
@@ -210,10 +211,10 @@ def put(a, ind, v, mode=None, *, inplace=True):
     if mode is None:
         scatter_mode = "drop"
     elif mode == "clip":
-        ind = lax.clamp(np.zeros((), aval_of(ind).dtype), ind, np.array(n - 1, aval_of(ind).dtype))
+        ind = lax.clamp(typed_constant(0, aval_of(ind).dtype), ind, np.array(n - 1, aval_of(ind).dtype))
         scatter_mode = "promise_in_bounds"
     elif mode == "wrap":
-        nn = np.array(n, aval_of(ind).dtype)
+        nn = typed_constant(n, aval_of(ind).dtype)
         ind = lax.rem(lax.add(lax.rem(ind, nn), nn), nn)
         scatter_mode = "promise_in_bounds"
     elif mode == "raise":
@@ -269,10 +270,10 @@ def choose(a, choices, out=None, mode="raise"):
     if mode == "raise":
         _check_in_range(a, n, "jnp.choose", "choice")
     elif mode == "wrap":
-        nn = np.array(n, ad)
+        nn = typed_constant(n, ad)
         a = lax.rem(lax.add(lax.rem(a, nn), nn), nn)
     elif mode == "clip":
-        a = lax.clamp(np.zeros((), ad), a, np.array(n - 1, ad))
+        a = lax.clamp(typed_constant(0, ad), a, np.array(n - 1, ad))
     else:
         raise ValueError(f"mode={mode!r} not understood. Must be 'raise', 'wrap', or 'clip'")
     a, *choices = broadcast_arrays(a, *choices)
@@ -425,7 +426,7 @@ def _diag(v, k: int):
     if len(shp) != 1:
         raise ValueError("diag input must be 1d or 2d")
     n = shp[0] + abs(k)
-    zero = np.zeros((), _dtype(v))
+    zero = typed_constant(0, _dtype(v))
     v = lax.pad(v, zero, ((builtins.max(0, -k), builtins.max(0, k), 0),))
     rows = lax.broadcasted_iota(np.int32, (n, n), 0)
     cols = lax.broadcasted_iota(np.int32, (n, n), 1)
@@ -454,7 +455,7 @@ def ix_(*args):
             raise NotImplementedError("Boolean arguments to jax.numpy.ix_ are not implemented")
         shape = [1] * n
         shape[i] = aa.shape[0]
-        out.append(lax.broadcast_in_dim(np.zeros((), dtypes.default_int_dtype()), shape, ())
+        out.append(lax.broadcast_in_dim(typed_constant(0, dtypes.default_int_dtype()), shape, ())
                    if aa.size == 0 else lax.broadcast_in_dim(a, shape, (i,)))
     return tuple(out)
 
@@ -466,7 +467,7 @@ def _indices(dimensions, dtype=None, sparse: bool = False):
     Array([[0, 1, 2],
            [0, 1, 2]], dtype=int32)
     """
-    dtype = dtypes.canonicalize_dtype(int if dtype is None else dtype)
+    dtype = dtypes.canonicalize_named(int if dtype is None else dtype)
     dims = tuple(operator.index(d) for d in dimensions)
     out = []
     for i, d in enumerate(dims):
@@ -475,7 +476,7 @@ def _indices(dimensions, dtype=None, sparse: bool = False):
     if sparse:
         return tuple(out)
     if not out:
-        return lax.broadcast_in_dim(np.zeros((), dtype), (0,), ())
+        return lax.broadcast_in_dim(typed_constant(0, dtype), (0,), ())
     return lax.concatenate([lax.expand_dims(o, (0,)) for o in out], 0)
 
 
@@ -486,10 +487,10 @@ indices.__name__ = "indices"
 def _floor_divmod(x, s: int):
     """(x // s, x % s) with Python's rounding, for an integer array and a static s > 0."""
     dt = aval_of(x).dtype
-    sv = np.array(s, dt)
+    sv = typed_constant(s, dt)
     r = lax.rem(x, sv)
     if dtypes.is_signed(dt):
-        r = lax.select(lax.lt(r, np.zeros((), dt)), lax.add(r, sv), r)
+        r = lax.select(lax.lt(r, typed_constant(0, dt)), lax.add(r, sv), r)
     return lax.div(lax.sub(x, r), sv), r
 
 
@@ -514,13 +515,13 @@ def unravel_index(indices, shape):
             outs[i] = x
             continue
         x, outs[i] = _floor_divmod(x, shape[i])
-    oob_pos = lax.gt(x, np.zeros((), dt))
-    oob_neg = lax.lt(x, np.array(-1, dt)) if dtypes.is_signed(dt) else None
+    oob_pos = lax.gt(x, typed_constant(0, dt))
+    oob_neg = lax.lt(x, typed_constant(-1, dt)) if dtypes.is_signed(dt) else None
     res = []
     for s, o in zip(shape, outs):
-        o = lax.select(oob_neg, lax.broadcast_in_dim(np.zeros((), dt), aval_of(o).shape, ()), o) \
+        o = lax.select(oob_neg, lax.broadcast_in_dim(typed_constant(0, dt), aval_of(o).shape, ()), o) \
             if oob_neg is not None else o
-        res.append(lax.select(oob_pos, lax.broadcast_in_dim(np.array(s - 1, dt),
+        res.append(lax.select(oob_pos, lax.broadcast_in_dim(typed_constant(s - 1, dt),
                                                             aval_of(o).shape, ()), o))
     return tuple(res)
 
@@ -552,7 +553,7 @@ def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C", 
     idx = [ensure_array(i) for i in multi_index]
     if dtype is None:
         dtype = dtypes.result_type(int, *(aval_of(i) for i in idx))[0]
-    dtype = dtypes.canonicalize_dtype(dtype)
+    dtype = dtypes.canonicalize_named(dtype)
     if not dtypes.is_int(dtype):
         raise ValueError(f"dtype={dtype} is not an integer type.")
     for i in idx:
@@ -562,7 +563,7 @@ def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C", 
         for i, d in zip(idx, dims):
             _check_in_range(i, d, "ravel_multi_index", "coordinates")
     elif mode == "clip":
-        idx = [lax.clamp(np.zeros((), aval_of(i).dtype), i, np.array(d - 1, aval_of(i).dtype))
+        idx = [lax.clamp(typed_constant(0, aval_of(i).dtype), i, np.array(d - 1, aval_of(i).dtype))
                for i, d in zip(idx, dims)]
     elif mode == "wrap":
         idx = [_floor_divmod(conversion.convert_element_type(i, aval_of(i).dtype), d)[1]
@@ -578,7 +579,7 @@ def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C", 
     idx = broadcast_arrays(*idx)
     result = None
     for i, s in zip(idx, strides):
-        term = lax.mul(conversion.convert_element_type(i, dtype), np.array(int(s), dtype))
+        term = lax.mul(conversion.convert_element_type(i, dtype), typed_constant(int(s), dtype))
         result = term if result is None else lax.add(result, term)
     return result
 

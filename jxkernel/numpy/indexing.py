@@ -33,6 +33,7 @@ from ..core.errors import (ConcretizationTypeError, InconclusiveDimensionOperati
                            NonConcreteBooleanIndexError, record_tracer)
 from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
+from ..core.interpreter_primitives import typed_constant
 from ..lax import conversion
 from ..lax.slicing import _scatter, scatter_p, size_as_array
 from ..lax.sharding import canonicalize_sharding, run_auto_axes
@@ -521,7 +522,7 @@ def _normalize(i, size: int):
     n = size_as_array(size, dt)
     if aval_of(i).weak_type and not is_symbolic(size):
         n = conversion._convert_element_type(n, dt, True)
-    return lax.select(lax.lt(i, np.zeros((), dt)), lax.add(i, n), i)
+    return lax.select(lax.lt(i, typed_constant(0, dt)), lax.add(i, n), i)
 
 
 def _index_to_gather(shape, items, normalize_indices=True) -> _GatherIndexer:
@@ -648,7 +649,7 @@ def _gather(arr, ix: _GatherIndexer, indices_are_sorted, unique_indices, mode, f
         y = lax.expand_dims(y, ix.scalar_bool_dims)
     if 0 in ix.slice_shape:
         a = aval_of(arr)
-        return lax.broadcast_in_dim(np.zeros((), a.dtype), ix.slice_shape, ())
+        return lax.broadcast_in_dim(typed_constant(0, a.dtype), ix.slice_shape, ())
     if 0 not in np.shape(ix.gather_indices):
         y = lax.gather(y, ix.gather_indices, ix.dnums, ix.gather_slice_shape,
                        unique_indices=unique_indices or ix.unique_indices,
@@ -783,7 +784,7 @@ class _IndexUpdateRef:
                   out_sharding=None):
         a = aval_of(self.array)
         ones = conversion._convert_element_type(
-            lax.broadcast_in_dim(np.ones((), a.dtype), a.shape, ()), a.dtype, a.weak_type)
+            lax.broadcast_in_dim(typed_constant(1, a.dtype), a.shape, ()), a.dtype, a.weak_type)
         return _scatter_update(ones, self.index, values, lax.scatter_mul, indices_are_sorted,
                                unique_indices, mode, wrap, out_sharding)
 
@@ -795,5 +796,5 @@ class _IndexUpdateRef:
             return _scatter(scatter_p, lambda a, _: func(a), x, indices, y, dnums,
                             kw["indices_are_sorted"], kw["unique_indices"], kw["mode"])
         a = aval_of(self.array)
-        return _scatter_update(self.array, self.index, np.zeros((), a.dtype), scatter_apply,
+        return _scatter_update(self.array, self.index, typed_constant(0, a.dtype), scatter_apply,
                                indices_are_sorted, unique_indices, mode, wrap_negative_indices)

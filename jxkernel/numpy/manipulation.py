@@ -25,6 +25,7 @@ from ..core.errors import (ConcretizationTypeError, InconclusiveDimensionOperati
 from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.trace import EvalTrace, Tracer, _ctx
 from ..core.mesh import NamedSharding, PartitionSpec
+from ..core.interpreter_primitives import typed_constant
 from ..lax import conversion
 from ..lax.sharding import canonicalize_sharding
 from ..xla.array import Array
@@ -67,12 +68,12 @@ def _index_tuple(x) -> tuple:
 
 
 def _astype(x, dtype):
-    return conversion.convert_element_type(x, dtypes.canonicalize_dtype(dtype))
+    return conversion.convert_element_type(x, dtypes.canonicalize_named(dtype))
 
 
 def _full(shape, value, dtype, weak_type=False):
     """A constant array (broadcast of a scalar literal, as lax.full is)."""
-    out = lax.broadcast_in_dim(np.array(value, dtype), tuple(shape), ())
+    out = lax.broadcast_in_dim(typed_constant(value, dtype), tuple(shape), ())
     return conversion._convert_element_type(out, dtype, True) if weak_type else out
 
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes, sharding_types
+from ..core.interpreter_primitives import typed_constant
 from ..lax import conversion
 from ..lax.sharding import laid_out, resolved
 from . import util
@@ -44,7 +45,7 @@ def _preferred(name, preferred_element_type, *xs):
     """(dtype to accumulate in, whether the result is weakly typed)."""
     if preferred_element_type is None:
         return dtypes.result_type(*(aval_of(x) for x in xs))
-    return dtypes.canonicalize_dtype(preferred_element_type), False
+    return dtypes.canonicalize_named(preferred_element_type), False
 
 
 def _long(x) -> str:
@@ -251,7 +252,7 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
     a, b = _args("inner", a, b)
     if _ndim(a) == 0 or _ndim(b) == 0:
         if preferred_element_type is not None:
-            dtype = dtypes.canonicalize_dtype(preferred_element_type)
+            dtype = dtypes.canonicalize_named(preferred_element_type)
             a = conversion.convert_element_type(a, dtype)
             b = conversion.convert_element_type(b, dtype)
         a, b = util.promote_args("inner", a, b)
@@ -317,7 +318,7 @@ def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: int | N
     if na == 2 and nb == 2:
         return sub(mul(comp(a, 0), comp(b, 1)), mul(comp(a, 1), comp(b, 0)))
     a0, a1, b0, b1 = comp(a, 0), comp(a, 1), comp(b, 0), comp(b, 1)
-    zero = lambda x: lax.broadcast_in_dim(np.zeros((), aval_of(x).dtype), aval_of(x).shape, ())
+    zero = lambda x: lax.broadcast_in_dim(typed_constant(0, aval_of(x).dtype), aval_of(x).shape, ())
     a2 = comp(a, 2) if na == 3 else zero(a0)
     b2 = comp(b, 2) if nb == 3 else zero(b0)
     c = stack(broadcast_arrays(sub(mul(a1, b2), mul(a2, b1)), sub(mul(a2, b0), mul(a0, b2)),
@@ -427,7 +428,7 @@ def _einsum(operands, contractions, precision, preferred_element_type, dot_gener
     if preferred_element_type is None:
         dtype, weak = dtypes.result_type(*(aval_of(o) for o in operands))
     else:
-        dtype, weak = dtypes.canonicalize_dtype(preferred_element_type), False
+        dtype, weak = dtypes.canonicalize_named(preferred_element_type), False
     for positions, contracted, spec in contractions:
         contracted = sorted(contracted)
         inputs, result = spec.split("->")
@@ -495,7 +496,7 @@ def _sum_repeats(x, names, counts, keep, dtype):
             axes = [i for i, n in enumerate(names) if n == c]
             shape = aval_of(x).shape
             eye = _delta(shape, axes)
-            x = lax.select(eye, x, lax.broadcast_in_dim(np.zeros((), aval_of(x).dtype), shape, ()))
+            x = lax.select(eye, x, lax.broadcast_in_dim(typed_constant(0, aval_of(x).dtype), shape, ()))
             if c not in keep:
                 x = _esum(x, axes, dtype)
                 names = names.replace(c, "")

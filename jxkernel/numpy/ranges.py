@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes as _core
+from ..core.interpreter_primitives import typed_scalar
 from ..lax.transfer import place
 from . import ufuncs, util
 from .creation import _concrete_int, asarray, empty, full
@@ -78,7 +79,8 @@ def _linspace(start, stop, num, endpoint, retstep, dtype, axis):
 
 
 def _scalar(value, dtype):
-    return np.array(value, dtype)[()]
+    """`value` as a scalar constant of `dtype` (a 64-bit one under ALLOW too: typed_scalar)."""
+    return typed_scalar(value, dtype)
 
 
 def _real_dtype(d):

@@ -23,6 +23,7 @@ import numpy as np
 from .. import lax
 from ..core import dtypes
 from ..core.errors import ConcretizationTypeError
+from ..core.interpreter_primitives import typed_constant
 from ..core.sharding_types import ShardingTypeError
 from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer, _ctx, eval_trace
@@ -66,7 +67,7 @@ def _convert(x, dtype, weak_type=False):
 
 
 def _user_dtype(dtype):
-    return None if dtype is None else dtypes.canonicalize_dtype(dtype)
+    return None if dtype is None else dtypes.canonicalize_named(dtype)
 
 
 def _isnan(x):
@@ -362,7 +363,7 @@ def _count(a, axis, keepdims, where, dtype):
         n = math.prod(shape[d] for d in _reduction_dims(len(shape), _axes_arg(axis), IndexError))
         if is_symbolic(n):                   # jax.export: the size is computed in the program
             return conversion.convert_element_type(n.__jax_array__(), dtype)
-        return np.array(n, dtype)
+        return typed_constant(n, dtype)
     return sum(broadcast_to(where, aval_of(a).shape), axis, dtype=dtype, keepdims=keepdims)
 
 
@@ -402,7 +403,7 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
         a, = util.promote_dtypes_inexact(a)
         avg = mean(a, axis=axis, keepdims=keepdims)
         shape = aval_of(a).shape
-        weights_sum = np.array(math.prod(shape[d] for d in axis_tuple), aval_of(avg).dtype)
+        weights_sum = typed_constant(math.prod(shape[d] for d in axis_tuple), aval_of(avg).dtype)
         weights_sum = ensure_array(weights_sum)
     else:
         check_arraylike("average", weights)
@@ -473,13 +474,13 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
         centered = lax.square(centered)
     normalizer = _count(a, axis, keepdims, where, computation_dtype)
     corr = conversion.convert_element_type(correction, computation_dtype) \
-        if isinstance(correction, Tracer) else np.array(correction, computation_dtype)
+        if isinstance(correction, Tracer) else typed_constant(correction, computation_dtype)
     normalizer = lax.sub(normalizer, corr)
     result = sum(centered, axis, dtype=computation_dtype, keepdims=keepdims, where=where)
     result = conversion.convert_element_type(lax.div(result, normalizer), dtype)
     # JAX's util._where, a jit of its own (`jit[name=_where]` in var's jaxpr), given NaN as
     # a Python float (weak: it takes the result's type)
-    return util._where_jit(lax.gt(normalizer, np.zeros((), computation_dtype)), result, np.nan)
+    return util._where_jit(lax.gt(normalizer, typed_constant(0, computation_dtype)), result, np.nan)
 
 
 _mean = mean
@@ -511,7 +512,7 @@ def ptp(a, axis=None, out=None, keepdims=False):
 def count_nonzero(a, axis=None, keepdims=False):
     """Number of nonzero elements over `axis` (in the default int type)."""
     a = _asarray("count_nonzero", a)
-    return sum(lax.ne(a, np.zeros((), aval_of(a).dtype)), axis=axis,
+    return sum(lax.ne(a, typed_constant(0, aval_of(a).dtype)), axis=axis,
                dtype=dtypes.default_int_dtype(), keepdims=keepdims)
 
 
@@ -554,11 +555,11 @@ def _nanarg(name, fn, fill, a, axis, out, keepdims):
     if not dtypes.is_inexact(aval_of(a).dtype):
         return fn(a, axis=axis, out=out, keepdims=keepdims)
     nan_mask = _isnan(a)
-    res = fn(lax.select(nan_mask, lax.broadcast_in_dim(np.array(fill, aval_of(a).dtype),
+    res = fn(lax.select(nan_mask, lax.broadcast_in_dim(typed_constant(fill, aval_of(a).dtype),
                                                          aval_of(a).shape, ()), a),
              axis=axis, out=out, keepdims=keepdims)
     return _where(all(nan_mask, axis=axis, keepdims=bool(keepdims)),
-                  np.array(-1, aval_of(res).dtype), res)
+                  typed_constant(-1, aval_of(res).dtype), res)
 
 
 def nanargmax(a, axis=None, out=None, keepdims=None):
@@ -594,7 +595,7 @@ def _cumulative(name, reduction, a, axis, dtype, out=None, fill_nan=False, fill_
     # flatten it too)
     axis = canonicalize_axis(0 if axis is None else operator.index(axis), len(aval_of(a).shape))
     if fill_nan and dtypes.is_inexact(aval_of(a).dtype):
-        a = _where(_isnan(a), np.array(fill_value, aval_of(a).dtype), a)
+        a = _where(_isnan(a), typed_constant(fill_value, aval_of(a).dtype), a)
     a_dtype = aval_of(a).dtype
     if dtype is None:
         result_type = _promote_integer_dtype(a_dtype) if promote_integers or a_dtype == np.bool_ \
@@ -604,7 +605,7 @@ def _cumulative(name, reduction, a, axis, dtype, out=None, fill_nan=False, fill_
         # lax only accumulates numbers: count the nonzeros, then compare
         result_type = np.dtype(np.bool_)
         if a_dtype != np.bool_:
-            a = lax.ne(a, np.zeros((), a_dtype))
+            a = lax.ne(a, typed_constant(0, a_dtype))
         computation_type = _promote_integer_dtype(result_type)
     else:
         result_type = computation_type = _user_dtype(dtype)
@@ -662,7 +663,7 @@ def _cumulative_api(name, reduction, x, axis, dtype, include_initial, identity,
         zshape = list(shape)
         zshape[axis] = 1
         od = aval_of(out).dtype
-        out = lax.concatenate([lax.broadcast_in_dim(np.array(identity, od), tuple(zshape), ()),
+        out = lax.concatenate([lax.broadcast_in_dim(typed_constant(identity, od), tuple(zshape), ()),
                                out], axis)
     return out
 
@@ -692,7 +693,7 @@ def _nan_reduction(a, name, reduction, init_val, nan_if_all_nan, axis=None, keep
     out = reduction(_where(nan, _init_val(aval_of(a).dtype, init_val), a), axis=axis,
                     keepdims=keepdims, where=where, **kwargs)
     if nan_if_all_nan:
-        return _where(all(nan, axis=axis, keepdims=keepdims), np.array(np.nan, aval_of(a).dtype),
+        return _where(all(nan, axis=axis, keepdims=keepdims), typed_constant(np.nan, aval_of(a).dtype),
                       out)
     return out
 
@@ -753,20 +754,20 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
         if mean is None else conversion.convert_element_type(ensure_array(mean),
                                                              computation_dtype)
     nan = _isnan(a)
-    centered = _where(nan, np.zeros((), computation_dtype), lax.sub(a, a_mean))
+    centered = _where(nan, typed_constant(0, computation_dtype), lax.sub(a, a_mean))
     centered = lax.real(lax.mul(centered, lax.conj(centered))) \
         if dtypes.is_complex(computation_dtype) else lax.square(centered)
     normalizer = sum(lax.bitwise_not(nan), axis=axis, keepdims=keepdims, where=where)
     nd = aval_of(normalizer).dtype
     # ddof may be traced, as in JAX (scipy.stats.sem jits nanstd with ddof dynamic)
-    ddof = np.array(ddof, nd) if isinstance(ddof, (int, np.integer)) else \
+    ddof = typed_constant(ddof, nd) if isinstance(ddof, (int, np.integer)) else \
         conversion.convert_element_type(ensure_array(ddof), nd)
     normalizer = lax.sub(normalizer, ddof)
-    bad = lax.le(normalizer, np.zeros((), aval_of(normalizer).dtype))
+    bad = lax.le(normalizer, typed_constant(0, aval_of(normalizer).dtype))
     result = sum(centered, axis, keepdims=keepdims, where=where)
     rd = aval_of(result).dtype
-    result = _where(bad, np.array(np.nan, rd), result)
-    divisor = _where(bad, np.ones((), aval_of(normalizer).dtype), normalizer)
+    result = _where(bad, typed_constant(np.nan, rd), result)
+    divisor = _where(bad, typed_constant(1, aval_of(normalizer).dtype), normalizer)
     return conversion.convert_element_type(
         lax.div(result, conversion.convert_element_type(divisor, rd)), dtype)
 
@@ -862,13 +863,13 @@ def _quantile(a, q, axis, method, keepdims, squash_nans, weights=None):
         q = lax.expand_dims(q, tuple(range(q_ndim, len(after) + q_ndim)))
         counts = lax.expand_dims(counts, tuple(range(q_ndim)))
         # (lax's ops stretch the size-1 dims of q and counts, as JAX's `mul n p`)
-        q = lax.mul(q, lax.sub(counts, np.ones((), qd)))
+        q = lax.mul(q, lax.sub(counts, typed_constant(1, qd)))
         low, high = lax.floor(q), lax.ceil(q)
         high_weight = lax.sub(q, low)
-        low_weight = lax.sub(np.ones((), qd), high_weight)
+        low_weight = lax.sub(typed_constant(1, qd), high_weight)
         # counts - 1 once per bound, as JAX's (a `sub` each in its jaxpr)
-        low = lax.max(np.zeros((), qd), lax.min(low, lax.sub(counts, np.ones((), qd))))
-        high = lax.max(np.zeros((), qd), lax.min(high, lax.sub(counts, np.ones((), qd))))
+        low = lax.max(typed_constant(0, qd), lax.min(low, lax.sub(counts, typed_constant(1, qd))))
+        high = lax.max(typed_constant(0, qd), lax.min(high, lax.sub(counts, typed_constant(1, qd))))
         it = dtypes.default_int_dtype()
         low, high = conversion.convert_element_type(low, it), conversion.convert_element_type(high, it)
         out_shape = qa.shape + after
@@ -884,14 +885,14 @@ def _quantile(a, q, axis, method, keepdims, squash_nans, weights=None):
         # JAX's util._where, a jit of its own (`jit[name=_where]` in quantile's jaxpr)
         a = util._where_jit(any(_isnan(a), axis=axis, keepdims=True), np.nan, a)
         a = lax.sort(a, dimension=axis)
-        n = np.array(a_shape[axis], qd)
-        q = lax.mul(q, lax.sub(n, np.ones((), qd)))
+        n = typed_constant(a_shape[axis], qd)
+        q = lax.mul(q, lax.sub(n, typed_constant(1, qd)))
         low, high = lax.floor(q), lax.ceil(q)
         high_weight = lax.sub(q, low)
-        low_weight = lax.sub(np.ones((), qd), high_weight)
+        low_weight = lax.sub(typed_constant(1, qd), high_weight)
         # n - 1 once per clamp, as JAX's (two `sub` equations in its jaxpr)
-        low = lax.clamp(np.zeros((), qd), low, lax.sub(n, np.ones((), qd)))
-        high = lax.clamp(np.zeros((), qd), high, lax.sub(n, np.ones((), qd)))
+        low = lax.clamp(typed_constant(0, qd), low, lax.sub(n, typed_constant(1, qd)))
+        high = lax.clamp(typed_constant(0, qd), high, lax.sub(n, typed_constant(1, qd)))
         it = dtypes.default_int_dtype()
         low, high = conversion.convert_element_type(low, it), conversion.convert_element_type(high, it)
         sizes = list(a_shape)
@@ -914,9 +915,9 @@ def _quantile(a, q, axis, method, keepdims, squash_nans, weights=None):
     elif method == "higher":
         result = high_value
     elif method == "nearest":
-        result = lax.select(lax.le(high_weight, np.array(0.5, qd)), low_value, high_value)
+        result = lax.select(lax.le(high_weight, typed_constant(0.5, qd)), low_value, high_value)
     else:
-        result = lax.mul(lax.add(low_value, high_value), np.array(0.5, aval_of(low_value).dtype))
+        result = lax.mul(lax.add(low_value, high_value), typed_constant(0.5, aval_of(low_value).dtype))
     if keepdims and keepdim:
         if q_ndim > 0:
             keepdim = [qa.shape[0], *keepdim]
@@ -1038,7 +1039,7 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
 
 def _percent(q):
     q, = util.promote_dtypes_inexact(ensure_array(q))
-    return lax.div(q, np.array(100, aval_of(q).dtype))
+    return lax.div(q, typed_constant(100, aval_of(q).dtype))
 
 
 @jax_jitted(static_argnames=("axis", "overwrite_input", "keepdims", "method", "out_sharding"))

@@ -17,6 +17,7 @@ import numpy as np
 from .. import lax
 from ..core import dtypes
 from ..core.errors import ConcretizationTypeError
+from ..core.interpreter_primitives import typed_constant
 from . import util
 from .creation import arange
 from .indexing import _IndexUpdateHelper, getitem
@@ -41,7 +42,7 @@ def nonzero(a, *, size: int | None = None, fill_value=None) -> tuple:
         raise ValueError("Calling nonzero on 0d arrays is not allowed. Use "
                          "jnp.atleast_1d(scalar).nonzero() instead.")
     d = aval_of(arr).dtype
-    mask = arr if d == np.bool_ else lax.ne(arr, np.zeros((), d))
+    mask = arr if d == np.bool_ else lax.ne(arr, typed_constant(0, d))
     it = dtypes.default_int_dtype()
     if size is None:
         value = _concrete(mask)
@@ -54,7 +55,7 @@ def nonzero(a, *, size: int | None = None, fill_value=None) -> tuple:
     else:
         size = operator.index(size)
     if math.prod(shape) == 0 or size == 0:
-        return tuple(lax.broadcast_in_dim(np.zeros((), it), (size,), ()) for _ in shape)
+        return tuple(lax.broadcast_in_dim(typed_constant(0, it), (size,), ()) for _ in shape)
     # JAX's scan-free algorithm: the k-th nonzero's flat index is how many positions have
     # a running count of nonzeros <= k; through jnp's cumsum, bincount, floor_divide and
     # remainder (jits of their own), as JAX 0.10.2 builds it, so make_jaxpr prints its text
@@ -84,7 +85,7 @@ def argwhere(a, *, size: int | None = None, fill_value=None):
     result = nonzero(lax.reshape(a, (1,)) if ndim == 0 else a, size=size, fill_value=fill_value)
     n = _shape(result[0])[0]
     if ndim == 0:
-        return lax.broadcast_in_dim(np.zeros((), aval_of(result[0]).dtype), (n, 0), ())
+        return lax.broadcast_in_dim(typed_constant(0, aval_of(result[0]).dtype), (n, 0), ())
     return lax.concatenate([lax.reshape(r, (n, 1)) for r in result], 1)
 
 
@@ -129,7 +130,7 @@ def compress(condition, a, axis: int | None = None, *, size: int | None = None,
     if len(_shape(cond)) != 1:
         raise ValueError("condition must be a 1D array")
     if aval_of(cond).dtype != np.bool_:
-        cond = lax.ne(cond, np.zeros((), aval_of(cond).dtype))
+        cond = lax.ne(cond, typed_constant(0, aval_of(cond).dtype))
     if axis is None:
         axis, arr = 0, _ravel(arr)
     arr = moveaxis(arr, axis, 0)

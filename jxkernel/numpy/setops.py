@@ -22,6 +22,7 @@ import numpy as np
 from .. import lax
 from ..core import dtypes
 from ..core.errors import ConcretizationTypeError
+from ..core.interpreter_primitives import typed_constant
 from ..lax import conversion
 from ..transforms.jit import jit
 from . import util
@@ -51,7 +52,7 @@ def _unique_sorted_mask(ar, axis: int, equal_nan: bool):
     d = aval_of(aux).dtype
     if dtypes.is_complex(d):     # NaN in either part sorts as a NaN
         nan = lax.ne(aux, aux)
-        aux = lax.select(nan, lax.broadcast_in_dim(np.array(np.nan, d), _shape(aux), ()), aux)
+        aux = lax.select(nan, lax.broadcast_in_dim(typed_constant(np.nan, d), _shape(aux), ()), aux)
     size, *rest = _shape(aux)
     if math.prod(rest) == 0:
         size = 1
@@ -111,11 +112,11 @@ def _unique(ar, axis, return_index=False, return_inverse=False, return_counts=Fa
         ret.append(getitem(perm, ind) if nonempty else perm)
     if return_inverse:
         if nonempty:
-            imask = lax.sub(lax.cumsum(conversion.convert_element_type(mask, it), 0), np.ones((), it))
-            zeros = lax.broadcast_in_dim(np.zeros((), it), _shape(mask), ())
+            imask = lax.sub(lax.cumsum(conversion.convert_element_type(mask, it), 0), typed_constant(1, it))
+            zeros = lax.broadcast_in_dim(typed_constant(0, it), _shape(mask), ())
             ret.append(_scatter_update(zeros, perm, imask, lax.scatter))
         else:
-            ret.append(lax.broadcast_in_dim(np.zeros((), it), (_shape(ar)[axis],), ()))
+            ret.append(lax.broadcast_in_dim(typed_constant(0, it), (_shape(ar)[axis],), ()))
     if return_counts:
         n = _shape(mask)[0]
         if nonempty:
@@ -124,15 +125,15 @@ def _unique(ar, axis, return_index=False, return_inverse=False, return_counts=Fa
             else:
                 idx, = nonzero(mask, size=size + 1)
                 tail = getitem(idx, slice(1, None))
-                tail = lax.select(lax.ne(tail, np.zeros((), it)), tail,
-                                  lax.broadcast_in_dim(np.array(n, it), _shape(tail), ()))
+                tail = lax.select(lax.ne(tail, typed_constant(0, it)), tail,
+                                  lax.broadcast_in_dim(typed_constant(n, it), _shape(tail), ()))
                 idx = lax.concatenate([getitem(idx, slice(0, 1)), tail], 0)
             idx = ensure_array(idx)
             ret.append(lax.sub(getitem(idx, slice(1, None)), getitem(idx, slice(None, -1))))
         elif _shape(ar)[axis]:
-            ret.append(lax.broadcast_in_dim(np.array(_shape(ar)[axis], it), (1,), ()))
+            ret.append(lax.broadcast_in_dim(typed_constant(_shape(ar)[axis], it), (1,), ()))
         else:
-            ret.append(lax.broadcast_in_dim(np.zeros((), it), (0,), ()))
+            ret.append(lax.broadcast_in_dim(typed_constant(0, it), (0,), ()))
     if return_true_size:          # how many of the (padded) values are real
         ret.append(lax.reduce_sum(conversion.convert_element_type(mask, it), (0,)))
     return ret[0] if len(ret) == 1 else tuple(ret)
@@ -241,7 +242,7 @@ def _at(x):
 
 
 def _full(n: int, value, dtype):
-    return lax.broadcast_in_dim(np.array(value, dtype), (n,), ())
+    return lax.broadcast_in_dim(typed_constant(value, dtype), (n,), ())
 
 
 def _neighbours_differ(aux):
@@ -365,7 +366,7 @@ def _concat_unique(arr1, arr2):
     arr2, num2 = _unique_padded(_ravel(arr2))
     dtype = dtypes.result_type(aval_of(arr1), aval_of(arr2))[0]
     arr = _full(_shape(arr1)[0] + _shape(arr2)[0], 0, dtype)
-    arr = lax.dynamic_update_slice(arr, arr1, (np.zeros((), _int()),))
+    arr = lax.dynamic_update_slice(arr, arr1, (typed_constant(0, _int()),))
     arr = lax.dynamic_update_slice(arr, arr2, (num1,))
     return arr, lax.add(num1, num2)
 
@@ -388,7 +389,7 @@ def _setxor1d_size(arr1, arr2, fill_value, assume_unique, size):
     else:
         arr, num_unique = _concat_unique(arr1, arr2)
         n = _shape(arr)[0]
-        mask = _below(n + 1, lax.add(num_unique, np.ones((), _int())))
+        mask = _below(n + 1, lax.add(num_unique, typed_constant(1, _int())))
         _, aux = lax.sort([lax.bitwise_not(_tail(mask)), arr], is_stable=True, num_keys=2)
         flag = lax.concatenate([_full(1, bool(n), np.bool_), _neighbours_differ(aux),
                                 _full(1, False, np.bool_)], 0)
@@ -446,7 +447,7 @@ def _intersect1d_size(arr1, arr2, fill_value, assume_unique, size, return_indice
                                    fill_value=0)
         dtype = dtypes.result_type(aval_of(arr1), aval_of(arr2))[0]
         arr = _full(n1 + n2, 0, dtype)
-        arr = lax.dynamic_update_slice(arr, arr1, (np.zeros((), _int()),))
+        arr = lax.dynamic_update_slice(arr, arr1, (typed_constant(0, _int()),))
         arr = lax.dynamic_update_slice(arr, arr2, (num1,))
         mask = _below(n1 + n2, lax.add(num1, num2))
         _, aux, aux_sort_indices = lax.sort([lax.bitwise_not(mask), arr, _arange(n1 + n2)],
@@ -467,7 +468,7 @@ def _intersect1d_size(arr1, arr2, fill_value, assume_unique, size, return_indice
     valid = _below(size, num_results)
     idx1 = _at(aux_sort_indices)[val_indices].get(mode="fill", fill_value=n1)
     idx1 = util.where(valid, idx1, n1)
-    one = np.ones((), aval_of(val_indices).dtype)
+    one = typed_constant(1, aval_of(val_indices).dtype)
     idx2 = _at(aux_sort_indices)[lax.add(val_indices, one)].get(mode="fill", fill_value=n2)
     idx2 = util.where(valid, lax.sub(idx2, num1), n2)
     if not assume_unique:
@@ -514,7 +515,7 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
         return int1d
     idx1 = getitem(_head(aux_sort_indices), mask)
     idx2 = lax.sub(getitem(_tail(aux_sort_indices), mask),
-                   np.array(_shape(arr1)[0], aval_of(aux_sort_indices).dtype))
+                   typed_constant(_shape(arr1)[0], aval_of(aux_sort_indices).dtype))
     if not assume_unique:
         idx1, idx2 = getitem(ind1, idx1), getitem(ind2, idx2)
     return int1d, idx1, idx2

@@ -16,6 +16,7 @@ from ..core import dtypes
 from ..core.errors import ConcretizationTypeError
 from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
+from ..core.interpreter_primitives import typed_constant
 from ..lax import conversion
 from ..transforms.jit import jit
 from ..transforms.jit_namesakes import jax_jitted
@@ -105,7 +106,7 @@ def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = T
     arr, axis = _sort_operand("argsort", a, axis, kind, order)
     shape = _shape(arr)
     dim = canonicalize_axis(axis, len(shape))
-    idx_dtype = dtypes.canonicalize_dtype(dtype) if dtype is not None else \
+    idx_dtype = dtypes.canonicalize_named(dtype) if dtype is not None else \
         _index_dtype(shape[dim])
     iota = lax.broadcasted_iota(idx_dtype, shape, dim)
     # stable descending: reverse first so equal keys come out in their original order
@@ -133,7 +134,7 @@ def lexsort(keys, axis: int = -1):
         raise ValueError("all keys need to be the same shape")
     shape = _shape(keys[0])
     if not shape:
-        return lax.broadcast_in_dim(np.zeros((), dtypes.default_int_dtype()), (), ())
+        return lax.broadcast_in_dim(typed_constant(0, dtypes.default_int_dtype()), (), ())
     axis = canonicalize_axis(axis, len(shape))
     iota = lax.broadcasted_iota(_index_dtype(shape[axis]), shape, axis)
     return lax.sort((*keys[::-1], iota), dimension=axis, num_keys=len(keys))[-1]
@@ -147,7 +148,7 @@ def sort_complex(a):
     d = aval_of(out).dtype
     cd = d if dtypes.is_complex(d) else (dtypes.complex128 if d == dtypes.float64 or
                                          d.itemsize == 8 else dtypes.complex64)
-    return conversion.convert_element_type(out, dtypes.canonicalize_dtype(cd))
+    return conversion.convert_element_type(out, dtypes.canonicalize_named(cd))
 
 
 # ------------------------------------------------------------------ partition
@@ -177,7 +178,7 @@ def partition(a, kth: int, axis: int = -1):
     arr, kth, axis = _partition_operand("partition", a, kth, axis)
     d = aval_of(arr).dtype
     if dtypes.is_unsigned(d):        # -x wraps for unsigned: negate x + 1 instead
-        one = np.ones((), d)
+        one = typed_constant(1, d)
         bottom = lax.sub(_neg(lax.top_k(_neg(lax.add(arr, one)), kth + 1)[0]), one)
     else:
         bottom = _neg(lax.top_k(_neg(arr), kth + 1)[0])
@@ -192,11 +193,11 @@ def argpartition(a, kth: int, axis: int = -1):
     arr, kth, axis = _partition_operand("argpartition", a, kth, axis)
     d = aval_of(arr).dtype
     if dtypes.is_unsigned(d):
-        bottom_ind = lax.top_k(_neg(lax.add(arr, np.ones((), d))), kth + 1)[1]
+        bottom_ind = lax.top_k(_neg(lax.add(arr, typed_constant(1, d))), kth + 1)[1]
     else:
         bottom_ind = lax.top_k(_neg(arr), kth + 1)[1]
     # the rest: top_k of a proxy that is 0 at the bottom indices (ties can't mix them up)
-    proxy = lax.broadcast_in_dim(np.ones((), np.float32), _shape(arr), ())
+    proxy = lax.broadcast_in_dim(typed_constant(1, np.float32), _shape(arr), ())
     proxy = put_along_axis(proxy, bottom_ind, np.float32(0), axis=-1, inplace=False)
     top_ind = lax.top_k(proxy, _shape(arr)[-1] - kth - 1)[1]
     out = lax.concatenate([bottom_ind, top_ind], len(_shape(arr)) - 1)
@@ -242,11 +243,11 @@ def _searchsorted_scan(a, q, side, dtype, unroll=False):
     (low, high], the answer in high (JAX's 'scan' method)."""
     n = _shape(a)[0]
     if n == 0:
-        return lax.broadcast_in_dim(np.zeros((), dtype), _shape(q), ())
+        return lax.broadcast_in_dim(typed_constant(0, dtype), _shape(q), ())
     shape, udt = _shape(q), np.dtype(np.uint64 if dtype.itemsize == 8 else np.uint32)
     dn = lax.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,),
                                     start_index_map=(0,))
-    two = np.array(2, udt)
+    two = typed_constant(2, udt)
 
     def halve(carry, _):
         low, high = carry
@@ -256,8 +257,8 @@ def _searchsorted_scan(a, q, side, dtype, unroll=False):
         return (lax.select(go_left, low, mid), lax.select(go_left, mid, high)), None
 
     levels = int(np.ceil(np.log2(n + 1)))
-    init = (lax.broadcast_in_dim(np.zeros((), udt), shape, ()),
-            lax.broadcast_in_dim(np.array(n, udt), shape, ()))
+    init = (lax.broadcast_in_dim(typed_constant(0, udt), shape, ()),
+            lax.broadcast_in_dim(typed_constant(n, udt), shape, ()))
     (_, high), _ = lax.scan(halve, init, None, length=levels, unroll=levels if unroll else 1)
     return conversion.convert_element_type(high, dtype)
 
@@ -279,7 +280,7 @@ def _searchsorted_sort(a, q, side, dtype):
 
     def rank(x):
         idx = lax.iota(work, _shape(x)[0])
-        zeros = lax.broadcast_in_dim(np.zeros((), work), _shape(idx), ())
+        zeros = lax.broadcast_in_dim(typed_constant(0, work), _shape(idx), ())
         return _IndexUpdateHelper(zeros)[lax.sort_key_val(x, idx)[1]].set(idx)
     flat = _ravel(q)
     if side == "left":

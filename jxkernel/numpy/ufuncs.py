@@ -23,6 +23,7 @@ import numpy as np
 from .. import lax
 from ..core import dtypes as _core
 from ..core import trace as _trace
+from ..core.interpreter_primitives import typed_scalar
 from ..core.trace import Tracer
 from ..transforms.ad import jvp
 from ..transforms.batching import BatchTrace as _BatchTrace
@@ -88,12 +89,12 @@ def _const(x, value):
         v = _PY_TYPE_OF_KIND[aval.dtype.kind](value)
         if aval.dtype == _core.python_scalar_dtype(v):
             return v
-    return np.array(value, aval.dtype)[()]
+    return typed_scalar(value, aval.dtype)
 
 
 def _strong(x, value):
     """`value` as a NumPy scalar of x's dtype, never weak (JAX's _constant_like)."""
-    return np.array(value, aval_of(x).dtype)[()]
+    return typed_scalar(value, aval_of(x).dtype)
 
 
 def _dtype(x) -> np.dtype:

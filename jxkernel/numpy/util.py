@@ -241,14 +241,14 @@ def promote_dtypes(*args) -> list:
 
 
 @functools.lru_cache(maxsize=None)
-def _to_inexact(dtype, x64: bool):
+def _to_inexact(dtype, named_x64: bool):
     return to_inexact_dtype(dtype)
 
 
 def promote_dtypes_inexact(*args) -> list:
     """Like promote_dtypes, then to a float/complex type (ints become the default float)."""
     dtype, weak = lattice_result_type(*args)
-    dtype = _to_inexact(dtype, config.jax_enable_x64)
+    dtype = _to_inexact(dtype, config._named_x64)
     return [_convert(x, dtype, weak, args) for x in args]
 
 
@@ -348,7 +348,7 @@ def _array_and_scalar(args, kind: str):
 
 def _pair_result(a, s, kind):
     """(dtype, weak) of promoting an array of aval `a` with Python scalar `s` (cached)."""
-    key = (a.dtype, a.weak_type, type(s), kind, config.jax_enable_x64,
+    key = (a.dtype, a.weak_type, type(s), kind, config.jax_enable_x64, config._named_x64,
            config.jax_numpy_dtype_promotion)
     res = _pair_results.get(key)
     if res is None:
@@ -360,7 +360,7 @@ def _promoted(kind):
     def result(*args):
         dtype, weak = lattice_result_type(*args)
         if kind == "inexact":
-            dtype = _to_inexact(dtype, config.jax_enable_x64)
+            dtype = _to_inexact(dtype, config._named_x64)
         elif kind == "numeric" and dtype == dtypes.bool_:
             dtype = dtypes.int32
         return dtype, weak
@@ -428,7 +428,7 @@ def full(shape, fill_value, dtype=None, weak_type=None):
     """lax.full: `fill_value` broadcast to `shape` (weak if dtype is None and it is weak)."""
     if weak_type is None:
         weak_type = dtype is None and dtypes.is_weakly_typed(fill_value)
-    dtype = dtypes.canonicalize_dtype(dtype if dtype is not None else aval_of(fill_value).dtype)
+    dtype = dtypes.canonicalize_named(dtype if dtype is not None else aval_of(fill_value).dtype)
     if np.ndim(fill_value) if not isinstance(fill_value, _ARRAYS) else fill_value.ndim:
         raise TypeError(f"full must be called with scalar fill_value, got fill_value.shape "
                         f"{np.shape(fill_value)}.")

@@ -58,8 +58,7 @@ def _bits(words, bit_width, high_low):
     narrower ones are the XOR of them all (cut to the width)."""
     dtype = prng.UINT_DTYPES[bit_width]
     if bit_width == 64:
-        high, low = (lax.convert_element_type(words[i], dtype) for i in high_low)
-        return lax.bitwise_or(lax.shift_left(high, np.uint64(32)), low)
+        return prng.join_words(*(words[i] for i in high_low))
     bits = words[0]
     for w in words[1:]:
         bits = lax.bitwise_xor(bits, w)

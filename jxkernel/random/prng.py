@@ -200,6 +200,15 @@ def _iota_2x32_shape_numpy(*, shape):
 numpy_rules[iota_2x32_shape_p] = _iota_2x32_shape_numpy
 
 
+def join_words(high, low):
+    """One uint64 of two uint32 words, `high` the upper: the 64-bit random bits. Converted
+    with lax.convert_element_type, so uint64 under jax_explicit_x64_dtypes ALLOW as with x64
+    (the shift a uint64 too: a NumPy uint64 scalar would be narrowed, as JAX's lax does)."""
+    u64 = UINT_DTYPES[64]
+    high, low = lax.convert_element_type(high, u64), lax.convert_element_type(low, u64)
+    return lax.bitwise_or(lax.shift_left(high, lax.convert_element_type(32, u64)), low)
+
+
 def iota_2x32_shape(shape):
     """(high, low) words of `arange(prod(shape)).reshape(shape)` as uint64."""
     if not shape:
@@ -284,9 +293,7 @@ def _random_bits_original(key, bit_width, shape):
     dtype = UINT_DTYPES[bit_width]
     if bit_width == 64:
         half = count // 2
-        high, low = (lax.convert_element_type(lax.slice(bits, (a,), (a + half,)), dtype)
-                     for a in (0, half))
-        bits = lax.bitwise_or(lax.shift_left(high, np.uint64(32)), low)
+        bits = join_words(*(lax.slice(bits, (a,), (a + half,)) for a in (0, half)))
     elif bit_width in (8, 16):
         per = 32 // bit_width
         shifts = lax.mul(np.uint32(bit_width), lax.broadcasted_iota(u32, (per, 1), 0))
@@ -307,9 +314,7 @@ def _threefry_random_bits(key, bit_width, shape):
     b1, b2 = threefry2x32(k1, k2, hi, lo)
     dtype = UINT_DTYPES[bit_width]
     if bit_width == 64:
-        high = lax.convert_element_type(b1, dtype)
-        return lax.bitwise_or(lax.shift_left(high, np.uint64(32)),
-                              lax.convert_element_type(b2, dtype))
+        return join_words(b1, b2)
     bits = lax.bitwise_xor(b1, b2)
     return bits if bit_width == 32 else lax.convert_element_type(bits, dtype)
 

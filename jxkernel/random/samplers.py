@@ -17,6 +17,7 @@ import numpy as np
 from .. import lax
 from ..core import dtypes
 from ..core.avals import get_aval
+from ..core.interpreter_primitives import typed_constant
 from ..transforms.ad_util import stop_gradient
 from ..transforms.jit import jit
 from . import key_prims, prng
@@ -88,7 +89,7 @@ def _binop(op, x, y):
 
 
 def _c(value, dtype):
-    return np.array(value, dtype)
+    return typed_constant(value, dtype)
 
 
 def _sum(x, axis: int):
@@ -120,7 +121,7 @@ def _uniform_impl(key, minval, maxval, shape, dtype):
     if rng_bits != nbits:
         bits = lax.convert_element_type(bits, uint)
     float_bits = lax.shift_right_logical(bits, _c(rng_bits - nmant, uint))
-    float_bits = lax.bitwise_or(float_bits, np.array(1.0, dtype).view(uint))
+    float_bits = lax.bitwise_or(float_bits, _c(np.array(1.0, dtype).view(uint), uint))
     floats = lax.sub(lax.bitcast_convert_type(float_bits, dtype), _c(1.0, dtype))
     scaled = lax.add(lax.mul(floats, lax.sub(maxval, minval)), minval)
     return lax.max(minval, lax.reshape(scaled, shape))

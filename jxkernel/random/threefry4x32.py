@@ -83,9 +83,7 @@ def _random_bits(key, bit_width, shape):
     y0, y1, y2, y3 = threefry4x32_p.bind(*prng.key_words(key), hi, lo, zeros, zeros)
     dtype = prng.UINT_DTYPES[bit_width]
     if bit_width == 64:
-        high = lax.convert_element_type(lax.bitwise_xor(y0, y2), dtype)
-        low = lax.convert_element_type(lax.bitwise_xor(y1, y3), dtype)
-        return lax.bitwise_or(lax.shift_left(high, np.uint64(32)), low)
+        return prng.join_words(lax.bitwise_xor(y0, y2), lax.bitwise_xor(y1, y3))
     bits = lax.bitwise_xor(lax.bitwise_xor(y0, y1), lax.bitwise_xor(y2, y3))
     return bits if bit_width == 32 else lax.convert_element_type(bits, dtype)
 

@@ -21,7 +21,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval, shaped_abstractify
 from ..core.dce import dce_closed
-from ..core.interpret import eval_jaxpr
+from ..core.interpret import eval_jaxpr, literal_operand
 from ..core.interpreter_primitives import convert_element_type, reshard_p
 from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal, Var
@@ -314,7 +314,7 @@ def backward_pass(jaxpr: Jaxpr, consts, linear, nonlinear_args, cotangents_out,
 
     def read_primal(atom):
         if type(atom) is Literal:
-            return atom if atom.aval.weak_type else atom.val
+            return literal_operand(atom)
         if atom in linear_vars:
             return UndefinedPrimal(undefined.get(atom, atom.aval))
         return primal_env[atom]

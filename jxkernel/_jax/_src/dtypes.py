@@ -23,7 +23,6 @@ from .. import dtypes as _public
 from ...numpy.dtypes import (canonicalize_user_dtype, isdtype, promote_types,  # noqa: F401
                              safe_to_cast)
 from ...core.avals import AbstractValue
-from ...core.config import ExplicitX64Mode, config
 from . import literals
 
 # a dtype: NumPy's, or an extended dtype (typed keys')
@@ -56,8 +55,6 @@ def dtype(x):
         raise ValueError(f"Invalid argument to dtype: {x}.")
     if not (isinstance(x, (str, np.dtype)) or isinstance(x, type) and issubclass(x, np.generic)):
         return _core.dtype(x)
-    if ExplicitX64Mode(config.jax_explicit_x64_dtypes) == ExplicitX64Mode.ALLOW:
-        return _core.check_supported(x)
     return canonicalize_user_dtype(x, "dtype")
 
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from ...core import dtypes
 from ...core.avals import ShapedArray, get_aval
+from ...core.interpreter_primitives import typed_constant
 from ...xla.lowering import LoweringRuleContext
 from ...transforms import batch_util as bu
 from .. import _lowering as hl
@@ -123,7 +124,7 @@ def _H(x):
 
 def symmetrize(x):
     """(x + x^H) / 2: the Hermitian part of x."""
-    return ew.div(ew.add(x, _H(x)), np.array(2, _dtype(x)))
+    return ew.div(ew.add(x, _H(x)), typed_constant(2, _dtype(x)))
 
 
 def _dot(a, b):
@@ -150,7 +151,7 @@ def _tri_mask(x, k):
 
 
 def _zeros(x):
-    return shapes.broadcast_in_dim(np.zeros((), _dtype(x)), _shape(x), ())
+    return shapes.broadcast_in_dim(typed_constant(0, _dtype(x)), _shape(x), ())
 
 
 def _tril(x, k=0):

@@ -12,6 +12,7 @@ import numpy as np
 from ...core.avals import ShapedArray
 from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                                lowering_rules, numpy_rules)
+from ...core.interpreter_primitives import typed_constant
 from ...xla import gpu_solver, lapack
 from ...xla.lapack import char
 from ...transforms import ad_util as ad
@@ -57,7 +58,7 @@ def _cholesky_jvp(primals, tangents):
     tmp = triangular_solve(L, sigma_dot, left_side=False, transpose_a=True, conjugate_a=True,
                            lower=True)
     tmp = triangular_solve(L, tmp, left_side=True, transpose_a=False, lower=True)
-    phi = _tril(tmp) / (np.array(1, _dtype(x)) + _eye(_dtype(x), n, ndim=len(_shape(x))))
+    phi = _tril(tmp) / (typed_constant(1, _dtype(x)) + _eye(_dtype(x), n, ndim=len(_shape(x))))
     return L, _dot(L, phi)
 
 
@@ -111,7 +112,7 @@ def _cholesky_update_abstract_eval(r, w):
 def _givens(x, y):
     """(c, s) rotating (x, y) onto (r, 0), scaled by max(|x|, |y|) against overflow; (1, 0)
     where y is 0 (JAX's _drotg; a select where JAX has a cond: the same values)."""
-    one, zero = np.array(1, _dtype(x)), np.array(0, _dtype(x))
+    one, zero = typed_constant(1, _dtype(x)), typed_constant(0, _dtype(x))
     big = ew.select(ew.gt(ew.abs(x), ew.abs(y)), ew.abs(x), ew.abs(y))
     x, y = ew.div(x, big), ew.div(y, big)
     rh = ew.div(one, ew.sqrt(ew.add(ew.mul(x, x), ew.mul(y, y))))

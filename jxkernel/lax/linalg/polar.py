@@ -15,6 +15,7 @@ import numpy as np
 
 from ...core import dtypes
 from ...core.avals import get_aval
+from ...core.interpreter_primitives import typed_constant
 from ...transforms.jit import jit
 from .. import conversion, elementwise as ew, reductions, shapes, slicing
 from ..loops import fori_loop
@@ -28,7 +29,7 @@ _CHOLESKY_CUTOFF = 100        # c above this: a QR step (stable for ill-conditio
 
 
 def _scalar(v, x):
-    return np.array(v, get_aval(x).dtype)
+    return typed_constant(v, get_aval(x).dtype)
 
 
 def _where_in(x, dims, alternative):

@@ -12,6 +12,7 @@ import numpy as np
 from ...core.avals import ShapedArray
 from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                                lowering_rules, numpy_rules)
+from ...core.interpreter_primitives import typed_constant
 from .. import _lowering as hl
 from .. import elementwise as ew
 from .._rules import FLOAT, check_dtype, check_same_dtypes
@@ -39,7 +40,7 @@ def _symmetric_product_abstract_eval(a, c, *, alpha, beta):
 
 def _symmetric_product_impl(a, c, *, alpha, beta):
     """JAX's _symmetric_product_jax_fn: alpha * (a @ a^T at HIGHEST) + beta * c."""
-    scale = lambda s, x: ew.mul(np.array(s, _dtype(x)), x)
+    scale = lambda s, x: ew.mul(typed_constant(s, _dtype(x)), x)
     return ew.add(scale(alpha, _dot(a, _T(a))), scale(beta, c))
 
 

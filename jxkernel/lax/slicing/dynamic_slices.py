@@ -20,6 +20,7 @@ from ...core.errors import InconclusiveDimensionOperation
 from ...core.symbolic import is_symbolic
 from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                                lowering_rules, numpy_rules, sharding_rules, transpose_rules)
+from ...core.interpreter_primitives import typed_constant
 from ...xla import stablehlo as hlo
 from ...transforms import ad_util as ad
 from ...transforms import batch_util as bu
@@ -241,7 +242,7 @@ def _dynamic_slice_indices(operand, start_indices, allow_negative_indices) -> li
                                  f"allow_negative_indices=False")
             result.append(convert_element_type(i + d if i < 0 else i, dtype))
         elif allow_negative:
-            negative = lt(i, np.zeros((), dtype))
+            negative = lt(i, typed_constant(0, dtype))
             # a weakly typed index is made strong first, as jnp's `i + d` does in JAX
             shifted = add(convert_element_type(i, dtype), size_as_array(d, dtype))
             result.append(select(negative, shifted, i))
@@ -262,7 +263,7 @@ def size_as_array(d, dtype):
     """Dimension size `d` as a scalar of `dtype` (computed in the program if symbolic)."""
     if is_symbolic(d):
         return convert_element_type(d.__jax_array__(), dtype)
-    return np.array(d, dtype)
+    return typed_constant(d, dtype)
 
 
 def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
@@ -292,7 +293,7 @@ def _zero_index(start_index):
     """A 0 index of the same type as `start_index` (a Python int stays a Python int)."""
     if type(start_index) is int:
         return 0
-    return np.zeros((), dtypes.dtype(start_index))
+    return typed_constant(0, dtypes.dtype(start_index))
 
 
 def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0, *,

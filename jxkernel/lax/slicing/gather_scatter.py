@@ -22,6 +22,7 @@ from ...core.numpy_eval import eval_jaxpr_numpy
 from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                                lowering_rules, numpy_rules, sharding_rules, transpose_rules)
 from ...core.staging import trace_to_jaxpr
+from ...core.interpreter_primitives import typed_constant
 from ...xla import stablehlo as hlo
 from ...transforms import ad_util as ad
 from ...transforms import batch_util as bu
@@ -800,7 +801,7 @@ def scatter_apply(operand, scatter_indices, func, dimension_numbers: ScatterDime
         Array([ 0., -1.,  2., -3.], dtype=float32)
     """
     dtype = dtypes.dtype(operand)
-    unused = broadcast(np.zeros((), dtype), tuple(update_shape))
+    unused = broadcast(typed_constant(0, dtype), tuple(update_shape))
     return _scatter(scatter_p, lambda x, _: func(x), operand, scatter_indices, unused,
                     dimension_numbers, indices_are_sorted, unique_indices, mode)
 

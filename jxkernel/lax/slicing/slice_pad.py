@@ -18,6 +18,7 @@ from ...core.interpreter_primitives import reduce_sum
 from ...core.symbolic import index_or_symbolic
 from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, lowering_rules,
                                numpy_rules, sharding_rules)
+from ...core.interpreter_primitives import typed_constant
 from ...xla import stablehlo as hlo
 from ...transforms import ad_util as ad
 from ...transforms import batch_util as bu
@@ -84,7 +85,7 @@ def _slice_transpose(ct, operand, *, start_indices, limit_indices, strides):
             1, np.multiply(np.subtract(ct_shape, 1), strides))))
         pads = list(zip(start_indices, np.subtract(shape, real_limits),
                         np.subtract(strides, 1)))
-    return [pad(ct, np.zeros((), ad.aval_of(ct).dtype), pads)]
+    return [pad(ct, typed_constant(0, ad.aval_of(ct).dtype), pads)]
 
 
 def _slice_batching(vals, dims, *, start_indices, limit_indices, strides):
@@ -165,7 +166,7 @@ numpy_rules[pad_p] = _pad_numpy
 def _pad_transpose(ct, operand, padding_value, *, padding_config):
     lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
     # negative edge padding crops what was added; a strided slice skips the interior
-    unpadded = pad(ct, np.zeros((), ad.aval_of(ct).dtype), [(-l, -h, 0) for l, h in zip(lo, hi)])
+    unpadded = pad(ct, typed_constant(0, ad.aval_of(ct).dtype), [(-l, -h, 0) for l, h in zip(lo, hi)])
     t_operand = slice(unpadded, (0,) * len(lo), bu.shape(unpadded), [i + 1 for i in interior])
     t_padv = None
     if ad.is_undefined(padding_value):      # the padding value went everywhere else
@@ -185,7 +186,7 @@ def _pad_batching(vals, dims, *, padding_config):
     # one padding value per example: pad with zeros, then select each example's value
     # where the padding went
     dtype = ad.aval_of(x).dtype
-    padded = pad(x, np.zeros((), dtype), config)
+    padded = pad(x, typed_constant(0, dtype), config)
     mask = pad(broadcast_in_dim(np.array(True), bu.shape(x), ()), np.array(False), config)
     fill = broadcast_in_dim(value, bu.shape(padded), (x_dim,))
     return select(mask, padded, fill), x_dim
