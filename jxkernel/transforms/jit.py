@@ -282,8 +282,8 @@ class Jitted(native.JitFunction if native else object):
             check_jitted_values(self._name, self._fun, outs, args, kwargs, entry.jaxpr, arrays)
         return tree_unflatten(entry.out_tree, outs)
 
-    def _trace(self, treedef, statics, avals, dyn_args, dyn_kwargs):
-        """(ClosedJaxpr, out_tree, trace seconds) of fun at these input types."""
+    def _trace(self, treedef, statics, avals, dyn_args, dyn_kwargs, high=False):
+        """(ClosedJaxpr, out_tree, trace seconds) of fun at these types (`high`: unlowered)."""
         check_traceable(self)
         out_trees, leaves = [], tree_flatten((dyn_args, dyn_kwargs))[0]
         names = functools.partial(self._leaf_names, dyn_args, dyn_kwargs)
@@ -291,7 +291,8 @@ class Jitted(native.JitFunction if native else object):
         start = time.perf_counter()
         closed = jit_refs.traced(self._flat_fun(treedef, statics, out_trees, names), leaves,
                                  avals, info, jit_refs.where(self), names)
-        return remember_high(closed, out_trees), out_trees[0], time.perf_counter() - start
+        closed = closed if high else remember_high(closed, out_trees)
+        return closed, out_trees[0], time.perf_counter() - start
 
     def _compile(self, key, leaves, treedef, statics, avals, device, dyn_args, dyn_kwargs):
         traced = self._traces.get(key[:4] + NOWHERE) or sibling_trace(self, key[:4])  # reused

@@ -28,6 +28,7 @@ from ..xla.array import Array, is_plain
 from ..xla.transfers import put_on_device
 from ..xla.lowering import NeedsMesh
 from . import jit_refs
+from .jit_high import is_high_trace
 from .jit_args import abstract_leaf_aval, flat_pinned, leaf_aval, result_paths
 from .jit_cache import NOWHERE, compiled_trace
 from .jit_pinned import one_device_given, program_placement
@@ -184,9 +185,11 @@ class _Stage:
         return tuple(sorted(self._traced.jitted._donate_argnums))
 
 
-def trace_jitted(jitted, args, kwargs) -> Traced:
+def trace_jitted(jitted, args, kwargs, high=False) -> Traced:
     """`jit(f).trace(*args, **kwargs)`: f traced at the arguments' types (a Ref argument as
-    jit_refs.py says), not compiled."""
+    jit_refs.py says), not compiled. `high` (eval_shape's): a trace staging hijax values is
+    kept high, as JAX's trace (a Box argument, made, returned or closed over), not lowered,
+    nor kept for a call."""
     dyn_args, dyn_kwargs, statics = jitted._split(args, kwargs)
     leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
     refs = jit_refs.ref_positions(leaves)
@@ -199,12 +202,12 @@ def trace_jitted(jitted, args, kwargs) -> Traced:
     signature = (treedef, avals, statics, config._trace_state)
     found = None if refs else _traced_before(jitted, signature)
     closed, out_tree, trace_s = (*found, 0.0) if found is not None else \
-        jitted._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
+        jitted._trace(treedef, statics, avals, dyn_args, dyn_kwargs, high)
     donated = jitted._donated_leaves(dyn_args, dyn_kwargs)
     traced = Traced(jitted, closed, out_tree, jit_refs.without_refs(donated, refs), leaves,
                     in_tree=treedef, arg_names=jit_refs.without_refs(names(), refs),
                     trace_s=trace_s)
-    if not refs:
+    if not (refs or high and is_high_trace(closed)):
         _remember_trace(jitted, traced, signature, lambda: jitted._miss(
             treedef, statics, avals, dyn_args, dyn_kwargs, _client.default_device()))
     return traced

@@ -436,6 +436,17 @@ def _argnums(api_util):
             api_util.resolve_argnums(f, sig_f, 0, None, None, "y")]
 
 
+def _eval_shape_traces_once(jax, jtu):
+    def f(x):
+        return jax.numpy.array(x)
+    with jtu.count_jit_tracing_cache_miss() as count:
+        jax.eval_shape(f, 1)
+        out = jax.eval_shape(f, 1)
+        after_eval_shape = count()
+        jax.jit(f)(1)               # the call reuses eval_shape's trace (JAX's tracing cache)
+    return [after_eval_shape, out.weak_type, count()]
+
+
 def _token_consuming_primitive(jax, dispatch):
     """A primitive taking a token, run eagerly by apply_primitive under vjp (JAX's issue
     5463): the token's buffer is an operand."""
@@ -517,6 +528,7 @@ def private(jax, jtu, api_util, config, dispatch):
         "primitive_linearization_rule": lambda: _linearization_rule(jax, config),
         "pmap_made_anew_compiles_once": lambda: _pmap_compiles(jax, jtu),
         "token_consuming_primitive_under_vjp": lambda: _token_consuming_primitive(jax, dispatch),
+        "eval_shape_traces_once": lambda: _eval_shape_traces_once(jax, jtu),
         "config_update_inside_a_block": lambda: _update_inside_block(jax, config),
         "api_util_donate_argnames_without_signature": lambda: api_util.resolve_argnums(
             "fun", None, None, "a", None, None),
