@@ -307,12 +307,30 @@ def _static_eq_raises(jax):
     return out
 
 
+def _jit_state(jax):
+    """A jit's __getstate__ (JAX's test_fun_name): the function's name for plain and
+    partial functions, a named partial's own, and the static arguments' keys."""
+    import functools
+
+    def my_function(x, y=1, z=2):
+        return x
+    named = functools.partial(my_function)
+    named.__name__ = "my_partial"
+    funs = [my_function, functools.partial(my_function), functools.partial(
+        functools.partial(my_function)), named, lambda: my_function(1),
+        functools.partial(my_function, y=3)]
+    state = jax.jit(my_function, static_argnums=(1,), static_argnames="z").__getstate__()
+    return [[jax.jit(f).__getstate__()["function_name"] for f in funs], state["version"],
+            state["fun"] is my_function, state["static_argnums"], state["static_argnames"]]
+
+
 def cases(jax):
     jnp, lax = jax.numpy, jax.lax
     d = jax.devices()[0]
     x = {"a": jnp.arange(2), "b": jnp.arange(3)}
     return {
         "static_argument_eq_raises": lambda: _static_eq_raises(jax),
+        "jit_getstate": lambda: _jit_state(jax),
         "grad_of_int_input_under_strict_promotion": lambda: _grad_of_int_input_strict(jax),
         "jvp_of_asarray_gives_arrays": lambda: [
             type(v).__name__ for v in jax.jvp(jnp.asarray, (1.,), (2.,))],
