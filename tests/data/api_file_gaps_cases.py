@@ -495,6 +495,14 @@ def _pmap_compiles(jax, jtu):
             for _ in range(2):
                 make()(x, x)
         counts.append(count())
+    # differentiated: the transformed pmap's program compiles once (vjp: forward, backward)
+    for run in (lambda: jax.jvp(jax.pmap(f), (x, x), (x, x)),
+                lambda: jax.vjp(jax.pmap(f), x, x)[1]((x, x)),
+                lambda: jax.jvp(jax.pmap(lambda a: a * 2), (x,), (x,))):
+        with jtu.count_jit_and_pmap_lowerings() as count:
+            for _ in range(2):
+                run()
+        counts.append(count())
     return counts
 
 
