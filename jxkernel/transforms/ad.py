@@ -26,6 +26,7 @@ from ..core.interpret import eval_jaxpr
 from ..core.interpreter_primitives import convert_element_type, reshard_p
 from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal, Var
+from ..core.literals import typed_scalar
 from ..core.lru import TRACES, WeakLRU
 from ..core.primitive import rule as _rule
 from ..core.source_info import (current_names, function_source_info, name_scope, replay,
@@ -230,16 +231,20 @@ def linearize_flat(fun, primals):
 
 
 def _pinned_primal(p, aval):
-    """`p` as an array of `aval` where its dtype was only implied (a Python scalar, a NumPy
-    array the mode narrows): the tangents are typed now, so an enable_x64 block inside the
-    function must not widen the primal under them (JAX's grad sees arrays too).
+    """`p` typed as `aval` where its dtype was only implied: the tangents are typed now, so an
+    enable_x64 block inside the function must not widen the primal under them. A Python
+    scalar becomes one carrying its dtype (JAX's canonicalize_value: a TypedFloat, which an
+    identity or a custom_vjp's Python arithmetic gives back as a float), a NumPy array the
+    mode narrows an array.
 
-    >>> _pinned_primal(0.5, get_aval(0.5)).dtype
-    dtype('float32')
+    >>> _pinned_primal(0.5, get_aval(0.5))
+    TypedFloat(0.5, dtype=float32)
     """
     if type(p) not in (bool, int, float, complex) and getattr(p, "dtype", None) == aval.dtype \
             or not dtypes.has_tangent(aval.dtype):
         return p        # (an integer input has no tangent: it passes as given, as in JAX)
+    if type(p) in (float, complex):
+        return typed_scalar(p, aval.dtype)
     return convert_element_type(p, aval.dtype, weak_type=aval.weak_type)
 
 

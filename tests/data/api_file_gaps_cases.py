@@ -324,6 +324,46 @@ def _jit_state(jax):
             state["fun"] is my_function, state["static_argnums"], state["static_argnames"]]
 
 
+def _python_scalar_primals(jax):
+    """vjp of Python-float primals (custom_api_test's test_symbolic_zero_custom_vjp): kept as
+    JAX's TypedFloat, so an identity gives it back and a custom_vjp's Python arithmetic a
+    float; cotangents pass as given; under enable_x64 it is a float64 one; custom_gradient's
+    rule returning a primal or a Python constant gives it carrying its dtype."""
+    jnp = jax.numpy
+
+    def kinds(tree):
+        return [[type(x).__name__, str(jnp.result_type(x)), np.asarray(x).tolist()]
+                for x in jax.tree_util.tree_leaves(tree)]
+
+    @jax.custom_vjp
+    def c(x):
+        return x + 1.0
+    c.defvjp(lambda x: (x + 1.0, x), lambda r, g: (g * 2,))
+
+    @jax.custom_gradient
+    def swap(x, y):
+        return x * y, lambda g: (y, x)
+
+    @jax.custom_gradient
+    def const(x):
+        return x * 2, lambda g: (2.0,)
+    out = {}
+    for name, f, args, ct in (("identity", lambda x: x, (4.0,), 1.0),
+                              ("mul", lambda x: x * 2, (4.0,), 1.0),
+                              ("pair", lambda x, a: (x, a + 1), (4.0, jnp.ones(2)),
+                               (1.0, jnp.ones(2))),
+                              ("custom_vjp", c, (4.0,), 1.0),
+                              ("custom_gradient", swap, (3.0, 4.0), 1.0)):
+        y, f_vjp = jax.vjp(f, *args)
+        out[name] = [kinds(y), kinds(f_vjp(ct))]
+    with jax.enable_x64(True):
+        y, f_vjp = jax.vjp(lambda x: x * 2, 4.0)
+        out["x64"] = [kinds(y), kinds(f_vjp(1.0))]
+    out["custom_gradient_constant"] = kinds(jax.grad(const)(jnp.float32(3.0)))
+    out["grad_custom_gradient"] = kinds(jax.grad(swap, argnums=(0, 1))(3.0, 4.0))
+    return out
+
+
 def cases(jax):
     jnp, lax = jax.numpy, jax.lax
     d = jax.devices()[0]
@@ -331,6 +371,7 @@ def cases(jax):
     return {
         "static_argument_eq_raises": lambda: _static_eq_raises(jax),
         "jit_getstate": lambda: _jit_state(jax),
+        "python_scalar_primals": lambda: _python_scalar_primals(jax),
         "grad_of_int_input_under_strict_promotion": lambda: _grad_of_int_input_strict(jax),
         "jvp_of_asarray_gives_arrays": lambda: [
             type(v).__name__ for v in jax.jvp(jnp.asarray, (1.,), (2.,))],
