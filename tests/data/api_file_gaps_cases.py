@@ -364,6 +364,35 @@ def _python_scalar_primals(jax):
     return out
 
 
+def _override_lowering_rules(jax):
+    """`jit(f).trace(x).lower(_private_parameters=mlir.LoweringParameters(
+    override_lowering_rules=...))` (api_test's OverrideLoweringTest): the given rules lower
+    their primitives in that lowering only, and its compiled program runs them; a call of
+    the jit compiles its own program."""
+    jnp = jax.numpy
+    mlir = importlib.import_module(jax.__name__ + "._src.interpreters.mlir")
+
+    def f(x):
+        return jnp.sin(x) * 2
+    sin_p = next(e.primitive for e in jax.make_jaxpr(f)(1.0).eqns if e.primitive.name == "sin")
+
+    def as_cos(ctx, x, **params):
+        return mlir.lower_fun(jnp.cos, multiple_results=False)(ctx, x)
+    params = mlir.LoweringParameters(override_lowering_rules=((sin_p, as_cos),))
+    lowered = jax.jit(f).trace(jax.ShapeDtypeStruct((3,), jnp.float32)).lower(
+        _private_parameters=params)
+    text = lowered.as_text()
+    constrained = lambda x: jax.lax.with_sharding_constraint(      # noqa: E731
+        x, jax.sharding.SingleDeviceSharding(jax.devices()[0]))
+    noop = mlir.LoweringParameters(override_lowering_rules=(
+        (jax.lax.sharding_constraint_p, lambda ctx, operand, *a, **k: [operand]),))
+    return ["stablehlo.cosine" in text, "stablehlo.sine" in text,
+            np.asarray(lowered.compile()(jnp.zeros(3))).tolist(),
+            np.asarray(jax.jit(f)(jnp.zeros(3))).tolist(),
+            "@Sharding" in jax.jit(constrained).trace(jax.ShapeDtypeStruct(
+                (2, 4), jnp.bfloat16)).lower(_private_parameters=noop).as_text()]
+
+
 def cases(jax):
     jnp, lax = jax.numpy, jax.lax
     d = jax.devices()[0]
@@ -372,6 +401,7 @@ def cases(jax):
         "static_argument_eq_raises": lambda: _static_eq_raises(jax),
         "jit_getstate": lambda: _jit_state(jax),
         "python_scalar_primals": lambda: _python_scalar_primals(jax),
+        "override_lowering_rules": lambda: _override_lowering_rules(jax),
         "grad_of_int_input_under_strict_promotion": lambda: _grad_of_int_input_strict(jax),
         "jvp_of_asarray_gives_arrays": lambda: [
             type(v).__name__ for v in jax.jvp(jnp.asarray, (1.,), (2.,))],

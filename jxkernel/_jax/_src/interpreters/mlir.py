@@ -8,4 +8,4 @@ a lowering rule's module imports from here in JAX.
 from ...interpreters.mlir import (current_rule_context, emit_python_callback,  # noqa: F401
                                   lower_fun, register_lowering)
 from ..lib.mlir.dialects import hlo  # noqa: F401
-from ....xla.lowering import LoweringRuleContext  # noqa: F401
+from ....xla.lowering import LoweringParameters, LoweringRuleContext  # noqa: F401
