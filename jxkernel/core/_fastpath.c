@@ -1099,26 +1099,7 @@ jitfn_init_subclass(PyObject *cls, PyObject *args, PyObject *kwds)
     Py_RETURN_NONE;
 }
 
-/* copy.copy's state: the instance's dict and these two slots (as for a Python class's
-   __slots__; object's own refuses a C base with fields: "cannot pickle"). */
-static PyObject *
-jitfn_getstate(JitFunction *f, PyObject *unused)
-{
-    PyObject *dict = PyObject_GenericGetDict((PyObject *)f, NULL);
-    if (dict == NULL)
-        return NULL;
-    PyObject *slots = Py_BuildValue("{sOsOsO}", "_last", f->last ? f->last : Py_None,
-                                    "_static_at", f->static_at ? f->static_at : Py_None,
-                                    "_static_argnames",
-                                    f->static_names ? f->static_names : Py_None);
-    PyObject *state = slots != NULL ? PyTuple_Pack(2, dict, slots) : NULL;
-    Py_DECREF(dict);
-    Py_XDECREF(slots);
-    return state;
-}
-
 static PyMethodDef jitfn_methods[] = {
-    {"__getstate__", (PyCFunction)jitfn_getstate, METH_NOARGS, "(__dict__, the three slots)"},
     {"__init_subclass__", (PyCFunction)(void (*)(void))jitfn_init_subclass,
      METH_VARARGS | METH_KEYWORDS | METH_CLASS, "Give the subclass this type's vectorcall."},
     {NULL, NULL, 0, NULL}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes, sharding_types
-from ..core.avals import ShapedArray
+from ..core.avals import ShapedArray, public_type
 # declared in core so that transforms/ can bind it; its rules are here. The binder there also
 # sets the weak-type flag (jnp's promotion needs it): lax's _convert_element_type.
 from ..core.interpreter_primitives import convert_element_type as _convert_element_type
@@ -14,7 +14,7 @@ from ..core.ir import Literal, param_printers
 from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.physical import element_aval, physical_aval, physical_value, wrap_physical
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, const_folding_rules,
-                              impl_rules, jvp_rules, lowering_rules, numpy_rules,
+                              forwarding_rules, impl_rules, jvp_rules, lowering_rules, numpy_rules,
                               sharding_rules, transpose_rules)
 from ..xla.array import Array, host_to_device
 from ..xla.client import default_device
@@ -95,7 +95,18 @@ def _convert_numpy(x, *, new_dtype, weak_type, sharding=None):
     return x.astype(new_dtype)
 
 
+def _convert_forwarding(in_avals, *, new_dtype, weak_type, sharding=None):
+    # JAX's _convert_elt_type_fwd_rule: to its own dtype and weak type, with no sharding or
+    # its type's own, the result is the operand: a staging trace makes no equation (jacfwd's
+    # basis sets a sharding of another rank, as JAX's, and keeps its conversion)
+    aval = in_avals[0]
+    same = aval.dtype == new_dtype and aval.weak_type == weak_type and (
+        sharding is None or sharding == public_type(aval).sharding)
+    return [0] if same and not dtypes.is_extended(aval.dtype) else [None]
+
+
 abstract_eval_rules[convert_element_type_p] = _convert_abstract_eval
+forwarding_rules[convert_element_type_p] = _convert_forwarding
 numpy_rules[convert_element_type_p] = _convert_numpy
 lowering_rules[convert_element_type_p] = _convert_lowering
 const_folding_rules[convert_element_type_p] = _convert_fold
@@ -139,8 +150,9 @@ def _convert_transpose(ct, x, *, new_dtype, weak_type, sharding=None):
                                         sharding=sharding)]
 
 
+# the sharding is left out, as JAX's pp rule leaves it: the result's type says it
 param_printers[convert_element_type_p] = lambda p: [
-    (k, v) for k, v in sorted(p.items()) if not (k == "sharding" and v is None)]
+    (k, v) for k, v in sorted(p.items()) if k != "sharding"]
 jvp_rules[convert_element_type_p] = _convert_jvp
 
 transpose_rules[convert_element_type_p] = _convert_transpose

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 
 import numpy as np
 
@@ -25,12 +26,13 @@ from ..core.interpret import eval_jaxpr, literal_operand
 from ..core.interpreter_primitives import convert_element_type, reshard_p
 from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal, Var
+from ..core.literals import typed_scalar
 from ..core.lru import TRACES, WeakLRU
 from ..core.primitive import rule as _rule
 from ..core.source_info import (current_names, function_source_info, name_scope, replay,
                                 replaying)
 from ..core.trace import Trace, Tracer, current_trace, new_trace, set_current_trace, value_text
-from .ad_util import UndefinedPrimal, Zero, add_tangents, float0, instantiate
+from .ad_util import UndefinedPrimal, Zero, add_tangents, bilinear, float0, instantiate
 
 instantiate_zeros = instantiate
 from ..tree_util import (Partial, equality_errors_pytreedef, keystr, register_dataclass,
@@ -229,16 +231,20 @@ def linearize_flat(fun, primals):
 
 
 def _pinned_primal(p, aval):
-    """`p` as an array of `aval` where its dtype was only implied (a Python scalar, a NumPy
-    array the mode narrows): the tangents are typed now, so an enable_x64 block inside the
-    function must not widen the primal under them (JAX's grad sees arrays too).
+    """`p` typed as `aval` where its dtype was only implied: the tangents are typed now, so an
+    enable_x64 block inside the function must not widen the primal under them. A Python
+    scalar becomes one carrying its dtype (JAX's canonicalize_value: a TypedFloat, which an
+    identity or a custom_vjp's Python arithmetic gives back as a float), a NumPy array the
+    mode narrows an array.
 
-    >>> _pinned_primal(0.5, get_aval(0.5)).dtype
-    dtype('float32')
+    >>> _pinned_primal(0.5, get_aval(0.5))
+    TypedFloat(0.5, dtype=float32)
     """
     if type(p) not in (bool, int, float, complex) and getattr(p, "dtype", None) == aval.dtype \
             or not dtypes.has_tangent(aval.dtype):
         return p        # (an integer input has no tangent: it passes as given, as in JAX)
+    if type(p) in (float, complex):
+        return typed_scalar(p, aval.dtype)
     return convert_element_type(p, aval.dtype, weak_type=aval.weak_type)
 
 
@@ -287,7 +293,7 @@ always_transposed: set = set()
 
 
 def backward_pass(jaxpr: Jaxpr, consts, linear, nonlinear_args, cotangents_out,
-                  transform_stack=True, linear_avals=None) -> list:
+                  transform_stack=True, linear_avals=None, unwanted=frozenset()) -> list:
     """Cotangents of `jaxpr`'s inputs flagged `linear`, given its outputs' cotangents and the
     values of the other inputs (`nonlinear_args`, in order); None for non-linear inputs.
 
@@ -298,7 +304,9 @@ def backward_pass(jaxpr: Jaxpr, consts, linear, nonlinear_args, cotangents_out,
     `linear_avals` (one per input, None: the input's own): the type a linear input's
     transpose rules see, as JAX's accumulators carry it (a scan's carry: its cotangent's type,
     so that the transpose of a weak carry's convert_element_type converts to the strong type
-    it already has, and stages nothing).
+    it already has, and stages nothing). `unwanted`: linear inputs whose cotangent no one
+    reads (`VJP.with_refs(DontWant())`): a bilinear equation's transpose into one of them is
+    skipped, as JAX's NullAccum skips it (x * y: y's cotangent alone is computed).
     """
     primal_env: dict = dict(zip(jaxpr.constvars, consts))
     undefined = {v: a for v, a in zip(jaxpr.invars, linear_avals) if a is not None} \
@@ -348,6 +356,9 @@ def backward_pass(jaxpr: Jaxpr, consts, linear, nonlinear_args, cotangents_out,
         for eqn in reversed(linear_eqns):
             cts_out = [ct_env.pop(v, Zero(v.aval)) for v in eqn.outvars]
             if all(type(c) is Zero for c in cts_out) and eqn.primitive not in always_transposed:
+                continue
+            if eqn.primitive in bilinear and any(type(v) is Var and v in unwanted
+                                                 for v in eqn.invars):
                 continue
             invals = list(map(read_primal, eqn.invars))
             ct_arg = cts_out if eqn.primitive.multiple_results else cts_out[0]
@@ -403,7 +414,9 @@ def vjp(fun, *primals, has_aux=False):
     # vjp ran inside a jit) are the VJP's leaves, not held by its structure (a leak else)
     jaxpr = linear.jaxpr
 
-    def pullback(residuals, ct):
+    def pullback(residuals, ct, dont_want=()):
+        """The primals' cotangents; `dont_want` (per primal leaf, VJP.with_refs's DontWant):
+        those whose cotangent is not wanted, left out of the backward pass where it can."""
         ct_leaves, ct_tree = tree_flatten(ct)
         if ct_tree != out_tree:
             _ct_tree_error(fun, out_tree, ct_tree)
@@ -413,13 +426,19 @@ def vjp(fun, *primals, has_aux=False):
             _check_ct_aval(c if getattr(c, "dtype", None) == float0 else get_aval(c), a)
             # an integer/bool output has no tangent: whatever its cotangent holds is zero
             checked.append(c if dtypes.has_tangent(a.dtype) else Zero(a))
-        cts = backward_pass(jaxpr, residuals, [True] * len(jaxpr.invars), [], checked)
+        unwanted = frozenset(itertools.compress(jaxpr.invars, [
+            n for n, d in zip(dont_want, differentiable) if d]))
+        cts = backward_pass(jaxpr, residuals, [True] * len(jaxpr.invars), [], checked,
+                            unwanted=unwanted)
         cts = iter(cts)
         result = []
-        for aval, d in zip(in_avals, differentiable):
+        for aval, d, skip in itertools.zip_longest(in_avals, differentiable, dont_want[
+                :len(in_avals)]):
             if d:           # as the backward pass gave it: JAX casts no cotangent (a custom
-                # bwd's float32 one for a bfloat16 input stays float32)
-                result.append(instantiate(next(cts)))
+                # bwd's float32 one for a bfloat16 input stays float32); an unwanted one as
+                # it came (JAX's DidntWant instantiates no zeros)
+                ct = next(cts)
+                result.append(ct if skip else instantiate(ct))
             else:
                 result.append(np.zeros(aval.shape, float0))
         return tree_unflatten(p_tree, result)
@@ -493,6 +512,10 @@ class VJP:
                 f"container): call f_vjp((ct1, ct2)), not f_vjp(ct1, ct2).")
         return self._pullback(self._all_residuals(), ct)
 
+    def _call_wanting(self, ct, dont_want):
+        """self(ct), the cotangents flagged in `dont_want` (per primal leaf) not computed."""
+        return self._pullback(self._all_residuals(), ct, dont_want)
+
     def with_refs(self, *maybe_ct_refs):
         """The pullback, taking per primal where its cotangent goes: `GradValue()` (returned,
         the default), `DontWant()` (not wanted: `DidntWant()` comes back) or a Ref (the
@@ -541,10 +564,12 @@ class NotNeeded:
 
 def _pullback_into(vjp_fn, maybe_ct_refs, ct):
     """vjp_fn(ct), each primal's cotangent sent where `maybe_ct_refs` says (VJP.with_refs)."""
-    cts, in_tree = tree_flatten(vjp_fn(ct))
     if not maybe_ct_refs:
-        return tree_unflatten(in_tree, cts)
+        return vjp_fn(ct)
     wanted, wanted_tree = tree_flatten(maybe_ct_refs)
+    dont_want = [isinstance(w, DontWant) for w in wanted]
+    cts, in_tree = tree_flatten(vjp_fn._call_wanting(ct, dont_want) if any(dont_want)
+                                else vjp_fn(ct))
     if wanted_tree != in_tree:
         raise Exception(f"vjp with_refs: expected a tree of the primals' structure {in_tree}, "
                         f"got {wanted_tree}")

@@ -233,10 +233,16 @@ def deflinear2(prim, transpose_fn):
     transpose_rules[prim] = transpose
 
 
+# the primitives defbilinear made: a backward pass skips their transpose into an input whose
+# cotangent is not wanted (`VJP.with_refs(DontWant())`), as JAX's fancy_bilinear_transpose
+bilinear: set = set()
+
+
 def defbilinear(prim, lhs_rule, rhs_rule):
     """A primitive linear in each of its two inputs separately (mul, dot, conv): the tangent
     is prim(t_x, y) + prim(x, t_y); the transpose, linear in one input at a time, is
     `lhs_rule(ct, x, y, **params)` or `rhs_rule(ct, x, y, **params)`."""
+    bilinear.add(prim)
     defjvp(prim, lambda g, ans, x, y, **params: prim.bind(g, y, **params),
            lambda g, ans, x, y, **params: prim.bind(x, g, **params))
 

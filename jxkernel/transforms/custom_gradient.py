@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
+
 from ..core import dtypes
 from ..core.avals import abstract_token, get_aval
 from ..core.staging import JaxprTracer as StagingTracer
 from ..core.interpret import eval_jaxpr
+from ..core.ir import Literal
+from ..core.literals import TypedNdArray, typed_scalar
 from ..core.trace import Tracer
 from ..tree_util import register_pytree_node_class, tree_flatten, tree_unflatten, treedef_is_leaf
 from .ad import DualTracer
@@ -37,6 +41,18 @@ class _Residuals:
     @classmethod
     def tree_unflatten(cls, aux, consts):
         return cls(*aux, list(consts))
+
+
+def _scalar_of(x):
+    """A rule's result that is a constant of its jaxpr (a Python scalar it returned, a
+    primal vjp keeps as one) as JAX's eval gives it: that scalar carrying its dtype, a
+    NumPy one as a TypedNdArray."""
+    if type(x) is not Literal:
+        return x
+    if x.aval.weak_type:        # (staged from a Python scalar: held as a NumPy one, or not)
+        return typed_scalar(x.val.item() if isinstance(x.val, np.generic) else x.val,
+                            x.aval.dtype)
+    return TypedNdArray(np.asarray(x.val), x.aval)
 
 
 def custom_gradient(fun):
@@ -72,7 +88,8 @@ def custom_gradient(fun):
         if out_tree != res.out_tree:
             raise TypeError(f"custom_gradient: the cotangent's structure {out_tree} differs from "
                             f"the output's {res.out_tree}")
-        grads = tree_unflatten(res.in_tree, eval_jaxpr(res.jaxpr, res.consts, *cts_flat))
+        grads = tree_unflatten(res.in_tree, [_scalar_of(g) for g in eval_jaxpr(
+            res.jaxpr, res.consts, *cts_flat)])
         return (grads,) if treedef_is_leaf(res.in_tree) else grads
 
     wrapped.defvjp(fwd, bwd)

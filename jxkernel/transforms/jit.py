@@ -41,8 +41,8 @@ from .jit_args import (SCALAR_TYPES, Arguments, constant_handlers, jit_shardings
                        not_a_jax_type, python_inputs, static_key)
 from .jit_pinned import arguments_placement, pin_params, program_placement
 from .jit_cache import (LAST_HIT, NO_HITS, NOWHERE, Entry, check_traceable, clear_jit,
-                        compiled_trace, fun_state, c_last_hit, last_hit_for, remember,
-                        sibling_trace)
+                        compiled_trace, fun_state, c_last_hit, jit_getstate, jit_setstate,
+                        last_hit_for, remember, sibling_trace)
 from .jit_primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, traced_under, untold
 from . import jit_high, jit_refs
 from .stages import Lowered, Traced, lower_jit, trace_jitted
@@ -98,8 +98,7 @@ class Jitted(native.JitFunction if native else object):
         self._donated_leaves = arguments.donated_leaves
         self._device = device or self._pinned or (_client.get_backend(backend).devices[0]
                                                   if backend is not None else None)
-        self._backend = backend
-        self._inline, self._keep_unused = inline, keep_unused
+        self._backend, self._inline, self._keep_unused = backend, inline, keep_unused
         # XLA's options for every compile (merged under Lowered.compile's own, as in JAX)
         self._compiler_options = dict(compiler_options) if compiler_options else None
         options = (self._static_argnums, self._static_argnames, self._donate_argnums,
@@ -109,11 +108,12 @@ class Jitted(native.JitFunction if native else object):
         # (jaxpr, consts, out_tree, ClosedJaxpr), for the bind path; _history: what each compile
         # was specialised on (views/recompile_explainer.py's reasons); _last: {LAST_HIT, a static
         # key or keyword names: its Recent hits} once the fast path has hit. Shared by fun's jits.
-        self._cache, self._fast, self._traces, self._history, self._last = \
-            state.caches_for(options)
+        self._cache, self._fast, self._traces, self._history, self._last = state.caches_for(options)
         self._source = state.source
         self._by_user = made_by_user(2)    # jit() called from the user's code (jit(jnp.sum))
         self._fail_on_recompile = False   # compile_record.fail_on_recompile: a new signature raises
+
+    __getstate__, __setstate__ = jit_getstate, jit_setstate      # JAX's keys (function_name)
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
@@ -282,8 +282,8 @@ class Jitted(native.JitFunction if native else object):
             check_jitted_values(self._name, self._fun, outs, args, kwargs, entry.jaxpr, arrays)
         return tree_unflatten(entry.out_tree, outs)
 
-    def _trace(self, treedef, statics, avals, dyn_args, dyn_kwargs):
-        """(ClosedJaxpr, out_tree, trace seconds) of fun at these input types."""
+    def _trace(self, treedef, statics, avals, dyn_args, dyn_kwargs, high=False):
+        """(ClosedJaxpr, out_tree, trace seconds) of fun at these types (`high`: unlowered)."""
         check_traceable(self)
         out_trees, leaves = [], tree_flatten((dyn_args, dyn_kwargs))[0]
         names = functools.partial(self._leaf_names, dyn_args, dyn_kwargs)
@@ -291,7 +291,8 @@ class Jitted(native.JitFunction if native else object):
         start = time.perf_counter()
         closed = jit_refs.traced(self._flat_fun(treedef, statics, out_trees, names), leaves,
                                  avals, info, jit_refs.where(self), names)
-        return remember_high(closed, out_trees), out_trees[0], time.perf_counter() - start
+        closed = closed if high else remember_high(closed, out_trees)
+        return closed, out_trees[0], time.perf_counter() - start
 
     def _compile(self, key, leaves, treedef, statics, avals, device, dyn_args, dyn_kwargs):
         traced = self._traces.get(key[:4] + NOWHERE) or sibling_trace(self, key[:4])  # reused

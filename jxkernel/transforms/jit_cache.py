@@ -386,3 +386,29 @@ def _c_hit(jitted, entry, statics, avals, where, args, kwargs, kinds):
     tree = default_registry.flatten(tuple(stack[i] for i in order) if order else stack)[1]
     hit = LastHit(avals, where, entry, kinds, order, None if each_a_leaf(tree, n) else tree)
     return static_key(args, kwargs, at, static_names) if statics else names or LAST_HIT, hit
+
+
+# A jit's state, for copy.copy and pickling: JAX's keys (its PjitFunction's __getstate__:
+# what libraries read, "function_name" above all) and the jit's own attributes, the fields of
+# its C base (core/_fastpath.c's JitFunction) among them, which jit_setstate puts back.
+_JAX_KEYS = ("version", "function_name", "fun", "static_argnums", "static_argnames")
+_BASE_FIELDS = ("_last", "_static_at", "_static_argnames")
+
+
+def jit_getstate(jitted) -> dict:
+    """`jit(f).__getstate__()`, JAX's keys first.
+
+    >>> jit_getstate(jax.jit(abs))["function_name"]
+    'abs'
+    """
+    own = {**vars(jitted), **{k: getattr(jitted, k, None) for k in _BASE_FIELDS}}
+    return {"version": 1, "function_name": jitted._name, "fun": jitted._fun,
+            "static_argnums": sorted(jitted._static_argnums),
+            "static_argnames": sorted(jitted._static_argnames), **own}
+
+
+def jit_setstate(jitted, state) -> None:
+    """A copy's state put back: its own attributes (JAX's keys are read from them)."""
+    for name, value in state.items():
+        if name not in _JAX_KEYS:
+            object.__setattr__(jitted, name, value)

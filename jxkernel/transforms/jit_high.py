@@ -240,6 +240,12 @@ def has_high_tracer(leaves) -> bool:
         any(isinstance(leaf, Tracer) and is_high_aval(leaf.aval) for leaf in leaves)
 
 
+def is_high_trace(closed) -> bool:
+    """Whether a jit's trace staged hijax values or closed over mutable ones (what
+    `remember_high` lowers, or refuses, before it compiles)."""
+    return closed in high_jaxprs or _captures_mutable_high(closed.consts)
+
+
 def remember_high(closed, out_trees):
     """`closed` (a jit's trace, its output tree in `out_trees`) lowered (core/hijax_lower.py)."""
     if _captures_mutable_high(closed.consts):

@@ -68,7 +68,9 @@ def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused, pinned=No
             on_context_mesh():            # over a mesh (set_mesh's: as JAX runs it there)
         # loads with the first mesh or sharded Array: `import jxkernel` needs neither
         from ..xla.sharded import run_jaxpr
-        return run_jaxpr(jaxpr, name, args, _partitioned.get((jaxpr, None)) or get_mesh())
+        return run_jaxpr(jaxpr, name, args, _partitioned.get((jaxpr, None)) or get_mesh(),
+                         on_compile=lambda avals, _, phases, platform: compile_record.record(
+                             _compile_event(jaxpr, name, avals, phases, platform)))
     try:
         return _jit_impl_one_device(args, jaxpr, name, donated_invars, pinned, keep_unused)
     except NeedsMesh as e:                  # a sharding constraint inside
@@ -92,7 +94,8 @@ def _jit_impl_one_device(args, jaxpr, name, donated_invars, pinned=None, keep_un
         exe, phases = pipeline.compile_jaxpr(jaxpr.jaxpr, [device], name=name, donated=donated,
                                              keep_unused=keep_unused)
         _impl_cache[key] = exe
-        compile_record.record(_compile_event(jaxpr, name, leaves, phases, device))
+        compile_record.record(_compile_event(jaxpr, name, [a.aval for a in leaves], phases,
+                                             _client.platform_of(device)))
     return exe.with_committed(committed).call_arrays(
         [to_device(c, device) for c in jaxpr.consts] + leaves)
 
@@ -110,25 +113,24 @@ def one_device_program(jaxpr, args):
     return _impl_cache.get((jaxpr, (tuple(a.aval for a in args), device)))
 
 
-def _compile_event(jaxpr, name, leaves, phases, device):
+def _compile_event(jaxpr, name, avals, phases, platform):
     """The log's event for a jit equation compiled by a transformation (grad or vmap of a
     jitted function): the first program made from a trace of the user's function that missed
     JAX's tracing cache is that function's compile, with the miss's cause (`traced_under`),
     as JAX logs such a miss once; any other (grad's backward pass, a new batch size, `name`
     jxkernel's own: vmap(nn.relu)) is eager work, as JAX logs none."""
-    signature = tuple((f"args[{i}]", a.aval.str_short()) for i, a in enumerate(leaves))
+    signature = tuple((f"args[{i}]", a.str_short()) for i, a in enumerate(avals))
     origin = _origins.get(jaxpr)
     jitted = origin and not origin.told and origin.jitted()
     if not jitted:
         return compile_record.CompileEvent(
             name, None, signature, "a transformed jitted function (its jaxpr was rewritten by "
-            "vmap/grad/...)", phases, _client.platform_of(device), origin=compile_record.EAGER)
+            "vmap/grad/...)", phases, platform, origin=compile_record.EAGER)
     origin.told = True
     source = jitted._source_text()
     return compile_record.CompileEvent(
-        jitted._name, source, signature, origin.reason, phases, _client.platform_of(device),
-        key=jitted, changes=origin.changes,
-        origin=compile_record.origin_of(source, jitted._by_user))
+        jitted._name, source, signature, origin.reason, phases, platform, key=jitted,
+        changes=origin.changes, origin=compile_record.origin_of(source, jitted._by_user))
 
 
 # ------------------------------------------------------------------ whose program it is

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 
 from ..core.avals import ShapeDtypeStruct, get_aval
@@ -17,7 +18,8 @@ from ..core.basearray import Array
 from ..core.source_info import function_source_info
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten
 from .api_util import flatten_fun, fun_name, merge_static, wraps
-from .jit import Jitted
+from .jit import Jitted, jit
+from .stages import trace_jitted
 from .jit_args import abstract_leaf_aval, as_tuple, check_argnums, not_a_jax_type
 from .jit_refs import is_ref, ref_positions, ref_type, with_stand_ins, without_refs
 from ..core.staging import DebugInfo, trace_to_jaxpr
@@ -159,12 +161,15 @@ def eval_shape(fun, *args, **kwargs):
     """
     if isinstance(fun, Jitted):       # a jit's own trace, as JAX's (its out_shardings count)
         return _key_shapes(fun.trace(*args, **kwargs).out_info)
-    closed, out_tree = _trace_flat(fun, (), args, kwargs, "jit")      # (as make_jaxpr)
-    out = tree_unflatten(out_tree, [a if a.is_high else    # a high type: itself, as JAX's
-                                    ShapeDtypeStruct(a.shape, a.dtype, a.weak_type,
-                                                     getattr(a, "sharding", None))
-                                    for a in closed.out_avals])     # sharding: Explicit axes
-    return _key_shapes(out)
+    try:                     # JAX's: jit(fun).trace, whose cache a second eval_shape hits
+        hash(fun)
+    except TypeError:
+        fun = functools.partial(fun)
+    traced = trace_jitted(jit(fun), args, kwargs, high=True)     # (a Box: itself, as JAX's)
+    if not any(a.is_high for a in traced.result_avals):
+        return _key_shapes(traced.out_info)
+    return tree_unflatten(traced.out_tree, [a if a.is_high else ShapeDtypeStruct(
+        a.shape, a.dtype, a.weak_type, getattr(a, "sharding", None)) for a in traced.result_avals])
 
 
 def _key_shapes(tree):

@@ -28,6 +28,7 @@ from ..xla.array import Array, is_plain
 from ..xla.transfers import put_on_device
 from ..xla.lowering import NeedsMesh
 from . import jit_refs
+from .jit_high import is_high_trace
 from .jit_args import abstract_leaf_aval, flat_pinned, leaf_aval, result_paths
 from .jit_cache import NOWHERE, compiled_trace
 from .jit_pinned import one_device_given, program_placement
@@ -85,10 +86,11 @@ def _check_dialect(dialect: str) -> None:
 
 
 def lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms=None,
-              locations=False, arg_names=None, one_device=None) -> pipeline.Module:
+              locations=False, arg_names=None, one_device=None, rules=None) -> pipeline.Module:
     """`closed`, a jitted function's trace, lowered for `device` (or for `platforms`);
     `arg_names`, one per input leaf ("x", "params['w']"), name its HLO parameters;
-    `one_device`, jit_pinned.one_device_given's, the inputs and results given a sharding."""
+    `one_device`, jit_pinned.one_device_given's, the inputs and results given a sharding;
+    `rules`, another rule table (LoweringParameters')."""
     jaxpr, donated_refs, aliases = jit_refs.donating(closed)     # (each Ref updated in place)
     donated = donated_refs + (donated_leaves or (False,) * len(jaxpr.invars))
     return pipeline.lower(jaxpr, [device], name=jitted._name, donated=donated,
@@ -96,7 +98,7 @@ def lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms=None,
                           + [None] * len(aliases),     # (Refs' final values last)
                           locations=locations, arg_names=arg_names,
                           keep_unused=jitted._keep_unused, aliases=aliases,
-                          one_device=one_device)
+                          one_device=one_device, rules=rules)
 
 
 def portable():
@@ -114,7 +116,7 @@ def lowered_text(lowered: Lowered, dialect: str, debug_info: bool) -> str:
         traced = lowered.traced
         text = lower_jit(traced.jitted, traced.jaxpr, traced.out_tree, lowered.device,
                          traced.donated, lowered._platforms or None, True, traced.arg_names,
-                         one_device_given(traced)).text
+                         one_device_given(traced), getattr(lowered, "_rules", None)).text
     return portable().hlo_text(text) if dialect == "hlo" else \
         portable().printed_text(text, debug_info)
 
@@ -184,9 +186,11 @@ class _Stage:
         return tuple(sorted(self._traced.jitted._donate_argnums))
 
 
-def trace_jitted(jitted, args, kwargs) -> Traced:
+def trace_jitted(jitted, args, kwargs, high=False) -> Traced:
     """`jit(f).trace(*args, **kwargs)`: f traced at the arguments' types (a Ref argument as
-    jit_refs.py says), not compiled."""
+    jit_refs.py says), not compiled. `high` (eval_shape's): a trace staging hijax values is
+    kept high, as JAX's trace (a Box argument, made, returned or closed over), not lowered,
+    nor kept for a call."""
     dyn_args, dyn_kwargs, statics = jitted._split(args, kwargs)
     leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
     refs = jit_refs.ref_positions(leaves)
@@ -199,12 +203,12 @@ def trace_jitted(jitted, args, kwargs) -> Traced:
     signature = (treedef, avals, statics, config._trace_state)
     found = None if refs else _traced_before(jitted, signature)
     closed, out_tree, trace_s = (*found, 0.0) if found is not None else \
-        jitted._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
+        jitted._trace(treedef, statics, avals, dyn_args, dyn_kwargs, high)
     donated = jitted._donated_leaves(dyn_args, dyn_kwargs)
     traced = Traced(jitted, closed, out_tree, jit_refs.without_refs(donated, refs), leaves,
                     in_tree=treedef, arg_names=jit_refs.without_refs(names(), refs),
                     trace_s=trace_s)
-    if not refs:
+    if not (refs or high and is_high_trace(closed)):
         _remember_trace(jitted, traced, signature, lambda: jitted._miss(
             treedef, statics, avals, dyn_args, dyn_kwargs, _client.default_device()))
     return traced
@@ -316,12 +320,15 @@ class Traced(_Stage):
         return tree_unflatten(self.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type, s)
                                               for a, s in zip(self.result_avals, shardings)])
 
-    def lower(self, *, lowering_platforms: tuple | None = None) -> Lowered:
+    def lower(self, *, lowering_platforms: tuple | None = None,
+              _private_parameters=None) -> Lowered:
         """The program lowered for its device, or for `lowering_platforms` (JAX's names:
         "cpu", "cuda", "tpu"; "gpu" is the CUDA backend where one starts), as JAX lowers it:
         e.g. for a CUDA GPU on a machine without one. A module for one platform compiles for
         the device still (plain StableHLO runs there; a GPU library call does not); one for
-        several takes the platform index first, as jax.export's modules do."""
+        several takes the platform index first, as jax.export's modules do.
+        `_private_parameters`: JAX's mlir.LoweringParameters (its override_lowering_rules)."""
+        rules = _private_parameters.rules() if _private_parameters is not None else None
         platforms = None
         if lowering_platforms:
             platforms = tuple(_client.lowering_platform(_client.jax_platform(p))
@@ -335,9 +342,14 @@ class Traced(_Stage):
                 self.jitted, self.jaxpr, self.jitted._device, True, self._leaves,
                 *tree_unflatten(self._in_tree, self._leaves))
             try:
-                return Lowered(self, device, platforms=platforms, committed=committed)
+                return Lowered(self, device, platforms=platforms, committed=committed,
+                               rules=rules)
             except NeedsMesh as e:              # a sharding constraint inside: partitioned
                 self.jitted._sharded, self.jitted._constraint_mesh = True, e.mesh
+        if rules is not None:
+            raise NotImplementedError("lower(_private_parameters=LoweringParameters("
+                                      "override_lowering_rules=...)) of a program partitioned "
+                                      "over a mesh is not implemented")
         # partitioned over a mesh; jit over a mesh loads with the first mesh or sharded Array:
         # `import jxkernel` needs neither
         from .jit_sharded import stage_partitioning
@@ -346,8 +358,9 @@ class Traced(_Stage):
 
 class Lowered(_Stage):
     def __init__(self, traced: Traced, device, partitioning=None, platforms=None,
-                 committed=True):
+                 committed=True, rules=None):
         self.traced, self.device = traced, device
+        self._rules = rules                      # another rule table (LoweringParameters')
         self._committed = committed       # results committed (a call's, as jit's decides)
         self._traced = traced
         self._partitioning = partitioning        # a sharded jit's (transforms/jit_sharded.py)
@@ -359,7 +372,7 @@ class Lowered(_Stage):
         else:
             self._module = lower_jit(traced.jitted, traced.jaxpr, traced.out_tree, device,
                                      traced.donated, platforms, arg_names=traced.arg_names,
-                                     one_device=one_device_given(traced))
+                                     one_device=one_device_given(traced), rules=rules)
         self._module_text = self._module.text
 
     @property
@@ -372,7 +385,8 @@ class Lowered(_Stage):
             self._module_text = lower_jit(traced.jitted, traced.jaxpr, traced.out_tree,
                                           self.device, traced.donated, ("cpu",),
                                           arg_names=traced.arg_names,
-                                          one_device=one_device_given(traced)).text
+                                          one_device=one_device_given(traced),
+                                          rules=self._rules).text
         return self._module_text
 
     @_text.setter
@@ -433,7 +447,8 @@ class Lowered(_Stage):
                 f"use jax.export.export(jit(f), platforms={names}) and call the Exported; to "
                 f"compile here, lower for one platform: .lower() or "
                 f".lower(lowering_platforms=({names[0]!r},))")
-        self._plain = not compiler_options     # the program a call would compile
+        # the program a call would compile (not one lowered with other rules)
+        self._plain = not compiler_options and self._rules is None
         if traced.jitted._compiler_options or compiler_options:
             compiler_options = {**(traced.jitted._compiler_options or {}),
                                 **(compiler_options or {})}

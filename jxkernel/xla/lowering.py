@@ -98,6 +98,37 @@ class ModuleContext:
             self._platform, self._platform_reads = saved
 
 
+class LoweringParameters:
+    """JAX's `mlir.LoweringParameters`, the part jxkernel reads: `override_lowering_rules`,
+    (primitive, rule) pairs lowered in place of those primitives' own rules in one lowering
+    (`jit(f).trace(x).lower(_private_parameters=...)`). A rule is called as jxkernel's are,
+    `rule(ctx, *operands, **params)`, and returns its results as a list, as JAX's do.
+
+    >>> LoweringParameters(override_lowering_rules=()).override_lowering_rules
+    ()
+    """
+
+    def __init__(self, override_lowering_rules=None):
+        self.override_lowering_rules = override_lowering_rules
+
+    def rules(self) -> dict | None:
+        """The rule table of a lowering under these overrides (None: the usual one)."""
+        if not self.override_lowering_rules:
+            return None
+        table = dict(lowering_rules)
+        for prim, rule in self.override_lowering_rules:
+            table[prim] = rule if prim.multiple_results else _single_result(rule)
+        return table
+
+
+def _single_result(rule):
+    """A JAX-convention rule (results as a list) for a primitive of one result."""
+    def lowered(ctx, *args, **params):
+        out = rule(ctx, *args, **params)
+        return out[0] if isinstance(out, (list, tuple)) else out
+    return lowered
+
+
 class LoweringRuleContext:
     """One equation's view while lowering: its block, types, source line and name (`sin`,
     `jit(g)`: what its ops' location says)."""
@@ -473,7 +504,8 @@ def set_up_aliases(jaxpr: Jaxpr, donated, aliases=None) -> tuple[list, list]:
 def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
                  result_names=None, locations: bool = False, mesh=None,
                  arg_shardings=None, result_shardings=None, platforms=None,
-                 arg_names=None, aliases=None, one_device=None) -> tuple[str, ModuleContext]:
+                 arg_names=None, aliases=None, one_device=None,
+                 rules=None) -> tuple[str, ModuleContext]:
     """A whole StableHLO module whose `main` computes `jaxpr` (constvars first, then invars).
 
     Returns the module text and its ModuleContext (which lists host callbacks, if any).
@@ -486,6 +518,7 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
     "result['w']") become JAX's `jax.result_info` attributes, `arg_names` (one per invar)
     the arguments' locations, which name XLA's parameters. `one_device`: (per invar, per
     result) whether it is given a sharding on the one device (stablehlo.on_empty_mesh).
+    `rules`: the rule table to lower with (LoweringParameters.rules), else lowering_rules.
     """
     partitions = 1 if mesh is None else mesh.size
     # one replica always, as JAX's modules say: several devices are partitions of one program
@@ -494,6 +527,8 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
     module = hlo.Module(f"jit_{name}", attrs)
     module_ctx = ModuleContext(module, platform, platforms)
     module_ctx.name_stack, module_ctx.source_lines = f"jit({name})/", locations
+    if rules is not None:
+        module_ctx.rules = rules
     in_vars = jaxpr.constvars + jaxpr.invars
     donated = list(donated) if donated is not None else [False] * len(in_vars)
     if mesh is None:

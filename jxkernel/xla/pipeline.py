@@ -43,7 +43,8 @@ class Module:
 
 def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=None,
           result_shardings=None, locations=False, platforms=None, result_names=None,
-          arg_names=None, keep_unused=True, aliases=None, one_device=None) -> Module:
+          arg_names=None, keep_unused=True, aliases=None, one_device=None,
+          rules=None) -> Module:
     """`jaxpr` (a Jaxpr: constvars, then invars) lowered to StableHLO for `devices`: one
     device, or with a `mesh` one partition per device (xla/sharded.py).
     `platforms`: lower for other platforms than the devices' (("gpu",), ("cpu", "gpu")), as
@@ -55,7 +56,8 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
     module's `kept` says which inputs it takes (its executable drops the others from each
     call's, `donated` and `arg_shardings` are the kept ones'). `aliases`: {input index:
     result index} of donated inputs whose result is fixed (a Ref's final value). `one_device`:
-    which inputs and results are given a sharding on the one device (lowering.lower_module)."""
+    which inputs and results are given a sharding on the one device (lowering.lower_module).
+    `rules`: another rule table (lowering.LoweringParameters' overrides)."""
     kept, n_consts, n_inputs = None, len(jaxpr.constvars), len(jaxpr.constvars + jaxpr.invars)
     if not keep_unused:
         jaxpr, kept = prune_unused_inputs(dce_jaxpr(jaxpr, prune_calls=True),
@@ -86,7 +88,7 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
         jaxpr, name=name, platform=platforms[0], platforms=platforms, donated=donated,
         mesh=mesh, arg_shardings=arg_shardings, result_shardings=result_shardings,
         locations=locations, result_names=result_names, arg_names=arg_names, aliases=aliases,
-        one_device=one_device)
+        one_device=one_device, rules=rules)
     lower_s = time.perf_counter() - start
     propagate = None if mesh is None else tuple(s is None for s in result_shardings)
     # what is donated after all (set_up_aliases: an unusable donation is dropped, with a warning)

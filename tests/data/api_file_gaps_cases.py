@@ -307,12 +307,101 @@ def _static_eq_raises(jax):
     return out
 
 
+def _jit_state(jax):
+    """A jit's __getstate__ (JAX's test_fun_name): the function's name for plain and
+    partial functions, a named partial's own, and the static arguments' keys."""
+    import functools
+
+    def my_function(x, y=1, z=2):
+        return x
+    named = functools.partial(my_function)
+    named.__name__ = "my_partial"
+    funs = [my_function, functools.partial(my_function), functools.partial(
+        functools.partial(my_function)), named, lambda: my_function(1),
+        functools.partial(my_function, y=3)]
+    state = jax.jit(my_function, static_argnums=(1,), static_argnames="z").__getstate__()
+    return [[jax.jit(f).__getstate__()["function_name"] for f in funs], state["version"],
+            state["fun"] is my_function, state["static_argnums"], state["static_argnames"]]
+
+
+def _python_scalar_primals(jax):
+    """vjp of Python-float primals (custom_api_test's test_symbolic_zero_custom_vjp): kept as
+    JAX's TypedFloat, so an identity gives it back and a custom_vjp's Python arithmetic a
+    float; cotangents pass as given; under enable_x64 it is a float64 one; custom_gradient's
+    rule returning a primal or a Python constant gives it carrying its dtype."""
+    jnp = jax.numpy
+
+    def kinds(tree):
+        return [[type(x).__name__, str(jnp.result_type(x)), np.asarray(x).tolist()]
+                for x in jax.tree_util.tree_leaves(tree)]
+
+    @jax.custom_vjp
+    def c(x):
+        return x + 1.0
+    c.defvjp(lambda x: (x + 1.0, x), lambda r, g: (g * 2,))
+
+    @jax.custom_gradient
+    def swap(x, y):
+        return x * y, lambda g: (y, x)
+
+    @jax.custom_gradient
+    def const(x):
+        return x * 2, lambda g: (2.0,)
+    out = {}
+    for name, f, args, ct in (("identity", lambda x: x, (4.0,), 1.0),
+                              ("mul", lambda x: x * 2, (4.0,), 1.0),
+                              ("pair", lambda x, a: (x, a + 1), (4.0, jnp.ones(2)),
+                               (1.0, jnp.ones(2))),
+                              ("custom_vjp", c, (4.0,), 1.0),
+                              ("custom_gradient", swap, (3.0, 4.0), 1.0)):
+        y, f_vjp = jax.vjp(f, *args)
+        out[name] = [kinds(y), kinds(f_vjp(ct))]
+    with jax.enable_x64(True):
+        y, f_vjp = jax.vjp(lambda x: x * 2, 4.0)
+        out["x64"] = [kinds(y), kinds(f_vjp(1.0))]
+    out["custom_gradient_constant"] = kinds(jax.grad(const)(jnp.float32(3.0)))
+    out["grad_custom_gradient"] = kinds(jax.grad(swap, argnums=(0, 1))(3.0, 4.0))
+    return out
+
+
+def _override_lowering_rules(jax):
+    """`jit(f).trace(x).lower(_private_parameters=mlir.LoweringParameters(
+    override_lowering_rules=...))` (api_test's OverrideLoweringTest): the given rules lower
+    their primitives in that lowering only, and its compiled program runs them; a call of
+    the jit compiles its own program."""
+    jnp = jax.numpy
+    mlir = importlib.import_module(jax.__name__ + "._src.interpreters.mlir")
+
+    def f(x):
+        return jnp.sin(x) * 2
+    sin_p = next(e.primitive for e in jax.make_jaxpr(f)(1.0).eqns if e.primitive.name == "sin")
+
+    def as_cos(ctx, x, **params):
+        return mlir.lower_fun(jnp.cos, multiple_results=False)(ctx, x)
+    params = mlir.LoweringParameters(override_lowering_rules=((sin_p, as_cos),))
+    lowered = jax.jit(f).trace(jax.ShapeDtypeStruct((3,), jnp.float32)).lower(
+        _private_parameters=params)
+    text = lowered.as_text()
+    constrained = lambda x: jax.lax.with_sharding_constraint(      # noqa: E731
+        x, jax.sharding.SingleDeviceSharding(jax.devices()[0]))
+    noop = mlir.LoweringParameters(override_lowering_rules=(
+        (jax.lax.sharding_constraint_p, lambda ctx, operand, *a, **k: [operand]),))
+    return ["stablehlo.cosine" in text, "stablehlo.sine" in text,
+            np.asarray(lowered.compile()(jnp.zeros(3))).tolist(),
+            np.asarray(jax.jit(f)(jnp.zeros(3))).tolist(),
+            "@Sharding" in jax.jit(constrained).trace(jax.ShapeDtypeStruct(
+                (2, 4), jnp.bfloat16)).lower(_private_parameters=noop).as_text()]
+
+
 def cases(jax):
     jnp, lax = jax.numpy, jax.lax
     d = jax.devices()[0]
     x = {"a": jnp.arange(2), "b": jnp.arange(3)}
     return {
         "static_argument_eq_raises": lambda: _static_eq_raises(jax),
+        "jit_getstate": lambda: _jit_state(jax),
+        "python_scalar_primals": lambda: _python_scalar_primals(jax),
+        "override_lowering_rules": lambda: _override_lowering_rules(jax),
         "grad_of_int_input_under_strict_promotion": lambda: _grad_of_int_input_strict(jax),
         "jvp_of_asarray_gives_arrays": lambda: [
             type(v).__name__ for v in jax.jvp(jnp.asarray, (1.,), (2.,))],
@@ -436,6 +525,17 @@ def _argnums(api_util):
             api_util.resolve_argnums(f, sig_f, 0, None, None, "y")]
 
 
+def _eval_shape_traces_once(jax, jtu):
+    def f(x):
+        return jax.numpy.array(x)
+    with jtu.count_jit_tracing_cache_miss() as count:
+        jax.eval_shape(f, 1)
+        out = jax.eval_shape(f, 1)
+        after_eval_shape = count()
+        jax.jit(f)(1)               # the call reuses eval_shape's trace (JAX's tracing cache)
+    return [after_eval_shape, out.weak_type, count()]
+
+
 def _token_consuming_primitive(jax, dispatch):
     """A primitive taking a token, run eagerly by apply_primitive under vjp (JAX's issue
     5463): the token's buffer is an operand."""
@@ -465,6 +565,14 @@ def _pmap_compiles(jax, jtu):
         with jtu.count_jit_and_pmap_lowerings() as count:
             for _ in range(2):
                 make()(x, x)
+        counts.append(count())
+    # differentiated: the transformed pmap's program compiles once (vjp: forward, backward)
+    for run in (lambda: jax.jvp(jax.pmap(f), (x, x), (x, x)),
+                lambda: jax.vjp(jax.pmap(f), x, x)[1]((x, x)),
+                lambda: jax.jvp(jax.pmap(lambda a: a * 2), (x,), (x,))):
+        with jtu.count_jit_and_pmap_lowerings() as count:
+            for _ in range(2):
+                run()
         counts.append(count())
     return counts
 
@@ -517,6 +625,7 @@ def private(jax, jtu, api_util, config, dispatch):
         "primitive_linearization_rule": lambda: _linearization_rule(jax, config),
         "pmap_made_anew_compiles_once": lambda: _pmap_compiles(jax, jtu),
         "token_consuming_primitive_under_vjp": lambda: _token_consuming_primitive(jax, dispatch),
+        "eval_shape_traces_once": lambda: _eval_shape_traces_once(jax, jtu),
         "config_update_inside_a_block": lambda: _update_inside_block(jax, config),
         "api_util_donate_argnames_without_signature": lambda: api_util.resolve_argnums(
             "fun", None, None, "a", None, None),

@@ -60,6 +60,8 @@ def run_cases(jax, hijax, cur_qdd, public) -> dict:
     out["box_arg_jit"] = repr((float(jax.jit(update)(box, 1.0)), float(box.get())))
     out["box_arg_jit_again"] = repr((float(jax.jit(update)(box, 1.0)), float(box.get())))
     out["box_returned_eval_shape"] = repr(jax.eval_shape(lambda x: Box(x), 1.0))
+    out["box_closed_over_eval_shape"] = repr((jax.eval_shape(lambda x: update(box, x), 1.0),
+                                              float(box.get())))
 
     seen = {}
 

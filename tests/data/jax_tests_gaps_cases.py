@@ -294,8 +294,34 @@ def composite_array_consts(jax):
                               if ln.startswith("%") and "stablehlo.composite" in ln]}
 
 
+def trivial_conversions(jax):
+    """A convert_element_type to its operand's own dtype and weak type stages no equation
+    (JAX's forwarding rule; api_test's test_elide_trivial_convert_element_types), one that
+    changes the weak type or dtype does; jacfwd's basis keeps its conversion (its sharding
+    is not its operand's type's), jacfwd's and jacrev's blocks drop theirs."""
+    jnp, lax = jax.numpy, jax.lax
+    x = np.arange(3, dtype="float32")
+
+    def cet(y, dtype=np.float32):
+        return lax.convert_element_type(y, dtype)
+    programs = {
+        "numpy_constant": (lambda: cet(cet(cet(x))), ()),
+        "array": (lambda y: cet(cet(y)), (jnp.ones(3),)),
+        "weak_to_strong": (lambda y: cet(y), (1.0,)),
+        "to_int": (lambda y: cet(cet(y, np.int32), np.int32), (jnp.ones(3),)),
+        "jacfwd": (jax.jacfwd(lambda y: jnp.sin(y) * 2), (jnp.ones(3),)),
+        "jacrev": (jax.jacrev(lambda y: jnp.sin(y) * 2), (jnp.ones(3),)),
+        "jacfwd_astype": (jax.jacfwd(lambda y: y.astype(jnp.float32).sum()), (jnp.ones(3),)),
+        "hessian": (jax.hessian(lambda y: (y ** 3).sum()), (jnp.ones(2),)),
+        "grad_astype": (jax.grad(lambda y: jnp.sum(y.astype(jnp.float32) * 2)), (jnp.ones(3),)),
+        "vmap": (jax.vmap(lambda y: cet(y)), (jnp.ones(3),)),
+    }
+    return {name: str(jax.make_jaxpr(f)(*args)) for name, (f, args) in programs.items()}
+
+
 def run(jax):
     return {"vjp_residuals": vjp_residuals(jax),
+            "trivial_conversions": trivial_conversions(jax),
             "implementation_switches": implementation_switches(jax),
             "key_issubdtype": key_issubdtype(jax),
             "cond_closure_released": cond_closure_released(jax),

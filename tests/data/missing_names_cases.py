@@ -208,7 +208,23 @@ def ad(jax):
         "into_ref": [repr(into_ref[0]), float(into_ref[1]), float(ref[...])],
         "declined": [float(declined[0]), repr(declined[1])],
         "plain": [float(v) for v in f_vjp.with_refs()((1.0, 1.0))],
+        "declined_staged": _declined_staged(jax),
     }
+
+
+def _declined_staged(jax):
+    """What a jit of a pullback computes for cotangents it is told are not wanted: a
+    bilinear equation's transpose into such an input is not staged (JAX's NullAccum); other
+    equations are, and nothing is made for the unwanted cotangent itself."""
+    jnp, want, dont = jax.numpy, jax.ad.GradValue(), jax.ad.DontWant()
+    x = y = jnp.arange(3.0)
+    out = []
+    for f in (lambda x, y: x * y, lambda x, y: jnp.sin(x) * y + jnp.dot(x, y) - (-x)):
+        z, f_vjp = jax.vjp(f, x, y)
+        for refs in ((dont, want), (want, dont), (dont, dont)):
+            g = jax.jit(lambda: f_vjp.with_refs(*refs)(jnp.ones_like(z)))
+            out.append([repr(g()), str(g.trace().jaxpr)])
+    return out
 
 
 def config_options(jax):
