@@ -53,9 +53,10 @@ def set_cache_dir(path) -> None:
     """Keep compiled programs in the folder `path` from now on, and look for them there
     (JAX's `jax.experimental.compilation_cache.compilation_cache.set_cache_dir`).
 
+    >>> before = config.jax_compilation_cache_dir
     >>> set_cache_dir("/tmp/jx-cache"); config.jax_compilation_cache_dir
     '/tmp/jx-cache'
-    >>> config.update("jax_compilation_cache_dir", None)
+    >>> set_cache_dir(before)          # the folder it had (None: the default one)
     """
     config.update("jax_compilation_cache_dir", path)
 

@@ -602,9 +602,12 @@ def _close_jaxpr(jax):
 
 
 def _clear_cache_frees(jax):
-    """A jit's clear_cache frees its executable: the client's live executables go back."""
+    """A jit's clear_cache frees its executable: the client's live executables go back.
+    Every cache is emptied first: an executable another test left in a bounded cache could
+    be evicted meanwhile and count as freed here."""
     f = jax.jit(lambda x, y: x * y + 7.0)
     client = jax.devices()[0].client
+    jax.clear_caches()
     gc.collect()
     before = len(client.live_executables())
     f(1., 2.).block_until_ready()

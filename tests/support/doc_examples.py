@@ -21,6 +21,7 @@ def check_docstring_examples(module: str, extra_globals=None, *, ulps: int = ELE
     examples see the module's names, `GLOBALS` and `extra_globals`. `skip_module_docstring`
     leaves out the module's own docstring (an overview that sketches rather than runs).
     """
+    kept = _process_settings()
     mod = importlib.import_module(module)
     globs = {**vars(mod), **GLOBALS, **(extra_globals or {})}
     runner = doctest.DocTestRunner(checker=UlpOutputChecker(ulps),
@@ -31,3 +32,11 @@ def check_docstring_examples(module: str, extra_globals=None, *, ulps: int = ELE
     results = runner.summarize(verbose=False)
     assert results.attempted > 0, f"{module} has no docstring examples"
     assert results.failed == 0, f"{results.failed} of {results.attempted} examples failed in {module}"
+    # an example that changes what the rest of the process uses (the compile cache's folder:
+    # later tests then wrote into the user's ~/.cache) fails here, not in some later test
+    assert _process_settings() == kept, f"{module}'s examples left settings changed"
+
+
+def _process_settings() -> tuple:
+    """What an example must leave as it found it: where compiled programs are kept."""
+    return jxkernel.config.jax_compilation_cache_dir, jxkernel.config.jax_enable_compilation_cache
