@@ -520,10 +520,14 @@ class Config(threading.local):
         keeps the block's value until the block ends)."""
         self._set_global(name, self._checked(name, value))
 
+    @contextlib.contextmanager
     def override(self, name: str, value):
         """Set an option inside a ``with`` block only, in this thread only (as JAX's
-        context managers)."""
-        return self._override(name, self._checked(name, value))
+        context managers). The value is checked on entering the block: a refused value used
+        as a decorator (`@config.use_simplified_jaxpr_constants(True)`) fails the function's
+        calls, not the module defining it."""
+        with self._override(name, self._checked(name, value)):
+            yield
 
     def _set_global(self, name: str, value) -> None:
         """`update` of a checked value, or of a hidden entry (a user context's)."""

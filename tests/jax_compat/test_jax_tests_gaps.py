@@ -36,6 +36,16 @@ def test_an_implementation_jxkernel_has_not_is_refused_by_name(name, other):
         with jax.config.override(name, other):
             pass
     assert getattr(jax.config, name) == before
+    # as a decorator (JAX's api_test.py decorates a test method in its class body): refused
+    # when the function runs, not when the module defining it is imported
+    state = getattr(jax._src.config, name.removeprefix("jax_"))
+
+    @state(other)
+    def decorated():
+        return 1
+    with pytest.raises(ValueError, match=name):
+        decorated()
+    assert getattr(jax.config, name) == before
 
 
 def test_issubdtype_of_a_key_dtype_holds_itself_only():
