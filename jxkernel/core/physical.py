@@ -166,6 +166,9 @@ def eval_physical(jaxpr: Jaxpr, consts, args) -> list:
         if rule is None and keyed and params is eqn.params:
             rule = _traced_lowering(eqn.primitive)
         if rule is not None and keyed:
+            # a rule computes on values: a literal's own (a weak one travels as a Literal
+            # only to be bound again, keeping its weak type)
+            vals = [v.val if type(v) is Literal else v for v in vals]
             outs = rule(in_avals, out_avals, *vals, **params)
         elif keyed and params is eqn.params:
             raise TypeError(f"{eqn.primitive.name} does not accept dtype "

@@ -70,3 +70,16 @@ def test_iterating_keys_eagerly_compiles_nothing_and_matches_indexing():
     assert _bits(first) == _bits(keys[0]) and [_bits(r) for r in rest] == _bits(keys)[1:]
     with pytest.raises(TypeError, match="0-d key array"):
         iter(jax.random.key(0))
+
+
+def test_a_weak_typed_seed_array_under_jit_is_seeded_as_eagerly():
+    """`jax.random.key(jnp.asarray(0))` inside jit: the seed is a weak-typed constant the
+    jaxpr holds as a literal, which the key's physical rule got as the Literal object
+    (Optax's inject_hyperparams(noisy_sgd)(key=0) failed in jit). Its bits are the eager
+    key's, split included (PRNG bits: exact)."""
+    eager = jax.random.key(0)
+    made = jax.jit(lambda p: jax.random.key(jnp.asarray(0)))(1.0)
+    assert np.array_equal(jax.random.key_data(made), jax.random.key_data(eager))
+    split = jax.jit(lambda p: jax.random.split(jax.random.key(jnp.asarray(0))))
+    assert np.array_equal(jax.random.key_data(split(1.0)),
+                          jax.random.key_data(jax.random.split(eager)))
