@@ -4,15 +4,10 @@ make_misc_gaps_reference.py).
 
 A subprocess (JXKERNEL_CPU_DEVICES=8) runs the cases; each test below names one difference.
 """
-import json
-import os
-
 import numpy as np
 import pytest
-from fresh_process import run_json
+from fresh_process import run_against_reference
 from numerics import ELEMENTWISE, assert_allclose_ulp
-
-import locations  # tests/support: the repository's folders
 
 pytestmark = pytest.mark.cpu_only("simulated CPU devices")
 
@@ -26,9 +21,8 @@ print(json.dumps(misc_gaps_cases.run(jax)))
 
 @pytest.fixture(scope="module")
 def runs():
-    with open(os.path.join(locations.DATA, "misc_gaps_reference.json")) as f:
-        ref = json.load(f)["run"]
-    return run_json(_RUN, {"JXKERNEL_CPU_DEVICES": "8"}), ref
+    mine, ref = run_against_reference(_RUN, "misc_gaps_reference.json")
+    return mine, ref["run"]
 
 
 def _check(runs, name, *keys, skip=()):

@@ -6,13 +6,9 @@ reference/make_set_mesh_reference.py ran with JAX 0.10.2; per program it prints 
 `jax.typeof`, `.sharding` repr, shard shape and value, or the error's class and message. Each
 test below names the cases of one difference spmd_test.py found (9 of its 28 tests failed).
 """
-import json
-import os
 
 import pytest
-from fresh_process import run_json
-
-import locations  # tests/support: the repository's folders
+from fresh_process import run_against_reference
 
 pytestmark = pytest.mark.cpu_only("simulated CPU devices")
 
@@ -26,9 +22,8 @@ print(json.dumps(set_mesh_cases.run(jax)))
 
 @pytest.fixture(scope="module")
 def runs():
-    with open(os.path.join(locations.DATA, "set_mesh_reference.json")) as f:
-        ref = json.load(f)["run"]
-    return run_json(_RUN, {"JXKERNEL_CPU_DEVICES": "8"}), ref
+    mine, ref = run_against_reference(_RUN, "set_mesh_reference.json")
+    return mine, ref["run"]
 
 
 def _check(runs, *names):
