@@ -1,5 +1,6 @@
 """custom_gradient and closure_convert, built on custom_vjp as JAX builds them.
 
+    >>> from jxkernel import grad
     >>> @custom_gradient
     ... def f(x):
     ...     return x ** 2, lambda g: (g * x,)
@@ -60,6 +61,7 @@ def custom_gradient(fun):
     ``rule(cotangent) -> tuple of cotangents, one per argument``. The rule may close over
     `fun`'s intermediates but must not branch in Python on their values.
 
+        >>> from jxkernel import grad
         >>> @custom_gradient
         ... def f(x, y):
         ...     return x * y, lambda g: (g * y, g * x)

@@ -1,10 +1,7 @@
 """make_jaxpr and eval_shape: trace a function without running it.
 
-    >>> make_jaxpr(lambda x: jnp.sin(x) + 1.0)(jnp.ones(3))
-    { lambda ; a:f32[3]. let
-        b:f32[3] = sin a
-        c:f32[3] = add b 1.0:f32[]
-      in (c,) }
+    >>> make_jaxpr(lambda x: jnp.sin(x) + 1.0)(jnp.ones(3))    # short: one line, as JAX's
+    { lambda ; a:f32[3]. let b:f32[3] = sin a; c:f32[3] = add b 1.0:f32[] in (c,) }
 """
 from __future__ import annotations
 
