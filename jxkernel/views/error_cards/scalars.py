@@ -1,5 +1,5 @@
 """The card for an array where Python needs one number: int(x), float(x) or complex(x) of an
-array with dimensions, which JAX refuses (as NumPy 2 does) even for a single element."""
+array with dimensions, which JAX refuses even for a single element (NumPy 2.4 refuses it too)."""
 from __future__ import annotations
 
 import ast
@@ -23,7 +23,7 @@ def _scalar_conversion_card(exc, where, called_from) -> ErrorCard:
     for d in shape:
         size *= d
     why = (f"int(), float() and complex() make one Python number, and JAX takes it from an "
-           f"array of shape () only (as NumPy 2 does). This array has shape {shape}")
+           f"array of shape () only (as NumPy 2.4 does). This array has shape {shape}")
     if traced:
         why += (", and it is traced (jit sees its shape and dtype only): it has no value to "
                 "give while tracing.")
