@@ -15,22 +15,12 @@ import jax
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, DATA)
 from control_flow_gaps_cases import counts, errors, lapack_values, values  # noqa: E402
-from recorded_errors import error_head, leaves_record  # noqa: E402
+from recorded_errors import leaves_record, raised_head  # noqa: E402
 
 
-def raised(thunk):
-    found = error_head(thunk)
-    assert found is not None, "the case did not raise"
-    return found
-
-
-def leaves(thunk):
-    return leaves_record(jax, thunk())
-
-
-result = {"errors": {name: raised(thunk) for name, thunk in errors(jax).items()},
-          "values": {name: leaves(thunk) for name, thunk in values(jax).items()},
-          "lapack_values": {name: leaves(thunk) for name, thunk in lapack_values(jax).items()},
+result = {"errors": {name: raised_head(thunk) for name, thunk in errors(jax).items()},
+          "values": {name: leaves_record(jax, thunk()) for name, thunk in values(jax).items()},
+          "lapack_values": {name: leaves_record(jax, thunk()) for name, thunk in lapack_values(jax).items()},
           "counts": {name: thunk() for name, thunk in counts(jax).items()}}
 with open(os.path.join(DATA, "control_flow_gaps_reference.json"), "w") as f:
     json.dump(result, f, indent=1, sort_keys=True)

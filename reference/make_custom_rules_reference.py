@@ -15,21 +15,11 @@ import jax
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, DATA)
 from custom_rules_cases import errors, seen, values  # noqa: E402
-from recorded_errors import error_head, leaves_record  # noqa: E402
+from recorded_errors import leaves_record, raised_head  # noqa: E402
 
 
-def raised(thunk):
-    found = error_head(thunk)
-    assert found is not None, "the case did not raise"
-    return found
-
-
-def leaves(thunk):
-    return leaves_record(jax, thunk())
-
-
-result = {"errors": {name: raised(thunk) for name, thunk in errors(jax).items()},
-          "values": {name: leaves(thunk) for name, thunk in values(jax).items()},
+result = {"errors": {name: raised_head(thunk) for name, thunk in errors(jax).items()},
+          "values": {name: leaves_record(jax, thunk()) for name, thunk in values(jax).items()},
           "seen": {name: thunk() for name, thunk in seen(jax).items()}}
 with open(os.path.join(DATA, "custom_rules_reference.json"), "w") as f:
     json.dump(result, f, indent=1, sort_keys=True)

@@ -35,6 +35,17 @@ def error_head(fn) -> list | None:
     return None
 
 
+def raised_head(fn) -> list:
+    """error_head of a case that must raise (a recording script's check that it did).
+
+    >>> raised_head(lambda: int("x"))[0]
+    'ValueError'
+    """
+    found = error_head(fn)
+    assert found is not None, "the case did not raise"
+    return found
+
+
 def leaves_record(jax, value) -> list:
     """Per leaf of `value`: [dtype name, shape, values as lists], compared exactly."""
     return [[np.asarray(x).dtype.name, list(np.shape(x)), np.asarray(x).tolist()]
