@@ -208,13 +208,22 @@ def stale_note(stale) -> Note | None:
         at = source_label(s.call_site) if s.call_site is not None else ""
         kept = (f"{s.traced_at.inlined_into}'s kept trace of it" if
                 getattr(s.traced_at, "inlined_into", None) else "its compiled program")
-        lines.append(f"⚠ {s.function} read {s.name} = {s.then} when traced"
+        through = f" (in {s.helper}, which it calls)" if s.helper else ""
+        lines.append(f"⚠ {s.function} read {s.name} = {s.then}{through} when traced"
                      f"{f' (at {at})' if at else ''}; {s.name} is {s.now} now, and {kept} "
                      f"keeps {s.then}")
     first = stale[0]
     if getattr(first.traced_at, "inlined_into", None):     # a loop body or a branch
         how = (f" of the body: in the carry of a loop (its init holds {first.name}), an "
                f"operand of lax.cond or lax.switch.")
+    elif first.helper and first.function.isidentifier():
+        how = (f", to {first.function} and on to {first.helper}:\n"
+               f"  def {first.helper}(..., {first.name}): ...\n"
+               f"  def {first.function}(..., {first.name}): ...  # calls {first.helper}(..., "
+               f"{first.name}); then call {first.function}(..., {first.name})")
+    elif first.helper:
+        how = (f" ({first.name} as a parameter of the function and of {first.helper}, passed "
+               f"on in each call).")
     elif first.function.isidentifier():
         how = (f":\n  def {first.function}(..., {first.name}): ...    # then call "
                f"{first.function}(..., {first.name})")

@@ -10,8 +10,10 @@ tracing.
     stale_reads()       # [Stale(function='<lambda>', name='scale', then='2.0', now='3.0', ...)]
 
 Only data is followed (numbers, strings, NumPy and jax arrays, tuples of numbers): a module,
-a class or a function read from outside is code, not a value baked into the program. Each
-change is told once.
+a class or a function read from outside is code, not a value baked into the program. The
+helpers a function calls from its own module (or notebook) are read too, as the trace ran
+them: `loss` calling `predict`, which reads `scale`, baked `scale` in. Each change is told
+once.
 """
 from __future__ import annotations
 
@@ -28,9 +30,9 @@ _SMALL = 100_000         # elements of an array kept (a copy) to compare its val
 
 def reads_from_outside(fun) -> tuple:
     """The names of data `fun` reads from outside it: its closure variables, and the globals
-    its code names that hold data (a number, an array, a container), not a module, a class
-    or a function. A trace bakes their values in, so a function object kept (JAX's cache and
-    jxkernel's) reuses the old values after they change.
+    its code (a lambda or def inside it included) names that hold data (a number, an array, a
+    container), not a module, a class or a function. A trace bakes their values in, so a
+    function object kept (JAX's cache and jxkernel's) reuses the old values after they change.
 
         >>> k = 2.0
         >>> reads_from_outside(lambda x: x * k + np.pi)
@@ -41,12 +43,51 @@ def reads_from_outside(fun) -> tuple:
         return ()
     found = list(code.co_freevars)
     scope = getattr(fun, "__globals__", {})
-    for name in code.co_names:
-        if name in scope and name not in found:
-            value = scope[name]
-            if not (isinstance(value, (type, types.ModuleType)) or callable(value)):
-                found.append(name)
+    for name in _global_names(code):
+        if name in scope and name not in found and _is_data(scope[name]):
+            found.append(name)
     return tuple(found)
+
+
+def helpers_of(fun, limit: int = 16) -> tuple:
+    """The functions `fun` calls by name from its own module or notebook (their globals are
+    its globals), and theirs, in the order met: what its trace ran besides its own code.
+    Library functions (another module's globals) are not followed: what they read is no
+    value of the user's.
+
+        >>> def square(x): return x * x
+        >>> helpers_of(lambda x: square(x) + 1)[0].__name__
+        'square'
+    """
+    scope, seen, out, todo = getattr(fun, "__globals__", None), {id(fun)}, [], [fun]
+    while todo and len(out) < limit:
+        code, here = todo.pop(0), []
+        cells = dict(zip(code.__code__.co_freevars, code.__closure__ or ()))
+        for name in (*code.__code__.co_freevars, *_global_names(code.__code__)):
+            try:
+                value = cells[name].cell_contents if name in cells else scope.get(name)
+            except ValueError:           # an empty cell
+                continue
+            if isinstance(value, types.FunctionType) and value.__globals__ is scope \
+                    and id(value) not in seen:
+                seen.add(id(value))
+                here.append(value)
+        out += here
+        todo += here
+    return tuple(out[:limit])
+
+
+def _global_names(code):
+    """The global names `code` and the code objects written inside it (a lambda, a def, a
+    comprehension) use."""
+    yield from code.co_names
+    for inner in code.co_consts:
+        if isinstance(inner, types.CodeType):
+            yield from _global_names(inner)
+
+
+def _is_data(value) -> bool:
+    return not (isinstance(value, (type, types.ModuleType)) or callable(value))
 
 
 @dataclasses.dataclass
@@ -58,6 +99,7 @@ class Stale:
     now: str           # its value now
     traced_at: object  # the trace's CompileEvent (inlined_into: a loop body's, traced inside)
     call_site: object  # the user's line whose call traced it (a SourceInfo), or None
+    helper: str = ""   # the function `function` calls that read it ("": its own code)
 
 
 @dataclasses.dataclass
@@ -68,20 +110,23 @@ class _Seen:
     told: bool = False
 
 
-# the user's function -> {name: _Seen}, as of its latest trace (held weakly: a function
-# defined anew forgets the old one's reads)
+# the user's function -> {(reader, name): _Seen}, as of its latest trace, where reader is the
+# function itself or a helper it calls (held weakly: a function defined anew forgets the old
+# one's reads)
 _READS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _EVENTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # fun -> (event, site)
 
 
 def traced(fun, event) -> None:
-    """Note what `fun` (the user's function, unwrapped) read from outside as it was traced
-    for `event`, at the user's line running now."""
+    """Note what `fun` (the user's function, unwrapped) and the helpers it calls read from
+    outside as it was traced for `event`, at the user's line running now."""
     seen = {}
-    for name in reads_from_outside(fun):
-        found, value = _current(fun, name)
-        if found and _followed(value):
-            seen[name] = _Seen(_text(value), id(value), _kept(value))
+    if getattr(fun, "__code__", None) is not None:
+        for reader in (fun, *helpers_of(fun)):
+            for name in reads_from_outside(reader):
+                found, value = _current(reader, name)
+                if found and _followed(value):
+                    seen[reader, name] = _Seen(_text(value), id(value), _kept(value))
     try:
         if seen:
             _READS[fun], _EVENTS[fun] = seen, (event, user_source_info())
@@ -92,18 +137,31 @@ def traced(fun, event) -> None:
 
 
 def stale_reads() -> list:
-    """The values read from outside by traced functions that have changed since their trace,
-    each told once."""
+    """The values read from outside by traced functions (or the helpers they call) that have
+    changed since their trace, each told once."""
     out = []
     for fun, seen in list(_READS.items()):
-        for name, then in seen.items():
-            found, now = _current(fun, name)
+        for (reader, name), then in seen.items():
+            found, now = _current(reader, name)
             if then.told or not found or not _changed(then, now):
                 continue
             then.told = True
-            out.append(Stale(getattr(fun, "__name__", "function"), name, then.text,
-                             _text(now), *_EVENTS.get(fun, (None, None))))
-    return out
+            out.append((_variable(reader, name), Stale(
+                getattr(fun, "__name__", "function"), name, then.text, _text(now),
+                *_EVENTS.get(fun, (None, None)), helper="" if reader is fun else reader.__name__)))
+    # a loop body written inside a jitted function is traced on its own too: one variable is
+    # told once, by the function the user calls
+    outer = {var for var, s in out if not getattr(s.traced_at, "inlined_into", None)}
+    return [s for var, s in out
+            if var not in outer or not getattr(s.traced_at, "inlined_into", None)]
+
+
+def _variable(reader, name):
+    """What `name` is in `reader`: its closure cell, or its module's global of that name."""
+    code = reader.__code__
+    if name in code.co_freevars:
+        return id((reader.__closure__ or ())[code.co_freevars.index(name)])
+    return id(reader.__globals__), name
 
 
 def _current(fun, name) -> tuple:

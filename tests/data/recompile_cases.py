@@ -964,6 +964,29 @@ SCENARIOS = {
         "w = np.ones(3, np.float32)\n"
         "f = jax.jit(lambda x: x * w)\n"
         "f(jnp.ones(3)); w[0] = 5.0; out = f(jnp.ones(3))\n"),
+    "helper_global_rebound": (
+        "a global number read by a helper the jitted function calls, rebound: a hit, the old "
+        "number kept",
+        "k = 2.0\n"
+        "def helper(x):\n"
+        "    return x * k\n"
+        "f = jax.jit(lambda x: helper(x) + 1)\n"
+        "f(jnp.ones(3)); k = 3.0; out = f(jnp.ones(3))\n"),
+    "helper_global_passed_on": (
+        "the fix for helper_global_rebound: the number passed to the jitted function and on to "
+        "its helper: a hit, the new number used",
+        "def helper(x, k):\n"
+        "    return x * k\n"
+        "f = jax.jit(lambda x, k: helper(x, k) + 1)\n"
+        "f(jnp.ones(3), 2.0); out = f(jnp.ones(3), 3.0)\n"),
+    "loop_body_global_rebound": (
+        "a global number read by a fori_loop body written inside the jitted function, rebound: "
+        "a hit, the old number kept",
+        "k = 2.0\n"
+        "@jax.jit\n"
+        "def f(x):\n"
+        "    return jax.lax.fori_loop(0, 2, lambda i, c: c * k, x)\n"
+        "f(jnp.ones(3)); k = 3.0; out = f(jnp.ones(3))\n"),
     "jit_decorated_def_in_two_cells": (
         "the same @jax.jit def run again as a later cell (its code on another line): a new "
         "function, never seen",

@@ -543,3 +543,23 @@ def test_a_global_changed_after_the_trace_is_noted_once_under_the_cell(shell):
     ok(shell, "%jxnotes off")
     assert _stale(ok(shell, "@jax.jit\ndef mul_h(x):\n    return x * scale_g\nmul_h(1.0)\n"
                             "scale_g = 4.0")) == []
+
+
+def test_a_global_read_by_a_helper_names_the_helper_and_the_fix_passes_it_on(shell):
+    """A jitted step calling a helper that reads a global: JAX keeps the old value (recorded:
+    helper_global_rebound), so the note names the helper, and its fix (a parameter of both,
+    passed on) applied in the notebook uses the new value on the next call, as JAX does
+    (helper_global_passed_on), without a recompile."""
+    ok(shell, "lr_h = 0.5\ndef update_h(w):\n    return w * lr_h\n@jax.jit\n"
+              "def step_h(w):\n    return update_h(w) + 1\nstep_h(2.0)")
+    (note,) = _stale(ok(shell, "lr_h = 0.25"))
+    text = note["text/plain"]
+    assert text.splitlines()[0].startswith(
+        "⚠ step_h read lr_h = 0.5 (in update_h, which it calls) when traced (at In["), text
+    assert "def update_h(..., lr_h): ...\n  def step_h(..., lr_h): ...  # calls " \
+        "update_h(..., lr_h); then call step_h(..., lr_h)" in text, text
+    fixed = ok(shell, "def update_h(w, lr_h):\n    return w * lr_h\n@jax.jit\n"
+                      "def step_h(w, lr_h):\n    return update_h(w, lr_h) + 1\n"
+                      "_a_h = step_h(2.0, 0.5); _b_h = step_h(2.0, 0.25)")
+    assert (float(shell.user_ns["_a_h"]), float(shell.user_ns["_b_h"])) == (2.0, 1.5)
+    assert _stale(fixed) == [] and len(events_of(shell.user_ns["step_h"])) == 1

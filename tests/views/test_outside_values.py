@@ -7,7 +7,7 @@ import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel.core.avals import ShapedArray
 from jxkernel.views import outside_values
-from jxkernel.views.outside_values import reads_from_outside, stale_reads
+from jxkernel.views.outside_values import helpers_of, reads_from_outside, stale_reads
 
 from doc_examples import check_docstring_examples      # tests/support
 
@@ -25,6 +25,40 @@ def test_only_data_is_followed_not_modules_functions_or_classes():
     def f(x):
         return jnp.sin(x) * k_global + np.pi + len(w_global)
     assert reads_from_outside(f) == ("k_global", "w_global")
+
+
+def _predict(x):
+    return x * k_global + _bias(x)
+
+
+def _bias(x):
+    return np.sum(w_global) if x is not None else _predict(0.0)
+
+
+def test_helpers_from_the_same_module_are_followed_library_functions_are_not():
+    """_predict calls _bias, which calls _predict back (followed once each) and NumPy's sum
+    (another module's: not the user's helper); a def or lambda written inside is read as
+    the function's own code."""
+    assert helpers_of(lambda x: _predict(x) + jnp.sin(x)) == (_predict, _bias)
+    assert reads_from_outside(_bias) == ("w_global",)
+
+    def outer(x):
+        return jxkernel.lax.fori_loop(0, 2, lambda i, c: c * k_global, x)
+    assert reads_from_outside(outer) == ("k_global",)
+
+
+def test_a_global_a_helper_read_is_told_with_the_helper():
+    global k_global
+    stale_reads()
+    f = jxkernel.jit(lambda x: _predict(x) - 1)
+    f(1.0)
+    k_global = 7.0
+    try:
+        found = [s for s in stale_reads() if s.name == "k_global"]
+    finally:
+        k_global = 2.0
+    assert [(s.function, s.helper, s.then, s.now) for s in found] == \
+        [("<lambda>", "_predict", "2.0", "7.0")]
 
 
 def test_a_value_set_back_to_what_was_traced_is_no_change():
