@@ -1,5 +1,5 @@
 /**
- * The `application/vnd.jxkernel.error+json` bundle (jxkernel/notebook/error_cards.py): an
+ * The `application/vnd.jxkernel.error+json` bundle (jxkernel/views/error_cards/): an
  * error explained at the user's line: what went wrong, the line, where the offending value
  * came from (the chain of operations from the input), why, the fix, the rewrite as code,
  * JAX's page for the error (a link only when it is http(s)) and, folded, the traceback.
