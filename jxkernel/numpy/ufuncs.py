@@ -707,8 +707,9 @@ def power(x1, x2, /):
         else:
             x1, = promote_dtypes_numeric(x1)
             if n < 0 and _core.is_int(x1.dtype):
-                raise TypeError(f"Integers cannot be raised to negative powers, got "
-                                f"integer_pow({x1.aval.str_short()}, {n})")
+                # JAX's text names the dtype in full (int32[3], as lax's check does)
+                raise TypeError(f"Integers cannot be raised to negative powers, got integer_pow("
+                                f"{x1.dtype.name}[{','.join(map(str, x1.shape))}], {n})")
             return lax.integer_pow(x1, n)
     return _power(x1, x2)
 

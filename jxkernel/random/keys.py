@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-import operator
 import warnings
 from collections.abc import Sequence
 
@@ -646,11 +645,9 @@ def bits(key, shape=(), dtype=None, *, out_sharding=None):
 
 
 def static_shape(name: str, shape):
-    """`shape` as a tuple of ints; a traced size is an error naming the function."""
-    try:
-        return tuple(operator.index(d) for d in (shape if isinstance(shape, Sequence) else
-                                                 (shape,)))
-    except TypeError:
-        raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got "
-                        f"{shape}. The shape argument of jax.random.{name} must be static: if "
-                        f"using `jit`, try marking it with `static_argnums`.") from None
+    """`shape` as a tuple of ints (one int is one size), as JAX's samplers read it; a traced
+    size is JAX's shape TypeError, carrying the argument it depends on (the notebook's card
+    reads it). `name` is the sampler's, for the callers' symmetry with their other checks."""
+    if isinstance(shape, (int, np.integer)) or not isinstance(shape, Sequence):
+        shape = (shape,)
+    return lax.shapes.canonicalize_shape(shape)

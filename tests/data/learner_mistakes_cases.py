@@ -409,6 +409,10 @@ def run(jax):
         **_vmap_ranks(jax),
         **_prints_under_jit(jax),
         **_branch_types(jax),
+        **_card_rewrites(jax),
+        # a traced size in a random sampler's shape: JAX's shape TypeError, with jit's lines
+        "random_normal_traced_shape": _said_here(lambda: jax.jit(
+            lambda k, n: jax.random.normal(k, (n,)))(jax.random.key(0), 3), 3),
     }
 
 
@@ -696,3 +700,71 @@ def _branch_types(jax):
         "switch_branch_dtypes": _said(lambda: lax.switch(1, [lambda v: v, lambda v: v * 1.0],
                                                          jnp.ones(2, jnp.int32))),
     }
+
+
+# The names the cases below use (a cell the notebook test runs first, and each side here)
+CARD_SETUP = """x = jnp.arange(1.0, 4.0)
+m = jnp.arange(6.0)
+def grow(a):
+    return lax.while_loop(lambda c: c < 10.0, lambda c: c * a, a)
+def power(a, n):
+    return lax.fori_loop(0, n, lambda i, c: c * a, 1.0)
+def double(v):
+    return v * 2
+def negate(v):
+    return -v"""
+
+# (mistake, fix): the while-grad, cond-predicate, lax-dtypes, reshape-size, float-index and
+# integer-power cards' rewrite of each mistake's line (tests/notebook/test_learner_mistakes.py
+# checks the card gives it, runs it, and compares its value with JAX's)
+CARD_REWRITES = {
+    "grad_of_while_loop": ("jax.grad(grow)(2.0)", "jax.jacfwd(grow)(2.0)"),
+    "grad_of_fori_loop_traced_bounds": ("jax.jit(jax.grad(power))(2.0, 3)",
+                                        "jax.jit(jax.jacfwd(power))(2.0, 3)"),
+    "value_and_grad_of_while_loop": ("jax.value_and_grad(grow)(2.0)",
+                                     "(grow(2.0), jax.jacfwd(grow)(2.0))"),
+    "cond_per_element": ("lax.cond(x > 2, lambda v: v * 2, lambda v: -v, x)",
+                         "jnp.where(x > 2, x * 2, -x)"),
+    "cond_per_element_constants": ("lax.cond(x > 2, lambda: 1.0, lambda: 0.0)",
+                                   "jnp.where(x > 2, 1.0, 0.0)"),
+    "cond_per_element_named": ("lax.cond(x > 2, double, negate, x)",
+                               "jnp.where(x > 2, double(x), negate(x))"),
+    "lax_add_two_dtypes": ("lax.add(x, jnp.arange(3))", "jnp.add(x, jnp.arange(3))"),
+    "lax_mul_two_dtypes": ("jax.lax.mul(jnp.arange(3), x)", "jnp.multiply(jnp.arange(3), x)"),
+    "reshape_method": ("m.reshape(4, 3)", "m.reshape(-1, 3)"),
+    "reshape_function": ("jnp.reshape(m, (3, 4))", "jnp.reshape(m, (3, -1))"),
+    "float_index_division": ("x[len(x) / 2]", "x[len(x) // 2]"),
+    "float_index_number": ("x[1.0]", "x[1]"),
+    "float_index_traced_division": ("jax.jit(lambda v, i: v[i / 2])(x, 2)",
+                                    "jax.jit(lambda v, i: v[i // 2])(x, 2)"),
+    "float_index_traced": ("jax.jit(lambda v, i: v[i])(x, 1.0)",
+                           "jax.jit(lambda v, i: v[i.astype(int)])(x, 1.0)"),
+    "integer_negative_power": ("jnp.arange(3) ** -1", "jnp.arange(3).astype(float) ** -1"),
+}
+
+# the other fixes the cards' words offer, run as written
+CARD_OTHER_FIXES = {
+    "cond_all": "lax.cond(jnp.all(x > 2), lambda v: v * 2, lambda v: -v, x)",
+    "cond_all_constants": "lax.cond(jnp.all(x > 2), lambda: 1.0, lambda: 0.0)",
+    "fori_loop_static_bounds": "jax.jit(jax.grad(power), static_argnums=1)(2.0, 3)",
+    "lax_add_cast": "lax.add(x, jnp.arange(3).astype(x.dtype))",
+    "integer_power_reciprocal": "1 / jnp.arange(3)",
+}
+
+
+def _card_rewrites(jax):
+    """Each CARD_REWRITES mistake's error under JAX, the value its fix gives, and each of
+    CARD_OTHER_FIXES' values (exact: sums and products of small whole numbers, halves, inf)."""
+    names = {"jax": jax, "jnp": jax.numpy, "lax": jax.lax}
+    exec(CARD_SETUP, names)
+
+    def value(code):
+        return json.loads(json.dumps(jax.tree_util.tree_map(
+            lambda a: np.asarray(a).tolist(), eval(code, dict(names)))))
+    found = {}
+    for case, (mistake, fix) in CARD_REWRITES.items():
+        found[f"card_{case}"] = _said(lambda: eval(mistake, dict(names)))
+        found[f"card_{case}_fixed"] = value(fix)
+    for case, code in CARD_OTHER_FIXES.items():
+        found[f"card_{case}"] = value(code)
+    return found

@@ -18,8 +18,9 @@ import jxkernel
 import jxkernel.numpy as jnp
 import numpy as np
 from jxkernel.views import error_cards
-from learner_mistakes_cases import (METHOD_PYTREE_FIX, NOT_ARRAYS, OPERAND_SHAPES,  # tests/data
-                                    VMAP_RANKS, _unplaced, run as facts_of)
+from learner_mistakes_cases import (CARD_OTHER_FIXES, CARD_REWRITES, CARD_SETUP,  # tests/data
+                                    METHOD_PYTREE_FIX, NOT_ARRAYS, OPERAND_SHAPES, VMAP_RANKS,
+                                    _unplaced, run as facts_of)
 import locations  # tests/support: the repository's folders
 from ipython_shell import shell_fixture
 
@@ -788,3 +789,69 @@ def test_vmap_of_a_scalar_alone_asks_for_a_batch_not_in_axes_none(shell):
     assert shell.run_cell(card["rewrite"].replace("jax.vmap(f)", "jax.vmap(lambda x: x * 2)"))\
         .success
     assert list(shell.user_ns["ys"].shape) == [3]
+
+
+_KINDS = {"grad": "while-grad", "value": "while-grad", "cond": "cond-predicate",
+          "lax": "lax-dtypes", "reshape": "reshape-size", "float": "float-index",
+          "integer": "integer-power"}
+
+
+def _value(v):
+    return json.loads(json.dumps(jxkernel.tree_util.tree_map(lambda a: np.asarray(a).tolist(),
+                                                             v)))
+
+
+@pytest.mark.parametrize("case", sorted(CARD_REWRITES))
+def test_a_card_rewrites_the_line_to_one_that_gives_jaxs_value(shell, case):
+    """grad of a while_loop (jacfwd), lax.cond given a condition per element (jnp.where),
+    lax given two dtypes (the jnp function JAX's tip names), a reshape of another size (-1),
+    a float index (//, an integer), an integer to a negative power (a float base): JAX's
+    error, and the card's rewrite of the user's line, run, gives JAX's recorded value."""
+    mistake, fix = CARD_REWRITES[case]
+    assert shell.run_cell("from jxkernel import lax\n" + CARD_SETUP).success
+    text, card = shown(shell, f"_y = {mistake}")
+    assert card is not None, text
+    assert card["kind"] == _KINDS[case.split("_")[0]]
+    assert card["message"] == JAX[f"card_{case}"]["first_line"]
+    line = card["rewrite"].splitlines()[0].split("    # ")[0]
+    assert line == f"_y = {fix}", card["rewrite"]
+    assert shell.run_cell(line).success
+    assert _value(shell.user_ns["_y"]) == JAX[f"card_{case}_fixed"]
+
+
+@pytest.mark.parametrize("case", sorted(CARD_OTHER_FIXES))
+def test_the_other_fixes_a_card_names_work_as_in_jax(shell, case):
+    """jnp.all for one branch, static fori_loop bounds, a cast for lax, 1 / x: each as the
+    cards' words write it, JAX's recorded value."""
+    assert shell.run_cell("from jxkernel import lax\n" + CARD_SETUP).success
+    assert shell.run_cell(f"_y = {CARD_OTHER_FIXES[case]}").success
+    assert _value(shell.user_ns["_y"]) == JAX[f"card_{case}"]
+
+
+def test_a_cond_card_offers_jnp_all_on_its_second_line(shell):
+    assert shell.run_cell("from jxkernel import lax\n" + CARD_SETUP).success
+    text, card = shown(shell, "_y = lax.cond(x > 2, lambda v: v * 2, lambda v: -v, x)")
+    assert card["rewrite"].splitlines()[2] == \
+        "_y = " + CARD_OTHER_FIXES["cond_all"], card["rewrite"]
+    assert "jnp.any" in card["fix"] and "shape (3,)" in card["why"]
+
+
+def test_a_while_grad_card_names_the_static_bounds_fix(shell):
+    assert shell.run_cell("from jxkernel import lax\n" + CARD_SETUP).success
+    text, card = shown(shell, "_y = jax.grad(grow)(2.0)")
+    assert "static_argnums" in card["fix"] and "lax.scan" in card["fix"]
+    assert JAX["card_fori_loop_static_bounds"] == JAX["card_grad_of_fori_loop_traced_bounds_fixed"]
+
+
+@pytest.mark.parametrize("mistake, words", [
+    ("m.reshape(4)", "(6,)"),
+    ("m.reshape(4, -1)", "(1, 6), (2, 3), (3, 2), (6, 1)"),
+    ("m.reshape(4, 4)", "(1, 6), (2, 3), (3, 2), (6, 1)"),
+])
+def test_a_reshape_with_no_size_to_work_out_gets_shapes_that_fit(shell, mistake, words):
+    """No one axis can be -1 (one axis, -1 given already, or no axis whose others divide 6):
+    words listing shapes of 6 elements, and no code that would fail."""
+    assert shell.run_cell(CARD_SETUP).success
+    text, card = shown(shell, f"_y = {mistake}")
+    assert card["kind"] == "reshape-size" and words in card["fix"], card["fix"]
+    assert card["rewrite"].startswith("# ")

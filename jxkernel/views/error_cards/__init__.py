@@ -27,13 +27,17 @@ seed-as-key (TypeError: a seed given to jax.random where a key goes), integer-gr
 number), scalar-conversion (TypeError: int(x)/float(x)/complex(x) of an array with dimensions),
 broadcast-shapes (elementwise operands that do not broadcast), matmul-shapes (TypeError: a
 matrix product whose inner sizes differ), not-an-array (TypeError: a string, a function or
-another object passed to a jitted function where jit traces it).
+another object passed to a jitted function where jit traces it), cond-predicate (TypeError:
+lax.cond given a condition per element), while-grad (ValueError: grad of a while_loop, or of
+a fori_loop with traced bounds), reshape-size (TypeError: a reshape to another size),
+lax-dtypes (TypeError: a lax operation given two dtypes), integer-power (TypeError: an integer
+array to a negative power), float-index (TypeError: an array indexed by a float).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
 `rewrites.py` (the user's code read back and rewritten: branches, loops), then one module
 per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py`, `shapes.py`,
-`keys.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `methods.py`. `_CARDS` below says
+`keys.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `operand_dtypes.py`, `methods.py`. `_CARDS` below says
 which card an exception gets, in order: the first whose test passes.
 
 With `%load_ext jxkernel`, the exception handler of notebook/tracebacks.py shows the card
@@ -73,13 +77,17 @@ from __future__ import annotations
 
 from ...core import errors as jx_errors
 from .card import MIME, VERSION, ErrorCard, origin_lines, render_html, render_text
-from .control_flow import _branch_card, _carry_card, _is_branch_types, _is_carry_error
+from .control_flow import (_branch_card, _carry_card, _cond_predicate_card, _is_branch_types,
+                           _is_carry_error, _is_cond_predicate, _is_while_grad,
+                           _while_grad_card)
 from .grad import (_int_grad_card, _is_int_grad_input, _is_scalar_output,
                    _scalar_output_card)
 from .keys import _is_seed_as_key, _key_reuse_card, _seed_card
 from .methods import _is_method_self, _method_card
+from .operand_dtypes import (_float_index_card, _int_power_card, _is_float_index,
+                             _is_int_power, _is_lax_dtypes, _lax_dtypes_card)
 from .operand_shapes import (_broadcast_card, _is_broadcast_error, _is_matmul_shapes,
-                             _matmul_card)
+                             _is_reshape_size, _matmul_card, _reshape_card)
 from .reading import _first_line, _user_lines
 from .scalars import _is_scalar_conversion, _scalar_conversion_card
 from .shapes import (_boolean_index_card, _immutable_card, _is_item_assignment,
@@ -123,6 +131,8 @@ _CARDS = [
     (_is_vmap_rank, _vmap_rank_card),
     (_is_carry_error, _carry_card),
     (_is_branch_types, _branch_card),
+    (_is_cond_predicate, _cond_predicate_card),
+    (_is_while_grad, _while_grad_card),
     (lambda e: isinstance(e, jx_errors.NonConcreteBooleanIndexError), _boolean_index_card),
     (_is_item_assignment, _immutable_card),
     (lambda e: isinstance(e, jx_errors.KeyReuseError), _key_reuse_card),
@@ -135,4 +145,8 @@ _CARDS = [
     (_is_scalar_conversion, _scalar_conversion_card),
     (_is_broadcast_error, _broadcast_card),
     (_is_matmul_shapes, _matmul_card),
+    (_is_reshape_size, _reshape_card),
+    (_is_lax_dtypes, _lax_dtypes_card),
+    (_is_int_power, _int_power_card),
+    (_is_float_index, _float_index_card),
 ]

@@ -1,5 +1,6 @@
-"""Cards for structured control flow whose types must match: lax.cond/switch branches
-returning different types, and a scan/while_loop/fori_loop carry that changes type."""
+"""Cards for structured control flow: lax.cond/switch branches returning different types, a
+scan/while_loop/fori_loop carry that changes type, lax.cond given one condition per element,
+and grad of a while_loop (or of a fori_loop with traced bounds)."""
 from __future__ import annotations
 
 import ast
@@ -8,7 +9,7 @@ import re
 from ...core import dtypes
 from .card import ErrorCard
 from .reading import _public
-from .rewrites import _parse_line
+from .rewrites import _parse_line, _replaced
 
 
 # ------------------------------------------------------------------ cond/switch branch types
@@ -185,3 +186,131 @@ def _loop_body_name(where) -> str | None:
 
 def _is_carry_error(e) -> bool:
     return isinstance(e, TypeError) and "carry input and carry output must have" in str(e)
+
+
+
+# ------------------------------------------------------------------ cond's condition
+_PRED = re.compile(r"^Pred must be a scalar, got (.*) of (?:shape (\(.*\))\.|type (.*))$")
+
+
+def _is_cond_predicate(e) -> bool:
+    return isinstance(e, TypeError) and _PRED.match(str(e)) is not None
+
+
+def _cond_predicate_card(exc, where, called_from) -> ErrorCard:
+    value, shape, kind = _PRED.match(str(exc)).groups()
+    has = f"shape {shape}" if shape else f"type {kind}"
+    return ErrorCard(
+        "cond-predicate", "lax.cond was given one condition per element",
+        why=(f"lax.cond runs one branch for the whole computation, so its condition is one "
+             f"bool, of shape (). This one has {has}: {value}."),
+        fix=("For a choice per element, jnp.where(condition, a, b) computes both branches and "
+             "takes, at each position, a's element where the condition holds and b's where "
+             "not. For one branch for the whole array, make the condition one bool: "
+             "jnp.all(condition) (every element) or jnp.any(condition) (at least one)."),
+        rewrite=_cond_rewrite(where), where=_public(where), called_from=_public(called_from),
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.lax.cond.html")
+
+
+def _cond_rewrite(where) -> str:
+    """The user's lax.cond as jnp.where of its branches' values (a lambda's body with the
+    operands put in for its parameters, a named function called on them), then with its
+    condition reduced by jnp.all."""
+    tree = _parse_line(where)
+    call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and len(n.args) >= 3
+                 and ast.unparse(n.func).split(".")[-1] == "cond"), None) if tree else None
+    if call is None:
+        return ("y = jnp.where(condition, a, b)     # per element: both computed\n"
+                "y = lax.cond(jnp.all(condition), true_fun, false_fun, *operands)   # one "
+                "branch for the whole array")
+    pred, operands = call.args[0], call.args[3:]
+    values = [_branch_value(b, operands) for b in call.args[1:3]]
+    lines = []
+    if None not in values:
+        where_ = ast.Call(ast.parse("jnp.where", mode="eval").body, [pred, *values], [])
+        lines += [f"{_replaced(tree, call, where_)}    # both computed, then picked element "
+                  f"by element",
+                  "# or, to run one branch for the whole array (jnp.any: at least one):"]
+    every = ast.Call(ast.parse("jnp.all", mode="eval").body, [pred], [])
+    lines.append(_replaced(tree, pred, every))
+    return "\n".join(lines)
+
+
+def _branch_value(branch, operands):
+    """The expression a branch gives for `operands`: a lambda's body with them put in for
+    its parameters, a function named by the user called on them; None otherwise."""
+    if isinstance(branch, ast.Lambda):
+        params = branch.args
+        if params.vararg or params.kwarg or params.kwonlyargs or params.defaults or \
+                len(params.args) != len(operands):
+            return None
+        names = {a.arg: op for a, op in zip(params.args, operands)}
+        return _Substitute(names).visit(ast.parse(ast.unparse(branch.body), mode="eval").body)
+    if isinstance(branch, (ast.Name, ast.Attribute)):
+        return ast.Call(branch, list(operands), [])
+    return None
+
+
+class _Substitute(ast.NodeTransformer):
+    """Puts an expression in for each read of a name (a lambda's parameter)."""
+
+    def __init__(self, names):
+        self.names = names
+
+    def visit_Name(self, node):
+        return self.names.get(node.id, node) if isinstance(node.ctx, ast.Load) else node
+
+
+# ------------------------------------------------------------------ grad of a while_loop
+_WHILE_GRAD = "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop"
+
+
+def _is_while_grad(e) -> bool:
+    return isinstance(e, ValueError) and str(e).startswith(_WHILE_GRAD)
+
+
+def _while_grad_card(exc, where, called_from) -> ErrorCard:
+    rewrite = next(filter(None, (_forward_rewrite(w) for w in (where, called_from))), None)
+    if rewrite is None:
+        rewrite = ("g = jax.jacfwd(f)(x)    # forward mode: the gradient jax.grad(f)(x) would "
+                   "give\n# or, for a fori_loop: Python int bounds (static under jit), so it "
+                   "runs as a lax.scan")
+    return ErrorCard(
+        "while-grad", "grad of a loop whose number of steps is known only when it runs",
+        why=("jax.grad runs the program backwards, from the output, so it must keep what every "
+             "step of a loop computed. A lax.while_loop's number of steps (a lax.fori_loop's "
+             "too, when its bounds are traced) is known only as it runs, so there is no fixed "
+             "set of steps to keep."),
+        fix=("Forward mode follows the loop as it runs: jax.jacfwd(f) gives the same gradient "
+             "for a function with one number out, one pass per input element (cheap for a "
+             "few). For a fori_loop, give it bounds that are Python ints (under jit, mark the "
+             "argument they come from static: static_argnums), and it runs as a lax.scan, "
+             "which jax.grad differentiates; a loop of a fixed number of steps written as "
+             "lax.scan is too."),
+        rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.lax.while_loop.html")
+
+
+def _forward_rewrite(where) -> str | None:
+    """The user's line with its jax.grad(f) as jax.jacfwd(f) (same arguments: argnums and
+    has_aux mean the same there) and value_and_grad(f)(args) as (f(args), jacfwd(f)(args));
+    None where the line has neither."""
+    tree = _parse_line(where)
+    for node in ast.walk(tree) if tree is not None else ():
+        if not isinstance(node, ast.Call):
+            continue
+        name = ast.unparse(node.func).split(".")[-1]
+        if name == "grad":
+            forward = ast.parse(ast.unparse(node.func)[:-len("grad")] + "jacfwd", mode="eval")
+            return (f"{_replaced(tree, node.func, forward.body)}    # forward mode: the "
+                    f"same gradient")
+        applied = isinstance(node.func, ast.Call) and not node.func.keywords and \
+            len(node.func.args) == 1 and \
+            ast.unparse(node.func.func).split(".")[-1] == "value_and_grad"
+        if applied:
+            head = ast.unparse(node.func.func)[:-len("value_and_grad")]
+            f, args = ast.unparse(node.func.args[0]), ", ".join(
+                ast.unparse(a) for a in [*node.args, *node.keywords])
+            return (f"{_replaced(tree, node, f'({f}({args}), {head}jacfwd({f})({args}))')}"
+                    f"    # the value, and the gradient by forward mode")
+    return None

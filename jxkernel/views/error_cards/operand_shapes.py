@@ -1,17 +1,19 @@
 """Cards for operands whose shapes do not fit together: elementwise operands that do not
-broadcast (`X - X.mean(axis=1)`), and a matrix product whose inner sizes differ (`x @ x`).
+broadcast (`X - X.mean(axis=1)`), a matrix product whose inner sizes differ (`x @ x`), and a
+reshape to a shape of another size (`m.reshape(4, 3)` of 6 elements).
 Every fix is offered only where the shapes say it works: its result shape is computed here by
 NumPy's rules and shown."""
 from __future__ import annotations
 
 import ast
+import math
 import re
 
 import numpy as np
 
 from .card import ErrorCard
 from .reading import _public, _user_frame
-from .rewrites import _parse_line
+from .rewrites import _parse_line, _replaced
 
 # jnp's message (ranks may differ) and lax's (equal ranks, the primitive named)
 _JNP_BROADCAST = re.compile(r"^Incompatible shapes for broadcasting: shapes=(\[.*\])$")
@@ -260,3 +262,86 @@ def _matmul_rewrite(tree, options) -> str:
     else:
         site.args = [left, right]
     return f"{ast.unparse(tree)}    # {shape}"
+
+
+# ------------------------------------------------------------------ reshape
+_RESHAPE = re.compile(r"^cannot reshape array of shape (\(.*?\)) \(size (\d+)\) into shape (.+?)"
+                      r"(?: \(size (\d+)\)| because the product of specified axis sizes "
+                      r"\((\d+)\) does not evenly divide \d+)$")
+
+
+def _is_reshape_size(e) -> bool:
+    return isinstance(e, TypeError) and _RESHAPE.match(str(e)) is not None
+
+
+def _reshape_card(exc, where, called_from) -> ErrorCard:
+    shape, size, target, target_size, known = _RESHAPE.match(str(exc)).groups()
+    size = int(size)
+    dims = ast.literal_eval(target)
+    dims = tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
+    why = (f"A reshape keeps every element, so the new sizes must multiply to the array's "
+           f"size, {size} (shape {shape})")
+    why += (f"; {target} holds {target_size}." if target_size else
+            f"; with -1, the others ({known}) must divide {size}, and they do not.")
+    free = _free_axis(dims, size)
+    if free is None:
+        fix = (f"Choose sizes that multiply to {size}: {_shapes_of(size, max(len(dims), 1))}. "
+               f"-1 stands for one size worked out from the others.")
+        rewrite = f"# {size} elements fill {_shapes_of(size, max(len(dims), 1))}"
+    else:
+        result = dims[:free] + (size // math.prod(dims[:free] + dims[free + 1:]),) + \
+            dims[free + 1:]
+        fix = (f"-1 lets one size be worked out from the others: {_dims_text(dims, free)} "
+               f"gives {result}. Or choose sizes that multiply to {size}.")
+        rewrite = _reshape_rewrite(where, dims, free, result)
+    return ErrorCard(
+        "reshape-size", f"A reshape of {size} elements into {target}",
+        why=why, fix=fix, rewrite=rewrite, where=_public(where),
+        called_from=_public(called_from),
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.numpy.reshape.html")
+
+
+def _free_axis(dims, size):
+    """The first axis of `dims` that -1 can stand for (the others divide `size`), when
+    there are two or more and none is -1 already; else None."""
+    if len(dims) < 2 or -1 in dims:
+        return None
+    for i in range(len(dims)):
+        rest = math.prod(dims[:i] + dims[i + 1:])
+        if rest > 0 and size % rest == 0:
+            return i
+    return None
+
+
+def _dims_text(dims, free) -> str:
+    return "(" + ", ".join("-1" if i == free else str(d) for i, d in enumerate(dims)) + ")"
+
+
+def _shapes_of(size, rank) -> str:
+    """A few shapes of `rank` axes holding `size` elements: (6,), or (1, 6), (2, 3), ..."""
+    if rank == 1:
+        return f"({size},), or with two axes {_shapes_of(size, 2)}"
+    pairs = [(d, size // d) for d in range(1, size + 1) if size % d == 0][:6]
+    lead = (1,) * (rank - 2)
+    return ", ".join(str(lead + p) for p in pairs)
+
+
+def _reshape_rewrite(where, dims, free, result) -> str:
+    """The user's reshape with -1 at axis `free`: its sizes as separate arguments
+    (`m.reshape(4, 3)`) or a tuple (`jnp.reshape(m, (3, 4))`)."""
+    note = f"    # gives {result}"
+    tree = _parse_line(where)
+    for node in ast.walk(tree) if tree is not None else ():
+        if not (isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] ==
+                "reshape"):
+            continue
+        method = isinstance(node.func, ast.Attribute) and \
+            ast.unparse(node.func.value) not in ("jnp", "np", "jax.numpy", "numpy")
+        args = node.args if method else node.args[1:]
+        sizes = (args if len(args) == len(dims) else
+                 args[0].elts if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List))
+                 else [])
+        literal = [s.value if isinstance(s, ast.Constant) else None for s in sizes]
+        if tuple(literal) == tuple(dims):
+            return _replaced(tree, sizes[free], "-1") + note
+    return f"y = x.reshape{_dims_text(dims, free)}{note}"

@@ -188,3 +188,30 @@ def _simple_if(node):
             and len(b.targets) == 1 and ast.unparse(a.targets[0]) == ast.unparse(b.targets[0]):
         return f"{ast.unparse(a.targets[0])} = ", ast.unparse(a.value), ast.unparse(b.value)
     return None
+
+
+def _replaced(tree, old, new) -> str:
+    """The code of `tree` with the node `old` replaced by `new` (a node, or an expression's
+    source), as the user's line rewritten.
+
+        >>> tree = ast.parse("y = f(x) + 1")
+        >>> _replaced(tree, tree.body[0].value.left, "g(x)")
+        'y = g(x) + 1'
+    """
+    if isinstance(new, str):
+        new = ast.parse(new, mode="eval").body
+    out = _Replace(old, new).visit(tree)
+    try:
+        return ast.unparse(out)
+    finally:                    # the tree as it was: a card may rewrite the line twice
+        _Replace(new, old).visit(out)
+
+
+class _Replace(ast.NodeTransformer):
+    """Puts `new` where `old` was in a tree."""
+
+    def __init__(self, old, new):
+        self.old, self.new = old, new
+
+    def visit(self, node):
+        return self.new if node is self.old else super().visit(node)

@@ -6,7 +6,7 @@ import ast
 
 from .card import ErrorCard
 from .reading import _public
-from .rewrites import _parse_line
+from .rewrites import _parse_line, _replaced
 
 _CONVERSION = "Only scalar arrays can be converted to Python scalars"
 _CONVERTERS = ("int", "float", "complex")
@@ -68,15 +68,5 @@ def _conversion_rewrite(where, traced, size) -> str:
                                           f"{converter}({array}[0]) for a vector")
     if call is None:
         return f"y = {new}    # {note}"
-    replaced = _Replace(call, ast.parse(new, mode="eval").body).visit(tree)
-    return f"{ast.unparse(replaced)}    # {note}"
+    return f"{_replaced(tree, call, new)}    # {note}"
 
-
-class _Replace(ast.NodeTransformer):
-    """Puts `new` where `old` was in a tree."""
-
-    def __init__(self, old, new):
-        self.old, self.new = old, new
-
-    def visit(self, node):
-        return self.new if node is self.old else super().visit(node)

@@ -1,0 +1,122 @@
+"""Cards for an operand of the wrong dtype: lax's operations given two dtypes (lax never
+promotes), an integer array raised to a negative power, and an array indexed by a float. Each
+rewrite is the user's own line with the one change that gives the operation a dtype it takes."""
+from __future__ import annotations
+
+import ast
+import re
+
+from ...core import dtypes
+from .card import ErrorCard
+from .reading import _public
+from .rewrites import _parse_line, _replaced
+
+# JAX's text (lax._check_same_dtypes) names the jnp function that promotes
+_LAX_DTYPES = re.compile(r"^lax\.(\w+) requires arguments to have the same dtypes, got (\w+), "
+                         r"(\w+)\. \(Tip: jnp\.(\w+) is a similar function that does automatic "
+                         r"type promotion on inputs\)")
+_INT_POWER = "Integers cannot be raised to negative powers"
+_FLOAT_INDEX = re.compile(r"^Indexer must have integer or boolean type, got indexer with type "
+                          r"(\w+)$")
+
+
+# ------------------------------------------------------------------ lax: one dtype
+def _is_lax_dtypes(e) -> bool:
+    return isinstance(e, TypeError) and _LAX_DTYPES.match(str(e)) is not None
+
+
+def _lax_dtypes_card(exc, where, called_from) -> ErrorCard:
+    op, a, b, numpy_name = _LAX_DTYPES.match(str(exc)).groups()
+    both = str(dtypes.promote_types(a, b))
+    tree = _parse_line(where)
+    call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and
+                 ast.unparse(n.func).split(".")[-1] == op), None) if tree else None
+    note = f"    # promotes {a} and {b} to {both}"
+    rewrite = (f"{_replaced(tree, call.func, f'jnp.{numpy_name}')}{note}" if call is not None
+               else f"y = jnp.{numpy_name}(a, b){note}")
+    return ErrorCard(
+        "lax-dtypes", f"lax.{op} was given two dtypes, {a} and {b}",
+        why=(f"lax's operations are XLA's, which take operands of one dtype: lax.{op} never "
+             f"promotes, so {a} with {b} is refused."),
+        fix=(f"jnp.{numpy_name} promotes the operands to one dtype first ({both} here), as "
+             f"NumPy does. To stay with lax.{op}, cast one operand to the other's dtype: "
+             f"b.astype(a.dtype)."),
+        rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        docs="https://docs.jax.dev/en/latest/type_promotion.html")
+
+
+# ------------------------------------------------------------------ integer ** negative
+def _is_int_power(e) -> bool:
+    return isinstance(e, TypeError) and str(e).startswith(_INT_POWER)
+
+
+def _int_power_card(exc, where, called_from) -> ErrorCard:
+    tree = _parse_line(where)
+    power = next((n for n in ast.walk(tree) if isinstance(n, ast.BinOp) and
+                  isinstance(n.op, ast.Pow)), None) if tree else None
+    note = "    # a float array: its negative powers are fractions (1 / 0 gives inf)"
+    if power is not None:       # the user's text kept (ast.unparse would write ** (-1))
+        code, left = where["code"], power.left
+        base = ast.get_source_segment(code, left)
+        if not isinstance(left, (ast.Name, ast.Call, ast.Attribute, ast.Subscript)):
+            base = f"({base})"
+        raw = code.encode()     # (ast's offsets count UTF-8 bytes)
+        rewrite = (raw[:left.col_offset].decode() + base + ".astype(float)" +
+                   raw[left.end_col_offset:].decode() + note)
+    else:
+        rewrite = "y = x.astype(float) ** -1" + note
+    return ErrorCard(
+        "integer-power", "An integer array raised to a negative power",
+        why=("x ** -n is 1 / x ** n: fractions, which an integer array cannot hold, so JAX "
+             "refuses it rather than round them (NumPy refuses it too)."),
+        fix="Make the base a float array first: x.astype(float) ** -1 (or 1 / x).",
+        rewrite=rewrite, where=_public(where), called_from=_public(called_from), docs=None)
+
+
+# ------------------------------------------------------------------ a float index
+def _is_float_index(e) -> bool:
+    found = isinstance(e, TypeError) and _FLOAT_INDEX.match(str(e))
+    return bool(found) and "float" in found.group(1)
+
+
+def _float_index_card(exc, where, called_from) -> ErrorCard:
+    dtype = _FLOAT_INDEX.match(str(exc)).group(1)
+    # a Python float (or NumPy's) is float64 while x64 is off; an array's float is float32
+    python = dtype == "float64" and dtypes.canonicalize_dtype("float64") != "float64"
+    return ErrorCard(
+        "float-index", f"An array was indexed by a {dtype}",
+        why=(f"An index picks positions, which are whole numbers: this one is a {dtype}"
+             f"{' (a Python float)' if python else ''}. x / 2 gives a float even for whole "
+             f"numbers."),
+        fix=("Divide with // (floor division, an integer), or make the index an integer: "
+             "int(i) for a Python number, i.astype(int) for an array (traced too)."),
+        rewrite=_index_rewrite(where, python), where=_public(where),
+        called_from=_public(called_from), docs=None)
+
+
+def _index_rewrite(where, python) -> str:
+    """The user's line with its float index made an integer: each `/` in an index as `//`,
+    else the one index that is not an integer as int(i) (a Python float) or i.astype(int)."""
+    tree = _parse_line(where)
+    fallback = ("y = x[i // 2]        # // gives an integer\n"
+                f"y = x[{'int(i)' if python else 'i.astype(int)'}]")
+    if tree is None:
+        return fallback
+    entries = [e for n in ast.walk(tree) if isinstance(n, ast.Subscript)
+               for e in (n.slice.elts if isinstance(n.slice, ast.Tuple) else [n.slice])
+               if not isinstance(e, ast.Slice)]
+    divisions = [e for e in entries if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Div)]
+    if divisions:
+        for e in divisions:
+            e.op = ast.FloorDiv()
+        return f"{ast.unparse(tree)}    # // gives an integer"
+    floats = [e for e in entries if not (isinstance(e, ast.Constant) and
+                                         type(e.value) in (int, bool))]
+    if len(floats) != 1:
+        return fallback
+    (index,) = floats
+    if isinstance(index, ast.Constant) and isinstance(index.value, float) and \
+            index.value.is_integer():
+        return f"{_replaced(tree, index, str(int(index.value)))}    # an integer index"
+    made = f"int({ast.unparse(index)})" if python else f"({ast.unparse(index)}).astype(int)"
+    return f"{_replaced(tree, index, made)}    # an integer index"
