@@ -1,6 +1,7 @@
-"""The cards of the mistakes learners make with shapes, in a real browser: grad of a function
-that returns a vector, and rows centred without keepdims. The card draws the user's line
-rewritten (jax.jacrev; keepdims=True), and the page says JAX's message once.
+"""The cards of the mistakes learners make with shapes and loops, in a real browser: grad of a
+function that returns a vector, rows centred without keepdims, lax.cond given a condition per
+element. The card draws the user's line rewritten (jax.jacrev; keepdims=True; jnp.where), and
+the page says JAX's message once.
 
 The harness is tests/labextension/test_labextension_browser.py's (server, page, screenshots to
 test-artifacts/browser/<test>-<step>.png); one notebook per card, run once (Run All stops at
@@ -15,12 +16,16 @@ SETUP = "%load_ext jxkernel\nimport jxkernel as jax, jxkernel.numpy as jnp\nX = 
 NOTEBOOKS = {
     "grad_output.ipynb": [SETUP, "def square(x):\n    return x ** 2\n\ng = jax.grad(square)(X[0])"],
     "broadcast.ipynb": [SETUP, "centred = X - X.mean(axis=1)"],
+    "cond.ipynb": [SETUP, "x = X[0] - 2 * jnp.arange(4.0)\n"
+                   "y = jax.lax.cond(x > 0, lambda v: v, lambda v: -v, x)"],
 }
 CASES = [
     ("grad_output.ipynb", "Gradient only defined for scalar-output functions. Output had shape: "
      "(4,).", "g = jax.jacrev(square)(X[0])"),
     ("broadcast.ipynb", "Incompatible shapes for broadcasting: shapes=[(3, 4), (3,)]",
      "centred = X - X.mean(axis=1, keepdims=True)"),
+    ("cond.ipynb", "Pred must be a scalar, got [ True False False False] of shape (4,).",
+     "y = jnp.where(x > 0, x, -x)"),
 ]
 
 
@@ -30,7 +35,7 @@ def server(lab_app):
         yield running
 
 
-@pytest.mark.parametrize("name, message, rewrite", CASES, ids=["grad-output", "broadcast"])
+@pytest.mark.parametrize("name, message, rewrite", CASES, ids=["grad-output", "broadcast", "cond-predicate"])
 def test_the_card_draws_the_rewritten_line(server, chromium, request, name, message, rewrite):
     with notebook_run(chromium, server, [], name, {1: "jx-ErrorCardOutput"}) as page:
         card = cell(page, 1).locator(".jx-ErrorCardOutput")
