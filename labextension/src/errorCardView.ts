@@ -48,17 +48,23 @@ const show = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 function originBox(origin: { [key: string]: unknown }): HTMLElement | null {
   const steps = Array.isArray(origin.steps) ? each<{ primitive: string; where: string | null; code: string | null; type: string }>(
     origin.steps, 'origin.steps', { primitive: 'string', where: 'string?', code: 'string?', type: 'string?' }) : null;
-  if (steps && !origin.input_type) {
-    // a value that depends on no input (a %%jit cell's own jnp.ones(3), traced all the same):
-    // nothing to trace back, as the text card says nothing (it drew "input #null")
+  if (steps && !origin.input_type && steps.length === 0) {
+    // a value that depends on no input and no operation made it (a %%jit cell's own
+    // constant): nothing to trace back, as the text card says nothing (it drew "input #null")
     return null;
   }
   if (steps) {
     const chain = el('ol', 'jx-ErrorCard-chain');
-    const from = origin.argument ? `input ${show(origin.argument)}` : `input #${show(origin.input_index)}`;
-    const type = origin.input_type ? `: ${show(origin.input_type)}` : '';
-    const transform = origin.transformation ? ` (traced by ${show(origin.transformation)})` : '';
-    chain.appendChild(el('li', 'jx-ErrorCard-step', `${from}${type}${transform}`));
+    if (origin.input_type) {
+      const from = origin.argument ? `input ${show(origin.argument)}` : `input #${show(origin.input_index)}`;
+      const transform = origin.transformation ? ` (traced by ${show(origin.transformation)})` : '';
+      chain.appendChild(el('li', 'jx-ErrorCard-step', `${from}: ${show(origin.input_type)}${transform}`));
+    } else {
+      // made from constants by jnp operations, traced all the same (JAX: "This value became
+      // a tracer due to JAX operations on these lines"): the text card's words
+      chain.appendChild(el('li', 'jx-ErrorCard-step', `no argument: made from constants by jnp ` +
+        `operations in ${show(origin.function)}, traced for ${show(origin.transformation)}`));
+    }
     for (const s of steps) {
       const item = el('li', 'jx-ErrorCard-step', `${s.primitive} → ${s.type ?? ''}`);
       if (s.where) {

@@ -120,6 +120,21 @@ describe('said once: the error card and the guard (issue 44)', () => {
     expect(viewOrNote(error, bundles[error]).textContent).toContain('where the value comes from');
   });
 
+  it('lists the operations that made a value from constants, as the text card does', () => {
+    // `y = jnp.ones(3) * 2; if y.sum() > 1:` inside a jitted f: no argument, two operations
+    const error = 'application/vnd.jxkernel.error+json';
+    const origin = { function: 'f', transformation: 'jit', argument: null, arguments: [],
+                     input_index: null, input_type: null, value_type: 'bool[]',
+                     steps: [{ primitive: 'mul', type: 'f32[3]', where: 'In[3]:2', code: 'y = jnp.ones(3) * 2' },
+                             { primitive: 'reduce_sum', type: 'f32[]', where: 'In[3]:3', code: 'if y.sum() > 1:' }] };
+    const node = viewOrNote(error, { ...bundles[error], origin });
+    const steps = [...node.querySelectorAll('.jx-ErrorCard-step')].map(li => li.textContent);
+    expect(steps[0]).toBe('no argument: made from constants by jnp operations in f, traced for jit');
+    expect(steps.slice(1).map(s => s!.split(' ')[0])).toEqual(['mul', 'reduce_sum']);
+    expect(node.textContent).toContain('where the value comes from');
+    expect(node.textContent).not.toContain('#null');
+  });
+
   it('names a guarded function where the user defined it, not by its key', () => {
     const guard = 'application/vnd.jxkernel.guard+json';
     const key = 'f@/tmp/ipykernel_4692/1161316084.py:1#140389491386576';

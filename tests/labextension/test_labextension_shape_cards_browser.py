@@ -1,7 +1,8 @@
 """The cards of the mistakes learners make with shapes and loops, in a real browser: grad of a
 function that returns a vector, rows centred without keepdims, lax.cond given a condition per
 element. The card draws the user's line rewritten (jax.jacrev; keepdims=True; jnp.where), and
-the page says JAX's message once.
+the page says JAX's message once. And an `if` on a value a jitted function made from
+constants: the card lists the operations that made it, as its text does.
 
 The harness is tests/labextension/test_labextension_browser.py's (server, page, screenshots to
 test-artifacts/browser/<test>-<step>.png); one notebook per card, run once (Run All stops at
@@ -18,6 +19,8 @@ NOTEBOOKS = {
     "broadcast.ipynb": [SETUP, "centred = X - X.mean(axis=1)"],
     "cond.ipynb": [SETUP, "x = X[0] - 2 * jnp.arange(4.0)\n"
                    "y = jax.lax.cond(x > 0, lambda v: v, lambda v: -v, x)"],
+    "constants.ipynb": [SETUP, "@jax.jit\ndef f(v):\n    y = jnp.ones(3) * 2\n"
+                        "    return v if y.sum() > 1 else -v\n\nf(1.0)"],
 }
 CASES = [
     ("grad_output.ipynb", "Gradient only defined for scalar-output functions. Output had shape: "
@@ -43,4 +46,16 @@ def test_the_card_draws_the_rewritten_line(server, chromium, request, name, mess
         expect(card.locator(".jx-ErrorCard-rewrite")).to_contain_text(rewrite)
         shown = cell(page, 1).locator(".jp-OutputArea").inner_text()
         assert shown.count(message) == 1, shown
+        shot_view(cell(page, 1), request, "card")
+
+
+def test_a_value_made_from_constants_lists_the_operations_that_made_it(server, chromium,
+                                                                     request):
+    with notebook_run(chromium, server, [], "constants.ipynb", {1: "jx-ErrorCardOutput"}) as page:
+        card = cell(page, 1).locator(".jx-ErrorCardOutput")
+        steps = card.locator(".jx-ErrorCard-chain li")
+        expect(steps.nth(0)).to_have_text(
+            "no argument: made from constants by jnp operations in f, traced for jit")
+        expect(steps.nth(1)).to_contain_text("y = jnp.ones(3) * 2")
+        assert "#null" not in card.inner_text()
         shot_view(cell(page, 1), request, "card")
