@@ -55,6 +55,11 @@ def _static_hint(found) -> str:
                 "lax.cond, lax.fori_loop, ...).")
     if found.get("input_index") is None and found.get("steps"):
         return _HINT_CONSTANTS
+    if found.get("transformation") in BODY_TRACES:
+        return (f"It depends on an input {found['transformation']} gives its function traced "
+                f"(a loop's index and carry, a branch's operands: never a Python value), so "
+                f"no argument can be made static: keep it traced, with jnp operations or "
+                f"structured control flow (jnp.where, lax.cond, ...).")
     if ((found or {}).get("input_type") or "").partition("[")[2].strip("]") or \
             (found or {}).get("input_kind") == "array":     # a 0-d array that came as one
         return ("It depends on an array argument, which cannot be static (static arguments must "
@@ -204,6 +209,9 @@ class RecompileError(RuntimeError):
             f"jxkernel.compile_log.fail_on_recompile({function_key!r}, False).")
 
 
+# what the trace of a loop body or a branch is told as (lax/_cf_util.py's, JAX's traced_for):
+# its inputs come from the loop or cond, so static_argnums cannot reach them
+BODY_TRACES = frozenset({"scan", "fori_loop", "while_body", "while_cond", "cond", "switch"})
 _HINT_CONSTANTS = ("It depends on no argument: jnp operations are traced even on constants. "
                    "Compute it with NumPy (np.sin(2.0) is a Python value while tracing), "
                    "or keep it traced (jnp.where, lax.cond, ...).")

@@ -21,7 +21,7 @@ from ..core.hijax import AvalQDD, cur_qdd
 from ..core.ir import ClosedJaxpr, Jaxpr
 from ..core.source_info import function_source_info
 from ..core.vma import in_mesh_order
-from ..transforms.api_util import flatten_fun
+from ..transforms.api_util import body_arg_names, flatten_fun
 from ..core.staging import (DebugInfo, JaxprTrace, bind_refs, convert_constvars_to_invars,
                             high_jaxprs, retyped_consts, trace_to_jaxpr)
 from ..tree_util import equality_errors, keystr, tree_flatten_with_path, tree_unflatten
@@ -73,7 +73,10 @@ def trace_fun(fun, in_tree, in_avals, what: str, promoted: bool = False):
     user = traced_as[0]
     # told as JAX tells it ("... for scan", "for while_body", "for fori_loop")
     told = "fori_loop" if traced_as[1] == "lax.fori_loop" else _JAX_TRACED_FOR.get(what, what)
-    info = DebugInfo(fun_name(user), function_source_info(user), told, None)
+    # its inputs named by the user's parameters, so tracer errors say which one a value
+    # depends on ("the argument i" of a fori_loop body), as JAX's do
+    names = body_arg_names(user, in_tree, traced_as[2] if len(traced_as) > 2 else None)
+    info = DebugInfo(fun_name(user), function_source_info(user), told, names)
     # hijax equations made and used inside the body: their low equations (core/hijax_lower.py);
     # a loop body or branch capturing a mutable hijax value from outside stays high (the
     # value a `BoxTy` const, its equations inside), as JAX stages it (_staged_or_threaded)

@@ -7,9 +7,9 @@ import inspect
 
 import numpy as np
 
-from ..tree_util import (broadcast_flattened_prefix_with_treedef, prefix_errors,
-                         register_pytree_node, tree_flatten, tree_structure, tree_unflatten,
-                         treedef_children)
+from ..tree_util import (broadcast_flattened_prefix_with_treedef, keystr, prefix_errors,
+                         register_pytree_node, tree_flatten, tree_flatten_with_path,
+                         tree_structure, tree_unflatten, treedef_children)
 from .ad_util import float0
 
 
@@ -34,6 +34,54 @@ def flatten_fun(fun, in_tree, has_aux: bool = False):
         store[:] = [out_tree, *aux]
         return out_leaves
     return flat, lambda: tuple(store) if has_aux else store[0]
+
+
+def body_arg_names(user, in_tree, namer=None) -> tuple:
+    """A name per input leaf of a loop body or branch, as JAX's debug info names them: the
+    user function's parameter ("c", "x", "c['a']"); `namer` maps a wrapper's leaf path to
+    (parameter index, the rest of the path), or None for a leaf of the wrapper's own
+    (fori_loop's bound).
+
+        >>> body_arg_names(lambda c, x: c, tree_structure(({"a": 0, "b": 0}, 0)))
+        ("c['a']", "c['b']", 'x')
+    """
+    code = getattr(user, "__code__", None)
+    key = (code, in_tree, getattr(namer, "__code__", None))
+    found = _BODY_NAMES.get(key) if code is not None else None
+    if found is None:
+        found = tuple(_body_arg_names(user, in_tree, namer))
+        if code is not None:
+            if len(_BODY_NAMES) > 4096:
+                _BODY_NAMES.clear()
+            _BODY_NAMES[key] = found
+    return found
+
+
+# (the body's code, the inputs' treedef, the wrapper's namer) -> the names: a lambda made anew
+# each time has one code, so its names are found once (each body trace asks)
+_BODY_NAMES: dict = {}
+
+
+def _body_arg_names(user, in_tree, namer) -> list:
+    try:
+        params = [p.name for p in inspect.signature(user).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = []
+    try:
+        paths = [p for p, _ in tree_flatten_with_path(
+            tree_unflatten(in_tree, list(range(in_tree.num_leaves))))[0]]
+    except Exception:       # noqa: BLE001  (a pytree whose unflatten checks its children)
+        return [f"args[{i}]" for i in range(in_tree.num_leaves)]
+    names = []
+    for path in paths:
+        found = namer(path) if namer is not None else (path[0].idx, path[1:])
+        if found is None:
+            names.append("(upper bound)")
+            continue
+        i, rest = found
+        names.append((params[i] if i < len(params) else f"args[{i}]") + keystr(tuple(rest)))
+    return names
 
 
 def check_callable(fun) -> None:

@@ -34,7 +34,7 @@ from ..core.config import _TRACE_OPTIONS, _USER_CONTEXTS, config
 from ..core.partial_eval import PartialEvalTrace
 from ..core.staging import JaxprTrace
 from ..core.trace import _ctx
-from ..tree_util import keystr, tree_flatten_with_path, tree_unflatten
+from ..transforms.api_util import body_arg_names
 from ..core import compile_record as _record
 from ..core.compile_record import (  # noqa: F401  (jxkernel.compile_log: the record's names too)
     MAX_EVENTS, CompileEvent, Miss, cache_hits, clear, compile_events, events_since,
@@ -407,36 +407,6 @@ def _body_signature(named) -> tuple:
     return found
 
 
-# (the user function's code, the inputs' treedef, the API) -> the names: a lambda made anew
-# each time has one code, so its names are found once
-_BODY_NAMES: dict = {}
-
-
-def _body_names(user, in_tree, namer) -> list:
-    """A name per input leaf of a body, as JAX's debug info names them: the user function's
-    parameter ("c", "x", "c['a']"); `namer` maps a wrapper's leaf path to (parameter index,
-    the rest of the path), or None for a leaf of the wrapper's own (fori_loop's bound)."""
-    try:
-        params = [p.name for p in inspect.signature(user).parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    except (TypeError, ValueError):
-        params = []
-    try:
-        paths = [p for p, _ in tree_flatten_with_path(
-            tree_unflatten(in_tree, list(range(in_tree.num_leaves))))[0]]
-    except Exception:       # noqa: BLE001  (a pytree whose unflatten checks its children)
-        return [f"args[{i}]" for i in range(in_tree.num_leaves)]
-    names = []
-    for path in paths:
-        found = namer(path) if namer is not None else (path[0].idx, path[1:])
-        if found is None:
-            names.append("(upper bound)")
-            continue
-        i, rest = found
-        names.append((params[i] if i < len(params) else f"args[{i}]") + keystr(tuple(rest)))
-    return names
-
-
 def _body_severity(old_what, old: Signature, what, new: Signature) -> int:
     """JAX's order of what to name (diff_tracing_cache_keys): the tracing context (0), the
     pytree (1), what it was traced for (2), the types (3); 4: the same key (its trace was not
@@ -462,15 +432,7 @@ def body_traced(fun, in_tree, in_avals, what: str, source, promoted: bool = Fals
     user, api, namer = getattr(fun, "_jx_traced_as", (fun, _BODY_API.get(what, what), None))
     if source is None or _source_internal(source.file):
         return                          # jxkernel's own bodies (lax.map's): not the user's
-    key = (getattr(user, "__code__", None), in_tree, api)
-    names = _BODY_NAMES.get(key) if key[0] is not None else None
-    if names is None:
-        names = _body_names(user, in_tree, namer)
-        if key[0] is not None:
-            if len(_BODY_NAMES) > 4096:
-                _BODY_NAMES.clear()
-            _BODY_NAMES[key] = names
-    named = tuple(zip(names, in_avals))
+    named = tuple(zip(body_arg_names(user, in_tree, namer), in_avals))
     new = Signature(named, in_tree, (), _body_config())
     try:
         seen = _BODY_SEEN.setdefault(fun, [])

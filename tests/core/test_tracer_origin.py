@@ -31,7 +31,11 @@ def ours() -> dict:
 TRACER_ERRORS = ["if_on_constant", "unrelated_literal", "numpy_constant", "no_literal",
                  "more_than_five", "in_helper", "two_arguments", "index_constant",
                  "jit_in_jit", "make_jaxpr", "scan_body", "where_of_constants",
-                 "frames_1_operations"]
+                 "frames_1_operations", "fori_body_argument", "fori_body_argument_eager",
+                 "scan_body_argument", "while_cond_argument", "cond_branch_operand"]
+# a loop body's or a branch's inputs: named by the user's parameters, never offered static
+BODY_ARGUMENTS = ["fori_body_argument", "fori_body_argument_eager", "scan_body_argument",
+                  "while_cond_argument", "cond_branch_operand"]
 EXACT = ["zeros_of_constant"]           # JAX's TypeError, which jxkernel adds nothing to
 LEAKS = ["frames_default", "frames_0", "frames_1", "frames_3", "frames_10"]
 # jax.checking_leaks: every tracer a leaked one keeps alive through its equations; along a
@@ -46,6 +50,25 @@ def test_a_tracer_error_says_where_the_value_came_from_in_jaxs_words(case):
     jax_said, said = JAX[case], ours()[case]
     assert said["error"] == jax_said["error"], case
     assert said["lines"][:len(jax_said["lines"])] == jax_said["lines"], case
+
+
+@pytest.mark.parametrize("case", BODY_ARGUMENTS)
+def test_a_loop_bodys_input_is_named_and_never_advised_static(case):
+    """JAX names the body's parameter the value depends on (recorded); jxkernel's advice after
+    JAX's words keeps it traced: static_argnums cannot reach a loop's index or carry, nor a
+    branch's operand."""
+    said = ours()[case]["lines"]
+    assert said[1].endswith("depends on the value of the argument " +
+                            JAX[case]["lines"][1].rsplit(" ", 1)[1])
+    assert not any("static_argnums" in line and "mark" in line for line in said), said
+    assert any("keep it traced" in line or "instead of Python control flow." in line
+               for line in said), said
+
+
+def test_every_body_trace_is_one_whose_inputs_cannot_be_static():
+    from jxkernel.core.errors import BODY_TRACES
+    from jxkernel.lax._cf_util import _JAX_TRACED_FOR
+    assert set(_JAX_TRACED_FOR.values()) | {"fori_loop"} == BODY_TRACES
 
 
 def test_a_value_made_from_constants_lists_the_operations_that_made_it_a_tracer():

@@ -93,7 +93,24 @@ def _origins(jax):
     def scan_body(c, x):                    # in a scan body: the body's operations
         return (c + x if jnp.cos(1.0) > 0 else c), x
 
+    def fori_index(i, c):                   # made from a fori_loop body's index: JAX names i
+        j = i * 2
+        return c if j > 1 else -c
+
+    def scan_x(c, x):                       # a scan body's x
+        return (c if x > 0 else -c), x
+
+    def branch(v):                          # a cond branch's operand
+        return v if v > 0 else -v
+
     return {
+        "fori_body_argument": _said(lambda: jax.jit(
+            lambda x: lax.fori_loop(0, 3, fori_index, x))(1.0)),
+        "fori_body_argument_eager": _said(lambda: lax.fori_loop(0, 3, fori_index, 1.0)),
+        "scan_body_argument": _said(lambda: lax.scan(scan_x, 0.0, jnp.ones(2))),
+        "while_cond_argument": _said(lambda: lax.while_loop(
+            lambda c: True if c < 3 else False, lambda c: c + 1, 0)),
+        "cond_branch_operand": _said(lambda: lax.cond(jnp.array(True), branch, branch, 1.0)),
         "if_on_constant": _said(lambda: jax.jit(if_on_constant)(1.0)),
         "unrelated_literal": _said(lambda: jax.jit(unrelated_literal)(1.0)),
         "numpy_constant": _said(lambda: jax.jit(numpy_constant)(1.0)),

@@ -321,11 +321,13 @@ def test_branch_in_a_loop_body_names_its_input(shell):
                                       "lax.scan(body, 0.0, jnp.ones(3))")
     origin = card["origin"]
     assert (origin["function"], origin["transformation"]) == ("body", "scan")    # JAX: "traced for scan"
-    assert origin["argument"] is None and origin["input_index"] == 1    # (c, x): x
+    # named by the body's parameter, as JAX names it (tracer_origin_reference.json's
+    # scan_body_argument: "depends on the value of the argument x")
+    assert origin["argument"] == "x" and origin["input_index"] == 1    # (c, x): x
     assert [s["primitive"] for s in origin["steps"]] == ["gt"]
     assert card["rewrite"] == (f"c = jnp.where(x > 0, c + x, c - x)\n{ONE_BRANCH}\n"
                                "c = lax.cond(x > 0, lambda: c + x, lambda: c - x)")
-    assert "    input 1: f32[] of body, traced for scan" in text       # (JAX's name for it)
+    assert "    argument x: f32[] of body, traced for scan" in text
 
 
 # ------------------------------------------------------------------ static only for Python values
