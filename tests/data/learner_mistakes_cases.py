@@ -712,7 +712,9 @@ def power(a, n):
 def double(v):
     return v * 2
 def negate(v):
-    return -v"""
+    return -v
+def twice(c):
+    return c * 2"""
 
 # (mistake, fix): the while-grad, cond-predicate, lax-dtypes, reshape-size, float-index and
 # integer-power cards' rewrite of each mistake's line (tests/notebook/test_learner_mistakes.py
@@ -740,6 +742,30 @@ CARD_REWRITES = {
     "float_index_traced": ("jax.jit(lambda v, i: v[i])(x, 1.0)",
                            "jax.jit(lambda v, i: v[i.astype(int)])(x, 1.0)"),
     "integer_negative_power": ("jnp.arange(3) ** -1", "jnp.arange(3).astype(float) ** -1"),
+    "vmap_in_axes_short": ("jax.vmap(jnp.multiply, in_axes=(0,))(x, x)",
+                           "jax.vmap(jnp.multiply, in_axes=(0, None))(x, x)"),
+    "vmap_in_axes_long": ("jax.vmap(jnp.multiply, in_axes=(0, 0, 0))(x, x)",
+                          "jax.vmap(jnp.multiply, in_axes=(0, 0))(x, x)"),
+    "body_fori_lambda": ("lax.fori_loop(0, 3, lambda c: c * 2, 1.0)",
+                         "lax.fori_loop(0, 3, lambda i, c: c * 2, 1.0)"),
+    "body_scan_lambda": ("lax.scan(lambda c: (c + 1, c), 0.0, x)",
+                         "lax.scan(lambda c, x: (c + 1, c), 0.0, x)"),
+    "body_map_lambda": ("lax.map(lambda: 1.0, x)", "lax.map(lambda x: 1.0, x)"),
+}
+
+# (mistake statement, the program the card's rewrite makes of it): a rewrite of more than one
+# line (a def, while_loop's functions), or of a statement, run whole; each binds _y
+CARD_PROGRAMS = {
+    "body_fori_named": ("_y = lax.fori_loop(0, 3, twice, 1.0)",
+                        "def twice(i, c):\n    return c * 2\n"
+                        "_y = lax.fori_loop(0, 3, twice, 1.0)"),
+    "body_while_lambdas": ("_y = lax.while_loop(lambda i, c: i < 3, lambda i, c: (i + 1, c * 2), "
+                           "(0, 1.0))",
+                           "def cond_fun(state):\n    i, c = state\n    return i < 3\n"
+                           "def body_fun(state):\n    i, c = state\n    return (i + 1, c * 2)\n"
+                           "_y = lax.while_loop(cond_fun, body_fun, (0, 1.0))"),
+    "at_assigned": ("_y = jnp.zeros(3)\n_y.at[0] = 1.0", "_y = jnp.zeros(3)\n"
+                    "_y = _y.at[0].set(1.0)"),
 }
 
 # the other fixes the cards' words offer, run as written
@@ -758,13 +784,21 @@ def _card_rewrites(jax):
     names = {"jax": jax, "jnp": jax.numpy, "lax": jax.lax}
     exec(CARD_SETUP, names)
 
-    def value(code):
+    def value_of(result):
         return json.loads(json.dumps(jax.tree_util.tree_map(
-            lambda a: np.asarray(a).tolist(), eval(code, dict(names)))))
+            lambda a: np.asarray(a).tolist(), result)))
+
+    def value(code):
+        return value_of(eval(code, dict(names)))
     found = {}
     for case, (mistake, fix) in CARD_REWRITES.items():
         found[f"card_{case}"] = _said(lambda: eval(mistake, dict(names)))
         found[f"card_{case}_fixed"] = value(fix)
     for case, code in CARD_OTHER_FIXES.items():
         found[f"card_{case}"] = value(code)
+    for case, (mistake, program) in CARD_PROGRAMS.items():
+        found[f"card_{case}"] = _said(lambda: exec(mistake, dict(names)))
+        ran = dict(names)
+        exec(program, ran)
+        found[f"card_{case}_fixed"] = value_of(ran["_y"])
     return found

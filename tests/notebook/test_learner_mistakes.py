@@ -18,7 +18,8 @@ import jxkernel
 import jxkernel.numpy as jnp
 import numpy as np
 from jxkernel.views import error_cards
-from learner_mistakes_cases import (CARD_OTHER_FIXES, CARD_REWRITES, CARD_SETUP,  # tests/data
+from learner_mistakes_cases import (CARD_OTHER_FIXES, CARD_PROGRAMS, CARD_REWRITES,  # tests/data
+                                    CARD_SETUP,
                                     METHOD_PYTREE_FIX, NOT_ARRAYS, OPERAND_SHAPES, VMAP_RANKS,
                                     _unplaced, run as facts_of)
 import locations  # tests/support: the repository's folders
@@ -793,7 +794,8 @@ def test_vmap_of_a_scalar_alone_asks_for_a_batch_not_in_axes_none(shell):
 
 _KINDS = {"grad": "while-grad", "value": "while-grad", "cond": "cond-predicate",
           "lax": "lax-dtypes", "reshape": "reshape-size", "float": "float-index",
-          "integer": "integer-power"}
+          "integer": "integer-power", "vmap": "vmap-in-axes", "body": "body-arguments",
+          "at": "immutable-array"}
 
 
 def _value(v):
@@ -805,8 +807,10 @@ def _value(v):
 def test_a_card_rewrites_the_line_to_one_that_gives_jaxs_value(shell, case):
     """grad of a while_loop (jacfwd), lax.cond given a condition per element (jnp.where),
     lax given two dtypes (the jnp function JAX's tip names), a reshape of another size (-1),
-    a float index (//, an integer), an integer to a negative power (a float base): JAX's
-    error, and the card's rewrite of the user's line, run, gives JAX's recorded value."""
+    a float index (//, an integer), an integer to a negative power (a float base), an in_axes
+    of another length (None added, or the last dropped), a loop body's lambda missing what
+    the loop passes (fori_loop's index, scan's x): JAX's error, and the card's rewrite of the
+    user's line, run, gives JAX's recorded value."""
     mistake, fix = CARD_REWRITES[case]
     assert shell.run_cell("from jxkernel import lax\n" + CARD_SETUP).success
     text, card = shown(shell, f"_y = {mistake}")
@@ -855,3 +859,25 @@ def test_a_reshape_with_no_size_to_work_out_gets_shapes_that_fit(shell, mistake,
     text, card = shown(shell, f"_y = {mistake}")
     assert card["kind"] == "reshape-size" and words in card["fix"], card["fix"]
     assert card["rewrite"].startswith("# ")
+
+
+@pytest.mark.parametrize("case", sorted(CARD_PROGRAMS))
+def test_a_card_rewrite_of_more_than_a_line_runs_as_jaxs(shell, case):
+    """A named fori_loop body taking the value alone (its def line given the index), a
+    while_loop's lambdas of two parameters (functions unpacking the one value), `x.at[0] = v`
+    (x = x.at[0].set(v)): JAX's error, and the program the card's rewrite makes, run, gives
+    JAX's recorded value."""
+    mistake, program = CARD_PROGRAMS[case]
+    assert shell.run_cell("from jxkernel import lax\n" + CARD_SETUP).success
+    text, card = shown(shell, mistake)
+    assert card is not None, text
+    assert card["kind"] == _KINDS[case.split("_")[0]]
+    assert card["message"] == JAX[f"card_{case}"]["first_line"]
+    rewrite = "\n".join(line.split("    # ")[0] for line in card["rewrite"].splitlines())
+    if rewrite.startswith("def twice(i, c):"):       # its def line: the body as before
+        rewrite = rewrite + "\n    return c * 2\n" + mistake
+    if case == "at_assigned":                         # the assignment line alone is rewritten
+        rewrite = mistake.splitlines()[0] + "\n" + rewrite
+    assert rewrite == program, card["rewrite"]
+    assert shell.run_cell(rewrite).success
+    assert _value(shell.user_ns["_y"]) == JAX[f"card_{case}_fixed"]

@@ -31,7 +31,9 @@ another object passed to a jitted function where jit traces it), cond-predicate 
 lax.cond given a condition per element), while-grad (ValueError: grad of a while_loop, or of
 a fori_loop with traced bounds), reshape-size (TypeError: a reshape to another size),
 lax-dtypes (TypeError: a lax operation given two dtypes), integer-power (TypeError: an integer
-array to a negative power), float-index (TypeError: an array indexed by a float).
+array to a negative power), float-index (TypeError: an array indexed by a float), vmap-in-axes
+(ValueError: an in_axes tuple of another length than the arguments), body-arguments
+(TypeError: a loop body or branch written to take other arguments than lax passes it).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
@@ -77,7 +79,8 @@ from __future__ import annotations
 
 from ...core import errors as jx_errors
 from .card import MIME, VERSION, ErrorCard, origin_lines, render_html, render_text
-from .control_flow import (_branch_card, _carry_card, _cond_predicate_card, _is_branch_types,
+from .control_flow import (_body_arguments_card, _branch_card, _carry_card,
+                           _cond_predicate_card, _is_body_arguments, _is_branch_types,
                            _is_carry_error, _is_cond_predicate, _is_while_grad,
                            _while_grad_card)
 from .grad import (_int_grad_card, _is_int_grad_input, _is_scalar_output,
@@ -95,7 +98,8 @@ from .shapes import (_boolean_index_card, _immutable_card, _is_item_assignment,
 from .static import _is_not_an_array, _is_unhashable, _not_an_array_card, _unhashable_card
 from .tracer import (_array_card, _bool_card, _concretization_card, _is_traced_shape_error,
                      _leaked_card)
-from .vmap import _is_vmap_rank, _is_vmap_sizes, _vmap_card, _vmap_rank_card
+from .vmap import (_in_axes_length_card, _is_in_axes_length, _is_vmap_rank, _is_vmap_sizes,
+                   _vmap_card, _vmap_rank_card)
 
 __all__ = ["MIME", "VERSION", "ErrorCard", "card_for", "origin_lines", "render_html",
            "render_text"]
@@ -129,10 +133,12 @@ _CARDS = [
     (_is_unhashable, _unhashable_card),
     (_is_vmap_sizes, _vmap_card),
     (_is_vmap_rank, _vmap_rank_card),
+    (_is_in_axes_length, _in_axes_length_card),
     (_is_carry_error, _carry_card),
     (_is_branch_types, _branch_card),
     (_is_cond_predicate, _cond_predicate_card),
     (_is_while_grad, _while_grad_card),
+    (_is_body_arguments, _body_arguments_card),
     (lambda e: isinstance(e, jx_errors.NonConcreteBooleanIndexError), _boolean_index_card),
     (_is_item_assignment, _immutable_card),
     (lambda e: isinstance(e, jx_errors.KeyReuseError), _key_reuse_card),

@@ -96,10 +96,14 @@ def _mask_rewrite(where) -> str:
 
 
 def _immutable_card(exc, where, called_from) -> ErrorCard:
+    why = ("x[i] = v writes into an array, but JAX arrays are immutable (a traced one is not "
+           "even memory yet): each update makes a new array.")
+    if str(exc).startswith(_AT_ASSIGNED):      # `x.at[i] = v`: half of the fix, assigned to
+        why = ("x.at[i] = v assigns into .at, which only describes an update: .set(v) (or "
+               ".add, ...) makes it, returning a new array, as JAX arrays are immutable.")
     return ErrorCard(
         "immutable-array", "JAX arrays cannot be changed in place",
-        why=("x[i] = v writes into an array, but JAX arrays are immutable (a traced one is "
-             "not even memory yet): each update makes a new array."),
+        why=why,
         fix=("Use x = x.at[i].set(v) (x[i] += v: .add(v); also .subtract, .multiply, .divide, "
              ".min, .max): a new array, bound to x."),
         rewrite=_at_rewrite(where), where=_public(where), called_from=_public(called_from),
@@ -118,6 +122,7 @@ def _at_rewrite(where) -> str:
     if found is None:
         return "x = x.at[i].set(v)    # a new array; .add(v) for x[i] += v"
     array, index, value = found.group("array"), found.group("index"), found.group("value")
+    array = array.removesuffix(".at")           # `x.at[0] = 1`: the array is x
     method = _AT_METHOD[found.group("op")]
     return f"{array} = {array}.at[{index}].{method}({value})    # a new array, bound to {array}"
 
@@ -125,8 +130,11 @@ def _at_rewrite(where) -> str:
 _IMMUTABLE = "JAX arrays are immutable and do not support in-place item assignment"
 
 
+_AT_ASSIGNED = "'_IndexUpdateHelper' object does not support item assignment"
+
+
 def _is_item_assignment(e) -> bool:
-    return isinstance(e, TypeError) and str(e).startswith(_IMMUTABLE)
+    return isinstance(e, TypeError) and str(e).startswith((_IMMUTABLE, _AT_ASSIGNED))
 
 
 # ------------------------------------------------------------------ traced slice bounds

@@ -1,6 +1,7 @@
 """Cards for vmap's in_axes: inconsistent sizes (which argument has which size along which
-axis, and the in_axes that map each along its own batch axis), and an axis an argument has
-not (a scalar mapped along axis 0: None, or the axis of the others' size)."""
+axis, and the in_axes that map each along its own batch axis), an axis an argument has not (a
+scalar mapped along axis 0: None, or the axis of the others' size), and an in_axes tuple of
+another length than the arguments passed."""
 from __future__ import annotations
 
 import ast
@@ -149,4 +150,59 @@ def _position(leaf, counts):
         if start <= leaf < start + count:
             return i
         start += count
+    return None
+
+
+# ------------------------------------------------------------------ in_axes of another length
+_IN_AXES_LENGTH = re.compile(r"^vmap in_axes must be an int, None, or a tuple of entries "
+                             r"corresponding to the positional arguments passed to the "
+                             r"function, but got len\(in_axes\)=(\d+), len\(args\)=(\d+)")
+
+
+def _is_in_axes_length(e) -> bool:
+    return isinstance(e, ValueError) and _IN_AXES_LENGTH.match(str(e)) is not None
+
+
+def _in_axes_length_card(exc, where, called_from) -> ErrorCard:
+    given, passed = map(int, _IN_AXES_LENGTH.match(str(exc)).groups())
+    axes = _given_in_axes(where)
+    if axes is not None and len(axes) == given:
+        fitted = (axes + [None] * passed)[:passed]
+        rewrite = _with_in_axes(where, fitted)
+    else:
+        fitted, rewrite = None, None
+    if given < passed:
+        n = passed - given
+        fix = (f"Give one entry per argument: the axis to map it along, or None to pass it "
+               f"whole to every call. The rewrite adds None for the last {n}: put 0 there "
+               f"to map {'it' if n == 1 else 'them'} too.")
+    else:
+        fix = (f"Give one entry per argument passed: {given - passed} too many here (the "
+               f"rewrite drops the last).")
+    if rewrite is None:
+        example = "(0, None)" if passed == 2 else f"({', '.join(['0'] * passed)})"
+        rewrite = f"jax.vmap(f, in_axes={example})(...)    # one entry per positional argument"
+    else:
+        rewrite += f"    # in_axes={tuple(fitted)!r}: one entry per argument"
+    return ErrorCard(
+        "vmap-in-axes", f"vmap: in_axes has {given} entries for {passed} arguments",
+        why=(f"A tuple in_axes says, for each positional argument in order, which axis to map; "
+             f"this one has {given} entries, and the call passes {passed} arguments."),
+        fix=fix, rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.vmap.html")
+
+
+def _given_in_axes(where) -> list | None:
+    """The literal in_axes tuple (or list) of the user's `jax.vmap(f, in_axes=...)(...)`."""
+    tree = _parse_line(where)
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Call) and \
+                ast.unparse(node.func.func).split(".")[-1] == "vmap":
+            given = [k.value for k in node.func.keywords if k.arg == "in_axes"] or \
+                node.func.args[1:2]
+            try:
+                axes = ast.literal_eval(given[0]) if given else None
+            except ValueError:
+                return None
+            return list(axes) if isinstance(axes, (tuple, list)) else None
     return None
