@@ -410,6 +410,9 @@ def run(jax):
         **_prints_under_jit(jax),
         **_branch_types(jax),
         **_card_rewrites(jax),
+        # jnp.stack of arrays of two shapes, of two ranks: JAX's words name them
+        "stack_of_two_shapes": _said(lambda: jnp.stack([jnp.ones(2), jnp.ones(3)])),
+        "stack_of_two_ranks": _said(lambda: jnp.stack([jnp.ones(2), jnp.ones((2, 1))])),
         # a traced size in a random sampler's shape: JAX's shape TypeError, with jit's lines
         "random_normal_traced_shape": _said_here(lambda: jax.jit(
             lambda k, n: jax.random.normal(k, (n,)))(jax.random.key(0), 3), 3),
