@@ -151,12 +151,18 @@ def tree_map(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: IsLeaf = Non
 
 def _flatten_rest(treedef, tree, rest, is_leaf, who):
     out = []
-    for r in rest:
+    for i, r in enumerate(rest):
         try:
             out.append(treedef.flatten_up_to(r))
         except Exception as e:  # C++ says what differs; find where, as JAX does
             err = next(_prefix_error((), tree, r, is_leaf), None)
-            raise (err(f"{who} tree") if err is not None else e) from None
+            if err is None:
+                raise e from None
+            # the two structures, and which of `rest` differs, for the notebook's card
+            # (views/error_cards/trees.py), which recognizes (value, grads) passed whole
+            error = err(f"{who} tree")
+            error.structures, error.rest_index = (treedef, tree_structure(r, is_leaf)), i
+            raise error from None
     return out
 
 

@@ -717,7 +717,12 @@ def double(v):
 def negate(v):
     return -v
 def twice(c):
-    return c * 2"""
+    return c * 2
+params = {"w": jnp.ones(2), "b": jnp.zeros(())}
+def loss_fn(p):
+    return (p["w"] ** 2).sum() + p["b"]
+vg = jax.value_and_grad(loss_fn)(params)
+ga = jax.grad(lambda p: (loss_fn(p), 1.0), has_aux=True)(params)"""
 
 # (mistake, fix): the while-grad, cond-predicate, lax-dtypes, reshape-size, float-index and
 # integer-power cards' rewrite of each mistake's line (tests/notebook/test_learner_mistakes.py
@@ -754,6 +759,11 @@ CARD_REWRITES = {
     "body_scan_lambda": ("lax.scan(lambda c: (c + 1, c), 0.0, x)",
                          "lax.scan(lambda c, x: (c + 1, c), 0.0, x)"),
     "body_map_lambda": ("lax.map(lambda: 1.0, x)", "lax.map(lambda x: 1.0, x)"),
+    "tree_pair_value_and_grad": ("jax.tree_util.tree_map(lambda p, g: p - 0.5 * g, params, vg)",
+                                 "jax.tree_util.tree_map(lambda p, g: p - 0.5 * g, params, "
+                                 "vg[1])"),
+    "tree_pair_has_aux": ("jax.tree.map(lambda p, g: p - 0.5 * g, params, ga)",
+                          "jax.tree.map(lambda p, g: p - 0.5 * g, params, ga[0])"),
 }
 
 # (mistake statement, the program the card's rewrite makes of it): a rewrite of more than one

@@ -795,7 +795,7 @@ def test_vmap_of_a_scalar_alone_asks_for_a_batch_not_in_axes_none(shell):
 _KINDS = {"grad": "while-grad", "value": "while-grad", "cond": "cond-predicate",
           "lax": "lax-dtypes", "reshape": "reshape-size", "float": "float-index",
           "integer": "integer-power", "vmap": "vmap-in-axes", "body": "body-arguments",
-          "at": "immutable-array"}
+          "at": "immutable-array", "tree": "tree-structure"}
 
 
 def _value(v):
@@ -881,3 +881,14 @@ def test_a_card_rewrite_of_more_than_a_line_runs_as_jaxs(shell, case):
     assert rewrite == program, card["rewrite"]
     assert shell.run_cell(rewrite).success
     assert _value(shell.user_ns["_y"]) == JAX[f"card_{case}_fixed"]
+
+
+def test_trees_of_two_structures_get_words_and_a_print_of_each(shell):
+    """No part of the other tree has the first's structure: JAX's error, words naming what
+    differs, and a rewrite printing both structures, which runs."""
+    assert shell.run_cell("from jxkernel import lax\n" + CARD_SETUP).success
+    text, card = shown(shell, "_y = jax.tree_util.tree_map(lambda p, g: p - g, params, {'w': 1.0})")
+    assert card["kind"] == "tree-structure"
+    assert "different numbers of pytree children at the top" in card["why"], card["why"]
+    assert card["rewrite"].splitlines()[0] == "print(jax.tree_util.tree_structure(params))"
+    assert shell.run_cell(card["rewrite"]).success

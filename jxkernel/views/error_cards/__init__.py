@@ -33,13 +33,15 @@ a fori_loop with traced bounds), reshape-size (TypeError: a reshape to another s
 lax-dtypes (TypeError: a lax operation given two dtypes), integer-power (TypeError: an integer
 array to a negative power), float-index (TypeError: an array indexed by a float), vmap-in-axes
 (ValueError: an in_axes tuple of another length than the arguments), body-arguments
-(TypeError: a loop body or branch written to take other arguments than lax passes it).
+(TypeError: a loop body or branch written to take other arguments than lax passes it),
+tree-structure (ValueError: tree_map given trees of two structures; a pair passed whole, as
+value_and_grad's (value, grads), is told with the part to pass).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
 `rewrites.py` (the user's code read back and rewritten: branches, loops), then one module
 per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py`, `shapes.py`,
-`keys.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `operand_dtypes.py`, `methods.py`. `_CARDS` below says
+`keys.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `operand_dtypes.py`, `trees.py`, `methods.py`. `_CARDS` below says
 which card an exception gets, in order: the first whose test passes.
 
 With `%load_ext jxkernel`, the exception handler of notebook/tracebacks.py shows the card
@@ -98,6 +100,7 @@ from .shapes import (_boolean_index_card, _immutable_card, _is_item_assignment,
 from .static import _is_not_an_array, _is_unhashable, _not_an_array_card, _unhashable_card
 from .tracer import (_array_card, _bool_card, _concretization_card, _is_traced_shape_error,
                      _leaked_card)
+from .trees import _is_tree_structure, _tree_structure_card
 from .vmap import (_in_axes_length_card, _is_in_axes_length, _is_vmap_rank, _is_vmap_sizes,
                    _vmap_card, _vmap_rank_card)
 
@@ -155,4 +158,5 @@ _CARDS = [
     (_is_lax_dtypes, _lax_dtypes_card),
     (_is_int_power, _int_power_card),
     (_is_float_index, _float_index_card),
+    (_is_tree_structure, _tree_structure_card),
 ]

@@ -1,0 +1,85 @@
+"""The card for trees that tree_map cannot pair leaf by leaf: most often a pair passed whole
+where its part was meant, `(loss, grads)` from value_and_grad or `(grads, aux)` from
+has_aux=True, given to tree_map beside the parameters."""
+from __future__ import annotations
+
+import ast
+
+from .card import ErrorCard
+from .reading import _public
+from .rewrites import _parse_line, _replaced
+
+# which part of a pair has the parameters' structure, and what made such a pair
+_PAIRS = {1: ("value_and_grad returns (value, gradient)", "loss, {name} = "
+                                                         "jax.value_and_grad(f)(params, ...)"),
+          0: ("grad with has_aux=True returns (gradient, aux)", "{name}, aux = "
+                                                               "jax.grad(f, has_aux=True)(params, ...)")}
+
+
+def _is_tree_structure(e) -> bool:
+    # the tree utilities attach both structures (tree_util._flatten_rest)
+    return isinstance(e, ValueError) and str(e).startswith("pytree structure error") and \
+        hasattr(e, "structures")
+
+
+def _tree_structure_card(exc, where, called_from) -> ErrorCard:
+    first, other = exc.structures
+    part = _matching_part(first, other)
+    name, call, tree = _tree_argument(where, exc.rest_index)
+    lines = str(exc).splitlines()
+    kind = lines[0].removeprefix("pytree structure error: ").removesuffix(" at key path")
+    path = lines[1].strip().partition(" tree")[2] if len(lines) > 1 else ""
+    why = (f"tree_map pairs the leaves of its trees one by one, so each tree after the first "
+           f"must have the first's structure; these have {kind} "
+           f"{f'at {path}' if path else 'at the top'}.")
+    if part is not None:
+        made, unpack = _PAIRS[part]
+        shown = name or "the tree"
+        why += (f" {shown.capitalize() if name is None else shown} is a pair whose "
+                f"{'second' if part else 'first'} part has the first tree's structure: "
+                f"{made}.")
+        fix = (f"Pass the part: unpack the pair where it is made "
+               f"({unpack.format(name=name or 'grads')}), or give tree_map "
+               f"{name or 'it'}[{part}].")
+        if call is not None:
+            arg = call.args[2 + exc.rest_index]
+            taken = ast.Subscript(arg, ast.Constant(part), ast.Load())
+            rewrite = (f"{_replaced(tree, arg, taken)}    # [{part}]: the part shaped like "
+                       f"the first tree")
+        else:
+            rewrite = f"# {unpack.format(name='grads')}"
+    else:
+        fix = ("Give tree_map trees of one structure: the same keys, lengths and types. The "
+               "message names the first place they differ; jax.tree_util.tree_structure(t) "
+               "prints each whole. Parameters and gradients of one model match; an optimizer "
+               "state made by init(params) matches those params only.")
+        a, b = ((ast.unparse(call.args[1]), ast.unparse(call.args[2 + exc.rest_index]))
+                if call is not None else ("a", "b"))
+        rewrite = (f"print(jax.tree_util.tree_structure({a}))\n"
+                   f"print(jax.tree_util.tree_structure({b}))    # where they differ")
+    return ErrorCard(
+        "tree-structure", "tree_map: the trees have different structures",
+        why=why, fix=fix, rewrite=rewrite, where=_public(where),
+        called_from=_public(called_from),
+        docs="https://docs.jax.dev/en/latest/pytrees.html")
+
+
+def _matching_part(first, other):
+    """0 or 1: the part of `other`, a pair, whose structure is `first`'s; None otherwise."""
+    children = other.children() if other.num_nodes > 1 else []
+    if len(children) != 2 or other.node_data() is None or \
+            other.node_data()[0] not in (tuple, list):
+        return None
+    return next((i for i in (1, 0) if children[i] == first), None)
+
+
+def _tree_argument(where, index):
+    """(the name the user passed as the tree that differs, None for an expression; the
+    tree_map call; the syntax tree) on the user's line, or (None, None, None)."""
+    tree = _parse_line(where)
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] in (
+                "tree_map", "map") and len(node.args) > 2 + index:
+            arg = node.args[2 + index]
+            return (arg.id if isinstance(arg, ast.Name) else None), node, tree
+    return None, None, None
