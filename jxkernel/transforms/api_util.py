@@ -62,12 +62,21 @@ def body_arg_names(user, in_tree, namer=None) -> tuple:
 _BODY_NAMES: dict = {}
 
 
-def _body_arg_names(user, in_tree, namer) -> list:
+def positional_parameters(fun) -> list | None:
+    """The names of `fun`'s positional parameters, or None where it has no signature.
+
+        >>> positional_parameters(lambda c, x, *rest, k=1: c)
+        ['c', 'x']
+    """
     try:
-        params = [p.name for p in inspect.signature(user).parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        return [p.name for p in inspect.signature(fun).parameters.values()
+                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     except (TypeError, ValueError):
-        params = []
+        return None
+
+
+def _body_arg_names(user, in_tree, namer) -> list:
+    params = positional_parameters(user) or []
     try:
         paths = [p for p, _ in tree_flatten_with_path(
             tree_unflatten(in_tree, list(range(in_tree.num_leaves))))[0]]

@@ -29,7 +29,7 @@ from ..core.trace import Trace, Tracer, aval_text, new_trace, set_current_trace
 from . import batch_util as bu
 from . import vmappable
 from .batch_util import not_mapped
-from .api_util import flatten_axes, wraps
+from .api_util import flatten_axes, positional_parameters, wraps
 from ..tree_util import (keystr, tree_flatten, tree_flatten_with_path, tree_leaves,
                          tree_structure, tree_unflatten)
 from ..core.staging import trace_to_jaxpr
@@ -436,11 +436,7 @@ def _type_or_unknown(x) -> str:
 
 def _arg_names(fun, args, kwargs) -> list:
     """A name per flat argument leaf, e.g. "b['w']", for error messages."""
-    try:
-        params = [p.name for p in inspect.signature(fun).parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    except (TypeError, ValueError):
-        params = []
+    params = positional_parameters(fun) or []
     names = []
     for i, a in enumerate(args):
         base = params[i] if i < len(params) else f"args[{i}]"

@@ -5,10 +5,10 @@ take other arguments than the loop passes it."""
 from __future__ import annotations
 
 import ast
-import inspect
 import re
 
 from ...core import dtypes
+from ...transforms.api_util import positional_parameters
 from .card import ErrorCard
 from .reading import _public, _user_frame, _user_lines
 from .rewrites import _parse_line, _replaced
@@ -435,8 +435,4 @@ def _parameters(exc, fun):
     frame = _user_frame(exc)
     value = frame.f_locals.get(ast.unparse(fun), frame.f_globals.get(ast.unparse(fun))) \
         if frame is not None and isinstance(fun, ast.Name) else None
-    try:
-        return [p.name for p in inspect.signature(value).parameters.values()
-                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    except (TypeError, ValueError):
-        return None
+    return positional_parameters(value) if value is not None else None
