@@ -15,5 +15,6 @@ module_aliases(__name__, {"array_serialization": "jxkernel.api.array_serializati
                           "jet": "jxkernel.api.jet",
                           "multihost_utils": "jxkernel.api.multihost_utils",
                           "ode": "jxkernel.api.ode",
-                          "random": "jxkernel.random.stateful_rng"})
+                          "random": "jxkernel.random.stateful_rng",
+                          "serialize_executable": "jxkernel.transforms.serialize_executable"})
 # (`sparse` is a package here: jxkernel.api.sparse's names and random_bcoo, from two layers)
