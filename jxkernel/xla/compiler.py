@@ -62,6 +62,10 @@ def record_callback_error(error: CallbackError) -> None:
 # host callbacks crashes the process (docs/jaxlib.md §7), so compile_module refuses that.
 # The custom calls that run Python functions on the host (the CPU's, the CUDA plugin's)
 HOST_CALLBACK_TARGETS = ("xla_ffi_python_cpu_callback", "xla_ffi_python_gpu_callback")
+# the custom call through which XLA's partitioner tells a Python callback, while it compiles,
+# the HloSharding it chose for a value (jax.debug.inspect_array_sharding's; jaxlib registers
+# its partitioner): such a program calls back only when compiled, so it is never cached
+INSPECT_SHARDING_TARGET = "InspectSharding"
 
 
 # ------------------------------------------------------------------ compiling
@@ -227,9 +231,10 @@ def compile_module(text: str, devices, host_callbacks=(), propagate_outputs=None
     compiler_options = _with_base(compiler_options)
     # Both caches follow `jax_enable_compilation_cache`: off, every module compiles afresh
     # (what benchmarks of compile time need). Host callbacks are Python objects bound at
-    # compile time: such programs are never cached.
+    # compile time, as are inspect_array_sharding's: such programs are never cached.
     key = cache_key(text, devices, propagate_outputs, compiler_options) \
-        if not host_callbacks and config.jax_enable_compilation_cache else None
+        if not host_callbacks and config.jax_enable_compilation_cache and \
+        INSPECT_SHARDING_TARGET not in text else None
     if key is not None:
         hit = _memory_cache.get(key)
         if hit is not None:

@@ -48,9 +48,92 @@ def outcome_class(fun):
     return "no error"
 
 
+def inspect_sharding_cases(jax):
+    """jax.debug.inspect_array_sharding on one device: eagerly the Array's sharding, under
+    jit replicated (at lowering), under vmap the whole batched value's; its jaxpr."""
+    jnp, got = jax.numpy, []
+
+    def make():       # a function of its own per jit (JAX's jits of one function share caches)
+        def f(a):
+            b = jnp.sin(a)
+            jax.debug.inspect_array_sharding({"b": b, "t": (b.T,)},
+                                             callback=lambda s: got.append(repr(s)))
+            return b * 2
+        return f
+    f, x = make(), jnp.ones((4, 2))
+    out = {}
+    jax.debug.inspect_array_sharding(x, callback=lambda s: got.append(repr(s)))
+    out["eager"], got[:] = list(got), []
+    jax.jit(make()).lower(x)
+    out["lowered"], got[:] = list(got), []
+    jitted = jax.jit(make())
+    jitted(x)
+    jitted(x)
+    out["called"], got[:] = list(got), []
+    jax.vmap(f)(jnp.ones((3, 4, 2)))
+    out["vmap"], got[:] = list(got), []
+    jax.grad(lambda a: f(a).sum())(x)
+    out["grad"], got[:] = list(got), []
+    out["jaxpr"] = str(jax.make_jaxpr(f)(x))
+    return out
+
+
 def run(jax) -> dict:
-    return {"serialize_executable": serialize_executable_cases(jax)}
+    return {"serialize_executable": serialize_executable_cases(jax),
+            "inspect_sharding": inspect_sharding_cases(jax)}
+
+
+def inspect_sharding_mesh_cases(jax):
+    """inspect_array_sharding inside jits partitioned over a 4x2 mesh: the shardings XLA's
+    propagation chose, told when the program compiles (not when it is lowered, nor again when
+    it runs), under grad and in a shard_map body (manual there: P())."""
+    import numpy as np
+    jnp, sh, got = jax.numpy, jax.sharding, []
+    mesh = sh.Mesh(np.array(jax.devices()).reshape(4, 2), ("x", "y"))
+    x = jax.device_put(jnp.arange(32.0).reshape(8, 4), sh.NamedSharding(mesh, sh.PartitionSpec(
+        "x", "y")))
+
+    def cb(s):
+        got.append(repr(s))
+
+    def make():       # a function of its own per jit (JAX's jits of one function share caches)
+        def f(a):
+            b = jnp.sin(a)
+            jax.debug.inspect_array_sharding(b, callback=cb)
+            c = b.T
+            jax.debug.inspect_array_sharding(c, callback=cb)
+            jax.debug.inspect_array_sharding({"s": c.sum(0)}, callback=cb)
+            return c * 2
+        return f
+
+    def taken():
+        seen, got[:] = list(got), []
+        return seen
+    out = {}
+    jax.debug.inspect_array_sharding(x, callback=cb)
+    out["eager"] = taken()
+    lowered = jax.jit(make()).lower(x)
+    out["lowered"] = taken()
+    lowered.compile()
+    out["compiled"] = taken()
+    called = jax.jit(make())
+    result = called(x)
+    out["called"] = [taken(), repr(result.sharding)]
+    called(x)
+    out["called_again"] = taken()
+    given = jax.jit(make(), in_shardings=sh.NamedSharding(mesh, sh.PartitionSpec(None, "y")))
+    given(jnp.ones((8, 4)))
+    out["in_shardings"] = taken()
+    f = make()
+    jax.jit(jax.grad(lambda a: f(a).sum()))(x)
+    out["grad"] = taken()
+    body = jax.shard_map(lambda a: (jax.debug.inspect_array_sharding(a, callback=cb), a)[1],
+                         mesh=mesh, in_specs=sh.PartitionSpec("x"),
+                         out_specs=sh.PartitionSpec("x"))
+    jax.jit(body)(x)
+    out["shard_map"] = taken()
+    return out
 
 
 def run_mesh(jax) -> dict:
-    return {}
+    return {"inspect_sharding": inspect_sharding_mesh_cases(jax)}
