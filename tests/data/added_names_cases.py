@@ -78,9 +78,42 @@ def inspect_sharding_cases(jax):
     return out
 
 
+def layout_constraint_cases(jax):
+    """jax.experimental.layout.with_layout_constraint: the same values eagerly, under jit,
+    vmap and grad; JAX's jaxprs, its custom call in the lowered module, its errors."""
+    import numpy as np
+    jnp = jax.numpy
+    layout = importlib.import_module(jax.__name__ + ".experimental.layout")
+    Layout, wlc = layout.Layout, layout.with_layout_constraint
+    x = jnp.arange(6.0).reshape(2, 3)
+    f = jax.jit(lambda a: wlc(a * 2, Layout((1, 0))) + 1)
+    g = jax.vmap(lambda a: wlc(a * 2, Layout((1, 0))))
+    h = lambda a: jax.jit(lambda b: wlc(b * 2, Layout((1, 0))))(a).sum()   # noqa: E731
+    return {
+        "eager": [enc(wlc(x, Layout((0, 1)))), enc(wlc(x, Layout((1, 0)))),
+                  enc(wlc({"a": x, "b": (x[0],)}, {"a": Layout((1, 0)), "b": Layout((0,))}))],
+        "jit": [enc(f(x)), enc(jax.jit(lambda a: wlc(a, Layout((1, 0))))(x)),
+                [line.strip() for line in f.lower(x).as_text().splitlines()
+                 if "LayoutConstraint" in line],
+                str(jax.make_jaxpr(f)(x))],
+        "vmap": [str(jax.make_jaxpr(g)(jnp.ones((4, 2, 3)))), enc(jax.jit(g)(x[None] + 1.0)),
+                 str(jax.make_jaxpr(jax.vmap(lambda a: wlc(a, Layout((1, 0))), in_axes=1))(
+                     jnp.ones((2, 4, 3))))],
+        "grad": [enc(jax.grad(lambda a: wlc(a * 2, Layout((1, 0))).sum())(x)),
+                 str(jax.make_jaxpr(jax.grad(h))(x))],
+        # (the prefix error's and the eager one's last words name each side's own classes)
+        "errors": [message(lambda: wlc(x, Layout((0,)))),
+                   message(lambda: wlc(x, None)),
+                   [m[:90] for m in message(lambda: wlc(x, (0, 1)))],
+                   [m.split(" Got ")[0] for m in message(
+                       lambda: wlc(np.ones(3, np.float32), Layout((0,))))]],
+    }
+
+
 def run(jax) -> dict:
     return {"serialize_executable": serialize_executable_cases(jax),
-            "inspect_sharding": inspect_sharding_cases(jax)}
+            "inspect_sharding": inspect_sharding_cases(jax),
+            "layout_constraint": layout_constraint_cases(jax)}
 
 
 def inspect_sharding_mesh_cases(jax):

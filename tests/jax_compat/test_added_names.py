@@ -51,6 +51,8 @@ def test_over_a_mesh_matches_jax():
 
 @pytest.mark.xla_only("XLA compiler")
 @pytest.mark.parametrize("module", ["jxkernel.transforms.serialize_executable",
-                                    "jxkernel.xla.serialized", "jxkernel.lax.inspect_sharding"])
+                                    "jxkernel.xla.serialized", "jxkernel.lax.inspect_sharding",
+                                    "jxkernel.lax.layout_constraint",
+                                    "jxkernel._jax.experimental.layout"])
 def test_docstring_examples(module):
     check_docstring_examples(module)
