@@ -5,6 +5,7 @@ records JAX's answers into added_names_reference.json; tests/jax_compat/test_add
 runs the same with jxkernel and compares exactly (ints, bits, shapes, texts, error words)."""
 import importlib
 
+import numpy as np
 from public_names_cases import enc, message
 
 
@@ -110,10 +111,106 @@ def layout_constraint_cases(jax):
     }
 
 
+def _axis_probes(jax, record):
+    """A function recording, where it runs, what jax.extend.core's trace queries answer."""
+    ec = importlib.import_module(jax.__name__ + ".extend.core")
+
+    def probe(tag):
+        def f(x):
+            record.append([tag, ec.unsafe_am_i_under_a_vmap_DO_NOT_USE(),
+                           ec.unsafe_am_i_under_a_jit_DO_NOT_USE(),
+                           ec.nonempty_axis_env_DO_NOT_USE(),
+                           ec.unsafe_get_axis_names_DO_NOT_USE()])
+            return x
+        return f
+    return probe
+
+
+def extend_core_cases(jax):
+    """jax.extend.core's trace queries inside vmap, jit, grad, scan, cond; TraceTag, gensym,
+    array_types; a CallPrimitive of one's own eagerly, staged, under jvp, vmap and grad."""
+    jnp, record = jax.numpy, []
+    ec = importlib.import_module(jax.__name__ + ".extend.core")
+    lu = importlib.import_module(jax.__name__ + ".extend.linear_util")
+    api_util = importlib.import_module(jax.__name__ + ".api_util")
+    probe = _axis_probes(jax, record)
+    x = jnp.ones((2, 4))
+    probe("top")(x)
+    jax.vmap(probe("vmap"))(x)
+    jax.vmap(probe("vmap_named"), axis_name="i")(x)
+    jax.jit(probe("jit"))(x)
+    jax.vmap(jax.jit(probe("vmap_jit")))(x)
+    jax.jit(jax.vmap(probe("jit_vmap"), axis_name="b"))(x)
+    jax.vmap(jax.vmap(probe("vmap_vmap"), axis_name="inner"), axis_name="outer")(
+        jnp.ones((2, 3, 4)))
+    jax.vmap(jax.vmap(probe("shadowed"), axis_name="a"), axis_name="a")(jnp.ones((2, 3, 4)))
+    jax.grad(lambda v: probe("grad")(v).sum())(x)
+    jax.jit(jax.grad(lambda v: probe("jit_grad")(v).sum()))(x)
+    jax.vmap(jax.grad(lambda v: probe("vmap_grad")(v).sum()), axis_name="g")(x)
+    jax.make_jaxpr(probe("make_jaxpr"))(x)
+    jax.lax.scan(lambda c, v: (probe("scan")(c), v), 0.0, jnp.ones(3))
+    jax.vmap(lambda v: jax.lax.cond(v.sum() > 0, probe("vmap_cond"), lambda a: a, v))(x)
+    v = ec.gensym()(jax.core.ShapedArray((2,), np.float32))
+    # a CallPrimitive of one's own
+    call = ec.CallPrimitive("cases_call")
+    call.def_impl(ec.call_impl)
+
+    def g(y, z):
+        return [y * 2.0 + z, y * y]
+
+    def f(a, z):
+        fun = lu.wrap_init(g, debug_info=api_util.debug_info("cases", g, (a, z), {}))
+        return call.bind(a, z, subfuns=(fun,), extra=3)
+    no_impl = ec.CallPrimitive("cases_no_impl")
+    a = jnp.arange(3.0)
+    names = lambda closed: [e.primitive.name for e in closed.jaxpr.eqns]   # noqa: E731
+    staged = jax.make_jaxpr(f)(a, 1.0)
+    return {
+        "queries": record,
+        "trace_tag": [ec.TraceTag() == ec.TraceTag(), hash(ec.TraceTag()) == hash(ec.TraceTag()),
+                      ec.TraceTag() == 1],
+        "gensym": [ec.gensym() is ec.Var, type(v).__name__, str(v.aval)],
+        "array_types": sorted(t.__name__ for t in ec.array_types),
+        "call": {
+            "flags": [call.multiple_results, call.call_primitive, call.skip_canonicalization,
+                      isinstance(call, ec.Primitive)],
+            "eager": enc(f(a, 1.0)),
+            "staged": [names(staged), sorted(staged.jaxpr.eqns[0].params),
+                       staged.jaxpr.eqns[0].params["extra"]],
+            "jvp": enc(jax.jvp(f, (a, 1.0), (jnp.ones(3), 0.5))),
+            "vmap": [enc(jax.vmap(f, (0, None))(a, 1.0)),
+                     names(jax.make_jaxpr(jax.vmap(f, (0, None)))(a, 1.0))],
+            "grad": message(lambda: jax.grad(lambda b: f(b, 1.0)[1].sum())(a)),
+            "jit": message(lambda: jax.jit(f)(a, 1.0)),
+            "no_impl": message(lambda: no_impl.bind(a, subfuns=(lu.wrap_init(
+                lambda b: [b], debug_info=api_util.debug_info("cases", g, (a,), {})),))),
+        },
+    }
+
+
 def run(jax) -> dict:
     return {"serialize_executable": serialize_executable_cases(jax),
             "inspect_sharding": inspect_sharding_cases(jax),
-            "layout_constraint": layout_constraint_cases(jax)}
+            "layout_constraint": layout_constraint_cases(jax),
+            "extend_core": extend_core_cases(jax)}
+
+
+def extend_core_mesh_cases(jax):
+    """jax.extend.core's trace queries under pmap and shard_map (their axes named) and
+    vmap inside shard_map."""
+    jnp, sh, record = jax.numpy, jax.sharding, []
+    probe = _axis_probes(jax, record)
+    jax.pmap(probe("pmap"), axis_name="p")(jnp.ones((2, 3)))
+    mesh = jax.make_mesh((2, 4), ("a", "b"), axis_types=(sh.AxisType.Auto,) * 2)
+    spec = sh.PartitionSpec("a")
+    jax.jit(jax.shard_map(probe("shard_map"), mesh=mesh, in_specs=spec, out_specs=spec))(
+        jnp.ones((4, 2)))
+    jax.jit(jax.shard_map(jax.vmap(probe("shard_map_vmap"), axis_name="v"), mesh=mesh,
+                          in_specs=spec, out_specs=spec))(jnp.ones((4, 2)))
+    # (jitted: an eager shard_map under vmap is staged here, run op by op in JAX)
+    jax.jit(jax.vmap(jax.shard_map(probe("vmap_shard_map"), mesh=mesh, in_specs=spec,
+                                   out_specs=spec), axis_name="w"))(jnp.ones((3, 4, 2)))
+    return {"queries": record}
 
 
 def inspect_sharding_mesh_cases(jax):
@@ -169,4 +266,5 @@ def inspect_sharding_mesh_cases(jax):
 
 
 def run_mesh(jax) -> dict:
-    return {"inspect_sharding": inspect_sharding_mesh_cases(jax)}
+    return {"inspect_sharding": inspect_sharding_mesh_cases(jax),
+            "extend_core": extend_core_mesh_cases(jax)}

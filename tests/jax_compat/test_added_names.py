@@ -53,6 +53,8 @@ def test_over_a_mesh_matches_jax():
 @pytest.mark.parametrize("module", ["jxkernel.transforms.serialize_executable",
                                     "jxkernel.xla.serialized", "jxkernel.lax.inspect_sharding",
                                     "jxkernel.lax.layout_constraint",
-                                    "jxkernel._jax.experimental.layout"])
+                                    "jxkernel._jax.experimental.layout",
+                                    "jxkernel.transforms.call_primitive",
+                                    "jxkernel._jax.extend.core", "jxkernel.core.axis_env"])
 def test_docstring_examples(module):
     check_docstring_examples(module)
