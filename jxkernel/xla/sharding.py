@@ -154,6 +154,19 @@ def replicated_hlo():
     return xc.HloSharding.replicate()
 
 
+def register_custom_partitioner(name: str, propagate, partition, infer) -> None:
+    """XLA's partitioner of the custom call `name` calls back into Python: `propagate` and
+    `infer` (GSPMD's propagation), `partition` (the per-device program), with XLA's Shapes
+    and HloShardings (custom_partitioning's; the op may be side-effecting and replicated)."""
+    xc.register_custom_call_partitioner(name, propagate, partition, infer,
+                                        can_side_effecting_have_replicated_sharding=True)
+
+
+def tuple_hlo_sharding(shape, shardings):
+    """The HloSharding of a tuple-shaped value, from its elements'."""
+    return xc.HloSharding.tuple_sharding(shape, list(shardings))
+
+
 @functools.lru_cache(maxsize=1024)
 def hlo_sharding(sharding: NamedSharding, ndim: int):
     """`sharding` as XLA's HloSharding of an `ndim`-d array over device positions 0..N-1

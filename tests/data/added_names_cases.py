@@ -3,6 +3,7 @@ inspect_array_sharding, with_layout_constraint, jax.extend.core's tracing names)
 on one device, `run_mesh(jax)` on 8 CPU devices. reference/make_added_names_reference.py
 records JAX's answers into added_names_reference.json; tests/jax_compat/test_added_names.py
 runs the same with jxkernel and compares exactly (ints, bits, shapes, texts, error words)."""
+import functools
 import importlib
 
 import numpy as np
@@ -188,11 +189,69 @@ def extend_core_cases(jax):
     }
 
 
+def _custom_partitioning(jax):
+    return importlib.import_module(jax.__name__ + ".experimental.custom_partitioning")
+
+
+def custom_partitioning_cases(jax):
+    """custom_partitioning on one device (its function runs, no partition call), its
+    jaxpr, its sharding rules' texts and errors."""
+    jnp, cp, calls = jax.numpy, _custom_partitioning(jax), []
+
+    def partition(mesh, arg_shapes, result_shape):
+        calls.append("partition")
+        return mesh, lambda a: a * 2, result_shape.sharding, (arg_shapes[0].sharding,)
+
+    @cp.custom_partitioning
+    def double(a):
+        return a * 2
+    double.def_partition(partition=partition, sharding_rule="i j -> i j")
+    x = jnp.arange(6.0).reshape(2, 3)
+    rule = cp.SdyShardingRule((cp.ArrayMapping(cp.BATCHING, "i"), cp.ArrayMapping("j", "k")),
+                              (cp.ArrayMapping(cp.CompoundFactor("a", "b"), "c"),),
+                              reduction_factors=("k",), a=2, b=3)
+
+    def bad_rule(text, **keywords):
+        return message(lambda: double.def_partition(partition=partition, sharding_rule=text,
+                                                    **keywords))
+
+    def infer_only():
+        f = cp.custom_partitioning(lambda a: a)
+        f.def_partition(partition=partition, infer_sharding_from_operands=lambda *a: None)
+        return f(x)
+    return {
+        "eager": [enc(double(x)), enc(jax.jit(double)(x)), calls],
+        "jaxpr": str(jax.make_jaxpr(double)(x)),
+        "names": [cp.BATCHING, isinstance(cp.custom_partitioning_p, jax.extend.core.Primitive),
+                  cp.custom_partitioning_p.name, cp.custom_partitioning_p.multiple_results],
+        "rule": [str(rule), repr(cp.ArrayMapping("i", cp.CompoundFactor("j", "k"))),
+                 message(lambda: cp.CompoundFactor("j")),
+                 message(lambda: cp.ArrayMapping("i", cp.BATCHING)),
+                 message(lambda: cp.ArrayMapping("1i")),
+                 message(lambda: cp.SdyShardingRule((cp.ArrayMapping("i"),),
+                                                    (cp.ArrayMapping("i"),), i=2)),
+                 message(lambda: cp.SdyShardingRule((cp.ArrayMapping(cp.CompoundFactor(
+                     "i", "j")),), (cp.ArrayMapping("i"),))),
+                 message(lambda: cp.SdyShardingRule((cp.ArrayMapping("i", "j"),),
+                                                    (cp.ArrayMapping("i"),),
+                                                    reduction_factors=("j",),
+                                                    permutation_factors=("j",)))],
+        "rule_text_errors": [bad_rule("i j"), bad_rule("i. -> i"), bad_rule("(i) -> i"),
+                             bad_rule("((i j)) -> i"), bad_rule("i ... -> i"),
+                             bad_rule("i -> i", reduction_factors=("k",)),
+                             bad_rule("i% -> i"), bad_rule("(i j -> i"),
+                             message(lambda: double.def_partition(
+                                 partition=partition, sharding_rule=rule, i=2))],
+        "infer_only": message(infer_only),
+    }
+
+
 def run(jax) -> dict:
     return {"serialize_executable": serialize_executable_cases(jax),
             "inspect_sharding": inspect_sharding_cases(jax),
             "layout_constraint": layout_constraint_cases(jax),
-            "extend_core": extend_core_cases(jax)}
+            "extend_core": extend_core_cases(jax),
+            "custom_partitioning": custom_partitioning_cases(jax)}
 
 
 def extend_core_mesh_cases(jax):
@@ -265,6 +324,89 @@ def inspect_sharding_mesh_cases(jax):
     return out
 
 
+def custom_partitioning_mesh_cases(jax):
+    """JAX's custom_partitioning docstring example (my_fft: the FFT along the last
+    dimension, partitioned over the others) on an 8-device mesh, and a function of two
+    results with a static argument; the sharding rules' attributes in lowered modules."""
+    import re
+    jnp, sh, cp = jax.numpy, jax.sharding, _custom_partitioning(jax)
+    P, calls = sh.PartitionSpec, []
+    fft = jnp.fft.fft
+
+    def supported_sharding(sharding, shape):
+        rank = len(shape.shape)
+        kept = min(len(sharding.spec), rank - 1)
+        names = tuple(sharding.spec[:kept]) + tuple(None for _ in range(rank - kept))
+        return sh.NamedSharding(sharding.mesh, P(*names))
+
+    def partition(mesh, arg_shapes, result_shape):
+        calls.append([str(arg_shapes[0].sharding), str(result_shape.sharding),
+                      list(arg_shapes[0].shape)])
+        shardings = jax.tree.map(lambda a: a.sharding, arg_shapes)
+        return mesh, fft, supported_sharding(shardings[0], arg_shapes[0]), \
+            (supported_sharding(shardings[0], arg_shapes[0]),)
+
+    @cp.custom_partitioning
+    def my_fft(a):
+        return fft(a)
+    my_fft.def_partition(partition=partition, sharding_rule="...i -> ...i")
+    mesh = sh.Mesh(np.array(jax.devices()), ("x",))
+    pattern = "(dynamic-slice|all-gather)"
+    key = re.compile(r'backend_config = "[0-9]+"')
+
+    def custom_call_lines(lowered):
+        return [key.sub('backend_config = "KEY"', line.strip())
+                for line in lowered.as_text().splitlines() if "CustomSPMD" in line]
+    out = {}
+    for shape in ((64, 16), (256,)):
+        x = np.asarray(np.random.RandomState(0).randn(*shape), dtype=np.complex64)
+        with jax.set_mesh(mesh):
+            y = jax.jit(lambda a: a, out_shardings=P("x"))(x)
+            mine = jax.jit(my_fft, in_shardings=P("x"), out_shardings=P("x"))
+            plain = jax.jit(fft, in_shardings=P("x"), out_shardings=P("x"))
+            got, want = mine(y), plain(y)
+            texts = [f.lower(x).compile().as_text() for f in (mine, plain)]
+            out[f"fft{len(shape)}d"] = [
+                bool(np.abs(np.asarray(got) - np.asarray(want)).max() < 1e-3),
+                repr(got.sharding), [re.search(pattern, t) is not None for t in texts],
+                list(calls), custom_call_lines(mine.lower(x))]
+        calls[:] = []
+
+    # two results, a static argument, the shardings partition asks for
+    def partition2(n, mesh, arg_shapes, result_shape):
+        calls.append([n, str(arg_shapes[0].sharding), [str(r.sharding) for r in result_shape]])
+        spec = sh.NamedSharding(mesh, P("x", None))
+        return mesh, lambda a: (a + n, a * n), (spec, spec), (spec,)
+
+    @functools.partial(cp.custom_partitioning, static_argnums=(0,))
+    def two(n, a):
+        return a + n, a * n
+    two.def_partition(partition=partition2, sharding_rule="i j -> i j, i j")
+    x = jnp.arange(32.0).reshape(8, 4)
+    with jax.set_mesh(mesh):
+        y = jax.device_put(x, P("x"))
+        first, second = jax.jit(two, static_argnums=0)(3, y)
+        out["two"] = [enc([first, second]), repr(first.sharding), list(calls)]
+    # rules' attributes, as lowered (not compiled: no partition call)
+    lines = {}
+    for name, rule, keywords, args in (
+            ("matmul", "i j, j k -> i k", {"reduction_factors": ("j",)},
+             (jnp.ones((8, 4)), jnp.ones((16, 8)))),
+            ("compound", "(a b) c -> (a b) c", {"a": 4, "b": 2}, (jnp.ones((8, 3)),)),
+            ("replicated", "i j -> i j", {"need_replication_factors": ("j",)},
+             (jnp.ones((8, 3)),)),
+            ("batched", "...0 i, ...1 j -> ...0 i", {}, (jnp.ones((8, 2, 3)), jnp.ones((8, 5)))),
+            ("scalar", " -> ", {}, (jnp.float32(1.0),))):
+        f = cp.custom_partitioning(lambda *a: a[0])
+        f.def_partition(partition=partition, sharding_rule=rule, **keywords)
+        with jax.set_mesh(mesh):
+            shardings = tuple(sh.NamedSharding(mesh, P("x") if a.ndim else P()) for a in args)
+            lines[name] = custom_call_lines(jax.jit(f, in_shardings=shardings).lower(*args))
+    out["rules"] = lines
+    return out
+
+
 def run_mesh(jax) -> dict:
     return {"inspect_sharding": inspect_sharding_mesh_cases(jax),
-            "extend_core": extend_core_mesh_cases(jax)}
+            "extend_core": extend_core_mesh_cases(jax),
+            "custom_partitioning": custom_partitioning_mesh_cases(jax)}

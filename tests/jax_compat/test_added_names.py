@@ -55,6 +55,8 @@ def test_over_a_mesh_matches_jax():
                                     "jxkernel.lax.layout_constraint",
                                     "jxkernel._jax.experimental.layout",
                                     "jxkernel.transforms.call_primitive",
-                                    "jxkernel._jax.extend.core", "jxkernel.core.axis_env"])
+                                    "jxkernel._jax.extend.core", "jxkernel.core.axis_env",
+                                    "jxkernel.api.sharding_rule",
+                                    "jxkernel.api.custom_partitioning"])
 def test_docstring_examples(module):
     check_docstring_examples(module)

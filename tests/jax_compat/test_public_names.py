@@ -20,17 +20,11 @@ from conformance import public_names
 import locations  # tests/support: the repository's folders
 
 # The ratio of JAX's names present, over the recorded modules; raised as names are added.
-RATCHET = 1305 / 1311
+RATCHET = 1311 / 1311
 
 # The names still missing, per module. A name found here that jxkernel has fails the test
 # too (take it off), as does a name missing that is not here (a regression).
 MISSING = {
-    # the primitive of custom_vjp(optimize_remat=True), which jxkernel's custom_vjp lacks
-    # XLA's custom-call partitioner callbacks (jaxlib's register_custom_call_partitioner) and
-    # Shardy's sharding rules: not wired into jxkernel's sharded lowering
-    "jax.experimental.custom_partitioning": "ArrayMapping BATCHING CompoundFactor "
-                                            "SdyShardingRule custom_partitioning "
-                                            "custom_partitioning_p",
 }
 
 
