@@ -14,7 +14,7 @@ row-major, so what a program gives back holds the same values whatever layout wa
 from __future__ import annotations
 
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, compiled_impl,
-                              impl_rules, lowering_rules)
+                              impl_rules, lowering_rules, numpy_rules)
 from ..transforms import ad_util as ad
 from ..transforms import batch_util as bu
 from ..xla import stablehlo as hlo
@@ -56,6 +56,7 @@ def _batching(vals, dims, *, layout):
 abstract_eval_rules[layout_constraint_p] = lambda aval, *, layout: aval
 impl_rules[layout_constraint_p] = _impl
 lowering_rules[layout_constraint_p] = _lowering
+numpy_rules[layout_constraint_p] = lambda x, *, layout: x    # (NumPy's arrays: row-major)
 batching_rules[layout_constraint_p] = _batching
 ad.deflinear2(layout_constraint_p,
               lambda ct, x, *, layout: [layout_constraint_p.bind(ct, layout=layout)])

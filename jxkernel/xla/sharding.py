@@ -158,8 +158,9 @@ def register_custom_partitioner(name: str, propagate, partition, infer) -> None:
     """XLA's partitioner of the custom call `name` calls back into Python: `propagate` and
     `infer` (GSPMD's propagation), `partition` (the per-device program), with XLA's Shapes
     and HloShardings (custom_partitioning's; the op may be side-effecting and replicated)."""
-    xc.register_custom_call_partitioner(name, propagate, partition, infer,
-                                        can_side_effecting_have_replicated_sharding=True)
+    if xc is not None:              # (without jaxlib no program is partitioned)
+        xc.register_custom_call_partitioner(name, propagate, partition, infer,
+                                            can_side_effecting_have_replicated_sharding=True)
 
 
 def tuple_hlo_sharding(shape, shardings):
