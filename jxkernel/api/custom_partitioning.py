@@ -274,7 +274,8 @@ def _partition(arg_shapes, arg_shardings, result_shape, result_sharding, backend
             f"{len(closed.consts)} array constant(s), which jxkernel cannot put in the "
             "partitioned program yet: pass them as arguments of the custom_partitioning "
             "function instead")
-    text, _ = lower_module(closed.jaxpr, name="tmp_xla_computation", platform=info.platform)
+    text, _ = lower_module(closed.jaxpr, name="tmp_xla_computation", platform=info.platform,
+                           manual=(mesh, frozenset(mesh.axis_names)))
     return text.encode(), arg_hlos, _pack(result_shape, result_hlos)
 
 

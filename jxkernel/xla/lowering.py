@@ -506,7 +506,7 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
                  result_names=None, locations: bool = False, mesh=None,
                  arg_shardings=None, result_shardings=None, platforms=None,
                  arg_names=None, aliases=None, one_device=None,
-                 rules=None, devices=()) -> tuple[str, ModuleContext]:
+                 rules=None, devices=(), manual=None) -> tuple[str, ModuleContext]:
     """A whole StableHLO module whose `main` computes `jaxpr` (constvars first, then invars).
 
     Returns the module text and its ModuleContext (which lists host callbacks, if any).
@@ -521,6 +521,8 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
     result) whether it is given a sharding on the one device (stablehlo.on_empty_mesh).
     `rules`: the rule table to lower with (LoweringParameters.rules), else lowering_rules.
     `devices`: those it is lowered for (the rules that ask: inspect_array_sharding's).
+    `manual`: (mesh, axes) where the module is one device's program, manual over those axes
+    (custom_partitioning's per-device function: its collectives address the mesh).
     """
     partitions = 1 if mesh is None else mesh.size
     # one replica always, as JAX's modules say: several devices are partitions of one program
@@ -529,7 +531,7 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
     module = hlo.Module(f"jit_{name}", attrs)
     module_ctx = ModuleContext(module, platform, platforms)
     module_ctx.name_stack, module_ctx.source_lines = f"jit({name})/", locations
-    module_ctx.devices = tuple(devices)
+    module_ctx.devices, module_ctx.manual = tuple(devices), manual
     if rules is not None:
         module_ctx.rules = rules
     in_vars = jaxpr.constvars + jaxpr.invars

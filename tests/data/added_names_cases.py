@@ -387,6 +387,22 @@ def custom_partitioning_mesh_cases(jax):
         y = jax.device_put(x, P("x"))
         first, second = jax.jit(two, static_argnums=0)(3, y)
         out["two"] = [enc([first, second]), repr(first.sharding), list(calls)]
+    # a per-device function with a collective over the mesh inside a scan (JAX's test of
+    # https://github.com/jax-ml/jax/issues/20864)
+    @cp.custom_partitioning
+    def total(a):
+        return jnp.sum(a)
+
+    def partition3(mesh, arg_shapes, result_shape):
+        def lower_fn(xs):
+            body = lambda c, v: (c + jax.lax.psum(jnp.sum(v), axis_name="x"), None)  # noqa: E731
+            return jax.lax.scan(body, 0.0, xs)[0]
+        return mesh, lower_fn, result_shape.sharding, (arg_shapes[0].sharding,)
+    total.def_partition(partition3, sharding_rule="i j -> ")
+    four = sh.Mesh(np.array(jax.devices()[:4]), ("x",))
+    with jax.set_mesh(four):
+        xs = jax.device_put(jnp.arange(512.0).reshape(32, 16), P(None, "x"))
+        out["psum_in_scan"] = enc(jax.jit(total, in_shardings=P(None, "x"))(xs))
     # rules' attributes, as lowered (not compiled: no partition call)
     lines = {}
     for name, rule, keywords, args in (
