@@ -33,6 +33,7 @@ from .lax.callbacks import (
     ordered_debug_effect,
     split_callback_args,
 )
+from .lax.inspect_sharding import inspect_array_sharding  # noqa: F401
 from .xla.array import ArrayImpl as _ArrayImpl
 
 __all__ = ["DebugEffect", "OrderedDebugEffect", "breakpoint", "callback", "log", "print"]

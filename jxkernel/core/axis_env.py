@@ -33,11 +33,13 @@ class bound_axis:
 
     def __enter__(self):
         if not hasattr(_env, "stack"):
-            _env.stack = []
+            _env.stack, _env.levels = [], []
         _env.stack.append(self.entry)
+        _env.levels.append(current_trace().level)     # (axis_names' order: where it was bound)
 
     def __exit__(self, *exc):
         _env.stack.pop()
+        _env.levels.pop()
 
 
 def visible_axes() -> tuple:
@@ -57,3 +59,24 @@ def visible_axes() -> tuple:
             found.append((data.name, data.size))
         t = t.parent
     return (*found, *reversed(getattr(_env, "stack", ())))
+
+
+def axis_names() -> list:
+    """The names of visible_axes() outermost first, each once, where it was first bound (JAX's
+    axis env, an insertion-ordered dict: `unsafe_get_axis_names`). A vmap's axis is bound
+    where its trace is; pmap's and shard_map's where the trace current then was, after it.
+
+        >>> with bound_axis("i", 4), bound_axis("j", 2), bound_axis("i", 8):
+        ...     axis_names()
+        ['i', 'j']
+    """
+    found = []
+    t = current_trace()
+    while t is not None:
+        data = getattr(t, "axis_data", None)
+        if data is not None and data.name is not None:
+            found.append(((t.level, 0, 0), data.name))
+        t = t.parent
+    found += [((level, 1, i), name) for i, ((name, _), level) in
+              enumerate(zip(getattr(_env, "stack", ()), getattr(_env, "levels", ())))]
+    return list(dict.fromkeys(name for _, name in sorted(found, key=lambda f: f[0])))

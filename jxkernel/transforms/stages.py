@@ -128,16 +128,16 @@ def compiler_ir(text: str, dialect: str):
 
 
 # ------------------------------------------------------------------ calling a Compiled
-def check_call_signature(compiled: Compiled, args, kwargs, got_avals) -> None:
+def check_call_signature(in_tree, arg_names, in_avals, args, kwargs, got_avals) -> None:
     """Raise JAX's TypeError for a call whose pytree or argument types differ from those the
-    program was compiled for."""
+    program was compiled for (`in_tree`, its leaves' `arg_names` and `in_avals`)."""
     _, treedef = tree_flatten((args, kwargs))
-    if treedef != compiled.in_tree:
-        raise TypeError(_tree_mismatch(compiled.in_tree, treedef))
-    names = compiled._traced.arg_names or [f"args[{i}]" for i in range(len(got_avals))]
+    if treedef != in_tree:
+        raise TypeError(_tree_mismatch(in_tree, treedef))
+    names = arg_names or [f"args[{i}]" for i in range(len(got_avals))]
     lines = [f"Argument '{name}' compiled with {want.strip_weak_type()} and called with "
              f"{got.strip_weak_type()}"
-             for name, want, got in zip(names, compiled._entry.jaxpr.in_avals, got_avals)
+             for name, want, got in zip(names, in_avals, got_avals)
              if want.strip_weak_type() != got.strip_weak_type()]
     raise TypeError("Argument types differ from the types for which this computation was "
                     "compiled. Perhaps you are calling the compiled executable with a "
@@ -508,7 +508,8 @@ class Compiled(_Stage):
         got = [leaf_aval(x, lambda: "?") for x in arrays]
         if treedef != self.in_tree or \
                 [a.strip_weak_type() for a in got] != [a.strip_weak_type() for a in expected]:
-            check_call_signature(self, args, kwargs, got)
+            check_call_signature(self.in_tree, self._traced.arg_names, expected, args, kwargs,
+                                 got)
         if self.lowered._partitioning is not None:             # each laid out as compiled for
             outs = self._entry.exe.call_buffers(self._entry.arguments(leaves))
         else:
@@ -529,7 +530,7 @@ class Compiled(_Stage):
         the program takes (jit drops the ones its function never reads, unless keep_unused),
         and their `in_avals`."""
         n, kept = len(self._entry.consts), self._entry.exe.kept
-        avals = self._entry.jaxpr.in_avals[n:]
+        avals = self._entry.jaxpr.in_avals           # (the arguments': the consts come first)
         idx = set(range(len(avals))) if kept is None else {i - n for i in kept if i >= n}
         return KeptArguments(idx, [a for i, a in enumerate(avals) if i in idx])
 
@@ -572,7 +573,9 @@ class Compiled(_Stage):
     def _sharding(self):
         # xla/sharding.py loads with the first mesh or sharded Array (any_sharded's sign)
         from ..xla.sharding import SingleDeviceSharding
-        return SingleDeviceSharding(self.lowered.device)
+        return SingleDeviceSharding(self._device)
+
+    _device = property(lambda self: self.lowered.device)     # (where a one-device one runs)
 
     @property
     def out_info(self):

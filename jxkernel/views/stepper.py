@@ -95,7 +95,8 @@ LAZY_PRIMITIVE_MODULES = ("lax.linalg", "lax.convolution", "lax.windowed", "lax.
                           "random", "export", "export._symbolic_lowering", "api.checkify",
                           "lax.composites", "lax.scaled", "lax.gpu_collectives",
                           "lax.ffi", "lax.eval_jaxpr", "api.state", "_jax._src.hijax",
-                          "api.sparse", "api.sparse.linalg")
+                          "api.sparse", "api.sparse.linalg", "lax.inspect_sharding",
+                          "lax.layout_constraint", "api.custom_partitioning")
 
 
 def load_every_primitive() -> None:

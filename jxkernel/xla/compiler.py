@@ -62,6 +62,13 @@ def record_callback_error(error: CallbackError) -> None:
 # host callbacks crashes the process (docs/jaxlib.md §7), so compile_module refuses that.
 # The custom calls that run Python functions on the host (the CPU's, the CUDA plugin's)
 HOST_CALLBACK_TARGETS = ("xla_ffi_python_cpu_callback", "xla_ffi_python_gpu_callback")
+# the custom call through which XLA's partitioner tells a Python callback, while it compiles,
+# the HloSharding it chose for a value (jax.debug.inspect_array_sharding's; jaxlib registers
+# its partitioner), and custom_partitioning's, partitioned by Python callbacks: such programs
+# call back only when compiled, and name their callbacks by address, so they are never cached
+INSPECT_SHARDING_TARGET = "InspectSharding"
+CUSTOM_PARTITIONING_TARGET = "CustomSPMDPartitioning"
+_COMPILE_TIME_CALLBACKS = (INSPECT_SHARDING_TARGET, CUSTOM_PARTITIONING_TARGET)
 
 
 # ------------------------------------------------------------------ compiling
@@ -227,9 +234,10 @@ def compile_module(text: str, devices, host_callbacks=(), propagate_outputs=None
     compiler_options = _with_base(compiler_options)
     # Both caches follow `jax_enable_compilation_cache`: off, every module compiles afresh
     # (what benchmarks of compile time need). Host callbacks are Python objects bound at
-    # compile time: such programs are never cached.
+    # compile time, as are inspect_array_sharding's and custom_partitioning's: never cached.
     key = cache_key(text, devices, propagate_outputs, compiler_options) \
-        if not host_callbacks and config.jax_enable_compilation_cache else None
+        if not host_callbacks and config.jax_enable_compilation_cache and \
+        not any(target in text for target in _COMPILE_TIME_CALLBACKS) else None
     if key is not None:
         hit = _memory_cache.get(key)
         if hit is not None:

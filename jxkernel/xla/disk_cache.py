@@ -116,7 +116,20 @@ def _disk_load(path, backend, device_list, options):
             os.utime(path)          # used now: the size bound deletes the least recently used
         except OSError:
             pass
-    return loaded
+    return FromDisk(loaded, payload)
+
+
+class FromDisk:
+    """An executable loaded from the cache, with the bytes it was loaded from. jaxlib 0.10.2
+    serializes such an executable without its compiled kernels (loaded again, it fails with
+    "Function wrapped_add not found"): serialize_executable hands on these bytes instead."""
+    __slots__ = ("_loaded", "payload")
+
+    def __init__(self, loaded, payload: bytes):
+        self._loaded, self.payload = loaded, payload
+
+    def __getattr__(self, name):            # (execute_sharded, get_hlo_text, ...: jaxlib's)
+        return getattr(self._loaded, name)
 
 
 def _disk_store(path, loaded) -> None:

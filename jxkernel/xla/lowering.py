@@ -55,6 +55,7 @@ class ModuleContext:
         self.rule_lowerings: dict = {}           # users' rules lowered: xla/user_rules.py
         self.host_callbacks: list = []
         self.mesh = None                         # a sharded module's Mesh (named @mesh)
+        self.devices = ()                        # the devices it is lowered for, where known
         self.donated: list = []                  # per input: donated after all (set_up_aliases)
         self.manual = None                       # in a shard_map body: (mesh, manual axes)
         # jax.export with symbolic shapes swaps in its own rules, and `symbolic` computes
@@ -505,7 +506,7 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
                  result_names=None, locations: bool = False, mesh=None,
                  arg_shardings=None, result_shardings=None, platforms=None,
                  arg_names=None, aliases=None, one_device=None,
-                 rules=None) -> tuple[str, ModuleContext]:
+                 rules=None, devices=(), manual=None) -> tuple[str, ModuleContext]:
     """A whole StableHLO module whose `main` computes `jaxpr` (constvars first, then invars).
 
     Returns the module text and its ModuleContext (which lists host callbacks, if any).
@@ -519,6 +520,9 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
     the arguments' locations, which name XLA's parameters. `one_device`: (per invar, per
     result) whether it is given a sharding on the one device (stablehlo.on_empty_mesh).
     `rules`: the rule table to lower with (LoweringParameters.rules), else lowering_rules.
+    `devices`: those it is lowered for (the rules that ask: inspect_array_sharding's).
+    `manual`: (mesh, axes) where the module is one device's program, manual over those axes
+    (custom_partitioning's per-device function: its collectives address the mesh).
     """
     partitions = 1 if mesh is None else mesh.size
     # one replica always, as JAX's modules say: several devices are partitions of one program
@@ -527,6 +531,7 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
     module = hlo.Module(f"jit_{name}", attrs)
     module_ctx = ModuleContext(module, platform, platforms)
     module_ctx.name_stack, module_ctx.source_lines = f"jit({name})/", locations
+    module_ctx.devices, module_ctx.manual = tuple(devices), manual
     if rules is not None:
         module_ctx.rules = rules
     in_vars = jaxpr.constvars + jaxpr.invars

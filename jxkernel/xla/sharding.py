@@ -87,6 +87,40 @@ class SingleDeviceSharding:
         return f"SingleDeviceSharding(device={self._device!r}, memory_kind={self._memory_kind})"
 
 
+class GSPMDSharding:
+    """An array laid out over `devices` as XLA's HloSharding says, as JAX's GSPMDSharding
+    (what jax.debug.inspect_array_sharding reports inside a jit on one device: replicated).
+
+        >>> GSPMDSharding(jax.devices(), xc.HloSharding.replicate())
+        GSPMDSharding({replicated}, memory_kind=device)
+    """
+    __slots__ = ("_devices", "_hlo_sharding", "_memory_kind")
+
+    def __init__(self, devices, hlo_sharding, *, memory_kind: str | None = None):
+        self._devices, self._hlo_sharding = tuple(devices), hlo_sharding
+        self._memory_kind = checked_memory_kind(self._devices[0], memory_kind)
+
+    memory_kind = property(lambda self: self._memory_kind)
+    device_set = property(lambda self: set(self._devices))
+    _device_assignment = property(lambda self: self._devices)
+    num_devices = property(lambda self: len(self._devices))
+    is_fully_replicated = property(lambda self: self._hlo_sharding.is_replicated())
+
+    def _to_xla_hlo_sharding(self, num_dimensions: int):
+        return self._hlo_sharding
+
+    def __eq__(self, other):
+        return isinstance(other, GSPMDSharding) and other._devices == self._devices and \
+            other._memory_kind == self._memory_kind and \
+            _hlo_key(other._hlo_sharding) == _hlo_key(self._hlo_sharding)
+
+    def __hash__(self):
+        return hash((self._devices, self._memory_kind, _hlo_key(self._hlo_sharding)))
+
+    def __repr__(self):
+        return f"GSPMDSharding({self._hlo_sharding!r}, memory_kind={self._memory_kind})"
+
+
 # ------------------------------------------------------------------ meshes of this client's devices
 def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None) -> Mesh:
     """A mesh of the first prod(axis_shapes) devices; axes are Explicit unless told (as JAX's).
@@ -106,10 +140,34 @@ def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None) -> Mesh
     return Mesh(grid, names, checked_axis_types(axis_types, len(names), AxisType.Explicit))
 
 
-Sharding = (SingleDeviceSharding, NamedSharding)
+Sharding = (SingleDeviceSharding, NamedSharding, GSPMDSharding)
 
 
 # ------------------------------------------------------------------ XLA's HloSharding
+def inspect_sharding_key(callback) -> bytes:
+    """The backend_config naming `callback` (called with an HloSharding) to the custom call
+    compiler.INSPECT_SHARDING_TARGET; the caller keeps `callback` alive until the program is compiled."""
+    return xc.encode_inspect_sharding_callback(callback)
+
+
+def replicated_hlo():
+    return xc.HloSharding.replicate()
+
+
+def register_custom_partitioner(name: str, propagate, partition, infer) -> None:
+    """XLA's partitioner of the custom call `name` calls back into Python: `propagate` and
+    `infer` (GSPMD's propagation), `partition` (the per-device program), with XLA's Shapes
+    and HloShardings (custom_partitioning's; the op may be side-effecting and replicated)."""
+    if xc is not None:              # (without jaxlib no program is partitioned)
+        xc.register_custom_call_partitioner(name, propagate, partition, infer,
+                                            can_side_effecting_have_replicated_sharding=True)
+
+
+def tuple_hlo_sharding(shape, shardings):
+    """The HloSharding of a tuple-shaped value, from its elements'."""
+    return xc.HloSharding.tuple_sharding(shape, list(shardings))
+
+
 @functools.lru_cache(maxsize=1024)
 def hlo_sharding(sharding: NamedSharding, ndim: int):
     """`sharding` as XLA's HloSharding of an `ndim`-d array over device positions 0..N-1

@@ -16,6 +16,8 @@ from jxkernel.core.ir import ClosedJaxpr, Jaxpr
 from jxkernel.lax.eval_jaxpr import eval_jaxpr_p as _eval_jaxpr_p
 from jxkernel.core.physical import physicalize_closed
 from jxkernel.experimental import checkify, sparse
+from jxkernel.experimental.custom_partitioning import custom_partitioning
+import jxkernel.experimental.layout  # noqa: F401  (jax.experimental.layout in a case)
 from jxkernel.core.numpy_eval import eval_closed_jaxpr_numpy, eval_jaxpr_numpy
 from jxkernel.core.primitive import all_primitives, numpy_rules
 from jxkernel.stepper import load_every_primitive
@@ -48,11 +50,14 @@ random_seed random_bits random_split random_fold_in random_wrap random_unwrap ra
 to_edtype from_edtype
 consume assert_consumed_value
 new_box box_get box_set
+inspect_sharding
 """.split())    # (the Ref line's act on Refs, api/state_primitives.py, not on arrays; the key
 #                 primitives' jaxprs (and to_edtype, from_edtype's of any extended dtype)
 #                 are made physical first, core/physical.py, the
 #                 key-reuse checker's identities among them; hijax's Box
-#                 primitives are lowered to their to_lojax first, core/hijax_lower.py)
+#                 primitives are lowered to their to_lojax first, core/hijax_lower.py;
+#                 inspect_sharding tells the sharding XLA chose when it lowers or compiles,
+#                 which the NumPy backend never does)
 
 RNG = np.random.default_rng(0)
 F32 = RNG.normal(size=(3, 4)).astype(np.float32)
@@ -599,6 +604,12 @@ def _bcsr_ops(x):
             sparse.bcsr_extract(s.indices, s.indptr, x))
 
 
+def _custom_partitioned(x):
+    f = custom_partitioning(lambda v: jnp.sin(v) * 2)
+    f.def_partition(partition=None, sharding_rule="i j -> i j")
+    return f(x)
+
+
 CALLS = {
     "bcoo": (_bcoo_ops, (F32,), REDUCTION, None),
     "pure_io_callbacks": (lambda x: (
@@ -606,6 +617,9 @@ CALLS = {
         jax.experimental.io_callback(lambda v: (v * 2).astype(np.float32),
                                      jax.ShapeDtypeStruct(x.shape, x.dtype), x)), (F32,), ELEMENTWISE, None),
     "composite": (lax.composite(lambda x: jnp.sin(x) * 2, name="my.sin2"), (F32,), ELEMENTWISE, None),
+    "layout_constraint": (lambda x: jax.experimental.layout.with_layout_constraint(
+        x * 2, jax.experimental.layout.Layout((1, 0))), (F32,), ELEMENTWISE, None),
+    "custom_partitioning": (_custom_partitioned, (F32,), ELEMENTWISE, None),
     "custom_linear_solve": (lambda a, b: (_solve(a, b), jax.grad(lambda b: _solve(a, b).sum())(b)),
                             (MATS[0] @ MATS[0].T + 4 * np.eye(4, dtype=np.float32), F32[0]), LAPACK, 1.0),
 }

@@ -53,7 +53,9 @@ AS_IN_JAX_WITHOUT = {"select_and_scatter": {"jvp", "batching"},   # shape rule +
                      "cholesky_update": {"batching"},
                      # jax/_src/custom_derivatives.py: linear_call has no batching rule (vmap
                      # of it is JAX's NotImplementedError, recorded: tests/data/public_names_cases)
-                     "linear_call": {"batching"}}
+                     "linear_call": {"batching"},
+                     # jax/_src/custom_partitioning.py: abstract eval, impl and lowering only
+                     "custom_partitioning": {"jvp", "batching"}}
 
 PRIMITIVES = sorted(all_primitives)
 

@@ -20,32 +20,11 @@ from conformance import public_names
 import locations  # tests/support: the repository's folders
 
 # The ratio of JAX's names present, over the recorded modules; raised as names are added.
-RATCHET = 1293 / 1311
+RATCHET = 1311 / 1311
 
 # The names still missing, per module. A name found here that jxkernel has fails the test
 # too (take it off), as does a name missing that is not here (a regression).
 MISSING = {
-    # a primitive whose callback gets, at compile time, the sharding XLA's propagation chose
-    # (GSPMDSharding under jit): jxkernel has no compile-time hook for it yet
-    "jax.debug": "inspect_array_sharding",
-    # jxkernel's Arrays carry no layout (no `.format`; every array row-major): a layout
-    # constraint would be an identity whose result cannot report its layout
-    "jax.experimental.layout": "with_layout_constraint",
-    # the primitive of custom_vjp(optimize_remat=True), which jxkernel's custom_vjp lacks
-    # XLA's custom-call partitioner callbacks (jaxlib's register_custom_call_partitioner) and
-    # Shardy's sharding rules: not wired into jxkernel's sharded lowering
-    "jax.experimental.custom_partitioning": "ArrayMapping BATCHING CompoundFactor "
-                                            "SdyShardingRule custom_partitioning "
-                                            "custom_partitioning_p",
-    # a Compiled here holds its traced jaxpr and call path (consts, Refs, placement); loading
-    # one from bytes needs a Compiled made without a Lowered
-    "jax.experimental.serialize_executable": "deserialize_and_load serialize",
-    # JAX's tracing internals under the names libraries import: not yet mapped onto
-    # jxkernel's traces (TraceTag, the axis-env queries) and IR (CallPrimitive, call_impl,
-    # gensym, array_types)
-    "jax.extend.core": "CallPrimitive TraceTag array_types call_impl gensym "
-                       "nonempty_axis_env_DO_NOT_USE unsafe_am_i_under_a_vmap_DO_NOT_USE "
-                       "unsafe_get_axis_names_DO_NOT_USE",
 }
 
 

@@ -12,8 +12,10 @@ from ...lax.callbacks import io_callback  # noqa: F401
 # the experimental modules whose code is jxkernel's own, in the engine package it belongs to
 module_aliases(__name__, {"array_serialization": "jxkernel.api.array_serialization",
                           "colocated_python": "jxkernel.api.colocated_python",
+                          "custom_partitioning": "jxkernel.api.custom_partitioning",
                           "jet": "jxkernel.api.jet",
                           "multihost_utils": "jxkernel.api.multihost_utils",
                           "ode": "jxkernel.api.ode",
-                          "random": "jxkernel.random.stateful_rng"})
+                          "random": "jxkernel.random.stateful_rng",
+                          "serialize_executable": "jxkernel.transforms.serialize_executable"})
 # (`sparse` is a package here: jxkernel.api.sparse's names and random_bcoo, from two layers)

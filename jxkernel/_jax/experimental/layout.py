@@ -7,10 +7,17 @@ describe a request or a result for code that passes them along (Flax's sharding 
     Layout(major_to_minor=(0, 1), tiling=None, sub_byte_element_size_in_bits=0)
     >>> Format(Layout.AUTO).layout
     AUTO
+    >>> jax.jit(lambda x: with_layout_constraint(x * 2, Layout((1, 0))))(jnp.ones((2, 2)))
+    Array([[2., 2.],
+           [2., 2.]], dtype=float32)
 """
 from __future__ import annotations
 
 from ...api.sharding import Sharding
+from ...core.avals import get_aval
+from ...lax.layout_constraint import layout_constraint_p
+from ...transforms.api_util import flatten_axes
+from ...tree_util import tree_flatten, tree_unflatten
 
 
 class _AutoLayout:
@@ -53,10 +60,10 @@ class Layout:
         return Layout(**fields)
 
     def check_compatible_aval(self, aval_shape) -> None:
-        if len(self.major_to_minor) != len(aval_shape):
-            raise ValueError(f"Layout: major_to_minor={self.major_to_minor} names "
-                             f"{len(self.major_to_minor)} dimensions but the value has shape "
-                             f"{tuple(aval_shape)}: give one entry per dimension.")
+        if len(self.major_to_minor) != len(aval_shape):      # (JAX's words)
+            raise ValueError(f"Length of major_to_minor and the rank of the value should "
+                             f"match. Got major_to_minor={self.major_to_minor} and "
+                             f"shape={tuple(aval_shape)}")
 
 
 class Format:
@@ -84,3 +91,21 @@ class Format:
 
     def __hash__(self):
         return hash((self.layout, self.sharding))
+
+
+def with_layout_constraint(x, layouts):
+    """Each array of the pytree `x` laid out as its `Layout` in `layouts` (a prefix of `x`'s
+    tree) says, where XLA places it inside a jit (the values are unchanged)."""
+    leaves, tree = tree_flatten(x)
+    layouts_flat = tuple(flatten_axes("with_layout_constraint layouts", tree, layouts))
+    if any(not isinstance(layout, Layout) for layout in layouts_flat):
+        raise ValueError("layouts passed to `with_layout_constraint` must be of type `Layout`. "
+                         f"Got {[type(layout) for layout in layouts_flat]}")
+    for leaf, layout in zip(leaves, layouts_flat):
+        try:
+            layout.check_compatible_aval(get_aval(leaf).shape)
+        except ValueError as e:
+            raise ValueError(f"One of with_layout_constraint arguments is incompatible with its "
+                             f"layout annotation {layout}: {e}") from None
+    return tree_unflatten(tree, [layout_constraint_p.bind(leaf, layout=layout)
+                                 for leaf, layout in zip(leaves, layouts_flat)])

@@ -4,7 +4,7 @@ interpreters of jaxprs and primitives of one's own.
 The classes are the very ones `make_jaxpr` builds, so `type(v) is Literal` and
 `isinstance(eqn, JaxprEqn)` hold on what it returns:
 
-    >>> closed = jxkernel.make_jaxpr(lambda x: jnp.exp(x) * 2.0)(jnp.ones(3))
+    >>> closed = jax.make_jaxpr(lambda x: jnp.exp(x) * 2.0)(jnp.ones(3))
     >>> eqn = closed.jaxpr.eqns[-1]
     >>> eqn.primitive, [type(v).__name__ for v in eqn.invars]
     (mul, ['Var', 'Literal'])
@@ -28,7 +28,13 @@ from ....core.primitive import Primitive  # noqa: F401
 from ....core.staging import DebugInfo, JaxprTrace  # noqa: F401
 from ....core.trace import (Trace, Tracer, concrete_or_error, current_trace,  # noqa: F401
                             eval_trace, set_current_trace)
+from ....core.axis_env import axis_names, visible_axes
+from ....core.partial_eval import PartialEvalTrace
+from ....core.literals import TypedNdArray
+from ....core import dtypes as _dtypes
 from ....transforms.ad_util import float0
+from ....transforms.batching import BatchTrace
+from ....transforms.call_primitive import CallPrimitive, call_impl  # noqa: F401
 from . import primitives  # noqa: F401
 
 
@@ -183,11 +189,60 @@ class _TakeCurrentTrace:
         self.inner.__exit__(*exc)
 
 
-def unsafe_am_i_under_a_jit_DO_NOT_USE() -> bool:
-    """Whether some enclosing trace stages a jaxpr (jit, make_jaxpr, a control-flow body)."""
+def unsafe_am_i_under_a_vmap_DO_NOT_USE() -> bool:
+    """Whether some enclosing trace is a vmap's (JAX's: a BatchTrace on the trace stack).
+
+    >>> jax.vmap(lambda x: x + unsafe_am_i_under_a_vmap_DO_NOT_USE())(jnp.zeros(2))
+    Array([1., 1.], dtype=float32)
+    """
     t = current_trace()
     while t is not None:
-        if isinstance(t, JaxprTrace):
+        if isinstance(t, BatchTrace):
+            return True
+        t = t.parent
+    return False
+
+
+def nonempty_axis_env_DO_NOT_USE() -> bool:
+    """Whether any named axis is bound here (vmap's axis_name, pmap's, shard_map's mesh)."""
+    return bool(visible_axes())
+
+
+def unsafe_get_axis_names_DO_NOT_USE() -> list:
+    """The named axes bound here, outermost first (JAX's axis env's order)."""
+    return axis_names()
+
+
+# the host values JAX takes as arrays (jax._src.abstract_arrays.array_types): NumPy arrays,
+# JAX's typed ones, and NumPy's scalars of every dtype JAX knows
+array_types: set = {TypedNdArray, np.ndarray, np.int8, np.int16, np.int32, np.int64, np.uint8,
+                    np.uint16, np.uint32, np.uint64, np.complex64, np.complex128, np.bool_,
+                    np.longlong, np.intc} | {
+    d.type for d in (*_dtypes.INTN_DTYPES, *_dtypes.FLOAT_DTYPES)}
+
+
+class TraceTag:
+    """What identifies a transformation's traces in JAX's caches; every tag is equal to every
+    other (JAX's own comment: the transformations' caches stay right all the same)."""
+
+    def __hash__(self):
+        return hash(TraceTag)
+
+    def __eq__(self, other):
+        return isinstance(other, TraceTag)
+
+
+def gensym():
+    """JAX's: the Var class, made new variables with (`gensym()(aval)`)."""
+    return Var
+
+
+def unsafe_am_i_under_a_jit_DO_NOT_USE() -> bool:
+    """Whether some enclosing trace stages a jaxpr (jit, make_jaxpr, a control-flow body);
+    not grad's linearization, which JAX does with traces of other kinds."""
+    t = current_trace()
+    while t is not None:
+        if isinstance(t, JaxprTrace) and not isinstance(t, PartialEvalTrace):
             return True
         t = t.parent
     return False

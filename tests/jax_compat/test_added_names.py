@@ -1,0 +1,62 @@
+"""JAX 0.10.2's public names added at stop 68 (jax.experimental.serialize_executable,
+jax.debug.inspect_array_sharding, jax.experimental.layout.with_layout_constraint,
+jax.extend.core's tracing names) against what JAX answered for the same cases
+(tests/data/added_names_cases.py, recorded by reference/make_added_names_reference.py): every
+case is bits, shapes, dtypes, trees or text, compared exactly."""
+import functools
+import json
+import os
+
+import added_names_cases as cases
+import pytest
+from doc_examples import check_docstring_examples
+from fresh_process import run_json
+
+import jxkernel
+import locations  # tests/support: the repository's folders
+
+
+@functools.cache
+def _reference() -> dict:
+    with open(os.path.join(locations.DATA, "added_names_reference.json")) as f:
+        return json.load(f)
+
+
+@functools.cache
+def _ours() -> dict:
+    return json.loads(json.dumps(cases.run(jxkernel)))
+
+
+@pytest.mark.xla_only("XLA compiler")
+@pytest.mark.parametrize("group", sorted(_reference()["run"]))
+def test_matches_jax(group):
+    want, got = _reference()["run"][group], _ours()[group]
+    assert sorted(got) == sorted(want)
+    for case in want:
+        assert got[case] == want[case], f"{group}.{case}:\n{got[case]}\n!=\n{want[case]}"
+
+
+@pytest.mark.xla_only("several devices")
+def test_over_a_mesh_matches_jax():
+    ours = run_json("""
+        import json, jxkernel, added_names_cases as cases
+        print(json.dumps(cases.run_mesh(jxkernel)))
+    """, {"JXKERNEL_CPU_DEVICES": "8"}, timeout=600)
+    want = _reference()["run_mesh"]
+    assert sorted(ours) == sorted(want)
+    for group in want:
+        for case in want[group]:
+            assert ours[group][case] == want[group][case], f"{group}.{case}"
+
+
+@pytest.mark.xla_only("XLA compiler")
+@pytest.mark.parametrize("module", ["jxkernel.transforms.serialize_executable",
+                                    "jxkernel.xla.serialized", "jxkernel.lax.inspect_sharding",
+                                    "jxkernel.lax.layout_constraint",
+                                    "jxkernel._jax.experimental.layout",
+                                    "jxkernel.transforms.call_primitive",
+                                    "jxkernel._jax.extend.core", "jxkernel.core.axis_env",
+                                    "jxkernel.api.sharding_rule",
+                                    "jxkernel.api.custom_partitioning"])
+def test_docstring_examples(module):
+    check_docstring_examples(module)
