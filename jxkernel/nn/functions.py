@@ -21,7 +21,7 @@ from ..core.config import config
 from ..core.errors import ConcretizationTypeError
 from ..core.trace import Tracer
 from ..numpy import util as numpy_util
-from ..numpy.dtypes import canonicalize_user_dtype
+from ..core.dtypes import canonicalize_user_dtype
 from ..numpy.reductions import _count
 from ..transforms.custom_derivatives import custom_jvp
 from ..transforms.jit_namesakes import jax_jitted

@@ -336,6 +336,8 @@ def _array_and_scalar(args, kind: str):
     else:
         return None
     a = arr.aval
+    if not (config._named_x64 or dtypes.is_canonical(a.dtype)):
+        return None         # an int64 made under enable_x64: the general path narrows it
     if _pair_result(a, s, kind) != (a.dtype, a.weak_type):
         return None
     if type(_trace._ctx.trace) is _trace.EvalTrace:
@@ -529,14 +531,19 @@ def converts_array(args, kind: str = "plain", trace_type=_trace.EvalTrace) -> bo
         arr, s = (x, y) if type(y) in _CACHED_SCALARS else (y, x)
         if type(s) in _CACHED_SCALARS and isinstance(arr, _ARRAYS):
             a = arr.aval
+            if not (config._named_x64 or dtypes.is_canonical(a.dtype)):
+                return True     # (narrowed in the jitted call, which warns once, as JAX's)
             return type(arr) is Array and arr._sharding is None and \
                 _pair_result(a, s, kind) != (a.dtype, a.weak_type)
     arrays = [a for a in args if isinstance(a, (Array, np.ndarray)) or
               (trace_type is not _trace.EvalTrace and isinstance(a, Tracer))]
     if not arrays:
         return False
+    avals = list(map(aval_of, arrays))
+    if not config._named_x64 and not all(dtypes.is_canonical(a.dtype) for a in avals):
+        return True
     want = _PROMOTE[kind](*args)
-    return any((a.dtype, a.weak_type) != want for a in map(aval_of, arrays))
+    return any((a.dtype, a.weak_type) != want for a in avals)
 
 
 def _where(condition, x, y):
