@@ -408,5 +408,5 @@ def one_hot(x, num_classes: int, *, dtype=None, axis: int = -1):
                           f"jax.nn.one_hot input should be integer-typed; got dtype={x.dtype}",
                           stacklevel=2)
     dtype = _core.default_float_dtype() if dtype is None else \
-        canonicalize_user_dtype(dtype, "one_hot")
+        canonicalize_user_dtype(dtype, "astype")   # (JAX checks it in astype)
     return _one_hot(x, num_classes, dtype=dtype, axis=axis)

@@ -25,6 +25,7 @@ from ..core import dtypes, vma
 from ..core import trace as _trace
 from ..core.avals import ShapedArray
 from ..core.errors import aval_text, float0_error, masked_array_error
+from ..core.interpreter_primitives import typed_scalar
 from ..core.source_info import user_stacklevel
 from ..core.trace import Tracer
 from ..lax import conversion, shapes
@@ -422,8 +423,9 @@ def promote_args_complex(fun_name: str, *args) -> list:
 
 # ---------------------------------------------------------------- lax-level helpers
 def const(x, value):
-    """`value` as a NumPy scalar of x's dtype: a literal when staged, as JAX's lax._const."""
-    return np.array(value, dtype=aval_of(x).dtype)[()]
+    """`value` as a NumPy scalar of x's dtype: a literal when staged, as JAX's lax._const
+    (typed: an int64 one stays int64 under jax_explicit_x64_dtypes ALLOW)."""
+    return typed_scalar(value, aval_of(x).dtype)
 
 
 def full(shape, fill_value, dtype=None, weak_type=None):
