@@ -343,9 +343,13 @@ class ShapeDtypeStruct:
 
     @property
     def aval(self) -> ShapedArray:
+        # its dtype canonicalized, as JAX's (a ShapeDtypeStruct is no Array): int64 traces as
+        # int32 without x64, even under jax_explicit_x64_dtypes ALLOW
+        dtype = self.dtype if dtypes.extended_scalar_type(self.dtype) else \
+            dtypes.canonicalize_dtype(self.dtype)
         if self.sharding is None:
-            return ShapedArray(self.shape, self.dtype, self.weak_type)
-        return ShapedArray(self.shape, self.dtype, self.weak_type,
+            return ShapedArray(self.shape, dtype, self.weak_type)
+        return ShapedArray(self.shape, dtype, self.weak_type,
                            sharding=typed_sharding(self.sharding, len(self.shape)))
 
     def __eq__(self, other):

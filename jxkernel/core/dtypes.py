@@ -12,10 +12,12 @@ float16. They are represented here by the Python types ``int``, ``float`` and
 from __future__ import annotations
 
 import functools
+import warnings
 
 import numpy as np
 
-from .config import config
+from .config import ExplicitX64Mode, config
+from .source_info import user_stacklevel
 
 # ml_dtypes gives NumPy its narrow dtypes (bfloat16, the float8/6/4s, the 1/2/4-bit ints).
 # Pyodide has no build of it, so it is optional: where it is absent those dtypes are left
@@ -246,6 +248,87 @@ def default_float_dtype() -> np.dtype: return float64 if config.jax_enable_x64 e
 def default_complex_dtype() -> np.dtype: return complex128 if config.jax_enable_x64 else complex64
 
 
+# ---------------------------------------------------------------- dtypes a user names
+_DEFAULT_TYPEMAP = {bool: lambda: bool_, int: default_int_dtype, float: default_float_dtype,
+                    complex: default_complex_dtype}
+
+
+def canonicalize_user_dtype(d, fun_name: str = "") -> np.dtype:
+    """A dtype argument (`float`, 'int8', jnp.float32, np.dtype) as the dtype arrays get:
+    JAX's check_and_canonicalize_user_dtype (jnp.zeros's dtype, lax.full's, lax.iota's...).
+    A 64-bit type without x64 goes through `explicit_dtype`.
+
+    >>> canonicalize_user_dtype(int), canonicalize_user_dtype("int8")
+    (dtype('int32'), dtype('int8'))
+    """
+    if d is None:
+        raise ValueError("dtype must be specified.")
+    if isinstance(d, ExtendedDType):            # a key type (jnp.zeros(shape, key.dtype)): as is
+        return d
+    if isinstance(d, type) and d in _DEFAULT_TYPEMAP:
+        return _DEFAULT_TYPEMAP[d]()
+    if hasattr(d, "aval") and not isinstance(d, type):
+        raise ValueError("Passing an array as a dtype argument is no longer supported; "
+                         "instead of dtype=arr use dtype=arr.dtype.")
+    try:
+        nd = np.dtype(d)
+    except TypeError:
+        check_ml_dtypes_for(d, fun_name or "dtype")
+        raise TypeError(f"data type {d!r} not understood") from None
+    if nd not in _SUPPORTED:
+        check_ml_dtypes_for(nd, fun_name or "dtype")
+        # the argument as given, as JAX's (`got dtype str`, not NumPy's `<U0`)
+        raise TypeError(f"JAX only supports number, bool, and string dtypes, got dtype {d}"
+                        + (f" in {fun_name}" if fun_name else ""))
+    return explicit_dtype(nd, fun_name)
+
+
+def dtype_of_named(x) -> np.dtype:
+    """JAX's dtypes.dtype: a dtype named (np.dtype, str, NumPy scalar type) is checked by
+    `explicit_dtype` as requested in 'dtype'; anything else (a value, jnp.int64, a
+    ShapeDtypeStruct) gives `dtype`'s answer, quietly canonicalized (lax.full_like's dtype).
+
+    >>> dtype_of_named(np.float16), dtype_of_named(3)
+    (dtype('float16'), dtype('int32'))
+    """
+    if x is None:
+        raise ValueError(f"Invalid argument to dtype: {x}.")
+    if isinstance(x, (str, np.dtype)) or isinstance(x, type) and issubclass(x, np.generic):
+        return canonicalize_user_dtype(x, "dtype")
+    return dtype(x)
+
+
+def explicit_dtype(d: np.dtype, fun_name: str = "") -> np.dtype:
+    """A dtype the user asked for, as jax_explicit_x64_dtypes says (JAX's
+    _maybe_canonicalize_explicit_dtype): kept with x64 or under ALLOW; else a 64-bit type
+    becomes 32 bits with JAX's warning (WARN, the default) or raises JAX's ValueError (ERROR).
+    jxkernel's own calls pass canonical dtypes, so only the user's names get here narrowed.
+
+    >>> explicit_dtype(np.dtype("int8"))
+    dtype('int8')
+    """
+    if config._named_x64:
+        return d
+    out = canonicalize_dtype(d)
+    if out == d:
+        return d
+    where = f" requested in {fun_name}" if fun_name else ""
+    if ExplicitX64Mode(config.jax_explicit_x64_dtypes) == ExplicitX64Mode.ERROR:
+        # (JAX's words, its missing space included)
+        raise ValueError(f"Explicitly requested dtype {d}{where} is not available. To enable "
+                         "more dtypes, set the jax_enable_x64 or allow_explicit_x64_dtypes "
+                         "configuration options.See https://github.com/jax-ml/jax#current-gotchas "
+                         "for more.")
+    # the user's line, however deep in jxkernel the dtype was checked: a fixed stacklevel=4
+    # named IPython's interactiveshell.py for jnp.array(..., float64)
+    warnings.warn(f"Explicitly requested dtype {d}{where} is not available, and will be "
+                  f"truncated to dtype {out.name}. To enable more dtypes, set the jax_enable_x64 "
+                  f"configuration option or the JAX_ENABLE_X64 shell environment variable. See "
+                  f"https://github.com/jax-ml/jax#current-gotchas for more.",
+                  UserWarning, stacklevel=user_stacklevel())
+    return out
+
+
 _PYTHON_SCALAR_DTYPES = {bool: bool_, int: int64, float: float64, complex: complex128}
 
 
@@ -284,8 +367,10 @@ def dtype(x, *, canonicalize=True) -> np.dtype:
         d = _PYTHON_SCALAR_DTYPES[x]
     elif hasattr(x, "aval") and hasattr(x, "dtype"):
         # an Array's or tracer's: kept where named 64-bit dtypes are (an int64 array made
-        # under jax_explicit_x64_dtypes ALLOW is int64, as JAX's dtype gives it)
-        return canonicalize_named(x.dtype) if canonicalize else check_supported(x.dtype)
+        # under jax_explicit_x64_dtypes ALLOW is int64, as JAX's dtype gives it); read from
+        # the aval, which a ShapeDtypeStruct's has canonicalized (JAX's: it is no Array)
+        d = x.aval.dtype
+        return canonicalize_named(d) if canonicalize else check_supported(d)
     elif hasattr(x, "dtype") and not (isinstance(x, type) and issubclass(x, np.generic)):
         d = x.dtype                     # (NumPy's scalar classes have a `dtype` descriptor)
     else:
@@ -408,7 +493,8 @@ _WEAK_DEFAULT = {int: int64, float: float64, complex: complex128}
 
 
 def _dtype_and_weak(x) -> tuple:
-    """(dtype, weak_type) of an argument to result_type."""
+    """(dtype, weak_type) of an argument to result_type: a dtype named (jxkernel's own calls
+    name them) canonicalized quietly; a value's (an Array's, an aval's) as it is."""
     if type(x) in (int, float, complex):
         return canonicalize_dtype(_PYTHON_SCALAR_DTYPES[type(x)]), True
     if type(x) is bool:
@@ -418,41 +504,57 @@ def _dtype_and_weak(x) -> tuple:
             return canonicalize_dtype(_PYTHON_SCALAR_DTYPES[x]), True
         if not issubclass(x, np.generic) and hasattr(x, "dtype"):    # jnp.int64, as JAX's
             return canonicalize_dtype(x.dtype), False
-        return check_supported(x), False
+        return canonicalize_named(x), False
     if isinstance(x, np.dtype):
-        return check_supported(x), False
+        return canonicalize_named(x), False
     if isinstance(x, (np.ndarray, np.generic)):       # host values: canonicalized, as JAX's
         return canonicalize_dtype(x.dtype), False
     if hasattr(x, "dtype"):
         return check_supported(x.dtype), is_weakly_typed(x)
-    return check_supported(x), False
+    return canonicalize_named(x), False
+
+
+def promoted(pairs: tuple) -> tuple:
+    """(dtype, weak) of promoting (dtype, weak) `pairs` in the current mode. A 64-bit dtype
+    the lattice joins to without x64 goes through `explicit_dtype` as JAX's (its dtype() of
+    the join): an int64 array made under enable_x64 meeting an int32 one warns (WARN) or
+    raises (ERROR) where it narrows; a lone argument, or equal dtypes, pass as they are."""
+    out, weak, joined = _result(pairs, config.jax_enable_x64, config.jax_numpy_dtype_promotion,
+                                config._named_x64)
+    if joined is not None and joined != out:
+        explicit_dtype(joined, "dtype")
+    return out, weak
 
 
 @functools.lru_cache(maxsize=None)
 def _result(pairs: tuple, x64: bool, promotion: str = "standard",
             named_x64: bool = False) -> tuple:
-    """(dtype, weak) of promoting `pairs`; `named_x64` (config._named_x64): a 64-bit dtype
-    the lattice gives stays 64-bit, as JAX's explicit dtypes under ALLOW (an int64 array
-    meeting an int32 one gives int64); a weak result's default dtype still follows `x64`."""
+    """(dtype, weak, joined) of promoting `pairs`; `joined` is the strong dtype the lattice
+    gave (None for a lone argument, equal dtypes or a weak result), which JAX checks as an
+    explicit dtype. `named_x64` (config._named_x64): a 64-bit dtype the lattice gives stays
+    64-bit, as JAX's explicit dtypes under ALLOW (an int64 array meeting an int32 one gives
+    int64); a weak result's default dtype still follows `x64`."""
     dts = [d for d, _ in pairs]
     weaks = [w for _, w in pairs]
     strict = promotion == "strict"
-    if len(pairs) == 1:
-        out, weak = pairs[0]
-    elif len(set(dts)) == 1 and not all(weaks):
-        out, weak = dts[0], False
-    elif all(weaks) and not strict:
+    if len(pairs) == 1:         # no promotion: the dtype as it is, as JAX's (an int64
+        return (*pairs[0], None)  # array made under enable_x64 stays int64: sin gives float64)
+    if len(set(dts)) == 1 and not all(weaks):
+        return dts[0], False, None
+    joined = None
+    if all(weaks) and not strict:
         # all weak: join the strong dtypes, then mark the result weak (as JAX does: this
         # keeps e.g. two weak float16 values float16)
         out, weak = _join(x64, *set(dts)), True
+        joined = out
     else:
         node = _join(x64, *_ordered_nodes(pairs), strict=strict)
         if node in _WEAK_DEFAULT:
             out = _canonicalize(_WEAK_DEFAULT[node], x64)
-            return out, out != bool_
-        out, weak = node, False
+            return out, out != bool_, None
+        out, weak, joined = node, False, node
     out = _canonicalize(out, x64 or named_x64)
-    return out, out != bool_ and weak
+    return out, out != bool_ and weak, joined
 
 
 def _ordered_nodes(pairs) -> tuple:
@@ -468,8 +570,7 @@ def result_type(*args):
     """
     if not args:
         raise ValueError("at least one array or dtype is required")
-    return _result(tuple(map(_dtype_and_weak, args)), config.jax_enable_x64,
-                   config.jax_numpy_dtype_promotion, config._named_x64)
+    return promoted(tuple(map(_dtype_and_weak, args)))
 
 
 def promote_types(a, b) -> np.dtype:

@@ -237,7 +237,8 @@ def convert_element_type(operand, new_dtype):
         if dtypes.is_extended(new_dtype):
             return to_edtype_p.bind(operand, edtype=new_dtype)
         return from_edtype_p.bind(operand, dtype=np.dtype(new_dtype))
-    new_dtype = dtypes.canonicalize_named(new_dtype)    # (int64 kept under ALLOW, as JAX's)
+    # the user's dtype: int64 without x64 warns and narrows (kept under ALLOW), as JAX's
+    new_dtype = dtypes.canonicalize_user_dtype(new_dtype, "convert_element_type")
     if getattr(operand, "dtype", None) == new_dtype and not dtypes.is_weakly_typed(operand) \
             and hasattr(operand, "aval"):
         return operand
@@ -248,7 +249,9 @@ def convert_element_type(operand, new_dtype):
 def bitcast_convert_type(operand, new_dtype):
     """Reinterpret the bits of `operand` as `new_dtype` (adding/removing a last dimension when
     the widths differ)."""
-    return bitcast_convert_type_p.bind(operand, new_dtype=dtypes.check_supported(new_dtype))
+    new_dtype = dtypes.canonicalize_user_dtype(dtypes.check_supported(new_dtype),
+                                               "bitcast_convert_type")
+    return bitcast_convert_type_p.bind(operand, new_dtype=new_dtype)
 
 
 # ------------------------------------------------------------------ extended dtypes

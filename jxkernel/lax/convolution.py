@@ -573,7 +573,8 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
         raise ValueError(f"padding argument to conv_general_dilated should be a string or a "
                          f"sequence of (low, high) pairs, got {padding}") from e
     if preferred_element_type is not None:
-        preferred_element_type = dtypes.canonicalize_named(preferred_element_type)
+        preferred_element_type = dtypes.canonicalize_user_dtype(preferred_element_type,
+                                                                "conv_general_dilated")
     if out_sharding is not None:            # a PartitionSpec under set_mesh, as in JAX
         out_sharding = resolved(out_sharding)
     return conv_general_dilated_p.bind(

@@ -45,7 +45,8 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
         return dtype._rules.full(shape, fill_value, dtype)
     else:
         weak_type = False
-        dtype = dtypes.canonicalize_named(dtypes.check_supported(dtype, "full dtype"))
+        dtype = dtypes.canonicalize_user_dtype(dtypes.check_supported(dtype, "full dtype"),
+                                               "full")
         if type(fill_value) is int and dtypes.is_int(dtype):
             # a Python int wraps to the requested integer width, as in JAX
             fill_value = np.asarray(fill_value).astype(dtype)
@@ -72,8 +73,10 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     """
     fill_shape = np.shape(x) if shape is None else canonicalize_shape(shape)
     weak_type = dtype is None and dtypes.is_weakly_typed(x)
+    # JAX's dtypes.dtype of the dtype: np.int64 warns as requested in 'dtype', jnp.int64 is
+    # narrowed quietly (even under ALLOW)
     dtype = dtypes.dtype(x) if dtype is None else \
-        dtypes.canonicalize_named(dtypes.check_supported(dtype, "full_like dtype"))
+        dtypes.check_supported(dtypes.dtype_of_named(dtype), "full_like dtype")
     if dtypes.is_extended(dtype):         # an extended dtype's rules fill it (JAX's)
         return dtype._rules.full(fill_shape, fill_value, dtype)
     if type(fill_value) is int and dtypes.is_int(dtype):

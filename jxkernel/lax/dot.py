@@ -539,7 +539,7 @@ def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_t
     dnums = ((_index_tuple(lhs_contract), _index_tuple(rhs_contract)),
              (_index_tuple(lhs_batch), _index_tuple(rhs_batch)))
     if preferred_element_type is not None:
-        preferred_element_type = dtypes.canonicalize_named(preferred_element_type)
+        preferred_element_type = dtypes.canonicalize_user_dtype(preferred_element_type, "dot")
     if out_sharding is None:                # jnp.matmul/einsum(..., out_sharding=)'s
         out_sharding = sharding_types.override_for(dot_general_p, _result_rank(lhs, rhs, dnums))
     if out_sharding is not None:            # a PartitionSpec under set_mesh, as in JAX

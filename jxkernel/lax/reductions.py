@@ -642,13 +642,13 @@ def argmax(operand, axis, index_dtype):
     Array(1, dtype=int32)
     """
     return argmax_p.bind(operand, axes=(operator.index(axis),),
-                         index_dtype=dtypes.canonicalize_named(index_dtype))
+                         index_dtype=dtypes.canonicalize_user_dtype(index_dtype, "argmax"))
 
 
 def argmin(operand, axis, index_dtype):
     """Index of the minimum along `axis`: the first one on ties, the first NaN if any."""
     return argmin_p.bind(operand, axes=(operator.index(axis),),
-                         index_dtype=dtypes.canonicalize_named(index_dtype))
+                         index_dtype=dtypes.canonicalize_user_dtype(index_dtype, "argmin"))
 
 
 def cumsum(operand, axis=0, reverse=False):

@@ -253,7 +253,7 @@ def rng_bit_generator(key, shape, dtype=np.uint32, algorithm=RandomAlgorithm.RNG
     """(new key, random bits of `shape` and unsigned `dtype`) from a uint32[4] `key`, by
     XLA's RngBitGenerator with `algorithm`. Stateless: the same key gives the same bits."""
     shape = canonicalize_shape(shape)
-    dtype = dtypes.canonicalize_named(dtype)
+    dtype = dtypes.canonicalize_user_dtype(dtype, "rng_bit_generator")
     if dtype not in _BITS_DTYPES:
         raise TypeError(f"rng_bit_generator: unsupported dtype {dtype}")
     out_sharding = canonicalize_sharding(out_sharding, "rng_bit_generator")

@@ -47,7 +47,7 @@ def scaled_dot(lhs, rhs, *, lhs_scale=None, rhs_scale=None, dimension_numbers=No
     if rhs_scale is None:
         rhs_scale = _ones_scale(rhs, rhs_contracting)
     element_type = dtypes.bfloat16 if preferred_element_type is None else \
-        dtypes.canonicalize_named(np.dtype(preferred_element_type))
+        dtypes.canonicalize_user_dtype(preferred_element_type, "scaled_dot")
     return scaled_dot_p.bind(lhs, rhs, lhs_scale, rhs_scale, dimension_numbers=dimension_numbers,
                              preferred_element_type=element_type)
 

@@ -897,7 +897,7 @@ def broadcasted_iota(dtype, shape, dimension: int, *, out_sharding=None):
         Array([[0, 1, 2],
                [0, 1, 2]], dtype=int32)
     """
-    dtype = dtypes.canonicalize_named(dtype)
+    dtype = dtypes.canonicalize_user_dtype(dtype, "broadcasted_iota")
     shape = canonicalize_shape(shape)
     out_sharding = canonicalize_sharding(out_sharding, "broadcasted_iota")
     if out_sharding is not None:

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import get_aval
+from ..core.interpreter_primitives import typed_constant
 from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules, numpy_rules
 from ..transforms import ad_util as ad
 from ..transforms import batch_util as bu
@@ -58,8 +59,9 @@ from .while_loop import while_loop
 
 
 def _c(x, value):
-    """`value` as a scalar of x's dtype (lax's binary ops broadcast scalars)."""
-    return np.array(value, dtypes.dtype(x))
+    """`value` as a scalar of x's dtype (lax's binary ops broadcast scalars); typed, so a
+    float64 one stays float64 under jax_explicit_x64_dtypes ALLOW."""
+    return typed_constant(value, dtypes.dtype(x))
 
 
 def _full(x, value):

@@ -21,7 +21,7 @@ from ..core.config import config
 from ..core.errors import ConcretizationTypeError
 from ..core.trace import Tracer
 from ..numpy import util as numpy_util
-from ..numpy.dtypes import canonicalize_user_dtype
+from ..core.dtypes import canonicalize_user_dtype
 from ..numpy.reductions import _count
 from ..transforms.custom_derivatives import custom_jvp
 from ..transforms.jit_namesakes import jax_jitted
@@ -408,5 +408,5 @@ def one_hot(x, num_classes: int, *, dtype=None, axis: int = -1):
                           f"jax.nn.one_hot input should be integer-typed; got dtype={x.dtype}",
                           stacklevel=2)
     dtype = _core.default_float_dtype() if dtype is None else \
-        canonicalize_user_dtype(dtype, "one_hot")
+        canonicalize_user_dtype(dtype, "astype")   # (JAX checks it in astype)
     return _one_hot(x, num_classes, dtype=dtype, axis=axis)

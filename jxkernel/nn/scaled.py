@@ -25,7 +25,7 @@ import numpy as np
 from .. import lax
 from .. import numpy as jnp
 from ..core import dtypes as _core
-from ..numpy.dtypes import canonicalize_user_dtype
+from ..core.dtypes import canonicalize_user_dtype
 from ..xla import client as _client
 
 __all__ = ["BlockScaleConfig", "get_scaled_dot_general_config", "scaled_dot_general",

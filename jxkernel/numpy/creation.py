@@ -172,7 +172,7 @@ def array(object, dtype=None, *args, copy: bool = True, order: str | None = "K",
         if copy and dtype in (None, out.dtype):
             out = out.copy() if type(out) is Array else lax.copy_p.bind(out)
     elif isinstance(object, (list, tuple)):
-        out = _from_sequence(object, dtype)
+        out, dtype = _from_sequence(object, dtype)
     elif object is None:
         raise ValueError("None is not a valid value for jnp.array")
     else:
@@ -263,8 +263,9 @@ def _leaves(obj, out):
     return out
 
 
-def _from_sequence(obj, dtype):
-    """Nested lists/tuples: via NumPy unless they hold tracers (then stacked with lax)."""
+def _from_sequence(obj, dtype) -> tuple:
+    """(array, dtype) of nested lists/tuples: via NumPy unless they hold tracers (then stacked
+    with lax); the dtype their promotion gives (float64 arrays stay float64 under ALLOW)."""
     leaves = _leaves(obj, [])
     for leaf in leaves:
         if isinstance(leaf, (str, bytes, np.ndarray)):
@@ -272,10 +273,14 @@ def _from_sequence(obj, dtype):
     if dtype is None:
         dtype = lattice_result_type(*_dedupe(leaves))[0] if leaves else \
             _core.default_float_dtype()
+        if any(isinstance(x, (Array, Tracer)) for x in leaves):
+            # JAX's array() of each element checks it: an int64 made under enable_x64 warns
+            # (or raises), though the result keeps the dtype
+            canonicalize_user_dtype(dtype, "array")
     if not any(isinstance(x, Tracer) for x in leaves):
-        return np.asarray(_host(obj), dtype=dtype)
+        return np.asarray(_host(obj), dtype=dtype), dtype
     parts = [lax.expand_dims(array(x, dtype=dtype, copy=False), (0,)) for x in obj]
-    return lax.concatenate(parts, 0)
+    return lax.concatenate(parts, 0), dtype
 
 
 def _dedupe(leaves):
@@ -421,6 +426,8 @@ def ones(shape, dtype=None, *, device=None, out_sharding=None):
 def empty(shape, dtype=None, *, device=None, out_sharding=None):
     """Like zeros: arrays are immutable, so there is no uninitialized memory to hand out."""
     _check_forgot_shape_tuple("empty", shape, dtype)
+    if dtype is not None and not (isinstance(dtype, np.dtype) and dtype == _core.float0):
+        dtype = canonicalize_user_dtype(dtype, "empty")     # (under its own name, as JAX's)
     return zeros(shape, dtype, device=device, out_sharding=out_sharding)
 
 
@@ -604,6 +611,8 @@ def eye(N, M=None, k=0, dtype=None, *, device=None):
 
 def identity(n, dtype=None):
     """The n x n identity matrix."""
+    if dtype is not None:       # (checked under its own name, as JAX's)
+        dtype = canonicalize_user_dtype(dtype, "identity")
     return eye(n, dtype=dtype)
 
 

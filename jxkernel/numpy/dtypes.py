@@ -11,17 +11,16 @@ tests/numpy/test_numpy_promotion.py checks every pair against a table recorded f
 from __future__ import annotations
 
 import functools
-import warnings
 
 import numpy as np
 from numpy import (character, complexfloating, dtype, e, euler_gamma, flexible,  # noqa: F401
                    floating, generic, get_printoptions, inexact, inf, integer, nan, newaxis,
                    number, pi, printoptions, set_printoptions, signedinteger, unsignedinteger)
 
-from ..core.config import ExplicitX64Mode, config
+from ..core.config import config
 from ..core import dtypes as _core
 from ..core.avals import ShapedArray
-from ..core.source_info import user_stacklevel
+from ..core.dtypes import canonicalize_user_dtype  # noqa: F401  (jnp's functions read it here)
 
 __all__ = [
     "object_", "ComplexWarning",
@@ -113,14 +112,13 @@ def dtype_and_weak(x) -> tuple:
         # reads it, even under jax_explicit_x64_dtypes ALLOW (np.int64 is kept there)
         return _core.canonicalize_dtype(x.dtype), False
     if not isinstance(x, (type, str, np.dtype)) and hasattr(x, "dtype"):
-        x = x.dtype
-    return canonicalize_user_dtype(x, warn=False), False
+        return _core.canonicalize_dtype(x.dtype), False     # JAX's dtype(): quietly
+    return canonicalize_user_dtype(x, "dtype"), False       # a dtype named: JAX's check
 
 
 def lattice_result_type(*args) -> tuple:
     """(dtype, weak_type) of combining `args` (values or dtypes) under JAX's promotion."""
-    return _core._result(tuple(map(dtype_and_weak, args)), config.jax_enable_x64,
-                         config.jax_numpy_dtype_promotion, config._named_x64)
+    return _core.promoted(tuple(map(dtype_and_weak, args)))
 
 
 _DEFAULT_OF_KIND = {"b": lambda: _BOOL, "i": _core.default_int_dtype,
@@ -178,7 +176,7 @@ def _promotion_node(d):
 
 
 # JAX's table (not a promotion): ints of up to 32 bits and bool become float32 even in
-# 64-bit mode; 64-bit ints become float64 (then canonicalized).
+# 64-bit mode; 64-bit ints become float64.
 _TO_INEXACT = {**{d: _F32 for d in (_BOOL, _I8, _I16, _I32, _U8, _U16, _U32)},
                _I64: _F64, _U64: _F64}
 
@@ -190,68 +188,8 @@ def to_inexact_dtype(d) -> np.dtype:
     (dtype('float32'), dtype(bfloat16))
     """
     d = np.dtype(d)
-    return _core.canonicalize_named(_TO_INEXACT.get(d, d))
-
-
-# ---------------------------------------------------------------- user dtypes
-_DEFAULT_TYPEMAP = {bool: lambda: _BOOL, int: _core.default_int_dtype,
-                    float: _core.default_float_dtype, complex: _core.default_complex_dtype}
-
-
-def canonicalize_user_dtype(d, fun_name: str = "", warn: bool = True) -> np.dtype:
-    """A dtype argument (`float`, 'int8', jnp.float32, np.dtype) as the dtype arrays get;
-    64-bit types in 32-bit mode shrink with JAX's warning (jax_explicit_x64_dtypes WARN),
-    raise (ERROR) or are kept (ALLOW)."""
-    if d is None:
-        raise ValueError("dtype must be specified.")
-    if isinstance(d, _core.ExtendedDType):     # a key type (jnp.zeros(shape, key.dtype)): as is
-        return d
-    if isinstance(d, type) and d in _DEFAULT_TYPEMAP:
-        return _DEFAULT_TYPEMAP[d]()
-    if hasattr(d, "aval") and not isinstance(d, type):
-        raise ValueError("Passing an array as a dtype argument is no longer supported; "
-                         "instead of dtype=arr use dtype=arr.dtype.")
-    try:
-        nd = np.dtype(d)
-    except TypeError:
-        _core.check_ml_dtypes_for(d, fun_name or "dtype")
-        raise TypeError(f"data type {d!r} not understood") from None
-    if nd not in _core._SUPPORTED:
-        _core.check_ml_dtypes_for(nd, fun_name or "dtype")
-        # the argument as given, as JAX's (`got dtype str`, not NumPy's `<U0`)
-        raise TypeError(f"JAX only supports number, bool, and string dtypes, got dtype {d}"
-                        + (f" in {fun_name}" if fun_name else ""))
-    out = _core.canonicalize_dtype(nd)
-    if out != nd:
-        if config._named_x64:           # jax_explicit_x64_dtypes ALLOW: kept, as JAX's
-            return nd
-        _explicit_x64_request(nd, fun_name)
-    if warn and out != nd:
-        where = f"{nd}{f' requested in {fun_name}' if fun_name else ''}"
-        if ExplicitX64Mode(config.jax_explicit_x64_dtypes) == ExplicitX64Mode.WARN:
-            # the user's line, however deep in jxkernel the dtype was checked: a fixed
-            # stacklevel=4 named IPython's interactiveshell.py for jnp.array(..., float64)
-            warnings.warn(
-                f"Explicitly requested dtype {where} is not available, and will be truncated to "
-                f"dtype {out.name}. To enable more dtypes, set the jax_enable_x64 configuration "
-                f"option or the JAX_ENABLE_X64 shell environment variable. See "
-                f"https://github.com/jax-ml/jax#current-gotchas for more.",
-                UserWarning, stacklevel=user_stacklevel())
-    return out
-
-
-def _explicit_x64_request(requested: np.dtype, fun_name: str) -> None:
-    """jax_explicit_x64_dtypes's ERROR (JAX's ValueError) for a 64-bit dtype named without
-    x64; nothing for WARN, the default (the caller narrows it with JAX's warning). ALLOW
-    keeps the dtype before this is asked."""
-    mode = ExplicitX64Mode(config.jax_explicit_x64_dtypes)
-    where = f" requested in {fun_name}" if fun_name else ""
-    if mode == ExplicitX64Mode.ERROR:
-        # (JAX's words, its missing space included)
-        raise ValueError(f"Explicitly requested dtype {requested}{where} is not available. To "
-                         "enable more dtypes, set the jax_enable_x64 or allow_explicit_x64_dtypes "
-                         "configuration options.See https://github.com/jax-ml/jax#current-gotchas "
-                         "for more.")
+    return _TO_INEXACT.get(d, d)    # not canonicalized, as JAX's: an int64 array made under
+                                    # enable_x64 has float64 sines
 
 
 def itemsize_bits(dtype) -> int:

@@ -467,7 +467,7 @@ def _indices(dimensions, dtype=None, sparse: bool = False):
     Array([[0, 1, 2],
            [0, 1, 2]], dtype=int32)
     """
-    dtype = dtypes.canonicalize_named(int if dtype is None else dtype)
+    dtype = dtypes.canonicalize_user_dtype(int if dtype is None else dtype, "indices")
     dims = tuple(operator.index(d) for d in dimensions)
     out = []
     for i, d in enumerate(dims):
@@ -553,7 +553,7 @@ def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C", 
     idx = [ensure_array(i) for i in multi_index]
     if dtype is None:
         dtype = dtypes.result_type(int, *(aval_of(i) for i in idx))[0]
-    dtype = dtypes.canonicalize_named(dtype)
+    dtype = dtypes.canonicalize_user_dtype(dtype, "ravel_multi_index")
     if not dtypes.is_int(dtype):
         raise ValueError(f"dtype={dtype} is not an integer type.")
     for i in idx:

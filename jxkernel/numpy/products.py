@@ -42,10 +42,11 @@ def _ndim(x) -> int:
 
 
 def _preferred(name, preferred_element_type, *xs):
-    """(dtype to accumulate in, whether the result is weakly typed)."""
+    """(dtype to accumulate in, whether the result is weakly typed); a preferred_element_type
+    is checked as JAX's, under `name` (vecdot's as vdot's, "dot")."""
     if preferred_element_type is None:
         return dtypes.result_type(*(aval_of(x) for x in xs))
-    return dtypes.canonicalize_named(preferred_element_type), False
+    return dtypes.canonicalize_user_dtype(preferred_element_type, name), False
 
 
 def _long(x) -> str:
@@ -196,7 +197,7 @@ def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=
     x1, x2 = broadcast_arrays(moveaxis(x1, axis, -1), moveaxis(x2, axis, -1))
     if dtypes.is_complex(aval_of(x1).dtype):
         x1 = lax.conj(x1)
-    dtype, weak = _preferred("vecdot", preferred_element_type, x1, x2)
+    dtype, weak = _preferred("dot", preferred_element_type, x1, x2)
     n = _ndim(x1)
     batch = tuple(range(n - 1))
     out = lax.dot_general(x1, x2, (((n - 1,), (n - 1,)), (batch, batch)), precision=precision,
@@ -251,10 +252,11 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
     """Contraction of the last axes of a and b.  ``inner(x, y) == tensordot(x, y, (-1, -1))``"""
     a, b = _args("inner", a, b)
     if _ndim(a) == 0 or _ndim(b) == 0:
-        if preferred_element_type is not None:
-            dtype = dtypes.canonicalize_named(preferred_element_type)
-            a = conversion.convert_element_type(a, dtype)
-            b = conversion.convert_element_type(b, dtype)
+        if preferred_element_type is not None:       # (each checked, as JAX's astype)
+            a = conversion.convert_element_type(
+                a, dtypes.canonicalize_user_dtype(preferred_element_type, "astype"))
+            b = conversion.convert_element_type(
+                b, dtypes.canonicalize_user_dtype(preferred_element_type, "astype"))
         a, b = util.promote_args("inner", a, b)
         return _multiply(a, b)
     return tensordot(a, b, (-1, -1), precision=precision,
@@ -428,7 +430,7 @@ def _einsum(operands, contractions, precision, preferred_element_type, dot_gener
     if preferred_element_type is None:
         dtype, weak = dtypes.result_type(*(aval_of(o) for o in operands))
     else:
-        dtype, weak = dtypes.canonicalize_named(preferred_element_type), False
+        dtype, weak = dtypes.canonicalize_user_dtype(preferred_element_type, "einsum"), False
     for positions, contracted, spec in contractions:
         contracted = sorted(contracted)
         inputs, result = spec.split("->")

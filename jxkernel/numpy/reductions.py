@@ -66,8 +66,10 @@ def _convert(x, dtype, weak_type=False):
     return conversion._convert_element_type(x, dtype, weak_type)
 
 
-def _user_dtype(dtype):
-    return None if dtype is None else dtypes.canonicalize_named(dtype)
+def _user_dtype(dtype, name: str = ""):
+    """A reduction's dtype argument checked as JAX's (int64 without x64 warns, naming
+    `name`, and narrows; kept under ALLOW)."""
+    return None if dtype is None else dtypes.canonicalize_user_dtype(dtype, name)
 
 
 def _isnan(x):
@@ -160,7 +162,7 @@ def _reduction(a, name, op, init_val, *, has_identity=True, preproc=None, bool_o
         if promote_integers:
             result_dtype = _promote_integer_dtype(result_dtype)
     else:
-        result_dtype = _user_dtype(dtype)
+        result_dtype = _user_dtype(dtype, name)
     computation_dtype = _upcast_f16(result_dtype) if upcast_f16_for_computation and \
         dtypes.is_inexact(result_dtype) else result_dtype
     a = conversion.convert_element_type(a, computation_dtype)
@@ -182,7 +184,8 @@ def _reduction(a, name, op, init_val, *, has_identity=True, preproc=None, bool_o
         result = op(init_arr, result)
     if keepdims:
         result = lax.expand_dims(result, dims)
-    return conversion.convert_element_type(result, _user_dtype(dtype) or result_dtype)
+    # the dtype as given, as JAX's (whose lax.convert_element_type checks it a second time)
+    return conversion.convert_element_type(result, result_dtype if dtype is None else dtype)
 
 
 _REDUCERS = {lax.add: lax.reduce_sum, lax.mul: lax.reduce_prod, lax.max: lax.reduce_max,
@@ -351,7 +354,8 @@ def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=No
         else np.int32(operator.index(offset))
     mask = lax.eq(lax.add(rows, offset), cols)
     # jnp.where, as JAX's (its `jit[name=_where]` broadcasts the mask over leading axes)
-    return sum(util._where_jit(mask, a, _zeros_like(a)), axis=(-2, -1), dtype=dtype)
+    return sum(util._where_jit(mask, a, _zeros_like(a)), axis=(-2, -1),
+               dtype=_user_dtype(dtype, "trace"))
 
 
 # ------------------------------------------------------------------ statistics
@@ -381,7 +385,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.mean is not supported.")
     result_dtype = dtypes.to_inexact_dtype(aval_of(a).dtype) if dtype is None else \
-        _user_dtype(dtype)
+        _user_dtype(dtype, "mean")
     computation_dtype = _upcast_f16(result_dtype) if dtype is None and \
         dtypes.is_inexact(result_dtype) else result_dtype
     normalizer = _count(a, axis, keepdims, where, computation_dtype)
@@ -461,7 +465,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     where = _check_where("var", where)
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.var is not supported.")
-    computation_dtype, dtype = _var_promote_types(aval_of(a).dtype, _user_dtype(dtype))
+    computation_dtype, dtype = _var_promote_types(aval_of(a).dtype, _user_dtype(dtype, "var"))
     a = conversion.convert_element_type(a, computation_dtype)
     a_mean = _mean(a, axis, dtype=computation_dtype, keepdims=True, where=where) \
         if mean is None else conversion.convert_element_type(ensure_array(mean),
@@ -490,8 +494,9 @@ _mean = mean
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):
     """Standard deviation over `axis`: sqrt(var(...)).  ``jnp.std(x, ddof=1)``"""
-    if dtype is not None and not dtypes.is_inexact(_user_dtype(dtype)):
-        raise ValueError(f"dtype argument to jnp.std must be inexact; got {_user_dtype(dtype)}")
+    dtype = _user_dtype(dtype, "std")
+    if dtype is not None and not dtypes.is_inexact(dtype):
+        raise ValueError(f"dtype argument to jnp.std must be inexact; got {dtype}")
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.std is not supported.")
     where = _check_where("std", where)       # (var would name itself)
@@ -608,7 +613,7 @@ def _cumulative(name, reduction, a, axis, dtype, out=None, fill_nan=False, fill_
             a = lax.ne(a, typed_constant(0, a_dtype))
         computation_type = _promote_integer_dtype(result_type)
     else:
-        result_type = computation_type = _user_dtype(dtype)
+        result_type = computation_type = _user_dtype(dtype, name)
     a = conversion.convert_element_type(a, computation_type)
     return conversion.convert_element_type(reduction(a, axis), result_type)
 
@@ -715,6 +720,7 @@ def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
 @jax_jitted(static_argnames=("axis", "dtype", "keepdims"))
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """sum treating NaN as 0.  ``jnp.nansum(jnp.array([1., jnp.nan]))`` is 1."""
+    dtype = _user_dtype(dtype, "nanprod")          # (JAX's name for nansum's too)
     return _nan_reduction(a, "nansum", sum, 0, False, axis=axis, dtype=dtype, out=out,
                           keepdims=keepdims, initial=initial, where=where)
 
@@ -722,6 +728,7 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
 @jax_jitted(static_argnames=("axis", "dtype", "keepdims"))
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """prod treating NaN as 1."""
+    dtype = _user_dtype(dtype, "nanprod")
     return _nan_reduction(a, "nanprod", prod, 1, False, axis=axis, dtype=dtype, out=out,
                           keepdims=keepdims, initial=initial, where=where)
 
@@ -735,7 +742,8 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     a = _asarray("nanmean", a)
     if not dtypes.is_inexact(aval_of(a).dtype):
         return mean(a, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
-    dtype = dtypes.to_inexact_dtype(aval_of(a).dtype) if dtype is None else _user_dtype(dtype)
+    dtype = dtypes.to_inexact_dtype(aval_of(a).dtype) if dtype is None else \
+        _user_dtype(dtype, "mean")
     normalizer = sum(lax.bitwise_not(_isnan(a)), axis=axis, dtype=dtype, keepdims=keepdims,
                      where=where)
     return lax.div(nansum(a, axis, dtype=dtype, keepdims=keepdims, where=where), normalizer)
@@ -748,7 +756,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
         raise NotImplementedError("The 'out' argument to jnp.nanvar is not supported.")
     where = _check_where("nanvar", where)
     a = _asarray("nanvar", a)
-    computation_dtype, dtype = _var_promote_types(aval_of(a).dtype, _user_dtype(dtype))
+    computation_dtype, dtype = _var_promote_types(aval_of(a).dtype, _user_dtype(dtype, "nanvar"))
     a = conversion.convert_element_type(a, computation_dtype)
     a_mean = nanmean(a, axis, dtype=computation_dtype, keepdims=True, where=where) \
         if mean is None else conversion.convert_element_type(ensure_array(mean),
@@ -776,6 +784,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
     """std of the non-NaN elements."""
     where = _check_where("nanstd", where)
+    dtype = _user_dtype(dtype, "nanstd")
     return lax.sqrt(nanvar(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
                            where=where, mean=mean))
 

@@ -573,7 +573,7 @@ def signbit(x, /):
         raise NotImplementedError("jax.numpy.signbit only supports 16, 32, and 64-bit types.")
     int_type = _INT_OF_BITS[info.bits]
     bits = lax.bitcast_convert_type(x, int_type)
-    shift = np.array(info.nexp + info.nmant, int_type)[()]
+    shift = typed_scalar(info.nexp + info.nmant, int_type)   # (int64 kept under ALLOW)
     return lax.convert_element_type(lax.shift_right_arithmetic(bits, shift), np.bool_)
 
 

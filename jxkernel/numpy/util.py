@@ -25,6 +25,7 @@ from ..core import dtypes, vma
 from ..core import trace as _trace
 from ..core.avals import ShapedArray
 from ..core.errors import aval_text, float0_error, masked_array_error
+from ..core.interpreter_primitives import typed_scalar
 from ..core.source_info import user_stacklevel
 from ..core.trace import Tracer
 from ..lax import conversion, shapes
@@ -336,6 +337,8 @@ def _array_and_scalar(args, kind: str):
     else:
         return None
     a = arr.aval
+    if not (config._named_x64 or dtypes.is_canonical(a.dtype)):
+        return None         # an int64 made under enable_x64: the general path narrows it
     if _pair_result(a, s, kind) != (a.dtype, a.weak_type):
         return None
     if type(_trace._ctx.trace) is _trace.EvalTrace:
@@ -420,8 +423,9 @@ def promote_args_complex(fun_name: str, *args) -> list:
 
 # ---------------------------------------------------------------- lax-level helpers
 def const(x, value):
-    """`value` as a NumPy scalar of x's dtype: a literal when staged, as JAX's lax._const."""
-    return np.array(value, dtype=aval_of(x).dtype)[()]
+    """`value` as a NumPy scalar of x's dtype: a literal when staged, as JAX's lax._const
+    (typed: an int64 one stays int64 under jax_explicit_x64_dtypes ALLOW)."""
+    return typed_scalar(value, aval_of(x).dtype)
 
 
 def full(shape, fill_value, dtype=None, weak_type=None):
@@ -529,14 +533,19 @@ def converts_array(args, kind: str = "plain", trace_type=_trace.EvalTrace) -> bo
         arr, s = (x, y) if type(y) in _CACHED_SCALARS else (y, x)
         if type(s) in _CACHED_SCALARS and isinstance(arr, _ARRAYS):
             a = arr.aval
+            if not (config._named_x64 or dtypes.is_canonical(a.dtype)):
+                return True     # (narrowed in the jitted call, which warns once, as JAX's)
             return type(arr) is Array and arr._sharding is None and \
                 _pair_result(a, s, kind) != (a.dtype, a.weak_type)
     arrays = [a for a in args if isinstance(a, (Array, np.ndarray)) or
               (trace_type is not _trace.EvalTrace and isinstance(a, Tracer))]
     if not arrays:
         return False
+    avals = list(map(aval_of, arrays))
+    if not config._named_x64 and not all(dtypes.is_canonical(a.dtype) for a in avals):
+        return True
     want = _PROMOTE[kind](*args)
-    return any((a.dtype, a.weak_type) != want for a in map(aval_of, arrays))
+    return any((a.dtype, a.weak_type) != want for a in avals)
 
 
 def _where(condition, x, y):

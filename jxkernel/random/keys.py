@@ -27,7 +27,7 @@ from ..core.basearray import Array, OverData
 from ..core.mesh import NamedSharding, PartitionSpec, get_mesh
 from ..lax.sharding import laid_out
 from ..numpy import array_methods, indexing as _indexing
-from ..numpy.dtypes import canonicalize_user_dtype
+from ..core.dtypes import canonicalize_user_dtype
 from ..xla import array as _xla_array
 from ..core import trace as _trace
 from . import key_prims, philox, prng, rbg, threefry4x32

@@ -19,7 +19,7 @@ from ..transforms.jit_namesakes import jax_jitted
 from .. import lax
 from .. import numpy as jnp
 from ..core import dtypes
-from ..numpy.dtypes import canonicalize_user_dtype
+from ..core.dtypes import canonicalize_user_dtype
 from ..numpy.util import check_arraylike, jnp_jit, promote_args_inexact, promote_dtypes
 from .special import comb
 

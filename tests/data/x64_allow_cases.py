@@ -229,6 +229,34 @@ def _more(jax, jnp):
     }
 
 
+def _sweep(jax, jnp):
+    """jnp functions a sweep over every jnp function on 64-bit operands found raising or
+    narrowing under 'allow' (their NumPy constants and shift counts made typed constants)."""
+    i64 = lambda: jnp.array([3, 1, 2, 5], jnp.int64)
+    f64 = lambda: jnp.array([0.5, 1.5, -2.0, 4.0], jnp.float64)
+    c128 = lambda: jnp.array([0.5 + 1j, 2.0], jnp.complex128)
+    return {
+        "i0_float64": lambda: jnp.i0(f64()),
+        "i0_int64": lambda: jnp.i0(i64()),
+        "signbit_float64": lambda: jnp.signbit(f64()),
+        "copysign_float64": lambda: jnp.copysign(f64(), -f64()),
+        "spacing_float64": lambda: jnp.spacing(f64()),
+        "packbits_int64": lambda: jnp.packbits(i64()),
+        "vander_int64": lambda: jnp.vander(i64()),
+        "vander_complex128": lambda: jnp.vander(c128()),
+        "histogram2d_float64": lambda: [e.dtype.name for e in jnp.histogram2d(f64(), f64())],
+        "indices_default": lambda: jnp.indices((2, 3)),
+        "array_of_float64_arrays": lambda: jnp.array([f64(), f64()]),
+        "array_of_int64_scalars": lambda: jnp.array([i64()[0], 2]),
+        "lax_full_like_jnp_int64": lambda: jax.lax.full_like(jnp.ones(2), 3, jnp.int64),
+        "convert_element_type_int": lambda: jax.lax.convert_element_type(jnp.ones(2), int),
+        "shape_dtype_struct_result_type": lambda: jnp.result_type(
+            jax.ShapeDtypeStruct((), jnp.int64)),
+        "shape_dtype_struct_trace": lambda: str(jax.jit(lambda x: x * 2).trace(
+            jax.ShapeDtypeStruct((), jnp.int64)).jaxpr),
+    }
+
+
 def _typed_int(jax, value):
     return jax._src.literals.TypedInt(value, np.dtype(np.int64))
 
@@ -247,7 +275,7 @@ def cases(jax) -> dict:
     jnp = jax.numpy
     out = {}
     for group in (_creation, _conversions, _promotion, _reductions_and_math, _transforms,
-                  _random, _more, _typed_values):
+                  _random, _more, _sweep, _typed_values):
         out.update(group(jax, jnp))
     return out
 

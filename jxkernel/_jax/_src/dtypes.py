@@ -14,14 +14,13 @@ import numpy as np
 from ...core.dtypes import ExtendedDType, extended, prng_key  # noqa: F401
 from ...core import dtypes as _core
 from ...core.dtypes import TypePromotionError, is_python_scalar, is_weakly_typed  # noqa: F401
-from ...core.dtypes import (default_complex_dtype, default_float_dtype,  # noqa: F401
-                            default_int_dtype, default_uint_dtype)
+from ...core.dtypes import (canonicalize_user_dtype, default_complex_dtype,  # noqa: F401
+                            default_float_dtype, default_int_dtype, default_uint_dtype)
 from ..dtypes import (canonicalize_dtype, finfo, float0, iinfo, issubdtype,  # noqa: F401
                       itemsize_bits, result_type, scalar_type_of)
 from .. import dtypes as _public
 # (jnp's promote_types: Python's int, float and complex as weak types, as JAX's)
-from ...numpy.dtypes import (canonicalize_user_dtype, isdtype, promote_types,  # noqa: F401
-                             safe_to_cast)
+from ...numpy.dtypes import isdtype, promote_types, safe_to_cast  # noqa: F401
 from ...core.avals import AbstractValue
 from . import literals
 
@@ -51,11 +50,7 @@ def dtype(x):
     >>> dtype(3), dtype(np.float16), dtype(jnp.ones(2))
     (dtype('int32'), dtype('float16'), dtype('float32'))
     """
-    if x is None:
-        raise ValueError(f"Invalid argument to dtype: {x}.")
-    if not (isinstance(x, (str, np.dtype)) or isinstance(x, type) and issubclass(x, np.generic)):
-        return _core.dtype(x)
-    return canonicalize_user_dtype(x, "dtype")
+    return _core.dtype_of_named(x)
 
 
 # ---------------------------------------------------------------- JAX's promotion lattice

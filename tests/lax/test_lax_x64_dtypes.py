@@ -1,0 +1,66 @@
+"""64-bit dtypes without x64, under each jax_explicit_x64_dtypes mode, against JAX 0.10.2's
+recorded answers (tests/data/x64_warn_cases.py, recorded by
+reference/make_x64_warn_reference.py): what lax's and jnp's dtype arguments, full_like,
+promotion of values made under enable_x64 and ShapeDtypeStructs give, and the exact words of
+every warning ('warn' narrows with JAX's warning, 'error' raises its ValueError, 'allow'
+keeps the dtype). Integer and float values here are exact (ones, iotas, sums of small
+integers). The cases in DIFFERENT are jxkernel's deliberate differences, each tested for what
+it keeps."""
+import json
+import os
+import warnings
+
+import pytest
+from x64_warn_cases import DIFFERENT, run
+
+import jxkernel as jax
+import locations  # tests/support: the repository's folders
+
+with open(os.path.join(locations.DATA, "x64_warn_reference.json")) as f:
+    REF = json.load(f)
+
+
+@pytest.fixture(scope="module")
+def got():
+    return json.loads(json.dumps(run(jax)))
+
+
+def test_every_case_is_recorded(got):
+    assert set(got) | {"jax_version"} == set(REF)
+    assert set(DIFFERENT) <= set(got)
+
+
+@pytest.mark.parametrize("name", sorted(set(REF) - {"jax_version"} - set(DIFFERENT)))
+def test_case_matches_jax(got, name):
+    # [observation, warnings' words]: both exactly
+    assert got[name] == REF[name], name
+
+
+def test_argmin_argmax_with_int64_index_under_allow(got):
+    # JAX raises (its int32 initial value for the int64 index reduction); jxkernel answers
+    # (the first index of equal values, as int64, as x64 mode does)
+    for name in DIFFERENT:
+        assert REF[name][0][:2] == ["raised", "TypeError"]
+        assert got[name] == [[[0, 0], "int64", False], []]
+
+
+def test_jnp_functions_pass_no_64_bit_dtype_to_lax_themselves():
+    # jxkernel's own calls narrow nothing a user did not name: a broad set of jnp functions
+    # on 32-bit values raises none of these warnings (turned into errors here)
+    jnp = jax.numpy
+    x, i = jnp.linspace(-1.0, 2.0, 6), jnp.arange(6)
+    key = jax.random.key(0)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message="Explicitly requested dtype")
+        for fun in (jnp.sin, jnp.mean, jnp.var, jnp.std, jnp.cumsum, jnp.argsort, jnp.sort,
+                    jnp.median, jnp.unique, jnp.fft.fft, jnp.round, jnp.signbit, jnp.spacing,
+                    jnp.i0, jnp.sinc, jnp.argmax, jnp.nanmean, jnp.histogram, jnp.diff,
+                    jnp.nonzero, jnp.flip, jax.nn.softmax):
+            fun(x)
+        for fun in (jnp.sum, jnp.prod, jnp.bincount, jnp.packbits, jnp.vander, jnp.cumprod,
+                    jnp.argwhere, jnp.count_nonzero, jnp.bitwise_count, jnp.abs):
+            fun(i)
+        jnp.searchsorted(x, 0.5), jnp.quantile(x, 0.5), jnp.indices((2, 3)), jnp.eye(3)
+        jnp.linalg.inv(jnp.eye(3) * 2), jnp.einsum("i,i", x, x), jnp.digitize(x, x)
+        jax.random.uniform(key, (3,)), jax.random.randint(key, (3,), 0, 5)
+        jax.nn.one_hot(i, 6), jax.lax.full_like(x, 2), jnp.unravel_index(i, (2, 3))
