@@ -110,9 +110,10 @@ class _Seen:
     told: bool = False
 
 
-# the user's function -> {(reader, name): _Seen}, as of its latest trace, where reader is the
-# function itself or a helper it calls (held weakly: a function defined anew forgets the old
-# one's reads)
+# the user's function -> {(reader, name): _Seen}, as of its latest trace, where reader is None
+# for the function itself or a weak reference to a helper it calls (held weakly, keys and
+# helpers: a function defined anew forgets the old one's reads, and a function dropped is let
+# go with what it closed over, as JAX lets it go)
 _READS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _EVENTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # fun -> (event, site)
 
@@ -126,7 +127,8 @@ def traced(fun, event) -> None:
             for name in reads_from_outside(reader):
                 found, value = _current(reader, name)
                 if found and _followed(value):
-                    seen[reader, name] = _Seen(_text(value), id(value), _kept(value))
+                    held = None if reader is fun else weakref.ref(reader)
+                    seen[held, name] = _Seen(_text(value), id(value), _kept(value))
     try:
         if seen:
             _READS[fun], _EVENTS[fun] = seen, (event, user_source_info())
@@ -141,7 +143,10 @@ def stale_reads() -> list:
     changed since their trace, each told once."""
     out = []
     for fun, seen in list(_READS.items()):
-        for (reader, name), then in seen.items():
+        for (held, name), then in seen.items():
+            reader = fun if held is None else held()
+            if reader is None:           # a helper since dropped
+                continue
             found, now = _current(reader, name)
             if then.told or not found or not _changed(then, now):
                 continue

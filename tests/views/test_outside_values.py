@@ -95,3 +95,24 @@ def test_an_array_of_an_extended_dtype_is_not_followed():
     with __import__("warnings").catch_warnings():
         __import__("warnings").simplefilter("error")
         f(1.0)
+
+
+def test_a_function_followed_is_let_go_when_dropped():
+    """What was read is held weakly, the function and its helpers: a jitted function dropped
+    is freed with what it closed over, as JAX lets it go (jax_compat's jit_reference_dropping
+    found a key holding its own function)."""
+    import gc
+    import weakref
+
+    def make():
+        w = np.ones(3, np.float32)
+
+        def step(x):
+            return _predict(x) + w
+        return step
+    step = make()
+    jxkernel.jit(step)(1.0)
+    gone = weakref.ref(step)
+    del step
+    gc.collect()
+    assert gone() is None
