@@ -41,8 +41,8 @@ from .jit_args import (SCALAR_TYPES, Arguments, constant_handlers, jit_shardings
                        not_a_jax_type, python_inputs, static_key)
 from .jit_pinned import arguments_placement, pin_params, program_placement
 from .jit_cache import (LAST_HIT, NO_HITS, NOWHERE, Entry, check_traceable, clear_jit,
-                        compiled_trace, fun_state, c_last_hit, jit_getstate, jit_setstate,
-                        last_hit_for, remember, sibling_trace)
+                        compiled_trace, fun_state, c_last_hit, jit_deepcopy, jit_getstate,
+                        jit_setstate, last_hit_for, remember, sibling_trace)
 from .jit_primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, traced_under, untold
 from . import jit_high, jit_refs
 from .stages import Lowered, Traced, lower_jit, trace_jitted
@@ -113,7 +113,7 @@ class Jitted(native.JitFunction if native else object):
         self._by_user = made_by_user(2)    # jit() called from the user's code (jit(jnp.sum))
         self._fail_on_recompile = False   # compile_record.fail_on_recompile: a new signature raises
 
-    __getstate__, __setstate__ = jit_getstate, jit_setstate      # JAX's keys (function_name)
+    __getstate__, __setstate__, __deepcopy__ = jit_getstate, jit_setstate, jit_deepcopy
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)

@@ -364,6 +364,53 @@ def _python_scalar_primals(jax):
     return out
 
 
+def _copies_of_a_jit(jax):
+    """copy.copy and copy.deepcopy of a jit that has compiled once: a new jit (its type's
+    name, not the same object) that runs; the shallow copy shares the cache, the deep copy's
+    starts empty."""
+    f = jax.jit(lambda x: x * 2)
+    f(1.0)
+    out = []
+    for make in (copy.copy, copy.deepcopy):
+        g = make(f)
+        out.append([type(g).__name__, g is f, g._cache_size(), float(g(3.0)), g._cache_size()])
+    return out
+
+
+def _custom_gradient_numpy_results(jax):
+    """A custom_gradient whose value and rule results are NumPy scalars (a NumPy 0-d array):
+    the value stays the NumPy scalar, the gradient is JAX's TypedNdArray of the rule's
+    constant (its dtype canonical), under grad, vjp and value_and_grad."""
+    def kinds(tree):
+        return [[type(x).__name__, str(np.asarray(x).dtype), np.asarray(x).tolist()]
+                for x in jax.tree_util.tree_leaves(tree)]
+    out = {}
+    for name, ct in (("float32", np.float32(3.0)), ("float64", np.float64(3.0)),
+                     ("int32", np.int32(3)), ("array0d", np.array(3.0, np.float32))):
+        @jax.custom_gradient
+        def f(x, ct=ct):
+            return np.float32(2.0), lambda g: (ct,)
+        out[name] = [kinds(f(1.0)), kinds(jax.grad(f)(1.0)),
+                     kinds(jax.vjp(f, 1.0)[1](np.float32(1.0))),
+                     kinds(jax.value_and_grad(f)(1.0))]
+    return out
+
+
+def _token_is_a_leaf(jax):
+    """A token (lax.create_token()) is a pytree leaf, as JAX's; jit takes and gives one back
+    as a Token; make_jaxpr types it Tok."""
+    tok = jax.lax.create_token()
+    tu = jax.tree_util
+    same = jax.jit(lambda t: t)(tok)
+    made = jax.jit(lambda: jax.lax.create_token())()
+    pair = jax.jit(lambda t, x: (jax.lax.after_all(t), x + 1))(tok, 1.0)
+    return [len(tu.tree_leaves(tok)), tu.tree_leaves(tok)[0] is tok, str(tu.tree_structure(tok)),
+            str(tu.tree_structure([tok, 1])), type(same).__name__, type(made).__name__,
+            [type(v).__name__ for v in pair], str(jax.make_jaxpr(lambda t: t)(tok)),
+            str(jax.make_jaxpr(lambda t, x: (jax.lax.after_all(t, t), x))(tok, 1.0)),
+            str(tu.tree_map(lambda t: type(t).__name__, [tok]))]
+
+
 def _override_lowering_rules(jax):
     """`jit(f).trace(x).lower(_private_parameters=mlir.LoweringParameters(
     override_lowering_rules=...))` (api_test's OverrideLoweringTest): the given rules lower
@@ -401,6 +448,9 @@ def cases(jax):
         "static_argument_eq_raises": lambda: _static_eq_raises(jax),
         "jit_getstate": lambda: _jit_state(jax),
         "python_scalar_primals": lambda: _python_scalar_primals(jax),
+        "jit_copies": lambda: _copies_of_a_jit(jax),
+        "custom_gradient_numpy_results": lambda: _custom_gradient_numpy_results(jax),
+        "token_is_a_leaf": lambda: _token_is_a_leaf(jax),
         "override_lowering_rules": lambda: _override_lowering_rules(jax),
         "grad_of_int_input_under_strict_promotion": lambda: _grad_of_int_input_strict(jax),
         "jvp_of_asarray_gives_arrays": lambda: [
