@@ -29,7 +29,7 @@ from ..xla.transfers import put_on_device
 from ..xla.lowering import NeedsMesh
 from . import jit_refs
 from .jit_high import is_high_trace
-from .jit_args import abstract_leaf_aval, flat_pinned, leaf_aval, result_paths
+from .jit_args import abstract_leaf_aval, flat_pinned, leaf_aval, result_paths, token_carriers
 from .jit_cache import NOWHERE, compiled_trace
 from .jit_pinned import one_device_given, program_placement
 from .jit_primitive import any_sharded, traced_under, untold
@@ -192,7 +192,7 @@ def trace_jitted(jitted, args, kwargs, high=False) -> Traced:
     kept high, as JAX's trace (a Box argument, made, returned or closed over), not lowered,
     nor kept for a call."""
     dyn_args, dyn_kwargs, statics = jitted._split(args, kwargs)
-    leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
+    leaves, treedef = token_carriers(*tree_flatten((dyn_args, dyn_kwargs)))
     refs = jit_refs.ref_positions(leaves)
 
     def names():
