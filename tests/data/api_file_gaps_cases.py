@@ -411,6 +411,66 @@ def _token_is_a_leaf(jax):
             str(tu.tree_map(lambda t: type(t).__name__, [tok]))]
 
 
+def _jaxprs_lowered(jax):
+    """The jaxprs a jit's lowering hands `mlir.jaxpr_subcomp`, collected by a wrapper set on
+    JAX's mlir module (api_test's test_nested_jit_hoisting): the outer one (one jit
+    equation) and the inner jit's body (mul, add), the same text as the equation's param."""
+    mlir = importlib.import_module(jax.__name__ + "._src.interpreters.mlir")
+
+    @jax.jit
+    def f(x, y):
+        return y + 2 * x, 3
+
+    @jax.jit
+    def g(x):
+        return f(2, x)
+    original, jaxprs = mlir.jaxpr_subcomp, []
+
+    def collect(c, jaxpr, *args, **kwargs):
+        jaxprs.append(jaxpr)
+        return original(c, jaxpr, *args, **kwargs)
+    try:
+        mlir.jaxpr_subcomp = collect
+        answer = g(3)
+    finally:
+        mlir.jaxpr_subcomp = original
+    return [[int(a) for a in answer], mlir.jaxpr_subcomp is original,
+            [[e.primitive.name for e in j.eqns] for j in jaxprs],
+            str(jaxprs[0].eqns[0].params["jaxpr"]) == str(jaxprs[1])]
+
+
+def _custom_remat_under_remat3(jax):
+    """custom_remat under checkpoint with jax_remat3 (api_test's Remat3Test
+    test_remat_custom_policy_save_cos): f1's residuals are saved, so the linearized function
+    recomputes neither sin nor cos, one residual per custom_lin."""
+    jnp = jax.numpy
+    custom_remat = importlib.import_module(jax.__name__ + "._src.ad_checkpoint").custom_remat
+    sin = custom_remat(jnp.sin, lambda x: (jnp.sin(x), jnp.cos(x)),
+                       lambda cos_x, x: (jnp.sin(x), cos_x), lambda cos_x, g: (cos_x * g,))
+
+    def eqns(jaxpr):
+        for e in jaxpr.eqns:
+            yield e
+            for p in e.params.values():
+                inner = getattr(p, "jaxpr", p)
+                if hasattr(inner, "eqns"):
+                    yield from eqns(inner)
+    before = jax.config.jax_remat3
+    jax.config.update("jax_remat3", True)
+    try:
+        _, f_lin = jax.linearize(jax.remat(lambda x: sin(sin(x))), 1.)
+        found = list(eqns(jax.jit(f_lin).trace(1.).jaxpr.jaxpr))
+        try:                 # applying it is forward mode through a custom_vjp: JAX's error
+            applied = float(f_lin(1.))
+        except TypeError as e:
+            applied = str(e)
+        return [sorted({e.primitive.name for e in found} & {"sin", "cos"}),
+                [e.params["num_res"] for e in found if e.primitive.name == "custom_lin"],
+                applied]
+    finally:
+        jax.config.update("jax_remat3", before)
+
+
 def _override_lowering_rules(jax):
     """`jit(f).trace(x).lower(_private_parameters=mlir.LoweringParameters(
     override_lowering_rules=...))` (api_test's OverrideLoweringTest): the given rules lower
@@ -451,6 +511,8 @@ def cases(jax):
         "jit_copies": lambda: _copies_of_a_jit(jax),
         "custom_gradient_numpy_results": lambda: _custom_gradient_numpy_results(jax),
         "token_is_a_leaf": lambda: _token_is_a_leaf(jax),
+        "jaxprs_lowered_through_jaxpr_subcomp": lambda: _jaxprs_lowered(jax),
+        "custom_remat_under_remat3": lambda: _custom_remat_under_remat3(jax),
         "override_lowering_rules": lambda: _override_lowering_rules(jax),
         "grad_of_int_input_under_strict_promotion": lambda: _grad_of_int_input_strict(jax),
         "jvp_of_asarray_gives_arrays": lambda: [
