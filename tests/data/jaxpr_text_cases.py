@@ -281,6 +281,16 @@ def cases(jax):
     reg("jacfwd_two_args", jax.jacfwd(lambda x, y: x * y[0], argnums=(0, 1)), x3, m23)
     reg("jacrev_dict", jax.jacrev(lambda p: p["a"] * p["b"]), {"a": x3, "b": 2.})
     reg("split_indices", lambda x: jnp.split(x, [1, 3]), x4)
+    # take_along_axis is a jit of its own (lax_numpy_test's TakeAlongAxisPromiseInBounds:
+    # the gather inside keeps int8 indices unless negative ones are wrapped)
+    f200, i8 = np.arange(200, dtype=np.float32), np.array([1, 2, 3], np.int8)
+    for wrap in (False, True):
+        reg(f"take_along_axis_promise_in_bounds_wrap_{wrap}", lambda i, wrap=wrap:
+            jnp.take_along_axis(f200, i, axis=0, mode="promise_in_bounds",
+                                wrap_negative_indices=wrap), i8)
+    reg("take_along_axis_argsort", lambda a: jnp.take_along_axis(a, jnp.argsort(a, axis=1),
+                                                                  axis=1), m23)
+    reg("median_rows", lambda a: jnp.median(a, axis=1), m23)
     reg("array_split", lambda x: jnp.array_split(x, 3), x4)
     reg("pad_pairs", lambda x: jnp.pad(x, ((1, 0), (0, 2)), constant_values=2.5), m23)
     reg("pad_edge", lambda x: jnp.pad(x, 1, mode="edge"), x3)
