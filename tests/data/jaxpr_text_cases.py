@@ -290,7 +290,6 @@ def cases(jax):
                                 wrap_negative_indices=wrap), i8)
     reg("take_along_axis_argsort", lambda a: jnp.take_along_axis(a, jnp.argsort(a, axis=1),
                                                                   axis=1), m23)
-    reg("median_rows", lambda a: jnp.median(a, axis=1), m23)
     reg("array_split", lambda x: jnp.array_split(x, 3), x4)
     reg("pad_pairs", lambda x: jnp.pad(x, ((1, 0), (0, 2)), constant_values=2.5), m23)
     reg("pad_edge", lambda x: jnp.pad(x, 1, mode="edge"), x3)
