@@ -119,8 +119,8 @@ def _reducer(name, hlo_op, reduce_fn_name):
     reduce = getattr(reductions, reduce_fn_name)
 
     def abstract(*avals, axes, axis_index_groups):
-        positional = _split_axes(axes)[1]
-        avals = [a.update(shape=tuple(np.delete(a.shape, positional))) if positional else a
+        positional = _split_axes(axes)[1]     # (checked as reduce_sum's, with its words)
+        avals = [a.update(shape=reductions._reduced_shape(a, positional)) if positional else a
                  for a in avals]
         return [a.update(vma=a.vma - frozenset(axes)) if a.vma else a for a in avals]
 

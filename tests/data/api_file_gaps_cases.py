@@ -513,6 +513,8 @@ def cases(jax):
         "token_is_a_leaf": lambda: _token_is_a_leaf(jax),
         "jaxprs_lowered_through_jaxpr_subcomp": lambda: _jaxprs_lowered(jax),
         "custom_remat_under_remat3": lambda: _custom_remat_under_remat3(jax),
+        "psum_negative_positional_axis": lambda: jax.make_jaxpr(
+            lambda v: lax.psum(v, -1))(jnp.ones((2, 3))),
         "override_lowering_rules": lambda: _override_lowering_rules(jax),
         "grad_of_int_input_under_strict_promotion": lambda: _grad_of_int_input_strict(jax),
         "jvp_of_asarray_gives_arrays": lambda: [

@@ -276,6 +276,8 @@ def cases(jax):
                                                  axis_name="j"), axis_name="i"), m23)
     reg("vmap_vmap_psum_outer", jax.vmap(jax.vmap(lambda v: lax.psum(v, "i"), axis_name="j"),
                                          axis_name="i"), m23)
+    reg("psum_positional_axis", lambda v: lax.psum(v, 0), m23)
+    reg("pmax_positional_axes", lambda v: lax.pmax(v, (0, 1)), m23)
     reg("grad_vmap_psum", jax.grad(lambda v: jax.vmap(lambda u: lax.psum(u * u, "i"),
                                                       axis_name="i")(v).sum()), x3)
     reg("jacfwd_two_args", jax.jacfwd(lambda x, y: x * y[0], argnums=(0, 1)), x3, m23)
