@@ -140,16 +140,17 @@ register_pytree_node(_Float0Zeros, lambda z: ((), z.shape),
 
 class _TokenResult:
     """A token output of a traced function, as a node over its carrier in the output's
-    treedef: unflattened, a Token around the Array that carries it (JAX's result handler),
-    a tracer as it is (a jit called while tracing)."""
+    treedef: unflattened, a Token around the Array that carries it (JAX's result handler);
+    a tracer (a jit called while tracing) or the type (eval_shape's) as it is."""
     __slots__ = ("carrier",)
 
     def __init__(self, carrier):
         self.carrier = carrier
 
 
-register_pytree_node(_TokenResult, lambda t: ((t.carrier,), None),
-                     lambda _, xs: xs[0] if isinstance(xs[0], Tracer) else Token(xs[0]))
+register_pytree_node(_TokenResult, lambda t: ((t.carrier,), None), lambda _, xs: Token(xs[0]) if
+                     getattr(xs[0], "aval", None) is abstract_token and
+                     not isinstance(xs[0], Tracer) else xs[0])
 
 
 def _is_float0(x) -> bool:

@@ -20,7 +20,7 @@ from ..core.axis_env import visible_axes
 from ..core.config import config
 from ..core.staging import convert_constvars_to_invars
 from ..core.trace import Tracer, _ctx, eval_trace
-from ..core.avals import ShapedArray, ShapeDtypeStruct
+from ..core.avals import ShapedArray, ShapeDtypeStruct, abstract_token
 from ..tree_util import equality_errors, keystr, tree_flatten, tree_unflatten
 from ..xla import client as _client
 from ..xla import pipeline
@@ -317,7 +317,9 @@ class Traced(_Stage):
                 self.jitted._out_shardings is not None:
             shardings = [g or s for g, s in zip(flat_pinned(self.jitted._out_shardings, (
                 tree_unflatten(self.out_tree, [0] * len(shardings)))), shardings)]
-        return tree_unflatten(self.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type, s)
+        # (a token's type is itself, as JAX's eval_shape gives it)
+        return tree_unflatten(self.out_tree, [a if a is abstract_token else
+                                              ShapeDtypeStruct(a.shape, a.dtype, a.weak_type, s)
                                               for a, s in zip(self.result_avals, shardings)])
 
     def lower(self, *, lowering_platforms: tuple | None = None,

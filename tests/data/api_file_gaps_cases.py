@@ -398,7 +398,7 @@ def _custom_gradient_numpy_results(jax):
 
 def _token_is_a_leaf(jax):
     """A token (lax.create_token()) is a pytree leaf, as JAX's; jit takes and gives one back
-    as a Token; make_jaxpr types it Tok."""
+    as a Token; make_jaxpr types it Tok; device_put gives a new Token; eval_shape its type."""
     tok = jax.lax.create_token()
     tu = jax.tree_util
     same = jax.jit(lambda t: t)(tok)
@@ -408,7 +408,9 @@ def _token_is_a_leaf(jax):
             str(tu.tree_structure([tok, 1])), type(same).__name__, type(made).__name__,
             [type(v).__name__ for v in pair], str(jax.make_jaxpr(lambda t: t)(tok)),
             str(jax.make_jaxpr(lambda t, x: (jax.lax.after_all(t, t), x))(tok, 1.0)),
-            str(tu.tree_map(lambda t: type(t).__name__, [tok]))]
+            str(tu.tree_map(lambda t: type(t).__name__, [tok])),
+            [type(jax.device_put(tok)).__name__, jax.device_put(tok) is tok],
+            str(jax.eval_shape(lambda t: t, tok))]
 
 
 def _jaxprs_lowered(jax):
@@ -471,6 +473,17 @@ def _custom_remat_under_remat3(jax):
         jax.config.update("jax_remat3", before)
 
 
+def _cond_forwarding_a_token(jax):
+    """A cond whose branches hand back their token operand: JAX's lax.asarray refuses the
+    Token (its message names the class by its own module: only its words are compared)."""
+    lax = jax.lax
+    try:
+        lax.cond(jax.numpy.array(True), lambda t: t, lambda t: t, lax.create_token())
+    except TypeError as e:
+        return [type(e).__name__, str(e).split(" got ")[0], "Token object at" in str(e)]
+    return "no error"
+
+
 def _override_lowering_rules(jax):
     """`jit(f).trace(x).lower(_private_parameters=mlir.LoweringParameters(
     override_lowering_rules=...))` (api_test's OverrideLoweringTest): the given rules lower
@@ -511,6 +524,7 @@ def cases(jax):
         "jit_copies": lambda: _copies_of_a_jit(jax),
         "custom_gradient_numpy_results": lambda: _custom_gradient_numpy_results(jax),
         "token_is_a_leaf": lambda: _token_is_a_leaf(jax),
+        "cond_forwarding_a_token": lambda: _cond_forwarding_a_token(jax),
         "jaxprs_lowered_through_jaxpr_subcomp": lambda: _jaxprs_lowered(jax),
         "custom_remat_under_remat3": lambda: _custom_remat_under_remat3(jax),
         "psum_negative_positional_axis": lambda: jax.make_jaxpr(
