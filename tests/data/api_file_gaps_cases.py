@@ -484,6 +484,24 @@ def _cond_forwarding_a_token(jax):
     return "no error"
 
 
+def _custom_vjp_host_residuals(jax):
+    """What a custom_vjp's bwd gets for residuals fwd returned as host values (a NumPy array,
+    a NumPy scalar, a Python float): JAX's TypedNdArray, TypedNdArray and TypedFloat, under
+    grad, jit of grad and vjp (a traced array constant a tracer)."""
+    seen = []
+
+    @jax.custom_vjp
+    def f(x):
+        return x * 3.
+    f.defvjp(lambda x: (x * 3., (np.array([3.0, 1.0], np.float32), np.float32(2.0), 2.0)),
+             lambda r, g: seen.append(["Tracer" if isinstance(a, jax.core.Tracer) else
+                                       type(a).__name__ for a in r]) or (g * 3.,))
+    jax.grad(f)(1.0)
+    jax.jit(jax.grad(f))(1.0)
+    jax.vjp(f, 1.0)[1](1.0)
+    return seen
+
+
 def _override_lowering_rules(jax):
     """`jit(f).trace(x).lower(_private_parameters=mlir.LoweringParameters(
     override_lowering_rules=...))` (api_test's OverrideLoweringTest): the given rules lower
@@ -525,6 +543,7 @@ def cases(jax):
         "custom_gradient_numpy_results": lambda: _custom_gradient_numpy_results(jax),
         "token_is_a_leaf": lambda: _token_is_a_leaf(jax),
         "cond_forwarding_a_token": lambda: _cond_forwarding_a_token(jax),
+        "custom_vjp_host_residuals": lambda: _custom_vjp_host_residuals(jax),
         "jaxprs_lowered_through_jaxpr_subcomp": lambda: _jaxprs_lowered(jax),
         "custom_remat_under_remat3": lambda: _custom_remat_under_remat3(jax),
         "psum_negative_positional_axis": lambda: jax.make_jaxpr(
