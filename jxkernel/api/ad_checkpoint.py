@@ -7,7 +7,11 @@ checkpoint policies, which choose the intermediates the backward pass keeps.
 `print_saved_residuals(f, *args)` lists what the backward pass of `f` keeps, and where each
 value comes from.
 """
+from ..core.avals import get_aval
+from ..core.dce import dce_jaxpr_outputs
+from ..core.interpret import eval_jaxpr
 from ..core.ir import Literal
+from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 from ..lax.elementwise import reduce_precision_p
 from ..transforms.ad import linearize_flat
 from ..transforms.api_util import flatten_fun
@@ -34,7 +38,8 @@ from .remat import (  # noqa: F401
     save_only_these_names,
 )
 from ..transforms.custom_derivatives import custom_vjp
-from ..tree_util import tree_flatten
+from ..tree_util import register_pytree_node_class, tree_flatten, tree_unflatten
+from .remat_saved import SAVED_WHATEVER_THE_POLICY
 
 
 def saved_residuals(f, *args, **kwargs) -> list:
@@ -100,9 +105,11 @@ def print_saved_residuals(f, *args, **kwargs) -> None:
 def custom_remat(f, f1, f2, fbwd, *, static_argnums=(), static_argnames=()):
     """`f` with a reverse mode of its own that recomputes from saved residuals (JAX's
     `jax._src.ad_checkpoint.custom_remat`): the forward pass runs `f1(*args) -> (out, res)`
-    and keeps only `res` (and the arguments); the backward pass rematerializes with
-    `f2(res, *args) -> (out, res2)` and `fbwd(res2, g)` gives one cotangent per positional
-    argument. Keyword arguments are not differentiated; static ones are passed as they are.
+    and keeps only `res` (and the arguments `f2` reads); the backward pass rematerializes
+    with `f2(res, *args) -> (out, res2)` and `fbwd(res2, g)` gives one cotangent per
+    positional argument. Keyword arguments are not differentiated; static ones are passed as
+    they are. Under `checkpoint`, `res` is saved whatever the policy, as JAX's remat3 saves
+    it, so nothing of `f1` is recomputed.
 
     >>> sin = custom_remat(jnp.sin, lambda x: (jnp.sin(x), jnp.cos(x)),
     ...                    lambda cos_x, x: (jnp.sin(x), cos_x), lambda cos_x, g: (cos_x * g,))
@@ -129,14 +136,49 @@ def custom_remat(f, f1, f2, fbwd, *, static_argnums=(), static_argnames=()):
 
         def fwd(*dyn):
             out, res = run(f1, dyn=dyn)
-            return out, (res, dyn)
+            res = checkpoint_name(res, SAVED_WHATEVER_THE_POLICY)
+            return out, _Rematerialization.traced(lambda r, d: run(f2, r, dyn=d)[1], res, dyn)
 
-        def bwd(saved, g):
-            res, dyn = saved
-            _, res2 = run(f2, res, dyn=dyn)
-            return (*fbwd(res2, g), *[None] * len(dynamic_kw))
+        def bwd(rematerialization, g):
+            return (*fbwd(rematerialization.res2(), g), *[None] * len(dynamic_kw))
 
         remat_fun.defvjp(fwd, bwd)
         dyn = [a for i, a in enumerate(args) if i not in static] + [kwargs[k] for k in dynamic_kw]
         return remat_fun(*dyn)
     return call
+
+
+@register_pytree_node_class
+class _Rematerialization:
+    """custom_remat's `f2(res, *args)[1]` as a jaxpr, traced in the forward pass and pruned to
+    what computes `res2`: its leaves are the values it reads (`res`, the arguments it needs,
+    its constants), the residuals the backward pass keeps; JAX's remat drops the rest of
+    `f2` (its `out`, the arguments only that reads) the same way, by DCE."""
+
+    def __init__(self, jaxpr, res2_tree, leaves):
+        self.jaxpr, self.res2_tree, self.leaves = jaxpr, res2_tree, leaves
+
+    @classmethod
+    def traced(cls, f2, res, dyn):
+        ins, in_tree = tree_flatten((res, list(dyn)))
+        trees = []
+
+        def flat(*xs):
+            res2, tree = tree_flatten(f2(*tree_unflatten(in_tree, xs)))
+            trees.append(tree)
+            return res2
+        closed, consts = convert_constvars_to_invars(
+            trace_to_jaxpr(flat, [get_aval(x) for x in ins]))
+        jaxpr, used = dce_jaxpr_outputs(closed.jaxpr, True)
+        reads = [x for x, u in zip([*consts, *ins], used) if u]
+        return cls(jaxpr, trees[0], reads)
+
+    def res2(self):
+        return tree_unflatten(self.res2_tree, eval_jaxpr(self.jaxpr, [], *self.leaves))
+
+    def tree_flatten(self):
+        return self.leaves, (self.jaxpr, self.res2_tree)
+
+    @classmethod
+    def tree_unflatten(cls, aux, leaves):
+        return cls(*aux, list(leaves))

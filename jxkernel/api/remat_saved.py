@@ -29,6 +29,24 @@ from ..lax.scan import scan_p
 from ..transforms.jit_primitive import jit_p
 
 
+class _SavedName(str):
+    """A checkpoint_name that every checkpoint saves, whatever its policy."""
+
+
+# custom_remat's residuals (its f1's `res`: api/ad_checkpoint.py), named so: JAX's remat3
+# saves them and recomputes only what its f2 computes from them
+SAVED_WHATEVER_THE_POLICY = _SavedName("custom_remat residual")
+
+
+def _saved(eqn, policy) -> bool:
+    """Whether a checkpoint saves `eqn`'s results: a value named SAVED_WHATEVER_THE_POLICY,
+    or what the policy says (None: nothing)."""
+    if type(eqn.params.get("name")) is _SavedName:
+        return True
+    return policy is not None and policy(eqn.primitive, *[v.aval for v in eqn.invars],
+                                         **eqn.params)
+
+
 def saved_and_recomputed(jaxpr: Jaxpr, need, policy) -> tuple:
     """(`jaxpr` with its split equations, the vars of it to save, the Jaxpr recomputing the
     outputs `need` flags from `jaxpr`'s inputs followed by the saved values)."""
@@ -38,8 +56,7 @@ def saved_and_recomputed(jaxpr: Jaxpr, need, policy) -> tuple:
         used = [v in needed for v in eqn.outvars]
         if not any(used):
             continue
-        if policy is not None and policy(eqn.primitive, *[v.aval for v in eqn.invars],
-                                         **eqn.params):
+        if _saved(eqn, policy):
             saved.extend(v for v in reversed(eqn.outvars) if v in needed)
             continue
         rule = _split_rules.get(eqn.primitive) if policy is not None else None

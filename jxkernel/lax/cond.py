@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..core import dtypes, sharding_types
-from ..core.avals import get_aval
+from ..core.avals import Token, get_aval
 from ..core.basearray import Array
 from ..core.check import JaxprTypeError
 from ..core.dce import dce_closed_outputs, dce_rules
@@ -286,6 +286,8 @@ def _as_array(x):
     lax.asarray)."""
     if isinstance(x, (Array, Tracer)):
         return x
+    if type(x) is Token:        # no array (JAX's lax.asarray refuses it so, with its words)
+        raise TypeError(f"asarray: expected ArrayLike, got {x} of type {type(x)}.")
     aval = get_aval(x)
     return _convert_element_type(x, aval.dtype, aval.weak_type)
 

@@ -107,48 +107,88 @@ def _no_groups_under_vmap(axis_index_groups):
 
 
 # ------------------------------------------------------------------ psum / pmax / pmin
+def _split_axes(axes) -> tuple:
+    """(named, positional): a reduction's axes are names of mapped axes and, as JAX's, array
+    dimensions (ints: what vmap turns its own axis into)."""
+    return (tuple(a for a in axes if not isinstance(a, int)),
+            tuple(a for a in axes if isinstance(a, int)))
+
+
 def _reducer(name, hlo_op, reduce_fn_name):
     prim = Primitive(name, multiple_results=True)
+    reduce = getattr(reductions, reduce_fn_name)
 
     def abstract(*avals, axes, axis_index_groups):
+        positional = _split_axes(axes)[1]     # (checked as reduce_sum's, with its words)
+        avals = [a.update(shape=reductions._reduced_shape(a, positional)) if positional else a
+                 for a in avals]
         return [a.update(vma=a.vma - frozenset(axes)) if a.vma else a for a in avals]
 
     def impl(*args, axes, axis_index_groups):
-        raise _unbound(axes[0])
+        named, positional = _split_axes(axes)
+        if named:
+            raise _unbound(named[0])
+        return [reduce(x, positional) for x in args]     # JAX's impl: only dimensions left
+
+    def numpy(*args, axes, axis_index_groups):
+        named, positional = _split_axes(axes)
+        if named:
+            raise _unbound(named[0])
+        return [np.asarray(getattr(np, reduce_fn_name[7:])(x, axis=positional), x.dtype)
+                for x in args]
 
     def lowering(ctx, *args, axes, axis_index_groups):
-        attrs = _collective_attrs(ctx, axes, axis_index_groups)
+        named, positional = _split_axes(axes)
+        if positional:                   # the dimensions first, then the devices (JAX's)
+            args = hl.lower_fun(lambda *xs: [reduce(x, positional) for x in xs],
+                                multiple_results=True)(ctx, *args)
+        if not named:
+            return list(args)
+        attrs = _collective_attrs(ctx, named, axis_index_groups)
         outs = []
-        for x, aval in zip(args, ctx.avals_in):
+        for x, aval in zip(args, ctx.avals_out):
             region = hl.binary_region(ctx, hlo_op, aval.dtype)
             outs.append(ctx.op1("stablehlo.all_reduce", [x], attrs=attrs,
                                 regions=[region], result_type=hl.aval_type(aval)))
         return outs
 
     def batching(axis_data, vals, dims, *, axes, axis_index_groups):
-        reduce = getattr(reductions, reduce_fn_name)
-        mine = axis_data.name in axes
-        if mine:
-            _no_groups_under_vmap(axis_index_groups)
-        rest = tuple(a for a in axes if a != axis_data.name)
-        outs, out_dims = [], []
-        for v, d in zip(vals, dims):
-            if mine and d is not bu.not_mapped:
-                v, d = reduce(v, (d,)), bu.not_mapped
-            elif mine and name == "psum":         # an unbatched value counted once per example
-                v = mul(_const(v, axis_data.size), v)     # (JAX's order: `mul 3.0 d`)
-            outs.append(v)
-            out_dims.append(d)
-        if rest:
-            outs = prim.bind(*outs, axes=rest, axis_index_groups=axis_index_groups)
-        return outs, out_dims
+        outs = [_batch_reduction(prim, axis_data, v, d, axes, axis_index_groups)
+                for v, d in zip(vals, dims)]
+        return [o for o, _ in outs], [d for _, d in outs]
 
     abstract_eval_rules[prim] = abstract
     own_vma_rules.add(prim)
     impl_rules[prim] = impl
+    numpy_rules[prim] = numpy
     lowering_rules[prim] = lowering
     axis_batching_rules[prim] = batching
     return prim
+
+
+def _batch_reduction(prim, axis_data, v, d, axes, axis_index_groups):
+    """One value's reduction under vmap, as JAX's _batched_reduction_collective: over the
+    vmapped axis it stays the collective, that axis become the batch dimension (moved to the
+    front, so `psum[axes=(0,)]` in the jaxpr); an unbatched value is the same in every
+    member (psum multiplies it by their count); over other axes only, the batch dimension
+    rides along (positional axes shifted past it)."""
+    name, mapped = axis_data.name, d is not bu.not_mapped
+    bind = lambda x, over: prim.bind(x, axes=over, axis_index_groups=axis_index_groups)[0]
+    if not mapped:
+        if name not in axes:
+            return bind(v, axes), d
+        _no_groups_under_vmap(axis_index_groups)
+        rest = tuple(a for a in axes if a != name)
+        if rest:
+            v = bind(v, rest)
+        return (mul(_const(v, axis_data.size), v) if prim is psum_p else v), d
+    if name not in axes and not _split_axes(axes)[1]:
+        return bind(v, axes), d
+    if name in axes:
+        _no_groups_under_vmap(axis_index_groups)
+    v = bu.moveaxis(v, d, 0)
+    over = tuple(a + 1 if isinstance(a, int) else 0 if a == name else a for a in axes)
+    return bind(v, over), (bu.not_mapped if name in axes else 0)
 
 
 def _manual(ctx, axes):
@@ -220,9 +260,19 @@ def _psum_jvp(primals, tangents, *, axes, axis_index_groups):
 
 
 def _psum_transpose(cts, *args, axes, axis_index_groups):
-    # each output is the sum over the axis, so each input's cotangent sums every output's
-    cts = [instantiate(c) for c in cts]
-    return psum_p.bind(*cts, axes=axes, axis_index_groups=axis_index_groups)
+    # each output is the sum over the axis, so each input's cotangent sums every output's;
+    # a summed dimension spreads the cotangent back over it (JAX's: reduce_sum's transpose)
+    named, positional = _split_axes(axes)
+    cts = [_unreduce(instantiate(c), x.aval.shape, positional) for c, x in zip(cts, args)]
+    # (over no names at all, a psum all the same: JAX's `psum[axes=()]`)
+    return psum_p.bind(*cts, axes=named, axis_index_groups=axis_index_groups)
+
+
+def _unreduce(x, shape, positional):
+    """`x`, reduced over the dimensions `positional` of `shape`, broadcast back to `shape`."""
+    if not positional:
+        return x
+    return broadcast_in_dim(x, shape, tuple(np.delete(np.arange(len(shape)), positional)))
 
 
 jvp_rules[psum_p] = _psum_jvp
@@ -238,7 +288,8 @@ def _pminmax_jvp(prim):
                 t_outs.append(Zero(get_aval(ans)))
                 continue
             # the tangent where this position is the extreme, averaged over ties (as JAX does)
-            hit = convert_element_type(eq(x, ans), get_aval(t).dtype)
+            extreme = _unreduce(ans, np.shape(x), _split_axes(axes)[1])
+            hit = convert_element_type(eq(x, extreme), get_aval(t).dtype)
             count = psum_p.bind(hit, axes=axes, axis_index_groups=axis_index_groups)[0]
             num = psum_p.bind(mul(t, hit), axes=axes, axis_index_groups=axis_index_groups)[0]
             t_outs.append(div(num, count))
@@ -259,8 +310,11 @@ def _reduce(prim, x, axis_name, axis_index_groups):
     if axis_index_groups is None and vma.checks(axes):        # in a check_vma=True body
         leaves = [varying(leaf, axes, f"jax.lax.{prim.name}") for leaf in leaves]
         if prim is psum_p:
-            return tree_unflatten(tree, psum_invariant_p.bind(*leaves, axes=axes))
-    return tree_unflatten(tree, prim.bind(*leaves, axes=axes, axis_index_groups=axis_index_groups))
+            return tree_unflatten(tree, [psum_invariant_p.bind(leaf, axes=axes)[0]
+                                         for leaf in leaves])
+    # one equation per leaf, as JAX's
+    return tree_unflatten(tree, [prim.bind(leaf, axes=axes, axis_index_groups=axis_index_groups)[0]
+                                 for leaf in leaves])
 
 
 def psum(x, axis_name, *, axis_index_groups=None):

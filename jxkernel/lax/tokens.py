@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core.avals import Token, abstract_token
 from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules, numpy_rules
-from ..tree_util import register_pytree_node
+from ..core.trace import Tracer
 
 create_token_p = Primitive("create_token")
 after_all_p = Primitive("after_all")
@@ -25,19 +25,22 @@ after_all_p = Primitive("after_all")
 
 def create_token(_=None):
     """A token with no preconditions for sequencing effects (experimental, as JAX's). The
-    argument is ignored: it exists for backward compatibility."""
-    return Token(create_token_p.bind())
+    argument is ignored: it exists for backward compatibility. Traced, it is a tracer of the
+    token type (`Tok` in a jaxpr), as JAX's."""
+    return as_token(create_token_p.bind())
 
 
 def after_all(*operands):
     """A token after all the token `operands` (XLA's AfterAll; experimental, as JAX's)."""
-    return Token(after_all_p.bind(*[t._buf if type(t) is Token else t for t in operands]))
+    return as_token(after_all_p.bind(*[t._buf if type(t) is Token else t for t in operands]))
 
 
-# A Token is a pytree node over the value that carries it (an Array of the token type, or a
-# tracer of it while traced): jit takes and returns tokens as their carriers, and gives back
-# Tokens, as JAX's jit does (its result handler wraps the token's buffer in a Token).
-register_pytree_node(Token, lambda t: ((t._buf,), None), lambda _, bufs: Token(bufs[0]))
+def as_token(x):
+    """A value of the token type as JAX gives it: a Token around its carrier (an Array of the
+    token type), a tracer as it is. A Token is a pytree leaf, as JAX's: jit takes its carrier
+    (transforms/jit_args.token_carriers) and wraps a token result again (api_util's
+    tokens_outside, as JAX's result handler does)."""
+    return x if isinstance(x, Tracer) else Token(x)
 
 
 def _after_all_abstract_eval(*avals):

@@ -109,7 +109,9 @@ def _take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
                       fill_value=fill_value)
 
 
-@jax_jitted(static_argnames=("axis", "mode", "fill_value", "wrap_negative_indices"))
+# a jit of its own, traced too (`jit[name=take_along_axis]` in a jaxpr), as JAX's
+@jax_jitted
+@util.jnp_jit(static_argnames=("axis", "mode", "fill_value", "wrap_negative_indices"))
 def take_along_axis(arr, indices, axis: int | None = -1, mode=None, fill_value=None, *,
                     wrap_negative_indices=None):
     """arr[..., indices, ...] matched element by element along `axis` (NumPy's

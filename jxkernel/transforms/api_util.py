@@ -10,6 +10,8 @@ import numpy as np
 from ..tree_util import (broadcast_flattened_prefix_with_treedef, keystr, prefix_errors,
                          register_pytree_node, tree_flatten, tree_flatten_with_path,
                          tree_structure, tree_unflatten, treedef_children)
+from ..core.avals import Token, abstract_token
+from ..core.trace import Tracer
 from .ad_util import float0
 
 
@@ -193,20 +195,42 @@ register_pytree_node(_Float0Zeros, lambda z: ((), z.shape),
                      lambda shape, _: np.zeros(shape, float0))
 
 
-def float0_outside(leaves: list, treedef) -> tuple:
-    """(leaves, treedef) with each float0 leaf (a cotangent of an integer input) moved from the
-    leaves into the treedef, whose unflatten makes it again: a compiled computation has no
-    float0 values, so, as JAX does, its zeros are made outside it.
+class _TokenResult:
+    """A token output of a traced function, as a node over its carrier in the output's
+    treedef: unflattened, a Token around the Array that carries it (JAX's result handler);
+    a tracer (a jit called while tracing) or the type (eval_shape's) as it is."""
+    __slots__ = ("carrier",)
 
-    >>> leaves, tree = float0_outside([1.0, np.zeros(2, float0)], tree_flatten((0, 0))[1])
+    def __init__(self, carrier):
+        self.carrier = carrier
+
+
+register_pytree_node(_TokenResult, lambda t: ((t.carrier,), None), lambda _, xs: Token(xs[0]) if
+                     getattr(xs[0], "aval", None) is abstract_token and
+                     not isinstance(xs[0], Tracer) else xs[0])
+
+
+def _is_float0(x) -> bool:
+    return getattr(x, "dtype", None) == float0 and isinstance(x, (np.ndarray, np.generic))
+
+
+def results_outside(leaves: list, treedef) -> tuple:
+    """(leaves, treedef) of a jitted function's results as its caller gets them: each float0
+    leaf (a cotangent of an integer input) moved from the leaves into the treedef, whose
+    unflatten makes it again (a compiled computation has no float0 values: as JAX does, its
+    zeros are made outside it); each token wrapped as a Token when unflattened.
+
+    >>> leaves, tree = results_outside([1.0, np.zeros(2, float0)], tree_flatten((0, 0))[1])
     >>> leaves, tree.unflatten([2.0])[1].dtype == float0
     ([1.0], True)
     """
-    if not any(getattr(x, "dtype", None) == float0 and isinstance(x, (np.ndarray, np.generic))
-               for x in leaves):
+    tokens = [getattr(x, "aval", None) is abstract_token for x in leaves]
+    if not any(tokens) and not any(_is_float0(x) for x in leaves):
         return leaves, treedef
-    tree = treedef.unflatten([_Float0Zeros(np.shape(x)) if isinstance(x, (np.ndarray, np.generic))
-                              and x.dtype == float0 else x for x in leaves])
+    # (a Token itself, closed over: its carrier is the result)
+    tree = treedef.unflatten([_Float0Zeros(np.shape(x)) if _is_float0(x) else
+                              _TokenResult(x._buf if type(x) is Token else x) if token else x
+                              for x, token in zip(leaves, tokens)])
     return tree_flatten(tree)
 
 

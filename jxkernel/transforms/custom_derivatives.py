@@ -32,6 +32,7 @@ from ..core.dce import dce_jaxpr_outputs, dce_rules
 from ..core.interpret import eval_jaxpr
 from ..core.interpreter_primitives import convert_element_type, reduce_sum
 from ..core.ir import ClosedJaxpr, Literal, param_printers
+from ..core.literals import TypedNdArray, typed_scalar
 from ..core.numpy_eval import call_rule
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
                               jvp_rules, lowering_rules, numpy_rules, partial_eval_rules,
@@ -914,9 +915,9 @@ def _custom_lin_impl(*args, **params):
 
 def _literal_residual(x):
     if type(x) is Literal and type(x.val) in (bool, int, float, complex):
-        return x.val
-    if isinstance(x, (np.ndarray, np.generic)):     # JAX's traced fwd made it an Array
-        return convert_element_type(x, x.dtype, False)
+        return typed_scalar(x.val, x.aval.dtype)      # JAX's TypedFloat (a float subclass)
+    if isinstance(x, (np.ndarray, np.generic)):     # host data stays so: JAX's TypedNdArray
+        return x if type(x) is TypedNdArray else TypedNdArray(np.asarray(x))
     return _literal_as_array(x)
 
 

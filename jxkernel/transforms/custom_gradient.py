@@ -47,7 +47,10 @@ class _Residuals:
 def _scalar_of(x):
     """A rule's result that is a constant of its jaxpr (a Python scalar it returned, a
     primal vjp keeps as one) as JAX's eval gives it: that scalar carrying its dtype, a
-    NumPy one as a TypedNdArray."""
+    NumPy one as a TypedNdArray (JAX's literal holds NumPy data so: `np.float32(3.0)`
+    returned by a rule is `TypedNdArray(3., dtype=float32)`, not a NumPy scalar)."""
+    if isinstance(x, (np.ndarray, np.generic)) and type(x) is not TypedNdArray:
+        return TypedNdArray(np.asarray(x))      # (the literal's value, its dtype canonical)
     if type(x) is not Literal:
         return x
     if x.aval.weak_type:        # (staged from a Python scalar: held as a NumPy one, or not)

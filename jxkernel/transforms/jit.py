@@ -36,13 +36,13 @@ from ..xla.dispatch import check_jitted_values
 from ..xla.lowering import NeedsMesh
 from ..xla.scalars import scalar_kinds, scalar_signature
 from ..xla.transfers import arguments_on, put_on_device
-from .api_util import check_callable, flatten_fun, float0_outside, fun_name, merge_static, update_wrapper
+from .api_util import check_callable, flatten_fun, results_outside, fun_name, merge_static, update_wrapper
 from .jit_args import (SCALAR_TYPES, Arguments, constant_handlers, jit_shardings, leaf_aval,
-                       not_a_jax_type, python_inputs, static_key)
+                       not_a_jax_type, python_inputs, static_key, Token, token_carriers)
 from .jit_pinned import arguments_placement, pin_params, program_placement
 from .jit_cache import (LAST_HIT, NO_HITS, NOWHERE, Entry, check_traceable, clear_jit,
-                        compiled_trace, fun_state, c_last_hit, jit_getstate, jit_setstate,
-                        last_hit_for, remember, sibling_trace)
+                        compiled_trace, fun_state, c_last_hit, jit_deepcopy, jit_getstate,
+                        jit_setstate, last_hit_for, remember, sibling_trace)
 from .jit_primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, traced_under, untold
 from . import jit_high, jit_refs
 from .stages import Lowered, Traced, lower_jit, trace_jitted
@@ -113,7 +113,7 @@ class Jitted(native.JitFunction if native else object):
         self._by_user = made_by_user(2)    # jit() called from the user's code (jit(jnp.sum))
         self._fail_on_recompile = False   # compile_record.fail_on_recompile: a new signature raises
 
-    __getstate__, __setstate__ = jit_getstate, jit_setstate      # JAX's keys (function_name)
+    __getstate__, __setstate__, __deepcopy__ = jit_getstate, jit_setstate, jit_deepcopy
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
@@ -152,9 +152,9 @@ class Jitted(native.JitFunction if native else object):
                 if jit_refs.is_ref(leaf):
                     raise jit_refs.returned_ref_error(jit_refs.where(self), leaf, names)
                 if not isinstance(leaf, (Tracer, *ARRAY_TYPES, np.ndarray, np.generic,
-                                         *SCALAR_TYPES, *constant_handlers)):
+                                         *SCALAR_TYPES, *constant_handlers, Token)):
                     raise not_a_jax_type(jit_refs.where(self), leaf, i, out_tree())
-            out_leaves, tree = float0_outside(out_leaves, out_tree())
+            out_leaves, tree = results_outside(out_leaves, out_tree())  # (float0s, tokens)
             out_trees.append(tree)
             return out_leaves
         return checked
@@ -224,7 +224,7 @@ class Jitted(native.JitFunction if native else object):
         if config.jax_disable_jit:
             return self._fun(*args, **kwargs)
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
-        leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
+        leaves, treedef = token_carriers(*tree_flatten((dyn_args, dyn_kwargs)))
         if _ctx.trace is eval_trace and has_high(leaves, self) or has_high_tracer(leaves):
             return call_high(self, leaves, treedef, statics, dyn_args, dyn_kwargs)  # (jit_high)
         avals = tuple([leaf.aval if type(leaf) is Array else leaf_aval(
@@ -285,7 +285,7 @@ class Jitted(native.JitFunction if native else object):
     def _trace(self, treedef, statics, avals, dyn_args, dyn_kwargs, high=False):
         """(ClosedJaxpr, out_tree, trace seconds) of fun at these types (`high`: unlowered)."""
         check_traceable(self)
-        out_trees, leaves = [], tree_flatten((dyn_args, dyn_kwargs))[0]
+        out_trees, leaves = [], token_carriers(*tree_flatten((dyn_args, dyn_kwargs)))[0]
         names = functools.partial(self._leaf_names, dyn_args, dyn_kwargs)
         info = DebugInfo(self._name, self._source, "jit", names(), python_inputs(leaves))
         start = time.perf_counter()

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import ShapedArray, ShapeDtypeStruct, python_scalar_aval, shaped_abstractify
-from ..core.avals import get_aval, typeof_rules
+from ..core.avals import Token, abstract_token, get_aval, typeof_rules
 from ..core.earray import constant_handlers  # noqa: F401 (jit.py's: closed-over classes)
 from ..core.errors import jax_array_abstractified
 from ..core.hijax import AvalQDD, cur_qdd, hi_value_types
@@ -425,9 +425,23 @@ def python_inputs(leaves) -> frozenset:
     return frozenset(i for i, x in enumerate(leaves) if type(x) in SCALAR_TYPES)
 
 
+def token_carriers(leaves: list, treedef) -> tuple:
+    """(leaves, treedef) of a jit's arguments with each Token (a pytree leaf, as JAX's) as its
+    carrier, the Array of the token type a program takes (JAX's argument handler for a Token
+    passes its buffer); traced, the function sees a tracer of the token type.
+
+    >>> token_carriers([lax.create_token()], None)[0][0].aval
+    AbstractToken()
+    """
+    if any(type(x) is Token for x in leaves):
+        leaves = [x._buf if type(x) is Token else x for x in leaves]
+    return leaves, treedef
+
+
 def leaf_aval(x, index_name, fun=None) -> ShapedArray:
     aval = getattr(x, "aval", None)
-    if isinstance(aval, ShapedArray) or getattr(type(x), "is_array_ref", False):
+    if isinstance(aval, ShapedArray) or getattr(type(x), "is_array_ref", False) or \
+            aval is abstract_token:    # (a token's carrier, or a tracer of one)
         return aval                    # (a Ref's is its AbstractRef: transforms/jit_refs.py)
     if type(x) in SCALAR_TYPES:
         dtype = dtypes.python_scalar_dtype(x)

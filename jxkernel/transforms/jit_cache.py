@@ -9,6 +9,7 @@ its hits) and, for the call path's cheapest way in, a `LastHit`.
 """
 from __future__ import annotations
 
+import copy
 import inspect
 import operator
 import sys
@@ -42,13 +43,7 @@ class FunState:
     def caches_for(self, options) -> tuple:
         found = self.caches.get(options)
         if found is None:
-            # bounded (core/lru.SIGNATURES, and CONSTANTS bytes of constants on device); the
-            # fast path's dict drops its oldest instead, so its lookup stays a dict's (what
-            # it dropped is found again in the LRU)
-            fast, last = Bounded(SIGNATURES), {}
-            compiled = LRU(SIGNATURES, weigh=_constant_bytes, max_weight=CONSTANTS,
-                           on_evict=lambda _, entry: _forget(entry, fast, last))
-            found = self.caches[options] = (compiled, fast, LRU(SIGNATURES), History(), last)
+            found = self.caches[options] = fresh_caches()
         return found
 
     def __del__(self):
@@ -59,6 +54,17 @@ class FunState:
             for entry in compiled.values():
                 if isinstance(entry, Entry):        # (jit_sharded's stand-ins hold no cycle)
                     entry.unlink()
+
+
+def fresh_caches() -> tuple:
+    """Empty caches for a jit: (compiled, fast, traces, history, last). Bounded
+    (core/lru.SIGNATURES, and CONSTANTS bytes of constants on device); the fast path's dict
+    drops its oldest instead, so its lookup stays a dict's (what it dropped is found again in
+    the LRU)."""
+    fast, last = Bounded(SIGNATURES), {}
+    compiled = LRU(SIGNATURES, weigh=_constant_bytes, max_weight=CONSTANTS,
+                   on_evict=lambda _, entry: _forget(entry, fast, last))
+    return compiled, fast, LRU(SIGNATURES), History(), last
 
 
 class History(list):
@@ -405,6 +411,20 @@ def jit_getstate(jitted) -> dict:
     return {"version": 1, "function_name": jitted._name, "fun": jitted._fun,
             "static_argnums": sorted(jitted._static_argnums),
             "static_argnames": sorted(jitted._static_argnames), **own}
+
+
+def jit_deepcopy(jitted, memo):
+    """`copy.deepcopy(jit(f))`: as JAX's, a jit of the same function and options whose cache
+    starts empty (JAX deep-copies its PjitFunction's cache; the function itself is shared, as
+    deepcopy shares any function). A copy.copy shares the caches.
+
+    >>> f = jax.jit(abs); _ = f(1.0)
+    >>> copy.deepcopy(f)._cache_size(), f._cache_size()
+    (0, 1)
+    """
+    twin = copy.copy(jitted)
+    twin._cache, twin._fast, twin._traces, twin._history, twin._last = fresh_caches()
+    return twin
 
 
 def jit_setstate(jitted, state) -> None:

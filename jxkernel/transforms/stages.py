@@ -20,7 +20,7 @@ from ..core.axis_env import visible_axes
 from ..core.config import config
 from ..core.staging import convert_constvars_to_invars
 from ..core.trace import Tracer, _ctx, eval_trace
-from ..core.avals import ShapedArray, ShapeDtypeStruct
+from ..core.avals import ShapedArray, ShapeDtypeStruct, abstract_token
 from ..tree_util import equality_errors, keystr, tree_flatten, tree_unflatten
 from ..xla import client as _client
 from ..xla import pipeline
@@ -29,7 +29,7 @@ from ..xla.transfers import put_on_device
 from ..xla.lowering import NeedsMesh
 from . import jit_refs
 from .jit_high import is_high_trace
-from .jit_args import abstract_leaf_aval, flat_pinned, leaf_aval, result_paths
+from .jit_args import abstract_leaf_aval, flat_pinned, leaf_aval, result_paths, token_carriers
 from .jit_cache import NOWHERE, compiled_trace
 from .jit_pinned import one_device_given, program_placement
 from .jit_primitive import any_sharded, traced_under, untold
@@ -192,7 +192,7 @@ def trace_jitted(jitted, args, kwargs, high=False) -> Traced:
     kept high, as JAX's trace (a Box argument, made, returned or closed over), not lowered,
     nor kept for a call."""
     dyn_args, dyn_kwargs, statics = jitted._split(args, kwargs)
-    leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
+    leaves, treedef = token_carriers(*tree_flatten((dyn_args, dyn_kwargs)))
     refs = jit_refs.ref_positions(leaves)
 
     def names():
@@ -317,7 +317,9 @@ class Traced(_Stage):
                 self.jitted._out_shardings is not None:
             shardings = [g or s for g, s in zip(flat_pinned(self.jitted._out_shardings, (
                 tree_unflatten(self.out_tree, [0] * len(shardings)))), shardings)]
-        return tree_unflatten(self.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type, s)
+        # (a token's type is itself, as JAX's eval_shape gives it)
+        return tree_unflatten(self.out_tree, [a if a is abstract_token else
+                                              ShapeDtypeStruct(a.shape, a.dtype, a.weak_type, s)
                                               for a, s in zip(self.result_avals, shardings)])
 
     def lower(self, *, lowering_platforms: tuple | None = None,

@@ -332,7 +332,16 @@ def new_function(module_ctx: ModuleContext, name: str, arg_types, arg_attrs=None
 
 
 def lower_jaxpr_into(module_ctx, block, jaxpr: Jaxpr, const_values, arg_values) -> list:
-    """Emit `jaxpr`'s equations into `block`; returns the values of its outputs."""
+    """Emit `jaxpr`'s equations into `block`; returns the values of its outputs. Every jaxpr
+    a module holds (its main's, an inner function's, a region's) is lowered here, through
+    `jaxpr_subcomp` read by name at each call: a wrapper set in its place (on JAX's
+    `mlir` module, a view of this name: JAX's test_nested_jit_hoisting) sees each one."""
+    return jaxpr_subcomp(module_ctx, jaxpr, block, const_values, arg_values)
+
+
+def jaxpr_subcomp(module_ctx, jaxpr: Jaxpr, block, const_values, arg_values) -> list:
+    """JAX's name (mlir.jaxpr_subcomp, its module context and jaxpr first): `jaxpr`'s
+    equations emitted into `block`, the values of its outputs returned."""
     env = dict(zip(jaxpr.constvars, const_values))
     env.update(zip(jaxpr.invars, arg_values))
 

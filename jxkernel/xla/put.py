@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.avals import Token
 from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.physical import wrap_physical
 from .array import Array
@@ -23,6 +24,8 @@ def device_put(x, device=None, *, copy=False) -> Array:
     >>> device_put(np.arange(3), jax.devices()[1]).device      # needs 2 devices
     CpuDevice(id=1)
     """
+    if type(x) is Token:                # a new Token around a copy of its carrier, as JAX's
+        return Token(device_put(x._buf, device, copy=True))
     data = typed_data(x)
     if data is not None:                # a typed key: its data moves (a Format reads its rank)
         return wrap_physical(x.aval, device_put(data, device, copy=copy))

@@ -35,14 +35,15 @@ load_every_primitive()
 # test_library_types' 'incr_library_types_test'), which must not count here
 OURS = {name: all_primitives[name] for name in all_primitives}
 
-# Primitives with no NumPy rule yet (13 of 189): exported programs (StableHLO only XLA
+# Primitives with no NumPy rule yet (10 of 189): exported programs (StableHLO only XLA
 # runs), shape polymorphism's dim_as_value and foreign functions; the collectives (they need
-# an axis environment: pmap's and shard_map's rules batch them away); and what appears only
+# an axis environment: pmap's and shard_map's rules batch them away; psum, pmax and pmin have
+# rules for what vmap leaves of them, reductions over array dimensions); and what appears only
 # inside AD (custom_lin). JAX's Box primitives (_jax/_src/hijax.py) are high: jit lowers
 # them to their low equations before any backend runs a jaxpr.
 WITHOUT_NUMPY_RULE = sorted("""
 call_exported dim_as_value ffi_call
-all_gather all_to_all axis_index pmax pmin ppermute psum psum_invariant reduce_scatter
+all_gather all_to_all axis_index ppermute psum_invariant reduce_scatter
 ragged_all_to_all psend precv
 custom_lin
 get swap addupdate freeze new_ref empty_ref
@@ -269,6 +270,11 @@ REDUCTIONS = {
                                   lax.reduce_xor(x, (1,)), lax.reduce_and(x, (0,)),
                                   lax.reduce_or(x, (0,)), jnp.max(x.astype(np.uint8), 1)),
                        (I32,), 0, None),
+    # what vmap makes of a collective over its own axis: the reduction over the batch
+    # dimension (JAX's `psum[axes=(0,)]`)
+    "vmapped_collectives": (jax.vmap(lambda v: (lax.psum(v, "i"), lax.pmax(v, "i"),
+                                                lax.pmin(v, "i")), axis_name="i", in_axes=1),
+                            (CUBE,), REDUCTION, None),
     "cumulative": (lambda x: (lax.cumsum(x, 1), lax.cumsum(x, 2, reverse=True), lax.cumprod(x, 0),
                               lax.cummax(x, 1), lax.cummin(x, 2, reverse=True),
                               lax.cumlogsumexp(x, 1)), (CUBE,), REDUCTION, None),
@@ -748,8 +754,8 @@ def test_dot_algorithms_xla_cpu_refuses_are_refused():
 
 
 def test_a_primitive_without_a_rule_is_named():
-    closed = jax.make_jaxpr(lambda x: lax.psum(x, "i"), axis_env=[("i", 2)])(np.float32(0))
-    with pytest.raises(NotImplementedError, match="NumPy evaluation rule for 'psum'"):
+    closed = jax.make_jaxpr(lambda x: lax.all_gather(x, "i"), axis_env=[("i", 2)])(np.float32(0))
+    with pytest.raises(NotImplementedError, match="NumPy evaluation rule for 'all_gather'"):
         eval_closed_jaxpr_numpy(closed, np.float32(0))
 
 

@@ -364,6 +364,144 @@ def _python_scalar_primals(jax):
     return out
 
 
+def _copies_of_a_jit(jax):
+    """copy.copy and copy.deepcopy of a jit that has compiled once: a new jit (its type's
+    name, not the same object) that runs; the shallow copy shares the cache, the deep copy's
+    starts empty."""
+    f = jax.jit(lambda x: x * 2)
+    f(1.0)
+    out = []
+    for make in (copy.copy, copy.deepcopy):
+        g = make(f)
+        out.append([type(g).__name__, g is f, g._cache_size(), float(g(3.0)), g._cache_size()])
+    return out
+
+
+def _custom_gradient_numpy_results(jax):
+    """A custom_gradient whose value and rule results are NumPy scalars (a NumPy 0-d array):
+    the value stays the NumPy scalar, the gradient is JAX's TypedNdArray of the rule's
+    constant (its dtype canonical), under grad, vjp and value_and_grad."""
+    def kinds(tree):
+        return [[type(x).__name__, str(np.asarray(x).dtype), np.asarray(x).tolist()]
+                for x in jax.tree_util.tree_leaves(tree)]
+    out = {}
+    for name, ct in (("float32", np.float32(3.0)), ("float64", np.float64(3.0)),
+                     ("int32", np.int32(3)), ("array0d", np.array(3.0, np.float32))):
+        @jax.custom_gradient
+        def f(x, ct=ct):
+            return np.float32(2.0), lambda g: (ct,)
+        out[name] = [kinds(f(1.0)), kinds(jax.grad(f)(1.0)),
+                     kinds(jax.vjp(f, 1.0)[1](np.float32(1.0))),
+                     kinds(jax.value_and_grad(f)(1.0))]
+    return out
+
+
+def _token_is_a_leaf(jax):
+    """A token (lax.create_token()) is a pytree leaf, as JAX's; jit takes and gives one back
+    as a Token; make_jaxpr types it Tok; device_put gives a new Token; eval_shape its type."""
+    tok = jax.lax.create_token()
+    tu = jax.tree_util
+    same = jax.jit(lambda t: t)(tok)
+    made = jax.jit(lambda: jax.lax.create_token())()
+    pair = jax.jit(lambda t, x: (jax.lax.after_all(t), x + 1))(tok, 1.0)
+    return [len(tu.tree_leaves(tok)), tu.tree_leaves(tok)[0] is tok, str(tu.tree_structure(tok)),
+            str(tu.tree_structure([tok, 1])), type(same).__name__, type(made).__name__,
+            [type(v).__name__ for v in pair], str(jax.make_jaxpr(lambda t: t)(tok)),
+            str(jax.make_jaxpr(lambda t, x: (jax.lax.after_all(t, t), x))(tok, 1.0)),
+            str(tu.tree_map(lambda t: type(t).__name__, [tok])),
+            [type(jax.device_put(tok)).__name__, jax.device_put(tok) is tok],
+            str(jax.eval_shape(lambda t: t, tok))]
+
+
+def _jaxprs_lowered(jax):
+    """The jaxprs a jit's lowering hands `mlir.jaxpr_subcomp`, collected by a wrapper set on
+    JAX's mlir module (api_test's test_nested_jit_hoisting): the outer one (one jit
+    equation) and the inner jit's body (mul, add), the same text as the equation's param."""
+    mlir = importlib.import_module(jax.__name__ + "._src.interpreters.mlir")
+
+    @jax.jit
+    def f(x, y):
+        return y + 2 * x, 3
+
+    @jax.jit
+    def g(x):
+        return f(2, x)
+    original, jaxprs = mlir.jaxpr_subcomp, []
+
+    def collect(c, jaxpr, *args, **kwargs):
+        jaxprs.append(jaxpr)
+        return original(c, jaxpr, *args, **kwargs)
+    try:
+        mlir.jaxpr_subcomp = collect
+        answer = g(3)
+    finally:
+        mlir.jaxpr_subcomp = original
+    return [[int(a) for a in answer], mlir.jaxpr_subcomp is original,
+            [[e.primitive.name for e in j.eqns] for j in jaxprs],
+            str(jaxprs[0].eqns[0].params["jaxpr"]) == str(jaxprs[1])]
+
+
+def _custom_remat_under_remat3(jax):
+    """custom_remat under checkpoint with jax_remat3 (api_test's Remat3Test
+    test_remat_custom_policy_save_cos): f1's residuals are saved, so the linearized function
+    recomputes neither sin nor cos, one residual per custom_lin."""
+    jnp = jax.numpy
+    custom_remat = importlib.import_module(jax.__name__ + "._src.ad_checkpoint").custom_remat
+    sin = custom_remat(jnp.sin, lambda x: (jnp.sin(x), jnp.cos(x)),
+                       lambda cos_x, x: (jnp.sin(x), cos_x), lambda cos_x, g: (cos_x * g,))
+
+    def eqns(jaxpr):
+        for e in jaxpr.eqns:
+            yield e
+            for p in e.params.values():
+                inner = getattr(p, "jaxpr", p)
+                if hasattr(inner, "eqns"):
+                    yield from eqns(inner)
+    before = jax.config.jax_remat3
+    jax.config.update("jax_remat3", True)
+    try:
+        _, f_lin = jax.linearize(jax.remat(lambda x: sin(sin(x))), 1.)
+        found = list(eqns(jax.jit(f_lin).trace(1.).jaxpr.jaxpr))
+        try:                 # applying it is forward mode through a custom_vjp: JAX's error
+            applied = float(f_lin(1.))
+        except TypeError as e:
+            applied = str(e)
+        return [sorted({e.primitive.name for e in found} & {"sin", "cos"}),
+                [e.params["num_res"] for e in found if e.primitive.name == "custom_lin"],
+                applied]
+    finally:
+        jax.config.update("jax_remat3", before)
+
+
+def _cond_forwarding_a_token(jax):
+    """A cond whose branches hand back their token operand: JAX's lax.asarray refuses the
+    Token (its message names the class by its own module: only its words are compared)."""
+    lax = jax.lax
+    try:
+        lax.cond(jax.numpy.array(True), lambda t: t, lambda t: t, lax.create_token())
+    except TypeError as e:
+        return [type(e).__name__, str(e).split(" got ")[0], "Token object at" in str(e)]
+    return "no error"
+
+
+def _custom_vjp_host_residuals(jax):
+    """What a custom_vjp's bwd gets for residuals fwd returned as host values (a NumPy array,
+    a NumPy scalar, a Python float): JAX's TypedNdArray, TypedNdArray and TypedFloat, under
+    grad, jit of grad and vjp (a traced array constant a tracer)."""
+    seen = []
+
+    @jax.custom_vjp
+    def f(x):
+        return x * 3.
+    f.defvjp(lambda x: (x * 3., (np.array([3.0, 1.0], np.float32), np.float32(2.0), 2.0)),
+             lambda r, g: seen.append(["Tracer" if isinstance(a, jax.core.Tracer) else
+                                       type(a).__name__ for a in r]) or (g * 3.,))
+    jax.grad(f)(1.0)
+    jax.jit(jax.grad(f))(1.0)
+    jax.vjp(f, 1.0)[1](1.0)
+    return seen
+
+
 def _override_lowering_rules(jax):
     """`jit(f).trace(x).lower(_private_parameters=mlir.LoweringParameters(
     override_lowering_rules=...))` (api_test's OverrideLoweringTest): the given rules lower
@@ -401,6 +539,15 @@ def cases(jax):
         "static_argument_eq_raises": lambda: _static_eq_raises(jax),
         "jit_getstate": lambda: _jit_state(jax),
         "python_scalar_primals": lambda: _python_scalar_primals(jax),
+        "jit_copies": lambda: _copies_of_a_jit(jax),
+        "custom_gradient_numpy_results": lambda: _custom_gradient_numpy_results(jax),
+        "token_is_a_leaf": lambda: _token_is_a_leaf(jax),
+        "cond_forwarding_a_token": lambda: _cond_forwarding_a_token(jax),
+        "custom_vjp_host_residuals": lambda: _custom_vjp_host_residuals(jax),
+        "jaxprs_lowered_through_jaxpr_subcomp": lambda: _jaxprs_lowered(jax),
+        "custom_remat_under_remat3": lambda: _custom_remat_under_remat3(jax),
+        "psum_negative_positional_axis": lambda: jax.make_jaxpr(
+            lambda v: lax.psum(v, -1))(jnp.ones((2, 3))),
         "override_lowering_rules": lambda: _override_lowering_rules(jax),
         "grad_of_int_input_under_strict_promotion": lambda: _grad_of_int_input_strict(jax),
         "jvp_of_asarray_gives_arrays": lambda: [

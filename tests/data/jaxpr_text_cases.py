@@ -263,9 +263,35 @@ def cases(jax):
     reg("vmap_max_in_axes_1", jax.vmap(jnp.max, in_axes=1), m23)
     reg("vmap_unbatched_out_axes_1", jax.vmap(lambda x: x3, out_axes=1), m23)
     reg("vmap_broadcast_operand", jax.vmap(lambda a: a * x3), m23[:, :1])
+    # a collective over vmap's own axis stays one, over the batch dimension (axes=(0,))
+    for name, op in (("psum", lax.psum), ("pmean", lax.pmean), ("pmax", lax.pmax),
+                     ("pmin", lax.pmin), ("all_gather", lax.all_gather)):
+        reg(f"vmap_{name}", jax.vmap(lambda v, op=op: op(v, "i"), axis_name="i"), x3)
+        reg(f"vmap_{name}_in_axes_1", jax.vmap(lambda v, op=op: op(v, "i"), axis_name="i",
+                                               in_axes=1), m23)
+    reg("vmap_psum_pair", jax.vmap(lambda v: lax.psum((v, 2 * v), "i"), axis_name="i"), m23)
+    reg("vmap_psum_unbatched", jax.vmap(lambda v, w: lax.psum(w, "i"), axis_name="i",
+                                        in_axes=(0, None)), m23, x3)
+    reg("vmap_vmap_psum_both", jax.vmap(jax.vmap(lambda v: lax.psum(v, ("i", "j")),
+                                                 axis_name="j"), axis_name="i"), m23)
+    reg("vmap_vmap_psum_outer", jax.vmap(jax.vmap(lambda v: lax.psum(v, "i"), axis_name="j"),
+                                         axis_name="i"), m23)
+    reg("psum_positional_axis", lambda v: lax.psum(v, 0), m23)
+    reg("pmax_positional_axes", lambda v: lax.pmax(v, (0, 1)), m23)
+    reg("grad_vmap_psum", jax.grad(lambda v: jax.vmap(lambda u: lax.psum(u * u, "i"),
+                                                      axis_name="i")(v).sum()), x3)
     reg("jacfwd_two_args", jax.jacfwd(lambda x, y: x * y[0], argnums=(0, 1)), x3, m23)
     reg("jacrev_dict", jax.jacrev(lambda p: p["a"] * p["b"]), {"a": x3, "b": 2.})
     reg("split_indices", lambda x: jnp.split(x, [1, 3]), x4)
+    # take_along_axis is a jit of its own (lax_numpy_test's TakeAlongAxisPromiseInBounds:
+    # the gather inside keeps int8 indices unless negative ones are wrapped)
+    f200, i8 = np.arange(200, dtype=np.float32), np.array([1, 2, 3], np.int8)
+    for wrap in (False, True):
+        reg(f"take_along_axis_promise_in_bounds_wrap_{wrap}", lambda i, wrap=wrap:
+            jnp.take_along_axis(f200, i, axis=0, mode="promise_in_bounds",
+                                wrap_negative_indices=wrap), i8)
+    reg("take_along_axis_argsort", lambda a: jnp.take_along_axis(a, jnp.argsort(a, axis=1),
+                                                                  axis=1), m23)
     reg("array_split", lambda x: jnp.array_split(x, 3), x4)
     reg("pad_pairs", lambda x: jnp.pad(x, ((1, 0), (0, 2)), constant_values=2.5), m23)
     reg("pad_edge", lambda x: jnp.pad(x, 1, mode="edge"), x3)

@@ -2,14 +2,39 @@
 names (jxkernel/_jax/interpreters/mlir.py), and the `hlo` builders and `LoweringRuleContext`
 a lowering rule's module imports from here in JAX (`LoweringParameters` too: a
 lowering's override rules); `_lowerings` (the lowering rules by
-primitive) and `_constant_handlers` (a library's array class's constants: core/earray.py).
+primitive) and `_constant_handlers` (a library's array class's constants: core/earray.py);
+`jaxpr_subcomp`, every jaxpr's lowering, a view of jxkernel.xla.lowering's: a wrapper set here
+is set there, so that every lowering calls it (as a test of JAX's wraps JAX's to collect the
+jaxprs a jit lowers).
 
     >>> hlo.sine.__name__, LoweringRuleContext.__name__
     ('<lambda>', 'LoweringRuleContext')
 """
+import sys
+import types
+
 from ...interpreters.mlir import (current_rule_context, emit_python_callback,  # noqa: F401
                                   lower_fun, register_lowering)
 from ..lib.mlir.dialects import hlo  # noqa: F401
 from ....core.earray import constant_handlers as _constant_handlers  # noqa: F401
 from ....core.primitive import lowering_rules as _lowerings  # noqa: F401
 from ....xla.lowering import LoweringParameters, LoweringRuleContext  # noqa: F401
+from ....xla import lowering as _lowering
+
+
+class _MlirView(types.ModuleType):
+    """This module, its `jaxpr_subcomp` read from and written to xla/lowering.py's."""
+
+    def __getattr__(self, name):             # (only for names not found here)
+        if name == "jaxpr_subcomp":
+            return _lowering.jaxpr_subcomp
+        raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
+
+    def __setattr__(self, name, value):
+        if name == "jaxpr_subcomp":
+            setattr(_lowering, name, value)
+        else:
+            super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _MlirView
