@@ -73,6 +73,10 @@ def _shape(shape, name="shape", op="broadcast_in_dim") -> tuple:
     """A shape argument as a tuple of ints: a sequence (a 1-D NumPy array too) or one size;
     JAX's TypeErrors for anything else and for negative sizes (named after `op`, the lax
     operation JAX's check is in)."""
+    if isinstance(shape, Array) and shape.ndim == 1:
+        # a concrete jax Array of sizes is read as NumPy's, as JAX's jnp.zeros reads it (its
+        # floats then refused below, JAX's words: "got [2. 3.]")
+        shape = np.asarray(shape)
     if isinstance(shape, (list, tuple)) or (isinstance(shape, np.ndarray) and shape.ndim == 1):
         dims = tuple(shape)
     elif np.ndim(shape) == 0:
@@ -85,7 +89,7 @@ def _shape(shape, name="shape", op="broadcast_in_dim") -> tuple:
             raise shape_error(dims, d)
     if not all(isinstance(d, Tracer) or _is_integer(d) or is_symbolic(d) for d in dims):
         raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got "
-                        f"{dims}.")
+                        f"{shape if isinstance(shape, np.ndarray) else dims}.")
     dims = tuple(_concrete_int(d, f"The {name} argument") for d in dims)
     if any(not is_symbolic(d) and d < 0 for d in dims):     # (jax.export's are >= 1)
         raise TypeError(f"{op} shape must have every element be nonnegative, got {dims}.")

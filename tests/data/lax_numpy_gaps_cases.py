@@ -290,6 +290,11 @@ def cases(jax) -> dict:
                                   [*(getattr(ml_dtypes, b) for b in bits), np.bool_, np.int8,
                                    np.uint16, np.float32, np.complex64, np.complex128]],
         "itemsize_bits_none": lambda: jax.dtypes.itemsize_bits(None),
+        # a concrete Array of sizes as the shape (a float one refused in JAX's words)
+        "zeros_of_array_shape": lambda: jnp.zeros(jnp.array([2, 3])),
+        "full_of_array_shape": lambda: jnp.full(jnp.array([2]), 1.0),
+        "zeros_of_float_array_shape": lambda: jnp.zeros(jnp.array([2.0, 3.0])),
+        "zeros_of_float_numpy_shape": lambda: jnp.zeros(np.array([2.0, 3.0])),
         "explicit_x64_warn": _explicit_x64(jax, "warn", _x64_requests(jnp)),
         "explicit_x64_error": _explicit_x64(jax, "error", lambda: jnp.array(1, jnp.int64)),
         "explicit_x64_error_zeros": _explicit_x64(jax, "error", lambda: jnp.zeros(2, "float64")),
