@@ -13,7 +13,6 @@ the same primitives JAX stages (broadcast_in_dim, iota, ...).
 from __future__ import annotations
 
 import operator
-import warnings
 
 import numpy as np
 
@@ -673,4 +672,3 @@ def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = "xy")
     if indexing == "xy" and len(args) >= 2:
         outs[0], outs[1] = outs[1], outs[0]
     return outs
-

@@ -41,7 +41,8 @@ Where things are: `card.py` (the card, its JSON and how it renders), `reading.py
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
 `rewrites.py` (the user's code read back and rewritten: branches, loops), then one module
 per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py`, `shapes.py`,
-`keys.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `operand_dtypes.py`, `trees.py`, `methods.py`. `_CARDS` below says
+`keys.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `operand_dtypes.py`, `trees.py`,
+`methods.py`. `_CARDS` below says
 which card an exception gets, in order: the first whose test passes.
 
 With `%load_ext jxkernel`, the exception handler of notebook/tracebacks.py shows the card
@@ -93,7 +94,7 @@ from .operand_dtypes import (_float_index_card, _int_power_card, _is_float_index
                              _is_int_power, _is_lax_dtypes, _lax_dtypes_card)
 from .operand_shapes import (_broadcast_card, _is_broadcast_error, _is_matmul_shapes,
                              _is_reshape_size, _matmul_card, _reshape_card)
-from .reading import _first_line, _user_lines
+from .reading import _first_line, _public, _user_lines
 from .scalars import _is_scalar_conversion, _scalar_conversion_card
 from .shapes import (_boolean_index_card, _immutable_card, _is_item_assignment,
                      _is_size_needed, _is_traced_slice, _size_card, _slice_card)
@@ -119,8 +120,11 @@ def card_for(exc: BaseException) -> ErrorCard | None:
         return card_for(original)
     for test, build in _CARDS:
         if test(exc):
-            card = build(exc, *_user_lines(exc))
+            where, called_from = _user_lines(exc)
+            card = build(exc, where, called_from)
+            # what every card says the same way: the error, and the user's lines it points at
             card.error, card.message = type(exc).__name__, _first_line(exc)
+            card.where, card.called_from = _public(where), _public(called_from)
             return card
     return None
 

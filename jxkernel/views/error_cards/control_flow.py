@@ -10,7 +10,7 @@ import re
 from ...core import dtypes
 from ...transforms.api_util import positional_parameters
 from .card import ErrorCard
-from .reading import _public, _user_frame, _user_lines
+from .reading import _user_frame, _user_lines
 from .rewrites import _parse_line, _replaced
 
 
@@ -58,7 +58,7 @@ def _branch_card(exc, where, called_from) -> ErrorCard:
         why=(f"{api} traces every branch into one program and picks one when it runs, so each "
              f"must return the same structure, shapes and dtypes: {first} returns {type0}{at}, "
              f"{other} {type1}."),
-        fix=fix, rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        fix=fix, rewrite=rewrite,
         origin={"api": api, "branches": [[first, funs.get(first, first), type0],
                                          [other, other_fun, type1]],
                 "path": path, "mismatch": mismatch},
@@ -137,7 +137,7 @@ def _carry_card(exc, where, called_from) -> ErrorCard:
         why=(f"{loop} compiles {body} once for every iteration, so the carry must leave it "
              f"with the type it came in with: {leaf} came in as {came} and left as {went}."),
         fix=f"Make {body} return a carry of the same structure, shapes and dtypes as it takes.",
-        rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        rewrite=rewrite,
         origin={"loop": loop, "body": body, "path": path, "input_type": came,
                 "output_type": went, "mismatch": mismatch},
         docs=f"https://docs.jax.dev/en/latest/_autosummary/jax.lax.{loop}.html"
@@ -190,7 +190,6 @@ def _is_carry_error(e) -> bool:
     return isinstance(e, TypeError) and "carry input and carry output must have" in str(e)
 
 
-
 # ------------------------------------------------------------------ cond's condition
 _PRED = re.compile(r"^Pred must be a scalar, got (.*) of (?:shape (\(.*\))\.|type (.*))$")
 
@@ -210,7 +209,7 @@ def _cond_predicate_card(exc, where, called_from) -> ErrorCard:
              "takes, at each position, a's element where the condition holds and b's where "
              "not. For one branch for the whole array, make the condition one bool: "
              "jnp.all(condition) (every element) or jnp.any(condition) (at least one)."),
-        rewrite=_cond_rewrite(where), where=_public(where), called_from=_public(called_from),
+        rewrite=_cond_rewrite(where),
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.lax.cond.html")
 
 
@@ -289,7 +288,7 @@ def _while_grad_card(exc, where, called_from) -> ErrorCard:
              "argument they come from static: static_argnums), and it runs as a lax.scan, "
              "which jax.grad differentiates; a loop of a fixed number of steps written as "
              "lax.scan is too."),
-        rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        rewrite=rewrite,
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.lax.while_loop.html")
 
 
@@ -380,7 +379,7 @@ def _body_arguments_card(exc, where, called_from) -> ErrorCard:
         fix=(f"Write {name} to take {wanted} argument{'s' if wanted != 1 else ''}, in that "
              f"order" + (": give the operands after the branches, or branches that take none "
                          "when there are none." if api == "cond" else ".")),
-        rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        rewrite=rewrite,
         docs=f"https://docs.jax.dev/en/latest/_autosummary/jax.lax.{api}.html")
 
 

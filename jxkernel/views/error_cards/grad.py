@@ -6,7 +6,6 @@ import ast
 import re
 
 from .card import ErrorCard
-from .reading import _public
 from .rewrites import _parse_line
 
 
@@ -28,8 +27,8 @@ def _int_grad_card(exc, where, called_from) -> ErrorCard:
              "jnp.asarray(x, jnp.float32)). An int that only counts or indexes (a leaf of "
              "params, say): pass it as another argument, which grad does not differentiate "
              "(argnums=0 by default)."),
-        rewrite=_float_input_rewrite(where), where=_public(where),
-        called_from=_public(called_from), docs=None)
+        rewrite=_float_input_rewrite(where),
+        docs=None)
 
 
 def _float_input_rewrite(where) -> str:
@@ -94,8 +93,7 @@ def _array_output_card(shape, where, called_from) -> ErrorCard:
              f"+ the input's shape. If f works elementwise (each output from its own input, "
              f"as x ** 2 does), jax.vmap(jax.grad(f)) gives each output's derivative, of "
              f"shape {shape}."),
-        rewrite=_array_output_rewrite(where), where=_public(where),
-        called_from=_public(called_from),
+        rewrite=_array_output_rewrite(where),
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.grad.html")
 
 
@@ -143,8 +141,7 @@ def _container_output_card(output, where, called_from) -> ErrorCard:
                  "gradient)." + ("" if pair else
                                  f" has_aux takes a pair: make f return loss, "
                                  f"({_extras(len(output))}) (the rest as one tuple).")),
-            rewrite=_aux_rewrite(where, pair, len(output)), where=_public(where),
-            called_from=_public(called_from),
+            rewrite=_aux_rewrite(where, pair, len(output)),
             docs="https://docs.jax.dev/en/latest/_autosummary/jax.grad.html")
     if isinstance(output, dict) and any(_is_one_number(v) for v in output.values()):
         key = next(k for k, v in output.items() if _is_one_number(v))
@@ -154,8 +151,7 @@ def _container_output_card(output, where, called_from) -> ErrorCard:
             fix=(f"Differentiate the entry that is the loss ({key!r} is one number): "
                  f"jax.grad(lambda *args: f(*args)[{key!r}]); for the other entries too, "
                  f"return the loss first and the dict as has_aux's extra output."),
-            rewrite=_entry_rewrite(where, key), where=_public(where),
-            called_from=_public(called_from),
+            rewrite=_entry_rewrite(where, key),
             docs="https://docs.jax.dev/en/latest/_autosummary/jax.grad.html")
     return ErrorCard(
         "grad-output", f"grad needs one number; the function returned {kind}",
@@ -165,7 +161,6 @@ def _container_output_card(output, where, called_from) -> ErrorCard:
         fix=("Return the loss, one number (a float, or an array of shape ()); extra outputs "
              "go beside it with has_aux=True: return loss, extra."),
         rewrite="return loss    # in f: the one number grad differentiates",
-        where=_public(where), called_from=_public(called_from),
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.grad.html")
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 
 from .card import ErrorCard, _DOCS
-from .reading import _public
 from .rewrites import _parse_line
 
 
@@ -19,7 +18,6 @@ def _key_reuse_card(exc, where, called_from) -> ErrorCard:
              "to split again later as the first of the split (key, sub = split(key))."),
         rewrite=("key, k1, k2 = jax.random.split(key, 3)    # one key per draw, and one to "
                  "keep\na = jax.random.normal(k1)\nb = jax.random.normal(k2)"),
-        where=_public(where), called_from=_public(called_from),
         docs=_DOCS + "KeyReuseError")
 
 
@@ -36,7 +34,7 @@ def _seed_card(exc, where, called_from) -> ErrorCard:
              "a plain number or a 0-d array is not one."),
         fix=("Make a key from the seed, then split it for each new use (the same key gives "
              "the same numbers)."),
-        rewrite=_key_rewrite(where), where=_public(where), called_from=_public(called_from),
+        rewrite=_key_rewrite(where),
         docs="https://docs.jax.dev/en/latest/random-numbers.html")
 
 

@@ -6,7 +6,6 @@ import inspect
 import re
 
 from .card import ErrorCard
-from .reading import _public
 
 
 _METHOD_SELF = re.compile(r"^Error interpreting argument to <function ([\w.<>]+)\.(\w+) at "
@@ -37,7 +36,6 @@ def _method_card(exc, where, called_from) -> ErrorCard:
              f"{cls_name} hashes and compares by its fields: otherwise a changed field reuses "
              f"the old compile, silently."),
         rewrite=pytree_registration(exc.value),
-        where=_public(where), called_from=_public(called_from),
         docs="https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html"
              "#using-jax-jit-with-class-methods")
 

@@ -8,7 +8,6 @@ import re
 
 from ...core import dtypes
 from .card import ErrorCard
-from .reading import _public
 from .rewrites import _parse_line, _replaced
 
 # JAX's text (lax._check_same_dtypes) names the jnp function that promotes
@@ -41,7 +40,7 @@ def _lax_dtypes_card(exc, where, called_from) -> ErrorCard:
         fix=(f"jnp.{numpy_name} promotes the operands to one dtype first ({both} here), as "
              f"NumPy does. To stay with lax.{op}, cast one operand to the other's dtype: "
              f"b.astype(a.dtype)."),
-        rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        rewrite=rewrite,
         docs="https://docs.jax.dev/en/latest/type_promotion.html")
 
 
@@ -70,7 +69,7 @@ def _int_power_card(exc, where, called_from) -> ErrorCard:
         why=("x ** -n is 1 / x ** n: fractions, which an integer array cannot hold, so JAX "
              "refuses it rather than round them (NumPy refuses it too)."),
         fix="Make the base a float array first: x.astype(float) ** -1 (or 1 / x).",
-        rewrite=rewrite, where=_public(where), called_from=_public(called_from), docs=None)
+        rewrite=rewrite, docs=None)
 
 
 # ------------------------------------------------------------------ a float index
@@ -90,8 +89,8 @@ def _float_index_card(exc, where, called_from) -> ErrorCard:
              f"numbers."),
         fix=("Divide with // (floor division, an integer), or make the index an integer: "
              "int(i) for a Python number, i.astype(int) for an array (traced too)."),
-        rewrite=_index_rewrite(where, python), where=_public(where),
-        called_from=_public(called_from), docs=None)
+        rewrite=_index_rewrite(where, python),
+        docs=None)
 
 
 def _index_rewrite(where, python) -> str:

@@ -12,7 +12,7 @@ import re
 import numpy as np
 
 from .card import ErrorCard
-from .reading import _public, _user_frame
+from .reading import _user_frame
 from .rewrites import _parse_line, _replaced
 
 # jnp's message (ranks may differ) and lax's (equal ranks, the primitive named)
@@ -78,7 +78,7 @@ def _broadcast_card(exc, where, called_from) -> ErrorCard:
     fix, rewrite = _broadcast_fix(a, b, _parse_line(where), _user_frame(exc))
     return ErrorCard(
         "broadcast-shapes", f"Shapes {a} and {b} do not broadcast", why=why, fix=fix,
-        rewrite=rewrite, where=_public(where), called_from=_public(called_from), docs=_DOCS)
+        rewrite=rewrite, docs=_DOCS)
 
 
 def _broadcast_fix(a, b, tree, frame) -> tuple:
@@ -232,7 +232,6 @@ def _matmul_card(exc, where, called_from) -> ErrorCard:
              f"{'only' if len(b) == 1 else 'first'} axis (size {inner_b}): each row of a meets "
              f"each column of b element by element, so the two sizes must be equal."),
         fix=fix, rewrite=_matmul_rewrite(_parse_line(where), options),
-        where=_public(where), called_from=_public(called_from),
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.numpy.matmul.html")
 
 
@@ -296,8 +295,7 @@ def _reshape_card(exc, where, called_from) -> ErrorCard:
         rewrite = _reshape_rewrite(where, dims, free, result)
     return ErrorCard(
         "reshape-size", f"A reshape of {size} elements into {target}",
-        why=why, fix=fix, rewrite=rewrite, where=_public(where),
-        called_from=_public(called_from),
+        why=why, fix=fix, rewrite=rewrite,
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.numpy.reshape.html")
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 
 from .card import ErrorCard
-from .reading import _public
 from .rewrites import _parse_line, _replaced
 
 _CONVERSION = "Only scalar arrays can be converted to Python scalars"
@@ -41,7 +40,7 @@ def _scalar_conversion_card(exc, where, called_from) -> ErrorCard:
     return ErrorCard(
         "scalar-conversion", f"A Python number was asked of an array of shape {shape}",
         why=why, fix=fix, rewrite=_conversion_rewrite(where, traced, size),
-        where=_public(where), called_from=_public(called_from), docs=None)
+        docs=None)
 
 
 def _conversion_call(tree):
@@ -69,4 +68,3 @@ def _conversion_rewrite(where, traced, size) -> str:
     if call is None:
         return f"y = {new}    # {note}"
     return f"{_replaced(tree, call, new)}    # {note}"
-

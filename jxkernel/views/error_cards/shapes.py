@@ -8,7 +8,7 @@ import re
 
 from ...core import errors as jx_errors
 from .card import ErrorCard, _DOCS
-from .reading import _array_note, _or_static, _origin, _public, _static_fix, _traced_phrase
+from .reading import _array_note, _or_static, _origin, _static_fix, _traced_phrase
 from .rewrites import _parse_line
 
 
@@ -22,7 +22,7 @@ def _boolean_index_card(exc, where, called_from) -> ErrorCard:
         fix=("Keep the shape: jnp.where(mask, x, fill) keeps every element and replaces the "
              "others; a reduction takes where= (x.sum(where=mask)); jnp.nonzero(mask, "
              "size=N, fill_value=0) gives at most N indices."),
-        rewrite=_mask_rewrite(where), where=_public(where), called_from=_public(called_from),
+        rewrite=_mask_rewrite(where),
         docs=_DOCS + "NonConcreteBooleanIndexError")
 
 
@@ -41,7 +41,7 @@ def _size_card(exc, where, called_from) -> ErrorCard:
         fix=("Give size=N, a size known in advance (the input's size always suffices): at "
              "most N results, the unused slots filled with fill_value. Or keep the shape: "
              "jnp.where(mask, x, fill) with three arguments, or a reduction with where=."),
-        rewrite=_size_rewrite(where), where=_public(where), called_from=_public(called_from),
+        rewrite=_size_rewrite(where),
         origin=_origin(exc), docs=_DOCS + "ConcretizationTypeError")
 
 
@@ -106,7 +106,7 @@ def _immutable_card(exc, where, called_from) -> ErrorCard:
         why=why,
         fix=("Use x = x.at[i].set(v) (x[i] += v: .add(v); also .subtract, .multiply, .divide, "
              ".min, .max): a new array, bound to x."),
-        rewrite=_at_rewrite(where), where=_public(where), called_from=_public(called_from),
+        rewrite=_at_rewrite(where),
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
 
 
@@ -159,7 +159,7 @@ def _slice_card(exc, where, called_from) -> ErrorCard:
         fix=("A traced start with a fixed size: lax.dynamic_slice_in_dim(x, start, size). A "
              "traced size: keep the whole shape and mask it (jnp.where(jnp.arange(len) < n, x, "
              "0)), or make the argument static." + ("" if static else _array_note(origin))),
-        rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        rewrite=rewrite,
         origin=origin, docs="https://docs.jax.dev/en/latest/notebooks/"
                             "Common_Gotchas_in_JAX.html#dynamic-shapes")
 

@@ -9,7 +9,7 @@ import re
 from ...transforms.jit_args import python_value_of
 from ..argument_uses import UNKNOWN, argument_expression, python_value, uses, with_argument
 from .card import ErrorCard
-from .reading import (_called_name, _jit_decorator, _lambda_static, _public, _rebound,
+from .reading import (_called_name, _jit_decorator, _lambda_static, _rebound,
                       _user_frame)
 from .rewrites import _parse_line
 
@@ -56,7 +56,7 @@ def _unhashable_card(exc, where, called_from) -> ErrorCard:
         fix=(f"Pass a hashable value ({hashable or 'a tuple, a frozenset'}); or, if {function} "
              f"only computes with {arg} (a shape, a size or a loop count must stay static), "
              f"make {arg} traced."),
-        rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        rewrite=rewrite,
         origin={"argument": arg, "value_type": type_name, "value": value_text,
                 "function": function},
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.jit.html")
@@ -105,7 +105,7 @@ def _array_static_card(exc, type_name, value_text, arg, function, where,
         "unhashable-static", "A static argument must be hashable",
         why=(f"{arg} is a static argument of {function}: its value is part of the compile "
              f"cache's key, so it must be hashable, and an array ({type_name}) is not."),
-        fix=fix, rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        fix=fix, rewrite=rewrite,
         origin={"argument": arg, "value_type": type_name, "value": value_text,
                 "function": function},
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.jit.html")
@@ -148,7 +148,6 @@ def _traced_static_card(type_name, value_text, arg, function, traced, hashable, 
         fix=(f"Pass {arg} traced (drop it from static_argnums/static_argnames): {kind}. Only "
              f"values needed as Python numbers while tracing must be static, and hashable."),
         rewrite=f"{traced}   # {arg} traced: {kind}\n{alternative}",
-        where=_public(where), called_from=_public(called_from),
         origin={"argument": arg, "value_type": type_name, "value": value_text,
                 "function": function},
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.jit.html")
@@ -177,7 +176,7 @@ def _object_card(text, type_name, arg, function, where, called_from) -> ErrorCar
         "unhashable-static", "A static argument must be hashable",
         why=(f"{arg} is a static argument of {function}: its value is part of the compile "
              f"cache's key, so it must be hashable, and this {kind} is not."),
-        fix=fix, rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        fix=fix, rewrite=rewrite,
         origin={"argument": arg, "value_type": type_name, "value": kind,
                 "function": function},
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.jit.html")
@@ -245,7 +244,7 @@ def _not_an_array_card(exc, where, called_from) -> ErrorCard:
                    f"# jax.jit({f}, static_argnames=('setting',))")
     return ErrorCard(
         "not-an-array", f"jit was given a {kind}, which it cannot trace", why=why, fix=fix,
-        rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        rewrite=rewrite,
         docs="https://docs.jax.dev/en/latest/jit-compilation.html#marking-arguments-as-static")
 
 

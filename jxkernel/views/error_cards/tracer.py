@@ -7,7 +7,7 @@ import re
 
 from ...core import errors as jx_errors
 from .card import ErrorCard, _DOCS
-from .reading import (_array_note, _lambda_static, _or_static, _origin, _public, _static_fix,
+from .reading import (_array_note, _lambda_static, _or_static, _origin, _static_fix,
                       _traced_phrase)
 from .rewrites import _branch_rewrite, _range_loop_rewrite
 
@@ -26,7 +26,7 @@ def _bool_card(exc, where, called_from) -> ErrorCard:
              "elementwise; lax.cond(cond, true_fn, false_fn) runs one branch; loops: "
              "lax.while_loop / lax.fori_loop." + (" Or make the argument static." if static
                                                   else _array_note(origin))),
-        rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        rewrite=rewrite,
         origin=origin, docs=_DOCS + "TracerBoolConversionError")
 
 
@@ -85,7 +85,7 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
         "A Python value was needed from a traced array",
         why=(f"This line needs a concrete Python value (a size, an index, a number), but it "
              f"comes from {_traced_phrase(origin)}."),
-        fix=fix, rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        fix=fix, rewrite=rewrite,
         origin=origin, docs=_DOCS + (type(exc).__name__ if isinstance(exc, jx_errors.JAXTypeError)
                                      else "ConcretizationTypeError"))
 
@@ -109,7 +109,7 @@ def _array_card(exc, where, called_from) -> ErrorCard:
         why=(f"NumPy needs the numbers, but under the transformation {_traced_phrase(origin)} "
              f"has none yet."),
         fix="Use jxkernel.numpy (jnp) on traced values: the same functions, traced.",
-        rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        rewrite=rewrite,
         origin=origin, docs=_DOCS + "TracerArrayConversionError")
 
 
@@ -126,7 +126,7 @@ def _leaked_card(exc, where, called_from) -> ErrorCard:
              f"a global, a list or an attribute; once the trace ended it has no value."),
         fix="Return the value from the transformed function instead of storing it.",
         rewrite=_leak_rewrite(function, how),
-        where=_public(where), called_from=_public(called_from), origin=origin,
+        origin=origin,
         docs=_DOCS + "UnexpectedTracerError")
 
 

@@ -6,14 +6,15 @@ from __future__ import annotations
 import ast
 
 from .card import ErrorCard
-from .reading import _public
 from .rewrites import _parse_line, _replaced
 
 # which part of a pair has the parameters' structure, and what made such a pair
-_PAIRS = {1: ("value_and_grad returns (value, gradient)", "loss, {name} = "
-                                                         "jax.value_and_grad(f)(params, ...)"),
-          0: ("grad with has_aux=True returns (gradient, aux)", "{name}, aux = "
-                                                               "jax.grad(f, has_aux=True)(params, ...)")}
+_PAIRS = {
+    1: ("value_and_grad returns (value, gradient)",
+        "loss, {name} = jax.value_and_grad(f)(params, ...)"),
+    0: ("grad with has_aux=True returns (gradient, aux)",
+        "{name}, aux = jax.grad(f, has_aux=True)(params, ...)"),
+}
 
 
 def _is_tree_structure(e) -> bool:
@@ -59,8 +60,7 @@ def _tree_structure_card(exc, where, called_from) -> ErrorCard:
                    f"print(jax.tree_util.tree_structure({b}))    # where they differ")
     return ErrorCard(
         "tree-structure", "tree_map: the trees have different structures",
-        why=why, fix=fix, rewrite=rewrite, where=_public(where),
-        called_from=_public(called_from),
+        why=why, fix=fix, rewrite=rewrite,
         docs="https://docs.jax.dev/en/latest/pytrees.html")
 
 

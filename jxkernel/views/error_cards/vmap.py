@@ -9,7 +9,6 @@ import re
 from collections import Counter
 
 from .card import ErrorCard
-from .reading import _public
 from .rewrites import _parse_line
 
 
@@ -43,7 +42,7 @@ def _vmap_card(exc, where, called_from) -> ErrorCard:
              f"those axes must have one size: {listing}."),
         fix=(f"Say per argument which axis to map, or None for an argument shared by every "
              f"element, with in_axes (to map over size {size}: {advice})."),
-        rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        rewrite=rewrite,
         origin={"arguments": [{k: m[k] for k in ("name", "axis", "size", "type")}
                               for m in mapped]},
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.vmap.html")
@@ -139,7 +138,7 @@ def _vmap_rank_card(exc, where, called_from) -> ErrorCard:
                    f"size, or None")
     return ErrorCard(
         "vmap-rank", f"vmap: {which} has no axis {axis} to map", why=why, fix=fix,
-        rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        rewrite=rewrite,
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.vmap.html")
 
 
@@ -188,7 +187,7 @@ def _in_axes_length_card(exc, where, called_from) -> ErrorCard:
         "vmap-in-axes", f"vmap: in_axes has {given} entries for {passed} arguments",
         why=(f"A tuple in_axes says, for each positional argument in order, which axis to map; "
              f"this one has {given} entries, and the call passes {passed} arguments."),
-        fix=fix, rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        fix=fix, rewrite=rewrite,
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.vmap.html")
 
 
