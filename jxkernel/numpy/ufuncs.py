@@ -706,10 +706,7 @@ def power(x1, x2, /):
             pass
         else:
             x1, = promote_dtypes_numeric(x1)
-            if n < 0 and _core.is_int(x1.dtype):
-                # JAX's text names the dtype in full (int32[3], as lax's check does)
-                raise TypeError(f"Integers cannot be raised to negative powers, got integer_pow("
-                                f"{x1.dtype.name}[{','.join(map(str, x1.shape))}], {n})")
+            # (an int to a negative power: integer_pow's own abstract evaluation refuses it)
             return lax.integer_pow(x1, n)
     return _power(x1, x2)
 
