@@ -29,7 +29,7 @@ from ..transforms.batching import batch_jaxpr
 from ..core.partial_eval import partial_eval_jaxpr
 from ..core.staging import trace_to_jaxpr
 from ..core.interpreter_primitives import typed_constant
-from ..tree_util import tree_flatten, tree_unflatten
+from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 from ..transforms import batch_util as bu
 from . import _cf_python as python
 from . import _cf_util as cf
@@ -84,6 +84,15 @@ def _output_text(out) -> str:
         return type(out).__name__
 
 
+def _with_xs_lengths(error, xs):
+    """`error` with each xs leaf's key path, leading size and type attached, for the
+    notebook's card (views/error_cards/scan_lengths.py), which names the leaf of another
+    length."""
+    error.xs_lengths = [(keystr(path), get_aval(x).shape[0], aval_text(get_aval(x), weak=False))
+                        for path, x in tree_flatten_with_path(xs)[0]]
+    return error
+
+
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
     """Loop `carry, y = f(carry, x)` over the leading axis of `xs`; returns (carry, stacked ys).
 
@@ -100,11 +109,13 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     if length is not None:
         length = concrete_or_error(int, length, _LENGTH_NOT_CONCRETE)
         if lengths and lengths != {length}:
-            raise ValueError(f"scan got `length` argument of {length} which disagrees with leading "
-                             f"axis sizes {sorted(lengths)}.")
+            raise _with_xs_lengths(ValueError(
+                f"scan got `length` argument of {length} which disagrees with leading axis "
+                f"sizes {sorted(lengths)}."), xs)
     elif len(lengths) > 1:
-        raise ValueError(f"scan got values with different leading axis sizes: "
-                         f"{', '.join(str(get_aval(x).shape[0]) for x in x_leaves)}.")
+        raise _with_xs_lengths(ValueError(
+            f"scan got values with different leading axis sizes: "
+            f"{', '.join(str(get_aval(x).shape[0]) for x in x_leaves)}."), xs)
     elif not lengths:
         raise ValueError("scan got no values to scan over and `length` not provided.")
     else:

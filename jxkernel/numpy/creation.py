@@ -281,7 +281,13 @@ def _from_sequence(obj, dtype) -> tuple:
             # (or raises), though the result keeps the dtype
             canonicalize_user_dtype(dtype, "array")
     if not any(isinstance(x, Tracer) for x in leaves):
-        return np.asarray(_host(obj), dtype=dtype), dtype
+        try:
+            return np.asarray(_host(obj), dtype=dtype), dtype
+        except ValueError:
+            # JAX stacks a sequence holding Arrays with lax.concatenate, whose TypeError
+            # ("Cannot concatenate arrays with shapes ...") is what ragged Arrays meet there
+            if not any(isinstance(x, Array) for x in leaves):
+                raise
     parts = [lax.expand_dims(array(x, dtype=dtype, copy=False), (0,)) for x in obj]
     return lax.concatenate(parts, 0), dtype
 

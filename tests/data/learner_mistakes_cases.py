@@ -708,6 +708,7 @@ def _branch_types(jax):
 # The names the cases below use (a cell the notebook test runs first, and each side here)
 CARD_SETUP = """x = jnp.arange(1.0, 4.0)
 m = jnp.arange(6.0)
+M = jnp.arange(6.0).reshape(2, 3)
 def grow(a):
     return lax.while_loop(lambda c: c < 10.0, lambda c: c * a, a)
 def power(a, n):
@@ -724,9 +725,10 @@ def loss_fn(p):
 vg = jax.value_and_grad(loss_fn)(params)
 ga = jax.grad(lambda p: (loss_fn(p), 1.0), has_aux=True)(params)"""
 
-# (mistake, fix): the while-grad, cond-predicate, lax-dtypes, reshape-size, float-index and
-# integer-power cards' rewrite of each mistake's line (tests/notebook/test_learner_mistakes.py
-# checks the card gives it, runs it, and compares its value with JAX's)
+# (mistake, fix): the while-grad, cond-predicate, lax-dtypes, reshape-size, float-index,
+# integer-power, axis-bounds, scan-lengths and ragged-array cards' rewrite of each mistake's
+# line (tests/notebook/test_learner_mistakes.py checks the card gives it, runs it, and compares
+# its value with JAX's)
 CARD_REWRITES = {
     "grad_of_while_loop": ("jax.grad(grow)(2.0)", "jax.jacfwd(grow)(2.0)"),
     "grad_of_fori_loop_traced_bounds": ("jax.jit(jax.grad(power))(2.0, 3)",
@@ -764,6 +766,21 @@ CARD_REWRITES = {
                                  "vg[1])"),
     "tree_pair_has_aux": ("jax.tree.map(lambda p, g: p - 0.5 * g, params, ga)",
                           "jax.tree.map(lambda p, g: p - 0.5 * g, params, ga[0])"),
+    "axis_sum_vector": ("x.sum(axis=1)", "x.sum(axis=0)"),
+    "axis_counted_from_one": ("M.sum(axis=2)", "M.sum(axis=1)"),
+    "axis_positional": ("jnp.max(M, 2)", "jnp.max(M, 1)"),
+    "axis_in_a_tuple": ("M.sum(axis=(0, 2))", "M.sum(axis=(0, 1))"),
+    "axis_under_jit": ("jax.jit(lambda v: v.sum(axis=1))(x)",
+                       "jax.jit(lambda v: v.sum(axis=0))(x)"),
+    "axis_concatenate_vectors": ("jnp.concatenate([x, x], axis=1)", "jnp.stack([x, x], axis=1)"),
+    "scan_length_given": ("lax.scan(lambda c, v: (c + v, c), 0.0, x, length=4)",
+                          "lax.scan(lambda c, v: (c + v, c), 0.0, x)"),
+    "scan_xs_lengths": ("lax.scan(lambda c, ab: (c + ab[0] * ab[1], c), 0.0, (x, m))",
+                        "lax.scan(lambda c, ab: (c + ab[0] * ab[1], c), 0.0, (x[:3], m[:3]))"),
+    "scan_map_lengths": ("lax.map(lambda ab: ab[0] * ab[1], [x, m])",
+                         "lax.map(lambda ab: ab[0] * ab[1], [x[:3], m[:3]])"),
+    "ragged_rows": ("jnp.array([[1, 2], [3]])", "jnp.array([[1, 2], [3, 0]])"),
+    "ragged_arrays": ("jnp.array([x, m])", "[jnp.asarray(row) for row in [x, m]]"),
 }
 
 # (mistake statement, the program the card's rewrite makes of it): a rewrite of more than one
@@ -788,6 +805,8 @@ CARD_OTHER_FIXES = {
     "fori_loop_static_bounds": "jax.jit(jax.grad(power), static_argnums=1)(2.0, 3)",
     "lax_add_cast": "lax.add(x, jnp.arange(3).astype(x.dtype))",
     "integer_power_reciprocal": "1 / jnp.arange(3)",
+    "ragged_mask": "jnp.array([[True, True], [True, False]])",
+    "axis_last": "M.sum(axis=-1)",
 }
 
 

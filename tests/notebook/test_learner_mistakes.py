@@ -5,7 +5,6 @@ the user's lines, and every fix a card advises works under JAX too."""
 import json
 import os
 import re
-import sys
 import warnings
 
 import pytest
@@ -795,7 +794,8 @@ def test_vmap_of_a_scalar_alone_asks_for_a_batch_not_in_axes_none(shell):
 _KINDS = {"grad": "while-grad", "value": "while-grad", "cond": "cond-predicate",
           "lax": "lax-dtypes", "reshape": "reshape-size", "float": "float-index",
           "integer": "integer-power", "vmap": "vmap-in-axes", "body": "body-arguments",
-          "at": "immutable-array", "tree": "tree-structure"}
+          "at": "immutable-array", "tree": "tree-structure", "axis": "axis-bounds",
+          "scan": "scan-lengths", "ragged": "ragged-array"}
 
 
 def _value(v):
@@ -892,3 +892,42 @@ def test_trees_of_two_structures_get_words_and_a_print_of_each(shell):
     assert "different numbers of pytree children at the top" in card["why"], card["why"]
     assert card["rewrite"].splitlines()[0] == "print(jax.tree_util.tree_structure(params))"
     assert shell.run_cell(card["rewrite"]).success
+
+
+def test_a_ragged_card_pads_the_rows_and_its_mask_runs_as_jaxs(shell):
+    """Rows written out as lists: the rewrite pads them with 0 and adds a mask of the real
+    entries; both lines run, the mask is JAX's value of the same code."""
+    assert shell.run_cell(CARD_SETUP).success
+    text, card = shown(shell, "_y = jnp.array([[1, 2], [3]])")
+    assert card["kind"] == "ragged-array" and "rows of lengths 2, 1" in card["why"], card["why"]
+    assert shell.run_cell(card["rewrite"]).success
+    assert _value(shell.user_ns["mask"]) == JAX["card_ragged_mask"]
+
+
+@pytest.mark.parametrize("mistake, axes", [("x.sum(axis=2)", "0"), ("M.sum(axis=3)", "0 and 1"),
+                                           ("x.sum(axis=-2)", "0")])
+def test_an_axis_past_the_last_by_more_than_one_gets_words_not_code(shell, mistake, axes):
+    """Not the count-from-1 slip (axis == ndim): no guess at the axis meant, the axes listed."""
+    assert shell.run_cell(CARD_SETUP).success
+    text, card = shown(shell, f"_y = {mistake}")
+    assert card["kind"] == "axis-bounds"
+    assert card["rewrite"].startswith("# ") and card["rewrite"].endswith(f": {axes}")
+    assert JAX["card_axis_last"] == JAX["card_axis_counted_from_one_fixed"]   # -1: the last
+
+
+def test_a_scan_card_lists_each_xs_leaf_with_its_length(shell):
+    """The leaves by key path, their types and lengths, as the origin table; a dict of xs
+    (no tuple to cut) gets words, its template reading the constant in the body."""
+    assert shell.run_cell("from jxkernel import lax\n" + CARD_SETUP).success
+    text, card = shown(shell, "_y = lax.scan(lambda c, d: (c, d['a']), 0.0, {'a': x, 'w': M})")
+    assert card["kind"] == "scan-lengths"
+    assert card["origin"]["arguments"] == [
+        {"name": "xs['a']", "axis": 0, "size": 3, "type": "float32[3]"},
+        {"name": "xs['w']", "axis": 0, "size": 2, "type": "float32[2,3]"}]
+    assert "xs['w'] has 2" in card["why"] and "inside the body" in card["fix"]
+    assert "xs['a']: float32[3], 3 steps along axis 0" in \
+        error_cards.render_text(error_cards.ErrorCard(**{k: card[k] for k in _CARD_FIELDS}))
+
+
+_CARD_FIELDS = ("kind", "title", "why", "fix", "rewrite", "where", "called_from", "origin",
+                "docs", "error", "message")

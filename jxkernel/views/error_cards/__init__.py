@@ -35,14 +35,17 @@ array to a negative power), float-index (TypeError: an array indexed by a float)
 (ValueError: an in_axes tuple of another length than the arguments), body-arguments
 (TypeError: a loop body or branch written to take other arguments than lax passes it),
 tree-structure (ValueError: tree_map given trees of two structures; a pair passed whole, as
-value_and_grad's (value, grads), is told with the part to pass).
+value_and_grad's (value, grads), is told with the part to pass), axis-bounds (ValueError or
+IndexError: an axis the array has not, `x.sum(axis=1)` of a vector), scan-lengths
+(ValueError: scan's xs leaves of different lengths, or a `length=` that disagrees with xs),
+ragged-array (ValueError or TypeError: jnp.array given rows of different lengths).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
 `rewrites.py` (the user's code read back and rewritten: branches, loops), then one module
 per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py`, `shapes.py`,
 `keys.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `operand_dtypes.py`, `trees.py`,
-`methods.py`. `_CARDS` below says
+`methods.py`, `axes.py`, `scan_lengths.py`, `ragged.py`. `_CARDS` below says
 which card an exception gets, in order: the first whose test passes.
 
 With `%load_ext jxkernel`, the exception handler of notebook/tracebacks.py shows the card
@@ -66,6 +69,7 @@ The MIME bundle `application/vnd.jxkernel.error+json` (`ErrorCard.to_json()`):
                  flat inputs), "input_type" ("f32[3]"), "value_type", "steps":
                  [{"primitive", "where" ("In[3], line 2" or null), "code" (that line's text
                  or null), "type"}]} from the input to the value; for vmap-sizes
+                 (and scan-lengths: xs's leaves, axis 0)
                  {"arguments": [{"name", "axis", "size", "type"}]}, for loop-carry
                  {"loop", "body", "path", "input_type", "output_type",
                  "mismatch" ("shapes", "dtypes" or "structure")}, for unhashable-static
@@ -81,6 +85,7 @@ The MIME bundle `application/vnd.jxkernel.error+json` (`ErrorCard.to_json()`):
 from __future__ import annotations
 
 from ...core import errors as jx_errors
+from .axes import _axis_bounds_card, _is_axis_bounds
 from .card import MIME, VERSION, ErrorCard, origin_lines, render_html, render_text
 from .control_flow import (_body_arguments_card, _branch_card, _carry_card,
                            _cond_predicate_card, _is_body_arguments, _is_branch_types,
@@ -94,7 +99,9 @@ from .operand_dtypes import (_float_index_card, _int_power_card, _is_float_index
                              _is_int_power, _is_lax_dtypes, _lax_dtypes_card)
 from .operand_shapes import (_broadcast_card, _is_broadcast_error, _is_matmul_shapes,
                              _is_reshape_size, _matmul_card, _reshape_card)
+from .ragged import _is_ragged, _ragged_card
 from .reading import _first_line, _public, _user_lines
+from .scan_lengths import _is_scan_lengths, _scan_lengths_card
 from .scalars import _is_scalar_conversion, _scalar_conversion_card
 from .shapes import (_boolean_index_card, _immutable_card, _is_item_assignment,
                      _is_size_needed, _is_traced_slice, _size_card, _slice_card)
@@ -163,4 +170,7 @@ _CARDS = [
     (_is_int_power, _int_power_card),
     (_is_float_index, _float_index_card),
     (_is_tree_structure, _tree_structure_card),
+    (_is_axis_bounds, _axis_bounds_card),
+    (_is_scan_lengths, _scan_lengths_card),
+    (_is_ragged, _ragged_card),
 ]

@@ -56,6 +56,9 @@ def origin_lines(card) -> list:
     if card.kind == "vmap-sizes":
         return [f"{a['name']}: {a['type']}, mapped along axis {a['axis']} (size {a['size']})"
                 for a in origin["arguments"]]
+    if card.kind == "scan-lengths":
+        return [f"{a['name']}: {a['type']}, {a['size']} steps along axis 0"
+                for a in origin["arguments"]]
     if card.kind == "loop-carry":
         return [f"{origin['body']}: carry{origin['path'] or ''} came in as "
                 f"{origin['input_type']}, left as {origin['output_type']}"]

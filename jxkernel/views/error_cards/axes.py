@@ -1,0 +1,102 @@
+"""The card for an axis an array has not: `x.sum(axis=1)` of a vector, `axis=2` of a matrix by
+someone counting from 1 (as MATLAB and R do), `jnp.concatenate(..., axis=1)` of vectors meant
+to stand side by side. The rewrite is the user's line with the axis the array has (its last),
+or jnp.stack for vectors joined along a new axis."""
+from __future__ import annotations
+
+import ast
+import re
+
+from .card import ErrorCard
+from .rewrites import _parse_line, _replaced
+
+# JAX's text (NumPy's, from canonicalize_axis); `dimension` is the operand's, or for
+# expand_dims the result's
+_AXIS = re.compile(r"^axis (-?\d+) is out of bounds for array of dimension (\d+)$")
+# functions whose second positional argument is the axis (jnp's and the array methods')
+_AXIS_SECOND = {"sum", "mean", "max", "min", "prod", "std", "var", "argmax", "argmin", "any",
+                "all", "cumsum", "cumprod", "expand_dims", "squeeze", "softmax", "log_softmax",
+                "logsumexp", "median", "nanmean", "nansum", "sort", "argsort", "flip"}
+
+
+def _is_axis_bounds(e) -> bool:
+    return isinstance(e, (ValueError, IndexError)) and _AXIS.match(str(e)) is not None
+
+
+def _axis_bounds_card(exc, where, called_from) -> ErrorCard:
+    axis, ndim = (int(g) for g in _AXIS.match(str(exc)).groups())
+    tree = _parse_line(where)
+    call, node = _axis_argument(tree, axis) if tree is not None else (None, None)
+    joins = call is not None and _name(call) == "concatenate" and axis == ndim
+    if ndim == 0:
+        has = "a scalar (a 0-D array) has no axes"
+    else:
+        has = (f"an array of {ndim} dimensions has axes {_listing(range(ndim))} (or "
+               f"{_listing(range(-ndim, 0))} from the end)" if ndim > 1 else
+               "a 1-D array (a vector) has one axis, 0 (or -1 from the end)")
+    why = f"Axes count from 0: {has}, so axis {axis} is not one of them."
+    if joins:
+        fix = (f"jnp.concatenate joins arrays along an axis they have. To set them side by side "
+               f"along a new axis {axis} (vectors as the columns of a matrix), jnp.stack makes "
+               f"that axis: jnp.stack(arrays, axis={axis}).")
+        rewrite = (f"{_replaced(tree, call.func, _with_name(call.func, 'stack'))}"
+                   f"    # stack: the new axis {axis}") if call is not None else \
+            f"y = jnp.stack(arrays, axis={axis})"
+    elif axis == ndim and ndim > 0:
+        last = ndim - 1
+        fix = (f"Counting from 1 (as MATLAB and R do), axis {axis} is the last, which is axis "
+               f"{last} (or -1) here. Print x.shape to see the axes; for a whole-array result "
+               f"(a sum of everything), leave axis out.")
+        rewrite = (f"{_replaced(tree, node, str(last))}    # axis {last}: the last of {ndim}"
+                   if node is not None else f"# axis={last}: the last axis of {ndim}")
+    else:
+        fix = ("Print x.shape to see the axes the array has, and name one of them (negative "
+               "numbers count from the end: -1 is the last).")
+        rewrite = f"# axes of this {ndim}-D array: {_listing(range(ndim)) or 'none'}"
+    return ErrorCard(
+        "axis-bounds", f"axis {axis} is past the axes of a {ndim}-D array",
+        why=why, fix=fix, rewrite=rewrite,
+        docs="https://numpy.org/doc/stable/glossary.html#term-axis")
+
+
+def _listing(axes) -> str:
+    axes = [str(a) for a in axes]
+    return axes[0] if len(axes) == 1 else ", ".join(axes[:-1]) + " and " + axes[-1] if axes \
+        else ""
+
+
+def _name(call) -> str:
+    return ast.unparse(call.func).split(".")[-1]
+
+
+def _with_name(func, name) -> str:
+    prefix = ast.unparse(func).rpartition(".")[0]
+    return f"{prefix}.{name}" if prefix else name
+
+
+def _axis_argument(tree, axis):
+    """(the call, the constant node giving `axis`) on the user's line: an `axis=` keyword (or
+    one entry of its tuple), or the second positional argument of a function taking the axis
+    there; (None, None) when the line names no such constant."""
+    for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):
+        given = [k.value for k in call.keywords if k.arg == "axis"]
+        if not given and _name(call) in _AXIS_SECOND:
+            # a method call's first argument is the axis: x.sum(1)
+            is_method = isinstance(call.func, ast.Attribute) and \
+                ast.unparse(call.func.value) not in ("jnp", "np", "jax.numpy", "jax.nn", "nn")
+            index = 0 if is_method else 1
+            given = call.args[index:index + 1]
+        for value in given:
+            entries = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
+            for entry in entries:
+                if _literal(entry) == axis:
+                    return call, entry
+    return None, None
+
+
+def _literal(node):
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError):     # a name, a call: not a constant
+        return None
+    return value if type(value) is int else None

@@ -1,0 +1,101 @@
+"""The card for scan's inputs of two lengths: xs whose leaves have different leading sizes
+(most often a value the same at every step, such as a weight matrix, put in xs beside the
+per-step data), or a `length=` that disagrees with xs. scan (lax.py's, and lax.map's) attaches
+each xs leaf's key path and leading size to its ValueError, which the card lists."""
+from __future__ import annotations
+
+import ast
+import re
+
+from .card import ErrorCard
+from .rewrites import _parse_line, _replaced
+
+_SIZES = "scan got values with different leading axis sizes: "
+_LENGTH = re.compile(r"^scan got `length` argument of (\d+) which disagrees with leading axis "
+                     r"sizes \[([\d, ]+)\]\.$")
+_XS_POSITION = {"scan": 2, "map": 1}    # where xs goes in lax.scan(f, init, xs) / map(f, xs)
+
+
+def _is_scan_lengths(e) -> bool:
+    return isinstance(e, ValueError) and hasattr(e, "xs_lengths") and \
+        (str(e).startswith(_SIZES) or _LENGTH.match(str(e)) is not None)
+
+
+def _scan_lengths_card(exc, where, called_from) -> ErrorCard:
+    leaves = exc.xs_lengths
+    tree = _parse_line(where)
+    call = _scan_call(tree) if tree is not None else None
+    listing = ", ".join(f"xs{path} has {size}" for path, size, _ in leaves)
+    # the table vmap-sizes draws: each leaf, the axis scan steps along, its length, its type
+    origin = {"arguments": [{"name": f"xs{path}", "axis": 0, "size": size, "type": type_}
+                            for path, size, type_ in leaves]}
+    docs = "https://docs.jax.dev/en/latest/_autosummary/jax.lax.scan.html"
+    given = _LENGTH.match(str(exc))
+    if given is not None:
+        length = int(given.group(1))
+        rewrite = _without_length(tree, call)
+        return ErrorCard(
+            "scan-lengths", f"scan was told length={length}, but xs has "
+                            f"{leaves[0][1]} steps",
+            why=(f"scan runs one step per slice of xs along its leading axis, so the number of "
+                 f"steps is the length of xs ({listing}); length= may only say the same."),
+            fix=("Leave length out when you give xs (scan reads it from xs), or give xs of "
+                 f"{length} steps. length= alone is for a scan with xs=None."),
+            rewrite=(f"{rewrite}    # the length of xs" if rewrite else
+                     "carry, ys = lax.scan(f, init, xs)    # no length=: xs says it"),
+            origin=origin, docs=docs)
+    shortest = min(size for _, size, _ in leaves)
+    sizes = sorted({size for _, size, _ in leaves})
+    rewrite = _trimmed(tree, call, len(leaves), shortest)
+    return ErrorCard(
+        "scan-lengths", f"scan's xs have different lengths "
+                        f"({', '.join(map(str, sizes[:-1]))} and {sizes[-1]})",
+        why=(f"scan takes one slice of every leaf of xs per step, along the leading axis, so "
+             f"all of them must have the same length: {listing}."),
+        fix=("If one of them is the same at every step (a weight matrix, a constant), do not "
+             "put it in xs: use it inside the body (the body may read names from outside) or "
+             "pass it along in the carry. If each is a sequence of steps, give them one "
+             "length."),
+        rewrite=(f"{rewrite}    # every leaf cut to {shortest} steps" if rewrite else
+                 "carry, ys = lax.scan(lambda c, x: step(c, x, W), init, xs)    # W: the "
+                 "same every step, read in the body"),
+        origin=origin, docs=docs)
+
+
+def _scan_call(tree):
+    return next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and
+                 ast.unparse(n.func).split(".")[-1] in _XS_POSITION), None)
+
+
+def _xs_node(call):
+    position = _XS_POSITION[ast.unparse(call.func).split(".")[-1]]
+    keyword = next((k.value for k in call.keywords if k.arg == "xs"), None)
+    return keyword or (call.args[position] if len(call.args) > position else None)
+
+
+def _trimmed(tree, call, n_leaves, length) -> str | None:
+    """The user's line with each entry of its xs tuple cut to `length` steps, where xs is
+    written out as a tuple or list of one leaf per entry; else None."""
+    xs = _xs_node(call) if call is not None else None
+    if not isinstance(xs, (ast.Tuple, ast.List)) or len(xs.elts) != n_leaves or \
+            any(isinstance(e, (ast.Tuple, ast.List, ast.Dict, ast.Starred)) for e in xs.elts):
+        return None
+    cut = type(xs)([ast.parse(f"{_operand(e)}[:{length}]", mode="eval").body
+                    for e in xs.elts], ast.Load())
+    return _replaced(tree, xs, cut)
+
+
+def _operand(node) -> str:
+    text = ast.unparse(node)
+    return text if isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) \
+        else f"({text})"
+
+
+def _without_length(tree, call) -> str | None:
+    """The user's line with scan's `length` argument dropped (a keyword, or scan's fourth
+    positional argument); None where the line has no such call."""
+    if call is None or ast.unparse(call.func).split(".")[-1] != "scan":
+        return None
+    kept = ast.Call(call.func, call.args[:3],
+                    [k for k in call.keywords if k.arg != "length"])
+    return _replaced(tree, call, kept)
