@@ -719,6 +719,8 @@ def negate(v):
     return -v
 def twice(c):
     return c * 2
+def below_ten(c):
+    return c < 10
 params = {"w": jnp.ones(2), "b": jnp.zeros(())}
 def loss_fn(p):
     return (p["w"] ** 2).sum() + p["b"]
@@ -726,9 +728,9 @@ vg = jax.value_and_grad(loss_fn)(params)
 ga = jax.grad(lambda p: (loss_fn(p), 1.0), has_aux=True)(params)"""
 
 # (mistake, fix): the while-grad, cond-predicate, lax-dtypes, reshape-size, float-index,
-# integer-power, axis-bounds, scan-lengths and ragged-array cards' rewrite of each mistake's
-# line (tests/notebook/test_learner_mistakes.py checks the card gives it, runs it, and compares
-# its value with JAX's)
+# integer-power, axis-bounds, scan-lengths, ragged-array, list-argument and while-per-element
+# cards' rewrite of each mistake's line (tests/notebook/test_learner_mistakes.py checks the
+# card gives it, runs it, and compares its value with JAX's)
 CARD_REWRITES = {
     "grad_of_while_loop": ("jax.grad(grow)(2.0)", "jax.jacfwd(grow)(2.0)"),
     "grad_of_fori_loop_traced_bounds": ("jax.jit(jax.grad(power))(2.0, 3)",
@@ -781,6 +783,15 @@ CARD_REWRITES = {
                          "lax.map(lambda ab: ab[0] * ab[1], [x[:3], m[:3]])"),
     "ragged_rows": ("jnp.array([[1, 2], [3]])", "jnp.array([[1, 2], [3, 0]])"),
     "ragged_arrays": ("jnp.array([x, m])", "[jnp.asarray(row) for row in [x, m]]"),
+    "list_sum": ("jnp.sum([1, 2, 3])", "jnp.sum(jnp.asarray([1, 2, 3]))"),
+    "list_dot": ("jnp.dot([1.0, 2.0], x[:2])", "jnp.dot(jnp.asarray([1.0, 2.0]), x[:2])"),
+    "list_under_grad": ("jax.grad(lambda v: jnp.sum(v))([1.0, 2.0])",
+                        "jax.grad(lambda v: jnp.sum(jnp.asarray(v)))([1.0, 2.0])"),
+    "while_per_element": ("lax.while_loop(lambda c: c < 10, lambda c: c * 2, x)",
+                          "lax.while_loop(lambda c: jnp.any(c < 10), "
+                          "lambda c: jnp.where(c < 10, c * 2, c), x)"),
+    "while_per_element_named": ("lax.while_loop(below_ten, twice, x)",
+                                "jax.vmap(lambda c: lax.while_loop(below_ten, twice, c))(x)"),
 }
 
 # (mistake statement, the program the card's rewrite makes of it): a rewrite of more than one

@@ -795,7 +795,8 @@ _KINDS = {"grad": "while-grad", "value": "while-grad", "cond": "cond-predicate",
           "lax": "lax-dtypes", "reshape": "reshape-size", "float": "float-index",
           "integer": "integer-power", "vmap": "vmap-in-axes", "body": "body-arguments",
           "at": "immutable-array", "tree": "tree-structure", "axis": "axis-bounds",
-          "scan": "scan-lengths", "ragged": "ragged-array"}
+          "scan": "scan-lengths", "ragged": "ragged-array", "list": "list-argument",
+          "while": "while-per-element"}
 
 
 def _value(v):
@@ -931,3 +932,12 @@ def test_a_scan_card_lists_each_xs_leaf_with_its_length(shell):
 
 _CARD_FIELDS = ("kind", "title", "why", "fix", "rewrite", "where", "called_from", "origin",
                 "docs", "error", "message")
+
+
+def test_a_while_card_names_the_conditions_shape_and_a_list_card_the_argument(shell):
+    assert shell.run_cell("from jxkernel import lax\n" + CARD_SETUP).success
+    text, card = shown(shell, "_y = lax.while_loop(lambda c: c < 10, lambda c: c * 2, M + 1)")
+    assert card["kind"] == "while-per-element" and "shape (2, 3)" in card["why"], card["why"]
+    text, card = shown(shell, "_y = jnp.mean((1.0, 2.0))")
+    assert card["kind"] == "list-argument" and card["title"] == "jnp.mean was given a Python tuple"
+    assert card["rewrite"].startswith("_y = jnp.mean(jnp.asarray((1.0, 2.0)))")

@@ -38,14 +38,17 @@ tree-structure (ValueError: tree_map given trees of two structures; a pair passe
 value_and_grad's (value, grads), is told with the part to pass), axis-bounds (ValueError or
 IndexError: an axis the array has not, `x.sum(axis=1)` of a vector), scan-lengths
 (ValueError: scan's xs leaves of different lengths, or a `length=` that disagrees with xs),
-ragged-array (ValueError or TypeError: jnp.array given rows of different lengths).
+ragged-array (ValueError or TypeError: jnp.array given rows of different lengths),
+list-argument (TypeError: a Python list or tuple given to a jnp function), while-per-element
+(TypeError: a while_loop condition giving one bool per element).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
 `rewrites.py` (the user's code read back and rewritten: branches, loops), then one module
 per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py`, `shapes.py`,
 `keys.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `operand_dtypes.py`, `trees.py`,
-`methods.py`, `axes.py`, `scan_lengths.py`, `ragged.py`. `_CARDS` below says
+`methods.py`, `axes.py`, `scan_lengths.py`, `ragged.py`, `list_arguments.py`,
+`loop_conditions.py`. `_CARDS` below says
 which card an exception gets, in order: the first whose test passes.
 
 With `%load_ext jxkernel`, the exception handler of notebook/tracebacks.py shows the card
@@ -93,6 +96,8 @@ from .control_flow import (_body_arguments_card, _branch_card, _carry_card,
                            _while_grad_card)
 from .grad import (_int_grad_card, _is_int_grad_input, _is_scalar_output,
                    _scalar_output_card)
+from .list_arguments import _is_list_argument, _list_argument_card
+from .loop_conditions import _is_while_per_element, _while_per_element_card
 from .keys import _is_seed_as_key, _key_reuse_card, _seed_card
 from .methods import _is_method_self, _method_card
 from .operand_dtypes import (_float_index_card, _int_power_card, _is_float_index,
@@ -173,4 +178,6 @@ _CARDS = [
     (_is_axis_bounds, _axis_bounds_card),
     (_is_scan_lengths, _scan_lengths_card),
     (_is_ragged, _ragged_card),
+    (_is_list_argument, _list_argument_card),
+    (_is_while_per_element, _while_per_element_card),
 ]

@@ -1,0 +1,56 @@
+"""The card for a while_loop whose condition is one bool per element (`lambda c: c < 3` of a
+vector carry): the loop runs as one, so its condition is one bool. The rewrite keeps each
+element's own loop: jnp.any to go on while one element is not done, jnp.where so a finished
+element stays as it is; or, for named functions, vmap of the loop (JAX's batching rule for
+while_loop does the same)."""
+from __future__ import annotations
+
+import ast
+import re
+
+from .card import ErrorCard
+from .rewrites import _parse_line, _replaced
+
+_PER_ELEMENT = re.compile(r"^cond_fun must return a boolean scalar, but got output type\(s\) "
+                          r"\[ShapedArray\(bool\[([\d,]+)\]\)\]\.$")
+
+
+def _is_while_per_element(e) -> bool:
+    return isinstance(e, TypeError) and _PER_ELEMENT.match(str(e)) is not None
+
+
+def _while_per_element_card(exc, where, called_from) -> ErrorCard:
+    dims = _PER_ELEMENT.match(str(exc)).group(1).split(",")
+    shape = f"({', '.join(dims)}{',' if len(dims) == 1 else ''})"
+    return ErrorCard(
+        "while-per-element", "while_loop's condition gave one bool per element",
+        why=(f"A while_loop runs its body for the whole carry until its condition is False, so "
+             f"cond_fun returns one bool, of shape (); this one has shape {shape}."),
+        fix=("To run each element until its own condition fails: go on while any element is "
+             "not done (jnp.any), and leave finished elements as they are (jnp.where(cond, "
+             "step, c) in the body); or vmap the loop over the elements, which does the same. "
+             "For one decision for the whole carry, reduce the condition with jnp.all or "
+             "jnp.any alone."),
+        rewrite=_rewrite(where),
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.lax.while_loop.html")
+
+
+def _rewrite(where) -> str:
+    tree = _parse_line(where)
+    call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and len(n.args) == 3 and
+                 ast.unparse(n.func).split(".")[-1] == "while_loop"), None) if tree else None
+    if call is not None:
+        cond, body, init = call.args
+        if all(isinstance(f, ast.Lambda) and len(f.args.args) == 1 and not f.args.vararg
+               for f in (cond, body)) and cond.args.args[0].arg == body.args.args[0].arg:
+            name = cond.args.args[0].arg
+            test, step = ast.unparse(cond.body), ast.unparse(body.body)
+            fixed = (f"{ast.unparse(call.func)}(lambda {name}: jnp.any({test}), "
+                     f"lambda {name}: jnp.where({test}, {step}, {name}), {ast.unparse(init)})")
+            return f"{_replaced(tree, call, fixed)}    # each element until its own test fails"
+        if all(isinstance(f, (ast.Name, ast.Attribute)) for f in (cond, body)):
+            fixed = (f"jax.vmap(lambda c: {ast.unparse(call.func)}({ast.unparse(cond)}, "
+                     f"{ast.unparse(body)}, c))({ast.unparse(init)})")
+            return f"{_replaced(tree, call, fixed)}    # one loop per element"
+    return ("state = lax.while_loop(lambda c: jnp.any(test(c)), "
+            "lambda c: jnp.where(test(c), step(c), c), state)")
