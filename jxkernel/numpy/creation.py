@@ -89,7 +89,7 @@ def _shape(shape, name="shape", op="broadcast_in_dim") -> tuple:
     if not all(isinstance(d, Tracer) or _is_integer(d) or is_symbolic(d) for d in dims):
         raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got "
                         f"{shape if isinstance(shape, np.ndarray) else dims}.")
-    dims = tuple(_concrete_int(d, f"The {name} argument") for d in dims)
+    dims = tuple(_concrete_int(d, f"The {name} argument", "") for d in dims)
     if any(not is_symbolic(d) and d < 0 for d in dims):     # (jax.export's are >= 1)
         raise TypeError(f"{op} shape must have every element be nonnegative, got {dims}.")
     return dims
@@ -103,7 +103,10 @@ def _is_integer(d) -> bool:
     return True
 
 
-def _concrete_int(x, what) -> int:
+def _concrete_int(x, what, context=None) -> int:
+    """`x` as a Python int (a tracer's known value; a symbolic size kept). A float raises
+    Python's own TypeError (JAX's linspace num), or with `context` given JAX's shape error
+    ending with it (JAX's canonicalize_dim: jnp.eye's "argument of 'N' jnp.eye()")."""
     if isinstance(x, Tracer):
         value = x.to_concrete_value()
         if value is None:
@@ -114,8 +117,10 @@ def _concrete_int(x, what) -> int:
     except TypeError:
         if is_symbolic(x):                  # jax.export's symbolic dimension
             return x
+        if context is None:
+            raise
         raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got "
-                        f"{x!r}.") from None
+                        f"{(x,)}.{f' {context}.' if context else ''}") from None
 
 
 def _concrete(x, what):
@@ -602,8 +607,9 @@ def eye(N, M=None, k=0, dtype=None, *, device=None):
            [0, 1]], dtype=int32)
     """
     dtype = canonicalize_user_dtype(float if dtype is None else dtype, "eye")
-    n = _concrete_int(N, "The argument 'N' of jnp.eye()")
-    m = n if M is None else _concrete_int(M, "The argument 'M' of jnp.eye()")
+    n = _concrete_int(N, "The argument 'N' of jnp.eye()", "argument of 'N' jnp.eye()")
+    m = n if M is None else _concrete_int(M, "The argument 'M' of jnp.eye()",
+                                          "argument 'M' of jnp.eye()")
     if n < 0 or m < 0:
         raise ValueError(f"negative dimensions are not allowed, got {N} and {M}")
     if isinstance(k, Tracer) and k.to_concrete_value() is None:

@@ -728,8 +728,8 @@ vg = jax.value_and_grad(loss_fn)(params)
 ga = jax.grad(lambda p: (loss_fn(p), 1.0), has_aux=True)(params)"""
 
 # (mistake, fix): the while-grad, cond-predicate, lax-dtypes, reshape-size, float-index,
-# integer-power, axis-bounds, scan-lengths, ragged-array, list-argument and while-per-element
-# cards' rewrite of each mistake's line (tests/notebook/test_learner_mistakes.py checks the
+# integer-power, axis-bounds, scan-lengths, ragged-array, list-argument, while-per-element and
+# float-shape cards' rewrite of each mistake's line (tests/notebook/test_learner_mistakes.py checks the
 # card gives it, runs it, and compares its value with JAX's)
 CARD_REWRITES = {
     "grad_of_while_loop": ("jax.grad(grow)(2.0)", "jax.jacfwd(grow)(2.0)"),
@@ -790,6 +790,11 @@ CARD_REWRITES = {
     "while_per_element": ("lax.while_loop(lambda c: c < 10, lambda c: c * 2, x)",
                           "lax.while_loop(lambda c: jnp.any(c < 10), "
                           "lambda c: jnp.where(c < 10, c * 2, c), x)"),
+    "float_shape_division": ("jnp.zeros(len(x) / 3)", "jnp.zeros(len(x) // 3)"),
+    "float_shape_reshape": ("m.reshape(len(m) / 2, 2)", "m.reshape(len(m) // 2, 2)"),
+    "float_shape_number": ("jnp.ones((2.0, 3))", "jnp.ones((2, 3))"),
+    "float_shape_eye": ("jnp.eye(len(x) / 3)", "jnp.eye(len(x) // 3)"),
+    "float_shape_full": ("jnp.full((len(m) / 3,), 1.0 / 4)", "jnp.full((len(m) // 3,), 1.0 / 4)"),
     "while_per_element_named": ("lax.while_loop(below_ten, twice, x)",
                                 "jax.vmap(lambda c: lax.while_loop(below_ten, twice, c))(x)"),
 }
@@ -807,6 +812,17 @@ CARD_PROGRAMS = {
                            "_y = lax.while_loop(cond_fun, body_fun, (0, 1.0))"),
     "at_assigned": ("_y = jnp.zeros(3)\n_y.at[0] = 1.0", "_y = jnp.zeros(3)\n"
                     "_y = _y.at[0].set(1.0)"),
+}
+
+# sizes given a float where the float-shape card has no case: JAX's class and words for each
+# (its canonicalize_shape with the call's context, or Python's own int error for linspace)
+FLOAT_SIZES = {
+    "broadcast_to": "jnp.broadcast_to(x, (2, len(x) / 1))",
+    "reshape_tuple": "jnp.reshape(m, (2, len(m) / 2))",
+    "eye_columns": "jnp.eye(3, 2.0)",
+    "linspace_num": "jnp.linspace(0.0, 1.0, len(x) / 1)",
+    "geomspace_num": "jnp.geomspace(1.0, 2.0, 1.5)",
+    "random_shape": "jax.random.normal(jax.random.key(0), (len(x) / 1,))",
 }
 
 # the other fixes the cards' words offer, run as written
@@ -839,6 +855,8 @@ def _card_rewrites(jax):
         found[f"card_{case}_fixed"] = value(fix)
     for case, code in CARD_OTHER_FIXES.items():
         found[f"card_{case}"] = value(code)
+    for case, code in FLOAT_SIZES.items():
+        found[f"float_size_{case}"] = _said(lambda: eval(code, dict(names)))
     for case, (mistake, program) in CARD_PROGRAMS.items():
         found[f"card_{case}"] = _said(lambda: exec(mistake, dict(names)))
         ran = dict(names)

@@ -40,7 +40,8 @@ IndexError: an axis the array has not, `x.sum(axis=1)` of a vector), scan-length
 (ValueError: scan's xs leaves of different lengths, or a `length=` that disagrees with xs),
 ragged-array (ValueError or TypeError: jnp.array given rows of different lengths),
 list-argument (TypeError: a Python list or tuple given to a jnp function), while-per-element
-(TypeError: a while_loop condition giving one bool per element).
+(TypeError: a while_loop condition giving one bool per element), float-shape (TypeError: a
+shape given a float, `jnp.zeros(n / 2)`).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
@@ -100,8 +101,9 @@ from .list_arguments import _is_list_argument, _list_argument_card
 from .loop_conditions import _is_while_per_element, _while_per_element_card
 from .keys import _is_seed_as_key, _key_reuse_card, _seed_card
 from .methods import _is_method_self, _method_card
-from .operand_dtypes import (_float_index_card, _int_power_card, _is_float_index,
-                             _is_int_power, _is_lax_dtypes, _lax_dtypes_card)
+from .operand_dtypes import (_float_index_card, _float_shape_card, _int_power_card,
+                             _is_float_index, _is_float_shape, _is_int_power, _is_lax_dtypes,
+                             _lax_dtypes_card)
 from .operand_shapes import (_broadcast_card, _is_broadcast_error, _is_matmul_shapes,
                              _is_reshape_size, _matmul_card, _reshape_card)
 from .ragged import _is_ragged, _ragged_card
@@ -180,4 +182,5 @@ _CARDS = [
     (_is_ragged, _ragged_card),
     (_is_list_argument, _list_argument_card),
     (_is_while_per_element, _while_per_element_card),
+    (_is_float_shape, _float_shape_card),
 ]

@@ -1,6 +1,7 @@
 """Cards for an operand of the wrong dtype: lax's operations given two dtypes (lax never
-promotes), an integer array raised to a negative power, and an array indexed by a float. Each
-rewrite is the user's own line with the one change that gives the operation a dtype it takes."""
+promotes), an integer array raised to a negative power, an array indexed by a float, and a
+shape given a float (`jnp.zeros(n / 2)`). Each rewrite is the user's own line with the one
+change that gives the operation a dtype it takes."""
 from __future__ import annotations
 
 import ast
@@ -15,6 +16,8 @@ _LAX_DTYPES = re.compile(r"^lax\.(\w+) requires arguments to have the same dtype
                          r"(\w+)\. \(Tip: jnp\.(\w+) is a similar function that does automatic "
                          r"type promotion on inputs\)")
 _INT_POWER = "Integers cannot be raised to negative powers"
+_FLOAT_SHAPE = re.compile(r"^Shapes must be 1D sequences of concrete values of integer type, "
+                          r"got (\(.*\))\.( .*\.)?$")
 _FLOAT_INDEX = re.compile(r"^Indexer must have integer or boolean type, got indexer with type "
                           r"(\w+)$")
 
@@ -119,3 +122,41 @@ def _index_rewrite(where, python) -> str:
         return f"{_replaced(tree, index, str(int(index.value)))}    # an integer index"
     made = f"int({ast.unparse(index)})" if python else f"({ast.unparse(index)}).astype(int)"
     return f"{_replaced(tree, index, made)}    # an integer index"
+
+
+# ------------------------------------------------------------------ a float in a shape
+def _is_float_shape(e) -> bool:
+    found = isinstance(e, TypeError) and _FLOAT_SHAPE.match(str(e))
+    return bool(found) and re.search(r"\d\.\d|float", found.group(1)) is not None
+
+
+def _float_shape_card(exc, where, called_from) -> ErrorCard:
+    shape = _FLOAT_SHAPE.match(str(exc)).group(1)
+    return ErrorCard(
+        "float-shape", f"A shape was given a float: {shape}",
+        why=(f"An array's sizes are whole numbers: {shape} has a float in it. In Python 3, "
+             f"n / 2 is a float even where n is even (6 / 2 is 3.0)."),
+        fix="Divide with // (floor division, an integer), or make the size an int: int(n).",
+        rewrite=_shape_rewrite(where), docs=None)
+
+
+def _shape_rewrite(where) -> str:
+    """The user's line with each `/` of whole numbers (names, ints) as `//`, else each whole
+    float written as an int (2.0 as 2); a comment where the line has neither."""
+    tree = _parse_line(where)
+    fallback = "# a size must be an int: n // 2, or int(n)"
+    if tree is None:
+        return fallback
+    divisions = [n for n in ast.walk(tree) if isinstance(n, ast.BinOp) and
+                 isinstance(n.op, ast.Div) and not any(
+                     isinstance(c, ast.Constant) and isinstance(c.value, float)
+                     for c in ast.walk(n))]
+    if divisions:
+        for n in divisions:
+            n.op = ast.FloorDiv()
+        return f"{ast.unparse(tree)}    # // gives an integer"
+    floats = [n for n in ast.walk(tree) if isinstance(n, ast.Constant) and
+              type(n.value) is float and n.value.is_integer()]
+    if len(floats) == 1:
+        return f"{_replaced(tree, floats[0], str(int(floats[0].value)))}    # an integer size"
+    return fallback
