@@ -6,7 +6,7 @@ compiled before, as Changes (what differs, its kind, and the fix in a sentence a
     >>> [str(c) for c in jxkernel.compile_events()[-1].changes]
     ['x: shape f32[3] -> f32[4]']
 
-What differs between two signatures, and each fix, is signature_changes.py's; this module
+What differs between two signatures, and each fix, is signature_changes/'s; this module
 finds the signatures of a jit's miss (the function's lineage, its closure, its options),
 says why in the log, and words the recompile guard's refusal.
 
@@ -46,15 +46,20 @@ from ..core.source_info import user_source_info
 from .source import cell_name
 from ..xla import client as _client
 from ..xla.compiler import Phases
-from .signature_changes import (  # noqa: F401  (jxkernel.compile_log: the Changes' names too)
-    KINDS, Change, Signature, change_distance, distance, explain, explain_changes,
-    explanation_text, for_function, fresh_jit_change, jax_order, nearest, rows_under_vmap)
+# (noqa F401: jxkernel.compile_log is this module, and the Changes' names are its names too)
+from .signature_changes.change import (  # noqa: F401
+    _JIT_OPTIONS, KINDS, Change, Signature, explanation_text)
+from .signature_changes.closed_over import _COMPARE_MAX, _Large
+from .signature_changes.compare import distance, explain, explain_changes  # noqa: F401
+from .signature_changes.fixes import _refixed, for_function
+from .signature_changes.fresh_functions import (
+    _CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _METHOD_FRESH_FIX, _PARTIAL_FRESH_FIX,
+    _WRAPPER_FRESH_FIX, fresh_jit_change)
+from .signature_changes.input_types import rows_under_vmap
+from .signature_changes.nearest import change_distance, jax_order, nearest
 from .argument_uses import uses
 from . import outside_values
 from .outside_values import reads_from_outside
-from .signature_changes import (_CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _COMPARE_MAX,
-                                _JIT_OPTIONS, _METHOD_FRESH_FIX, _PARTIAL_FRESH_FIX,
-                                _WRAPPER_FRESH_FIX, _Large, _refixed)
 # ------------------------------------------------------------------ explaining a jit's miss
 def _config_of(device, jitted=None) -> tuple:
     """The configuration a compiled program is specialised on, as jit's cache key has it:
@@ -465,7 +470,7 @@ def _body_changes(fun, user, api, what, new, seen, promoted=False) -> tuple:
     never traced: a trace of it for jit (JAX's "Debug info doesn't match"), or another
     function object of the same code traced before (a lambda made anew)."""
     if seen:
-        # JAX's order (signature_changes.jax_order): the first of equals by its text
+        # JAX's order (signature_changes/nearest.py's jax_order): the first of equals by its text
         old_what, old = min(reversed(seen), key=lambda e: (    # (equal: the latest)
             _body_severity(e[0], e[1], what, new), *jax_order(e[1], new)[1:],
             change_distance(e[1], new)))

@@ -17,8 +17,9 @@ w_global = np.ones(3, np.float32)
 
 def test_the_docstring_examples_run():
     check_docstring_examples("jxkernel.views.outside_values", skip_module_docstring=True)
-    check_docstring_examples("jxkernel.views.signature_changes",
-                             {"ShapedArray": ShapedArray})
+    for module in ("change", "fixes", "config_changes", "compare"):   # those with examples
+        check_docstring_examples(f"jxkernel.views.signature_changes.{module}",
+                                 {"ShapedArray": ShapedArray})
 
 
 def test_only_data_is_followed_not_modules_functions_or_classes():

@@ -412,7 +412,8 @@ def test_persistent_cache_enabled_as_jax_means_it_with_its_lines_quiet_otherwise
 def test_a_trace_options_fix_names_its_own_context_manager():
     # the fix for jax_numpy_rank_promotion named `jax.default_matmul_precision(...)` (every
     # option's fix did); each names the context manager JAX has under the option's name
-    from jxkernel.views.signature_changes import Signature, explain_changes
+    from jxkernel.views.signature_changes.change import Signature
+    from jxkernel.views.signature_changes.compare import explain_changes
     tree = jxkernel.tree_util.tree_structure(())
     def signature(value):
         return Signature((), tree, (), (("jax_numpy_rank_promotion", value),))
@@ -429,7 +430,8 @@ def test_a_loop_bodys_structure_change_names_the_node_that_changed():
     # raised KeyError (a RuntimeWarning in Equinox's while_loop tests, which fail on warnings)
     import numpy as np
     from jxkernel.core.avals import ShapedArray
-    from jxkernel.views.signature_changes import Signature, explain_changes
+    from jxkernel.views.signature_changes.change import Signature
+    from jxkernel.views.signature_changes.compare import explain_changes
     a = ShapedArray((), np.float32)
     tree = jxkernel.tree_util.tree_structure
     old = Signature((("carry[0]", a), ("carry[1]", a), ("carry[2][0]", a), ("carry[2][1]", a)),
@@ -477,7 +479,8 @@ def test_a_shape_change_with_a_dtype_change_is_told_to_cast_too():
     # JAX's log says, both changed ("* at y, now i32[4] and before f32[3]")
     import numpy as np
     from jxkernel.core.avals import ShapedArray
-    from jxkernel.views.signature_changes import Signature, explain_changes, jax_line
+    from jxkernel.views.signature_changes.change import Signature, jax_line
+    from jxkernel.views.signature_changes.compare import explain_changes
     tree = jxkernel.tree_util.tree_structure((1,))
     old = Signature((("y", ShapedArray((3,), np.float32)),), tree)
     new = Signature((("y", ShapedArray((4,), np.int32)),), tree)

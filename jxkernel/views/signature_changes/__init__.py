@@ -1,0 +1,21 @@
+"""What differs between two signatures of a jitted function, as Changes: each difference (a
+path, its kind, old and new) with the fix in a sentence and in code; the nearest earlier
+signature; the text a user reads. views/recompile_explainer.py finds the signatures of a
+jit's miss and asks this package why (and `jxkernel.compile_log` shows its public names).
+
+Read it top-down; each module imports only those above it:
+
+* `change.py`: a Change, the Signature two of which are compared, and how a Change reads
+  (`explanation_text`; `jax_line`, JAX's words for it).
+* `fixes.py`: a Change made with its kind's plain fix (`_fixed`), a fix of another template
+  (`_refixed`), and the fixes written for the jitted function by name (`for_function`).
+* One module per part of a signature, each with the fixes for the causes it tells apart:
+  `config_changes.py` (x64, the device, a trace option, a user context, a jit option),
+  `statics.py` (static arguments), `structure.py` (the arguments' pytree structure),
+  `input_types.py` (a leaf's shape, dtype or weak type), `closed_over.py` (closed-over
+  constants), and `fresh_functions.py` (a new function object of code jitted before).
+* `compare.py`: `explain_changes`, which asks each of those in turn, and the compile log's
+  one-line reason (`explain`).
+* `nearest.py`: which earlier signature a new one is compared with, as JAX 0.10.2 picks
+  "the closest previous key".
+"""

@@ -1,0 +1,122 @@
+"""A Change (one difference between two signatures of a jitted function, with its fix), the
+Signature it compares, and how a Change reads: a line of ours, or JAX's words for it.
+
+    >>> str(Change("x", "shape", "f32[3]", "f32[4]"))
+    'x: shape f32[3] -> f32[4]'
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+
+
+@dataclasses.dataclass(frozen=True)
+class Change:
+    """One difference between a new signature and the nearest earlier one, with its fix.
+
+        >>> str(Change("params['w']", "shape", "f32[3]", "f32[4]"))
+        "params['w']: shape f32[3] -> f32[4]"
+    """
+    path: str            # "x", "params['w']", "n" (static), "jax_enable_x64", "w (closed over)"
+    kind: str            # one of KINDS
+    old: str
+    new: str
+    fix: str = ""        # what to do, in a sentence
+    snippet: str = ""    # the fix as code
+
+    def __str__(self):
+        # the kinds that are not a part of the signature are said in words alone: "fresh_jit"
+        # is a key of this module's, not a word a learner can look up (a new jit object in a
+        # loop read "(jit object): fresh_jit jit(f) compiled for ... -> a new jit object")
+        if self.kind in _UNNAMED_KINDS:
+            return f"{self.path}: {self.old} -> {self.new}"
+        return f"{self.path}: {self.kind} {self.old} -> {self.new}"
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+KINDS = ("shape", "dtype", "weak_type", "static", "traced", "structure", "constant", "config",
+         "fresh_jit", "fresh_body", "traced_for")
+_UNNAMED_KINDS = ("fresh_jit", "fresh_body", "traced_for")
+
+
+@dataclasses.dataclass(frozen=True)
+class Signature:
+    """What a compiled program was specialised on, as explain_changes compares it: named
+    avals (path, ShapedArray), the pytree structure, static (name, value) pairs, the config
+    (name, value) pairs, the closed-over constants (name, value), None if unknown, and the
+    names of the statics passed by keyword (f(x, n=2) and f(x, 2) are two cache keys, as in
+    JAX)."""
+    named: tuple
+    treedef: object = None
+    statics: tuple = ()
+    config: tuple = ()
+    consts: tuple | None = None
+    by_keyword: tuple = ()
+
+
+# The jit options that make another program (kind "config"), and Jitted's attributes of them
+_JIT_OPTIONS = (("donate_argnums", "_donate_argnums"), ("donate_argnames", "_donate_argnames"),
+                ("inline", "_inline"), ("keep_unused", "_keep_unused"),
+                ("compiler_options", "_compiler_options"))
+
+
+_ROOT = re.compile(r"^(args\[\d+\]|[^\[.]+)")
+
+
+def _root(path: str) -> str:
+    """The argument a leaf path belongs to: "params['w']" -> "params"."""
+    found = _ROOT.match(path)
+    return found.group(1) if found else path
+
+
+def _aval_text(aval) -> str:
+    return aval.str_short() + (" (weak)" if aval.weak_type else "")
+
+
+def jax_line(change: Change) -> str | None:
+    """The change as JAX 0.10.2's `jax_explain_cache_misses` words it
+    (partial_eval.diff_types, diff_tracing_ctx), or None for a kind JAX words otherwise.
+
+        >>> jax_line(Change("y", "dtype", "f32[]", "i32[]"))
+        '* at y, now i32[] and before f32[]'
+        >>> jax_line(Change("x", "weak_type", "f32[]", "f32[] (weak)"))
+        '* at x, now f32[]{weak_type=True} and before f32[]{weak_type=False}'
+    """
+    if change.kind == "config" and change.path.endswith(" (user context)"):
+        # JAX names every jax.make_user_context slot "user_context", its values unquoted
+        return (f"* user_context differs: now {_unquoted(change.new)} and before "
+                f"{_unquoted(change.old)}")
+    if change.kind == "config":
+        return f"* {change.path} differs: now {change.new} and before {change.old}"
+    if change.kind not in ("shape", "dtype", "weak_type"):
+        return None
+    now, was = (t.removesuffix(" (weak)") for t in (change.new, change.old))
+    weak_now, weak_was = (t.endswith(" (weak)") for t in (change.new, change.old))
+    if weak_now != weak_was:            # JAX adds the flags only where the weak type differs
+        now, was = f"{now}{{weak_type={weak_now}}}", f"{was}{{weak_type={weak_was}}}"
+    return f"* at {change.path}, now {now} and before {was}"
+
+
+def _unquoted(text: str) -> str:
+    """A repr'd string's text ("'a'" -> "a"), as JAX prints a context's value; else as is."""
+    return text[1:-1] if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"" else text
+
+
+def explanation_text(changes, indent: str = "  ", jax_words: bool = False) -> str:
+    """The changes as lines of text, each with its fix and code; with `jax_words`, each
+    change JAX's line says is said in JAX's words (the `jax_explain_cache_misses` log).
+
+        >>> print(explanation_text([Change("x", "shape", "f32[3]", "f32[4]", "Pad.", "x = ...")]))
+          x: shape f32[3] -> f32[4]
+            fix: Pad.
+              x = ...
+    """
+    lines = []
+    for c in changes:
+        lines.append(f"{indent}{(jax_words and jax_line(c)) or c}")
+        if c.fix:
+            lines.append(f"{indent}  fix: {c.fix}")
+        lines += [f"{indent}    {code}" for code in c.snippet.splitlines()]
+    return "\n".join(lines)

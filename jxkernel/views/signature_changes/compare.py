@@ -1,0 +1,80 @@
+"""Two signatures of a jitted function compared: as Changes, each with its fix (explain_changes,
+which asks each of this package's modules in turn), and as the compile log's one line
+(`explain`, the event's reason) with its count of differences (`distance`).
+"""
+from __future__ import annotations
+
+from .change import Signature, _root
+from .closed_over import _const_changes
+from .config_changes import _config_changes, _widened_by_x64
+from .input_types import _type_changes
+from .statics import (_ABSENT, _DEFAULT, _same_static, _static_changes,
+                      _static_keyword_changes, _traced_changes)
+from .structure import _structure_changes
+
+
+def explain_changes(old: Signature | None, new: Signature) -> tuple:
+    """The Changes from `old` to `new` (empty for a first call), each with its fix.
+
+        >>> a = ShapedArray((3,), np.float32)
+        >>> [str(c) for c in explain_changes(Signature((("x", a),)),
+        ...                                  Signature((("x", a.update(shape=(4,))),)))]
+        ['x: shape f32[3] -> f32[4]']
+    """
+    if old is None:
+        return ()
+    changes = [*_config_changes(old, new)]
+    old_static, new_static = dict(old.statics), dict(new.statics)
+    old_roots, new_roots = {_root(p) for p, _ in old.named}, {_root(p) for p, _ in new.named}
+    flipped = (set(old_static) & new_roots) | (set(new_static) & old_roots)
+    changes += _traced_changes(old, new, flipped)
+    changes += _static_changes(old_static, new_static, flipped)
+    changes += _static_keyword_changes(old, new, flipped)
+    before, after = _leaves(old, flipped), _leaves(new, flipped)
+    changes += _structure_changes(old, new, flipped, before, after)
+    changes += _type_changes(before, after)
+    changes += _const_changes(old.consts, new.consts)
+    if any(c.kind == "config" and c.path == "jax_enable_x64" for c in changes):
+        changes = [c for c in changes if not _widened_by_x64(c)]
+    return tuple(changes)
+
+
+def _leaves(sig, flipped) -> dict:
+    """`sig`'s named avals, but those of the arguments static on one side (_traced_changes')."""
+    return {p: a for p, a in sig.named if _root(p) not in flipped}
+
+
+def explain(old_sig, new_sig, old_tree, new_tree, old_static, new_static,
+            structure=()) -> str:
+    """Why a new signature missed: against the closest earlier one, per argument path.
+    `structure`: the structure Changes found (explain_changes), which name the node that
+    changed; the one line says them rather than the two PyTreeDefs."""
+    if old_sig is None:
+        return "first call"
+    reasons = []
+    before, after = dict(old_static), dict(new_static)
+    for path in [p for p, _ in new_static] + [p for p, _ in old_static if p not in after]:
+        old, new = before.get(path, _ABSENT), after.get(path, _ABSENT)
+        if old is _ABSENT or new is _ABSENT or not _same_static(old, new):
+            reasons.append(f"static {path}: {_DEFAULT if old is _ABSENT else repr(old)} -> "
+                           f"{_DEFAULT if new is _ABSENT else repr(new)}")
+    if old_tree != new_tree:
+        said = "; ".join(f"{c.path}: {c.old} -> {c.new}" for c in structure)
+        reasons.append(f"new pytree structure: {said or f'{old_tree} -> {new_tree}'}")
+    else:
+        for (path, old), (_, new) in zip(old_sig, new_sig):
+            if old != new:
+                if old.shape == new.shape and old.dtype == new.dtype:
+                    reasons.append(f"{path}: weak_type {old.weak_type} -> {new.weak_type}")
+                else:
+                    reasons.append(f"{path}: {old.str_short()} -> {new.str_short()}")
+    return "; ".join(reasons) or "a changed configuration (x64, backend or device)"
+
+
+def distance(old_sig, new_sig, old_tree, new_tree, old_static, new_static) -> int:
+    """How many things differ between two signatures (to find the closest earlier one)."""
+    d = sum(a != b for (_, a), (_, b) in zip(old_static, new_static))
+    if old_tree != new_tree:
+        return d + 1000
+    return d + sum((a.shape != b.shape) + (a.dtype != b.dtype) + (a.weak_type != b.weak_type)
+                   for (_, a), (_, b) in zip(old_sig, new_sig))

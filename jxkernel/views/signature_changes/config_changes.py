@@ -1,0 +1,130 @@
+"""What differs in the configuration a program was compiled under (kind "config"): x64, the
+device, a trace option (`with jax.default_matmul_precision(...)`), a jax.make_user_context
+context, a jit option; with the fix for each.
+"""
+from __future__ import annotations
+
+import re
+import sys
+
+from .change import Change
+from .fixes import _fixed, _refixed
+
+
+def _config_changes(old, new):
+    """The options whose value differs, each with its kind's fix (x64, the default device, a
+    trace option, a user context, a jit option); then a user context made since, once."""
+    before = dict(old.config)
+    changed = {name for name, value in new.config if name in before and before[name] != value}
+    if "donate_argnums" in changed:           # its names follow from its numbers: one change
+        changed.discard("donate_argnames")
+    for name, value in new.config:
+        if name in changed:
+            change = _fixed(name, "config", before[name], value)
+            if name == "jax_default_device":
+                change = _refixed(change, _DEFAULT_DEVICE_FIX, new_code=_device_code(value))
+            elif name.startswith("jax_") and name != "jax_enable_x64":   # a trace option
+                change = _refixed(change, _TRACE_OPTION_FIX, new_repr=f'"{value}"'
+                                  if isinstance(value, str) else repr(value),
+                                  set_by=_option_setters(name))
+            elif _USER_CONTEXT.search(name):      # jax.make_user_context's
+                change = _user_context_change(name, before[name], value)
+            yield change
+    # a context made since the old signature: every jit's key has one value more (JAX:
+    # "number of tracing context values differs")
+    made = [name for name, _ in new.config if _USER_CONTEXT.search(name) and
+            name not in before]
+    if made and old.config:
+        count = sum(bool(_USER_CONTEXT.search(name)) for name, _ in new.config)
+        context = _context_name(made[-1])
+        change = Change(USER_CONTEXTS, "config", str(count - len(made)), str(count))
+        yield _refixed(change, _NEW_CONTEXT_FIX, context=context,
+                       value=repr(dict(new.config)[made[-1]]))
+
+
+def _device_code(value) -> str:
+    """jax_default_device's value as code: a Device as jax.devices("cpu")[0]; a string or
+    None as itself."""
+    platform, index = getattr(value, "platform", None), getattr(value, "id", None)
+    if platform is not None and index is not None:
+        return f'jax.devices("{platform}")[{index}]'
+    return f'"{value}"' if isinstance(value, str) else repr(value)
+
+
+# the end of a jax.make_user_context context's name in a signature: "ctx (user context #3)",
+# shown as "ctx (user context)"
+_USER_CONTEXT = re.compile(r" \(user context #\d+\)$")
+USER_CONTEXTS = "user contexts"       # how many there are (a new one made: every key grows)
+
+
+def _context_name(name) -> str:
+    """The name to write a fix with: "ctx (user context #3)" -> "ctx" (one made where no
+    name holds it: ctx)."""
+    context = _USER_CONTEXT.sub("", name)
+    return context if context.isidentifier() else "ctx"
+
+
+def _user_context_change(name, old, new) -> Change:
+    context = _context_name(name)
+    change = Change(_USER_CONTEXT.sub(" (user context)", name), "config", repr(old), repr(new))
+    return _refixed(change, _USER_CONTEXT_FIX, context=context, old_repr=repr(old),
+                    new_repr=repr(new))
+
+
+def _option_setters(name: str) -> str:
+    """What sets the option `name` in a learner's code: its context manager where jax has
+    one under the option's name (jax_numpy_rank_promotion: `jax.numpy_rank_promotion`), and
+    jax.config.update.
+
+        >>> _option_setters("jax_numpy_rank_promotion")
+        'a `with jax.numpy_rank_promotion(...)` block or jax.config.update'
+    """
+    # read from the loaded package (this module is imported by it): the table is jax's own
+    manager = getattr(sys.modules.get("jxkernel"), name.removeprefix("jax_"), None)
+    if callable(manager):
+        return f"a `with jax.{name.removeprefix('jax_')}(...)` block or jax.config.update"
+    return "jax.config.update"
+
+
+_X64_PAIRS = {("f32", "f64"), ("i32", "i64"), ("u32", "u64"), ("c64", "c128")}
+
+
+def _widened_by_x64(change) -> bool:
+    """A dtype change x64 makes by itself (a Python 1.0 is f32 without it, f64 with it): JAX
+    names the config alone, and casting the argument would not stop it.
+
+        >>> _widened_by_x64(Change("x", "dtype", "f32[] (weak)", "f64[] (weak)"))
+        True
+    """
+    if change.kind != "dtype":
+        return False
+    (a, a_dims), (b, b_dims) = (re.match(r"^([a-z]+\d*)(.*)$", t).groups()
+                                for t in (change.old, change.new))
+    return a_dims == b_dims and ((a, b) in _X64_PAIRS or (b, a) in _X64_PAIRS)
+
+
+_TRACE_OPTION_FIX = (
+    "{path} changed ({old} -> {new}): it is part of every jit's cache key ({set_by} sets "
+    "it), so the "
+    "function traced and compiled again; back at {old}, the earlier program is reused. "
+    "Set it once, at start-up, if every call should use it.",
+    'jax.config.update("{path}", {new_repr})    # once, at start-up')
+_DEFAULT_DEVICE_FIX = (
+    "jax_default_device changed ({old} -> {new}): as in JAX, the option itself is part of "
+    "every jit's cache key (a `with jax.default_device(...)` block sets it), even where the "
+    "program runs on the same device as before, so the function traced and compiled again; "
+    "back at {old}, the earlier program is reused. Set it once, at start-up, if every call "
+    "should use it.",
+    'jax.config.update("jax_default_device", {new_code})    # once, at start-up')
+_USER_CONTEXT_FIX = (
+    "{path} changed ({old} -> {new}): the value of a jax.make_user_context context is part "
+    "of every jit's cache key, so the function traced and compiled again for it; each value "
+    "compiles once, and back at {old} the earlier program is reused. If every call should "
+    "run under {new}, set it once instead of per block.",
+    "{context}.set_global({new_repr})    # once, at start-up: every call under one value")
+_NEW_CONTEXT_FIX = (
+    "A new jax.make_user_context context ({context}) was made after this function compiled "
+    "({old} -> {new} contexts): every jit's cache key holds each context's value, so every "
+    "jitted function traces and compiles again, once. Make your contexts at start-up, "
+    "before the first jitted call.",
+    "{context} = jax.make_user_context({value})    # at start-up, before any jitted call")

@@ -1,0 +1,173 @@
+"""A Change made with its fix: each kind's plain fix (a sentence and its code), how a template
+of this package's is filled in (`_fixed`, `_refixed`), and the fixes written for the jitted
+function by name and by how its source uses a static argument (`for_function`). The fixes
+for one cause (a static bool, a partial batch, ...) live beside the code that finds it.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from .change import _JIT_OPTIONS, Change, _root
+
+
+def _fixed(path, kind, old, new, name=None, dtype="float32") -> Change:
+    """A Change with its kind's plain fix (_FIXES), the template filled in for `path`."""
+    name = name or path
+    fix, snippet = _FIXES[kind]
+    if kind == "config" and path in dict(_JIT_OPTIONS):
+        fix, snippet = _OPTION_FIX
+    elif kind == "config" and path != "jax_enable_x64":
+        fix, snippet = _DEVICE_FIX
+    fill = dict(path=path, name=name, root=_root(path), old=old, new=new, dtype=dtype,
+                **_jitting())
+    return Change(path, kind, str(old), str(new), fix.format(**fill),
+                  _assignable(path, snippet.format(**fill)))
+
+
+def _refixed(change: Change, fix_and_snippet, **more) -> Change:
+    """`change` with another fix (a template of _FIXES' kind)."""
+    fix, snippet = fix_and_snippet
+    fill = dict(path=change.path, name=change.path, root=_root(change.path), old=change.old,
+                new=change.new, **_jitting())
+    fill.update(more)
+    return dataclasses.replace(change, fix=fix.format(**fill), snippet=snippet.format(**fill))
+
+
+_FIXES = {
+    "shape": ("Every new shape compiles anew. Pad or bucket {path} to a few fixed sizes (a "
+              "mask keeps the padding out of the result).",
+              "n = {path}.shape[0]\n"
+              "size = 1 << (n - 1).bit_length()        # the next power of two\n"
+              "{path} = jnp.pad({path}, [(0, size - n)] + [(0, 0)] * ({path}.ndim - 1))"),
+    "dtype": ("{path} came as {new} (before: {old}). Cast it before the call so that every "
+              "call has one dtype.",
+              "{path} = jnp.asarray({path}, jnp.{dtype})"),
+    "weak_type": ("A Python scalar is weakly typed and an array is not, so {path} flipping "
+                  "between them compiles anew. Pass the same kind every time (weak types: "
+                  "https://docs.jax.dev/en/latest/type_promotion.html#weak-types).",
+                  "{path} = jnp.asarray({path}, jnp.{dtype})    # always a (strong) array"),
+    # the last sentence is the note's fix in brief (notebook/compile_notes.py): the common
+    # case (a number that only sets values) goes last
+    "static": ("Each new value of a static argument compiles anew. If {name} sets a shape "
+               "(jnp.ones(n)) or a Python branch, a program per value is expected: keep its "
+               "values few (sizes rounded up to a few buckets). If {name} only sets values, "
+               "make it traced: drop it from static_argnums/static_argnames.",
+               "{bind}jax.jit({fun})    # {name} traced: one program for all its values"),
+    "traced": ("{name} was {old} and is {new} now: a static argument is a Python value baked "
+               "into the program, a traced one an abstract array. Treat it one way in every "
+               "call.",
+               "{bind}jax.jit({fun}, static_argnames=('{name}',))    # or traced, but always "
+               "the same"),
+    "structure": ("The arguments' pytree structure changed ({path}: {old} -> {new}), and every "
+                  "structure compiles anew. Keep the same keys and fields (zeros or a mask "
+                  "instead of a missing entry or None).",
+                  "{root} = {{**defaults, **{root}}}    # the same keys in every call"),
+    "constant": ("{name} is closed over: its value when traced is baked into the program. This "
+                 "compile picked up its new value, while cache hits keep the old one. Pass it "
+                 "as an argument instead.",
+                 "f = jax.jit(lambda x, {name}: ...)    # then call f(x, {name})"),
+    "config": ("jax_enable_x64 changed ({old} -> {new}): every default dtype changes, so "
+               "everything compiles anew. Set it once, at start-up.",
+               'jax.config.update("jax_enable_x64", {new})    # first thing, before any jit'),
+    "fresh_jit": ("This is a new jit(...) of the same code in a new function object (a "
+                  "lambda or nested def made anew): jit's cache is keyed on the function "
+                  "object, so making it anew every time (say in a loop) compiles every "
+                  "time. Make the jitted function once and reuse it.",
+                  "f_jit = jax.jit(f)            # once, outside the loop\n"
+                  "for batch in batches:\n"
+                  "    out = f_jit(batch)"),
+}
+_OPTION_FIX = ("{path} differs between two jits of this function ({old} -> {new}): each set "
+               "of jit options compiles a program of its own (JAX traces once, and lowers and "
+               "compiles twice). Jit the function once with the options you need, and call "
+               "that one.",
+               "f = jax.jit(g, {path}={new})    # once; call f everywhere")
+_DEVICE_FIX = ("The {path} changed ({old} -> {new}): a compiled program runs on one device. "
+               "Keep the inputs on one device, or expect one compile per device.",
+               "x = jax.device_put(x, jax.devices()[0])    # or %jxbackend cpu:0")
+
+
+_FIELD = re.compile(r"^(?P<obj>.+)\.(?P<field>[A-Za-z_]\w*)$")
+
+
+def _assignable(path: str, snippet: str) -> str:
+    """`snippet` with its `p.y = ...` lines (a namedtuple's field cannot be assigned) as
+    `p = p._replace(y=...)`."""
+    found = _FIELD.match(path)
+    if found is None:
+        return snippet
+    obj, field = found.group("obj"), found.group("field")
+    lines = []
+    for line in snippet.splitlines():
+        if line.startswith(f"{path} = "):
+            value = line[len(path) + 3:].partition("    #")[0]
+            line = f"{obj} = {obj}._replace({field}={value.strip()})" \
+                "    # dataclasses.replace(...) for a dataclass"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+# A fix's code jits the function as `{bind}jax.jit({fun}`: `f = jax.jit(f` where it is not
+# known yet, `jax.jit(update` once for_function knows its name (a learner pastes it as it is)
+_JIT_OF = "{bind}jax.jit({fun}"
+
+
+def _jitting(fun: str = "") -> dict:
+    """The fill of `{bind}` and `{fun}` in a fix's template, for the function named `fun`.
+
+        >>> _JIT_OF.format(**_jitting()), _JIT_OF.format(**_jitting("update"))
+        ('f = jax.jit(f', 'jax.jit(update')
+    """
+    return {"bind": "", "fun": fun} if fun else {"bind": "f = ", "fun": "f"}
+
+
+# a static argument's fix where the function's source says how it is used (argument_uses)
+_STATIC_STAYS = ("Each new value of a static argument compiles anew. {fun} needs {name} as "
+                 "a Python value ({uses}), so it must stay static and a program per value is "
+                 "expected. Keep its values few (sizes rounded up to a few buckets).",
+                 "")
+_STATIC_TRACED = ("Each new value of a static argument compiles anew, and {fun} only computes "
+                  "with {name}. Make it traced: drop it from static_argnums/static_argnames.",
+                  "{bind}jax.jit({fun})    # {name} traced: one program for all its values")
+
+
+def for_function(changes, fun, uses_of) -> tuple:
+    """`changes` with their fixes written for `fun`: its own name in the code (`jax.jit(update)`,
+    not a generic `f`, which a learner would paste as it is), and a static argument's advice
+    by how `fun`'s source uses it (`uses_of(fun, name)`: views/argument_uses.uses), where it
+    can be read: traced where it only computes, kept static where it sets a shape or a
+    Python branch.
+
+        >>> def update(w, lr):
+        ...     return w - lr * w
+        >>> from jxkernel.views.argument_uses import uses
+        >>> for_function([_fixed("lr", "static", 0.1, 0.05)], update, uses)[0].snippet
+        'jax.jit(update)    # lr traced: one program for all its values'
+    """
+    name = getattr(fun, "__name__", "")
+    if not name.isidentifier():
+        return tuple(changes)
+    out = []
+    for change in changes:
+        if change.kind == "static" and _generic(change):
+            used = uses_of(fun, change.path)     # (a function's or an object's: its own fix)
+            if used.found:
+                template = _STATIC_STAYS if used.python else _STATIC_TRACED
+                change = _refixed(change, template, **_jitting(name),
+                                  uses=", ".join(used.python))
+        generic = _JIT_OF.format(**_jitting())
+        lines = change.snippet.split("\n")          # (a fix made before `fun` was known:
+        if any(line.startswith(generic) for line in lines):     # its jit line, any line)
+            named = _JIT_OF.format(**_jitting(name))
+            change = dataclasses.replace(change, snippet="\n".join(
+                named + line[len(generic):] if line.startswith(generic) else line
+                for line in lines))
+        out.append(change)
+    return tuple(out)
+
+
+def _generic(change) -> bool:
+    """Whether `change` has its kind's plain fix (not one written for its value's kind)."""
+    plain = _fixed(change.path, change.kind, change.old, change.new)
+    return (change.fix, change.snippet) == (plain.fix, plain.snippet)

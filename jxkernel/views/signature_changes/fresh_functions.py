@@ -1,0 +1,58 @@
+"""A new function object of code jitted before (kind "fresh_jit"): jit's cache is keyed on the
+function object, so a lambda, a partial, a bound method, a wrapper, a closure or a cell run
+again compiles anew. The Change, and the fix for each way a new object is made (which one
+applies, views/recompile_explainer.py reads from the jitted function).
+"""
+from __future__ import annotations
+
+from .change import Change
+from .fixes import _fixed
+
+
+def fresh_jit_change(other_owner: str) -> Change:
+    """The "jit in a loop" change: `other_owner` describes the earlier jit object."""
+    return _fixed("(jit object)", "fresh_jit", other_owner, "a new jit object")
+
+
+_PARTIAL_FRESH_FIX = (
+    "This is jit(functools.partial({func}, ...)) made anew: every partial is a new function "
+    "object, and jit's cache is keyed on the function object, so each one traces and "
+    "compiles again. Jit {func} once and pass what the partial bound as arguments (static "
+    "if it must be).",
+    "f_jit = jax.jit({func})    # once\n"
+    "out = f_jit(k, x)    # k passed, not bound")
+_METHOD_FRESH_FIX = (
+    "This is jax.jit(obj.{method}) made anew: every `obj.{method}` is a new bound-method "
+    "object, and jit's cache is keyed on the function object, so each jit of it traces "
+    "and compiles again. Jit it once and reuse the jitted method.",
+    "{method}_jit = jax.jit(obj.{method})    # once, outside the loop\n"
+    "for batch in batches:\n"
+    "    out = {method}_jit(batch)")
+# jit of a wrapper made anew (jax.grad(loss), jax.checkpoint(loss, policy=p)): the wrapped
+# code is the same, the wrapper a new object, and its options may differ (another program)
+_WRAPPER_FRESH_FIX = (
+    "This is a new jit of {func} through a wrapper made anew ({wrapper}(...) or a decorator, "
+    "called again for this jit): jit's cache is keyed on the function object it is given, "
+    "so each new wrapper traces and compiles again. Make the jitted function once per set "
+    "of options and reuse it; wrappers with other options (another checkpoint policy, "
+    "other argnums) are other programs, each compiled once.",
+    "{func}_jit = jax.jit({wrapper}({func}))    # once, outside the loop; one per options")
+# a notebook cell defining and calling a jitted function, run again (or another cell of the
+# same code): its function is a new object, which JAX too has never seen
+_CELL_RERUN_FIX = (
+    "{now} defined this function anew ({before} defined one of the same code): running a "
+    "cell again makes new function objects, and jit's cache is keyed on the function "
+    "object, so its first call compiles again. Define and jit it in a cell of its own, run "
+    "once, and call it from other cells: they reuse its program however often they run.",
+    "{fname} = jax.jit({fun})    # in a cell of its own, run once\n"
+    "# in the cells that call it, run as often as you like:\n"
+    "out = {fname}(x)")
+_CLOSURE_FRESH_FIX = (
+    "This is a new function object of the same code, a closure over {names} made anew (a "
+    "factory, or a def inside a loop): jit's cache is keyed on the function object, so "
+    "each one traces and compiles again, even when {names} did not change. Pass {names} "
+    "as arguments to one jitted function (traced: one program for all values), or keep "
+    "one jitted function per value and reuse it.",
+    "@jax.jit\n"
+    "def f(x, {first}):     # what the closure read, now an argument\n"
+    "    ...")

@@ -1,0 +1,193 @@
+"""What differs in a leaf's type (JAX's "different input types"): its shape, dtype or weak type
+(kinds "shape", "dtype", "weak_type"); with the fix for each cause (a last, partial batch, a
+scalar grown into an array, a raw key then a typed one, two kinds of Python number, ...), and
+the shape's fix rewritten for the rows a vmap gives a jitted function (`rows_under_vmap`).
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import numpy as np
+
+from .change import Change, _aval_text
+from .fixes import _fixed, _refixed
+
+
+def _type_changes(before, after):
+    """The leaves of both signatures (named avals `before` and `after`) whose shape, dtype or
+    weak type differ: a Change each, its fix by what the change looks like (a last, partial
+    batch, a scalar grown into an array, two kinds of Python number, ...)."""
+    batches = _partial_batches(before, after)
+    for path, a in after.items():
+        b = before.get(path)
+        if b is None or a == b:
+            continue
+        if a.shape != b.shape:
+            # the weak flag only where it changed too (a Python number grown into an array)
+            text = _aval_text if a.weak_type != b.weak_type else type(a).str_short
+            change = _fixed(path, "shape", text(b), text(a))
+            if any(not isinstance(d, (int, np.integer)) for d in (*a.shape, *b.shape)):
+                change = _refixed(change, _SYMBOLIC_FIX)    # an export's symbolic shape
+            elif _is_key(a) != _is_key(b):         # PRNGKey's u32[2], key's key<fry>[]
+                change = _refixed(change, _KEY_FIX)
+            elif len(a.shape) == len(b.shape) >= 1 and a.shape[1:] == b.shape[1:] and \
+                    (b.shape[0], a.shape[0]) in batches:  # fewer rows: a last, partial batch
+                change = _refixed(change, _PARTIAL_BATCH_FIX, size=b.shape[0])
+            elif not b.shape:                      # a scalar grown into an array
+                change = _refixed(change, _GROWN_FIX, shape=tuple(a.shape),
+                                  dtype=a.dtype.name)
+            elif len(a.shape) != len(b.shape) or not a.shape:
+                change = _refixed(change, _RANK_FIX)
+            else:                                  # one axis or more of another length
+                change = _bucket_change(change, b.shape, a.shape)
+            # (a scalar grown into an array is told to start with the new shape and dtype)
+            if a.dtype != b.dtype and b.shape and not _is_key(a) and not _is_key(b):
+                change = _with_cast(change, b.dtype.name, a.dtype.name)
+            yield change
+        elif a.dtype != b.dtype:
+            change = _fixed(path, "dtype", _aval_text(b), _aval_text(a), dtype=b.dtype.name)
+            if a.weak_type and b.weak_type and not b.shape:       # two Python scalars
+                # the wider kind of the two: float(x) keeps an int's value, int(x) would
+                # truncate 2.5 to 2 (a wrong result for a compile saved)
+                kind = max(a.dtype.kind, b.dtype.kind, key=lambda k: _PY_ORDER.get(k, 2))
+                change = _refixed(change, _PY_SCALAR_FIX, py=_PY_TYPE.get(kind, "float"))
+            yield change
+        else:
+            change = _fixed(path, "weak_type", _aval_text(b), _aval_text(a), dtype=a.dtype.name)
+            if b.weak_type and not a.shape:       # a Python number, then a 0-d array
+                change = _refixed(change, _NUMBER_THEN_ARRAY_FIX, dtype=a.dtype.name)
+            yield change
+
+
+def _with_cast(change: Change, old_dtype: str, new_dtype: str) -> Change:
+    """A shape change whose dtype changed too: its fix alone would still compile once per
+    dtype, so the cast to the earlier dtype joins it (f32[3] -> i32[4]: pad, and cast)."""
+    fix = (f"{change.fix} Its dtype changed too ({old_dtype} -> {new_dtype}): cast it as "
+           f"well, so that every call has one dtype.")
+    cast = f"{change.path} = jnp.asarray({change.path}, jnp.{old_dtype})"
+    snippet = f"{cast}\n{change.snippet}" if change.snippet else cast
+    return dataclasses.replace(change, fix=fix, snippet=snippet)
+
+
+def _bucket_change(change, old_shape, new_shape) -> Change:
+    """The bucketing fix for the first axis whose length changed (padding axis 0 left an
+    f32[5,3] -> f32[5,4] two programs), its buckets powers of two at least the one holding
+    both lengths seen (3 and 2 bucketed alone are 4 and 2: two programs still)."""
+    axis = next(i for i, (m, n) in enumerate(zip(old_shape, new_shape)) if m != n)
+    return _refixed(change, _BUCKET_FIX, **_bucket_fill(axis, old_shape, new_shape, change.path))
+
+
+# how far the bucketing fix's promise goes: lengths up to 2**(_DOUBLINGS - 1) times its floor
+_DOUBLINGS = 5
+
+
+def _bucket_fill(axis, old_shape, new_shape, array, offset=0) -> dict:
+    """The bucketing snippet's blanks for `axis` (of an array `offset` axes deeper): its
+    floor (the power of two holding both lengths seen), the pads before and after, and what
+    it achieves (lengths up to the floor: one program; each doubling past it: one more)."""
+    floor = 1 << (max(old_shape[axis], new_shape[axis]) - 1).bit_length()
+    at = axis + offset
+    return dict(axis=at, floor=floor, before=f"[(0, 0)] * {at} + " if at else "",
+                after=f" + [(0, 0)] * ({array}.ndim - {at + 1})",
+                most=_DOUBLINGS, upto=floor << (_DOUBLINGS - 1))
+
+
+def rows_under_vmap(changes) -> tuple:
+    """`changes` of a jitted function traced under vmap: a row's new shape is told as such,
+    with its fix on the array vmap is given (vmap's mapped axis changing retraces nothing)."""
+    out = []
+    for c in changes:
+        if c.kind == "shape" and c.fix.startswith(_BUCKET_FIX[0][:30]):
+            old, new = _shape_of(c.old), _shape_of(c.new)
+            if old is not None and new is not None and len(old) == len(new):
+                axis = next(i for i, (m, n) in enumerate(zip(old, new)) if m != n)
+                c = _refixed(c, _VMAP_ROWS_FIX, **_bucket_fill(axis, old, new, "xs", offset=1))
+        out.append(c)
+    return tuple(out)
+
+
+def _shape_of(text):
+    """(3, 4) from "f32[3,4]" (None for a symbolic or unreadable one)."""
+    m = re.match(r"^[a-z]+\d*\[([\d,]*)\]", text)
+    return None if m is None else tuple(int(d) for d in m.group(1).split(",") if d)
+
+
+def _partial_batches(before, after) -> set:
+    """(rows before, rows now) of the leaves that lost rows as a last, partial batch does:
+    a leaf of rank 2 or more, its other dimensions kept; the vectors of the same batch (its
+    labels) lose as many rows with it."""
+    return {(b.shape[0], a.shape[0]) for p, a in after.items()
+            for b in [before.get(p)] if b is not None and len(a.shape) == len(b.shape) >= 2
+            and a.shape[1:] == b.shape[1:] and a.shape[0] < b.shape[0]}
+
+
+def _is_key(aval) -> bool:
+    """Whether an aval is a typed PRNG key's (key<fry>[])."""
+    return str(aval.str_short()).startswith("key<")
+
+
+_PY_TYPE = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}
+_PY_ORDER = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
+_NUMBER_THEN_ARRAY_FIX = (
+    "{path} was weakly typed (a Python number, or made from one) and is a {dtype} array "
+    "now (strong), two types: often an accumulator started as 0.0 and then given a jitted "
+    "function's result. "
+    "Make it an array from the start (weak types: "
+    "https://docs.jax.dev/en/latest/type_promotion.html#weak-types).",
+    "{path} = jnp.asarray({path}, jnp.{dtype})    # an array from the start")
+_PY_SCALAR_FIX = ("{path} came as {new} (before: {old}): two Python numbers of different "
+                  "kinds (say 1 and 1.0) are two types. Pass the same kind every time.",
+                  "{path} = {py}({path})    # always a Python {py}")
+_SYMBOLIC_FIX = (
+    "{path} was {old} in a jax.export with a symbolic shape, a program for every size; a "
+    "call of the jitted function compiles for the concrete shape it is given ({new}), "
+    "once per shape. This is expected: nothing to fix (the exported program is the "
+    "Exported's, run by its .call).",
+    "")
+_PARTIAL_BATCH_FIX = (
+    "{path} has fewer rows than before ({old} -> {new}), as the last, partial batch of an "
+    "epoch has, and every new shape compiles anew. Pad it to the {size} rows compiled "
+    "before (a mask keeps the padding out of the result), or drop the partial batch.",
+    "n = {path}.shape[0]\n"
+    "{path} = jnp.pad({path}, [(0, {size} - n)] + [(0, 0)] * ({path}.ndim - 1))\n"
+    "mask = jnp.arange({size}) < n    # weigh the padded rows 0")
+# a reshape or atleast_1d would not help: f32[3] and f32[1] are two programs too
+_BUCKET_FIX = (
+    "Every new shape compiles anew. Pad or bucket {path} to a few fixed sizes (a mask keeps "
+    "the padding out of the result): padded as below, lengths up to {floor} share one "
+    "program and each doubling past it adds one, at most {most} compiles for lengths up to "
+    "{upto} (not one: a length past the last bucket compiles again).",
+    "n = {path}.shape[{axis}]\n"
+    "size = max({floor}, 1 << (n - 1).bit_length())    # a power of two, at least {floor}\n"
+    "{path} = jnp.pad({path}, {before}[(0, size - n)]{after})")
+# a jitted function under vmap sees rows: the fix pads what vmap is given, along the row's axis
+_VMAP_ROWS_FIX = (
+    "{path} is a row of what vmap maps over, and its shape changed ({old} -> {new}): the "
+    "mapped axis may change freely (5 rows or 7 reuse one trace), a row of another shape is "
+    "another program. If the two calls map different axes (another in_axes), a compile for "
+    "each is expected. If the rows grew, pad the array given to vmap along the row's axis: "
+    "lengths up to {floor} then share one program and each doubling past it adds one, at "
+    "most {most} compiles for lengths up to {upto}.",
+    "n = xs.shape[{axis}]    # xs: the array given to vmap (mapped over axis 0)\n"
+    "size = max({floor}, 1 << (n - 1).bit_length())    # a power of two, at least {floor}\n"
+    "xs = jnp.pad(xs, {before}[(0, size - n)]{after})")
+_RANK_FIX = ("{path} changed rank ({old} -> {new}), and every shape is a program of its own: "
+             "a compile per rank is expected. Nothing to fix unless it is one value that "
+             "should keep one shape (then make it that shape where it is made).",
+             "")
+# a state started as a Python number and given back by the jitted function as an array
+# (a velocity started as 0.0): made with the array's shape and dtype from the start
+_GROWN_FIX = (
+    "{path} was a scalar ({old}) and is an array now ({new}): every shape compiles anew. If "
+    "it is a state started as 0.0 and given back by the jitted function as an array, make "
+    "it with that shape and dtype from the start; if the calls really take two shapes, a "
+    "compile for each is expected.",
+    "{path} = jnp.broadcast_to(jnp.asarray({path}, jnp.{dtype}), {shape})    # from the "
+    "start")
+_KEY_FIX = (
+    "{path} was {old} and is {new} now: a raw key (jax.random.PRNGKey, u32[2]) and a typed "
+    "key (jax.random.key) are two types, each compiled. Make keys one way: typed keys "
+    "everywhere (raw ones wrapped).",
+    "if not jnp.issubdtype({path}.dtype, jax.dtypes.prng_key):\n"
+    "    {path} = jax.random.wrap_key_data({path})    # typed keys, every call")

@@ -1,0 +1,237 @@
+"""What differs in the static arguments: a new value (kind "static"), an argument static in
+one jit and traced in the other ("traced"), one passed by position, then by keyword; each with
+the fix its value's kind calls for (a bool, a dataclass, a function made anew, an object
+compared by identity, ...).
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from .change import _aval_text, _root
+from .fixes import _fixed, _refixed
+
+# a static on one side only, and how a change says it
+_ABSENT = object()
+_DEFAULT = "(not passed: its default)"
+
+
+def _traced_changes(old, new, flipped):
+    """An argument static in one signature and traced in the other."""
+    def side(sig, name):
+        value = dict(sig.statics).get(name, _ABSENT)
+        if value is not _ABSENT:
+            return f"static {value!r}"
+        return ", ".join(_aval_text(a) for p, a in sig.named if _root(p) == name) or "absent"
+    for name in sorted(flipped):
+        change = _fixed(name, "traced", side(old, name), side(new, name))
+        arrays = [a for sig in (old, new) for p, a in sig.named if _root(p) == name]
+        if any(a.shape for a in arrays):      # an array (not hashable) cannot be static
+            change = _refixed(change, _ARRAY_TRACED_FIX)
+        yield change
+
+
+def _static_changes(old_static, new_static, flipped):
+    """The statics (name: value) of another value or passed on one side only, each with the
+    fix its value's kind calls for."""
+    for name in sorted(set(old_static) | set(new_static), key=str):
+        if name in flipped:
+            continue
+        before, after = old_static.get(name, _ABSENT), new_static.get(name, _ABSENT)
+        if before is _ABSENT or after is _ABSENT or not _same_static(before, after):
+            change = _fixed(str(name), "static",
+                            _DEFAULT if before is _ABSENT else _static_repr(before),
+                            _DEFAULT if after is _ABSENT else _static_repr(after), name=name)
+            if before is _ABSENT or after is _ABSENT:    # not "a new value": drop nothing
+                passed = after if before is _ABSENT else before
+                change = _refixed(change, _STATIC_DEFAULT_FIX, value=_static_repr(passed))
+            elif before == after:                        # True and 1: equal, other types
+                change = _refixed(change, _STATIC_TYPE_FIX, old_type=type(before).__name__,
+                                  new_type=type(after).__name__, py=_py_type(before, after))
+            elif (before is None) != (after is None):    # None or a value: traced, two too
+                change = _refixed(change, _STATIC_NONE_FIX)
+            elif _hashed_by_identity(after) and callable(after):   # a new lambda, a partial
+                change = _refixed(change, _STATIC_FUNCTION_FIX,
+                                  kind=type(after).__name__,
+                                  func=getattr(getattr(after, "func", None), "__name__", "g"))
+            elif _hashed_by_identity(after):
+                names = _fields(after) or ["field"]
+                tail = "," if len(names) == 1 else ""        # (self.k,): a tuple of one
+                change = _refixed(change, _IDENTITY_FIX, kind=type(after).__name__,
+                                  fields=", ".join(f"self.{k}" for k in names) + tail,
+                                  other=", ".join(f"other.{k}" for k in names) + tail)
+            elif isinstance(after, bool) and isinstance(before, bool):
+                change = _refixed(change, _BOOL_STATIC_FIX)
+            elif after is not _ABSENT and dataclasses.is_dataclass(after) and \
+                    not isinstance(after, type):
+                change = _refixed(change, _DATACLASS_STATIC_FIX, **_dataclass_fields(after))
+            elif _pytree_fields(after) is not None:      # its own class, of number fields
+                fields = _pytree_fields(after)
+                change = _refixed(change, _OBJECT_STATIC_FIX, kind=type(after).__name__,
+                                  leaves=", ".join(f"m.{k}" for k in fields) + ",")
+            elif after is not _ABSENT and not _traceable(after):
+                change = _refixed(change, _STATIC_KEEP_FIX, kind=type(after).__name__)
+            yield change
+
+
+def _py_type(before, after) -> str:
+    """The type to make both of two equal static values: the old one's, or where either is
+    a NumPy scalar (np.int32(3) and 3), the Python type of its value (`int32(n)` is no name
+    in a learner's cell; int(n) makes both one key)."""
+    if isinstance(before, np.generic) or isinstance(after, np.generic):
+        return type(np.asarray(before).item()).__name__
+    return type(before).__name__
+
+
+def _static_keyword_changes(old, new, flipped):
+    """A static argument of the same value passed by position in one call and by keyword in
+    the other: JAX keys its cache on how it came (f(x, 2) and f(x, n=2) trace twice)."""
+    old_static, new_static = dict(old.statics), dict(new.statics)
+    for name in sorted(set(old_static) & set(new_static), key=str):
+        if name in flipped or not _same_static(old_static[name], new_static[name]):
+            continue
+        was, now = name in old.by_keyword, name in new.by_keyword
+        if was != now:
+            how = {True: "by keyword", False: "by position"}
+            yield _refixed(_fixed(str(name), "structure", how[was], how[now], name=name),
+                           _STATIC_KEYWORD_FIX)
+
+
+def _fields(value) -> list:
+    """The attributes of an object of a user's class (its __dict__), or []."""
+    found = getattr(value, "__dict__", None)
+    return list(found) if isinstance(found, dict) else []
+
+
+def _static_repr(value) -> str:
+    """A static value as a change shows it: its repr, but for an object of a class keeping
+    object's own repr (an address, which tells a learner nothing) its class and fields:
+    Model(k=2)."""
+    if type(value).__repr__ is not object.__repr__ or not _fields(value):
+        return repr(value)
+    fields = _fields(value)
+    inner = ", ".join(f"{k}={_short(getattr(value, k))}" for k in fields[:4])
+    return f"{type(value).__name__}({inner}{', …' if len(fields) > 4 else ''})"
+
+
+def _short(value, limit=30) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _pytree_fields(value):
+    """The fields of an object of a user's class whose fields are all numbers and whose
+    constructor takes them in order (Model(k) with self.k = k): it can be registered as a
+    pytree and traced (register_pytree_node, its fields the leaves). None otherwise."""
+    fields = _fields(value)
+    if not fields or not all(_traceable(getattr(value, k)) for k in fields):
+        return None
+    try:
+        import inspect
+        params = list(inspect.signature(type(value)).parameters)
+    except (TypeError, ValueError):
+        return None
+    return fields if params == fields else None
+
+
+def _same_static(a, b) -> bool:
+    """One static value for jit's key, as JAX's tree_util.Static compares them: equal and of
+    the same type (True and 1, 2.0 and 2 are two keys)."""
+    return type(a) is type(b) and a == b
+
+
+def _dataclass_fields(value) -> dict:
+    """A frozen dataclass used as a static value: its number fields (which could be traced
+    data fields of a registered pytree) and the others (meta fields)."""
+    fields = [f.name for f in dataclasses.fields(value)]
+    data = [n for n in fields if _traceable(getattr(value, n, None))]
+    return dict(kind=type(value).__name__, data=data,
+                meta=[n for n in fields if n not in data])
+
+
+def _traceable(value) -> bool:
+    """Whether a static value could be passed traced instead: a number or a NumPy value."""
+    return isinstance(value, (bool, int, float, complex, np.number, np.bool_, np.ndarray))
+
+
+def _hashed_by_identity(value) -> bool:
+    """An object whose class keeps object's own __hash__ and __eq__: every instance is a new
+    static value, however alike."""
+    kind = type(value)
+    return kind.__hash__ is object.__hash__ and kind.__eq__ is object.__eq__
+
+
+_ARRAY_TRACED_FIX = (
+    "{name} was {old} and is {new} now: static in one jit, traced in the other. An array "
+    "cannot be static (it is not hashable): keep {name} traced in every jit of the "
+    "function.",
+    "{bind}jax.jit({fun})    # {name} traced (no static_argnums for it)")
+_BOOL_STATIC_FIX = (
+    "{name} is a static bool ({old} -> {new}): each of its two values compiles once, and "
+    "later calls reuse that program, so at most two compiles. That is usually fine; for one "
+    "program, pass it traced and choose with jnp.where or lax.cond instead of a Python if.",
+    "out = jax.lax.cond({name}, branch_true, branch_false, x)    # {name} traced: one "
+    "program")
+_DATACLASS_STATIC_FIX = (
+    "{name} is a static {kind} ({old} -> {new}): it is hashed by its fields, so an equal "
+    "{kind} reuses the program, and each new value compiles once. To pass its numbers "
+    "traced (one program for all their values), register {kind} as a pytree with them as "
+    "data fields and drop {name} from static_argnums/static_argnames.",
+    "jax.tree_util.register_dataclass({kind}, data_fields={data}, meta_fields={meta})\n"
+    "{bind}jax.jit({fun})    # {name} traced: its data fields are arrays")
+_STATIC_KEYWORD_FIX = (
+    "{name} has the same value but came {old} in one call and {new} in the other: how a "
+    "static argument is passed is part of the cache key. Pass it the same way every time.",
+    "f(x, {name}={name})    # always by keyword (or always by position)")
+_STATIC_KEEP_FIX = (
+    "{name} is static ({old} -> {new}): each value compiles once, and later calls with a "
+    "value seen before reuse its program. A {kind} cannot be traced, so a compile per value "
+    "is what to expect; for many values, map them to an integer and choose with "
+    "lax.switch (the integer traced: one program).",
+    "i = MODES.index({name})                      # an int, traced\n"
+    "out = jax.lax.switch(i, [branch_0, branch_1], x)")
+# a function passed static (apply(fn, x), fn in static_argnums): functions compare by
+# identity, so a lambda or a partial made anew each call is a new key, however alike
+_STATIC_FUNCTION_FIX = (
+    "{name} is a function passed static, and a {kind} is compared by identity: a new one "
+    "each call (a lambda or a partial made anew) is a new key and compiles anew, however "
+    "alike. Make it once, outside the loop, and pass that same object (a partial can "
+    "instead go traced, as jax.tree_util.Partial: its bound arrays are leaves, one program "
+    "for all their values).",
+    "{name} = ...    # made once, outside the loop\n"
+    "for batch in batches:\n"
+    "    out = f({name}, batch)    # the same object every call")
+_IDENTITY_FIX = ("{name} is a {kind} object, and {kind} keeps object's own hash and ==, by "
+                 "identity: every new instance is a new static value and compiles anew, however "
+                 "alike. Reuse one instance, or give {kind} __hash__ and __eq__ over the fields "
+                 "that matter (or register it as a pytree, its arrays traced).",
+                 "def __hash__(self): return hash(({fields}))          # in class {kind}\n"
+                 "def __eq__(self, other): return isinstance(other, {kind}) and "
+                 "({fields}) == ({other})")
+# a static left to its default in one call and passed in the other (JAX: the keywords' dict
+# has one child more); a new value would be no cause: f(x) and f(x, n=2) for n=2 by default
+_STATIC_DEFAULT_FIX = (
+    "{name} was {old} and is {new} now: jit's key holds the arguments as they were passed, "
+    "so leaving {name} to its default and passing it are two keys, each compiled, even for "
+    "the default's own value. Pass {name} in every call, or in none.",
+    "f(..., {name}={value})    # {name} passed in every call")
+_STATIC_TYPE_FIX = (
+    "{name} is {new} ({new_type}) now and was {old} ({old_type}): equal values, but jit's key "
+    "tells a static value's type apart (True and 1, 2.0 and 2), so each compiles. Pass one "
+    "type in every call.",
+    "{name} = {py}({name})    # one type in every call")
+_STATIC_NONE_FIX = (
+    "{name} was {old} and is {new} now: None and a value are two programs whether {name} is "
+    "static or traced (None is an empty pytree, a number a leaf). For one program, pass a "
+    "value that means what None did (jnp.inf for no limit, 0.0 for nothing to add) in every "
+    "call, and make {name} traced.",
+    "{bind}jax.jit({fun})    # {name} traced, not in static_argnums/static_argnames\n"
+    "f(..., {name}=jnp.inf)    # a value meaning \"off\" where None was passed")
+_OBJECT_STATIC_FIX = (
+    "{name} is static ({old} -> {new}): a {kind} with equal fields reuses its program, a new "
+    "value compiles anew. Its fields are numbers: register {kind} as a pytree and pass it "
+    "traced (not static), and one program serves every value.",
+    "jax.tree_util.register_pytree_node(\n"
+    "    {kind}, lambda m: (({leaves}), None), lambda _, leaves: {kind}(*leaves))\n"
+    "{bind}jax.jit({fun})    # {name} traced: its fields are the leaves")

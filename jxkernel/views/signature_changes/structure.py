@@ -1,0 +1,296 @@
+"""What differs in the arguments' pytree structure (kind "structure"): an array, then a list
+of numbers; another kind of node (a tuple for a namedtuple, None for an array); an argument
+or a list item come or gone; a registered pytree's metadata; an argument passed by keyword,
+then by position. Each with its fix.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from .change import Change, _aval_text, _root
+from .fixes import _assignable, _fixed, _refixed
+
+
+def _structure_changes(old, new, flipped, before, after):
+    """The leaves come or gone between the two signatures' (named avals `before` and
+    `after`), and a structure that differs otherwise: one Change per argument, node or leaf."""
+    moved = [p for p in after if p not in before] + [p for p in before if p not in after]
+    explained = False
+    for root in sorted({_root(p) for p in moved}, key=str):
+        change = _array_or_container(root, before, after)
+        if change is not None:              # one change for the argument, not one per leaf
+            moved, explained = [p for p in moved if _root(p) != root], True
+            yield change
+    node = None if explained else _node_change(old, new)
+    if node is not None:                    # one change for the node, not one per leaf
+        moved = [p for p in moved if not _under(p, node.path)]
+        explained = True
+        yield node
+    for path in sorted(moved):
+        change = _fixed(path, "structure",
+                        _aval_text(before[path]) if path in before else "absent",
+                        _aval_text(after[path]) if path in after else "absent")
+        if path == _root(path) and _none_passed(old, new, path in before):   # None, array
+            side = (after if path in after else before)[path]
+            change = _refixed(dataclasses.replace(
+                change, **{"old" if path in after else "new": "None"}), _NONE_ARGUMENT_FIX,
+                shape=tuple(side.shape))
+        elif path == _root(path):                   # a whole argument passed, then not
+            change = _refixed(change, _ARGUMENT_FIX)
+        elif path.endswith("]") and re.search(r"\[\d+\]$", path):   # a list's length
+            change = _refixed(change, _LENGTH_FIX)
+        yield change
+    if not moved and not flipped and not explained and old.treedef is not None and \
+            new.treedef is not None and old.treedef != new.treedef:
+        change = _fixed("(arguments)", "structure", str(old.treedef), str(new.treedef))
+        meta = _metadata_change(old.treedef, new.treedef)
+        if meta is not None:                # a registered pytree's meta fields differ
+            kind, was, now = meta
+            change = _refixed(dataclasses.replace(change, old=f"{kind} meta {was!r}",
+                                                  new=f"{kind} meta {now!r}"), _META_FIX,
+                              kind=kind)
+        elif _by_keyword_now(old.treedef, new.treedef):
+            moved_by = _keyword_moves(old.treedef, new.treedef)
+            if moved_by:                    # name the argument, not the two PyTreeDefs
+                name, was, now = moved_by
+                change = dataclasses.replace(change, path=name, old=was, new=now)
+            change = _refixed(change, _KEYWORD_FIX)
+        else:
+            change = _refixed(change, _TREE_FIX)
+        yield change
+
+
+def _array_or_container(root, before, after):
+    """`root` passed as one array in one call and as a list/tuple/dict of Python numbers in
+    the other (f(jnp.array([1., 2.])), then f([1., 2.])): one Change, or None."""
+    def split(side):
+        whole = side.get(root)
+        parts = {p: a for p, a in side.items() if p != root and _root(p) == root}
+        return whole, parts
+    (whole_b, parts_b), (whole_a, parts_a) = split(before), split(after)
+    if whole_b is not None and parts_a and not parts_b and whole_a is None:
+        whole, parts, old_is_array = whole_b, parts_a, True
+    elif whole_a is not None and parts_b and not parts_a and whole_b is None:
+        whole, parts, old_is_array = whole_a, parts_b, False
+    else:
+        return None
+    if any(a.shape for a in parts.values()):     # a container of arrays: not this mistake
+        return None
+    items = f"{len(parts)} Python numbers ({', '.join(_aval_text(a) for a in parts.values())})"
+    old, new = (_aval_text(whole), items) if old_is_array else (items, _aval_text(whole))
+    return _refixed(_fixed(root, "structure", old, new), _NUMBERS_FIX)
+
+
+def _node_change(old, new):
+    """The first place where the two structures hold another kind of node (a tuple for a
+    namedtuple, () or an array for None: JAX's "so their Python types differ"), as one
+    Change with the fix that makes it the old kind again; None where they differ otherwise
+    (keys, lengths, metadata) or an argument is None on one side (_NONE_ARGUMENT_FIX's)."""
+    try:
+        found = _node_difference(old.treedef, new.treedef, ())
+    except (AttributeError, TypeError, ValueError):
+        return None
+    if found is None or len(found[0]) < 2:
+        return None
+    keys, a, b = found
+    path = _node_path(keys, old, new)
+    if path is None or (path == _root(path) and "leaf" in (a[0], b[0])):
+        return None
+    was, now = _node_text(a[0], old, path), _node_text(b[0], new, path)
+    change = Change(path, "structure", was, now)
+    if {a[0], b[0]} == {type(None), "leaf"}:        # None, then an array (or back)
+        aval = dict(new.named if b[0] == "leaf" else old.named).get(path)
+        if aval is None:        # a body's leaves named otherwise than the node's path
+            return None         # (a while_loop's carry under vmap, in Equinox): told per leaf
+        change = _refixed(dataclasses.replace(change, **{
+            "old" if a[0] is type(None) else "new": "None"}), _NONE_ARGUMENT_FIX,
+            shape=tuple(aval.shape))
+    else:
+        change = _refixed(change, _CONTAINER_FIX, convert=_convert_to(a[0], path))
+    return dataclasses.replace(change, snippet=_assignable(path, change.snippet))
+
+
+def _node_difference(old, new, keys):
+    """(keys down to it, old node data, new node data) of the first node of another type,
+    depth first; None where the structures are alike down to nodes of one type with other
+    keys or children (not this module's "another container")."""
+    a, b = old.node_data() or ("leaf", None), new.node_data() or ("leaf", None)
+    if a[0] is not b[0]:
+        return keys, a, b
+    ca, cb = old.children(), new.children()
+    if a[1] != b[1] or len(ca) != len(cb):
+        return None
+    for i, (x, y) in enumerate(zip(ca, cb)):
+        found = _node_difference(x, y, (*keys, (a, a[1][i] if a[0] is dict else i)))
+        if found is not None:
+            return found
+    return None
+
+
+def _node_path(keys, old, new) -> str | None:
+    """A node's keys as a path written as the leaves' ("p['extra']", "p.x"): the argument's
+    name is its first leaf's (on either side), a keyword's its key. A jit call's structure is
+    (args, kwargs); a loop body's, its arguments' tuple alone."""
+    pair = _is_call_pair(new.treedef) and _is_call_pair(old.treedef)
+    if pair:
+        (_, top), (_, arg), *rest = keys
+    else:
+        top, ((_, arg), *rest) = 0, keys
+    if top == 1:
+        path = str(arg)
+    else:
+        path = None
+        for sig in (new, old):
+            args = sig.treedef.children()[0].children() if pair else sig.treedef.children()
+            offset = sum(c.num_leaves for c in args[:arg])
+            if arg < len(args) and args[arg].num_leaves and offset < len(sig.named):
+                path = _root(sig.named[offset][0])
+                break
+        if path is None:
+            return None
+    for (kind, _), key in rest:
+        fields = getattr(kind, "_fields", None)
+        path += f"[{key!r}]" if kind is dict else f".{fields[key]}" if fields else f"[{key}]"
+    return path
+
+
+def _is_call_pair(treedef) -> bool:
+    """Whether `treedef` is a call's (args tuple, kwargs dict)."""
+    children = treedef.children()
+    return len(children) == 2 and children[1].node_data() is not None and \
+        children[1].node_data()[0] is dict
+
+
+def _node_text(kind, sig, path) -> str:
+    """A node as a change shows it: None, a tuple, Point (a namedtuple), an array's type."""
+    if kind == "leaf":      # (a body's leaves may be named otherwise than `path`: a while
+        aval = dict(sig.named).get(path)          # loop's carry under vmap, seen in Equinox)
+        return _aval_text(aval) if aval is not None else "a leaf"
+    if kind is type(None):
+        return "None"
+    return f"a {kind.__name__}"
+
+
+def _convert_to(kind, path) -> str:
+    """Code making `path` the kind of node it was: Point(*p), tuple(xs), None."""
+    if kind is type(None):
+        return f"{path} = None    # one kind of empty value, every call"
+    name = kind.__name__ if kind in (tuple, list, dict) or getattr(kind, "_fields", None) \
+        else None
+    star = "*" if getattr(kind, "_fields", None) else ""
+    return f"{path} = {name}({star}{path})    # one container type, every call" if name \
+        else ""
+
+
+def _under(path, node) -> bool:
+    """Whether a leaf's path is `node` or below it."""
+    return path == node or path.startswith((node + "[", node + "."))
+
+def _none_passed(old, new, old_has_it) -> bool:
+    """Whether an argument with leaves on one side was passed None on the other (not left
+    to its default): the same arguments were passed, and the side without has one None more."""
+    def nones(tree):
+        args, kwargs = tree.children()
+        return sum(str(c) == "PyTreeDef(None)" for c in (*args.children(), *kwargs.children()))
+    try:
+        (a, ka), (b, kb) = old.treedef.children(), new.treedef.children()
+        if len(a.children()) != len(b.children()) or ka.node_data() != kb.node_data():
+            return False
+        return nones(new.treedef if old_has_it else old.treedef) > \
+            nones(old.treedef if old_has_it else new.treedef)
+    except (AttributeError, TypeError, ValueError):
+        return False
+
+
+def _metadata_change(old_tree, new_tree):
+    """(type name, old, new) where the two structures hold the same registered pytree type
+    with other metadata (a register_dataclass meta field, a custom node's aux data), or
+    None."""
+    try:
+        a, b = old_tree.node_data(), new_tree.node_data()
+        if a is None or b is None or a[0] is not b[0]:
+            return None
+        if a[1] != b[1] and a[0] not in (dict, list, tuple, type(None)):
+            return getattr(a[0], "__name__", str(a[0])), a[1], b[1]
+        ca, cb = old_tree.children(), new_tree.children()
+    except (AttributeError, TypeError, ValueError):
+        return None
+    if len(ca) != len(cb):
+        return None
+    for x, y in zip(ca, cb):
+        found = _metadata_change(x, y)
+        if found is not None:
+            return found
+    return None
+
+
+def _by_keyword_now(old_tree, new_tree) -> bool:
+    """Whether the (args, kwargs) structures differ in which arguments came by keyword."""
+    try:
+        (old_args, old_kwargs), (new_args, new_kwargs) = old_tree.children(), new_tree.children()
+        return old_args.num_leaves != new_args.num_leaves and \
+            old_kwargs.num_leaves != new_kwargs.num_leaves
+    except (AttributeError, ValueError, TypeError):
+        return False
+
+
+def _keyword_moves(old_tree, new_tree):
+    """(argument names, how it came before, how now) for the arguments that came by keyword
+    in one call and by position in the other, or None:
+
+        ("y", "by position", "by keyword")
+    """
+    try:
+        old_keys = set(old_tree.children()[1].node_data()[1])
+        new_keys = set(new_tree.children()[1].node_data()[1])
+    except (AttributeError, IndexError, TypeError, ValueError):
+        return None
+    if new_keys - old_keys:
+        return ", ".join(sorted(new_keys - old_keys)), "by position", "by keyword"
+    if old_keys - new_keys:
+        return ", ".join(sorted(old_keys - new_keys)), "by keyword", "by position"
+    return None
+
+
+_NUMBERS_FIX = (
+    "{path} was {old} and is {new} now: one array and a list (or tuple, dict) of Python "
+    "numbers are different pytrees (each number is an input of its own, weakly typed), and "
+    "each structure compiles anew. Pass an array every time.",
+    "{path} = jnp.asarray({path})    # one array, every call")
+_META_FIX = (
+    "A {kind}'s meta fields are part of the pytree structure, like a static argument: "
+    "{old} -> {new} compiles anew (each value once; an equal one reuses its program). If "
+    "the field should change without compiling, make it a data field (an array, traced).",
+    "jax.tree_util.register_dataclass({kind}, data_fields=[...], meta_fields=[...])    # "
+    "numbers that vary: data")
+# an argument passed None in one call and an array in the other (not left out)
+_NONE_ARGUMENT_FIX = (
+    "{path} was {old} and is {new} now: None is an empty pytree and an array a leaf, two "
+    "argument structures, each compiled. Pass an array in every call (zeros where None "
+    "meant nothing to add).",
+    "{path} = jnp.zeros({shape}) if {path} is None else {path}    # an array in every call")
+_ARGUMENT_FIX = ("{path} was {old} and is {new} now: an argument left out (to its default, "
+                 "or a **kwargs keyword not given) and one passed are two different argument "
+                 "structures, each compiled. Pass {path} in every call, or in none.",
+                 "f(..., {path}={path})    # in every call")
+_LENGTH_FIX = ("{root} changed length ({path}: {old} -> {new}): a list's length is part of "
+               "its pytree structure, and every structure compiles anew. Keep the length "
+               "fixed: stack the items into one array of a fixed number of rows, zeros past "
+               "the real ones, and pass a mask of them (stacked alone, its length is a "
+               "shape, which compiles anew too).",
+               "MAX = 8                              # the most items a call has\n"
+               "n = len({root})\n"
+               "{root} = jnp.stack(list({root}) + [jnp.zeros_like({root}[0])] * (MAX - n))\n"
+               "mask = jnp.arange(MAX) < n           # which rows are real: pass it too")
+_KEYWORD_FIX = ("The same argument came by position in one call and by keyword in the other "
+                "({old} -> {new}): which arguments are keywords is part of the cache key. "
+                "Pass each argument the same way in every call.",
+                "f(x)    # or always f(x=x): one way, every call")
+_TREE_FIX = ("The arguments' pytree structure changed ({old} -> {new}), and every structure "
+             "compiles anew. Pass arguments of one structure in every call.",
+             "")
+_CONTAINER_FIX = ("{path} was {old} and is {new} now: another kind of node in one place (a "
+                  "tuple for a namedtuple, a list for a tuple, () for None) is another pytree "
+                  "structure, each compiled. Pass the same kind in every call.",
+                  "{convert}")
