@@ -1,7 +1,8 @@
 """The cards of the mistakes learners make with shapes and loops, in a real browser: grad of a
 function that returns a vector, rows centred without keepdims, lax.cond given a condition per
-element. The card draws the user's line rewritten (jax.jacrev; keepdims=True; jnp.where), and
-the page says JAX's message once. And an `if` on a value a jitted function made from
+element, a sum along an axis a vector has not, scan given xs of two lengths. The card draws
+the user's line rewritten (jax.jacrev; keepdims=True; jnp.where; axis=0; each xs cut to one
+length, with the table of xs's leaves), and the page says JAX's message once. And an `if` on a value a jitted function made from
 constants: the card lists the operations that made it, as its text does.
 
 The harness is tests/labextension/test_labextension_browser.py's (server, page, screenshots to
@@ -19,6 +20,9 @@ NOTEBOOKS = {
     "broadcast.ipynb": [SETUP, "centred = X - X.mean(axis=1)"],
     "cond.ipynb": [SETUP, "x = X[0] - 2 * jnp.arange(4.0)\n"
                    "y = jax.lax.cond(x > 0, lambda v: v, lambda v: -v, x)"],
+    "axis.ipynb": [SETUP, "total = X[0].sum(axis=1)"],
+    "scan.ipynb": [SETUP, "carry, ys = jax.lax.scan(lambda c, ab: (c + ab[0] * ab[1], c), 0.0, "
+                   "(X[0], X[:, 0]))"],
     "constants.ipynb": [SETUP, "@jax.jit\ndef f(v):\n    y = jnp.ones(3) * 2\n"
                         "    return v if y.sum() > 1 else -v\n\nf(1.0)"],
 }
@@ -29,6 +33,9 @@ CASES = [
      "centred = X - X.mean(axis=1, keepdims=True)"),
     ("cond.ipynb", "Pred must be a scalar, got [ True False False False] of shape (4,).",
      "y = jnp.where(x > 0, x, -x)"),
+    ("axis.ipynb", "axis 1 is out of bounds for array of dimension 1", "total = X[0].sum(axis=0)"),
+    ("scan.ipynb", "scan got values with different leading axis sizes: 4, 3.",
+     "carry, ys = jax.lax.scan(lambda c, ab: (c + ab[0] * ab[1], c), 0.0, (X[0][:3], X[:, 0][:3]))"),
 ]
 
 
@@ -38,7 +45,8 @@ def server(lab_app):
         yield running
 
 
-@pytest.mark.parametrize("name, message, rewrite", CASES, ids=["grad-output", "broadcast", "cond-predicate"])
+@pytest.mark.parametrize("name, message, rewrite", CASES, ids=["grad-output", "broadcast", "cond-predicate", "axis-bounds",
+                                                     "scan-lengths"])
 def test_the_card_draws_the_rewritten_line(server, chromium, request, name, message, rewrite):
     with notebook_run(chromium, server, [], name, {1: "jx-ErrorCardOutput"}) as page:
         card = cell(page, 1).locator(".jx-ErrorCardOutput")
@@ -59,3 +67,11 @@ def test_a_value_made_from_constants_lists_the_operations_that_made_it(server, c
         expect(steps.nth(1)).to_contain_text("y = jnp.ones(3) * 2")
         assert "#null" not in card.inner_text()
         shot_view(cell(page, 1), request, "card")
+
+
+def test_a_scan_card_draws_xs_leaves_as_a_table(server, chromium, request):
+    with notebook_run(chromium, server, [], "scan.ipynb", {1: "jx-ErrorCardOutput"}) as page:
+        rows = cell(page, 1).locator(".jx-ErrorCardOutput table tr")
+        expect(rows).to_have_count(3)                   # the head, then xs[0] and xs[1]
+        expect(rows.nth(1)).to_contain_text("xs[0]")
+        expect(rows.nth(2)).to_contain_text("float32[3]")

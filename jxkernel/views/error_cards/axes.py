@@ -47,8 +47,9 @@ def _axis_bounds_card(exc, where, called_from) -> ErrorCard:
         fix = (f"Counting from 1 (as MATLAB and R do), axis {axis} is the last, which is axis "
                f"{last} (or -1) here. Print x.shape to see the axes; for a whole-array result "
                f"(a sum of everything), leave axis out.")
-        rewrite = (f"{_replaced(tree, node, str(last))}    # axis {last}: the last of {ndim}"
-                   if node is not None else f"# axis={last}: the last axis of {ndim}")
+        said = "a vector's only axis" if ndim == 1 else f"the last of {ndim}"
+        rewrite = (f"{_replaced(tree, node, str(last))}    # axis {last}: {said}"
+                   if node is not None else f"# axis={last}: {said}")
     else:
         fix = ("Print x.shape to see the axes the array has, and name one of them (negative "
                "numbers count from the end: -1 is the last).")
