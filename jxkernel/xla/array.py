@@ -220,8 +220,10 @@ class ArrayImpl:
             raise deleted_error(self.aval, self._buf)
 
     # ---------------------------------------------------------------- values
+    @property
     def _value(self) -> np.ndarray:
-        """The data as a read-only NumPy array (waits for the computation)."""
+        """The data as a read-only NumPy array (waits for the computation); a property, as
+        JAX's ArrayImpl._value (code written for JAX reads `x._value`)."""
         if self._npy is None:
             self._check_alive()
             if self._sharding is not None:          # assembled from its blocks
@@ -231,7 +233,7 @@ class ArrayImpl:
         return self._npy
 
     def __array__(self, dtype=None, copy=None):
-        value = self._value()
+        value = self._value
         if dtype is not None and np.dtype(dtype) != value.dtype:
             if copy is False:
                 raise ValueError(f"Converting {self.aval.str_short()} to {np.dtype(dtype)} "
@@ -240,36 +242,36 @@ class ArrayImpl:
         return value.copy() if copy else value
 
     def tolist(self):
-        return self._value().tolist()
+        return self._value.tolist()
 
     def tobytes(self, order="C") -> bytes:
         """The elements' bytes, as NumPy's `tobytes` (order 'C' or 'F')."""
-        return self._value().tobytes(order)
+        return self._value.tobytes(order)
 
     def item(self, *args):
-        return self._value().item(*args)
+        return self._value.item(*args)
 
     # Python's conversions, checked as JAX's Array checks them (core/errors.py): a 0-d array
     # (of integers, for an index) alone, where NumPy takes any one element
     def __float__(self):
         check_scalar_conversion(self.aval)
-        return float(self._value())
+        return float(self._value)
 
     def __int__(self):
         check_scalar_conversion(self.aval)
-        return int(self._value())
+        return int(self._value)
 
     def __complex__(self):
         check_scalar_conversion(self.aval)
-        return complex(self._value())
+        return complex(self._value)
 
     def __bool__(self):
         check_bool_conversion(self.aval)
-        return bool(self._value())
+        return bool(self._value)
 
     def __index__(self):
         check_integer_conversion(self.aval)
-        return int(self._value())
+        return int(self._value)
 
     def __len__(self):
         if not self.shape:
@@ -288,7 +290,7 @@ class ArrayImpl:
         row_aval = ShapedArray(self.shape[1:], self.dtype, self.weak_type)
         device = self._home_device()
         committed = self.committed          # rows of a committed array stay committed
-        for row in self._value():
+        for row in self._value:
             yield host_to_device(np.asarray(row), row_aval, device, committed)
 
     # unhashable as JAX's (not a collections.abc.Hashable: `isinstance(x, Hashable)` is how
@@ -296,13 +298,13 @@ class ArrayImpl:
     __hash__ = None
 
     def __reduce__(self):
-        return _unpickle, (np.array(self._value()),)
+        return _unpickle, (np.array(self._value),)
 
     def copy(self) -> Array:
         """A new Array with its own buffer(s), on the same device(s)."""
         self._check_alive()
         if self._sharding is not None:              # each device's block put anew
-            return on_mesh.put(self._value(), self.aval, self._sharding)
+            return on_mesh.put(self._value, self.aval, self._sharding)
         return self._rewrap(_copy_buffer(self._buf, self._buf._sharding))
 
     def _rewrap(self, buf) -> Array:
@@ -315,7 +317,7 @@ class ArrayImpl:
         return self.copy()
 
     def __format__(self, spec):
-        return format(self._value(), spec) if self.ndim == 0 else str(self)
+        return format(self._value, spec) if self.ndim == 0 else str(self)
 
     # ---------------------------------------------------------------- display
     # JAX's repr, the HTML and a sharded Array's notebook view: array_display.py
@@ -406,7 +408,7 @@ def array_to_device(x: Array, device, copy: bool) -> Array:
     if x._sharding is not None:                 # over a mesh: gathered onto one device
         if device is None:
             return x.copy() if copy else x      # split over a mesh: it stays so
-        return host_to_device(x._value(), x.aval, device, committed=True)
+        return host_to_device(x._value, x.aval, device, committed=True)
     if device is None or device == x.device and x._buf._committed:
         return x.copy() if copy else x
     if device == x.device and not copy:     # committed now, where it is: the same data

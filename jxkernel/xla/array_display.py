@@ -35,7 +35,7 @@ def array_repr(x) -> str:
     if x.size == 0:
         body = f"[], shape={x.shape}"
     else:
-        body = np.array2string(x._value(), prefix=prefix, suffix=",", separator=", ",
+        body = np.array2string(x._value, prefix=prefix, suffix=",", separator=", ",
                                max_line_width=line_width)
     last_line = len(body) - body.rfind("\n") + 1
     sep = " " * len(prefix) if last_line + len(dtype_text) + 1 > line_width else " "
@@ -43,7 +43,7 @@ def array_repr(x) -> str:
 
 
 def array_str(x) -> str:
-    return str(x._value())
+    return str(x._value)
 
 
 def array_html(x) -> str:
@@ -57,7 +57,7 @@ def array_html(x) -> str:
         why = html.escape(str(deleted_error(x.aval, x._buf)))
         return f"<div>{head}<br><i>{why}</i></div>"
     with np.printoptions(threshold=200, edgeitems=3, linewidth=100):
-        body = html.escape(np.array2string(x._value(), separator=", "))
+        body = html.escape(np.array2string(x._value, separator=", "))
     return f"<div>{head}<pre style='margin:2px 0'>{body}</pre></div>"
 
 

@@ -183,7 +183,7 @@ def device_put(x, sharding) -> Array:
         value, aval = None, x.aval                # moved on the devices (_relayout)
     elif isinstance(x, Array):
         x._check_alive()
-        value, aval = x._value(), x.aval
+        value, aval = x._value, x.aval
     else:
         value, aval = _host_value(x)
     try:
@@ -196,7 +196,7 @@ def device_put(x, sharding) -> Array:
     if is_sharded(x):
         if x._sharding.mesh == sharding.mesh:
             return _relayout(x, sharding)
-        value = x._value()
+        value = x._value
     if sharding.spec.unreduced:
         # XLA splits a value into unreduced summands (as JAX, an identity program whose
         # result has that sharding): placed replicated first

@@ -97,7 +97,7 @@ def device_get(tree):
     {'a': array(1., dtype=float32)}
     """
     if isinstance(tree, Array):
-        return tree._value()
+        return tree._value
     if isinstance(tree, (list, tuple)) and not hasattr(tree, "_fields"):
         return type(tree)(device_get(t) for t in tree)
     if isinstance(tree, tuple):                                  # a namedtuple

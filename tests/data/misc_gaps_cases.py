@@ -14,6 +14,7 @@ devices) and by jxkernel (tests/jax_compat/test_misc_gaps.py, in a subprocess wi
   axis: results typed as split (`key<fry>[8@x]`), the messages held rather than broadcast.
 - custom_jvp/custom_vjp calls of unbatched inputs under a named vmap: batched as JAX's (a
   collective in the body sums over the axis; outputs stay unbatched).
+- `Array._value` an attribute (a NumPy array; a token's buffer raises JAX's RuntimeError).
 - a library's own extended dtype and array class, registered as lax_test.py's
   CustomElementTypesTest registers them: jit, vmap, scan, slicing, ==, select over them.
 """
@@ -378,6 +379,19 @@ def _foreign_arrays(jax):
     return out
 
 
+def _array_value(jax):
+    """`Array._value`, the NumPy value code written for JAX reads as an attribute (JAX's
+    api_test.py test_print_token_buffer_error reads a token's buffer so: an error)."""
+    x = jax.numpy.arange(3)
+    try:
+        jax.lax.create_token()._buf._value
+        token = None
+    except RuntimeError as e:
+        token = str(e).splitlines()[0]
+    return {"type": type(x._value).__name__, "value": x._value.tolist(),
+            "writeable": bool(x._value.flags.writeable), "token_buffer": token}
+
+
 def run(jax):
     return {"device_count": len(jax.devices()),
             "user_context_threads": _user_context_threads(jax),
@@ -386,4 +400,5 @@ def run(jax):
             "tokens": _tokens(jax),
             "keys_on_explicit_mesh": _keys_on_explicit_mesh(jax),
             "custom_calls_under_named_vmap": _custom_calls_under_named_vmap(jax),
-            "foreign_arrays": _foreign_arrays(jax)}
+            "foreign_arrays": _foreign_arrays(jax),
+            "array_value": _array_value(jax)}

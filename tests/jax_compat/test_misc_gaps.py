@@ -97,3 +97,11 @@ def test_a_librarys_extended_dtype_and_array_class(runs):
     # dtype's result handler; its primitives' mlir.lower_fun rules run on the logical types
     # (core/physical.py), and == compares the data (eq/ne of extended dtypes)
     _check(runs, "foreign_arrays")
+
+
+def test_array_value_is_an_attribute_as_jaxs(runs):
+    """`x._value` is the read-only NumPy value, not a method; a token's buffer raises JAX's
+    RuntimeError (api_test.py test_print_token_buffer_error)."""
+    ours, jax = runs
+    assert ours["array_value"] == jax["array_value"]
+    assert jax["array_value"]["token_buffer"] is not None
