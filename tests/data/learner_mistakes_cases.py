@@ -728,9 +728,10 @@ vg = jax.value_and_grad(loss_fn)(params)
 ga = jax.grad(lambda p: (loss_fn(p), 1.0), has_aux=True)(params)"""
 
 # (mistake, fix): the while-grad, cond-predicate, lax-dtypes, reshape-size, float-index,
-# integer-power, axis-bounds, scan-lengths, ragged-array, list-argument, while-per-element and
-# float-shape cards' rewrite of each mistake's line (tests/notebook/test_learner_mistakes.py checks the
-# card gives it, runs it, and compares its value with JAX's)
+# integer-power, axis-bounds, scan-lengths, ragged-array, list-argument, while-per-element,
+# float-shape and slice-indices cards' rewrite of each mistake's line
+# (tests/notebook/test_learner_mistakes.py checks the card gives it, runs it, and compares its
+# value with JAX's)
 CARD_REWRITES = {
     "grad_of_while_loop": ("jax.grad(grow)(2.0)", "jax.jacfwd(grow)(2.0)"),
     "grad_of_fori_loop_traced_bounds": ("jax.jit(jax.grad(power))(2.0, 3)",
@@ -795,6 +796,15 @@ CARD_REWRITES = {
     "float_shape_number": ("jnp.ones((2.0, 3))", "jnp.ones((2, 3))"),
     "float_shape_eye": ("jnp.eye(len(x) / 3)", "jnp.eye(len(x) // 3)"),
     "float_shape_full": ("jnp.full((len(m) / 3,), 1.0 / 4)", "jnp.full((len(m) // 3,), 1.0 / 4)"),
+    "slice_indices_numbers": ("lax.dynamic_slice(x, 1, 2)", "lax.dynamic_slice(x, (1,), (2,))"),
+    "slice_indices_traced": ("jax.jit(lambda v, j: lax.dynamic_slice(v, j, 2))(x, 1)",
+                             "jax.jit(lambda v, j: lax.dynamic_slice(v, (j,), (2,)))(x, 1)"),
+    "slice_indices_matrix": ("lax.dynamic_slice(M, (1,), (1,))",
+                             "lax.dynamic_slice(M, (1, 0), (1, 3))"),
+    "slice_indices_matrix_numbers": ("lax.dynamic_slice(M, 1, 1)",
+                                     "lax.dynamic_slice(M, (1, 0), (1, 3))"),
+    "slice_indices_update": ("lax.dynamic_update_slice(x, jnp.zeros(2), 1)",
+                             "lax.dynamic_update_slice(x, jnp.zeros(2), (1,))"),
     "while_per_element_named": ("lax.while_loop(below_ten, twice, x)",
                                 "jax.vmap(lambda c: lax.while_loop(below_ten, twice, c))(x)"),
 }

@@ -211,6 +211,13 @@ def _dynamic_slice_indices(operand, start_indices, allow_negative_indices) -> li
     """Start indices with negative ones counted from the end (as a select when traced)."""
     shape = _shape(operand)
     if _is_array(start_indices) or isinstance(start_indices, np.ndarray):
+        # JAX's order: len() first (a 0-d array has none: Python's TypeError, as a traced
+        # `i` given for `(i,)` meets it), then the count, then the rank
+        if np.ndim(start_indices) == 0:
+            raise TypeError("len() of unsized object")
+        if np.shape(start_indices)[0] != len(shape):
+            raise ValueError(f"Length of slice indices must match number of operand dimensions "
+                             f"({np.shape(start_indices)[0]} vs {shape})")
         if np.ndim(start_indices) != 1:
             raise ValueError(f"Slice indices must be a 1D sequence, got {np.shape(start_indices)}")
         if isinstance(start_indices, np.ndarray):

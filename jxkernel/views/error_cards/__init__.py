@@ -41,7 +41,8 @@ IndexError: an axis the array has not, `x.sum(axis=1)` of a vector), scan-length
 ragged-array (ValueError or TypeError: jnp.array given rows of different lengths),
 list-argument (TypeError: a Python list or tuple given to a jnp function), while-per-element
 (TypeError: a while_loop condition giving one bool per element), float-shape (TypeError: a
-shape given a float, `jnp.zeros(n / 2)`).
+shape given a float, `jnp.zeros(n / 2)`), slice-indices (TypeError or ValueError:
+lax.dynamic_slice / dynamic_update_slice given a number where a tuple per axis goes).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
@@ -49,7 +50,7 @@ user's lines, the value's origin, and the static_argnames fix of the user's own 
 per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py`, `shapes.py`,
 `keys.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `operand_dtypes.py`, `trees.py`,
 `methods.py`, `axes.py`, `scan_lengths.py`, `ragged.py`, `list_arguments.py`,
-`loop_conditions.py`. `_CARDS` below says
+`loop_conditions.py`, `slice_indices.py`. `_CARDS` below says
 which card an exception gets, in order: the first whose test passes.
 
 With `%load_ext jxkernel`, the exception handler of notebook/tracebacks.py shows the card
@@ -108,6 +109,7 @@ from .operand_shapes import (_broadcast_card, _is_broadcast_error, _is_matmul_sh
                              _is_reshape_size, _matmul_card, _reshape_card)
 from .ragged import _is_ragged, _ragged_card
 from .reading import _first_line, _public, _user_lines
+from .slice_indices import _is_slice_indices, _slice_indices_card
 from .scan_lengths import _is_scan_lengths, _scan_lengths_card
 from .scalars import _is_scalar_conversion, _scalar_conversion_card
 from .shapes import (_boolean_index_card, _immutable_card, _is_item_assignment,
@@ -183,4 +185,5 @@ _CARDS = [
     (_is_list_argument, _list_argument_card),
     (_is_while_per_element, _while_per_element_card),
     (_is_float_shape, _float_shape_card),
+    (_is_slice_indices, _slice_indices_card),
 ]

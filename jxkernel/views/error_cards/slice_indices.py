@@ -1,0 +1,98 @@
+"""The card for lax.dynamic_slice / dynamic_update_slice given a bare number where they take
+one start index (and one size) per axis: `lax.dynamic_slice(x, i, 2)` meets Python's
+"object of type 'int' has no len()" (JAX's own words, from len()), a traced `i` "len() of
+unsized object", and too few indices for a matrix JAX's "Length of slice indices must
+match". The rewrite writes them as tuples, one entry per axis: the axes not named start at
+0 and keep their whole size."""
+from __future__ import annotations
+
+import ast
+import re
+
+from .card import ErrorCard
+from .reading import _user_frame, _user_lines
+from .rewrites import _parse_line
+
+_NO_LEN = ("object of type 'int' has no len()", "len() of unsized object")
+_LENGTH = re.compile(r"^Length of slice indices must match number of operand dimensions "
+                     r"\((\d+) vs \(([\d, ]*)\)\)$")
+_CALLS = {"dynamic_slice": (1, 2), "dynamic_update_slice": (2, None)}   # (indices, sizes)
+
+
+def _is_slice_indices(e) -> bool:
+    if isinstance(e, ValueError) and _LENGTH.match(str(e)):
+        return _call_on_line(e) is not None
+    return isinstance(e, TypeError) and str(e) in _NO_LEN and _call_on_line(e) is not None
+
+
+def _call_on_line(exc):
+    tree = _parse_line(_user_lines(exc)[0])
+    return None if tree is None else _slice_call(tree)
+
+
+def _slice_call(tree):
+    return next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and
+                 ast.unparse(n.func).split(".")[-1] in _CALLS and len(n.args) >= 3), None)
+
+
+def _slice_indices_card(exc, where, called_from) -> ErrorCard:
+    tree = _parse_line(where)
+    call = _slice_call(tree) if tree is not None else None
+    name = ast.unparse(call.func).split(".")[-1] if call is not None else "dynamic_slice"
+    found = _LENGTH.match(str(exc))
+    shape = tuple(int(d) for d in found.group(2).split(",") if d.strip()) if found else \
+        _operand_shape(exc, call)
+    sizes = " and one size per axis (slice_sizes)" if name == "dynamic_slice" else ""
+    why = (f"lax.{name} takes one start index per axis of the operand (start_indices){sizes}, "
+           f"each written as a sequence, even for one axis: (i,) for a vector, not i.")
+    if shape is not None:
+        why += f" The operand has shape {shape}: {len(shape)} of each."
+    rewrite = _rewrite(tree, call, shape) if call is not None and shape is not None else None
+    return ErrorCard(
+        "slice-indices", f"lax.{name} takes a tuple of start indices, one per axis",
+        why=why,
+        fix=("Write the indices (and sizes) as tuples with one entry per axis; for the axes "
+             "you do not slice, start at 0 and take the whole size. To slice along one axis "
+             "only, lax.dynamic_slice_in_dim(x, i, size, axis=0) takes plain numbers."),
+        rewrite=(f"{rewrite}    # one entry per axis" if rewrite else
+                 "y = lax.dynamic_slice(x, (i,), (size,))    # a vector: one entry each"),
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.lax.dynamic_slice.html")
+
+
+def _operand_shape(exc, call):
+    """The operand's shape, read (never computed) from the user's frame by its name."""
+    frame = _user_frame(exc)
+    if frame is None or call is None or not isinstance(call.args[0], ast.Name):
+        return None
+    name = call.args[0].id
+    value = frame.f_locals.get(name, frame.f_globals.get(name))
+    shape = getattr(value, "shape", None)
+    return tuple(shape) if isinstance(shape, tuple) else None
+
+
+def _rewrite(tree, call, shape) -> str | None:
+    """The call with its indices and sizes as tuples of len(shape) entries: what the user gave
+    first, then 0 and the axis's whole size for the rest."""
+    where_indices, where_sizes = _CALLS[ast.unparse(call.func).split(".")[-1]]
+    given = _entries(call.args[where_indices])
+    if given is None or len(given) > len(shape):
+        return None
+    call.args[where_indices] = _tuple(given + ["0"] * (len(shape) - len(given)))
+    if where_sizes is not None and len(call.args) > where_sizes:
+        sizes = _entries(call.args[where_sizes])
+        if sizes is None or len(sizes) > len(shape):
+            return None
+        call.args[where_sizes] = _tuple(sizes + [str(d) for d in shape[len(sizes):]])
+    return ast.unparse(tree)
+
+
+def _entries(node) -> list | None:
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return None if any(isinstance(e, ast.Starred) for e in node.elts) else \
+            [ast.unparse(e) for e in node.elts]
+    return [ast.unparse(node)]
+
+
+def _tuple(entries):
+    return ast.parse(f"({', '.join(entries)}{',' if len(entries) == 1 else ''})",
+                     mode="eval").body
