@@ -1,0 +1,296 @@
+"""Why a control-flow body was traced again: a scan, while_loop or fori_loop body, a cond or
+switch branch is traced once per input types and reused (lax/_cf_util.trace_fun), as JAX's
+trace_to_jaxpr cache keeps it by the function object; a miss of that cache is told as a
+retrace event (nothing compiles of its own: it is part of the loop's program), explained
+against the same function's earlier traces, with each change's fix written for the loop's
+own arguments (`init`, `xs`, `init_val`, ...).
+
+For example, a scan body given a carry of another dtype on a later call (`init` 0.0, then 0)
+is traced again, and its event says "c: f32[] (weak) -> i32[] (weak)", with a fix for init.
+
+compile_record.body_traced calls `body_traced` (through recompile_explainer, the installed
+explainer); the function's lineage and names are traced_functions.py's.
+"""
+from __future__ import annotations
+
+import collections
+import dataclasses
+import inspect
+import re
+import weakref
+
+from ..core import compile_record as _record
+from ..core.compile_record import CompileEvent, record, signature_text
+from ..core.config import _TRACE_OPTIONS, config
+from ..core.partial_eval import PartialEvalTrace
+from ..core.staging import JaxprTrace
+from ..core.trace import _ctx
+from ..transforms.api_util import body_arg_names
+from ..xla import client as _client
+from ..xla.compiler import Phases
+from . import outside_values
+from .outside_values import reads_from_outside
+from .signature_changes.change import Change, Signature
+from .signature_changes.compare import explain_changes
+from .signature_changes.nearest import change_distance, jax_order
+from .traced_functions import (_PER_FUNCTION, _lineage, _lineage_in, _named_signature,
+                               _source_internal, _user_contexts, _user_function, _weak)
+
+
+# ------------------------------------------------------------------ control-flow bodies
+# A scan, while_loop or fori_loop body, a cond or switch branch, is traced once per input types
+# and reused (lax/_cf_util.trace_fun), as JAX's trace_to_jaxpr cache keeps it by the function
+# object; a miss of that cache is told here as a retrace (nothing compiles of its own: it is
+# part of the loop's program), explained against the same function's earlier traces, as JAX's
+# jax_explain_cache_misses explains it: the tracing context, then the pytree, then what it was
+# traced for (JAX's "Debug info doesn't match"), then the input types, the first that differ
+# from the closest earlier trace.
+_BODY_API = {"scan body": "lax.scan", "cond branch": "lax.cond", "switch branch": "lax.switch",
+             "while_loop body": "lax.while_loop", "while_loop cond": "lax.while_loop",
+             # (a body's trace is told for these, JAX's names: lax/_cf_util.py)
+             "scan": "lax.scan", "cond": "lax.cond", "switch": "lax.switch",
+             "while_body": "lax.while_loop", "while_cond": "lax.while_loop",
+             "fori_loop": "lax.fori_loop"}
+# what the user passes that a body's inputs come from, per API and the body's parameter (for
+# the fixes' code): scan's carry is init, its x a slice of xs; fori_loop's i comes from lower
+# (and upper), its carry from init_val
+_BODY_INPUT = {"lax.scan": ("init", "xs"), "lax.fori_loop": ("lower", "init_val"),
+               "lax.while_loop": ("init_val",), "lax.cond": ("operand",),
+               "lax.switch": ("operand",)}
+
+
+def _body_input(user, api, path) -> str:
+    """The argument of `api` that the body's input at `path` comes from."""
+    given = _BODY_INPUT.get(api, ("the operands",))
+    try:
+        params = [p.name for p in inspect.signature(user).parameters.values()]
+    except (TypeError, ValueError):
+        params = []
+    root = re.match(r"[^\[.]*", path).group(0)
+    index = params.index(root) if root in params else 0
+    return given[min(index, len(given) - 1)]
+
+
+_BODY_SEEN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # fun -> [(what, sig)]
+_BODY_LINEAGES: collections.OrderedDict = collections.OrderedDict()   # code key -> deque
+
+
+_BODY_CONFIG: list = [None, ()]      # [config._trace_state it was made from, the config]
+
+
+def _body_config() -> tuple:
+    """What a body's trace is keyed on besides its inputs: the tracing options (x64 among
+    them) and the jax.make_user_context values, as jit's; made again only when they change
+    (config._trace_state is a new tuple then)."""
+    state = config._trace_state
+    if _BODY_CONFIG[0] is not state:
+        _BODY_CONFIG[:] = [state, tuple((name, getattr(config, name))
+                                        for name in _TRACE_OPTIONS) + _user_contexts()]
+    return _BODY_CONFIG[1]
+
+
+_BODY_TEXTS: dict = {}       # named avals -> their signature as written (a body's repeat)
+
+
+def _body_signature(named) -> tuple:
+    found = _BODY_TEXTS.get(named)
+    if found is None:
+        if len(_BODY_TEXTS) > 4096:
+            _BODY_TEXTS.clear()
+        found = _BODY_TEXTS[named] = _named_signature(named, ())
+    return found
+
+
+def _body_severity(old_what, old: Signature, what, new: Signature) -> int:
+    """JAX's order of what to name (diff_tracing_cache_keys): the tracing context (0), the
+    pytree (1), what it was traced for (2), the types (3); 4: the same key (its trace was not
+    kept: it closed over an enclosing trace's values)."""
+    if old.config != new.config:
+        return 0
+    if old.treedef != new.treedef:
+        return 1
+    if old_what != what:
+        return 2
+    return 3 if old.named != new.named else 4
+
+
+def _body_lineage(user) -> collections.deque:
+    return _lineage_in(_BODY_LINEAGES, user)
+
+
+def body_traced(fun, in_tree, in_avals, what: str, source, promoted: bool = False) -> None:
+    """Log the trace of control-flow body `fun` (a miss of its trace cache), where the
+    function is the user's: a retrace event inside the loop or the traced function running
+    it, with why (compile_record.body_traced). `promoted`: the loop's own retrace with weak
+    carries promoted to what the body returned, not a call given other types."""
+    user, api, namer = getattr(fun, "_jx_traced_as", (fun, _BODY_API.get(what, what), None))
+    if source is None or _source_internal(source.file):
+        return                          # jxkernel's own bodies (lax.map's): not the user's
+    named = tuple(zip(body_arg_names(user, in_tree, namer), in_avals))
+    new = Signature(named, in_tree, (), _body_config())
+    try:
+        seen = _BODY_SEEN.setdefault(fun, [])
+    except TypeError:                   # not weakly referable: no history
+        seen = []
+    changes = _body_changes(fun, user, api, what, new, seen, promoted)
+    if seen and not changes:
+        reason = ("traced again: its earlier trace for these inputs closed over values of an "
+                  "enclosing trace, so it was not kept")
+    elif changes and changes[0].kind != "fresh_body":
+        reason = "; ".join(map(str, changes))
+    else:
+        reason = "first call"
+    seen.append((what, new))
+    del seen[:-_PER_FUNCTION]
+    lineage = _body_lineage(user)
+    if not any(w == what and sig == new for _, w, sig in lineage):   # a few, each once
+        lineage.append((_weak(fun), what, new))
+    name = getattr(user, "__name__", type(user).__name__)
+    event = CompileEvent(name, f"{source.file}:{source.line}", _body_signature(named),
+                         reason, Phases(), _client.platform_of(_client.default_device()),
+                         key=fun, changes=changes, origin=_record.USER,
+                         inlined_into=_body_inside(api))
+    record(event)
+    outside_values.traced(_user_function(user), event)      # what it read from outside
+
+
+def _body_changes(fun, user, api, what, new, seen, promoted=False) -> tuple:
+    """What differs from the closest earlier trace of `fun` (JAX's order), or for a function
+    never traced: a trace of it for jit (JAX's "Debug info doesn't match"), or another
+    function object of the same code traced before (a lambda made anew)."""
+    if seen:
+        # JAX's order (signature_changes/nearest.py's jax_order): the first of equals by its text
+        old_what, old = min(reversed(seen), key=lambda e: (    # (equal: the latest)
+            _body_severity(e[0], e[1], what, new), *jax_order(e[1], new)[1:],
+            change_distance(e[1], new)))
+        severity = _body_severity(old_what, old, what, new)
+        if severity == 2:
+            return (_traced_for_change(user, api, old_what, what),)
+        if severity == 4:
+            return ()
+        kinds = {0: ("config",), 1: ("structure",), 3: ("shape", "dtype", "weak_type")}
+        found = tuple(_body_fixed(c, user, api, promoted) for c in explain_changes(old, new)
+                      if c.kind in kinds[severity])
+        if not found and severity == 1:
+            found = (Change("(inputs)", "structure", str(old.treedef), str(new.treedef),
+                            _BODY_STRUCTURE_FIX.format(fun=_fname(user), api=api,
+                                                       path="(inputs)"), ""),)
+        return found
+    if getattr(fun, "_jx_traced_as", None) is None and \
+            any(ref() is user for ref, *_ in tuple(_lineage(user))):
+        return (_traced_for_change(user, api, "jit", what),)
+    others = [(w, sig) for ref, w, sig in tuple(_body_lineage(user)) if ref() is not fun]
+    if not others:
+        return ()
+    return (_fresh_body_change(user, api, what, new, others),)
+
+
+def _fname(user) -> str:
+    return getattr(user, "__name__", type(user).__name__)
+
+
+def _body_fixed(change: Change, user, api, promoted: bool = False) -> Change:
+    """`change` with a body's fix: the types a body sees come from what is passed to the
+    loop or cond, so the fix is there (a jit's pad-the-argument code would not apply). A
+    promoted carry's fix starts the loop from the type the body returns: casting it back
+    to the start's dtype would make the carry's types differ, which JAX refuses."""
+    if change.kind == "config":
+        return change
+    given = _body_input(user, api, change.path)
+    promoted = promoted and change.kind in ("dtype", "weak_type")
+    fill = dict(fun=_fname(user), api=api, path=change.path, old=change.old,
+                new=change.new, given=given,
+                dtype=(change.new if promoted else change.old).split("[")[0])
+    dtype = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "f64": "float64",
+             "i32": "int32", "i64": "int64", "bool": "bool_"}.get(fill["dtype"], "float32")
+    if change.kind == "weak_type":
+        dtype = {"f": "float32", "i": "int32"}.get(change.new[:1], dtype)
+    fill["dtype"] = dtype
+    fix, snippet = _PROMOTED_FIX if promoted else _BODY_FIXES[change.kind]
+    return dataclasses.replace(change, fix=fix.format(**fill), snippet=snippet.format(**fill))
+
+
+_BODY_FIXES = {
+    "shape": ("{fun} is traced once per input types and then reused: {path} has a new shape, "
+              "so it is traced again (and the {api} runs as a new program). Expected when "
+              "the data changes shape; to trace it once, give the {api} the same shapes "
+              "every time (pad to a few fixed sizes).", ""),
+    "dtype": ("{path} came as {new} (before: {old}): the {api} was given another dtype, so "
+              "{fun} is traced again. Cast what you pass to the {api} ({given}) to one dtype.",
+              "{given} = jnp.asarray({given}, jnp.{dtype})    # what you pass to {api}"),
+    "weak_type": ("A Python scalar is weakly typed and an array is not, so {path} flipping "
+                  "between them traces {fun} again. Pass the {api} the same kind every time "
+                  "(weak types: https://docs.jax.dev/en/latest/type_promotion.html#weak-types).",
+                  "{given} = jnp.asarray({given}, jnp.{dtype})    # always a (strong) array"),
+    "structure": ("The pytree structure of what {fun} is given changed ({path}: {old} -> "
+                  "{new}), and every structure traces anew. Give the {api} the same keys and "
+                  "fields every time (zeros instead of a missing entry).", ""),
+}
+# JAX's rule (lax's _promote_weak_typed_inputs): a weakly typed carry whose body returns
+# another dtype is promoted and the body traced again, in the same call
+_PROMOTED_FIX = (
+    "{path} started as {old} (a Python number: weakly typed) and {fun} returns {new} for it: "
+    "the {api} promoted the start to {new} and traced {fun} again, in this one call (as JAX "
+    "does; the result is the same). To trace it once, start from the type {fun} returns.",
+    "{given} = jnp.asarray({given}, jnp.{dtype})    # the type {fun} returns")
+_BODY_STRUCTURE_FIX = _BODY_FIXES["structure"][0].replace("({path}: {old} -> {new})",
+                                                          "({path})")
+
+
+def _traced_for_change(user, api, old, new) -> Change:
+    fix = (f"{_fname(user)} was traced for {old} before and now as a {new} ({api}): as in "
+           f"JAX, a function's trace is kept per use, so each use traces it once. Nothing to "
+           f"fix: later calls of each reuse their trace.")
+    return Change("(traced for)", "traced_for", old, new, fix, "")
+
+
+def _fresh_body_change(user, api, what, new, others) -> Change:
+    """A new function object of the same code as a body traced before (a lambda or a def made
+    anew each time its line runs). The fix is a claim tested here: one function object would
+    have reused an earlier trace only where one was for the same inputs."""
+    name = _fname(user)
+    free = reads_from_outside(_user_function(user))
+    same = any(w == what and sig == new for w, sig in others)
+    head = (f"This is a new function object of the same code as one {api} traced before (a "
+            f"lambda or def made anew each time its line runs): {api} keeps a body's trace by "
+            f"the function object, so each new one is traced again.")
+    if free:
+        names = ", ".join(free)
+        fix = (f"{head} It reads {names} from outside (a closure or a global): one function "
+               f"object would keep the value {names} had when first traced, and reuse that "
+               f"trace after {names} changes. Make it once, taking {names} as an "
+               f"input ({'in the carry' if api != 'lax.cond' and api != 'lax.switch' else 'an operand'}: "
+               f"traced, one trace for all values).")
+        snippet = (f"def {name if name.isidentifier() else 'body'}(..., {free[0]}):    "
+                   f"# once, outside the loop: {free[0]} passed in, not closed over")
+    elif same:
+        fix = (f"{head} Define it once (outside the loop, or outside the function being "
+               f"traced) and pass the same object: its trace for these inputs is reused.")
+        snippet = (f"def {name if name.isidentifier() else 'body'}(...):    # once, then "
+                   f"pass the same function to {api}")
+    else:
+        _, sig = others[-1]
+        differs = explain_changes(sig, new)
+        told = ", ".join(map(str, differs[:2])) or "its inputs"
+        fix = (f"{head} Its inputs differ from the earlier traces' too ({told}), so one "
+               f"function object would be traced again here as well: nothing to fix for this "
+               f"trace (defining it once saves the traces whose inputs repeat).")
+        snippet = ""
+    _, last = others[-1]
+    was = signature_text(_body_signature(last.named))
+    return Change("(function object)", "fresh_body", f"{name} traced for ({was})",
+                  "a new function object", fix, snippet)
+
+
+def _body_inside(api) -> str:
+    """What the body's trace is part of: the traced function running the loop ("jit(f)", a
+    body "lax.scan(outer)"), or, run eagerly, the loop itself ("lax.scan")."""
+    trace = _ctx.trace
+    while trace is not None:
+        if isinstance(trace, JaxprTrace) and not isinstance(trace, PartialEvalTrace):
+            info = trace.debug_info
+            if info is None:
+                return api
+            return f"{_BODY_API.get(info.transformation, info.transformation)}({info.fun_name})"
+        trace = trace.parent
+    return api

@@ -1,0 +1,160 @@
+"""What the recompile explainers know of a user's traced function: the function a jitted
+callable runs (through partials, methods, wrappers), the key that makes two function objects
+"the same code" (a cell run again, a lambda made anew), the recent signatures compiled or
+traced for that code (its lineage), the names it reads its closed-over constants by, where it
+was defined, whether a file is jxkernel's own, and the user contexts' values.
+
+    >>> f = lambda x: x
+    >>> _code_key(f) == _code_key(functools.partial(f))
+    True
+
+recompile_explainer.py (a jit's miss) and body_retraces.py (a control-flow body's retrace)
+both read them.
+"""
+from __future__ import annotations
+
+import collections
+import functools
+import os
+import re
+import weakref
+
+import numpy as np
+
+from ..core.config import _USER_CONTEXTS
+from .signature_changes.closed_over import _COMPARE_MAX, _Large
+
+
+def _user_contexts() -> tuple:
+    """(name, value) per jax.make_user_context context, as jit's cache key holds their values:
+    "ctx (user context #3)", the name the user's code holds it by and its place among the
+    contexts made (two contexts held by one name, as a cell run twice makes, stay apart; the
+    explanation shows "ctx (user context)")."""
+    found = []
+    for index, context in enumerate(_USER_CONTEXTS):
+        # named once: a later name would make an earlier signature's context look another
+        label = getattr(context, "_shown_as", None) or context.label or \
+            f"the context made at {context.made_at}"
+        context._shown_as = label
+        found.append((f"{label} (user context #{index})", context.value))
+    return tuple(found)
+
+
+_LINEAGES: collections.OrderedDict = collections.OrderedDict()
+# (cell file, qualname, code) -> deque of (a weak reference to the jitted callable, one to the
+# jit, Signature): the callable itself is what JAX's tracing cache is keyed on
+_MAX_LINEAGES, _PER_LINEAGE = 1024, 16
+_PER_FUNCTION = 1024      # signatures a jit's history keeps (as many as its cache: SIGNATURES)
+_CONSTS_KEPT = 16         # of which the newest keep their closed-over constants, to compare
+
+
+def _user_function(fun):
+    """The function a jitted callable really runs: through functools.partial, bound methods
+    and `functools.wraps` wrappers (a %%jit cell's jitted `cell` wraps the cell's own code:
+    every cell's wrapper has the same code, the cells do not)."""
+    for _ in range(32):
+        if isinstance(fun, functools.partial):
+            fun = fun.func
+        elif getattr(fun, "__func__", None) is not None and hasattr(fun, "__self__"):
+            fun = fun.__func__
+        elif getattr(fun, "__wrapped__", None) is not None:
+            fun = fun.__wrapped__
+        else:
+            break
+    return fun
+
+
+_CELL_FILE = re.compile(r"^<ipython-input-\d+-([0-9a-f]+)>$")
+
+
+def _code_key(fun):
+    """What makes two function objects "the same code", as a re-run cell or a lambda made
+    anew in a loop: equal code objects (bytecode, constants, names, first line) in the same
+    file, a notebook cell's file named by its content (IPython's execution count dropped),
+    and the same qualified name. None when there is no code to compare."""
+    code = getattr(_user_function(fun), "__code__", None)
+    if code is None:
+        return None
+    found = _CELL_FILE.match(code.co_filename)
+    return (found.group(1) if found else code.co_filename,
+            getattr(code, "co_qualname", code.co_name), code)
+
+
+def _weak(fun):
+    try:
+        return weakref.ref(fun)
+    except TypeError:                # not weakly referable: never taken for the same object
+        return lambda: None
+
+
+def _lineage(fun) -> collections.deque:
+    """The recent signatures compiled for `fun`'s code by any jit object (a lambda made anew
+    in a loop shares its code), to explain a jit called anew each time."""
+    return _lineage_in(_LINEAGES, fun)
+
+
+def _lineage_in(table, fun) -> collections.deque:
+    """`fun`'s code's recent signatures in `table` (jits' or bodies'), kept bounded."""
+    key = _code_key(fun)
+    if key is None:          # no code to recognise it by (an id could be reused): no lineage
+        return collections.deque(maxlen=_PER_LINEAGE)
+    found = table.get(key)
+    if found is None:
+        found = table[key] = collections.deque(maxlen=_PER_LINEAGE)
+        if len(table) > _MAX_LINEAGES:
+            table.popitem(last=False)
+    return found
+
+
+def _closure_names(fun) -> dict:
+    """id(value) -> the name `fun` reads it by: its closure variables and the globals its
+    code names."""
+    code = getattr(fun, "__code__", None)
+    if code is None:
+        return {}
+    names = {}
+    for name, cell in zip(code.co_freevars, getattr(fun, "__closure__", None) or ()):
+        try:
+            names[id(cell.cell_contents)] = name
+        except ValueError:                # a cell not yet filled
+            pass
+    found = getattr(fun, "__globals__", {})
+    for name in code.co_names:
+        if name in found:
+            names.setdefault(id(found[name]), name)
+    return names
+
+
+def _named_consts(fun, consts) -> tuple:
+    """The closed-over constants named as the function's source names them, where it names
+    them directly (a global or a closure variable), else by position."""
+    by_id = _closure_names(fun)
+    return tuple((by_id.get(id(c), f"constant {i}"),
+                  _Large(c) if int(np.prod(getattr(c, "shape", ()))) > _COMPARE_MAX else c)
+                 for i, c in enumerate(consts))
+
+
+def _named_signature(named, static_named) -> tuple:
+    return tuple((n, a.str_short() + (" (weak)" if a.weak_type else "")) for n, a in named) + \
+        tuple((n, f"static {v!r}") for n, v in static_named)
+
+
+def _source_of(jitted) -> str | None:
+    """Where the jitted function was defined ("file:line"); for a functools.partial or a
+    wrapper, where the function it runs was."""
+    found = jitted._source_text()
+    if found is None:
+        code = getattr(_user_function(jitted._fun), "__code__", None)
+        if code is not None:
+            found = f"{code.co_filename}:{code.co_firstlineno}"
+    return found
+
+
+def _source_internal(filename: str) -> bool:
+    return filename.startswith(_PACKAGE_DIR)
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
