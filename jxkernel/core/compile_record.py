@@ -27,6 +27,7 @@ import time
 import warnings
 import weakref
 
+from .clipped_text import clipped
 from .config import config
 from .errors import RecompileError
 from .source_info import user_source_info, user_stacklevel
@@ -353,7 +354,7 @@ def _short(value, limit: int = 60) -> str:
         text = " ".join(repr(value).split())
     except Exception as e:  # noqa: BLE001  a broken __repr__ must not break compiling
         text = f"<{type(value).__name__}: repr failed: {e!r}>"
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clipped(text, limit)
 
 
 def compile_events(function: str | None = None) -> list[CompileEvent]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 
+from ..core.clipped_text import clipped
 from ..views import source as _source
 from ..views.rich_view import esc
 from ..views.source import JXKERNEL_DIR
@@ -18,8 +19,7 @@ def short_repr(value, limit: int = 60) -> str:
         text = repr(value)
     except Exception as e:  # noqa: BLE001  a broken __repr__ must not break the view
         text = f"<{type(value).__name__}: repr failed: {e!r}>"
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clipped(" ".join(text.split()), limit)
 
 
 def cell_name(filename: str | None) -> str | None:

@@ -35,7 +35,7 @@ from .ad import jvp, jvp_jaxpr
 from .ad_util import instantiate
 from .api_util import flatten_fun, update_wrapper
 from .batching import AxisData, batch_subtrace
-from .custom_derivatives import _resolve_args
+from .custom_derivatives.function import _resolve_args
 
 
 class custom_vmap:

@@ -96,6 +96,7 @@ import re
 from .hlo_text import collectives, parse_hlo
 from . import stablehlo_text
 from ..core.avals import ShapedArray, ShapeDtypeStruct
+from ..core.clipped_text import clipped
 from ..core.jaxpr_cost import NOT_ESTIMATED, body_runs, eqn_cost
 from ..core.ir import ClosedJaxpr, Jaxpr, Names, pp_eqn, pp_toplevel
 from ..xla.lowering import NeedsMesh
@@ -287,8 +288,7 @@ def _call_text(f, args, kwargs) -> str:
     def one(x):
         if hasattr(x, "shape") and hasattr(x, "dtype"):
             return ShapedArray(tuple(x.shape), x.dtype).str_short()
-        text = repr(x)
-        return text if len(text) <= 30 else text[:27] + "..."
+        return clipped(repr(x), 30, "...")
     parts = [one(a) for a in args] + [f"{k}={one(v)}" for k, v in kwargs.items()]
     return f"{_name_of(f)}({', '.join(parts)})"
 

@@ -23,6 +23,7 @@ import weakref
 
 import numpy as np
 
+from ..core.clipped_text import clipped
 from ..core.source_info import user_source_info
 
 _SMALL = 100_000         # elements of an array kept (a copy) to compare its values later
@@ -241,5 +242,4 @@ def _text(value) -> str:
         if int(np.prod(value.shape)) <= 6 and isinstance(_kept(value), np.ndarray):
             return f"{np.asarray(value).tolist()!r} ({np.dtype(value.dtype).name}[{shape}])"
         return f"an array {np.dtype(value.dtype).name}[{shape}]"
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return clipped(repr(value), 60, "...")

@@ -11,7 +11,8 @@ from jxkernel import lax
 from jxkernel.experimental import checkify as ck
 
 
-@pytest.mark.parametrize("module", ["jxkernel.api.checkify", "jxkernel.experimental.checkify"])
+@pytest.mark.parametrize("module", ["jxkernel.api.checkify", "jxkernel.api.checkify_errors",
+                                    "jxkernel.experimental.checkify"])
 def test_docstring_examples(module):
     check_docstring_examples(module)
 

@@ -88,6 +88,10 @@ def test_added_names_answer_as_jax(group):
                                     "jxkernel.experimental.compilation_cache.compilation_cache",
                                     "jxkernel.xla.disk_cache",
                                     "jxkernel.transforms.custom_derivatives",
+                                    "jxkernel.transforms.custom_derivatives.jvp",
+                                    "jxkernel.transforms.custom_derivatives.vjp",
+                                    "jxkernel.transforms.custom_derivatives.vjp_rules",
+                                    "jxkernel.transforms.custom_derivatives.linear_call",
                                     "jxkernel.transforms.custom_gradient",
                                     "jxkernel.transforms.make_jaxpr",
                                     "jxkernel._jax.interpreters.ad", "jxkernel._jax.api_util"])

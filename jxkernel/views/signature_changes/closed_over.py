@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...core.clipped_text import clipped
 from .fixes import _fixed
 
 
@@ -53,4 +54,4 @@ def _value_text(value, limit: int = 40) -> str:
     if type(value) is _Large:
         return repr(value)
     text = " ".join(np.array2string(np.asarray(value), threshold=6).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clipped(text, limit)

@@ -9,6 +9,7 @@ import dataclasses
 
 import numpy as np
 
+from ...core.clipped_text import clipped
 from .change import _aval_text, _root
 from .fixes import _fixed, _refixed
 
@@ -116,8 +117,7 @@ def _static_repr(value) -> str:
 
 
 def _short(value, limit=30) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clipped(repr(value), limit)
 
 
 def _pytree_fields(value):
