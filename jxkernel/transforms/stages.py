@@ -531,7 +531,9 @@ class Compiled(_Stage):
         """What JAX's `Compiled._executable` tells of its arguments: `_kept_var_idx`, those
         the program takes (jit drops the ones its function never reads, unless keep_unused),
         and their `in_avals`."""
-        n, kept = len(self._entry.consts), self._entry.exe.kept
+        entry = self._entry             # (a partitioned one's constants: its const_bufs)
+        n = len(entry.consts if hasattr(entry, "consts") else entry.const_bufs)
+        kept = entry.exe.kept
         avals = self._entry.jaxpr.in_avals           # (the arguments': the consts come first)
         idx = set(range(len(avals))) if kept is None else {i - n for i in kept if i >= n}
         return KeptArguments(idx, [a for i, a in enumerate(avals) if i in idx])

@@ -1,0 +1,51 @@
+"""Gaps closed at stop 69 against JAX 0.10.2's recorded answers (tests/data/
+partitioned_gaps_cases.py, recorded by reference/make_partitioned_gaps_reference.py): a jit
+partitioned over a mesh serialized and loaded again, ... Every case is bits, shapes, texts or
+error words, compared exactly."""
+import functools
+import json
+import os
+
+import partitioned_gaps_cases as cases
+import pytest
+from fresh_process import run_json
+
+import jxkernel
+import locations  # tests/support: the repository's folders
+
+
+@functools.cache
+def _reference() -> dict:
+    with open(os.path.join(locations.DATA, "partitioned_gaps_reference.json")) as f:
+        return json.load(f)
+
+
+@functools.cache
+def _ours() -> dict:
+    return json.loads(json.dumps(cases.run(jxkernel)))
+
+
+@functools.cache
+def _ours_on_a_mesh() -> dict:
+    return run_json("""
+        import json, jxkernel, partitioned_gaps_cases as cases
+        print(json.dumps(cases.run_mesh(jxkernel)))
+    """, {"JXKERNEL_CPU_DEVICES": "8"}, timeout=600)
+
+
+def _compare(want: dict, got: dict, group: str) -> None:
+    assert sorted(got) == sorted(want)
+    for case in want:
+        assert got[case] == want[case], f"{group}.{case}:\n{got[case]}\n!=\n{want[case]}"
+
+
+@pytest.mark.xla_only("XLA compiler")
+@pytest.mark.parametrize("group", sorted(_reference()["run"]))
+def test_matches_jax(group):
+    _compare(_reference()["run"][group], _ours()[group], group)
+
+
+@pytest.mark.xla_only("several devices")
+@pytest.mark.parametrize("group", sorted(_reference()["run_mesh"]))
+def test_over_a_mesh_matches_jax(group):
+    _compare(_reference()["run_mesh"][group], _ours_on_a_mesh()[group], group)
