@@ -14,6 +14,7 @@ import copy
 
 import dataclasses
 import typing
+import weakref
 
 from ..core import compile_record, jaxpr_cost, vma
 from ..core.axis_env import visible_axes
@@ -85,12 +86,40 @@ def _check_dialect(dialect: str) -> None:
                          f"called 'mlir') and 'hlo'.")
 
 
+# Modules lowered of a trace, by the trace and what else shaped them, held while the trace
+# lives (in jit's caches): JAX's lowering cache (pjit's _pjit_lower, a weakref_lru_cache on
+# the jaxpr), which a call after `.lower(x)`, or `.lower(x)` after a call, finds
+_LOWERED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # ClosedJaxpr -> {key: Module}
+# ... and the programs `.compile()` made of them: ClosedJaxpr -> {id(Module): (Module, Entry)}
+_COMPILED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms=None,
               locations=False, arg_names=None, one_device=None, rules=None) -> pipeline.Module:
     """`closed`, a jitted function's trace, lowered for `device` (or for `platforms`);
     `arg_names`, one per input leaf ("x", "params['w']"), name its HLO parameters;
     `one_device`, jit_pinned.one_device_given's, the inputs and results given a sharding;
-    `rules`, another rule table (LoweringParameters')."""
+    `rules`, another rule table (LoweringParameters'). Lowered once per trace and key.
+
+    >>> f = jit(lambda x: x * 2); traced = f.trace(1.0)
+    >>> args = (f, traced.jaxpr, traced.out_tree, jax.devices()[0], (False,))
+    >>> lower_jit(*args) is lower_jit(*args)
+    True
+    """
+    if platforms is not None or locations or rules is not None:     # (a tool's: not kept)
+        return _lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms,
+                          locations, arg_names, one_device, rules)
+    key = (jitted._name, jitted._keep_unused, out_tree, device,
+           tuple(donated_leaves or ()), tuple(arg_names or ()), one_device)
+    lowered = _LOWERED.setdefault(closed, {})
+    if key not in lowered:
+        lowered[key] = _lower_jit(jitted, closed, out_tree, device, donated_leaves, None,
+                                  False, arg_names, one_device, None)
+    return lowered[key]
+
+
+def _lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms, locations,
+               arg_names, one_device, rules) -> pipeline.Module:
     jaxpr, donated_refs, aliases = jit_refs.donating(closed)     # (each Ref updated in place)
     donated = donated_refs + (donated_leaves or (False,) * len(jaxpr.invars))
     return pipeline.lower(jaxpr, [device], name=jitted._name, donated=donated,
@@ -263,6 +292,23 @@ def _remember_trace(jitted, traced, signature, miss) -> None:
         traced._call_key, traced._shared_jaxpr, traced._miss = signature, jaxpr, miss
 
 
+def _compiled_before(lowered):
+    """The jit cache's entry for the call whose trace `lowered` lowered (a call or an earlier
+    `.compile()` compiled it), as JAX's Lowered keeps its executable: None where it differs
+    (compiler options, other rules or platforms) or none was compiled yet."""
+    traced = lowered.traced
+    if not lowered._plain or lowered._platforms or lowered.device is None:
+        return None
+    found = _COMPILED.get(traced.jaxpr, {}).get(id(lowered._module))
+    if found is not None:                            # a `.compile()` of the same module's
+        return found[1]
+    if getattr(traced, "_call_key", None) is None:
+        return None
+    found = traced.jitted._cache.get(traced._call_key + (lowered.device,))
+    return found if getattr(found, "jaxpr", None) is traced.jaxpr and \
+        getattr(found, "text", None) == lowered._module.text else None
+
+
 def _share_program(lowered, entry) -> bool | None:
     """Put `.compile()`'s executable in the jit's cache for the call whose trace it compiled
     (as JAX's call after `.lower(x).compile()` compiles nothing); whether this compile is the
@@ -270,8 +316,10 @@ def _share_program(lowered, entry) -> bool | None:
     traced = lowered.traced
     if getattr(traced, "_call_key", None) is None:
         return None
+    # (not a keep_unused=True jit's: JAX's call lowers again, its lowering cache keyed on it)
     if lowered._partitioning is None and not lowered._platforms and \
-            getattr(lowered, "_plain", False) and lowered.device is not None:
+            getattr(lowered, "_plain", False) and lowered.device is not None and \
+            not traced.jitted._keep_unused:
         traced.jitted._cache.setdefault(traced._call_key + (lowered.device,), entry)
     return untold(traced._shared_jaxpr)
 
@@ -459,9 +507,16 @@ class Lowered(_Stage):
                 raise NotImplementedError("Lowered.compile: compiler_options of a jit over a "
                                           "mesh are not supported yet; compile without them")
             return Compiled(self, *self._partitioning.compile(traced.trace_s))
-        return Compiled(self, *traced.jitted._build(traced.jaxpr, traced.out_tree, self._module,
-                                                    traced.trace_s,
-                                                    compiler_options=compiler_options))
+        found = _compiled_before(self)
+        if found is not None:          # a call's program: not compiled again (JAX's neither)
+            return Compiled(self, found, None)
+        compiled = Compiled(self, *traced.jitted._build(traced.jaxpr, traced.out_tree,
+                                                        self._module, traced.trace_s,
+                                                        compiler_options=compiler_options))
+        if self._plain and self._module is not None:     # (kept with its module, as JAX's)
+            _COMPILED.setdefault(traced.jaxpr, {})[id(self._module)] = (self._module,
+                                                                       compiled._entry)
+        return compiled
 
 
 @dataclasses.dataclass(frozen=True)
@@ -478,6 +533,8 @@ class Compiled(_Stage):
     def __init__(self, lowered, entry, phases):
         self.lowered, self._entry, self.phases = lowered, entry, phases
         self._traced = lowered.traced
+        if phases is None:              # a program compiled before (_compiled_before)
+            return
         # logged as jit's calls are (the notebook's count, Compilations, %jxcompiles)
         jitted = self._traced.jitted
         device = (lowered._module.devices[0] if lowered._module is not None

@@ -83,9 +83,114 @@ def serialize_mesh_cases(jax):
     return out
 
 
+def jit_cache_cases(jax):
+    """What jits of one function share, step by step: per step [the function's traces, the
+    programs compiled] (jtu's count_jit_compilation_cache_miss), and per scenario the
+    programs lowered (count_jit_and_pmap_lowerings; jxkernel lowers as it compiles, so only
+    the totals compare). JAX's tracing cache is keyed on the function and the types, its
+    lowering cache on the trace and the lowering's parameters (a Lowered keeps its
+    executable), its jits' shared (C++) cache on the function and the jit's options less
+    inline and keep_unused."""
+    jnp = jax.numpy
+    jtu = importlib.import_module(jax.__name__ + "._src.test_util")
+    x, y, z = jnp.ones(3), jnp.ones(3), jnp.ones(3)
+    traces = []
+
+    def make():
+        def g(a, b=None):
+            traces.append(1)
+            return a * 2
+        return g
+
+    def h(a, n):
+        traces.append(1)
+        return a * n
+
+    def scenario(*steps):
+        counts = []
+        with jtu.count_jit_and_pmap_lowerings() as lowered:
+            for step in steps:
+                traces[:] = []
+                with jtu.count_jit_compilation_cache_miss() as compiled:
+                    step()
+                counts.append([len(traces), compiled()])
+        return {"steps": counts, "lowerings": lowered()}
+    out = {}
+    g = make()
+    f = jax.jit(g)
+    out["lower_then_call"] = scenario(lambda: f.lower(x), lambda: f(x), lambda: f(x))
+    g = make()
+    f = jax.jit(g)
+    out["lower_compile_then_call"] = scenario(lambda: f.lower(x).compile(), lambda: f(x))
+    g = make()
+    out["two_jits"] = scenario(lambda: jax.jit(g)(x), lambda: jax.jit(g)(x))
+    g = make()
+    out["call_then_another_jits_lower"] = scenario(
+        lambda: jax.jit(g)(x), lambda: jax.jit(g).lower(x), lambda: jax.jit(g).lower(x).compile())
+    g = make()
+    out["compile_twice"] = scenario(lambda: jax.jit(g).lower(x).compile(),
+                                    lambda: jax.jit(g).lower(x).compile(), lambda: jax.jit(g)(x))
+    g = make()
+    out["trace_then_lower"] = scenario(lambda: jax.jit(g).trace(x).lower(),
+                                       lambda: jax.jit(g).trace(x).lower().compile(),
+                                       lambda: jax.jit(g)(x))
+    g = make()
+    out["other_options"] = scenario(
+        lambda: jax.jit(g)(x), lambda: jax.jit(g, donate_argnums=0)(y),
+        lambda: jax.jit(g, donate_argnums=0)(z), lambda: jax.jit(g, keep_unused=True)(x),
+        lambda: jax.jit(g, inline=True)(x))
+    g = make()
+    out["keep_unused"] = scenario(
+        lambda: jax.jit(g, keep_unused=True).lower(x, x).compile(),
+        lambda: jax.jit(g)(x, x), lambda: jax.jit(g, keep_unused=True)(x, x),
+        lambda: sorted(jax.jit(g, keep_unused=True).lower(x, x).compile()._executable
+                       ._kept_var_idx) == [0, 1] or traces.append("kept"))
+    out["static"] = scenario(
+        lambda: jax.jit(h, static_argnums=1)(x, 2), lambda: jax.jit(h, static_argnums=1)(x, 2),
+        lambda: jax.jit(h, static_argnames="n")(x, 2), lambda: jax.jit(h, static_argnums=1)(x, 3))
+    g = make()
+    out["eval_shape_then_call"] = scenario(lambda: jax.jit(g).eval_shape(x),
+                                           lambda: jax.jit(g)(x))
+    g = make()
+    with_options = scenario(
+        lambda: jax.jit(g)(x),
+        lambda: jax.jit(g).lower(x).compile({"xla_embed_ir_in_executable": True}),
+        lambda: jax.jit(g).lower(x).compile())
+    out["compiler_options"] = with_options["steps"]    # (jxkernel lowers as it compiles)
+    return out
+
+
 def run(jax) -> dict:
-    return {}
+    return {"jit_caches": jit_cache_cases(jax)}
+
+
+def under_a_jit_cases(jax):
+    """jax.extend.core's trace queries in a shard_map body run eagerly under vmap, grad and
+    both (JAX runs those bodies op by op: no jit), and under jit and make_jaxpr (a jit)."""
+    jnp, sh, record = jax.numpy, jax.sharding, []
+    ec = importlib.import_module(jax.__name__ + ".extend.core")
+
+    def probe(tag):
+        def f(x):
+            record.append([tag, ec.unsafe_am_i_under_a_jit_DO_NOT_USE(),
+                           ec.unsafe_am_i_under_a_vmap_DO_NOT_USE(),
+                           ec.unsafe_get_axis_names_DO_NOT_USE()])
+            return x
+        return f
+    mesh = jax.make_mesh((2, 4), ("a", "b"), axis_types=(sh.AxisType.Auto,) * 2)
+    spec = sh.PartitionSpec("a")
+
+    def smap(tag):
+        return jax.shard_map(probe(tag), mesh=mesh, in_specs=spec, out_specs=spec)
+    jax.vmap(smap("vmap"), axis_name="w")(jnp.ones((3, 4, 2)))
+    jax.vmap(smap("vmap_unnamed"))(jnp.ones((3, 4, 2)))
+    jax.grad(lambda v: smap("grad")(v).sum())(jnp.ones((4, 2)))
+    jax.vmap(jax.grad(lambda v: smap("vmap_grad")(v).sum()))(jnp.ones((3, 4, 2)))
+    jax.vmap(jax.vmap(smap("vmap_vmap")))(jnp.ones((2, 3, 4, 2)))
+    jax.jit(jax.vmap(smap("jit_vmap")))(jnp.ones((3, 4, 2)))
+    jax.make_jaxpr(jax.vmap(smap("make_jaxpr_vmap")))(jnp.ones((3, 4, 2)))
+    return {"queries": record}
 
 
 def run_mesh(jax) -> dict:
-    return {"serialize": serialize_mesh_cases(jax)}
+    return {"serialize": serialize_mesh_cases(jax), "under_a_jit": under_a_jit_cases(jax)}
