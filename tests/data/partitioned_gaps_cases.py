@@ -160,8 +160,36 @@ def jit_cache_cases(jax):
     return out
 
 
+def _message(fun):
+    try:
+        fun()
+    except Exception as e:
+        return [type(e).__name__, str(e)]
+    return "no error"
+
+
+def axes_mismatch_cases(jax):
+    """vmap's and pmap's errors for in_axes or out_axes that are no prefix of the arguments'
+    or results' tree: JAX's words, the placeholder leaf's class named as JAX names it."""
+    jnp = jax.numpy
+    one, host = jnp.ones(2), np.ones((1, 2), np.float32)
+    return {
+        "vmap_in_tuple_for_leaf": _message(lambda: jax.vmap(lambda a: a, in_axes=((0, 0),))(one)),
+        "vmap_in_dict_for_leaf": _message(lambda: jax.vmap(lambda a: a, in_axes=({"a": 0},))(one)),
+        "vmap_in_keys": _message(lambda: jax.vmap(lambda a, b: a, in_axes=({"a": 0}, 0))(
+            {"b": one}, one)),
+        "vmap_in_list_length": _message(lambda: jax.vmap(lambda a: a, in_axes=([0, 0],))([one])),
+        "vmap_out_tuple_for_leaf": _message(lambda: jax.vmap(lambda a: a, out_axes=(0, 0))(one)),
+        "vmap_out_keys": _message(lambda: jax.vmap(lambda a: {"a": a}, out_axes={"b": 0})(one)),
+        "pmap_in_tuple_for_leaf": _message(lambda: jax.pmap(lambda a: a, in_axes=((0, 0),))(
+            host)),
+        "pmap_in_keys_with_keywords": _message(lambda: jax.pmap(
+            lambda a, b=None: a, in_axes=({"a": 0},))({"b": host}, b=host)),
+    }
+
+
 def run(jax) -> dict:
-    return {"jit_caches": jit_cache_cases(jax)}
+    return {"jit_caches": jit_cache_cases(jax), "axes_mismatch": axes_mismatch_cases(jax)}
 
 
 def under_a_jit_cases(jax):
