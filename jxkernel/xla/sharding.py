@@ -151,7 +151,17 @@ def inspect_sharding_key(callback) -> bytes:
 
 
 def replicated_hlo():
-    return xc.HloSharding.replicate()
+    """XLA's replicated HloSharding (a stand-in that prints and compares as one where jaxlib
+    is not installed: the NumPy backend's programs on one device)."""
+    return xc.HloSharding.replicate() if xc is not None else _Replicated()
+
+
+class _Replicated:
+    def is_replicated(self) -> bool:
+        return True
+
+    def __repr__(self):
+        return "{replicated}"
 
 
 def register_custom_partitioner(name: str, propagate, partition, infer) -> None:

@@ -49,3 +49,17 @@ def test_matches_jax(group):
 @pytest.mark.parametrize("group", sorted(_reference()["run_mesh"]))
 def test_over_a_mesh_matches_jax(group):
     _compare(_reference()["run_mesh"][group], _ours_on_a_mesh()[group], group)
+
+
+def test_inspect_array_sharding_on_the_numpy_backend_as_jax_on_one_device():
+    """The NumPy backend's programs tell inspect_array_sharding's callback what XLA's on one
+    device do (replicated, once, when lowered), against JAX's recorded answers (its device
+    is named CpuDevice there)."""
+    ours = run_json("""
+        import json, jxkernel, added_names_cases as cases
+        print(json.dumps(cases.inspect_sharding_cases(jxkernel)))
+    """, {"JAX_PLATFORMS": "numpy"})
+    with open(os.path.join(locations.DATA, "added_names_reference.json")) as f:
+        want = json.load(f)["run"]["inspect_sharding"]
+    ours = json.loads(json.dumps(ours).replace("NumpyDevice(", "CpuDevice("))
+    assert ours == want
