@@ -194,6 +194,7 @@ RULE_TABLES = {
     "sharding_typing": sharding_typing_rules,
     "own_vma": own_vma_rules,
     "numpy": numpy_rules,
+    "numpy_lowering": numpy_lowering_rules,
     "jet": jet_rules,
     "effects": effect_rules,
 }
