@@ -31,7 +31,7 @@ from ..xla.lowering import NeedsMesh
 from . import jit_refs
 from .jit_high import is_high_trace
 from .jit_args import abstract_leaf_aval, flat_pinned, leaf_aval, result_paths, token_carriers
-from .jit_cache import NOWHERE, compiled_trace
+from .jit_cache import NOWHERE, compiled_trace, stage_key
 from .jit_pinned import one_device_given, program_placement
 from .jit_primitive import any_sharded, traced_under, untold
 
@@ -254,6 +254,10 @@ def _traced_before(jitted, signature):
     """(ClosedJaxpr, out_tree) a call or an earlier stage traced for `signature`, reused as
     JAX's tracing cache is (f(x) then f.lower(x): no second trace, no miss; inside another
     trace too, where f.lower(x) then f(x) trace once); else None."""
+    if jitted._sharded and _ctx.trace is eval_trace and compile_record.logged() and \
+            not visible_axes():             # (a jit over a mesh: jit_sharded's call path's)
+        found = jitted._traces.get(stage_key(jitted, signature))
+        return (found[3], found[2]) if found is not None else None
     if not _shares_traces(jitted):
         return None
     if _ctx.trace is not eval_trace:
@@ -276,6 +280,11 @@ def _remember_trace(jitted, traced, signature, miss) -> None:
         return
     jaxpr, consts = convert_constvars_to_invars(traced.jaxpr)
     if any(isinstance(c, Tracer) for c in consts):      # tracers die with their trace
+        return
+    traced._signature = signature          # (a jit over a mesh finds its call's program by it)
+    if jitted._sharded and _ctx.trace is eval_trace:    # (jit_sharded's call path reuses it)
+        jitted._traces.setdefault(stage_key(jitted, signature),
+                                  (jaxpr, consts, traced.out_tree, traced.jaxpr))
         return
     if _ctx.trace is not eval_trace:
         if _shares_traces(traced.jitted):
@@ -334,6 +343,7 @@ class Traced(_Stage):
         # the call's cache key (less the device) and the jaxpr whose trace a call at these
         # types reuses, where it does (_remember_trace)
         self._call_key = self._shared_jaxpr = self._miss = None
+        self._signature = None          # (treedef, avals, statics, trace state), where kept
 
     _traced = property(lambda self: self)
 
@@ -506,7 +516,7 @@ class Lowered(_Stage):
             if compiler_options:
                 raise NotImplementedError("Lowered.compile: compiler_options of a jit over a "
                                           "mesh are not supported yet; compile without them")
-            return Compiled(self, *self._partitioning.compile(traced.trace_s))
+            return Compiled(self, *self._partitioning.compiled(self))
         found = _compiled_before(self)
         if found is not None:          # a call's program: not compiled again (JAX's neither)
             return Compiled(self, found, None)

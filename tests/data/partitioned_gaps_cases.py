@@ -3,6 +3,7 @@ on one device, `run_mesh(jax)` on 8 CPU devices. reference/make_partitioned_gaps
 records JAX 0.10.2's answers into partitioned_gaps_reference.json;
 tests/sharding/test_partitioned_gaps.py runs the same with jxkernel and compares exactly
 (ints, bits, shapes, texts, error words)."""
+import functools
 import importlib
 
 import numpy as np
@@ -220,5 +221,107 @@ def under_a_jit_cases(jax):
     return {"queries": record}
 
 
+def jit_cache_mesh_cases(jax):
+    """What jits over a mesh share, step by step as jit_cache_cases: [traces, compiles] per
+    step; and inspect_array_sharding's callbacks per step (told when a program compiles, so
+    once however many calls and stages find it)."""
+    jnp, sh = jax.numpy, jax.sharding
+    jtu = importlib.import_module(jax.__name__ + "._src.test_util")
+    P, traces, told = sh.PartitionSpec, [], []
+    mesh = sh.Mesh(np.array(jax.devices()).reshape(4, 2), ("x", "y"))
+    s = sh.NamedSharding(mesh, P("x"))
+
+    def make(inspect=False):
+        def g(a):
+            traces.append(1)
+            if inspect:
+                jax.debug.inspect_array_sharding(a, callback=lambda v: told.append(repr(v)))
+            return a * 2
+        return g
+
+    def scenario(*steps):
+        counts = []
+        for step in steps:
+            traces[:] = told[:] = []
+            with jtu.count_jit_compilation_cache_miss() as compiled:
+                step()
+            counts.append([len(traces), compiled()] + ([list(told)] if told else []))
+        return counts
+    x = jnp.ones((8, 2))
+    split = jax.device_put(x, s)
+    out = {}
+    f = jax.jit(make(), in_shardings=s)
+    out["given_lower_then_call"] = scenario(lambda: f.lower(x), lambda: f(x), lambda: f(x))
+    f = jax.jit(make(), in_shardings=s)
+    out["given_compile_then_call"] = scenario(lambda: f.lower(x).compile(), lambda: f(x))
+    g = make()
+    out["given_call_then_compile"] = scenario(
+        lambda: jax.jit(g, in_shardings=s)(x), lambda: jax.jit(g, in_shardings=s).lower(x)
+        .compile(), lambda: jax.jit(g, in_shardings=s).lower(x).compile())
+    g = make()
+    out["split_call_then_compile"] = scenario(
+        lambda: jax.jit(g)(split), lambda: jax.jit(g).lower(split).compile(),
+        lambda: jax.jit(g)(split))
+    g = make()
+    out["split_compile_twice"] = scenario(
+        lambda: jax.jit(g).lower(split).compile(), lambda: jax.jit(g).lower(split).compile(),
+        lambda: jax.jit(g)(split))
+    g = make()
+    with jax.set_mesh(mesh):
+        out["set_mesh"] = scenario(lambda: jax.jit(g, in_shardings=P("x"))(x),
+                                   lambda: jax.jit(g, in_shardings=P("x")).lower(x).compile())
+    g = make(inspect=True)
+    out["inspect"] = scenario(
+        lambda: jax.jit(g).lower(split), lambda: jax.jit(g)(split), lambda: jax.jit(g)(split),
+        lambda: jax.jit(g).lower(split).compile(), lambda: jax.jit(g).lower(split).compile())
+    return out
+
+
+def custom_partitioning_mesh_cases(jax):
+    """custom_partitioning over 8 devices: a per-device function closing over array
+    constants (JAX's lowering embeds them); a callable sharding_rule, and what it is handed
+    (MLIR's tensor types: shape, rank, element type, text)."""
+    jnp, sh = jax.numpy, jax.sharding
+    cp = importlib.import_module(jax.__name__ + ".experimental.custom_partitioning")
+    P, seen = sh.PartitionSpec, []
+    mesh = sh.Mesh(np.array(jax.devices()), ("x",))
+    table, grid = jnp.arange(4.0), np.arange(16.0, dtype=np.float32).reshape(4, 4)
+
+    @cp.custom_partitioning
+    def shifted(a):
+        return a + 6.0
+
+    def partition(mesh, arg_shapes, result_shape):
+        def lower_fn(a):       # closes over a jax Array and a NumPy array
+            return a + table.sum() + jnp.asarray(grid)[1, 2] - 6.0
+        return mesh, lower_fn, result_shape.sharding, (arg_shapes[0].sharding,)
+    shifted.def_partition(partition=partition, sharding_rule="i j -> i j")
+
+    def rule(n, mesh, value_types, result_types):
+        seen.append([n, type(value_types).__name__, type(result_types).__name__] +
+                    [[type(t).__name__, str(t), list(t.shape), t.rank, str(t.element_type)]
+                     for t in (*value_types, *result_types)])
+        return "i j, k -> i j", {}
+
+    def added(n, mesh, arg_shapes, result_shape):
+        spec = sh.NamedSharding(mesh, P("x", None))
+        return mesh, lambda a, b: a + b.astype(a.dtype).sum() * n, spec, \
+            (spec, sh.NamedSharding(mesh, P()))
+
+    @functools.partial(cp.custom_partitioning, static_argnums=(0,))
+    def plus(n, a, b):
+        return a + b.astype(a.dtype).sum() * n
+    plus.def_partition(partition=added, sharding_rule=rule)
+    x = jnp.arange(32.0).reshape(8, 4)
+    small = jnp.ones(3, jnp.bfloat16)
+    with jax.set_mesh(mesh):
+        got = jax.jit(shifted, in_shardings=P("x"), out_shardings=P("x"))(x)
+        summed = jax.jit(plus, static_argnums=0, in_shardings=(P("x"), P()))(2, x, small)
+    return {"closes_over": [enc(got), repr(got.sharding)],
+            "rule_callable": [enc(summed), repr(summed.sharding), seen]}
+
+
 def run_mesh(jax) -> dict:
-    return {"serialize": serialize_mesh_cases(jax), "under_a_jit": under_a_jit_cases(jax)}
+    return {"serialize": serialize_mesh_cases(jax), "under_a_jit": under_a_jit_cases(jax),
+            "jit_caches": jit_cache_mesh_cases(jax),
+            "custom_partitioning": custom_partitioning_mesh_cases(jax)}
