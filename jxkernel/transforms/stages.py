@@ -285,7 +285,6 @@ def _remember_trace(jitted, traced, signature, miss) -> None:
     if jitted._sharded and _ctx.trace is eval_trace:    # (jit_sharded's call path reuses it)
         jitted._traces.setdefault(stage_key(jitted, signature),
                                   (jaxpr, consts, traced.out_tree, traced.jaxpr))
-        return
     if _ctx.trace is not eval_trace:
         if _shares_traces(traced.jitted):
             key = signature + vma.trace_place()
