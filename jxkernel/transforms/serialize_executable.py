@@ -18,12 +18,14 @@ import dataclasses
 import numpy as np
 
 from ..core.avals import ShapeDtypeStruct
+from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.trace import Tracer, _ctx, eval_trace
 from ..tree_util import tree_flatten, tree_unflatten
 from ..xla import client as _client
 from ..xla.array import Array, is_plain
 from ..xla.executable import Executable
 from ..xla.serialized import dumps, executable_bytes, load_executable, loads
+from ..xla.sharded import ShardedExecutable, _SpmdEntry, to_argument
 from ..xla.transfers import put_on_device
 from . import jit_refs
 from .jit_args import leaf_aval
@@ -116,9 +118,6 @@ def _partitioned_entry(saved: _Saved, out_tree):
     """jit_sharded's entry of a program partitioned over `saved.mesh`, loaded onto its
     devices: its results laid out as compiled (the shardings serialized, not asked of XLA
     again), its constants replicated over the mesh."""
-    # a mesh's programs load with the first mesh: so does this module's partitioned path
-    from ..core.mesh import NamedSharding, PartitionSpec
-    from ..xla.sharded import ShardedExecutable, _SpmdEntry, to_argument
     mesh = saved.mesh
     exe = ShardedExecutable(load_executable(saved.executable, list(mesh._flat_devices)),
                             saved.out_avals, mesh._flat_devices, saved.name, saved.donated,
