@@ -1,6 +1,10 @@
 """Gaps closed at stop 69 against JAX 0.10.2's recorded answers (tests/data/
-partitioned_gaps_cases.py, recorded by reference/make_partitioned_gaps_reference.py): a jit
-partitioned over a mesh serialized and loaded again, ... Every case is bits, shapes, texts or
+partitioned_gaps_cases.py, recorded by reference/make_partitioned_gaps_reference.py): what
+jits of one function share (traces and programs per step, on one device and over a mesh, with
+inspect_array_sharding's callbacks), vmap's and pmap's axes-mismatch words; on 8 devices a jit
+partitioned over a mesh serialized and loaded again, unsafe_am_i_under_a_jit in shard_map
+bodies under vmap and grad, custom_partitioning's closed-over constants and callable rules;
+inspect_array_sharding on the NumPy backend. Every case is bits, shapes, counts, texts or
 error words, compared exactly."""
 import functools
 import json
