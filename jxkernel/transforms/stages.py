@@ -16,6 +16,8 @@ import dataclasses
 import typing
 import weakref
 
+import numpy as np
+
 from ..core import compile_record, jaxpr_cost, vma
 from ..core.axis_env import visible_axes
 from ..core.config import config
@@ -172,6 +174,25 @@ def check_call_signature(in_tree, arg_names, in_avals, args, kwargs, got_avals) 
                     "compiled. Perhaps you are calling the compiled executable with a "
                     "different enable_x64 mode than when it was AOT compiled? The mismatches "
                     "are:\n" + "\n".join(lines))
+
+
+def check_argument_shardings(arrays, required, arg_names) -> None:
+    """JAX's ValueError for committed Arrays laid out otherwise than a Compiled was compiled
+    for (`required`: per argument its sharding, None where the program drops it); host
+    values and uncommitted Arrays move there (pxla's check_array_xla_sharding_layout_match,
+    which tells five mismatches at most)."""
+    errors = [f"Argument {name} with shape {np.dtype(x.dtype).name}[{','.join(map(str, x.shape))}]"
+              f":\n  Passed sharding: {x.sharding}\n  Required sharding: {want}"
+              for x, want, name in zip(arrays, required, arg_names)
+              if want is not None and isinstance(x, Array) and x.committed and
+              not (x.sharding.is_equivalent_to(want, x.ndim) or
+                   want.is_equivalent_to(x.sharding, x.ndim))]
+    if errors:
+        count = f"the {len(errors)} mismatches" if len(errors) < 5 else \
+            f"5 mismatches out of {len(errors)}"
+        raise ValueError("Computation was compiled for input shardings that disagree with the "
+                         f"shardings of arguments passed to it. Here are {count}:\n" +
+                         "\n".join(errors[:5]))
 
 
 def _tree_mismatch(want, got) -> str:
@@ -578,6 +599,9 @@ class Compiled(_Stage):
                 [a.strip_weak_type() for a in got] != [a.strip_weak_type() for a in expected]:
             check_call_signature(self.in_tree, self._traced.arg_names, expected, args, kwargs,
                                  got)
+        if not refs:                    # (a committed Array elsewhere: JAX's error)
+            check_argument_shardings(arrays, self._required(), self._traced.arg_names or
+                                     [f"args[{i}]" for i in range(len(arrays))])
         if self.lowered._partitioning is not None:             # each laid out as compiled for
             outs = self._entry.exe.call_buffers(self._entry.arguments(leaves))
         else:
@@ -591,6 +615,10 @@ class Compiled(_Stage):
         return tree_unflatten(self._entry.out_tree, outs)
 
     out_tree = property(lambda self: self._entry.out_tree)
+
+    def _required(self) -> list:
+        """Per argument leaf the sharding it must have, None where the program drops it."""
+        return tree_flatten(self.input_shardings, is_leaf=lambda s: s is None)[0]
 
     @property
     def _executable(self) -> KeptArguments:

@@ -321,7 +321,36 @@ def custom_partitioning_mesh_cases(jax):
             "rule_callable": [enc(summed), repr(summed.sharding), seen]}
 
 
+def compiled_call_shardings_cases(jax):
+    """A Compiled (and one loaded from bytes) called with committed Arrays laid out otherwise
+    than it was compiled for: JAX's ValueError naming each; uncommitted and host values move."""
+    jnp, sh = jax.numpy, jax.sharding
+    se = importlib.import_module(jax.__name__ + ".experimental.serialize_executable")
+    P = sh.PartitionSpec
+    mesh = sh.Mesh(np.array(jax.devices()).reshape(4, 2), ("x", "y"))
+    a = jnp.arange(32.0).reshape(8, 4)
+    compiled = jax.jit(lambda u, v: u + v, in_shardings=(
+        sh.NamedSharding(mesh, P("x", "y")), sh.NamedSharding(mesh, P("x")))).lower(a, a).compile()
+    one = jax.jit(lambda u: u + 1).lower(jnp.ones(3)).compile()
+    out = {}
+    for name, c in (("compiled", compiled), ("loaded", se.deserialize_and_load(
+            *se.serialize(compiled)))):
+        out[name] = [
+            _message(lambda: c(jax.device_put(a, sh.NamedSharding(mesh, P("y"))), a)),
+            _message(lambda: c(jax.device_put(a, sh.NamedSharding(mesh, P("y"))),
+                               jax.device_put(a, sh.NamedSharding(mesh, P())))),
+            _message(lambda: c(jax.device_put(a, jax.devices()[1]), a)),
+            _message(lambda: c(jax.device_put(a, jax.devices()[0]), a)),
+            repr(c(jax.device_put(a, sh.NamedSharding(mesh, P("x", "y"))), a).sharding),
+            repr(c(np.asarray(a), a).sharding)]
+    out["one_device"] = [_message(lambda: one(jax.device_put(jnp.ones(3), jax.devices()[1]))),
+                         repr(one(jnp.ones(3)).sharding),
+                         repr(one(jax.device_put(jnp.ones(3), jax.devices()[0])).sharding)]
+    return out
+
+
 def run_mesh(jax) -> dict:
     return {"serialize": serialize_mesh_cases(jax), "under_a_jit": under_a_jit_cases(jax),
             "jit_caches": jit_cache_mesh_cases(jax),
-            "custom_partitioning": custom_partitioning_mesh_cases(jax)}
+            "custom_partitioning": custom_partitioning_mesh_cases(jax),
+            "compiled_call_shardings": compiled_call_shardings_cases(jax)}
