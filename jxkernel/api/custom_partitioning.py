@@ -29,6 +29,7 @@ from ..core.interpret import eval_jaxpr
 from ..core.ir import param_printers
 from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.numpy_eval import call_rule
+from ..core.physical import inline_consts, physical_aval
 from ..core.primitive import Primitive, abstract_eval_rules, impl_rules, lowering_rules, numpy_rules
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 from ..core.trace import Tracer
@@ -39,7 +40,7 @@ from ..xla import stablehlo as hlo
 from ..xla.compiler import CUSTOM_PARTITIONING_TARGET
 from ..xla.lowering import lower_module
 from ..xla.sharding import (GSPMDSharding, hlo_sharding, register_custom_partitioner,
-                            spec_from_hlo, tuple_hlo_sharding)
+                            spec_from_hlo, tensor_types, tuple_hlo_sharding)
 from .sharding_rule import (BATCHING, ArrayMapping, CompoundFactor,  # noqa: F401
                             SdyShardingRule, rule_attribute, str_to_sdy_sharding_rule)
 
@@ -163,11 +164,13 @@ def _lowering(ctx, *values, call, partition, decode_shardings, sharding_rule, in
 
 
 def _rule_of(sharding_rule, static_args, mesh, call) -> SdyShardingRule:
-    """A callable rule called as JAX calls it (here with the operands' and results' avals
-    for MLIR's types), its answer made an SdyShardingRule."""
+    """A callable rule called as JAX calls it, with the operands' and results' MLIR types
+    (jaxlib's RankedTensorTypes), its answer made an SdyShardingRule."""
     if isinstance(sharding_rule, SdyShardingRule):
         return sharding_rule
-    made = sharding_rule(*static_args, mesh, list(call.in_avals), list(call.out_avals))
+    made = sharding_rule(*static_args, mesh, *[
+        tensor_types([hlo.aval_type(physical_aval(a)) for a in avals])
+        for avals in (call.in_avals, call.out_avals)])
     made, keywords = made if isinstance(made, (list, tuple)) and len(made) == 2 else (made, {})
     if isinstance(made, str):
         return str_to_sdy_sharding_rule(made, **keywords)
@@ -268,14 +271,9 @@ def _partition(arg_shapes, arg_shardings, result_shape, result_sharding, backend
     if [(o.shape, o.dtype) for o in closed.out_avals] != \
             [(t.shape, t.dtype) for t in tiled_results]:
         raise ValueError(f"Mismatch in result shapes. {closed.out_avals!r} vs {tiled_results!r}")
-    if closed.consts:
-        raise NotImplementedError(
-            "custom_partitioning: the per-device function returned by partition closes over "
-            f"{len(closed.consts)} array constant(s), which jxkernel cannot put in the "
-            "partitioned program yet: pass them as arguments of the custom_partitioning "
-            "function instead")
-    text, _ = lower_module(closed.jaxpr, name="tmp_xla_computation", platform=info.platform,
-                           manual=(mesh, frozenset(mesh.axis_names)))
+    # (the array constants it closes over written in: JAX's lowering embeds them)
+    text, _ = lower_module(inline_consts(closed), name="tmp_xla_computation",
+                           platform=info.platform, manual=(mesh, frozenset(mesh.axis_names)))
     return text.encode(), arg_hlos, _pack(result_shape, result_hlos)
 
 

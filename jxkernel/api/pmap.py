@@ -24,7 +24,8 @@ from ..core.lru import LRU, SIGNATURES
 from ..core.mesh import IndivisibleError, Mesh, NamedSharding, PartitionSpec
 from ..core.trace import EvalTrace, current_trace
 from ..lax.shapes import concatenate, expand_dims, squeeze
-from ..tree_util import broadcast_prefix, tree_flatten, tree_leaves, tree_map, tree_unflatten
+from ..tree_util import (broadcast_prefix, prefix_errors, tree_flatten, tree_leaves, tree_map,
+                         tree_unflatten)
 from ..transforms.api_util import merge_static, wraps
 from ..transforms.jit import jit
 from ..transforms.jit_sharded import _check_fit
@@ -164,15 +165,18 @@ def _flat_in_axes(dyn_axes, dyn, kwargs, n) -> tuple:
     try:
         return tuple(broadcast_prefix((dyn_axes, 0), (dyn, kwargs), is_leaf=_is_none))
     except ValueError:
-        msg = ("pmap in_axes specification must be a tree prefix of the corresponding value, "
-               f"got specification {dyn_axes} for value tree of the positional arguments."
-               "\n\nThe 'full pytree' here is the tuple of arguments passed positionally to "
-               "the pmapped function, and the value of `in_axes` must be a tree prefix of "
-               "that tuple. But it was not a prefix.")
+        # (JAX's words: where the first mismatch is, what each tree has there)
+        (msg,) = prefix_errors((dyn_axes, 0), (dyn, kwargs), is_leaf=_is_none)[0](
+            "pmap in_axes").args
+        msg += ("\n\nThe 'full pytree' here is the tuple of arguments passed positionally to "
+                "the pmapped function, and the value of `in_axes` must be a tree prefix of "
+                "that tuple. But it was not a prefix.")
         if kwargs:
             msg += ("\n\nWhen some arguments are passed by keyword to the pmapped function, "
                     "they are not included in the comparison to `in_axes`. Instead, each "
-                    "argument passed by keyword is mapped over its leading axis.")
+                    "argument passed by keyword is mapped over its leading axis. See the "
+                    "description of `in_axes` in the `pmap` docstring: "
+                    "https://docs.jax.dev/en/latest/_autosummary/jax.pmap.html#jax.pmap")
         raise ValueError(msg + "\n\nCheck that the value of the `in_axes` argument to `pmap` "
                          "is a tree prefix of the tuple of arguments passed positionally to "
                          "the pmapped function.") from None

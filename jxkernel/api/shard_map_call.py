@@ -9,7 +9,7 @@ from ..core.avals import get_aval
 from ..core.config import config
 from ..core.lru import LRU, SIGNATURES
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
-from ..core.trace import Tracer
+from ..core.trace import Tracer, _ctx
 from ..transforms.api_util import flatten_fun, wraps
 from ..tree_util import tree_flatten, tree_unflatten
 from .shard_map_checks import (
@@ -87,6 +87,9 @@ def _trace_body(f, flat_args, in_tree, static, avals, dyn_specs, out_specs, mesh
     flat, out_tree = flatten_fun(f, in_tree)
 
     def body(*xs):
+        # (staged here where JAX runs it eagerly, under vmap or grad, by its ShardMapTrace: no
+        # jit for jax.extend.core's unsafe_am_i_under_a_jit_DO_NOT_USE)
+        _ctx.trace.shard_map_body = True
         it = iter(xs)
         leaves = flat(*[x if s else next(it) for x, s in zip(flat_args, static)])
         out_struct = tree_unflatten(out_tree(), [0] * len(leaves))

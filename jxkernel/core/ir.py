@@ -489,7 +489,8 @@ def _fill(items: list, col: int, indent: int, width: int, sep: str = "") -> tupl
     return text, col
 
 
-def _jaxprs_in_params(params):
+def jaxprs_in_params(params):
+    """The Jaxprs an equation's params hold (a cond's branches, a scan's body, a jit's)."""
     for value in params.values():
         for v in value if isinstance(value, tuple) else (value,):
             if isinstance(v, (Jaxpr, ClosedJaxpr)):
@@ -507,7 +508,7 @@ def shared_jaxprs(top: Jaxpr) -> dict:
         jaxpr = queue.popleft()
         counts[jaxpr] += 1 + (jaxpr is not top and len(jaxpr.eqns) > 10)
         for eqn in jaxpr.eqns:
-            inner = list(_jaxprs_in_params(eqn.params))
+            inner = list(jaxprs_in_params(eqn.params))
             name = eqn.params.get("name")
             if name is not None:
                 for j in inner:

@@ -142,7 +142,7 @@ def _open(jaxpr: Jaxpr) -> Jaxpr:
     """An open inner jaxpr (no constvars: they are a closed jaxpr's) made physical."""
     if jaxpr.constvars:
         raise NotImplementedError("typed keys in an inner jaxpr with constvars")
-    return _inline_consts(physicalize_closed(ClosedJaxpr(jaxpr, ())), 0)
+    return inline_consts(physicalize_closed(ClosedJaxpr(jaxpr, ())), 0)
 
 
 def eval_physical(jaxpr: Jaxpr, consts, args) -> list:
@@ -233,7 +233,7 @@ def physicalize(jaxpr: Jaxpr) -> Jaxpr:
     n = len(jaxpr.constvars)
     avals = [physical_aval(v.aval) for v in (*jaxpr.constvars, *jaxpr.invars)]
     closed = trace_to_jaxpr(lambda *args: eval_physical(jaxpr, args[:n], args[n:]), avals)
-    out = _inline_consts(closed, n)
+    out = inline_consts(closed, n)
     _top_cache[jaxpr, None] = out
     return out
 
@@ -248,9 +248,10 @@ def eval_logical(fun, in_avals, *args):
     return outs[0]
 
 
-def _inline_consts(closed: ClosedJaxpr, n: int) -> Jaxpr:
+def inline_consts(closed: ClosedJaxpr, n: int = 0) -> Jaxpr:
     """`closed`'s jaxpr with its first `n` inputs as constvars and its own consts (what the
-    physical rules captured) written in as literals."""
+    physical rules captured, what a function closes over) written in as literals, which the
+    lowering writes as constants of the module."""
     inner = closed.jaxpr
     literals = {v: Literal(np.asarray(c), v.aval) for v, c in zip(inner.constvars, closed.consts)}
 

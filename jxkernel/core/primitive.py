@@ -162,6 +162,11 @@ own_vma_rules: set = set()
 # np.ndarrays, results of the dtypes and shapes its abstract eval gives (core/numpy_eval.py
 # interprets a jaxpr with them, where jaxlib cannot run)
 numpy_rules: dict = {}
+# numpy_lowering(params, devices): what an equation does when its program is lowered for the
+# NumPy backend's devices, where XLA's lowering rule acts at lowering time
+# (inspect_array_sharding's callback); xla/pipeline.py runs them as it "lowers" (keeps the
+# jaxpr), once per program, as XLA's rules run once per module
+numpy_lowering_rules: dict = {}
 # jet(primals, series, **params) -> (primal out, its Taylor coefficients): jax.experimental.jet's
 # rules, all registered by api/jet.py (JAX keeps them in jet.py); a primitive without one
 # raises KeyError there, as JAX's table does
@@ -189,6 +194,7 @@ RULE_TABLES = {
     "sharding_typing": sharding_typing_rules,
     "own_vma": own_vma_rules,
     "numpy": numpy_rules,
+    "numpy_lowering": numpy_lowering_rules,
     "jet": jet_rules,
     "effects": effect_rules,
 }

@@ -20,6 +20,8 @@ from ..core.primitive import (
     impl_rules,
     jvp_rules,
     lowering_rules,
+    numpy_lowering_rules,
+    numpy_rules,
     transpose_rules,
 )
 from ..tree_util import tree_map
@@ -79,10 +81,18 @@ def _lowering(ctx, value, *, callback):
     return []
 
 
+def _numpy_lowering(params, devices) -> None:
+    """The NumPy backend's program on one device: as XLA's on one device, replicated, told
+    when it is lowered (its run does nothing: numpy_rules)."""
+    params["callback"](GSPMDSharding(devices, replicated_hlo()))
+
+
 abstract_eval_rules[inspect_sharding_p] = _abstract_eval
 impl_rules[inspect_sharding_p] = _impl
 jvp_rules[inspect_sharding_p] = _jvp
 transpose_rules[inspect_sharding_p] = lambda cts, *args, **params: [None] * len(args)
 batching_rules[inspect_sharding_p] = _batching
 lowering_rules[inspect_sharding_p] = _lowering
+numpy_lowering_rules[inspect_sharding_p] = _numpy_lowering
+numpy_rules[inspect_sharding_p] = lambda value, *, callback: []
 param_printers[inspect_sharding_p] = lambda p: [("callback", _masked(p["callback"]))]

@@ -234,9 +234,15 @@ def results_outside(leaves: list, treedef) -> tuple:
     return tree_flatten(tree)
 
 
-class _PytreeLeaf:
+class PytreeLeaf:
+    """A leaf of the value's tree in flatten_axes' mismatch messages, which print its class
+    as JAX's do (JAX's placeholder, named as JAX names it)."""
+
     def __repr__(self):
         return "pytree leaf"
+
+
+PytreeLeaf.__module__ = "jax._src.api_util"
 
 
 def flatten_axes(name, treedef, axis_tree, *, kws=False, tupled_args=False) -> list:
@@ -255,7 +261,7 @@ def flatten_axes(name, treedef, axis_tree, *, kws=False, tupled_args=False) -> l
         if kws:             # the message is about the positional arguments only
             treedef, _ = treedef_children(treedef)
             axis_tree, _ = axis_tree
-        dummy = tree_unflatten(treedef, [_PytreeLeaf()] * treedef.num_leaves)
+        dummy = tree_unflatten(treedef, [PytreeLeaf()] * treedef.num_leaves)
         hint = ""
         if tupled_args:
             hint += (f" Note that {name} that are non-trivial pytrees should always be "

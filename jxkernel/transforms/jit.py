@@ -101,9 +101,9 @@ class Jitted(native.JitFunction if native else object):
         self._backend, self._inline, self._keep_unused = backend, inline, keep_unused
         # XLA's options for every compile (merged under Lowered.compile's own, as in JAX)
         self._compiler_options = dict(compiler_options) if compiler_options else None
-        options = (self._static_argnums, self._static_argnames, self._donate_argnums,
-                   self._donate_argnames, self._device, backend, inline, keep_unused,
-                   self._sharded, tuple(sorted((self._compiler_options or {}).items())))
+        options = (self._static_argnums, self._static_argnames, self._donate_argnums,  # (JAX's
+                   self._donate_argnames, self._device, backend, self._sharded,  # key: no inline
+                   tuple(sorted((self._compiler_options or {}).items())))   # nor keep_unused)
         # _cache: key -> Entry; _fast: the fast path's key -> Entry (see __call__); _traces: key ->
         # (jaxpr, consts, out_tree, ClosedJaxpr), for the bind path; _history: what each compile
         # was specialised on (views/recompile_explainer.py's reasons); _last: {LAST_HIT, a static

@@ -244,12 +244,23 @@ def compiled_trace(cache, signature):
 
 # the parts of jit's options tuple (Jitted.__init__) that decide what a trace is:
 # (static_argnums, static_argnames), and whether the jit is over a mesh
-_STATICS, _SHARDED = slice(0, 2), 8
+_STATICS, _SHARDED = slice(0, 2), 6      # (in the options jit.py keys its caches by)
+
+
+def stage_key(jitted, signature) -> tuple:
+    """Where a jit over a mesh keeps the top-level trace at `signature` (treedef, avals,
+    statics, trace state) in its traces, for its calls and `.trace`/`.lower` alike: a jit given
+    shardings apart from its bind path's traces (which constrain them), any other where the
+    bind path finds it too."""
+    if jitted._in_shardings is None and jitted._out_shardings is None:
+        return signature + NOWHERE
+    return ("sharded",) + signature
 
 
 def sibling_trace(jitted, signature):
     """(jaxpr, consts, out_tree, ClosedJaxpr) a jit of the same function and static arguments
-    but other options (donate_argnums, keep_unused, inline, compiler_options, device) traced
+    but other options (donate_argnums, compiler_options, device: keep_unused and inline
+    share a jit's caches, as JAX's jits share its C++ cache) traced
     for `signature` (a `_cache` key's first four parts), or None: as JAX's tracing cache,
     whose key holds none of those, jit(g) and jit(g, donate_argnums=0) trace g once (and
     lower and compile twice)."""

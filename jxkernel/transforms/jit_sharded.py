@@ -27,7 +27,7 @@ from ..xla.sharded import (_mesh_of, _own_sharding, _SpmdEntry, compile_lowered,
 from ..xla.sharding import SingleDeviceSharding
 from . import jit_refs
 from .jit_args import device_mismatch, result_paths, static_key
-from .jit_cache import ON_ONE_DEVICE
+from .jit_cache import ON_ONE_DEVICE, stage_key
 from .jit_pinned import refuse_mesh
 
 
@@ -104,13 +104,7 @@ def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwa
     """Run a `jit` with shardings (or with sharded arguments): compile once per signature.
     `context`: called only for the mesh set_mesh set. `bind_jit`: jit_p.bind (jit_primitive's,
     which loads this module), for a jit reading or writing Refs (_with_refs)."""
-    given = jitted.__dict__.get("_sharding_key")
-    if given is None:                      # the jit's own shardings, made hashable once
-        given = jitted._sharding_key = (_hashable(jitted._in_shardings),
-                                        _hashable(jitted._out_shardings))
-    # (the trace state holds set_mesh's mesh: a jit run over it compiles again for another)
-    key = ("sharded", treedef, avals, statics, given, config._trace_state,
-           tuple([_own_sharding(x) for x in leaves]))
+    key = call_key(jitted, treedef, avals, statics, leaves)
     entry = jitted._cache.get(key)
     if entry is ON_ONE_DEVICE:               # its split arguments unused: see _on_one_device
         return entry
@@ -118,7 +112,8 @@ def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwa
         with_refs = jitted.__dict__.get("_with_refs")
         if with_refs and key in with_refs:         # (traced once: see _with_refs)
             return _with_refs(jitted, key, leaves, bind_jit)
-        closed, out_tree, trace_s = jitted._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
+        closed, out_tree, trace_s, new = _shared_trace(jitted, treedef, statics, avals,
+                                                       dyn_args, dyn_kwargs)
         refuse_mesh(jitted, closed, leaves, dyn_args, dyn_kwargs,    # (a pinned jit inside)
                     get_mesh() if on_context_mesh() else None)
         if not context and _on_one_device(jitted, closed, leaves):
@@ -137,7 +132,7 @@ def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwa
         entry, phases = plan.compile(trace_s, jitted._compiler_options)
         jitted._cache[key] = entry
         jitted._record(treedef, statics, avals, dyn_args, dyn_kwargs, phases,
-                       plan.mesh.devices.flat[0], closed.consts, True)
+                       plan.mesh.devices.flat[0], closed.consts, new)
         _remember_fast(jitted, args, statics, dyn_args, dyn_kwargs, leaves, avals, entry)
     else:
         entry.hits += 1
@@ -145,6 +140,54 @@ def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwa
     if config.jax_debug_key_reuse:     # the key arguments checked and marked, as on one device
         _trace.key_reuse.jit_call(entry.jaxpr, leaves, outs)
     return tree_unflatten(entry.out_tree, outs)
+
+
+def call_key(jitted, treedef, avals, statics, leaves) -> tuple:
+    """The key of a call's program in the jit's cache (`.lower()` of the same finds it)."""
+    given = jitted.__dict__.get("_sharding_key")
+    if given is None:                      # the jit's own shardings, made hashable once
+        given = jitted._sharding_key = (_hashable(jitted._in_shardings),
+                                        _hashable(jitted._out_shardings))
+    # (the trace state holds set_mesh's mesh: a jit run over it compiles again for another)
+    return ("sharded", treedef, avals, statics, given, config._trace_state,
+            tuple([_own_sharding(x) for x in leaves]))
+
+
+def _shared_trace(jitted, treedef, statics, avals, dyn_args, dyn_kwargs) -> tuple:
+    """(ClosedJaxpr, out_tree, trace seconds, whether it is new): the function traced at these
+    types once for its calls and stages alike (JAX's tracing cache: a `.lower()` after a call,
+    or a call after it, traces nothing; jit_cache.stage_key says where it is kept)."""
+    key = stage_key(jitted, (treedef, avals, statics, config._trace_state))
+    found = jitted._traces.get(key)
+    if found is not None:
+        return found[3], found[2], 0.0, False
+    closed, out_tree, trace_s = jitted._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
+    jaxpr, consts = convert_constvars_to_invars(closed)
+    if not jit_refs.uses_refs(closed) and not any(isinstance(c, _trace.Tracer) for c in consts):
+        jitted._traces[key] = (jaxpr, consts, out_tree, closed)
+    return closed, out_tree, trace_s, True
+
+
+def compiled_before(traced):
+    """The program a call (or an earlier `.compile()`) compiled for the signature `traced`
+    was traced at, or None."""
+    treedef, avals, statics, _ = traced._signature
+    entry = traced.jitted._cache.get(call_key(traced.jitted, treedef, avals, statics,
+                                              traced._leaves))
+    return entry if isinstance(entry, _SpmdEntry) else None
+
+
+def share_compiled(traced, entry) -> None:
+    """A `.compile()`'s program as the calls' at its signature (JAX's call after
+    `.lower(x).compile()` compiles nothing), unless those calls run on one device."""
+    jitted, leaves = traced.jitted, traced._leaves
+    try:
+        if _on_one_device(jitted, traced.jaxpr, leaves):
+            return
+    except Exception:           # (the call says why, in its own words)
+        return
+    treedef, avals, statics, _ = traced._signature
+    jitted._cache.setdefault(call_key(jitted, treedef, avals, statics, leaves), entry)
 
 
 def _on_one_device(jitted, closed, leaves) -> bool:
@@ -228,8 +271,9 @@ def _remember_fast(jitted, args, statics, dyn_args, dyn_kwargs, leaves, avals,
 
 class Partitioning:
     """A sharded jit lowered for one signature: its mesh, each input's and output's sharding
-    and the lowered `module`; `compile()` gives what `jit` caches. Also what `.lower()` of a
-    sharded jit holds (jit.py's Lowered)."""
+    and the lowered `module`; `compile()` gives what `jit` caches (kept as `entry`). Also what
+    `.lower()` of a sharded jit holds (jit.py's Lowered)."""
+    entry = None                  # its program, once compiled
 
     def __init__(self, jitted, closed, out_tree, leaves, dyn_args, dyn_kwargs, locations=False):
         given_in = getattr(jitted, "_in_shardings", None)
@@ -302,13 +346,33 @@ class Partitioning:
                                       self.out_shardings, self.user_shardings, trace_s,
                                       self.carrying, compiler_options)
         const_bufs = tuple(to_argument(c, self.replicated) for c in self.closed.consts)
-        entry = _SpmdEntry(exe, self.in_shardings, const_bufs, self.out_tree, self.closed,
-                           self.module.text)
-        return entry, phases
+        self.entry = _SpmdEntry(exe, self.in_shardings, const_bufs, self.out_tree, self.closed,
+                                self.module.text, self)
+        return self.entry, phases
+
+    def compiled(self, lowered) -> tuple:
+        return _compiled(self, lowered)
+
+
+def _compiled(plan, lowered) -> tuple:
+    """(entry, Phases or None) of `Lowered.compile()` of a jit over a mesh: the program its
+    calls (or an earlier `.compile()`) compiled from this lowering (None: no compile), else
+    compiled now, and theirs from now on (JAX's lowering keeps its executable)."""
+    if plan.entry is not None:
+        return plan.entry, None
+    entry, phases = plan.compile(lowered.traced.trace_s)
+    if lowered.traced._signature is not None:
+        share_compiled(lowered.traced, entry)
+    return entry, phases
 
 
 def stage_partitioning(traced, locations=False) -> Partitioning:
-    """The Partitioning of a traced sharded jit (`jit(f, in_shardings=...).trace(x)`)."""
+    """The Partitioning of a traced sharded jit (`jit(f, in_shardings=...).trace(x)`): the
+    one a call at its signature lowered, where one did (JAX's lowering cache)."""
+    found = None if locations or getattr(traced, "_signature", None) is None else \
+        compiled_before(traced)
+    if found is not None and found.lowered is not None and found.jaxpr is traced.jaxpr:
+        return found.lowered
     dyn_args, dyn_kwargs = tree_unflatten(traced._in_tree, traced._leaves)
     return Partitioning(traced.jitted, traced.jaxpr, traced.out_tree, traced._leaves, dyn_args,
                         dyn_kwargs, locations)

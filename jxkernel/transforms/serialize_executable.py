@@ -1,7 +1,8 @@
 """A `Compiled` as bytes and back, as jax.experimental.serialize_executable: `serialize` gives
-the bytes (XLA's executable, the constants it closes over, the signature it was compiled for)
-with the input and output pytrees, which bytes do not hold; `deserialize_and_load` makes a
-Compiled of them again, callable as the one serialized.
+the bytes (XLA's executable, the constants it closes over, the signature it was compiled for,
+and for a program partitioned over a mesh that mesh and the shardings of its inputs and
+outputs) with the input and output pytrees, which bytes do not hold; `deserialize_and_load`
+makes a Compiled of them again, callable as the one serialized.
 
     >>> compiled = jax.jit(lambda x: {"y": x * 2}).lower(np.ones(2, np.float32)).compile()
     >>> payload, in_tree, out_tree = serialize(compiled)
@@ -13,21 +14,23 @@ Loading one runs what the bytes say: never load bytes from a source you do not t
 from __future__ import annotations
 
 import dataclasses
-import pickle
 
 import numpy as np
 
+from ..core.avals import ShapeDtypeStruct
+from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.trace import Tracer, _ctx, eval_trace
 from ..tree_util import tree_flatten, tree_unflatten
 from ..xla import client as _client
 from ..xla.array import Array, is_plain
 from ..xla.executable import Executable
-from ..xla.serialized import executable_bytes, load_executable
+from ..xla.serialized import dumps, executable_bytes, load_executable, loads
+from ..xla.sharded import ShardedExecutable, _SpmdEntry, to_argument
 from ..xla.transfers import put_on_device
 from . import jit_refs
 from .jit_args import leaf_aval
 from .jit_cache import Entry
-from .stages import Compiled, _out_structs, check_call_signature
+from .stages import Compiled, check_argument_shardings, check_call_signature
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,6 +49,9 @@ class _Saved:
     arg_names: tuple | None      # the leaves' names ("x", "y['k']"), which errors show
     args_info_flat: list
     committed: bool
+    mesh: object = None          # a partitioned program's Mesh (None: one device)
+    in_shardings: tuple = ()     # ... and its arguments' and results' NamedShardings
+    out_shardings: tuple = ()
 
 
 def serialize(compiled: Compiled):
@@ -55,24 +61,25 @@ def serialize(compiled: Compiled):
     if entry is None:
         raise AttributeError(f"'{type(compiled).__name__}' object has no attribute "
                              f"'_executable'")
-    if getattr(compiled.lowered, "_partitioning", None) is not None:
-        raise NotImplementedError("serialize of a Compiled partitioned over a mesh is not "
-                                  "supported by jxkernel yet: serialize a one-device jit")
-    if entry.refs:
+    if getattr(entry, "refs", False):
         raise ValueError("can't serialize with a closed-over mutable array ref")
     args_info_flat, in_tree = tree_flatten(compiled.args_info)
-    exe = entry.exe
-    saved = _Saved(executable_bytes(exe), compiled.lowered.device.id, exe.name,
-                   tuple(np.asarray(c) for c in entry.consts), list(entry.jaxpr.in_avals),
+    exe, mesh = entry.exe, getattr(entry.exe, "mesh", None)
+    consts = entry.jaxpr.consts if mesh is not None else entry.consts
+    saved = _Saved(executable_bytes(exe), exe.device.id, exe.name,
+                   tuple(np.asarray(c) for c in consts), list(entry.jaxpr.in_avals),
                    list(exe.out_avals), tuple(exe.donated), exe.kept, exe.in_avals,
                    exe.arg_names, compiled._traced.arg_names, args_info_flat,
-                   compiled.lowered._committed)
-    return pickle.dumps(saved), in_tree, compiled.out_tree
+                   exe.committed if mesh is not None else compiled.lowered._committed,
+                   mesh, tuple(getattr(entry, "in_shardings", ())),
+                   tuple(getattr(exe, "out_shardings", ())))
+    return dumps(saved), in_tree, compiled.out_tree
 
 
 def deserialize_and_load(serialized, in_tree, out_tree, backend=None, execution_devices=None):
     """The Compiled that `serialize` gave these bytes and trees of, loaded onto `backend` (a
-    platform name or a client; default: the default backend) or `execution_devices`.
+    platform name or a client; default: the default backend) or `execution_devices` (those
+    of its mesh among them, for a partitioned one).
     Loading runs what the bytes say: never pass bytes you do not trust."""
     if backend is None or isinstance(backend, str):
         backend = _client.get_backend(backend).devices[0].client
@@ -85,17 +92,42 @@ def deserialize_and_load(serialized, in_tree, out_tree, backend=None, execution_
             f'backend client: {(backend.platform, backend.platform_version)} and '
             'execution devices client: '
             f'{(device_backend.platform, device_backend.platform_version)}')
-    saved = pickle.loads(serialized)
-    device = {d.id: d for d in execution_devices}[saved.device_id]
+    saved = loads(serialized, execution_devices)
+    if saved.mesh is not None:
+        entry = _partitioned_entry(saved, out_tree)
+        device = saved.mesh.devices.flat[0]
+    else:
+        device = {d.id: d for d in execution_devices}[saved.device_id]
+        entry = _one_device_entry(saved, out_tree, device)
+    return LoadedCompiled(entry, in_tree, tree_unflatten(in_tree, saved.args_info_flat),
+                          saved.arg_names, device, saved.mesh)
+
+
+def _one_device_entry(saved: _Saved, out_tree, device) -> Entry:
+    """jit's Entry of a one-device program, loaded onto `device`, its constants put there."""
     exe = Executable(load_executable(saved.executable, [device]), saved.out_avals, device,
                      saved.name, saved.donated, in_avals=saved.exe_in_avals,
                      arg_names=saved.exe_arg_names, committed=saved.committed,
                      kept=saved.kept)
     consts = tuple(put_on_device(c, device) for c in saved.consts)
     signature = _Signature(saved.in_avals, saved.out_avals)
-    entry = Entry(exe, consts, out_tree, signature, "", bool(saved.donated))
-    return LoadedCompiled(entry, in_tree, tree_unflatten(in_tree, saved.args_info_flat),
-                          saved.arg_names, device)
+    return Entry(exe, consts, out_tree, signature, "", bool(saved.donated))
+
+
+def _partitioned_entry(saved: _Saved, out_tree):
+    """jit_sharded's entry of a program partitioned over `saved.mesh`, loaded onto its
+    devices: its results laid out as compiled (the shardings serialized, not asked of XLA
+    again), its constants replicated over the mesh."""
+    mesh = saved.mesh
+    exe = ShardedExecutable(load_executable(saved.executable, list(mesh._flat_devices)),
+                            saved.out_avals, mesh._flat_devices, saved.name, saved.donated,
+                            mesh=mesh, out_shardings=list(saved.out_shardings),
+                            user_shardings=list(saved.in_shardings),
+                            arg_avals=saved.in_avals, kept=saved.kept)
+    replicated = NamedSharding(mesh, PartitionSpec())
+    const_bufs = tuple(to_argument(c, replicated) for c in saved.consts)
+    return _SpmdEntry(exe, list(saved.in_shardings), const_bufs, out_tree,
+                      _Signature(saved.in_avals, saved.out_avals), "")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -110,12 +142,12 @@ class _Signature:
 class LoadedCompiled(Compiled):
     """A Compiled loaded from bytes: XLA's executable and the signature it was compiled for,
     without the trace or the module it came from (as JAX's deserialized Compiled, its
-    `lowered` is gone)."""
+    `lowered` is gone). `mesh`: the one a partitioned program runs over, else None."""
 
-    def __init__(self, entry, in_tree, args_info, arg_names, device):
+    def __init__(self, entry, in_tree, args_info, arg_names, device, mesh=None):
         self._entry, self.phases, self.lowered = entry, None, None
         self._in_tree, self._args_info = in_tree, args_info
-        self._arg_names, self._placed = arg_names, device
+        self._arg_names, self._placed, self._mesh = arg_names, device, mesh
 
     fun_name = property(lambda self: self._entry.exe.name[len("jit("):-1])
     in_tree = property(lambda self: self._in_tree)
@@ -136,6 +168,11 @@ class LoadedCompiled(Compiled):
         if treedef != self._in_tree or \
                 [a.strip_weak_type() for a in got] != [a.strip_weak_type() for a in expected]:
             check_call_signature(self._in_tree, self._arg_names, expected, args, kwargs, got)
+        check_argument_shardings(leaves, self._in_shardings(), self._arg_names or
+                                 [f"args[{i}]" for i in range(len(leaves))])
+        if self._mesh is not None:                 # each laid out as compiled for
+            outs = self._entry.exe.call_buffers(self._entry.arguments(leaves))
+            return tree_unflatten(self._entry.out_tree, outs)
         exe, device = self._entry.exe, self._placed
         outs = exe.call_arrays([x if isinstance(x, Array) and is_plain(x) and x.device == device
                                 else put_on_device(x, device)
@@ -143,14 +180,27 @@ class LoadedCompiled(Compiled):
         return tree_unflatten(self._entry.out_tree, jit_refs.write_back_donated(
             self._entry.jaxpr, outs, leaves))
 
-    @property
-    def input_shardings(self):
-        return tree_unflatten(self._in_tree, [self._sharding()] * self._in_tree.num_leaves)
+    def _in_shardings(self) -> list:
+        """Each argument's sharding; None for one a partitioned program does not take."""
+        if self._mesh is None:
+            return [self._sharding()] * self._in_tree.num_leaves
+        entry = self._entry
+        kept, c = entry.exe.kept, len(entry.const_bufs)
+        return [s if kept is None or c + i in kept else None
+                for i, s in enumerate(entry.in_shardings)]
 
-    @property
-    def output_shardings(self):
-        return tree_unflatten(self.out_tree, [self._sharding()] * self.out_tree.num_leaves)
+    def _out_shardings(self) -> list:
+        if self._mesh is None:
+            return [self._sharding()] * self.out_tree.num_leaves
+        return list(self._entry.exe.out_shardings)
+
+    input_shardings = property(lambda self: tree_unflatten(self._in_tree, self._in_shardings()))
+    output_shardings = property(lambda self: tree_unflatten(self.out_tree,
+                                                            self._out_shardings()))
 
     @property
     def out_info(self):
-        return _out_structs(self.out_tree, self._entry.jaxpr.out_avals, self._sharding())
+        """The outputs' types with where they live, as the serialized Compiled's."""
+        return tree_unflatten(self.out_tree, [
+            ShapeDtypeStruct(a.shape, a.dtype, sharding=s)
+            for a, s in zip(self._entry.jaxpr.out_avals, self._out_shardings())])

@@ -14,6 +14,9 @@ import copy
 
 import dataclasses
 import typing
+import weakref
+
+import numpy as np
 
 from ..core import compile_record, jaxpr_cost, vma
 from ..core.axis_env import visible_axes
@@ -30,7 +33,7 @@ from ..xla.lowering import NeedsMesh
 from . import jit_refs
 from .jit_high import is_high_trace
 from .jit_args import abstract_leaf_aval, flat_pinned, leaf_aval, result_paths, token_carriers
-from .jit_cache import NOWHERE, compiled_trace
+from .jit_cache import NOWHERE, compiled_trace, stage_key
 from .jit_pinned import one_device_given, program_placement
 from .jit_primitive import any_sharded, traced_under, untold
 
@@ -85,12 +88,40 @@ def _check_dialect(dialect: str) -> None:
                          f"called 'mlir') and 'hlo'.")
 
 
+# Modules lowered of a trace, by the trace and what else shaped them, held while the trace
+# lives (in jit's caches): JAX's lowering cache (pjit's _pjit_lower, a weakref_lru_cache on
+# the jaxpr), which a call after `.lower(x)`, or `.lower(x)` after a call, finds
+_LOWERED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # ClosedJaxpr -> {key: Module}
+# ... and the programs `.compile()` made of them: ClosedJaxpr -> {id(Module): (Module, Entry)}
+_COMPILED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms=None,
               locations=False, arg_names=None, one_device=None, rules=None) -> pipeline.Module:
     """`closed`, a jitted function's trace, lowered for `device` (or for `platforms`);
     `arg_names`, one per input leaf ("x", "params['w']"), name its HLO parameters;
     `one_device`, jit_pinned.one_device_given's, the inputs and results given a sharding;
-    `rules`, another rule table (LoweringParameters')."""
+    `rules`, another rule table (LoweringParameters'). Lowered once per trace and key.
+
+    >>> f = jit(lambda x: x * 2); traced = f.trace(1.0)
+    >>> args = (f, traced.jaxpr, traced.out_tree, jax.devices()[0], (False,))
+    >>> lower_jit(*args) is lower_jit(*args)
+    True
+    """
+    if platforms is not None or locations or rules is not None:     # (a tool's: not kept)
+        return _lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms,
+                          locations, arg_names, one_device, rules)
+    key = (jitted._name, jitted._keep_unused, out_tree, device,
+           tuple(donated_leaves or ()), tuple(arg_names or ()), one_device)
+    lowered = _LOWERED.setdefault(closed, {})
+    if key not in lowered:
+        lowered[key] = _lower_jit(jitted, closed, out_tree, device, donated_leaves, None,
+                                  False, arg_names, one_device, None)
+    return lowered[key]
+
+
+def _lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms, locations,
+               arg_names, one_device, rules) -> pipeline.Module:
     jaxpr, donated_refs, aliases = jit_refs.donating(closed)     # (each Ref updated in place)
     donated = donated_refs + (donated_leaves or (False,) * len(jaxpr.invars))
     return pipeline.lower(jaxpr, [device], name=jitted._name, donated=donated,
@@ -143,6 +174,25 @@ def check_call_signature(in_tree, arg_names, in_avals, args, kwargs, got_avals) 
                     "compiled. Perhaps you are calling the compiled executable with a "
                     "different enable_x64 mode than when it was AOT compiled? The mismatches "
                     "are:\n" + "\n".join(lines))
+
+
+def check_argument_shardings(arrays, required, arg_names) -> None:
+    """JAX's ValueError for committed Arrays laid out otherwise than a Compiled was compiled
+    for (`required`: per argument its sharding, None where the program drops it); host
+    values and uncommitted Arrays move there (pxla's check_array_xla_sharding_layout_match,
+    which tells five mismatches at most)."""
+    errors = [f"Argument {name} with shape {np.dtype(x.dtype).name}[{','.join(map(str, x.shape))}]"
+              f":\n  Passed sharding: {x.sharding}\n  Required sharding: {want}"
+              for x, want, name in zip(arrays, required, arg_names)
+              if want is not None and isinstance(x, Array) and x.committed and
+              not (x.sharding.is_equivalent_to(want, x.ndim) or
+                   want.is_equivalent_to(x.sharding, x.ndim))]
+    if errors:
+        count = f"the {len(errors)} mismatches" if len(errors) < 5 else \
+            f"5 mismatches out of {len(errors)}"
+        raise ValueError("Computation was compiled for input shardings that disagree with the "
+                         f"shardings of arguments passed to it. Here are {count}:\n" +
+                         "\n".join(errors[:5]))
 
 
 def _tree_mismatch(want, got) -> str:
@@ -225,6 +275,10 @@ def _traced_before(jitted, signature):
     """(ClosedJaxpr, out_tree) a call or an earlier stage traced for `signature`, reused as
     JAX's tracing cache is (f(x) then f.lower(x): no second trace, no miss; inside another
     trace too, where f.lower(x) then f(x) trace once); else None."""
+    if jitted._sharded and _ctx.trace is eval_trace and compile_record.logged() and \
+            not visible_axes():             # (a jit over a mesh: jit_sharded's call path's)
+        found = jitted._traces.get(stage_key(jitted, signature))
+        return (found[3], found[2]) if found is not None else None
     if not _shares_traces(jitted):
         return None
     if _ctx.trace is not eval_trace:
@@ -248,6 +302,10 @@ def _remember_trace(jitted, traced, signature, miss) -> None:
     jaxpr, consts = convert_constvars_to_invars(traced.jaxpr)
     if any(isinstance(c, Tracer) for c in consts):      # tracers die with their trace
         return
+    traced._signature = signature          # (a jit over a mesh finds its call's program by it)
+    if jitted._sharded and _ctx.trace is eval_trace:    # (jit_sharded's call path reuses it)
+        jitted._traces.setdefault(stage_key(jitted, signature),
+                                  (jaxpr, consts, traced.out_tree, traced.jaxpr))
     if _ctx.trace is not eval_trace:
         if _shares_traces(traced.jitted):
             key = signature + vma.trace_place()
@@ -263,6 +321,23 @@ def _remember_trace(jitted, traced, signature, miss) -> None:
         traced._call_key, traced._shared_jaxpr, traced._miss = signature, jaxpr, miss
 
 
+def _compiled_before(lowered):
+    """The jit cache's entry for the call whose trace `lowered` lowered (a call or an earlier
+    `.compile()` compiled it), as JAX's Lowered keeps its executable: None where it differs
+    (compiler options, other rules or platforms) or none was compiled yet."""
+    traced = lowered.traced
+    if not lowered._plain or lowered._platforms or lowered.device is None:
+        return None
+    found = _COMPILED.get(traced.jaxpr, {}).get(id(lowered._module))
+    if found is not None:                            # a `.compile()` of the same module's
+        return found[1]
+    if getattr(traced, "_call_key", None) is None:
+        return None
+    found = traced.jitted._cache.get(traced._call_key + (lowered.device,))
+    return found if getattr(found, "jaxpr", None) is traced.jaxpr and \
+        getattr(found, "text", None) == lowered._module.text else None
+
+
 def _share_program(lowered, entry) -> bool | None:
     """Put `.compile()`'s executable in the jit's cache for the call whose trace it compiled
     (as JAX's call after `.lower(x).compile()` compiles nothing); whether this compile is the
@@ -270,8 +345,10 @@ def _share_program(lowered, entry) -> bool | None:
     traced = lowered.traced
     if getattr(traced, "_call_key", None) is None:
         return None
+    # (not a keep_unused=True jit's: JAX's call lowers again, its lowering cache keyed on it)
     if lowered._partitioning is None and not lowered._platforms and \
-            getattr(lowered, "_plain", False) and lowered.device is not None:
+            getattr(lowered, "_plain", False) and lowered.device is not None and \
+            not traced.jitted._keep_unused:
         traced.jitted._cache.setdefault(traced._call_key + (lowered.device,), entry)
     return untold(traced._shared_jaxpr)
 
@@ -286,6 +363,7 @@ class Traced(_Stage):
         # the call's cache key (less the device) and the jaxpr whose trace a call at these
         # types reuses, where it does (_remember_trace)
         self._call_key = self._shared_jaxpr = self._miss = None
+        self._signature = None          # (treedef, avals, statics, trace state), where kept
 
     _traced = property(lambda self: self)
 
@@ -458,10 +536,17 @@ class Lowered(_Stage):
             if compiler_options:
                 raise NotImplementedError("Lowered.compile: compiler_options of a jit over a "
                                           "mesh are not supported yet; compile without them")
-            return Compiled(self, *self._partitioning.compile(traced.trace_s))
-        return Compiled(self, *traced.jitted._build(traced.jaxpr, traced.out_tree, self._module,
-                                                    traced.trace_s,
-                                                    compiler_options=compiler_options))
+            return Compiled(self, *self._partitioning.compiled(self))
+        found = _compiled_before(self)
+        if found is not None:          # a call's program: not compiled again (JAX's neither)
+            return Compiled(self, found, None)
+        compiled = Compiled(self, *traced.jitted._build(traced.jaxpr, traced.out_tree,
+                                                        self._module, traced.trace_s,
+                                                        compiler_options=compiler_options))
+        if self._plain and self._module is not None:     # (kept with its module, as JAX's)
+            _COMPILED.setdefault(traced.jaxpr, {})[id(self._module)] = (self._module,
+                                                                       compiled._entry)
+        return compiled
 
 
 @dataclasses.dataclass(frozen=True)
@@ -478,6 +563,8 @@ class Compiled(_Stage):
     def __init__(self, lowered, entry, phases):
         self.lowered, self._entry, self.phases = lowered, entry, phases
         self._traced = lowered.traced
+        if phases is None:              # a program compiled before (_compiled_before)
+            return
         # logged as jit's calls are (the notebook's count, Compilations, %jxcompiles)
         jitted = self._traced.jitted
         device = (lowered._module.devices[0] if lowered._module is not None
@@ -512,6 +599,9 @@ class Compiled(_Stage):
                 [a.strip_weak_type() for a in got] != [a.strip_weak_type() for a in expected]:
             check_call_signature(self.in_tree, self._traced.arg_names, expected, args, kwargs,
                                  got)
+        if not refs:                    # (a committed Array elsewhere: JAX's error)
+            check_argument_shardings(arrays, self._required(), self._traced.arg_names or
+                                     [f"args[{i}]" for i in range(len(arrays))])
         if self.lowered._partitioning is not None:             # each laid out as compiled for
             outs = self._entry.exe.call_buffers(self._entry.arguments(leaves))
         else:
@@ -526,12 +616,18 @@ class Compiled(_Stage):
 
     out_tree = property(lambda self: self._entry.out_tree)
 
+    def _required(self) -> list:
+        """Per argument leaf the sharding it must have, None where the program drops it."""
+        return tree_flatten(self.input_shardings, is_leaf=lambda s: s is None)[0]
+
     @property
     def _executable(self) -> KeptArguments:
         """What JAX's `Compiled._executable` tells of its arguments: `_kept_var_idx`, those
         the program takes (jit drops the ones its function never reads, unless keep_unused),
         and their `in_avals`."""
-        n, kept = len(self._entry.consts), self._entry.exe.kept
+        entry = self._entry             # (a partitioned one's constants: its const_bufs)
+        n = len(entry.consts if hasattr(entry, "consts") else entry.const_bufs)
+        kept = entry.exe.kept
         avals = self._entry.jaxpr.in_avals           # (the arguments': the consts come first)
         idx = set(range(len(avals))) if kept is None else {i - n for i in kept if i >= n}
         return KeptArguments(idx, [a for i, a in enumerate(avals) if i in idx])

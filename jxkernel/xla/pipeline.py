@@ -17,6 +17,8 @@ import dataclasses
 import time
 
 from ..core.dce import dce_jaxpr, prune_unused_inputs
+from ..core.ir import jaxprs_in_params
+from ..core.primitive import numpy_lowering_rules
 from ..core.physical import physicalize
 from . import client as _client
 from .compiler import compile_module
@@ -77,7 +79,9 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
             raise NeedsMesh(f"a sharding constraint or shard_map inside a program for one "
                             f"device (over {needed})", needed)
         if platforms is None and not locations:
-            # the NumPy backend runs the jaxpr itself (numpy_backend.py): nothing to lower
+            # the NumPy backend runs the jaxpr itself (numpy_backend.py): nothing to lower,
+            # but what lowering does besides (numpy_lowering_rules)
+            _numpy_lowering(jaxpr, devices)
             return Module("", None, devices, out_avals,
                           tuple(donated) if donated is not None else (), None, 0.0, jaxpr,
                           None if arg_shardings is None else tuple(arg_shardings), kept)
@@ -95,6 +99,16 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
     return Module(text, module_ctx, devices, out_avals,
                   tuple(module_ctx.donated) if donated is not None else (), propagate, lower_s,
                   kept=kept)
+
+
+def _numpy_lowering(jaxpr, devices) -> None:
+    """Run the numpy_lowering_rules of `jaxpr`'s equations and its inner jaxprs'."""
+    for eqn in jaxpr.eqns:
+        found = numpy_lowering_rules.get(eqn.primitive)
+        if found is not None:
+            found(eqn.params, devices)
+        for inner in jaxprs_in_params(eqn.params):
+            _numpy_lowering(inner, devices)
 
 
 def _kept_only(kept, n_consts, n_inputs, donated, arg_shardings, arg_names, aliases,

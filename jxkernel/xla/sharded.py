@@ -352,12 +352,14 @@ def _keep(buf, aval):
 
 class _SpmdEntry:
     """A compiled sharded signature: executable, input shardings, constants placed once."""
-    __slots__ = ("exe", "in_shardings", "const_bufs", "out_tree", "jaxpr", "text", "hits")
+    __slots__ = ("exe", "in_shardings", "const_bufs", "out_tree", "jaxpr", "text", "hits",
+                 "lowered")
     twin = None                       # (jit_cache.Entry's: one program serves every call)
 
-    def __init__(self, exe, in_shardings, const_bufs, out_tree, jaxpr, text):
+    def __init__(self, exe, in_shardings, const_bufs, out_tree, jaxpr, text, lowered=None):
         self.exe, self.in_shardings, self.const_bufs = exe, in_shardings, const_bufs
         self.out_tree, self.jaxpr, self.text, self.hits = out_tree, jaxpr, text, 0
+        self.lowered = lowered        # what it was compiled from (a jit's Partitioning)
 
     def arguments(self, leaves) -> list:
         """The buffers to run on: constants, then each argument laid out as compiled for (one

@@ -16,6 +16,7 @@ live in xla/sharded.py.
 from __future__ import annotations
 
 import functools
+import importlib
 import math
 
 import numpy as np
@@ -151,7 +152,35 @@ def inspect_sharding_key(callback) -> bytes:
 
 
 def replicated_hlo():
-    return xc.HloSharding.replicate()
+    """XLA's replicated HloSharding (a stand-in that prints and compares as one where jaxlib
+    is not installed: the NumPy backend's programs on one device)."""
+    return xc.HloSharding.replicate() if xc is not None else _Replicated()
+
+
+class _Replicated:
+    def is_replicated(self) -> bool:
+        return True
+
+    def __repr__(self):
+        return "{replicated}"
+
+
+_types_context = None        # the MLIR context tensor_types' types live in, made once
+
+
+def tensor_types(type_texts) -> list:
+    """jaxlib's MLIR `RankedTensorType` of each StableHLO type text ("tensor<8x4xf32>"), as
+    JAX hands a custom_partitioning `sharding_rule` callable its operands' and results' types
+    (`.shape`, `.rank`, `.element_type`).
+
+    >>> [(list(t.shape), str(t.element_type)) for t in tensor_types(["tensor<8x4xf32>"])]
+    [([8, 4], 'f32')]
+    """
+    global _types_context
+    ir = importlib.import_module("jaxlib.mlir.ir")     # (jaxlib's bindings: lowering needs none)
+    if _types_context is None:
+        _types_context = ir.Context()
+    return [ir.RankedTensorType(ir.Type.parse(t, context=_types_context)) for t in type_texts]
 
 
 def register_custom_partitioner(name: str, propagate, partition, infer) -> None:

@@ -14,7 +14,6 @@ from jxkernel._jax import api_util
 from jxkernel._jax._src import config, dispatch, test_util as jtu
 from api_file_gaps_cases import cases, private, record
 import locations  # tests/support: the repository's folders
-from recorded_answers import as_jax_names  # tests/support
 
 with open(os.path.join(locations.DATA, "api_file_gaps_reference.json")) as f:
     REFERENCE = json.load(f)
@@ -31,4 +30,4 @@ def test_case_answers_as_jax(name):
     # values: exact (bools, small integers, names); errors: the class and the whole message
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        assert as_jax_names(record(CASES[name])) == REFERENCE[name]
+        assert record(CASES[name]) == REFERENCE[name]

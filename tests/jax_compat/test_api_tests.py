@@ -15,7 +15,6 @@ from jxkernel._jax._src import test_util as jtu
 from jxkernel._jax._src.lax.eval_jaxpr import eval_jaxpr_p
 from api_tests_cases import errors, private, record, values
 import locations  # tests/support: the repository's folders
-from recorded_answers import as_jax_names  # tests/support
 
 with open(os.path.join(locations.DATA, "api_tests_reference.json")) as f:
     REFERENCE = json.load(f)
@@ -33,7 +32,7 @@ def test_case_answers_as_jax(name):
     # products of small integers), exact in both; errors: the class and the whole message
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        assert as_jax_names(record(CASES[name])) == REFERENCE[name]
+        assert record(CASES[name]) == REFERENCE[name]
 
 
 def test_explicit_x64_dtypes_warns_by_default():

@@ -4,8 +4,6 @@ failure once it agrees, so that a fix shows up and its entry goes).
 
     check_answer(mine, theirs, {}, "split")
 """
-import json
-
 import pytest
 
 
@@ -14,16 +12,3 @@ def check_answer(mine: dict, theirs: dict, different: dict, case: str) -> None:
         pytest.xfail(different[case]) if mine[case] != theirs[case] else \
             pytest.fail(f"{case} now matches JAX: delete its DIFFERENT entry")
     assert mine[case] == theirs[case]
-
-
-# the one difference kept in recorded answers: JAX's message names its placeholder class for
-# a pytree leaf by its module
-_OWN_NAMES = (("jxkernel.transforms.api_util._PytreeLeaf", "jax._src.api_util.PytreeLeaf"),)
-
-
-def as_jax_names(answer):
-    """A recorded answer (JSON data) with jxkernel's own class names written as JAX's."""
-    text = json.dumps(answer)
-    for ours, theirs in _OWN_NAMES:
-        text = text.replace(ours, theirs)
-    return json.loads(text)

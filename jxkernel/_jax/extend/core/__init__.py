@@ -239,10 +239,12 @@ def gensym():
 
 def unsafe_am_i_under_a_jit_DO_NOT_USE() -> bool:
     """Whether some enclosing trace stages a jaxpr (jit, make_jaxpr, a control-flow body);
-    not grad's linearization, which JAX does with traces of other kinds."""
+    not grad's linearization, which JAX does with traces of other kinds, nor a shard_map
+    body staged under vmap or grad (JAX runs those eagerly)."""
     t = current_trace()
     while t is not None:
-        if isinstance(t, JaxprTrace) and not isinstance(t, PartialEvalTrace):
+        if isinstance(t, JaxprTrace) and not isinstance(t, PartialEvalTrace) and \
+                not getattr(t, "shard_map_body", False):
             return True
         t = t.parent
     return False

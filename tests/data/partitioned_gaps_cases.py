@@ -1,0 +1,356 @@
+"""Cases for gaps closed at stop 69 around programs over a mesh and jit's caches: `run(jax)`
+on one device, `run_mesh(jax)` on 8 CPU devices. reference/make_partitioned_gaps_reference.py
+records JAX 0.10.2's answers into partitioned_gaps_reference.json;
+tests/sharding/test_partitioned_gaps.py runs the same with jxkernel and compares exactly
+(ints, bits, shapes, texts, error words)."""
+import functools
+import importlib
+
+import numpy as np
+from public_names_cases import enc
+
+
+def _shardings(tree, jax):
+    return [repr(s) for s in jax.tree_util.tree_leaves(tree, is_leaf=lambda s: s is None)]
+
+
+def _structs(tree, jax):
+    """Each ShapeDtypeStruct as shape, dtype and sharding (JAX's repr adds a `format` that
+    jxkernel does not model)."""
+    return [[list(s.shape), str(s.dtype), repr(s.sharding)] for s in jax.tree_util.tree_leaves(tree)]
+
+
+def serialize_mesh_cases(jax):
+    """jax.experimental.serialize_executable of jits partitioned over a mesh: the loaded
+    Compiled computes what the original does, its results laid out alike, with the same
+    shardings, argument info and kept arguments; donation; a mesh on some devices only;
+    execution devices that lack the mesh's."""
+    jnp, sh = jax.numpy, jax.sharding
+    se = importlib.import_module(jax.__name__ + ".experimental.serialize_executable")
+    P, out = sh.PartitionSpec, {}
+    mesh = sh.Mesh(np.array(jax.devices()).reshape(4, 2), ("x", "y"))
+    closed = jnp.arange(4.0)                  # closed over: a constant of the program
+
+    def f(a, b):
+        return {"s": a * 2 + closed, "t": (a.sum(0), b @ b.T)}
+    jf = jax.jit(f, in_shardings=(sh.NamedSharding(mesh, P("x", "y")),
+                                  sh.NamedSharding(mesh, P("x"))))
+    a, b = jnp.arange(32.0).reshape(8, 4), jnp.ones((8, 3))
+    compiled = jf.lower(a, b).compile()
+    payload, in_tree, out_tree = se.serialize(compiled)
+    loaded = se.deserialize_and_load(payload, in_tree, out_tree)
+    got, want = loaded(a, b), compiled(a, b)
+    out["values"] = [enc(got), enc(want), _shardings(got, jax), _shardings(want, jax)]
+    out["signature"] = [type(payload).__name__, str(in_tree), str(out_tree),
+                        isinstance(loaded, jax.stages.Compiled), repr(loaded.args_info),
+                        _shardings(loaded.input_shardings, jax),
+                        _shardings(loaded.output_shardings, jax),
+                        _structs(loaded.out_info, jax), sorted(loaded._executable._kept_var_idx)]
+
+    # an unused argument (not kept), given output shardings, one argument donated
+    s = sh.NamedSharding(mesh, P("x"))
+    jg = jax.jit(lambda u, unused, v: (u * v, u + v), in_shardings=(s, None, s),
+                 out_shardings=(sh.NamedSharding(mesh, P("y")), None), donate_argnums=0)
+    u, v = jnp.arange(16.0).reshape(8, 2), jnp.full((8, 2), 2.0)
+    loaded = se.deserialize_and_load(*se.serialize(jg.lower(u, jnp.ones(3), v).compile()))
+    given = jax.device_put(u, s)
+    got = loaded(given, jnp.ones(3), v)
+    out["donated"] = [enc(got), _shardings(got, jax), given.is_deleted(),
+                      _shardings(loaded.input_shardings, jax), repr(loaded.args_info),
+                      sorted(loaded._executable._kept_var_idx)]
+
+    # a mesh of two of the devices, loaded onto those; execution devices without them
+    pair = sh.Mesh(np.array(jax.devices()[2:4]), ("d",))
+    h = jax.jit(lambda w: w * 3, in_shardings=sh.NamedSharding(pair, P("d")))
+    saved = se.serialize(h.lower(jnp.arange(4.0)).compile())
+    got = se.deserialize_and_load(*saved, execution_devices=jax.devices()[2:4])(jnp.arange(4.0))
+    out["two_devices"] = [enc(got), repr(got.sharding),
+                          [d.id for d in got.sharding._device_assignment]]
+    try:
+        se.deserialize_and_load(*saved, execution_devices=jax.devices()[:2])
+        out["missing_devices"] = "no error"
+    except Exception as e:
+        out["missing_devices"] = [type(e).__name__, str(e)]
+
+    # under set_mesh, a bare PartitionSpec
+    w = jnp.ones((8, 4))
+    with jax.set_mesh(mesh):
+        k = jax.jit(lambda w: jnp.sin(w) @ w.T, in_shardings=P("x", "y"))
+        compiled = k.lower(w).compile()
+    loaded = se.deserialize_and_load(*se.serialize(compiled))
+    got = loaded(w)
+    out["set_mesh"] = [enc(got) == enc(compiled(w)), repr(got.sharding),
+                       _shardings(loaded.output_shardings, jax)]
+    return out
+
+
+def jit_cache_cases(jax):
+    """What jits of one function share, step by step: per step [the function's traces, the
+    programs compiled] (jtu's count_jit_compilation_cache_miss), and per scenario the
+    programs lowered (count_jit_and_pmap_lowerings; jxkernel lowers as it compiles, so only
+    the totals compare). JAX's tracing cache is keyed on the function and the types, its
+    lowering cache on the trace and the lowering's parameters (a Lowered keeps its
+    executable), its jits' shared (C++) cache on the function and the jit's options less
+    inline and keep_unused."""
+    jnp = jax.numpy
+    jtu = importlib.import_module(jax.__name__ + "._src.test_util")
+    x, y, z = jnp.ones(3), jnp.ones(3), jnp.ones(3)
+    traces = []
+
+    def make():
+        def g(a, b=None):
+            traces.append(1)
+            return a * 2
+        return g
+
+    def h(a, n):
+        traces.append(1)
+        return a * n
+
+    def scenario(*steps):
+        counts = []
+        with jtu.count_jit_and_pmap_lowerings() as lowered:
+            for step in steps:
+                traces[:] = []
+                with jtu.count_jit_compilation_cache_miss() as compiled:
+                    step()
+                counts.append([len(traces), compiled()])
+        return {"steps": counts, "lowerings": lowered()}
+    out = {}
+    g = make()
+    f = jax.jit(g)
+    out["lower_then_call"] = scenario(lambda: f.lower(x), lambda: f(x), lambda: f(x))
+    g = make()
+    f = jax.jit(g)
+    out["lower_compile_then_call"] = scenario(lambda: f.lower(x).compile(), lambda: f(x))
+    g = make()
+    out["two_jits"] = scenario(lambda: jax.jit(g)(x), lambda: jax.jit(g)(x))
+    g = make()
+    out["call_then_another_jits_lower"] = scenario(
+        lambda: jax.jit(g)(x), lambda: jax.jit(g).lower(x), lambda: jax.jit(g).lower(x).compile())
+    g = make()
+    out["compile_twice"] = scenario(lambda: jax.jit(g).lower(x).compile(),
+                                    lambda: jax.jit(g).lower(x).compile(), lambda: jax.jit(g)(x))
+    g = make()
+    out["trace_then_lower"] = scenario(lambda: jax.jit(g).trace(x).lower(),
+                                       lambda: jax.jit(g).trace(x).lower().compile(),
+                                       lambda: jax.jit(g)(x))
+    g = make()
+    out["other_options"] = scenario(
+        lambda: jax.jit(g)(x), lambda: jax.jit(g, donate_argnums=0)(y),
+        lambda: jax.jit(g, donate_argnums=0)(z), lambda: jax.jit(g, keep_unused=True)(x),
+        lambda: jax.jit(g, inline=True)(x))
+    g = make()
+    out["keep_unused"] = scenario(
+        lambda: jax.jit(g, keep_unused=True).lower(x, x).compile(),
+        lambda: jax.jit(g)(x, x), lambda: jax.jit(g, keep_unused=True)(x, x),
+        lambda: sorted(jax.jit(g, keep_unused=True).lower(x, x).compile()._executable
+                       ._kept_var_idx) == [0, 1] or traces.append("kept"))
+    out["static"] = scenario(
+        lambda: jax.jit(h, static_argnums=1)(x, 2), lambda: jax.jit(h, static_argnums=1)(x, 2),
+        lambda: jax.jit(h, static_argnames="n")(x, 2), lambda: jax.jit(h, static_argnums=1)(x, 3))
+    g = make()
+    out["eval_shape_then_call"] = scenario(lambda: jax.jit(g).eval_shape(x),
+                                           lambda: jax.jit(g)(x))
+    g = make()
+    with_options = scenario(
+        lambda: jax.jit(g)(x),
+        lambda: jax.jit(g).lower(x).compile({"xla_embed_ir_in_executable": True}),
+        lambda: jax.jit(g).lower(x).compile())
+    out["compiler_options"] = with_options["steps"]    # (jxkernel lowers as it compiles)
+    return out
+
+
+def _message(fun):
+    try:
+        fun()
+    except Exception as e:
+        return [type(e).__name__, str(e)]
+    return "no error"
+
+
+def axes_mismatch_cases(jax):
+    """vmap's and pmap's errors for in_axes or out_axes that are no prefix of the arguments'
+    or results' tree: JAX's words, the placeholder leaf's class named as JAX names it."""
+    jnp = jax.numpy
+    one, host = jnp.ones(2), np.ones((1, 2), np.float32)
+    return {
+        "vmap_in_tuple_for_leaf": _message(lambda: jax.vmap(lambda a: a, in_axes=((0, 0),))(one)),
+        "vmap_in_dict_for_leaf": _message(lambda: jax.vmap(lambda a: a, in_axes=({"a": 0},))(one)),
+        "vmap_in_keys": _message(lambda: jax.vmap(lambda a, b: a, in_axes=({"a": 0}, 0))(
+            {"b": one}, one)),
+        "vmap_in_list_length": _message(lambda: jax.vmap(lambda a: a, in_axes=([0, 0],))([one])),
+        "vmap_out_tuple_for_leaf": _message(lambda: jax.vmap(lambda a: a, out_axes=(0, 0))(one)),
+        "vmap_out_keys": _message(lambda: jax.vmap(lambda a: {"a": a}, out_axes={"b": 0})(one)),
+        "pmap_in_tuple_for_leaf": _message(lambda: jax.pmap(lambda a: a, in_axes=((0, 0),))(
+            host)),
+        "pmap_in_keys_with_keywords": _message(lambda: jax.pmap(
+            lambda a, b=None: a, in_axes=({"a": 0},))({"b": host}, b=host)),
+    }
+
+
+def run(jax) -> dict:
+    return {"jit_caches": jit_cache_cases(jax), "axes_mismatch": axes_mismatch_cases(jax)}
+
+
+def under_a_jit_cases(jax):
+    """jax.extend.core's trace queries in a shard_map body run eagerly under vmap, grad and
+    both (JAX runs those bodies op by op: no jit), and under jit and make_jaxpr (a jit)."""
+    jnp, sh, record = jax.numpy, jax.sharding, []
+    ec = importlib.import_module(jax.__name__ + ".extend.core")
+
+    def probe(tag):
+        def f(x):
+            record.append([tag, ec.unsafe_am_i_under_a_jit_DO_NOT_USE(),
+                           ec.unsafe_am_i_under_a_vmap_DO_NOT_USE(),
+                           ec.unsafe_get_axis_names_DO_NOT_USE()])
+            return x
+        return f
+    mesh = jax.make_mesh((2, 4), ("a", "b"), axis_types=(sh.AxisType.Auto,) * 2)
+    spec = sh.PartitionSpec("a")
+
+    def smap(tag):
+        return jax.shard_map(probe(tag), mesh=mesh, in_specs=spec, out_specs=spec)
+    jax.vmap(smap("vmap"), axis_name="w")(jnp.ones((3, 4, 2)))
+    jax.vmap(smap("vmap_unnamed"))(jnp.ones((3, 4, 2)))
+    jax.grad(lambda v: smap("grad")(v).sum())(jnp.ones((4, 2)))
+    jax.vmap(jax.grad(lambda v: smap("vmap_grad")(v).sum()))(jnp.ones((3, 4, 2)))
+    jax.vmap(jax.vmap(smap("vmap_vmap")))(jnp.ones((2, 3, 4, 2)))
+    jax.jit(jax.vmap(smap("jit_vmap")))(jnp.ones((3, 4, 2)))
+    jax.make_jaxpr(jax.vmap(smap("make_jaxpr_vmap")))(jnp.ones((3, 4, 2)))
+    return {"queries": record}
+
+
+def jit_cache_mesh_cases(jax):
+    """What jits over a mesh share, step by step as jit_cache_cases: [traces, compiles] per
+    step; and inspect_array_sharding's callbacks per step (told when a program compiles, so
+    once however many calls and stages find it)."""
+    jnp, sh = jax.numpy, jax.sharding
+    jtu = importlib.import_module(jax.__name__ + "._src.test_util")
+    P, traces, told = sh.PartitionSpec, [], []
+    mesh = sh.Mesh(np.array(jax.devices()).reshape(4, 2), ("x", "y"))
+    s = sh.NamedSharding(mesh, P("x"))
+
+    def make(inspect=False):
+        def g(a):
+            traces.append(1)
+            if inspect:
+                jax.debug.inspect_array_sharding(a, callback=lambda v: told.append(repr(v)))
+            return a * 2
+        return g
+
+    def scenario(*steps):
+        counts = []
+        for step in steps:
+            traces[:] = told[:] = []
+            with jtu.count_jit_compilation_cache_miss() as compiled:
+                step()
+            counts.append([len(traces), compiled()] + ([list(told)] if told else []))
+        return counts
+    x = jnp.ones((8, 2))
+    split = jax.device_put(x, s)
+    out = {}
+    f = jax.jit(make(), in_shardings=s)
+    out["given_lower_then_call"] = scenario(lambda: f.lower(x), lambda: f(x), lambda: f(x))
+    f = jax.jit(make(), in_shardings=s)
+    out["given_compile_then_call"] = scenario(lambda: f.lower(x).compile(), lambda: f(x))
+    g = make()
+    out["given_call_then_compile"] = scenario(
+        lambda: jax.jit(g, in_shardings=s)(x), lambda: jax.jit(g, in_shardings=s).lower(x)
+        .compile(), lambda: jax.jit(g, in_shardings=s).lower(x).compile())
+    g = make()
+    out["split_call_then_compile"] = scenario(
+        lambda: jax.jit(g)(split), lambda: jax.jit(g).lower(split).compile(),
+        lambda: jax.jit(g)(split))
+    g = make()
+    out["split_compile_twice"] = scenario(
+        lambda: jax.jit(g).lower(split).compile(), lambda: jax.jit(g).lower(split).compile(),
+        lambda: jax.jit(g)(split))
+    g = make()
+    with jax.set_mesh(mesh):
+        out["set_mesh"] = scenario(lambda: jax.jit(g, in_shardings=P("x"))(x),
+                                   lambda: jax.jit(g, in_shardings=P("x")).lower(x).compile())
+    g = make(inspect=True)
+    out["inspect"] = scenario(
+        lambda: jax.jit(g).lower(split), lambda: jax.jit(g)(split), lambda: jax.jit(g)(split),
+        lambda: jax.jit(g).lower(split).compile(), lambda: jax.jit(g).lower(split).compile())
+    return out
+
+
+def custom_partitioning_mesh_cases(jax):
+    """custom_partitioning over 8 devices: a per-device function closing over array
+    constants (JAX's lowering embeds them); a callable sharding_rule, and what it is handed
+    (MLIR's tensor types: shape, rank, element type, text)."""
+    jnp, sh = jax.numpy, jax.sharding
+    cp = importlib.import_module(jax.__name__ + ".experimental.custom_partitioning")
+    P, seen = sh.PartitionSpec, []
+    mesh = sh.Mesh(np.array(jax.devices()), ("x",))
+    table, grid = jnp.arange(4.0), np.arange(16.0, dtype=np.float32).reshape(4, 4)
+
+    @cp.custom_partitioning
+    def shifted(a):
+        return a + 6.0
+
+    def partition(mesh, arg_shapes, result_shape):
+        def lower_fn(a):       # closes over a jax Array and a NumPy array
+            return a + table.sum() + jnp.asarray(grid)[1, 2] - 6.0
+        return mesh, lower_fn, result_shape.sharding, (arg_shapes[0].sharding,)
+    shifted.def_partition(partition=partition, sharding_rule="i j -> i j")
+
+    def rule(n, mesh, value_types, result_types):
+        seen.append([n, type(value_types).__name__, type(result_types).__name__] +
+                    [[type(t).__name__, str(t), list(t.shape), t.rank, str(t.element_type)]
+                     for t in (*value_types, *result_types)])
+        return "i j, k -> i j", {}
+
+    def added(n, mesh, arg_shapes, result_shape):
+        spec = sh.NamedSharding(mesh, P("x", None))
+        return mesh, lambda a, b: a + b.astype(a.dtype).sum() * n, spec, \
+            (spec, sh.NamedSharding(mesh, P()))
+
+    @functools.partial(cp.custom_partitioning, static_argnums=(0,))
+    def plus(n, a, b):
+        return a + b.astype(a.dtype).sum() * n
+    plus.def_partition(partition=added, sharding_rule=rule)
+    x = jnp.arange(32.0).reshape(8, 4)
+    small = jnp.ones(3, jnp.bfloat16)
+    with jax.set_mesh(mesh):
+        got = jax.jit(shifted, in_shardings=P("x"), out_shardings=P("x"))(x)
+        summed = jax.jit(plus, static_argnums=0, in_shardings=(P("x"), P()))(2, x, small)
+    return {"closes_over": [enc(got), repr(got.sharding)],
+            "rule_callable": [enc(summed), repr(summed.sharding), seen]}
+
+
+def compiled_call_shardings_cases(jax):
+    """A Compiled (and one loaded from bytes) called with committed Arrays laid out otherwise
+    than it was compiled for: JAX's ValueError naming each; uncommitted and host values move."""
+    jnp, sh = jax.numpy, jax.sharding
+    se = importlib.import_module(jax.__name__ + ".experimental.serialize_executable")
+    P = sh.PartitionSpec
+    mesh = sh.Mesh(np.array(jax.devices()).reshape(4, 2), ("x", "y"))
+    a = jnp.arange(32.0).reshape(8, 4)
+    compiled = jax.jit(lambda u, v: u + v, in_shardings=(
+        sh.NamedSharding(mesh, P("x", "y")), sh.NamedSharding(mesh, P("x")))).lower(a, a).compile()
+    one = jax.jit(lambda u: u + 1).lower(jnp.ones(3)).compile()
+    out = {}
+    for name, c in (("compiled", compiled), ("loaded", se.deserialize_and_load(
+            *se.serialize(compiled)))):
+        out[name] = [
+            _message(lambda: c(jax.device_put(a, sh.NamedSharding(mesh, P("y"))), a)),
+            _message(lambda: c(jax.device_put(a, sh.NamedSharding(mesh, P("y"))),
+                               jax.device_put(a, sh.NamedSharding(mesh, P())))),
+            _message(lambda: c(jax.device_put(a, jax.devices()[1]), a)),
+            _message(lambda: c(jax.device_put(a, jax.devices()[0]), a)),
+            repr(c(jax.device_put(a, sh.NamedSharding(mesh, P("x", "y"))), a).sharding),
+            repr(c(np.asarray(a), a).sharding)]
+    out["one_device"] = [_message(lambda: one(jax.device_put(jnp.ones(3), jax.devices()[1]))),
+                         repr(one(jnp.ones(3)).sharding),
+                         repr(one(jax.device_put(jnp.ones(3), jax.devices()[0])).sharding)]
+    return out
+
+
+def run_mesh(jax) -> dict:
+    return {"serialize": serialize_mesh_cases(jax), "under_a_jit": under_a_jit_cases(jax),
+            "jit_caches": jit_cache_mesh_cases(jax),
+            "custom_partitioning": custom_partitioning_mesh_cases(jax),
+            "compiled_call_shardings": compiled_call_shardings_cases(jax)}

@@ -1,0 +1,69 @@
+"""Gaps closed at stop 69 against JAX 0.10.2's recorded answers (tests/data/
+partitioned_gaps_cases.py, recorded by reference/make_partitioned_gaps_reference.py): what
+jits of one function share (traces and programs per step, on one device and over a mesh, with
+inspect_array_sharding's callbacks), vmap's and pmap's axes-mismatch words; on 8 devices a jit
+partitioned over a mesh serialized and loaded again, unsafe_am_i_under_a_jit in shard_map
+bodies under vmap and grad, custom_partitioning's closed-over constants and callable rules;
+inspect_array_sharding on the NumPy backend. Every case is bits, shapes, counts, texts or
+error words, compared exactly."""
+import functools
+import json
+import os
+
+import partitioned_gaps_cases as cases
+import pytest
+from fresh_process import run_json
+
+import jxkernel
+import locations  # tests/support: the repository's folders
+
+
+@functools.cache
+def _reference() -> dict:
+    with open(os.path.join(locations.DATA, "partitioned_gaps_reference.json")) as f:
+        return json.load(f)
+
+
+@functools.cache
+def _ours() -> dict:
+    return json.loads(json.dumps(cases.run(jxkernel)))
+
+
+@functools.cache
+def _ours_on_a_mesh() -> dict:
+    return run_json("""
+        import json, jxkernel, partitioned_gaps_cases as cases
+        print(json.dumps(cases.run_mesh(jxkernel)))
+    """, {"JXKERNEL_CPU_DEVICES": "8"}, timeout=600)
+
+
+def _compare(want: dict, got: dict, group: str) -> None:
+    assert sorted(got) == sorted(want)
+    for case in want:
+        assert got[case] == want[case], f"{group}.{case}:\n{got[case]}\n!=\n{want[case]}"
+
+
+@pytest.mark.xla_only("XLA compiler")
+@pytest.mark.parametrize("group", sorted(_reference()["run"]))
+def test_matches_jax(group):
+    _compare(_reference()["run"][group], _ours()[group], group)
+
+
+@pytest.mark.xla_only("several devices")
+@pytest.mark.parametrize("group", sorted(_reference()["run_mesh"]))
+def test_over_a_mesh_matches_jax(group):
+    _compare(_reference()["run_mesh"][group], _ours_on_a_mesh()[group], group)
+
+
+def test_inspect_array_sharding_on_the_numpy_backend_as_jax_on_one_device():
+    """The NumPy backend's programs tell inspect_array_sharding's callback what XLA's on one
+    device do (replicated, once, when lowered), against JAX's recorded answers (its device
+    is named CpuDevice there)."""
+    ours = run_json("""
+        import json, jxkernel, added_names_cases as cases
+        print(json.dumps(cases.inspect_sharding_cases(jxkernel)))
+    """, {"JAX_PLATFORMS": "numpy"})
+    with open(os.path.join(locations.DATA, "added_names_reference.json")) as f:
+        want = json.load(f)["run"]["inspect_sharding"]
+    ours = json.loads(json.dumps(ours).replace("NumpyDevice(", "CpuDevice("))
+    assert ours == want
