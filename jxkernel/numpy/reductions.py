@@ -170,8 +170,12 @@ def _reduction(a, name, op, init_val, *, has_identity=True, preproc=None, bool_o
     init = _init_val(computation_dtype, init_val)
     if where_ is not None:
         a = _where(where_, a, init)
-    # init is op's identity, so this is lax.reduce's own reduce_* (called directly: faster)
-    result = _REDUCERS[op](a, dims) if op in _REDUCERS else lax.reduce(a, init, op, dims)
+    # init is op's identity, so this is lax.reduce's own reduce_* (called directly: faster);
+    # a 64-bit dtype without x64 ('allow' mode) goes through lax.reduce, as in JAX: the init,
+    # a NumPy value, is narrowed to 32 bits, so max's int64 identity no longer is one and
+    # reduce's dtype check refuses it (float64's -inf still is, and is reduce_max)
+    result = _REDUCERS[op](a, dims) if op in _REDUCERS and \
+        dtypes.is_canonical(computation_dtype) else lax.reduce(a, init, op, dims)
     if initial is not None:
         # a Python number is converted on the host, as JAX's literals are: no operation runs
         # (softmax's initial=-inf is no inf produced under jax_debug_infs)
