@@ -37,7 +37,7 @@ from .manipulation import (_asarray, _dtype, _full, _shape, _slice_axis, _zeros_
                            broadcast_arrays, broadcast_shapes, broadcast_to, concatenate,
                            expand_dims, moveaxis, ravel, resize, stack, transpose)
 from .ranges import linspace
-from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
+from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array, ensure_arraylike
 
 __all__ = ["take", "take_along_axis", "put", "put_along_axis", "choose", "ix_", "indices",
            "unravel_index", "ravel_multi_index", "diag_indices", "diag_indices_from",
@@ -57,7 +57,6 @@ def take(a, indices, axis: int | None = None, out=None, mode=None, unique_indice
     """
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
-    check_arraylike("take", a, indices)
     return _take(a, indices, None if axis is None else operator.index(axis), None, mode,
                  unique_indices, indices_are_sorted, fill_value)
 
@@ -67,7 +66,8 @@ def take(a, indices, axis: int | None = None, out=None, mode=None, unique_indice
                                "fill_value"))
 def _take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
           indices_are_sorted=False, fill_value=None):
-    a, indices = ensure_array(a), ensure_array(indices)
+    # checked inside the jit, as JAX's: a string is its jit's error, naming `_take`
+    a, indices = ensure_arraylike("take", a, indices)
     if axis is None:
         a, axis = ravel(a), 0
     shape = aval_of(a).shape

@@ -34,6 +34,7 @@ from ..transforms.jit_namesakes import jax_jitted
 from ..xla.array import Array
 from . import util
 from .indexing import getitem
+from .creation import traced_offset
 from .index_tricks import take_along_axis
 from .manipulation import _shape, _zeros_like, broadcast_arrays, broadcast_to, moveaxis, ravel
 from .manipulation import expand_dims, reshape, squeeze, transpose
@@ -354,8 +355,8 @@ def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=No
     n, m = _shape(a)[-2:]
     rows = lax.broadcasted_iota(np.int32, (n, m), 0)
     cols = lax.broadcasted_iota(np.int32, (n, m), 1)
-    offset = conversion.convert_element_type(offset, np.int32) if isinstance(offset, Tracer) \
-        else np.int32(operator.index(offset))
+    offset = conversion.convert_element_type(traced_offset(offset), np.int32) \
+        if isinstance(offset, Tracer) else np.int32(operator.index(offset))
     mask = lax.eq(lax.add(rows, offset), cols)
     # jnp.where, as JAX's (its `jit[name=_where]` broadcasts the mask over leading axes)
     return sum(util._where_jit(mask, a, _zeros_like(a)), axis=(-2, -1),

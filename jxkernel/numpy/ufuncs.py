@@ -1222,7 +1222,7 @@ def _clip(arr, min, max):
     return ensure_array(arr)
 
 
-_clip.__name__ = "clip"          # its jaxpr equation reads jit[name=clip], as in JAX
+_clip.__name__ = _clip.__qualname__ = "clip"   # jit[name=clip] and jit errors, as in JAX
 _clip = jnp_jit(_clip)
 _NO_ARG = object()
 
