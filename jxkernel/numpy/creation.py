@@ -276,10 +276,13 @@ def _from_sequence(obj, dtype) -> tuple:
     if dtype is None:
         dtype = lattice_result_type(*_dedupe(leaves))[0] if leaves else \
             _core.default_float_dtype()
-        if any(isinstance(x, (Array, Tracer)) for x in leaves):
+        if any(isinstance(x, Array) for x in leaves) and \
+                not any(isinstance(x, Tracer) for x in leaves):
             # JAX's array() of each element checks it: an int64 made under enable_x64 warns
-            # (or raises), though the result keeps the dtype
-            canonicalize_user_dtype(dtype, "array")
+            # (or raises) once per element, though the result keeps the dtype (with tracers,
+            # the array() of each element below checks it so)
+            for _ in obj:
+                canonicalize_user_dtype(dtype, "array")
     if not any(isinstance(x, Tracer) for x in leaves):
         return np.asarray(_host(obj), dtype=dtype), dtype
     parts = [lax.expand_dims(array(x, dtype=dtype, copy=False), (0,)) for x in obj]

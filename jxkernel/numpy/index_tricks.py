@@ -77,9 +77,11 @@ def _take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
         raise TypeError(f"take indices must be of integer type, got {ia.dtype}")
     if mode is None or mode == "fill":
         gather_mode = GatherScatterMode.FILL_OR_DROP
-        # negative indices wrapped by jnp.where, as JAX's (`jit[name=_where]`)
-        indices = util._where_jit(lax.lt(indices, typed_constant(0, ia.dtype)),
-                                  lax.add(indices, typed_constant(shape[axis], ia.dtype)), indices)
+        # negative indices wrapped by jnp.where, as JAX's (`jit[name=_where]`); the size added
+        # as a Python int, as JAX's `indices + a.shape[axis]`: int8 indices of an axis past 127
+        # wrap around (an index then out of bounds gives the fill value), no OverflowError
+        indices = util._where_jit(ufuncs.less(indices, 0), ufuncs.add(indices, shape[axis]),
+                                  indices)
     elif mode == "raise":
         raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
     elif mode == "wrap":
@@ -510,6 +512,8 @@ def unravel_index(indices, shape):
         return _unravel_traced(x, shape)
     shape = [operator.index(s) for s in shape]
     dt = aval_of(x).dtype
+    if not dtypes.is_int(dt):         # floats and bools: JAX's divmod way, its dtypes
+        return _unravel_traced(x, shape)
     x = conversion.convert_element_type(x, dt) if aval_of(x).weak_type else x
     outs = [None] * len(shape)
     for i in reversed(range(len(shape))):
@@ -529,8 +533,9 @@ def unravel_index(indices, shape):
 
 
 def _unravel_traced(x, shape: list) -> tuple:
-    """unravel_index of a traced shape (jit of jnp.unravel_index with its shape an argument),
-    JAX's way: floor division by each size in turn, out-of-bounds clipped by a select."""
+    """unravel_index of a traced shape (jit of jnp.unravel_index with its shape an argument)
+    or of float or bool indices, JAX's way: floor division by each size in turn (jnp.divmod,
+    its promotions), out-of-bounds clipped by a select."""
     if any(np.ndim(s) != 0 for s in shape):
         raise ValueError("unravel_index: shape should be a scalar or 1D sequence.")
     outs = [None] * len(shape)
