@@ -92,16 +92,21 @@ def with_hashed_statics(fun, namesake):
     >>> f(2, n=3)
     6
     """
-    params = inspect.signature(fun).parameters
-    static_names = set(namesake._made_of[1])
-    # positions past this one may hold a static argument given positionally
-    first = next((i for i, (name, p) in enumerate(params.items())
-                  if name in static_names or p.kind is p.VAR_POSITIONAL), len(params))
+    static_names = frozenset(namesake._made_of[1])
+    at = tuple(i for i, (name, p) in enumerate(inspect.signature(fun).parameters.items())
+               if name in static_names and p.kind is not p.KEYWORD_ONLY)
 
     @functools.wraps(fun)
     def call(*args, **kwargs):
-        if kwargs or len(args) > first:
-            namesake.jitted._split(args, kwargs)     # (jit_args.Arguments.split: JAX's error)
+        try:                            # (hashed here, as jit's cache key would hash them)
+            for i in at:
+                if i < len(args):
+                    hash(args[i])
+            for name in kwargs:
+                if name in static_names:
+                    hash(kwargs[name])
+        except TypeError:
+            namesake.jitted._split(args, kwargs)   # JAX's error (jit_args.Arguments.split)
         return fun(*args, **kwargs)
     return call
 
