@@ -179,11 +179,13 @@ def jax_alias(fun, name: str, *, static_argnames=(), inline=False):
         >>> def total(a):
         ...     return jnp.sum(a)
         >>> plus = jax_alias(total, "plus")
-        >>> plus.__code__ is total.__code__, plus.as_jit.__name__
+        >>> plus.__code__.co_code == total.__code__.co_code, plus.as_jit.__name__
         (True, 'plus')
     """
-    copy = types.FunctionType(fun.__code__, fun.__globals__, name, fun.__defaults__,
-                              fun.__closure__)
+    # the same bytecode under the alias's name: a code object of its own, so that a call's
+    # frame says which name was called (jit_argument_error names `abs`, not `absolute`)
+    code = fun.__code__.replace(co_name=name, co_qualname=name)
+    copy = types.FunctionType(code, fun.__globals__, name, fun.__defaults__, fun.__closure__)
     copy.__kwdefaults__, copy.__doc__ = fun.__kwdefaults__, f"Alias of `{fun.__name__}`."
     copy.__qualname__, copy.__module__ = name, fun.__module__
     if hasattr(fun, "__wrapped__"):            # a jnp_jit wrapper: jit reads this signature

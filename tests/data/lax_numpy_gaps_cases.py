@@ -305,6 +305,9 @@ def _jit_arguments(jax):
         "jit_arg_matmul_string": lambda: jnp.matmul(x, "a"),
         "jit_arg_kron_string": lambda: jnp.kron(x, "a"),
         "jit_arg_sin_string": lambda: jnp.sin("a"),
+        "jit_arg_abs_string": lambda: jnp.abs("a"),                  # (an alias, named so)
+        "jit_arg_acos_string": lambda: jnp.acos("a"),
+        "jit_arg_bitwise_left_shift_string": lambda: jnp.bitwise_left_shift(1, "a"),
         "jit_arg_add_string": lambda: jnp.add(x, "a"),
         "jit_arg_maximum_string": lambda: jnp.maximum("a", x),
         "jit_arg_negative_string": lambda: jnp.negative("a"),
