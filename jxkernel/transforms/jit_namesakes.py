@@ -84,8 +84,8 @@ def jax_jitted(fun=None, *, static_argnames=None, inline=None):
 
 def with_hashed_statics(fun, namesake):
     """`fun`, refusing an unhashable static argument (a list, an array) in JAX's words, as the
-    jit JAX's namesake is does (`jnp.resize(x, [3, 2])`, `jnp.nanmax(x, axis=[0])`); its
-    arguments are split only when a static may be among them.
+    jit JAX's namesake is does (`jnp.resize(x, [3, 2])`, `jnp.nanmax(x, axis=[0])`): the
+    static arguments given are hashed, and the jit's argument split runs only to raise.
 
     >>> f = with_hashed_statics(lambda x, n=1: x * n, NamesakeJit(lambda x, n=1: x * n,
     ...                                                         ("n",), False))
