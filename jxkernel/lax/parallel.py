@@ -701,6 +701,10 @@ def _ppermute_batching(axis_data, vals, dims, *, axis_name, perm):
     source = {dst % n: src % n for src, dst in perm}     # receiver -> sender
     if d is bu.not_mapped and len(source) == n:          # everyone gets an equal value
         return x, d
+    if len(source) == n and d is not bu.not_mapped:
+        # a whole permutation: JAX's `v.take(perm_indices, d)`, the value's own take method
+        # (jnp.take's, whose jaxpr it then shows: lax imports no jnp)
+        return x.take(np.array([source[j] for j in range(n)]), d), d
     x = bu.bdim_at_front(x, d, n)
     rank = bu.ndim(x)
     dnums = GatherDimensionNumbers(offset_dims=tuple(range(1, rank)), collapsed_slice_dims=(0,),

@@ -406,7 +406,7 @@ def _array_warnings(jax):
 def _collective_derivatives(jax):
     """pmax and pmin have no differentiation rule in JAX: grad, jvp, vjp and linearize
     through one raise its NotImplementedError; a zero tangent (stop_gradient, an integer
-    operand, an undifferentiated argument) passes."""
+    operand, an undifferentiated argument) passes. (And ppermute's batching, as JAX's.)"""
     lax, x = jax.lax, jax.numpy.arange(3.0)
 
     def named(f):
@@ -427,6 +427,12 @@ def _collective_derivatives(jax):
         "pmax_undifferentiated": lambda: named(jax.grad(lambda v, w: lax.pmax(w, "i") + v))(
             x, x),
         "pmin_int": lambda: named(lambda v: lax.pmin(v, "i"))(jax.numpy.arange(3)),
+        # ppermute under vmap is the value's take (jnp.take's jaxpr), as JAX's batcher
+        "ppermute_vmap_jaxpr": lambda: str(jax.make_jaxpr(named(
+            lambda v: lax.ppermute(v, "i", [(0, 1), (1, 2), (2, 0)])))(x)),
+        "ppermute_vmap_axis_1": lambda: jax.vmap(
+            lambda v: lax.ppermute(v, "i", [(0, 1), (1, 2), (2, 0)]), axis_name="i",
+            in_axes=1, out_axes=1)(jax.numpy.arange(12.0).reshape(4, 3)),
     }
 
 
