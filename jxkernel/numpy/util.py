@@ -66,12 +66,16 @@ def _type_text(x) -> str:
 
 def check_arraylike(fun_name: str, *args) -> None:
     """A TypeError naming the function and argument position if one is not an array (in a
-    function JAX jits, its jit's error for a string or an object, which JAX raises first)."""
+    function JAX jits, its jit's error for a string or an object, which JAX raises first;
+    elsewhere a string is asarray's error, as JAX's)."""
     for i, arg in enumerate(args):
         if not is_arraylike(arg):
             jit_error = jit_argument_error(fun_name)
             if jit_error is not None:
                 raise jit_error
+            if isinstance(arg, (str, bytes)):
+                # JAX's check passes a string (np.isscalar's), and its asarray refuses it
+                raise TypeError(f"asarray: expected ArrayLike, got {arg} of type {type(arg)}.")
             # JAX's line, then ours (on a line of its own: the first line is JAX's)
             hint = "\nUse jnp.asarray/jnp.array to turn a list or tuple into an array." \
                 if isinstance(arg, (list, tuple)) else ""
