@@ -37,6 +37,7 @@ from ..core.trace import Tracer, set_current_trace
 from ..transforms.ad_util import Zero, instantiate, is_undefined
 from ..transforms.batch_util import vectorized_batcher
 from ..lax.dot import dot_general_p
+from ..lax.tokens import eager_tokens
 from ..tree_util import (broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path,
                          tree_map, tree_unflatten)
 from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
@@ -72,7 +73,7 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
                             prevent_cse=_per_input(prevent_cse, len(consts), tuple(dyn)),
                             differentiated=False, policy=policy)
         # a Ref made outside: read and written as jit's are (transforms/jit_refs.py)
-        return tree_unflatten(out_tree, jit_refs.write_back(closed, outs, ()))
+        return tree_unflatten(out_tree, eager_tokens(jit_refs.write_back(closed, outs, ())))
     return remat_fun
 
 

@@ -48,6 +48,7 @@ from .elementwise import clamp, eq, ne, select_n
 from ..xla import stablehlo as hlo
 from ..xla.lowering import TOKEN, effect_token, has_ordered_effect
 from .platform_index import kept_branches, platform_index_p
+from .tokens import eager_tokens
 from .shapes import broadcast_in_dim
 
 cond_p = Primitive("cond", multiple_results=True)
@@ -188,7 +189,8 @@ def _bind_cond(index, funs, operands, names, reference=0, what="cond branch", **
     if any(f is not None for f in in_fwd):
         branches = [cf.drop_outputs(b, [i for i, f in enumerate(in_fwd) if f is not None])
                     for b in branches]
-    outs = iter(cond_p.bind(index, *all_consts, *leaves, branches=tuple(branches), **params))
+    outs = iter(eager_tokens(cond_p.bind(index, *all_consts, *leaves, branches=tuple(branches),
+                                         **params)))
     inputs = [*all_consts, *leaves]
     return tree_unflatten(first_tree, [next(outs) if f is None else _as_array(inputs[f])
                                        for f in in_fwd])

@@ -279,26 +279,9 @@ jvp_rules[psum_p] = _psum_jvp
 transpose_rules[psum_p] = _psum_transpose
 
 
-def _pminmax_jvp(prim):
-    def jvp(primals, tangents, *, axes, axis_index_groups):
-        outs = prim.bind(*primals, axes=axes, axis_index_groups=axis_index_groups)
-        t_outs = []
-        for x, t, ans in zip(primals, tangents, outs):
-            if type(t) is Zero:
-                t_outs.append(Zero(get_aval(ans)))
-                continue
-            # the tangent where this position is the extreme, averaged over ties (as JAX does)
-            extreme = _unreduce(ans, np.shape(x), _split_axes(axes)[1])
-            hit = convert_element_type(eq(x, extreme), get_aval(t).dtype)
-            count = psum_p.bind(hit, axes=axes, axis_index_groups=axis_index_groups)[0]
-            num = psum_p.bind(mul(t, hit), axes=axes, axis_index_groups=axis_index_groups)[0]
-            t_outs.append(div(num, count))
-        return outs, t_outs
-    return jvp
-
-
-jvp_rules[pmax_p] = _pminmax_jvp(pmax_p)
-jvp_rules[pmin_p] = _pminmax_jvp(pmin_p)
+# pmax and pmin have no jvp rule, as in JAX 0.10.2: differentiating through one raises its
+# NotImplementedError ("Differentiation rule for 'pmax' not implemented"); a zero tangent
+# (stop_gradient, an integer) passes, as there
 
 
 def _reduce(prim, x, axis_name, axis_index_groups):
@@ -718,6 +701,10 @@ def _ppermute_batching(axis_data, vals, dims, *, axis_name, perm):
     source = {dst % n: src % n for src, dst in perm}     # receiver -> sender
     if d is bu.not_mapped and len(source) == n:          # everyone gets an equal value
         return x, d
+    if len(source) == n and d is not bu.not_mapped:
+        # a whole permutation: JAX's `v.take(perm_indices, d)`, the value's own take method
+        # (jnp.take's, whose jaxpr it then shows: lax imports no jnp)
+        return x.take(np.array([source[j] for j in range(n)]), d), d
     x = bu.bdim_at_front(x, d, n)
     rank = bu.ndim(x)
     dnums = GatherDimensionNumbers(offset_dims=tuple(range(1, rank)), collapsed_slice_dims=(0,),

@@ -339,12 +339,24 @@ def _argminmax_abstract_eval(name):
     return abstract
 
 
+def _check_argminmax_inits(aval, index_dtype) -> None:
+    """JAX's TypeError for a 64-bit operand or index dtype without x64 ('allow' mode): its
+    lowering reduces from NumPy identities, which are narrowed to 32 bits, so reduce's dtype
+    check refuses them (JAX raises when it compiles, not when it traces)."""
+    if dtypes.is_canonical(aval.dtype) and dtypes.is_canonical(index_dtype):
+        return
+    operands = [aval.update(weak_type=False), ShapedArray(aval.shape, index_dtype)]
+    inits = [ShapedArray((), dtypes.canonicalize_dtype(a.dtype)) for a in operands]
+    raise _init_dtype_error(operands, inits)
+
+
 def _argminmax_lowering(direction, identity):
     """JAX's reducer over (value, index) pairs, emitted as is so results match bit for bit:
     take the first pair's value if it compares `direction` or is NaN (so NaN wins), and its
     index also on equal values with a smaller index (so the first occurrence wins)."""
     def lower(ctx, x, *, axes, index_dtype):
         aval = ctx.avals_in[0]
+        _check_argminmax_inits(aval, index_dtype)
         scalar, index = ShapedArray((), aval.dtype), ShapedArray((), index_dtype)
         iota = hl.iota(ctx, aval.shape, index_dtype, axes[0])
         inits = [ctx.constant(identity(aval.dtype)), ctx.constant(np.zeros((), index_dtype))]
@@ -388,15 +400,20 @@ def _reduce_abstract_eval(*avals, computation, jaxpr, dimensions):
     if any(a.shape != () for a in inits):
         raise ValueError(f"reduce found non-scalar initial value: {[a.shape for a in inits]}")
     if [a.dtype for a in operands] != [a.dtype for a in inits]:
-        raise TypeError(
-            f"reduce operand dtypes should match corresponding initial value dtypes, got "
-            f"operands=[{', '.join(map(_aval_repr, operands))}] and "
-            f"initial_values=[{', '.join(map(_aval_repr, inits))}]")
+        raise _init_dtype_error(operands, inits)
     if len({a.shape for a in operands}) > 1:
         raise TypeError(f"reduce operands must have equal shapes, got "
                         f"{', '.join(str(a.shape) for a in operands)}")
     return [ShapedArray(_reduced_shape(op, dimensions), op.dtype, op.weak_type and init.weak_type)
             for op, init in zip(operands, inits)]
+
+
+def _init_dtype_error(operands, inits) -> TypeError:
+    """JAX's reduce_p error where operand and init value dtypes differ."""
+    return TypeError(
+        f"reduce operand dtypes should match corresponding initial value dtypes, got "
+        f"operands=[{', '.join(map(_aval_repr, operands))}] and "
+        f"initial_values=[{', '.join(map(_aval_repr, inits))}]")
 
 
 def _aval_repr(aval) -> str:

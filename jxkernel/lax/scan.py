@@ -39,6 +39,7 @@ from .conversion import _convert_element_type
 from .elementwise import add, lt, sub
 from .shapes import broadcast_in_dim
 from .slicing import dynamic_index_in_dim, dynamic_update_index_in_dim
+from .tokens import eager_tokens
 from .while_loop import while_loop
 
 
@@ -175,10 +176,11 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     x_fwd = [None if i is None or i < first_x else i - first_x
              for i in cf.forwarded_inputs(jaxpr)[n_carry:]]
     jaxpr = cf.drop_outputs(jaxpr, [n_carry + i for i, f in enumerate(x_fwd) if f is not None])
-    outs = scan_p.bind(*consts, *carry_leaves, *x_leaves, reverse=bool(reverse), length=length,
-                       jaxpr=jaxpr, num_consts=len(consts), num_carry=len(carry_leaves),
-                       linear=(False,) * (len(consts) + len(carry_leaves) + len(x_leaves)),
-                       unroll=unroll, _split_transpose=False)
+    outs = eager_tokens(scan_p.bind(
+        *consts, *carry_leaves, *x_leaves, reverse=bool(reverse), length=length, jaxpr=jaxpr,
+        num_consts=len(consts), num_carry=len(carry_leaves),
+        linear=(False,) * (len(consts) + len(carry_leaves) + len(x_leaves)), unroll=unroll,
+        _split_transpose=False))
     same = cf.forwarded_carries(closed.jaxpr, 0, n_carry)
     carry_out = tree_unflatten(carry_tree, [g if s else o for g, o, s in
                                             zip(given, outs[:n_carry], same)])

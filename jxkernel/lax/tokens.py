@@ -43,6 +43,19 @@ def as_token(x):
     return x if isinstance(x, Tracer) else Token(x)
 
 
+def eager_tokens(outs) -> list:
+    """A control-flow primitive's results (cond's, scan's, while's, checkpoint's) as JAX's
+    result handlers give them: a token's carrier (an Array of the token type, what an eager
+    bind returns) as a Token; tracers and arrays as they are.
+
+    >>> lax.cond(True, lambda x: (lax.create_token(), x), lambda x: (lax.create_token(), x),
+    ...          1.0)[0]                                          # doctest: +ELLIPSIS
+    <...Token object at ...>
+    """
+    return [Token(o) if getattr(o, "aval", None) is abstract_token and
+            not isinstance(o, (Token, Tracer)) else o for o in outs]
+
+
 def _after_all_abstract_eval(*avals):
     if any(a is not abstract_token for a in avals):
         raise TypeError("Arguments to after_all must be tokens")

@@ -33,6 +33,7 @@ from ..transforms.ad_util import Zero, instantiate, zeros
 from .elementwise import select_n
 from .reductions import reduce_or
 from .shapes import broadcast_in_dim
+from .tokens import eager_tokens
 
 
 while_p = Primitive("while", multiple_results=True)
@@ -82,9 +83,9 @@ def while_loop(cond_fun, body_fun, init_val):
         return out
     cond_jaxpr, cond_consts = cf.hoist(cond)
     body_jaxpr, body_consts = cf.hoist(body)
-    outs = while_p.bind(*cond_consts, *body_consts, *leaves, cond_jaxpr=cond_jaxpr,
-                        body_jaxpr=body_jaxpr, cond_nconsts=len(cond_consts),
-                        body_nconsts=len(body_consts))
+    outs = eager_tokens(while_p.bind(*cond_consts, *body_consts, *leaves, cond_jaxpr=cond_jaxpr,
+                                     body_jaxpr=body_jaxpr, cond_nconsts=len(cond_consts),
+                                     body_nconsts=len(body_consts)))
     same = cf.forwarded_carries(body.jaxpr, 0, len(leaves), unused_by=cond.jaxpr)
     return tree_unflatten(in_tree, [g if s else o for g, o, s in zip(given, outs, same)])
 

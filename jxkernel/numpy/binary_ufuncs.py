@@ -14,6 +14,7 @@ ufuncs.py (the operators of arrays too): only the public names are these objects
 import numpy as np
 
 from .. import lax
+from ..transforms.jit_namesakes import runs_jitted
 from . import reductions, ufuncs
 from .manipulation import expand_dims
 from .reductions import max as max_, sum as sum_
@@ -72,6 +73,8 @@ def _logsumexp2(a, axis=None, dtype=None, keepdims=False, initial=None, where=No
 
 
 def _binary(func, identity, **methods):
+    # JAX's ufunc objects call a jitted function: its jit refuses a string first
+    runs_jitted(func)
     return ufunc(func, name=func.__name__, nin=2, nout=1, call=func, identity=identity, **methods)
 
 
@@ -91,4 +94,5 @@ logical_or = _binary(ufuncs.logical_or, False)
 logical_xor = _binary(ufuncs.logical_xor, False)
 logaddexp = _binary(ufuncs.logaddexp, -np.inf, reduce=_logsumexp)
 logaddexp2 = _binary(ufuncs.logaddexp2, -np.inf, reduce=_logsumexp2)
-negative = ufunc(ufuncs.negative, name="negative", nin=1, nout=1, call=ufuncs.negative)
+negative = ufunc(runs_jitted(ufuncs.negative), name="negative", nin=1, nout=1,
+                 call=ufuncs.negative)

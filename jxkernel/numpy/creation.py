@@ -281,10 +281,13 @@ def _from_sequence(obj, dtype) -> tuple:
     if dtype is None:
         dtype = lattice_result_type(*_dedupe(leaves))[0] if leaves else \
             _core.default_float_dtype()
-        if any(isinstance(x, (Array, Tracer)) for x in leaves):
+        if any(isinstance(x, Array) for x in leaves) and \
+                not any(isinstance(x, Tracer) for x in leaves):
             # JAX's array() of each element checks it: an int64 made under enable_x64 warns
-            # (or raises), though the result keeps the dtype
-            canonicalize_user_dtype(dtype, "array")
+            # (or raises) once per element, though the result keeps the dtype (with tracers,
+            # the array() of each element below checks it so)
+            for _ in obj:
+                canonicalize_user_dtype(dtype, "array")
     if not any(isinstance(x, Tracer) for x in leaves):
         try:
             return np.asarray(_host(obj), dtype=dtype), dtype
@@ -613,10 +616,7 @@ def eye(N, M=None, k=0, dtype=None, *, device=None):
     if n < 0 or m < 0:
         raise ValueError(f"negative dimensions are not allowed, got {N} and {M}")
     if isinstance(k, Tracer) and k.to_concrete_value() is None:
-        offset = util.ensure_array(k)
-        if offset.shape != () or not _core.is_int(offset.dtype):
-            raise ValueError(f"k must be a scalar integer; got {k}")
-        return _diagonal_mask(n, m, offset, lax.eq, dtype)
+        return _diagonal_mask(n, m, traced_offset(k), lax.eq, dtype)
     k = operator.index(_concrete(k, "the argument 'k' of jnp.eye"))
     k = max(-n, min(m, k))      # a diagonal past the corner: all zeros (k=2**100 fits no int)
     if _eager() or device is not None:
@@ -650,6 +650,16 @@ def _traced_tri(n: int, m: int, k, dtype):
     if offset.shape != () or not _core.is_int(offset.dtype):
         raise TypeError(f"offset must be an integer, got {k!r}")
     return _diagonal_mask(n, m, offset, lax.ge, dtype)
+
+
+def traced_offset(k):
+    """A traced diagonal offset `k` (eye's, trace's) as JAX's eye takes it: a scalar integer,
+    else JAX's ValueError naming it (`jnp.trace(x, 1.0)`: k must be a scalar integer; got
+    JitTracer(~float32[]))."""
+    offset = util.ensure_array(k)
+    if offset.shape != () or not _core.is_int(offset.dtype):
+        raise ValueError(f"k must be a scalar integer; got {k}")
+    return offset
 
 
 def _diagonal_mask(n: int, m: int, offset, compare, dtype):

@@ -10,7 +10,6 @@ fromfunction. All are built on vmap (and lax.switch), as in JAX.
 from __future__ import annotations
 
 import functools
-import re
 import warnings
 
 import numpy as np
@@ -19,6 +18,7 @@ from .. import lax
 from ..core.config import config
 from ..transforms.batching import vmap
 from . import reductions, util
+from .gufunc_signature import context as gufunc_context, parse_signature, record_core_sizes
 from .creation import _shape, arange, array, asarray, zeros_like
 from .manipulation import broadcast_arrays, concatenate, expand_dims, squeeze, stack
 from .util import aval_of, canonicalize_axis, check_arraylike, ensure_arraylike, jnp_jit
@@ -28,34 +28,6 @@ __all__ = ["vectorize", "piecewise", "select", "apply_along_axis", "apply_over_a
 
 
 # ------------------------------------------------------------------ vectorize
-# A gufunc signature: "(m,n),(n)->(m)", each name a word.
-_DIM = r"\w+"
-_ARG = r"\((?:{0}(?:,{0})*)?\)".format(_DIM)
-_ARGS = r"{0}(?:,{0})*".format(_ARG)
-_SIGNATURE = r"^{0}->{0}$".format(_ARGS)
-
-
-def _parse_signature(signature: str):
-    """([core dims of each input], [core dims of each output]) of a gufunc signature."""
-    if not re.match(_SIGNATURE, signature):
-        raise ValueError(f"not a valid gufunc signature: {signature}")
-    return tuple([tuple(re.findall(_DIM, arg)) for arg in re.findall(_ARG, side)]
-                 for side in signature.split("->"))
-
-
-def _record_core_sizes(sizes: dict, shape: tuple, core: tuple, context: str, is_input: bool):
-    if is_input and len(shape) < len(core):
-        raise ValueError(f"input with shape {shape!r} does not have enough dimensions for all "
-                         f"core dimensions {core!r} {context}")
-    if not is_input and len(shape) != len(core):
-        raise ValueError(f"output shape {shape!r} does not match core dimensions {core!r} "
-                         f"{context}")
-    for name, size in zip(core, shape[len(shape) - len(core):]):
-        if sizes.setdefault(name, size) != size:
-            raise ValueError(f"inconsistent size for core dimension {name!r}: {size!r} vs "
-                             f"{sizes[name]!r} {context}")
-
-
 def _checking_outputs(func, sizes: dict, out_cores: list, context: str):
     """`func`, checking that its outputs have the signature's core dimensions."""
     def checked(*args):
@@ -69,7 +41,7 @@ def _checking_outputs(func, sizes: dict, out_cores: list, context: str):
                             f"got {len(outs)!r} {context}")
         known = dict(sizes)
         for o, core in zip(outs, out_cores):
-            _record_core_sizes(known, np.shape(o), core, context, is_input=False)
+            record_core_sizes(known, np.shape(o), core, context, is_input=False)
         return out
     return checked
 
@@ -108,11 +80,10 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
 
     @functools.wraps(pyfunc)
     def wrapped(*args, **kwargs):
-        context = f"on vectorized function with excluded={excluded!r} and " \
-                  f"signature={signature!r}"
+        context = gufunc_context(excluded, signature)
         func, args, kwargs = _bind_excluded(pyfunc, excluded, args, kwargs)
         if signature is not None:
-            in_cores, out_cores = _parse_signature(signature)
+            in_cores, out_cores = parse_signature(signature)
         else:
             in_cores, out_cores = [()] * len(args), None
         nones = {i for i, a in enumerate(args) if a is None}
@@ -129,7 +100,7 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
         sizes: dict = {}
         loop_shapes = []
         for a, core in zip(args, in_cores):
-            _record_core_sizes(sizes, a.shape, core, context, is_input=True)
+            record_core_sizes(sizes, a.shape, core, context, is_input=True)
             loop_shapes.append(a.shape[:a.ndim - len(core)])
         _check_rank_promotion(args, in_cores, signature)
         loop_shape = util.broadcast_shapes(*loop_shapes)

@@ -37,7 +37,7 @@ from .manipulation import (_asarray, _dtype, _full, _shape, _slice_axis, _zeros_
                            broadcast_arrays, broadcast_shapes, broadcast_to, concatenate,
                            expand_dims, moveaxis, ravel, resize, stack, transpose)
 from .ranges import linspace
-from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
+from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array, ensure_arraylike
 
 __all__ = ["take", "take_along_axis", "put", "put_along_axis", "choose", "ix_", "indices",
            "unravel_index", "ravel_multi_index", "diag_indices", "diag_indices_from",
@@ -57,7 +57,6 @@ def take(a, indices, axis: int | None = None, out=None, mode=None, unique_indice
     """
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
-    check_arraylike("take", a, indices)
     return _take(a, indices, None if axis is None else operator.index(axis), None, mode,
                  unique_indices, indices_are_sorted, fill_value)
 
@@ -67,7 +66,8 @@ def take(a, indices, axis: int | None = None, out=None, mode=None, unique_indice
                                "fill_value"))
 def _take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
           indices_are_sorted=False, fill_value=None):
-    a, indices = ensure_array(a), ensure_array(indices)
+    # checked inside the jit, as JAX's: a string is its jit's error, naming `_take`
+    a, indices = ensure_arraylike("take", a, indices)
     if axis is None:
         a, axis = ravel(a), 0
     shape = aval_of(a).shape
@@ -77,9 +77,11 @@ def _take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
         raise TypeError(f"take indices must be of integer type, got {ia.dtype}")
     if mode is None or mode == "fill":
         gather_mode = GatherScatterMode.FILL_OR_DROP
-        # negative indices wrapped by jnp.where, as JAX's (`jit[name=_where]`)
-        indices = util._where_jit(lax.lt(indices, typed_constant(0, ia.dtype)),
-                                  lax.add(indices, typed_constant(shape[axis], ia.dtype)), indices)
+        # negative indices wrapped by jnp.where, as JAX's (`jit[name=_where]`); the size added
+        # as a Python int, as JAX's `indices + a.shape[axis]`: int8 indices of an axis past 127
+        # wrap around (an index then out of bounds gives the fill value), no OverflowError
+        indices = util._where_jit(ufuncs.less(indices, 0), ufuncs.add(indices, shape[axis]),
+                                  indices)
     elif mode == "raise":
         raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
     elif mode == "wrap":
@@ -510,6 +512,8 @@ def unravel_index(indices, shape):
         return _unravel_traced(x, shape)
     shape = [operator.index(s) for s in shape]
     dt = aval_of(x).dtype
+    if not dtypes.is_int(dt):         # floats and bools: JAX's divmod way, its dtypes
+        return _unravel_traced(x, shape)
     x = conversion.convert_element_type(x, dt) if aval_of(x).weak_type else x
     outs = [None] * len(shape)
     for i in reversed(range(len(shape))):
@@ -529,8 +533,9 @@ def unravel_index(indices, shape):
 
 
 def _unravel_traced(x, shape: list) -> tuple:
-    """unravel_index of a traced shape (jit of jnp.unravel_index with its shape an argument),
-    JAX's way: floor division by each size in turn, out-of-bounds clipped by a select."""
+    """unravel_index of a traced shape (jit of jnp.unravel_index with its shape an argument)
+    or of float or bool indices, JAX's way: floor division by each size in turn (jnp.divmod,
+    its promotions), out-of-bounds clipped by a select."""
     if any(np.ndim(s) != 0 for s in shape):
         raise ValueError("unravel_index: shape should be a scalar or 1D sequence.")
     outs = [None] * len(shape)

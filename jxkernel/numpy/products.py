@@ -24,6 +24,7 @@ from ..lax.sharding import laid_out, resolved
 from . import util
 from ..transforms.jit import jit
 from ..transforms.jit_namesakes import jax_jitted
+from .gufunc_signature import check_inputs
 from .indexing import getitem
 from .manipulation import broadcast_arrays, moveaxis, ravel, stack
 from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
@@ -161,14 +162,16 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
 def matvec(x1, x2, /):
     """Matrix-vector products over broadcast batch dimensions: (..., n, m), (..., m)."""
     x1, x2 = _args("matvec", x1, x2)
-    return lax.squeeze(matmul(x1, lax.expand_dims(x2, (_ndim(x2),))), (-1,)) \
-        if _ndim(x1) >= 2 and _ndim(x2) >= 1 else matmul(x1, x2)
+    # JAX's is vectorize(matmul, signature="(n,m),(m)->(n)"): its checks, its words
+    check_inputs("(n,m),(m)->(n)", (aval_of(x1).shape, aval_of(x2).shape))
+    return lax.squeeze(matmul(x1, lax.expand_dims(x2, (_ndim(x2),))), (-1,))
 
 
 @jax_jitted
 def vecmat(x1, x2, /):
     """Vector-matrix products (conjugating the vector): (..., n), (..., n, m)."""
-    x1, x2 = _args("vecmat", x1, x2)
+    x1, x2 = _args("matvec", x1, x2)         # (JAX's name for it, its slip kept)
+    check_inputs("(n),(n,m)->(m)", (aval_of(x1).shape, aval_of(x2).shape))
     if dtypes.is_complex(aval_of(x1).dtype):
         x1 = lax.conj(x1)
     return lax.squeeze(matmul(lax.expand_dims(x1, (_ndim(x1) - 1,)), x2), (-2,))

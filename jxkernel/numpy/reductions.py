@@ -34,6 +34,7 @@ from ..transforms.jit_namesakes import jax_jitted
 from ..xla.array import Array
 from . import util
 from .indexing import getitem
+from .creation import traced_offset
 from .index_tricks import take_along_axis
 from .manipulation import _shape, _zeros_like, broadcast_arrays, broadcast_to, moveaxis, ravel
 from .manipulation import expand_dims, reshape, squeeze, transpose
@@ -170,8 +171,12 @@ def _reduction(a, name, op, init_val, *, has_identity=True, preproc=None, bool_o
     init = _init_val(computation_dtype, init_val)
     if where_ is not None:
         a = _where(where_, a, init)
-    # init is op's identity, so this is lax.reduce's own reduce_* (called directly: faster)
-    result = _REDUCERS[op](a, dims) if op in _REDUCERS else lax.reduce(a, init, op, dims)
+    # init is op's identity, so this is lax.reduce's own reduce_* (called directly: faster);
+    # a 64-bit dtype without x64 ('allow' mode) goes through lax.reduce, as in JAX: the init,
+    # a NumPy value, is narrowed to 32 bits, so max's int64 identity no longer is one and
+    # reduce's dtype check refuses it (float64's -inf still is, and is reduce_max)
+    result = _REDUCERS[op](a, dims) if op in _REDUCERS and \
+        dtypes.is_canonical(computation_dtype) else lax.reduce(a, init, op, dims)
     if initial is not None:
         # a Python number is converted on the host, as JAX's literals are: no operation runs
         # (softmax's initial=-inf is no inf produced under jax_debug_infs)
@@ -350,8 +355,8 @@ def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=No
     n, m = _shape(a)[-2:]
     rows = lax.broadcasted_iota(np.int32, (n, m), 0)
     cols = lax.broadcasted_iota(np.int32, (n, m), 1)
-    offset = conversion.convert_element_type(offset, np.int32) if isinstance(offset, Tracer) \
-        else np.int32(operator.index(offset))
+    offset = conversion.convert_element_type(traced_offset(offset), np.int32) \
+        if isinstance(offset, Tracer) else np.int32(operator.index(offset))
     mask = lax.eq(lax.add(rows, offset), cols)
     # jnp.where, as JAX's (its `jit[name=_where]` broadcasts the mask over leading axes)
     return sum(util._where_jit(mask, a, _zeros_like(a)), axis=(-2, -1),

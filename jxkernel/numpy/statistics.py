@@ -64,6 +64,8 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None,
                 x, "The error occurred because of argument 'x' of jnp.bincount. To avoid "
                    "this error, pass a static `length` argument.\n")
         values = np.asarray(_concrete(x, "the argument 'x' of jnp.bincount"))
+        if values.size and not dtypes.is_canonical(aval_of(x).dtype):
+            reductions.max(x)   # JAX's x.max(): an int64 x without x64 ('allow') fails there
         length = max(minlength, values.size and int(max(0, values.max())) + 1)
     else:
         length = operator.index(_concrete(length, "the argument 'length' of jnp.bincount"))

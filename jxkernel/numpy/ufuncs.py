@@ -627,7 +627,8 @@ def floor_divide(x1, x2, /):
         quotient = lax.div(x1, x2)
         select = lax.bitwise_and(lax.ne(lax.sign(x1), lax.sign(x2)),
                                  lax.ne(_rem(x1, x2), _const(x1, 0)))
-        return _where(select, lax.sub(quotient, _const(quotient, 1)), quotient)
+        # quotient - 1 as JAX writes it: jnp's subtract, so a weak quotient stays weak
+        return _where(select, subtract(quotient, 1), quotient)
     if _core.is_complex(dtype):
         raise TypeError("floor_divide does not support complex-valued inputs")
     return _float_divmod(x1, x2)[0]
@@ -1222,7 +1223,7 @@ def _clip(arr, min, max):
     return ensure_array(arr)
 
 
-_clip.__name__ = "clip"          # its jaxpr equation reads jit[name=clip], as in JAX
+_clip.__name__ = _clip.__qualname__ = "clip"   # jit[name=clip] and jit errors, as in JAX
 _clip = jnp_jit(_clip)
 _NO_ARG = object()
 

@@ -31,6 +31,7 @@ from ..core.trace import Tracer
 from ..lax import conversion, shapes
 from ..lax import elementwise as lax
 from ..transforms.jit import jit
+from ..transforms.jit_namesakes import jit_argument_error
 from ..xla import client as _client
 from ..xla import array as _xla_array
 from ..xla.array import Array, host_to_device
@@ -64,9 +65,17 @@ def _type_text(x) -> str:
 
 
 def check_arraylike(fun_name: str, *args) -> None:
-    """A TypeError naming the function and argument position if one is not an array."""
+    """A TypeError naming the function and argument position if one is not an array (in a
+    function JAX jits, its jit's error for a string or an object, which JAX raises first;
+    elsewhere a string is asarray's error, as JAX's)."""
     for i, arg in enumerate(args):
         if not is_arraylike(arg):
+            jit_error = jit_argument_error(fun_name)
+            if jit_error is not None:
+                raise jit_error
+            if isinstance(arg, (str, bytes)):
+                # JAX's check passes a string (np.isscalar's), and its asarray refuses it
+                raise TypeError(f"asarray: expected ArrayLike, got {arg} of type {type(arg)}.")
             # JAX's line, then ours (on a line of its own: the first line is JAX's)
             hint = "\nUse jnp.asarray/jnp.array to turn a list or tuple into an array." \
                 if isinstance(arg, (list, tuple)) else ""
@@ -544,6 +553,8 @@ def converts_array(args, kind: str = "plain", trace_type=_trace.EvalTrace) -> bo
     avals = list(map(aval_of, arrays))
     if not config._named_x64 and not all(dtypes.is_canonical(a.dtype) for a in avals):
         return True
+    if not all(map(is_arraylike, args)):
+        return False        # (the function's own check refuses it, in its jit's words)
     want = _PROMOTE[kind](*args)
     return any((a.dtype, a.weak_type) != want for a in avals)
 
@@ -552,6 +563,7 @@ def _where(condition, x, y):
     """jnp.where's three-argument form: promote, broadcast, select; jitted as JAX's util._where
     (one `jit[name=_where]`). An empty result is x unselected, as JAX's: y's tangent is a
     symbolic zero (the jvp of nanmean of nothing is 0.0, not 0/0: conformance's fuzzer)."""
+    check_arraylike("where", condition, x, y)
     if aval_of(condition).dtype != dtypes.bool_:
         condition = lax.ne(condition, const(condition, 0))
     x, y = promote_dtypes(x, y)
@@ -566,7 +578,7 @@ _where_jit = jnp_jit(_where)
 
 
 def where(condition, x, y):
-    check_arraylike("where", condition, x, y)
+    # checked inside the jit, as JAX's (whose check passes a string on to its jit's error)
     return _where_jit(condition, x, y)
 
 

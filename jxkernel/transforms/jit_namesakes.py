@@ -19,9 +19,13 @@ holds JAX's list. Here, not in numpy/, so that lax's functions can take it too.
 from __future__ import annotations
 
 import functools
+import inspect
+import sys
 import types
 
+from ..tree_util import keystr, tree_flatten_with_path
 from .jit import jit
+from .jit_args import leaf_aval
 
 
 class NamesakeJit:
@@ -59,17 +63,111 @@ class NamesakeJit:
 
 def jax_jitted(fun=None, *, static_argnames=None, inline=None):
     """Give `fun` the jit JAX's namesake is (`as_jit`, `lower`, `trace`, `eval_shape`), with
-    JAX's static arguments and inline flag, and return `fun` itself, unchanged on the call
-    path. A jnp_jit function (numpy/util.py) lends its own jit when given no arguments."""
+    JAX's static arguments and inline flag. A jnp_jit function (numpy/util.py) lends its own
+    jit when given no arguments. What JAX's jit checks before its function runs is checked
+    too: a static argument must be hashable (`with_hashed_statics`: the one wrapper on the
+    call path), and an argument that is no array gets the jit's error, not the function's
+    (`jit_argument_error`, on the error path only). Else `fun` is returned itself."""
     if fun is None:
         return functools.partial(jax_jitted, static_argnames=static_argnames, inline=inline)
     jitted = getattr(fun, "jitted", None)      # jnp_jit's, when no arguments override it
     if static_argnames is not None or inline is not None:
         jitted = None
     namesake = NamesakeJit(fun, static_argnames or (), bool(inline), jitted)
+    _register_running(fun, namesake)    # (a jnp_jit's plain calls too: cumsum of a string)
+    if static_argnames and getattr(fun, "jitted", None) is None:   # (a jit's checks them)
+        fun = with_hashed_statics(fun, namesake)
     fun.as_jit = namesake    # (api_util.NAMESAKE_ATTRS: never copied onto wrappers of fun)
     fun.lower, fun.trace, fun.eval_shape = namesake.lower, namesake.trace, namesake.eval_shape
     return fun
+
+
+def with_hashed_statics(fun, namesake):
+    """`fun`, refusing an unhashable static argument (a list, an array) in JAX's words, as the
+    jit JAX's namesake is does (`jnp.resize(x, [3, 2])`, `jnp.nanmax(x, axis=[0])`): the
+    static arguments given are hashed, and the jit's argument split runs only to raise.
+
+    >>> f = with_hashed_statics(lambda x, n=1: x * n, NamesakeJit(lambda x, n=1: x * n,
+    ...                                                         ("n",), False))
+    >>> f(2, n=3)
+    6
+    """
+    static_names = frozenset(namesake._made_of[1])
+    at = tuple(i for i, (name, p) in enumerate(inspect.signature(fun).parameters.items())
+               if name in static_names and p.kind is not p.KEYWORD_ONLY)
+
+    @functools.wraps(fun)
+    def call(*args, **kwargs):
+        try:                            # (hashed here, as jit's cache key would hash them)
+            for i in at:
+                if i < len(args):
+                    hash(args[i])
+            for name in kwargs:
+                if name in static_names:
+                    hash(kwargs[name])
+        except TypeError:
+            namesake.jitted._split(args, kwargs)   # JAX's error (jit_args.Arguments.split)
+        return fun(*args, **kwargs)
+    return call
+
+
+# the code each function JAX jits runs (a wrapper's innermost): {code: [(fun, namesake)]},
+# read where one's argument check fails, to find which function is running (code shared by
+# many, as jnp's unary functions' is, is told apart by name)
+_RUNNING: dict = {}
+
+
+def _register_running(fun, namesake) -> None:
+    code = getattr(inspect.unwrap(fun), "__code__", None)
+    if code is not None:
+        _RUNNING.setdefault(code, []).append((fun, namesake))
+
+
+def runs_jitted(fun):
+    """Mark `fun` as a function JAX runs under a jit of its own without making it a public
+    jit object (the function jnp.add's ufunc object calls): an argument that is no array gets
+    the jit's error (`jit_argument_error`). Returns `fun`."""
+    _register_running(fun, NamesakeJit(fun, (), True))
+    return fun
+
+
+def jit_argument_error(fun_name: str, depth: int = 8):
+    """JAX's jit error for an argument that is no array (a string, an object) given to a
+    function JAX jits, whose jit refuses it before the function runs: called where jnp's
+    argument check fails (numpy/util.py's check_arraylike). The running function is found
+    among the `depth` calling frames; the first leaf of its dynamic arguments that no jit
+    takes is named by its path, as JAX's. None where no such function runs, or no leaf of its
+    arguments is refused by jit (a list of numbers: the function's own check is JAX's too).
+
+    >>> jnp.dot(jnp.ones(2), "a")      # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    TypeError: Error interpreting argument to <function dot at ...> as an abstract array. ...
+    """
+    frame = sys._getframe(1)
+    for _ in range(depth):
+        if frame is None:
+            return None
+        found = _RUNNING.get(frame.f_code)
+        if found:
+            break
+        frame = frame.f_back
+    else:
+        return None
+    fun, namesake = next((f for f in found if f[0].__name__ == fun_name), found[0])
+    static_names = set(namesake._made_of[1])
+    values = frame.f_locals
+    for name in inspect.signature(fun).parameters:
+        if name in static_names or name not in values:
+            continue
+        for path, leaf in tree_flatten_with_path(values[name])[0]:
+            try:
+                leaf_aval(leaf, lambda: name + keystr(path), fun)
+            except TypeError as e:
+                if getattr(e, "value", None) is leaf:     # jit_args.not_an_array's
+                    return e
+            except Exception:    # (a big int's OverflowError: the function's own check says)
+                pass
+    return None
 
 
 def jax_alias(fun, name: str, *, static_argnames=(), inline=False):
@@ -81,13 +179,17 @@ def jax_alias(fun, name: str, *, static_argnames=(), inline=False):
         >>> def total(a):
         ...     return jnp.sum(a)
         >>> plus = jax_alias(total, "plus")
-        >>> plus.__code__ is total.__code__, plus.as_jit.__name__
+        >>> plus.__code__.co_code == total.__code__.co_code, plus.as_jit.__name__
         (True, 'plus')
     """
-    copy = types.FunctionType(fun.__code__, fun.__globals__, name, fun.__defaults__,
-                              fun.__closure__)
+    # the same bytecode under the alias's name: a code object of its own, so that a call's
+    # frame says which name was called (jit_argument_error names `abs`, not `absolute`)
+    code = fun.__code__.replace(co_name=name, co_qualname=name)
+    copy = types.FunctionType(code, fun.__globals__, name, fun.__defaults__, fun.__closure__)
     copy.__kwdefaults__, copy.__doc__ = fun.__kwdefaults__, f"Alias of `{fun.__name__}`."
     copy.__qualname__, copy.__module__ = name, fun.__module__
     if hasattr(fun, "__wrapped__"):            # a jnp_jit wrapper: jit reads this signature
         copy.__wrapped__ = fun.__wrapped__
+    if hasattr(fun, "jitted"):                 # (its calls run that jit, as fun's do)
+        copy.jitted = fun.jitted
     return jax_jitted(copy, static_argnames=static_argnames, inline=inline)

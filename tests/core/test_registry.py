@@ -48,6 +48,9 @@ AS_IN_JAX_WITHOUT = {"select_and_scatter": {"jvp", "batching"},   # shape rule +
                      "scaled_dot": {"jvp"},
                      # jax/_src/lax/parallel.py: point-to-point sends, GPU only, no derivative
                      "psend": {"jvp"}, "precv": {"jvp"},
+                     # jax/_src/lax/parallel.py: pmax/pmin have no ad rule ("Differentiation
+                     # rule for 'pmax' not implemented", recorded: lax_numpy_gaps_cases)
+                     "pmax": {"jvp"}, "pmin": {"jvp"},
                      # jax/_src/lax/linalg.py: standard_linalg_primitive(...,
                      # supports_batching=False): vmap of it is JAX's NotImplementedError
                      "cholesky_update": {"batching"},

@@ -7,7 +7,9 @@ array as dtype, shape and values), the warnings it gave, or the exception it rai
 name and first line). Run without jax_enable_x64.
 """
 import copy
+import functools
 import importlib
+import re
 import warnings
 
 import ml_dtypes
@@ -31,13 +33,18 @@ def _json(x):
     return x
 
 
+def _line(e) -> str:
+    """An exception's first line, a function's address in it made the same on every run."""
+    return re.sub(r" at 0x[0-9a-f]+>", " at 0x...>", str(e).strip().splitlines()[0])
+
+
 def observe(thunk) -> dict:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             value = thunk()
         except Exception as e:        # noqa: BLE001 (recording whatever is raised)
-            return {"raised": [type(e).__name__, str(e).strip().splitlines()[0]]}
+            return {"raised": [type(e).__name__, _line(e)]}
     said = sorted({f"{w.category.__name__}: {w.message}" for w in caught
                    if issubclass(w.category, (DeprecationWarning, UserWarning))})
     return {"value": _json(value), "warnings": said}
@@ -282,6 +289,199 @@ def _small(jax):
     }
 
 
+def _jit_arguments(jax):
+    """Functions JAX jits (and jnp.add & co., whose ufunc objects call a jitted function) take
+    their arguments as its jit does: a string or an object is the jit's error, naming the
+    function and the argument's path (a list is the function's own check); an unhashable
+    static argument (a list, an array) is refused in the jit's words."""
+    jnp = jax.numpy
+    x, m = jnp.ones(3), jnp.arange(6.0).reshape(2, 3)
+    return {
+        "jit_arg_dot_string": lambda: jnp.dot(x, "a"),
+        "jit_arg_dot_string_first": lambda: jnp.dot("a", x),
+        "jit_arg_dot_object": lambda: jnp.dot(x, object()),
+        "jit_arg_dot_list": lambda: jnp.dot(x, [1.0, 2.0, 3.0]),
+        "jit_arg_dot_none": lambda: jnp.dot(x, None),
+        "jit_arg_matmul_string": lambda: jnp.matmul(x, "a"),
+        "jit_arg_kron_string": lambda: jnp.kron(x, "a"),
+        "jit_arg_sin_string": lambda: jnp.sin("a"),
+        "jit_arg_abs_string": lambda: jnp.abs("a"),                  # (an alias, named so)
+        "jit_arg_acos_string": lambda: jnp.acos("a"),
+        "jit_arg_bitwise_left_shift_string": lambda: jnp.bitwise_left_shift(1, "a"),
+        "jit_arg_add_string": lambda: jnp.add(x, "a"),
+        "jit_arg_maximum_string": lambda: jnp.maximum("a", x),
+        "jit_arg_negative_string": lambda: jnp.negative("a"),
+        "jit_arg_true_divide_string": lambda: jnp.true_divide(x, "a"),
+        "jit_arg_where_string": lambda: jnp.where(x > 0, x, "a"),
+        "jit_arg_take_string": lambda: jnp.take(x, "a"),
+        "jit_arg_take_list": lambda: jnp.take(x, [0]),
+        "jit_arg_clip_string": lambda: jnp.clip(x, "a"),
+        "jit_arg_cumsum_string": lambda: jnp.cumsum("a"),
+        "jit_arg_diff_string": lambda: jnp.diff("a"),
+        # a function JAX does not jit: its check passes a string, its asarray refuses it
+        "string_argmax": lambda: jnp.argmax("a"),
+        "string_transpose": lambda: jnp.transpose("a"),
+        "string_unique": lambda: jnp.unique(b"a"),
+        "string_tensordot": lambda: jnp.tensordot(x, "a"),
+        "static_resize_list": lambda: jnp.resize(m, [3, 2]),
+        "static_resize_numpy": lambda: jnp.resize(m, np.array([4])),
+        "static_resize_tuple": lambda: jnp.resize(m, (3, 2)),
+        "static_nanmax_axis_list": lambda: jnp.nanmax(m, axis=[0]),
+        "static_quantile_axis_numpy": lambda: jnp.quantile(m, 0.5, axis=np.array(1)),
+        "static_partition_kth_list": lambda: jnp.partition(x, [1]),
+        "static_rot90_axes_list": lambda: jnp.rot90(m, axes=[0, 1]),
+        "static_swapaxes_numpy": lambda: jnp.swapaxes(m, np.array(1), 0),
+        "static_vander_numpy": lambda: jnp.vander(x, np.array(2)),
+        "static_dot_precision_list": lambda: jnp.dot(x, x, precision=["highest", "highest"]),
+        "static_dynamic_index_axis_numpy": lambda: jax.lax.dynamic_index_in_dim(
+            m, 1, axis=np.array(1)),
+    }
+
+
+def _api_gaps(jax):
+    """matvec/vecmat check their core dimensions as JAX's vectorize does; jnp.trace's offset
+    is traced (a float or an array of one element refused as JAX's eye refuses it);
+    unravel_index of floats and bools; take of int8/uint8 indices into an axis past 127."""
+    jnp = jax.numpy
+    v, m = jnp.arange(3.0), jnp.arange(6.0).reshape(2, 3)
+    big = jnp.arange(300.0)
+    return {
+        "matvec_1d": lambda: jnp.matvec(v, v),
+        "matvec_vector_first": lambda: jnp.matvec(v, m),
+        "matvec_scalar": lambda: jnp.matvec(jnp.float32(1), v),
+        "matvec_batched": lambda: jnp.matvec(jnp.ones((2, 2, 3)), jnp.ones((4, 1, 3))),
+        "vecmat_1d": lambda: jnp.vecmat(v, v),
+        "vecmat_inconsistent": lambda: jnp.vecmat(m, m),
+        "vecmat": lambda: jnp.vecmat(jnp.arange(2.0), m),
+        "trace_array_offset": lambda: jnp.trace(m, jnp.array(1)),
+        "trace_float_offset": lambda: jnp.trace(m, 1.0),
+        "trace_vector_offset": lambda: jnp.trace(m, offset=jnp.array([1])),
+        "trace_traced_offset": lambda: jax.jit(lambda o: jnp.trace(m, o))(1),
+        "unravel_float": lambda: jnp.unravel_index(jnp.array([1.5, 4.0]), (2, 3)),
+        "unravel_python_float": lambda: jnp.unravel_index(2.0, (2, 3)),
+        "unravel_float_out_of_bounds": lambda: jnp.unravel_index(np.array([5.7, -1.2, 7.0,
+                                                                             -7.0]), (2, 3)),
+        "unravel_bool": lambda: jnp.unravel_index(jnp.array([True]), (2, 3)),
+        "unravel_float16": lambda: jnp.unravel_index(jnp.array([1.5], jnp.float16), (2, 3)),
+        "unravel_jit_float": lambda: jax.jit(lambda i: jnp.unravel_index(i, (2, 3)))(4.5),
+        "take_uint8_past_127": lambda: jnp.take(big, jnp.array([200, 250], jnp.uint8)),
+        "take_int8_negative_past_127": lambda: jnp.take(big, jnp.array([-100, 100], jnp.int8)),
+        "take_int8_axis": lambda: jnp.take(big.reshape(1, 300), jnp.array([-100], jnp.int8),
+                                           axis=1),
+        "take_int8_scalar": lambda: jnp.take(big, jnp.int8(-100)),
+        "take_int8_clip": lambda: jnp.take(big, jnp.array([127], jnp.int8), mode="clip"),
+        "take_int8_wrap": lambda: jnp.take(big, jnp.array([-128], jnp.int8), mode="wrap"),
+        "take_uint8_wrap": lambda: jnp.take(big, jnp.array([200], jnp.uint8), mode="wrap"),
+    }
+
+
+def _warning_count(jax, make):
+    """How many times `make()` warns that a 64-bit dtype is not available (each warning
+    counted, not deduplicated), after jax.clear_caches()."""
+    def run():
+        jax.clear_caches()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            make()
+        return sum("Explicitly requested dtype" in str(w.message) for w in caught)
+    return run
+
+
+def _array_warnings(jax):
+    """jnp.array of a list of values made under enable_x64 (x64 off): JAX's array() of each
+    element checks the dtype, so it warns once per element, eagerly and under jit."""
+    jnp = jax.numpy
+    with jax.enable_x64(True):
+        i64 = jnp.arange(3, dtype=jnp.int64)
+        f64 = jnp.array([0.5, 1.5, 2.5], jnp.float64)
+    return {
+        "array_warns_per_element": _warning_count(jax, lambda: jnp.array([i64[0], i64[1],
+                                                                          i64[2]])),
+        "array_warns_per_array": _warning_count(jax, lambda: jnp.array([f64, f64, f64])),
+        "array_warns_per_tracer": _warning_count(jax, lambda: jax.jit(
+            lambda a: jnp.array([a[0], a[1], a[2]]))(f64)),
+        "array_warns_per_row": _warning_count(jax, lambda: jax.jit(
+            lambda a: jnp.array([[a[0], a[1]], [a[2], a[0]]]))(f64)),
+        "asarray_warns_per_element": _warning_count(jax, lambda: jnp.asarray([f64[0], f64[1]])),
+        "array_of_numpy_float64_warns_not": _warning_count(jax, lambda: jax.jit(
+            lambda: jnp.array([np.float64(1.5), np.float64(2.5)]))()),
+    }
+
+
+def _collective_derivatives(jax):
+    """pmax and pmin have no differentiation rule in JAX: grad, jvp, vjp and linearize
+    through one raise its NotImplementedError; a zero tangent (stop_gradient, an integer
+    operand, an undifferentiated argument) passes. (And ppermute's batching, as JAX's.)"""
+    lax, x = jax.lax, jax.numpy.arange(3.0)
+
+    def named(f):
+        return jax.vmap(f, axis_name="i")
+    return {
+        "pmax_grad": lambda: named(jax.grad(lambda v: lax.pmax(v, "i")))(x),
+        "pmax_grad_outside": lambda: jax.grad(
+            lambda x: named(lambda v: lax.pmax(v, "i"))(x).sum())(x),
+        "pmin_jvp": lambda: named(lambda v: jax.jvp(lambda u: lax.pmin(u, "i"), (v,),
+                                                    (1.0,)))(x),
+        "pmax_vjp": lambda: named(lambda v: jax.vjp(lambda u: lax.pmax(u, "i"), v)[0])(x),
+        "pmax_linearize": lambda: named(lambda v: jax.linearize(lambda u: lax.pmax(u, "i"),
+                                                                v)[0])(x),
+        "pmax_jvp_jaxpr": lambda: str(jax.make_jaxpr(named(lambda v: jax.jvp(
+            lambda u: lax.pmax(u, "i"), (v,), (1.0,))))(x)),
+        "pmax_stop_gradient": lambda: named(jax.grad(
+            lambda v: lax.pmax(lax.stop_gradient(v), "i") + v))(x),
+        "pmax_undifferentiated": lambda: named(jax.grad(lambda v, w: lax.pmax(w, "i") + v))(
+            x, x),
+        "pmin_int": lambda: named(lambda v: lax.pmin(v, "i"))(jax.numpy.arange(3)),
+        # ppermute under vmap is the value's take (jnp.take's jaxpr), as JAX's batcher
+        "ppermute_vmap_jaxpr": lambda: str(jax.make_jaxpr(named(
+            lambda v: lax.ppermute(v, "i", [(0, 1), (1, 2), (2, 0)])))(x)),
+        "ppermute_vmap_axis_1": lambda: jax.vmap(
+            lambda v: lax.ppermute(v, "i", [(0, 1), (1, 2), (2, 0)]), axis_name="i",
+            in_axes=1, out_axes=1)(jax.numpy.arange(12.0).reshape(4, 3)),
+    }
+
+
+def _kind(jax, x):
+    """A value's type as JAX names it (jxkernel's with 'jax' for its own package)."""
+    return "Array" if isinstance(x, jax.Array) else \
+        f"{type(x).__module__}.{type(x).__qualname__}".replace(jax.__name__, "jax")
+
+
+def _token_results(jax):
+    """Control flow and checkpoint giving back a token, eagerly: JAX's result handlers make
+    it a Token (checkpoint, a one-branch switch, a scan's carry passed through); jit's too."""
+    lax, jnp = jax.lax, jax.numpy
+    tok = lax.create_token()
+    kind = functools.partial(_kind, jax)
+    return {
+        "token_checkpoint_made": lambda: kind(jax.checkpoint(lambda: lax.create_token())()),
+        "token_checkpoint_after_all": lambda: kind(jax.checkpoint(lax.after_all)(tok)),
+        "token_switch_one_branch": lambda: kind(lax.switch(0, [lambda x: (lax.create_token(),
+                                                                          x)], 1.0)[0]),
+        "token_scan_carry": lambda: kind(lax.scan(lambda c, x: (c, x), tok, jnp.arange(3.0))[0]),
+        "token_while_carry": lambda: kind(lax.while_loop(lambda c: c[1] < 3,
+                                                         lambda c: (c[0], c[1] + 1), (tok, 0))[0]),
+        "token_jit_scan_made": lambda: kind(jax.jit(lambda t: lax.scan(
+            lambda c, x: (c, x), t, jnp.arange(3.0))[0])(tok)),
+    }
+
+
+# a token made inside an eager cond's branches or a scan's body: JAX 0.10.2 fails there with
+# an AttributeError of its own internals ('AbstractToken' object has no attribute 'mat');
+# jxkernel gives the Token its jit gives (tests/jax_compat/test_lax_numpy_gaps.py)
+def token_made_in_bodies(jax):
+    lax, jnp = jax.lax, jax.numpy
+    kind = functools.partial(_kind, jax)
+    return {
+        "token_cond_made": lambda: kind(lax.cond(True, lambda x: (lax.create_token(), x),
+                                                 lambda x: (lax.create_token(), x), 1.0)[0]),
+        "token_scan_after_all": lambda: kind(lax.scan(lambda c, x: (lax.after_all(c), x),
+                                                      lax.create_token(), jnp.arange(3.0))[0]),
+        "token_fori_after_all": lambda: kind(lax.fori_loop(0, 3, lambda i, c: lax.after_all(c),
+                                                           lax.create_token())),
+    }
+
+
 def cases(jax) -> dict:
     jnp = jax.numpy
     bits = ["int2", "uint2", "int4", "uint4", "float4_e2m1fn", "float8_e4m3fn", "bfloat16"]
@@ -320,6 +520,8 @@ def cases(jax) -> dict:
                                       jax.jit(lambda: jnp.eye(3, k=2**100))()],
     }
     out.update({f"masked_{name}": thunk for name, thunk in _masked(jax).items()})
-    for more in (_bits, _take_along, _tri, _unravel, _shapes, _views, _small):
+    for more in (_bits, _take_along, _tri, _unravel, _shapes, _views, _small, _jit_arguments,
+                 _api_gaps, _array_warnings, _collective_derivatives, _token_results,
+                 token_made_in_bodies):
         out.update(more(jax))
     return out

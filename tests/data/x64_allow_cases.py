@@ -19,9 +19,7 @@ DIFFERENT = ("array_big_int64", "array_float64_precision", "array_uint64_big",
              # (other samples, and maxval drawn)
              "randint_int64", "randint_int64_range",
              # JAX: a TypeError (a float32 constant meets the float64 samples)
-             "normal_float64",
-             # JAX: a TypeError (an int32 init value for the int64 reduction)
-             "argmax_int64", "max_int64")
+             "normal_float64")
 
 BIG = 2 ** 40 + 3
 
@@ -257,6 +255,52 @@ def _sweep(jax, jnp):
     }
 
 
+def _extrema(jax, jnp):
+    """min/max/argmin/argmax/ptp/bincount of 64-bit operands: JAX reduces from NumPy
+    identities, narrowed to 32 bits, so reduce's dtype check refuses them where the narrowed
+    value no longer is the identity (int64's and uint64's extremes, and argmax's pairs); float64's
+    -inf and uint64's 0 still are. argmax refuses when it compiles, not when it traces."""
+    i64 = lambda: jnp.array([3, 1, 2, 5], jnp.int64)
+    u64 = lambda: jnp.array([3, 1], jnp.uint64)
+    f64 = lambda: jnp.array([0.5, 1.5, -2.0, 4.0], jnp.float64)
+    return {
+        "min_int64": lambda: jnp.min(i64()),
+        "max_int64_axis": lambda: jnp.max(i64().reshape(2, 2), axis=0),
+        "max_int64_initial": lambda: jnp.max(i64(), initial=0),
+        "max_int64_where": lambda: jnp.max(i64(), where=i64() > 1, initial=0),
+        "max_int64_no_axes": lambda: jnp.max(i64(), axis=()),
+        "max_int64_method": lambda: i64().max(),
+        "jit_max_int64": lambda: jax.jit(jnp.max)(i64()),
+        "maximum_reduce_int64": lambda: jnp.maximum.reduce(i64()),
+        "nanmin_int64": lambda: jnp.nanmin(i64()),
+        "lax_reduce_max_int64": lambda: jax.lax.reduce_max(i64(), (0,)),
+        "argmin_int64": lambda: jnp.argmin(i64()),
+        "ptp_int64": lambda: jnp.ptp(i64()),
+        "ptp_int64_method": lambda: i64().ptp(),
+        "bincount_int64": lambda: jnp.bincount(i64()),
+        "bincount_int64_length": lambda: jnp.bincount(i64(), length=6),
+        "bincount_float64_weights": lambda: jnp.bincount(jnp.array([1, 3]),
+                                                         weights=jnp.array([0.5, 2.0], jnp.float64)),
+        "max_uint64": lambda: jnp.max(u64()),
+        "min_uint64": lambda: jnp.min(u64()),
+        "argmax_uint64": lambda: jnp.argmax(u64()),
+        "max_float64": lambda: jnp.max(f64()),
+        "min_float64_where": lambda: jnp.min(f64(), where=f64() > 0, initial=9.0),
+        "ptp_float64": lambda: jnp.ptp(f64()),
+        "argmax_float64": lambda: jnp.argmax(f64()),
+        "argmin_float64_method": lambda: f64().argmin(),
+        "nanargmax_float64": lambda: jnp.nanargmax(f64()),
+        "lax_argmax_float64": lambda: jax.lax.argmax(f64(), 0, jnp.int32),
+        "lax_argmax_int64_index": lambda: jax.lax.argmax(jnp.array([1, 2], jnp.int16), 0,
+                                                         jnp.int64),
+        "jit_argmax_float64": lambda: jax.jit(jnp.argmax)(f64()),
+        "vmap_argmax_float64": lambda: jax.vmap(jnp.argmax)(f64().reshape(2, 2)),
+        "jaxpr_argmax_float64": lambda: str(jax.make_jaxpr(jnp.argmax)(f64())),
+        "eval_shape_argmax_float64": lambda: jax.eval_shape(jnp.argmax, f64()).dtype,
+        "grad_max_float64": lambda: jax.grad(jnp.max)(f64()),
+    }
+
+
 def _typed_int(jax, value):
     return jax._src.literals.TypedInt(value, np.dtype(np.int64))
 
@@ -275,7 +319,7 @@ def cases(jax) -> dict:
     jnp = jax.numpy
     out = {}
     for group in (_creation, _conversions, _promotion, _reductions_and_math, _transforms,
-                  _random, _more, _sweep, _typed_values):
+                  _random, _more, _sweep, _extrema, _typed_values):
         out.update(group(jax, jnp))
     return out
 

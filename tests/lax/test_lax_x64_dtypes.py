@@ -4,8 +4,7 @@ reference/make_x64_warn_reference.py): what lax's and jnp's dtype arguments, ful
 promotion of values made under enable_x64 and ShapeDtypeStructs give, and the exact words of
 every warning ('warn' narrows with JAX's warning, 'error' raises its ValueError, 'allow'
 keeps the dtype). Integer and float values here are exact (ones, iotas, sums of small
-integers). The cases in DIFFERENT are jxkernel's deliberate differences, each tested for what
-it keeps."""
+integers). DIFFERENT would name jxkernel's deliberate differences (none now)."""
 import json
 import os
 import warnings
@@ -34,14 +33,6 @@ def test_every_case_is_recorded(got):
 def test_case_matches_jax(got, name):
     # [observation, warnings' words]: both exactly
     assert got[name] == REF[name], name
-
-
-def test_argmin_argmax_with_int64_index_under_allow(got):
-    # JAX raises (its int32 initial value for the int64 index reduction); jxkernel answers
-    # (the first index of equal values, as int64, as x64 mode does)
-    for name in DIFFERENT:
-        assert REF[name][0][:2] == ["raised", "TypeError"]
-        assert got[name] == [[[0, 0], "int64", False], []]
 
 
 def test_jnp_functions_pass_no_64_bit_dtype_to_lax_themselves():
