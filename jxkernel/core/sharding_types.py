@@ -637,6 +637,8 @@ def call_typing(in_avals, params, out_avals):
 
 
 def _typed_like(aval, inner):
+    if isinstance(aval, _avals.AbstractToken):      # a token result has no sharding to type
+        return aval
     if inner.sharding is None:
         return aval.update(sharding=None)
     if inner.shape == aval.shape:

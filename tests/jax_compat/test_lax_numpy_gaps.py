@@ -80,6 +80,20 @@ def test_a_token_made_in_a_loop_or_branch_is_a_token(name):
     assert observe(CASES[name]) == {"value": "jax._src.core.Token", "warnings": []}
 
 
+@pytest.mark.parametrize("name", sorted(n for n in CASES if n.startswith("token_")))
+def test_token_results_once_sharding_types_are_in_use(name, monkeypatch):
+    """Once any value typed by a mesh's Explicit axes has been made in the process, every
+    abstract evaluation types its results (core/sharding_types.py): a token result of jit,
+    scan, cond or while is left as a token there (it raised AttributeError: no `update`)."""
+    from jxkernel.core import avals
+    monkeypatch.setattr(avals, "sharding_types_seen", True)
+    got = observe(CASES[name])
+    if name in _TOKENS_MADE_IN_BODIES:
+        assert got == {"value": "jax._src.core.Token", "warnings": []}
+    else:
+        assert json.loads(json.dumps(got)) == REFERENCE[name]
+
+
 @pytest.mark.parametrize("name", _GUARDED)
 def test_guarded_transfer_raises_as_jax(name):
     got, want = observe(CASES[name])["raised"], REFERENCE[name]["raised"]
