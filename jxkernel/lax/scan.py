@@ -29,7 +29,8 @@ from ..transforms.batching import batch_jaxpr
 from ..core.partial_eval import partial_eval_jaxpr
 from ..core.staging import trace_to_jaxpr
 from ..core.interpreter_primitives import typed_constant
-from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
+from ..tree_util import (keystr, tree_flatten, tree_flatten_with_path, tree_map,
+                         tree_unflatten)
 from ..transforms import batch_util as bu
 from . import _cf_python as python
 from . import _cf_util as cf
@@ -78,8 +79,11 @@ def _unroll_factor(unroll, length: int) -> int:
 
 
 def _output_text(out) -> str:
-    """What a body returned, as JAX's error shows it (its type: `float32[]`)."""
+    """What a body returned, as JAX's error shows it: one value's type (`float32[]`), or the
+    types in the body's own structure (a triple: `(ShapedArray(float32[]), ...)`)."""
     try:
+        if isinstance(out, (tuple, list)):
+            return str(tree_map(get_aval, out))
         return aval_text(get_aval(out), weak=False)
     except TypeError:
         return type(out).__name__
@@ -149,6 +153,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
             cf.trace_fun(body, in_tree, carry_avals + x_avals, "scan body")
             raise TypeError("scan body output must be a pair (carry, y)")
         carry_out_tree, y_tree = out_tree.children()
+        pair = list if issubclass(node[0], list) else tuple   # returned as the body gave it
         settled = cf.settle_carry(carry_avals, closed.out_avals[:n_carry]) \
             if carry_out_tree == carry_tree else carry_avals
         if settled == carry_avals or attempt == 2:
@@ -187,7 +192,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     computed = iter(outs[n_carry:])
     ys = tree_unflatten(y_tree, [next(computed) if f is None else python.asarray(x_leaves[f])
                                  for f in x_fwd])
-    return carry_out, ys
+    return pair((carry_out, ys))
 
 
 def _scan_threading(values, f, init, xs, length, reverse, unroll):

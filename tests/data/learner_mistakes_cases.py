@@ -729,7 +729,7 @@ ga = jax.grad(lambda p: (loss_fn(p), 1.0), has_aux=True)(params)"""
 
 # (mistake, fix): the while-grad, cond-predicate, lax-dtypes, reshape-size, float-index,
 # integer-power, axis-bounds, scan-lengths, ragged-array, list-argument, while-per-element,
-# float-shape and slice-indices cards' rewrite of each mistake's line
+# float-shape, slice-indices and scan-output cards' rewrite of each mistake's line
 # (tests/notebook/test_learner_mistakes.py checks the card gives it, runs it, and compares its
 # value with JAX's)
 CARD_REWRITES = {
@@ -805,6 +805,10 @@ CARD_REWRITES = {
                                      "lax.dynamic_slice(M, (1, 0), (1, 3))"),
     "slice_indices_update": ("lax.dynamic_update_slice(x, jnp.zeros(2), 1)",
                              "lax.dynamic_update_slice(x, jnp.zeros(2), (1,))"),
+    "scan_output_one_value": ("lax.scan(lambda c, v: c + v, 0.0, x)",
+                              "lax.scan(lambda c, v: (c + v, None), 0.0, x)"),
+    "scan_output_triple": ("lax.scan(lambda c, v: (c + v, c, v), 0.0, x)",
+                           "lax.scan(lambda c, v: (c + v, (c, v)), 0.0, x)"),
     "while_per_element_named": ("lax.while_loop(below_ten, twice, x)",
                                 "jax.vmap(lambda c: lax.while_loop(below_ten, twice, c))(x)"),
 }
@@ -844,6 +848,7 @@ CARD_OTHER_FIXES = {
     "integer_power_reciprocal": "1 / jnp.arange(3)",
     "ragged_mask": "jnp.array([[True, True], [True, False]])",
     "axis_last": "M.sum(axis=-1)",
+    "scan_output_each_step": "lax.scan(lambda c, v: (c + v, c + v), 0.0, x)",
 }
 
 

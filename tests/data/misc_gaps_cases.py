@@ -14,6 +14,7 @@ devices) and by jxkernel (tests/jax_compat/test_misc_gaps.py, in a subprocess wi
   axis: results typed as split (`key<fry>[8@x]`), the messages held rather than broadcast.
 - custom_jvp/custom_vjp calls of unbatched inputs under a named vmap: batched as JAX's (a
   collective in the body sums over the axis; outputs stay unbatched).
+- lax.scan's result in the body's own pair type; a body of three outputs in JAX's words.
 - `Array._value` an attribute (a NumPy array; a token's buffer raises JAX's RuntimeError).
 - a library's own extended dtype and array class, registered as lax_test.py's
   CustomElementTypesTest registers them: jit, vmap, scan, slicing, ==, select over them.
@@ -392,6 +393,27 @@ def _array_value(jax):
             "writeable": bool(x._value.flags.writeable), "token_buffer": token}
 
 
+def _scan_outputs(jax):
+    """lax.scan's result as the body's pair is (a list stays a list; a tuple under
+    disable_jit, as JAX's Python loop returns), and a body of three outputs refused with each
+    output's type in JAX's words."""
+    lax, xs = jax.lax, jax.numpy.arange(3.0)
+
+    def listed(c, v):
+        return [c + v, c]
+    try:
+        lax.scan(lambda c, v: (c + v, c, v), 0.0, xs)
+        triple = None
+    except TypeError as e:
+        triple = str(e)
+    with jax.disable_jit():
+        unjitted = type(lax.scan(listed, 0.0, xs)).__name__
+    return {"list": type(lax.scan(listed, 0.0, xs)).__name__,
+            "list_in_jit": type(jax.jit(lambda x: lax.scan(listed, 0.0, x))(xs)).__name__,
+            "tuple": type(lax.scan(lambda c, v: (c + v, c), 0.0, xs)).__name__,
+            "list_disable_jit": unjitted, "triple": triple}
+
+
 def run(jax):
     return {"device_count": len(jax.devices()),
             "user_context_threads": _user_context_threads(jax),
@@ -401,4 +423,5 @@ def run(jax):
             "keys_on_explicit_mesh": _keys_on_explicit_mesh(jax),
             "custom_calls_under_named_vmap": _custom_calls_under_named_vmap(jax),
             "foreign_arrays": _foreign_arrays(jax),
-            "array_value": _array_value(jax)}
+            "array_value": _array_value(jax),
+            "scan_outputs": _scan_outputs(jax)}

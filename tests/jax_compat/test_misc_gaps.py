@@ -105,3 +105,10 @@ def test_array_value_is_an_attribute_as_jaxs(runs):
     ours, jax = runs
     assert ours["array_value"] == jax["array_value"]
     assert jax["array_value"]["token_buffer"] is not None
+
+
+def test_scan_returns_the_bodys_pair_type_as_jaxs(runs):
+    """A body returning a list gives a list (eagerly and in jit; a tuple under disable_jit),
+    and a triple is refused naming each output's type."""
+    _check(runs, "scan_outputs")
+    assert runs[1]["scan_outputs"]["list"] == "list"

@@ -793,7 +793,7 @@ def test_vmap_of_a_scalar_alone_asks_for_a_batch_not_in_axes_none(shell):
 
 _KINDS = {"grad": "while-grad", "value": "while-grad", "cond": "cond-predicate",
           "lax": "lax-dtypes", "reshape": "reshape-size", "float": "float-index",
-          "float_shape": "float-shape", "slice": "slice-indices",
+          "float_shape": "float-shape", "slice": "slice-indices", "scan_output": "scan-output",
           "integer": "integer-power", "vmap": "vmap-in-axes", "body": "body-arguments",
           "at": "immutable-array", "tree": "tree-structure", "axis": "axis-bounds",
           "scan": "scan-lengths", "ragged": "ragged-array", "list": "list-argument",
@@ -948,3 +948,15 @@ def test_a_while_card_names_the_conditions_shape_and_a_list_card_the_argument(sh
     text, card = shown(shell, "_y = jnp.mean((1.0, 2.0))")
     assert card["kind"] == "list-argument" and card["title"] == "jnp.mean was given a Python tuple"
     assert card["rewrite"].startswith("_y = jnp.mean(jnp.asarray((1.0, 2.0)))")
+
+
+def test_a_scan_output_card_offers_each_steps_value_on_its_second_line(shell):
+    """A body returning one value: `(b, None)` first, `(b, b)` on the second line, which runs
+    and gives JAX's value of the same code."""
+    assert shell.run_cell("from jxkernel import lax\n" + CARD_SETUP).success
+    text, card = shown(shell, "_y = lax.scan(lambda c, v: c + v, 0.0, x)")
+    assert card["kind"] == "scan-output" and "float32[]" in card["why"], card["why"]
+    second = card["rewrite"].splitlines()[1].split("    # ")[0]
+    assert second == "_y = " + CARD_OTHER_FIXES["scan_output_each_step"], card["rewrite"]
+    assert shell.run_cell(second).success
+    assert _value(shell.user_ns["_y"]) == JAX["card_scan_output_each_step"]

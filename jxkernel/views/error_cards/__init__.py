@@ -42,7 +42,8 @@ ragged-array (ValueError or TypeError: jnp.array given rows of different lengths
 list-argument (TypeError: a Python list or tuple given to a jnp function), while-per-element
 (TypeError: a while_loop condition giving one bool per element), float-shape (TypeError: a
 shape given a float, `jnp.zeros(n / 2)`), slice-indices (TypeError or ValueError:
-lax.dynamic_slice / dynamic_update_slice given a number where a tuple per axis goes).
+lax.dynamic_slice / dynamic_update_slice given a number where a tuple per axis goes),
+scan-output (TypeError: a scan body returning one value or three, not (carry, y)).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
@@ -94,8 +95,8 @@ from .axes import _axis_bounds_card, _is_axis_bounds
 from .card import MIME, VERSION, ErrorCard, origin_lines, render_html, render_text
 from .control_flow import (_body_arguments_card, _branch_card, _carry_card,
                            _cond_predicate_card, _is_body_arguments, _is_branch_types,
-                           _is_carry_error, _is_cond_predicate, _is_while_grad,
-                           _while_grad_card)
+                           _is_carry_error, _is_cond_predicate, _is_scan_output,
+                           _is_while_grad, _scan_output_card, _while_grad_card)
 from .grad import (_int_grad_card, _is_int_grad_input, _is_scalar_output,
                    _scalar_output_card)
 from .list_arguments import _is_list_argument, _list_argument_card
@@ -186,4 +187,5 @@ _CARDS = [
     (_is_while_per_element, _while_per_element_card),
     (_is_float_shape, _float_shape_card),
     (_is_slice_indices, _slice_indices_card),
+    (_is_scan_output, _scan_output_card),
 ]

@@ -435,3 +435,45 @@ def _parameters(exc, fun):
     value = frame.f_locals.get(ast.unparse(fun), frame.f_globals.get(ast.unparse(fun))) \
         if frame is not None and isinstance(fun, ast.Name) else None
     return positional_parameters(value) if value is not None else None
+
+
+# ------------------------------------------------------------------ a scan body's pair
+_NOT_A_PAIR = re.compile(r"^scan body output must be a pair, got (.+)\.$", re.S)
+
+
+def _is_scan_output(e) -> bool:
+    return isinstance(e, TypeError) and _NOT_A_PAIR.match(str(e)) is not None
+
+
+def _scan_output_card(exc, where, called_from) -> ErrorCard:
+    got = _NOT_A_PAIR.match(str(exc)).group(1)
+    return ErrorCard(
+        "scan-output", "A scan body returned something other than (carry, y)",
+        why=(f"lax.scan's body returns two things each step: the carry for the next step and "
+             f"y, the step's output (stacked over the steps); this one returned {got}."),
+        fix=("Return a pair: (new_carry, None) when only the final carry matters, (new_carry, "
+             "new_carry) to also keep every step's value, or (new_carry, (a, b)) to keep "
+             "several outputs per step (y may be any tree)."),
+        rewrite=_scan_output_rewrite(where),
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.lax.scan.html")
+
+
+def _scan_output_rewrite(where) -> str:
+    """The user's scan with its lambda body made a pair: `(b, None)`, then `(b, b)`; a
+    triple `(a, b, c)` as `(a, (b, c))`; a template for a named body."""
+    tree = _parse_line(where)
+    call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.args and
+                 ast.unparse(n.func).split(".")[-1] == "scan"), None) if tree else None
+    body = call.args[0] if call is not None else None
+    if isinstance(body, ast.Lambda):
+        out = body.body
+        if isinstance(out, (ast.Tuple, ast.List)) and len(out.elts) > 2:
+            rest = ast.Tuple(out.elts[1:], ast.Load())
+            pair = ast.Tuple([out.elts[0], rest], ast.Load())
+            return f"{_replaced(tree, out, pair)}    # y: the other outputs, as one tuple"
+        if not isinstance(out, (ast.Tuple, ast.List)):
+            text = ast.unparse(out)
+            return (f"{_replaced(tree, out, f'({text}, None)')}    # the final carry only\n"
+                    f"{_replaced(tree, out, f'({text}, {text})')}    # and each step's value")
+    return ("def step(carry, x):\n    new_carry = ...\n    return new_carry, None    # or "
+            "(new_carry, y): y is stacked over the steps")
