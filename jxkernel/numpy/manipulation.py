@@ -67,15 +67,9 @@ def _index_tuple(x) -> tuple:
         return tuple(map(index_or_symbolic, x))      # jax.export's symbolic sizes
 
 
-def _shape_tuple(shape) -> tuple:
-    """A shape as _index_tuple gives it, or JAX's TypeError for a size that is no integer
-    (core.canonicalize_shape's words: `x.reshape(n / 2, 2)` shows the float it got)."""
-    try:
-        return _index_tuple(shape)
-    except TypeError:
-        dims = tuple(shape) if isinstance(shape, (list, tuple)) else (shape,)
-        raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, "
-                        f"got {dims}.") from None
+def _lone_size(shape) -> bool:
+    """Whether `shape` is one size (an int, a float, a 0-d array) rather than a sequence."""
+    return not isinstance(shape, (list, tuple)) and np.ndim(shape) == 0
 
 
 def _astype(x, dtype):
@@ -120,7 +114,10 @@ def _compute_newshape(arr_shape: tuple, newshape) -> tuple:
     for d in dims:              # a traced size: JAX's plain TypeError, not __index__'s error
         if isinstance(d, Tracer) and d.to_concrete_value() is None:
             raise shape_error(dims, d)
-    newshape = _shape_tuple(newshape)
+    # lax's canonicalize_shape: JAX's words for a size that is no integer, the shape as
+    # given (jnp.reshape wraps a lone size in a list, as JAX's: "got [3.0]")
+    newshape = lax.shapes.canonicalize_shape(
+        [newshape] if _lone_size(newshape) else newshape)
     size = math.prod(arr_shape)
     neg1s = [i for i, d in enumerate(newshape) if d == -1]
     if len(neg1s) > 1:
@@ -500,7 +497,8 @@ def broadcast_to(array, shape, *, out_sharding=None):
     """
     check_arraylike("broadcast_to", array)
     arr = ensure_array(array)
-    shape = _shape_tuple(shape)
+    shape = lax.shapes.canonicalize_shape(
+        (shape,) if _lone_size(shape) else shape)
     arr_shape = _shape(arr)
     if arr_shape == shape:
         return arr

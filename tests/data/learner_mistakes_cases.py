@@ -795,6 +795,7 @@ CARD_REWRITES = {
     "float_shape_reshape": ("m.reshape(len(m) / 2, 2)", "m.reshape(len(m) // 2, 2)"),
     "float_shape_number": ("jnp.ones((2.0, 3))", "jnp.ones((2, 3))"),
     "float_shape_eye": ("jnp.eye(len(x) / 3)", "jnp.eye(len(x) // 3)"),
+    "float_shape_list": ("jnp.reshape(m, [len(m) / 2, 2])", "jnp.reshape(m, [len(m) // 2, 2])"),
     "float_shape_full": ("jnp.full((len(m) / 3,), 1.0 / 4)", "jnp.full((len(m) // 3,), 1.0 / 4)"),
     "slice_indices_numbers": ("lax.dynamic_slice(x, 1, 2)", "lax.dynamic_slice(x, (1,), (2,))"),
     "slice_indices_traced": ("jax.jit(lambda v, j: lax.dynamic_slice(v, j, 2))(x, 1)",
@@ -833,6 +834,10 @@ CARD_PROGRAMS = {
 FLOAT_SIZES = {
     "broadcast_to": "jnp.broadcast_to(x, (2, len(x) / 1))",
     "reshape_tuple": "jnp.reshape(m, (2, len(m) / 2))",
+    "reshape_list": "jnp.reshape(m, [2, len(m) / 2])",
+    "reshape_lone_size": "m.reshape(len(m) / 1)",
+    "broadcast_to_list": "jnp.broadcast_to(x, [2, len(x) / 1])",
+    "broadcast_to_lone_size": "jnp.broadcast_to(x, len(x) / 1)",
     "eye_columns": "jnp.eye(3, 2.0)",
     "linspace_num": "jnp.linspace(0.0, 1.0, len(x) / 1)",
     "geomspace_num": "jnp.geomspace(1.0, 2.0, 1.5)",

@@ -17,7 +17,7 @@ _LAX_DTYPES = re.compile(r"^lax\.(\w+) requires arguments to have the same dtype
                          r"type promotion on inputs\)")
 _INT_POWER = "Integers cannot be raised to negative powers"
 _FLOAT_SHAPE = re.compile(r"^Shapes must be 1D sequences of concrete values of integer type, "
-                          r"got (\(.*\))\.( .*\.)?$")
+                          r"got ([(\[].*[)\]])\.( .*\.)?$")       # a tuple, or the list given
 _FLOAT_INDEX = re.compile(r"^Indexer must have integer or boolean type, got indexer with type "
                           r"(\w+)$")
 
