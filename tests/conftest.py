@@ -187,7 +187,7 @@ def _cpu_only(items):
         if reason is None:
             reason = marker.args[0] if marker.args else marker.kwargs.get("reason", "")
         gpu_tier.check_reason(reason, item.nodeid)
-        if gpu_tier.ON_GPU:
+        if gpu_tier.ON_GPU and reason not in gpu_tier.RUN_ANYWAY:
             item.add_marker(pytest.mark.skip(reason=f"CPU only: {reason}"))
 
 
