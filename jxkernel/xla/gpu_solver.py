@@ -79,8 +79,9 @@ def ensure_registered() -> bool:
             xc.register_custom_type(name, value, platform="CUDA")
         for name, value in extension.ffi_handlers().items():
             xc.register_custom_call_target(name, value, platform="CUDA", api_version=1)
-        from jaxlib import gpu_linalg, gpu_solver
-        for module in (gpu_solver, gpu_linalg):
+        from jaxlib import gpu_linalg, gpu_solver, gpu_sparse
+        # (gpu_sparse: cusparse_gtsv2_ffi, tridiagonal_solve's kernel on the GPU)
+        for module in (gpu_solver, gpu_linalg, gpu_sparse):
             for name, fn, api_version in module.registrations().get("CUDA", []):
                 xc.register_custom_call_target(name, fn, platform="CUDA",
                                                api_version=api_version)

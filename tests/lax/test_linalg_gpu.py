@@ -48,6 +48,14 @@ def _targets(text):
      ["cusolver_gesvd_ffi"]),
     (linalg.eig, [((3, 3), np.float32)], ["cuhybrid_eig_real"]),
     (linalg.triangular_solve, [((3, 3), np.float32), ((2, 3), np.float32)], []),
+    # JAX 0.10.2's GPU lowerings of tridiagonal (cuSOLVER sytrd) and tridiagonal_solve:
+    # cuSPARSE's gtsv2 from 3 rows, its own Thomas scan below, the plugin's perturbed LU
+    (linalg.tridiagonal, [((2, 4, 4), np.float32)], ["cusolver_sytrd_ffi"]),
+    (linalg.tridiagonal_solve, [((4,), np.float32)] * 3 + [((4, 2), np.float32)],
+     ["cusparse_gtsv2_ffi"]),
+    (linalg.tridiagonal_solve, [((2,), np.float32)] * 3 + [((2, 2), np.float32)], []),
+    (lambda *a: linalg.tridiagonal_solve(*a, perturb_singular=True),
+     [((4,), np.float32)] * 3 + [((4, 2), np.float32)], ["cu_tridiagonal_solve_perturbed"]),
 ])
 def test_gpu_lowering_emits_jaxs_custom_calls(f, avals, targets):
     text = _gpu_text(f, *avals)
@@ -76,6 +84,12 @@ def test_gpu_lowering_attributes_and_layouts():
 
 
 def test_gpu_lowering_errors():
+    # hessenberg and schur have LAPACK lowerings only: JAX 0.10.2's words for a CUDA lowering
+    # (recorded with jax.export(..., platforms=['cuda']))
+    for name, f in (("hessenberg", linalg.hessenberg), ("schur", linalg.schur)):
+        with pytest.raises(NotImplementedError, match=f"^MLIR translation rule for primitive "
+                           f"'{name}' not found for platform cuda$"):
+            _gpu_text(f, ((3, 3), np.float32))
     with pytest.raises(NotImplementedError, match="only supported on AMD"):
         _gpu_text(lambda a: linalg.svd(a, algorithm=linalg.SvdAlgorithm.DIVIDE_AND_CONQUER),
                   ((3, 3), np.float32))
@@ -280,3 +294,27 @@ def test_jit_vmap_grad_match_cpu():
         b = randn((4, 2), np.float64, seed=3)
         x = np.asarray(_on_gpu(solve, np.tril(spd), b))
         _close(np.tril(spd) @ x, np.broadcast_to(b, x.shape), np.float64)
+
+
+@needs_gpu
+@pytest.mark.parametrize("perturb_singular", [False, True])
+def test_tridiagonal_solve(perturb_singular):
+    dl, d, du = (randn((2, 5), np.float32, seed=s) for s in (1, 2, 3))
+    d = d + 4       # diagonally dominant: both kernels solve it exactly
+    dl[:, 0] = du[:, -1] = 0
+    b = randn((2, 5, 3), np.float32, seed=4)
+    x = np.asarray(_on_gpu(lambda *a: linalg.tridiagonal_solve(
+        *a, perturb_singular=perturb_singular), dl, d, du, b))
+    dense = np.stack([np.diag(d[i]) + np.diag(dl[i, 1:], -1) + np.diag(du[i, :-1], 1)
+                      for i in range(2)])
+    _close(dense @ x, b, np.float32)
+
+
+@needs_gpu
+def test_tridiagonal():
+    a = randn((2, 4, 4), np.float32)
+    a = a + a.swapaxes(-1, -2)
+    arr, d, e, taus = (np.asarray(x) for x in _on_gpu(linalg.tridiagonal, a))
+    # the eigenvalues of the tridiagonal (d, e) are a's: a similarity transform
+    t = np.stack([np.diag(d[i]) + np.diag(e[i], -1) + np.diag(e[i], 1) for i in range(2)])
+    _close(np.linalg.eigvalsh(t), np.linalg.eigvalsh(a), np.float32, scale=10)

@@ -20,7 +20,7 @@ from ...core import dtypes
 from ...core.avals import ShapedArray
 from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                                lowering_rules, numpy_rules, transpose_rules)
-from ...xla import ffi, lapack
+from ...xla import ffi, gpu_solver, lapack
 from ...xla.lapack import char
 from ...transforms import ad_util as ad
 from ...transforms import batch_util as bu
@@ -123,9 +123,24 @@ def _tridiagonal_solve_thomas(dl, d, du, b, *, perturb_singular):
 _thomas_lowering = hl.lower_fun(_tridiagonal_solve_thomas)
 
 
+def _tridiagonal_solve_gpu(ctx, dl, d, du, b, *, perturb_singular):
+    """As JAX's on a CUDA GPU: the plugin's perturbed-LU kernel (perturb_singular), the
+    Thomas algorithm for systems of 2 or fewer rows (cuSPARSE's gtsv2 needs 3), else gtsv2."""
+    b_aval = ctx.avals_in[-1]
+    if perturb_singular:
+        return gpu_solver.custom_call(ctx, "cu_tridiagonal_solve_perturbed", [dl, d, du, b],
+                                      [b_aval])[0]
+    if b_aval.shape[-2] <= 2:
+        return _thomas_lowering(ctx, dl, d, du, b, perturb_singular=False)
+    return gpu_solver.custom_call(ctx, "cusparse_gtsv2_ffi", [dl, d, du, b], [b_aval],
+                                  aliases={3: 0})[0]
+
+
 def _tridiagonal_solve_lowering(ctx, dl, d, du, b, *, perturb_singular):
     if ctx.platform == "cpu":
         return _tridiagonal_solve_cpu(ctx, dl, d, du, b, perturb_singular=perturb_singular)
+    if ctx.platform == "gpu":
+        return _tridiagonal_solve_gpu(ctx, dl, d, du, b, perturb_singular=perturb_singular)
     return _thomas_lowering(ctx, dl, d, du, b, perturb_singular=perturb_singular)
 
 
@@ -358,10 +373,14 @@ def _tridiagonal_abstract_eval(a, *, lower):
 def _tridiagonal_lowering(ctx, a, *, lower):
     aval, = ctx.avals_in
     batch = aval.shape[:-2]
-    routine = "hetrd" if dtypes.is_complex(aval.dtype) else "sytrd"
-    *outs, info = lapack.custom_call(ctx, routine, _lapack_dtype(aval.dtype), [a],
-                                     [*ctx.avals_out, ShapedArray(batch, np.int32)],
-                                     aliases={0: 0}, uplo=char("L" if lower else "U"))
+    results = [*ctx.avals_out, ShapedArray(batch, np.int32)]
+    if ctx.platform == "gpu":       # cuSOLVER's sytrd (complex too), as JAX's on a CUDA GPU
+        *outs, info = gpu_solver.custom_call(ctx, "cusolver_sytrd_ffi", [a], results,
+                                             aliases={0: 0}, lower=bool(lower))
+    else:
+        routine = "hetrd" if dtypes.is_complex(aval.dtype) else "sytrd"
+        *outs, info = lapack.custom_call(ctx, routine, _lapack_dtype(aval.dtype), [a], results,
+                                         aliases={0: 0}, uplo=char("L" if lower else "U"))
     ok = _ok(ctx, info, batch)
     return [_nan_unless(ctx, ok, x, out_aval, batch) for x, out_aval in zip(outs, ctx.avals_out)]
 
