@@ -18,6 +18,7 @@ import numpy as np
 
 from . import ffi
 from .client import xc
+from .lowering import no_rule_error
 
 _lock = threading.Lock()
 _registered = False
@@ -72,8 +73,9 @@ def custom_call(ctx, routine: str, dtype, operands, result_avals, *, aliases=Non
     `config` holds the routine's attributes (`uplo=char("L")`)."""
     ensure_registered()
     if ctx.platform != "cpu":
-        raise NotImplementedError(f"{routine}: jxkernel lowers linear algebra to LAPACK, on "
-                                  f"CPU only (platform here: {ctx.platform})")
+        # a primitive JAX lowers on the CPU alone (hessenberg, schur): JAX's error elsewhere,
+        # naming the primitive (the last part of the equation's name, `jvp()/schur`)
+        raise no_rule_error((ctx.name or routine).rsplit("/", 1)[-1], ctx.platform)
     return ffi_call(ctx, f"lapack_{prefix(dtype)}{routine}_ffi", operands, result_avals,
                     aliases=aliases, operand_avals=operand_avals,
                     backend_config=ffi.dictionary(config))

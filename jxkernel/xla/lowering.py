@@ -22,6 +22,7 @@ from ..core.ir import ClosedJaxpr, Jaxpr, Literal
 from ..core.primitive import lowering_rules
 from ..core.source_info import stack_text, user_stacklevel
 from . import stablehlo as hlo
+from .client import JAX_NAMES
 
 # The platform index argument of a module for several platforms, as JAX marks it: the same
 # value all through a run, which inner functions take first and callers pass along
@@ -339,6 +340,13 @@ def lower_jaxpr_into(module_ctx, block, jaxpr: Jaxpr, const_values, arg_values) 
     return jaxpr_subcomp(module_ctx, jaxpr, block, const_values, arg_values)
 
 
+def no_rule_error(primitive: str, platform: str) -> NotImplementedError:
+    """JAX's words where a primitive has no lowering for the platform, which it names as JAX
+    does ('cuda', not jxkernel's 'gpu')."""
+    return NotImplementedError(f"MLIR translation rule for primitive '{primitive}' not found "
+                               f"for platform {JAX_NAMES.get(platform, platform)}")
+
+
 def jaxpr_subcomp(module_ctx, jaxpr: Jaxpr, block, const_values, arg_values) -> list:
     """JAX's name (mlir.jaxpr_subcomp, its module context and jaxpr first): `jaxpr`'s
     equations emitted into `block`, the values of its outputs returned."""
@@ -353,8 +361,7 @@ def jaxpr_subcomp(module_ctx, jaxpr: Jaxpr, block, const_values, arg_values) -> 
     for eqn in jaxpr.eqns:
         rule = module_ctx.rules.get(eqn.primitive)
         if rule is None:
-            raise NotImplementedError(f"MLIR translation rule for primitive '{eqn.primitive}' "
-                                      f"not found for platform {module_ctx.platform}")
+            raise no_rule_error(eqn.primitive.name, module_ctx.platform)
         ctx = LoweringRuleContext(module_ctx, block, [a.aval for a in eqn.invars],
                                   [v.aval for v in eqn.outvars], eqn.source_info, _eqn_name(eqn))
         args = list(map(read, eqn.invars))

@@ -15,6 +15,7 @@ of existing operations:
 """
 from ...core.primitive import lowering_rules, platform_lowering_rules
 from ...lax import _lowering
+from ...xla.lowering import no_rule_error
 from ...xla.user_rules import call_cached_rule
 
 
@@ -93,6 +94,5 @@ def _platform_dispatch(prim, by_platform):
         for platform, platform_rule in by_platform.items():
             if _ALIASES.get(platform, platform) == ctx.platform or platform == ctx.platform:
                 return platform_rule(ctx, *args, **params)
-        raise NotImplementedError(f"MLIR translation rule for primitive '{prim.name}' not "
-                                  f"found for platform {ctx.platform}")
+        raise no_rule_error(prim.name, ctx.platform)
     return rule
