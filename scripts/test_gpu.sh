@@ -43,9 +43,10 @@ mkdir -p test-artifacts
 # one worker: the tests share one GPU, and XLA's GPU client takes most of its memory
 # (XLA_PYTHON_CLIENT_PREALLOCATE=false lets the suite's kernels and subprocesses share it)
 export JXKERNEL_TEST_TIER=gpu XLA_PYTHON_CLIENT_PREALLOCATE=false
-status=0
-"$py" -m pytest -p no:cacheprovider -rsfE --junitxml=test-artifacts/gpu-junit.xml "$@" \
-    | tee test-artifacts/gpu-pytest.txt || status=$?
+# (pytest's status through the pipe: a plain `| tee` would report tee's)
+{ rc=0; "$py" -m pytest -p no:cacheprovider -rsfE --junitxml=test-artifacts/gpu-junit.xml "$@" \
+      || rc=$?; echo $rc > test-artifacts/gpu-status; } | tee test-artifacts/gpu-pytest.txt
+status=$(cat test-artifacts/gpu-status)
 # the skips by reason, for docs/gpu.md's results
 sed -n 's/^SKIPPED \[\([0-9]*\)\] .*: CPU only: \(.*\)$/\1 \2/p' test-artifacts/gpu-pytest.txt |
     awk '{n = $1; $1 = ""; count[substr($0, 2)] += n} END {for (r in count) print count[r], r}' \

@@ -23,7 +23,8 @@ def serialize_executable_cases(jax):
     payload, in_tree, out_tree = se.serialize(compiled)
     loaded = se.deserialize_and_load(payload, in_tree, out_tree)
     donating = jax.jit(lambda a, n: a * n, donate_argnums=0).lower(jnp.ones(2), 3).compile()
-    again = se.deserialize_and_load(*se.serialize(donating), backend="cpu")
+    # loaded on the backend it was compiled for, named (the CPU where JAX recorded it)
+    again = se.deserialize_and_load(*se.serialize(donating), backend=jax.default_backend())
     given = jnp.arange(2.0)
     twice = again(given, 3)
     return {

@@ -36,6 +36,7 @@ def test_matches_jax(group):
         assert got[case] == want[case], f"{group}.{case}:\n{got[case]}\n!=\n{want[case]}"
 
 
+@pytest.mark.cpu_only("simulated CPU devices")
 @pytest.mark.xla_only("several devices")
 def test_over_a_mesh_matches_jax():
     ours = run_json("""

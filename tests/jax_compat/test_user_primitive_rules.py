@@ -151,6 +151,8 @@ def test_lowering_rules_emit_python_callbacks_as_jaxs():
         jxkernel.jit(bad.bind)(np.float32([1.0, 2.0])).block_until_ready()
 
 
+# the cases register their lowerings for the CPU alone (as JAX's guide does)
+@pytest.mark.cpu_only("CPU backend")
 @pytest.mark.xla_only("XLA text")    # users' lowering rules: StableHLO, no NumPy rule
 @pytest.mark.parametrize("program", [p.__name__ for p in user_lowering_cases.PROGRAMS])
 def test_lowering_rules_are_called_as_jaxs_lowering_cache_calls_them(program):

@@ -49,6 +49,7 @@ def test_matches_jax(group):
     _compare(_reference()["run"][group], _ours()[group], group)
 
 
+@pytest.mark.cpu_only("simulated CPU devices")
 @pytest.mark.xla_only("several devices")
 @pytest.mark.parametrize("group", sorted(_reference()["run_mesh"]))
 def test_over_a_mesh_matches_jax(group):

@@ -10,6 +10,7 @@ from numerics import ELEMENTWISE, assert_allclose_ulp
 
 import jxkernel
 import jxkernel.numpy as jnp
+from jxkernel.xla.buffer import _to_host
 
 # XLA's texts and analyses (cost, memory, the runtime executable): not on the NumPy backend
 _XLA_FIGURES = {"stages_lowered", "stages_compiled"}
@@ -67,7 +68,10 @@ def test_runtime_executable_runs_the_same_program():
     buffers = [jnp.arange(3.0)._buf, jnp.float32(2.0)._buf]
     with jxkernel.xla.client.real_jax_unimportable():   # jaxlib's own call imports a real JAX
         out = exe.execute_sharded(buffers).disassemble_into_single_device_arrays()
-    assert_allclose_ulp(np.asarray(out[0][0]), np.arange(3, dtype=np.float32) * 8, ELEMENTWISE)
+        # jaxlib's own array, read as jxkernel's Array reads its buffer (np.asarray alone
+        # reads only a CPU buffer, by the buffer protocol: on a GPU it made a 0-d object array)
+        got = _to_host(out[0][0])
+    assert_allclose_ulp(got, np.arange(3, dtype=np.float32) * 8, ELEMENTWISE)
 
 
 @pytest.mark.xla_only("XLA compiler")
