@@ -16,9 +16,9 @@ results match JAX's bit for bit:
     schur                  gees                   (none, as in JAX)
     hessenberg             gehrd                  (none, as in JAX)
     svd                    gesdd (gesvd for QR)   cusolver gesvdj up to 1024x1024, else gesvd
-    tridiagonal_solve      gtsv (or jaxlib's      the Thomas algorithm (JAX's default
-                           perturbed-LU kernel)   lowering; JAX's gtsv2 is not wrapped here)
-    tridiagonal            sytrd/hetrd            (none)
+    tridiagonal_solve      gtsv (or jaxlib's      cusparse gtsv2 (the Thomas algorithm up to
+                           perturbed-LU kernel)   2 rows), or the plugin's perturbed kernel
+    tridiagonal            sytrd/hetrd            cusolver sytrd
     symmetric_product      (a batched matmul, JAX's default lowering, on every platform)
     cholesky_update        (Givens rotations, JAX's default lowering, on every platform)
 
