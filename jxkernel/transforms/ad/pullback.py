@@ -2,9 +2,9 @@
 `jax.ad`'s classes saying where `VJP.with_refs` sends each primal's cotangent (GradValue,
 DontWant and DidntWant, GradRef) and what it keeps of an input (NotNeeded).
 
-    >>> y, f_vjp = jax.vjp(lambda x: x * x, 3.0)
+    >>> y, f_vjp = jax.vjp(jnp.sin, 1.0)
     >>> f_vjp
-    VJP(fun=<lambda>, residuals=2)
+    VJP(fun=sin, residuals=1)
 """
 from __future__ import annotations
 
