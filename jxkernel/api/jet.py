@@ -9,7 +9,7 @@ primitive (Faa di Bruno's formula, one recurrence per primitive), not by nesting
     >>> print(f0, f1, f2)
     0.47942555 0.87758255 -0.47942555
 
-It is an interpreter like jvp (transforms/ad.py): `JetTrace` carries each value's primal and its
+It is an interpreter like jvp (transforms/ad/forward.py): `JetTrace` carries each value's primal and its
 K coefficients, and each primitive's rule in `jet_rules` (a table of core/primitive.py's
 RULE_TABLES; the rules are all here, as JAX keeps them in jet.py) maps them forward. Inside the
 rules the coefficients are the plain Taylor ones (the k-th divided by k!); `jet` scales them in

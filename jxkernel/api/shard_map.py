@@ -9,7 +9,7 @@ The body is traced once with *local* shapes (each dimension divided by the mesh 
 in_spec names) into a `shard_map` equation whose outputs have *global* shapes (out_specs say
 how the local blocks are put together). The equation lowers to Shardy's
 `sdy.manual_computation` inside a program partitioned over the mesh (xla/sharded.py); in its
-body the collectives of lax/parallel.py address devices by their position in the mesh
+body the collectives of lax/parallel/ address devices by their position in the mesh
 (`mesh_groups`). A shard_map run eagerly, or under a jit without shardings, is partitioned
 over its own mesh.
 

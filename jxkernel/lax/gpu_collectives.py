@@ -22,8 +22,10 @@ from ..transforms import ad_util as ad
 from ..transforms import batch_util as bu
 from ..xla import stablehlo as hlo
 from .elementwise import add, mul, ne, select
-from .parallel import (_CHANNEL, _as_names, _bound, _check_bound, _ppermute_batching,
-                       _raise_unbound, all_to_all, mesh_groups, varying)
+from .parallel._common import (_CHANNEL, _as_names, _bound, _check_bound, _raise_unbound,
+                               mesh_groups, varying)
+from .parallel.alltoall import all_to_all
+from .parallel.permute import _ppermute_batching
 from .reductions import cumsum
 from .shapes import broadcast_in_dim, iota, reshape
 from .slicing import scatter, scatter_add, ScatterDimensionNumbers

@@ -1,4 +1,4 @@
-"""Cases for lax/parallel.py's data-moving collectives (and all_gather, grouped psum), evaluated
+"""Cases for lax/parallel/'s data-moving collectives (and all_gather, grouped psum), evaluated
 by real JAX (reference/make_collectives_more_reference.py writes
 collectives_more_reference.npz and collectives_more_jaxprs.json) and by jxkernel
 (tests/lax/test_collectives.py). Every case is a per-member function of one array over the

@@ -1,7 +1,7 @@
 """Collectives over several mesh axes at once (psum, pmean, pmax, pmin, axis_index, axis_size,
 all_gather, psum_scatter, ppermute, all_to_all over ('x', 'y') and ('y', 'x')) in shard_map
 on 8 devices, meshes 2x4 and 4x2: on XLA's CPU devices and on the NumPy backend's (where
-shard_map's body is batched over each mesh axis in turn, lax/parallel.py's rules for several
+shard_map's body is batched over each mesh axis in turn, lax/parallel/'s rules for several
 axes), each against JAX 0.10.2's recorded answers (tests/data/collectives_axes_cases.py,
 reference/make_collectives_axes_reference.py). Values are small integers in float32 (a mean
 of eight of them a binary fraction): exact on every CPU; gradients through them (sin's) are

@@ -1,5 +1,5 @@
 """jxkernel._src.lax.parallel, as jax._src.lax.parallel: JAX's private home of the collectives
-(jxkernel/lax/parallel.py), and `pargmax`/`pargmin`, which JAX keeps out of jax.lax.
+(jxkernel/lax/parallel/), and `pargmax`/`pargmin`, which JAX keeps out of jax.lax.
 
     >>> jax.vmap(lambda x: pargmax(x, "i"), axis_name="i")(jnp.array([1., 3., 2.]))
     Array([1, 1, 1], dtype=int32)

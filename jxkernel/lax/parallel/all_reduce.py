@@ -1,0 +1,334 @@
+"""The all-reduce collectives: psum, pmax, pmin (one primitive each, made by `_reducer`,
+lowered to StableHLO's all_reduce), psum's jvp and transpose, and on them pmean; and the
+pair a check_vma=True shard_map body types its sums with, each the other's transpose:
+psum_invariant (a psum whose result is the same on every device) and pvary (a value the same
+on every device used as a varying one), with `pcast`, the cast users call.
+
+    >>> vmap(lambda x: x - lax.pmean(x, 'batch'), axis_name='batch')(jnp.arange(3.))
+    Array([-1.,  0.,  1.], dtype=float32)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...core import dtypes, vma
+from ...core.avals import get_aval
+from ...core.primitive import (
+    Primitive,
+    abstract_eval_rules,
+    axis_batching_rules,
+    impl_rules,
+    jvp_rules,
+    lowering_rules,
+    numpy_rules,
+    own_vma_rules,
+    transpose_rules,
+)
+from ...core.trace import Tracer
+from ...tree_util import tree_flatten, tree_unflatten
+from ...transforms import batch_util as bu
+from .. import _lowering as hl
+from .. import reductions
+from ...transforms.ad_util import Zero, deflinear2, instantiate
+from ..conversion import convert_element_type
+from ..elementwise import _const, div, mul
+from ..reductions import reduce_sum
+from ..shapes import broadcast_in_dim
+from ._common import (_as_names, _axis_size, _canonical_groups, _check_bound, _collective_attrs,
+                      _no_groups_under_vmap, _raise_unbound, _unbound, varying)
+
+
+# ------------------------------------------------------------------ psum / pmax / pmin
+def _split_axes(axes) -> tuple:
+    """(named, positional): a reduction's axes are names of mapped axes and, as JAX's, array
+    dimensions (ints: what vmap turns its own axis into)."""
+    return (tuple(a for a in axes if not isinstance(a, int)),
+            tuple(a for a in axes if isinstance(a, int)))
+
+
+def _reducer(name, hlo_op, reduce_fn_name):
+    prim = Primitive(name, multiple_results=True)
+    reduce = getattr(reductions, reduce_fn_name)
+
+    def abstract(*avals, axes, axis_index_groups):
+        positional = _split_axes(axes)[1]     # (checked as reduce_sum's, with its words)
+        avals = [a.update(shape=reductions._reduced_shape(a, positional)) if positional else a
+                 for a in avals]
+        return [a.update(vma=a.vma - frozenset(axes)) if a.vma else a for a in avals]
+
+    def impl(*args, axes, axis_index_groups):
+        named, positional = _split_axes(axes)
+        if named:
+            raise _unbound(named[0])
+        return [reduce(x, positional) for x in args]     # JAX's impl: only dimensions left
+
+    def numpy(*args, axes, axis_index_groups):
+        named, positional = _split_axes(axes)
+        if named:
+            raise _unbound(named[0])
+        return [np.asarray(getattr(np, reduce_fn_name[7:])(x, axis=positional), x.dtype)
+                for x in args]
+
+    def lowering(ctx, *args, axes, axis_index_groups):
+        named, positional = _split_axes(axes)
+        if positional:                   # the dimensions first, then the devices (JAX's)
+            args = hl.lower_fun(lambda *xs: [reduce(x, positional) for x in xs],
+                                multiple_results=True)(ctx, *args)
+        if not named:
+            return list(args)
+        attrs = _collective_attrs(ctx, named, axis_index_groups)
+        outs = []
+        for x, aval in zip(args, ctx.avals_out):
+            region = hl.binary_region(ctx, hlo_op, aval.dtype)
+            outs.append(ctx.op1("stablehlo.all_reduce", [x], attrs=attrs,
+                                regions=[region], result_type=hl.aval_type(aval)))
+        return outs
+
+    def batching(axis_data, vals, dims, *, axes, axis_index_groups):
+        outs = [_batch_reduction(prim, axis_data, v, d, axes, axis_index_groups)
+                for v, d in zip(vals, dims)]
+        return [o for o, _ in outs], [d for _, d in outs]
+
+    abstract_eval_rules[prim] = abstract
+    own_vma_rules.add(prim)
+    impl_rules[prim] = impl
+    numpy_rules[prim] = numpy
+    lowering_rules[prim] = lowering
+    axis_batching_rules[prim] = batching
+    return prim
+
+
+def _batch_reduction(prim, axis_data, v, d, axes, axis_index_groups):
+    """One value's reduction under vmap, as JAX's _batched_reduction_collective: over the
+    vmapped axis it stays the collective, that axis become the batch dimension (moved to the
+    front, so `psum[axes=(0,)]` in the jaxpr); an unbatched value is the same in every
+    member (psum multiplies it by their count); over other axes only, the batch dimension
+    rides along (positional axes shifted past it)."""
+    name, mapped = axis_data.name, d is not bu.not_mapped
+    bind = lambda x, over: prim.bind(x, axes=over, axis_index_groups=axis_index_groups)[0]
+    if not mapped:
+        if name not in axes:
+            return bind(v, axes), d
+        _no_groups_under_vmap(axis_index_groups)
+        rest = tuple(a for a in axes if a != name)
+        if rest:
+            v = bind(v, rest)
+        return (mul(_const(v, axis_data.size), v) if prim is psum_p else v), d
+    if name not in axes and not _split_axes(axes)[1]:
+        return bind(v, axes), d
+    if name in axes:
+        _no_groups_under_vmap(axis_index_groups)
+    v = bu.moveaxis(v, d, 0)
+    over = tuple(a + 1 if isinstance(a, int) else 0 if a == name else a for a in axes)
+    return bind(v, over), (bu.not_mapped if name in axes else 0)
+
+
+psum_p = _reducer("psum", "stablehlo.add", "reduce_sum")
+pmax_p = _reducer("pmax", "stablehlo.maximum", "reduce_max")
+pmin_p = _reducer("pmin", "stablehlo.minimum", "reduce_min")
+
+
+def _psum_jvp(primals, tangents, *, axes, axis_index_groups):
+    outs = psum_p.bind(*primals, axes=axes, axis_index_groups=axis_index_groups)
+    nz = [t for t in tangents if type(t) is not Zero]
+    if not nz:
+        return outs, [Zero(get_aval(o)) for o in outs]
+    t_out = psum_p.bind(*map(instantiate, tangents), axes=axes, axis_index_groups=axis_index_groups)
+    return outs, t_out
+
+
+def _psum_transpose(cts, *args, axes, axis_index_groups):
+    # each output is the sum over the axis, so each input's cotangent sums every output's;
+    # a summed dimension spreads the cotangent back over it (JAX's: reduce_sum's transpose)
+    named, positional = _split_axes(axes)
+    cts = [_unreduce(instantiate(c), x.aval.shape, positional) for c, x in zip(cts, args)]
+    # (over no names at all, a psum all the same: JAX's `psum[axes=()]`)
+    return psum_p.bind(*cts, axes=named, axis_index_groups=axis_index_groups)
+
+
+def _unreduce(x, shape, positional):
+    """`x`, reduced over the dimensions `positional` of `shape`, broadcast back to `shape`."""
+    if not positional:
+        return x
+    return broadcast_in_dim(x, shape, tuple(np.delete(np.arange(len(shape)), positional)))
+
+
+jvp_rules[psum_p] = _psum_jvp
+transpose_rules[psum_p] = _psum_transpose
+
+
+# pmax and pmin have no jvp rule, as in JAX 0.10.2: differentiating through one raises its
+# NotImplementedError ("Differentiation rule for 'pmax' not implemented"); a zero tangent
+# (stop_gradient, an integer) passes, as there
+
+
+def _reduce(prim, x, axis_name, axis_index_groups):
+    axes = _as_names(axis_name)
+    _check_bound(axes, "psum", eager_plain=prim is psum_p)     # (JAX names psum for all three)
+    if axis_index_groups is not None:
+        axis_index_groups = _canonical_groups(axis_index_groups, _axis_size(axes))
+    leaves, tree = tree_flatten(x)
+    if axis_index_groups is None and vma.checks(axes):        # in a check_vma=True body
+        leaves = [varying(leaf, axes, f"jax.lax.{prim.name}") for leaf in leaves]
+        if prim is psum_p:
+            return tree_unflatten(tree, [psum_invariant_p.bind(leaf, axes=axes)[0]
+                                         for leaf in leaves])
+    # one equation per leaf, as JAX's
+    return tree_unflatten(tree, [prim.bind(leaf, axes=axes, axis_index_groups=axis_index_groups)[0]
+                                 for leaf in leaves])
+
+
+def psum(x, axis_name, *, axis_index_groups=None):
+    """Sum of `x` (any pytree) over the named axis; every member gets the total.
+    With `axis_index_groups=[[0, 1], [2, 3]]` each group sums on its own (not under vmap).
+    A value that is no tracer (the same in every member) is multiplied by the number of
+    members, as JAX's: a Python scalar stays one.
+
+    >>> vmap(lambda x: lax.psum(1, 'i'), axis_name='i')(jnp.ones(3))   # 3 each
+    Array([3, 3, 3], dtype=int32, weak_type=True)
+    """
+    leaves, tree = tree_flatten(x)
+    if not any(isinstance(leaf, Tracer) for leaf in leaves):
+        return tree_unflatten(tree, _psum_constants(leaves, _as_names(axis_name),
+                                                    axis_index_groups))
+    return _reduce(psum_p, x, axis_name, axis_index_groups)
+
+
+def _psum_constants(leaves, axes, axis_index_groups) -> list:
+    """JAX's constant case of psum: each leaf (a bool as int32) times the members summed,
+    a positional axis summed away; a Python scalar stays a Python scalar (psum(1, 'i') is
+    the axis size, an int, with nothing in the jaxpr)."""
+    named = tuple(a for a in axes if not isinstance(a, int))
+    positional = [a for a in axes if isinstance(a, int)]
+    if axis_index_groups is not None:
+        if positional:                         # JAX's words
+            raise ValueError("axis_index_groups only supported for sums over just named axes")
+        size = len(axis_index_groups[0])
+    else:
+        size = _axis_size(named) if named else 1
+    out = []
+    for leaf in leaves:
+        if dtypes.dtype(leaf) == np.bool_:
+            leaf = convert_element_type(leaf, np.int32)
+        if positional:
+            leaf = reduce_sum(leaf, tuple(a % np.ndim(leaf) for a in positional))
+        out.append(_const(leaf, size) * leaf)
+    return out
+
+
+def pmax(x, axis_name, *, axis_index_groups=None):
+    """Maximum of `x` over the named axis."""
+    return _reduce(pmax_p, x, axis_name, axis_index_groups)
+
+
+def pmin(x, axis_name, *, axis_index_groups=None):
+    """Minimum of `x` over the named axis."""
+    return _reduce(pmin_p, x, axis_name, axis_index_groups)
+
+
+def pmean(x, axis_name, *, axis_index_groups=None):
+    """Mean of `x` over the named axis (over each group with `axis_index_groups`)."""
+    if axis_index_groups is not None:
+        n = len(axis_index_groups[0])
+    elif vma.checks(_as_names(axis_name)):
+        n = _axis_size(axis_name)         # known while the body is traced, as in JAX's jaxpr
+    else:
+        n = psum(1, axis_name)
+    sums = psum(x, axis_name, axis_index_groups=axis_index_groups)
+    leaves, tree = tree_flatten(sums)
+    # JAX divides with `/` (jnp's true division): an integer sum's mean is a float, 1.5 not 1;
+    # a constant's sum (a Python or NumPy value, psum's constant case) by Python's
+    return tree_unflatten(tree, [s / n if isinstance(s, (int, float, complex, np.ndarray,
+                                                         np.generic)) else _true_mean(s, n)
+                                 for s in leaves])
+
+
+def _true_mean(s, n):
+    """s / n as jnp's true division: an integer (or bool) sum becomes the default float."""
+    dtype = get_aval(s).dtype
+    if not np.issubdtype(dtype, np.inexact):
+        dtype = dtypes.default_float_dtype()
+        s = convert_element_type(s, dtype)
+    return div(s, convert_element_type(n, dtype))
+
+
+# ------------------------------------------------------------------ varying manual axes
+# In a check_vma=True shard_map body a psum of values varying over its axes is invariant
+# (psum_invariant); its transpose is pvary, whose transpose is psum_invariant again.
+psum_invariant_p = Primitive("psum_invariant", multiple_results=True)
+own_vma_rules.add(psum_invariant_p)
+abstract_eval_rules[psum_invariant_p] = lambda *avals, axes: [
+    a.update(vma=a.vma - frozenset(axes)) for a in avals]
+lowering_rules[psum_invariant_p] = lambda ctx, *args, axes: lowering_rules[psum_p](
+    ctx, *args, axes=axes, axis_index_groups=None)
+impl_rules[psum_invariant_p] = _raise_unbound
+
+
+def _psum_invariant_jvp(primals, tangents, *, axes):
+    outs = psum_invariant_p.bind(*primals, axes=axes)
+    if all(type(t) is Zero for t in tangents):
+        return outs, [Zero(get_aval(o)) for o in outs]
+    tangents = [varying(instantiate(t), axes, "jax.lax.psum") for t in tangents]
+    return outs, psum_invariant_p.bind(*tangents, axes=axes)
+
+
+def _psum_invariant_transpose(cts, *args, axes):
+    # the sum is the same on every device: each device's input gets that cotangent
+    return [vma.pvary(instantiate(c), axes) for c in cts]
+
+
+def _psum_invariant_batching(axis_data, vals, dims, *, axes):
+    if axis_data.name in axes:           # a vmap axis of the same name: psum's own rule
+        return axis_batching_rules[psum_p](axis_data, vals, dims, axes=axes,
+                                           axis_index_groups=None)
+    return psum_invariant_p.bind(*vals, axes=axes), dims
+
+
+jvp_rules[psum_invariant_p] = _psum_invariant_jvp
+transpose_rules[psum_invariant_p] = _psum_invariant_transpose
+axis_batching_rules[psum_invariant_p] = _psum_invariant_batching
+
+
+def _pvary_transpose(ct, x, *, axes):
+    # each device's copy of `x` was used on its own: its cotangent sums theirs
+    return [psum_invariant_p.bind(varying(instantiate(ct), axes, "pvary"), axes=axes)[0]]
+
+
+lowering_rules[vma.pvary_p] = lambda ctx, x, *, axes: x
+numpy_rules[vma.pvary_p] = lambda x, *, axes: x          # a type change: the data stays
+impl_rules[vma.pvary_p] = _raise_unbound
+axis_batching_rules[vma.pvary_p] = lambda axis_data, vals, dims, *, axes: (
+    vma.pvary_p.bind(vals[0], axes=axes), dims[0])
+deflinear2(vma.pvary_p, _pvary_transpose)
+
+
+def pcast(x, axis_name, *, to: str):
+    """`x` (any pytree) with its type changed along the manual mesh axes `axis_name`; jxkernel
+    has the cast JAX makes from a value the same on every device to a varying one
+    (`to='varying'`), inside a shard_map body with check_vma=True (elsewhere `x` itself).
+
+    >>> shard_map(lambda w: lax.pcast(w, 'x', to='varying'), mesh=mesh, in_specs=P(),
+    ...           out_specs=P('x'))(jnp.ones(2)).shape
+    (8,)
+    """
+    if isinstance(axis_name, (set, frozenset)):
+        raise TypeError(f"{axis_name=} must be a tuple or a str. Got {axis_name}")
+    axes = axis_name if isinstance(axis_name, tuple) else (axis_name,)
+    if not axis_name:
+        return x
+    if to not in ("unreduced", "reduced", "varying"):
+        raise ValueError("Got unexpected `to` value. Allowed `to` values are: "
+                         "{'unreduced', 'reduced', 'varying'}")
+    if to != "varying":
+        raise NotImplementedError(f"lax.pcast(..., to={to!r}): jxkernel's types have no "
+                                  f"unreduced or reduced values; only to='varying' is supported")
+
+    def cast(leaf):
+        if not vma.checks(axes):
+            return leaf
+        has = vma.vma_of(leaf)
+        if all(a in has for a in axes):
+            raise ValueError("Unsupported pcast from=varying, to='varying'")
+        return varying(leaf, axes, "jax.lax.pcast")
+    leaves, tree = tree_flatten(x)
+    return tree_unflatten(tree, [cast(leaf) for leaf in leaves])

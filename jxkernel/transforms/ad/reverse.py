@@ -1,0 +1,243 @@
+"""Reverse mode: `vjp` (linearize, then transpose the linear jaxpr on the cotangent the
+pullback is given), `value_and_grad` and `grad` (vjp with a cotangent of one), with JAX's
+checks of their inputs, outputs and cotangents.
+
+    >>> grad(lambda x: x ** 3)(2.0)
+    Array(12., dtype=float32, weak_type=True)
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from ...core import dtypes
+from ...core.avals import get_aval
+from ...core.interpreter_primitives import convert_element_type, reshard_p
+from ...core.mesh import NamedSharding, PartitionSpec
+from ...core.source_info import function_source_info
+from ..ad_util import Zero, float0, instantiate
+from ...tree_util import equality_errors_pytreedef, keystr, tree_flatten, tree_unflatten
+from ..api_util import wraps
+from .forward import _flatten_fun, _tangent_aval
+from .linearization import _pinned_primal, linearize_flat
+from .transposition import backward_pass
+from .pullback import VJP, NotNeeded
+
+
+def vjp(fun, *primals, has_aux=False):
+    """(fun(*primals), vjp_fn): vjp_fn(cotangent) gives the cotangents of the primals.
+
+    >>> y, f_vjp = vjp(jnp.sin, 0.0)
+    >>> f_vjp(1.0)
+    (Array(1., dtype=float32, weak_type=True),)
+    """
+    p_leaves, p_tree = tree_flatten(primals)
+    in_avals = [get_aval(p) for p in p_leaves]
+    # pinned here, so that a residual that is an input is that very object (args_res)
+    p_leaves = [_pinned_primal(p, a) for p, a in zip(p_leaves, in_avals)]
+    flat, out_info = _flatten_fun(fun, p_tree, has_aux)
+    primal_out, linear, differentiable = linearize_flat(flat, p_leaves)
+    out_tree, aux = out_info()
+    out_avals = [_tangent_aval(p) for p in primal_out]
+    # the pullback holds the linear jaxpr alone: its constants (the residuals, tracers where
+    # vjp ran inside a jit) are the VJP's leaves, not held by its structure (a leak else)
+    jaxpr = linear.jaxpr
+
+    def pullback(residuals, ct, dont_want=()):
+        """The primals' cotangents; `dont_want` (per primal leaf, VJP.with_refs's DontWant):
+        those whose cotangent is not wanted, left out of the backward pass where it can."""
+        ct_leaves, ct_tree = tree_flatten(ct)
+        if ct_tree != out_tree:
+            _ct_tree_error(fun, out_tree, ct_tree)
+        checked = []
+        for c, a in zip(ct_leaves, out_avals):
+            # (a float0 array has no aval: its own dtype and shape)
+            _check_ct_aval(c if getattr(c, "dtype", None) == float0 else get_aval(c), a)
+            # an integer/bool output has no tangent: whatever its cotangent holds is zero
+            checked.append(c if dtypes.has_tangent(a.dtype) else Zero(a))
+        unwanted = frozenset(itertools.compress(jaxpr.invars, [
+            n for n, d in zip(dont_want, differentiable) if d]))
+        cts = backward_pass(jaxpr, residuals, [True] * len(jaxpr.invars), [], checked,
+                            unwanted=unwanted)
+        cts = iter(cts)
+        result = []
+        for aval, d, skip in itertools.zip_longest(in_avals, differentiable, dont_want[
+                :len(in_avals)]):
+            if d:           # as the backward pass gave it: JAX casts no cotangent (a custom
+                # bwd's float32 one for a bfloat16 input stays float32); an unwanted one as
+                # it came (JAX's DidntWant instantiates no zeros)
+                ct = next(cts)
+                result.append(ct if skip else instantiate(ct))
+            else:
+                result.append(np.zeros(aval.shape, float0))
+        return tree_unflatten(p_tree, result)
+
+    residuals, args_res, slots = _input_residuals(list(linear.consts), p_tree, p_leaves)
+    vjp_fn = VJP(pullback, residuals, getattr(fun, "__name__", "fun"), args_res, slots)
+    return (tree_unflatten(out_tree, primal_out), vjp_fn) + aux
+
+
+def _input_residuals(residuals, p_tree, p_leaves) -> tuple:
+    """The residuals that are inputs themselves, apart (JAX's `args_res`: a user may drop
+    them from the VJP while it waits and hand them back before calling it): (the residuals,
+    None where an input's; per argument its leaves as tuples, as JAX's `tuptree_map`, each the
+    pinned input or NotNeeded() where the backward pass reads none of it; (residual index,
+    input leaf) per input residual)."""
+    where = {id(p): i for i, p in enumerate(p_leaves)}
+    slots = []
+    for j, r in enumerate(residuals):
+        i = where.get(id(r))
+        if i is not None and p_leaves[i] is r:
+            slots.append((j, i))
+            residuals[j] = None
+    used = {i for _, i in slots}
+    marked = [x if i in used else NotNeeded() for i, x in enumerate(p_leaves)]
+    args_res = list(p_tree.walk(lambda xs, _: tuple(xs), lambda x: x, marked))
+    return residuals, args_res, tuple(slots)
+
+
+def _ct_tree_error(fun, out_tree, ct_tree):
+    """JAX's error for a vjp function given a cotangent of another structure than the output."""
+    info = function_source_info(fun)
+    where = (f"{info.function} at {info.file}:{info.line}" if info is not None
+             else getattr(fun, "__name__", "fun"))
+    lines = "\n".join(f"  * out{keystr(path)} was a {thing1} in the original output, but a "
+                      f"{thing2} here, so {explanation}."
+                      for path, thing1, thing2, explanation
+                      in equality_errors_pytreedef(out_tree, ct_tree))
+    raise ValueError(f"unexpected tree structure.\n\nThe argument to a VJP function returned by "
+                     f"`jax.vjp` must match the pytree\nstructure of the differentiated function "
+                     f"{where}.\n\nBut the tree structures differ:\n{lines}")
+
+
+def _check_ct_aval(ct_aval, out_aval):        # ct_aval: an aval, or a float0 array
+    """JAX's check of one cotangent: the output's shape, and its dtype, or any dtype where
+    the output is an integer or bool (its cotangent type is float0)."""
+    expected_dtype = out_aval.to_tangent_aval().dtype if dtypes.has_tangent(out_aval.dtype) \
+        else float0
+    if ct_aval.shape == out_aval.shape and (expected_dtype == float0
+                                            or ct_aval.dtype == expected_dtype):
+        return
+    text = lambda dtype, shape: (f"{'float0' if dtype == float0 else np.dtype(dtype).name}"
+                                 f"[{','.join(map(str, shape))}]")
+    raise ValueError(f"unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
+                     f"{text(ct_aval.dtype, ct_aval.shape)}, but expected "
+                     f"{text(expected_dtype, out_aval.shape)} because the corresponding output "
+                     f"of the differentiated function had JAX type "
+                     f"{text(out_aval.dtype, out_aval.shape)}")
+
+
+def _check_grad_input(aval, allow_int, holomorphic, name):
+    if holomorphic:
+        if not dtypes.is_complex(aval.dtype):
+            raise TypeError(f"{name} with holomorphic=True requires inputs with complex dtype, "
+                            f"but got {aval.dtype.name}.")
+    elif not dtypes.is_inexact(aval.dtype) and not allow_int:
+        raise TypeError(f"{name} requires real- or complex-valued inputs (input dtype that is a "
+                        f"sub-dtype of np.inexact), but got {aval.dtype.name}. If you want to use "
+                        f"Boolean- or integer-valued inputs, use vjp or set allow_int to True.")
+
+
+def _check_scalar_output(out, name, holomorphic):
+    try:
+        aval = get_aval(out)
+    except TypeError as e:          # a tuple, a dict, None: JAX's words
+        error = TypeError(f"Gradient only defined for scalar-output functions. Output was "
+                          f"{out!r}.")
+        error.output = out          # the notebook's error card reads what it was
+        raise error from e
+    if aval.shape:
+        raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: "
+                        f"{aval.shape}.\nFor non-scalar outputs use jacrev / jacfwd (the Jacobian) "
+                        f"or vjp with a cotangent of that shape.")
+    check_output_dtype(name, holomorphic, aval)
+
+
+def check_output_dtype(name, holomorphic, aval):
+    """The output checks of reverse-mode derivatives (grad, jacrev), JAX's words."""
+    if holomorphic:
+        if not dtypes.is_complex(aval.dtype):
+            raise TypeError(f"{name} with holomorphic=True requires outputs with complex dtype, "
+                            f"but got {aval.dtype.name}.")
+    elif dtypes.is_complex(aval.dtype):
+        raise TypeError(f"{name} requires real-valued outputs (output dtype that is a "
+                        f"sub-dtype of np.floating), but got {aval.dtype.name}. For "
+                        f"holomorphic differentiation, pass holomorphic=True. For "
+                        f"differentiation of non-holomorphic functions involving complex "
+                        f"outputs, use jax.vjp directly.")
+    elif not dtypes.is_float(aval.dtype):
+        raise TypeError(f"{name} requires real-valued outputs (output dtype that is a sub-dtype "
+                        f"of np.floating), but got {aval.dtype.name}. For differentiation of "
+                        f"functions with integer outputs, use jax.vjp directly.")
+
+
+_GRAD_DOC = ("Gradient of {fun} with respect to positional argument(s) {argnums}. Takes the "
+             "same arguments as {fun} but returns the gradient, which has the same shape as "
+             "the arguments at positions {argnums}.")
+_VALUE_AND_GRAD_DOC = (
+    "Value and gradient of {fun} with respect to positional argument(s) {argnums}. Takes the "
+    "same arguments as {fun} but returns a two-element tuple where the first element is the "
+    "value of {fun} and the second element is the gradient, which has the same shape as the "
+    "arguments at positions {argnums}.")
+
+
+def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
+                   reduce_axes=()):
+    """A function returning (fun(*args), the gradient w.r.t. args[argnums])."""
+    @wraps(fun, docstr=_VALUE_AND_GRAD_DOC, argnums=argnums)
+    def value_and_grad_f(*args, **kwargs):
+        nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+        for i in nums:
+            if not -len(args) <= i < len(args):
+                raise TypeError(f"differentiating with respect to argnums={argnums} requires at "
+                                f"least {max(nums) + 1} positional arguments to be passed by the "
+                                f"caller, but got only {len(args)} positional arguments.")
+        nums = tuple(i % len(args) for i in nums)
+        dyn = tuple(args[i] for i in nums)
+        for leaf in tree_flatten(dyn)[0]:
+            _check_grad_input(get_aval(leaf), allow_int, holomorphic, "grad")
+
+        def partial_fun(*dyn_args):
+            full = list(args)
+            for i, a in zip(nums, dyn_args):
+                full[i] = a
+            return fun(*full, **kwargs)
+
+        if has_aux:
+            out, f_vjp, aux = vjp(partial_fun, *dyn, has_aux=True)
+        else:
+            out, f_vjp = vjp(partial_fun, *dyn)
+        _check_scalar_output(out, "grad", holomorphic)
+        grads = f_vjp(_one(get_aval(out)))
+        g = grads[0] if isinstance(argnums, int) else grads
+        return ((out, aux), g) if has_aux else (out, g)
+    return value_and_grad_f
+
+
+def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
+    """The gradient of scalar-valued `fun` w.r.t. args[argnums].
+
+    >>> grad(lambda x: x ** 3)(2.0)
+    Array(12., dtype=float32, weak_type=True)
+    """
+    vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
+
+    @wraps(fun, docstr=_GRAD_DOC, argnums=argnums)
+    def grad_f(*args, **kwargs):
+        if has_aux:
+            (_, aux), g = vg(*args, **kwargs)
+            return g, aux
+        return vg(*args, **kwargs)[1]
+    return grad_f
+
+
+def _one(aval):
+    """grad's seed: a 1 of the output's type; over a mesh with Explicit axes laid out as the
+    output's type says (replicated: the output is a scalar), as JAX's lax._one."""
+    one = convert_element_type(np.ones((), aval.dtype), aval.dtype, aval.weak_type)
+    if aval.sharding is None:
+        return one
+    mesh = aval.sharding.mesh
+    return reshard_p.bind(one, sharding=NamedSharding(getattr(mesh, "abstract_mesh", mesh),
+                                                       PartitionSpec()))
