@@ -22,7 +22,7 @@ import numpy as np
 
 from ..core.config import config
 from ..core.physical import is_extended, physical_aval, wrap_physical
-from ..core.avals import ShapedArray, ShapeDtypeStruct
+from ..core.avals import ShapedArray, ShapeDtypeStruct, Token, abstract_token
 from ..core.device_assignment import check_device_assignment
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.lru import LRU, PROGRAMS
@@ -37,7 +37,7 @@ from . import pipeline
 # (this module loads with the first mesh, so the guards' small module loads with it)
 from . import transfer_guard
 from .array import Array, Shard, is_sharded, sharded_array
-from .buffer import _COPY, _frozen, _rewrap_buffer, _to_host, sharding_for
+from .buffer import _COPY, _copy_buffer, _frozen, _rewrap_buffer, _to_host, sharding_for
 from .host_values import _host_value
 from .transfers import put_on_device  # (this module's device_put is the mesh's)
 from .client import xc
@@ -181,6 +181,8 @@ def device_put(x, sharding) -> Array:
         if x._sharding == sharding:
             return x
         value, aval = None, x.aval                # moved on the devices (_relayout)
+    if is_token_buffer(x):
+        return token_over(x, sharding)
     elif isinstance(x, Array):
         x._check_alive()
         value, aval = x._value, x.aval
@@ -203,6 +205,22 @@ def device_put(x, sharding) -> Array:
         whole = NamedSharding(sharding.mesh, PartitionSpec(), memory_kind=sharding.memory_kind)
         return _relayout(put(value, aval, whole), sharding)
     return put(value, aval, sharding)
+
+
+def is_token_buffer(x) -> bool:
+    """Whether `x` is a token's carrier on XLA's devices (a token-shaped buffer, which has no
+    host value; the NumPy backend's is an empty bool array, placed as any other)."""
+    return getattr(x, "aval", None) is abstract_token and type(x._buf) is xc.ArrayImpl
+
+
+def token_over(x: Array, sharding: NamedSharding) -> Array:
+    """A token's carrier on every device of `sharding`'s mesh: copies of one device's (a
+    token has no data to lay out, and XLA moves a token buffer between devices only, never
+    to the host), as JAX's device_put of a Token made before set_mesh gives."""
+    x._check_alive()
+    one = x._buf._arrays[0] if is_sharded(x) else x._buf
+    return _assemble([_copy_buffer(one, sharding_for((d,))) for d in sharding.mesh._flat_devices],
+                     x.aval, sharding)
 
 
 def _relayout(x: Array, sharding: NamedSharding) -> Array:
@@ -480,9 +498,16 @@ def _avals(args) -> tuple:
                  for a in args)
 
 
+def _carriers(args) -> list:
+    """The operands as programs take them: a Token as its carrier (an Array of the token
+    type, as dispatch's one-device path and jit pass it)."""
+    return [a._buf if type(a) is Token else a for a in args]
+
+
 def apply_primitive(prim, args, params):
     """Run `prim` on operands of which some are Arrays over a mesh: partitioned over their
     mesh; or, none being so, over the mesh set_mesh set (as JAX runs eager operations)."""
+    args = _carriers(args)
     context = None if any(is_sharded(a) for a in args) else get_mesh()
     shardings, avals = _operand_shardings(args, context), _avals(args)
     key = (prim, tuple(params.items()), avals, shardings, current_override(), context)
@@ -503,6 +528,7 @@ def run_jaxpr(closed, name, args, mesh=None, on_compile=None) -> list:
     """Run a closed jaxpr (a jit equation a transformation rewrote) partitioned over the mesh
     of its sharded operands, or over `mesh` (that of a sharding constraint inside).
     `on_compile(avals, shardings, phases, platform)` is called when it compiles."""
+    args = _carriers(args)
     shardings, avals = _operand_shardings(args, mesh), _avals(args)
     key = (closed, avals, shardings)
     exe = _eager.get(key)

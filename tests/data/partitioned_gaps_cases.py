@@ -349,8 +349,71 @@ def compiled_call_shardings_cases(jax):
     return out
 
 
+def _token_kind(jax, t):
+    """A token as JAX gives it: its class, its type, and its carrier's placement (replicated
+    over how many devices)."""
+    s = t._buf.sharding
+    return [type(t).__name__, str(jax.typeof(t)), s.is_fully_replicated, len(s.device_set)]
+
+
+def token_mesh_cases(jax):
+    """Tokens under set_mesh of a mesh with Explicit axes (stop 70): made, joined, passed to
+    and given back by jits, carried through loops unchanged, placed; one made before
+    set_mesh, used under it."""
+    lax, jnp, sh = jax.lax, jax.numpy, jax.sharding
+    mesh = jax.make_mesh((2, 4), ("x", "y"), axis_types=(sh.AxisType.Explicit,) * 2)
+    kind = functools.partial(_token_kind, jax)
+    before = lax.create_token()
+    with jax.set_mesh(mesh):
+        t = lax.create_token()
+        paired = jax.jit(lambda a, x: (lax.after_all(a), x * 2))(t, jnp.ones(8))
+        return {
+            "create": kind(t),
+            "create_with_argument": kind(lax.create_token(jnp.ones(3))),
+            "after_all": kind(lax.after_all(t, t)),
+            "after_all_none": kind(lax.after_all()),
+            "after_all_made_before": kind(lax.after_all(before, t)),
+            "jit_made": kind(jax.jit(lambda: lax.create_token())()),
+            "jit_passed": kind(jax.jit(lambda a: a)(t)),
+            "jit_after_all": kind(jax.jit(lambda a: lax.after_all(a))(t)),
+            "jit_made_before": kind(jax.jit(lambda a: lax.after_all(a))(before)),
+            "jit_with_an_array": [kind(paired[0]), repr(paired[1].sharding)],
+            "scan_carry_passed": kind(lax.scan(lambda c, x: (c, x), t, jnp.arange(4.0))[0]),
+            "while_carry_passed": kind(lax.while_loop(lambda c: False, lambda c: c, t)),
+            "fori_carry_passed": kind(lax.fori_loop(0, 3, lambda i, c: c, t)),
+            "device_put": kind(jax.device_put(t)),
+            "block_until_ready": type(jax.block_until_ready(t)).__name__,
+            "jaxpr": str(jax.make_jaxpr(lambda a: lax.after_all(a))(t)),
+            "lowered_signature": [line.strip() for line in jax.jit(
+                lambda a, x: (lax.after_all(a), x * 2)).lower(t, jnp.ones(8)).as_text()
+                .splitlines() if "@main(" in line],
+        }
+
+
+# a token carried through a loop that changes it: JAX 0.10.2 fails inside its own code (an
+# AttributeError: "'AbstractToken' object has no attribute 'mat'" in scan's abstract eval,
+# 'sharding' in while's lowering), over a mesh as on one device; jxkernel gives a Token, as it
+# does on one device (lax_numpy_gaps_cases.token_made_in_bodies)
+def token_loops_mesh_cases(jax):
+    lax, jnp, sh = jax.lax, jax.numpy, jax.sharding
+    mesh = jax.make_mesh((2, 4), ("x", "y"), axis_types=(sh.AxisType.Explicit,) * 2)
+    with jax.set_mesh(mesh):
+        t = lax.create_token()
+        return {
+            "scan_after_all": _message(lambda: lax.scan(lambda c, x: (lax.after_all(c), x), t,
+                                                        jnp.arange(4.0))),
+            "jit_scan_after_all": _message(lambda: jax.jit(lambda a: lax.scan(
+                lambda c, x: (lax.after_all(c), x), a, jnp.arange(4.0)))(t)),
+            "fori_after_all": _message(lambda: lax.fori_loop(0, 3, lambda i, c: lax.after_all(c),
+                                                             t)),
+            "while_after_all": _message(lambda: lax.while_loop(
+                lambda c: c[1] < 3, lambda c: (lax.after_all(c[0]), c[1] + 1), (t, 0))),
+        }
+
+
 def run_mesh(jax) -> dict:
     return {"serialize": serialize_mesh_cases(jax), "under_a_jit": under_a_jit_cases(jax),
             "jit_caches": jit_cache_mesh_cases(jax),
             "custom_partitioning": custom_partitioning_mesh_cases(jax),
-            "compiled_call_shardings": compiled_call_shardings_cases(jax)}
+            "compiled_call_shardings": compiled_call_shardings_cases(jax),
+            "tokens": token_mesh_cases(jax), "token_loops": token_loops_mesh_cases(jax)}
