@@ -33,7 +33,7 @@ from ..xla.lowering import NeedsMesh
 from . import jit_refs
 from .jit_high import is_high_trace
 from .jit_args import abstract_leaf_aval, flat_pinned, leaf_aval, result_paths, token_carriers
-from .jit_cache import NOWHERE, compiled_trace, stage_key
+from .jit_cache import NOWHERE, compiled_trace, sibling_trace, stage_key
 from .jit_pinned import one_device_given, program_placement
 from .jit_primitive import any_sharded, traced_under, untold
 
@@ -118,6 +118,18 @@ def lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms=None,
         lowered[key] = _lower_jit(jitted, closed, out_tree, device, donated_leaves, None,
                                   False, arg_names, one_device, None)
     return lowered[key]
+
+
+def program_of(jitted, closed, out_tree, module, trace_s, leaf_names) -> tuple:
+    """(Entry, Phases) of a call's program, `module` lowered from the trace `closed`: the one
+    a `.compile()` of that very module made, with Phases None (JAX's Lowered keeps its
+    executable: a call lowering the same program compiles nothing, a keep_unused jit's too),
+    else compiled now."""
+    found = _COMPILED.get(closed, {}).get(id(module))
+    if found is not None:
+        return found[1], None
+    return jitted._build(closed, out_tree, module, trace_s, leaf_names,
+                         compiler_options=jitted._compiler_options)
 
 
 def _lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms, locations,
@@ -284,7 +296,7 @@ def _traced_before(jitted, signature):
     if _ctx.trace is not eval_trace:
         found = jitted._traces.get(signature + vma.trace_place())
         return (found[3], found[2]) if found is not None else None
-    found = jitted._traces.get(signature + NOWHERE)
+    found = jitted._traces.get(signature + NOWHERE) or sibling_trace(jitted, signature)
     return (found[3], found[2]) if found is not None else \
         compiled_trace(jitted._cache, signature)
 
@@ -345,7 +357,8 @@ def _share_program(lowered, entry) -> bool | None:
     traced = lowered.traced
     if getattr(traced, "_call_key", None) is None:
         return None
-    # (not a keep_unused=True jit's: JAX's call lowers again, its lowering cache keyed on it)
+    # (not a keep_unused=True jit's: its siblings' calls share the cache, but not its program:
+    # its own call finds it by its lowered module, jit.py's _compile)
     if lowered._partitioning is None and not lowered._platforms and \
             getattr(lowered, "_plain", False) and lowered.device is not None and \
             not traced.jitted._keep_unused:

@@ -146,6 +146,27 @@ def jit_cache_cases(jax):
         lambda: jax.jit(g)(x, x), lambda: jax.jit(g, keep_unused=True)(x, x),
         lambda: sorted(jax.jit(g, keep_unused=True).lower(x, x).compile()._executable
                        ._kept_var_idx) == [0, 1] or traces.append("kept"))
+    # (stop 70) a keep_unused jit's call after its `.lower().compile()` compiles nothing; a
+    # jit of other options lowers the trace another's call or stage made
+    g = make()
+    f = jax.jit(g, keep_unused=True)
+    out["keep_unused_compile_then_call"] = scenario(lambda: f.lower(x, x).compile(),
+                                                    lambda: f(x, x), lambda: f(x, x))
+    f = jax.jit(lambda a, n: h(a, n), keep_unused=True, static_argnums=1)   # (not h's caches)
+    out["keep_unused_static_compile_then_call"] = scenario(lambda: f.lower(x, 2).compile(),
+                                                           lambda: f(x, 2))
+    g = make()
+    out["keep_unused_then_donating_compile"] = scenario(
+        lambda: jax.jit(g, keep_unused=True).lower(x, x).compile(),
+        lambda: jax.jit(g, keep_unused=True, donate_argnums=1).lower(x, x).compile(),
+        lambda: jax.jit(g, keep_unused=True, donate_argnums=1)(x, jnp.ones(3)))
+    g = make()
+    out["lower_then_donating_lower"] = scenario(      # (steps: jxkernel lowers as it compiles)
+        lambda: jax.jit(g).lower(x, x), lambda: jax.jit(g, donate_argnums=1).lower(x, x),
+        lambda: jax.jit(g, donate_argnums=1).lower(x, x).compile())["steps"]
+    g = make()
+    out["call_then_donating_lower"] = scenario(
+        lambda: jax.jit(g)(x, x), lambda: jax.jit(g, donate_argnums=1).lower(x, x))["steps"]
     out["static"] = scenario(
         lambda: jax.jit(h, static_argnums=1)(x, 2), lambda: jax.jit(h, static_argnums=1)(x, 2),
         lambda: jax.jit(h, static_argnames="n")(x, 2), lambda: jax.jit(h, static_argnums=1)(x, 3))
