@@ -16,6 +16,7 @@ such a program of one equation, so it runs sharded too.
 from __future__ import annotations
 
 import functools
+import re
 import sys
 
 import numpy as np
@@ -343,6 +344,8 @@ class ShardedExecutable(Executable):
     def __init__(self, loaded, out_avals, devices, name, donated, *, mesh: Mesh, out_shardings,
                  user_shardings, arg_avals, out_meshes=None, kept=None):
         super().__init__(loaded, out_avals, devices, name, donated, kept=kept)
+        if self.donated:    # those XLA reuses alone: it may decline a donor (JAX deletes those)
+            self.donated = reused_arguments(loaded, self.donated)
         # results are Arrays over the mesh even on one device (JAX's NamedSharding): through
         # _finish, never the one-device shortcut of Executable.call_buffers
         self._simple = False
@@ -362,6 +365,19 @@ class ShardedExecutable(Executable):
         outs = super()._finish(bufs, outs)          # donation and the in-flight throttle
         return [sharded_array(o, p, s) if a is p else wrap_physical(a, sharded_array(o, p, s))
                 for o, a, p, s in zip(outs, self.out_avals, self._physical, self.out_shardings)]
+
+
+# an entry of a compiled module's input_output_alias: "{0}: (2, {}, may-alias)" (parameter 2)
+_ALIAS = re.compile(r"\{[\d, ]*\}: \((\d+), \{[\d, ]*\}, (?:may|must)-alias\)")
+
+
+def reused_arguments(loaded, donated) -> tuple:
+    """The `donated` arguments whose buffers XLA's compiled program reuses for results (its
+    module's input_output_alias): a donor it found no use for stays alive, as JAX's runtime
+    leaves it (a partitioned program's donors are XLA's to take or not: lowering.set_up_donors)."""
+    header = loaded.get_hlo_text().split("\n", 1)[0]
+    reused = {int(p) for p in _ALIAS.findall(header)}
+    return tuple(i for i in donated if i in reused)
 
 
 def _keep(buf, aval):

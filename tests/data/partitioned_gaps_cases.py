@@ -5,6 +5,7 @@ tests/sharding/test_partitioned_gaps.py runs the same with jxkernel and compares
 (ints, bits, shapes, texts, error words)."""
 import functools
 import importlib
+import warnings
 
 import numpy as np
 from public_names_cases import enc
@@ -432,9 +433,64 @@ def token_loops_mesh_cases(jax):
         }
 
 
+def _donating(f, *args):
+    """[whether each argument is deleted after the call, the warnings it gave]."""
+    with warnings.catch_warnings(record=True) as told:
+        warnings.simplefilter("always")
+        f(*args)
+    return [[a.is_deleted() for a in args], [str(w.message) for w in told]]
+
+
+def donation_mesh_cases(jax):
+    """Donated arguments of jits over a mesh (stop 70): deleted where XLA reuses them alone;
+    one no result can take (each device's share matched, given result shardings) is kept
+    and JAX's warning names its shard's type; where a result's sharding is XLA's choice, XLA
+    decides (an Auto mesh)."""
+    jnp, sh = jax.numpy, jax.sharding
+    P, out = sh.PartitionSpec, {}
+    for kind in ("Explicit", "Auto"):
+        mesh = jax.make_mesh((4, 2), ("x", "y"), axis_types=(getattr(sh.AxisType, kind),) * 2)
+        s = sh.NamedSharding(mesh, P("x"))
+
+        def split(dtype=jnp.float32, s=s):
+            return jax.device_put(jnp.ones((8, 2), dtype), s)
+        cases = {
+            "usable": (lambda a: a * 2, 0, [split()]),
+            "other_dtype_same_size": (lambda a: a.astype(jnp.int32), 0, [split()]),
+            "other_shape": (lambda a: a.sum(0), 0, [split()]),
+            "int_other_shape": (lambda a: a.sum(0), 0, [split(jnp.int32)]),
+            "unused": (lambda a, b: b * 2, 0, [split(), split()]),
+            "no_output": (lambda a: None, 0, [split()]),
+            "passed_through": (lambda a: a, 0, [split()]),
+            "two_donated_one_result": (lambda a, b: a + b, (0, 1), [split(), split()]),
+        }
+        for name, (f, donate, args) in cases.items():
+            out[f"{kind}_{name}"] = _donating(jax.jit(f, donate_argnums=donate), *args)
+        out[f"{kind}_unused_kept"] = _donating(jax.jit(lambda a, b: b * 2, donate_argnums=0,
+                                                       keep_unused=True), split(), split())
+        for spec in ("y", None):
+            given = sh.NamedSharding(mesh, P(spec))
+            out[f"{kind}_result_given_{spec}"] = _donating(jax.jit(
+                lambda a: a * 2, donate_argnums=0, out_shardings=given), split())
+        out[f"{kind}_two_donated_result_given"] = _donating(jax.jit(
+            lambda a, b: a + b, donate_argnums=(0, 1), out_shardings=s), split(), split())
+        out[f"{kind}_in_shardings_given"] = _donating(jax.jit(
+            lambda a: a.sum(0), donate_argnums=0, in_shardings=s,
+            out_shardings=sh.NamedSharding(mesh, P())), jnp.ones((8, 2)))
+        with jax.set_mesh(mesh):
+            out[f"{kind}_set_mesh_usable"] = _donating(jax.jit(lambda a: a * 2, donate_argnums=0),
+                                                       split())
+            out[f"{kind}_set_mesh_other_shape"] = _donating(jax.jit(
+                lambda a: a.sum(0), donate_argnums=0), split())
+            out[f"{kind}_set_mesh_result_given"] = _donating(jax.jit(
+                lambda a: a.sum(0), donate_argnums=0, out_shardings=P()), split())
+    return out
+
+
 def run_mesh(jax) -> dict:
     return {"serialize": serialize_mesh_cases(jax), "under_a_jit": under_a_jit_cases(jax),
             "jit_caches": jit_cache_mesh_cases(jax),
             "custom_partitioning": custom_partitioning_mesh_cases(jax),
             "compiled_call_shardings": compiled_call_shardings_cases(jax),
-            "tokens": token_mesh_cases(jax), "token_loops": token_loops_mesh_cases(jax)}
+            "tokens": token_mesh_cases(jax), "token_loops": token_loops_mesh_cases(jax),
+            "donation": donation_mesh_cases(jax)}
