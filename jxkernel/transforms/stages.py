@@ -24,7 +24,7 @@ from ..core.config import config
 from ..core.staging import convert_constvars_to_invars
 from ..core.trace import Tracer, _ctx, eval_trace
 from ..core.avals import ShapedArray, ShapeDtypeStruct, abstract_token
-from ..tree_util import equality_errors, keystr, tree_flatten, tree_unflatten
+from ..tree_util import equality_errors_pytreedef, keystr, tree_flatten, tree_unflatten
 from ..xla import client as _client
 from ..xla import pipeline
 from ..xla.array import Array, is_plain
@@ -208,9 +208,7 @@ def check_argument_shardings(arrays, required, arg_names) -> None:
 
 
 def _tree_mismatch(want, got) -> str:
-    expected = tree_unflatten(want, [0] * want.num_leaves)
-    given = tree_unflatten(got, [0] * got.num_leaves)
-    errors = list(equality_errors(expected, given))
+    errors = list(equality_errors_pytreedef(want, got))     # (a leaf: "pytree leaf", as JAX's)
     where = lambda path: ("args" + keystr(path[1:]) if path and path[0].idx == 0 else
                           "kwargs" + keystr(path[1:])) if path else "the arguments"
     details = "\n".join(f"    * at {where(path)}, seen {seen} but now given {now}, so {why}"

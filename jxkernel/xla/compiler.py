@@ -346,11 +346,25 @@ def backend_compile_and_load(backend, module, executable_devices, options, host_
                                                        host_callbacks=list(host_callbacks))
             return backend.client.compile_and_load(module, executable_devices, options)
         except Exception as e:
+            if _in_a_callback(e):
+                raise           # jaxlib's error as it is, as JAX raises it (no module line)
             if not is_out_of_memory(e):
                 raise CompileError(_explain_compile_error(e, str(module))) from None
             if attempt:
                 raise out_of_memory("compile a program", e) from None
             release_memory()
+
+
+# how jaxlib words a Python callback's failure while XLA compiles: custom_partitioning's
+# partition, inspect_array_sharding's callback
+_CALLBACK_FAILURES = ("INTERNAL: custom_partitioner: ", "INTERNAL: Error calling inspect_sharding: ")
+
+
+def _in_a_callback(error: Exception) -> bool:
+    """Whether XLA's compile failed in a Python callback it called (jaxlib's JaxRuntimeError
+    with the callback's traceback), which JAX raises as it is."""
+    return isinstance(error, _client.JaxRuntimeError) and \
+        str(error).startswith(_CALLBACK_FAILURES)
 
 
 def _parse_ir(text: str):

@@ -487,10 +487,86 @@ def donation_mesh_cases(jax):
     return out
 
 
+def _class_of(fun):
+    """The class of what `fun` raises and the first line of its words, or its result."""
+    try:
+        return ["no error", enc(fun())]
+    except Exception as e:
+        return [type(e).__name__, str(e).split("\n", 1)[0]]
+
+
+def custom_partitioning_error_cases(jax):
+    """(stop 70) custom_partitioning's function closing over an array or a tracer: JAX's
+    AssertionError (scalars stay closed over; the first line compared: JAX's is empty); a
+    per-device function closing over the caller's tracer, and inspect_array_sharding's
+    callback raising, fail inside XLA's compile: jaxlib's JaxRuntimeError as it is, as JAX's."""
+    jnp, sh = jax.numpy, jax.sharding
+    cp = importlib.import_module(jax.__name__ + ".experimental.custom_partitioning")
+    P = sh.PartitionSpec
+    mesh = sh.Mesh(np.array(jax.devices()), ("x",))
+
+    def made(fun, lower_fn=None):
+        f = cp.custom_partitioning(fun)
+        f.def_partition(partition=lambda mesh, a, r: (mesh, lower_fn or fun, r.sharding,
+                                                      (a[0].sharding,)), sharding_rule="i -> i")
+        return f
+    x = jnp.arange(8.0)
+    table, grid = jnp.arange(8.0), np.arange(8.0, dtype=np.float32)
+    out = {
+        "closes_over_an_array": _class_of(lambda: made(lambda a: a + table)(x)),
+        "closes_over_a_numpy_array": _class_of(lambda: made(lambda a: a + grid)(x)),
+        "closes_over_an_array_in_a_jit": _class_of(lambda: jax.jit(made(lambda a: a + table))(x)),
+        "closes_over_a_tracer": _class_of(lambda: jax.jit(
+            lambda a, b: made(lambda c: c + b)(a))(x, x)),
+        "closes_over_a_python_scalar": _class_of(lambda: made(lambda a: a + 2.0)(x)),
+        "closes_over_a_jnp_scalar": _class_of(lambda: made(lambda a: a + jnp.float32(2.0))(x)),
+        "closes_over_a_numpy_scalar": _class_of(lambda: made(lambda a: a + np.float32(2.0))(x)),
+    }
+
+    def fails(s):
+        raise ValueError("the callback fails")
+
+    def inspected(a):
+        jax.debug.inspect_array_sharding(a, callback=fails)
+        return a * 2
+    with jax.set_mesh(mesh):
+        split = jax.device_put(x, sh.NamedSharding(mesh, P("x")))
+        out["per_device_function_closes_over_a_tracer"] = _class_of(lambda: jax.jit(
+            lambda a, b: made(lambda c: c + 1.0, lambda c: c + b.sum())(a))(split, split))
+        out["over_a_jit_tracer_in_a_mesh_jit"] = _class_of(lambda: jax.jit(
+            lambda a, b: made(lambda c: c + b)(a))(split, split))
+    out["inspect_callback_fails"] = _class_of(lambda: jax.jit(inspected)(jax.device_put(
+        x, sh.NamedSharding(mesh, P("x")))))
+    return out
+
+
+def loaded_pytree_cases(jax):
+    """(stop 70) A Compiled, and one loaded from bytes, called with arguments of another
+    pytree: JAX's TypeError words, a leaf given where a node was compiled named "pytree leaf"."""
+    jnp = jax.numpy
+    se = importlib.import_module(jax.__name__ + ".experimental.serialize_executable")
+    x = jnp.ones(3)
+    out = {}
+    for name, f, args, calls in (
+            ("dict", lambda d, b: d["u"] + b, ({"u": x}, x),
+             [((x, x), {}), (((x,), x), {}), (({"v": x}, x), {}), (({"u": x},), {}),
+              (({"u": x}, x, x), {}), (({"u": x},), {"b": x})]),
+            ("none", lambda a, b: a, (x, None), [((x, x), {}), ((x,), {}), ((x, (None,)), {})]),
+            ("list", lambda a: a[0] + a[1], ([x, x],),
+             [(((x, x),), {}), (([x],), {}), ((x,), {})])):
+        compiled = jax.jit(f).lower(*args).compile()
+        loaded = se.deserialize_and_load(*se.serialize(compiled))
+        out[name] = [[_message(lambda: c(*a, **k)) for a, k in calls]
+                     for c in (compiled, loaded)]
+    return out
+
+
 def run_mesh(jax) -> dict:
     return {"serialize": serialize_mesh_cases(jax), "under_a_jit": under_a_jit_cases(jax),
             "jit_caches": jit_cache_mesh_cases(jax),
             "custom_partitioning": custom_partitioning_mesh_cases(jax),
             "compiled_call_shardings": compiled_call_shardings_cases(jax),
             "tokens": token_mesh_cases(jax), "token_loops": token_loops_mesh_cases(jax),
-            "donation": donation_mesh_cases(jax)}
+            "donation": donation_mesh_cases(jax),
+            "custom_partitioning_errors": custom_partitioning_error_cases(jax),
+            "loaded_pytrees": loaded_pytree_cases(jax)}
