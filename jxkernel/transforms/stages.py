@@ -270,7 +270,8 @@ def trace_jitted(jitted, args, kwargs, high=False) -> Traced:
                     trace_s=trace_s)
     if not (refs or high and is_high_trace(closed)):
         _remember_trace(jitted, traced, signature, lambda: jitted._miss(
-            treedef, statics, avals, dyn_args, dyn_kwargs, _client.default_device()))
+            treedef, statics, avals, dyn_args, dyn_kwargs, _client.default_device()),
+            reused=found is not None)
     return traced
 
 
@@ -299,14 +300,15 @@ def _traced_before(jitted, signature):
         compiled_trace(jitted._cache, signature)
 
 
-def _remember_trace(jitted, traced, signature, miss) -> None:
+def _remember_trace(jitted, traced, signature, miss, reused=False) -> None:
     """As JAX's tracing cache holds what `.trace`/`.lower` traced: a call at the same types
     reuses the trace (the first compile made from it tells its miss, once: a `.compile()` of
     it, or the call's: jit_primitive.untold), and `.compile()`'s executable is that call's
     program too (`_share_program`). Top-level traces only (a trace inside another, under
     named axes, is the bind path's; nor a tool's, inside compile_record.unlogged()). Inside
     another trace, a call there reuses it as the bind path's own trace (Flax's summary lowers
-    each module's method, then calls it, inside its parent's trace)."""
+    each module's method, then calls it, inside its parent's trace). `reused`: the trace is
+    another's (a sibling jit's: _traced_before), no miss of the tracing cache to tell."""
     if visible_axes() or not compile_record.logged():
         return
     jaxpr, consts = convert_constvars_to_invars(traced.jaxpr)
@@ -326,7 +328,7 @@ def _remember_trace(jitted, traced, signature, miss) -> None:
     key = signature + NOWHERE
     if key not in jitted._traces:
         jitted._traces[key] = (jaxpr, consts, traced.out_tree, traced.jaxpr)
-        traced_under(jitted, jaxpr, traced.jaxpr, miss)
+        traced_under(jitted, jaxpr, traced.jaxpr, None if reused else miss)
     if jitted._traces[key][3] is traced.jaxpr:
         traced._call_key, traced._shared_jaxpr, traced._miss = signature, jaxpr, miss
 
