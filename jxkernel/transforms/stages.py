@@ -21,6 +21,7 @@ import numpy as np
 from ..core import compile_record, jaxpr_cost, vma
 from ..core.axis_env import visible_axes
 from ..core.config import config
+from ..core.mesh import on_context_mesh
 from ..core.staging import convert_constvars_to_invars
 from ..core.trace import Tracer, _ctx, eval_trace
 from ..core.avals import ShapedArray, ShapeDtypeStruct, abstract_token
@@ -429,7 +430,8 @@ class Traced(_Stage):
             if self.jitted._sharded or any_sharded(self._leaves):
                 raise NotImplementedError("lower(lowering_platforms=...) of a program "
                                           "partitioned over a mesh is not implemented")
-        if not (self.jitted._sharded or any_sharded(self._leaves)):
+        if not (self.jitted._sharded or any_sharded(self._leaves) or
+                on_context_mesh() and self.jitted._device is None):   # (set_mesh: as a call)
             # where its used arguments, its own pin or the pinned jits inside it place it
             device, committed = program_placement(
                 self.jitted, self.jaxpr, self.jitted._device, True, self._leaves,

@@ -561,6 +561,29 @@ def loaded_pytree_cases(jax):
     return out
 
 
+def set_mesh_stage_cases(jax):
+    """(stop 70) `.lower()` of a jit under set_mesh, its arguments host data or none: lowered
+    over the mesh's devices, as a call runs it (it was lowered for one device); the compiled
+    program's result shardings, and what lowering, compiling and a call compile."""
+    jnp, sh = jax.numpy, jax.sharding
+    jtu = importlib.import_module(jax.__name__ + "._src.test_util")
+    lax, out = jax.lax, {}
+    for kind in ("Explicit", "Auto"):
+        mesh = jax.make_mesh((2, 4), ("x", "y"), axis_types=(getattr(sh.AxisType, kind),) * 2)
+        with jax.set_mesh(mesh):
+            f = jax.jit(lambda x: x * 2)
+            with jtu.count_jit_compilation_cache_miss() as compiled:
+                lowered = f.lower(np.ones(8, np.float32))
+                program = lowered.compile()
+                called = f(np.ones(8, np.float32))
+            out[kind] = [lowered.as_text().splitlines()[0], repr(program.output_shardings),
+                         repr(called.sharding), compiled()]
+            out[f"{kind}_no_arguments"] = [
+                repr(jax.jit(lambda: jnp.ones(3)).lower().compile().output_shardings),
+                repr(jax.jit(lambda: lax.create_token()).lower().compile().output_shardings)]
+    return out
+
+
 def run_mesh(jax) -> dict:
     return {"serialize": serialize_mesh_cases(jax), "under_a_jit": under_a_jit_cases(jax),
             "jit_caches": jit_cache_mesh_cases(jax),
@@ -569,4 +592,5 @@ def run_mesh(jax) -> dict:
             "tokens": token_mesh_cases(jax), "token_loops": token_loops_mesh_cases(jax),
             "donation": donation_mesh_cases(jax),
             "custom_partitioning_errors": custom_partitioning_error_cases(jax),
-            "loaded_pytrees": loaded_pytree_cases(jax)}
+            "loaded_pytrees": loaded_pytree_cases(jax),
+            "set_mesh_stages": set_mesh_stage_cases(jax)}
