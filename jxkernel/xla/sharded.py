@@ -177,13 +177,13 @@ def device_put(x, sharding) -> Array:
         # typed keys (any extended dtype's values): their data laid out so (the element axes
         # unsplit), and of their type still
         return wrap_physical(x.aval, device_put(x._base, sharding))
+    if is_token_buffer(x) and not (is_sharded(x) and x._sharding == sharding):
+        return token_over(x, sharding)
     if is_sharded(x):
         x._check_alive()
         if x._sharding == sharding:
             return x
         value, aval = None, x.aval                # moved on the devices (_relayout)
-    if is_token_buffer(x):
-        return token_over(x, sharding)
     elif isinstance(x, Array):
         x._check_alive()
         value, aval = x._value, x.aval
