@@ -357,7 +357,8 @@ def backend_compile_and_load(backend, module, executable_devices, options, host_
 
 # how jaxlib words a Python callback's failure while XLA compiles: custom_partitioning's
 # partition, inspect_array_sharding's callback
-_CALLBACK_FAILURES = ("INTERNAL: custom_partitioner: ", "INTERNAL: Error calling inspect_sharding: ")
+_CALLBACK_FAILURES = ("INTERNAL: custom_partitioner: ",
+                      "INTERNAL: Error calling inspect_sharding: ")
 
 
 def _in_a_callback(error: Exception) -> bool:
