@@ -112,6 +112,11 @@ class custom_partitioning:
             return out
         call, consts = convert_constvars_to_invars(
             trace_to_jaxpr(flat_fun, [get_aval(x) for x in flat]))
+        if consts:      # JAX's `assert not len(consts)`: its class (its message is empty)
+            raise AssertionError(
+                f"custom_partitioning's function {getattr(self.fun, '__name__', self.fun)!r} "
+                f"closes over {len(consts)} array(s) (or tracers), which JAX refuses: pass "
+                f"them as arguments (scalars may stay closed over)")
         if self.sharding_rule is None and (self.propagate_user_sharding is not None or
                                            self.infer_sharding_from_operands is not None):
             raise NotImplementedError(

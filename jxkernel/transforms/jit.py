@@ -45,7 +45,7 @@ from .jit_cache import (LAST_HIT, NO_HITS, NOWHERE, Entry, check_traceable, clea
                         jit_setstate, last_hit_for, remember, sibling_trace)
 from .jit_primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, traced_under, untold
 from . import jit_high, jit_refs
-from .stages import Lowered, Traced, lower_jit, trace_jitted
+from .stages import Lowered, Traced, lower_jit, program_of, trace_jitted
 
 _flatten = _registry.flatten           # tree_flatten without the wrapper (the hit path uses it)
 
@@ -304,11 +304,11 @@ class Jitted(native.JitFunction if native else object):
         key = key[:4] + (device,)            # (kept where it runs: the used arguments' device)
         module = lower_jit(self, closed, out_tree, device, jit_refs.without_refs(
             self._donated_leaves(dyn_args, dyn_kwargs), refs), arg_names=names)
-        entry, phases = self._build(closed, out_tree, module, trace_s, names,
-                                    compiler_options=self._compiler_options)
+        entry, phases = program_of(self, closed, out_tree, module, trace_s, names)
         self._cache[key] = entry
-        self._record(treedef, statics, avals, dyn_args, dyn_kwargs, phases, device, closed.consts,
-                     traced is None or untold(traced[0]))    # (a trace reused: no miss)
+        if phases is not None:          # (None: a `.compile()` of this program, reused)
+            self._record(treedef, statics, avals, dyn_args, dyn_kwargs, phases, device,
+                         closed.consts, traced is None or untold(traced[0]))  # (reused: no miss)
         return entry
 
     def _build(self, closed, out_tree, module, trace_s=0.0, leaf_names=None,

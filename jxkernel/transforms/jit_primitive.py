@@ -153,10 +153,10 @@ _seen_under = weakref.WeakKeyDictionary()     # Jitted -> its signatures traced 
 def traced_under(jitted, jaxpr, closed, miss) -> None:
     """`jaxpr` (a jit equation's, made from `closed`) is `jitted`'s: a trace that missed, the
     cause explained against its signatures before (`miss()`, the compile record's Miss), or
-    an eager compile's trace reused (no miss: nothing to tell)."""
+    an eager compile's trace reused, or a sibling jit's (`miss` None): nothing to tell."""
     if compile_record.origin_of(jitted._source_text(), jitted._by_user) != compile_record.USER:
         return                                      # jxkernel's own jits: eager work
-    if any(entry.jaxpr is closed for entry in jitted._cache.values()):
+    if miss is None or any(entry.jaxpr is closed for entry in jitted._cache.values()):
         _origins[jaxpr] = _Origin(jitted, None, (), True)
         return
     found = miss()

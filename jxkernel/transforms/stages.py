@@ -21,10 +21,11 @@ import numpy as np
 from ..core import compile_record, jaxpr_cost, vma
 from ..core.axis_env import visible_axes
 from ..core.config import config
+from ..core.mesh import on_context_mesh
 from ..core.staging import convert_constvars_to_invars
 from ..core.trace import Tracer, _ctx, eval_trace
 from ..core.avals import ShapedArray, ShapeDtypeStruct, abstract_token
-from ..tree_util import equality_errors, keystr, tree_flatten, tree_unflatten
+from ..tree_util import equality_errors_pytreedef, keystr, tree_flatten, tree_unflatten
 from ..xla import client as _client
 from ..xla import pipeline
 from ..xla.array import Array, is_plain
@@ -33,7 +34,7 @@ from ..xla.lowering import NeedsMesh
 from . import jit_refs
 from .jit_high import is_high_trace
 from .jit_args import abstract_leaf_aval, flat_pinned, leaf_aval, result_paths, token_carriers
-from .jit_cache import NOWHERE, compiled_trace, stage_key
+from .jit_cache import NOWHERE, compiled_trace, sibling_trace, stage_key
 from .jit_pinned import one_device_given, program_placement
 from .jit_primitive import any_sharded, traced_under, untold
 
@@ -120,6 +121,18 @@ def lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms=None,
     return lowered[key]
 
 
+def program_of(jitted, closed, out_tree, module, trace_s, leaf_names) -> tuple:
+    """(Entry, Phases) of a call's program, `module` lowered from the trace `closed`: the one
+    a `.compile()` of that very module made, with Phases None (JAX's Lowered keeps its
+    executable: a call lowering the same program compiles nothing, a keep_unused jit's too),
+    else compiled now."""
+    found = _COMPILED.get(closed, {}).get(id(module))
+    if found is not None:
+        return found[1], None
+    return jitted._build(closed, out_tree, module, trace_s, leaf_names,
+                         compiler_options=jitted._compiler_options)
+
+
 def _lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms, locations,
                arg_names, one_device, rules) -> pipeline.Module:
     jaxpr, donated_refs, aliases = jit_refs.donating(closed)     # (each Ref updated in place)
@@ -196,9 +209,7 @@ def check_argument_shardings(arrays, required, arg_names) -> None:
 
 
 def _tree_mismatch(want, got) -> str:
-    expected = tree_unflatten(want, [0] * want.num_leaves)
-    given = tree_unflatten(got, [0] * got.num_leaves)
-    errors = list(equality_errors(expected, given))
+    errors = list(equality_errors_pytreedef(want, got))     # (a leaf: "pytree leaf", as JAX's)
     where = lambda path: ("args" + keystr(path[1:]) if path and path[0].idx == 0 else
                           "kwargs" + keystr(path[1:])) if path else "the arguments"
     details = "\n".join(f"    * at {where(path)}, seen {seen} but now given {now}, so {why}"
@@ -260,7 +271,8 @@ def trace_jitted(jitted, args, kwargs, high=False) -> Traced:
                     trace_s=trace_s)
     if not (refs or high and is_high_trace(closed)):
         _remember_trace(jitted, traced, signature, lambda: jitted._miss(
-            treedef, statics, avals, dyn_args, dyn_kwargs, _client.default_device()))
+            treedef, statics, avals, dyn_args, dyn_kwargs, _client.default_device()),
+            reused=found is not None)
     return traced
 
 
@@ -284,19 +296,20 @@ def _traced_before(jitted, signature):
     if _ctx.trace is not eval_trace:
         found = jitted._traces.get(signature + vma.trace_place())
         return (found[3], found[2]) if found is not None else None
-    found = jitted._traces.get(signature + NOWHERE)
+    found = jitted._traces.get(signature + NOWHERE) or sibling_trace(jitted, signature)
     return (found[3], found[2]) if found is not None else \
         compiled_trace(jitted._cache, signature)
 
 
-def _remember_trace(jitted, traced, signature, miss) -> None:
+def _remember_trace(jitted, traced, signature, miss, reused=False) -> None:
     """As JAX's tracing cache holds what `.trace`/`.lower` traced: a call at the same types
     reuses the trace (the first compile made from it tells its miss, once: a `.compile()` of
     it, or the call's: jit_primitive.untold), and `.compile()`'s executable is that call's
     program too (`_share_program`). Top-level traces only (a trace inside another, under
     named axes, is the bind path's; nor a tool's, inside compile_record.unlogged()). Inside
     another trace, a call there reuses it as the bind path's own trace (Flax's summary lowers
-    each module's method, then calls it, inside its parent's trace)."""
+    each module's method, then calls it, inside its parent's trace). `reused`: the trace is
+    another's (a sibling jit's: _traced_before), no miss of the tracing cache to tell."""
     if visible_axes() or not compile_record.logged():
         return
     jaxpr, consts = convert_constvars_to_invars(traced.jaxpr)
@@ -316,7 +329,7 @@ def _remember_trace(jitted, traced, signature, miss) -> None:
     key = signature + NOWHERE
     if key not in jitted._traces:
         jitted._traces[key] = (jaxpr, consts, traced.out_tree, traced.jaxpr)
-        traced_under(jitted, jaxpr, traced.jaxpr, miss)
+        traced_under(jitted, jaxpr, traced.jaxpr, None if reused else miss)
     if jitted._traces[key][3] is traced.jaxpr:
         traced._call_key, traced._shared_jaxpr, traced._miss = signature, jaxpr, miss
 
@@ -345,7 +358,8 @@ def _share_program(lowered, entry) -> bool | None:
     traced = lowered.traced
     if getattr(traced, "_call_key", None) is None:
         return None
-    # (not a keep_unused=True jit's: JAX's call lowers again, its lowering cache keyed on it)
+    # (not a keep_unused=True jit's: its siblings' calls share the cache, but not its program:
+    # its own call finds it by its lowered module, jit.py's _compile)
     if lowered._partitioning is None and not lowered._platforms and \
             getattr(lowered, "_plain", False) and lowered.device is not None and \
             not traced.jitted._keep_unused:
@@ -416,7 +430,8 @@ class Traced(_Stage):
             if self.jitted._sharded or any_sharded(self._leaves):
                 raise NotImplementedError("lower(lowering_platforms=...) of a program "
                                           "partitioned over a mesh is not implemented")
-        if not (self.jitted._sharded or any_sharded(self._leaves)):
+        if not (self.jitted._sharded or any_sharded(self._leaves) or
+                on_context_mesh() and self.jitted._device is None):   # (set_mesh: as a call)
             # where its used arguments, its own pin or the pinned jits inside it place it
             device, committed = program_placement(
                 self.jitted, self.jaxpr, self.jitted._device, True, self._leaves,

@@ -40,7 +40,8 @@ import numpy as np
 
 from ..core.config import config
 from ..core import dtypes
-from ..core.avals import ShapedArray, typed_sharding
+from ..core.avals import ShapedArray, abstract_token, typed_sharding
+from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.earray import EArray
 from ..core.errors import check_bool_conversion, check_integer_conversion, check_scalar_conversion
 from ..core.basearray import Array as BaseArray
@@ -303,6 +304,8 @@ class ArrayImpl:
     def copy(self) -> Array:
         """A new Array with its own buffer(s), on the same device(s)."""
         self._check_alive()
+        if self._sharding is not None and on_mesh.is_token_buffer(self):
+            return on_mesh.token_over(self, self._sharding)     # (no data: device to device)
         if self._sharding is not None:              # each device's block put anew
             return on_mesh.put(self._value, self.aval, self._sharding)
         return self._rewrap(_copy_buffer(self._buf, self._buf._sharding))
@@ -336,7 +339,11 @@ held_by_jxkernel: list = []    # -> Arrays jxkernel keeps, no user's (views/memo
 
 
 def sharded_array(buf, aval: ShapedArray, sharding) -> ArrayImpl:
-    """The Array of a buffer over `sharding`'s mesh (its Explicit axes in the aval's type)."""
+    """The Array of a buffer over `sharding`'s mesh (its Explicit axes in the aval's type;
+    a token's carrier keeps the token type, which has no sharding, as JAX's)."""
+    if aval is abstract_token:      # (replicated, P(): it has no dimension to name)
+        return ArrayImpl(buf, aval, NamedSharding(sharding.mesh, PartitionSpec())
+                         if type(sharding) is NamedSharding else sharding)
     typed = typed_sharding(sharding, len(aval.shape))
     if typed != aval.sharding:
         aval = aval.update(sharding=typed)
@@ -405,6 +412,12 @@ def array_to_device(x: Array, device, copy: bool) -> Array:
     if device is None and not copy:             # itself, as JAX's (deleted or not)
         return x
     x._check_alive()
+    if x._sharding is not None and on_mesh.is_token_buffer(x):
+        # a token's carrier: one device's copied (it has no host value), where none is
+        # named to the default device, as JAX's device_put of a Token under set_mesh
+        one = uncommitted_sharding_for((_client.default_device(),)) if device is None \
+            else sharding_for((device,))
+        return Array(_copy_buffer(x._buf._arrays[0], one), x.aval)
     if x._sharding is not None:                 # over a mesh: gathered onto one device
         if device is None:
             return x.copy() if copy else x      # split over a mesh: it stays so

@@ -251,7 +251,7 @@ def compile_module(text: str, devices, host_callbacks=(), propagate_outputs=None
     options = _compile_options(devices, propagate_outputs, compiler_options)
     device_list = xc.DeviceList(devices)
     start = time.perf_counter()
-    path = None if key is None else _disk_path(key)
+    path = None if key is None or not _serializable(text, devices) else _disk_path(key)
     loaded = _disk_load(path, backend, device_list, options) if path else None
     source = "disk"
     if loaded is not None:          # JAX's line, WARNING with jax_log_compiles on
@@ -288,6 +288,16 @@ def compile_module(text: str, devices, host_callbacks=(), propagate_outputs=None
     if key is not None:
         _memory_cache[key] = loaded
     return loaded, phases
+
+
+def _serializable(text: str, devices) -> bool:
+    """Whether jaxlib can serialize the executable of `text` for the disk cache: 0.10.2's
+    crashes (a segmentation fault) on a program over several devices that takes a token
+    (a set_mesh's eager after_all; JAX's persistent cache would too, off by default there)."""
+    if len(devices) == 1:
+        return True
+    start = text.find("@main(")
+    return "!stablehlo.token" not in text[start:text.find("->", start)]
 
 
 # jax_explain_cache_misses also tells the persistent cache's misses and writes, as JAX's
@@ -336,11 +346,26 @@ def backend_compile_and_load(backend, module, executable_devices, options, host_
                                                        host_callbacks=list(host_callbacks))
             return backend.client.compile_and_load(module, executable_devices, options)
         except Exception as e:
+            if _in_a_callback(e):
+                raise           # jaxlib's error as it is, as JAX raises it (no module line)
             if not is_out_of_memory(e):
                 raise CompileError(_explain_compile_error(e, str(module))) from None
             if attempt:
                 raise out_of_memory("compile a program", e) from None
             release_memory()
+
+
+# how jaxlib words a Python callback's failure while XLA compiles: custom_partitioning's
+# partition, inspect_array_sharding's callback
+_CALLBACK_FAILURES = ("INTERNAL: custom_partitioner: ",
+                      "INTERNAL: Error calling inspect_sharding: ")
+
+
+def _in_a_callback(error: Exception) -> bool:
+    """Whether XLA's compile failed in a Python callback it called (jaxlib's JaxRuntimeError
+    with the callback's traceback), which JAX raises as it is."""
+    return isinstance(error, _client.JaxRuntimeError) and \
+        str(error).startswith(_CALLBACK_FAILURES)
 
 
 def _parse_ir(text: str):

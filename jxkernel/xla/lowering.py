@@ -19,6 +19,7 @@ from ..core import avals as _avals
 from ..core.dce import dce_jaxpr
 from ..core.errors import aval_text
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal
+from ..core.mesh import UNCONSTRAINED
 from ..core.primitive import lowering_rules
 from ..core.source_info import stack_text, user_stacklevel
 from . import stablehlo as hlo
@@ -484,38 +485,80 @@ def set_up_aliases(jaxpr: Jaxpr, donated, aliases=None) -> tuple[list, list]:
     in_vars = jaxpr.constvars + jaxpr.invars
     aliases = aliases or {}
     donated = [bool(d) for d in donated]
-    avals_in = [v.aval for v in in_vars]
-    avals_out = [v.aval for v in jaxpr.outvars]
-    waiting = collections.defaultdict(collections.deque)
-    attrs, left, aliased = [None] * len(in_vars), list(donated), set()
+    attrs, left = [None] * len(in_vars), list(donated)
     for i, j in aliases.items():
         if donated[i]:
             attrs[i], left[i] = f"tf.aliasing_output = {hlo.i32_attr(j)}", False
-            aliased.add(j)
+    found = _donations([v.aval for v in in_vars], [v.aval for v in jaxpr.outvars], left,
+                       {j for i, j in aliases.items() if donated[i]})
+    for i, j in found.items():
+        attrs[i], left[i] = ("jax.buffer_donor = true" if j is None else
+                             f"tf.aliasing_output = {hlo.i32_attr(j)}"), False
+    _warn_unusable([v.aval for v in in_vars], left)
+    return attrs, [d and not u for d, u in zip(donated, left)]
+
+
+def set_up_donors(jaxpr: Jaxpr, donated, arg_shardings, result_shardings) -> tuple[list, list]:
+    """set_up_aliases for a program partitioned over a mesh, as JAX's decides there: each
+    device's share matched (shard shapes); a donated input that finds a result is given to
+    XLA (`jax.buffer_donor`: XLA picks such a program's result layouts, and reuses what it
+    can: xla/sharded.py deletes those alone); where a result's sharding is XLA's choice (None,
+    or P.UNCONSTRAINED in it), every donated input is given so; one that none takes is not
+    donated and lowering warns, naming its shard's type (`float32[2,2]`), as JAX's."""
+    in_vars = jaxpr.constvars + jaxpr.invars
+    arg_shardings = arg_shardings or [None] * len(in_vars)
+    result_shardings = result_shardings or [None] * len(jaxpr.outvars)
+    ins = [_shard_aval(v.aval, s) for v, s in zip(in_vars, arg_shardings)]
+    left = [bool(d) for d in donated]
+    if all(s is not None and UNCONSTRAINED not in tuple(s.spec) for s in result_shardings):
+        outs = [_shard_aval(v.aval, s) for v, s in zip(jaxpr.outvars, result_shardings)]
+        for i in _donations(ins, outs, left, set()):
+            left[i] = False
+        _warn_unusable(ins, left)
+    else:
+        left = [False] * len(left)
+    usable = [d and not u for d, u in zip(donated, left)]
+    return ["jax.buffer_donor = true" if u else None for u in usable], usable
+
+
+def _shard_aval(aval, sharding):
+    """The aval of each device's share of a value laid out as `sharding` (None: whole)."""
+    if sharding is None or aval is _avals.abstract_token:
+        return aval
+    return aval.update(shape=sharding.shard_shape(aval.shape), sharding=None)
+
+
+def _donations(avals_in, avals_out, left, taken) -> dict:
+    """{input: the result it aliases, or None where it is given to XLA for any}: each input
+    `left` to donate takes the first free result (not in `taken`) of its shape and dtype,
+    then one of as many elements, as JAX's _set_up_aliases matches them (tokens: by type)."""
+    waiting, found = collections.defaultdict(collections.deque), {}
     for i, (aval, d) in enumerate(zip(avals_in, left)):
         if d:
             waiting[(aval.shape, aval.dtype)].append(i)
+    taken = set(taken)
     for j, aval in enumerate(avals_out):
-        if j in aliased:
-            continue
-        if waiting.get((aval.shape, aval.dtype)):
-            i = waiting[(aval.shape, aval.dtype)].popleft()
-            attrs[i], left[i] = f"tf.aliasing_output = {hlo.i32_attr(j)}", False
-            aliased.add(j)
+        if j not in taken and waiting.get((aval.shape, aval.dtype)):
+            found[waiting[(aval.shape, aval.dtype)].popleft()] = j
+            taken.add(j)
     by_size = collections.defaultdict(collections.deque)
     for j, aval in enumerate(avals_out):
-        if j not in aliased:
+        if j not in taken and aval is not _avals.abstract_token:
             by_size[aval.size].append(j)
     for i, aval in enumerate(avals_in):
-        if left[i] and by_size.get(aval.size):
+        if left[i] and i not in found and aval is not _avals.abstract_token and \
+                by_size.get(aval.size):
             by_size[aval.size].popleft()
-            attrs[i], left[i] = "jax.buffer_donor = true", False
+            found[i] = None
+    return found
+
+
+def _warn_unusable(avals_in, left) -> None:
     if any(left):
         unusable = ", ".join(aval_text(a, weak=False) for a, u in zip(avals_in, left) if u)
         warnings.warn(f"Some donated buffers were not usable: {unusable}.\nSee an explanation "
                       f"at https://docs.jax.dev/en/latest/faq.html#buffer-donation.",
                       stacklevel=user_stacklevel())
-    return attrs, [d and not u for d, u in zip(donated, left)]
 
 
 def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
@@ -555,8 +598,8 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
     if mesh is None:
         arg_attrs, module_ctx.donated = set_up_aliases(jaxpr, donated, aliases)
     else:       # XLA picks the layouts of a partitioned program's results: donors only
-        arg_attrs = ["jax.buffer_donor = true" if d else None for d in donated]
-        module_ctx.donated = donated
+        arg_attrs, module_ctx.donated = set_up_donors(jaxpr, donated, arg_shardings,
+                                                      result_shardings)
     result_attrs = None
     if mesh is None and one_device is not None:
         arg_attrs, result_attrs = hlo.on_empty_mesh(module, in_vars, arg_attrs, jaxpr.outvars,

@@ -16,13 +16,14 @@ such a program of one equation, so it runs sharded too.
 from __future__ import annotations
 
 import functools
+import re
 import sys
 
 import numpy as np
 
 from ..core.config import config
 from ..core.physical import is_extended, physical_aval, wrap_physical
-from ..core.avals import ShapedArray, ShapeDtypeStruct
+from ..core.avals import ShapedArray, ShapeDtypeStruct, Token, abstract_token
 from ..core.device_assignment import check_device_assignment
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.lru import LRU, PROGRAMS
@@ -37,7 +38,7 @@ from . import pipeline
 # (this module loads with the first mesh, so the guards' small module loads with it)
 from . import transfer_guard
 from .array import Array, Shard, is_sharded, sharded_array
-from .buffer import _COPY, _frozen, _rewrap_buffer, _to_host, sharding_for
+from .buffer import _COPY, _copy_buffer, _frozen, _rewrap_buffer, _to_host, sharding_for
 from .host_values import _host_value
 from .transfers import put_on_device  # (this module's device_put is the mesh's)
 from .client import xc
@@ -176,6 +177,8 @@ def device_put(x, sharding) -> Array:
         # typed keys (any extended dtype's values): their data laid out so (the element axes
         # unsplit), and of their type still
         return wrap_physical(x.aval, device_put(x._base, sharding))
+    if is_token_buffer(x) and not (is_sharded(x) and x._sharding == sharding):
+        return token_over(x, sharding)
     if is_sharded(x):
         x._check_alive()
         if x._sharding == sharding:
@@ -203,6 +206,22 @@ def device_put(x, sharding) -> Array:
         whole = NamedSharding(sharding.mesh, PartitionSpec(), memory_kind=sharding.memory_kind)
         return _relayout(put(value, aval, whole), sharding)
     return put(value, aval, sharding)
+
+
+def is_token_buffer(x) -> bool:
+    """Whether `x` is a token's carrier on XLA's devices (a token-shaped buffer, which has no
+    host value; the NumPy backend's is an empty bool array, placed as any other)."""
+    return getattr(x, "aval", None) is abstract_token and type(x._buf) is xc.ArrayImpl
+
+
+def token_over(x: Array, sharding: NamedSharding) -> Array:
+    """A token's carrier on every device of `sharding`'s mesh: copies of one device's (a
+    token has no data to lay out, and XLA moves a token buffer between devices only, never
+    to the host), as JAX's device_put of a Token made before set_mesh gives."""
+    x._check_alive()
+    one = x._buf._arrays[0] if is_sharded(x) else x._buf
+    return _assemble([_copy_buffer(one, sharding_for((d,))) for d in sharding.mesh._flat_devices],
+                     x.aval, sharding)
 
 
 def _relayout(x: Array, sharding: NamedSharding) -> Array:
@@ -325,6 +344,8 @@ class ShardedExecutable(Executable):
     def __init__(self, loaded, out_avals, devices, name, donated, *, mesh: Mesh, out_shardings,
                  user_shardings, arg_avals, out_meshes=None, kept=None):
         super().__init__(loaded, out_avals, devices, name, donated, kept=kept)
+        if self.donated:    # those XLA reuses alone: it may decline a donor (JAX deletes those)
+            self.donated = reused_arguments(loaded, self.donated)
         # results are Arrays over the mesh even on one device (JAX's NamedSharding): through
         # _finish, never the one-device shortcut of Executable.call_buffers
         self._simple = False
@@ -344,6 +365,19 @@ class ShardedExecutable(Executable):
         outs = super()._finish(bufs, outs)          # donation and the in-flight throttle
         return [sharded_array(o, p, s) if a is p else wrap_physical(a, sharded_array(o, p, s))
                 for o, a, p, s in zip(outs, self.out_avals, self._physical, self.out_shardings)]
+
+
+# an entry of a compiled module's input_output_alias: "{0}: (2, {}, may-alias)" (parameter 2)
+_ALIAS = re.compile(r"\{[\d, ]*\}: \((\d+), \{[\d, ]*\}, (?:may|must)-alias\)")
+
+
+def reused_arguments(loaded, donated) -> tuple:
+    """The `donated` arguments whose buffers XLA's compiled program reuses for results (its
+    module's input_output_alias): a donor it found no use for stays alive, as JAX's runtime
+    leaves it (a partitioned program's donors are XLA's to take or not: lowering.set_up_donors)."""
+    header = loaded.get_hlo_text().split("\n", 1)[0]
+    reused = {int(p) for p in _ALIAS.findall(header)}
+    return tuple(i for i in donated if i in reused)
 
 
 def _keep(buf, aval):
@@ -480,9 +514,16 @@ def _avals(args) -> tuple:
                  for a in args)
 
 
+def _carriers(args) -> list:
+    """The operands as programs take them: a Token as its carrier (an Array of the token
+    type, as dispatch's one-device path and jit pass it)."""
+    return [a._buf if type(a) is Token else a for a in args]
+
+
 def apply_primitive(prim, args, params):
     """Run `prim` on operands of which some are Arrays over a mesh: partitioned over their
     mesh; or, none being so, over the mesh set_mesh set (as JAX runs eager operations)."""
+    args = _carriers(args)
     context = None if any(is_sharded(a) for a in args) else get_mesh()
     shardings, avals = _operand_shardings(args, context), _avals(args)
     key = (prim, tuple(params.items()), avals, shardings, current_override(), context)
@@ -503,6 +544,7 @@ def run_jaxpr(closed, name, args, mesh=None, on_compile=None) -> list:
     """Run a closed jaxpr (a jit equation a transformation rewrote) partitioned over the mesh
     of its sharded operands, or over `mesh` (that of a sharding constraint inside).
     `on_compile(avals, shardings, phases, platform)` is called when it compiles."""
+    args = _carriers(args)
     shardings, avals = _operand_shardings(args, mesh), _avals(args)
     key = (closed, avals, shardings)
     exe = _eager.get(key)

@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from ..core.avals import abstract_token
 from ..core.mesh import (
     AbstractMesh,
     AxisType,
@@ -359,11 +360,12 @@ def mesh_symbol(module, home: Mesh, mesh: Mesh) -> str:
 
 def sdy_attrs(module, mesh: Mesh, in_vars, arg_attrs, arg_shardings, out_vars, result_shardings):
     """(argument attributes, result attributes) of a module partitioned over `mesh`; declares
-    the mesh in `module`. A None sharding leaves that value to XLA's propagation."""
+    the mesh in `module`. A None sharding leaves that value to XLA's propagation; a token
+    has none (it has no data to split: XLA refuses one there, and JAX gives it none)."""
     module.symbols.append(sdy_mesh_line(mesh))
 
     def attr(base, sharding, var):
-        if sharding is None:
+        if sharding is None or var.aval is abstract_token:
             return base
         text = f"sdy.sharding = {sdy_sharding(module, mesh, sharding, len(var.aval.shape))}"
         return text if base is None else f"{base}, {text}"

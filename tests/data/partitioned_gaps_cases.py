@@ -5,6 +5,7 @@ tests/sharding/test_partitioned_gaps.py runs the same with jxkernel and compares
 (ints, bits, shapes, texts, error words)."""
 import functools
 import importlib
+import warnings
 
 import numpy as np
 from public_names_cases import enc
@@ -146,6 +147,27 @@ def jit_cache_cases(jax):
         lambda: jax.jit(g)(x, x), lambda: jax.jit(g, keep_unused=True)(x, x),
         lambda: sorted(jax.jit(g, keep_unused=True).lower(x, x).compile()._executable
                        ._kept_var_idx) == [0, 1] or traces.append("kept"))
+    # (stop 70) a keep_unused jit's call after its `.lower().compile()` compiles nothing; a
+    # jit of other options lowers the trace another's call or stage made
+    g = make()
+    f = jax.jit(g, keep_unused=True)
+    out["keep_unused_compile_then_call"] = scenario(lambda: f.lower(x, x).compile(),
+                                                    lambda: f(x, x), lambda: f(x, x))
+    f = jax.jit(lambda a, n: h(a, n), keep_unused=True, static_argnums=1)   # (not h's caches)
+    out["keep_unused_static_compile_then_call"] = scenario(lambda: f.lower(x, 2).compile(),
+                                                           lambda: f(x, 2))
+    g = make()
+    out["keep_unused_then_donating_compile"] = scenario(
+        lambda: jax.jit(g, keep_unused=True).lower(x, x).compile(),
+        lambda: jax.jit(g, keep_unused=True, donate_argnums=1).lower(x, x).compile(),
+        lambda: jax.jit(g, keep_unused=True, donate_argnums=1)(x, jnp.ones(3)))
+    g = make()
+    out["lower_then_donating_lower"] = scenario(      # (steps: jxkernel lowers as it compiles)
+        lambda: jax.jit(g).lower(x, x), lambda: jax.jit(g, donate_argnums=1).lower(x, x),
+        lambda: jax.jit(g, donate_argnums=1).lower(x, x).compile())["steps"]
+    g = make()
+    out["call_then_donating_lower"] = scenario(
+        lambda: jax.jit(g)(x, x), lambda: jax.jit(g, donate_argnums=1).lower(x, x))["steps"]
     out["static"] = scenario(
         lambda: jax.jit(h, static_argnums=1)(x, 2), lambda: jax.jit(h, static_argnums=1)(x, 2),
         lambda: jax.jit(h, static_argnames="n")(x, 2), lambda: jax.jit(h, static_argnums=1)(x, 3))
@@ -349,8 +371,226 @@ def compiled_call_shardings_cases(jax):
     return out
 
 
+def _token_kind(jax, t):
+    """A token as JAX gives it: its class, its type, and its carrier's placement (replicated
+    over how many devices)."""
+    s = t._buf.sharding
+    return [type(t).__name__, str(jax.typeof(t)), s.is_fully_replicated, len(s.device_set)]
+
+
+def token_mesh_cases(jax):
+    """Tokens under set_mesh of a mesh with Explicit axes (stop 70): made, joined, passed to
+    and given back by jits, carried through loops unchanged, placed; one made before
+    set_mesh, used under it."""
+    lax, jnp, sh = jax.lax, jax.numpy, jax.sharding
+    mesh = jax.make_mesh((2, 4), ("x", "y"), axis_types=(sh.AxisType.Explicit,) * 2)
+    kind = functools.partial(_token_kind, jax)
+    before = lax.create_token()
+    with jax.set_mesh(mesh):
+        t = lax.create_token()
+        paired = jax.jit(lambda a, x: (lax.after_all(a), x * 2))(t, jnp.ones(8))
+        return {
+            "create": kind(t),
+            "create_with_argument": kind(lax.create_token(jnp.ones(3))),
+            "after_all": kind(lax.after_all(t, t)),
+            "after_all_none": kind(lax.after_all()),
+            "after_all_made_before": kind(lax.after_all(before, t)),
+            "jit_made": kind(jax.jit(lambda: lax.create_token())()),
+            "jit_passed": kind(jax.jit(lambda a: a)(t)),
+            "jit_after_all": kind(jax.jit(lambda a: lax.after_all(a))(t)),
+            "jit_made_before": kind(jax.jit(lambda a: lax.after_all(a))(before)),
+            "jit_with_an_array": [kind(paired[0]), repr(paired[1].sharding)],
+            "scan_carry_passed": kind(lax.scan(lambda c, x: (c, x), t, jnp.arange(4.0))[0]),
+            "while_carry_passed": kind(lax.while_loop(lambda c: False, lambda c: c, t)),
+            "fori_carry_passed": kind(lax.fori_loop(0, 3, lambda i, c: c, t)),
+            "device_put": kind(jax.device_put(t)),
+            "block_until_ready": type(jax.block_until_ready(t)).__name__,
+            "jaxpr": str(jax.make_jaxpr(lambda a: lax.after_all(a))(t)),
+            "lowered_signature": [line.strip() for line in jax.jit(
+                lambda a, x: (lax.after_all(a), x * 2)).lower(t, jnp.ones(8)).as_text()
+                .splitlines() if "@main(" in line],
+        }
+
+
+# a token carried through a loop that changes it: JAX 0.10.2 fails inside its own code (an
+# AttributeError: "'AbstractToken' object has no attribute 'mat'" in scan's abstract eval,
+# 'sharding' in while's lowering), over a mesh as on one device; jxkernel gives a Token, as it
+# does on one device (lax_numpy_gaps_cases.token_made_in_bodies)
+def token_loops_mesh_cases(jax):
+    lax, jnp, sh = jax.lax, jax.numpy, jax.sharding
+    mesh = jax.make_mesh((2, 4), ("x", "y"), axis_types=(sh.AxisType.Explicit,) * 2)
+    with jax.set_mesh(mesh):
+        t = lax.create_token()
+        return {
+            "scan_after_all": _message(lambda: lax.scan(lambda c, x: (lax.after_all(c), x), t,
+                                                        jnp.arange(4.0))),
+            "jit_scan_after_all": _message(lambda: jax.jit(lambda a: lax.scan(
+                lambda c, x: (lax.after_all(c), x), a, jnp.arange(4.0)))(t)),
+            "fori_after_all": _message(lambda: lax.fori_loop(0, 3, lambda i, c: lax.after_all(c),
+                                                             t)),
+            "while_after_all": _message(lambda: lax.while_loop(
+                lambda c: c[1] < 3, lambda c: (lax.after_all(c[0]), c[1] + 1), (t, 0))),
+        }
+
+
+def _donating(f, *args):
+    """[whether each argument is deleted after the call, the warnings it gave]."""
+    with warnings.catch_warnings(record=True) as told:
+        warnings.simplefilter("always")
+        f(*args)
+    return [[a.is_deleted() for a in args], [str(w.message) for w in told]]
+
+
+def donation_mesh_cases(jax):
+    """Donated arguments of jits over a mesh (stop 70): deleted where XLA reuses them alone;
+    one no result can take (each device's share matched, given result shardings) is kept
+    and JAX's warning names its shard's type; where a result's sharding is XLA's choice, XLA
+    decides (an Auto mesh)."""
+    jnp, sh = jax.numpy, jax.sharding
+    P, out = sh.PartitionSpec, {}
+    for kind in ("Explicit", "Auto"):
+        mesh = jax.make_mesh((4, 2), ("x", "y"), axis_types=(getattr(sh.AxisType, kind),) * 2)
+        s = sh.NamedSharding(mesh, P("x"))
+
+        def split(dtype=jnp.float32, s=s):
+            return jax.device_put(jnp.ones((8, 2), dtype), s)
+        cases = {
+            "usable": (lambda a: a * 2, 0, [split()]),
+            "other_dtype_same_size": (lambda a: a.astype(jnp.int32), 0, [split()]),
+            "other_shape": (lambda a: a.sum(0), 0, [split()]),
+            "int_other_shape": (lambda a: a.sum(0), 0, [split(jnp.int32)]),
+            "unused": (lambda a, b: b * 2, 0, [split(), split()]),
+            "no_output": (lambda a: None, 0, [split()]),
+            "passed_through": (lambda a: a, 0, [split()]),
+            "two_donated_one_result": (lambda a, b: a + b, (0, 1), [split(), split()]),
+        }
+        for name, (f, donate, args) in cases.items():
+            out[f"{kind}_{name}"] = _donating(jax.jit(f, donate_argnums=donate), *args)
+        out[f"{kind}_unused_kept"] = _donating(jax.jit(lambda a, b: b * 2, donate_argnums=0,
+                                                       keep_unused=True), split(), split())
+        for spec in ("y", None):
+            given = sh.NamedSharding(mesh, P(spec))
+            out[f"{kind}_result_given_{spec}"] = _donating(jax.jit(
+                lambda a: a * 2, donate_argnums=0, out_shardings=given), split())
+        out[f"{kind}_two_donated_result_given"] = _donating(jax.jit(
+            lambda a, b: a + b, donate_argnums=(0, 1), out_shardings=s), split(), split())
+        out[f"{kind}_in_shardings_given"] = _donating(jax.jit(
+            lambda a: a.sum(0), donate_argnums=0, in_shardings=s,
+            out_shardings=sh.NamedSharding(mesh, P())), jnp.ones((8, 2)))
+        with jax.set_mesh(mesh):
+            out[f"{kind}_set_mesh_usable"] = _donating(jax.jit(lambda a: a * 2, donate_argnums=0),
+                                                       split())
+            out[f"{kind}_set_mesh_other_shape"] = _donating(jax.jit(
+                lambda a: a.sum(0), donate_argnums=0), split())
+            out[f"{kind}_set_mesh_result_given"] = _donating(jax.jit(
+                lambda a: a.sum(0), donate_argnums=0, out_shardings=P()), split())
+    return out
+
+
+def _class_of(fun):
+    """The class of what `fun` raises and the first line of its words, or its result."""
+    try:
+        return ["no error", enc(fun())]
+    except Exception as e:
+        return [type(e).__name__, str(e).split("\n", 1)[0]]
+
+
+def custom_partitioning_error_cases(jax):
+    """(stop 70) custom_partitioning's function closing over an array or a tracer: JAX's
+    AssertionError (scalars stay closed over; the first line compared: JAX's is empty); a
+    per-device function closing over the caller's tracer, and inspect_array_sharding's
+    callback raising, fail inside XLA's compile: jaxlib's JaxRuntimeError as it is, as JAX's."""
+    jnp, sh = jax.numpy, jax.sharding
+    cp = importlib.import_module(jax.__name__ + ".experimental.custom_partitioning")
+    P = sh.PartitionSpec
+    mesh = sh.Mesh(np.array(jax.devices()), ("x",))
+
+    def made(fun, lower_fn=None):
+        f = cp.custom_partitioning(fun)
+        f.def_partition(partition=lambda mesh, a, r: (mesh, lower_fn or fun, r.sharding,
+                                                      (a[0].sharding,)), sharding_rule="i -> i")
+        return f
+    x = jnp.arange(8.0)
+    table, grid = jnp.arange(8.0), np.arange(8.0, dtype=np.float32)
+    out = {
+        "closes_over_an_array": _class_of(lambda: made(lambda a: a + table)(x)),
+        "closes_over_a_numpy_array": _class_of(lambda: made(lambda a: a + grid)(x)),
+        "closes_over_an_array_in_a_jit": _class_of(lambda: jax.jit(made(lambda a: a + table))(x)),
+        "closes_over_a_tracer": _class_of(lambda: jax.jit(
+            lambda a, b: made(lambda c: c + b)(a))(x, x)),
+        "closes_over_a_python_scalar": _class_of(lambda: made(lambda a: a + 2.0)(x)),
+        "closes_over_a_jnp_scalar": _class_of(lambda: made(lambda a: a + jnp.float32(2.0))(x)),
+        "closes_over_a_numpy_scalar": _class_of(lambda: made(lambda a: a + np.float32(2.0))(x)),
+    }
+
+    def fails(s):
+        raise ValueError("the callback fails")
+
+    def inspected(a):
+        jax.debug.inspect_array_sharding(a, callback=fails)
+        return a * 2
+    with jax.set_mesh(mesh):
+        split = jax.device_put(x, sh.NamedSharding(mesh, P("x")))
+        out["per_device_function_closes_over_a_tracer"] = _class_of(lambda: jax.jit(
+            lambda a, b: made(lambda c: c + 1.0, lambda c: c + b.sum())(a))(split, split))
+        out["over_a_jit_tracer_in_a_mesh_jit"] = _class_of(lambda: jax.jit(
+            lambda a, b: made(lambda c: c + b)(a))(split, split))
+    out["inspect_callback_fails"] = _class_of(lambda: jax.jit(inspected)(jax.device_put(
+        x, sh.NamedSharding(mesh, P("x")))))
+    return out
+
+
+def loaded_pytree_cases(jax):
+    """(stop 70) A Compiled, and one loaded from bytes, called with arguments of another
+    pytree: JAX's TypeError words, a leaf given where a node was compiled named "pytree leaf"."""
+    jnp = jax.numpy
+    se = importlib.import_module(jax.__name__ + ".experimental.serialize_executable")
+    x = jnp.ones(3)
+    out = {}
+    for name, f, args, calls in (
+            ("dict", lambda d, b: d["u"] + b, ({"u": x}, x),
+             [((x, x), {}), (((x,), x), {}), (({"v": x}, x), {}), (({"u": x},), {}),
+              (({"u": x}, x, x), {}), (({"u": x},), {"b": x})]),
+            ("none", lambda a, b: a, (x, None), [((x, x), {}), ((x,), {}), ((x, (None,)), {})]),
+            ("list", lambda a: a[0] + a[1], ([x, x],),
+             [(((x, x),), {}), (([x],), {}), ((x,), {})])):
+        compiled = jax.jit(f).lower(*args).compile()
+        loaded = se.deserialize_and_load(*se.serialize(compiled))
+        out[name] = [[_message(lambda: c(*a, **k)) for a, k in calls]
+                     for c in (compiled, loaded)]
+    return out
+
+
+def set_mesh_stage_cases(jax):
+    """(stop 70) `.lower()` of a jit under set_mesh, its arguments host data or none: lowered
+    over the mesh's devices, as a call runs it (it was lowered for one device); the compiled
+    program's result shardings, and what lowering, compiling and a call compile."""
+    jnp, sh = jax.numpy, jax.sharding
+    jtu = importlib.import_module(jax.__name__ + "._src.test_util")
+    lax, out = jax.lax, {}
+    for kind in ("Explicit", "Auto"):
+        mesh = jax.make_mesh((2, 4), ("x", "y"), axis_types=(getattr(sh.AxisType, kind),) * 2)
+        with jax.set_mesh(mesh):
+            f = jax.jit(lambda x: x * 2)
+            with jtu.count_jit_compilation_cache_miss() as compiled:
+                lowered = f.lower(np.ones(8, np.float32))
+                program = lowered.compile()
+                called = f(np.ones(8, np.float32))
+            out[kind] = [lowered.as_text().splitlines()[0], repr(program.output_shardings),
+                         repr(called.sharding), compiled()]
+            out[f"{kind}_no_arguments"] = [
+                repr(jax.jit(lambda: jnp.ones(3)).lower().compile().output_shardings),
+                repr(jax.jit(lambda: lax.create_token()).lower().compile().output_shardings)]
+    return out
+
+
 def run_mesh(jax) -> dict:
     return {"serialize": serialize_mesh_cases(jax), "under_a_jit": under_a_jit_cases(jax),
             "jit_caches": jit_cache_mesh_cases(jax),
             "custom_partitioning": custom_partitioning_mesh_cases(jax),
-            "compiled_call_shardings": compiled_call_shardings_cases(jax)}
+            "compiled_call_shardings": compiled_call_shardings_cases(jax),
+            "tokens": token_mesh_cases(jax), "token_loops": token_loops_mesh_cases(jax),
+            "donation": donation_mesh_cases(jax),
+            "custom_partitioning_errors": custom_partitioning_error_cases(jax),
+            "loaded_pytrees": loaded_pytree_cases(jax),
+            "set_mesh_stages": set_mesh_stage_cases(jax)}

@@ -297,6 +297,17 @@ SCENARIOS = {
         "jit(f).lower(x).compile(), then f(x)",
         "f = jax.jit(lambda x: x * 2)\n"
         "f.lower(jnp.ones(3)).compile(); f(jnp.ones(3))\n"),
+    "donating_lower_after_call": (
+        "jit(g)(x), then jit(g, donate_argnums=0).lower(x).compile() and its call: g traced once",
+        "def g(x):\n"
+        "    return x + 1\n"
+        "jax.jit(g)(jnp.ones(3))\n"
+        "jax.jit(g, donate_argnums=0).lower(jnp.ones(3)).compile()\n"
+        "jax.jit(g, donate_argnums=0)(jnp.ones(3))\n"),
+    "keep_unused_compile_then_call": (
+        "jit(f, keep_unused=True).lower(x, y).compile(), then f(x, y): compiled once",
+        "f = jax.jit(lambda x, y: x * 2, keep_unused=True)\n"
+        "f.lower(jnp.ones(3), jnp.ones(3)).compile(); f(jnp.ones(3), jnp.ones(3))\n"),
     "export_symbolic": (
         "export with a symbolic shape, then a concrete call",
         "export = jax.export\n"
