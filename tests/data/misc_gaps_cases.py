@@ -414,6 +414,21 @@ def _scan_outputs(jax):
             "list_disable_jit": unjitted, "triple": triple}
 
 
+def _all_gather_axes(jax):
+    """all_gather's axis checked as JAX's (canonicalize_axis against the gathered rank: x's
+    when tiled, one more when stacked), under vmap and pmap: a tiled scalar divided by zero."""
+    lax, x = jax.lax, jax.numpy.arange(1.0)
+    out = {}
+    for kw in ({"tiled": True}, {"tiled": True, "axis": 1}, {"axis": 2}, {"axis": -2}):
+        for name, transform in (("vmap", jax.vmap), ("pmap", jax.pmap)):
+            try:
+                got = transform(lambda v: lax.all_gather(v, "i", **kw), axis_name="i")(x)
+                out[f"{kw} {name}"] = list(got.shape)
+            except Exception as e:     # noqa: BLE001  (the class and words are the case)
+                out[f"{kw} {name}"] = [type(e).__name__, str(e)]
+    return out
+
+
 def run(jax):
     return {"device_count": len(jax.devices()),
             "user_context_threads": _user_context_threads(jax),
@@ -424,4 +439,5 @@ def run(jax):
             "custom_calls_under_named_vmap": _custom_calls_under_named_vmap(jax),
             "foreign_arrays": _foreign_arrays(jax),
             "array_value": _array_value(jax),
-            "scan_outputs": _scan_outputs(jax)}
+            "scan_outputs": _scan_outputs(jax),
+            "all_gather_axes": _all_gather_axes(jax)}

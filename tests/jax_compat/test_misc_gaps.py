@@ -112,3 +112,10 @@ def test_scan_returns_the_bodys_pair_type_as_jaxs(runs):
     and a triple is refused naming each output's type."""
     _check(runs, "scan_outputs")
     assert runs[1]["scan_outputs"]["list"] == "list"
+
+
+def test_all_gather_checks_its_axis_as_jaxs(runs):
+    """A tiled all_gather of a scalar, or an axis past the gathered rank, raises JAX's
+    ValueError (it divided by zero, or wrapped the axis around)."""
+    _check(runs, "all_gather_axes")
+    assert runs[1]["all_gather_axes"]["{'tiled': True} vmap"][0] == "ValueError"

@@ -17,7 +17,7 @@ from ...transforms import batch_util as bu
 from .. import _lowering as hl
 from ..elementwise import mul
 from ..reductions import reduce_sum
-from ..shapes import reshape, transpose
+from ..shapes import canonicalize_axis, reshape, transpose
 from ..slicing import GatherDimensionNumbers, gather
 from ._common import (_as_names, _axis_size, _canonical_groups, _collective_attrs,
                       _no_groups_under_vmap, _register_linear_collective, varying)
@@ -95,7 +95,9 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
 
     def gather(leaf):
         leaf = varying(leaf, names, "jax.lax.all_gather")
-        a = axis % (len(get_aval(leaf).shape) + (0 if tiled else 1))
+        # (JAX's check: a tiled gather concatenates along an axis x has, an untiled one
+        # stacks along a new one)
+        a = canonicalize_axis(axis, len(get_aval(leaf).shape) + (0 if tiled else 1))
         return all_gather_p.bind(leaf, all_gather_dimension=a, axis_name=names,
                                  axis_index_groups=groups, axis_size=size, tiled=tiled)
     return tree_unflatten(tree, [gather(leaf) for leaf in leaves])
