@@ -3,8 +3,9 @@ function that returns a vector, rows centred without keepdims, lax.cond given a 
 element, a sum along an axis a vector has not, scan given xs of two lengths, a fori_loop bound
 n / 2, a vector concatenated to a matrix. The card draws the user's line rewritten
 (jax.jacrev; keepdims=True; jnp.where; axis=0; each xs cut to one length, with the table of
-xs's leaves; n // 2; v[None]), and the page says JAX's message once. And an `if` on a value a jitted function made from
-constants: the card lists the operations that made it, as its text does.
+xs's leaves; n // 2; v[None]), and the page says JAX's message once. And an `if` on a value
+a jitted function made from constants: the card lists the operations that made it, as its
+text does.
 
 The harness is tests/labextension/test_labextension_browser.py's (server, page, screenshots to
 test-artifacts/browser/<test>-<step>.png); one notebook per card, run once (Run All stops at
@@ -24,7 +25,8 @@ NOTEBOOKS = {
     "axis.ipynb": [SETUP, "total = X[0].sum(axis=1)"],
     "scan.ipynb": [SETUP, "carry, ys = jax.lax.scan(lambda c, ab: (c + ab[0] * ab[1], c), 0.0, "
                    "(X[0], X[:, 0]))"],
-    "fori_bounds.ipynb": [SETUP, "n = 6\ntotal = jax.lax.fori_loop(0, n / 2, lambda i, c: c + i, 0)"],
+    "fori_bounds.ipynb": [SETUP, "n = 6\n"
+                          "total = jax.lax.fori_loop(0, n / 2, lambda i, c: c + i, 0)"],
     "concatenate.ipynb": [SETUP, "v = jnp.arange(4.0)\nstacked = jnp.concatenate([v, X])"],
     "constants.ipynb": [SETUP, "@jax.jit\ndef f(v):\n    y = jnp.ones(3) * 2\n"
                         "    return v if y.sum() > 1 else -v\n\nf(1.0)"],
@@ -41,8 +43,8 @@ CASES = [
      "carry, ys = jax.lax.scan(lambda c, ab: (c + ab[0] * ab[1], c), 0.0, (X[0][:3], X[:, 0][:3]))"),
     ("fori_bounds.ipynb", "lower and upper arguments to fori_loop must have equal types, got int32 "
      "and float32", "total = jax.lax.fori_loop(0, n // 2, lambda i, c: c + i, 0)"),
-    ("concatenate.ipynb", "Cannot concatenate arrays with different numbers of dimensions: got (4,), "
-     "(3, 4).", "stacked = jnp.concatenate([v[None], X])"),
+    ("concatenate.ipynb", "Cannot concatenate arrays with different numbers of dimensions: got "
+     "(4,), (3, 4).", "stacked = jnp.concatenate([v[None], X])"),
 ]
 
 
