@@ -95,8 +95,13 @@ def _next(i):
 
 
 def _concrete_int(x):
-    if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
-        return int(x)
+    """The bound as a Python int where it is known (int() of it: a float bound 5.0 counts as
+    5, as in JAX, whose scan then counts with a Python int), else None."""
+    if isinstance(x, (int, float, complex, np.number)):
+        try:
+            return int(x)
+        except TypeError:               # a complex bound: no int, a while_loop (as JAX's)
+            return None
     if isinstance(x, Tracer):
         value = x.to_concrete_value()
         return None if value is None else int(np.asarray(value))

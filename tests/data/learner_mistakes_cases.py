@@ -729,7 +729,8 @@ ga = jax.grad(lambda p: (loss_fn(p), 1.0), has_aux=True)(params)"""
 
 # (mistake, fix): the while-grad, cond-predicate, lax-dtypes, reshape-size, float-index,
 # integer-power, axis-bounds, scan-lengths, ragged-array, list-argument, while-per-element,
-# float-shape, slice-indices and scan-output cards' rewrite of each mistake's line
+# float-shape, slice-indices, scan-output, fori-bounds and concatenate-ranks cards' rewrite of
+# each mistake's line
 # (tests/notebook/test_learner_mistakes.py checks the card gives it, runs it, and compares its
 # value with JAX's)
 CARD_REWRITES = {
@@ -812,6 +813,25 @@ CARD_REWRITES = {
                            "lax.scan(lambda c, v: (c + v, (c, v)), 0.0, x)"),
     "while_per_element_named": ("lax.while_loop(below_ten, twice, x)",
                                 "jax.vmap(lambda c: lax.while_loop(below_ten, twice, c))(x)"),
+    "fori_bounds_division": ("lax.fori_loop(0, len(m) / 2, lambda i, c: c + i / 2, 0.0)",
+                             "lax.fori_loop(0, len(m) // 2, lambda i, c: c + i / 2, 0.0)"),
+    "fori_bounds_lower_number": ("lax.fori_loop(0.0, 5, lambda i, c: c + i, 0)",
+                                 "lax.fori_loop(0, 5, lambda i, c: c + i, 0)"),
+    "fori_bounds_upper_number": ("lax.fori_loop(1, 4.0, lambda i, c: c * i, 1.0)",
+                                 "lax.fori_loop(1, 4, lambda i, c: c * i, 1.0)"),
+    "fori_bounds_traced": ("jax.jit(lambda k: lax.fori_loop(0, k / 2, lambda i, c: c * 2, 1.0))(4)",
+                           "jax.jit(lambda k: lax.fori_loop(0, k // 2, lambda i, c: c * 2, 1.0))"
+                           "(4)"),
+    "concatenate_row": ("jnp.concatenate([x, M])", "jnp.concatenate([x[None], M])"),
+    "concatenate_row_last": ("jnp.concatenate((M, x + 1))", "jnp.concatenate((M, (x + 1)[None]))"),
+    "concatenate_column": ("jnp.concatenate([M, x[:2]], axis=1)",
+                           "jnp.concatenate([M, x[:2][:, None]], axis=1)"),
+    "concatenate_hstack": ("jnp.hstack([M, x[:2]])", "jnp.hstack([M, x[:2][:, None]])"),
+    "concatenate_lax": ("lax.concatenate([x, M], 0)", "lax.concatenate([x[None], M], 0)"),
+    "concatenate_stack": ("jnp.stack([x, M])", "jnp.vstack([x, M])"),
+    "concatenate_hstack_row": ("jnp.hstack([x, M])", "jnp.vstack([x, M])"),
+    "concatenate_under_jit": ("jax.jit(lambda a, b: jnp.concatenate([a, b]))(x, M)",
+                              "jax.jit(lambda a, b: jnp.concatenate([a[None], b]))(x, M)"),
 }
 
 # (mistake statement, the program the card's rewrite makes of it): a rewrite of more than one
@@ -854,6 +874,26 @@ CARD_OTHER_FIXES = {
     "ragged_mask": "jnp.array([[True, True], [True, False]])",
     "axis_last": "M.sum(axis=-1)",
     "scan_output_each_step": "lax.scan(lambda c, v: (c + v, c + v), 0.0, x)",
+    "concatenate_vstack": "jnp.vstack([x, M])",
+    "concatenate_column_stack": "jnp.column_stack([M, x[:2]])",
+}
+
+# mistakes whose card lists what it knows and guesses no code: JAX's class and words for each
+# (a bound that is no whole number, a traced float bound, ranks 1 and 3, a stack along axis 1)
+CARD_WORDS = {
+    "fori_bounds_fraction": "lax.fori_loop(0, 2.5, lambda i, c: c * 2, 1.0)",
+    "fori_bounds_traced_float": "jax.jit(lambda k: lax.fori_loop(0, k, lambda i, c: c * 2, 1.0))"
+                                "(4.0)",
+    "concatenate_ranks_1_and_3": "jnp.concatenate([x, jnp.ones((2, 2, 3))])",
+    "concatenate_stack_axis_1": "jnp.stack([x, M], axis=1)",
+}
+
+# fori_loop's bounds both floats: no error; concrete, each is int()'s (2.5 counts as 2) and the
+# loop counts with a Python int, so the index is an int (JAX's fori_loop, its scan path)
+FORI_FLOAT_BOUNDS = {
+    "whole": "lax.fori_loop(0.0, 5.0, lambda i, c: c + i, 0)",
+    "fraction": "lax.fori_loop(0.0, 2.5, lambda i, c: c + i, 0)",
+    "arrays": "lax.fori_loop(jnp.float32(0), jnp.float32(3), lambda i, c: c + i, 0)",
 }
 
 
@@ -877,6 +917,11 @@ def _card_rewrites(jax):
         found[f"card_{case}"] = value(code)
     for case, code in FLOAT_SIZES.items():
         found[f"float_size_{case}"] = _said(lambda: eval(code, dict(names)))
+    for case, code in CARD_WORDS.items():
+        found[f"card_{case}"] = _said(lambda: eval(code, dict(names)))
+    for case, code in FORI_FLOAT_BOUNDS.items():
+        result = eval(code, dict(names))
+        found[f"fori_float_bounds_{case}"] = [str(result.dtype), value_of(result)]
     for case, (mistake, program) in CARD_PROGRAMS.items():
         found[f"card_{case}"] = _said(lambda: exec(mistake, dict(names)))
         ran = dict(names)

@@ -1,9 +1,11 @@
 """The cards of the mistakes learners make with shapes and loops, in a real browser: grad of a
 function that returns a vector, rows centred without keepdims, lax.cond given a condition per
-element, a sum along an axis a vector has not, scan given xs of two lengths. The card draws
-the user's line rewritten (jax.jacrev; keepdims=True; jnp.where; axis=0; each xs cut to one
-length, with the table of xs's leaves), and the page says JAX's message once. And an `if` on a value a jitted function made from
-constants: the card lists the operations that made it, as its text does.
+element, a sum along an axis a vector has not, scan given xs of two lengths, a fori_loop bound
+n / 2, a vector concatenated to a matrix. The card draws the user's line rewritten
+(jax.jacrev; keepdims=True; jnp.where; axis=0; each xs cut to one length, with the table of
+xs's leaves; n // 2; v[None]), and the page says JAX's message once. And an `if` on a value
+a jitted function made from constants: the card lists the operations that made it, as its
+text does.
 
 The harness is tests/labextension/test_labextension_browser.py's (server, page, screenshots to
 test-artifacts/browser/<test>-<step>.png); one notebook per card, run once (Run All stops at
@@ -23,6 +25,9 @@ NOTEBOOKS = {
     "axis.ipynb": [SETUP, "total = X[0].sum(axis=1)"],
     "scan.ipynb": [SETUP, "carry, ys = jax.lax.scan(lambda c, ab: (c + ab[0] * ab[1], c), 0.0, "
                    "(X[0], X[:, 0]))"],
+    "fori_bounds.ipynb": [SETUP, "n = 6\n"
+                          "total = jax.lax.fori_loop(0, n / 2, lambda i, c: c + i, 0)"],
+    "concatenate.ipynb": [SETUP, "v = jnp.arange(4.0)\nstacked = jnp.concatenate([v, X])"],
     "constants.ipynb": [SETUP, "@jax.jit\ndef f(v):\n    y = jnp.ones(3) * 2\n"
                         "    return v if y.sum() > 1 else -v\n\nf(1.0)"],
 }
@@ -36,6 +41,10 @@ CASES = [
     ("axis.ipynb", "axis 1 is out of bounds for array of dimension 1", "total = X[0].sum(axis=0)"),
     ("scan.ipynb", "scan got values with different leading axis sizes: 4, 3.",
      "carry, ys = jax.lax.scan(lambda c, ab: (c + ab[0] * ab[1], c), 0.0, (X[0][:3], X[:, 0][:3]))"),
+    ("fori_bounds.ipynb", "lower and upper arguments to fori_loop must have equal types, got int32 "
+     "and float32", "total = jax.lax.fori_loop(0, n // 2, lambda i, c: c + i, 0)"),
+    ("concatenate.ipynb", "Cannot concatenate arrays with different numbers of dimensions: got "
+     "(4,), (3, 4).", "stacked = jnp.concatenate([v[None], X])"),
 ]
 
 
@@ -46,7 +55,8 @@ def server(lab_app):
 
 
 @pytest.mark.parametrize("name, message, rewrite", CASES, ids=["grad-output", "broadcast", "cond-predicate", "axis-bounds",
-                                                     "scan-lengths"])
+                                                     "scan-lengths", "fori-bounds",
+                                                     "concatenate-ranks"])
 def test_the_card_draws_the_rewritten_line(server, chromium, request, name, message, rewrite):
     with notebook_run(chromium, server, [], name, {1: "jx-ErrorCardOutput"}) as page:
         card = cell(page, 1).locator(".jx-ErrorCardOutput")

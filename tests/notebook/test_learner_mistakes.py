@@ -18,7 +18,7 @@ import jxkernel.numpy as jnp
 import numpy as np
 from jxkernel.views import error_cards
 from learner_mistakes_cases import (CARD_OTHER_FIXES, CARD_PROGRAMS, CARD_REWRITES,  # tests/data
-                                    CARD_SETUP,
+                                    CARD_SETUP, CARD_WORDS, FORI_FLOAT_BOUNDS,
                                     METHOD_PYTREE_FIX, NOT_ARRAYS, OPERAND_SHAPES, VMAP_RANKS,
                                     _unplaced, run as facts_of)
 import locations  # tests/support: the repository's folders
@@ -797,7 +797,8 @@ _KINDS = {"grad": "while-grad", "value": "while-grad", "cond": "cond-predicate",
           "integer": "integer-power", "vmap": "vmap-in-axes", "body": "body-arguments",
           "at": "immutable-array", "tree": "tree-structure", "axis": "axis-bounds",
           "scan": "scan-lengths", "ragged": "ragged-array", "list": "list-argument",
-          "while": "while-per-element"}
+          "while": "while-per-element", "fori_bounds": "fori-bounds",
+          "concatenate": "concatenate-ranks"}
 
 
 def _kind_of(case):
@@ -960,3 +961,44 @@ def test_a_scan_output_card_offers_each_steps_value_on_its_second_line(shell):
     assert second == "_y = " + CARD_OTHER_FIXES["scan_output_each_step"], card["rewrite"]
     assert shell.run_cell(second).success
     assert _value(shell.user_ns["_y"]) == JAX["card_scan_output_each_step"]
+
+
+@pytest.mark.parametrize("case", sorted(CARD_WORDS))
+def test_a_card_with_no_rewrite_it_can_stand_behind_gives_words_not_code(shell, case):
+    """A fori_loop bound of 2.5 or a traced float (no `/`, no whole float to rewrite), arrays
+    of ranks 1 and 3, a stack along axis 1, hstack of a row: JAX's error, a card listing what
+    it knows (each operand's shape), and a comment, never code."""
+    assert shell.run_cell("from jxkernel import lax\n" + CARD_SETUP).success
+    text, card = shown(shell, f"_y = {CARD_WORDS[case]}")
+    assert card is not None, text
+    assert card["kind"] == _kind_of(case)
+    assert card["message"] == JAX[f"card_{case}"]["first_line"]
+    assert card["rewrite"].startswith("# ") and "\n" not in card["rewrite"], card["rewrite"]
+    for shape in re.findall(r"\([\d, ]*\)", card["message"]):    # concatenate's operands
+        assert shape in card["why"] and shape in card["rewrite"], (shape, card)
+
+
+@pytest.mark.parametrize("case, second", [("concatenate_row", "concatenate_vstack"),
+                                          ("concatenate_hstack", "concatenate_column_stack")])
+def test_a_concatenate_card_offers_vstack_or_column_stack_on_its_second_line(shell, case,
+                                                                            second):
+    """A vector joined to a matrix as a row (axis 0) or a column (axis 1): the second line
+    is jnp.vstack or jnp.column_stack of the arrays as given, JAX's value of the same code;
+    the card names each operand's shape."""
+    assert shell.run_cell("from jxkernel import lax\n" + CARD_SETUP).success
+    text, card = shown(shell, f"_y = {CARD_REWRITES[case][0]}")
+    line = card["rewrite"].splitlines()[1].split("    # ")[0]
+    assert line == "_y = " + CARD_OTHER_FIXES[second], card["rewrite"]
+    assert shell.run_cell(line).success
+    assert _value(shell.user_ns["_y"]) == JAX[f"card_{second}"]
+    assert "is (2, 3) (2-D)" in card["why"] and "(1-D)" in card["why"], card["why"]
+
+
+@pytest.mark.parametrize("case", sorted(FORI_FLOAT_BOUNDS))
+def test_fori_loop_counts_float_bounds_with_an_int_as_jax(case):
+    """Both bounds floats (concrete): JAX takes int() of each (2.5 counts as 2) and counts
+    with a Python int, so `c + i` of an int carry stays an int; jxkernel's index was a float
+    (a while_loop), giving 10.0 for JAX's 10."""
+    names = {"jax": jxkernel, "jnp": jnp, "lax": jxkernel.lax}
+    result = eval(FORI_FLOAT_BOUNDS[case], names)
+    assert [str(result.dtype), _value(result)] == JAX[f"fori_float_bounds_{case}"]

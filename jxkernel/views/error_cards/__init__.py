@@ -43,7 +43,10 @@ list-argument (TypeError: a Python list or tuple given to a jnp function), while
 (TypeError: a while_loop condition giving one bool per element), float-shape (TypeError: a
 shape given a float, `jnp.zeros(n / 2)`), slice-indices (TypeError or ValueError:
 lax.dynamic_slice / dynamic_update_slice given a number where a tuple per axis goes),
-scan-output (TypeError: a scan body returning one value or three, not (carry, y)).
+scan-output (TypeError: a scan body returning one value or three, not (carry, y)),
+fori-bounds (TypeError: lax.fori_loop given a float bound, `lax.fori_loop(0, n / 2, ...)`),
+concatenate-ranks (TypeError or ValueError: jnp.concatenate, hstack, stack or
+lax.concatenate given arrays of different numbers of dimensions, a vector and a matrix).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
@@ -51,7 +54,7 @@ user's lines, the value's origin, and the static_argnames fix of the user's own 
 per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py`, `shapes.py`,
 `keys.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `operand_dtypes.py`, `trees.py`,
 `methods.py`, `axes.py`, `scan_lengths.py`, `ragged.py`, `list_arguments.py`,
-`loop_conditions.py`, `slice_indices.py`. `_CARDS` below says
+`loop_conditions.py`, `slice_indices.py`, `joins.py`. `_CARDS` below says
 which card an exception gets, in order: the first whose test passes.
 
 With `%load_ext jxkernel`, the exception handler of notebook/tracebacks.py shows the card
@@ -99,13 +102,14 @@ from .control_flow import (_body_arguments_card, _branch_card, _carry_card,
                            _is_while_grad, _scan_output_card, _while_grad_card)
 from .grad import (_int_grad_card, _is_int_grad_input, _is_scalar_output,
                    _scalar_output_card)
+from .joins import _is_join_ranks, _join_ranks_card
 from .list_arguments import _is_list_argument, _list_argument_card
 from .loop_conditions import _is_while_per_element, _while_per_element_card
 from .keys import _is_seed_as_key, _key_reuse_card, _seed_card
 from .methods import _is_method_self, _method_card
-from .operand_dtypes import (_float_index_card, _float_shape_card, _int_power_card,
-                             _is_float_index, _is_float_shape, _is_int_power, _is_lax_dtypes,
-                             _lax_dtypes_card)
+from .operand_dtypes import (_float_index_card, _float_shape_card, _fori_bounds_card,
+                             _int_power_card, _is_float_index, _is_float_shape,
+                             _is_fori_bounds, _is_int_power, _is_lax_dtypes, _lax_dtypes_card)
 from .operand_shapes import (_broadcast_card, _is_broadcast_error, _is_matmul_shapes,
                              _is_reshape_size, _matmul_card, _reshape_card)
 from .ragged import _is_ragged, _ragged_card
@@ -188,4 +192,6 @@ _CARDS = [
     (_is_float_shape, _float_shape_card),
     (_is_slice_indices, _slice_indices_card),
     (_is_scan_output, _scan_output_card),
+    (_is_fori_bounds, _fori_bounds_card),
+    (_is_join_ranks, _join_ranks_card),
 ]

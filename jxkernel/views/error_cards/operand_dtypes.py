@@ -1,6 +1,7 @@
 """Cards for an operand of the wrong dtype: lax's operations given two dtypes (lax never
-promotes), an integer array raised to a negative power, an array indexed by a float, and a
-shape given a float (`jnp.zeros(n / 2)`). Each rewrite is the user's own line with the one
+promotes), an integer array raised to a negative power, an array indexed by a float, a shape
+given a float (`jnp.zeros(n / 2)`), and a fori_loop bound given one (`lax.fori_loop(0, n / 2,
+body, x)`: bounds of two dtypes). Each rewrite is the user's own line with the one
 change that gives the operation a dtype it takes."""
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ _LAX_DTYPES = re.compile(r"^lax\.(\w+) requires arguments to have the same dtype
 _INT_POWER = "Integers cannot be raised to negative powers"
 _FLOAT_SHAPE = re.compile(r"^Shapes must be 1D sequences of concrete values of integer type, "
                           r"got ([(\[].*[)\]])\.( .*\.)?$")       # a tuple, or the list given
+_FORI_BOUNDS = re.compile(r"^lower and upper arguments to fori_loop must have equal types, "
+                          r"got (\w+) and (\w+)$")
 _FLOAT_INDEX = re.compile(r"^Indexer must have integer or boolean type, got indexer with type "
                           r"(\w+)$")
 
@@ -141,22 +144,81 @@ def _float_shape_card(exc, where, called_from) -> ErrorCard:
 
 
 def _shape_rewrite(where) -> str:
-    """The user's line with each `/` of whole numbers (names, ints) as `//`, else each whole
-    float written as an int (2.0 as 2); a comment where the line has neither."""
+    """The user's line with its float size made an int (`_whole_numbers`); a comment where
+    the line has neither a `/` nor a whole float."""
     tree = _parse_line(where)
-    fallback = "# a size must be an int: n // 2, or int(n)"
-    if tree is None:
-        return fallback
-    divisions = [n for n in ast.walk(tree) if isinstance(n, ast.BinOp) and
+    made = _whole_numbers(tree) if tree is not None else None
+    if made is None:
+        return "# a size must be an int: n // 2, or int(n)"
+    return f"{ast.unparse(tree)}    # {_SAID[made].format('size')}"
+
+
+_SAID = {"//": "// gives an integer", "int": "an integer {}"}
+
+
+def _whole_numbers(node) -> str | None:
+    """Makes `node` (a parsed line, or one argument of it; changed in place) count in whole
+    numbers: each `/` of whole numbers (names, ints) as `//`, else its one whole float written
+    as an int (2.0 as 2). Says which ("//" or "int"), or None where it has neither.
+
+        >>> tree = ast.parse("jnp.zeros(n / 2)")
+        >>> _whole_numbers(tree), ast.unparse(tree)
+        ('//', 'jnp.zeros(n // 2)')
+    """
+    divisions = [n for n in ast.walk(node) if isinstance(n, ast.BinOp) and
                  isinstance(n.op, ast.Div) and not any(
                      isinstance(c, ast.Constant) and isinstance(c.value, float)
                      for c in ast.walk(n))]
+    for n in divisions:
+        n.op = ast.FloorDiv()
     if divisions:
-        for n in divisions:
-            n.op = ast.FloorDiv()
-        return f"{ast.unparse(tree)}    # // gives an integer"
-    floats = [n for n in ast.walk(tree) if isinstance(n, ast.Constant) and
+        return "//"
+    floats = [n for n in ast.walk(node) if isinstance(n, ast.Constant) and
               type(n.value) is float and n.value.is_integer()]
-    if len(floats) == 1:
-        return f"{_replaced(tree, floats[0], str(int(floats[0].value)))}    # an integer size"
-    return fallback
+    if len(floats) != 1:
+        return None
+    floats[0].value = int(floats[0].value)
+    return "int"
+
+
+# ------------------------------------------------------------------ a float loop bound
+def _is_fori_bounds(e) -> bool:
+    found = isinstance(e, TypeError) and _FORI_BOUNDS.match(str(e))
+    return bool(found) and any(_inexact(d) for d in found.groups())
+
+
+def _inexact(name) -> bool:
+    return name.startswith(("float", "bfloat", "complex"))
+
+
+def _fori_bounds_card(exc, where, called_from) -> ErrorCard:
+    lower, upper = _FORI_BOUNDS.match(str(exc)).groups()
+    return ErrorCard(
+        "fori-bounds", f"lax.fori_loop was given bounds of two dtypes, {lower} and {upper}",
+        why=(f"fori_loop counts its index i from lower to upper in one dtype, so both bounds "
+             f"must have it: here lower is {lower} and upper {upper}. In Python 3, n / 2 is a "
+             f"float even where n is even (6 / 2 is 3.0), and 5.0 is a float too."),
+        fix=("Divide with // (floor division, an integer), write the bound as an int (5, not "
+             "5.0), or make it one: int(n) for a Python number, n.astype(int) for an array "
+             "(traced too)."),
+        rewrite=_bounds_rewrite(where, _inexact(lower), _inexact(upper)),
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.lax.fori_loop.html")
+
+
+def _bounds_rewrite(where, lower_float, upper_float) -> str:
+    """The user's line with each float bound (the ones JAX's message says) made an int, as
+    float-shape's sizes: the body and the initial value are left as they are."""
+    fallback = "# the bounds must be integers: n // 2, int(n), or n.astype(int) for a traced n"
+    tree = _parse_line(where)
+    call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and
+                 ast.unparse(n.func).split(".")[-1] == "fori_loop"), None) if tree else None
+    if call is None:
+        return fallback
+    given = dict(zip(("lower", "upper"), call.args)) | \
+        {k.arg: k.value for k in call.keywords if k.arg in ("lower", "upper")}
+    floats = [given.get(name) for name, is_float in (("lower", lower_float),
+                                                     ("upper", upper_float)) if is_float]
+    made = [_whole_numbers(bound) if bound is not None else None for bound in floats]
+    if None in made:
+        return fallback
+    return f"{ast.unparse(tree)}    # {_SAID['//' if '//' in made else 'int'].format('bound')}"

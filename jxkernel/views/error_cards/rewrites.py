@@ -190,6 +190,18 @@ def _simple_if(node):
     return None
 
 
+def _operand(node) -> str:
+    """`node`'s code, in parentheses unless it binds tighter than an index: ready for `[...]`
+    or `.attr` after it.
+
+        >>> _operand(ast.parse("a + b", mode="eval").body)
+        '(a + b)'
+    """
+    text = ast.unparse(node)
+    return text if isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) \
+        else f"({text})"
+
+
 def _replaced(tree, old, new) -> str:
     """The code of `tree` with the node `old` replaced by `new` (a node, or an expression's
     source), as the user's line rewritten.

@@ -8,7 +8,7 @@ import ast
 import re
 
 from .card import ErrorCard
-from .rewrites import _parse_line, _replaced
+from .rewrites import _operand, _parse_line, _replaced
 
 _SIZES = "scan got values with different leading axis sizes: "
 _LENGTH = re.compile(r"^scan got `length` argument of (\d+) which disagrees with leading axis "
@@ -83,12 +83,6 @@ def _trimmed(tree, call, n_leaves, length) -> str | None:
     cut = type(xs)([ast.parse(f"{_operand(e)}[:{length}]", mode="eval").body
                     for e in xs.elts], ast.Load())
     return _replaced(tree, xs, cut)
-
-
-def _operand(node) -> str:
-    text = ast.unparse(node)
-    return text if isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) \
-        else f"({text})"
 
 
 def _without_length(tree, call) -> str | None:
