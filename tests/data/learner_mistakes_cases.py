@@ -886,6 +886,9 @@ CARD_WORDS = {
                                 "(4.0)",
     "concatenate_ranks_1_and_3": "jnp.concatenate([x, jnp.ones((2, 2, 3))])",
     "concatenate_stack_axis_1": "jnp.stack([x, M], axis=1)",
+    # JAX checks the axis against the first array: a vector and a matrix along axis 1 is no
+    # case for jnp.stack (which fails on them too), so the card lists the shapes
+    "axis_concatenate_vector_and_matrix": "jnp.concatenate([x, M], axis=1)",
 }
 
 # fori_loop's bounds both floats: no error; concrete, each is int()'s (2.5 counts as 2) and the

@@ -8,6 +8,7 @@ import ast
 import re
 
 from .card import ErrorCard
+from .reading import _user_frame
 from .rewrites import _parse_line, _replaced
 
 # JAX's text (NumPy's, from canonicalize_axis); `dimension` is the operand's, or for
@@ -28,6 +29,11 @@ def _axis_bounds_card(exc, where, called_from) -> ErrorCard:
     tree = _parse_line(where)
     call, node = _axis_argument(tree, axis) if tree is not None else (None, None)
     joins = call is not None and _name(call) == "concatenate" and axis == ndim
+    # JAX checks the axis against the first array alone: stacking is the fix only where every
+    # array has that many axes (vectors side by side), read from the user's names
+    shapes = _joined_shapes(call, _user_frame(exc)) if joins else None
+    mixed = joins and (shapes is None or any(len(s) != ndim for _, s in shapes))
+    joins = joins and not mixed
     if ndim == 0:
         has = "a scalar (a 0-D array) has no axes"
     else:
@@ -42,6 +48,14 @@ def _axis_bounds_card(exc, where, called_from) -> ErrorCard:
         rewrite = (f"{_replaced(tree, call.func, _with_name(call.func, 'stack'))}"
                    f"    # stack: the new axis {axis}") if call is not None else \
             f"y = jnp.stack(arrays, axis={axis})"
+    elif mixed:
+        listed = ", ".join(f"{name} {shape}" for name, shape in shapes or ())
+        fix = ("jnp.concatenate joins arrays along an axis they all have" +
+               (f", and these have different numbers of dimensions ({listed})" if shapes else
+                "") + ": give them the same first (x[None] makes a vector a row, x[:, None] a "
+               "column), then join along an axis they share; vectors alone side by side: "
+               f"jnp.stack(arrays, axis={axis}).")
+        rewrite = f"# {listed}" if shapes else "# print each array's shape"
     elif axis == ndim and ndim > 0:
         last = ndim - 1
         fix = (f"Counting from 1 (as MATLAB and R do), axis {axis} is the last, which is axis "
@@ -58,6 +72,25 @@ def _axis_bounds_card(exc, where, called_from) -> ErrorCard:
         "axis-bounds", f"axis {axis} is past the axes of a {ndim}-D array",
         why=why, fix=fix, rewrite=rewrite,
         docs="https://numpy.org/doc/stable/glossary.html#term-axis")
+
+
+def _joined_shapes(call, frame):
+    """[(name, shape)] of the arrays a join lists by name (`jnp.concatenate([x, M], ...)`),
+    read in the user's frame; None where one is an expression (evaluating it could run the
+    user's code again) or not an array."""
+    seq = call.args[0] if call.args else None
+    if frame is None or not isinstance(seq, (ast.List, ast.Tuple)):
+        return None
+    shapes = []
+    for element in seq.elts:
+        if not isinstance(element, ast.Name):
+            return None
+        value = frame.f_locals.get(element.id, frame.f_globals.get(element.id))
+        shape = getattr(value, "shape", None)
+        if not isinstance(shape, tuple):
+            return None
+        shapes.append((element.id, shape))
+    return shapes
 
 
 def _listing(axes) -> str:
