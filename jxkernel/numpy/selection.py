@@ -21,7 +21,7 @@ from ..core.interpreter_primitives import typed_constant
 from . import util
 from .creation import arange
 from .indexing import _IndexUpdateHelper, getitem
-from .manipulation import _slice_axis, moveaxis
+from .manipulation import _slice_axis, moveaxis, ravel
 from .reductions import _where, cumsum, sum as _sum
 from .sorting import _asarray, _concrete, _ravel, _shape
 from .ufuncs import floor_divide, remainder
@@ -74,8 +74,9 @@ def nonzero(a, *, size: int | None = None, fill_value=None) -> tuple:
 
 
 def flatnonzero(a, *, size: int | None = None, fill_value=None):
-    """Indices of the nonzero elements of the flattened array."""
-    return nonzero(_ravel(_asarray("flatnonzero", a)), size=size, fill_value=fill_value)[0]
+    """Indices of the nonzero elements of the flattened array (through jnp.ravel, as JAX's:
+    a string is refused by its jit, in its words)."""
+    return nonzero(ravel(a), size=size, fill_value=fill_value)[0]
 
 
 def argwhere(a, *, size: int | None = None, fill_value=None):

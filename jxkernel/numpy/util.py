@@ -83,6 +83,16 @@ def check_arraylike(fun_name: str, *args) -> None:
                             f"{_type_text(arg)} at position {i}.{hint}")
 
 
+def check_text_args(*args) -> None:
+    """JAX's error for a string given where its function asks each argument's dtype before
+    any other check refuses it (jnp.power's float0 check, jnp.zeros_like's lax.full_like):
+    its dtypes.dtype reads the text as a dtype's name, and np.dtype('a') is |S0, no type of
+    JAX's arrays."""
+    for arg in args:
+        if isinstance(arg, (str, bytes)):
+            dtypes.dtype_of_named(arg)
+
+
 def warn_arraylike(fun_name: str, *args) -> None:
     """JAX's DeprecationWarning where a function that still takes lists and tuples is given
     one (jnp.shape([1, 2]): an error in a later JAX)."""
