@@ -2,6 +2,7 @@
 run by reference/make_private_modules_reference.py with JAX 0.10.2 and by
 tests/jax_compat/test_private_modules.py with jxkernel. Each case takes the side's modules and
 returns JSON: reprs, dtype names, avals as text."""
+import importlib
 import pickle
 
 
@@ -279,7 +280,6 @@ def module_homes(jax, checkify, checkify_private):
     """Where custom_jvp and custom_vjp say they live (`__module__`, the package's own name made
     'jax'), found again there and through pickle; and jax._src.checkify's private helpers a
     library may reach (`_reduce_any_error` of a vmapped check's error: the failing entry)."""
-    import importlib
     jnp = jax.numpy
     made = [jax.custom_jvp(lambda x: x), jax.custom_vjp(lambda x: x)]
     homes = {}
