@@ -40,7 +40,7 @@ from ..transforms.api_util import flatten_fun
 from ..transforms.batching import vmap
 from . import _lowering as hl
 from . import shapes, slicing
-from ._rules import ANY, COMPLEX, FLOAT, INTEGRAL, NUMERIC, check_dtype, describe_dtypes
+from ._rules import ANY, COMPLEX, FLOAT, INTEGRAL, NUMERIC, check_dtype
 from .conversion import _convert_element_type, convert_element_type
 from .elementwise import (add, bitwise_and, bitwise_or, bitwise_xor, div, eq, exp, log, max,
                           min, mul, select, sub)

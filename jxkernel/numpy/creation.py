@@ -563,7 +563,8 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding
     sharding = canonicalize_sharding(out_sharding, "jnp.arange")
     if dtype is not None:
         dtype = canonicalize_user_dtype(dtype, "arange")
-    util.check_arraylike_or_none("arange", start, stop, step)
+    # (text passes, as JAX's check passes it: the result type refuses it in JAX's words)
+    util.check_arraylike_or_none("arange", *util.passing_text((start, stop, step)))
     start_name = "stop" if stop is None and step is None else "start"
     if stop is None and step is None and is_symbolic(start):    # jax.export: arange(x.shape[0])
         return lax.broadcasted_iota(dtype or _core.default_int_dtype(), (start,), 0)

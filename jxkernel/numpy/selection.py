@@ -110,11 +110,11 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
 
 def extract(condition, arr, *, size: int | None = None, fill_value=0):
     """The elements of `arr` where `condition` is true (flattened), padded to `size`."""
-    check_arraylike("extract", condition, arr, fill_value)
+    # (JAX's check names the function "extreact", and passes a string to jnp.ravel's jit)
+    check_arraylike("extreact", *util.passing_text((condition, arr, fill_value)))
     # as JAX: compress of the raveled two, which truncates both to the shorter (no error for a
     # condition of another size)
-    return compress(_ravel(ensure_array(condition)), _ravel(ensure_array(arr)), size=size,
-                    fill_value=fill_value)
+    return compress(ravel(condition), ravel(arr), size=size, fill_value=fill_value)
 
 
 def _take_fill(arr, idx, fill_value):

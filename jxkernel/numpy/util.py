@@ -75,6 +75,17 @@ def check_arraylike(fun_name: str, *args) -> None:
                             f"{jax_type_text(arg)} at position {i}.{hint}")
 
 
+def passing_text(args) -> tuple:
+    """`args` with each string or bytes as 0: what JAX's check_arraylike sees of them (it
+    passes text, a scalar to np.isscalar), so that what the function does next refuses the
+    text in its own words (jnp.ravel's jit, JAX's dtypes.dtype).
+
+    >>> passing_text(("a", 1.5))
+    (0, 1.5)
+    """
+    return tuple(0 if isinstance(a, (str, bytes)) else a for a in args)
+
+
 def check_text_args(*args) -> None:
     """JAX's error for a string given where its function asks each argument's dtype before
     any other check refuses it (jnp.power's float0 check, jnp.zeros_like's lax.full_like):

@@ -341,9 +341,9 @@ def _jit_arguments(jax):
 def _string_arguments(jax):
     """Stop 70: strings and other bad arguments where JAX's words came from elsewhere: the
     reductions JAX runs under a private jit (`_reduce_sum`, `_mean`, `_average`: its jit's
-    error, at the argument's path); flatnonzero through jnp.ravel's jit; power and the *_like
-    functions reading a string as a dtype's name ('a' is |S0); a float count to tile (the
-    shape check's words, lax's too); argmax of complex numbers (traced, refused where lowered,
+    error, at the argument's path); flatnonzero, diagflat and extract through jnp.ravel's jit;
+    power, the *_like functions, result_type, delete and arange reading a string as a dtype's
+    name ('a' is |S0); a float count to tile (the shape check's words, lax's too); argmax of complex numbers (traced, refused where lowered,
     in lax.gt's words); bincount's weights (JAX's typeof, and its type text with mesh axes)."""
     jnp, lax = jax.numpy, jax.lax
     x, i, z = jnp.ones(3), jnp.array([0, 1, 1]), jnp.array([1 + 2j, 3j])
@@ -362,6 +362,19 @@ def _string_arguments(jax):
         "string_average": lambda: jnp.average("a"),
         "string_average_weights": lambda: jnp.average(x, weights="a"),
         "string_flatnonzero": lambda: jnp.flatnonzero("a"),
+        "string_diagflat": lambda: jnp.diagflat("a"),
+        "list_diagflat": lambda: jnp.diagflat([1, 2]),
+        "string_extract": lambda: jnp.extract(x, "a"),
+        "string_extract_condition": lambda: jnp.extract("a", x),
+        "list_extract": lambda: jnp.extract([1, 0], x),
+        "string_delete": lambda: jnp.delete(x, "a"),
+        "string_delete_unique": lambda: jnp.delete(x, "a", assume_unique_indices=True),
+        "list_delete": lambda: jnp.delete([1, 2], "a"),
+        "string_arange": lambda: jnp.arange("a"),
+        "string_arange_stop": lambda: jnp.arange(1, "a"),
+        "string_arange_step": lambda: jnp.arange(0, 5, "a"),
+        "string_arange_unknown": lambda: jnp.arange("cat"),
+        "string_arange_array_start": lambda: jnp.arange(x, "a"),
         "string_power": lambda: jnp.power("a", 2),
         "string_power_exponent": lambda: jnp.power(2, "a"),
         "string_power_bytes": lambda: jnp.power(b"a", 2),
