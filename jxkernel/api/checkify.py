@@ -46,13 +46,13 @@ from ..lax import cond, scan, slicing, while_loop  # noqa: F401  (primitives che
 from ..lax.cond import _bind_cond
 from ..transforms import custom_derivatives, jit  # noqa: F401  (primitives checked below)
 from ..transforms.jit_primitive import _bind_jit
-from ..tree_util import tree_flatten, tree_leaves, tree_unflatten
+from ..tree_util import tree_flatten, tree_leaves, tree_map, tree_unflatten  # noqa: F401 (JAX's)
 from ..xla.array import Array
 from . import remat  # noqa: F401  (checkpoint_p, checked below)
 from .checkify_errors import (  # noqa: F401  (all jax._src.checkify's names)
     BatchedError, DivisionByZeroError, Error, ErrorCategory, ErrorEffect, FailedCheckError,
-    JaxException, JaxRuntimeError, NaNError, OOBError, _check_error, assert_func, check_p,
-    functionalization_error, init_error, update_error)
+    JaxException, JaxRuntimeError, NaNError, OOBError, _check_error, _reduce_any_error,
+    assert_func, check_p, functionalization_error, init_error, update_error)
 from .shard_map_call import _shard_map
 from .shard_map_primitive import P, shard_map_p
 

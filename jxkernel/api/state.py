@@ -183,7 +183,7 @@ class RefTracer(JaxprTracer):
     does (`_value`, `_owner`, `_argument`: Ref's), with Ref's reads and writes."""
     __slots__ = ("_value", "_owner", "_argument", "__weakref__")
     _jax_class_name = "DynamicJaxprTracer"
-    # its class as JAX's messages name it (numpy/util.py's check_arraylike): jit's tracer
+    # its class as JAX's messages name it (core/trace.py's jax_type_text): jit's tracer
     # class, at the JAX path where jxkernel's answers (jxkernel/_jax/_src/interpreters/)
     _jax_class_path = "jxkernel._src.interpreters.partial_eval.DynamicJaxprTracer"
     is_array_ref = True

@@ -293,9 +293,31 @@ def dtype_of_named(x) -> np.dtype:
     """
     if x is None:
         raise ValueError(f"Invalid argument to dtype: {x}.")
+    if isinstance(x, (str, bytes)):
+        x = _named_by_text(x)
     if isinstance(x, (str, np.dtype)) or isinstance(x, type) and issubclass(x, np.generic):
         return canonicalize_user_dtype(x, "dtype")
     return dtype(x)
+
+
+def _named_by_text(x):
+    """JAX's dtypes.dtype of a str or bytes: NumPy reads it as a dtype's name (np.dtype('a') is
+    |S0, a string type), refused in JAX's words where that is no type of JAX's arrays. A str
+    comes back as is, bytes as the dtype named.
+
+    >>> _named_by_text("int8")
+    'int8'
+    """
+    try:
+        named = np.dtype(x) if isinstance(x, str) else np.result_type(x)
+    except TypeError as err:
+        if isinstance(x, str):
+            raise                   # NumPy's "data type 'cat' not understood", as JAX's
+        raise TypeError(f"Cannot determine dtype of {x}") from err
+    if named not in _SUPPORTED:
+        raise TypeError(f"Value '{x}' with dtype {named} is not a valid JAX array type. Only "
+                        f"arrays of numeric types are supported by JAX.")
+    return x if isinstance(x, str) else named
 
 
 def explicit_dtype(d: np.dtype, fun_name: str = "") -> np.dtype:

@@ -449,13 +449,15 @@ def dynamic_update_slice_rule(name, in_avals, params, out_avals):
     return parts_of(operand) if operand.sharding is not None else None
 
 
-def with_axis_types(aval) -> str:
-    """A typed `aval` and its mesh's axes by type, as JAX's errors print it
-    (`str_short(mesh_axis_types=True)`): "float32[8@x,2]({Explicit: ('x',), Auto: ('y',)})"."""
-    mesh, by_type = aval.sharding.mesh, {}
-    for name, kind in zip(mesh.axis_names, mesh.axis_types):
+def with_axis_types(aval, short: bool = False) -> str:
+    """`aval` and its mesh's axes by type, as JAX's errors print it
+    (`str_short(mesh_axis_types=True)`): "float32[8@x,2]({Explicit: ('x',), Auto: ('y',)})";
+    `short`, with short dtype names (`str_short(True, True)`); no mesh: "f32[3]({})"."""
+    mesh, by_type = getattr(aval.sharding, "mesh", None), {}
+    for name, kind in zip(mesh.axis_names, mesh.axis_types) if mesh is not None else ():
         by_type.setdefault(kind, []).append(name)
-    return f"{aval}({ {kind: tuple(names) for kind, names in by_type.items()} })"
+    text = aval.str_short() if short else str(aval)
+    return f"{text}({ {kind: tuple(names) for kind, names in by_type.items()} })"
 
 
 # Primitives with several results: a rule gives each result's parts.

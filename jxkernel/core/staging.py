@@ -31,7 +31,7 @@ import numpy as np
 from .config import config
 from .earray import constant_handlers, foreign_constant
 from . import vma
-from .avals import ShapedArray, get_aval
+from .avals import ShapedArray, abstract_token, get_aval
 from .check import check_jaxpr
 from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, SourceInfo, Var
 from .primitive import const_folding_rules, forwarding_rules, staging_rules
@@ -63,6 +63,9 @@ class JaxprTracer(Tracer):
     """A staged value: a Var of the jaxpr being built, or a known constant."""
     __slots__ = ("_aval", "_var", "const")   # `_var`: a `var` slot would hide x.var()
     _jax_class_name = "DynamicJaxprTracer"   # JAX's name for it, in its messages
+    # its class as JAX's messages print it (core/trace.py's jax_type_text): at the JAX path
+    # where jxkernel's answers (jxkernel/_jax/_src/interpreters/partial_eval.py)
+    _jax_class_path = "jxkernel._src.interpreters.partial_eval.DynamicJaxprTracer"
 
     def __init__(self, trace, aval, var=None, const=None):
         self._trace, self._aval, self._var, self.const = trace, aval, var, const
@@ -75,7 +78,9 @@ class JaxprTracer(Tracer):
         return self.const if self._var is None else None
 
     def _short_repr(self):
-        return f"JitTracer({aval_text(self._aval)})"
+        # a token's type by its own repr, as JAX's: JitTracer(AbstractToken())
+        text = repr(self._aval) if self._aval is abstract_token else aval_text(self._aval)
+        return f"JitTracer({text})"
 
 
 _LITERAL_TYPES = (int, float, complex, bool, np.generic, np.ndarray)

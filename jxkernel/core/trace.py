@@ -199,6 +199,18 @@ class new_trace:
         self.trace.finish()
 
 
+def jax_type_text(x) -> str:
+    """`type(x)` as JAX's messages print it: a tracer's class by the JAX path under which
+    jxkernel's class answers, where it has one (`_jax_class_path`: jit's tracers,
+    `jxkernel._src.interpreters.partial_eval.DynamicJaxprTracer`).
+
+    >>> jax_type_text(1.0)
+    "<class 'float'>"
+    """
+    path = type(x).__dict__.get("_jax_class_path")
+    return f"<class '{path}'>" if path else str(type(x))
+
+
 def _jax_name(cls) -> str:
     """The name JAX gives this tracer class (`_jax_class_name` where ours is another's)."""
     return cls.__dict__.get("_jax_class_name", cls.__name__)

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..core import dtypes, sharding_types
-from ..core.avals import Token, get_aval
+from ..core.avals import Token, abstract_token, get_aval
 from ..core.basearray import Array
 from ..core.check import JaxprTypeError
 from ..core.dce import dce_closed_outputs, dce_rules
@@ -31,7 +31,7 @@ from ..core.numpy_eval import eval_closed_jaxpr_numpy
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, jvp_rules,
                               lowering_rules, numpy_rules, partial_eval_rules,
                               sharding_typing_rules, transpose_rules)
-from ..core.trace import Tracer, set_current_trace
+from ..core.trace import Tracer, jax_type_text, set_current_trace
 from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
 from ..transforms.batching import batch_jaxpr
 from ..core.partial_eval import partial_eval_jaxpr
@@ -285,11 +285,12 @@ def _taking_consts(jaxpr, own, const_avals):
 
 def _as_array(x):
     """An input handed back by cond as an Array, a Python scalar weakly typed (JAX's
-    lax.asarray)."""
+    lax.asarray). A token, or a tracer of one, is no array: JAX's lax.asarray refuses it so,
+    with its words, eagerly and traced alike."""
+    if type(x) is Token or isinstance(x, Tracer) and x.aval is abstract_token:
+        raise TypeError(f"asarray: expected ArrayLike, got {x} of type {jax_type_text(x)}.")
     if isinstance(x, (Array, Tracer)):
         return x
-    if type(x) is Token:        # no array (JAX's lax.asarray refuses it so, with its words)
-        raise TypeError(f"asarray: expected ArrayLike, got {x} of type {type(x)}.")
     aval = get_aval(x)
     return _convert_element_type(x, aval.dtype, aval.weak_type)
 

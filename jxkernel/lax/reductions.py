@@ -40,7 +40,7 @@ from ..transforms.api_util import flatten_fun
 from ..transforms.batching import vmap
 from . import _lowering as hl
 from . import shapes, slicing
-from ._rules import ANY, COMPLEX, FLOAT, INTEGRAL, NUMERIC, describe_dtypes
+from ._rules import ANY, COMPLEX, FLOAT, INTEGRAL, NUMERIC, check_dtype
 from .conversion import _convert_element_type, convert_element_type
 from .elementwise import (add, bitwise_and, bitwise_or, bitwise_xor, div, eq, exp, log, max,
                           min, mul, select, sub)
@@ -321,22 +321,17 @@ argmax_p = Primitive("argmax")
 argmin_p = Primitive("argmin")
 
 
-def _argminmax_abstract_eval(name):
-    def abstract(operand, *, axes, index_dtype):
-        axis, = axes
-        if not 0 <= axis < operand.ndim:
-            raise ValueError(f"Invalid axis {axis} for operand shape {operand.shape}")
-        if operand.shape[axis] < 1:
-            raise ValueError(f"argmin and argmax require non-empty reduced dimension. "
-                             f"operand.shape={operand.shape} axis={axis}")
-        if not dtypes.is_int(index_dtype):
-            raise TypeError(f"index_dtype must be an integer type, but got {np.dtype(index_dtype).name}")
-        if operand.dtype in COMPLEX:
-            raise TypeError(f"{name} does not accept dtype {operand.dtype.name}. Accepted dtypes "
-                            f"are subtypes of {describe_dtypes(ANY - COMPLEX)}.")
-        shape = operand.shape[:axis] + operand.shape[axis + 1:]
-        return ShapedArray(shape, index_dtype, False)
-    return abstract
+def _argminmax_abstract_eval(operand, *, axes, index_dtype):
+    axis, = axes
+    if not 0 <= axis < operand.ndim:
+        raise ValueError(f"Invalid axis {axis} for operand shape {operand.shape}")
+    if operand.shape[axis] < 1:
+        raise ValueError(f"argmin and argmax require non-empty reduced dimension. "
+                         f"operand.shape={operand.shape} axis={axis}")
+    if not dtypes.is_int(index_dtype):
+        raise TypeError(f"index_dtype must be an integer type, but got {np.dtype(index_dtype).name}")
+    shape = operand.shape[:axis] + operand.shape[axis + 1:]
+    return ShapedArray(shape, index_dtype, False)
 
 
 def _check_argminmax_inits(aval, index_dtype) -> None:
@@ -350,12 +345,21 @@ def _check_argminmax_inits(aval, index_dtype) -> None:
     raise _init_dtype_error(operands, inits)
 
 
+def _check_ordered(dtype, direction) -> None:
+    """JAX's error for a complex operand: its argmax and argmin trace one (make_jaxpr shows
+    it), and refuse it where they are lowered, in the words of the comparison their reducer
+    makes (lax.gt for argmax, lax.lt for argmin)."""
+    if dtype in COMPLEX:
+        check_dtype(direction.lower(), ShapedArray((), dtype), ANY - COMPLEX, position=0)
+
+
 def _argminmax_lowering(direction, identity):
     """JAX's reducer over (value, index) pairs, emitted as is so results match bit for bit:
     take the first pair's value if it compares `direction` or is NaN (so NaN wins), and its
     index also on equal values with a smaller index (so the first occurrence wins)."""
     def lower(ctx, x, *, axes, index_dtype):
         aval = ctx.avals_in[0]
+        _check_ordered(aval.dtype, direction)
         _check_argminmax_inits(aval, index_dtype)
         scalar, index = ShapedArray((), aval.dtype), ShapedArray((), index_dtype)
         iota = hl.iota(ctx, aval.shape, index_dtype, axes[0])
@@ -379,11 +383,17 @@ def _argminmax_lowering(direction, identity):
 
 
 # NumPy's arg-reductions also take the first NaN, else the first occurrence of the extreme
-numpy_rules[argmax_p] = lambda x, *, axes, index_dtype: np.argmax(x, axes[0]).astype(index_dtype)
-numpy_rules[argmin_p] = lambda x, *, axes, index_dtype: np.argmin(x, axes[0]).astype(index_dtype)
-abstract_eval_rules[argmax_p] = _argminmax_abstract_eval("argmax")
+def _argminmax_numpy(np_fun, direction):
+    def run(x, *, axes, index_dtype):
+        _check_ordered(x.dtype, direction)          # (NumPy orders complex numbers: JAX not)
+        return np_fun(x, axes[0]).astype(index_dtype)
+    return run
+
+
+numpy_rules[argmax_p] = _argminmax_numpy(np.argmax, "GT")
+numpy_rules[argmin_p] = _argminmax_numpy(np.argmin, "LT")
+abstract_eval_rules[argmax_p] = abstract_eval_rules[argmin_p] = _argminmax_abstract_eval
 lowering_rules[argmax_p] = _argminmax_lowering("GT", hl.min_value)
-abstract_eval_rules[argmin_p] = _argminmax_abstract_eval("argmin")
 lowering_rules[argmin_p] = _argminmax_lowering("LT", hl.max_value)
 for _p in (argmax_p, argmin_p):         # integer results: zero tangents
     ad.defjvp_zero(_p)

@@ -589,10 +589,14 @@ sharding_rules[unstack_p] = _unstack_sharding
 tile_p = Primitive("tile")
 
 
-def _tile_abstract_eval(operand, *, reps):
-    if operand.ndim != len(reps):
+def _check_tile_rank(ndim, reps) -> None:
+    if ndim != len(reps):
         raise TypeError(f"reps length must be equal to the ndim of x, got len(reps)={len(reps)} "
-                        f"and x.ndim={operand.ndim}.")
+                        f"and x.ndim={ndim}.")
+
+
+def _tile_abstract_eval(operand, *, reps):
+    _check_tile_rank(operand.ndim, reps)
     return ShapedArray(tuple(d * r for d, r in zip(operand.shape, reps)), operand.dtype,
                        operand.weak_type)
 
@@ -958,7 +962,22 @@ def tile(operand, reps):
         Array([[1, 2, 1, 2],
                [1, 2, 1, 2]], dtype=int32)
     """
-    return tile_p.bind(operand, reps=tuple(operator.index(r) for r in reps))
+    reps = tuple(reps)
+    try:
+        counts = tuple(operator.index(r) for r in reps)
+    except TypeError:
+        _refuse_counts(operand, reps)
+        raise
+    return tile_p.bind(operand, reps=counts)
+
+
+def _refuse_counts(operand, reps) -> None:
+    """JAX's error for a count that is no int (lax.tile(x, (3.0,))): its tile multiplies the
+    shape by the counts as given, and the shape's check refuses the float sizes that gives
+    ("Shapes must be 1D sequences of concrete values of integer type, got (np.float64(6.0),)")."""
+    shape = np.shape(operand)
+    _check_tile_rank(len(shape), reps)
+    canonicalize_shape(tuple(np.multiply(shape, reps)))
 
 
 __all__ = ["broadcast_in_dim_p", "reshape_p", "squeeze_p", "transpose_p", "rev_p",

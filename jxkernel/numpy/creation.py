@@ -502,6 +502,7 @@ def _filled_like(name, a, fill_value, dtype, shape, device=None):
     if not (hasattr(a, "dtype") and hasattr(a, "shape")):
         if hasattr(a, "__jax_array__"):
             a = a.__jax_array__()
+        util.check_text_args(a)
         util.check_arraylike(name, a)
     if _core.is_extended(dtype) or dtype is None and _core.is_extended(getattr(a, "dtype", None)):
         # an extended dtype (typed keys', a user's) is filled by its rules' full, as JAX's
@@ -545,6 +546,7 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_shardin
     >>> jnp.full_like(jnp.ones(2), 3)
     Array([3., 3.], dtype=float32)
     """
+    util.check_text_args(a, fill_value)        # (JAX reads `a`'s dtype first)
     util.check_arraylike("full_like", fill_value)
     return _like("full_like", a, fill_value, dtype, shape, device, out_sharding)
 
@@ -561,7 +563,8 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding
     sharding = canonicalize_sharding(out_sharding, "jnp.arange")
     if dtype is not None:
         dtype = canonicalize_user_dtype(dtype, "arange")
-    util.check_arraylike_or_none("arange", start, stop, step)
+    # (text passes, as JAX's check passes it: the result type refuses it in JAX's words)
+    util.check_arraylike_or_none("arange", *util.passing_text((start, stop, step)))
     start_name = "stop" if stop is None and step is None else "start"
     if stop is None and step is None and is_symbolic(start):    # jax.export: arange(x.shape[0])
         return lax.broadcasted_iota(dtype or _core.default_int_dtype(), (start,), 0)

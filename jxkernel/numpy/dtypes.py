@@ -113,6 +113,8 @@ def dtype_and_weak(x) -> tuple:
         return _core.canonicalize_dtype(x.dtype), False
     if not isinstance(x, (type, str, np.dtype)) and hasattr(x, "dtype"):
         return _core.canonicalize_dtype(x.dtype), False     # JAX's dtype(): quietly
+    if isinstance(x, (str, bytes)):           # text, read as a dtype's name ('a' is |S0)
+        return _core.dtype_of_named(x), False
     return canonicalize_user_dtype(x, "dtype"), False       # a dtype named: JAX's check
 
 

@@ -125,7 +125,8 @@ def delete(arr, obj, axis: int | None = None, *, assume_unique_indices: bool = F
                            axis=axis)
     if isinstance(obj, slice):
         obj, assume_unique_indices = arange(n)[obj], True
-    check_arraylike("delete", a, obj)
+    check_arraylike("delete", *util.passing_text((a, obj)))
+    util.check_text_args(obj)       # (JAX asks its dtype next: a string, a dtype's name)
     if hasattr(obj, "__jax_array__"):
         obj = obj.__jax_array__()
     if assume_unique_indices and dtypes.issubdtype(aval_of(obj).dtype, np.integer):

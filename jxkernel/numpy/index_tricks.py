@@ -440,8 +440,10 @@ def _diag(v, k: int):
 
 
 def diagflat(v, k: int = 0):
-    """A 2-D array with the flattened `v` on its k-th diagonal."""
-    return diag(ravel(_asarray("diagflat", v)), k)
+    """A 2-D array with the flattened `v` on its k-th diagonal (through jnp.ravel, as JAX's:
+    a string is refused by its jit)."""
+    check_arraylike("diagflat", *util.passing_text((v,)))
+    return diag(ravel(v), k)
 
 
 # ------------------------------------------------------------------ index arrays

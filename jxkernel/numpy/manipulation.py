@@ -67,6 +67,15 @@ def _index_tuple(x) -> tuple:
         return tuple(map(index_or_symbolic, x))      # jax.export's symbolic sizes
 
 
+def _index_or_as_is(d):
+    """`operator.index(d)`, or `d` as given where it is none (a symbolic size; a float count,
+    which lax.tile then refuses in JAX's words), as JAX's tile reads its counts."""
+    try:
+        return operator.index(d)
+    except TypeError:
+        return d
+
+
 def _lone_size(shape) -> bool:
     """Whether `shape` is one size (an int, a float, a 0-d array) rather than a sequence."""
     return not isinstance(shape, (list, tuple)) and np.ndim(shape) == 0
@@ -630,7 +639,11 @@ def tile(A, reps):
     Array([1, 2, 1, 2], dtype=int32)
     """
     A = _asarray("tile", A)
-    reps = _index_tuple(reps)
+    try:
+        reps = tuple(iter(reps))
+    except TypeError:
+        reps = (reps,)
+    reps = tuple(map(_index_or_as_is, reps))
     shp = _shape(A)
     reps = (1,) * (len(shp) - len(reps)) + reps
     if not any(map(is_symbolic, reps + tuple(shp))):

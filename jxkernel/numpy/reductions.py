@@ -30,7 +30,7 @@ from ..core.trace import Tracer, _ctx, eval_trace
 from ..lax import conversion
 from ..lax.sharding import canonicalize_sharding, run_auto_axes
 from ..transforms.jit import jit
-from ..transforms.jit_namesakes import jax_jitted
+from ..transforms.jit_namesakes import jax_jitted, running_as
 from ..xla.array import Array
 from . import util
 from .indexing import getitem
@@ -209,7 +209,7 @@ def _cast_to_bool(x):
 
 
 # ------------------------------------------------------------------ eager dispatch
-def _jit_when_eager(*static_argnames, dynamic=(), axes=False, jaxname=None):
+def _jit_when_eager(*static_argnames, dynamic=(), axes=False, jaxname=None, private=None):
     """Run a reduction as one jitted (inline) call when given an Array eagerly, as JAX jits
     them: one XLA dispatch (~5 µs) instead of several eager ops and Python checks. Traced,
     the function runs as written (inline=True: the jaxpr is the same either way).
@@ -224,19 +224,23 @@ def _jit_when_eager(*static_argnames, dynamic=(), axes=False, jaxname=None):
     `jaxname`: where JAX wraps the function in a jit that is not inline (var's `_var`,
     cumsum's `cumsum`), traced calls go through the jit too, named so: a learner's jaxpr then
     shows the same `jit[name=_var ...]` equation as JAX's, dynamic parameters (ddof) as its
-    traced arguments."""
+    traced arguments.
+
+    `private`: the name of the inline jit JAX's function calls (sum's `_reduce_sum`): what
+    its jits are named, and the jit whose error an argument that is no array gets."""
     def deco(fun):
         names = [p for p in inspect.signature(fun).parameters][1:]
         statics = set(static_argnames)
+        named = running_as(fun, private, static_argnames) if private else fun
 
         def inner(a, *dyn, **kwargs):
             return fun(a, **dict(zip(dynamic, dyn)), **kwargs)
         # named for what it runs: jax_log_compiles says "Compiling sum(a: f32[4])", not "inner"
-        inner.__name__ = inner.__qualname__ = jaxname or fun.__name__
+        inner.__name__ = inner.__qualname__ = jaxname or named.__name__
         jitted = jit(inner, static_argnames=static_argnames, inline=not jaxname)
         # `initial` and `where` traced as well (JAX's jit takes them so): the eager call is
         # then one computation, so jax_debug_infs sees max's -inf identity only inside it
-        masked = jit(fun, static_argnames=static_argnames, inline=not jaxname)
+        masked = jit(named, static_argnames=static_argnames, inline=not jaxname)
 
         @functools.wraps(fun)
         def call(a, *args, **kwargs):
@@ -270,7 +274,8 @@ _JIT_OPERANDS = (Array, Tracer, np.ndarray, np.generic)
 
 
 # ------------------------------------------------------------------ basic reductions
-@_jit_when_eager("axis", "dtype", "keepdims", "promote_integers", axes=True)
+@_jit_when_eager("axis", "dtype", "keepdims", "promote_integers", axes=True,
+                 private="_reduce_sum")
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
         promote_integers=True):
     """Sum over `axis` (all axes by default); bools and narrow ints give the default int.
@@ -284,7 +289,8 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
                       promote_integers=promote_integers)
 
 
-@_jit_when_eager("axis", "dtype", "keepdims", "promote_integers", axes=True)
+@_jit_when_eager("axis", "dtype", "keepdims", "promote_integers", axes=True,
+                 private="_reduce_prod")
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
          promote_integers=True):
     """Product over `axis`.  ``jnp.prod(jnp.array([2, 3]))`` is 6."""
@@ -297,7 +303,7 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
 product = prod
 
 
-@_jit_when_eager("axis", "keepdims", axes=True)
+@_jit_when_eager("axis", "keepdims", axes=True, private="_reduce_max")
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Maximum over `axis` (NaN if any element is NaN); `where` needs `initial`.
 
@@ -308,7 +314,7 @@ def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
                       keepdims=keepdims, initial=initial, where_=where)
 
 
-@_jit_when_eager("axis", "keepdims", axes=True)
+@_jit_when_eager("axis", "keepdims", axes=True, private="_reduce_min")
 def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Minimum over `axis` (NaN if any element is NaN)."""
     return _reduction(a, "min", lax.min, np.inf, has_identity=False, axis=axis, out=out,
@@ -318,14 +324,14 @@ def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
 amax, amin = max, min
 
 
-@_jit_when_eager("axis", "keepdims", axes=True)
+@_jit_when_eager("axis", "keepdims", axes=True, private="_reduce_all")
 def all(a, axis=None, out=None, keepdims=False, *, where=None):
     """Whether every element along `axis` is true (nonzero).  ``jnp.all(jnp.array([1, 0]))``"""
     return _reduction(a, "all", lax.bitwise_and, True, preproc=_cast_to_bool, axis=axis,
                       out=out, keepdims=keepdims, where_=where)
 
 
-@_jit_when_eager("axis", "keepdims", axes=True)
+@_jit_when_eager("axis", "keepdims", axes=True, private="_reduce_any")
 def any(a, axis=None, out=None, keepdims=False, *, where=None):
     """Whether any element along `axis` is true (nonzero)."""
     return _reduction(a, "any", lax.bitwise_or, False, preproc=_cast_to_bool, axis=axis,
@@ -376,7 +382,7 @@ def _count(a, axis, keepdims, where, dtype):
     return sum(broadcast_to(where, aval_of(a).shape), axis, dtype=dtype, keepdims=keepdims)
 
 
-@_jit_when_eager("axis", "dtype", "keepdims", axes=True)
+@_jit_when_eager("axis", "dtype", "keepdims", axes=True, private="_mean")
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """Arithmetic mean over `axis`, in a float type (integers give the default float).
     float16/bfloat16 are summed in float32 unless `dtype` is given (as JAX's: then the
@@ -434,6 +440,9 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
             weights_sum = broadcast_to(weights_sum, aval_of(avg).shape)
         return avg, weights_sum
     return avg
+
+
+running_as(average, "_average", ("axis", "returned", "keepdims"))    # (JAX's jit of it)
 
 
 def _var_promote_types(a_dtype, dtype):

@@ -21,7 +21,7 @@ from ..core.interpreter_primitives import typed_constant
 from . import util
 from .creation import arange
 from .indexing import _IndexUpdateHelper, getitem
-from .manipulation import _slice_axis, moveaxis
+from .manipulation import _slice_axis, moveaxis, ravel
 from .reductions import _where, cumsum, sum as _sum
 from .sorting import _asarray, _concrete, _ravel, _shape
 from .ufuncs import floor_divide, remainder
@@ -74,8 +74,9 @@ def nonzero(a, *, size: int | None = None, fill_value=None) -> tuple:
 
 
 def flatnonzero(a, *, size: int | None = None, fill_value=None):
-    """Indices of the nonzero elements of the flattened array."""
-    return nonzero(_ravel(_asarray("flatnonzero", a)), size=size, fill_value=fill_value)[0]
+    """Indices of the nonzero elements of the flattened array (through jnp.ravel, as JAX's:
+    a string is refused by its jit, in its words)."""
+    return nonzero(ravel(a), size=size, fill_value=fill_value)[0]
 
 
 def argwhere(a, *, size: int | None = None, fill_value=None):
@@ -109,11 +110,11 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
 
 def extract(condition, arr, *, size: int | None = None, fill_value=0):
     """The elements of `arr` where `condition` is true (flattened), padded to `size`."""
-    check_arraylike("extract", condition, arr, fill_value)
+    # (JAX's check names the function "extreact", and passes a string to jnp.ravel's jit)
+    check_arraylike("extreact", *util.passing_text((condition, arr, fill_value)))
     # as JAX: compress of the raveled two, which truncates both to the shorter (no error for a
     # condition of another size)
-    return compress(_ravel(ensure_array(condition)), _ravel(ensure_array(arr)), size=size,
-                    fill_value=fill_value)
+    return compress(ravel(condition), ravel(arr), size=size, fill_value=fill_value)
 
 
 def _take_fill(arr, idx, fill_value):

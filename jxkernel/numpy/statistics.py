@@ -21,7 +21,8 @@ from ..transforms.jit_namesakes import jax_jitted
 from .. import lax
 from ..core import dtypes
 from ..core.errors import ConcretizationTypeError
-from ..core.sharding_types import ShardingTypeError
+from ..core.avals import get_aval
+from ..core.sharding_types import ShardingTypeError, with_axis_types
 from ..core.trace import Tracer
 from ..lax.sharding import canonicalize_sharding
 from . import reductions, ufuncs, util
@@ -71,10 +72,12 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None,
         length = operator.index(_concrete(length, "the argument 'length' of jnp.bincount"))
     if weights is None:
         weights = np.array(1, dtypes.default_int_dtype())
-    elif np.shape(weights) != aval_of(x).shape:
-        raise ValueError(f"type of weights must match type of x. Got typeof(x)="
-                         f"{aval_of(x).str_short()} and typeof(weights)="
-                         f"{aval_of(weights).str_short()}")
+    else:
+        x_type, w_type = aval_of(x), get_aval(weights)    # (JAX's typeof: no list, no string)
+        if np.shape(weights) != x_type.shape:
+            raise ValueError(f"type of weights must match type of x. Got typeof(x)="
+                             f"{with_axis_types(x_type, True)} and typeof(weights)="
+                             f"{with_axis_types(w_type, True)}")
     out_sharding = canonicalize_sharding(out_sharding, "jnp.bincount")
     if out_sharding is not None and not _replicated_or_unreduced(out_sharding):
         raise ShardingTypeError("out_sharding passed to `jnp.bincount` can only be fully "

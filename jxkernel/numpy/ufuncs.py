@@ -33,7 +33,8 @@ from ..transforms.jit_namesakes import jax_alias, jax_jitted
 from .creation import array, asarray
 from .dtypes import finfo, iscomplexobj
 from .util import (_ARRAYS, REF_AVALS, aval_of, broadcast_arrays, check_arraylike,
-                   converts_array, ensure_array, ensure_arraylike, full_like, jnp_jit,
+                   check_text_args, converts_array, ensure_array, ensure_arraylike, full_like,
+                   jnp_jit,
                    promote_args, promote_args_inexact, promote_args_numeric, promote_dtypes,
                    promote_dtypes_inexact, promote_dtypes_numeric, promote_shapes)
 from .util import where as _where
@@ -691,6 +692,7 @@ def power(x1, x2, /):
     >>> jnp.power(2, 3), jnp.power(2.0, 0.5)
     (Array(8, dtype=int32, weak_type=True), Array(1.4142135, dtype=float32, weak_type=True))
     """
+    check_text_args(x1, x2)            # (JAX's float0 check asks a string's dtype first)
     check_arraylike("power", x1, x2)
     key = _typed_keys(x1, x2)
     if key:     # JAX's error: it asks NumPy about the dtype, which knows no key type

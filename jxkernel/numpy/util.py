@@ -27,7 +27,7 @@ from ..core.avals import ShapedArray
 from ..core.errors import aval_text, float0_error, masked_array_error
 from ..core.interpreter_primitives import typed_scalar
 from ..core.source_info import user_stacklevel
-from ..core.trace import Tracer
+from ..core.trace import Tracer, jax_type_text
 from ..lax import conversion, shapes
 from ..lax import elementwise as lax
 from ..transforms.jit import jit
@@ -56,14 +56,6 @@ def is_arraylike(x) -> bool:
         not getattr(type(x), "is_array_ref", False)     # (a Ref's tracer is no array: JAX's)
 
 
-def _type_text(x) -> str:
-    """`type(x)` as JAX's messages print it: a tracer's class by the JAX path under which
-    jxkernel's class answers, where it has one (`_jax_class_path`: jit's tracers,
-    `jax._src.interpreters.partial_eval.DynamicJaxprTracer`)."""
-    path = type(x).__dict__.get("_jax_class_path")
-    return f"<class '{path}'>" if path else str(type(x))
-
-
 def check_arraylike(fun_name: str, *args) -> None:
     """A TypeError naming the function and argument position if one is not an array (in a
     function JAX jits, its jit's error for a string or an object, which JAX raises first;
@@ -80,7 +72,28 @@ def check_arraylike(fun_name: str, *args) -> None:
             hint = "\nUse jnp.asarray/jnp.array to turn a list or tuple into an array." \
                 if isinstance(arg, (list, tuple)) else ""
             raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got "
-                            f"{_type_text(arg)} at position {i}.{hint}")
+                            f"{jax_type_text(arg)} at position {i}.{hint}")
+
+
+def passing_text(args) -> tuple:
+    """`args` with each string or bytes as 0: what JAX's check_arraylike sees of them (it
+    passes text, a scalar to np.isscalar), so that what the function does next refuses the
+    text in its own words (jnp.ravel's jit, JAX's dtypes.dtype).
+
+    >>> passing_text(("a", 1.5))
+    (0, 1.5)
+    """
+    return tuple(0 if isinstance(a, (str, bytes)) else a for a in args)
+
+
+def check_text_args(*args) -> None:
+    """JAX's error for a string given where its function asks each argument's dtype before
+    any other check refuses it (jnp.power's float0 check, jnp.zeros_like's lax.full_like):
+    its dtypes.dtype reads the text as a dtype's name, and np.dtype('a') is |S0, no type of
+    JAX's arrays."""
+    for arg in args:
+        if isinstance(arg, (str, bytes)):
+            dtypes.dtype_of_named(arg)
 
 
 def warn_arraylike(fun_name: str, *args) -> None:
@@ -89,7 +102,7 @@ def warn_arraylike(fun_name: str, *args) -> None:
     for i, arg in enumerate(args):
         if not is_arraylike(arg):
             warnings.warn(f"{fun_name} requires ndarray or scalar arguments, got "
-                          f"{_type_text(arg)} at position {i}. In a future JAX release this "
+                          f"{jax_type_text(arg)} at position {i}. In a future JAX release this "
                           f"will be an error.", DeprecationWarning, stacklevel=3)
             return
 

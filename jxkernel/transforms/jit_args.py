@@ -473,7 +473,7 @@ def not_an_array(fun, index_name, x) -> TypeError:
                       f"function was called with a non-array argument, and this argument was "
                       f"not marked as static using the static_argnums or static_argnames "
                       f"parameters of jax.jit.")
-    error.value = x             # the notebook's card reads its fields (a method's `self`)
+    error.value, error.fun = x, fun     # the notebook's card reads them (a method's `self`)
     return error
 
 

@@ -131,6 +131,27 @@ def runs_jitted(fun):
     return fun
 
 
+def running_as(fun, name: str, static_argnames=()):
+    """Mark the plain `fun` as running under the private jit JAX's namesake calls (`jnp.sum`
+    calls its jit `_reduce_sum`, `jnp.mean` `_mean`): an argument that is no array gets that
+    jit's error, naming the function `name` (`jit_argument_error`). Returns `fun`'s code under
+    that name (a jit of it is named as JAX's: "Compiling jit(_reduce_sum)").
+
+        >>> def total(a, axis=None):
+        ...     return jnp.sum(a, axis)
+        >>> named = running_as(total, "_total", ("axis",))
+        >>> named.__name__, named.__code__ is total.__code__
+        ('_total', True)
+    """
+    # the same code object: the frame found running is `fun`'s, the message names `name`
+    named = types.FunctionType(fun.__code__, fun.__globals__, name, fun.__defaults__,
+                               fun.__closure__)
+    named.__kwdefaults__, named.__qualname__ = fun.__kwdefaults__, name
+    named.__module__, named.__doc__ = fun.__module__, fun.__doc__
+    _register_running(named, NamesakeJit(named, tuple(static_argnames), True))
+    return named
+
+
 def jit_argument_error(fun_name: str, depth: int = 8):
     """JAX's jit error for an argument that is no array (a string, an object) given to a
     function JAX jits, whose jit refuses it before the function runs: called where jnp's

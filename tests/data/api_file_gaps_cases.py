@@ -484,6 +484,38 @@ def _cond_forwarding_a_token(jax):
     return "no error"
 
 
+def _cond_token_operands(jax):
+    """A cond or switch whose branches hand back their token operand, eagerly and traced (jit,
+    make_jaxpr, grad of a jit): JAX's lax.asarray refuses the token and the tracer of one
+    (`JitTracer(AbstractToken())`, of jit's tracer class by its JAX path; the package's own
+    name is made 'jax', addresses blanked). A token the branches take and do not hand back
+    is no error."""
+    lax = jax.lax
+    same = lambda p, t: lax.cond(p, lambda t: t, lambda t: t, t)               # noqa: E731
+    pair = lambda p, t, x: lax.cond(p, lambda t, x: (t, x * 2.),               # noqa: E731
+                                    lambda t, x: (t, x), t, x)
+    runs = [lambda: same(True, lax.create_token()),
+            lambda: jax.jit(same)(True, lax.create_token()),
+            lambda: jax.jit(lambda t: same(True, t))(lax.create_token()),
+            lambda: jax.jit(lambda p: same(p, lax.create_token()))(True),
+            lambda: jax.jit(pair)(True, lax.create_token(), 1.),
+            lambda: jax.make_jaxpr(same)(True, lax.create_token()),
+            lambda: jax.jit(lambda i, t: lax.switch(i, [lambda t: t, lambda t: t], t))(
+                0, lax.create_token()),
+            lambda: jax.grad(lambda x: jax.jit(pair)(True, lax.create_token(), x)[1])(1.),
+            lambda: float(jax.jit(lambda p, t, x: lax.cond(
+                p, lambda t, x: x + 1., lambda t, x: x - 1., t, x))(True, lax.create_token(),
+                                                                    1.))]
+    out = []
+    for run in runs:
+        try:
+            out.append(run())
+        except TypeError as e:
+            text = _ADDRESS.sub(" at 0x", str(e)).replace(f"{jax.__name__}._src.", "jax._src.")
+            out.append([type(e).__name__, text])
+    return out
+
+
 def _custom_vjp_host_residuals(jax):
     """What a custom_vjp's bwd gets for residuals fwd returned as host values (a NumPy array,
     a NumPy scalar, a Python float): JAX's TypedNdArray, TypedNdArray and TypedFloat, under
@@ -543,6 +575,7 @@ def cases(jax):
         "custom_gradient_numpy_results": lambda: _custom_gradient_numpy_results(jax),
         "token_is_a_leaf": lambda: _token_is_a_leaf(jax),
         "cond_forwarding_a_token": lambda: _cond_forwarding_a_token(jax),
+        "cond_token_operands": lambda: _cond_token_operands(jax),
         "custom_vjp_host_residuals": lambda: _custom_vjp_host_residuals(jax),
         "jaxprs_lowered_through_jaxpr_subcomp": lambda: _jaxprs_lowered(jax),
         "custom_remat_under_remat3": lambda: _custom_remat_under_remat3(jax),

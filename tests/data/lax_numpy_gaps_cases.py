@@ -338,6 +338,81 @@ def _jit_arguments(jax):
     }
 
 
+def _string_arguments(jax):
+    """Stop 70: strings and other bad arguments where JAX's words came from elsewhere: the
+    reductions JAX runs under a private jit (`_reduce_sum`, `_mean`, `_average`: its jit's
+    error, at the argument's path); flatnonzero, diagflat and extract through jnp.ravel's jit;
+    power, the *_like functions, result_type, delete and arange reading a string as a dtype's
+    name ('a' is |S0); a float count to tile (the shape check's words, lax's too); argmax of complex numbers (traced, refused where lowered,
+    in lax.gt's words); bincount's weights (JAX's typeof, and its type text with mesh axes)."""
+    jnp, lax = jax.numpy, jax.lax
+    x, i, z = jnp.ones(3), jnp.array([0, 1, 1]), jnp.array([1 + 2j, 3j])
+    return {
+        "string_sum": lambda: jnp.sum("a"),
+        "string_sum_where": lambda: jnp.sum(x, where="a"),
+        "string_sum_initial": lambda: jnp.sum(x, initial="a"),
+        "string_prod": lambda: jnp.prod("a"),
+        "string_max": lambda: jnp.max("a"),
+        "string_max_where": lambda: jnp.max(x, where="a", initial=0),
+        "string_min": lambda: jnp.min("a"),
+        "string_all": lambda: jnp.all("a"),
+        "string_any": lambda: jnp.any("a"),
+        "string_mean": lambda: jnp.mean("a"),
+        "string_mean_jitted": lambda: jax.jit(lambda: jnp.mean("a"))(),
+        "string_average": lambda: jnp.average("a"),
+        "string_average_weights": lambda: jnp.average(x, weights="a"),
+        "string_flatnonzero": lambda: jnp.flatnonzero("a"),
+        "string_diagflat": lambda: jnp.diagflat("a"),
+        "list_diagflat": lambda: jnp.diagflat([1, 2]),
+        "string_extract": lambda: jnp.extract(x, "a"),
+        "string_extract_condition": lambda: jnp.extract("a", x),
+        "list_extract": lambda: jnp.extract([1, 0], x),
+        "string_delete": lambda: jnp.delete(x, "a"),
+        "string_delete_unique": lambda: jnp.delete(x, "a", assume_unique_indices=True),
+        "list_delete": lambda: jnp.delete([1, 2], "a"),
+        "string_arange": lambda: jnp.arange("a"),
+        "string_arange_stop": lambda: jnp.arange(1, "a"),
+        "string_arange_step": lambda: jnp.arange(0, 5, "a"),
+        "string_arange_unknown": lambda: jnp.arange("cat"),
+        "string_arange_array_start": lambda: jnp.arange(x, "a"),
+        "string_power": lambda: jnp.power("a", 2),
+        "string_power_exponent": lambda: jnp.power(2, "a"),
+        "string_power_bytes": lambda: jnp.power(b"a", 2),
+        "string_power_unknown": lambda: jnp.power("cat", 2),
+        "string_zeros_like": lambda: jnp.zeros_like("a"),
+        "string_ones_like": lambda: jnp.ones_like("a"),
+        "string_empty_like": lambda: jnp.empty_like("a"),
+        "string_full_like": lambda: jnp.full_like("a", 1),
+        "string_full_like_fill": lambda: jnp.full_like(1, "a"),
+        "string_zeros_like_bytes_unknown": lambda: jnp.zeros_like(b"cat"),
+        "string_lax_full_like_dtype": lambda: lax.full_like(x, 0, "a"),
+        "string_result_type": lambda: jnp.result_type("a"),
+        "string_result_type_str": lambda: jnp.result_type("str"),
+        "string_result_type_bytes_unknown": lambda: jnp.result_type(b"cat"),
+        "string_result_type_named": lambda: jnp.result_type("float32", b"int8"),
+        "tile_float_reps": lambda: jnp.tile(x, 3.0),
+        "tile_float_in_reps": lambda: jnp.tile(x, (2, 3.0)),
+        "tile_array_reps": lambda: jnp.tile(x, jnp.array(2)),
+        "lax_tile_float_reps": lambda: lax.tile(x, (3.0,)),
+        "lax_tile_float_reps_rank": lambda: lax.tile(x, (3.0, 2)),
+        "argmax_complex": lambda: jnp.argmax(z),
+        "argmin_complex": lambda: jnp.argmin(z),
+        "nanargmax_complex": lambda: jnp.nanargmax(z),
+        "lax_argmax_complex": lambda: lax.argmax(z, 0, np.int32),
+        "argmax_complex_jaxpr": lambda: str(jax.make_jaxpr(jnp.argmax)(z)),
+        "argmax_complex_lowered": lambda: jax.jit(jnp.argmax).lower(z).as_text(),
+        "bincount_weights_shape": lambda: jnp.bincount(i, weights=jnp.ones(2)),
+        "bincount_weights_rank": lambda: jnp.bincount(i, weights=jnp.ones((3, 1))),
+        "bincount_weights_scalar": lambda: jnp.bincount(i, weights=1.0),
+        "bincount_weights_string": lambda: jnp.bincount(i, weights="a"),
+        "bincount_weights_list": lambda: jnp.bincount(i, weights=[1, 2, 3]),
+        "bincount_weights_short_list": lambda: jnp.bincount(i, weights=[1, 2]),
+        "bincount_weights_jitted": lambda: jax.jit(
+            lambda w: jnp.bincount(i, weights=w, length=3))(jnp.ones(2)),
+        "bincount_weights": lambda: jnp.bincount(i, weights=jnp.arange(3.0)),
+    }
+
+
 def _api_gaps(jax):
     """matvec/vecmat check their core dimensions as JAX's vectorize does; jnp.trace's offset
     is traced (a float or an array of one element refused as JAX's eye refuses it);
@@ -521,7 +596,7 @@ def cases(jax) -> dict:
     }
     out.update({f"masked_{name}": thunk for name, thunk in _masked(jax).items()})
     for more in (_bits, _take_along, _tri, _unravel, _shapes, _views, _small, _jit_arguments,
-                 _api_gaps, _array_warnings, _collective_derivatives, _token_results,
-                 token_made_in_bodies):
+                 _api_gaps, _string_arguments, _array_warnings, _collective_derivatives,
+                 _token_results, token_made_in_bodies):
         out.update(more(jax))
     return out

@@ -2,6 +2,7 @@
 run by reference/make_private_modules_reference.py with JAX 0.10.2 and by
 tests/jax_compat/test_private_modules.py with jxkernel. Each case takes the side's modules and
 returns JSON: reprs, dtype names, avals as text."""
+import importlib
 import pickle
 
 
@@ -273,3 +274,31 @@ def nn_edges(jax, core_private, np):
         jax.nn.one_hot(jnp.array([1.0]), 3)
     out["one_hot_float"] = [[w.category.__name__, str(w.message)] for w in seen]
     return out
+
+
+def module_homes(jax, checkify, checkify_private):
+    """Where custom_jvp and custom_vjp say they live (`__module__`, the package's own name made
+    'jax'), found again there and through pickle; and jax._src.checkify's private helpers a
+    library may reach (`_reduce_any_error` of a vmapped check's error: the failing entry)."""
+    jnp = jax.numpy
+    made = [jax.custom_jvp(lambda x: x), jax.custom_vjp(lambda x: x)]
+    homes = {}
+    for kind, value in zip((jax.custom_jvp, jax.custom_vjp), made):
+        home = importlib.import_module(kind.__module__)
+        homes[kind.__name__] = {
+            "path": f"{kind.__module__}.{kind.__qualname__}".replace(jax.__name__, "jax"),
+            "instance_path": f"{type(value).__module__}.{type(value).__qualname__}".replace(
+                jax.__name__, "jax"),
+            "found_at_home": getattr(home, kind.__qualname__) is kind,
+            "pickled": pickle.loads(pickle.dumps(kind)) is kind}
+
+    def positive(x):
+        checkify.check(x > 0, "not positive: {}", x)
+        return x
+    err, _ = jax.vmap(checkify.checkify(positive))(jnp.array([1., -2., 3.]))
+    reduced = checkify_private._reduce_any_error(err)
+    helpers = {name: hasattr(checkify_private, name)
+               for name in ("_reduce_any_error", "tree_map", "check_p", "init_error",
+                            "update_error", "assert_func", "_check_error", "ErrorEffect")}
+    return {"homes": homes, "helpers": helpers, "batched": _answer(err.get),
+            "reduced": _answer(reduced.get)}

@@ -5,7 +5,9 @@ guard, copies of arrays and tracers, jax_explicit_x64_dtypes, JAX's deprecations
 arrays refused, jnp.eye's far diagonals, itemsize_bits of the narrow dtypes, shapes, ranges;
 and gaps left at stop 68: arguments of the functions JAX jits (its jit's errors), matvec/vecmat
 core dimensions, trace's offset, unravel_index of floats, take of int8 indices, warnings of
-jnp.array per element, pmax/pmin not differentiable, token results of control flow.
+jnp.array per element, pmax/pmin not differentiable, token results of control flow; and stop
+70's: strings given to the reductions JAX runs under private jits, to power and the *_like
+functions, a float count to tile, argmax of complex numbers, bincount's weights.
 Each case's value is exact (shapes, dtypes, small integers held in floats) but those computed
 in floating point (ROUNDED: their ulp bound; XLA may fuse a multiply-add)."""
 import json

@@ -76,6 +76,12 @@ def test_nn_edges():
     assert cases.nn_edges(jxkernel, core, np) == RECORD["nn_edges"]
 
 
+def test_custom_derivative_classes_and_checkify_helpers_live_where_jaxs_do():
+    # custom_jvp/custom_vjp answer at JAX's jax._src.custom_derivatives (they said the package
+    # module they moved to at stop 69); checkify's _reduce_any_error is reachable again
+    assert cases.module_homes(jxkernel, checkify, checkify_private) == RECORD["module_homes"]
+
+
 def test_weak_typed_ndarray_pickles_with_its_aval():
     # (JAX 0.10.2's own __reduce__ breaks here; jxkernel's keeps the aval)
     import pickle

@@ -342,7 +342,7 @@ ERRORS = [
     (lambda: lax.argmax(np.zeros((0, 3), np.float32), 0, np.int32), ValueError,
      "argmin and argmax require non-empty reduced dimension. operand.shape=(0, 3) axis=0"),
     (lambda: lax.argmax(np.ones(2, np.complex64), 0, np.int32), TypeError,
-     "argmax does not accept dtype complex64"),
+     "gt does not accept dtype complex64 at position 0"),
     (lambda: lax.cumsum(b13, 1), TypeError,
      "cumsum does not accept dtype bool. Accepted dtypes are subtypes of number."),
     (lambda: lax.cumlogsumexp(i13, 1), TypeError, "cumlogsumexp does not accept dtype int32"),

@@ -308,6 +308,18 @@ def test_unknown_errors_have_no_card():
     assert error_cards.card_for(TypeError("unsupported operand")) is None
 
 
+def test_a_string_given_to_a_jnp_function_gets_no_static_card():
+    # jnp.sum("a") and jnp.dot(x, "a") raise the error of the jit JAX runs them under (named
+    # _reduce_sum, dot): there is no argument of the user's to mark static, so no card
+    for call in (lambda: jnp.sum("a"), lambda: jnp.dot(jnp.ones(2), "a")):
+        with pytest.raises(TypeError, match="^Error interpreting argument to <function") as e:
+            call()
+        assert error_cards.card_for(e.value) is None
+    with pytest.raises(TypeError) as e:
+        jxkernel.jit(lambda x, name: x)(1.0, "a")
+    assert error_cards.card_for(e.value).kind == "not-an-array"
+
+
 def test_jaxpr_of_an_expression_shows_the_card(shell):
     shell.user_ns["x"] = 1.0
     _, card, _, _ = failing(shell, "%jaxpr int(x) + 1")

@@ -205,8 +205,11 @@ _NOT_AN_ARRAY = re.compile(r"^Error interpreting argument to <function ([\w.<>]+
 
 
 def _is_not_an_array(e) -> bool:
+    # (not where the jit is jxkernel's own, a jnp function's: jnp.sum("a") is no static to
+    # mark, and JAX's message says what is wrong)
     return isinstance(e, TypeError) and hasattr(e, "value") and \
-        _NOT_AN_ARRAY.search(str(e)) is not None
+        _NOT_AN_ARRAY.search(str(e)) is not None and \
+        not (getattr(getattr(e, "fun", None), "__module__", None) or "").startswith("jxkernel.")
 
 
 def _not_an_array_card(exc, where, called_from) -> ErrorCard:
