@@ -95,3 +95,17 @@ def test_custom_jvp_call_bind_params_are_jaxs():
     subfuns = (lu.wrap_init(lambda x: [x * 3.0]), lu.wrap_init(lambda x, t: [x * 3.0, t * 7.0]))
     g = lambda x: eqn.primitive.bind(x, subfuns=subfuns, symbolic_zeros=False)[0]
     assert float(jxkernel.jit(g)(2.0)) == 6.0 and float(jxkernel.grad(g)(2.0)) == 7.0
+
+
+def test_tracer_types_print_with_their_module_as_jaxs_docs_read_them():
+    """JAX's jax-primitives page tells tracers apart by their type's text ("ad.JVPTracer",
+    "batching.BatchTracer", "partial_eval.JaxprTracer"): the classes name the modules those
+    words end (transforms.ad is a package of modules since stop 70; the page caught it)."""
+    seen = []
+
+    def f(x):
+        seen.append(str(type(x)))
+        return x
+    jxkernel.jvp(f, (3.0,), (1.0,))
+    assert "ad.JVPTracer" in seen[0], seen
+    assert jxkernel.lax.psum.__module__ == "jxkernel.lax.parallel"

@@ -37,3 +37,10 @@ from .gather_scatter import (all_gather, all_gather_p, psum_scatter,  # noqa: F4
                              reduce_scatter_p)
 from .permute import pbroadcast, ppermute, ppermute_p, pshuffle  # noqa: F401
 from .alltoall import all_to_all, all_to_all_p, pswapaxes  # noqa: F401
+
+# The collectives answer at the package, as before it was split into modules (their reprs
+# and pickles, and `help(lax.psum)`, name `jxkernel.lax.parallel`).
+for _public in (axis_size, pcast, pmax, pmean, pmin, psum, axis_index, pargmax, pargmin,
+                all_gather, psum_scatter, pbroadcast, ppermute, pshuffle, all_to_all, pswapaxes):
+    _public.__module__ = __name__
+del _public

@@ -30,3 +30,13 @@ from .transposition import (always_transposed, backward_pass, linear_transpose, 
 from .pullback import DidntWant, DontWant, GradRef, GradValue, NotNeeded  # noqa: F401
 from .reverse import (_check_grad_input, check_output_dtype, grad, value_and_grad,  # noqa: F401
                       vjp)
+
+# The classes and functions answer at the package, as before it was split into modules: a
+# tracer's type prints as `jxkernel.transforms.ad.JVPTracer` (JAX's jax-primitives page tells
+# tracers apart by "ad.JVPTracer" in that text), and reprs and pickles name the package.
+for _public in (DualTracer, JVPTrace, JVPTracer, PrimalTracer, jvp, jvp_flat, jvp_jaxpr,
+                linearize, linearize_flat, backward_pass, linear_transpose, transpose_jaxpr,
+                DidntWant, DontWant, GradRef, GradValue, NotNeeded, check_output_dtype, grad,
+                value_and_grad, vjp):
+    _public.__module__ = __name__
+del _public
