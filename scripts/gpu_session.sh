@@ -1,0 +1,48 @@
+#!/bin/sh
+# One session on a lent NVIDIA GPU machine (docs/gpu.md "Running it"): everything the GPU
+# tier and issue 46's checks need, in one command under a deadline, its results in OUT.
+#     sh scripts/gpu_session.sh OUT [SECONDS]       (default 480: leave time to copy OUT back)
+# The machine's python3 has jaxlib, its CUDA plugin, pytest and a real JAX (the lab's
+# machines); the notebook layer's packages travel as wheels in .whl/ (scripts/gpu_wheels.sh
+# downloads them here). Steps, each given what is left of the time:
+#   parity with the machine's JAX (scripts/gpu_parity.py, both sides), in the background;
+#   a learner's cells (%jxmemory, %explain, ...: gpu_session.py notebook);
+#   the GPU tier (scripts/test_gpu.sh) on every folder but those needing Jupyter servers,
+#   a browser or registries;
+#   with the time left, the tests marked `recorded CPU values` run anyway
+#   (JXKERNEL_GPU_TIER_RUN), `-vv` (the project's addopts say -q), so that even a stopped
+#   run tells which hold.
+OUT=${1:?usage: sh scripts/gpu_session.sh OUT [SECONDS]}; SECONDS_GIVEN=${2:-480}
+cd "$(dirname "$0")/.."; mkdir -p "$OUT"
+START=$(date +%s); left() { echo $((START + $1 - $(date +%s))); }
+LOG=$OUT/session.txt
+{ date -u; nvidia-smi; python3 -V; } > "$LOG" 2>&1
+if ls .whl/*.whl >/dev/null 2>&1; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+        --target /tmp/gpu-site .whl/*.whl >> "$LOG" 2>&1 && export PYTHONPATH=/tmp/gpu-site
+fi
+export XLA_PYTHON_CLIENT_PREALLOCATE=false PYTHONUNBUFFERED=1
+python3 hatch_build.py >> "$LOG" 2>&1
+(timeout 150 python3 scripts/gpu_parity.py jax > "$OUT/parity-jax.json" 2>> "$LOG"
+ PYTHONPATH=.:$PYTHONPATH timeout 150 python3 scripts/gpu_parity.py jxkernel \
+     > "$OUT/parity-jxkernel.json" 2>> "$LOG"
+ python3 scripts/gpu_parity.py --compare "$OUT/parity-jax.json" "$OUT/parity-jxkernel.json" \
+     > "$OUT/parity.txt" 2>&1) &
+PARITY=$!
+PYTHONPATH=.:$PYTHONPATH timeout 90 python3 scripts/gpu_session.py notebook "$OUT/notebook.json" \
+    > "$OUT/notebook.txt" 2>&1
+TIER_END=$((SECONDS_GIVEN * 6 / 10))
+GPU_PYTHON=python3 timeout "$(left $TIER_END)" sh scripts/test_gpu.sh -n "$(nproc)" \
+    --dist worksteal --timeout 100 -p no:randomly tests --ignore=tests/notebook \
+    --ignore=tests/labextension --ignore=tests/release --ignore=tests/architecture \
+    > "$OUT/tier.txt" 2>&1
+echo "tier: exit $? at $(date -u)" >> "$LOG"
+cp test-artifacts/gpu-skips.txt "$OUT/" 2>/dev/null
+files=$(grep -rl 'cpu_only("recorded CPU values")' tests --include='*.py' | sort)
+JXKERNEL_TEST_TIER=gpu JXKERNEL_GPU_TIER_RUN="recorded CPU values" PYTHONPATH=.:$PYTHONPATH \
+    timeout "$(left "$SECONDS_GIVEN")" python3 -m pytest -p no:cacheprovider -p no:randomly -vv \
+    -n "$(nproc)" --timeout 100 $files > /tmp/gpu-recorded.txt 2>&1
+echo "recorded CPU values run: exit $? at $(date -u)" >> "$LOG"
+python3 scripts/gpu_session.py outcomes /tmp/gpu-recorded.txt > "$OUT/recorded.txt" 2>&1
+wait $PARITY
+echo "done at $(date -u)" >> "$LOG"
