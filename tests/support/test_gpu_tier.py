@@ -61,3 +61,20 @@ def test_the_parity_script_gives_the_cpus_answers(tmp_path):
     compared = subprocess.run([sys.executable, "scripts/gpu_parity.py", "--compare", str(path),
                                str(path)], cwd=locations.ROOT, capture_output=True, text=True)
     assert compared.stdout.strip() == f"{len(got)} of {len(got)} checks the same"
+
+
+def test_the_session_script_counts_a_stopped_verbose_run(tmp_path):
+    """scripts/gpu_session.py outcomes: both of pytest -vv's line forms (xdist's and one
+    process's), node ids with spaces, per file, and the failures listed."""
+    log = tmp_path / "log.txt"
+    log.write_text("[gw0] [  5%] PASSED tests/a/test_x.py::test_one[k + k] \n"
+                   "[gw1] [ 10%] FAILED tests/a/test_x.py::test_two \n"
+                   "tests/b/test_y.py::test_three SKIPPED (CPU only) [ 15%]\n"
+                   "tests/b/test_y.py::test_four[eager -k] FAILED [ 20%]\n"
+                   "(the run stopped here)\n")
+    done = subprocess.run([sys.executable, os.path.join(locations.ROOT, "scripts",
+                                                        "gpu_session.py"), "outcomes", str(log)],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == [
+        "tests/a/test_x.py {'PASSED': 1, 'FAILED': 1}", "tests/b/test_y.py {'SKIPPED': 1, "
+        "'FAILED': 1}", "tests/a/test_x.py::test_two", "tests/b/test_y.py::test_four[eager -k]"]
