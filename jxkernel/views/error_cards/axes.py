@@ -9,7 +9,7 @@ import re
 
 from .card import ErrorCard
 from .reading import _user_frame
-from .rewrites import _parse_line, _replaced
+from .rewrites import _listing, _parse_line, _replaced
 
 # JAX's text (NumPy's, from canonicalize_axis); `dimension` is the operand's, or for
 # expand_dims the result's
@@ -91,12 +91,6 @@ def _joined_shapes(call, frame):
             return None
         shapes.append((element.id, shape))
     return shapes
-
-
-def _listing(axes) -> str:
-    axes = [str(a) for a in axes]
-    return axes[0] if len(axes) == 1 else ", ".join(axes[:-1]) + " and " + axes[-1] if axes \
-        else ""
 
 
 def _name(call) -> str:

@@ -11,7 +11,7 @@ import ast
 import re
 
 from .card import ErrorCard
-from .rewrites import _operand, _parse_line, _replaced
+from .rewrites import _listing, _operand, _parse_line, _replaced
 
 _RANKS = re.compile(r"^Cannot (concatenate|stack) arrays with different numbers of "
                     r"dimensions: got (.*)\.$")
@@ -162,7 +162,3 @@ def _func(call, name):
     prefix = ast.unparse(call.func).rpartition(".")[0]
     module = "jnp" if prefix.endswith("lax") or not prefix else prefix
     return ast.parse(f"{module}.{name}", mode="eval").body
-
-
-def _listing(names) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]

@@ -227,3 +227,13 @@ class _Replace(ast.NodeTransformer):
 
     def visit(self, node):
         return self.new if node is self.old else super().visit(node)
+
+
+def _listing(items) -> str:
+    """Items in words, for a card's sentence: "0, 1 and 2" ("" for none).
+
+    >>> _listing(range(3)), _listing(["x"])
+    ('0, 1 and 2', 'x')
+    """
+    items = [str(i) for i in items]
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
