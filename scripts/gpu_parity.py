@@ -224,6 +224,23 @@ def _checks(jax):
         return {name: sorted(set(re.findall(r'(?:custom_call @|call_target_name = ")(\w+)',
                                             lower().as_text()))) for name, lower in calls.items()}
 
+    @check("scaled_matmul and scaled_dot_general (cuDNN's block-scaled dot)")
+    def _():
+        # XLA's GPU compiler gives __op$block_scaled_dot to cuDNN on Blackwell and expands it
+        # into dequantize-and-dot elsewhere: the values, rounded, and the gradient's shapes
+        rng = np.random.default_rng(0)
+        x = jnp.asarray(rng.standard_normal((32, 64)), jnp.float32)
+        y = jnp.asarray(rng.standard_normal((64, 32)), jnp.float32)
+        out = {}
+        for mode in ("mxfp8", "nvfp4"):
+            configs = [jax.nn.get_scaled_dot_general_config(mode)] * 3
+            f = lambda a, b, c=configs: jax.nn.scaled_dot_general(       # noqa: E731
+                a, b, (((1,), (0,)), ((), ())), configs=c)
+            grads = jax.grad(lambda a, b: f(a, b).sum(), argnums=(0, 1))(x, y)
+            out[mode] = {"product": np.asarray(jax.jit(f)(x, y)).round(3).ravel()[:8].tolist(),
+                         "grad": [np.asarray(g).round(3).ravel()[:4].tolist() for g in grads]}
+        return out
+
     @check("platform_version")
     def _():
         version = jax.devices()[0].client.platform_version

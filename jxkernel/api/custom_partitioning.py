@@ -151,7 +151,7 @@ def _lowering(ctx, *values, call, partition, decode_shardings, sharding_rule, in
     mesh, manual = module_ctx.mesh, module_ctx.manual
     if mesh is None or mesh.size == 1 or \
             manual is not None and set(manual[1]) == set(manual[0].axis_names):
-        return ctx.call_jaxpr(call, values, "custom_partitioning")
+        return ctx.lower_jaxpr(call, values)         # inline, as JAX's lower_fun
     info = _Callbacks(partition, mesh, decode_shardings, in_tree, out_tree, static_args,
                       module_ctx.platform)
     key = str(id(info))

@@ -258,6 +258,9 @@ def pp_binder(var, names: Names) -> str:
 # Primitives that print only some params, or in their own order (like JAX's `jit`):
 # primitive -> params -> [(key, value), ...].
 param_printers: dict = {}
+# Primitives whose `name` JAX prints by its own rule but does not hold as a param (custom_jvp_call,
+# custom_vjp_call): their nested jaxprs are not named after it when printed up front
+name_not_a_param: set = set()
 
 # Primitives printed in their own form (the state primitives: `c:f32[3] <- a[...]`):
 # primitive -> (eqn, names) -> the equation's text.
@@ -509,7 +512,7 @@ def shared_jaxprs(top: Jaxpr) -> dict:
         counts[jaxpr] += 1 + (jaxpr is not top and len(jaxpr.eqns) > 10)
         for eqn in jaxpr.eqns:
             inner = list(jaxprs_in_params(eqn.params))
-            name = eqn.params.get("name")
+            name = None if eqn.primitive in name_not_a_param else eqn.params.get("name")
             if name is not None:
                 for j in inner:
                     labels.setdefault(j, str(name).strip("<>"))

@@ -4,13 +4,13 @@
 A block-scaled operand is stored in a narrow type (float8_e4m3fn, float4_e2m1fn) with one scale
 per block of `block_size` elements along the contracting axis (float8_e8m0fnu, a power of two,
 for mxfp8; float8_e4m3fn for nvfp4). `scaled_dot_general` quantizes its operands so
-(`_quantize`, JAX's arithmetic) and multiplies them with `scaled_matmul`.
+(`_quantize`, JAX's arithmetic) and multiplies them with `scaled_matmul`; its gradient
+(JAX's custom_vjp) quantizes the cotangent with the third config.
 
-JAX 0.10.2 computes `scaled_matmul` only through cuDNN and hipBLASLt custom calls: on the CPU
-its primitive has no lowering and every call raises NotImplementedError ("MLIR translation
-rule for primitive 'scaled_matmul' not found for platform cpu"). jxkernel has neither kernel,
-so its `scaled_matmul` raises the same error, at the call, on every platform; the configs,
-the argument checks and the quantization are JAX's.
+`scaled_matmul` is computed only on a CUDA GPU, as in JAX (block_scaled_dot.py, its
+primitives): elsewhere it traces, vmaps and has shapes, and compiling it raises JAX's
+NotImplementedError ("MLIR translation rule for primitive 'scaled_matmul' not found for
+platform cpu").
 
     >>> get_scaled_dot_general_config('mxfp8').block_size
     32
@@ -18,6 +18,7 @@ the argument checks and the quantization are JAX's.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import warnings
 
 import numpy as np
@@ -26,10 +27,18 @@ from .. import lax
 from .. import numpy as jnp
 from ..core import dtypes as _core
 from ..core.dtypes import canonicalize_user_dtype
-from ..xla import client as _client
+from ..lax.dot import _ranges_like, _remaining
+from ..transforms.custom_derivatives import custom_vjp
 
 __all__ = ["BlockScaleConfig", "get_scaled_dot_general_config", "scaled_dot_general",
            "scaled_matmul"]
+
+
+def _scaled_matmul_jit():
+    """The jitted product (block_scaled_dot.py), imported on first use: its partitioning rule
+    needs custom_partitioning and the collectives, which `import jxkernel` does without."""
+    from .block_scaled_dot import scaled_matmul
+    return scaled_matmul
 
 
 def _narrow(name: str):
@@ -67,17 +76,11 @@ def get_scaled_dot_general_config(mode, global_scale=None):
     raise ValueError(f"Unsupported mode: {mode}")
 
 
-def _unsupported():
-    # JAX's words: its primitive has lowerings for CUDA and ROCm only
-    platform = _client.default_backend()
-    raise NotImplementedError(f"MLIR translation rule for primitive 'scaled_matmul' not found "
-                              f"for platform {platform}")
-
-
 def scaled_matmul(lhs, rhs, lhs_scales, rhs_scales, preferred_element_type=np.float32):
     """Block-scaled batched matmul: `lhs` (B, M, K) times `rhs` (B, N, K) contracted over K,
     each scaled by its scales (B, M, K_a) and (B, N, K_b), one per block of K // K_a
-    elements. JAX's checks; then, as JAX on the CPU, NotImplementedError (module docstring)."""
+    elements: `einsum('BMK,BNK->BMN', a * repeat(a_scales), b * repeat(b_scales))`.
+    Computed on a CUDA GPU only (module docstring)."""
     a, b, a_scales, b_scales = lhs, rhs, lhs_scales, rhs_scales
     if not all(x.ndim == 3 for x in (a, b, a_scales, b_scales)):
         raise ValueError("scaled_matmul requires all inputs to be 3-dimensional arrays")
@@ -94,8 +97,8 @@ def scaled_matmul(lhs, rhs, lhs_scales, rhs_scales, preferred_element_type=np.fl
         raise ValueError("scaled_matmul requires scales to match non-contract dimensions of "
                          f"inputs, but got shapes a: {a.shape}, b: {b.shape}, a_scales: "
                          f"{a_scales.shape}, b_scales: {b_scales.shape}")
-    canonicalize_user_dtype(preferred_element_type)
-    _unsupported()
+    preferred = canonicalize_user_dtype(preferred_element_type, "scaled_matmul")
+    return _scaled_matmul_jit()(a, b, a_scales, b_scales, preferred_element_type=preferred)
 
 
 def scaled_dot_general(lhs, rhs, dimension_numbers, preferred_element_type=np.float32,
@@ -109,21 +112,136 @@ def scaled_dot_general(lhs, rhs, dimension_numbers, preferred_element_type=np.fl
     if configs is None:
         return lax.dot_general(lhs, rhs, dimension_numbers,
                                preferred_element_type=preferred_element_type)
-    preferred = np.dtype(canonicalize_user_dtype(preferred_element_type))
-    if preferred not in (np.dtype('float32'), np.dtype('bfloat16'), np.dtype('float16')):
+    return scaled_dot_general_wrapper(lhs, rhs, dimension_numbers, preferred_element_type,
+                                      configs)
+
+
+def scaled_dot_general_wrapper(lhs, rhs, dimension_numbers, preferred_element_type=np.float32,
+                               configs=None):
+    """JAX's function under `scaled_dot_general` with configs (its cuDNN module's name, which
+    its tests import): mxfp8 for all three configs when none are given."""
+    if preferred_element_type not in (np.dtype('float32'), np.dtype('bfloat16'),
+                                      np.dtype('float16')):
         # (JAX's message, which does not fill in the type)
         raise TypeError('Only support preferred_element_type in (f32, bf16, f16), but got '
                         '{preferred_element_type}')
+    if configs is None:
+        configs = [get_scaled_dot_general_config('mxfp8')] * 3
     (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = (
         tuple(tuple(d) for d in pair) for pair in dimension_numbers)
-    # an operand without batch dimensions gets a trailing one of size 1
+    dims = (lhs_contract, rhs_contract), (lhs_batch, rhs_batch)
+    # an operand without batch dimensions gets a trailing one of size 1, squeezed from the
+    # front of the result after
     if not lhs_batch:
         lhs, lhs_batch = jnp.expand_dims(lhs, lhs.ndim), (lhs.ndim,)
     if not rhs_batch:
         rhs, rhs_batch = jnp.expand_dims(rhs, rhs.ndim), (rhs.ndim,)
-    a, a_scales = _quantize(_as_bmk(lhs, lhs_contract, lhs_batch), configs[0])
-    b, b_scales = _quantize(_as_bmk(rhs, rhs_contract, rhs_batch), configs[1])
-    return scaled_matmul(a, b, a_scales, b_scales, preferred_element_type=preferred)
+    batched = (lhs_contract, rhs_contract), (lhs_batch, rhs_batch)
+    out = scaled_dot_general_fn(lhs, rhs, batched, preferred_element_type, configs)
+    return jnp.squeeze(out, axis=0) if batched != dims else out
+
+
+def _scaled_dot(lhs, rhs, dimension_numbers, preferred_element_type, configs):
+    """Both operands quantized by their configs and multiplied with scaled_matmul (nvfp4's
+    in float32, times both global scales), the result shaped as dot_general's."""
+    if preferred_element_type is None:
+        preferred = np.dtype(jnp.result_type(lhs, rhs))
+    else:
+        preferred = np.dtype(canonicalize_user_dtype(preferred_element_type, "scaled_dot_impl"))
+    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
+    lhs_3d, rhs_3d = _as_bmk(lhs, lhs_contract, lhs_batch), _as_bmk(rhs, rhs_contract, rhs_batch)
+    lhs_q, lhs_scales = _quantize(lhs_3d, configs[0])
+    rhs_q, rhs_scales = _quantize(rhs_3d, configs[1])
+    nvfp4 = configs[0].mode == 'nvfp4'
+    out = _scaled_matmul_jit()(
+        lhs_q, rhs_q, lhs_scales, rhs_scales,
+        preferred_element_type=np.dtype(np.float32) if nvfp4 else preferred)
+    if nvfp4:
+        out = (out * (configs[0].global_scale * configs[1].global_scale)).astype(preferred)
+    return jnp.reshape(out, _dot_shape(lhs.shape, rhs.shape, (lhs_contract, lhs_batch),
+                                       (rhs_contract, rhs_batch)))
+
+
+def _dot_shape(lhs_shape, rhs_shape, lhs_dims, rhs_dims) -> tuple:
+    """dot_general's result shape: the batch dimensions (lhs's), then lhs's and rhs's free
+    ones."""
+    (lhs_contract, lhs_batch), (rhs_contract, rhs_batch) = lhs_dims, rhs_dims
+    return (*(d for i, d in enumerate(lhs_shape) if i in lhs_batch),
+            *(d for i, d in enumerate(lhs_shape) if i not in lhs_contract + lhs_batch),
+            *(d for i, d in enumerate(rhs_shape) if i not in rhs_contract + rhs_batch))
+
+
+def _transpose_lhs(g, x, y, *, dimension_numbers, preferred_element_type, configs,
+                   swap_ans=False):
+    """x's cotangent: g times y over y's free dimensions, quantized by `configs` (g's, y's)
+    and multiplied with scaled_matmul, or in nvfp4 mode an unquantized matmul."""
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    x_kept = list(_remaining(range(x.ndim), x_contract, x_batch))
+    y_kept = list(_remaining(range(y.ndim), y_contract, y_batch))
+    if swap_ans:
+        ans_batch, ans_y, _ = _ranges_like(x_batch, y_kept, x_kept)
+    else:
+        ans_batch, _, ans_y = _ranges_like(x_batch, x_kept, y_kept)
+    x_contract_by_y = list(np.take(x_contract, np.argsort(y_contract)))
+    out_axes = np.argsort(list(x_batch) + x_kept + x_contract_by_y)
+    y_dims, g_dims = (tuple(y_kept), tuple(y_batch)), (tuple(ans_y), tuple(ans_batch))
+    y_3d, g_3d = _as_bmk(y, *y_dims), _as_bmk(g, *g_dims)
+    if configs[0].mode != 'nvfp4':
+        g_q, g_scales = _quantize(g_3d, configs[0])
+        y_q, y_scales = _quantize(y_3d, configs[1])
+        out = _scaled_matmul_jit()(g_q, y_q, g_scales, y_scales,
+                                   preferred_element_type=preferred_element_type)
+    else:
+        out = jnp.matmul(g_3d, jnp.permute_dims(y_3d, (0, 2, 1)),
+                         preferred_element_type=preferred_element_type)
+    out = jnp.reshape(out, _dot_shape(g.shape, y.shape, g_dims, y_dims))
+    return lax.transpose(out, tuple(int(a) for a in out_axes))
+
+
+def _transpose_rhs(g, x, y, *, dimension_numbers, preferred_element_type, configs):
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    return _transpose_lhs(g, y, x, dimension_numbers=((y_contract, x_contract),
+                                                      (y_batch, x_batch)),
+                          preferred_element_type=preferred_element_type, configs=configs,
+                          swap_ans=True)
+
+
+# JAX's names for the custom_vjp and its rules, which jaxprs print
+@functools.partial(custom_vjp, nondiff_argnums=(2, 3, 4))
+def scaled_dot_general_fn(lhs, rhs, dimension_numbers, preferred_element_type, configs):
+    return _scaled_dot(lhs, rhs, dimension_numbers, preferred_element_type, configs)
+
+
+def scaled_dot_fwd(lhs, rhs, dimension_numbers, preferred_element_type, configs):
+    return _scaled_dot(lhs, rhs, dimension_numbers, preferred_element_type, configs), (lhs, rhs)
+
+
+def scaled_dot_bwd(dimension_numbers, preferred_element_type, configs, res, g):
+    """Each operand's cotangent quantized with the gradient's config (configs[2]); in nvfp4
+    mode a straight-through estimator that zeroes the gradient where quantizing clipped."""
+    lhs, rhs = res
+    params = dict(dimension_numbers=dimension_numbers,
+                  preferred_element_type=preferred_element_type)
+    grad_lhs = _transpose_lhs(g, lhs, rhs, configs=[configs[2], configs[1]], **params)
+    grad_rhs = _transpose_rhs(g, lhs, rhs, configs=[configs[2], configs[0]], **params)
+    if configs[2].mode == "nvfp4":
+        assert rhs.dtype == lhs.dtype
+        top = _core.finfo(configs[0].data_type).max.astype(lhs.dtype)
+        scale_top = _core.finfo(configs[0].scale_type).max.astype(lhs.dtype)
+        grad_lhs = jnp.where(jnp.abs(lhs) <= configs[0].global_scale * top * scale_top,
+                             grad_lhs, 0)
+        grad_rhs = jnp.where(jnp.abs(rhs) <= configs[1].global_scale * top * scale_top,
+                             grad_rhs, 0)
+    return grad_lhs, grad_rhs
+
+
+scaled_dot_general_fn.defvjp(scaled_dot_fwd, scaled_dot_bwd)
+
+
+def shape_normalization(x, dimension_numbers):
+    """`x` as (batch, rows, contracting) for `dimension_numbers` = (contracting, batch)
+    (JAX's name, which its tests import)."""
+    return _as_bmk(x, *dimension_numbers)
 
 
 def _as_bmk(x, contracting, batch):

@@ -341,11 +341,18 @@ def lower_jaxpr_into(module_ctx, block, jaxpr: Jaxpr, const_values, arg_values) 
     return jaxpr_subcomp(module_ctx, jaxpr, block, const_values, arg_values)
 
 
-def no_rule_error(primitive: str, platform: str) -> NotImplementedError:
-    """JAX's words where a primitive has no lowering for the platform, which it names as JAX
-    does ('cuda', not jxkernel's 'gpu')."""
-    return NotImplementedError(f"MLIR translation rule for primitive '{primitive}' not found "
-                               f"for platform {JAX_NAMES.get(platform, platform)}")
+def no_rule_error(primitive: str, platforms) -> NotImplementedError:
+    """JAX's error and words where `primitive` has no lowering for `platforms` (jxkernel's
+    names; written as JAX's: 'cuda', not 'gpu'): one platform, or a list where a module for
+    several lacks the rule for those ("for platforms ['cpu']"). The error carries
+    `no_rule_for`, the names, so `lower_per_platform` can gather them."""
+    names = ([JAX_NAMES.get(p, p) for p in platforms] if isinstance(platforms, list)
+             else JAX_NAMES.get(platforms, platforms))
+    where = f"platforms {names}" if isinstance(names, list) else f"platform {names}"
+    error = NotImplementedError(f"MLIR translation rule for primitive '{primitive}' not found "
+                                f"for {where}")
+    error.no_rule_for, error.primitive = names, primitive
+    return error
 
 
 def jaxpr_subcomp(module_ctx, jaxpr: Jaxpr, block, const_values, arg_values) -> list:
@@ -362,7 +369,8 @@ def jaxpr_subcomp(module_ctx, jaxpr: Jaxpr, block, const_values, arg_values) -> 
     for eqn in jaxpr.eqns:
         rule = module_ctx.rules.get(eqn.primitive)
         if rule is None:
-            raise no_rule_error(eqn.primitive.name, module_ctx.platform)
+            raise no_rule_error(eqn.primitive.name, list(module_ctx.platforms)
+                                if module_ctx.multi_platform else module_ctx.platform)
         ctx = LoweringRuleContext(module_ctx, block, [a.aval for a in eqn.invars],
                                   [v.aval for v in eqn.outvars], eqn.source_info, _eqn_name(eqn))
         args = list(map(read, eqn.invars))
@@ -402,20 +410,38 @@ def lower_per_platform(ctx: LoweringRuleContext, lower: Callable) -> list:
     module_ctx, block = ctx.module_ctx, ctx.block
     fn = block.function
     start = fn.mark()
-    lines, outs, read = _lowered_for(ctx, lower, module_ctx.platforms[0])
-    if not read:
-        block.lines.extend(lines)
-        return outs
+    first = _lowered_or_missing(ctx, lower, module_ctx.platforms[0])
+    if isinstance(first, tuple) and not first[2]:
+        block.lines.extend(first[0])
+        return first[1]
     kinds: dict = {}          # the text a lowering emits -> the platforms that emit it
+    refusals: list = []       # the platforms the rule has no lowering for
     for platform in module_ctx.platforms:
         fn.rewind(start)      # each from the same names, so alike lowerings print alike
-        lines, outs, _ = _lowered_for(ctx, lower, platform)
+        lowered = _lowered_or_missing(ctx, lower, platform)
+        if not isinstance(lowered, tuple):
+            refusals.append(lowered)
+            continue
+        lines, outs, _ = lowered
         kinds.setdefault((tuple(lines), tuple(v.name for v in outs)), []).append(platform)
+    if refusals:              # JAX names every platform lacking the rule at once
+        raise no_rule_error(refusals[0].primitive, [r.no_rule_for for r in refusals])
     if len(kinds) == 1:
         block.lines.extend(lines)
         return outs
     fn.rewind(start)
     return _case_over_platforms(ctx, lower, list(kinds.values()))
+
+
+def _lowered_or_missing(ctx, lower, platform):
+    """`_lowered_for`'s, or the refusal where the rule itself refuses `platform` (one from a
+    module's inner equation, already naming all the platforms, goes on up)."""
+    try:
+        return _lowered_for(ctx, lower, platform)
+    except NotImplementedError as refusal:
+        if isinstance(getattr(refusal, "no_rule_for", []), list):
+            raise
+        return refusal
 
 
 def _lowered_for(ctx, lower, platform) -> tuple:

@@ -704,6 +704,11 @@ NOT_STAGED = {"stage": "test_rules_outside_a_jaxpr", "platform_index": "test_pla
               "shard_map": "test_shard_map_batches_its_body_over_the_mesh",
               "pvary": "test_shard_map_batches_its_body_over_the_mesh",
               # (it calls back when the program is lowered, its run does nothing)
+              # (JAX computes them on GPUs only: the NumPy backend refuses them as the CPU)
+              "scaled_matmul": "tests/nn/test_scaled_matmul.py's "
+                               "test_the_numpy_backend_refuses_it_as_the_cpu",
+              "scaled_matmul_wrapper": "tests/nn/test_scaled_matmul.py's "
+                                       "test_the_numpy_backend_refuses_it_as_the_cpu",
               "inspect_sharding": "tests/sharding/test_partitioned_gaps.py's "
                                   "test_inspect_array_sharding_on_the_numpy_backend_as_jax_on_one_device"}
 

@@ -46,6 +46,9 @@ AS_IN_JAX_WITHOUT = {"select_and_scatter": {"jvp", "batching"},   # shape rule +
                      "create_token": {"jvp", "batching"}, "after_all": {"jvp", "batching"},
                      # jax/_src/lax/scaled_dot.py: "This currently isn't differentiable"
                      "scaled_dot": {"jvp"},
+                     # jax/_src/cudnn/scaled_matmul_stablehlo.py: abstract eval, lowerings and
+                     # batching only; jax.nn.scaled_dot_general differentiates by a custom_vjp
+                     "scaled_matmul": {"jvp"}, "scaled_matmul_wrapper": {"jvp"},
                      # jax/_src/lax/parallel.py: point-to-point sends, GPU only, no derivative
                      "psend": {"jvp"}, "precv": {"jvp"},
                      # jax/_src/lax/parallel.py: pmax/pmin have no ad rule ("Differentiation

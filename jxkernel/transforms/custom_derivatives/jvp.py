@@ -20,7 +20,7 @@ from ...core import dtypes
 from ...core.avals import get_aval
 from ...core.dce import dce_rules
 from ...core.interpret import eval_jaxpr
-from ...core.ir import param_printers
+from ...core.ir import name_not_a_param, param_printers
 from ...core.partial_eval import PartialEvalTrace
 from ...core.primitive import Primitive, partial_eval_rules
 from ...core.source_info import current_names, with_name_stack
@@ -333,7 +333,9 @@ def _custom_jvp_call_partial_eval(trace, args, params):
 partial_eval_rules[custom_jvp_call_p] = _custom_jvp_call_partial_eval
 param_printers[custom_jvp_call_p] = lambda p: [
     ("name", p["name"]), ("call_jaxpr", p["call_jaxpr"]), ("jvp", p["jvp"].__name__),
+    *[("num_consts", p["num_consts"])] * bool(p["num_consts"]),
     ("symbolic_zeros", p["symbolic_zeros"])]
+name_not_a_param.add(custom_jvp_call_p)
 
 
 # dead-code elimination (JAX's, as call_rules.py says): the rule's results cut to the used

@@ -21,7 +21,7 @@ from ...core.avals import get_aval
 from ...core.config import config
 from ...core.dce import dce_rules
 from ...core.errors import UnexpectedTracerError
-from ...core.ir import param_printers
+from ...core.ir import name_not_a_param, param_printers
 from ...core.partial_eval import PartialEvalTrace
 from ...core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
                                jvp_rules, lowering_rules, transpose_rules)
@@ -273,9 +273,12 @@ class _BatchedBwd:
 
 _register_call_rules(custom_vjp_call_p, _custom_vjp_call_jvp, _custom_vjp_call_batching)
 # name first, then the others alphabetically, as JAX 0.10.2 prints them
+# (num_consts only where there are some)
 param_printers[custom_vjp_call_p] = lambda p: [
     ("name", p["name"]), ("bwd", p["bwd"].__name__), ("call_jaxpr", p["call_jaxpr"]),
-    ("fwd", p["fwd"].__name__), ("symbolic_zeros", p["symbolic_zeros"])]
+    ("fwd", p["fwd"].__name__), *[("num_consts", p["num_consts"])] * bool(p["num_consts"]),
+    ("symbolic_zeros", p["symbolic_zeros"])]
+name_not_a_param.add(custom_vjp_call_p)
 
 
 # dead-code elimination (JAX's, as call_rules.py says): fwd's results cut to the used, bwd
