@@ -96,7 +96,8 @@ LAZY_PRIMITIVE_MODULES = ("lax.linalg", "lax.convolution", "lax.windowed", "lax.
                           "lax.composites", "lax.scaled", "lax.gpu_collectives",
                           "lax.ffi", "lax.eval_jaxpr", "api.state", "_jax._src.hijax",
                           "api.sparse", "api.sparse.linalg", "lax.inspect_sharding",
-                          "lax.layout_constraint", "api.custom_partitioning")
+                          "lax.layout_constraint", "api.custom_partitioning",
+                          "nn.block_scaled_dot")
 
 
 def load_every_primitive() -> None:
