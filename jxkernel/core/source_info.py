@@ -7,15 +7,80 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import os
 import sys
 import threading
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .config import config
-from .ir import SourceInfo, stack_text  # noqa: F401  (stack_text: its home is ir.py)
 from .lru import Bounded
 from .trace import _ctx as _trace_ctx
+
+
+class SourceInfo(NamedTuple):
+    """Where user code created an equation.
+
+    `code` and `lasti` (the frame's code object and instruction offset) are kept so that the
+    column and qualified name, needed only when printed, cost nothing at trace time.
+    `caller` is the SourceInfo of the user's frame that called this one, up to the function
+    being traced (JAX's traceback, which each trace_to_jaxpr cuts there): the frames an
+    UnexpectedTracerError lists as "the final 5 stack frames" when the value was created.
+    `name_stack` is JAX's name stack of the equation, relative to the jaxpr holding it: the
+    transformations and scopes it was made under, outermost first (`("transpose(", "jvp(")`;
+    a transformation ends in "(", see source_info.stack_text), which lowering writes into each
+    op's location (`jit(f)/transpose(jvp())/mul`).
+
+    >>> str(SourceInfo("m.py", 3, "g"))       # no code object: no column
+    'm.py:3 (g)'
+    """
+    file: str
+    line: int
+    function: str
+    code: Any = None
+    lasti: int = -1
+    name_stack: tuple = ()
+    caller: Any = None
+
+    @property
+    def column(self) -> int | None:
+        """The 0-based column where the running expression starts (Python 3.11's positions)."""
+        if self.code is None or self.lasti < 0:
+            return None
+        return next(itertools.islice(self.code.co_positions(), self.lasti // 2, None))[2]
+
+    def __str__(self):
+        # JAX's form: the qualified name, and the column unless it is 0 (or unknown)
+        name = self.code.co_qualname if self.code is not None else self.function
+        column = self.column
+        where = f"{self.line}:{column}" if column else f"{self.line}"
+        return f"{self.file}:{where} ({name})"
+
+
+_texts = Bounded(4096)      # name stack -> its text
+
+
+def stack_text(stack: tuple) -> str:
+    """A name stack as JAX prints it: scopes joined by "/", each transformation wrapping the
+    scope inside it (`("jit(f)", "transpose(", "jvp(")` -> `jit(f)/transpose(jvp())`).
+
+    >>> stack_text(("vmap(", "jvp(", "jit(g)", "cond"))
+    'vmap(jvp(jit(g)))/cond'
+    """
+    text = _texts.get(stack)
+    if text is None:
+        scopes: list = []
+        for entry in reversed(stack):
+            if entry[-1:] == "(":
+                if scopes:
+                    scopes[-1] = f"{entry}{scopes[-1]})"
+                else:
+                    scopes.append(f"{entry})")
+            else:
+                scopes.append(entry)
+        text = _texts[stack] = "/".join(reversed(scopes))
+    return text
+
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _STDLIB_DIRS = tuple({os.path.dirname(os.__file__) + os.sep})
@@ -228,7 +293,6 @@ def function_source_info(fun) -> SourceInfo | None:
     return SourceInfo(code.co_filename, code.co_firstlineno, code.co_name)
 
 
-
 # code objects that begin a trace (core/staging.trace_to_jaxpr registers its own): JAX cuts the
 # traceback at each of its trace_to_jaxpr, and so does traced_call_site at these
 trace_boundaries: set = set()
@@ -239,7 +303,7 @@ def traced_call_site(skip: int = 1) -> str:
     the innermost user frame, looking no further out than the trace being recorded (a trace
     jxkernel asks for inside a jit's trace, with no user frame between, is "" there, as JAX's).
 
-        >>> traced_call_site()          # typed in a cell
+        >>> traced_call_site()          # typed in a cell  # doctest: +SKIP
         '<ipython-input-3-…>:1 (<module>)'
     """
     frame = sys._getframe(skip)
