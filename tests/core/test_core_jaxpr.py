@@ -250,3 +250,4 @@ def test_ir_docstring_examples_run():
 def test_source_info_docstring_examples_run():
     # SourceInfo's and stack_text's examples (run with ir.py's before they moved home)
     check_docstring_examples("jxkernel.core.source_info")
+    check_docstring_examples("jxkernel.core.name_stack")
