@@ -24,7 +24,7 @@ from ..core.config import config
 from ..core.mesh import PartitionSpec
 from ..core.avals import get_aval, public_type, typeof_rules
 from ..core.native import STATE as FASTPATH_STATE
-from ..core.source_info import name_scope
+from ..core.name_stack import name_scope
 from ..core.trace import Trace, Tracer, _ctx, eval_trace, set_current_trace
 from ..transforms.ad import vjp
 from ..transforms.ad_util import float0

@@ -24,6 +24,7 @@ from ..core.avals import get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr, param_printers
 from ..core.lru import LRU, SIGNATURES
+from ..core.name_stack import current_names, name_scope, replaying_names, set_names
 from ..core.numpy_eval import call_rule
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, batching_rules,
                               impl_rules, jvp_rules, lowering_rules, numpy_rules,
@@ -31,8 +32,7 @@ from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rule
 from ..core.config import config
 from ..core import vma
 from ..core.compile_record import log_trace_miss
-from ..core.source_info import (current_names, name_scope, replaying_names, set_names,
-                                traced_call_site, users_function)
+from ..core.source_info import traced_call_site, users_function
 from ..core.trace import Tracer, set_current_trace
 from ..transforms.ad_util import Zero, instantiate, is_undefined
 from ..transforms.batch_util import vectorized_batcher

@@ -30,8 +30,8 @@ from ..core import dtypes
 from ..core.avals import ShapedArray
 from ..core.interpreter_primitives import convert_element_type_p
 from ..core.ir import Literal, Var, eqn_printers, pp_binder
+from ..core.name_stack import eqn_source_info
 from ..core.primitive import Primitive, abstract_eval_rules, side_effecting
-from ..core.source_info import eqn_source_info
 from ..core.staging import JaxprTracer, ref_get, ref_set
 from ..core.trace import Tracer, current_trace, set_current_trace
 from ..numpy.dslice import update_slices

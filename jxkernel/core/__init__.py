@@ -4,7 +4,8 @@ from .avals import AbstractValue, ShapedArray, ShapeDtypeStruct, get_aval
 from .errors import (ConcretizationTypeError, NonConcreteBooleanIndexError,
                      TracerArrayConversionError, TracerBoolConversionError,
                      TracerIntegerConversionError, UnexpectedTracerError)
-from .ir import ClosedJaxpr, DropVar, Eqn, Jaxpr, Literal, SourceInfo, Var
+from .ir import ClosedJaxpr, DropVar, Eqn, Jaxpr, Literal, Var
+from .source_info import SourceInfo
 from .primitive import (Primitive, abstract_eval_rules, all_primitives,
                         batching_rules, impl_rules, jvp_rules, lowering_rules, numpy_rules,
                         rule, transpose_rules)

@@ -39,9 +39,9 @@ from dataclasses import dataclass
 
 from .avals import AbstractValue, hi_value_types, typeof_rules  # noqa: F401 (staging's)
 from .ir import ClosedJaxpr, Jaxpr, Var
+from .name_stack import eqn_source_info
 from .primitive import Primitive, impl_rules, jvp_rules, side_effecting, staging_rules, \
     transpose_rules
-from .source_info import eqn_source_info
 from .trace import _ctx
 
 # a method or property of a high type's values, declared on the type (its aval)

@@ -15,7 +15,7 @@ from .avals import AbstractValue, hi_value_types, typeof_rules
 from .hijax import AvalQDD, HiPrimitive, eqn_is_high, is_high_aval
 from .interpret import read_atom
 from .ir import ClosedJaxpr, Jaxpr
-from .source_info import replay, replaying
+from .name_stack import replay, replaying
 from .staging import JaxprTrace, high_jaxprs
 from .trace import Tracer, _ctx, new_trace
 

@@ -9,7 +9,7 @@ import functools
 
 from . import dtypes
 from .ir import Jaxpr, Literal
-from .source_info import replay, replaying
+from .name_stack import replay, replaying
 from .trace import _ctx as _trace_ctx
 
 

@@ -11,17 +11,15 @@ in order of first appearance, so printing is deterministic and matches JAX.
 from __future__ import annotations
 
 import builtins
-import itertools
 import re
 import sys
 from collections import Counter, deque
-from typing import Any, NamedTuple
 
 import numpy as np
 
 from .avals import ShapedArray
 from .config import config
-from .lru import Bounded
+from .source_info import stack_text
 
 
 class Var:
@@ -68,45 +66,6 @@ def literal_value(x):
         return x
     value = np.asarray(x.val, x.aval.dtype)
     return value.item() if x.aval.weak_type else value[()]
-
-
-class SourceInfo(NamedTuple):
-    """Where user code created an equation.
-
-    `code` and `lasti` (the frame's code object and instruction offset) are kept so that the
-    column and qualified name, needed only when printed, cost nothing at trace time.
-    `caller` is the SourceInfo of the user's frame that called this one, up to the function
-    being traced (JAX's traceback, which each trace_to_jaxpr cuts there): the frames an
-    UnexpectedTracerError lists as "the final 5 stack frames" when the value was created.
-    `name_stack` is JAX's name stack of the equation, relative to the jaxpr holding it: the
-    transformations and scopes it was made under, outermost first (`("transpose(", "jvp(")`;
-    a transformation ends in "(", see source_info.stack_text), which lowering writes into each
-    op's location (`jit(f)/transpose(jvp())/mul`).
-
-    >>> str(SourceInfo("m.py", 3, "g"))       # no code object: no column
-    'm.py:3 (g)'
-    """
-    file: str
-    line: int
-    function: str
-    code: Any = None
-    lasti: int = -1
-    name_stack: tuple = ()
-    caller: Any = None
-
-    @property
-    def column(self) -> int | None:
-        """The 0-based column where the running expression starts (Python 3.11's positions)."""
-        if self.code is None or self.lasti < 0:
-            return None
-        return next(itertools.islice(self.code.co_positions(), self.lasti // 2, None))[2]
-
-    def __str__(self):
-        # JAX's form: the qualified name, and the column unless it is 0 (or unknown)
-        name = self.code.co_qualname if self.code is not None else self.function
-        column = self.column
-        where = f"{self.line}:{column}" if column else f"{self.line}"
-        return f"{self.file}:{where} ({name})"
 
 
 class JaxprEqn:
@@ -329,31 +288,6 @@ def _fill_operands(text: str, args: str, arg_list: list, indent: int, width: int
             out.append(f" {arg}")
             column += 1 + len(arg)
     return "".join(out)
-
-
-_texts = Bounded(4096)      # name stack -> its text
-
-
-def stack_text(stack: tuple) -> str:
-    """A name stack as JAX prints it: scopes joined by "/", each transformation wrapping the
-    scope inside it (`("jit(f)", "transpose(", "jvp(")` -> `jit(f)/transpose(jvp())`).
-
-    >>> stack_text(("vmap(", "jvp(", "jit(g)", "cond"))
-    'vmap(jvp(jit(g)))/cond'
-    """
-    text = _texts.get(stack)
-    if text is None:
-        scopes: list = []
-        for entry in reversed(stack):
-            if entry[-1:] == "(":
-                if scopes:
-                    scopes[-1] = f"{entry}{scopes[-1]})"
-                else:
-                    scopes.append(f"{entry})")
-            else:
-                scopes.append(entry)
-        text = _texts[stack] = "/".join(reversed(scopes))
-    return text
 
 
 # An equation's source note (`source_info=True`) travels inside the text between these until

@@ -7,15 +7,78 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import os
 import sys
-import threading
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .config import config
-from .ir import SourceInfo, stack_text  # noqa: F401  (stack_text: its home is ir.py)
 from .lru import Bounded
-from .trace import _ctx as _trace_ctx
+
+
+class SourceInfo(NamedTuple):
+    """Where user code created an equation.
+
+    `code` and `lasti` (the frame's code object and instruction offset) are kept so that the
+    column and qualified name, needed only when printed, cost nothing at trace time.
+    `caller` is the SourceInfo of the user's frame that called this one, up to the function
+    being traced (JAX's traceback, which each trace_to_jaxpr cuts there): the frames an
+    UnexpectedTracerError lists as "the final 5 stack frames" when the value was created.
+    `name_stack` is JAX's name stack of the equation, relative to the jaxpr holding it: the
+    transformations and scopes it was made under, outermost first (`("transpose(", "jvp(")`;
+    a transformation ends in "(", see source_info.stack_text), which lowering writes into each
+    op's location (`jit(f)/transpose(jvp())/mul`).
+
+    >>> str(SourceInfo("m.py", 3, "g"))       # no code object: no column
+    'm.py:3 (g)'
+    """
+    file: str
+    line: int
+    function: str
+    code: Any = None
+    lasti: int = -1
+    name_stack: tuple = ()
+    caller: Any = None
+
+    @property
+    def column(self) -> int | None:
+        """The 0-based column where the running expression starts (Python 3.11's positions)."""
+        if self.code is None or self.lasti < 0:
+            return None
+        return next(itertools.islice(self.code.co_positions(), self.lasti // 2, None))[2]
+
+    def __str__(self):
+        # JAX's form: the qualified name, and the column unless it is 0 (or unknown)
+        name = self.code.co_qualname if self.code is not None else self.function
+        column = self.column
+        where = f"{self.line}:{column}" if column else f"{self.line}"
+        return f"{self.file}:{where} ({name})"
+
+
+_texts = Bounded(4096)      # name stack -> its text
+
+
+def stack_text(stack: tuple) -> str:
+    """A name stack as JAX prints it: scopes joined by "/", each transformation wrapping the
+    scope inside it (`("jit(f)", "transpose(", "jvp(")` -> `jit(f)/transpose(jvp())`).
+
+    >>> stack_text(("vmap(", "jvp(", "jit(g)", "cond"))
+    'vmap(jvp(jit(g)))/cond'
+    """
+    text = _texts.get(stack)
+    if text is None:
+        scopes: list = []
+        for entry in reversed(stack):
+            if entry[-1:] == "(":
+                if scopes:
+                    scopes[-1] = f"{entry}{scopes[-1]})"
+                else:
+                    scopes.append(f"{entry})")
+            else:
+                scopes.append(entry)
+        text = _texts[stack] = "/".join(reversed(scopes))
+    return text
+
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _STDLIB_DIRS = tuple({os.path.dirname(os.__file__) + os.sep})
@@ -110,93 +173,6 @@ def creation_frames(info: SourceInfo, count: int = 5) -> list:
     return frames[::-1]
 
 
-class _Replaying(threading.local):
-    source_info = None          # the equation eval_jaxpr is binding again, if it has a source
-
-
-replaying = _Replaying()
-
-
-def eqn_source_info(skip: int = 1) -> SourceInfo | None:
-    """Where a new equation comes from: the equation eval_jaxpr is binding again (so a jaxpr
-    transformed or inlined keeps its lines, as JAX's eval_jaxpr keeps each equation's
-    traceback), else the user's line that is running; with the name stack pushed since the
-    recording trace began (JAX's `source_info.name_stack`, relative to the jaxpr)."""
-    info = replaying.source_info
-    if info is None:
-        info = traced_source_info(skip + 1)
-    names = _trace_ctx.names
-    if names:
-        base = _trace_ctx.trace.name_base
-        if base:
-            names = names[base:]
-    if info is None or info.name_stack is names or info.name_stack == names:
-        return info
-    return with_name_stack(info, names)
-
-
-def with_name_stack(info: SourceInfo, names: tuple) -> SourceInfo:
-    """`info` with the name stack `names`, one shared SourceInfo per line and stack."""
-    key = (id(info), names)
-    found = _named.get(key)
-    if found is None or found[0] is not info:
-        found = _named[key] = (info, info._replace(name_stack=names))
-    return found[1]
-
-
-# (id(SourceInfo), name stack) -> (that SourceInfo, a copy with that name stack): one shared
-# SourceInfo per line and stack, as without a stack. The entry keeps the first alive, so its
-# id is its own while the entry lives.
-_named = Bounded(8192)
-
-
-class name_scope:
-    """``with name_scope(name):`` the equations traced inside are named under `name` too (JAX's
-    extend_name_stack; `name_scope("vmap(")`, ending in "(", is a transformation, JAX's
-    transform_name_stack, which wraps the scope inside it: `vmap(jvp())`)."""
-    __slots__ = ("entry", "prev")
-
-    def __init__(self, entry: str):
-        self.entry = entry
-
-    def __enter__(self):
-        self.prev = _trace_ctx.names
-        _trace_ctx.names = (*self.prev, self.entry)
-
-    def __exit__(self, *exc):
-        _trace_ctx.names = self.prev
-
-
-class replaying_names:
-    """``with replaying_names():`` restores the name stack after an interpreter set it per
-    equation (`set_names(outer + eqn's own)`, as JAX's eval_jaxpr and backward pass do)."""
-    __slots__ = ("prev",)
-
-    def __enter__(self):
-        self.prev = _trace_ctx.names
-        return self.prev
-
-    def __exit__(self, *exc):
-        _trace_ctx.names = self.prev
-
-
-def replay(info: SourceInfo | None, outer: SourceInfo | None, names: tuple) -> None:
-    """Equations bound from now on come from `info` (else `outer`), named under `names` then
-    `info`'s own name stack: an interpreter binding an equation again (eval_jaxpr, the
-    backward pass) does this per equation, as JAX's do."""
-    replaying.source_info = info or outer
-    _trace_ctx.names = names + info.name_stack if info is not None and info.name_stack \
-        else names
-
-
-def set_names(names: tuple) -> None:
-    _trace_ctx.names = names
-
-
-def current_names() -> tuple:
-    return _trace_ctx.names
-
-
 def made_by_user(skip: int = 1) -> bool:
     """Whether the frame `skip` levels above the caller is the user's (not jxkernel's, the
     standard library's or a registered library's): `jax.jit(jnp.sum)` in a cell makes a jit of
@@ -228,7 +204,6 @@ def function_source_info(fun) -> SourceInfo | None:
     return SourceInfo(code.co_filename, code.co_firstlineno, code.co_name)
 
 
-
 # code objects that begin a trace (core/staging.trace_to_jaxpr registers its own): JAX cuts the
 # traceback at each of its trace_to_jaxpr, and so does traced_call_site at these
 trace_boundaries: set = set()
@@ -239,7 +214,7 @@ def traced_call_site(skip: int = 1) -> str:
     the innermost user frame, looking no further out than the trace being recorded (a trace
     jxkernel asks for inside a jit's trace, with no user frame between, is "" there, as JAX's).
 
-        >>> traced_call_site()          # typed in a cell
+        >>> traced_call_site()          # typed in a cell  # doctest: +SKIP
         '<ipython-input-3-…>:1 (<module>)'
     """
     frame = sys._getframe(skip)

@@ -33,10 +33,11 @@ from .earray import constant_handlers, foreign_constant
 from . import vma
 from .avals import ShapedArray, abstract_token, get_aval
 from .check import check_jaxpr
-from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, SourceInfo, Var
+from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
+from .name_stack import eqn_source_info
 from .primitive import const_folding_rules, forwarding_rules, staging_rules
 from .sharding_types import abstract_eval
-from .source_info import creation_frames, eqn_source_info, trace_boundaries
+from .source_info import SourceInfo, creation_frames, trace_boundaries
 from .tracer_origin import made_from_constants, origin_text
 from .trace import (Trace, Tracer, aval_text, current_trace, key_reuse, new_trace,
                     set_current_trace)

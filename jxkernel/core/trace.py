@@ -149,7 +149,7 @@ key_reuse = KeyReuseHooks()
 class _Context(threading.local):
     trace: Trace = EvalTrace(None)
     # JAX's name stack: the transformations and scopes being traced under, outermost first
-    # (source_info.name_scope pushes; equations record it, source_info.eqn_source_info)
+    # (name_stack.name_scope pushes; equations record it, name_stack.eqn_source_info)
     names: tuple = ()
 
 

@@ -18,11 +18,11 @@ from ..core.dtypes import is_extended
 from ..core.errors import aval_text
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr, param_printers
+from ..core.name_stack import name_scope
 from ..core.numpy_eval import eval_closed_jaxpr_numpy
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, jvp_rules,
                               lowering_rules, numpy_rules, partial_eval_rules,
                               sharding_typing_rules, transpose_rules)
-from ..core.source_info import name_scope
 from ..core.trace import concrete_or_error, set_current_trace
 from ..transforms.ad import backward_pass, jvp_jaxpr
 from ..transforms.batching import batch_jaxpr

@@ -22,9 +22,10 @@ from ..core.mesh import get_mesh
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr
 from ..core.lru import TRACES, WeakLRU
+from ..core.name_stack import name_scope
 from ..core.primitive import axis_batching_rules
 from ..core.primitive import rule as _rule
-from ..core.source_info import name_scope, user_source_info
+from ..core.source_info import user_source_info
 from ..core.trace import Trace, Tracer, aval_text, new_trace, set_current_trace
 from . import batch_util as bu
 from . import vmappable

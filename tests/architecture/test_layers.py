@@ -113,6 +113,25 @@ def test_jit_is_split_by_job_and_transforms_has_no_loop():
     graphlib.TopologicalSorter(deps).prepare()        # raises CycleError on any loop
 
 
+def test_the_core_modules_have_an_order():
+    # docs/architecture.md's order of core's modules: source_info (the user's frames,
+    # SourceInfo) below dtypes, errors, avals, then ir and trace, then name_stack on the trace
+    # context. It was a loop of six (dtypes read user_stacklevel from a source_info that
+    # imported ir and trace), so none of them could be read first.
+    deps = collections.defaultdict(set)
+    for i in graph.imports():
+        if i.importer.startswith("jxkernel.core.") and i.imported.startswith("jxkernel.core.") \
+                and i.importer != i.imported:
+            deps[i.importer].add(i.imported)
+    order = list(graphlib.TopologicalSorter(deps).static_order())   # raises CycleError
+    at = order.index
+    core = "jxkernel.core."
+    assert at(core + "source_info") < at(core + "dtypes") < at(core + "errors") < \
+        at(core + "avals") < at(core + "ir") < at(core + "staging")
+    assert at(core + "avals") < at(core + "trace") < at(core + "name_stack") < \
+        at(core + "staging")
+
+
 @pytest.mark.parametrize("layer, allowed", [
     ("core", set()),                                     # config and the compile record included
     ("xla", {"core"}),               # a sharded Array's view is registered from above

@@ -245,3 +245,9 @@ def test_ir_docstring_examples_run():
     # _fill's example printed a newline where its docstring meant the two characters "\n"
     # (the docstring was not raw), so the example failed
     check_docstring_examples("jxkernel.core.ir")
+
+
+def test_source_info_docstring_examples_run():
+    # SourceInfo's and stack_text's examples (run with ir.py's before they moved home)
+    check_docstring_examples("jxkernel.core.source_info")
+    check_docstring_examples("jxkernel.core.name_stack")

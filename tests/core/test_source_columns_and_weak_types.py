@@ -14,7 +14,7 @@ import source_columns_and_weak_types_cases as cases
 import jxkernel as jax
 import jxkernel.ad_checkpoint  # noqa: F401  (as the reference script imports it)
 import jxkernel.numpy as jnp
-from jxkernel.core.ir import SourceInfo
+from jxkernel.core.source_info import SourceInfo
 import locations  # tests/support: the repository's folders
 
 

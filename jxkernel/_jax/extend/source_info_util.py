@@ -4,8 +4,7 @@ An equation records the innermost frame outside jxkernel and the files libraries
     >>> summarize(SourceInfo("model.py", 12, "apply"))
     'model.py:12 (apply)'
 """
-from ...core.ir import SourceInfo  # noqa: F401
-from ...core.source_info import register_exclusion, user_source_info  # noqa: F401
+from ...core.source_info import SourceInfo, register_exclusion, user_source_info  # noqa: F401
 
 
 def current() -> SourceInfo | None:

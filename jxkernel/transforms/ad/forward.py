@@ -17,8 +17,8 @@ from ...core.avals import ShapedArray, get_aval
 from ...core.interpret import eval_jaxpr
 from ...core.ir import ClosedJaxpr, Literal
 from ...core.lru import TRACES, WeakLRU
+from ...core.name_stack import name_scope
 from ...core.primitive import rule as _rule
-from ...core.source_info import name_scope
 from ...core.trace import Trace, Tracer, current_trace, new_trace, set_current_trace, value_text
 from ..ad_util import Zero, float0, instantiate
 

@@ -15,8 +15,8 @@ from ...core.interpret import literal_operand
 from ...core.interpreter_primitives import convert_element_type
 from ...core.ir import ClosedJaxpr, Jaxpr, Literal, Var
 from ...core.lru import TRACES, WeakLRU
+from ...core.name_stack import current_names, replay, replaying
 from ...core.primitive import rule as _rule
-from ...core.source_info import current_names, replay, replaying
 from ...core.trace import Tracer
 from ..ad_util import UndefinedPrimal, Zero, add_tangents, bilinear, instantiate
 from ...tree_util import Partial, tree_flatten, tree_unflatten

@@ -21,9 +21,9 @@ from ...core.avals import get_aval
 from ...core.dce import dce_rules
 from ...core.interpret import eval_jaxpr
 from ...core.ir import name_not_a_param, param_printers
+from ...core.name_stack import current_names, with_name_stack
 from ...core.partial_eval import PartialEvalTrace
 from ...core.primitive import Primitive, partial_eval_rules
-from ...core.source_info import current_names, with_name_stack
 from ...core.staging import convert_constvars_to_invars, trace_to_jaxpr
 from ...core.trace import _ctx, set_current_trace
 from ...tree_util import tree_flatten, tree_map, tree_unflatten
