@@ -1234,6 +1234,203 @@ SCENARIOS = {
         "def train(x):\n"
         "    return step(x)\n"
         "train(jnp.ones(3)); train(jnp.ones(3))\n"),
+    # -------------------------------------------------- a learner's third pass (stop 71)
+    "static_self_plain_dataclass": (
+        "a method of a plain @dataclass jitted with self static: unhashable (eq=True sets "
+        "__hash__ to None), an error",
+        "import dataclasses\n"
+        "@dataclasses.dataclass\n"
+        "class Model:\n"
+        "    k: float\n"
+        "    def apply(self, x):\n"
+        "        return x * self.k\n"
+        "f = jax.jit(Model.apply, static_argnums=0)\n"
+        "f(Model(2.0), jnp.ones(3))\n"),
+    "static_self_plain_dataclass_fixed": (
+        "static_self_plain_dataclass with its fix: frozen=True (hashed by its fields): an "
+        "equal model is a hit",
+        "import dataclasses\n"
+        "@dataclasses.dataclass(frozen=True)\n"
+        "class Model:\n"
+        "    k: float\n"
+        "    def apply(self, x):\n"
+        "        return x * self.k\n"
+        "f = jax.jit(Model.apply, static_argnums=0)\n"
+        "f(Model(2.0), jnp.ones(3)); f(Model(2.0), jnp.ones(3))\n"),
+    "static_self_array_field": (
+        "a method of a frozen dataclass holding an array, self static: an error (an array "
+        "is not hashable)",
+        "import dataclasses\n"
+        "@dataclasses.dataclass(frozen=True)\n"
+        "class Model:\n"
+        "    w: object\n"
+        "    def apply(self, x):\n"
+        "        return x * self.w\n"
+        "f = jax.jit(Model.apply, static_argnums=0)\n"
+        "f(Model(jnp.ones(3)), jnp.ones(3))\n"),
+    "static_self_array_field_fixed": (
+        "static_self_array_field with its fix: Model a pytree with w a data field, self traced",
+        "import dataclasses\n"
+        "@dataclasses.dataclass(frozen=True)\n"
+        "class Model:\n"
+        "    w: object\n"
+        "    def apply(self, x):\n"
+        "        return x * self.w\n"
+        "jax.tree_util.register_dataclass(Model, data_fields=['w'], meta_fields=[])\n"
+        "f = jax.jit(Model.apply)\n"
+        "f(Model(jnp.ones(3)), jnp.ones(3)); f(Model(jnp.zeros(3)), jnp.ones(3))\n"),
+    "static_nan": (
+        "a static float('nan'), twice: nan != nan, so each call is a new key",
+        "f = jax.jit(lambda x, eps: x + eps, static_argnums=1)\n"
+        "f(jnp.ones(3), float('nan')); f(jnp.ones(3), float('nan'))\n"),
+    "static_nan_fixed": (
+        "static_nan with its fix: eps traced",
+        "f = jax.jit(lambda x, eps: x + eps)\n"
+        "f(jnp.ones(3), float('nan')); f(jnp.ones(3), float('nan'))\n"),
+    "static_dtype_scalar_type_then_dtype": (
+        "a static dtype given as jnp.float32, then as x.dtype (a NumPy dtype): two keys",
+        "def cast(x, dtype):\n"
+        "    return x.astype(dtype)\n"
+        "f = jax.jit(cast, static_argnames='dtype')\n"
+        "x = jnp.ones(3)\n"
+        "f(x, dtype=jnp.float32); f(x, dtype=x.dtype)\n"),
+    "static_dtype_scalar_type_then_dtype_fixed": (
+        "static_dtype_scalar_type_then_dtype with its fix: dtype = jnp.dtype(dtype) each call",
+        "def cast(x, dtype):\n"
+        "    return x.astype(dtype)\n"
+        "f = jax.jit(cast, static_argnames='dtype')\n"
+        "x = jnp.ones(3)\n"
+        "for dtype in (jnp.float32, x.dtype):\n"
+        "    dtype = jnp.dtype(dtype)\n"
+        "    f(x, dtype=dtype)\n"),
+    "ordereddict_order": (
+        "an OrderedDict with its keys in another order: its order is its structure",
+        "import collections\n"
+        "f = jax.jit(lambda p: p['a'] + p['b'])\n"
+        "f(collections.OrderedDict(a=jnp.ones(2), b=jnp.ones(2)))\n"
+        "f(collections.OrderedDict(b=jnp.ones(2), a=jnp.ones(2)))\n"),
+    "ordereddict_order_fixed": (
+        "ordereddict_order with its fix: p = dict(p) (a dict's keys are sorted)",
+        "import collections\n"
+        "f = jax.jit(lambda p: p['a'] + p['b'])\n"
+        "for p in (collections.OrderedDict(a=jnp.ones(2), b=jnp.ones(2)),\n"
+        "          collections.OrderedDict(b=jnp.ones(2), a=jnp.ones(2))):\n"
+        "    p = dict(p)\n"
+        "    f(p)\n"),
+    "defaultdict_then_dict": (
+        "a defaultdict, then a dict of the same key",
+        "import collections\n"
+        "f = jax.jit(lambda p: p['a'] * 2)\n"
+        "d = collections.defaultdict(float)\n"
+        "d['a'] = jnp.ones(2)\n"
+        "f(d); f({'a': jnp.ones(2)})\n"),
+    "pytree_aux_data_compared_by_identity": (
+        "a pytree class whose aux data is an object without __eq__: a new one each call "
+        "is a new structure",
+        "class Meta:\n"
+        "    def __init__(self, name):\n"
+        "        self.name = name\n"
+        "class Box:\n"
+        "    def __init__(self, w, meta):\n"
+        "        self.w, self.meta = w, meta\n"
+        "jax.tree_util.register_pytree_node(\n"
+        "    Box, lambda b: ((b.w,), b.meta), lambda meta, ws: Box(ws[0], meta))\n"
+        "f = jax.jit(lambda b: b.w * 2)\n"
+        "f(Box(jnp.ones(2), Meta('a'))); f(Box(jnp.ones(2), Meta('a')))\n"),
+    "pytree_aux_data_compared_by_identity_fixed": (
+        "pytree_aux_data_compared_by_identity with its fix: Meta a frozen dataclass "
+        "(== and hash by its fields)",
+        "import dataclasses\n"
+        "@dataclasses.dataclass(frozen=True)\n"
+        "class Meta:\n"
+        "    name: str\n"
+        "class Box:\n"
+        "    def __init__(self, w, meta):\n"
+        "        self.w, self.meta = w, meta\n"
+        "jax.tree_util.register_pytree_node(\n"
+        "    Box, lambda b: ((b.w,), b.meta), lambda meta, ws: Box(ws[0], meta))\n"
+        "f = jax.jit(lambda b: b.w * 2)\n"
+        "f(Box(jnp.ones(2), Meta('a'))); f(Box(jnp.ones(2), Meta('a')))\n"),
+    "history_concatenate_grows": (
+        "a loss history grown with jnp.concatenate inside the jitted step: a compile a step",
+        "step = jax.jit(lambda hist, x: jnp.concatenate([hist, x.sum()[None]]))\n"
+        "hist = jnp.zeros(0)\n"
+        "for i in range(3):\n"
+        "    hist = step(hist, jnp.ones(3))\n"),
+    "boolean_mask_outside_jit": (
+        "x[x > 0] (as many items as pass) passed to a jitted function: a shape per count",
+        "f = jax.jit(lambda v: v.mean())\n"
+        "x = jnp.array([1.0, -2.0, 3.0, -4.0])\n"
+        "f(x[x > 0]); f(x[x > -3])\n"),
+    "string_argument_not_static": (
+        "a string passed traced (not in static_argnames): an error, nothing traced",
+        "def g(x, mode):\n"
+        "    return jnp.sin(x) if mode == 'sin' else jnp.cos(x)\n"
+        "f = jax.jit(g)\n"
+        "f(jnp.ones(2), 'sin')\n"),
+    "donate_argnums_zero_then_one": (
+        "one def jitted with donate_argnums=0, then with donate_argnums=1: traced once, "
+        "compiled twice",
+        "def g(x, y):\n"
+        "    return x + y\n"
+        "jax.jit(g, donate_argnums=0)(jnp.ones(3), jnp.ones(3))\n"
+        "jax.jit(g, donate_argnums=1)(jnp.ones(3), jnp.ones(3))\n"),
+    "keep_unused_added": (
+        "one def jitted without, then with keep_unused=True: traced and compiled once",
+        "def g(x, y):\n"
+        "    return x * 2\n"
+        "jax.jit(g)(jnp.ones(3), jnp.ones(3))\n"
+        "jax.jit(g, keep_unused=True)(jnp.ones(3), jnp.ones(3))\n"),
+    "jit_of_grad_made_anew": (
+        "jax.jit(jax.grad(loss)) made anew at each step of a training loop",
+        "def loss(w):\n"
+        "    return (w ** 2).sum()\n"
+        "w = jnp.ones(3)\n"
+        "for i in range(3):\n"
+        "    w = w - 0.1 * jax.jit(jax.grad(loss))(w)\n"),
+    "wrapper_decorator_each_call": (
+        "jax.jit(logged(g)) with a functools.wraps decorator applied anew each time",
+        "import functools\n"
+        "def logged(fn):\n"
+        "    @functools.wraps(fn)\n"
+        "    def wrapper(*a):\n"
+        "        return fn(*a)\n"
+        "    return wrapper\n"
+        "def g(x):\n"
+        "    return x * 2\n"
+        "for i in range(2):\n"
+        "    jax.jit(logged(g))(jnp.ones(3))\n"),
+    "same_jit_called_from_two_cells": (
+        "one jitted function called from two later cells, each with its own length",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "exec(compile('f(jnp.ones(3))', FILE, 'exec'))\n"
+        "exec(compile('\\n\\nf(jnp.ones(4))', FILE, 'exec'))\n"),
+    "python_complex_then_float": (
+        "a Python float, then a Python complex",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(1.0); f(1j)\n"),
+    "x64_numpy_float64_after_float32": (
+        "with jax_enable_x64 on, a NumPy float32 array, then np.ones (float64)",
+        "jax.config.update('jax_enable_x64', True)\n"
+        "try:\n"
+        "    f = jax.jit(lambda x: x * 2)\n"
+        "    f(np.ones(3, np.float32)); f(np.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_enable_x64', False)\n"),
+    "bool_mask_then_float_mask": (
+        "a bool mask, then a float mask of 0.0 and 1.0",
+        "f = jax.jit(lambda x, m: jnp.where(m, x, 0.0))\n"
+        "f(jnp.ones(3), jnp.array([True, False, True]))\n"
+        "f(jnp.ones(3), jnp.array([1.0, 0.0, 1.0]))\n"),
+    "transposed_twice_is_a_hit": (
+        "a.T.T and a transposed (3, 2) array: the same shape as a, a cache hit",
+        "f = jax.jit(lambda a: a @ jnp.ones(3))\n"
+        "a = jnp.ones((2, 3))\n"
+        "f(a); f(a.T.T); f(jnp.ones((3, 2)).T)\n"),
+    "static_tuple_holding_a_list": (
+        "a static tuple holding a list: an error, nothing traced",
+        "f = jax.jit(lambda x, shape: x.reshape(shape[0]), static_argnums=1)\n"
+        "f(jnp.ones(6), ([2, 3],))\n"),
 }
 
 # scenarios that raise: the recorded result is the exception class name
@@ -1241,7 +1438,9 @@ RAISES = {"static_unhashable", "traced_bool_flag_in_if", "static_numpy_array", "
           "method_self_traced", "static_dict_unhashable",
           "static_jax_array", "static_eq_without_hash",
           "static_argnames_misspelled", "static_frozen_dataclass_with_list_field",
-          "static_argnums_out_of_range", "fori_loop_int_start_cast_back"}
+          "static_argnums_out_of_range", "fori_loop_int_start_cast_back",
+          "static_self_plain_dataclass", "static_self_array_field",
+          "string_argument_not_static", "static_tuple_holding_a_list"}
 
 
 def run(jax, name, tag=""):
