@@ -47,6 +47,9 @@ def _static_changes(old_static, new_static, flipped):
             if before is _ABSENT or after is _ABSENT:    # not "a new value": drop nothing
                 passed = after if before is _ABSENT else before
                 change = _refixed(change, _STATIC_DEFAULT_FIX, value=_static_repr(passed))
+            elif _one_dtype(before, after):   # jnp.float32, then x.dtype: one dtype, two keys
+                change = _refixed(change, _STATIC_DTYPE_FIX,
+                                  dtype=np.dtype(_dtype_of(after)).name)
             elif before == after:                        # True and 1: equal, other types
                 change = _refixed(change, _STATIC_TYPE_FIX, old_type=type(before).__name__,
                                   new_type=type(after).__name__, py=_py_type(before, after))
@@ -97,6 +100,24 @@ def _static_keyword_changes(old, new, flipped):
             how = {True: "by keyword", False: "by position"}
             yield _refixed(_fixed(str(name), "structure", how[was], how[now], name=name),
                            _STATIC_KEYWORD_FIX)
+
+
+def _dtype_of(value):
+    """`value` as a dtype where it names one (np.dtype('float32'), jnp.float32, np.float32,
+    'float32'), else None: a static string such as 'sin' is no dtype."""
+    if not isinstance(value, (np.dtype, type, str)):
+        return None
+    try:
+        return np.dtype(getattr(value, "dtype", value))
+    except (TypeError, ValueError):
+        return None
+
+
+def _one_dtype(before, after) -> bool:
+    """Two static values of other types naming one dtype (jnp.float32 and x.dtype): two keys
+    for jit (each its own hash), one dtype for the program."""
+    a, b = _dtype_of(before), _dtype_of(after)
+    return a is not None and a == b and type(before) is not type(after)
 
 
 def _fields(value) -> list:
@@ -221,6 +242,15 @@ _STATIC_TYPE_FIX = (
     "tells a static value's type apart (True and 1, 2.0 and 2), so each compiles. Pass one "
     "type in every call.",
     "{name} = {py}({name})    # one type in every call")
+# a dtype given as a scalar type in one call (jnp.float32) and as a dtype object in another
+# (x.dtype): jnp.dtype makes both np.dtype('float32'), one key (JAX 0.10.2 lowers once:
+# static_dtype_scalar_type_then_dtype_fixed)
+_STATIC_DTYPE_FIX = (
+    "{name} names the same dtype ({dtype}) in both calls, but came as {old} in one and as "
+    "{new} in the other: a scalar type (jnp.float32, np.float32), a dtype object (x.dtype) "
+    "and a string are different static values to jit's key, so each compiles. Make it one "
+    "kind before the call: jnp.dtype(...) turns each into a dtype object.",
+    "{name} = jnp.dtype({name})    # one kind of dtype value in every call")
 _STATIC_NONE_FIX = (
     "{name} was {old} and is {new} now: None and a value are two programs whether {name} is "
     "static or traced (None is an empty pytree, a number a leaf). For one program, pass a "
