@@ -681,6 +681,12 @@ APPLIED_RECORDED = {
     # a dtype given as jnp.float32, then as x.dtype: jnp.dtype makes both one key
     "static_dtype_scalar_type_then_dtype": ("static", "dtype = jnp.dtype(dtype)",
                                             "static_dtype_scalar_type_then_dtype_fixed"),
+    # an OrderedDict's order is its structure (a dict's keys are sorted)
+    "ordereddict_order": ("structure", "p = dict(p)", "ordereddict_order_fixed"),
+    # aux data of a class comparing by identity: made to compare by its fields
+    "pytree_aux_data_compared_by_identity": (
+        "structure", "@dataclasses.dataclass(frozen=True)",
+        "pytree_aux_data_compared_by_identity_fixed"),
     # (the pad was of axis 0 whatever axis grew: f32[5,3] -> f32[5,4] stayed two programs)
     "second_axis_grows": ("shape", "x = jnp.pad(x, [(0, 0)] * 1 + [(0, size - n)]",
                           "second_axis_grows_fixed"),
@@ -758,6 +764,31 @@ def test_static_object_with_eq_and_no_hash_is_told_to_get_a_hash():
         REFERENCE["static_frozen_dataclass_with_list_field"]["error"]
     assert "Config's field sizes holds a list" in str(result) and "traced" not in str(result)
     assert REFERENCE["static_frozen_dataclass_with_tuple_field_fixed"]["lowerings"] == 1
+
+
+def test_a_static_dataclass_self_is_told_what_applies_to_a_dataclass():
+    """A plain @dataclass (its __eq__ generated, so no __hash__) as a static self: frozen=True
+    is the fix (static_self_plain_dataclass_fixed: one lowering in JAX), not "give it a
+    __hash__ over its __eq__'s fields" as for a hand-written __eq__. A frozen one holding an
+    array: a tuple of it is no more hashable; the array is traced, Model a registered pytree
+    (static_self_array_field_fixed: one lowering in JAX for two values of w)."""
+    result, _ = jx_events("static_self_plain_dataclass")
+    assert type(result).__name__ == REFERENCE["static_self_plain_dataclass"]["error"]
+    assert "make it @dataclasses.dataclass(frozen=True)" in str(result)
+    assert "give Model a __hash__" not in str(result)
+    assert REFERENCE["static_self_plain_dataclass_fixed"]["lowerings"] == 1
+    result, _ = jx_events("static_self_array_field")
+    assert type(result).__name__ == REFERENCE["static_self_array_field"]["error"]
+    text = str(result)
+    assert "field w holds an array" in text and "tuple" not in text.splitlines()[-1]
+    assert "register_dataclass(Model, data_fields=['w'], meta_fields=[])" in text
+    assert "take 'self' out of static_argnums" in text
+    assert "register_dataclass(Model, data_fields=['w'], meta_fields=[])" in \
+        SCENARIOS["static_self_array_field_fixed"][1]
+    assert REFERENCE["static_self_array_field_fixed"]["lowerings"] == 1
+    for fixed in ("static_self_plain_dataclass_fixed", "static_self_array_field_fixed"):
+        _, mine = jx_events(fixed, misses=False)
+        assert len([e for e in mine if e.compiled]) == 1, fixed
 
 
 def test_explanations_of_structure_say_what_changed():
