@@ -681,6 +681,8 @@ APPLIED_RECORDED = {
     # a dtype given as jnp.float32, then as x.dtype: jnp.dtype makes both one key
     "static_dtype_scalar_type_then_dtype": ("static", "dtype = jnp.dtype(dtype)",
                                             "static_dtype_scalar_type_then_dtype_fixed"),
+    # a static nan is never equal to itself: traced, one program
+    "static_nan": ("static", "nan != nan", "static_nan_fixed"),
     # an OrderedDict's order is its structure (a dict's keys are sorted)
     "ordereddict_order": ("structure", "p = dict(p)", "ordereddict_order_fixed"),
     # aux data of a class comparing by identity: made to compare by its fields

@@ -47,6 +47,8 @@ def _static_changes(old_static, new_static, flipped):
             if before is _ABSENT or after is _ABSENT:    # not "a new value": drop nothing
                 passed = after if before is _ABSENT else before
                 change = _refixed(change, _STATIC_DEFAULT_FIX, value=_static_repr(passed))
+            elif _is_nan(before) and _is_nan(after):   # nan != nan: never the same key
+                change = _refixed(change, _STATIC_NAN_FIX)
             elif _one_dtype(before, after):   # jnp.float32, then x.dtype: one dtype, two keys
                 change = _refixed(change, _STATIC_DTYPE_FIX,
                                   dtype=np.dtype(_dtype_of(after)).name)
@@ -100,6 +102,10 @@ def _static_keyword_changes(old, new, flipped):
             how = {True: "by keyword", False: "by position"}
             yield _refixed(_fixed(str(name), "structure", how[was], how[now], name=name),
                            _STATIC_KEYWORD_FIX)
+
+
+def _is_nan(value) -> bool:
+    return isinstance(value, (float, np.floating)) and value != value
 
 
 def _dtype_of(value):
@@ -242,6 +248,13 @@ _STATIC_TYPE_FIX = (
     "tells a static value's type apart (True and 1, 2.0 and 2), so each compiles. Pass one "
     "type in every call.",
     "{name} = {py}({name})    # one type in every call")
+# JAX 0.10.2 traces a static nan on every call (Static(val=nan) now and before); traced,
+# once (static_nan_fixed)
+_STATIC_NAN_FIX = (
+    "{name} is nan in both calls, but nan != nan: jit's key compares static values with ==, "
+    "so a static nan never finds its program and every call compiles anew. Pass {name} "
+    "traced (a nan in an array is fine there), or mark \"no value\" with None.",
+    "{bind}jax.jit({fun})    # {name} traced: not in static_argnums/static_argnames")
 # a dtype given as a scalar type in one call (jnp.float32) and as a dtype object in another
 # (x.dtype): jnp.dtype makes both np.dtype('float32'), one key (JAX 0.10.2 lowers once:
 # static_dtype_scalar_type_then_dtype_fixed)
