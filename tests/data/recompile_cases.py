@@ -1295,12 +1295,13 @@ SCENARIOS = {
         "x = jnp.ones(3)\n"
         "f(x, dtype=jnp.float32); f(x, dtype=x.dtype)\n"),
     "static_dtype_scalar_type_then_dtype_fixed": (
-        "static_dtype_scalar_type_then_dtype with its fix: dtype = jnp.dtype(dtype) each call",
+        "static_dtype_scalar_type_then_dtype with its fix: dtype = jnp.dtype(dtype) each call "
+        "(np.float32 and 'float32' too: one key)",
         "def cast(x, dtype):\n"
         "    return x.astype(dtype)\n"
         "f = jax.jit(cast, static_argnames='dtype')\n"
         "x = jnp.ones(3)\n"
-        "for dtype in (jnp.float32, x.dtype):\n"
+        "for dtype in (jnp.float32, x.dtype, np.float32, 'float32'):\n"
         "    dtype = jnp.dtype(dtype)\n"
         "    f(x, dtype=dtype)\n"),
     "ordereddict_order": (
@@ -1431,6 +1432,89 @@ SCENARIOS = {
         "a static tuple holding a list: an error, nothing traced",
         "f = jax.jit(lambda x, shape: x.reshape(shape[0]), static_argnums=1)\n"
         "f(jnp.ones(6), ([2, 3],))\n"),
+    "static_numpy_type_then_jnp_type_then_string": (
+        "a static dtype as np.float32, then jnp.float32, then 'float32': three keys",
+        "def cast(x, dtype):\n"
+        "    return x.astype(dtype)\n"
+        "f = jax.jit(cast, static_argnums=1)\n"
+        "f(jnp.ones(3), np.float32); f(jnp.ones(3), jnp.float32); f(jnp.ones(3), 'float32')\n"),
+    "static_shape_tuple_changes": (
+        "a static shape tuple, (2, 3) then (3, 2): one program per shape",
+        "f = jax.jit(lambda x, shape: x.reshape(shape), static_argnums=1)\n"
+        "f(jnp.ones(6), (2, 3)); f(jnp.ones(6), (3, 2)); f(jnp.ones(6), (2, 3))\n"),
+    "static_int_then_bool": (
+        "a static flag 1, then True: equal, other types, two keys",
+        "f = jax.jit(lambda x, flag: x * 2 if flag else x, static_argnums=1)\n"
+        "f(jnp.ones(3), 1); f(jnp.ones(3), True)\n"),
+    "static_keywords_one_then_the_other": (
+        "two static keywords with defaults: a passed, then b passed instead",
+        "def g(x, *, a=1, b=2):\n"
+        "    return x * a + b\n"
+        "f = jax.jit(g, static_argnames=('a', 'b'))\n"
+        "f(jnp.ones(2), a=1); f(jnp.ones(2), b=2)\n"),
+    "int_array_then_float_array": (
+        "jnp.array([1, 2, 3]) (int32), then jnp.array([1., 2., 3.])",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.array([1, 2, 3])); f(jnp.array([1., 2., 3.]))\n"),
+    "uint8_image_then_float": (
+        "an image as uint8, then as float32",
+        "f = jax.jit(lambda img: img / 255.0)\n"
+        "f(np.zeros((2, 2), np.uint8)); f(np.zeros((2, 2), np.float32))\n"),
+    "python_floats_in_a_list_then_an_int": (
+        "a list of Python floats, then one of them an int",
+        "f = jax.jit(lambda xs: xs[0] + xs[1])\n"
+        "f([1.0, 2.0]); f([1, 2.0])\n"),
+    "scalar_then_one_element_array": (
+        "jnp.float32(1.0) (a scalar), then jnp.array([1.0]) (one element, rank 1)",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.float32(1.0)); f(jnp.array([1.0]))\n"),
+    "varargs_count_changes": (
+        "*args: two arrays, then three",
+        "def g(*xs):\n"
+        "    return sum(xs)\n"
+        "f = jax.jit(g)\n"
+        "f(jnp.ones(2), jnp.ones(2)); f(jnp.ones(2), jnp.ones(2), jnp.ones(2))\n"),
+    "matmul_precision_updated_globally": (
+        "jax.config.update('jax_default_matmul_precision', 'highest') between two calls",
+        "f = jax.jit(lambda a, b: a @ b)\n"
+        "a = jnp.ones((2, 2))\n"
+        "f(a, a)\n"
+        "jax.config.update('jax_default_matmul_precision', 'highest')\n"
+        "try:\n"
+        "    f(a, a)\n"
+        "finally:\n"
+        "    jax.config.update('jax_default_matmul_precision', None)\n"),
+    "dtype_promotion_strict_updated": (
+        "jax.config.update('jax_numpy_dtype_promotion', 'strict') between two calls",
+        "f = jax.jit(lambda a: a * 2)\n"
+        "f(jnp.ones(2))\n"
+        "jax.config.update('jax_numpy_dtype_promotion', 'strict')\n"
+        "try:\n"
+        "    f(jnp.ones(2))\n"
+        "finally:\n"
+        "    jax.config.update('jax_numpy_dtype_promotion', 'standard')\n"),
+    "jitted_method_of_a_pytree_dataclass": (
+        "@jax.jit on a method of a registered dataclass (self traced), a model of another size",
+        "import dataclasses\n"
+        "@jax.tree_util.register_dataclass\n"
+        "@dataclasses.dataclass\n"
+        "class Model:\n"
+        "    w: object\n"
+        "    @jax.jit\n"
+        "    def apply(self, x):\n"
+        "        return x * self.w\n"
+        "Model(jnp.ones(3)).apply(jnp.ones(3)); Model(jnp.ones(4)).apply(jnp.ones(4))\n"),
+    "list_meta_field_equal": (
+        "a register_dataclass meta field holding an equal list: a hit",
+        "import dataclasses, functools\n"
+        "@functools.partial(jax.tree_util.register_dataclass, data_fields=['w'],\n"
+        "                   meta_fields=['sizes'])\n"
+        "@dataclasses.dataclass\n"
+        "class Layer:\n"
+        "    w: object\n"
+        "    sizes: list\n"
+        "f = jax.jit(lambda l: l.w * 2)\n"
+        "f(Layer(jnp.ones(3), [1, 2])); f(Layer(jnp.ones(3), [1, 2]))\n"),
 }
 
 # scenarios that raise: the recorded result is the exception class name

@@ -172,8 +172,12 @@ def check_like_jax(event, miss):
                 continue
             found = [_STATIC_VAL.search(m["after"]) for m in miss["changes"]]
             values = [m.group(1) for m in found if m]
-            if c.old == "(not passed: its default)":    # JAX: the keywords' dict grew by it
-                assert any(m.get("why", "").endswith(f"key sets: {{'{c.path}'}}")
+            if "(not passed: its default)" in (c.old, c.new):
+                # JAX: the keywords' dict grew by it, or holds it on one side only (a passed,
+                # then b: "with pytree metadata ('b',) and before ... ('a',)")
+                key = f"'{c.path}'"
+                assert any(m.get("why", "").endswith(f"key sets: {{{key}}}") or
+                           (key in m["before"]) != (key in m["after"])
                            for m in miss["changes"]), (c, miss["changes"])
             elif not any(v.startswith("<") for v in values) or \
                     _jax_repr(c.new).startswith("<class 'jax."):   # else JAX's: an address
@@ -791,6 +795,23 @@ def test_a_static_dataclass_self_is_told_what_applies_to_a_dataclass():
     for fixed in ("static_self_plain_dataclass_fixed", "static_self_array_field_fixed"):
         _, mine = jx_events(fixed, misses=False)
         assert len([e for e in mine if e.compiled]) == 1, fixed
+
+
+def test_a_static_dtype_or_shape_gets_a_fix_that_fits_it():
+    """np.float32, jnp.float32, 'float32': one dtype, three keys in JAX; the fix makes them
+    one (jnp.dtype: static_dtype_scalar_type_then_dtype_fixed, all four kinds, lowers once),
+    not `dtype = type(dtype)`. A static shape tuple must stay static: not "choose with
+    lax.switch" as for a mode string."""
+    _, events = jx_events("static_numpy_type_then_jnp_type_then_string")
+    assert len(events) == 3
+    for event in events[1:]:
+        (change,) = event.changes
+        assert change.snippet.startswith("dtype = jnp.dtype(dtype)"), change
+    assert REFERENCE["static_dtype_scalar_type_then_dtype_fixed"]["lowerings"] == 1
+    _, events = jx_events("static_shape_tuple_changes")
+    (change,) = events[-1].changes
+    assert "lax.switch" not in change.fix + change.snippet, change
+    assert "a shape cannot be traced" in change.fix and "traced:" not in change.snippet
 
 
 def test_explanations_of_structure_say_what_changed():

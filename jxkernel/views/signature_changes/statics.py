@@ -76,6 +76,8 @@ def _static_changes(old_static, new_static, flipped):
                 fields = _pytree_fields(after)
                 change = _refixed(change, _OBJECT_STATIC_FIX, kind=type(after).__name__,
                                   leaves=", ".join(f"m.{k}" for k in fields) + ",")
+            elif _int_tuple(before) and _int_tuple(after):      # a shape: not a mode
+                change = _refixed(change, _STATIC_SHAPE_FIX)
             elif after is not _ABSENT and not _traceable(after):
                 change = _refixed(change, _STATIC_KEEP_FIX, kind=type(after).__name__)
             yield change
@@ -104,6 +106,12 @@ def _static_keyword_changes(old, new, flipped):
                            _STATIC_KEYWORD_FIX)
 
 
+def _int_tuple(value) -> bool:
+    """A tuple of Python ints, (2, 3): most likely a shape, which a trace needs as Python
+    values (jnp.zeros(shape), x.reshape(shape)); never a mode to pick with lax.switch."""
+    return isinstance(value, tuple) and all(type(v) is int for v in value)
+
+
 def _is_nan(value) -> bool:
     return isinstance(value, (float, np.floating)) and value != value
 
@@ -113,8 +121,11 @@ def _dtype_of(value):
     'float32'), else None: a static string such as 'sin' is no dtype."""
     if not isinstance(value, (np.dtype, type, str)):
         return None
+    held = getattr(value, "dtype", None)       # jnp.float32's (np.float32's is a descriptor)
+    if isinstance(held, np.dtype):
+        return held
     try:
-        return np.dtype(getattr(value, "dtype", value))
+        return np.dtype(value)
     except (TypeError, ValueError):
         return None
 
@@ -248,6 +259,14 @@ _STATIC_TYPE_FIX = (
     "tells a static value's type apart (True and 1, 2.0 and 2), so each compiles. Pass one "
     "type in every call.",
     "{name} = {py}({name})    # one type in every call")
+# a static tuple of ints (a shape): it cannot be traced, and a switch over values is no help
+_STATIC_SHAPE_FIX = (
+    "{name} is static ({old} -> {new}): each value compiles once, and a later call with a "
+    "value seen before reuses its program. A tuple of ints such as a shape must stay a "
+    "Python value while tracing (a shape cannot be traced), so a program per value is "
+    "expected. If many values come, make them few: pad the arrays to a few sizes, so "
+    "that {name} takes a few values.",
+    "")
 # JAX 0.10.2 traces a static nan on every call (Static(val=nan) now and before); traced,
 # once (static_nan_fixed)
 _STATIC_NAN_FIX = (
