@@ -41,8 +41,8 @@ from .signature_changes.change import (  # noqa: F401
 from .signature_changes.compare import distance, explain, explain_changes  # noqa: F401
 from .signature_changes.fixes import _refixed, for_function
 from .signature_changes.fresh_functions import (
-    _CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _METHOD_FRESH_FIX, _PARTIAL_FRESH_FIX,
-    _WRAPPER_FRESH_FIX, fresh_jit_change)
+    _CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _DEFAULTS_FRESH_FIX, _METHOD_FRESH_FIX,
+    _PARTIAL_FRESH_FIX, _WRAPPER_FRESH_FIX, fresh_jit_change)
 from .signature_changes.input_types import rows_under_vmap
 from .signature_changes.nearest import nearest
 from .argument_uses import uses
@@ -136,6 +136,10 @@ def _fresh_jit_changes(jitted) -> tuple:
     elif _user_function(fun) is not fun:       # jit(jax.grad(loss)) made anew
         change = _refixed(change, _WRAPPER_FRESH_FIX, func=_user_function(fun).__name__,
                           wrapper=_wrapper_name(fun))
+    elif _defaulted(fun) and (cell is None or cell == now):    # `lambda x, k=k:` in a loop
+        names = _defaulted(fun)
+        change = _refixed(change, _DEFAULTS_FRESH_FIX, names=", ".join(names),
+                          first=names[0])
     elif free:                  # a closure made anew (a factory): its values may differ
         change = _refixed(change, _CLOSURE_FRESH_FIX, names=", ".join(free),
                           first=free[0])
@@ -144,6 +148,15 @@ def _fresh_jit_changes(jitted) -> tuple:
                           fname=_jit_name(jitted), fun=_jit_name(jitted)
                           if jitted._name.isidentifier() else "lambda ...: ...")
     return (change,)
+
+
+def _defaulted(fun) -> list:
+    """The parameters of a plain function that have defaults (`lambda x, k=k: ...` -> ["k"]);
+    [] for other callables."""
+    code, defaults = getattr(fun, "__code__", None), getattr(fun, "__defaults__", None)
+    names = list(code.co_varnames[:code.co_argcount][-len(defaults):]) \
+        if code is not None and defaults else []
+    return names + list(getattr(fun, "__kwdefaults__", None) or ())
 
 
 def _wrapper_name(fun) -> str:

@@ -1515,6 +1515,15 @@ SCENARIOS = {
         "    sizes: list\n"
         "f = jax.jit(lambda l: l.w * 2)\n"
         "f(Layer(jnp.ones(3), [1, 2])); f(Layer(jnp.ones(3), [1, 2]))\n"),
+    "lambda_default_in_a_loop": (
+        "jax.jit(lambda x, k=k: x * k) in a loop over k: a new function each time",
+        "for k in (1.0, 2.0):\n"
+        "    jax.jit(lambda x, k=k: x * k)(jnp.ones(3))\n"),
+    "lambda_default_in_a_loop_fixed": (
+        "lambda_default_in_a_loop with its fix: one jitted lambda, k passed in each call",
+        "f = jax.jit(lambda x, k: x * k)    # once, outside the loop: no default\n"
+        "for k in (1.0, 2.0):\n"
+        "    out = f(jnp.ones(3), k)    # k passed in each call\n"),
 }
 
 # scenarios that raise: the recorded result is the exception class name

@@ -64,7 +64,7 @@ FRESH = {"jit_in_a_loop_lambda": None, "cell_rerun": None, "closure_factory": No
          "cond_lambdas_in_a_loop": {2: 2}, "scan_body_inside_jit_static": {2: 1},
          "jitted_step_defined_inside_train": None, "jit_of_vmap_made_anew": None,
          "checkpoint_policy_jit_made_anew": None, "jit_of_grad_made_anew": None,
-         "wrapper_decorator_each_call": None}
+         "wrapper_decorator_each_call": None, "lambda_default_in_a_loop": None}
 
 
 class _Logged(logging.Handler):
@@ -687,6 +687,9 @@ APPLIED_RECORDED = {
                                             "static_dtype_scalar_type_then_dtype_fixed"),
     # a static nan is never equal to itself: traced, one program
     "static_nan": ("static", "nan != nan", "static_nan_fixed"),
+    # a lambda's default bound anew in a loop: one lambda, k passed
+    "lambda_default_in_a_loop": ("fresh_jit", "out = f(x, k)    # k passed in each call",
+                                 "lambda_default_in_a_loop_fixed"),
     # an OrderedDict's order is its structure (a dict's keys are sorted)
     "ordereddict_order": ("structure", "p = dict(p)", "ordereddict_order_fixed"),
     # aux data of a class comparing by identity: made to compare by its fields

@@ -56,3 +56,13 @@ _CLOSURE_FRESH_FIX = (
     "@jax.jit\n"
     "def f(x, {first}):     # what the closure read, now an argument\n"
     "    ...")
+# a lambda or def made anew with defaults bound at each making (`lambda x, k=k: x * k` in a
+# loop over k): "make it once" alone would keep the first k; k becomes an argument (JAX
+# 0.10.2 lowers lambda_default_in_a_loop_fixed, k passed each call, once)
+_DEFAULTS_FRESH_FIX = (
+    "This is a new function object of the same code, made with its own default values "
+    "({names}: bound when it was made, as `lambda x, k=k: ...` in a loop does): jit's cache "
+    "is keyed on the function object, so each one traces and compiles again. Jit one "
+    "function, once, and pass {names} in each call (traced: one program for all values).",
+    "f = jax.jit(lambda x, {first}: ...)    # once, outside the loop: no default\n"
+    "out = f(x, {first})    # {first} passed in each call")
