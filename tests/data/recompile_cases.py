@@ -1523,7 +1523,20 @@ SCENARIOS = {
         "lambda_default_in_a_loop with its fix: one jitted lambda, k passed in each call",
         "f = jax.jit(lambda x, k: x * k)    # once, outside the loop: no default\n"
         "for k in (1.0, 2.0):\n"
-        "    out = f(jnp.ones(3), k)    # k passed in each call\n"),
+        "    y = f(jnp.ones(3), k)    # k passed in each call\n"),
+    "int_array_then_float_array_fixed": (
+        "int_array_then_float_array with its fix: x cast to float32 (not to int32, which "
+        "would truncate the floats)",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "for x in (jnp.array([1, 2, 3]), jnp.array([1.5, 2., 3.])):\n"
+        "    x = jnp.asarray(x, jnp.float32)\n"
+        "    y = f(x)\n"),
+    "uint8_image_then_float_fixed": (
+        "uint8_image_then_float with its fix: img cast to float32 (uint8 would truncate)",
+        "f = jax.jit(lambda img: img / 255.0)\n"
+        "for img in (np.zeros((2, 2), np.uint8), np.full((2, 2), 0.5, np.float32)):\n"
+        "    img = jnp.asarray(img, jnp.float32)\n"
+        "    y = f(img)\n"),
 }
 
 # scenarios that raise: the recorded result is the exception class name

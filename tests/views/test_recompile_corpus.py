@@ -690,6 +690,11 @@ APPLIED_RECORDED = {
     # a lambda's default bound anew in a loop: one lambda, k passed
     "lambda_default_in_a_loop": ("fresh_jit", "out = f(x, k)    # k passed in each call",
                                  "lambda_default_in_a_loop_fixed"),
+    # int32 data, then float32: cast to float32 (int32 would truncate the floats)
+    "int_array_then_float_array": ("dtype", "x = jnp.asarray(x, jnp.float32)",
+                                   "int_array_then_float_array_fixed"),
+    "uint8_image_then_float": ("dtype", "img = jnp.asarray(img, jnp.float32)",
+                               "uint8_image_then_float_fixed"),
     # an OrderedDict's order is its structure (a dict's keys are sorted)
     "ordereddict_order": ("structure", "p = dict(p)", "ordereddict_order_fixed"),
     # aux data of a class comparing by identity: made to compare by its fields

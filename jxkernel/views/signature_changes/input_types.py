@@ -43,10 +43,12 @@ def _type_changes(before, after):
                 change = _bucket_change(change, b.shape, a.shape)
             # (a scalar grown into an array is told to start with the new shape and dtype)
             if a.dtype != b.dtype and b.shape and not _is_key(a) and not _is_key(b):
-                change = _with_cast(change, b.dtype.name, a.dtype.name)
+                change = _with_cast(change, b.dtype.name, a.dtype.name,
+                                    _cast_to(b.dtype, a.dtype).name)
             yield change
         elif a.dtype != b.dtype:
-            change = _fixed(path, "dtype", _aval_text(b), _aval_text(a), dtype=b.dtype.name)
+            change = _fixed(path, "dtype", _aval_text(b), _aval_text(a),
+                            dtype=_cast_to(b.dtype, a.dtype).name)
             if a.weak_type and b.weak_type and not b.shape:       # two Python scalars
                 # the wider kind of the two: float(x) keeps an int's value, int(x) would
                 # truncate 2.5 to 2 (a wrong result for a compile saved)
@@ -60,12 +62,21 @@ def _type_changes(before, after):
             yield change
 
 
-def _with_cast(change: Change, old_dtype: str, new_dtype: str) -> Change:
+def _cast_to(old, new) -> np.dtype:
+    """The dtype a fix casts to, of a leaf that came as `old`, then as `new`: the earlier one,
+    but a float where the other is an integer (int32 then float32 data cast to int32 would
+    truncate 0.5 to 0: a wrong result for a compile saved; an int cast to float keeps it)."""
+    if {old.kind, new.kind} in ({"i", "f"}, {"u", "f"}, {"i", "c"}, {"u", "c"}):
+        return new if new.kind in "fc" else old
+    return old
+
+
+def _with_cast(change: Change, old_dtype: str, new_dtype: str, to: str) -> Change:
     """A shape change whose dtype changed too: its fix alone would still compile once per
-    dtype, so the cast to the earlier dtype joins it (f32[3] -> i32[4]: pad, and cast)."""
+    dtype, so a cast joins it (f32[3] -> i32[4]: pad, and cast to float32)."""
     fix = (f"{change.fix} Its dtype changed too ({old_dtype} -> {new_dtype}): cast it as "
            f"well, so that every call has one dtype.")
-    cast = f"{change.path} = jnp.asarray({change.path}, jnp.{old_dtype})"
+    cast = f"{change.path} = jnp.asarray({change.path}, jnp.{to})"
     snippet = f"{cast}\n{change.snippet}" if change.snippet else cast
     return dataclasses.replace(change, fix=fix, snippet=snippet)
 
