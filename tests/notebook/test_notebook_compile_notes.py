@@ -586,3 +586,14 @@ def test_the_real_jax_imported_beside_jxkernel_is_said_once(shell, monkeypatch):
     assert text.startswith("ⓘ jax here is the real JAX 0.10.2, not jxkernel")
     assert "import jxkernel as jax" in text and "install_as_jax()" in text
     assert [o for o in ok(shell, "3 + 3").outputs if "real JAX" in o["text/plain"]] == []
+
+
+def test_a_recompile_under_grad_is_counted_with_the_jits_own_compiles(shell):
+    """grad of a jitted function on a new shape compiles the function again: its note said
+    "the log was cleared since its first" (counted apart from the jit's own compiles, as its
+    first), though nothing was cleared; it is the function's compile #2."""
+    ok(shell, "fn14 = jax.jit(lambda v: (v ** 2).sum())\nfn14(jnp.ones(3))")
+    (note,) = ok(shell, "jax.grad(fn14)(jnp.ones(5))").notes
+    title = note["text/plain"].splitlines()[0]
+    assert title.startswith("⚙ <lambda> compiled again (compile #2, at In["), title
+    assert "cleared" not in note["text/plain"]
