@@ -178,29 +178,6 @@ MAX_EVENTS = 10_000
 _unlogged = threading.local()
 
 
-class _CalledFrom(threading.local):
-    value = None          # the call site called_from sets, else None (the innermost user frame)
-
-
-_site = _CalledFrom()
-
-
-@contextlib.contextmanager
-def called_from(site):
-    """Compiles recorded inside are told as called at `site` (a SourceInfo): a %%jit cell's
-    program, which the notebook calls for the cell, was logged as called from IPython's
-    run_cell_magic (the innermost frame outside jxkernel), not from the cell.
-
-        >>> from jxkernel.core.ir import SourceInfo
-        >>> with called_from(SourceInfo("<cell>", 1, "<module>")): pass
-    """
-    before, _site.value = _site.value, site
-    try:
-        yield
-    finally:
-        _site.value = before
-
-
 @contextlib.contextmanager
 def unlogged(tap: list | None = None):
     """Compilations made inside are not logged: a tool's own (the timing profile compiles
@@ -229,7 +206,7 @@ def record(event: CompileEvent, counted_as=None) -> CompileEvent:
         if _unlogged.tap is not None:
             _unlogged.tap.append(event)
         return event
-    call_site = event.call_site or _site.value or user_source_info()
+    call_site = event.call_site or user_source_info()
     with _lock:
         _seq += 1
         nth = _count(event, counted_as)

@@ -21,7 +21,6 @@ import re
 from ..core import compile_record
 from ..core import errors as jx_errors
 from ..core.avals import get_aval
-from ..core.ir import SourceInfo
 from ..transforms.jit import jit
 from ..tree_util import keystr, tree_flatten_with_path, tree_map
 from .cell import LAST, STATIC, Static, TRACED, build, is_array_like
@@ -73,9 +72,7 @@ class CellProgram:
         mine = self.jitted
         unsubscribe = compile_record.subscribe(lambda e: e.key is mine and self.events.append(e))
         try:
-            # the cell is the caller (its first line), not IPython's run_cell_magic
-            with compile_record.called_from(SourceInfo(self.filename, 1, "<module>")):
-                result = self.jitted(*self.arguments(user_ns))
+            result = self.jitted(*self.arguments(user_ns))
         except Exception as e:  # noqa: BLE001  re-raised as a CellError pointing at the line
             raise CellError.from_exception(e, label=self.label, filename=self.filename,
                                            params=self.params, user_ns=user_ns) from e

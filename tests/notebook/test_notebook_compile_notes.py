@@ -597,3 +597,17 @@ def test_a_recompile_under_grad_is_counted_with_the_jits_own_compiles(shell):
     title = note["text/plain"].splitlines()[0]
     assert title.startswith("⚙ <lambda> compiled again (compile #2, at In["), title
     assert "cleared" not in note["text/plain"]
+
+
+def test_a_compile_in_a_magics_run_is_called_at_the_cells_line_as_typed(shell):
+    """%timeit's warm-up run compiles: the note named IPython's run_line_magic as the caller
+    (`called at :  result = fn(*args, **kwargs)`, IPython's own line); IPython's frames are
+    not the user's, so it is the cell's line, shown as typed (not IPython's
+    get_ipython().run_line_magic(...) rewrite of it)."""
+    ok(shell, "fn15 = jax.jit(lambda v: v * 15)\nfn15(jnp.ones(2))")
+    ran = ok(shell, "%timeit -n1 -r1 fn15(jnp.ones(4))")
+    (note,) = ran.notes
+    text = note["text/plain"]
+    assert f"at In[{ran.count}]:1)" in text.splitlines()[0], text
+    assert f"called at In[{ran.count}]:1:  %timeit -n1 -r1 fn15(jnp.ones(4))" in text, text
+    assert "run_line_magic" not in text and "fn(*args" not in text
