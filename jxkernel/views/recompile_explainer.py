@@ -43,7 +43,7 @@ from .signature_changes.fixes import _refixed, for_function
 from .signature_changes.fresh_functions import (
     _CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _DEFAULTS_FRESH_FIX, _METHOD_FRESH_FIX,
     _PARTIAL_FRESH_FIX, _WRAPPER_FRESH_FIX, fresh_jit_change)
-from .signature_changes.input_types import rows_under_vmap
+from .signature_changes.input_types import grown_step_by_step, rows_under_vmap
 from .signature_changes.nearest import nearest
 from .argument_uses import uses
 from .body_retraces import body_traced  # noqa: F401  (compile_record calls it: this module is the explainer)
@@ -103,7 +103,8 @@ def _explain(miss: Miss) -> tuple:
         if closest is None:
             return named, static_named, None, "first call", _fresh_jit_changes(miss.jitted), \
                 new
-    changes = for_function(explain_changes(closest, new), miss.jitted._fun, uses)
+    changes = grown_step_by_step(explain_changes(closest, new), miss.history)
+    changes = for_function(changes, miss.jitted._fun, uses)
     reason = explain(closest.named, named, closest.treedef, miss.treedef, closest.statics,
                      static_named, [c for c in changes if c.kind == "structure"])
     if changes and (reason.startswith("a changed configuration") or

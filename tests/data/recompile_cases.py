@@ -1537,6 +1537,13 @@ SCENARIOS = {
         "for img in (np.zeros((2, 2), np.uint8), np.full((2, 2), 0.5, np.float32)):\n"
         "    img = jnp.asarray(img, jnp.float32)\n"
         "    y = f(img)\n"),
+    "history_concatenate_grows_fixed": (
+        "history_concatenate_grows with its fix: the history made at its full size once, each "
+        "step's value written at a traced index",
+        "step = jax.jit(lambda hist, i, x: hist.at[i].set(x.sum()))\n"
+        "hist = jnp.zeros((3,))    # n_steps, once, before the loop\n"
+        "for i in range(3):\n"
+        "    hist = step(hist, i, jnp.ones(3))\n"),
 }
 
 # scenarios that raise: the recorded result is the exception class name

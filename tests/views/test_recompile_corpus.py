@@ -695,6 +695,9 @@ APPLIED_RECORDED = {
                                    "int_array_then_float_array_fixed"),
     "uint8_image_then_float": ("dtype", "img = jnp.asarray(img, jnp.float32)",
                                "uint8_image_then_float_fixed"),
+    # an array grown by one each step: made at its full size, written at a traced index
+    "history_concatenate_grows": ("shape", "hist = hist.at[i].set(value)",
+                                  "history_concatenate_grows_fixed"),
     # an OrderedDict's order is its structure (a dict's keys are sorted)
     "ordereddict_order": ("structure", "p = dict(p)", "ordereddict_order_fixed"),
     # aux data of a class comparing by identity: made to compare by its fields

@@ -118,6 +118,23 @@ def rows_under_vmap(changes) -> tuple:
     return tuple(out)
 
 
+def grown_step_by_step(changes, history) -> tuple:
+    """`changes` where a leaf's first axis grew by one in each of the last calls (the earlier
+    signatures in `history` hold it one and two shorter: f32[0], f32[1], now f32[2]): an
+    array appended to at every step (jnp.concatenate, jnp.append), told to be made at its
+    full size once and written at an index, where bucketing would pad what is appended to."""
+    out = []
+    for c in changes:
+        new = _shape_of(c.new) if c.kind == "shape" else None
+        if new:
+            seen = {_shape_of(a.str_short()) for sig in history
+                    for p, a in sig.named if p == c.path}
+            if all((new[0] - k,) + new[1:] in seen for k in (1, 2)):
+                c = _refixed(c, _GROWN_STEP_FIX, a=new[0] - 2, b=new[0] - 1, c=new[0])
+        out.append(c)
+    return tuple(out)
+
+
 def _shape_of(text):
     """(3, 4) from "f32[3,4]" (None for a symbolic or unreadable one)."""
     m = re.match(r"^[a-z]+\d*\[([\d,]*)\]", text)
@@ -172,6 +189,17 @@ _BUCKET_FIX = (
     "n = {path}.shape[{axis}]\n"
     "size = max({floor}, 1 << (n - 1).bit_length())    # a power of two, at least {floor}\n"
     "{path} = jnp.pad({path}, {before}[(0, size - n)]{after})")
+# an array grown by one row a step: a program per step; made at its full size and written at
+# a traced index, one (JAX 0.10.2 lowers history_concatenate_grows_fixed once)
+_GROWN_STEP_FIX = (
+    "{path} grew by one along its first axis at each of the last calls ({a} -> {b} -> {c}): "
+    "an array grown step by step (jnp.concatenate or jnp.append of each step's value) has "
+    "a new shape, so a new compile, at every step. Make it at its full size once, before "
+    "the loop, and write each step's value at its index, the index passed traced: one "
+    "program for every step.",
+    "{path} = jnp.zeros((n_steps,) + {path}.shape[1:])    # once, before the loop\n"
+    "# in the jitted step, i an argument (traced):\n"
+    "{path} = {path}.at[i].set(value)")
 # a jitted function under vmap sees rows: the fix pads what vmap is given, along the row's axis
 _VMAP_ROWS_FIX = (
     "{path} is a row of what vmap maps over, and its shape changed ({old} -> {new}): the "
