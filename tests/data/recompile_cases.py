@@ -1544,6 +1544,30 @@ SCENARIOS = {
         "hist = jnp.zeros((3,))    # n_steps, once, before the loop\n"
         "for i in range(3):\n"
         "    hist = step(hist, i, jnp.ones(3))\n"),
+    "callable_object_jitted_anew": (
+        "jax.jit(Model(k)) of a new callable object in a loop: traced and compiled each time "
+        "(JAX logs 'never seen function: <unknown>', defined nowhere, twice: left out of the "
+        "recording, which keeps the scenario's defined functions)",
+        "class Model:\n"
+        "    def __init__(self, k):\n"
+        "        self.k = k\n"
+        "    def __call__(self, x):\n"
+        "        return x * self.k\n"
+        "for k in (1.0, 2.0):\n"
+        "    jax.jit(Model(k))(jnp.ones(3))\n"),
+    "callable_object_jitted_anew_fixed": (
+        "callable_object_jitted_anew with its fix: Model a pytree, one jitted function taking "
+        "it as an argument",
+        "class Model:\n"
+        "    def __init__(self, k):\n"
+        "        self.k = k\n"
+        "    def __call__(self, x):\n"
+        "        return x * self.k\n"
+        "jax.tree_util.register_pytree_node(\n"
+        "    Model, lambda m: ((m.k,), None), lambda _, leaves: Model(*leaves))\n"
+        "apply = jax.jit(lambda model, x: model(x))    # once, outside the loop\n"
+        "for k in (1.0, 2.0):\n"
+        "    y = apply(Model(k), jnp.ones(3))\n"),
 }
 
 # scenarios that raise: the recorded result is the exception class name

@@ -611,3 +611,19 @@ def test_a_compile_in_a_magics_run_is_called_at_the_cells_line_as_typed(shell):
     assert f"at In[{ran.count}]:1)" in text.splitlines()[0], text
     assert f"called at In[{ran.count}]:1:  %timeit -n1 -r1 fn15(jnp.ones(4))" in text, text
     assert "run_line_magic" not in text and "fn(*args" not in text
+
+
+def test_a_callable_object_jitted_anew_is_noted_with_a_fix_that_applies(shell):
+    """jax.jit(Model(k)) in a loop: a new callable object each time, which JAX 0.10.2 traces
+    and compiles each time too (recompile_cases.py's callable_object_jitted_anew); it went
+    by with no note (an object has no code of its own: no lineage). Its class's __call__ is
+    its code now, and the fix (a pytree model passed to one jitted function) is the program
+    callable_object_jitted_anew_fixed, which JAX lowers once."""
+    ok(shell, "class Scale16:\n    def __init__(self, k):\n        self.k = k\n"
+              "    def __call__(self, v):\n        return v * self.k\n")
+    (note,) = ok(shell, "for k in (1.0, 2.0):\n    jax.jit(Scale16(k))(jnp.ones(3))").notes
+    text = note["text/plain"]
+    assert text.startswith("⚙ Scale16 compiled again (a new jit object, at In["), text
+    assert "Scale16, lambda m: ((m.k,), None), lambda _, leaves: Scale16(*leaves))" in text
+    assert "defined at" not in text or "Scale16 defined at In[" in text
+    assert "apply = jax.jit(lambda model, x: model(x))" in text

@@ -825,6 +825,24 @@ def test_a_static_dtype_or_shape_gets_a_fix_that_fits_it():
     assert "a shape cannot be traced" in change.fix and "traced:" not in change.snippet
 
 
+def test_a_callable_object_jitted_anew_is_told_and_its_fix_applies():
+    """jax.jit(Model(k)) with a new object each time: JAX 0.10.2 traces and compiles twice
+    (its log names the function <unknown>, defined nowhere, so the recording has no miss of
+    it); jxkernel compiles twice too, and the second compile says why (a new object of the
+    same class), with a fix JAX lowers once (callable_object_jitted_anew_fixed)."""
+    start = compile_log.last_seq() + 1
+    run(jxkernel, "callable_object_jitted_anew", "object")
+    events = [e for e in compile_log.events_since(start) if e.function == "Model"]
+    assert [e.compiled for e in events] == [True, True]
+    (change,) = events[-1].changes
+    assert change.kind == "fresh_jit" and "a new Model object" in change.fix
+    assert "apply = jax.jit(lambda model, x: model(x))" in change.snippet
+    assert "lambda m: ((m.k,), None), lambda _, leaves: Model(*leaves))" in change.snippet
+    assert REFERENCE["callable_object_jitted_anew_fixed"]["lowerings"] == 1
+    _, mine = jx_events("callable_object_jitted_anew_fixed", misses=False)
+    assert len([e for e in mine if e.compiled]) == 1
+
+
 def test_explanations_of_structure_say_what_changed():
     def only(name):
         _, events = jx_events(name)

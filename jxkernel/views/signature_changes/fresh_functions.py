@@ -66,3 +66,15 @@ _DEFAULTS_FRESH_FIX = (
     "function, once, and pass {names} in each call (traced: one program for all values).",
     "f = jax.jit(lambda x, {first}: ...)    # once, outside the loop: no default\n"
     "out = f(x, {first})    # {first} passed in each call")
+# jax.jit(Model(k)) of a new callable object each time: jit's cache is keyed on the object.
+# One jitted function taking the model as a pytree argument is one program for every model
+# of the same structure (JAX 0.10.2 lowers callable_object_jitted_anew_fixed once)
+_INSTANCE_FRESH_FIX = (
+    "This is jax.jit of a new {kind} object ({kind} has a __call__): jit's cache is keyed "
+    "on the callable it is given, so each new {kind} traces and compiles again, however "
+    "alike. Register {kind} as a pytree (its numbers and arrays the leaves) and jit, once, a "
+    "function that takes the model as an argument: one program for every {kind} of the "
+    "same structure.",
+    "{register}\n"
+    "apply = jax.jit(lambda model, x: model(x))    # once, outside the loop\n"
+    "out = apply({kind}(...), x)")
