@@ -21,6 +21,7 @@ import dataclasses
 import functools
 import logging
 import os
+import re
 import sys
 import threading
 import time
@@ -347,11 +348,16 @@ def record_compiled(function: str, signature: tuple, phases, backend: str, key=N
                                key=key, origin=origin))
 
 
+# a terminal's color codes: a jaxpr's repr has them where JAX colors (a notebook's kernel)
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
 def _short(value, limit: int = 60) -> str:
-    """A parameter's value for a signature: its repr on one line, cut at `limit` (a jaxpr
-    parameter would fill the log)."""
+    """A parameter's value for a signature: its repr on one line, without color codes (an
+    eager scan's jaxpr, colored in a notebook, wrote them into the log), cut at `limit` (a
+    jaxpr parameter would fill the log)."""
     try:
-        text = " ".join(repr(value).split())
+        text = " ".join(_ANSI.sub("", repr(value)).split())
     except Exception as e:  # noqa: BLE001  a broken __repr__ must not break compiling
         text = f"<{type(value).__name__}: repr failed: {e!r}>"
     return clipped(text, limit)

@@ -19,6 +19,8 @@ This is the only package that imports IPython, ipywidgets and plotly.
 """
 from __future__ import annotations
 
+import os
+import sys
 import weakref
 
 from . import comm, display, formatters, timeit, tracebacks
@@ -27,6 +29,7 @@ from .magics import MAGIC_CLASSES
 from .report import report
 from .state import State
 from ..core.lazy_names import module_aliases
+from ..core.source_info import register_exclusion
 from ..views.stepper import step
 from ..views.sharding_view import sharding_view
 
@@ -60,7 +63,24 @@ def load_ipython_extension(shell) -> None:
     tracebacks.install(shell)
     tracebacks.install_warnings()
     tracebacks.install_log_names()
+    _exclude_ipythons_frames()
     _states[shell] = state
+
+
+def _exclude_ipythons_frames() -> None:
+    """IPython's and ipykernel's frames are not the user's: a call a magic makes for a cell
+    (%timeit's warm-up run, a %%jit cell's program) was told as called at IPython's
+    run_line_magic in the compile log and its notes; without them, at the cell's line."""
+    import IPython
+    for module in (IPython, sys.modules.get("ipykernel")):
+        path = getattr(module, "__file__", None)
+        folder = os.path.dirname(os.path.abspath(path)) if path else None
+        if folder and folder not in _excluded_here:
+            register_exclusion(folder)
+            _excluded_here.add(folder)
+
+
+_excluded_here: set = set()        # the folders _exclude_ipythons_frames registered
 
 
 def unload_ipython_extension(shell) -> None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import collections
 import os
 import re
+import sys
 
 from ..core import compile_record
 from ..core.compile_record import USER
@@ -241,11 +242,34 @@ def stale_note(stale) -> Note | None:
                 kind="compile", details=True)
 
 
+def real_jax_note() -> Note | None:
+    """A note where the real JAX is imported beside jxkernel (`%load_ext jxkernel`, then
+    `import jax` in a plain kernel): its jit compiles in JAX's own caches, which jxkernel
+    does not see, so no note would ever say why a function of it compiled again. None where
+    `jax` is jxkernel's alias (install_as_jax, the kernel "Python 3 (JAX on jxkernel)"),
+    which has no file of its own (its __file__, asked, is jxkernel's), or is not imported."""
+    module = sys.modules.get("jax")
+    path = vars(module).get("__file__") if module is not None else None
+    if path is None:
+        return None
+    version = getattr(module, "__version__", "?")
+    return Note(f"ⓘ jax here is the real JAX {version}, not jxkernel: its jit's compiles are "
+                f"its own, and no note will say why they compile again",
+                body=f"jax was imported from {os.path.dirname(path)}. For jxkernel's notes "
+                     f"and views: `import jxkernel as jax, jxkernel.numpy as jnp`; or "
+                     f"restart the kernel and run `import jxkernel; "
+                     f"jxkernel.install_as_jax()` before anything imports jax; or choose the "
+                     f"kernel \"Python 3 (JAX on jxkernel)\". JAX's own log of why: "
+                     f"jax.config.update('jax_explain_cache_misses', True).",
+                kind="info", details=True)
+
+
 class CellWatch:
     """The compile log between a cell's start and end (IPython's pre/post_run_cell)."""
 
     def __init__(self):
         self.start = compile_record.last_seq() + 1
+        self.real_jax_told = False      # said once per shell: a note each cell would be noise
 
     def cell_started(self) -> None:
         self.start = compile_record.last_seq() + 1
@@ -261,3 +285,12 @@ class CellWatch:
         every cell: the cell that rebinds a global need not call the function)."""
         stale = stale_reads()
         return stale_note(stale) if config.jxkernel_compile_notes != "off" else None
+
+    def real_jax_finished(self) -> Note | None:
+        """The note that the real JAX is imported (real_jax_note), after the first cell that
+        finds it imported; None after that, or with the notes off."""
+        if self.real_jax_told or config.jxkernel_compile_notes == "off":
+            return None
+        note = real_jax_note()
+        self.real_jax_told = note is not None
+        return note

@@ -6,7 +6,9 @@ messages, source text): a variable named `<script>` shows as text.
 """
 from __future__ import annotations
 
+import ast
 import os
+import re
 
 from ..core.clipped_text import clipped
 from ..views import source as _source
@@ -67,9 +69,26 @@ def source_label(info) -> str:
 
 
 def source_line(info) -> str:
-    """The text of the line `info` points at (cells are in linecache), stripped."""
+    """The text of the line `info` points at (cells are in linecache), stripped; a magic's
+    line as typed (`%timeit f(x)`, not IPython's `get_ipython().run_line_magic(...)`)."""
     import linecache
-    return linecache.getline(info.file, info.line).strip() if info is not None else ""
+    text = linecache.getline(info.file, info.line).strip() if info is not None else ""
+    return _MAGIC_CALL.sub(_as_typed, text)
+
+
+# how IPython rewrites a magic's line in a cell's code (the line linecache holds)
+_MAGIC_CALL = re.compile(r"get_ipython\(\)\.run_(line|cell)_magic\((.*)\)$")
+
+
+def _as_typed(found) -> str:
+    """`%timeit -n1 f(x)` for IPython's run_line_magic('timeit', '-n1 f(x)'); `%%jit` (and
+    its line) for a cell magic, whose body is the cell's other lines."""
+    try:
+        name, line = ast.literal_eval(f"({found.group(2)},)")[:2]
+    except (ValueError, SyntaxError, TypeError):
+        return found.group(0)
+    prefix = "%" if found.group(1) == "line" else "%%"
+    return f"{prefix}{name} {line}".rstrip()
 
 
 # the views (jaxpr bundles, error cards) label cell lines and tell the user's frames as the

@@ -102,6 +102,9 @@ class State:
         stale = self.compiles.stale_finished()
         if stale is not None:
             show(stale)
+        real_jax = self.compiles.real_jax_finished()
+        if real_jax is not None:
+            show(real_jax)
         printed = print_notes.cell_note()
         if printed is not None and config.jxkernel_compile_notes != "off":
             show(printed)

@@ -372,12 +372,27 @@ def _unhashable_advice(name: str, value, pos) -> str:
                 f"shape, a loop count), pass {python_value_of(name, len(value.shape))}.")
     if _eq_without_hash(value):       # an object is not traceable: "pass it traced" cannot work
         kind = type(value).__name__
+        if dataclasses.is_dataclass(value):     # __eq__ written by @dataclass, not the user
+            return (f"{kind} is a dataclass, not frozen: the __eq__ @dataclass gives it sets "
+                    f"its __hash__ to None, so it is unhashable: make it "
+                    f"@dataclasses.dataclass(frozen=True), which hashes by its fields (an "
+                    f"equal {kind} then reuses the program).")
         return (f"{kind} defines __eq__ but not __hash__, and Python then makes it unhashable: "
                 f"give {kind} a __hash__ over the fields its __eq__ compares (or make it a "
                 f"frozen dataclass, which has both).")
     fields = _unhashable_fields(value)
     if fields:                        # a frozen dataclass holding a list: the field is the cause
         kind, field = type(value).__name__, fields[0]
+        if all(_is_array(getattr(value, f)) for f in fields):    # a tuple of it fails too
+            names = [f.name for f in dataclasses.fields(value)]
+            data = [f for f in names if _is_array(getattr(value, f))
+                    or isinstance(getattr(value, f), (int, float, complex))]
+            meta = [f for f in names if f not in data]
+            return (f"{kind}'s field {field} holds an array, which is not hashable: an array "
+                    f"is a value to trace. Register {kind} as a pytree and pass it traced "
+                    f"(take '{name}' out of {option}): "
+                    f"jax.tree_util.register_dataclass({kind}, data_fields={data}, "
+                    f"meta_fields={meta}).")
         return (f"{kind}'s field {field} holds a {type(getattr(value, field)).__name__}, "
                 f"which is not hashable: make it hashable where the {kind} is made (a tuple "
                 f"for a list: {kind}({field}=tuple(...))).")
@@ -390,6 +405,10 @@ def _unhashable_advice(name: str, value, pos) -> str:
         twin = f"tuple({name})" if isinstance(value, list) else f"frozenset({name})"
         return f"Use a hashable value ({twin}){traced}"
     return f"Use a hashable value{traced}"
+
+
+def _is_array(value) -> bool:
+    return hasattr(value, "shape") and hasattr(value, "dtype")
 
 
 def _unhashable_fields(value) -> list:

@@ -69,8 +69,8 @@ def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused, pinned=No
         # loads with the first mesh or sharded Array: `import jxkernel` needs neither
         from ..xla.sharded import run_jaxpr
         return run_jaxpr(jaxpr, name, args, _partitioned.get((jaxpr, None)) or get_mesh(),
-                         on_compile=lambda avals, _, phases, platform: compile_record.record(
-                             _compile_event(jaxpr, name, avals, phases, platform)))
+                         on_compile=lambda avals, _, phases, platform: _record_compile(
+                             jaxpr, name, avals, phases, platform))
     try:
         return _jit_impl_one_device(args, jaxpr, name, donated_invars, pinned, keep_unused)
     except NeedsMesh as e:                  # a sharding constraint inside
@@ -94,8 +94,8 @@ def _jit_impl_one_device(args, jaxpr, name, donated_invars, pinned=None, keep_un
         exe, phases = pipeline.compile_jaxpr(jaxpr.jaxpr, [device], name=name, donated=donated,
                                              keep_unused=keep_unused)
         _impl_cache[key] = exe
-        compile_record.record(_compile_event(jaxpr, name, [a.aval for a in leaves], phases,
-                                             _client.platform_of(device)))
+        _record_compile(jaxpr, name, [a.aval for a in leaves], phases,
+                        _client.platform_of(device))
     return exe.with_committed(committed).call_arrays(
         [to_device(c, device) for c in jaxpr.consts] + leaves)
 
@@ -111,6 +111,15 @@ def one_device_program(jaxpr, args):
     except ValueError:
         return None
     return _impl_cache.get((jaxpr, (tuple(a.aval for a in args), device)))
+
+
+def _record_compile(jaxpr, name, avals, phases, platform):
+    """Record _compile_event's event, a jitted function's counted with its jit's own compiles
+    (its caches' history, as a call's are): grad(f) after f(x) is f's compile #2, where
+    counted apart it was #1 and its note said "the log was cleared since its first"."""
+    event = _compile_event(jaxpr, name, avals, phases, platform)
+    jitted = event.key
+    compile_record.record(event, counted_as=getattr(jitted, "_history", None))
 
 
 def _compile_event(jaxpr, name, avals, phases, platform):

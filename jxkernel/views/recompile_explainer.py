@@ -41,15 +41,16 @@ from .signature_changes.change import (  # noqa: F401
 from .signature_changes.compare import distance, explain, explain_changes  # noqa: F401
 from .signature_changes.fixes import _refixed, for_function
 from .signature_changes.fresh_functions import (
-    _CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _METHOD_FRESH_FIX, _PARTIAL_FRESH_FIX,
-    _WRAPPER_FRESH_FIX, fresh_jit_change)
-from .signature_changes.input_types import rows_under_vmap
+    _CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _DEFAULTS_FRESH_FIX, _INSTANCE_FRESH_FIX,
+    _METHOD_FRESH_FIX, _PARTIAL_FRESH_FIX, _WRAPPER_FRESH_FIX, fresh_jit_change)
+from .signature_changes.statics import _pytree_fields
+from .signature_changes.input_types import grown_step_by_step, rows_under_vmap
 from .signature_changes.nearest import nearest
 from .argument_uses import uses
 from .body_retraces import body_traced  # noqa: F401  (compile_record calls it: this module is the explainer)
-from .traced_functions import (_CONSTS_KEPT, _PER_FUNCTION, _lineage, _named_consts,
-                               _named_signature, _source_internal, _source_of, _user_contexts,
-                               _user_function, _weak)
+from .traced_functions import (_CONSTS_KEPT, _PER_FUNCTION, _instance_call, _lineage,
+                               _named_consts, _named_signature, _source_internal, _source_of,
+                               _user_contexts, _user_function, _weak)
 from . import outside_values
 
 
@@ -103,7 +104,8 @@ def _explain(miss: Miss) -> tuple:
         if closest is None:
             return named, static_named, None, "first call", _fresh_jit_changes(miss.jitted), \
                 new
-    changes = for_function(explain_changes(closest, new), miss.jitted._fun, uses)
+    changes = grown_step_by_step(explain_changes(closest, new), miss.history)
+    changes = for_function(changes, miss.jitted._fun, uses)
     reason = explain(closest.named, named, closest.treedef, miss.treedef, closest.statics,
                      static_named, [c for c in changes if c.kind == "structure"])
     if changes and (reason.startswith("a changed configuration") or
@@ -136,6 +138,18 @@ def _fresh_jit_changes(jitted) -> tuple:
     elif _user_function(fun) is not fun:       # jit(jax.grad(loss)) made anew
         change = _refixed(change, _WRAPPER_FRESH_FIX, func=_user_function(fun).__name__,
                           wrapper=_wrapper_name(fun))
+    elif _instance_call(fun) is not None:      # jax.jit(Model(k)): a new object each time
+        kind = type(fun).__name__
+        fields = _pytree_fields(fun)
+        register = (f"jax.tree_util.register_pytree_node(\n    {kind}, lambda m: (("
+                    f"{', '.join(f'm.{k}' for k in fields)},), None), "
+                    f"lambda _, leaves: {kind}(*leaves))") if fields else \
+            f"jax.tree_util.register_pytree_node({kind}, flatten, unflatten)    # its fields"
+        change = _refixed(change, _INSTANCE_FRESH_FIX, kind=kind, register=register)
+    elif _defaulted(fun) and (cell is None or cell == now):    # `lambda x, k=k:` in a loop
+        names = _defaulted(fun)
+        change = _refixed(change, _DEFAULTS_FRESH_FIX, names=", ".join(names),
+                          first=names[0])
     elif free:                  # a closure made anew (a factory): its values may differ
         change = _refixed(change, _CLOSURE_FRESH_FIX, names=", ".join(free),
                           first=free[0])
@@ -144,6 +158,15 @@ def _fresh_jit_changes(jitted) -> tuple:
                           fname=_jit_name(jitted), fun=_jit_name(jitted)
                           if jitted._name.isidentifier() else "lambda ...: ...")
     return (change,)
+
+
+def _defaulted(fun) -> list:
+    """The parameters of a plain function that have defaults (`lambda x, k=k: ...` -> ["k"]);
+    [] for other callables."""
+    code, defaults = getattr(fun, "__code__", None), getattr(fun, "__defaults__", None)
+    names = list(code.co_varnames[:code.co_argcount][-len(defaults):]) \
+        if code is not None and defaults else []
+    return names + list(getattr(fun, "__kwdefaults__", None) or ())
 
 
 def _wrapper_name(fun) -> str:

@@ -17,6 +17,7 @@ import collections
 import functools
 import os
 import re
+import types
 import weakref
 
 import numpy as np
@@ -64,6 +65,16 @@ def _user_function(fun):
     return fun
 
 
+def _instance_call(fun):
+    """The __call__ of a callable object of a user's class (not a function, a partial, a
+    method or a builtin), or None."""
+    if isinstance(fun, (types.FunctionType, types.BuiltinFunctionType, types.MethodType,
+                        functools.partial, type)):
+        return None
+    call = getattr(type(fun), "__call__", None)
+    return call if isinstance(call, types.FunctionType) else None
+
+
 _CELL_FILE = re.compile(r"^<ipython-input-\d+-([0-9a-f]+)>$")
 
 
@@ -73,6 +84,8 @@ def _code_key(fun):
     file, a notebook cell's file named by its content (IPython's execution count dropped),
     and the same qualified name. None when there is no code to compare."""
     code = getattr(_user_function(fun), "__code__", None)
+    if code is None:         # an object of a class with __call__ (jax.jit(Model(k))): its code
+        code = getattr(_instance_call(fun), "__code__", None)
     if code is None:
         return None
     found = _CELL_FILE.match(code.co_filename)

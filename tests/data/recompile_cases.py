@@ -1234,6 +1234,340 @@ SCENARIOS = {
         "def train(x):\n"
         "    return step(x)\n"
         "train(jnp.ones(3)); train(jnp.ones(3))\n"),
+    # -------------------------------------------------- a learner's third pass (stop 71)
+    "static_self_plain_dataclass": (
+        "a method of a plain @dataclass jitted with self static: unhashable (eq=True sets "
+        "__hash__ to None), an error",
+        "import dataclasses\n"
+        "@dataclasses.dataclass\n"
+        "class Model:\n"
+        "    k: float\n"
+        "    def apply(self, x):\n"
+        "        return x * self.k\n"
+        "f = jax.jit(Model.apply, static_argnums=0)\n"
+        "f(Model(2.0), jnp.ones(3))\n"),
+    "static_self_plain_dataclass_fixed": (
+        "static_self_plain_dataclass with its fix: frozen=True (hashed by its fields): an "
+        "equal model is a hit",
+        "import dataclasses\n"
+        "@dataclasses.dataclass(frozen=True)\n"
+        "class Model:\n"
+        "    k: float\n"
+        "    def apply(self, x):\n"
+        "        return x * self.k\n"
+        "f = jax.jit(Model.apply, static_argnums=0)\n"
+        "f(Model(2.0), jnp.ones(3)); f(Model(2.0), jnp.ones(3))\n"),
+    "static_self_array_field": (
+        "a method of a frozen dataclass holding an array, self static: an error (an array "
+        "is not hashable)",
+        "import dataclasses\n"
+        "@dataclasses.dataclass(frozen=True)\n"
+        "class Model:\n"
+        "    w: object\n"
+        "    def apply(self, x):\n"
+        "        return x * self.w\n"
+        "f = jax.jit(Model.apply, static_argnums=0)\n"
+        "f(Model(jnp.ones(3)), jnp.ones(3))\n"),
+    "static_self_array_field_fixed": (
+        "static_self_array_field with its fix: Model a pytree with w a data field, self traced",
+        "import dataclasses\n"
+        "@dataclasses.dataclass(frozen=True)\n"
+        "class Model:\n"
+        "    w: object\n"
+        "    def apply(self, x):\n"
+        "        return x * self.w\n"
+        "jax.tree_util.register_dataclass(Model, data_fields=['w'], meta_fields=[])\n"
+        "f = jax.jit(Model.apply)\n"
+        "f(Model(jnp.ones(3)), jnp.ones(3)); f(Model(jnp.zeros(3)), jnp.ones(3))\n"),
+    "static_nan": (
+        "a static float('nan'), twice: nan != nan, so each call is a new key",
+        "f = jax.jit(lambda x, eps: x + eps, static_argnums=1)\n"
+        "f(jnp.ones(3), float('nan')); f(jnp.ones(3), float('nan'))\n"),
+    "static_nan_fixed": (
+        "static_nan with its fix: eps traced",
+        "f = jax.jit(lambda x, eps: x + eps)\n"
+        "f(jnp.ones(3), float('nan')); f(jnp.ones(3), float('nan'))\n"),
+    "static_dtype_scalar_type_then_dtype": (
+        "a static dtype given as jnp.float32, then as x.dtype (a NumPy dtype): two keys",
+        "def cast(x, dtype):\n"
+        "    return x.astype(dtype)\n"
+        "f = jax.jit(cast, static_argnames='dtype')\n"
+        "x = jnp.ones(3)\n"
+        "f(x, dtype=jnp.float32); f(x, dtype=x.dtype)\n"),
+    "static_dtype_scalar_type_then_dtype_fixed": (
+        "static_dtype_scalar_type_then_dtype with its fix: dtype = jnp.dtype(dtype) each call "
+        "(np.float32 and 'float32' too: one key)",
+        "def cast(x, dtype):\n"
+        "    return x.astype(dtype)\n"
+        "f = jax.jit(cast, static_argnames='dtype')\n"
+        "x = jnp.ones(3)\n"
+        "for dtype in (jnp.float32, x.dtype, np.float32, 'float32'):\n"
+        "    dtype = jnp.dtype(dtype)\n"
+        "    f(x, dtype=dtype)\n"),
+    "ordereddict_order": (
+        "an OrderedDict with its keys in another order: its order is its structure",
+        "import collections\n"
+        "f = jax.jit(lambda p: p['a'] + p['b'])\n"
+        "f(collections.OrderedDict(a=jnp.ones(2), b=jnp.ones(2)))\n"
+        "f(collections.OrderedDict(b=jnp.ones(2), a=jnp.ones(2)))\n"),
+    "ordereddict_order_fixed": (
+        "ordereddict_order with its fix: p = dict(p) (a dict's keys are sorted)",
+        "import collections\n"
+        "f = jax.jit(lambda p: p['a'] + p['b'])\n"
+        "for p in (collections.OrderedDict(a=jnp.ones(2), b=jnp.ones(2)),\n"
+        "          collections.OrderedDict(b=jnp.ones(2), a=jnp.ones(2))):\n"
+        "    p = dict(p)\n"
+        "    f(p)\n"),
+    "defaultdict_then_dict": (
+        "a defaultdict, then a dict of the same key",
+        "import collections\n"
+        "f = jax.jit(lambda p: p['a'] * 2)\n"
+        "d = collections.defaultdict(float)\n"
+        "d['a'] = jnp.ones(2)\n"
+        "f(d); f({'a': jnp.ones(2)})\n"),
+    "pytree_aux_data_compared_by_identity": (
+        "a pytree class whose aux data is an object without __eq__: a new one each call "
+        "is a new structure",
+        "class Meta:\n"
+        "    def __init__(self, name):\n"
+        "        self.name = name\n"
+        "class Box:\n"
+        "    def __init__(self, w, meta):\n"
+        "        self.w, self.meta = w, meta\n"
+        "jax.tree_util.register_pytree_node(\n"
+        "    Box, lambda b: ((b.w,), b.meta), lambda meta, ws: Box(ws[0], meta))\n"
+        "f = jax.jit(lambda b: b.w * 2)\n"
+        "f(Box(jnp.ones(2), Meta('a'))); f(Box(jnp.ones(2), Meta('a')))\n"),
+    "pytree_aux_data_compared_by_identity_fixed": (
+        "pytree_aux_data_compared_by_identity with its fix: Meta a frozen dataclass "
+        "(== and hash by its fields)",
+        "import dataclasses\n"
+        "@dataclasses.dataclass(frozen=True)\n"
+        "class Meta:\n"
+        "    name: str\n"
+        "class Box:\n"
+        "    def __init__(self, w, meta):\n"
+        "        self.w, self.meta = w, meta\n"
+        "jax.tree_util.register_pytree_node(\n"
+        "    Box, lambda b: ((b.w,), b.meta), lambda meta, ws: Box(ws[0], meta))\n"
+        "f = jax.jit(lambda b: b.w * 2)\n"
+        "f(Box(jnp.ones(2), Meta('a'))); f(Box(jnp.ones(2), Meta('a')))\n"),
+    "history_concatenate_grows": (
+        "a loss history grown with jnp.concatenate inside the jitted step: a compile a step",
+        "step = jax.jit(lambda hist, x: jnp.concatenate([hist, x.sum()[None]]))\n"
+        "hist = jnp.zeros(0)\n"
+        "for i in range(3):\n"
+        "    hist = step(hist, jnp.ones(3))\n"),
+    "boolean_mask_outside_jit": (
+        "x[x > 0] (as many items as pass) passed to a jitted function: a shape per count",
+        "f = jax.jit(lambda v: v.mean())\n"
+        "x = jnp.array([1.0, -2.0, 3.0, -4.0])\n"
+        "f(x[x > 0]); f(x[x > -3])\n"),
+    "string_argument_not_static": (
+        "a string passed traced (not in static_argnames): an error, nothing traced",
+        "def g(x, mode):\n"
+        "    return jnp.sin(x) if mode == 'sin' else jnp.cos(x)\n"
+        "f = jax.jit(g)\n"
+        "f(jnp.ones(2), 'sin')\n"),
+    "donate_argnums_zero_then_one": (
+        "one def jitted with donate_argnums=0, then with donate_argnums=1: traced once, "
+        "compiled twice",
+        "def g(x, y):\n"
+        "    return x + y\n"
+        "jax.jit(g, donate_argnums=0)(jnp.ones(3), jnp.ones(3))\n"
+        "jax.jit(g, donate_argnums=1)(jnp.ones(3), jnp.ones(3))\n"),
+    "keep_unused_added": (
+        "one def jitted without, then with keep_unused=True: traced and compiled once",
+        "def g(x, y):\n"
+        "    return x * 2\n"
+        "jax.jit(g)(jnp.ones(3), jnp.ones(3))\n"
+        "jax.jit(g, keep_unused=True)(jnp.ones(3), jnp.ones(3))\n"),
+    "jit_of_grad_made_anew": (
+        "jax.jit(jax.grad(loss)) made anew at each step of a training loop",
+        "def loss(w):\n"
+        "    return (w ** 2).sum()\n"
+        "w = jnp.ones(3)\n"
+        "for i in range(3):\n"
+        "    w = w - 0.1 * jax.jit(jax.grad(loss))(w)\n"),
+    "wrapper_decorator_each_call": (
+        "jax.jit(logged(g)) with a functools.wraps decorator applied anew each time",
+        "import functools\n"
+        "def logged(fn):\n"
+        "    @functools.wraps(fn)\n"
+        "    def wrapper(*a):\n"
+        "        return fn(*a)\n"
+        "    return wrapper\n"
+        "def g(x):\n"
+        "    return x * 2\n"
+        "for i in range(2):\n"
+        "    jax.jit(logged(g))(jnp.ones(3))\n"),
+    "same_jit_called_from_two_cells": (
+        "one jitted function called from two later cells, each with its own length",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "exec(compile('f(jnp.ones(3))', FILE, 'exec'))\n"
+        "exec(compile('\\n\\nf(jnp.ones(4))', FILE, 'exec'))\n"),
+    "python_complex_then_float": (
+        "a Python float, then a Python complex",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(1.0); f(1j)\n"),
+    "x64_numpy_float64_after_float32": (
+        "with jax_enable_x64 on, a NumPy float32 array, then np.ones (float64)",
+        "jax.config.update('jax_enable_x64', True)\n"
+        "try:\n"
+        "    f = jax.jit(lambda x: x * 2)\n"
+        "    f(np.ones(3, np.float32)); f(np.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_enable_x64', False)\n"),
+    "bool_mask_then_float_mask": (
+        "a bool mask, then a float mask of 0.0 and 1.0",
+        "f = jax.jit(lambda x, m: jnp.where(m, x, 0.0))\n"
+        "f(jnp.ones(3), jnp.array([True, False, True]))\n"
+        "f(jnp.ones(3), jnp.array([1.0, 0.0, 1.0]))\n"),
+    "transposed_twice_is_a_hit": (
+        "a.T.T and a transposed (3, 2) array: the same shape as a, a cache hit",
+        "f = jax.jit(lambda a: a @ jnp.ones(3))\n"
+        "a = jnp.ones((2, 3))\n"
+        "f(a); f(a.T.T); f(jnp.ones((3, 2)).T)\n"),
+    "static_tuple_holding_a_list": (
+        "a static tuple holding a list: an error, nothing traced",
+        "f = jax.jit(lambda x, shape: x.reshape(shape[0]), static_argnums=1)\n"
+        "f(jnp.ones(6), ([2, 3],))\n"),
+    "static_numpy_type_then_jnp_type_then_string": (
+        "a static dtype as np.float32, then jnp.float32, then 'float32': three keys",
+        "def cast(x, dtype):\n"
+        "    return x.astype(dtype)\n"
+        "f = jax.jit(cast, static_argnums=1)\n"
+        "f(jnp.ones(3), np.float32); f(jnp.ones(3), jnp.float32); f(jnp.ones(3), 'float32')\n"),
+    "static_shape_tuple_changes": (
+        "a static shape tuple, (2, 3) then (3, 2): one program per shape",
+        "f = jax.jit(lambda x, shape: x.reshape(shape), static_argnums=1)\n"
+        "f(jnp.ones(6), (2, 3)); f(jnp.ones(6), (3, 2)); f(jnp.ones(6), (2, 3))\n"),
+    "static_int_then_bool": (
+        "a static flag 1, then True: equal, other types, two keys",
+        "f = jax.jit(lambda x, flag: x * 2 if flag else x, static_argnums=1)\n"
+        "f(jnp.ones(3), 1); f(jnp.ones(3), True)\n"),
+    "static_keywords_one_then_the_other": (
+        "two static keywords with defaults: a passed, then b passed instead",
+        "def g(x, *, a=1, b=2):\n"
+        "    return x * a + b\n"
+        "f = jax.jit(g, static_argnames=('a', 'b'))\n"
+        "f(jnp.ones(2), a=1); f(jnp.ones(2), b=2)\n"),
+    "int_array_then_float_array": (
+        "jnp.array([1, 2, 3]) (int32), then jnp.array([1., 2., 3.])",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.array([1, 2, 3])); f(jnp.array([1., 2., 3.]))\n"),
+    "uint8_image_then_float": (
+        "an image as uint8, then as float32",
+        "f = jax.jit(lambda img: img / 255.0)\n"
+        "f(np.zeros((2, 2), np.uint8)); f(np.zeros((2, 2), np.float32))\n"),
+    "python_floats_in_a_list_then_an_int": (
+        "a list of Python floats, then one of them an int",
+        "f = jax.jit(lambda xs: xs[0] + xs[1])\n"
+        "f([1.0, 2.0]); f([1, 2.0])\n"),
+    "scalar_then_one_element_array": (
+        "jnp.float32(1.0) (a scalar), then jnp.array([1.0]) (one element, rank 1)",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.float32(1.0)); f(jnp.array([1.0]))\n"),
+    "varargs_count_changes": (
+        "*args: two arrays, then three",
+        "def g(*xs):\n"
+        "    return sum(xs)\n"
+        "f = jax.jit(g)\n"
+        "f(jnp.ones(2), jnp.ones(2)); f(jnp.ones(2), jnp.ones(2), jnp.ones(2))\n"),
+    "matmul_precision_updated_globally": (
+        "jax.config.update('jax_default_matmul_precision', 'highest') between two calls",
+        "f = jax.jit(lambda a, b: a @ b)\n"
+        "a = jnp.ones((2, 2))\n"
+        "f(a, a)\n"
+        "jax.config.update('jax_default_matmul_precision', 'highest')\n"
+        "try:\n"
+        "    f(a, a)\n"
+        "finally:\n"
+        "    jax.config.update('jax_default_matmul_precision', None)\n"),
+    "dtype_promotion_strict_updated": (
+        "jax.config.update('jax_numpy_dtype_promotion', 'strict') between two calls",
+        "f = jax.jit(lambda a: a * 2)\n"
+        "f(jnp.ones(2))\n"
+        "jax.config.update('jax_numpy_dtype_promotion', 'strict')\n"
+        "try:\n"
+        "    f(jnp.ones(2))\n"
+        "finally:\n"
+        "    jax.config.update('jax_numpy_dtype_promotion', 'standard')\n"),
+    "jitted_method_of_a_pytree_dataclass": (
+        "@jax.jit on a method of a registered dataclass (self traced), a model of another size",
+        "import dataclasses\n"
+        "@jax.tree_util.register_dataclass\n"
+        "@dataclasses.dataclass\n"
+        "class Model:\n"
+        "    w: object\n"
+        "    @jax.jit\n"
+        "    def apply(self, x):\n"
+        "        return x * self.w\n"
+        "Model(jnp.ones(3)).apply(jnp.ones(3)); Model(jnp.ones(4)).apply(jnp.ones(4))\n"),
+    "list_meta_field_equal": (
+        "a register_dataclass meta field holding an equal list: a hit",
+        "import dataclasses, functools\n"
+        "@functools.partial(jax.tree_util.register_dataclass, data_fields=['w'],\n"
+        "                   meta_fields=['sizes'])\n"
+        "@dataclasses.dataclass\n"
+        "class Layer:\n"
+        "    w: object\n"
+        "    sizes: list\n"
+        "f = jax.jit(lambda l: l.w * 2)\n"
+        "f(Layer(jnp.ones(3), [1, 2])); f(Layer(jnp.ones(3), [1, 2]))\n"),
+    "lambda_default_in_a_loop": (
+        "jax.jit(lambda x, k=k: x * k) in a loop over k: a new function each time",
+        "for k in (1.0, 2.0):\n"
+        "    jax.jit(lambda x, k=k: x * k)(jnp.ones(3))\n"),
+    "lambda_default_in_a_loop_fixed": (
+        "lambda_default_in_a_loop with its fix: one jitted lambda, k passed in each call",
+        "f = jax.jit(lambda x, k: x * k)    # once, outside the loop: no default\n"
+        "for k in (1.0, 2.0):\n"
+        "    y = f(jnp.ones(3), k)    # k passed in each call\n"),
+    "int_array_then_float_array_fixed": (
+        "int_array_then_float_array with its fix: x cast to float32 (not to int32, which "
+        "would truncate the floats)",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "for x in (jnp.array([1, 2, 3]), jnp.array([1.5, 2., 3.])):\n"
+        "    x = jnp.asarray(x, jnp.float32)\n"
+        "    y = f(x)\n"),
+    "uint8_image_then_float_fixed": (
+        "uint8_image_then_float with its fix: img cast to float32 (uint8 would truncate)",
+        "f = jax.jit(lambda img: img / 255.0)\n"
+        "for img in (np.zeros((2, 2), np.uint8), np.full((2, 2), 0.5, np.float32)):\n"
+        "    img = jnp.asarray(img, jnp.float32)\n"
+        "    y = f(img)\n"),
+    "history_concatenate_grows_fixed": (
+        "history_concatenate_grows with its fix: the history made at its full size once, each "
+        "step's value written at a traced index",
+        "step = jax.jit(lambda hist, i, x: hist.at[i].set(x.sum()))\n"
+        "hist = jnp.zeros((3,))    # n_steps, once, before the loop\n"
+        "for i in range(3):\n"
+        "    hist = step(hist, i, jnp.ones(3))\n"),
+    "callable_object_jitted_anew": (
+        "jax.jit(Model(k)) of a new callable object in a loop: traced and compiled each time "
+        "(JAX logs 'never seen function: <unknown>', defined nowhere, twice: left out of the "
+        "recording, which keeps the scenario's defined functions)",
+        "class Model:\n"
+        "    def __init__(self, k):\n"
+        "        self.k = k\n"
+        "    def __call__(self, x):\n"
+        "        return x * self.k\n"
+        "for k in (1.0, 2.0):\n"
+        "    jax.jit(Model(k))(jnp.ones(3))\n"),
+    "callable_object_jitted_anew_fixed": (
+        "callable_object_jitted_anew with its fix: Model a pytree, one jitted function taking "
+        "it as an argument",
+        "class Model:\n"
+        "    def __init__(self, k):\n"
+        "        self.k = k\n"
+        "    def __call__(self, x):\n"
+        "        return x * self.k\n"
+        "jax.tree_util.register_pytree_node(\n"
+        "    Model, lambda m: ((m.k,), None), lambda _, leaves: Model(*leaves))\n"
+        "apply = jax.jit(lambda model, x: model(x))    # once, outside the loop\n"
+        "for k in (1.0, 2.0):\n"
+        "    y = apply(Model(k), jnp.ones(3))\n"),
 }
 
 # scenarios that raise: the recorded result is the exception class name
@@ -1241,7 +1575,9 @@ RAISES = {"static_unhashable", "traced_bool_flag_in_if", "static_numpy_array", "
           "method_self_traced", "static_dict_unhashable",
           "static_jax_array", "static_eq_without_hash",
           "static_argnames_misspelled", "static_frozen_dataclass_with_list_field",
-          "static_argnums_out_of_range", "fori_loop_int_start_cast_back"}
+          "static_argnums_out_of_range", "fori_loop_int_start_cast_back",
+          "static_self_plain_dataclass", "static_self_array_field",
+          "string_argument_not_static", "static_tuple_holding_a_list"}
 
 
 def run(jax, name, tag=""):

@@ -131,3 +131,18 @@ def test_the_cache_miss_log_names_cells_not_ipykernels_files(kernel):
     assert f"TRACING CACHE MISS at In[{n}], line 1 (<module>):" in text, text
     assert f"  for scaled defined at In[{defined}], line 3" in text, text
     assert "ipykernel_" not in text, text
+
+
+def test_a_jit_cells_cache_miss_is_logged_at_the_cell_not_ipythons_magic(kernel):
+    """A %%jit cell's program is called by the notebook for the cell: its log line said
+    `TRACING CACHE MISS at .../IPython/core/interactiveshell.py:2644 (run_cell_magic)`, the
+    innermost frame outside jxkernel; the cell is the caller."""
+    execute(kernel, "import jxkernel as jax\n"
+                    "jax.config.update('jax_explain_cache_misses', True)")
+    try:
+        reply, text = execute(kernel, "%%jit\nlogged_y = x * 3")
+    finally:
+        execute(kernel, "jax.config.update('jax_explain_cache_misses', False)")
+    n = reply["execution_count"]
+    assert f"TRACING CACHE MISS at In[{n}], line 1 (<module>):" in text, text
+    assert "interactiveshell" not in text and "run_cell_magic" not in text, text

@@ -563,3 +563,67 @@ def test_a_global_read_by_a_helper_names_the_helper_and_the_fix_passes_it_on(she
                       "_a_h = step_h(2.0, 0.5); _b_h = step_h(2.0, 0.25)")
     assert (float(shell.user_ns["_a_h"]), float(shell.user_ns["_b_h"])) == (2.0, 1.5)
     assert _stale(fixed) == [] and len(events_of(shell.user_ns["step_h"])) == 1
+
+
+def test_the_real_jax_imported_beside_jxkernel_is_said_once(shell, monkeypatch):
+    """`%load_ext jxkernel`, then `import jax` in a plain kernel is the real JAX: its
+    compiles are not jxkernel's, so no note would ever come; the first cell that finds it
+    imported says so, once. A module with a file stands in for it (the tests never import
+    JAX); jxkernel's alias (install_as_jax), which has no file, is not noted."""
+    import sys
+    import types
+    from jxkernel.notebook import state_of
+    watch = state_of(shell).compiles
+    monkeypatch.setattr(watch, "real_jax_told", False)
+    from jxkernel.as_jax import _jax_module
+    monkeypatch.setitem(sys.modules, "jax", _jax_module())     # install_as_jax's module
+    assert [o for o in ok(shell, "1 + 1").outputs if "real JAX" in o["text/plain"]] == []
+    real = types.ModuleType("jax")
+    real.__file__, real.__version__ = "/site-packages/jax/__init__.py", "0.10.2"
+    monkeypatch.setitem(sys.modules, "jax", real)
+    (note,) = [o for o in ok(shell, "2 + 2").outputs if "real JAX" in o["text/plain"]]
+    text = note["text/plain"]
+    assert text.startswith("ⓘ jax here is the real JAX 0.10.2, not jxkernel")
+    assert "import jxkernel as jax" in text and "install_as_jax()" in text
+    assert [o for o in ok(shell, "3 + 3").outputs if "real JAX" in o["text/plain"]] == []
+
+
+def test_a_recompile_under_grad_is_counted_with_the_jits_own_compiles(shell):
+    """grad of a jitted function on a new shape compiles the function again: its note said
+    "the log was cleared since its first" (counted apart from the jit's own compiles, as its
+    first), though nothing was cleared; it is the function's compile #2."""
+    ok(shell, "fn14 = jax.jit(lambda v: (v ** 2).sum())\nfn14(jnp.ones(3))")
+    (note,) = ok(shell, "jax.grad(fn14)(jnp.ones(5))").notes
+    title = note["text/plain"].splitlines()[0]
+    assert title.startswith("⚙ <lambda> compiled again (compile #2, at In["), title
+    assert "cleared" not in note["text/plain"]
+
+
+def test_a_compile_in_a_magics_run_is_called_at_the_cells_line_as_typed(shell):
+    """%timeit's warm-up run compiles: the note named IPython's run_line_magic as the caller
+    (`called at :  result = fn(*args, **kwargs)`, IPython's own line); IPython's frames are
+    not the user's, so it is the cell's line, shown as typed (not IPython's
+    get_ipython().run_line_magic(...) rewrite of it)."""
+    ok(shell, "fn15 = jax.jit(lambda v: v * 15)\nfn15(jnp.ones(2))")
+    ran = ok(shell, "%timeit -n1 -r1 fn15(jnp.ones(4))")
+    (note,) = ran.notes
+    text = note["text/plain"]
+    assert f"at In[{ran.count}]:1)" in text.splitlines()[0], text
+    assert f"called at In[{ran.count}]:1:  %timeit -n1 -r1 fn15(jnp.ones(4))" in text, text
+    assert "run_line_magic" not in text and "fn(*args" not in text
+
+
+def test_a_callable_object_jitted_anew_is_noted_with_a_fix_that_applies(shell):
+    """jax.jit(Model(k)) in a loop: a new callable object each time, which JAX 0.10.2 traces
+    and compiles each time too (recompile_cases.py's callable_object_jitted_anew); it went
+    by with no note (an object has no code of its own: no lineage). Its class's __call__ is
+    its code now, and the fix (a pytree model passed to one jitted function) is the program
+    callable_object_jitted_anew_fixed, which JAX lowers once."""
+    ok(shell, "class Scale16:\n    def __init__(self, k):\n        self.k = k\n"
+              "    def __call__(self, v):\n        return v * self.k\n")
+    (note,) = ok(shell, "for k in (1.0, 2.0):\n    jax.jit(Scale16(k))(jnp.ones(3))").notes
+    text = note["text/plain"]
+    assert text.startswith("⚙ Scale16 compiled again (a new jit object, at In["), text
+    assert "Scale16, lambda m: ((m.k,), None), lambda _, leaves: Scale16(*leaves))" in text
+    assert "defined at" not in text or "Scale16 defined at In[" in text
+    assert "apply = jax.jit(lambda model, x: model(x))" in text

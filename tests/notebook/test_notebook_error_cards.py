@@ -65,6 +65,27 @@ def test_unhashable_static_object_with_eq_and_no_hash_card(shell):
     assert "def __hash__(self):" in card["rewrite"] and "tuple" not in card["fix"]
 
 
+def test_unhashable_static_dataclass_cards(shell):
+    """A plain @dataclass as a static argument (recompile_cases.py's
+    static_self_plain_dataclass): frozen=True, not a __hash__ beside an __eq__ it never
+    wrote; a frozen one holding an array (static_self_array_field): the array traced, the
+    class a registered pytree, not a tuple."""
+    _, card, _, _ = failing(
+        shell, "import dataclasses\n@dataclasses.dataclass\nclass Cfg:\n    k: float\n"
+               "jax.jit(lambda v, c: v * c.k, static_argnums=1)(1.0, Cfg(2.0))",
+        raises=(ValueError, "Non-hashable static arguments are not supported."))
+    assert card["kind"] == "unhashable-static"
+    assert "frozen=True" in card["fix"] and "Give Cfg a __hash__" not in card["fix"]
+    assert card["rewrite"].startswith("@dataclasses.dataclass(frozen=True)")
+    _, card, _, _ = failing(
+        shell, "@dataclasses.dataclass(frozen=True)\nclass Cfg2:\n    w: object\n"
+               "jax.jit(lambda v, c: v * c.w, static_argnums=1)(1.0, Cfg2(jnp.ones(2)))",
+        raises=(ValueError, "Non-hashable static arguments are not supported."))
+    assert card["kind"] == "unhashable-static" and "tuple" not in card["fix"]
+    assert card["rewrite"].splitlines()[0] == \
+        "jax.tree_util.register_dataclass(Cfg2, data_fields=['w'], meta_fields=[])"
+
+
 def test_bool_conversion_card(shell):
     exc, card, text, tb = failing(shell, "def f(x):\n    y = jnp.sin(x) * 2\n    if y > 0:\n"
                                          "        return x\n    return -x\njax.jit(f)(1.0)",

@@ -32,6 +32,18 @@ def test_record_compiled_says_what_changed_since_the_last_signature():
     assert compile_log.compile_events("pmap(g_test)")[-1].seq == again.seq
 
 
+def test_an_eager_operations_colored_parameter_is_written_without_color_codes():
+    """An eager lax.scan in a notebook's kernel: its jaxpr parameter's repr is colored there
+    (as JAX colors a jaxpr), and went into the "Compiling ..." log line with its escape
+    codes; the signature holds the text alone."""
+    class Colored:
+        def __repr__(self):
+            return "{ \x1b[34;1mlambda\x1b[39;22m ; a\x1b[35m:f32[3]\x1b[39m. }"
+    event = compile_log.record_compiled("scan_color_test (eager)", (("args[0]", "f32[3]"),),
+                                        Phases(), "cpu", statics=(("jaxpr", Colored()),))
+    assert dict(event.signature)["jaxpr"] == "static { lambda ; a:f32[3]. }"
+
+
 def test_an_ahead_of_time_compile_is_logged_against_its_jit():
     f = jax.jit(lambda x: x * 3.0)
     events = []

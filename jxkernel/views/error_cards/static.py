@@ -25,7 +25,8 @@ def _is_unhashable(e) -> bool:
 
 def _unhashable_card(exc, where, called_from) -> ErrorCard:
     type_name, value_text, arg, function = _UNHASHABLE.match(str(exc)).groups()
-    if _EQ_WITHOUT_HASH in str(exc) or _FIELD_UNHASHABLE in str(exc):   # an object: neither
+    if any(m in str(exc) for m in (_EQ_WITHOUT_HASH, _FIELD_UNHASHABLE, _FIELD_ARRAY,
+                                   _DATACLASS_NOT_FROZEN)):    # an object: neither
         return _object_card(str(exc), type_name, arg, function, where, called_from)
     if hasattr(getattr(exc, "value", None), "shape"):        # an array (jit_args says which)
         return _array_static_card(exc, type_name, value_text, arg, function, where,
@@ -157,6 +158,8 @@ def _traced_static_card(type_name, value_text, arg, function, traced, hashable, 
 # traced (not a pytree) cannot work; its class or its field needs the change
 _EQ_WITHOUT_HASH = "defines __eq__ but not __hash__"
 _FIELD_UNHASHABLE = "which is not hashable: make it hashable where"
+_FIELD_ARRAY = "holds an array, which is not hashable: an array is a value to trace"
+_DATACLASS_NOT_FROZEN = "is a dataclass, not frozen"
 
 
 def _object_card(text, type_name, arg, function, where, called_from) -> ErrorCard:
@@ -169,6 +172,14 @@ def _object_card(text, type_name, arg, function, where, called_from) -> ErrorCar
                f"frozen dataclass (@dataclasses.dataclass(frozen=True) has both).")
         rewrite = (f"# in class {kind}, beside its __eq__:\n"
                    f"def __hash__(self):\n    return hash(tuple(vars(self).values()))")
+    elif _DATACLASS_NOT_FROZEN in text:
+        fix = advice[0].upper() + advice[1:]
+        rewrite = (f"@dataclasses.dataclass(frozen=True)    # == and hash by its fields\n"
+                   f"class {kind}:")
+    elif _FIELD_ARRAY in text:
+        fix = advice[0].upper() + advice[1:]
+        rewrite = (re.search(r"jax\.tree_util\.register_dataclass\(.*\)", advice).group(0) +
+                   f"\n# and {arg} traced: not in static_argnums/static_argnames")
     else:
         fix = advice[0].upper() + advice[1:]
         rewrite = f"# {advice}"

@@ -56,3 +56,25 @@ _CLOSURE_FRESH_FIX = (
     "@jax.jit\n"
     "def f(x, {first}):     # what the closure read, now an argument\n"
     "    ...")
+# a lambda or def made anew with defaults bound at each making (`lambda x, k=k: x * k` in a
+# loop over k): "make it once" alone would keep the first k; k becomes an argument (JAX
+# 0.10.2 lowers lambda_default_in_a_loop_fixed, k passed each call, once)
+_DEFAULTS_FRESH_FIX = (
+    "This is a new function object of the same code, made with its own default values "
+    "({names}: bound when it was made, as `lambda x, k=k: ...` in a loop does): jit's cache "
+    "is keyed on the function object, so each one traces and compiles again. Jit one "
+    "function, once, and pass {names} in each call (traced: one program for all values).",
+    "f = jax.jit(lambda x, {first}: ...)    # once, outside the loop: no default\n"
+    "out = f(x, {first})    # {first} passed in each call")
+# jax.jit(Model(k)) of a new callable object each time: jit's cache is keyed on the object.
+# One jitted function taking the model as a pytree argument is one program for every model
+# of the same structure (JAX 0.10.2 lowers callable_object_jitted_anew_fixed once)
+_INSTANCE_FRESH_FIX = (
+    "This is jax.jit of a new {kind} object ({kind} has a __call__): jit's cache is keyed "
+    "on the callable it is given, so each new {kind} traces and compiles again, however "
+    "alike. Register {kind} as a pytree (its numbers and arrays the leaves) and jit, once, a "
+    "function that takes the model as an argument: one program for every {kind} of the "
+    "same structure.",
+    "{register}\n"
+    "apply = jax.jit(lambda model, x: model(x))    # once, outside the loop\n"
+    "out = apply({kind}(...), x)")

@@ -43,10 +43,12 @@ def _type_changes(before, after):
                 change = _bucket_change(change, b.shape, a.shape)
             # (a scalar grown into an array is told to start with the new shape and dtype)
             if a.dtype != b.dtype and b.shape and not _is_key(a) and not _is_key(b):
-                change = _with_cast(change, b.dtype.name, a.dtype.name)
+                change = _with_cast(change, b.dtype.name, a.dtype.name,
+                                    _cast_to(b.dtype, a.dtype).name)
             yield change
         elif a.dtype != b.dtype:
-            change = _fixed(path, "dtype", _aval_text(b), _aval_text(a), dtype=b.dtype.name)
+            change = _fixed(path, "dtype", _aval_text(b), _aval_text(a),
+                            dtype=_cast_to(b.dtype, a.dtype).name)
             if a.weak_type and b.weak_type and not b.shape:       # two Python scalars
                 # the wider kind of the two: float(x) keeps an int's value, int(x) would
                 # truncate 2.5 to 2 (a wrong result for a compile saved)
@@ -60,12 +62,21 @@ def _type_changes(before, after):
             yield change
 
 
-def _with_cast(change: Change, old_dtype: str, new_dtype: str) -> Change:
+def _cast_to(old, new) -> np.dtype:
+    """The dtype a fix casts to, of a leaf that came as `old`, then as `new`: the earlier one,
+    but a float where the other is an integer (int32 then float32 data cast to int32 would
+    truncate 0.5 to 0: a wrong result for a compile saved; an int cast to float keeps it)."""
+    if {old.kind, new.kind} in ({"i", "f"}, {"u", "f"}, {"i", "c"}, {"u", "c"}):
+        return new if new.kind in "fc" else old
+    return old
+
+
+def _with_cast(change: Change, old_dtype: str, new_dtype: str, to: str) -> Change:
     """A shape change whose dtype changed too: its fix alone would still compile once per
-    dtype, so the cast to the earlier dtype joins it (f32[3] -> i32[4]: pad, and cast)."""
+    dtype, so a cast joins it (f32[3] -> i32[4]: pad, and cast to float32)."""
     fix = (f"{change.fix} Its dtype changed too ({old_dtype} -> {new_dtype}): cast it as "
            f"well, so that every call has one dtype.")
-    cast = f"{change.path} = jnp.asarray({change.path}, jnp.{old_dtype})"
+    cast = f"{change.path} = jnp.asarray({change.path}, jnp.{to})"
     snippet = f"{cast}\n{change.snippet}" if change.snippet else cast
     return dataclasses.replace(change, fix=fix, snippet=snippet)
 
@@ -103,6 +114,23 @@ def rows_under_vmap(changes) -> tuple:
             if old is not None and new is not None and len(old) == len(new):
                 axis = next(i for i, (m, n) in enumerate(zip(old, new)) if m != n)
                 c = _refixed(c, _VMAP_ROWS_FIX, **_bucket_fill(axis, old, new, "xs", offset=1))
+        out.append(c)
+    return tuple(out)
+
+
+def grown_step_by_step(changes, history) -> tuple:
+    """`changes` where a leaf's first axis grew by one in each of the last calls (the earlier
+    signatures in `history` hold it one and two shorter: f32[0], f32[1], now f32[2]): an
+    array appended to at every step (jnp.concatenate, jnp.append), told to be made at its
+    full size once and written at an index, where bucketing would pad what is appended to."""
+    out = []
+    for c in changes:
+        new = _shape_of(c.new) if c.kind == "shape" else None
+        if new:
+            seen = {_shape_of(a.str_short()) for sig in history
+                    for p, a in sig.named if p == c.path}
+            if all((new[0] - k,) + new[1:] in seen for k in (1, 2)):
+                c = _refixed(c, _GROWN_STEP_FIX, a=new[0] - 2, b=new[0] - 1, c=new[0])
         out.append(c)
     return tuple(out)
 
@@ -161,6 +189,17 @@ _BUCKET_FIX = (
     "n = {path}.shape[{axis}]\n"
     "size = max({floor}, 1 << (n - 1).bit_length())    # a power of two, at least {floor}\n"
     "{path} = jnp.pad({path}, {before}[(0, size - n)]{after})")
+# an array grown by one row a step: a program per step; made at its full size and written at
+# a traced index, one (JAX 0.10.2 lowers history_concatenate_grows_fixed once)
+_GROWN_STEP_FIX = (
+    "{path} grew by one along its first axis at each of the last calls ({a} -> {b} -> {c}): "
+    "an array grown step by step (jnp.concatenate or jnp.append of each step's value) has "
+    "a new shape, so a new compile, at every step. Make it at its full size once, before "
+    "the loop, and write each step's value at its index, the index passed traced: one "
+    "program for every step.",
+    "{path} = jnp.zeros((n_steps,) + {path}.shape[1:])    # once, before the loop\n"
+    "# in the jitted step, i an argument (traced):\n"
+    "{path} = {path}.at[i].set(value)")
 # a jitted function under vmap sees rows: the fix pads what vmap is given, along the row's axis
 _VMAP_ROWS_FIX = (
     "{path} is a row of what vmap maps over, and its shape changed ({old} -> {new}): the "

@@ -47,6 +47,11 @@ def _static_changes(old_static, new_static, flipped):
             if before is _ABSENT or after is _ABSENT:    # not "a new value": drop nothing
                 passed = after if before is _ABSENT else before
                 change = _refixed(change, _STATIC_DEFAULT_FIX, value=_static_repr(passed))
+            elif _is_nan(before) and _is_nan(after):   # nan != nan: never the same key
+                change = _refixed(change, _STATIC_NAN_FIX)
+            elif _one_dtype(before, after):   # jnp.float32, then x.dtype: one dtype, two keys
+                change = _refixed(change, _STATIC_DTYPE_FIX,
+                                  dtype=np.dtype(_dtype_of(after)).name)
             elif before == after:                        # True and 1: equal, other types
                 change = _refixed(change, _STATIC_TYPE_FIX, old_type=type(before).__name__,
                                   new_type=type(after).__name__, py=_py_type(before, after))
@@ -71,6 +76,8 @@ def _static_changes(old_static, new_static, flipped):
                 fields = _pytree_fields(after)
                 change = _refixed(change, _OBJECT_STATIC_FIX, kind=type(after).__name__,
                                   leaves=", ".join(f"m.{k}" for k in fields) + ",")
+            elif _int_tuple(before) and _int_tuple(after):      # a shape: not a mode
+                change = _refixed(change, _STATIC_SHAPE_FIX)
             elif after is not _ABSENT and not _traceable(after):
                 change = _refixed(change, _STATIC_KEEP_FIX, kind=type(after).__name__)
             yield change
@@ -97,6 +104,37 @@ def _static_keyword_changes(old, new, flipped):
             how = {True: "by keyword", False: "by position"}
             yield _refixed(_fixed(str(name), "structure", how[was], how[now], name=name),
                            _STATIC_KEYWORD_FIX)
+
+
+def _int_tuple(value) -> bool:
+    """A tuple of Python ints, (2, 3): most likely a shape, which a trace needs as Python
+    values (jnp.zeros(shape), x.reshape(shape)); never a mode to pick with lax.switch."""
+    return isinstance(value, tuple) and all(type(v) is int for v in value)
+
+
+def _is_nan(value) -> bool:
+    return isinstance(value, (float, np.floating)) and value != value
+
+
+def _dtype_of(value):
+    """`value` as a dtype where it names one (np.dtype('float32'), jnp.float32, np.float32,
+    'float32'), else None: a static string such as 'sin' is no dtype."""
+    if not isinstance(value, (np.dtype, type, str)):
+        return None
+    held = getattr(value, "dtype", None)       # jnp.float32's (np.float32's is a descriptor)
+    if isinstance(held, np.dtype):
+        return held
+    try:
+        return np.dtype(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _one_dtype(before, after) -> bool:
+    """Two static values of other types naming one dtype (jnp.float32 and x.dtype): two keys
+    for jit (each its own hash), one dtype for the program."""
+    a, b = _dtype_of(before), _dtype_of(after)
+    return a is not None and a == b and type(before) is not type(after)
 
 
 def _fields(value) -> list:
@@ -221,6 +259,30 @@ _STATIC_TYPE_FIX = (
     "tells a static value's type apart (True and 1, 2.0 and 2), so each compiles. Pass one "
     "type in every call.",
     "{name} = {py}({name})    # one type in every call")
+# a static tuple of ints (a shape): it cannot be traced, and a switch over values is no help
+_STATIC_SHAPE_FIX = (
+    "{name} is static ({old} -> {new}): each value compiles once, and a later call with a "
+    "value seen before reuses its program. A tuple of ints such as a shape must stay a "
+    "Python value while tracing (a shape cannot be traced), so a program per value is "
+    "expected. If many values come, make them few: pad the arrays to a few sizes, so "
+    "that {name} takes a few values.",
+    "")
+# JAX 0.10.2 traces a static nan on every call (Static(val=nan) now and before); traced,
+# once (static_nan_fixed)
+_STATIC_NAN_FIX = (
+    "{name} is nan in both calls, but nan != nan: jit's key compares static values with ==, "
+    "so a static nan never finds its program and every call compiles anew. Pass {name} "
+    "traced (a nan in an array is fine there), or mark \"no value\" with None.",
+    "{bind}jax.jit({fun})    # {name} traced: not in static_argnums/static_argnames")
+# a dtype given as a scalar type in one call (jnp.float32) and as a dtype object in another
+# (x.dtype): jnp.dtype makes both np.dtype('float32'), one key (JAX 0.10.2 lowers once:
+# static_dtype_scalar_type_then_dtype_fixed)
+_STATIC_DTYPE_FIX = (
+    "{name} names the same dtype ({dtype}) in both calls, but came as {old} in one and as "
+    "{new} in the other: a scalar type (jnp.float32, np.float32), a dtype object (x.dtype) "
+    "and a string are different static values to jit's key, so each compiles. Make it one "
+    "kind before the call: jnp.dtype(...) turns each into a dtype object.",
+    "{name} = jnp.dtype({name})    # one kind of dtype value in every call")
 _STATIC_NONE_FIX = (
     "{name} was {old} and is {new} now: None and a value are two programs whether {name} is "
     "static or traced (None is an empty pytree, a number a leaf). For one program, pass a "

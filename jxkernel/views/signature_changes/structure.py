@@ -10,6 +10,7 @@ import re
 
 from .change import Change, _aval_text, _root
 from .fixes import _assignable, _fixed, _refixed
+from .statics import _static_repr
 
 
 def _structure_changes(old, new, flipped, before, after):
@@ -44,12 +45,9 @@ def _structure_changes(old, new, flipped, before, after):
     if not moved and not flipped and not explained and old.treedef is not None and \
             new.treedef is not None and old.treedef != new.treedef:
         change = _fixed("(arguments)", "structure", str(old.treedef), str(new.treedef))
-        meta = _metadata_change(old.treedef, new.treedef)
+        meta = _metadata_change(old.treedef, new.treedef, ())
         if meta is not None:                # a registered pytree's meta fields differ
-            kind, was, now = meta
-            change = _refixed(dataclasses.replace(change, old=f"{kind} meta {was!r}",
-                                                  new=f"{kind} meta {now!r}"), _META_FIX,
-                              kind=kind)
+            change = _meta_fixed(change, meta, old, new)
         elif _by_keyword_now(old.treedef, new.treedef):
             moved_by = _keyword_moves(old.treedef, new.treedef)
             if moved_by:                    # name the argument, not the two PyTreeDefs
@@ -203,26 +201,55 @@ def _none_passed(old, new, old_has_it) -> bool:
         return False
 
 
-def _metadata_change(old_tree, new_tree):
-    """(type name, old, new) where the two structures hold the same registered pytree type
-    with other metadata (a register_dataclass meta field, a custom node's aux data), or
-    None."""
+def _metadata_change(old_tree, new_tree, keys):
+    """(type, old, new, keys down to it: _node_difference's) where the two structures hold
+    the same registered pytree type with other metadata (a register_dataclass meta field, a
+    custom node's aux data, an OrderedDict's key order), or None."""
     try:
         a, b = old_tree.node_data(), new_tree.node_data()
         if a is None or b is None or a[0] is not b[0]:
             return None
         if a[1] != b[1] and a[0] not in (dict, list, tuple, type(None)):
-            return getattr(a[0], "__name__", str(a[0])), a[1], b[1]
+            return a[0], a[1], b[1], keys
         ca, cb = old_tree.children(), new_tree.children()
     except (AttributeError, TypeError, ValueError):
         return None
     if len(ca) != len(cb):
         return None
-    for x, y in zip(ca, cb):
-        found = _metadata_change(x, y)
+    for i, (x, y) in enumerate(zip(ca, cb)):
+        found = _metadata_change(x, y, (*keys, (a, a[1][i] if a[0] is dict else i)))
         if found is not None:
             return found
     return None
+
+
+def _meta_fixed(change, meta, old, new):
+    """`change` (the two structures) as the metadata that differs, with the fix its kind of
+    node calls for: an OrderedDict's key order, aux data compared by identity (a new object
+    each call), or a meta field's new value."""
+    kind, was, now, keys = meta
+    name = getattr(kind, "__name__", str(kind))
+    try:
+        path = _node_path(keys, old, new) if keys else None
+    except (AttributeError, IndexError, TypeError, ValueError):
+        path = None
+    change = dataclasses.replace(change, path=path or change.path, old=f"{name} meta {was!r}",
+                                 new=f"{name} meta {now!r}")
+    arg = path or "p"
+    if issubclass(kind, dict):      # OrderedDict (and its kin): its keys in insertion order
+        return _refixed(change, _ORDERED_FIX, kind=name, arg=arg)
+    if type(now) is type(was) and type(now).__eq__ is object.__eq__ and \
+            type(now).__hash__ is object.__hash__:     # a new object each call: never equal
+        aux = type(now).__name__
+        fields = list(getattr(now, "__dict__", {})) or ["name"]
+        change = dataclasses.replace(     # its fields, not two addresses
+            change, old=f"{name} meta {_static_repr(was)}",
+            new=f"{name} meta {_static_repr(now)} (another object)")
+        return _refixed(change, _AUX_IDENTITY_FIX, kind=name, aux=aux,
+                        fields="\n".join(f"    {f}: object" for f in fields))
+    if dataclasses.is_dataclass(kind):
+        return _refixed(change, _META_FIX, kind=name)
+    return _refixed(change, _AUX_FIX, kind=name)
 
 
 def _by_keyword_now(old_tree, new_tree) -> bool:
@@ -264,6 +291,29 @@ _META_FIX = (
     "the field should change without compiling, make it a data field (an array, traced).",
     "jax.tree_util.register_dataclass({kind}, data_fields=[...], meta_fields=[...])    # "
     "numbers that vary: data")
+# an OrderedDict flattens in its insertion order (a dict in sorted order): JAX 0.10.2 lowers
+# the program of ordereddict_order_fixed (dict(p) before each call) once
+_ORDERED_FIX = (
+    "{arg} is an {kind}, whose keys in the order they were inserted are its pytree "
+    "structure ({old} -> {new}), so each order compiles anew. A dict's keys are sorted: "
+    "any order is one structure. Pass a dict, or build the {kind} in one order.",
+    "{arg} = dict({arg})    # keys sorted: one structure, whatever the order")
+# aux data of a class keeping object's == and hash: a new one per call is never equal (JAX
+# 0.10.2 lowers pytree_aux_data_compared_by_identity_fixed, the class frozen, once)
+_AUX_IDENTITY_FIX = (
+    "{kind}'s aux data is a {aux} object, and {aux} keeps object's own == and hash (by "
+    "identity): a new {aux} each call is new pytree metadata, however alike, and compiles "
+    "anew. Make {aux} compare by its fields (a frozen dataclass has == and hash over them), "
+    "or reuse one {aux} object.",
+    "@dataclasses.dataclass(frozen=True)    # == and hash by its fields\n"
+    "class {aux}:\n"
+    "{fields}")
+_AUX_FIX = (
+    "A {kind}'s aux data (what its flatten function returns beside the children) is part "
+    "of the pytree structure, like a static argument: {old} -> {new} compiles anew (each "
+    "value once; an equal one reuses its program). If it should change without compiling, "
+    "return it among the children (a leaf, traced).",
+    "")
 # an argument passed None in one call and an array in the other (not left out)
 _NONE_ARGUMENT_FIX = (
     "{path} was {old} and is {new} now: None is an empty pytree and an array a leaf, two "
