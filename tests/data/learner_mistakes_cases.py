@@ -729,7 +729,8 @@ ga = jax.grad(lambda p: (loss_fn(p), 1.0), has_aux=True)(params)"""
 
 # (mistake, fix): the while-grad, cond-predicate, lax-dtypes, reshape-size, float-index,
 # integer-power, axis-bounds, scan-lengths, ragged-array, list-argument, while-per-element,
-# float-shape, slice-indices, scan-output, fori-bounds and concatenate-ranks cards' rewrite of
+# float-shape, slice-indices, scan-output, fori-bounds, concatenate-ranks and boolean-index
+# (a masked .at[] update) cards' rewrite of
 # each mistake's line
 # (tests/notebook/test_learner_mistakes.py checks the card gives it, runs it, and compares its
 # value with JAX's)
@@ -832,6 +833,13 @@ CARD_REWRITES = {
     "concatenate_hstack_row": ("jnp.hstack([x, M])", "jnp.vstack([x, M])"),
     "concatenate_under_jit": ("jax.jit(lambda a, b: jnp.concatenate([a, b]))(x, M)",
                               "jax.jit(lambda a, b: jnp.concatenate([a[None], b]))(x, M)"),
+    # an .at[] update picked by a boolean mask, under jit: jnp.where of the update and x
+    "mask_at_set": ("jax.jit(lambda v: v.at[v > 2].set(0.0))(x)",
+                    "jax.jit(lambda v: jnp.where(v > 2, 0.0, v))(x)"),
+    "mask_at_add": ("jax.jit(lambda v: v.at[v > 1].add(10.0))(x)",
+                    "jax.jit(lambda v: jnp.where(v > 1, v + 10.0, v))(x)"),
+    "mask_at_min": ("jax.jit(lambda v, w: v.at[w < 2].min(w))(x, x - 1)",
+                    "jax.jit(lambda v, w: jnp.where(w < 2, jnp.minimum(v, w), v))(x, x - 1)"),
 }
 
 # (mistake statement, the program the card's rewrite makes of it): a rewrite of more than one

@@ -797,7 +797,7 @@ _KINDS = {"grad": "while-grad", "value": "while-grad", "cond": "cond-predicate",
           "integer": "integer-power", "vmap": "vmap-in-axes", "body": "body-arguments",
           "at": "immutable-array", "tree": "tree-structure", "axis": "axis-bounds",
           "scan": "scan-lengths", "ragged": "ragged-array", "list": "list-argument",
-          "while": "while-per-element", "fori_bounds": "fori-bounds",
+          "while": "while-per-element", "fori_bounds": "fori-bounds", "mask": "boolean-index",
           "concatenate": "concatenate-ranks"}
 
 
