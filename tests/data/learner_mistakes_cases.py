@@ -729,8 +729,8 @@ ga = jax.grad(lambda p: (loss_fn(p), 1.0), has_aux=True)(params)"""
 
 # (mistake, fix): the while-grad, cond-predicate, lax-dtypes, reshape-size, float-index,
 # integer-power, axis-bounds, scan-lengths, ragged-array, list-argument, while-per-element,
-# float-shape, slice-indices, scan-output, fori-bounds, concatenate-ranks and boolean-index
-# (a masked .at[] update) cards' rewrite of
+# float-shape, slice-indices, scan-output, fori-bounds, concatenate-ranks, boolean-index
+# (a masked .at[] update), list-operand and list-index cards' rewrite of
 # each mistake's line
 # (tests/notebook/test_learner_mistakes.py checks the card gives it, runs it, and compares its
 # value with JAX's)
@@ -840,6 +840,18 @@ CARD_REWRITES = {
                     "jax.jit(lambda v: jnp.where(v > 1, v + 10.0, v))(x)"),
     "mask_at_min": ("jax.jit(lambda v, w: v.at[w < 2].min(w))(x, x - 1)",
                     "jax.jit(lambda v, w: jnp.where(w < 2, jnp.minimum(v, w), v))(x, x - 1)"),
+    # a list operand of an array's operator (NumPy makes it an array; JAX's operators decline)
+    "list_operand_right": ("x + [1.0, 2.0, 3.0]", "x + jnp.asarray([1.0, 2.0, 3.0])"),
+    "list_operand_left": ("[1.0, 2.0] * x[:2]", "jnp.asarray([1.0, 2.0]) * x[:2]"),
+    "list_operand_tuple": ("x + (1, 2, 3)", "x + jnp.asarray((1, 2, 3))"),
+    # a list as an index: an index array (JAX's "arr[array(seq)]"), or, for a list of lists,
+    # one index per axis (JAX's "arr[tuple(seq)]")
+    "list_index_vector": ("x[[0, 2]]", "x[jnp.array([0, 2])]"),
+    "list_index_rows": ("M[[1, 0]]", "M[jnp.array([1, 0])]"),
+    "list_index_at": ("x.at[[0, 2]].set(0.0)", "x.at[jnp.array([0, 2])].set(0.0)"),
+    "list_index_nested": ("M[[[0, 1], [1, 2]]]", "M[[0, 1], [1, 2]]"),
+    "list_index_under_jit": ("jax.jit(lambda v: v[[0, 2]])(x)",
+                             "jax.jit(lambda v: v[jnp.array([0, 2])])(x)"),
 }
 
 # (mistake statement, the program the card's rewrite makes of it): a rewrite of more than one
@@ -884,6 +896,10 @@ CARD_OTHER_FIXES = {
     "scan_output_each_step": "lax.scan(lambda c, v: (c + v, c + v), 0.0, x)",
     "concatenate_vstack": "jnp.vstack([x, M])",
     "concatenate_column_stack": "jnp.column_stack([M, x[:2]])",
+    "list_index_nested_array": "M[jnp.array([[0, 1], [1, 2]])]",
+    # under jit JAX names its tracer's class in the message (DynamicJaxprTracer; jxkernel's
+    # says JaxprTracer): the mistake's class and the rewrite's value are compared
+    "list_operand_under_jit": "jax.jit(lambda v: v * jnp.asarray([1.0, 2.0, 3.0]))(x)",
 }
 
 # mistakes whose card lists what it knows and guesses no code: JAX's class and words for each

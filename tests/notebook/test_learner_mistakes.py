@@ -798,6 +798,7 @@ _KINDS = {"grad": "while-grad", "value": "while-grad", "cond": "cond-predicate",
           "at": "immutable-array", "tree": "tree-structure", "axis": "axis-bounds",
           "scan": "scan-lengths", "ragged": "ragged-array", "list": "list-argument",
           "while": "while-per-element", "fori_bounds": "fori-bounds", "mask": "boolean-index",
+          "list_operand": "list-operand", "list_index": "list-index",
           "concatenate": "concatenate-ranks"}
 
 
@@ -1002,3 +1003,40 @@ def test_fori_loop_counts_float_bounds_with_an_int_as_jax(case):
     names = {"jax": jxkernel, "jnp": jnp, "lax": jxkernel.lax}
     result = eval(FORI_FLOAT_BOUNDS[case], names)
     assert [str(result.dtype), _value(result)] == JAX[f"fori_float_bounds_{case}"]
+
+
+def test_a_list_index_of_a_list_of_lists_offers_the_index_array_second(shell):
+    """JAX's message names a tuple for a list holding lists (one index per axis); NumPy reads
+    it as one index array: the card's second line, run, gives JAX's value."""
+    assert shell.run_cell(CARD_SETUP).success
+    text, card = shown(shell, f"_y = {CARD_REWRITES['list_index_nested'][0]}")
+    assert card["rewrite"].splitlines()[1].endswith(
+        ": _y = " + CARD_OTHER_FIXES["list_index_nested_array"]), card["rewrite"]
+    text, card = shown(shell, "_y = M[[0, slice(None)]]")       # a slice: no index array
+    assert card["kind"] == "list-index" and card["rewrite"].splitlines() == [
+        "_y = M[0, slice(None)]    # one index per axis"], card["rewrite"]
+
+
+def test_a_list_operand_under_jit_gets_the_list_made_an_array(shell):
+    """Under jit the message names the tracer's class (JAX: DynamicJaxprTracer): the card
+    reads the operand's side all the same, and its rewrite gives JAX's value."""
+    assert shell.run_cell(CARD_SETUP).success
+    text, card = shown(shell, "_y = jax.jit(lambda v: v * [1.0, 2.0, 3.0])(x)")
+    assert card["kind"] == "list-operand" and card["title"].startswith("* between"), card
+    line = card["rewrite"].split("    # ")[0]
+    assert line == "_y = " + CARD_OTHER_FIXES["list_operand_under_jit"], card["rewrite"]
+    assert shell.run_cell(line).success
+    assert _value(shell.user_ns["_y"]) == JAX["card_list_operand_under_jit"]
+
+
+@pytest.mark.parametrize("cell, rewrite", [
+    ("_y = x\n_y -= [1.0, 2.0, 3.0]", "_y -= jnp.asarray([1.0, 2.0, 3.0])"),
+    ("_w = [3.0, 2.0, 1.0]\n_y = x < _w", "_y = x < jnp.asarray(_w)"),
+])
+def test_a_list_operand_of_an_augmented_assignment_or_a_comparison(shell, cell, rewrite):
+    # their messages name JAX's class as jaxlib._jax.ArrayImpl (JAX), ArrayImpl (jxkernel)
+    assert shell.run_cell(CARD_SETUP).success
+    text, card = shown(shell, cell)
+    assert card["kind"] == "list-operand", text
+    assert card["rewrite"].split("    # ")[0] == rewrite, card["rewrite"]
+    assert shell.run_cell(rewrite).success

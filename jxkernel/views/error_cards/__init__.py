@@ -46,7 +46,9 @@ lax.dynamic_slice / dynamic_update_slice given a number where a tuple per axis g
 scan-output (TypeError: a scan body returning one value or three, not (carry, y)),
 fori-bounds (TypeError: lax.fori_loop given a float bound, `lax.fori_loop(0, n / 2, ...)`),
 concatenate-ranks (TypeError or ValueError: jnp.concatenate, hstack, stack or
-lax.concatenate given arrays of different numbers of dimensions, a vector and a matrix).
+lax.concatenate given arrays of different numbers of dimensions, a vector and a matrix),
+list-operand (TypeError: an array's operator given a Python list or tuple, `x + [1, 2]`),
+list-index (TypeError: an array indexed by a Python list, `x[[0, 2]]`).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
@@ -103,7 +105,8 @@ from .control_flow import (_body_arguments_card, _branch_card, _carry_card,
 from .grad import (_int_grad_card, _is_int_grad_input, _is_scalar_output,
                    _scalar_output_card)
 from .joins import _is_join_ranks, _join_ranks_card
-from .list_arguments import _is_list_argument, _list_argument_card
+from .list_arguments import (_is_list_argument, _is_list_index, _is_list_operand,
+                             _list_argument_card, _list_index_card, _list_operand_card)
 from .loop_conditions import _is_while_per_element, _while_per_element_card
 from .keys import _is_seed_as_key, _key_reuse_card, _seed_card
 from .methods import _is_method_self, _method_card
@@ -188,6 +191,8 @@ _CARDS = [
     (_is_scan_lengths, _scan_lengths_card),
     (_is_ragged, _ragged_card),
     (_is_list_argument, _list_argument_card),
+    (_is_list_operand, _list_operand_card),
+    (_is_list_index, _list_index_card),
     (_is_while_per_element, _while_per_element_card),
     (_is_float_shape, _float_shape_card),
     (_is_slice_indices, _slice_indices_card),
