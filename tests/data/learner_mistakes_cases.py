@@ -706,7 +706,8 @@ def _branch_types(jax):
 
 
 # The names the cases below use (a cell the notebook test runs first, and each side here)
-CARD_SETUP = """x = jnp.arange(1.0, 4.0)
+CARD_SETUP = """import math
+x = jnp.arange(1.0, 4.0)
 m = jnp.arange(6.0)
 M = jnp.arange(6.0).reshape(2, 3)
 def grow(a):
@@ -730,7 +731,8 @@ ga = jax.grad(lambda p: (loss_fn(p), 1.0), has_aux=True)(params)"""
 # (mistake, fix): the while-grad, cond-predicate, lax-dtypes, reshape-size, float-index,
 # integer-power, axis-bounds, scan-lengths, ragged-array, list-argument, while-per-element,
 # float-shape, slice-indices, scan-output, fori-bounds, concatenate-ranks, boolean-index
-# (a masked .at[] update), list-operand and list-index cards' rewrite of
+# (a masked .at[] update), list-operand, list-index, truth-value, bool-conversion and
+# concretization (Python's max/min, math's functions) cards' rewrite of
 # each mistake's line
 # (tests/notebook/test_learner_mistakes.py checks the card gives it, runs it, and compares its
 # value with JAX's)
@@ -852,6 +854,21 @@ CARD_REWRITES = {
     "list_index_nested": ("M[[[0, 1], [1, 2]]]", "M[[0, 1], [1, 2]]"),
     "list_index_under_jit": ("jax.jit(lambda v: v[[0, 2]])(x)",
                              "jax.jit(lambda v: v[jnp.array([0, 2])])(x)"),
+    # Python's max/min and math's functions of traced values: jnp's, which trace
+    "python_max": ("jax.jit(lambda v: max(v, 0.0))(-1.0)",
+                   "jax.jit(lambda v: jnp.maximum(v, 0.0))(-1.0)"),
+    "python_min_of_array": ("jax.jit(lambda v: min(v))(x)", "jax.jit(lambda v: jnp.min(v))(x)"),
+    "python_math_exp": ("jax.jit(lambda v: math.exp(v))(0.0)",
+                        "jax.jit(lambda v: jnp.exp(v))(0.0)"),
+    "python_math_under_grad": ("jax.grad(lambda v: math.sqrt(v))(4.0)",
+                               "jax.grad(lambda v: jnp.sqrt(v))(4.0)"),
+    "scalar_math_vector": ("jax.jit(lambda v: math.floor(v / 2))(x)",
+                           "jax.jit(lambda v: jnp.floor(v / 2))(x)"),
+    # several booleans where Python needs one (NumPy's ValueError, traced or not)
+    "truth_max_vector": ("jax.jit(lambda v: max(v, 0.0))(x - 2)",
+                         "jax.jit(lambda v: jnp.maximum(v, 0.0))(x - 2)"),
+    "truth_if_vector": ("x * 2 if x > 2 else -x", "jnp.where(x > 2, x * 2, -x)"),
+    "truth_and_vector": ("(x > 1) and (x < 3)", "jnp.logical_and(x > 1, x < 3)"),
 }
 
 # (mistake statement, the program the card's rewrite makes of it): a rewrite of more than one
@@ -900,6 +917,7 @@ CARD_OTHER_FIXES = {
     # under jit JAX names its tracer's class in the message (DynamicJaxprTracer; jxkernel's
     # says JaxprTracer): the mistake's class and the rewrite's value are compared
     "list_operand_under_jit": "jax.jit(lambda v: v * jnp.asarray([1.0, 2.0, 3.0]))(x)",
+    "truth_all": "jnp.all(x > 2)",
 }
 
 # mistakes whose card lists what it knows and guesses no code: JAX's class and words for each

@@ -799,6 +799,9 @@ _KINDS = {"grad": "while-grad", "value": "while-grad", "cond": "cond-predicate",
           "scan": "scan-lengths", "ragged": "ragged-array", "list": "list-argument",
           "while": "while-per-element", "fori_bounds": "fori-bounds", "mask": "boolean-index",
           "list_operand": "list-operand", "list_index": "list-index",
+          "python_max": "bool-conversion", "python_min": "bool-conversion",
+          "python_math": "concretization", "scalar_math": "scalar-conversion",
+          "truth": "truth-value",
           "concatenate": "concatenate-ranks"}
 
 

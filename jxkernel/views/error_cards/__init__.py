@@ -48,14 +48,16 @@ fori-bounds (TypeError: lax.fori_loop given a float bound, `lax.fori_loop(0, n /
 concatenate-ranks (TypeError or ValueError: jnp.concatenate, hstack, stack or
 lax.concatenate given arrays of different numbers of dimensions, a vector and a matrix),
 list-operand (TypeError: an array's operator given a Python list or tuple, `x + [1, 2]`),
-list-index (TypeError: an array indexed by a Python list, `x[[0, 2]]`).
+list-index (TypeError: an array indexed by a Python list, `x[[0, 2]]`), truth-value
+(ValueError: an array of several booleans where Python needs one, `if x > 0:` of a vector,
+`max(v, 0.0)`).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
 `rewrites.py` (the user's code read back and rewritten: branches, loops), then one module
 per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py`, `shapes.py`,
 `keys.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `operand_dtypes.py`, `trees.py`,
-`methods.py`, `axes.py`, `scan_lengths.py`, `ragged.py`, `list_arguments.py`,
+`methods.py`, `axes.py`, `scan_lengths.py`, `ragged.py`, `list_arguments.py`, `truth.py`,
 `loop_conditions.py`, `slice_indices.py`, `joins.py`. `_CARDS` below says
 which card an exception gets, in order: the first whose test passes.
 
@@ -126,6 +128,7 @@ from .static import _is_not_an_array, _is_unhashable, _not_an_array_card, _unhas
 from .tracer import (_array_card, _bool_card, _concretization_card, _is_traced_shape_error,
                      _leaked_card)
 from .trees import _is_tree_structure, _tree_structure_card
+from .truth import _is_truth_value, _truth_value_card
 from .vmap import (_in_axes_length_card, _is_in_axes_length, _is_vmap_rank, _is_vmap_sizes,
                    _vmap_card, _vmap_rank_card)
 
@@ -193,6 +196,7 @@ _CARDS = [
     (_is_list_argument, _list_argument_card),
     (_is_list_operand, _list_operand_card),
     (_is_list_index, _list_index_card),
+    (_is_truth_value, _truth_value_card),
     (_is_while_per_element, _while_per_element_card),
     (_is_float_shape, _float_shape_card),
     (_is_slice_indices, _slice_indices_card),
