@@ -196,6 +196,9 @@ def _gotchas(jax):
             jnp.arange(5), 1).tolist(),
         "slice_static": jax.jit(lambda v, n: v[:n], static_argnames=("n",))(
             jnp.arange(5), 3).tolist(),
+        # a shape tuple holding an array: static, it is not hashable (the card offers none)
+        "static_shape_array_inside": _said(lambda: jax.jit(
+            lambda v, s: v.reshape(s), static_argnames=("s",))(jnp.arange(6), (jnp.array(2), 3))),
         "static_array_as_shape_tuple": _said(lambda: jax.jit(
             lambda x, s: jnp.zeros(s) + x, static_argnums=1)(
                 1.0, tuple(np.array([2, 3]).tolist()))),
@@ -726,13 +729,16 @@ params = {"w": jnp.ones(2), "b": jnp.zeros(())}
 def loss_fn(p):
     return (p["w"] ** 2).sum() + p["b"]
 vg = jax.value_and_grad(loss_fn)(params)
+shp = [2, 3]
+def fill(v, shape):
+    return jnp.zeros(shape) + v
 ga = jax.grad(lambda p: (loss_fn(p), 1.0), has_aux=True)(params)"""
 
 # (mistake, fix): the while-grad, cond-predicate, lax-dtypes, reshape-size, float-index,
 # integer-power, axis-bounds, scan-lengths, ragged-array, list-argument, while-per-element,
 # float-shape, slice-indices, scan-output, fori-bounds, concatenate-ranks, boolean-index
 # (a masked .at[] update), list-operand, list-index, truth-value, bool-conversion and
-# concretization (Python's max/min, math's functions) cards' rewrite of
+# concretization (Python's max/min, math's functions; a shape's tuple static) cards' rewrite of
 # each mistake's line
 # (tests/notebook/test_learner_mistakes.py checks the card gives it, runs it, and compares its
 # value with JAX's)
@@ -869,6 +875,15 @@ CARD_REWRITES = {
                          "jax.jit(lambda v: jnp.maximum(v, 0.0))(x - 2)"),
     "truth_if_vector": ("x * 2 if x > 2 else -x", "jnp.where(x > 2, x * 2, -x)"),
     "truth_and_vector": ("(x > 1) and (x < 3)", "jnp.logical_and(x > 1, x < 3)"),
+    # a shape passed to a jitted function: its numbers traced; the tuple made static (a list
+    # passed as its tuple: static arguments must be hashable)
+    "static_shape_tuple": ("jax.jit(lambda v, s: v.reshape(s))(m, (2, 3))",
+                           "jax.jit(lambda v, s: v.reshape(s), static_argnames=('s',))(m, (2, 3))"),
+    "static_shape_list": ("jax.jit(lambda v, s: jnp.zeros(s) + v)(1.0, [2, 3])",
+                          "jax.jit(lambda v, s: jnp.zeros(s) + v, static_argnames=('s',))"
+                          "(1.0, (2, 3))"),
+    "static_shape_named_list": ("jax.jit(fill)(1.0, shp)",
+                                "jax.jit(fill, static_argnames=('shape',))(1.0, tuple(shp))"),
 }
 
 # (mistake statement, the program the card's rewrite makes of it): a rewrite of more than one

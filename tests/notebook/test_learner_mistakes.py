@@ -50,7 +50,8 @@ def test_the_cases_say_what_jax_says():
     # JAX's words
     named = {"static_list": ", passed as static argument 'shape' of zeros",
              "static_dict": ", passed as static argument 'd' of weighted",
-             "static_numpy_array": ", passed as static argument 'n' of scaled"}
+             "static_numpy_array": ", passed as static argument 'n' of scaled",
+             "static_shape_array_inside": ", passed as static argument 's' of <lambda>"}
     for case, words in named.items():
         assert ours[case]["first_line"].replace(words, "") == JAX[case]["first_line"], case
     for case in JAX:
@@ -801,7 +802,7 @@ _KINDS = {"grad": "while-grad", "value": "while-grad", "cond": "cond-predicate",
           "list_operand": "list-operand", "list_index": "list-index",
           "python_max": "bool-conversion", "python_min": "bool-conversion",
           "python_math": "concretization", "scalar_math": "scalar-conversion",
-          "truth": "truth-value",
+          "truth": "truth-value", "static_shape": "concretization",
           "concatenate": "concatenate-ranks"}
 
 
@@ -1043,3 +1044,28 @@ def test_a_list_operand_of_an_augmented_assignment_or_a_comparison(shell, cell, 
     assert card["kind"] == "list-operand", text
     assert card["rewrite"].split("    # ")[0] == rewrite, card["rewrite"]
     assert shell.run_cell(rewrite).success
+
+
+def test_a_shape_tuple_passed_to_a_decorated_function_gets_its_decorator_static(shell):
+    """The tuple's numbers are traced one by one (`shape[0]`): the whole tuple made static,
+    in the decorator; the advice, followed, gives the reshape of JAX's static_shape_tuple."""
+    cell = ("@jax.jit\ndef shaped(v, shape):\n    return v.reshape(shape)\n"
+            "_y = shaped(jnp.arange(6.0), (2, 3))")
+    text, card = shown(shell, cell)
+    assert card["kind"] == "concretization" and card["origin"]["argument"] == "shape[0]"
+    assert card["rewrite"].splitlines()[:3] == [
+        "from functools import partial",
+        "@partial(jax.jit, static_argnames=('shape',))   # in place of @jax.jit",
+        "def shaped(v, shape):"], card["rewrite"]
+    fixed = cell.replace("@jax.jit", "from functools import partial\n"
+                         "@partial(jax.jit, static_argnames=('shape',))")
+    assert shell.run_cell(fixed).success
+    assert _value(shell.user_ns["_y"]) == JAX["card_static_shape_tuple_fixed"]
+
+
+def test_a_shape_tuple_holding_an_array_is_not_advised_static(shell):
+    # JAX: static, a tuple holding an array is not hashable
+    assert JAX["static_shape_array_inside"]["error"] == "ValueError"
+    assert shell.run_cell(CARD_SETUP).success
+    text, card = shown(shell, "_y = jax.jit(lambda v, s: v.reshape(s))(m, (jnp.array(2), 3))")
+    assert card["kind"] == "concretization" and "static_argnames" not in card["rewrite"], card

@@ -7,7 +7,7 @@ import re
 
 from ...core import errors as jx_errors
 from .card import ErrorCard, _DOCS
-from .reading import (_array_note, _lambda_static, _or_static, _origin, _static_fix,
+from .reading import (_array_note, _or_static, _origin, _static_fix,
                       _traced_phrase)
 from .rewrites import _branch_rewrite, _node_at, _python_math_rewrite, _range_loop_rewrite
 
@@ -72,7 +72,8 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
         astype = (f"{code.replace(pulls.group(0), '', 1)}   # the array itself, traced: "
                   f"no .{pulls.group(1)}()")
     if static:
-        in_place = static == _lambda_static(where, origin["argument"])   # the line itself
+        # the line itself, a lambda jitted where it is called (`s[0]`'s fix: s static)
+        in_place = "\n" not in static and "lambda" in static
         # after a `def f(...):` the line is in its body: indented, as it would be pasted
         body = "    " if static.rstrip().endswith(":") else ""
         rewrite = static + (f"\n{body}# then this line sees a Python value:\n{body}{code}"
