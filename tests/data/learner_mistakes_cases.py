@@ -738,7 +738,8 @@ ga = jax.grad(lambda p: (loss_fn(p), 1.0), has_aux=True)(params)"""
 # integer-power, axis-bounds, scan-lengths, ragged-array, list-argument, while-per-element,
 # float-shape, slice-indices, scan-output, fori-bounds, concatenate-ranks, boolean-index
 # (a masked .at[] update), list-operand, list-index, truth-value, bool-conversion and
-# concretization (Python's max/min, math's functions; a shape's tuple static) cards' rewrite of
+# concretization (Python's max/min, math's functions; a shape's tuple static) and
+# random-arguments cards' rewrite of
 # each mistake's line
 # (tests/notebook/test_learner_mistakes.py checks the card gives it, runs it, and compares its
 # value with JAX's)
@@ -884,6 +885,32 @@ CARD_REWRITES = {
                           "(1.0, (2, 3))"),
     "static_shape_named_list": ("jax.jit(fill)(1.0, shp)",
                                 "jax.jit(fill, static_argnames=('shape',))(1.0, tuple(shp))"),
+    # jax.random called with NumPy's arguments: randint's shape and bounds, size= (integers
+    # here; the float draws are RANDOM_REWRITES)
+    "random_randint_bounds": ("jax.random.randint(jax.random.key(0), 0, 10)",
+                              "jax.random.randint(jax.random.key(0), (), 0, 10)"),
+    "random_randint_high": ("jax.random.randint(jax.random.key(0), (3,), 10)",
+                            "jax.random.randint(jax.random.key(0), (3,), 0, 10)"),
+    "random_randint_keywords": ("jax.random.randint(jax.random.key(0), minval=0, maxval=10)",
+                                "jax.random.randint(jax.random.key(0), shape=(), minval=0, "
+                                "maxval=10)"),
+    "random_randint_size": ("jax.random.randint(jax.random.key(1), size=4, low=0, high=10)",
+                            "jax.random.randint(jax.random.key(1), shape=(4,), minval=0, "
+                            "maxval=10)"),
+    "random_choice_size": ("jax.random.choice(jax.random.key(0), 5, size=2, replace=False)",
+                           "jax.random.choice(jax.random.key(0), 5, shape=(2,), replace=False)"),
+}
+
+# the same for draws of floats, whose values are compared within a few ulps
+RANDOM_REWRITES = {
+    "random_normal_size": ("jax.random.normal(jax.random.key(0), size=3)",
+                           "jax.random.normal(jax.random.key(0), shape=(3,))"),
+    "random_uniform_low_high": ("jax.random.uniform(jax.random.key(0), size=(2,), low=1.0, "
+                                "high=2.0)",
+                                "jax.random.uniform(jax.random.key(0), shape=(2,), minval=1.0, "
+                                "maxval=2.0)"),
+    "random_normal_loc_scale": ("jax.random.normal(jax.random.key(0), (2,), loc=1.0, scale=2.0)",
+                                "1.0 + 2.0 * jax.random.normal(jax.random.key(0), (2,))"),
 }
 
 # (mistake statement, the program the card's rewrite makes of it): a rewrite of more than one
@@ -970,7 +997,7 @@ def _card_rewrites(jax):
     def value(code):
         return value_of(eval(code, dict(names)))
     found = {}
-    for case, (mistake, fix) in CARD_REWRITES.items():
+    for case, (mistake, fix) in {**CARD_REWRITES, **RANDOM_REWRITES}.items():
         found[f"card_{case}"] = _said(lambda: eval(mistake, dict(names)))
         found[f"card_{case}_fixed"] = value(fix)
     for case, code in CARD_OTHER_FIXES.items():

@@ -19,9 +19,11 @@ import numpy as np
 from jxkernel.views import error_cards
 from learner_mistakes_cases import (CARD_OTHER_FIXES, CARD_PROGRAMS, CARD_REWRITES,  # tests/data
                                     CARD_SETUP, CARD_WORDS, FORI_FLOAT_BOUNDS,
-                                    METHOD_PYTREE_FIX, NOT_ARRAYS, OPERAND_SHAPES, VMAP_RANKS,
+                                    METHOD_PYTREE_FIX, NOT_ARRAYS, OPERAND_SHAPES,
+                                    RANDOM_REWRITES, VMAP_RANKS,
                                     _unplaced, run as facts_of)
 import locations  # tests/support: the repository's folders
+from numerics import assert_allclose_ulp
 from ipython_shell import shell_fixture
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -803,6 +805,7 @@ _KINDS = {"grad": "while-grad", "value": "while-grad", "cond": "cond-predicate",
           "python_max": "bool-conversion", "python_min": "bool-conversion",
           "python_math": "concretization", "scalar_math": "scalar-conversion",
           "truth": "truth-value", "static_shape": "concretization",
+          "random": "random-arguments",
           "concatenate": "concatenate-ranks"}
 
 
@@ -1069,3 +1072,19 @@ def test_a_shape_tuple_holding_an_array_is_not_advised_static(shell):
     assert shell.run_cell(CARD_SETUP).success
     text, card = shown(shell, "_y = jax.jit(lambda v, s: v.reshape(s))(m, (jnp.array(2), 3))")
     assert card["kind"] == "concretization" and "static_argnames" not in card["rewrite"], card
+
+
+@pytest.mark.parametrize("case", sorted(RANDOM_REWRITES))
+def test_numpys_random_arguments_become_jaxs_and_draw_jaxs_numbers(shell, case):
+    """size= as shape=, low/high as minval/maxval, loc + scale * normal: JAX's error, and the
+    card's rewrite, run, draws JAX's recorded numbers (within 4 ulps: normal goes through
+    erfinv)."""
+    mistake, fix = RANDOM_REWRITES[case]
+    text, card = shown(shell, f"_y = {mistake}")
+    assert card["kind"] == "random-arguments", text
+    assert card["message"] == JAX[f"card_{case}"]["first_line"]
+    line = card["rewrite"].splitlines()[0].split("    # ")[0]
+    assert line == f"_y = {fix}", card["rewrite"]
+    assert shell.run_cell(line).success
+    assert_allclose_ulp(np.asarray(shell.user_ns["_y"]),
+                        np.asarray(JAX[f"card_{case}_fixed"], np.float32), 4)
