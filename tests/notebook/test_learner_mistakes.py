@@ -1029,7 +1029,7 @@ def test_a_list_operand_under_jit_gets_the_list_made_an_array(shell):
     reads the operand's side all the same, and its rewrite gives JAX's value."""
     assert shell.run_cell(CARD_SETUP).success
     text, card = shown(shell, "_y = jax.jit(lambda v: v * [1.0, 2.0, 3.0])(x)")
-    assert card["kind"] == "list-operand" and card["title"].startswith("* between"), card
+    assert card["kind"] == "list-operand" and card["title"].endswith("operand of *"), card
     line = card["rewrite"].split("    # ")[0]
     assert line == "_y = " + CARD_OTHER_FIXES["list_operand_under_jit"], card["rewrite"]
     assert shell.run_cell(line).success

@@ -88,7 +88,7 @@ def _list_operand_card(exc, where, called_from) -> ErrorCard:
     rewrite = (f"{_replaced(tree, operand, f'jnp.asarray({ast.unparse(operand)})')}{note}"
                if operand is not None else f"y = x {shown} jnp.asarray(values){note}")
     return ErrorCard(
-        "list-operand", f"{shown} between an array and a Python {kind}",
+        "list-operand", f"A Python {kind} as an operand of {shown}",
         why=(f"NumPy turns a {kind} operand into an array for you; JAX's operators take "
              f"arrays and Python numbers only (as its functions do: under jit, grad or vmap "
              f"each element of a {kind} would be a value of its own), so {shown} declined the "

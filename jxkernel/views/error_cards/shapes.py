@@ -49,7 +49,7 @@ def _masked_update_rewrite(where) -> str:
     where the mask holds, ...), or "" when the line has no such update.
 
         >>> _masked_update_rewrite({"code": "y = x.at[x > 0].add(1.0)"})
-        'y = jnp.where(x > 0, x + 1.0, x)    # the shape of x, kept where the mask is False'
+        'y = jnp.where(x > 0, x + 1.0, x)    # x where the mask is False'
     """
     tree = _parse_line(where)
     for call in ast.walk(tree) if tree is not None else ():
@@ -65,7 +65,7 @@ def _masked_update_rewrite(where) -> str:
             _operand(value)
         new = _AT_NEW[call.func.attr].format(x=array, v=value)
         return (f"{_replaced(tree, call, f'jnp.where({mask}, {new}, {array})')}    "
-                f"# the shape of {array}, kept where the mask is False")
+                f"# {array} where the mask is False")
     return ""
 
 
