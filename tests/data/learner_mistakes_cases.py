@@ -413,6 +413,7 @@ def run(jax):
         **_prints_under_jit(jax),
         **_branch_types(jax),
         **_card_rewrites(jax),
+        **_random_mistakes(jax),
         # jnp.stack of arrays of two shapes, of two ranks: JAX's words name them
         "stack_of_two_shapes": _said(lambda: jnp.stack([jnp.ones(2), jnp.ones(3)])),
         "stack_of_two_ranks": _said(lambda: jnp.stack([jnp.ones(2), jnp.ones((2, 1))])),
@@ -1014,4 +1015,39 @@ def _card_rewrites(jax):
         ran = dict(names)
         exec(program, ran)
         found[f"card_{case}_fixed"] = value_of(ran["_y"])
+    return found
+
+
+# NumPy's random module asked of jax.numpy (JAX: AttributeError, jax.numpy has no `random`),
+# and the numpy-random card's jax.random call for each, with a key from seed 0
+NUMPY_RANDOM = {
+    "normal_size": ("jnp.random.normal(size=3)", "jax.random.normal(jax.random.key(0), (3,))"),
+    "normal_loc_scale": ("jnp.random.normal(1.0, 2.0, (2,))",
+                         "1.0 + 2.0 * jax.random.normal(jax.random.key(0), (2,))"),
+    "rand": ("jnp.random.rand(2, 3)", "jax.random.uniform(jax.random.key(0), (2, 3))"),
+    "uniform": ("jnp.random.uniform(1.0, 2.0, 3)",
+                "jax.random.uniform(jax.random.key(0), (3,), minval=1.0, maxval=2.0)"),
+    "randint": ("jnp.random.randint(0, 10, size=4)",
+                "jax.random.randint(jax.random.key(0), (4,), 0, 10)"),
+    "randint_high": ("jnp.random.randint(5)", "jax.random.randint(jax.random.key(0), (), 0, 5)"),
+    "choice": ("jnp.random.choice(5, 2, replace=False)",
+               "jax.random.choice(jax.random.key(0), 5, (2,), replace=False)"),
+    "permutation": ("jnp.random.permutation(5)", "jax.random.permutation(jax.random.key(0), 5)"),
+    "seed": ("jax.random.key_data(jnp.random.seed(0))",
+             "jax.random.key_data(jax.random.key(0))"),
+}
+
+
+def _random_mistakes(jax):
+    """NUMPY_RANDOM's errors and values, and a key unpacked as two (`k1, k2 = key`: JAX's
+    TypeError) with the key-unpack card's split: the two keys' data."""
+    names = {"jax": jax, "jnp": jax.numpy}
+    found = {}
+    for case, (mistake, fix) in NUMPY_RANDOM.items():
+        found[f"nprandom_{case}"] = _said(lambda: eval(mistake, dict(names)))
+        found[f"nprandom_{case}_fixed"] = np.asarray(eval(fix, dict(names))).tolist()
+    found["key_unpacked"] = _said(lambda: exec("k1, k2 = jax.random.key(0)", dict(names)))
+    found["key_unpacked_three"] = _said(lambda: exec("a, b, c = jax.random.key(1)", dict(names)))
+    k1, k2 = jax.random.split(jax.random.key(0))
+    found["key_unpacked_split"] = [np.asarray(jax.random.key_data(k)).tolist() for k in (k1, k2)]
     return found

@@ -19,8 +19,8 @@ import numpy as np
 from jxkernel.views import error_cards
 from learner_mistakes_cases import (CARD_OTHER_FIXES, CARD_PROGRAMS, CARD_REWRITES,  # tests/data
                                     CARD_SETUP, CARD_WORDS, FORI_FLOAT_BOUNDS,
-                                    METHOD_PYTREE_FIX, NOT_ARRAYS, OPERAND_SHAPES,
-                                    RANDOM_REWRITES, VMAP_RANKS,
+                                    METHOD_PYTREE_FIX, NOT_ARRAYS, NUMPY_RANDOM,
+                                    OPERAND_SHAPES, RANDOM_REWRITES, VMAP_RANKS,
                                     _unplaced, run as facts_of)
 import locations  # tests/support: the repository's folders
 from numerics import assert_allclose_ulp
@@ -57,7 +57,13 @@ def test_the_cases_say_what_jax_says():
     for case, words in named.items():
         assert ours[case]["first_line"].replace(words, "") == JAX[case]["first_line"], case
     for case in JAX:
-        if case not in named:
+        if case.startswith("nprandom_") and not case.endswith("_fixed"):   # our module's name
+            ours[case]["first_line"] = ours[case]["first_line"].replace("jxkernel.", "jax.")
+        drawn = case.startswith(("nprandom_", "card_random_")) and case.endswith("_fixed")
+        if drawn and np.asarray(JAX[case]).dtype.kind == "f":   # normal's erfinv: 4 ulps
+            assert_allclose_ulp(np.asarray(ours[case], np.float32),
+                                np.asarray(JAX[case], np.float32), 4, err_msg=case)
+        elif case not in named:
             assert ours[case] == JAX[case], case
 
 
@@ -1088,3 +1094,41 @@ def test_numpys_random_arguments_become_jaxs_and_draw_jaxs_numbers(shell, case):
     assert shell.run_cell(line).success
     assert_allclose_ulp(np.asarray(shell.user_ns["_y"]),
                         np.asarray(JAX[f"card_{case}_fixed"], np.float32), 4)
+
+
+@pytest.mark.parametrize("case", sorted(NUMPY_RANDOM))
+def test_numpys_random_module_asked_of_jnp_becomes_jax_random_with_a_key(shell, case):
+    """`jnp.random.normal(size=3)`: JAX's AttributeError (its module named jax.numpy; ours is
+    jxkernel.numpy), and the card's jax.random call with a key, run, gives JAX's numbers
+    (integers exactly, floats within 4 ulps)."""
+    mistake, fix = NUMPY_RANDOM[case]
+    text, card = shown(shell, f"_y = {mistake}")
+    assert card["kind"] == "numpy-random", text
+    assert card["message"].replace("jxkernel.numpy", "jax.numpy") == \
+        JAX[f"nprandom_{case}"]["first_line"]
+    line = card["rewrite"].splitlines()[0].split("    # ")[0]
+    assert line == f"_y = {fix}", card["rewrite"]
+    assert shell.run_cell(line).success
+    want = np.asarray(JAX[f"nprandom_{case}_fixed"])
+    got = np.asarray(shell.user_ns["_y"])
+    if want.dtype.kind == "f":
+        assert_allclose_ulp(got, want.astype(np.float32), 4)
+    else:
+        assert got.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("line, case, fixed", [
+    ("_k1, _k2 = jax.random.key(0)", "key_unpacked",
+     "_k1, _k2 = jax.random.split(jax.random.key(0))"),
+    ("_a, _b, _c = jax.random.key(1)", "key_unpacked_three",
+     "_a, _b, _c = jax.random.split(jax.random.key(1), 3)"),
+])
+def test_a_key_unpacked_as_two_gets_it_split(shell, line, case, fixed):
+    """JAX: "iteration over a 0-d key array"; split, the two keys are JAX's."""
+    text, card = shown(shell, line)
+    assert card["kind"] == "key-unpack" and card["message"] == JAX[case]["first_line"], text
+    assert card["rewrite"].split("    # ")[0] == fixed, card["rewrite"]
+    assert shell.run_cell(fixed).success
+    if case == "key_unpacked":
+        assert [np.asarray(jxkernel.random.key_data(shell.user_ns[k])).tolist()
+                for k in ("_k1", "_k2")] == JAX["key_unpacked_split"]

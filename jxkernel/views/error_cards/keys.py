@@ -1,6 +1,7 @@
 """Cards for jax.random: a seed passed where a key goes, one key used twice
-(jax_debug_key_reuse), and NumPy's arguments given to jax.random's functions (size=, low=,
-loc=, randint(0, 10) without a shape)."""
+(jax_debug_key_reuse), a key unpacked as if it were two (`k1, k2 = key`), NumPy's random
+module asked of jax.numpy (`jnp.random.normal(size=3)`), and NumPy's arguments given to
+jax.random's functions (size=, low=, loc=, randint(0, 10) without a shape)."""
 from __future__ import annotations
 
 import ast
@@ -149,3 +150,128 @@ def _randint_arguments(args, keywords):
             return args
         return args[:1] + [ast.Tuple([], ast.Load())] + args[1:]
     return None
+
+
+# ------------------------------------------------------------------ a key unpacked
+def _is_key_unpacked(e) -> bool:
+    return isinstance(e, TypeError) and str(e) == "iteration over a 0-d key array"
+
+
+def _key_unpack_card(exc, where, called_from) -> ErrorCard:
+    tree = _parse_line(where)
+    rewrite = ""
+    for node in ast.walk(tree) if tree is not None else ():    # `k1, k2 = key`
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], (ast.Tuple, ast.List)) and \
+                not any(isinstance(t, ast.Starred) for t in node.targets[0].elts):
+            count = len(node.targets[0].elts)
+            split = f"jax.random.split({ast.unparse(node.value)}" + \
+                ("" if count == 2 else f", {count}") + ")"
+            names = ", ".join(ast.unparse(t) for t in node.targets[0].elts)
+            rewrite = f"{names} = {split}    # {count} new keys, each for one use"
+    return ErrorCard(
+        "key-unpack", "A key is one value: it does not unpack into keys",
+        why=("jax.random.key(seed) is one key (an array of shape ()), not a pair; new keys "
+             "come from jax.random.split(key, n), which returns n of them."),
+        fix=("Split the key: k1, k2 = jax.random.split(key) (or split(key, n) for n keys), and "
+             "use each new key once."),
+        rewrite=rewrite or "key, sub = jax.random.split(key)    # a key to keep, one to use",
+        docs="https://docs.jax.dev/en/latest/random-numbers.html")
+
+
+# ------------------------------------------------------------------ jnp.random
+_NO_RANDOM = re.compile(r"^module '[\w.]*numpy' has no attribute 'random'$")
+_KEY = "jax.random.key(0)"
+# NumPy's legacy random functions: (their parameters in order, with defaults)
+_NUMPY_RANDOM = {
+    "seed": ("seed",), "rand": None, "randn": None,         # rand/randn: the sizes, spread
+    "random": ("size",), "random_sample": ("size",),
+    "normal": ("loc", "scale", "size"), "uniform": ("low", "high", "size"),
+    "randint": ("low", "high", "size"), "choice": ("a", "size", "replace", "p"),
+    "permutation": ("x",), "shuffle": ("x",)}
+
+
+def _is_numpy_random_module(e) -> bool:
+    return isinstance(e, AttributeError) and _NO_RANDOM.match(str(e)) is not None
+
+
+def _numpy_random_module_card(exc, where, called_from) -> ErrorCard:
+    rewrite = _numpy_random_module_rewrite(where)
+    return ErrorCard(
+        "numpy-random", "jax.numpy has no random module: random numbers come from jax.random",
+        why=("NumPy draws from a hidden global state (np.random.seed), which traced, "
+             "vectorized and parallel code cannot share; JAX's jax.random functions take "
+             "that state as an argument instead: a key, made once from a seed and split for "
+             "each new draw (the same key gives the same numbers)."),
+        fix=("Make a key once, key = jax.random.key(seed) (in place of np.random.seed), and "
+             "pass a key to each jax.random function with the shape: jax.random.normal(key, "
+             "(3,)); split it for the next draw: key, sub = jax.random.split(key)."),
+        rewrite=rewrite or
+        ("key = jax.random.key(0)                 # in place of np.random.seed(0)\n"
+         "key, sub = jax.random.split(key)       # a new key for each draw\n"
+         "x = jax.random.normal(sub, (3,))"),
+        docs="https://docs.jax.dev/en/latest/random-numbers.html")
+
+
+def _numpy_random_module_rewrite(where) -> str:
+    """The user's `jnp.random.<fn>(...)` call as jax.random's, with a key from seed 0 and
+    NumPy's size as the shape, or "" where it is no call this knows."""
+    tree = _parse_line(where)
+    for call in ast.walk(tree) if tree is not None else ():
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and
+                isinstance(call.func.value, ast.Attribute) and call.func.value.attr == "random"
+                and call.func.attr in _NUMPY_RANDOM and not any(
+                    isinstance(a, (ast.Starred)) for a in call.args) and
+                all(k.arg for k in call.keywords)):
+            continue
+        new = _jax_random_call(call.func.attr, call)
+        if new is None:
+            return ""
+        if call.func.attr == "seed":
+            line = f"key = {new}" if isinstance(tree.body[0], ast.Expr) and \
+                tree.body[0].value is call else _replaced(tree, call, new)
+            return f"{line}    # in place of the seed: pass key (split) to each draw"
+        return (f"{_replaced(tree, call, new)}    # a key first: key = jax.random.key(0) once, "
+                f"split per draw")
+    return ""
+
+
+def _jax_random_call(name, call):
+    """jax.random's code for NumPy's random.<name> call, or None."""
+    params = _NUMPY_RANDOM[name]
+    if params is None:                                      # rand(2, 3): the shape, spread
+        shape = ast.unparse(ast.Tuple(call.args, ast.Load()))
+        return f"jax.random.{'uniform' if name == 'rand' else 'normal'}({_KEY}, {shape})" \
+            if not call.keywords else None
+    if len(call.args) > len(params):
+        return None
+    given = dict(zip(params, (ast.unparse(a) for a in call.args)))
+    given.update({k.arg: ast.unparse(k.value) for k in call.keywords})
+    if not set(given) <= set(params):
+        return None
+    size = given.pop("size", None)
+    shape = "()" if size in (None, "None") else (f"({size},)" if size.isdigit() else size)
+    if name == "seed":
+        return f"jax.random.key({given.get('seed', '0')})"
+    if name in ("random", "random_sample"):
+        return f"jax.random.uniform({_KEY}, {shape})"
+    if name == "normal":
+        draw = f"jax.random.normal({_KEY}, {shape})"
+        scale, loc = given.get("scale"), given.get("loc")
+        draw = f"{scale} * {draw}" if scale else draw
+        return f"{loc} + {draw}" if loc else draw
+    if name == "uniform":
+        bounds = "".join(f", {jax_name}={given[np_name]}" for np_name, jax_name in
+                         (("low", "minval"), ("high", "maxval")) if np_name in given)
+        return f"jax.random.uniform({_KEY}, {shape}{bounds})"
+    if name == "randint":
+        low, high = given.get("low"), given.get("high")
+        if low is None:
+            return None
+        low, high = ("0", low) if high in (None, "None") else (low, high)
+        return f"jax.random.randint({_KEY}, {shape}, {low}, {high})"
+    if name == "choice":
+        extra = "".join(f", {k}={given[k]}" for k in ("replace", "p") if k in given)
+        return f"jax.random.choice({_KEY}, {given['a']}, {shape}{extra})" if "a" in given \
+            else None
+    return f"jax.random.permutation({_KEY}, {given['x']})" if "x" in given else None
