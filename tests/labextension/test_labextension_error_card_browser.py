@@ -45,6 +45,9 @@ MISTAKES = [
     ("jax.random.randint(jax.random.key(0), 0, 10)",
      "jax.random.randint was called with NumPy's arguments",
      "jax.random.randint(jax.random.key(0), (), 0, 10)"),
+    ("jnp.random.normal(size=3)",
+     "jax.numpy has no random module: random numbers come from jax.random",
+     "jax.random.normal(jax.random.key(0), (3,))"),
 ]
 MORE = [NOTEBOOK[0]] + [{"cell_type": "code", "source": source,
                          "metadata": {"tags": ["raises-exception"]}} for source, _, _ in MISTAKES]
@@ -73,7 +76,7 @@ def mistakes(server, chromium):
 
 @pytest.mark.parametrize("index", range(len(MISTAKES)),
                          ids=["list-operand", "list-index", "masked-update", "truth-value",
-                              "random-arguments"])
+                              "random-arguments", "numpy-random"])
 def test_a_learners_mistake_gets_its_card_with_the_line_rewritten(mistakes, request, index):
     """The cards of jxkernel/views/error_cards/ for mistakes JAX's pages and learners meet
     (tests/notebook/test_learner_mistakes.py checks each rewrite against JAX's value): drawn

@@ -231,8 +231,7 @@ def _numpy_random_module_rewrite(where) -> str:
             line = f"key = {new}" if isinstance(tree.body[0], ast.Expr) and \
                 tree.body[0].value is call else _replaced(tree, call, new)
             return f"{line}    # in place of the seed: pass key (split) to each draw"
-        return (f"{_replaced(tree, call, new)}    # a key first: key = jax.random.key(0) once, "
-                f"split per draw")
+        return f"{_replaced(tree, call, new)}    # a key: made once, split per draw"
     return ""
 
 
