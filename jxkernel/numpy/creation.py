@@ -83,9 +83,9 @@ def _shape(shape, name="shape", op="broadcast_in_dim") -> tuple:
     else:
         raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got "
                         f"{shape}.")
-    for d in dims:                        # a traced size: JAX's plain TypeError
-        if isinstance(d, Tracer) and d.to_concrete_value() is None:
-            raise shape_error(dims, d)
+    for d in dims:                        # a traced size: JAX's plain TypeError (a list
+        if isinstance(d, Tracer) and d.to_concrete_value() is None:     # printed as a list)
+            raise shape_error(shape if isinstance(shape, list) else dims, d)
     if not all(isinstance(d, Tracer) or _is_integer(d) or is_symbolic(d) for d in dims):
         raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got "
                         f"{shape if isinstance(shape, np.ndarray) else dims}.")

@@ -102,11 +102,10 @@ def _as_tuple(idx) -> tuple:
     if isinstance(idx, Sequence) and not isinstance(idx, str):
         unpack = any(isinstance(i, (np.ndarray, Array, Tracer)) and np.ndim(i) != 0 or
                      isinstance(i, (Sequence, slice)) or i is Ellipsis or i is None for i in idx)
-        raise TypeError("Using a non-tuple sequence for multidimensional indexing is not "
-                        "allowed; use `arr[tuple(seq)]` instead of `arr[seq]`. " if unpack else
-                        "Using a non-tuple sequence for multidimensional indexing is not "
-                        "allowed; use `arr[array(seq)]` instead of `arr[seq]`. "
-                        "See https://github.com/jax-ml/jax/issues/4564 for more information.")
+        raise TypeError(f"Using a non-tuple sequence for multidimensional indexing is not "
+                        f"allowed; use `arr[{'tuple' if unpack else 'array'}(seq)]` instead of "
+                        f"`arr[seq]`. See https://github.com/jax-ml/jax/issues/4564 for more "
+                        f"information.")
     return (idx,)
 
 

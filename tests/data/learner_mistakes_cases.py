@@ -196,6 +196,9 @@ def _gotchas(jax):
             jnp.arange(5), 1).tolist(),
         "slice_static": jax.jit(lambda v, n: v[:n], static_argnames=("n",))(
             jnp.arange(5), 3).tolist(),
+        # a shape tuple holding an array: static, it is not hashable (the card offers none)
+        "static_shape_array_inside": _said(lambda: jax.jit(
+            lambda v, s: v.reshape(s), static_argnames=("s",))(jnp.arange(6), (jnp.array(2), 3))),
         "static_array_as_shape_tuple": _said(lambda: jax.jit(
             lambda x, s: jnp.zeros(s) + x, static_argnums=1)(
                 1.0, tuple(np.array([2, 3]).tolist()))),
@@ -410,6 +413,7 @@ def run(jax):
         **_prints_under_jit(jax),
         **_branch_types(jax),
         **_card_rewrites(jax),
+        **_random_mistakes(jax),
         # jnp.stack of arrays of two shapes, of two ranks: JAX's words name them
         "stack_of_two_shapes": _said(lambda: jnp.stack([jnp.ones(2), jnp.ones(3)])),
         "stack_of_two_ranks": _said(lambda: jnp.stack([jnp.ones(2), jnp.ones((2, 1))])),
@@ -706,7 +710,8 @@ def _branch_types(jax):
 
 
 # The names the cases below use (a cell the notebook test runs first, and each side here)
-CARD_SETUP = """x = jnp.arange(1.0, 4.0)
+CARD_SETUP = """import math
+x = jnp.arange(1.0, 4.0)
 m = jnp.arange(6.0)
 M = jnp.arange(6.0).reshape(2, 3)
 def grow(a):
@@ -725,11 +730,17 @@ params = {"w": jnp.ones(2), "b": jnp.zeros(())}
 def loss_fn(p):
     return (p["w"] ** 2).sum() + p["b"]
 vg = jax.value_and_grad(loss_fn)(params)
+shp = [2, 3]
+def fill(v, shape):
+    return jnp.zeros(shape) + v
 ga = jax.grad(lambda p: (loss_fn(p), 1.0), has_aux=True)(params)"""
 
 # (mistake, fix): the while-grad, cond-predicate, lax-dtypes, reshape-size, float-index,
 # integer-power, axis-bounds, scan-lengths, ragged-array, list-argument, while-per-element,
-# float-shape, slice-indices, scan-output, fori-bounds and concatenate-ranks cards' rewrite of
+# float-shape, slice-indices, scan-output, fori-bounds, concatenate-ranks, boolean-index
+# (a masked .at[] update), list-operand, list-index, truth-value, bool-conversion and
+# concretization (Python's max/min, math's functions; a shape's tuple static) and
+# random-arguments cards' rewrite of
 # each mistake's line
 # (tests/notebook/test_learner_mistakes.py checks the card gives it, runs it, and compares its
 # value with JAX's)
@@ -832,6 +843,75 @@ CARD_REWRITES = {
     "concatenate_hstack_row": ("jnp.hstack([x, M])", "jnp.vstack([x, M])"),
     "concatenate_under_jit": ("jax.jit(lambda a, b: jnp.concatenate([a, b]))(x, M)",
                               "jax.jit(lambda a, b: jnp.concatenate([a[None], b]))(x, M)"),
+    # an .at[] update picked by a boolean mask, under jit: jnp.where of the update and x
+    "mask_at_set": ("jax.jit(lambda v: v.at[v > 2].set(0.0))(x)",
+                    "jax.jit(lambda v: jnp.where(v > 2, 0.0, v))(x)"),
+    "mask_at_add": ("jax.jit(lambda v: v.at[v > 1].add(10.0))(x)",
+                    "jax.jit(lambda v: jnp.where(v > 1, v + 10.0, v))(x)"),
+    "mask_at_min": ("jax.jit(lambda v, w: v.at[w < 2].min(w))(x, x - 1)",
+                    "jax.jit(lambda v, w: jnp.where(w < 2, jnp.minimum(v, w), v))(x, x - 1)"),
+    # a list operand of an array's operator (NumPy makes it an array; JAX's operators decline)
+    "list_operand_right": ("x + [1.0, 2.0, 3.0]", "x + jnp.asarray([1.0, 2.0, 3.0])"),
+    "list_operand_left": ("[1.0, 2.0] * x[:2]", "jnp.asarray([1.0, 2.0]) * x[:2]"),
+    "list_operand_tuple": ("x + (1, 2, 3)", "x + jnp.asarray((1, 2, 3))"),
+    # a list as an index: an index array (JAX's "arr[array(seq)]"), or, for a list of lists,
+    # one index per axis (JAX's "arr[tuple(seq)]")
+    "list_index_vector": ("x[[0, 2]]", "x[jnp.array([0, 2])]"),
+    "list_index_rows": ("M[[1, 0]]", "M[jnp.array([1, 0])]"),
+    "list_index_at": ("x.at[[0, 2]].set(0.0)", "x.at[jnp.array([0, 2])].set(0.0)"),
+    "list_index_nested": ("M[[[0, 1], [1, 2]]]", "M[[0, 1], [1, 2]]"),
+    "list_index_under_jit": ("jax.jit(lambda v: v[[0, 2]])(x)",
+                             "jax.jit(lambda v: v[jnp.array([0, 2])])(x)"),
+    # Python's max/min and math's functions of traced values: jnp's, which trace
+    "python_max": ("jax.jit(lambda v: max(v, 0.0))(-1.0)",
+                   "jax.jit(lambda v: jnp.maximum(v, 0.0))(-1.0)"),
+    "python_min_of_array": ("jax.jit(lambda v: min(v))(x)", "jax.jit(lambda v: jnp.min(v))(x)"),
+    "python_math_exp": ("jax.jit(lambda v: math.exp(v))(0.0)",
+                        "jax.jit(lambda v: jnp.exp(v))(0.0)"),
+    "python_math_under_grad": ("jax.grad(lambda v: math.sqrt(v))(4.0)",
+                               "jax.grad(lambda v: jnp.sqrt(v))(4.0)"),
+    "scalar_math_vector": ("jax.jit(lambda v: math.floor(v / 2))(x)",
+                           "jax.jit(lambda v: jnp.floor(v / 2))(x)"),
+    # several booleans where Python needs one (NumPy's ValueError, traced or not)
+    "truth_max_vector": ("jax.jit(lambda v: max(v, 0.0))(x - 2)",
+                         "jax.jit(lambda v: jnp.maximum(v, 0.0))(x - 2)"),
+    "truth_if_vector": ("x * 2 if x > 2 else -x", "jnp.where(x > 2, x * 2, -x)"),
+    "truth_and_vector": ("(x > 1) and (x < 3)", "jnp.logical_and(x > 1, x < 3)"),
+    # a shape passed to a jitted function: its numbers traced; the tuple made static (a list
+    # passed as its tuple: static arguments must be hashable)
+    "static_shape_tuple": ("jax.jit(lambda v, s: v.reshape(s))(m, (2, 3))",
+                           "jax.jit(lambda v, s: v.reshape(s), static_argnames=('s',))(m, (2, 3))"),
+    "static_shape_list": ("jax.jit(lambda v, s: jnp.zeros(s) + v)(1.0, [2, 3])",
+                          "jax.jit(lambda v, s: jnp.zeros(s) + v, static_argnames=('s',))"
+                          "(1.0, (2, 3))"),
+    "static_shape_named_list": ("jax.jit(fill)(1.0, shp)",
+                                "jax.jit(fill, static_argnames=('shape',))(1.0, tuple(shp))"),
+    # jax.random called with NumPy's arguments: randint's shape and bounds, size= (integers
+    # here; the float draws are RANDOM_REWRITES)
+    "random_randint_bounds": ("jax.random.randint(jax.random.key(0), 0, 10)",
+                              "jax.random.randint(jax.random.key(0), (), 0, 10)"),
+    "random_randint_high": ("jax.random.randint(jax.random.key(0), (3,), 10)",
+                            "jax.random.randint(jax.random.key(0), (3,), 0, 10)"),
+    "random_randint_keywords": ("jax.random.randint(jax.random.key(0), minval=0, maxval=10)",
+                                "jax.random.randint(jax.random.key(0), shape=(), minval=0, "
+                                "maxval=10)"),
+    "random_randint_size": ("jax.random.randint(jax.random.key(1), size=4, low=0, high=10)",
+                            "jax.random.randint(jax.random.key(1), shape=(4,), minval=0, "
+                            "maxval=10)"),
+    "random_choice_size": ("jax.random.choice(jax.random.key(0), 5, size=2, replace=False)",
+                           "jax.random.choice(jax.random.key(0), 5, shape=(2,), replace=False)"),
+}
+
+# the same for draws of floats, whose values are compared within a few ulps
+RANDOM_REWRITES = {
+    "random_normal_size": ("jax.random.normal(jax.random.key(0), size=3)",
+                           "jax.random.normal(jax.random.key(0), shape=(3,))"),
+    "random_uniform_low_high": ("jax.random.uniform(jax.random.key(0), size=(2,), low=1.0, "
+                                "high=2.0)",
+                                "jax.random.uniform(jax.random.key(0), shape=(2,), minval=1.0, "
+                                "maxval=2.0)"),
+    "random_normal_loc_scale": ("jax.random.normal(jax.random.key(0), (2,), loc=1.0, scale=2.0)",
+                                "1.0 + 2.0 * jax.random.normal(jax.random.key(0), (2,))"),
 }
 
 # (mistake statement, the program the card's rewrite makes of it): a rewrite of more than one
@@ -876,6 +956,11 @@ CARD_OTHER_FIXES = {
     "scan_output_each_step": "lax.scan(lambda c, v: (c + v, c + v), 0.0, x)",
     "concatenate_vstack": "jnp.vstack([x, M])",
     "concatenate_column_stack": "jnp.column_stack([M, x[:2]])",
+    "list_index_nested_array": "M[jnp.array([[0, 1], [1, 2]])]",
+    # under jit JAX names its tracer's class in the message (DynamicJaxprTracer; jxkernel's
+    # says JaxprTracer): the mistake's class and the rewrite's value are compared
+    "list_operand_under_jit": "jax.jit(lambda v: v * jnp.asarray([1.0, 2.0, 3.0]))(x)",
+    "truth_all": "jnp.all(x > 2)",
 }
 
 # mistakes whose card lists what it knows and guesses no code: JAX's class and words for each
@@ -913,7 +998,7 @@ def _card_rewrites(jax):
     def value(code):
         return value_of(eval(code, dict(names)))
     found = {}
-    for case, (mistake, fix) in CARD_REWRITES.items():
+    for case, (mistake, fix) in {**CARD_REWRITES, **RANDOM_REWRITES}.items():
         found[f"card_{case}"] = _said(lambda: eval(mistake, dict(names)))
         found[f"card_{case}_fixed"] = value(fix)
     for case, code in CARD_OTHER_FIXES.items():
@@ -930,4 +1015,39 @@ def _card_rewrites(jax):
         ran = dict(names)
         exec(program, ran)
         found[f"card_{case}_fixed"] = value_of(ran["_y"])
+    return found
+
+
+# NumPy's random module asked of jax.numpy (JAX: AttributeError, jax.numpy has no `random`),
+# and the numpy-random card's jax.random call for each, with a key from seed 0
+NUMPY_RANDOM = {
+    "normal_size": ("jnp.random.normal(size=3)", "jax.random.normal(jax.random.key(0), (3,))"),
+    "normal_loc_scale": ("jnp.random.normal(1.0, 2.0, (2,))",
+                         "1.0 + 2.0 * jax.random.normal(jax.random.key(0), (2,))"),
+    "rand": ("jnp.random.rand(2, 3)", "jax.random.uniform(jax.random.key(0), (2, 3))"),
+    "uniform": ("jnp.random.uniform(1.0, 2.0, 3)",
+                "jax.random.uniform(jax.random.key(0), (3,), minval=1.0, maxval=2.0)"),
+    "randint": ("jnp.random.randint(0, 10, size=4)",
+                "jax.random.randint(jax.random.key(0), (4,), 0, 10)"),
+    "randint_high": ("jnp.random.randint(5)", "jax.random.randint(jax.random.key(0), (), 0, 5)"),
+    "choice": ("jnp.random.choice(5, 2, replace=False)",
+               "jax.random.choice(jax.random.key(0), 5, (2,), replace=False)"),
+    "permutation": ("jnp.random.permutation(5)", "jax.random.permutation(jax.random.key(0), 5)"),
+    "seed": ("jax.random.key_data(jnp.random.seed(0))",
+             "jax.random.key_data(jax.random.key(0))"),
+}
+
+
+def _random_mistakes(jax):
+    """NUMPY_RANDOM's errors and values, and a key unpacked as two (`k1, k2 = key`: JAX's
+    TypeError) with the key-unpack card's split: the two keys' data."""
+    names = {"jax": jax, "jnp": jax.numpy}
+    found = {}
+    for case, (mistake, fix) in NUMPY_RANDOM.items():
+        found[f"nprandom_{case}"] = _said(lambda: eval(mistake, dict(names)))
+        found[f"nprandom_{case}_fixed"] = np.asarray(eval(fix, dict(names))).tolist()
+    found["key_unpacked"] = _said(lambda: exec("k1, k2 = jax.random.key(0)", dict(names)))
+    found["key_unpacked_three"] = _said(lambda: exec("a, b, c = jax.random.key(1)", dict(names)))
+    k1, k2 = jax.random.split(jax.random.key(0))
+    found["key_unpacked_split"] = [np.asarray(jax.random.key_data(k)).tolist() for k in (k1, k2)]
     return found

@@ -31,13 +31,68 @@ NOTEBOOK = [
 FIRST_LINE = "Attempted boolean conversion of traced array with shape bool[]."
 
 
+# learners' mistakes with a card each, every cell tagged raises-exception so that Run All
+# goes past it: (source, the card's title, the first line of its rewrite)
+MISTAKES = [
+    ("y = x + [1.0, 2.0, 3.0]", "A Python list as an operand of +",
+     "y = x + jnp.asarray([1.0, 2.0, 3.0])"),
+    ("x[[0, 2]]", "An array was indexed with a Python list", "x[jnp.array([0, 2])]"),
+    ("jax.jit(lambda v: v.at[v > 1].set(0.0))(x)",
+     "A boolean mask picks the elements to update",
+     "jax.jit(lambda v: jnp.where(v > 1, 0.0, v))(x)"),
+    ("def relu(v):\n    return max(v, 0.0)\n\nrelu(x - 1)",
+     "An array of booleans where Python needs one", "return jnp.maximum(v, 0.0)"),
+    ("jax.random.randint(jax.random.key(0), 0, 10)",
+     "jax.random.randint was called with NumPy's arguments",
+     "jax.random.randint(jax.random.key(0), (), 0, 10)"),
+    ("jnp.random.normal(size=3)",
+     "jax.numpy has no random module: random numbers come from jax.random",
+     "jax.random.normal(jax.random.key(0), (3,))"),
+]
+MORE = [NOTEBOOK[0]] + [{"cell_type": "code", "source": source,
+                         "metadata": {"tags": ["raises-exception"]}} for source, _, _ in MISTAKES]
+
+
 @pytest.fixture(scope="module")
-def page(lab_app, chromium):
-    with lab_notebooks(lab_app, {"cards.ipynb": NOTEBOOK}) as server:
-        with notebook_run(chromium, server, [], "cards.ipynb",
-                          {JAXPR: "jx-JaxprOutput", LIVE: "jx-viewer", EXPLAIN: "jx-ExplainOutput",
-                           ERROR: "jx-ErrorCardOutput"}) as p:
-            yield p
+def server(lab_app):
+    with lab_notebooks(lab_app, {"cards.ipynb": NOTEBOOK, "mistakes.ipynb": MORE}) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def page(server, chromium):
+    with notebook_run(chromium, server, [], "cards.ipynb",
+                      {JAXPR: "jx-JaxprOutput", LIVE: "jx-viewer", EXPLAIN: "jx-ExplainOutput",
+                       ERROR: "jx-ErrorCardOutput"}) as p:
+        yield p
+
+
+@pytest.fixture(scope="module")
+def mistakes(server, chromium):
+    with notebook_run(chromium, server, [], "mistakes.ipynb",
+                      {i + 1: "jx-ErrorCardOutput" for i in range(len(MISTAKES))}) as p:
+        yield p
+
+
+@pytest.mark.parametrize("index", range(len(MISTAKES)),
+                         ids=["list-operand", "list-index", "masked-update", "truth-value",
+                              "random-arguments", "numpy-random"])
+def test_a_learners_mistake_gets_its_card_with_the_line_rewritten(mistakes, request, index):
+    """The cards of jxkernel/views/error_cards/ for mistakes JAX's pages and learners meet
+    (tests/notebook/test_learner_mistakes.py checks each rewrite against JAX's value): drawn
+    by the extension with the user's line, the why, the fix and the rewrite."""
+    source, title, rewrite = MISTAKES[index]
+    card = cell(mistakes, index + 1).locator(".jx-ErrorCardOutput")
+    expect(card.locator(".jx-ErrorCard-title")).to_have_text(title)
+    line = "return max(v, 0.0)" if source.startswith("def ") else source  # the user's line
+    expect(card.locator(".jx-ErrorCard-code").first).to_have_text(line)
+    expect(card.locator(".jx-ErrorCard-rewrite")).to_contain_text(rewrite)
+    # the error said once, in one line, and one card (the kernel's own stderr, an asyncio
+    # "Task was destroyed" now and then, may come on top: not the card's)
+    outputs = cell(mistakes, index + 1).locator(".jp-OutputArea-output")
+    expect(outputs.filter(has_text="explained in the card below")).to_have_count(1)
+    expect(cell(mistakes, index + 1).locator(".jx-ErrorCardOutput")).to_have_count(1)
+    shot_view(cell(mistakes, index + 1), request, "1")
 
 
 def test_the_static_array_mistake_is_said_once_by_its_card(page, request):

@@ -46,14 +46,21 @@ lax.dynamic_slice / dynamic_update_slice given a number where a tuple per axis g
 scan-output (TypeError: a scan body returning one value or three, not (carry, y)),
 fori-bounds (TypeError: lax.fori_loop given a float bound, `lax.fori_loop(0, n / 2, ...)`),
 concatenate-ranks (TypeError or ValueError: jnp.concatenate, hstack, stack or
-lax.concatenate given arrays of different numbers of dimensions, a vector and a matrix).
+lax.concatenate given arrays of different numbers of dimensions, a vector and a matrix),
+list-operand (TypeError: an array's operator given a Python list or tuple, `x + [1, 2]`),
+list-index (TypeError: an array indexed by a Python list, `x[[0, 2]]`), truth-value
+(ValueError: an array of several booleans where Python needs one, `if x > 0:` of a vector,
+`max(v, 0.0)`), random-arguments (TypeError: a jax.random function called with NumPy's
+arguments, size=, low=/high=, loc=/scale=, randint(key, 0, 10) without its shape),
+key-unpack (TypeError: `k1, k2 = key`, a key iterated), numpy-random (AttributeError:
+`jnp.random.normal(size=3)`, NumPy's random module asked of jax.numpy).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
 `rewrites.py` (the user's code read back and rewritten: branches, loops), then one module
 per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py`, `shapes.py`,
 `keys.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `operand_dtypes.py`, `trees.py`,
-`methods.py`, `axes.py`, `scan_lengths.py`, `ragged.py`, `list_arguments.py`,
+`methods.py`, `axes.py`, `scan_lengths.py`, `ragged.py`, `list_arguments.py`, `truth.py`,
 `loop_conditions.py`, `slice_indices.py`, `joins.py`. `_CARDS` below says
 which card an exception gets, in order: the first whose test passes.
 
@@ -103,9 +110,12 @@ from .control_flow import (_body_arguments_card, _branch_card, _carry_card,
 from .grad import (_int_grad_card, _is_int_grad_input, _is_scalar_output,
                    _scalar_output_card)
 from .joins import _is_join_ranks, _join_ranks_card
-from .list_arguments import _is_list_argument, _list_argument_card
+from .list_arguments import (_is_list_argument, _is_list_index, _is_list_operand,
+                             _list_argument_card, _list_index_card, _list_operand_card)
 from .loop_conditions import _is_while_per_element, _while_per_element_card
-from .keys import _is_seed_as_key, _key_reuse_card, _seed_card
+from .keys import (_is_key_unpacked, _is_numpy_random, _is_numpy_random_module, _is_seed_as_key,
+                   _key_reuse_card, _key_unpack_card, _numpy_random_card,
+                   _numpy_random_module_card, _seed_card)
 from .methods import _is_method_self, _method_card
 from .operand_dtypes import (_float_index_card, _float_shape_card, _fori_bounds_card,
                              _int_power_card, _is_float_index, _is_float_shape,
@@ -123,6 +133,7 @@ from .static import _is_not_an_array, _is_unhashable, _not_an_array_card, _unhas
 from .tracer import (_array_card, _bool_card, _concretization_card, _is_traced_shape_error,
                      _leaked_card)
 from .trees import _is_tree_structure, _tree_structure_card
+from .truth import _is_truth_value, _truth_value_card
 from .vmap import (_in_axes_length_card, _is_in_axes_length, _is_vmap_rank, _is_vmap_sizes,
                    _vmap_card, _vmap_rank_card)
 
@@ -188,6 +199,12 @@ _CARDS = [
     (_is_scan_lengths, _scan_lengths_card),
     (_is_ragged, _ragged_card),
     (_is_list_argument, _list_argument_card),
+    (_is_list_operand, _list_operand_card),
+    (_is_list_index, _list_index_card),
+    (_is_truth_value, _truth_value_card),
+    (_is_numpy_random, _numpy_random_card),
+    (_is_key_unpacked, _key_unpack_card),
+    (_is_numpy_random_module, _numpy_random_module_card),
     (_is_while_per_element, _while_per_element_card),
     (_is_float_shape, _float_shape_card),
     (_is_slice_indices, _slice_indices_card),

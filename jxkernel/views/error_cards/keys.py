@@ -1,11 +1,15 @@
-"""Cards for random keys: a seed passed where a key goes, and one key used twice
-(jax_debug_key_reuse)."""
+"""Cards for jax.random: a seed passed where a key goes, one key used twice
+(jax_debug_key_reuse), a key unpacked as if it were two (`k1, k2 = key`), NumPy's random
+module asked of jax.numpy (`jnp.random.normal(size=3)`), and NumPy's arguments given to
+jax.random's functions (size=, low=, loc=, randint(0, 10) without a shape)."""
 from __future__ import annotations
 
 import ast
+import re
 
 from .card import ErrorCard, _DOCS
-from .rewrites import _parse_line
+from .reading import _user_lines
+from .rewrites import _parse_line, _replaced
 
 
 # ------------------------------------------------------------------ one key used twice
@@ -54,3 +58,219 @@ def _key_rewrite(where) -> str:
     return ("key = jax.random.key(0)              # once, from a seed\n"
             "key, sub = jax.random.split(key)     # a new key for each use\n"
             "x = jax.random.normal(sub, (3,))")
+
+
+# ------------------------------------------------------------------ NumPy's random arguments
+# Python's words for a jax.random call written as NumPy's: a keyword NumPy's functions take,
+# or randint missing its shape or upper bound
+_NUMPY_KEYWORD = re.compile(r"^(\w+)\(\) got an unexpected keyword argument "
+                            r"'(size|low|high|loc|scale)'$")
+_RANDINT_MISSING = re.compile(r"^randint\(\) missing 1 required positional argument: "
+                              r"'(maxval|shape)'$")
+_RENAMED = {"size": "shape", "low": "minval", "high": "maxval"}
+
+
+def _is_numpy_random(e) -> bool:
+    """The words of a NumPy-style call, and the user's line calls jax.random's function (not
+    a function of the user's named `normal`)."""
+    if not isinstance(e, TypeError):
+        return False
+    found = _NUMPY_KEYWORD.match(str(e)) or _RANDINT_MISSING.match(str(e))
+    name = "randint" if found is not None and found.re is _RANDINT_MISSING else \
+        found and found.group(1)
+    where, _ = _user_lines(e) if found is not None else (None, None)
+    return bool(where) and re.search(rf"\brandom\.{name}\(", where["code"]) is not None
+
+
+def _numpy_random_card(exc, where, called_from) -> ErrorCard:
+    found = _NUMPY_KEYWORD.match(str(exc))
+    name = found.group(1) if found else "randint"
+    rewrite = _numpy_random_rewrite(where, name)
+    return ErrorCard(
+        "random-arguments", f"jax.random.{name} was called with NumPy's arguments",
+        why=("jax.random's functions take a key first, then the shape (NumPy's size=), then "
+             "their parameters by JAX's names: minval/maxval for NumPy's low/high, and no "
+             "loc/scale (normal is standard: scale and shift its result). randint needs both "
+             "bounds after the shape: randint(key, shape, minval, maxval)."),
+        fix=("Pass shape= (a tuple: (3,), or () for one number) where NumPy took size=, "
+             "minval=/maxval= for low=/high=, and write normal's loc + scale * normal(key, "
+             "shape)."),
+        rewrite=(f"{rewrite}    # JAX's arguments" if rewrite else
+                 "x = jax.random.randint(key, (3,), 0, 10)    # key, shape, minval, maxval\n"
+                 "y = 1.0 + 2.0 * jax.random.normal(key, (3,))    # loc + scale * normal"),
+        docs="https://docs.jax.dev/en/latest/jax.random.html")
+
+
+def _numpy_random_rewrite(where, name) -> str:
+    """The user's jax.random.<name>(...) call with JAX's arguments for NumPy's, or ""."""
+    tree = _parse_line(where)
+    for call in ast.walk(tree) if tree is not None else ():
+        func = ast.unparse(call.func) if isinstance(call, ast.Call) else ""
+        if not (func.rpartition(".")[2] == name and func.rpartition(".")[0].endswith("random")
+                and call.args and not any(isinstance(a, ast.Starred) for a in call.args)):
+            continue
+        if any(k.arg is None for k in call.keywords):       # **kwargs: not read here
+            return ""
+        # JAX's names for NumPy's, in the user's order; loc and scale out of the call
+        keywords = {_RENAMED.get(k.arg, k.arg): k.value for k in call.keywords
+                    if k.arg not in ("loc", "scale")}
+        shift = {k.arg: k.value for k in call.keywords if k.arg in ("loc", "scale")}
+        if isinstance(keywords.get("shape"), ast.Constant) and \
+                type(keywords["shape"].value) is int:       # size=3: the shape (3,)
+            keywords["shape"] = ast.Tuple([keywords["shape"]], ast.Load())
+        args = list(call.args)
+        if name == "randint" and "shape" not in keywords:
+            args = _randint_arguments(args, keywords)
+            if args is None:
+                return ""
+        new = ast.Call(call.func, args, [ast.keyword(k, v) for k, v in keywords.items()])
+        if shift:           # normal's loc + scale * normal(key, shape)
+            if "scale" in shift:
+                new = ast.BinOp(shift["scale"], ast.Mult(), new)
+            if "loc" in shift:
+                new = ast.BinOp(shift["loc"], ast.Add(), new)
+        return _replaced(tree, call, new)
+    return ""
+
+
+def _randint_arguments(args, keywords):
+    """randint's positional arguments with the shape NumPy's randint has not (`randint(key,
+    0, 10)`: shape ()) or the lower bound it takes as 0 (`randint(key, (3,), 10)`); None where
+    neither reading fits."""
+    shape_given = len(args) > 1 and isinstance(args[1], (ast.Tuple, ast.List))
+    bounds = args[2:] if shape_given else args[1:]
+    bounds += [keywords[k] for k in ("minval", "maxval") if k in keywords]
+    if shape_given and len(bounds) == 1 and "maxval" not in keywords:
+        return args[:2] + [ast.Constant(0)] + args[2:]      # NumPy's randint(high): from 0
+    if not shape_given and len(bounds) == 2:
+        if len(args) == 1:                                  # all by keyword: shape= first
+            moved = dict(keywords)
+            keywords.clear()
+            keywords.update(shape=ast.Tuple([], ast.Load()), **moved)
+            return args
+        return args[:1] + [ast.Tuple([], ast.Load())] + args[1:]
+    return None
+
+
+# ------------------------------------------------------------------ a key unpacked
+def _is_key_unpacked(e) -> bool:
+    return isinstance(e, TypeError) and str(e) == "iteration over a 0-d key array"
+
+
+def _key_unpack_card(exc, where, called_from) -> ErrorCard:
+    tree = _parse_line(where)
+    rewrite = ""
+    for node in ast.walk(tree) if tree is not None else ():    # `k1, k2 = key`
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], (ast.Tuple, ast.List)) and \
+                not any(isinstance(t, ast.Starred) for t in node.targets[0].elts):
+            count = len(node.targets[0].elts)
+            split = f"jax.random.split({ast.unparse(node.value)}" + \
+                ("" if count == 2 else f", {count}") + ")"
+            names = ", ".join(ast.unparse(t) for t in node.targets[0].elts)
+            rewrite = f"{names} = {split}    # {count} new keys, each for one use"
+    return ErrorCard(
+        "key-unpack", "A key is one value: it does not unpack into keys",
+        why=("jax.random.key(seed) is one key (an array of shape ()), not a pair; new keys "
+             "come from jax.random.split(key, n), which returns n of them."),
+        fix=("Split the key: k1, k2 = jax.random.split(key) (or split(key, n) for n keys), and "
+             "use each new key once."),
+        rewrite=rewrite or "key, sub = jax.random.split(key)    # a key to keep, one to use",
+        docs="https://docs.jax.dev/en/latest/random-numbers.html")
+
+
+# ------------------------------------------------------------------ jnp.random
+_NO_RANDOM = re.compile(r"^module '[\w.]*numpy' has no attribute 'random'$")
+_KEY = "jax.random.key(0)"
+# NumPy's legacy random functions: (their parameters in order, with defaults)
+_NUMPY_RANDOM = {
+    "seed": ("seed",), "rand": None, "randn": None,         # rand/randn: the sizes, spread
+    "random": ("size",), "random_sample": ("size",),
+    "normal": ("loc", "scale", "size"), "uniform": ("low", "high", "size"),
+    "randint": ("low", "high", "size"), "choice": ("a", "size", "replace", "p"),
+    "permutation": ("x",), "shuffle": ("x",)}
+
+
+def _is_numpy_random_module(e) -> bool:
+    return isinstance(e, AttributeError) and _NO_RANDOM.match(str(e)) is not None
+
+
+def _numpy_random_module_card(exc, where, called_from) -> ErrorCard:
+    rewrite = _numpy_random_module_rewrite(where)
+    return ErrorCard(
+        "numpy-random", "jax.numpy has no random module: random numbers come from jax.random",
+        why=("NumPy draws from a hidden global state (np.random.seed), which traced, "
+             "vectorized and parallel code cannot share; JAX's jax.random functions take "
+             "that state as an argument instead: a key, made once from a seed and split for "
+             "each new draw (the same key gives the same numbers)."),
+        fix=("Make a key once, key = jax.random.key(seed) (in place of np.random.seed), and "
+             "pass a key to each jax.random function with the shape: jax.random.normal(key, "
+             "(3,)); split it for the next draw: key, sub = jax.random.split(key)."),
+        rewrite=rewrite or
+        ("key = jax.random.key(0)                 # in place of np.random.seed(0)\n"
+         "key, sub = jax.random.split(key)       # a new key for each draw\n"
+         "x = jax.random.normal(sub, (3,))"),
+        docs="https://docs.jax.dev/en/latest/random-numbers.html")
+
+
+def _numpy_random_module_rewrite(where) -> str:
+    """The user's `jnp.random.<fn>(...)` call as jax.random's, with a key from seed 0 and
+    NumPy's size as the shape, or "" where it is no call this knows."""
+    tree = _parse_line(where)
+    for call in ast.walk(tree) if tree is not None else ():
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and
+                isinstance(call.func.value, ast.Attribute) and call.func.value.attr == "random"
+                and call.func.attr in _NUMPY_RANDOM and not any(
+                    isinstance(a, (ast.Starred)) for a in call.args) and
+                all(k.arg for k in call.keywords)):
+            continue
+        new = _jax_random_call(call.func.attr, call)
+        if new is None:
+            return ""
+        if call.func.attr == "seed":
+            line = f"key = {new}" if isinstance(tree.body[0], ast.Expr) and \
+                tree.body[0].value is call else _replaced(tree, call, new)
+            return f"{line}    # in place of the seed: pass key (split) to each draw"
+        return f"{_replaced(tree, call, new)}    # a key: made once, split per draw"
+    return ""
+
+
+def _jax_random_call(name, call):
+    """jax.random's code for NumPy's random.<name> call, or None."""
+    params = _NUMPY_RANDOM[name]
+    if params is None:                                      # rand(2, 3): the shape, spread
+        shape = ast.unparse(ast.Tuple(call.args, ast.Load()))
+        return f"jax.random.{'uniform' if name == 'rand' else 'normal'}({_KEY}, {shape})" \
+            if not call.keywords else None
+    if len(call.args) > len(params):
+        return None
+    given = dict(zip(params, (ast.unparse(a) for a in call.args)))
+    given.update({k.arg: ast.unparse(k.value) for k in call.keywords})
+    if not set(given) <= set(params):
+        return None
+    size = given.pop("size", None)
+    shape = "()" if size in (None, "None") else (f"({size},)" if size.isdigit() else size)
+    if name == "seed":
+        return f"jax.random.key({given.get('seed', '0')})"
+    if name in ("random", "random_sample"):
+        return f"jax.random.uniform({_KEY}, {shape})"
+    if name == "normal":
+        draw = f"jax.random.normal({_KEY}, {shape})"
+        scale, loc = given.get("scale"), given.get("loc")
+        draw = f"{scale} * {draw}" if scale else draw
+        return f"{loc} + {draw}" if loc else draw
+    if name == "uniform":
+        bounds = "".join(f", {jax_name}={given[np_name]}" for np_name, jax_name in
+                         (("low", "minval"), ("high", "maxval")) if np_name in given)
+        return f"jax.random.uniform({_KEY}, {shape}{bounds})"
+    if name == "randint":
+        low, high = given.get("low"), given.get("high")
+        if low is None:
+            return None
+        low, high = ("0", low) if high in (None, "None") else (low, high)
+        return f"jax.random.randint({_KEY}, {shape}, {low}, {high})"
+    if name == "choice":
+        extra = "".join(f", {k}={given[k]}" for k in ("replace", "p") if k in given)
+        return f"jax.random.choice({_KEY}, {given['a']}, {shape}{extra})" if "a" in given \
+            else None
+    return f"jax.random.permutation({_KEY}, {given['x']})" if "x" in given else None

@@ -1,6 +1,7 @@
-"""The card for a Python list or tuple given to a jnp function (`jnp.sum([1, 2, 3])`): JAX
-refuses them where NumPy takes them, since each element of a list is a value of its own to
-trace. The rewrite makes the argument an array with jnp.asarray, at its place on the line."""
+"""Cards for a Python list where JAX wants an array, which NumPy takes: given to a jnp function
+(`jnp.sum([1, 2, 3])`: JAX refuses it, since each element of a list is a value of its own to
+trace), an operand of an array's operator (`x + [3, 4]`), or an index (`x[[0, 2]]`: JAX refuses
+a list as ambiguous). The rewrite makes it an array (or a tuple of indices) in its place."""
 from __future__ import annotations
 
 import ast
@@ -46,3 +47,127 @@ def _argument(tree, name, position):
                 position < len(call.args) and not isinstance(call.args[position], ast.Starred):
             return call.args[position]
     return None
+
+
+# Python's words when both operands decline: an array (or a tracer) and a list or tuple
+_OPERAND = re.compile(r"^(?:unsupported operand type\(s\) for (?P<op>[^:]+): |'(?P<cmp>[<>]=?)' "
+                      r"not supported between instances of )'(?P<a>[\w.]+)' and '(?P<b>[\w.]+)'$")
+_SEQUENCES = ("list", "tuple")
+_OPS = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "//": ast.FloorDiv,
+        "%": ast.Mod, "** or pow()": ast.Pow, "**": ast.Pow, "@": ast.MatMult, "&": ast.BitAnd,
+        "|": ast.BitOr, "^": ast.BitXor, "<<": ast.LShift, ">>": ast.RShift,
+        "<": ast.Lt, ">": ast.Gt, "<=": ast.LtE, ">=": ast.GtE}
+
+
+def _operands(e):
+    """(operator, "list" or "tuple", its side: 0 left, 1 right, augmented: `x += [1]`) of
+    `e`, or None."""
+    found = _OPERAND.match(str(e)) if isinstance(e, TypeError) else None
+    if found is None:
+        return None
+    a, b = found.group("a"), found.group("b")
+    symbol = found.group("op") or found.group("cmp")
+    augmented = bool(found.group("op")) and symbol.endswith("=")
+    symbol = symbol.removesuffix("=") if augmented else symbol
+    for side, (kind, other) in enumerate(((a, b), (b, a))):
+        if kind in _SEQUENCES and other.endswith(("ArrayImpl", "Tracer")):
+            return symbol, kind, side, augmented
+    return None
+
+
+def _is_list_operand(e) -> bool:
+    return _operands(e) is not None
+
+
+def _list_operand_card(exc, where, called_from) -> ErrorCard:
+    symbol, kind, side, augmented = _operands(exc)
+    shown = symbol.split()[0] + ("=" if augmented else "")
+    tree = _parse_line(where)
+    operand = _operand_node(tree, symbol, side) if tree is not None else None
+    note = "    # an array: one operand"
+    rewrite = (f"{_replaced(tree, operand, f'jnp.asarray({ast.unparse(operand)})')}{note}"
+               if operand is not None else f"y = x {shown} jnp.asarray(values){note}")
+    return ErrorCard(
+        "list-operand", f"A Python {kind} as an operand of {shown}",
+        why=(f"NumPy turns a {kind} operand into an array for you; JAX's operators take "
+             f"arrays and Python numbers only (as its functions do: under jit, grad or vmap "
+             f"each element of a {kind} would be a value of its own), so {shown} declined the "
+             f"{kind} and Python reports the two types."),
+        fix=f"Make the {kind} an array first: jnp.asarray(values) (or jnp.array).",
+        rewrite=rewrite, docs=None)
+
+
+def _operand_node(tree, symbol, side):
+    """The operand on `side` of the one `symbol` operation on the user's line (a literal list
+    or tuple where several are), or None."""
+    op = _OPS.get(symbol)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, op):
+            found.append((node.left, node.right)[side])
+        elif isinstance(node, ast.AugAssign) and isinstance(node.op, op) and side:
+            found.append(node.value)
+        elif isinstance(node, ast.Compare) and len(node.ops) == 1 and \
+                isinstance(node.ops[0], op):
+            found.append((node.left, node.comparators[0])[side])
+    literal = [n for n in found if isinstance(n, (ast.List, ast.Tuple))]
+    return (literal or found)[0] if len(literal or found) == 1 else None
+
+
+# JAX's words for `x[[0, 2]]` (a list of numbers: "array") and `M[[[0, 1], [1, 2]]]` (a list
+# holding sequences or slices: "tuple")
+_INDEX = re.compile(r"^Using a non-tuple sequence for multidimensional indexing is not allowed; "
+                    r"use `arr\[(array|tuple)\(seq\)\]`")
+
+
+def _is_list_index(e) -> bool:
+    return isinstance(e, TypeError) and _INDEX.match(str(e)) is not None
+
+
+def _list_index_card(exc, where, called_from) -> ErrorCard:
+    per_axis = _INDEX.match(str(exc)).group(1) == "tuple"
+    tree = _parse_line(where)
+    index = _list_index_node(tree) if tree is not None else None
+    if index is None:
+        rewrite = ("y = x[tuple(seq)]    # one index per axis\n# or, as one index array: "
+                   "x[jnp.array(seq)]") if per_axis else \
+            "y = x[jnp.array(seq)]    # an index array: the elements it names"
+    else:
+        text = ast.unparse(index)
+        as_array = _replaced(tree, index, f"jnp.array({text})")
+        if per_axis and isinstance(index, ast.List):     # each entry indexes its own axis
+            as_tuple = _replaced(tree, index, ast.Tuple(index.elts, ast.Load()))
+        elif per_axis:
+            as_tuple = _replaced(tree, index, f"tuple({text})")
+        rewrite = f"{as_array}    # an index array: the elements it names"
+        if per_axis:
+            rewrite = f"{as_tuple}    # one index per axis" + (
+                f"\n# or, as one index array (NumPy's reading of a list of lists): {as_array}"
+                if _numbers_only(index) else "")
+    return ErrorCard(
+        "list-index", "An array was indexed with a Python list",
+        why=("A list index meant two things in NumPy: an index array (x[[0, 2]]: elements 0 "
+             "and 2) and, in older NumPy, one index per axis (x[[0, 2]] as x[0, 2]); JAX "
+             "refuses a list rather than guess which."),
+        fix=("For the elements a list names, make it an array: x[jnp.array([0, 2])]. For one "
+             "index per axis, a tuple: x[0, 2], or x[tuple(seq)]."),
+        rewrite=rewrite, docs="https://github.com/jax-ml/jax/issues/4564")
+
+
+def _list_index_node(tree):
+    """The list that indexes an array on the user's line (`x[[0, 2]]`, `x.at[[0, 2]]`), else
+    the one name that does (`x[idx]`), or None."""
+    subscripts = [n for n in ast.walk(tree) if isinstance(n, ast.Subscript)]
+    lists = [n.slice for n in subscripts if isinstance(n.slice, ast.List)]
+    names = [n.slice for n in subscripts if isinstance(n.slice, ast.Name)]
+    if lists:
+        return lists[0] if len(lists) == 1 else None
+    return names[0] if len(names) == 1 else None
+
+
+def _numbers_only(index) -> bool:
+    """Whether a list index could be an index array: no slice, None or ... among its
+    entries (`[0, slice(None)]` is one index per axis only)."""
+    return not any(isinstance(n, ast.Slice) or isinstance(n, ast.Constant) and
+                   (n.value is None or n.value is Ellipsis) or isinstance(n, ast.Call) and
+                   ast.unparse(n.func) == "slice" for n in ast.walk(index))

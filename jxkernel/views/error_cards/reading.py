@@ -112,23 +112,68 @@ def _static_fix(origin, where=None, exc=None) -> str:
     arg = origin and origin.get("argument")
     if not arg or origin.get("transformation") != "jit":   # a loop body's input can't be
         return ""
-    if not arg.isidentifier() or is_array_input(origin):
+    as_tuple = None     # a list of numbers passed (static, it must come as a tuple): its tuple
+    if not arg.isidentifier():          # `shape[0]`: the whole tuple static, if it can be
+        arg, as_tuple = _static_sequence(origin, exc)
+        if not arg:
+            return ""
+    if is_array_input(origin):
         return ""
     function = origin.get("function") or "f"
     if function.startswith("cell["):
-        return f"%%jit --static {arg}"
+        return "" if as_tuple else f"%%jit --static {arg}"
     if not function.isidentifier():       # a lambda: static where the line jits it, else named
-        return _lambda_static(where, arg) or f"jax.jit(f, static_argnames=({arg!r},))"
+        in_place = _lambda_static(where, arg)
+        if as_tuple:
+            return _tuple_passed(in_place, arg, _parameter_at(exc, function, arg), as_tuple)
+        return in_place or f"jax.jit(f, static_argnames=({arg!r},))"
     decorator, header = _jit_decorator(where, function)
-    if decorator:
+    if decorator and not as_tuple:
         # the decorator's own name for jit: `@jit` after `from jax import jit` has no `jax`
         return (f"from functools import partial\n"
                 f"@partial({decorator[1:]}, static_argnames=({arg!r},))   # in place of "
                 f"{decorator}\n{header}")
     rebound = _rebound(_jit_caller(exc, function), function, arg)
+    if as_tuple:
+        return _tuple_passed(rebound, arg, _parameter_at(exc, function, arg), as_tuple) \
+            if not decorator else ""
     return _value_passed(rebound, arg, _parameter_at(exc, function, arg),
                          origin.get("input_kind") == "array") if rebound else \
         f"{function} = jax.jit({function}, static_argnames=({arg!r},))"
+
+
+def _static_sequence(origin, exc) -> tuple:
+    """(the argument, None) for an element `shape[0]` of a tuple of Python numbers passed to
+    the jitted function: hashable, so the whole tuple can be static; (the argument, the code
+    of its tuple) for a list of numbers, static once passed as that tuple; ("", None) for any
+    other (an array inside, a dict, a value the calling line does not show)."""
+    found = re.fullmatch(r"([A-Za-z_]\w*)\[\d+\]", origin.get("argument") or "")
+    if found is None or origin.get("input_kind") != "python":
+        return "", None
+    arg, function = found.group(1), origin.get("function") or ""
+    position, caller = _parameter_at(exc, function, arg), _caller(exc, function)
+    if position is None or caller is None:
+        return "", None
+    code = linecache.getline(*caller[:2]).strip()
+    expression = argument_expression(code, arg, position)
+    try:
+        value = ast.literal_eval(expression) if expression else None
+    except (ValueError, SyntaxError):       # a name: its value in the calling frame
+        value = caller[2].f_locals.get(expression, caller[2].f_globals.get(expression)) \
+            if expression.isidentifier() else None
+    if not isinstance(value, (tuple, list)) or not all(
+            type(v) in (int, float, bool) for v in value):
+        return "", None
+    if isinstance(value, tuple):
+        return arg, None
+    return arg, (repr(tuple(value)) if expression.startswith("[") else f"tuple({expression})")
+
+
+def _tuple_passed(line, arg, position, as_tuple) -> str:
+    """The static fix's call with the list argument passed as its tuple, or "" where the line
+    does not show it."""
+    return (with_argument(line, arg, position, as_tuple) or "") if line and position is not None \
+        else ""
 
 
 def _or_static(origin, static, kind) -> str:
@@ -139,12 +184,12 @@ def _or_static(origin, static, kind) -> str:
 
 
 def _parameter_at(exc, function, arg):
-    """`arg`'s position among `function`'s parameters, read from its frame in the traceback
-    (None where it is not there)."""
+    """`arg`'s position among `function`'s parameters, read from its frame (the user's) in the
+    traceback (None where it is not there)."""
     tb = getattr(exc, "__traceback__", None)
     while tb is not None:
         code = tb.tb_frame.f_code
-        if code.co_name == function:
+        if code.co_name == function and is_user_file(code.co_filename):   # not jxkernel's lambda
             names = code.co_varnames[:code.co_argcount]
             return names.index(arg) if arg in names else None
         tb = tb.tb_next
@@ -178,17 +223,23 @@ def _lambda_static(where, arg) -> str:
 
 def _jit_caller(exc, function):
     """{"code": the line} of the user's frame that called the jitted `function` (`return
-    cube(x, 3)` inside the learner's `volume`, not the cell's `volume(...)`): the frame before
-    the first frame of `function` in the traceback (jxkernel's own frames are filtered out of
-    it, or skipped here), or None."""
+    cube(x, 3)` inside the learner's `volume`, not the cell's `volume(...)`), or None."""
+    caller = _caller(exc, function)
+    line = linecache.getline(*caller[:2]).strip() if caller else ""
+    return {"code": line} if line else None
+
+
+def _caller(exc, function):
+    """(file, line, frame) of the user's frame that called the jitted `function`: the frame
+    before the first frame of `function` in the traceback (jxkernel's own frames are filtered
+    out of it, or skipped here), or None."""
     tb, caller = getattr(exc, "__traceback__", None), None
     while tb is not None:
         code = tb.tb_frame.f_code
         if code.co_name == function and caller is not None:
-            line = linecache.getline(*caller).strip()
-            return {"code": line} if line else None
+            return caller
         if is_user_file(code.co_filename):
-            caller = (code.co_filename, tb.tb_lineno)
+            caller = (code.co_filename, tb.tb_lineno, tb.tb_frame)
         tb = tb.tb_next
     return None
 

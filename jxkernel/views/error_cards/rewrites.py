@@ -1,6 +1,6 @@
 """The user's code read back (a cell's or a file's line, parsed) and rewritten: a Python `if`
 as jnp.where or lax.cond, `and`/`or` of arrays, a `for` loop over a traced range as
-lax.fori_loop."""
+lax.fori_loop, Python's max/min and math's functions as jnp's."""
 from __future__ import annotations
 
 import ast
@@ -237,3 +237,49 @@ def _listing(items) -> str:
     """
     items = [str(i) for i in items]
     return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
+
+
+# math's functions whose jnp function has another name (the others: the same name in jnp)
+_MATH_NAMES = {"fabs": "abs", "pow": "power", "atan2": "arctan2", "asin": "arcsin",
+               "acos": "arccos", "atan": "arctan", "asinh": "arcsinh", "acosh": "arccosh",
+               "atanh": "arctanh"}
+_MATH_SAME = {"exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "cbrt", "sin", "cos",
+              "tan", "sinh", "cosh", "tanh", "floor", "ceil", "trunc", "hypot", "isnan",
+              "isinf", "isfinite", "degrees", "radians", "copysign", "exp2"}
+
+
+def _python_math_rewrite(where) -> str:
+    """The user's line with Python's max/min and math's functions of arrays written as jnp's
+    (traced, elementwise), or "" when it has none: `max(x, 0.0)` as jnp.maximum(x, 0.0),
+    `max(v)` as jnp.max(v), `math.exp(x)` as jnp.exp(x).
+
+        >>> _python_math_rewrite({"code": "return max(x, 0.0) + math.sqrt(y)"})
+        'return jnp.maximum(x, 0.0) + jnp.sqrt(y)'
+    """
+    tree = _parse_line(where)
+    changed = False
+    for call in list(ast.walk(tree)) if tree is not None else ():
+        if not isinstance(call, ast.Call) or call.keywords or \
+                any(isinstance(a, ast.Starred) for a in call.args):
+            continue
+        func, args = call.func, call.args
+        if isinstance(func, ast.Name) and func.id in ("max", "min") and args:
+            new = f"jnp.{func.id}"                              # max(v): v's largest element
+            if len(args) > 1:                                   # max(a, b, ...): elementwise
+                new, args = f"jnp.{func.id}imum", _pairs(f"jnp.{func.id}imum", args)
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
+                func.value.id == "math" and (func.attr in _MATH_SAME or func.attr in
+                                             _MATH_NAMES) and \
+                not (func.attr == "log" and len(args) > 1):     # math.log(x, base)
+            new = f"jnp.{_MATH_NAMES.get(func.attr, func.attr)}"
+        else:
+            continue
+        call.func, call.args, changed = ast.parse(new, mode="eval").body, args, True
+    return ast.unparse(tree) if changed else ""
+
+
+def _pairs(name, args) -> list:
+    """max(a, b, c)'s arguments as jnp.maximum's two: [a, jnp.maximum(b, c)]."""
+    while len(args) > 2:
+        args = args[:-2] + [ast.Call(ast.parse(name, mode="eval").body, args[-2:], [])]
+    return args

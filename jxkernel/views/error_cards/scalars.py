@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from .card import ErrorCard
-from .rewrites import _parse_line, _replaced
+from .rewrites import _parse_line, _python_math_rewrite, _replaced
 
 _CONVERSION = "Only scalar arrays can be converted to Python scalars"
 _CONVERTERS = ("int", "float", "complex")
@@ -37,10 +37,16 @@ def _scalar_conversion_card(exc, where, called_from) -> ErrorCard:
         fix = ("Choose what you want from it: one element, float(x[i]) for a vector; one "
                "number made of them, float(x.sum()); every value as Python numbers, "
                "x.tolist().")
+    rewrite = _conversion_rewrite(where, traced, size)
+    math = _python_math_rewrite(where) if _conversion_call(_parse_line(where)) is None else ""
+    if math:            # math.sin(x) of an array: math takes one number, jnp works elementwise
+        why = why.replace("int(), float() and complex() make one Python number",
+                          "math's functions take one Python number (float() of the array)")
+        fix = "Use jnp's function of the same name (jnp.sin for math.sin): elementwise, traced."
+        rewrite = f"{math}    # jnp's function: elementwise, an array in and out"
     return ErrorCard(
         "scalar-conversion", f"A Python number was asked of an array of shape {shape}",
-        why=why, fix=fix, rewrite=_conversion_rewrite(where, traced, size),
-        docs=None)
+        why=why, fix=fix, rewrite=rewrite, docs=None)
 
 
 def _conversion_call(tree):

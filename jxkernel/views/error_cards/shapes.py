@@ -9,11 +9,22 @@ import re
 from ...core import errors as jx_errors
 from .card import ErrorCard, _DOCS
 from .reading import _array_note, _or_static, _origin, _static_fix, _traced_phrase
-from .rewrites import _parse_line
+from .rewrites import _operand, _parse_line, _replaced
 
 
 # ------------------------------------------------------------------ fixed shapes and values
 def _boolean_index_card(exc, where, called_from) -> ErrorCard:
+    update = _masked_update_rewrite(where)
+    if update:          # x.at[mask].set(v): the mask is made indices, as many as it has True
+        return ErrorCard(
+            "boolean-index", "A boolean mask picks the elements to update",
+            why=("x.at[mask] turns the mask into the indices of its True values, as many as "
+                 "it has True values; under jit the mask is traced (no values yet), so their "
+                 "number is unknown, and every shape must be known while tracing."),
+            fix=("Update every element and keep the old value where the mask is False: "
+                 "jnp.where(mask, new, x) has x's shape whatever the mask holds (v a scalar "
+                 "or of x's shape)."),
+            rewrite=update, docs=_DOCS + "NonConcreteBooleanIndexError")
     return ErrorCard(
         "boolean-index", "A boolean mask would give a result of unknown size",
         why=("x[mask] keeps as many elements as the mask has True values; under jit the mask "
@@ -24,6 +35,38 @@ def _boolean_index_card(exc, where, called_from) -> ErrorCard:
              "size=N, fill_value=0) gives at most N indices."),
         rewrite=_mask_rewrite(where),
         docs=_DOCS + "NonConcreteBooleanIndexError")
+
+
+# x.at[mask].<method>(v) as the value each element takes where the mask is True (JAX's .at
+# methods; get and apply have no one-line jnp.where form here)
+_AT_NEW = {"set": "{v}", "add": "{x} + {v}", "subtract": "{x} - {v}", "multiply": "{x} * {v}",
+           "divide": "{x} / {v}", "power": "{x} ** {v}", "min": "jnp.minimum({x}, {v})",
+           "max": "jnp.maximum({x}, {v})"}
+
+
+def _masked_update_rewrite(where) -> str:
+    """`x.at[mask].set(v)` on the user's line as `jnp.where(mask, v, x)` (`.add(v)`: `x + v`
+    where the mask holds, ...), or "" when the line has no such update.
+
+        >>> _masked_update_rewrite({"code": "y = x.at[x > 0].add(1.0)"})
+        'y = jnp.where(x > 0, x + 1.0, x)    # x where the mask is False'
+    """
+    tree = _parse_line(where)
+    for call in ast.walk(tree) if tree is not None else ():
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                and call.func.attr in _AT_NEW and len(call.args) == 1 and not call.keywords
+                and isinstance(call.func.value, ast.Subscript)
+                and isinstance(call.func.value.value, ast.Attribute)
+                and call.func.value.value.attr == "at"):
+            continue
+        array = _operand(call.func.value.value.value)
+        mask, value = ast.unparse(call.func.value.slice), call.args[0]
+        value = ast.unparse(value) if call.func.attr in ("set", "min", "max") else \
+            _operand(value)
+        new = _AT_NEW[call.func.attr].format(x=array, v=value)
+        return (f"{_replaced(tree, call, f'jnp.where({mask}, {new}, {array})')}    "
+                f"# {array} where the mask is False")
+    return ""
 
 
 def _is_size_needed(e) -> bool:

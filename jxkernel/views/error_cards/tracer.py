@@ -7,27 +7,44 @@ import re
 
 from ...core import errors as jx_errors
 from .card import ErrorCard, _DOCS
-from .reading import (_array_note, _lambda_static, _or_static, _origin, _static_fix,
+from .reading import (_array_note, _or_static, _origin, _static_fix,
                       _traced_phrase)
-from .rewrites import _branch_rewrite, _range_loop_rewrite
+from .rewrites import _branch_rewrite, _node_at, _python_math_rewrite, _range_loop_rewrite
 
 
 def _bool_card(exc, where, called_from) -> ErrorCard:
     origin = _origin(exc)
-    rewrite = _branch_rewrite(where)
     static = _static_fix(origin, where, exc)
-    rewrite += _or_static(origin, static, "value")
+    # no if/while/and/or on the line: Python's max() or min() compared the traced values
+    builtin = _python_math_rewrite(where) if _node_at(where) is None else ""
+    rewrite = (f"{builtin}    # jnp's max and min: traced, no True or False needed"
+               if builtin else _in_jnp(_branch_rewrite(where))) + \
+        _or_static(origin, static, "value")
+    if builtin:
+        why = (f"Python's max() and min() pick with a comparison (a > b), which must give "
+               f"True or False, but it depends on {_traced_phrase(origin)}: it runs while "
+               f"tracing, before any value exists.")
+        fix = ("Use jnp's: jnp.maximum(a, b) / jnp.minimum(a, b) elementwise, jnp.max(x) / "
+               "jnp.min(x) for an array's largest or smallest element; they trace.")
+    else:
+        why = (f"This line needs True or False, but the condition depends on "
+               f"{_traced_phrase(origin)}. Python's if/while/and/or/not run while tracing, "
+               f"before any value exists.")
+        fix = ("Branch inside the program: jnp.where(cond, a, b) computes both and picks "
+               "elementwise; lax.cond(cond, true_fn, false_fn) runs one branch; loops: "
+               "lax.while_loop / lax.fori_loop.")
+    fix += " Or make the argument static." if static else _array_note(origin)
     return ErrorCard(
         "bool-conversion", "Python control flow on a traced value",
-        why=(f"This line needs True or False, but the condition depends on "
-             f"{_traced_phrase(origin)}. Python's if/while/and/or/not run while tracing, "
-             f"before any value exists."),
-        fix=("Branch inside the program: jnp.where(cond, a, b) computes both and picks "
-             "elementwise; lax.cond(cond, true_fn, false_fn) runs one branch; loops: "
-             "lax.while_loop / lax.fori_loop." + (" Or make the argument static." if static
-                                                  else _array_note(origin))),
-        rewrite=rewrite,
+        why=why, fix=fix, rewrite=rewrite,
         origin=origin, docs=_DOCS + "TracerBoolConversionError")
+
+
+def _in_jnp(rewrite) -> str:
+    """A rewrite's lines with Python's max/min and math's functions as jnp's (`if max(x, 0) >
+    1` made jnp.where still compares in max)."""
+    return "\n".join(_python_math_rewrite({"code": line}) or line
+                     for line in rewrite.splitlines())
 
 
 def _concretization_card(exc, where, called_from) -> ErrorCard:
@@ -55,7 +72,8 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
         astype = (f"{code.replace(pulls.group(0), '', 1)}   # the array itself, traced: "
                   f"no .{pulls.group(1)}()")
     if static:
-        in_place = static == _lambda_static(where, origin["argument"])   # the line itself
+        # the line itself, a lambda jitted where it is called (`s[0]`'s fix: s static)
+        in_place = "\n" not in static and "lambda" in static
         # after a `def f(...):` the line is in its body: indented, as it would be pasted
         body = "    " if static.rstrip().endswith(":") else ""
         rewrite = static + (f"\n{body}# then this line sees a Python value:\n{body}{code}"
@@ -73,7 +91,16 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
         rewrite = f"{astype}\n# a size? take it from a shape, known under jit:\nn = x.shape[0]"
     else:
         rewrite = "n = x.shape[0]        # shapes are static under jit: use them for sizes"
-    if static:
+    math = _python_math_rewrite(where) if not (pulls or converts) else ""
+    if math:            # math.exp(x): float(x) inside math; jnp's function traces
+        rewrite = (f"{math}    # jnp's function: traced, no Python float needed" +
+                   _or_static(origin, static, "float"))
+    if math:
+        fix = ("Use jnp's function of the same name (jnp.exp for math.exp, ...): math's "
+               "functions take Python floats, and call float() on an array, which a traced "
+               "one cannot give." + (" Or make the argument static." if static
+                                     else _array_note(origin)))
+    elif static:
         fix = ("Make the argument static (static_argnames, or --static in %%jit), so Python "
                "sees its value; sizes can come from shapes (x.shape), which are static.")
     else:
