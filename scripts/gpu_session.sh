@@ -8,7 +8,7 @@
 #   parity with the machine's JAX (scripts/gpu_parity.py, both sides), in the background;
 #   a learner's cells (%jxmemory, %explain, ...: gpu_session.py notebook);
 #   the GPU tier (scripts/test_gpu.sh) on every folder but those needing Jupyter servers,
-#   a browser or registries;
+#   a browser or registries (tests/notebook's kernels run: their packages are in .whl/);
 #   with the time left, the tests marked `recorded CPU values` run anyway
 #   (JXKERNEL_GPU_TIER_RUN), `-vv` (the project's addopts say -q), so that even a stopped
 #   run tells which hold.
@@ -33,7 +33,7 @@ PYTHONPATH=.:$PYTHONPATH timeout 90 python3 scripts/gpu_session.py notebook "$OU
     > "$OUT/notebook.txt" 2>&1
 TIER_END=$((SECONDS_GIVEN * 6 / 10))
 GPU_PYTHON=python3 timeout "$(left $TIER_END)" sh scripts/test_gpu.sh -n "$(nproc)" \
-    --dist worksteal --timeout 100 -p no:randomly tests --ignore=tests/notebook \
+    --dist worksteal --timeout 100 -p no:randomly tests \
     --ignore=tests/labextension --ignore=tests/release --ignore=tests/architecture \
     > "$OUT/tier.txt" 2>&1
 echo "tier: exit $? at $(date -u)" >> "$LOG"
