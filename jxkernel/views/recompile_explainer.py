@@ -32,7 +32,7 @@ from ..core.compile_record import (  # noqa: F401  (jxkernel.compile_log: the re
     function_key, last_seq, no_recompile, record, record_compiled, signature_text, subscribe,
     unlogged)
 from ..core.errors import RecompileError
-from ..core.source_info import is_jxkernel_file, user_source_info
+from ..core.source_info import is_jxkernel_file, is_user_filename, user_source_info
 from .source import cell_name
 from ..xla import client as _client
 # (noqa F401: jxkernel.compile_log is this module, and the Changes' names are its names too)
@@ -286,9 +286,11 @@ def _is_library(jitted) -> bool:
 
 
 def _user_frame():
-    """The innermost frame outside jxkernel (the user's call), or None."""
+    """The innermost frame of the user's (the user's call), or None: not jxkernel's, nor the
+    standard library's or the shell's (sched.run holds the function it calls as `action`, and
+    a fix naming that cannot work)."""
     frame = sys._getframe(1)
-    while frame is not None and is_jxkernel_file(frame.f_code.co_filename):
+    while frame is not None and not is_user_filename(frame.f_code.co_filename):
         frame = frame.f_back
     return frame
 
