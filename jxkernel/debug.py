@@ -21,7 +21,7 @@ import sys as _sys
 
 import numpy as _np
 
-from .core.source_info import _internal, user_source_info
+from .core.source_info import is_user_filename as _is_user_filename, user_source_info
 from .core.trace import Tracer as _Tracer
 from .lax.callbacks import (
     DebugEffect,
@@ -157,7 +157,7 @@ def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=Fal
     if backend not in (None, "cli"):
         raise ValueError(f"jax.debug.breakpoint: backend={backend!r} is not available; "
                          f"jxkernel has the text debugger only (backend=None or 'cli')")
-    frames = _debugger.user_frames(_sys._getframe(1), _internal if filter_frames else None,
+    frames = _debugger.user_frames(_sys._getframe(1), _is_user_filename if filter_frames else None,
                                    num_frames)
     # the arrays among the locals (tracers under jit) go through the callback, so the prompt
     # sees their runtime values; the other locals are shown as they were when traced

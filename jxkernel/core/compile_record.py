@@ -20,7 +20,6 @@ import contextlib
 import dataclasses
 import functools
 import logging
-import os
 import re
 import sys
 import threading
@@ -31,7 +30,7 @@ import weakref
 from .clipped_text import clipped
 from .config import config
 from .errors import RecompileError
-from .source_info import user_source_info, user_stacklevel
+from .source_info import is_jxkernel_file, user_source_info, user_stacklevel
 
 # Who a compile belongs to. JAX's explain_cache_misses leaves its own functions' misses out;
 # so do the notebook's notes, and the counts keep the user's functions apart from the rest.
@@ -42,7 +41,6 @@ EAGER = "eager"               # one operation run outside jit, compiled for its 
                               # and params: a primitive, an eager shard_map's equation, a jit
                               # that vmap or grad rewrote
 ORIGINS = (USER, INTERNAL, EAGER)
-PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def origin_of(source: str | None, made_by_user: bool = False) -> str:
@@ -50,10 +48,11 @@ def origin_of(source: str | None, made_by_user: bool = False) -> str:
     a cell); else INTERNAL when `source` ("file:line" where the function was defined) is under
     jxkernel's package directory, else USER.
 
+        >>> from jxkernel.core.source_info import PACKAGE_DIR
         >>> origin_of(PACKAGE_DIR + "random/samplers.py:40"), origin_of("<ipython-input-3>:1")
         ('internal', 'user')
     """
-    return INTERNAL if not made_by_user and source and source.startswith(PACKAGE_DIR) else USER
+    return INTERNAL if not made_by_user and source and is_jxkernel_file(source) else USER
 
 
 class _HeldWeakly:

@@ -10,6 +10,7 @@ import inspect
 import itertools
 import os
 import sys
+import sysconfig
 from typing import Any, NamedTuple
 
 from .config import config
@@ -80,26 +81,54 @@ def stack_text(stack: tuple) -> str:
     return text
 
 
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-_STDLIB_DIRS = tuple({os.path.dirname(os.__file__) + os.sep})
-_excluded: list = []           # more folders or files whose frames are not the user's
+# jxkernel's own folder, ending in a separator: a file beside it ("jxkernel_notes.py", a
+# "jxkernel_extra/" package) is not inside it. The one definition every layer reads.
+PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def is_jxkernel_file(filename: str) -> bool:
+    """Whether `filename` is one of jxkernel's own source files (the narrow question: the
+    standard library, registered libraries and the shell are someone else's, not ours).
+
+    >>> is_jxkernel_file(PACKAGE_DIR + "numpy/ufuncs.py"), is_jxkernel_file("train.py")
+    (True, False)
+    """
+    return filename.startswith(PACKAGE_DIR)
+
+
+# the standard library, as JAX's source_info_util has it (sysconfig's, and where os lives)
+_STDLIB_DIRS = tuple({os.path.join(sysconfig.get_path("stdlib"), ""),
+                      os.path.dirname(os.__file__) + os.sep})
+# More folders or files whose frames are not the user's line. JAX keeps this list apart from
+# traceback_util's, and so does jxkernel: this one chooses the line an equation records (the
+# standard library is never that line, but stays in a traceback), traceback_util's hides
+# frames from an escaping exception's traceback. The notebook registers IPython's folders
+# here only: a magic's compile is called at the cell's line, yet IPython's frames of an error
+# are IPython's to show or hide.
+_excluded: list = []
 # Bounded, since a notebook makes new code objects at every run of a cell (8192: every line a
 # long session traces, many times over). Never keyed by code objects themselves: two of them
 # compare equal when only their files differ (the same function typed into two cells), and
 # the second cell's equations then named the first cell's file.
-_is_internal = Bounded(8192)   # file name -> whether it is ours (or the stdlib's)
+_is_user = Bounded(8192)       # file name -> whether it is the user's
 _infos = Bounded(8192)         # (id(code), lasti) -> SourceInfo, which keeps that code alive
 
 
-def _internal(code) -> bool:
-    name = code.co_filename
-    known = _is_internal.get(name)
+def is_user_filename(filename: str) -> bool:
+    """Whether a frame of `filename` can be the user's line an equation records (JAX's
+    `source_info_util.is_user_filename`): not jxkernel's, the standard library's or under a
+    `register_exclusion`.
+
+    >>> is_user_filename("train.py"), is_user_filename(os.__file__)
+    (True, False)
+    """
+    known = _is_user.get(filename)
     if known is None:
         # "<jx-...>": code jxkernel compiles itself (%timeit's warm-up run, its dispatch
         # timer), which the compilations log named as the user's line (`<jx-timeit-warmup>:3`)
-        known = _is_internal[name] = (name.startswith(_PACKAGE_DIR) or name.startswith(_STDLIB_DIRS)
-                                      or name.startswith(tuple(_excluded))
-                                      or name.startswith("<jx-"))
+        known = _is_user[filename] = not (
+            is_jxkernel_file(filename) or filename.startswith(_STDLIB_DIRS)
+            or filename.startswith(tuple(_excluded)) or filename.startswith("<jx-"))
     return known
 
 
@@ -107,7 +136,7 @@ def register_exclusion(path: str) -> None:
     """Treat frames of files under `path` as not the user's (libraries over jxkernel register
     their own files, so equations point at the line that called the library)."""
     _excluded.append(os.path.abspath(path))
-    _is_internal.clear()
+    _is_user.clear()
     _infos.clear()
 
 
@@ -115,7 +144,7 @@ def user_source_info(skip: int = 1) -> SourceInfo | None:
     """SourceInfo of the innermost frame (above `skip` frames) that is not jxkernel's."""
     frame = sys._getframe(skip)
     while frame is not None:
-        if not _internal(frame.f_code):
+        if is_user_filename(frame.f_code.co_filename):
             return _frame_info(frame, None)
         frame = frame.f_back
     return None
@@ -132,7 +161,7 @@ def traced_source_info(skip: int = 1) -> SourceInfo | None:
     to the function being traced, where a trace boundary (trace_to_jaxpr) stops the walk, as
     JAX's TracebackScope cuts the traceback each trace_to_jaxpr records."""
     frame = sys._getframe(skip)
-    while frame is not None and _internal(frame.f_code):
+    while frame is not None and not is_user_filename(frame.f_code.co_filename):
         frame = frame.f_back
     if frame is None:
         return None
@@ -142,7 +171,7 @@ def traced_source_info(skip: int = 1) -> SourceInfo | None:
     for _ in range(32 + most):      # a bounded walk: a trace with no boundary above it
         if above is None or above.f_code in trace_boundaries or len(users) >= most:
             break
-        if not _internal(above.f_code):
+        if is_user_filename(above.f_code.co_filename):
             users.append(above)
         above = above.f_back
     info = None
@@ -177,14 +206,14 @@ def made_by_user(skip: int = 1) -> bool:
     """Whether the frame `skip` levels above the caller is the user's (not jxkernel's, the
     standard library's or a registered library's): `jax.jit(jnp.sum)` in a cell makes a jit of
     the user's, though jnp.sum is defined inside jxkernel; jnp's own `@jit`s are not."""
-    return not _internal(sys._getframe(skip + 1).f_code)
+    return is_user_filename(sys._getframe(skip + 1).f_code.co_filename)
 
 
 def user_stacklevel() -> int:
     """The `stacklevel` that makes the caller's `warnings.warn` point at the user's line (the
     innermost frame not jxkernel's), not at ours."""
     frame, level = sys._getframe(1), 1
-    while frame is not None and _internal(frame.f_code):
+    while frame is not None and not is_user_filename(frame.f_code.co_filename):
         frame, level = frame.f_back, level + 1
     return level if frame is not None else 1
 
@@ -220,7 +249,7 @@ def traced_call_site(skip: int = 1) -> str:
     frame = sys._getframe(skip)
     while frame is not None and frame.f_code not in trace_boundaries:
         code = frame.f_code
-        if not _internal(code):
+        if is_user_filename(code.co_filename):
             return f"{code.co_filename}:{frame.f_lineno} ({code.co_qualname})"
         frame = frame.f_back
     return ""
@@ -230,8 +259,4 @@ def users_function(fun) -> SourceInfo | None:
     """Where `fun` (through wrappers) was defined, if in the user's code (not jxkernel's or
     the standard library's): JAX's explain_cache_misses tells only of those."""
     info = function_source_info(fun)
-    return info if info is not None and not _internal(_FileOnly(info.file)) else None
-
-
-class _FileOnly(NamedTuple):
-    co_filename: str             # what _internal reads of a code object
+    return info if info is not None and is_user_filename(info.file) else None

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import collections
 import itertools
-import os
 import sys
 import threading
 import types
@@ -26,6 +25,7 @@ from .config import config
 from .basearray import Array
 from .errors import aval_text
 from .avals import ShapedArray
+from .source_info import is_jxkernel_file
 
 
 # a property or method of a type's values declared on the type (jax.experimental.hijax's
@@ -220,7 +220,6 @@ def _jax_name(cls) -> str:
 # (file, line, the text shown). A learner expects the value there; the notebook's note under
 # the cell (notebook/print_notes.py) reads them and clears them.
 printed_tracers: collections.deque = collections.deque(maxlen=16)
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 class Tracer:
@@ -327,7 +326,7 @@ class Tracer:
     def __repr__(self):
         text = self._short_repr()
         caller = sys._getframe(1)             # print(x), f"{x}": the line that printed it
-        if self._trace.alive and not caller.f_code.co_filename.startswith(_PACKAGE):
+        if self._trace.alive and not is_jxkernel_file(caller.f_code.co_filename):
             printed_tracers.append((caller.f_code.co_filename, caller.f_lineno, text))
         return text
 

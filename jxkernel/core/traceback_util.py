@@ -4,8 +4,7 @@ jxkernel (and of the libraries that register themselves), as JAX filters its own
 Libraries built on JAX (Equinox, Flax) register their own files so that an error inside their
 transformations ends at the user's lines, and wrap their entry points in `api_boundary`:
 
-    >>> import os
-    >>> include_filename(os.path.join(JXKERNEL_DIR, "numpy", "ufuncs.py"))
+    >>> include_filename(PACKAGE_DIR + "numpy/ufuncs.py")
     False
     >>> @api_boundary
     ... def entry(x):
@@ -31,9 +30,12 @@ import traceback
 import types
 
 from .config import config
+from .source_info import PACKAGE_DIR
 
-JXKERNEL_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
+# The paths whose frames filtered tracebacks hide. JAX keeps this list apart from
+# source_info_util's, and so does jxkernel (source_info.register_exclusion): this one hides
+# frames of an escaping exception, that one chooses the user's line an equation records (the
+# standard library is excluded there, never here).
 _exclude_paths: list[str] = []
 
 
@@ -42,7 +44,7 @@ def register_exclusion(path: str) -> None:
     _exclude_paths.append(os.path.abspath(path))
 
 
-register_exclusion(JXKERNEL_DIR)
+register_exclusion(PACKAGE_DIR)
 
 
 def _under(path: str, prefix: str) -> bool:

@@ -19,8 +19,6 @@ This is the only package that imports IPython, ipywidgets and plotly.
 """
 from __future__ import annotations
 
-import os
-import sys
 import weakref
 
 from . import comm, display, formatters, timeit, tracebacks
@@ -70,12 +68,10 @@ def load_ipython_extension(shell) -> None:
 def _exclude_ipythons_frames() -> None:
     """IPython's and ipykernel's frames are not the user's: a call a magic makes for a cell
     (%timeit's warm-up run, a %%jit cell's program) was told as called at IPython's
-    run_line_magic in the compile log and its notes; without them, at the cell's line."""
-    import IPython
-    for module in (IPython, sys.modules.get("ipykernel")):
-        path = getattr(module, "__file__", None)
-        folder = os.path.dirname(os.path.abspath(path)) if path else None
-        if folder and folder not in _excluded_here:
+    run_line_magic in the compile log and its notes; without them, at the cell's line. The
+    folders are those the views leave out of a traceback (display.SHELL_DIRS)."""
+    for folder in display.SHELL_DIRS:
+        if folder not in _excluded_here:
             register_exclusion(folder)
             _excluded_here.add(folder)
 

@@ -28,6 +28,7 @@ import sys
 
 from ..core import compile_record
 from ..core.compile_record import USER
+from ..core.source_info import PACKAGE_DIR, is_jxkernel_file
 from ..core.config import config
 from ..views.outside_values import stale_reads
 from ..views.recompile_explainer import explanation_text
@@ -93,8 +94,8 @@ def _defined_at(event) -> str:
     cell = cell_name(file)
     if cell:
         return f"{cell}:{line}"
-    if event.source.startswith(compile_record.PACKAGE_DIR):
-        return "jxkernel" + os.sep + event.source[len(compile_record.PACKAGE_DIR):]
+    if is_jxkernel_file(event.source):
+        return "jxkernel" + os.sep + event.source[len(PACKAGE_DIR):]
     return event.source
 
 

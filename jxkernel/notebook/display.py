@@ -13,7 +13,6 @@ import re
 from ..core.clipped_text import clipped
 from ..views import source as _source
 from ..views.rich_view import esc
-from ..views.source import JXKERNEL_DIR
 
 
 def short_repr(value, limit: int = 60) -> str:
@@ -45,24 +44,24 @@ def _package_dir(name):
 
 # Frames of the shell itself are no user's source: an equation made directly by a magic
 # (say `%jaxpr lax.sin(x)`) has no user line.
-_SHELL_DIRS = tuple(d for d in map(_package_dir, ("IPython", "ipykernel")) if d)
+SHELL_DIRS = tuple(d for d in map(_package_dir, ("IPython", "ipykernel")) if d)
 
 
 def is_user_file(filename: str) -> bool:
     """Whether a frame of `filename` is the user's: a cell or any file outside jxkernel, the
     shell (IPython, ipykernel) and Python's standard library (installed packages count).
 
-    >>> is_user_file(os.__file__), is_user_file(os.path.join(JXKERNEL_DIR, "api.py"))
+    >>> is_user_file(os.__file__), is_user_file(_source.__file__)
     (False, False)
     """
     if cell_name(filename):
         return True
-    return not filename.startswith(_SHELL_DIRS) and _source.plain_is_user_file(filename)
+    return not filename.startswith(SHELL_DIRS) and _source.plain_is_user_file(filename)
 
 
 def source_label(info) -> str:
     """'In[3]:2' for a cell line, 'file.py:12' otherwise; '' without (useful) source info."""
-    if info is None or info.file.startswith(_SHELL_DIRS):
+    if info is None or info.file.startswith(SHELL_DIRS):
         return ""
     cell = cell_name(info.file)
     return f"{cell}:{info.line}" if cell else f"{os.path.basename(info.file)}:{info.line}"

@@ -33,7 +33,8 @@ import warnings
 
 from .._jax import errors as jx_errors
 from ..views.error_cards import card_for
-from .display import JXKERNEL_DIR, cell_name, is_user_file
+from .display import cell_name, is_user_file
+from ..core.source_info import is_jxkernel_file
 from .program import CellError
 
 _JX_ERRORS = tuple(getattr(jx_errors, name) for name in jx_errors.__all__)
@@ -63,7 +64,7 @@ def user_traceback(tb):
 def through_jxkernel(tb) -> bool:
     """Whether the exception went through a frame of jxkernel's: raised there, or in the
     user's function that jxkernel called (a jitted function's body while tracing)."""
-    return any(t.tb_frame.f_code.co_filename.startswith(JXKERNEL_DIR) for t in walk(tb))
+    return any(is_jxkernel_file(t.tb_frame.f_code.co_filename) for t in walk(tb))
 
 
 RED, RESET = "\x1b[31m", "\x1b[0m"

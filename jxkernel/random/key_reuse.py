@@ -39,6 +39,7 @@ import numpy as np
 from ..core import dtypes
 from ..core import trace as _trace
 from ..core.avals import get_aval
+from ..core.source_info import is_jxkernel_file
 from ..core.config import config
 from ..core.errors import KeyReuseError
 from ..core.ir import ClosedJaxpr, Literal
@@ -174,9 +175,8 @@ def _consumed(key):
 
 def _user_stack():
     """Where the program is now, without jxkernel's own frames: where a key was consumed."""
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     stack = _traceback.extract_stack()[:-1]
-    return [f for f in stack if not os.path.abspath(f.filename).startswith(package)]
+    return [f for f in stack if not is_jxkernel_file(os.path.abspath(f.filename))]
 
 
 def _error_with_first_use(message: str, first_use) -> KeyReuseError:

@@ -24,6 +24,7 @@ from ..core.compile_record import CompileEvent, record, signature_text
 from ..core.config import _TRACE_OPTIONS, config
 from ..core.partial_eval import PartialEvalTrace
 from ..core.staging import JaxprTrace
+from ..core.source_info import is_jxkernel_file
 from ..core.trace import _ctx
 from ..transforms.api_util import body_arg_names
 from ..xla import client as _client
@@ -34,7 +35,7 @@ from .signature_changes.change import Change, Signature
 from .signature_changes.compare import explain_changes
 from .signature_changes.nearest import change_distance, jax_order
 from .traced_functions import (_PER_FUNCTION, _lineage, _lineage_in, _named_signature,
-                               _source_internal, _user_contexts, _user_function, _weak)
+                               _user_contexts, _user_function, _weak)
 
 
 # ------------------------------------------------------------------ control-flow bodies
@@ -124,7 +125,7 @@ def body_traced(fun, in_tree, in_avals, what: str, source, promoted: bool = Fals
     it, with why (compile_record.body_traced). `promoted`: the loop's own retrace with weak
     carries promoted to what the body returned, not a call given other types."""
     user, api, namer = getattr(fun, "_jx_traced_as", (fun, _BODY_API.get(what, what), None))
-    if source is None or _source_internal(source.file):
+    if source is None or is_jxkernel_file(source.file):
         return                          # jxkernel's own bodies (lax.map's): not the user's
     named = tuple(zip(body_arg_names(user, in_tree, namer), in_avals))
     new = Signature(named, in_tree, (), _body_config())

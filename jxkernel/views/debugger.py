@@ -36,13 +36,13 @@ class Frame:
     globals: dict
 
 
-def user_frames(python_frame, internal, num_frames=None):
-    """The user's frames from `python_frame` outwards (innermost first), without those for
-    which `internal(code)` holds."""
+def user_frames(python_frame, is_user, num_frames=None):
+    """The user's frames from `python_frame` outwards (innermost first): those whose file
+    `is_user(filename)` keeps (all of them when it is None)."""
     frames = []
     while python_frame is not None and (num_frames is None or len(frames) < num_frames):
         code = python_frame.f_code
-        if internal is None or not internal(code):
+        if is_user is None or is_user(code.co_filename):
             lines = [line.rstrip("\n") for line in linecache.getlines(code.co_filename)]
             offset = python_frame.f_lineno - 1 if lines else None
             frames.append(Frame(code.co_filename, python_frame.f_lineno, code.co_name, lines,

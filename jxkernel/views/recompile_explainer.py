@@ -32,7 +32,7 @@ from ..core.compile_record import (  # noqa: F401  (jxkernel.compile_log: the re
     function_key, last_seq, no_recompile, record, record_compiled, signature_text, subscribe,
     unlogged)
 from ..core.errors import RecompileError
-from ..core.source_info import user_source_info
+from ..core.source_info import is_jxkernel_file, is_user_filename, user_source_info
 from .source import cell_name
 from ..xla import client as _client
 # (noqa F401: jxkernel.compile_log is this module, and the Changes' names are its names too)
@@ -49,7 +49,7 @@ from .signature_changes.nearest import nearest
 from .argument_uses import uses
 from .body_retraces import body_traced  # noqa: F401  (compile_record calls it: this module is the explainer)
 from .traced_functions import (_CONSTS_KEPT, _PER_FUNCTION, _instance_call, _lineage,
-                               _named_consts, _named_signature, _source_internal, _source_of,
+                               _named_consts, _named_signature, _source_of,
                                _user_contexts, _user_function, _weak)
 from . import outside_values
 
@@ -177,7 +177,7 @@ def _wrapper_name(fun) -> str:
     if code is None:
         return type(fun).__name__
     outer = getattr(code, "co_qualname", code.co_name).split(".")[0]
-    return f"jax.{outer}" if _source_internal(code.co_filename) else outer
+    return f"jax.{outer}" if is_jxkernel_file(code.co_filename) else outer
 
 
 def _cell_of(fun) -> str | None:
@@ -282,13 +282,15 @@ def _is_library(jitted) -> bool:
     made (`summed = jax.jit(jnp.sum)` in a cell is the user's, named as the user holds it)."""
     source = getattr(jitted, "_source", None)
     return not getattr(jitted, "_by_user", False) and source is not None and \
-        _source_internal(source.file)
+        is_jxkernel_file(source.file)
 
 
 def _user_frame():
-    """The innermost frame outside jxkernel (the user's call), or None."""
+    """The innermost frame of the user's (the user's call), or None: not jxkernel's, nor the
+    standard library's or the shell's (sched.run holds the function it calls as `action`, and
+    a fix naming that cannot work)."""
     frame = sys._getframe(1)
-    while frame is not None and _source_internal(frame.f_code.co_filename):
+    while frame is not None and not is_user_filename(frame.f_code.co_filename):
         frame = frame.f_back
     return frame
 
@@ -391,7 +393,7 @@ def _users(event: CompileEvent) -> bool:
     jitted function: no source), which JAX does not log as tracing misses."""
     if event.source is None:
         return False
-    return not _source_internal(event.source.rsplit(":", 1)[0])
+    return not is_jxkernel_file(event.source.rsplit(":", 1)[0])
 
 
 class _UsersMissesOnly(logging.Filter):

@@ -13,6 +13,8 @@ import linecache
 import os
 import sysconfig
 
+from ..core.source_info import is_jxkernel_file
+
 
 def plain_label(info) -> str:
     """'model.py:12' for an equation's source info ('' without one)."""
@@ -29,8 +31,9 @@ def plain_cell_name(filename) -> None:
     return None
 
 
-# jxkernel's own files, and the standard library (its site-packages excepted), are no user's
-JXKERNEL_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+# The standard library (its site-packages excepted) is no user's. A traceback's frames, not an
+# equation's line (source_info.is_user_filename): files of no folder ("<string>", "<frozen
+# importlib._bootstrap>") have no lines to show, and the notebook adds its cells back.
 _STDLIB = os.path.join(sysconfig.get_paths()["stdlib"], "")
 _SITE = tuple(os.path.join(sysconfig.get_paths()[k], "") for k in ("purelib", "platlib"))
 
@@ -39,10 +42,10 @@ def plain_is_user_file(filename: str) -> bool:
     """Whether a frame of `filename` is the user's: any file outside jxkernel and Python's
     standard library (installed packages count).
 
-    >>> plain_is_user_file(os.__file__), plain_is_user_file(JXKERNEL_DIR + "api.py")
+    >>> plain_is_user_file(os.__file__), plain_is_user_file(label.__code__.co_filename)
     (False, False)
     """
-    if filename.startswith((JXKERNEL_DIR, "<")):
+    if is_jxkernel_file(filename) or filename.startswith("<"):
         return False
     return not (filename.startswith(_STDLIB) and not filename.startswith(_SITE))
 

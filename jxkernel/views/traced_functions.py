@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import collections
 import functools
-import os
 import re
 import types
 import weakref
@@ -161,13 +160,3 @@ def _source_of(jitted) -> str | None:
         if code is not None:
             found = f"{code.co_filename}:{code.co_firstlineno}"
     return found
-
-
-def _source_internal(filename: str) -> bool:
-    return filename.startswith(_PACKAGE_DIR)
-
-
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-
-
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep

@@ -58,6 +58,7 @@ ArrayCopySemantics = xc.ArrayCopySemantics if xc is not None else _CopySemantics
 ifrt_programs = getattr(xc._xla, "ifrt_programs", None) if xc is not None else None
 
 from ..core.config import config  # noqa: E402
+from ..core.source_info import is_jxkernel_file  # noqa: E402
 from . import numpy_device  # noqa: E402
 
 if xc is not None:
@@ -144,12 +145,11 @@ class _KeepRealJaxOut(importlib.abc.MetaPathFinder):
         frame = sys._getframe(1)
         while frame is not None and frame.f_code.co_filename.startswith("<frozen importlib"):
             frame = frame.f_back
-        if _BLOCK_ALL or (frame is not None and frame.f_code.co_filename.startswith(_PACKAGE)):
+        if _BLOCK_ALL or (frame is not None and is_jxkernel_file(frame.f_code.co_filename)):
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
         return None
 
 
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _BLOCK_ALL = False
 sys.meta_path.insert(0, _KeepRealJaxOut())     # before the path finder that would find jax
 

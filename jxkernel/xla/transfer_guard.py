@@ -28,10 +28,10 @@ and loads this module only once a guard is set.
 from __future__ import annotations
 
 import logging
-import os
 import sys
 
 from ..core.config import config
+from ..core.source_info import is_jxkernel_file
 from . import client
 
 DIRECTIONS = ("host_to_device", "device_to_device", "device_to_host")
@@ -41,7 +41,6 @@ EXPLICIT_CALLS = frozenset({"device_put", "device_get"})
 # the guard (recorded: tests/data/runtime_state_reference.json); jxkernel's implicit moves
 # between devices are those.
 _UNGUARDED = frozenset({"device_to_device"})
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 logger = logging.getLogger("jxkernel.transfer_guard")
 
@@ -60,7 +59,7 @@ def called_explicitly() -> bool:
     """Whether the jxkernel function the user's code called (the outermost jxkernel frame
     on the stack) is one of EXPLICIT_CALLS."""
     frame, entry = sys._getframe(1), None
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+    while frame is not None and is_jxkernel_file(frame.f_code.co_filename):
         entry, frame = frame.f_code.co_name, frame.f_back
     return entry in EXPLICIT_CALLS
 

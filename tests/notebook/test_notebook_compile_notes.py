@@ -17,7 +17,8 @@ from IPython.utils.capture import capture_output  # noqa: E402
 
 import jxkernel  # noqa: E402
 from jxkernel import compile_log, config  # noqa: E402
-from jxkernel.core.compile_record import EAGER, INTERNAL, USER, origin_of, PACKAGE_DIR  # noqa: E402
+from jxkernel.core.compile_record import EAGER, INTERNAL, USER, origin_of  # noqa: E402
+from jxkernel.core.source_info import PACKAGE_DIR  # noqa: E402
 from jxkernel.notebook.compile_notes import change_line, fix_in_brief  # noqa: E402
 from jxkernel.notebook.widgets.recompiles import ALL, RecompileLog  # noqa: E402
 from ipython_shell import shell_fixture  # noqa: E402

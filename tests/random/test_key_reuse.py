@@ -1,6 +1,8 @@
 """The key-reuse checker's rules one by one (jxkernel/random/key_reuse.py): each primitive's
 signature, the control-flow rules, the eager marks on KeyArrays, and the switch itself.
 JAX 0.10.2's answers to whole programs are in test_key_reuse_reference.py."""
+import os
+
 import numpy as np
 import pytest
 
@@ -8,6 +10,7 @@ import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel import lax, random
 from jxkernel.errors import KeyReuseError
+from jxkernel.core.source_info import PACKAGE_DIR
 from jxkernel.random import key_reuse as kr
 from jxkernel.random.key_prims import random_bits
 
@@ -213,6 +216,18 @@ def test_eager_marks(checking):
     assert isinstance(cause, KeyReuseError) and str(cause).startswith(
         "PRNG key first used at the above location was subsequently reused")
     assert "test_key_reuse.py" in "".join(cause.__notes__)      # where: the user's line
+
+
+def test_eager_first_use_in_a_file_beside_jxkernel_is_the_users(checking):
+    # a user's file whose path starts like jxkernel's folder ("jxkernel_notes.py" beside the
+    # package) is not jxkernel's: the first use's note named no line of it
+    beside = PACKAGE_DIR.rstrip(os.sep) + "_notes.py"
+    code = compile("random.normal(k)\n", beside, "exec")
+    k = random.key(0)
+    exec(code, {"random": random, "k": k})
+    with pytest.raises(KeyReuseError) as info:
+        random.normal(k)
+    assert beside in "".join(info.value.__cause__.__notes__)
 
 
 def test_eager_split_and_fold_in(checking):

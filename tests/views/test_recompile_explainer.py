@@ -5,6 +5,7 @@ Each case jits its own function, so the events it reads are its own."""
 import html.parser
 import json
 import re
+import sched
 import sys
 
 import numpy as np
@@ -242,6 +243,23 @@ def test_no_recompile_keeps_a_switch_that_was_on_and_nests():
         assert f._fail_on_recompile is True
     finally:
         compile_log.fail_on_recompile(f, False)
+
+
+def test_a_refusal_names_the_function_as_the_users_frame_holds_it():
+    # the name comes from the innermost frame of the user's: not a standard library's frame
+    # between (sched calling the function for the user), which holds it as `action`
+    guarded = jxkernel.jit(lambda x: x * 6)
+    guarded(jnp.ones(2))
+    compile_log.fail_on_recompile(guarded)
+    try:
+        runner = sched.scheduler()
+        runner.enter(0, 1, guarded, (jnp.ones(3),))
+        with pytest.raises(RecompileError) as info:
+            runner.run()
+    finally:
+        compile_log.fail_on_recompile(guarded, False)
+    text = "\n".join([str(info.value), *getattr(info.value, "__notes__", ())])
+    assert "fail_on_recompile(guarded, False)" in text and "(action" not in text, text
 
 
 def test_no_recompile_for_every_function_and_as_a_decorator():

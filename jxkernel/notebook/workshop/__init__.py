@@ -27,6 +27,7 @@ from typing import Callable
 import numpy as np
 
 from ...core import errors as jx_errors
+from ...core.source_info import is_jxkernel_file
 from ...views.rich_view import esc
 from ..display import cell_name
 
@@ -170,14 +171,14 @@ class Result:
                 + "</div>")
 
 
-# NumPy's folder and jxkernel's (two levels above this package)
-_LIBRARIES = (str(pathlib.Path(np.__file__).resolve().parent),
-              str(pathlib.Path(__file__).resolve().parents[2]))
+# NumPy's folder, ending in a separator (a learner's numpy_answer.py beside it is theirs)
+_NUMPY_DIR = os.path.join(str(pathlib.Path(np.__file__).resolve().parent), "")
 
 
 def _learners(filename: str) -> bool:
     """Whether a traceback's file is the learner's code, not jxkernel's or NumPy's."""
-    return not str(pathlib.Path(filename).resolve()).startswith(_LIBRARIES)
+    return not (is_jxkernel_file(filename)
+                or str(pathlib.Path(filename).resolve()).startswith(_NUMPY_DIR))
 
 
 def check(id: str, answer) -> Result:
