@@ -14,7 +14,6 @@ functions into the caller's module (renamed) and calls its `main`; so it runs ea
 from __future__ import annotations
 
 import dataclasses
-import re
 import time
 from typing import Callable
 
@@ -43,6 +42,7 @@ from ..xla.lowering import (ModuleContext, index_case, lower_jaxpr_into, new_fun
                             platform_index_args)
 from ..xla.portable import module_text, portable_artifact
 from . import _serialization, _sharded
+from ._custom_calls import check_custom_calls
 from ._inlining import inlined_main, refined_main
 from ._symbolic_lowering import SymbolicLowering, SymbolicRules
 from .shape_poly import evaluate_shape, solve_dimension_variables
@@ -186,7 +186,7 @@ def _exported(traced, platforms, disabled_checks, get_vjp) -> Exported:
     (text, uses_global_constants), layout = _sharded.lowered_with_layout(
         traced, lambda layout: _module_text(closed, traced.fun_name, platforms, paths,
                                             result_paths(traced.out_tree), layout, kept))
-    _check_custom_calls(text, disabled_checks)
+    check_custom_calls(text, disabled_checks)
     artifact = portable_artifact(text)
     n_in, n_out = len(closed.in_avals), len(closed.out_avals)
     in_named, out_named = _sharded.named_shardings(layout, n_in, n_out)
@@ -205,49 +205,6 @@ def _exported(traced, platforms, disabled_checks, get_vjp) -> Exported:
         _get_vjp=lambda primal: get_vjp(primal, layout and layout.mesh))
     exported._text.append(module_text(artifact))           # as a deserialized one reads
     return exported
-
-
-# The custom call targets whose compatibility JAX 0.10.2 guarantees
-# (_CUSTOM_CALL_TARGETS_GUARANTEED_STABLE): an export may use these; any other needs
-# DisabledSafetyCheck.custom_call(target), as in JAX
-_LAPACK = ("potrf", "geqrf", "orgqr", "syevd", "geev", "gesdd", "getrf", "sytrd", "gehrd",
-           "gees", "trsm", "gtsv")
-_LAPACK_COMPLEX = {"orgqr": "ungqr", "syevd": "heevd", "sytrd": "hetrd"}
-STABLE_CUSTOM_CALL_TARGETS = frozenset({
-    *(f"lapack_{t}{_LAPACK_COMPLEX.get(r, r) if t in 'cz' else r}_ffi"
-      for r in _LAPACK for t in "sdcz"),
-    "cu_lu_pivots_to_permutation", "cusolver_getrf_ffi", "hip_lu_pivots_to_permutation",
-    "hipsolver_getrf_ffi", "cusolver_geqrf_ffi", "cusolver_orgqr_ffi", "hipsolver_geqrf_ffi",
-    "hipsolver_orgqr_ffi", "cusolver_potrf_ffi", "hipsolver_potrf_ffi", "cusolver_syevd_ffi",
-    "hipsolver_syevd_ffi", "cusolver_gesvd_ffi", "cusolver_gesvdj_ffi", "hipsolver_gesvd_ffi",
-    "hipsolver_gesvdj_ffi", "hipsolver_gesdd_ffi", "cusolver_sytrd_ffi", "hipsolver_sytrd_ffi",
-    "cusparse_gtsv2_ffi",
-    "Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape", "annotate_device_placement",
-    "cu_threefry2x32_ffi", "hip_threefry2x32_ffi", "Eigh", "Qr",
-    "ProductOfElementaryHouseholderReflectors", "LuDecomposition", "ApproxTopK",
-    "stablehlo.dynamic_approx_top_k", "tf.call_tf_function", "tpu_custom_call",
-    "AllocateBuffer", "mosaic_gpu_v2", "stablehlo.dynamic_reduce_window",
-    "stablehlo.dynamic_rng_bit_generator", "stablehlo.dynamic_top_k", "shape_assertion"})
-_CUSTOM_CALL = re.compile(r'stablehlo\.custom_call @([\w$.]+)\(|call_target_name = "([^"]+)"')
-
-
-def _check_custom_calls(text: str, disabled_checks) -> None:
-    """JAX's refusal of a module calling custom call targets without a compatibility
-    guarantee (a kernel that a later jaxlib may drop or change), unless each is allowed by
-    a DisabledSafetyCheck.custom_call (or all, by its target "ALL")."""
-    allowed = set(STABLE_CUSTOM_CALL_TARGETS)
-    allowed.update(t for t in (c.is_custom_call() for c in disabled_checks) if t is not None)
-    if "ALL" in allowed:
-        return
-    refused = [line.strip() for line in text.splitlines()
-               if any(target not in allowed for match in _CUSTOM_CALL.finditer(line)
-                      for target in match.groups() if target)]
-    if refused:
-        raise ValueError(
-            "Cannot serialize code with custom calls whose targets have no compatibility "
-            "guarantees. See https://docs.jax.dev/en/latest/export/export.html"
-            "#compatibility-guarantees-for-custom-calls. Examples are:\n"
-            + "\n".join(refused) + ".\n")
 
 
 def _kept_inputs(closed, keep_unused: bool) -> tuple:

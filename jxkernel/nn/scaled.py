@@ -37,7 +37,7 @@ __all__ = ["BlockScaleConfig", "get_scaled_dot_general_config", "scaled_dot_gene
 def _scaled_matmul_jit():
     """The jitted product (block_scaled_dot.py), imported on first use: its partitioning rule
     needs custom_partitioning and the collectives, which `import jxkernel` does without."""
-    from .block_scaled_dot import scaled_matmul
+    from .block_scaled_dot import scaled_matmul     # (deferred: kept off `import jxkernel`)
     return scaled_matmul
 
 

@@ -14,7 +14,7 @@ from numerics import assert_matches_recorded
 from scaled_matmul_cases import custom_calls, errors, partition_specs, programs, rocm_values
 
 import jxkernel as jax
-from jxkernel.export._export import STABLE_CUSTOM_CALL_TARGETS
+from jxkernel.export._custom_calls import STABLE_CUSTOM_CALL_TARGETS
 from jxkernel.nn import block_scaled_dot as bsd
 from jxkernel.sharding import Mesh, NamedSharding, PartitionSpec as P
 
