@@ -233,6 +233,15 @@ def masked_array_error() -> ValueError:
                       "Use arr.filled() to convert the value to a standard numpy array.")
 
 
+def not_a_jax_value(name: str, position: int, value) -> TypeError:
+    """JAX's refusal of an operand no array type holds (a string, NumPy text) bound to the
+    primitive `name`: `lax.sin('a')`, or jnp's promotion converting one (`jnp.power('int32',
+    2)`'s convert_element_type)."""
+    return TypeError(f"Error interpreting argument to {name} as a JAX value. The problematic "
+                     f"value is of type {type(value)} and was passed to {name} at position "
+                     f"{position}.\n")                 # (JAX's trailing newline)
+
+
 def float0_error(name: str, position=None) -> TypeError:
     """JAX's refusal of a float0 operand (an integer input's cotangent: no vector space, so
     no operation). `position`: lax's n-ary dtype rule names it; jnp's check and unary rules

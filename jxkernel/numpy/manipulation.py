@@ -30,7 +30,9 @@ from ..lax import conversion
 from ..lax.sharding import canonicalize_sharding
 from ..xla.array import Array
 from . import util
-from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array, jnp_jit
+from .creation import asarray
+from .util import (aval_of, canonicalize_axis, check_arraylike, ensure_array, jnp_jit,
+                   passing_text)
 
 __all__ = ["reshape", "ravel", "transpose", "permute_dims", "swapaxes", "moveaxis",
            "rollaxis", "expand_dims", "squeeze", "concatenate", "concat", "stack", "unstack",
@@ -162,7 +164,12 @@ def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None, out_sh
         if newshape is None:
             raise TypeError("reshape() missing required argument 'shape'")
         shape = newshape
-    check_arraylike("reshape", a)
+    # text passes JAX's check (np.isscalar's) and reaches its jnp.asarray, which refuses it:
+    # "Value 'a' with dtype <U1 is not a valid JAX array type". (A dtype's name is refused so
+    # too, where JAX's asarray reads it as one: jnp.asarray('bool') is True there.)
+    check_arraylike("reshape", *passing_text((a,)))
+    if isinstance(a, (str, bytes)):
+        a = asarray(a)
     if out_sharding is None and isinstance(a, (np.ndarray, np.generic)):
         # JAX forwards to the argument's own method: NumPy data stays NumPy (and 64-bit)
         return a.reshape(shape, order=order)

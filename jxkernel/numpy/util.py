@@ -205,6 +205,7 @@ def _convert(x, dtype, weak_type: bool, args=()):
         elif type(x) in _CACHED_SCALARS and type(_trace._ctx.trace) is _trace.EvalTrace:
             return scalar_array(x, dtype, weak_type, _device_of(args))
         else:                        # a scalar: staged as a literal, as JAX does
+            conversion.refuse_text(x)       # (passed by JAX's check: np.isscalar's)
             _check_python_int(x)
             return conversion._convert_element_type(x, dtype, weak_type)
     aval = x.aval

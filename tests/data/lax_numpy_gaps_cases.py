@@ -413,6 +413,59 @@ def _string_arguments(jax):
     }
 
 
+def _dtype_named_text(jax):
+    """Stop 71: text that names a dtype. JAX's checks pass a string (np.isscalar's); its
+    lax.full_like then reads it as that dtype (`zeros_like('int8')` is an int8 zero, text not
+    read where `dtype` is given), its conversions and its jit `_power` refuse it in their own
+    words, and jnp.reshape hands it to jnp.asarray. `text_as_dtype_deliberate`: what JAX's
+    asarray does with a dtype's name, which jxkernel refuses as any other text."""
+    jnp, lax = jax.numpy, jax.lax
+    x = jnp.ones(3)
+    return {
+        "text_dtype_zeros_like": lambda: jnp.zeros_like("float32"),
+        "text_dtype_ones_like": lambda: jnp.ones_like("int8"),
+        "text_dtype_empty_like": lambda: jnp.empty_like("bool"),
+        "text_dtype_full_like": lambda: jnp.full_like("int8", 3.5),
+        "text_dtype_full_like_wraps": lambda: jnp.full_like("int8", 300),
+        "text_dtype_zeros_like_narrowed": lambda: jnp.zeros_like("float64"),
+        "text_dtype_zeros_like_bytes": lambda: jnp.zeros_like(b"complex64"),
+        "text_dtype_zeros_like_shape": lambda: jnp.zeros_like("int4", shape=(2,)),
+        "text_dtype_ones_like_jitted": lambda: jax.jit(lambda: jnp.ones_like("bfloat16"))(),
+        "text_unread_zeros_like": lambda: jnp.zeros_like("cat", dtype="int8"),
+        "text_unread_full_like": lambda: jnp.full_like("a", 1, dtype="float32"),
+        "text_dtype_full_like_fill": lambda: jnp.full_like(x, "int8"),
+        "text_dtype_full_like_list_first": lambda: jnp.full_like([1], "int8"),
+        "text_dtype_lax_full_like": lambda: lax.full_like("int8", 0),
+        "text_lax_full_like": lambda: lax.full_like("a", 0),
+        "text_dtype_lax_full_like_fill": lambda: lax.full_like(x, "int8"),
+        "text_dtype_convert": lambda: lax.convert_element_type("int32", np.float32),
+        "text_convert": lambda: lax.convert_element_type("a", np.float32),
+        "text_lax_sin": lambda: lax.sin("float32"),
+        "text_lax_add": lambda: lax.add(1.0, "a"),
+        "text_dtype_power": lambda: jnp.power(2, "int32"),
+        "text_dtype_power_base": lambda: jnp.power("int32", 2),
+        "text_dtype_power_float_exponent": lambda: jnp.power("int32", 2.5),
+        "text_dtype_power_bytes": lambda: jnp.power(2.0, b"int8"),
+        "text_dtype_power_jitted": lambda: jax.jit(lambda y: jnp.power(y, "int32"))(x),
+        "text_reshape": lambda: jnp.reshape("a", (1,)),
+        "text_reshape_bytes": lambda: jnp.reshape(b"a", -1),
+        "text_reshape_number": lambda: jnp.reshape("3", ()),
+        "text_reshape_jitted": lambda: jax.jit(lambda: jnp.reshape("3", (1,)))(),
+        "full_like_int_wraps": lambda: jnp.full_like(jnp.ones(2, jnp.int8), 300),
+        "full_like_int_wraps_numpy": lambda: jnp.full_like(np.ones(2, np.uint8), -1),
+    }
+
+
+def text_as_dtype_deliberate(jax):
+    """JAX's jnp.asarray reads a string naming a dtype as that dtype and converts the string
+    (NumPy's words: "could not convert string to float"; asarray('bool') is True); jxkernel
+    refuses it as any other text ("Value 'float32' with dtype <U7 is not a valid JAX array
+    type"): a string is no number whatever it spells."""
+    jnp = jax.numpy
+    return {"text_dtype_reshape": lambda: jnp.reshape("float32", (1,)),
+            "text_dtype_asarray_bool": lambda: jnp.asarray("bool")}
+
+
 def _api_gaps(jax):
     """matvec/vecmat check their core dimensions as JAX's vectorize does; jnp.trace's offset
     is traced (a float or an array of one element refused as JAX's eye refuses it);
@@ -597,6 +650,7 @@ def cases(jax) -> dict:
     out.update({f"masked_{name}": thunk for name, thunk in _masked(jax).items()})
     for more in (_bits, _take_along, _tri, _unravel, _shapes, _views, _small, _jit_arguments,
                  _api_gaps, _string_arguments, _array_warnings, _collective_derivatives,
-                 _token_results, token_made_in_bodies):
+                 _token_results, token_made_in_bodies, _dtype_named_text,
+                 text_as_dtype_deliberate):
         out.update(more(jax))
     return out
