@@ -147,6 +147,15 @@ def test_reshapes_of_split_values_are_typed_as_jaxs(runs):
     _check(runs, "reshape_", naming_platform=False)
 
 
+def test_scatters_of_split_values_are_typed_or_refused_as_jaxs(runs):
+    # scatters had no sharding rule: jnp.bincount of split values, x.at[split index].set and
+    # segment_sum ran (replicated) where JAX asks for out_sharding=; bincount did not compare
+    # the types of x and weights; jnp.broadcast_to(out_sharding=) kept a value of the same
+    # shape as it was (and failed on NumPy data); .at[...].add(out_sharding=) left a split
+    # index typed over Explicit axes inside its auto_axes
+    _check(runs, "scatter_")
+
+
 def test_every_out_sharding_of_jnp_and_lax_is_jaxs(runs):
     # jnp.repeat, .at[...].get/set/add/..., array/asarray/empty/*_like/arange, bincount,
     # linalg.tensordot, percentile, lax.reduce/empty/rng_bit_generator/ragged_dot took
