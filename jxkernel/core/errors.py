@@ -292,3 +292,14 @@ def jax_array_abstractified() -> ValueError:
     return ValueError("Triggering __jax_array__() during abstractification is no longer "
                       "supported. To avoid this error, either explicitly convert your object "
                       "using jax.numpy.array(), or register your object as a pytree.")
+
+
+# Their public home, as JAX's say jax.errors: a traceback reads
+# `jxkernel.errors.ConcretizationTypeError: ...` (and a pickle finds them there). JAX also
+# renames jaxlib's JaxRuntimeError so; jxkernel leaves that class, jaxlib's, as it is.
+for _cls in (JAXTypeError, JAXIndexError, ConcretizationTypeError, TracerBoolConversionError,
+             TracerIntegerConversionError, TracerArrayConversionError,
+             NonConcreteBooleanIndexError, UnexpectedTracerError, KeyReuseError,
+             InconclusiveDimensionOperation):
+    _cls.__module__ = "jxkernel.errors"
+del _cls
