@@ -456,6 +456,56 @@ def _dtype_named_text(jax):
     }
 
 
+def given_tokens(jax):
+    """Stop 71: a token given to jnp's functions, eagerly and under jit: refused by jnp's
+    argument check (a token's tracer is no array), naming the Token where JAX checks before
+    its jit (a ufunc object's call, jnp.where) and jit's tracer where JAX's jit traced it
+    first (jnp.sin, jnp.sum, a ufunc's methods, anything under an outer jit); lax's array ops
+    refuse it in their abstract evaluation, vmap as of rank 0. Messages name JAX's classes
+    (`jax._src.core.Token`): compared with the package's name made 'jax'."""
+    jnp, lax = jax.numpy, jax.lax
+    t = lax.create_token()
+    return {
+        "given_token_jit_sin": lambda: jax.jit(jnp.sin)(t),
+        "given_token_sin": lambda: jnp.sin(t),
+        "given_token_add": lambda: jnp.add(t, 1),
+        "given_token_add_second": lambda: jnp.add(1, t),
+        "given_token_jit_add": lambda: jax.jit(jnp.add)(t, 1),
+        "given_token_jit_of_add": lambda: jax.jit(lambda a: jnp.add(a, 1))(t),
+        "given_token_made_in_jit": lambda: jax.jit(lambda: jnp.sin(lax.create_token()))(),
+        "given_token_multiply": lambda: jnp.multiply(t, 2.0),
+        "given_token_logaddexp": lambda: jnp.logaddexp(t, 1.0),
+        "given_token_negative": lambda: jnp.negative(t),
+        "given_token_power": lambda: jnp.power(t, 2),
+        "given_token_sum": lambda: jnp.sum(t),
+        "given_token_exp": lambda: jnp.exp(t),
+        "given_token_abs": lambda: jnp.abs(t),
+        "given_token_where": lambda: jnp.where(True, t, 1),
+        "given_token_where_jitted": lambda: jax.jit(lambda a: jnp.where(True, a, 1))(t),
+        "where_missing_y": lambda: jnp.where(True, 1),
+        "given_token_add_reduce": lambda: jnp.add.reduce(t),
+        "given_token_add_outer": lambda: jnp.add.outer(t, 1),
+        "given_token_add_reduceat": lambda: jnp.add.reduceat(t, [0]),
+        "text_add_reduce": lambda: jnp.add.reduce("a"),
+        "text_add_outer": lambda: jnp.add.outer("a", 1),
+        "given_token_eval_shape": lambda: jax.eval_shape(jnp.sin, t),
+        "given_token_make_jaxpr": lambda: jax.make_jaxpr(jnp.sin)(t),
+        "given_token_lower": lambda: jnp.sin.lower(t),
+        "given_token_grad": lambda: jax.grad(jnp.sin)(t),
+        "given_token_vmap": lambda: jax.vmap(jnp.sin)(t),
+        "given_token_lax_sin": lambda: lax.sin(t),
+        "given_token_lax_add": lambda: lax.add(t, 1.0),
+        "given_token_lax_eq_jitted": lambda: jax.jit(lambda a: lax.eq(a, a))(t),
+    }
+
+
+def token_operator_deliberate(jax):
+    """`token + 1` under jit: JAX fails inside its own code (AttributeError); jxkernel's
+    tracer operator reaches jnp.add, whose check refuses the token."""
+    t = jax.lax.create_token()
+    return {"plus_one_of_token_jitted": lambda: jax.jit(lambda a: a + 1)(t)}
+
+
 def text_as_dtype_deliberate(jax):
     """JAX's jnp.asarray reads a string naming a dtype as that dtype and converts the string
     (NumPy's words: "could not convert string to float"; asarray('bool') is True); jxkernel
@@ -651,6 +701,6 @@ def cases(jax) -> dict:
     for more in (_bits, _take_along, _tri, _unravel, _shapes, _views, _small, _jit_arguments,
                  _api_gaps, _string_arguments, _array_warnings, _collective_derivatives,
                  _token_results, token_made_in_bodies, _dtype_named_text,
-                 text_as_dtype_deliberate):
+                 text_as_dtype_deliberate, given_tokens, token_operator_deliberate):
         out.update(more(jax))
     return out
