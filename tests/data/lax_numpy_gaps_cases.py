@@ -35,7 +35,8 @@ def _json(x):
 
 def _line(e) -> str:
     """An exception's first line, a function's address in it made the same on every run."""
-    return re.sub(r" at 0x[0-9a-f]+>", " at 0x...>", str(e).strip().splitlines()[0])
+    first = (str(e).strip().splitlines() or [""])[0]        # (a bare assert says nothing)
+    return re.sub(r" at 0x[0-9a-f]+>", " at 0x...>", first)
 
 
 def observe(thunk) -> dict:
@@ -496,14 +497,25 @@ def given_tokens(jax):
         "given_token_lax_sin": lambda: lax.sin(t),
         "given_token_lax_add": lambda: lax.add(t, 1.0),
         "given_token_lax_eq_jitted": lambda: jax.jit(lambda a: lax.eq(a, a))(t),
+        # a token result: no ShapeDtypeStruct in out_info (Traced's gives its type)
+        "given_token_lowered_out_info": lambda: jax.jit(
+            lambda x: (x, lax.create_token())).lower(1.0).out_info,
+        "given_token_lowered_out_info_alone": lambda: jax.jit(
+            lambda: lax.create_token()).lower().out_info,
+        "given_token_traced_out_info": lambda: str(jax.jit(
+            lambda x: (x, lax.create_token())).trace(1.0).out_info),
     }
 
 
 def token_operator_deliberate(jax):
     """`token + 1` under jit: JAX fails inside its own code (AttributeError); jxkernel's
-    tracer operator reaches jnp.add, whose check refuses the token."""
-    t = jax.lax.create_token()
-    return {"plus_one_of_token_jitted": lambda: jax.jit(lambda a: a + 1)(t)}
+    tracer operator reaches jnp.add, whose check refuses the token. Compiled.out_info of a
+    token result: JAX's bare AssertionError, jxkernel's of the same class says why."""
+    lax = jax.lax
+    t = lax.create_token()
+    return {"plus_one_of_token_jitted": lambda: jax.jit(lambda a: a + 1)(t),
+            "compiled_out_info_of_token": lambda: jax.jit(
+                lambda x: (x, lax.create_token())).lower(1.0).compile().out_info}
 
 
 def text_as_dtype_deliberate(jax):
