@@ -205,6 +205,8 @@ def _programs(jax):
         **_later_programs(jax, explicit, auto, value, text, array),
         # ---- 8. scatters (x.at[...], bincount, segment_sum) of values split over the mesh
         **_scatter_programs(jax, explicit, array),
+        # ---- 9. where a compiled program says host data and tokens live
+        **_host_data_programs(jax, explicit),
     }
 
 
@@ -529,6 +531,48 @@ def _scatter_programs(jax, explicit, array):
     return {**{f"scatter_{name}": (explicit, array(f)) for name, f in made.items()},
             **{f"scatter_{name}": (explicit, lambda f=f: _raised(f))
                for name, f in raised.items()}}
+
+
+def _host_data_programs(jax, explicit):
+    """`Compiled.input_shardings` and `output_shardings` under set_mesh for arguments with no
+    sharding of their own (NumPy data, a Python scalar, a token) and for token results. JAX
+    reports GSPMDSharding({replicated}) for such an argument when no argument is split (one
+    split argument: XLA's choice, as a NamedSharding over its mesh), and a token passed
+    through as its argument's; jxkernel says NamedSharding(P()) (hostdata_*: a recorded gap,
+    tests/sharding/test_mesh_gaps.py)."""
+    jnp, lax = jax.numpy, jax.lax
+    P = jax.sharding.PartitionSpec
+    ones = np.ones(8, np.float32)
+
+    def shardings(f, *args):
+        def go():
+            compiled = jax.jit(f).lower(*(a() if callable(a) else a for a in args)).compile()
+            return {"in": repr(compiled.input_shardings), "out": repr(compiled.output_shardings)}
+        return lambda: _answer_or_error(go)
+
+    def typed():                                    # (made under the mesh)
+        return jnp.ones(8)
+
+    def split():
+        return jax.sharding.reshard(ones, P("x"))
+    programs = {
+        "numpy": shardings(lambda a: a * 2, ones),
+        "python_scalar": shardings(lambda a: a * 2, 3.0),
+        "typed_array": shardings(lambda a: a * 2, typed),
+        "token_through": shardings(lambda t: t, lax.create_token),
+        "token_made": shardings(lambda: lax.create_token()),
+        "mixed_with_token": shardings(lambda x, t, n: (x * 2, t, n + 1), typed,
+                                      lax.create_token, np.float32(1)),
+        "split_and_scalar": shardings(lambda a, b: a * b, split, 2.0),
+    }
+    return {f"hostdata_{name}": (explicit, f) for name, f in programs.items()}
+
+
+def _answer_or_error(f):
+    try:
+        return f()
+    except Exception as e:          # what was raised is a fact too
+        return {"error": [type(e).__name__, (_cut(str(e)).splitlines() or [""])[0]]}
 
 
 def _reshape_programs(jax, explicit, array):
