@@ -31,7 +31,8 @@ record = {"literals": cases.literals(jax, literals_module, dtypes, core, np),
           "compile_counts": cases.compile_counts(jax, jtu),
           "checkify_index_checks": cases.checkify_index_checks(jax, checkify, checkify_private),
           "nn_edges": cases.nn_edges(jax, core, np),
-          "module_homes": cases.module_homes(jax, checkify, checkify_private)}
+          "module_homes": cases.module_homes(jax, checkify, checkify_private),
+          "error_homes": cases.error_homes(jax, checkify, checkify_private)}
 with open(os.path.join(HERE, "private_modules_reference.json"), "w") as f:
     json.dump(record, f, indent=1, sort_keys=True)
 print(f"{len(record)} cases written")

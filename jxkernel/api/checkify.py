@@ -580,7 +580,7 @@ def check_error(error: Error) -> None:
     >>> err, _ = checkify(lambda: check(jnp.array(False), "no"))()
     >>> check_error(err)
     Traceback (most recent call last):
-    jxkernel.api.checkify.JaxRuntimeError: no (`check` failed)
+    jxkernel._src.checkify.JaxRuntimeError: no (`check` failed)
     """
     if not isinstance(error, Error):
         raise TypeError(f"check_error takes an Error as argument, got type {type(error)} "

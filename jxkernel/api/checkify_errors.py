@@ -53,7 +53,8 @@ class JaxException(Exception):
         raise NotImplementedError
 
 
-ErrorCategory = type        # a subclass of JaxException names a category of checks
+# a subclass of JaxException names a category of checks (JAX's alias, as it prints)
+ErrorCategory = type["JaxException"]
 
 
 @functools.total_ordering
@@ -344,9 +345,10 @@ def _check_error(error: Error, *, debug: bool = False):
     return check_p.bind(*leaves, err_tree=treedef, debug=debug)
 
 
-# Their home as users see it is checkify (JAX's jax._src.checkify): a traceback names
-# `jxkernel.api.checkify.JaxRuntimeError`, and ErrorEffect's order, which sorts by the class's
-# text, is the same as when they were defined there.
+# Their home as users see it is checkify's private module, as JAX's say jax._src.checkify
+# (`jxkernel._src.checkify` is api/checkify.py): a traceback names
+# `jxkernel._src.checkify.JaxRuntimeError`, a pickle finds them there, and ErrorEffect's order,
+# which sorts by the class's text, is the same for all of them.
 for _cls in (JaxException, ErrorEffect, DivisionByZeroError, NaNError, OOBError,
              FailedCheckError, BatchedError, JaxRuntimeError, Error):
-    _cls.__module__ = "jxkernel.api.checkify"
+    _cls.__module__ = "jxkernel._src.checkify"

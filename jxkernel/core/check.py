@@ -14,6 +14,9 @@ class JaxprTypeError(TypeError):
     pass
 
 
+JaxprTypeError.__module__ = "jxkernel.errors"      # its public home, as JAX's jax.errors
+
+
 def check_jaxpr(jaxpr) -> None:
     """Raise JaxprTypeError unless every variable is defined once before use and every
     equation's output types are what its primitive's abstract eval gives."""

@@ -233,6 +233,15 @@ def masked_array_error() -> ValueError:
                       "Use arr.filled() to convert the value to a standard numpy array.")
 
 
+def not_a_jax_value(name: str, position: int, value) -> TypeError:
+    """JAX's refusal of an operand no array type holds (a string, NumPy text) bound to the
+    primitive `name`: `lax.sin('a')`, or jnp's promotion converting one (`jnp.power('int32',
+    2)`'s convert_element_type)."""
+    return TypeError(f"Error interpreting argument to {name} as a JAX value. The problematic "
+                     f"value is of type {type(value)} and was passed to {name} at position "
+                     f"{position}.\n")                 # (JAX's trailing newline)
+
+
 def float0_error(name: str, position=None) -> TypeError:
     """JAX's refusal of a float0 operand (an integer input's cotangent: no vector space, so
     no operation). `position`: lax's n-ary dtype rule names it; jnp's check and unary rules
@@ -283,3 +292,14 @@ def jax_array_abstractified() -> ValueError:
     return ValueError("Triggering __jax_array__() during abstractification is no longer "
                       "supported. To avoid this error, either explicitly convert your object "
                       "using jax.numpy.array(), or register your object as a pytree.")
+
+
+# Their public home, as JAX's say jax.errors: a traceback reads
+# `jxkernel.errors.ConcretizationTypeError: ...` (and a pickle finds them there). JAX also
+# renames jaxlib's JaxRuntimeError so; jxkernel leaves that class, jaxlib's, as it is.
+for _cls in (JAXTypeError, JAXIndexError, ConcretizationTypeError, TracerBoolConversionError,
+             TracerIntegerConversionError, TracerArrayConversionError,
+             NonConcreteBooleanIndexError, UnexpectedTracerError, KeyReuseError,
+             InconclusiveDimensionOperation):
+    _cls.__module__ = "jxkernel.errors"
+del _cls

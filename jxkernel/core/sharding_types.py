@@ -407,6 +407,52 @@ def gather_rule(name, in_avals, params, out_avals):
             for i in range(out_rank)]
 
 
+def scatter_rule(name, in_avals, params, out_avals):
+    """JAX's _scatter_spec_computation, a gather's rule read backwards: with nothing split,
+    unsplit; else paired batch dimensions must agree (one axis among the three), a window
+    dimension of the updates must be split as the operand's is (or both unsplit), the
+    operand's inserted window dimensions unsplit, and the dimensions of updates and indices
+    that pick windows (which may overlap) unsplit, the index vector too. The result is then
+    the operand's sharding, its unsplit batch and window dimensions taking the indices' or
+    the updates'. JAX's error otherwise (`.at[...].add(out_sharding=)` is its way out):
+    `jnp.bincount` of values split over a mesh axis."""
+    operand, indices, updates = in_avals[:3]
+    dn = params["dimension_numbers"]
+    op, ix, up = ([()] * len(a.shape) if a.sharding is None else parts_of(a)
+                  for a in (operand, indices, updates))
+    if not any(op) and not any(ix) and not any(up):
+        return [()] * len(operand.shape)
+    vector_dim = len(indices.shape) - 1
+    scatter_dims = [d for d in range(len(updates.shape)) if d not in dn.update_window_dims]
+    up_batch = [scatter_dims[i] for i in dn.scatter_indices_batching_dims]
+    batches = list(zip(dn.operand_batching_dims, dn.scatter_indices_batching_dims, up_batch))
+    op_windows = [d for d in range(len(operand.shape))
+                  if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims]
+    windows = list(zip(dn.update_window_dims, op_windows))
+    resolvable = \
+        all(len({op[o], ix[i], up[u]} - {()}) <= 1 for o, i, u in batches) and \
+        all(updates.shape[u] == operand.shape[o] and up[u] == op[o] or not up[u] and not op[o]
+            for u, o in windows) and \
+        not any(op[d] for d in dn.inserted_window_dims) and \
+        not any(p for d, p in enumerate(up) if d not in up_batch and
+                d not in dn.update_window_dims) and \
+        not any(p for d, p in enumerate(ix[:vector_dim])
+                if d not in dn.scatter_indices_batching_dims) and \
+        not ix[vector_dim]
+    if not resolvable:
+        raise ShardingTypeError(
+            f"Use `.at[...].set/add/mul/...(out_sharding=)` to provide output PartitionSpec for "
+            f"the scatter update as out sharding could not be resolved unambiguously (or would "
+            f"require collectives on inputs). Got operand={operand!r}, indices={indices!r}, "
+            f"updates={updates!r}")
+    out = list(op)
+    for o, i, u in batches:
+        out[o] = out[o] or ix[i] or up[u]
+    for u, o in windows:
+        out[o] = out[o] or up[u]
+    return out
+
+
 def _check_match(left, right, message):
     for a, b in zip(left, right):
         if a and b and a != b:
@@ -493,7 +539,8 @@ _TAKE_CONTEXT_MESH = frozenset({broadcasting_rule, select_n_rule, broadcast_in_d
 
 # the rules that read every operand's sharding (the others read the first's)
 _ANY_OPERAND_TYPED = frozenset({broadcasting_rule, select_n_rule, dot_general_rule,
-                                dynamic_update_slice_rule, conv_rule, gather_rule, clamp_rule})
+                                dynamic_update_slice_rule, conv_rule, gather_rule, clamp_rule,
+                                scatter_rule})
 
 
 def _mesh_of(in_avals):

@@ -13,7 +13,7 @@ import enum
 import numpy as np
 
 from ..core import dtypes, sharding_types
-from ..core.avals import ShapedArray
+from ..core.avals import ShapedArray, abstract_token
 from ..core.errors import float0_error
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, lowering_rules,
                               numpy_rules, sharding_rules)
@@ -70,6 +70,9 @@ def describe_dtypes(accepted) -> str:
 
 
 def check_dtype(name: str, aval, accepted, what="", position=None) -> None:
+    if aval is abstract_token:      # (JAX's words: a token is no operand of an array op)
+        raise ValueError(f"Attempting to pass an unexpected type {aval!r} to a primitive: "
+                         f"{name}")
     if aval.dtype not in accepted:
         if aval.dtype == dtypes.float0:
             raise float0_error(name, position)

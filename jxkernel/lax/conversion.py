@@ -6,6 +6,7 @@ import numpy as np
 
 from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray, public_type
+from ..core.errors import not_a_jax_value
 # declared in core so that transforms/ can bind it; its rules are here. The binder there also
 # sets the weak-type flag (jnp's promotion needs it): lax's _convert_element_type.
 from ..core.interpreter_primitives import convert_element_type as _convert_element_type
@@ -221,9 +222,19 @@ def _bitcast_numpy(x, *, new_dtype):
 numpy_rules[bitcast_convert_type_p] = _bitcast_numpy
 
 
+def refuse_text(operand) -> None:
+    """JAX's _convert_element_type of a str or bytes (jnp's checks pass text: `jnp.power('int8',
+    2)`, `jnp.full_like(x, 'int8')`): it reads the text as a dtype's name (np.dtype('a') is
+    |S0, no type of JAX's arrays), then its bind refuses the text itself."""
+    if isinstance(operand, (str, bytes)):
+        dtypes.dtype_of_named(operand)
+        raise not_a_jax_value("convert_element_type", 0, operand)
+
+
 def convert_element_type(operand, new_dtype):
     """`operand` as `new_dtype` (complex to real keeps the real part; to bool tests != 0).
     To or from an extended dtype it is to_edtype or from_edtype, as JAX's."""
+    refuse_text(operand)
     old_dtype = getattr(operand, "dtype", None)
     if dtypes.is_extended(new_dtype) or dtypes.is_extended(old_dtype):
         if new_dtype == old_dtype:

@@ -22,7 +22,7 @@ from ..core.trace import Tracer
 from ..transforms import ad_util as ad
 from ..transforms.batch_util import defvectorized
 from . import _lowering as hl
-from .conversion import _convert_element_type, convert_element_type_p
+from .conversion import _convert_element_type, convert_element_type_p, refuse_text
 from .shapes import broadcast, canonicalize_shape
 from .sharding import canonicalize_sharding, laid_out
 from ..xla.put import device_put
@@ -75,8 +75,10 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     weak_type = dtype is None and dtypes.is_weakly_typed(x)
     # JAX's dtypes.dtype of the dtype: np.int64 warns as requested in 'dtype', jnp.int64 is
     # narrowed quietly (even under ALLOW)
-    dtype = dtypes.dtype(x) if dtype is None else \
+    # (text as a dtype's name: lax.full_like('int8', 0) is an int8 zero, 'a' is |S0, refused)
+    dtype = dtypes.dtype_of_named(x) if dtype is None else \
         dtypes.check_supported(dtypes.dtype_of_named(dtype), "full_like dtype")
+    refuse_text(fill_value)
     if dtypes.is_extended(dtype):         # an extended dtype's rules fill it (JAX's)
         return dtype._rules.full(fill_shape, fill_value, dtype)
     if type(fill_value) is int and dtypes.is_int(dtype):

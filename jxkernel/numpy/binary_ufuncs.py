@@ -20,6 +20,7 @@ from .manipulation import expand_dims
 from .reductions import max as max_, sum as sum_
 from .ufuncs import exp, log
 from .ufunc_api import ufunc
+from .util import check_arraylike, passing_text
 
 __all__ = ["add", "multiply", "subtract", "minimum", "maximum", "bitwise_and", "bitwise_or",
            "bitwise_xor", "logical_and", "logical_or", "logical_xor", "logaddexp", "logaddexp2",
@@ -72,10 +73,17 @@ def _logsumexp2(a, axis=None, dtype=None, keepdims=False, initial=None, where=No
                                          where=where), ln2)
 
 
-def _binary(func, identity, **methods):
-    # JAX's ufunc objects call a jitted function: its jit refuses a string first
+def _binary(func, identity, checked=False, **methods):
+    """The ufunc object of `func`. JAX's ufunc objects check their arguments, then call a
+    jitted function: its jit refuses a string first. `checked`: `func` is a jit here too (a
+    token would reach its check traced), so the ufunc's check runs first, as JAX's."""
     runs_jitted(func)
-    return ufunc(func, name=func.__name__, nin=2, nout=1, call=func, identity=identity, **methods)
+
+    def checked_call(x1, x2, /):
+        check_arraylike(func.__name__, *passing_text((x1, x2)))
+        return func(x1, x2)
+    return ufunc(func, name=func.__name__, nin=2, nout=1, call=checked_call if checked else func,
+                 identity=identity, **methods)
 
 
 add = _binary(ufuncs.add, 0, reduce=reductions.sum, accumulate=reductions.cumsum,
@@ -92,7 +100,7 @@ bitwise_xor = _binary(ufuncs.bitwise_xor, 0)
 logical_and = _binary(ufuncs.logical_and, True)
 logical_or = _binary(ufuncs.logical_or, False)
 logical_xor = _binary(ufuncs.logical_xor, False)
-logaddexp = _binary(ufuncs.logaddexp, -np.inf, reduce=_logsumexp)
-logaddexp2 = _binary(ufuncs.logaddexp2, -np.inf, reduce=_logsumexp2)
+logaddexp = _binary(ufuncs.logaddexp, -np.inf, reduce=_logsumexp, checked=True)
+logaddexp2 = _binary(ufuncs.logaddexp2, -np.inf, reduce=_logsumexp2, checked=True)
 negative = ufunc(runs_jitted(ufuncs.negative), name="negative", nin=1, nout=1,
                  call=ufuncs.negative)

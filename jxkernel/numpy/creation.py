@@ -26,7 +26,7 @@ from ..core import trace as _trace
 from ..core import vma
 from ..core.avals import ShapedArray, replicated_on
 from ..core.errors import ConcretizationTypeError, masked_array_error, shape_error
-from ..core.mesh import get_mesh, on_context_mesh
+from ..core.mesh import NamedSharding, PartitionSpec, get_mesh, on_context_mesh
 from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
 from ..core.interpreter_primitives import typed_scalar
@@ -395,6 +395,8 @@ def _laid_out(make, out_sharding, name):
     function as JAX's errors name it."""
     if out_sharding is None:
         return make()
+    if not isinstance(out_sharding, (NamedSharding, PartitionSpec)):
+        canonicalize_sharding(out_sharding, name)     # JAX's TypeError (a device's sharding)
     check_explicit_only(resolved(out_sharding), name)
     if _eager():
         return laid_out(make(), out_sharding)
@@ -485,8 +487,9 @@ def _full_scalar(shape, fill_value, dtype, device=None):
 def _like(name, a, fill_value, dtype, shape, device=None, out_sharding=None):
     if out_sharding is not None:     # (typed and laid out so, not as `a`)
         _device_or_out_sharding(device, out_sharding)
+        # (JAX's full_like names itself without the "jnp.")
         return _laid_out(lambda: _filled_like(name, a, fill_value, dtype, shape), out_sharding,
-                         f"jnp.{name}")
+                         name if name == "full_like" else f"jnp.{name}")
     if type(getattr(a, "aval", None)) is ShapedArray and a.aval.sharding is not None and \
             isinstance(a, Tracer) and shape is None and device is None and not np.ndim(fill_value):
         # a traced value of a type split over a mesh: the result has that type (JAX's lax.full_like)
@@ -499,6 +502,11 @@ def _like(name, a, fill_value, dtype, shape, device=None, out_sharding=None):
 
 
 def _filled_like(name, a, fill_value, dtype, shape, device=None):
+    if isinstance(a, (str, bytes)):
+        # JAX's check passes text and its lax.full_like reads it as a dtype's name (its
+        # dtypes.dtype): zeros_like('int8') is an int8 zero, zeros_like('a') refused as |S0;
+        # with `dtype` given the text is not read at all
+        a = np.zeros((), np.bool_ if dtype is not None else _core.dtype_of_named(a))
     if not (hasattr(a, "dtype") and hasattr(a, "shape")):
         if hasattr(a, "__jax_array__"):
             a = a.__jax_array__()
@@ -509,6 +517,7 @@ def _filled_like(name, a, fill_value, dtype, shape, device=None):
         return lax.full_like(a, fill_value, dtype, shape)
     if dtype is not None:
         dtype = canonicalize_user_dtype(dtype, name)
+    lax.conversion.refuse_text(fill_value)      # (read after `a`'s dtype, as JAX's)
     aval = util.aval_of(a) if not isinstance(a, (Array, Tracer)) else a.aval
     shape = aval.shape if shape is None else _shape(shape)
     weak = dtype is None and aval.weak_type
@@ -520,7 +529,10 @@ def _filled_like(name, a, fill_value, dtype, shape, device=None):
     dtype = dtype or aval.dtype
     if isinstance(fill_value, Tracer):      # staged, so a JVP tracer keeps its tangent
         return util.full(shape, lax.conversion._convert_element_type(fill_value, dtype, weak))
-    if isinstance(fill_value, Array):
+    if isinstance(fill_value, Array) or type(fill_value) is int and _core.is_int(dtype) and \
+            not _core.iinfo(dtype).min <= fill_value <= _core.iinfo(dtype).max:
+        # (a Python int past the type's range wraps, as JAX's lax.full_like converts it:
+        # full_like(int8 array, 300) is 44)
         fill_value = np.asarray(fill_value)
     return _fill(shape, np.asarray(fill_value).astype(dtype) if not isinstance(
         fill_value, _SCALARS) else fill_value, dtype, weak, device)
@@ -546,8 +558,9 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_shardin
     >>> jnp.full_like(jnp.ones(2), 3)
     Array([3., 3.], dtype=float32)
     """
-    util.check_text_args(a, fill_value)        # (JAX reads `a`'s dtype first)
-    util.check_arraylike("full_like", fill_value)
+    # text passes, as JAX's check passes it: `a` is read as a dtype's name where no `dtype` is
+    # given, then the conversion of `fill_value` refuses text (_filled_like)
+    util.check_arraylike("full_like", *util.passing_text((fill_value,)))
     return _like("full_like", a, fill_value, dtype, shape, device, out_sharding)
 
 

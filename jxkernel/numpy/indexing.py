@@ -28,6 +28,7 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes
+from ..core.avals import make, parts_of
 from ..core.config import config
 from ..core.errors import (ConcretizationTypeError, InconclusiveDimensionOperation,
                            NonConcreteBooleanIndexError, record_tracer)
@@ -496,7 +497,7 @@ class _GatherIndexer:
     to do to the result (reverse, insert None axes, which scalar-bool axes to add first)."""
     __slots__ = ("slice_shape", "gather_slice_shape", "gather_indices", "dnums",
                  "unique_indices", "indices_are_sorted", "reversed_y_dims", "newaxis_dims",
-                 "scalar_bool_dims")
+                 "scalar_bool_dims", "slice_parts")
 
     def __init__(self, **kw):
         for k, v in kw.items():
@@ -524,7 +525,10 @@ def _normalize(i, size: int):
     return lax.select(lax.lt(i, typed_constant(0, dt)), lax.add(i, n), i)
 
 
-def _index_to_gather(shape, items, normalize_indices=True) -> _GatherIndexer:
+def _index_to_gather(shape, items, normalize_indices=True, x_parts=None) -> _GatherIndexer:
+    """`x_parts`: the mesh axes splitting each dimension of a typed x (None: untyped), read
+    into `slice_parts`, the type the updates of a scatter are broadcast to (JAX's
+    slice_sharding): an advanced index's, a slice's dimension of x's, a new axis unsplit."""
     for p, (k, i) in enumerate(items):
         if k == SLICE:
             items[p] = (k, _check_slice(i, p))
@@ -535,8 +539,10 @@ def _index_to_gather(shape, items, normalize_indices=True) -> _GatherIndexer:
     # a scalar bool adds an axis of size 1, indexed by arange(1) (True) or arange(0) (False)
     scalar_bool_dims = [n for n, (k, _) in enumerate(items) if k == BOOL]
     shape = list(shape)
+    x_parts = [()] * len(shape) if x_parts is None else list(x_parts)
     for n in scalar_bool_dims:
         shape.insert(n, 1)
+        x_parts.insert(n, ())
         items[n] = (ARRAY, np.arange(int(items[n][1]), dtype=np.int32))
     # which entries consume which axis of x
     axes, a = [], 0
@@ -556,6 +562,7 @@ def _index_to_gather(shape, items, normalize_indices=True) -> _GatherIndexer:
     offset_dims, collapsed, start_index_map = [], [], []
     gather_indices, gather_indices_shape = [], []
     slice_shape, newaxis_dims, reversed_y_dims, gather_slice_shape = [], [], [], []
+    slice_parts = []
     for pos, (k, i) in enumerate(items):
         if adv_items and (contiguous and pos == idx_adv_pos[0] or not contiguous and pos == 0):
             arrs = broadcast_arrays(*(ensure_array(i) if not isinstance(i, np.ndarray) else i
@@ -567,6 +574,8 @@ def _index_to_gather(shape, items, normalize_indices=True) -> _GatherIndexer:
             start_index_map += [ax for _, ax, _ in adv_items]
             collapsed += [ax for _, ax, _ in adv_items]
             slice_shape += bshape
+            typed = aval_of(arrs[0])
+            slice_parts += [()] * len(bshape) if typed.sharding is None else parts_of(typed)
             y_axis += len(bshape)
             collapsed_y_axis += len(bshape)
         if pos in idx_adv_pos:
@@ -583,11 +592,13 @@ def _index_to_gather(shape, items, normalize_indices=True) -> _GatherIndexer:
             x_axis += 1
         elif k == NONE:
             slice_shape.append(1)
+            slice_parts.append(())
             newaxis_dims.append(y_axis)
             y_axis += 1
         else:
             start, step, size = _canonical_slice(i, shape[x_axis])
             slice_shape.append(size)
+            slice_parts.append(x_parts[x_axis])
             if step == 1:
                 if size != shape[x_axis]:     # a full slice needs no index
                     gather_indices.append((index_dtype.type(start), len(gather_indices_shape)))
@@ -625,7 +636,7 @@ def _index_to_gather(shape, items, normalize_indices=True) -> _GatherIndexer:
                           dnums=dnums, unique_indices=not adv_items,
                           indices_are_sorted=not adv_items, reversed_y_dims=tuple(reversed_y_dims),
                           newaxis_dims=tuple(newaxis_dims),
-                          scalar_bool_dims=tuple(scalar_bool_dims))
+                          scalar_bool_dims=tuple(scalar_bool_dims), slice_parts=slice_parts)
 
 
 def _to_index_dtype(i, dtype):
@@ -666,10 +677,19 @@ def _scatter_update(x, idx, y, scatter_op, indices_are_sorted=False, unique_indi
     `out_sharding` (canonical) computed with its mesh's axes Auto and laid out so, as JAX's
     auto_axes does (`x.at[0].set(v, out_sharding=P('x'))`)."""
     if out_sharding is not None:
-        def scatter(x, y):
-            return _scatter_update(x, idx, y, scatter_op, indices_are_sorted, unique_indices,
-                                   mode, normalize_indices)
-        return run_auto_axes(scatter, (x, y), {}, None, out_sharding)
+        # the index's arrays go in as arguments, retyped with x and y (as JAX's auto_axes
+        # takes its dynamic index): indices split over an Explicit axis are Auto's inside
+        items = idx if isinstance(idx, tuple) else (idx,)
+        at = [i for i, v in enumerate(items) if isinstance(v, (Array, Tracer))]
+
+        def scatter(x, y, *arrays):
+            given = list(items)
+            for i, a in zip(at, arrays):
+                given[i] = a
+            return _scatter_update(x, tuple(given) if isinstance(idx, tuple) else given[0], y,
+                                   scatter_op, indices_are_sorted, unique_indices, mode,
+                                   normalize_indices)
+        return run_auto_axes(scatter, (x, y, *(items[i] for i in at)), {}, None, out_sharding)
     x = ensure_array(x)
     xa = aval_of(x)
     if type(y) is int and dtypes.is_int(xa.dtype) and \
@@ -680,7 +700,9 @@ def _scatter_update(x, idx, y, scatter_op, indices_are_sorted=False, unique_indi
     check_arraylike("scatter", y)
     shape = xa.shape
     items = _expand_bool_indices(_parse(idx, shape), shape)
-    ix = _index_to_gather(shape, items, normalize_indices)
+    typed = xa.sharding
+    ix = _index_to_gather(shape, items, normalize_indices,
+                          None if typed is None else parts_of(xa))
     if 0 in ix.slice_shape:
         return x
     if not safe_to_cast(y, x):           # JAX: a warning now, an error in later releases
@@ -689,7 +711,10 @@ def _scatter_update(x, idx, y, scatter_op, indices_are_sorted=False, unique_indi
                       f"jax_numpy_dtype_promotion={config.jax_numpy_dtype_promotion}. In "
                       "future JAX releases this will result in an error.", FutureWarning)
     x2, y = util.promote_dtypes(x, y)
-    y = broadcast_to(y, ix.slice_shape)
+    # the updates typed as the windows they go to (JAX's slice_sharding): split as the index
+    # or x's sliced dimension is, or refused as JAX's broadcast refuses another split
+    y = broadcast_to(y, ix.slice_shape, out_sharding=None if typed is None else
+                     make(typed.mesh, ix.slice_parts))
     if ix.newaxis_dims:
         y = lax.squeeze(y, ix.newaxis_dims)
     if ix.reversed_y_dims:

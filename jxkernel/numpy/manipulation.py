@@ -24,13 +24,16 @@ from ..core.errors import (ConcretizationTypeError, InconclusiveDimensionOperati
                            shape_error)
 from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.trace import EvalTrace, Tracer, _ctx
+from ..core.avals import parts_of, typed_sharding
 from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.interpreter_primitives import typed_constant
 from ..lax import conversion
 from ..lax.sharding import canonicalize_sharding
 from ..xla.array import Array
 from . import util
-from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array, jnp_jit
+from .creation import asarray
+from .util import (aval_of, canonicalize_axis, check_arraylike, ensure_array, jnp_jit,
+                   passing_text)
 
 __all__ = ["reshape", "ravel", "transpose", "permute_dims", "swapaxes", "moveaxis",
            "rollaxis", "expand_dims", "squeeze", "concatenate", "concat", "stack", "unstack",
@@ -162,7 +165,12 @@ def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None, out_sh
         if newshape is None:
             raise TypeError("reshape() missing required argument 'shape'")
         shape = newshape
-    check_arraylike("reshape", a)
+    # text passes JAX's check (np.isscalar's) and reaches its jnp.asarray, which refuses it:
+    # "Value 'a' with dtype <U1 is not a valid JAX array type". (A dtype's name is refused so
+    # too, where JAX's asarray reads it as one: jnp.asarray('bool') is True there.)
+    check_arraylike("reshape", *passing_text((a,)))
+    if isinstance(a, (str, bytes)):
+        a = asarray(a)
     if out_sharding is None and isinstance(a, (np.ndarray, np.generic)):
         # JAX forwards to the argument's own method: NumPy data stays NumPy (and 64-bit)
         return a.reshape(shape, order=order)
@@ -508,17 +516,27 @@ def broadcast_to(array, shape, *, out_sharding=None):
     arr = ensure_array(array)
     shape = lax.shapes.canonicalize_shape(
         (shape,) if _lone_size(shape) else shape)
+    if out_sharding is not None:
+        out_sharding = canonicalize_sharding(out_sharding, "jnp.broadcast_to")
     arr_shape = _shape(arr)
-    if arr_shape == shape:
+    # (of the same shape but another type: retyped, as JAX's lax.broadcast_to)
+    if arr_shape == shape and (out_sharding is None or
+                               lax.shapes._typed_as(arr, out_sharding)):
         return arr
     if len(shape) < len(arr_shape):
         raise ValueError(f"Cannot broadcast to shape with fewer dimensions: "
                          f"arr_shape={arr_shape} shape={shape}")
     nlead = len(shape) - len(arr_shape)
-    if not all(d in (1, s) for d, s in zip(arr_shape, shape[nlead:])):
+    typed = None if out_sharding is None else typed_sharding(out_sharding, len(shape))
+    # a dimension split over a mesh axis stays so: the type asked must split it alike
+    split = [()] * len(arr_shape) if arr.aval.sharding is None or typed is None else \
+        parts_of(arr.aval)
+    tail = [()] * len(arr_shape) if typed is None else typed.spec._axes(len(shape))[nlead:]
+    if not all(d in (1, s) for d, s in zip(arr_shape, shape[nlead:])) or \
+            not all(not a or a == b for a, b in zip(split, tail)):
         raise ValueError(f"Incompatible types for broadcasting: input type="
                          f"{aval_text(arr.aval)} and requested type="
-                         f"{aval_text(arr.aval.update(shape=shape), False)}")
+                         f"{aval_text(arr.aval.update(shape=shape, sharding=typed), False)}")
     return lax.broadcast_in_dim(arr, shape, tuple(range(nlead, len(shape))),
                                 out_sharding=out_sharding)
 

@@ -99,6 +99,9 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     if x is None and y is None:
         check_arraylike("where", condition)
         return nonzero(condition, size=size, fill_value=fill_value)
+    # JAX's check, before its jit: a token or a missing argument is refused here; text
+    # passes on to the jit's error
+    check_arraylike("where", *util.passing_text((condition, x, y)))
     if size is not None or fill_value is not None:
         raise ValueError("size and fill_value arguments cannot be used in three-term where "
                          "function.")

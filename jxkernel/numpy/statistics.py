@@ -21,10 +21,11 @@ from ..transforms.jit_namesakes import jax_jitted
 from .. import lax
 from ..core import dtypes
 from ..core.errors import ConcretizationTypeError
-from ..core.avals import get_aval
+from ..core.avals import get_aval, parts_of
 from ..core.sharding_types import ShardingTypeError, with_axis_types
 from ..core.trace import Tracer
 from ..lax.sharding import canonicalize_sharding
+from ..xla.array import Array
 from . import reductions, ufuncs, util
 from .calculus import diff
 from .creation import _concrete, asarray, full, ones_like, zeros, zeros_like
@@ -49,7 +50,8 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None,
     >>> jnp.bincount(jnp.array([1, 1, 4]), length=3)
     Array([0, 2, 0], dtype=int32)
     """
-    x = ensure_arraylike("bincount", x)
+    check_arraylike("bincount", x)
+    x = asarray(x)      # (as JAX's ensure_arraylike: NumPy data typed by set_mesh's mesh)
     if aval_of(x).dtype == dtypes.bool_:
         x = lax.convert_element_type(x, np.int32)
     if not dtypes.issubdtype(aval_of(x).dtype, np.integer):
@@ -74,7 +76,11 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None,
         weights = np.array(1, dtypes.default_int_dtype())
     else:
         x_type, w_type = aval_of(x), get_aval(weights)    # (JAX's typeof: no list, no string)
-        if np.shape(weights) != x_type.shape:
+        # typed over one mesh, x and weights must be split alike (JAX's typeof of host
+        # weights names no mesh: they are not checked so, x being made an array first)
+        w_typed = w_type.sharding if isinstance(weights, (Array, Tracer)) else None
+        if np.shape(weights) != x_type.shape or x_type.sharding is not None and \
+                w_typed is not None and parts_of(x_type) != parts_of(w_type):
             raise ValueError(f"type of weights must match type of x. Got typeof(x)="
                              f"{with_axis_types(x_type, True)} and typeof(weights)="
                              f"{with_axis_types(w_type, True)}")

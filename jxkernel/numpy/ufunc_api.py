@@ -19,6 +19,7 @@ from .. import lax
 from ..core import dtypes as _dtypes
 from ..transforms.batching import vmap
 from ..transforms.jit import jit
+from ..transforms.jit_namesakes import runs_jitted
 from ..transforms.make_jaxpr import eval_shape
 from .creation import asarray
 from .functional import vectorize
@@ -155,6 +156,13 @@ class ufunc:
 
 
 ufunc.__module__ = "jxkernel.numpy"   # its public home, as JAX's is jax.numpy
+# JAX's methods are jits, their checks inside: a string gets the jit's error, a token arrives
+# as jit's tracer (its static arguments as JAX names them)
+for _method, _static in (("reduce", ("self", "axis", "dtype", "out", "keepdims")),
+                         ("accumulate", ("self", "axis", "dtype")), ("at", ("self", "inplace")),
+                         ("reduceat", ("self", "axis", "dtype")), ("outer", ("self",))):
+    runs_jitted(getattr(ufunc, _method), _static, checks_first=False)
+del _method, _static
 
 
 def _named_jit(name, fun, **kwargs):

@@ -29,12 +29,12 @@ from ..transforms.ad import jvp
 from ..transforms.batching import BatchTrace as _BatchTrace
 from ..xla.array import Array
 from ..transforms.custom_derivatives import custom_jvp
-from ..transforms.jit_namesakes import jax_alias, jax_jitted
+from ..transforms.jit_namesakes import jax_alias, jax_jitted, jit_argument_error, runs_jitted
 from .creation import array, asarray
 from .dtypes import finfo, iscomplexobj
 from .util import (_ARRAYS, REF_AVALS, aval_of, broadcast_arrays, check_arraylike,
                    check_text_args, converts_array, ensure_array, ensure_arraylike, full_like,
-                   jnp_jit,
+                   jnp_jit, passing_text,
                    promote_args, promote_args_inexact, promote_args_numeric, promote_dtypes,
                    promote_dtypes_inexact, promote_dtypes_numeric, promote_shapes)
 from .util import where as _where
@@ -693,7 +693,8 @@ def power(x1, x2, /):
     (Array(8, dtype=int32, weak_type=True), Array(1.4142135, dtype=float32, weak_type=True))
     """
     check_text_args(x1, x2)            # (JAX's float0 check asks a string's dtype first)
-    check_arraylike("power", x1, x2)
+    # a dtype's name passes both checks, as JAX's: its promotion or its jit _power refuses it
+    check_arraylike("power", *passing_text((x1, x2)))
     key = _typed_keys(x1, x2)
     if key:     # JAX's error: it asks NumPy about the dtype, which knows no key type
         np.dtype(key)
@@ -717,7 +718,10 @@ def power(x1, x2, /):
 pow = power
 
 
+@runs_jitted
 def _power(x1, x2):
+    if isinstance(x1, (str, bytes)) or isinstance(x2, (str, bytes)):
+        raise jit_argument_error("_power")      # (JAX's _power is a jit: its error for text)
     x1, x2 = promote_shapes("power", x1, x2)
     x1_, x2_ = promote_args_numeric("power", x1, x2)
     if _core.is_int(x1_.dtype) or x1_.dtype == _BOOL:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+import sys
 import warnings
 
 import numpy as np
@@ -23,15 +24,16 @@ import numpy as np
 from ..core.config import config
 from ..core import dtypes, vma
 from ..core import trace as _trace
-from ..core.avals import ShapedArray
+from ..core.avals import ShapedArray, Token, abstract_token
 from ..core.errors import aval_text, float0_error, masked_array_error
 from ..core.interpreter_primitives import typed_scalar
 from ..core.source_info import user_stacklevel
+from ..core.staging import JaxprTracer
 from ..core.trace import Tracer, jax_type_text
 from ..lax import conversion, shapes
 from ..lax import elementwise as lax
 from ..transforms.jit import jit
-from ..transforms.jit_namesakes import jit_argument_error
+from ..transforms.jit_namesakes import jit_argument_error, traced_before_checked
 from ..xla import client as _client
 from ..xla import array as _xla_array
 from ..xla.array import Array, host_to_device
@@ -53,7 +55,10 @@ def is_arraylike(x) -> bool:
     return (isinstance(x, _ARRAY_TYPES) or type(x) in _SCALAR_TYPES or
             dtypes.keeps_its_dtype(x) or hasattr(x, "__jax_array__") or isinstance(getattr(x, "dtype", None),
                                                       dtypes.ExtendedDType)) and \
-        not getattr(type(x), "is_array_ref", False)     # (a Ref's tracer is no array: JAX's)
+        not getattr(type(x), "is_array_ref", False) and \
+        not (isinstance(x, Tracer) and x.aval is abstract_token)
+    # (no array, as JAX's jax.Array is not of a Ref's tracer or a token's: jit(jnp.sin)(token)
+    # is refused by jnp's check, not by XLA)
 
 
 def check_arraylike(fun_name: str, *args) -> None:
@@ -71,8 +76,12 @@ def check_arraylike(fun_name: str, *args) -> None:
             # JAX's line, then ours (on a line of its own: the first line is JAX's)
             hint = "\nUse jnp.asarray/jnp.array to turn a list or tuple into an array." \
                 if isinstance(arg, (list, tuple)) else ""
+            shown = jax_type_text(arg)
+            if type(arg) is Token and traced_before_checked(fun_name, sys._getframe(1)):
+                # (JAX's jit traced it first: its message names jit's tracer)
+                shown = f"<class '{JaxprTracer._jax_class_path}'>"
             raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got "
-                            f"{jax_type_text(arg)} at position {i}.{hint}")
+                            f"{shown} at position {i}.{hint}")
 
 
 def passing_text(args) -> tuple:
@@ -205,6 +214,7 @@ def _convert(x, dtype, weak_type: bool, args=()):
         elif type(x) in _CACHED_SCALARS and type(_trace._ctx.trace) is _trace.EvalTrace:
             return scalar_array(x, dtype, weak_type, _device_of(args))
         else:                        # a scalar: staged as a literal, as JAX does
+            conversion.refuse_text(x)       # (passed by JAX's check: np.isscalar's)
             _check_python_int(x)
             return conversion._convert_element_type(x, dtype, weak_type)
     aval = x.aval

@@ -276,7 +276,10 @@ def _is_ref(x) -> bool:
 
 
 def _shape_of(x) -> tuple:
-    return tuple(x.shape) if _is_ref(x) else get_aval(x).shape
+    if _is_ref(x):
+        return tuple(x.shape)
+    aval = get_aval(x)      # (a token is of rank 0 to vmap, as JAX's: it maps no axis of one)
+    return () if aval is abstract_token else aval.shape
 
 
 class MappedRef:

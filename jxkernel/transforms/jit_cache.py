@@ -98,9 +98,22 @@ def clear_jit(jitted) -> None:
     """JAX's `f.clear_cache()`: the jit's caches emptied (compiled, fast path, last hits,
     traces, history), and its executables dropped from the by-text cache too, so that they
     are freed (JAX's test_jit_cache_clear counts the client's live executables)."""
-    forget_executables([getattr(e.exe, "loaded", None) for e in jitted._cache.values()])
+    forget_executables(_xla_programs(jitted._cache.values()))
     for cache in (jitted._cache, jitted._fast, jitted._last, jitted._traces, jitted._history):
         cache.clear()
+
+
+def _xla_programs(entries) -> list:
+    """The jaxlib executables of these cache entries, which the by-text cache may hold. The
+    NumPy backend's run their jaxpr and have none (its `loaded` raises NotImplementedError),
+    nor does anything compiled there reach the by-text cache."""
+    programs = []
+    for entry in entries:
+        try:
+            programs.append(entry.exe.loaded)
+        except (AttributeError, NotImplementedError):
+            pass
+    return programs
 
 
 def check_traceable(jitted) -> None:

@@ -123,12 +123,33 @@ def _register_running(fun, namesake) -> None:
         _RUNNING.setdefault(code, []).append((fun, namesake))
 
 
-def runs_jitted(fun):
-    """Mark `fun` as a function JAX runs under a jit of its own without making it a public
-    jit object (the function jnp.add's ufunc object calls): an argument that is no array gets
-    the jit's error (`jit_argument_error`). Returns `fun`."""
-    _register_running(fun, NamesakeJit(fun, (), True))
+# the code of the running functions whose arguments JAX checks before its jit traces them
+# (a ufunc object's __call__ checks, then calls the jitted function; jnp.where)
+_CHECKED_FIRST: set = set()
+
+
+def checked_first(fun):
+    """Mark `fun`, a function running as a jit of JAX's, as one whose arguments JAX checks
+    before its jit traces them: a token is named as itself there, not as jit's tracer.
+    Returns `fun`."""
+    _CHECKED_FIRST.add(inspect.unwrap(fun).__code__)
     return fun
+
+
+def runs_jitted(fun, static_argnames=(), checks_first=True):
+    """Mark `fun` as a function JAX runs under a jit of its own without making it a public
+    jit object (the function jnp.add's ufunc object calls; `checks_first=False`: the
+    ufunc's methods, jits whose own check reads traced arguments): an argument that is no
+    array gets the jit's error (`jit_argument_error`). Returns `fun`."""
+    _register_running(fun, NamesakeJit(fun, tuple(static_argnames), True))
+    return checked_first(fun) if checks_first else fun
+
+
+def traced_before_checked(fun_name: str, frame) -> bool:
+    """Whether the arguments a check names (`fun_name`'s, from `frame` outwards) reached it
+    through JAX's jit, which traced them first: a token arrives as jit's tracer there."""
+    running = running_function(fun_name, frame)
+    return running is not None and running[2].f_code not in _CHECKED_FIRST
 
 
 def running_as(fun, name: str, static_argnames=()):
@@ -152,6 +173,21 @@ def running_as(fun, name: str, static_argnames=()):
     return named
 
 
+def running_function(fun_name: str, frame, depth: int = 8):
+    """(fun, its NamesakeJit, its frame) of the function JAX jits running among `depth`
+    frames from `frame` outwards (`fun_name` tells apart those sharing code), or None: where
+    JAX's jit would have traced the arguments before the function's own check ran."""
+    for _ in range(depth):
+        if frame is None:
+            return None
+        found = _RUNNING.get(frame.f_code)
+        if found:
+            fun, namesake = next((f for f in found if f[0].__name__ == fun_name), found[0])
+            return fun, namesake, frame
+        frame = frame.f_back
+    return None
+
+
 def jit_argument_error(fun_name: str, depth: int = 8):
     """JAX's jit error for an argument that is no array (a string, an object) given to a
     function JAX jits, whose jit refuses it before the function runs: called where jnp's
@@ -164,17 +200,10 @@ def jit_argument_error(fun_name: str, depth: int = 8):
     Traceback (most recent call last):
     TypeError: Error interpreting argument to <function dot at ...> as an abstract array. ...
     """
-    frame = sys._getframe(1)
-    for _ in range(depth):
-        if frame is None:
-            return None
-        found = _RUNNING.get(frame.f_code)
-        if found:
-            break
-        frame = frame.f_back
-    else:
+    running = running_function(fun_name, sys._getframe(1), depth)
+    if running is None:
         return None
-    fun, namesake = next((f for f in found if f[0].__name__ == fun_name), found[0])
+    fun, namesake, frame = running
     static_names = set(namesake._made_of[1])
     values = frame.f_locals
     for name in inspect.signature(fun).parameters:

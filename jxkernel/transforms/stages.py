@@ -516,6 +516,7 @@ class Lowered(_Stage):
         >>> jit(lambda x: (x * 2, 1)).lower(1.0).out_info
         (ShapeDtypeStruct(shape=(), dtype=float32), ShapeDtypeStruct(shape=(), dtype=int32))
         """
+        _no_token_results(self.traced.jaxpr.out_avals, compiled=False)
         if self._partitioning is not None:      # each given or typed output's sharding
             return tree_unflatten(self.traced.out_tree, self._partitioning.out_structs())
         out_tree, avals = self.traced.out_tree, self.traced.jaxpr.out_avals
@@ -694,11 +695,24 @@ class Compiled(_Stage):
     def out_info(self):
         """The outputs' types with where they live (a SingleDeviceSharding each), as JAX's
         `Compiled.out_info`, less its `format` (jxkernel does not model layouts)."""
+        _no_token_results(self._entry.jaxpr.out_avals, compiled=True)
         if self.lowered._partitioning is not None:          # each output's own sharding
             return tree_unflatten(self._entry.out_tree, [
                 ShapeDtypeStruct(a.shape, a.dtype, sharding=s)
                 for a, s in zip(self._entry.jaxpr.out_avals, self._entry.exe.out_shardings)])
         return _out_structs(self._entry.out_tree, self._entry.jaxpr.out_avals, self._sharding())
+
+
+def _no_token_results(avals, compiled: bool) -> None:
+    """JAX's refusal of a token result in `out_info` (a token has no shape or dtype; the
+    Traced stage's out_info gives its type itself): Lowered's AttributeError, and Compiled's
+    AssertionError, which JAX raises bare and jxkernel says why (it gave the token's carrier,
+    a bool[0] array, which no program returns)."""
+    if any(a is abstract_token for a in avals):
+        if compiled:
+            raise AssertionError("Compiled.out_info has no ShapeDtypeStruct for a token "
+                                 "result (JAX asserts so); Traced.out_info gives its type")
+        raise AttributeError("'AbstractToken' object has no attribute 'shape'")
 
 
 def _out_structs(out_tree, avals, sharding=None):

@@ -11,6 +11,7 @@ import numpy as np
 from ..core.avals import Token, get_aval
 from ..core.config import config
 from ..core.dtypes import float0, is_numeric_kind
+from ..core.errors import not_a_jax_value
 from ..core import compile_record
 from ..core import trace as _trace
 from ..core.device_assignment import check_device_assignment
@@ -222,10 +223,9 @@ def _operand_on(prim, i, a, args, params, device) -> Array:
         return a
     if getattr(a, "dtype", None) == float0:
         abstract_eval(prim, [get_aval(x) for x in args], params)
-    if isinstance(a, (np.ndarray, np.generic)) and not is_numeric_kind(a.dtype):
-        raise TypeError(f"Error interpreting argument to {prim.name} as a JAX value. The "
-                        f"problematic value is of type {type(a)} and was passed to {prim.name} "
-                        f"at position {i}.\n")      # (JAX's trailing newline)
+    if isinstance(a, (str, bytes)) or isinstance(a, (np.ndarray, np.generic)) and \
+            not is_numeric_kind(a.dtype):
+        raise not_a_jax_value(prim.name, i, a)
     return to_device(a, device)
 
 

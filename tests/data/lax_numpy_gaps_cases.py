@@ -35,7 +35,8 @@ def _json(x):
 
 def _line(e) -> str:
     """An exception's first line, a function's address in it made the same on every run."""
-    return re.sub(r" at 0x[0-9a-f]+>", " at 0x...>", str(e).strip().splitlines()[0])
+    first = (str(e).strip().splitlines() or [""])[0]        # (a bare assert says nothing)
+    return re.sub(r" at 0x[0-9a-f]+>", " at 0x...>", first)
 
 
 def observe(thunk) -> dict:
@@ -413,6 +414,120 @@ def _string_arguments(jax):
     }
 
 
+def _dtype_named_text(jax):
+    """Stop 71: text that names a dtype. JAX's checks pass a string (np.isscalar's); its
+    lax.full_like then reads it as that dtype (`zeros_like('int8')` is an int8 zero, text not
+    read where `dtype` is given), its conversions and its jit `_power` refuse it in their own
+    words, and jnp.reshape hands it to jnp.asarray. `text_as_dtype_deliberate`: what JAX's
+    asarray does with a dtype's name, which jxkernel refuses as any other text."""
+    jnp, lax = jax.numpy, jax.lax
+    x = jnp.ones(3)
+    return {
+        "text_dtype_zeros_like": lambda: jnp.zeros_like("float32"),
+        "text_dtype_ones_like": lambda: jnp.ones_like("int8"),
+        "text_dtype_empty_like": lambda: jnp.empty_like("bool"),
+        "text_dtype_full_like": lambda: jnp.full_like("int8", 3.5),
+        "text_dtype_full_like_wraps": lambda: jnp.full_like("int8", 300),
+        "text_dtype_zeros_like_narrowed": lambda: jnp.zeros_like("float64"),
+        "text_dtype_zeros_like_bytes": lambda: jnp.zeros_like(b"complex64"),
+        "text_dtype_zeros_like_shape": lambda: jnp.zeros_like("int4", shape=(2,)),
+        "text_dtype_ones_like_jitted": lambda: jax.jit(lambda: jnp.ones_like("bfloat16"))(),
+        "text_unread_zeros_like": lambda: jnp.zeros_like("cat", dtype="int8"),
+        "text_unread_full_like": lambda: jnp.full_like("a", 1, dtype="float32"),
+        "text_dtype_full_like_fill": lambda: jnp.full_like(x, "int8"),
+        "text_dtype_full_like_list_first": lambda: jnp.full_like([1], "int8"),
+        "text_dtype_lax_full_like": lambda: lax.full_like("int8", 0),
+        "text_lax_full_like": lambda: lax.full_like("a", 0),
+        "text_dtype_lax_full_like_fill": lambda: lax.full_like(x, "int8"),
+        "text_dtype_convert": lambda: lax.convert_element_type("int32", np.float32),
+        "text_convert": lambda: lax.convert_element_type("a", np.float32),
+        "text_lax_sin": lambda: lax.sin("float32"),
+        "text_lax_add": lambda: lax.add(1.0, "a"),
+        "text_dtype_power": lambda: jnp.power(2, "int32"),
+        "text_dtype_power_base": lambda: jnp.power("int32", 2),
+        "text_dtype_power_float_exponent": lambda: jnp.power("int32", 2.5),
+        "text_dtype_power_bytes": lambda: jnp.power(2.0, b"int8"),
+        "text_dtype_power_jitted": lambda: jax.jit(lambda y: jnp.power(y, "int32"))(x),
+        "text_reshape": lambda: jnp.reshape("a", (1,)),
+        "text_reshape_bytes": lambda: jnp.reshape(b"a", -1),
+        "text_reshape_number": lambda: jnp.reshape("3", ()),
+        "text_reshape_jitted": lambda: jax.jit(lambda: jnp.reshape("3", (1,)))(),
+        "full_like_int_wraps": lambda: jnp.full_like(jnp.ones(2, jnp.int8), 300),
+        "full_like_int_wraps_numpy": lambda: jnp.full_like(np.ones(2, np.uint8), -1),
+    }
+
+
+def given_tokens(jax):
+    """Stop 71: a token given to jnp's functions, eagerly and under jit: refused by jnp's
+    argument check (a token's tracer is no array), naming the Token where JAX checks before
+    its jit (a ufunc object's call, jnp.where) and jit's tracer where JAX's jit traced it
+    first (jnp.sin, jnp.sum, a ufunc's methods, anything under an outer jit); lax's array ops
+    refuse it in their abstract evaluation, vmap as of rank 0. Messages name JAX's classes
+    (`jax._src.core.Token`): compared with the package's name made 'jax'."""
+    jnp, lax = jax.numpy, jax.lax
+    t = lax.create_token()
+    return {
+        "given_token_jit_sin": lambda: jax.jit(jnp.sin)(t),
+        "given_token_sin": lambda: jnp.sin(t),
+        "given_token_add": lambda: jnp.add(t, 1),
+        "given_token_add_second": lambda: jnp.add(1, t),
+        "given_token_jit_add": lambda: jax.jit(jnp.add)(t, 1),
+        "given_token_jit_of_add": lambda: jax.jit(lambda a: jnp.add(a, 1))(t),
+        "given_token_made_in_jit": lambda: jax.jit(lambda: jnp.sin(lax.create_token()))(),
+        "given_token_multiply": lambda: jnp.multiply(t, 2.0),
+        "given_token_logaddexp": lambda: jnp.logaddexp(t, 1.0),
+        "given_token_negative": lambda: jnp.negative(t),
+        "given_token_power": lambda: jnp.power(t, 2),
+        "given_token_sum": lambda: jnp.sum(t),
+        "given_token_exp": lambda: jnp.exp(t),
+        "given_token_abs": lambda: jnp.abs(t),
+        "given_token_where": lambda: jnp.where(True, t, 1),
+        "given_token_where_jitted": lambda: jax.jit(lambda a: jnp.where(True, a, 1))(t),
+        "where_missing_y": lambda: jnp.where(True, 1),
+        "given_token_add_reduce": lambda: jnp.add.reduce(t),
+        "given_token_add_outer": lambda: jnp.add.outer(t, 1),
+        "given_token_add_reduceat": lambda: jnp.add.reduceat(t, [0]),
+        "text_add_reduce": lambda: jnp.add.reduce("a"),
+        "text_add_outer": lambda: jnp.add.outer("a", 1),
+        "given_token_eval_shape": lambda: jax.eval_shape(jnp.sin, t),
+        "given_token_make_jaxpr": lambda: jax.make_jaxpr(jnp.sin)(t),
+        "given_token_lower": lambda: jnp.sin.lower(t),
+        "given_token_grad": lambda: jax.grad(jnp.sin)(t),
+        "given_token_vmap": lambda: jax.vmap(jnp.sin)(t),
+        "given_token_lax_sin": lambda: lax.sin(t),
+        "given_token_lax_add": lambda: lax.add(t, 1.0),
+        "given_token_lax_eq_jitted": lambda: jax.jit(lambda a: lax.eq(a, a))(t),
+        # a token result: no ShapeDtypeStruct in out_info (Traced's gives its type)
+        "given_token_lowered_out_info": lambda: jax.jit(
+            lambda x: (x, lax.create_token())).lower(1.0).out_info,
+        "given_token_lowered_out_info_alone": lambda: jax.jit(
+            lambda: lax.create_token()).lower().out_info,
+        "given_token_traced_out_info": lambda: str(jax.jit(
+            lambda x: (x, lax.create_token())).trace(1.0).out_info),
+    }
+
+
+def token_operator_deliberate(jax):
+    """`token + 1` under jit: JAX fails inside its own code (AttributeError); jxkernel's
+    tracer operator reaches jnp.add, whose check refuses the token. Compiled.out_info of a
+    token result: JAX's bare AssertionError, jxkernel's of the same class says why."""
+    lax = jax.lax
+    t = lax.create_token()
+    return {"plus_one_of_token_jitted": lambda: jax.jit(lambda a: a + 1)(t),
+            "compiled_out_info_of_token": lambda: jax.jit(
+                lambda x: (x, lax.create_token())).lower(1.0).compile().out_info}
+
+
+def text_as_dtype_deliberate(jax):
+    """JAX's jnp.asarray reads a string naming a dtype as that dtype and converts the string
+    (NumPy's words: "could not convert string to float"; asarray('bool') is True); jxkernel
+    refuses it as any other text ("Value 'float32' with dtype <U7 is not a valid JAX array
+    type"): a string is no number whatever it spells."""
+    jnp = jax.numpy
+    return {"text_dtype_reshape": lambda: jnp.reshape("float32", (1,)),
+            "text_dtype_asarray_bool": lambda: jnp.asarray("bool")}
+
+
 def _api_gaps(jax):
     """matvec/vecmat check their core dimensions as JAX's vectorize does; jnp.trace's offset
     is traced (a float or an array of one element refused as JAX's eye refuses it);
@@ -597,6 +712,7 @@ def cases(jax) -> dict:
     out.update({f"masked_{name}": thunk for name, thunk in _masked(jax).items()})
     for more in (_bits, _take_along, _tri, _unravel, _shapes, _views, _small, _jit_arguments,
                  _api_gaps, _string_arguments, _array_warnings, _collective_derivatives,
-                 _token_results, token_made_in_bodies):
+                 _token_results, token_made_in_bodies, _dtype_named_text,
+                 text_as_dtype_deliberate, given_tokens, token_operator_deliberate):
         out.update(more(jax))
     return out

@@ -203,6 +203,10 @@ def _programs(jax):
         **_reshape_programs(jax, explicit, array),
         # ---- 7. unused split arguments, vmap's typed batch dimension, untyped reshapes
         **_later_programs(jax, explicit, auto, value, text, array),
+        # ---- 8. scatters (x.at[...], bincount, segment_sum) of values split over the mesh
+        **_scatter_programs(jax, explicit, array),
+        # ---- 9. where a compiled program says host data and tokens live
+        **_host_data_programs(jax, explicit),
     }
 
 
@@ -469,6 +473,106 @@ def _out_sharding_programs(jax, explicit, value, text, array, typed):
             jnp.zeros(4, jnp.uint32), (8, 2), out_sharding=P("x"))[1])),
         "outsh_arange_jaxpr": (explicit, text(lambda: jnp.arange(8.0, out_sharding=P("x")))),
     }
+
+
+def _scatter_programs(jax, explicit, array):
+    """A scatter's result takes the operand's type, its updates broadcast to the type of the
+    windows they go to (the index's split, a sliced dimension's); where that would need
+    collectives (an index or updates split over an axis the operand's dimension is not, an
+    operand split where it is indexed) JAX asks for `.at[...].add(out_sharding=)`. So
+    `jnp.bincount` of split values raises, and its weights must be typed as x is."""
+    jnp = jax.numpy
+    P = jax.sharding.PartitionSpec
+    reshard = jax.sharding.reshard
+    counts = np.array([0, 1, 1, 3, 2, 2, 2, 0], np.int32)
+    weights = np.arange(8.0, dtype=np.float32)
+
+    def split(v, *spec):
+        return lambda: reshard(v, P(*spec))
+    xs, xr, ws, wy, wr = (split(counts, "x"), split(counts), split(weights, "x"),
+                          split(weights, "y"), split(weights))
+    rows = split(np.ones((8, 2), np.float32), "x", None)
+    made = {
+        "bincount_replicated": lambda: jnp.bincount(xr(), wr(), length=5),
+        "bincount_out_sharding": lambda: jnp.bincount(xs(), ws(), length=5,
+                                                      out_sharding=P()),
+        "at_set_column_of_split": lambda: rows().at[:, 0].set(3.0),
+        "at_add_out_sharding": lambda: jnp.zeros(5).at[xs()].add(ws(), out_sharding=P()),
+        "broadcast_to_retyped": lambda: jnp.broadcast_to(wr(), (8,), out_sharding=P("x")),
+        "broadcast_to_numpy": lambda: jnp.broadcast_to(weights, (8,), out_sharding=P("x")),
+        "broadcast_to_lead": lambda: jnp.broadcast_to(wr(), (2, 8), out_sharding=P(None, "x")),
+    }
+    raised = {
+        "bincount": lambda: jnp.bincount(xs(), length=5),
+        "bincount_unknown_length": lambda: jnp.bincount(xs()),
+        "bincount_weights_split_alike": lambda: jnp.bincount(xs(), ws(), length=5),
+        "bincount_weights_split_otherwise": lambda: jnp.bincount(xs(), wy(), length=5),
+        "bincount_weights_replicated": lambda: jnp.bincount(xs(), wr(), length=5),
+        "bincount_weights_numpy": lambda: jnp.bincount(xs(), weights, length=5),
+        "bincount_x_replicated": lambda: jnp.bincount(xr(), ws(), length=5),
+        "bincount_x_numpy": lambda: jnp.bincount(counts, ws(), length=5),
+        "bincount_weights_shape": lambda: jnp.bincount(xs(), wr()[:4], length=5),
+        "bincount_out_sharding_split": lambda: jnp.bincount(xs(), ws(), length=5,
+                                                            out_sharding=P("x")),
+        "bincount_jit": lambda: jax.jit(lambda a, b: jnp.bincount(a, b, length=5))(xs(), ws()),
+        "bincount_jit_weights_replicated": lambda: jax.jit(
+            lambda a, b: jnp.bincount(a, b, length=5))(xs(), wr()),
+        "at_set_split_index": lambda: jnp.zeros((8, 2)).at[xs()].set(1.0),
+        "at_set_int_of_split": lambda: rows().at[0].set(3.0),
+        "at_add_slice_of_split": lambda: rows().at[:4].add(3.0),
+        "at_add_index_of_split": lambda: rows().at[np.array([0, 1])].add(3.0),
+        "at_add_updates_split_otherwise": lambda: wr().at[xs()].add(wy()),
+        "segment_sum": lambda: jax.ops.segment_sum(ws(), xs() % 3, 3),
+        "broadcast_to_split_otherwise": lambda: jnp.broadcast_to(wy(), (8,),
+                                                                 out_sharding=P("x")),
+        "broadcast_to_lead_split": lambda: jnp.broadcast_to(wy(), (2, 8),
+                                                            out_sharding=P("x", None)),
+    }
+    return {**{f"scatter_{name}": (explicit, array(f)) for name, f in made.items()},
+            **{f"scatter_{name}": (explicit, lambda f=f: _raised(f))
+               for name, f in raised.items()}}
+
+
+def _host_data_programs(jax, explicit):
+    """`Compiled.input_shardings` and `output_shardings` under set_mesh for arguments with no
+    sharding of their own (NumPy data, a Python scalar, a token) and for token results. JAX
+    reports GSPMDSharding({replicated}) for such an argument when no argument is split (one
+    split argument: XLA's choice, as a NamedSharding over its mesh), and a token passed
+    through as its argument's; jxkernel says NamedSharding(P()) (hostdata_*: a recorded gap,
+    tests/sharding/test_mesh_gaps.py)."""
+    jnp, lax = jax.numpy, jax.lax
+    P = jax.sharding.PartitionSpec
+    ones = np.ones(8, np.float32)
+
+    def shardings(f, *args):
+        def go():
+            compiled = jax.jit(f).lower(*(a() if callable(a) else a for a in args)).compile()
+            return {"in": repr(compiled.input_shardings), "out": repr(compiled.output_shardings)}
+        return lambda: _answer_or_error(go)
+
+    def typed():                                    # (made under the mesh)
+        return jnp.ones(8)
+
+    def split():
+        return jax.sharding.reshard(ones, P("x"))
+    programs = {
+        "numpy": shardings(lambda a: a * 2, ones),
+        "python_scalar": shardings(lambda a: a * 2, 3.0),
+        "typed_array": shardings(lambda a: a * 2, typed),
+        "token_through": shardings(lambda t: t, lax.create_token),
+        "token_made": shardings(lambda: lax.create_token()),
+        "mixed_with_token": shardings(lambda x, t, n: (x * 2, t, n + 1), typed,
+                                      lax.create_token, np.float32(1)),
+        "split_and_scalar": shardings(lambda a, b: a * b, split, 2.0),
+    }
+    return {f"hostdata_{name}": (explicit, f) for name, f in programs.items()}
+
+
+def _answer_or_error(f):
+    try:
+        return f()
+    except Exception as e:          # what was raised is a fact too
+        return {"error": [type(e).__name__, (_cut(str(e)).splitlines() or [""])[0]]}
 
 
 def _reshape_programs(jax, explicit, array):

@@ -302,3 +302,56 @@ def module_homes(jax, checkify, checkify_private):
                             "update_error", "assert_func", "_check_error", "ErrorEffect")}
     return {"homes": homes, "helpers": helpers, "batched": _answer(err.get),
             "reduced": _answer(reduced.get)}
+
+
+def error_homes(jax, checkify, checkify_private):
+    """Where the classes a user meets in a traceback or a repr say they live (`__module__` and
+    `__qualname__`, the package's own name made 'jax'), found again there and through pickle:
+    jax.errors' classes, checkify's error classes (jax._src.checkify's; the public module has
+    only JaxRuntimeError and Error of them), CustomVJPPrimal, custom_gradient and
+    closure_convert (jax._src.custom_derivatives's); the class of each error checkify reports,
+    and the printed sets of checks and ErrorCategory."""
+    jnp, name = jax.numpy, jax.__name__
+
+    def home(obj):
+        where = importlib.import_module(obj.__module__)
+        return {"path": f"{obj.__module__}.{obj.__qualname__}".replace(name, "jax"),
+                "found_at_home": getattr(where, obj.__qualname__) is obj,
+                "pickled": pickle.loads(pickle.dumps(obj)) is obj}
+    derivatives = importlib.import_module(name + "._src.custom_derivatives")
+    things = {f"errors.{n}": getattr(jax.errors, n) for n in (
+        "ConcretizationTypeError", "InconclusiveDimensionOperation", "JAXIndexError",
+        "JAXTypeError", "JaxprTypeError", "KeyReuseError", "NonConcreteBooleanIndexError",
+        "TracerArrayConversionError", "TracerBoolConversionError",
+        "TracerIntegerConversionError", "UnexpectedTracerError")}
+    things.update({f"checkify.{n}": getattr(checkify_private, n) for n in (
+        "JaxRuntimeError", "Error", "JaxException", "FailedCheckError", "NaNError",
+        "OOBError", "DivisionByZeroError")})
+    things.update({f"custom_derivatives.{n}": getattr(derivatives, n) for n in (
+        "CustomVJPPrimal", "custom_gradient", "closure_convert")})
+    out = {"homes": {k: home(v) for k, v in things.items()},
+           "public_checkify": [n for n in ("JaxRuntimeError", "Error") if
+                               getattr(checkify, n) is getattr(checkify_private, n)],
+           "error_category": repr(checkify.ErrorCategory).replace(name, "jax"),
+           "check_sets": {n: sorted(repr(c).replace(name, "jax") for c in getattr(checkify, n))
+                          for n in ("user_checks", "float_checks", "all_checks")}}
+
+    def positive(x, i):
+        checkify.check(x[0] > 0, "not positive: {}", x[0])
+        return jnp.log(x[i] - 1.0) / x[1]
+    reported = {}
+    for label, args in (("user", (jnp.array([-1.0, 1.0]), 0)),
+                        ("oob", (jnp.array([2.0, 1.0]), 5)),
+                        ("nan", (jnp.array([2.0, 0.5]), 1)),
+                        ("div", (jnp.array([2.0, 0.0]), 0))):
+        err, _ = checkify.checkify(positive, errors=checkify.all_checks)(*args)
+        e = err.get_exception()
+        reported[label] = {"class": f"{type(e).__module__}.{type(e).__qualname__}".replace(
+            name, "jax"), "str": str(e).split(" (check failed at")[0]}
+        try:
+            err.throw()
+        except Exception as thrown:        # noqa: BLE001 (its class is the answer)
+            reported[label]["thrown"] = f"{type(thrown).__module__}." \
+                f"{type(thrown).__qualname__}".replace(name, "jax")
+    out["reported"] = reported
+    return out

@@ -19,7 +19,8 @@ import pytest
 
 import jxkernel as jax
 from jxkernel.core import deprecations
-from lax_numpy_gaps_cases import cases, observe, token_made_in_bodies
+from lax_numpy_gaps_cases import (cases, given_tokens, observe, text_as_dtype_deliberate,
+                                  token_made_in_bodies, token_operator_deliberate)
 import locations  # tests/support: the repository's folders
 
 with open(os.path.join(locations.ROOT, "tests", "data", "lax_numpy_gaps_reference.json")) as f:
@@ -61,7 +62,15 @@ _NAMED_STATIC = re.compile(r", passed as static argument '\w+' of \w+(?=\. The e
 _TOKENS_MADE_IN_BODIES = sorted(token_made_in_bodies(jax))
 
 
-@pytest.mark.parametrize("name", sorted(set(CASES) - set(_GUARDED) - set(_TOKENS_MADE_IN_BODIES)))
+_TEXT_AS_DTYPE = sorted(text_as_dtype_deliberate(jax))
+
+
+_GIVEN_TOKENS = sorted(given_tokens(jax))
+
+
+@pytest.mark.parametrize("name", sorted(set(CASES) - set(_GUARDED) - set(_TOKENS_MADE_IN_BODIES)
+                                        - set(_TEXT_AS_DTYPE) - set(_GIVEN_TOKENS)
+                                        - set(token_operator_deliberate(jax))))
 def test_case_matches_jax(name):
     got = json.loads(json.dumps(observe(CASES[name])))
     if name.startswith("static_") and "raised" in got:
@@ -94,6 +103,66 @@ def test_token_results_once_sharding_types_are_in_use(name, monkeypatch):
         assert got == {"value": "jax._src.core.Token", "warnings": []}
     else:
         assert json.loads(json.dumps(got)) == REFERENCE[name]
+
+
+@pytest.mark.parametrize("name", _GIVEN_TOKENS)
+def test_a_token_given_to_jnp_is_refused_as_jaxs(name):
+    # jit(jnp.sin)(token) failed in XLA ('stablehlo.convert' of a !stablehlo.token); eagerly
+    # the Token was named where JAX's jit had traced it; lax.sin(token) named dtype bool
+    got = json.loads(json.dumps(observe(CASES[name])))
+    if "raised" in got:
+        got["raised"][1] = got["raised"][1].replace("jxkernel._src.", "jax._src.")
+    assert got == REFERENCE[name]
+
+
+def test_a_token_plus_one_under_jit_is_refused_by_jnp_not_by_an_attribute_error():
+    # deliberate: JAX 0.10.2 fails inside its own code ("'AbstractToken' object has no
+    # attribute '_add'"); jxkernel's tracer operator reaches jnp.add, whose check names it
+    assert REFERENCE["plus_one_of_token_jitted"]["raised"] == [
+        "AttributeError", "'AbstractToken' object has no attribute '_add'"]
+    assert observe(CASES["plus_one_of_token_jitted"])["raised"] == [
+        "TypeError", "add requires ndarray or scalar arguments, got <class "
+        "'jxkernel._src.interpreters.partial_eval.DynamicJaxprTracer'> at position 0."]
+
+
+def test_compiled_out_info_of_a_token_result_asserts_as_jaxs_and_says_why():
+    # deliberate: JAX 0.10.2's AssertionError has no words; it gave the token's carrier, a
+    # ShapeDtypeStruct bool[0], which no program returns (Lowered's is JAX's AttributeError)
+    assert REFERENCE["compiled_out_info_of_token"] == {"raised": ["AssertionError", ""]}
+    assert observe(CASES["compiled_out_info_of_token"])["raised"] == [
+        "AssertionError", "Compiled.out_info has no ShapeDtypeStruct for a token result "
+        "(JAX asserts so); Traced.out_info gives its type"]
+
+
+@pytest.mark.parametrize("name", _TEXT_AS_DTYPE)
+def test_text_naming_a_dtype_is_no_array(name):
+    # deliberate: JAX's jnp.asarray reads 'float32' as the dtype and converts the string to it
+    # (NumPy's ValueError; asarray('bool') is True); jxkernel refuses it as any other text
+    assert REFERENCE[name] in ({"raised": ["ValueError",
+                                           "could not convert string to float: 'float32'"]},
+                               {"value": {"dtype": "bool", "shape": [], "values": True},
+                                "warnings": []})
+    text = "float32" if name == "text_dtype_reshape" else "bool"
+    assert observe(CASES[name])["raised"] == [
+        "TypeError", f"Value '{text}' with dtype <U{len(text)} is not a valid JAX array type. "
+        "Only arrays of numeric types are supported by JAX."]
+
+
+@pytest.mark.parametrize("fun", ["zeros_like", "ones_like", "full_like", "zeros"])
+def test_a_devices_sharding_as_out_sharding_is_refused_in_jaxs_words(fun):
+    # JAX 0.10.2 (by hand): "`out_sharding` argument of jnp.zeros_like only supports
+    # instances of `NamedSharding` or `PartitionSpec`. Got SingleDeviceSharding(...)" (its
+    # full_like names itself without "jnp."); it was an AttributeError (no `mesh`)
+    jnp = jax.numpy
+    sharding = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+    call = {"full_like": lambda: jnp.full_like(jnp.ones(2), 1, out_sharding=sharding),
+            "zeros": lambda: jnp.zeros(2, out_sharding=sharding)}.get(
+        fun, lambda: getattr(jnp, fun)(jnp.ones(2), out_sharding=sharding))
+    name = fun if fun == "full_like" else f"jnp.{fun}"
+    with pytest.raises(TypeError, match=re.escape(
+            f"`out_sharding` argument of {name} only supports instances of `NamedSharding` or "
+            f"`PartitionSpec`. Got {sharding!r} of type: ")):
+        call()
 
 
 @pytest.mark.parametrize("name", _GUARDED)

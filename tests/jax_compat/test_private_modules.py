@@ -82,6 +82,18 @@ def test_custom_derivative_classes_and_checkify_helpers_live_where_jaxs_do():
     assert cases.module_homes(jxkernel, checkify, checkify_private) == RECORD["module_homes"]
 
 
+def test_error_classes_say_they_live_where_jaxs_do():
+    # a traceback names `jax.errors.ConcretizationTypeError` and
+    # `jax._src.checkify.JaxRuntimeError` in JAX; jxkernel's said jxkernel.core.errors and
+    # jxkernel.api.checkify, CustomVJPPrimal its package's vjp_rules, custom_gradient and
+    # closure_convert jxkernel.transforms.custom_gradient; ErrorCategory printed as `type`
+    got = cases.error_homes(jxkernel, checkify, checkify_private)
+    want = RECORD["error_homes"]
+    assert sorted(got) == sorted(want)
+    for key in want:
+        assert got[key] == want[key], key
+
+
 def test_weak_typed_ndarray_pickles_with_its_aval():
     # (JAX 0.10.2's own __reduce__ breaks here; jxkernel's keeps the aval)
     import pickle

@@ -413,6 +413,7 @@ scatter_max_p = Primitive("scatter-max")
 for _prim in (scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p,
               scatter_max_p):
     abstract_eval_rules[_prim] = _scatter_abstract_eval
+    sharding_rules[_prim] = sharding_types.scatter_rule
     lowering_rules[_prim] = _scatter_lowering
 del _prim
 # functions of this module, not partials: export's symbolic lowering finds the scatters'

@@ -43,6 +43,7 @@ from .linear_call import linear_call, linear_call_p
 # jxkernel/_jax/custom_derivatives.py): what libraries reading `custom_jvp.__module__` and a
 # pickle of one find, as before this package was split from one module
 custom_jvp.__module__ = custom_vjp.__module__ = "jxkernel._src.custom_derivatives"
+CustomVJPPrimal.__module__ = "jxkernel._src.custom_derivatives"     # (what fwd is given)
 
 __all__ = ["CustomJVPCallPrimitive", "CustomVJPPrimal", "custom_jvp", "custom_jvp_call_p",
            "custom_lin_p", "custom_vjp", "custom_vjp_call_p", "linear_call", "linear_call_p"]

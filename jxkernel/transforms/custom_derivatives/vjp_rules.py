@@ -32,6 +32,11 @@ class CustomVJPPrimal:
     perturbed: bool
 
 
+# (its __module__ says JAX's home, jax._src.custom_derivatives: doctest, which looks for a
+# class's examples by that name, finds them here through __test__)
+__test__ = {"CustomVJPPrimal": CustomVJPPrimal}
+
+
 class _FlatVJPRule:
     """fwd and bwd over flat lists; bwd checks the cotangents it gets back."""
     out_avals = None        # the function's output types, where it was traced (for messages)
