@@ -18,10 +18,10 @@ LIBRARY = ("def branch(x):\n"
            "    return -x\n")
 
 
-def import_library(folder, name: str = "registered_library_mod"):
-    """The module of LIBRARY, written to `folder` and imported from there (a real file)."""
+def import_library(folder, name: str = "registered_library_mod", source: str = LIBRARY):
+    """The module of `source`, written to `folder` and imported from there (a real file)."""
     path = folder / f"{name}.py"
-    path.write_text(LIBRARY)
+    path.write_text(source)
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
