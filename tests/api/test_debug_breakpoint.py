@@ -74,8 +74,7 @@ STOPPING_LIBRARY = ("import jxkernel\n"
                     "    return x\n")
 
 
-def test_a_library_registered_with_traceback_util_is_not_at_the_prompt(monkeypatch, capsys,
-                                                                        tmp_path):
+def test_a_library_registered_with_traceback_util_is_not_listed(monkeypatch, capsys, tmp_path):
     # JAX 0.10.2 (the same program under .venv-jax, `w` at the prompt): the library's frame
     # is listed until it is registered with jax._src.traceback_util.register_exclusion, then
     # only the user's two are; its debugger asks traceback_util.include_frame.
