@@ -22,6 +22,7 @@ import sys as _sys
 import numpy as _np
 
 from .core.source_info import is_user_filename as _is_user_filename, user_source_info
+from .core.traceback_util import include_filename as _include_filename
 from .core.trace import Tracer as _Tracer
 from .lax.callbacks import (
     DebugEffect,
@@ -142,6 +143,14 @@ def log(fmt=None, *args, ordered=False, partitioned=False, skip_format_check=Fal
                        skip_format_check=skip_format_check, _use_logging=True, **kwargs)
 
 
+def _shown_at_the_prompt(filename: str) -> bool:
+    """Whether breakpoint's prompt lists a frame of `filename`. JAX's lists the frames its
+    filtered tracebacks keep (traceback_util.include_frame in JAX 0.10.2's debugger/core.py,
+    so a library registered there is left out); this one keeps to the user's lines as well
+    (not the standard library's, nor the shell's the notebook registers with source_info)."""
+    return _is_user_filename(filename) and _include_filename(filename)
+
+
 def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=False,
                token=None, **kwargs):
     """Stop here when the program runs and open a debugger prompt (`(jdb) `) on the user's
@@ -157,8 +166,8 @@ def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=Fal
     if backend not in (None, "cli"):
         raise ValueError(f"jax.debug.breakpoint: backend={backend!r} is not available; "
                          f"jxkernel has the text debugger only (backend=None or 'cli')")
-    frames = _debugger.user_frames(_sys._getframe(1), _is_user_filename if filter_frames else None,
-                                   num_frames)
+    frames = _debugger.user_frames(_sys._getframe(1), _shown_at_the_prompt if filter_frames
+                                   else None, num_frames)
     # the arrays among the locals (tracers under jit) go through the callback, so the prompt
     # sees their runtime values; the other locals are shown as they were when traced
     arrays = [{k: v for k, v in f.locals.items() if isinstance(v, (_Tracer, _ArrayImpl))}

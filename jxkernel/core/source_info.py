@@ -128,8 +128,19 @@ def is_user_filename(filename: str) -> bool:
         # timer), which the compilations log named as the user's line (`<jx-timeit-warmup>:3`)
         known = _is_user[filename] = not (
             is_jxkernel_file(filename) or filename.startswith(_STDLIB_DIRS)
-            or filename.startswith(tuple(_excluded)) or filename.startswith("<jx-"))
+            or is_registered_exclusion(filename) or filename.startswith("<jx-"))
     return known
+
+
+def is_registered_exclusion(filename: str) -> bool:
+    """Whether `filename` is under a path given to `register_exclusion` (a library's own files:
+    never the user's line, though not jxkernel's). The views ask this apart from
+    is_user_filename, as they keep installed packages the standard library's folder may hold.
+
+    >>> is_registered_exclusion("train.py")
+    False
+    """
+    return filename.startswith(tuple(_excluded))
 
 
 def register_exclusion(path: str) -> None:

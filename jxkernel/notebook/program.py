@@ -23,8 +23,9 @@ from ..core import errors as jx_errors
 from ..core.avals import get_aval
 from ..transforms.jit import jit
 from ..tree_util import keystr, tree_flatten_with_path, tree_map
+from ..views.source import is_user_file
 from .cell import LAST, STATIC, Static, TRACED, build, is_array_like
-from .display import cell_name, is_user_file, short_repr
+from .display import cell_name, short_repr
 
 
 class CellProgram:

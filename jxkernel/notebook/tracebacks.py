@@ -33,7 +33,8 @@ import warnings
 
 from .._jax import errors as jx_errors
 from ..views.error_cards import card_for
-from .display import cell_name, is_user_file
+from .display import cell_name
+from ..views.source import in_filtered_traceback
 from ..core.source_info import is_jxkernel_file
 from .program import CellError
 
@@ -45,6 +46,7 @@ _JX_ERRORS = tuple(getattr(jx_errors, name) for name in jx_errors.__all__)
 ERRORS = _JX_ERRORS + (CellError, Exception)   # the classes the handler is given
 FILTERING = "JXKERNEL_TRACEBACK_FILTERING"
 
+
 def walk(tb):
     """The traceback entries from `tb` on, outermost first."""
     while tb is not None:
@@ -53,8 +55,10 @@ def walk(tb):
 
 
 def user_traceback(tb):
-    """A traceback of the user's frames of `tb` only (None when there is none)."""
-    kept = [t for t in walk(tb) if is_user_file(t.tb_frame.f_code.co_filename)]
+    """A traceback of the user's frames of `tb` only (None when there is none): neither
+    jxkernel's, the shell's, the standard library's nor a library's that hid its frames with
+    traceback_util.register_exclusion (views/source.in_filtered_traceback)."""
+    kept = [t for t in walk(tb) if in_filtered_traceback(t.tb_frame.f_code.co_filename)]
     filtered = None
     for t in reversed(kept):
         filtered = types.TracebackType(filtered, t.tb_frame, t.tb_lasti, t.tb_lineno)

@@ -29,7 +29,6 @@ to jit-compiled function at index 0", the error's cause saying where the key was
 from __future__ import annotations
 
 import functools
-import os
 import traceback as _traceback
 from collections import defaultdict
 from typing import NamedTuple
@@ -39,7 +38,7 @@ import numpy as np
 from ..core import dtypes
 from ..core import trace as _trace
 from ..core.avals import get_aval
-from ..core.source_info import is_jxkernel_file
+from ..core.traceback_util import include_filename
 from ..core.config import config
 from ..core.errors import KeyReuseError
 from ..core.ir import ClosedJaxpr, Literal
@@ -174,9 +173,11 @@ def _consumed(key):
 
 
 def _user_stack():
-    """Where the program is now, without jxkernel's own frames: where a key was consumed."""
+    """Where the program is now, as filtered tracebacks show it (without jxkernel's frames,
+    nor a library's registered with traceback_util): where a key was consumed. JAX 0.10.2
+    filters that traceback with traceback_util.filter_traceback too (key_reuse/_core.py)."""
     stack = _traceback.extract_stack()[:-1]
-    return [f for f in stack if not is_jxkernel_file(os.path.abspath(f.filename))]
+    return [f for f in stack if include_filename(f.filename)]
 
 
 def _error_with_first_use(message: str, first_use) -> KeyReuseError:

@@ -388,12 +388,13 @@ _JAX_HEADING = {"shape": "different input types:", "dtype": "different input typ
 
 def _users(event: CompileEvent) -> bool:
     """Whether `event` is a compile JAX's jax_explain_cache_misses would explain: a miss of a
-    function the user wrote (JAX skips its own files), not a jitted function inside
-    jxkernel (jnp.sum's), an eager operation's program or a transformed jit's (vmap of a
-    jitted function: no source), which JAX does not log as tracing misses."""
+    function the user wrote (JAX asks source_info_util.is_user_filename of its file), not a
+    jitted function inside jxkernel (jnp.sum's) or a library registered with
+    source_info.register_exclusion, an eager operation's program or a transformed jit's
+    (vmap of a jitted function: no source), which JAX does not log as tracing misses."""
     if event.source is None:
         return False
-    return not is_jxkernel_file(event.source.rsplit(":", 1)[0])
+    return is_user_filename(event.source.rsplit(":", 1)[0])
 
 
 class _UsersMissesOnly(logging.Filter):

@@ -13,7 +13,8 @@ import linecache
 import os
 import sysconfig
 
-from ..core.source_info import is_jxkernel_file
+from ..core.source_info import is_jxkernel_file, is_registered_exclusion
+from ..core.traceback_util import include_filename
 
 
 def plain_label(info) -> str:
@@ -50,7 +51,7 @@ def plain_is_user_file(filename: str) -> bool:
     return not (filename.startswith(_STDLIB) and not filename.startswith(_SITE))
 
 
-# what label(), line(), cell_name() and is_user_file() call
+# what label(), line(), cell_name() and is_user_file() (with in_filtered_traceback()) call
 _labels = [plain_label, plain_line, plain_cell_name, plain_is_user_file]
 
 
@@ -75,4 +76,23 @@ def cell_name(filename) -> str | None:
 
 
 def is_user_file(filename: str) -> bool:
-    return _labels[3](filename)
+    """Whether a frame of `filename` can be the user's line a card or note points at: a user's
+    frame (the installed labels') that no library registered away with
+    source_info.register_exclusion (JAX's source_info_util list, which picks the user's line).
+
+    >>> is_user_file("/tmp/model.py"), is_user_file(label.__code__.co_filename)
+    (True, False)
+    """
+    return _labels[3](filename) and not is_registered_exclusion(filename)
+
+
+def in_filtered_traceback(filename: str) -> bool:
+    """Whether a frame of `filename` stays in the notebook's filtered traceback: a user's
+    frame (the installed labels') that traceback_util does not hide. A library registered with
+    `jax._src.traceback_util.register_exclusion` (as Equinox and Flax register theirs) is
+    hidden there, as JAX's own filtered traceback hides it.
+
+    >>> in_filtered_traceback("/tmp/model.py"), in_filtered_traceback(os.__file__)
+    (True, False)
+    """
+    return _labels[3](filename) and include_filename(filename)

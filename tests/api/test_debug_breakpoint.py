@@ -7,6 +7,7 @@ import pytest
 
 import jxkernel as jax
 import jxkernel.numpy as jnp
+from registered_library import excluded, import_library
 
 
 def _run_with_input(monkeypatch, capsys, text, fun, *args):
@@ -65,3 +66,28 @@ def test_breakpoint_arguments():
 def test_docstring_examples():
     from doc_examples import check_docstring_examples
     check_docstring_examples("jxkernel.debugger")
+
+
+STOPPING_LIBRARY = ("import jxkernel\n"
+                    "def stop(x):\n"
+                    "    jxkernel.debug.breakpoint()\n"
+                    "    return x\n")
+
+
+def test_a_library_registered_with_traceback_util_is_not_listed(monkeypatch, capsys, tmp_path):
+    # JAX 0.10.2 (the same program under .venv-jax, `w` at the prompt): the library's frame
+    # is listed until it is registered with jax._src.traceback_util.register_exclusion, then
+    # only the user's two are; its debugger asks traceback_util.include_frame.
+    lib = import_library(tmp_path, "stopping_library_mod", STOPPING_LIBRARY)
+
+    def files() -> list:       # this file's frames and the library's (pytest's are listed too)
+        def f(x):              # a new function each time: the frames are taken when it traces
+            return lib.stop(x) * 2
+        _, out = _run_with_input(monkeypatch, capsys, "w\nc\n", jax.jit(f), 1.0)
+        listed = [line.split('"')[1] for line in out if line.strip().startswith("File ")]
+        return [name for name in listed if name in (__file__, lib.__file__)]   # outermost 1st
+
+    assert files()[-2:] == [__file__, lib.__file__]           # f's line, then the library's
+    with excluded(lib.__file__, user_line=False):
+        listed = files()
+    assert lib.__file__ not in listed and listed[-1] == __file__, listed

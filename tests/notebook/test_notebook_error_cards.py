@@ -18,6 +18,7 @@ from jxkernel.views import error_cards
 from error_advice_cases import run as advice_of       # tests/data
 import locations  # tests/support: the repository's folders
 from ipython_shell import shell_fixture
+from registered_library import excluded, import_library
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 RELU_SUM = ("@jax.jit\ndef relu_sum(x):\n    if x.sum() > 0:\n        return x.sum()\n"
@@ -322,6 +323,41 @@ def test_provenance_through_grad_and_vmap():
     assert [s["primitive"] for s in card.origin["steps"]][-1] == "gt"
     card = error_cards.card_for(_raise(jxkernel.jit(jxkernel.grad(f)), 1.0))
     assert card.origin["argument"] == "x"
+
+
+def test_a_library_registered_with_source_info_is_not_the_cards_line(tmp_path):
+    # the card's line is the one JAX's equations record: source_info_util's list decides it
+    lib = import_library(tmp_path)
+
+    def user(x):
+        return jxkernel.jit(lib.branch)(x)
+
+    called = user.__code__.co_firstlineno + 1
+    before = jxkernel.config.jax_traceback_filtering
+    # the notebook's mode: the library's frames stay in the traceback, marked
+    jxkernel.config.update("jax_traceback_filtering", "tracebackhide")
+    try:
+        where = error_cards.card_for(_raise(user, 1.0)).where
+        assert (where["file"], where["line"]) == (os.path.basename(lib.__file__), 2), where
+        with excluded(lib.__file__, tracebacks=False):
+            where = error_cards.card_for(_raise(user, 1.0)).where
+    finally:
+        jxkernel.config.update("jax_traceback_filtering", before)
+    assert (where["file"], where["line"], where["function"]) == (
+        "test_notebook_error_cards.py", called, "user"), where
+
+
+def test_a_registered_library_in_a_cell_s_card_and_its_traceback(shell, tmp_path):
+    shell.user_ns["lib"] = lib = import_library(tmp_path)
+    _, card, _, traceback = failing(shell, "jax.jit(lib.branch)(1.0)")
+    # the library's frame, shown as IPython shows a frame (its line, not only its file name,
+    # which the message says too)
+    assert card["where"]["file"] == os.path.basename(lib.__file__)
+    assert "----> 2     if x > 0:" in traceback, traceback
+    with excluded(lib.__file__):     # as a library registers itself with both lists
+        _, card, _, traceback = failing(shell, "jax.jit(lib.branch)(1.0)")
+    assert card["where"]["file"].startswith("In[") and card["where"]["line"] == 1, card
+    assert "if x > 0:" not in traceback and "----> 1 jax.jit(lib.branch)(1.0)" in traceback
 
 
 def test_unknown_errors_have_no_card():

@@ -10,6 +10,7 @@ from IPython.utils.capture import capture_output
 from jxkernel.notebook import tracebacks
 from jxkernel.views import error_cards
 from ipython_shell import shell_fixture
+from registered_library import excluded, import_library
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -108,6 +109,38 @@ def test_user_traceback_keeps_user_frames_in_order():
             for t in tracebacks.walk(tracebacks.user_traceback(info.value.__traceback__))]
     assert "_call" in names                               # jit's own frames were there
     assert kept == ["test_user_traceback_keeps_user_frames_in_order", "inner", "<lambda>"], kept
+
+
+def test_a_library_registered_with_traceback_util_leaves_the_filtered_traceback(tmp_path):
+    # JAX 0.10.2 (a library file registered by jax._src.traceback_util.register_exclusion,
+    # a shape error raised in it below a jitted user function, run under .venv-jax): its
+    # filtered traceback drops the library's frame and keeps the user's; registered with
+    # source_info_util.register_exclusion only, the library's frame stays.
+    import jxkernel
+    from jxkernel import config
+    lib = import_library(tmp_path)
+
+    def user():
+        jxkernel.jit(lib.branch)(1.0)
+
+    def kept() -> list:
+        with pytest.raises(jxkernel.errors.TracerBoolConversionError) as info:
+            user()
+        return [t.tb_frame.f_code.co_filename
+                for t in tracebacks.walk(tracebacks.user_traceback(info.value.__traceback__))]
+
+    before = config.jax_traceback_filtering
+    # the notebook's mode: the frames stay, marked (quiet_remove_frames would drop them
+    # before user_traceback sees them)
+    config.update("jax_traceback_filtering", "tracebackhide")
+    try:
+        assert kept() == [__file__, __file__, lib.__file__]    # a real file: the user's
+        with excluded(lib.__file__, user_line=False):
+            assert kept() == [__file__, __file__]
+        with excluded(lib.__file__, tracebacks=False):         # source_info's list only
+            assert kept() == [__file__, __file__, lib.__file__]
+    finally:
+        config.update("jax_traceback_filtering", before)
 
 
 # ------------------------------------------------------------------ one error, said once

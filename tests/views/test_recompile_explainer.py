@@ -17,6 +17,7 @@ from jxkernel import compile_log, compile_report, config
 from jxkernel.compile_log import Change, no_recompile
 from jxkernel.errors import RecompileError
 from jxkernel.xla import Phases
+from registered_library import excluded, import_library
 
 
 def events_of(f):
@@ -209,6 +210,27 @@ def test_explain_cache_misses_logs_where_the_call_is_and_what_changed(caplog):
     assert [r for r in caplog.records if r.name == "jxkernel.compile_log"][-1] \
         .getMessage().splitlines()[1:] == [
         "  never seen function:", f"    <lambda> defined at {events_of(g)[0].source}"]
+
+
+def test_explain_cache_misses_skips_a_library_registered_with_source_info(caplog, tmp_path):
+    # JAX 0.10.2 (the same library under .venv-jax, its jitted function called with a float,
+    # then an int): two TRACING CACHE MISS logs; none once the library is registered with
+    # source_info_util.register_exclusion (JAX's explain asks is_user_filename of the file),
+    # two still when it is registered with traceback_util only.
+    def misses(name, **lists) -> int:
+        lib = import_library(tmp_path, name, "import jxkernel\n\n@jxkernel.jit\n"
+                                             "def twice(x):\n    return x * 2\n")
+        caplog.clear()
+        with excluded(lib.__file__, **lists), \
+                caplog.at_level("WARNING", logger="jxkernel.compile_log"), \
+                jxkernel.config.override("jax_explain_cache_misses", True):
+            lib.twice(1.0)
+            lib.twice(1)
+        return len([r for r in caplog.records if r.name == "jxkernel.compile_log"])
+
+    assert misses("explained_library", tracebacks=False, user_line=False) == 2  # a real file
+    assert misses("explained_library_hidden", user_line=False) == 2
+    assert misses("unexplained_library", tracebacks=False) == 0
 
 
 def test_no_recompile_as_a_context_manager_raises_at_the_callers_line_and_restores():
