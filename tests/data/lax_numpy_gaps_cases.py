@@ -637,6 +637,33 @@ def _kind(jax, x):
         f"{type(x).__module__}.{type(x).__qualname__}".replace(jax.__name__, "jax")
 
 
+def _jit_tracer_class_words(jax):
+    """Python's own messages under jit name the tracer's class: JAX's DynamicJaxprTracer."""
+    jnp = jax.numpy
+
+    def jitted(f):
+        return lambda: jax.jit(f)(jnp.arange(3.0))
+    return {
+        "tracer_plus_list": jitted(lambda x: x + [1, 2]),
+        "list_plus_tracer": jitted(lambda x: [1, 2] + x),
+        "tracer_less_than_list": jitted(lambda x: x < [1, 2]),
+        "tracer_matmul_text": jitted(lambda x: x @ "a"),
+        "tracer_power_dict": jitted(lambda x: x ** {}),
+        "tracer_divmod_list": jitted(lambda x: divmod(x, [])),
+        "tracer_called": jitted(lambda x: x(1)),
+        "tracer_hashed": jitted(lambda x: hash(x)),
+        "tracer_attribute": jitted(lambda x: x.foo),
+        "tracer_len_of_scalar": jitted(lambda x: len(x.sum())),
+        "tracer_class_name": lambda: _seen_class_name(jax),
+    }
+
+
+def _seen_class_name(jax):
+    seen = []
+    jax.jit(lambda x: seen.append(type(x).__name__) or x)(1.0)
+    return seen
+
+
 def _token_results(jax):
     """Control flow and checkpoint giving back a token, eagerly: JAX's result handlers make
     it a Token (checkpoint, a one-branch switch, a scan's carry passed through); jit's too."""
@@ -713,6 +740,7 @@ def cases(jax) -> dict:
     for more in (_bits, _take_along, _tri, _unravel, _shapes, _views, _small, _jit_arguments,
                  _api_gaps, _string_arguments, _array_warnings, _collective_derivatives,
                  _token_results, token_made_in_bodies, _dtype_named_text,
-                 text_as_dtype_deliberate, given_tokens, token_operator_deliberate):
+                 _jit_tracer_class_words, text_as_dtype_deliberate, given_tokens,
+                 token_operator_deliberate):
         out.update(more(jax))
     return out
