@@ -664,6 +664,31 @@ def _seen_class_name(jax):
     return seen
 
 
+# An eager array's class in Python's own messages: JAX's ArrayImpl is a C type whose name
+# Python prints as 'jaxlib._jax.ArrayImpl'; jxkernel's is a Python class, whose printed name
+# is its __name__, 'ArrayImpl' as JAX's (tests/jax_compat/test_lax_numpy_gaps.py)
+def array_class_words_deliberate(jax):
+    x = jax.numpy.arange(3.0)
+    return {
+        "array_less_than_list": lambda: x < [1, 2],
+        "array_matmul_text": lambda: x @ "a",
+        "array_divmod_list": lambda: divmod(x, []),
+        "array_attribute": lambda: x.foo,
+        "array_called": lambda: x(1),
+        "array_hashed": lambda: hash(x),
+    }
+
+
+def _array_class_words(jax):
+    """The same for messages jnp writes itself, and the class's name."""
+    x = jax.numpy.arange(3.0)
+    return {
+        "array_plus_list": lambda: x + [1, 2],
+        "list_plus_array": lambda: [1, 2] + x,
+        "array_class_name": lambda: type(x).__name__,
+    }
+
+
 def _token_results(jax):
     """Control flow and checkpoint giving back a token, eagerly: JAX's result handlers make
     it a Token (checkpoint, a one-branch switch, a scan's carry passed through); jit's too."""
@@ -741,6 +766,6 @@ def cases(jax) -> dict:
                  _api_gaps, _string_arguments, _array_warnings, _collective_derivatives,
                  _token_results, token_made_in_bodies, _dtype_named_text,
                  _jit_tracer_class_words, text_as_dtype_deliberate, given_tokens,
-                 token_operator_deliberate):
+                 token_operator_deliberate, _array_class_words, array_class_words_deliberate):
         out.update(more(jax))
     return out
