@@ -689,6 +689,20 @@ def _array_class_words(jax):
     }
 
 
+def _arguments_out_of_order(jax):
+    """A number where a dtype goes, and a shape where maxval goes: jax.random's arguments in
+    the wrong order (uniform(key, minval, maxval), randint(key, minval, maxval, shape))."""
+    jnp, key = jax.numpy, jax.random.key(0)
+    return {
+        "uniform_bounds_as_shape_and_dtype": lambda: jax.random.uniform(key, 0.0, 1.0),
+        "uniform_maxval_as_dtype": lambda: jax.random.uniform(key, (2,), 0.0, 1.0),
+        "normal_number_as_dtype": lambda: jax.random.normal(key, (2,), 1.0),
+        "zeros_number_as_dtype": lambda: jnp.zeros(3, 1.0),
+        "astype_number": lambda: jnp.ones(2).astype(1.0),
+        "randint_shape_last": lambda: jax.random.randint(key, 0, 10, (3,)),
+    }
+
+
 def _token_results(jax):
     """Control flow and checkpoint giving back a token, eagerly: JAX's result handlers make
     it a Token (checkpoint, a one-branch switch, a scan's carry passed through); jit's too."""
@@ -766,6 +780,7 @@ def cases(jax) -> dict:
                  _api_gaps, _string_arguments, _array_warnings, _collective_derivatives,
                  _token_results, token_made_in_bodies, _dtype_named_text,
                  _jit_tracer_class_words, text_as_dtype_deliberate, given_tokens,
-                 token_operator_deliberate, _array_class_words, array_class_words_deliberate):
+                 token_operator_deliberate, _array_class_words, array_class_words_deliberate,
+                 _arguments_out_of_order):
         out.update(more(jax))
     return out
