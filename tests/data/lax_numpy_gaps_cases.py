@@ -703,6 +703,23 @@ def _arguments_out_of_order(jax):
     }
 
 
+def _no_jax_values(jax):
+    """Operands of no JAX type given to lax and jnp, and jnp.reshape's removed `newshape=`."""
+    jnp, lax = jax.numpy, jax.lax
+    return {
+        "convert_element_type_text": lambda: lax.convert_element_type("3", jnp.int32),
+        "neg_object": lambda: lax.neg(object()),
+        "neg_list": lambda: lax.neg([1.0]),
+        "neg_none": lambda: lax.neg(None),
+        "add_object_second": lambda: lax.add(1.0, object()),
+        "reshape_newshape": lambda: jnp.reshape(jnp.arange(4), newshape=(2, 2)),
+        "reshape_no_shape": lambda: jnp.reshape(jnp.arange(4)),
+        "full_like_text_and_list": lambda: jnp.full_like("float32", [1, 2]),
+        "full_like_list_fill": lambda: jnp.full_like(jnp.ones(2), [1, 2]),
+        "full_like_list_prototype": lambda: jnp.full_like([1, 2], 3),
+    }
+
+
 def _token_results(jax):
     """Control flow and checkpoint giving back a token, eagerly: JAX's result handlers make
     it a Token (checkpoint, a one-branch switch, a scan's carry passed through); jit's too."""
@@ -781,6 +798,6 @@ def cases(jax) -> dict:
                  _token_results, token_made_in_bodies, _dtype_named_text,
                  _jit_tracer_class_words, text_as_dtype_deliberate, given_tokens,
                  token_operator_deliberate, _array_class_words, array_class_words_deliberate,
-                 _arguments_out_of_order):
+                 _arguments_out_of_order, _no_jax_values):
         out.update(more(jax))
     return out
