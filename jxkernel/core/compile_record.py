@@ -407,11 +407,33 @@ def clear() -> None:
 _known: weakref.WeakValueDictionary = weakref.WeakValueDictionary()   # function_key -> jitted
 
 
+class FunctionKey(str):
+    """A function_key as fail_on_recompile returns it: the key itself (equal to it, what
+    fail_on_recompile(KEY) and %jxguard take, what print() prints), but shown as a cell's
+    last line by the function's name and where it was defined, not by the file IPython gave
+    its cell ('/tmp/ipykernel_4692/1161316084.py') and an object's id.
+
+        >>> FunctionKey("f@/tmp/a.py:3#1402")
+        <function_key of f, defined at a.py:3>
+    """
+    __slots__ = ()
+
+    def __repr__(self):
+        where = getattr(_explainer, "where_of", None)     # the views name cells: In[2], line 1
+        if where is None:
+            source = self.partition("@")[2].rpartition("#")[0] or self.partition("@")[2]
+            file, _, line = source.rpartition(":")
+            place = f"{file.rpartition('/')[2]}:{line}" if file else source or "?"
+        else:
+            place = where(self)
+        return f"<function_key of {self.partition('@')[0] or self}, defined at {place}>"
+
+
 def fail_on_recompile(function, enabled: bool = True) -> str:
     """Make a RE-compilation of `function` an error: once it has compiled, a call whose
     signature misses its cache raises `RecompileError` (naming the old and new signature and
     why) instead of compiling. `function` is a jitted function or the `function_key` of one
-    of its compile events. Returns its function_key.
+    of its compile events. Returns its function_key (a FunctionKey: shown by name and place).
 
         >>> f = jxkernel.jit(lambda x: x * 2)
         >>> f(jnp.ones(3)); fail_on_recompile(f)
@@ -433,14 +455,15 @@ def fail_on_recompile(function, enabled: bool = True) -> str:
                             f"(jit(f)) or a compile event's function_key string, got "
                             f"{type(function).__name__} {function!r}")
     target._fail_on_recompile = enabled
-    key = target.function_key
+    key = FunctionKey(target.function_key)
     _known[key] = target
     return key
 
 
 def failing_on_recompile() -> list[str]:
     """The function_keys of the live jitted functions whose fail-on-recompile switch is on."""
-    return sorted(key for key, jitted in list(_known.items()) if jitted._fail_on_recompile)
+    return sorted(FunctionKey(key) for key, jitted in list(_known.items())
+                  if jitted._fail_on_recompile)
 
 
 def cache_hits(key) -> int:

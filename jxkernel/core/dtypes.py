@@ -274,7 +274,7 @@ def canonicalize_user_dtype(d, fun_name: str = "") -> np.dtype:
         nd = np.dtype(d)
     except TypeError:
         check_ml_dtypes_for(d, fun_name or "dtype")
-        raise TypeError(f"data type {d!r} not understood") from None
+        raise       # NumPy's words, as JAX's: "Cannot interpret '1.0' as a data type"
     if nd not in _SUPPORTED:
         check_ml_dtypes_for(nd, fun_name or "dtype")
         # the argument as given, as JAX's (`got dtype str`, not NumPy's `<U0`)

@@ -60,10 +60,13 @@ class DebugInfo(NamedTuple):
         return f"the function {self.fun_name}{where} for {self.transformation}"
 
 
-class JaxprTracer(Tracer):
-    """A staged value: a Var of the jaxpr being built, or a known constant."""
+class DynamicJaxprTracer(Tracer):
+    """A staged value: a Var of the jaxpr being built, or a known constant. Named as JAX's
+    jit tracer, since Python's own messages name the class: `x + [1]` under jit says
+    "unsupported operand type(s) for +: 'DynamicJaxprTracer' and 'list'", as in JAX
+    (jxkernel's code calls it JaxprTracer, below; partial evaluation's unknowns are
+    core/partial_eval.py's JaxprTracer, as JAX's pe.JaxprTracer)."""
     __slots__ = ("_aval", "_var", "const")   # `_var`: a `var` slot would hide x.var()
-    _jax_class_name = "DynamicJaxprTracer"   # JAX's name for it, in its messages
     # its class as JAX's messages print it (core/trace.py's jax_type_text): at the JAX path
     # where jxkernel's answers (jxkernel/_jax/_src/interpreters/partial_eval.py)
     _jax_class_path = "jxkernel._src.interpreters.partial_eval.DynamicJaxprTracer"
@@ -82,6 +85,9 @@ class JaxprTracer(Tracer):
         # a token's type by its own repr, as JAX's: JitTracer(AbstractToken())
         text = repr(self._aval) if self._aval is abstract_token else aval_text(self._aval)
         return f"JitTracer({text})"
+
+
+JaxprTracer = DynamicJaxprTracer     # the name jxkernel's code knows it by
 
 
 _LITERAL_TYPES = (int, float, complex, bool, np.generic, np.ndarray)

@@ -560,7 +560,7 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_shardin
     """
     # text passes, as JAX's check passes it: `a` is read as a dtype's name where no `dtype` is
     # given, then the conversion of `fill_value` refuses text (_filled_like)
-    util.check_arraylike("full_like", *util.passing_text((fill_value,)))
+    util.check_arraylike("full_like", *util.passing_text((a, fill_value)))
     return _like("full_like", a, fill_value, dtype, shape, device, out_sharding)
 
 

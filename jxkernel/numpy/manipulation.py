@@ -154,17 +154,14 @@ def _compute_newshape(arr_shape: tuple, newshape) -> tuple:
     return newshape
 
 
-def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None, out_sharding=None):
+def reshape(a, shape, order: str = "C", *, copy=None, out_sharding=None):
     """`a` with a new shape of the same size; one dimension may be -1 (inferred).
 
     >>> jnp.reshape(jnp.arange(6), (2, -1))
     Array([[0, 1, 2],
            [3, 4, 5]], dtype=int32)
     """
-    if shape is None:
-        if newshape is None:
-            raise TypeError("reshape() missing required argument 'shape'")
-        shape = newshape
+    # (`newshape=`, deprecated, is gone in JAX 0.10.2: Python's unexpected-keyword error)
     # text passes JAX's check (np.isscalar's) and reaches its jnp.asarray, which refuses it:
     # "Value 'a' with dtype <U1 is not a valid JAX array type". (A dtype's name is refused so
     # too, where JAX's asarray reads it as one: jnp.asarray('bool') is True there.)

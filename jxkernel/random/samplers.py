@@ -28,6 +28,10 @@ UINT_DTYPES = prng.UINT_DTYPES
 
 # ------------------------------------------------------------------ helpers
 def _shape(x) -> tuple:
+    # a list or tuple as NumPy shapes it, as JAX's np.shape: a tracer in it is made a NumPy
+    # array (randint(key, 0, 10, (3,)) under its jit: JAX's TracerArrayConversionError)
+    if isinstance(x, (list, tuple)):
+        return np.shape(x)
     return () if dtypes.is_python_scalar(x) else tuple(get_aval(x).shape)
 
 

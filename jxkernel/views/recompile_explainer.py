@@ -34,6 +34,7 @@ from ..core.compile_record import (  # noqa: F401  (jxkernel.compile_log: the re
 from ..core.errors import RecompileError
 from ..core.source_info import is_jxkernel_file, is_user_filename, user_source_info
 from .source import cell_name
+from .guard_status import where_of  # noqa: F401  (a FunctionKey names its place by it)
 from ..xla import client as _client
 # (noqa F401: jxkernel.compile_log is this module, and the Changes' names are its names too)
 from .signature_changes.change import (  # noqa: F401

@@ -224,9 +224,22 @@ def _operand_on(prim, i, a, args, params, device) -> Array:
     if getattr(a, "dtype", None) == float0:
         abstract_eval(prim, [get_aval(x) for x in args], params)
     if isinstance(a, (str, bytes)) or isinstance(a, (np.ndarray, np.generic)) and \
-            not is_numeric_kind(a.dtype):
+            not is_numeric_kind(a.dtype) or not _jax_value(a):
         raise not_a_jax_value(prim.name, i, a)
     return to_device(a, device)
+
+
+def _jax_value(a) -> bool:
+    """Whether a primitive may take `a` as an operand: a value of a JAX type, as JAX's bind
+    checks (lax.neg([1.0]), lax.neg(None), lax.neg(object()) are refused in its words)."""
+    if isinstance(a, (np.ndarray, np.generic, Tracer, Literal, int, float, complex)) or \
+            hasattr(a, "aval") or hasattr(a, "__jax_array__"):
+        return True
+    try:
+        get_aval(a)
+    except TypeError:
+        return False
+    return True
 
 
 def to_device(x, device) -> Array:

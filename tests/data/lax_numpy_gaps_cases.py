@@ -637,6 +637,89 @@ def _kind(jax, x):
         f"{type(x).__module__}.{type(x).__qualname__}".replace(jax.__name__, "jax")
 
 
+def _jit_tracer_class_words(jax):
+    """Python's own messages under jit name the tracer's class: JAX's DynamicJaxprTracer."""
+    jnp = jax.numpy
+
+    def jitted(f):
+        return lambda: jax.jit(f)(jnp.arange(3.0))
+    return {
+        "tracer_plus_list": jitted(lambda x: x + [1, 2]),
+        "list_plus_tracer": jitted(lambda x: [1, 2] + x),
+        "tracer_less_than_list": jitted(lambda x: x < [1, 2]),
+        "tracer_matmul_text": jitted(lambda x: x @ "a"),
+        "tracer_power_dict": jitted(lambda x: x ** {}),
+        "tracer_divmod_list": jitted(lambda x: divmod(x, [])),
+        "tracer_called": jitted(lambda x: x(1)),
+        "tracer_hashed": jitted(lambda x: hash(x)),
+        "tracer_attribute": jitted(lambda x: x.foo),
+        "tracer_len_of_scalar": jitted(lambda x: len(x.sum())),
+        "tracer_class_name": lambda: _seen_class_name(jax),
+    }
+
+
+def _seen_class_name(jax):
+    seen = []
+    jax.jit(lambda x: seen.append(type(x).__name__) or x)(1.0)
+    return seen
+
+
+# An eager array's class in Python's own messages: JAX's ArrayImpl is a C type whose name
+# Python prints as 'jaxlib._jax.ArrayImpl'; jxkernel's is a Python class, whose printed name
+# is its __name__, 'ArrayImpl' as JAX's (tests/jax_compat/test_lax_numpy_gaps.py)
+def array_class_words_deliberate(jax):
+    x = jax.numpy.arange(3.0)
+    return {
+        "array_less_than_list": lambda: x < [1, 2],
+        "array_matmul_text": lambda: x @ "a",
+        "array_divmod_list": lambda: divmod(x, []),
+        "array_attribute": lambda: x.foo,
+        "array_called": lambda: x(1),
+        "array_hashed": lambda: hash(x),
+    }
+
+
+def _array_class_words(jax):
+    """The same for messages jnp writes itself, and the class's name."""
+    x = jax.numpy.arange(3.0)
+    return {
+        "array_plus_list": lambda: x + [1, 2],
+        "list_plus_array": lambda: [1, 2] + x,
+        "array_class_name": lambda: type(x).__name__,
+    }
+
+
+def _arguments_out_of_order(jax):
+    """A number where a dtype goes, and a shape where maxval goes: jax.random's arguments in
+    the wrong order (uniform(key, minval, maxval), randint(key, minval, maxval, shape))."""
+    jnp, key = jax.numpy, jax.random.key(0)
+    return {
+        "uniform_bounds_as_shape_and_dtype": lambda: jax.random.uniform(key, 0.0, 1.0),
+        "uniform_maxval_as_dtype": lambda: jax.random.uniform(key, (2,), 0.0, 1.0),
+        "normal_number_as_dtype": lambda: jax.random.normal(key, (2,), 1.0),
+        "zeros_number_as_dtype": lambda: jnp.zeros(3, 1.0),
+        "astype_number": lambda: jnp.ones(2).astype(1.0),
+        "randint_shape_last": lambda: jax.random.randint(key, 0, 10, (3,)),
+    }
+
+
+def _no_jax_values(jax):
+    """Operands of no JAX type given to lax and jnp, and jnp.reshape's removed `newshape=`."""
+    jnp, lax = jax.numpy, jax.lax
+    return {
+        "convert_element_type_text": lambda: lax.convert_element_type("3", jnp.int32),
+        "neg_object": lambda: lax.neg(object()),
+        "neg_list": lambda: lax.neg([1.0]),
+        "neg_none": lambda: lax.neg(None),
+        "add_object_second": lambda: lax.add(1.0, object()),
+        "reshape_newshape": lambda: jnp.reshape(jnp.arange(4), newshape=(2, 2)),
+        "reshape_no_shape": lambda: jnp.reshape(jnp.arange(4)),
+        "full_like_text_and_list": lambda: jnp.full_like("float32", [1, 2]),
+        "full_like_list_fill": lambda: jnp.full_like(jnp.ones(2), [1, 2]),
+        "full_like_list_prototype": lambda: jnp.full_like([1, 2], 3),
+    }
+
+
 def _token_results(jax):
     """Control flow and checkpoint giving back a token, eagerly: JAX's result handlers make
     it a Token (checkpoint, a one-branch switch, a scan's carry passed through); jit's too."""
@@ -713,6 +796,8 @@ def cases(jax) -> dict:
     for more in (_bits, _take_along, _tri, _unravel, _shapes, _views, _small, _jit_arguments,
                  _api_gaps, _string_arguments, _array_warnings, _collective_derivatives,
                  _token_results, token_made_in_bodies, _dtype_named_text,
-                 text_as_dtype_deliberate, given_tokens, token_operator_deliberate):
+                 _jit_tracer_class_words, text_as_dtype_deliberate, given_tokens,
+                 token_operator_deliberate, _array_class_words, array_class_words_deliberate,
+                 _arguments_out_of_order, _no_jax_values):
         out.update(more(jax))
     return out

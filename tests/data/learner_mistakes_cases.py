@@ -957,8 +957,8 @@ CARD_OTHER_FIXES = {
     "concatenate_vstack": "jnp.vstack([x, M])",
     "concatenate_column_stack": "jnp.column_stack([M, x[:2]])",
     "list_index_nested_array": "M[jnp.array([[0, 1], [1, 2]])]",
-    # under jit JAX names its tracer's class in the message (DynamicJaxprTracer; jxkernel's
-    # says JaxprTracer): the mistake's class and the rewrite's value are compared
+    # under jit the message names the tracer's class (DynamicJaxprTracer, jxkernel's too):
+    # the mistake's class and the rewrite's value are compared
     "list_operand_under_jit": "jax.jit(lambda v: v * jnp.asarray([1.0, 2.0, 3.0]))(x)",
     "truth_all": "jnp.all(x > 2)",
 }

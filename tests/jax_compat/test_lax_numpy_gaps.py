@@ -19,8 +19,9 @@ import pytest
 
 import jxkernel as jax
 from jxkernel.core import deprecations
-from lax_numpy_gaps_cases import (cases, given_tokens, observe, text_as_dtype_deliberate,
-                                  token_made_in_bodies, token_operator_deliberate)
+from lax_numpy_gaps_cases import (array_class_words_deliberate, cases, given_tokens, observe,
+                                  text_as_dtype_deliberate, token_made_in_bodies,
+                                  token_operator_deliberate)
 import locations  # tests/support: the repository's folders
 
 with open(os.path.join(locations.ROOT, "tests", "data", "lax_numpy_gaps_reference.json")) as f:
@@ -70,7 +71,8 @@ _GIVEN_TOKENS = sorted(given_tokens(jax))
 
 @pytest.mark.parametrize("name", sorted(set(CASES) - set(_GUARDED) - set(_TOKENS_MADE_IN_BODIES)
                                         - set(_TEXT_AS_DTYPE) - set(_GIVEN_TOKENS)
-                                        - set(token_operator_deliberate(jax))))
+                                        - set(token_operator_deliberate(jax))
+                                        - set(array_class_words_deliberate(jax))))
 def test_case_matches_jax(name):
     got = json.loads(json.dumps(observe(CASES[name])))
     if name.startswith("static_") and "raised" in got:
@@ -163,6 +165,18 @@ def test_a_devices_sharding_as_out_sharding_is_refused_in_jaxs_words(fun):
             f"`out_sharding` argument of {name} only supports instances of `NamedSharding` or "
             f"`PartitionSpec`. Got {sharding!r} of type: ")):
         call()
+
+
+@pytest.mark.parametrize("name", sorted(array_class_words_deliberate(jax)))
+def test_an_arrays_class_in_pythons_messages_is_named_as_its___name__(name):
+    # deliberate: JAX's ArrayImpl is a C type, printed by Python as 'jaxlib._jax.ArrayImpl'
+    # (its __name__ 'ArrayImpl'); jxkernel's is a Python class, whose printed name IS its
+    # __name__: renaming it 'jaxlib._jax.ArrayImpl' would break type(x).__name__ and jnp's
+    # own messages ("for +: 'ArrayImpl' and 'list'"), both 'ArrayImpl' in JAX
+    want = REFERENCE[name]["raised"]
+    assert "'jaxlib._jax.ArrayImpl'" in want[1]
+    assert observe(CASES[name])["raised"] == [
+        want[0], want[1].replace("'jaxlib._jax.ArrayImpl'", "'ArrayImpl'")]
 
 
 @pytest.mark.parametrize("name", _GUARDED)

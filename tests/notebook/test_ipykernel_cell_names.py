@@ -146,3 +146,21 @@ def test_a_jit_cells_cache_miss_is_logged_at_the_cell_not_ipythons_magic(kernel)
     n = reply["execution_count"]
     assert f"TRACING CACHE MISS at In[{n}], line 1 (<module>):" in text, text
     assert "interactiveshell" not in text and "run_cell_magic" not in text, text
+
+
+def test_fail_on_recompiles_key_shows_the_function_and_cell_not_ipykernels_file(kernel):
+    """fail_on_recompile(f) returns f's function_key; as a cell's last line it showed
+    'f@/tmp/ipykernel_<pid>/<hash>.py:1#<id>'. It shows f's name and cell, and is still the
+    key: turning the guard off by it works."""
+    reply, _ = execute(kernel, "import jxkernel as jax\nfrom jxkernel import compile_log\n"
+                               "guarded = jax.jit(lambda v: v + 1)\nguarded(jnp.ones(2))")
+    defined = reply["execution_count"]
+    reply, text = execute(kernel, "key = compile_log.fail_on_recompile(guarded)\nkey")
+    assert reply["status"] == "ok", reply
+    assert text == f"<function_key of <lambda>, defined at In[{defined}], line 3>", text
+    reply, text = execute(kernel, "compile_log.failing_on_recompile()")
+    assert text == f"[<function_key of <lambda>, defined at In[{defined}], line 3>]", text
+    reply, text = execute(kernel, "print(key == guarded.function_key)\n"
+                                  "compile_log.fail_on_recompile(key, False)\n"
+                                  "print(guarded._fail_on_recompile)")
+    assert text.split() == ["True", "False"] and "ipykernel_" not in text, text

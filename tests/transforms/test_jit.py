@@ -370,7 +370,7 @@ def test_disable_jit_runs_python_after_the_function_has_compiled():
     f(x), f(x), f(x)                          # compiled, then hits (the last one the last hit)
     with jax.config.override("jax_disable_jit", True):
         f(x)
-    assert seen == ["JaxprTracer", "ArrayImpl"]
+    assert seen == ["DynamicJaxprTracer", "ArrayImpl"]
 
 
 def test_the_last_hit_serves_only_the_same_argument_types_and_structure():

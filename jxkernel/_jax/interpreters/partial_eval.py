@@ -18,7 +18,7 @@ from ...core.partial_eval import JaxprTracer, PartialEvalTrace, partial_eval_jax
 from ...core.staging import convert_constvars_to_invars  # noqa: F401
 # jit's tracer is JAX's DynamicJaxprTracer (it prints as JitTracer); partial evaluation's
 # unknowns are JaxprTracer (printed Traced<...>), as in JAX
-from ...core.staging import JaxprTracer as DynamicJaxprTracer  # noqa: E402
+from ...core.staging import DynamicJaxprTracer  # noqa: E402
 from ...core.trace import new_trace
 
 

@@ -3,7 +3,7 @@ path to the names of jax.interpreters.partial_eval (jxkernel/_jax/interpreters/p
 jit's tracer class `DynamicJaxprTracer` among them, which JAX's messages name by this path.
 
     >>> DynamicJaxprTracer.__name__
-    'JaxprTracer'
+    'DynamicJaxprTracer'
 """
 import weakref
 
