@@ -914,6 +914,10 @@ SCENARIOS = {
         "a raw jax.random.PRNGKey, then a typed jax.random.key",
         "f = jax.jit(lambda k: jax.random.normal(k, (3,)))\n"
         "f(jax.random.PRNGKey(0)); f(jax.random.key(0))\n"),
+    "prng_key_impl_changed": (
+        "a key of the rbg implementation, then a threefry one (the default)",
+        "f = jax.jit(lambda k: jax.random.uniform(k, (3,)))\n"
+        "f(jax.random.key(0, impl='rbg')); f(jax.random.key(1))\n"),
     "debug_nans_toggled": (
         "jax_debug_nans switched on between two calls",
         "f = jax.jit(lambda x: x * 2)\n"
@@ -1125,6 +1129,10 @@ SCENARIOS = {
         "    if not jnp.issubdtype(k.dtype, jax.dtypes.prng_key):\n"
         "        k = jax.random.wrap_key_data(k)\n"
         "    f(k)\n"),
+    "prng_key_impl_changed_fixed": (
+        "prng_key_impl_changed with its fix: every key made with one impl",
+        "f = jax.jit(lambda k: jax.random.uniform(k, (3,)))\n"
+        "f(jax.random.key(0, impl='rbg')); f(jax.random.key(1, impl='rbg'))\n"),
     "enable_x64_context_fixed": (
         "enable_x64_context with its fix: jax_enable_x64 set once, first thing",
         "jax.config.update('jax_enable_x64', True)\n"

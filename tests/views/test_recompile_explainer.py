@@ -61,6 +61,19 @@ def test_a_new_dtype_suggests_casting_to_the_old_one():
     assert events_of(f)[-1].changes[0].snippet == "x = jnp.asarray(x, jnp.float32)"
 
 
+def test_a_key_of_another_impl_is_told_to_keep_one_impl_with_no_cast(recwarn):
+    # JAX: "different input types: * at k, now key<fry>[] and before key<rbg>[]"
+    # (recompile_cases' prng_key_impl_changed); the explainer once read .kind of the key
+    # dtype and gave up with a RuntimeWarning
+    f = jxkernel.jit(lambda k: jxkernel.random.uniform(k, (3,)))
+    f(jxkernel.random.key(0, impl="rbg"))
+    f(jxkernel.random.key(1))
+    assert last_changes(f) == [("k", "dtype", "key<rbg>[]", "key<fry>[]")]
+    (change,) = events_of(f)[-1].changes
+    assert "the same impl=" in change.fix and change.snippet == ""
+    assert not [w for w in recwarn if "recompile explainer raised" in str(w.message)]
+
+
 def test_a_weak_type_flip_from_a_python_float_to_an_f32_array():
     f = jxkernel.jit(lambda x: x * 2)
     f(1.0)

@@ -46,6 +46,8 @@ def _type_changes(before, after):
                 change = _with_cast(change, b.dtype.name, a.dtype.name,
                                     _cast_to(b.dtype, a.dtype).name)
             yield change
+        elif a.dtype != b.dtype and _is_key(a) and _is_key(b):    # key<rbg> then key<fry>
+            yield _refixed(_fixed(path, "dtype", _aval_text(b), _aval_text(a)), _KEY_IMPL_FIX)
         elif a.dtype != b.dtype:
             change = _fixed(path, "dtype", _aval_text(b), _aval_text(a),
                             dtype=_cast_to(b.dtype, a.dtype).name)
@@ -224,6 +226,13 @@ _GROWN_FIX = (
     "compile for each is expected.",
     "{path} = jnp.broadcast_to(jnp.asarray({path}, jnp.{dtype}), {shape})    # from the "
     "start")
+# (no code: a key cannot be cast to another implementation, its data differs in length)
+_KEY_IMPL_FIX = (
+    "{path} was {old} and is {new} now: keys of two PRNG implementations are two types, each "
+    "compiled. Make every key with one implementation: the same impl= in each "
+    "jax.random.key(seed, impl=...) (or jax_default_prng_impl set once, first thing).",
+    "")
+
 _KEY_FIX = (
     "{path} was {old} and is {new} now: a raw key (jax.random.PRNGKey, u32[2]) and a typed "
     "key (jax.random.key) are two types, each compiled. Make keys one way: typed keys "
