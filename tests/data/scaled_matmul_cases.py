@@ -162,10 +162,11 @@ def partition_specs(infer, supported, mesh, P, NamedSharding, scatter_dim) -> li
 
 
 def _partitioning(jax):
-    """JAX's rule functions themselves (private: jax._src.cudnn.scaled_matmul_stablehlo),
+    """JAX's rule functions themselves (private: its _src.cudnn.scaled_matmul_stablehlo),
     over a one-device mesh with axes b, m, k, n (the specs, not the sizes, matter)."""
-    sm = importlib.import_module("jax._src.cudnn.scaled_matmul_stablehlo")
-    from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+    sm = importlib.import_module(f"{jax.__name__}._src.cudnn.scaled_matmul_stablehlo")
+    sharding = jax.sharding
+    Mesh, NamedSharding, P = sharding.Mesh, sharding.NamedSharding, sharding.PartitionSpec
     mesh = Mesh(np.array(jax.devices()[:1]).reshape(1, 1, 1, 1), ("b", "m", "k", "n"))
     return {"partition/specs": partition_specs(
         sm._get_output_sharding, sm._supported_in_out_sharding, mesh, P, NamedSharding,
@@ -173,6 +174,6 @@ def _partitioning(jax):
 
 
 def run(jax) -> dict:
-    export = importlib.import_module("jax._src.export._export")
+    export = importlib.import_module(f"{jax.__name__}._src.export._export")
     return {**programs(jax), **errors(jax), **_partitioning(jax), "rocm": rocm_values(jax),
             "export/stable_targets": sorted(export._CUSTOM_CALL_TARGETS_GUARANTEED_STABLE)}
