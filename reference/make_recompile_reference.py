@@ -67,7 +67,7 @@ class Collect(logging.Handler):
             self.compiled.append(text.split()[1])
 
 
-_TYPE = re.compile(r"^([a-z]+\d*)\[([^\]]*)\](\{weak_type=(True|False)\})?")
+_TYPE = re.compile(r"^([a-z]+\d*(?:<[^>]*>)?)\[([^\]]*)\](\{weak_type=(True|False)\})?")
 
 
 def split_type(text):

@@ -914,6 +914,10 @@ SCENARIOS = {
         "a raw jax.random.PRNGKey, then a typed jax.random.key",
         "f = jax.jit(lambda k: jax.random.normal(k, (3,)))\n"
         "f(jax.random.PRNGKey(0)); f(jax.random.key(0))\n"),
+    "numbers_then_keys": (
+        "one jitted function given an array of numbers, then an array of typed keys",
+        "f = jax.jit(lambda x: x[::-1])\n"
+        "f(jnp.ones(4)); f(jax.random.split(jax.random.key(0), 4))\n"),
     "prng_key_impl_changed": (
         "a key of the rbg implementation, then a threefry one (the default)",
         "f = jax.jit(lambda k: jax.random.uniform(k, (3,)))\n"

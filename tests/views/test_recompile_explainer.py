@@ -74,6 +74,23 @@ def test_a_key_of_another_impl_is_told_to_keep_one_impl_with_no_cast(recwarn):
     assert not [w for w in recwarn if "recompile explainer raised" in str(w.message)]
 
 
+def test_numbers_then_keys_are_two_types_with_no_cast_offered(recwarn):
+    # JAX: "different input types: * at x, now key<fry>[4] and before f32[4]" (recompile_cases'
+    # numbers_then_keys); the explainer once offered a cast and crashed on the key's dtype
+    # (stop 71's CI, jnp.where of keys after jnp.where of floats)
+    f = jxkernel.jit(lambda x: x[::-1])
+    f(jnp.ones(4))
+    f(jxkernel.random.split(jxkernel.random.key(0), 4))
+    assert last_changes(f) == [("x", "dtype", "f32[4]", "key<fry>[4]")]
+    (change,) = events_of(f)[-1].changes
+    assert "no cast turns one into the other" in change.fix and change.snippet == ""
+    c = jnp.array([True, False, True, False])
+    jnp.where(c, jnp.ones(4), jnp.zeros(4))
+    keys = jxkernel.random.split(jxkernel.random.key(0), 4)
+    jnp.where(c, keys, keys[::-1])
+    assert not [w for w in recwarn if "recompile explainer raised" in str(w.message)]
+
+
 def test_a_weak_type_flip_from_a_python_float_to_an_f32_array():
     f = jxkernel.jit(lambda x: x * 2)
     f(1.0)

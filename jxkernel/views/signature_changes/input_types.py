@@ -48,6 +48,8 @@ def _type_changes(before, after):
             yield change
         elif a.dtype != b.dtype and _is_key(a) and _is_key(b):    # key<rbg> then key<fry>
             yield _refixed(_fixed(path, "dtype", _aval_text(b), _aval_text(a)), _KEY_IMPL_FIX)
+        elif a.dtype != b.dtype and (_is_key(a) or _is_key(b)):   # numbers, then keys
+            yield _refixed(_fixed(path, "dtype", _aval_text(b), _aval_text(a)), _NOT_A_KEY_FIX)
         elif a.dtype != b.dtype:
             change = _fixed(path, "dtype", _aval_text(b), _aval_text(a),
                             dtype=_cast_to(b.dtype, a.dtype).name)
@@ -231,6 +233,14 @@ _KEY_IMPL_FIX = (
     "{path} was {old} and is {new} now: keys of two PRNG implementations are two types, each "
     "compiled. Make every key with one implementation: the same impl= in each "
     "jax.random.key(seed, impl=...) (or jax_default_prng_impl set once, first thing).",
+    "")
+
+# no cast turns numbers into keys or keys into numbers (a cast fix crashed on the key's dtype,
+# stop 71's CI): the two are two programs, and the fix is only to mean one of them
+_NOT_A_KEY_FIX = (
+    "{path} was {old} and is {new} now: an array of PRNG keys and an array of numbers are two "
+    "types, each compiled, and no cast turns one into the other. If the function is meant "
+    "for both, the two programs are expected; if not, pass the kind it is meant for.",
     "")
 
 _KEY_FIX = (
