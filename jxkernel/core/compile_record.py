@@ -106,6 +106,9 @@ class CompileEvent:
     # another traced function (grad(inner) inside jit(outer), a scan body), its program
     # inlined into that one's; what it was inlined into ("jit(outer)"), else None
     inlined_into: str | None = None
+    # a jitted callable object's (jax.jit(Model())): where its class's __call__ was defined
+    # ("file:line"); its `source` is None, as JAX knows no file of it (its log: "<unknown>")
+    call_source: str | None = None
 
     def __post_init__(self):
         if self.origin is None:

@@ -51,7 +51,8 @@ from .argument_uses import uses
 from .body_retraces import body_traced  # noqa: F401  (compile_record calls it: this module is the explainer)
 from .traced_functions import (_CONSTS_KEPT, _PER_FUNCTION, _instance_call, _lineage,
                                _named_consts, _named_signature, _source_of,
-                               _user_contexts, _user_function, _weak)
+                               _user_contexts, _user_function, _weak, call_source_of,
+                               name_without_source)
 from . import outside_values
 
 
@@ -216,7 +217,8 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True) -> CompileEv
     source = _source_of(jitted)
     event = CompileEvent(jitted._name, source, _named_signature(named, static_named), reason,
                          phases, backend, key=jitted, changes=changes,
-                         origin=_record.origin_of(source, jitted._by_user), miss=traced)
+                         origin=_record.origin_of(source, jitted._by_user), miss=traced,
+                         call_source=call_source_of(jitted))
     if traced and event.origin == _record.USER and _record.logged():
         outside_values.traced(_user_function(jitted._fun), event)  # what it read from outside
     return event
@@ -352,6 +354,9 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
         return ""                  # not logged (the filter below drops an empty message)
     where = "" if call_site is None else \
         f" at {call_site.file}:{call_site.line} ({call_site.function})"
+    # a callable JAX knows no file of is named as JAX names it, defined nowhere
+    nameless = None if event.source is not None else _nameless(event)
+    function = event.function if nameless is None else nameless
     defined = "" if event.source is None else f" defined at {event.source}"
     lines = [f"TRACING CACHE MISS{where}:"]
     # a retrace inside another traced function (its program is part of that one's, if any)
@@ -359,14 +364,14 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
                                          "compiled of its own)"]
     fresh = [c for c in event.changes if c.kind in ("fresh_jit", "fresh_body")]
     if event.reason == "first call":            # as JAX: a function object not traced before
-        lines += ["  never seen function:", f"    {event.function}{defined}"]
+        lines += ["  never seen function:", f"    {function}{defined}"]
         if fresh:       # JAX guesses this from the call site; here the code is the same
             done = "compiled" if fresh[0].kind == "fresh_jit" else "traced"
             lines += [f"  but seen another function defined on the same line, of the same "
                       f"code, {done} before ({fresh[0].old}): the function is being "
                       "re-defined, preventing caching", explanation_text(fresh)]
         return "\n".join(lines + inlined)
-    lines.append(f"  for {event.function}{defined}")
+    lines.append(f"  for {function}{defined}")
     if not event.changes:
         lines.append(f"  {event.reason}")
         return "\n".join(lines + inlined)
@@ -394,8 +399,19 @@ def _users(event: CompileEvent) -> bool:
     source_info.register_exclusion, an eager operation's program or a transformed jit's
     (vmap of a jitted function: no source), which JAX does not log as tracing misses."""
     if event.source is None:
-        return False
+        # a callable of no file (jax.jit(Model())): JAX asks no file, and logs it
+        return _nameless(event) is not None
     return is_user_filename(event.source.rsplit(":", 1)[0])
+
+
+def _nameless(event: CompileEvent) -> str | None:
+    """JAX's name for the user's jitted callable of `event` that has no file to name
+    (`<unknown>`: traced_functions.name_without_source), else None (a function with code, an
+    eager operation's program, a transformed jit's, or a jit gone since)."""
+    fun = getattr(event.key, "_fun", None)
+    if event.origin != _record.USER or fun is None:
+        return None
+    return name_without_source(fun)
 
 
 class _UsersMissesOnly(logging.Filter):

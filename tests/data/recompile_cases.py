@@ -1558,8 +1558,7 @@ SCENARIOS = {
         "    hist = step(hist, i, jnp.ones(3))\n"),
     "callable_object_jitted_anew": (
         "jax.jit(Model(k)) of a new callable object in a loop: traced and compiled each time "
-        "(JAX logs 'never seen function: <unknown>', defined nowhere, twice: left out of the "
-        "recording, which keeps the scenario's defined functions)",
+        "(JAX logs 'never seen function: <unknown>', defined nowhere, twice)",
         "class Model:\n"
         "    def __init__(self, k):\n"
         "        self.k = k\n"
@@ -1567,6 +1566,24 @@ SCENARIOS = {
         "        return x * self.k\n"
         "for k in (1.0, 2.0):\n"
         "    jax.jit(Model(k))(jnp.ones(3))\n"),
+    "callable_object_new_shape": (
+        "jax.jit(Model()) made once, called with a new length (JAX logs 'for <unknown>', "
+        "defined nowhere: an object has no code of its own)",
+        "class Model:\n"
+        "    def __init__(self, k):\n"
+        "        self.k = k\n"
+        "    def __call__(self, x):\n"
+        "        return x * self.k\n"
+        "f = jax.jit(Model(2.0))\n"
+        "f(jnp.ones(3)); f(jnp.ones(4))\n"),
+    "partial_made_once_new_shape": (
+        "jax.jit(functools.partial(g, k)) made once, called with a new length (JAX names g, "
+        "where g was defined)",
+        "import functools\n"
+        "def g(k, x):\n"
+        "    return x * k\n"
+        "f = jax.jit(functools.partial(g, 2.0))\n"
+        "f(jnp.ones(3)); f(jnp.ones(4))\n"),
     "callable_object_jitted_anew_fixed": (
         "callable_object_jitted_anew with its fix: Model a pytree, one jitted function taking "
         "it as an argument",

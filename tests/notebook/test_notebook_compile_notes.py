@@ -624,7 +624,25 @@ def test_a_callable_object_jitted_anew_is_noted_with_a_fix_that_applies(shell):
               "    def __call__(self, v):\n        return v * self.k\n")
     (note,) = ok(shell, "for k in (1.0, 2.0):\n    jax.jit(Scale16(k))(jnp.ones(3))").notes
     text = note["text/plain"]
-    assert text.startswith("⚙ Scale16 compiled again (a new jit object, at In["), text
+    assert text.startswith("⚙ a Scale16 object compiled again (a new jit object, at In["), text
     assert "Scale16, lambda m: ((m.k,), None), lambda _, leaves: Scale16(*leaves))" in text
-    assert "defined at" not in text or "Scale16 defined at In[" in text
     assert "apply = jax.jit(lambda model, x: model(x))" in text
+
+
+def test_a_jitted_callable_object_is_named_as_an_object_and_where_its_call_is(shell):
+    """jax.jit(Model()) made once, called with a new length: JAX 0.10.2's log names the
+    function <unknown>, defined nowhere (recompile_cases.py's callable_object_new_shape); the
+    note names an object of the class, where its __call__ is, and that JAX's log says
+    <unknown> (the class itself was not jitted, nor is "Encoder" in JAX's log)."""
+    defined = ok(shell, "class Encoder17:\n    def __call__(self, v):\n        return v * 2\n"
+                        "enc17 = jax.jit(Encoder17())\nenc17(jnp.ones(3))")
+    ran = ok(shell, "enc17(jnp.ones(4))")
+    (note,) = ran.notes
+    text = note["text/plain"]
+    assert text.startswith(f"⚙ an Encoder17 object compiled again (compile #2, at "
+                           f"In[{ran.count}]:1): v: shape f32[3] -> f32[4]"), text
+    assert (f"an Encoder17 object: its class's __call__ defined at In[{defined.count}]:2 "
+            f"(JAX's jax_explain_cache_misses log names a jitted object <unknown>, defined "
+            f"nowhere)") in text
+    (event,) = events_of(shell.user_ns["enc17"])[-1:]
+    assert event.source is None and event.function == "Encoder17"
