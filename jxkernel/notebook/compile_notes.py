@@ -11,12 +11,13 @@ What is noted follows `config.jxkernel_compile_notes` (`%jxnotes`):
     recompiles   (default) a second compile or later of your functions; a first compile and
                  a cache hit say nothing
     all          first compiles too, and a line for the eager operations and jxkernel's own
-                 functions the cell compiled (grouped: one entry per primitive or function)
+                 functions the cell compiled (grouped: one entry per primitive or function),
+                 and one for libraries' own (registered as excluded, as Flax's)
     off          nothing
 
 As JAX's jax_explain_cache_misses leaves out its internal misses, a compile of a function
-defined inside jxkernel (random's samplers, jnp's jitted helpers) or of one eager operation
-is never told as yours: its static arguments are not yours to change. `all` lists them,
+defined inside jxkernel (random's samplers, jnp's jitted helpers), in a library registered as
+excluded (source_info.register_exclusion) or of one eager operation is never told as yours: its static arguments are not yours to change. `all` lists them,
 each at the line of yours that ran it.
 """
 from __future__ import annotations
@@ -170,6 +171,9 @@ def cell_note(events, mode: str, skip=()) -> Note | None:
     bodies += _one_line_each(told[DETAILED:])
     eager = [e for e in others if e.origin == compile_record.EAGER]
     internal = [e for e in others if e.origin == compile_record.INTERNAL]
+    # not yours either: a library's own jits, where it registered its files as excluded
+    libraries = [e for e in internal if e.source and not is_jxkernel_file(e.source)]
+    internal = [e for e in internal if e not in libraries]
     rest = []
     if eager:
         rest.append(f"{len(eager)} eager operation(s) (each compiled once per operand types and "
@@ -177,6 +181,10 @@ def cell_note(events, mode: str, skip=()) -> Note | None:
     if internal:
         rest.append(f"{len(internal)} compile(s) of jxkernel's own functions, for your calls: "
                     f"{grouped_text(internal)}")
+    if libraries:
+        rest.append(f"{len(libraries)} compile(s) of libraries' own functions (registered as "
+                    f"not yours, as Flax and Equinox register theirs), for your calls: "
+                    f"{grouped_text(libraries)}")
     if len(told) == 1:
         title = _title(told[0])
     elif told:
@@ -190,7 +198,9 @@ def cell_note(events, mode: str, skip=()) -> Note | None:
                  f"⚙ {len(told)} compile(s) of your functions in this cell ({again} again): "
                  f"{names}")
     else:
-        title = f"⚙ this cell compiled {len(others)} eager operation(s) and jxkernel function(s)"
+        whose = "jxkernel's or libraries'" if libraries else "jxkernel"
+        title = (f"⚙ this cell compiled {len(others)} eager operation(s) and {whose} "
+                 f"function(s)")
     return Note(title, body="\n".join(bodies + rest), kind="compile", details=True)
 
 

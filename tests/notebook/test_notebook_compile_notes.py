@@ -22,6 +22,7 @@ from jxkernel.core.source_info import PACKAGE_DIR  # noqa: E402
 from jxkernel.notebook.compile_notes import change_line, fix_in_brief  # noqa: E402
 from jxkernel.notebook.widgets.recompiles import ALL, RecompileLog  # noqa: E402
 from ipython_shell import shell_fixture  # noqa: E402
+from registered_library import excluded, import_library  # noqa: E402
 
 
 shell = shell_fixture("import jxkernel as jax\nimport jxkernel.numpy as jnp\n"
@@ -646,3 +647,46 @@ def test_a_jitted_callable_object_is_named_as_an_object_and_where_its_call_is(sh
             f"nowhere)") in text
     (event,) = events_of(shell.user_ns["enc17"])[-1:]
     assert event.source is None and event.function == "Encoder17"
+
+
+LIBRARY_WITH_JITS = ("import jxkernel as jax\n"
+                     "@jax.jit\n"
+                     "def lib_scale(x):\n"
+                     "    return x * 2\n"
+                     "def lib_loop(x):\n"
+                     "    return jax.lax.fori_loop(0, 2, lambda i, c: c * 2, x)\n")
+
+
+def test_a_registered_librarys_own_jits_and_bodies_are_not_the_users(shell, tmp_path):
+    """A library that registers its files as excluded (source_info_util.register_exclusion,
+    as Flax and Equinox do) before it defines its `@jit`s: those compile for the user's calls
+    but are not the user's (JAX's explain_cache_misses logs no miss of them, as of
+    jxkernel's): no recompile note, its loop bodies no retrace events, and with `%jxnotes
+    all` a line of libraries' functions. Not registered, the same library is the user's."""
+    path = str(tmp_path / "lib_with_jits.py")
+    with excluded(path):
+        lib = import_library(tmp_path, "lib_with_jits", LIBRARY_WITH_JITS)
+        shell.user_ns["lib18"] = lib
+        assert origin_of(f"{path}:3") == INTERNAL
+        start = compile_log.last_seq() + 1
+        ok(shell, "lib18.lib_scale(jnp.ones(3)); lib18.lib_loop(jnp.ones(3))")
+        assert ok(shell, "lib18.lib_scale(jnp.ones(4)); lib18.lib_loop(jnp.ones(4))").notes \
+            == []
+        mine = [e for e in compile_log.events_since(start) if (e.source or "").startswith(path)]
+        assert [e.origin for e in mine] == [INTERNAL] * 2          # lib_scale's, no bodies
+        ok(shell, "%jxnotes all")
+        (note,) = ok(shell, "lib18.lib_scale(jnp.ones(5))").notes
+        assert re.search(r"1 compile\(s\) of libraries' own functions \(registered as not "
+                         r"yours, as Flax and Equinox register theirs\), for your calls: "
+                         r"lib_scale \[In\[\d+\]:1\]", note["text/plain"]), note["text/plain"]
+        assert "jxkernel's own functions" not in note["text/plain"]
+        ok(shell, "%jxnotes recompiles")
+    assert origin_of(f"{path}:3") == USER
+    lib = import_library(tmp_path, "lib_with_jits", LIBRARY_WITH_JITS)   # its jits anew
+    shell.user_ns["lib18"] = lib
+    start = compile_log.last_seq() + 1
+    ok(shell, "lib18.lib_scale(jnp.ones(3)); lib18.lib_loop(jnp.ones(3))")
+    (note,) = ok(shell, "lib18.lib_scale(jnp.ones(4)); lib18.lib_loop(jnp.ones(4))").notes
+    assert note["text/plain"].startswith("⚙ 2 recompile(s) in this cell (lib_scale, <lambda>)")
+    mine = [e for e in compile_log.events_since(start) if (e.source or "").startswith(path)]
+    assert {e.origin for e in mine} == {USER} and len(mine) == 4    # two jits, two bodies
