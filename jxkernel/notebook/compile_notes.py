@@ -17,8 +17,9 @@ What is noted follows `config.jxkernel_compile_notes` (`%jxnotes`):
 
 As JAX's jax_explain_cache_misses leaves out its internal misses, a compile of a function
 defined inside jxkernel (random's samplers, jnp's jitted helpers), in a library registered as
-excluded (source_info.register_exclusion) or of one eager operation is never told as yours: its static arguments are not yours to change. `all` lists them,
-each at the line of yours that ran it.
+excluded (source_info.register_exclusion) or of one eager operation is never told as yours:
+its static arguments are not yours to change. `all` lists them, each at the line of yours
+that ran it.
 """
 from __future__ import annotations
 
