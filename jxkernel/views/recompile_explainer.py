@@ -42,8 +42,9 @@ from .signature_changes.change import (  # noqa: F401
 from .signature_changes.compare import distance, explain, explain_changes  # noqa: F401
 from .signature_changes.fixes import _refixed, for_function
 from .signature_changes.fresh_functions import (
-    _CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _DEFAULTS_FRESH_FIX, _INSTANCE_FRESH_FIX,
-    _METHOD_FRESH_FIX, _PARTIAL_FRESH_FIX, _WRAPPER_FRESH_FIX, fresh_jit_change)
+    _CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _DEFAULTS_FRESH_FIX, _INIT_METHOD_FRESH_FIX,
+    _INSTANCE_FRESH_FIX, _METHOD_FRESH_FIX, _PARTIAL_FRESH_FIX, _WRAPPER_FRESH_FIX,
+    fresh_jit_change)
 from .signature_changes.statics import _pytree_fields
 from .signature_changes.input_types import grown_step_by_step, rows_under_vmap
 from .signature_changes.nearest import nearest
@@ -106,7 +107,7 @@ def _explain(miss: Miss) -> tuple:
         if closest is None:
             return named, static_named, None, "first call", _fresh_jit_changes(miss.jitted), \
                 new
-    changes = grown_step_by_step(explain_changes(closest, new), miss.history)
+    changes = grown_step_by_step(explain_changes(closest, new), miss.history, new)
     changes = for_function(changes, miss.jitted._fun, uses)
     reason = explain(closest.named, named, closest.treedef, miss.treedef, closest.statics,
                      static_named, [c for c in changes if c.kind == "structure"])
@@ -135,8 +136,13 @@ def _fresh_jit_changes(jitted) -> tuple:
         change = _refixed(change, _PARTIAL_FRESH_FIX,
                           func=getattr(fun.func, "__name__", "g"))
     elif getattr(fun, "__func__", None) is not None and hasattr(fun, "__self__"):
-        change = _refixed(change, _METHOD_FRESH_FIX,       # jax.jit(m.apply) made anew
-                          method=getattr(fun.__func__, "__name__", "method"))
+        method = getattr(fun.__func__, "__name__", "method")
+        attr = _held_by(fun.__self__, jitted)
+        if attr is not None and _jits_in_init(type(fun.__self__), method):
+            change = _refixed(change, _INIT_METHOD_FRESH_FIX, method=method, attr=attr,
+                              cls=type(fun.__self__).__name__)
+        else:                                   # jax.jit(m.apply) made anew
+            change = _refixed(change, _METHOD_FRESH_FIX, method=method)
     elif _user_function(fun) is not fun:       # jit(jax.grad(loss)) made anew
         change = _refixed(change, _WRAPPER_FRESH_FIX, func=_user_function(fun).__name__,
                           wrapper=_wrapper_name(fun))
@@ -160,6 +166,17 @@ def _fresh_jit_changes(jitted) -> tuple:
                           fname=_jit_name(jitted), fun=_jit_name(jitted)
                           if jitted._name.isidentifier() else "lambda ...: ...")
     return (change,)
+
+
+def _held_by(obj, jitted) -> str | None:
+    """The attribute of `obj` holding `jitted` (`self.step = jax.jit(self._step)`: "step")."""
+    return next((k for k, v in getattr(obj, "__dict__", {}).items() if v is jitted), None)
+
+
+def _jits_in_init(cls, method: str) -> bool:
+    """Whether `cls.__init__` reads jit and `method` (`self.step = jax.jit(self._step)`)."""
+    names = getattr(getattr(cls.__init__, "__code__", None), "co_names", ())
+    return "jit" in names and method in names
 
 
 def _defaulted(fun) -> list:

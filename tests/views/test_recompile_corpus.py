@@ -65,7 +65,7 @@ FRESH = {"jit_in_a_loop_lambda": None, "cell_rerun": None, "closure_factory": No
          "jitted_step_defined_inside_train": None, "jit_of_vmap_made_anew": None,
          "checkpoint_policy_jit_made_anew": None, "jit_of_grad_made_anew": None,
          "wrapper_decorator_each_call": None, "lambda_default_in_a_loop": None,
-         "callable_object_jitted_anew": None}
+         "callable_object_jitted_anew": None, "trainer_made_each_epoch": None}
 
 
 class _Logged(logging.Handler):
@@ -623,24 +623,24 @@ APPLIED = {
         "for mode in ('tanh', 'relu', 'tanh'):\n"
         "    i = MODES.index(mode)\n"
         "    act(jnp.ones(3), i)\n"),
+    # a list one item longer each step: an array of full size, written at an index, a mask
     "int_list_length_changes": (
-        "structure", "mask = jnp.arange(MAX) < n",
+        "structure", "mask = jnp.arange(n_steps) <= i",
         "f = jax.jit(lambda xs, mask: (xs.sum(axis=1) * mask).sum())\n"
-        "items = []\n"
-        "for i in range(3):\n"
-        "    items.append(jnp.ones(2))\n"
-        "    MAX = 8\n"
-        "    n = len(items)\n"
-        "    xs = jnp.stack(list(items) + [jnp.zeros_like(items[0])] * (MAX - n))\n"
-        "    mask = jnp.arange(MAX) < n\n"
+        "n_steps = 3\n"
+        "xs = jnp.zeros((n_steps, 2), jnp.float32)    # once, before the loop\n"
+        "for i in range(n_steps):\n"
+        "    xs = xs.at[i].set(jnp.ones(2))    # step i: not an append (+ [value])\n"
+        "    mask = jnp.arange(n_steps) <= i\n"
         "    f(xs, mask)\n"),
+    # (zeros written out, not zeros_like(xs[0]): it fails for a list that starts empty)
     "list_length": (
-        "structure", "xs = jnp.stack(list(xs) + [jnp.zeros_like(xs[0])] * (MAX - n))",
+        "structure", "xs = jnp.stack(list(xs) + [jnp.zeros((2,), jnp.float32)] * (MAX - n))",
         "f = jax.jit(lambda xs: sum(xs))\n"
-        "for xs in ([jnp.ones(2), jnp.ones(2)], [jnp.ones(2), jnp.ones(2), jnp.ones(2)]):\n"
+        "for xs in ([], [jnp.ones(2), jnp.ones(2)], [jnp.ones(2), jnp.ones(2), jnp.ones(2)]):\n"
         "    MAX = 8\n"
         "    n = len(xs)\n"
-        "    xs = jnp.stack(list(xs) + [jnp.zeros_like(xs[0])] * (MAX - n))\n"
+        "    xs = jnp.stack(list(xs) + [jnp.zeros((2,), jnp.float32)] * (MAX - n))\n"
         "    f(xs)\n"),
 }
 
@@ -724,6 +724,25 @@ APPLIED_RECORDED = {
     # a jitted function under vmap sees rows: the pad is on the array vmap is given
     "vmap_of_jit_rows_grow": ("shape", "xs = jnp.pad(xs, [(0, 0)] * 1 + [(0, size - n)]",
                               "vmap_of_jit_rows_grow_fixed"),
+    # a learner's notebook: aux data that changes each step goes among the children
+    "pytree_aux_float_decays": ("structure", "return it among the children",
+                                "pytree_aux_float_decays_fixed"),
+    # a list the step returns one item longer: an array of full size, written at an index
+    # (the list stacked outside the step, the length fix, would not stop the step appending)
+    "loss_history_list_in_state": (
+        "structure", "state['losses'] = state['losses'].at[i].set(value)",
+        "loss_history_list_in_state_fixed"),
+    # the same rows in another layout: reshaped to the first call's before the call (it was
+    # "a compile per rank is expected", with no fix)
+    "images_flattened_then_not": ("shape", "x = x.reshape(x.shape[0], 784)",
+                                  "images_flattened_then_not_fixed"),
+    "batch_dict_label_dtype_int_then_float": (
+        "dtype", "batch['y'] = jnp.asarray(batch['y'], jnp.float32)",
+        "batch_dict_label_dtype_int_then_float_fixed"),
+    # a Trainer jitting its method in __init__, made each epoch: make the Trainer once (it
+    # was "jit obj._step once", of an object made anew)
+    "trainer_made_each_epoch": ("fresh_jit", "obj = Trainer(...)    # once, outside the loop",
+                                "trainer_made_each_epoch_fixed"),
 }
 
 
