@@ -32,8 +32,10 @@ programs of its own without a tracing miss, a committed array one more, and a ca
 "types", "config" ("Tracing context doesn't match"), "debug" ("Debug info doesn't match") or
 "unavailable"; a "types" change's kind is "shape", "dtype" or "weak_type" (the first that
 differs), a "tree" change's "tree", a "config" change's "config" with the config's name as
-its path. "line" is the line of the scenario the function was defined on. `--print` prints the
-messages too; `--only a,b` records those scenarios again and keeps the file's others.
+its path. "line" is the line of the scenario the function was defined on (None for a callable
+JAX names "<unknown>", an object with __call__, logged where the scenario calls it).
+`--print` prints the messages too; `--only a,b` records those scenarios again and keeps the
+file's others.
 """
 import json
 import logging
@@ -64,7 +66,8 @@ class Collect(logging.Handler):
         if text.startswith("TRACING CACHE MISS"):
             self.messages.append(text)
         elif text.startswith("Compiling "):              # jax_log_compiles, from pxla
-            self.compiled.append(text.split()[1])
+            # "Compiling jit(<unnamed function>) with ...": the name may hold a space
+            self.compiled.append(text[len("Compiling "):].split(" with global shapes")[0])
 
 
 _TYPE = re.compile(r"^([a-z]+\d*(?:<[^>]*>)?)\[([^\]]*)\](\{weak_type=(True|False)\})?")
@@ -144,6 +147,14 @@ def clean(message):
                   count=1, flags=re.M)
 
 
+def _scenarios(message):
+    """Whether a logged miss is of the scenario's own functions: defined in its file, or a
+    callable JAX names without a file (jax.jit(Model()): "<unknown>", no "defined at")
+    called from it (JAX logs no function of its own files, so such a miss is the user's)."""
+    return f"defined at {FILE_PREFIX}" in message or \
+        message.startswith(f"TRACING CACHE MISS at {FILE_PREFIX}") and " defined at " not in message
+
+
 def record(name):
     collect = Collect()
     loggers = [logging.getLogger(LOGGER), logging.getLogger(COMPILE_LOGGER)]
@@ -156,10 +167,13 @@ def record(name):
             logger.removeHandler(collect)
     # an object's address changes from run to run: "<Model object at 0x…>"
     mine = [re.sub(r" at 0x[0-9a-f]+>", " at 0x…>", m)
-            for m in collect.messages if f"defined at {FILE_PREFIX}" in m]
+            for m in collect.messages if _scenarios(m)]
     error = type(result).__name__ if name in RAISES and isinstance(result, Exception) else None
     misses = [parse(m) for m in mine]
-    names = {f"jit({m['function']})" for m in misses}
+    # a callable JAX knows no file of is "<unknown>" in the log and compiles as
+    # "jit(<unnamed function>)" (api_util.fun_name's default)
+    names = {"jit(<unnamed function>)" if m["function"] == "<unknown>" else
+             f"jit({m['function']})" for m in misses}
     found = {"misses": misses, "error": error, "messages": [clean(m) for m in mine],
              "lowerings": sum(c in names for c in collect.compiled)}
     if isinstance(result, dict) and "out" in result:   # a hit's value: the old one kept?

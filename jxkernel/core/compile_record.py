@@ -30,13 +30,14 @@ import weakref
 from .clipped_text import clipped
 from .config import config
 from .errors import RecompileError
-from .source_info import is_jxkernel_file, user_source_info, user_stacklevel
+from .source_info import is_user_filename, user_source_info, user_stacklevel
 
 # Who a compile belongs to. JAX's explain_cache_misses leaves its own functions' misses out;
 # so do the notebook's notes, and the counts keep the user's functions apart from the rest.
 USER = "user"                 # a function the user defined (in a cell or their own files)
-INTERNAL = "internal"         # a function defined inside jxkernel's package (the user can't
-                              # change its static_argnums): told at the user's call that ran it
+INTERNAL = "internal"         # a function defined inside jxkernel's package, or a library's
+                              # registered as excluded (the user can't change its
+                              # static_argnums): told at the user's call that ran it
 EAGER = "eager"               # one operation run outside jit, compiled for its operand types
                               # and params: a primitive, an eager shard_map's equation, a jit
                               # that vmap or grad rewrote
@@ -45,14 +46,18 @@ ORIGINS = (USER, INTERNAL, EAGER)
 
 def origin_of(source: str | None, made_by_user: bool = False) -> str:
     """USER for a jit the user's code made (`made_by_user`, whatever it jits: jit(jnp.sum) in
-    a cell); else INTERNAL when `source` ("file:line" where the function was defined) is under
-    jxkernel's package directory, else USER.
+    a cell); else INTERNAL when `source` ("file:line" where the function was defined) is no
+    user's file (source_info.is_user_filename: jxkernel's, the standard library's, or a
+    library's that registered itself with register_exclusion, as Flax and Equinox do, whose
+    own `@jit`s JAX's explain_cache_misses leaves out too), else USER.
 
         >>> from jxkernel.core.source_info import PACKAGE_DIR
         >>> origin_of(PACKAGE_DIR + "random/samplers.py:40"), origin_of("<ipython-input-3>:1")
         ('internal', 'user')
     """
-    return INTERNAL if not made_by_user and source and is_jxkernel_file(source) else USER
+    if made_by_user or not source:
+        return USER
+    return USER if is_user_filename(source.rpartition(":")[0] or source) else INTERNAL
 
 
 class _HeldWeakly:
@@ -106,6 +111,9 @@ class CompileEvent:
     # another traced function (grad(inner) inside jit(outer), a scan body), its program
     # inlined into that one's; what it was inlined into ("jit(outer)"), else None
     inlined_into: str | None = None
+    # a jitted callable object's (jax.jit(Model())): where its class's __call__ was defined
+    # ("file:line"); its `source` is None, as JAX knows no file of it (its log: "<unknown>")
+    call_source: str | None = None
 
     def __post_init__(self):
         if self.origin is None:

@@ -11,13 +11,15 @@ What is noted follows `config.jxkernel_compile_notes` (`%jxnotes`):
     recompiles   (default) a second compile or later of your functions; a first compile and
                  a cache hit say nothing
     all          first compiles too, and a line for the eager operations and jxkernel's own
-                 functions the cell compiled (grouped: one entry per primitive or function)
+                 functions the cell compiled (grouped: one entry per primitive or function),
+                 and one for libraries' own (registered as excluded, as Flax's)
     off          nothing
 
 As JAX's jax_explain_cache_misses leaves out its internal misses, a compile of a function
-defined inside jxkernel (random's samplers, jnp's jitted helpers) or of one eager operation
-is never told as yours: its static arguments are not yours to change. `all` lists them,
-each at the line of yours that ran it.
+defined inside jxkernel (random's samplers, jnp's jitted helpers), in a library registered as
+excluded (source_info.register_exclusion) or of one eager operation is never told as yours:
+its static arguments are not yours to change. `all` lists them, each at the line of yours
+that ran it.
 """
 from __future__ import annotations
 
@@ -70,7 +72,11 @@ def _details(event) -> str:
         line = source_line(event.call_site)
         lines.append(f"called at {where(event)}" + (f":  {line}" if line else ""))
     if event.source:
-        lines.append(f"{event.function} defined at {_defined_at(event)}")
+        lines.append(f"{event.function} defined at {_defined_at(event.source)}")
+    elif event.call_source:
+        lines.append(f"{_named(event)}: its class's __call__ defined at "
+                     f"{_defined_at(event.call_source)} (JAX's jax_explain_cache_misses log "
+                     f"names a jitted object <unknown>, defined nowhere)")
     if event.changes:
         since = "compile" if event.compiled else "trace"
         lines.append(f"what changed since the nearest earlier {since}, and the fix:")
@@ -87,25 +93,34 @@ def _details(event) -> str:
     return "\n".join(lines)
 
 
-def _defined_at(event) -> str:
-    """In[3]:1 for a cell; jxkernel's own file relative to its package (jit(jnp.sum) is
-    defined in 'jxkernel/numpy/reductions.py:240', not in a path of this machine)."""
-    file, _, line = event.source.rpartition(":")
+def _defined_at(source: str) -> str:
+    """In[3]:1 for a cell's "file:line"; jxkernel's own file relative to its package
+    (jit(jnp.sum) is defined in 'jxkernel/numpy/reductions.py:240', not in a path of this
+    machine)."""
+    file, _, line = source.rpartition(":")
     cell = cell_name(file)
     if cell:
         return f"{cell}:{line}"
-    if is_jxkernel_file(event.source):
-        return "jxkernel" + os.sep + event.source[len(PACKAGE_DIR):]
-    return event.source
+    if is_jxkernel_file(source):
+        return "jxkernel" + os.sep + source[len(PACKAGE_DIR):]
+    return source
+
+
+def _named(event) -> str:
+    """What compiled, by name: "f", or "a Model object" for a jitted callable object (its
+    name is its class's: the class itself was not jitted)."""
+    if not event.call_source:
+        return event.function
+    return f"{'an' if event.function[:1].lower() in 'aeiou' else 'a'} {event.function} object"
 
 
 def _title(event) -> str:
     at = f", at {where(event)}" if where(event) else ""
     if not event.compiled:      # traced anew inside jit(outer): nothing compiled of its own
         if event.again:
-            return (f"⚙ {event.function} traced again (inside {event.inlined_into}{at}): "
+            return (f"⚙ {_named(event)} traced again (inside {event.inlined_into}{at}): "
                     f"{change_line(event)}")
-        return (f"⚙ {event.function} traced ({compile_record.signature_text(event.signature)}"
+        return (f"⚙ {_named(event)} traced ({compile_record.signature_text(event.signature)}"
                 f", inside {event.inlined_into}{at})")
     if event.again:
         # a new jit object of code compiled before is its own first compile, and a log
@@ -113,8 +128,8 @@ def _title(event) -> str:
         fresh = any(c.kind == "fresh_jit" for c in event.changes)
         nth = f"compile #{event.nth}" if event.nth > 1 else \
             "a new jit object" if fresh else "the log was cleared since its first"
-        return f"⚙ {event.function} compiled again ({nth}{at}): {change_line(event)}"
-    return (f"⚙ {event.function} compiled ({compile_record.signature_text(event.signature)}"
+        return f"⚙ {_named(event)} compiled again ({nth}{at}): {change_line(event)}"
+    return (f"⚙ {_named(event)} compiled ({compile_record.signature_text(event.signature)}"
             f"{at}) in {event.total_s * 1e3:.1f} ms")
 
 
@@ -157,6 +172,9 @@ def cell_note(events, mode: str, skip=()) -> Note | None:
     bodies += _one_line_each(told[DETAILED:])
     eager = [e for e in others if e.origin == compile_record.EAGER]
     internal = [e for e in others if e.origin == compile_record.INTERNAL]
+    # not yours either: a library's own jits, where it registered its files as excluded
+    libraries = [e for e in internal if e.source and not is_jxkernel_file(e.source)]
+    internal = [e for e in internal if e not in libraries]
     rest = []
     if eager:
         rest.append(f"{len(eager)} eager operation(s) (each compiled once per operand types and "
@@ -164,20 +182,26 @@ def cell_note(events, mode: str, skip=()) -> Note | None:
     if internal:
         rest.append(f"{len(internal)} compile(s) of jxkernel's own functions, for your calls: "
                     f"{grouped_text(internal)}")
+    if libraries:
+        rest.append(f"{len(libraries)} compile(s) of libraries' own functions (registered as "
+                    f"not yours, as Flax and Equinox register theirs), for your calls: "
+                    f"{grouped_text(libraries)}")
     if len(told) == 1:
         title = _title(told[0])
     elif told:
         again = sum(e.again for e in told)
-        names = ", ".join(dict.fromkeys(e.function for e in told))
-        many = f" ({names})" if names != told[0].function else ""
+        names = ", ".join(dict.fromkeys(map(_named, told)))
+        many = f" ({names})" if names != _named(told[0]) else ""
         # a body or jit traced anew inside another program compiles nothing of its own
         what = "recompile(s)" if any(e.compiled for e in told if e.again) else "retrace(s)"
-        title = (f"⚙ {again} {what} in this cell{many}: {told[0].function}: "
+        title = (f"⚙ {again} {what} in this cell{many}: {_named(told[0])}: "
                  f"{change_line(told[0])}" if mode == "recompiles" else
                  f"⚙ {len(told)} compile(s) of your functions in this cell ({again} again): "
                  f"{names}")
     else:
-        title = f"⚙ this cell compiled {len(others)} eager operation(s) and jxkernel function(s)"
+        whose = "jxkernel's or libraries'" if libraries else "jxkernel"
+        title = (f"⚙ this cell compiled {len(others)} eager operation(s) and {whose} "
+                 f"function(s)")
     return Note(title, body="\n".join(bodies + rest), kind="compile", details=True)
 
 

@@ -24,7 +24,7 @@ from ..core.config import config
 from ..core import compile_record, vma
 from ..core.monitoring import test_event
 from ..core.native import native
-from ..core.source_info import made_by_user
+from ..core.source_info import is_jxkernel_file, made_by_user
 from .jit_high import CapturedHigh, call_high, has_high, has_high_tracer, remember_high, staged_high
 from ..core.staging import DebugInfo
 from ..core.trace import Tracer, _ctx, eval_trace
@@ -319,8 +319,8 @@ class Jitted(native.JitFunction if native else object):
             [f"<closed-over constant {i}>" for i in range(len(closed.consts))] + list(leaf_names)
         exe, phases = pipeline.compile(module, f"jit({self._name})", trace_s=trace_s,
                                        arg_names=names, compiler_options=compiler_options)
-        # a user's jit: JAX's ValueError for a donated Array given to it again (xla/deleted.py)
-        exe.user_jit = compile_record.origin_of(self._source_text(), self._by_user) == compile_record.USER
+        # not jxkernel's jit (a library's too): JAX's ValueError for a donated Array (deleted.py)
+        exe.user_jit = self._by_user or not is_jxkernel_file(self._source_text() or "")
         device = module.devices[0]          # (an Array there already: used, not committed)
         consts = tuple(c if is_plain(c) and c.device == device or jit_refs.is_ref(c) else
                        put_on_device(c, device) for c in closed.consts)     # (a Ref: each call's)

@@ -24,7 +24,7 @@ from ..core.compile_record import CompileEvent, record, signature_text
 from ..core.config import _TRACE_OPTIONS, config
 from ..core.partial_eval import PartialEvalTrace
 from ..core.staging import JaxprTrace
-from ..core.source_info import is_jxkernel_file
+from ..core.source_info import is_user_filename
 from ..core.trace import _ctx
 from ..transforms.api_util import body_arg_names
 from ..xla import client as _client
@@ -125,8 +125,10 @@ def body_traced(fun, in_tree, in_avals, what: str, source, promoted: bool = Fals
     it, with why (compile_record.body_traced). `promoted`: the loop's own retrace with weak
     carries promoted to what the body returned, not a call given other types."""
     user, api, namer = getattr(fun, "_jx_traced_as", (fun, _BODY_API.get(what, what), None))
-    if source is None or is_jxkernel_file(source.file):
-        return                          # jxkernel's own bodies (lax.map's): not the user's
+    if source is None or not is_user_filename(source.file):
+        # jxkernel's own bodies (lax.map's), or a registered library's: not the user's (JAX
+        # explains no miss of a function outside the user's files)
+        return
     named = tuple(zip(body_arg_names(user, in_tree, namer), in_avals))
     new = Signature(named, in_tree, (), _body_config())
     try:

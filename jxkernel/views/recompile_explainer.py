@@ -42,8 +42,9 @@ from .signature_changes.change import (  # noqa: F401
 from .signature_changes.compare import distance, explain, explain_changes  # noqa: F401
 from .signature_changes.fixes import _refixed, for_function
 from .signature_changes.fresh_functions import (
-    _CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _DEFAULTS_FRESH_FIX, _INSTANCE_FRESH_FIX,
-    _METHOD_FRESH_FIX, _PARTIAL_FRESH_FIX, _WRAPPER_FRESH_FIX, fresh_jit_change)
+    _CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _DEFAULTS_FRESH_FIX, _INIT_METHOD_FRESH_FIX,
+    _INSTANCE_FRESH_FIX, _METHOD_FRESH_FIX, _PARTIAL_FRESH_FIX, _WRAPPER_FRESH_FIX,
+    fresh_jit_change)
 from .signature_changes.statics import _pytree_fields
 from .signature_changes.input_types import grown_step_by_step, rows_under_vmap
 from .signature_changes.nearest import nearest
@@ -51,7 +52,8 @@ from .argument_uses import uses
 from .body_retraces import body_traced  # noqa: F401  (compile_record calls it: this module is the explainer)
 from .traced_functions import (_CONSTS_KEPT, _PER_FUNCTION, _instance_call, _lineage,
                                _named_consts, _named_signature, _source_of,
-                               _user_contexts, _user_function, _weak)
+                               _user_contexts, _user_function, _weak, call_source_of,
+                               name_without_source)
 from . import outside_values
 
 
@@ -105,7 +107,7 @@ def _explain(miss: Miss) -> tuple:
         if closest is None:
             return named, static_named, None, "first call", _fresh_jit_changes(miss.jitted), \
                 new
-    changes = grown_step_by_step(explain_changes(closest, new), miss.history)
+    changes = grown_step_by_step(explain_changes(closest, new), miss.history, new)
     changes = for_function(changes, miss.jitted._fun, uses)
     reason = explain(closest.named, named, closest.treedef, miss.treedef, closest.statics,
                      static_named, [c for c in changes if c.kind == "structure"])
@@ -134,8 +136,13 @@ def _fresh_jit_changes(jitted) -> tuple:
         change = _refixed(change, _PARTIAL_FRESH_FIX,
                           func=getattr(fun.func, "__name__", "g"))
     elif getattr(fun, "__func__", None) is not None and hasattr(fun, "__self__"):
-        change = _refixed(change, _METHOD_FRESH_FIX,       # jax.jit(m.apply) made anew
-                          method=getattr(fun.__func__, "__name__", "method"))
+        method = getattr(fun.__func__, "__name__", "method")
+        attr = _held_by(fun.__self__, jitted)
+        if attr is not None and _jits_in_init(type(fun.__self__), method):
+            change = _refixed(change, _INIT_METHOD_FRESH_FIX, method=method, attr=attr,
+                              cls=type(fun.__self__).__name__)
+        else:                                   # jax.jit(m.apply) made anew
+            change = _refixed(change, _METHOD_FRESH_FIX, method=method)
     elif _user_function(fun) is not fun:       # jit(jax.grad(loss)) made anew
         change = _refixed(change, _WRAPPER_FRESH_FIX, func=_user_function(fun).__name__,
                           wrapper=_wrapper_name(fun))
@@ -159,6 +166,17 @@ def _fresh_jit_changes(jitted) -> tuple:
                           fname=_jit_name(jitted), fun=_jit_name(jitted)
                           if jitted._name.isidentifier() else "lambda ...: ...")
     return (change,)
+
+
+def _held_by(obj, jitted) -> str | None:
+    """The attribute of `obj` holding `jitted` (`self.step = jax.jit(self._step)`: "step")."""
+    return next((k for k, v in getattr(obj, "__dict__", {}).items() if v is jitted), None)
+
+
+def _jits_in_init(cls, method: str) -> bool:
+    """Whether `cls.__init__` reads jit and `method` (`self.step = jax.jit(self._step)`)."""
+    names = getattr(getattr(cls.__init__, "__code__", None), "co_names", ())
+    return "jit" in names and method in names
 
 
 def _defaulted(fun) -> list:
@@ -216,7 +234,8 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True) -> CompileEv
     source = _source_of(jitted)
     event = CompileEvent(jitted._name, source, _named_signature(named, static_named), reason,
                          phases, backend, key=jitted, changes=changes,
-                         origin=_record.origin_of(source, jitted._by_user), miss=traced)
+                         origin=_record.origin_of(source, jitted._by_user), miss=traced,
+                         call_source=call_source_of(jitted))
     if traced and event.origin == _record.USER and _record.logged():
         outside_values.traced(_user_function(jitted._fun), event)  # what it read from outside
     return event
@@ -352,6 +371,9 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
         return ""                  # not logged (the filter below drops an empty message)
     where = "" if call_site is None else \
         f" at {call_site.file}:{call_site.line} ({call_site.function})"
+    # a callable JAX knows no file of is named as JAX names it, defined nowhere
+    nameless = None if event.source is not None else _nameless(event)
+    function = event.function if nameless is None else nameless
     defined = "" if event.source is None else f" defined at {event.source}"
     lines = [f"TRACING CACHE MISS{where}:"]
     # a retrace inside another traced function (its program is part of that one's, if any)
@@ -359,14 +381,14 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
                                          "compiled of its own)"]
     fresh = [c for c in event.changes if c.kind in ("fresh_jit", "fresh_body")]
     if event.reason == "first call":            # as JAX: a function object not traced before
-        lines += ["  never seen function:", f"    {event.function}{defined}"]
+        lines += ["  never seen function:", f"    {function}{defined}"]
         if fresh:       # JAX guesses this from the call site; here the code is the same
             done = "compiled" if fresh[0].kind == "fresh_jit" else "traced"
             lines += [f"  but seen another function defined on the same line, of the same "
                       f"code, {done} before ({fresh[0].old}): the function is being "
                       "re-defined, preventing caching", explanation_text(fresh)]
         return "\n".join(lines + inlined)
-    lines.append(f"  for {event.function}{defined}")
+    lines.append(f"  for {function}{defined}")
     if not event.changes:
         lines.append(f"  {event.reason}")
         return "\n".join(lines + inlined)
@@ -394,8 +416,19 @@ def _users(event: CompileEvent) -> bool:
     source_info.register_exclusion, an eager operation's program or a transformed jit's
     (vmap of a jitted function: no source), which JAX does not log as tracing misses."""
     if event.source is None:
-        return False
+        # a callable of no file (jax.jit(Model())): JAX asks no file, and logs it
+        return _nameless(event) is not None
     return is_user_filename(event.source.rsplit(":", 1)[0])
+
+
+def _nameless(event: CompileEvent) -> str | None:
+    """JAX's name for the user's jitted callable of `event` that has no file to name
+    (`<unknown>`: traced_functions.name_without_source), else None (a function with code, an
+    eager operation's program, a transformed jit's, or a jit gone since)."""
+    fun = getattr(event.key, "_fun", None)
+    if event.origin != _record.USER or fun is None:
+        return None
+    return name_without_source(fun)
 
 
 class _UsersMissesOnly(logging.Filter):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import inspect
 import re
 import types
 import weakref
@@ -72,6 +73,37 @@ def _instance_call(fun):
         return None
     call = getattr(type(fun), "__call__", None)
     return call if isinstance(call, types.FunctionType) else None
+
+
+_BUILTIN = re.compile(r"<built-in function (\S+)>")
+
+
+def name_without_source(fun) -> str | None:
+    """The name JAX's jax_explain_cache_misses gives a jitted callable it knows no file of
+    (api_util.fun_sourceinfo, through partials and wrappers): "<unknown>" for an object with
+    __call__ (jax.jit(Model())), a builtin's own name (jax.jit(operator.add): "add"); None
+    for a function with code, which JAX names with where it was defined.
+
+        >>> class Model:
+        ...     def __call__(self, x): return x
+        >>> name_without_source(Model()), name_without_source(functools.partial(Model()))
+        ('<unknown>', '<unknown>')
+        >>> name_without_source(lambda x: x) is None
+        True
+    """
+    while isinstance(fun, functools.partial):
+        fun = fun.func
+    try:
+        fun = inspect.unwrap(fun)
+    except ValueError:                  # a cycle of __wrapped__: the outermost is all we know
+        pass
+    if getattr(fun, "__code__", None) is not None:
+        return None
+    try:
+        found = _BUILTIN.match(str(fun))
+    except Exception:                   # noqa: BLE001  a __str__ that raises: JAX's <unknown>
+        found = None
+    return found.group(1) if found else "<unknown>"
 
 
 _CELL_FILE = re.compile(r"^<ipython-input-\d+-([0-9a-f]+)>$")
@@ -149,6 +181,16 @@ def _named_consts(fun, consts) -> tuple:
 def _named_signature(named, static_named) -> tuple:
     return tuple((n, a.str_short() + (" (weak)" if a.weak_type else "")) for n, a in named) + \
         tuple((n, f"static {v!r}") for n, v in static_named)
+
+
+def call_source_of(jitted) -> str | None:
+    """Where the __call__ of a jitted callable object (through partials) was defined
+    ("file:line"), else None: `jax.jit(Model())` is defined nowhere to JAX, its class's
+    __call__ somewhere."""
+    fun = _user_function(jitted._fun)
+    code = getattr(_instance_call(fun), "__code__", None) if _source_of(jitted) is None \
+        else None
+    return None if code is None else f"{code.co_filename}:{code.co_firstlineno}"
 
 
 def _source_of(jitted) -> str | None:

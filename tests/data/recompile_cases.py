@@ -1558,8 +1558,7 @@ SCENARIOS = {
         "    hist = step(hist, i, jnp.ones(3))\n"),
     "callable_object_jitted_anew": (
         "jax.jit(Model(k)) of a new callable object in a loop: traced and compiled each time "
-        "(JAX logs 'never seen function: <unknown>', defined nowhere, twice: left out of the "
-        "recording, which keeps the scenario's defined functions)",
+        "(JAX logs 'never seen function: <unknown>', defined nowhere, twice)",
         "class Model:\n"
         "    def __init__(self, k):\n"
         "        self.k = k\n"
@@ -1567,6 +1566,138 @@ SCENARIOS = {
         "        return x * self.k\n"
         "for k in (1.0, 2.0):\n"
         "    jax.jit(Model(k))(jnp.ones(3))\n"),
+    "callable_object_new_shape": (
+        "jax.jit(Model()) made once, called with a new length (JAX logs 'for <unknown>', "
+        "defined nowhere: an object has no code of its own)",
+        "class Model:\n"
+        "    def __init__(self, k):\n"
+        "        self.k = k\n"
+        "    def __call__(self, x):\n"
+        "        return x * self.k\n"
+        "f = jax.jit(Model(2.0))\n"
+        "f(jnp.ones(3)); f(jnp.ones(4))\n"),
+    "partial_made_once_new_shape": (
+        "jax.jit(functools.partial(g, k)) made once, called with a new length (JAX names g, "
+        "where g was defined)",
+        "import functools\n"
+        "def g(k, x):\n"
+        "    return x * k\n"
+        "f = jax.jit(functools.partial(g, 2.0))\n"
+        "f(jnp.ones(3)); f(jnp.ones(4))\n"),
+    # ------------------------------------ a learner's notebook: five more common reasons
+    "pytree_aux_float_decays": (
+        "a registered class keeping its decaying learning rate in the aux data: a new "
+        "structure, and a compile, at every step",
+        "@jax.tree_util.register_pytree_node_class\n"
+        "class Opt:\n"
+        "    def __init__(self, lr):\n"
+        "        self.lr = lr\n"
+        "    def tree_flatten(self):\n"
+        "        return (), self.lr\n"
+        "    @classmethod\n"
+        "    def tree_unflatten(cls, lr, children):\n"
+        "        return cls(lr)\n"
+        "step = jax.jit(lambda opt, w: w - opt.lr * w)\n"
+        "opt, w = Opt(0.1), jnp.ones(3)\n"
+        "for _ in range(3):\n"
+        "    w = step(opt, w)\n"
+        "    opt = Opt(opt.lr * 0.5)\n"),
+    "loss_history_list_in_state": (
+        "the losses kept in a list inside the state the jitted step takes and returns: one "
+        "leaf more, and a compile, at every step",
+        "def train_step(state, x):\n"
+        "    loss = (state['w'] * x).sum()\n"
+        "    return {'w': state['w'] - 0.1 * x, 'losses': state['losses'] + [loss]}\n"
+        "step = jax.jit(train_step)\n"
+        "state = {'w': jnp.ones(3), 'losses': []}\n"
+        "for _ in range(3):\n"
+        "    state = step(state, jnp.ones(3))\n"),
+    "images_flattened_then_not": (
+        "a batch of images flattened to (8, 784) for training, then given as (8, 28, 28) "
+        "for evaluation (the function flattens either: two programs)",
+        "w = jnp.zeros((784, 10))\n"
+        "predict = jax.jit(lambda w, x: x.reshape(x.shape[0], -1) @ w)\n"
+        "predict(w, jnp.ones((8, 784)))\n"
+        "predict(w, jnp.ones((8, 28, 28)))\n"),
+    "batch_dict_label_dtype_int_then_float": (
+        "a batch dict whose labels are int32 in one batch and float32 in the next (two "
+        "loaders)",
+        "def loss(w, batch):\n"
+        "    return ((batch['x'] @ w - batch['y']) ** 2).mean()\n"
+        "f = jax.jit(loss)\n"
+        "w = jnp.ones(3)\n"
+        "f(w, {'x': jnp.ones((4, 3)), 'y': jnp.array([0, 1, 1, 0])})\n"
+        "f(w, {'x': jnp.ones((4, 3)), 'y': jnp.array([0.0, 1.0, 1.0, 0.0])})\n"),
+    "trainer_made_each_epoch": (
+        "a Trainer whose __init__ jits its own method, made anew each epoch: a new jit of a "
+        "new bound method, traced and compiled each epoch",
+        "class Trainer:\n"
+        "    def __init__(self, lr):\n"
+        "        self.lr = lr\n"
+        "        self.step = jax.jit(self._step)\n"
+        "    def _step(self, w, g):\n"
+        "        return w - self.lr * g\n"
+        "w = jnp.ones(3)\n"
+        "for epoch in range(3):\n"
+        "    w = Trainer(0.1).step(w, jnp.ones(3))\n"),
+    "pytree_aux_float_decays_fixed": (
+        "pytree_aux_float_decays with its fix: the learning rate among the children (a leaf, "
+        "traced)",
+        "@jax.tree_util.register_pytree_node_class\n"
+        "class Opt:\n"
+        "    def __init__(self, lr):\n"
+        "        self.lr = lr\n"
+        "    def tree_flatten(self):\n"
+        "        return (self.lr,), None\n"
+        "    @classmethod\n"
+        "    def tree_unflatten(cls, aux, children):\n"
+        "        return cls(*children)\n"
+        "step = jax.jit(lambda opt, w: w - opt.lr * w)\n"
+        "opt, w = Opt(0.1), jnp.ones(3)\n"
+        "for _ in range(3):\n"
+        "    w = step(opt, w)\n"
+        "    opt = Opt(opt.lr * 0.5)\n"),
+    "loss_history_list_in_state_fixed": (
+        "loss_history_list_in_state with its fix: the losses an array of its full size, "
+        "made before the loop, each written at its step's index (passed traced)",
+        "def train_step(state, x, i):\n"
+        "    loss = (state['w'] * x).sum()\n"
+        "    return {'w': state['w'] - 0.1 * x, 'losses': state['losses'].at[i].set(loss)}\n"
+        "step = jax.jit(train_step)\n"
+        "state = {'w': jnp.ones(3), 'losses': jnp.zeros((3,), jnp.float32)}\n"
+        "for i in range(3):\n"
+        "    state = step(state, jnp.ones(3), i)\n"),
+    "images_flattened_then_not_fixed": (
+        "images_flattened_then_not with its fix: every batch reshaped to the first layout "
+        "before the call",
+        "w = jnp.zeros((784, 10))\n"
+        "predict = jax.jit(lambda w, x: x.reshape(x.shape[0], -1) @ w)\n"
+        "for x in (jnp.ones((8, 784)), jnp.ones((8, 28, 28))):\n"
+        "    x = x.reshape(x.shape[0], 784)    # before the call\n"
+        "    predict(w, x)\n"),
+    "batch_dict_label_dtype_int_then_float_fixed": (
+        "batch_dict_label_dtype_int_then_float with its fix: the labels cast to float32 "
+        "before each call",
+        "def loss(w, batch):\n"
+        "    return ((batch['x'] @ w - batch['y']) ** 2).mean()\n"
+        "f = jax.jit(loss)\n"
+        "w = jnp.ones(3)\n"
+        "for y in (jnp.array([0, 1, 1, 0]), jnp.array([0.0, 1.0, 1.0, 0.0])):\n"
+        "    batch = {'x': jnp.ones((4, 3)), 'y': y}\n"
+        "    batch['y'] = jnp.asarray(batch['y'], jnp.float32)\n"
+        "    f(w, batch)\n"),
+    "trainer_made_each_epoch_fixed": (
+        "trainer_made_each_epoch with its fix: one Trainer, made before the loop",
+        "class Trainer:\n"
+        "    def __init__(self, lr):\n"
+        "        self.lr = lr\n"
+        "        self.step = jax.jit(self._step)\n"
+        "    def _step(self, w, g):\n"
+        "        return w - self.lr * g\n"
+        "w = jnp.ones(3)\n"
+        "trainer = Trainer(0.1)    # once, outside the loop\n"
+        "for epoch in range(3):\n"
+        "    w = trainer.step(w, jnp.ones(3))\n"),
     "callable_object_jitted_anew_fixed": (
         "callable_object_jitted_anew with its fix: Model a pytree, one jitted function taking "
         "it as an argument",

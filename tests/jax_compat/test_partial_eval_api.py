@@ -6,10 +6,12 @@ import os
 
 import pytest
 from doc_examples import check_docstring_examples
+from registered_library import restoring_exclusions
 
 import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel import api_util, tree_util
+from jxkernel.core import source_info
 from jxkernel.core.avals import ShapedArray
 from jxkernel.extend import linear_util as lu
 from jxkernel.extend import source_info_util
@@ -86,7 +88,16 @@ def test_partial_val_rejects_a_non_type_as_unknown():
         pe.PartialVal.unknown(3.0)
 
 
-def test_source_info_exclusion_moves_equations_to_the_callers_line(tmp_path):
+@pytest.fixture
+def exclusions_restored():
+    """The exclusion lists as they were once the test ends: a tmp_path registered there would
+    otherwise stay excluded for every later test of the worker."""
+    with restoring_exclusions():
+        yield
+
+
+def test_source_info_exclusion_moves_equations_to_the_callers_line(tmp_path,
+                                                                   exclusions_restored):
     library = tmp_path / "lib_for_exclusion.py"
     library.write_text("import jxkernel.numpy as jnp\ndef op(x):\n    return jnp.sin(x)\n")
     import importlib.util
@@ -98,3 +109,12 @@ def test_source_info_exclusion_moves_equations_to_the_callers_line(tmp_path):
     source_info_util.register_exclusion(str(tmp_path))
     after = jxkernel.make_jaxpr(mod.op)(1.0).jaxpr.eqns[0].source_info.file
     assert os.path.basename(after) == os.path.basename(__file__)
+
+
+def test_restoring_exclusions_drops_what_the_block_registered(tmp_path):
+    before = list(source_info._excluded)
+    with restoring_exclusions():
+        source_info_util.register_exclusion(str(tmp_path))
+        assert not source_info.is_user_filename(str(tmp_path / "lib.py"))
+    assert source_info._excluded == before
+    assert source_info.is_user_filename(str(tmp_path / "lib.py"))

@@ -22,6 +22,7 @@ from jxkernel.core.source_info import PACKAGE_DIR  # noqa: E402
 from jxkernel.notebook.compile_notes import change_line, fix_in_brief  # noqa: E402
 from jxkernel.notebook.widgets.recompiles import ALL, RecompileLog  # noqa: E402
 from ipython_shell import shell_fixture  # noqa: E402
+from registered_library import excluded, import_library  # noqa: E402
 
 
 shell = shell_fixture("import jxkernel as jax\nimport jxkernel.numpy as jnp\n"
@@ -624,7 +625,68 @@ def test_a_callable_object_jitted_anew_is_noted_with_a_fix_that_applies(shell):
               "    def __call__(self, v):\n        return v * self.k\n")
     (note,) = ok(shell, "for k in (1.0, 2.0):\n    jax.jit(Scale16(k))(jnp.ones(3))").notes
     text = note["text/plain"]
-    assert text.startswith("⚙ Scale16 compiled again (a new jit object, at In["), text
+    assert text.startswith("⚙ a Scale16 object compiled again (a new jit object, at In["), text
     assert "Scale16, lambda m: ((m.k,), None), lambda _, leaves: Scale16(*leaves))" in text
-    assert "defined at" not in text or "Scale16 defined at In[" in text
     assert "apply = jax.jit(lambda model, x: model(x))" in text
+
+
+def test_a_jitted_callable_object_is_named_as_an_object_and_where_its_call_is(shell):
+    """jax.jit(Model()) made once, called with a new length: JAX 0.10.2's log names the
+    function <unknown>, defined nowhere (recompile_cases.py's callable_object_new_shape); the
+    note names an object of the class, where its __call__ is, and that JAX's log says
+    <unknown> (the class itself was not jitted, nor is "Encoder" in JAX's log)."""
+    defined = ok(shell, "class Encoder17:\n    def __call__(self, v):\n        return v * 2\n"
+                        "enc17 = jax.jit(Encoder17())\nenc17(jnp.ones(3))")
+    ran = ok(shell, "enc17(jnp.ones(4))")
+    (note,) = ran.notes
+    text = note["text/plain"]
+    assert text.startswith(f"⚙ an Encoder17 object compiled again (compile #2, at "
+                           f"In[{ran.count}]:1): v: shape f32[3] -> f32[4]"), text
+    assert (f"an Encoder17 object: its class's __call__ defined at In[{defined.count}]:2 "
+            f"(JAX's jax_explain_cache_misses log names a jitted object <unknown>, defined "
+            f"nowhere)") in text
+    (event,) = events_of(shell.user_ns["enc17"])[-1:]
+    assert event.source is None and event.function == "Encoder17"
+
+
+LIBRARY_WITH_JITS = ("import jxkernel as jax\n"
+                     "@jax.jit\n"
+                     "def lib_scale(x):\n"
+                     "    return x * 2\n"
+                     "def lib_loop(x):\n"
+                     "    return jax.lax.fori_loop(0, 2, lambda i, c: c * 2, x)\n")
+
+
+def test_a_registered_librarys_own_jits_and_bodies_are_not_the_users(shell, tmp_path):
+    """A library that registers its files as excluded (source_info_util.register_exclusion,
+    as Flax and Equinox do) before it defines its `@jit`s: those compile for the user's calls
+    but are not the user's (JAX's explain_cache_misses logs no miss of them, as of
+    jxkernel's): no recompile note, its loop bodies no retrace events, and with `%jxnotes
+    all` a line of libraries' functions. Not registered, the same library is the user's."""
+    path = str(tmp_path / "lib_with_jits.py")
+    with excluded(path):
+        lib = import_library(tmp_path, "lib_with_jits", LIBRARY_WITH_JITS)
+        shell.user_ns["lib18"] = lib
+        assert origin_of(f"{path}:3") == INTERNAL
+        start = compile_log.last_seq() + 1
+        ok(shell, "lib18.lib_scale(jnp.ones(3)); lib18.lib_loop(jnp.ones(3))")
+        assert ok(shell, "lib18.lib_scale(jnp.ones(4)); lib18.lib_loop(jnp.ones(4))").notes \
+            == []
+        mine = [e for e in compile_log.events_since(start) if (e.source or "").startswith(path)]
+        assert [e.origin for e in mine] == [INTERNAL] * 2          # lib_scale's, no bodies
+        ok(shell, "%jxnotes all")
+        (note,) = ok(shell, "lib18.lib_scale(jnp.ones(5))").notes
+        assert re.search(r"1 compile\(s\) of libraries' own functions \(registered as not "
+                         r"yours, as Flax and Equinox register theirs\), for your calls: "
+                         r"lib_scale \[In\[\d+\]:1\]", note["text/plain"]), note["text/plain"]
+        assert "jxkernel's own functions" not in note["text/plain"]
+        ok(shell, "%jxnotes recompiles")
+    assert origin_of(f"{path}:3") == USER
+    lib = import_library(tmp_path, "lib_with_jits", LIBRARY_WITH_JITS)   # its jits anew
+    shell.user_ns["lib18"] = lib
+    start = compile_log.last_seq() + 1
+    ok(shell, "lib18.lib_scale(jnp.ones(3)); lib18.lib_loop(jnp.ones(3))")
+    (note,) = ok(shell, "lib18.lib_scale(jnp.ones(4)); lib18.lib_loop(jnp.ones(4))").notes
+    assert note["text/plain"].startswith("⚙ 2 recompile(s) in this cell (lib_scale, <lambda>)")
+    mine = [e for e in compile_log.events_since(start) if (e.source or "").startswith(path)]
+    assert {e.origin for e in mine} == {USER} and len(mine) == 4    # two jits, two bodies

@@ -414,3 +414,27 @@ def test_committed_notebooks_have_no_outputs(path):
     nb = nbformat.read(path, as_version=4)
     assert all(not c.get("outputs") and c.get("execution_count") is None
                for c in nb.cells if c.cell_type == "code")
+
+
+def test_a_registered_librarys_frame_is_not_the_learners_line(tmp_path):
+    """A learner's answer calling a library that registered its files as excluded (as Flax
+    and Equinox register theirs with source_info_util): the error is named at the learner's
+    line, as JAX names the user's line, not at the library's own line inside it."""
+    import linecache
+    from registered_library import excluded, import_library
+    path = str(tmp_path / "excluded_helpers.py")
+    with excluded(path):
+        lib = import_library(tmp_path, "excluded_helpers", "def pick(x):\n"
+                                                           "    return x.nonexistent\n")
+        answer_file = "/learner/answer_with_a_library.py"
+        source = "def where_fn(x):\n    return lib.pick(x)\n"
+        linecache.cache[answer_file] = (len(source), None, source.splitlines(True), answer_file)
+        ns = {}
+        exec(compile(source, answer_file, "exec"), {"lib": lib}, ns)
+        result = check("jit-where", ns["where_fn"])
+    assert result.message.startswith("Your answer raised AttributeError"), result.message
+    assert result.message.endswith("(answer_with_a_library.py, line 2: return lib.pick(x))"), \
+        result.message
+    # not registered: the library is code of the learner's too (its line is named)
+    assert check("jit-where", ns["where_fn"]).message.endswith(
+        "(excluded_helpers.py, line 2: return x.nonexistent)")

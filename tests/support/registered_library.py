@@ -29,19 +29,27 @@ def import_library(folder, name: str = "registered_library_mod", source: str = L
 
 
 @contextlib.contextmanager
-def excluded(path: str, *, tracebacks: bool = True, user_line: bool = True):
-    """`path` registered with traceback_util's list (`tracebacks`), source_info's
-    (`user_line`) or both, within the block only (both lists are the process's: other tests
-    must not see them)."""
+def restoring_exclusions():
+    """Both exclusion lists (traceback_util's, source_info's) as they were before the block,
+    whatever the block registered (both lists are the process's: other tests must not see
+    them)."""
     hidden, not_users = list(traceback_util._exclude_paths), list(source_info._excluded)
     try:
-        if tracebacks:
-            traceback_util.register_exclusion(path)
-        if user_line:
-            source_info.register_exclusion(path)
         yield
     finally:
         traceback_util._exclude_paths[:] = hidden
         source_info._excluded[:] = not_users
         source_info._is_user.clear()
         source_info._infos.clear()
+
+
+@contextlib.contextmanager
+def excluded(path: str, *, tracebacks: bool = True, user_line: bool = True):
+    """`path` registered with traceback_util's list (`tracebacks`), source_info's
+    (`user_line`) or both, within the block only."""
+    with restoring_exclusions():
+        if tracebacks:
+            traceback_util.register_exclusion(path)
+        if user_line:
+            source_info.register_exclusion(path)
+        yield

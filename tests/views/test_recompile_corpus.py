@@ -64,7 +64,8 @@ FRESH = {"jit_in_a_loop_lambda": None, "cell_rerun": None, "closure_factory": No
          "cond_lambdas_in_a_loop": {2: 2}, "scan_body_inside_jit_static": {2: 1},
          "jitted_step_defined_inside_train": None, "jit_of_vmap_made_anew": None,
          "checkpoint_policy_jit_made_anew": None, "jit_of_grad_made_anew": None,
-         "wrapper_decorator_each_call": None, "lambda_default_in_a_loop": None}
+         "wrapper_decorator_each_call": None, "lambda_default_in_a_loop": None,
+         "callable_object_jitted_anew": None, "trainer_made_each_epoch": None}
 
 
 class _Logged(logging.Handler):
@@ -95,11 +96,21 @@ def jx_events(name, logged=None, misses=True):
         logger.removeHandler(handler)
         config.update("jax_explain_cache_misses", before)
     if logged is not None:
-        logged += [m for m in handler.messages if f"defined at {file}" in m]
+        logged += [m for m in handler.messages if f"defined at {file}" in m or
+                   m.startswith(f"TRACING CACHE MISS at {file}") and " defined at " not in m]
     # the misses of JAX's tracing cache: not a compile that reused a trace made under grad/vmap
-    mine = [e for e in compile_log.events_since(start) if (e.source or "").startswith(file)
+    mine = [e for e in compile_log.events_since(start) if _scenarios(e, file)
             and (e.miss or not misses)]
     return result, mine
+
+
+def _scenarios(event, file) -> bool:
+    """Whether `event` is of a function of the scenario in `file`: defined there, or a jitted
+    callable object it called (no file of its own: JAX's "<unknown>", logged at the call)."""
+    if event.source is not None:
+        return event.source.startswith(file)
+    return event.origin == "user" and event.call_site is not None and \
+        event.call_site.file == file
 
 
 _RUNS = itertools.count(1)
@@ -324,16 +335,18 @@ def _by_line(items, line_of) -> dict:
     return dict(found)
 
 
-def _event_line(event) -> int:
-    return int(event.source.rsplit(":", 1)[1])
+# (a jitted callable object, "<unknown>" to JAX, is defined nowhere: its line is None)
+def _event_line(event) -> int | None:
+    return int(event.source.rsplit(":", 1)[1]) if event.source is not None else None
 
 
-def _miss_line(miss) -> int:
+def _miss_line(miss) -> int | None:
     return miss["line"]
 
 
-def _message_line(message) -> int:
-    return int(re.search(r"defined at <recompile:[^>]*>:(\d+)", message).group(1))
+def _message_line(message) -> int | None:
+    found = re.search(r"defined at <recompile:[^>]*>:(\d+)", message)
+    return int(found.group(1)) if found else None
 
 
 # where jxkernel compiles another number of programs than JAX lowers, and why
@@ -352,8 +365,9 @@ def test_programs_compiled_like_jax(name):
     _, mine = jx_events(name, misses=False)
     mine = [e for e in mine if e.compiled]      # not a retrace inlined into another program
     names = {e.function for e in mine} | {m["function"] for m in REFERENCE[name]["misses"]}
+    counted = {e.seq for e in mine}         # (a callable object's own have no source either)
     transformed = [e for e in compile_log.events_since(start)
-                   if e.source is None and e.function in names]
+                   if e.source is None and e.function in names and e.seq not in counted]
     count = len(mine) + len(transformed)
     if name in KNOWN_PROGRAMS:
         assert count != REFERENCE[name]["lowerings"], \
@@ -609,24 +623,24 @@ APPLIED = {
         "for mode in ('tanh', 'relu', 'tanh'):\n"
         "    i = MODES.index(mode)\n"
         "    act(jnp.ones(3), i)\n"),
+    # a list one item longer each step: an array of full size, written at an index, a mask
     "int_list_length_changes": (
-        "structure", "mask = jnp.arange(MAX) < n",
+        "structure", "mask = jnp.arange(n_steps) <= i",
         "f = jax.jit(lambda xs, mask: (xs.sum(axis=1) * mask).sum())\n"
-        "items = []\n"
-        "for i in range(3):\n"
-        "    items.append(jnp.ones(2))\n"
-        "    MAX = 8\n"
-        "    n = len(items)\n"
-        "    xs = jnp.stack(list(items) + [jnp.zeros_like(items[0])] * (MAX - n))\n"
-        "    mask = jnp.arange(MAX) < n\n"
+        "n_steps = 3\n"
+        "xs = jnp.zeros((n_steps, 2), jnp.float32)    # once, before the loop\n"
+        "for i in range(n_steps):\n"
+        "    xs = xs.at[i].set(jnp.ones(2))    # step i: not an append (+ [value])\n"
+        "    mask = jnp.arange(n_steps) <= i\n"
         "    f(xs, mask)\n"),
+    # (zeros written out, not zeros_like(xs[0]): it fails for a list that starts empty)
     "list_length": (
-        "structure", "xs = jnp.stack(list(xs) + [jnp.zeros_like(xs[0])] * (MAX - n))",
+        "structure", "xs = jnp.stack(list(xs) + [jnp.zeros((2,), jnp.float32)] * (MAX - n))",
         "f = jax.jit(lambda xs: sum(xs))\n"
-        "for xs in ([jnp.ones(2), jnp.ones(2)], [jnp.ones(2), jnp.ones(2), jnp.ones(2)]):\n"
+        "for xs in ([], [jnp.ones(2), jnp.ones(2)], [jnp.ones(2), jnp.ones(2), jnp.ones(2)]):\n"
         "    MAX = 8\n"
         "    n = len(xs)\n"
-        "    xs = jnp.stack(list(xs) + [jnp.zeros_like(xs[0])] * (MAX - n))\n"
+        "    xs = jnp.stack(list(xs) + [jnp.zeros((2,), jnp.float32)] * (MAX - n))\n"
         "    f(xs)\n"),
 }
 
@@ -710,6 +724,25 @@ APPLIED_RECORDED = {
     # a jitted function under vmap sees rows: the pad is on the array vmap is given
     "vmap_of_jit_rows_grow": ("shape", "xs = jnp.pad(xs, [(0, 0)] * 1 + [(0, size - n)]",
                               "vmap_of_jit_rows_grow_fixed"),
+    # a learner's notebook: aux data that changes each step goes among the children
+    "pytree_aux_float_decays": ("structure", "return it among the children",
+                                "pytree_aux_float_decays_fixed"),
+    # a list the step returns one item longer: an array of full size, written at an index
+    # (the list stacked outside the step, the length fix, would not stop the step appending)
+    "loss_history_list_in_state": (
+        "structure", "state['losses'] = state['losses'].at[i].set(value)",
+        "loss_history_list_in_state_fixed"),
+    # the same rows in another layout: reshaped to the first call's before the call (it was
+    # "a compile per rank is expected", with no fix)
+    "images_flattened_then_not": ("shape", "x = x.reshape(x.shape[0], 784)",
+                                  "images_flattened_then_not_fixed"),
+    "batch_dict_label_dtype_int_then_float": (
+        "dtype", "batch['y'] = jnp.asarray(batch['y'], jnp.float32)",
+        "batch_dict_label_dtype_int_then_float_fixed"),
+    # a Trainer jitting its method in __init__, made each epoch: make the Trainer once (it
+    # was "jit obj._step once", of an object made anew)
+    "trainer_made_each_epoch": ("fresh_jit", "obj = Trainer(...)    # once, outside the loop",
+                                "trainer_made_each_epoch_fixed"),
 }
 
 

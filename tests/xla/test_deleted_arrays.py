@@ -73,3 +73,21 @@ def test_a_donated_argument_of_an_executable_names_it():
     f(jnp.ones(4), x)
     with pytest.raises(RuntimeError, match=r"donated to jit\(<lambda>\) as its argument 'b'"):
         np.asarray(x)
+
+
+def test_a_registered_librarys_donating_jit_raises_as_the_users(tmp_path):
+    """A library that registered its files as excluded (as Flax does) jits with donation: its
+    jit is a jax.jit as the user's is, so an Array donated to it and given again raises JAX's
+    class for the same jit given its donated Array again (same_jit_again: ValueError), not
+    the RuntimeError of jxkernel's own jits."""
+    from registered_library import excluded, import_library
+    path = str(tmp_path / "donating_lib.py")
+    with excluded(path):
+        lib = import_library(tmp_path, "donating_lib",
+                             "import jxkernel as jax\n"
+                             "double = jax.jit(lambda a: a * 2, donate_argnums=0)\n")
+        x = jnp.arange(3.0)
+        lib.double(x)
+        with pytest.raises(Exception) as raised:
+            lib.double(x)
+    assert type(raised.value).__name__ == JAX["donate/same_jit_again"]["error"] == "ValueError"

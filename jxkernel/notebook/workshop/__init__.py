@@ -27,7 +27,7 @@ from typing import Callable
 import numpy as np
 
 from ...core import errors as jx_errors
-from ...core.source_info import is_jxkernel_file
+from ...core.source_info import is_user_filename
 from ...views.rich_view import esc
 from ..display import cell_name
 
@@ -176,9 +176,11 @@ _NUMPY_DIR = os.path.join(str(pathlib.Path(np.__file__).resolve().parent), "")
 
 
 def _learners(filename: str) -> bool:
-    """Whether a traceback's file is the learner's code, not jxkernel's or NumPy's."""
-    return not (is_jxkernel_file(filename)
-                or str(pathlib.Path(filename).resolve()).startswith(_NUMPY_DIR))
+    """Whether a traceback's file is the learner's code: a user's file to source_info (not
+    jxkernel's, the standard library's or a library's registered as excluded, as Flax and
+    Equinox register theirs), and not NumPy's."""
+    return is_user_filename(filename) and \
+        not str(pathlib.Path(filename).resolve()).startswith(_NUMPY_DIR)
 
 
 def check(id: str, answer) -> Result:

@@ -28,6 +28,18 @@ _METHOD_FRESH_FIX = (
     "{method}_jit = jax.jit(obj.{method})    # once, outside the loop\n"
     "for batch in batches:\n"
     "    out = {method}_jit(batch)")
+# a class whose __init__ jits its own method (`self.step = jax.jit(self._step)`), made anew in
+# a loop: "jit it once" is to make the object once (JAX 0.10.2 lowers
+# trainer_made_each_epoch_fixed, one Trainer, once)
+_INIT_METHOD_FRESH_FIX = (
+    "This is jax.jit(self.{method}) made in {cls}.__init__, and a new {cls} was made: each "
+    "{cls} jits its own bound method, a new function object, and jit's cache is keyed on "
+    "the function object, so each new {cls} traces and compiles again. Make the {cls} once, "
+    "outside the loop, and reuse it; what must differ between calls (a learning rate) "
+    "becomes an argument of {method} (traced: one program for all values).",
+    "obj = {cls}(...)    # once, outside the loop\n"
+    "for batch in batches:\n"
+    "    out = obj.{attr}(batch)")
 # jit of a wrapper made anew (jax.grad(loss), jax.checkpoint(loss, policy=p)): the wrapped
 # code is the same, the wrapper a new object, and its options may differ (another program)
 _WRAPPER_FRESH_FIX = (

@@ -12,6 +12,7 @@ import numpy as np
 
 from .change import Change, _aval_text
 from .fixes import _fixed, _refixed
+from .structure import list_item
 
 
 def _type_changes(before, after):
@@ -37,6 +38,9 @@ def _type_changes(before, after):
             elif not b.shape:                      # a scalar grown into an array
                 change = _refixed(change, _GROWN_FIX, shape=tuple(a.shape),
                                   dtype=a.dtype.name)
+            elif _relaid(b.shape, a.shape):       # (8, 784) then (8, 28, 28): one layout
+                change = _refixed(change, _RELAID_FIX, first=", ".join(
+                    [f"{path}.shape[0]"] + [str(d) for d in b.shape[1:]]))
             elif len(a.shape) != len(b.shape) or not a.shape:
                 change = _refixed(change, _RANK_FIX)
             else:                                  # one axis or more of another length
@@ -122,11 +126,14 @@ def rows_under_vmap(changes) -> tuple:
     return tuple(out)
 
 
-def grown_step_by_step(changes, history) -> tuple:
+def grown_step_by_step(changes, history, now=None) -> tuple:
     """`changes` where a leaf's first axis grew by one in each of the last calls (the earlier
     signatures in `history` hold it one and two shorter: f32[0], f32[1], now f32[2]): an
     array appended to at every step (jnp.concatenate, jnp.append), told to be made at its
-    full size once and written at an index, where bucketing would pad what is appended to."""
+    full size once and written at an index, where bucketing would pad what is appended to.
+    So too a list one item longer at each call (`now`, the new Signature: 0, 1, now 2 items),
+    a history kept in the state a jitted step returns (`state['losses'] + [loss]`), where
+    stacking it outside the step would not stop the step appending to it."""
     out = []
     for c in changes:
         new = _shape_of(c.new) if c.kind == "shape" else None
@@ -135,8 +142,29 @@ def grown_step_by_step(changes, history) -> tuple:
                     for p, a in sig.named if p == c.path}
             if all((new[0] - k,) + new[1:] in seen for k in (1, 2)):
                 c = _refixed(c, _GROWN_STEP_FIX, a=new[0] - 2, b=new[0] - 1, c=new[0])
+        item = _LIST_ITEM.match(c.path) if c.kind == "structure" and c.old == "absent" \
+            and now is not None else None
+        if item:
+            length = _list_length(item.group(1))
+            n = length(now)
+            if n >= 2 and {n - 1, n - 2} <= {length(sig) for sig in history}:
+                aval = dict(now.named)[c.path]
+                c = _refixed(c, _GROWN_LIST_FIX, a=n - 2, b=n - 1, c=n,
+                             **list_item(c.path, aval))
         out.append(c)
     return tuple(out)
+
+
+_LIST_ITEM = re.compile(r"^(.+)\[\d+\]$")      # state['losses'][2]: an item of state['losses']
+
+
+def _list_length(path: str):
+    """How many items the list at `path` has in a Signature (its items' distinct indices)."""
+    item = re.compile(re.escape(path) + r"\[(\d+)\]")
+
+    def length(sig) -> int:
+        return len({m.group(1) for p, _ in sig.named for m in [item.match(p)] if m})
+    return length
 
 
 def _shape_of(text):
@@ -204,6 +232,17 @@ _GROWN_STEP_FIX = (
     "{path} = jnp.zeros((n_steps,) + {path}.shape[1:])    # once, before the loop\n"
     "# in the jitted step, i an argument (traced):\n"
     "{path} = {path}.at[i].set(value)")
+_GROWN_LIST_FIX = (
+    "{list} grew by one item at each of the last calls ({a} -> {b} -> {c} items): a list "
+    "appended to at every step (by the loop, or by the jitted step returning it one item "
+    "longer: a history kept in its state) is a new pytree structure, so a new compile, at "
+    "every step. Make it an array at its full size once, before the loop, and write each "
+    "step's value at its index instead of appending (in the jitted step, the index passed "
+    "traced); where it is read whole, a mask of the rows written keeps the zeros out: one "
+    "program for every step.",
+    "{list} = jnp.zeros({rows}, jnp.{dtype})    # once, before the loop\n"
+    "{list} = {list}.at[i].set(value)    # step i: not an append (+ [value])\n"
+    "mask = jnp.arange(n_steps) <= i    # the rows written so far, where it is read whole")
 # a jitted function under vmap sees rows: the fix pads what vmap is given, along the row's axis
 _VMAP_ROWS_FIX = (
     "{path} is a row of what vmap maps over, and its shape changed ({old} -> {new}): the "
@@ -215,6 +254,19 @@ _VMAP_ROWS_FIX = (
     "n = xs.shape[{axis}]    # xs: the array given to vmap (mapped over axis 0)\n"
     "size = max({floor}, 1 << (n - 1).bit_length())    # a power of two, at least {floor}\n"
     "xs = jnp.pad(xs, {before}[(0, size - n)]{after})")
+def _relaid(before: tuple, after: tuple) -> bool:
+    """Whether two shapes of other ranks hold the same rows in another layout: the same first
+    axis, and as many numbers per row (images as (8, 784), then as (8, 28, 28))."""
+    return len(before) != len(after) and min(len(before), len(after)) >= 2 and \
+        before[0] == after[0] and np.prod(before[1:]) == np.prod(after[1:])
+
+
+# (JAX 0.10.2 lowers images_flattened_then_not_fixed, reshaped to the first layout, once)
+_RELAID_FIX = ("{path} changed rank ({old} -> {new}), with as many numbers per row: the same "
+               "data in another layout, and every shape is a program of its own. Reshape it "
+               "to one layout before the call (the first call's, below), so that every call "
+               "has one shape.",
+               "{path} = {path}.reshape({first})    # before the call")
 _RANK_FIX = ("{path} changed rank ({old} -> {new}), and every shape is a program of its own: "
              "a compile per rank is expected. Nothing to fix unless it is one value that "
              "should keep one shape (then make it that shape where it is made).",

@@ -40,7 +40,8 @@ def _structure_changes(old, new, flipped, before, after):
         elif path == _root(path):                   # a whole argument passed, then not
             change = _refixed(change, _ARGUMENT_FIX)
         elif path.endswith("]") and re.search(r"\[\d+\]$", path):   # a list's length
-            change = _refixed(change, _LENGTH_FIX)
+            item = after[path] if path in after else before[path]
+            change = _refixed(change, _LENGTH_FIX, **list_item(path, item))
         yield change
     if not moved and not flipped and not explained and old.treedef is not None and \
             new.treedef is not None and old.treedef != new.treedef:
@@ -286,7 +287,7 @@ _NUMBERS_FIX = (
     "each structure compiles anew. Pass an array every time.",
     "{path} = jnp.asarray({path})    # one array, every call")
 _META_FIX = (
-    "A {kind}'s meta fields are part of the pytree structure, like a static argument: "
+    "{kind}'s meta fields are part of the pytree structure, like a static argument: "
     "{old} -> {new} compiles anew (each value once; an equal one reuses its program). If "
     "the field should change without compiling, make it a data field (an array, traced).",
     "jax.tree_util.register_dataclass({kind}, data_fields=[...], meta_fields=[...])    # "
@@ -309,7 +310,7 @@ _AUX_IDENTITY_FIX = (
     "class {aux}:\n"
     "{fields}")
 _AUX_FIX = (
-    "A {kind}'s aux data (what its flatten function returns beside the children) is part "
+    "{kind}'s aux data (what its flatten function returns beside the children) is part "
     "of the pytree structure, like a static argument: {old} -> {new} compiles anew (each "
     "value once; an equal one reuses its program). If it should change without compiling, "
     "return it among the children (a leaf, traced).",
@@ -324,14 +325,27 @@ _ARGUMENT_FIX = ("{path} was {old} and is {new} now: an argument left out (to it
                  "or a **kwargs keyword not given) and one passed are two different argument "
                  "structures, each compiled. Pass {path} in every call, or in none.",
                  "f(..., {path}={path})    # in every call")
-_LENGTH_FIX = ("{root} changed length ({path}: {old} -> {new}): a list's length is part of "
-               "its pytree structure, and every structure compiles anew. Keep the length "
+def list_item(path: str, aval) -> dict:
+    """What a list's length fix is written with, from an item's path and type: the list's
+    own path (`state['losses']` of `state['losses'][1]`, not the argument `state`) and the
+    item's zeros (`jnp.zeros((2,), jnp.float32)`: an empty list has no item to copy)."""
+    shape = tuple(aval.shape)
+    return dict(list=re.sub(r"\[\d+\]$", "", path), shape=shape, dtype=aval.dtype.name,
+                rows=f"(n_steps, {', '.join(map(str, shape))})" if shape else "(n_steps,)")
+
+
+# (the zeros are written out: zeros_like of the first item fails for a list that starts empty)
+_LENGTH_FIX = ("{list} changed length ({path}: {old} -> {new}): a list's length is part of "
+               "its pytree structure, and every structure compiles anew. If the jitted "
+               "step returns it one item longer each time (a history), make it an array of "
+               "its full size once and write each step's value at its index "
+               "(`.at[i].set(value)`, i passed traced) instead. Keep the length "
                "fixed: stack the items into one array of a fixed number of rows, zeros past "
                "the real ones, and pass a mask of them (stacked alone, its length is a "
                "shape, which compiles anew too).",
                "MAX = 8                              # the most items a call has\n"
-               "n = len({root})\n"
-               "{root} = jnp.stack(list({root}) + [jnp.zeros_like({root}[0])] * (MAX - n))\n"
+               "n = len({list})\n"
+               "{list} = jnp.stack(list({list}) + [jnp.zeros({shape}, jnp.{dtype})] * (MAX - n))\n"
                "mask = jnp.arange(MAX) < n           # which rows are real: pass it too")
 _KEYWORD_FIX = ("The same argument came by position in one call and by keyword in the other "
                 "({old} -> {new}): which arguments are keywords is part of the cache key. "
