@@ -122,6 +122,15 @@ def pytest_unconfigure(config):
         os._exit(0)
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """--dist worksteal, cutting between test files (tests/support/module_steal.py)."""
+    if config.getvalue("dist") != "worksteal":
+        return None
+    import module_steal
+    return module_steal.ModuleStealScheduling(config, log)
+
+
 # The longest tests (pytest prints the 20 slowest at the end of each run) go first. xdist's
 # worksteal hands each worker a run of the list and lets an idle worker take half of another's
 # pending tests; a test already running cannot be taken, so a 40-second test near the end

@@ -163,9 +163,11 @@ def _body_changes(fun, user, api, what, new, seen, promoted=False) -> tuple:
     function object of the same code traced before (a lambda made anew)."""
     if seen:
         # JAX's order (signature_changes/nearest.py's jax_order): the first of equals by its text
-        old_what, old = min(reversed(seen), key=lambda e: (    # (equal: the latest)
-            _body_severity(e[0], e[1], what, new), *jax_order(e[1], new)[1:],
-            change_distance(e[1], new)))
+        def rank(e):                        # (equal: the latest)
+            changes = explain_changes(e[1], new)        # once for both orders
+            return (_body_severity(e[0], e[1], what, new), *jax_order(e[1], new, changes)[1:],
+                    change_distance(e[1], new, changes))
+        old_what, old = min(reversed(seen), key=rank)
         severity = _body_severity(old_what, old, what, new)
         if severity == 2:
             return (_traced_for_change(user, api, old_what, what),)

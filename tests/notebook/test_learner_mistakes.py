@@ -2,6 +2,8 @@
 program (tests/data/learner_mistakes_reference.json, recorded by
 reference/make_learner_mistakes_reference.py): the message is JAX's, the traceback ends at
 the user's lines, and every fix a card advises works under JAX too."""
+import copy
+import functools
 import json
 import os
 import re
@@ -34,6 +36,18 @@ with open(os.path.join(locations.DATA, "learner_mistakes_reference.json")) as f:
 shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp", fresh=True)
 
 
+@functools.cache
+def _facts() -> dict:
+    return facts_of(jxkernel)
+
+
+def our_facts() -> dict:
+    """The cases run under jxkernel (learner_mistakes_cases.run), once per test process: four
+    tests compare them with JAX's, and each run traced and compiled them all again. A copy:
+    a test may edit its own."""
+    return copy.deepcopy(_facts())
+
+
 def shown(shell, source):
     """(what the shell printed, colours removed, the card's JSON or None) for a failing cell;
     the shell must still run a cell afterwards."""
@@ -47,7 +61,7 @@ def shown(shell, source):
 
 def test_the_cases_say_what_jax_says():
     """The same programs under jxkernel: JAX's errors, classes and first lines."""
-    ours = facts_of(jxkernel)
+    ours = our_facts()
     # jxkernel names the static argument in JAX's message (JAX's pjit does not): the rest is
     # JAX's words
     named = {"static_list": ", passed as static argument 'shape' of zeros",
@@ -273,7 +287,7 @@ def test_numpy_on_tracers_is_rewritten_to_jnp_which_jax_accepts(shell):
 def test_leak_messages_are_jaxs_with_the_frames_that_made_the_value():
     # the cases' own comparison covers them; stated here as what was missing: the frames from
     # the traced function to the line (a helper's too), and checking_leaks' JAX names
-    ours = facts_of(jxkernel)
+    ours = our_facts()
     for case in ("leaked_global_from_jit", "leaked_from_helper_in_jit", "leaked_from_scan_body",
                  "leaked_checked_jit", "leaked_checked_vmap", "if_under_vmap", "int_under_vmap"):
         assert ours[case] == JAX[case], case
@@ -540,8 +554,8 @@ def test_print_of_a_tracer_inside_jit_gets_a_note_pointing_to_debug_print(shell)
     the user's line; a print of an array outside any trace says nothing."""
     assert JAX["print_in_jit_lines"] == ["x is JitTracer(~float32[])"]
     assert JAX["debug_print_in_jit_lines"] == ["x is 1.0", "x is 2.0"]
-    assert facts_of(jxkernel)["print_in_jit_lines"] == JAX["print_in_jit_lines"]
-    assert facts_of(jxkernel)["debug_print_in_jit_lines"] == JAX["debug_print_in_jit_lines"]
+    assert our_facts()["print_in_jit_lines"] == JAX["print_in_jit_lines"]
+    assert our_facts()["debug_print_in_jit_lines"] == JAX["debug_print_in_jit_lines"]
     (note,) = _info_notes(shell, "@jax.jit\ndef pr(x):\n    print('x is', x)\n    return x\n"
                                  "pr(1.0)")
     first = note.splitlines()[0]

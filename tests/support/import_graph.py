@@ -53,17 +53,36 @@ def _targets(node, importer: str, is_package: bool) -> list[str]:
             for a in node.names]
 
 
-@functools.lru_cache(maxsize=None)       # parses ~260 files: once per process
 def imports(root: pathlib.Path = ROOT) -> tuple[Import, ...]:
     """Every import of a jxkernel module in the package, in file order.
 
     >>> any(i.imported == "jxkernel.core.ir" for i in imports())
     True
     """
-    found = []
+    return _scan(root)[0]
+
+
+def third_party_imports(root: pathlib.Path = ROOT) -> dict:
+    """{path: the top-level names of the modules it imports by absolute name} for each file.
+
+    >>> "numpy" in third_party_imports()[ROOT / "core" / "ir.py"]
+    True
+    """
+    return _scan(root)[1]
+
+
+@functools.lru_cache(maxsize=None)       # parses ~260 files: once per process
+def _scan(root: pathlib.Path) -> tuple:
+    found, absolute = [], {}
     for path in sorted(root.rglob("*.py")):
         importer = module_name(path)
         tree = ast.parse(path.read_text(), str(path))
+        absolute[path] = names = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names.add(node.module.split(".")[0])
 
         def visit(node, deferred):
             for child in ast.iter_child_nodes(node):
@@ -76,7 +95,7 @@ def imports(root: pathlib.Path = ROOT) -> tuple[Import, ...]:
                 if isinstance(child, _HOLDS_STATEMENTS):       # imports are statements
                     visit(child, inner)
         visit(tree, False)
-    return tuple(found)
+    return tuple(found), absolute
 
 
 def deferred(found) -> list:
