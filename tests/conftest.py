@@ -125,7 +125,10 @@ def pytest_unconfigure(config):
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     """--dist worksteal, cutting between test files (tests/support/module_steal.py)."""
-    if config.getvalue("dist") != "worksteal":
+    import xdist
+    # it reuses worksteal's internals as of xdist 3.8 (node2pending, send_steal, MIN_PENDING):
+    # another version schedules with its own worksteal rather than risk a broken run
+    if config.getvalue("dist") != "worksteal" or not xdist.__version__.startswith("3.8."):
         return None
     import module_steal
     return module_steal.ModuleStealScheduling(config, log)
