@@ -720,6 +720,23 @@ def _no_jax_values(jax):
     }
 
 
+def _ufunc_arguments(jax):
+    """jnp's ufuncs (jnp.add, jnp.negative, ...) check their arguments before their jit: an
+    object is the check's error, text the jit's; out= is refused after the check."""
+    jnp = jax.numpy
+    summed = jnp.frompyfunc(lambda a, b: a + b, nin=2, nout=1, identity=0)
+    return {
+        "ufunc_negative_object": lambda: jnp.negative(object()),
+        "ufunc_add_object_first": lambda: jnp.add(object(), 1),
+        "ufunc_maximum_object_second": lambda: jnp.maximum(1.0, object()),
+        "ufunc_logical_xor_object": lambda: jnp.logical_xor(True, object()),
+        "ufunc_subtract_text": lambda: jnp.subtract("a", 1),
+        "ufunc_negative_object_out": lambda: jnp.negative(object(), out=object()),
+        "ufunc_frompyfunc_object": lambda: summed(object(), 1),
+        "ufunc_frompyfunc_text": lambda: summed("a", 1),
+    }
+
+
 def _token_results(jax):
     """Control flow and checkpoint giving back a token, eagerly: JAX's result handlers make
     it a Token (checkpoint, a one-branch switch, a scan's carry passed through); jit's too."""
@@ -798,6 +815,6 @@ def cases(jax) -> dict:
                  _token_results, token_made_in_bodies, _dtype_named_text,
                  _jit_tracer_class_words, text_as_dtype_deliberate, given_tokens,
                  token_operator_deliberate, _array_class_words, array_class_words_deliberate,
-                 _arguments_out_of_order, _no_jax_values):
+                 _arguments_out_of_order, _no_jax_values, _ufunc_arguments):
         out.update(more(jax))
     return out

@@ -7,7 +7,8 @@ and gaps left at stop 68: arguments of the functions JAX jits (its jit's errors)
 core dimensions, trace's offset, unravel_index of floats, take of int8 indices, warnings of
 jnp.array per element, pmax/pmin not differentiable, token results of control flow; and stop
 70's: strings given to the reductions JAX runs under private jits, to power and the *_like
-functions, a float count to tile, argmax of complex numbers, bincount's weights.
+functions, a float count to tile, argmax of complex numbers, bincount's weights; jnp's
+ufuncs' argument check, made before their jit (jnp.negative(object())).
 Each case's value is exact (shapes, dtypes, small integers held in floats) but those computed
 in floating point (ROUNDED: their ulp bound; XLA may fuse a multiply-add)."""
 import json
