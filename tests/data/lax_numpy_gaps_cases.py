@@ -737,6 +737,27 @@ def _ufunc_arguments(jax):
     }
 
 
+def _own_attributes(jax):
+    """An attribute of the user's own set on an eager Array: kept on that Array (not on a
+    result or a copy); a tracer has none."""
+    jnp = jax.numpy
+
+    def set_and_read():
+        x = jnp.ones(3)
+        x.foo = 1
+        seen = [x.foo, sorted(vars(x)), hasattr(x + 1, "foo"), hasattr(copy.copy(x), "foo"),
+                hasattr(copy.deepcopy(x), "foo")]
+        del x.foo
+        return [*seen, hasattr(x, "foo")]
+
+    def set_traced(t):
+        t.foo = 1
+        return t
+    return {"array_own_attribute": set_and_read,
+            "array_own_attribute_shape": lambda: setattr(jnp.ones(3), "shape", (3,)),
+            "array_own_attribute_jitted": lambda: jax.jit(set_traced)(jnp.ones(3))}
+
+
 def _token_results(jax):
     """Control flow and checkpoint giving back a token, eagerly: JAX's result handlers make
     it a Token (checkpoint, a one-branch switch, a scan's carry passed through); jit's too."""
@@ -815,6 +836,7 @@ def cases(jax) -> dict:
                  _token_results, token_made_in_bodies, _dtype_named_text,
                  _jit_tracer_class_words, text_as_dtype_deliberate, given_tokens,
                  token_operator_deliberate, _array_class_words, array_class_words_deliberate,
-                 _arguments_out_of_order, _no_jax_values, _ufunc_arguments):
+                 _arguments_out_of_order, _no_jax_values, _ufunc_arguments,
+                 _own_attributes):
         out.update(more(jax))
     return out

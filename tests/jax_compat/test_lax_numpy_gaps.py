@@ -8,7 +8,8 @@ core dimensions, trace's offset, unravel_index of floats, take of int8 indices, 
 jnp.array per element, pmax/pmin not differentiable, token results of control flow; and stop
 70's: strings given to the reductions JAX runs under private jits, to power and the *_like
 functions, a float count to tile, argmax of complex numbers, bincount's weights; jnp's
-ufuncs' argument check, made before their jit (jnp.negative(object())).
+ufuncs' argument check, made before their jit (jnp.negative(object())); attributes of the
+user's own set on an Array.
 Each case's value is exact (shapes, dtypes, small integers held in floats) but those computed
 in floating point (ROUNDED: their ulp bound; XLA may fuse a multiply-add)."""
 import json
