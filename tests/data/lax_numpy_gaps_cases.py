@@ -758,6 +758,45 @@ def _own_attributes(jax):
             "array_own_attribute_jitted": lambda: jax.jit(set_traced)(jnp.ones(3))}
 
 
+def _lines(thunk):
+    """The class and lines of the exception `thunk` raises but the one naming where a tracer
+    was made (a path and a line of the library's own file)."""
+    def run():
+        try:
+            thunk()
+        except Exception as e:        # noqa: BLE001 (recording whatever is raised)
+            return [type(e).__name__, [line for line in str(e).splitlines()
+                                       if not line.startswith("The error occurred while")]]
+    return run
+
+
+def _random_arguments(jax):
+    """jax.random.randint's refusals of its bounds (a list under its jit: NumPy's conversion
+    in JAX's own code), and the samplers' shapes: an array of sizes is one, None is not."""
+    jnp, random = jax.numpy, jax.random
+    key = random.PRNGKey(0)
+    return {
+        "randint_list_minval": _lines(lambda: random.randint(key, (3,), [0, 1, 2], 10)),
+        "randint_none_maxval": lambda: random.randint(key, (3,), 0, None),
+        "randint_object_maxval_int8": lambda: random.randint(key, (3,), 0, object(), jnp.int8),
+        "randint_text_minval_int8": lambda: random.randint(key, (3,), "a", 10, jnp.int8),
+        "randint_list_minval_int8": lambda: random.randint(key, (3,), [0, 1, 2], 10, jnp.int8),
+        "normal_array_shape": lambda: random.normal(key, jnp.array([3])).shape,
+        "uniform_numpy_shape": lambda: random.uniform(key, np.array([2, 1])).shape,
+        "normal_none_shape": lambda: random.normal(key, None),
+        "bits_0d_array_shape": lambda: random.bits(key, jnp.array(3)),
+        "randint_traced_shape": _lines(lambda: jax.jit(
+            lambda s: random.randint(key, s, 0, 10))(jnp.array([3]))),
+    }
+
+
+def numpy_hint_deliberate(jax):
+    """NumPy called by the user's code on a tracer: JAX's lines, and jxkernel's hint to use
+    jnp between them (tests/jax_compat/test_lax_numpy_gaps.py)."""
+    return {"numpy_on_tracer_in_user_code": _lines(lambda: jax.jit(
+        lambda m: jax.random.randint(jax.random.PRNGKey(0), (3,), np.asarray(m), 10))(1))}
+
+
 def _token_results(jax):
     """Control flow and checkpoint giving back a token, eagerly: JAX's result handlers make
     it a Token (checkpoint, a one-branch switch, a scan's carry passed through); jit's too."""
@@ -837,6 +876,6 @@ def cases(jax) -> dict:
                  _jit_tracer_class_words, text_as_dtype_deliberate, given_tokens,
                  token_operator_deliberate, _array_class_words, array_class_words_deliberate,
                  _arguments_out_of_order, _no_jax_values, _ufunc_arguments,
-                 _own_attributes):
+                 _own_attributes, _random_arguments, numpy_hint_deliberate):
         out.update(more(jax))
     return out
