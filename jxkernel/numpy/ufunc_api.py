@@ -105,10 +105,10 @@ class ufunc:
     def accumulate(self, a, axis=0, dtype=None, out=None):
         """The running results of `reduce` along `axis`."""
         self._check_binary("accumulate")
-        check_arraylike(f"{self.__name__}.accumulate", a)
         _refuse(out, f"out argument of {self.__name__}.accumulate()")
-        if self.__impls["accumulate"] is not None:
+        if self.__impls["accumulate"] is not None:     # (its check names it: cumsum)
             return _accumulate_impl(self.__impls["accumulate"], a, axis, dtype)
+        check_arraylike(f"{self.__name__}.accumulate", a)
         if axis is None or isinstance(axis, tuple):
             raise ValueError("accumulate does not allow multiple axes")
         dtype = None if dtype is None else np.dtype(dtype)
@@ -170,7 +170,7 @@ del _method, _static
 def _named_jit(name, fun, **kwargs):
     """`fun` under jit named as JAX's method (`jit[name=reduce]` in a jaxpr: JAX jits
     ufunc.reduce, accumulate and at)."""
-    fun.__name__ = fun.__qualname__ = name
+    fun.__name__, fun.__qualname__ = name, f"ufunc.{name}"     # (jit's errors: ufunc.reduce)
     return jit(fun, **kwargs)
 
 

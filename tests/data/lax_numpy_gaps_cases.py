@@ -497,6 +497,23 @@ def given_tokens(jax):
         "given_token_lax_sin": lambda: lax.sin(t),
         "given_token_lax_add": lambda: lax.add(t, 1.0),
         "given_token_lax_eq_jitted": lambda: jax.jit(lambda a: lax.eq(a, a))(t),
+        "given_token_reduce_sum": lambda: lax.reduce_sum(t, axes=()),
+        "given_token_reduce_sum_jitted": lambda: jax.jit(lambda a: lax.reduce_sum(a, ()))(t),
+        "given_token_reduce_max": lambda: lax.reduce_max(t, axes=()),
+        "given_token_reduce_and": lambda: lax.reduce_and(t, axes=()),
+        "given_token_lax_cumsum": lambda: lax.cumsum(t),
+        "given_token_argmax": lambda: lax.argmax(t, 0, jnp.int32),
+        "given_token_bitcast": lambda: lax.bitcast_convert_type(t, jnp.float32),
+        "given_token_convert": lambda: lax.convert_element_type(t, jnp.float32),
+        "given_token_convert_jitted": lambda: jax.jit(
+            lambda a: lax.convert_element_type(a, jnp.float32))(t),
+        # a ufunc's accumulate with a faster function of its own: that function's check
+        "given_token_add_accumulate": lambda: jnp.add.accumulate(t),
+        "given_token_multiply_accumulate_jitted": lambda: jax.jit(jnp.multiply.accumulate)(t),
+        "given_token_maximum_accumulate": lambda: jnp.maximum.accumulate(t),
+        "object_add_accumulate": lambda: jnp.add.accumulate(object()),
+        "list_add_accumulate": lambda: jnp.add.accumulate([1, 2]),
+        "list_maximum_accumulate": lambda: jnp.maximum.accumulate([1, 2]),
         # a token result: no ShapeDtypeStruct in out_info (Traced's gives its type)
         "given_token_lowered_out_info": lambda: jax.jit(
             lambda x: (x, lax.create_token())).lower(1.0).out_info,
