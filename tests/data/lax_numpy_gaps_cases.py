@@ -814,6 +814,34 @@ def numpy_hint_deliberate(jax):
         lambda m: jax.random.randint(jax.random.PRNGKey(0), (3,), np.asarray(m), 10))(1))}
 
 
+def _compiled_formats(jax):
+    """Compiled.input_formats / output_formats: per argument and result its Format, the
+    layout XLA compiled the program for with its sharding (one device's here)."""
+    jnp = jax.numpy
+
+    def formats(compiled):
+        device = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+
+        def describe(f):
+            return [type(f).__name__, repr(f.layout), f.sharding is None or f.sharding == device]
+        return [jax.tree.map(describe, compiled.input_formats),
+                jax.tree.map(describe, compiled.output_formats)]
+
+    def several(x, y, z, w):
+        return {"a": x + 1, "b": (y.T, z, w)}
+    return {
+        "compiled_formats": lambda: formats(jax.jit(several).lower(
+            jnp.ones((2, 3)), np.ones((3, 4), np.int32), 1.0,
+            jax.ShapeDtypeStruct((2, 2), "int4")).compile()),
+        "compiled_formats_unused_argument": lambda: formats(jax.jit(
+            lambda x, y: y * 2).lower(jnp.ones(3), jnp.ones((2, 1))).compile()),
+        "compiled_formats_keyword_and_key": lambda: formats(jax.jit(
+            lambda k, *, n: (k, n)).lower(jax.random.key(0), n=jnp.ones(2)).compile()),
+        "compiled_formats_no_arguments": lambda: formats(jax.jit(lambda: 1.0).lower()
+                                                         .compile()),
+    }
+
+
 def _token_results(jax):
     """Control flow and checkpoint giving back a token, eagerly: JAX's result handlers make
     it a Token (checkpoint, a one-branch switch, a scan's carry passed through); jit's too."""
@@ -893,6 +921,7 @@ def cases(jax) -> dict:
                  _jit_tracer_class_words, text_as_dtype_deliberate, given_tokens,
                  token_operator_deliberate, _array_class_words, array_class_words_deliberate,
                  _arguments_out_of_order, _no_jax_values, _ufunc_arguments,
-                 _own_attributes, _random_arguments, numpy_hint_deliberate):
+                 _own_attributes, _random_arguments, numpy_hint_deliberate,
+                 _compiled_formats):
         out.update(more(jax))
     return out
