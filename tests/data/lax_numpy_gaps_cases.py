@@ -842,6 +842,34 @@ def _compiled_formats(jax):
     }
 
 
+def device_sharding_refusals(jax):
+    """A device's SingleDeviceSharding given as out_sharding=: JAX's TypeError naming its
+    class by its public path (the sharding's repr, which names the device, made the same
+    on every backend). Compared with the package's name made 'jax'."""
+    jnp, lax = jax.numpy, jax.lax
+    s = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+
+    def refused(thunk):
+        def run():
+            try:
+                thunk()
+            except TypeError as e:
+                return str(e).replace(repr(s), "SHARDING")
+        return run
+    ones = jnp.ones((2, 2))
+    return {f"device_out_sharding_{name}": refused(thunk) for name, thunk in {
+        "zeros_like": lambda: jnp.zeros_like(ones, out_sharding=s),
+        "reshard": lambda: jax.sharding.reshard(ones, s),
+        "einsum": lambda: jnp.einsum("ij,jk->ik", ones, ones, out_sharding=s),
+        "dot": lambda: jnp.dot(ones, ones, out_sharding=s),
+        "matmul": lambda: jnp.matmul(ones, ones, out_sharding=s),
+        "dot_general": lambda: lax.dot_general(ones, ones, (((1,), (0,)), ((), ())),
+                                               out_sharding=s),
+        "lax_reshape": lambda: lax.reshape(ones, (4,), out_sharding=s),
+        "normal": lambda: jax.random.normal(jax.random.key(0), (2,), out_sharding=s),
+    }.items()}
+
+
 def _token_results(jax):
     """Control flow and checkpoint giving back a token, eagerly: JAX's result handlers make
     it a Token (checkpoint, a one-branch switch, a scan's carry passed through); jit's too."""
@@ -922,6 +950,6 @@ def cases(jax) -> dict:
                  token_operator_deliberate, _array_class_words, array_class_words_deliberate,
                  _arguments_out_of_order, _no_jax_values, _ufunc_arguments,
                  _own_attributes, _random_arguments, numpy_hint_deliberate,
-                 _compiled_formats):
+                 _compiled_formats, device_sharding_refusals):
         out.update(more(jax))
     return out

@@ -21,9 +21,10 @@ import pytest
 
 import jxkernel as jax
 from jxkernel.core import deprecations
-from lax_numpy_gaps_cases import (array_class_words_deliberate, cases, given_tokens,
-                                  numpy_hint_deliberate, observe, text_as_dtype_deliberate,
-                                  token_made_in_bodies, token_operator_deliberate)
+from lax_numpy_gaps_cases import (array_class_words_deliberate, cases,
+                                  device_sharding_refusals, given_tokens, numpy_hint_deliberate,
+                                  observe, text_as_dtype_deliberate, token_made_in_bodies,
+                                  token_operator_deliberate)
 import locations  # tests/support: the repository's folders
 
 with open(os.path.join(locations.ROOT, "tests", "data", "lax_numpy_gaps_reference.json")) as f:
@@ -75,7 +76,8 @@ _GIVEN_TOKENS = sorted(given_tokens(jax))
                                         - set(_TEXT_AS_DTYPE) - set(_GIVEN_TOKENS)
                                         - set(token_operator_deliberate(jax))
                                         - set(array_class_words_deliberate(jax))
-                                        - set(numpy_hint_deliberate(jax))))
+                                        - set(numpy_hint_deliberate(jax))
+                                        - set(device_sharding_refusals(jax))))
 def test_case_matches_jax(name):
     got = json.loads(json.dumps(observe(CASES[name])))
     if name.startswith("static_") and "raised" in got:
@@ -147,6 +149,15 @@ def test_numpy_called_by_the_users_code_on_a_tracer_adds_the_jnp_hint():
         "TracerArrayConversionError",
         [first, "NumPy functions cannot run on traced values: use jxkernel.numpy instead of "
                 "numpy inside transformed functions.", docs]]
+
+
+@pytest.mark.parametrize("name", sorted(device_sharding_refusals(jax)))
+def test_a_devices_sharding_as_out_sharding_is_named_by_its_public_class(name):
+    # it was an AttributeError (no `mesh`) in reshard, dot_general, matmul and einsum, and
+    # named its class jxkernel.xla.sharding.SingleDeviceSharding where JAX's jax.sharding
+    got = observe(CASES[name])
+    got["value"] = got["value"].replace("'jxkernel.sharding.", "'jax.sharding.")
+    assert got == REFERENCE[name]
 
 
 @pytest.mark.parametrize("name", _TEXT_AS_DTYPE)
