@@ -36,6 +36,7 @@ from ..xla.sharding import Sharding as _Shardings
 from ..xla.sharding import SingleDeviceSharding  # noqa: F401
 # eager operations under set_mesh (jax.set_mesh is this module's) run over its mesh there
 # (xla/dispatch.py's sharded_apply, which that module sets as it loads)
+from ..xla import layout as _layout
 from ..xla import sharded  # noqa: F401
 
 
@@ -181,3 +182,4 @@ class Sharding(abc.ABC):
 
 for _kind in _Shardings:
     Sharding.register(_kind)
+_layout.sharding_types = Sharding          # a Format's sharding: a user's subclass too

@@ -416,7 +416,8 @@ def public_type(aval, value=None):
     """`aval` as `jax.typeof` shows it: as in JAX, its sharding always a NamedSharding over an
     AbstractMesh, naming only Explicit axes (one entry per dimension): the typed sharding's
     mesh made abstract, else P(None, ...) over the mesh of the array `value` (its concrete
-    sharding's) or the mesh in context (use_abstract_mesh's, set_mesh's).
+    sharding's; none for a concrete value on no mesh, even under set_mesh) or, for a tracer
+    or no value, the mesh in context (use_abstract_mesh's, set_mesh's).
 
     >>> public_type(ShapedArray((3,), np.float32)).sharding
     NamedSharding(mesh=AbstractMesh((), axis_types=()), spec=P(None,))
@@ -433,8 +434,10 @@ def public_type(aval, value=None):
     own = getattr(value, "sharding", None) if getattr(value, "_trace", None) is None else None
     if isinstance(own, NamedSharding):
         mesh = own.mesh if isinstance(own.mesh, AbstractMesh) else own.mesh.abstract_mesh
-    else:
+    elif value is None or getattr(value, "_trace", None) is not None:
         mesh = context_abstract_mesh()
+    else:       # a value on no mesh (NumPy's, a Python scalar, one device's): none, as JAX's
+        mesh = AbstractMesh((), ())
     out = aval.update(sharding=None)
     # set after construction: the constructor drops a sharding over a mesh of no axes, which
     # jax.typeof still shows (as JAX's); type equality and hashing ignore it (_splitting)

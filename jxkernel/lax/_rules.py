@@ -69,10 +69,16 @@ def describe_dtypes(accepted) -> str:
     return ", ".join("bool" if t is np.bool_ else t.__name__ for t in as_set)
 
 
-def check_dtype(name: str, aval, accepted, what="", position=None) -> None:
-    if aval is abstract_token:      # (JAX's words: a token is no operand of an array op)
+def refuse_token(name: str, aval) -> None:
+    """JAX's ValueError for a token given to an array primitive (its standard abstract
+    evaluation's): `lax.reduce_sum(lax.create_token(), ())`."""
+    if aval is abstract_token:
         raise ValueError(f"Attempting to pass an unexpected type {aval!r} to a primitive: "
                          f"{name}")
+
+
+def check_dtype(name: str, aval, accepted, what="", position=None) -> None:
+    refuse_token(name, aval)
     if aval.dtype not in accepted:
         if aval.dtype == dtypes.float0:
             raise float0_error(name, position)

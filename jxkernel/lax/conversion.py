@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes, sharding_types
-from ..core.avals import ShapedArray, public_type
+from ..core.avals import ShapedArray, Token, abstract_token, public_type
 from ..core.errors import not_a_jax_value
 # declared in core so that transforms/ can bind it; its rules are here. The binder there also
 # sets the weak-type flag (jnp's promotion needs it): lax's _convert_element_type.
@@ -23,6 +23,7 @@ from ..xla.dispatch import run_compiled
 from ..transforms import ad_util as ad
 from ..transforms import batch_util as bu
 from . import _lowering as hl
+from ._rules import refuse_token
 
 
 def _convert_abstract_eval(operand, *, new_dtype, weak_type, sharding=None):
@@ -163,6 +164,7 @@ bitcast_convert_type_p = Primitive("bitcast_convert_type")
 
 
 def _bitcast_abstract_eval(operand, *, new_dtype):
+    refuse_token("bitcast_convert_type", operand)
     old, new = operand.dtype, dtypes.check_supported(new_dtype)
     if (old == dtypes.bool_) != (new == dtypes.bool_):
         raise TypeError(f"bitcast_convert_type between bool and {new.name if old == dtypes.bool_ else old.name}"
@@ -235,6 +237,8 @@ def convert_element_type(operand, new_dtype):
     """`operand` as `new_dtype` (complex to real keeps the real part; to bool tests != 0).
     To or from an extended dtype it is to_edtype or from_edtype, as JAX's."""
     refuse_text(operand)
+    if type(operand) is Token or getattr(operand, "aval", None) is abstract_token:
+        raise TypeError(f"Cannot determine dtype of {operand}")    # (JAX's dtypes.dtype's)
     old_dtype = getattr(operand, "dtype", None)
     if dtypes.is_extended(new_dtype) or dtypes.is_extended(old_dtype):
         if new_dtype == old_dtype:

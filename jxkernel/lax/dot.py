@@ -35,7 +35,7 @@ from ..transforms import batch_util as bu
 from . import _lowering as hl
 from . import shapes
 from .conversion import _convert_element_type
-from .sharding import check_explicit_only, resolved
+from .sharding import check_explicit_only, check_out_sharding_type, resolved
 
 
 class Precision(enum.Enum):
@@ -540,7 +540,9 @@ def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_t
              (_index_tuple(lhs_batch), _index_tuple(rhs_batch)))
     if preferred_element_type is not None:
         preferred_element_type = dtypes.canonicalize_user_dtype(preferred_element_type, "dot")
-    if out_sharding is None:                # jnp.matmul/einsum(..., out_sharding=)'s
+    if out_sharding is not None:
+        check_out_sharding_type(out_sharding, "dot_general")
+    else:                                   # jnp.matmul/einsum(..., out_sharding=)'s
         out_sharding = sharding_types.override_for(dot_general_p, _result_rank(lhs, rhs, dnums))
     if out_sharding is not None:            # a PartitionSpec under set_mesh, as in JAX
         out_sharding = resolved(out_sharding)

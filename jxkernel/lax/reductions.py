@@ -40,7 +40,7 @@ from ..transforms.api_util import flatten_fun
 from ..transforms.batching import vmap
 from . import _lowering as hl
 from . import shapes, slicing
-from ._rules import ANY, COMPLEX, FLOAT, INTEGRAL, NUMERIC, check_dtype
+from ._rules import ANY, COMPLEX, FLOAT, INTEGRAL, NUMERIC, check_dtype, refuse_token
 from .conversion import _convert_element_type, convert_element_type
 from .elementwise import (add, bitwise_and, bitwise_or, bitwise_xor, div, eq, exp, log, max,
                           min, mul, select, sub)
@@ -200,6 +200,7 @@ def _reduction(name, kind, check=None, keep_weak=True, prim=None):
     prim = prim or Primitive(name)
 
     def abstract(operand, *, axes, **params):
+        refuse_token(name, operand)
         if check is not None:
             check(operand)
         return ShapedArray(_reduced_shape(operand, axes), operand.dtype,
@@ -392,7 +393,17 @@ def _argminmax_numpy(np_fun, direction):
 
 numpy_rules[argmax_p] = _argminmax_numpy(np.argmax, "GT")
 numpy_rules[argmin_p] = _argminmax_numpy(np.argmin, "LT")
-abstract_eval_rules[argmax_p] = abstract_eval_rules[argmin_p] = _argminmax_abstract_eval
+
+
+def _argminmax_abstract(name):
+    def rule(operand, **params):
+        refuse_token(name, operand)
+        return _argminmax_abstract_eval(operand, **params)
+    return rule
+
+
+abstract_eval_rules[argmax_p] = _argminmax_abstract("argmax")
+abstract_eval_rules[argmin_p] = _argminmax_abstract("argmin")
 lowering_rules[argmax_p] = _argminmax_lowering("GT", hl.min_value)
 lowering_rules[argmin_p] = _argminmax_lowering("LT", hl.max_value)
 for _p in (argmax_p, argmin_p):         # integer results: zero tangents
@@ -516,6 +527,7 @@ def _cumulative(name, kind, check=None):
     check = check or _dtype_check(name)
 
     def abstract(operand, *, axis, reverse):
+        refuse_token(name, operand)
         check(operand)
         if axis < 0:
             raise ValueError("XLA operations do not allow negative axes")

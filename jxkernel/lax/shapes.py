@@ -67,7 +67,9 @@ def canonicalize_shape(shape) -> tuple:
             return tuple(map(index_or_symbolic, shape))
         traced = next((d for d in shape if isinstance(d, Tracer)), None)
         if traced is not None:      # JAX's lines on jit and the argument it depends on
-            raise shape_error(tuple(shape), traced) from None
+            # (a traced array of sizes named whole, as JAX's: JitTracer(int32[2]))
+            raise shape_error(shape if isinstance(shape, Tracer) else tuple(shape),
+                              traced) from None
         raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, "
                         f"got {shape}.") from None
 

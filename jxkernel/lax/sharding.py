@@ -205,6 +205,15 @@ def check_type_divides(shape, sharding) -> None:
                              f"{abstract!r}")
 
 
+def check_out_sharding_type(sharding, api_name: str) -> None:
+    """JAX's TypeError for an `out_sharding=` neither a NamedSharding nor a PartitionSpec (a
+    device's SingleDeviceSharding), naming the function `api_name` as JAX's does."""
+    if not isinstance(sharding, (NamedSharding, PartitionSpec)):
+        raise TypeError(f"`out_sharding` argument of {api_name} only supports instances of "
+                        f"`NamedSharding` or `PartitionSpec`. Got {sharding} of type: "
+                        f"{type(sharding)}")
+
+
 def resolved(out_sharding):
     """A NamedSharding from an out_sharding= (a PartitionSpec takes set_mesh's mesh)."""
     _avals.sharding_types_seen = True
@@ -224,10 +233,7 @@ def canonicalize_sharding(sharding, api_name: str):
     """
     if sharding is None or isinstance(sharding, NamedSharding) and sharding.mesh.empty:
         return None
-    if not isinstance(sharding, (NamedSharding, PartitionSpec)):
-        raise TypeError(f"`out_sharding` argument of {api_name} only supports instances of "
-                        f"`NamedSharding` or `PartitionSpec`. Got {sharding} of type: "
-                        f"{type(sharding)}")
+    check_out_sharding_type(sharding, api_name)
     if isinstance(sharding, PartitionSpec) and _context_mesh() is None:
         raise ValueError(f"Using PartitionSpec when you are not under a mesh context is not "
                          f"allowed. Please pass a NamedSharding instance or enter into a mesh "
@@ -448,6 +454,7 @@ def reshard(xs, out_shardings):
     P(None, 'x')
     """
     for s in tree_leaves(out_shardings, is_leaf=lambda s: isinstance(s, PartitionSpec)):
+        check_out_sharding_type(s, "reshard")
         check_explicit_only(resolve(s, "reshard"), "reshard")
     _avals.sharding_types_seen = True       # the result's type carries its sharding
     return with_sharding_constraint(xs, out_shardings, reshard_p)

@@ -20,7 +20,7 @@ from .. import lax
 from ..core import dtypes, sharding_types
 from ..core.interpreter_primitives import typed_constant
 from ..lax import conversion
-from ..lax.sharding import laid_out, resolved
+from ..lax.sharding import check_out_sharding_type, laid_out, resolved
 from . import util
 from ..transforms.jit import jit
 from ..transforms.jit_namesakes import jax_jitted
@@ -61,11 +61,12 @@ def _finish(out, dtype, weak):
         conversion._convert_element_type(out, dtype, weak)
 
 
-def _typed_as(out_sharding, product):
+def _typed_as(out_sharding, product, api_name):
     """`product()`, its result typed and laid out as `out_sharding` (a NamedSharding, or a
     PartitionSpec under set_mesh); its contractions may then have split contracted axes."""
     if out_sharding is None:
         return product()
+    check_out_sharding_type(out_sharding, api_name)
     sharding = resolved(out_sharding)
     with sharding_types.out_sharding(lax.dot_general_p, sharding):
         return laid_out(product(), sharding)
@@ -101,7 +102,8 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
     """
     if out_sharding is not None:
         return _typed_as(out_sharding, lambda: matmul(
-            a, b, precision=precision, preferred_element_type=preferred_element_type))
+            a, b, precision=precision, preferred_element_type=preferred_element_type),
+            "dot_general")     # (JAX's matmul passes it to dot_general, which names itself)
     a, b = _args("matmul", a, b)
     for i, x in enumerate((a, b)):
         if _ndim(x) < 1:
@@ -424,7 +426,7 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     if out_sharding is not None:        # traced op by op: the override must see each dot
         return _typed_as(out_sharding, lambda: _einsum(
             list(operands), contractions, precision, preferred_element_type,
-            _dot_general or lax.dot_general))
+            _dot_general or lax.dot_general), "einsum")
     return _jit_einsum(operands, contractions, precision, preferred_element_type,
                        _dot_general or lax.dot_general)
 

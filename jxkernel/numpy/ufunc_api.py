@@ -25,7 +25,7 @@ from .creation import asarray
 from .functional import vectorize
 from .index_tricks import take
 from .manipulation import append, broadcast_shapes, broadcast_to, moveaxis
-from .util import canonicalize_axis, check_arraylike
+from .util import canonicalize_axis, check_arraylike, passing_text
 from .util import where as _where
 
 __all__ = ["ufunc", "frompyfunc"]
@@ -77,12 +77,14 @@ class ufunc:
         return f"<jnp.ufunc '{self.__name__}'>"
 
     def __call__(self, *args, out=None, where=None):
+        # as JAX's, before its jit (jnp.add(object(), 1) is this check's error, not jit's);
+        # text passes here (np.isscalar's) and is refused by the jitted function
+        check_arraylike(self.__name__, *passing_text(args))
         if out is not None or where is not None:
             _refuse(out, f"out argument of {self}")
             _refuse(where, f"where argument of {self}")
-        if self.__call is not None:     # jnp's elementwise function: it checks its arguments
+        if self.__call is not None:     # jnp's elementwise function
             return self.__call(*args)
-        check_arraylike(self.__name__, *args)
         return _call_jit(self, *args)
 
     def reduce(self, a, axis=0, dtype=None, out=None, keepdims=False, initial=None,
@@ -103,10 +105,10 @@ class ufunc:
     def accumulate(self, a, axis=0, dtype=None, out=None):
         """The running results of `reduce` along `axis`."""
         self._check_binary("accumulate")
-        check_arraylike(f"{self.__name__}.accumulate", a)
         _refuse(out, f"out argument of {self.__name__}.accumulate()")
-        if self.__impls["accumulate"] is not None:
+        if self.__impls["accumulate"] is not None:     # (its check names it: cumsum)
             return _accumulate_impl(self.__impls["accumulate"], a, axis, dtype)
+        check_arraylike(f"{self.__name__}.accumulate", a)
         if axis is None or isinstance(axis, tuple):
             raise ValueError("accumulate does not allow multiple axes")
         dtype = None if dtype is None else np.dtype(dtype)
@@ -168,7 +170,7 @@ del _method, _static
 def _named_jit(name, fun, **kwargs):
     """`fun` under jit named as JAX's method (`jit[name=reduce]` in a jaxpr: JAX jits
     ufunc.reduce, accumulate and at)."""
-    fun.__name__ = fun.__qualname__ = name
+    fun.__name__, fun.__qualname__ = name, f"ufunc.{name}"     # (jit's errors: ufunc.reduce)
     return jit(fun, **kwargs)
 
 
@@ -206,9 +208,12 @@ def _out_dtype(uf, *args):
     return eval_shape(uf._func, *map(_one, args)).dtype
 
 
-@jit(static_argnums=0)
-def _call_jit(uf, *args):
+def _call_vectorized(uf, *args):
     return vectorize(uf._func)(*args)
+
+
+_call_vectorized.__qualname__ = "ufunc._call_vectorized"    # as jit's errors name JAX's
+_call_jit = jit(_call_vectorized, static_argnums=0)
 
 
 @jit(static_argnums=(0, 2, 3, 4))

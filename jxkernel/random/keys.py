@@ -647,7 +647,7 @@ def bits(key, shape=(), dtype=None, *, out_sharding=None):
 def static_shape(name: str, shape):
     """`shape` as a tuple of ints (one int is one size), as JAX's samplers read it; a traced
     size is JAX's shape TypeError, carrying the argument it depends on (the notebook's card
-    reads it). `name` is the sampler's, for the callers' symmetry with their other checks."""
-    if isinstance(shape, (int, np.integer)) or not isinstance(shape, Sequence):
-        shape = (shape,)
+    reads it). `name` is the sampler's, for the callers' symmetry with their other checks.
+    As JAX's, an array of sizes is a shape, and None or a 0-d array is refused as not
+    iterable (jxkernel takes a NumPy integer as one size, where JAX refuses it)."""
     return lax.shapes.canonicalize_shape(shape)

@@ -14,10 +14,11 @@ import functools
 
 import numpy as np
 
-from .. import lax
+from .. import lax, numpy as jnp
 from ..core import dtypes
 from ..core.avals import get_aval
 from ..core.interpreter_primitives import typed_constant
+from ..numpy.util import check_arraylike
 from ..transforms.ad_util import stop_gradient
 from ..transforms.jit import jit
 from . import key_prims, prng
@@ -30,7 +31,7 @@ UINT_DTYPES = prng.UINT_DTYPES
 def _shape(x) -> tuple:
     # a list or tuple as NumPy shapes it, as JAX's np.shape: a tracer in it is made a NumPy
     # array (randint(key, 0, 10, (3,)) under its jit: JAX's TracerArrayConversionError)
-    if isinstance(x, (list, tuple)):
+    if isinstance(x, (list, tuple)) or x is None:      # (None: JAX's randint refuses it next)
         return np.shape(x)
     return () if dtypes.is_python_scalar(x) else tuple(get_aval(x).shape)
 
@@ -247,6 +248,7 @@ def _randint_impl(key, minval, maxval, shape, dtype):
     """Two words of random bits per value, reduced modulo the span (biased unless the span is
     a power of 2, as in JAX): (hi mod span) * (2**nbits mod span) + lo mod span."""
     _check_shape("randint", shape, _shape(minval), _shape(maxval))
+    check_arraylike("randint", minval, maxval)
     minval, maxval = (lax.convert_element_type(v, dtypes.default_int_dtype())
                       if not dtypes.is_int(_dtype(v)) else v for v in (minval, maxval))
     top = _convert_and_clip_integer(_c(dtypes.iinfo(dtype).max, dtype), _dtype(maxval))
@@ -270,11 +272,7 @@ def _randint_impl(key, minval, maxval, shape, dtype):
     return _binop(lax.add, minval, lax.convert_element_type(offset, dtype))
 
 
-_randint = jit(_randint_impl, static_argnums=(3, 4))
-
-
-def _as_int32_clipped(v, lo, hi):
-    return lax.clamp(_c(lo, np.int32), lax.convert_element_type(v, np.int32), _c(hi, np.int32))
+_randint = jit(_named(_randint_impl, "_randint"), static_argnums=(3, 4))
 
 
 @takes_out_sharding
@@ -293,8 +291,9 @@ def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
     sampling = dtype
     if info.bits < 32:      # sample in 32 bits for less bias, as JAX does
         sampling = np.dtype(np.int32)
-        minval = _as_int32_clipped(minval, int(info.min), int(info.max))
-        maxval = _as_int32_clipped(maxval, int(info.min), int(info.max) + 1)
+        # (through jnp, as JAX's: a list is an array, an object or text jnp's error)
+        minval = jnp.asarray(minval).astype("int32").clip(int(info.min), int(info.max))
+        maxval = jnp.asarray(maxval).astype("int32").clip(int(info.min), int(info.max) + 1)
     out = _randint(data, minval, maxval, shape, sampling)
     return out if sampling == dtype else lax.convert_element_type(out, dtype)
 

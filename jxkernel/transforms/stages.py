@@ -29,6 +29,7 @@ from ..tree_util import equality_errors_pytreedef, keystr, tree_flatten, tree_un
 from ..xla import client as _client
 from ..xla import pipeline
 from ..xla.array import Array, is_plain
+from ..xla.layout import Format
 from ..xla.transfers import put_on_device
 from ..xla.lowering import NeedsMesh
 from . import jit_refs
@@ -683,6 +684,25 @@ class Compiled(_Stage):
             return tree_unflatten(self._entry.out_tree, self._entry.exe.out_shardings)
         return tree_unflatten(self._entry.out_tree, [self._sharding()] *
                               self._entry.out_tree.num_leaves)
+
+    @property
+    def input_formats(self):
+        """Per argument a `Format`: the layout XLA compiled the program to take it in, with
+        its sharding (Format(None, None) for one the program drops, as JAX's); a pytree
+        (args, kwargs) like `input_shardings`."""
+        params, _ = self._entry.exe.layouts()
+        shardings = tree_flatten(self.input_shardings, is_leaf=lambda s: s is None)[0]
+        kept = self._executable._kept_var_idx
+        laid = iter(params[len(params) - len(kept):])       # (the kept constants first)
+        return tree_unflatten(self.in_tree, [Format(next(laid), s) if i in kept else Format()
+                                             for i, s in enumerate(shardings)])
+
+    @property
+    def output_formats(self):
+        """Per result a `Format`: its layout as XLA compiled it, with its sharding."""
+        _, results = self._entry.exe.layouts()
+        shardings = tree_flatten(self.output_shardings)[0]
+        return tree_unflatten(self._entry.out_tree, list(map(Format, results, shardings)))
 
     def _sharding(self):
         # xla/sharding.py loads with the first mesh or sharded Array (any_sharded's sign)

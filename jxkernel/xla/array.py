@@ -72,7 +72,9 @@ class ArrayImpl:
     sharded.sharded_array, which also puts the layout's Explicit axes in the aval).
     """
     # (the compiled fast path, core/_fastpath.c, fills these four slots of the Arrays it makes)
-    __slots__ = ("_buf", "aval", "_npy", "_sharding", "__weakref__")
+    # (`__dict__`: user code may set attributes of its own, as on JAX's ArrayImpl; a copy or
+    # a result does not carry them)
+    __slots__ = ("_buf", "aval", "_npy", "_sharding", "__weakref__", "__dict__")
     __array_priority__ = 100
 
     def __init__(self, buf, aval: ShapedArray, sharding=None):

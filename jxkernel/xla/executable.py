@@ -25,6 +25,7 @@ from .client import xc
 from .compiler import CallbackError, ExecutionError
 from .deleted import DELETED, Gone, aval_of, deleted_error, donated, mark, reused_error
 from .host_values import _host_value
+from .layout import executable_layouts
 from .memory import is_out_of_memory, out_of_memory
 from .transfers import put_on_device
 
@@ -275,6 +276,12 @@ class Executable:
 
     def optimized_hlo(self) -> str:
         return self.loaded.get_hlo_text()
+
+    def layouts(self) -> tuple:
+        """(its parameters', its results') `Layout`s as XLA compiled them: the parameters
+        those it takes (`kept`), constants first."""
+        return (executable_layouts(self.loaded.get_parameter_layouts()),
+                executable_layouts(self.loaded.get_output_layouts()))
 
     def memory_stats(self):
         return self.loaded.get_compiled_memory_stats()

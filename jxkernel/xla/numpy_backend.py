@@ -29,6 +29,7 @@ from . import numpy_sharded
 from .array import Array, sharded_array
 from .compiler import Phases
 from .executable import Executable, _donated_indices, check_may_execute
+from .layout import default_layout
 from .numpy_device import NumpyBuffer, NumpyShardedBuffer, flush_subnormals, unsupported
 
 
@@ -131,6 +132,13 @@ class NumpyExecutable(Executable):
                               "JAX_PLATFORMS=cpu for XLA's; its jaxpr is what runs here")
         refuse.__name__ = what
         return refuse
+
+    def layouts(self) -> tuple:
+        """Row-major layouts, XLA's default on CPU (NumPy runs the program: no compiler
+        chose)."""
+        params = [physical_aval(v.aval) for v in (*self.jaxpr.constvars, *self.jaxpr.invars)]
+        return ([default_layout(a) for a in params],
+                [default_layout(physical_aval(a)) for a in self.out_avals])
 
     def cost_analysis(self) -> dict:
         """XLA's keys ('flops', 'bytes accessed', ...) estimated from the jaxpr that runs

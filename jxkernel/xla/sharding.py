@@ -143,6 +143,8 @@ def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None) -> Mesh
 
 
 Sharding = (SingleDeviceSharding, NamedSharding, GSPMDSharding)
+# their public home, as JAX's messages name them (`<class 'jax.sharding.NamedSharding'>`)
+SingleDeviceSharding.__module__ = NamedSharding.__module__ = "jxkernel.sharding"
 
 
 # ------------------------------------------------------------------ XLA's HloSharding

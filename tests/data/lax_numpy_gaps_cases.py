@@ -497,6 +497,23 @@ def given_tokens(jax):
         "given_token_lax_sin": lambda: lax.sin(t),
         "given_token_lax_add": lambda: lax.add(t, 1.0),
         "given_token_lax_eq_jitted": lambda: jax.jit(lambda a: lax.eq(a, a))(t),
+        "given_token_reduce_sum": lambda: lax.reduce_sum(t, axes=()),
+        "given_token_reduce_sum_jitted": lambda: jax.jit(lambda a: lax.reduce_sum(a, ()))(t),
+        "given_token_reduce_max": lambda: lax.reduce_max(t, axes=()),
+        "given_token_reduce_and": lambda: lax.reduce_and(t, axes=()),
+        "given_token_lax_cumsum": lambda: lax.cumsum(t),
+        "given_token_argmax": lambda: lax.argmax(t, 0, jnp.int32),
+        "given_token_bitcast": lambda: lax.bitcast_convert_type(t, jnp.float32),
+        "given_token_convert": lambda: lax.convert_element_type(t, jnp.float32),
+        "given_token_convert_jitted": lambda: jax.jit(
+            lambda a: lax.convert_element_type(a, jnp.float32))(t),
+        # a ufunc's accumulate with a faster function of its own: that function's check
+        "given_token_add_accumulate": lambda: jnp.add.accumulate(t),
+        "given_token_multiply_accumulate_jitted": lambda: jax.jit(jnp.multiply.accumulate)(t),
+        "given_token_maximum_accumulate": lambda: jnp.maximum.accumulate(t),
+        "object_add_accumulate": lambda: jnp.add.accumulate(object()),
+        "list_add_accumulate": lambda: jnp.add.accumulate([1, 2]),
+        "list_maximum_accumulate": lambda: jnp.maximum.accumulate([1, 2]),
         # a token result: no ShapeDtypeStruct in out_info (Traced's gives its type)
         "given_token_lowered_out_info": lambda: jax.jit(
             lambda x: (x, lax.create_token())).lower(1.0).out_info,
@@ -720,6 +737,139 @@ def _no_jax_values(jax):
     }
 
 
+def _ufunc_arguments(jax):
+    """jnp's ufuncs (jnp.add, jnp.negative, ...) check their arguments before their jit: an
+    object is the check's error, text the jit's; out= is refused after the check."""
+    jnp = jax.numpy
+    summed = jnp.frompyfunc(lambda a, b: a + b, nin=2, nout=1, identity=0)
+    return {
+        "ufunc_negative_object": lambda: jnp.negative(object()),
+        "ufunc_add_object_first": lambda: jnp.add(object(), 1),
+        "ufunc_maximum_object_second": lambda: jnp.maximum(1.0, object()),
+        "ufunc_logical_xor_object": lambda: jnp.logical_xor(True, object()),
+        "ufunc_subtract_text": lambda: jnp.subtract("a", 1),
+        "ufunc_negative_object_out": lambda: jnp.negative(object(), out=object()),
+        "ufunc_frompyfunc_object": lambda: summed(object(), 1),
+        "ufunc_frompyfunc_text": lambda: summed("a", 1),
+    }
+
+
+def _own_attributes(jax):
+    """An attribute of the user's own set on an eager Array: kept on that Array (not on a
+    result or a copy); a tracer has none."""
+    jnp = jax.numpy
+
+    def set_and_read():
+        x = jnp.ones(3)
+        x.foo = 1
+        seen = [x.foo, sorted(vars(x)), hasattr(x + 1, "foo"), hasattr(copy.copy(x), "foo"),
+                hasattr(copy.deepcopy(x), "foo")]
+        del x.foo
+        return [*seen, hasattr(x, "foo")]
+
+    def set_traced(t):
+        t.foo = 1
+        return t
+    return {"array_own_attribute": set_and_read,
+            "array_own_attribute_shape": lambda: setattr(jnp.ones(3), "shape", (3,)),
+            "array_own_attribute_jitted": lambda: jax.jit(set_traced)(jnp.ones(3))}
+
+
+def _lines(thunk):
+    """The class and lines of the exception `thunk` raises but the one naming where a tracer
+    was made (a path and a line of the library's own file)."""
+    def run():
+        try:
+            thunk()
+        except Exception as e:        # noqa: BLE001 (recording whatever is raised)
+            return [type(e).__name__, [line for line in str(e).splitlines()
+                                       if not line.startswith("The error occurred while")]]
+    return run
+
+
+def _random_arguments(jax):
+    """jax.random.randint's refusals of its bounds (a list under its jit: NumPy's conversion
+    in JAX's own code), and the samplers' shapes: an array of sizes is one, None is not."""
+    jnp, random = jax.numpy, jax.random
+    key = random.PRNGKey(0)
+    return {
+        "randint_list_minval": _lines(lambda: random.randint(key, (3,), [0, 1, 2], 10)),
+        "randint_none_maxval": lambda: random.randint(key, (3,), 0, None),
+        "randint_object_maxval_int8": lambda: random.randint(key, (3,), 0, object(), jnp.int8),
+        "randint_text_minval_int8": lambda: random.randint(key, (3,), "a", 10, jnp.int8),
+        "randint_list_minval_int8": lambda: random.randint(key, (3,), [0, 1, 2], 10, jnp.int8),
+        "normal_array_shape": lambda: random.normal(key, jnp.array([3])).shape,
+        "uniform_numpy_shape": lambda: random.uniform(key, np.array([2, 1])).shape,
+        "normal_none_shape": lambda: random.normal(key, None),
+        "bits_0d_array_shape": lambda: random.bits(key, jnp.array(3)),
+        "randint_traced_shape": _lines(lambda: jax.jit(
+            lambda s: random.randint(key, s, 0, 10))(jnp.array([3]))),
+    }
+
+
+def numpy_hint_deliberate(jax):
+    """NumPy called by the user's code on a tracer: JAX's lines, and jxkernel's hint to use
+    jnp between them (tests/jax_compat/test_lax_numpy_gaps.py)."""
+    return {"numpy_on_tracer_in_user_code": _lines(lambda: jax.jit(
+        lambda m: jax.random.randint(jax.random.PRNGKey(0), (3,), np.asarray(m), 10))(1))}
+
+
+def _compiled_formats(jax):
+    """Compiled.input_formats / output_formats: per argument and result its Format, the
+    layout XLA compiled the program for with its sharding (one device's here)."""
+    jnp = jax.numpy
+
+    def formats(compiled):
+        device = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+
+        def describe(f):
+            return [type(f).__name__, repr(f.layout), f.sharding is None or f.sharding == device]
+        return [jax.tree.map(describe, compiled.input_formats),
+                jax.tree.map(describe, compiled.output_formats)]
+
+    def several(x, y, z, w):
+        return {"a": x + 1, "b": (y.T, z, w)}
+    return {
+        "compiled_formats": lambda: formats(jax.jit(several).lower(
+            jnp.ones((2, 3)), np.ones((3, 4), np.int32), 1.0,
+            jax.ShapeDtypeStruct((2, 2), "int4")).compile()),
+        "compiled_formats_unused_argument": lambda: formats(jax.jit(
+            lambda x, y: y * 2).lower(jnp.ones(3), jnp.ones((2, 1))).compile()),
+        "compiled_formats_keyword_and_key": lambda: formats(jax.jit(
+            lambda k, *, n: (k, n)).lower(jax.random.key(0), n=jnp.ones(2)).compile()),
+        "compiled_formats_no_arguments": lambda: formats(jax.jit(lambda: 1.0).lower()
+                                                         .compile()),
+    }
+
+
+def device_sharding_refusals(jax):
+    """A device's SingleDeviceSharding given as out_sharding=: JAX's TypeError naming its
+    class by its public path (the sharding's repr, which names the device, made the same
+    on every backend). Compared with the package's name made 'jax'."""
+    jnp, lax = jax.numpy, jax.lax
+    s = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+
+    def refused(thunk):
+        def run():
+            try:
+                thunk()
+            except TypeError as e:
+                return str(e).replace(repr(s), "SHARDING")
+        return run
+    ones = jnp.ones((2, 2))
+    return {f"device_out_sharding_{name}": refused(thunk) for name, thunk in {
+        "zeros_like": lambda: jnp.zeros_like(ones, out_sharding=s),
+        "reshard": lambda: jax.sharding.reshard(ones, s),
+        "einsum": lambda: jnp.einsum("ij,jk->ik", ones, ones, out_sharding=s),
+        "dot": lambda: jnp.dot(ones, ones, out_sharding=s),
+        "matmul": lambda: jnp.matmul(ones, ones, out_sharding=s),
+        "dot_general": lambda: lax.dot_general(ones, ones, (((1,), (0,)), ((), ())),
+                                               out_sharding=s),
+        "lax_reshape": lambda: lax.reshape(ones, (4,), out_sharding=s),
+        "normal": lambda: jax.random.normal(jax.random.key(0), (2,), out_sharding=s),
+    }.items()}
+
+
 def _token_results(jax):
     """Control flow and checkpoint giving back a token, eagerly: JAX's result handlers make
     it a Token (checkpoint, a one-branch switch, a scan's carry passed through); jit's too."""
@@ -798,6 +948,8 @@ def cases(jax) -> dict:
                  _token_results, token_made_in_bodies, _dtype_named_text,
                  _jit_tracer_class_words, text_as_dtype_deliberate, given_tokens,
                  token_operator_deliberate, _array_class_words, array_class_words_deliberate,
-                 _arguments_out_of_order, _no_jax_values):
+                 _arguments_out_of_order, _no_jax_values, _ufunc_arguments,
+                 _own_attributes, _random_arguments, numpy_hint_deliberate,
+                 _compiled_formats, device_sharding_refusals):
         out.update(more(jax))
     return out

@@ -379,6 +379,13 @@ def run(jax):
         # the card's fix: the seed made a key in place
         "seed_made_key": _said(lambda: jax.random.normal(jax.random.key(0), (2,))),
         "scalar_array_made_key": _said(lambda: jax.random.normal(jax.random.key(jnp.array(0)))),
+        # a raw key unpacked into its two uint32 words, one given as a key; the card's fix
+        # (split) works; a key made of a word is key(0) for both words of PRNGKey(0)
+        "raw_key_word_as_key": _said(lambda: jax.random.normal(
+            tuple(jax.random.PRNGKey(0))[0], (2,))),
+        "raw_key_split_as_advised": _said(lambda: jax.random.normal(
+            jax.random.split(jax.random.PRNGKey(0))[0], (2,))),
+        "raw_key_words": [int(w) for w in jax.random.PRNGKey(0)],
         # .tolist() of a traced array: JAX's second line names the method
         "tolist_of_tracer": _said_lines(lambda: jax.jit(lambda x: x.tolist())(jnp.ones(2)), 2),
         # a string dtype, named as the user wrote it

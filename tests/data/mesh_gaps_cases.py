@@ -662,6 +662,15 @@ def _later_programs(jax, explicit, auto, value, text, array):
         "vmapty_constant_outside_mesh_jaxpr": (None, text(jax.vmap(lambda r: jnp.ones(2)),
                                                           placed)),
     }
+    # typeof_: jax.typeof of a value on no mesh (NumPy's, a Python scalar, one device's)
+    # under set_mesh: its type's sharding is over the empty mesh, not the mesh in context
+    for name, make in [("numpy", lambda: value), ("numpy_scalar", lambda: np.float32(2)),
+                       ("python_scalar", lambda: 2.0),
+                       ("one_device", lambda: jax.device_put(value, jax.devices()[0]))]:
+        for mesh_name, mesh in (("explicit", explicit), ("auto", auto)):
+            programs[f"typeof_{name}_{mesh_name}"] = (mesh, lambda make=make: [
+                repr(jax.typeof(make())), str(jax.typeof(make())),
+                repr(jax.typeof(make()).sharding)])
     for name, make in [("numpy", lambda: value), ("jnp", lambda: jnp.asarray(value)),
                        ("committed", lambda: jax.device_put(value, jax.devices()[0]))]:
         programs[f"unsplit_reshape_{name}"] = (None, array(

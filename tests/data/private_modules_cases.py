@@ -332,6 +332,8 @@ def error_homes(jax, checkify, checkify_private):
     out = {"homes": {k: home(v) for k, v in things.items()},
            "public_checkify": [n for n in ("JaxRuntimeError", "Error") if
                                getattr(checkify, n) is getattr(checkify_private, n)],
+           # the public module's names: its error classes stay in the private one
+           "public_checkify_names": sorted(n for n in dir(checkify) if not n.startswith("_")),
            "error_category": repr(checkify.ErrorCategory).replace(name, "jax"),
            "check_sets": {n: sorted(repr(c).replace(name, "jax") for c in getattr(checkify, n))
                           for n in ("user_checks", "float_checks", "all_checks")}}

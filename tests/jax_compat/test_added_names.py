@@ -54,7 +54,7 @@ def test_over_a_mesh_matches_jax():
 @pytest.mark.parametrize("module", ["jxkernel.transforms.serialize_executable",
                                     "jxkernel.xla.serialized", "jxkernel.lax.inspect_sharding",
                                     "jxkernel.lax.layout_constraint",
-                                    "jxkernel._jax.experimental.layout",
+                                    "jxkernel._jax.experimental.layout", "jxkernel.xla.layout",
                                     "jxkernel.transforms.call_primitive",
                                     "jxkernel._jax.extend.core", "jxkernel.core.axis_env",
                                     "jxkernel.api.sharding_rule",

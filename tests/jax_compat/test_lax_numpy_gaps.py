@@ -7,7 +7,9 @@ and gaps left at stop 68: arguments of the functions JAX jits (its jit's errors)
 core dimensions, trace's offset, unravel_index of floats, take of int8 indices, warnings of
 jnp.array per element, pmax/pmin not differentiable, token results of control flow; and stop
 70's: strings given to the reductions JAX runs under private jits, to power and the *_like
-functions, a float count to tile, argmax of complex numbers, bincount's weights.
+functions, a float count to tile, argmax of complex numbers, bincount's weights; jnp's
+ufuncs' argument check, made before their jit (jnp.negative(object())); attributes of the
+user's own set on an Array; randint's bounds and the samplers' shapes refused in JAX's words.
 Each case's value is exact (shapes, dtypes, small integers held in floats) but those computed
 in floating point (ROUNDED: their ulp bound; XLA may fuse a multiply-add)."""
 import json
@@ -19,8 +21,9 @@ import pytest
 
 import jxkernel as jax
 from jxkernel.core import deprecations
-from lax_numpy_gaps_cases import (array_class_words_deliberate, cases, given_tokens, observe,
-                                  text_as_dtype_deliberate, token_made_in_bodies,
+from lax_numpy_gaps_cases import (array_class_words_deliberate, cases,
+                                  device_sharding_refusals, given_tokens, numpy_hint_deliberate,
+                                  observe, text_as_dtype_deliberate, token_made_in_bodies,
                                   token_operator_deliberate)
 import locations  # tests/support: the repository's folders
 
@@ -72,7 +75,9 @@ _GIVEN_TOKENS = sorted(given_tokens(jax))
 @pytest.mark.parametrize("name", sorted(set(CASES) - set(_GUARDED) - set(_TOKENS_MADE_IN_BODIES)
                                         - set(_TEXT_AS_DTYPE) - set(_GIVEN_TOKENS)
                                         - set(token_operator_deliberate(jax))
-                                        - set(array_class_words_deliberate(jax))))
+                                        - set(array_class_words_deliberate(jax))
+                                        - set(numpy_hint_deliberate(jax))
+                                        - set(device_sharding_refusals(jax))))
 def test_case_matches_jax(name):
     got = json.loads(json.dumps(observe(CASES[name])))
     if name.startswith("static_") and "raised" in got:
@@ -134,6 +139,25 @@ def test_compiled_out_info_of_a_token_result_asserts_as_jaxs_and_says_why():
     assert observe(CASES["compiled_out_info_of_token"])["raised"] == [
         "AssertionError", "Compiled.out_info has no ShapeDtypeStruct for a token result "
         "(JAX asserts so); Traced.out_info gives its type"]
+
+
+def test_numpy_called_by_the_users_code_on_a_tracer_adds_the_jnp_hint():
+    # deliberate: JAX's lines, and between them jxkernel's hint, where the user's own code
+    # called NumPy (not where jxkernel's did: randint_list_minval is JAX's lines alone)
+    first, docs = REFERENCE["numpy_on_tracer_in_user_code"]["value"][1]
+    assert observe(CASES["numpy_on_tracer_in_user_code"])["value"] == [
+        "TracerArrayConversionError",
+        [first, "NumPy functions cannot run on traced values: use jxkernel.numpy instead of "
+                "numpy inside transformed functions.", docs]]
+
+
+@pytest.mark.parametrize("name", sorted(device_sharding_refusals(jax)))
+def test_a_devices_sharding_as_out_sharding_is_named_by_its_public_class(name):
+    # it was an AttributeError (no `mesh`) in reshard, dot_general, matmul and einsum, and
+    # named its class jxkernel.xla.sharding.SingleDeviceSharding where JAX's jax.sharding
+    got = observe(CASES[name])
+    got["value"] = got["value"].replace("'jxkernel.sharding.", "'jax.sharding.")
+    assert got == REFERENCE[name]
 
 
 @pytest.mark.parametrize("name", _TEXT_AS_DTYPE)

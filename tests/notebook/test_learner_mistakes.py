@@ -458,6 +458,23 @@ def test_a_seed_where_a_key_goes_is_made_a_key_in_place(shell, seed, said, made)
     assert shell.run_cell(line).success and shell.user_ns["_n"].shape == (2,)
 
 
+def test_a_raw_keys_word_given_as_a_key_is_told_to_split_not_unpack(shell):
+    # JAX: a word of PRNGKey(0) is "invalid PRNG key data" as a seed is (the seed card's
+    # key(word) would be key(0) for both words: the same draws); split works
+    assert JAX["raw_key_word_as_key"] == JAX["scalar_array_as_key"]
+    assert JAX["raw_key_split_as_advised"] is None and JAX["raw_key_words"] == [0, 0]
+    cell = "_k1, _k2 = jax.random.PRNGKey(0)\n_n = jax.random.normal(_k1, (2,))"
+    text, card = shown(shell, cell)
+    assert card["kind"] == "raw-key-unpacked"
+    assert card["message"] == JAX["raw_key_word_as_key"]["first_line"]
+    line = card["rewrite"].split("    #")[0]
+    assert line == "_k1, _k2 = jax.random.split(jax.random.PRNGKey(0))", card["rewrite"]
+    assert shell.run_cell(cell.replace(cell.splitlines()[0], line)).success
+    assert shell.user_ns["_n"].shape == (2,)
+    # a uint32 seed bound otherwise is a seed (its card)
+    seed_cell = "_s = jnp.uint32(3)\n_n = jax.random.normal(_s, (2,))"
+    assert shown(shell, seed_cell)[1]["kind"] == "seed-as-key"
+
 
 def test_a_loop_on_a_traced_bound_becomes_a_lax_loop_that_runs(shell):
     # JAX: fori_loop takes traced bounds, while_loop a traced condition (the values recorded)

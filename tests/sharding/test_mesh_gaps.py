@@ -191,6 +191,11 @@ def test_every_out_sharding_of_jnp_and_lax_is_jaxs(runs):
 
 
 @pytest.mark.xla_only("CPU platform")       # AbstractMesh(..., platform=cpu), CpuDevice
+def test_the_type_of_a_value_on_no_mesh_has_the_empty_mesh_under_set_mesh(runs):
+    # it had the mesh in context (set_mesh's) where JAX's has none
+    _check(runs, "typeof_")
+
+
 def test_gap_texts_naming_the_platform_are_jaxs(runs):
     for prefix in ("assign_", "outsh_", "unused_", "vmapty_", "unsplit_"):
         _check(runs, prefix, naming_platform=True)

@@ -6,8 +6,9 @@ division by zero, out-of-bounds indexing); see jxkernel/api/checkify.py.
     >>> err.get()
     'too big: 5 (`check` failed)'
 """
-from .._src.checkify import (DivisionByZeroError, Error, ErrorCategory,  # noqa: F401
-                             FailedCheckError, JaxException, JaxRuntimeError, NaNError,
-                             OOBError, all_checks, automatic_checks, check, check_error,
-                             checkify, debug_check, div_checks, float_checks, index_checks,
-                             init_error, nan_checks, user_checks)
+# JAX's public names only: the error classes (FailedCheckError, OOBError, ...) live in
+# jxkernel._src.checkify, as JAX's in jax._src.checkify
+from .._src.checkify import (Error, ErrorCategory, JaxRuntimeError,  # noqa: F401
+                             all_checks, automatic_checks, check, check_error, checkify,
+                             debug_check, div_checks, float_checks, index_checks, init_error,
+                             nan_checks, user_checks)

@@ -52,7 +52,8 @@ list-index (TypeError: an array indexed by a Python list, `x[[0, 2]]`), truth-va
 (ValueError: an array of several booleans where Python needs one, `if x > 0:` of a vector,
 `max(v, 0.0)`), random-arguments (TypeError: a jax.random function called with NumPy's
 arguments, size=, low=/high=, loc=/scale=, randint(key, 0, 10) without its shape),
-key-unpack (TypeError: `k1, k2 = key`, a key iterated), numpy-random (AttributeError:
+key-unpack (TypeError: `k1, k2 = key`, a key iterated), raw-key-unpacked (TypeError: a word
+of a raw key, `k1, k2 = PRNGKey(0)`, given as a key), numpy-random (AttributeError:
 `jnp.random.normal(size=3)`, NumPy's random module asked of jax.numpy).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
@@ -113,9 +114,10 @@ from .joins import _is_join_ranks, _join_ranks_card
 from .list_arguments import (_is_list_argument, _is_list_index, _is_list_operand,
                              _list_argument_card, _list_index_card, _list_operand_card)
 from .loop_conditions import _is_while_per_element, _while_per_element_card
-from .keys import (_is_key_unpacked, _is_numpy_random, _is_numpy_random_module, _is_seed_as_key,
-                   _key_reuse_card, _key_unpack_card, _numpy_random_card,
-                   _numpy_random_module_card, _seed_card)
+from .keys import (_is_key_unpacked, _is_numpy_random, _is_numpy_random_module,
+                   _is_raw_key_word, _is_seed_as_key, _key_reuse_card, _key_unpack_card,
+                   _numpy_random_card, _numpy_random_module_card, _raw_key_word_card,
+                   _seed_card)
 from .methods import _is_method_self, _method_card
 from .operand_dtypes import (_float_index_card, _float_shape_card, _fori_bounds_card,
                              _int_power_card, _is_float_index, _is_float_shape,
@@ -184,6 +186,7 @@ _CARDS = [
     (_is_method_self, _method_card),
     (_is_not_an_array, _not_an_array_card),     # after the method's self
     (_is_traced_slice, _slice_card),
+    (_is_raw_key_word, _raw_key_word_card),     # before the seed's: the same words
     (_is_seed_as_key, _seed_card),
     (_is_int_grad_input, _int_grad_card),
     (_is_scalar_output, _scalar_output_card),

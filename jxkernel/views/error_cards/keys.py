@@ -1,14 +1,16 @@
 """Cards for jax.random: a seed passed where a key goes, one key used twice
-(jax_debug_key_reuse), a key unpacked as if it were two (`k1, k2 = key`), NumPy's random
+(jax_debug_key_reuse), a key unpacked as if it were two (`k1, k2 = key`; a raw key's two
+uint32 words, `k1, k2 = PRNGKey(0)`, then given as keys), NumPy's random
 module asked of jax.numpy (`jnp.random.normal(size=3)`), and NumPy's arguments given to
 jax.random's functions (size=, low=, loc=, randint(0, 10) without a shape)."""
 from __future__ import annotations
 
 import ast
+import linecache
 import re
 
 from .card import ErrorCard, _DOCS
-from .reading import _user_lines
+from .reading import _user_frame, _user_lines
 from .rewrites import _parse_line, _replaced
 
 
@@ -157,18 +159,26 @@ def _is_key_unpacked(e) -> bool:
     return isinstance(e, TypeError) and str(e) == "iteration over a 0-d key array"
 
 
+def _unpackings(tree) -> list:
+    """The statements of `tree` unpacking one value into names (`k1, k2 = key`)."""
+    return [node for node in ast.walk(tree) if isinstance(node, ast.Assign) and
+            len(node.targets) == 1 and isinstance(node.targets[0], (ast.Tuple, ast.List)) and
+            all(isinstance(t, ast.Name) for t in node.targets[0].elts)]
+
+
+def _split_rewrite(node) -> str:
+    """`k1, k2 = value` as `k1, k2 = jax.random.split(value)`: as many new keys as names."""
+    count = len(node.targets[0].elts)
+    split = f"jax.random.split({ast.unparse(node.value)}" + \
+        ("" if count == 2 else f", {count}") + ")"
+    names = ", ".join(ast.unparse(t) for t in node.targets[0].elts)
+    return f"{names} = {split}    # {count} new keys, each for one use"
+
+
 def _key_unpack_card(exc, where, called_from) -> ErrorCard:
     tree = _parse_line(where)
-    rewrite = ""
-    for node in ast.walk(tree) if tree is not None else ():    # `k1, k2 = key`
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
-                isinstance(node.targets[0], (ast.Tuple, ast.List)) and \
-                not any(isinstance(t, ast.Starred) for t in node.targets[0].elts):
-            count = len(node.targets[0].elts)
-            split = f"jax.random.split({ast.unparse(node.value)}" + \
-                ("" if count == 2 else f", {count}") + ")"
-            names = ", ".join(ast.unparse(t) for t in node.targets[0].elts)
-            rewrite = f"{names} = {split}    # {count} new keys, each for one use"
+    found = _unpackings(tree) if tree is not None else []
+    rewrite = _split_rewrite(found[-1]) if found else ""
     return ErrorCard(
         "key-unpack", "A key is one value: it does not unpack into keys",
         why=("jax.random.key(seed) is one key (an array of shape ()), not a pair; new keys "
@@ -274,3 +284,47 @@ def _jax_random_call(name, call):
         return f"jax.random.choice({_KEY}, {given['a']}, {shape}{extra})" if "a" in given \
             else None
     return f"jax.random.permutation({_KEY}, {given['x']})" if "x" in given else None
+
+
+# ------------------------------------------------------------------ a raw key's words as keys
+def _raw_key_unpacking(exc):
+    """Where a key given to jax.random is a word of a raw key (a 0-d uint32 the user's code
+    bound by unpacking, `k1, k2 = jax.random.PRNGKey(0)`, in the failing line's file or
+    cell): that unpacking statement; None where it cannot be told (a seed: the seed card)."""
+    if not _is_seed_as_key(exc):
+        return None
+    frame, (where, _) = _user_frame(exc), _user_lines(exc)
+    tree = _parse_line(where) if where is not None else None
+    if frame is None or tree is None:
+        return None
+    calls = [c for c in ast.walk(tree) if isinstance(c, ast.Call) and c.args and
+             ast.unparse(c.func).rpartition(".")[0].endswith("random")]
+    if not calls or not isinstance(calls[0].args[0], ast.Name):
+        return None
+    name = calls[0].args[0].id
+    value = frame.f_locals.get(name, frame.f_globals.get(name))
+    if getattr(value, "shape", None) != () or str(getattr(value, "dtype", "")) != "uint32":
+        return None
+    try:
+        source = ast.parse("".join(linecache.getlines(where["_path"])))
+    except SyntaxError:
+        return None
+    bound = [node for node in _unpackings(source)
+             if name in (t.id for t in node.targets[0].elts) and node.lineno < where["line"]]
+    return bound[-1] if bound else None
+
+
+def _is_raw_key_word(e) -> bool:
+    return _raw_key_unpacking(e) is not None
+
+
+def _raw_key_word_card(exc, where, called_from) -> ErrorCard:
+    return ErrorCard(
+        "raw-key-unpacked", "A raw key was unpacked into its two words, not split into keys",
+        why=("jax.random.PRNGKey(seed) is one raw key: a uint32 array of shape (2,). "
+             "Unpacking it (k1, k2 = key) gives its two uint32 words, numbers that are no "
+             "key; a key made from one of them would repeat another's draws."),
+        fix=("Split the key for new keys: k1, k2 = jax.random.split(key), and use each new "
+             "key once."),
+        rewrite=_split_rewrite(_raw_key_unpacking(exc)),
+        docs="https://docs.jax.dev/en/latest/random-numbers.html")

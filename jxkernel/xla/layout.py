@@ -1,0 +1,113 @@
+"""How an array lies in memory, as JAX's jax.experimental.layout: `Layout` (its dimensions
+from major to minor, a tiling, a sub-byte element size) and `Format`, a layout with the
+sharding it goes with; `Compiled.input_formats` and `output_formats` give them as XLA compiled
+the program (`executable_layouts`). Public as jxkernel.experimental.layout.
+
+    >>> Layout((1, 0))
+    Layout(major_to_minor=(1, 0), tiling=None, sub_byte_element_size_in_bits=0)
+"""
+from __future__ import annotations
+
+from .sharding import Sharding
+
+# what Format takes as a sharding: api/sharding.py makes it jax.sharding.Sharding when it loads
+# (its abstract class: a user's subclass too)
+sharding_types: tuple = Sharding
+
+
+class _AutoLayout:
+    """The layout left to the compiler."""
+
+    def __repr__(self):
+        return "AUTO"
+
+
+AutoLayout = _AutoLayout()
+
+
+class Layout:
+    """Dimensions from major to minor (row-major: 0, 1, ..., n-1), an optional tiling, and the
+    element size in bits of sub-byte types (0: the dtype's own)."""
+    AUTO = AutoLayout
+
+    def __init__(self, major_to_minor, tiling=None, sub_byte_element_size_in_bits: int = 0):
+        self.major_to_minor = tuple(major_to_minor)
+        self.tiling = None if tiling is None else tuple(tuple(t) for t in tiling)
+        self.sub_byte_element_size_in_bits = sub_byte_element_size_in_bits
+
+    def _key(self):
+        return self.major_to_minor, self.tiling, self.sub_byte_element_size_in_bits
+
+    def __repr__(self):
+        return (f"Layout(major_to_minor={self.major_to_minor}, tiling={self.tiling}, "
+                f"sub_byte_element_size_in_bits={self.sub_byte_element_size_in_bits})")
+
+    def __eq__(self, other):
+        return isinstance(other, Layout) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def update(self, **changes) -> "Layout":
+        fields = dict(zip(("major_to_minor", "tiling", "sub_byte_element_size_in_bits"),
+                          self._key()))
+        fields.update(changes)
+        return Layout(**fields)
+
+    def check_compatible_aval(self, aval_shape) -> None:
+        if len(self.major_to_minor) != len(aval_shape):      # (JAX's words)
+            raise ValueError(f"Length of major_to_minor and the rank of the value should "
+                             f"match. Got major_to_minor={self.major_to_minor} and "
+                             f"shape={tuple(aval_shape)}")
+
+
+class Format:
+    """A layout (a `Layout`, `Layout.AUTO` or None) and a sharding (a Sharding or None)."""
+    __slots__ = ("layout", "sharding")
+
+    def __init__(self, layout=None, sharding=None):
+        if not isinstance(layout, (Layout, _AutoLayout, type(None))):
+            raise TypeError(f"Format: layout must be None, Layout.AUTO or a Layout, got "
+                            f"{layout!r} of type {type(layout).__name__}")
+        if isinstance(layout, Layout) and sharding is None:
+            raise ValueError(f"Format: a concrete layout {layout} needs a concrete sharding: "
+                             f"pass a NamedSharding or SingleDeviceSharding as sharding.")
+        if sharding is not None and not isinstance(sharding, sharding_types):
+            raise TypeError(f"Format: sharding must be None or a jax.sharding.Sharding, got "
+                            f"{sharding!r} of type {type(sharding).__name__}")
+        self.layout, self.sharding = layout, sharding
+
+    def __repr__(self):
+        return f"Format(layout={self.layout}, sharding={self.sharding})"
+
+    def __eq__(self, other):
+        return isinstance(other, Format) and (self.layout, self.sharding) == \
+            (other.layout, other.sharding)
+
+    def __hash__(self):
+        return hash((self.layout, self.sharding))
+
+
+def executable_layouts(layouts) -> list:
+    """jaxlib's PjRtLayouts of a compiled program's parameters or results as `Layout`s (XLA's
+    minor-to-major order reversed, as JAX's Layout.from_pjrt_layout)."""
+    out = []
+    for pjrt in layouts:
+        xla = pjrt._xla_layout()
+        out.append(Layout(tuple(xla.minor_to_major())[::-1], xla.tiling(),
+                          xla.element_size_in_bits()))
+    return out
+
+
+# XLA's element size of the types narrower than a byte (0 for the others: the dtype's own)
+_SUB_BYTE_BITS = {"int2": 2, "uint2": 2, "int4": 4, "uint4": 4, "float4_e2m1fn": 4}
+
+
+def default_layout(aval) -> Layout:
+    """XLA's default layout of an array of this (physical) type: row-major, untiled.
+
+    >>> default_layout(jax.ShapeDtypeStruct((2, 3), "int4"))
+    Layout(major_to_minor=(0, 1), tiling=(), sub_byte_element_size_in_bits=4)
+    """
+    return Layout(tuple(range(len(aval.shape))), (),
+                  _SUB_BYTE_BITS.get(getattr(aval.dtype, "name", ""), 0))
