@@ -21,6 +21,8 @@ def cell(outcome) -> str:
     if not outcome:
         return "not run"
     text = " / ".join(str(outcome.get(k, 0)) for k in ("passed", "failed", "error", "skipped"))
+    if outcome.get("note"):                # an earlier run's row, kept with what it said
+        return text + outcome["note"]
     if outcome.get("collect_errors"):
         text += f" ({len(outcome['collect_errors'])} collection errors)"
     if outcome["status"] != "finished":
@@ -62,8 +64,10 @@ def _stamp(results) -> str:
             f"JAX_NUM_GENERATED_CASES={', '.join(map(str, cases))}.")
 
 
-_ROW = re.compile(r"^\| `tests/(\S+)` \| (\d+) / (\d+) / (\d+) / (\d+) \| (\d+) / (\d+) / (\d+) / "
-                  r"(\d+) \| (\d*) \|$", re.M)
+# a row's cells: four counts, then what cell() added after them (a collection error, a file
+# cut at its timeout or crashed: "(crashed (exit -9) after 3702 s)"), kept as the row's note
+_COUNTS = r"(\d+) / (\d+) / (\d+) / (\d+)((?: \(.*?\))?)"
+_ROW = re.compile(rf"^\| `tests/(\S+)` \| {_COUNTS} \| {_COUNTS} \| (\d*) \|$", re.M)
 
 
 def earlier_rows(text) -> tuple:
@@ -73,15 +77,19 @@ def earlier_rows(text) -> tuple:
     >>> stamp, rows = earlier_rows("Run X.\\n| `tests/a.py` | 5 / 0 / 0 / 1 | 4 / 1 / 0 / 1 | 1 |")
     >>> stamp, rows["jxkernel"]["a.py"]["failed"], rows["jxkernel"]["a.py"]["gap"]
     ('Run X.', 1, 1)
+    >>> _, rows = earlier_rows("| `tests/b.py` | 3 / 0 / 0 / 1 (crashed (exit -9) after 9 s)"
+    ...                        " | 3 / 0 / 0 / 1 | 0 |")
+    >>> cell(rows["jax"]["b.py"]), cell(rows["jxkernel"]["b.py"])
+    ('3 / 0 / 0 / 1 (crashed (exit -9) after 9 s)', '3 / 0 / 0 / 1')
     """
     block = text.split(START, 1)[-1].split(END, 1)[0]
     stamp = next((line for line in block.splitlines() if line.startswith("Run ")), "")
     rows: dict = {"jax": {}, "jxkernel": {}}
     for file, *counts, gap in _ROW.findall(block):
-        for side, four in (("jax", counts[:4]), ("jxkernel", counts[4:])):
+        for side, (*four, note) in (("jax", counts[:5]), ("jxkernel", counts[5:])):
             rows[side][file] = {**dict(zip(("passed", "failed", "error", "skipped"),
                                            map(int, four))),
-                                "status": "finished", "earlier": True,
+                                "status": "finished", "earlier": True, "note": note,
                                 "gap": int(gap) if gap else ""}
     return stamp, rows
 

@@ -560,7 +560,9 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_shardin
     """
     # text passes, as JAX's check passes it: `a` is read as a dtype's name where no `dtype` is
     # given, then the conversion of `fill_value` refuses text (_filled_like)
-    util.check_arraylike("full_like", *util.passing_text((a, fill_value)))
+    # a duck-typed `a` (a ShapeDtypeStruct: its shape and dtype) is not checked, as in JAX
+    duck = hasattr(a, "dtype") and hasattr(a, "shape")
+    util.check_arraylike("full_like", *util.passing_text((0 if duck else a, fill_value)))
     return _like("full_like", a, fill_value, dtype, shape, device, out_sharding)
 
 

@@ -161,3 +161,17 @@ def test_text_is_refused_in_jax_words(value, first, dtype):
             make(value)
         assert str(e.value) == (f"Value '{first}' with dtype {dtype} is not a valid JAX array "
                                 f"type. Only arrays of numeric types are supported by JAX.")
+
+
+def test_like_functions_take_a_duck_typed_prototype():
+    # JAX 0.10.2 (its lax_numpy_test's testDuckTypedLike, run against jxkernel by
+    # conformance.jax_tests): *_like read a ShapeDtypeStruct's shape and dtype, and full_like
+    # checks only its fill value ("... got <class 'object'> at position 1.")
+    proto = jax.ShapeDtypeStruct((2, 3), jnp.int8)
+    for like in (jnp.zeros_like, jnp.ones_like, jnp.empty_like):
+        assert (like(proto).shape, like(proto).dtype) == ((2, 3), jnp.int8)
+    filled = jnp.full_like(proto, 3)
+    assert filled.dtype == jnp.int8 and np.array_equal(filled, np.full((2, 3), 3))
+    with pytest.raises(TypeError, match=r"full_like requires ndarray or scalar arguments, got "
+                                        r"<class 'object'> at position 1\.$"):
+        jnp.full_like(proto, object())
