@@ -229,16 +229,26 @@ def user_stacklevel() -> int:
     return level if frame is not None else 1
 
 
-def function_source_info(fun) -> SourceInfo | None:
-    """Where a Python function was defined: through partials and every wrapper (a hessian is
-    jacfwd's wrapper of jacrev's of the user's function), as JAX's fun_sourceinfo."""
+def innermost_function(fun):
+    """What `fun` calls in the end: through partials and every wrapper's __wrapped__, as JAX's
+    fun_sourceinfo looks through them.
+
+        >>> def f(x): return x
+        >>> innermost_function(functools.partial(functools.wraps(f)(lambda x: f(x)))) is f
+        True
+    """
     while isinstance(fun, functools.partial):
         fun = fun.func
     try:
-        fun = inspect.unwrap(fun)
+        return inspect.unwrap(fun)
     except ValueError:                  # a cycle of __wrapped__: the outermost is all we know
-        pass
-    code = getattr(fun, "__code__", None)
+        return fun
+
+
+def function_source_info(fun) -> SourceInfo | None:
+    """Where a Python function was defined: through partials and every wrapper (a hessian is
+    jacfwd's wrapper of jacrev's of the user's function), as JAX's fun_sourceinfo."""
+    code = getattr(innermost_function(fun), "__code__", None)
     if code is None:
         return None
     return SourceInfo(code.co_filename, code.co_firstlineno, code.co_name)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import collections
 import functools
-import inspect
 import re
 import types
 import weakref
@@ -23,6 +22,7 @@ import weakref
 import numpy as np
 
 from ..core.config import _USER_CONTEXTS
+from ..core.source_info import innermost_function
 from .signature_changes.closed_over import _COMPARE_MAX, _Large
 
 
@@ -91,12 +91,7 @@ def name_without_source(fun) -> str | None:
         >>> name_without_source(lambda x: x) is None
         True
     """
-    while isinstance(fun, functools.partial):
-        fun = fun.func
-    try:
-        fun = inspect.unwrap(fun)
-    except ValueError:                  # a cycle of __wrapped__: the outermost is all we know
-        pass
+    fun = innermost_function(fun)
     if getattr(fun, "__code__", None) is not None:
         return None
     try:
