@@ -799,6 +799,10 @@ CARD_REWRITES = {
                           "lax.scan(lambda c, v: (c + v, c), 0.0, x)"),
     "scan_xs_lengths": ("lax.scan(lambda c, ab: (c + ab[0] * ab[1], c), 0.0, (x, m))",
                         "lax.scan(lambda c, ab: (c + ab[0] * ab[1], c), 0.0, (x[:3], m[:3]))"),
+    # xs[0] the longer: JAX's message lists the lengths in xs's order ("6, 3"), as the title
+    "scan_xs_lengths_longer_first": ("lax.scan(lambda c, ab: (c + ab[0] * ab[1], c), 0.0, (m, x))",
+                                     "lax.scan(lambda c, ab: (c + ab[0] * ab[1], c), 0.0, "
+                                     "(m[:3], x[:3]))"),
     "scan_map_lengths": ("lax.map(lambda ab: ab[0] * ab[1], [x, m])",
                          "lax.map(lambda ab: ab[0] * ab[1], [x[:3], m[:3]])"),
     "ragged_rows": ("jnp.array([[1, 2], [3]])", "jnp.array([[1, 2], [3, 0]])"),

@@ -983,6 +983,16 @@ def test_a_scan_card_lists_each_xs_leaf_with_its_length(shell):
         error_cards.render_text(error_cards.ErrorCard(**{k: card[k] for k in _CARD_FIELDS}))
 
 
+@pytest.mark.parametrize("case", ["scan_xs_lengths", "scan_xs_lengths_longer_first"])
+def test_a_scan_cards_title_gives_the_lengths_in_jaxs_order(shell, case):
+    """xs[0]'s length first, as JAX's message (and the card's table) give them, not sorted."""
+    assert shell.run_cell("from jxkernel import lax\n" + CARD_SETUP).success
+    text, card = shown(shell, f"_y = {CARD_REWRITES[case][0]}")
+    sizes = JAX[f"card_{case}"]["first_line"].split(": ")[1].rstrip(".").split(", ")
+    assert card["title"] == f"scan's xs have different lengths ({' and '.join(sizes)})"
+    assert [a["size"] for a in card["origin"]["arguments"]] == [int(s) for s in sizes]
+
+
 _CARD_FIELDS = ("kind", "title", "why", "fix", "rewrite", "where", "called_from", "origin",
                 "docs", "error", "message")
 

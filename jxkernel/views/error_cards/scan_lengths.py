@@ -45,7 +45,8 @@ def _scan_lengths_card(exc, where, called_from) -> ErrorCard:
                      "carry, ys = lax.scan(f, init, xs)    # no length=: xs says it"),
             origin=origin, docs=docs)
     shortest = min(size for _, size, _ in leaves)
-    sizes = sorted({size for _, size, _ in leaves})
+    # in xs's order, each once: JAX's message lists the leaves' sizes in that order ("6, 3")
+    sizes = list(dict.fromkeys(size for _, size, _ in leaves))
     rewrite = _trimmed(tree, call, len(leaves), shortest)
     return ErrorCard(
         "scan-lengths", f"scan's xs have different lengths "
