@@ -114,6 +114,8 @@ class CompileEvent:
     # a jitted callable object's (jax.jit(Model())): where its class's __call__ was defined
     # ("file:line"); its `source` is None, as JAX knows no file of it (its log: "<unknown>")
     call_source: str | None = None
+    # and its class's name ("Model"): JAX names the jit itself "<unnamed function>"
+    call_class: str | None = None
 
     def __post_init__(self):
         if self.origin is None:

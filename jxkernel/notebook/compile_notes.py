@@ -111,7 +111,8 @@ def _named(event) -> str:
     name is its class's: the class itself was not jitted)."""
     if not event.call_source:
         return event.function
-    return f"{'an' if event.function[:1].lower() in 'aeiou' else 'a'} {event.function} object"
+    kind = event.call_class      # JAX names the jit "<unnamed function>": the class here
+    return f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind} object"
 
 
 def _title(event) -> str:

@@ -231,11 +231,12 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True) -> CompileEv
     if _record.logged():    # a tool's compile (a workshop check's) is not the user's: the
         _remember(miss, new)  # explanations name only what the log shows
     jitted = miss.jitted
-    source = _source_of(jitted)
+    source, call_source = _source_of(jitted), call_source_of(jitted)
     event = CompileEvent(jitted._name, source, _named_signature(named, static_named), reason,
                          phases, backend, key=jitted, changes=changes,
                          origin=_record.origin_of(source, jitted._by_user), miss=traced,
-                         call_source=call_source_of(jitted))
+                         call_source=call_source, call_class=None if call_source is None
+                         else type(_user_function(jitted._fun)).__name__)
     if traced and event.origin == _record.USER and _record.logged():
         outside_values.traced(_user_function(jitted._fun), event)  # what it read from outside
     return event

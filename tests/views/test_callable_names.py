@@ -1,0 +1,27 @@
+"""The name of a jitted callable that is not a plain function (an object with __call__, a
+partial, a bound method, a builtin) in each place JAX 0.10.2 writes it: the
+jax_explain_cache_misses log ("<unknown>" for an object), the compile log, the jaxpr and the
+lowered module ("<unnamed function>", api_util.fun_name's default), the jit's __name__.
+Recorded by reference/make_callable_names_reference.py in callable_names_reference.json."""
+import json
+import os
+
+import pytest
+
+import jxkernel
+from callable_names_cases import CASES, run   # tests/data
+import locations  # tests/support: the repository's folders
+
+with open(os.path.join(locations.DATA, "callable_names_reference.json")) as f:
+    JAX = json.load(f)["cases"]
+
+
+@pytest.fixture(scope="module")
+def ours():
+    return run(jxkernel)
+
+
+@pytest.mark.xla_only("XLA text")     # the lowered module's name
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_jitted_callable_is_named_as_jax_names_it(ours, case):
+    assert ours[case] == JAX[case]
