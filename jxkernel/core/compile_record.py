@@ -116,6 +116,9 @@ class CompileEvent:
     call_source: str | None = None
     # and its class's name ("Model"): JAX names the jit itself "<unnamed function>"
     call_class: str | None = None
+    # a first call at a call site where a function never seen before was traced already: JAX's
+    # "but seen another function defined on the same line; maybe ... re-defined repeatedly?"
+    same_site: bool = False
 
     def __post_init__(self):
         if self.origin is None:
@@ -279,8 +282,27 @@ def _phase_lines(event: CompileEvent) -> list:
     return lines
 
 
-# call sites a trace's miss was logged at (JAX's partial_eval.callsites_with_tracing_cache_miss)
+# call sites a never-seen function was traced at (JAX's
+# partial_eval.callsites_with_tracing_cache_miss), "file:line:column (qualname)" as JAX writes
 _miss_sites: set = set()
+
+
+def seen_miss_site(call_site: str) -> bool:
+    """Whether a function never seen before was traced at `call_site` already (JAX's hint that
+    the function may be re-defined repeatedly); the site is remembered for later calls.
+
+        >>> seen_miss_site("<cell>:3:4 (<module>)"), seen_miss_site("<cell>:3:4 (<module>)")
+        (False, True)
+    """
+    with _lock:
+        seen = call_site in _miss_sites
+        _miss_sites.add(call_site)
+    return seen
+
+
+# JAX's words for a never-seen function traced where another was (partial_eval.explain)
+SAME_SITE_HINT = ["  but seen another function defined on the same line; maybe the function is",
+                  "  being re-defined repeatedly, preventing caching?"]
 
 
 def log_trace_miss(function: str, source: str, call_site: str, difference: str = "") -> None:
@@ -302,10 +324,8 @@ def log_trace_miss(function: str, source: str, call_site: str, difference: str =
                   f"  {difference}"]
     else:
         lines += ["  never seen function:", f"    {function} defined at {source}"]
-        if call_site in _miss_sites:
-            lines += ["  but seen another function defined on the same line; maybe the "
-                      "function is", "  being re-defined repeatedly, preventing caching?"]
-        _miss_sites.add(call_site)
+        if seen_miss_site(call_site):
+            lines += SAME_SITE_HINT
     _logger.warning("\n".join(lines))
 
 

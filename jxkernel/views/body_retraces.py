@@ -24,7 +24,7 @@ from ..core.compile_record import CompileEvent, record, signature_text
 from ..core.config import _TRACE_OPTIONS, config
 from ..core.partial_eval import PartialEvalTrace
 from ..core.staging import JaxprTrace
-from ..core.source_info import is_user_filename
+from ..core.source_info import is_user_filename, user_source_info
 from ..core.trace import _ctx
 from ..transforms.api_util import body_arg_names
 from ..xla import client as _client
@@ -35,7 +35,7 @@ from .signature_changes.change import Change, Signature
 from .signature_changes.compare import explain_changes
 from .signature_changes.nearest import change_distance, jax_order
 from .traced_functions import (_PER_FUNCTION, _lineage, _lineage_in, _named_signature,
-                               _user_contexts, _user_function, _weak)
+                               _user_contexts, _user_function, _weak, miss_site)
 
 
 # ------------------------------------------------------------------ control-flow bodies
@@ -143,6 +143,14 @@ def body_traced(fun, in_tree, in_avals, what: str, source, promoted: bool = Fals
         reason = "; ".join(map(str, changes))
     else:
         reason = "first call"
+    site, same_site = None, False
+    if reason == "first call" and _record.logged():
+        # as a jit's (recompile_explainer.compiled): JAX says a body is re-defined only at a
+        # call site that traced another function before
+        site = user_source_info()
+        same_site = site is not None and _record.seen_miss_site(miss_site(site))
+        if not same_site:
+            changes = tuple(c for c in changes if c.kind != "fresh_body")
     seen.append((what, new))
     del seen[:-_PER_FUNCTION]
     lineage = _body_lineage(user)
@@ -152,7 +160,7 @@ def body_traced(fun, in_tree, in_avals, what: str, source, promoted: bool = Fals
     event = CompileEvent(name, f"{source.file}:{source.line}", _body_signature(named),
                          reason, Phases(), _client.platform_of(_client.default_device()),
                          key=fun, changes=changes, origin=_record.USER,
-                         inlined_into=_body_inside(api))
+                         inlined_into=_body_inside(api), call_site=site, same_site=same_site)
     record(event)
     outside_values.traced(_user_function(user), event)      # what it read from outside
 

@@ -53,7 +53,7 @@ from .body_retraces import body_traced  # noqa: F401  (compile_record calls it: 
 from .traced_functions import (_CONSTS_KEPT, _PER_FUNCTION, _instance_call, _lineage,
                                _named_consts, _named_signature, _source_of,
                                _user_contexts, _user_function, _weak, call_source_of,
-                               name_without_source)
+                               miss_site, name_without_source)
 from . import outside_values
 
 
@@ -232,9 +232,18 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True) -> CompileEv
         _remember(miss, new)  # explanations name only what the log shows
     jitted = miss.jitted
     source, call_source = _source_of(jitted), call_source_of(jitted)
+    origin = _record.origin_of(source, jitted._by_user)
+    site, same_site = None, False
+    if traced and reason == "first call" and origin == _record.USER and _record.logged():
+        # JAX says a function is re-defined only at a call site that traced another before,
+        # so a new object of jitted code is told there only (not jit(partial(g, k)) once)
+        site = user_source_info()
+        same_site = site is not None and _record.seen_miss_site(miss_site(site))
+        if not same_site:
+            changes = tuple(c for c in changes if c.kind != "fresh_jit")
     event = CompileEvent(jitted._name, source, _named_signature(named, static_named), reason,
-                         phases, backend, key=jitted, changes=changes,
-                         origin=_record.origin_of(source, jitted._by_user), miss=traced,
+                         phases, backend, key=jitted, changes=changes, origin=origin,
+                         miss=traced, call_site=site, same_site=same_site,
                          call_source=call_source, call_class=None if call_source is None
                          else type(_user_function(jitted._fun)).__name__)
     if traced and event.origin == _record.USER and _record.logged():
@@ -383,11 +392,12 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
     fresh = [c for c in event.changes if c.kind in ("fresh_jit", "fresh_body")]
     if event.reason == "first call":            # as JAX: a function object not traced before
         lines += ["  never seen function:", f"    {function}{defined}"]
-        if fresh:       # JAX guesses this from the call site; here the code is the same
+        if event.same_site or fresh:        # JAX's guess from the call site, in its words
+            lines += _record.SAME_SITE_HINT
+        if fresh:                           # and what jxkernel knows: the code is the same
             done = "compiled" if fresh[0].kind == "fresh_jit" else "traced"
-            lines += [f"  but seen another function defined on the same line, of the same "
-                      f"code, {done} before ({fresh[0].old}): the function is being "
-                      "re-defined, preventing caching", explanation_text(fresh)]
+            lines += [f"  (it is: a new object of the same code, {done} before "
+                      f"({fresh[0].old}))", explanation_text(fresh)]
         return "\n".join(lines + inlined)
     lines.append(f"  for {function}{defined}")
     if not event.changes:

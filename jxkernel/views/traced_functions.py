@@ -104,6 +104,19 @@ def name_without_source(fun) -> str | None:
 _CELL_FILE = re.compile(r"^<ipython-input-\d+-([0-9a-f]+)>$")
 
 
+def miss_site(site) -> str:
+    """JAX's key of a call site for its "re-defined repeatedly?" hint, "file:line:column
+    (function)", a notebook cell's file by its content alone: Jupyter's kernel names a cell's
+    file by a hash of its source, so to JAX a cell run again is the same call site.
+
+        >>> miss_site("<ipython-input-7-0a1b2c3d4e5f>:2 (<module>)")
+        '<cell 0a1b2c3d4e5f>:2 (<module>)'
+    """
+    file, _, rest = str(site).partition(":")
+    found = _CELL_FILE.match(file)
+    return f"<cell {found.group(1)}>:{rest}" if found else str(site)
+
+
 def _code_key(fun):
     """What makes two function objects "the same code", as a re-run cell or a lambda made
     anew in a loop: equal code objects (bytecode, constants, names, first line) in the same

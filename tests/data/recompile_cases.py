@@ -249,6 +249,12 @@ SCENARIOS = {
         "def make(k):\n"
         "    return jax.jit(lambda x: x * k)\n"
         "make(2.0)(jnp.ones(3)); make(3.0)(jnp.ones(3))\n"),
+    "closure_factory_in_a_loop": (
+        "the factory's jits called at one place, in a loop (JAX: 're-defined' on the second)",
+        "def make(k):\n"
+        "    return jax.jit(lambda x: x * k)\n"
+        "for k in (2.0, 3.0):\n"
+        "    make(k)(jnp.ones(3))\n"),
     # ---------------------------------------------------------------- configuration, devices
     "enable_x64_toggled": (
         "jax_enable_x64 switched on between two calls",
@@ -440,6 +446,24 @@ SCENARIOS = {
         "m = Model()\n"
         "for i in range(3):\n"
         "    jax.jit(m.apply)(jnp.ones(3))\n"),
+    # JAX's "re-defined repeatedly?" hint is keyed on the call site: a partial or a bound
+    # method jitted anew on a line of its own gets none, however often its code compiled
+    "partial_in_a_loop_then_once": (
+        "jax.jit(functools.partial(g, k)) in a loop, then once more on a line of its own",
+        "import functools\n"
+        "def g(k, x):\n"
+        "    return x * k\n"
+        "for k in (1.0, 2.0):\n"
+        "    jax.jit(functools.partial(g, k))(jnp.ones(3))\n"
+        "jax.jit(functools.partial(g, 3.0))(jnp.ones(3))\n"),
+    "bound_method_jitted_on_two_lines": (
+        "jax.jit(m.apply) on one line, then again on the next (no loop)",
+        "class Model:\n"
+        "    def apply(self, x):\n"
+        "        return x * 2\n"
+        "m = Model()\n"
+        "jax.jit(m.apply)(jnp.ones(3))\n"
+        "jax.jit(m.apply)(jnp.ones(3))\n"),
     # -------------------------------------------------- more: config, transforms
     "default_matmul_precision": (
         "a call inside jax.default_matmul_precision('float32'), then outside again",

@@ -59,14 +59,17 @@ CHECKPOINT_TRACES = {"checkpoint_policy_jit_made_anew", "checkpoint_inside_jit_n
 # control-flow body): None, on every miss but the first; else per line a function was defined
 # on, after how many misses of it (two lambdas on one line are two codes, each new once);
 # everywhere else it must not be
-FRESH = {"jit_in_a_loop_lambda": None, "cell_rerun": None, "closure_factory": None,
+FRESH = {"jit_in_a_loop_lambda": None, "cell_rerun": None, "closure_factory_in_a_loop": None,
          "partial_in_a_loop": None, "jit_bound_method_in_a_loop": None,
          "scan_new_lambda_each_call": {2: 1}, "fori_loop_lambda_in_jit": {3: 1},
          "cond_lambdas_in_a_loop": {2: 2}, "scan_body_inside_jit_static": {2: 1},
          "jitted_step_defined_inside_train": None, "jit_of_vmap_made_anew": None,
          "checkpoint_policy_jit_made_anew": None, "jit_of_grad_made_anew": None,
          "wrapper_decorator_each_call": None, "lambda_default_in_a_loop": None,
-         "callable_object_jitted_anew": None, "trainer_made_each_epoch": None}
+         "callable_object_jitted_anew": None, "trainer_made_each_epoch": None,
+         # the loop's second call only: the third is on a line of its own, where JAX gives
+         # no "re-defined" hint (a tuple: the misses that name it)
+         "partial_in_a_loop_then_once": {2: (1,)}}
 
 
 class _Logged(logging.Handler):
@@ -247,7 +250,9 @@ def test_scenario_like_jax(name):
         first = 1 if spec is None else spec.get(line)
         for i, event in enumerate(mine):
             fresh = any(c.kind in ("fresh_jit", "fresh_body") for c in event.changes)
-            assert fresh == (first is not None and i >= first), (name, line, i, event.changes)
+            named = i in first if isinstance(first, tuple) else \
+                first is not None and i >= first
+            assert fresh == named, (name, line, i, event.changes)
     # the jax_explain_cache_misses log: "never seen function" where JAX says it, and each
     # message's first lines as JAX's: the call site (file, line, function: the user's, never
     # jxkernel's), "never seen function:" and the function with where it was defined, or
@@ -272,6 +277,21 @@ def test_scenario_like_jax(name):
         for ours_text, theirs_text in zip(order(_bullets(m) for m in mine),
                                           order(_bullets(m) for m in jax_by_line[line])):
             assert set(theirs_text) <= set(ours_text), (mine, jax_by_line[line])
+        # JAX's "re-defined repeatedly?" hint (keyed on the call site) where JAX gives it only
+        if name not in CHECKPOINT_TRACES and name not in OTHER_TRACE_ORDER:
+            assert order(_REDEFINED in m for m in mine) == \
+                order(m["redefined_hint"] for m in every[line]), (mine, every[line])
+    if name in OTHER_TRACE_ORDER:           # as many, on the other function
+        assert sum(_REDEFINED in m for m in logged) == \
+            sum(m["redefined_hint"] for m in expected["misses"]), logged
+
+
+_REDEFINED = "being re-defined repeatedly, preventing caching?"
+# where jxkernel's lax traces a call's functions in another order than JAX's (a while_loop's
+# body before its cond, a cond's false branch first): JAX's hint, given to the second function
+# traced at a call site, falls on the other one. (A checkpoint's traces are logged at no call
+# site, "", which every scenario's share in one process: not compared.)
+OTHER_TRACE_ORDER = {"while_loop_carry_dtype", "cond_branch_closure_rebound"}
 
 
 def _jit_misses(name) -> list:
@@ -408,7 +428,7 @@ def test_a_fix_never_makes_an_array_static():
 
 
 def test_a_closure_made_anew_suggests_passing_what_it_reads():
-    _, events = jx_events("closure_factory")
+    _, events = jx_events("closure_factory_in_a_loop")
     (change,) = events[-1].changes
     assert change.kind == "fresh_jit" and "closure over k" in change.fix
     assert "def f(x, k):" in change.snippet
@@ -875,7 +895,8 @@ def test_a_callable_object_jitted_anew_is_told_and_its_fix_applies():
     same class), with a fix JAX lowers once (callable_object_jitted_anew_fixed)."""
     start = compile_log.last_seq() + 1
     run(jxkernel, "callable_object_jitted_anew", "object")
-    events = [e for e in compile_log.events_since(start) if e.function == "<unnamed function>"]   # JAX's name
+    events = [e for e in compile_log.events_since(start)
+              if e.function == "<unnamed function>"]          # JAX's name of the jit
     assert [e.compiled for e in events] == [True, True]
     (change,) = events[-1].changes
     assert change.kind == "fresh_jit" and "a new Model object" in change.fix
