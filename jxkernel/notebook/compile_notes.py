@@ -134,6 +134,24 @@ def _title(event) -> str:
             f"{at}) in {event.total_s * 1e3:.1f} ms")
 
 
+# how the notes and the recompile widget tell apart the compiles that are not the user's: a
+# compile's origin (compile_record's), INTERNAL split into jxkernel's own functions and those
+# of a library registered as not the user's (source_info.register_exclusion: Flax, Equinox)
+LIBRARY = "library"
+OTHER_KINDS = {compile_record.EAGER: "eager operations",
+               compile_record.INTERNAL: "jxkernel's own functions, for your calls",
+               LIBRARY: "libraries' own functions (registered as not yours, as Flax and "
+                        "Equinox register theirs), for your calls"}
+
+
+def kind_of(event) -> str:
+    """`event`'s origin, or LIBRARY for an INTERNAL compile of a function outside jxkernel."""
+    if event.origin == compile_record.INTERNAL and event.source and \
+            not is_jxkernel_file(event.source):
+        return LIBRARY
+    return event.origin
+
+
 def grouped(events) -> list:
     """[(name, count, call sites, seconds)] of eager operations and jxkernel functions, one
     entry per primitive or function, in first-seen order: three eager adds at In[4]:1 and a
@@ -171,22 +189,14 @@ def cell_note(events, mode: str, skip=()) -> Note | None:
     bodies = [f"{_title(e)}\n{_indent(_details(e))}" if len(told) > 1 else _details(e)
               for e in told[:DETAILED]]
     bodies += _one_line_each(told[DETAILED:])
-    eager = [e for e in others if e.origin == compile_record.EAGER]
-    internal = [e for e in others if e.origin == compile_record.INTERNAL]
-    # not yours either: a library's own jits, where it registered its files as excluded
-    libraries = [e for e in internal if e.source and not is_jxkernel_file(e.source)]
-    internal = [e for e in internal if e not in libraries]
     rest = []
-    if eager:
-        rest.append(f"{len(eager)} eager operation(s) (each compiled once per operand types and "
-                    f"parameters): {grouped_text(eager)}")
-    if internal:
-        rest.append(f"{len(internal)} compile(s) of jxkernel's own functions, for your calls: "
-                    f"{grouped_text(internal)}")
-    if libraries:
-        rest.append(f"{len(libraries)} compile(s) of libraries' own functions (registered as "
-                    f"not yours, as Flax and Equinox register theirs), for your calls: "
-                    f"{grouped_text(libraries)}")
+    for kind, group in OTHER_KINDS.items():
+        mine = [e for e in others if kind_of(e) == kind]
+        if mine and kind == compile_record.EAGER:
+            rest.append(f"{len(mine)} eager operation(s) (each compiled once per operand types "
+                        f"and parameters): {grouped_text(mine)}")
+        elif mine:
+            rest.append(f"{len(mine)} compile(s) of {group}: {grouped_text(mine)}")
     if len(told) == 1:
         title = _title(told[0])
     elif told:
@@ -200,7 +210,8 @@ def cell_note(events, mode: str, skip=()) -> Note | None:
                  f"⚙ {len(told)} compile(s) of your functions in this cell ({again} again): "
                  f"{names}")
     else:
-        whose = "jxkernel's or libraries'" if libraries else "jxkernel"
+        whose = "jxkernel's or libraries'" if any(kind_of(e) == LIBRARY for e in others) \
+            else "jxkernel"
         title = (f"⚙ this cell compiled {len(others)} eager operation(s) and {whose} "
                  f"function(s)")
     return Note(title, body="\n".join(bodies + rest), kind="compile", details=True)

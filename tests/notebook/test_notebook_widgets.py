@@ -182,6 +182,35 @@ def test_recompile_log_preselects_a_function_and_works_without_plotly():
         log.close()
 
 
+def test_recompile_log_groups_a_registered_librarys_jits_as_the_librarys(tmp_path):
+    """A library registered as not the user's (source_info.register_exclusion, as Flax and
+    Optax are) compiles its own jits for the user's calls: grouped under libraries' functions,
+    not "jxkernel's own functions", and listed by "(library functions)"."""
+    from registered_library import excluded, import_library      # tests/support
+    path = str(tmp_path / "lib_for_widget.py")
+    with excluded(path):
+        lib = import_library(tmp_path, "lib_for_widget",
+                             "import jxkernel as jax\n@jax.jit\ndef lib_twice(x):\n"
+                             "    return x * 2\n")
+        log = RecompileLog(timeline=False)
+        try:
+            lib.lib_twice(jnp.ones(7))
+            jnp.sum(jnp.ones(7))                                   # jxkernel's own jit
+            text = _bundle(log)["text/plain"]
+            assert re.search(r"\d+ compile\(s\) of libraries' own functions \(registered as "
+                             r"not yours, as Flax and Equinox register theirs\), for your "
+                             r"calls:\n(  .*\n)*  lib_twice", text), text
+            assert not re.search(r"of jxkernel's own functions, for your calls:\n(  .*\n)*"
+                                 r"  lib_twice", text), text
+            log.filter.value = "(library functions)"
+            shown = {e.function for e in log.shown()}
+            assert "lib_twice" in shown and not shown & {"_reduce_sum", "sum"}, shown
+            log.filter.value = "(jxkernel functions)"
+            assert "lib_twice" not in {e.function for e in log.shown()}
+        finally:
+            log.close()
+
+
 def test_hit_miss_adds_up_functions_sharing_a_name():
     phases = Phases(0.001, 0.001, 0.01, "compiled")
     e = compile_log.CompileEvent("same", None, (), "first call", phases, "cpu", key=object())

@@ -104,10 +104,10 @@ class TimingMagics(JxMagicsBase):
         if not events:
             return ""
         took = time.perf_counter() - start
-        # the user's functions by name; eager operations and jxkernel's own, counted
+        # the user's functions by name; eager operations, jxkernel's and libraries', counted
         mine = [e for e in events if e.origin == compile_notes.USER]
         which = "; ".join(f"{e.function}: {e.reason}" for e in mine[:3]) or \
-            "eager operations or jxkernel's own functions"
+            "eager operations, or jxkernel's or libraries' own functions"
         rest = len(events) - min(len(mine), 3) if mine else 0
         more = f" and {rest} more" if rest else ""
         return (f"Compiled on the first run ({which}{more}; {took * 1e3:.1f} ms with the "

@@ -2,10 +2,12 @@
 with a filter by function and cache hits vs misses per function.
 
 Your functions come first and alone by default: the eager operations (one primitive run
-outside jit, compiled per operand types and parameters) and jxkernel's own jitted functions
-(random's samplers, jnp's helpers), which you cannot change, are grouped below them (one line
-per primitive or function, with a count and the lines of yours that ran them); the filter's
-"(all functions)", "(eager operations)" and "(jxkernel functions)" list them one by one.
+outside jit, compiled per operand types and parameters), jxkernel's own jitted functions
+(random's samplers, jnp's helpers) and those of libraries registered as not yours (Flax's,
+Optax's), which you do not change, are grouped below them (one line per primitive or
+function, with a count and the lines of yours that ran them); the filter's "(all
+functions)", "(eager operations)", "(jxkernel functions)" and "(library functions)" list them
+one by one.
 
 It subscribes to `jxkernel.compile_log` (and the extension refreshes the hit
 counts after each cell, since hits produce no event). `close()` unsubscribes.
@@ -23,7 +25,7 @@ from ...core import compile_record
 from ...core.compile_record import EAGER, INTERNAL, USER
 from ...views.recompile_explainer import explanation_text
 from ...views.compile_report import changes_html
-from ..compile_notes import grouped
+from ..compile_notes import LIBRARY, OTHER_KINDS, grouped, kind_of
 from ...views.rich_view import esc
 from ...views.views_json import compilations_bundle
 from ..protocol import mime_type
@@ -31,9 +33,8 @@ from ._fallback import TextFallback
 
 YOURS = "(your functions)"
 ALL = "(all functions)"
-GROUPS = {YOURS: (USER,), ALL: (USER, EAGER, INTERNAL), "(eager operations)": (EAGER,),
-          "(jxkernel functions)": (INTERNAL,)}
-_OTHERS = {EAGER: "eager operations", INTERNAL: "jxkernel's own functions, for your calls"}
+GROUPS = {YOURS: (USER,), ALL: (USER, EAGER, INTERNAL, LIBRARY), "(eager operations)": (EAGER,),
+          "(jxkernel functions)": (INTERNAL,), "(library functions)": (LIBRARY,)}
 MAX_ROWS = 200
 RECENT = 3              # compilations shown in full; the earlier ones open on a click
 # a first call's reason in the theme's secondary text, a recompile's in its error colour
@@ -150,10 +151,11 @@ class RecompileLog(TextFallback, w.VBox):
         f = self.filter.value
         origins = GROUPS.get(f or YOURS)
         return [e for e in self.events      # (f: a function's name, or one jit's function_key)
-                if (e.origin in origins if origins else f in (e.function, e.function_key))]
+                if (kind_of(e) in origins if origins else f in (e.function, e.function_key))]
 
     def others(self) -> list:
-        """The eager and jxkernel compiles "(your functions)" leaves out (else none)."""
+        """The eager, jxkernel and library compiles "(your functions)" leaves out (else
+        none)."""
         if (self.filter.value or YOURS) != YOURS:
             return []
         return [e for e in self.events if e.origin != USER]
@@ -162,8 +164,8 @@ class RecompileLog(TextFallback, w.VBox):
     def _draw(self):
         shown, others = self.shown(), self.others()
         total = _ms(sum(e.total_s for e in shown))
-        more = f"; {len(others)} more of eager operations and jxkernel's functions" \
-            if others else ""
+        more = f"; {len(others)} more of eager operations and jxkernel's or libraries' " \
+            "functions" if others else ""
         self.summary.value = (f"<span style='font-size:12px;margin-left:1em'>{len(shown)} "
                               f"compilation(s), {total} ms in all{more}</span>")
         self.table.value = self._table_html(shown)
@@ -213,8 +215,8 @@ class RecompileLog(TextFallback, w.VBox):
     def _stats_html(self, events, others=()) -> str:
         rows = "".join(f"<tr><td><b>{esc(n)}</b></td><td>{m}</td><td>{h}</td><td>{_ms(s)}</td></tr>"
                        for n, m, h, s in hit_miss(events))
-        for origin, title in _OTHERS.items():     # grouped after the user's functions
-            mine = [e for e in others if e.origin == origin]
+        for kind, title in OTHER_KINDS.items():     # grouped after the user's functions
+            mine = [e for e in others if kind_of(e) == kind]
             if mine:
                 rows += (f"<tr class='jx-group'><td colspan=4><i>{len(mine)} compile(s) of "
                          f"{title}</i></td></tr>")
@@ -263,8 +265,8 @@ class RecompileLog(TextFallback, w.VBox):
         lines.append("function: misses / hits")
         lines += [f"  {n}: {m} / {h}" for n, m, h, _ in hit_miss(events)]
         others = self.others()
-        for origin, title in _OTHERS.items():
-            mine = [e for e in others if e.origin == origin]
+        for kind, title in OTHER_KINDS.items():
+            mine = [e for e in others if kind_of(e) == kind]
             if mine:
                 lines.append(f"{len(mine)} compile(s) of {title}:")
                 lines += [f"  {name} ×{n}" + (f" ({', '.join(sites[:3])})" if sites else "")
