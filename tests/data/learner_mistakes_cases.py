@@ -386,6 +386,9 @@ def run(jax):
         "raw_key_split_as_advised": _said(lambda: jax.random.normal(
             jax.random.split(jax.random.PRNGKey(0))[0], (2,))),
         "raw_key_words": [int(w) for w in jax.random.PRNGKey(0)],
+        # the first word is 0 whatever the seed (below 2**32): key(k1) ignores the seed
+        "raw_key_words_of_seeds": [[int(w) for w in jax.random.PRNGKey(s)]
+                                   for s in (7, 2**31, 2**32 - 1)],
         # .tolist() of a traced array: JAX's second line names the method
         "tolist_of_tracer": _said_lines(lambda: jax.jit(lambda x: x.tolist())(jnp.ones(2)), 2),
         # a string dtype, named as the user wrote it

@@ -476,6 +476,46 @@ def test_a_raw_keys_word_given_as_a_key_is_told_to_split_not_unpack(shell):
     assert shown(shell, seed_cell)[1]["kind"] == "seed-as-key"
 
 
+def test_a_raw_key_unpacked_in_an_earlier_cell_is_found_there(shell):
+    """The unpacking in another cell than the failing draw: the card names that cell and
+    rewrites its line, which run gives keys that draw (JAX: split works, recorded); a name
+    bound again since (a later cell) is not the unpacked word: the seed card."""
+    assert JAX["raw_key_split_as_advised"] is None
+    unpack = "_w1, _w2 = jax.random.PRNGKey(0)"
+    first = shell.execution_count                  # a notebook's cell: In[first]
+    assert shell.run_cell(unpack, store_history=True).success
+    text, card = shown(shell, "_n = jax.random.normal(_w1, (2,))")
+    assert card["kind"] == "raw-key-unpacked", card
+    assert card["message"] == JAX["raw_key_word_as_key"]["first_line"]
+    assert f"(in In[{first}], line 1: change it there)" in card["fix"], card["fix"]
+    line, comment = card["rewrite"].split("    #")
+    assert line == "_w1, _w2 = jax.random.split(jax.random.PRNGKey(0))"
+    assert comment.endswith(f"(in In[{first}])"), comment
+    assert shell.run_cell(line).success
+    assert shell.run_cell("_n = jax.random.normal(_w1, (2,))").success
+    assert shell.user_ns["_n"].shape == (2,)
+    # bound again since: a uint32 of another making, told as a seed, with the caveat
+    assert shell.run_cell(unpack, store_history=True).success
+    assert shell.run_cell("_w1 = jnp.uint32(3)", store_history=True).success
+    text, card = shown(shell, "_m = jax.random.normal(_w1, (2,))")
+    assert card["kind"] == "seed-as-key"
+
+
+def test_a_uint32_seed_card_warns_of_a_raw_keys_word(shell):
+    """A uint32 number given where a key goes, its making unknown: the seed card says that a
+    raw key's word is no seed (JAX: PRNGKey(seed)'s first word is 0 for every seed, recorded)
+    and to split the key it came from instead."""
+    assert all(words[0] == 0 for words in JAX["raw_key_words_of_seeds"])
+    assert [words[1] for words in JAX["raw_key_words_of_seeds"]] == [7, 2**31, 2**32 - 1]
+    shell.user_ns["_u"] = jnp.uint32(5)          # made where no source says how
+    text, card = shown(shell, "_n = jax.random.normal(_u, (2,))")
+    assert card["kind"] == "seed-as-key"
+    assert "_u is a uint32 number" in card["why"] and "first word is 0" in card["why"]
+    assert "k1, k2 = jax.random.split(key)" in card["fix"]
+    text, card = shown(shell, "_n = jax.random.normal(jnp.array(0), (2,))")   # an int32 seed
+    assert "uint32" not in card["why"] and "split that key" not in card["fix"]
+
+
 def test_a_loop_on_a_traced_bound_becomes_a_lax_loop_that_runs(shell):
     # JAX: fori_loop takes traced bounds, while_loop a traced condition (the values recorded)
     assert JAX["range_as_fori_loop"] == 10 and JAX["while_as_while_loop"] == 30

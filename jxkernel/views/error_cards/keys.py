@@ -10,6 +10,7 @@ import linecache
 import re
 
 from .card import ErrorCard, _DOCS
+from ..source import cell_name
 from .reading import _user_frame, _user_lines
 from .rewrites import _parse_line, _replaced
 
@@ -34,12 +35,21 @@ def _is_seed_as_key(e) -> bool:
 
 
 def _seed_card(exc, where, called_from) -> ErrorCard:
+    why, fix = "", ""
+    given = _key_word_given(exc)
+    if given is not None:       # a uint32 number: maybe a raw key's word unpacked elsewhere
+        why = (f" {given[0]} is a uint32 number, as a raw key's words are: if it came from "
+               "unpacking one (k1, k2 = jax.random.PRNGKey(seed)), it is no seed either "
+               "(PRNGKey(seed)'s first word is 0 for every seed below 2**32), and a key made "
+               "of it would draw the same numbers whatever the seed.")
+        fix = (" If it came from unpacking a raw key, split that key instead where it was "
+               "unpacked: k1, k2 = jax.random.split(key).")
     return ErrorCard(
         "seed-as-key", "A random function was given a seed, not a key",
         why=("jax.random's functions take a key, made once from a seed (jax.random.key(0)); "
-             "a plain number or a 0-d array is not one."),
+             "a plain number or a 0-d array is not one." + why),
         fix=("Make a key from the seed, then split it for each new use (the same key gives "
-             "the same numbers)."),
+             "the same numbers)." + fix),
         rewrite=_key_rewrite(where),
         docs="https://docs.jax.dev/en/latest/random-numbers.html")
 
@@ -287,10 +297,10 @@ def _jax_random_call(name, call):
 
 
 # ------------------------------------------------------------------ a raw key's words as keys
-def _raw_key_unpacking(exc):
-    """Where a key given to jax.random is a word of a raw key (a 0-d uint32 the user's code
-    bound by unpacking, `k1, k2 = jax.random.PRNGKey(0)`, in the failing line's file or
-    cell): that unpacking statement; None where it cannot be told (a seed: the seed card)."""
+def _key_word_given(exc):
+    """(name, where) of the 0-d uint32 the user's line gave jax.random where a key goes (a
+    raw key's word, as `k1, k2 = jax.random.PRNGKey(0)` binds, or a seed of that dtype), read
+    in the user's frame; None for anything else."""
     if not _is_seed_as_key(exc):
         return None
     frame, (where, _) = _user_frame(exc), _user_lines(exc)
@@ -305,13 +315,74 @@ def _raw_key_unpacking(exc):
     value = frame.f_locals.get(name, frame.f_globals.get(name))
     if getattr(value, "shape", None) != () or str(getattr(value, "dtype", "")) != "uint32":
         return None
+    return name, where
+
+
+def _last_binding(path, name, before=None):
+    """The last statement of file or cell `path` (before line `before`) binding `name`: an
+    unpacking (ast.Assign, `_unpackings`'s) or "other" for any other binding; None if none."""
     try:
-        source = ast.parse("".join(linecache.getlines(where["_path"])))
+        source = ast.parse("".join(linecache.getlines(path)))
     except SyntaxError:
+        return "other"                  # unreadable: whatever it bound is not known
+    unpacking = {id(node) for node in _unpackings(source)}
+    binds = [node for node in ast.walk(source) if isinstance(node, ast.stmt) and
+             (before is None or node.lineno < before) and not isinstance(
+                 node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and any(
+                 isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+                 for n in _own_nodes(node))]
+    if not binds:
         return None
-    bound = [node for node in _unpackings(source)
-             if name in (t.id for t in node.targets[0].elts) and node.lineno < where["line"]]
-    return bound[-1] if bound else None
+    last = max(binds, key=lambda node: node.lineno)
+    return last if id(last) in unpacking else "other"
+
+
+def _own_nodes(statement):
+    """The nodes of `statement` outside the statements it holds (a for loop's target, not its
+    body's assignments)."""
+    nodes = [statement]
+    for node in nodes:
+        nodes += [c for c in ast.iter_child_nodes(node) if not isinstance(c, ast.stmt)]
+    return nodes
+
+
+_CELL_NUMBER = re.compile(r"In\[(\d+)\]")
+
+
+def _earlier_cells(path) -> list:
+    """The notebook's cells run before the cell `path`, latest first ([] where `path` is no
+    cell): IPython keeps each cell's source in linecache under a file name of its own, which
+    the shell maps to the cell's last execution number; cells of one number (run without
+    history) in the order linecache got them."""
+    def ran(filename, position):
+        found = _CELL_NUMBER.search(cell_name(filename) or "")
+        return None if found is None else (int(found.group(1)), position)
+    files = list(linecache.cache)
+    this = ran(path, files.index(path)) if path in files else None
+    if this is None:
+        return []
+    cells = [(ran(f, i), f) for i, f in enumerate(files)]
+    return [f for order, f in sorted((c for c in cells if c[0] is not None and c[0] < this),
+                                     reverse=True)]
+
+
+def _raw_key_unpacking(exc):
+    """Where a key given to jax.random is a word of a raw key: the statement that bound it by
+    unpacking (`k1, k2 = jax.random.PRNGKey(0)`), the last binding of that name before the
+    failing line, in its file or cell or, in a notebook, in the cells run before it; with the
+    cell it is in when that is another one (None: the failing line's own). None where the
+    name's last binding is no unpacking or none is found (a seed: the seed card)."""
+    given = _key_word_given(exc)
+    if given is None:
+        return None
+    name, where = given
+    found = _last_binding(where["_path"], name, where["line"])
+    if found is None:
+        for cell in _earlier_cells(where["_path"]):
+            found = _last_binding(cell, name)
+            if found is not None:
+                return (found, cell_name(cell)) if found != "other" else None
+    return (found, None) if found not in (None, "other") else None
 
 
 def _is_raw_key_word(e) -> bool:
@@ -319,12 +390,14 @@ def _is_raw_key_word(e) -> bool:
 
 
 def _raw_key_word_card(exc, where, called_from) -> ErrorCard:
+    node, cell = _raw_key_unpacking(exc)
+    there = f" (in {cell}, line {node.lineno}: change it there)" if cell else ""
     return ErrorCard(
         "raw-key-unpacked", "A raw key was unpacked into its two words, not split into keys",
         why=("jax.random.PRNGKey(seed) is one raw key: a uint32 array of shape (2,). "
              "Unpacking it (k1, k2 = key) gives its two uint32 words, numbers that are no "
              "key; a key made from one of them would repeat another's draws."),
-        fix=("Split the key for new keys: k1, k2 = jax.random.split(key), and use each new "
-             "key once."),
-        rewrite=_split_rewrite(_raw_key_unpacking(exc)),
+        fix=(f"Split the key for new keys where it was unpacked{there}: k1, k2 = "
+             "jax.random.split(key), and use each new key once."),
+        rewrite=_split_rewrite(node) + (f" (in {cell})" if cell else ""),
         docs="https://docs.jax.dev/en/latest/random-numbers.html")
