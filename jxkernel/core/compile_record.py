@@ -119,6 +119,9 @@ class CompileEvent:
     # a first call at a call site where a function never seen before was traced already: JAX's
     # "but seen another function defined on the same line; maybe ... re-defined repeatedly?"
     same_site: bool = False
+    # JAX's own lines for the difference, where jxkernel computes them as JAX does (a
+    # different input pytree's, from tree_util.equality_errors_pytreedef), for the log
+    jax_lines: tuple = ()
 
     def __post_init__(self):
         if self.origin is None:

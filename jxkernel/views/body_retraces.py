@@ -35,7 +35,8 @@ from .signature_changes.change import Change, Signature
 from .signature_changes.compare import explain_changes
 from .signature_changes.nearest import change_distance, jax_order
 from .traced_functions import (_PER_FUNCTION, _lineage, _lineage_in, _named_signature,
-                               _user_contexts, _user_function, _weak, miss_site)
+                               _user_contexts, _user_function, _weak, jax_tree_lines,
+                               miss_site)
 
 
 # ------------------------------------------------------------------ control-flow bodies
@@ -135,7 +136,7 @@ def body_traced(fun, in_tree, in_avals, what: str, source, promoted: bool = Fals
         seen = _BODY_SEEN.setdefault(fun, [])
     except TypeError:                   # not weakly referable: no history
         seen = []
-    changes = _body_changes(fun, user, api, what, new, seen, promoted)
+    changes, old = _body_changes(fun, user, api, what, new, seen, promoted)
     if seen and not changes:
         reason = ("traced again: its earlier trace for these inputs closed over values of an "
                   "enclosing trace, so it was not kept")
@@ -160,15 +161,19 @@ def body_traced(fun, in_tree, in_avals, what: str, source, promoted: bool = Fals
     event = CompileEvent(name, f"{source.file}:{source.line}", _body_signature(named),
                          reason, Phases(), _client.platform_of(_client.default_device()),
                          key=fun, changes=changes, origin=_record.USER,
-                         inlined_into=_body_inside(api), call_site=site, same_site=same_site)
+                         inlined_into=_body_inside(api), call_site=site, same_site=same_site,
+                         jax_lines=jax_tree_lines(old.treedef, new.treedef, args_only=True)
+                         if changes and changes[0].kind == "structure" and old is not None
+                         else ())
     record(event)
     outside_values.traced(_user_function(user), event)      # what it read from outside
 
 
 def _body_changes(fun, user, api, what, new, seen, promoted=False) -> tuple:
-    """What differs from the closest earlier trace of `fun` (JAX's order), or for a function
-    never traced: a trace of it for jit (JAX's "Debug info doesn't match"), or another
-    function object of the same code traced before (a lambda made anew)."""
+    """(changes, the closest earlier Signature or None): what differs from the closest
+    earlier trace of `fun` (JAX's order), or for a function never traced: a trace of it for
+    jit (JAX's "Debug info doesn't match"), or another function object of the same code
+    traced before (a lambda made anew)."""
     if seen:
         # JAX's order (signature_changes/nearest.py's jax_order): the first of equals by its text
         def rank(e):                        # (equal: the latest)
@@ -178,9 +183,9 @@ def _body_changes(fun, user, api, what, new, seen, promoted=False) -> tuple:
         old_what, old = min(reversed(seen), key=rank)
         severity = _body_severity(old_what, old, what, new)
         if severity == 2:
-            return (_traced_for_change(user, api, old_what, what),)
+            return (_traced_for_change(user, api, old_what, what),), old
         if severity == 4:
-            return ()
+            return (), old
         kinds = {0: ("config",), 1: ("structure",), 3: ("shape", "dtype", "weak_type")}
         found = tuple(_body_fixed(c, user, api, promoted) for c in explain_changes(old, new)
                       if c.kind in kinds[severity])
@@ -188,14 +193,14 @@ def _body_changes(fun, user, api, what, new, seen, promoted=False) -> tuple:
             found = (Change("(inputs)", "structure", str(old.treedef), str(new.treedef),
                             _BODY_STRUCTURE_FIX.format(fun=_fname(user), api=api,
                                                        path="(inputs)"), ""),)
-        return found
+        return found, old
     if getattr(fun, "_jx_traced_as", None) is None and \
             any(ref() is user for ref, *_ in tuple(_lineage(user))):
-        return (_traced_for_change(user, api, "jit", what),)
+        return (_traced_for_change(user, api, "jit", what),), None
     others = [(w, sig) for ref, w, sig in tuple(_body_lineage(user)) if ref() is not fun]
     if not others:
-        return ()
-    return (_fresh_body_change(user, api, what, new, others),)
+        return (), None
+    return (_fresh_body_change(user, api, what, new, others),), None
 
 
 def _fname(user) -> str:

@@ -53,7 +53,7 @@ from .body_retraces import body_traced  # noqa: F401  (compile_record calls it: 
 from .traced_functions import (_CONSTS_KEPT, _PER_FUNCTION, _instance_call, _lineage,
                                _named_consts, _named_signature, _source_of,
                                _user_contexts, _user_function, _weak, call_source_of,
-                               miss_site, name_without_source)
+                               jax_tree_lines, miss_site, name_without_source)
 from . import outside_values
 
 
@@ -222,7 +222,7 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True) -> CompileEv
     """The event of a jit cache miss that compiled: why, against the nearest earlier
     signature (which joins the jit's history); `traced` False: it reused its trace under a
     transformation, which JAX's tracing cache holds too (no miss, REUSED_TRACE)."""
-    named, static_named, _, reason, changes, new = _explain(miss)
+    named, static_named, closest, reason, changes, new = _explain(miss)
     options = dict(_JIT_OPTIONS)
     if not traced and not (changes and all(c.kind == "config" and c.path in options
                                            for c in changes)):
@@ -244,11 +244,26 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True) -> CompileEv
     event = CompileEvent(jitted._name, source, _named_signature(named, static_named), reason,
                          phases, backend, key=jitted, changes=changes, origin=origin,
                          miss=traced, call_site=site, same_site=same_site,
+                         jax_lines=_jax_tree_lines(closest, new, changes),
                          call_source=call_source, call_class=None if call_source is None
                          else type(_user_function(jitted._fun)).__name__)
     if traced and event.origin == _record.USER and _record.logged():
         outside_values.traced(_user_function(jitted._fun), event)  # what it read from outside
     return event
+
+
+def _jax_tree_lines(closest, new, changes) -> tuple:
+    """JAX's lines for a different input pytree (partial_eval.diff_trees: each difference of
+    the (args, kwargs) trees, tree_util's words), where jxkernel's tree is JAX's: with no
+    static arguments (JAX's tree holds those too, as metadata); () elsewhere.
+
+        * at input path [0][0], now <class 'tuple'> and before <class 'list'>, so their
+          Python types differ
+    """
+    if closest is None or not changes or changes[0].kind != "structure" or \
+            closest.statics or new.statics or closest.treedef is None or new.treedef is None:
+        return ()
+    return jax_tree_lines(closest.treedef, new.treedef)
 
 
 def _remember(miss: Miss, new) -> None:
@@ -407,6 +422,7 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
     heading = _JAX_HEADING.get(event.changes[0].kind)
     if heading:                                 # the kind of difference, in JAX's words
         lines.append(f"  {heading}")
+    lines += event.jax_lines                    # and JAX's own lines for it, where known
     lines.append(explanation_text(event.changes, jax_words=True))
     return "\n".join(lines + inlined)
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..core.config import _USER_CONTEXTS
 from ..core.source_info import innermost_function
+from ..tree_util import equality_errors_pytreedef, keystr
 from .signature_changes.closed_over import _COMPARE_MAX, _Large
 
 
@@ -102,6 +103,23 @@ def name_without_source(fun) -> str | None:
 
 
 _CELL_FILE = re.compile(r"^<ipython-input-\d+-([0-9a-f]+)>$")
+
+
+def jax_tree_lines(old, new, args_only: bool = False) -> tuple:
+    """JAX's lines for a different input pytree (partial_eval.diff_trees: each difference of
+    the call's (args, kwargs) trees, in tree_util's words) between treedefs `old` and `new`;
+    `args_only`: they are of the arguments alone (a loop body's), which JAX's tree holds at
+    [0].
+
+        >>> from jxkernel.tree_util import tree_structure as t
+        >>> jax_tree_lines(t(((1, None), {})), t(((1, 1), {})))[0]
+        "  * at input path [0][1], now pytree leaf and before <class 'NoneType'>, so their \
+Python types differ"
+    """
+    at = "[0]" if args_only else ""
+    return tuple(f"  * at input path {at}{keystr(tuple(path))}, now {now} and before "
+                 f"{before}, so {why}" for path, now, before, why
+                 in equality_errors_pytreedef(new, old))
 
 
 def miss_site(site) -> str:
