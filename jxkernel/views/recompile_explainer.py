@@ -423,10 +423,16 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
     if heading:                                 # the kind of difference, in JAX's words
         lines.append(f"  {heading}")
     lines += event.jax_lines                    # and JAX's own lines for it, where known
-    lines.append(explanation_text(event.changes, jax_words=True))
-    return "\n".join(lines + inlined)
+    told = explanation_text(event.changes, jax_words=True).split("\n")
+    typed = [i for i, line in enumerate(told) if line.startswith("  * at ")]
+    if heading == "different input types:" and any("{weak_type=" in told[i] for i in typed):
+        # a weak type differs (JAX writes it then): JAX's link on weak types, glued to its
+        # message's last line, its last type's
+        told[typed[-1]] += WEAK_TYPES_DOC
+    return "\n".join(lines + told + inlined)
 
 
+WEAK_TYPES_DOC = "https://docs.jax.dev/en/latest/type_promotion.html#weak-types"
 # JAX's line naming the kind of difference (partial_eval.diff_tracing_cache_keys)
 _JAX_HEADING = {"shape": "different input types:", "dtype": "different input types:",
                 "weak_type": "different input types:", "structure": "different input pytree:",

@@ -284,6 +284,9 @@ def test_scenario_like_jax(name):
             assert ours_text == theirs_text or not ours_text and \
                 re.search(r"static_arg(nums|names)", SCENARIOS[name][1]), \
                 (mine, jax_by_line[line])
+        # JAX's link on weak types, glued to a type's line, where JAX's message has it
+        assert order(_weak_link(m) for m in mine) == \
+            order(_weak_link(m) for m in jax_by_line[line]), (mine, jax_by_line[line])
         # JAX's "re-defined repeatedly?" hint (keyed on the call site) where JAX gives it only
         if name not in CHECKPOINT_TRACES and name not in OTHER_TRACE_ORDER:
             assert order(_REDEFINED in m for m in mine) == \
@@ -354,6 +357,13 @@ def _bullets(message: str) -> list:
     default mesh has none); jxkernel leaves that out, and so does the comparison."""
     return [_SHARDING.sub("", m.group(1)) for m in map(_BULLET.match, message.splitlines())
             if m]
+
+
+def _weak_link(message: str) -> bool:
+    """Whether a logged miss ends a type's line with JAX's link on weak types."""
+    return any(line.startswith("  * at ") and
+               line.endswith("https://docs.jax.dev/en/latest/type_promotion.html#weak-types")
+               for line in message.splitlines())
 
 
 def _tree_bullets(message: str) -> list:
