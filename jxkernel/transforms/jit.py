@@ -84,8 +84,7 @@ class Jitted(native.JitFunction if native else object):
         self._in_shardings, self._out_shardings, self._pinned, self._sharded = jit_shardings(
             in_shardings, out_shardings, device)
         self._fun = fun
-        self._name = fun_name(fun)     # JAX's: an object with __call__ "<unnamed function>"
-        self.__name__ = self._name     # JAX's too, where update_wrapper found none (a partial)
+        self._name = self.__name__ = fun_name(fun)  # JAX's: an object's "<unnamed function>"
         state = fun_state(fun)
         self._signature = state.signature
         arguments = Arguments(self._name, self._signature, static_argnums, static_argnames,
