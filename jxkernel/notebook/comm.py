@@ -20,11 +20,11 @@ import sys
 
 from .. import __version__
 from ..core import compile_record
-from ..core.compile_record import EAGER, INTERNAL, USER
+from ..core.compile_record import INTERNAL, USER
 from ..xla import client
 from ..views import views_json
 from ..views.memory import allocator_stats
-from .compile_notes import grouped
+from .compile_notes import LIBRARY, OTHER_KINDS, grouped, kind_of
 from .magics import device_name
 from .protocol import PROTOCOL, BadMessage, check
 from .widgets.backend import platforms, probe
@@ -154,8 +154,8 @@ class Channel:
         """The `state` message (without an id)."""
         device = client.default_device()
         platform = client.platform_of(device)
-        # the user's functions: eager operations and jxkernel's own functions are not what
-        # the user can change (%jxcompiles groups them apart)
+        # the user's functions: eager operations, jxkernel's and registered libraries' own
+        # functions are not what the user can change (%jxcompiles groups them apart)
         # (a body or jit traced anew inside another function compiled nothing of its own: the
         # panel lists it, the counts do not)
         everything = [e for e in compile_record.compile_events() if e.compiled]
@@ -229,13 +229,15 @@ class Channel:
 
 def others_json(events=None) -> list:
     """The `others` of a `compilations` message: the kept compilations that are not the user's
-    (eager operations, then jxkernel's own functions), one entry per primitive or function
-    with its count, as %jxcompiles groups them (compile_notes.grouped)."""
+    (eager operations, jxkernel's own functions, then registered libraries'), one entry per
+    primitive or function with its count, as %jxcompiles groups them (compile_notes.grouped).
+    A library's keeps its origin (internal) and says `library` (compile_notes.kind_of)."""
     events = compile_record.compile_events() if events is None else events
-    return [{"origin": origin, "name": name, "count": count, "sites": sites[:3],
+    return [{"origin": INTERNAL if kind == LIBRARY else kind, "library": kind == LIBRARY,
+             "name": name, "count": count, "sites": sites[:3],
              "compile_ms": round(seconds * 1e3, 3)}
-            for origin in (EAGER, INTERNAL)
-            for name, count, sites, seconds in grouped([e for e in events if e.origin == origin])]
+            for kind in OTHER_KINDS
+            for name, count, sites, seconds in grouped([e for e in events if kind_of(e) == kind])]
 
 
 def for_the_wire(message):

@@ -1,8 +1,8 @@
 /**
  * The Compilations panel: a filterable, virtualized list of the compilations of the user's
- * functions, newest first, then the eager operations and jxkernel's own functions the kernel
- * grouped (`others` of the compilations message: one row per primitive or function, with a
- * count and the user's lines that ran it), under a heading per kind. Only the rows in view
+ * functions, newest first, then the eager operations, jxkernel's own functions and registered
+ * libraries' functions the kernel grouped (`others` of the compilations message: one row per
+ * primitive or function, with a count and the user's lines that ran it), under a heading per kind. Only the rows in view
  * exist in the DOM (fixed heights per kind of row in a scroll container), so 10,000 events
  * cost what 40 do. Keyboard: Tab to the filter, the buttons and the list; in the list
  * ArrowUp/ArrowDown/PageUp/PageDown/Home/End select, Enter shows the event's cell,
@@ -16,26 +16,36 @@ import { ICompileEvent, IOtherGroup } from './protocol';
 // Three lines per event (function and cache; what changed; the timings), so each stays readable
 // in JupyterLab's default-width sidebar instead of being squeezed into a column of a table.
 export const ROW_HEIGHT = 58; // px; style/base.css sets the same height
-export const HEADING_HEIGHT = 26; // px: a heading above the grouped eager/internal rows
+export const HEADING_HEIGHT = 26; // px: a heading above the grouped rows of one kind
 export const GROUP_HEIGHT = 40; // px: two lines per group (name and count; where and how long)
 const OVERSCAN = 8;
 
-/** The headings of the groups the user cannot change, by origin (short: the sidebar is
- * narrow), and what they are (the heading's tooltip). */
-export const OTHER_TITLES: { [origin: string]: string } = {
+/** The headings of the groups the user cannot change, by kind (groupKind; short: the sidebar
+ * is narrow), in the kernel's order, and what they are (the heading's tooltip). */
+export const OTHER_TITLES: { [kind: string]: string } = {
   eager: 'eager operations',
-  internal: "jxkernel's own functions"
+  internal: "jxkernel's own functions",
+  library: "libraries' own functions"
 };
-const OTHER_HINTS: { [origin: string]: string } = {
+const OTHER_HINTS: { [kind: string]: string } = {
   eager: 'one primitive run outside jit, compiled once per operand types and parameters',
-  internal: "jxkernel's jitted helpers (random's samplers, jnp's functions), compiled for your calls"
+  internal: "jxkernel's jitted helpers (random's samplers, jnp's functions), compiled for your calls",
+  library:
+    "jitted functions of libraries registered as not yours (as Flax and Equinox register " +
+    'theirs with register_exclusion), compiled for your calls'
 };
 
-/** A row of the list: an event of the user's, a heading, or a group of eager/internal work. */
+/** A row of the list: an event of the user's, a heading, or a group of work not the user's. */
 export type Item =
   | { kind: 'event'; event: ICompileEvent }
   | { kind: 'heading'; origin: string; count: number }
   | { kind: 'group'; group: IOtherGroup };
+
+/** A group's heading: its origin, or 'library' for a registered library's function (the
+ * kernel's compile_notes.kind_of; an older kernel sends no `library`). */
+export function groupKind(g: IOtherGroup): string {
+  return g.origin === 'internal' && g.library ? 'library' : g.origin;
+}
 
 const HEIGHTS = { event: ROW_HEIGHT, heading: HEADING_HEIGHT, group: GROUP_HEIGHT };
 
@@ -51,7 +61,7 @@ export function isUsers(e: ICompileEvent): boolean {
 export function items(events: readonly ICompileEvent[], others: readonly IOtherGroup[]): Item[] {
   const out: Item[] = events.map(event => ({ kind: 'event' as const, event }));
   for (const origin of Object.keys(OTHER_TITLES)) {
-    const groups = others.filter(g => g.origin === origin);
+    const groups = others.filter(g => groupKind(g) === origin);
     if (groups.length) {
       const count = groups.reduce((n, g) => n + g.count, 0);
       out.push({ kind: 'heading', origin, count });
@@ -126,7 +136,7 @@ export class CompilationsPanel extends Widget {
     this.node.append(toolbar, this._summary, legend, this._list);
   }
 
-  /** The events (oldest first, as received), the kernel's grouped eager/internal work, the
+  /** The events (oldest first, as received), the kernel's grouped work not the user's, the
    * function keys that fail on recompile. */
   setData(
     events: readonly ICompileEvent[],
@@ -165,7 +175,7 @@ export class CompilationsPanel extends Widget {
       users += isUsers(e) ? 1 : 0;
     }
     const others = this._others.filter(
-      g => !needle || `${g.name}\u0000${g.origin}\u0000${g.sites.join(' ')}`.toLowerCase().includes(needle)
+      g => !needle || `${g.name}\u0000${groupKind(g)}\u0000${g.sites.join(' ')}`.toLowerCase().includes(needle)
     );
     this._shown = shown;
     this._items = items(mine, others);
@@ -268,11 +278,11 @@ export class CompilationsPanel extends Widget {
 
   private _groupRow(g: IOtherGroup): HTMLElement {
     const row = el('div', 'jx-Compilations-group');
-    row.dataset.origin = g.origin;
+    row.dataset.origin = groupKind(g);
     const where = g.sites.length ? `at ${g.sites.join(', ')}` : 'outside your cells';
     row.title =
       `${g.name}: ${g.count} compilation${g.count === 1 ? '' : 's'} of ` +
-      `${OTHER_TITLES[g.origin] ?? g.origin}, ${where}; ${ms(g.compile_ms)} ms in all`;
+      `${OTHER_TITLES[groupKind(g)] ?? g.origin}, ${where}; ${ms(g.compile_ms)} ms in all`;
     row.append(
       el('span', 'jx-col-function', g.name),
       el('span', 'jx-col-count', `×${g.count}`),

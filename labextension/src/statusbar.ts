@@ -1,7 +1,8 @@
 /**
  * The status bar item for the active notebook's kernel:
  * "jx · cpu:0 (4 devices) · 12 compiles, 40 hits · +41 eager/internal" when jxkernel is loaded
- * (the user's functions counted, eager operations and jxkernel's own functions apart; click:
+ * (the user's functions counted; eager operations, jxkernel's and libraries' own functions apart,
+ * "internal" to jxkernel or to a library registered as not yours; click:
  * the backend menu), with "· 1.2 GiB / 79.1 GiB" (the device allocator's bytes in use and
  * limit, its peak in the tooltip) where the backend reports them (GPU, TPU, the NumPy backend:
  * bytes in use alone; not XLA's CPU, whose tooltip says it reports none),
@@ -24,7 +25,7 @@ export function describe(connection: JxConnection | null): [string, string] {
     case 'connected': {
       const s = connection!.state!;
       const devices = `${s.device_count} device${s.device_count === 1 ? '' : 's'}`;
-      // the user's functions counted; eager operations and jxkernel's own functions apart
+      // the user's functions counted; eager operations, jxkernel's and libraries' own apart
       const others = s.other_compiles > 0 ? ` · +${s.other_compiles} eager/internal` : '';
       const [used, allocator] = allocatorStatus(s);
       return [
@@ -32,8 +33,8 @@ export function describe(connection: JxConnection | null): [string, string] {
         `jxkernel ${s.jxkernel_version}: compiling for ${s.device}. Your functions: ` +
           `${s.compiles} compilations, ${s.cache_hits} cache hits` +
           (s.other_compiles > 0
-            ? `; and ${s.other_compiles} compilations of eager operations and jxkernel's own ` +
-              'functions (the Compilations panel groups them)'
+            ? `; and ${s.other_compiles} compilations of eager operations and jxkernel's or ` +
+              "libraries' own functions (the Compilations panel groups them)"
             : '') +
           '.' +
           allocator +

@@ -16,7 +16,7 @@ vi.hoisted(() => {
   (globalThis as any).DragEvent ??= class DragEvent extends MouseEvent {};
 });
 
-import { isUsers, items } from '../src/compilationsPanel';
+import { OTHER_TITLES, groupKind, isUsers, items } from '../src/compilationsPanel';
 import { validateMessage } from '../src/protocol';
 
 const messages: { [type: string]: any } = JSON.parse(readFileSync(join(__dirname, 'messages.json'), 'utf8'));
@@ -96,6 +96,27 @@ describe('the Compilations panel rows', () => {
       others.filter((g: any) => g.origin === heading.origin).reduce((n: number, g: any) => n + g.count, 0)
     );
     expect(items([], [])).toEqual([]);
+  });
+
+  it("heads a registered library's functions apart from jxkernel's own, after them", () => {
+    const group = (name: string, origin: string, library?: boolean) =>
+      ({ name, origin, count: 2, sites: ['In[3]:1'], compile_ms: 1.5, ...(library === undefined ? {} : { library }) }) as any;
+    const lib = group('lib_twice', 'internal', true);
+    const own = group('_normal', 'internal', false);
+    const add = group('add', 'eager', false);
+    const old = group('_uniform', 'internal'); // an older kernel: no `library`
+    const compilations = { ...copy('compilations'), others: [add, lib, own, old] };
+    expect(validateMessage(compilations)).toBeNull();
+    compilations.others[1] = { ...lib, library: 'yes' };
+    expect(validateMessage(compilations)).toBe(
+      'compilations.others[1].library must be true or false, got string'
+    );
+    expect([lib, own, add, old].map(groupKind)).toEqual(['library', 'internal', 'eager', 'internal']);
+    const rows = items([], [add, lib, own, old]);
+    expect(rows.map(r => (r.kind === 'heading' ? `# ${r.origin}` : r.kind === 'group' ? r.group.name : ''))).toEqual(
+      ['# eager', 'add', '# internal', '_normal', '_uniform', '# library', 'lib_twice']
+    );
+    expect(OTHER_TITLES[groupKind(lib)]).toBe("libraries' own functions");
   });
 
   it("takes an event without origin (an older kernel's) for the user's", () => {

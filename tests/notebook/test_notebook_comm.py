@@ -311,6 +311,30 @@ def test_the_users_functions_are_counted_apart_from_eager_and_internal_work(shel
     assert again["events"] == [] and again["others"] == others    # the whole log's, always
 
 
+def test_a_registered_librarys_jits_are_grouped_as_the_librarys(shell, tmp_path):
+    """A library registered as not the user's (source_info.register_exclusion, as Flax and
+    Optax are) compiles its own jits for the user's calls: its group says `library` (origin
+    internal, as the event's), after jxkernel's own, as compile_notes.kind_of sorts them."""
+    from registered_library import excluded, import_library      # tests/support
+    compile_log.clear()
+    jxkernel.clear_caches()
+    comm = open_comm(shell)
+    with excluded(str(tmp_path / "lib_for_comm.py")):
+        shell.user_ns["lib_for_comm"] = import_library(
+            tmp_path, "lib_for_comm",
+            "import jxkernel as jax\n@jax.jit\ndef lib_thrice(x):\n    return x * 3\n")
+        ok(shell, "y7 = lib_for_comm.lib_thrice(jnp.ones(7))\ns7 = jnp.sum(jnp.ones(7))")
+        others = comm.of_type("compilations")[-1]["others"]
+    lib = [g for g in others if g["name"] == "lib_thrice"]
+    assert [(g["origin"], g["library"]) for g in lib] == [("internal", True)], others
+    assert lib[0]["sites"] and lib[0]["sites"][0].startswith("In[")
+    mine = [g for g in others if g["origin"] == "internal" and not g["library"]]
+    assert mine, others                         # jnp.sum's jitted helper: jxkernel's own
+    kinds = ["library" if g["library"] else g["origin"] for g in others]
+    assert kinds == sorted(kinds, key=["eager", "internal", "library"].index), kinds
+    assert not any(g["library"] for g in others if g["origin"] == "eager")
+
+
 def test_a_retrace_inside_another_function_is_listed_but_not_counted(shell):
     # g traced anew for f32[5] inside jit(f): one compilation (f's), not two
     comm = open_comm(shell)
