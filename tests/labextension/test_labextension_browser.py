@@ -43,7 +43,7 @@ PANEL = "#jxkernel-compilations"
 ROWS = f"{PANEL} .jx-Compilations-spacer > .jx-Compilations-row"
 
 # The notebook the status bar and Compilations tests share (a.ipynb), by cell index.
-SETUP, SHOW_BACKEND, COMPILE, RECOMPILE, CALL, MANY, MLP, TYPO = range(8)
+SETUP, SHOW_BACKEND, COMPILE, RECOMPILE, CALL, MANY, MLP, TYPO, LIBRARY = range(9)
 NOTEBOOK_A = [
     "import jxkernel as jax, jxkernel.numpy as jnp",
     "%jxbackend",
@@ -71,6 +71,15 @@ NOTEBOOK_A = [
     # (loading jxkernel again is harmless; alone, this test loads it itself)
     "%load_ext jxkernel\nimport jxkernel as jax\n\ndef typo(x):\n    return x.foo\n\n"
     "jax.jit(typo)(1.0)",
+    # a library registered as not the user's (source_info.register_exclusion, as Flax
+    # registers its files), whose own jit compiles for the user's call
+    "import sys, tempfile, pathlib\nimport jxkernel.numpy as jnp\n"
+    "from jxkernel.core import source_info\n"
+    "lib_dir = pathlib.Path(tempfile.mkdtemp())\n"
+    "(lib_dir / 'steplib.py').write_text('import jxkernel as jax\\n@jax.jit\\n'\n"
+    "    'def lib_step(x):\\n    return x * 3\\n')\n"
+    "source_info.register_exclusion(str(lib_dir))\nsys.path.insert(0, str(lib_dir))\n"
+    "import steplib\nsteplib.lib_step(jnp.ones(6)).shape",
 ]
 # The notebook whose saved views must render without its kernel (b.ipynb), by cell index.
 DEFINE, JAXPR, TRACED, HLO, COMPILES = range(5)
@@ -609,7 +618,8 @@ def test_the_users_functions_apart_from_eager_and_internal_work(lab, request):
     expect(output(lab, MLP).first).to_contain_text("(5, 2)")
     item = status_item(lab)
     expect(item).to_have_text(re.compile(r"· 2 compiles, \d+ hits · \+[1-9]\d* eager/internal$"))
-    assert "eager operations and jxkernel's own functions" in item.get_attribute("title")
+    assert "eager operations and jxkernel's or libraries' own functions" in \
+        item.get_attribute("title")
     summary = lab.locator(f"{PANEL} .jx-Compilations-summary")
     expect(summary).to_have_text(re.compile(r"^2 compilations of your functions · \+[1-9]\d* eager/internal$"))
     extra = int(re.search(r"\+(\d+)", summary.inner_text())[1])
@@ -644,6 +654,40 @@ def test_the_users_functions_apart_from_eager_and_internal_work(lab, request):
     finally:
         palette(lab, "Use Theme: JupyterLab Light")
         expect(lab.locator("body")).to_have_attribute("data-jp-theme-light", "true")
+
+
+def test_a_registered_librarys_jits_are_headed_as_the_librarys(lab, request):
+    """A library registered as not the user's (as Flax registers its files) compiles its own
+    jit for the user's call: the panel lists it under "libraries' own functions", after
+    jxkernel's own, not under jxkernel's heading."""
+    wait_connected(lab)
+    palette(lab, "jxkernel: Open Compilations panel")
+    run_cell(lab, LIBRARY)
+    expect(output(lab, LIBRARY).first).to_contain_text("(6,)")
+    headings = lab.locator(f"{PANEL} .jx-Compilations-heading")
+    groups = lab.locator(f"{PANEL} .jx-Compilations-group")
+    # the list is virtualized: its end (where the library's group is) drawn by scrolling there
+    lab.locator(f"{PANEL} .jx-Compilations-list").evaluate("el => el.scrollTop = el.scrollHeight")
+    library = headings.filter(has_text="libraries' own functions")
+    expect(library).to_have_text("libraries' own functions · 1 compile")
+    assert "registered as not yours" in library.get_attribute("title")
+    expect(headings.last).to_have_text(re.compile("^libraries' own functions"))
+    group = groups.filter(has_text="lib_step")
+    expect(group).to_have_count(1)
+    expect(group).to_have_attribute("data-origin", "library")
+    assert "of libraries' own functions, at In[" in group.get_attribute("title")
+    expect(groups.last).to_contain_text("lib_step")      # the library's heading's only group
+    assert group.bounding_box()["y"] > library.bounding_box()["y"]
+    shot_view(lab.locator(PANEL), request, "1-panel")
+    # filtered by name: the library's heading and group alone, never under jxkernel's
+    lab.locator(f"{PANEL} .jx-Compilations-filter").fill("lib_step")
+    expect(headings).to_have_count(1)
+    expect(headings).to_have_text("libraries' own functions · 1 compile")
+    expect(groups).to_have_count(1)
+    shot_view(lab.locator(PANEL), request, "2-filtered")
+    lab.locator(f"{PANEL} .jx-Compilations-filter").fill("")
+    expect(status_item(lab)).to_have_text(re.compile(r"\+[1-9]\d* eager/internal$"))
+    assert "jxkernel's or libraries' own functions" in status_item(lab).get_attribute("title")
 
 
 def assert_def_use_highlight(view, page, request, step):
