@@ -71,7 +71,7 @@ export class JxConnection {
     return this._events;
   }
 
-  /** The kernel's eager operations and jxkernel functions, grouped (the last `others`). */
+  /** The kernel's eager operations, jxkernel's and libraries' functions, grouped (the last `others`). */
   get others(): readonly IOtherGroup[] {
     return this._others;
   }

@@ -155,7 +155,8 @@ def test_set_backend_does_what_jxbackend_does_and_back(shell):
 
 def user_events():
     """The compile events the status bar counts: the user's functions' compilations (not eager
-    operations' nor jxkernel's own functions', nor retraces that compiled nothing)."""
+    operations' nor jxkernel's or registered libraries' own functions', nor retraces that
+    compiled nothing)."""
     return [e for e in compile_log.compile_events() if e.origin == USER and e.compiled]
 
 
