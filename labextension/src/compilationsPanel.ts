@@ -2,9 +2,9 @@
  * The Compilations panel: a filterable, virtualized list of the compilations of the user's
  * functions, newest first, then the eager operations, jxkernel's own functions and registered
  * libraries' functions the kernel grouped (`others` of the compilations message: one row per
- * primitive or function, with a count and the user's lines that ran it), under a heading per kind. Only the rows in view
- * exist in the DOM (fixed heights per kind of row in a scroll container), so 10,000 events
- * cost what 40 do. Keyboard: Tab to the filter, the buttons and the list; in the list
+ * primitive or function, with a count and the user's lines that ran it), under a heading per
+ * kind. Only the rows in view exist in the DOM (fixed heights per kind of row in a scroll
+ * container), so 10,000 events cost what 40 do. Keyboard: Tab to the filter, the buttons and the list; in the list
  * ArrowUp/ArrowDown/PageUp/PageDown/Home/End select, Enter shows the event's cell,
  * Space toggles "fail on recompile" for its function.
  */

@@ -100,7 +100,8 @@ describe('the Compilations panel rows', () => {
 
   it("heads a registered library's functions apart from jxkernel's own, after them", () => {
     const group = (name: string, origin: string, library?: boolean) =>
-      ({ name, origin, count: 2, sites: ['In[3]:1'], compile_ms: 1.5, ...(library === undefined ? {} : { library }) }) as any;
+      ({ name, origin, count: 2, sites: ['In[3]:1'], compile_ms: 1.5,
+         ...(library === undefined ? {} : { library }) }) as any;
     const lib = group('lib_twice', 'internal', true);
     const own = group('_normal', 'internal', false);
     const add = group('add', 'eager', false);
