@@ -242,8 +242,8 @@ _OPTIONS = [
     _Option("jxkernel_compile_notes", "recompiles", "JXKERNEL_COMPILE_NOTES", None,
             "Which compiles of your functions a notebook cell notes under its output: "
             "'recompiles' (a second compile or later, with what changed and the fix), 'all' "
-            "(first compiles too, and the eager operations and jxkernel functions the cell "
-            "compiled) or 'off'. %jxnotes sets it.",
+            "(first compiles too, and the eager operations and jxkernel's or libraries' "
+            "functions the cell compiled) or 'off'. %jxnotes sets it.",
             validate=lambda v: _check_enum(v, ("all", "recompiles", "off"))),
     _flag("jax_debug_key_reuse", False,
           "Check typed PRNG keys (jax.random.key) for reuse: a key consumed twice (by a "

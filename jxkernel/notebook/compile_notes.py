@@ -153,9 +153,10 @@ def kind_of(event) -> str:
 
 
 def grouped(events) -> list:
-    """[(name, count, call sites, seconds)] of eager operations and jxkernel functions, one
-    entry per primitive or function, in first-seen order: three eager adds at In[4]:1 and a
-    slice at In[4]:2 are [('add', 3, ['In[4]:1'], ...), ('slice', 1, ['In[4]:2'], ...)]."""
+    """[(name, count, call sites, seconds)] of eager operations and jxkernel's or libraries'
+    functions, one entry per primitive or function, in first-seen order: three eager adds at
+    In[4]:1 and a slice at In[4]:2 are
+    [('add', 3, ['In[4]:1'], ...), ('slice', 1, ['In[4]:2'], ...)]."""
     rows: dict = collections.OrderedDict()
     for e in events:
         name = e.function[: -len(" (eager)")] if e.function.endswith(" (eager)") else e.function

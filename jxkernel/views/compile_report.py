@@ -74,7 +74,8 @@ def event_json(event) -> dict:
 
 def function_rows(events) -> list:
     """Per jitted function (by function_key): the user's functions first, then eager
-    operations and jxkernel's own functions (CompileEvent.origin), each in first-seen order."""
+    operations and jxkernel's or libraries' own functions (CompileEvent.origin), each in
+    first-seen order."""
     rows: dict = {}
     theirs = set()
     for e in events:

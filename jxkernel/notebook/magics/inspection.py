@@ -113,8 +113,8 @@ class InspectionMagics(JxMagicsBase):
     @ma.argument("mode", nargs="?", default=None, choices=compile_notes.MODES,
                  help="recompiles (default): a note under a cell that compiled one of your "
                       "functions again, with what changed and the fix; all: first compiles "
-                      "too, and the eager operations and jxkernel functions a cell compiled; "
-                      "off: no notes")
+                      "too, and the eager operations and jxkernel's or libraries' "
+                      "functions a cell compiled; off: no notes")
     @line_magic
     def jxnotes(self, line):
         """The compile notes under cells: %jxnotes all|recompiles|off (without an argument:
