@@ -6,6 +6,8 @@
     python -m conformance.run --json out.json # also write the results as JSON
     python -m conformance.run --backend numpy # on the NumPy backend (JAX_PLATFORMS=numpy)
                                               # (by default: the one JAX_PLATFORMS names)
+    python -m conformance.run --compiler-options '{"xla_cpu_use_fusion_emitters": false}'
+                                              # XLA options every compile starts from
 
 Programs run in one worker process per device count (``# conformance: devices=4`` in a
 program's header), in sequence, each in a fresh namespace; the options changed by a
@@ -46,8 +48,9 @@ def _restore(config, before):
                 pass
 
 
-def run_one(name):
-    """{"name", "status": pass | fail | error | no-reference, "reason", "seconds"}."""
+def run_one(name, compiler_options=None):
+    """{"name", "status": pass | fail | error | no-reference, "reason", "seconds"}.
+    `compiler_options`: the XLA options the worker's compiles start from (see `worker`)."""
     expected_path = os.path.join(capture.EXPECTED, name + ".json")
     if not os.path.exists(expected_path):
         return {"name": name, "status": "no-reference", "reason": "no recorded JAX output",
@@ -55,14 +58,19 @@ def run_one(name):
     with open(expected_path) as f:
         expected = json.load(f)
     config, before = _config_snapshot()
-    if capture.read_options(name).get("optimized"):
+    optimized = capture.read_options(name).get("optimized")
+    if optimized:
         # the program's numbers move with XLA's optimization level under JAX itself: compare
-        # at the default level, where JAX's record was made, whatever the suite's setting
+        # at the default level and code, where JAX's record was made, whatever the suite's
         config.update("jax_disable_most_optimizations", False)
+        if compiler_options:
+            _set_base_options({})
     start = time.process_time()     # CPU seconds: what the CI budget counts
     actual = capture.run_program(name)
     seconds = round(time.process_time() - start, 3)
     _restore(config, before)
+    if optimized and compiler_options:
+        _set_base_options(compiler_options)
     if actual["error"]:
         return {"name": name, "status": "error", "reason": actual["error"].splitlines()[0],
                 "detail": actual["error"], "seconds": seconds}
@@ -71,9 +79,22 @@ def run_one(name):
             "seconds": seconds}
 
 
-def worker(names):
+def _set_base_options(options):
+    from jxkernel.xla import compiler     # (XLA's: only where options are asked for)
+    compiler.set_base_compiler_options(options)
+
+
+def worker(argv):
+    """Run the programs `argv` names, after `--compiler-options JSON` if given: XLA's options
+    every compile of the worker starts from (jxkernel.xla.compiler.set_base_compiler_options;
+    the test suite passes the loop emitters its own processes compile with, about half the CPU
+    of a compile here: tests/conftest.py)."""
     install_alias()
-    print(json.dumps([run_one(name) for name in names]))
+    options = None
+    if argv[:1] == ["--compiler-options"]:
+        options, argv = json.loads(argv[1]), argv[2:]
+        _set_base_options(options)
+    print(json.dumps([run_one(name, options) for name in argv]))
 
 
 def expected_failures(backend: str) -> dict:
@@ -81,9 +102,9 @@ def expected_failures(backend: str) -> dict:
     return KNOWN_FAILURES if backend == "xla" else {**KNOWN_FAILURES, **NUMPY_BACKEND_DIFFERENCES}
 
 
-def run_all(names, backend="xla"):
+def run_all(names, backend="xla", compiler_options=None):
     """Every program's result, each device count's programs in one worker process (with
-    JAX_PLATFORMS=numpy for the NumPy backend)."""
+    JAX_PLATFORMS=numpy for the NumPy backend; `compiler_options`: see `worker`)."""
     groups = {}
     for name in names:
         groups.setdefault(capture.read_options(name).get("devices", 1), []).append(name)
@@ -94,8 +115,10 @@ def run_all(names, backend="xla"):
             env["JAX_PLATFORMS"] = "numpy"
         elif env.get("JAX_PLATFORMS", "").startswith("numpy"):    # XLA's, asked for by name
             env["JAX_PLATFORMS"] = "cpu"
-        done = subprocess.run([sys.executable, "-m", "conformance.run", "--worker", *group],
-                              env=env, cwd=ROOT, capture_output=True, text=True)
+        options = ["--compiler-options", json.dumps(compiler_options)] \
+            if compiler_options else []
+        done = subprocess.run([sys.executable, "-m", "conformance.run", "--worker", *options,
+                               *group], env=env, cwd=ROOT, capture_output=True, text=True)
         if done.returncode != 0:
             raise RuntimeError(f"conformance worker crashed:\n{done.stderr[-3000:]}")
         results += json.loads(done.stdout.splitlines()[-1])
@@ -147,11 +170,15 @@ def main(argv):
     # (by default the backend JAX_PLATFORMS names, as the programs would see it)
     default = "numpy" if os.environ.get("JAX_PLATFORMS", "").startswith("numpy") else "xla"
     backend = argv[argv.index("--backend") + 1] if "--backend" in argv else default
+    options_text = argv[argv.index("--compiler-options") + 1] \
+        if "--compiler-options" in argv else None
     if backend not in ("xla", "numpy") or (report and backend != "xla"):
         raise SystemExit("--backend is xla or numpy; --report rewrites the README's XLA table")
-    names = [a for a in argv if not a.startswith("--") and a not in (json_path, backend)] \
-        or capture.program_names()
-    results = run_all(names, backend)
+    if options_text is not None and (backend != "xla" or report):
+        raise SystemExit("--compiler-options are XLA's, and --report records the default code")
+    names = [a for a in argv if not a.startswith("--")
+             and a not in (json_path, backend, options_text)] or capture.program_names()
+    results = run_all(names, backend, json.loads(options_text) if options_text else None)
     known = expected_failures(backend)
     print(table(results, known))
     print(pass_rate(results))

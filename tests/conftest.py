@@ -164,10 +164,7 @@ def _xla_loop_emitters():
     """The test processes' compiles use XLA CPU's loop emitters (see the module docstring)."""
     import compiled
     from jxkernel.xla import compiler
-    if os.environ.get("JXKERNEL_TEST_XLA_DEFAULT_CODE") == "1":
-        yield
-        return
-    previous = compiler.set_base_compiler_options(compiled.LOOP_EMITTERS)
+    previous = compiler.set_base_compiler_options(compiled.suite_compiler_options())
     yield
     compiler.set_base_compiler_options(previous)
 

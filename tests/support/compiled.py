@@ -7,6 +7,7 @@ XLA fuses a whole program differently from single operations, so the last bits m
 comparisons allow ulps for that.
 """
 import contextlib
+import os
 import types
 
 import numpy as np
@@ -78,6 +79,16 @@ def compiled_transforms(jax):
 LOOP_EMITTERS = {} if gpu_tier.ON_GPU else {
     "xla_cpu_use_fusion_emitters": False, "xla_cpu_parallel_codegen_split_count": 1,
     "xla_cpu_enable_concurrency_optimized_scheduler": False}
+
+
+def suite_compiler_options() -> dict:
+    """The XLA options the test processes compile with (tests/conftest.py): LOOP_EMITTERS, or
+    none under JXKERNEL_TEST_XLA_DEFAULT_CODE=1 (XLA's default code for the whole suite).
+
+    >>> suite_compiler_options() in ({}, LOOP_EMITTERS)
+    True
+    """
+    return {} if os.environ.get("JXKERNEL_TEST_XLA_DEFAULT_CODE") == "1" else LOOP_EMITTERS
 
 
 @contextlib.contextmanager
