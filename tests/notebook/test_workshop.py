@@ -3,6 +3,7 @@ solution, a blank and a wrong answer, and each notebook with exercises executed 
 as handed to learners (every check says "not yet", nothing raises but cells tagged
 raises-exception) and as the instructors' version in demos/solutions/ (every check passes),
 each from its own folder, and its first cell (setup) silent where jxkernel is installed."""
+import copy
 import os
 import pathlib
 import re
@@ -336,6 +337,20 @@ def execute(nb, folder):
     return nb
 
 
+_EXECUTED: dict = {}
+
+
+def executed(path, folder):
+    """The notebook at `path` run from `folder` (execute), once per process and environment:
+    a kernel started with the same variables runs the same cells to the same outputs, so the
+    learners' test and the parallelism test's XLA side share 09's run. A copy each time."""
+    key = (str(path), str(folder), tuple(sorted(
+        (k, v) for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST")))  # (pytest's)
+    if key not in _EXECUTED:
+        _EXECUTED[key] = execute(nbformat.read(path, as_version=4), folder)
+    return copy.deepcopy(_EXECUTED[key])
+
+
 def outputs(cell) -> str:
     return "\n".join(o.get("text", "") or o.get("data", {}).get("text/plain", "")
                      for o in cell.get("outputs", []))
@@ -343,8 +358,7 @@ def outputs(cell) -> str:
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_learners_notebook_runs_and_every_check_says_not_yet(path):
-    nb = execute(nbformat.read(path, as_version=4), DEMOS)  # raises on an error not tagged
-                                                            # raises-exception
+    nb = executed(path, DEMOS)      # raises on an error not tagged raises-exception
     exercises = [c for c in nb.cells if "exercise" in c.metadata.get("tags", [])]
     assert exercises
     for cell in exercises:
@@ -389,15 +403,23 @@ def test_parallelism_on_the_numpy_backend_prints_what_xla_prints(monkeypatch, tm
     path = DEMOS / "09_parallelism.ipynb"
     (tmp_path / "sitecustomize.py").write_text(NO_JAXLIB)   # (imports fail as in the browser)
     shown, path_before = {}, os.environ.get("PYTHONPATH", "")
+    # XLA's side: unset where it already means XLA's CPU here, so that the environment is the
+    # suite's and the learners' test's run of the notebook serves (executed)
+    xla_by_default = not os.environ.get("JAX_PLATFORMS") and jax.default_backend() == "cpu"
     for platform in ("numpy", "cpu"):
-        monkeypatch.setenv("JAX_PLATFORMS", platform)     # the kernel's, as it starts
+        if platform == "cpu" and xla_by_default:
+            monkeypatch.delenv("JAX_PLATFORMS", raising=False)
+        else:
+            monkeypatch.setenv("JAX_PLATFORMS", platform)     # the kernel's, as it starts
         monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
             ([str(tmp_path)] if platform == "numpy" else []) + [path_before]))
+        if platform == "cpu" and not path_before:
+            monkeypatch.delenv("PYTHONPATH")
         monkeypatch.delenv("JXKERNEL_CPU_DEVICES", raising=False)
         blocked = subprocess.run([sys.executable, "-c", "import jaxlib"], capture_output=True,
                                  text=True)
         assert ("No module named 'jaxlib'" in blocked.stderr) == (platform == "numpy")
-        nb = execute(nbformat.read(path, as_version=4), DEMOS)
+        nb = executed(path, DEMOS)
         shown[platform] = [outputs(c) for c in nb.cells if c.cell_type == "code"]
     cells = [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
     assert "NumpyDevice(id=3)" in shown["numpy"][1], shown["numpy"][1]   # jax.devices()
