@@ -372,13 +372,20 @@ def test_docstring_examples():
 
 
 def test_the_new_submodules_load_on_first_use():
-    code = ("import sys, jxkernel.scipy as s\n"
+    """`import jxkernel` loads neither these submodules nor jxkernel.scipy.signal, nor SciPy;
+    attribute access loads each, signal still without SciPy (one subprocess checks both:
+    tests/scipy/test_scipy_signal.py relies on it)."""
+    code = ("import sys, jxkernel\n"
+            "signal_before = ['jxkernel.scipy.signal' in sys.modules, 'scipy' in sys.modules]\n"
+            "import jxkernel.scipy as s\n"
             "names = ('fft', 'ndimage', 'integrate', 'cluster', 'interpolate')\n"
             "before = [f'jxkernel.scipy.{n}' in sys.modules for n in names]\n"
+            "signal = [jxkernel.scipy.signal.__name__, 'scipy' in sys.modules]\n"
             "after = [getattr(s, n).__name__ for n in names]\n"
-            "print(before, after, all(n in dir(s) for n in names))")
+            "print(signal_before, signal, before, after, all(n in dir(s) for n in names))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == ("[False, False, False, False, False] ['jxkernel.scipy.fft', "
+    assert out.stdout.strip() == ("[False, False] ['jxkernel.scipy.signal', False] "
+                                  "[False, False, False, False, False] ['jxkernel.scipy.fft', "
                                   "'jxkernel.scipy.ndimage', 'jxkernel.scipy.integrate', "
                                   "'jxkernel.scipy.cluster', 'jxkernel.scipy.interpolate'] True")
 
