@@ -80,8 +80,11 @@ def run_one(name, compiler_options=None):
 
 
 def _set_base_options(options):
-    from jxkernel.xla import compiler     # (XLA's: only where options are asked for)
+    from jxkernel.xla import compiler, dispatch     # (XLA's: only where options are asked for)
     compiler.set_base_compiler_options(options)
+    # eager operations keep the executables compiled before (their cache does not key on the
+    # options; jit's does): they compile again, under these (or load them from memory)
+    dispatch.clear_primitive_cache()
 
 
 def worker(argv):
