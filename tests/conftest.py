@@ -39,7 +39,9 @@ the ulp bounds, and on an AVX-only CPU too) and in a few discrete results: subno
 inside frexp and cbrt, which of two tied maxima a pooling's tangent follows, XLA's cost model
 of a scatter (docs/contributing.md has the measurements). A test whose subject is XLA's default code (what JAX
 gives, bit for bit or discretely) takes the `xla_default_code` fixture. The kernels, servers and
-scripts the suite starts compile as a user's do. JXKERNEL_TEST_XLA_DEFAULT_CODE=1 runs the whole
+scripts the suite starts compile as a user's do, but for the conformance programs' workers, which
+test_conformance.py hands the same options (compiled.suite_compiler_options: ~1,200 compiles,
+half their CPU). JXKERNEL_TEST_XLA_DEFAULT_CODE=1 runs the whole
 suite at XLA's default code; the GPU tier always does (the GPU compiler has no such options).
 
 The CPU device count is left alone: tests see the single-device default.
