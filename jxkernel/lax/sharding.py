@@ -22,7 +22,7 @@ from ..core.device_assignment import (check_device_assignment, context_devices, 
 from ..core.interpreter_primitives import reshard_p, sharding_constraint_p
 from ..core.ir import param_printers
 from ..core.mesh import (AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec, get_mesh,
-                         resolve, set_mesh)
+                         bare_spec_error, resolve, set_mesh)
 from ..core.primitive import (
     Primitive,
     abstract_eval_rules,
@@ -235,9 +235,7 @@ def canonicalize_sharding(sharding, api_name: str):
         return None
     check_out_sharding_type(sharding, api_name)
     if isinstance(sharding, PartitionSpec) and _context_mesh() is None:
-        raise ValueError(f"Using PartitionSpec when you are not under a mesh context is not "
-                         f"allowed. Please pass a NamedSharding instance or enter into a mesh "
-                         f"context via `jax.set_mesh`. Got {sharding}")
+        raise bare_spec_error(sharding, "out_sharding")
     sharding = resolved(sharding)
     if isinstance(sharding.mesh, Mesh):
         sharding = NamedSharding(sharding.mesh.abstract_mesh, sharding.spec)
