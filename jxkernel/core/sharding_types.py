@@ -133,6 +133,13 @@ def broadcast_in_dim_rule(name, in_avals, params, out_avals):
     return out
 
 
+def stack_rule(name, in_avals, params, out_avals):
+    """stack: its operands' common splitting, the new dimension at `axis` unsplit."""
+    parts = list(broadcasting_rule(name, in_avals, params, out_avals))
+    parts.insert(params["axis"], ())
+    return parts
+
+
 def squeeze_rule(name, in_avals, params, out_avals):
     dims = {d % len(in_avals[0].shape) for d in params["dimensions"]}
     return [p for i, p in enumerate(parts_of(in_avals[0])) if i not in dims]
@@ -535,7 +542,8 @@ def top_k_rule(name, in_avals, params, out_avals):
 
 # the rules under which untyped operands give a result typed over set_mesh's mesh (JAX's
 # broadcasting_sharding_rule, _select_sharding_rule, _broadcast_in_dim_sharding_rule)
-_TAKE_CONTEXT_MESH = frozenset({broadcasting_rule, select_n_rule, broadcast_in_dim_rule})
+_TAKE_CONTEXT_MESH = frozenset({broadcasting_rule, select_n_rule, broadcast_in_dim_rule,
+                                stack_rule})
 
 # the rules that read every operand's sharding (the others read the first's)
 _ANY_OPERAND_TYPED = frozenset({broadcasting_rule, select_n_rule, dot_general_rule,
@@ -595,17 +603,19 @@ def by_rule(prim, in_avals, params, out_avals, mesh=None) -> list:
     return [out_avals[0].update(sharding=make(mesh, _legal(prim, in_avals, out_avals[0], parts)))]
 
 
-def _on_context_mesh(prim, in_avals, out_avals) -> list:
+def _on_context_mesh(prim, in_avals, out_avals, takes_it: bool = False) -> list:
     """Results of untyped operands: under set_mesh with Explicit axes, those of the
     primitives whose JAX rule then takes set_mesh's mesh (n-ary elementwise, select_n,
-    broadcast_in_dim: jnp.zeros, x + 1) are typed unsplit over it, as JAX's; the others (sin,
-    sum, transpose, reshape, dot_general of untyped operands) stay untyped, their layout
-    XLA's (JAX's empty mesh). Printed alike, they differ where a jit under set_mesh returns
+    broadcast_in_dim: jnp.zeros, x + 1; stack; iota, `takes_it` whatever its rule) are typed
+    unsplit over it, as JAX's; the others (sin, sum, transpose, reshape, dot_general of
+    untyped operands) stay untyped, their layout XLA's (JAX's empty mesh, which jax.typeof
+    shows: avals.public_type). Printed alike, they differ where a jit under set_mesh returns
     them: replicated, or as XLA's propagation lays them out."""
     mesh = get_mesh()
     rule = sharding_rules.get(prim)
-    if mesh is None or not explicit_axes(mesh) or rule not in _TAKE_CONTEXT_MESH or \
-            rule is broadcasting_rule and len(in_avals) < 2:     # (a unary op: its operand's)
+    if mesh is None or not explicit_axes(mesh) or not takes_it and (
+            rule not in _TAKE_CONTEXT_MESH or
+            rule is broadcasting_rule and len(in_avals) < 2):    # (a unary op: its operand's)
         return out_avals
     return [a.update(sharding=make(mesh.abstract_mesh, [()] * len(a.shape))) for a in out_avals]
 
@@ -634,18 +644,21 @@ def _overridden(prim, in_avals, params, out_avals, given, mesh) -> list:
     return [out.update(sharding=make(mesh or given.mesh, parts))]
 
 
-def given_or_rule(prim, param="sharding", standard=False):
+def given_or_rule(prim, param="sharding", standard=False, context_mesh=False):
     """The typing of the shape primitives JAX gives a `sharding` param (broadcast_in_dim,
     reshape, iota: their out_sharding=; empty's is `param` "out_sharding"): the result typed
     as that sharding where one is given, else by the primitive's rule. `standard`: one of
     JAX's standard primitives (reshape), whose rule JAX's call_sharding_rule skips when
     neither set_mesh's mesh nor the operands' has an Explicit axis: the result is untyped
     then, out_sharding= or not (`lax.reshape(np_value, s, out_sharding=named)` outside
-    set_mesh runs on one device)."""
+    set_mesh runs on one device). `context_mesh`: given none, the result is typed unsplit
+    over set_mesh's mesh where it has Explicit axes, as JAX's iota (not its empty)."""
     def typing(in_avals, params, out_avals):
         given = params.get(param)
         if given is not None and standard and not explicit_anywhere(in_avals):
             given = None
+        if given is None and context_mesh:
+            return _on_context_mesh(prim, in_avals, out_avals, takes_it=True)
         if given is None:
             return by_rule(prim, in_avals, params, out_avals)
         out = out_avals[0]

@@ -161,27 +161,43 @@ def class_paths(jax):
 
 def meshless_args(jax):
     """Under `set_mesh` of a mesh with an Explicit axis: the mesh axis names `jax.typeof`
-    gives a jitted function's arguments (and the sharding of its result) for NumPy data, a
-    Python scalar and Arrays made outside and inside the mesh."""
-    jnp, P = jax.numpy, jax.sharding.PartitionSpec
+    gives a jitted function's arguments, and values made from them, for NumPy data, a Python
+    scalar and Arrays made outside and inside the mesh (and the result's sharding and type);
+    then the same names of NumPy arguments under make_jaxpr, vmap, jvp and eval_shape."""
+    jnp, lax, P = jax.numpy, jax.lax, jax.sharding.PartitionSpec
     mesh = jax.make_mesh((1,), ("x",), axis_types=(jax.sharding.AxisType.Explicit,))
     outside = jnp.arange(4.0)
     seen = []
 
     def f(a, s):
-        seen.append([list(jax.typeof(v).sharding.mesh.axis_names) for v in (a, s, a * s)])
+        made = {"a": a, "s": s, "a*s": a * s, "sin": jnp.sin(a), "neg": -a, "T": a.T,
+                "sum": a.sum(), "reshape": a.reshape(2, 2), "astype": a.astype(np.int32),
+                "arange": jnp.arange(3), "iota": lax.broadcasted_iota(np.int32, (2, 3), 1),
+                "stack": jnp.stack([a]), "unstack": jnp.unstack(jnp.stack([a, a]))[0],
+                "zeros": jnp.zeros(2), "zeros_like": jnp.zeros_like(a),
+                "where": jnp.where(a > 0, a, 0.0)}
+        seen.append({k: list(jax.typeof(v).sharding.mesh.axis_names) for k, v in made.items()})
         return a * s
 
     out = {}
     with jax.sharding.set_mesh(mesh):
         inside, split = jnp.arange(4.0), jax.device_put(np.arange(4.0, dtype=np.float32), P("x"))
-        for name, args in {"numpy": (np.ones(4, np.float32), 2.0),
-                           "outside_mesh": (outside, np.float32(2)),
+        numpy = (np.ones(4, np.float32), 2.0)
+        for name, args in {"numpy": numpy, "outside_mesh": (outside, np.float32(2)),
                            "inside_mesh": (inside, jnp.float32(2)),
                            "split": (split, 2.0)}.items():
             seen.clear()
             result = jax.jit(f)(*args)
             out[name] = [seen[0], repr(result.sharding), str(jax.typeof(result))]
+        rows = np.ones((3, 4), np.float32)
+        for name, run in {"make_jaxpr": lambda g: jax.make_jaxpr(g)(*numpy),
+                          "vmap": lambda g: jax.vmap(g, (0, None))(rows, 2.0),
+                          "jvp": lambda g: jax.jvp(g, numpy, numpy),
+                          "eval_shape": lambda g: jax.eval_shape(g, *numpy)}.items():
+            seen.clear()
+            # (a new function each time: JAX's make_jaxpr and eval_shape find jit's traces)
+            run(lambda a, s: f(a, s))
+            out[name] = {k: seen[0][k] for k in ("a", "s", "a*s", "T", "zeros")}
     return out
 
 

@@ -473,3 +473,11 @@ def test_sharding_classes_show_jaxs_names_and_pickle_by_them():
     pickled = pickle.dumps(data).hex()
     out = run_code(f"import pickle; print(pickle.loads(bytes.fromhex('{pickled}')))")
     assert out.stdout.strip() == repr(data)
+
+
+def test_under_set_mesh_a_value_from_no_mesh_is_typed_over_the_empty_mesh():
+    # jit's (make_jaxpr's, vmap's, jvp's, eval_shape's) NumPy, scalar and one-device
+    # arguments, and what sin, transpose, sum, reshape make of them, are typed over
+    # AbstractMesh(()) as JAX's; x * s, zeros, arange, stack take set_mesh's mesh
+    from surface_gaps_cases import meshless_args, recorded
+    assert meshless_args(jax) == recorded("meshless_args")
