@@ -420,13 +420,9 @@ def _laid_out(make, out_sharding, name):
     sharding = resolved(out_sharding)
     with st.out_sharding(lax.shapes.broadcast_in_dim_p, sharding):
         x = make()
-    typed, got = st.typed_sharding(sharding, len(x.aval.shape)), x.aval.sharding
     # (its broadcast typed so, over the AbstractMesh: it needs no constraint, and names no
     # devices, as JAX's)
-    if typed is not None and got is not None and got.spec == typed.spec and \
-            got.mesh.abstract_mesh == typed.mesh.abstract_mesh:
-        return x
-    return laid_out(x, sharding)
+    return x if util.typed_as_asked(x, sharding) else laid_out(x, sharding)
 
 
 def _check_forgot_shape_tuple(name, shape, dtype):

@@ -28,6 +28,7 @@ from ..core.avals import ShapedArray, Token, abstract_token
 from ..core.errors import aval_text, float0_error, masked_array_error
 from ..core.interpreter_primitives import typed_scalar
 from ..core.source_info import user_stacklevel
+from ..core.sharding_types import typed_sharding
 from ..core.staging import JaxprTracer
 from ..core.trace import Tracer, jax_type_text
 from ..lax import conversion, shapes
@@ -612,3 +613,14 @@ def canonicalize_axis(axis: int, ndim: int, error=ValueError) -> int:
     if not -ndim <= axis < ndim:
         raise error(f"axis {axis} is out of bounds for array of dimension {ndim}")
     return axis + ndim if axis < 0 else axis
+
+
+def typed_as_asked(x, sharding) -> bool:
+    """Whether the traced `x` already has the type `sharding` (a resolved out_sharding=) asks
+    for: its primitive took the out_sharding, so it needs no constraint (JAX's jaxpr shows
+    none after `jnp.einsum(..., out_sharding=P('X'))` or `jnp.zeros(..., out_sharding=...)`)."""
+    if not isinstance(x, Tracer):
+        return False
+    typed, got = typed_sharding(sharding, len(x.aval.shape)), x.aval.sharding
+    return typed is not None and got is not None and got.spec == typed.spec and \
+        got.mesh.abstract_mesh == typed.mesh.abstract_mesh

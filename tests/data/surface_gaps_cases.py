@@ -201,6 +201,23 @@ def meshless_args(jax):
     return out
 
 
+def out_sharding_jaxprs(jax):
+    """make_jaxpr's text of jnp's contractions given an out_sharding= under set_mesh, of an
+    operand split over the mesh: their dot_general typed so, no constraint after it."""
+    jnp, P = jax.numpy, jax.sharding.PartitionSpec
+    mesh = jax.make_mesh((1,), ("x",), axis_types=(jax.sharding.AxisType.Explicit,))
+    b = np.ones((2, 4), np.float32)
+    cases = {"einsum": lambda x, y: jnp.einsum("ij,jk->ik", x, y, out_sharding=P("x")),
+             "einsum_transposed": lambda x, y: jnp.einsum("ij,jk->ki", x, y,
+                                                          out_sharding=P(None, "x")),
+             "matmul": lambda x, y: jnp.matmul(x, y, out_sharding=P(None, "x")),
+             "dot": lambda x, y: jnp.dot(x, y, out_sharding=P("x")),
+             "zeros": lambda x, y: jnp.zeros((4, 4), out_sharding=P("x"))}
+    with jax.sharding.set_mesh(mesh):
+        a = jax.device_put(np.ones((4, 2), np.float32), P("x", None))     # (typed: 4@x)
+        return {k: str(jax.make_jaxpr(f)(a, b)) for k, f in cases.items()}
+
+
 def as_jxkernel(value):
     """JAX's recorded answer with jxkernel's names for JAX's modules (`jax._src.mesh` is
     `jxkernel._src.mesh`, `<class 'jax.P'>` is `<class 'jxkernel.P'>`); messages that name

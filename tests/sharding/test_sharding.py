@@ -481,3 +481,10 @@ def test_under_set_mesh_a_value_from_no_mesh_is_typed_over_the_empty_mesh():
     # AbstractMesh(()) as JAX's; x * s, zeros, arange, stack take set_mesh's mesh
     from surface_gaps_cases import meshless_args, recorded
     assert meshless_args(jax) == recorded("meshless_args")
+
+
+def test_a_contraction_given_out_sharding_is_typed_so_without_a_constraint():
+    # jnp.einsum's (and matmul's) last dot_general takes the out_sharding, as JAX's: the
+    # jaxpr holds no sharding_constraint after it
+    from surface_gaps_cases import out_sharding_jaxprs, recorded
+    assert out_sharding_jaxprs(jax) == recorded("out_sharding_jaxprs")
