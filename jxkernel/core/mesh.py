@@ -588,6 +588,26 @@ def bare_spec_error(spec: PartitionSpec, what: str) -> Exception:
                       f"context via `jax.set_mesh`. Got {spec!r}")
 
 
+def check_type_divides(shape, sharding) -> None:
+    """JAX's error when the sharding a reshard, an out_sharding= or device_put gives a value's
+    type (its Explicit axes, one entry per dimension, over the abstract mesh) does not divide
+    a dimension: the type's check (core._check_divisibility) comes before any placement's
+    (whose IndivisibleError then speaks of Auto axes only, or of jit's in_shardings)."""
+    mesh = sharding.mesh
+    kinds = dict(zip(mesh.axis_names, mesh.axis_types))
+    parts = [tuple(a for a in axes if kinds[a] is AxisType.Explicit)
+             for axes in sharding.spec._axes(len(shape))]
+    for dim, (axes, n) in enumerate(zip(parts, shape)):
+        size = math.prod(mesh.shape[a] for a in axes)
+        if axes and n % size:
+            spec = PartitionSpec(*[None if not p else p[0] if len(p) == 1 else p for p in parts])
+            abstract = NamedSharding(getattr(mesh, "abstract_mesh", mesh), spec)
+            raise ValueError(f"Sharding spec {axes} implies that array axis {dim} is "
+                             f"partitioned {size} times, but does not evenly divide the "
+                             f"dimension size {n}. Got shape: {tuple(shape)} and sharding "
+                             f"{abstract!r}")
+
+
 def on_devices_of(abstract: AbstractMesh, mesh: Mesh | None, what: str) -> Mesh:
     """The mesh `abstract` (use_abstract_mesh's) names over the devices of `mesh` (set_mesh's),
     in their order: as in JAX, an abstract mesh inside jit reshapes the devices it runs on.

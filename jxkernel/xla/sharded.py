@@ -29,7 +29,8 @@ from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.lru import LRU, PROGRAMS
 from ..core.avals import explicit_axes, replicated_on
 from ..core.mesh import (UNCONSTRAINED, Mesh, NamedSharding, PartitionSpec, asked_on,
-                         bare_spec_error, get_mesh, local_devices, named_as_asked, resolve)
+                         bare_spec_error, check_type_divides, get_mesh, local_devices,
+                         named_as_asked, resolve)
 from ..core.sharding_types import current_override
 from . import array
 from . import client as _client
@@ -189,6 +190,8 @@ def device_put(x, sharding) -> Array:
         value, aval = x._value, x.aval
     else:
         value, aval = _host_value(x)
+    if len(sharding.spec) <= len(aval.shape):      # (a rank error: check_shape's words)
+        check_type_divides(aval.shape, sharding)    # the type's check first, as JAX's
     try:
         sharding.check_shape(aval.shape)
     except ValueError as e:
