@@ -393,9 +393,6 @@ def _note_context_mesh(mesh) -> None:
 set_mesh.__module__ = "jxkernel._src.sharding_impls"
 
 
-use_mesh = set_mesh
-
-
 class NamedSharding:
     """An array split over a mesh: `spec` names, per dimension, the mesh axes splitting it.
 

@@ -169,7 +169,8 @@ def class_paths(jax):
     sh = jax.sharding
     mesh = jax.make_mesh((1,), ("x",))
     spec = sh.PartitionSpec("x", None)
-    out = {"P_is_PartitionSpec": jax.P is sh.PartitionSpec}
+    out = {"P_is_PartitionSpec": jax.P is sh.PartitionSpec,
+           "has_use_mesh": hasattr(sh, "use_mesh")}          # (JAX 0.10.2 has set_mesh only)
     for name, obj in {"P": spec, "Mesh": mesh, "AbstractMesh": mesh.abstract_mesh,
                       "AxisType": sh.AxisType.Explicit,
                       "NamedSharding": sh.NamedSharding(mesh, spec),
