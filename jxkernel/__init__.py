@@ -24,6 +24,9 @@ from . import tree_util
 from .transforms.jit import jit
 from .transforms.make_jaxpr import eval_shape, make_jaxpr
 from .core.compile_record import compile_events, CompileEvent
+# the no-recompile guard: a tool for any program (training loops too), not only notebooks
+# (jxkernel.notebook re-exports it beside %jxguard)
+from .core.compile_record import no_recompile
 from .core.compile_record import subscribe as subscribe_compile_events
 # explains each jit cache miss (installs itself in the compile record, as it loads)
 from .views import recompile_explainer as compile_log  # noqa: E402,F401

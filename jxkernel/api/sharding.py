@@ -23,7 +23,6 @@ from ..core.mesh import (  # noqa: F401
     NamedSharding,
     PartitionSpec,
     set_mesh,
-    use_mesh,
 )
 from ..core.mesh import _mesh_state
 from ..core.mesh import get_mesh as _current_mesh

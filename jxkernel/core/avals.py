@@ -436,6 +436,11 @@ def public_type(aval, value=None):
         mesh = own.mesh if isinstance(own.mesh, AbstractMesh) else own.mesh.abstract_mesh
     elif value is None or getattr(value, "_trace", None) is not None:
         mesh = context_abstract_mesh()
+        if value is not None and explicit_axes(mesh):
+            # an untyped tracer where the types name Explicit axes: its type came from a
+            # value on no mesh (jit's NumPy or scalar argument, and the unary operations
+            # on it keep that), which JAX types over the empty mesh
+            mesh = AbstractMesh((), ())
     else:       # a value on no mesh (NumPy's, a Python scalar, one device's): none, as JAX's
         mesh = AbstractMesh((), ())
     out = aval.update(sharding=None)

@@ -51,19 +51,20 @@ def _canonical_part(p):
     return p
 
 
-class _Unconstrained:
+class UnconstrainedSingleton:
     """`P.UNCONSTRAINED`: a dimension a sharding constraint leaves to XLA's propagation."""
     def __repr__(self):
         return "UNCONSTRAINED"
 
     def __reduce__(self):
-        return (_unconstrained, ())
+        return (_get_default_unconstrained, ())
 
 
-UNCONSTRAINED = _Unconstrained()
+UNCONSTRAINED = UnconstrainedSingleton()
 
 
-def _unconstrained():
+def _get_default_unconstrained():
+    """The one UNCONSTRAINED, which a pickle of it names (as JAX's)."""
     return UNCONSTRAINED
 
 
@@ -137,6 +138,13 @@ class PartitionSpec:
 
 
 P = PartitionSpec
+
+# The names and modules JAX's classes have (jax.P, jax._src.mesh.Mesh, ...), with jxkernel for
+# jax: what reprs of the classes, `__module__`/`__qualname__` and pickles show. jxkernel._src
+# aliases `mesh` and `partition_spec` to this module, so pickles naming them load here.
+PartitionSpec.__module__, PartitionSpec.__name__, PartitionSpec.__qualname__ = "jxkernel", "P", "P"
+UnconstrainedSingleton.__module__ = _get_default_unconstrained.__module__ = \
+    "jxkernel._src.partition_spec"
 
 
 def checked_axis_types(axis_types, n: int, default: AxisType) -> tuple:
@@ -315,6 +323,9 @@ class Mesh(_AxisTypeQueries):
 
 
 _context_copies: dict = {}
+# (where JAX's are, jax._src.mesh: see PartitionSpec's names above)
+AxisType.__module__ = AbstractMesh.__module__ = Mesh.__module__ = "jxkernel._src.mesh"
+
 _EMPTY_MESH = Mesh(None, ())
 
 
@@ -380,9 +391,6 @@ def _note_context_mesh(mesh) -> None:
 # where JAX keeps it (jax._src.sharding_impls.set_mesh), which jxkernel._src.sharding_impls
 # re-exports: the name its repr and pickles give
 set_mesh.__module__ = "jxkernel._src.sharding_impls"
-
-
-use_mesh = set_mesh
 
 
 class NamedSharding:
@@ -542,11 +550,59 @@ def resolve(sharding, what: str = "device_put"):
                 mesh.axis_sizes, mesh.axis_names, mesh.axis_types)):
             mesh = on_devices_of(abstract, mesh, what)
         if mesh is None:
-            raise ValueError(f"{what} got the PartitionSpec {sharding!r} outside a mesh "
-                             f"context; wrap it as NamedSharding(mesh, {sharding!r}) or call "
-                             f"under `with jax.set_mesh(mesh):`")
+            raise bare_spec_error(sharding, what)
         return NamedSharding(mesh, sharding)
     return sharding
+
+
+def bare_spec_error(spec: PartitionSpec, what: str) -> Exception:
+    """JAX 0.10.2's error for a bare PartitionSpec where no mesh is set (or, given to
+    make_array_from_callback or make_array_from_single_device_arrays, at all), by the
+    function (`what`) it was given to: each says it in its own words, class and all.
+
+    >>> bare_spec_error(P('x'), "device_put")
+    ValueError('Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed to device_put')
+    """
+    if what == "device_put":
+        return ValueError("Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed "
+                          "to device_put")
+    if what.startswith("jit's ") or what == "with_sharding_constraint":
+        api, argument = ("jit", what[len("jit's "):]) if what.startswith("jit's ") else \
+            (what, "shardings")
+        return RuntimeError(f"{api} requires a non-empty mesh in context if you are passing "
+                            f"`PartitionSpec`s to {argument}. You can define a context mesh via "
+                            f"`jax.set_mesh(mesh)`. Alternatively, provide `Sharding`s to "
+                            f"{argument} and then the mesh context manager is not required.")
+    if what == "make_array_from_callback":
+        return TypeError(f"sharding should be an instance of `jax.sharding`. Got {spec!r} of "
+                         f"type {type(spec)}")
+    if what == "make_array_from_single_device_arrays":     # (JAX reads it as a Sharding)
+        return AttributeError(f"'{type(spec).__name__}' object has no attribute "
+                              f"'addressable_devices'")
+    # reshard, an out_sharding= (lax/sharding.py's canonicalize_sharding says it too)
+    return ValueError(f"Using PartitionSpec when you are not under a mesh context is not "
+                      f"allowed. Please pass a NamedSharding instance or enter into a mesh "
+                      f"context via `jax.set_mesh`. Got {spec!r}")
+
+
+def check_type_divides(shape, sharding) -> None:
+    """JAX's error when the sharding a reshard, an out_sharding= or device_put gives a value's
+    type (its Explicit axes, one entry per dimension, over the abstract mesh) does not divide
+    a dimension: the type's check (core._check_divisibility) comes before any placement's
+    (whose IndivisibleError then speaks of Auto axes only, or of jit's in_shardings)."""
+    mesh = sharding.mesh
+    kinds = dict(zip(mesh.axis_names, mesh.axis_types))
+    parts = [tuple(a for a in axes if kinds[a] is AxisType.Explicit)
+             for axes in sharding.spec._axes(len(shape))]
+    for dim, (axes, n) in enumerate(zip(parts, shape)):
+        size = math.prod(mesh.shape[a] for a in axes)
+        if axes and n % size:
+            spec = PartitionSpec(*[None if not p else p[0] if len(p) == 1 else p for p in parts])
+            abstract = NamedSharding(getattr(mesh, "abstract_mesh", mesh), spec)
+            raise ValueError(f"Sharding spec {axes} implies that array axis {dim} is "
+                             f"partitioned {size} times, but does not evenly divide the "
+                             f"dimension size {n}. Got shape: {tuple(shape)} and sharding "
+                             f"{abstract!r}")
 
 
 def on_devices_of(abstract: AbstractMesh, mesh: Mesh | None, what: str) -> Mesh:

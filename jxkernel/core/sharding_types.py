@@ -133,6 +133,14 @@ def broadcast_in_dim_rule(name, in_avals, params, out_avals):
     return out
 
 
+def stack_rule(name, in_avals, params, out_avals):
+    """stack: its operands' one splitting (same_sharding_rule's), the new dimension at
+    `axis` unsplit."""
+    parts = list(same_sharding_rule(name, in_avals, params, out_avals))
+    parts.insert(params["axis"], ())
+    return parts
+
+
 def squeeze_rule(name, in_avals, params, out_avals):
     dims = {d % len(in_avals[0].shape) for d in params["dimensions"]}
     return [p for i, p in enumerate(parts_of(in_avals[0])) if i not in dims]
@@ -183,7 +191,55 @@ def clamp_rule(name, in_avals, params, out_avals):
     return parts_of(operand) if operand.sharding is not None else None
 
 
+def broadcast_sharding(avals, shape):
+    """The type of `avals` broadcast together to `shape` (JAX's lax.broadcast_shardings, which
+    jnp's broadcast_arrays gives each operand): per dimension the splitting of the operands
+    that have it (ranks aligned on the right), over their one mesh; None when none is typed.
+
+    >>> broadcast_sharding([ShapedArray((), f32), typed_on_x], (8,)).spec    # doctest: +SKIP
+    P('x',)
+    """
+    typed = [a for a in avals if getattr(a, "sharding", None) is not None]
+    if not typed:
+        return None
+    parts = [()] * len(shape)
+    for a in typed:
+        for i, p in enumerate(parts_of(a), start=len(shape) - len(a.shape)):
+            parts[i] = parts[i] or p
+    return make(_mesh_of(typed), parts)
+
+
+def _typed_text(aval) -> str:
+    """A typed value's sharding as JAX's messages show it: over the abstract mesh."""
+    mesh = aval.sharding.mesh
+    return repr(make(getattr(mesh, "abstract_mesh", mesh), parts_of(aval)))
+
+
+def same_sharding_rule(name, in_avals, params, out_avals):
+    """concatenate (JAX's _concatenate_sharding_rule): every typed operand of one sharding,
+    the result's, even along the concatenated dimension; untyped ones (from no mesh) take
+    it. JAX's ShardingTypeError else."""
+    typed = [a for a in in_avals if a.sharding is not None]
+    if not typed:
+        return [()] * len(out_avals[0].shape)
+    if any(parts_of(a) != parts_of(typed[0]) for a in typed[1:]):
+        raise ShardingTypeError(f"All operands should have the same sharding. Got shardings "
+                                f"{', '.join(map(_typed_text, typed))}")
+    return parts_of(typed[0])
+
+
 def select_n_rule(name, in_avals, params, out_avals):
+    """JAX's _select_sharding_rule: the typed cases of one sharding, and `which` a scalar or
+    of theirs; its ShardingTypeErrors else."""
+    which, cases = in_avals[0], [a for a in in_avals[1:] if a.sharding is not None]
+    if any(parts_of(a) != parts_of(cases[0]) for a in cases[1:]):
+        raise ShardingTypeError(f"select cases must have the same shardings, got "
+                                f"[{', '.join(map(_typed_text, cases))}].")
+    if cases and which.shape and which.sharding is not None and \
+            parts_of(which) != parts_of(cases[0]):
+        raise ShardingTypeError(f"select `which` must be scalar or have the same sharding as "
+                                f"cases, got `which` sharding {_typed_text(which)} but case "
+                                f"sharding {_typed_text(cases[0])}.")
     return broadcasting_rule(name, in_avals, params, out_avals)
 
 
@@ -535,12 +591,13 @@ def top_k_rule(name, in_avals, params, out_avals):
 
 # the rules under which untyped operands give a result typed over set_mesh's mesh (JAX's
 # broadcasting_sharding_rule, _select_sharding_rule, _broadcast_in_dim_sharding_rule)
-_TAKE_CONTEXT_MESH = frozenset({broadcasting_rule, select_n_rule, broadcast_in_dim_rule})
+_TAKE_CONTEXT_MESH = frozenset({broadcasting_rule, select_n_rule, broadcast_in_dim_rule,
+                                stack_rule, same_sharding_rule})
 
 # the rules that read every operand's sharding (the others read the first's)
 _ANY_OPERAND_TYPED = frozenset({broadcasting_rule, select_n_rule, dot_general_rule,
                                 dynamic_update_slice_rule, conv_rule, gather_rule, clamp_rule,
-                                scatter_rule})
+                                scatter_rule, stack_rule, same_sharding_rule})
 
 
 def _mesh_of(in_avals):
@@ -595,17 +652,20 @@ def by_rule(prim, in_avals, params, out_avals, mesh=None) -> list:
     return [out_avals[0].update(sharding=make(mesh, _legal(prim, in_avals, out_avals[0], parts)))]
 
 
-def _on_context_mesh(prim, in_avals, out_avals) -> list:
+def _on_context_mesh(prim, in_avals, out_avals, takes_it: bool = False) -> list:
     """Results of untyped operands: under set_mesh with Explicit axes, those of the
     primitives whose JAX rule then takes set_mesh's mesh (n-ary elementwise, select_n,
-    broadcast_in_dim: jnp.zeros, x + 1) are typed unsplit over it, as JAX's; the others (sin,
-    sum, transpose, reshape, dot_general of untyped operands) stay untyped, their layout
-    XLA's (JAX's empty mesh). Printed alike, they differ where a jit under set_mesh returns
+    broadcast_in_dim: jnp.zeros, x + 1; stack; iota, `takes_it` whatever its rule) are typed
+    unsplit over it, as JAX's; the others (sin, sum, transpose, reshape, dot_general of
+    untyped operands) stay untyped, their layout XLA's (JAX's empty mesh, which jax.typeof
+    shows: avals.public_type). Printed alike, they differ where a jit under set_mesh returns
     them: replicated, or as XLA's propagation lays them out."""
     mesh = get_mesh()
     rule = sharding_rules.get(prim)
-    if mesh is None or not explicit_axes(mesh) or rule not in _TAKE_CONTEXT_MESH or \
-            rule is broadcasting_rule and len(in_avals) < 2:     # (a unary op: its operand's)
+    if mesh is None or not explicit_axes(mesh) or not takes_it and (
+            rule not in _TAKE_CONTEXT_MESH or
+            rule in (broadcasting_rule, same_sharding_rule) and len(in_avals) < 2):
+        # (a unary op, a concatenate of one: its operand's)
         return out_avals
     return [a.update(sharding=make(mesh.abstract_mesh, [()] * len(a.shape))) for a in out_avals]
 
@@ -634,18 +694,21 @@ def _overridden(prim, in_avals, params, out_avals, given, mesh) -> list:
     return [out.update(sharding=make(mesh or given.mesh, parts))]
 
 
-def given_or_rule(prim, param="sharding", standard=False):
+def given_or_rule(prim, param="sharding", standard=False, context_mesh=False):
     """The typing of the shape primitives JAX gives a `sharding` param (broadcast_in_dim,
     reshape, iota: their out_sharding=; empty's is `param` "out_sharding"): the result typed
     as that sharding where one is given, else by the primitive's rule. `standard`: one of
     JAX's standard primitives (reshape), whose rule JAX's call_sharding_rule skips when
     neither set_mesh's mesh nor the operands' has an Explicit axis: the result is untyped
     then, out_sharding= or not (`lax.reshape(np_value, s, out_sharding=named)` outside
-    set_mesh runs on one device)."""
+    set_mesh runs on one device). `context_mesh`: given none, the result is typed unsplit
+    over set_mesh's mesh where it has Explicit axes, as JAX's iota (not its empty)."""
     def typing(in_avals, params, out_avals):
         given = params.get(param)
         if given is not None and standard and not explicit_anywhere(in_avals):
             given = None
+        if given is None and context_mesh:
+            return _on_context_mesh(prim, in_avals, out_avals, takes_it=True)
         if given is None:
             return by_rule(prim, in_avals, params, out_avals)
         out = out_avals[0]

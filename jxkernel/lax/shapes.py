@@ -404,7 +404,7 @@ def _concatenate_batching(vals, dims, *, dimension):
 
 ad.deflinear2(concatenate_p, _concatenate_transpose)
 batching_rules[concatenate_p] = _concatenate_batching
-sharding_rules[concatenate_p] = sharding_types.broadcasting_rule     # JAX: even along a split dimension
+sharding_rules[concatenate_p] = sharding_types.same_sharding_rule    # even along a split dim
 
 # ------------------------------------------------------------------ split
 # The inverse of concatenate: one primitive with an output per piece (JAX 0.10's), so that
@@ -514,18 +514,12 @@ def _stack_batching(vals, dims, *, axis):
                         axis=axis + 1), 0
 
 
-def _stack_sharding(name, in_avals, params, out_avals):
-    parts = list(sharding_types.broadcasting_rule(name, in_avals, params, out_avals))
-    parts.insert(params["axis"], ())
-    return parts
-
-
 abstract_eval_rules[stack_p] = _stack_abstract_eval
 lowering_rules[stack_p] = _stack_lowering
 numpy_rules[stack_p] = lambda *xs, axis: np.stack(xs, axis)
 ad.deflinear2(stack_p, _stack_transpose)
 batching_rules[stack_p] = _stack_batching
-sharding_rules[stack_p] = _stack_sharding
+sharding_rules[stack_p] = sharding_types.stack_rule
 
 unstack_p = Primitive("unstack", multiple_results=True)
 
@@ -654,7 +648,7 @@ numpy_rules[iota_p] = lambda *, dtype, shape, dimension, sharding=None: np.broad
     np.arange(shape[dimension]).astype(dtype).reshape(
         [shape[dimension] if d == dimension else 1 for d in range(len(shape))]), shape)
 ad.defjvp_zero(iota_p)      # no operands: vmap and jvp never see it, but say so anyway
-sharding_typing_rules[iota_p] = sharding_types.given_or_rule(iota_p)
+sharding_typing_rules[iota_p] = sharding_types.given_or_rule(iota_p, context_mesh=True)
 
 
 # ------------------------------------------------------------------ lax functions

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import math
 
 from ..core import avals as _avals
 from ..core import sharding_types
@@ -22,7 +21,7 @@ from ..core.device_assignment import (check_device_assignment, context_devices, 
 from ..core.interpreter_primitives import reshard_p, sharding_constraint_p
 from ..core.ir import param_printers
 from ..core.mesh import (AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec, get_mesh,
-                         resolve, set_mesh)
+                         bare_spec_error, check_type_divides, resolve, set_mesh)
 from ..core.primitive import (
     Primitive,
     abstract_eval_rules,
@@ -186,25 +185,6 @@ def _constraint_params(params):
             ("unconstrained_dims", _Shown(f"frozenset({set(free) or '{}'})"))]
 
 
-def check_type_divides(shape, sharding) -> None:
-    """JAX's error when the sharding a reshard gives a value's type (its Explicit axes, one
-    entry per dimension, over the abstract mesh) does not divide a dimension: the type's
-    check (core._check_divisibility) comes before any placement's."""
-    mesh = sharding.mesh
-    kinds = dict(zip(mesh.axis_names, mesh.axis_types))
-    parts = [tuple(a for a in axes if kinds[a] is AxisType.Explicit)
-             for axes in sharding.spec._axes(len(shape))]
-    for dim, (axes, n) in enumerate(zip(parts, shape)):
-        size = math.prod(mesh.shape[a] for a in axes)
-        if axes and n % size:
-            spec = PartitionSpec(*[None if not p else p[0] if len(p) == 1 else p for p in parts])
-            abstract = NamedSharding(getattr(mesh, "abstract_mesh", mesh), spec)
-            raise ValueError(f"Sharding spec {axes} implies that array axis {dim} is "
-                             f"partitioned {size} times, but does not evenly divide the "
-                             f"dimension size {n}. Got shape: {tuple(shape)} and sharding "
-                             f"{abstract!r}")
-
-
 def check_out_sharding_type(sharding, api_name: str) -> None:
     """JAX's TypeError for an `out_sharding=` neither a NamedSharding nor a PartitionSpec (a
     device's SingleDeviceSharding), naming the function `api_name` as JAX's does."""
@@ -235,9 +215,7 @@ def canonicalize_sharding(sharding, api_name: str):
         return None
     check_out_sharding_type(sharding, api_name)
     if isinstance(sharding, PartitionSpec) and _context_mesh() is None:
-        raise ValueError(f"Using PartitionSpec when you are not under a mesh context is not "
-                         f"allowed. Please pass a NamedSharding instance or enter into a mesh "
-                         f"context via `jax.set_mesh`. Got {sharding}")
+        raise bare_spec_error(sharding, "out_sharding")
     sharding = resolved(sharding)
     if isinstance(sharding.mesh, Mesh):
         sharding = NamedSharding(sharding.mesh.abstract_mesh, sharding.spec)
@@ -259,6 +237,7 @@ def laid_out(x, out_sharding):
         # one), which libraries pass on as out_sharding=: it asks for no layout
         return x
     if typed is not None:
+        check_type_divides(_avals.get_aval(x).shape, typed)     # (JAX's type check first)
         _check_devices_for(x, typed)
     # the array then reports its type's spec, one entry per dimension, as JAX's does
     # (its constraint lays the value out: JAX's out_sharding= binds the sharding, it asserts

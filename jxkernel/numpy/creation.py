@@ -26,7 +26,7 @@ from ..core import trace as _trace
 from ..core import vma
 from ..core.avals import ShapedArray, replicated_on
 from ..core.errors import ConcretizationTypeError, masked_array_error, shape_error
-from ..core.mesh import NamedSharding, PartitionSpec, get_mesh, on_context_mesh
+from ..core.mesh import NamedSharding, PartitionSpec, get_mesh, on_context_mesh, resolve
 from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
 from ..core.interpreter_primitives import typed_scalar
@@ -51,6 +51,8 @@ def _eager() -> bool:
 
 def _on_device(value: np.ndarray, weak: bool = False, device=None) -> Array:
     aval = ShapedArray(value.shape, value.dtype, weak)
+    if isinstance(device, PartitionSpec):    # (jnp.eye's: set_mesh's mesh, as device_put's)
+        device = resolve(device)
     if device is None and on_context_mesh():    # under set_mesh, as JAX's: over its mesh
         return device_put(host_to_device(value, aval, _client.default_device()),
                           replicated_on(get_mesh(), value.ndim))
@@ -59,6 +61,17 @@ def _on_device(value: np.ndarray, weak: bool = False, device=None) -> Array:
     if isinstance(device, Sharding):    # `device=` takes a sharding too, as JAX's
         return device_put(host_to_device(value, aval, _client.default_device()), device)
     return host_to_device(value, aval, device, committed=True)
+
+
+def _check_device(device, filled: bool = False) -> None:
+    """A bare PartitionSpec as `device=` refused in JAX 0.10.2's words, under set_mesh too
+    (jax.device_put and jnp.eye take it): its fills (`filled`) read it as a Sharding, an
+    AttributeError; jnp.array, asarray, astype and linspace check it is one."""
+    if isinstance(device, PartitionSpec):
+        if filled:
+            raise AttributeError(f"'{type(device).__name__}' object has no attribute "
+                                 f"'_is_concrete'")
+        raise ValueError(f"sharding={device!r} must be an instance of jax.sharding.Sharding")
 
 
 def _check_python_int(x, dtype) -> None:
@@ -143,6 +156,8 @@ def array(object, dtype=None, *args, copy: bool = True, order: str | None = "K",
     """
     if args:
         copy, order, ndmin = _positional_array_args(args, copy, order, ndmin)
+    if device is not None:
+        _check_device(device)
     if out_sharding is not None and get_mesh() is None:
         # JAX 0.10.2 makes it on the default device, untyped, outside set_mesh (seen: a
         # NamedSharding's mesh unused by its convert_element_type there)
@@ -347,6 +362,8 @@ def astype(x, dtype, /, *, copy: bool = False, device=None):
     Array([0., 1., 2.], dtype=float16)
     """
     x = util.ensure_arraylike("astype", x)
+    if device is not None:
+        _check_device(device)
     if _core.extended_scalar_type(dtype) and dtype == x.dtype:
         return x            # typed keys to their own dtype: as they are, as JAX converts them
     if _core.is_extended(dtype) or _core.is_extended(getattr(x, "dtype", None)):
@@ -403,13 +420,9 @@ def _laid_out(make, out_sharding, name):
     sharding = resolved(out_sharding)
     with st.out_sharding(lax.shapes.broadcast_in_dim_p, sharding):
         x = make()
-    typed, got = st.typed_sharding(sharding, len(x.aval.shape)), x.aval.sharding
     # (its broadcast typed so, over the AbstractMesh: it needs no constraint, and names no
     # devices, as JAX's)
-    if typed is not None and got is not None and got.spec == typed.spec and \
-            got.mesh.abstract_mesh == typed.mesh.abstract_mesh:
-        return x
-    return laid_out(x, sharding)
+    return x if util.typed_as_asked(x, sharding) else laid_out(x, sharding)
 
 
 def _check_forgot_shape_tuple(name, shape, dtype):
@@ -427,6 +440,8 @@ def zeros(shape, dtype=None, *, device=None, out_sharding=None):
     (2, 3)
     """
     _check_forgot_shape_tuple("zeros", shape, dtype)
+    if device is not None:
+        _check_device(device, filled=True)
     if isinstance(dtype, np.dtype) and dtype == _core.float0:
         return np.zeros(_shape(shape), _core.float0)   # as JAX's: a host array (no device type)
     dtype = canonicalize_user_dtype(float if dtype is None else dtype, "zeros")
@@ -437,6 +452,8 @@ def zeros(shape, dtype=None, *, device=None, out_sharding=None):
 def ones(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of ones (float32 by default)."""
     _check_forgot_shape_tuple("ones", shape, dtype)
+    if device is not None:
+        _check_device(device, filled=True)
     dtype = canonicalize_user_dtype(float if dtype is None else dtype, "ones")
     return _laid_out(lambda: _fill(_shape(shape), 1, dtype, device=device), out_sharding,
                      "jnp.ones")
@@ -456,6 +473,8 @@ def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
     >>> jnp.full((2,), 7)                  # weak, like the Python int
     Array([7, 7], dtype=int32, weak_type=True)
     """
+    if device is not None:
+        _check_device(device, filled=True)
     if out_sharding is not None:
         return _laid_out(lambda: full(shape, fill_value, dtype, device=device), out_sharding,
                          "full")
@@ -485,6 +504,8 @@ def _full_scalar(shape, fill_value, dtype, device=None):
 
 
 def _like(name, a, fill_value, dtype, shape, device=None, out_sharding=None):
+    if device is not None:
+        _check_device(device, filled=True)
     if out_sharding is not None:     # (typed and laid out so, not as `a`)
         _device_or_out_sharding(device, out_sharding)
         # (JAX's full_like names itself without the "jnp.")
@@ -574,6 +595,8 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding
     (Array([0, 1, 2], dtype=int32), Array([0.  , 0.25, 0.5 , 0.75], dtype=float32))
     """
     _device_or_out_sharding(device, out_sharding)
+    if device is not None:
+        _check_device(device, filled=True)
     # (JAX's iota takes it: the jaxpr shows iota[... sharding=...])
     sharding = canonicalize_sharding(out_sharding, "jnp.arange")
     if dtype is not None:

@@ -27,7 +27,7 @@ from ..transforms.jit_namesakes import jax_jitted
 from .gufunc_signature import check_inputs
 from .indexing import getitem
 from .manipulation import broadcast_arrays, moveaxis, ravel, stack
-from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
+from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array, typed_as_asked
 
 __all__ = ["dot", "matmul", "vdot", "vecdot", "inner", "outer", "tensordot", "einsum",
            "einsum_path", "kron", "cross", "matrix_transpose", "matvec", "vecmat"]
@@ -69,7 +69,9 @@ def _typed_as(out_sharding, product, api_name):
     check_out_sharding_type(out_sharding, api_name)
     sharding = resolved(out_sharding)
     with sharding_types.out_sharding(lax.dot_general_p, sharding):
-        return laid_out(product(), sharding)
+        out = product()
+        # (traced, its last dot_general typed so: no constraint, as JAX's einsum)
+        return out if typed_as_asked(out, sharding) else laid_out(out, sharding)
 
 
 @jax_jitted(static_argnames=("precision", "preferred_element_type", "out_sharding"), inline=True)

@@ -13,7 +13,7 @@ from ..core import dtypes as _core
 from ..core.interpreter_primitives import typed_scalar
 from ..lax.transfer import place
 from . import ufuncs, util
-from .creation import _concrete_int, asarray, empty, full
+from .creation import _check_device, _concrete_int, asarray, empty, full
 from .dtypes import canonicalize_user_dtype, result_type, to_inexact_dtype
 
 __all__ = ["linspace", "logspace", "geomspace"]
@@ -29,6 +29,8 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     """
     num = _concrete_int(num, "The 'num' argument of jnp.linspace")
     axis = _concrete_int(axis, "The 'axis' argument of jnp.linspace")
+    if device is not None:
+        _check_device(device)
     out = _linspace(start, stop, num, endpoint, retstep, dtype, axis)
     if device is not None:
         out = (place(out[0], device), out[1]) if retstep else place(out, device)

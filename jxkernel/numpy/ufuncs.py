@@ -16,6 +16,7 @@ The array operators (`x + y`, `x // y`, ...) call these functions (see array_met
 from __future__ import annotations
 
 import functools
+import inspect
 import operator
 
 import numpy as np
@@ -29,7 +30,9 @@ from ..transforms.ad import jvp
 from ..transforms.batching import BatchTrace as _BatchTrace
 from ..xla.array import Array
 from ..transforms.custom_derivatives import custom_jvp
+from ..transforms.jit_args import leaf_aval
 from ..transforms.jit_namesakes import jax_alias, jax_jitted, jit_argument_error, runs_jitted
+from ..tree_util import keystr, tree_flatten_with_path
 from .creation import array, asarray
 from .dtypes import finfo, iscomplexobj
 from .util import (_ARRAYS, REF_AVALS, aval_of, broadcast_arrays, check_arraylike,
@@ -123,6 +126,38 @@ def _named(name, doc):
     return deco
 
 
+def _one_argument(x, /):
+    pass
+
+
+def _wrong_arity(fn, args) -> TypeError:
+    """The error of the one-argument `fn`, a function JAX jits, called with `args`: JAX's jit
+    reads the arguments before the call fails, so a leaf no jit takes gets the jit's error
+    (named by its path, args[i]: no signature names it), else Python's own words.
+
+    >>> _wrong_arity(jnp.sin, (1, 2))
+    TypeError('sin() takes 1 positional argument but 2 were given')
+    """
+    for i, arg in enumerate(args):
+        for path, leaf in tree_flatten_with_path(arg)[0]:
+            try:
+                leaf_aval(leaf, lambda: f"args[{i}]{keystr(path)}", fn)
+            except TypeError as e:
+                if getattr(e, "value", None) is leaf:     # (jit_args.not_an_array's)
+                    return e
+            except Exception:   # (a big int's OverflowError: not the jit's first check)
+                pass
+    code = _one_argument.__code__.replace(co_name=fn.__name__, co_qualname=fn.__name__)
+    try:
+        type(_one_argument)(code, {})(*args)
+    except TypeError as e:
+        return e.with_traceback(None)
+    raise AssertionError(f"{fn.__name__} takes {len(args)} arguments")
+
+
+_ONE_ARGUMENT = inspect.signature(_one_argument)
+
+
 # ---------------------------------------------------------------- unary, float results
 def _unary_inexact(name, prim, doc):
     def promoted(x):
@@ -131,7 +166,11 @@ def _unary_inexact(name, prim, doc):
     fused = jnp_jit(promoted, inline=True)       # convert + op as one XLA call, eagerly
 
     @_named(name, doc)
-    def fn(x, /):
+    def fn(x, /, *more):
+        # (`more`: a call with more arguments fails as JAX's jit fails it, `_wrong_arity`;
+        # an empty tuple costs the common call nothing measurable)
+        if more:
+            raise _wrong_arity(fn, (x, *more))
         if isinstance(x, _ARRAYS):
             aval = x.aval
             if aval.dtype in _INEXACT and type(aval) not in REF_AVALS:   # hot path
@@ -142,6 +181,7 @@ def _unary_inexact(name, prim, doc):
         elif getattr(type(x), "is_array_ref", False):
             return fused(x)     # (as JAX's jitted jnp.sin: the jit traces a Ref as a tracer)
         return promoted(x)
+    fn.__signature__ = _ONE_ARGUMENT        # (x, /), as JAX's, for jit and help()
     return jax_jitted(fn, inline=True)      # JAX's jnp.sin is a jit object (`export(jnp.sin)`)
 
 

@@ -640,7 +640,7 @@ def bits(key, shape=(), dtype=None, *, out_sharding=None):
     dtype = dtypes.default_uint_dtype() if dtype is None else user_dtype(dtype, None)
     if not dtypes.is_unsigned(dtype):
         raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype}")
-    shape = lax.shapes.canonicalize_shape(shape)
+    shape = static_shape("bits", shape)
     return key_prims.checked_random_bits(data, dtype.itemsize * 8, shape)
 
 
@@ -648,6 +648,8 @@ def static_shape(name: str, shape):
     """`shape` as a tuple of ints (one int is one size), as JAX's samplers read it; a traced
     size is JAX's shape TypeError, carrying the argument it depends on (the notebook's card
     reads it). `name` is the sampler's, for the callers' symmetry with their other checks.
-    As JAX's, an array of sizes is a shape, and None or a 0-d array is refused as not
-    iterable (jxkernel takes a NumPy integer as one size, where JAX refuses it)."""
+    As JAX's, an array of sizes is a shape, and None, a 0-d array or a NumPy integer is
+    refused as not iterable (a Python int is one size)."""
+    if isinstance(shape, np.integer):     # Python's words, as JAX's tuple(shape) has them
+        iter(shape)
     return lax.shapes.canonicalize_shape(shape)

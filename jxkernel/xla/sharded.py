@@ -28,8 +28,9 @@ from ..core.device_assignment import check_device_assignment
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.lru import LRU, PROGRAMS
 from ..core.avals import explicit_axes, replicated_on
-from ..core.mesh import (UNCONSTRAINED, Mesh, NamedSharding, PartitionSpec, asked_on, get_mesh,
-                         local_devices, named_as_asked, resolve)
+from ..core.mesh import (UNCONSTRAINED, Mesh, NamedSharding, PartitionSpec, asked_on,
+                         bare_spec_error, check_type_divides, get_mesh, local_devices,
+                         named_as_asked, resolve)
 from ..core.sharding_types import current_override
 from . import array
 from . import client as _client
@@ -189,6 +190,8 @@ def device_put(x, sharding) -> Array:
         value, aval = x._value, x.aval
     else:
         value, aval = _host_value(x)
+    if len(sharding.spec) <= len(aval.shape):      # (a rank error: check_shape's words)
+        check_type_divides(aval.shape, sharding)    # the type's check first, as JAX's
     try:
         sharding.check_shape(aval.shape)
     except ValueError as e:
@@ -245,7 +248,8 @@ def make_array_from_callback(shape, sharding, data_callback, dtype=None) -> Arra
     Array([0., 1., 2., 3., 4., 5., 6., 7.], dtype=float32)
     """
     shape = tuple(shape)
-    sharding = resolve(sharding, "make_array_from_callback")
+    if isinstance(sharding, PartitionSpec):     # (JAX's takes none, under set_mesh too)
+        raise bare_spec_error(sharding, "make_array_from_callback")
     if is_extended(ShapedArray((), dtype)) if dtype is not None else False:
         return _over_data(shape, sharding, dtype, lambda data_sharding: make_array_from_callback(
             shape + _element_shape(dtype), data_sharding,
@@ -281,7 +285,8 @@ def make_array_from_single_device_arrays(shape, sharding, arrays) -> Array:
     Array([0., 1., 2., 3., 4., 5., 6., 7.], dtype=float32)
     """
     shape = tuple(shape)
-    sharding = resolve(sharding, "make_array_from_single_device_arrays")
+    if isinstance(sharding, PartitionSpec):     # (JAX's takes none, under set_mesh too)
+        raise bare_spec_error(sharding, "make_array_from_single_device_arrays")
     if arrays and is_extended(getattr(arrays[0], "aval", None)):   # typed keys: their data's
         dtype = arrays[0].dtype
         return _over_data(shape, sharding, dtype, lambda data_sharding:

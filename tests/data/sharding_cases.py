@@ -113,6 +113,8 @@ def run(jax):
     moved = jax.sharding.reshard(jax.device_put(value, NamedSharding(explicit, P("x"))),
                                  NamedSharding(explicit, P(None, "y")))
     out["reshard"] = [repr(explicit), repr(moved.sharding), _shards(moved)]
+    mixed = jax.make_mesh((4, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Explicit,
+                                                          jax.sharding.AxisType.Auto))
 
     out["errors"] = {
         "reshard_auto": _error(lambda: jax.sharding.reshard(x, named["P(None, 'y')"])),
@@ -132,5 +134,19 @@ def run(jax):
             named["P()"], named["P('x',)"]))({"w": value, "b": value})),
         "jit_output": _error(lambda: jax.jit(lambda u: u.sum(), out_shardings=named["P('x',)"])(
             value)),
+        # a type's Explicit axes that do not divide: JAX's type check says it first (a
+        # ValueError), before the layout's IndivisibleError (which an Auto axis still gets)
+        "indivisible_explicit": _error(lambda: jax.device_put(
+            np.zeros((6, 2)), NamedSharding(explicit, P("x")))),
+        "indivisible_explicit_second": _error(lambda: jax.device_put(
+            np.zeros((8, 3)), NamedSharding(explicit, P("x", "y")))),
+        "indivisible_auto_axis": _error(lambda: jax.device_put(
+            np.zeros((8, 3)), NamedSharding(mixed, P("x", "y")))),
+        "indivisible_explicit_of_mixed": _error(lambda: jax.device_put(
+            np.zeros((6, 2)), NamedSharding(mixed, P("x", "y")))),
+        "indivisible_zeros_out_sharding": _error(lambda: jax.jit(lambda: jnp.zeros(
+            (6, 2), out_sharding=NamedSharding(explicit, P("x"))))()),
+        "indivisible_zeros_eager": _error(lambda: jnp.zeros(
+            (6, 2), out_sharding=NamedSharding(explicit, P("x")))),
     }
     return out

@@ -360,3 +360,19 @@ def test_ufunc_errors_match_jax():
         add(x, x, out=x)
     with pytest.raises(ValueError, match="accumulate does not allow multiple axes"):
         add.accumulate(x, axis=None)
+
+
+# jnp.sin(x=object()): JAX's jit names the keyword's value first; here Python refuses the
+# keyword of the positional-only `x` (taking **kwargs would cost every call a dict)
+_ARITY_DIFFERS = {"arity_sin_keyword_object"}
+
+
+def test_a_call_with_too_many_arguments_fails_as_jaxs_jit_fails_it():
+    # JAX's jnp.sin is a jit: it reads every argument (a leaf no jit takes: jit's error,
+    # at path args[i]) before the call fails in Python's words; jnp.add, a ufunc, checks
+    from surface_gaps_cases import recorded, run_mistakes
+    got, want = run_mistakes(jax, "arity"), recorded("mistakes", "arity")
+    assert set(got) == set(want) and _ARITY_DIFFERS <= set(got)
+    assert {k: v for k, v in got.items() if k not in _ARITY_DIFFERS} == \
+        {k: v for k, v in want.items() if k not in _ARITY_DIFFERS}
+    assert got["arity_sin_keyword_object"] != want["arity_sin_keyword_object"]

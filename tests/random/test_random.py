@@ -339,3 +339,10 @@ def test_multivariate_normal_and_orthogonal():
     w = np.asarray(r.orthogonal(K, 2, m=3), np.float64)      # n < m: orthonormal rows
     assert_allclose_ulp((w @ w.T).astype(np.float32), np.eye(2, dtype=np.float32), LAPACK,
                         scale=1.0)
+
+
+def test_a_numpy_integer_is_no_shape_as_in_jax():
+    # JAX's samplers read `shape` with tuple(): a Python int is one size, a NumPy integer
+    # (or a 0-d array) is refused in Python's words, a tuple of NumPy integers taken
+    from surface_gaps_cases import recorded, run_mistakes
+    assert run_mistakes(jxkernel, "random") == recorded("mistakes", "random")

@@ -9,6 +9,7 @@ import contextlib
 import io
 import json
 import os
+import pickle
 import warnings
 
 import numpy as np
@@ -361,7 +362,7 @@ def test_bad_meshes_and_specs_name_what_to_fix():
         P(3)
     with pytest.raises(ValueError, match="only valid for values of rank at least 2"):
         jax.device_put(np.zeros(2), NamedSharding(mesh, P("x", None)))
-    with pytest.raises(ValueError, match="outside a mesh context"):
+    with pytest.raises(ValueError, match="Please set a mesh via `jax.set_mesh`"):
         jax.device_put(np.zeros(2), P("x"))
     assert issubclass(IndivisibleError, ValueError)
 
@@ -452,3 +453,46 @@ def test_a_jit_with_out_shardings_called_again_with_an_array_not_laid_out_so():
     f = jax.jit(lambda x: x * 2, out_shardings=NamedSharding(mesh, P()))
     outs = [np.asarray(f(jax.numpy.ones(3))) for _ in range(3)]
     assert [o.tolist() for o in outs] == [[2.0, 2.0, 2.0]] * 3 and f.cache_hits() == 2
+
+
+def test_a_bare_partition_spec_without_a_mesh_is_refused_in_jaxs_words():
+    # each function its own class and words (device_put's, jit's, reshard's, the creation
+    # functions'), outside a mesh and, where JAX takes no bare spec at all, under set_mesh
+    from surface_gaps_cases import recorded, run_mistakes
+    assert run_mistakes(jax, "spec") == recorded("mistakes", "spec")
+
+
+def test_sharding_classes_show_jaxs_names_and_pickle_by_them():
+    # type(P()) is jxkernel.P, the meshes' classes are at jxkernel._src.mesh, as JAX's at
+    # jax.P and jax._src.mesh: their reprs, __module__/__qualname__ and pickles say so
+    from surface_gaps_cases import class_paths, recorded
+    assert class_paths(jax) == recorded("class_paths")
+    # a fresh process: unpickling imports jxkernel._src.mesh and ._src.partition_spec itself
+    mesh = jax.make_mesh((1,), ("x",))
+    data = (mesh.abstract_mesh, P("x", P.UNCONSTRAINED), AxisType.Auto)
+    pickled = pickle.dumps(data).hex()
+    out = run_code(f"import pickle; print(pickle.loads(bytes.fromhex('{pickled}')))")
+    assert out.stdout.strip() == repr(data)
+
+
+def test_under_set_mesh_a_value_from_no_mesh_is_typed_over_the_empty_mesh():
+    # jit's (make_jaxpr's, vmap's, jvp's, eval_shape's) NumPy, scalar and one-device
+    # arguments, and what sin, transpose, sum, reshape make of them, are typed over
+    # AbstractMesh(()) as JAX's; x * s, zeros, arange, stack take set_mesh's mesh
+    from surface_gaps_cases import meshless_args, recorded
+    assert meshless_args(jax) == recorded("meshless_args")
+
+
+def test_a_contraction_given_out_sharding_is_typed_so_without_a_constraint():
+    # jnp.einsum's (and matmul's) last dot_general takes the out_sharding, as JAX's: the
+    # jaxpr holds no sharding_constraint after it
+    from surface_gaps_cases import out_sharding_jaxprs, recorded
+    assert out_sharding_jaxprs(jax) == recorded("out_sharding_jaxprs")
+
+
+def test_concatenate_stack_and_select_take_operands_of_one_type():
+    # JAX's rules: typed operands of concatenate, stack and select_n's cases must share one
+    # sharding (its ShardingTypeErrors); untyped ones (NumPy) and a broadcast scalar, typed
+    # as the broadcast (jnp.where(x > 0, x, 0.0)), pass
+    from surface_gaps_cases import recorded, run_mistakes
+    assert run_mistakes(jax, "operands") == recorded("mistakes", "operands")

@@ -179,6 +179,26 @@ def test_the_first_compilation_is_never_refused():
     compile_log.fail_on_recompile(f, False)
 
 
+def test_no_recompile_is_at_the_top_level_as_a_block_and_a_decorator():
+    # jxkernel.no_recompile: where docs/seeing_inside.md and the recompile explanations send
+    # a user (jxkernel.notebook re-exports the same guard for %jxguard's users)
+    assert jxkernel.no_recompile is compile_log.no_recompile
+    f = jxkernel.jit(lambda x: x * 2)
+    f(jnp.ones(2))
+    with jxkernel.no_recompile(f):
+        f(jnp.zeros(2))                                     # same signature: runs
+        with pytest.raises(RecompileError, match=r"x: f32\[2\] -> f32\[3\]"):
+            f(jnp.ones(3))
+    assert f._fail_on_recompile is False                    # off again after the block
+
+    @jxkernel.no_recompile()                                # every jitted function, per call
+    def step(x):
+        return f(x)
+    with pytest.raises(RecompileError):
+        step(jnp.ones(4))
+    np.testing.assert_array_equal(np.asarray(f(jnp.ones(4))), [2.0] * 4)   # off outside
+
+
 def test_bad_arguments_say_what_was_expected():
     with pytest.raises(KeyError, match="no live jitted function has function_key 'nope'"):
         compile_log.fail_on_recompile("nope")

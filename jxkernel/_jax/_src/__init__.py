@@ -18,6 +18,9 @@ module_aliases(__name__, {"checkify": "jxkernel.api.checkify",
                           "traceback_util": "jxkernel.core.traceback_util",
                           "ad_checkpoint": "jxkernel.api.ad_checkpoint",
                           "shard_map": "jxkernel.api.shard_map",
+                          # the classes whose __module__ names them (core/mesh.py): pickles
+                          "mesh": "jxkernel.core.mesh",
+                          "partition_spec": "jxkernel.core.mesh",
                           "linear_util": "jxkernel.transforms.linear_util",
                           "debugging": "jxkernel.debug",
                           # the public modules JAX's re-export from these private ones

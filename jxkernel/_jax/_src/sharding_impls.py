@@ -10,7 +10,6 @@ from ...core.mesh import (  # noqa: F401
     NamedSharding,
     PartitionSpec,
     set_mesh,
-    use_mesh,
 )
 from ...api.sharding import (SingleDeviceSharding, get_abstract_mesh,  # noqa: F401
                              make_single_device_sharding, use_abstract_mesh)
