@@ -460,6 +460,16 @@ def _ref_trace(ref, trace):
     return None
 
 
+def is_ref(x) -> bool:
+    """Whether `x` is a Ref: api/state.py's, or what stands for one (jit's stand-in, vmap's
+    `MappedRef`), each marked by its class's `is_array_ref`.
+
+    >>> is_ref(jax.new_ref(1.0)), is_ref(1.0)
+    (True, False)
+    """
+    return getattr(type(x), "is_array_ref", False)
+
+
 def ref_get(ref, trace=None):
     """`ref`'s value where `trace` (the current trace) runs."""
     keeper = _ref_trace(ref, current_trace() if trace is None else trace)

@@ -26,7 +26,7 @@ from ..core.monitoring import test_event
 from ..core.native import native
 from ..core.source_info import is_jxkernel_file, made_by_user
 from .jit_high import CapturedHigh, call_high, has_high, has_high_tracer, remember_high, staged_high
-from ..core.staging import DebugInfo
+from ..core.staging import DebugInfo, is_ref
 from ..core.trace import Tracer, _ctx, eval_trace
 from ..tree_util import default_registry as _registry, tree_flatten, tree_unflatten
 from ..xla import client as _client, pipeline
@@ -149,7 +149,7 @@ class Jitted(native.JitFunction if native else object):
         def checked(*leaves):
             out_leaves = flat(*leaves)
             for i, leaf in enumerate(out_leaves):
-                if jit_refs.is_ref(leaf):
+                if is_ref(leaf):
                     raise jit_refs.returned_ref_error(jit_refs.where(self), leaf, names)
                 if not isinstance(leaf, (Tracer, *ARRAY_TYPES, np.ndarray, np.generic,
                                          *SCALAR_TYPES, *constant_handlers, Token)):
@@ -322,7 +322,7 @@ class Jitted(native.JitFunction if native else object):
         # not jxkernel's jit (a library's too): JAX's ValueError for a donated Array (deleted.py)
         exe.user_jit = self._by_user or not is_jxkernel_file(self._source_text() or "")
         device = module.devices[0]          # (an Array there already: used, not committed)
-        consts = tuple(c if is_plain(c) and c.device == device or jit_refs.is_ref(c) else
+        consts = tuple(c if is_plain(c) and c.device == device or is_ref(c) else
                        put_on_device(c, device) for c in closed.consts)     # (a Ref: each call's)
         entry = Entry(exe, consts, out_tree, closed, module.text, any(module.donated))
         return entry, phases
@@ -333,7 +333,7 @@ class Jitted(native.JitFunction if native else object):
                                 statics, device, consts, self._history)
 
     def _record(self, treedef, statics, avals, dyn_args, dyn_kwargs, phases, device, consts, new):
-        consts = [c for c in consts if not jit_refs.is_ref(c)]   # (a Ref's value is each call's)
+        consts = [c for c in consts if not is_ref(c)]   # (a Ref's value is each call's)
         miss = self._miss(treedef, statics, avals, dyn_args, dyn_kwargs, device, consts)
         compile_record.compiled(miss, phases, _client.platform_of(device), new)   # one event
 

@@ -18,8 +18,8 @@ from .api_util import flatten_fun, fun_name, merge_static, wraps
 from .jit import Jitted, jit
 from .stages import trace_jitted
 from .jit_args import abstract_leaf_aval, as_tuple, check_argnums, not_a_jax_type
-from .jit_refs import is_ref, ref_positions, ref_type, with_stand_ins, without_refs
-from ..core.staging import DebugInfo, trace_to_jaxpr
+from .jit_refs import ref_positions, ref_type, with_stand_ins, without_refs
+from ..core.staging import DebugInfo, is_ref, trace_to_jaxpr
 from ..core.trace import Tracer, current_trace
 
 

@@ -22,7 +22,7 @@ from ..core import compile_record, jaxpr_cost, vma
 from ..core.axis_env import visible_axes
 from ..core.config import config
 from ..core.mesh import on_context_mesh
-from ..core.staging import convert_constvars_to_invars
+from ..core.staging import convert_constvars_to_invars, is_ref
 from ..core.trace import Tracer, _ctx, eval_trace
 from ..core.avals import ShapedArray, ShapeDtypeStruct, abstract_token
 from ..tree_util import equality_errors_pytreedef, keystr, tree_flatten, tree_unflatten
@@ -590,7 +590,7 @@ class Compiled(_Stage):
         if told is not None:        # a call's trace: explained as the call's compile would be
             miss = self._traced._miss()
             compile_record.compiled(dataclasses.replace(miss, consts=tuple(
-                c for c in entry.jaxpr.consts if not jit_refs.is_ref(c))), phases,
+                c for c in entry.jaxpr.consts if not is_ref(c))), phases,
                 _client.platform_of(device), told)
             return
         compile_record.record(compile_record.CompileEvent(
