@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 
 from ..core.config import config
-from ..transforms import jit_cache, jit_high, jit_primitive
+from ..transforms.jit import cache as jit_cache, high as jit_high, primitive as jit_primitive
 from ..core import lru, partial_eval
 from ..xla import dispatch, memory, scalars
 from ..xla.transfer_guard import DIRECTIONS

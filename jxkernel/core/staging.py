@@ -121,7 +121,7 @@ class JaxprTrace(Trace):
     def finish(self) -> None:
         super().finish()
         # jit keeps the Ref-typed tracers standing in for its Ref arguments as consts
-        # (transforms/jit_refs.py), for every later call: they let go of the trace, which
+        # (transforms/jit/refs.py), for every later call: they let go of the trace, which
         # would otherwise live on with them (and count as leaked)
         for _, value in self.consts.values() if self.refs else ():
             if getattr(type(value), "is_array_ref", False) and isinstance(value, Tracer) \
@@ -402,7 +402,7 @@ high_jaxprs: weakref.WeakSet = weakref.WeakSet()
 retyped_consts: weakref.WeakSet = weakref.WeakSet()
 
 # a high trace's ClosedJaxpr -> its `JaxprTrace.const_qdds`: a jit that finds its trace closes
-# over mutable hijax values compiles that trace (transforms/jit_high.py), not a second one
+# over mutable hijax values compiles that trace (transforms/jit/high.py), not a second one
 const_qdds: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 

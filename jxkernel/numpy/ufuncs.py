@@ -29,7 +29,7 @@ from ..transforms.ad import jvp
 from ..transforms.batching import BatchTrace as _BatchTrace
 from ..xla.array import Array
 from ..transforms.custom_derivatives import custom_jvp
-from ..transforms.jit_namesakes import jax_alias, jax_jitted, jit_argument_error, runs_jitted
+from ..transforms.jit.namesakes import jax_alias, jax_jitted, jit_argument_error, runs_jitted
 from .creation import array, asarray
 from .dtypes import finfo, iscomplexobj
 from .util import (_ARRAYS, REF_AVALS, aval_of, broadcast_arrays, check_arraylike,

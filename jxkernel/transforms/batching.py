@@ -306,7 +306,7 @@ class MappedRef:
 
     @classmethod
     def stand_in(cls, mapped, argument: int):
-        """What jit traces in place of this argument (transforms/jit_refs.py): a Ref of the
+        """What jit traces in place of this argument (transforms/jit/refs.py): a Ref of the
         type the function sees, without the mapped axis."""
         return type(mapped._ref).stand_in(mapped, argument)
 

@@ -103,7 +103,7 @@ def test_imports_inside_functions_stay_few():
 
 
 def test_jit_is_split_by_job_and_transforms_has_no_loop():
-    jit = graph.ROOT / "transforms" / "jit.py"
+    jit = graph.ROOT / "transforms" / "jit" / "function.py"
     assert len(jit.read_text().splitlines()) < 400
     deps = collections.defaultdict(set)
     for i in graph.imports():

@@ -16,7 +16,7 @@ import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel.config import config
 from jxkernel.errors import JaxRuntimeError
-from jxkernel.transforms import jit_cache, jit_primitive
+from jxkernel.transforms.jit import cache as jit_cache, primitive as jit_primitive
 from jxkernel.core import partial_eval
 from jxkernel.xla import compiler, dispatch, transfer_guard
 import locations  # tests/support: the repository's folders
