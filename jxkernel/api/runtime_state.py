@@ -9,7 +9,7 @@
     JaxRuntimeError: INVALID_ARGUMENT: Disallowed host-to-device transfer: ...
 
 The options are process-wide (JAX's context managers set thread-local values); the rules are
-in jxkernel/xla/transfer_guard.py and jxkernel/core/leaks.py.
+in jxkernel/xla/transfer_guard.py and jxkernel/core/tracer_errors/leaks.py.
 """
 from __future__ import annotations
 

@@ -38,7 +38,7 @@ from .name_stack import eqn_source_info
 from .primitive import const_folding_rules, forwarding_rules, staging_rules
 from .sharding_types import abstract_eval
 from .source_info import SourceInfo, creation_frames, trace_boundaries
-from .tracer_origin import made_from_constants, origin_text
+from .tracer_errors.origin import made_from_constants, origin_text
 from .trace import (Trace, Tracer, aval_text, current_trace, key_reuse, new_trace,
                     set_current_trace)
 from .avals import typeof_rules
@@ -314,7 +314,7 @@ class JaxprTrace(Trace):
 
     def describe_origin(self, tracer) -> str:
         """Which function was being traced, and which inputs `tracer` depends on (or which
-        operations made it a tracer), in JAX's words (core/tracer_origin.py)."""
+        operations made it a tracer), in JAX's words (core/tracer_errors/origin.py)."""
         return origin_text(self, tracer)
 
     def describe_creation(self, tracer, count: int = 5) -> list[str]:
@@ -431,7 +431,7 @@ def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None,
         key_reuse.check_jaxpr(closed.jaxpr)     # as JAX checks each jaxpr jit traces
     if config.jax_check_tracer_leaks:
         # deferred: the leak checker loads only once leak checking is turned on
-        from .leaks import ensure_no_leaks
+        from .tracer_errors.leaks import ensure_no_leaks
         finished = weakref.ref(trace)
         del trace, tracers, outs        # ours: what holds the trace after this is a leak
         ensure_no_leaks(finished)

@@ -244,7 +244,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
                        for i, (x, ax) in enumerate(zip(out_leaves, flat_out_axes))]
         if config.jax_check_tracer_leaks:
             # the leak checker loads only when jax_check_tracer_leaks is on
-            from ..core.leaks import ensure_no_leaks
+            from ..core.tracer_errors.leaks import ensure_no_leaks
             finished = weakref.ref(trace)
             # ours: what holds the trace or its tracers after this is a leak
             del trace, tracers, call_args, call_kwargs, out, out_leaves

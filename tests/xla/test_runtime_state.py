@@ -111,7 +111,7 @@ TWO_DEVICES = """
     import numpy as np
     import jxkernel as jax
     lazy = ("jxkernel.profiler", "jxkernel.api.runtime_state", "jxkernel.xla.transfer_guard",
-            "jxkernel.core.leaks", "jaxlib._profiler")
+            "jxkernel.core.tracer_errors.leaks", "jaxlib._profiler")
     loaded_by_import = [m for m in lazy if m in sys.modules]
     import runtime_state_cases as cases
     out = cases.run(jax)
@@ -272,5 +272,5 @@ def test_live_arrays_dlpack_and_the_runtime_names_are_jaxs():
 def test_docstring_examples():
     with caches_put_back():                         # runtime_state's calls clear_caches()
         for module in ("jxkernel.api.runtime_state", "jxkernel.xla.transfer_guard",
-                       "jxkernel.core.leaks"):
+                       "jxkernel.core.tracer_errors.leaks"):
             check_docstring_examples(module)
