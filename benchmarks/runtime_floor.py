@@ -86,7 +86,7 @@ def bench_fastpath(n):
     process: the same LastHit / last run with its `native` Hit put back or taken away."""
     from jxkernel import jit
     from jxkernel.numpy import sin
-    from jxkernel.transforms.jit_cache import LAST_HIT
+    from jxkernel.transforms.jit.cache import LAST_HIT
     from jxkernel.xla import dispatch, fastpath
     if fastpath.native is None:
         return [("compiled fast path: off here (python -m jxkernel says why)", float("nan"))]

@@ -64,7 +64,7 @@ def soak(seconds: float, programs: int, threads: int, report_s: float, bound: in
     import jxkernel as jax
     import jxkernel.numpy as jnp
     from jxkernel.core import lru
-    from jxkernel.transforms import jit_cache
+    from jxkernel.transforms.jit import cache as jit_cache
     from jxkernel.xla import compiler, dispatch
 
     no_disk_cache(jax)

@@ -9,8 +9,8 @@
 
 `Traced` (the jaxpr), `Lowered` (the StableHLO module) and `Compiled` (XLA's executable), and
 what they share (`ArgInfo`, other dialects' texts, the errors of a call that does not fit),
-are defined in jxkernel/transforms/stages.py; this module gives them JAX's names.
+are defined in jxkernel/transforms/jit/stages.py; this module gives them JAX's names.
 """
-from ..transforms.stages import ArgInfo, Compiled, CompilerOptions, Lowered, Traced, Wrapped
+from ..transforms.jit.stages import ArgInfo, Compiled, CompilerOptions, Lowered, Traced, Wrapped
 
 __all__ = ["ArgInfo", "Compiled", "CompilerOptions", "Lowered", "Traced", "Wrapped"]

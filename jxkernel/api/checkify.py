@@ -45,7 +45,7 @@ from ..core.trace import Tracer
 from ..lax import cond, scan, slicing, while_loop  # noqa: F401  (primitives checked below)
 from ..lax.cond import _bind_cond
 from ..transforms import custom_derivatives, jit  # noqa: F401  (primitives checked below)
-from ..transforms.jit_primitive import _bind_jit
+from ..transforms.jit.primitive import _bind_jit
 from ..tree_util import tree_flatten, tree_leaves, tree_map, tree_unflatten  # noqa: F401 (JAX's)
 from ..xla.array import Array
 from . import remat  # noqa: F401  (checkpoint_p, checked below)

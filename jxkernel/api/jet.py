@@ -36,7 +36,7 @@ from ..transforms.ad_util import add_any_p, stop_gradient_p
 from ..transforms.api_util import flatten_fun
 from ..transforms.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from ..transforms.jit import jit
-from ..transforms.jit_primitive import _bind_jit, jit_p
+from ..transforms.jit.primitive import _bind_jit, jit_p
 from ..tree_util import tree_flatten, tree_structure, tree_unflatten, treedef_is_leaf
 
 __all__ = ["jet", "jet_rules"]

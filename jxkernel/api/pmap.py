@@ -28,7 +28,7 @@ from ..tree_util import (broadcast_prefix, prefix_errors, tree_flatten, tree_lea
                          tree_unflatten)
 from ..transforms.api_util import merge_static, wraps
 from ..transforms.jit import jit
-from ..transforms.jit_sharded import _check_fit
+from ..transforms.jit.sharded import _check_fit
 from ..xla import client as _client
 from ..xla.put import device_put
 from .shard_map import shard_map

@@ -47,8 +47,8 @@ from ..core.dce import dce_jaxpr_outputs
 from ..core.partial_eval import partial_eval_jaxpr
 from .remat_saved import rounded_where_saved, saved_and_recomputed
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
-from ..transforms import jit_refs
-from ..transforms.jit_primitive import jit_p
+from ..transforms.jit import refs as jit_refs
+from ..transforms.jit.primitive import jit_p
 
 remat_p = Primitive("remat2", multiple_results=True)     # JAX 0.10.2's name for it
 
@@ -72,7 +72,7 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
         outs = remat_p.bind(*jit_refs.values_for(consts, ()), *leaves, jaxpr=jaxpr,
                             prevent_cse=_per_input(prevent_cse, len(consts), tuple(dyn)),
                             differentiated=False, policy=policy)
-        # a Ref made outside: read and written as jit's are (transforms/jit_refs.py)
+        # a Ref made outside: read and written as jit's are (transforms/jit/refs.py)
         return tree_unflatten(out_tree, eager_tokens(jit_refs.write_back(closed, outs, ())))
     return remat_fun
 

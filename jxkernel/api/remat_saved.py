@@ -26,7 +26,7 @@ from ..core.interpreter_primitives import broadcast_in_dim_p
 from ..lax.creation import empty2_p, empty_like_aval
 from ..lax.elementwise import reduce_precision_p
 from ..lax.scan import scan_p
-from ..transforms.jit_primitive import jit_p
+from ..transforms.jit.primitive import jit_p
 
 
 class _SavedName(str):

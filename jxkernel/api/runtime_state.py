@@ -9,14 +9,14 @@
     JaxRuntimeError: INVALID_ARGUMENT: Disallowed host-to-device transfer: ...
 
 The options are process-wide (JAX's context managers set thread-local values); the rules are
-in jxkernel/xla/transfer_guard.py and jxkernel/core/leaks.py.
+in jxkernel/xla/transfer_guard.py and jxkernel/core/tracer_errors/leaks.py.
 """
 from __future__ import annotations
 
 import contextlib
 
 from ..core.config import config
-from ..transforms import jit_cache, jit_high, jit_primitive
+from ..transforms.jit import cache as jit_cache, high as jit_high, primitive as jit_primitive
 from ..core import lru, partial_eval
 from ..xla import dispatch, memory, scalars
 from ..xla.transfer_guard import DIRECTIONS

@@ -6,7 +6,7 @@ A Ref is a Python box holding its array. Eagerly, and inside the traced function
 it, reads and writes use the box. A Ref made outside a jit, a scan, a while loop or a cond and
 used inside is kept by that trace (core/staging.py: its value is an input of the program, each
 call's, and what was written an output written back after it), as JAX threads Refs through
-jaxprs as effects; jit takes Refs as arguments the same way (transforms/jit_refs.py). vmap
+jaxprs as effects; jit takes Refs as arguments the same way (transforms/jit/refs.py). vmap
 maps a Ref argument along an axis (the function sees it without that axis;
 transforms/batching.py's MappedRef), and writing a vmapped value into a Ref it does not map
 raises JAX's error.
@@ -95,7 +95,7 @@ class Ref(metaclass=_RefType):
     @classmethod
     def stand_in(cls, ref, argument: int):
         """What jit traces in place of its Ref argument `argument`, `ref`
-        (transforms/jit_refs.py): in jit's trace a RefTracer, as JAX's jit traces a Ref
+        (transforms/jit/refs.py): in jit's trace a RefTracer, as JAX's jit traces a Ref
         argument as a tracer (elsewhere a Ref), holding `ref`'s value (vmap's MappedRef:
         its view's)."""
         value = ref._value if _is_box(ref) else ref[...]

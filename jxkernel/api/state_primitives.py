@@ -67,7 +67,7 @@ def _is_recorded_ref(ref) -> bool:
 def own(value, given=None):
     """`value` as a Ref's own buffer: a copy where the caller may hold it too (`given`: what
     the caller passed, when `value` is made from it; None: `value` is the caller's). A jit
-    call donates a Ref's buffer to update it in place (transforms/jit_refs.py), so as JAX's
+    call donates a Ref's buffer to update it in place (transforms/jit/refs.py), so as JAX's
     `new_ref`, whole reads and whole writes copy. Tracers pass through."""
     if isinstance(value, Tracer) or given is not None and value is not given:
         return value

@@ -23,11 +23,11 @@
      the Python function it was made with (its fallback) with the same arguments. It is a
      method descriptor (Py_TPFLAGS_METHOD_DESCRIPTOR, vectorcall), so `prim.bind(x)` and
      `f(x)` reach it with no bound-method object, as they reach a Python function.
-   - A JitFunction is the base type of transforms/jit.py's Jitted: its call (vectorcall, no
+   - A JitFunction is the base type of transforms/jit/function.py's Jitted: its call (vectorcall, no
      keyword dict) tries the jit's recent hits, its keyword names' (keyword arguments that
      are arrays, f(x=a)), or its static arguments', and otherwise calls `self._python_call`
      with the same arguments (see "jitted functions" below). Each of those keys holds up to
-     8 Hits (transforms/jit_cache.py's Recent), tried in turn (`try_native`): signatures
+     8 Hits (transforms/jit/cache.py's Recent), tried in turn (`try_native`): signatures
      called in turn under one key each hit, as in JAX's C++ cache.
 
    What it reads of Python objects, all of it given to setup() or to an entry point's
@@ -38,7 +38,7 @@
    way), a buffer's `_sharding` and `block_until_ready()`, the result of
    execute_sharded's `consume_with_handlers(handlers)`, a jit cache entry's `hits`, the
    `native` attribute of a LastHit (a Hit or None) and of a Recent (a tuple of Hits;
-   transforms/jit_cache.py) and of a _LastRun (xla/dispatch.py), a JitFunction's own `_last`
+   transforms/jit/cache.py) and of a _LastRun (xla/dispatch.py), a JitFunction's own `_last`
    dict, `_static_at` tuple of ints (its
    static positions, sorted) and `_static_argnames` frozenset, and the method `_python_call`
    of its class. What it writes: a result Array's four slots, a donated Array's `_npy` and
@@ -767,7 +767,7 @@ typedef struct {
 static PyTypeObject EntryPointType;
 static PyObject *s_native, *s_block, *no_params;
 
-#define MAX_HITS_PER_KEY 16   /* a longer tuple: its first 16 (jit_cache.Recent keeps 8) */
+#define MAX_HITS_PER_KEY 16   /* a longer tuple: its first 16 (jit.cache.Recent keeps 8) */
 
 /* One Hit's results on these arguments: a new reference, MISS, or NULL on an error. */
 static PyObject *
@@ -779,7 +779,7 @@ one_hit(Hit *h, PyObject *const *args, Py_ssize_t n, PyObject *params, const Now
 /* `holder.native`'s results on these arguments, or NULL with no exception set: no Hit there
    (or one whose operands are less `alike` than asked), a miss, or an error (left to the
    Python path to report). `native` is a Hit (an eager primitive's last run, a LastHit), or a
-   tuple of Hits (jit_cache.Recent: a `_last` key's several signatures, newest first), tried
+   tuple of Hits (jit.cache.Recent: a `_last` key's several signatures, newest first), tried
    in turn until one matches: f(a) and f(i), f(x=a) and f(x=i) called in turn each hit, as in
    JAX's C++ cache, which holds every signature. Each miss is cheap (an identity, a type, a
    cached hash: no Python code), and config and trace are read once for all of them. */
@@ -836,7 +836,7 @@ eager_last_run(PyObject *primitive)
 }
 
 /* ---------------------------------------------------------------- jitted functions
-   JitFunction: the C base of transforms/jit.py's Jitted (JAX's PjitFunction is a C++ type
+   JitFunction: the C base of transforms/jit/function.py's Jitted (JAX's PjitFunction is a C++ type
    too). Why a type, where the other hot methods are EntryPoints: a call of an instance of a
    Python class goes through its type's tp_call, slot_tp_call, which looks `__call__` up,
    and for keyword arguments makes a dict of them that _PyObject_Call_Prepend then unpacks
@@ -863,11 +863,11 @@ typedef struct {
 static PyObject *s_last_hit, *s_python_call;
 
 /* A call with static arguments: its Recent hits are last[k], k the call's static key as
-   jit_args.static_key makes it: (keyword names, the positional arguments at the sorted
+   jit.args.static_key makes it: (keyword names, the positional arguments at the sorted
    positions `at` that the call passes, then the keyword arguments named in `static_names`
    (in call order), then the types of those values). The other arguments are the
    Hit's, the positional ones and then the dynamic keywords' values in call order, which a
-   Hit with an `order` (jit_cache.c_last_hit's, for keywords among them) puts in flat order.
+   Hit with an `order` (jit.cache.c_last_hit's, for keywords among them) puts in flat order.
    NULL, an exception set or not, where it does not hit (the caller clears it). */
 static PyObject *
 static_hit(PyObject *at, PyObject *static_names, PyObject *last, PyObject *const *args,
@@ -930,7 +930,7 @@ static_hit(PyObject *at, PyObject *static_names, PyObject *last, PyObject *const
 
 /* A call with keyword arguments, all dynamic (JAX's C++ path keys their names and takes their
    values as arguments): its Recent hits are last[kwnames], made by jit.py's _call for a call that
-   passes no static argument (jit_cache.keyword_hit). Its Hit takes the arguments in their
+   passes no static argument (jit.cache.keyword_hit). Its Hit takes the arguments in their
    flat order, the positional ones and then the keywords' values sorted by name (as a dict
    flattens), which its `order` picks from the call's stack. So f(x=a, y=b) and f(y=b, x=a)
    run one program (one cache entry, as in JAX), each order with its own LastHit. NULL, an
@@ -1107,11 +1107,11 @@ static PyMethodDef jitfn_methods[] = {
 
 static PyMemberDef jitfn_members[] = {
     {"_last", Py_T_OBJECT_EX, offsetof(JitFunction, last), 0,
-     "{LAST_HIT, a static key or keyword names: its Recent hits} (transforms/jit_cache.py)"},
+     "{LAST_HIT, a static key or keyword names: its Recent hits} (transforms/jit/cache.py)"},
     {"_static_at", Py_T_OBJECT_EX, offsetof(JitFunction, static_at), 0,
-     "the static positions, sorted (jit_args.static_key's `at`)"},
+     "the static positions, sorted (jit.args.static_key's `at`)"},
     {"_static_argnames", Py_T_OBJECT_EX, offsetof(JitFunction, static_names), 0,
-     "the static names, a frozenset (jit_args.Arguments')"},
+     "the static names, a frozenset (jit.args.Arguments')"},
     {NULL, 0, 0, 0, NULL}
 };
 
@@ -1423,7 +1423,7 @@ PyInit__fastpath(void)
     s_python_call = PyUnicode_InternFromString("_python_call");
     s_delete = PyUnicode_InternFromString("delete");
     s_ran = PyUnicode_InternFromString("ran");
-    /* jit_cache.LAST_HIT, interned there too: the same object, found by identity */
+    /* jit.cache.LAST_HIT, interned there too: the same object, found by identity */
     s_last_hit = PyUnicode_InternFromString("last hit");
     one = PyLong_FromLong(1);
     no_params = PyDict_New();

@@ -1,7 +1,7 @@
 """Lowering high jaxprs (core/hijax.py) to low ones, as JAX's `pe.lower_jaxpr`: the jaxpr runs
 again on a new trace, each high equation by its primitive's `to_lojax` over the high values
 (Python objects holding the new trace's tracers), every other equation bound again. jit calls
-`lower_jaxpr` on each trace it makes (transforms/jit.py), so nothing high reaches XLA.
+`lower_jaxpr` on each trace it makes (transforms/jit/function.py), so nothing high reaches XLA.
 
     >>> lower_jaxpr(make_jaxpr(jnp.sin)(1.0)).jaxpr.eqns[0].primitive
     sin
@@ -127,7 +127,7 @@ high_lowering_rules: dict = {}
 
 
 # the high jaxpr of a jit equation staged by make_jaxpr -> the low jaxpr jit traced it to (with
-# the same constants), which lowering binds in its place (transforms/jit.py's _bind)
+# the same constants), which lowering binds in its place (transforms/jit/function.py's _bind)
 low_of: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -144,7 +144,7 @@ def _lower_call(eqn, invals):
             f"jxkernel does not lower high types through '{eqn.primitive}' (hijax values "
             f"inside {eqn.primitive}'s body)")
     low = low_of.get(inner)
-    if low is not None:     # a jit staged high by make_jaxpr (transforms/jit.py): its low twin
+    if low is not None:     # a jit make_jaxpr staged high (transforms/jit/function.py): its twin
         return eqn.primitive.bind(*invals, **dict(eqn.params, jaxpr=low))
     if isinstance(inner, ClosedJaxpr):
         return eval_jaxpr_high(inner.jaxpr, inner.consts, invals)

@@ -1,7 +1,7 @@
 """The compiled fast path (`_fastpath.c`), loaded if it was built at install, else None.
 
 `native` is the extension module or None; the classes with a hot method choose it in their
-body, so a reader sees there what runs (core/primitive.py, transforms/jit.py, xla/array.py,
+body, so a reader sees there what runs (core/primitive.py, transforms/jit/function.py, xla/array.py,
 numpy/array_methods.py):
 
     bind = native.bind(_python_bind) if native else _python_bind

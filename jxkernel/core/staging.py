@@ -38,7 +38,7 @@ from .name_stack import eqn_source_info
 from .primitive import const_folding_rules, forwarding_rules, staging_rules
 from .sharding_types import abstract_eval
 from .source_info import SourceInfo, creation_frames, trace_boundaries
-from .tracer_origin import made_from_constants, origin_text
+from .tracer_errors.origin import made_from_constants, origin_text
 from .trace import (Trace, Tracer, aval_text, current_trace, key_reuse, new_trace,
                     set_current_trace)
 from .avals import typeof_rules
@@ -121,7 +121,7 @@ class JaxprTrace(Trace):
     def finish(self) -> None:
         super().finish()
         # jit keeps the Ref-typed tracers standing in for its Ref arguments as consts
-        # (transforms/jit_refs.py), for every later call: they let go of the trace, which
+        # (transforms/jit/refs.py), for every later call: they let go of the trace, which
         # would otherwise live on with them (and count as leaked)
         for _, value in self.consts.values() if self.refs else ():
             if getattr(type(value), "is_array_ref", False) and isinstance(value, Tracer) \
@@ -314,7 +314,7 @@ class JaxprTrace(Trace):
 
     def describe_origin(self, tracer) -> str:
         """Which function was being traced, and which inputs `tracer` depends on (or which
-        operations made it a tracer), in JAX's words (core/tracer_origin.py)."""
+        operations made it a tracer), in JAX's words (core/tracer_errors/origin.py)."""
         return origin_text(self, tracer)
 
     def describe_creation(self, tracer, count: int = 5) -> list[str]:
@@ -402,7 +402,7 @@ high_jaxprs: weakref.WeakSet = weakref.WeakSet()
 retyped_consts: weakref.WeakSet = weakref.WeakSet()
 
 # a high trace's ClosedJaxpr -> its `JaxprTrace.const_qdds`: a jit that finds its trace closes
-# over mutable hijax values compiles that trace (transforms/jit_high.py), not a second one
+# over mutable hijax values compiles that trace (transforms/jit/high.py), not a second one
 const_qdds: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -431,7 +431,7 @@ def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None,
         key_reuse.check_jaxpr(closed.jaxpr)     # as JAX checks each jaxpr jit traces
     if config.jax_check_tracer_leaks:
         # deferred: the leak checker loads only once leak checking is turned on
-        from .leaks import ensure_no_leaks
+        from .tracer_errors.leaks import ensure_no_leaks
         finished = weakref.ref(trace)
         del trace, tracers, outs        # ours: what holds the trace after this is a leak
         ensure_no_leaks(finished)
@@ -458,6 +458,16 @@ def _ref_trace(ref, trace):
             return None
         trace = trace.parent
     return None
+
+
+def is_ref(x) -> bool:
+    """Whether `x` is a Ref: api/state.py's, or what stands for one (jit's stand-in, vmap's
+    `MappedRef`), each marked by its class's `is_array_ref`.
+
+    >>> is_ref(jax.new_ref(1.0)), is_ref(1.0)
+    (True, False)
+    """
+    return getattr(type(x), "is_array_ref", False)
 
 
 def ref_get(ref, trace=None):

@@ -51,7 +51,8 @@ class Trace:
         self.level = 0 if parent is None else parent.level + 1
         # the transformation this one is nested in that began first (the root's child); held
         # by the nested ones only: the outermost naming itself would be a reference cycle,
-        # which keeps a finished trace alive until a garbage collection (core/leaks.py)
+        # which keeps a finished trace alive until a garbage collection
+        # (core/tracer_errors/leaks.py)
         self._outer = None if parent is None or parent.parent is None else parent.outer
         self.alive = True
         self.id = next(Trace._ids)

@@ -32,8 +32,8 @@ from ..xla.numpy_device import unsupported
 from ..transforms.ad import vjp
 from ..transforms.custom_derivatives import custom_vjp
 from ..transforms.jit import Jitted, jit
-from ..transforms.jit_args import result_paths
-from ..transforms.jit_primitive import told_by_lowering
+from ..transforms.jit.args import result_paths
+from ..transforms.jit.primitive import told_by_lowering
 from ..tree_util import (equality_errors, keystr, tree_flatten, tree_flatten_with_path,
                          tree_unflatten)
 from ..xla import client as _client
@@ -137,7 +137,7 @@ class Exported:
 def export(fun_jit, *, platforms=None, disabled_checks=()) -> Callable[..., Exported]:
     """`export(jit(f))(*args, **kwargs)`: args are arrays or ShapeDtypeStructs."""
     # the functions JAX jits (jnp.sin, jnp.dot, nn.sigmoid) are plain here for eager speed and
-    # carry their jit object (transforms/jit_namesakes.py), which JAX's docstrings export
+    # carry their jit object (transforms/jit/namesakes.py), which JAX's docstrings export
     fun_jit = getattr(getattr(fun_jit, "as_jit", None), "jitted", fun_jit)
     if not isinstance(fun_jit, Jitted):
         raise ValueError(f"Function to be exported must be the result of `jit` but is: {fun_jit}")

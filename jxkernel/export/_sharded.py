@@ -19,8 +19,8 @@ from typing import NamedTuple
 
 from ..core.avals import typed_sharding
 from ..core.mesh import AbstractMesh, Mesh, NamedSharding, PartitionSpec
-from ..transforms.jit_pinned import one_device_given
-from ..transforms.jit_primitive import any_sharded
+from ..transforms.jit.pinned import one_device_given
+from ..transforms.jit.primitive import any_sharded
 from ..xla import stablehlo as hlo
 from ..xla.lowering import NeedsMesh
 from ..xla.sharding import sdy_attrs, sdy_sharding
@@ -60,7 +60,7 @@ def _layout(traced) -> Layout:
 def _one_device_layout(traced) -> Layout | None:
     """A program on one device: each committed Array argument, and each SingleDeviceSharding
     a pinned jit was given (a `device=` jit: every one), is a sharding over the empty
-    AbstractMesh (JAX's: jit_pinned.one_device_given); None if none."""
+    AbstractMesh (JAX's: jit.pinned.one_device_given); None if none."""
     given = one_device_given(traced)
     if given is None:
         return None

@@ -38,7 +38,7 @@ def after_all(*operands):
 def as_token(x):
     """A value of the token type as JAX gives it: a Token around its carrier (an Array of the
     token type), a tracer as it is. A Token is a pytree leaf, as JAX's: jit takes its carrier
-    (transforms/jit_args.token_carriers) and wraps a token result again (api_util's
+    (transforms/jit/args.token_carriers) and wraps a token result again (api_util's
     tokens_outside, as JAX's result handler does)."""
     return x if isinstance(x, Tracer) else Token(x)
 

@@ -24,7 +24,7 @@ from ..numpy import util as numpy_util
 from ..core.dtypes import canonicalize_user_dtype
 from ..numpy.reductions import _count
 from ..transforms.custom_derivatives import custom_jvp
-from ..transforms.jit_namesakes import jax_jitted
+from ..transforms.jit.namesakes import jax_jitted
 from ..numpy.util import jnp_jit
 
 __all__ = ["relu", "relu6", "gelu", "sigmoid", "softplus", "soft_sign", "silu", "swish",

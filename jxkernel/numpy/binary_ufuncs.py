@@ -14,7 +14,7 @@ ufuncs.py (the operators of arrays too): only the public names are these objects
 import numpy as np
 
 from .. import lax
-from ..transforms.jit_namesakes import runs_jitted
+from ..transforms.jit.namesakes import runs_jitted
 from . import reductions, ufuncs
 from .manipulation import expand_dims
 from .reductions import max as max_, sum as sum_

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..transforms.jit_namesakes import jax_jitted
+from ..transforms.jit.namesakes import jax_jitted
 from .. import lax
 from .ufuncs import conjugate
 from .util import ensure_arraylike, jnp_jit, promote_dtypes, promote_dtypes_inexact

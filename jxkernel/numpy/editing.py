@@ -18,7 +18,7 @@ import operator
 import numpy as np
 from numpy import array_repr, array_str, iterable  # as JAX: NumPy's own functions
 
-from ..transforms.jit_namesakes import jax_jitted
+from ..transforms.jit.namesakes import jax_jitted
 from .. import lax
 from ..core import dtypes
 from ..core.errors import ConcretizationTypeError

@@ -17,7 +17,7 @@ import string
 
 import numpy as np
 
-from ..transforms.jit_namesakes import jax_jitted
+from ..transforms.jit.namesakes import jax_jitted
 from .. import lax
 from ..core import dtypes
 from ..core.avals import context_abstract_mesh, explicit_axes, public_type

@@ -25,7 +25,7 @@ from ..core import dtypes
 from ..lax import linalg as lax_linalg
 from ..transforms.custom_derivatives import custom_jvp
 from ..transforms.batching import vmap
-from ..transforms.jit_namesakes import jax_jitted
+from ..transforms.jit.namesakes import jax_jitted
 from .functional import vectorize
 from . import creation, index_tricks, manipulation, products, reductions, ufuncs, util
 from .util import ensure_arraylike, jnp_jit, promote_dtypes_inexact

@@ -17,7 +17,7 @@ import operator
 
 import numpy as np
 
-from ..transforms.jit_namesakes import jax_jitted
+from ..transforms.jit.namesakes import jax_jitted
 from .. import lax
 from ..core import dtypes
 from ..core.errors import (ConcretizationTypeError, InconclusiveDimensionOperation, aval_text,

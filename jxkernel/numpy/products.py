@@ -23,7 +23,7 @@ from ..lax import conversion
 from ..lax.sharding import check_out_sharding_type, laid_out, resolved
 from . import util
 from ..transforms.jit import jit
-from ..transforms.jit_namesakes import jax_jitted
+from ..transforms.jit.namesakes import jax_jitted
 from .gufunc_signature import check_inputs
 from .indexing import getitem
 from .manipulation import broadcast_arrays, moveaxis, ravel, stack

@@ -30,7 +30,7 @@ from ..core.trace import Tracer, _ctx, eval_trace
 from ..lax import conversion
 from ..lax.sharding import canonicalize_sharding, run_auto_axes
 from ..transforms.jit import jit
-from ..transforms.jit_namesakes import jax_jitted, running_as
+from ..transforms.jit.namesakes import jax_jitted, running_as
 from ..xla.array import Array
 from . import util
 from .indexing import getitem

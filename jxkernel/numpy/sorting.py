@@ -19,7 +19,7 @@ from ..core.trace import Tracer
 from ..core.interpreter_primitives import typed_constant
 from ..lax import conversion
 from ..transforms.jit import jit
-from ..transforms.jit_namesakes import jax_jitted
+from ..transforms.jit.namesakes import jax_jitted
 from . import util
 from .util import jnp_jit
 from .index_tricks import put_along_axis

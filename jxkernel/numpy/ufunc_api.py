@@ -19,7 +19,7 @@ from .. import lax
 from ..core import dtypes as _dtypes
 from ..transforms.batching import vmap
 from ..transforms.jit import jit
-from ..transforms.jit_namesakes import runs_jitted
+from ..transforms.jit.namesakes import runs_jitted
 from ..transforms.make_jaxpr import eval_shape
 from .creation import asarray
 from .functional import vectorize

@@ -30,8 +30,8 @@ from ..transforms.ad import jvp
 from ..transforms.batching import BatchTrace as _BatchTrace
 from ..xla.array import Array
 from ..transforms.custom_derivatives import custom_jvp
-from ..transforms.jit_args import leaf_aval
-from ..transforms.jit_namesakes import jax_alias, jax_jitted, jit_argument_error, runs_jitted
+from ..transforms.jit.args import leaf_aval
+from ..transforms.jit.namesakes import jax_alias, jax_jitted, jit_argument_error, runs_jitted
 from ..tree_util import keystr, tree_flatten_with_path
 from .creation import array, asarray
 from .dtypes import finfo, iscomplexobj

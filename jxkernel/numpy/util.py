@@ -34,7 +34,7 @@ from ..core.trace import Tracer, jax_type_text
 from ..lax import conversion, shapes
 from ..lax import elementwise as lax
 from ..transforms.jit import jit
-from ..transforms.jit_namesakes import jit_argument_error, traced_before_checked
+from ..transforms.jit.namesakes import jit_argument_error, traced_before_checked
 from ..xla import client as _client
 from ..xla import array as _xla_array
 from ..xla.array import Array, host_to_device

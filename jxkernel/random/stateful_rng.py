@@ -2,7 +2,7 @@
 jax/_src/random/stateful_rng.py has it): a typed base key and a counter held in a Ref, each
 draw folding the counter into the key and adding one to it, so repeated draws differ without
 the caller threading a key, in jit too (the counter is a Ref the jitted function closes over or
-is passed: api/state.py, transforms/jit_refs.py).
+is passed: api/state.py, transforms/jit/refs.py).
 
     >>> rng = stateful_rng(0)
     >>> rng.key()

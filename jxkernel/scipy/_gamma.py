@@ -18,7 +18,7 @@ from ..numpy.util import const as _c
 from ..numpy.util import check_real, jnp_jit, promote_args_inexact
 from ..transforms.ad import jvp
 from ..transforms.custom_derivatives import custom_jvp
-from ..transforms.jit_namesakes import jax_jitted
+from ..transforms.jit.namesakes import jax_jitted
 
 
 def _concrete_int(value, what):

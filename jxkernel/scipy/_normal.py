@@ -30,7 +30,7 @@ from ..numpy.util import (
 )
 from ..transforms.batching import vmap
 from ..transforms.custom_derivatives import custom_jvp
-from ..transforms.jit_namesakes import jax_jitted
+from ..transforms.jit.namesakes import jax_jitted
 
 
 # ------------------------------------------------------------------ normal distribution

@@ -13,7 +13,7 @@ import functools
 
 import numpy as np
 
-from ..transforms.jit_namesakes import jax_jitted
+from ..transforms.jit.namesakes import jax_jitted
 from .. import lax
 from .. import numpy as jnp
 from .. import random as jax_random

@@ -29,7 +29,7 @@ from ..numpy.util import jnp_jit, promote_dtypes_complex, promote_dtypes_inexact
 from ..transforms.ad import jvp
 from ..transforms.batching import vmap
 from ..transforms.custom_derivatives import custom_jvp
-from ..transforms.jit_namesakes import jax_jitted
+from ..transforms.jit.namesakes import jax_jitted
 from ._matrices import (
     block_diag,
     circulant,

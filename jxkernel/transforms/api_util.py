@@ -121,7 +121,7 @@ def fun_name(fun, default_name: str = "<unnamed function>") -> str:
     return default_name
 
 
-# What a function JAX jits carries here (transforms/jit_namesakes.py): its own, not to be
+# What a function JAX jits carries here (transforms/jit/namesakes.py): its own, not to be
 # copied onto a function that wraps it (`grad(jnp.sin).lower` is no lowering of sin; on a jit
 # object these would shadow its own methods). JAX's are the jit's methods, never copied.
 NAMESAKE_ATTRS = ("as_jit", "lower", "trace", "eval_shape")

@@ -33,7 +33,7 @@ from .batch_util import not_mapped
 from .api_util import flatten_axes, positional_parameters, wraps
 from ..tree_util import (keystr, tree_flatten, tree_flatten_with_path, tree_leaves,
                          tree_structure, tree_unflatten)
-from ..core.staging import trace_to_jaxpr
+from ..core.staging import is_ref, trace_to_jaxpr
 from ..xla.transfers import foreign_argument, shard_arg_handlers
 
 
@@ -85,7 +85,7 @@ def mapped_axis_spec(leaves, axes):
 def _check_unmapped(ema, leaves, axes) -> None:
     """JAX's error for an unmapped input split over the mesh axes vmap maps over."""
     for x, ax in zip(leaves, axes):
-        if ema is None or ax is not None or getattr(type(x), "is_array_ref", False):
+        if ema is None or ax is not None or is_ref(x):
             continue
         aval = get_aval(x)
         if getattr(aval, "sharding", None) is not None and \
@@ -244,7 +244,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
                        for i, (x, ax) in enumerate(zip(out_leaves, flat_out_axes))]
         if config.jax_check_tracer_leaks:
             # the leak checker loads only when jax_check_tracer_leaks is on
-            from ..core.leaks import ensure_no_leaks
+            from ..core.tracer_errors.leaks import ensure_no_leaks
             finished = weakref.ref(trace)
             # ours: what holds the trace or its tracers after this is a leak
             del trace, tracers, call_args, call_kwargs, out, out_leaves
@@ -258,7 +258,7 @@ def _to_elt(trace, x, ax, size, name):
     if type(x) is vmappable.Whole:
         return vmappable.to_elt(x.value, ax, size, lambda v, a: _to_elt(
             trace, v, None if a is None else _normalize_axis(a, v, name), size, name))
-    return x if ax is None else MappedRef(trace, x, ax) if _is_ref(x) else \
+    return x if ax is None else MappedRef(trace, x, ax) if is_ref(x) else \
         BatchTracer(trace, x, ax)
 
 
@@ -270,13 +270,8 @@ def _from_elt(trace, x, out_axis, size, index, name, out):
     return _finish_output(trace, x, out_axis, size, index, name, out)
 
 
-def _is_ref(x) -> bool:
-    """A mutable array reference (jax.new_ref's Ref, or a Ref seen inside another vmap)."""
-    return getattr(type(x), "is_array_ref", False)
-
-
 def _shape_of(x) -> tuple:
-    if _is_ref(x):
+    if is_ref(x):
         return tuple(x.shape)
     aval = get_aval(x)      # (a token is of rank 0 to vmap, as JAX's: it maps no axis of one)
     return () if aval is abstract_token else aval.shape
@@ -311,7 +306,7 @@ class MappedRef:
 
     @classmethod
     def stand_in(cls, mapped, argument: int):
-        """What jit traces in place of this argument (transforms/jit_refs.py): a Ref of the
+        """What jit traces in place of this argument (transforms/jit/refs.py): a Ref of the
         type the function sees, without the mapped axis."""
         return type(mapped._ref).stand_in(mapped, argument)
 
@@ -451,7 +446,7 @@ def _arg_names(fun, args, kwargs) -> list:
 
 
 def _finish_output(trace, x, out_axis, size, index, name, out):
-    if not isinstance(x, Tracer) and not _is_ref(x):
+    if not isinstance(x, Tracer) and not is_ref(x):
         try:
             get_aval(x)
         except TypeError:          # JAX's words: a string or an object returned

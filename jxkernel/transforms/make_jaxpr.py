@@ -16,10 +16,10 @@ from ..core.source_info import function_source_info
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten
 from .api_util import flatten_fun, fun_name, merge_static, wraps
 from .jit import Jitted, jit
-from .stages import trace_jitted
-from .jit_args import abstract_leaf_aval, as_tuple, check_argnums, not_a_jax_type
-from .jit_refs import is_ref, ref_positions, ref_type, with_stand_ins, without_refs
-from ..core.staging import DebugInfo, trace_to_jaxpr
+from .jit.stages import trace_jitted
+from .jit.args import abstract_leaf_aval, as_tuple, check_argnums, not_a_jax_type
+from .jit.refs import ref_positions, ref_type, with_stand_ins, without_refs
+from ..core.staging import DebugInfo, is_ref, trace_to_jaxpr
 from ..core.trace import Tracer, current_trace
 
 

@@ -225,7 +225,7 @@ def _library_call(func) -> bool:
 
 def python_value(expression: str, ndim: int, value_of) -> str:
     """Code for the hashable Python value of the array `expression` makes: its literal where
-    it is `jnp.array(<literal>)`, else `value_of(expression, ndim)` (jit_args.python_value_of:
+    it is `jnp.array(<literal>)`, else `value_of(expression, ndim)` (jit.args.python_value_of:
     `.item()`, `tuple(....tolist())`).
 
         >>> python_value("flag", 0, lambda e, n: e + ".item()")

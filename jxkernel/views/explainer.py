@@ -103,8 +103,8 @@ from ..xla.lowering import NeedsMesh
 from .rich_view import RichView
 from .sharding_view import collective_json, collectives_html, collectives_text
 from .timing import jit_for_call
-from ..transforms.stages import lower_jit
-from ..transforms.jit_primitive import any_sharded
+from ..transforms.jit.stages import lower_jit
+from ..transforms.jit.primitive import any_sharded
 from ..tree_util import tree_leaves
 from ..xla import client as _client
 from ..xla import pipeline
@@ -253,7 +253,7 @@ def _partitioned_module(traced) -> pipeline.Module:
     """The module of a sharded call, lowered with source lines, as XLA's partitioner gets it
     (on the NumPy backend nothing partitions it, so explain lists no collectives there)."""
     # loads with the first mesh or sharded Array: `import jxkernel` needs neither
-    from ..transforms.jit_sharded import stage_partitioning
+    from ..transforms.jit.sharded import stage_partitioning
     return stage_partitioning(traced, locations=True).module
 
 

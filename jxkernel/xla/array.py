@@ -297,7 +297,7 @@ class ArrayImpl:
             yield host_to_device(np.asarray(row), row_aval, device, committed)
 
     # unhashable as JAX's (not a collections.abc.Hashable: `isinstance(x, Hashable)` is how
-    # libraries tell a static value); a jit's static argument says why (jit_args.py)
+    # libraries tell a static value); a jit's static argument says why (jit/args.py)
     __hash__ = None
 
     def __reduce__(self):

@@ -151,7 +151,7 @@ def _run_compiled(prim, args, params):
     # JAX's rule: committed Arrays decide, uncommitted ones move to them
     device, committed = call_placement(args, lambda: (prim.name, _operand_names(len(args))))
     # an Exported's call commits its results, as JAX's (their memory kinds count among the
-    # program's shardings: pxla's jaxpr_transfer_mem_kinds; transforms/jit_pinned.py for jit)
+    # program's shardings: pxla's jaxpr_transfer_mem_kinds; transforms/jit/pinned.py for jit)
     committed = committed or prim.name == "call_exported"
     bufs, avals = [], []
     for i, a in enumerate(args):

@@ -5,7 +5,7 @@ The extension itself (core/_fastpath.c) is built at install and loaded by core/n
 its entry points are chosen in the class bodies (`Primitive.bind`, Jitted's C base
 `JitFunction`, `Array.block_until_ready`, Array's `+ - * /`). A `Hit` does a hit's check and call
 in C; where the extension is off, `jit_hit` and `eager_hit` give None and the Python paths
-in transforms/jit.py and xla/dispatch.py do the same work.
+in transforms/jit/function.py and xla/dispatch.py do the same work.
 
     >>> native is None or hasattr(native, "Hit")
     True
@@ -44,7 +44,7 @@ def jit_hit(avals, where, generation, exe, finish, entry, kinds=None, consts=(),
     per argument None (an Array) or the Python scalar type taken there (scalars.scalar_kinds),
     for calls such as f(x, 2.0); `consts`: the buffers of its closed-over constants, passed
     before the arguments; `order`: for a call
-    with keyword arguments, per argument its index in the call's stack (jit_cache.c_last_hit);
+    with keyword arguments, per argument its index in the call's stack (jit.cache.c_last_hit);
     `tree`: for arguments that are containers, their structure (a PyTreeDef), which the Hit
     flattens them with `flatten` to check. Arguments the program does not take (`exe.kept`)
     are checked, and not passed."""

@@ -393,7 +393,7 @@ class _SpmdEntry:
     """A compiled sharded signature: executable, input shardings, constants placed once."""
     __slots__ = ("exe", "in_shardings", "const_bufs", "out_tree", "jaxpr", "text", "hits",
                  "lowered")
-    twin = None                       # (jit_cache.Entry's: one program serves every call)
+    twin = None                       # (jit.cache.Entry's: one program serves every call)
 
     def __init__(self, exe, in_shardings, const_bufs, out_tree, jaxpr, text, lowered=None):
         self.exe, self.in_shardings, self.const_bufs = exe, in_shardings, const_bufs

@@ -16,7 +16,7 @@ def values(ref) -> list:
 
 
 def test_docstring_examples():
-    check_docstring_examples("jxkernel.transforms.jit_refs")
+    check_docstring_examples("jxkernel.transforms.jit.refs")
 
 
 def test_jit_writes_a_closed_over_ref_on_every_call():

@@ -155,6 +155,7 @@ def test_a_value_closed_over_from_an_enclosing_trace_is_not_called_a_constant():
     assert card.origin["steps"] == [] and "made from constants" not in render_text(card)
 
 
-@pytest.mark.parametrize("module", ["jxkernel.core.tracer_origin", "jxkernel.core.leak_graph"])
+@pytest.mark.parametrize("module", ["jxkernel.core.tracer_errors.origin",
+                                    "jxkernel.core.tracer_errors.leak_graph"])
 def test_docstring_examples(module):
     check_docstring_examples(module)

@@ -51,7 +51,7 @@ def test_over_a_mesh_matches_jax():
 
 
 @pytest.mark.xla_only("XLA compiler")
-@pytest.mark.parametrize("module", ["jxkernel.transforms.serialize_executable",
+@pytest.mark.parametrize("module", ["jxkernel.transforms.jit.serialize_executable",
                                     "jxkernel.xla.serialized", "jxkernel.lax.inspect_sharding",
                                     "jxkernel.lax.layout_constraint",
                                     "jxkernel._jax.experimental.layout", "jxkernel.xla.layout",

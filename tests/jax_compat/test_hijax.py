@@ -175,11 +175,11 @@ def _ran_the_bind(call) -> bool:
 
 
 def test_a_jit_closing_over_a_box_runs_its_last_program_again_with_the_new_value():
-    # jit_high's fast path: the next call alike runs the low program's executable itself (no
+    # jit.high's fast path: the next call alike runs the low program's executable itself (no
     # jit equation bound), reading the box's value of the moment; a box set to another shape,
     # a config change, or NaN checks take the bind again. Values as JAX's
     # (hijax_cases' jit_captured_box_set_between_calls)
-    from jxkernel.transforms import jit_high
+    from jxkernel.transforms.jit import high as jit_high
     jnp = jxkernel.numpy
     box, x = hijax.Box(jnp.ones(3)), jnp.arange(3.0)
     reads = jxkernel.jit(lambda x: x * 2 + box.get())
@@ -272,4 +272,4 @@ def test_a_type_built_from_typeofs_unsplit_sharding_is_unsplit():
 
 def test_jit_high_examples_run_as_written():
     # the module docstring's example imports what it uses (it named jxkernel unimported)
-    check_docstring_examples("jxkernel.transforms.jit_high")
+    check_docstring_examples("jxkernel.transforms.jit.high")

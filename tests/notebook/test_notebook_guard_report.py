@@ -66,7 +66,7 @@ def test_no_recompile_in_a_cell_raises_at_the_cell_line_and_restores(shell):
     assert ran.error.source.line == 3
     # the filtered traceback ends at the cell's line, without jxkernel's frames
     assert f"In[{ran.count}], line 3" in ran.stdout and "g1(jnp.ones(4))" in ran.stdout
-    assert "jit.py" not in ran.stdout and "compile_record.py" not in ran.stdout
+    assert "jit/function.py" not in ran.stdout and "compile_record.py" not in ran.stdout
     assert "recompile_explainer.py" not in ran.stdout
     assert "What changed, and the fix:\n  x: shape f32[3] -> f32[4]" in ran.stdout
     assert shell.user_ns["g1"]._fail_on_recompile is False

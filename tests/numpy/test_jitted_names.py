@@ -110,7 +110,7 @@ def test_aliases_are_jits_of_their_own_at_the_same_speed():
 
 
 def test_docstring_examples():
-    check_docstring_examples("jxkernel.transforms.jit_namesakes")
+    check_docstring_examples("jxkernel.transforms.jit.namesakes")
 
 
 def test_wrappers_do_not_take_the_jit():

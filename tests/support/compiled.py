@@ -102,7 +102,7 @@ def xla_default_code():
     >>> with xla_default_code():
     ...     pass
     """
-    from jxkernel.transforms import jit_primitive
+    from jxkernel.transforms.jit import primitive as jit_primitive
     from jxkernel.xla import compiler, dispatch
 
     def forget_eager():

@@ -531,7 +531,7 @@ def test_a_function_keeps_a_bounded_amount_of_constants_on_device(monkeypatch):
     jit_cache.CONSTANTS bytes the least recently used signatures go, from the fast path too,
     and their copies are freed (issue 45). An evicted signature compiles again when called."""
     import gc
-    from jxkernel.transforms import jit_cache
+    from jxkernel.transforms.jit import cache as jit_cache
     monkeypatch.setattr(jit_cache, "CONSTANTS", 20 << 20)          # two 8 MiB copies
     table = np.arange(2 << 20, dtype=np.float32)                   # 8 MiB, 2M elements
     f = jax.jit(lambda x: x.sum() + jnp.asarray(table)[3])

@@ -70,7 +70,7 @@ def test_lowering_for_gpu_without_one_is_jaxs_error():
 
 def test_the_docstring_examples_of_the_text_helpers_are_true():
     check_docstring_examples("jxkernel.xla.stablehlo")           # string_attr, the emitter
-    check_docstring_examples("jxkernel.transforms.jit_args", {"tree_flatten": tree_flatten})
+    check_docstring_examples("jxkernel.transforms.jit.args", {"tree_flatten": tree_flatten})
 
 
 def test_without_jaxlib_as_text_is_our_text_without_its_locations(monkeypatch):

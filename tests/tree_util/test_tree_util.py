@@ -335,8 +335,8 @@ def test_jxk_backend_follows_the_environment():
     assert tu._pytree.__name__ == ("jxkernel.tree_util.pure" if PURE else "jxkernel.xla.pytree")
     assert tu.default_registry is tu._pytree.default_registry and tu.PyTreeDef is tu._pytree.PyTreeDef
     assert type(tree_structure([1])) is tu.PyTreeDef
-    from jxkernel.transforms import jit, jit_sharded   # jit flattens on the same registry
-    assert jit._registry is jit_sharded._registry is tu.default_registry
+    from jxkernel.transforms.jit import function, sharded   # jit flattens on the same registry
+    assert function._registry is sharded._registry is tu.default_registry
 
 
 def test_jxk_own_registry_and_pickle():

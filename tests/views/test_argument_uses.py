@@ -71,7 +71,7 @@ def test_the_argument_expression_of_the_jitted_call():
 
 
 def test_the_python_value_of_an_array_expression():
-    from jxkernel.transforms.jit_args import python_value_of
+    from jxkernel.transforms.jit.args import python_value_of
     from jxkernel.views.argument_uses import python_value
     assert python_value("jnp.array(True)", 0, python_value_of) == "True"
     assert python_value("np.asarray([[1, 2], [3, 4]])", 2, python_value_of) == "((1, 2), (3, 4))"

@@ -19,7 +19,7 @@ import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel import lax
 from jxkernel.core.config import config
-from jxkernel.transforms.jit_cache import LAST_HIT, NO_HITS
+from jxkernel.transforms.jit.cache import LAST_HIT, NO_HITS
 from jxkernel.core.native import STATE
 from jxkernel.xla import dispatch, fastpath
 
@@ -114,7 +114,7 @@ def test_a_jit_closing_over_arrays_hits_with_its_constants(path):
 
 def test_static_arguments_hit_in_c_each_value_under_its_typed_key(path):
     # A jit with static arguments (by position or name, passed either way) hits in C where
-    # the extension is on: each call's statics find their own last hit (jit_args.static_key),
+    # the extension is on: each call's statics find their own last hit (jit.args.static_key),
     # so values used in turn each hit, and values of equal value and other type are other
     # programs (True and 1, 4.0 and 4: JAX's Static). (One last hit per static key: f(x, 2)
     # and f(i, 2) in turn would take the Python path's dict, as f(x) and f(i) do.)
@@ -264,7 +264,7 @@ def _reference(case) -> str:
 
 def test_static_and_array_keywords_together_hit_in_c_under_the_static_key(path):
     # g(x, y=b, n=3), n static and y an array by keyword (what nnx.jit and filter_jit pass):
-    # the call's static key (jit_args.static_key of the static names, built in C too) finds a
+    # the call's static key (jit.args.static_key of the static names, built in C too) finds a
     # last hit whose Hit takes the dynamic arguments in flat order, the keywords in either
     # order (h(x, 2, y=y) and h(i, 3, y=i): each static key its own hits).
     g = jax.jit(lambda x, y, *, n: x * n - y, static_argnames="n")

@@ -92,7 +92,7 @@ def test_a_jitted_function_is_an_instance_of_the_c_base_called_by_vectorcall():
 
 
 def test_copy_of_a_jit_keeps_the_fields_of_its_c_base():
-    # (Jitted's __getstate__ is JAX's dict, jit_cache.jit_getstate, with the C base's fields)
+    # (Jitted's __getstate__ is JAX's dict, jit.cache.jit_getstate, with the C base's fields)
     g = jit(lambda x, n: x * n, static_argnames="n")
     g(np.ones(2, np.float32), n=2)
     twin = copy.copy(g)

@@ -1,4 +1,4 @@
-"""Several signatures under one key of a jit's `_last` (jit_cache.Recent): calls of different
+"""Several signatures under one key of a jit's `_last` (jit.cache.Recent): calls of different
 shapes, dtypes, weak types, Python scalars, containers, by position or keyword, with statics,
 donating or not, made in turn each hit in C (no Python frame of ours), as JAX's C++ cache
 holds every signature; and give what the Python path gives. Each test runs with the compiled
@@ -14,7 +14,7 @@ import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel.core.config import config
 from jxkernel.core.native import STATE
-from jxkernel.transforms.jit_cache import LAST_HIT, NO_HITS, RECENT
+from jxkernel.transforms.jit.cache import LAST_HIT, NO_HITS, RECENT
 from jxkernel.xla import dispatch, fastpath
 from dispatch_paths import path, python_frames  # noqa: F401  (path: autouse)
 

@@ -16,7 +16,7 @@ import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel.config import config
 from jxkernel.errors import JaxRuntimeError
-from jxkernel.transforms import jit_cache, jit_primitive
+from jxkernel.transforms.jit import cache as jit_cache, primitive as jit_primitive
 from jxkernel.core import partial_eval
 from jxkernel.xla import compiler, dispatch, transfer_guard
 import locations  # tests/support: the repository's folders
@@ -111,7 +111,7 @@ TWO_DEVICES = """
     import numpy as np
     import jxkernel as jax
     lazy = ("jxkernel.profiler", "jxkernel.api.runtime_state", "jxkernel.xla.transfer_guard",
-            "jxkernel.core.leaks", "jaxlib._profiler")
+            "jxkernel.core.tracer_errors.leaks", "jaxlib._profiler")
     loaded_by_import = [m for m in lazy if m in sys.modules]
     import runtime_state_cases as cases
     out = cases.run(jax)
@@ -272,5 +272,5 @@ def test_live_arrays_dlpack_and_the_runtime_names_are_jaxs():
 def test_docstring_examples():
     with caches_put_back():                         # runtime_state's calls clear_caches()
         for module in ("jxkernel.api.runtime_state", "jxkernel.xla.transfer_guard",
-                       "jxkernel.core.leaks"):
+                       "jxkernel.core.tracer_errors.leaks"):
             check_docstring_examples(module)

@@ -17,5 +17,5 @@ module_aliases(__name__, {"array_serialization": "jxkernel.api.array_serializati
                           "multihost_utils": "jxkernel.api.multihost_utils",
                           "ode": "jxkernel.api.ode",
                           "random": "jxkernel.random.stateful_rng",
-                          "serialize_executable": "jxkernel.transforms.serialize_executable"})
+                          "serialize_executable": "jxkernel.transforms.jit.serialize_executable"})
 # (`sparse` is a package here: jxkernel.api.sparse's names and random_bcoo, from two layers)

@@ -30,7 +30,7 @@ from ...lax.convolution import conv_general_dilated_p
 from ...lax.scan import scan_p
 from ...lax.while_loop import while_p
 from ...transforms.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
-from ...transforms.jit_primitive import jit_p
+from ...transforms.jit.primitive import jit_p
 from ...tree_util import tree_flatten, tree_unflatten
 from ._base import JAXSparse
 from .api import todense_p

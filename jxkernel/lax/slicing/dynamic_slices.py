@@ -24,7 +24,7 @@ from ...core.interpreter_primitives import typed_constant
 from ...xla import stablehlo as hlo
 from ...transforms import ad_util as ad
 from ...transforms import batch_util as bu
-from ...transforms.jit_namesakes import jax_jitted
+from ...transforms.jit.namesakes import jax_jitted
 from ..conversion import convert_element_type
 from ..elementwise import add, lt, select
 from ..shapes import (_is_array, _ndim, _shape, broadcast, broadcast_in_dim, canonicalize_shape,

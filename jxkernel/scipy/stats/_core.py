@@ -20,7 +20,7 @@ from ...numpy.util import (
     promote_args_inexact,
 )
 from ...transforms.batching import vmap
-from ...transforms.jit_namesakes import jax_jitted
+from ...transforms.jit.namesakes import jax_jitted
 
 
 class ModeResult(NamedTuple):

@@ -5,7 +5,7 @@
 """
 import numpy as np
 
-from ...transforms.jit_namesakes import jax_jitted
+from ...transforms.jit.namesakes import jax_jitted
 from ... import lax
 from ... import numpy as jnp
 from ...numpy.ufuncs import _const

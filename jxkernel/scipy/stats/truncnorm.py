@@ -6,7 +6,7 @@
 """
 import numpy as np
 
-from ...transforms.jit_namesakes import jax_jitted
+from ...transforms.jit.namesakes import jax_jitted
 from ... import lax
 from ... import numpy as jnp
 from ...numpy.util import jnp_jit, promote_args_inexact

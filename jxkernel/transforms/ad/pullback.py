@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import dataclasses
 
+from ...core.staging import is_ref
 from ...tree_util import (Partial, register_dataclass, register_pytree_node, tree_flatten,
                          tree_unflatten)
-from ..jit_refs import is_ref
 
 
 class VJP:

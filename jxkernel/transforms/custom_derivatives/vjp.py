@@ -25,13 +25,13 @@ from ...core.ir import name_not_a_param, param_printers
 from ...core.partial_eval import PartialEvalTrace
 from ...core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
                                jvp_rules, lowering_rules, transpose_rules)
+from ...core.staging import is_ref
 from ...core.trace import Tracer, _ctx, _jax_name, set_current_trace
 from ...tree_util import tree_flatten, tree_unflatten
 from .. import batch_util as bu
 from ..ad import always_transposed
 from ..ad_util import Zero, instantiate
 from ..custom_vjp_remat import optimize_remat_of_custom_vjp_fwd
-from ..jit_refs import is_ref
 from .call_rules import (_batch_rule, _batched_call, _closure_error, _literal_residual,
                          _match_dim, _pick, _register_call_rules, _type_text, _unbatched_call,
                          _used_call_jaxpr)

@@ -8,7 +8,7 @@ import linecache
 import os
 import re
 
-from ...transforms.jit_args import python_value_of
+from ...transforms.jit.args import python_value_of
 from ..argument_uses import argument_expression, literal_of, python_value, with_argument
 from ..source import cell_name, is_user_file
 from ..source import label as source_label

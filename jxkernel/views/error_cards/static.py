@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import re
 
-from ...transforms.jit_args import python_value_of
+from ...transforms.jit.args import python_value_of
 from ..argument_uses import UNKNOWN, argument_expression, python_value, uses, with_argument
 from .card import ErrorCard
 from .reading import (_called_name, _jit_decorator, _lambda_static, _rebound,
@@ -28,7 +28,7 @@ def _unhashable_card(exc, where, called_from) -> ErrorCard:
     if any(m in str(exc) for m in (_EQ_WITHOUT_HASH, _FIELD_UNHASHABLE, _FIELD_ARRAY,
                                    _DATACLASS_NOT_FROZEN)):    # an object: neither
         return _object_card(str(exc), type_name, arg, function, where, called_from)
-    if hasattr(getattr(exc, "value", None), "shape"):        # an array (jit_args says which)
+    if hasattr(getattr(exc, "value", None), "shape"):        # an array (jit.args says which)
         return _array_static_card(exc, type_name, value_text, arg, function, where,
                                   called_from)
     hashable = _hashable_text(type_name, value_text)
@@ -154,7 +154,7 @@ def _traced_static_card(type_name, value_text, arg, function, traced, hashable, 
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.jit.html")
 
 
-# transforms/jit_args.py's advice for an object of a user's class: a tuple of it or passing it
+# transforms/jit/args.py's advice for an object of a user's class: a tuple of it or passing it
 # traced (not a pytree) cannot work; its class or its field needs the change
 _EQ_WITHOUT_HASH = "defines __eq__ but not __hash__"
 _FIELD_UNHASHABLE = "which is not hashable: make it hashable where"

@@ -170,5 +170,5 @@ from ....transforms.custom_derivatives import (  # noqa: F401
     custom_lin_p,
     custom_vjp_call_p,
 )
-from ....transforms.jit_primitive import jit_p  # noqa: F401
+from ....transforms.jit.primitive import jit_p  # noqa: F401
 from ....api.remat import name_p, remat_p  # noqa: F401

@@ -19,7 +19,7 @@ import sys
 import types
 
 from . import leak_graph
-from .trace import Tracer, _jax_name
+from ..trace import Tracer, _jax_name
 
 _MAX_DEPTH = 8        # how far up the chain of referrers to look for a holder
 

@@ -19,8 +19,8 @@ Computed only when an error is raised: tracing pays nothing for it.
 """
 from __future__ import annotations
 
-from .ir import Literal, Names, Var, pp_eqn
-from .trace import Tracer
+from ..ir import Literal, Names, Var, pp_eqn
+from ..trace import Tracer
 
 _MAX_OPERATIONS = 5         # JAX shows at most 5, then says more are not shown
 

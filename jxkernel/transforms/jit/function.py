@@ -9,8 +9,8 @@
 Cache key: the function, static argument values, the pytree structure of the dynamic arguments,
 each leaf's (shape, dtype, weak_type), the device, and the x64 flag. A miss is published to the
 compile record (core/compile_record.py), whose explainer (views/recompile_explainer.py) says why.
-Under another transformation a jitted call is one `jit` equation (jit_primitive.py); stages.py
-has `.trace`/`.lower`/`.compile`, jit_cache.py the caches, jit_args.py the argument checks.
+Under another transformation a jitted call is one `jit` equation (primitive.py); stages.py
+has `.trace`/`.lower`/`.compile`, cache.py the caches, args.py the argument checks.
 """
 from __future__ import annotations
 
@@ -20,31 +20,31 @@ import time
 
 import numpy as np
 
-from ..core.config import config
-from ..core import compile_record, vma
-from ..core.monitoring import test_event
-from ..core.native import native
-from ..core.source_info import is_jxkernel_file, made_by_user
-from .jit_high import CapturedHigh, call_high, has_high, has_high_tracer, remember_high, staged_high
-from ..core.staging import DebugInfo
-from ..core.trace import Tracer, _ctx, eval_trace
-from ..tree_util import default_registry as _registry, tree_flatten, tree_unflatten
-from ..xla import client as _client, pipeline
-from ..xla.array import ARRAY_TYPES, Array, buffers, is_plain
-from ..xla.placement import all_placed, call_placement, found_for, placement_of, signature
-from ..xla.dispatch import check_jitted_values
-from ..xla.lowering import NeedsMesh
-from ..xla.scalars import scalar_kinds, scalar_signature
-from ..xla.transfers import arguments_on, put_on_device
-from .api_util import check_callable, flatten_fun, results_outside, fun_name, merge_static, update_wrapper
-from .jit_args import (SCALAR_TYPES, Arguments, constant_handlers, jit_shardings, leaf_aval,
-                       not_a_jax_type, python_inputs, static_key, Token, token_carriers)
-from .jit_pinned import arguments_placement, pin_params, program_placement
-from .jit_cache import (LAST_HIT, NO_HITS, NOWHERE, Entry, check_traceable, clear_jit,
-                        compiled_trace, fun_state, c_last_hit, jit_deepcopy, jit_getstate,
-                        jit_setstate, last_hit_for, remember, sibling_trace)
-from .jit_primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, traced_under, untold
-from . import jit_high, jit_refs
+from ...core.config import config
+from ...core import compile_record, vma
+from ...core.monitoring import test_event
+from ...core.native import native
+from ...core.source_info import is_jxkernel_file, made_by_user
+from .high import CapturedHigh, call_high, has_high, has_high_tracer, remember_high, staged_high
+from ...core.staging import DebugInfo, is_ref
+from ...core.trace import Tracer, _ctx, eval_trace
+from ...tree_util import default_registry as _registry, tree_flatten, tree_unflatten
+from ...xla import client as _client, pipeline
+from ...xla.array import ARRAY_TYPES, Array, buffers, is_plain
+from ...xla.placement import all_placed, call_placement, found_for, placement_of, signature
+from ...xla.dispatch import check_jitted_values
+from ...xla.lowering import NeedsMesh
+from ...xla.scalars import scalar_kinds, scalar_signature
+from ...xla.transfers import arguments_on, put_on_device
+from ..api_util import check_callable, flatten_fun, results_outside, fun_name, merge_static, update_wrapper
+from .args import (SCALAR_TYPES, Arguments, constant_handlers, jit_shardings, leaf_aval,
+                   not_a_jax_type, python_inputs, static_key, Token, token_carriers)
+from .pinned import arguments_placement, pin_params, program_placement
+from .cache import (LAST_HIT, NO_HITS, NOWHERE, Entry, check_traceable, clear_jit,
+                    compiled_trace, fun_state, c_last_hit, jit_deepcopy, jit_getstate,
+                    jit_setstate, last_hit_for, remember, sibling_trace)
+from .primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, traced_under, untold
+from . import high as jit_high, refs as jit_refs
 from .stages import Lowered, Traced, lower_jit, program_of, trace_jitted
 
 _flatten = _registry.flatten           # tree_flatten without the wrapper (the hit path uses it)
@@ -80,7 +80,7 @@ class Jitted(native.JitFunction if native else object):
         update_wrapper(self, fun)
         # None means unspecified, as in JAX, also per leaf (flax.nnx.jit's): a plain jit. One
         # given shardings has caches of its own (its fast path never sees plain entries);
-        # SingleDeviceShardings on one device pin it there, as device= does (jit_pinned.py)
+        # SingleDeviceShardings on one device pin it there, as device= does (pinned.py)
         self._in_shardings, self._out_shardings, self._pinned, self._sharded = jit_shardings(
             in_shardings, out_shardings, device)
         self._fun = fun
@@ -92,7 +92,7 @@ class Jitted(native.JitFunction if native else object):
         self._static_argnums, self._static_argnames, self._donate_argnums, self._donate_argnames = (
             arguments.static_argnums, arguments.static_argnames, arguments.donate_argnums,
             arguments.donate_argnames)
-        # the static positions in order: the fast paths' keys' (jit_args.static_key, in C too)
+        # the static positions in order: the fast paths' keys' (args.static_key, in C too)
         self._static_at = tuple(sorted(i for i in self._static_argnums if i >= 0))
         self._split, self._leaf_names = arguments.split, arguments.leaf_names
         self._donated_leaves = arguments.donated_leaves
@@ -149,7 +149,7 @@ class Jitted(native.JitFunction if native else object):
         def checked(*leaves):
             out_leaves = flat(*leaves)
             for i, leaf in enumerate(out_leaves):
-                if jit_refs.is_ref(leaf):
+                if is_ref(leaf):
                     raise jit_refs.returned_ref_error(jit_refs.where(self), leaf, names)
                 if not isinstance(leaf, (Tracer, *ARRAY_TYPES, np.ndarray, np.generic,
                                          *SCALAR_TYPES, *constant_handlers, Token)):
@@ -226,11 +226,11 @@ class Jitted(native.JitFunction if native else object):
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         leaves, treedef = token_carriers(*tree_flatten((dyn_args, dyn_kwargs)))
         if _ctx.trace is eval_trace and has_high(leaves, self) or has_high_tracer(leaves):
-            return call_high(self, leaves, treedef, statics, dyn_args, dyn_kwargs)  # (jit_high)
+            return call_high(self, leaves, treedef, statics, dyn_args, dyn_kwargs)  # (high.py)
         avals = tuple([leaf.aval if type(leaf) is Array else leaf_aval(
             leaf, lambda i=i: self._leaf_names(dyn_args, dyn_kwargs)[i], self._fun)
             for i, leaf in enumerate(leaves)])
-        if _ctx.trace is not eval_trace:     # (jit_high: a jit closing over hijax values)
+        if _ctx.trace is not eval_trace:     # (high.py: a jit closing over hijax values)
             return jit_high.bind_inside(self, leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
         test_event("jit_cpp_cache_miss")    # an eager call past the fast paths (JAX's event)
         refs = jit_refs.ref_positions(leaves)
@@ -322,7 +322,7 @@ class Jitted(native.JitFunction if native else object):
         # not jxkernel's jit (a library's too): JAX's ValueError for a donated Array (deleted.py)
         exe.user_jit = self._by_user or not is_jxkernel_file(self._source_text() or "")
         device = module.devices[0]          # (an Array there already: used, not committed)
-        consts = tuple(c if is_plain(c) and c.device == device or jit_refs.is_ref(c) else
+        consts = tuple(c if is_plain(c) and c.device == device or is_ref(c) else
                        put_on_device(c, device) for c in closed.consts)     # (a Ref: each call's)
         entry = Entry(exe, consts, out_tree, closed, module.text, any(module.donated))
         return entry, phases
@@ -333,7 +333,7 @@ class Jitted(native.JitFunction if native else object):
                                 statics, device, consts, self._history)
 
     def _record(self, treedef, statics, avals, dyn_args, dyn_kwargs, phases, device, consts, new):
-        consts = [c for c in consts if not jit_refs.is_ref(c)]   # (a Ref's value is each call's)
+        consts = [c for c in consts if not is_ref(c)]   # (a Ref's value is each call's)
         miss = self._miss(treedef, statics, avals, dyn_args, dyn_kwargs, device, consts)
         compile_record.compiled(miss, phases, _client.platform_of(device), new)   # one event
 
@@ -346,7 +346,7 @@ class Jitted(native.JitFunction if native else object):
         found = self._traces.get(key)
         if found is None:
             if self._pinned is None and not (self._in_shardings is self._out_shardings is None):
-                from .jit_sharded import constrained_trace   # loads with the first mesh
+                from .sharded import constrained_trace   # loads with the first mesh
                 closed, out_tree = constrained_trace(self, treedef, statics, avals, dyn_args,
                                                       dyn_kwargs)   # shardings kept as constraints
             else:
@@ -359,7 +359,7 @@ class Jitted(native.JitFunction if native else object):
                 treedef, statics, avals, dyn_args, dyn_kwargs, _client.default_device()))
             if not any(isinstance(c, Tracer) and c._trace.alive for c in consts):  # (die with it)
                 self._traces[key] = found
-        jaxpr, consts, out_tree, closed = staged_high(*found)   # (hijax: jit_high.py)
+        jaxpr, consts, out_tree, closed = staged_high(*found)   # (hijax: high.py)
         refs = jit_refs.ref_positions(leaves)
         arrays = jit_refs.without_refs(leaves, refs)
         if refs or jit_refs.uses_refs(closed):       # the Refs' values here, written back after

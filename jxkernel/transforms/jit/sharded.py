@@ -9,26 +9,26 @@ per signature through xla/sharded.py, and puts the executable in jit's fast path
 """
 from __future__ import annotations
 
-from ..core.avals import ShapeDtypeStruct, typed_sharding
-from ..core.config import config
-from ..core.device_assignment import (check_device_assignment, deciding_sharding, placement,
-                                      program_devices)
-from ..core import trace as _trace
-from ..core.interpreter_primitives import sharding_constraint_p
-from ..core.mesh import (AbstractMesh, NamedSharding, PartitionSpec, concrete_mesh, get_mesh,
-                         on_context_mesh, resolve)
-from ..core.staging import DebugInfo, convert_constvars_to_invars, trace_to_jaxpr
-from ..tree_util import (broadcast_prefix, default_registry as _registry, keystr, prefix_errors,
-                         tree_flatten, tree_flatten_with_path, tree_unflatten)
-from ..xla.array import Array
-from ..xla.sharded import (_mesh_of, _own_sharding, _SpmdEntry, compile_lowered,
-                           gspmd_sharding, lower_partitioned, to_argument,
-                           typed_outputs)
-from ..xla.sharding import SingleDeviceSharding
-from . import jit_refs
-from .jit_args import device_mismatch, result_paths, static_key
-from .jit_cache import ON_ONE_DEVICE, stage_key
-from .jit_pinned import refuse_mesh
+from ...core.avals import ShapeDtypeStruct, typed_sharding
+from ...core.config import config
+from ...core.device_assignment import (check_device_assignment, deciding_sharding, placement,
+                                       program_devices)
+from ...core import trace as _trace
+from ...core.interpreter_primitives import sharding_constraint_p
+from ...core.mesh import (AbstractMesh, NamedSharding, PartitionSpec, concrete_mesh, get_mesh,
+                          on_context_mesh, resolve)
+from ...core.staging import DebugInfo, convert_constvars_to_invars, trace_to_jaxpr
+from ...tree_util import (broadcast_prefix, default_registry as _registry, keystr, prefix_errors,
+                          tree_flatten, tree_flatten_with_path, tree_unflatten)
+from ...xla.array import Array
+from ...xla.sharded import (_mesh_of, _own_sharding, _SpmdEntry, compile_lowered,
+                            gspmd_sharding, lower_partitioned, to_argument,
+                            typed_outputs)
+from ...xla.sharding import SingleDeviceSharding
+from . import refs as jit_refs
+from .args import device_mismatch, result_paths, static_key
+from .cache import ON_ONE_DEVICE, stage_key
+from .pinned import refuse_mesh
 
 
 def _is_sharding(s) -> bool:
@@ -73,7 +73,7 @@ def _check_fit(what, names, avals, shardings) -> None:
 def _single_devices(jitted, mesh, flat_in, flat_out, leaves, names) -> tuple:
     """(flat_in, flat_out) with each SingleDeviceSharding as a NamedSharding over `mesh`,
     where `mesh` is that one device; else JAX's ValueError naming the devices that differ
-    (a jit on one device only: transforms/jit_args.pinned_device)."""
+    (a jit on one device only: transforms/args.pinned_device)."""
     if not any(isinstance(s, SingleDeviceSharding) for s in flat_in + flat_out):
         return flat_in, flat_out
     found = [(mesh._flat_devices, "jit's context mesh")] if mesh is not None and not any(
@@ -102,7 +102,7 @@ def _hashable(shardings):
 def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs,
                 context=False, bind_jit=None):
     """Run a `jit` with shardings (or with sharded arguments): compile once per signature.
-    `context`: called only for the mesh set_mesh set. `bind_jit`: jit_p.bind (jit_primitive's,
+    `context`: called only for the mesh set_mesh set. `bind_jit`: jit_p.bind (primitive.py's,
     which loads this module), for a jit reading or writing Refs (_with_refs)."""
     key = call_key(jitted, treedef, avals, statics, leaves)
     entry = jitted._cache.get(key)
@@ -156,7 +156,7 @@ def call_key(jitted, treedef, avals, statics, leaves) -> tuple:
 def _shared_trace(jitted, treedef, statics, avals, dyn_args, dyn_kwargs) -> tuple:
     """(ClosedJaxpr, out_tree, trace seconds, whether it is new): the function traced at these
     types once for its calls and stages alike (JAX's tracing cache: a `.lower()` after a call,
-    or a call after it, traces nothing; jit_cache.stage_key says where it is kept)."""
+    or a call after it, traces nothing; cache.stage_key says where it is kept)."""
     key = stage_key(jitted, (treedef, avals, statics, config._trace_state))
     found = jitted._traces.get(key)
     if found is not None:
@@ -208,7 +208,7 @@ def _on_one_device(jitted, closed, leaves) -> bool:
 
 def _with_refs(jitted, key, leaves, bind_jit):
     """A jit reading or writing Refs, run over the mesh (the arguments', or set_mesh's) as a
-    jit equation is eagerly (jit_primitive's impl: xla/sharded.run_jaxpr, which caches its
+    jit equation is eagerly (primitive.py's impl: xla/sharded.run_jaxpr, which caches its
     program by the jaxpr, kept here per signature): each Ref's value passed in, the final
     values of those it writes written back, as jit.py's `_bind` does."""
     closed, out_tree, jaxpr, consts = jitted._with_refs[key]
@@ -242,7 +242,7 @@ class _FastEntry:
 
     def __init__(self, exe, entry):
         self.exe, self.out_tree, self.entry = exe, entry.out_tree, entry
-        self.last_hit = None                  # as jit_cache.Entry.last_hit
+        self.last_hit = None                  # as cache.Entry.last_hit
 
     hits = property(lambda self: self.entry.hits,
                     lambda self, n: setattr(self.entry, "hits", n))

@@ -18,32 +18,32 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core import compile_record, sharding_types
-from ..core.interpret import eval_jaxpr
-from ..core.dce import dce_closed_outputs, dce_jaxpr, dce_rules, prune_rules, pruned_body
-from ..core.device_assignment import check_device_assignment, placement, program_devices
-from ..core.ir import ClosedJaxpr, Jaxpr, Var, call_primitives, param_printers
-from ..core.lru import PROGRAMS, TRACES, WeakLRU
-from ..core.mesh import get_mesh, on_context_mesh
-from ..core.partial_eval import PartialEvalTrace, partial_eval_jaxpr
-from ..core.numpy_eval import call_rule
-from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
-                              jvp_rules, lowering_rules, numpy_rules, partial_eval_rules,
-                              sharding_typing_rules, staging_rules, transpose_rules)
-from ..core.staging import JaxprTrace, convert_constvars_to_invars
-from ..core.trace import Tracer, _ctx, set_current_trace
-from ..xla import client as _client
-from ..xla import pipeline
-from ..xla.array import Array, is_plain
-from ..xla.dispatch import to_device
-from ..xla.compiler import Phases
-from ..xla.lowering import NeedsMesh
-from .ad import jvp_jaxpr, transpose_jaxpr
-from .ad_util import Zero, instantiate, is_undefined
-from .batching import BatchTrace, batch_jaxpr
-from .jit_cache import ON_ONE_DEVICE
-from .jit_pinned import (check_split, eager_placement, has_pins, params as pin_params,
-                         refuse_mesh, shown)
+from ...core import compile_record, sharding_types
+from ...core.interpret import eval_jaxpr
+from ...core.dce import dce_closed_outputs, dce_jaxpr, dce_rules, prune_rules, pruned_body
+from ...core.device_assignment import check_device_assignment, placement, program_devices
+from ...core.ir import ClosedJaxpr, Jaxpr, Var, call_primitives, param_printers
+from ...core.lru import PROGRAMS, TRACES, WeakLRU
+from ...core.mesh import get_mesh, on_context_mesh
+from ...core.partial_eval import PartialEvalTrace, partial_eval_jaxpr
+from ...core.numpy_eval import call_rule
+from ...core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
+                               jvp_rules, lowering_rules, numpy_rules, partial_eval_rules,
+                               sharding_typing_rules, staging_rules, transpose_rules)
+from ...core.staging import JaxprTrace, convert_constvars_to_invars
+from ...core.trace import Tracer, _ctx, set_current_trace
+from ...xla import client as _client
+from ...xla import pipeline
+from ...xla.array import Array, is_plain
+from ...xla.dispatch import to_device
+from ...xla.compiler import Phases
+from ...xla.lowering import NeedsMesh
+from ..ad import jvp_jaxpr, transpose_jaxpr
+from ..ad_util import Zero, instantiate, is_undefined
+from ..batching import BatchTrace, batch_jaxpr
+from .cache import ON_ONE_DEVICE
+from .pinned import (check_split, eager_placement, has_pins, params as pin_params,
+                     refuse_mesh, shown)
 
 jit_p = Primitive("jit", multiple_results=True)
 
@@ -59,7 +59,7 @@ def _jit_lowering(ctx, *args, jaxpr, name, donated_invars, inline, keep_unused, 
 
 def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused, pinned=None):
     """A jit equation run eagerly (e.g. by a transformation that re-binds it): compile once;
-    a pinned jit's (`pinned`, a jit_pinned.Pin) on its device."""
+    a pinned jit's (`pinned`, a pinned.Pin) on its device."""
     check_device_assignment(jaxpr.out_avals, lambda: program_devices(
         jaxpr, [placement(a) for a in args], (), keep_unused))
     if has_pins(jaxpr, pinned):     # on its device (an argument split over a mesh: JAX's error)
@@ -67,7 +67,7 @@ def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused, pinned=No
     elif any_sharded(args) or _partitioned and (jaxpr, None) in _partitioned or \
             on_context_mesh():            # over a mesh (set_mesh's: as JAX runs it there)
         # loads with the first mesh or sharded Array: `import jxkernel` needs neither
-        from ..xla.sharded import run_jaxpr
+        from ...xla.sharded import run_jaxpr
         return run_jaxpr(jaxpr, name, args, _partitioned.get((jaxpr, None)) or get_mesh(),
                          on_compile=lambda avals, _, phases, platform: _record_compile(
                              jaxpr, name, avals, phases, platform))
@@ -103,7 +103,7 @@ def _jit_impl_one_device(args, jaxpr, name, donated_invars, pinned=None, keep_un
 def one_device_program(jaxpr, args):
     """The executable an eager jit equation over `jaxpr` compiled for `args` (Arrays, all on
     one device, none split over a mesh), or None: what `_jit_impl` would run them with, for
-    a caller that runs it again without the bind (jit_high's rerun of a capturing jit)."""
+    a caller that runs it again without the bind (high.py's rerun of a capturing jit)."""
     if not args or any_sharded(args) or on_context_mesh() or (jaxpr, None) in _partitioned:
         return None
     try:
@@ -495,7 +495,7 @@ def any_sharded(leaves) -> bool:
     if "jxkernel.xla.sharding" not in sys.modules:
         return False
     # loads with the first mesh or sharded Array: `import jxkernel` needs neither
-    from ..xla.sharded import any_sharded
+    from ...xla.sharded import any_sharded
     return any_sharded(leaves)
 
 
@@ -508,11 +508,11 @@ def over_mesh(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwarg
     context = not (jitted._sharded or any_sharded(leaves))
     if context and not on_context_mesh():
         return ON_ONE_DEVICE
-    if jitted._device is not None:      # pinned: on its device, or JAX's error (jit_pinned)
+    if jitted._device is not None:      # pinned: on its device, or JAX's error (pinned.py)
         refuse_mesh(jitted, None, leaves, dyn_args, dyn_kwargs,
                     get_mesh() if on_context_mesh() else None)
         return ON_ONE_DEVICE
     # loads with the first mesh or sharded Array: `import jxkernel` needs neither
-    from .jit_sharded import call_jitted
+    from .sharded import call_jitted
     return call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs,
                        context, jit_p.bind)

@@ -15,16 +15,16 @@ import operator
 import sys
 import weakref
 
-from ..core.config import config
-from ..core.lru import CONSTANTS, LRU, SIGNATURES, Bounded
-from ..core.monitoring import test_event
-from ..core.source_info import function_source_info
-from ..core.staging import convert_constvars_to_invars
-from ..tree_util import default_registry
-from ..xla import fastpath
-from ..xla.memory import forget_executables
-from ..xla.scalars import scalar_kinds
-from .jit_args import static_key
+from ...core.config import config
+from ...core.lru import CONSTANTS, LRU, SIGNATURES, Bounded
+from ...core.monitoring import test_event
+from ...core.source_info import function_source_info
+from ...core.staging import convert_constvars_to_invars
+from ...tree_util import default_registry
+from ...xla import fastpath
+from ...xla.memory import forget_executables
+from ...xla.scalars import scalar_kinds
+from .args import static_key
 
 class FunState:
     """What every jit of one function shares: its signature and source line, read once, and
@@ -52,7 +52,7 @@ class FunState:
         # in JAX, whose caches hold the function weakly: JAX's test_jit_reference_dropping)
         for compiled, *_ in self.caches.values():
             for entry in compiled.values():
-                if isinstance(entry, Entry):        # (jit_sharded's stand-ins hold no cycle)
+                if isinstance(entry, Entry):        # (sharded.py's stand-ins hold no cycle)
                     entry.unlink()
 
 
@@ -84,7 +84,7 @@ def _forget(entry, fast, last) -> None:
     """An entry the compiled cache dropped leaves the fast path too, so that its executable
     and its constants on device are freed (not kept until the fast path's own bound)."""
     for key, found in list(fast.items()):
-        if found is entry or getattr(found, "entry", None) is entry:   # (jit_sharded's)
+        if found is entry or getattr(found, "entry", None) is entry:   # (sharded.py's)
             fast.pop(key, None)
     for key, recent in list(last.items()):   # (LAST_HIT, static keys, keyword names)
         if not recent.drop(entry):
@@ -156,7 +156,7 @@ class LastHit:
         # structure): jit's Python check, of positional Arrays, never matches; its C Hit alone
         # runs it, marking what it donates, flattening the containers)
         self.avals = None if getattr(entry, "donated", False) or tree is not None else \
-            list(avals)            # (jit_sharded's stand-in for an Entry: never donating)
+            list(avals)            # (sharded.py's stand-in for an Entry: never donating)
         self.where, self.entry = where, entry
         self.kinds = kinds         # None: Arrays alone; else array.scalar_kinds of the leaves
         self.generation = config._generation
@@ -227,13 +227,13 @@ def remember(last: dict, key, hit) -> None:
 
 
 # the key of the Recent LastHits in a jit's `_last` dict for calls with no static argument; a
-# call with some has its own there under jit_args.static_key (so that f(x, True) and
+# call with some has its own there under args.static_key (so that f(x, True) and
 # f(x, False) in turn each hit in C)
 LAST_HIT = sys.intern("last hit")   # (core/_fastpath.c interns it too: one object)
 # the end of a `_traces` key for a trace made where no named axis is bound and no check_vma
 # body types the values: such a trace also serves a top-level call, and the other way round
 NOWHERE = ((), None)
-# what the mesh path (jit_primitive.over_mesh, jit_sharded.call_jitted) answers for a call that
+# what the mesh path (primitive.over_mesh, sharded.call_jitted) answers for a call that
 # jit runs on one device instead (not None: a function may return None)
 ON_ONE_DEVICE = object()
 
@@ -309,7 +309,7 @@ class Entry:
 
     def __init__(self, exe, consts, out_tree, jaxpr, text, donated):
         self.exe, self.consts, self.out_tree = exe, consts, out_tree
-        # Refs among the consts (transforms/jit_refs.py): each call passes their values and
+        # Refs among the consts (transforms/jit/refs.py): each call passes their values and
         # writes them back, so such an entry is never on a fast path
         self.refs = any(getattr(type(c), "is_array_ref", False) for c in consts)
         # what a hit passes before the arguments
@@ -356,7 +356,7 @@ def last_hit_for(entry, avals, where, kinds, treedef, n):
     calls with Python scalars keep theirs in `entry.scalar_hit`), made anew if they or the
     config changed; False for a call with no dynamic argument. The n dynamic arguments
     flatten to `treedef`: a tree other than one leaf each (a dict of arrays) is the Hit's to
-    check. `entry` is an Entry, or jit_sharded's stand-in for one (Arrays alone)."""
+    check. `entry` is an Entry, or sharded.py's stand-in for one (Arrays alone)."""
     hit = entry.last_hit if kinds is None else entry.scalar_hit
     if hit is False or hit is not None and hit.where is where and hit.kinds == kinds \
             and hit.generation is config._generation:
@@ -394,7 +394,7 @@ def c_last_hit(jitted, entry, statics, avals, where, args, kwargs, leaves) -> No
 
 def _c_hit(jitted, entry, statics, avals, where, args, kwargs, kinds):
     """(its `_last` key, a LastHit) for c_last_hit, or None (too many arguments). The key: the
-    call's static key built from the static names (jit_args.static_key: what the C builds)
+    call's static key built from the static names (args.static_key: what the C builds)
     where it passes a static argument, else its keyword names, else LAST_HIT. The LastHit's Hit
     (None where the program has none) takes the dynamic arguments in flat order: the
     positional ones, then the dynamic keywords' values sorted by name (as a dict flattens, so

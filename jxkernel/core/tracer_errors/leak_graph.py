@@ -25,9 +25,9 @@ this does not reproduce: the same values are listed, maybe in another order.
 """
 from __future__ import annotations
 
-from .errors import aval_text
-from .ir import Literal, Var
-from .tracer_origin import arguments_text
+from ..errors import aval_text
+from ..ir import Literal, Var
+from .origin import arguments_text
 
 
 def listed(trace, held: list) -> list[tuple[str, str, list]]:

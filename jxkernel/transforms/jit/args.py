@@ -12,16 +12,16 @@ import inspect
 
 import numpy as np
 
-from ..core import dtypes
-from ..core.avals import ShapedArray, ShapeDtypeStruct, python_scalar_aval, shaped_abstractify
-from ..core.avals import Token, abstract_token, get_aval, typeof_rules
-from ..core.earray import constant_handlers  # noqa: F401 (jit.py's: closed-over classes)
-from ..core.errors import jax_array_abstractified
-from ..core.hijax import AvalQDD, cur_qdd, hi_value_types
-from ..core.mesh import UNCONSTRAINED, PartitionSpec
-from ..xla.transfers import foreign_argument, shard_arg_handlers
-from ..tree_util import (DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey, broadcast_prefix,
-                         keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten)
+from ...core import dtypes
+from ...core.avals import ShapedArray, ShapeDtypeStruct, python_scalar_aval, shaped_abstractify
+from ...core.avals import Token, abstract_token, get_aval, typeof_rules
+from ...core.earray import constant_handlers  # noqa: F401 (jit.py's: closed-over classes)
+from ...core.errors import jax_array_abstractified
+from ...core.hijax import AvalQDD, cur_qdd, hi_value_types
+from ...core.mesh import UNCONSTRAINED, PartitionSpec
+from ...xla.transfers import foreign_argument, shard_arg_handlers
+from ...tree_util import (DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey, broadcast_prefix,
+                          keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten)
 
 def as_tuple(x) -> tuple:
     if x is None:
@@ -461,7 +461,7 @@ def leaf_aval(x, index_name, fun=None) -> ShapedArray:
     aval = getattr(x, "aval", None)
     if isinstance(aval, ShapedArray) or getattr(type(x), "is_array_ref", False) or \
             aval is abstract_token:    # (a token's carrier, or a tracer of one)
-        return aval                    # (a Ref's is its AbstractRef: transforms/jit_refs.py)
+        return aval                    # (a Ref's is its AbstractRef: transforms/jit/refs.py)
     if type(x) in SCALAR_TYPES:
         dtype = dtypes.python_scalar_dtype(x)
         if type(x) is int and not _fits(x, dtype):

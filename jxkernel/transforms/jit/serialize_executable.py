@@ -17,19 +17,19 @@ import dataclasses
 
 import numpy as np
 
-from ..core.avals import ShapeDtypeStruct
-from ..core.mesh import NamedSharding, PartitionSpec
-from ..core.trace import Tracer, _ctx, eval_trace
-from ..tree_util import tree_flatten, tree_unflatten
-from ..xla import client as _client
-from ..xla.array import Array, is_plain
-from ..xla.executable import Executable
-from ..xla.serialized import dumps, executable_bytes, load_executable, loads
-from ..xla.sharded import ShardedExecutable, _SpmdEntry, to_argument
-from ..xla.transfers import put_on_device
-from . import jit_refs
-from .jit_args import leaf_aval
-from .jit_cache import Entry
+from ...core.avals import ShapeDtypeStruct
+from ...core.mesh import NamedSharding, PartitionSpec
+from ...core.trace import Tracer, _ctx, eval_trace
+from ...tree_util import tree_flatten, tree_unflatten
+from ...xla import client as _client
+from ...xla.array import Array, is_plain
+from ...xla.executable import Executable
+from ...xla.serialized import dumps, executable_bytes, load_executable, loads
+from ...xla.sharded import ShardedExecutable, _SpmdEntry, to_argument
+from ...xla.transfers import put_on_device
+from . import refs as jit_refs
+from .args import leaf_aval
+from .cache import Entry
 from .stages import Compiled, check_argument_shardings, check_call_signature
 
 
@@ -115,7 +115,7 @@ def _one_device_entry(saved: _Saved, out_tree, device) -> Entry:
 
 
 def _partitioned_entry(saved: _Saved, out_tree):
-    """jit_sharded's entry of a program partitioned over `saved.mesh`, loaded onto its
+    """sharded.py's entry of a program partitioned over `saved.mesh`, loaded onto its
     devices: its results laid out as compiled (the shardings serialized, not asked of XLA
     again), its constants replicated over the mesh."""
     mesh = saved.mesh

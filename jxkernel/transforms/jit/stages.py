@@ -18,26 +18,26 @@ import weakref
 
 import numpy as np
 
-from ..core import compile_record, jaxpr_cost, vma
-from ..core.axis_env import visible_axes
-from ..core.config import config
-from ..core.mesh import on_context_mesh
-from ..core.staging import convert_constvars_to_invars
-from ..core.trace import Tracer, _ctx, eval_trace
-from ..core.avals import ShapedArray, ShapeDtypeStruct, abstract_token
-from ..tree_util import equality_errors_pytreedef, keystr, tree_flatten, tree_unflatten
-from ..xla import client as _client
-from ..xla import pipeline
-from ..xla.array import Array, is_plain
-from ..xla.layout import Format
-from ..xla.transfers import put_on_device
-from ..xla.lowering import NeedsMesh
-from . import jit_refs
-from .jit_high import is_high_trace
-from .jit_args import abstract_leaf_aval, flat_pinned, leaf_aval, result_paths, token_carriers
-from .jit_cache import NOWHERE, compiled_trace, sibling_trace, stage_key
-from .jit_pinned import one_device_given, program_placement
-from .jit_primitive import any_sharded, traced_under, untold
+from ...core import compile_record, jaxpr_cost, vma
+from ...core.axis_env import visible_axes
+from ...core.config import config
+from ...core.mesh import on_context_mesh
+from ...core.staging import convert_constvars_to_invars, is_ref
+from ...core.trace import Tracer, _ctx, eval_trace
+from ...core.avals import ShapedArray, ShapeDtypeStruct, abstract_token
+from ...tree_util import equality_errors_pytreedef, keystr, tree_flatten, tree_unflatten
+from ...xla import client as _client
+from ...xla import pipeline
+from ...xla.array import Array, is_plain
+from ...xla.layout import Format
+from ...xla.transfers import put_on_device
+from ...xla.lowering import NeedsMesh
+from . import refs as jit_refs
+from .high import is_high_trace
+from .args import abstract_leaf_aval, flat_pinned, leaf_aval, result_paths, token_carriers
+from .cache import NOWHERE, compiled_trace, sibling_trace, stage_key
+from .pinned import one_device_given, program_placement
+from .primitive import any_sharded, traced_under, untold
 
 # Options passed to XLA's compiler by name (JAX's `Lowered.compile(compiler_options=...)`).
 CompilerOptions = dict[str, typing.Union[str, bool]]
@@ -102,7 +102,7 @@ def lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms=None,
               locations=False, arg_names=None, one_device=None, rules=None) -> pipeline.Module:
     """`closed`, a jitted function's trace, lowered for `device` (or for `platforms`);
     `arg_names`, one per input leaf ("x", "params['w']"), name its HLO parameters;
-    `one_device`, jit_pinned.one_device_given's, the inputs and results given a sharding;
+    `one_device`, pinned.one_device_given's, the inputs and results given a sharding;
     `rules`, another rule table (LoweringParameters'). Lowered once per trace and key.
 
     >>> f = jit(lambda x: x * 2); traced = f.trace(1.0)
@@ -148,7 +148,7 @@ def _lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms, loca
 
 def portable():
     """xla/portable.py, jaxlib's other forms of a module (MLIR's print, HLO, the cost model)."""
-    from ..xla import portable as module     # loads when one is first asked for: runs need none
+    from ...xla import portable as module     # loads when one is first asked for: runs need none
     return module
 
 
@@ -250,7 +250,7 @@ class _Stage:
 
 def trace_jitted(jitted, args, kwargs, high=False) -> Traced:
     """`jit(f).trace(*args, **kwargs)`: f traced at the arguments' types (a Ref argument as
-    jit_refs.py says), not compiled. `high` (eval_shape's): a trace staging hijax values is
+    refs.py says), not compiled. `high` (eval_shape's): a trace staging hijax values is
     kept high, as JAX's trace (a Box argument, made, returned or closed over), not lowered,
     nor kept for a call."""
     dyn_args, dyn_kwargs, statics = jitted._split(args, kwargs)
@@ -289,7 +289,7 @@ def _traced_before(jitted, signature):
     JAX's tracing cache is (f(x) then f.lower(x): no second trace, no miss; inside another
     trace too, where f.lower(x) then f(x) trace once); else None."""
     if jitted._sharded and _ctx.trace is eval_trace and compile_record.logged() and \
-            not visible_axes():             # (a jit over a mesh: jit_sharded's call path's)
+            not visible_axes():             # (a jit over a mesh: sharded.py's call path's)
         found = jitted._traces.get(stage_key(jitted, signature))
         return (found[3], found[2]) if found is not None else None
     if not _shares_traces(jitted):
@@ -305,7 +305,7 @@ def _traced_before(jitted, signature):
 def _remember_trace(jitted, traced, signature, miss, reused=False) -> None:
     """As JAX's tracing cache holds what `.trace`/`.lower` traced: a call at the same types
     reuses the trace (the first compile made from it tells its miss, once: a `.compile()` of
-    it, or the call's: jit_primitive.untold), and `.compile()`'s executable is that call's
+    it, or the call's: primitive.untold), and `.compile()`'s executable is that call's
     program too (`_share_program`). Top-level traces only (a trace inside another, under
     named axes, is the bind path's; nor a tool's, inside compile_record.unlogged()). Inside
     another trace, a call there reuses it as the bind path's own trace (Flax's summary lowers
@@ -317,7 +317,7 @@ def _remember_trace(jitted, traced, signature, miss, reused=False) -> None:
     if any(isinstance(c, Tracer) for c in consts):      # tracers die with their trace
         return
     traced._signature = signature          # (a jit over a mesh finds its call's program by it)
-    if jitted._sharded and _ctx.trace is eval_trace:    # (jit_sharded's call path reuses it)
+    if jitted._sharded and _ctx.trace is eval_trace:    # (sharded.py's call path reuses it)
         jitted._traces.setdefault(stage_key(jitted, signature),
                                   (jaxpr, consts, traced.out_tree, traced.jaxpr))
     if _ctx.trace is not eval_trace:
@@ -393,7 +393,7 @@ class Traced(_Stage):
     @property
     def result_avals(self) -> list:
         """The function's results' types (after them the jaxpr returns the Refs' final values:
-        transforms/jit_refs.py)."""
+        transforms/jit/refs.py)."""
         avals = self.jaxpr.out_avals
         return avals[:len(avals) - len(self.jaxpr.ref_writes)]
 
@@ -448,7 +448,7 @@ class Traced(_Stage):
                                       "over a mesh is not implemented")
         # partitioned over a mesh; jit over a mesh loads with the first mesh or sharded Array:
         # `import jxkernel` needs neither
-        from .jit_sharded import stage_partitioning
+        from .sharded import stage_partitioning
         return Lowered(self, None, stage_partitioning(self))
 
 
@@ -459,7 +459,7 @@ class Lowered(_Stage):
         self._rules = rules                      # another rule table (LoweringParameters')
         self._committed = committed       # results committed (a call's, as jit's decides)
         self._traced = traced
-        self._partitioning = partitioning        # a sharded jit's (transforms/jit_sharded.py)
+        self._partitioning = partitioning        # a sharded jit's (transforms/jit/sharded.py)
         self._platforms = platforms or ()        # lowered for these (`lowering_platforms`)
         self._texts: dict = {}                   # (dialect, debug_info) -> as_text()
         if partitioning is not None:
@@ -590,7 +590,7 @@ class Compiled(_Stage):
         if told is not None:        # a call's trace: explained as the call's compile would be
             miss = self._traced._miss()
             compile_record.compiled(dataclasses.replace(miss, consts=tuple(
-                c for c in entry.jaxpr.consts if not jit_refs.is_ref(c))), phases,
+                c for c in entry.jaxpr.consts if not is_ref(c))), phases,
                 _client.platform_of(device), told)
             return
         compile_record.record(compile_record.CompileEvent(
@@ -609,7 +609,7 @@ class Compiled(_Stage):
                                     "compiled for a particular signature. Detected argument of "
                                     f"Tracer type {type(x)}.")
         expected = self._entry.jaxpr.in_avals
-        refs = jit_refs.ref_positions(leaves)         # each call's Refs (jit_refs.py)
+        refs = jit_refs.ref_positions(leaves)         # each call's Refs (refs.py)
         arrays = jit_refs.without_refs(leaves, refs)
         got = [leaf_aval(x, lambda: "?") for x in arrays]
         if treedef != self.in_tree or \
@@ -706,7 +706,7 @@ class Compiled(_Stage):
 
     def _sharding(self):
         # xla/sharding.py loads with the first mesh or sharded Array (any_sharded's sign)
-        from ..xla.sharding import SingleDeviceSharding
+        from ...xla.sharding import SingleDeviceSharding
         return SingleDeviceSharding(self._device)
 
     _device = property(lambda self: self.lowered.device)     # (where a one-device one runs)

@@ -25,13 +25,9 @@ JAX's errors for a Ref passed twice, returned, or both passed and closed over ar
 """
 from __future__ import annotations
 
-from ..core.errors import aval_text
-from ..core.ir import Jaxpr
-from ..core.staging import ref_get, ref_set, trace_to_jaxpr
-
-
-def is_ref(x) -> bool:
-    return getattr(type(x), "is_array_ref", False)
+from ...core.errors import aval_text
+from ...core.ir import Jaxpr
+from ...core.staging import is_ref, ref_get, ref_set, trace_to_jaxpr
 
 
 def ref_positions(leaves) -> tuple:

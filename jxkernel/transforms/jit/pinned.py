@@ -1,6 +1,6 @@
 """Where a program on one device runs when a jit pinned to a device is part of it, as JAX
 0.10.2 decides: a jit given `device=d`, or in_shardings/out_shardings that are all
-SingleDeviceShardings on d (jit_args.pinned_device), runs on d and commits its results,
+SingleDeviceShardings on d (args.pinned_device), runs on d and commits its results,
 also when grad, vmap or an enclosing jit calls it (its `jit` equation carries a Pin), and
 an enclosing program runs where the pinned jits inside it run. Any other device among the
 committed arguments or given shardings is JAX's "Received incompatible devices" error.
@@ -21,17 +21,17 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ..core.device_assignment import used_inputs
-from ..core.ir import ClosedJaxpr, jaxpr_params
-from ..core.lru import TRACES, WeakLRU
-from ..core.mesh import on_context_mesh
-from ..tree_util import tree_flatten, tree_unflatten
-from ..xla import client as _client
-from ..xla.array import Array
-from ..xla.placement import call_placement
-from .jit_args import device_mismatch, flat_pinned, pinned_found
-from .jit_cache import compiled_trace
-from .jit_refs import without_refs
+from ...core.device_assignment import used_inputs
+from ...core.ir import ClosedJaxpr, jaxpr_params
+from ...core.lru import TRACES, WeakLRU
+from ...core.mesh import on_context_mesh
+from ...tree_util import tree_flatten, tree_unflatten
+from ...xla import client as _client
+from ...xla.array import Array
+from ...xla.placement import call_placement
+from .args import device_mismatch, flat_pinned, pinned_found
+from .cache import compiled_trace
+from .refs import without_refs
 
 
 class Pin(NamedTuple):
@@ -161,7 +161,7 @@ _found = WeakLRU(TRACES)      # (jaxpr, None) -> _inside(jaxpr)
 
 
 def _inner(pins) -> list:
-    """The pinned jits inside a program as entries of jit_args.device_mismatch's list."""
+    """The pinned jits inside a program as entries of args.device_mismatch's list."""
     return [((device,), "jit inside jit", "" if source is None else f" at {source}")
             for device, source in pins]
 
@@ -206,7 +206,7 @@ def program_placement(jitted, jaxpr, device, committed, leaves, dyn_args, dyn_kw
     `device`, `committed` as its own pin decided, or as its used arguments do (committed
     also where it calls an Exported; `settled`: arguments_placement found none committed,
     so `device`, `committed` stand for them). A committed argument or given sharding
-    elsewhere (jit_args.pinned_found): JAX's ValueError, before a compile as JAX raises it."""
+    elsewhere (args.pinned_found): JAX's ValueError, before a compile as JAX raises it."""
     pins, exported = _inside(jaxpr)
     if settled and jitted._device is None and not pins:    # (the common call: nothing to count)
         return device, committed or exported

@@ -18,24 +18,24 @@ from __future__ import annotations
 
 import weakref
 
-from ..core.avals import typeof_rules
-from ..core.config import config
-from ..core import vma
-from ..core.hijax import AvalQDD, HiPrimitive, cur_qdd, eqn_is_high, hi_value_types
-from ..core.interpret import eval_jaxpr
-from ..core.hijax_lower import low_of, lower_jaxpr  # noqa: F401  (jit.py's, from here)
-from ..core.staging import DebugInfo, JaxprTrace, convert_constvars_to_invars, high_jaxprs
-from ..core.staging import const_qdds as const_qdds_of
-from ..core.hijax import is_high_aval
-from ..core.trace import Tracer, _ctx, eval_trace, new_trace
-from ..tree_util import tree_unflatten
-from ..xla.array import Array
-from ..xla.placement import placement_of
-from .jit_args import leaf_aval
-from .jit_primitive import consts_kept, jit_p, one_device_program
+from ...core.avals import typeof_rules
+from ...core.config import config
+from ...core import vma
+from ...core.hijax import AvalQDD, HiPrimitive, cur_qdd, eqn_is_high, hi_value_types
+from ...core.interpret import eval_jaxpr
+from ...core.hijax_lower import low_of, lower_jaxpr  # noqa: F401  (jit.py's, from here)
+from ...core.staging import DebugInfo, JaxprTrace, convert_constvars_to_invars, high_jaxprs
+from ...core.staging import const_qdds as const_qdds_of
+from ...core.hijax import is_high_aval
+from ...core.trace import Tracer, _ctx, eval_trace, new_trace
+from ...tree_util import tree_unflatten
+from ...xla.array import Array
+from ...xla.placement import placement_of
+from .args import leaf_aval
+from .primitive import consts_kept, jit_p, one_device_program
 
 # a jit's lowered trace -> the high one it was lowered from: a jit equation staged into a
-# jaxpr holds the high one, as JAX's (transforms/jit.py's _bind)
+# jaxpr holds the high one, as JAX's (transforms/jit/function.py's _bind)
 high_of: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 # Jitted -> {key: (the low program's jit, the trace's final quasi-dynamic data, out types)}
@@ -185,7 +185,7 @@ class _LastCall:
         return True
 
 
-# Jitted -> its _LastCall (jit_high's fast path)
+# Jitted -> its _LastCall (high.py's fast path)
 _last_call: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -261,7 +261,7 @@ def remember_high(closed, out_trees):
 
 def operands_of(closed) -> tuple:
     """(the jaxpr a jit equation staged inside another trace holds, the consts passed first
-    as its operands): jit_primitive.consts_kept's, and a high jaxpr's consts all operands."""
+    as its operands): primitive.consts_kept's, and a high jaxpr's consts all operands."""
     if closed.consts and consts_kept(closed) and high_of.get(closed) is None:
         return closed, []
     return convert_constvars_to_invars(closed)

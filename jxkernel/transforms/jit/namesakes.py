@@ -23,9 +23,9 @@ import inspect
 import sys
 import types
 
-from ..tree_util import keystr, tree_flatten_with_path
-from .jit import jit
-from .jit_args import leaf_aval
+from ...tree_util import keystr, tree_flatten_with_path
+from .function import jit
+from .args import leaf_aval
 
 
 class NamesakeJit:
@@ -106,7 +106,7 @@ def with_hashed_statics(fun, namesake):
                 if name in static_names:
                     hash(kwargs[name])
         except TypeError:
-            namesake.jitted._split(args, kwargs)   # JAX's error (jit_args.Arguments.split)
+            namesake.jitted._split(args, kwargs)   # JAX's error (args.Arguments.split)
         return fun(*args, **kwargs)
     return call
 
@@ -213,7 +213,7 @@ def jit_argument_error(fun_name: str, depth: int = 8):
             try:
                 leaf_aval(leaf, lambda: name + keystr(path), fun)
             except TypeError as e:
-                if getattr(e, "value", None) is leaf:     # jit_args.not_an_array's
+                if getattr(e, "value", None) is leaf:     # args.not_an_array's
                     return e
             except Exception:    # (a big int's OverflowError: the function's own check says)
                 pass
