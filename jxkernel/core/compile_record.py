@@ -122,6 +122,9 @@ class CompileEvent:
     # JAX's own lines for the difference, where jxkernel computes them as JAX does (a
     # different input pytree's, from tree_util.equality_errors_pytreedef), for the log
     jax_lines: tuple = ()
+    # where the trace that missed was made, where not at this call (SourceInfo): eval_shape's,
+    # .trace's or .lower's line, whose trace a later call compiled; JAX logs the miss there
+    traced_at: object = None
 
     def __post_init__(self):
         if self.origin is None:
@@ -236,7 +239,7 @@ def record(event: CompileEvent, counted_as=None) -> CompileEvent:
     # as JAX's: the misses of its own functions (and of eager operations) are not the user's
     if config.jax_explain_cache_misses and _explainer is not None and event.origin == USER:
         try:
-            _logger.warning(_explainer.explain_miss(event, call_site))
+            _logger.warning(_explainer.explain_miss(event, event.traced_at or call_site))
         except Exception as e:
             _explainer_failed("writing the cache-miss log", e)
     for callback in subscribers:
@@ -534,12 +537,14 @@ def install_explainer(explainer) -> None:
     _explainer = explainer
 
 
-def compiled(miss: Miss, phases, backend: str, traced: bool = True) -> CompileEvent:
+def compiled(miss: Miss, phases, backend: str, traced: bool = True,
+             traced_at=None) -> CompileEvent:
     """Log the compilation of a jit cache miss, with why it happened (`traced`: False where
-    it reused the function's trace under a transformation: no tracing miss)."""
+    it reused the function's trace under a transformation: no tracing miss; `traced_at`: the
+    user's line of the earlier trace it compiles, eval_shape's or .lower's, None: this call)."""
     if _explainer is not None:
         try:
-            event = _explainer.compiled(miss, phases, backend, traced)
+            event = _explainer.compiled(miss, phases, backend, traced, traced_at)
         except Exception as e:
             _explainer_failed("explaining a compile", e)
         else:

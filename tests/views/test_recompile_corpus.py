@@ -217,7 +217,18 @@ def _cases(names) -> list:
             else n for n in names]
 
 
-@pytest.mark.parametrize("name", _cases(SCENARIOS))
+# recorded, not matched yet (strict: a fix makes these fail until taken off)
+NOT_YET = {n: "JAX logs make_jaxpr's own trace of the function (at the call) and the jit's "
+              "inside it (at no call site, ''); jxkernel logs the jit's only, at the call"
+           for n in ("make_jaxpr_of_jit", "make_jaxpr_of_jit_twice")}
+
+
+def _not_yet(n):
+    return pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[n])) \
+        if isinstance(n, str) and n in NOT_YET else n
+
+
+@pytest.mark.parametrize("name", [_not_yet(n) for n in _cases(SCENARIOS)])
 def test_scenario_like_jax(name):
     expected = REFERENCE[name]
     logged = []
@@ -1227,7 +1238,8 @@ def test_a_body_is_logged_where_jax_logs_it_and_lax_map_is_not():
     logged = []
     jx_events("fori_loop_lambda_in_jit", logged)
     assert all("jxkernel" + os.sep not in m for m in logged), logged
-    assert sum(":3 (f):" in m.splitlines()[0] for m in logged) == 2, logged
+    # (recorded: JAX's line and column of the fori_loop call in f, "...:3:11 (f):")
+    assert sum(":3:11 (f):" in m.splitlines()[0] for m in logged) == 2, logged
     logged = []
     _, events = jx_events("lax_map_function", logged)
     assert logged == [] and events == []
