@@ -30,7 +30,7 @@ from ..core.numpy_eval import call_rule
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
                               jvp_rules, lowering_rules, numpy_rules, partial_eval_rules,
                               sharding_typing_rules, staging_rules, transpose_rules)
-from ..core.source_info import user_source_info
+from ..core.source_info import traced_call_site
 from ..core.staging import JaxprTrace, convert_constvars_to_invars
 from ..core.trace import Tracer, _ctx, set_current_trace
 from ..xla import client as _client
@@ -175,8 +175,11 @@ def traced_under(jitted, jaxpr, closed, miss) -> None:
     reason, changes, signature = compile_record.traced_under_transformation(
         found, _seen_under.setdefault(jitted, []), _under_vmap())
     inside = _staged_into()
-    # (the line that traced it: JAX logs the miss there, though a later call compiles it)
-    _origins[jaxpr] = _Origin(jitted, reason, changes, inside is not None, user_source_info())
+    # the line that traced it, as JAX names it (no further out than the trace it is part
+    # of: "" for make_jaxpr's trace of the jit): JAX logs the miss there, though a later
+    # call compiles it
+    site = traced_call_site()
+    _origins[jaxpr] = _Origin(jitted, reason, changes, inside is not None, site)
     if inside is not None:
         # traced inside another traced function (grad(inner) inside jit(outer)): its jit
         # equation is inlined into that program and nothing compiles of its own, so the miss
@@ -186,7 +189,8 @@ def traced_under(jitted, jaxpr, closed, miss) -> None:
         compile_record.record(compile_record.CompileEvent(
             jitted._name, source, signature, reason, Phases(),
             _client.platform_of(found.device), key=jitted, changes=changes,
-            origin=compile_record.origin_of(source, jitted._by_user), inlined_into=inside))
+            origin=compile_record.origin_of(source, jitted._by_user), inlined_into=inside,
+            traced_at=site))
 
 
 def _under_vmap() -> bool:
@@ -226,7 +230,8 @@ def untold(jaxpr) -> bool:
 
 def traced_at(jaxpr):
     """The user's line whose trace made `jaxpr` (a jit's, traced by eval_shape, `.trace` or
-    `.lower`, or under grad), where that trace missed JAX's tracing cache; else None."""
+    `.lower`, or under grad), "file:line:column (qualname)" as JAX's log names it ("" inside
+    a trace with no line of the user's between), where that trace missed; else None."""
     origin = _origins.get(jaxpr)
     return None if origin is None else origin.site
 

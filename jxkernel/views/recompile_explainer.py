@@ -241,7 +241,7 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True,
         # so a new object of jitted code is told there only (not jit(partial(g, k)) once);
         # the site is the trace's (eval_shape's line, where JAX logs it), the note's the call's
         site = user_source_info()
-        traced_site = traced_at or site
+        traced_site = site if traced_at is None else traced_at
         same_site = traced_site is not None and _record.seen_miss_site(miss_site(traced_site))
         if not same_site:
             changes = tuple(c for c in changes if c.kind != "fresh_jit")
@@ -389,7 +389,9 @@ def _refusal_text(jitted, err, where) -> str:
 
 def explain_miss(event: CompileEvent, call_site=None) -> str:
     """What `jax_explain_cache_misses` logs for `event`, in the shape of JAX's message: where
-    the call is, the function, and each difference from the nearest earlier signature.
+    the call is (`call_site`: a SourceInfo, or JAX's text of it, "" where no line of the
+    user's is in the trace), the function, and each difference from the nearest earlier
+    signature.
 
         >>> print(explain_miss(CompileEvent("f", "a.py:3", (), "first call", Phases(), "cpu")))
         TRACING CACHE MISS:
@@ -399,6 +401,7 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
     if not (_users(event) and event.miss):
         return ""                  # not logged (the filter below drops an empty message)
     # JAX's summary of the frame: file:line:column (qualified name), no column where it is 0
+    # (SourceInfo.__str__)
     where = "" if call_site is None else f" at {call_site}"
     # a callable JAX knows no file of is named as JAX names it, defined nowhere
     nameless = None if event.source is not None else _nameless(event)
