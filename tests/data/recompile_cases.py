@@ -507,6 +507,12 @@ SCENARIOS = {
         "f = jax.jit(lambda x: x * 2)\n"
         "x = jnp.ones(3); jax.make_jaxpr(f)(x)\n"
         "f(x); jax.make_jaxpr(f)(jnp.ones(4))\n"),
+    "make_jaxpr_plain_new_shape": (
+        "jax.make_jaxpr(g) of a plain function, again, then on a longer input",
+        "def g(x):\n"
+        "    return x * 2\n"
+        "x = jnp.ones(3); jax.make_jaxpr(g)(x); jax.make_jaxpr(g)(x)\n"
+        "jax.make_jaxpr(g)(jnp.ones(4))\n"),
     "make_jaxpr_of_jit_twice": (
         "jax.make_jaxpr(f)(x) twice of one jitted f: traced once",
         "f = jax.jit(lambda x: x * 2)\n"

@@ -58,7 +58,8 @@ CHECKPOINT_TRACES = {"checkpoint_policy_jit_made_anew", "checkpoint_inside_jit_n
 # where make_jaxpr traces a jitted function: JAX logs make_jaxpr's own trace of it (at the
 # call; logged by jxkernel without an event) and the jit's trace inside that one, at no call
 # site ("TRACING CACHE MISS at :", jxkernel's event)
-MAKE_JAXPR_TRACES = {"make_jaxpr_of_jit", "make_jaxpr_of_jit_twice"}
+MAKE_JAXPR_TRACES = {"make_jaxpr_of_jit", "make_jaxpr_of_jit_twice",
+                     "make_jaxpr_plain_new_shape"}
 # where a new function object of the same code is named (fresh_jit, or fresh_body for a
 # control-flow body): None, on every miss but the first; else per line a function was defined
 # on, after how many misses of it (two lambdas on one line are two codes, each new once);
