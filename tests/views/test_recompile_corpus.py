@@ -360,16 +360,12 @@ _BULLET = re.compile(r"^  \* (at [^,]+, now .* and before \S+?|\S+ differs: now 
                      r"(https://\S+)?$")
 
 
-_SHARDING = re.compile(r"\(\{[^}]*\}\)")
-
-
 def _bullets(message: str) -> list:
     """A logged miss's lines naming one input's type or one option, as JAX words them (its
     weak-type link, glued to the line in JAX's message, left out). Where an input's rank
     changes, JAX also prints each side's sharding, its mesh's axis types ("f32[]({})": the
-    default mesh has none); jxkernel leaves that out, and so does the comparison."""
-    return [_SHARDING.sub("", m.group(1)) for m in map(_BULLET.match, message.splitlines())
-            if m]
+    default mesh has none), and so does jxkernel."""
+    return [m.group(1) for m in map(_BULLET.match, message.splitlines()) if m]
 
 
 def _weak_link(message: str) -> bool:
