@@ -23,7 +23,7 @@ or, for a function traced before,
 
 Per scenario: {"misses": [{"function", "kind", "changes": [{"kind", "path", "before",
 "after"}], "redefined_hint"}], "error": None or the exception class, "messages": the raw
-text (ids and call-site columns dropped), "out": the value of the scenario's `out` where it sets one (a
+text (ids dropped), "out": the value of the scenario's `out` where it sets one (a
 cache hit after a closed-over value changed: JAX's answer), "lowerings": how many programs of the scenario's
 functions JAX lowered for XLA to compile (`jax_log_compiles`: pxla's "Compiling jit(<name>)
 with global shapes", logged as it lowers; a vmap or grad of a jitted function lowers
@@ -140,11 +140,9 @@ def parse(message):
 
 
 def clean(message):
-    """The message without what changes from run to run: ids, call-site columns (the call
-    site's file, line and function are kept: "TRACING CACHE MISS at <recompile:x>:3 (f):")."""
-    message = re.sub(r" id=\d+", "", message)
-    return re.sub(r"^(TRACING CACHE MISS at .*:\d+):\d+ (\(.*\)):$", r"\1 \2:", message,
-                  count=1, flags=re.M)
+    """The message without what changes from run to run: the function's id (the call site
+    is kept whole, with its column: "TRACING CACHE MISS at <recompile:x>:3:4 (<module>):")."""
+    return re.sub(r" id=\d+", "", message)
 
 
 def _scenarios(message):

@@ -31,7 +31,7 @@ from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rule
                               partial_eval_rules, transpose_rules)
 from ..core.config import config
 from ..core import vma
-from ..core.compile_record import log_trace_miss
+from ..core.compile_record import log_trace_miss, trace_difference
 from ..core.source_info import traced_call_site, users_function
 from ..core.trace import Tracer, set_current_trace
 from ..transforms.ad_util import Zero, instantiate, is_undefined
@@ -102,8 +102,8 @@ def _traced(fun, static, nargs, in_tree, leaves):
     user = users_function(fun)
     if user is not None and config.jax_explain_cache_misses:
         log_trace_miss(user.function, f"{user.file}:{user.line}", traced_call_site(2),
-                       _difference(per_fun, key, lambda: _leaf_names(fun, static, nargs,
-                                                                     in_tree, leaves)))
+                       trace_difference(per_fun, key, lambda: _leaf_names(fun, static, nargs,
+                                                                          in_tree, leaves)))
     flat, out_tree = flatten_fun(lambda *dyn: fun(*merge_static(static, dyn, nargs)), in_tree)
     closed = trace_to_jaxpr(flat, list(avals), None, "lift")
     jaxpr, consts = convert_constvars_to_invars(closed)
@@ -177,31 +177,6 @@ def _by_identity(policy):
         return policy
     except TypeError:
         return id(policy)
-
-
-def _difference(keys, key, names) -> str:
-    """JAX's explanation of a trace of a function against the nearest of its earlier `keys`
-    (partial_eval.diff_tracing_cache_keys, its first kind of difference), "" for none."""
-    if not keys:
-        return ""
-    return min((_key_difference(key, k, names) for k in keys.keys()), key=lambda d: d[:2])[2]
-
-
-def _key_difference(new, old, names) -> tuple:
-    """(JAX's severity, how many differ, JAX's text) for two of _traced's keys."""
-    if new[4:] != old[4:]:
-        return 0, 1, "Tracing context doesn't match, e.g. due to config or context manager."
-    if new[:3] != old[:3]:
-        return 1, 1, "different input pytree:"
-    lines = [f"  * at {n}, now {_type(a)} and before {_type(b)}"
-             for n, a, b in zip(names(), new[3], old[3]) if a != b]
-    return 3, len(lines), "\n".join(["different input types:"] + lines)
-
-
-def _type(aval) -> str:
-    """JAX's text for a type in its cache-miss log: "f32[3]", "f32[]{weak_type=True}"."""
-    weak = getattr(aval, "weak_type", False)
-    return aval.str_short() + ("{weak_type=True}" if weak else "")
 
 
 def _leaf_names(fun, static, nargs, in_tree, leaves) -> list:

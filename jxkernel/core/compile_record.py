@@ -122,6 +122,10 @@ class CompileEvent:
     # JAX's own lines for the difference, where jxkernel computes them as JAX does (a
     # different input pytree's, from tree_util.equality_errors_pytreedef), for the log
     jax_lines: tuple = ()
+    # where the trace that missed was made, if not at this call: eval_shape's, .trace's or
+    # .lower's line, whose trace a later call compiled, as JAX's log names it ("file:line:col
+    # (qualname)", "" inside make_jaxpr's trace); JAX logs the miss there
+    traced_at: str | None = None
 
     def __post_init__(self):
         if self.origin is None:
@@ -236,7 +240,8 @@ def record(event: CompileEvent, counted_as=None) -> CompileEvent:
     # as JAX's: the misses of its own functions (and of eager operations) are not the user's
     if config.jax_explain_cache_misses and _explainer is not None and event.origin == USER:
         try:
-            _logger.warning(_explainer.explain_miss(event, call_site))
+            _logger.warning(_explainer.explain_miss(
+                event, call_site if event.traced_at is None else event.traced_at))
         except Exception as e:
             _explainer_failed("writing the cache-miss log", e)
     for callback in subscribers:
@@ -330,6 +335,37 @@ def log_trace_miss(function: str, source: str, call_site: str, difference: str =
         if seen_miss_site(call_site):
             lines += SAME_SITE_HINT
     _logger.warning("\n".join(lines))
+
+
+def trace_difference(keys, key, names) -> str:
+    """JAX's explanation of a trace of a function against the nearest of its earlier `keys`
+    (partial_eval.diff_tracing_cache_keys, its first kind of difference), "" for none. A key
+    is (statics, how many arguments, input treedef, input avals, *tracing context); `names()`
+    gives a name per input aval ("x", "params['w']").
+
+        >>> trace_difference({}, ((), 1, None, ()), list)
+        ''
+    """
+    if not keys:
+        return ""
+    return min((_key_difference(key, k, names) for k in keys.keys()), key=lambda d: d[:2])[2]
+
+
+def _key_difference(new, old, names) -> tuple:
+    """(JAX's severity, how many differ, JAX's text) for two trace keys."""
+    if new[4:] != old[4:]:
+        return 0, 1, "Tracing context doesn't match, e.g. due to config or context manager."
+    if new[:3] != old[:3]:
+        return 1, 1, "different input pytree:"
+    lines = [f"  * at {n}, now {_type(a)} and before {_type(b)}"
+             for n, a, b in zip(names(), new[3], old[3]) if a != b]
+    return 3, len(lines), "\n".join(["different input types:"] + lines)
+
+
+def _type(aval) -> str:
+    """JAX's text for a type in its cache-miss log: "f32[3]", "f32[]{weak_type=True}"."""
+    weak = getattr(aval, "weak_type", False)
+    return aval.str_short() + ("{weak_type=True}" if weak else "")
 
 
 def _count(event, counted_as=None) -> int:
@@ -534,12 +570,15 @@ def install_explainer(explainer) -> None:
     _explainer = explainer
 
 
-def compiled(miss: Miss, phases, backend: str, traced: bool = True) -> CompileEvent:
+def compiled(miss: Miss, phases, backend: str, traced: bool = True,
+             traced_at=None) -> CompileEvent:
     """Log the compilation of a jit cache miss, with why it happened (`traced`: False where
-    it reused the function's trace under a transformation: no tracing miss)."""
+    it reused the function's trace under a transformation: no tracing miss; `traced_at`: the
+    user's line of the earlier trace it compiles, eval_shape's or .lower's, None: this call's;
+    jit/primitive.traced_at)."""
     if _explainer is not None:
         try:
-            event = _explainer.compiled(miss, phases, backend, traced)
+            event = _explainer.compiled(miss, phases, backend, traced, traced_at)
         except Exception as e:
             _explainer_failed("explaining a compile", e)
         else:

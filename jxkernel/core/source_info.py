@@ -260,18 +260,20 @@ trace_boundaries: set = set()
 
 
 def traced_call_site(skip: int = 1) -> str:
-    """Where JAX's explain_cache_misses says a trace was asked for: "file:line (qualname)" of
-    the innermost user frame, looking no further out than the trace being recorded (a trace
-    jxkernel asks for inside a jit's trace, with no user frame between, is "" there, as JAX's).
+    """Where JAX's explain_cache_misses says a trace was asked for: "file:line:column
+    (qualname)" (no column where it is 0) of the innermost user frame, looking no further out
+    than the trace being recorded (a trace jxkernel asks for inside a jit's trace, with no
+    user frame between, is "" there, as JAX's).
 
         >>> traced_call_site()          # typed in a cell  # doctest: +SKIP
-        '<ipython-input-3-…>:1 (<module>)'
+        '<ipython-input-3-…>:1:4 (<module>)'
     """
     frame = sys._getframe(skip)
     while frame is not None and frame.f_code not in trace_boundaries:
         code = frame.f_code
         if is_user_filename(code.co_filename):
-            return f"{code.co_filename}:{frame.f_lineno} ({code.co_qualname})"
+            return str(SourceInfo(code.co_filename, frame.f_lineno, code.co_name, code,
+                                  frame.f_lasti))
         frame = frame.f_back
     return ""
 

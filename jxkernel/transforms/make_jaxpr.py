@@ -8,11 +8,16 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import weakref
 
 from ..core.avals import ShapeDtypeStruct, get_aval
 from ..core.axis_env import bound_axis
 from ..core.basearray import Array
-from ..core.source_info import function_source_info
+from ..core import vma
+from ..core.compile_record import log_trace_miss, trace_difference
+from ..core.config import config
+from ..core.lru import LRU, SIGNATURES
+from ..core.source_info import function_source_info, traced_call_site, users_function
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten
 from .api_util import flatten_fun, fun_name, merge_static, wraps
 from .jit import Jitted, jit
@@ -58,8 +63,35 @@ def _trace_flat(fun, static_argnums, args, kwargs, transformation):
     flat = _no_ref_results(flat, name, function_source_info(fun), leaves, names, out_tree)
     info = DebugInfo(name, function_source_info(fun), transformation,
                      tuple(without_refs(names, refs)))
+    _traced(fun, (tuple(sorted(static.items())), len(args), treedef, tuple(avals),
+                  config._trace_state) + vma.trace_place(), lambda: names)
     closed = trace_to_jaxpr(flat, avals, info, "record")   # (Refs' reads and writes recorded)
     return closed, out_tree()
+
+
+# make_jaxpr's traces per function, as JAX's jit(fun).trace caches them (by the function
+# object): their keys only, so that a miss of that cache is logged as JAX logs it
+_seen = weakref.WeakKeyDictionary()
+
+
+def _traced(fun, key, names) -> None:
+    """Remember `key` as traced for `fun`; where it is new and jax_explain_cache_misses is on,
+    log JAX's TRACING CACHE MISS for the user's function (before its trace, as JAX does: a
+    jit's miss inside it comes after)."""
+    try:
+        keys = _seen.get(fun)
+        if keys is None:                    # bounded: a function given ever new shapes
+            keys = _seen[fun] = LRU(SIGNATURES)
+        if key in keys:
+            return
+    except TypeError:                       # not weakly referable, or an unhashable static
+        keys = None
+    user = users_function(fun) if config.jax_explain_cache_misses else None
+    if user is not None:
+        log_trace_miss(user.function, f"{user.file}:{user.line}", traced_call_site(3),
+                       trace_difference(keys, key, names))
+    if keys is not None:
+        keys[key] = True
 
 
 def _positional_names(fun, count: int) -> list:

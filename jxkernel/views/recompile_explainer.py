@@ -218,10 +218,12 @@ REUSED_TRACE = ("traced before (under grad or vmap, inside another traced functi
                 "eval_shape or .lower): compiled now, without tracing again")
 
 
-def compiled(miss: Miss, phases, backend: str, traced: bool = True) -> CompileEvent:
+def compiled(miss: Miss, phases, backend: str, traced: bool = True,
+             traced_at=None) -> CompileEvent:
     """The event of a jit cache miss that compiled: why, against the nearest earlier
     signature (which joins the jit's history); `traced` False: it reused its trace under a
-    transformation, which JAX's tracing cache holds too (no miss, REUSED_TRACE)."""
+    transformation, which JAX's tracing cache holds too (no miss, REUSED_TRACE); `traced_at`:
+    the user's line that traced it earlier (eval_shape's), where JAX logs the miss."""
     named, static_named, closest, reason, changes, new = _explain(miss)
     options = dict(_JIT_OPTIONS)
     if not traced and not (changes and all(c.kind == "config" and c.path in options
@@ -236,14 +238,16 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True) -> CompileEv
     site, same_site = None, False
     if traced and reason == "first call" and origin == _record.USER and _record.logged():
         # JAX says a function is re-defined only at a call site that traced another before,
-        # so a new object of jitted code is told there only (not jit(partial(g, k)) once)
+        # so a new object of jitted code is told there only (not jit(partial(g, k)) once);
+        # the site is the trace's (eval_shape's line, where JAX logs it), the note's the call's
         site = user_source_info()
-        same_site = site is not None and _record.seen_miss_site(miss_site(site))
+        traced_site = site if traced_at is None else traced_at
+        same_site = traced_site is not None and _record.seen_miss_site(miss_site(traced_site))
         if not same_site:
             changes = tuple(c for c in changes if c.kind != "fresh_jit")
     event = CompileEvent(jitted._name, source, _named_signature(named, static_named), reason,
                          phases, backend, key=jitted, changes=changes, origin=origin,
-                         miss=traced, call_site=site, same_site=same_site,
+                         miss=traced, call_site=site, same_site=same_site, traced_at=traced_at,
                          jax_lines=_jax_tree_lines(closest, new, changes),
                          call_source=call_source, call_class=None if call_source is None
                          else type(_user_function(jitted._fun)).__name__)
@@ -385,7 +389,9 @@ def _refusal_text(jitted, err, where) -> str:
 
 def explain_miss(event: CompileEvent, call_site=None) -> str:
     """What `jax_explain_cache_misses` logs for `event`, in the shape of JAX's message: where
-    the call is, the function, and each difference from the nearest earlier signature.
+    the call is (`call_site`: a SourceInfo, or JAX's text of it, "" where no line of the
+    user's is in the trace), the function, and each difference from the nearest earlier
+    signature.
 
         >>> print(explain_miss(CompileEvent("f", "a.py:3", (), "first call", Phases(), "cpu")))
         TRACING CACHE MISS:
@@ -394,8 +400,9 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
     """
     if not (_users(event) and event.miss):
         return ""                  # not logged (the filter below drops an empty message)
-    where = "" if call_site is None else \
-        f" at {call_site.file}:{call_site.line} ({call_site.function})"
+    # JAX's summary of the frame: file:line:column (qualified name), no column where it is 0
+    # (SourceInfo.__str__)
+    where = "" if call_site is None else f" at {call_site}"
     # a callable JAX knows no file of is named as JAX names it, defined nowhere
     nameless = None if event.source is not None else _nameless(event)
     function = event.function if nameless is None else nameless

@@ -487,6 +487,36 @@ SCENARIOS = {
         "jax.eval_shape(f, x), then f(x)",
         "f = jax.jit(lambda x: x * 2)\n"
         "jax.eval_shape(f, jnp.ones(3)); f(jnp.ones(3))\n"),
+    "eval_shape_then_call_later": (
+        "jax.eval_shape(f, x) after another statement, then f(x): logged at eval_shape's line",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "x = jnp.ones(3); jax.eval_shape(f, x)\n"
+        "f(x)\n"),
+    "lower_then_call_next_line": (
+        "f.lower(x), then f(x) on the next line: one trace, logged where it was lowered",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "x = jnp.ones(3); f.lower(x)\n"
+        "f(x); f(jnp.ones(4))\n"),
+    "trace_then_call": (
+        "f.trace(x), then f(x): one trace, logged where it was traced",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "x = jnp.ones(3); t = f.trace(x)\n"
+        "f(x)\n"),
+    "make_jaxpr_of_jit": (
+        "jax.make_jaxpr(f)(x) of a jitted f, then f(x)",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "x = jnp.ones(3); jax.make_jaxpr(f)(x)\n"
+        "f(x); jax.make_jaxpr(f)(jnp.ones(4))\n"),
+    "make_jaxpr_plain_new_shape": (
+        "jax.make_jaxpr(g) of a plain function, again, then on a longer input",
+        "def g(x):\n"
+        "    return x * 2\n"
+        "x = jnp.ones(3); jax.make_jaxpr(g)(x); jax.make_jaxpr(g)(x)\n"
+        "jax.make_jaxpr(g)(jnp.ones(4))\n"),
+    "make_jaxpr_of_jit_twice": (
+        "jax.make_jaxpr(f)(x) twice of one jitted f: traced once",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "x = jnp.ones(3); jax.make_jaxpr(f)(x); jax.make_jaxpr(f)(x)\n"),
     "grad_of_jit_new_shape": (
         "grad of a jitted loss, then again on a longer input",
         "f = jax.jit(lambda x: (x * x).sum())\n"

@@ -55,6 +55,11 @@ NOTES = {"constant"}          # said beside a cause, never instead of one
 # user's call of the jit (docs/seeing_inside.md, "What a checkpointed function logs")
 CHECKPOINT_TRACES = {"checkpoint_policy_jit_made_anew", "checkpoint_inside_jit_new_shape",
                      "checkpoint_policy_jit_made_once_fixed"}
+# where make_jaxpr traces a jitted function: JAX logs make_jaxpr's own trace of it (at the
+# call; logged by jxkernel without an event) and the jit's trace inside that one, at no call
+# site ("TRACING CACHE MISS at :", jxkernel's event)
+MAKE_JAXPR_TRACES = {"make_jaxpr_of_jit", "make_jaxpr_of_jit_twice",
+                     "make_jaxpr_plain_new_shape"}
 # where a new function object of the same code is named (fresh_jit, or fresh_body for a
 # control-flow body): None, on every miss but the first; else per line a function was defined
 # on, after how many misses of it (two lambdas on one line are two codes, each new once);
@@ -288,9 +293,11 @@ def test_scenario_like_jax(name):
         assert order(_weak_link(m) for m in mine) == \
             order(_weak_link(m) for m in jax_by_line[line]), (mine, jax_by_line[line])
         # JAX's "re-defined repeatedly?" hint (keyed on the call site) where JAX gives it only
+        # (not at no call site, "": every scenario's in one process share it)
         if name not in CHECKPOINT_TRACES and name not in OTHER_TRACE_ORDER:
-            assert order(_REDEFINED in m for m in mine) == \
-                order(m["redefined_hint"] for m in every[line]), (mine, every[line])
+            assert order(_REDEFINED in m for m in mine if not m.startswith(NO_SITE)) == \
+                order(m["redefined_hint"] for m, text in zip(every[line], jax_by_line[line])
+                      if not text.startswith(NO_SITE)), (mine, every[line])
     if name in OTHER_TRACE_ORDER:           # as many, on the other function
         assert sum(_REDEFINED in m for m in logged) == \
             sum(m["redefined_hint"] for m in expected["misses"]), logged
@@ -309,10 +316,16 @@ def _jit_misses(name) -> list:
     checkpointed function's only those JAX logs at the user's call of the jit (not the traces
     checkpoint makes inside it, which jxkernel logs without an event)."""
     expected = REFERENCE[name]
+    if name in MAKE_JAXPR_TRACES:
+        return [m for m, text in zip(expected["misses"], expected["messages"])
+                if text.startswith(NO_SITE)]
     if name not in CHECKPOINT_TRACES:
         return expected["misses"]
     return [m for m, text in zip(expected["misses"], expected["messages"])
             if text.splitlines()[0].endswith("(<module>):")]
+
+
+NO_SITE = "TRACING CACHE MISS at :"
 
 
 @pytest.mark.parametrize("name", sorted(CHECKPOINT_TRACES))
@@ -347,16 +360,12 @@ _BULLET = re.compile(r"^  \* (at [^,]+, now .* and before \S+?|\S+ differs: now 
                      r"(https://\S+)?$")
 
 
-_SHARDING = re.compile(r"\(\{[^}]*\}\)")
-
-
 def _bullets(message: str) -> list:
     """A logged miss's lines naming one input's type or one option, as JAX words them (its
     weak-type link, glued to the line in JAX's message, left out). Where an input's rank
     changes, JAX also prints each side's sharding, its mesh's axis types ("f32[]({})": the
-    default mesh has none); jxkernel leaves that out, and so does the comparison."""
-    return [_SHARDING.sub("", m.group(1)) for m in map(_BULLET.match, message.splitlines())
-            if m]
+    default mesh has none), and so does jxkernel."""
+    return [m.group(1) for m in map(_BULLET.match, message.splitlines()) if m]
 
 
 def _weak_link(message: str) -> bool:
@@ -1227,7 +1236,8 @@ def test_a_body_is_logged_where_jax_logs_it_and_lax_map_is_not():
     logged = []
     jx_events("fori_loop_lambda_in_jit", logged)
     assert all("jxkernel" + os.sep not in m for m in logged), logged
-    assert sum(":3 (f):" in m.splitlines()[0] for m in logged) == 2, logged
+    # (recorded: JAX's line and column of the fori_loop call in f, "...:3:11 (f):")
+    assert sum(":3:11 (f):" in m.splitlines()[0] for m in logged) == 2, logged
     logged = []
     _, events = jx_events("lax_map_function", logged)
     assert logged == [] and events == []

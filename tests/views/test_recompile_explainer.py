@@ -226,7 +226,8 @@ def test_explain_cache_misses_logs_where_the_call_is_and_what_changed(caplog):
     # (the persistent cache's lines, where a folder is set, have a logger of their own)
     (record,) = [r for r in caplog.records if r.name == "jxkernel.compile_log"]
     assert record.levelname == "WARNING"
-    where = f"test_recompile_explainer.py:{line} (test_explain_cache_misses_logs_where_the_call_is"
+    # JAX's file:line:column (the call starts at column 12 of its line)
+    where = f"test_recompile_explainer.py:{line}:12 (test_explain_cache_misses_logs_where_the_ca"
     text = record.getMessage().splitlines()
     assert text[0].startswith("TRACING CACHE MISS at ") and where in text[0], text[0]
     assert text[1].startswith("  for scaled defined at ") and text[2].startswith("  all previously")

@@ -8,7 +8,6 @@ argument leaf, and a leaf's type.
 from __future__ import annotations
 
 import dataclasses
-import inspect
 
 import numpy as np
 

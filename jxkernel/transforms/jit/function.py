@@ -31,7 +31,7 @@ from ...core.trace import Tracer, _ctx, eval_trace
 from ...tree_util import default_registry as _registry, tree_flatten, tree_unflatten
 from ...xla import client as _client, pipeline
 from ...xla.array import ARRAY_TYPES, Array, buffers, is_plain
-from ...xla.placement import all_placed, call_placement, found_for, placement_of, signature
+from ...xla.placement import all_placed, found_for, placement_of, signature
 from ...xla.dispatch import check_jitted_values
 from ...xla.lowering import NeedsMesh
 from ...xla.scalars import scalar_kinds, scalar_signature
@@ -43,7 +43,7 @@ from .pinned import arguments_placement, pin_params, program_placement
 from .cache import (LAST_HIT, NO_HITS, NOWHERE, Entry, check_traceable, clear_jit,
                     compiled_trace, fun_state, c_last_hit, jit_deepcopy, jit_getstate,
                     jit_setstate, last_hit_for, remember, sibling_trace)
-from .primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, traced_under, untold
+from .primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, told, traced_under
 from . import high as jit_high, refs as jit_refs
 from .stages import Lowered, Traced, lower_jit, program_of, trace_jitted
 
@@ -308,7 +308,7 @@ class Jitted(native.JitFunction if native else object):
         self._cache[key] = entry
         if phases is not None:          # (None: a `.compile()` of this program, reused)
             self._record(treedef, statics, avals, dyn_args, dyn_kwargs, phases, device,
-                         closed.consts, traced is None or untold(traced[0]))  # (reused: no miss)
+                         closed.consts, *told(traced))  # (reused: no miss)
         return entry
 
     def _build(self, closed, out_tree, module, trace_s=0.0, leaf_names=None,
@@ -332,10 +332,10 @@ class Jitted(native.JitFunction if native else object):
         return compile_record.Miss(self, self._leaf_names(dyn_args, dyn_kwargs), avals, treedef,
                                 statics, device, consts, self._history)
 
-    def _record(self, treedef, statics, avals, dyn_args, dyn_kwargs, phases, device, consts, new):
+    def _record(self, treedef, statics, avals, dyn_args, dyn_kwargs, phases, device, consts, *new):
         consts = [c for c in consts if not is_ref(c)]   # (a Ref's value is each call's)
         miss = self._miss(treedef, statics, avals, dyn_args, dyn_kwargs, device, consts)
-        compile_record.compiled(miss, phases, _client.platform_of(device), new)   # one event
+        compile_record.compiled(miss, phases, _client.platform_of(device), *new)   # one event
 
     def _bind(self, leaves, treedef, statics, avals, dyn_args, dyn_kwargs):
         """Inside another transformation: one jit equation the current trace handles."""

@@ -19,7 +19,7 @@ program's inputs and results JAX's module gives a sharding over its empty mesh.
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from ...core.device_assignment import used_inputs
 from ...core.ir import ClosedJaxpr, jaxpr_params

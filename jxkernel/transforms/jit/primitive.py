@@ -30,6 +30,7 @@ from ...core.numpy_eval import call_rule
 from ...core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
                                jvp_rules, lowering_rules, numpy_rules, partial_eval_rules,
                                sharding_typing_rules, staging_rules, transpose_rules)
+from ...core.source_info import traced_call_site
 from ...core.staging import JaxprTrace, convert_constvars_to_invars
 from ...core.trace import Tracer, _ctx, set_current_trace
 from ...xla import client as _client
@@ -39,7 +40,7 @@ from ...xla.dispatch import to_device
 from ...xla.compiler import Phases
 from ...xla.lowering import NeedsMesh
 from ..ad import jvp_jaxpr, transpose_jaxpr
-from ..ad_util import Zero, instantiate, is_undefined
+from ..ad_util import Zero, is_undefined
 from ..batching import BatchTrace, batch_jaxpr
 from .cache import ON_ONE_DEVICE
 from .pinned import (check_split, eager_placement, has_pins, params as pin_params,
@@ -139,18 +140,20 @@ def _compile_event(jaxpr, name, avals, phases, platform):
     source = jitted._source_text()
     return compile_record.CompileEvent(
         jitted._name, source, signature, origin.reason, phases, platform, key=jitted,
-        changes=origin.changes, origin=compile_record.origin_of(source, jitted._by_user))
+        changes=origin.changes, origin=compile_record.origin_of(source, jitted._by_user),
+        traced_at=origin.site)
 
 
 # ------------------------------------------------------------------ whose program it is
 class _Origin:
-    """The jitted function a jit equation's jaxpr was traced from, why that trace missed, and
-    whether a compile has told it yet."""
-    __slots__ = ("jitted", "reason", "changes", "told")
+    """The jitted function a jit equation's jaxpr was traced from, why that trace missed,
+    whether a compile has told it yet, and the user's line that traced it (`site`)."""
+    __slots__ = ("jitted", "reason", "changes", "told", "site")
 
-    def __init__(self, jitted, reason, changes, told):
+    def __init__(self, jitted, reason, changes, told, site=None):
         self.jitted, self.reason, self.changes, self.told = weakref.ref(jitted), reason, \
             changes, told
+        self.site = site
 
 
 # a jit equation's jaxpr, and each jaxpr grad, vmap and linearize make from it, -> its _Origin
@@ -172,7 +175,11 @@ def traced_under(jitted, jaxpr, closed, miss) -> None:
     reason, changes, signature = compile_record.traced_under_transformation(
         found, _seen_under.setdefault(jitted, []), _under_vmap())
     inside = _staged_into()
-    _origins[jaxpr] = _Origin(jitted, reason, changes, inside is not None)
+    # the line that traced it, as JAX names it (no further out than the trace it is part
+    # of: "" for make_jaxpr's trace of the jit): JAX logs the miss there, though a later
+    # call compiles it
+    site = traced_call_site()
+    _origins[jaxpr] = _Origin(jitted, reason, changes, inside is not None, site)
     if inside is not None:
         # traced inside another traced function (grad(inner) inside jit(outer)): its jit
         # equation is inlined into that program and nothing compiles of its own, so the miss
@@ -182,7 +189,8 @@ def traced_under(jitted, jaxpr, closed, miss) -> None:
         compile_record.record(compile_record.CompileEvent(
             jitted._name, source, signature, reason, Phases(),
             _client.platform_of(found.device), key=jitted, changes=changes,
-            origin=compile_record.origin_of(source, jitted._by_user), inlined_into=inside))
+            origin=compile_record.origin_of(source, jitted._by_user), inlined_into=inside,
+            traced_at=site))
 
 
 def _under_vmap() -> bool:
@@ -220,6 +228,21 @@ def untold(jaxpr) -> bool:
     return True
 
 
+def traced_at(jaxpr):
+    """The user's line whose trace made `jaxpr` (a jit's, traced by eval_shape, `.trace` or
+    `.lower`, or under grad), "file:line:column (qualname)" as JAX's log names it ("" inside
+    a trace with no line of the user's between), where that trace missed; else None."""
+    origin = _origins.get(jaxpr)
+    return None if origin is None else origin.site
+
+
+def told(trace) -> tuple:
+    """(whether a call's compile tells a tracing miss, the user's line that traced) for a
+    compile of `trace`, a jit's trace reused (jit._traces's entry), or None: its own trace,
+    whose miss it tells at its own line (None)."""
+    return (True, None) if trace is None else (untold(trace[0]), traced_at(trace[0]))
+
+
 def told_by_lowering(traced, lower_s: float) -> None:
     """`traced` (a jit's Traced stage) lowered outside a call (jax.export): its trace is a
     miss of the function's tracing cache and its module a lowering, as JAX logs both
@@ -229,7 +252,8 @@ def told_by_lowering(traced, lower_s: float) -> None:
     if getattr(traced, "_miss", None) is None or not untold(traced._shared_jaxpr):
         return
     compile_record.compiled(traced._miss(), Phases(traced.trace_s, lower_s),
-                            _client.platform_of(_client.default_device()))
+                            _client.platform_of(_client.default_device()),
+                            traced_at=traced_at(traced._shared_jaxpr))
 
 
 def _derived(new, old):

@@ -9,6 +9,8 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from ...core.mesh import on_context_mesh
+
 
 @dataclasses.dataclass(frozen=True)
 class Change:
@@ -83,6 +85,8 @@ def jax_line(change: Change) -> str | None:
         '* at y, now i32[] and before f32[]'
         >>> jax_line(Change("x", "weak_type", "f32[]", "f32[] (weak)"))
         '* at x, now f32[]{weak_type=True} and before f32[]{weak_type=False}'
+        >>> jax_line(Change("x", "shape", "f32[3]", "f32[]"))      # another rank
+        '* at x, now f32[]({}) and before f32[3]({})'
     """
     if change.kind == "config" and change.path.endswith(" (user context)"):
         # JAX names every jax.make_user_context slot "user_context", its values unquoted
@@ -94,9 +98,19 @@ def jax_line(change: Change) -> str | None:
         return None
     now, was = (t.removesuffix(" (weak)") for t in (change.new, change.old))
     weak_now, weak_was = (t.endswith(" (weak)") for t in (change.new, change.old))
+    if _rank(now) != _rank(was) and not on_context_mesh():
+        # the shardings differ (their specs' lengths): JAX then writes each type with its
+        # mesh's axis types, "({})" for no mesh (recorded; under a mesh, not recorded: left out)
+        now, was = f"{now}({{}})", f"{was}({{}})"
     if weak_now != weak_was:            # JAX adds the flags only where the weak type differs
         now, was = f"{now}{{weak_type={weak_now}}}", f"{was}{{weak_type={weak_was}}}"
     return f"* at {change.path}, now {now} and before {was}"
+
+
+def _rank(text: str) -> int | None:
+    """The rank a type's text says ("f32[8,3]" -> 2, "key<fry>[]" -> 0), None if none."""
+    found = re.match(r"[^\[]+\[([^\]]*)\]", text)
+    return None if found is None else len(found.group(1).split(",")) if found.group(1) else 0
 
 
 def _unquoted(text: str) -> str:
