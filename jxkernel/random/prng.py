@@ -226,10 +226,12 @@ def _seed_impl(seed):
     if not dtypes.is_int(dtype):
         raise TypeError(f"PRNG key seed must be an integer; got {seed!r}")
     # XLA converts between integer types modulo 2**32 (sign-extending signed ones), which is
-    # JAX's `seed & 0xFFFFFFFF`; a shift by >= the bit width gives 0 for narrow seeds
+    # JAX's `seed & 0xFFFFFFFF`; a shift by >= the bit width gives 0 for narrow seeds. The high
+    # word is computed from the seed for every width, as JAX's: a constant 0 there is typed
+    # over no mesh, and a vmap of fold_in over keys split on an Explicit mesh axis would
+    # concatenate it, broadcast unsplit, with the split low words (a ShardingTypeError)
     low = lax.convert_element_type(seed, u32)
-    high = lax.convert_element_type(lax.shift_right_logical(seed, dtype.type(32)), u32) \
-        if dtype.itemsize == 8 else np.zeros((), u32)
+    high = lax.convert_element_type(lax.shift_right_logical(seed, dtype.type(32)), u32)
     return lax.concatenate([lax.reshape(high, (1,)), lax.reshape(low, (1,))], 0)
 
 

@@ -8,6 +8,7 @@ argument leaf, and a leaf's type.
 from __future__ import annotations
 
 import dataclasses
+import inspect   # (the docstring examples use it)
 
 import numpy as np
 
