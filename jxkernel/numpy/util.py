@@ -28,7 +28,7 @@ from ..core.avals import ShapedArray, Token, abstract_token
 from ..core.errors import aval_text, float0_error, masked_array_error
 from ..core.interpreter_primitives import typed_scalar
 from ..core.source_info import user_stacklevel
-from ..core.sharding_types import broadcast_sharding, typed_sharding
+from ..core.sharding_types import typed_sharding
 from ..core.staging import JaxprTracer
 from ..core.trace import Tracer, jax_type_text
 from ..lax import conversion, shapes
@@ -497,9 +497,8 @@ def broadcast_shapes(*shapes) -> tuple:
     return tuple(out)
 
 
-def broadcast_to(x, shape, out_sharding=None):
-    """`x` broadcast to `shape` (NumPy's rules), as one broadcast_in_dim (typed as
-    `out_sharding`, a NamedSharding, where one is given)."""
+def broadcast_to(x, shape):
+    """`x` broadcast to `shape` (NumPy's rules), as one broadcast_in_dim."""
     x = ensure_array(x)
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
     xs = x.aval.shape
@@ -510,19 +509,16 @@ def broadcast_to(x, shape, out_sharding=None):
         raise ValueError(f"Incompatible types for broadcasting: input type={aval_text(x.aval)} "
                          f"and requested type={aval_text(x.aval.update(shape=shape), False)}")
     # size-1 dims stretch in the broadcast itself, as JAX's lax.broadcast_to leaves them
-    return shapes.broadcast_in_dim(x, shape, tuple(range(nlead, len(shape))),
-                                   out_sharding=out_sharding)
+    return shapes.broadcast_in_dim(x, shape, tuple(range(nlead, len(shape))))
 
 
 def broadcast_arrays(*args) -> list:
-    """All args broadcast to their common shape (and type, as JAX's: a scalar meeting a
-    split array is broadcast split alike, sharding_types.broadcast_sharding)."""
+    """All args broadcast to their common shape."""
     avals = [aval_of(a) for a in args]
     if all(a.shape == avals[0].shape for a in avals):
         return [ensure_array(a) for a in args]
     shape = broadcast_shapes(*(a.shape for a in avals))
-    sharding = broadcast_sharding(avals, shape)
-    return [broadcast_to(a, shape, sharding) for a in args]
+    return [broadcast_to(a, shape) for a in args]
 
 
 # ---------------------------------------------------------------- jit for composites
