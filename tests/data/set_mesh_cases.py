@@ -110,6 +110,16 @@ def _programs(jax):
             jnp.array([1, 3])]),
         "at_get_out_sharding": (explicit, lambda: reshard(table, P("x")).at[
             reshard(jnp.arange(4), P("y"))].get(out_sharding=P("y"))),
+        # JAX's examples/spmd_mnist_classifier_fromscratch: logsumexp selects between the max
+        # and zeros of its type, and max's gradient between ones and zeros, all split as the
+        # batch (zeros in, so every value is exact)
+        "logsumexp_of_a_split_batch": (explicit, lambda: jax.jit(
+            lambda a: jax.scipy.special.logsumexp(a, axis=1))(
+                reshard(jnp.zeros((8, 1)), P("x")))),
+        "grad_through_logsumexp_of_a_split_batch": (explicit, lambda: jax.jit(jax.grad(
+            lambda w, a: -jnp.mean(a @ w - jax.scipy.special.logsumexp(
+                a @ w, axis=1, keepdims=True))))(
+                    jnp.ones((4, 4)), reshard(jnp.zeros((8, 4)), P("x")))),
     }
 
 

@@ -82,3 +82,11 @@ def test_gather_types_its_result_as_jax(runs):
     # indices), where jxkernel gave an untyped result; .at[].get(out_sharding=) is the way out
     _check(runs, "take_split_table_split_indices", "take_split_table", "take_split_indices",
            "take_split_columns", "index_rows_of_split_columns", "at_get_out_sharding")
+
+
+def test_logsumexp_and_its_gradient_of_a_batch_split_over_an_explicit_axis(runs):
+    # JAX's examples/spmd_mnist_classifier_fromscratch (a docs page): a stricter select_n
+    # rule tried in stop 73 failed it with a ShardingTypeError, as our internal zeros/ones
+    # (logsumexp's, max's gradient) were typed over no split where JAX's full_like types
+    # them as the value; these must keep running, typed as JAX's
+    _check(runs, "logsumexp_of_a_split_batch", "grad_through_logsumexp_of_a_split_batch")
