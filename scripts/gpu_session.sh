@@ -23,15 +23,27 @@ if ls .whl/*.whl >/dev/null 2>&1; then
 fi
 export XLA_PYTHON_CLIENT_PREALLOCATE=false PYTHONUNBUFFERED=1
 python3 hatch_build.py >> "$LOG" 2>&1
-(timeout 150 python3 scripts/gpu_parity.py jax > "$OUT/parity-jax.json" 2>> "$LOG"
- PYTHONPATH=.:$PYTHONPATH timeout 150 python3 scripts/gpu_parity.py jxkernel \
-     > "$OUT/parity-jxkernel.json" 2>> "$LOG"
- python3 scripts/gpu_parity.py --compare "$OUT/parity-jax.json" "$OUT/parity-jxkernel.json" \
-     > "$OUT/parity.txt" 2>&1) &
-PARITY=$!
-PYTHONPATH=.:$PYTHONPATH timeout 90 python3 scripts/gpu_session.py notebook "$OUT/notebook.json" \
+# the device tool brings back 8 files at most: the raw data goes into one archive, data.tgz
+DATA=/tmp/gpu-data; mkdir -p "$DATA"
+PYTHONPATH=.:$PYTHONPATH timeout 90 python3 scripts/gpu_session.py notebook "$DATA/notebook.json" \
     > "$OUT/notebook.txt" 2>&1
-TIER_END=$((SECONDS_GIVEN * 6 / 10))
+# cumsum_rev (docs/gpu.md, open): the one test alone, three times, at the suite's optimization
+# level, with XLA's dumps of every module it compiles (before and after the GPU's passes)
+for i in 1 2 3; do
+    JXKERNEL_TEST_TIER=gpu XLA_FLAGS="--xla_dump_to=$DATA/cumsum-dump-$i" PYTHONPATH=.:$PYTHONPATH \
+        timeout 60 python3 -m pytest -p no:cacheprovider -p no:randomly -n 0 -x --timeout 50 \
+        "tests/lax/test_lax_reductions.py::test_check_grads_order_2[cumsum_rev]" \
+        > "$DATA/cumsum-$i.txt" 2>&1
+    echo "cumsum_rev run $i: exit $?" >> "$LOG"
+done
+(timeout 150 python3 scripts/gpu_parity.py jax > "$DATA/parity-jax.json" 2>> "$LOG"
+ PYTHONPATH=.:$PYTHONPATH timeout 150 python3 scripts/gpu_parity.py jxkernel \
+     > "$DATA/parity-jxkernel.json" 2>> "$LOG"
+ python3 scripts/gpu_parity.py --compare "$DATA/parity-jax.json" "$DATA/parity-jxkernel.json" \
+     > "$OUT/parity.txt" 2>&1
+ tar czf "$OUT/data.tgz" -C /tmp gpu-data) &
+PARITY=$!
+TIER_END=$((SECONDS_GIVEN * 7 / 10))
 GPU_PYTHON=python3 timeout "$(left $TIER_END)" sh scripts/test_gpu.sh -n "$(nproc)" \
     --dist worksteal --timeout 100 -p no:randomly tests \
     --ignore=tests/labextension --ignore=tests/release --ignore=tests/architecture \
@@ -41,8 +53,8 @@ cp test-artifacts/gpu-skips.txt "$OUT/" 2>/dev/null
 files=$(grep -rl 'cpu_only("recorded CPU values")' tests --include='*.py' | sort)
 JXKERNEL_TEST_TIER=gpu JXKERNEL_GPU_TIER_RUN="recorded CPU values" PYTHONPATH=.:$PYTHONPATH \
     timeout "$(left "$SECONDS_GIVEN")" python3 -m pytest -p no:cacheprovider -p no:randomly -vv \
-    -n "$(nproc)" --timeout 100 $files > /tmp/gpu-recorded.txt 2>&1
+    -n "$(nproc)" --timeout 100 $files > "$OUT/recorded-vv.txt" 2>&1
 echo "recorded CPU values run: exit $? at $(date -u)" >> "$LOG"
-python3 scripts/gpu_session.py outcomes /tmp/gpu-recorded.txt > "$OUT/recorded.txt" 2>&1
+python3 scripts/gpu_session.py outcomes "$OUT/recorded-vv.txt" > "$OUT/recorded.txt" 2>&1
 wait $PARITY
 echo "done at $(date -u)" >> "$LOG"
