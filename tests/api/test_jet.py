@@ -22,8 +22,6 @@ from jxkernel.api.jet import jet, jet_rules
 from jxkernel.core import check_jaxpr
 from jxkernel.core.primitive import RULE_TABLES
 
-pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
-
 test_every_case_matches_jax = cases_test(cases, (jax, jet_module), "jet_reference.npz", ulps)
 
 
@@ -106,5 +104,7 @@ def test_custom_jvp_functions_are_expanded():
         np.testing.assert_array_equal(np.asarray(got), np.where(mask, np.asarray(term), 0))
 
 
+# the GPU's sin: -sin(0.5) printed 19 ulps off the CPU's (H200, docs/gpu.md run 6)
+@pytest.mark.cpu_only("recorded CPU values")
 def test_docstring_examples():
     check_docstring_examples("jxkernel.api.jet", {"jnp": jnp, "jax": jax})

@@ -14,8 +14,6 @@ import jxkernel.numpy as jnp
 from jxkernel.experimental.ode import odeint
 import locations  # tests/support: the repository's folders
 
-pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
-
 DATA = locations.DATA
 
 REFERENCE = np.load(os.path.join(DATA, "odeint_reference.npz"))

@@ -17,8 +17,6 @@ from jxkernel.api.test_util import check_grads
 from jxkernel.experimental import sparse
 import locations  # tests/support: the repository's folders
 
-pytestmark = pytest.mark.cpu_only("recorded CPU values")
-
 REFERENCE = np.load(os.path.join(locations.DATA, "sparse_reference.npz"))
 CASES = cases(jax, sparse)
 ERRORS = error_cases(jax, sparse)

@@ -17,8 +17,6 @@ import jxkernel.numpy as jnp
 from jxkernel.example_libraries import optimizers, stax
 import locations  # tests/support: the repository's folders
 
-pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
-
 REF = np.load(os.path.join(locations.DATA, "example_libraries_reference.npz"))
 NAMES = [program.__name__ for program in cases.PROGRAMS]
 

@@ -14,8 +14,6 @@ import jxkernel as jax
 import jxkernel.image as image
 import jxkernel.numpy as jnp
 
-pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
-
 
 test_every_case_matches_jax = cases_test(cases, (jax, jnp, image), "image_reference.npz", ulps)
 

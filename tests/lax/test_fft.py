@@ -24,8 +24,6 @@ from fft_cases import JAXPRS, cases, jaxpr_operands, ulps
 from numerics import REDUCTION, assert_allclose_ulp
 import locations  # tests/support: the repository's folders
 
-pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
-
 DATA = locations.DATA
 
 REFERENCE = np.load(os.path.join(DATA, "fft_reference.npz"))

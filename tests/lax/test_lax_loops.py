@@ -15,8 +15,6 @@ from loops_cases import ULPS, cases
 from numerics import assert_allclose_ulp
 import locations  # tests/support: the repository's folders
 
-pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
-
 REFERENCE = np.load(os.path.join(locations.DATA, "loops_reference.npz"))
 NAMES = sorted({key.split("#")[0] for key in REFERENCE.files})
 

@@ -23,8 +23,6 @@ from lowered import run_lowered
 from numerics import ELEMENTWISE, REDUCTION, assert_allclose_ulp
 from windowed_cases import ULPS, cases
 
-pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
-
 INF = np.float32(np.inf)
 
 

@@ -22,8 +22,6 @@ from doc_examples import check_docstring_examples
 from numerics import ELEMENTWISE, LAPACK, assert_allclose_ulp
 from solves_cases import REDUCTION, ULPS, cases, jaxpr_cases, problem
 
-pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
-
 REFERENCE = np.load(os.path.join(DATA, "solves_reference.npz"))
 with open(os.path.join(DATA, "solves_jaxprs.json")) as fh:
     JAXPRS = json.load(fh)

@@ -18,8 +18,6 @@ import nn_cases
 from numerics import LAPACK, assert_allclose_ulp
 import locations  # tests/support: the repository's folders
 
-pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
-
 REF = np.load(os.path.join(locations.DATA, "nn_reference.npz"))
 
 
@@ -97,6 +95,8 @@ def test_orthogonal_is_orthogonal():
     assert not d.any()
 
 
+# lecun_normal's truncated normal jitted (fused) and eagerly: 4 ulps apart on the GPU (run 6)
+@pytest.mark.cpu_only("recorded CPU values")
 def test_initializers_under_jit():
     init = I.lecun_normal()
     f = jax.jit(init, static_argnums=(1, 2))

@@ -39,11 +39,13 @@ def test_refusals_match_jax(case):
     assert errors(jax)[case] == JAX[case]
 
 
-def test_rocm_lowering_computes_jaxs_values(xla_default_code):
+def test_rocm_lowering_computes_jaxs_values(xla_default_code, on_the_cpu):
     # JAX's values from its own ROCm module run on the CPU; the products contract 64 values
     # through float8/float4 and bfloat16 in float32: REDUCTION ulps at the largest magnitude.
     # (At XLA's default code: the suite's loop emitters round float32 to float4_e2m1fn
-    # otherwise, a tenth of nvfp4's products a step off)
+    # otherwise, a tenth of nvfp4's products a step off.) On the CPU in the GPU tier too: XLA's
+    # GPU autotuner finds no kernel for the module's scaled-dot fusion there ("No candidates
+    # could be compiled", H200, docs/gpu.md run 6)
     ours = rocm_values(jax)
     for name, want in JAX["rocm"].items():
         assert_matches_recorded({f"{i}_values": v for i, v in enumerate(ours[name])},

@@ -462,9 +462,11 @@ def test_timeit_blocks_on_results_and_keeps_compilation_out(shell, blocked):
     assert "Compiled on the first run" in ran.stdout and "not part of the timing" in ran.stdout
     assert len(events_of("<lambda>")) == before + 1          # compiled once, in the warm-up
     assert blocked.count((1400, 1400)) >= 3                   # every timed run waited
-    # ~16 GFLOP per call: tens of ms at least, on any CPU. Only a measurement that did not
-    # wait (µs: the time to queue the work) falls under this floor; load only adds time.
-    assert direct >= 0.02 and result.best >= 0.02, (direct, result.best)
+    # ~16 GFLOP per call: ~100 ms on a CPU, 0.2 ms on an H200. A timed run that waited takes
+    # about as long as the call timed directly; one that did not, the time to queue the work
+    # (µs). A fifth of the direct time leaves room for load on either side. (That
+    # block_until_ready waits: tests/xla/test_runtime_execute.py, on the GPU too)
+    assert result.best >= direct / 5, (direct, result.best)
     assert hasattr(result, "dispatch") and 0 < result.dispatch.best < result.best
     assert "dispatch only:" in ran.stdout and "per loop" in ran.stdout
 
@@ -497,7 +499,8 @@ def test_backend_selector_and_switching(shell):
     selector = ok(shell, "%jxbackend").result
     assert isinstance(selector, BackendSelector)
     values = [v for _, v in selector.dropdown.options]
-    assert "cpu:0" in values and selector.dropdown.value == "cpu:0"
+    default = f"{jxkernel.default_backend()}:0"             # gpu:0 in the GPU tier
+    assert "cpu:0" in values and selector.dropdown.value == default
     from jxkernel.core.native import STATE               # the compiled fast path: on or why not
     assert f"fast path: {STATE}" in selector.text_repr() and STATE[:3] in selector.fastpath.value
     assert "fast path: " in selector.html_repr()

@@ -20,8 +20,6 @@ from doc_examples import check_docstring_examples
 from numerics import ELEMENTWISE, LAPACK, REDUCTION, assert_allclose_ulp
 import locations  # tests/support: the repository's folders
 
-pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
-
 _REF = os.path.join(locations.DATA, "composites_reference.npz")
 rng = np.random.RandomState(1)
 M = rng.randn(3, 5).astype(np.float32)

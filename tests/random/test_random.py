@@ -341,6 +341,8 @@ def test_multivariate_normal_and_orthogonal():
                         scale=1.0)
 
 
+# the recorded answers name the samples' sharding: SingleDeviceSharding(CpuDevice(id=0))
+@pytest.mark.cpu_only("CPU text")
 def test_a_numpy_integer_is_no_shape_as_in_jax():
     # JAX's samplers read `shape` with tuple(): a Python int is one size, a NumPy integer
     # (or a 0-d array) is refused in Python's words, a tuple of NumPy integers taken

@@ -19,8 +19,6 @@ import random_internals_cases as cases
 from locations import DATA
 from numerics import assert_bits_close
 
-pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file
-
 with open(f"{DATA}/random_internals_reference.json") as f:
     THEIRS = json.load(f)
 assert THEIRS.pop("jax_version") == "0.10.2"

@@ -31,8 +31,6 @@ import backend_tier  # tests/support
 from compiled import jit_together  # tests/support
 import locations  # tests/support: the repository's folders
 
-pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
-
 with open(os.path.join(locations.DATA, "random_reference.json")) as f:
     REFERENCE = json.load(f)
 

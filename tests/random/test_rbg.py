@@ -18,8 +18,6 @@ from doc_examples import check_docstring_examples
 from locations import DATA
 from numerics import assert_bits_close
 
-pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
-
 with open(f"{DATA}/rbg_reference.json") as f:
     THEIRS = json.load(f)
 assert THEIRS.pop("jax_version") == "0.10.2"

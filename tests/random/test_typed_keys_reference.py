@@ -19,8 +19,6 @@ import jxkernel
 import typed_keys_cases
 from locations import DATA
 
-pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
-
 with open(f"{DATA}/typed_keys_reference.json") as f:
     THEIRS = json.load(f)
 assert THEIRS.pop("jax_version") == "0.10.2"

@@ -16,8 +16,6 @@ import jxkernel.numpy as jnp
 import jxkernel.scipy.stats as stats
 from jxkernel.scipy.stats import gaussian_kde
 
-pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
-
 
 test_every_case_matches_jax = cases_test(cases, (jax, jnp, stats), "gaussian_kde_reference.npz",
                                          ulps)

@@ -19,8 +19,6 @@ from optimize_cases import FIELDS, NUMPY_BACKEND_ULPS, ULPS, ULPS_BY_CASE, cases
 import backend_tier
 import locations  # tests/support: the repository's folders
 
-pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
-
 DATA = locations.DATA
 
 REFERENCE = np.load(os.path.join(DATA, "optimize_reference.npz"))

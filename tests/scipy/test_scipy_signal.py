@@ -15,8 +15,6 @@ import jxkernel as jax
 import jxkernel.numpy as jnp
 import jxkernel.scipy.signal as signal
 
-pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
-
 
 @functools.cache
 def results(mode: str) -> dict:

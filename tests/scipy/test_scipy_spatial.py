@@ -15,8 +15,6 @@ import jxkernel.numpy as jnp
 import jxkernel.scipy
 from jxkernel.scipy.spatial.transform import Rotation, Slerp
 
-pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
-
 test_every_case_matches_jax = cases_test(cases, (jax, jxkernel.scipy),
                                          "spatial_transform_reference.npz", ulps)
 

@@ -22,8 +22,6 @@ from special_cases import COMPLEX_GAMMA_Z, scipy_cases, tolerance
 import backend_tier
 import locations  # tests/support: the repository's folders
 
-pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
-
 REF = np.load(os.path.join(locations.DATA, "special_reference.npz"))
 x64 = lambda: jxkernel.config.override("jax_enable_x64", True)
 f32, f64 = np.float32, np.float64

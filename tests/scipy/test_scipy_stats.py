@@ -20,8 +20,6 @@ from numerics import ELEMENTWISE, LAPACK, REDUCTION, assert_allclose_ulp
 from scipy_cases import STATS_AT_LARGEST, STATS_ULPS, stats_cases, stats_log_space
 import locations  # tests/support: the repository's folders
 
-pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
-
 REF = np.load(os.path.join(locations.DATA, "scipy_reference.npz"))
 x64 = lambda: jxkernel.config.override("jax_enable_x64", True)
 # Against scipy.stats in float64: scipy's series, continued fractions and argument reductions
