@@ -22,8 +22,9 @@ from . import avals as _avals
 # the sharding an aval's type carries is defined with the avals; the rules below use it and
 # the lax modules reach it through this module
 from .avals import dim_text, explicit_axes, make, parts_of, shape_text, typed_sharding  # noqa: F401
-from .mesh import NamedSharding, get_mesh
+from .mesh import AbstractMesh, NamedSharding, get_mesh
 from .primitive import rule, sharding_rules, sharding_typing_rules
+from .trace import Tracer
 
 
 class ShardingTypeError(Exception):
@@ -114,6 +115,13 @@ def same_as_operand_rule(name, in_avals, params, out_avals):
     return parts_of(in_avals[0])
 
 
+def add_any_rule(name, in_avals, params, out_avals):
+    """add_any (tangents and cotangents meeting): its operands' one type, as JAX's (whose
+    add_any is typed as its first operand, of the second's type); an untyped operand takes
+    the other's, and untyped ones stay so (not set_mesh's mesh, unlike `add`)."""
+    return broadcasting_rule(name, in_avals, params, out_avals)
+
+
 def reduction_rule(name, in_avals, params, out_avals):
     axes = set(params.get("axes", ()))
     if "axis" in params and not axes:          # argmax / argmin
@@ -188,6 +196,44 @@ def clamp_rule(name, in_avals, params, out_avals):
     do not count (untyped where the operand is)."""
     operand = in_avals[1]
     return parts_of(operand) if operand.sharding is not None else None
+
+
+def broadcast_sharding(avals, shape):
+    """The type of `avals` broadcast together to `shape` (JAX's lax.broadcast_shardings, which
+    jnp's broadcast_arrays gives each operand): per dimension the splitting of the operands
+    that have it (ranks aligned on the right), over their one mesh; None when none is typed.
+
+    >>> broadcast_sharding([ShapedArray((), f32), typed_on_x], (8,)).spec    # doctest: +SKIP
+    P('x',)
+    """
+    typed = [a for a in avals if getattr(a, "sharding", None) is not None]
+    if not typed:
+        return None
+    parts = [()] * len(shape)
+    for a in typed:
+        for i, p in enumerate(parts_of(a), start=len(shape) - len(a.shape)):
+            parts[i] = parts[i] or p
+    return make(_mesh_of(typed), parts)
+
+
+def traced_sharding(x):
+    """A traced `x`'s sharding type over its abstract mesh (None: `x` is not traced, or
+    untyped): what JAX's lax.full_like gives its result when no shape or sharding is asked
+    (and so its _zeros/_ones of a value: select's cases stay split as that value)."""
+    return abstract_sharding(x.aval) if isinstance(x, Tracer) else None
+
+
+def abstract_sharding(aval):
+    """`aval`'s sharding type over its abstract mesh, as a sharding= param names it (None:
+    untyped).
+
+    >>> abstract_sharding(typeof(x_split_on_batch)).spec     # doctest: +SKIP
+    P('batch',)
+    """
+    sharding = getattr(aval, "sharding", None)
+    if sharding is not None and not isinstance(sharding.mesh, AbstractMesh):
+        sharding = NamedSharding(sharding.mesh.abstract_mesh, sharding.spec)
+    return sharding
 
 
 def select_n_rule(name, in_avals, params, out_avals):
@@ -548,7 +594,7 @@ _TAKE_CONTEXT_MESH = frozenset({broadcasting_rule, select_n_rule, broadcast_in_d
 # the rules that read every operand's sharding (the others read the first's)
 _ANY_OPERAND_TYPED = frozenset({broadcasting_rule, select_n_rule, dot_general_rule,
                                 dynamic_update_slice_rule, conv_rule, gather_rule, clamp_rule,
-                                scatter_rule})
+                                scatter_rule, add_any_rule})
 
 
 def _mesh_of(in_avals):
