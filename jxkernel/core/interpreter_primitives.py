@@ -27,10 +27,12 @@ sharding_constraint_p = Primitive("sharding_constraint")
 reshard_p = Primitive("reshard")      # jax.sharding.reshard, named (and printed) as JAX's
 
 
-def broadcast_in_dim(x, shape, broadcast_dimensions):
-    """lax.broadcast_in_dim without its shortcuts."""
+def broadcast_in_dim(x, shape, broadcast_dimensions, sharding=None):
+    """lax.broadcast_in_dim without its shortcuts (`sharding`: its result's type, a
+    NamedSharding over an abstract mesh)."""
     return broadcast_in_dim_p.bind(x, shape=tuple(shape),
-                                   broadcast_dimensions=tuple(broadcast_dimensions), sharding=None)
+                                   broadcast_dimensions=tuple(broadcast_dimensions),
+                                   sharding=sharding)
 
 
 def reshape(x, new_sizes):

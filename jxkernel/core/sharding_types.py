@@ -22,8 +22,9 @@ from . import avals as _avals
 # the sharding an aval's type carries is defined with the avals; the rules below use it and
 # the lax modules reach it through this module
 from .avals import dim_text, explicit_axes, make, parts_of, shape_text, typed_sharding  # noqa: F401
-from .mesh import NamedSharding, get_mesh
+from .mesh import AbstractMesh, NamedSharding, get_mesh
 from .primitive import rule, sharding_rules, sharding_typing_rules
+from .trace import Tracer
 
 
 class ShardingTypeError(Exception):
@@ -114,6 +115,13 @@ def same_as_operand_rule(name, in_avals, params, out_avals):
     return parts_of(in_avals[0])
 
 
+def add_any_rule(name, in_avals, params, out_avals):
+    """add_any (tangents and cotangents meeting): its operands' one type, as JAX's (whose
+    add_any is typed as its first operand, of the second's type); an untyped operand takes
+    the other's, and untyped ones stay so (not set_mesh's mesh, unlike `add`)."""
+    return broadcasting_rule(name, in_avals, params, out_avals)
+
+
 def reduction_rule(name, in_avals, params, out_avals):
     axes = set(params.get("axes", ()))
     if "axis" in params and not axes:          # argmax / argmin
@@ -134,8 +142,9 @@ def broadcast_in_dim_rule(name, in_avals, params, out_avals):
 
 
 def stack_rule(name, in_avals, params, out_avals):
-    """stack: its operands' common splitting, the new dimension at `axis` unsplit."""
-    parts = list(broadcasting_rule(name, in_avals, params, out_avals))
+    """stack: its operands' one splitting (same_sharding_rule's), the new dimension at
+    `axis` unsplit."""
+    parts = list(same_sharding_rule(name, in_avals, params, out_avals))
     parts.insert(params["axis"], ())
     return parts
 
@@ -190,7 +199,75 @@ def clamp_rule(name, in_avals, params, out_avals):
     return parts_of(operand) if operand.sharding is not None else None
 
 
+def broadcast_sharding(avals, shape):
+    """The type of `avals` broadcast together to `shape` (JAX's lax.broadcast_shardings, which
+    jnp's broadcast_arrays gives each operand): per dimension the splitting of the operands
+    that have it (ranks aligned on the right), over their one mesh; None when none is typed.
+
+    >>> broadcast_sharding([ShapedArray((), f32), typed_on_x], (8,)).spec    # doctest: +SKIP
+    P('x',)
+    """
+    typed = [a for a in avals if getattr(a, "sharding", None) is not None]
+    if not typed:
+        return None
+    parts = [()] * len(shape)
+    for a in typed:
+        for i, p in enumerate(parts_of(a), start=len(shape) - len(a.shape)):
+            parts[i] = parts[i] or p
+    return make(_mesh_of(typed), parts)
+
+
+def _typed_text(aval) -> str:
+    """A typed value's sharding as JAX's messages show it: over the abstract mesh."""
+    mesh = aval.sharding.mesh
+    return repr(make(getattr(mesh, "abstract_mesh", mesh), parts_of(aval)))
+
+
+def traced_sharding(x):
+    """A traced `x`'s sharding type over its abstract mesh (None: `x` is not traced, or
+    untyped): what JAX's lax.full_like gives its result when no shape or sharding is asked
+    (and so its _zeros/_ones of a value: select's cases stay split as that value)."""
+    return abstract_sharding(x.aval) if isinstance(x, Tracer) else None
+
+
+def abstract_sharding(aval):
+    """`aval`'s sharding type over its abstract mesh, as a sharding= param names it (None:
+    untyped).
+
+    >>> abstract_sharding(typeof(x_split_on_batch)).spec     # doctest: +SKIP
+    P('batch',)
+    """
+    sharding = getattr(aval, "sharding", None)
+    if sharding is not None and not isinstance(sharding.mesh, AbstractMesh):
+        sharding = NamedSharding(sharding.mesh.abstract_mesh, sharding.spec)
+    return sharding
+
+
+def same_sharding_rule(name, in_avals, params, out_avals):
+    """concatenate (JAX's _concatenate_sharding_rule): every typed operand of one sharding,
+    the result's, even along the concatenated dimension; untyped ones (from no mesh) take
+    it. JAX's ShardingTypeError else."""
+    typed = [a for a in in_avals if a.sharding is not None]
+    if not typed:
+        return [()] * len(out_avals[0].shape)
+    if any(parts_of(a) != parts_of(typed[0]) for a in typed[1:]):
+        raise ShardingTypeError(f"All operands should have the same sharding. Got shardings "
+                                f"{', '.join(map(_typed_text, typed))}")
+    return parts_of(typed[0])
+
+
 def select_n_rule(name, in_avals, params, out_avals):
+    """JAX's _select_sharding_rule: the typed cases of one sharding, and `which` a scalar or
+    of theirs; its ShardingTypeErrors else."""
+    which, cases = in_avals[0], [a for a in in_avals[1:] if a.sharding is not None]
+    if any(parts_of(a) != parts_of(cases[0]) for a in cases[1:]):
+        raise ShardingTypeError(f"select cases must have the same shardings, got "
+                                f"[{', '.join(map(_typed_text, cases))}].")
+    if cases and which.shape and which.sharding is not None and \
+            parts_of(which) != parts_of(cases[0]):
+        raise ShardingTypeError(f"select `which` must be scalar or have the same sharding as "
+                                f"cases, got `which` sharding {_typed_text(which)} but case "
+                                f"sharding {_typed_text(cases[0])}.")
     return broadcasting_rule(name, in_avals, params, out_avals)
 
 
@@ -543,12 +620,12 @@ def top_k_rule(name, in_avals, params, out_avals):
 # the rules under which untyped operands give a result typed over set_mesh's mesh (JAX's
 # broadcasting_sharding_rule, _select_sharding_rule, _broadcast_in_dim_sharding_rule)
 _TAKE_CONTEXT_MESH = frozenset({broadcasting_rule, select_n_rule, broadcast_in_dim_rule,
-                                stack_rule})
+                                stack_rule, same_sharding_rule})
 
 # the rules that read every operand's sharding (the others read the first's)
 _ANY_OPERAND_TYPED = frozenset({broadcasting_rule, select_n_rule, dot_general_rule,
                                 dynamic_update_slice_rule, conv_rule, gather_rule, clamp_rule,
-                                scatter_rule})
+                                scatter_rule, stack_rule, same_sharding_rule, add_any_rule})
 
 
 def _mesh_of(in_avals):
@@ -615,7 +692,8 @@ def _on_context_mesh(prim, in_avals, out_avals, takes_it: bool = False) -> list:
     rule = sharding_rules.get(prim)
     if mesh is None or not explicit_axes(mesh) or not takes_it and (
             rule not in _TAKE_CONTEXT_MESH or
-            rule is broadcasting_rule and len(in_avals) < 2):    # (a unary op: its operand's)
+            rule in (broadcasting_rule, same_sharding_rule) and len(in_avals) < 2):
+        # (a unary op, a concatenate of one: its operand's)
         return out_avals
     return [a.update(sharding=make(mesh.abstract_mesh, [()] * len(a.shape))) for a in out_avals]
 

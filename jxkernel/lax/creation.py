@@ -14,7 +14,7 @@ import numpy as np
 from ..core import dtypes, sharding_types, vma
 from ..core.avals import ShapedArray, get_aval
 from ..core.basearray import Array
-from ..core.mesh import AbstractMesh, NamedSharding
+from ..core.mesh import AbstractMesh
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
                               lowering_rules, numpy_rules, sharding_typing_rules, staging_rules)
 from ..core.staging import JaxprTracer
@@ -83,10 +83,8 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
         return dtype._rules.full(fill_shape, fill_value, dtype)
     if type(fill_value) is int and dtypes.is_int(dtype):
         fill_value = np.asarray(fill_value).astype(dtype)
-    if sharding is None and shape is None and isinstance(x, Tracer):
-        sharding = x.aval.sharding          # a traced value's type: its result's, as JAX's
-        if sharding is not None and not isinstance(sharding.mesh, AbstractMesh):
-            sharding = NamedSharding(sharding.mesh.abstract_mesh, sharding.spec)
+    if sharding is None and shape is None:
+        sharding = sharding_types.traced_sharding(x)
     out = filled(_as_scalar(fill_value, dtype, weak_type), fill_shape, sharding)
     if sharding is None:
         out = laid_out_like(x, out)

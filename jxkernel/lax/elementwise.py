@@ -71,8 +71,12 @@ def _zeros_like(x):
 
 
 def _full_like(x, value):
-    """`value` spread to x's shape and dtype (select_n needs equal-shaped cases)."""
-    return ad.broadcast_to(_const(x, value), ad.aval_of(x))
+    """`value` spread to x's shape and dtype (select_n needs equal-shaped cases), typed as a
+    traced `x` is, as JAX's full_like: select_n's cases share one sharding."""
+    sharding = sharding_types.traced_sharding(x)
+    if sharding is None:
+        return ad.broadcast_to(_const(x, value), ad.aval_of(x))
+    return broadcast_in_dim(_const(x, value), ad.aval_of(x).shape, (), out_sharding=sharding)
 
 
 def _one_minus(x):
@@ -986,13 +990,16 @@ def _select_n_jvp(primals, tangents):
     case_tangents = tangents[1:]
     if all(type(t) is ad.Zero for t in case_tangents):
         return ans, ad.Zero(ad.aval_of(ans))
-    return ans, select_n(which, *map(ad.instantiate, case_tangents))
+    # a Zero case's tangent is zeros like a nonzero one, typed as it is (JAX's _zeros): the
+    # cases of select_n share one sharding
+    z = _full_like(next(t for t in case_tangents if type(t) is not ad.Zero), 0)
+    return ans, select_n(which, *(z if type(t) is ad.Zero else t for t in case_tangents))
 
 
 def _select_n_transpose(ct, which, *cases):
     if type(ct) is ad.Zero:
         return [None] + [ad.Zero(c.aval) if ad.is_undefined(c) else None for c in cases]
-    zeros = _zeros_like(ct)
+    zeros = _full_like(ct, 0)          # typed as ct, as JAX's full_like(ct, 0)
     return [None] + [select_n(which, *[ct if j == i else zeros for j in range(len(cases))])
                      if ad.is_undefined(c) else None for i, c in enumerate(cases)]
 

@@ -404,7 +404,7 @@ def _concatenate_batching(vals, dims, *, dimension):
 
 ad.deflinear2(concatenate_p, _concatenate_transpose)
 batching_rules[concatenate_p] = _concatenate_batching
-sharding_rules[concatenate_p] = sharding_types.broadcasting_rule     # JAX: even along a split dimension
+sharding_rules[concatenate_p] = sharding_types.same_sharding_rule    # even along a split dim
 
 # ------------------------------------------------------------------ split
 # The inverse of concatenate: one primitive with an output per piece (JAX 0.10's), so that

@@ -25,6 +25,7 @@ from ..core.errors import (ConcretizationTypeError, InconclusiveDimensionOperati
 from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.trace import EvalTrace, Tracer, _ctx
 from ..core.avals import parts_of, typed_sharding
+from ..core.sharding_types import broadcast_sharding
 from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.interpreter_primitives import typed_constant
 from ..lax import conversion
@@ -542,7 +543,9 @@ def broadcast_arrays(*args) -> list:
     """The arrays broadcast to their common shape (dtypes unchanged)."""
     check_arraylike("broadcast_arrays", *args)
     shp = broadcast_shapes(*(_shape(a) for a in args))
-    return [broadcast_to(a, shp) for a in args]
+    # each to the type of the broadcast, as JAX's (a scalar meets a split array split alike)
+    sharding = broadcast_sharding([getattr(a, "aval", None) for a in args], shp)
+    return [broadcast_to(a, shp, out_sharding=sharding) for a in args]
 
 
 # ------------------------------------------------------------------ flips, rolls, rotations

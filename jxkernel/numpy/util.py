@@ -28,7 +28,7 @@ from ..core.avals import ShapedArray, Token, abstract_token
 from ..core.errors import aval_text, float0_error, masked_array_error
 from ..core.interpreter_primitives import typed_scalar
 from ..core.source_info import user_stacklevel
-from ..core.sharding_types import typed_sharding
+from ..core.sharding_types import broadcast_sharding, traced_sharding, typed_sharding
 from ..core.staging import JaxprTracer
 from ..core.trace import Tracer, jax_type_text
 from ..lax import conversion, shapes
@@ -461,8 +461,9 @@ def const(x, value):
     return typed_scalar(value, aval_of(x).dtype)
 
 
-def full(shape, fill_value, dtype=None, weak_type=None):
-    """lax.full: `fill_value` broadcast to `shape` (weak if dtype is None and it is weak)."""
+def full(shape, fill_value, dtype=None, weak_type=None, sharding=None):
+    """lax.full: `fill_value` broadcast to `shape` (weak if dtype is None and it is weak),
+    typed as `sharding` (a NamedSharding over an abstract mesh) where one is given."""
     if weak_type is None:
         weak_type = dtype is None and dtypes.is_weakly_typed(fill_value)
     dtype = dtypes.canonicalize_named(dtype if dtype is not None else aval_of(fill_value).dtype)
@@ -474,14 +475,17 @@ def full(shape, fill_value, dtype=None, weak_type=None):
         fill = fill_value          # already that type: no convert equation, as JAX's
     else:
         fill = conversion._convert_element_type(fill_value, dtype, weak_type)
-    return shapes.broadcast(fill, tuple(shape))
+    return shapes.broadcast(fill, tuple(shape), out_sharding=sharding)
 
 
 def full_like(x, fill_value, dtype=None, shape=None):
-    """lax.full_like: like `x` (its weak type too, unless `dtype` is given)."""
+    """lax.full_like: like `x` (its weak type too, unless `dtype` is given; a traced `x`'s
+    sharding type too where `shape` is not given, as JAX's: logsumexp's select of the max and
+    its zeros needs both split alike)."""
     aval = aval_of(x)
     return vma.vary_like(full(aval.shape if shape is None else shape, fill_value,
-                              dtype or aval.dtype, dtype is None and aval.weak_type), x)
+                              dtype or aval.dtype, dtype is None and aval.weak_type,
+                              traced_sharding(x) if shape is None else None), x)
 
 
 def broadcast_shapes(*shapes) -> tuple:
@@ -497,8 +501,9 @@ def broadcast_shapes(*shapes) -> tuple:
     return tuple(out)
 
 
-def broadcast_to(x, shape):
-    """`x` broadcast to `shape` (NumPy's rules), as one broadcast_in_dim."""
+def broadcast_to(x, shape, out_sharding=None):
+    """`x` broadcast to `shape` (NumPy's rules), as one broadcast_in_dim (typed as
+    `out_sharding`, a NamedSharding, where one is given)."""
     x = ensure_array(x)
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
     xs = x.aval.shape
@@ -509,16 +514,19 @@ def broadcast_to(x, shape):
         raise ValueError(f"Incompatible types for broadcasting: input type={aval_text(x.aval)} "
                          f"and requested type={aval_text(x.aval.update(shape=shape), False)}")
     # size-1 dims stretch in the broadcast itself, as JAX's lax.broadcast_to leaves them
-    return shapes.broadcast_in_dim(x, shape, tuple(range(nlead, len(shape))))
+    return shapes.broadcast_in_dim(x, shape, tuple(range(nlead, len(shape))),
+                                   out_sharding=out_sharding)
 
 
 def broadcast_arrays(*args) -> list:
-    """All args broadcast to their common shape."""
+    """All args broadcast to their common shape (and type, as JAX's: a scalar meeting a
+    split array is broadcast split alike, sharding_types.broadcast_sharding)."""
     avals = [aval_of(a) for a in args]
     if all(a.shape == avals[0].shape for a in avals):
         return [ensure_array(a) for a in args]
     shape = broadcast_shapes(*(a.shape for a in avals))
-    return [broadcast_to(a, shape) for a in args]
+    sharding = broadcast_sharding(avals, shape)
+    return [broadcast_to(a, shape, sharding) for a in args]
 
 
 # ---------------------------------------------------------------- jit for composites

@@ -114,6 +114,7 @@ def _add_any_abstract_eval(x, y):
 
 
 abstract_eval_rules[add_any_p] = _add_any_abstract_eval
+sharding_rules[add_any_p] = sharding_types.add_any_rule
 lowering_rules[add_any_p] = lambda ctx, x, y: ctx.op1("stablehlo.add", [x, y])
 numpy_rules[add_any_p] = lambda x, y: np.add(x, y)
 jvp_rules[add_any_p] = lambda primals, tangents: (
@@ -154,18 +155,21 @@ def add_tangents(a, b):
 # ------------------------------------------------------------------ broadcasting
 def broadcast_to(t, aval):
     """Tangent `t` spread to `aval`'s shape (lax's binary ops broadcast rank-0 operands and
-    size-1 dims, so a tangent of such an operand must be broadcast to the output)."""
+    size-1 dims, so a tangent of such an operand must be broadcast to the output), typed as
+    `aval` is: JAX's _maybe_broadcast types it as the primal output (a bias's tangent added
+    to a batch split over 'x' is split so too, as select_n's cases must all be)."""
     t_shape = aval_of(t).shape
     if t_shape == aval.shape:
         # a tangent given as a Python or NumPy scalar leaves an operation as an Array, as
         # JAX's does (its operands pass through convert_element_type)
         return _convert(t, aval_of(t)) if isinstance(t, (int, float, complex, np.generic)) \
             else t
+    sharding = sharding_types.abstract_sharding(aval)
     if not t_shape:
-        return broadcast_in_dim(t, aval.shape, ())
+        return broadcast_in_dim(t, aval.shape, (), sharding)
     keep = tuple(i for i, d in enumerate(t_shape) if d == aval.shape[i])
     squeezed = reshape(t, tuple(t_shape[i] for i in keep)) if len(keep) < len(t_shape) else t
-    return broadcast_in_dim(squeezed, aval.shape, keep)
+    return broadcast_in_dim(squeezed, aval.shape, keep, sharding)
 
 
 def unbroadcast(ct, aval):

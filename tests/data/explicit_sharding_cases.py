@@ -202,6 +202,61 @@ def _given_in_shardings(jax, mesh, P):
     return out
 
 
+def _eqn_types(jaxpr, names) -> list:
+    """[primitive, operand types, result types] of each equation of `jaxpr` (and the jaxprs
+    in its params) whose primitive is one of `names`."""
+    out = []
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name in names:
+            out.append([eqn.primitive.name, [str(v.aval) for v in eqn.invars],
+                        [str(v.aval) for v in eqn.outvars]])
+        for p in eqn.params.values():
+            inner = getattr(p, "jaxpr", p)
+            if hasattr(inner, "eqns"):
+                out += _eqn_types(inner, names)
+    return out
+
+
+def _gradient_types(jax, mesh, P):
+    """Differentiating over a batch split on 'x' (the shard_map page's `jit(grad(loss))` of an
+    MLP with biases and relu): the types of the tangents and cotangents JAX's rules make,
+    where select_n (relu's JVP, jnp.where's transpose) needs its cases split alike: a bias's
+    tangent broadcast to the split batch (add's JVP), cotangents meeting (add_any), zeros
+    like a cotangent (select_n's transpose). Small integers: every value exact."""
+    jnp = jax.numpy
+    put = lambda v, *spec: jax.device_put(np.asarray(v, np.float32),  # noqa: E731
+                                          jax.sharding.NamedSharding(mesh, P(*spec)))
+    ints = lambda n, *shape: (np.arange(n, dtype=np.float32) % 5 - 2).reshape(shape)  # noqa
+    batch = (put(ints(32, 8, 4), "x"), put(ints(16, 8, 2)[::-1], "x"))
+    params = [(put(ints(12, 4, 3)), put([1, -1, 0])), (put(ints(6, 3, 2)), put([0, 1]))]
+
+    def loss(params, batch):
+        inputs, targets = batch
+        for W, b in params:
+            outputs = jnp.dot(inputs, W) + b
+            inputs = jax.nn.relu(outputs)
+        return jnp.mean(jnp.sum((outputs - targets) ** 2, axis=-1))
+
+    def seen(tree):
+        return [[str(jax.typeof(g)), np.asarray(g).tolist()] for g in jax.tree.leaves(tree)]
+    c = batch[0]
+    bias = put([1, 2, 3, 4])
+    where = lambda c: jnp.sum(jnp.where(c > 0, c, 0.0) * c)  # noqa: E731
+    return {
+        "mlp_select_n": _eqn_types(jax.make_jaxpr(jax.grad(loss))(params, batch).jaxpr,
+                                   {"select_n"}),
+        "mlp_grad_jit": seen(jax.jit(jax.grad(loss))(params, batch)),
+        "mlp_grad_eager": seen(jax.grad(loss)(params, batch)),
+        "bias_tangent": [str(jax.typeof(jax.jvp(lambda b: c + b, (bias,), (bias,))[1])),
+                         str(jax.make_jaxpr(lambda b: jax.jvp(lambda b: c + b, (bias,),
+                                                              (b,))[1])(bias).out_avals[0])],
+        "where_grad": seen(jax.grad(where)(c)) + seen(jax.jit(jax.grad(where))(c)),
+        "where_select_n": _eqn_types(jax.make_jaxpr(jax.grad(where))(c).jaxpr, {"select_n"}),
+        "add_any": _eqn_types(jax.make_jaxpr(jax.grad(lambda c: jnp.sum(jnp.sin(c) * c)))(
+            c).jaxpr, {"add_any"}),
+    }
+
+
 def run(jax):
     """All cases as JSON data (under jax.set_mesh, as JAX's out_sharding=P(...) needs)."""
     P = jax.sharding.PartitionSpec
@@ -212,4 +267,6 @@ def run(jax):
                **_jit(jax, v, P)}
     out["axis_type_changes"] = _axis_type_changes(jax, mesh, v, P)
     out["given_in_shardings"] = _given_in_shardings(jax, mesh, P)
+    with jax.set_mesh(mesh):
+        out["gradient_types"] = _gradient_types(jax, mesh, P)
     return out

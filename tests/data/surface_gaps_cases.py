@@ -104,13 +104,40 @@ def _ufunc_arity(jax):
     }
 
 
-GROUPS = {"random": _samplers, "spec": _partition_specs, "arity": _ufunc_arity}
+def _operand_types(jax):
+    jnp, P = jax.numpy, jax.sharding.PartitionSpec
+    mesh = jax.make_mesh((1,), ("x",), axis_types=(jax.sharding.AxisType.Explicit,))
+    o = np.ones(4, np.float32)
+
+    def typed(f):                     # f(split, replicated, numpy) jitted under set_mesh
+        def run():
+            with jax.sharding.set_mesh(mesh):
+                x = jax.device_put(np.arange(4.0, dtype=np.float32), P("x"))
+                r = jax.device_put(np.arange(4.0, dtype=np.float32), P())
+                return jax.jit(f)(x, r, o)
+        return run
+    return {                          # operands of concatenate, stack, select_n typed apart
+        "concat": typed(lambda x, r, o: jnp.concatenate([x, r])),
+        "concat_same": typed(lambda x, r, o: jnp.concatenate([x, x])),
+        "concat_numpy": typed(lambda x, r, o: jnp.concatenate([x, o])),
+        "stack": typed(lambda x, r, o: jnp.stack([x, x, r])),
+        "stack_numpy": typed(lambda x, r, o: jnp.stack([o, x])),
+        "where": typed(lambda x, r, o: jnp.where(x > 0, x, r)),
+        "where_scalar": typed(lambda x, r, o: jnp.where(x > 0, x, 0.0)),
+        "where_numpy": typed(lambda x, r, o: jnp.where(x > 0, x, o)),
+        "select_n_which": typed(lambda x, r, o: jax.lax.select_n(r > 0, x, x)),
+        "add": typed(lambda x, r, o: x + r),
+    }
+
+
+GROUPS = {"random": _samplers, "spec": _partition_specs, "arity": _ufunc_arity,
+          "operands": _operand_types}
 
 
 def run_mistakes(jax, group=None) -> dict:
-    """name -> outcome of each case of `group` ("random", "spec", "arity"; None: all): the
-    "spec" cases both outside a mesh ("spec_...") and under `set_mesh` of one device's mesh
-    ("in_mesh_spec_...")."""
+    """name -> outcome of each case of `group` ("random", "spec", "arity", "operands"; None:
+    all): the "spec" cases both outside a mesh ("spec_...") and under `set_mesh` of one
+    device's mesh ("in_mesh_spec_...")."""
     out = {}
     for name, cases in GROUPS.items():
         if group in (None, name):

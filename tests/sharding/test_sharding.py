@@ -488,3 +488,11 @@ def test_a_contraction_given_out_sharding_is_typed_so_without_a_constraint():
     # jaxpr holds no sharding_constraint after it
     from surface_gaps_cases import out_sharding_jaxprs, recorded
     assert out_sharding_jaxprs(jax) == recorded("out_sharding_jaxprs")
+
+
+def test_concatenate_stack_and_select_take_operands_of_one_type():
+    # JAX's rules: typed operands of concatenate, stack and select_n's cases must share one
+    # sharding (its ShardingTypeErrors); untyped ones (NumPy) and a broadcast scalar, typed
+    # as the broadcast (jnp.where(x > 0, x, 0.0)), pass
+    from surface_gaps_cases import recorded, run_mistakes
+    assert run_mistakes(jax, "operands") == recorded("mistakes", "operands")

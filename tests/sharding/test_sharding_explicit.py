@@ -107,6 +107,22 @@ def test_grad_vmap_and_the_abstract_mesh_keep_types(runs):
 
 
 @SEVERAL_DEVICES
+def test_tangents_and_cotangents_of_a_split_batch_are_typed_as_jaxs(runs):
+    # the shard_map page's jit(grad(loss)) of an MLP with relu: the bias's tangent broadcast
+    # to the split batch (add's JVP), cotangents meeting (add_any) and select_n's zeros are
+    # split as the batch, so relu's and jnp.where's select_n get cases of one sharding
+    mine, ref = runs
+    assert mine["gradient_types"] == ref["gradient_types"]
+    types = mine["gradient_types"]
+    assert types["mlp_select_n"] == [
+        ["select_n", ["bool[8@x,3]", "float32[8@x,3]", "float32[8@x,3]"], ["float32[8@x,3]"]]]
+    assert types["bias_tangent"] == ["float32[8@x,4]"] * 2
+    assert types["add_any"][0][2] == ["float32[8@x,4]"]
+    assert [t for t, _ in types["mlp_grad_jit"]] == ["float32[4,3]", "float32[3]",
+                                                     "float32[3,2]", "float32[2]"]
+
+
+@SEVERAL_DEVICES
 def test_jit_without_sharded_inputs_gradients_of_replicated_values_and_scan(runs):
     mine, ref = runs
     for key in ("jit_made", "grad_of_replicated", "grad_in_jit_type", "scan_split_xs", "scan",
