@@ -408,9 +408,10 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
     function = event.function if nameless is None else nameless
     defined = "" if event.source is None else f" defined at {event.source}"
     lines = [f"TRACING CACHE MISS{where}:"]
-    # a retrace inside another traced function (its program is part of that one's, if any)
-    inlined = [] if event.compiled else [f"  (traced inside {event.inlined_into}: nothing "
-                                         "compiled of its own)"]
+    # a retrace inside another traced function (its program is part of that one's, if any):
+    # jxkernel's line, marked as such (JAX logs the miss and says nothing of where)
+    inlined = [] if event.compiled else [f"  (jxkernel: traced inside {event.inlined_into}; "
+                                         "nothing compiled of its own)"]
     fresh = [c for c in event.changes if c.kind in ("fresh_jit", "fresh_body")]
     if event.reason == "first call":            # as JAX: a function object not traced before
         lines += ["  never seen function:", f"    {function}{defined}"]

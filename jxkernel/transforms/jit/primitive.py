@@ -204,15 +204,16 @@ def _under_vmap() -> bool:
 
 
 def _staged_into() -> str | None:
-    """The traced function the current trace stages into ("jit(outer)", a scan's body), as
-    its user wrote it; None where a jit equation bound now runs eagerly (grad, vmap or
+    """The traced function the current trace stages into ("jit(outer)", a scan's body,
+    "make_jaxpr(f)"), as its user wrote it; None where a jit equation bound now runs eagerly (grad, vmap or
     linearize at top level, which compile it: _jit_impl tells the miss then)."""
     trace = _ctx.trace
     while trace is not None:
         if isinstance(trace, JaxprTrace) and not isinstance(trace, PartialEvalTrace):
             info = trace.debug_info
-            return f"{info.transformation}({info.fun_name})" if info is not None else \
-                "another traced function"
+            if info is None:
+                return "another traced function"
+            return f"{info.shown_as or info.transformation}({info.fun_name})"
         trace = trace.parent
     return None
 
