@@ -205,8 +205,8 @@ def _under_vmap() -> bool:
 
 def _staged_into() -> str | None:
     """The traced function the current trace stages into ("jit(outer)", a scan's body,
-    "make_jaxpr(f)"), as its user wrote it; None where a jit equation bound now runs eagerly (grad, vmap or
-    linearize at top level, which compile it: _jit_impl tells the miss then)."""
+    "make_jaxpr(f)"), as its user wrote it; None where a jit equation bound now runs eagerly
+    (grad, vmap or linearize at top level, which compile it: _jit_impl tells the miss then)."""
     trace = _ctx.trace
     while trace is not None:
         if isinstance(trace, JaxprTrace) and not isinstance(trace, PartialEvalTrace):
