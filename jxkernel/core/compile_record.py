@@ -591,7 +591,8 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True,
 
 
 def traced_under_transformation(miss: Miss, seen: list, under_vmap: bool = False) -> tuple:
-    """(reason, changes, signature) of a jitted function traced anew under grad, vmap or
+    """(reason, changes, signature, JAX's lines for a different input pytree) of a jitted
+    function traced anew under grad, vmap or
     linearize (a miss of JAX's tracing cache, which JAX logs as one), against what it compiled
     and, in `seen`, what it was traced for under a transformation before (the new signature
     joins `seen`); `under_vmap`: its inputs are rows vmap gives it (the fix is on vmap's)."""
@@ -600,7 +601,7 @@ def traced_under_transformation(miss: Miss, seen: list, under_vmap: bool = False
             return _explainer.traced_under_transformation(miss, seen, under_vmap)
         except Exception as e:
             _explainer_failed("explaining a retrace", e)
-    return "first call" if not seen else "a new signature", (), _plain_signature(miss)
+    return "first call" if not seen else "a new signature", (), _plain_signature(miss), ()
 
 
 def body_traced(fun, in_tree, in_avals, what: str, source, promoted: bool = False) -> None:

@@ -55,6 +55,7 @@ from .traced_functions import (_CONSTS_KEPT, _PER_FUNCTION, _instance_call, _lin
                                _user_contexts, _user_function, _weak, call_source_of,
                                jax_tree_lines, miss_site, name_without_source)
 from . import outside_values
+from ..tree_util import Static, stand_in_tree
 
 
 # ------------------------------------------------------------------ explaining a jit's miss
@@ -97,7 +98,8 @@ def _explain(miss: Miss) -> tuple:
     static_named = tuple((n, v) for n, v, _ in miss.statics)
     new = Signature(named, miss.treedef, static_named, _config_of(miss.device, miss.jitted),
                     None if miss.consts is None else _named_consts(miss.jitted._fun, miss.consts),
-                    by_keyword=tuple(n for n, _, pos in miss.statics if pos is None))
+                    by_keyword=tuple(n for n, _, pos in miss.statics if pos is None),
+                    static_at=tuple(pos for _, _, pos in miss.statics))
     closest = nearest(miss.history, new)
     if closest is None:
         fun = miss.jitted._fun
@@ -258,16 +260,41 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True,
 
 def _jax_tree_lines(closest, new, changes) -> tuple:
     """JAX's lines for a different input pytree (partial_eval.diff_trees: each difference of
-    the (args, kwargs) trees, tree_util's words), where jxkernel's tree is JAX's: with no
-    static arguments (JAX's tree holds those too, as metadata); () elsewhere.
+    the (args, kwargs) trees, tree_util's words), its static arguments Static nodes in it;
+    () for another kind of difference.
 
         * at input path [0][0], now <class 'tuple'> and before <class 'list'>, so their
           Python types differ
     """
-    if closest is None or not changes or changes[0].kind != "structure" or \
-            closest.statics or new.statics or closest.treedef is None or new.treedef is None:
+    if closest is None or not changes or changes[0].kind not in _TREE_KINDS or \
+            closest.treedef is None or new.treedef is None:
         return ()
-    return jax_tree_lines(closest.treedef, new.treedef)
+    return jax_tree_lines(_jax_inputs(closest), _jax_inputs(new))
+
+
+_TREE_KINDS = ("structure", "static", "traced")      # what JAX's tree of the inputs tells
+
+
+def _jax_inputs(signature):
+    """The (args, kwargs) tree JAX keys a jit's trace on: the dynamic arguments' structure
+    with each static argument a Static node where it was passed (its position, or its
+    keyword: f(x, n=2) and f(x, 2) are two trees).
+
+        >>> from jxkernel.tree_util import tree_structure
+        >>> _jax_inputs(Signature((), tree_structure(((1,), {})), (("n", 2),), static_at=(0,)))
+        ((Static(val=2), pytree leaf), {})
+    """
+    args, kwargs = stand_in_tree(signature.treedef)
+    args, kwargs = list(args), dict(kwargs)
+    placed = sorted(((at, name, value) for (name, value), at in
+                     zip(signature.statics, signature.static_at)),
+                    key=lambda s: (s[0] is None, s[0] or 0))
+    for at, name, value in placed:
+        if at is None:
+            kwargs[name] = Static(value)
+        else:
+            args.insert(at, Static(value))
+    return tuple(args), kwargs
 
 
 def _remember(miss: Miss, new) -> None:
@@ -288,17 +315,19 @@ def _remember(miss: Miss, new) -> None:
 
 
 def traced_under_transformation(miss: Miss, seen: list, under_vmap: bool = False) -> tuple:
-    """(reason, changes, signature as written) of `miss`, a jitted function traced anew under
+    """(reason, changes, signature as written, JAX's tree lines) of `miss`, a jitted function
+    traced anew under
     a transformation, against its compiles' signatures and `seen`, its earlier traces under
     transformations (JAX's tracing cache holds both); the new signature joins `seen`, not the
     compiles'. `under_vmap`: a shape change is of the rows vmap gives it (rows_under_vmap)."""
-    named, static_named, _, reason, changes, new = _explain(dataclasses.replace(
+    named, static_named, closest, reason, changes, new = _explain(dataclasses.replace(
         miss, history=list(miss.history) + seen))
     if under_vmap:
         changes = rows_under_vmap(changes)
     seen.append(dataclasses.replace(new, consts=None))
     del seen[:-_PER_FUNCTION]
-    return reason, changes, _named_signature(named, static_named)
+    return reason, changes, _named_signature(named, static_named), \
+        _jax_tree_lines(closest, new, changes)
 
 
 def refusal(miss: Miss) -> RecompileError:

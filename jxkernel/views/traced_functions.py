@@ -23,7 +23,7 @@ import numpy as np
 
 from ..core.config import _USER_CONTEXTS
 from ..core.source_info import innermost_function
-from ..tree_util import equality_errors_pytreedef, keystr
+from ..tree_util import PyTreeDef, equality_errors, keystr, stand_in_tree
 from .signature_changes.closed_over import _COMPARE_MAX, _Large
 
 
@@ -109,7 +109,8 @@ def jax_tree_lines(old, new, args_only: bool = False) -> tuple:
     """JAX's lines for a different input pytree (partial_eval.diff_trees: each difference of
     the call's (args, kwargs) trees, in tree_util's words) between treedefs `old` and `new`;
     `args_only`: they are of the arguments alone (a loop body's), which JAX's tree holds at
-    [0].
+    [0]. `old` and `new` may be trees of stand-in leaves too (tree_util.stand_in_tree: a jit's
+    inputs with their Static nodes).
 
         >>> from jxkernel.tree_util import tree_structure as t
         >>> jax_tree_lines(t(((1, None), {})), t(((1, 1), {})))[0]
@@ -117,9 +118,10 @@ def jax_tree_lines(old, new, args_only: bool = False) -> tuple:
 Python types differ"
     """
     at = "[0]" if args_only else ""
+    old, new = (stand_in_tree(t) if isinstance(t, PyTreeDef) else t for t in (old, new))
     return tuple(f"  * at input path {at}{keystr(tuple(path))}, now {now} and before "
                  f"{before}, so {why}" for path, now, before, why
-                 in equality_errors_pytreedef(new, old))
+                 in equality_errors(new, old))
 
 
 def miss_site(site) -> str:

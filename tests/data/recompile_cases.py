@@ -389,6 +389,16 @@ SCENARIOS = {
         "f = jax.jit(g, static_argnames='training')\n"
         "for t in (True, False, True, False):\n"
         "    f(jnp.ones(3), training=t)\n"),
+    "static_beside_a_list_then_tuple": (
+        "a static argument kept, the traced one a list then a tuple (JAX's tree: a Static node)",
+        "f = jax.jit(lambda xs, n: xs[0] * n, static_argnums=1)\n"
+        "f([jnp.ones(3)], 2); f((jnp.ones(3),), 2)\n"),
+    "static_and_a_dict_key_change_at_once": (
+        "a static keyword and a dict's keys change in one call: JAX names both",
+        "def g(p, scale):\n"
+        "    return sum(p.values()) * scale\n"
+        "f = jax.jit(g, static_argnames='scale')\n"
+        "f({'w': jnp.ones(3)}, scale=2); f({'w': jnp.ones(3), 'b': jnp.ones(3)}, scale=3)\n"),
     "static_numpy_array": (
         "a NumPy array as a static argument (a shape): an error, nothing traced",
         "f = jax.jit(lambda x, shape: x.reshape(shape), static_argnums=1)\n"

@@ -49,13 +49,15 @@ class Signature:
     avals (path, ShapedArray), the pytree structure, static (name, value) pairs, the config
     (name, value) pairs, the closed-over constants (name, value), None if unknown, and the
     names of the statics passed by keyword (f(x, n=2) and f(x, 2) are two cache keys, as in
-    JAX)."""
+    JAX), and where each static was passed: its position, None by keyword (JAX's tree of the
+    inputs holds it there)."""
     named: tuple
     treedef: object = None
     statics: tuple = ()
     config: tuple = ()
     consts: tuple | None = None
     by_keyword: tuple = ()
+    static_at: tuple = ()
 
 
 # The jit options that make another program (kind "config"), and Jitted's attributes of them
