@@ -30,7 +30,7 @@ import weakref
 from .clipped_text import clipped
 from .config import config
 from .errors import RecompileError
-from .source_info import is_user_filename, user_source_info, user_stacklevel
+from .source_info import is_jxkernel_file, is_user_filename, user_source_info, user_stacklevel
 
 # Who a compile belongs to. JAX's explain_cache_misses leaves its own functions' misses out;
 # so do the notebook's notes, and the counts keep the user's functions apart from the rest.
@@ -138,6 +138,14 @@ class CompileEvent:
         new jit object of code that compiled already (a jit made anew in a loop)."""
         return self.nth > 1 or (self.reason != "first call" and bool(self.changes)) or \
             any(getattr(c, "kind", None) in ("fresh_jit", "fresh_body") for c in self.changes)
+
+    @property
+    def library(self) -> bool:
+        """Whether it compiled a function of a library registered as not the user's
+        (source_info.register_exclusion, as Flax and Equinox register theirs): origin
+        INTERNAL, defined outside jxkernel."""
+        return self.origin == INTERNAL and bool(self.source) and \
+            not is_jxkernel_file(self.source)
 
     @property
     def function_key(self) -> str:
