@@ -56,6 +56,8 @@ from .traced_functions import (_CONSTS_KEPT, _PER_FUNCTION, _instance_call, _lin
                                jax_tree_lines, miss_site, name_without_source)
 from . import outside_values
 from ..tree_util import Static, stand_in_tree
+from ..core.mesh import get_mesh, on_context_mesh
+from .signature_changes.config_changes import CONTEXT_MESH
 
 
 # ------------------------------------------------------------------ explaining a jit's miss
@@ -70,6 +72,9 @@ def _config_of(device, jitted=None) -> tuple:
     found += tuple((name, getattr(config, name)) for name in _TRACE_OPTIONS
                    if name != "jax_enable_x64")
     found += _user_contexts()
+    # set_mesh's mesh: JAX's trace context holds it (abstract_mesh_context_manager, None
+    # outside a block); a call inside one traces again where one outside compiled
+    found += ((CONTEXT_MESH, repr(get_mesh().abstract_mesh) if on_context_mesh() else "None"),)
     if jitted is None:
         return found
     return found + tuple((name, _option_text(getattr(jitted, attr, None)))

@@ -1002,6 +1002,18 @@ SCENARIOS = {
         "with jax.numpy_rank_promotion('raise'):\n"
         "    f(jnp.ones(3), jnp.ones(3))\n"
         "f(jnp.ones(3), jnp.ones(3))\n"),
+    "checking_leaks_around_a_call": (
+        "a call inside jax.checking_leaks() (a learner hunting a leak): a hit, no trace again",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "with jax.checking_leaks():\n"
+        "    f(jnp.ones(3))\n"),
+    "set_mesh_around_a_call": (
+        "a call outside set_mesh, then inside (a 1-device mesh): the trace context changed",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(4))\n"
+        "with jax.set_mesh(jax.make_mesh((1,), ('x',))):\n"
+        "    f(jnp.ones(4))\n"),
     "enable_x64_context": (
         "a call with a Python float inside jax.enable_x64(True)",
         "f = jax.jit(lambda x: x * 2)\n"

@@ -2,7 +2,8 @@
 real JAX 0.10.2 (reference/make_recompile_mesh_reference.py writes
 recompile_mesh_reference.json) and by jxkernel (tests/views/test_recompile_mesh.py, in a
 subprocess of 4 CPU devices): `run(jax)` returns, per case, the lines
-`jax_explain_cache_misses` logs for the type that changed ("* at x, now ... and before ...").
+`jax_explain_cache_misses` logs for what changed ("* at x, now ... and before ...", or a
+trace context's "* abstract_mesh_context_manager differs: ...").
 JAX writes each type with its mesh's axes by type where the two types' shardings differ (a
 rank change of a split array, a split one then a replicated one), not where only a size does.
 
@@ -34,7 +35,7 @@ class _Lines(logging.Handler):
 
     def emit(self, record):
         self.lines += [line.strip() for line in record.getMessage().splitlines()
-                       if line.startswith("  * at ")]
+                       if line.startswith("  * ")]
 
 
 def run(jax, logger="jax._src.interpreters.partial_eval"):
@@ -55,6 +56,14 @@ def run(jax, logger="jax._src.interpreters.partial_eval"):
                 f(eval(first or "put(jnp.ones((4, 3)), P('x'))", env))
                 f(eval(second, env))
                 out[name] = handler.lines
+        # a jitted function called outside set_mesh, then inside: the context's mesh changed
+        # (JAX: "Tracing context doesn't match", abstract_mesh_context_manager)
+        handler.lines = []
+        g = jax.jit(lambda x: x + 1)
+        g(jnp.ones(4))
+        with jax.set_mesh(mesh):
+            g(jnp.ones(4))
+        out["set_mesh_around_a_call"] = handler.lines
     finally:
         log.removeHandler(handler)
         jax.config.update("jax_explain_cache_misses", False)
