@@ -53,9 +53,8 @@ from .body_retraces import body_traced  # noqa: F401  (compile_record calls it: 
 from .traced_functions import (_CONSTS_KEPT, _PER_FUNCTION, _instance_call, _lineage,
                                _named_consts, _named_signature, _source_of,
                                _user_contexts, _user_function, _weak, call_source_of,
-                               jax_tree_lines, miss_site, name_without_source)
+                               miss_site, name_without_source, signature_tree_lines)
 from . import outside_values
-from ..tree_util import Static, stand_in_tree
 from ..core.mesh import get_mesh, on_context_mesh
 from .signature_changes.config_changes import CONTEXT_MESH
 
@@ -255,51 +254,12 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True,
     event = CompileEvent(jitted._name, source, _named_signature(named, static_named), reason,
                          phases, backend, key=jitted, changes=changes, origin=origin,
                          miss=traced, call_site=site, same_site=same_site, traced_at=traced_at,
-                         jax_lines=_jax_tree_lines(closest, new, changes),
+                         jax_lines=signature_tree_lines(closest, new, changes),
                          call_source=call_source, call_class=None if call_source is None
                          else type(_user_function(jitted._fun)).__name__)
     if traced and event.origin == _record.USER and _record.logged():
         outside_values.traced(_user_function(jitted._fun), event)  # what it read from outside
     return event
-
-
-def _jax_tree_lines(closest, new, changes) -> tuple:
-    """JAX's lines for a different input pytree (partial_eval.diff_trees: each difference of
-    the (args, kwargs) trees, tree_util's words), its static arguments Static nodes in it;
-    () for another kind of difference.
-
-        * at input path [0][0], now <class 'tuple'> and before <class 'list'>, so their
-          Python types differ
-    """
-    if closest is None or not changes or changes[0].kind not in _TREE_KINDS or \
-            closest.treedef is None or new.treedef is None:
-        return ()
-    return jax_tree_lines(_jax_inputs(closest), _jax_inputs(new))
-
-
-_TREE_KINDS = ("structure", "static", "traced")      # what JAX's tree of the inputs tells
-
-
-def _jax_inputs(signature):
-    """The (args, kwargs) tree JAX keys a jit's trace on: the dynamic arguments' structure
-    with each static argument a Static node where it was passed (its position, or its
-    keyword: f(x, n=2) and f(x, 2) are two trees).
-
-        >>> from jxkernel.tree_util import tree_structure
-        >>> _jax_inputs(Signature((), tree_structure(((1,), {})), (("n", 2),), static_at=(0,)))
-        ((Static(val=2), pytree leaf), {})
-    """
-    args, kwargs = stand_in_tree(signature.treedef)
-    args, kwargs = list(args), dict(kwargs)
-    placed = sorted(((at, name, value) for (name, value), at in
-                     zip(signature.statics, signature.static_at)),
-                    key=lambda s: (s[0] is None, s[0] or 0))
-    for at, name, value in placed:
-        if at is None:
-            kwargs[name] = Static(value)
-        else:
-            args.insert(at, Static(value))
-    return tuple(args), kwargs
 
 
 def _remember(miss: Miss, new) -> None:
@@ -332,7 +292,7 @@ def traced_under_transformation(miss: Miss, seen: list, under_vmap: bool = False
     seen.append(dataclasses.replace(new, consts=None))
     del seen[:-_PER_FUNCTION]
     return reason, changes, _named_signature(named, static_named), \
-        _jax_tree_lines(closest, new, changes)
+        signature_tree_lines(closest, new, changes)
 
 
 def refusal(miss: Miss) -> RecompileError:
