@@ -30,7 +30,7 @@ import weakref
 from .clipped_text import clipped
 from .config import config
 from .errors import RecompileError
-from .source_info import is_user_filename, user_source_info, user_stacklevel
+from .source_info import is_jxkernel_file, is_user_filename, user_source_info, user_stacklevel
 
 # Who a compile belongs to. JAX's explain_cache_misses leaves its own functions' misses out;
 # so do the notebook's notes, and the counts keep the user's functions apart from the rest.
@@ -138,6 +138,14 @@ class CompileEvent:
         new jit object of code that compiled already (a jit made anew in a loop)."""
         return self.nth > 1 or (self.reason != "first call" and bool(self.changes)) or \
             any(getattr(c, "kind", None) in ("fresh_jit", "fresh_body") for c in self.changes)
+
+    @property
+    def library(self) -> bool:
+        """Whether it compiled a function of a library registered as not the user's
+        (source_info.register_exclusion, as Flax and Equinox register theirs): origin
+        INTERNAL, defined outside jxkernel."""
+        return self.origin == INTERNAL and bool(self.source) and \
+            not is_jxkernel_file(self.source)
 
     @property
     def function_key(self) -> str:
@@ -591,7 +599,8 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True,
 
 
 def traced_under_transformation(miss: Miss, seen: list, under_vmap: bool = False) -> tuple:
-    """(reason, changes, signature) of a jitted function traced anew under grad, vmap or
+    """(reason, changes, signature, JAX's lines for a different input pytree) of a jitted
+    function traced anew under grad, vmap or
     linearize (a miss of JAX's tracing cache, which JAX logs as one), against what it compiled
     and, in `seen`, what it was traced for under a transformation before (the new signature
     joins `seen`); `under_vmap`: its inputs are rows vmap gives it (the fix is on vmap's)."""
@@ -600,7 +609,7 @@ def traced_under_transformation(miss: Miss, seen: list, under_vmap: bool = False
             return _explainer.traced_under_transformation(miss, seen, under_vmap)
         except Exception as e:
             _explainer_failed("explaining a retrace", e)
-    return "first call" if not seen else "a new signature", (), _plain_signature(miss)
+    return "first call" if not seen else "a new signature", (), _plain_signature(miss), ()
 
 
 def body_traced(fun, in_tree, in_avals, what: str, source, promoted: bool = False) -> None:

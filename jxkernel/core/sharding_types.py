@@ -583,11 +583,21 @@ def with_axis_types(aval, short: bool = False) -> str:
     """`aval` and its mesh's axes by type, as JAX's errors print it
     (`str_short(mesh_axis_types=True)`): "float32[8@x,2]({Explicit: ('x',), Auto: ('y',)})";
     `short`, with short dtype names (`str_short(True, True)`); no mesh: "f32[3]({})"."""
-    mesh, by_type = getattr(aval.sharding, "mesh", None), {}
+    text = aval.str_short() if short else str(aval)
+    return f"{text}({axis_types_text(getattr(aval.sharding, 'mesh', None))})"
+
+
+def axis_types_text(mesh) -> str:
+    """`mesh`'s axes by type, as JAX prints them in a type (core._axis_types_dict), "{}" for
+    no mesh.
+
+        >>> axis_types_text(None)
+        '{}'
+    """
+    by_type = {}
     for name, kind in zip(mesh.axis_names, mesh.axis_types) if mesh is not None else ():
         by_type.setdefault(kind, []).append(name)
-    text = aval.str_short() if short else str(aval)
-    return f"{text}({ {kind: tuple(names) for kind, names in by_type.items()} })"
+    return str({kind: tuple(names) for kind, names in by_type.items()})
 
 
 # Primitives with several results: a rule gives each result's parts.

@@ -54,6 +54,9 @@ class DebugInfo(NamedTuple):
     # the flat inputs that came as Python scalars (jit knows its arguments; None: not known),
     # for errors that offer a static argument: an array, even 0-d, cannot be one
     python_inputs: frozenset | None = None
+    # what the user called, where `transformation` is another's: make_jaxpr traces as a jit
+    # (its errors say "for jit"), but a jit traced inside it is "inside make_jaxpr(f)"
+    shown_as: str | None = None
 
     def describe(self) -> str:
         where = f" at {self.source.file}:{self.source.line}" if self.source else ""

@@ -145,11 +145,9 @@ OTHER_KINDS = {compile_record.EAGER: "eager operations",
 
 
 def kind_of(event) -> str:
-    """`event`'s origin, or LIBRARY for an INTERNAL compile of a function outside jxkernel."""
-    if event.origin == compile_record.INTERNAL and event.source and \
-            not is_jxkernel_file(event.source):
-        return LIBRARY
-    return event.origin
+    """`event`'s origin, or LIBRARY for an INTERNAL compile of a function outside jxkernel
+    (CompileEvent.library)."""
+    return LIBRARY if event.library else event.origin
 
 
 def grouped(events) -> list:

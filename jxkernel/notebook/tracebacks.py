@@ -152,8 +152,12 @@ def _name_cells_in_message(value) -> None:
 def name_cells(text: str) -> str:
     """`text` with the file names IPython gives cells ('/tmp/ipykernel_4692/1161316084.py' in
     ipykernel, '<ipython-input-2-…>' in IPython) as the prompt names them: In[2], and
-    'In[2], line 3' for 'FILE:3'. A name inside a function_key ('f@FILE:1#…', code the user
-    may copy) is left as it is, or the key would no longer match."""
+    'In[2], line 3' for 'FILE:3'. JAX's 'FILE:3:8' (a call's column, counted from 0) reads
+    'In[2], line 3, column 9', counted from 1 as the notebook's editor counts it (its status
+    bar's "Ln 3, Col 9" with the cursor on that character), and a 'line' before the file is
+    said once ('created on line FILE:3:8' -> 'created on In[2], line 3, column 9'). A name
+    inside a function_key ('f@FILE:1#…', code the user may copy) is left as it is, or the
+    key would no longer match."""
     try:
         from IPython import get_ipython
         numbers = get_ipython().compile._filename_map
@@ -162,9 +166,16 @@ def name_cells(text: str) -> str:
     present = sorted((name for name in numbers if name in text), key=len, reverse=True)
     if not present:
         return text
-    pattern = re.compile(r"(?<!@)(" + "|".join(map(re.escape, present)) + r")(?::(\d+))?")
-    return pattern.sub(lambda m: f"In[{numbers[m.group(1)]}]" +
-                       (f", line {m.group(2)}" if m.group(2) else ""), text)
+    files = "|".join(map(re.escape, present))
+    pattern = re.compile(rf"(?<!@)(\bline )?({files})(?::(\d+)(?::(\d+))?)?")
+
+    def named(m) -> str:
+        word, file, line, column = m.groups()
+        cell = f"In[{numbers[file]}]"
+        if line is None:
+            return f"{word or ''}{cell}"
+        return f"{cell}, line {line}" + (f", column {int(column) + 1}" if column else "")
+    return pattern.sub(named, text)
 
 
 def _card(value):

@@ -62,7 +62,7 @@ def _trace_flat(fun, static_argnums, args, kwargs, transformation):
         flat = _with_ref_inputs(flat, leaves, boxes, refs)
     flat = _no_ref_results(flat, name, function_source_info(fun), leaves, names, out_tree)
     info = DebugInfo(name, function_source_info(fun), transformation,
-                     tuple(without_refs(names, refs)))
+                     tuple(without_refs(names, refs)), shown_as="make_jaxpr")
     _traced(fun, (tuple(sorted(static.items())), len(args), treedef, tuple(avals),
                   config._trace_state) + vma.trace_place(), lambda: names)
     closed = trace_to_jaxpr(flat, avals, info, "record")   # (Refs' reads and writes recorded)

@@ -562,6 +562,12 @@ class _LeafMeta(type):
 class _Leaf(metaclass=_LeafMeta):
     """A stand-in leaf whose type prints as "pytree leaf" (equality_errors_pytreedef)."""
 
+    def __repr__(self):
+        return "pytree leaf"
+
+
+_LEAF = _Leaf()
+
 
 def equality_errors_pytreedef(tree1: PyTreeDef, tree2: PyTreeDef):
     """`equality_errors` of two treedefs, a leaf named "pytree leaf".
@@ -569,9 +575,42 @@ def equality_errors_pytreedef(tree1: PyTreeDef, tree2: PyTreeDef):
     >>> [e[1:] for e in equality_errors_pytreedef(tree_structure(1), tree_structure((1,)))]
     [('pytree leaf', "<class 'tuple'>", 'their Python types differ')]
     """
-    leaf = _Leaf()
-    return equality_errors(tree_unflatten(tree1, [leaf] * tree1.num_leaves),
-                           tree_unflatten(tree2, [leaf] * tree2.num_leaves))
+    return equality_errors(stand_in_tree(tree1), stand_in_tree(tree2))
+
+
+def stand_in_tree(treedef: PyTreeDef) -> Any:
+    """`treedef`'s tree with a stand-in at each leaf whose type prints as "pytree leaf", for
+    `equality_errors` of a tree built from it (a jit's inputs with their Static nodes).
+
+    >>> stand_in_tree(tree_structure((1, 2)))
+    (pytree leaf, pytree leaf)
+    """
+    return tree_unflatten(treedef, [_LEAF] * treedef.num_leaves)
+
+
+@register_static
+@dataclasses.dataclass(frozen=True, slots=True)
+class Static:
+    """A static argument in the tree of a jit's inputs as JAX keys its tracing cache (a node
+    with no children, its value the node's metadata), for jax_explain_cache_misses' lines in
+    JAX's words: "now <class 'jax._src.tree_util.Static'> with pytree metadata Static(val=3)".
+    Equal where the values are equal and of one type (1 and True are two programs, as in
+    JAX).
+
+    >>> Static(1) == Static(True), Static(2) == Static(2)
+    (False, True)
+    """
+    val: Any
+
+    def __eq__(self, other):
+        return type(other) is Static and type(self.val) is type(other.val) and \
+            self.val == other.val
+
+    def __hash__(self):
+        return hash((type(self.val), self.val))
+
+
+Static.__module__ = "jax._src.tree_util"     # its class printed as JAX prints its own
 
 
 def _equality_errors(path, t1, t2, is_leaf):

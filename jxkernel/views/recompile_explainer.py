@@ -53,8 +53,10 @@ from .body_retraces import body_traced  # noqa: F401  (compile_record calls it: 
 from .traced_functions import (_CONSTS_KEPT, _PER_FUNCTION, _instance_call, _lineage,
                                _named_consts, _named_signature, _source_of,
                                _user_contexts, _user_function, _weak, call_source_of,
-                               jax_tree_lines, miss_site, name_without_source)
+                               miss_site, name_without_source, signature_tree_lines)
 from . import outside_values
+from ..core.mesh import get_mesh, on_context_mesh
+from .signature_changes.config_changes import CONTEXT_MESH
 
 
 # ------------------------------------------------------------------ explaining a jit's miss
@@ -69,6 +71,9 @@ def _config_of(device, jitted=None) -> tuple:
     found += tuple((name, getattr(config, name)) for name in _TRACE_OPTIONS
                    if name != "jax_enable_x64")
     found += _user_contexts()
+    # set_mesh's mesh: JAX's trace context holds it (abstract_mesh_context_manager, None
+    # outside a block); a call inside one traces again where one outside compiled
+    found += ((CONTEXT_MESH, repr(get_mesh().abstract_mesh) if on_context_mesh() else "None"),)
     if jitted is None:
         return found
     return found + tuple((name, _option_text(getattr(jitted, attr, None)))
@@ -97,7 +102,8 @@ def _explain(miss: Miss) -> tuple:
     static_named = tuple((n, v) for n, v, _ in miss.statics)
     new = Signature(named, miss.treedef, static_named, _config_of(miss.device, miss.jitted),
                     None if miss.consts is None else _named_consts(miss.jitted._fun, miss.consts),
-                    by_keyword=tuple(n for n, _, pos in miss.statics if pos is None))
+                    by_keyword=tuple(n for n, _, pos in miss.statics if pos is None),
+                    static_at=tuple(pos for _, _, pos in miss.statics))
     closest = nearest(miss.history, new)
     if closest is None:
         fun = miss.jitted._fun
@@ -248,26 +254,12 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True,
     event = CompileEvent(jitted._name, source, _named_signature(named, static_named), reason,
                          phases, backend, key=jitted, changes=changes, origin=origin,
                          miss=traced, call_site=site, same_site=same_site, traced_at=traced_at,
-                         jax_lines=_jax_tree_lines(closest, new, changes),
+                         jax_lines=signature_tree_lines(closest, new, changes),
                          call_source=call_source, call_class=None if call_source is None
                          else type(_user_function(jitted._fun)).__name__)
     if traced and event.origin == _record.USER and _record.logged():
         outside_values.traced(_user_function(jitted._fun), event)  # what it read from outside
     return event
-
-
-def _jax_tree_lines(closest, new, changes) -> tuple:
-    """JAX's lines for a different input pytree (partial_eval.diff_trees: each difference of
-    the (args, kwargs) trees, tree_util's words), where jxkernel's tree is JAX's: with no
-    static arguments (JAX's tree holds those too, as metadata); () elsewhere.
-
-        * at input path [0][0], now <class 'tuple'> and before <class 'list'>, so their
-          Python types differ
-    """
-    if closest is None or not changes or changes[0].kind != "structure" or \
-            closest.statics or new.statics or closest.treedef is None or new.treedef is None:
-        return ()
-    return jax_tree_lines(closest.treedef, new.treedef)
 
 
 def _remember(miss: Miss, new) -> None:
@@ -288,17 +280,19 @@ def _remember(miss: Miss, new) -> None:
 
 
 def traced_under_transformation(miss: Miss, seen: list, under_vmap: bool = False) -> tuple:
-    """(reason, changes, signature as written) of `miss`, a jitted function traced anew under
+    """(reason, changes, signature as written, JAX's tree lines) of `miss`, a jitted function
+    traced anew under
     a transformation, against its compiles' signatures and `seen`, its earlier traces under
     transformations (JAX's tracing cache holds both); the new signature joins `seen`, not the
     compiles'. `under_vmap`: a shape change is of the rows vmap gives it (rows_under_vmap)."""
-    named, static_named, _, reason, changes, new = _explain(dataclasses.replace(
+    named, static_named, closest, reason, changes, new = _explain(dataclasses.replace(
         miss, history=list(miss.history) + seen))
     if under_vmap:
         changes = rows_under_vmap(changes)
     seen.append(dataclasses.replace(new, consts=None))
     del seen[:-_PER_FUNCTION]
-    return reason, changes, _named_signature(named, static_named)
+    return reason, changes, _named_signature(named, static_named), \
+        signature_tree_lines(closest, new, changes)
 
 
 def refusal(miss: Miss) -> RecompileError:
@@ -408,9 +402,10 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
     function = event.function if nameless is None else nameless
     defined = "" if event.source is None else f" defined at {event.source}"
     lines = [f"TRACING CACHE MISS{where}:"]
-    # a retrace inside another traced function (its program is part of that one's, if any)
-    inlined = [] if event.compiled else [f"  (traced inside {event.inlined_into}: nothing "
-                                         "compiled of its own)"]
+    # a retrace inside another traced function (its program is part of that one's, if any):
+    # jxkernel's line, marked as such (JAX logs the miss and says nothing of where)
+    inlined = [] if event.compiled else [f"  (jxkernel: traced inside {event.inlined_into}; "
+                                         "nothing compiled of its own)"]
     fresh = [c for c in event.changes if c.kind in ("fresh_jit", "fresh_body")]
     if event.reason == "first call":            # as JAX: a function object not traced before
         lines += ["  never seen function:", f"    {function}{defined}"]

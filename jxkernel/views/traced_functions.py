@@ -23,7 +23,7 @@ import numpy as np
 
 from ..core.config import _USER_CONTEXTS
 from ..core.source_info import innermost_function
-from ..tree_util import equality_errors_pytreedef, keystr
+from ..tree_util import PyTreeDef, Static, equality_errors, keystr, stand_in_tree
 from .signature_changes.closed_over import _COMPARE_MAX, _Large
 
 
@@ -109,7 +109,8 @@ def jax_tree_lines(old, new, args_only: bool = False) -> tuple:
     """JAX's lines for a different input pytree (partial_eval.diff_trees: each difference of
     the call's (args, kwargs) trees, in tree_util's words) between treedefs `old` and `new`;
     `args_only`: they are of the arguments alone (a loop body's), which JAX's tree holds at
-    [0].
+    [0]. `old` and `new` may be trees of stand-in leaves too (tree_util.stand_in_tree: a jit's
+    inputs with their Static nodes).
 
         >>> from jxkernel.tree_util import tree_structure as t
         >>> jax_tree_lines(t(((1, None), {})), t(((1, 1), {})))[0]
@@ -117,9 +118,51 @@ def jax_tree_lines(old, new, args_only: bool = False) -> tuple:
 Python types differ"
     """
     at = "[0]" if args_only else ""
+    old, new = (stand_in_tree(t) if isinstance(t, PyTreeDef) else t for t in (old, new))
     return tuple(f"  * at input path {at}{keystr(tuple(path))}, now {now} and before "
                  f"{before}, so {why}" for path, now, before, why
-                 in equality_errors_pytreedef(new, old))
+                 in equality_errors(new, old))
+
+
+def signature_tree_lines(closest, new, changes) -> tuple:
+    """JAX's lines for a different input pytree between Signatures `closest` and `new`
+    (partial_eval.diff_trees: each difference of the (args, kwargs) trees, tree_util's
+    words), their static arguments Static nodes in them; () where `changes` start with
+    another kind of difference.
+
+        * at input path [0][0], now <class 'tuple'> and before <class 'list'>, so their
+          Python types differ
+    """
+    if closest is None or not changes or changes[0].kind not in _TREE_KINDS or \
+            closest.treedef is None or new.treedef is None:
+        return ()
+    return jax_tree_lines(_jax_inputs(closest), _jax_inputs(new))
+
+
+_TREE_KINDS = ("structure", "static", "traced")      # what JAX's tree of the inputs tells
+
+
+def _jax_inputs(signature):
+    """The (args, kwargs) tree JAX keys a jit's trace on: the dynamic arguments' structure
+    with each static argument a Static node where it was passed (its position, or its
+    keyword: f(x, n=2) and f(x, 2) are two trees).
+
+        >>> from jxkernel.tree_util import tree_structure
+        >>> from .signature_changes.change import Signature
+        >>> _jax_inputs(Signature((), tree_structure(((1,), {})), (("n", 2),), static_at=(0,)))
+        ((Static(val=2), pytree leaf), {})
+    """
+    args, kwargs = stand_in_tree(signature.treedef)
+    args, kwargs = list(args), dict(kwargs)
+    placed = sorted(((at, name, value) for (name, value), at in
+                     zip(signature.statics, signature.static_at)),
+                    key=lambda s: (s[0] is None, s[0] or 0))
+    for at, name, value in placed:
+        if at is None:
+            kwargs[name] = Static(value)
+        else:
+            args.insert(at, Static(value))
+    return tuple(args), kwargs
 
 
 def miss_site(site) -> str:

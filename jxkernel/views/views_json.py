@@ -54,9 +54,10 @@ def hlo_bundle(title, sections, cost_rows, collectives=(),
 def compile_event_json(event, cell_id=None, execution_count=None) -> dict:
     """One compilation as the extension's panel and the log's bundle list it: the report's
     event (compile_report.event_json, with what changed), the cell it ran in and whose work
-    it was (the user's, jxkernel's own or an eager operation: CompileEvent.origin)."""
+    it was (the user's, jxkernel's own or an eager operation: CompileEvent.origin; a registered
+    library's keeps origin internal and says `library`, as the panel's groups do)."""
     return {**event_json(event), "cell_id": cell_id, "execution_count": execution_count,
-            "origin": event.origin}
+            "origin": event.origin, "library": event.library}
 
 
 def compilations_bundle(events, title="") -> dict:

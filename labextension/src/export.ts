@@ -15,18 +15,27 @@ const COLUMNS: (keyof ICompileEvent)[] = [
   'lower_ms',
   'compile_ms',
   'cache',
-  'backend'
+  'backend',
+  'origin',
+  'library'
 ];
 
 export function toJSON(events: readonly ICompileEvent[]): string {
   return JSON.stringify(events, null, 1);
 }
 
-/** RFC 4180: every field quoted, quotes doubled; the signature as `x: f32[3]; y: i32[]`. */
+/**
+ * RFC 4180: every field quoted, quotes doubled; the signature as `x: f32[3]; y: i32[]`;
+ * `library` true or false (an older kernel's event, which leaves it out: false).
+ */
 export function toCSV(events: readonly ICompileEvent[]): string {
   const quote = (v: unknown) => `"${String(v ?? '').replace(/"/g, '""')}"`;
   const field = (e: ICompileEvent, c: keyof ICompileEvent) =>
-    c === 'signature' ? (e.signature ?? []).map(([n, t]) => `${n}: ${t}`).join('; ') : e[c];
+    c === 'signature'
+      ? (e.signature ?? []).map(([n, t]) => `${n}: ${t}`).join('; ')
+      : c === 'library'
+        ? e.library === true
+        : e[c];
   const lines = [COLUMNS.map(quote).join(',')];
   for (const e of events) {
     lines.push(COLUMNS.map(c => quote(field(e, c))).join(','));

@@ -51,7 +51,9 @@ describe('exports', () => {
     compile_ms: 30,
     cache: 'compiled',
     backend: 'cpu',
-    explanation: []
+    explanation: [],
+    origin: 'internal',
+    library: true
   };
 
   it('writes JSON that reads back the same', () => {
@@ -63,9 +65,17 @@ describe('exports', () => {
     expect(head.split(',')[0]).toBe('"seq"');
     expect(row).toBe(
       '"3","1763850000.5","f","f@model.py:3#1","model.py:3","","","x: f32[3]; n: static ""a""",' +
-        '"x: f32[2] -> f32[3]","1.5","0.25","30","compiled","cpu"'
+        '"x: f32[2] -> f32[3]","1.5","0.25","30","compiled","cpu","internal","true"'
     );
     expect(end).toBe('');
+  });
+
+  it("says a registered library's compile as its group does, an older kernel's as not", () => {
+    const head = toCSV([event]).split('\r\n')[0].split(',');
+    expect(head.slice(-2)).toEqual(['"origin"', '"library"']);
+    const older: ICompileEvent = { ...event, origin: 'user' };
+    delete older.library;
+    expect(toCSV([older]).split('\r\n')[1].endsWith('"user","false"')).toBe(true);
   });
 });
 

@@ -389,6 +389,16 @@ SCENARIOS = {
         "f = jax.jit(g, static_argnames='training')\n"
         "for t in (True, False, True, False):\n"
         "    f(jnp.ones(3), training=t)\n"),
+    "static_beside_a_list_then_tuple": (
+        "a static argument kept, the traced one a list then a tuple (JAX's tree: a Static node)",
+        "f = jax.jit(lambda xs, n: xs[0] * n, static_argnums=1)\n"
+        "f([jnp.ones(3)], 2); f((jnp.ones(3),), 2)\n"),
+    "static_and_a_dict_key_change_at_once": (
+        "a static keyword and a dict's keys change in one call: JAX names both",
+        "def g(p, scale):\n"
+        "    return sum(p.values()) * scale\n"
+        "f = jax.jit(g, static_argnames='scale')\n"
+        "f({'w': jnp.ones(3)}, scale=2); f({'w': jnp.ones(3), 'b': jnp.ones(3)}, scale=3)\n"),
     "static_numpy_array": (
         "a NumPy array as a static argument (a shape): an error, nothing traced",
         "f = jax.jit(lambda x, shape: x.reshape(shape), static_argnums=1)\n"
@@ -992,6 +1002,18 @@ SCENARIOS = {
         "with jax.numpy_rank_promotion('raise'):\n"
         "    f(jnp.ones(3), jnp.ones(3))\n"
         "f(jnp.ones(3), jnp.ones(3))\n"),
+    "checking_leaks_around_a_call": (
+        "a call inside jax.checking_leaks() (a learner hunting a leak): a hit, no trace again",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "with jax.checking_leaks():\n"
+        "    f(jnp.ones(3))\n"),
+    "set_mesh_around_a_call": (
+        "a call outside set_mesh, then inside (a 1-device mesh): the trace context changed",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(4))\n"
+        "with jax.set_mesh(jax.make_mesh((1,), ('x',))):\n"
+        "    f(jnp.ones(4))\n"),
     "enable_x64_context": (
         "a call with a Python float inside jax.enable_x64(True)",
         "f = jax.jit(lambda x: x * 2)\n"

@@ -126,7 +126,7 @@ def test_compile_event_is_a_report_event_and_more():
     flat = protocol.merged(event)
     assert set(report["properties"]) < set(flat["properties"])
     assert set(flat["properties"]) - set(report["properties"]) == {
-        "cell_id", "execution_count", "origin"}
+        "cell_id", "execution_count", "origin", "library"}
     assert set(report["required"]) < set(flat["required"])
 
 

@@ -3,8 +3,10 @@ its prompt shows: the execute_reply's execution_count is N, and the compile note
 and the compile log say cell[N] and In[N] (ipykernel counts the cell before running it).
 
 One kernel serves every check (module-scoped); skipped when ipykernel is missing."""
+import json
 import queue
 import re
+from pathlib import Path
 
 import pytest
 
@@ -164,3 +166,41 @@ def test_fail_on_recompiles_key_shows_the_function_and_cell_not_ipykernels_file(
                                   "compile_log.fail_on_recompile(key, False)\n"
                                   "print(guarded._fail_on_recompile)")
     assert text.split() == ["True", "False"] and "ipykernel_" not in text, text
+
+
+def test_a_calls_column_in_a_cell_is_where_jaxs_log_puts_it_in_words(kernel):
+    """JAX 0.10.2 in a real ipykernel (reference/make_cell_site_reference.py) logs a call site
+    as ipykernel's file, 'FILE:1:16 (<module>)', its column counted from 0 (none where it is
+    0). The same cells here name the cell, the line and the column in words, the column as
+    JupyterLab's editor counts it (from 1): 'In[n], line 1, column 17 (<module>)' (it read
+    'In[n], line 1:16', the column glued to the line)."""
+    recorded = json.loads((Path(__file__).parents[1] / "data" /
+                           "cell_site_reference.json").read_text())
+    first = recorded["runs"][0]["execution_count"]     # JAX's count of the first cell
+
+    def in_words(text, ours_of):
+        """JAX's message with each cell's file named as jxkernel names it."""
+        def named(m):
+            cell = f"In[{ours_of[recorded['files'][m.group(1)] - first]}]"
+            line = f", line {m.group(2)}" if m.group(2) else ""
+            return cell + line + (f", column {int(m.group(3)) + 1}" if m.group(3) else "")
+        return re.sub(r"(/tmp/ipykernel_<pid>/\d+\.py)(?::(\d+)(?::(\d+))?)?", named, text)
+
+    execute(kernel, "import jxkernel as jax")
+    counts, texts = [], []
+    try:
+        for code in recorded["cells"]:
+            reply, text = execute(kernel, code)
+            assert reply["status"] == "ok", (code, text)
+            counts.append(reply["execution_count"])
+            texts.append(text)
+    finally:
+        execute(kernel, "jax.config.update('jax_explain_cache_misses', False)")
+    for text, run in zip(texts, recorded["runs"]):
+        ours = [m.split("\n")[0] for m in re.split(r"(?m)^(?=TRACING CACHE MISS)", text)
+                if m.startswith("TRACING CACHE MISS")]
+        assert ours == [in_words(m.split("\n")[0], counts) for m in run["misses"]], text
+        for m in run["misses"]:           # the function's own cell, where it was defined
+            defined = in_words(m.split("\n")[1], counts)
+            assert defined in text, (defined, text)
+    assert "line 1, column 17 (<module>):" in texts[2] and ":16" not in texts[2], texts[2]

@@ -269,7 +269,9 @@ def test_a_leaked_tracer_is_told_in_jaxs_words_and_returning_it_works(shell):
                    "jax.jit(k)(1.0)")
     text, card = shown(shell, "kept[0] + 1")
     assert card["message"] == JAX["leaked_from_jit"]["lines"][0]
-    assert "The leaked intermediate value was created on line" in card["traceback"]
+    # (JAX's "created on line FILE:3:8", `x * 2`'s start counted from 0: the cell named)
+    assert re.search(r"The leaked intermediate value was created on In\[\d+\], line 3, "
+                     r"column 9 \(k\)", card["traceback"]), card["traceback"]
     assert card["kind"] == "leaked-tracer" and "return result, value" in card["rewrite"]
 
 
@@ -308,9 +310,10 @@ def test_a_leaked_tracer_names_the_cells_lines_that_made_it(shell):
     assert card["kind"] == "leaked-tracer"
     text = re.sub(r"In\[\d+\]", "In[n]", card["traceback"])   # JAX's message, in the card
     frames = text[text.index("excluding JAX-internal frames were:"):].splitlines()[1:5]
-    assert frames == ["-" * 30, "In[n], line 7:11 (outer)", "In[n], line 3:8 (helper)",
-                      "-" * 30], text
-    assert "The leaked intermediate value was created on line In[n], line 3:8 (helper). " \
+    # (JAX's 'FILE:7:11', its column counted from 0, read as the notebook's editor counts)
+    assert frames == ["-" * 30, "In[n], line 7, column 12 (outer)",
+                      "In[n], line 3, column 9 (helper)", "-" * 30], text
+    assert "The leaked intermediate value was created on In[n], line 3, column 9 (helper). " \
         in text and "/jxkernel/" not in text, text
 
 

@@ -325,7 +325,13 @@ def test_a_registered_librarys_jits_are_grouped_as_the_librarys(shell, tmp_path)
             tmp_path, "lib_for_comm",
             "import jxkernel as jax\n@jax.jit\ndef lib_thrice(x):\n    return x * 3\n")
         ok(shell, "y7 = lib_for_comm.lib_thrice(jnp.ones(7))\ns7 = jnp.sum(jnp.ones(7))")
-        others = comm.of_type("compilations")[-1]["others"]
+        batch = comm.of_type("compilations")[-1]
+        others = batch["others"]
+    # each event says so too (what the panel's JSON and CSV exports write), as its group does
+    said = {e["function"]: (e["origin"], e["library"]) for e in batch["events"]}
+    assert said["lib_thrice"] == ("internal", True), said
+    assert not any(library for origin, library in said.values() if origin != "internal")
+    assert any(not library for origin, library in said.values() if origin == "internal")
     lib = [g for g in others if g["name"] == "lib_thrice"]
     assert [(g["origin"], g["library"]) for g in lib] == [("internal", True)], others
     assert lib[0]["sites"] and lib[0]["sites"][0].startswith("In[")

@@ -123,7 +123,7 @@ def test_bool_conversion_card_of_a_value_made_from_constants(shell):
                                           "Attempted boolean conversion"))
     cell = card["where"]["file"]
     assert "This value became a tracer due to JAX operations on these lines:" in tb
-    assert f"  operation a:f32[] = sin 2.0:f32[]\n    from line {cell}, line 2:8 (f)" in tb, tb
+    assert f"  operation a:f32[] = sin 2.0:f32[]\n    from {cell}, line 2, column 9 (f)" in tb, tb
     assert "ipykernel" not in tb and "<ipython-input" not in tb, tb
     origin = card["origin"]
     assert origin["argument"] is None and origin["input_type"] is None

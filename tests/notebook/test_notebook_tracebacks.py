@@ -194,6 +194,26 @@ def test_cell_file_names_read_as_the_prompt_numbers(shell):
                     "fail_on_recompile('f@/tmp/ipykernel_4692/1161316084.py:1#1403', False)")
 
 
+def test_a_cells_line_and_column_read_as_words_the_column_as_the_editor_counts(shell):
+    """JAX's 'FILE:1:16 (<module>)' (a column counted from 0) read 'In[7], line 1:16', the
+    column glued to the line: it reads 'In[7], line 1, column 17', as JupyterLab's status bar
+    counts the character the call starts at; a 'line' before the file is not said twice."""
+    names = shell.compile._filename_map
+    names["/tmp/ipykernel_4692/1161316084.py"] = 7
+    try:
+        said = [tracebacks.name_cells(text) for text in (
+            "TRACING CACHE MISS at /tmp/ipykernel_4692/1161316084.py:1:16 (<module>):",
+            "TRACING CACHE MISS at /tmp/ipykernel_4692/1161316084.py:1 (<module>):",
+            "created on line /tmp/ipykernel_4692/1161316084.py:3:8 (helper).",
+            "    from line /tmp/ipykernel_4692/1161316084.py:2 (f)")]
+    finally:
+        del names["/tmp/ipykernel_4692/1161316084.py"]
+    assert said == ["TRACING CACHE MISS at In[7], line 1, column 17 (<module>):",
+                    "TRACING CACHE MISS at In[7], line 1 (<module>):",
+                    "created on In[7], line 3, column 9 (helper).",
+                    "    from In[7], line 2 (f)"]
+
+
 def test_a_failure_while_showing_keeps_the_handler(shell, monkeypatch):
     """Should the card's traceback fail to render, the error still shows (IPython's way) and
     the handler stays installed: IPython drops a handler that raises."""

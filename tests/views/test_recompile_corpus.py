@@ -282,13 +282,12 @@ def test_scenario_like_jax(name):
         for ours_text, theirs_text in zip(order(_bullets(m) for m in mine),
                                           order(_bullets(m) for m in jax_by_line[line])):
             assert set(theirs_text) <= set(ours_text), (mine, jax_by_line[line])
-        # a different input pytree: JAX's own lines (tree_util's words, per input path),
-        # where the function has no static arguments (JAX's tree holds those too)
-        for ours_text, theirs_text in zip(order(_tree_bullets(m) for m in mine),
+        # a different input pytree: JAX's own lines (tree_util's words, per input path), its
+        # static arguments Static nodes in the tree (a class of jxkernel's, jnp.float32, as
+        # JAX's: _jax_repr)
+        for ours_text, theirs_text in zip(order(_tree_bullets(_jax_repr(m)) for m in mine),
                                           order(_tree_bullets(m) for m in jax_by_line[line])):
-            assert ours_text == theirs_text or not ours_text and \
-                re.search(r"static_arg(nums|names)", SCENARIOS[name][1]), \
-                (mine, jax_by_line[line])
+            assert ours_text == theirs_text, (mine, jax_by_line[line])
         # JAX's link on weak types, glued to a type's line, where JAX's message has it
         assert order(_weak_link(m) for m in mine) == \
             order(_weak_link(m) for m in jax_by_line[line]), (mine, jax_by_line[line])
@@ -1105,7 +1104,7 @@ def test_a_jit_traced_inside_another_is_told_at_the_trace_as_a_retrace():
     assert loss[1].nth == 0 and loss[1].again        # no compile of loss, told as a change
     (message,) = [m for m in logged if "for loss defined at" in m]
     assert "* at x, now f32[4] and before f32[3]" in message      # JAX's words
-    assert "(traced inside jit(step): nothing compiled of its own)" in message
+    assert "(jxkernel: traced inside jit(step); nothing compiled of its own)" in message
     assert str(loss[1]).startswith("Tracing loss(x: f32[4]) because x: f32[3] -> f32[4]")
     # the report keeps retraces apart from compilations
     from jxkernel.views import compile_report
@@ -1117,6 +1116,31 @@ def test_a_jit_traced_inside_another_is_told_at_the_trace_as_a_retrace():
     result["loss_jit"](jnp.ones(4))
     (direct,) = [e for e in compile_log.events_since(start) if e.function == "loss"]
     assert direct.compiled and not direct.miss and direct.changes == ()
+
+
+def test_a_jit_traced_inside_make_jaxpr_is_told_inside_make_jaxpr():
+    """make_jaxpr(f) of a jitted f: JAX logs two misses, make_jaxpr's trace at the call and
+    the jit's own at no call site (""), and nothing more. The jit's event names make_jaxpr's
+    trace as the user called it ("make_jaxpr(<lambda>)", not "jit(<lambda>)": that reads as
+    the function traced inside itself), on a line of jxkernel's own, apart from JAX's."""
+    logged = []
+    _, events = jx_events("make_jaxpr_of_jit", logged)
+    assert [e.inlined_into for e in events] == ["make_jaxpr(<lambda>)"] * 2
+    expected = REFERENCE["make_jaxpr_of_jit"]["messages"]
+    assert len(logged) == len(expected)
+    for ours, theirs in zip(logged, expected):
+        mine = [line for line in ours.splitlines() if not line.startswith("    fix:")
+                and not line.startswith("      ")]
+        own = [line for line in mine if line.startswith("  (jxkernel: ")]
+        jaxs = [line.replace(re.search(r"<recompile:\S+ \d+>", ours)[0],
+                             "<recompile:make_jaxpr_of_jit>") for line in mine
+                if line not in own]
+        assert jaxs == theirs.splitlines(), (ours, theirs)
+        # JAX's own lines never begin so: jxkernel's line cannot be taken for one of them
+        assert not any(line.startswith("  (") for line in theirs.splitlines())
+        assert own == ([] if ours.startswith("TRACING CACHE MISS at <") else
+                       ["  (jxkernel: traced inside make_jaxpr(<lambda>); "
+                        "nothing compiled of its own)"]), ours
 
 
 def test_a_context_made_after_a_compile_names_it_and_counts_the_contexts():

@@ -141,19 +141,20 @@ def _compile_event(jaxpr, name, avals, phases, platform):
     return compile_record.CompileEvent(
         jitted._name, source, signature, origin.reason, phases, platform, key=jitted,
         changes=origin.changes, origin=compile_record.origin_of(source, jitted._by_user),
-        traced_at=origin.site)
+        traced_at=origin.site, jax_lines=origin.jax_lines)
 
 
 # ------------------------------------------------------------------ whose program it is
 class _Origin:
     """The jitted function a jit equation's jaxpr was traced from, why that trace missed,
-    whether a compile has told it yet, and the user's line that traced it (`site`)."""
-    __slots__ = ("jitted", "reason", "changes", "told", "site")
+    whether a compile has told it yet, the user's line that traced it (`site`) and JAX's
+    lines for a different input pytree (`jax_lines`)."""
+    __slots__ = ("jitted", "reason", "changes", "told", "site", "jax_lines")
 
-    def __init__(self, jitted, reason, changes, told, site=None):
+    def __init__(self, jitted, reason, changes, told, site=None, jax_lines=()):
         self.jitted, self.reason, self.changes, self.told = weakref.ref(jitted), reason, \
             changes, told
-        self.site = site
+        self.site, self.jax_lines = site, jax_lines
 
 
 # a jit equation's jaxpr, and each jaxpr grad, vmap and linearize make from it, -> its _Origin
@@ -172,14 +173,14 @@ def traced_under(jitted, jaxpr, closed, miss) -> None:
         _origins[jaxpr] = _Origin(jitted, None, (), True)
         return
     found = miss()
-    reason, changes, signature = compile_record.traced_under_transformation(
+    reason, changes, signature, jax_lines = compile_record.traced_under_transformation(
         found, _seen_under.setdefault(jitted, []), _under_vmap())
     inside = _staged_into()
     # the line that traced it, as JAX names it (no further out than the trace it is part
     # of: "" for make_jaxpr's trace of the jit): JAX logs the miss there, though a later
     # call compiles it
     site = traced_call_site()
-    _origins[jaxpr] = _Origin(jitted, reason, changes, inside is not None, site)
+    _origins[jaxpr] = _Origin(jitted, reason, changes, inside is not None, site, jax_lines)
     if inside is not None:
         # traced inside another traced function (grad(inner) inside jit(outer)): its jit
         # equation is inlined into that program and nothing compiles of its own, so the miss
@@ -190,7 +191,7 @@ def traced_under(jitted, jaxpr, closed, miss) -> None:
             jitted._name, source, signature, reason, Phases(),
             _client.platform_of(found.device), key=jitted, changes=changes,
             origin=compile_record.origin_of(source, jitted._by_user), inlined_into=inside,
-            traced_at=site))
+            traced_at=site, jax_lines=jax_lines))
 
 
 def _under_vmap() -> bool:
@@ -204,15 +205,16 @@ def _under_vmap() -> bool:
 
 
 def _staged_into() -> str | None:
-    """The traced function the current trace stages into ("jit(outer)", a scan's body), as
-    its user wrote it; None where a jit equation bound now runs eagerly (grad, vmap or
-    linearize at top level, which compile it: _jit_impl tells the miss then)."""
+    """The traced function the current trace stages into ("jit(outer)", a scan's body,
+    "make_jaxpr(f)"), as its user wrote it; None where a jit equation bound now runs eagerly
+    (grad, vmap or linearize at top level, which compile it: _jit_impl tells the miss then)."""
     trace = _ctx.trace
     while trace is not None:
         if isinstance(trace, JaxprTrace) and not isinstance(trace, PartialEvalTrace):
             info = trace.debug_info
-            return f"{info.transformation}({info.fun_name})" if info is not None else \
-                "another traced function"
+            if info is None:
+                return "another traced function"
+            return f"{info.shown_as or info.transformation}({info.fun_name})"
         trace = trace.parent
     return None
 

@@ -150,7 +150,19 @@ def call_key(jitted, treedef, avals, statics, leaves) -> tuple:
                                         _hashable(jitted._out_shardings))
     # (the trace state holds set_mesh's mesh: a jit run over it compiles again for another)
     return ("sharded", treedef, avals, statics, given, config._trace_state,
-            tuple([_own_sharding(x) for x in leaves]))
+            tuple([_placement(_own_sharding(x), x) for x in leaves]))
+
+
+def _placement(sharding, leaf):
+    """A leaf's NamedSharding as its program sees it: the spec padded with None to the leaf's
+    rank (a matrix put with P('x') and one put with P('x', None) are one layout, one program,
+    as JAX compiles them: a fix that puts an array as before finds the earlier program)."""
+    if sharding is None:
+        return None
+    spec = sharding.spec
+    missing = len(getattr(leaf, "shape", ())) - len(spec)
+    return (sharding.mesh, (*spec, *[None] * missing), spec.unreduced, spec.reduced,
+            sharding.memory_kind)
 
 
 def _shared_trace(jitted, treedef, statics, avals, dyn_args, dyn_kwargs) -> tuple:

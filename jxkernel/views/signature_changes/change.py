@@ -9,7 +9,8 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from ...core.mesh import on_context_mesh
+from ...core.mesh import get_mesh, on_context_mesh
+from ...core.sharding_types import axis_types_text
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,13 +50,15 @@ class Signature:
     avals (path, ShapedArray), the pytree structure, static (name, value) pairs, the config
     (name, value) pairs, the closed-over constants (name, value), None if unknown, and the
     names of the statics passed by keyword (f(x, n=2) and f(x, 2) are two cache keys, as in
-    JAX)."""
+    JAX), and where each static was passed: its position, None by keyword (JAX's tree of the
+    inputs holds it there)."""
     named: tuple
     treedef: object = None
     statics: tuple = ()
     config: tuple = ()
     consts: tuple | None = None
     by_keyword: tuple = ()
+    static_at: tuple = ()
 
 
 # The jit options that make another program (kind "config"), and Jitted's attributes of them
@@ -98,19 +101,26 @@ def jax_line(change: Change) -> str | None:
         return None
     now, was = (t.removesuffix(" (weak)") for t in (change.new, change.old))
     weak_now, weak_was = (t.endswith(" (weak)") for t in (change.new, change.old))
-    if _rank(now) != _rank(was) and not on_context_mesh():
-        # the shardings differ (their specs' lengths): JAX then writes each type with its
-        # mesh's axis types, "({})" for no mesh (recorded; under a mesh, not recorded: left out)
-        now, was = f"{now}({{}})", f"{was}({{}})"
+    if _splits(now) != _splits(was):
+        # the types' shardings differ (another rank: their specs' lengths; or another axis
+        # splits a dimension): JAX then writes each type with its mesh's axes by type,
+        # "({Explicit: ('x',)})" under set_mesh's, "({})" under none
+        axes = axis_types_text(get_mesh() if on_context_mesh() else None)
+        now, was = f"{now}({axes})", f"{was}({axes})"
     if weak_now != weak_was:            # JAX adds the flags only where the weak type differs
         now, was = f"{now}{{weak_type={weak_now}}}", f"{was}{{weak_type={weak_was}}}"
     return f"* at {change.path}, now {now} and before {was}"
 
 
-def _rank(text: str) -> int | None:
-    """The rank a type's text says ("f32[8,3]" -> 2, "key<fry>[]" -> 0), None if none."""
+def _splits(text: str) -> tuple | None:
+    """The mesh axes splitting each dimension of a type's text, as its sharding's spec has
+    them ("f32[8@x,3]" -> ("x", ""), "f32[4@(x,y)]" -> ("(x,y)",), "key<fry>[]" -> ()),
+    None for a text of no shape."""
     found = re.match(r"[^\[]+\[([^\]]*)\]", text)
-    return None if found is None else len(found.group(1).split(",")) if found.group(1) else 0
+    if found is None:
+        return None
+    dims = re.split(r",(?![^(]*\))", found.group(1)) if found.group(1) else []
+    return tuple(dim.partition("@")[2] for dim in dims)
 
 
 def _unquoted(text: str) -> str:

@@ -21,7 +21,11 @@ def _config_changes(old, new):
     for name, value in new.config:
         if name in changed:
             change = _fixed(name, "config", before[name], value)
-            if name == "jax_default_device":
+            if name == CONTEXT_MESH:
+                change = _refixed(change, _CONTEXT_MESH_FIX, where="inside" if value != "None"
+                                  else "outside", was="outside" if value != "None" else
+                                  "inside")
+            elif name == "jax_default_device":
                 change = _refixed(change, _DEFAULT_DEVICE_FIX, new_code=_device_code(value))
             elif name.startswith("jax_") and name != "jax_enable_x64":   # a trace option
                 change = _refixed(change, _TRACE_OPTION_FIX, new_repr=f'"{value}"'
@@ -109,6 +113,15 @@ _TRACE_OPTION_FIX = (
     "function traced and compiled again; back at {old}, the earlier program is reused. "
     "Set it once, at start-up, if every call should use it.",
     'jax.config.update("{path}", {new_repr})    # once, at start-up')
+# set_mesh's mesh, as JAX's trace context names it (None outside set_mesh)
+CONTEXT_MESH = "abstract_mesh_context_manager"
+_CONTEXT_MESH_FIX = (
+    "The call ran {where} a `with jax.set_mesh(...)` block, and compiled {was} one before: "
+    "the mesh set_mesh sets is part of the context every jit traces in (its arrays' types "
+    "are typed on it), so the function traced and compiled again, as in JAX. Make the calls "
+    "in the same place: each inside the block (or each outside it).",
+    "with jax.set_mesh(mesh):    # around every call of the function, or around none\n"
+    "    ...")
 _DEFAULT_DEVICE_FIX = (
     "jax_default_device changed ({old} -> {new}): as in JAX, the option itself is part of "
     "every jit's cache key (a `with jax.default_device(...)` block sets it), even where the "

@@ -22,7 +22,9 @@ def _type_changes(before, after):
     batches = _partial_batches(before, after)
     for path, a in after.items():
         b = before.get(path)
-        if b is None or a == b:
+        if b is None or a == b or _mesh_alone(a, b):
+            # (types that differ in their mesh alone, an unsplit array typed on set_mesh's
+            # mesh then on none: the mesh of the context changed, a config change says so)
             continue
         if a.shape != b.shape:
             # the weak flag only where it changed too (a Python number grown into an array)
@@ -63,11 +65,23 @@ def _type_changes(before, after):
                 kind = max(a.dtype.kind, b.dtype.kind, key=lambda k: _PY_ORDER.get(k, 2))
                 change = _refixed(change, _PY_SCALAR_FIX, py=_PY_TYPE.get(kind, "float"))
             yield change
+        elif a.weak_type == b.weak_type:
+            # the same shape split another way over set_mesh's mesh (f32[4@x,3], then
+            # f32[4,3]): a type of its own under a mesh of Explicit axes, as in JAX
+            yield _refixed(_fixed(path, "shape", b.str_short(), a.str_short()), _SPLIT_FIX,
+                           spec=", ".join(map(repr, getattr(b.sharding, "spec", ()))))
         else:
             change = _fixed(path, "weak_type", _aval_text(b), _aval_text(a), dtype=a.dtype.name)
             if b.weak_type and not a.shape:       # a Python number, then a 0-d array
                 change = _refixed(change, _NUMBER_THEN_ARRAY_FIX, dtype=a.dtype.name)
             yield change
+
+
+def _mesh_alone(a, b) -> bool:
+    """Whether types `a` and `b` differ in the mesh they are typed on alone (same shape, dtype,
+    weak type and splits: an unsplit array under set_mesh's mesh, then under none)."""
+    return a.shape == b.shape and a.dtype == b.dtype and a.weak_type == b.weak_type and \
+        a.str_short() == b.str_short()
 
 
 def _cast_to(old, new) -> np.dtype:
@@ -267,6 +281,12 @@ _RELAID_FIX = ("{path} changed rank ({old} -> {new}), with as many numbers per r
                "to one layout before the call (the first call's, below), so that every call "
                "has one shape.",
                "{path} = {path}.reshape({first})    # before the call")
+_SPLIT_FIX = ("{path} came split as {old} and comes as {new} now: under a mesh of Explicit "
+              "axes, how an array is split over the mesh is part of its type, so the "
+              "function traced and compiled again. Split it the same way for every call "
+              "(inside the `with jax.set_mesh(...)` block).",
+              "{path} = jax.device_put({path}, jax.sharding.PartitionSpec({spec}))    "
+              "# split as before")
 _RANK_FIX = ("{path} changed rank ({old} -> {new}), and every shape is a program of its own: "
              "a compile per rank is expected. Nothing to fix unless it is one value that "
              "should keep one shape (then make it that shape where it is made).",
