@@ -50,7 +50,9 @@ def describe_dtypes(accepted) -> str:
     of NumPy's abstract types (`{np.integer} | {np.floating} | ...`), so the order is that
     set's iteration order, which follows from the types' hashes: the same set built here
     lists them alike ("integer, floating, complexfloating" where families sorted by size
-    gave "floating, integer, ...")."""
+    gave "floating, integer, ..."). The hashes are the types' addresses, so the order
+    changes with the NumPy build and, on some, between processes (3.12 with NumPy 2.5):
+    JAX's in the same process, never a fixed string."""
     chosen, covered = [], set()
     for family, name in sorted(_FAMILY_NAMES, key=lambda f: -len(f[0])):
         if family <= accepted and not family <= covered:

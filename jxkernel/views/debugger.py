@@ -44,7 +44,12 @@ def user_frames(python_frame, is_user, num_frames=None):
         code = python_frame.f_code
         if is_user is None or is_user(code.co_filename):
             lines = [line.rstrip("\n") for line in linecache.getlines(code.co_filename)]
-            offset = python_frame.f_lineno - 1 if lines else None
+            offset = python_frame.f_lineno - 1
+            # lines that are not this code's: on 3.13 linecache holds `python -c`'s text as
+            # '<string>', the name of every exec'd string too (pytest-xdist's worker runs in
+            # one); JAX's debugger gives up on a line past the source alike: "<no source>"
+            if not 0 <= offset < len(lines):
+                lines, offset = [], None
             frames.append(Frame(code.co_filename, python_frame.f_lineno, code.co_name, lines,
                                 offset, dict(python_frame.f_locals),
                                 python_frame.f_globals))

@@ -91,3 +91,18 @@ def test_a_library_registered_with_traceback_util_is_not_listed(monkeypatch, cap
     with excluded(lib.__file__, user_line=False):
         listed = files()
     assert lib.__file__ not in listed and listed[-1] == __file__, listed
+
+
+def test_a_frame_whose_file_name_has_other_lines_shows_no_source(monkeypatch):
+    # on 3.13 linecache holds `python -c`'s text as '<string>', the file name of every exec'd
+    # string too (pytest-xdist's worker runs in one): `w` raised IndexError past its one line.
+    # JAX 0.10.2's debugger gives up there alike ("<no source>")
+    import linecache
+    from jxkernel.views.debugger import user_frames
+    monkeypatch.setitem(linecache.cache, "<one line>", (9, None, ["first = 1\n"], "<one line>"))
+    code = compile("first = 1\n\nframes = user_frames(sys._getframe(), None, 1)\n",
+                   "<one line>", "exec")
+    space = {"user_frames": user_frames, "sys": sys}
+    exec(code, space)
+    (frame,) = space["frames"]
+    assert (frame.filename, frame.lineno, frame.source, frame.offset) == ("<one line>", 3, [], None)

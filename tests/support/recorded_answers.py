@@ -14,8 +14,9 @@ _FAMILIES = re.compile(r"(?<=subtypes of )[a-z]+(?:, [a-z]+)+")
 def families_sorted(value):
     """`value` (text, or lists/dicts of it) with each "subtypes of a, b, c" list sorted. JAX
     joins a Python set of NumPy's abstract types there, ordered by the types' addresses: the
-    order differs between NumPy builds (the same for JAX and jxkernel on one machine, which
-    build the set alike), so a message recorded here is compared without it.
+    order differs between NumPy builds and, on some, between processes (Python 3.12.1 with
+    NumPy 2.5.5); it is the same for JAX and jxkernel in one process, which build the set
+    alike, so a message recorded elsewhere is compared without it.
 
     >>> families_sorted(["subtypes of integer, bool, floating."])
     ['subtypes of bool, floating, integer.']
