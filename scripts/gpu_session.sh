@@ -27,15 +27,15 @@ python3 hatch_build.py >> "$LOG" 2>&1
 DATA=/tmp/gpu-data; mkdir -p "$DATA"
 PYTHONPATH=.:$PYTHONPATH timeout 90 python3 scripts/gpu_session.py notebook "$DATA/notebook.json" \
     > "$OUT/notebook.txt" 2>&1
-# cumsum_rev (docs/gpu.md, open): the one test alone, three times, at the suite's optimization
-# level, with XLA's dumps of every module it compiles (before and after the GPU's passes)
-for i in 1 2 3; do
-    JXKERNEL_TEST_TIER=gpu XLA_FLAGS="--xla_dump_to=$DATA/cumsum-dump-$i" PYTHONPATH=.:$PYTHONPATH \
-        timeout 60 python3 -m pytest -p no:cacheprovider -p no:randomly -n 0 -x --timeout 50 \
-        "tests/lax/test_lax_reductions.py::test_check_grads_order_2[cumsum_rev]" \
-        > "$DATA/cumsum-$i.txt" 2>&1
-    echo "cumsum_rev run $i: exit $?" >> "$LOG"
-done
+# cumsum_rev (docs/gpu.md, open): the test alone under pytest, then its plans replayed outside
+# pytest, with and without the first plan before (scripts/gpu_probe_cumsum.py)
+JXKERNEL_TEST_TIER=gpu PYTHONPATH=.:$PYTHONPATH timeout 60 python3 -m pytest -p no:cacheprovider \
+    -p no:randomly -n 0 --timeout 50 \
+    "tests/lax/test_lax_reductions.py::test_check_grads_order_2[cumsum_rev]" > "$DATA/cumsum.txt" 2>&1
+echo "cumsum_rev under pytest: exit $?" >> "$LOG"
+for variant in test alone gc; do
+    PYTHONPATH=.:$PYTHONPATH timeout 60 python3 scripts/gpu_probe_cumsum.py $variant 2>&1
+done > "$OUT/cumsum-probe.txt"
 (timeout 150 python3 scripts/gpu_parity.py jax > "$DATA/parity-jax.json" 2>> "$LOG"
  PYTHONPATH=.:$PYTHONPATH timeout 150 python3 scripts/gpu_parity.py jxkernel \
      > "$DATA/parity-jxkernel.json" 2>> "$LOG"
@@ -55,6 +55,6 @@ JXKERNEL_TEST_TIER=gpu JXKERNEL_GPU_TIER_RUN="recorded CPU values" PYTHONPATH=.:
     timeout "$(left "$SECONDS_GIVEN")" python3 -m pytest -p no:cacheprovider -p no:randomly -vv \
     -n "$(nproc)" --timeout 100 $files > "$OUT/recorded-vv.txt" 2>&1
 echo "recorded CPU values run: exit $? at $(date -u)" >> "$LOG"
-python3 scripts/gpu_session.py outcomes "$OUT/recorded-vv.txt" > "$OUT/recorded.txt" 2>&1
+python3 scripts/gpu_session.py outcomes "$OUT/recorded-vv.txt" >> "$LOG" 2>&1   # (8 files at most back)
 wait $PARITY
 echo "done at $(date -u)" >> "$LOG"
