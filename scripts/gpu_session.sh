@@ -7,6 +7,7 @@
 # downloads them here). Steps, each given what is left of the time:
 #   parity with the machine's JAX (scripts/gpu_parity.py, both sides), in the background;
 #   a learner's cells (%jxmemory, %explain, ...: gpu_session.py notebook);
+#   the one open failure, cumsum_rev, under pytest and replayed (gpu_probe_cumsum.py);
 #   the GPU tier (scripts/test_gpu.sh) on every folder but those needing Jupyter servers,
 #   a browser or registries (tests/notebook's kernels run: their packages are in .whl/);
 #   with the time left, the tests marked `recorded CPU values` run anyway
