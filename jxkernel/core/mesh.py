@@ -630,6 +630,14 @@ def placed_on(mesh: Mesh, sharding):
                          memory_kind=sharding.memory_kind)
 
 
+def abstracted(sharding):
+    """`sharding` over its mesh's AbstractMesh, as JAX's types and jaxprs name it (placed_on
+    the other way); one already over an AbstractMesh, as it is."""
+    if isinstance(sharding.mesh, AbstractMesh):
+        return sharding
+    return NamedSharding(sharding.mesh.abstract_mesh, sharding.spec)
+
+
 def asked_on(mesh: Mesh, sharding):
     """The sharding a result over `mesh` was asked to have (placed_on), or None where it
     leaves a dimension open (P.UNCONSTRAINED: a typed result over a mesh with Auto axes), so

@@ -22,7 +22,7 @@ from . import avals as _avals
 # the sharding an aval's type carries is defined with the avals; the rules below use it and
 # the lax modules reach it through this module
 from .avals import dim_text, explicit_axes, make, parts_of, shape_text, typed_sharding  # noqa: F401
-from .mesh import AbstractMesh, NamedSharding, get_mesh
+from .mesh import NamedSharding, abstracted, get_mesh  # noqa: F401 (NamedSharding: the examples)
 from .primitive import rule, sharding_rules, sharding_typing_rules
 from .trace import Tracer
 
@@ -238,9 +238,7 @@ def abstract_sharding(aval):
     P('batch',)
     """
     sharding = getattr(aval, "sharding", None)
-    if sharding is not None and not isinstance(sharding.mesh, AbstractMesh):
-        sharding = NamedSharding(sharding.mesh.abstract_mesh, sharding.spec)
-    return sharding
+    return None if sharding is None else abstracted(sharding)
 
 
 def same_sharding_rule(name, in_avals, params, out_avals):
@@ -604,8 +602,7 @@ def axis_types_text(mesh) -> str:
 def sort_rule(name, in_avals, params, out_avals):
     parts, d = parts_of(in_avals[0]), params["dimension"]
     if parts[d]:
-        typed = in_avals[0].sharding          # (JAX's types name the AbstractMesh)
-        shown = NamedSharding(typed.mesh.abstract_mesh, typed.spec)
+        shown = abstracted(in_avals[0].sharding)      # (JAX's types name the AbstractMesh)
         raise ShardingTypeError(f"Arguments to sort must be unsharded over the sorting "
                                 f"dimension. Got arg sharding={shown} and sorting dimension={d}")
     return [parts] * len(out_avals)

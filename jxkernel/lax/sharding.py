@@ -20,8 +20,8 @@ from ..core.device_assignment import (check_device_assignment, context_devices, 
                                       placement)
 from ..core.interpreter_primitives import reshard_p, sharding_constraint_p
 from ..core.ir import param_printers
-from ..core.mesh import (AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec, get_mesh,
-                         bare_spec_error, check_type_divides, resolve, set_mesh)
+from ..core.mesh import (AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec, abstracted,
+                         get_mesh, bare_spec_error, check_type_divides, resolve, set_mesh)
 from ..core.primitive import (
     Primitive,
     abstract_eval_rules,
@@ -97,10 +97,10 @@ def with_sharding_constraint(x, shardings, _prim=None, _asserts=True):
             continue
         if _asserts and _prim is None:
             _check_auto_only(s)
-        if spec_only and isinstance(s.mesh, Mesh):
+        if spec_only:
             # JAX's constraint to a bare spec names set_mesh's AbstractMesh (its jaxpr says
             # so); the devices are the context mesh's where it is placed or compiled
-            s = NamedSharding(s.mesh.abstract_mesh, s.spec)
+            s = abstracted(s)
         outs.append(sharding_constraint_p.bind(leaf, sharding=s, context_mesh=context))
     return tree_unflatten(tree, outs)
 
@@ -217,8 +217,7 @@ def canonicalize_sharding(sharding, api_name: str):
     if isinstance(sharding, PartitionSpec) and _context_mesh() is None:
         raise bare_spec_error(sharding, "out_sharding")
     sharding = resolved(sharding)
-    if isinstance(sharding.mesh, Mesh):
-        sharding = NamedSharding(sharding.mesh.abstract_mesh, sharding.spec)
+    sharding = abstracted(sharding)
     check_explicit_only(sharding, api_name)
     return sharding
 
