@@ -2,16 +2,22 @@
 
     python3 scripts/gpu_session.py notebook OUT.json   # %jxmemory, %explain, %jxbackend, %timeit
     python3 scripts/gpu_session.py outcomes LOG      # per file: outcomes of a `pytest -vv` log
+    python3 scripts/gpu_session.py recorded ARGS...  # pytest ARGS on every `recorded CPU values` test
 
 `notebook` runs a learner's cells in an IPython shell with `%load_ext jxkernel` and prints
 what each shows (the GPU's allocator line, costs on the GPU); `outcomes` reads the PASSED /
 FAILED lines `pytest -vv` prints as it goes, so a run stopped at its deadline still tells which
-tests held (the way to narrow the `recorded CPU values` markers: JXKERNEL_GPU_TIER_RUN).
+tests held (the way to narrow the `recorded CPU values` markers: JXKERNEL_GPU_TIER_RUN);
+`recorded` runs pytest on the tests held for that reason, both the files holding a marker and
+the single cases tests/support/gpu_tier.py's CPU_ONLY_CASES names (a grep for the marker alone
+misses those).
 """
 from __future__ import annotations
 
 import collections
 import json
+import os
+import pathlib
 import re
 import sys
 
@@ -64,5 +70,27 @@ def outcomes(log: str) -> None:
     print("\n".join(sorted(set(failed))))
 
 
+REASON = "recorded CPU values"
+
+
+def recorded_targets(root: pathlib.Path) -> list[str]:
+    """The files holding a `cpu_only("recorded CPU values")` marker, then the node ids of
+    CPU_ONLY_CASES given that reason in other files (pytest would run a case twice if named
+    beside its file)."""
+    files = sorted(str(p.relative_to(root)) for p in (root / "tests").rglob("*.py")
+                   if f'cpu_only("{REASON}")' in p.read_text(errors="replace"))
+    sys.path.insert(0, str(root / "tests" / "support"))
+    import gpu_tier
+    cases = sorted(nodeid for nodeid, reason in gpu_tier.CPU_ONLY_CASES.items()
+                   if reason == REASON and nodeid.split("::")[0] not in files)
+    return files + cases
+
+
+def recorded(*pytest_args: str) -> None:
+    root = pathlib.Path(__file__).resolve().parent.parent
+    targets = recorded_targets(root)
+    os.execv(sys.executable, [sys.executable, "-m", "pytest", *pytest_args, *targets])
+
+
 if __name__ == "__main__":
-    {"notebook": notebook, "outcomes": outcomes}[sys.argv[1]](*sys.argv[2:])
+    {"notebook": notebook, "outcomes": outcomes, "recorded": recorded}[sys.argv[1]](*sys.argv[2:])

@@ -78,3 +78,24 @@ def test_the_session_script_counts_a_stopped_verbose_run(tmp_path):
     assert done.stdout.splitlines() == [
         "tests/a/test_x.py {'PASSED': 1, 'FAILED': 1}", "tests/b/test_y.py {'SKIPPED': 1, "
         "'FAILED': 1}", "tests/a/test_x.py::test_two", "tests/b/test_y.py::test_four[eager -k]"]
+
+
+def test_the_session_reruns_every_test_held_for_recorded_cpu_values():
+    """scripts/gpu_session.py recorded: the files holding the marker and, from CPU_ONLY_CASES,
+    each case given that reason in another file, once each (a grep for the marker missed them)."""
+    sys.path.insert(0, os.path.join(locations.ROOT, "scripts"))
+    try:
+        import gpu_session
+    finally:
+        sys.path.remove(os.path.join(locations.ROOT, "scripts"))
+    import pathlib
+    targets = gpu_session.recorded_targets(pathlib.Path(locations.ROOT))
+    files = [t for t in targets if "::" not in t]
+    cases = [t for t in targets if "::" in t]
+    held = [nodeid for nodeid, reason in gpu_tier.CPU_ONLY_CASES.items()
+            if reason == "recorded CPU values"]
+    assert files and cases and len(set(targets)) == len(targets)
+    assert all(nodeid in cases or nodeid.split("::")[0] in files for nodeid in held)
+    assert not [c for c in cases if c.split("::")[0] in files]
+    assert all('cpu_only("recorded CPU values")' in open(os.path.join(locations.ROOT, f)).read()
+               for f in files)
