@@ -65,13 +65,16 @@ if xc is not None:
     JaxRuntimeError = xc._xla.JaxRuntimeError    # what a failing execution raises (jax.errors')
 
 
-def _collect_jaxlib_garbage(phase, info) -> None:
+def _collect_jaxlib_garbage(phase, info, collect=getattr(getattr(xc, "_xla", None),
+                                                         "collect_garbage", None)) -> None:
     """jaxlib queues Python objects released off the interpreter's thread (one per
     execution: its results' bookkeeping) and frees them only when asked; JAX asks at every
     garbage collection (jax/_src/lib, JAX issue #14882). Without it each call of a compiled
-    program kept about 50 bytes for good."""
+    program kept about 50 bytes for good. `collect` is bound when the module loads: a
+    collection while the interpreter shuts down finds this module's globals (`xc`) already
+    None, which was an "Exception ignored in" warning at a kernel's or worker's exit."""
     if phase == "start":
-        xc._xla.collect_garbage()
+        collect()
 
 
 if xc is not None and hasattr(xc._xla, "collect_garbage"):
