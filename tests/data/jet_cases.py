@@ -121,5 +121,11 @@ def run(jax):
 # level (JAX_DISABLE_MOST_OPTIMIZATIONS=0) logsumexp's fourth order moves to 144 in float32;
 # 192 covers both levels and another CPU. A wrong rule is off by far more (a coefficient of
 # the wrong order, a sign).
+#
+# "convert" takes the series through float16 (sin of x.astype(float16)): its coefficients have
+# float16's precision, 2**13 float32 ulps each, and XLA's CPU rounds float16 arithmetic
+# where the processor has it (AVX512-FP16, as on Sapphire Rapids) otherwise than by way of
+# float32: there the fourth coefficient came out 0.75 of a float16 ulp from JAX's recorded
+# one. 8 float16 ulps; a wrong rule is off by a whole coefficient.
 def ulps(name: str) -> int:
-    return 192
+    return 8 * 2 ** 13 if name == "convert" else 192

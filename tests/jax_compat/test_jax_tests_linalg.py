@@ -33,8 +33,19 @@ with open(os.path.join(locations.DATA, "jax_tests_linalg_reference.json")) as _f
     RECORD = json.load(_f)
 
 
+# eigh's eigenvectors, and so their tangents, are accurate to eps * |A| / (the smallest gap
+# between eigenvalues), not eps * |A| (Davis-Kahan): the jvp case's second matrix has
+# eigenvalues 4.01, 4.27, 7.76, 10.22, a gap of 0.26 against |A| = 10.2, 39 times LAPACK's
+# bound. Seen: OpenBLAS's AVX-512 kernels (SkylakeX, on an Intel Sapphire Rapids) gave an
+# eigenvector tangent 83 ulps from JAX's recording, its Haswell kernels on the same machine
+# (OPENBLAS_CORETYPE=Haswell) within 64.
+EIGH_GAP_CONDITION = 40
+
+
 def ulps(name):
-    return REDUCTION if name.endswith("debug_infs") else LAPACK
+    if name.endswith("debug_infs"):
+        return REDUCTION
+    return LAPACK * EIGH_GAP_CONDITION if name == "eigh_jvp_batched_rank_raise" else LAPACK
 
 
 test_every_case_matches_jax = cases_test(cases, (jax, private_linalg),
