@@ -1,8 +1,9 @@
 """Why a jitted function compiled again: each compile compared with the nearest signature
 compiled before, as Changes (what differs, its kind, and the fix in a sentence and in code).
 
+    >>> import jxkernel, jxkernel.numpy as jnp
     >>> f = jxkernel.jit(lambda x: x * 2)
-    >>> f(jnp.ones(3)); f(jnp.ones(4))
+    >>> _ = f(jnp.ones(3)); _ = f(jnp.ones(4))        # the second call compiles again
     >>> [str(c) for c in jxkernel.compile_events()[-1].changes]
     ['x: shape f32[3] -> f32[4]']
 
@@ -387,6 +388,7 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
     user's is in the trace), the function, and each difference from the nearest earlier
     signature.
 
+        >>> from jxkernel.xla.compiler import Phases
         >>> print(explain_miss(CompileEvent("f", "a.py:3", (), "first call", Phases(), "cpu")))
         TRACING CACHE MISS:
           never seen function:

@@ -18,6 +18,7 @@ from jxkernel.compile_log import Change, no_recompile
 from jxkernel.errors import RecompileError
 from jxkernel.xla import Phases
 from registered_library import excluded, import_library
+from doc_examples import check_docstring_examples      # tests/support
 
 
 def events_of(f):
@@ -26,6 +27,16 @@ def events_of(f):
 
 def last_changes(f):
     return [(c.path, c.kind, c.old, c.new) for c in events_of(f)[-1].changes]
+
+
+def test_the_docstring_examples_run_on_their_own():
+    """The module's examples import what they use (they failed under
+    `pytest --doctest-modules jxkernel/views/recompile_explainer.py`: jxkernel, Phases)."""
+    check_docstring_examples("jxkernel.views.recompile_explainer")
+    import doctest
+    from jxkernel.views import recompile_explainer
+    # and with the module's own names alone, as pytest's --doctest-modules runs them
+    assert doctest.testmod(recompile_explainer).failed == 0
 
 
 # ================================================================== each kind of change
