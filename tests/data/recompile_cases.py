@@ -1787,6 +1787,95 @@ SCENARIOS = {
         "apply = jax.jit(lambda model, x: model(x))    # once, outside the loop\n"
         "for k in (1.0, 2.0):\n"
         "    y = apply(Model(k), jnp.ones(3))\n"),
+    # ------------------- options in (or out of) JAX 0.10.2's trace context (stop 75)
+    # config.trace_context(): a call after one of its options changed traces again, and
+    # JAX names the option; one outside it (the PRNG options) is a cache hit
+    "trace_context_legacy_prng_key": (
+        "jax_legacy_prng_key set to 'error' between two calls: not in JAX's trace context, a hit",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_legacy_prng_key', 'error')\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_legacy_prng_key', 'allow')\n"),
+    "trace_context_enable_custom_prng": (
+        "jax_enable_custom_prng switched on between two calls: not in JAX's trace context, a hit",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_enable_custom_prng', True)\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_enable_custom_prng', False)\n"),
+    "trace_context_default_prng_impl": (
+        "jax_default_prng_impl set to 'rbg' between two calls: not in JAX's trace context, a hit",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_default_prng_impl', 'rbg')\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_default_prng_impl', 'threefry2x32')\n"),
+    "trace_context_custom_vjp3": (
+        "jax_custom_vjp3 switched on between two calls",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_custom_vjp3', True)\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_custom_vjp3', False)\n"),
+    "trace_context_remat3": (
+        "jax_remat3 switched on between two calls",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_remat3', True)\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_remat3', False)\n"),
+    "trace_context_use_direct_linearize": (
+        "jax_use_direct_linearize switched off between two calls",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_use_direct_linearize', False)\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_use_direct_linearize', True)\n"),
+    "trace_context_embedded_constants_max_bytes": (
+        "jax_embedded_constants_max_bytes set to 64 between two calls",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_embedded_constants_max_bytes', 64)\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_embedded_constants_max_bytes', 32)\n"),
+    "trace_context_no_execution": (
+        "jax_no_execution switched on between two calls: traced and compiled again, then "
+        "refused (RuntimeError)",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "x = jnp.ones(3)\n"
+        "f(x)\n"
+        "jax.config.update('jax_no_execution', True)\n"
+        "try:\n"
+        "    f(x)\n"
+        "except RuntimeError as e:\n"
+        "    refused = str(e)\n"
+        "finally:\n"
+        "    jax.config.update('jax_no_execution', False)\n"),
+    "trace_context_default_prng_impl_inside": (
+        "a key made inside the jit, then jax_default_prng_impl set to 'rbg': a hit, the "
+        "threefry program kept (its result the old one)",
+        "f = jax.jit(lambda s: jax.random.uniform(jax.random.key(s), (2,)))\n"
+        "f(0)\n"
+        "jax.config.update('jax_default_prng_impl', 'rbg')\n"
+        "try:\n"
+        "    out = f(0)\n"
+        "finally:\n"
+        "    jax.config.update('jax_default_prng_impl', 'threefry2x32')\n"),
 }
 
 # scenarios that raise: the recorded result is the exception class name
