@@ -16,6 +16,9 @@ pytest.importorskip("jupyter_client")
 from real_kernel import TIMEOUT, running_kernel  # noqa: E402
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
+# how JAX's persistent-cache lines begin (jax._src.compiler, jax._src.compilation_cache)
+PERSISTENT_LINES = ("PERSISTENT COMPILATION CACHE", "Writing ", "Not writing persistent",
+                    "Persistent compilation cache hit")
 
 
 @pytest.fixture(scope="module")
@@ -204,3 +207,9 @@ def test_a_calls_column_in_a_cell_is_where_jaxs_log_puts_it_in_words(kernel):
             defined = in_words(m.split("\n")[1], counts)
             assert defined in text, (defined, text)
     assert "line 1, column 17 (<module>):" in texts[2] and ":16" not in texts[2], texts[2]
+    # and nothing of the persistent cache: JAX logs its lines at WARNING only where the user
+    # set a cache folder, and neither kernel had one (real_kernel's keeps the tests' folder in
+    # XDG_CACHE_HOME, where a learner's default one is)
+    for text, run in zip(texts, recorded["runs"]):
+        ours = [line for line in text.splitlines() if line.startswith(PERSISTENT_LINES)]
+        assert ours == run["persistent"], text
