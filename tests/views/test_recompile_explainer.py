@@ -377,6 +377,22 @@ def test_the_json_report_counts_compilations_hits_and_explanations():
     assert data["totals"]["cache_hits"] == sum(r["cache_hits"] for r in data["functions"])
 
 
+def test_the_json_reports_events_say_whose_work_they_were():
+    """%jxreport's events carry CompileEvent.origin and library, as the panel's do: a reader
+    of the file tells the user's compilations from eager operations and jxkernel's own
+    (they were left out of the report's events, though the comm's had them)."""
+    f = jxkernel.jit(lambda x: x - 5)
+    f(jnp.ones(2))
+    jnp.ones(7) * jnp.arange(7.0)                          # an eager operation
+    data = compile_report.report_data()
+    (mine,) = [e for e in data["events"] if e["function_key"] == f.function_key]
+    assert (mine["origin"], mine["library"]) == ("user", False)
+    assert {e["origin"] for e in data["events"]} >= {"user", "eager"}
+    by_seq = {e.seq: e for e in compile_log.compile_events()}
+    assert all(e["origin"] == by_seq[e["seq"]].origin and e["library"] == by_seq[e["seq"]].library
+               for e in data["events"])
+
+
 class _Tags(html.parser.HTMLParser):
     def __init__(self):
         super().__init__()
