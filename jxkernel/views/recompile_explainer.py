@@ -45,11 +45,11 @@ from .signature_changes.fixes import _refixed, for_function
 from .signature_changes.fresh_functions import (
     _CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _DEFAULTS_FRESH_FIX, _INIT_METHOD_FRESH_FIX,
     _INSTANCE_FRESH_FIX, _METHOD_FRESH_FIX, _PARTIAL_FRESH_FIX, _WRAPPER_FRESH_FIX,
-    fresh_jit_change)
+    fresh_jit_change, partial_call)
 from .signature_changes.statics import _pytree_fields
 from .signature_changes.input_types import grown_step_by_step, rows_under_vmap
 from .signature_changes.nearest import nearest
-from .argument_uses import uses
+from .argument_uses import jit_decorated_def, uses
 from .body_retraces import body_traced  # noqa: F401  (compile_record calls it: this module is the explainer)
 from .traced_functions import (_CONSTS_KEPT, _PER_FUNCTION, _instance_call, _lineage,
                                _named_consts, _named_signature, _source_of,
@@ -115,7 +115,7 @@ def _explain(miss: Miss) -> tuple:
             return named, static_named, None, "first call", _fresh_jit_changes(miss.jitted), \
                 new
     changes = grown_step_by_step(explain_changes(closest, new), miss.history, new)
-    changes = for_function(changes, miss.jitted._fun, uses)
+    changes = for_function(changes, miss.jitted._fun, uses, jit_decorated_def)
     reason = explain(closest.named, named, closest.treedef, miss.treedef, closest.statics,
                      static_named, [c for c in changes if c.kind == "structure"])
     if changes and (reason.startswith("a changed configuration") or
@@ -141,7 +141,7 @@ def _fresh_jit_changes(jitted) -> tuple:
     free = getattr(getattr(_user_function(fun), "__code__", None), "co_freevars", ())
     if isinstance(fun, functools.partial):      # jit(partial(g, k)) made anew
         change = _refixed(change, _PARTIAL_FRESH_FIX,
-                          func=getattr(fun.func, "__name__", "g"))
+                          func=getattr(fun.func, "__name__", "g"), **partial_call(fun))
     elif getattr(fun, "__func__", None) is not None and hasattr(fun, "__self__"):
         method = getattr(fun.__func__, "__name__", "method")
         attr = _held_by(fun.__self__, jitted)

@@ -213,3 +213,44 @@ def test_a_calls_column_in_a_cell_is_where_jaxs_log_puts_it_in_words(kernel):
     for text, run in zip(texts, recorded["runs"]):
         ours = [line for line in text.splitlines() if line.startswith(PERSISTENT_LINES)]
         assert ours == run["persistent"], text
+
+
+# a learner's programs (tests/data/recompile_cases.py, "learner4_*"), each typed as a cell:
+# what JAX 0.10.2 logged for each (recompile_reference.json) is in the cell's output, line for
+# line, its file's places in the cell's words; jxkernel's own lines (what changed, the fix)
+# come after JAX's
+LEARNER_CELLS = ("learner4_last_batch_smaller", "learner4_arange_then_linspace",
+                 "learner4_learning_rate_weak", "learner4_static_steps_in_a_loop",
+                 "learner4_global_threshold_changed", "learner4_x64_switched_on_later",
+                 "learner4_bound_method_jitted_each_step", "learner4_partial_jitted_each_step",
+                 "learner4_params_dict_gains_a_key")
+
+
+def test_a_learners_cells_say_what_jax_says(kernel):
+    from recompile_cases import SCENARIOS          # tests/data
+    recorded = json.loads((Path(__file__).parents[1] / "data" /
+                           "recompile_reference.json").read_text())["scenarios"]
+    execute(kernel, "import jxkernel as jax, numpy as np\n"
+                    "jax.config.update('jax_explain_cache_misses', True)")
+    try:
+        for name in LEARNER_CELLS:
+            reply, text = execute(kernel, SCENARIOS[name][1])
+            assert reply["status"] == "ok", (name, text)
+            n = reply["execution_count"]
+
+            def in_words(m, n=n):
+                line = f", line {m.group(1)}"
+                return f"In[{n}]" + line + (f", column {int(m.group(2)) + 1}" if m.group(2)
+                                            else "")
+            ours = [m for m in re.split(r"(?m)^(?=TRACING CACHE MISS)", text)
+                    if m.startswith("TRACING CACHE MISS")]
+            theirs = [re.sub(rf"<recompile:{name}>:(\d+)(?::(\d+))?", in_words, m)
+                      for m in recorded[name]["messages"]]
+            assert len(ours) == len(theirs), (name, text)
+            for mine, jax_text in zip(ours, theirs):
+                lines = mine.splitlines()
+                assert lines[:len(jax_text.splitlines())] == jax_text.splitlines(), \
+                    (name, mine, jax_text)
+            assert "PERSISTENT COMPILATION CACHE" not in text, text
+    finally:
+        execute(kernel, "jax.config.update('jax_explain_cache_misses', False)")

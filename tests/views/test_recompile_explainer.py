@@ -39,6 +39,34 @@ def test_the_docstring_examples_run_on_their_own():
     assert doctest.testmod(recompile_explainer).failed == 0
 
 
+def test_a_decorated_functions_fix_is_its_decorator(tmp_path):
+    """A function jitted by its decorator with a static argument the loop changes: the fix
+    shows the decorator without static_argnames (it showed `jax.jit(power)`, which jits the
+    jitted function, its n still static: an error for a traced n). Applied, one compile for
+    every n, as JAX lowers learner4_static_steps_in_a_loop_fixed once."""
+    source = ("import functools\n"
+              "@functools.partial(jax.jit, static_argnames='n')\n"
+              "def power(x, n):\n"
+              "    return x ** n\n"
+              "for n in range(1, 4):\n"
+              "    power(jnp.ones(3), n=n)\n")
+
+    def run(text, name):              # from a file, as a cell's lines are in linecache
+        path = tmp_path / name
+        path.write_text(text)
+        scope = {"jax": jxkernel, "jnp": jnp}
+        exec(compile(text, str(path), "exec"), scope)
+        return events_of(scope["power"])
+
+    change = run(source, "learner.py")[-1].changes[0]
+    assert change.kind == "static" and change.snippet == (
+        "@jax.jit    # n traced: one program for all its values\n"
+        "def power(x, n):"), change.snippet
+    fixed = source.replace("@functools.partial(jax.jit, static_argnames='n')\n"
+                           "def power(x, n):", change.snippet)
+    assert [e.reason for e in run(fixed, "fixed.py")] == ["first call"]
+
+
 # ================================================================== each kind of change
 def test_a_new_shape_says_which_argument_and_suggests_bucketing():
     f = jxkernel.jit(lambda x: x + 21)

@@ -5,8 +5,36 @@ applies, views/recompile_explainer.py reads from the jitted function).
 """
 from __future__ import annotations
 
+import inspect
+
 from .change import Change
 from .fixes import _fixed
+
+
+def partial_call(part) -> dict:
+    """The fill of _PARTIAL_FRESH_FIX's call for `part`, a functools.partial: the wrapped
+    function's parameters by name, those the partial bound passed as keywords (where its
+    signature is read; else a generic `k, x`).
+
+        >>> import functools
+        >>> def loss(x, y, beta, gamma=1.0):
+        ...     return x
+        >>> partial_call(functools.partial(loss, beta=0.1))
+        {'call': 'x, y, beta=beta', 'bound': 'beta'}
+        >>> partial_call(functools.partial(loss, 0.5))
+        {'call': 'x, y, beta', 'bound': 'x'}
+    """
+    try:
+        params = list(inspect.signature(part.func).parameters.values())
+    except (TypeError, ValueError):
+        return {"call": "k, x", "bound": "k"}
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    bound = [p.name for p in positional[:len(part.args)]] + list(part.keywords)
+    # every parameter without a default is passed, and each bound one
+    rest = [p.name for p in positional if p.name not in part.keywords and
+            (p.default is p.empty or p.name in bound)]
+    call = rest + [f"{k}={k}" for k in part.keywords]
+    return {"call": ", ".join(call), "bound": ", ".join(bound) or "k"}
 
 
 def fresh_jit_change(other_owner: str) -> Change:
@@ -20,7 +48,7 @@ _PARTIAL_FRESH_FIX = (
     "compiles again. Jit {func} once and pass what the partial bound as arguments (static "
     "if it must be).",
     "f_jit = jax.jit({func})    # once\n"
-    "out = f_jit(k, x)    # k passed, not bound")
+    "out = f_jit({call})    # {bound} passed, not bound")
 _METHOD_FRESH_FIX = (
     "This is jax.jit(obj.{method}) made anew: every `obj.{method}` is a new bound-method "
     "object, and jit's cache is keyed on the function object, so each jit of it traces "
