@@ -9,13 +9,11 @@ seconds, against ~2 ms to load; disk_cache.py). Running what it compiled: execut
 """
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
 import logging
 import os
 import re
-import threading
 import time
 
 import numpy as np
@@ -24,7 +22,9 @@ from ..core.config import config, make_user_context
 from ..core.lazy_names import lazy_names
 from . import client as _client
 from .client import xc
-from .disk_cache import _disk_load, _disk_path, _disk_store, _host_fingerprint, user_configured
+from .disk_cache import (_cache_line, _disk_load, _disk_path, _disk_store, _held_back,
+                         _host_fingerprint, _log_lines, _log_persistent, _module_and_key,
+                         _persistent_level, _persistent_logger, user_configured)
 from .memory import _check_mappings, _memory_cache, is_out_of_memory, out_of_memory, release_memory
 # this module's public names before the split, where callers and JAX's paths import them
 from .disk_cache import cache_dir  # noqa: F401
@@ -322,73 +322,6 @@ def _serializable(text: str, devices) -> bool:
         return True
     start = text.find("@main(")
     return "!stablehlo.token" not in text[start:text.find("->", start)]
-
-
-# jax_explain_cache_misses also tells the persistent cache's misses and writes, as JAX's
-# (jax._src.compiler, jax._src.compilation_cache: WARNING where a cache folder was set, and
-# else DEBUG); jxkernel's own logger for them, apart from the tracing misses'
-_persistent_logger = logging.getLogger("jxkernel.compilation_cache")
-_MODULE_NAME = re.compile(r"module @([\w.$-]+)")
-
-
-def _persistent_level() -> int:
-    """The level of JAX's persistent-cache miss and write lines: WARNING with
-    jax_explain_cache_misses on and a cache folder set by the user (JAX has no folder
-    otherwise: compilation_cache.is_persistent_cache_enabled), else DEBUG."""
-    return logging.WARNING if config.jax_explain_cache_misses and user_configured() \
-        else logging.DEBUG
-
-
-def _cache_line(lines: list, level: int, message: str, *args) -> None:
-    """One persistent-cache line of a compile, onto `lines` (where enabled at all)."""
-    if _persistent_logger.isEnabledFor(level):
-        lines.append((level, message, args))
-
-
-def _log_lines(lines) -> None:
-    for level, message, args in lines:
-        _persistent_logger.log(level, message, *args)
-
-
-def _log_persistent(lines: list, message: str, text: str, key) -> None:
-    """One of JAX's persistent-cache lines about module `text` (named as JAX names it,
-    "jit_f"; its key "jit_f-<sha256>"), at `_persistent_level()`, onto `lines`."""
-    name, named_key = _module_and_key(text, key or "")
-    _cache_line(lines, _persistent_level(), message,
-                *((name,) if key is None else (name, named_key)))
-
-
-_holding = threading.local()
-
-
-@contextlib.contextmanager
-def cache_lines_held():
-    """Inside, compile_module keeps its persistent-cache lines on the Phases it returns, for
-    the compile's record to log them after the tracing-cache miss (Phases.log_cache_lines):
-    JAX logs the miss as it traces, before lowering and compiling, so its persistent-cache
-    lines come after it.
-
-    >>> with cache_lines_held():
-    ...     _held_back()
-    True
-    """
-    outer = getattr(_holding, "on", False)
-    _holding.on = True
-    try:
-        yield
-    finally:
-        _holding.on = outer
-
-
-def _held_back() -> bool:
-    return getattr(_holding, "on", False)
-
-
-def _module_and_key(text, key) -> tuple:
-    """("jit_f", "jit_f-<key>"): module `text`'s name and its key as JAX writes them."""
-    found = _MODULE_NAME.match(text) if isinstance(text, str) else None
-    name = found.group(1) if found else "module"
-    return name, f"{name}-{key}"
 
 
 def _compile(backend, text, device_list, options, host_callbacks):

@@ -30,7 +30,6 @@ from ...core.staging import DebugInfo, is_ref
 from ...core.trace import Tracer, _ctx, eval_trace
 from ...tree_util import default_registry as _registry, tree_flatten, tree_unflatten
 from ...xla import client as _client, pipeline
-from ...xla.compiler import cache_lines_held
 from ...xla.array import ARRAY_TYPES, Array, buffers, is_plain
 from ...xla.placement import all_placed, found_for, placement_of, signature
 from ...xla.dispatch import check_jitted_values
@@ -305,9 +304,7 @@ class Jitted(native.JitFunction if native else object):
         key = key[:4] + (device,)            # (kept where it runs: the used arguments' device)
         module = lower_jit(self, closed, out_tree, device, jit_refs.without_refs(
             self._donated_leaves(dyn_args, dyn_kwargs), refs), arg_names=names)
-        # the persistent cache's lines wait for the record: logged after the tracing miss
-        with cache_lines_held():
-            entry, phases = program_of(self, closed, out_tree, module, trace_s, names)
+        entry, phases = program_of(self, closed, out_tree, module, trace_s, names)
         self._cache[key] = entry
         if phases is not None:          # (None: a `.compile()` of this program, reused)
             self._record(treedef, statics, avals, dyn_args, dyn_kwargs, phases, device,
