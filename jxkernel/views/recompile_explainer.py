@@ -43,9 +43,9 @@ from .signature_changes.change import (  # noqa: F401
 from .signature_changes.compare import distance, explain, explain_changes  # noqa: F401
 from .signature_changes.fixes import _refixed, for_function
 from .signature_changes.fresh_functions import (
-    _CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _DEFAULTS_FRESH_FIX, _INIT_METHOD_FRESH_FIX,
-    _INSTANCE_FRESH_FIX, _METHOD_FRESH_FIX, _PARTIAL_FRESH_FIX, _WRAPPER_FRESH_FIX,
-    fresh_jit_change, partial_call)
+    _CELL_RERUN_DECORATED_FIX, _CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _DEFAULTS_FRESH_FIX,
+    _INIT_METHOD_FRESH_FIX, _INSTANCE_FRESH_FIX, _METHOD_FRESH_FIX, _PARTIAL_FRESH_FIX,
+    _WRAPPER_FRESH_FIX, fresh_jit_change, partial_call)
 from .signature_changes.statics import _pytree_fields
 from .signature_changes.input_types import grown_step_by_step, rows_under_vmap
 from .signature_changes.nearest import nearest
@@ -169,9 +169,12 @@ def _fresh_jit_changes(jitted) -> tuple:
         change = _refixed(change, _CLOSURE_FRESH_FIX, names=", ".join(free),
                           first=free[0])
     elif cell is not None and now is not None and cell != now:   # a cell run again
-        change = _refixed(change, _CELL_RERUN_FIX, before=cell, now=now,
+        def_line = jit_decorated_def(fun)
+        change = _refixed(change, _CELL_RERUN_FIX if def_line is None else
+                          _CELL_RERUN_DECORATED_FIX, before=cell, now=now,
                           fname=_jit_name(jitted), fun=_jit_name(jitted)
-                          if jitted._name.isidentifier() else "lambda ...: ...")
+                          if jitted._name.isidentifier() else "lambda ...: ...",
+                          def_line=def_line)
     return (change,)
 
 
