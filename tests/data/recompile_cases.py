@@ -1866,6 +1866,96 @@ SCENARIOS = {
         "    refused = str(e)\n"
         "finally:\n"
         "    jax.config.update('jax_no_execution', False)\n"),
+    "trace_context_debug_key_reuse": (
+        "jax_debug_key_reuse switched on between two calls",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_debug_key_reuse', True)\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_debug_key_reuse', False)\n"),
+    "trace_context_threefry_partitionable": (
+        "jax_threefry_partitionable switched off between two calls",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_threefry_partitionable', False)\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_threefry_partitionable', True)\n"),
+    "trace_context_softmax_custom_jvp": (
+        "jax_softmax_custom_jvp switched on between two calls",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_softmax_custom_jvp', True)\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_softmax_custom_jvp', False)\n"),
+    "trace_context_random_seed_offset": (
+        "jax_random_seed_offset set to 1 between two calls",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_random_seed_offset', 1)\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_random_seed_offset', 0)\n"),
+    "trace_context_allow_f16_reductions": (
+        "jax_allow_f16_reductions switched off between two calls",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_allow_f16_reductions', False)\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_allow_f16_reductions', True)\n"),
+    "trace_context_check_static_indices": (
+        "jax_check_static_indices switched on between two calls",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_check_static_indices', True)\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_check_static_indices', False)\n"),
+    "trace_context_auto_pcast": (
+        "jax_auto_pcast switched off between two calls",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_auto_pcast', False)\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_auto_pcast', True)\n"),
+    "trace_context_remove_size_one_mesh_axis_from_type": (
+        "jax_remove_size_one_mesh_axis_from_type switched on between two calls",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_remove_size_one_mesh_axis_from_type', True)\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_remove_size_one_mesh_axis_from_type', False)\n"),
+    "trace_context_explicit_x64_dtypes": (
+        "jax_explicit_x64_dtypes set to 'allow' between two calls (an enum's value named)",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_explicit_x64_dtypes', 'allow')\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_explicit_x64_dtypes', 'warn')\n"),
+    "trace_context_numpy_rank_promotion": (
+        "jax_numpy_rank_promotion set to 'warn' by config.update between two calls",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_numpy_rank_promotion', 'warn')\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_numpy_rank_promotion', 'allow')\n"),
     "trace_context_default_prng_impl_inside": (
         "a key made inside the jit, then jax_default_prng_impl set to 'rbg': a hit, the "
         "threefry program kept (its result the old one)",

@@ -854,6 +854,25 @@ def test_a_row_under_vmap_is_told_as_a_row():
         change.snippet
 
 
+@pytest.mark.parametrize("name", sorted(n for n in SCENARIOS if n.startswith("trace_context_")
+                                         and len(REFERENCE[n]["misses"]) == 2))
+def test_a_trace_options_fix_is_code_that_sets_the_value_it_compiled_under(name):
+    """An option of JAX's trace context changed between two calls (JAX: "* jax_remat3
+    differs: now True and before False"): the fix's code runs and sets the option to the
+    value the second call compiled under (an enum by its name: it was
+    `jax.config.update("jax_explicit_x64_dtypes", <ExplicitX64Mode.ALLOW: 3>)`)."""
+    _, events = jx_events(name)
+    (change,) = events[-1].changes
+    assert change.kind == "config" and f"* {change.path} differs" in \
+        REFERENCE[name]["messages"][-1]
+    before = getattr(config, change.path)
+    try:
+        exec(change.snippet, {"jax": jxkernel})
+        assert str(getattr(config, change.path)) == change.new != str(before)
+    finally:
+        config.update(change.path, before)
+
+
 @pytest.mark.parametrize("name", sorted(APPLIED_RECORDED))
 def test_the_fix_shown_applies_as_jax_recorded(name):
     kind, said, fixed = APPLIED_RECORDED[name]
