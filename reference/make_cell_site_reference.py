@@ -10,7 +10,8 @@ the same cells in jxkernel's kernel and compares.
 The kernel runs .venv-jax's Python (real JAX) with ipykernel and jupyter_client taken from
 jxkernel's .venv (appended to sys.path, after JAX's own packages). Writes
 tests/data/cell_site_reference.json: {"cells": [code, ...], "runs": [{"execution_count",
-"misses": the TRACING CACHE MISS messages, function ids and the kernel's pid dropped}],
+"misses": the TRACING CACHE MISS messages, function ids and the kernel's pid dropped,
+"persistent": the persistent compilation cache's lines}],
 "files": {each cell's file: its execution_count}}.
 """
 import json
@@ -62,6 +63,17 @@ def misses(text) -> list:
             for m in found if m.startswith("TRACING CACHE MISS")]
 
 
+# how JAX's persistent-cache lines begin (jax._src.compiler, jax._src.compilation_cache)
+PERSISTENT_LINES = ("PERSISTENT COMPILATION CACHE", "Writing ", "Not writing persistent",
+                    "Persistent compilation cache hit")
+
+
+def persistent(text) -> list:
+    """The persistent cache's lines of a cell's output (JAX logs them at WARNING only where
+    a cache folder was set)."""
+    return [line for line in text.splitlines() if line.startswith(PERSISTENT_LINES)]
+
+
 def main():
     manager = jupyter_client.KernelManager(kernel_name="python3")
     manager.kernel_spec.argv = [
@@ -78,7 +90,8 @@ def main():
         runs = []
         for code in CELLS:
             count, text = execute(client, code)
-            runs.append({"execution_count": count, "misses": misses(text)})
+            runs.append({"execution_count": count, "misses": misses(text),
+                         "persistent": persistent(text)})
         # which cell each file is: ipykernel names a cell's file by a hash of its code
         _, text = execute(client, "import json, re\nprint(json.dumps({re.sub(r'/tmp/"
                                   "ipykernel_\\d+/', '/tmp/ipykernel_<pid>/', k): v for k, v in "

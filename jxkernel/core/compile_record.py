@@ -252,6 +252,11 @@ def record(event: CompileEvent, counted_as=None) -> CompileEvent:
                 event, call_site if event.traced_at is None else event.traced_at))
         except Exception as e:
             _explainer_failed("writing the cache-miss log", e)
+    # the persistent cache's lines of this compile, held back to come after the miss, as in
+    # JAX (xla/disk_cache.py, cache_lines_held)
+    log_cache_lines = getattr(event.phases, "log_cache_lines", None)
+    if log_cache_lines is not None:
+        log_cache_lines()
     for callback in subscribers:
         try:
             callback(event)

@@ -303,14 +303,21 @@ _TRACE_OPTIONS = ("jax_enable_x64", "jax_explicit_x64_dtypes", "jax_check_static
                   "jax_numpy_dtype_promotion", "jax_numpy_rank_promotion",
                   "jax_default_matmul_precision",
                   # (not jax_check_tracer_leaks: JAX 0.10.2 keys no trace on it, so a call
-                  # inside jax.checking_leaks() of a function compiled outside is a hit)
-                  "jax_allow_f16_reductions", "jax_legacy_prng_key", "jax_enable_custom_prng",
-                  "jax_softmax_custom_jvp", "jax_threefry_partitionable", "jax_auto_pcast",
-                  "jax_default_prng_impl", "jax_random_seed_offset", "jax_debug_key_reuse",
-                  "jax_remove_size_one_mesh_axis_from_type",
+                  # inside jax.checking_leaks() of a function compiled outside is a hit; nor
+                  # the PRNG options jax_legacy_prng_key, jax_enable_custom_prng and
+                  # jax_default_prng_impl: a key made inside a jit keeps the implementation
+                  # of its first trace, as in JAX (tests/data/recompile_cases.py,
+                  # "trace_context_*"))
+                  "jax_allow_f16_reductions", "jax_softmax_custom_jvp",
+                  "jax_threefry_partitionable", "jax_auto_pcast", "jax_random_seed_offset",
+                  "jax_debug_key_reuse", "jax_remove_size_one_mesh_axis_from_type",
                   # as in JAX's trace context: a call inside jax.default_device(d) traces and
                   # compiles again even where d is the device it ran on before
-                  "jax_default_device")
+                  "jax_default_device",
+                  # and these, each named in JAX's miss when it changes (jax_no_execution: a
+                  # call traces and compiles again before it is refused)
+                  "jax_custom_vjp3", "jax_remat3", "jax_use_direct_linearize",
+                  "jax_embedded_constants_max_bytes", "jax_no_execution")
 
 
 # jax.make_user_context's contexts: their values join every jit cache key. Each is a hidden

@@ -145,6 +145,25 @@ def _function_node(fun):
     return found[0] if len(found) == 1 else None
 
 
+def jit_decorated_def(fun) -> str | None:
+    """The `def` line of `fun` where its source jits it with a decorator (`@jax.jit`,
+    `@functools.partial(jax.jit, ...)`), else None: a fix that re-jits such a function is
+    written as its decorator, since the name is bound to the jitted function already.
+
+        >>> import functools, jxkernel as jax
+        >>> @functools.partial(jax.jit, static_argnames="n")
+        ... def power(x, n=2):
+        ...     return x ** n
+        >>> jit_decorated_def(power)
+        'def power(x, n=2):'
+    """
+    node = _function_node(fun)
+    if not isinstance(node, ast.FunctionDef) or \
+            not any("jit" in ast.unparse(d) for d in node.decorator_list):
+        return None
+    return f"def {node.name}({ast.unparse(node.args)}):"
+
+
 def _parse(text: str):
     """The source's tree. A lambda's lines may be a fragment of a longer statement
     (`fs = [lambda x: x,` ...): then each `lambda` on them, cut before the closing brackets

@@ -19,8 +19,12 @@ The JSON (`application/vnd.jxkernel.report+json` in the notebook, the file of
                    "retraces", "cache_hits", "trace_ms", "lower_ms", "compile_ms"}
     events        oldest first: {"seq", "time", "function", "function_key", "source",
                    "signature": [[path, type]], "reason", "trace_ms", "lower_ms",
-                   "compile_ms", "cache", "backend", "explanation": [change], "inlined_into"}
-                  (inlined_into: null for a compilation; for a retrace, a jitted function
+                   "compile_ms", "cache", "backend", "explanation": [change], "inlined_into",
+                   "origin", "library"}
+                  (origin: "user", "internal" (jxkernel's or a registered library's own
+                  function; library: true for the latter) or "eager" (an operation outside
+                  jit), CompileEvent.origin;
+                  inlined_into: null for a compilation; for a retrace, a jitted function
                   traced anew inside another traced function that compiled nothing of its
                   own, that function: "jit(outer)", or a control-flow body traced anew, the
                   loop or traced function it is part of: "lax.scan", "jit(f)")
@@ -69,7 +73,10 @@ def event_json(event) -> dict:
             "lower_ms": _ms(event.lower_s), "compile_ms": _ms(event.compile_s),
             "cache": event.cache, "backend": event.backend,
             "explanation": [change_json(c) for c in event.changes],
-            "inlined_into": event.inlined_into}
+            "inlined_into": event.inlined_into,
+            # whose work: the user's function, jxkernel's or a registered library's own
+            # (library: true), or an eager operation, as the panel's groups tell them apart
+            "origin": event.origin, "library": event.library}
 
 
 def function_rows(events) -> list:

@@ -1,8 +1,9 @@
 """Why a jitted function compiled again: each compile compared with the nearest signature
 compiled before, as Changes (what differs, its kind, and the fix in a sentence and in code).
 
+    >>> import jxkernel, jxkernel.numpy as jnp
     >>> f = jxkernel.jit(lambda x: x * 2)
-    >>> f(jnp.ones(3)); f(jnp.ones(4))
+    >>> _ = f(jnp.ones(3)); _ = f(jnp.ones(4))        # the second call compiles again
     >>> [str(c) for c in jxkernel.compile_events()[-1].changes]
     ['x: shape f32[3] -> f32[4]']
 
@@ -42,13 +43,13 @@ from .signature_changes.change import (  # noqa: F401
 from .signature_changes.compare import distance, explain, explain_changes  # noqa: F401
 from .signature_changes.fixes import _refixed, for_function
 from .signature_changes.fresh_functions import (
-    _CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _DEFAULTS_FRESH_FIX, _INIT_METHOD_FRESH_FIX,
-    _INSTANCE_FRESH_FIX, _METHOD_FRESH_FIX, _PARTIAL_FRESH_FIX, _WRAPPER_FRESH_FIX,
-    fresh_jit_change)
+    _CELL_RERUN_DECORATED_FIX, _CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _DEFAULTS_FRESH_FIX,
+    _INIT_METHOD_FRESH_FIX, _INSTANCE_FRESH_FIX, _METHOD_FRESH_FIX, _PARTIAL_FRESH_FIX,
+    _WRAPPER_FRESH_FIX, fresh_jit_change, partial_call)
 from .signature_changes.statics import _pytree_fields
 from .signature_changes.input_types import grown_step_by_step, rows_under_vmap
 from .signature_changes.nearest import nearest
-from .argument_uses import uses
+from .argument_uses import jit_decorated_def, uses
 from .body_retraces import body_traced  # noqa: F401  (compile_record calls it: this module is the explainer)
 from .traced_functions import (_CONSTS_KEPT, _PER_FUNCTION, _instance_call, _lineage,
                                _named_consts, _named_signature, _source_of,
@@ -114,7 +115,7 @@ def _explain(miss: Miss) -> tuple:
             return named, static_named, None, "first call", _fresh_jit_changes(miss.jitted), \
                 new
     changes = grown_step_by_step(explain_changes(closest, new), miss.history, new)
-    changes = for_function(changes, miss.jitted._fun, uses)
+    changes = for_function(changes, miss.jitted._fun, uses, jit_decorated_def)
     reason = explain(closest.named, named, closest.treedef, miss.treedef, closest.statics,
                      static_named, [c for c in changes if c.kind == "structure"])
     if changes and (reason.startswith("a changed configuration") or
@@ -140,7 +141,7 @@ def _fresh_jit_changes(jitted) -> tuple:
     free = getattr(getattr(_user_function(fun), "__code__", None), "co_freevars", ())
     if isinstance(fun, functools.partial):      # jit(partial(g, k)) made anew
         change = _refixed(change, _PARTIAL_FRESH_FIX,
-                          func=getattr(fun.func, "__name__", "g"))
+                          func=getattr(fun.func, "__name__", "g"), **partial_call(fun))
     elif getattr(fun, "__func__", None) is not None and hasattr(fun, "__self__"):
         method = getattr(fun.__func__, "__name__", "method")
         attr = _held_by(fun.__self__, jitted)
@@ -168,9 +169,12 @@ def _fresh_jit_changes(jitted) -> tuple:
         change = _refixed(change, _CLOSURE_FRESH_FIX, names=", ".join(free),
                           first=free[0])
     elif cell is not None and now is not None and cell != now:   # a cell run again
-        change = _refixed(change, _CELL_RERUN_FIX, before=cell, now=now,
+        def_line = jit_decorated_def(fun)
+        change = _refixed(change, _CELL_RERUN_FIX if def_line is None else
+                          _CELL_RERUN_DECORATED_FIX, before=cell, now=now,
                           fname=_jit_name(jitted), fun=_jit_name(jitted)
-                          if jitted._name.isidentifier() else "lambda ...: ...")
+                          if jitted._name.isidentifier() else "lambda ...: ...",
+                          def_line=def_line)
     return (change,)
 
 
@@ -387,6 +391,7 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
     user's is in the trace), the function, and each difference from the nearest earlier
     signature.
 
+        >>> from jxkernel.xla.compiler import Phases
         >>> print(explain_miss(CompileEvent("f", "a.py:3", (), "first call", Phases(), "cpu")))
         TRACING CACHE MISS:
           never seen function:

@@ -53,11 +53,9 @@ def hlo_bundle(title, sections, cost_rows, collectives=(),
 
 def compile_event_json(event, cell_id=None, execution_count=None) -> dict:
     """One compilation as the extension's panel and the log's bundle list it: the report's
-    event (compile_report.event_json, with what changed), the cell it ran in and whose work
-    it was (the user's, jxkernel's own or an eager operation: CompileEvent.origin; a registered
-    library's keeps origin internal and says `library`, as the panel's groups do)."""
-    return {**event_json(event), "cell_id": cell_id, "execution_count": execution_count,
-            "origin": event.origin, "library": event.library}
+    event (compile_report.event_json: what changed, and whose work it was) and the cell it
+    ran in."""
+    return {**event_json(event), "cell_id": cell_id, "execution_count": execution_count}
 
 
 def compilations_bundle(events, title="") -> dict:

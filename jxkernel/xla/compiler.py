@@ -22,7 +22,9 @@ from ..core.config import config, make_user_context
 from ..core.lazy_names import lazy_names
 from . import client as _client
 from .client import xc
-from .disk_cache import _disk_load, _disk_path, _disk_store, _host_fingerprint, user_configured
+from .disk_cache import (_cache_line, _disk_load, _disk_path, _disk_store, _held_back,
+                         _host_fingerprint, _log_lines, _log_persistent, _module_and_key,
+                         _persistent_level, _persistent_logger, user_configured)
 from .memory import _check_mappings, _memory_cache, is_out_of_memory, out_of_memory, release_memory
 # this module's public names before the split, where callers and JAX's paths import them
 from .disk_cache import cache_dir  # noqa: F401
@@ -86,10 +88,17 @@ class Phases:
     lower_s: float = 0.0
     compile_s: float = 0.0
     cache: str = "compiled"           # "compiled", "memory" or "disk"
+    # the persistent cache's log lines of this compile, (level, message, args), where they
+    # were held back (`cache_lines_held`) for the compile's record to log (`log_cache_lines`)
+    cache_lines: tuple = ()
 
     @property
     def total_s(self) -> float:
         return self.trace_s + self.lower_s + self.compile_s
+
+    def log_cache_lines(self) -> None:
+        """Log the persistent cache's lines held back for this compile (see cache_lines_held)."""
+        _log_lines(self.cache_lines)
 
 
 # XLA options every compile starts from, beneath those a jit names. Empty for users; the test
@@ -254,16 +263,22 @@ def compile_module(text: str, devices, host_callbacks=(), propagate_outputs=None
     path = None if key is None or not _serializable(text, devices) else _disk_path(key)
     loaded = _disk_load(path, backend, device_list, options) if path else None
     source = "disk"
+    lines = []                      # the persistent cache's log lines, as JAX 0.10.2 logs them
     if loaded is not None:          # JAX's line, WARNING with jax_log_compiles on
-        _persistent_logger.log(logging.WARNING if config.jax_log_compiles and
-                               user_configured() else logging.DEBUG,
-                               "Persistent compilation cache hit for '%s' with key %r",
-                               *_module_and_key(text, key))
+        _cache_line(lines, logging.WARNING if config.jax_log_compiles and user_configured()
+                    else logging.DEBUG, "Persistent compilation cache hit for '%s' with key %r",
+                    *_module_and_key(text, key))
+    # JAX looks a program with host callbacks up too (its key has their addresses), misses,
+    # and says why it keeps it not (compiler._cache_write); jxkernel keeps such programs in
+    # neither cache, and tells it in JAX's lines
+    called_back = bool(host_callbacks) and config.jax_enable_compilation_cache and \
+        _persistent_logger.isEnabledFor(_persistent_level())
     if loaded is None:
         source = "compiled"
-        if path:
-            _log_persistent("PERSISTENT COMPILATION CACHE MISS for '%s' with key %r", text,
-                            key)
+        if path or called_back:
+            _log_persistent(lines, "PERSISTENT COMPILATION CACHE MISS for '%s' with key %r",
+                            text, key or cache_key(text, devices, propagate_outputs,
+                                                   compiler_options))
         try:
             loaded = _compile(backend, text, device_list, options, host_callbacks)
         except CompileError as e:
@@ -274,17 +289,26 @@ def compile_module(text: str, devices, host_callbacks=(), propagate_outputs=None
                     f"DebugOptions, such as 'xla_cpu_enable_fast_math')") from None
             raise
         elapsed = time.perf_counter() - start
-        if path and elapsed >= config.jax_persistent_cache_min_compile_time_secs:
-            _log_persistent("Writing %s to persistent compilation cache with key %r", text,
-                            key)
+        if called_back:
+            _log_persistent(lines, "Not writing persistent cache entry for '%s' because it "
+                            "uses host callbacks (e.g. from jax.debug.print or breakpoint)",
+                            text, None)
+        elif path and elapsed >= config.jax_persistent_cache_min_compile_time_secs:
+            _log_persistent(lines, "Writing %s to persistent compilation cache with key %r",
+                            text, key)
             _disk_store(path, loaded)
         elif path:
             minimum = config.jax_persistent_cache_min_compile_time_secs
-            _log_persistent(f"Not writing persistent cache entry for '%s' because it took < "
-                            f"{minimum:.2f} seconds to compile ({elapsed:.2f}s)", text, None)
+            _log_persistent(lines, f"Not writing persistent cache entry for '%s' because it "
+                            f"took < {minimum:.2f} seconds to compile ({elapsed:.2f}s)", text,
+                            None)
     if host_callbacks:
         loaded = _WithHostCallbacks(loaded, tuple(host_callbacks))
-    phases = Phases(compile_s=time.perf_counter() - start, cache=source)
+    held = _held_back()
+    phases = Phases(compile_s=time.perf_counter() - start, cache=source,
+                    cache_lines=tuple(lines) if held else ())
+    if not held:
+        _log_lines(lines)
     if key is not None:
         _memory_cache[key] = loaded
     return loaded, phases
@@ -298,32 +322,6 @@ def _serializable(text: str, devices) -> bool:
         return True
     start = text.find("@main(")
     return "!stablehlo.token" not in text[start:text.find("->", start)]
-
-
-# jax_explain_cache_misses also tells the persistent cache's misses and writes, as JAX's
-# (jax._src.compiler, jax._src.compilation_cache: WARNING where a cache folder was set, and
-# else DEBUG); jxkernel's own logger for them, apart from the tracing misses'
-_persistent_logger = logging.getLogger("jxkernel.compilation_cache")
-_MODULE_NAME = re.compile(r"module @([\w.$-]+)")
-
-
-def _log_persistent(message: str, text: str, key) -> None:
-    """One of JAX's persistent-cache lines, about module `text` (named as JAX names it,
-    "jit_f"; its key "jit_f-<sha256>"): WARNING with jax_explain_cache_misses on and a cache
-    folder set by the user (JAX has no folder otherwise), else DEBUG."""
-    level = logging.WARNING if config.jax_explain_cache_misses and user_configured() \
-        else logging.DEBUG
-    if not _persistent_logger.isEnabledFor(level):
-        return
-    name, named_key = _module_and_key(text, key or "")
-    _persistent_logger.log(level, message, *((name,) if key is None else (name, named_key)))
-
-
-def _module_and_key(text, key) -> tuple:
-    """("jit_f", "jit_f-<key>"): module `text`'s name and its key as JAX writes them."""
-    found = _MODULE_NAME.match(text) if isinstance(text, str) else None
-    name = found.group(1) if found else "module"
-    return name, f"{name}-{key}"
 
 
 def _compile(backend, text, device_list, options, host_callbacks):

@@ -1,14 +1,19 @@
 """The on-disk executable cache: serialized executables by cache key, so that a restarted
 notebook kernel skips XLA's compile (60 ms to seconds, against ~2 ms to load).
 ``cache_dir()`` is ``~/.cache/jxkernel/xla`` by default, None with the cache off; an entry is
-checked against its digest before XLA reads it.
+checked against its digest before XLA reads it. With jax_explain_cache_misses, the lines JAX
+logs of its persistent cache ("PERSISTENT COMPILATION CACHE MISS ...") are made here too.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
+import logging
 import os
 import platform as _platform
+import re
+import threading
 import warnings
 
 from ..core.config import config
@@ -185,3 +190,70 @@ def _remove_quietly(path):
         os.remove(path)
     except OSError:
         pass
+
+
+# jax_explain_cache_misses also tells the persistent cache's misses and writes, as JAX's
+# (jax._src.compiler, jax._src.compilation_cache: WARNING where a cache folder was set, and
+# else DEBUG); jxkernel's own logger for them, apart from the tracing misses'
+_persistent_logger = logging.getLogger("jxkernel.compilation_cache")
+_MODULE_NAME = re.compile(r"module @([\w.$-]+)")
+
+
+def _persistent_level() -> int:
+    """The level of JAX's persistent-cache miss and write lines: WARNING with
+    jax_explain_cache_misses on and a cache folder set by the user (JAX has no folder
+    otherwise: compilation_cache.is_persistent_cache_enabled), else DEBUG."""
+    return logging.WARNING if config.jax_explain_cache_misses and user_configured() \
+        else logging.DEBUG
+
+
+def _cache_line(lines: list, level: int, message: str, *args) -> None:
+    """One persistent-cache line of a compile, onto `lines` (where enabled at all)."""
+    if _persistent_logger.isEnabledFor(level):
+        lines.append((level, message, args))
+
+
+def _log_lines(lines) -> None:
+    for level, message, args in lines:
+        _persistent_logger.log(level, message, *args)
+
+
+def _log_persistent(lines: list, message: str, text: str, key) -> None:
+    """One of JAX's persistent-cache lines about module `text` (named as JAX names it,
+    "jit_f"; its key "jit_f-<sha256>"), at `_persistent_level()`, onto `lines`."""
+    name, named_key = _module_and_key(text, key or "")
+    _cache_line(lines, _persistent_level(), message,
+                *((name,) if key is None else (name, named_key)))
+
+
+_holding = threading.local()
+
+
+@contextlib.contextmanager
+def cache_lines_held():
+    """Inside, compile_module keeps its persistent-cache lines on the Phases it returns, for
+    the compile's record to log them after the tracing-cache miss (Phases.log_cache_lines):
+    JAX logs the miss as it traces, before lowering and compiling, so its persistent-cache
+    lines come after it.
+
+    >>> with cache_lines_held():
+    ...     _held_back()
+    True
+    """
+    outer = getattr(_holding, "on", False)
+    _holding.on = True
+    try:
+        yield
+    finally:
+        _holding.on = outer
+
+
+def _held_back() -> bool:
+    return getattr(_holding, "on", False)
+
+
+def _module_and_key(text, key) -> tuple:
+    """("jit_f", "jit_f-<key>"): module `text`'s name and its key as JAX writes them."""
+    found = _MODULE_NAME.match(text) if isinstance(text, str) else None
+    name = found.group(1) if found else "module"
+    return name, f"{name}-{key}"

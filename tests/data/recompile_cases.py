@@ -1787,6 +1787,328 @@ SCENARIOS = {
         "apply = jax.jit(lambda model, x: model(x))    # once, outside the loop\n"
         "for k in (1.0, 2.0):\n"
         "    y = apply(Model(k), jnp.ones(3))\n"),
+    # ------------------- options in (or out of) JAX 0.10.2's trace context (stop 75)
+    # config.trace_context(): a call after one of its options changed traces again, and
+    # JAX names the option; one outside it (the PRNG options) is a cache hit
+    "trace_context_legacy_prng_key": (
+        "jax_legacy_prng_key set to 'error' between two calls: not in JAX's trace context, a hit",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_legacy_prng_key', 'error')\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_legacy_prng_key', 'allow')\n"),
+    "trace_context_enable_custom_prng": (
+        "jax_enable_custom_prng switched on between two calls: not in JAX's trace context, a hit",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_enable_custom_prng', True)\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_enable_custom_prng', False)\n"),
+    "trace_context_default_prng_impl": (
+        "jax_default_prng_impl set to 'rbg' between two calls: not in JAX's trace context, a hit",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_default_prng_impl', 'rbg')\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_default_prng_impl', 'threefry2x32')\n"),
+    "trace_context_custom_vjp3": (
+        "jax_custom_vjp3 switched on between two calls",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_custom_vjp3', True)\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_custom_vjp3', False)\n"),
+    "trace_context_remat3": (
+        "jax_remat3 switched on between two calls",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_remat3', True)\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_remat3', False)\n"),
+    "trace_context_use_direct_linearize": (
+        "jax_use_direct_linearize switched off between two calls",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_use_direct_linearize', False)\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_use_direct_linearize', True)\n"),
+    "trace_context_embedded_constants_max_bytes": (
+        "jax_embedded_constants_max_bytes set to 64 between two calls",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_embedded_constants_max_bytes', 64)\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_embedded_constants_max_bytes', 32)\n"),
+    "trace_context_no_execution": (
+        "jax_no_execution switched on between two calls: traced and compiled again, then "
+        "refused (RuntimeError)",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "x = jnp.ones(3)\n"
+        "f(x)\n"
+        "jax.config.update('jax_no_execution', True)\n"
+        "try:\n"
+        "    f(x)\n"
+        "except RuntimeError as e:\n"
+        "    refused = str(e)\n"
+        "finally:\n"
+        "    jax.config.update('jax_no_execution', False)\n"),
+    "trace_context_debug_key_reuse": (
+        "jax_debug_key_reuse switched on between two calls",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_debug_key_reuse', True)\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_debug_key_reuse', False)\n"),
+    "trace_context_threefry_partitionable": (
+        "jax_threefry_partitionable switched off between two calls",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_threefry_partitionable', False)\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_threefry_partitionable', True)\n"),
+    "trace_context_softmax_custom_jvp": (
+        "jax_softmax_custom_jvp switched on between two calls",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_softmax_custom_jvp', True)\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_softmax_custom_jvp', False)\n"),
+    "trace_context_random_seed_offset": (
+        "jax_random_seed_offset set to 1 between two calls",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_random_seed_offset', 1)\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_random_seed_offset', 0)\n"),
+    "trace_context_allow_f16_reductions": (
+        "jax_allow_f16_reductions switched off between two calls",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_allow_f16_reductions', False)\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_allow_f16_reductions', True)\n"),
+    "trace_context_check_static_indices": (
+        "jax_check_static_indices switched on between two calls",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_check_static_indices', True)\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_check_static_indices', False)\n"),
+    "trace_context_auto_pcast": (
+        "jax_auto_pcast switched off between two calls",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_auto_pcast', False)\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_auto_pcast', True)\n"),
+    "trace_context_remove_size_one_mesh_axis_from_type": (
+        "jax_remove_size_one_mesh_axis_from_type switched on between two calls",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_remove_size_one_mesh_axis_from_type', True)\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_remove_size_one_mesh_axis_from_type', False)\n"),
+    "trace_context_explicit_x64_dtypes": (
+        "jax_explicit_x64_dtypes set to 'allow' between two calls (an enum's value named)",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_explicit_x64_dtypes', 'allow')\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_explicit_x64_dtypes', 'warn')\n"),
+    "trace_context_numpy_rank_promotion": (
+        "jax_numpy_rank_promotion set to 'warn' by config.update between two calls",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_numpy_rank_promotion', 'warn')\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_numpy_rank_promotion', 'allow')\n"),
+    "trace_context_default_prng_impl_inside": (
+        "a key made inside the jit, then jax_default_prng_impl set to 'rbg': a hit, the "
+        "threefry program kept (its result the old one)",
+        "f = jax.jit(lambda s: jax.random.uniform(jax.random.key(s), (2,)))\n"
+        "f(0)\n"
+        "jax.config.update('jax_default_prng_impl', 'rbg')\n"
+        "try:\n"
+        "    out = f(0)\n"
+        "finally:\n"
+        "    jax.config.update('jax_default_prng_impl', 'threefry2x32')\n"),
+    # -------------------------------------------- a learner's fourth pass (stop 75, explain7)
+    "learner4_last_batch_smaller": (
+        "a training loop over 10 examples in batches of 4: the last batch has 2",
+        "@jax.jit\n"
+        "def loss(w, xb):\n"
+        "    return jnp.mean((xb @ w) ** 2)\n"
+        "data, w = jnp.ones((10, 3)), jnp.ones(3)\n"
+        "for i in range(0, 10, 4):\n"
+        "    loss(w, data[i:i + 4])\n"),
+    "learner4_arange_then_linspace": (
+        "jnp.arange(3) (int32), then jnp.linspace (float32) into the same function",
+        "f = jax.jit(lambda x: jnp.sin(x) + 1)\n"
+        "f(jnp.arange(3)); f(jnp.linspace(0.0, 1.0, 3))\n"),
+    "learner4_learning_rate_weak": (
+        "a learning rate as a Python float, then as jnp.float32 (weak type)",
+        "@jax.jit\n"
+        "def sgd(w, g, lr):\n"
+        "    return w - lr * g\n"
+        "w = jnp.ones(3)\n"
+        "w = sgd(w, w, 0.1)\n"
+        "w = sgd(w, w, jnp.float32(0.1))\n"),
+    "learner4_static_steps_in_a_loop": (
+        "static_argnames='n' given the loop's counter: a compile per value",
+        "import functools\n"
+        "@functools.partial(jax.jit, static_argnames='n')\n"
+        "def power(x, n):\n"
+        "    return x ** n\n"
+        "for n in range(1, 4):\n"
+        "    power(jnp.ones(3), n=n)\n"),
+    "learner4_global_threshold_changed": (
+        "a global read inside the jit changed between calls: a hit, JAX keeps the old value",
+        "threshold = 0.5\n"
+        "@jax.jit\n"
+        "def clip(x):\n"
+        "    return jnp.where(x > threshold, threshold, x)\n"
+        "clip(jnp.ones(3))\n"
+        "threshold = 0.25\n"
+        "out = clip(jnp.ones(3))\n"),
+    "learner4_cell_run_twice": (
+        "the cell defining @jax.jit def step run twice (the same lines): a new function",
+        "cell = '@jax.jit\\ndef step(x):\\n    return x * 0.9\\nstep(jnp.ones(3))\\n'\n"
+        "exec(compile(cell, FILE, 'exec'), globals())\n"
+        "exec(compile(cell, FILE, 'exec'), globals())\n"),
+    "learner4_x64_switched_on_later": (
+        "jax_enable_x64 switched on after a first call, mid-notebook",
+        "f = jax.jit(lambda x: x.sum())\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_enable_x64', True)\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_enable_x64', False)\n"),
+    "learner4_bound_method_jitted_each_step": (
+        "jax.jit(model.apply) made inside the training loop (a bound method, new each step)",
+        "class Model:\n"
+        "    def __init__(self, k):\n"
+        "        self.k = k\n"
+        "    def apply(self, x):\n"
+        "        return x * self.k\n"
+        "model = Model(2.0)\n"
+        "for _ in range(2):\n"
+        "    jax.jit(model.apply)(jnp.ones(3))\n"),
+    "learner4_partial_jitted_each_step": (
+        "jax.jit(functools.partial(loss, beta=b)) made for each b in a sweep",
+        "import functools\n"
+        "def loss(x, beta):\n"
+        "    return jnp.sum(x ** 2) * beta\n"
+        "for b in (0.1, 0.2):\n"
+        "    jax.jit(functools.partial(loss, beta=b))(jnp.ones(3))\n"),
+    "learner4_params_dict_gains_a_key": (
+        "a params dict that gains a 'bias' entry between calls",
+        "@jax.jit\n"
+        "def predict(params, x):\n"
+        "    return x @ params['w'] + params.get('b', 0.0)\n"
+        "params = {'w': jnp.ones(3)}\n"
+        "predict(params, jnp.ones(3))\n"
+        "params['b'] = jnp.zeros(())\n"
+        "predict(params, jnp.ones(3))\n"),
+    # ... each with the fix its explanation shows, applied: one program (the fix works)
+    "learner4_last_batch_smaller_fixed": (
+        "the last batch padded to 4 rows, a mask keeping the padding out of the loss",
+        "@jax.jit\n"
+        "def loss(w, xb, mask):\n"
+        "    return jnp.sum((xb @ w) ** 2 * mask) / jnp.sum(mask)\n"
+        "data, w = jnp.ones((10, 3)), jnp.ones(3)\n"
+        "for i in range(0, 10, 4):\n"
+        "    xb = data[i:i + 4]\n"
+        "    n = xb.shape[0]\n"
+        "    xb = jnp.pad(xb, [(0, 4 - n)] + [(0, 0)] * (xb.ndim - 1))\n"
+        "    mask = jnp.arange(4) < n    # weigh the padded rows 0\n"
+        "    loss(w, xb, mask)\n"),
+    "learner4_arange_then_linspace_fixed": (
+        "each input cast to float32 before the call",
+        "f = jax.jit(lambda x: jnp.sin(x) + 1)\n"
+        "for x in (jnp.arange(3), jnp.linspace(0.0, 1.0, 3)):\n"
+        "    x = jnp.asarray(x, jnp.float32)\n"
+        "    f(x)\n"),
+    "learner4_learning_rate_weak_fixed": (
+        "the learning rate an array from the start",
+        "@jax.jit\n"
+        "def sgd(w, g, lr):\n"
+        "    return w - lr * g\n"
+        "w = jnp.ones(3)\n"
+        "for lr in (0.1, jnp.float32(0.1)):\n"
+        "    lr = jnp.asarray(lr, jnp.float32)    # an array from the start\n"
+        "    w = sgd(w, w, lr)\n"),
+    "learner4_static_steps_in_a_loop_fixed": (
+        "n traced (@jax.jit without static_argnames): one program for every n",
+        "@jax.jit\n"
+        "def power(x, n):\n"
+        "    return x ** n\n"
+        "for n in range(1, 4):\n"
+        "    power(jnp.ones(3), n=n)\n"),
+    "learner4_bound_method_jitted_once_fixed": (
+        "jax.jit(model.apply) made once, before the loop",
+        "class Model:\n"
+        "    def __init__(self, k):\n"
+        "        self.k = k\n"
+        "    def apply(self, x):\n"
+        "        return x * self.k\n"
+        "model = Model(2.0)\n"
+        "apply_jit = jax.jit(model.apply)    # once, outside the loop\n"
+        "for _ in range(2):\n"
+        "    apply_jit(jnp.ones(3))\n"),
+    "learner4_partial_jitted_once_fixed": (
+        "loss jitted once, beta passed in each call of the sweep",
+        "def loss(x, beta):\n"
+        "    return jnp.sum(x ** 2) * beta\n"
+        "f_jit = jax.jit(loss)    # once\n"
+        "for beta in (0.1, 0.2):\n"
+        "    y = f_jit(jnp.ones(3), beta=beta)    # beta passed, not bound\n"),
+    "learner4_params_dict_gains_a_key_fixed": (
+        "the params given every key in every call",
+        "@jax.jit\n"
+        "def predict(params, x):\n"
+        "    return x @ params['w'] + params.get('b', 0.0)\n"
+        "defaults = {'b': jnp.zeros(())}\n"
+        "params = {'w': jnp.ones(3)}\n"
+        "params = {**defaults, **params}    # the same keys in every call\n"
+        "predict(params, jnp.ones(3))\n"
+        "params['b'] = jnp.zeros(())\n"
+        "params = {**defaults, **params}    # the same keys in every call\n"
+        "predict(params, jnp.ones(3))\n"),
 }
 
 # scenarios that raise: the recorded result is the exception class name

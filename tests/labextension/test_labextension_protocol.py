@@ -125,9 +125,11 @@ def test_compile_event_is_a_report_event_and_more():
     report = protocol.definition("ReportEvent")
     flat = protocol.merged(event)
     assert set(report["properties"]) < set(flat["properties"])
-    assert set(flat["properties"]) - set(report["properties"]) == {
-        "cell_id", "execution_count", "origin", "library"}
+    assert set(flat["properties"]) - set(report["properties"]) == {"cell_id", "execution_count"}
     assert set(report["required"]) < set(flat["required"])
+    # whose work: in the report's events too (%jxreport's JSON), given always in the panel's
+    assert {"origin", "library"} <= set(report["properties"]) - set(report["required"])
+    assert "origin" in flat["required"]
 
 
 def test_change_kinds_are_the_explainers_kinds():

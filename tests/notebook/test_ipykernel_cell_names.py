@@ -16,6 +16,9 @@ pytest.importorskip("jupyter_client")
 from real_kernel import TIMEOUT, running_kernel  # noqa: E402
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
+# how JAX's persistent-cache lines begin (jax._src.compiler, jax._src.compilation_cache)
+PERSISTENT_LINES = ("PERSISTENT COMPILATION CACHE", "Writing ", "Not writing persistent",
+                    "Persistent compilation cache hit")
 
 
 @pytest.fixture(scope="module")
@@ -204,3 +207,50 @@ def test_a_calls_column_in_a_cell_is_where_jaxs_log_puts_it_in_words(kernel):
             defined = in_words(m.split("\n")[1], counts)
             assert defined in text, (defined, text)
     assert "line 1, column 17 (<module>):" in texts[2] and ":16" not in texts[2], texts[2]
+    # and nothing of the persistent cache: JAX logs its lines at WARNING only where the user
+    # set a cache folder, and neither kernel had one (real_kernel's keeps the tests' folder in
+    # XDG_CACHE_HOME, where a learner's default one is)
+    for text, run in zip(texts, recorded["runs"]):
+        ours = [line for line in text.splitlines() if line.startswith(PERSISTENT_LINES)]
+        assert ours == run["persistent"], text
+
+
+# a learner's programs (tests/data/recompile_cases.py, "learner4_*"), each typed as a cell:
+# what JAX 0.10.2 logged for each (recompile_reference.json) is in the cell's output, line for
+# line, its file's places in the cell's words; jxkernel's own lines (what changed, the fix)
+# come after JAX's
+LEARNER_CELLS = ("learner4_last_batch_smaller", "learner4_arange_then_linspace",
+                 "learner4_learning_rate_weak", "learner4_static_steps_in_a_loop",
+                 "learner4_global_threshold_changed", "learner4_x64_switched_on_later",
+                 "learner4_bound_method_jitted_each_step", "learner4_partial_jitted_each_step",
+                 "learner4_params_dict_gains_a_key")
+
+
+def test_a_learners_cells_say_what_jax_says(kernel):
+    from recompile_cases import SCENARIOS          # tests/data
+    recorded = json.loads((Path(__file__).parents[1] / "data" /
+                           "recompile_reference.json").read_text())["scenarios"]
+    execute(kernel, "import jxkernel as jax, numpy as np\n"
+                    "jax.config.update('jax_explain_cache_misses', True)")
+    try:
+        for name in LEARNER_CELLS:
+            reply, text = execute(kernel, SCENARIOS[name][1])
+            assert reply["status"] == "ok", (name, text)
+            n = reply["execution_count"]
+
+            def in_words(m, n=n):
+                line = f", line {m.group(1)}"
+                return f"In[{n}]" + line + (f", column {int(m.group(2)) + 1}" if m.group(2)
+                                            else "")
+            ours = [m for m in re.split(r"(?m)^(?=TRACING CACHE MISS)", text)
+                    if m.startswith("TRACING CACHE MISS")]
+            theirs = [re.sub(rf"<recompile:{name}>:(\d+)(?::(\d+))?", in_words, m)
+                      for m in recorded[name]["messages"]]
+            assert len(ours) == len(theirs), (name, text)
+            for mine, jax_text in zip(ours, theirs):
+                lines = mine.splitlines()
+                assert lines[:len(jax_text.splitlines())] == jax_text.splitlines(), \
+                    (name, mine, jax_text)
+            assert "PERSISTENT COMPILATION CACHE" not in text, text
+    finally:
+        execute(kernel, "jax.config.update('jax_explain_cache_misses', False)")

@@ -442,6 +442,25 @@ def test_a_cell_run_again_says_so_and_its_fix_applies(shell):
     assert len([e for e in compile_log.events_since(start) if e.key is shell.user_ns["fr2"]]) == 1
 
 
+def test_a_decorated_def_in_a_cell_run_again_is_told_to_move_as_it_is(shell):
+    """A cell with `@jax.jit def` and its call, run again: the fix moves that def, decorator
+    and all, to a cell of its own (it showed `frd = jax.jit(frd)`, a jit of the jitted
+    function, itself made anew each time its cell ran); applied, one compile."""
+    cell = "@jax.jit\ndef frd(v):\n    return v * 6.5\nfrd(jnp.ones(3))"
+    ok(shell, cell)
+    ok(shell, cell)
+    (change,) = events_of(shell.user_ns["frd"])[-1].changes
+    assert change.kind == "fresh_jit" and change.snippet.startswith(
+        "def frd(v):    # with its decorator and body, in a cell of its own, run once"), \
+        change.snippet
+    assert "jax.jit(frd)" not in change.snippet
+    ok(shell, "@jax.jit\ndef frd2(v):\n    return v * 7.5")      # the fix applied
+    start = compile_log.last_seq() + 1
+    assert ok(shell, "frd2(jnp.ones(3))").notes == []
+    assert ok(shell, "frd2(jnp.ones(3))").notes == []
+    assert len([e for e in compile_log.events_since(start) if e.key is shell.user_ns["frd2"]]) == 1
+
+
 def test_a_lambda_remade_in_a_loop_inside_one_cell_is_still_told_as_a_loop(shell):
     ran = ok(shell, "for i in range(2):\n    jax.jit(lambda v: v * 5.5)(jnp.ones(3))")
     (note,) = ran.notes

@@ -60,11 +60,16 @@ def test_keys_keep_their_implementation_through_transforms():
         ks.at[0].set(r.key(0))
 
 
-def test_a_config_change_retraces():
+def test_the_default_implementation_is_read_at_trace_time_as_in_jax():
+    """jax_default_prng_impl is not in JAX 0.10.2's trace context: a jitted function traced
+    before keeps its threefry key under default_prng_impl("rbg") (JAX: (2,), (2,), (2,)),
+    and one first traced inside makes rbg keys ((4,)); recompile_cases.py's
+    "trace_context_default_prng_impl*" record JAX's log of it."""
     f = jxkernel.jit(lambda s: r.key_data(r.key(s)))
     assert f(1).shape == (2,)
     with jxkernel.default_prng_impl("rbg"):
-        assert f(1).shape == (4,)
+        assert f(1).shape == (2,)
+        assert jxkernel.jit(lambda s: r.key_data(r.key(s)))(1).shape == (4,)
     assert f(1).shape == (2,)
 
 

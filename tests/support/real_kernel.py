@@ -5,6 +5,7 @@
         client.execute_interactive("%load_ext jxkernel", timeout=TIMEOUT)
 """
 import contextlib
+import os
 import sys
 
 import pytest
@@ -21,7 +22,7 @@ def running_kernel(timeout: float = TIMEOUT):
     manager = jupyter_client.KernelManager(kernel_name="python3")
     manager.kernel_spec.argv = [sys.executable, "-m", "ipykernel_launcher", "-f",
                                 "{connection_file}"]
-    manager.start_kernel()
+    manager.start_kernel(env=learners_environment())
     client = manager.client()
     client.start_channels()
     try:
@@ -30,3 +31,16 @@ def running_kernel(timeout: float = TIMEOUT):
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)
+
+
+def learners_environment() -> dict:
+    """This process's environment, with the tests' compile-cache folder given to the kernel
+    as a learner's kernel has its folder: jxkernel's default one (under XDG_CACHE_HOME), not
+    one the user set (JXKERNEL_COMPILATION_CACHE_DIR, as conftest.py sets it). With a folder
+    set, jax_explain_cache_misses also logs the persistent cache's lines, as JAX does, and a
+    cell's output would have lines a learner's has not."""
+    env = dict(os.environ)
+    folder = env.pop("JXKERNEL_COMPILATION_CACHE_DIR", None)
+    if folder is not None:                # (removed with the tests' folder: never ~/.cache)
+        env["XDG_CACHE_HOME"] = os.path.join(folder, "xdg")
+    return env

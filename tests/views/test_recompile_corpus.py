@@ -72,6 +72,8 @@ FRESH = {"jit_in_a_loop_lambda": None, "cell_rerun": None, "closure_factory_in_a
          "checkpoint_policy_jit_made_anew": None, "jit_of_grad_made_anew": None,
          "wrapper_decorator_each_call": None, "lambda_default_in_a_loop": None,
          "callable_object_jitted_anew": None, "trainer_made_each_epoch": None,
+         "learner4_cell_run_twice": None, "learner4_bound_method_jitted_each_step": None,
+         "learner4_partial_jitted_each_step": None,
          # the loop's second call only: the third is on a line of its own, where JAX gives
          # no "re-defined" hint (a tuple: the misses that name it)
          "partial_in_a_loop_then_once": {2: (1,)}}
@@ -805,6 +807,22 @@ APPLIED_RECORDED = {
     # was "jit obj._step once", of an object made anew)
     "trainer_made_each_epoch": ("fresh_jit", "obj = Trainer(...)    # once, outside the loop",
                                 "trainer_made_each_epoch_fixed"),
+    # a learner's fourth pass (tests/data/recompile_cases.py, "learner4_*")
+    "learner4_last_batch_smaller": ("shape", "xb = jnp.pad(xb, [(0, 4 - n)]",
+                                    "learner4_last_batch_smaller_fixed"),
+    "learner4_arange_then_linspace": ("dtype", "x = jnp.asarray(x, jnp.float32)",
+                                      "learner4_arange_then_linspace_fixed"),
+    "learner4_learning_rate_weak": ("weak_type", "lr = jnp.asarray(lr, jnp.float32)",
+                                    "learner4_learning_rate_weak_fixed"),
+    "learner4_static_steps_in_a_loop": ("static", "drop it from static_argnums/static_argnames",
+                                        "learner4_static_steps_in_a_loop_fixed"),
+    "learner4_bound_method_jitted_each_step": ("fresh_jit", "apply_jit = jax.jit(obj.apply)",
+                                               "learner4_bound_method_jitted_once_fixed"),
+    # (it was `out = f_jit(k, x)`, names of no parameter of loss)
+    "learner4_partial_jitted_each_step": ("fresh_jit", "out = f_jit(x, beta=beta)",
+                                          "learner4_partial_jitted_once_fixed"),
+    "learner4_params_dict_gains_a_key": ("structure", "params = {**defaults, **params}",
+                                         "learner4_params_dict_gains_a_key_fixed"),
 }
 
 
@@ -834,6 +852,25 @@ def test_a_row_under_vmap_is_told_as_a_row():
     assert change.kind == "shape" and "a row of what vmap maps over" in change.fix
     assert "a compile for each is expected" in change.fix and "xs = jnp.pad(xs" in \
         change.snippet
+
+
+@pytest.mark.parametrize("name", sorted(n for n in SCENARIOS if n.startswith("trace_context_")
+                                         and len(REFERENCE[n]["misses"]) == 2))
+def test_a_trace_options_fix_is_code_that_sets_the_value_it_compiled_under(name):
+    """An option of JAX's trace context changed between two calls (JAX: "* jax_remat3
+    differs: now True and before False"): the fix's code runs and sets the option to the
+    value the second call compiled under (an enum by its name: it was
+    `jax.config.update("jax_explicit_x64_dtypes", <ExplicitX64Mode.ALLOW: 3>)`)."""
+    _, events = jx_events(name)
+    (change,) = events[-1].changes
+    assert change.kind == "config" and f"* {change.path} differs" in \
+        REFERENCE[name]["messages"][-1]
+    before = getattr(config, change.path)
+    try:
+        exec(change.snippet, {"jax": jxkernel})
+        assert str(getattr(config, change.path)) == change.new != str(before)
+    finally:
+        config.update(change.path, before)
 
 
 @pytest.mark.parametrize("name", sorted(APPLIED_RECORDED))

@@ -18,6 +18,7 @@ from jxkernel.compile_log import Change, no_recompile
 from jxkernel.errors import RecompileError
 from jxkernel.xla import Phases
 from registered_library import excluded, import_library
+from doc_examples import check_docstring_examples      # tests/support
 
 
 def events_of(f):
@@ -26,6 +27,44 @@ def events_of(f):
 
 def last_changes(f):
     return [(c.path, c.kind, c.old, c.new) for c in events_of(f)[-1].changes]
+
+
+def test_the_docstring_examples_run_on_their_own():
+    """The module's examples import what they use (they failed under
+    `pytest --doctest-modules jxkernel/views/recompile_explainer.py`: jxkernel, Phases)."""
+    check_docstring_examples("jxkernel.views.recompile_explainer")
+    import doctest
+    from jxkernel.views import recompile_explainer
+    # and with the module's own names alone, as pytest's --doctest-modules runs them
+    assert doctest.testmod(recompile_explainer).failed == 0
+
+
+def test_a_decorated_functions_fix_is_its_decorator(tmp_path):
+    """A function jitted by its decorator with a static argument the loop changes: the fix
+    shows the decorator without static_argnames (it showed `jax.jit(power)`, which jits the
+    jitted function, its n still static: an error for a traced n). Applied, one compile for
+    every n, as JAX lowers learner4_static_steps_in_a_loop_fixed once."""
+    source = ("import functools\n"
+              "@functools.partial(jax.jit, static_argnames='n')\n"
+              "def power(x, n):\n"
+              "    return x ** n\n"
+              "for n in range(1, 4):\n"
+              "    power(jnp.ones(3), n=n)\n")
+
+    def run(text, name):              # from a file, as a cell's lines are in linecache
+        path = tmp_path / name
+        path.write_text(text)
+        scope = {"jax": jxkernel, "jnp": jnp}
+        exec(compile(text, str(path), "exec"), scope)
+        return events_of(scope["power"])
+
+    change = run(source, "learner.py")[-1].changes[0]
+    assert change.kind == "static" and change.snippet == (
+        "@jax.jit    # n traced: one program for all its values\n"
+        "def power(x, n):"), change.snippet
+    fixed = source.replace("@functools.partial(jax.jit, static_argnames='n')\n"
+                           "def power(x, n):", change.snippet)
+    assert [e.reason for e in run(fixed, "fixed.py")] == ["first call"]
 
 
 # ================================================================== each kind of change
@@ -364,6 +403,22 @@ def test_the_json_report_counts_compilations_hits_and_explanations():
     assert data["totals"]["compilations"] == sum(e["inlined_into"] is None
                                                  for e in data["events"])
     assert data["totals"]["cache_hits"] == sum(r["cache_hits"] for r in data["functions"])
+
+
+def test_the_json_reports_events_say_whose_work_they_were():
+    """%jxreport's events carry CompileEvent.origin and library, as the panel's do: a reader
+    of the file tells the user's compilations from eager operations and jxkernel's own
+    (they were left out of the report's events, though the comm's had them)."""
+    f = jxkernel.jit(lambda x: x - 5)
+    f(jnp.ones(2))
+    jnp.ones(7) * jnp.arange(7.0)                          # an eager operation
+    data = compile_report.report_data()
+    (mine,) = [e for e in data["events"] if e["function_key"] == f.function_key]
+    assert (mine["origin"], mine["library"]) == ("user", False)
+    assert {e["origin"] for e in data["events"]} >= {"user", "eager"}
+    by_seq = {e.seq: e for e in compile_log.compile_events()}
+    assert all(e["origin"] == by_seq[e["seq"]].origin and e["library"] == by_seq[e["seq"]].library
+               for e in data["events"])
 
 
 class _Tags(html.parser.HTMLParser):

@@ -28,6 +28,7 @@ from ...core.avals import ShapedArray, ShapeDtypeStruct, abstract_token
 from ...tree_util import equality_errors_pytreedef, keystr, tree_flatten, tree_unflatten
 from ...xla import client as _client
 from ...xla import pipeline
+from ...xla.disk_cache import cache_lines_held
 from ...xla.array import Array, is_plain
 from ...xla.layout import Format
 from ...xla.transfers import put_on_device
@@ -130,8 +131,11 @@ def program_of(jitted, closed, out_tree, module, trace_s, leaf_names) -> tuple:
     found = _COMPILED.get(closed, {}).get(id(module))
     if found is not None:
         return found[1], None
-    return jitted._build(closed, out_tree, module, trace_s, leaf_names,
-                         compiler_options=jitted._compiler_options)
+    # the persistent cache's lines wait on the Phases for the call's record, which logs them
+    # after its tracing miss, as JAX logs them (it traces before it lowers and compiles)
+    with cache_lines_held():
+        return jitted._build(closed, out_tree, module, trace_s, leaf_names,
+                             compiler_options=jitted._compiler_options)
 
 
 def _lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms, locations,

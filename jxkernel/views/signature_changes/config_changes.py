@@ -4,6 +4,7 @@ context, a jit option; with the fix for each.
 """
 from __future__ import annotations
 
+import enum
 import re
 import sys
 
@@ -28,9 +29,9 @@ def _config_changes(old, new):
             elif name == "jax_default_device":
                 change = _refixed(change, _DEFAULT_DEVICE_FIX, new_code=_device_code(value))
             elif name.startswith("jax_") and name != "jax_enable_x64":   # a trace option
-                change = _refixed(change, _TRACE_OPTION_FIX, new_repr=f'"{value}"'
-                                  if isinstance(value, str) else repr(value),
-                                  set_by=_option_setters(name))
+                change = _refixed(change, _TRACE_OPTION_FIX, new_repr=_value_code(value),
+                                  set_by=_option_setters(name), old=_value_text(before[name]),
+                                  new=_value_text(value))
             elif _USER_CONTEXT.search(name):      # jax.make_user_context's
                 change = _user_context_change(name, before[name], value)
             yield change
@@ -44,6 +45,24 @@ def _config_changes(old, new):
         change = Change(USER_CONTEXTS, "config", str(count - len(made)), str(count))
         yield _refixed(change, _NEW_CONTEXT_FIX, context=context,
                        value=repr(dict(new.config)[made[-1]]))
+
+
+def _value_text(value) -> str:
+    """An option's value as a learner sets it: an enum's by its name, as config.update takes
+    it (JAX's line names jax_explicit_x64_dtypes's ALLOW as its number, 3).
+
+        >>> from jxkernel.core.config import ExplicitX64Mode
+        >>> _value_text(ExplicitX64Mode.ALLOW), _value_text(None)
+        ('allow', 'None')
+    """
+    return value.name.lower() if isinstance(value, enum.Enum) else str(value)
+
+
+def _value_code(value) -> str:
+    """An option's value as code for config.update: a string (an enum's name) quoted."""
+    if isinstance(value, (str, enum.Enum)):
+        return f'"{_value_text(value)}"'
+    return repr(value)
 
 
 def _device_code(value) -> str:

@@ -132,12 +132,47 @@ _STATIC_TRACED = ("Each new value of a static argument compiles anew, and {fun} 
                   "{bind}jax.jit({fun})    # {name} traced: one program for all its values")
 
 
-def for_function(changes, fun, uses_of) -> tuple:
+def _as_decorator(snippet: str, name: str, def_line: str) -> str:
+    """`snippet`'s lines jitting `name` (`jax.jit(name)`, `jax.jit(name, opts)`) as the
+    decorator of its def, for a function the learner jitted with one: re-jitting the
+    decorated name would jit the jitted function, its static arguments still static.
+
+        >>> print(_as_decorator("jax.jit(power)    # n traced", "power", "def power(x, n):"))
+        @jax.jit    # n traced
+        def power(x, n):
+        >>> print(_as_decorator("jax.jit(power, static_argnames=('n',))", "power",
+        ...                     "def power(x, n):"))
+        @functools.partial(jax.jit, static_argnames=('n',))
+        def power(x, n):
+    """
+    head, out = f"jax.jit({name}", []
+    for line in snippet.split("\n"):
+        rest = line[len(head):] if line.startswith(head) else None
+        if rest is None or rest[:1] not in (")", ","):
+            out.append(line)
+            continue
+        depth, end = 1, None            # the `)` closing jax.jit(
+        for i, ch in enumerate(rest):
+            depth += (ch == "(") - (ch == ")")
+            if depth == 0:
+                end = i
+                break
+        if end is None:
+            out.append(line)
+            continue
+        options, comment = rest[:end].lstrip(", "), rest[end + 1:]
+        decorator = f"@functools.partial(jax.jit, {options})" if options else "@jax.jit"
+        out += [decorator + comment, def_line]
+    return "\n".join(out)
+
+
+def for_function(changes, fun, uses_of, decorated_def=None) -> tuple:
     """`changes` with their fixes written for `fun`: its own name in the code (`jax.jit(update)`,
     not a generic `f`, which a learner would paste as it is), and a static argument's advice
     by how `fun`'s source uses it (`uses_of(fun, name)`: views/argument_uses.uses), where it
     can be read: traced where it only computes, kept static where it sets a shape or a
-    Python branch.
+    Python branch. `decorated_def(fun)`: the def line of a function jitted by its
+    decorator (argument_uses.jit_decorated_def), whose fixes show the decorator.
 
         >>> def update(w, lr):
         ...     return w - lr * w
@@ -163,6 +198,11 @@ def for_function(changes, fun, uses_of) -> tuple:
             change = dataclasses.replace(change, snippet="\n".join(
                 named + line[len(generic):] if line.startswith(generic) else line
                 for line in lines))
+        def_line = decorated_def(fun) if decorated_def is not None and \
+            f"jax.jit({name}" in change.snippet else None
+        if def_line is not None:
+            change = dataclasses.replace(change, snippet=_as_decorator(change.snippet, name,
+                                                                       def_line))
         out.append(change)
     return tuple(out)
 

@@ -5,8 +5,36 @@ applies, views/recompile_explainer.py reads from the jitted function).
 """
 from __future__ import annotations
 
+import inspect
+
 from .change import Change
 from .fixes import _fixed
+
+
+def partial_call(part) -> dict:
+    """The fill of _PARTIAL_FRESH_FIX's call for `part`, a functools.partial: the wrapped
+    function's parameters by name, those the partial bound passed as keywords (where its
+    signature is read; else a generic `k, x`).
+
+        >>> import functools
+        >>> def loss(x, y, beta, gamma=1.0):
+        ...     return x
+        >>> partial_call(functools.partial(loss, beta=0.1))
+        {'call': 'x, y, beta=beta', 'bound': 'beta'}
+        >>> partial_call(functools.partial(loss, 0.5))
+        {'call': 'x, y, beta', 'bound': 'x'}
+    """
+    try:
+        params = list(inspect.signature(part.func).parameters.values())
+    except (TypeError, ValueError):
+        return {"call": "k, x", "bound": "k"}
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    bound = [p.name for p in positional[:len(part.args)]] + list(part.keywords)
+    # every parameter without a default is passed, and each bound one
+    rest = [p.name for p in positional if p.name not in part.keywords and
+            (p.default is p.empty or p.name in bound)]
+    call = rest + [f"{k}={k}" for k in part.keywords]
+    return {"call": ", ".join(call), "bound": ", ".join(bound) or "k"}
 
 
 def fresh_jit_change(other_owner: str) -> Change:
@@ -20,7 +48,7 @@ _PARTIAL_FRESH_FIX = (
     "compiles again. Jit {func} once and pass what the partial bound as arguments (static "
     "if it must be).",
     "f_jit = jax.jit({func})    # once\n"
-    "out = f_jit(k, x)    # k passed, not bound")
+    "out = f_jit({call})    # {bound} passed, not bound")
 _METHOD_FRESH_FIX = (
     "This is jax.jit(obj.{method}) made anew: every `obj.{method}` is a new bound-method "
     "object, and jit's cache is keyed on the function object, so each jit of it traces "
@@ -57,6 +85,13 @@ _CELL_RERUN_FIX = (
     "object, so its first call compiles again. Define and jit it in a cell of its own, run "
     "once, and call it from other cells: they reuse its program however often they run.",
     "{fname} = jax.jit({fun})    # in a cell of its own, run once\n"
+    "# in the cells that call it, run as often as you like:\n"
+    "out = {fname}(x)")
+# a cell run again that jits its def with a decorator: that def, as it is, goes in the cell of
+# its own (`name = jax.jit(name)` would jit the jitted function)
+_CELL_RERUN_DECORATED_FIX = (
+    _CELL_RERUN_FIX[0],
+    "{def_line}    # with its decorator and body, in a cell of its own, run once\n"
     "# in the cells that call it, run as often as you like:\n"
     "out = {fname}(x)")
 _CLOSURE_FRESH_FIX = (

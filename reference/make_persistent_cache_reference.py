@@ -1,0 +1,74 @@
+"""Write tests/data/persistent_cache_reference.json from real JAX 0.10.2 (run by hand):
+
+    .venv-jax/bin/python reference/make_persistent_cache_reference.py
+
+Runs each case of tests/data/persistent_cache_cases.py in a process of its own (JAX decides
+once per process whether its persistent cache is used), with `jax_explain_cache_misses` on, a
+fresh cache folder (none for FOLDERLESS cases) and
+`jax_persistent_cache_min_compile_time_secs` 0, and records, in order, the WARNING records of
+the tracing cache (jax._src.interpreters.partial_eval) and of the persistent cache
+(jax._src.compiler, jax._src.compilation_cache): {"case": [line, ...]}, each line its
+message's first line with the key's hash as "<hash>" and a compile time as "<s>".
+"""
+import json
+import logging
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "..", "tests", "data")
+LOGGERS = ("jax._src.interpreters.partial_eval", "jax._src.compiler", "jax._src.compilation_cache")
+
+
+def normalized(message: str) -> str:
+    """A record's first line without what changes from run to run (ids, hashes, times)."""
+    first = message.splitlines()[0]
+    first = re.sub(r"-[0-9a-f]{64}'", "-<hash>'", first)
+    return re.sub(r"\(\d+\.\d+s\)", "(<s>)", first)
+
+
+def child(name: str) -> None:
+    sys.path.insert(0, DATA)
+    from persistent_cache_cases import FOLDERLESS, run
+    import jax
+    lines = []
+
+    class Collect(logging.Handler):
+        def emit(self, record):
+            lines.append(normalized(record.getMessage()))
+
+    handler = Collect(logging.WARNING)
+    for logger in LOGGERS:
+        logging.getLogger(logger).addHandler(handler)
+    jax.config.update("jax_explain_cache_misses", True)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+    if name not in FOLDERLESS:
+        jax.config.update("jax_compilation_cache_dir", tempfile.mkdtemp(prefix="jaxcache-"))
+    run(jax, name)
+    print(json.dumps(lines))
+
+
+def main():
+    sys.path.insert(0, DATA)
+    from persistent_cache_cases import CASES
+    import jax
+    out = {}
+    for name in CASES:
+        done = subprocess.run([sys.executable, __file__, "--child", name], check=True,
+                              capture_output=True, text=True,
+                              env=dict(os.environ, JAX_PLATFORMS="cpu"))
+        out[name] = json.loads(done.stdout.strip().splitlines()[-1])
+        print(name, json.dumps(out[name], indent=1))
+    with open(os.path.join(DATA, "persistent_cache_reference.json"), "w") as f:
+        json.dump({"jax_version": jax.__version__, "cases": out}, f, indent=1)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--child"]:
+        child(sys.argv[2])
+    else:
+        main()
