@@ -25,6 +25,7 @@ from .. import lax
 from ..core import dtypes as _core
 from ..core import trace as _trace
 from ..core.interpreter_primitives import typed_scalar
+from ..core.staging import is_ref
 from ..core.trace import Tracer
 from ..transforms.ad import jvp
 from ..transforms.batching import BatchTrace as _BatchTrace
@@ -173,7 +174,7 @@ def _unary_inexact(name, prim, doc):
             if type(x) is Array and x._sharding is None and \
                     type(_trace._ctx.trace) is _trace.EvalTrace:
                 return fused(x)
-        elif getattr(type(x), "is_array_ref", False):
+        elif is_ref(x):
             return fused(x)     # (as JAX's jitted jnp.sin: the jit traces a Ref as a tracer)
         return promoted(x)
     fn.__signature__ = _ONE_ARGUMENT        # (x, /), as JAX's, for jit and help()
