@@ -45,34 +45,44 @@ __all__ = ["device_put", "float0", "typeof", "named_call", "named_scope", "ensur
 Device = _client.xc.Device if _client.xc is not None else _client.numpy_device.NumpyDevice
 
 
-def device_put(x, device=None, *, copy=False, donate=False, may_alias=None):
+def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     """`x` (an array, a scalar, or a pytree of them) as Arrays on `device`: a Device, a
     Sharding, a PartitionSpec under set_mesh, or a pytree prefix of `x` holding those.
-    `may_alias=False` (or `copy=True`) copies; `donate` is JAX's flag (never both with
-    may_alias=True).
+    `src` says where `x` is (the same kinds; by default where each leaf is), which the
+    equation records and its transpose moves a cotangent back to. `may_alias=False` copies;
+    `donate` may reuse the input (never both True); each flag a bool or a pytree prefix of
+    `x` of them, as JAX's.
 
     >>> device_put({"a": 1.0, "b": np.ones(2)})
     {'a': Array(1., dtype=float32, weak_type=True), 'b': Array([1., 1.], dtype=float32)}
     """
-    semantics = _transfer.copy_semantics_of(copy, donate, may_alias)
-    copy = semantics != _transfer.ArrayCopySemantics.REUSE_INPUT
     leaves, tree = tree_flatten(x)
-    if len(leaves) == 1 and leaves[0] is x and not isinstance(x, Tracer):   # the common call
-        return _put.device_put(x, device, copy=copy)
-    if isinstance(device, (list, tuple, dict)):                # a prefix: one per subtree
-        targets = flatten_axes("device_put device", tree, device)   # (JAX's errors, all)
-    else:
-        targets = [device] * len(leaves)
+    if src is None and type(donate) is bool and (may_alias is None or type(may_alias) is bool) \
+            and len(leaves) == 1 and leaves[0] is x and not isinstance(x, Tracer):
+        # the common call: one value, no source named
+        semantics = _transfer.copy_semantics_of(False, donate, may_alias)
+        return _put.device_put(x, device, copy=semantics != _transfer.ArrayCopySemantics.REUSE_INPUT)
+    # each an entry for every leaf, or a pytree prefix of `x` of them (JAX's errors, in its
+    # order); a bare PartitionSpec is a NamedSharding over the mesh in context (JAX's
+    # pspec_to_sharding: outside set_mesh, its error)
+    targets = flatten_axes("device_put device", tree, device)
+    srcs = flatten_axes("device_put source", tree, src)
+    targets, srcs = ([_mesh.resolve(d) if isinstance(d, PartitionSpec) else d for d in places]
+                     for places in (targets, srcs))
+    donates = flatten_axes("device_put donate", tree, donate)
+    aliases = flatten_axes("device_put may_alias", tree, may_alias)
+    semantics = [_transfer.copy_semantics_of(False, d, m) for d, m in zip(donates, aliases)]
     if any(isinstance(leaf, Tracer) for leaf in leaves):
-        # traced: one device_put equation for all the leaves, as JAX binds it, a bare
-        # PartitionSpec made a NamedSharding over the mesh in context (JAX's pspec_to_sharding)
-        targets = [_mesh.resolve(d) if isinstance(d, PartitionSpec) else d for d in targets]
-        outs = _transfer.device_put_p.bind(*leaves, devices=tuple(targets),
-                                           srcs=tuple(map(_transfer.source_of, leaves)),
-                                           copy_semantics=(semantics,) * len(leaves))
+        # traced: one device_put equation for all the leaves, as JAX binds it
+        outs = _transfer.device_put_p.bind(
+            *leaves, devices=tuple(targets),
+            srcs=tuple(_transfer.source_of(leaf) if s is None else s
+                       for leaf, s in zip(leaves, srcs)),
+            copy_semantics=tuple(semantics))
         return tree_unflatten(tree, outs)
-    return tree_unflatten(tree, [_put.device_put(leaf, d, copy=copy)
-                                 for leaf, d in zip(leaves, targets)])
+    return tree_unflatten(tree, [
+        _put.device_put(leaf, d, copy=c != _transfer.ArrayCopySemantics.REUSE_INPUT)
+        for leaf, d, c in zip(leaves, targets, semantics)])
 
 
 def fwd_and_bwd(fun, argnums, has_aux=False, jitted=True):

@@ -6,6 +6,7 @@ xla/sharding.py, arrays split over a mesh in xla/sharded.py.
 
     >>> P('x', None), AbstractMesh((4, 2), ('x', 'y'))
     (P('x', None), AbstractMesh('x': 4, 'y': 2, axis_types=(Auto, Auto)))
+    >>> import jxkernel as jax
     >>> NamedSharding(Mesh(np.array(jax.devices()[:1]), ('x',)), P('x')).shard_shape((4,))
     (4,)
 """
@@ -185,6 +186,8 @@ class AbstractMesh(_AxisTypeQueries):
 
     >>> AbstractMesh((4, 2), ('x', 'y'))
     AbstractMesh('x': 4, 'y': 2, axis_types=(Auto, Auto))
+    >>> import jxkernel as jax
+    >>> mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))      # 8 devices
     >>> mesh.abstract_mesh                       # a device mesh's also tells its devices' kind
     AbstractMesh('x': 4, 'y': 2, axis_types=(Auto, Auto), device_kind=cpu, num_cores=None, platform=cpu)
     """
@@ -227,6 +230,7 @@ class AbstractMesh(_AxisTypeQueries):
 class Mesh(_AxisTypeQueries):
     """Devices laid out in an n-d grid whose axes have names (what shardings split over).
 
+    >>> import jxkernel as jax
     >>> Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))          # 8 devices
     Mesh(axis_sizes=(4, 2), axis_names=('x', 'y'), axis_types=(Auto, Auto))
     """
@@ -356,6 +360,8 @@ class set_mesh:
     """Make `mesh` the one bare PartitionSpecs refer to; `with set_mesh(mesh):` limits it.
     A class, as JAX's: the mesh is set when it is made, and put back on leaving a `with`.
 
+    >>> import jxkernel as jax
+    >>> mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))      # 8 devices
     >>> with set_mesh(mesh):
     ...     jax.jit(lambda v: v * 2, in_shardings=P('x'))(np.arange(8.0)).sharding.spec
     P('x',)
@@ -396,7 +402,9 @@ set_mesh.__module__ = "jxkernel._src.sharding_impls"
 class NamedSharding:
     """An array split over a mesh: `spec` names, per dimension, the mesh axes splitting it.
 
-    >>> s = NamedSharding(mesh, P('x'))                     # mesh: 'x': 4, 'y': 2
+    >>> import jxkernel as jax
+    >>> mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))      # 8 devices
+    >>> s = NamedSharding(mesh, P('x'))
     >>> s.shard_shape((8, 4)), s.num_devices, s.is_fully_replicated
     ((2, 4), 8, False)
     """
@@ -609,7 +617,9 @@ def on_devices_of(abstract: AbstractMesh, mesh: Mesh | None, what: str) -> Mesh:
     """The mesh `abstract` (use_abstract_mesh's) names over the devices of `mesh` (set_mesh's),
     in their order: as in JAX, an abstract mesh inside jit reshapes the devices it runs on.
 
-    >>> on_devices_of(AbstractMesh((8,), ('a',)), mesh, "reshard").axis_sizes  # mesh: 4 x 2
+    >>> import jxkernel as jax
+    >>> mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))      # 8 devices
+    >>> on_devices_of(AbstractMesh((8,), ('a',)), mesh, "reshard").axis_sizes
     (8,)
     """
     if mesh is None or mesh.size != abstract.size:
@@ -663,6 +673,8 @@ def concrete_mesh(abstract: AbstractMesh, mesh: Mesh | None) -> Mesh:
     assignment of a jit whose shardings are all over an AbstractMesh (pxla's
     _get_and_check_device_assignment, then _abstract_to_concrete_mesh), with its errors.
 
+    >>> import jxkernel as jax
+    >>> mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))      # 8 devices
     >>> concrete_mesh(mesh.abstract_mesh, mesh) is mesh
     True
     """
@@ -712,7 +724,9 @@ def tiling(mesh: Mesh, axes: tuple) -> tuple | None:
     blocks are repeated; mesh positions in tile order; whether the last count is replicas).
     None when every device holds all of it.
 
-    >>> tiling(mesh, (('y',), ()))                       # mesh: 'x': 4, 'y': 2
+    >>> import jxkernel as jax
+    >>> mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))      # 8 devices
+    >>> tiling(mesh, (('y',), ()))
     ((2, 1, 4), (0, 2, 4, 6, 1, 3, 5, 7), True)
     """
     sizes = mesh.shape

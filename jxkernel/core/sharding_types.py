@@ -1,6 +1,8 @@
 """Sharding in types: on a mesh with Explicit axes an array's type says how it is split.
 
-    >>> mesh = jax.make_mesh((4, 2), ('x', 'y'))                  # Explicit axes
+    >>> import jxkernel as jax, numpy as np
+    >>> from jxkernel.sharding import NamedSharding, PartitionSpec as P
+    >>> mesh = jax.make_mesh((4, 2), ('x', 'y'))              # 8 devices, Explicit axes
     >>> x = jax.device_put(np.arange(8.0), NamedSharding(mesh, P('x')))
     >>> jax.typeof(x), jax.typeof(x * 2), jax.typeof(x.sum())
     (ShapedArray(float32[8@x]), ShapedArray(float32[8@x]), ShapedArray(float32[]))
@@ -22,7 +24,7 @@ from . import avals as _avals
 # the sharding an aval's type carries is defined with the avals; the rules below use it and
 # the lax modules reach it through this module
 from .avals import dim_text, explicit_axes, make, parts_of, shape_text, typed_sharding  # noqa: F401
-from .mesh import NamedSharding, abstracted, get_mesh  # noqa: F401 (NamedSharding: the examples)
+from .mesh import abstracted, get_mesh
 from .primitive import rule, sharding_rules, sharding_typing_rules
 from .trace import Tracer
 
@@ -36,6 +38,9 @@ def abstract_eval(prim, avals, params) -> list:
     """Output avals of `prim` on input `avals`, always as a list: its abstract_eval rule's,
     with the shardings its sharding rule gives them once a mesh with Explicit axes is in use.
 
+    >>> import numpy as np
+    >>> from jxkernel import lax
+    >>> from jxkernel.core import ShapedArray
     >>> abstract_eval(lax.sin_p, [ShapedArray((3,), np.float32)], {})
     [ShapedArray(float32[3])]
     """
@@ -204,8 +209,13 @@ def broadcast_sharding(avals, shape):
     jnp's broadcast_arrays gives each operand): per dimension the splitting of the operands
     that have it (ranks aligned on the right), over their one mesh; None when none is typed.
 
-    >>> broadcast_sharding([ShapedArray((), f32), typed_on_x], (8,)).spec    # doctest: +SKIP
-    P('x',)
+    >>> import jxkernel as jax, numpy as np
+    >>> from jxkernel.sharding import NamedSharding, PartitionSpec as P
+    >>> mesh = jax.make_mesh((4, 2), ('x', 'y'))              # 8 devices, Explicit axes
+    >>> x = jax.device_put(np.arange(8.0), NamedSharding(mesh, P('x')))
+    >>> from jxkernel.core import ShapedArray
+    >>> broadcast_sharding([ShapedArray((), np.float32), jax.typeof(x)], (3, 8)).spec
+    P(None, 'x')
     """
     typed = [a for a in avals if getattr(a, "sharding", None) is not None]
     if not typed:
@@ -234,8 +244,13 @@ def abstract_sharding(aval):
     """`aval`'s sharding type over its abstract mesh, as a sharding= param names it (None:
     untyped).
 
-    >>> abstract_sharding(typeof(x_split_on_batch)).spec     # doctest: +SKIP
-    P('batch',)
+    >>> import jxkernel as jax, numpy as np
+    >>> from jxkernel.sharding import NamedSharding, PartitionSpec as P
+    >>> mesh = jax.make_mesh((4, 2), ('x', 'y'))              # 8 devices, Explicit axes
+    >>> x = jax.device_put(np.arange(8.0), NamedSharding(mesh, P('x')))
+    >>> s = abstract_sharding(jax.typeof(x))
+    >>> type(s.mesh).__name__, s.spec
+    ('AbstractMesh', P('x',))
     """
     sharding = getattr(aval, "sharding", None)
     return None if sharding is None else abstracted(sharding)

@@ -127,7 +127,7 @@ class JaxprTrace(Trace):
         # (transforms/jit/refs.py), for every later call: they let go of the trace, which
         # would otherwise live on with them (and count as leaked)
         for _, value in self.consts.values() if self.refs else ():
-            if getattr(type(value), "is_array_ref", False) and isinstance(value, Tracer) \
+            if is_ref(value) and isinstance(value, Tracer) \
                     and value._trace is self:
                 value._trace = _FINISHED
 
@@ -148,7 +148,7 @@ class JaxprTrace(Trace):
         if type(x) is self.tracer_type and x._trace is self:
             return x._var if x._var is not None else self._const_atom(x.const, x._aval)
         if isinstance(x, Tracer):
-            if getattr(type(x), "is_array_ref", False):    # (api/state.py's RefTracer)
+            if is_ref(x):    # (api/state.py's RefTracer)
                 raise _RefOperand(x.aval)
             self.check_foreign_tracer(x)
             if x.aval.has_qdd:             # a mutable hijax value of an enclosing trace

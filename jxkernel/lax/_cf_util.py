@@ -23,7 +23,7 @@ from ..core.source_info import function_source_info
 from ..core.vma import in_mesh_order
 from ..transforms.api_util import body_arg_names, flatten_fun
 from ..core.staging import (DebugInfo, JaxprTrace, bind_refs, convert_constvars_to_invars,
-                            high_jaxprs, retyped_consts, trace_to_jaxpr)
+                            high_jaxprs, is_ref, retyped_consts, trace_to_jaxpr)
 from ..tree_util import equality_errors, keystr, tree_flatten_with_path, tree_unflatten
 from .conversion import _convert_element_type
 
@@ -125,7 +125,7 @@ def hoist(closed: ClosedJaxpr, what: str = "this function"):
             f"scan, fori_loop, while_loop and cond, not this one. Pass the value in and return "
             f"the new one, then write the Ref outside.")
     jaxpr, consts = convert_constvars_to_invars(closed)
-    return jaxpr, [c[...] if getattr(type(c), "is_array_ref", False) else c for c in consts]
+    return jaxpr, [c[...] if is_ref(c) else c for c in consts]
 
 
 # ------------------------------------------------------------------ Refs written inside

@@ -1,8 +1,14 @@
 """with_sharding_constraint: tell XLA's partitioner how a value inside jit is to be split.
 
+    >>> import jxkernel as jax, numpy as np
+    >>> from jxkernel.sharding import Mesh, NamedSharding, PartitionSpec as P
+    >>> mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))      # 8 devices
+    >>> from jxkernel import lax
     >>> @jax.jit
     ... def f(x):
     ...     return lax.with_sharding_constraint(x * 2, NamedSharding(mesh, P('y')))
+    >>> f(np.arange(8.0)).sharding.spec
+    P('y',)
 
 The value is unchanged; the constraint becomes `sdy.sharding_constraint` in the module, and
 XLA moves data between devices where the neighbouring shardings differ. Outside jit it lays
@@ -63,6 +69,10 @@ def _without_layout(s, shape):
 def with_sharding_constraint(x, shardings, _prim=None, _asserts=True):
     """Each array of `x` (a pytree) constrained to its sharding (one, or a matching pytree).
 
+    >>> import jxkernel as jax, numpy as np
+    >>> from jxkernel.sharding import Mesh, NamedSharding, PartitionSpec as P
+    >>> mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))      # 8 devices
+    >>> from jxkernel import lax
     >>> s = NamedSharding(mesh, P('y'))
     >>> jax.jit(lambda v: lax.with_sharding_constraint(v + 1, s))(np.arange(8.0)).sharding == s
     True
@@ -116,6 +126,9 @@ def _unsplit_beyond_rank(sharding, rank):
     reshard lays a bias out by the spec of its model's matrices (`reshard(model, P(None,
     None))` in Flax's optimization cookbook), reporting `P(None,)` for it.
 
+    >>> import jxkernel as jax, numpy as np
+    >>> from jxkernel.sharding import Mesh, NamedSharding, PartitionSpec as P
+    >>> mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))      # 8 devices
     >>> _unsplit_beyond_rank(NamedSharding(mesh, P(None, None)), 1).spec
     P(None,)
     """
@@ -205,7 +218,9 @@ def canonicalize_sharding(sharding, api_name: str):
     canonicalize_sharding: None (none asked, or a mesh of no axes), else a NamedSharding over
     the AbstractMesh (the type names no devices), naming Explicit axes only.
 
-    >>> explicit = jax.make_mesh((4, 2), ('x', 'y'))              # Explicit axes
+    >>> import jxkernel as jax
+    >>> from jxkernel.sharding import PartitionSpec as P
+    >>> explicit = jax.make_mesh((4, 2), ('x', 'y'))          # 8 devices, Explicit axes
     >>> with jax.set_mesh(explicit):
     ...     s = canonicalize_sharding(P('x'), "reshape")
     >>> type(s.mesh).__name__, s.spec
@@ -426,7 +441,9 @@ param_printers[sharding_constraint_p] = _constraint_params
 def reshard(xs, out_shardings):
     """Each array of `xs` laid out as `out_shardings` says (a sharding, or a matching pytree).
 
-    >>> explicit = jax.make_mesh((4, 2), ('x', 'y'))              # Explicit axes
+    >>> import jxkernel as jax, numpy as np
+    >>> from jxkernel.sharding import NamedSharding, PartitionSpec as P
+    >>> explicit = jax.make_mesh((4, 2), ('x', 'y'))          # 8 devices, Explicit axes
     >>> x = jax.device_put(np.zeros((8, 8)), NamedSharding(explicit, P('x')))
     >>> reshard(x, NamedSharding(explicit, P(None, 'x'))).sharding.spec
     P(None, 'x')

@@ -13,7 +13,7 @@ from __future__ import annotations
 from ..core.avals import ShapedArray, typed_sharding
 from ..core import sharding_types
 from ..core.basearray import Array
-from ..core.mesh import AbstractMesh, AxisType, NamedSharding, PartitionSpec, resolve
+from ..core.mesh import AxisType, NamedSharding, PartitionSpec, abstracted, resolve
 from ..core.trace import Tracer
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, impl_rules,
                               jvp_rules, lowering_rules, numpy_rules,
@@ -98,14 +98,7 @@ def _check_divisible(sharding, shape):
             raise ValueError(
                 f"Sharding spec {spec} implies that array axis {dim} is partitioned {size} "
                 f"times, but does not evenly divide the dimension size {n}. Got shape: "
-                f"{shape} and sharding {typed_sharding(_abstract(sharding), len(shape))}")
-
-
-def _abstract(sharding):
-    """`sharding` over its mesh's abstract mesh (what a type holds, and JAX's message shows)."""
-    mesh = sharding.mesh
-    return sharding if isinstance(mesh, AbstractMesh) else \
-        NamedSharding(mesh.abstract_mesh, sharding.spec)
+                f"{shape} and sharding {typed_sharding(abstracted(sharding), len(shape))}")
 
 
 def _device_put_abstract_eval(*avals, devices, srcs, copy_semantics):

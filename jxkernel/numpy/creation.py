@@ -63,10 +63,18 @@ def _on_device(value: np.ndarray, weak: bool = False, device=None) -> Array:
     return host_to_device(value, aval, device, committed=True)
 
 
-def _check_device(device, filled: bool = False) -> None:
-    """A bare PartitionSpec as `device=` refused in JAX 0.10.2's words, under set_mesh too
-    (jax.device_put and jnp.eye take it): its fills (`filled`) read it as a Sharding, an
-    AttributeError; jnp.array, asarray, astype and linspace check it is one."""
+def _check_device(device, out_sharding=None, *, filled: bool = False) -> None:
+    """JAX 0.10.2's checks of a creation function's `device=`, in its order and words: not
+    together with `out_sharding=` (util.choose_device_or_out_sharding), then a bare
+    PartitionSpec refused, under set_mesh too (jax.device_put and jnp.eye take it): its fills
+    (`filled`) read it as a Sharding, an AttributeError; jnp.array, asarray, astype and
+    linspace check it is one. None passes. A call, not a decorator: zeros' check of a
+    forgotten shape tuple comes first, as JAX's."""
+    if device is None:
+        return
+    if out_sharding is not None:
+        raise ValueError(f"Only one of `device` or `out_sharding` can be set. Got {device=} and "
+                         f"{out_sharding=}")
     if isinstance(device, PartitionSpec):
         if filled:
             raise AttributeError(f"'{type(device).__name__}' object has no attribute "
@@ -156,15 +164,12 @@ def array(object, dtype=None, *args, copy: bool = True, order: str | None = "K",
     """
     if args:
         copy, order, ndmin = _positional_array_args(args, copy, order, ndmin)
-    if device is not None:
-        _check_device(device)
+    _check_device(device, out_sharding)
     if out_sharding is not None and get_mesh() is None:
         # JAX 0.10.2 makes it on the default device, untyped, outside set_mesh (seen: a
         # NamedSharding's mesh unused by its convert_element_type there)
-        _device_or_out_sharding(device, out_sharding)
         out_sharding = None
     if out_sharding is not None:
-        _device_or_out_sharding(device, out_sharding)
         if not copy and isinstance(object, np.ndarray) and dtype in (None, object.dtype) and \
                 ndmin <= object.ndim:
             # JAX's device_put of such NumPy data comes first: it keeps it uncommitted, the
@@ -362,8 +367,7 @@ def astype(x, dtype, /, *, copy: bool = False, device=None):
     Array([0., 1., 2.], dtype=float16)
     """
     x = util.ensure_arraylike("astype", x)
-    if device is not None:
-        _check_device(device)
+    _check_device(device)
     if _core.extended_scalar_type(dtype) and dtype == x.dtype:
         return x            # typed keys to their own dtype: as they are, as JAX converts them
     if _core.is_extended(dtype) or _core.is_extended(getattr(x, "dtype", None)):
@@ -397,13 +401,6 @@ def _fill(shape, value, dtype, weak=False, device=None):
         return _on_device(np.full(shape, value, dtype), weak, device)
     out = util.full(shape, lax.conversion._convert_element_type(value, dtype, weak))
     return out
-
-
-def _device_or_out_sharding(device, out_sharding) -> None:
-    """JAX's refusal of both (util.choose_device_or_out_sharding)."""
-    if device is not None and out_sharding is not None:
-        raise ValueError(f"Only one of `device` or `out_sharding` can be set. Got {device=} and "
-                         f"{out_sharding=}")
 
 
 def _laid_out(make, out_sharding, name):
@@ -440,8 +437,7 @@ def zeros(shape, dtype=None, *, device=None, out_sharding=None):
     (2, 3)
     """
     _check_forgot_shape_tuple("zeros", shape, dtype)
-    if device is not None:
-        _check_device(device, filled=True)
+    _check_device(device, out_sharding, filled=True)
     if isinstance(dtype, np.dtype) and dtype == _core.float0:
         return np.zeros(_shape(shape), _core.float0)   # as JAX's: a host array (no device type)
     dtype = canonicalize_user_dtype(float if dtype is None else dtype, "zeros")
@@ -452,8 +448,7 @@ def zeros(shape, dtype=None, *, device=None, out_sharding=None):
 def ones(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of ones (float32 by default)."""
     _check_forgot_shape_tuple("ones", shape, dtype)
-    if device is not None:
-        _check_device(device, filled=True)
+    _check_device(device, out_sharding, filled=True)
     dtype = canonicalize_user_dtype(float if dtype is None else dtype, "ones")
     return _laid_out(lambda: _fill(_shape(shape), 1, dtype, device=device), out_sharding,
                      "jnp.ones")
@@ -473,8 +468,7 @@ def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
     >>> jnp.full((2,), 7)                  # weak, like the Python int
     Array([7, 7], dtype=int32, weak_type=True)
     """
-    if device is not None:
-        _check_device(device, filled=True)
+    _check_device(device, out_sharding, filled=True)
     if out_sharding is not None:
         return _laid_out(lambda: full(shape, fill_value, dtype, device=device), out_sharding,
                          "full")
@@ -504,10 +498,8 @@ def _full_scalar(shape, fill_value, dtype, device=None):
 
 
 def _like(name, a, fill_value, dtype, shape, device=None, out_sharding=None):
-    if device is not None:
-        _check_device(device, filled=True)
+    _check_device(device, out_sharding, filled=True)
     if out_sharding is not None:     # (typed and laid out so, not as `a`)
-        _device_or_out_sharding(device, out_sharding)
         # (JAX's full_like names itself without the "jnp.")
         return _laid_out(lambda: _filled_like(name, a, fill_value, dtype, shape), out_sharding,
                          name if name == "full_like" else f"jnp.{name}")
@@ -594,9 +586,7 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding
     >>> jnp.arange(3), jnp.arange(0, 1, 0.25)
     (Array([0, 1, 2], dtype=int32), Array([0.  , 0.25, 0.5 , 0.75], dtype=float32))
     """
-    _device_or_out_sharding(device, out_sharding)
-    if device is not None:
-        _check_device(device, filled=True)
+    _check_device(device, out_sharding, filled=True)
     # (JAX's iota takes it: the jaxpr shows iota[... sharding=...])
     sharding = canonicalize_sharding(out_sharding, "jnp.arange")
     if dtype is not None:

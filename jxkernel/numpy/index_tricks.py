@@ -487,7 +487,8 @@ def _indices(dimensions, dtype=None, sparse: bool = False):
 
 
 indices = _indices
-indices.__name__ = "indices"
+# (named so in Python's own errors too: "indices() missing 1 required positional argument")
+indices.__name__ = indices.__qualname__ = "indices"
 
 
 def _floor_divmod(x, s: int):

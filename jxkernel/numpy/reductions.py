@@ -227,10 +227,16 @@ def _jit_when_eager(*static_argnames, dynamic=(), axes=False, jaxname=None, priv
     traced arguments.
 
     `private`: the name of the inline jit JAX's function calls (sum's `_reduce_sum`): what
-    its jits are named, and the jit whose error an argument that is no array gets."""
+    its jits are named, and the jit whose error an argument that is no array gets.
+
+    Too many positional arguments get Python's error from `fun`'s signature, as JAX's plain
+    functions do; where JAX's function is the jit itself (`jaxname` is its name: cumsum), an
+    unhashable static argument is refused first, as that jit's cache key refuses it."""
     def deco(fun):
-        names = [p for p in inspect.signature(fun).parameters][1:]
+        params = list(inspect.signature(fun).parameters.values())[1:]
+        names = [p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
         statics = set(static_argnames)
+        is_jit = jaxname == fun.__name__
         named = running_as(fun, private, static_argnames) if private else fun
 
         def inner(a, *dyn, **kwargs):
@@ -244,6 +250,15 @@ def _jit_when_eager(*static_argnames, dynamic=(), axes=False, jaxname=None, priv
 
         @functools.wraps(fun)
         def call(a, *args, **kwargs):
+            if is_jit and (args or kwargs):
+                given = {k: v for k, v in zip(names, args) if k in statics}
+                given.update((k, v) for k, v in kwargs.items() if k in statics)
+                try:
+                    hash(tuple(given.values()))
+                except TypeError:
+                    jitted._split((a,), given)      # JAX's error (args.Arguments.split)
+            if len(args) > len(names):
+                return fun(a, *args, **kwargs)      # Python's TypeError, naming `fun`
             if axes and (args or kwargs.get("axis") is not None):
                 if args:
                     kwargs, args = dict(zip(names, args), **kwargs), ()
@@ -321,7 +336,14 @@ def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
                       keepdims=keepdims, initial=initial, where_=where)
 
 
-amax, amin = max, min
+def amax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """Alias of `max` (a function of its own, as JAX's: a wrong call's error says amax)."""
+    return max(a, axis=axis, out=out, keepdims=keepdims, initial=initial, where=where)
+
+
+def amin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """Alias of `min` (a function of its own, as JAX's: a wrong call's error says amin)."""
+    return min(a, axis=axis, out=out, keepdims=keepdims, initial=initial, where=where)
 
 
 @_jit_when_eager("axis", "keepdims", axes=True, private="_reduce_all")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import inspect
 import operator
+import sys
 
 import numpy as np
 
@@ -25,13 +26,15 @@ from .. import lax
 from ..core import dtypes as _core
 from ..core import trace as _trace
 from ..core.interpreter_primitives import typed_scalar
+from ..core.staging import is_ref
 from ..core.trace import Tracer
 from ..transforms.ad import jvp
 from ..transforms.batching import BatchTrace as _BatchTrace
 from ..xla.array import Array
 from ..transforms.custom_derivatives import custom_jvp
 from ..transforms.jit.args import leaf_aval
-from ..transforms.jit.namesakes import jax_alias, jax_jitted, jit_argument_error, runs_jitted
+from ..transforms.jit.namesakes import (jax_alias, jax_jitted, jit_argument_error, running_function,
+                                       runs_jitted)
 from ..tree_util import keystr, tree_flatten_with_path
 from .creation import array, asarray
 from .dtypes import finfo, iscomplexobj
@@ -122,6 +125,9 @@ def _named(name, doc):
     def deco(fn):
         fn.__name__ = fn.__qualname__ = name
         fn.__doc__ = doc
+        # a code object of its own, named so: tracebacks and Python's arity errors say `sin`,
+        # and _wrong_arity finds the function by its frame's code (the ufuncs share one)
+        fn.__code__ = fn.__code__.replace(co_name=name, co_qualname=name)
         return fn
     return deco
 
@@ -130,14 +136,19 @@ def _one_argument(x, /):
     pass
 
 
-def _wrong_arity(fn, args) -> TypeError:
-    """The error of the one-argument `fn`, a function JAX jits, called with `args`: JAX's jit
-    reads the arguments before the call fails, so a leaf no jit takes gets the jit's error
-    (named by its path, args[i]: no signature names it), else Python's own words.
+def _wrong_arity(args) -> TypeError:
+    """The error of the one-argument function JAX jits that calls this, called with `args`:
+    JAX's jit reads the arguments before the call fails, so a leaf no jit takes gets the jit's
+    error (named by its path, args[i]: no signature names it), else Python's own words. The
+    function is the caller's frame's (an alias such as `acos` runs a copy of `arccos`'s code
+    named so: jax_alias), so each name's error names it, as JAX's do.
 
-    >>> _wrong_arity(jnp.sin, (1, 2))
-    TypeError('sin() takes 1 positional argument but 2 were given')
+    >>> jnp.acos(1, 2)
+    Traceback (most recent call last):
+    TypeError: acos() takes 1 positional argument but 2 were given
     """
+    frame = sys._getframe(1)
+    fn = running_function(frame.f_code.co_name, frame, 1)[0]
     for i, arg in enumerate(args):
         for path, leaf in tree_flatten_with_path(arg)[0]:
             try:
@@ -165,7 +176,7 @@ def _unary_inexact(name, prim, doc):
         # (`more`: a call with more arguments fails as JAX's jit fails it, `_wrong_arity`;
         # an empty tuple costs the common call nothing measurable)
         if more:
-            raise _wrong_arity(fn, (x, *more))
+            raise _wrong_arity((x, *more))
         if isinstance(x, _ARRAYS):
             aval = x.aval
             if aval.dtype in _INEXACT and type(aval) not in REF_AVALS:   # hot path
@@ -173,7 +184,7 @@ def _unary_inexact(name, prim, doc):
             if type(x) is Array and x._sharding is None and \
                     type(_trace._ctx.trace) is _trace.EvalTrace:
                 return fused(x)
-        elif getattr(type(x), "is_array_ref", False):
+        elif is_ref(x):
             return fused(x)     # (as JAX's jitted jnp.sin: the jit traces a Ref as a tracer)
         return promoted(x)
     fn.__signature__ = _ONE_ARGUMENT        # (x, /), as JAX's, for jit and help()
@@ -217,7 +228,14 @@ def arccosh(x, /):
     return out
 
 
-acosh = jax_alias(arccosh, "acosh", inline=True)     # (arccosh is no inline jit in JAX)
+# JAX's acosh, atan2 and around are jits of their own calling these (arccosh is no inline
+# jit in JAX): a wrong call's error names them (a copy of the wrapper, as jax_alias makes,
+# would fail inside the original, under its name)
+@jax_jitted
+@jnp_jit(inline=True)
+def acosh(x, /):
+    """Alias of `arccosh`."""
+    return arccosh(x)
 
 
 @jax_jitted
@@ -455,7 +473,11 @@ def round(a, decimals: int = 0, out=None):
     return round_float(a)
 
 
-around = jax_alias(round, "around", static_argnames=("decimals",))
+@jax_jitted
+@jnp_jit(static_argnames="decimals")
+def around(a, decimals: int = 0, out=None):
+    """Alias of `round`: a jit of its own around round's, as JAX's (its jaxpr nests them)."""
+    return round(a, decimals, out)
 
 
 @jax_jitted(inline=True)
@@ -750,7 +772,9 @@ def power(x1, x2, /):
     return _power(x1, x2)
 
 
-pow = power
+def pow(x1, x2, /):
+    """Alias of `power` (a function of its own, as JAX's: a wrong call's error says pow)."""
+    return power(x1, x2)
 
 
 @runs_jitted
@@ -792,7 +816,11 @@ def arctan2(x1, x2, /):
     return lax.atan2(*promote_args_inexact("arctan2", x1, x2))
 
 
-atan2 = jax_alias(arctan2, "atan2", inline=True)
+@jax_jitted
+@jnp_jit(inline=True)
+def atan2(x1, x2, /):
+    """Alias of `arctan2` (see acosh)."""
+    return arctan2(x1, x2)
 
 
 def maximum(x, y, /):

@@ -29,7 +29,7 @@ from ..core.errors import aval_text, float0_error, masked_array_error
 from ..core.interpreter_primitives import typed_scalar
 from ..core.source_info import user_stacklevel
 from ..core.sharding_types import broadcast_sharding, traced_sharding, typed_sharding
-from ..core.staging import JaxprTracer
+from ..core.staging import JaxprTracer, is_ref
 from ..core.trace import Tracer, jax_type_text
 from ..lax import conversion, shapes
 from ..lax import elementwise as lax
@@ -56,7 +56,7 @@ def is_arraylike(x) -> bool:
     return (isinstance(x, _ARRAY_TYPES) or type(x) in _SCALAR_TYPES or
             dtypes.keeps_its_dtype(x) or hasattr(x, "__jax_array__") or isinstance(getattr(x, "dtype", None),
                                                       dtypes.ExtendedDType)) and \
-        not getattr(type(x), "is_array_ref", False) and \
+        not is_ref(x) and \
         not (isinstance(x, Tracer) and x.aval is abstract_token)
     # (no array, as JAX's jax.Array is not of a Ref's tracer or a token's: jit(jnp.sin)(token)
     # is refused by jnp's check, not by XLA)

@@ -20,8 +20,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from .. import numpy as jnp
-from ..api.state import AbstractRef, Ref, addupdate, get, new_ref
+from ..api.state import AbstractRef, addupdate, get, new_ref
 from ..core import dtypes
+from ..core.staging import is_ref
 from ..core.trace import EvalTrace, Tracer, current_trace
 from ..tree_util import register_dataclass
 from . import keys, samplers
@@ -37,10 +38,9 @@ def _canonicalize_size(size, *args) -> tuple[int, ...]:
 
 
 def _is_ref(x) -> bool:
-    # a Ref, jit's stand-in for one (a Ref), vmap's view of a mapped one (`is_array_ref`), or
-    # a tracer of Ref type: what JAX's check accepts (a Ref, or a tracer with an AbstractRef)
-    return isinstance(x, Ref) or getattr(type(x), "is_array_ref", False) or \
-        (isinstance(x, Tracer) and isinstance(x.aval, AbstractRef))
+    # a Ref, jit's stand-in for one, vmap's view of a mapped one (all three `is_ref`), or a
+    # tracer of Ref type: what JAX's check accepts (a Ref, or a tracer with an AbstractRef)
+    return is_ref(x) or (isinstance(x, Tracer) and isinstance(x.aval, AbstractRef))
 
 
 def _is_key_array(x) -> bool:

@@ -17,6 +17,7 @@ from ..core import vma
 from ..core.compile_record import log_trace_miss, trace_difference
 from ..core.config import config
 from ..core.lru import LRU, SIGNATURES
+from ..core.source_info import _excluded as source_info_excluded
 from ..core.source_info import function_source_info, traced_call_site, users_function
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten
 from .api_util import flatten_fun, fun_name, merge_static, wraps
@@ -25,7 +26,7 @@ from .jit.stages import trace_jitted
 from .jit.args import abstract_leaf_aval, as_tuple, check_argnums, not_a_jax_type
 from .jit.refs import ref_positions, ref_type, with_stand_ins, without_refs
 from ..core.staging import DebugInfo, is_ref, trace_to_jaxpr
-from ..core.trace import Tracer, current_trace
+from ..core.trace import Tracer, current_trace, eval_trace
 
 
 def _trace_flat(fun, static_argnums, args, kwargs, transformation):
@@ -63,27 +64,43 @@ def _trace_flat(fun, static_argnums, args, kwargs, transformation):
     flat = _no_ref_results(flat, name, function_source_info(fun), leaves, names, out_tree)
     info = DebugInfo(name, function_source_info(fun), transformation,
                      tuple(without_refs(names, refs)), shown_as="make_jaxpr")
-    _traced(fun, (tuple(sorted(static.items())), len(args), treedef, tuple(avals),
-                  config._trace_state) + vma.trace_place(), lambda: names)
+    key = (tuple(sorted(static.items())), len(args), treedef, tuple(avals),
+           config._trace_state) + vma.trace_place()
+    traces = _traced(fun, key, lambda: names)
+    # equations name the user's line as the files excluded then say (JAX works it out when
+    # printing; here when tracing): a trace is reused under the same exclusions only
+    excluded = tuple(source_info_excluded)
+    kept = traces[key] if traces is not None else None
+    if kept is not None and kept[0] == excluded:
+        return kept[1]              # traced before with these arguments' types: not again
     closed = trace_to_jaxpr(flat, avals, info, "record")   # (Refs' reads and writes recorded)
-    return closed, out_tree()
+    result = closed, out_tree()
+    # kept only for a trace that depends on nothing but the key: a top-level one (inside
+    # another trace the function may close over its tracers) of no Refs (its jaxpr names
+    # the Refs it was given)
+    if traces is not None and not refs and not boxes and current_trace() is eval_trace:
+        traces[key] = excluded, result
+    return result
 
 
 # make_jaxpr's traces per function, as JAX's jit(fun).trace caches them (by the function
-# object): their keys only, so that a miss of that cache is logged as JAX logs it
+# object, so a second make_jaxpr(f)(x) does not run f again, as JAX's does not): each key
+# with (the source exclusions then, (jaxpr, result tree)), or None where the trace is not
+# kept (see _trace_flat); the
+# keys also let a miss of that cache be logged as JAX logs it
 _seen = weakref.WeakKeyDictionary()
 
 
-def _traced(fun, key, names) -> None:
-    """Remember `key` as traced for `fun`; where it is new and jax_explain_cache_misses is on,
-    log JAX's TRACING CACHE MISS for the user's function (before its trace, as JAX does: a
-    jit's miss inside it comes after)."""
+def _traced(fun, key, names):
+    """`fun`'s traces (an LRU holding `key`, None where `fun` cannot key one); where `key`
+    is new and jax_explain_cache_misses is on, log JAX's TRACING CACHE MISS for the user's
+    function (before its trace, as JAX does: a jit's miss inside it comes after)."""
     try:
         keys = _seen.get(fun)
         if keys is None:                    # bounded: a function given ever new shapes
             keys = _seen[fun] = LRU(SIGNATURES)
         if key in keys:
-            return
+            return keys
     except TypeError:                       # not weakly referable, or an unhashable static
         keys = None
     user = users_function(fun) if config.jax_explain_cache_misses else None
@@ -91,7 +108,8 @@ def _traced(fun, key, names) -> None:
         log_trace_miss(user.function, f"{user.file}:{user.line}", traced_call_site(3),
                        trace_difference(keys, key, names))
     if keys is not None:
-        keys[key] = True
+        keys[key] = None
+    return keys
 
 
 def _positional_names(fun, count: int) -> list:

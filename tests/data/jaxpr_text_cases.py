@@ -347,6 +347,12 @@ def cases(jax):
     reg("argsort_stable", lambda x: jnp.argsort(x, stable=True, descending=True), x3)
     reg("int_pow", lambda i: i ** 3, i3)
     reg("round_decimals", lambda x: jnp.round(x, 1), x3)
+    # aliases JAX writes as functions of their own, calling the original (around's a jit)
+    reg("around", jnp.around, x3)
+    reg("acosh_alias", jnp.acosh, x3)
+    reg("atan2_alias", jnp.atan2, x3, x3)
+    reg("pow_alias", jnp.pow, x3, x3)
+    reg("amax_alias", jnp.amax, x3)
     reg("clip_arrays", lambda x, lo: jnp.clip(x, lo, 2.), x3, x3)
     # ---------------------------------------------------------------- lines past 80 columns
     # the gotchas page's permissive_sum of a list: its ten inputs fill two lines, as JAX's

@@ -61,4 +61,55 @@ def run(jax) -> dict:
             seen = [f(jnp.ones(4)), f(jnp.ones(4))]
         return seen + [f(jnp.ones(4))]
     counted("set_mesh", lambda c: jax.jit(c(lambda x: x * 2)), under_mesh)
+    _make_jaxpr_and_eval_shape(jax, counted)
     return out
+
+
+def _make_jaxpr_and_eval_shape(jax, counted):
+    """make_jaxpr and eval_shape called again with arguments of the same types: JAX's are a
+    jit's trace, cached by the function (each result: the first output's shape)."""
+    jnp = jax.numpy
+    x = jnp.ones(3)
+    struct = jax.ShapeDtypeStruct((3,), jnp.float32)
+
+    def jaxpr_shapes(f, *calls):
+        return [f(*args).out_avals[0].shape for args in calls]
+
+    def shapes(*outs):
+        return [o.shape for o in outs]
+    counted("make_jaxpr_twice", lambda c: jax.make_jaxpr(c(lambda v: v * 2)),
+            lambda f: jaxpr_shapes(f, (x,), (x,), (jnp.ones(2),)))
+    counted("make_jaxpr_scalar_twice", lambda c: jax.make_jaxpr(c(lambda v: v * 2)),
+            lambda f: jaxpr_shapes(f, (1.0,), (2.0,)))
+    counted("make_jaxpr_made_twice", lambda c: c(lambda v: v * 2),
+            lambda g: jaxpr_shapes(lambda v: jax.make_jaxpr(g)(v), (x,), (x,)))
+    counted("make_jaxpr_static_argnums",
+            lambda c: jax.make_jaxpr(c(lambda v, n: v * n), static_argnums=1),
+            lambda f: jaxpr_shapes(f, (x, 2), (x, 2), (x, 3)))
+    counted("make_jaxpr_return_shape",
+            lambda c: jax.make_jaxpr(c(lambda v: v * 2), return_shape=True),
+            lambda f: [f(x)[1].shape, f(x)[1].shape])
+    counted("make_jaxpr_of_grad", lambda c: jax.make_jaxpr(jax.grad(c(lambda v: (v * v).sum()))),
+            lambda f: jaxpr_shapes(f, (x,), (x,)))
+    counted("make_jaxpr_of_vmap", lambda c: jax.make_jaxpr(jax.vmap(c(lambda v: v * 2))),
+            lambda f: jaxpr_shapes(f, (x,), (x,)))
+    counted("make_jaxpr_of_jit", lambda c: jax.make_jaxpr(jax.jit(c(lambda v: v * 2))),
+            lambda f: jaxpr_shapes(f, (x,), (x,)))
+    counted("jit_then_make_jaxpr", lambda c: jax.jit(c(lambda v: v * 2)),
+            lambda g: [g(x).shape] + jaxpr_shapes(jax.make_jaxpr(g), (x,)))
+    counted("make_jaxpr_then_jit", lambda c: c(lambda v: v * 2),
+            lambda g: jaxpr_shapes(jax.make_jaxpr(g), (x,)) + [jax.jit(g)(x).shape])
+    counted("eval_shape_twice", lambda c: c(lambda v: v * 2),
+            lambda g: shapes(jax.eval_shape(g, x), jax.eval_shape(g, x)))
+    counted("eval_shape_structs", lambda c: c(lambda v: v * 2),
+            lambda g: shapes(jax.eval_shape(g, struct), jax.eval_shape(g, struct)))
+    counted("eval_shape_keywords", lambda c: c(lambda v, w=1.0: v * w),
+            lambda g: shapes(jax.eval_shape(g, x, w=2.0), jax.eval_shape(g, x, w=3.0)))
+    counted("eval_shape_of_grad", lambda c: jax.grad(c(lambda v: (v * v).sum())),
+            lambda g: shapes(jax.eval_shape(g, x), jax.eval_shape(g, x)))
+    counted("eval_shape_of_jit", lambda c: jax.jit(c(lambda v: v * 2)),
+            lambda g: shapes(jax.eval_shape(g, x), jax.eval_shape(g, x), g(x)))
+    counted("jit_eval_shape_method", lambda c: jax.jit(c(lambda v: v * 2)),
+            lambda g: shapes(g.eval_shape(x), g.eval_shape(x)))
+    counted("eval_shape_then_jit", lambda c: c(lambda v: v * 2),
+            lambda g: shapes(jax.eval_shape(g, x), jax.jit(g)(x)))

@@ -87,6 +87,13 @@ def _partition_specs(jax):
         "asarray_array": lambda: jnp.asarray(a, device=P("x")),
         "linspace": lambda: jnp.linspace(0, 1, 3, device=P()),
         "astype": lambda: jnp.astype(a, np.int32, device=P()),
+        # device= with out_sharding=: that refusal comes first, whatever device= is
+        "zeros_device_out_sharding": lambda: jnp.zeros(4, device=P(), out_sharding=P("x")),
+        "ones_device_out_sharding":
+            lambda: jnp.ones(4, device=jax.devices()[0], out_sharding=P("x")),
+        "full_like_device_out_sharding":
+            lambda: jnp.full_like(a, 2, device=P(), out_sharding=P()),
+        "array_device_out_sharding": lambda: jnp.array([1, 2], device=P(), out_sharding=P()),
     }
 
 

@@ -14,19 +14,33 @@ GLOBALS = {"jax": jxkernel, "jnp": jnp, "lax": lax, "np": np}
 
 
 def check_docstring_examples(module: str, extra_globals=None, *, ulps: int = ELEMENTWISE,
-                             skip_module_docstring: bool = False) -> None:
+                             skip_module_docstring: bool = False,
+                             standalone: bool = False) -> None:
     """Run every docstring example in `module` (a dotted name) and fail if any fails or none ran.
 
     Printed floats may differ from the text within `ulps` (see numerics.UlpOutputChecker); the
     examples see the module's names, `GLOBALS` and `extra_globals`. `skip_module_docstring`
     leaves out the module's own docstring (an overview that sketches rather than runs).
+    `standalone`: the examples see the module's names only, as under `pytest --doctest-modules`
+    (so each must import and build what it uses), and the classes written here under a JAX
+    module's name (`Mesh.__module__` is "jxkernel._src.mesh"), which doctest's finder skips,
+    run too.
     """
     kept = _process_settings()
     mod = importlib.import_module(module)
-    globs = {**vars(mod), **GLOBALS, **(extra_globals or {})}
+    if standalone:
+        assert not extra_globals, "standalone examples see the module's names only"
+        globs = dict(vars(mod))
+    else:
+        globs = {**vars(mod), **GLOBALS, **(extra_globals or {})}
     runner = doctest.DocTestRunner(checker=UlpOutputChecker(ulps),
                                    optionflags=doctest.NORMALIZE_WHITESPACE)
-    for test in doctest.DocTestFinder().find(mod, module, globs=globs):
+    finder = doctest.DocTestFinder()
+    tests = finder.find(mod, module, globs=globs)
+    if standalone:
+        for cls in _renamed_classes(mod):
+            tests += finder.find(cls, f"{module}.{cls.__name__}", module=False, globs=globs)
+    for test in tests:
         if not (skip_module_docstring and test.name == module):
             runner.run(test)
     results = runner.summarize(verbose=False)
@@ -40,3 +54,14 @@ def check_docstring_examples(module: str, extra_globals=None, *, ulps: int = ELE
 def _process_settings() -> tuple:
     """What an example must leave as it found it: where compiled programs are kept."""
     return jxkernel.config.jax_compilation_cache_dir, jxkernel.config.jax_enable_compilation_cache
+
+
+def _renamed_classes(mod) -> list:
+    """The classes whose methods are written in `mod` but whose `__module__` names another."""
+    found = {}
+    for obj in vars(mod).values():
+        if isinstance(obj, type) and obj.__module__ != mod.__name__ and any(
+                getattr(getattr(f, "__code__", None), "co_filename", None) == mod.__file__
+                for f in vars(obj).values()):
+            found[id(obj)] = obj        # (a class bound under two names, P and PartitionSpec)
+    return list(found.values())

@@ -2,9 +2,15 @@
 vmap, as JAX's device_put primitive is (found by JAX 0.10.2's own
 tests/lax_autodiff_test.py, testScatterGradSymbolicZeroUpdate, which differentiates
 `jax.device_put(x).at[...].set(...)`). With a device named, the value is placed as JAX's
-device_put_p places it (lax/transfer.py; recorded cases in tests/data/missing_names_cases.py)."""
+device_put_p places it (lax/transfer.py; recorded cases in tests/data/missing_names_cases.py).
+Its src=, donate= and may_alias=: tests/data/device_put_flags_cases.py."""
+import json
+import os
+
+import device_put_flags_cases            # tests/data, on pytest's pythonpath
 import numpy as np
 import pytest
+from locations import DATA               # tests/support
 
 import jxkernel as jax
 import jxkernel.numpy as jnp
@@ -36,3 +42,13 @@ def test_jnp_device_argument_of_a_traced_value_binds_device_put():
     np.testing.assert_array_equal(np.asarray(out), np.fft.fftfreq(4, d=1.0).astype(np.float32))
     jaxpr = jax.make_jaxpr(lambda d: jnp.fft.fftfreq(4, d=d, device=dev))(1.0)
     assert "device_put" in str(jaxpr)
+
+
+def test_device_put_takes_src_donate_and_may_alias_as_jax():
+    """src= (where the value is: recorded in the equation, its transpose's target), donate=
+    and may_alias= (bools or pytree prefixes of them), and no copy=, against JAX 0.10.2's
+    answers in tests/data/device_put_flags_reference.json."""
+    with open(os.path.join(DATA, "device_put_flags_reference.json")) as f:
+        want = json.load(f)
+    want.pop("jax_version")
+    assert device_put_flags_cases.run(jax) == want

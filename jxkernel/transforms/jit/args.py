@@ -19,6 +19,7 @@ from ...core.earray import constant_handlers  # noqa: F401 (jit.py's: closed-ove
 from ...core.errors import jax_array_abstractified
 from ...core.hijax import AvalQDD, cur_qdd, hi_value_types
 from ...core.mesh import UNCONSTRAINED, PartitionSpec
+from ...core.staging import is_ref
 from ...xla.transfers import foreign_argument, shard_arg_handlers
 from ...tree_util import (DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey, broadcast_prefix,
                           keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten)
@@ -459,7 +460,7 @@ def token_carriers(leaves: list, treedef) -> tuple:
 
 def leaf_aval(x, index_name, fun=None) -> ShapedArray:
     aval = getattr(x, "aval", None)
-    if isinstance(aval, ShapedArray) or getattr(type(x), "is_array_ref", False) or \
+    if isinstance(aval, ShapedArray) or is_ref(x) or \
             aval is abstract_token:    # (a token's carrier, or a tracer of one)
         return aval                    # (a Ref's is its AbstractRef: transforms/jit/refs.py)
     if type(x) in SCALAR_TYPES:

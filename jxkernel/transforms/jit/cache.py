@@ -19,7 +19,7 @@ from ...core.config import config
 from ...core.lru import CONSTANTS, LRU, SIGNATURES, Bounded
 from ...core.monitoring import test_event
 from ...core.source_info import function_source_info
-from ...core.staging import convert_constvars_to_invars
+from ...core.staging import convert_constvars_to_invars, is_ref
 from ...tree_util import default_registry
 from ...xla import fastpath
 from ...xla.memory import forget_executables
@@ -311,7 +311,7 @@ class Entry:
         self.exe, self.consts, self.out_tree = exe, consts, out_tree
         # Refs among the consts (transforms/jit/refs.py): each call passes their values and
         # writes them back, so such an entry is never on a fast path
-        self.refs = any(getattr(type(c), "is_array_ref", False) for c in consts)
+        self.refs = any(map(is_ref, consts))
         # what a hit passes before the arguments
         self.const_bufs = [] if self.refs else [c._buf for c in consts]
         self.jaxpr, self.text, self.donated = jaxpr, text, donated

@@ -240,6 +240,8 @@ def jax_alias(fun, name: str, *, static_argnames=(), inline=False):
     copy.__qualname__, copy.__module__ = name, fun.__module__
     if hasattr(fun, "__wrapped__"):            # a jnp_jit wrapper: jit reads this signature
         copy.__wrapped__ = fun.__wrapped__
+    if "__signature__" in vars(fun):           # (jnp.acos's is `(x, /)`, as arccos's)
+        copy.__signature__ = fun.__signature__
     if hasattr(fun, "jitted"):                 # (its calls run that jit, as fun's do)
         copy.jitted = fun.jitted
     return jax_jitted(copy, static_argnames=static_argnames, inline=inline)
