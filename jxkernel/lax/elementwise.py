@@ -527,18 +527,20 @@ def _linear_binop_transpose(sign_y):
 
 
 def _binop_linear_jvp(prim, sign_y):
+    """add's and sub's JVP, as JAX's _add_jvp/_sub_jvp: both tangents meet in the op itself
+    (`add tx ty`, broadcasting as the primal did); one alone is broadcast to, or resharded
+    as, the result's type (`reshard`: a replicated bias's tangent added to a split batch)."""
     def jvp(primals, tangents):
         ans = prim.bind(*primals)
         out = ad.aval_of(ans)
         tx, ty = tangents
-        if sign_y < 0 and type(tx) is not ad.Zero and type(ty) is not ad.Zero:
-            # both tangents: `sub tx ty`, as JAX's _sub_jvp (its transpose negates the
-            # cotangent before summing it down to y's shape)
-            return ans, prim.bind(ad.broadcast_to(tx, out), ad.broadcast_to(ty, out))
-        if type(ty) is not ad.Zero and sign_y < 0:
-            ty = neg(ty)
-        return ans, ad.add_tangents(*(ad.broadcast_to(t, out) if type(t) is not ad.Zero else t
-                                      for t in (tx, ty)))
+        if type(tx) is ad.Zero and type(ty) is ad.Zero:
+            return ans, ad.Zero(out)
+        if type(tx) is ad.Zero:
+            return ans, ad.broadcast_to(neg(ty) if sign_y < 0 else ty, out)
+        if type(ty) is ad.Zero:
+            return ans, ad.broadcast_to(tx, out)
+        return ans, prim.bind(ad.as_array(tx), ad.as_array(ty))
     return jvp
 
 
@@ -769,10 +771,11 @@ max_p = binop("max", "stablehlo.maximum", ANY, numpy=np.maximum)
 
 
 def _balanced_eq(x, z, y):
-    """1 where x is the max/min (0.5 on ties with y), else 0: splits the gradient on ties."""
-    x, y = ad.broadcast_to(x, ad.aval_of(z)), ad.broadcast_to(y, ad.aval_of(z))
-    return select(eq(x, z), select(eq(y, z), _full_like(z, 0.5), _full_like(z, 1)),
-                  _full_like(z, 0))
+    """1 where x is the max/min (0.5 on ties with y), else 0: splits the gradient on ties.
+    JAX's formula, (x == z ? 1 : 0) / (y == z ? 2 : 1): its equations and their types (eq
+    broadcasts x and y to z's shape and type, no operand is resharded)."""
+    return div(select(eq(x, z), _full_like(z, 1), _full_like(z, 0)),
+               select(eq(y, z), _full_like(z, 2), _full_like(z, 1)))
 
 
 ad.defjvp(max_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),

@@ -202,12 +202,12 @@ def _given_in_shardings(jax, mesh, P):
     return out
 
 
-def _eqn_types(jaxpr, names) -> list:
+def _eqn_types(jaxpr, names=None) -> list:
     """[primitive, operand types, result types] of each equation of `jaxpr` (and the jaxprs
-    in its params) whose primitive is one of `names`."""
+    in its params) whose primitive is one of `names` (None: every equation)."""
     out = []
     for eqn in jaxpr.eqns:
-        if eqn.primitive.name in names:
+        if names is None or eqn.primitive.name in names:
             out.append([eqn.primitive.name, [str(v.aval) for v in eqn.invars],
                         [str(v.aval) for v in eqn.outvars]])
         for p in eqn.params.values():
@@ -257,6 +257,115 @@ def _gradient_types(jax, mesh, P):
     }
 
 
+def _resharded_tangents(jax, mesh, P):
+    """A bias of the activation's shape but another type (replicated, or split over 'y' where
+    the batch is over 'x'): JAX's _maybe_broadcast reshards its tangent to the result's type
+    (add's and sub's JVP: `reshard`), its _unbroadcast gives the cotangent the bias's type
+    back (`reshape[... sharding=...]`), reshard's transpose reshards back to its operand's.
+    Per program: make_jaxpr(grad)'s text (every equation's types, reshape's sharding=), the
+    gradients' types and values eagerly and under jit, the JVP's type and jaxprs (one
+    tangent, both); for the layer also each equation's types as a list. Small integers:
+    every value exact."""
+    jnp = jax.numpy
+    put = lambda v, *spec: jax.device_put(np.asarray(v, np.float32),  # noqa: E731
+                                          jax.sharding.NamedSharding(mesh, P(*spec)))
+    grid = np.arange(32).reshape(8, 4)
+    c = put(grid % 5 - 2, "x")
+    biases = {"replicated": put(grid % 3 - 1), "split_y": put(grid % 3 - 1, None, "y"),
+              "row_split_y": put(np.arange(4).reshape(1, 4) % 3 - 1, None, "y")}
+    ops = {"add": lambda c, b: c + b, "sub": lambda c, b: c - b, "rsub": lambda c, b: b - c,
+           "mul": lambda c, b: c * b, "max": jnp.maximum,
+           "add_sub": lambda c, b: (c + b) * (c - b)}
+
+    def seen(tree):
+        return [[str(jax.typeof(g)), np.asarray(g).tolist()] for g in jax.tree.leaves(tree)]
+    out = {}
+    for op_name, op in ops.items():
+        for bias_name, b in biases.items():
+            for argnums in (1, (0, 1)):
+                grad = jax.grad(lambda c, b: jnp.sum(op(c, b) ** 2), argnums=argnums)
+                jaxpr = jax.make_jaxpr(grad)(c, b)
+                out[f"{op_name}/{bias_name}/{argnums}"] = {
+                    "jaxpr": str(jaxpr), "grad": seen(grad(c, b)),
+                    "grad_jit": seen(jax.jit(grad)(c, b))}
+            jvp = lambda t: jax.jvp(lambda b: op(c, b), (b,), (t,))[1]  # noqa: E731
+            both = lambda t, u: jax.jvp(op, (c, b), (t, u))[1]  # noqa: E731
+            out[f"{op_name}/{bias_name}/jvp"] = [str(jax.typeof(jvp(b))),
+                                                 str(jax.make_jaxpr(jvp)(b)),
+                                                 str(jax.make_jaxpr(both)(c, b))]
+
+    W, b = put(np.arange(16).reshape(4, 4) % 3 - 1), put(np.arange(32).reshape(8, 4) % 4 - 2)
+    targets = put(np.arange(32).reshape(8, 4) % 5 - 2, None, "y")
+
+    def layer(W, b, targets):     # a per-example bias and targets split otherwise than it
+        h = jnp.maximum(jnp.dot(c, W) + b, 0.0)
+        return jnp.mean(jnp.sum((h - targets) ** 2, axis=-1))
+    grad = jax.grad(layer, argnums=(0, 1, 2))
+    jaxpr = jax.make_jaxpr(grad)(W, b, targets)
+    out["layer"] = {"jaxpr": str(jaxpr), "eqns": _eqn_types(jaxpr.jaxpr),
+                    "grad": seen(grad(W, b, targets)),
+                    "grad_jit": seen(jax.jit(grad)(W, b, targets))}
+    moved = jax.grad(lambda a: jnp.sum(jax.sharding.reshard(a, P(None, "y")) * biases[
+        "replicated"]))
+    out["reshard"] = [str(jax.make_jaxpr(moved)(c)), seen(moved(c)), seen(jax.jit(moved)(c))]
+    return out
+
+
+def _broadcast_params(jax, mesh, P):
+    """broadcast_in_dim in jaxprs of programs that broadcast typed values: the printed text
+    (JAX prints neither its shape nor its sharding= param: the result's type says both) and
+    each broadcast_in_dim's `sharding` param (None unless an out_sharding= or a full_like
+    gave one)."""
+    jnp, lax = jax.numpy, jax.lax
+    ns = lambda *spec: jax.sharding.NamedSharding(mesh, P(*spec))  # noqa: E731
+    put = lambda v, *spec: jax.device_put(np.asarray(v, np.float32), ns(*spec))  # noqa: E731
+    x, c = put(np.arange(8), "x"), put(np.arange(32).reshape(8, 4), "x")
+    r, y4 = put(np.arange(4)), put(np.arange(4), "y")
+    programs = {
+        "broadcast_to": (lambda x: jnp.broadcast_to(x, (3, 8)), x),
+        "broadcast_to_leading": (lambda c: jnp.broadcast_to(c, (2, 8, 4)), c),
+        "add_column": (lambda c: c + jnp.ones((8, 1), np.float32), c),
+        "add_row": (lambda c, r: c + r, c, r),
+        "add_row_split_y": (lambda c, r: c + r, c, y4),
+        "expand_dims_add": (lambda x, r: jnp.expand_dims(x, 1) + r, x, r),
+        "expand_dims_add_split_y": (lambda x, r: jnp.expand_dims(x, 1) + r, x, y4),
+        "reshard_after": (lambda x: jax.sharding.reshard(jnp.broadcast_to(x, (4, 8)),
+                                                         P(None, None)), x),
+        "reshard_after_split_y": (lambda x: jax.sharding.reshard(
+            jnp.broadcast_to(x[:, None], (8, 4)), P("x", "y")), x),
+        "lax_out_sharding_spec": (lambda x: lax.broadcast_in_dim(
+            x, (8, 4), (0,), out_sharding=P("x", "y")), x),
+        "lax_out_sharding_named": (lambda x: lax.broadcast_in_dim(
+            x, (8, 4), (0,), out_sharding=ns("x", "y")), x),
+        "lax_broadcast": (lambda x: lax.broadcast(x, (2,)), x),
+        "zeros_out_sharding": (lambda: jnp.zeros((8, 4), out_sharding=P("x")),),
+        "full_like": (lambda c: jnp.full_like(c, 3.0), c),
+        "ones_like_out_sharding": (lambda c: jnp.ones_like(c, out_sharding=P(None, "y")), c),
+        "where_scalar": (lambda c: jnp.where(c > 2, c, 0.0), c),
+        "grad_of_broadcast": (lambda c, r: jax.grad(lambda c, r: jnp.sum(c * r),
+                                                    argnums=1)(c, r), c, y4),
+        "vmap_broadcast_to": (lambda c: jax.vmap(lambda row: jnp.broadcast_to(row, (2, 4)))(c),
+                              c),
+        "jit_broadcast_to": (lambda x: jax.jit(lambda x: jnp.broadcast_to(x, (3, 8)))(x), x),
+    }
+
+    def params(jaxpr):
+        found = []
+        for eqn in jaxpr.eqns:
+            if eqn.primitive.name == "broadcast_in_dim":
+                found.append(repr(eqn.params["sharding"]))
+            for p in eqn.params.values():
+                inner = getattr(p, "jaxpr", p)
+                if hasattr(inner, "eqns"):
+                    found += params(inner)
+        return found
+    out = {}
+    for name, (f, *args) in programs.items():
+        jaxpr = jax.make_jaxpr(f)(*args)
+        out[name] = [str(jaxpr), params(jaxpr.jaxpr)]
+    return out
+
+
 def run(jax):
     """All cases as JSON data (under jax.set_mesh, as JAX's out_sharding=P(...) needs)."""
     P = jax.sharding.PartitionSpec
@@ -269,4 +378,6 @@ def run(jax):
     out["given_in_shardings"] = _given_in_shardings(jax, mesh, P)
     with jax.set_mesh(mesh):
         out["gradient_types"] = _gradient_types(jax, mesh, P)
+        out["resharded_tangents"] = _resharded_tangents(jax, mesh, P)
+        out["broadcast_params"] = _broadcast_params(jax, mesh, P)
     return out

@@ -123,6 +123,44 @@ def test_tangents_and_cotangents_of_a_split_batch_are_typed_as_jaxs(runs):
 
 
 @SEVERAL_DEVICES
+def test_a_bias_of_the_results_shape_but_another_type_gets_a_gradient_of_its_type(runs):
+    # JAX's _maybe_broadcast reshards a lone tangent of the result's shape to the result's
+    # type; its _unbroadcast gives the cotangent the bias's type back (a reshape with
+    # sharding=); both tangents meet in `add`/`sub` itself; reshard's transpose goes back
+    mine, ref = runs
+    for key, want in ref["resharded_tangents"].items():
+        assert mine["resharded_tangents"][key] == want, key
+    got = mine["resharded_tangents"]
+    assert [t for t, _ in got["add/replicated/(0, 1)"]["grad"]] == [
+        "float32[8@x,4]", "float32[8,4]"]
+    assert [t for t, _ in got["sub/split_y/(0, 1)"]["grad_jit"]] == [
+        "float32[8@x,4]", "float32[8,4@y]"]
+    assert got["add/replicated/jvp"][0] == "float32[8@x,4]"
+    assert "d:f32[8@x,4] = reshard c" in got["add/replicated/jvp"][1]
+    assert "add c d" in got["add/replicated/jvp"][2]          # not add_any of resharded ones
+    assert "i:f32[8,4] = reshard h" in got["add/replicated/1"]["jaxpr"]     # JVP's, transposed
+    assert "i:f32[8,4] = reshape[" in got["add/replicated/(0, 1)"]["jaxpr"]      # add's transpose
+    assert [t for t, _ in got["reshard"][1]] == ["float32[8@x,4]"]    # not reshard's P(None, 'y')
+
+
+@SEVERAL_DEVICES
+def test_broadcast_in_dim_prints_and_keeps_its_sharding_param_as_jaxs(runs):
+    # JAX prints neither shape nor sharding= (the result's type says both); the param is
+    # None unless an out_sharding= (or full_like of a typed value) gave one
+    mine, ref = runs
+    for key, want in ref["broadcast_params"].items():
+        assert mine["broadcast_params"][key] == want, key
+    got = mine["broadcast_params"]
+    assert got["broadcast_to"][1] == ["None"]
+    assert "b:f32[3,8@x] = broadcast_in_dim[broadcast_dimensions=(1,)] a" in got["broadcast_to"][0]
+    assert got["lax_out_sharding_spec"][1] == [
+        "NamedSharding(mesh=AbstractMesh('x': 4, 'y': 2, axis_types=(Explicit, Explicit), "
+        "device_kind=cpu, num_cores=None, platform=cpu), spec=P('x', 'y'))"]
+    assert got["full_like"][1][0].endswith("spec=P('x', None))")
+    assert got["zeros_out_sharding"][1][0].endswith("spec=P('x',))")
+
+
+@SEVERAL_DEVICES
 def test_jit_without_sharded_inputs_gradients_of_replicated_values_and_scan(runs):
     mine, ref = runs
     for key in ("jit_made", "grad_of_replicated", "grad_in_jit_type", "scan_split_xs", "scan",
