@@ -160,7 +160,7 @@ def broadcast_to(t, aval):
     to a batch split over 'x' is split so too, as select_n's cases must all be); one of
     `aval`'s shape but another type is resharded to it, as JAX's.
 
-        >>> broadcast_to(jnp.ones(4), ShapedArray((8, 4), np.float32)).shape
+        >>> broadcast_to(jnp.ones((1, 4)), ShapedArray((8, 4), np.float32)).shape
         (8, 4)
     """
     t_aval = aval_of(t)
