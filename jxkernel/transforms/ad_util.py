@@ -84,7 +84,10 @@ def zeros(aval: ShapedArray):
         py_zero = zero.item()
         zero = py_zero if dtypes.is_python_scalar(py_zero) and \
             dtypes.python_scalar_dtype(py_zero) == aval.dtype else _convert(zero, aval)
-    out = broadcast_in_dim(zero, aval.shape, ()) if aval.shape else _convert(zero, aval)
+    # typed as `aval` (JAX's zeros_like_shaped_array: a zero carry tangent of a scan over a
+    # split batch is split so too)
+    out = broadcast_in_dim(zero, aval.shape, (), sharding_types.abstract_sharding(aval)) \
+        if aval.shape else _convert(zero, aval)
     return vma.pvary(out, aval.vma) if aval.vma else out     # varying as `aval` (shard_map)
 
 

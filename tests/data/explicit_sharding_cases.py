@@ -366,6 +366,50 @@ def _broadcast_params(jax, mesh, P):
     return out
 
 
+def _rule_constants(jax, mesh, P):
+    """Scalars and zeros that differentiation rules make over a split value: JAX's _one/_zero
+    are placed on the value's mesh (`reshard 1.0:f32[]`: log1p, expm1, tanh, logistic, asinh,
+    atanh, abs), pow's JVP spreads `1` as its exponent (full_like) and broadcasts only an
+    integer exponent of another shape, and a zero tangent is typed as its primal (a scan's
+    carry). Per program: make_jaxpr(grad)'s text, the gradient's type and values (the test
+    compares those within ELEMENTWISE ulps: transcendental functions' last bits may differ)."""
+    jnp, lax = jax.numpy, jax.lax
+    put = lambda v, *spec: jax.device_put(np.asarray(v, np.float32),  # noqa: E731
+                                          jax.sharding.NamedSharding(mesh, P(*spec)))
+    grid = np.arange(32).reshape(8, 4)
+    c = put((grid % 7 - 3) / 8, "x")
+    e = put(grid % 3 + 1, None, "y")
+    n = jax.device_put(grid % 4, jax.sharding.NamedSharding(mesh, P(None, "y")))
+    programs = {
+        "log1p": (lambda c: jnp.sum(lax.log1p(c)), c),
+        "expm1": (lambda c: jnp.sum(lax.expm1(c)), c),
+        "tanh": (lambda c: jnp.sum(lax.tanh(c)), c),
+        "logistic": (lambda c: jnp.sum(lax.logistic(c)), c),
+        "asinh": (lambda c: jnp.sum(lax.asinh(c)), c),
+        "atanh": (lambda c: jnp.sum(lax.atanh(c)), c),
+        "abs": (lambda c: jnp.sum(lax.abs(c)), c),
+        "gelu": (lambda c: jnp.sum(jax.nn.gelu(c)), c),
+        "logsumexp": (lambda c: jnp.sum(jax.nn.logsumexp(c, axis=1)), c),
+        "pow_float_exponent": (lambda c, e: jnp.sum(lax.pow(jnp.abs(c) + 1.0, e)), c, e),
+        "pow_int_exponent": (lambda c, n: jnp.sum(lax.pow(c, n[:1])), c, n),
+        "scan_carry": (lambda c: lax.scan(lambda k, row: (k + row * 2.0, None),
+                                          jnp.zeros(8, out_sharding=P("x")), c.T)[0].sum(), c),
+    }
+    # an integer exponent of the result's shape but another type: select_n's cases differ
+    # (JAX broadcasts, so retypes, only an exponent of another shape)
+    out = {"pow_int_exponent_retyped": _error(lambda: jax.grad(
+        lambda c, n: jnp.sum(lax.pow(c, n)))(c, n))}
+    for name, (f, *args) in programs.items():
+        grad = jax.grad(f)
+        g = grad(*args)
+        text = str(jax.make_jaxpr(grad)(*args))
+        if name == "scan_carry":      # the zero's type (JAX stages it after the scan)
+            text = sorted(line.split("=")[0].strip() for line in text.splitlines()
+                          if "broadcast_in_dim 0.0" in line)
+        out[name] = [text, str(jax.typeof(g)), np.asarray(g).tolist()]
+    return out
+
+
 def run(jax):
     """All cases as JSON data (under jax.set_mesh, as JAX's out_sharding=P(...) needs)."""
     P = jax.sharding.PartitionSpec
@@ -380,4 +424,5 @@ def run(jax):
         out["gradient_types"] = _gradient_types(jax, mesh, P)
         out["resharded_tangents"] = _resharded_tangents(jax, mesh, P)
         out["broadcast_params"] = _broadcast_params(jax, mesh, P)
+        out["rule_constants"] = _rule_constants(jax, mesh, P)
     return out

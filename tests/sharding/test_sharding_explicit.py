@@ -10,6 +10,7 @@ the tests below take apart.
 import numpy as np
 import pytest
 from fresh_process import run_against_reference
+from numerics import ELEMENTWISE, assert_allclose_ulp
 
 from jxkernel.core.avals import ShapedArray
 
@@ -141,6 +142,26 @@ def test_a_bias_of_the_results_shape_but_another_type_gets_a_gradient_of_its_typ
     assert "i:f32[8,4] = reshard h" in got["add/replicated/1"]["jaxpr"]     # JVP's, transposed
     assert "i:f32[8,4] = reshape[" in got["add/replicated/(0, 1)"]["jaxpr"]      # add's transpose
     assert [t for t, _ in got["reshard"][1]] == ["float32[8@x,4]"]    # not reshard's P(None, 'y')
+
+
+@SEVERAL_DEVICES
+def test_constants_and_zeros_of_differentiation_rules_are_placed_as_jaxs(runs):
+    # JAX's _one/_zero of a split value are on its mesh (`reshard 1.0:f32[]`); pow's JVP
+    # spreads 1 as its exponent and broadcasts only an integer exponent of another shape; a
+    # zero carry tangent is typed as its primal. Values within ELEMENTWISE ulps (exp, log,
+    # tanh may differ in their last bits)
+    mine, ref = runs
+    got, want = dict(mine["rule_constants"]), dict(ref["rule_constants"])
+    assert got.keys() == want.keys()
+    retyped = got.pop("pow_int_exponent_retyped")
+    assert retyped == want.pop("pow_int_exponent_retyped")
+    assert retyped[0] == "ShardingTypeError"           # select_n's cases, as JAX's
+    for name, (text, typ, values) in want.items():
+        assert got[name][:2] == [text, typ], name
+        assert_allclose_ulp(np.float32(got[name][2]), np.float32(values), ELEMENTWISE,
+                            err_msg=name)
+    assert "c:f32[] = reshard 1.0:f32[]" in got["tanh"][0]
+    assert got["scan_carry"][0] == ["_:f32[8@x]", "b:f32[8@x]"]
 
 
 @SEVERAL_DEVICES
