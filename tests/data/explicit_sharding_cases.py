@@ -410,6 +410,41 @@ def _rule_constants(jax, mesh, P):
     return out
 
 
+def _model_gradients(jax, mesh, P):
+    """Gradients of small model pieces over a batch split on 'x' with replicated parameters
+    (a layer norm's scale and shift, a bias, weights split over 'y'): where both operands of
+    add/sub have tangents they meet in the op itself and the cotangents are summed back by
+    JAX's _unbroadcast (reduce_sum with no out_sharding=, reshape with the operand's type).
+    Per program: make_jaxpr(grad)'s text, the gradients' types, and jit's results' specs."""
+    jnp, lax = jax.numpy, jax.lax
+    put = lambda v, *spec: jax.device_put(np.asarray(v, np.float32),  # noqa: E731
+                                          jax.sharding.NamedSharding(mesh, P(*spec)))
+    grid = np.arange(32).reshape(8, 4)
+    X = put((grid % 7 - 3) / 4, "x")
+    Wq = put((np.arange(16).reshape(4, 4) % 5 - 2) / 4, None, "y")
+    Wo = put((np.arange(16).reshape(4, 4) % 3 - 1) / 4, "y", None)
+    g, b = put(np.ones(4)), put(np.zeros(4))
+
+    def layernorm(h, g, b):
+        m = jnp.mean(h, axis=-1, keepdims=True)
+        v = jnp.var(h, axis=-1, keepdims=True)
+        return (h - m) * lax.rsqrt(v + 1e-5) * g + b
+    programs = {
+        "layernorm": (lambda X, g, b: jnp.sum(layernorm(X, g, b) ** 2), X, g, b),
+        "mse_bias": (lambda X, b: jnp.mean((X + b - 1.0) ** 2), X, b),
+        "var_std": (lambda X: jnp.std(X) + jnp.var(X, axis=0).sum(), X),
+        "mlp_split_y": (lambda X, Wq, Wo: jnp.sum(jnp.dot(
+            jax.nn.relu(jnp.dot(X, Wq)), Wo, out_sharding=P("x")) ** 2), X, Wq, Wo),
+    }
+    out = {}
+    for name, (f, *args) in programs.items():
+        grad = jax.grad(f, argnums=tuple(range(len(args))))
+        out[name] = [str(jax.make_jaxpr(grad)(*args)),
+                     [str(jax.typeof(v)) for v in grad(*args)],
+                     [repr(v.sharding.spec) for v in jax.jit(grad)(*args)]]
+    return out
+
+
 def run(jax):
     """All cases as JSON data (under jax.set_mesh, as JAX's out_sharding=P(...) needs)."""
     P = jax.sharding.PartitionSpec
@@ -425,4 +460,5 @@ def run(jax):
         out["resharded_tangents"] = _resharded_tangents(jax, mesh, P)
         out["broadcast_params"] = _broadcast_params(jax, mesh, P)
         out["rule_constants"] = _rule_constants(jax, mesh, P)
+        out["model_gradients"] = _model_gradients(jax, mesh, P)
     return out

@@ -165,6 +165,18 @@ def test_constants_and_zeros_of_differentiation_rules_are_placed_as_jaxs(runs):
 
 
 @SEVERAL_DEVICES
+def test_model_pieces_gradients_print_and_are_typed_as_jaxs(runs):
+    # a layer norm's, a bias's, var/std's and an MLP's gradients over a split batch: the
+    # cotangents summed back as JAX's _unbroadcast (no out_sharding= on that reduce_sum)
+    mine, ref = runs
+    for key, want in ref["model_gradients"].items():
+        assert mine["model_gradients"][key] == want, key
+    norm = mine["model_gradients"]["layernorm"]
+    assert norm[1] == ["float32[8@x,4]", "float32[4]", "float32[4]"]
+    assert "reduce_sum[axes=(0,) out_sharding=None]" in norm[0]
+
+
+@SEVERAL_DEVICES
 def test_broadcast_in_dim_prints_and_keeps_its_sharding_param_as_jaxs(runs):
     # JAX prints neither shape nor sharding= (the result's type says both); the param is
     # None unless an out_sharding= (or full_like of a typed value) gave one
