@@ -35,9 +35,10 @@ def broadcast_in_dim(x, shape, broadcast_dimensions, sharding=None):
                                    sharding=sharding)
 
 
-def reshape(x, new_sizes):
-    """lax.reshape (row-major, no `dimensions`) without its shortcuts."""
-    return reshape_p.bind(x, new_sizes=tuple(new_sizes), dimensions=None, sharding=None)
+def reshape(x, new_sizes, sharding=None):
+    """lax.reshape (row-major, no `dimensions`) without its shortcuts (`sharding`: its
+    result's type, a NamedSharding over an abstract mesh)."""
+    return reshape_p.bind(x, new_sizes=tuple(new_sizes), dimensions=None, sharding=sharding)
 
 
 def transpose(x, permutation):

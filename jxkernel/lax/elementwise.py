@@ -15,7 +15,7 @@ import numpy as np
 
 from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray
-from ..core.interpreter_primitives import typed_constant
+from ..core.interpreter_primitives import reshard_p, typed_constant
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, impl_rules,
                               jvp_rules, lowering_rules, numpy_rules, sharding_rules,
                               transpose_rules)
@@ -81,6 +81,17 @@ def _full_like(x, value):
 
 def _one_minus(x):
     return sub(_const(x, 1), x)
+
+
+def _scalar_on_mesh(x, value):
+    """JAX's lax._zero/_one: `value` as a rank-0 value of x's dtype (_const's), placed on a
+    traced `x`'s mesh where x is typed (`reshard 1.0:f32[]` in a jaxpr, as JAX's
+    full_like(x, shape=(), sharding=P() over it))."""
+    scalar = _const(x, value)
+    sharding = sharding_types.traced_sharding(x)
+    if sharding is None:
+        return scalar
+    return reshard_p.bind(scalar, sharding=sharding_types.make(sharding.mesh, []))
 
 
 # Without SciPy, the functions Python's math module has, element by element (correctly
@@ -158,22 +169,23 @@ ad.defjvp(log_p, lambda g, ans, x, **_: div(g, x))
 
 log1p_p = unop("log1p", "stablehlo.log_plus_one", INEXACT,
                numpy=_real_or(_xla_formulas.log1p, np.log1p))
-ad.defjvp(log1p_p, lambda g, ans, x, **_: div(g, add(x, _const(x, 1))))
+ad.defjvp(log1p_p, lambda g, ans, x, **_: div(g, add(x, _scalar_on_mesh(x, 1))))
 
 expm1_p = unop("expm1", "stablehlo.exponential_minus_one", INEXACT, numpy=np.expm1)
-ad.defjvp(expm1_p, lambda g, ans, x, **_: mul(g, add(ans, _const(x, 1))))
+ad.defjvp(expm1_p, lambda g, ans, x, **_: mul(g, add(ans, _scalar_on_mesh(ans, 1))))
 
 # XLA's float32 tanh (NumPy's is up to 4 ulps from it: 80 ulps of a small gelu)
 tanh_p = unop("tanh", "stablehlo.tanh", INEXACT,
               numpy=_xla_float32_or(_xla_formulas.tanh32, np.tanh))
-ad.defjvp(tanh_p, lambda g, ans, x, **_: mul(add(g, mul(g, ans)), _one_minus(ans)))
+ad.defjvp(tanh_p, lambda g, ans, x, **_: mul(add(g, mul(g, ans)),
+                                                sub(_scalar_on_mesh(x, 1), ans)))
 
 def _np_logistic(x):
     return 1 / (1 + np.exp(-x))
 
 
 logistic_p = unop("logistic", "stablehlo.logistic", INEXACT, numpy=_np_logistic)
-ad.defjvp(logistic_p, lambda g, ans, x, **_: mul(g, mul(ans, _one_minus(ans))))
+ad.defjvp(logistic_p, lambda g, ans, x, **_: mul(g, mul(ans, sub(_scalar_on_mesh(ans, 1), ans))))
 
 sin_p = unop("sin", "stablehlo.sine", INEXACT,
              numpy=_xla_float32_or(_xla_formulas.sin32, np.sin))
@@ -204,14 +216,15 @@ cosh_p = unop("cosh", "chlo.cosh", INEXACT,
 ad.defjvp(cosh_p, lambda g, ans, x: mul(g, sinh(x)))
 
 asinh_p = unop("asinh", "chlo.asinh", INEXACT, numpy=np.arcsinh)
-ad.defjvp(asinh_p, lambda g, ans, x: mul(g, rsqrt(add(square(x), _const(x, 1)))))
+ad.defjvp(asinh_p, lambda g, ans, x: mul(g, rsqrt(add(square(x), _scalar_on_mesh(x, 1)))))
 
 acosh_p = unop("acosh", "chlo.acosh", INEXACT, numpy=np.arccosh)
 ad.defjvp(acosh_p, lambda g, ans, x: mul(g, rsqrt(mul(sub(x, _const(x, 1)),
                                                      add(x, _const(x, 1))))))
 
 atanh_p = unop("atanh", "chlo.atanh", INEXACT, numpy=np.arctanh)
-ad.defjvp(atanh_p, lambda g, ans, x: mul(reciprocal(add(_const(x, 1), x)), div(g, _one_minus(x))))
+ad.defjvp(atanh_p, lambda g, ans, x: mul(reciprocal(add(_scalar_on_mesh(x, 1), x)),
+                                         div(g, sub(_scalar_on_mesh(x, 1), x))))
 
 sqrt_p = unop("sqrt", "stablehlo.sqrt", INEXACT, numpy=np.sqrt)
 ad.defjvp(sqrt_p, lambda g, ans, x, **_: mul(g, div(_const(x, 0.5), ans)))
@@ -329,7 +342,7 @@ def _abs_jvp(g, ans, x):
     if dtypes.is_complex(ad.aval_of(x).dtype):
         safe = select(eq(ans, _const(ans, 0)), _full_like(ans, 1), ans)
         return div(real(mul(conj(x), g)), safe)
-    return select(ge(x, _const(x, 0)), g, neg(g))      # JAX's: |x|' = 1 at 0 (and at -0)
+    return select(ge(x, _scalar_on_mesh(x, 0)), g, neg(g))   # JAX's: |x|' = 1 at 0 (and -0)
 
 
 ad.defjvp(abs_p, _abs_jvp)
@@ -527,18 +540,20 @@ def _linear_binop_transpose(sign_y):
 
 
 def _binop_linear_jvp(prim, sign_y):
+    """add's and sub's JVP, as JAX's _add_jvp/_sub_jvp: both tangents meet in the op itself
+    (`add tx ty`, broadcasting as the primal did); one alone is broadcast to, or resharded
+    as, the result's type (`reshard`: a replicated bias's tangent added to a split batch)."""
     def jvp(primals, tangents):
         ans = prim.bind(*primals)
         out = ad.aval_of(ans)
         tx, ty = tangents
-        if sign_y < 0 and type(tx) is not ad.Zero and type(ty) is not ad.Zero:
-            # both tangents: `sub tx ty`, as JAX's _sub_jvp (its transpose negates the
-            # cotangent before summing it down to y's shape)
-            return ans, prim.bind(ad.broadcast_to(tx, out), ad.broadcast_to(ty, out))
-        if type(ty) is not ad.Zero and sign_y < 0:
-            ty = neg(ty)
-        return ans, ad.add_tangents(*(ad.broadcast_to(t, out) if type(t) is not ad.Zero else t
-                                      for t in (tx, ty)))
+        if type(tx) is ad.Zero and type(ty) is ad.Zero:
+            return ans, ad.Zero(out)
+        if type(tx) is ad.Zero:
+            return ans, ad.broadcast_to(neg(ty) if sign_y < 0 else ty, out)
+        if type(ty) is ad.Zero:
+            return ans, ad.broadcast_to(tx, out)
+        return ans, prim.bind(ad.as_array(tx), ad.as_array(ty))
     return jvp
 
 
@@ -725,14 +740,21 @@ sharding_rules[pow_p] = sharding_types.broadcasting_rule
 
 
 def _pow_jvp_x(g, ans, x, y):
+    """JAX's _pow_jvp_lhs: y * x ** (y - 1). For an integer y, x ** 0 is flat (even at x = 0,
+    where 0 * inf), and only then are x and y broadcast to the result (select_n needs whole
+    cases), as JAX's: a float y's operands are not (nor resharded)."""
     out = ad.aval_of(ans)
     is_int = ad.aval_of(y).dtype != out.dtype
     # both as strong values of the result's dtype, as JAX's (its gradient at a weak x is strong)
     x, y = convert_element_type(x, out.dtype), convert_element_type(y, out.dtype)
-    x, y = ad.broadcast_to(x, out), ad.broadcast_to(y, out)    # select_n needs full shapes
-    jac = mul(y, pow(x, sub(y, _const(y, 1))))
-    if is_int:                     # JAX's: x ** 0 is flat (even at x = 0, where 0 * inf)
-        jac = select(eq(y, _const(y, 0)), _zeros_like(ans), jac)
+    if not is_int:
+        return mul(g, mul(y, pow(x, sub(y, _full_like(y, 1)))))
+    if bu.shape(x) != bu.shape(y):
+        x, y = ad.broadcast_to(x, out), ad.broadcast_to(y, out)
+    # (its equations in JAX's order: the nonzero y, JAX's _replace_zero, inside the select)
+    jac = select(eq(y, _const(y, 0)), _full_like(y, 0),
+                 mul(select(eq(y, _const(y, 0)), _full_like(y, 1), y),
+                     pow(x, sub(y, _full_like(y, 1)))))
     return mul(g, jac)
 
 
@@ -769,10 +791,11 @@ max_p = binop("max", "stablehlo.maximum", ANY, numpy=np.maximum)
 
 
 def _balanced_eq(x, z, y):
-    """1 where x is the max/min (0.5 on ties with y), else 0: splits the gradient on ties."""
-    x, y = ad.broadcast_to(x, ad.aval_of(z)), ad.broadcast_to(y, ad.aval_of(z))
-    return select(eq(x, z), select(eq(y, z), _full_like(z, 0.5), _full_like(z, 1)),
-                  _full_like(z, 0))
+    """1 where x is the max/min (0.5 on ties with y), else 0: splits the gradient on ties.
+    JAX's formula, (x == z ? 1 : 0) / (y == z ? 2 : 1): its equations and their types (eq
+    broadcasts x and y to z's shape and type, no operand is resharded)."""
+    return div(select(eq(x, z), _full_like(z, 1), _full_like(z, 0)),
+               select(eq(y, z), _full_like(z, 2), _full_like(z, 1)))
 
 
 ad.defjvp(max_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),

@@ -394,6 +394,17 @@ def _transpose(prim, ct, x, **params):
     return [ct if type(ct) is Zero else prim.bind(ct, **params)]
 
 
+def _reshard_transpose(ct, x, *, sharding):
+    """JAX's: the cotangent resharded back to the operand's type (an untyped operand's:
+    unsplit), so a gradient through reshard is typed as its primal."""
+    if type(ct) is Zero:
+        return [Zero(x.aval)]
+    back = sharding_types.abstract_sharding(x.aval)
+    if back is None:
+        back = _avals.make(abstracted(sharding).mesh, [()] * len(x.aval.shape))
+    return [reshard_p.bind(ct, sharding=back)]
+
+
 def _batching(prim, vals, dims, *, sharding, **params):
     """The batch axis is left as the operand's type has it (unsplit if untyped): a constraint
     changes no type under vmap (JAX's leaves that axis unconstrained), so vmap of
@@ -432,6 +443,7 @@ for _prim in (sharding_constraint_p, reshard_p):
     batching_rules[_prim] = functools.partial(_batching, _prim)
     sharding_typing_rules[_prim] = sharding_types.constrained_typing
 impl_rules[reshard_p] = _reshard_impl
+transpose_rules[reshard_p] = _reshard_transpose
 axis_batching_rules[reshard_p] = _reshard_batching
 param_printers[reshard_p] = lambda params: []       # JAX prints `reshard x`: the type says
 param_printers[sharding_constraint_p] = _constraint_params

@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes, physical, vma, sharding_types
-from ..core.avals import ShapedArray, get_aval
+from ..core.avals import ShapedArray, get_aval, parts_of
 from ..core.interpreter_primitives import (broadcast_in_dim, convert_element_type, reduce_sum,
-                                          reshape)
+                                          reshape, reshard_p)
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, numpy_rules, sharding_rules, transpose_rules)
 from ..tree_util import tree_map
@@ -84,7 +84,10 @@ def zeros(aval: ShapedArray):
         py_zero = zero.item()
         zero = py_zero if dtypes.is_python_scalar(py_zero) and \
             dtypes.python_scalar_dtype(py_zero) == aval.dtype else _convert(zero, aval)
-    out = broadcast_in_dim(zero, aval.shape, ()) if aval.shape else _convert(zero, aval)
+    # typed as `aval` (JAX's zeros_like_shaped_array: a zero carry tangent of a scan over a
+    # split batch is split so too)
+    out = broadcast_in_dim(zero, aval.shape, (), sharding_types.abstract_sharding(aval)) \
+        if aval.shape else _convert(zero, aval)
     return vma.pvary(out, aval.vma) if aval.vma else out     # varying as `aval` (shard_map)
 
 
@@ -157,13 +160,18 @@ def broadcast_to(t, aval):
     """Tangent `t` spread to `aval`'s shape (lax's binary ops broadcast rank-0 operands and
     size-1 dims, so a tangent of such an operand must be broadcast to the output), typed as
     `aval` is: JAX's _maybe_broadcast types it as the primal output (a bias's tangent added
-    to a batch split over 'x' is split so too, as select_n's cases must all be)."""
-    t_shape = aval_of(t).shape
+    to a batch split over 'x' is split so too, as select_n's cases must all be); one of
+    `aval`'s shape but another type is resharded to it, as JAX's.
+
+        >>> broadcast_to(jnp.ones((1, 4)), ShapedArray((8, 4), np.float32)).shape
+        (8, 4)
+    """
+    t_aval = aval_of(t)
+    t_shape = t_aval.shape
     if t_shape == aval.shape:
-        # a tangent given as a Python or NumPy scalar leaves an operation as an Array, as
-        # JAX's does (its operands pass through convert_element_type)
-        return _convert(t, aval_of(t)) if isinstance(t, (int, float, complex, np.generic)) \
-            else t
+        if _typed_otherwise(t_aval, aval):
+            return reshard_p.bind(t, sharding=sharding_types.abstract_sharding(aval))
+        return as_array(t)
     sharding = sharding_types.abstract_sharding(aval)
     if not t_shape:
         return broadcast_in_dim(t, aval.shape, (), sharding)
@@ -172,21 +180,50 @@ def broadcast_to(t, aval):
     return broadcast_in_dim(squeezed, aval.shape, keep, sharding)
 
 
+def as_array(t):
+    """Tangent `t` as an Array where it is a Python or NumPy scalar: it leaves an operation
+    as an Array, as JAX's does (its operands pass through convert_element_type).
+
+        >>> as_array(2.0)
+        Array(2., dtype=float32, weak_type=True)
+    """
+    return _convert(t, aval_of(t)) if isinstance(t, (int, float, complex, np.generic)) else t
+
+
 def unbroadcast(ct, aval):
-    """Cotangent `ct` summed back to `aval`'s shape: the transpose of broadcast_to."""
+    """Cotangent `ct` summed back to `aval`'s shape and typed as `aval`: the transpose of
+    broadcast_to. One of `aval`'s shape but another type (a replicated bias's, added to a
+    split batch) is reshaped to `aval`'s type, as JAX's _unbroadcast.
+
+        >>> unbroadcast(jnp.ones((8, 4)), ShapedArray((1, 4), np.float32))
+        Array([[8., 8., 8., 8.]], dtype=float32)
+    """
     if type(ct) is Zero:
         return Zero(aval)
-    ct_shape = get_aval(ct).shape
-    if ct_shape != aval.shape:
+    ct_aval = get_aval(ct)
+    ct_shape = ct_aval.shape
+    if ct_shape != aval.shape or _typed_otherwise(ct_aval, aval):
         if not aval.shape:
             ct = reduce_sum(ct, tuple(range(len(ct_shape))))
         else:
             axes = tuple(i for i, (c, a) in enumerate(zip(ct_shape, aval.shape)) if c != a)
-            ct = reduce_sum(ct, axes)
-            ct = reshape(ct, aval.shape)
+            if axes:
+                ct = reduce_sum(ct, axes)
+            ct = reshape(ct, aval.shape, sharding_types.abstract_sharding(aval))
     if get_aval(ct).dtype != aval.dtype:
         ct = _convert(ct, aval.update(weak_type=False))
     return ct
+
+
+def _typed_otherwise(x_aval, aval) -> bool:
+    """Whether a value of type `x_aval` and `aval`'s shape is split otherwise than `aval`'s
+    type says (an untyped one counts as unsplit): JAX's _maybe_broadcast and _unbroadcast
+    then change its type. False where `aval` is untyped (no Explicit axis in sight)."""
+    if getattr(aval, "sharding", None) is None:
+        return False
+    x_parts = parts_of(x_aval) if getattr(x_aval, "sharding", None) is not None \
+        else [()] * len(x_aval.shape)
+    return x_parts != parts_of(aval)
 
 
 # ------------------------------------------------------------------ rule factories

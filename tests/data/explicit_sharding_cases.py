@@ -202,12 +202,12 @@ def _given_in_shardings(jax, mesh, P):
     return out
 
 
-def _eqn_types(jaxpr, names) -> list:
+def _eqn_types(jaxpr, names=None) -> list:
     """[primitive, operand types, result types] of each equation of `jaxpr` (and the jaxprs
-    in its params) whose primitive is one of `names`."""
+    in its params) whose primitive is one of `names` (None: every equation)."""
     out = []
     for eqn in jaxpr.eqns:
-        if eqn.primitive.name in names:
+        if names is None or eqn.primitive.name in names:
             out.append([eqn.primitive.name, [str(v.aval) for v in eqn.invars],
                         [str(v.aval) for v in eqn.outvars]])
         for p in eqn.params.values():
@@ -257,6 +257,194 @@ def _gradient_types(jax, mesh, P):
     }
 
 
+def _resharded_tangents(jax, mesh, P):
+    """A bias of the activation's shape but another type (replicated, or split over 'y' where
+    the batch is over 'x'): JAX's _maybe_broadcast reshards its tangent to the result's type
+    (add's and sub's JVP: `reshard`), its _unbroadcast gives the cotangent the bias's type
+    back (`reshape[... sharding=...]`), reshard's transpose reshards back to its operand's.
+    Per program: make_jaxpr(grad)'s text (every equation's types, reshape's sharding=), the
+    gradients' types and values eagerly and under jit, the JVP's type and jaxprs (one
+    tangent, both); for the layer also each equation's types as a list. Small integers:
+    every value exact."""
+    jnp = jax.numpy
+    put = lambda v, *spec: jax.device_put(np.asarray(v, np.float32),  # noqa: E731
+                                          jax.sharding.NamedSharding(mesh, P(*spec)))
+    grid = np.arange(32).reshape(8, 4)
+    c = put(grid % 5 - 2, "x")
+    biases = {"replicated": put(grid % 3 - 1), "split_y": put(grid % 3 - 1, None, "y"),
+              "row_split_y": put(np.arange(4).reshape(1, 4) % 3 - 1, None, "y")}
+    ops = {"add": lambda c, b: c + b, "sub": lambda c, b: c - b, "rsub": lambda c, b: b - c,
+           "mul": lambda c, b: c * b, "max": jnp.maximum,
+           "add_sub": lambda c, b: (c + b) * (c - b)}
+
+    def seen(tree):
+        return [[str(jax.typeof(g)), np.asarray(g).tolist()] for g in jax.tree.leaves(tree)]
+    out = {}
+    for op_name, op in ops.items():
+        for bias_name, b in biases.items():
+            for argnums in (1, (0, 1)):
+                grad = jax.grad(lambda c, b: jnp.sum(op(c, b) ** 2), argnums=argnums)
+                jaxpr = jax.make_jaxpr(grad)(c, b)
+                out[f"{op_name}/{bias_name}/{argnums}"] = {
+                    "jaxpr": str(jaxpr), "grad": seen(grad(c, b)),
+                    "grad_jit": seen(jax.jit(grad)(c, b))}
+            jvp = lambda t: jax.jvp(lambda b: op(c, b), (b,), (t,))[1]  # noqa: E731
+            both = lambda t, u: jax.jvp(op, (c, b), (t, u))[1]  # noqa: E731
+            out[f"{op_name}/{bias_name}/jvp"] = [str(jax.typeof(jvp(b))),
+                                                 str(jax.make_jaxpr(jvp)(b)),
+                                                 str(jax.make_jaxpr(both)(c, b))]
+
+    W, b = put(np.arange(16).reshape(4, 4) % 3 - 1), put(np.arange(32).reshape(8, 4) % 4 - 2)
+    targets = put(np.arange(32).reshape(8, 4) % 5 - 2, None, "y")
+
+    def layer(W, b, targets):     # a per-example bias and targets split otherwise than it
+        h = jnp.maximum(jnp.dot(c, W) + b, 0.0)
+        return jnp.mean(jnp.sum((h - targets) ** 2, axis=-1))
+    grad = jax.grad(layer, argnums=(0, 1, 2))
+    jaxpr = jax.make_jaxpr(grad)(W, b, targets)
+    out["layer"] = {"jaxpr": str(jaxpr), "eqns": _eqn_types(jaxpr.jaxpr),
+                    "grad": seen(grad(W, b, targets)),
+                    "grad_jit": seen(jax.jit(grad)(W, b, targets))}
+    moved = jax.grad(lambda a: jnp.sum(jax.sharding.reshard(a, P(None, "y")) * biases[
+        "replicated"]))
+    out["reshard"] = [str(jax.make_jaxpr(moved)(c)), seen(moved(c)), seen(jax.jit(moved)(c))]
+    return out
+
+
+def _broadcast_params(jax, mesh, P):
+    """broadcast_in_dim in jaxprs of programs that broadcast typed values: the printed text
+    (JAX prints neither its shape nor its sharding= param: the result's type says both) and
+    each broadcast_in_dim's `sharding` param (None unless an out_sharding= or a full_like
+    gave one)."""
+    jnp, lax = jax.numpy, jax.lax
+    ns = lambda *spec: jax.sharding.NamedSharding(mesh, P(*spec))  # noqa: E731
+    put = lambda v, *spec: jax.device_put(np.asarray(v, np.float32), ns(*spec))  # noqa: E731
+    x, c = put(np.arange(8), "x"), put(np.arange(32).reshape(8, 4), "x")
+    r, y4 = put(np.arange(4)), put(np.arange(4), "y")
+    programs = {
+        "broadcast_to": (lambda x: jnp.broadcast_to(x, (3, 8)), x),
+        "broadcast_to_leading": (lambda c: jnp.broadcast_to(c, (2, 8, 4)), c),
+        "add_column": (lambda c: c + jnp.ones((8, 1), np.float32), c),
+        "add_row": (lambda c, r: c + r, c, r),
+        "add_row_split_y": (lambda c, r: c + r, c, y4),
+        "expand_dims_add": (lambda x, r: jnp.expand_dims(x, 1) + r, x, r),
+        "expand_dims_add_split_y": (lambda x, r: jnp.expand_dims(x, 1) + r, x, y4),
+        "reshard_after": (lambda x: jax.sharding.reshard(jnp.broadcast_to(x, (4, 8)),
+                                                         P(None, None)), x),
+        "reshard_after_split_y": (lambda x: jax.sharding.reshard(
+            jnp.broadcast_to(x[:, None], (8, 4)), P("x", "y")), x),
+        "lax_out_sharding_spec": (lambda x: lax.broadcast_in_dim(
+            x, (8, 4), (0,), out_sharding=P("x", "y")), x),
+        "lax_out_sharding_named": (lambda x: lax.broadcast_in_dim(
+            x, (8, 4), (0,), out_sharding=ns("x", "y")), x),
+        "lax_broadcast": (lambda x: lax.broadcast(x, (2,)), x),
+        "zeros_out_sharding": (lambda: jnp.zeros((8, 4), out_sharding=P("x")),),
+        "full_like": (lambda c: jnp.full_like(c, 3.0), c),
+        "ones_like_out_sharding": (lambda c: jnp.ones_like(c, out_sharding=P(None, "y")), c),
+        "where_scalar": (lambda c: jnp.where(c > 2, c, 0.0), c),
+        "grad_of_broadcast": (lambda c, r: jax.grad(lambda c, r: jnp.sum(c * r),
+                                                    argnums=1)(c, r), c, y4),
+        "vmap_broadcast_to": (lambda c: jax.vmap(lambda row: jnp.broadcast_to(row, (2, 4)))(c),
+                              c),
+        "jit_broadcast_to": (lambda x: jax.jit(lambda x: jnp.broadcast_to(x, (3, 8)))(x), x),
+    }
+
+    def params(jaxpr):
+        found = []
+        for eqn in jaxpr.eqns:
+            if eqn.primitive.name == "broadcast_in_dim":
+                found.append(repr(eqn.params["sharding"]))
+            for p in eqn.params.values():
+                inner = getattr(p, "jaxpr", p)
+                if hasattr(inner, "eqns"):
+                    found += params(inner)
+        return found
+    out = {}
+    for name, (f, *args) in programs.items():
+        jaxpr = jax.make_jaxpr(f)(*args)
+        out[name] = [str(jaxpr), params(jaxpr.jaxpr)]
+    return out
+
+
+def _rule_constants(jax, mesh, P):
+    """Scalars and zeros that differentiation rules make over a split value: JAX's _one/_zero
+    are placed on the value's mesh (`reshard 1.0:f32[]`: log1p, expm1, tanh, logistic, asinh,
+    atanh, abs), pow's JVP spreads `1` as its exponent (full_like) and broadcasts only an
+    integer exponent of another shape, and a zero tangent is typed as its primal (a scan's
+    carry). Per program: make_jaxpr(grad)'s text, the gradient's type and values (the test
+    compares those within ELEMENTWISE ulps: transcendental functions' last bits may differ)."""
+    jnp, lax = jax.numpy, jax.lax
+    put = lambda v, *spec: jax.device_put(np.asarray(v, np.float32),  # noqa: E731
+                                          jax.sharding.NamedSharding(mesh, P(*spec)))
+    grid = np.arange(32).reshape(8, 4)
+    c = put((grid % 7 - 3) / 8, "x")
+    e = put(grid % 3 + 1, None, "y")
+    n = jax.device_put(grid % 4, jax.sharding.NamedSharding(mesh, P(None, "y")))
+    programs = {
+        "log1p": (lambda c: jnp.sum(lax.log1p(c)), c),
+        "expm1": (lambda c: jnp.sum(lax.expm1(c)), c),
+        "tanh": (lambda c: jnp.sum(lax.tanh(c)), c),
+        "logistic": (lambda c: jnp.sum(lax.logistic(c)), c),
+        "asinh": (lambda c: jnp.sum(lax.asinh(c)), c),
+        "atanh": (lambda c: jnp.sum(lax.atanh(c)), c),
+        "abs": (lambda c: jnp.sum(lax.abs(c)), c),
+        "gelu": (lambda c: jnp.sum(jax.nn.gelu(c)), c),
+        "logsumexp": (lambda c: jnp.sum(jax.nn.logsumexp(c, axis=1)), c),
+        "pow_float_exponent": (lambda c, e: jnp.sum(lax.pow(jnp.abs(c) + 1.0, e)), c, e),
+        "pow_int_exponent": (lambda c, n: jnp.sum(lax.pow(c, n[:1])), c, n),
+        "scan_carry": (lambda c: lax.scan(lambda k, row: (k + row * 2.0, None),
+                                          jnp.zeros(8, out_sharding=P("x")), c.T)[0].sum(), c),
+    }
+    # an integer exponent of the result's shape but another type: select_n's cases differ
+    # (JAX broadcasts, so retypes, only an exponent of another shape)
+    out = {"pow_int_exponent_retyped": _error(lambda: jax.grad(
+        lambda c, n: jnp.sum(lax.pow(c, n)))(c, n))}
+    for name, (f, *args) in programs.items():
+        grad = jax.grad(f)
+        g = grad(*args)
+        text = str(jax.make_jaxpr(grad)(*args))
+        if name == "scan_carry":      # the zero's type (JAX stages it after the scan)
+            text = sorted(line.split("=")[0].strip() for line in text.splitlines()
+                          if "broadcast_in_dim 0.0" in line)
+        out[name] = [text, str(jax.typeof(g)), np.asarray(g).tolist()]
+    return out
+
+
+def _model_gradients(jax, mesh, P):
+    """Gradients of small model pieces over a batch split on 'x' with replicated parameters
+    (a layer norm's scale and shift, a bias, weights split over 'y'): where both operands of
+    add/sub have tangents they meet in the op itself and the cotangents are summed back by
+    JAX's _unbroadcast (reduce_sum with no out_sharding=, reshape with the operand's type).
+    Per program: make_jaxpr(grad)'s text, the gradients' types, and jit's results' specs."""
+    jnp, lax = jax.numpy, jax.lax
+    put = lambda v, *spec: jax.device_put(np.asarray(v, np.float32),  # noqa: E731
+                                          jax.sharding.NamedSharding(mesh, P(*spec)))
+    grid = np.arange(32).reshape(8, 4)
+    X = put((grid % 7 - 3) / 4, "x")
+    Wq = put((np.arange(16).reshape(4, 4) % 5 - 2) / 4, None, "y")
+    Wo = put((np.arange(16).reshape(4, 4) % 3 - 1) / 4, "y", None)
+    g, b = put(np.ones(4)), put(np.zeros(4))
+
+    def layernorm(h, g, b):
+        m = jnp.mean(h, axis=-1, keepdims=True)
+        v = jnp.var(h, axis=-1, keepdims=True)
+        return (h - m) * lax.rsqrt(v + 1e-5) * g + b
+    programs = {
+        "layernorm": (lambda X, g, b: jnp.sum(layernorm(X, g, b) ** 2), X, g, b),
+        "mse_bias": (lambda X, b: jnp.mean((X + b - 1.0) ** 2), X, b),
+        "var_std": (lambda X: jnp.std(X) + jnp.var(X, axis=0).sum(), X),
+        "mlp_split_y": (lambda X, Wq, Wo: jnp.sum(jnp.dot(
+            jax.nn.relu(jnp.dot(X, Wq)), Wo, out_sharding=P("x")) ** 2), X, Wq, Wo),
+    }
+    out = {}
+    for name, (f, *args) in programs.items():
+        grad = jax.grad(f, argnums=tuple(range(len(args))))
+        out[name] = [str(jax.make_jaxpr(grad)(*args)),
+                     [str(jax.typeof(v)) for v in grad(*args)],
+                     [repr(v.sharding.spec) for v in jax.jit(grad)(*args)]]
+    return out
+
+
 def run(jax):
     """All cases as JSON data (under jax.set_mesh, as JAX's out_sharding=P(...) needs)."""
     P = jax.sharding.PartitionSpec
@@ -269,4 +457,8 @@ def run(jax):
     out["given_in_shardings"] = _given_in_shardings(jax, mesh, P)
     with jax.set_mesh(mesh):
         out["gradient_types"] = _gradient_types(jax, mesh, P)
+        out["resharded_tangents"] = _resharded_tangents(jax, mesh, P)
+        out["broadcast_params"] = _broadcast_params(jax, mesh, P)
+        out["rule_constants"] = _rule_constants(jax, mesh, P)
+        out["model_gradients"] = _model_gradients(jax, mesh, P)
     return out

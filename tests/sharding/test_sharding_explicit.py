@@ -10,6 +10,7 @@ the tests below take apart.
 import numpy as np
 import pytest
 from fresh_process import run_against_reference
+from numerics import ELEMENTWISE, assert_allclose_ulp
 
 from jxkernel.core.avals import ShapedArray
 
@@ -120,6 +121,76 @@ def test_tangents_and_cotangents_of_a_split_batch_are_typed_as_jaxs(runs):
     assert types["add_any"][0][2] == ["float32[8@x,4]"]
     assert [t for t, _ in types["mlp_grad_jit"]] == ["float32[4,3]", "float32[3]",
                                                      "float32[3,2]", "float32[2]"]
+
+
+@SEVERAL_DEVICES
+def test_a_bias_of_the_results_shape_but_another_type_gets_a_gradient_of_its_type(runs):
+    # JAX's _maybe_broadcast reshards a lone tangent of the result's shape to the result's
+    # type; its _unbroadcast gives the cotangent the bias's type back (a reshape with
+    # sharding=); both tangents meet in `add`/`sub` itself; reshard's transpose goes back
+    mine, ref = runs
+    for key, want in ref["resharded_tangents"].items():
+        assert mine["resharded_tangents"][key] == want, key
+    got = mine["resharded_tangents"]
+    assert [t for t, _ in got["add/replicated/(0, 1)"]["grad"]] == [
+        "float32[8@x,4]", "float32[8,4]"]
+    assert [t for t, _ in got["sub/split_y/(0, 1)"]["grad_jit"]] == [
+        "float32[8@x,4]", "float32[8,4@y]"]
+    assert got["add/replicated/jvp"][0] == "float32[8@x,4]"
+    assert "d:f32[8@x,4] = reshard c" in got["add/replicated/jvp"][1]
+    assert "add c d" in got["add/replicated/jvp"][2]          # not add_any of resharded ones
+    assert "i:f32[8,4] = reshard h" in got["add/replicated/1"]["jaxpr"]     # JVP's, transposed
+    assert "i:f32[8,4] = reshape[" in got["add/replicated/(0, 1)"]["jaxpr"]      # add's transpose
+    assert [t for t, _ in got["reshard"][1]] == ["float32[8@x,4]"]    # not reshard's P(None, 'y')
+
+
+@SEVERAL_DEVICES
+def test_constants_and_zeros_of_differentiation_rules_are_placed_as_jaxs(runs):
+    # JAX's _one/_zero of a split value are on its mesh (`reshard 1.0:f32[]`); pow's JVP
+    # spreads 1 as its exponent and broadcasts only an integer exponent of another shape; a
+    # zero carry tangent is typed as its primal. Values within ELEMENTWISE ulps (exp, log,
+    # tanh may differ in their last bits)
+    mine, ref = runs
+    got, want = dict(mine["rule_constants"]), dict(ref["rule_constants"])
+    assert got.keys() == want.keys()
+    retyped = got.pop("pow_int_exponent_retyped")
+    assert retyped == want.pop("pow_int_exponent_retyped")
+    assert retyped[0] == "ShardingTypeError"           # select_n's cases, as JAX's
+    for name, (text, typ, values) in want.items():
+        assert got[name][:2] == [text, typ], name
+        assert_allclose_ulp(np.float32(got[name][2]), np.float32(values), ELEMENTWISE,
+                            err_msg=name)
+    assert "c:f32[] = reshard 1.0:f32[]" in got["tanh"][0]
+    assert got["scan_carry"][0] == ["_:f32[8@x]", "b:f32[8@x]"]
+
+
+@SEVERAL_DEVICES
+def test_model_pieces_gradients_print_and_are_typed_as_jaxs(runs):
+    # a layer norm's, a bias's, var/std's and an MLP's gradients over a split batch: the
+    # cotangents summed back as JAX's _unbroadcast (no out_sharding= on that reduce_sum)
+    mine, ref = runs
+    for key, want in ref["model_gradients"].items():
+        assert mine["model_gradients"][key] == want, key
+    norm = mine["model_gradients"]["layernorm"]
+    assert norm[1] == ["float32[8@x,4]", "float32[4]", "float32[4]"]
+    assert "reduce_sum[axes=(0,) out_sharding=None]" in norm[0]
+
+
+@SEVERAL_DEVICES
+def test_broadcast_in_dim_prints_and_keeps_its_sharding_param_as_jaxs(runs):
+    # JAX prints neither shape nor sharding= (the result's type says both); the param is
+    # None unless an out_sharding= (or full_like of a typed value) gave one
+    mine, ref = runs
+    for key, want in ref["broadcast_params"].items():
+        assert mine["broadcast_params"][key] == want, key
+    got = mine["broadcast_params"]
+    assert got["broadcast_to"][1] == ["None"]
+    assert "b:f32[3,8@x] = broadcast_in_dim[broadcast_dimensions=(1,)] a" in got["broadcast_to"][0]
+    assert got["lax_out_sharding_spec"][1] == [
+        "NamedSharding(mesh=AbstractMesh('x': 4, 'y': 2, axis_types=(Explicit, Explicit), "
+        "device_kind=cpu, num_cores=None, platform=cpu), spec=P('x', 'y'))"]
+    assert got["full_like"][1][0].endswith("spec=P('x', None))")
+    assert got["zeros_out_sharding"][1][0].endswith("spec=P('x',))")
 
 
 @SEVERAL_DEVICES
