@@ -45,3 +45,13 @@ def test_times_add_up_per_file_and_the_slowest_come_first(tmp_path):
     assert lines[2:] == ["| `tests/lax/test_lax_dot.py` | 1 | 3 | 60% |",
                          "| `tests/lax/test_lax_loops.py` | 2 | 2 | 40% |",
                          "| all 3 files | 4 | 5 | 100% |"]
+
+
+def test_the_heap_walkers_that_run_first_are_test_files(pytestconfig):
+    """tests/conftest.py's _HEAP_WALKERS_FIRST: a renamed file would quietly lose its place."""
+    root_conftest = os.path.join(locations.ROOT, "tests", "conftest.py")
+    conftest = next(p for p in pytestconfig.pluginmanager.get_plugins()
+                    if getattr(p, "__file__", None) == root_conftest)
+    files = {name for _, _, names in os.walk(os.path.join(locations.ROOT, "tests"))
+             for name in names}
+    assert conftest._HEAP_WALKERS_FIRST and set(conftest._HEAP_WALKERS_FIRST) <= files
