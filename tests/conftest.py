@@ -55,6 +55,13 @@ import tempfile
 
 import pytest
 
+# jsonschema (test_labextension_protocol; `import nbformat` imports it, at collection) loads
+# rfc3987_syntax for its "iri" formats, which builds a lark grammar: ~119,000 objects in each
+# worker (of 604,000 once it has collected the suite), visited by every later full garbage
+# collection and heap walk, and ~1 s of CPU. No test process checks a format (no
+# FormatChecker): without the module, jsonschema leaves those two formats unchecked.
+sys.modules.setdefault("rfc3987_syntax", None)
+
 _RUN = os.environ.get("PYTEST_XDIST_TESTRUNUID")
 _CACHE_DIR = os.path.join(tempfile.gettempdir(), f"jxkernel-test-cache-{_RUN}") if _RUN \
     else tempfile.mkdtemp(prefix="jxkernel-test-cache-")
