@@ -3,6 +3,7 @@ scripts/test.sh writes (test-artifacts/junit.xml):
 
     python scripts/suite_times.py                     # print the table
     python scripts/suite_times.py --doc               # also rewrite it in docs/contributing.md
+    python scripts/suite_times.py --files 30          # the 30 slowest test files instead
 
 The seconds are pytest's per-test times (setup, call and teardown) summed over both workers,
 so they add up to about twice the run's wall time on 2 cores; a folder's share is what to
@@ -36,6 +37,27 @@ def folder_times(junit_path: str) -> dict:
     return {k: tuple(v) for k, v in totals.items()}
 
 
+def file_times(junit_path: str) -> dict:
+    """{test file: (tests, seconds)} from a JUnit XML file: what to look at inside a folder
+    (a folder's seconds are its files' sums).
+
+    >>> file_times("test-artifacts/junit.xml")["tests/lax/test_lax_loops.py"]  # doctest: +SKIP
+    (27, 14.9)
+    """
+    totals = collections.defaultdict(lambda: [0, 0.0])
+    for case in ET.parse(junit_path).getroot().iter("testcase"):
+        if not case.get("classname"):          # a module skipped whole: its path is its name
+            name = case.get("name", "")
+        else:                                  # tests.lax.test_lax_loops(.Class)
+            parts = case.get("classname").split(".")
+            end = next((i for i, part in enumerate(parts) if part.startswith("test_")),
+                       len(parts) - 1)
+            name = "/".join(parts[:end + 1]) + ".py"
+        totals[name][0] += 1
+        totals[name][1] += float(case.get("time") or 0.0)
+    return {k: tuple(v) for k, v in totals.items()}
+
+
 def table(times: dict) -> str:
     whole = sum(s for _, s in times.values()) or 1.0
     rows = ["| folder | tests | seconds | share |", "|---|---:|---:|---:|"]
@@ -45,12 +67,28 @@ def table(times: dict) -> str:
     return "\n".join(rows)
 
 
+def slowest_files(times: dict, n: int) -> str:
+    """The n slowest files of `times` (file_times), each with its share of the whole run."""
+    whole = sum(s for _, s in times.values()) or 1.0
+    rows = ["| file | tests | seconds | share |", "|---|---:|---:|---:|"]
+    for name, (count, seconds) in sorted(times.items(), key=lambda kv: -kv[1][1])[:n]:
+        rows.append(f"| `{name}` | {count} | {seconds:.0f} | {100 * seconds / whole:.0f}% |")
+    rows.append(f"| all {len(times)} files | {sum(c for c, _ in times.values())} | {whole:.0f} "
+                f"| 100% |")
+    return "\n".join(rows)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("junit", nargs="?", default=os.path.join(ROOT, "test-artifacts",
                                                                    "junit.xml"))
     parser.add_argument("--doc", action="store_true", help="rewrite docs/contributing.md's table")
+    parser.add_argument("--files", type=int, metavar="N",
+                        help="list the N slowest test files instead of the folders")
     args = parser.parse_args(argv)
+    if args.files:
+        print(slowest_files(file_times(args.junit), args.files))
+        return
     text = table(folder_times(args.junit))
     print(text)
     if args.doc:
