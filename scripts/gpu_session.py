@@ -73,14 +73,25 @@ def outcomes(log: str) -> None:
 REASON = "recorded CPU values"
 
 
+def _module(path: pathlib.Path):
+    """The module at `path`, loaded from its file (no sys.path change in the caller's
+    process), or the one already imported under its name (as in the tests' processes)."""
+    import importlib.util
+    if path.stem in sys.modules:
+        return sys.modules[path.stem]
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = sys.modules[path.stem] = importlib.util.module_from_spec(spec)   # (dataclasses
+    spec.loader.exec_module(module)                                           # look it up)
+    return module
+
+
 def recorded_targets(root: pathlib.Path) -> list[str]:
     """The files holding a `cpu_only("recorded CPU values")` marker, then the node ids of
     CPU_ONLY_CASES given that reason in other files (pytest would run a case twice if named
     beside its file)."""
     files = sorted(str(p.relative_to(root)) for p in (root / "tests").rglob("*.py")
                    if f'cpu_only("{REASON}")' in p.read_text(errors="replace"))
-    sys.path.insert(0, str(root / "tests" / "support"))
-    import gpu_tier
+    gpu_tier = _module(root / "tests" / "support" / "gpu_tier.py")
     cases = sorted(nodeid for nodeid, reason in gpu_tier.CPU_ONLY_CASES.items()
                    if reason == REASON and nodeid.split("::")[0] not in files)
     return files + cases

@@ -83,12 +83,12 @@ def test_the_session_script_counts_a_stopped_verbose_run(tmp_path):
 def test_the_session_reruns_every_test_held_for_recorded_cpu_values():
     """scripts/gpu_session.py recorded: the files holding the marker and, from CPU_ONLY_CASES,
     each case given that reason in another file, once each (a grep for the marker missed them)."""
-    sys.path.insert(0, os.path.join(locations.ROOT, "scripts"))
-    try:
-        import gpu_session
-    finally:
-        sys.path.remove(os.path.join(locations.ROOT, "scripts"))
+    import importlib.util
     import pathlib
+    spec = importlib.util.spec_from_file_location(
+        "gpu_session", os.path.join(locations.ROOT, "scripts", "gpu_session.py"))
+    gpu_session = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gpu_session)
     targets = gpu_session.recorded_targets(pathlib.Path(locations.ROOT))
     files = [t for t in targets if "::" not in t]
     cases = [t for t in targets if "::" in t]
