@@ -5,10 +5,12 @@
 Runs each case of tests/data/persistent_cache_cases.py in a process of its own (JAX decides
 once per process whether its persistent cache is used), with `jax_explain_cache_misses` on, a
 fresh cache folder (none for FOLDERLESS cases) and
-`jax_persistent_cache_min_compile_time_secs` 0, and records, in order, the WARNING records of
+`jax_persistent_cache_min_compile_time_secs` 0 (left at its default for DEFAULT_MIN_TIME
+cases), and records, in order, the WARNING records of
 the tracing cache (jax._src.interpreters.partial_eval) and of the persistent cache
 (jax._src.compiler, jax._src.compilation_cache): {"case": [line, ...]}, each line its
-message's first line with the key's hash as "<hash>" and a compile time as "<s>".
+message's first line with the key's hash as "<hash>" and a compile time as "<s>"; also
+the option's default ("min_compile_time_default").
 """
 import json
 import logging
@@ -32,7 +34,7 @@ def normalized(message: str) -> str:
 
 def child(name: str) -> None:
     sys.path.insert(0, DATA)
-    from persistent_cache_cases import FOLDERLESS, run
+    from persistent_cache_cases import DEFAULT_MIN_TIME, FOLDERLESS, run
     import jax
     lines = []
 
@@ -44,7 +46,8 @@ def child(name: str) -> None:
     for logger in LOGGERS:
         logging.getLogger(logger).addHandler(handler)
     jax.config.update("jax_explain_cache_misses", True)
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+    if name not in DEFAULT_MIN_TIME:
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
     if name not in FOLDERLESS:
         jax.config.update("jax_compilation_cache_dir", tempfile.mkdtemp(prefix="jaxcache-"))
     run(jax, name)
@@ -63,7 +66,9 @@ def main():
         out[name] = json.loads(done.stdout.strip().splitlines()[-1])
         print(name, json.dumps(out[name], indent=1))
     with open(os.path.join(DATA, "persistent_cache_reference.json"), "w") as f:
-        json.dump({"jax_version": jax.__version__, "cases": out}, f, indent=1)
+        json.dump({"jax_version": jax.__version__, "min_compile_time_default":
+                   jax.config.jax_persistent_cache_min_compile_time_secs, "cases": out},
+                  f, indent=1)
         f.write("\n")
 
 

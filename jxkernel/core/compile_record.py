@@ -617,6 +617,16 @@ def traced_under_transformation(miss: Miss, seen: list, under_vmap: bool = False
     return "first call" if not seen else "a new signature", (), _plain_signature(miss), ()
 
 
+def traced_outside(miss: Miss) -> None:
+    """A jitted function's trace made outside its calls (make_jaxpr's, a jit's trace in JAX):
+    what a later compile of it is explained against, as JAX's tracing cache holds it."""
+    if _explainer is not None and logged():
+        try:
+            _explainer.traced_outside(miss)
+        except Exception as e:
+            _explainer_failed("recording a trace", e)
+
+
 def body_traced(fun, in_tree, in_avals, what: str, source, promoted: bool = False) -> None:
     """A control-flow body or branch (`fun`, traced for `what`: "scan body", "cond branch",
     ...) missed its trace cache (lax/_cf_util.trace_fun) and was traced: the explainer logs it

@@ -141,9 +141,11 @@ _OPTIONS = [
     _Option("jax_compilation_cache_max_size", -1, "JAX_COMPILATION_CACHE_MAX_SIZE", int,
             "The most bytes the persistent compilation cache's folder may hold: past it, the "
             "least recently used entries are deleted. -1: no limit; 0: the folder is not used."),
-    _Option("jax_persistent_cache_min_compile_time_secs", 0.0,
+    _Option("jax_persistent_cache_min_compile_time_secs", 1.0,
             "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", float,
-            "Only executables that took at least this long to compile are written to disk."),
+            "Only executables that took at least this long to compile are written to the "
+            "cache folder you set (JAX's default, 1 s: a quick compile is \"Not writing ...\" "
+            "under jax_explain_cache_misses); jxkernel's default folder keeps every one."),
     _Option("jax_default_matmul_precision", None, "JAX_DEFAULT_MATMUL_PRECISION", None,
             "Default precision of dot_general (None, 'highest', ...)."),
     _Option("jax_numpy_dtype_promotion", "standard", "JAX_NUMPY_DTYPE_PROMOTION", None,

@@ -15,16 +15,21 @@ from ..core.axis_env import bound_axis
 from ..core.basearray import Array
 from ..core import vma
 from ..core.compile_record import log_trace_miss, trace_difference
+from ..core import compile_record
 from ..core.config import config
 from ..core.lru import LRU, SIGNATURES
 from ..core.source_info import _excluded as source_info_excluded
 from ..core.source_info import function_source_info, traced_call_site, users_function
+from ..xla import client as _client
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten
 from .api_util import flatten_fun, fun_name, merge_static, wraps
 from .jit import Jitted, jit
+from .jit.cache import NOWHERE, keep_top_level_trace, top_level_signatures, top_level_trace
+from .jit.high import high_of, is_high_trace
 from .jit.stages import trace_jitted
-from .jit.args import abstract_leaf_aval, as_tuple, check_argnums, not_a_jax_type
-from .jit.refs import ref_positions, ref_type, with_stand_ins, without_refs
+from .jit.args import (abstract_leaf_aval, as_tuple, check_argnums, not_a_jax_type,
+                       token_carriers)
+from .jit.refs import ref_positions, ref_type, uses_refs, with_stand_ins, without_refs
 from ..core.staging import DebugInfo, is_ref, trace_to_jaxpr
 from ..core.trace import Tracer, current_trace, eval_trace
 
@@ -64,15 +69,34 @@ def _trace_flat(fun, static_argnums, args, kwargs, transformation):
     flat = _no_ref_results(flat, name, function_source_info(fun), leaves, names, out_tree)
     info = DebugInfo(name, function_source_info(fun), transformation,
                      tuple(without_refs(names, refs)), shown_as="make_jaxpr")
-    key = (tuple(sorted(static.items())), len(args), treedef, tuple(avals),
-           config._trace_state) + vma.trace_place()
-    traces = _traced(fun, key, lambda: names)
+    # JAX's make_jaxpr is jit(fun).trace: where this trace can be a jit's (top level, no
+    # Refs), it is kept in (and found in) the caches jit(fun) shares (jit/cache.py), so that
+    # make_jaxpr(f)(x) then jit(f)(x), or the other way round, trace f once, as in JAX
+    jitted, split = _jit_of(fun, static_argnums, args, kwargs, leaves, treedef)
+    if jitted is not None:
+        signature = (treedef, tuple(avals), split[2], config._trace_state)
+        key = signature + vma.trace_place()
+    else:
+        key = (tuple(sorted(static.items())), len(args), treedef, tuple(avals),
+               config._trace_state) + vma.trace_place()
+    shared = jitted is not None and not refs and not boxes and key[4:] == NOWHERE and \
+        current_trace() is eval_trace and compile_record.logged()
     # equations name the user's line as the files excluded then say (JAX works it out when
     # printing; here when tracing): a trace is reused under the same exclusions only
     excluded = tuple(source_info_excluded)
-    kept = traces[key] if traces is not None else None
+    traces = _traces_of(fun)
+    kept = traces.get(key) if traces is not None else None
     if kept is not None and kept[0] == excluded:
         return kept[1]              # traced before with these arguments' types: not again
+    found = _jits_trace(jitted, signature) if shared and kept is None else None
+    if found is not None:           # a jit call or stage of fun traced it: not again
+        if traces is not None:
+            traces[key] = excluded, found
+        return found
+    if traces is None or key not in traces:
+        _log_miss(fun, key, traces, jitted, lambda: names)
+        if traces is not None:
+            traces[key] = None
     closed = trace_to_jaxpr(flat, avals, info, "record")   # (Refs' reads and writes recorded)
     result = closed, out_tree()
     # kept only for a trace that depends on nothing but the key: a top-level one (inside
@@ -80,36 +104,78 @@ def _trace_flat(fun, static_argnums, args, kwargs, transformation):
     # the Refs it was given)
     if traces is not None and not refs and not boxes and current_trace() is eval_trace:
         traces[key] = excluded, result
+    if shared and not uses_refs(closed) and not is_high_trace(closed):
+        keep_top_level_trace(jitted, signature, *result)    # (lift and record differ on Refs)
+        compile_record.traced_outside(jitted._miss(treedef, split[2], tuple(avals), *split[:2],
+                                                   _client.default_device()))
     return result
+
+
+def _jit_of(fun, static_argnums, args, kwargs, leaves, treedef):
+    """(jit(fun, static_argnums), its split of the arguments: dynamic ones and statics) where
+    its calls flatten these arguments as make_jaxpr did (the same leaves and structure: not
+    where jit takes a keyword as static), else (None, None)."""
+    try:
+        jitted = jit(fun, static_argnums=static_argnums)
+        split = jitted._split(args, kwargs)
+    except (TypeError, ValueError):
+        return None, None
+    theirs, their_tree = token_carriers(*tree_flatten(split[:2]))
+    if their_tree != treedef or len(theirs) != len(leaves) or \
+            any(a is not b for a, b in zip(theirs, leaves)):
+        return None, None
+    return jitted, split
+
+
+def _jits_trace(jitted, signature):
+    """(ClosedJaxpr, out_tree) a jit of the function traced at top level for `signature`, as
+    make_jaxpr shows it (a hijax program's high trace), or None: none, or one of Refs (which
+    jit keeps as its inputs, make_jaxpr as Ref-typed values)."""
+    found = top_level_trace(jitted, signature)
+    if found is None or uses_refs(found[0]):
+        return None
+    return high_of.get(found[0], found[0]), found[1]
 
 
 # make_jaxpr's traces per function, as JAX's jit(fun).trace caches them (by the function
 # object, so a second make_jaxpr(f)(x) does not run f again, as JAX's does not): each key
 # with (the source exclusions then, (jaxpr, result tree)), or None where the trace is not
-# kept (see _trace_flat); the
-# keys also let a miss of that cache be logged as JAX logs it
+# kept (see _trace_flat); the keys also let a miss of that cache be logged as JAX logs it
 _seen = weakref.WeakKeyDictionary()
 
 
-def _traced(fun, key, names):
-    """`fun`'s traces (an LRU holding `key`, None where `fun` cannot key one); where `key`
-    is new and jax_explain_cache_misses is on, log JAX's TRACING CACHE MISS for the user's
-    function (before its trace, as JAX does: a jit's miss inside it comes after)."""
+def _traces_of(fun):
+    """make_jaxpr's traces of `fun` (an LRU: bounded, for a function given ever new shapes),
+    None where `fun` cannot key one (not weakly referable, or unhashable)."""
     try:
         keys = _seen.get(fun)
-        if keys is None:                    # bounded: a function given ever new shapes
+        if keys is None:
             keys = _seen[fun] = LRU(SIGNATURES)
-        if key in keys:
-            return keys
-    except TypeError:                       # not weakly referable, or an unhashable static
-        keys = None
+        return keys
+    except TypeError:
+        return None
+
+
+def _log_miss(fun, key, traces, jitted, names) -> None:
+    """With jax_explain_cache_misses on, log JAX's TRACING CACHE MISS for the user's function,
+    explained against its earlier traces, make_jaxpr's and its jits' (JAX's one cache), before
+    the trace (as JAX does: a jit's miss inside it comes after)."""
     user = users_function(fun) if config.jax_explain_cache_misses else None
-    if user is not None:
-        log_trace_miss(user.function, f"{user.file}:{user.line}", traced_call_site(3),
-                       trace_difference(keys, key, names))
-    if keys is not None:
-        keys[key] = None
-    return keys
+    if user is None:
+        return
+    earlier = traces.keys() if traces is not None else []
+    if jitted is not None:          # keyed as jit's signatures: (treedef, avals, statics, ...)
+        earlier = [_difference_key(k) for k in earlier] + \
+            [_difference_key(s + NOWHERE) for s in top_level_signatures(jitted)]
+        key = _difference_key(key)
+    log_trace_miss(user.function, f"{user.file}:{user.line}", traced_call_site(3),
+                   trace_difference(dict.fromkeys(earlier), key, names))
+
+
+def _difference_key(key) -> tuple:
+    """A jit signature's key (treedef, avals, statics, trace state, *place) as
+    compile_record.trace_difference reads one (statics, count, treedef, avals, *context)."""
+    return (key[2], None, key[0], key[1], *key[3:])
 
 
 def _positional_names(fun, count: int) -> list:

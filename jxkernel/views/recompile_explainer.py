@@ -99,12 +99,8 @@ def _explain(miss: Miss) -> tuple:
     now"). A function object never seen is a first call ("never seen function"); when
     another object of the same code compiled before (a lambda made anew in a loop, a cell
     run again) it says so (fresh_jit), and nothing more: the new object is the cause."""
-    named = tuple(zip(miss.names, miss.avals))
-    static_named = tuple((n, v) for n, v, _ in miss.statics)
-    new = Signature(named, miss.treedef, static_named, _config_of(miss.device, miss.jitted),
-                    None if miss.consts is None else _named_consts(miss.jitted._fun, miss.consts),
-                    by_keyword=tuple(n for n, _, pos in miss.statics if pos is None),
-                    static_at=tuple(pos for _, _, pos in miss.statics))
+    new = _signature(miss)
+    named, static_named = new.named, new.statics
     closest = nearest(miss.history, new)
     if closest is None:
         fun = miss.jitted._fun
@@ -122,6 +118,26 @@ def _explain(miss: Miss) -> tuple:
                     any(c.kind in ("traced", "config") for c in changes)):     # say which
         reason = "; ".join(map(str, changes))
     return named, static_named, closest, reason, changes, new
+
+
+def _signature(miss: Miss) -> Signature:
+    """What `miss` is specialised on, as the explainer compares it."""
+    return Signature(tuple(zip(miss.names, miss.avals)), miss.treedef,
+                     tuple((n, v) for n, v, _ in miss.statics),
+                     _config_of(miss.device, miss.jitted),
+                     None if miss.consts is None else _named_consts(miss.jitted._fun, miss.consts),
+                     by_keyword=tuple(n for n, _, pos in miss.statics if pos is None),
+                     static_at=tuple(pos for _, _, pos in miss.statics))
+
+
+def traced_outside(miss: Miss) -> None:
+    """`miss`'s function traced outside its jits' calls and stages (make_jaxpr's trace, which
+    JAX's one tracing cache holds as a jit's): the signature joins the function's lineage (not
+    a jit's history: nothing compiled), so that a later compile of it at another signature
+    is explained against it, as JAX's miss is ("now f32[2] and before f32[3]")."""
+    fun = miss.jitted._fun
+    _lineage(fun).append((_weak(fun), _weak(miss.jitted),
+                          dataclasses.replace(_signature(miss), consts=None), _cell_of(fun)))
 
 
 def _fresh_jit_changes(jitted) -> tuple:

@@ -24,7 +24,8 @@ from . import client as _client
 from .client import xc
 from .disk_cache import (_cache_line, _disk_load, _disk_path, _disk_store, _held_back,
                          _host_fingerprint, _log_lines, _log_persistent, _module_and_key,
-                         _persistent_level, _persistent_logger, user_configured)
+                         _persistent_level, _persistent_logger, min_compile_time,
+                         user_configured)
 from .memory import _check_mappings, _memory_cache, is_out_of_memory, out_of_memory, release_memory
 # this module's public names before the split, where callers and JAX's paths import them
 from .disk_cache import cache_dir  # noqa: F401
@@ -293,12 +294,12 @@ def compile_module(text: str, devices, host_callbacks=(), propagate_outputs=None
             _log_persistent(lines, "Not writing persistent cache entry for '%s' because it "
                             "uses host callbacks (e.g. from jax.debug.print or breakpoint)",
                             text, None)
-        elif path and elapsed >= config.jax_persistent_cache_min_compile_time_secs:
+        elif path and elapsed >= min_compile_time():
             _log_persistent(lines, "Writing %s to persistent compilation cache with key %r",
                             text, key)
             _disk_store(path, loaded)
         elif path:
-            minimum = config.jax_persistent_cache_min_compile_time_secs
+            minimum = min_compile_time()
             _log_persistent(lines, f"Not writing persistent cache entry for '%s' because it "
                             f"took < {minimum:.2f} seconds to compile ({elapsed:.2f}s)", text,
                             None)

@@ -54,6 +54,20 @@ def user_configured() -> bool:
     return bool(config.jax_enable_compilation_cache and config.jax_compilation_cache_dir)
 
 
+def min_compile_time() -> float:
+    """How long a program must have taken to compile to be written to disk: in a folder the
+    user set (JAX's persistent cache), jax_persistent_cache_min_compile_time_secs (1 s by
+    default, as JAX's: "Not writing ... < 1.00 seconds" for a quick one); in jxkernel's
+    default folder, which JAX has not, no minimum, so that a restarted kernel loads every
+    program it compiled before (JAX, which keeps no folder then, has nothing to load).
+
+    >>> min_compile_time() == (config.jax_persistent_cache_min_compile_time_secs
+    ...                        if user_configured() else 0.0)
+    True
+    """
+    return config.jax_persistent_cache_min_compile_time_secs if user_configured() else 0.0
+
+
 def set_cache_dir(path) -> None:
     """Keep compiled programs in the folder `path` from now on, and look for them there
     (JAX's `jax.experimental.compilation_cache.compilation_cache.set_cache_dir`).

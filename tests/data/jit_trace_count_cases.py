@@ -99,6 +99,17 @@ def _make_jaxpr_and_eval_shape(jax, counted):
             lambda g: [g(x).shape] + jaxpr_shapes(jax.make_jaxpr(g), (x,)))
     counted("make_jaxpr_then_jit", lambda c: c(lambda v: v * 2),
             lambda g: jaxpr_shapes(jax.make_jaxpr(g), (x,)) + [jax.jit(g)(x).shape])
+    counted("jit_then_make_jaxpr_of_function", lambda c: c(lambda v: v * 2),
+            lambda g: [jax.jit(g)(x).shape] + jaxpr_shapes(jax.make_jaxpr(g), (x,)))
+    counted("make_jaxpr_then_jit_static",
+            lambda c: c(lambda v, n: v * n),
+            lambda g: jaxpr_shapes(jax.make_jaxpr(g, static_argnums=1), (x, 2)) +
+            [jax.jit(g, static_argnums=1)(x, 2).shape, jax.jit(g, static_argnums=1)(x, 3).shape])
+    counted("make_jaxpr_then_lower", lambda c: c(lambda v: v * 2),
+            lambda g: jaxpr_shapes(jax.make_jaxpr(g), (x,)) +
+            [jax.jit(g).lower(x).out_info.shape])
+    counted("make_jaxpr_then_jit_other_shape", lambda c: c(lambda v: v * 2),
+            lambda g: jaxpr_shapes(jax.make_jaxpr(g), (x,)) + [jax.jit(g)(jnp.ones(2)).shape])
     counted("eval_shape_twice", lambda c: c(lambda v: v * 2),
             lambda g: shapes(jax.eval_shape(g, x), jax.eval_shape(g, x)))
     counted("eval_shape_structs", lambda c: c(lambda v: v * 2),

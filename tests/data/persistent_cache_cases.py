@@ -6,8 +6,9 @@ the same under jxkernel and compares).
 Each case is source run with `jax`, `jnp` and `np` in its globals, in a process of its own
 (JAX decides once per process whether it uses its persistent cache), with a cache folder set
 (`jax_compilation_cache_dir`: JAX logs these lines at WARNING only then) and
-`jax_persistent_cache_min_compile_time_secs` 0 (jxkernel's default; JAX's is 1 s, under which
-it writes nothing of these small programs), unless the case says otherwise in FOLDERLESS.
+`jax_persistent_cache_min_compile_time_secs` 0 (the default, 1 s in both, writes nothing of
+these small programs: "Not writing ... < 1.00 seconds"), unless the case is in FOLDERLESS
+(no folder) or DEFAULT_MIN_TIME (the option left at its default).
 Inputs are NumPy arrays, so that no eager operation compiles a program of its own.
 """
 import numpy as np
@@ -36,10 +37,17 @@ CASES = {
     "no_folder": (
         "no cache folder set: nothing at WARNING (JAX has no persistent cache without one)",
         "jax.jit(lambda x: x * 4)(np.ones(3, np.float32))\n"),
+    "quick_compile": (
+        "the minimum compile time left at its default: a quick compile is not written",
+        "def h(x):\n"
+        "    return x * 5\n"
+        "jax.jit(h)(np.ones(3, np.float32))\n"),
 }
 
 # cases run without a cache folder
 FOLDERLESS = {"no_folder"}
+# cases run with jax_persistent_cache_min_compile_time_secs at its default
+DEFAULT_MIN_TIME = {"quick_compile"}
 
 
 def run(jax, name):

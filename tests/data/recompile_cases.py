@@ -523,6 +523,20 @@ SCENARIOS = {
         "    return x * 2\n"
         "x = jnp.ones(3); jax.make_jaxpr(g)(x); jax.make_jaxpr(g)(x)\n"
         "jax.make_jaxpr(g)(jnp.ones(4))\n"),
+    "make_jaxpr_then_jit_new_shape": (
+        "jax.make_jaxpr(g)(x) of a plain g, then jax.jit(g) at x (the same trace) and at a "
+        "longer input",
+        "def g(x):\n"
+        "    return x * 2\n"
+        "x = jnp.ones(3); jax.make_jaxpr(g)(x)\n"
+        "jax.jit(g)(x); jax.jit(g)(jnp.ones(4))\n"),
+    "jit_then_make_jaxpr_new_shape": (
+        "jax.jit(g)(x) of a plain g, then jax.make_jaxpr(g) at x (the same trace) and at a "
+        "longer input",
+        "def g(x):\n"
+        "    return x * 2\n"
+        "x = jnp.ones(3); jax.jit(g)(x)\n"
+        "jax.make_jaxpr(g)(x); jax.make_jaxpr(g)(jnp.ones(4))\n"),
     "make_jaxpr_of_jit_twice": (
         "jax.make_jaxpr(f)(x) twice of one jitted f: traced once",
         "f = jax.jit(lambda x: x * 2)\n"

@@ -22,15 +22,7 @@ def results():
     return RESULTS
 
 
-# JAX's make_jaxpr is jit(f).trace, so a jit(f) call after it reuses its trace; here
-# make_jaxpr keeps its own traces (a second make_jaxpr(f)(x) reuses them) apart from jit's
-DIFFERENT = {"make_jaxpr_then_jit": "make_jaxpr's traces are not jit's (a jit after it "
-                                    "traces again)"}
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(k, marks=pytest.mark.xfail(reason=DIFFERENT[k], strict=True))
-    if k in DIFFERENT else k for k in sorted(REFERENCE) if k != "jax_version"])
+@pytest.mark.parametrize("name", [k for k in sorted(REFERENCE) if k != "jax_version"])
 def test_as_jax(name):
     assert results()[name] == REFERENCE[name]
 

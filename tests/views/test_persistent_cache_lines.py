@@ -3,7 +3,8 @@ programs (tests/data/persistent_cache_cases.py, recorded by
 reference/make_persistent_cache_reference.py): which lines, in which order among the
 tracing misses ("PERSISTENT COMPILATION CACHE MISS" after the miss of the trace that made the
 program, as JAX logs it while tracing, before it lowers and compiles), and none where JAX
-logs none (explain off, or no cache folder set)."""
+logs none (explain off, or no cache folder set); a quick compile left unwritten under the
+minimum compile time's default, which is JAX's."""
 import json
 import logging
 import re
@@ -13,10 +14,12 @@ import pytest
 
 import jxkernel
 
-from persistent_cache_cases import CASES, FOLDERLESS, run
+from fresh_process import run_code
+from persistent_cache_cases import CASES, DEFAULT_MIN_TIME, FOLDERLESS, run
 
-RECORDED = json.loads((Path(__file__).parents[1] / "data" /
-                       "persistent_cache_reference.json").read_text())["cases"]
+REFERENCE = json.loads((Path(__file__).parents[1] / "data" /
+                        "persistent_cache_reference.json").read_text())
+RECORDED = REFERENCE["cases"]
 LOGGERS = ("jxkernel.compile_log", "jxkernel.compilation_cache")
 
 
@@ -44,8 +47,10 @@ def test_the_lines_are_jaxs(name, tmp_path, monkeypatch):
     collect = Collect()
     jxkernel.clear_caches()              # (a program of the same text kept in memory: no lines)
     explain = jxkernel.config.jax_explain_cache_misses
+    # (the suite's conftest sets the minimum to inf: a case at the default sets it back)
+    minimum = REFERENCE["min_compile_time_default"] if name in DEFAULT_MIN_TIME else 0.0
     with jxkernel.config.override("jax_compilation_cache_dir", folder), \
-            jxkernel.config.override("jax_persistent_cache_min_compile_time_secs", 0.0):
+            jxkernel.config.override("jax_persistent_cache_min_compile_time_secs", minimum):
         # set as the recording sets it (config.update: a case may update it again)
         jxkernel.config.update("jax_explain_cache_misses", True)
         for logger in LOGGERS:
@@ -57,3 +62,11 @@ def test_the_lines_are_jaxs(name, tmp_path, monkeypatch):
                 logging.getLogger(logger).removeHandler(collect)
             jxkernel.config.update("jax_explain_cache_misses", explain)
     assert collect.lines == RECORDED[name]
+
+
+def test_the_minimum_compile_time_defaults_to_jaxs():
+    # in a process of its own (the suite's conftest changes the option); "" is unset
+    out = run_code("import jxkernel; print(repr(jxkernel.config."
+                   "jax_persistent_cache_min_compile_time_secs))",
+                   env={"JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": ""})
+    assert out.stdout.strip().splitlines()[-1] == repr(REFERENCE["min_compile_time_default"])

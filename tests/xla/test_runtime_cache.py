@@ -199,6 +199,23 @@ def test_quick_compiles_can_be_left_out(cache):
 
 
 @pytest.mark.xla_only("XLA compiler")    # XLA's compilation cache
+def test_the_minimum_compile_time_is_for_a_folder_the_user_set(monkeypatch, tmp_path):
+    # at JAX's default (1 s), a quick compile is not written to a folder the user set (JAX's
+    # persistent cache), and is to jxkernel's default folder (which JAX has not)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    default = tmp_path / "xdg" / "jxkernel" / "xla"
+    (tmp_path / "set").mkdir()
+    with config.override("jax_persistent_cache_min_compile_time_secs", 1.0), \
+            config.override("jax_enable_compilation_cache", True):
+        for folder in (str(tmp_path / "set"), None):
+            with config.override("jax_compilation_cache_dir", folder):
+                compiler.clear_caches()
+                compile_and_run(unique_module()[0])
+    compiler.clear_caches()
+    assert entries(tmp_path / "set") == [] and len(entries(default)) == 1
+
+
+@pytest.mark.xla_only("XLA compiler")    # XLA's compilation cache
 def test_unwritable_folder_warns_and_compiling_goes_on(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")

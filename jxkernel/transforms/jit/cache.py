@@ -270,6 +270,31 @@ def stage_key(jitted, signature) -> tuple:
     return ("sharded",) + signature
 
 
+def top_level_trace(jitted, signature):
+    """(ClosedJaxpr, out_tree) a top-level call, `.trace`/`.lower` or make_jaxpr of `jitted`'s
+    function (or a sibling jit's) traced for `signature` (a `_cache` key's first four parts),
+    or None: as JAX's one tracing cache, which its make_jaxpr (jit(f).trace) shares."""
+    found = jitted._traces.get(signature + NOWHERE) or sibling_trace(jitted, signature)
+    return (found[3], found[2]) if found is not None else compiled_trace(jitted._cache, signature)
+
+
+def keep_top_level_trace(jitted, signature, closed, out_tree) -> None:
+    """Keep a top-level trace made outside jit (make_jaxpr's) for `jitted`'s calls and stages at
+    `signature`, as JAX's make_jaxpr(f)(x) leaves jit(f)(x) nothing to trace. The trace missed
+    already (make_jaxpr logged it): a compile made of it tells no miss (primitive.told)."""
+    key = signature + NOWHERE
+    if key not in jitted._traces:
+        jaxpr, consts = convert_constvars_to_invars(closed)
+        jitted._traces[key] = (jaxpr, consts, out_tree, closed)
+
+
+def top_level_signatures(jitted) -> list:
+    """The signatures (a `_cache` key's first four parts) `jitted`'s function was traced or
+    compiled at top level for, oldest first: what a new trace's miss is explained against."""
+    return [key[:4] for key in jitted._traces.keys() if key[4:] == NOWHERE] + \
+        [key[:4] for key in jitted._cache.keys()]
+
+
 def sibling_trace(jitted, signature):
     """(jaxpr, consts, out_tree, ClosedJaxpr) a jit of the same function and static arguments
     but other options (donate_argnums, compiler_options, device: keep_unused and inline
