@@ -28,7 +28,8 @@ from ...lax import _lowering as hl
 from ...numpy.setops import _unique
 from ...transforms import ad_util as ad
 from ._base import SparseEfficiencyError, SparseEfficiencyWarning
-from .bcoo import BCOO, _move_batch_to_front, _nfold_vmap, _validate, _validate_indices
+from .bcoo import (BCOO, _linear_in_data_jvp, _move_batch_to_front, _nfold_vmap, _validate,
+                   _validate_indices)
 
 
 def _out_data_shape(data_shape, indices_shape, n_batch, nse):
@@ -82,17 +83,6 @@ def _sort_abstract_eval(data, indices, *, spinfo):
     return [ShapedArray(shape, data.dtype, weak_type=data.weak_type), indices]
 
 
-def _sort_jvp(primals, tangents, *, spinfo):
-    # the permutation depends on the indices alone: the tangent moves as the data does
-    data, indices = primals
-    out = bcoo_sort_indices_p.bind(data, indices, spinfo=spinfo)
-    data_dot = tangents[0]
-    if type(data_dot) is ad.Zero:
-        return out, [ad.Zero.like(out[0]), ad.Zero.like(out[1])]
-    return out, [bcoo_sort_indices_p.bind(data_dot, indices, spinfo=spinfo)[0],
-                 ad.Zero.like(out[1])]
-
-
 def _sort_transpose(ct, data, indices, *, spinfo):
     data_ct, _ = ct
     if ad.is_undefined(indices):
@@ -120,7 +110,8 @@ def _sort_batching(vals, dims, *, spinfo):
 abstract_eval_rules[bcoo_sort_indices_p] = _sort_abstract_eval
 lowering_rules[bcoo_sort_indices_p] = hl.lower_fun(_sort_impl, multiple_results=True)
 numpy_rules[bcoo_sort_indices_p] = hl.numpy_fun(_sort_impl, multiple_results=True)
-jvp_rules[bcoo_sort_indices_p] = _sort_jvp
+# the permutation depends on the indices alone: the tangent moves as the data does
+jvp_rules[bcoo_sort_indices_p] = _linear_in_data_jvp(bcoo_sort_indices_p.bind)
 transpose_rules[bcoo_sort_indices_p] = _sort_transpose
 batching_rules[bcoo_sort_indices_p] = _sort_batching
 
@@ -204,16 +195,6 @@ def _sum_duplicates_abstract_eval(data, indices, *, spinfo, nse):
     return [data_out, indices_out]
 
 
-def _sum_duplicates_jvp(primals, tangents, *, spinfo, nse):
-    # summing into slots chosen by the indices is linear in the data
-    data, indices = primals
-    out = bcoo_sum_duplicates_p.bind(data, indices, spinfo=spinfo, nse=nse)
-    if type(tangents[0]) is ad.Zero:
-        return out, [ad.Zero.like(out[0]), ad.Zero.like(out[1])]
-    data_dot = bcoo_sum_duplicates_p.bind(tangents[0], indices, spinfo=spinfo, nse=nse)[0]
-    return out, [data_dot, ad.Zero.like(out[1])]
-
-
 def _sum_duplicates_transpose(ct, data, indices, *, spinfo, nse):
     data_ct, _ = ct
     if ad.is_undefined(indices):
@@ -243,7 +224,8 @@ abstract_eval_rules[bcoo_sum_duplicates_p] = _sum_duplicates_abstract_eval
 lowering_rules[bcoo_sum_duplicates_p] = hl.lower_fun(_sum_duplicates_impl,
                                                      multiple_results=True)
 numpy_rules[bcoo_sum_duplicates_p] = hl.numpy_fun(_sum_duplicates_impl, multiple_results=True)
-jvp_rules[bcoo_sum_duplicates_p] = _sum_duplicates_jvp
+# summing into slots chosen by the indices is linear in the data
+jvp_rules[bcoo_sum_duplicates_p] = _linear_in_data_jvp(bcoo_sum_duplicates_p.bind)
 transpose_rules[bcoo_sum_duplicates_p] = _sum_duplicates_transpose
 batching_rules[bcoo_sum_duplicates_p] = _sum_duplicates_batching
 
