@@ -23,20 +23,13 @@ from ..core.mesh import NamedSharding, PartitionSpec
 from ..tree_util import (tree_flatten, tree_map, tree_structure, tree_transpose,
                          tree_unflatten)
 from ..transforms.ad import _check_grad_input, check_output_dtype, jvp, vjp
-from ..transforms.api_util import wraps
+from ..transforms.api_util import partial_over, wraps
 from ..transforms.batching import vmap
 
 
 def _argnums_partial(fun, argnums, args, kwargs):
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    nums = tuple(i % len(args) for i in nums)
-
-    def partial_fun(*dyn):
-        full = list(args)
-        for i, a in zip(nums, dyn):
-            full[i] = a
-        return fun(*full, **kwargs)
-    return partial_fun, tuple(args[i] for i in nums)
+    return partial_over(fun, tuple(i % len(args) for i in nums), args, kwargs)
 
 
 def _std_basis(tree):
