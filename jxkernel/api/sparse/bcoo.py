@@ -141,6 +141,20 @@ def _linear_in_data_jvp(f):
     return jvp
 
 
+def _linear_in_data_transpose(data_cotangent):
+    """The transpose rule of such an operation (see `_linear_in_data_jvp`), from
+    `data_cotangent(ct, data, indices, **params)`, the data's cotangent for a nonzero
+    cotangent `ct` of the output's data; the indices take none."""
+    def transpose(ct, data, indices, **params):
+        data_ct, _ = ct
+        if ad.is_undefined(indices):
+            raise ValueError("Cannot transpose with respect to sparse indices")
+        if type(data_ct) is ad.Zero:
+            return [ad.Zero(data.aval), None]
+        return [data_cotangent(data_ct, data, indices, **params), None]
+    return transpose
+
+
 # ------------------------------------------------------------------ bcoo_todense
 bcoo_todense_p = Primitive("bcoo_todense")
 
@@ -458,18 +472,12 @@ def _bcoo_transpose_abstract_eval(data, indices, *, permutation, spinfo):
             ShapedArray(tuple(indices.shape[i] for i in ind_order), indices.dtype)]
 
 
-def _bcoo_transpose_transpose(ct, data, indices, *, permutation, spinfo):
-    data_ct, _ = ct
-    if ad.is_undefined(indices):
-        raise ValueError("Cannot transpose with respect to sparse indices")
-    if type(data_ct) is ad.Zero:
-        return [ad.Zero(data.aval), None]
+def _bcoo_transpose_data_cotangent(data_ct, data, indices, *, permutation, spinfo):
     ct_info = SparseInfo(tuple(spinfo.shape[p] for p in permutation))
     inverse = tuple(int(i) for i in np.argsort(permutation))
     # only the data moves back; indices of the transposed array's layout stand in for it
     dummy = jnp.zeros((1,) * (indices.ndim - 2) + tuple(indices.shape[-2:]), np.int32)
-    data_back, _ = _bcoo_transpose(data_ct, dummy, permutation=inverse, spinfo=ct_info)
-    return [data_back, None]
+    return _bcoo_transpose(data_ct, dummy, permutation=inverse, spinfo=ct_info)[0]
 
 
 def _bcoo_transpose_batching(vals, dims, *, permutation, spinfo):
@@ -492,7 +500,7 @@ abstract_eval_rules[bcoo_transpose_p] = _bcoo_transpose_abstract_eval
 lowering_rules[bcoo_transpose_p] = hl.lower_fun(_bcoo_transpose_impl, multiple_results=True)
 numpy_rules[bcoo_transpose_p] = hl.numpy_fun(_bcoo_transpose_impl, multiple_results=True)
 jvp_rules[bcoo_transpose_p] = _linear_in_data_jvp(_bcoo_transpose)
-transpose_rules[bcoo_transpose_p] = _bcoo_transpose_transpose
+transpose_rules[bcoo_transpose_p] = _linear_in_data_transpose(_bcoo_transpose_data_cotangent)
 batching_rules[bcoo_transpose_p] = _bcoo_transpose_batching
 
 
