@@ -13,6 +13,7 @@ from ..core.avals import ShapedArray, get_aval
 from ..core.source_info import function_source_info
 from ..core.staging import DebugInfo
 from ..transforms.linear_util import Store, WrappedFun
+from ..transforms.api_util import argnums_in_range as _argnums_in_range
 from ..transforms.api_util import flatten_axes, fun_name  # noqa: F401
 from ..transforms.jit.args import infer_by_signature as infer_argnums_and_argnames  # noqa: F401
 from ..transforms.jit.args import resolve_argnums  # noqa: F401
@@ -114,13 +115,7 @@ def argnums_partial(f: WrappedFun, dyn_argnums, args, require_static_args_hashab
     >>> g.call_wrapped(*dyn)
     7
     """
-    dyn_argnums = (dyn_argnums,) if isinstance(dyn_argnums, int) else tuple(dyn_argnums)
-    for i in dyn_argnums:
-        if not -len(args) <= i < len(args):
-            raise ValueError(f"Positional argument indices, e.g. for `static_argnums`, must "
-                             f"have value greater than or equal to -len(args) and less than "
-                             f"len(args), but got value {i} for len(args) == {len(args)}.")
-    dyn_argnums = tuple(i % len(args) for i in dyn_argnums)
+    dyn_argnums = _argnums_in_range(dyn_argnums, len(args))
     fixed = [a for i, a in enumerate(args) if i not in dyn_argnums]
     if require_static_args_hashable:
         for i, a in enumerate(args):

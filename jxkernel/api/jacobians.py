@@ -23,20 +23,8 @@ from ..core.mesh import NamedSharding, PartitionSpec
 from ..tree_util import (tree_flatten, tree_map, tree_structure, tree_transpose,
                          tree_unflatten)
 from ..transforms.ad import _check_grad_input, check_output_dtype, jvp, vjp
-from ..transforms.api_util import wraps
+from ..transforms.api_util import argnums_in_range, partial_over, wraps
 from ..transforms.batching import vmap
-
-
-def _argnums_partial(fun, argnums, args, kwargs):
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    nums = tuple(i % len(args) for i in nums)
-
-    def partial_fun(*dyn):
-        full = list(args)
-        for i, a in zip(nums, dyn):
-            full[i] = a
-        return fun(*full, **kwargs)
-    return partial_fun, tuple(args[i] for i in nums)
 
 
 def _std_basis(tree):
@@ -86,7 +74,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     """The Jacobian of `fun` by forward mode: efficient for few inputs, many outputs."""
     @wraps(fun, docstr=_JAC_DOC, argnums=argnums)
     def jacfun(*args, **kwargs):
-        f_partial, dyn = _argnums_partial(fun, argnums, args, kwargs)
+        f_partial, dyn = partial_over(fun, argnums_in_range(argnums, len(args)), args, kwargs)
         # A tree_map, as JAX's: it rebuilds the arguments' pytrees with None leaves, so a
         # class whose unflatten validates its children fails here as under JAX.
         tree_map(lambda x: _check_jacfwd_input(get_aval(x), holomorphic), dyn)
@@ -113,7 +101,7 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     """The Jacobian of `fun` by reverse mode: efficient for few outputs, many inputs."""
     @wraps(fun, docstr=_JAC_DOC, argnums=argnums)
     def jacfun(*args, **kwargs):
-        f_partial, dyn = _argnums_partial(fun, argnums, args, kwargs)
+        f_partial, dyn = partial_over(fun, argnums_in_range(argnums, len(args)), args, kwargs)
         tree_map(lambda x: _check_grad_input(get_aval(x), allow_int, holomorphic, "jacrev"),
                  dyn)  # a tree_map, as JAX's (see jacfwd)
         if has_aux:

@@ -197,6 +197,19 @@ def _derivative_series(c, u, v, k):
     return sum(j * c[k - j] * u[j] for j in range(1, k + 1)) / k
 
 
+def _solved_series(v0, c, u):
+    """(v0, v's coefficients) for v' = c u', order by order; `c` None: c is v itself (exp).
+
+    >>> _solved_series(1.0, None, [0.0, 1.0, 0.0, 0.0])       # exp(t) = 1 + t + t^2/2 + t^3/6
+    (1.0, [1.0, 0.5, 0.16666666666666666])
+    """
+    v = [v0] + [None] * (len(u) - 1)
+    c = v if c is None else c
+    for k in range(1, len(v)):
+        v[k] = _derivative_series(c, u, v, k)
+    return v[0], v[1:]
+
+
 def _no_derivative(prim):
     """Piecewise-constant primitives (comparisons, rounding, bitwise): zero coefficients."""
     def rule(primals, series, **params):
@@ -276,11 +289,7 @@ def _from_derivative(prim, derivative):
         x, = primals
         u = [x] + series[0]
         c0, cs = jet2(derivative, primals, series)
-        c = [c0] + cs
-        v = [prim.bind(x)] + [None] * len(series[0])
-        for k in range(1, len(v)):
-            v[k] = _derivative_series(c, u, v, k)
-        return v[0], v[1:]
+        return _solved_series(prim.bind(x), [c0] + cs, u)
     jet_rules[prim] = rule
 
 
@@ -327,11 +336,7 @@ jet_rules[lax.erf_inv_p] = _erf_inv_rule
 def _exp_rule(primals, series, **_):
     """v = exp(u): v' = v u'."""
     x, = primals
-    u = [x] + series[0]
-    v = [lax.exp(x)] + [None] * len(series[0])
-    for k in range(1, len(v)):
-        v[k] = _derivative_series(v, u, v, k)
-    return v[0], v[1:]
+    return _solved_series(lax.exp(x), None, [x] + series[0])
 
 
 jet_rules[lax.exp_p] = _exp_rule
@@ -341,11 +346,7 @@ def _pow_rule(primals, series):
     """x ** y = exp(y log x): exp's recurrence on the series of y log x."""
     base, exponent = primals
     w0, ws = jet2(lambda x, y: lax.mul(y, lax.log(x)), primals, series)
-    w = [w0] + ws
-    v = [base ** exponent] + [None] * len(ws)
-    for k in range(1, len(v)):
-        v[k] = _derivative_series(v, w, v, k)
-    return v[0], v[1:]
+    return _solved_series(base ** exponent, None, [w0] + ws)
 
 
 jet_rules[lax.pow_p] = _pow_rule
@@ -415,11 +416,7 @@ def _atan2_rule(primals, series):
     t0, ts = jet2(lax.div, primals, series)
     one = lax.full_like(t0, 1)
     c0, cs = jet2(lambda t: lax.div(one, 1 + lax.square(t)), (t0,), (ts,))
-    c, u = [c0] + cs, [t0] + ts
-    v = [out] + [None] * len(ts)
-    for k in range(1, len(v)):
-        v[k] = _derivative_series(c, u, v, k)
-    return v[0], v[1:]
+    return _solved_series(out, [c0] + cs, [t0] + ts)
 
 
 jet_rules[lax.atan2_p] = _atan2_rule

@@ -182,6 +182,38 @@ def merge_static(static: dict, dyn, n: int) -> list:
     return [static[i] if i in static else next(it) for i in range(n)]
 
 
+def argnums_in_range(argnums, n: int) -> tuple:
+    """`argnums` (an int or a sequence of them) as positions 0..n-1 of a call with `n`
+    positional arguments; one outside -n..n-1 raises JAX's ValueError.
+
+    >>> argnums_in_range((0, -1), 3)
+    (0, 2)
+    """
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for i in nums:
+        if not -n <= i < n:
+            raise ValueError(f"Positional argument indices, e.g. for `static_argnums`, must "
+                             f"have value greater than or equal to -len(args) and less than "
+                             f"len(args), but got value {i} for len(args) == {n}.")
+    return tuple(i % n for i in nums)
+
+
+def partial_over(fun, nums, args, kwargs) -> tuple:
+    """(`fun` of its positional arguments at `nums` (0..len(args)-1) alone, the others and
+    `kwargs` fixed to the call's; those arguments): what grad and jacrev differentiate.
+
+    >>> g, dyn = partial_over(lambda a, b, c: a - b * c, (1,), (10, 2, 3), {})
+    >>> dyn, g(4)
+    ((2,), -2)
+    """
+    def partial_fun(*dyn_args):
+        full = list(args)
+        for i, a in zip(nums, dyn_args):
+            full[i] = a
+        return fun(*full, **kwargs)
+    return partial_fun, tuple(args[i] for i in nums)
+
+
 class _Float0Zeros:
     """A float0 output of a traced function, held in the output's treedef rather than among
     its leaves: a node with no children whose unflatten gives `np.zeros(shape, float0)`."""

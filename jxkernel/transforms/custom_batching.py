@@ -35,10 +35,10 @@ from .ad import jvp, jvp_jaxpr
 from .ad_util import instantiate
 from .api_util import flatten_fun, update_wrapper
 from .batching import AxisData, batch_subtrace
-from .custom_derivatives.function import _resolve_args
+from .custom_derivatives.function import _WrapsFun, _resolve_args
 
 
-class custom_vmap:
+class custom_vmap(_WrapsFun):
     """Customize how `fun` batches under vmap: see `def_vmap` (module docstring example)."""
 
     def __init__(self, fun):
@@ -51,15 +51,6 @@ class custom_vmap:
         so; `out_batched` is a pytree of bools like `out`. Returns the rule (a decorator)."""
         self.vmap_rule = vmap_rule
         return vmap_rule
-
-    def __get__(self, obj, objtype=None):
-        return self if obj is None else functools.partial(self, obj)
-
-    def __getattr__(self, name):
-        # as JAX's custom_api_util.forward_attr: `defvjp`/`defjvp` of a custom_vjp this wraps
-        if name.startswith("def") and "fun" in self.__dict__:
-            return getattr(self.fun, name)
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __call__(self, *args, **kwargs):
         name = getattr(self.fun, "__name__", "<unnamed function>")

@@ -62,6 +62,10 @@ def mistakes(jax):
             lambda a: [a, {"k": (a,)}], out_axes=[0, {"k": (None,)}])(jnp.ones(3)),
         "fori_loop_bound_types": lambda: lax.fori_loop(0.0, 3, lambda i, c: c, 0),
         "scan_body_not_a_pair": lambda: lax.scan(lambda c, x: c + x, 0., jnp.ones(3)),
+        # argnums past the arguments: jacfwd and jacrev take jit's ValueError, grad its own
+        "jacfwd_argnums_range": lambda: jax.jacfwd(lambda x, y: x * y, argnums=3)(1., 2.),
+        "jacrev_argnums_range": lambda: jax.jacrev(lambda x, y: x * y, argnums=-3)(1., 2.),
+        "grad_argnums_range": lambda: jax.grad(lambda x, y: x * y, argnums=2)(1., 2.),
     }
 
 

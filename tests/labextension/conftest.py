@@ -15,7 +15,7 @@ import pytest
 
 import browser  # tests/support: Chromium for the browser tests
 import locations  # tests/support: the repository's folders
-from jupyter_server import JupyterServer
+from lab_server import JupyterServer
 
 # kernelspec name per CPU device count (1 device: the default "python3")
 KERNELS = {2: "jxkernel-cpu2", 4: "jxkernel-cpu4"}

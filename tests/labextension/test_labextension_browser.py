@@ -1,6 +1,6 @@
 """The JupyterLab extension (labextension/, docs/labextension.md) in a real browser.
 
-One `jupyter lab` server (tests/support/jupyter_server.py) and one headless Chromium (Debian's
+One `jupyter lab` server (tests/support/lab_server.py) and one headless Chromium (Debian's
 /usr/bin/chromium, driven by Playwright), both started by tests/labextension/conftest.py once
 for the files that use this harness; this file's kernels see JXKERNEL_CPU_DEVICES=2, so
 the CPU backend has devices cpu:0 and cpu:1. The tests assert what a person

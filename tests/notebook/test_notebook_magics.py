@@ -65,8 +65,20 @@ def events_of(label):
 # ================================================================== loading
 def test_import_jxkernel_stays_free_of_ipython():
     code = ("import sys, jxkernel, jxkernel._ipython_ext\n"
-            "bad = [m for m in ('IPython', 'ipywidgets', 'plotly', 'anywidget')\n"
+            "bad = [m for m in ('IPython', 'ipywidgets', 'plotly', 'anywidget', 'nbformat')\n"
             "       if m in sys.modules]\n"
+            "assert not bad, bad")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_load_ext_and_the_workshop_leave_nbformat_and_plotly_unloaded():
+    # nbformat only writes the instructors' notebooks (workshop/solutions.py); plotly (which
+    # imports nbformat) costs seconds and loads on the recompilation view's first `timeline`
+    code = ("import sys\n"
+            "from IPython.core.interactiveshell import InteractiveShell\n"
+            "InteractiveShell.instance().run_line_magic('load_ext', 'jxkernel')\n"
+            "from jxkernel.notebook.workshop import check, solutions\n"
+            "bad = [m for m in ('nbformat', 'plotly') if m in sys.modules]\n"
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
 

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import pytest
 
-from jupyter_server import free_port
+from lab_server import free_port
 import locations  # tests/support: the repository's folders
 
 ROOT = Path(locations.ROOT)

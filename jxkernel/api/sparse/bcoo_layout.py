@@ -26,9 +26,9 @@ from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, j
 from ...core.trace import Tracer
 from ...lax import _lowering as hl
 from ...numpy.setops import _unique
-from ...transforms import ad_util as ad
 from ._base import SparseEfficiencyError, SparseEfficiencyWarning
-from .bcoo import BCOO, _move_batch_to_front, _nfold_vmap, _validate, _validate_indices
+from .bcoo import (BCOO, _linear_in_data_jvp, _linear_in_data_transpose, _move_batch_to_front,
+                   _nfold_vmap, _validate, _validate_indices)
 
 
 def _out_data_shape(data_shape, indices_shape, n_batch, nse):
@@ -82,31 +82,15 @@ def _sort_abstract_eval(data, indices, *, spinfo):
     return [ShapedArray(shape, data.dtype, weak_type=data.weak_type), indices]
 
 
-def _sort_jvp(primals, tangents, *, spinfo):
-    # the permutation depends on the indices alone: the tangent moves as the data does
-    data, indices = primals
-    out = bcoo_sort_indices_p.bind(data, indices, spinfo=spinfo)
-    data_dot = tangents[0]
-    if type(data_dot) is ad.Zero:
-        return out, [ad.Zero.like(out[0]), ad.Zero.like(out[1])]
-    return out, [bcoo_sort_indices_p.bind(data_dot, indices, spinfo=spinfo)[0],
-                 ad.Zero.like(out[1])]
-
-
-def _sort_transpose(ct, data, indices, *, spinfo):
-    data_ct, _ = ct
-    if ad.is_undefined(indices):
-        raise ValueError("Cannot transpose with respect to sparse indices")
-    if type(data_ct) is ad.Zero:
-        return [ad.Zero(data.aval), None]
+def _sort_data_cotangent(data_ct, data, indices, *, spinfo):
     props = _validate(data.aval.shape, indices.shape, spinfo.shape)
     if props.n_sparse == 0:
-        return [data_ct, None]
+        return data_ct
     _, perm = _sort_permutation(indices, props.n_batch)
     # slot k of the output came from slot perm[k]: send each cotangent back there
     back = _nfold_vmap(lambda c, p: jnp.zeros_like(c).at[p].set(c), props.n_batch)(data_ct,
                                                                                    perm)
-    return [_sum_over_broadcast(back, data.aval.shape), None]
+    return _sum_over_broadcast(back, data.aval.shape)
 
 
 def _sort_batching(vals, dims, *, spinfo):
@@ -120,8 +104,9 @@ def _sort_batching(vals, dims, *, spinfo):
 abstract_eval_rules[bcoo_sort_indices_p] = _sort_abstract_eval
 lowering_rules[bcoo_sort_indices_p] = hl.lower_fun(_sort_impl, multiple_results=True)
 numpy_rules[bcoo_sort_indices_p] = hl.numpy_fun(_sort_impl, multiple_results=True)
-jvp_rules[bcoo_sort_indices_p] = _sort_jvp
-transpose_rules[bcoo_sort_indices_p] = _sort_transpose
+# the permutation depends on the indices alone: the tangent moves as the data does
+jvp_rules[bcoo_sort_indices_p] = _linear_in_data_jvp(bcoo_sort_indices_p.bind)
+transpose_rules[bcoo_sort_indices_p] = _linear_in_data_transpose(_sort_data_cotangent)
 batching_rules[bcoo_sort_indices_p] = _sort_batching
 
 
@@ -204,22 +189,7 @@ def _sum_duplicates_abstract_eval(data, indices, *, spinfo, nse):
     return [data_out, indices_out]
 
 
-def _sum_duplicates_jvp(primals, tangents, *, spinfo, nse):
-    # summing into slots chosen by the indices is linear in the data
-    data, indices = primals
-    out = bcoo_sum_duplicates_p.bind(data, indices, spinfo=spinfo, nse=nse)
-    if type(tangents[0]) is ad.Zero:
-        return out, [ad.Zero.like(out[0]), ad.Zero.like(out[1])]
-    data_dot = bcoo_sum_duplicates_p.bind(tangents[0], indices, spinfo=spinfo, nse=nse)[0]
-    return out, [data_dot, ad.Zero.like(out[1])]
-
-
-def _sum_duplicates_transpose(ct, data, indices, *, spinfo, nse):
-    data_ct, _ = ct
-    if ad.is_undefined(indices):
-        raise ValueError("Cannot transpose with respect to sparse indices")
-    if type(data_ct) is ad.Zero:
-        return [ad.Zero(data.aval), None]
+def _sum_duplicates_data_cotangent(data_ct, data, indices, *, spinfo, nse):
     props = _validate(data.aval.shape, indices.shape, spinfo.shape)
     data_ct = jnp.asarray(data_ct)
     _, mapping, _ = _unique_indices(indices, spinfo.shape)
@@ -228,7 +198,7 @@ def _sum_duplicates_transpose(ct, data, indices, *, spinfo, nse):
     # each input element reads the cotangent of the slot it was added to (zero if dropped)
     back = _nfold_vmap(lambda c, m: c.at[m].get(mode="fill", fill_value=0),
                        props.n_batch)(data_ct, mapping)
-    return [_sum_over_broadcast(back, data.aval.shape).astype(data.aval.dtype), None]
+    return _sum_over_broadcast(back, data.aval.shape).astype(data.aval.dtype)
 
 
 def _sum_duplicates_batching(vals, dims, *, spinfo, nse):
@@ -243,8 +213,10 @@ abstract_eval_rules[bcoo_sum_duplicates_p] = _sum_duplicates_abstract_eval
 lowering_rules[bcoo_sum_duplicates_p] = hl.lower_fun(_sum_duplicates_impl,
                                                      multiple_results=True)
 numpy_rules[bcoo_sum_duplicates_p] = hl.numpy_fun(_sum_duplicates_impl, multiple_results=True)
-jvp_rules[bcoo_sum_duplicates_p] = _sum_duplicates_jvp
-transpose_rules[bcoo_sum_duplicates_p] = _sum_duplicates_transpose
+# summing into slots chosen by the indices is linear in the data
+jvp_rules[bcoo_sum_duplicates_p] = _linear_in_data_jvp(bcoo_sum_duplicates_p.bind)
+transpose_rules[bcoo_sum_duplicates_p] = _linear_in_data_transpose(
+    _sum_duplicates_data_cotangent)
 batching_rules[bcoo_sum_duplicates_p] = _sum_duplicates_batching
 
 

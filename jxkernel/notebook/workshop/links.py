@@ -297,7 +297,7 @@ def write(root: pathlib.Path = ROOT) -> list:
         if setup_source(nb) != want:
             nbformat.write(nbformat.from_dict(with_setup_cell(nb, want)), path)
             written.append(str(path.relative_to(root)))
-    from . import solutions   # nbformat, the instructors' copies: only when writing them
+    from . import solutions   # the instructors' copies: only when writing them
     solutions.main(str(root / "demos"))
     return written
 

@@ -12,8 +12,6 @@ import pathlib
 import re
 import sys
 
-import nbformat
-
 from . import find
 
 CHECK = re.compile(r"""^check\(["']([\w-]+)["']""", re.M)
@@ -21,6 +19,8 @@ CHECK = re.compile(r"""^check\(["']([\w-]+)["']""", re.M)
 
 def solved(notebook):
     """A copy of `notebook` (nbformat) with every exercise cell's answer filled in."""
+    import nbformat   # here, not at the top: only writing the instructors' copies needs it
+
     nb = nbformat.from_dict(notebook)
     for cell in nb.cells:
         if "exercise" in cell.get("metadata", {}).get("tags", []):
@@ -40,6 +40,8 @@ def learners_notebooks(demos: pathlib.Path) -> list:
 
 
 def main(demos: str = "demos") -> int:
+    import nbformat   # as in solved()
+
     out = pathlib.Path(demos) / "solutions"
     out.mkdir(exist_ok=True)
     for path in learners_notebooks(demos):

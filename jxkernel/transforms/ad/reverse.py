@@ -18,7 +18,7 @@ from ...core.mesh import NamedSharding, PartitionSpec
 from ...core.source_info import function_source_info
 from ..ad_util import Zero, float0, instantiate
 from ...tree_util import equality_errors_pytreedef, keystr, tree_flatten, tree_unflatten
-from ..api_util import wraps
+from ..api_util import argnums_in_range, partial_over, wraps
 from .forward import _flatten_fun, _tangent_aval
 from .linearization import _pinned_primal, linearize_flat
 from .transposition import backward_pass
@@ -190,21 +190,13 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
     @wraps(fun, docstr=_VALUE_AND_GRAD_DOC, argnums=argnums)
     def value_and_grad_f(*args, **kwargs):
         nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-        for i in nums:
-            if not -len(args) <= i < len(args):
-                raise TypeError(f"differentiating with respect to argnums={argnums} requires at "
-                                f"least {max(nums) + 1} positional arguments to be passed by the "
-                                f"caller, but got only {len(args)} positional arguments.")
-        nums = tuple(i % len(args) for i in nums)
-        dyn = tuple(args[i] for i in nums)
+        if any(not -len(args) <= i < len(args) for i in nums):     # grad's words, as JAX's
+            raise TypeError(f"differentiating with respect to argnums={argnums} requires at "
+                            f"least {max(nums) + 1} positional arguments to be passed by the "
+                            f"caller, but got only {len(args)} positional arguments.")
+        partial_fun, dyn = partial_over(fun, argnums_in_range(nums, len(args)), args, kwargs)
         for leaf in tree_flatten(dyn)[0]:
             _check_grad_input(get_aval(leaf), allow_int, holomorphic, "grad")
-
-        def partial_fun(*dyn_args):
-            full = list(args)
-            for i, a in zip(nums, dyn_args):
-                full[i] = a
-            return fun(*full, **kwargs)
 
         if has_aux:
             out, f_vjp, aux = vjp(partial_fun, *dyn, has_aux=True)

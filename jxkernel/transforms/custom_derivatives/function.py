@@ -107,7 +107,22 @@ def _nondiff_positions(fun, argnums, argnames) -> tuple:
     return tuple(sorted(positions))
 
 
-class _CustomFunction:
+class _WrapsFun:
+    """What custom_jvp, custom_vjp and custom_vmap share as wrappers of `self.fun`: binding
+    as a method, and (as JAX's custom_api_util.forward_attr) reaching a rule-defining method
+    of the wrapped function through the wrapper: `def_vmap` of a custom_vmap under a
+    custom_vjp, `defvjp` of a custom_vjp under a custom_vmap."""
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+    def __getattr__(self, name):
+        if name.startswith("def") and "fun" in self.__dict__:
+            return getattr(self.fun, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
+class _CustomFunction(_WrapsFun):
     """What custom_jvp and custom_vjp share: wrapping `fun`, binding as a method, and the
     call (run directly where the rule applies at once, else trace `fun` and bind the
     subclass's primitive). Subclasses name their rule's attribute and how to bind it."""
@@ -118,16 +133,6 @@ class _CustomFunction:
         self.fun, self.nondiff_argnums = fun, _nondiff_positions(fun, nondiff_argnums,
                                                                  nondiff_argnames)
         self.symbolic_zeros = False
-
-    def __get__(self, obj, objtype=None):
-        return self if obj is None else functools.partial(self, obj)
-
-    def __getattr__(self, name):
-        # as JAX's custom_api_util.forward_attr: a rule-defining method of the wrapped function
-        # (`def_vmap` of a custom_vmap under a custom_vjp) is reached through the wrapper
-        if name.startswith("def") and "fun" in self.__dict__:
-            return getattr(self.fun, name)
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __call__(self, *args, **kwargs):
         name = getattr(self.fun, "__name__", "f")

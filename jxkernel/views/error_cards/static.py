@@ -23,6 +23,19 @@ def _is_unhashable(e) -> bool:
     return isinstance(e, ValueError) and _UNHASHABLE.match(str(e)) is not None
 
 
+def _unhashable_static_card(arg, function, type_name, value, what, fix, rewrite) -> ErrorCard:
+    """The card of every unhashable static argument; `what` names the value in its why
+    ("a list", "an array (jax.Array)", "this Config")."""
+    return ErrorCard(
+        "unhashable-static", "A static argument must be hashable",
+        why=(f"{arg} is a static argument of {function}: its value is part of the compile "
+             f"cache's key, so it must be hashable, and {what} is not."),
+        fix=fix, rewrite=rewrite,
+        origin={"argument": arg, "value_type": type_name, "value": value,
+                "function": function},
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.jit.html")
+
+
 def _unhashable_card(exc, where, called_from) -> ErrorCard:
     type_name, value_text, arg, function = _UNHASHABLE.match(str(exc)).groups()
     if any(m in str(exc) for m in (_EQ_WITHOUT_HASH, _FIELD_UNHASHABLE, _FIELD_ARRAY,
@@ -50,17 +63,12 @@ def _unhashable_card(exc, where, called_from) -> ErrorCard:
     rewrite += f"\n# or, if {function} only computes with {arg} (never as a shape, a size or " \
                f"a loop count),\n# make it traced: drop it from static_argnums/" \
                f"static_argnames and pass jnp.asarray(...)"
-    return ErrorCard(
-        "unhashable-static", "A static argument must be hashable",
-        why=(f"{arg} is a static argument of {function}: its value is part of the compile "
-             f"cache's key, so it must be hashable, and a {type_name} is not."),
+    return _unhashable_static_card(
+        arg, function, type_name, value_text, f"a {type_name}",
         fix=(f"Pass a hashable value ({hashable or 'a tuple, a frozenset'}); or, if {function} "
              f"only computes with {arg} (a shape, a size or a loop count must stay static), "
              f"make {arg} traced."),
-        rewrite=rewrite,
-        origin={"argument": arg, "value_type": type_name, "value": value_text,
-                "function": function},
-        docs="https://docs.jax.dev/en/latest/_autosummary/jax.jit.html")
+        rewrite=rewrite)
 
 
 def _array_static_card(exc, type_name, value_text, arg, function, where,
@@ -102,14 +110,9 @@ def _array_static_card(exc, type_name, value_text, arg, function, where,
                f"(drop it from {keyword}).")
         rewrite = (f"{passed}   # a Python value\n# or, if {function} only computes with {arg}:"
                    f"\n{traced}")
-    return ErrorCard(
-        "unhashable-static", "A static argument must be hashable",
-        why=(f"{arg} is a static argument of {function}: its value is part of the compile "
-             f"cache's key, so it must be hashable, and an array ({type_name}) is not."),
-        fix=fix, rewrite=rewrite,
-        origin={"argument": arg, "value_type": type_name, "value": value_text,
-                "function": function},
-        docs="https://docs.jax.dev/en/latest/_autosummary/jax.jit.html")
+    return _unhashable_static_card(
+        arg, function, type_name, value_text, f"an array ({type_name})",
+        fix=fix, rewrite=rewrite)
 
 
 def _traced_call(code, function, arg) -> str:
@@ -142,16 +145,11 @@ def _traced_static_card(type_name, value_text, arg, function, traced, hashable, 
                        f"size), keep it static as tuple({arg}.tolist())")
     kind = "a dict is a pytree: each value traced" if type_name == "dict" else \
         "an array is a value to trace"
-    return ErrorCard(
-        "unhashable-static", "A static argument must be hashable",
-        why=(f"{arg} is a static argument of {function}: its value is part of the compile "
-             f"cache's key, so it must be hashable, and a {type_name} is not."),
+    return _unhashable_static_card(
+        arg, function, type_name, value_text, f"a {type_name}",
         fix=(f"Pass {arg} traced (drop it from static_argnums/static_argnames): {kind}. Only "
              f"values needed as Python numbers while tracing must be static, and hashable."),
-        rewrite=f"{traced}   # {arg} traced: {kind}\n{alternative}",
-        origin={"argument": arg, "value_type": type_name, "value": value_text,
-                "function": function},
-        docs="https://docs.jax.dev/en/latest/_autosummary/jax.jit.html")
+        rewrite=f"{traced}   # {arg} traced: {kind}\n{alternative}")
 
 
 # transforms/jit/args.py's advice for an object of a user's class: a tuple of it or passing it
@@ -183,14 +181,9 @@ def _object_card(text, type_name, arg, function, where, called_from) -> ErrorCar
     else:
         fix = advice[0].upper() + advice[1:]
         rewrite = f"# {advice}"
-    return ErrorCard(
-        "unhashable-static", "A static argument must be hashable",
-        why=(f"{arg} is a static argument of {function}: its value is part of the compile "
-             f"cache's key, so it must be hashable, and this {kind} is not."),
-        fix=fix, rewrite=rewrite,
-        origin={"argument": arg, "value_type": type_name, "value": kind,
-                "function": function},
-        docs="https://docs.jax.dev/en/latest/_autosummary/jax.jit.html")
+    return _unhashable_static_card(
+        arg, function, type_name, kind, f"this {kind}",
+        fix=fix, rewrite=rewrite)
 
 
 def _hashable_text(type_name, value_text) -> str | None:
