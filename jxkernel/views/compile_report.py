@@ -14,7 +14,9 @@ The JSON (`application/vnd.jxkernel.report+json` in the notebook, the file of
     config        {"jax_enable_x64": bool, "backend": "cpu"}
     totals        {"compilations", "recompilations", "retraces", "cache_hits", "functions",
                    "trace_ms", "lower_ms", "compile_ms"}
-    functions     per jitted function (a redefined function is a new one), first seen first:
+    functions     per jitted function (a redefined function is a new one), first seen first
+                  (source: where it was defined, "In[3]:1" for a notebook cell's line,
+                  "jxkernel/random/samplers.py:115" for jxkernel's own; views/source.defined_at):
                   {"function", "function_key", "source", "compilations", "recompilations",
                    "retraces", "cache_hits", "trace_ms", "lower_ms", "compile_ms"}
     events        oldest first: {"seq", "time", "function", "function_key", "source",
@@ -50,6 +52,7 @@ from ..core.config import config
 from ..xla import client
 from .rich_view import RichView
 from .schema import mime_type
+from .source import defined_at
 
 REPORT_MIME = mime_type("ReportBundle")
 VERSION = 1
@@ -67,7 +70,7 @@ def change_json(change) -> dict:
 def event_json(event) -> dict:
     """One compile event with its explanation."""
     return {"seq": event.seq, "time": event.timestamp, "function": event.function,
-            "function_key": event.function_key, "source": event.source,
+            "function_key": event.function_key, "source": defined_at(event.source),
             "signature": [[str(path), str(aval)] for path, aval in event.signature],
             "reason": event.reason, "trace_ms": _ms(event.trace_s),
             "lower_ms": _ms(event.lower_s), "compile_ms": _ms(event.compile_s),
@@ -91,7 +94,8 @@ def function_rows(events) -> list:
         row = rows.get(e.function_key)
         if row is None:
             row = rows[e.function_key] = {
-                "function": e.function, "function_key": e.function_key, "source": e.source,
+                "function": e.function, "function_key": e.function_key,
+                "source": defined_at(e.source),
                 "compilations": 0, "recompilations": 0, "retraces": 0,
                 "cache_hits": compile_record.cache_hits(e.key) if e.key is not None else 0,
                 "trace_ms": 0.0, "lower_ms": 0.0, "compile_ms": 0.0}

@@ -173,13 +173,18 @@ def test_the_log_shows_the_card_as_text_html_and_json(shell):
 
 
 def test_jxreport_shows_and_writes_json_and_escaped_html(shell, tmp_path):
-    ok(shell, "def b7(x):\n    return x * 7\nb7.__name__ = '<b>'\nj7 = jax.jit(b7)\n"
-              "j7(jnp.ones(2)); j7(jnp.ones(2)); j7(jnp.ones(3))")
+    ran = ok(shell, "def b7(x):\n    return x * 7\nb7.__name__ = '<b>'\nj7 = jax.jit(b7)\n"
+                    "j7(jnp.ones(2)); j7(jnp.ones(2)); j7(jnp.ones(3))")
     view = ok(shell, "%jxreport").result
     bundle = view._repr_mimebundle_()
     key = shell.user_ns["j7"].function_key
     (row,) = [f for f in bundle[REPORT_MIME]["functions"] if f["function_key"] == key]
     assert (row["compilations"], row["recompilations"], row["cache_hits"]) == (2, 1, 1)
+    # defined in a cell: named as its prompt names it, not by the kernel's file of the cell
+    # (the view showed "/tmp/ipykernel_6109/741506724.py:1")
+    assert re.fullmatch(rf"In\[{ran.count}\]:1", row["source"]), row["source"]
+    for text in (bundle["text/html"], bundle["text/plain"]):    # what the view shows
+        assert "ipykernel" not in text and "ipython-input" not in text
     assert "&lt;b&gt;" in bundle["text/html"] and "<b><b>" not in bundle["text/html"]
     assert re.search(r"#\d+ <b>: x: f32\[2\] -> f32\[3\] \(", bundle["text/plain"])
 
