@@ -52,6 +52,7 @@ from ..core.config import config
 from ..xla import client
 from .rich_view import RichView
 from .schema import mime_type
+from .signature_changes.change import Change, kind_word
 from .source import defined_at
 
 REPORT_MIME = mime_type("ReportBundle")
@@ -159,7 +160,7 @@ class _AsChange:
         self.__dict__.update(d)
 
     def __str__(self):
-        return f"{self.path}: {self.kind} {self.old} -> {self.new}"
+        return str(Change(self.path, self.kind, self.old, self.new))
 
 
 # ------------------------------------------------------------------ HTML
@@ -172,10 +173,11 @@ def changes_html(changes) -> str:
     cards = []
     for c in map(change_json, changes):
         snippet = f"<pre class='jx-fix-code'>{esc(c['snippet'])}</pre>" if c["snippet"] else ""
+        word = kind_word(c["kind"])
         cards.append(
             f"<div class='jx-change' style='border-left:3px solid var(--jp-warn-color0, "
-            f"#8a5a00);margin:4px 0;padding:2px 8px'><div><code>{esc(c['path'])}</code> "
-            f"<b>{esc(c['kind'])}</b>: <code>{esc(c['old'])}</code> → "
+            f"#8a5a00);margin:4px 0;padding:2px 8px'><div><code>{esc(c['path'])}</code>"
+            f"{f' <b>{esc(word)}</b>' if word else ''}: <code>{esc(c['old'])}</code> → "
             f"<code>{esc(c['new'])}</code></div><div>{esc(c['fix'])}</div>{snippet}</div>")
     return "".join(cards)
 

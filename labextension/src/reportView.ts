@@ -31,10 +31,16 @@ function read(bundle: unknown): IReportBundle {
 const ms = (v: number) => v.toFixed(1);
 const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 
+/** The kinds said in words alone (the kernel's Change.__str__, kind_word): their keys are the
+ * kernel's, not words a learner can look up ("fresh_jit" headed a new jit object's card). */
+const UNNAMED_KINDS = new Set(['fresh_jit', 'fresh_body', 'traced_for']);
+
 function changeCard(c: IChange): HTMLElement {
   const card = el('div', 'jx-Report-change');
   const head = el('div', 'jx-Report-changeHead');
-  head.appendChild(el('span', 'jx-Report-kind', c.kind));
+  if (!UNNAMED_KINDS.has(c.kind)) {
+    head.appendChild(el('span', 'jx-Report-kind', c.kind));
+  }
   head.appendChild(el('code', '', c.path));
   if (c.old !== null || c.new !== null) {
     head.append(': ');

@@ -221,3 +221,23 @@ describe("JupyterLite: Python's None arrives as undefined (Pyodide's toJs)", () 
     }
   });
 });
+
+describe('%jxreport: a change card says its kind where the kind is a word', () => {
+  const mime = 'application/vnd.jxkernel.report+json';
+
+  it("heads a shape change 'shape', and a new jit object's change by its words alone", () => {
+    const first = bundles[mime].events.find((e: any) => e.explanation.length);
+    const fresh = {
+      ...first, seq: 99, reason: 'first call', explanation: [{
+        path: '(jit object)', kind: 'fresh_jit', old: 'jit(<lambda>) compiled for (x: f32[3])',
+        new: 'a new jit object', fix: 'Make the jitted function once and reuse it.', snippet: null
+      }]
+    };
+    const node = viewOrNote(mime, { ...bundles[mime], events: [first, fresh] });
+    const kinds = [...node.querySelectorAll('.jx-Report-change')].map(
+      card => card.querySelector('.jx-Report-kind')?.textContent ?? null);
+    expect(kinds).toEqual(['shape', null]);
+    expect(node.textContent).toContain('(jit object): jit(<lambda>) compiled for (x: f32[3])');
+    expect(node.textContent).not.toContain('fresh_jit');
+  });
+});

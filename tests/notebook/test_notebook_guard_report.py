@@ -172,6 +172,26 @@ def test_the_log_shows_the_card_as_text_html_and_json(shell):
         log.close()
 
 
+def test_a_new_jit_object_is_said_in_words_not_by_its_kind_key(shell):
+    """A jit of a lambda made anew in a loop: the card in the log and the report says what
+    changed in words ("(jit object): jit(<lambda>) compiled for ... → a new jit object"),
+    not by the key of its kind ("fresh_jit", which the cards showed as a heading)."""
+    ok(shell, "for i9 in range(2):\n    jax.jit(lambda x: x * 9)(jnp.ones(9))")
+    log = ok(shell, "%jxcompiles").result
+    try:
+        log.filter.options = list(log.filter.options) + ["<lambda>"]
+        assert "jit(&lt;lambda&gt;) compiled for (x: f32[9])" in log.html_repr()
+        assert "fresh_jit" not in log.html_repr() and "fresh_jit" not in log.text_repr()
+    finally:
+        log.close()
+    bundle = ok(shell, "%jxreport").result._repr_mimebundle_()
+    events = bundle[REPORT_MIME]["events"]
+    assert [c["kind"] for e in events for c in e["explanation"]].count("fresh_jit") >= 1
+    assert "<code>(jit object)</code>: <code>jit(&lt;lambda&gt;)" in bundle["text/html"]
+    for text in (bundle["text/html"], bundle["text/plain"]):
+        assert "fresh_jit" not in text
+
+
 def test_jxreport_shows_and_writes_json_and_escaped_html(shell, tmp_path):
     ran = ok(shell, "def b7(x):\n    return x * 7\nb7.__name__ = '<b>'\nj7 = jax.jit(b7)\n"
                     "j7(jnp.ones(2)); j7(jnp.ones(2)); j7(jnp.ones(3))")
