@@ -2123,6 +2123,22 @@ SCENARIOS = {
         "params['b'] = jnp.zeros(())\n"
         "params = {**defaults, **params}    # the same keys in every call\n"
         "predict(params, jnp.ones(3))\n"),
+    # ---------------------------------------------------------------- learner5: a lambda
+    # made anew in a loop reads the loop variable; "make it once" alone keeps its first value
+    "learner5_lambda_in_a_loop_reads_i": (
+        "jax.jit(lambda x: x * i) made anew for each i: every call traces",
+        "for i in range(3):\n"
+        "    y = jax.jit(lambda x: x * i)(jnp.ones(3))\n"),
+    "learner5_lambda_made_once_reads_i": (
+        "the same lambda jitted once, still reading i: one trace, i baked in as 0",
+        "f_jit = jax.jit(lambda x: x * i)\n"
+        "for i in range(3):\n"
+        "    out = f_jit(jnp.ones(3))\n"),
+    "learner5_lambda_made_once_reads_i_fixed": (
+        "jitted once, i passed as an argument: one trace, i's value in every call",
+        "f_jit = jax.jit(lambda x, i: x * i)    # once, outside the loop\n"
+        "for i in range(3):\n"
+        "    out = f_jit(jnp.ones(3), i)\n"),
 }
 
 # scenarios that raise: the recorded result is the exception class name

@@ -77,7 +77,7 @@ FRESH = {"jit_in_a_loop_lambda": None, "cell_rerun": None, "closure_factory_in_a
          "wrapper_decorator_each_call": None, "lambda_default_in_a_loop": None,
          "callable_object_jitted_anew": None, "trainer_made_each_epoch": None,
          "learner4_cell_run_twice": None, "learner4_bound_method_jitted_each_step": None,
-         "learner4_partial_jitted_each_step": None,
+         "learner4_partial_jitted_each_step": None, "learner5_lambda_in_a_loop_reads_i": None,
          # the loop's second call only: the third is on a line of its own, where JAX gives
          # no "re-defined" hint (a tuple: the misses that name it)
          "partial_in_a_loop_then_once": {2: (1,)}}
@@ -830,6 +830,10 @@ APPLIED_RECORDED = {
                                           "learner4_partial_jitted_once_fixed"),
     "learner4_params_dict_gains_a_key": ("structure", "params = {**defaults, **params}",
                                          "learner4_params_dict_gains_a_key_fixed"),
+    # a lambda reading the loop's variable: made once it keeps i's first value (JAX answers
+    # 0 for every i, learner5_lambda_made_once_reads_i); the fix passes i
+    "learner5_lambda_in_a_loop_reads_i": ("fresh_jit", "passed as an argument",
+                                          "learner5_lambda_made_once_reads_i_fixed"),
 }
 
 
