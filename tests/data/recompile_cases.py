@@ -2139,6 +2139,23 @@ SCENARIOS = {
         "f_jit = jax.jit(lambda x, i: x * i)    # once, outside the loop\n"
         "for i in range(3):\n"
         "    out = f_jit(jnp.ones(3), i)\n"),
+    # the JIT tutorial's g_inner_jitted_partial: a partial that binds nothing, made anew
+    "learner5_partial_binds_nothing_in_a_loop": (
+        "jax.jit(partial(body)) made anew in a while loop: every call traces",
+        "from functools import partial\n"
+        "def body(prev_i):\n"
+        "    return prev_i + 1\n"
+        "i = 0\n"
+        "while i < 3:\n"
+        "    i = jax.jit(partial(body))(i)\n"),
+    "learner5_partial_binds_nothing_in_a_loop_fixed": (
+        "body jitted once, outside the loop, and called",
+        "def body(prev_i):\n"
+        "    return prev_i + 1\n"
+        "f_jit = jax.jit(body)    # once\n"
+        "i = 0\n"
+        "while i < 3:\n"
+        "    i = f_jit(i)\n"),
 }
 
 # scenarios that raise: the recorded result is the exception class name
