@@ -216,11 +216,14 @@ def _events_html(data) -> str:
     for e in data["events"]:
         sig = ", ".join(f"{p}: {a}" for p, a in e["signature"])
         again = " class='jx-recompile'" if e["reason"] != "first call" else ""
+        # a retrace inside another traced function compiled nothing: said so, as to_text does
+        how = f"trace {e['trace_ms']:.1f} ms, lower {e['lower_ms']:.1f} ms, compile " \
+            f"{e['compile_ms']:.1f} ms ({esc(e['cache'])}, {esc(e['backend'])})" \
+            if e.get("inlined_into") is None else \
+            f"traced inside {esc(e['inlined_into'])}, nothing compiled of its own"
         items.append(
             f"<li><b>{esc(e['function'])}</b> <span{again}>{esc(e['reason'])}</span> — "
-            f"<code>({esc(sig)})</code>; trace {e['trace_ms']:.1f} ms, lower "
-            f"{e['lower_ms']:.1f} ms, compile {e['compile_ms']:.1f} ms ({esc(e['cache'])}, "
-            f"{esc(e['backend'])}){changes_html(e['explanation'])}</li>")
+            f"<code>({esc(sig)})</code>; {how}{changes_html(e['explanation'])}</li>")
     return f"<h3>Compilations</h3><ol>{''.join(items)}</ol>" if items else \
         "<h3>Compilations</h3><p><i>none yet</i></p>"
 

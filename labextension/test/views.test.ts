@@ -241,3 +241,18 @@ describe('%jxreport: a change card says its kind where the kind is a word', () =
     expect(node.textContent).not.toContain('fresh_jit');
   });
 });
+
+describe('%jxreport: a retrace inside another traced function', () => {
+  it('says it was traced inside that one and compiled nothing, not "0.0 ms, compiled"', () => {
+    const mime = 'application/vnd.jxkernel.report+json';
+    const first = bundles[mime].events[0];
+    const branch = {
+      ...first, seq: 98, function: '<lambda>', trace_ms: 0, lower_ms: 0, compile_ms: 0,
+      cache: 'compiled', explanation: [], inlined_into: 'jit(relu)'
+    };
+    const node = viewOrNote(mime, { ...bundles[mime], events: [first, branch] });
+    const times = [...node.querySelectorAll('.jx-Report-time')].map(t => t.textContent);
+    expect(times[1]).toBe('traced inside jit(relu), nothing compiled of its own');
+    expect(times[0]).toMatch(/ ms, compiled$/);
+  });
+});

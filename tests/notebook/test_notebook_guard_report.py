@@ -192,6 +192,20 @@ def test_a_new_jit_object_is_said_in_words_not_by_its_kind_key(shell):
         assert "fresh_jit" not in text
 
 
+def test_a_branch_traced_inside_jit_is_not_reported_compiled(shell):
+    """lax.cond's branches, traced inside jit(relu): the report says so, never "(compiled)"
+    for a trace that compiled nothing of its own."""
+    ok(shell, "@jax.jit\ndef relu10(x):\n    return jax.lax.cond(x > 0, lambda: x, lambda: 0.0)\n"
+              "relu10(3.0)")
+    bundle = ok(shell, "%jxreport").result._repr_mimebundle_()
+    inlined = [e for e in bundle[REPORT_MIME]["events"] if e["inlined_into"] == "jit(relu10)"]
+    assert inlined and all(e["function"] == "<lambda>" for e in inlined)
+    html = bundle["text/html"]
+    assert html.count("traced inside jit(relu10), nothing compiled of its own") == len(inlined)
+    assert bundle["text/plain"].count("traced inside jit(relu10), nothing compiled of its "
+                                      "own") == len(inlined)
+
+
 def test_jxreport_shows_and_writes_json_and_escaped_html(shell, tmp_path):
     ran = ok(shell, "def b7(x):\n    return x * 7\nb7.__name__ = '<b>'\nj7 = jax.jit(b7)\n"
                     "j7(jnp.ones(2)); j7(jnp.ones(2)); j7(jnp.ones(3))")
