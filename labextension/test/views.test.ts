@@ -256,3 +256,16 @@ describe('%jxreport: a retrace inside another traced function', () => {
     expect(times[0]).toMatch(/ ms, compiled$/);
   });
 });
+
+describe('%jxcompiles saved: a trace inside another traced function', () => {
+  it('is counted apart and comes from inside that function, not "compiled"', () => {
+    const mime = 'application/vnd.jxkernel.compilations+json';
+    const first = bundles[mime].events[0];
+    const branch = { ...first, function: '<lambda>', cache: 'compiled', inlined_into: 'jit(relu)' };
+    const node = viewOrNote(mime, { ...bundles[mime], events: [first, branch] });
+    expect(node.querySelector('.jx-View-title')!.textContent).toMatch(
+      /^1 compilation and 1 trace inside another \(nothing compiled of its own\), /);
+    const from = [...node.querySelectorAll('tbody tr')].map(tr => (tr as HTMLTableRowElement).cells[8].textContent);
+    expect(from).toEqual([first.cache, 'inside jit(relu)']);
+  });
+});

@@ -204,6 +204,17 @@ def test_a_branch_traced_inside_jit_is_not_reported_compiled(shell):
     assert html.count("traced inside jit(relu10), nothing compiled of its own") == len(inlined)
     assert bundle["text/plain"].count("traced inside jit(relu10), nothing compiled of its "
                                       "own") == len(inlined)
+    # and the log: "inside jit(relu10)" where it came from, never "compiled"; counted apart
+    log = ok(shell, "%jxcompiles").result
+    try:
+        log.filter.options = list(log.filter.options) + ["<lambda>"]
+        log.filter.value = "<lambda>"
+        text = log.text_repr()
+        assert re.match(r"\d+ compilation\(s\) and \d+ trace\(s\) inside another", text), text
+        assert text.count("(inside jit(relu10), cpu)") == len(inlined)
+        assert "<td>inside jit(relu10)</td>" in log.html_repr()
+    finally:
+        log.close()
 
 
 def test_jxreport_shows_and_writes_json_and_escaped_html(shell, tmp_path):
