@@ -183,6 +183,8 @@ def test_array_conversion_card(shell):
     assert card["kind"] == "array-conversion" and card["where"]["code"] == "return np.sin(x)"
     assert card["origin"]["argument"] == "x"
     assert card["rewrite"].splitlines()[0] == "return jnp.sin(x)"
+    # the module by the name the learner imported (jax.numpy), not jxkernel's own
+    assert card["fix"].startswith("Use jax.numpy (jnp) on traced values"), card["fix"]
 
 
 def test_leaked_tracer_card(shell):
