@@ -502,6 +502,10 @@ def test_unhashable_static_rewrite_names_the_jit_called(shell):
     assert card["kind"] == "unhashable-static"
     assert card["rewrite"].splitlines()[0] == "power_jit = jax.jit(power)   # x traced"
     assert "power only computes with it" in card["fix"]
+    # the array's type as the learner knows it, not jxkernel's class path
+    assert card["origin"]["value_type"] == "jax.Array"
+    assert "an array (jax.Array) is not" in card["why"]
+    assert "jxkernel." not in json.dumps([card[k] for k in ("why", "fix", "rewrite", "origin")])
 
 
 def test_loop_carry_rewrites_that_can_work(shell):
