@@ -2156,6 +2156,23 @@ SCENARIOS = {
         "i = 0\n"
         "while i < 3:\n"
         "    i = f_jit(i)\n"),
+    # a decorated def left out its keyword, then passed it: the fix calls it by its name
+    "learner5_decorated_keyword_left_out_then_passed": (
+        "@jax.jit def scale(x, factor=2.0): called without factor, then with factor=3.0",
+        "@jax.jit\n"
+        "def scale(x, factor=2.0):\n"
+        "    return x * factor\n"
+        "scale(jnp.ones(2))\n"
+        "scale(jnp.ones(2), factor=3.0)\n"),
+    "learner5_decorated_keyword_left_out_then_passed_fixed": (
+        "factor passed in every call, as the fix says: one trace",
+        "@jax.jit\n"
+        "def scale(x, factor=2.0):\n"
+        "    return x * factor\n"
+        "factor = 2.0\n"
+        "scale(jnp.ones(2), factor=factor)    # in every call\n"
+        "factor = 3.0\n"
+        "scale(jnp.ones(2), factor=factor)    # in every call\n"),
 }
 
 # scenarios that raise: the recorded result is the exception class name

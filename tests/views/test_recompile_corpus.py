@@ -849,6 +849,11 @@ APPLIED_RECORDED = {
     "learner5_partial_binds_nothing_in_a_loop": (
         "fresh_jit", "f_jit = jax.jit(body)    # once\nout = f_jit(prev_i)",
         "learner5_partial_binds_nothing_in_a_loop_fixed"),
+    # a keyword left out, then passed: passed in every call (by its name in a notebook cell:
+    # test_notebook_compile_notes)
+    "learner5_decorated_keyword_left_out_then_passed": (
+        "structure", "Pass factor in every call",
+        "learner5_decorated_keyword_left_out_then_passed_fixed"),
 }
 
 

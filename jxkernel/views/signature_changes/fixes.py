@@ -210,8 +210,20 @@ def for_function(changes, fun, uses_of, decorated_def=None) -> tuple:
         if def_line is not None:
             change = dataclasses.replace(change, snippet=_as_decorator(change.snippet, name,
                                                                        def_line))
+        if decorated_def is not None and _CALL_OF_F.search(change.snippet) and \
+                decorated_def(fun) is not None:
+            # a decorated def is called by its own name: `scale(..., factor=factor)`, not a
+            # generic `f(...)` (a function jitted as `f_jit = jax.jit(f)` keeps `f`: its
+            # jitted name is not known here)
+            change = dataclasses.replace(change, snippet=_CALL_OF_F.sub(
+                lambda m: m.group(0).replace("f(", f"{name}("), change.snippet))
         out.append(change)
     return tuple(out)
+
+
+# a fix's generic call of the jitted function, at a line's start (`f(..., n=n)`) or in its
+# comment (`# or always f(x=x)`); not `f = ...` nor `jnp.f(`
+_CALL_OF_F = re.compile(r"(?m)(?:^|(?<=always ))f\(")
 
 
 def _generic(change) -> bool:
