@@ -629,6 +629,23 @@ def test_grad_of_params_holding_an_int_is_not_made_one_array(shell):
     assert "jnp.asarray(params" not in card["rewrite"], card["rewrite"]
 
 
+def test_an_if_that_counts_in_a_loop_is_rewritten_to_count(shell):
+    """`for v in x: if v > 0: n += 1` under jit: JAX's TracerBoolConversionError (recorded);
+    the card rewrites the `if` as `n = jnp.where(v > 0, n + 1, n)` (it gave a template of two
+    branch functions to fill in), which, pasted, counts as JAX does (recorded: 2)."""
+    assert JAX["count_with_if_in_jit"]["error"] == "TracerBoolConversionError"
+    cell = ("@jax.jit\ndef count(x):\n    n = 0\n    for v in x:\n        if v > 0:\n"
+            "            n += 1\n    return n\n_n = count(jnp.arange(-2.0, 3.0))")
+    text, card = shown(shell, cell)
+    assert card["kind"] == "bool-conversion"
+    assert card["message"] == JAX["count_with_if_in_jit"]["first_line"]
+    line = card["rewrite"].splitlines()[0]
+    assert line == "n = jnp.where(v > 0, n + 1, n)", card["rewrite"]
+    fixed = cell.replace("        if v > 0:\n            n += 1\n", f"        {line}\n")
+    assert shell.run_cell(fixed).success
+    assert int(shell.user_ns["_n"]) == JAX["count_with_where_in_jit"] == 2
+
+
 def _info_notes(shell, source) -> list:
     with capture_output() as cap:
         assert shell.run_cell(source).success
