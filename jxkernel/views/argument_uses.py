@@ -65,12 +65,12 @@ def _python_use(parent, name_node) -> str | None:
     """Why `parent` needs the name it holds to be a Python value, or None."""
     if isinstance(parent, (ast.If, ast.IfExp, ast.While, ast.Assert)) and \
             parent.test is name_node:
-        return {ast.While: "a `while`", ast.Assert: "an `assert`"}.get(type(parent), "an `if`")
+        return _statement_word(parent)
     if isinstance(parent, ast.BoolOp) or \
             isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
         return "`and`/`or`/`not`"
     if isinstance(parent, ast.Compare) and _in_test(parent):
-        return "an `if`"
+        return _in_test(parent)
     if isinstance(parent, (ast.For, ast.comprehension)) and parent.iter is name_node:
         return "a `for` loop"
     if isinstance(parent, ast.Call):
@@ -88,9 +88,16 @@ def _python_use(parent, name_node) -> str | None:
     return None
 
 
-def _in_test(compare) -> bool:
-    """Whether a comparison is an `if`/`while` test (marked by _mark_tests)."""
-    return getattr(compare, "_test", False)
+def _statement_word(node) -> str:
+    """The test's statement, as a card names it: "a `while`" (`while i < n:` said "an `if`"),
+    "an `assert`", else "an `if`"."""
+    return {ast.While: "a `while`", ast.Assert: "an `assert`"}.get(type(node), "an `if`")
+
+
+def _in_test(compare) -> str | None:
+    """The statement whose test a comparison is ("an `if`", "a `while`": marked by
+    _mark_tests), or None."""
+    return getattr(compare, "_test", None)
 
 
 def _called_name(func) -> str | None:
@@ -112,8 +119,8 @@ def _mark_tests(tree) -> None:
     for node in ast.walk(tree):
         if isinstance(node, (ast.If, ast.IfExp, ast.While, ast.Assert)):
             for inner in ast.walk(node.test):
-                if isinstance(inner, ast.Compare):
-                    inner._test = True
+                if isinstance(inner, ast.Compare):      # (an IfExp inside: its own, after)
+                    inner._test = _statement_word(node)
         if isinstance(node, ast.Call) and _called_name(node.func) in _SHAPE_CALLS:
             for arg in node.args:
                 if isinstance(arg, (ast.Tuple, ast.List)):

@@ -14,7 +14,9 @@ The JSON (`application/vnd.jxkernel.report+json` in the notebook, the file of
     config        {"jax_enable_x64": bool, "backend": "cpu"}
     totals        {"compilations", "recompilations", "retraces", "cache_hits", "functions",
                    "trace_ms", "lower_ms", "compile_ms"}
-    functions     per jitted function (a redefined function is a new one), first seen first:
+    functions     per jitted function (a redefined function is a new one), first seen first
+                  (source: where it was defined, "In[3]:1" for a notebook cell's line,
+                  "jxkernel/random/samplers.py:115" for jxkernel's own; views/source.defined_at):
                   {"function", "function_key", "source", "compilations", "recompilations",
                    "retraces", "cache_hits", "trace_ms", "lower_ms", "compile_ms"}
     events        oldest first: {"seq", "time", "function", "function_key", "source",
@@ -50,6 +52,8 @@ from ..core.config import config
 from ..xla import client
 from .rich_view import RichView
 from .schema import mime_type
+from .signature_changes.change import Change, kind_word
+from .source import defined_at
 
 REPORT_MIME = mime_type("ReportBundle")
 VERSION = 1
@@ -67,7 +71,7 @@ def change_json(change) -> dict:
 def event_json(event) -> dict:
     """One compile event with its explanation."""
     return {"seq": event.seq, "time": event.timestamp, "function": event.function,
-            "function_key": event.function_key, "source": event.source,
+            "function_key": event.function_key, "source": defined_at(event.source),
             "signature": [[str(path), str(aval)] for path, aval in event.signature],
             "reason": event.reason, "trace_ms": _ms(event.trace_s),
             "lower_ms": _ms(event.lower_s), "compile_ms": _ms(event.compile_s),
@@ -91,7 +95,8 @@ def function_rows(events) -> list:
         row = rows.get(e.function_key)
         if row is None:
             row = rows[e.function_key] = {
-                "function": e.function, "function_key": e.function_key, "source": e.source,
+                "function": e.function, "function_key": e.function_key,
+                "source": defined_at(e.source),
                 "compilations": 0, "recompilations": 0, "retraces": 0,
                 "cache_hits": compile_record.cache_hits(e.key) if e.key is not None else 0,
                 "trace_ms": 0.0, "lower_ms": 0.0, "compile_ms": 0.0}
@@ -155,7 +160,7 @@ class _AsChange:
         self.__dict__.update(d)
 
     def __str__(self):
-        return f"{self.path}: {self.kind} {self.old} -> {self.new}"
+        return str(Change(self.path, self.kind, self.old, self.new))
 
 
 # ------------------------------------------------------------------ HTML
@@ -168,10 +173,11 @@ def changes_html(changes) -> str:
     cards = []
     for c in map(change_json, changes):
         snippet = f"<pre class='jx-fix-code'>{esc(c['snippet'])}</pre>" if c["snippet"] else ""
+        word = kind_word(c["kind"])
         cards.append(
             f"<div class='jx-change' style='border-left:3px solid var(--jp-warn-color0, "
-            f"#8a5a00);margin:4px 0;padding:2px 8px'><div><code>{esc(c['path'])}</code> "
-            f"<b>{esc(c['kind'])}</b>: <code>{esc(c['old'])}</code> → "
+            f"#8a5a00);margin:4px 0;padding:2px 8px'><div><code>{esc(c['path'])}</code>"
+            f"{f' <b>{esc(word)}</b>' if word else ''}: <code>{esc(c['old'])}</code> → "
             f"<code>{esc(c['new'])}</code></div><div>{esc(c['fix'])}</div>{snippet}</div>")
     return "".join(cards)
 
@@ -210,11 +216,14 @@ def _events_html(data) -> str:
     for e in data["events"]:
         sig = ", ".join(f"{p}: {a}" for p, a in e["signature"])
         again = " class='jx-recompile'" if e["reason"] != "first call" else ""
+        # a retrace inside another traced function compiled nothing: said so, as to_text does
+        how = f"trace {e['trace_ms']:.1f} ms, lower {e['lower_ms']:.1f} ms, compile " \
+            f"{e['compile_ms']:.1f} ms ({esc(e['cache'])}, {esc(e['backend'])})" \
+            if e.get("inlined_into") is None else \
+            f"traced inside {esc(e['inlined_into'])}, nothing compiled of its own"
         items.append(
             f"<li><b>{esc(e['function'])}</b> <span{again}>{esc(e['reason'])}</span> — "
-            f"<code>({esc(sig)})</code>; trace {e['trace_ms']:.1f} ms, lower "
-            f"{e['lower_ms']:.1f} ms, compile {e['compile_ms']:.1f} ms ({esc(e['cache'])}, "
-            f"{esc(e['backend'])}){changes_html(e['explanation'])}</li>")
+            f"<code>({esc(sig)})</code>; {how}{changes_html(e['explanation'])}</li>")
     return f"<h3>Compilations</h3><ol>{''.join(items)}</ol>" if items else \
         "<h3>Compilations</h3><p><i>none yet</i></p>"
 

@@ -13,7 +13,7 @@ import linecache
 import os
 import sysconfig
 
-from ..core.source_info import is_jxkernel_file, is_registered_exclusion
+from ..core.source_info import PACKAGE_DIR, is_jxkernel_file, is_registered_exclusion
 from ..core.traceback_util import include_filename
 
 
@@ -73,6 +73,27 @@ def line(info) -> str:
 def cell_name(filename) -> str | None:
     """'In[3]' when `filename` is a notebook cell's, else None."""
     return _labels[2](filename)
+
+
+def defined_at(source: str | None) -> str | None:
+    """Where a function was defined, as a learner reads it: 'In[3]:1' for a cell's
+    "file:line" (not the kernel's temporary file of the cell), jxkernel's own file from its
+    package folder (not a path of this machine), any other file as it is.
+
+        >>> defined_at(label.__code__.co_filename + ":7").replace(os.sep, "/")
+        'jxkernel/views/source.py:7'
+        >>> defined_at("/home/me/model.py:12"), defined_at(None)
+        ('/home/me/model.py:12', None)
+    """
+    if not source:
+        return source
+    file, _, line = source.rpartition(":")
+    cell = cell_name(file)
+    if cell:
+        return f"{cell}:{line}"
+    if is_jxkernel_file(file):
+        return "jxkernel" + os.sep + source[len(PACKAGE_DIR):]
+    return source
 
 
 def is_user_file(filename: str) -> bool:

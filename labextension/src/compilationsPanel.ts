@@ -10,6 +10,7 @@
  */
 import { Widget } from '@lumino/widgets';
 
+import { cameFrom } from './compilationsView';
 import { el } from './dom';
 import { ICompileEvent, IOtherGroup } from './protocol';
 
@@ -304,7 +305,7 @@ export class CompilationsPanel extends Widget {
       `\n${(e.signature ?? []).map(([n, t]) => `${n}: ${t}`).join(', ')}` +
       `\n${new Date(e.time * 1000).toLocaleString()} on ${e.backend}` +
       `\ntrace / lower / compile: ${ms(e.trace_ms)} / ${ms(e.lower_ms)} / ${ms(e.compile_ms)} ms, ` +
-      `cache: ${e.cache}`;
+      `cache: ${cameFrom(e)}`;
 
     const fail = el('input', 'jx-col-fail');
     fail.type = 'checkbox';
@@ -318,7 +319,7 @@ export class CompilationsPanel extends Widget {
     row.append(
       fail,
       el('span', 'jx-col-function', e.function),
-      el('span', 'jx-col-cache', e.cache),
+      el('span', 'jx-col-cache', cameFrom(e)),
       el('span', 'jx-col-reason', e.reason),
       el(
         'span',

@@ -3,9 +3,24 @@
  * log as it was when the cell ran, one row per compilation, recompiles' reasons marked.
  */
 import { el, table } from './dom';
-import { ICompilationsBundle } from './protocol';
+import { ICompilationsBundle, IReportEvent } from './protocol';
 
 const ms = (v: number) => (typeof v === 'number' ? v.toFixed(1) : '–');
+
+/** Where an event's program came from: its cache ("compiled", "memory", "disk"), or, for a
+ * function traced anew inside another traced function (a lax.cond branch inside jit(relu)),
+ * that function: it compiled nothing of its own, and "compiled" said it had. */
+export function cameFrom(e: IReportEvent): string {
+  return e.inlined_into ? `inside ${e.inlined_into}` : e.cache;
+}
+
+/** "3 compilations" of `events`, and how many were traces inside another (none compiled). */
+export function compilationCount(events: IReportEvent[]): string {
+  const inside = events.filter(e => e.inlined_into).length;
+  const n = events.length - inside;
+  return `${n} compilation${n === 1 ? '' : 's'}` +
+    (inside ? ` and ${inside} trace${inside === 1 ? '' : 's'} inside another (nothing compiled of ${inside === 1 ? 'its' : 'their'} own)` : '');
+}
 
 export function compilationsView(bundle: ICompilationsBundle): HTMLElement {
   const events = bundle.events ?? [];
@@ -16,7 +31,7 @@ export function compilationsView(bundle: ICompilationsBundle): HTMLElement {
     el(
       'div',
       'jx-View-title',
-      `${events.length} compilation${events.length === 1 ? '' : 's'}${what}, ${ms(total)} ms in all`
+      `${compilationCount(events)}${what}, ${ms(total)} ms in all`
     )
   );
   const rows = events.map((e, i) => [
@@ -28,7 +43,7 @@ export function compilationsView(bundle: ICompilationsBundle): HTMLElement {
     ms(e.trace_ms),
     ms(e.lower_ms),
     ms(e.compile_ms),
-    e.cache,
+    cameFrom(e),
     e.backend
   ]);
   const t = table(

@@ -31,10 +31,16 @@ function read(bundle: unknown): IReportBundle {
 const ms = (v: number) => v.toFixed(1);
 const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 
+/** The kinds said in words alone (the kernel's Change.__str__, kind_word): their keys are the
+ * kernel's, not words a learner can look up ("fresh_jit" headed a new jit object's card). */
+const UNNAMED_KINDS = new Set(['fresh_jit', 'fresh_body', 'traced_for']);
+
 function changeCard(c: IChange): HTMLElement {
   const card = el('div', 'jx-Report-change');
   const head = el('div', 'jx-Report-changeHead');
-  head.appendChild(el('span', 'jx-Report-kind', c.kind));
+  if (!UNNAMED_KINDS.has(c.kind)) {
+    head.appendChild(el('span', 'jx-Report-kind', c.kind));
+  }
   head.appendChild(el('code', '', c.path));
   if (c.old !== null || c.new !== null) {
     head.append(': ');
@@ -57,7 +63,11 @@ function eventBox(e: IReportEvent): HTMLElement {
   head.appendChild(el('code', 'jx-Report-function', e.function));
   head.appendChild(el('span', 'jx-Report-reason', e.reason));
   const total = e.trace_ms + e.lower_ms + e.compile_ms;
-  head.appendChild(el('span', 'jx-Report-time', `${ms(total)} ms, ${e.cache}`));
+  // a retrace inside another traced function compiled nothing (as the kernel's text says):
+  // "0.0 ms, compiled" claimed a compile for a lax.cond branch traced inside jit(relu)
+  head.appendChild(el('span', 'jx-Report-time', e.inlined_into
+    ? `traced inside ${e.inlined_into}, nothing compiled of its own`
+    : `${ms(total)} ms, ${e.cache}`));
   head.title = `(${e.signature.map(([n, t]) => `${n}: ${t}`).join(', ')}); trace ${ms(e.trace_ms)} ms, lower ${ms(e.lower_ms)} ms, compile ${ms(e.compile_ms)} ms`;
   box.appendChild(head);
   e.explanation.forEach(c => box.appendChild(changeCard(c)));

@@ -221,3 +221,51 @@ describe("JupyterLite: Python's None arrives as undefined (Pyodide's toJs)", () 
     }
   });
 });
+
+describe('%jxreport: a change card says its kind where the kind is a word', () => {
+  const mime = 'application/vnd.jxkernel.report+json';
+
+  it("heads a shape change 'shape', and a new jit object's change by its words alone", () => {
+    const first = bundles[mime].events.find((e: any) => e.explanation.length);
+    const fresh = {
+      ...first, seq: 99, reason: 'first call', explanation: [{
+        path: '(jit object)', kind: 'fresh_jit', old: 'jit(<lambda>) compiled for (x: f32[3])',
+        new: 'a new jit object', fix: 'Make the jitted function once and reuse it.', snippet: null
+      }]
+    };
+    const node = viewOrNote(mime, { ...bundles[mime], events: [first, fresh] });
+    const kinds = [...node.querySelectorAll('.jx-Report-change')].map(
+      card => card.querySelector('.jx-Report-kind')?.textContent ?? null);
+    expect(kinds).toEqual(['shape', null]);
+    expect(node.textContent).toContain('(jit object): jit(<lambda>) compiled for (x: f32[3])');
+    expect(node.textContent).not.toContain('fresh_jit');
+  });
+});
+
+describe('%jxreport: a retrace inside another traced function', () => {
+  it('says it was traced inside that one and compiled nothing, not "0.0 ms, compiled"', () => {
+    const mime = 'application/vnd.jxkernel.report+json';
+    const first = bundles[mime].events[0];
+    const branch = {
+      ...first, seq: 98, function: '<lambda>', trace_ms: 0, lower_ms: 0, compile_ms: 0,
+      cache: 'compiled', explanation: [], inlined_into: 'jit(relu)'
+    };
+    const node = viewOrNote(mime, { ...bundles[mime], events: [first, branch] });
+    const times = [...node.querySelectorAll('.jx-Report-time')].map(t => t.textContent);
+    expect(times[1]).toBe('traced inside jit(relu), nothing compiled of its own');
+    expect(times[0]).toMatch(/ ms, compiled$/);
+  });
+});
+
+describe('%jxcompiles saved: a trace inside another traced function', () => {
+  it('is counted apart and comes from inside that function, not "compiled"', () => {
+    const mime = 'application/vnd.jxkernel.compilations+json';
+    const first = bundles[mime].events[0];
+    const branch = { ...first, function: '<lambda>', cache: 'compiled', inlined_into: 'jit(relu)' };
+    const node = viewOrNote(mime, { ...bundles[mime], events: [first, branch] });
+    expect(node.querySelector('.jx-View-title')!.textContent).toMatch(
+      /^1 compilation and 1 trace inside another \(nothing compiled of its own\), /);
+    const from = [...node.querySelectorAll('tbody tr')].map(tr => (tr as HTMLTableRowElement).cells[8].textContent);
+    expect(from).toEqual([first.cache, 'inside jit(relu)']);
+  });
+});

@@ -456,9 +456,35 @@ def _conversions_under_grad(jax):
         # grad(f)(3): JAX's TypeError; the card's 3.0 gives the slope
         "grad_of_int_literal": _said(lambda: jax.grad(lambda x: x ** 2)(3)),
         "grad_of_float_literal": float(jax.grad(lambda x: x ** 2)(3.0)),
+        # grad(loss)(jnp.arange(3)), the int array made by an expression: the card's
+        # jnp.asarray(..., jnp.float32) around it gives the gradient
+        "grad_of_int_array": _said(lambda: jax.grad(lambda w: jnp.sum(w ** 2))(jnp.arange(3))),
+        "grad_of_int_array_as_float": jax.grad(lambda w: jnp.sum(w ** 2))(
+            jnp.asarray(jnp.arange(3), jnp.float32)).tolist(),
+        # `if v > 0: n += 1` in a loop under jit: TracerBoolConversionError; the card's
+        # `n = jnp.where(v > 0, n + 1, n)` counts (learner5)
+        "count_with_if_in_jit": _said(lambda: jax.jit(_count_if)(jnp.arange(-2.0, 3.0))),
+        "count_with_where_in_jit": int(jax.jit(_count_where(jnp))(jnp.arange(-2.0, 3.0))),
         # the fix for float(w): keep it an array (w itself, or w.astype(float))
         "grad_of_astype": _said(lambda: jax.grad(lambda w: w.astype(jnp.float32) ** 2)(1.0)),
     }
+
+
+def _count_if(x):
+    n = 0
+    for v in x:
+        if v > 0:
+            n += 1
+    return n
+
+
+def _count_where(jnp):
+    def count(x):
+        n = 0
+        for v in x:
+            n = jnp.where(v > 0, n + 1, n)
+        return n
+    return count
 
 
 def _sized_results(jax):

@@ -2123,6 +2123,56 @@ SCENARIOS = {
         "params['b'] = jnp.zeros(())\n"
         "params = {**defaults, **params}    # the same keys in every call\n"
         "predict(params, jnp.ones(3))\n"),
+    # ---------------------------------------------------------------- learner5: a lambda
+    # made anew in a loop reads the loop variable; "make it once" alone keeps its first value
+    "learner5_lambda_in_a_loop_reads_i": (
+        "jax.jit(lambda x: x * i) made anew for each i: every call traces",
+        "for i in range(3):\n"
+        "    y = jax.jit(lambda x: x * i)(jnp.ones(3))\n"),
+    "learner5_lambda_made_once_reads_i": (
+        "the same lambda jitted once, still reading i: one trace, i baked in as 0",
+        "f_jit = jax.jit(lambda x: x * i)\n"
+        "for i in range(3):\n"
+        "    out = f_jit(jnp.ones(3))\n"),
+    "learner5_lambda_made_once_reads_i_fixed": (
+        "jitted once, i passed as an argument: one trace, i's value in every call",
+        "f_jit = jax.jit(lambda x, i: x * i)    # once, outside the loop\n"
+        "for i in range(3):\n"
+        "    out = f_jit(jnp.ones(3), i)\n"),
+    # the JIT tutorial's g_inner_jitted_partial: a partial that binds nothing, made anew
+    "learner5_partial_binds_nothing_in_a_loop": (
+        "jax.jit(partial(body)) made anew in a while loop: every call traces",
+        "from functools import partial\n"
+        "def body(prev_i):\n"
+        "    return prev_i + 1\n"
+        "i = 0\n"
+        "while i < 3:\n"
+        "    i = jax.jit(partial(body))(i)\n"),
+    "learner5_partial_binds_nothing_in_a_loop_fixed": (
+        "body jitted once, outside the loop, and called",
+        "def body(prev_i):\n"
+        "    return prev_i + 1\n"
+        "f_jit = jax.jit(body)    # once\n"
+        "i = 0\n"
+        "while i < 3:\n"
+        "    i = f_jit(i)\n"),
+    # a decorated def left out its keyword, then passed it: the fix calls it by its name
+    "learner5_decorated_keyword_left_out_then_passed": (
+        "@jax.jit def scale(x, factor=2.0): called without factor, then with factor=3.0",
+        "@jax.jit\n"
+        "def scale(x, factor=2.0):\n"
+        "    return x * factor\n"
+        "scale(jnp.ones(2))\n"
+        "scale(jnp.ones(2), factor=3.0)\n"),
+    "learner5_decorated_keyword_left_out_then_passed_fixed": (
+        "factor passed in every call, as the fix says: one trace",
+        "@jax.jit\n"
+        "def scale(x, factor=2.0):\n"
+        "    return x * factor\n"
+        "factor = 2.0\n"
+        "scale(jnp.ones(2), factor=factor)    # in every call\n"
+        "factor = 3.0\n"
+        "scale(jnp.ones(2), factor=factor)    # in every call\n"),
 }
 
 # scenarios that raise: the recorded result is the exception class name

@@ -601,6 +601,51 @@ def test_grad_of_an_int_literal_gets_a_float_in_place(shell):
     assert float(shell.user_ns["_g"]) == JAX["grad_of_float_literal"] == 6.0
 
 
+@pytest.mark.parametrize("call, fixed", [
+    ("jax.grad(loss)(jnp.arange(3))", "jax.grad(loss)(jnp.asarray(jnp.arange(3), jnp.float32))"),
+    ("jax.grad(loss)(_w)", "jax.grad(loss)(jnp.asarray(_w, jnp.float32))")])
+def test_grad_of_an_int_array_gets_it_made_float_in_the_call(shell, call, fixed):
+    """grad(loss)(jnp.arange(3)): JAX's TypeError (recorded); the card writes the learner's
+    own call with the argument made float (its template's `x = jnp.asarray(x, ...)` named an
+    x the line does not have), which gives JAX's recorded gradient [0, 2, 4]."""
+    assert JAX["grad_of_int_array"]["error"] == "TypeError"
+    cell = f"def loss(w):\n    return jnp.sum(w ** 2)\n_w = jnp.arange(3)\n_g = {call}"
+    text, card = shown(shell, cell)
+    assert card["kind"] == "integer-grad-input"
+    assert card["message"] == JAX["grad_of_int_array"]["first_line"]
+    line = card["rewrite"].splitlines()[0]
+    assert line.split("    #")[0] == f"_g = {fixed}", card["rewrite"]
+    assert shell.run_cell(cell.replace(f"_g = {call}", line)).success
+    assert shell.user_ns["_g"].tolist() == JAX["grad_of_int_array_as_float"] == [0.0, 2.0, 4.0]
+
+
+def test_grad_of_params_holding_an_int_is_not_made_one_array(shell):
+    """A dict of arrays with an int leaf: asarray of the dict is no fix, so the card keeps its
+    two ways (a float, or the int passed apart) and writes no asarray of `params`."""
+    cell = ("def loss(p):\n    return jnp.sum(p['w'] * p['n'])\n"
+            "params = {'w': jnp.ones(2), 'n': jnp.arange(2)}\n_g = jax.grad(loss)(params)")
+    text, card = shown(shell, cell)
+    assert card["kind"] == "integer-grad-input"
+    assert "jnp.asarray(params" not in card["rewrite"], card["rewrite"]
+
+
+def test_an_if_that_counts_in_a_loop_is_rewritten_to_count(shell):
+    """`for v in x: if v > 0: n += 1` under jit: JAX's TracerBoolConversionError (recorded);
+    the card rewrites the `if` as `n = jnp.where(v > 0, n + 1, n)` (it gave a template of two
+    branch functions to fill in), which, pasted, counts as JAX does (recorded: 2)."""
+    assert JAX["count_with_if_in_jit"]["error"] == "TracerBoolConversionError"
+    cell = ("@jax.jit\ndef count(x):\n    n = 0\n    for v in x:\n        if v > 0:\n"
+            "            n += 1\n    return n\n_n = count(jnp.arange(-2.0, 3.0))")
+    text, card = shown(shell, cell)
+    assert card["kind"] == "bool-conversion"
+    assert card["message"] == JAX["count_with_if_in_jit"]["first_line"]
+    line = card["rewrite"].splitlines()[0]
+    assert line == "n = jnp.where(v > 0, n + 1, n)", card["rewrite"]
+    fixed = cell.replace("        if v > 0:\n            n += 1\n", f"        {line}\n")
+    assert shell.run_cell(fixed).success
+    assert int(shell.user_ns["_n"]) == JAX["count_with_where_in_jit"] == 2
+
+
 def _info_notes(shell, source) -> list:
     with capture_output() as cap:
         assert shell.run_cell(source).success

@@ -183,6 +183,8 @@ def test_array_conversion_card(shell):
     assert card["kind"] == "array-conversion" and card["where"]["code"] == "return np.sin(x)"
     assert card["origin"]["argument"] == "x"
     assert card["rewrite"].splitlines()[0] == "return jnp.sin(x)"
+    # the module by the name the learner imported (jax.numpy), not jxkernel's own
+    assert card["fix"].startswith("Use jax.numpy (jnp) on traced values"), card["fix"]
 
 
 def test_leaked_tracer_card(shell):
@@ -500,6 +502,10 @@ def test_unhashable_static_rewrite_names_the_jit_called(shell):
     assert card["kind"] == "unhashable-static"
     assert card["rewrite"].splitlines()[0] == "power_jit = jax.jit(power)   # x traced"
     assert "power only computes with it" in card["fix"]
+    # the array's type as the learner knows it, not jxkernel's class path
+    assert card["origin"]["value_type"] == "jax.Array"
+    assert "an array (jax.Array) is not" in card["why"]
+    assert "jxkernel." not in json.dumps([card[k] for k in ("why", "fix", "rewrite", "origin")])
 
 
 def test_loop_carry_rewrites_that_can_work(shell):
@@ -600,3 +606,28 @@ def test_the_static_alternative_passes_a_named_arrays_value(shell):
     assert static == "jax.jit(signed, static_argnames=('flag',))(jnp.ones(2), flag.item())"
     assert shell.run_cell("_r = " + static).success
     assert shell.user_ns["_r"].tolist() == [-1.0, -1.0]
+
+
+@pytest.mark.parametrize("imports, spelled", [
+    ("import jxkernel as jax, jxkernel.numpy as jnp", "jax.lax.cond"),   # no lax: jax.lax
+    ("import jxkernel as jax, jxkernel.numpy as jnp\nfrom jxkernel import lax", "lax.cond")])
+def test_a_rewrite_names_lax_as_the_learners_names_reach_it(tmp_path, imports, spelled):
+    """The card's lax.cond, pasted in place of the learner's `if`, runs where the learner has
+    `jax` but no `lax` (the JIT tutorial's `import jax, jax.numpy as jnp`): it said
+    `lax.cond(...)`, a NameError there; JAX 0.10.2 runs `jax.lax.cond(x > 0, lambda: x,
+    lambda: 0.0)` of relu(3.0) and relu(-2.0) as 3.0 and 0.0 (checked by hand)."""
+    path = tmp_path / "relu_model.py"
+    body = "@jax.jit\ndef relu(x):\n    if x > 0:\n        return x\n    return 0.0\n"
+    path.write_text(f"{imports}\n{body}")
+    names = {"__name__": "relu_model"}
+    exec(compile(path.read_text(), str(path), "exec"), names)
+    with pytest.raises(errors.TracerBoolConversionError) as raised:
+        names["relu"](3.0)
+    card = error_cards.card_for(raised.value)
+    branch = [line for line in card.rewrite.splitlines() if "lax.cond(" in line]
+    assert branch == [f"return {spelled}(x > 0, lambda: x, lambda: 0.0)"]
+    # pasted over the `if` and its two returns: one branch taken, either way
+    fixed = body.replace("    if x > 0:\n        return x\n    return 0.0\n",
+                         f"    {branch[0]}\n")
+    exec(compile(f"{imports}\n{fixed}", str(tmp_path / "fixed.py"), "exec"), names)
+    assert (float(names["relu"](3.0)), float(names["relu"](-2.0))) == (3.0, 0.0)

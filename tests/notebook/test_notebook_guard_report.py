@@ -172,14 +172,64 @@ def test_the_log_shows_the_card_as_text_html_and_json(shell):
         log.close()
 
 
+def test_a_new_jit_object_is_said_in_words_not_by_its_kind_key(shell):
+    """A jit of a lambda made anew in a loop: the card in the log and the report says what
+    changed in words ("(jit object): jit(<lambda>) compiled for ... → a new jit object"),
+    not by the key of its kind ("fresh_jit", which the cards showed as a heading)."""
+    ok(shell, "for i9 in range(2):\n    jax.jit(lambda x: x * 9)(jnp.ones(9))")
+    log = ok(shell, "%jxcompiles").result
+    try:
+        log.filter.options = list(log.filter.options) + ["<lambda>"]
+        assert "jit(&lt;lambda&gt;) compiled for (x: f32[9])" in log.html_repr()
+        assert "fresh_jit" not in log.html_repr() and "fresh_jit" not in log.text_repr()
+    finally:
+        log.close()
+    bundle = ok(shell, "%jxreport").result._repr_mimebundle_()
+    events = bundle[REPORT_MIME]["events"]
+    assert [c["kind"] for e in events for c in e["explanation"]].count("fresh_jit") >= 1
+    assert "<code>(jit object)</code>: <code>jit(&lt;lambda&gt;)" in bundle["text/html"]
+    for text in (bundle["text/html"], bundle["text/plain"]):
+        assert "fresh_jit" not in text
+
+
+def test_a_branch_traced_inside_jit_is_not_reported_compiled(shell):
+    """lax.cond's branches, traced inside jit(relu): the report says so, never "(compiled)"
+    for a trace that compiled nothing of its own."""
+    ok(shell, "@jax.jit\ndef relu10(x):\n    return jax.lax.cond(x > 0, lambda: x, lambda: 0.0)\n"
+              "relu10(3.0)")
+    bundle = ok(shell, "%jxreport").result._repr_mimebundle_()
+    inlined = [e for e in bundle[REPORT_MIME]["events"] if e["inlined_into"] == "jit(relu10)"]
+    assert inlined and all(e["function"] == "<lambda>" for e in inlined)
+    html = bundle["text/html"]
+    assert html.count("traced inside jit(relu10), nothing compiled of its own") == len(inlined)
+    assert bundle["text/plain"].count("traced inside jit(relu10), nothing compiled of its "
+                                      "own") == len(inlined)
+    # and the log: "inside jit(relu10)" where it came from, never "compiled"; counted apart
+    log = ok(shell, "%jxcompiles").result
+    try:
+        log.filter.options = list(log.filter.options) + ["<lambda>"]
+        log.filter.value = "<lambda>"
+        text = log.text_repr()
+        assert re.match(r"\d+ compilation\(s\) and \d+ trace\(s\) inside another", text), text
+        assert text.count("(inside jit(relu10), cpu)") == len(inlined)
+        assert "<td>inside jit(relu10)</td>" in log.html_repr()
+    finally:
+        log.close()
+
+
 def test_jxreport_shows_and_writes_json_and_escaped_html(shell, tmp_path):
-    ok(shell, "def b7(x):\n    return x * 7\nb7.__name__ = '<b>'\nj7 = jax.jit(b7)\n"
-              "j7(jnp.ones(2)); j7(jnp.ones(2)); j7(jnp.ones(3))")
+    ran = ok(shell, "def b7(x):\n    return x * 7\nb7.__name__ = '<b>'\nj7 = jax.jit(b7)\n"
+                    "j7(jnp.ones(2)); j7(jnp.ones(2)); j7(jnp.ones(3))")
     view = ok(shell, "%jxreport").result
     bundle = view._repr_mimebundle_()
     key = shell.user_ns["j7"].function_key
     (row,) = [f for f in bundle[REPORT_MIME]["functions"] if f["function_key"] == key]
     assert (row["compilations"], row["recompilations"], row["cache_hits"]) == (2, 1, 1)
+    # defined in a cell: named as its prompt names it, not by the kernel's file of the cell
+    # (the view showed "/tmp/ipykernel_6109/741506724.py:1")
+    assert re.fullmatch(rf"In\[{ran.count}\]:1", row["source"]), row["source"]
+    for text in (bundle["text/html"], bundle["text/plain"]):    # what the view shows
+        assert "ipykernel" not in text and "ipython-input" not in text
     assert "&lt;b&gt;" in bundle["text/html"] and "<b><b>" not in bundle["text/html"]
     assert re.search(r"#\d+ <b>: x: f32\[2\] -> f32\[3\] \(", bundle["text/plain"])
 

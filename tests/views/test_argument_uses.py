@@ -41,6 +41,19 @@ def test_python_uses_are_named_in_source_order():
     assert uses(lambda x, n: x if not n else -x, "n").python == ("`and`/`or`/`not`",)
 
 
+def count_up(x, n):             # the JIT tutorial's g: n compared in a `while`'s test
+    i = 0
+    while i < n:
+        i += 1
+    return x + i
+
+
+def test_a_comparison_is_named_by_the_statement_it_tests():
+    """`while i < n:` needs n as a Python value for a `while` (the card said "an `if`")."""
+    assert uses(count_up, "n").python == ("a `while`",)
+    assert uses(lambda x, n: x if (n > 0) else -x, "n").python == ("an `if`",)
+
+
 def test_array_methods_and_plain_computing():
     assert uses(scaled, "n") == uses(scaled, "n").__class__(python=(), array=True)
     assert uses(plain, "w").python == () and not uses(plain, "w").array

@@ -77,7 +77,8 @@ FRESH = {"jit_in_a_loop_lambda": None, "cell_rerun": None, "closure_factory_in_a
          "wrapper_decorator_each_call": None, "lambda_default_in_a_loop": None,
          "callable_object_jitted_anew": None, "trainer_made_each_epoch": None,
          "learner4_cell_run_twice": None, "learner4_bound_method_jitted_each_step": None,
-         "learner4_partial_jitted_each_step": None,
+         "learner4_partial_jitted_each_step": None, "learner5_lambda_in_a_loop_reads_i": None,
+         "learner5_partial_binds_nothing_in_a_loop": None,
          # the loop's second call only: the third is on a line of its own, where JAX gives
          # no "re-defined" hint (a tuple: the misses that name it)
          "partial_in_a_loop_then_once": {2: (1,)}}
@@ -477,6 +478,15 @@ def test_a_closure_made_anew_suggests_passing_what_it_reads():
     assert "Make the jitted function once and reuse it" in events[-1].changes[0].fix
 
 
+def test_a_partial_that_binds_nothing_is_not_said_to_bind():
+    """jax.jit(partial(body)) made anew (the JIT tutorial's loop): jit body once and call it;
+    the fix named a `k` that the partial never bound ("# k passed, not bound")."""
+    _, events = jx_events("learner5_partial_binds_nothing_in_a_loop")
+    (change,) = events[-1].changes
+    assert change.snippet.splitlines()[-1] == "out = f_jit(prev_i)"
+    assert change.fix.endswith("Jit body once and call that one (this partial binds nothing).")
+
+
 def test_a_static_object_that_hashes_by_identity_says_so():
     _, events = jx_events("static_self")
     (change,) = events[-1].changes
@@ -830,6 +840,20 @@ APPLIED_RECORDED = {
                                           "learner4_partial_jitted_once_fixed"),
     "learner4_params_dict_gains_a_key": ("structure", "params = {**defaults, **params}",
                                          "learner4_params_dict_gains_a_key_fixed"),
+    # a lambda reading the loop's variable: made once it keeps i's first value (JAX answers
+    # 0 for every i, learner5_lambda_made_once_reads_i); the fix passes i
+    "learner5_lambda_in_a_loop_reads_i": ("fresh_jit", "passed as an argument",
+                                          "learner5_lambda_made_once_reads_i_fixed"),
+    # a partial that binds nothing: jit the function once and call that (its fix named a `k`
+    # the partial never bound)
+    "learner5_partial_binds_nothing_in_a_loop": (
+        "fresh_jit", "f_jit = jax.jit(body)    # once\nout = f_jit(prev_i)",
+        "learner5_partial_binds_nothing_in_a_loop_fixed"),
+    # a keyword left out, then passed: passed in every call (by its name in a notebook cell:
+    # test_notebook_compile_notes)
+    "learner5_decorated_keyword_left_out_then_passed": (
+        "structure", "Pass factor in every call",
+        "learner5_decorated_keyword_left_out_then_passed_fixed"),
 }
 
 

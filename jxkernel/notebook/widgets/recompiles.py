@@ -45,6 +45,21 @@ def _ms(s: float) -> str:
     return f"{s * 1e3:.1f}"
 
 
+def came_from(e) -> str:
+    """Where an event's program came from: its cache ("compiled", "memory", "disk"), or the
+    traced function it was traced inside (a lax.cond branch inside jit(relu): nothing
+    compiled of its own, which "compiled" said it had)."""
+    return e.cache if e.inlined_into is None else f"inside {e.inlined_into}"
+
+
+def compilation_count(events) -> str:
+    """"3 compilation(s)" of `events`, and how many were traces inside another."""
+    inside = sum(e.inlined_into is not None for e in events)
+    more = f" and {inside} trace(s) inside another (nothing compiled of their own)" \
+        if inside else ""
+    return f"{len(events) - inside} compilation(s){more}"
+
+
 def hit_miss(events) -> list:
     """[(function, misses, hits, total compile seconds)] per jitted function, in first-seen
     order; functions sharing a name (two cells, a redefinition) are added up."""
@@ -166,8 +181,8 @@ class RecompileLog(TextFallback, w.VBox):
         total = _ms(sum(e.total_s for e in shown))
         more = f"; {len(others)} more of eager operations and jxkernel's or libraries' " \
             "functions" if others else ""
-        self.summary.value = (f"<span style='font-size:12px;margin-left:1em'>{len(shown)} "
-                              f"compilation(s), {total} ms in all{more}</span>")
+        self.summary.value = (f"<span style='font-size:12px;margin-left:1em'>"
+                              f"{compilation_count(shown)}, {total} ms in all{more}</span>")
         self.table.value = self._table_html(shown)
         self.stats.value = self._stats_html(shown, others)
         if self.figure is not None:
@@ -205,7 +220,8 @@ class RecompileLog(TextFallback, w.VBox):
                 f"<td style='color:{_FIRST if first else _AGAIN}'>{esc(e.reason)}</td>"
                 f"<td><code>{esc(sig)}</code></td><td>{_ms(e.trace_s)}</td>"
                 f"<td>{_ms(e.lower_s)}</td>"
-                f"<td>{_ms(e.compile_s)}</td><td>{esc(e.cache)}</td><td>{esc(e.backend)}</td></tr>")
+                f"<td>{_ms(e.compile_s)}</td><td>{esc(came_from(e))}</td>"
+                f"<td>{esc(e.backend)}</td></tr>")
             if e.changes:            # the card: what changed, the fix, the fix as code
                 rows.append(f"<tr><td></td><td colspan=9>{changes_html(e.changes)}</td></tr>")
         body = "".join(rows) or "<tr><td colspan=10><i>no compilations yet</i></td></tr>"
@@ -255,11 +271,11 @@ class RecompileLog(TextFallback, w.VBox):
     # ------------------------------------------------------------ fallbacks
     def text_repr(self) -> str:
         events = self.shown()
-        lines = [f"{len(events)} compilation(s)"]
+        lines = [compilation_count(events)]
         for i, e in enumerate(events[-MAX_ROWS:], 1):
             lines.append(f"{i:3d}. {e.function}: {e.reason} — trace {_ms(e.trace_s)} ms, lower "
                          f"{_ms(e.lower_s)} ms, compile {_ms(e.compile_s)} ms "
-                         f"({e.cache}, {e.backend})")
+                         f"({came_from(e)}, {e.backend})")
             if e.changes:
                 lines.append(explanation_text(e.changes, "       "))
         lines.append("function: misses / hits")

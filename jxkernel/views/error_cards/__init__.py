@@ -125,7 +125,7 @@ from .operand_dtypes import (_float_index_card, _float_shape_card, _fori_bounds_
 from .operand_shapes import (_broadcast_card, _is_broadcast_error, _is_matmul_shapes,
                              _is_reshape_size, _matmul_card, _reshape_card)
 from .ragged import _is_ragged, _ragged_card
-from .reading import _first_line, _public, _user_lines
+from .reading import _first_line, _public, _user_frame, _user_lines, spelled_for
 from .slice_indices import _is_slice_indices, _slice_indices_card
 from .scan_lengths import _is_scan_lengths, _scan_lengths_card
 from .scalars import _is_scalar_conversion, _scalar_conversion_card
@@ -159,6 +159,7 @@ def card_for(exc: BaseException) -> ErrorCard | None:
             # what every card says the same way: the error, and the user's lines it points at
             card.error, card.message = type(exc).__name__, _first_line(exc)
             card.where, card.called_from = _public(where), _public(called_from)
+            card.rewrite = spelled_for(card.rewrite, _user_frame(exc))
             return card
     return None
 

@@ -6,7 +6,8 @@ import ast
 import re
 
 from .card import ErrorCard
-from .rewrites import _parse_line
+from .reading import _user_frame
+from .rewrites import _parse_line, _replaced
 
 
 def _is_int_grad_input(e) -> bool:
@@ -27,12 +28,14 @@ def _int_grad_card(exc, where, called_from) -> ErrorCard:
              "jnp.asarray(x, jnp.float32)). An int that only counts or indexes (a leaf of "
              "params, say): pass it as another argument, which grad does not differentiate "
              "(argnums=0 by default)."),
-        rewrite=_float_input_rewrite(where),
+        rewrite=_float_input_rewrite(where, _user_frame(exc)),
         docs=None)
 
 
-def _float_input_rewrite(where) -> str:
-    """The user's call with its int literal arguments written as floats (3 -> 3.0)."""
+def _float_input_rewrite(where, frame=None) -> str:
+    """The user's call with its int literal arguments written as floats (3 -> 3.0), or its
+    differentiated argument made a float array (`grad(loss)(jnp.arange(3))`: the template's
+    `x = ...` named an x the learner's line does not have)."""
     tree = _parse_line(where)
     code = (where or {}).get("code") or ""
     for call in ast.walk(tree) if tree is not None else ():
@@ -45,9 +48,38 @@ def _float_input_rewrite(where) -> str:
                     start, end = arg.col_offset, arg.end_col_offset
                     line = line[:start] + f"{arg.value}.0" + line[end:]
                 return f"{line}    # a float input: grad differentiates it"
+            arg = _differentiated(call, frame)
+            if arg is not None:
+                line = _replaced(tree, arg, f"jnp.asarray({ast.unparse(arg)}, jnp.float32)")
+                return f"{line}    # a float input: grad differentiates it"
     return ("x = jnp.asarray(x, jnp.float32)    # a float input: grad differentiates it\n"
             "# an int that counts or indexes: a second argument, left alone (argnums=0)\n"
             "grads = jax.grad(loss)(params, n)")
+
+
+def _differentiated(call, frame):
+    """The argument of `jax.grad(f)(...)` (`call`) that grad differentiates (argnums 0, or an
+    int literal argnums) when it is one array: an expression (`jnp.arange(3)`) or a name
+    whose value in `frame` has a dtype; None for a name holding a pytree (params: a dict of
+    arrays is no asarray's) or argnums of several."""
+    grad = call.func
+    if not (isinstance(grad, ast.Call) and ast.unparse(grad.func) in _GRADS):
+        return None
+    argnums = next((k.value for k in grad.keywords if k.arg == "argnums"), None)
+    if len(grad.args) > 1:
+        argnums = grad.args[1]
+    index = 0 if argnums is None else \
+        argnums.value if isinstance(argnums, ast.Constant) and type(argnums.value) is int \
+        else None
+    if index is None or not 0 <= index < len(call.args) or \
+            isinstance(call.args[index], ast.Starred):
+        return None
+    arg = call.args[index]
+    if isinstance(arg, ast.Name):
+        names = {} if frame is None else {**frame.f_globals, **frame.f_locals}
+        return arg if hasattr(names.get(arg.id), "dtype") else None
+    return arg if isinstance(arg, (ast.Call, ast.Attribute, ast.Subscript, ast.BinOp)) \
+        else None
 
 
 # ------------------------------------------------------------------ grad of a non-scalar output

@@ -47,6 +47,29 @@ def _user_frame(exc):
     return frame
 
 
+# `lax.` where nothing before it (`jax.lax.cond` is left as it is)
+_LAX = re.compile(r"(?<![\w.])lax\.")
+
+
+def spelled_for(code: str, frame) -> str:
+    """`code` (a card's rewrite) pasteable where the user's line is: `lax.cond(...)` written
+    `jax.lax.cond(...)` where the user's names (`frame`'s globals and locals) hold `jax` but
+    no `lax` (a learner who typed `import jax, jax.numpy as jnp` has no `lax`, and the
+    pasted `lax.cond` raised NameError), led by `from jax import lax` where neither is bound.
+
+        >>> spelled_for("return lax.cond(c, f, g)  # jax.lax.cond", None)
+        'return lax.cond(c, f, g)  # jax.lax.cond'
+    """
+    if frame is None or not _LAX.search(code):
+        return code
+    names = {**frame.f_globals, **frame.f_locals}
+    if "lax" in names:
+        return code
+    if "jax" in names:
+        return _LAX.sub("jax.lax.", code)
+    return "from jax import lax\n" + code
+
+
 def _location(filename, line, function) -> dict:
     return {"file": cell_name(filename) or os.path.basename(filename), "line": line,
             "function": function, "code": as_typed(linecache.getline(filename, line).strip()),

@@ -173,8 +173,16 @@ def _siblings(tree, target) -> list:
 
 def _simple_if(node):
     """(head, a, b) when the `if` picks between two values: both branches `return`, or
-    both assign the same name; an `if` that returns followed by a `return` counts."""
+    both assign the same name; an `if` that returns followed by a `return` counts, and an
+    `if` without `else` that updates one name (`n += 1`: n's new value, else n)."""
     body, orelse = node.body, node.orelse
+    if not orelse and _one_update(body) is not None and \
+            _one_update(body)[0] in {n.id for n in ast.walk(ast.parse(_one_update(body)[1]))
+                                     if isinstance(n, ast.Name)}:
+        # `if v > 0: n += 1` (no else; n read, so bound before): n's new value where the
+        # test holds, else n as it was (its card wrote a template of two branch functions)
+        name, value = _one_update(body)
+        return f"{name} = ", value, name
     if not orelse:
         siblings = getattr(node, "_parent_body", [])
         after = siblings[siblings.index(node) + 1:] if node in siblings else []

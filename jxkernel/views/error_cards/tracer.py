@@ -128,14 +128,16 @@ def _array_card(exc, where, called_from) -> ErrorCard:
     code = where["code"] if where else ""
     jnp_code = re.sub(r"\b(?:np|numpy|onp)\.", "jnp.", code)
     rewrite = (jnp_code if jnp_code != code else
-               "y = jnp.asarray(x)          # jxkernel.numpy instead of NumPy on traced values")
+               "y = jnp.asarray(x)          # jax.numpy instead of NumPy on traced values")
     rewrite += ("\n# or, for NumPy code with no jnp equivalent, call it outside the transformed "
                 "function (or through jax.pure_callback)")
     return ErrorCard(
         "array-conversion", "NumPy called on a traced value",
         why=(f"NumPy needs the numbers, but under the transformation {_traced_phrase(origin)} "
              f"has none yet."),
-        fix="Use jxkernel.numpy (jnp) on traced values: the same functions, traced.",
+        # (jax.numpy: the name the learner imported, jxkernel.numpy under `import jxkernel as
+        # jax` and under the kernel that is JAX on jxkernel alike)
+        fix="Use jax.numpy (jnp) on traced values: the same functions, traced.",
         rewrite=rewrite,
         origin=origin, docs=_DOCS + "TracerArrayConversionError")
 

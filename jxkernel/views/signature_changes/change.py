@@ -31,9 +31,8 @@ class Change:
         # the kinds that are not a part of the signature are said in words alone: "fresh_jit"
         # is a key of this module's, not a word a learner can look up (a new jit object in a
         # loop read "(jit object): fresh_jit jit(f) compiled for ... -> a new jit object")
-        if self.kind in _UNNAMED_KINDS:
-            return f"{self.path}: {self.old} -> {self.new}"
-        return f"{self.path}: {self.kind} {self.old} -> {self.new}"
+        word = kind_word(self.kind)
+        return f"{self.path}: {word + ' ' if word else ''}{self.old} -> {self.new}"
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -42,6 +41,16 @@ class Change:
 KINDS = ("shape", "dtype", "weak_type", "static", "traced", "structure", "constant", "config",
          "fresh_jit", "fresh_body", "traced_for")
 _UNNAMED_KINDS = ("fresh_jit", "fresh_body", "traced_for")
+
+
+def kind_word(kind: str) -> str:
+    """A change's kind as a view shows it: "shape", "static", ... ("" for the kinds said in
+    words alone, whose keys are this module's, not a learner's).
+
+        >>> kind_word("shape"), kind_word("fresh_jit")
+        ('shape', '')
+    """
+    return "" if kind in _UNNAMED_KINDS else kind
 
 
 @dataclasses.dataclass(frozen=True)

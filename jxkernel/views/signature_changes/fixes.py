@@ -70,13 +70,20 @@ _FIXES = {
     "config": ("jax_enable_x64 changed ({old} -> {new}): every default dtype changes, so "
                "everything compiles anew. Set it once, at start-up.",
                'jax.config.update("jax_enable_x64", {new})    # first thing, before any jit'),
+    # made once, a function that read the loop's variable (`lambda x: x * i`) would keep the
+    # value of its one trace (JAX 0.10.2: learner5_lambda_made_once_reads_i answers 0 for
+    # every i): what changes goes in as an argument (..._fixed: one lowering, every i's value)
     "fresh_jit": ("This is a new jit(...) of the same code in a new function object (a "
                   "lambda or nested def made anew): jit's cache is keyed on the function "
                   "object, so making it anew every time (say in a loop) compiles every "
-                  "time. Make the jitted function once and reuse it.",
+                  "time. A value it reads from outside (a loop variable) is baked into the "
+                  "program when it traces, so made once it would keep the first one. Make "
+                  "the jitted function once and reuse it, with what changes between calls "
+                  "passed as an argument.",
                   "f_jit = jax.jit(f)            # once, outside the loop\n"
                   "for batch in batches:\n"
-                  "    out = f_jit(batch)"),
+                  "    out = f_jit(batch)        # what changes per call (a loop variable): "
+                  "an argument too"),
 }
 _OPTION_FIX = ("{path} differs between two jits of this function ({old} -> {new}): each set "
                "of jit options compiles a program of its own (JAX traces once, and lowers and "
@@ -203,8 +210,20 @@ def for_function(changes, fun, uses_of, decorated_def=None) -> tuple:
         if def_line is not None:
             change = dataclasses.replace(change, snippet=_as_decorator(change.snippet, name,
                                                                        def_line))
+        if decorated_def is not None and _CALL_OF_F.search(change.snippet) and \
+                decorated_def(fun) is not None:
+            # a decorated def is called by its own name: `scale(..., factor=factor)`, not a
+            # generic `f(...)` (a function jitted as `f_jit = jax.jit(f)` keeps `f`: its
+            # jitted name is not known here)
+            change = dataclasses.replace(change, snippet=_CALL_OF_F.sub(
+                lambda m: m.group(0).replace("f(", f"{name}("), change.snippet))
         out.append(change)
     return tuple(out)
+
+
+# a fix's generic call of the jitted function, at a line's start (`f(..., n=n)`) or in its
+# comment (`# or always f(x=x)`); not `f = ...` nor `jnp.f(`
+_CALL_OF_F = re.compile(r"(?m)(?:^|(?<=always ))f\(")
 
 
 def _generic(change) -> bool:

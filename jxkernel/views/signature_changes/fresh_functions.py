@@ -19,22 +19,35 @@ def partial_call(part) -> dict:
         >>> import functools
         >>> def loss(x, y, beta, gamma=1.0):
         ...     return x
-        >>> partial_call(functools.partial(loss, beta=0.1))
-        {'call': 'x, y, beta=beta', 'bound': 'beta'}
-        >>> partial_call(functools.partial(loss, 0.5))
-        {'call': 'x, y, beta', 'bound': 'x'}
+        >>> partial_call(functools.partial(loss, beta=0.1))["call"]
+        'x, y, beta=beta'
+        >>> partial_call(functools.partial(loss, 0.5))["note"]
+        '    # x passed, not bound'
+        >>> partial_call(functools.partial(loss))["note"]       # it bound nothing
+        ''
     """
     try:
         params = list(inspect.signature(part.func).parameters.values())
     except (TypeError, ValueError):
-        return {"call": "k, x", "bound": "k"}
+        return _bound_said("k, x", ["k"])
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     bound = [p.name for p in positional[:len(part.args)]] + list(part.keywords)
     # every parameter without a default is passed, and each bound one
     rest = [p.name for p in positional if p.name not in part.keywords and
             (p.default is p.empty or p.name in bound)]
     call = rest + [f"{k}={k}" for k in part.keywords]
-    return {"call": ", ".join(call), "bound": ", ".join(bound) or "k"}
+    return _bound_said(", ".join(call), bound)
+
+
+def _bound_said(call: str, bound: list) -> dict:
+    """The fill of _PARTIAL_FRESH_FIX: the call, and what it says of the bound arguments
+    (`partial(f)` binds none: its fix named a `k` that was nowhere, "# k passed, not bound")."""
+    if not bound:
+        return {"call": call, "bound": "", "then": "call that one (this partial binds nothing)",
+                "note": ""}
+    names = ", ".join(bound)
+    return {"call": call, "bound": names, "note": f"    # {names} passed, not bound",
+            "then": "pass what the partial bound as arguments (static if it must be)"}
 
 
 def fresh_jit_change(other_owner: str) -> Change:
@@ -45,10 +58,9 @@ def fresh_jit_change(other_owner: str) -> Change:
 _PARTIAL_FRESH_FIX = (
     "This is jit(functools.partial({func}, ...)) made anew: every partial is a new function "
     "object, and jit's cache is keyed on the function object, so each one traces and "
-    "compiles again. Jit {func} once and pass what the partial bound as arguments (static "
-    "if it must be).",
+    "compiles again. Jit {func} once and {then}.",
     "f_jit = jax.jit({func})    # once\n"
-    "out = f_jit({call})    # {bound} passed, not bound")
+    "out = f_jit({call}){note}")
 _METHOD_FRESH_FIX = (
     "This is jax.jit(obj.{method}) made anew: every `obj.{method}` is a new bound-method "
     "object, and jit's cache is keyed on the function object, so each jit of it traces "
