@@ -59,7 +59,7 @@ def cases(jax, sparse):
     def staged(thunk):
         """The thunk's results computed as one jitted program. Eagerly, each operation of a
         sparse method (an indexing's broadcasts, comparisons, gathers...) is a program of its
-        own on its own shapes: 1,839 compiles in tests/api/test_sparse.py, 1,243 with the
+        own on its own shapes: 1,839 compiles in tests/api/test_sparse.py, 1,200 with the
         largest cases staged. What only eager code can do (an nse counted from the values:
         fromdense, sum_duplicates and an empty indexing without one) stays outside; JAX
         0.10.2 gives the same bits both ways for every staged result (checked, 2026-11-29)."""
@@ -223,7 +223,8 @@ def cases(jax, sparse):
                             jnp.arange(5.)).sum()
         DB = jnp.arange(8.).reshape(2, 4)
         none_sparse = BCOO((jnp.ones((2, 3)), jnp.zeros((2, 3, 0), jnp.int32)), shape=(2,))
-        return {"dupes": f(D), "default_from_flags": sparse.bcoo_extract(Dup, D),
+        return staged(lambda: {
+                "dupes": f(D), "default_from_flags": sparse.bcoo_extract(Dup, D),
                 "unique_flag": sparse.bcoo_extract(Dup, D, assume_unique=True),
                 "batched": sparse.bcoo_extract(DupB, DB, assume_unique=False),
                 "repeat_in_col": sparse.bcoo_extract(BCOO(
@@ -236,11 +237,13 @@ def cases(jax, sparse):
                     m, x, assume_unique=False))(DupB, DB),
                 "jvp": jax.jvp(lambda x: f(x).data, (D,), (ones,))[1],
                 "grad_by_mask": jax.grad(masked)(D),
-                "dupes_2D": f(2 * D)}
+                "dupes_2D": f(2 * D)})
 
     def tracer():
         sp = lambda f: sparse.sparsify(f, use_tracer=True)
-        return {"log1p": sp(lambda m, v: 2 * jnp.dot(jnp.log1p(m.T), v) + 1)(Msp, v3),
+        S = sparse.BCSR.fromdense(M)
+        return staged(lambda: {
+                "log1p": sp(lambda m, v: 2 * jnp.dot(jnp.log1p(m.T), v) + 1)(Msp, v3),
                 "matvec": sp(lambda m, v: m @ v)(Msp, v4),
                 "sin": sp(lambda m: jnp.sin(m) * 2)(Msp),
                 "sum": sp(lambda m: m.sum(0))(Msp),
@@ -250,7 +253,7 @@ def cases(jax, sparse):
                 "mixed_out": sp(lambda m: (m, m * 3., jnp.ones(2)))(Msp),
                 "jit": jax.jit(sp(lambda m, v: m @ v))(Msp, v4),
                 "todense": sp(lambda m: sparse.todense(m) + 1)(Msp),
-                "bcsr": sp(lambda m, v: m @ v)(sparse.BCSR.fromdense(M), v4)}
+                "bcsr": sp(lambda m, v: m @ v)(S, v4)})
 
     def lobpcg():
         rng = np.random.RandomState(0)
@@ -305,7 +308,9 @@ def cases(jax, sparse):
         data, idx = Msp.data, Msp.indices
         f = lambda d: sparse.bcoo_dot_general(BCOO((d, idx), shape=M.shape), N,
                                               dimension_numbers=dims).data
-        return {"matmat": sparse.bcoo_dot_general(Msp, N, dimension_numbers=dims),
+        BT = BCOO.fromdense(B.transpose(0, 2, 1), n_batch=1)
+        return staged(lambda: {
+                "matmat": sparse.bcoo_dot_general(Msp, N, dimension_numbers=dims),
                 "operator": Msp @ N, "outer": sparse.bcoo_dot_general(
                     Msp, Msp, dimension_numbers=(((), ()), ((), ()))),
                 "contract_both": sparse.bcoo_dot_general(Msp, Msp, dimension_numbers=(
@@ -316,11 +321,10 @@ def cases(jax, sparse):
                     ((2,), (0,)), ((), ()))),
                 "sparsify": sparse.sparsify(lambda a, b: (a @ b) * 2)(Msp, N),
                 "jit": jax.jit(lambda a, b: a @ b)(Msp, N),
-                "vmap": jax.vmap(lambda a, b: a @ b)(Bsp, BCOO.fromdense(
-                    B.transpose(0, 2, 1), n_batch=1)),
+                "vmap": jax.vmap(lambda a, b: a @ b)(Bsp, BT),
                 "jvp": jax.jvp(f, (data,), (jnp.ones_like(data),))[1],
                 "mul_sparse_grad": sparse.grad(
-                    lambda X: sparse.bcoo_multiply_sparse(X, Msp).data.sum())(Msp)}
+                    lambda X: sparse.bcoo_multiply_sparse(X, Msp).data.sum())(Msp)})
 
     def sampled():
         idx = jnp.array([[0, 1], [2, 0], [1, 1], [3, 3]])    # (the last is padding)
