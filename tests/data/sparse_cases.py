@@ -21,26 +21,32 @@ def _fields(name, x):
     if kind in ("COO", "CSR", "CSC"):   # JAX's plain 2-D formats: their buffers by name
         bufs = ("data", "row", "col") if kind == "COO" else ("data", "indices", "indptr")
         return {**{f"{name}.{b}": getattr(x, b) for b in bufs},
-                f"{name}.shape": np.array(x.shape), f"{name}.dense": x.todense()}
+                f"{name}.shape": np.array(x.shape), f"{name}.dense": x}
     if hasattr(x, "indptr"):            # a BCSR
         return {f"{name}.data": x.data, f"{name}.indices": x.indices,
                 f"{name}.indptr": x.indptr, f"{name}.shape": np.array(x.shape),
                 f"{name}.n_batch": np.array(x.n_batch), f"{name}.n_dense": np.array(x.n_dense),
-                f"{name}.dense": x.todense()}
+                f"{name}.dense": x}
     if hasattr(x, "indices"):           # a BCOO
         return {f"{name}.data": x.data, f"{name}.indices": x.indices,
                 f"{name}.shape": np.array(x.shape), f"{name}.n_batch": np.array(x.n_batch),
-                f"{name}.n_dense": np.array(x.n_dense), f"{name}.dense": x.todense(),
+                f"{name}.n_dense": np.array(x.n_dense), f"{name}.dense": x,
                 f"{name}.flags": np.array([x.indices_sorted, x.unique_indices])}
     if isinstance(x, (tuple, list)):
         return {k: v for i, item in enumerate(x) for k, v in _fields(f"{name}.{i}", item).items()}
     return {name: x}
 
 
-def as_numpy(tree) -> dict:
+def as_numpy(tree, densify=None) -> dict:
+    """The fields of each result as NumPy arrays. `densify` gives the dense values of a list
+    of sparse arrays (by default each one's todense(); the test computes them as one
+    program)."""
     out = {}
     for name, value in tree.items():
         out.update(_fields(name, value))
+    sparse_ones = [k for k, v in out.items() if k.endswith(".dense") and hasattr(v, "todense")]
+    densify = densify or (lambda xs: [x.todense() for x in xs])
+    out.update(zip(sparse_ones, densify([out[k] for k in sparse_ones])))
     return {k: np.asarray(v) for k, v in out.items()}
 
 
@@ -55,6 +61,15 @@ def cases(jax, sparse):
     D = jnp.arange(12.).reshape(3, 4) - 5.
     Msp = BCOO.fromdense(M)
     Bsp = BCOO.fromdense(B, n_batch=1)
+
+    def staged(thunk):
+        """The thunk's results computed as one jitted program. Eagerly, each operation of a
+        sparse method (an indexing's broadcasts, comparisons, gathers...) is a program of its
+        own on its own shapes: 1,839 compiles in tests/api/test_sparse.py, 1,200 with the
+        largest cases staged. What only eager code can do (an nse counted from the values:
+        fromdense, sum_duplicates and an empty indexing without one) stays outside; JAX
+        0.10.2 gives the same bits both ways for every staged result (checked, 2026-11-29)."""
+        return jax.jit(thunk)()
 
     def grads():
         data, idx = Msp.data, Msp.indices
@@ -96,9 +111,10 @@ def cases(jax, sparse):
         SB = BCSR.fromdense(B, n_batch=1)
         vs = jnp.stack([v4, 2 * v4])
         f_data = lambda d: (BCSR((d, S.indices, S.indptr), shape=M.shape) @ v4).sum()
-        return {"m": S, "padded": BCSR.fromdense(M, nse=6), "batch": SB,
-                "dense_dim": BCSR.fromdense(B, n_dense=1),
-                "matvec": S @ v4, "matmat": S @ D.T, "padded_matvec": BCSR.fromdense(M, nse=6) @ v4,
+        return {"m": S, "batch": SB, "dense_dim": BCSR.fromdense(B, n_dense=1),
+                **staged(lambda: {
+                "padded": BCSR.fromdense(M, nse=6), "matvec": S @ v4, "matmat": S @ D.T,
+                "padded_matvec": BCSR.fromdense(M, nse=6) @ v4,
                 "jit_matvec": jax.jit(lambda s, v: s @ v)(S, v4),
                 "batched_matvec": SB @ v4,
                 "vmap_matvec": jax.vmap(lambda s, v: s @ v)(SB, vs),
@@ -107,7 +123,7 @@ def cases(jax, sparse):
                 "sparse_grad": sparse.grad(lambda s: (s @ v4).sum())(S),
                 "from_bcoo": BCSR.from_bcoo(Msp), "to_bcoo": S.to_bcoo(),
                 "extract": sparse.bcsr_extract(S.indices, S.indptr, D),
-                "empty": sparse.empty((2, 3), sparse_format="bcsr", nse=2)}
+                "empty": sparse.empty((2, 3), sparse_format="bcsr", nse=2)})}
 
     # duplicates (two at [1, 0]), an explicit zero and a padding slot
     Dup = BCOO((jnp.array([1., 2., 3., 0., 5.]),
@@ -116,12 +132,17 @@ def cases(jax, sparse):
                  jnp.array([[[2], [0], [2]], [[1], [1], [3]]])), shape=(2, 4))
 
     def layout():
+        # (summing duplicates without an nse counts them: not under jit)
+        dense_dim, unbatched = BCOO.fromdense(M, n_dense=1), BCOO.fromdense(B)
         return {"sum_dup": sparse.bcoo_sum_duplicates(Dup),
-                "sum_dup_nse6": sparse.bcoo_sum_duplicates(Dup, nse=6),
-                "sum_dup_nse1": sparse.bcoo_sum_duplicates(Dup, nse=1),
                 "method": Dup.sum_duplicates(), "method_keep0": Dup.sum_duplicates(
                     remove_zeros=False),
                 "batched": sparse.bcoo_sum_duplicates(DupB),
+                **staged(lambda: {
+                "from_dense_dim": sparse.bcoo_update_layout(dense_dim, n_dense=0),
+                "mul_mixed_batch": sparse.bcoo_multiply_sparse(Bsp, unbatched),
+                "sum_dup_nse6": sparse.bcoo_sum_duplicates(Dup, nse=6),
+                "sum_dup_nse1": sparse.bcoo_sum_duplicates(Dup, nse=1),
                 "jit": jax.jit(lambda m: sparse.bcoo_sum_duplicates(m, nse=4))(Dup),
                 "vmap": jax.vmap(lambda m: sparse.bcoo_sum_duplicates(m, nse=3))(DupB),
                 "grad": jax.grad(lambda d: (sparse.bcoo_sum_duplicates(
@@ -134,14 +155,13 @@ def cases(jax, sparse):
                 "to_unbatched": sparse.bcoo_update_layout(Bsp, n_batch=0),
                 "to_batched": sparse.bcoo_update_layout(Msp, n_batch=1, on_inefficient=None),
                 "to_dense_dim": Msp.update_layout(n_dense=1, on_inefficient=None),
-                "from_dense_dim": sparse.bcoo_update_layout(BCOO.fromdense(M, n_dense=1),
-                                                            n_dense=0),
-                "unary_on_dupes": sparse.sparsify(jnp.sin)(Dup),
-                "mul_mixed_batch": sparse.bcoo_multiply_sparse(Bsp, BCOO.fromdense(B))}
+                "unary_on_dupes": sparse.sparsify(jnp.sin)(Dup)})}
 
     def shape_ops():
         B3 = BCOO.fromdense(B.reshape(2, 3, 2, 2), n_batch=1, n_dense=1)
-        return {"slice": sparse.bcoo_slice(Msp, start_indices=(1, 0), limit_indices=(3, 3)),
+        row, Dsp = BCOO.fromdense(M[None, 1:2]), BCOO.fromdense(D)
+        return staged(lambda: {
+                "slice": sparse.bcoo_slice(Msp, start_indices=(1, 0), limit_indices=(3, 3)),
                 "slice_shrinks": sparse.bcoo_slice(Msp, start_indices=(0, 0),
                                                    limit_indices=(2, 1)),
                 "slice_strided": sparse.bcoo_slice(Msp, start_indices=(0, 1),
@@ -152,27 +172,28 @@ def cases(jax, sparse):
                 "dynamic_slice_clamped": sparse.bcoo_dynamic_slice(Msp, (2, -1), (2, 3)),
                 "jit_dynamic_slice": jax.jit(lambda m, i: sparse.bcoo_dynamic_slice(
                     m, (i, 0), (1, 4)))(Msp, 2),
-                "squeeze": sparse.bcoo_squeeze(BCOO.fromdense(M[None, 1:2]), dimensions=(0, 1)),
+                "squeeze": sparse.bcoo_squeeze(row, dimensions=(0, 1)),
                 "rev": sparse.bcoo_rev(Msp, (0, 1)), "rev_batch": sparse.bcoo_rev(Bsp, (0, 2)),
                 "broadcast": sparse.bcoo_broadcast_in_dim(Msp, shape=(2, 3, 4),
                                                           broadcast_dimensions=(1, 2)),
                 "broadcast_sparse": sparse.bcoo_broadcast_in_dim(Msp, shape=(3, 1, 4),
                                                                  broadcast_dimensions=(0, 2)),
-                "concat_sparse": sparse.bcoo_concatenate([Msp, BCOO.fromdense(D)], dimension=1),
+                "concat_sparse": sparse.bcoo_concatenate([Msp, Dsp], dimension=1),
                 "concat_batch": sparse.bcoo_concatenate([Bsp, BCOO.fromdense(B, n_batch=1,
                                                                              nse=5)], dimension=0),
                 "reshape_perm": sparse.bcoo_reshape(Msp, new_sizes=(12,), dimensions=(1, 0)),
                 "stack": sparse.sparsify(lambda a, b: jnp.stack([a, b]))(Msp, Msp),
                 "concat_sparsify": sparse.sparsify(jnp.concatenate)([Msp, Msp]),
                 "expand_dims": sparse.sparsify(lambda m: m[None])(Msp),
-                "flip": sparse.sparsify(lambda m: m[::-1])(Msp)}
+                "flip": sparse.sparsify(lambda m: m[::-1])(Msp)})
 
     def getitem():
-        return {"row": Msp[0], "last_row": Msp[-1], "rows": Msp[1:], "col": Msp[:, 1],
+        return staged(lambda: {
+                "row": Msp[0], "last_row": Msp[-1], "rows": Msp[1:], "col": Msp[:, 1],
                 "strided": Msp[::2], "element": Msp[1, 0], "batch": Bsp[1],
                 "batch_col": Bsp[:, :, 3], "ellipsis": Msp[..., 2],
                 "jit_row": jax.jit(lambda m, i: m[i])(Msp, 2),
-                "iter": tuple(Msp)}
+                "iter": tuple(Msp)})
 
     def gather():
         ints = jnp.array([0, 2])
@@ -180,22 +201,22 @@ def cases(jax, sparse):
                                             start_index_map=(0,))
         f_data = lambda d: (BCOO((d, Msp.indices), shape=M.shape)[ints].todense() *
                             D[:2]).sum()
-        return {"rows": Msp[ints], "cols": Msp[:, jnp.array([3, 0, 3])],
-                "points": Msp[ints, jnp.array([1, 2])], "batch_rows": BCOO.fromdense(
-                    M, n_batch=1)[jnp.array([2, 0])],
-                "batch_cols": BCOO.fromdense(M, n_batch=1)[:, jnp.array([2, 0])],
-                "nd_index": Msp[jnp.array([[0, 2], [1, 1]])],
-                "negative_and_slice": Msp[jnp.array([0, -1]), 1:],
-                "empty": Msp[jnp.array([], dtype=jnp.int32)],
-                "dense_dim": BCOO.fromdense(jnp.arange(24.).reshape(2, 3, 4), n_dense=1)[
-                    :, jnp.array([1, 2]), 0],
-                "batched_operand": Bsp[:, jnp.array([2, 0]), 1:],
-                "jit": jax.jit(lambda s, i: s[i])(Msp, jnp.array([1, 1])),
-                "vmap": jax.vmap(lambda s, i: s[i])(BCOO.fromdense(M, n_batch=1),
-                                                    jnp.array([1, 2, 0])),
-                "grad": jax.grad(f_data)(Msp.data),
-                "function": sparse.bcoo_gather(Msp, ints[:, None], dn, (1, 4)),
-                "sparsify": sparse.sparsify(lambda m, i: m[i] * 2)(Msp, ints)}
+        rows_batched = BCOO.fromdense(M, n_batch=1)
+        dense_dim = BCOO.fromdense(jnp.arange(24.).reshape(2, 3, 4), n_dense=1)
+        return {"empty": Msp[jnp.array([], dtype=jnp.int32)], **staged(lambda: {
+            "rows": Msp[ints], "cols": Msp[:, jnp.array([3, 0, 3])],
+            "points": Msp[ints, jnp.array([1, 2])],
+            "batch_rows": rows_batched[jnp.array([2, 0])],
+            "batch_cols": rows_batched[:, jnp.array([2, 0])],
+            "nd_index": Msp[jnp.array([[0, 2], [1, 1]])],
+            "negative_and_slice": Msp[jnp.array([0, -1]), 1:],
+            "dense_dim": dense_dim[:, jnp.array([1, 2]), 0],
+            "batched_operand": Bsp[:, jnp.array([2, 0]), 1:],
+            "jit": jax.jit(lambda s, i: s[i])(Msp, jnp.array([1, 1])),
+            "vmap": jax.vmap(lambda s, i: s[i])(rows_batched, jnp.array([1, 2, 0])),
+            "grad": jax.grad(f_data)(Msp.data),
+            "function": sparse.bcoo_gather(Msp, ints[:, None], dn, (1, 4)),
+            "sparsify": sparse.sparsify(lambda m, i: m[i] * 2)(Msp, ints)})}
 
     def extract_dupes():
         ones = jnp.ones_like(D)
@@ -208,7 +229,8 @@ def cases(jax, sparse):
                             jnp.arange(5.)).sum()
         DB = jnp.arange(8.).reshape(2, 4)
         none_sparse = BCOO((jnp.ones((2, 3)), jnp.zeros((2, 3, 0), jnp.int32)), shape=(2,))
-        return {"dupes": f(D), "default_from_flags": sparse.bcoo_extract(Dup, D),
+        return staged(lambda: {
+                "dupes": f(D), "default_from_flags": sparse.bcoo_extract(Dup, D),
                 "unique_flag": sparse.bcoo_extract(Dup, D, assume_unique=True),
                 "batched": sparse.bcoo_extract(DupB, DB, assume_unique=False),
                 "repeat_in_col": sparse.bcoo_extract(BCOO(
@@ -221,11 +243,13 @@ def cases(jax, sparse):
                     m, x, assume_unique=False))(DupB, DB),
                 "jvp": jax.jvp(lambda x: f(x).data, (D,), (ones,))[1],
                 "grad_by_mask": jax.grad(masked)(D),
-                "dupes_2D": f(2 * D)}
+                "dupes_2D": f(2 * D)})
 
     def tracer():
         sp = lambda f: sparse.sparsify(f, use_tracer=True)
-        return {"log1p": sp(lambda m, v: 2 * jnp.dot(jnp.log1p(m.T), v) + 1)(Msp, v3),
+        S = sparse.BCSR.fromdense(M)
+        return staged(lambda: {
+                "log1p": sp(lambda m, v: 2 * jnp.dot(jnp.log1p(m.T), v) + 1)(Msp, v3),
                 "matvec": sp(lambda m, v: m @ v)(Msp, v4),
                 "sin": sp(lambda m: jnp.sin(m) * 2)(Msp),
                 "sum": sp(lambda m: m.sum(0))(Msp),
@@ -235,7 +259,7 @@ def cases(jax, sparse):
                 "mixed_out": sp(lambda m: (m, m * 3., jnp.ones(2)))(Msp),
                 "jit": jax.jit(sp(lambda m, v: m @ v))(Msp, v4),
                 "todense": sp(lambda m: sparse.todense(m) + 1)(Msp),
-                "bcsr": sp(lambda m, v: m @ v)(sparse.BCSR.fromdense(M), v4)}
+                "bcsr": sp(lambda m, v: m @ v)(S, v4)})
 
     def lobpcg():
         rng = np.random.RandomState(0)
@@ -269,20 +293,20 @@ def cases(jax, sparse):
         x = jnp.array([0., 1., 0., 2., 0., 0., 3., 0.])
         k = jnp.array([1., 10., 100.])
         X = BCOO.fromdense(x[None, None])
+        K, x1 = BCOO.fromdense(k[None, None]), BCOO.fromdense(x)
         C = lambda a, b, **kw: sparse.bcoo_conv_general_dilated(a, b, window_strides=(1,), **kw)
-        return {"same": C(X, k[None, None], padding="SAME"),
+        return staged(lambda: {
+                "same": C(X, k[None, None], padding="SAME"),
                 "valid": C(X, k[None, None], padding="VALID"),
-                "both_sparse": C(X, BCOO.fromdense(k[None, None]), padding=[(2, 1)]),
-                "dense_lhs": C(x[None, None], BCOO.fromdense(k[None, None]), padding="SAME"),
+                "both_sparse": C(X, K, padding=[(2, 1)]),
+                "dense_lhs": C(x[None, None], K, padding="SAME"),
                 "padded_nse": C(BCOO.fromdense(x[None, None], nse=5), k[None, None],
                                 padding="SAME"),
-                "convolve": sparse.sparsify(lambda a: jnp.convolve(a, k, mode="same"))(
-                    BCOO.fromdense(x)),
-                "convolve_full": sparse.sparsify(lambda a: jnp.convolve(a, k))(
-                    BCOO.fromdense(x)),
+                "convolve": sparse.sparsify(lambda a: jnp.convolve(a, k, mode="same"))(x1),
+                "convolve_full": sparse.sparsify(lambda a: jnp.convolve(a, k))(x1),
                 "grad": jax.grad(lambda d: (C(BCOO((d, X.indices), shape=X.shape),
                                               k[None, None], padding="SAME").todense() *
-                                            jnp.arange(8.)).sum())(X.data)}
+                                            jnp.arange(8.)).sum())(X.data)})
 
     def spdot():
         N = BCOO.fromdense(D.T * (jnp.abs(D.T) > 2))
@@ -290,7 +314,9 @@ def cases(jax, sparse):
         data, idx = Msp.data, Msp.indices
         f = lambda d: sparse.bcoo_dot_general(BCOO((d, idx), shape=M.shape), N,
                                               dimension_numbers=dims).data
-        return {"matmat": sparse.bcoo_dot_general(Msp, N, dimension_numbers=dims),
+        BT = BCOO.fromdense(B.transpose(0, 2, 1), n_batch=1)
+        return staged(lambda: {
+                "matmat": sparse.bcoo_dot_general(Msp, N, dimension_numbers=dims),
                 "operator": Msp @ N, "outer": sparse.bcoo_dot_general(
                     Msp, Msp, dimension_numbers=(((), ()), ((), ()))),
                 "contract_both": sparse.bcoo_dot_general(Msp, Msp, dimension_numbers=(
@@ -301,11 +327,10 @@ def cases(jax, sparse):
                     ((2,), (0,)), ((), ()))),
                 "sparsify": sparse.sparsify(lambda a, b: (a @ b) * 2)(Msp, N),
                 "jit": jax.jit(lambda a, b: a @ b)(Msp, N),
-                "vmap": jax.vmap(lambda a, b: a @ b)(Bsp, BCOO.fromdense(
-                    B.transpose(0, 2, 1), n_batch=1)),
+                "vmap": jax.vmap(lambda a, b: a @ b)(Bsp, BT),
                 "jvp": jax.jvp(f, (data,), (jnp.ones_like(data),))[1],
                 "mul_sparse_grad": sparse.grad(
-                    lambda X: sparse.bcoo_multiply_sparse(X, Msp).data.sum())(Msp)}
+                    lambda X: sparse.bcoo_multiply_sparse(X, Msp).data.sum())(Msp)})
 
     def sampled():
         idx = jnp.array([[0, 1], [2, 0], [1, 1], [3, 3]])    # (the last is padding)
@@ -323,38 +348,45 @@ def cases(jax, sparse):
 
     def random():
         key = jax.random.key(3)
-        return {"default": sparse.random_bcoo(key, (3, 4)),
+        return staged(lambda: {"default": sparse.random_bcoo(key, (3, 4)),
                 "nse": sparse.random_bcoo(key, (5, 6), nse=7, sorted_indices=True),
                 "batch_dense": sparse.random_bcoo(key, (2, 4, 3), n_batch=1, n_dense=1,
                                                   nse=2, dtype=jnp.float32),
                 "repeats": sparse.random_bcoo(key, (4,), nse=3, unique_indices=False,
                                               indices_dtype=jnp.int16),
                 "normal": sparse.random_bcoo(key, (3, 3), nse=4, generator=jax.random.normal,
-                                             dtype=jnp.float32)}
+                                             dtype=jnp.float32)})
 
     def plain_formats():
         out = {}
         for cls in (sparse.COO, sparse.CSR, sparse.CSC):
             fmt = cls.__name__.lower()
             S = cls.fromdense(M)
-            out.update({f"{fmt}": S, f"{fmt}_padded": cls.fromdense(M, nse=6),
+            out[fmt] = S
+            out.update(staged(lambda cls=cls, fmt=fmt, S=S: {
+                        f"{fmt}_padded": cls.fromdense(M, nse=6),
                         f"{fmt}_matvec": S @ v4, f"{fmt}_matmat": S @ D.T,
                         f"{fmt}_T_matvec": S.T @ v3,
                         f"{fmt}_jit": jax.jit(lambda s, x: s @ x)(S, v4),
                         f"{fmt}_d_dense": jax.grad(lambda x, S=S: jnp.sin(S @ x).sum())(v4),
                         f"{fmt}_todense_fn": sparse.todense(S),
                         f"{fmt}_eye": sparse.eye(3, 4, k=-1, sparse_format=fmt),
-                        f"{fmt}_empty": sparse.empty((2, 3), sparse_format=fmt)})
+                        f"{fmt}_empty": sparse.empty((2, 3), sparse_format=fmt)}))
         # (CSC's is left out: JAX's coo/csr product transposes read ct[row] * B[col] even
         # for transpose=True, so its CSC data gradient is wrong; tests/api/test_sparse.py)
-        for cls in (sparse.COO, sparse.CSR):
-            S = cls.fromdense(M)
-            f = lambda d, cls=cls, S=S: (cls((d, *S._bufs[1:]), shape=S.shape) @ D.T).sum(0)
-            out[f"{cls.__name__.lower()}_d_data"] = jax.jacrev(f)(S.data)
-        out["coo_sorted"] = sparse.COO((jnp.array([1., 2., 3.]), jnp.array([2, 0, 0]),
-                                        jnp.array([0, 3, 1])), shape=(3, 4))._sort_indices()
-        out["coo_matvec_T"] = sparse.coo_matvec(sparse.COO.fromdense(M), v3, transpose=True)
-        out["csr_matmat_T"] = sparse.csr_matmat(sparse.CSR.fromdense(M), D, transpose=True)
+        formats = {cls: out[cls.__name__.lower()] for cls in (sparse.COO, sparse.CSR)}
+
+        def more():
+            got = {}
+            for cls, S in formats.items():
+                f = lambda d, cls=cls, S=S: (cls((d, *S._bufs[1:]), shape=S.shape) @ D.T).sum(0)
+                got[f"{cls.__name__.lower()}_d_data"] = jax.jacrev(f)(S.data)
+            got["coo_sorted"] = sparse.COO((jnp.array([1., 2., 3.]), jnp.array([2, 0, 0]),
+                                            jnp.array([0, 3, 1])), shape=(3, 4))._sort_indices()
+            got["coo_matvec_T"] = sparse.coo_matvec(formats[sparse.COO], v3, transpose=True)
+            got["csr_matmat_T"] = sparse.csr_matmat(formats[sparse.CSR], D, transpose=True)
+            return got
+        out.update(staged(more))
         return out
 
     def bcsr_more():
@@ -363,14 +395,15 @@ def cases(jax, sparse):
         S = BCSR.fromdense(M)
         dup = BCSR((jnp.array([1., 2., 3., 0.]), jnp.array([1, 1, 0, 2]),
                     jnp.array([0, 2, 3, 4])), shape=(3, 3))
-        return {"concat_rows": sparse.bcsr_concatenate([S, S], dimension=0),
-                "concat_cols": sparse.bcsr_concatenate([S, BCSR.fromdense(D)], dimension=1),
+        SD = BCSR.fromdense(D)
+        return {"sum_dup": sparse.bcsr_sum_duplicates(dup), "method": dup.sum_duplicates(),
+                **staged(lambda: {
+                "concat_rows": sparse.bcsr_concatenate([S, S], dimension=0),
+                "concat_cols": sparse.bcsr_concatenate([S, SD], dimension=1),
                 "broadcast": sparse.bcsr_broadcast_in_dim(S, shape=(2, 3, 4),
                                                           broadcast_dimensions=(1, 2)),
-                "stack": sparse.sparsify(lambda a, b: jnp.stack([a, b]))(S, BCSR.fromdense(D)),
-                "sum_dup": sparse.bcsr_sum_duplicates(dup),
-                "method": dup.sum_duplicates(), "method_keep0": dup.sum_duplicates(
-                    nse=4, remove_zeros=False),
+                "stack": sparse.sparsify(lambda a, b: jnp.stack([a, b]))(S, SD),
+                "method_keep0": dup.sum_duplicates(nse=4, remove_zeros=False)}),
                 "from_unsorted_bcoo": BCSR.from_bcoo(BCOO(
                     (jnp.array([1., 2., 3.]), jnp.array([[2, 0], [0, 1], [0, 0]])),
                     shape=(3, 2))),
@@ -415,10 +448,10 @@ def cases(jax, sparse):
         "reductions": lambda: {"sum": Msp.sum(), "sum0": Msp.sum(0), "sum1": Msp.sum(1),
                                "batch_sum": Bsp.sum(0), "batch_sum_all": Bsp.sum(),
                                "reshape": Msp.reshape(12), "reshape2": Msp.reshape(2, 6)},
-        "sparse_product": lambda: {
+        "sparse_product": lambda: (lambda Dsp: staged(lambda: {
             "square": Msp * Msp, "batched": Bsp * Bsp,
-            "mixed": sparse.bcoo_multiply_sparse(Msp, BCOO.fromdense(D)),
-            "grad": sparse.grad(lambda X: (X * X).sum())(Msp)},
+            "mixed": sparse.bcoo_multiply_sparse(Msp, Dsp),
+            "grad": sparse.grad(lambda X: (X * X).sum())(Msp)}))(BCOO.fromdense(D)),
         "constructors": lambda: {"eye": sparse.eye(3, 4, k=1), "eye_low": sparse.eye(4, k=-2),
                                  "empty": sparse.empty((2, 3), nse=2),
                                  "todense_fn": sparse.todense(Msp)},
