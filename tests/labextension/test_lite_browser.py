@@ -260,7 +260,7 @@ def test_the_whole_tour_runs_on_the_numpy_backend(tour, outside):
         "recompile(s) in this cell: f: x: shape f32[4] -> f32[8]")
     log = output_of(page, "%jxcompiles", "7-jxcompiles")
     expect(log.locator(".widget-dropdown")).to_be_visible()          # the live widget
-    expect(log).to_contain_text("misses (compiles)")
+    expect(log).to_contain_text("cache misses")
     expect(log).to_contain_text("x: f32[4] -> f32[8]")
     # section 4: its sizes from the backend, timed by %timeit and by hand
     timed = output_of(page, "%timeit -n 3 -r 3 --dispatch matmuls(a)", "8-timeit")

@@ -240,7 +240,9 @@ class RecompileLog(TextFallback, w.VBox):
                     f"<tr class='jx-group'><td>{esc(name)} <span style='color:{_FIRST}'>"
                     f"{esc(', '.join(sites[:3]))}</span></td><td>{n}</td><td></td>"
                     f"<td>{_ms(s)}</td></tr>" for name, n, sites, s in grouped(mine))
-        return (f"<table style='font-size:12px'><tr><th>function</th><th>misses (compiles)</th>"
+        # a miss traced inside another traced function compiled nothing of its own, so the
+        # column counts cache misses, not compiles
+        return (f"<table style='font-size:12px'><tr><th>function</th><th>cache misses</th>"
                 f"<th>cache hits</th><th>compile ms</th></tr>{rows}</table>")
 
     def _figure(self):
