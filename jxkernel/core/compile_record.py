@@ -126,6 +126,9 @@ class CompileEvent:
     # .lower's line, whose trace a later call compiled, as JAX's log names it ("file:line:col
     # (qualname)", "" inside make_jaxpr's trace); JAX logs the miss there
     traced_at: str | None = None
+    # its tracing miss and the trace's time were logged when that trace was made (eval_shape,
+    # `.trace`, `.lower`: trace_missed), as JAX logs them there; its compile logs the rest
+    logged_at_trace: bool = False
 
     def __post_init__(self):
         if self.origin is None:
@@ -245,13 +248,8 @@ def record(event: CompileEvent, counted_as=None) -> CompileEvent:
             del _events[: len(_events) - MAX_EVENTS]
         subscribers = list(_subscribers)
     _log_phases(event)
-    # as JAX's: the misses of its own functions (and of eager operations) are not the user's
-    if config.jax_explain_cache_misses and _explainer is not None and event.origin == USER:
-        try:
-            _logger.warning(_explainer.explain_miss(
-                event, call_site if event.traced_at is None else event.traced_at))
-        except Exception as e:
-            _explainer_failed("writing the cache-miss log", e)
+    if not event.logged_at_trace:
+        _log_miss(event, call_site if event.traced_at is None else event.traced_at)
     # the persistent cache's lines of this compile, held back to come after the miss, as in
     # JAX (xla/disk_cache.py, cache_lines_held)
     log_cache_lines = getattr(event.phases, "log_cache_lines", None)
@@ -263,6 +261,16 @@ def record(event: CompileEvent, counted_as=None) -> CompileEvent:
         except Exception as e:             # a broken subscriber must not break compiling
             print(f"jxkernel: compile-event subscriber {callback!r} raised {e!r}", file=sys.stderr)
     return event
+
+
+def _log_miss(event: CompileEvent, site) -> None:
+    """jax_explain_cache_misses's message for `event`, logged at `site`; as JAX's, none for a
+    miss of its own functions or of an eager operation (not the user's)."""
+    if config.jax_explain_cache_misses and _explainer is not None and event.origin == USER:
+        try:
+            _logger.warning(_explainer.explain_miss(event, site))
+        except Exception as e:
+            _explainer_failed("writing the cache-miss log", e)
 
 
 def _log_phases(event: CompileEvent) -> None:
@@ -287,9 +295,8 @@ def _phase_lines(event: CompileEvent) -> list:
     phases = event.phases
     seconds = (lambda s: f"{s or 0.0:.9f}") if phases is not None else (lambda s: "?")
     lines = []
-    if event.miss and getattr(phases, "trace_s", 0):   # traced anew, here (JAX logs each trace)
-        lines.append(f"Finished tracing {event.function} for jit in "
-                     f"{seconds(getattr(phases, 'trace_s', 0))} sec")
+    if event.miss and getattr(phases, "trace_s", 0) and not event.logged_at_trace:
+        lines.append(_traced_line(event, seconds))   # traced anew, here (JAX logs each trace)
     if not event.compiled:                        # inlined into another program
         return lines
     lines += [f"Compiling {name} with global shapes and types "
@@ -301,6 +308,11 @@ def _phase_lines(event: CompileEvent) -> list:
               + (f" ({event.cache} cache)" if getattr(phases, "cache", "compiled")
                  not in ("compiled", None) else "")]
     return lines
+
+
+def _traced_line(event: CompileEvent, seconds) -> str:
+    return (f"Finished tracing {event.function} for jit in "
+            f"{seconds(getattr(event.phases, 'trace_s', 0))} sec")
 
 
 # call sites a never-seen function was traced at (JAX's
@@ -584,11 +596,15 @@ def install_explainer(explainer) -> None:
 
 
 def compiled(miss: Miss, phases, backend: str, traced: bool = True,
-             traced_at=None) -> CompileEvent:
+             traced_at=None, event: CompileEvent | None = None) -> CompileEvent:
     """Log the compilation of a jit cache miss, with why it happened (`traced`: False where
     it reused the function's trace under a transformation: no tracing miss; `traced_at`: the
     user's line of the earlier trace it compiles, eval_shape's or .lower's, None: this call's;
-    jit/primitive.traced_at)."""
+    jit/primitive.traced_at). `event`: that earlier trace's, explained and its miss logged
+    when it was made (trace_missed): recorded now with this compile's phases."""
+    if event is not None and traced:
+        return record(dataclasses.replace(event, phases=phases, backend=backend,
+                                          timestamp=time.time()), counted_as=miss.history)
     if _explainer is not None:
         try:
             event = _explainer.compiled(miss, phases, backend, traced, traced_at)
@@ -601,6 +617,27 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True,
     # a failed explainer, or while jxkernel/__init__.py loads, before the explainer is in: pmap's plain reason
     return record_compiled(miss.jitted._name, _plain_signature(miss), phases, backend,
                            key=miss.jitted)
+
+
+def trace_missed(miss: Miss, phases, backend: str, traced_at) -> CompileEvent | None:
+    """A jitted function's trace made now at `traced_at` (the user's line: eval_shape's,
+    `.trace`'s, `.lower`'s), compiled later if at all: the event its compile will record
+    (`compiled(..., event=...)`), explained now against what was traced before (its signature
+    joins them, as JAX's tracing cache holds it), and its miss and trace logged now, where JAX
+    logs them; None without an explainer, or inside `unlogged()`."""
+    if _explainer is None or not logged():
+        return None
+    try:
+        event = _explainer.compiled(miss, phases, backend, True, traced_at)
+    except Exception as e:
+        _explainer_failed("explaining a trace", e)
+        return None
+    event = dataclasses.replace(event, call_site=None, logged_at_trace=True)
+    level = logging.WARNING if config.jax_log_compiles else logging.DEBUG
+    _log_miss(event, traced_at)
+    if event.miss and getattr(phases, "trace_s", 0) and _logger.isEnabledFor(level):
+        _logger.log(level, "%s", _traced_line(event, lambda s: f"{s or 0.0:.9f}"))
+    return event
 
 
 def traced_under_transformation(miss: Miss, seen: list, under_vmap: bool = False) -> tuple:
