@@ -338,13 +338,15 @@ SAME_SITE_HINT = ["  but seen another function defined on the same line; maybe t
                   "  being re-defined repeatedly, preventing caching?"]
 
 
-def log_trace_miss(function: str, source: str, call_site: str, difference: str = "") -> None:
+def log_trace_miss(function: str, source: str, call_site: str, difference: str = "",
+                   fun_id: int | None = None) -> None:
     """With jax_explain_cache_misses on, log a trace of the user's function that compiles
     nothing of its own, in JAX's words: jax.checkpoint traces its function, and JAX logs each
     trace it makes of it and of what it derives (its JVP, its transpose), which are traces of
     new function objects ("never seen function") to JAX. Not a CompileEvent: the notebook's
     notes tell compiles, and these compile nothing. `difference` is JAX's explanation against
-    the nearest earlier trace of the same function, "" where there is none.
+    the nearest earlier trace of the same function, "" where there is none; `fun_id`, the id
+    of the function object traced, which JAX writes after a function never seen (" id=140...").
 
         >>> log_trace_miss("layer", "<cell>:1", "<cell>:3 (f)")   # logged, when the flag is on
     """
@@ -356,7 +358,8 @@ def log_trace_miss(function: str, source: str, call_site: str, difference: str =
                   "  all previously seen cache keys differ. For the closest previous key:",
                   f"  {difference}"]
     else:
-        lines += ["  never seen function:", f"    {function} defined at {source}"]
+        ident = "" if fun_id is None else f" id={fun_id}"
+        lines += ["  never seen function:", f"    {function}{ident} defined at {source}"]
         if seen_miss_site(call_site):
             lines += SAME_SITE_HINT
     _logger.warning("\n".join(lines))

@@ -429,7 +429,7 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
                                          "nothing compiled of its own)"]
     fresh = [c for c in event.changes if c.kind in ("fresh_jit", "fresh_body")]
     if event.reason == "first call":            # as JAX: a function object not traced before
-        lines += ["  never seen function:", f"    {function}{defined}"]
+        lines += ["  never seen function:", f"    {function}{_id_text(event)}{defined}"]
         if event.same_site or fresh:        # JAX's guess from the call site, in its words
             lines += _record.SAME_SITE_HINT
         if fresh:                           # and what jxkernel knows: the code is the same
@@ -453,6 +453,16 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
         # message's last line, its last type's
         told[typed[-1]] += WEAK_TYPES_DOC
     return "\n".join(lines + told + inlined)
+
+
+def _id_text(event: CompileEvent) -> str:
+    """JAX's " id=140..." after a function never seen: the id of the function object traced
+    (the one given to jit, a body's own), which tells a learner whether two such misses are of
+    one object (its caches were cleared) or of two (a function defined anew); "" where the
+    function is gone."""
+    key = event.key
+    fun = getattr(key, "_fun", key)
+    return "" if fun is None else f" id={id(fun)}"
 
 
 WEAK_TYPES_DOC = "https://docs.jax.dev/en/latest/type_promotion.html#weak-types"
