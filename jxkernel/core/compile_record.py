@@ -42,6 +42,7 @@ EAGER = "eager"               # one operation run outside jit, compiled for its 
                               # and params: a primitive, an eager shard_map's equation, a jit
                               # that vmap or grad rewrote
 ORIGINS = (USER, INTERNAL, EAGER)
+EAGER_SUFFIX = " (eager)"     # an eager operation's event: "sin (eager)" (xla/dispatch.py)
 
 
 def origin_of(source: str | None, made_by_user: bool = False) -> str:
@@ -290,13 +291,18 @@ def _log_phases(event: CompileEvent) -> None:
 
 
 def _phase_lines(event: CompileEvent) -> list:
-    # a pmap's or shard_map's event is named with its wrapper already ("pmap(f)")
-    name = event.function if event.function.endswith(")") else f"jit({event.function})"
+    # a pmap's or shard_map's event is named with its wrapper already ("pmap(f)"); an eager
+    # operation's program is a jit to JAX: "Compiling jit(multiply)", "Finished tracing
+    # multiply for jit" (its event is "multiply (eager)": xla/dispatch.py)
+    function = event.function[:-len(EAGER_SUFFIX)] if event.origin == EAGER and \
+        event.function.endswith(EAGER_SUFFIX) else event.function
+    name = function if function.endswith(")") else f"jit({function})"
     phases = event.phases
     seconds = (lambda s: f"{s or 0.0:.9f}") if phases is not None else (lambda s: "?")
     lines = []
     if event.miss and getattr(phases, "trace_s", 0) and not event.logged_at_trace:
-        lines.append(_traced_line(event, seconds))   # traced anew, here (JAX logs each trace)
+        lines.append(_traced_line(event, seconds, function))   # traced anew, here (JAX
+                                                               # logs each trace)
     if not event.compiled:                        # inlined into another program
         return lines
     lines += [f"Compiling {name} with global shapes and types "
@@ -310,8 +316,8 @@ def _phase_lines(event: CompileEvent) -> list:
     return lines
 
 
-def _traced_line(event: CompileEvent, seconds) -> str:
-    return (f"Finished tracing {event.function} for jit in "
+def _traced_line(event: CompileEvent, seconds, function=None) -> str:
+    return (f"Finished tracing {function or event.function} for jit in "
             f"{seconds(getattr(event.phases, 'trace_s', 0))} sec")
 
 
