@@ -130,6 +130,9 @@ class CompileEvent:
     # its tracing miss and the trace's time were logged when that trace was made (eval_shape,
     # `.trace`, `.lower`: trace_missed), as JAX logs them there; its compile logs the rest
     logged_at_trace: bool = False
+    # and its lowering's lines ("Compiling jit(f) ...", the MLIR conversion) at `.lower()`,
+    # as JAX logs them there (log_lowering); its compile logs XLA's line only
+    logged_at_lowering: bool = False
 
     def __post_init__(self):
         if self.origin is None:
@@ -248,14 +251,11 @@ def record(event: CompileEvent, counted_as=None) -> CompileEvent:
         if len(_events) > MAX_EVENTS:
             del _events[: len(_events) - MAX_EVENTS]
         subscribers = list(_subscribers)
-    _log_phases(event)
+    # in JAX's order: the tracing miss, then the trace's and the compile's lines, the
+    # persistent cache's (held back by xla/disk_cache.py's cache_lines_held) before the last
     if not event.logged_at_trace:
         _log_miss(event, call_site if event.traced_at is None else event.traced_at)
-    # the persistent cache's lines of this compile, held back to come after the miss, as in
-    # JAX (xla/disk_cache.py, cache_lines_held)
-    log_cache_lines = getattr(event.phases, "log_cache_lines", None)
-    if log_cache_lines is not None:
-        log_cache_lines()
+    _log_phases(event, getattr(event.phases, "log_cache_lines", None))
     for callback in subscribers:
         try:
             callback(event)
@@ -274,20 +274,27 @@ def _log_miss(event: CompileEvent, site) -> None:
             _explainer_failed("writing the cache-miss log", e)
 
 
-def _log_phases(event: CompileEvent) -> None:
+def _log_phases(event: CompileEvent, log_cache_lines=None) -> None:
     """JAX's lines for a compile, in JAX's words (dispatch.log_elapsed_time, pxla's
     "Compiling ..."): at WARNING with `jax_log_compiles` on, else DEBUG, as JAX logs them.
     The "Compiling" line also says why (the reason the notebook's notes give). Through
     logging: with no handler set, Python's last resort prints WARNINGs on stderr.
+    `log_cache_lines` logs the persistent cache's lines, which JAX logs as XLA compiles:
+    before "Finished XLA compilation".
 
         >>> e = CompileEvent("f", "a.py:1", (("x", "f32[3]"),), "first call", None, "cpu")
         >>> _phase_lines(e)[0]
         'Compiling jit(f) with global shapes and types (x: f32[3]) because first call'
     """
     level = logging.WARNING if config.jax_log_compiles else logging.DEBUG
-    if _logger.isEnabledFor(level):
-        for line in _phase_lines(event):
-            _logger.log(level, "%s", line)
+    lines = _phase_lines(event) if _logger.isEnabledFor(level) else []
+    last = lines.pop() if lines and event.compiled else None     # "Finished XLA compilation"
+    for line in lines:
+        _logger.log(level, "%s", line)
+    if log_cache_lines is not None:
+        log_cache_lines()
+    if last is not None:
+        _logger.log(level, "%s", last)
 
 
 def _phase_lines(event: CompileEvent) -> list:
@@ -305,11 +312,12 @@ def _phase_lines(event: CompileEvent) -> list:
                                                                # logs each trace)
     if not event.compiled:                        # inlined into another program
         return lines
-    lines += [f"Compiling {name} with global shapes and types "
-              f"({signature_text(event.signature)}) because {event.reason}",
-              f"Finished jaxpr to MLIR module conversion {name} in "
-              f"{seconds(getattr(phases, 'lower_s', 0))} sec",
-              f"Finished XLA compilation of {name} in "
+    if not event.logged_at_lowering:
+        lines += [f"Compiling {name} with global shapes and types "
+                  f"({signature_text(event.signature)}) because {event.reason}",
+                  f"Finished jaxpr to MLIR module conversion {name} in "
+                  f"{seconds(getattr(phases, 'lower_s', 0))} sec"]
+    lines += [f"Finished XLA compilation of {name} in "
               f"{seconds(getattr(phases, 'compile_s', 0))} sec"
               + (f" ({event.cache} cache)" if getattr(phases, "cache", "compiled")
                  not in ("compiled", None) else "")]
@@ -646,6 +654,19 @@ def trace_missed(miss: Miss, phases, backend: str, traced_at) -> CompileEvent | 
     _log_miss(event, traced_at)
     if event.miss and getattr(phases, "trace_s", 0) and _logger.isEnabledFor(level):
         _logger.log(level, "%s", _traced_line(event, lambda s: f"{s or 0.0:.9f}"))
+    return event
+
+
+def log_lowering(event: CompileEvent) -> CompileEvent:
+    """`event` (trace_missed's) lowered now, at `.lower()`: its "Compiling jit(f) ..." and
+    MLIR conversion lines logged here, as JAX logs them (its phases hold the lowering's
+    seconds); the event its compile records then, which logs XLA's line only."""
+    event = dataclasses.replace(event, logged_at_lowering=True)
+    level = logging.WARNING if config.jax_log_compiles else logging.DEBUG
+    if _logger.isEnabledFor(level):
+        for line in _phase_lines(dataclasses.replace(event, logged_at_lowering=False,
+                                                     logged_at_trace=True))[:-1]:
+            _logger.log(level, "%s", line)
     return event
 
 

@@ -7,6 +7,7 @@ jxkernel's own: indented lines under JAX's (a difference's `fix:` and its code).
 import json
 import logging
 import re
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -20,37 +21,52 @@ RECORDED = json.loads((Path(__file__).parents[1] / "data" /
 ID = re.compile(r" id=(\d+)")
 
 
+SECONDS = re.compile(r"in \d+(\.\d+)?(e-?\d+)? sec")
+
+
 class Steps(logging.Handler):
+    """Per step, the misses logged, and the lines jax_log_compiles adds (the seconds "<s>")."""
+
     def __init__(self):
         super().__init__(logging.WARNING)
-        self.steps = []
+        self.steps, self.lines = [], []
 
     def emit(self, record):
         text = record.getMessage()
-        if text and self.steps:
+        if text.startswith("TRACING CACHE MISS"):
             self.steps[-1][1].append(text.replace(cases.__file__, "<cases>"))
+        elif text:
+            self.lines[-1][1].append(SECONDS.sub("in <s> sec", text))
+
+    def step(self, label):
+        self.steps.append([label, []])
+        self.lines.append([label, []])
 
 
 _LOGGED: dict = {}
 
 
-def logged(name):
-    """[[step label, [message, ...]], ...] of case `name` run under jxkernel, once per process
-    (run again, its call sites would have traced a function already: JAX's "re-defined" hint)."""
+def logged(name, lines=False):
+    """[[step label, [message, ...]], ...] of case `name` run under jxkernel (`lines`: the
+    jax_log_compiles lines instead), once per process (run again, its call sites would have
+    traced a function already: JAX's "re-defined" hint)."""
     if name not in _LOGGED:
         _LOGGED[name] = _run(name)
-    return _LOGGED[name]
+    return _LOGGED[name][lines]
 
 
 def _run(name):
     handler, logger = Steps(), logging.getLogger("jxkernel.compile_log")
     logger.addHandler(handler)
-    try:
-        with jxkernel.config.override("jax_explain_cache_misses", True):
-            cases.run(jxkernel, name, lambda label: handler.steps.append([label, []]))
+    try:   # (a cache folder of its own: no program found on disk, "(disk cache)")
+        with tempfile.TemporaryDirectory() as folder, \
+                jxkernel.config.override("jax_compilation_cache_dir", folder), \
+                jxkernel.config.override("jax_explain_cache_misses", True), \
+                jxkernel.config.override("jax_log_compiles", True):
+            cases.run(jxkernel, name, handler.step)
     finally:
         logger.removeHandler(handler)
-    return handler.steps
+    return handler.steps, handler.lines
 
 
 def as_jax(ours: str, theirs: str) -> bool:
@@ -73,6 +89,29 @@ def test_each_step_logs_what_jax_logs(name):
 
 def test_every_case_recorded():
     assert sorted(RECORDED) == sorted(cases.CASES)
+
+
+# JAX logs "Finished tracing f for jit" again where a new jit object of f finds eval_shape's
+# trace in its tracing cache (it times the lookup, no miss logged): jxkernel, which traces
+# nothing there, logs no such line (the step named)
+NO_SECOND_TRACING_LINE = {"eval_shape_then_call": "call"}
+
+
+@pytest.mark.parametrize("name", sorted(cases.CASES))
+def test_each_step_logs_jaxs_compile_lines(name):
+    """jax_log_compiles's lines at each step, as JAX logs them: "Finished tracing f for jit"
+    where it traces (eval_shape, .trace, .lower), "Compiling jit(f) with global shapes and
+    types" and the MLIR conversion where it lowers (`.lower()`), XLA's compilation where it
+    compiles; jxkernel's "Compiling" line writes the types its way and says why."""
+    head = lambda line: line.partition(" with global shapes and types")[0]   # noqa: E731
+    ours, theirs = logged(name, lines=True), RECORDED[name]["log_compiles"]
+    if name in NO_SECOND_TRACING_LINE:        # JAX's line at that step, which jxkernel lacks
+        label = NO_SECOND_TRACING_LINE[name]
+        theirs = [[step, lines[1:] if step == label else lines] for step, lines in theirs]
+        assert [s for s, lines in RECORDED[name]["log_compiles"] if s == label and
+                lines[0].startswith("Finished tracing ")] == [label]
+    assert [[label, list(map(head, lines))] for label, lines in ours] == \
+        [[label, list(map(head, lines))] for label, lines in theirs]
 
 
 @pytest.mark.parametrize("name", sorted(cases.CASES))

@@ -264,6 +264,16 @@ def told(trace) -> tuple:
         (untold(trace[0]), traced_at(trace[0]), trace_event(trace[0]))
 
 
+def lowered_now(jaxpr, lower_s: float) -> None:
+    """A stage's trace of `jaxpr` lowered by `.lower()` before anything compiled it: its
+    lowering logged now, as JAX logs it (compile_record.log_lowering), once."""
+    origin = _origins.get(jaxpr)
+    if origin is not None and origin.event is not None and not origin.told and \
+            not origin.event.logged_at_lowering:
+        origin.event = compile_record.log_lowering(dataclasses.replace(
+            origin.event, phases=Phases(origin.event.phases.trace_s, lower_s)))
+
+
 def trace_event(jaxpr):
     """The event a stage's trace of `jaxpr` made (eval_shape's, `.trace`'s, `.lower`'s: its
     miss logged then), which the first compile of it records; else None."""

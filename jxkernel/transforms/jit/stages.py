@@ -38,7 +38,8 @@ from .high import is_high_trace
 from .args import abstract_leaf_aval, flat_pinned, leaf_aval, result_paths, token_carriers
 from .cache import NOWHERE, compiled_trace, sibling_trace, stage_key
 from .pinned import one_device_given, program_placement
-from .primitive import any_sharded, trace_event, traced_at, traced_under, untold
+from .primitive import (any_sharded, lowered_now, trace_event, traced_at, traced_under,
+                        untold)
 
 # Options passed to XLA's compiler by name (JAX's `Lowered.compile(compiler_options=...)`).
 CompilerOptions = dict[str, typing.Union[str, bool]]
@@ -473,6 +474,9 @@ class Lowered(_Stage):
             self._module = lower_jit(traced.jitted, traced.jaxpr, traced.out_tree, device,
                                      traced.donated, platforms, arg_names=traced.arg_names,
                                      one_device=one_device_given(traced), rules=rules)
+            if platforms is None and rules is None and traced._shared_jaxpr is not None:
+                # the call's program lowered: JAX logs "Compiling jit(f)" here, not later
+                lowered_now(traced._shared_jaxpr, getattr(self._module, "lower_s", 0.0))
         self._module_text = self._module.text
 
     @property
