@@ -122,3 +122,18 @@ def test_the_ids_name_one_function_where_jaxs_do(name):
            for found in ID.findall(text)]
     assert [i for i, found in enumerate(ids) if found == ids[0]] == RECORDED[name]["same_ids"]
 
+
+
+def test_a_first_compile_after_eval_shape_or_lower_is_no_recompile():
+    """What eval_shape or .lower traced joins what later compiles are explained against (as
+    JAX's tracing cache holds it), but compiled nothing: under the recompile guard the first
+    compile is allowed, and a second one refused."""
+    x3, x4 = cases.X3, cases.X4
+    shaped, lowered = jxkernel.jit(lambda x: x * 7), jxkernel.jit(lambda x: x + 7)
+    jxkernel.eval_shape(shaped, x3)
+    lowered.lower(x3)
+    with jxkernel.no_recompile():
+        shaped(x3)                  # the trace eval_shape made, compiled now: a first compile
+        lowered(x4)                 # another shape than .lower's: a first compile too
+        with pytest.raises(jxkernel.errors.RecompileError):
+            shaped(x4)
