@@ -103,7 +103,8 @@ def _traced(fun, static, nargs, in_tree, leaves):
     if user is not None and config.jax_explain_cache_misses:
         log_trace_miss(user.function, f"{user.file}:{user.line}", traced_call_site(2),
                        trace_difference(per_fun, key, lambda: _leaf_names(fun, static, nargs,
-                                                                          in_tree, leaves)))
+                                                                          in_tree, leaves)),
+                       fun_id=id(fun))
     flat, out_tree = flatten_fun(lambda *dyn: fun(*merge_static(static, dyn, nargs)), in_tree)
     closed = trace_to_jaxpr(flat, list(avals), None, "lift")
     jaxpr, consts = convert_constvars_to_invars(closed)
@@ -165,8 +166,8 @@ def _derive(parent, child, step, traced: bool, call_site=None) -> None:
     mine = dataclasses.replace(lineage, call_site=call_site, steps=lineage.steps + (step,))
     _lineage[child] = mine
     key = (mine.trace, mine.steps)
-    if traced and key not in _derived:
-        log_trace_miss(mine.function, mine.source, call_site)
+    if traced and key not in _derived:     # (a function object of its own to JAX: its id)
+        log_trace_miss(mine.function, mine.source, call_site, fun_id=id(child))
     _derived[key] = True
 
 

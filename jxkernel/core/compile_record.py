@@ -42,6 +42,7 @@ EAGER = "eager"               # one operation run outside jit, compiled for its 
                               # and params: a primitive, an eager shard_map's equation, a jit
                               # that vmap or grad rewrote
 ORIGINS = (USER, INTERNAL, EAGER)
+EAGER_SUFFIX = " (eager)"     # an eager operation's event: "sin (eager)" (xla/dispatch.py)
 
 
 def origin_of(source: str | None, made_by_user: bool = False) -> str:
@@ -126,6 +127,12 @@ class CompileEvent:
     # .lower's line, whose trace a later call compiled, as JAX's log names it ("file:line:col
     # (qualname)", "" inside make_jaxpr's trace); JAX logs the miss there
     traced_at: str | None = None
+    # its tracing miss and the trace's time were logged when that trace was made (eval_shape,
+    # `.trace`, `.lower`: trace_missed), as JAX logs them there; its compile logs the rest
+    logged_at_trace: bool = False
+    # and its lowering's lines ("Compiling jit(f) ...", the MLIR conversion) at `.lower()`,
+    # as JAX logs them there (log_lowering); its compile logs XLA's line only
+    logged_at_lowering: bool = False
 
     def __post_init__(self):
         if self.origin is None:
@@ -244,19 +251,11 @@ def record(event: CompileEvent, counted_as=None) -> CompileEvent:
         if len(_events) > MAX_EVENTS:
             del _events[: len(_events) - MAX_EVENTS]
         subscribers = list(_subscribers)
-    _log_phases(event)
-    # as JAX's: the misses of its own functions (and of eager operations) are not the user's
-    if config.jax_explain_cache_misses and _explainer is not None and event.origin == USER:
-        try:
-            _logger.warning(_explainer.explain_miss(
-                event, call_site if event.traced_at is None else event.traced_at))
-        except Exception as e:
-            _explainer_failed("writing the cache-miss log", e)
-    # the persistent cache's lines of this compile, held back to come after the miss, as in
-    # JAX (xla/disk_cache.py, cache_lines_held)
-    log_cache_lines = getattr(event.phases, "log_cache_lines", None)
-    if log_cache_lines is not None:
-        log_cache_lines()
+    # in JAX's order: the tracing miss, then the trace's and the compile's lines, the
+    # persistent cache's (held back by xla/disk_cache.py's cache_lines_held) before the last
+    if not event.logged_at_trace:
+        _log_miss(event, call_site if event.traced_at is None else event.traced_at)
+    _log_phases(event, getattr(event.phases, "log_cache_lines", None))
     for callback in subscribers:
         try:
             callback(event)
@@ -265,42 +264,69 @@ def record(event: CompileEvent, counted_as=None) -> CompileEvent:
     return event
 
 
-def _log_phases(event: CompileEvent) -> None:
+def _log_miss(event: CompileEvent, site) -> None:
+    """jax_explain_cache_misses's message for `event`, logged at `site`; as JAX's, none for a
+    miss of its own functions or of an eager operation (not the user's)."""
+    if config.jax_explain_cache_misses and _explainer is not None and event.origin == USER:
+        try:
+            _logger.warning(_explainer.explain_miss(event, site))
+        except Exception as e:
+            _explainer_failed("writing the cache-miss log", e)
+
+
+def _log_phases(event: CompileEvent, log_cache_lines=None) -> None:
     """JAX's lines for a compile, in JAX's words (dispatch.log_elapsed_time, pxla's
     "Compiling ..."): at WARNING with `jax_log_compiles` on, else DEBUG, as JAX logs them.
     The "Compiling" line also says why (the reason the notebook's notes give). Through
     logging: with no handler set, Python's last resort prints WARNINGs on stderr.
+    `log_cache_lines` logs the persistent cache's lines, which JAX logs as XLA compiles:
+    before "Finished XLA compilation".
 
         >>> e = CompileEvent("f", "a.py:1", (("x", "f32[3]"),), "first call", None, "cpu")
         >>> _phase_lines(e)[0]
         'Compiling jit(f) with global shapes and types (x: f32[3]) because first call'
     """
     level = logging.WARNING if config.jax_log_compiles else logging.DEBUG
-    if _logger.isEnabledFor(level):
-        for line in _phase_lines(event):
-            _logger.log(level, "%s", line)
+    lines = _phase_lines(event) if _logger.isEnabledFor(level) else []
+    last = lines.pop() if lines and event.compiled else None     # "Finished XLA compilation"
+    for line in lines:
+        _logger.log(level, "%s", line)
+    if log_cache_lines is not None:
+        log_cache_lines()
+    if last is not None:
+        _logger.log(level, "%s", last)
 
 
 def _phase_lines(event: CompileEvent) -> list:
-    # a pmap's or shard_map's event is named with its wrapper already ("pmap(f)")
-    name = event.function if event.function.endswith(")") else f"jit({event.function})"
+    # a pmap's or shard_map's event is named with its wrapper already ("pmap(f)"); an eager
+    # operation's program is a jit to JAX: "Compiling jit(multiply)", "Finished tracing
+    # multiply for jit" (its event is "multiply (eager)": xla/dispatch.py)
+    function = event.function[:-len(EAGER_SUFFIX)] if event.origin == EAGER and \
+        event.function.endswith(EAGER_SUFFIX) else event.function
+    name = function if function.endswith(")") else f"jit({function})"
     phases = event.phases
     seconds = (lambda s: f"{s or 0.0:.9f}") if phases is not None else (lambda s: "?")
     lines = []
-    if event.miss and getattr(phases, "trace_s", 0):   # traced anew, here (JAX logs each trace)
-        lines.append(f"Finished tracing {event.function} for jit in "
-                     f"{seconds(getattr(phases, 'trace_s', 0))} sec")
+    if event.miss and getattr(phases, "trace_s", 0) and not event.logged_at_trace:
+        lines.append(_traced_line(event, seconds, function))   # traced anew, here (JAX
+                                                               # logs each trace)
     if not event.compiled:                        # inlined into another program
         return lines
-    lines += [f"Compiling {name} with global shapes and types "
-              f"({signature_text(event.signature)}) because {event.reason}",
-              f"Finished jaxpr to MLIR module conversion {name} in "
-              f"{seconds(getattr(phases, 'lower_s', 0))} sec",
-              f"Finished XLA compilation of {name} in "
+    if not event.logged_at_lowering:
+        lines += [f"Compiling {name} with global shapes and types "
+                  f"({signature_text(event.signature)}) because {event.reason}",
+                  f"Finished jaxpr to MLIR module conversion {name} in "
+                  f"{seconds(getattr(phases, 'lower_s', 0))} sec"]
+    lines += [f"Finished XLA compilation of {name} in "
               f"{seconds(getattr(phases, 'compile_s', 0))} sec"
               + (f" ({event.cache} cache)" if getattr(phases, "cache", "compiled")
                  not in ("compiled", None) else "")]
     return lines
+
+
+def _traced_line(event: CompileEvent, seconds, function=None) -> str:
+    return (f"Finished tracing {function or event.function} for jit in "
+            f"{seconds(getattr(event.phases, 'trace_s', 0))} sec")
 
 
 # call sites a never-seen function was traced at (JAX's
@@ -326,13 +352,15 @@ SAME_SITE_HINT = ["  but seen another function defined on the same line; maybe t
                   "  being re-defined repeatedly, preventing caching?"]
 
 
-def log_trace_miss(function: str, source: str, call_site: str, difference: str = "") -> None:
+def log_trace_miss(function: str, source: str, call_site: str, difference: str = "",
+                   fun_id: int | None = None) -> None:
     """With jax_explain_cache_misses on, log a trace of the user's function that compiles
     nothing of its own, in JAX's words: jax.checkpoint traces its function, and JAX logs each
     trace it makes of it and of what it derives (its JVP, its transpose), which are traces of
     new function objects ("never seen function") to JAX. Not a CompileEvent: the notebook's
     notes tell compiles, and these compile nothing. `difference` is JAX's explanation against
-    the nearest earlier trace of the same function, "" where there is none.
+    the nearest earlier trace of the same function, "" where there is none; `fun_id`, the id
+    of the function object traced, which JAX writes after a function never seen (" id=140...").
 
         >>> log_trace_miss("layer", "<cell>:1", "<cell>:3 (f)")   # logged, when the flag is on
     """
@@ -344,7 +372,8 @@ def log_trace_miss(function: str, source: str, call_site: str, difference: str =
                   "  all previously seen cache keys differ. For the closest previous key:",
                   f"  {difference}"]
     else:
-        lines += ["  never seen function:", f"    {function} defined at {source}"]
+        ident = "" if fun_id is None else f" id={fun_id}"
+        lines += ["  never seen function:", f"    {function}{ident} defined at {source}"]
         if seen_miss_site(call_site):
             lines += SAME_SITE_HINT
     _logger.warning("\n".join(lines))
@@ -584,11 +613,15 @@ def install_explainer(explainer) -> None:
 
 
 def compiled(miss: Miss, phases, backend: str, traced: bool = True,
-             traced_at=None) -> CompileEvent:
+             traced_at=None, event: CompileEvent | None = None) -> CompileEvent:
     """Log the compilation of a jit cache miss, with why it happened (`traced`: False where
     it reused the function's trace under a transformation: no tracing miss; `traced_at`: the
     user's line of the earlier trace it compiles, eval_shape's or .lower's, None: this call's;
-    jit/primitive.traced_at)."""
+    jit/primitive.traced_at). `event`: that earlier trace's, explained and its miss logged
+    when it was made (trace_missed): recorded now with this compile's phases."""
+    if event is not None and traced:
+        return record(dataclasses.replace(event, phases=phases, backend=backend,
+                                          timestamp=time.time()), counted_as=miss.history)
     if _explainer is not None:
         try:
             event = _explainer.compiled(miss, phases, backend, traced, traced_at)
@@ -601,6 +634,40 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True,
     # a failed explainer, or while jxkernel/__init__.py loads, before the explainer is in: pmap's plain reason
     return record_compiled(miss.jitted._name, _plain_signature(miss), phases, backend,
                            key=miss.jitted)
+
+
+def trace_missed(miss: Miss, phases, backend: str, traced_at) -> CompileEvent | None:
+    """A jitted function's trace made now at `traced_at` (the user's line: eval_shape's,
+    `.trace`'s, `.lower`'s), compiled later if at all: the event its compile will record
+    (`compiled(..., event=...)`), explained now against what was traced before (its signature
+    joins them, as JAX's tracing cache holds it), and its miss and trace logged now, where JAX
+    logs them; None without an explainer, or inside `unlogged()`."""
+    if _explainer is None or not logged():
+        return None
+    try:
+        event = _explainer.compiled(miss, phases, backend, True, traced_at)
+    except Exception as e:
+        _explainer_failed("explaining a trace", e)
+        return None
+    event = dataclasses.replace(event, call_site=None, logged_at_trace=True)
+    level = logging.WARNING if config.jax_log_compiles else logging.DEBUG
+    _log_miss(event, traced_at)
+    if event.miss and getattr(phases, "trace_s", 0) and _logger.isEnabledFor(level):
+        _logger.log(level, "%s", _traced_line(event, lambda s: f"{s or 0.0:.9f}"))
+    return event
+
+
+def log_lowering(event: CompileEvent) -> CompileEvent:
+    """`event` (trace_missed's) lowered now, at `.lower()`: its "Compiling jit(f) ..." and
+    MLIR conversion lines logged here, as JAX logs them (its phases hold the lowering's
+    seconds); the event its compile records then, which logs XLA's line only."""
+    event = dataclasses.replace(event, logged_at_lowering=True)
+    level = logging.WARNING if config.jax_log_compiles else logging.DEBUG
+    if _logger.isEnabledFor(level):
+        for line in _phase_lines(dataclasses.replace(event, logged_at_lowering=False,
+                                                     logged_at_trace=True))[:-1]:
+            _logger.log(level, "%s", line)
+    return event
 
 
 def traced_under_transformation(miss: Miss, seen: list, under_vmap: bool = False) -> tuple:

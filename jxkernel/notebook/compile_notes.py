@@ -57,11 +57,31 @@ def where(event) -> str:
 def change_line(event) -> str:
     """What changed, in one line: the first change and its fix in brief, else the reason."""
     if not event.changes:
-        return event.reason
+        return _traced_as_new(event) or event.reason
     first = event.changes[0]
     more = f" (and {len(event.changes) - 1} more)" if len(event.changes) > 1 else ""
     fix = fix_in_brief(first.fix)
     return f"{first}{more}" + (f" · fix: {fix}" if fix else "")
+
+
+def _traced_as_new(event) -> str | None:
+    """Why a function that compiled before compiled as a function never seen (JAX's log says
+    "never seen function" for it too): its caches were cleared since (jax.clear_caches() or
+    its .clear_cache(): JAX's log names the same id again), or a trace of it made before its
+    other compiles (eval_shape's, `.trace`'s, `.lower`'s: its miss logged there) compiled
+    now; None for any other compile.
+
+        >>> e = compile_record.CompileEvent("f", "a.py:1", (), "first call", None, "cpu", nth=2)
+        >>> print(_traced_as_new(e))
+        its caches were cleared (jax.clear_caches() or its .clear_cache()): traced anew, as a function never seen (JAX's log: "never seen function", the same id)
+    """
+    if event.reason != "first call" or event.changes or event.nth < 2 or not event.miss:
+        return None
+    if event.traced_at is not None:
+        return ("its trace made before (by eval_shape, .trace or .lower, where its miss was "
+                "logged) compiled now")
+    return ("its caches were cleared (jax.clear_caches() or its .clear_cache()): traced anew, "
+            "as a function never seen (JAX's log: \"never seen function\", the same id)")
 
 
 def _details(event) -> str:
@@ -83,6 +103,8 @@ def _details(event) -> str:
         lines.append(explanation_text(event.changes))
     elif event.reason != "first call":
         lines.append(f"what changed: {event.reason}")
+    elif _traced_as_new(event):
+        lines.append(f"why: {_traced_as_new(event)}")
     if not event.compiled:      # a retrace inside another traced function
         lines.append(f"traced for ({compile_record.signature_text(event.signature)}) inside "
                      f"{event.inlined_into}: nothing compiled of its own (it is part of "

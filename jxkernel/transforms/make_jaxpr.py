@@ -169,7 +169,7 @@ def _log_miss(fun, key, traces, jitted, names) -> None:
             [_difference_key(s + NOWHERE) for s in top_level_signatures(jitted)]
         key = _difference_key(key)
     log_trace_miss(user.function, f"{user.file}:{user.line}", traced_call_site(3),
-                   trace_difference(dict.fromkeys(earlier), key, names))
+                   trace_difference(dict.fromkeys(earlier), key, names), fun_id=id(fun))
 
 
 def _difference_key(key) -> tuple:

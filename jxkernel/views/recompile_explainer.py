@@ -415,8 +415,7 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
     """
     if not (_users(event) and event.miss):
         return ""                  # not logged (the filter below drops an empty message)
-    # JAX's summary of the frame: file:line:column (qualified name), no column where it is 0
-    # (SourceInfo.__str__)
+    # JAX's summary of the frame: file:line:column (qualname), no column at 0 (SourceInfo)
     where = "" if call_site is None else f" at {call_site}"
     # a callable JAX knows no file of is named as JAX names it, defined nowhere
     nameless = None if event.source is not None else _nameless(event)
@@ -429,7 +428,9 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
                                          "nothing compiled of its own)"]
     fresh = [c for c in event.changes if c.kind in ("fresh_jit", "fresh_body")]
     if event.reason == "first call":            # as JAX: a function object not traced before
-        lines += ["  never seen function:", f"    {function}{defined}"]
+        fun = getattr(event.key, "_fun", event.key)     # JAX's id of the object traced
+        lines += ["  never seen function:",
+                  f"    {function}{'' if fun is None else f' id={id(fun)}'}{defined}"]
         if event.same_site or fresh:        # JAX's guess from the call site, in its words
             lines += _record.SAME_SITE_HINT
         if fresh:                           # and what jxkernel knows: the code is the same

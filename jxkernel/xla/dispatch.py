@@ -6,6 +6,10 @@ per (primitive, params, input types, device) and run.
 """
 from __future__ import annotations
 
+import os
+import sys
+import time
+
 import numpy as np
 
 from ..core.avals import Token, get_aval
@@ -21,6 +25,7 @@ from ..core.mesh import on_context_mesh
 from ..core.physical import physical_rules
 from ..core.primitive import compiled_impl, impl_rules, lowering_rules, rule
 from ..core.sharding_types import abstract_eval
+from ..core.source_info import PACKAGE_DIR
 from ..core.trace import Tracer, escaped_tracer_error
 from . import client as _client
 from .array import ARRAY_TYPES, Array, host_to_device
@@ -258,18 +263,59 @@ def primitive_jaxpr(prim, avals, params) -> Jaxpr:
     return Jaxpr([], invars, outvars, [Eqn(invars, outvars, prim, params)])
 
 
+# jnp's elementwise functions that JAX 0.10.2 runs as a jit named after themselves (a
+# jnp.ufunc's call, or a jitted function): run eagerly, each compiles a program of that name
+# ("jit_multiply" for `x * y`), where jxkernel's apply their primitive (mul) themselves.
+# Recorded from JAX (reference/make_eager_program_names_reference.py's "jitted") and checked
+# against jxkernel's numpy/ufuncs.py by tests/views/test_eager_program_names.py. Not `power`
+# (JAX applies integer_pow itself) nor `divide` (it calls true_divide).
+JAX_JITTED_UFUNCS = frozenset("""
+    abs absolute acos acosh add allclose angle arccos arccosh arcsin arcsinh arctan arctan2
+    arctanh around asin asinh atan atan2 atanh bitwise_and bitwise_count bitwise_invert
+    bitwise_left_shift bitwise_not bitwise_or bitwise_right_shift bitwise_xor cbrt ceil clip
+    conjugate copysign cos cosh deg2rad divmod equal exp exp2 expm1 fabs float_power floor
+    floor_divide fmax fmin fmod frexp gcd greater greater_equal heaviside hypot i0 imag invert
+    isclose iscomplex isfinite isinf isnan isreal lcm ldexp left_shift less less_equal log
+    log10 log1p log2 logaddexp logaddexp2 logical_and logical_not logical_or logical_xor
+    maximum minimum modf multiply nan_to_num negative nextafter not_equal positive rad2deg
+    real reciprocal remainder right_shift rint round sign signbit sin sinc sinh spacing sqrt
+    square subtract tan tanh true_divide trunc""".split())
+_UFUNCS_FILE = os.path.join(PACKAGE_DIR, "numpy", "ufuncs.py")
+# the bind's own frames, and lax's (a lax function binding its primitive: jnp.square's
+# integer_pow): skipped to reach the function that applied the primitive
+_BINDING = tuple(PACKAGE_DIR + d + os.sep for d in ("core", "xla", "lax"))
+
+
+def program_name(prim) -> str:
+    """The name of an eager program of `prim`, as JAX names it: the jnp function that applied
+    it where JAX runs that function as a jit of its own name (`x * y`: "multiply"), else the
+    primitive's ("mul", as JAX names `lax.mul`'s). Asked only when it compiles (a frame walk
+    off the cache-hit path)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_BINDING):
+        frame = frame.f_back
+    if frame is not None and frame.f_code.co_filename == _UFUNCS_FILE and \
+            frame.f_code.co_name in JAX_JITTED_UFUNCS:
+        return frame.f_code.co_name
+    return prim.name
+
+
 def compile_primitive(prim, avals, params, device) -> Executable:
     # a user's Primitive with neither def_impl nor lowering (typed keys' primitives are
     # lowered through their physical rules: core/physical.py)
     if prim not in lowering_rules and prim not in physical_rules:
         rule("impl", prim)
+    start = time.perf_counter()
+    name = program_name(prim)
     jaxpr = primitive_jaxpr(prim, avals, params)
     # a result typed over a mesh of several devices cannot come from one (JAX's error)
     check_device_assignment(jaxpr.out_avals, 1)
-    exe, phases = compile_jaxpr(jaxpr, [device], name=prim.name)
+    # (making its one-equation jaxpr is its trace: JAX logs "Finished tracing sin for jit")
+    exe, phases = compile_jaxpr(jaxpr, [device], name=name,
+                                trace_s=time.perf_counter() - start)
     # logged as jit's compiles are: `jnp.sin(x)` outside jit compiles `sin` for its operands'
     # types and params (a slice's bounds), once per process
-    compile_record.record_compiled(f"{prim.name} (eager)", tuple(
+    compile_record.record_compiled(f"{name} (eager)", tuple(
         (f"args[{i}]", a.str_short()) for i, a in enumerate(avals)), phases,
         _client.platform_of(device), origin=compile_record.EAGER, statics=tuple(params.items()))
     return exe

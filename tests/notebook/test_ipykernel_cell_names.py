@@ -247,8 +247,8 @@ def test_a_learners_cells_say_what_jax_says(kernel):
             theirs = [re.sub(rf"<recompile:{name}>:(\d+)(?::(\d+))?", in_words, m)
                       for m in recorded[name]["messages"]]
             assert len(ours) == len(theirs), (name, text)
-            for mine, jax_text in zip(ours, theirs):
-                lines = mine.splitlines()
+            for mine, jax_text in zip(ours, theirs):     # (the recording drops JAX's ids)
+                lines = re.sub(r" id=\d+", "", mine).splitlines()
                 assert lines[:len(jax_text.splitlines())] == jax_text.splitlines(), \
                     (name, mine, jax_text)
             assert "PERSISTENT COMPILATION CACHE" not in text, text

@@ -278,7 +278,7 @@ def test_explain_cache_misses_leaves_jxkernels_misses_out(shell, caplog):
     # jit_convert_element_type and the like)
     logged = "\n".join(r.getMessage() for r in caplog.records
                        if r.name == "jxkernel.compile_log")
-    assert "never seen function:\n    <lambda> defined at" in logged
+    assert re.search(r"never seen function:\n    <lambda> id=\d+ defined at", logged)
     assert "_normal" not in logged and "(eager)" not in logged
 
 
@@ -729,3 +729,28 @@ def test_a_registered_librarys_own_jits_and_bodies_are_not_the_users(shell, tmp_
     assert note["text/plain"].startswith("⚙ 2 recompile(s) in this cell (lib_scale, <lambda>)")
     mine = [e for e in compile_log.events_since(start) if (e.source or "").startswith(path)]
     assert {e.origin for e in mine} == {USER} and len(mine) == 4    # two jits, two bodies
+
+
+def test_a_compile_after_clear_caches_says_the_caches_were_cleared(shell):
+    # JAX's log after jax.clear_caches(): "never seen function", the same id again
+    # (tests/data/trace_time_misses_reference.json, case clear_caches); the note says why a
+    # function that compiled before compiled as one never seen, not "first call"
+    ok(shell, "fn61 = jax.jit(lambda v: v * 61)\nfn61(jnp.ones(2))")
+    (note,) = ok(shell, "jax.clear_caches()\nfn61(jnp.ones(2))").notes
+    text = note["text/plain"]
+    assert text.startswith("⚙ <lambda> compiled again (compile #2, at In[") and \
+        text.splitlines()[0].endswith("): its caches were cleared (jax.clear_caches() or its "
+                                      ".clear_cache()): traced anew, as a function never seen "
+                                      "(JAX's log: \"never seen function\", the same id)"), text
+    assert "first call" not in text
+
+
+def test_an_eval_shape_trace_compiled_after_another_compile_says_so(shell):
+    # eval_shape traced at f32[2] (JAX logs the miss there), a call at f32[3] compiled, then
+    # the call at f32[2] compiles eval_shape's trace: no miss (JAX logs none), compile #2
+    ok(shell, "fn62 = jax.jit(lambda v: v * 62)\njax.eval_shape(fn62, jnp.ones(2))\n"
+              "fn62(jnp.ones(3))")
+    (note,) = ok(shell, "fn62(jnp.ones(2))").notes
+    assert note["text/plain"].splitlines()[0].endswith(
+        "): its trace made before (by eval_shape, .trace or .lower, where its miss was logged) "
+        "compiled now"), note["text/plain"]

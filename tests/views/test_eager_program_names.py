@@ -1,7 +1,9 @@
-"""The names eager operations' programs have in jax_explain_cache_misses's persistent-cache
-lines ("PERSISTENT COMPILATION CACHE MISS for 'jit_sin'"), against JAX 0.10.2's for the same
-operations (tests/data/eager_program_names_cases.py, recorded by
-reference/make_eager_program_names_reference.py)."""
+"""The names eager operations' programs have, against JAX 0.10.2's for the same operations
+(tests/data/eager_program_names_cases.py, recorded by
+reference/make_eager_program_names_reference.py): in jax_explain_cache_misses's
+persistent-cache lines ("PERSISTENT COMPILATION CACHE MISS for 'jit_sin'") and in
+jax_log_compiles's lines ("Finished tracing multiply for jit", "Compiling jit(multiply) ...")."""
+import inspect
 import json
 import logging
 import re
@@ -10,57 +12,107 @@ from pathlib import Path
 import pytest
 
 import jxkernel
+import jxkernel.numpy as jnp
+from jxkernel.numpy import ufunc_api, ufuncs
+from jxkernel.xla.dispatch import JAX_JITTED_UFUNCS
 
 from eager_program_names_cases import CASES, inputs, run
 
-RECORDED = json.loads((Path(__file__).parents[1] / "data" /
-                       "eager_program_names_reference.json").read_text())["cases"]
+REFERENCE = json.loads((Path(__file__).parents[1] / "data" /
+                        "eager_program_names_reference.json").read_text())
+RECORDED = REFERENCE["cases"]
 MISS = re.compile(r"PERSISTENT COMPILATION CACHE MISS for '([^']*)'")
-
-# JAX's jnp functions are jits of Python functions, named after them (jnp.multiply's program
-# is jit_multiply); jxkernel's elementwise jnp functions apply the primitive itself, its
-# eager program named after the primitive, as JAX names lax.mul's (jxkernel/numpy binds it
-# and xla/dispatch.py names the program); and JAX's jnp.ones/zeros compile a convert and a
-# broadcast where jxkernel's make the array on the host and compile nothing
-DIFFERENT = {
-    "multiply": "jnp.multiply applies mul: jit_mul",
-    "negative": "jnp.negative applies neg: jit_neg",
-    "maximum": "jnp.maximum applies max: jit_max",
-    "ones_plus_one": "jnp.ones(3) compiles nothing: jit_add alone",
-    "zeros": "jnp.zeros compiles nothing",
-}
+COMPILE_LINE = re.compile(r"^(Finished tracing |Compiling |Finished jaxpr to MLIR module "
+                          r"conversion |Finished XLA compilation of )")
+SECONDS = re.compile(r"in \d+(\.\d+)?(e-?\d+)? sec")
+# JAX's jnp.ones/zeros compile a convert and a broadcast of the fill value; jxkernel's make
+# the array on the host and compile nothing: one program fewer per new shape (a speed win
+# kept; test_ones_and_zeros_compile_nothing_where_jax_compiles_two_programs says so)
+HOST_MADE = ("jit_convert_element_type", "jit_broadcast_in_dim")
+DIFFERENT = {"ones_plus_one", "zeros"}
 
 
 class Collect(logging.Handler):
     def __init__(self):
-        super().__init__(logging.WARNING)
-        self.names = []
+        super().__init__(logging.DEBUG)
+        self.names, self.lines = [], []
 
     def emit(self, record):
-        found = MISS.match(record.getMessage())
+        text = record.getMessage()
+        found = MISS.match(text)
         if found:
             self.names.append(found.group(1))
+        elif COMPILE_LINE.match(text):
+            self.lines.append(SECONDS.sub("in <s> sec", text))
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(k, marks=pytest.mark.xfail(reason=DIFFERENT[k], strict=True))
-    if k in DIFFERENT else k for k in sorted(CASES)])
-def test_eager_programs_are_named_as_jax_names_them(name, tmp_path):
-    args = inputs(jxkernel)
-    collect = Collect()
-    logger = logging.getLogger("jxkernel.compilation_cache")
-    # a folder of its own (every program missed there) and no program kept in memory
-    with jxkernel.config.override("jax_compilation_cache_dir", str(tmp_path)), \
-            jxkernel.config.override("jax_persistent_cache_min_compile_time_secs", 0.0), \
-            jxkernel.config.override("jax_explain_cache_misses", True):
-        jxkernel.clear_caches()
-        logger.addHandler(collect)
-        try:
-            run(jxkernel, name, args)
-        finally:
-            logger.removeHandler(collect)
-    assert collect.names == RECORDED[name]
+_RAN: dict = {}
+
+
+def ran(name, tmp_path_factory):
+    """(program names, jax_log_compiles lines) of case `name` under jxkernel: a folder of its
+    own (every program missed there), no program kept in memory."""
+    if name not in _RAN:
+        args = inputs(jxkernel)
+        collect = Collect()
+        logger = logging.getLogger("jxkernel.compilation_cache")
+        log = logging.getLogger("jxkernel.compile_log")
+        with jxkernel.config.override("jax_compilation_cache_dir",
+                                      str(tmp_path_factory.mktemp(name))), \
+                jxkernel.config.override("jax_persistent_cache_min_compile_time_secs", 0.0), \
+                jxkernel.config.override("jax_explain_cache_misses", True), \
+                jxkernel.config.override("jax_log_compiles", True):
+            jxkernel.clear_caches()
+            logger.addHandler(collect)
+            log.addHandler(collect)
+            try:
+                run(jxkernel, name, args)
+            finally:
+                logger.removeHandler(collect)
+                log.removeHandler(collect)
+        _RAN[name] = collect.names, collect.lines
+    return _RAN[name]
+
+
+@pytest.mark.parametrize("name", sorted(set(CASES) - DIFFERENT))
+def test_eager_programs_are_named_as_jax_names_them(name, tmp_path_factory):
+    assert ran(name, tmp_path_factory)[0] == RECORDED[name]
+
+
+@pytest.mark.parametrize("name", sorted(set(CASES) - DIFFERENT))
+def test_log_compiles_names_eager_programs_as_jax(name, tmp_path_factory):
+    """JAX's four lines per program, in order: its tracing, "Compiling jit(NAME) with global
+    shapes and types", its lowering and XLA's compilation (the seconds aside); jxkernel's
+    "Compiling" line writes the types its way and says why (docs/seeing_inside.md)."""
+    head = "with global shapes and types"
+    ours = [line.partition(head)[0] for line in ran(name, tmp_path_factory)[1]]
+    theirs = [line.partition(head)[0] for line in REFERENCE["log_compiles"][name]]
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("name", sorted(DIFFERENT))
+def test_ones_and_zeros_compile_nothing_where_jax_compiles_two_programs(name,
+                                                                        tmp_path_factory):
+    theirs = RECORDED[name]
+    assert theirs[:2] == list(HOST_MADE)
+    assert ran(name, tmp_path_factory)[0] == theirs[2:]
+
+
+def test_the_jitted_ufuncs_are_those_jax_runs_as_jits_of_their_name():
+    """dispatch.JAX_JITTED_UFUNCS, against JAX's recorded jnp functions that are jits (or
+    jnp.ufuncs) of their own name: each is one, and each of jxkernel's numpy/ufuncs.py
+    functions JAX jits so is in it."""
+    jitted = {k for k, v in REFERENCE["jitted"].items() if k == v}
+    assert JAX_JITTED_UFUNCS <= jitted
+    ours = set()
+    for name in dir(jnp):
+        fun = getattr(jnp, name)
+        code = getattr(fun, "__code__", None) if inspect.isfunction(fun) else None
+        if isinstance(fun, ufunc_api.ufunc) or code is not None and \
+                code.co_filename == ufuncs.__file__:
+            ours.add(name)
+    assert ours & jitted <= JAX_JITTED_UFUNCS, sorted(ours & jitted - JAX_JITTED_UFUNCS)
 
 
 def test_every_case_recorded():
-    assert sorted(RECORDED) == sorted(CASES)
+    assert sorted(RECORDED) == sorted(CASES) == sorted(REFERENCE["log_compiles"])

@@ -248,7 +248,7 @@ class Jitted(native.JitFunction if native else object):
             # the guard for every function is for the user's jits, not jnp's own (as in JAX)
             guarded = self._fail_on_recompile or compile_record.failing_on_any_recompile() and \
                 compile_record.origin_of(self._source_text(), self._by_user) == compile_record.USER
-            if guarded and self._history:                # the guard is on: RecompileError, why
+            if guarded and self._history and self._cache:    # it compiled (not only traced)
                 compile_record.refuse(self._miss(treedef, statics, avals, dyn_args, dyn_kwargs,
                                               device))
             try:

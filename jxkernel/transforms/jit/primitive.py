@@ -12,6 +12,7 @@ through xla/sharded.py.
 """
 from __future__ import annotations
 
+import dataclasses
 import sys
 import weakref
 from typing import NamedTuple
@@ -31,7 +32,7 @@ from ...core.primitive import (Primitive, abstract_eval_rules, axis_batching_rul
                                jvp_rules, lowering_rules, numpy_rules, partial_eval_rules,
                                sharding_typing_rules, staging_rules, transpose_rules)
 from ...core.source_info import traced_call_site
-from ...core.staging import JaxprTrace, convert_constvars_to_invars
+from ...core.staging import JaxprTrace, convert_constvars_to_invars, is_ref
 from ...core.trace import Tracer, _ctx, set_current_trace
 from ...xla import client as _client
 from ...xla import pipeline
@@ -141,7 +142,8 @@ def _compile_event(jaxpr, name, avals, phases, platform):
     return compile_record.CompileEvent(
         jitted._name, source, signature, origin.reason, phases, platform, key=jitted,
         changes=origin.changes, origin=compile_record.origin_of(source, jitted._by_user),
-        traced_at=origin.site, jax_lines=origin.jax_lines)
+        traced_at=origin.site, jax_lines=origin.jax_lines,
+        logged_at_trace=origin.event is not None)
 
 
 # ------------------------------------------------------------------ whose program it is
@@ -149,12 +151,15 @@ class _Origin:
     """The jitted function a jit equation's jaxpr was traced from, why that trace missed,
     whether a compile has told it yet, the user's line that traced it (`site`) and JAX's
     lines for a different input pytree (`jax_lines`)."""
-    __slots__ = ("jitted", "reason", "changes", "told", "site", "jax_lines")
+    __slots__ = ("jitted", "reason", "changes", "told", "site", "jax_lines", "event")
 
-    def __init__(self, jitted, reason, changes, told, site=None, jax_lines=()):
+    def __init__(self, jitted, reason, changes, told, site=None, jax_lines=(), event=None):
         self.jitted, self.reason, self.changes, self.told = weakref.ref(jitted), reason, \
             changes, told
         self.site, self.jax_lines = site, jax_lines
+        # a stage's trace (eval_shape, .trace, .lower): the event its compile records, its
+        # miss logged at the trace already (compile_record.trace_missed)
+        self.event = event
 
 
 # a jit equation's jaxpr, and each jaxpr grad, vmap and linearize make from it, -> its _Origin
@@ -163,16 +168,28 @@ _origins = weakref.WeakKeyDictionary()
 _seen_under = weakref.WeakKeyDictionary()     # Jitted -> its signatures traced under them
 
 
-def traced_under(jitted, jaxpr, closed, miss) -> None:
+def traced_under(jitted, jaxpr, closed, miss, stage_trace_s=None) -> None:
     """`jaxpr` (a jit equation's, made from `closed`) is `jitted`'s: a trace that missed, the
     cause explained against its signatures before (`miss()`, the compile record's Miss), or
-    an eager compile's trace reused, or a sibling jit's (`miss` None): nothing to tell."""
+    an eager compile's trace reused, or a sibling jit's (`miss` None): nothing to tell.
+    `stage_trace_s`: the seconds of a stage's trace made at the top level (eval_shape,
+    `.trace`, `.lower`), whose miss JAX logs there, not at the compile that uses it."""
     if compile_record.origin_of(jitted._source_text(), jitted._by_user) != compile_record.USER:
         return                                      # jxkernel's own jits: eager work
     if miss is None or any(entry.jaxpr is closed for entry in jitted._cache.values()):
         _origins[jaxpr] = _Origin(jitted, None, (), True)
         return
     found = miss()
+    if stage_trace_s is not None and _staged_into() is None:
+        site = traced_call_site()
+        found = dataclasses.replace(found, consts=tuple(
+            c for c in closed.consts if not is_ref(c)))      # (a Ref's value is each call's)
+        event = compile_record.trace_missed(found, Phases(stage_trace_s),
+                                            _client.platform_of(found.device), site)
+        if event is not None:
+            _origins[jaxpr] = _Origin(jitted, event.reason, event.changes, False, site,
+                                      event.jax_lines, event)
+            return
     reason, changes, signature, jax_lines = compile_record.traced_under_transformation(
         found, _seen_under.setdefault(jitted, []), _under_vmap())
     inside = _staged_into()
@@ -239,10 +256,29 @@ def traced_at(jaxpr):
 
 
 def told(trace) -> tuple:
-    """(whether a call's compile tells a tracing miss, the user's line that traced) for a
-    compile of `trace`, a jit's trace reused (jit._traces's entry), or None: its own trace,
-    whose miss it tells at its own line (None)."""
-    return (True, None) if trace is None else (untold(trace[0]), traced_at(trace[0]))
+    """(whether a call's compile tells a tracing miss, the user's line that traced, the event
+    of that trace where a stage made it: trace_event) for a compile of `trace`, a jit's trace
+    reused (jit._traces's entry), or None: its own trace, whose miss it tells at its own line
+    (None)."""
+    return (True, None, None) if trace is None else \
+        (untold(trace[0]), traced_at(trace[0]), trace_event(trace[0]))
+
+
+def lowered_now(jaxpr, lower_s: float) -> None:
+    """A stage's trace of `jaxpr` lowered by `.lower()` before anything compiled it: its
+    lowering logged now, as JAX logs it (compile_record.log_lowering), once."""
+    origin = _origins.get(jaxpr)
+    if origin is not None and origin.event is not None and not origin.told and \
+            not origin.event.logged_at_lowering:
+        origin.event = compile_record.log_lowering(dataclasses.replace(
+            origin.event, phases=Phases(origin.event.phases.trace_s, lower_s)))
+
+
+def trace_event(jaxpr):
+    """The event a stage's trace of `jaxpr` made (eval_shape's, `.trace`'s, `.lower`'s: its
+    miss logged then), which the first compile of it records; else None."""
+    origin = _origins.get(jaxpr)
+    return None if origin is None else origin.event
 
 
 def told_by_lowering(traced, lower_s: float) -> None:
@@ -255,7 +291,8 @@ def told_by_lowering(traced, lower_s: float) -> None:
         return
     compile_record.compiled(traced._miss(), Phases(traced.trace_s, lower_s),
                             _client.platform_of(_client.default_device()),
-                            traced_at=traced_at(traced._shared_jaxpr))
+                            traced_at=traced_at(traced._shared_jaxpr),
+                            event=trace_event(traced._shared_jaxpr))
 
 
 def _derived(new, old):

@@ -38,7 +38,8 @@ from .high import is_high_trace
 from .args import abstract_leaf_aval, flat_pinned, leaf_aval, result_paths, token_carriers
 from .cache import NOWHERE, compiled_trace, sibling_trace, stage_key
 from .pinned import one_device_given, program_placement
-from .primitive import any_sharded, traced_at, traced_under, untold
+from .primitive import (any_sharded, lowered_now, trace_event, traced_at, traced_under,
+                        untold)
 
 # Options passed to XLA's compiler by name (JAX's `Lowered.compile(compiler_options=...)`).
 CompilerOptions = dict[str, typing.Union[str, bool]]
@@ -334,7 +335,7 @@ def _remember_trace(jitted, traced, signature, miss, reused=False) -> None:
     key = signature + NOWHERE
     if key not in jitted._traces:
         jitted._traces[key] = (jaxpr, consts, traced.out_tree, traced.jaxpr)
-        traced_under(jitted, jaxpr, traced.jaxpr, None if reused else miss)
+        traced_under(jitted, jaxpr, traced.jaxpr, None if reused else miss, traced.trace_s)
     if jitted._traces[key][3] is traced.jaxpr:
         traced._call_key, traced._shared_jaxpr, traced._miss = signature, jaxpr, miss
 
@@ -473,6 +474,9 @@ class Lowered(_Stage):
             self._module = lower_jit(traced.jitted, traced.jaxpr, traced.out_tree, device,
                                      traced.donated, platforms, arg_names=traced.arg_names,
                                      one_device=one_device_given(traced), rules=rules)
+            if platforms is None and rules is None and traced._shared_jaxpr is not None:
+                # the call's program lowered: JAX logs "Compiling jit(f)" here, not later
+                lowered_now(traced._shared_jaxpr, getattr(self._module, "lower_s", 0.0))
         self._module_text = self._module.text
 
     @property
@@ -595,7 +599,8 @@ class Compiled(_Stage):
             miss = self._traced._miss()
             compile_record.compiled(dataclasses.replace(miss, consts=tuple(
                 c for c in entry.jaxpr.consts if not is_ref(c))), phases,
-                _client.platform_of(device), told, traced_at(self._traced._shared_jaxpr))
+                _client.platform_of(device), told, traced_at(self._traced._shared_jaxpr),
+                trace_event(self._traced._shared_jaxpr))
             return
         compile_record.record(compile_record.CompileEvent(
             jitted._name, jitted._source_text(),

@@ -1,0 +1,116 @@
+"""Programs whose tracing-cache misses JAX 0.10.2 logs at a line that compiles nothing
+(eval_shape, `jit(f).trace(...)`, `.lower(...)`), or after `jax.clear_caches()`: recorded step
+by step by reference/make_trace_time_misses_reference.py into
+tests/data/trace_time_misses_reference.json and compared by
+tests/views/test_trace_time_misses.py. Each case defines its own functions (JAX's tracing
+cache is keyed on the function object) and calls `step(label)` before each step, so that each
+logged message is known by the step that logged it.
+
+The inputs are NumPy arrays: nothing but the case's own functions compiles.
+"""
+import numpy as np
+
+X3 = np.ones(3, np.float32)
+X4 = np.ones(4, np.float32)
+
+
+def eval_shape_of_jit(jax, step):
+    def f(x):
+        return x * 2
+    step("eval_shape")
+    jax.eval_shape(jax.jit(f), X3)
+
+
+def eval_shape_then_call(jax, step):
+    def f(x):
+        return x * 2
+    step("eval_shape")
+    jax.eval_shape(f, X3)
+    step("call")
+    jax.jit(f)(X3)
+
+
+def trace_then_call(jax, step):
+    def f(x):
+        return x + 1
+    jf = jax.jit(f)
+    step("trace")
+    jf.trace(X3)
+    step("call")
+    jf(X3)
+
+
+def lower_compile_call(jax, step):
+    def f(x):
+        return x - 1
+    jf = jax.jit(f)
+    step("lower")
+    lowered = jf.lower(X3)
+    step("compile")
+    lowered.compile()
+    step("call")
+    jf(X3)
+
+
+def lower_then_call_another_shape(jax, step):
+    def f(x):
+        return x * 3
+    jf = jax.jit(f)
+    step("lower")
+    jf.lower(X3)
+    step("call")
+    jf(X4)
+
+
+def eval_shape_then_calls(jax, step):
+    def f(x):
+        return x / 2
+    jf = jax.jit(f)
+    step("eval_shape")
+    jax.eval_shape(jf, X3)
+    step("call another shape")
+    jf(X4)
+    step("call the shape eval_shape traced")
+    jf(X3)
+
+
+def two_jits_traced(jax, step):
+    def f(x):
+        return x ** 2
+    step("trace")
+    jax.jit(f).trace(X3)
+    step("trace another shape, another jit")
+    jax.jit(f).trace(X4)
+
+
+def clear_caches(jax, step):
+    def f(x):
+        return x + 2
+    jf = jax.jit(f)
+    step("call")
+    jf(X3)
+    step("clear_caches, call")
+    jax.clear_caches()
+    jf(X3)
+    step("call another shape")
+    jf(X4)
+
+
+def clear_cache_method(jax, step):
+    def f(x):
+        return x - 2
+    jf = jax.jit(f)
+    step("call")
+    jf(X3)
+    step("f.clear_cache(), call")
+    jf.clear_cache()
+    jf(X3)
+
+
+CASES = {name: fun for name, fun in list(globals().items())
+         if callable(fun) and getattr(fun, "__module__", None) == __name__}
+
+
+def run(jax, name: str, step) -> None:
+    """Case `name`, calling `step(label)` before each of its steps."""
+    CASES[name](jax, step)

@@ -1,0 +1,139 @@
+"""jax_explain_cache_misses's lines, step by step, where JAX 0.10.2 logs a miss at a line that
+compiles nothing (eval_shape, `jit(f).trace(...)`, `.lower(...)`) or after jax.clear_caches():
+tests/data/trace_time_misses_cases.py, JAX's messages recorded per step by
+reference/make_trace_time_misses_reference.py (tests/data/trace_time_misses_reference.json).
+Each message is JAX's whole (the cases' file named "<cases>"), and what follows it is
+jxkernel's own: indented lines under JAX's (a difference's `fix:` and its code)."""
+import json
+import logging
+import re
+import tempfile
+from pathlib import Path
+
+import pytest
+
+import jxkernel
+
+import trace_time_misses_cases as cases   # tests/data, on pytest's pythonpath
+
+RECORDED = json.loads((Path(__file__).parents[1] / "data" /
+                       "trace_time_misses_reference.json").read_text())["cases"]
+ID = re.compile(r" id=(\d+)")
+
+
+SECONDS = re.compile(r"in \d+(\.\d+)?(e-?\d+)? sec")
+
+
+class Steps(logging.Handler):
+    """Per step, the misses logged, and the lines jax_log_compiles adds (the seconds "<s>")."""
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.steps, self.lines = [], []
+
+    def emit(self, record):
+        text = record.getMessage()
+        if text.startswith("TRACING CACHE MISS"):
+            self.steps[-1][1].append(text.replace(cases.__file__, "<cases>"))
+        elif text:
+            self.lines[-1][1].append(SECONDS.sub("in <s> sec", text))
+
+    def step(self, label):
+        self.steps.append([label, []])
+        self.lines.append([label, []])
+
+
+_LOGGED: dict = {}
+
+
+def logged(name, lines=False):
+    """[[step label, [message, ...]], ...] of case `name` run under jxkernel (`lines`: the
+    jax_log_compiles lines instead), once per process (run again, its call sites would have
+    traced a function already: JAX's "re-defined" hint)."""
+    if name not in _LOGGED:
+        _LOGGED[name] = _run(name)
+    return _LOGGED[name][lines]
+
+
+def _run(name):
+    handler, logger = Steps(), logging.getLogger("jxkernel.compile_log")
+    logger.addHandler(handler)
+    try:   # (a cache folder of its own: no program found on disk, "(disk cache)")
+        with tempfile.TemporaryDirectory() as folder, \
+                jxkernel.config.override("jax_compilation_cache_dir", folder), \
+                jxkernel.config.override("jax_explain_cache_misses", True), \
+                jxkernel.config.override("jax_log_compiles", True):
+            cases.run(jxkernel, name, handler.step)
+    finally:
+        logger.removeHandler(handler)
+    return handler.steps, handler.lines
+
+
+def as_jax(ours: str, theirs: str) -> bool:
+    """Whether `ours` is JAX's message `theirs` and then jxkernel's indented lines only (the
+    function's id, which changes from run to run, written " id=<id>" on both)."""
+    ours = ID.sub(" id=<id>", ours)
+    more = ours[len(theirs):]
+    return ours.startswith(theirs) and (not more or more.startswith("\n") and all(
+        line.startswith("    ") for line in more[1:].split("\n")))
+
+
+@pytest.mark.parametrize("name", sorted(cases.CASES))
+def test_each_step_logs_what_jax_logs(name):
+    ours, theirs = logged(name), RECORDED[name]["steps"]
+    assert [label for label, _ in ours] == [label for label, _ in theirs]
+    for (label, mine), (_, jax_says) in zip(ours, theirs):
+        assert len(mine) == len(jax_says) and all(map(as_jax, mine, jax_says)), \
+            (label, mine, jax_says)
+
+
+def test_every_case_recorded():
+    assert sorted(RECORDED) == sorted(cases.CASES)
+
+
+# JAX logs "Finished tracing f for jit" again where a new jit object of f finds eval_shape's
+# trace in its tracing cache (it times the lookup, no miss logged): jxkernel, which traces
+# nothing there, logs no such line (the step named)
+NO_SECOND_TRACING_LINE = {"eval_shape_then_call": "call"}
+
+
+@pytest.mark.parametrize("name", sorted(cases.CASES))
+def test_each_step_logs_jaxs_compile_lines(name):
+    """jax_log_compiles's lines at each step, as JAX logs them: "Finished tracing f for jit"
+    where it traces (eval_shape, .trace, .lower), "Compiling jit(f) with global shapes and
+    types" and the MLIR conversion where it lowers (`.lower()`), XLA's compilation where it
+    compiles; jxkernel's "Compiling" line writes the types its way and says why."""
+    head = lambda line: line.partition(" with global shapes and types")[0]   # noqa: E731
+    ours, theirs = logged(name, lines=True), RECORDED[name]["log_compiles"]
+    if name in NO_SECOND_TRACING_LINE:        # JAX's line at that step, which jxkernel lacks
+        label = NO_SECOND_TRACING_LINE[name]
+        theirs = [[step, lines[1:] if step == label else lines] for step, lines in theirs]
+        assert [s for s, lines in RECORDED[name]["log_compiles"] if s == label and
+                lines[0].startswith("Finished tracing ")] == [label]
+    assert [[label, list(map(head, lines))] for label, lines in ours] == \
+        [[label, list(map(head, lines))] for label, lines in theirs]
+
+
+@pytest.mark.parametrize("name", sorted(cases.CASES))
+def test_the_ids_name_one_function_where_jaxs_do(name):
+    """JAX writes the id of the function object after "never seen function" (" id=140..."):
+    a function whose caches were cleared is named by the same id again, as in JAX."""
+    ids = [found for _, messages in logged(name) for text in messages
+           for found in ID.findall(text)]
+    assert [i for i, found in enumerate(ids) if found == ids[0]] == RECORDED[name]["same_ids"]
+
+
+
+def test_a_first_compile_after_eval_shape_or_lower_is_no_recompile():
+    """What eval_shape or .lower traced joins what later compiles are explained against (as
+    JAX's tracing cache holds it), but compiled nothing: under the recompile guard the first
+    compile is allowed, and a second one refused."""
+    x3, x4 = cases.X3, cases.X4
+    shaped, lowered = jxkernel.jit(lambda x: x * 7), jxkernel.jit(lambda x: x + 7)
+    jxkernel.eval_shape(shaped, x3)
+    lowered.lower(x3)
+    with jxkernel.no_recompile():
+        shaped(x3)                  # the trace eval_shape made, compiled now: a first compile
+        lowered(x4)                 # another shape than .lower's: a first compile too
+        with pytest.raises(jxkernel.errors.RecompileError):
+            shaped(x4)
