@@ -30,11 +30,11 @@ import sys
 
 from ..core import compile_record
 from ..core.compile_record import USER
-from ..core.source_info import PACKAGE_DIR, is_jxkernel_file
 from ..core.config import config
 from ..views.outside_values import stale_reads
 from ..views.recompile_explainer import explanation_text
-from .display import Note, cell_name, source_label, source_line
+from ..views.source import defined_at
+from .display import Note, source_label, source_line
 
 MODES = ("all", "recompiles", "off")
 
@@ -92,10 +92,10 @@ def _details(event) -> str:
         line = source_line(event.call_site)
         lines.append(f"called at {where(event)}" + (f":  {line}" if line else ""))
     if event.source:
-        lines.append(f"{event.function} defined at {_defined_at(event.source)}")
+        lines.append(f"{event.function} defined at {defined_at(event.source)}")
     elif event.call_source:
         lines.append(f"{_named(event)}: its class's __call__ defined at "
-                     f"{_defined_at(event.call_source)} (JAX's jax_explain_cache_misses log "
+                     f"{defined_at(event.call_source)} (JAX's jax_explain_cache_misses log "
                      f"names a jitted object <unknown>, defined nowhere)")
     if event.changes:
         since = "compile" if event.compiled else "trace"
@@ -113,19 +113,6 @@ def _details(event) -> str:
     lines.append(f"compiled for ({compile_record.signature_text(event.signature)}) in "
                  f"{event.total_s * 1e3:.1f} ms ({event.cache})")
     return "\n".join(lines)
-
-
-def _defined_at(source: str) -> str:
-    """In[3]:1 for a cell's "file:line"; jxkernel's own file relative to its package
-    (jit(jnp.sum) is defined in 'jxkernel/numpy/reductions.py:240', not in a path of this
-    machine)."""
-    file, _, line = source.rpartition(":")
-    cell = cell_name(file)
-    if cell:
-        return f"{cell}:{line}"
-    if is_jxkernel_file(source):
-        return "jxkernel" + os.sep + source[len(PACKAGE_DIR):]
-    return source
 
 
 def _named(event) -> str:
