@@ -614,13 +614,23 @@ def axis_types_text(mesh) -> str:
 
 
 # Primitives with several results: a rule gives each result's parts.
-def sort_rule(name, in_avals, params, out_avals):
-    parts, d = parts_of(in_avals[0]), params["dimension"]
-    if parts[d]:
-        shown = abstracted(in_avals[0].sharding)      # (JAX's types name the AbstractMesh)
-        raise ShardingTypeError(f"Arguments to sort must be unsharded over the sorting "
-                                f"dimension. Got arg sharding={shown} and sorting dimension={d}")
-    return [parts] * len(out_avals)
+def sort_typing(in_avals, params, out_avals):
+    """sort's results keep their operands' types, as JAX's abstract eval: each operand typed
+    over a mesh with Explicit axes must be unsplit along the sorting dimension and typed as the
+    first such one (an iota sorted along a split value in sort's JVP is not: JAX refuses it).
+    Untyped operands (JAX's empty mesh) do not count."""
+    d = params["dimension"]
+    typed = [a for a in in_avals if a.sharding is not None and explicit_axes(a.sharding.mesh)]
+    for a in typed:
+        shown = abstracted(a.sharding)      # (JAX's types name the AbstractMesh)
+        if parts_of(a)[d]:
+            raise ShardingTypeError(f"Arguments to sort must be unsharded over the sorting "
+                                    f"dimension. Got arg sharding={shown} and sorting dimension={d}")
+        if (shown.mesh, parts_of(a)) != (abstracted(typed[0].sharding).mesh, parts_of(typed[0])):
+            shardings = " ".join(str(abstracted(b.sharding)) for b in typed)
+            raise ShardingTypeError(f"Arguments to sort must have equal shardings, got: "
+                                    f"{shardings}")
+    return [o.update(sharding=a.sharding) for o, a in zip(out_avals, in_avals)]
 
 
 def split_rule(name, in_avals, params, out_avals):

@@ -445,6 +445,52 @@ def _model_gradients(jax, mesh, P):
     return out
 
 
+def _sort_shardings(jax, mesh, P):
+    """sort's operands over a split value (JAX's sort abstract eval): each operand typed over
+    a mesh with Explicit axes must be unsplit along the sorting dimension and typed as the
+    others, so sort's JVP (an iota sorted along, typed unsplit over set_mesh's mesh) raises
+    along an unsplit axis of a split value, where argsort (its iota typed as the operand) and
+    vmap (the unbatched iota broadcast to the batched operand's type) do not. Outside
+    set_mesh the JVP's iota is untyped and does not count. Per case: the result's type, or
+    the error."""
+    jnp, lax = jax.numpy, jax.lax
+    put = lambda v, *spec: jax.device_put(np.asarray(v, np.float32),  # noqa: E731
+                                          jax.sharding.NamedSharding(mesh, P(*spec)))
+    c = put(np.arange(32).reshape(8, 4) % 7, "x")
+    x = put(np.arange(8)[::-1], "x")
+    grad1 = jax.grad(lambda c: jnp.sort(c, axis=1).sum())
+
+    def note(f):
+        try:
+            return str(jax.typeof(f()))
+        except Exception as e:
+            return [type(e).__name__, str(e).split("\n--------------------")[0]]
+    cases = {
+        "sort_split_axis": lambda: jnp.sort(x),
+        "grad_split_axis": lambda: jax.grad(lambda x: jnp.sort(x).sum())(x),
+        "grad_unsplit_axis": lambda: grad1(c),
+        "grad_unsplit_axis_jit": lambda: jax.jit(grad1)(c),
+        "jvp_unsplit_axis": lambda: jax.jvp(lambda c: jnp.sort(c, axis=1), (c,), (c,))[1],
+        "argsort_unsplit_axis": lambda: jnp.argsort(c, axis=1),
+        "sort_key_val_replicated_values": lambda: lax.sort_key_val(c, jnp.zeros((8, 4)), 1)[1],
+        "sort_key_val_alike": lambda: lax.sort_key_val(c, c * 2, 1)[1],
+        "sort_second_split": lambda: lax.sort((jnp.zeros((8, 4)), c), dimension=0)[1],
+        "vmap_sort": lambda: jax.vmap(jnp.sort)(c),
+        "vmap_grad_sort": lambda: jax.vmap(jax.grad(lambda r: jnp.sort(r).sum()))(c),
+        "median_grad": lambda: jax.grad(lambda c: jnp.median(c, axis=1).sum())(c),
+        "top_k_grad": lambda: jax.grad(lambda c: lax.top_k(c, 2)[0].sum())(c),
+    }
+    with jax.set_mesh(mesh):
+        out = {name: note(f) for name, f in cases.items()}
+    out["outside_set_mesh"] = {"jit": note(lambda: jax.jit(grad1)(c)),
+                               "jvp": note(lambda: jax.jvp(lambda c: jnp.sort(c, axis=1),
+                                                           (c,), (c,))[1])}
+    with jax.set_mesh(mesh):
+        out["vmap_grad_sort_jaxpr"] = str(jax.make_jaxpr(
+            jax.vmap(jax.grad(lambda r: jnp.sort(r).sum())))(c))
+    return out
+
+
 def run(jax):
     """All cases as JSON data (under jax.set_mesh, as JAX's out_sharding=P(...) needs)."""
     P = jax.sharding.PartitionSpec
@@ -461,4 +507,5 @@ def run(jax):
         out["broadcast_params"] = _broadcast_params(jax, mesh, P)
         out["rule_constants"] = _rule_constants(jax, mesh, P)
         out["model_gradients"] = _model_gradients(jax, mesh, P)
+    out["sort_shardings"] = _sort_shardings(jax, mesh, P)
     return out

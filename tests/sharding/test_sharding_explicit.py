@@ -275,3 +275,20 @@ def test_untyped_results_of_given_in_shardings_are_typed_as_jaxs(runs):
     mine, ref = runs
     assert mine["given_in_shardings"] == ref["given_in_shardings"]
     assert ref["given_in_shardings"]["outside"][0][:2] == ["P('x', 'y')", "float32[8@x,2@y]"]
+
+
+@SEVERAL_DEVICES
+def test_sort_refuses_operands_typed_otherwise_as_jaxs(runs):
+    # JAX's sort: each operand over a mesh with Explicit axes unsplit along the sorting
+    # dimension and typed as the others; sort's JVP sorts an iota typed unsplit over
+    # set_mesh's mesh along, so the gradient of a sort along an unsplit axis of a split value
+    # raises there (not outside set_mesh, nor under argsort or vmap, which type it alike)
+    mine, ref = runs
+    assert mine["sort_shardings"] == ref["sort_shardings"]
+    got = mine["sort_shardings"]
+    assert got["grad_unsplit_axis"][0] == "ShardingTypeError"
+    assert got["grad_unsplit_axis"][1].startswith("Arguments to sort must have equal shardings")
+    assert got["grad_split_axis"][1].startswith("Arguments to sort must be unsharded over")
+    assert got["argsort_unsplit_axis"] == "int32[8@x,4]"
+    assert got["outside_set_mesh"] == {"jit": "float32[8@x,4]", "jvp": "float32[8@x,4]"}
+    assert got["vmap_grad_sort"] == "float32[8@x,4]"
