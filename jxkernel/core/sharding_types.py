@@ -413,7 +413,7 @@ def _merge_parts(a, parts, merge, new_sizes, dimensions):
 
 
 def _axes_size(mesh, axes) -> int:
-    sizes = dict(zip(mesh.axis_names, mesh.devices.shape))
+    sizes = mesh.shape           # (a Mesh's or an AbstractMesh's: a type names the abstract one)
     n = 1
     for a in axes:
         n *= sizes[a]
@@ -574,8 +574,15 @@ def pad_rule(name, in_avals, params, out_avals):
                 f"padding on sharded dims where out dim ({out.shape[d]}) is not divisible by "
                 f"mesh axes ({_axes_size(a.sharding.mesh, p)}) with spec ({','.join(p)}) is "
                 f"not implemented. Got input type={a.str_short()} and output shape="
-                f"{out.shape}")
+                f"{_padded_shape(a.shape, params['padding_config'])}")
     return parts
+
+
+def _padded_shape(shape, config) -> tuple:
+    """pad's result shape computed from its config's own integers, as JAX's message shows it
+    (`np.int64(5)` for a transpose's NumPy config)."""
+    return tuple(lo + hi + (0 if d == 0 else 1 + (i + 1) * (d - 1))
+                 for (lo, hi, i), d in zip(config, shape))
 
 
 def dynamic_update_slice_rule(name, in_avals, params, out_avals):

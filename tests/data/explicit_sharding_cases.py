@@ -491,6 +491,63 @@ def _sort_shardings(jax, mesh, P):
     return out
 
 
+def _window_constants(jax, mesh, P):
+    """pad's batching and the windowed reductions over a split value: the windowed
+    primitives typed as JAX's (reduce_window's operand's type where each resized split
+    dimension still divides, select_and_scatter_add's operand's, select_and_gather_add's
+    tangents typed as its operand), the zero that reduce_window_sum's transpose and pad's
+    batching pad with on the value's mesh (`reshard 0.0:f32[]`, JAX's _zero), pad's mask
+    typed as the operand, pad's transpose's NumPy integers. Per program: make_jaxpr's text,
+    then the eager results' types and values (small integers: exact), or the error."""
+    jnp, lax = jax.numpy, jax.lax
+    put = lambda v, *spec: jax.device_put(np.asarray(v, np.float32),  # noqa: E731
+                                          jax.sharding.NamedSharding(mesh, P(*spec)))
+    grid = np.arange(32).reshape(8, 4)
+    c, cy = put(grid % 7 - 3, "x"), put(grid % 7 - 3, None, "y")
+    c3 = put(np.arange(64).reshape(8, 4, 2) % 5, "x")
+    pv = put(np.arange(8) % 3, "x")
+    window = functools.partial(lax.reduce_window, window_dimensions=(1, 2))
+    wsum = lambda c, strides=(1, 1), pad="VALID": window(  # noqa: E731
+        c, 0.0, lax.add, window_strides=strides, padding=pad)
+    wmax = lambda c: window(c, -jnp.inf, lax.max, window_strides=(1, 2), padding="VALID")  # noqa
+    programs = {
+        "pad_vmap": (lambda c: jax.vmap(lambda r: lax.pad(r, 0.0, ((1, 2, 0),)))(c), c),
+        "pad_vmap_value": (lambda c, v: jax.vmap(lambda r, v: lax.pad(r, v, ((1, 2, 1),)))(
+            c, v), c, pv),
+        "pad_grad": (jax.grad(lambda c: lax.pad(c, 0.0, ((0, 0, 0), (1, 1, 1))).sum()), c),
+        "sum_grad": (jax.grad(lambda c: wsum(c).sum()), c),
+        "sum_grad_jit": (jax.jit(jax.grad(lambda c: wsum(c).sum())), c),
+        "sum_same_grad": (jax.grad(lambda c: lax.reduce_window(
+            c, 0.0, lax.add, (1, 3), (1, 2), "SAME").sum()), c),
+        "sum_split_y_grad": (jax.grad(lambda c: wsum(c, (1, 2)).sum()), cy),
+        "max_grad": (jax.grad(lambda c: wmax(c).sum()), c),
+        "max_jvp": (lambda c: jax.jvp(wmax, (c,), (c,)), c),
+        "max_jvp_tangent_typed_otherwise": (lambda c, t: jax.jvp(wmax, (c,), (t,)), c, cy),
+        "max_vmap_grad": (jax.vmap(jax.grad(lambda r: lax.reduce_window(
+            r, -jnp.inf, lax.max, (2,), (2,), "VALID").sum())), c),
+        "avg_pool_grad": (jax.grad(lambda c: lax.reduce_window(
+            c, 0.0, lax.add, (1, 2, 1), (1, 1, 1), "SAME").sum()), c3),
+        "generic": (lambda c: lax.reduce_window((c, c), (0.0, 0.0), lambda a, b: (
+            a[0] + b[0], a[1] * b[1]), (1, 2), (1, 1), "VALID"), c),
+        "split_window_dim": (lambda c: lax.reduce_window(c, 0.0, lax.add, (2, 1), (2, 1),
+                                                         "VALID"), c),
+        "split_window_dim_indivisible": (lambda c: lax.reduce_window(
+            c, 0.0, lax.add, (3, 1), (1, 1), "VALID"), c),
+        "cumsum_y": (lambda c: jnp.cumsum(c, axis=1), cy),
+        "cummax_grad_y": (jax.grad(lambda c: lax.cummax(c, axis=0).sum()), cy),
+    }
+    out = {}
+    for name, (f, *args) in programs.items():
+        try:
+            text = str(jax.make_jaxpr(f)(*args))
+            leaves = jax.tree.leaves(f(*args))
+            out[name] = [text, [str(jax.typeof(v)) for v in leaves],
+                         [np.asarray(v).tolist() for v in leaves]]
+        except Exception as e:
+            out[name] = [type(e).__name__, str(e).split("\n--------------------")[0]]
+    return out
+
+
 def run(jax):
     """All cases as JSON data (under jax.set_mesh, as JAX's out_sharding=P(...) needs)."""
     P = jax.sharding.PartitionSpec
@@ -508,4 +565,6 @@ def run(jax):
         out["rule_constants"] = _rule_constants(jax, mesh, P)
         out["model_gradients"] = _model_gradients(jax, mesh, P)
     out["sort_shardings"] = _sort_shardings(jax, mesh, P)
+    with jax.set_mesh(mesh):
+        out["window_constants"] = _window_constants(jax, mesh, P)
     return out

@@ -292,3 +292,20 @@ def test_sort_refuses_operands_typed_otherwise_as_jaxs(runs):
     assert got["argsort_unsplit_axis"] == "int32[8@x,4]"
     assert got["outside_set_mesh"] == {"jit": "float32[8@x,4]", "jvp": "float32[8@x,4]"}
     assert got["vmap_grad_sort"] == "float32[8@x,4]"
+
+
+@SEVERAL_DEVICES
+def test_windowed_reductions_and_pads_batching_are_typed_as_jaxs(runs):
+    # reduce_window's result typed as its operand (JAX's error where a resized split
+    # dimension no longer divides), the zero reduce_window_sum's transpose and pad's batching
+    # pad with on the value's mesh, pad's mask typed as the operand (select_n's cases alike)
+    mine, ref = runs
+    for key, want in ref["window_constants"].items():
+        assert mine["window_constants"][key] == want, key
+    got = mine["window_constants"]
+    assert "e:f32[] = reshard 0.0:f32[]" in got["sum_grad"][0]
+    assert got["pad_vmap_value"][1] == ["float32[8@x,10]"]
+    assert got["split_window_dim"][1] == ["float32[4@x,4]"]
+    assert got["split_window_dim_indivisible"][0] == "ShardingTypeError"
+    assert got["max_jvp_tangent_typed_otherwise"][1].startswith(
+        "select_and_gather_add tangents and operand shardings must match")
