@@ -219,8 +219,9 @@ asinh_p = unop("asinh", "chlo.asinh", INEXACT, numpy=np.arcsinh)
 ad.defjvp(asinh_p, lambda g, ans, x: mul(g, rsqrt(add(square(x), _scalar_on_mesh(x, 1)))))
 
 acosh_p = unop("acosh", "chlo.acosh", INEXACT, numpy=np.arccosh)
-ad.defjvp(acosh_p, lambda g, ans, x: mul(g, rsqrt(mul(sub(x, _const(x, 1)),
-                                                     add(x, _const(x, 1))))))
+# JAX's formula: x**2 - 1 (on x's mesh), not (x - 1) * (x + 1), which is more accurate near
+# x = 0 only, outside the real domain; the last bits differ for complex x
+ad.defjvp(acosh_p, lambda g, ans, x: mul(g, rsqrt(sub(square(x), _scalar_on_mesh(x, 1)))))
 
 atanh_p = unop("atanh", "chlo.atanh", INEXACT, numpy=np.arctanh)
 ad.defjvp(atanh_p, lambda g, ans, x: mul(reciprocal(add(_scalar_on_mesh(x, 1), x)),
@@ -444,8 +445,22 @@ ad.defjvp(integer_pow_p, _integer_pow_jvp)
 
 # x * x as its own primitive, as JAX 0.10.2 has it (jnp.square and lax.square bind it; x ** 2
 # stays integer_pow)
-square_p = unop("square", None, NUMERIC, numpy=np.square)
-lowering_rules[square_p] = lambda ctx, x: ctx.op1("stablehlo.multiply", [x, x])
+def _np_square(x):
+    """NumPy's square, but a complex one as chlo.square computes it: (re - im) * (re + im)
+    for the real part (exact where |re| == |im|: (1e20+1e20j)**2 is infj, not nan)."""
+    if not np.iscomplexobj(x):
+        return np.square(x)
+    re, im = x.real, x.imag
+    out = np.empty_like(x)
+    out.real, out.imag = (re - im) * (re + im), re * im * 2
+    return out
+
+
+square_p = unop("square", None, NUMERIC, numpy=_np_square)
+# JAX's lowering: an integer multiply, chlo.square otherwise (its complex formula, above)
+lowering_rules[square_p] = lambda ctx, x: (
+    ctx.op1("stablehlo.multiply", [x, x]) if dtypes.is_int(ctx.avals_in[0].dtype) else
+    ctx.op1("chlo.square", [x]))
 ad.defjvp(square_p, lambda g, ans, x: mul(g, mul(_const(x, 2), x)))
 
 # rounds to a float format with fewer exponent/mantissa bits, staying in the input dtype

@@ -1,0 +1,47 @@
+"""Formulas and equation orders of a few rules, run alike by real JAX
+(reference/make_rule_formulas_reference.py records rule_formulas_reference.json) and by
+jxkernel (tests/lax/test_rule_formulas.py): `run(jax)` returns plain JSON data, make_jaxpr's
+text and values at edge points.
+
+    run(jax)["acosh"]["lax_jaxpr_float32"]  ->  "{ lambda ; a:f32[3] b:f32[3]. let ..."
+"""
+import numpy as np
+
+# acosh's derivative at the ends of its domain and around it (1, just above 1, where x**2
+# overflows, inf, below 1, NaN), and complex points (on the cut, large, just off the axis:
+# (1+1e-8j)**2 - 1 is where chlo.square's (re - im) * (re + im) shows)
+ACOSH_POINTS = [1.0, 1.0 + 2**-23, 1.0 + 2**-20, 1.001, 1.5, 2.0, 10.0, 1e10, 1e19, 2e19,
+                1e30, 3e38, np.inf, 0.5, -2.0, np.nan]
+ACOSH_COMPLEX_POINTS = [1 + 0j, 2 + 0j, 0.5 + 0.5j, -2 + 1j, 1j, -1 + 0j, 1e20 + 1e20j,
+                        1 + 1e-8j]
+
+
+def _parts(values) -> list:
+    """[re, im] per value (JSON has no complex numbers; repr keeps nan and inf)."""
+    return [[repr(float(v.real)), repr(float(v.imag))] for v in np.asarray(values)]
+
+
+def acosh(jax):
+    """jax.jvp of jnp.arccosh and lax.acosh: the jaxprs (float32, complex64), the gradient at
+    ACOSH_POINTS in float32 and float64, the JVP at ACOSH_COMPLEX_POINTS in complex64 and
+    complex128, and lax.square of a complex value (chlo.square's formula)."""
+    jnp, lax = jax.numpy, jax.lax
+    out = {}
+    for dt in ("float32", "complex64"):
+        x = np.full(3, 2, dt)
+        out["jaxpr_" + dt] = str(jax.make_jaxpr(
+            lambda x, t: jax.jvp(jnp.arccosh, (x,), (t,)))(x, x))
+        out["lax_jaxpr_" + dt] = str(jax.make_jaxpr(
+            lambda x, t: jax.jvp(lax.acosh, (x,), (t,)))(x, x))
+    for real, complex_ in (("float32", "complex64"), ("float64", "complex128")):
+        with jax.enable_x64(real == "float64"):
+            x = jnp.asarray(np.array(ACOSH_POINTS, real))
+            out["grad_" + real] = _parts(jax.vmap(jax.grad(jnp.arccosh))(x))
+            z = jnp.asarray(np.array(ACOSH_COMPLEX_POINTS, complex_))
+            out["jvp_" + complex_] = _parts(jax.jvp(jnp.arccosh, (z,), (jnp.ones_like(z),))[1])
+            out["square_" + complex_] = _parts(lax.square(z))
+    return out
+
+
+def run(jax):
+    return {"acosh": acosh(jax)}

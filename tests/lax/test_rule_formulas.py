@@ -1,0 +1,41 @@
+"""Rules' formulas and equation orders against JAX 0.10.2's recorded answers
+(tests/data/rule_formulas_cases.py, recorded by reference/make_rule_formulas_reference.py)."""
+import json
+import os
+
+import numpy as np
+from numerics import ELEMENTWISE, assert_allclose_ulp
+from rule_formulas_cases import ACOSH_COMPLEX_POINTS, acosh
+
+import jxkernel as jax
+import locations  # tests/support: the repository's folders
+
+with open(os.path.join(locations.DATA, "rule_formulas_reference.json")) as f:
+    REF = json.load(f)
+
+
+def _values(parts, dtype):
+    return np.array([complex(float(re), float(im)) for re, im in parts]).astype(dtype)
+
+
+def test_acosh_jvp_is_jaxs_formula_and_values():
+    # JAX's g * rsqrt(x**2 - 1), not (x - 1) * (x + 1); jnp.arccosh's complex branch takes
+    # the real part once; complex squares as chlo.square ((re - im) * (re + im))
+    got, want = acosh(jax), REF["acosh"]
+    assert got.keys() == want.keys()
+    for key in ("jaxpr_float32", "lax_jaxpr_float32", "jaxpr_complex64", "lax_jaxpr_complex64"):
+        assert got[key] == want[key], key
+    assert "square a" in got["lax_jaxpr_float32"] and "sub d 1.0:f32[]" in \
+        got["lax_jaxpr_float32"]
+    for key, dtype in (("grad_float32", np.float32), ("grad_float64", np.float64)):
+        assert_allclose_ulp(_values(got[key], np.complex128).real.astype(dtype),
+                            _values(want[key], np.complex128).real.astype(dtype), ELEMENTWISE,
+                            err_msg=key)
+    for kind in ("jvp_", "square_"):
+        for dtype in (np.complex64, np.complex128):
+            key = kind + np.dtype(dtype).name
+            assert_allclose_ulp(_values(got[key], dtype), _values(want[key], dtype),
+                                ELEMENTWISE, err_msg=key)
+    # (1+1e-8j)**2 - 1: the two formulas differ by ~1e7 ulps of complex128 there
+    at = ACOSH_COMPLEX_POINTS.index(1 + 1e-8j)
+    assert float(got["square_complex128"][at][0]) == 0.9999999999999998
