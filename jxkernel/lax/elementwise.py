@@ -16,9 +16,9 @@ import numpy as np
 from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray
 from ..core.interpreter_primitives import reshard_p, typed_constant
-from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, impl_rules,
-                              jvp_rules, lowering_rules, numpy_rules, sharding_rules,
-                              transpose_rules)
+from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules,
+                              batching_rules, impl_rules, jvp_rules, lowering_rules, numpy_rules,
+                              sharding_rules, transpose_rules)
 from ..transforms import ad_util as ad
 from ..transforms import batch_util as bu
 from . import _xla_formulas
@@ -997,21 +997,38 @@ def _select_tree(ctx, which, which_aval, cases, offset):
     return hl.select(ctx, pred, low, high, out)
 
 
-def _select_n_batching(vals, dims):
+def _select_n_batching(axis_data, vals, dims):
+    """JAX's cases: batch dims that agree need no transpose (a per-example scalar `which`
+    spread over the cases, typed as them); otherwise every operand gets its batch dim first,
+    an unbatched one broadcast split as vmap's inputs are (so the cases stay typed alike over
+    a split batch: vmap of jnp.where(c > 0, c, 0.0))."""
     which, cases = vals[0], vals[1:]
     wdim, cdims = dims[0], dims[1:]
-    size = bu.axis_size_of(vals, dims)
-    if wdim is bu.not_mapped and not bu.shape(which) and len(set(cdims) - {None}) <= 1 \
-            and all(d is not bu.not_mapped for d in cdims):
-        return select_n_p.bind(which, *cases), cdims[0]
-    cases = [bu.bdim_at_front(c, d, size) for c, d in zip(cases, cdims)]
-    case_shape = bu.shape(cases[0])
-    if wdim is bu.not_mapped and not bu.shape(which):
-        return select_n_p.bind(which, *cases), 0
-    which = bu.bdim_at_front(which, wdim, size)
-    if bu.shape(which) != case_shape:        # a per-example scalar: spread it over the case
-        which = broadcast_in_dim(which, case_shape, (0,))
-    return select_n_p.bind(which, *cases), 0
+    if all(d is bu.not_mapped for d in dims):
+        return select_n_p.bind(which, *cases), bu.not_mapped
+    size, ema = bu.axis_size_of(vals, dims), axis_data.explicit_mesh_axis
+    if all(d == wdim for d in cdims):
+        if bu.shape(which) != bu.shape(cases[0]):
+            which = broadcast_in_dim(which, bu.shape(cases[0]), (wdim,),
+                                     out_sharding=ad.aval_of(cases[0]).sharding)
+        return select_n(which, *cases), wdim
+    if not bu.shape(which) and all(d is not bu.not_mapped for d in cdims):
+        if all(d == cdims[0] for d in cdims):
+            return select_n(which, *cases), cdims[0]
+        if all(bu.shape(c) == bu.shape(cases[0]) for c in cases):
+            moved = [bu.moveaxis(c, d, cdims[0]) for c, d in zip(cases[1:], cdims[1:])]
+            return select_n(which, cases[0], *moved), cdims[0]
+    if bu.shape(which):
+        which = bu.bdim_at_front(which, wdim, size, ema)
+    if any(bu.shape(c) for c in cases):
+        cases = [bu.bdim_at_front(c, d, size, ema) for c, d in zip(cases, cdims)]
+    if 0 < bu.ndim(which) < bu.ndim(cases[0]):      # a per-example scalar `which`
+        which = broadcast_in_dim(which, bu.shape(cases[0]), (0,),
+                                 out_sharding=ad.aval_of(cases[0]).sharding)
+    if bu.ndim(which) > bu.ndim(cases[0]):          # scalar cases, a batched `which`
+        like = ad.aval_of(which)
+        cases = [broadcast_in_dim(c, like.shape, (), out_sharding=like.sharding) for c in cases]
+    return select_n(which, *cases), 0
 
 
 abstract_eval_rules[select_n_p] = _select_n_abstract_eval
@@ -1019,7 +1036,7 @@ lowering_rules[select_n_p] = _select_n_lowering
 numpy_rules[select_n_p] = lambda which, *cases: (
     np.where(which, cases[1], cases[0]) if which.dtype == np.bool_ else
     np.choose(which.astype(np.intp), np.broadcast_arrays(*cases)))
-batching_rules[select_n_p] = _select_n_batching
+axis_batching_rules[select_n_p] = _select_n_batching
 
 
 def _select_n_jvp(primals, tangents):

@@ -548,6 +548,34 @@ def _window_constants(jax, mesh, P):
     return out
 
 
+def _where_batching(jax, mesh, P):
+    """vmap of jnp.where / lax.select_n over a batch split on 'x': JAX's select_n batching
+    broadcasts an unbatched case (a scalar spread to a row) split as vmap's inputs, so the
+    cases stay typed alike; a per-example scalar `which` is spread typed as the cases.
+    Per program: make_jaxpr's text and the jit result's type, or the error."""
+    jnp, lax = jax.numpy, jax.lax
+    put = lambda v, *spec: jax.device_put(np.asarray(v, np.float32),  # noqa: E731
+                                          jax.sharding.NamedSharding(mesh, P(*spec)))
+    c = put(np.arange(32).reshape(8, 4) % 7 - 3, "x")
+    r = put(np.arange(4) % 3)
+    programs = {
+        "scalar_case": (jax.vmap(lambda row: jnp.where(row > 0, row, 0.0)), c),
+        "scalar_first_case": (jax.vmap(lambda row: jnp.where(row > 0, 1.0, row)), c),
+        "unbatched_row_case": (lambda c, r: jax.vmap(lambda row: jnp.where(row > 0, row, r))(
+            c, ), c, r),
+        "per_example_which": (jax.vmap(lambda row: jnp.where(row.sum() > 0, row, -row)), c),
+        "scalar_cases": (jax.vmap(lambda row: lax.select(row > 0, 1.0, 2.0)), c),
+        "relu_grad": (jax.vmap(jax.grad(lambda row: jax.nn.relu(row).sum())), c),
+    }
+    out = {}
+    for name, (f, *args) in programs.items():
+        try:
+            out[name] = [str(jax.make_jaxpr(f)(*args)), str(jax.typeof(jax.jit(f)(*args)))]
+        except Exception as e:
+            out[name] = [type(e).__name__, str(e).split("\n--------------------")[0]]
+    return out
+
+
 def run(jax):
     """All cases as JSON data (under jax.set_mesh, as JAX's out_sharding=P(...) needs)."""
     P = jax.sharding.PartitionSpec
@@ -567,4 +595,5 @@ def run(jax):
     out["sort_shardings"] = _sort_shardings(jax, mesh, P)
     with jax.set_mesh(mesh):
         out["window_constants"] = _window_constants(jax, mesh, P)
+        out["where_batching"] = _where_batching(jax, mesh, P)
     return out

@@ -43,5 +43,41 @@ def acosh(jax):
     return out
 
 
+def where(jax):
+    """make_jaxpr of jnp.where for scalar/array mixes (jit[name=_where]: promote, broadcast,
+    select_n; an empty result is x, y's broadcast left dead as in JAX's), under grad, jvp and
+    vmap, and functions built on it."""
+    jnp = jax.numpy
+    a = np.arange(6.0, dtype=np.float32).reshape(2, 3) - 2
+    r, e = np.arange(3.0, dtype=np.float32), np.zeros((0, 3), np.float32)
+    c, row_c = a > 0, np.array([True, False, True])
+    programs = {
+        "arrays": (lambda c, x, y: jnp.where(c, x, y), c, a, a),
+        "array_scalar": (lambda c, x: jnp.where(c, x, 0.0), c, a),
+        "scalar_array": (lambda c, y: jnp.where(c, 1.0, y), c, a),
+        "scalars": (lambda c: jnp.where(c, 1.0, 0.0), c),
+        "int_scalars": (lambda c: jnp.where(c, 1, 0), c),
+        "row": (lambda c, x: jnp.where(c, x, 0.0), c, r),
+        "row_condition": (lambda c, x: jnp.where(c, x, 0.0), row_c, a),
+        "python_condition": (lambda x, y: jnp.where(True, x, y), a, a),
+        "scalar_condition": (lambda p, x, y: jnp.where(p, x, y), np.bool_(True), a, a),
+        "float_condition": (lambda x: jnp.where(x, 1.0, x), a),
+        "mixed_dtypes": (lambda c, x, y: jnp.where(c, x, y), c, a, a.astype(np.int32)),
+        "complex_scalar": (lambda x: jnp.where(x > 0, x, 1j), a),
+        "broadcast_both": (lambda c, x, y: jnp.where(c, x, y), np.ones((2, 1), bool),
+                           np.ones((1, 3), np.float32), np.float32(2)),
+        "empty": (lambda c, x: jnp.where(c, x, 0.0), e > 0, e),
+        "empty_row": (lambda c, x, y: jnp.where(c, x, y), e > 0, e, r),
+        "grad": (jax.grad(lambda x: jnp.where(x > 0, x, 0.0).sum()), a),
+        "grad_scalar_case": (jax.grad(lambda s: jnp.where(a > 0, a, s).sum()), np.float32(1)),
+        "jvp": (lambda x: jax.jvp(lambda x: jnp.where(x > 0, x, 0.0), (x,), (x,)), a),
+        "vmap": (jax.vmap(lambda c, x: jnp.where(c, x, 0.0)), c, a),
+        "vmap_per_example_condition": (jax.vmap(lambda x: jnp.where(x.sum() > 0, x, 0.0)), a),
+        "nan_to_num": (jnp.nan_to_num, a),
+        "select": (lambda x: jnp.select([x > 0, x < -1], [x, -x], 7.0), a),
+    }
+    return {name: str(jax.make_jaxpr(f)(*args)) for name, (f, *args) in programs.items()}
+
+
 def run(jax):
-    return {"acosh": acosh(jax)}
+    return {"acosh": acosh(jax), "where": where(jax)}

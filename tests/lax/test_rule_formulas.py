@@ -5,7 +5,7 @@ import os
 
 import numpy as np
 from numerics import ELEMENTWISE, assert_allclose_ulp
-from rule_formulas_cases import ACOSH_COMPLEX_POINTS, acosh
+from rule_formulas_cases import ACOSH_COMPLEX_POINTS, acosh, where
 
 import jxkernel as jax
 import locations  # tests/support: the repository's folders
@@ -39,3 +39,13 @@ def test_acosh_jvp_is_jaxs_formula_and_values():
     # (1+1e-8j)**2 - 1: the two formulas differ by ~1e7 ulps of complex128 there
     at = ACOSH_COMPLEX_POINTS.index(1 + 1e-8j)
     assert float(got["square_complex128"][at][0]) == 0.9999999999999998
+
+
+def test_where_jaxprs_are_jaxs():
+    # scalar/array mixes, an empty result (x, y's broadcast left as JAX leaves it), grad, jvp,
+    # vmap, and jnp functions built on jnp.where
+    got, want = where(jax), REF["where"]
+    assert got.keys() == want.keys()
+    for key in want:
+        assert got[key] == want[key], key
+    assert "jit[" in got["array_scalar"] and "select_n" in got["array_scalar"]

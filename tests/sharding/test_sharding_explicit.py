@@ -309,3 +309,12 @@ def test_windowed_reductions_and_pads_batching_are_typed_as_jaxs(runs):
     assert got["split_window_dim_indivisible"][0] == "ShardingTypeError"
     assert got["max_jvp_tangent_typed_otherwise"][1].startswith(
         "select_and_gather_add tangents and operand shardings must match")
+
+
+@SEVERAL_DEVICES
+def test_vmap_of_where_over_a_split_batch_is_typed_as_jaxs(runs):
+    # select_n's batching broadcasts an unbatched case split as vmap's inputs (JAX's
+    # bdim_at_front with the explicit mesh axis): the cases stay typed alike
+    mine, ref = runs
+    assert mine["where_batching"] == ref["where_batching"]
+    assert mine["where_batching"]["scalar_case"][1] == "float32[8@x,4]"
