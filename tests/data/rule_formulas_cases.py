@@ -79,5 +79,37 @@ def where(jax):
     return {name: str(jax.make_jaxpr(f)(*args)) for name, (f, *args) in programs.items()}
 
 
+def scan_zero_carry(jax):
+    """A scan's zero carry tangent (an init with no tangent, made real since the carry's
+    tangent is not zero after a step): make_jaxpr of jvp (before the scan, its operand) and of
+    grad (staged with the tangent computation, after the forward scan); for linearize, its
+    top-level primitives in order (JAX's tangent scan also drops an unused ys tangent)."""
+    jnp, lax = jax.numpy, jax.lax
+    xs = np.arange(12.0, dtype=np.float32).reshape(4, 3)
+    k0 = np.zeros(3, np.float32)
+
+    def body(k, x):
+        return k + x * 2.0, k.sum()
+
+    def scan(xs):
+        return lax.scan(body, k0, xs)
+    programs = {
+        "jvp_xs": (lambda xs, t: jax.jvp(scan, (xs,), (t,)), xs, xs),
+        "jvp_carry_and_xs": (lambda k, xs: jax.jvp(lambda k, xs: lax.scan(body, k, xs),
+                                                   (k, xs), (k, xs)), k0, xs),
+        "jvp_carry": (lambda k, t: jax.jvp(lambda k: lax.scan(body, k, xs), (k,), (t,)), k0, k0),
+        "jvp_two_carries": (lambda xs, t: jax.jvp(lambda xs: lax.scan(
+            lambda c, x: ((c[0] + x, c[1] * 2.0), x), (k0, jnp.ones(3)), xs), (xs,), (t,)),
+            xs, xs),
+        "grad_xs": (jax.grad(lambda xs: scan(xs)[0].sum()), xs),
+        "grad_zeros_init": (jax.grad(lambda xs: lax.scan(lambda k, x: (k + x, None),
+                                                         jnp.zeros(3), xs)[0].sum()), xs),
+    }
+    out = {name: str(jax.make_jaxpr(f)(*args)) for name, (f, *args) in programs.items()}
+    applied = jax.make_jaxpr(lambda xs: jax.linearize(lambda xs: scan(xs)[0], xs)[1](xs))(xs)
+    out["linearize_order"] = [e.primitive.name for e in applied.jaxpr.eqns]
+    return out
+
+
 def run(jax):
-    return {"acosh": acosh(jax), "where": where(jax)}
+    return {"acosh": acosh(jax), "where": where(jax), "scan_zero_carry": scan_zero_carry(jax)}

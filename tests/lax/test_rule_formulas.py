@@ -5,7 +5,7 @@ import os
 
 import numpy as np
 from numerics import ELEMENTWISE, assert_allclose_ulp
-from rule_formulas_cases import ACOSH_COMPLEX_POINTS, acosh, where
+from rule_formulas_cases import ACOSH_COMPLEX_POINTS, acosh, scan_zero_carry, where
 
 import jxkernel as jax
 import locations  # tests/support: the repository's folders
@@ -49,3 +49,11 @@ def test_where_jaxprs_are_jaxs():
     for key in want:
         assert got[key] == want[key], key
     assert "jit[" in got["array_scalar"] and "select_n" in got["array_scalar"]
+
+
+def test_a_scans_zero_carry_tangent_is_staged_where_jaxs_is():
+    # jvp: before the scan (its operand); grad and linearize: with the tangent computation,
+    # after the forward scan (JAX's scan linearization instantiates it in its tangent part)
+    got, want = scan_zero_carry(jax), REF["scan_zero_carry"]
+    assert got == want
+    assert got["linearize_order"] == ["scan", "broadcast_in_dim", "scan"]
