@@ -114,11 +114,14 @@ lowering_rules[sort_p] = _sort_lowering
 numpy_rules[sort_p] = _sort_numpy
 
 
-def _gather_along(t, idx, axis):
+def _gather_along(t, idx, axis, numpy_ints=False):
     """t[..., idx[..., 0], ...] along `axis`: take_along_axis as one gather, every other dim
-    a gather batch dim. `idx` has t's shape but for `axis`, plus a trailing 1."""
+    a gather batch dim. `idx` has t's shape but for `axis`, plus a trailing 1. `numpy_ints`:
+    the batch dims as np.delete gives them, as JAX's sort JVP (`np.int64(0)` in a jaxpr;
+    top_k's are Python's)."""
     rank = bu.ndim(t)
-    batch = tuple(i for i in range(rank) if i != axis)
+    batch = tuple(np.delete(np.arange(rank), axis)) if numpy_ints else \
+        tuple(i for i in range(rank) if i != axis)
     dnums = slicing.GatherDimensionNumbers(
         offset_dims=(), collapsed_slice_dims=(axis,), start_index_map=(axis,),
         operand_batching_dims=batch, start_indices_batching_dims=batch)
@@ -138,7 +141,7 @@ def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
     *out, perm = sort_p.bind(*primals, shapes.broadcasted_iota(index_dtype, shape, dimension),
                              dimension=dimension, is_stable=is_stable, num_keys=num_keys)
     perm = shapes.expand_dims(perm, (len(shape),))
-    return out, [t if type(t) is ad.Zero else _gather_along(t, perm, dimension)
+    return out, [t if type(t) is ad.Zero else _gather_along(t, perm, dimension, True)
                  for t in tangents]
 
 

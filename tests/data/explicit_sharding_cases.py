@@ -485,9 +485,14 @@ def _sort_shardings(jax, mesh, P):
     out["outside_set_mesh"] = {"jit": note(lambda: jax.jit(grad1)(c)),
                                "jvp": note(lambda: jax.jvp(lambda c: jnp.sort(c, axis=1),
                                                            (c,), (c,))[1])}
+    # the gathers' transposes scatter into zeros typed as the operand (JAX's lax.full with
+    # its sharding); sort's batch dims are np.delete's (`np.int64(0)`), top_k's Python's
+    out["outside_set_mesh"]["jit_jaxpr"] = str(jax.make_jaxpr(jax.jit(grad1))(c))
     with jax.set_mesh(mesh):
         out["vmap_grad_sort_jaxpr"] = str(jax.make_jaxpr(
             jax.vmap(jax.grad(lambda r: jnp.sort(r).sum())))(c))
+        out["top_k_grad_jaxpr"] = str(jax.make_jaxpr(
+            jax.grad(lambda c: lax.top_k(c, 2)[0].sum()))(c))
     return out
 
 

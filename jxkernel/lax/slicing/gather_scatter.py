@@ -218,7 +218,9 @@ def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes, u
     if type(ct) is ad.Zero:
         return [ad.Zero(operand.aval), None]
     # every gathered element sends its cotangent back where it came from, summing repeats
-    zeros = ad.zeros(ShapedArray(operand.aval.shape, ad.aval_of(ct).dtype))
+    # (into zeros typed as the operand, as JAX's lax.full(..., sharding=operand's): split
+    # as it, varying as it)
+    zeros = ad.zeros(operand.aval.update(dtype=ad.aval_of(ct).dtype, weak_type=False))
     return [scatter_add(zeros, indices, ct, _scatter_dnums(dimension_numbers),
                         indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
                         mode=mode), None]
