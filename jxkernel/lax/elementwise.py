@@ -231,7 +231,17 @@ sqrt_p = unop("sqrt", "stablehlo.sqrt", INEXACT, numpy=np.sqrt)
 ad.defjvp(sqrt_p, lambda g, ans, x, **_: mul(g, div(_const(x, 0.5), ans)))
 
 def _np_rsqrt(x):
-    return 1 / np.sqrt(x)
+    """1 / sqrt(x); of a complex x whose root is infinite, XLA's signed zero (the reciprocal
+    conj(s) / |s|**2 tends to), where NumPy's 1 / (inf+infj) is nan."""
+    root = np.sqrt(x)
+    if not np.iscomplexobj(root):
+        return 1 / root
+    with np.errstate(invalid="ignore"):
+        out = 1 / root
+    huge = np.isinf(root.real) | np.isinf(root.imag)
+    if np.any(huge):
+        out = np.where(huge, np.copysign(0, root.real) + 1j * np.copysign(0, -root.imag), out)
+    return out.astype(root.dtype)
 
 
 rsqrt_p = unop("rsqrt", "stablehlo.rsqrt", INEXACT, numpy=_np_rsqrt)

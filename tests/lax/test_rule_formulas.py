@@ -5,8 +5,9 @@ import os
 
 import numpy as np
 from numerics import ELEMENTWISE, assert_allclose_ulp
-from rule_formulas_cases import ACOSH_COMPLEX_POINTS, acosh, scan_zero_carry, where
+from rule_formulas_cases import ACOSH_COMPLEX_POINTS, ACOSH_POINTS, acosh, scan_zero_carry, where
 
+import backend_tier  # tests/support
 import jxkernel as jax
 import locations  # tests/support: the repository's folders
 
@@ -16,6 +17,19 @@ with open(os.path.join(locations.DATA, "rule_formulas_reference.json")) as f:
 
 def _values(parts, dtype):
     return np.array([complex(float(re), float(im)) for re, im in parts]).astype(dtype)
+
+
+def _acosh_ulps(x, dtype) -> int:
+    """ELEMENTWISE ulps; on the NumPy backend near x**2 = 1 that many times
+    |x**2| / |x**2 - 1|: XLA's CPU code contracts `x * x - 1` into one fused multiply-add
+    inside jnp.arccosh's jit, the NumPy backend rounds x**2 first, and the cancellation
+    amplifies that rounding so much (XLA's own eager ops differ from its jit there too)."""
+    with np.errstate(all="ignore"):         # (inf and nan among the points)
+        square = np.square(np.asarray(x, np.complex128))
+    if not backend_tier.on_numpy_backend() or not np.isfinite(square) or \
+            square == 1 or abs(square - 1) >= abs(square) / 2:
+        return ELEMENTWISE
+    return int(ELEMENTWISE * abs(square) / abs(square - 1))
 
 
 def test_acosh_jvp_is_jaxs_formula_and_values():
@@ -28,14 +42,16 @@ def test_acosh_jvp_is_jaxs_formula_and_values():
     assert "square a" in got["lax_jaxpr_float32"] and "sub d 1.0:f32[]" in \
         got["lax_jaxpr_float32"]
     for key, dtype in (("grad_float32", np.float32), ("grad_float64", np.float64)):
-        assert_allclose_ulp(_values(got[key], np.complex128).real.astype(dtype),
-                            _values(want[key], np.complex128).real.astype(dtype), ELEMENTWISE,
-                            err_msg=key)
+        for x, g, w in zip(ACOSH_POINTS, _values(got[key], np.complex128).real.astype(dtype),
+                           _values(want[key], np.complex128).real.astype(dtype)):
+            assert_allclose_ulp(g, w, _acosh_ulps(x, dtype), err_msg=f"{key} at {x}")
     for kind in ("jvp_", "square_"):
         for dtype in (np.complex64, np.complex128):
             key = kind + np.dtype(dtype).name
-            assert_allclose_ulp(_values(got[key], dtype), _values(want[key], dtype),
-                                ELEMENTWISE, err_msg=key)
+            for z, g, w in zip(ACOSH_COMPLEX_POINTS, _values(got[key], dtype),
+                               _values(want[key], dtype)):
+                ulps = _acosh_ulps(z, dtype) if kind == "jvp_" else ELEMENTWISE
+                assert_allclose_ulp(g, w, ulps, err_msg=f"{key} at {z}")
     # (1+1e-8j)**2 - 1: the two formulas differ by ~1e7 ulps of complex128 there
     at = ACOSH_COMPLEX_POINTS.index(1 + 1e-8j)
     assert float(got["square_complex128"][at][0]) == 0.9999999999999998
