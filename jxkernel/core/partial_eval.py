@@ -11,6 +11,8 @@ computation becomes a linear jaxpr.
 """
 from __future__ import annotations
 
+import contextlib
+
 from .interpret import eval_jaxpr
 from .ir import ClosedJaxpr
 from .lru import TRACES, WeakLRU
@@ -36,11 +38,24 @@ class PartialEvalTrace(JaxprTrace):
     tracer_type = JaxprTracer
     forwards = False        # JAX's pe.JaxprTrace stages an identity broadcast_in_dim too
 
+    staging_known = False       # set by `staged`: known operations staged as unknown ones
+
     def is_unknown(self, x) -> bool:
         return type(x) is JaxprTracer and x._trace is self and x._var is not None
 
+    @contextlib.contextmanager
+    def staged(self):
+        """Within: every operation is staged, known inputs or not (a rule's tangent zeros
+        made with the tangent computation, as JAX's linearize rules make them: scan's zero
+        carry tangent comes after the forward scan)."""
+        before, self.staging_known = self.staging_known, True
+        try:
+            yield
+        finally:
+            self.staging_known = before
+
     def process_primitive(self, prim, args, params):
-        if not any(self.is_unknown(x) for x in args):
+        if not self.staging_known and not any(self.is_unknown(x) for x in args):
             with set_current_trace(self.parent):
                 return prim.bind(*args, **params)
         special = partial_eval_rules.get(prim)

@@ -413,7 +413,7 @@ def _merge_parts(a, parts, merge, new_sizes, dimensions):
 
 
 def _axes_size(mesh, axes) -> int:
-    sizes = dict(zip(mesh.axis_names, mesh.devices.shape))
+    sizes = mesh.shape           # (a Mesh's or an AbstractMesh's: a type names the abstract one)
     n = 1
     for a in axes:
         n *= sizes[a]
@@ -574,8 +574,15 @@ def pad_rule(name, in_avals, params, out_avals):
                 f"padding on sharded dims where out dim ({out.shape[d]}) is not divisible by "
                 f"mesh axes ({_axes_size(a.sharding.mesh, p)}) with spec ({','.join(p)}) is "
                 f"not implemented. Got input type={a.str_short()} and output shape="
-                f"{out.shape}")
+                f"{_padded_shape(a.shape, params['padding_config'])}")
     return parts
+
+
+def _padded_shape(shape, config) -> tuple:
+    """pad's result shape computed from its config's own integers, as JAX's message shows it
+    (`np.int64(5)` for a transpose's NumPy config)."""
+    return tuple(lo + hi + (0 if d == 0 else 1 + (i + 1) * (d - 1))
+                 for (lo, hi, i), d in zip(config, shape))
 
 
 def dynamic_update_slice_rule(name, in_avals, params, out_avals):
@@ -614,13 +621,23 @@ def axis_types_text(mesh) -> str:
 
 
 # Primitives with several results: a rule gives each result's parts.
-def sort_rule(name, in_avals, params, out_avals):
-    parts, d = parts_of(in_avals[0]), params["dimension"]
-    if parts[d]:
-        shown = abstracted(in_avals[0].sharding)      # (JAX's types name the AbstractMesh)
-        raise ShardingTypeError(f"Arguments to sort must be unsharded over the sorting "
-                                f"dimension. Got arg sharding={shown} and sorting dimension={d}")
-    return [parts] * len(out_avals)
+def sort_typing(in_avals, params, out_avals):
+    """sort's results keep their operands' types, as JAX's abstract eval: each operand typed
+    over a mesh with Explicit axes must be unsplit along the sorting dimension and typed as the
+    first such one (an iota sorted along a split value in sort's JVP is not: JAX refuses it).
+    Untyped operands (JAX's empty mesh) do not count."""
+    d = params["dimension"]
+    typed = [a for a in in_avals if a.sharding is not None and explicit_axes(a.sharding.mesh)]
+    for a in typed:
+        shown = abstracted(a.sharding)      # (JAX's types name the AbstractMesh)
+        if parts_of(a)[d]:
+            raise ShardingTypeError(f"Arguments to sort must be unsharded over the sorting "
+                                    f"dimension. Got arg sharding={shown} and sorting dimension={d}")
+        if (shown.mesh, parts_of(a)) != (abstracted(typed[0].sharding).mesh, parts_of(typed[0])):
+            shardings = " ".join(str(abstracted(b.sharding)) for b in typed)
+            raise ShardingTypeError(f"Arguments to sort must have equal shardings, got: "
+                                    f"{shardings}")
+    return [o.update(sharding=a.sharding) for o, a in zip(out_avals, in_avals)]
 
 
 def split_rule(name, in_avals, params, out_avals):

@@ -16,9 +16,9 @@ import numpy as np
 from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray
 from ..core.interpreter_primitives import reshard_p, typed_constant
-from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, impl_rules,
-                              jvp_rules, lowering_rules, numpy_rules, sharding_rules,
-                              transpose_rules)
+from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules,
+                              batching_rules, impl_rules, jvp_rules, lowering_rules, numpy_rules,
+                              sharding_rules, transpose_rules)
 from ..transforms import ad_util as ad
 from ..transforms import batch_util as bu
 from . import _xla_formulas
@@ -219,8 +219,9 @@ asinh_p = unop("asinh", "chlo.asinh", INEXACT, numpy=np.arcsinh)
 ad.defjvp(asinh_p, lambda g, ans, x: mul(g, rsqrt(add(square(x), _scalar_on_mesh(x, 1)))))
 
 acosh_p = unop("acosh", "chlo.acosh", INEXACT, numpy=np.arccosh)
-ad.defjvp(acosh_p, lambda g, ans, x: mul(g, rsqrt(mul(sub(x, _const(x, 1)),
-                                                     add(x, _const(x, 1))))))
+# JAX's formula: x**2 - 1 (on x's mesh), not (x - 1) * (x + 1), which is more accurate near
+# x = 0 only, outside the real domain; the last bits differ for complex x
+ad.defjvp(acosh_p, lambda g, ans, x: mul(g, rsqrt(sub(square(x), _scalar_on_mesh(x, 1)))))
 
 atanh_p = unop("atanh", "chlo.atanh", INEXACT, numpy=np.arctanh)
 ad.defjvp(atanh_p, lambda g, ans, x: mul(reciprocal(add(_scalar_on_mesh(x, 1), x)),
@@ -230,7 +231,17 @@ sqrt_p = unop("sqrt", "stablehlo.sqrt", INEXACT, numpy=np.sqrt)
 ad.defjvp(sqrt_p, lambda g, ans, x, **_: mul(g, div(_const(x, 0.5), ans)))
 
 def _np_rsqrt(x):
-    return 1 / np.sqrt(x)
+    """1 / sqrt(x); of a complex x whose root is infinite, XLA's signed zero (the reciprocal
+    conj(s) / |s|**2 tends to), where NumPy's 1 / (inf+infj) is nan."""
+    root = np.sqrt(x)
+    if not np.iscomplexobj(root):
+        return 1 / root
+    with np.errstate(invalid="ignore"):
+        out = 1 / root
+    huge = np.isinf(root.real) | np.isinf(root.imag)
+    if np.any(huge):
+        out = np.where(huge, np.copysign(0, root.real) + 1j * np.copysign(0, -root.imag), out)
+    return out.astype(root.dtype)
 
 
 rsqrt_p = unop("rsqrt", "stablehlo.rsqrt", INEXACT, numpy=_np_rsqrt)
@@ -444,8 +455,22 @@ ad.defjvp(integer_pow_p, _integer_pow_jvp)
 
 # x * x as its own primitive, as JAX 0.10.2 has it (jnp.square and lax.square bind it; x ** 2
 # stays integer_pow)
-square_p = unop("square", None, NUMERIC, numpy=np.square)
-lowering_rules[square_p] = lambda ctx, x: ctx.op1("stablehlo.multiply", [x, x])
+def _np_square(x):
+    """NumPy's square, but a complex one as chlo.square computes it: (re - im) * (re + im)
+    for the real part (exact where |re| == |im|: (1e20+1e20j)**2 is infj, not nan)."""
+    if not np.iscomplexobj(x):
+        return np.square(x)
+    re, im = x.real, x.imag
+    out = np.empty_like(x)
+    out.real, out.imag = (re - im) * (re + im), re * im * 2
+    return out
+
+
+square_p = unop("square", None, NUMERIC, numpy=_np_square)
+# JAX's lowering: an integer multiply, chlo.square otherwise (its complex formula, above)
+lowering_rules[square_p] = lambda ctx, x: (
+    ctx.op1("stablehlo.multiply", [x, x]) if dtypes.is_int(ctx.avals_in[0].dtype) else
+    ctx.op1("chlo.square", [x]))
 ad.defjvp(square_p, lambda g, ans, x: mul(g, mul(_const(x, 2), x)))
 
 # rounds to a float format with fewer exponent/mantissa bits, staying in the input dtype
@@ -982,21 +1007,38 @@ def _select_tree(ctx, which, which_aval, cases, offset):
     return hl.select(ctx, pred, low, high, out)
 
 
-def _select_n_batching(vals, dims):
+def _select_n_batching(axis_data, vals, dims):
+    """JAX's cases: batch dims that agree need no transpose (a per-example scalar `which`
+    spread over the cases, typed as them); otherwise every operand gets its batch dim first,
+    an unbatched one broadcast split as vmap's inputs are (so the cases stay typed alike over
+    a split batch: vmap of jnp.where(c > 0, c, 0.0))."""
     which, cases = vals[0], vals[1:]
     wdim, cdims = dims[0], dims[1:]
-    size = bu.axis_size_of(vals, dims)
-    if wdim is bu.not_mapped and not bu.shape(which) and len(set(cdims) - {None}) <= 1 \
-            and all(d is not bu.not_mapped for d in cdims):
-        return select_n_p.bind(which, *cases), cdims[0]
-    cases = [bu.bdim_at_front(c, d, size) for c, d in zip(cases, cdims)]
-    case_shape = bu.shape(cases[0])
-    if wdim is bu.not_mapped and not bu.shape(which):
-        return select_n_p.bind(which, *cases), 0
-    which = bu.bdim_at_front(which, wdim, size)
-    if bu.shape(which) != case_shape:        # a per-example scalar: spread it over the case
-        which = broadcast_in_dim(which, case_shape, (0,))
-    return select_n_p.bind(which, *cases), 0
+    if all(d is bu.not_mapped for d in dims):
+        return select_n_p.bind(which, *cases), bu.not_mapped
+    size, ema = bu.axis_size_of(vals, dims), axis_data.explicit_mesh_axis
+    if all(d == wdim for d in cdims):
+        if bu.shape(which) != bu.shape(cases[0]):
+            which = broadcast_in_dim(which, bu.shape(cases[0]), (wdim,),
+                                     out_sharding=ad.aval_of(cases[0]).sharding)
+        return select_n(which, *cases), wdim
+    if not bu.shape(which) and all(d is not bu.not_mapped for d in cdims):
+        if all(d == cdims[0] for d in cdims):
+            return select_n(which, *cases), cdims[0]
+        if all(bu.shape(c) == bu.shape(cases[0]) for c in cases):
+            moved = [bu.moveaxis(c, d, cdims[0]) for c, d in zip(cases[1:], cdims[1:])]
+            return select_n(which, cases[0], *moved), cdims[0]
+    if bu.shape(which):
+        which = bu.bdim_at_front(which, wdim, size, ema)
+    if any(bu.shape(c) for c in cases):
+        cases = [bu.bdim_at_front(c, d, size, ema) for c, d in zip(cases, cdims)]
+    if 0 < bu.ndim(which) < bu.ndim(cases[0]):      # a per-example scalar `which`
+        which = broadcast_in_dim(which, bu.shape(cases[0]), (0,),
+                                 out_sharding=ad.aval_of(cases[0]).sharding)
+    if bu.ndim(which) > bu.ndim(cases[0]):          # scalar cases, a batched `which`
+        like = ad.aval_of(which)
+        cases = [broadcast_in_dim(c, like.shape, (), out_sharding=like.sharding) for c in cases]
+    return select_n(which, *cases), 0
 
 
 abstract_eval_rules[select_n_p] = _select_n_abstract_eval
@@ -1004,7 +1046,7 @@ lowering_rules[select_n_p] = _select_n_lowering
 numpy_rules[select_n_p] = lambda which, *cases: (
     np.where(which, cases[1], cases[0]) if which.dtype == np.bool_ else
     np.choose(which.astype(np.intp), np.broadcast_arrays(*cases)))
-batching_rules[select_n_p] = _select_n_batching
+axis_batching_rules[select_n_p] = _select_n_batching
 
 
 def _select_n_jvp(primals, tangents):

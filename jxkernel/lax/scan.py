@@ -23,10 +23,10 @@ from ..core.numpy_eval import eval_closed_jaxpr_numpy
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, jvp_rules,
                               lowering_rules, numpy_rules, partial_eval_rules,
                               sharding_typing_rules, transpose_rules)
-from ..core.trace import concrete_or_error, set_current_trace
+from ..core.trace import concrete_or_error, current_trace, set_current_trace
 from ..transforms.ad import backward_pass, jvp_jaxpr
 from ..transforms.batching import batch_jaxpr
-from ..core.partial_eval import partial_eval_jaxpr
+from ..core.partial_eval import PartialEvalTrace, partial_eval_jaxpr
 from ..core.staging import trace_to_jaxpr
 from ..core.interpreter_primitives import typed_constant
 from ..tree_util import (keystr, tree_flatten, tree_flatten_with_path, tree_map,
@@ -367,6 +367,18 @@ def _scan_batching(axis_data, vals, dims, *, reverse, length, jaxpr, num_consts,
     return outs, carry_dims + y_dims
 
 
+def _carry_tangents(tangents, carry_nz) -> list:
+    """The carry tangents the JVP scan carries, a zero one made real: under linearize with
+    the tangent computation (staged, after the forward scan, as JAX's scan linearization
+    instantiates it in its tangent function), else where the JVP runs."""
+    tangents = [t for t, n in zip(tangents, carry_nz) if n]
+    trace = current_trace()
+    if isinstance(trace, PartialEvalTrace) and any(type(t) is Zero for t in tangents):
+        with trace.staged():
+            return [instantiate(t) for t in tangents]
+    return [instantiate(t) for t in tangents]
+
+
 def _scan_jvp(primals, tangents, *, reverse, length, jaxpr, num_consts, num_carry, linear,
               unroll, _split_transpose):
     nc, nk = num_consts, num_carry
@@ -390,7 +402,7 @@ def _scan_jvp(primals, tangents, *, reverse, length, jaxpr, num_consts, num_carr
     # outputs: [carry, ys, carry_t, ys_t] -> [carry, carry_t, ys, ys_t]
     body = cf.permute_outputs(body, [nk, n_y, sum(carry_nz), sum(y_nz)], [0, 2, 1, 3])
     ct = [instantiate(t) for t, n in zip(tangents[:nc], const_nz) if n]
-    kt = [instantiate(t) for t, n in zip(tangents[nc:nc + nk], carry_nz) if n]
+    kt = _carry_tangents(tangents[nc:nc + nk], carry_nz)
     xt = [instantiate(t) for t, n in zip(tangents[nc + nk:], xs_nz) if n]
     args = list(primals[:nc]) + ct + list(primals[nc:nc + nk]) + kt + list(primals[nc + nk:]) + xt
     outs = scan_p.bind(*args, reverse=reverse, length=length, jaxpr=body,

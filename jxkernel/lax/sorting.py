@@ -20,7 +20,8 @@ from ..core.avals import ShapedArray
 from ..core.errors import InconclusiveDimensionOperation
 from ..core.symbolic import is_symbolic
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                              lowering_rules, numpy_rules, sharding_rules)
+                              lowering_rules, numpy_rules, sharding_rules,
+                              sharding_typing_rules)
 from ..xla import stablehlo as hlo
 from ..transforms import ad_util as ad
 from ..transforms import batch_util as bu
@@ -113,11 +114,14 @@ lowering_rules[sort_p] = _sort_lowering
 numpy_rules[sort_p] = _sort_numpy
 
 
-def _gather_along(t, idx, axis):
+def _gather_along(t, idx, axis, numpy_ints=False):
     """t[..., idx[..., 0], ...] along `axis`: take_along_axis as one gather, every other dim
-    a gather batch dim. `idx` has t's shape but for `axis`, plus a trailing 1."""
+    a gather batch dim. `idx` has t's shape but for `axis`, plus a trailing 1. `numpy_ints`:
+    the batch dims as np.delete gives them, as JAX's sort JVP (`np.int64(0)` in a jaxpr;
+    top_k's are Python's)."""
     rank = bu.ndim(t)
-    batch = tuple(i for i in range(rank) if i != axis)
+    batch = tuple(np.delete(np.arange(rank), axis)) if numpy_ints else \
+        tuple(i for i in range(rank) if i != axis)
     dnums = slicing.GatherDimensionNumbers(
         offset_dims=(), collapsed_slice_dims=(axis,), start_index_map=(axis,),
         operand_batching_dims=batch, start_indices_batching_dims=batch)
@@ -137,16 +141,19 @@ def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
     *out, perm = sort_p.bind(*primals, shapes.broadcasted_iota(index_dtype, shape, dimension),
                              dimension=dimension, is_stable=is_stable, num_keys=num_keys)
     perm = shapes.expand_dims(perm, (len(shape),))
-    return out, [t if type(t) is ad.Zero else _gather_along(t, perm, dimension)
+    return out, [t if type(t) is ad.Zero else _gather_along(t, perm, dimension, True)
                  for t in tangents]
 
 
 def _sort_batching(vals, dims, *, dimension, is_stable, num_keys):
     """Every operand gets the first batched operand's batch dim (unbatched ones are
-    broadcast: they are sorted along with it); the sort dimension shifts past it."""
+    broadcast to its type, as JAX's: sort wants its operands typed alike); the sort
+    dimension shifts past it."""
     proto, bdim = next((x, d) for x, d in zip(vals, dims) if d is not bu.not_mapped)
     rest = tuple(i for i in range(bu.ndim(proto)) if i != bdim)
-    args = [shapes.broadcast_in_dim(x, bu.shape(proto), rest) if d is bu.not_mapped
+    sharding = ad.aval_of(proto).sharding
+    args = [shapes.broadcast_in_dim(x, bu.shape(proto), rest, out_sharding=sharding)
+            if d is bu.not_mapped
             else bu.moveaxis(x, d, bdim) for x, d in zip(vals, dims)]
     return (sort_p.bind(*args, dimension=dimension + (bdim <= dimension), is_stable=is_stable,
                         num_keys=num_keys), [bdim] * len(args))
@@ -154,7 +161,7 @@ def _sort_batching(vals, dims, *, dimension, is_stable, num_keys):
 
 jvp_rules[sort_p] = _sort_jvp
 batching_rules[sort_p] = _sort_batching
-sharding_rules[sort_p] = sharding_types.sort_rule
+sharding_typing_rules[sort_p] = sharding_types.sort_typing
 
 # ------------------------------------------------------------------ top_k
 top_k_p = Primitive("top_k", multiple_results=True)

@@ -25,8 +25,9 @@ from ..core.avals import ShapedArray, get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.numpy_eval import eval_jaxpr_numpy
 from ..core.ir import ClosedJaxpr, param_printers
+from ..core import sharding_types
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                              lowering_rules, numpy_rules, transpose_rules)
+                              lowering_rules, numpy_rules, sharding_rules, transpose_rules)
 from ..core.staging import trace_to_jaxpr
 from ..core.interpreter_primitives import typed_constant
 from ..tree_util import tree_unflatten
@@ -40,7 +41,7 @@ from .slicing.gather_scatter import _apply_at
 from .slicing.slice_pad import _pad_numpy
 from ._rules import NUMERIC
 from .convolution import padtype_to_pads
-from .elementwise import add, ge_p, le_p, max, min
+from .elementwise import _scalar_on_mesh, add, ge_p, le_p, max, min
 from .reductions import (_NP_UFUNCS, _accumulation_dtype, _concrete, _flat_operands, _identity,
                          _reduction_jaxpr, _region)
 
@@ -142,6 +143,11 @@ def _check_number(operand):
                         f"{operand.dtype.name}")
 
 
+# JAX's reduce_window_sharding_rule: the operand's type, where each resized split dimension's
+# new size still divides by its axes' count
+_window_sharding = sharding_types.varying_out_shape("reduce_window")
+
+
 def _monoid_window(name, kind, check=None):
     """A window reduction by the monoid `kind`, from its identity (the padding value)."""
     prim = Primitive(name)
@@ -170,6 +176,7 @@ def _monoid_window(name, kind, check=None):
     lowering_rules[prim] = lower
     numpy_rules[prim] = numpy
     batching_rules[prim] = batch
+    sharding_rules[prim] = _window_sharding
     return prim
 
 
@@ -185,11 +192,12 @@ def _reduce_window_sum_transpose(ct, operand, *, window_dimensions, window_strid
     windows that covered it, and sum again with the base dilation as the stride."""
     in_shape, n = operand.aval.shape, len(window_dimensions)
     window = _dilate(window_dimensions, window_dilation)
-    low = [w - lo - 1 for w, (lo, _) in zip(window, padding)]
-    high = [i + w - 1 - o - lo for i, w, o, lo in zip(
-        _dilate(in_shape, base_dilation), window, _dilate(bu.shape(ct), window_strides), low)]
+    # (NumPy's integers, as JAX's conv VJP padding: they print as `np.int64(1)` in a jaxpr)
+    low = np.subtract(window, [lo for lo, _ in padding]) - 1
+    high = np.add(_dilate(in_shape, base_dilation), window) - 1 - \
+        np.asarray(_dilate(bu.shape(ct), window_strides)) - low
     config = [(lo, hi, s - 1) for lo, hi, s in zip(low, high, window_strides)]
-    padded = slicing.pad(ct, typed_constant(0, ad.aval_of(ct).dtype), config)
+    padded = slicing.pad(ct, _scalar_on_mesh(ct, 0), config)     # (JAX's _zero(ct))
     out = reduce_window_sum_p.bind(
         padded, window_dimensions=window_dimensions, window_strides=base_dilation,
         padding=((0, 0),) * n, base_dilation=(1,) * n, window_dilation=window_dilation)
@@ -367,8 +375,21 @@ def _select_and_gather_add_batching(vals, dims, **params):
     return select_and_gather_add_p.bind(*_both_to_front(vals, dims), **_insert(params, 0)), 0
 
 
+def _select_and_gather_add_sharding(name, in_avals, params, out_avals):
+    """The operand's type (as a window reduction's); the tangents must be typed as it."""
+    tangents, operand = in_avals
+    if tangents.sharding is not None and operand.sharding is not None and (
+            sharding_types.abstract_sharding(tangents) != sharding_types.abstract_sharding(operand)):
+        raise sharding_types.ShardingTypeError(
+            f"select_and_gather_add tangents and operand shardings must match, got "
+            f"{sharding_types.abstract_sharding(tangents)} and "
+            f"{sharding_types.abstract_sharding(operand)}.")
+    return _window_sharding(name, [operand], params, out_avals)
+
+
 abstract_eval_rules[select_and_gather_add_p] = _select_and_gather_add_abstract_eval
 lowering_rules[select_and_gather_add_p] = _select_and_gather_add_lowering
+sharding_rules[select_and_gather_add_p] = _select_and_gather_add_sharding
 
 
 def _np_selected(operand, select_prim, **params):
@@ -459,6 +480,9 @@ def _select_and_scatter_add_batching(vals, dims, **params):
 
 abstract_eval_rules[select_and_scatter_add_p] = _select_and_scatter_add_abstract_eval
 lowering_rules[select_and_scatter_add_p] = _select_and_scatter_add_lowering
+# the operand's type, as JAX's (the source, one value per window, is the cotangent)
+sharding_rules[select_and_scatter_add_p] = lambda name, in_avals, params, out_avals: (
+    sharding_types.parts_of(in_avals[1]) if in_avals[1].sharding is not None else None)
 
 
 def _window_params(window_dimensions, window_strides, padding, **dilations) -> dict:
@@ -559,6 +583,7 @@ def _select_and_scatter_lowering(ctx, operand, source, init_value, *, select_jax
 
 abstract_eval_rules[select_and_scatter_p] = _select_and_scatter_abstract_eval
 lowering_rules[select_and_scatter_p] = _select_and_scatter_lowering
+sharding_rules[select_and_scatter_p] = sharding_types.same_as_operand_rule     # (JAX's)
 
 
 def _select_and_scatter_numpy(operand, source, init_value, *, select_jaxpr, select_consts,
@@ -667,6 +692,9 @@ def _reduce_window_jvp(primals, tangents, *, jaxpr, **params):
 
 abstract_eval_rules[reduce_window_p] = _reduce_window_abstract_eval
 lowering_rules[reduce_window_p] = _reduce_window_lowering
+# every result typed by the first operand, as JAX's abstract eval
+sharding_rules[reduce_window_p] = lambda name, in_avals, params, out_avals: [
+    _window_sharding(name, in_avals[:1], params, out_avals[:1])] * len(out_avals)
 
 
 def _reduce_window_numpy(*values, jaxpr, **params):

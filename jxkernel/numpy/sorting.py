@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes
+from ..core.avals import get_aval
 from ..core.errors import ConcretizationTypeError
 from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
@@ -108,7 +109,8 @@ def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = T
     dim = canonicalize_axis(axis, len(shape))
     idx_dtype = dtypes.canonicalize_named(dtype) if dtype is not None else \
         _index_dtype(shape[dim])
-    iota = lax.broadcasted_iota(idx_dtype, shape, dim)
+    # typed as `arr` (JAX's): sort wants its operands typed alike over a mesh
+    iota = lax.broadcasted_iota(idx_dtype, shape, dim, out_sharding=get_aval(arr).sharding)
     # stable descending: reverse first so equal keys come out in their original order
     if descending and stable:
         arr, iota = lax.rev(arr, (dim,)), lax.rev(iota, (dim,))

@@ -224,7 +224,8 @@ def arccosh(x, /):
     """Inverse hyperbolic cosine (complex results on the principal branch, as NumPy)."""
     out = lax.acosh(*promote_args_inexact("arccosh", x))
     if _core.is_complex(out.dtype):
-        out = _where(lax.lt(lax.real(out), _const(lax.real(out), 0)), lax.neg(out), out)
+        real = lax.real(out)         # (once: its JVP is one `real` equation, as JAX's)
+        out = _where(lax.lt(real, _const(real, 0)), lax.neg(out), out)
     return out
 
 

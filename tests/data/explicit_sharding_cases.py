@@ -445,6 +445,142 @@ def _model_gradients(jax, mesh, P):
     return out
 
 
+def _sort_shardings(jax, mesh, P):
+    """sort's operands over a split value (JAX's sort abstract eval): each operand typed over
+    a mesh with Explicit axes must be unsplit along the sorting dimension and typed as the
+    others, so sort's JVP (an iota sorted along, typed unsplit over set_mesh's mesh) raises
+    along an unsplit axis of a split value, where argsort (its iota typed as the operand) and
+    vmap (the unbatched iota broadcast to the batched operand's type) do not. Outside
+    set_mesh the JVP's iota is untyped and does not count. Per case: the result's type, or
+    the error."""
+    jnp, lax = jax.numpy, jax.lax
+    put = lambda v, *spec: jax.device_put(np.asarray(v, np.float32),  # noqa: E731
+                                          jax.sharding.NamedSharding(mesh, P(*spec)))
+    c = put(np.arange(32).reshape(8, 4) % 7, "x")
+    x = put(np.arange(8)[::-1], "x")
+    grad1 = jax.grad(lambda c: jnp.sort(c, axis=1).sum())
+
+    def note(f):
+        try:
+            return str(jax.typeof(f()))
+        except Exception as e:
+            return [type(e).__name__, str(e).split("\n--------------------")[0]]
+    cases = {
+        "sort_split_axis": lambda: jnp.sort(x),
+        "grad_split_axis": lambda: jax.grad(lambda x: jnp.sort(x).sum())(x),
+        "grad_unsplit_axis": lambda: grad1(c),
+        "grad_unsplit_axis_jit": lambda: jax.jit(grad1)(c),
+        "jvp_unsplit_axis": lambda: jax.jvp(lambda c: jnp.sort(c, axis=1), (c,), (c,))[1],
+        "argsort_unsplit_axis": lambda: jnp.argsort(c, axis=1),
+        "sort_key_val_replicated_values": lambda: lax.sort_key_val(c, jnp.zeros((8, 4)), 1)[1],
+        "sort_key_val_alike": lambda: lax.sort_key_val(c, c * 2, 1)[1],
+        "sort_second_split": lambda: lax.sort((jnp.zeros((8, 4)), c), dimension=0)[1],
+        "vmap_sort": lambda: jax.vmap(jnp.sort)(c),
+        "vmap_grad_sort": lambda: jax.vmap(jax.grad(lambda r: jnp.sort(r).sum()))(c),
+        "median_grad": lambda: jax.grad(lambda c: jnp.median(c, axis=1).sum())(c),
+        "top_k_grad": lambda: jax.grad(lambda c: lax.top_k(c, 2)[0].sum())(c),
+    }
+    with jax.set_mesh(mesh):
+        out = {name: note(f) for name, f in cases.items()}
+    out["outside_set_mesh"] = {"jit": note(lambda: jax.jit(grad1)(c)),
+                               "jvp": note(lambda: jax.jvp(lambda c: jnp.sort(c, axis=1),
+                                                           (c,), (c,))[1])}
+    # the gathers' transposes scatter into zeros typed as the operand (JAX's lax.full with
+    # its sharding); sort's batch dims are np.delete's (`np.int64(0)`), top_k's Python's
+    out["outside_set_mesh"]["jit_jaxpr"] = str(jax.make_jaxpr(jax.jit(grad1))(c))
+    with jax.set_mesh(mesh):
+        out["vmap_grad_sort_jaxpr"] = str(jax.make_jaxpr(
+            jax.vmap(jax.grad(lambda r: jnp.sort(r).sum())))(c))
+        out["top_k_grad_jaxpr"] = str(jax.make_jaxpr(
+            jax.grad(lambda c: lax.top_k(c, 2)[0].sum()))(c))
+    return out
+
+
+def _window_constants(jax, mesh, P):
+    """pad's batching and the windowed reductions over a split value: the windowed
+    primitives typed as JAX's (reduce_window's operand's type where each resized split
+    dimension still divides, select_and_scatter_add's operand's, select_and_gather_add's
+    tangents typed as its operand), the zero that reduce_window_sum's transpose and pad's
+    batching pad with on the value's mesh (`reshard 0.0:f32[]`, JAX's _zero), pad's mask
+    typed as the operand, pad's transpose's NumPy integers. Per program: make_jaxpr's text,
+    then the eager results' types and values (small integers: exact), or the error."""
+    jnp, lax = jax.numpy, jax.lax
+    put = lambda v, *spec: jax.device_put(np.asarray(v, np.float32),  # noqa: E731
+                                          jax.sharding.NamedSharding(mesh, P(*spec)))
+    grid = np.arange(32).reshape(8, 4)
+    c, cy = put(grid % 7 - 3, "x"), put(grid % 7 - 3, None, "y")
+    c3 = put(np.arange(64).reshape(8, 4, 2) % 5, "x")
+    pv = put(np.arange(8) % 3, "x")
+    window = functools.partial(lax.reduce_window, window_dimensions=(1, 2))
+    wsum = lambda c, strides=(1, 1), pad="VALID": window(  # noqa: E731
+        c, 0.0, lax.add, window_strides=strides, padding=pad)
+    wmax = lambda c: window(c, -jnp.inf, lax.max, window_strides=(1, 2), padding="VALID")  # noqa
+    programs = {
+        "pad_vmap": (lambda c: jax.vmap(lambda r: lax.pad(r, 0.0, ((1, 2, 0),)))(c), c),
+        "pad_vmap_value": (lambda c, v: jax.vmap(lambda r, v: lax.pad(r, v, ((1, 2, 1),)))(
+            c, v), c, pv),
+        "pad_grad": (jax.grad(lambda c: lax.pad(c, 0.0, ((0, 0, 0), (1, 1, 1))).sum()), c),
+        "sum_grad": (jax.grad(lambda c: wsum(c).sum()), c),
+        "sum_grad_jit": (jax.jit(jax.grad(lambda c: wsum(c).sum())), c),
+        "sum_same_grad": (jax.grad(lambda c: lax.reduce_window(
+            c, 0.0, lax.add, (1, 3), (1, 2), "SAME").sum()), c),
+        "sum_split_y_grad": (jax.grad(lambda c: wsum(c, (1, 2)).sum()), cy),
+        "max_grad": (jax.grad(lambda c: wmax(c).sum()), c),
+        "max_jvp": (lambda c: jax.jvp(wmax, (c,), (c,)), c),
+        "max_jvp_tangent_typed_otherwise": (lambda c, t: jax.jvp(wmax, (c,), (t,)), c, cy),
+        "max_vmap_grad": (jax.vmap(jax.grad(lambda r: lax.reduce_window(
+            r, -jnp.inf, lax.max, (2,), (2,), "VALID").sum())), c),
+        "avg_pool_grad": (jax.grad(lambda c: lax.reduce_window(
+            c, 0.0, lax.add, (1, 2, 1), (1, 1, 1), "SAME").sum()), c3),
+        "generic": (lambda c: lax.reduce_window((c, c), (0.0, 0.0), lambda a, b: (
+            a[0] + b[0], a[1] * b[1]), (1, 2), (1, 1), "VALID"), c),
+        "split_window_dim": (lambda c: lax.reduce_window(c, 0.0, lax.add, (2, 1), (2, 1),
+                                                         "VALID"), c),
+        "split_window_dim_indivisible": (lambda c: lax.reduce_window(
+            c, 0.0, lax.add, (3, 1), (1, 1), "VALID"), c),
+        "cumsum_y": (lambda c: jnp.cumsum(c, axis=1), cy),
+        "cummax_grad_y": (jax.grad(lambda c: lax.cummax(c, axis=0).sum()), cy),
+    }
+    out = {}
+    for name, (f, *args) in programs.items():
+        try:
+            text = str(jax.make_jaxpr(f)(*args))
+            leaves = jax.tree.leaves(f(*args))
+            out[name] = [text, [str(jax.typeof(v)) for v in leaves],
+                         [np.asarray(v).tolist() for v in leaves]]
+        except Exception as e:
+            out[name] = [type(e).__name__, str(e).split("\n--------------------")[0]]
+    return out
+
+
+def _where_batching(jax, mesh, P):
+    """vmap of jnp.where / lax.select_n over a batch split on 'x': JAX's select_n batching
+    broadcasts an unbatched case (a scalar spread to a row) split as vmap's inputs, so the
+    cases stay typed alike; a per-example scalar `which` is spread typed as the cases.
+    Per program: make_jaxpr's text and the jit result's type, or the error."""
+    jnp, lax = jax.numpy, jax.lax
+    put = lambda v, *spec: jax.device_put(np.asarray(v, np.float32),  # noqa: E731
+                                          jax.sharding.NamedSharding(mesh, P(*spec)))
+    c = put(np.arange(32).reshape(8, 4) % 7 - 3, "x")
+    r = put(np.arange(4) % 3)
+    programs = {
+        "scalar_case": (jax.vmap(lambda row: jnp.where(row > 0, row, 0.0)), c),
+        "scalar_first_case": (jax.vmap(lambda row: jnp.where(row > 0, 1.0, row)), c),
+        "unbatched_row_case": (lambda c, r: jax.vmap(lambda row: jnp.where(row > 0, row, r))(
+            c, ), c, r),
+        "per_example_which": (jax.vmap(lambda row: jnp.where(row.sum() > 0, row, -row)), c),
+        "scalar_cases": (jax.vmap(lambda row: lax.select(row > 0, 1.0, 2.0)), c),
+        "relu_grad": (jax.vmap(jax.grad(lambda row: jax.nn.relu(row).sum())), c),
+    }
+    out = {}
+    for name, (f, *args) in programs.items():
+        try:
+            out[name] = [str(jax.make_jaxpr(f)(*args)), str(jax.typeof(jax.jit(f)(*args)))]
+        except Exception as e:
+            out[name] = [type(e).__name__, str(e).split("\n--------------------")[0]]
+    return out
+
+
 def run(jax):
     """All cases as JSON data (under jax.set_mesh, as JAX's out_sharding=P(...) needs)."""
     P = jax.sharding.PartitionSpec
@@ -461,4 +597,8 @@ def run(jax):
         out["broadcast_params"] = _broadcast_params(jax, mesh, P)
         out["rule_constants"] = _rule_constants(jax, mesh, P)
         out["model_gradients"] = _model_gradients(jax, mesh, P)
+    out["sort_shardings"] = _sort_shardings(jax, mesh, P)
+    with jax.set_mesh(mesh):
+        out["window_constants"] = _window_constants(jax, mesh, P)
+        out["where_batching"] = _where_batching(jax, mesh, P)
     return out

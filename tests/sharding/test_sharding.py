@@ -43,6 +43,11 @@ mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ("x", "y"))
 x = jax.device_put(np.arange(16, dtype=np.float32).reshape(8, 2), NamedSharding(mesh, P("x")))
 f = jax.jit(lambda a: a + 1)
 f(x); f(x)
+# an eager operation's operand on one device laid out as a split one of its shape (its block
+# per device), a scalar replicated
+ones = jnp.ones((8, 2), np.float32)
+out["operand_layouts"] = [repr(s.spec) for s in sharded._operand_shardings([x, ones, 2.0])]
+out["operand_sum"] = [repr((x + ones).sharding.spec), np.asarray(x + ones).tolist()]
 (key, entry), = [(k, e) for k, e in f._cache.items() if k[0] == "sharded"]
 loaded = entry.exe.loaded
 out["text"] = entry.text
@@ -515,3 +520,12 @@ def test_concatenate_stack_and_select_take_operands_of_one_type():
     # as the broadcast (jnp.where(x > 0, x, 0.0)), pass
     from surface_gaps_cases import recorded, run_mistakes
     assert run_mistakes(jax, "operands") == recorded("mistakes", "operands")
+
+
+@SEVERAL_DEVICES
+def test_an_eager_operand_on_one_device_is_laid_out_as_a_split_operand_of_its_shape(runs):
+    # not a whole copy per device: the page Distributed_arrays_and_automatic_parallelization
+    # adds a 256 MB array on one device to one split over 8 CPU devices (2 GB more, not 256 MB)
+    probes, _ = runs
+    assert probes["operand_layouts"] == ["P('x',)", "P('x',)", "P()"]
+    assert probes["operand_sum"] == ["P('x',)", (np.arange(16.0).reshape(8, 2) + 1).tolist()]

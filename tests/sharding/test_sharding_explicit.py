@@ -275,3 +275,48 @@ def test_untyped_results_of_given_in_shardings_are_typed_as_jaxs(runs):
     mine, ref = runs
     assert mine["given_in_shardings"] == ref["given_in_shardings"]
     assert ref["given_in_shardings"]["outside"][0][:2] == ["P('x', 'y')", "float32[8@x,2@y]"]
+
+
+@SEVERAL_DEVICES
+def test_sort_refuses_operands_typed_otherwise_as_jaxs(runs):
+    # JAX's sort: each operand over a mesh with Explicit axes unsplit along the sorting
+    # dimension and typed as the others; sort's JVP sorts an iota typed unsplit over
+    # set_mesh's mesh along, so the gradient of a sort along an unsplit axis of a split value
+    # raises there (not outside set_mesh, nor under argsort or vmap, which type it alike)
+    mine, ref = runs
+    assert mine["sort_shardings"] == ref["sort_shardings"]
+    got = mine["sort_shardings"]
+    assert got["grad_unsplit_axis"][0] == "ShardingTypeError"
+    assert got["grad_unsplit_axis"][1].startswith("Arguments to sort must have equal shardings")
+    assert got["grad_split_axis"][1].startswith("Arguments to sort must be unsharded over")
+    assert got["argsort_unsplit_axis"] == "int32[8@x,4]"
+    assert (got["outside_set_mesh"]["jit"], got["outside_set_mesh"]["jvp"]) == (
+        "float32[8@x,4]", "float32[8@x,4]")
+    assert "g:f32[8@x,4] = broadcast_in_dim 0.0:f32[]" in got["top_k_grad_jaxpr"]
+    assert got["vmap_grad_sort"] == "float32[8@x,4]"
+
+
+@SEVERAL_DEVICES
+def test_windowed_reductions_and_pads_batching_are_typed_as_jaxs(runs):
+    # reduce_window's result typed as its operand (JAX's error where a resized split
+    # dimension no longer divides), the zero reduce_window_sum's transpose and pad's batching
+    # pad with on the value's mesh, pad's mask typed as the operand (select_n's cases alike)
+    mine, ref = runs
+    for key, want in ref["window_constants"].items():
+        assert mine["window_constants"][key] == want, key
+    got = mine["window_constants"]
+    assert "e:f32[] = reshard 0.0:f32[]" in got["sum_grad"][0]
+    assert got["pad_vmap_value"][1] == ["float32[8@x,10]"]
+    assert got["split_window_dim"][1] == ["float32[4@x,4]"]
+    assert got["split_window_dim_indivisible"][0] == "ShardingTypeError"
+    assert got["max_jvp_tangent_typed_otherwise"][1].startswith(
+        "select_and_gather_add tangents and operand shardings must match")
+
+
+@SEVERAL_DEVICES
+def test_vmap_of_where_over_a_split_batch_is_typed_as_jaxs(runs):
+    # select_n's batching broadcasts an unbatched case split as vmap's inputs (JAX's
+    # bdim_at_front with the explicit mesh axis): the cases stay typed alike
+    mine, ref = runs
+    assert mine["where_batching"] == ref["where_batching"]
+    assert mine["where_batching"]["scalar_case"][1] == "float32[8@x,4]"

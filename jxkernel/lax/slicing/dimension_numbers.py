@@ -11,6 +11,8 @@ import enum
 import operator
 from typing import NamedTuple
 
+import numpy as np
+
 from ...core import dtypes
 from ...xla import stablehlo as hlo
 
@@ -63,10 +65,12 @@ class GatherScatterMode(enum.Enum):
 
 
 def _dims_tuple(dnums, cls):
-    """dimension numbers with every field a tuple of ints, so params stay hashable."""
+    """dimension numbers with every field a tuple of integers, so params stay hashable (NumPy
+    integers kept as given, as JAX keeps them: a rule's `np.int64(0)` prints so in a jaxpr)."""
     if not isinstance(dnums, cls):
         raise TypeError(f"dimension_numbers must be a {cls.__name__}, got {dnums!r}")
-    return cls(*(tuple(operator.index(d) for d in field) for field in dnums))
+    return cls(*(tuple(d if isinstance(d, np.integer) else operator.index(d) for d in field)
+                 for field in dnums))
 
 
 def _dims_attr(kind: str, fields, index_vector_dim: int) -> str:

@@ -18,7 +18,8 @@ from ...core import dtypes, sharding_types
 from ...core.avals import ShapedArray
 from ...core.errors import InconclusiveDimensionOperation
 from ...core.symbolic import is_symbolic
-from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
+from ...core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules,
+                               batching_rules, jvp_rules,
                                lowering_rules, numpy_rules, sharding_rules, transpose_rules)
 from ...core.interpreter_primitives import typed_constant
 from ...xla import stablehlo as hlo
@@ -186,15 +187,18 @@ def _dynamic_update_slice_transpose(ct, operand, update, *idx):
     return cts + [None] * len(idx)
 
 
-def _dynamic_update_slice_batching(vals, dims):
+def _dynamic_update_slice_batching(axis_data, vals, dims):
     # a dynamic_update_slice is a scatter of one window; its batching rule knows the rest
+    if all(d is bu.not_mapped for d in dims):
+        return dynamic_update_slice_p.bind(*vals), bu.not_mapped
     x, update, *idx = vals
     x_dim, update_dim, *idx_dims = dims
     window = tuple(range(len(idx)))
     index, index_dim = _batch_dynamic_slice_indices(idx, idx_dims)
     dn = ScatterDimensionNumbers(update_window_dims=window, inserted_window_dims=(),
                                  scatter_dims_to_operand_dims=window)
-    return _scatter_batching(scatter_p, [x, index, update], [x_dim, index_dim, update_dim],
+    return _scatter_batching(scatter_p, axis_data, [x, index, update],
+                             [x_dim, index_dim, update_dim],
                              update_jaxpr=None, update_consts=(), dimension_numbers=dn,
                              indices_are_sorted=True, unique_indices=True,
                              mode=GatherScatterMode.CLIP)
@@ -202,7 +206,7 @@ def _dynamic_update_slice_batching(vals, dims):
 
 jvp_rules[dynamic_update_slice_p] = _dynamic_update_slice_jvp
 transpose_rules[dynamic_update_slice_p] = _dynamic_update_slice_transpose
-batching_rules[dynamic_update_slice_p] = _dynamic_update_slice_batching
+axis_batching_rules[dynamic_update_slice_p] = _dynamic_update_slice_batching
 sharding_rules[dynamic_update_slice_p] = sharding_types.dynamic_update_slice_rule
 
 

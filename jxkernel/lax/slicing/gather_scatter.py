@@ -19,7 +19,8 @@ from ...core import dtypes, sharding_types
 from ...core.avals import ShapedArray
 from ...core.ir import ClosedJaxpr
 from ...core.numpy_eval import eval_jaxpr_numpy
-from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
+from ...core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules,
+                               batching_rules, jvp_rules,
                                lowering_rules, numpy_rules, sharding_rules, transpose_rules)
 from ...core.staging import trace_to_jaxpr
 from ...core.interpreter_primitives import typed_constant
@@ -217,7 +218,9 @@ def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes, u
     if type(ct) is ad.Zero:
         return [ad.Zero(operand.aval), None]
     # every gathered element sends its cotangent back where it came from, summing repeats
-    zeros = ad.zeros(ShapedArray(operand.aval.shape, ad.aval_of(ct).dtype))
+    # (into zeros typed as the operand, as JAX's lax.full(..., sharding=operand's): split
+    # as it, varying as it)
+    zeros = ad.zeros(operand.aval.update(dtype=ad.aval_of(ct).dtype, weak_type=False))
     return [scatter_add(zeros, indices, ct, _scatter_dnums(dimension_numbers),
                         indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
                         mode=mode), None]
@@ -675,15 +678,22 @@ def _scatter_transpose(ct, operand, indices, updates, *, update_jaxpr, update_co
     return [t_operand, None, t_updates]
 
 
-def _scatter_batching(prim, vals, dims, *, update_jaxpr, update_consts, dimension_numbers,
-                      indices_are_sorted, unique_indices, mode):
+def _scatter_batching(prim, axis_data, vals, dims, *, update_jaxpr, update_consts,
+                      dimension_numbers, indices_are_sorted, unique_indices, mode):
     (operand, indices, updates), (operand_dim, indices_dim, updates_dim) = vals, dims
+    params = dict(update_jaxpr=update_jaxpr, update_consts=update_consts,
+                  indices_are_sorted=indices_are_sorted, unique_indices=unique_indices, mode=mode)
+    if all(d is bu.not_mapped for d in dims):
+        return prim.bind(operand, indices, updates, dimension_numbers=dimension_numbers,
+                         **params), bu.not_mapped
     dn = dimension_numbers
-    up = lambda ds: tuple(d + 1 for d in ds)
-    # the operand gets a batch dim at the front in any case: each example scatters into its own
-    size = bu.axis_size_of(vals, dims)
-    operand = bu.bdim_at_front(operand, operand_dim, size)
-    updates = bu.bdim_at_front(updates, updates_dim, size)
+    # (np.add's np.int64s, as JAX's rule shifts them: they print as `np.int64(1)`)
+    up = lambda ds: tuple(np.add(1, ds))  # noqa: E731
+    # the operand gets a batch dim at the front in any case: each example scatters into its
+    # own; an unbatched operand or updates broadcast split as vmap's inputs are (JAX's)
+    size, ema = bu.axis_size_of(vals, dims), axis_data.explicit_mesh_axis
+    operand = bu.bdim_at_front(operand, operand_dim, size, ema)
+    updates = bu.bdim_at_front(updates, updates_dim, size, ema)
     if indices_dim is bu.not_mapped:  # same indices: windows widened by the batch dim
         dn = ScatterDimensionNumbers(
             update_window_dims=(0,) + up(dn.update_window_dims),
@@ -699,15 +709,12 @@ def _scatter_batching(prim, vals, dims, *, update_jaxpr, update_consts, dimensio
             scatter_dims_to_operand_dims=up(dn.scatter_dims_to_operand_dims),
             operand_batching_dims=(0,) + up(dn.operand_batching_dims),
             scatter_indices_batching_dims=(0,) + up(dn.scatter_indices_batching_dims))
-    return prim.bind(operand, indices, updates, update_jaxpr=update_jaxpr,
-                     update_consts=update_consts, dimension_numbers=dn,
-                     indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
-                     mode=mode), 0
+    return prim.bind(operand, indices, updates, dimension_numbers=dn, **params), 0
 
 
 for _prim in (scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p,
               scatter_max_p):
-    batching_rules[_prim] = functools.partial(_scatter_batching, _prim)
+    axis_batching_rules[_prim] = functools.partial(_scatter_batching, _prim)
 del _prim
 jvp_rules[scatter_p] = _scatter_jvp
 transpose_rules[scatter_p] = _scatter_transpose

@@ -22,7 +22,8 @@ from ...core.interpreter_primitives import typed_constant
 from ...xla import stablehlo as hlo
 from ...transforms import ad_util as ad
 from ...transforms import batch_util as bu
-from ..elementwise import select, sub
+from ..creation import full_like
+from ..elementwise import _scalar_on_mesh, select, sub
 from ..shapes import _int_params, _shape, broadcast_in_dim, check_shapelike, squeeze
 
 
@@ -165,9 +166,12 @@ numpy_rules[pad_p] = _pad_numpy
 
 def _pad_transpose(ct, operand, padding_value, *, padding_config):
     lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
-    # negative edge padding crops what was added; a strided slice skips the interior
-    unpadded = pad(ct, typed_constant(0, ad.aval_of(ct).dtype), [(-l, -h, 0) for l, h in zip(lo, hi)])
-    t_operand = slice(unpadded, (0,) * len(lo), bu.shape(unpadded), [i + 1 for i in interior])
+    # negative edge padding crops what was added; a strided slice skips the interior (NumPy's
+    # integers, as JAX's rule computes them: they print as `np.int64(-1)` in a jaxpr)
+    unpadded = pad(ct, typed_constant(0, ad.aval_of(ct).dtype),
+                   list(zip(np.negative(lo), np.negative(hi), np.zeros_like(interior))))
+    t_operand = slice(unpadded, list(np.zeros_like(lo)), bu.shape(unpadded),
+                      list(np.add(interior, 1)))
     t_padv = None
     if ad.is_undefined(padding_value):      # the padding value went everywhere else
         every = tuple(range(len(lo)))
@@ -184,10 +188,10 @@ def _pad_batching(vals, dims, *, padding_config):
     if value_dim is bu.not_mapped:
         return pad(x, value, config), x_dim
     # one padding value per example: pad with zeros, then select each example's value
-    # where the padding went
-    dtype = ad.aval_of(x).dtype
-    padded = pad(x, typed_constant(0, dtype), config)
-    mask = pad(broadcast_in_dim(np.array(True), bu.shape(x), ()), np.array(False), config)
+    # where the padding went (the zero on x's mesh and the mask typed as x, as JAX's _zero
+    # and full_like: select_n's cases and mask are split alike)
+    padded = pad(x, _scalar_on_mesh(x, 0), config)
+    mask = pad(full_like(x, True, np.bool_), np.array(False), config)
     fill = broadcast_in_dim(value, bu.shape(padded), (x_dim,))
     return select(mask, padded, fill), x_dim
 
