@@ -290,6 +290,10 @@ REDUCTIONS = {
 }
 _POINTS = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
                                      scatter_dims_to_operand_dims=(0,))
+_NO_DIMS = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(),
+                                      scatter_dims_to_operand_dims=())
+_NO_DIMS_GATHER = lax.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(),
+                                             start_index_map=())
 
 SLICING = {
     "slice_pad": (lambda x: (lax.slice(x, (1, 0, 2), (3, 5, 6), (1, 2, 3)),
@@ -319,6 +323,16 @@ SLICING = {
                                  lax.scatter_apply(x, np.int32([[7]]), jnp.exp, _POINTS,
                                                    update_shape=(1,), mode="clip")),
                       (np.arange(4.0, dtype=np.float32),), ELEMENTWISE, None),
+    # a 0-d operand (a BCOO's todense with no sparse dimension): its index vectors are empty.
+    # (XLA's compiler fails on a scatter of several updates into one: RET_CHECK, JAX's too)
+    "scalar_operand": (lambda x: (
+        lax.gather(x, np.zeros((3, 0), np.int32), _NO_DIMS_GATHER, ()),
+        lax.gather(x, np.zeros((0,), np.int32), _NO_DIMS_GATHER, (), mode="clip"),
+        lax.scatter_add(x, np.zeros((0,), np.int32), x * 3, _NO_DIMS),
+        lax.scatter_mul(x, np.zeros((0,), np.int32), np.float32(5), _NO_DIMS, mode="clip"),
+        lax.scatter(x, np.zeros((0,), np.int32), np.float32(7), _NO_DIMS),
+        lax.scatter_apply(x, np.zeros((0,), np.int32), lambda v: v * 3 - 1, _NO_DIMS)),
+        (np.float32(1.5),), 0, None),
 }
 PRODUCTS = {
     # sums of products of mixed signs cancel: measured at the scale of the result
