@@ -772,6 +772,20 @@ def test_dot_algorithms_xla_cpu_refuses_are_refused():
     assert eval_closed_jaxpr_numpy(closed, x)[0].shape == (3, 3)
 
 
+def test_argmax_of_64_bit_dtypes_without_x64_refuses_as_xla():
+    # 'allow' keeps an int64 index_dtype without x64; JAX's lowering reduces from 32-bit
+    # initial values and raises (tests/data/x64_warn_cases.py); the NumPy rules raise the same
+    for arg in (lax.argmax, lax.argmin):
+        with jax._src.config.explicit_x64_dtypes("allow"):
+            closed = jax.make_jaxpr(lambda x: arg(x, 0, np.int64))(F32)
+        with pytest.raises(TypeError) as raised:
+            eval_closed_jaxpr_numpy(closed, F32)
+        assert str(raised.value) == (
+            "reduce operand dtypes should match corresponding initial value dtypes, got "
+            "operands=[ShapedArray(float32[3,4]), ShapedArray(int64[3,4])] and "
+            "initial_values=[ShapedArray(float32[]), ShapedArray(int32[])]")
+
+
 def test_a_primitive_without_a_rule_is_named():
     closed = jax.make_jaxpr(lambda x: lax.all_gather(x, "i"), axis_env=[("i", 2)])(np.float32(0))
     with pytest.raises(NotImplementedError, match="NumPy evaluation rule for 'all_gather'"):
