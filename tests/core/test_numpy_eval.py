@@ -786,6 +786,22 @@ def test_argmax_of_64_bit_dtypes_without_x64_refuses_as_xla():
             "initial_values=[ShapedArray(float32[]), ShapedArray(int32[])]")
 
 
+@pytest.mark.parametrize("name", ["cholesky", "lu", "qr", "svd", "eigh", "schur", "hessenberg"])
+def test_lapack_rules_refuse_float16_as_xla(name):
+    # float16 traces; LAPACK has no routine for it, so XLA's CPU lowering refuses it in JAX's
+    # words, and the NumPy rules (which compute what LAPACK does) refuse it the same way
+    f = {"cholesky": lambda a: lax.linalg.cholesky(a, symmetrize_input=False)}.get(
+        name, getattr(lax.linalg, name))
+    x = (np.eye(3) * 2 + 0.25).astype(np.float16)
+    closed = jax.make_jaxpr(f)(x)
+    with pytest.raises(NotImplementedError) as on_xla:
+        jax.jit(f)(x)
+    with pytest.raises(NotImplementedError) as on_numpy:
+        eval_closed_jaxpr_numpy(closed, x)
+    assert str(on_numpy.value) == str(on_xla.value) == \
+        "(KeyError(<class 'numpy.float16'>), 'Unsupported dtype float16.')"
+
+
 def test_a_primitive_without_a_rule_is_named():
     closed = jax.make_jaxpr(lambda x: lax.all_gather(x, "i"), axis_env=[("i", 2)])(np.float32(0))
     with pytest.raises(NotImplementedError, match="NumPy evaluation rule for 'all_gather'"):
