@@ -42,6 +42,7 @@ class Collect(logging.Handler):
             self.names.append(found.group(1))
 
 
+@pytest.mark.xla_only("XLA compiler")  # the lines of XLA's compilation cache on disk
 @pytest.mark.parametrize("name", [
     pytest.param(k, marks=pytest.mark.xfail(reason=DIFFERENT[k], strict=True))
     if k in DIFFERENT else k for k in sorted(CASES)])
