@@ -349,6 +349,11 @@ class NumpyClient:
 
     devices = local_devices
 
+    def _get_all_devices(self) -> list:
+        """Every device of every process, as jaxlib's client's (colocated_python's
+        serialization reads devices by id there): one process, so the local ones."""
+        return list(self._devices)
+
     def process_index(self) -> int:
         return 0
 

@@ -118,6 +118,14 @@ def test_the_backend_and_its_device(numpy_device):
         np.asarray(x)[0] = 5.0                          # Arrays are immutable there too
 
 
+def test_the_client_lists_every_device_as_jaxlibs(numpy_device):
+    # colocated_python's serialization reads devices by id from every device of the client
+    # (jaxlib's _get_all_devices); without it the NumPy backend raised an AttributeError
+    # naming that method where JAX's own refusal of non-CPU devices is due
+    client = numpy_device.client
+    assert client._get_all_devices() == client.local_devices() == jax.devices("numpy")
+
+
 def test_jax_platforms_numpy_makes_it_the_default():
     with config.override("jax_platforms", "numpy"):
         assert jax.default_backend() == "numpy"
