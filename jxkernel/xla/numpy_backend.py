@@ -28,6 +28,7 @@ from ..core.physical import physical_aval, wrap_physical
 from . import numpy_sharded
 from .array import Array, sharded_array
 from .compiler import Phases
+from .deleted import Gone, donated, mark
 from .executable import Executable, _donated_indices, check_may_execute
 from .layout import default_layout
 from .numpy_device import NumpyBuffer, NumpyShardedBuffer, flush_subnormals, unsupported
@@ -72,6 +73,8 @@ class NumpyExecutable(Executable):
         """Run on NumpyBuffers (the kept arguments'); returns Arrays on the NumPy device."""
         values = []
         for i, b in enumerate(bufs):
+            if type(b) is Gone:               # a deleted Array's stand-in: why it is gone
+                raise self._deleted_error(i, b)
             if type(b) is not NumpyBuffer:
                 raise TypeError(f"{self._arg_name(i)} of {self._what()} is a "
                                 f"{type(b).__name__}, not a buffer of the numpy backend; "
@@ -108,7 +111,11 @@ class NumpyExecutable(Executable):
             check_may_execute(self.name)
         if self.kept is not None:
             arrays = [arrays[i] for i in self.kept]
-        return self._run([a._buf for a in arrays])
+        outs = self._run([a._buf for a in arrays])
+        self.ran = True
+        for i in self.donated:          # deleted now: its error says where it went, as XLA's
+            mark(arrays[i], donated(self._what(), self._short_name(i)))
+        return outs
 
     def _reader(self, bufs) -> tuple:
         """`eval_jaxpr_numpy`'s `prepare` for one call: where arithmetic reads a program input,

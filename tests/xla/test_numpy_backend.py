@@ -173,6 +173,22 @@ def test_donation_deletes_the_argument(numpy_device):
     y = jax.jit(lambda x: x * 2, donate_argnums=0)(x)
     assert x.is_deleted() and not y.is_deleted()
     np.testing.assert_array_equal(np.asarray(y), [2.0, 2.0, 2.0])
+    # its errors say where it went, as on XLA (xla/deleted.py): read, or given again
+    why = ("It was donated to jit(<lambda>) as its argument 'x': use that call's result in "
+           "its place, or do not donate it.")
+    with pytest.raises(RuntimeError) as read:
+        repr(x)
+    assert str(read.value) == f"Array has been deleted with shape=float32[3]. {why}"
+    donor = jax.jit(lambda v: v + 1, donate_argnums=0)
+    donor(y)
+    with pytest.raises(ValueError, match=r"^INVALID_ARGUMENT: Invalid buffer passed to "
+                                         r"Execute\(\) as argument 0 .* It was donated to"):
+        donor(y)
+    z = jax.device_put(np.ones(3, np.float32), numpy_device)
+    z.delete()                              # not a "Gone" buffer: JAX's error, then why
+    with pytest.raises(RuntimeError, match=r"deleted with shape=float32\[3\]\. \.delete\(\) "
+                                           r"was called on it\.$"):
+        jax.jit(lambda v: v * 3)(z)
 
 
 def test_arrays_move_between_backends(numpy_device):
