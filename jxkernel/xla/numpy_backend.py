@@ -218,12 +218,13 @@ def compile_numpy(module, label: str, trace_s: float = 0.0, executable=Executabl
 # XLA's CPU arithmetic reads subnormal floats as zero and writes zero for them (the CPU's DAZ
 # and FTZ modes, which NumPy leaves off): log(1e-40) is -inf there, 1e-40 > 0 is False. Code
 # that moves or masks bits passes them through, and so do tanh, atan and sin, which return a
-# tiny argument itself, and cbrt, which reads its argument's bits: abs(1e-40) is 1e-40. These
-# primitives are that code.
+# tiny argument itself, and cbrt, which reads its argument's bits: abs(1e-40) is 1e-40; the
+# total-order comparisons (eq_to, le_to, lt_to: sort's) compare bits, so 1e-45 is above 0.0
+# there. These primitives are that code.
 _PASSES_SUBNORMALS = frozenset(
     "abs neg copy copy_p reshape broadcast_in_dim transpose squeeze expand_dims rev slice "
     "dynamic_slice dynamic_update_slice concatenate pad gather select_n bitcast_convert_type "
-    "reduce_precision tanh atan sin cbrt real imag complex conj".split())
+    "reduce_precision tanh atan sin cbrt real imag complex conj eq_to le_to lt_to".split())
 _SUBNORMAL_DTYPES = frozenset(map(np.dtype, ("float32", "float64", "complex64", "complex128")))
 
 
