@@ -20,6 +20,7 @@ import numpy as np
 
 from ..core import dtypes, jaxpr_cost
 from ..core.config import config
+from ..core.dce import dce_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal
 from ..core.mesh import asked_on, named_as_asked
 from ..core.numpy_eval import eval_jaxpr_numpy
@@ -56,7 +57,10 @@ class NumpyExecutable(Executable):
         self._simple = not self.donated
         self.plain = False                    # the compiled fast path runs XLA's only
         self._nconsts = len(jaxpr.constvars)
-        self._program = simplify_divisions(jaxpr)     # what runs: XLA's division rewrites made
+        # what runs: without the equations nothing reads and nothing needs for an effect (XLA's
+        # compiler drops them even under keep_unused: a pure_callback no one reads is not
+        # called), and with XLA's division rewrites made
+        self._program = simplify_divisions(dce_jaxpr(jaxpr))
         self._reads, self._flushed = _subnormal_plan(self._program)
 
     def with_committed(self, committed: bool) -> NumpyExecutable:

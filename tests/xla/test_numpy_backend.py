@@ -191,6 +191,21 @@ def test_donation_deletes_the_argument(numpy_device):
         jax.jit(lambda v: v * 3)(z)
 
 
+def test_dead_code_is_dropped_as_xla_drops_it(numpy_device):
+    # keep_unused keeps the jaxpr's dead equations, but XLA's compiler drops them: a
+    # pure_callback nothing reads is not called there, and not on the NumPy backend either
+    calls = []
+
+    def f(x):
+        jax.pure_callback(lambda v: calls.append("pure") or v,
+                          jax.ShapeDtypeStruct((), np.float32), x)
+        jax.experimental.io_callback(lambda v: calls.append("io") or v,
+                                     jax.ShapeDtypeStruct((), np.float32), x)
+        return x * 2
+    x = jax.device_put(np.float32(1), numpy_device)
+    assert float(jax.jit(f, keep_unused=True)(x)) == 2.0 and calls == ["io"]
+
+
 def test_arrays_move_between_backends(numpy_device):
     if jax.default_backend() == "numpy":
         pytest.skip("the suite runs on the numpy backend: no XLA device to move to")
