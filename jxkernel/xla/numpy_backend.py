@@ -118,6 +118,7 @@ class NumpyExecutable(Executable):
         outs = self._run([a._buf for a in arrays])
         self.ran = True
         for i in self.donated:          # deleted now: its error says where it went, as XLA's
+            arrays[i]._npy = None       # (and no view of its data kept to read it by)
             mark(arrays[i], donated(self._what(), self._short_name(i)))
         return outs
 

@@ -180,7 +180,9 @@ def test_donation_deletes_the_argument(numpy_device):
         repr(x)
     assert str(read.value) == f"Array has been deleted with shape=float32[3]. {why}"
     donor = jax.jit(lambda v: v + 1, donate_argnums=0)
-    donor(y)
+    donor(y)                                # y was read into NumPy above: that view goes too
+    with pytest.raises(RuntimeError, match="It was donated to jit"):
+        np.asarray(y)
     with pytest.raises(ValueError, match=r"^INVALID_ARGUMENT: Invalid buffer passed to "
                                          r"Execute\(\) as argument 0 .* It was donated to"):
         donor(y)
