@@ -47,15 +47,23 @@ def on_numpy_backend() -> bool:
 def devices_named_here(recorded):
     """A recording made on XLA's CPU (JSON-like: strings, lists, dicts) with its devices named
     as this run's backend names them: on the NumPy backend `CpuDevice(id=0)` is
-    `NumpyDevice(id=0)`, for a test whose subject is not the device (a sampler's result
-    laid out on the default device).
+    `NumpyDevice(id=0)` and a mesh's `device_kind=cpu, ..., platform=cpu` are `numpy`, for a
+    test whose subject is not the device (a sampler's result laid out on the default device,
+    a sharding error that shows the mesh).
 
         >>> devices_named_here(["ok", "SingleDeviceSharding(device=CpuDevice(id=0))"])[0]
         'ok'
     """
     if not on_numpy_backend():
         return recorded
-    return json.loads(json.dumps(recorded).replace("CpuDevice(", "NumpyDevice("))
+    text = json.dumps(recorded)
+    for cpu, numpy in _DEVICE_NAMES:
+        text = text.replace(cpu, numpy)
+    return json.loads(text)
+
+
+_DEVICE_NAMES = (("CpuDevice(", "NumpyDevice("), ("device_kind=cpu,", "device_kind=numpy,"),
+                 ("platform=cpu)", "platform=numpy)"))
 
 
 def check_reason(reason: str, where: str) -> None:
