@@ -32,7 +32,8 @@ from .compiler import Phases
 from .deleted import Gone, donated, mark
 from .executable import Executable, _donated_indices, check_may_execute
 from .layout import default_layout
-from .numpy_device import NumpyBuffer, NumpyShardedBuffer, flush_subnormals, unsupported
+from .numpy_device import (LIVE_EXECUTABLES, NumpyBuffer, NumpyShardedBuffer, flush_subnormals,
+                           unsupported)
 
 
 class NumpyExecutable(Executable):
@@ -62,6 +63,7 @@ class NumpyExecutable(Executable):
         # called), and with XLA's division rewrites made
         self._program = simplify_divisions(dce_jaxpr(jaxpr))
         self._reads, self._flushed = _subnormal_plan(self._program)
+        LIVE_EXECUTABLES.add(self)
 
     def with_committed(self, committed: bool) -> NumpyExecutable:
         """As Executable's: a twin whose results are placed with the other Placement."""
@@ -115,6 +117,8 @@ class NumpyExecutable(Executable):
             check_may_execute(self.name)
         if self.kept is not None:
             arrays = [arrays[i] for i in self.kept]
+        if self.donated:
+            _check_donated_once(arrays, self.donated)
         outs = self._run([a._buf for a in arrays])
         self.ran = True
         for i in self.donated:          # deleted now: its error says where it went, as XLA's
@@ -253,6 +257,18 @@ def _widens_narrow_float(eqn) -> bool:
     # (ml_dtypes' floats have NumPy kind "V")
     return old is not None and old.kind in "fV" and old.itemsize < 4 and \
         np.dtype(eqn.params["new_dtype"]) in _SUBNORMAL_DTYPES
+
+
+def _check_donated_once(arrays, donated) -> None:
+    """XLA's runtime error where a donated Array is passed again later in the same call
+    (`f(donate(a), a)`): its buffer would be gone before that argument is read."""
+    for i in donated:
+        for j in range(i + 1, len(arrays)):
+            if arrays[j]._buf is arrays[i]._buf:
+                raise RuntimeError(
+                    f"INVALID_ARGUMENT: Attempt to use a buffer that was previously donated in "
+                    f"the same call to Execute() (flattened argument {j}, replica 0, partition "
+                    f"0, first use: {i}). Toy example for this bug: `f(donate(a), a)`.")
 
 
 def _subnormal_plan(jaxpr) -> tuple:

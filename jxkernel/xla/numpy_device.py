@@ -360,8 +360,14 @@ class NumpyClient:
     def live_arrays(self) -> list:
         return [b for b in list(_live) if b.value is not None]
 
+    def live_executables(self) -> list:
+        """The programs made for this backend and still held (by a jit's cache, a Compiled),
+        as jaxlib's client's: freed ones leave it."""
+        return list(LIVE_EXECUTABLES)
+
 
 _live: weakref.WeakSet = weakref.WeakSet()      # for jax.live_arrays and %jxmemory
+LIVE_EXECUTABLES: weakref.WeakSet = weakref.WeakSet()   # numpy_backend's, as they are made
 NUMPY_DEVICE = NumpyDevice()
 _DEVICES = [NUMPY_DEVICE]                       # every one made (by id), simulated or not
 PLACEMENT = NUMPY_DEVICE.placement

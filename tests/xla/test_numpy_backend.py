@@ -10,6 +10,8 @@ result's largest magnitude (NumPy's and XLA's sin, tanh and erf_inv differ in th
 and a last-bit difference in linspace's values moves cos(x) by a few ulp more; measured: at
 most 4).
 """
+import gc
+
 import numpy as np
 import pytest
 
@@ -206,6 +208,27 @@ def test_dead_code_is_dropped_as_xla_drops_it(numpy_device):
         return x * 2
     x = jax.device_put(np.float32(1), numpy_device)
     assert float(jax.jit(f, keep_unused=True)(x)) == 2.0 and calls == ["io"]
+
+
+def test_the_client_lists_its_live_executables_and_refuses_a_donation_used_again(numpy_device):
+    # as jaxlib's client: a jit's program is live until its cache lets it go
+    client = numpy_device.client
+    f = jax.jit(lambda v, w: v * w + 7.0)
+    x = jax.device_put(np.float32([1, 2]), numpy_device)
+    gc.collect()
+    before = len(client.live_executables())
+    f(x, x)
+    assert len(client.live_executables()) == before + 1
+    f.clear_cache()
+    gc.collect()
+    assert len(client.live_executables()) == before
+    # XLA's runtime error where a donated Array is an argument again later in the same call
+    g = jax.jit(lambda v, w: v + w, donate_argnums=0)
+    with pytest.raises(RuntimeError, match=r"^INVALID_ARGUMENT: Attempt to use a buffer that "
+                                           r"was previously donated in the same call to "
+                                           r"Execute\(\) \(flattened argument 1, replica 0, "
+                                           r"partition 0, first use: 0\)"):
+        g(x, x)
 
 
 def test_arrays_move_between_backends(numpy_device):
