@@ -23,6 +23,8 @@ import weakref
 
 import numpy as np
 
+from ..core.avals import AbstractToken
+
 
 class _Memory:
     """A device's one memory space (JAX's `Device.default_memory()`)."""
@@ -249,6 +251,9 @@ class NumpyBuffer:
         return self.value.ctypes.data
 
     def _single_device_array_to_np_array_did_copy(self):
+        if isinstance(self.aval, AbstractToken):       # jaxlib's refusal, as JAX raises it
+            raise RuntimeError("INVALID_ARGUMENT: Cannot convert a token-shape buffer to a "
+                               "numpy array.")
         return self.value, False            # what xla/buffer._to_host reads
 
     def _copy_single_device_array_to_host_async(self) -> None:

@@ -231,6 +231,16 @@ def test_the_client_lists_its_live_executables_and_refuses_a_donation_used_again
         g(x, x)
 
 
+def test_a_tokens_buffer_is_not_read_as_numpy():
+    # jaxlib refuses a token's buffer as NumPy; so does the NumPy backend's (was an empty array)
+    with config.override("jax_platforms", "numpy"):
+        array = jax.lax.create_token()._buf
+    assert array.devices() == {jax.devices("numpy")[0]}
+    with pytest.raises(RuntimeError, match="^INVALID_ARGUMENT: Cannot convert a token-shape "
+                                           "buffer to a numpy array.$"):
+        array._value
+
+
 def test_arrays_move_between_backends(numpy_device):
     if jax.default_backend() == "numpy":
         pytest.skip("the suite runs on the numpy backend: no XLA device to move to")
