@@ -231,6 +231,19 @@ CONVERSIONS = {
                            lax.bitcast_convert_type(lax.bitcast_convert_type(x, np.uint16), np.float32),
                            lax.bitcast_convert_type(x[0, 0], np.int32)),    # a 0-d operand stays 0-d
                 (F32,), 0, None),
+    # to and from types narrower than a byte, as XLA packs them (the first element in the low
+    # bits); read back through an exact conversion
+    "bitcast_sub_byte": (lambda x: (
+        lax.bitcast_convert_type(x, ml_dtypes.int4).astype(np.int8),
+        lax.bitcast_convert_type(x.astype(np.int16), ml_dtypes.uint4).astype(np.int8),
+        lax.bitcast_convert_type(lax.bitcast_convert_type(x, ml_dtypes.int4), np.uint8),
+        lax.bitcast_convert_type(lax.bitcast_convert_type(x, ml_dtypes.uint4), ml_dtypes.int4
+                                 ).astype(np.int8),
+        lax.bitcast_convert_type(x.astype(np.float32) / 7, ml_dtypes.float4_e2m1fn
+                                 ).astype(np.float32),
+        lax.bitcast_convert_type(lax.bitcast_convert_type(x.astype(np.int32),
+                                                          ml_dtypes.uint2), np.int32)),
+        (np.int8([-128, -3, 0, 1, 77, 127, -8, 15]),), 0, None),
     # one operation each: XLA keeps a chain of them in float32 (excess precision), NumPy
     # rounds every result to the narrow type, as lax's semantics say
     "narrow_arith": (lambda x: [op(v, v[::-1]) for v in (x.astype(np.float16),
