@@ -235,6 +235,8 @@ def test_a_tokens_buffer_is_not_read_as_numpy():
     # jaxlib refuses a token's buffer as NumPy; so does the NumPy backend's (was an empty array)
     with config.override("jax_platforms", "numpy"):
         array = jax.lax.create_token()._buf
+        # while copying one, as device_put does, reads none
+        assert type(jax.device_put(jax.lax.create_token())).__name__ == "Token"
     assert array.devices() == {jax.devices("numpy")[0]}
     with pytest.raises(RuntimeError, match="^INVALID_ARGUMENT: Cannot convert a token-shape "
                                            "buffer to a numpy array.$"):
