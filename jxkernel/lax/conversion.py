@@ -212,13 +212,33 @@ def _bitcast_numpy(x, *, new_dtype):
     x = np.array(x, order="C", copy=None)      # (not ascontiguousarray: it makes 0-d 1-d)
     if dtypes.bit_width(new_dtype) != 8 * new_dtype.itemsize or \
             dtypes.bit_width(x.dtype) != 8 * x.dtype.itemsize:
-        raise NotImplementedError(f"bitcast_convert_type from {x.dtype.name} to "
-                                  f"{new_dtype.name} on the NumPy backend: sub-byte types are "
-                                  f"packed by XLA, not by NumPy (use the XLA backend)")
+        return _bitcast_sub_byte(x, new_dtype)
     if new_dtype.itemsize >= x.dtype.itemsize:
         out = x.view(new_dtype)
         return out.reshape(out.shape[:-1]) if new_dtype.itemsize > x.dtype.itemsize else out
     return x.reshape(x.shape + (1,)).view(new_dtype)
+
+
+def _bitcast_sub_byte(x, new_dtype):
+    """The bitcast where a side is narrower than a byte (int4, uint2, float4_e2m1fn...), as
+    XLA packs them: each element's bits little-endian, the first element in the lowest bits
+    (int8 1 is int4 [1, 0]). NumPy keeps such an element alone in a byte's low bits."""
+    w_in, w_out = dtypes.bit_width(x.dtype), dtypes.bit_width(new_dtype)
+    if w_in < 8:                    # each element's own bits, from its byte's low ones
+        bits = np.unpackbits(x.view(np.uint8)[..., None], axis=-1, bitorder="little")[..., :w_in]
+    else:
+        bits = np.unpackbits(x.view(np.uint8).reshape(x.shape + (x.dtype.itemsize,)), axis=-1,
+                             bitorder="little")
+    if w_out < w_in:                # a new last dimension of w_in // w_out elements
+        bits = bits.reshape(x.shape + (w_in // w_out, w_out))
+    elif w_out > w_in:              # x's last dimension (w_out // w_in elements) consumed
+        bits = bits.reshape(x.shape[:-1] + (w_out,))
+    if w_out < 8:
+        nibbles = (bits.astype(np.uint8) << np.arange(w_out, dtype=np.uint8)).sum(
+            -1, dtype=np.uint8)
+        return nibbles.view(new_dtype)
+    out = np.packbits(bits, axis=-1, bitorder="little").view(new_dtype)
+    return out.reshape(out.shape[:-1])
 
 
 numpy_rules[bitcast_convert_type_p] = _bitcast_numpy

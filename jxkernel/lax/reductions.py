@@ -387,6 +387,7 @@ def _argminmax_lowering(direction, identity):
 def _argminmax_numpy(np_fun, direction):
     def run(x, *, axes, index_dtype):
         _check_ordered(x.dtype, direction)          # (NumPy orders complex numbers: JAX not)
+        _check_argminmax_inits(ShapedArray(x.shape, x.dtype), index_dtype)  # as its lowering
         return np_fun(x, axes[0]).astype(index_dtype)
     return run
 

@@ -12,6 +12,7 @@ import functools
 
 import numpy as np
 
+from ..core.avals import AbstractToken
 from ..core.config import config
 from .client import xc
 from .numpy_device import NumpyBuffer, NumpyDevice, Placement, unsupported
@@ -76,6 +77,8 @@ def _rewrap_buffer(buf, aval, device):   # (XLA's shards: the NumPy backend's ar
 def _copy_buffer(buf, sharding):
     """A copy of `buf`'s data on `sharding`'s devices (one buffer per device)."""
     if type(sharding) is Placement:     # to the NumPy backend (from it, or from XLA's)
+        if type(buf) is NumpyBuffer and isinstance(buf.aval, AbstractToken):
+            return NumpyBuffer(buf.value, buf.aval, sharding)   # (no data: none to read)
         return NumpyBuffer(np.array(_to_host(buf)), buf.aval, sharding)
     if type(buf) is NumpyBuffer:        # from the NumPy backend to an XLA device
         return xc.batched_device_put(buf.aval, sharding, [buf.value], list(sharding._devices),

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..core import dtypes, jaxpr_cost
 from ..core.config import config
+from ..core.dce import dce_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal
 from ..core.mesh import asked_on, named_as_asked
 from ..core.numpy_eval import eval_jaxpr_numpy
@@ -28,9 +29,11 @@ from ..core.physical import physical_aval, wrap_physical
 from . import numpy_sharded
 from .array import Array, sharded_array
 from .compiler import Phases
+from .deleted import Gone, donated, mark
 from .executable import Executable, _donated_indices, check_may_execute
 from .layout import default_layout
-from .numpy_device import NumpyBuffer, NumpyShardedBuffer, flush_subnormals, unsupported
+from .numpy_device import (LIVE_EXECUTABLES, NumpyBuffer, NumpyShardedBuffer, flush_subnormals,
+                           unsupported)
 
 
 class NumpyExecutable(Executable):
@@ -55,8 +58,12 @@ class NumpyExecutable(Executable):
         self._simple = not self.donated
         self.plain = False                    # the compiled fast path runs XLA's only
         self._nconsts = len(jaxpr.constvars)
-        self._program = simplify_divisions(jaxpr)     # what runs: XLA's division rewrites made
+        # what runs: without the equations nothing reads and nothing needs for an effect (XLA's
+        # compiler drops them even under keep_unused: a pure_callback no one reads is not
+        # called), and with XLA's division rewrites made
+        self._program = simplify_divisions(dce_jaxpr(jaxpr))
         self._reads, self._flushed = _subnormal_plan(self._program)
+        LIVE_EXECUTABLES.add(self)
 
     def with_committed(self, committed: bool) -> NumpyExecutable:
         """As Executable's: a twin whose results are placed with the other Placement."""
@@ -72,6 +79,8 @@ class NumpyExecutable(Executable):
         """Run on NumpyBuffers (the kept arguments'); returns Arrays on the NumPy device."""
         values = []
         for i, b in enumerate(bufs):
+            if type(b) is Gone:               # a deleted Array's stand-in: why it is gone
+                raise self._deleted_error(i, b)
             if type(b) is not NumpyBuffer:
                 raise TypeError(f"{self._arg_name(i)} of {self._what()} is a "
                                 f"{type(b).__name__}, not a buffer of the numpy backend; "
@@ -108,7 +117,14 @@ class NumpyExecutable(Executable):
             check_may_execute(self.name)
         if self.kept is not None:
             arrays = [arrays[i] for i in self.kept]
-        return self._run([a._buf for a in arrays])
+        if self.donated:
+            _check_donated_once(arrays, self.donated)
+        outs = self._run([a._buf for a in arrays])
+        self.ran = True
+        for i in self.donated:          # deleted now: its error says where it went, as XLA's
+            arrays[i]._npy = None       # (and no view of its data kept to read it by)
+            mark(arrays[i], donated(self._what(), self._short_name(i)))
+        return outs
 
     def _reader(self, bufs) -> tuple:
         """`eval_jaxpr_numpy`'s `prepare` for one call: where arithmetic reads a program input,
@@ -211,12 +227,13 @@ def compile_numpy(module, label: str, trace_s: float = 0.0, executable=Executabl
 # XLA's CPU arithmetic reads subnormal floats as zero and writes zero for them (the CPU's DAZ
 # and FTZ modes, which NumPy leaves off): log(1e-40) is -inf there, 1e-40 > 0 is False. Code
 # that moves or masks bits passes them through, and so do tanh, atan and sin, which return a
-# tiny argument itself, and cbrt, which reads its argument's bits: abs(1e-40) is 1e-40. These
-# primitives are that code.
+# tiny argument itself, and cbrt, which reads its argument's bits: abs(1e-40) is 1e-40; the
+# total-order comparisons (eq_to, le_to, lt_to: sort's) compare bits, so 1e-45 is above 0.0
+# there. These primitives are that code.
 _PASSES_SUBNORMALS = frozenset(
     "abs neg copy copy_p reshape broadcast_in_dim transpose squeeze expand_dims rev slice "
     "dynamic_slice dynamic_update_slice concatenate pad gather select_n bitcast_convert_type "
-    "reduce_precision tanh atan sin cbrt real imag complex conj".split())
+    "reduce_precision tanh atan sin cbrt real imag complex conj eq_to le_to lt_to".split())
 _SUBNORMAL_DTYPES = frozenset(map(np.dtype, ("float32", "float64", "complex64", "complex128")))
 
 
@@ -240,6 +257,18 @@ def _widens_narrow_float(eqn) -> bool:
     # (ml_dtypes' floats have NumPy kind "V")
     return old is not None and old.kind in "fV" and old.itemsize < 4 and \
         np.dtype(eqn.params["new_dtype"]) in _SUBNORMAL_DTYPES
+
+
+def _check_donated_once(arrays, donated) -> None:
+    """XLA's runtime error where a donated Array is passed again later in the same call
+    (`f(donate(a), a)`): its buffer would be gone before that argument is read."""
+    for i in donated:
+        for j in range(i + 1, len(arrays)):
+            if arrays[j]._buf is arrays[i]._buf:
+                raise RuntimeError(
+                    f"INVALID_ARGUMENT: Attempt to use a buffer that was previously donated in "
+                    f"the same call to Execute() (flattened argument {j}, replica 0, partition "
+                    f"0, first use: {i}). Toy example for this bug: `f(donate(a), a)`.")
 
 
 def _subnormal_plan(jaxpr) -> tuple:

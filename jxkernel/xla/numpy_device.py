@@ -23,6 +23,8 @@ import weakref
 
 import numpy as np
 
+from ..core.avals import AbstractToken
+
 
 class _Memory:
     """A device's one memory space (JAX's `Device.default_memory()`)."""
@@ -249,6 +251,9 @@ class NumpyBuffer:
         return self.value.ctypes.data
 
     def _single_device_array_to_np_array_did_copy(self):
+        if isinstance(self.aval, AbstractToken):       # jaxlib's refusal, as JAX raises it
+            raise RuntimeError("INVALID_ARGUMENT: Cannot convert a token-shape buffer to a "
+                               "numpy array.")
         return self.value, False            # what xla/buffer._to_host reads
 
     def _copy_single_device_array_to_host_async(self) -> None:
@@ -349,14 +354,25 @@ class NumpyClient:
 
     devices = local_devices
 
+    def _get_all_devices(self) -> list:
+        """Every device of every process, as jaxlib's client's (colocated_python's
+        serialization reads devices by id there): one process, so the local ones."""
+        return list(self._devices)
+
     def process_index(self) -> int:
         return 0
 
     def live_arrays(self) -> list:
         return [b for b in list(_live) if b.value is not None]
 
+    def live_executables(self) -> list:
+        """The programs made for this backend and still held (by a jit's cache, a Compiled),
+        as jaxlib's client's: freed ones leave it."""
+        return list(LIVE_EXECUTABLES)
+
 
 _live: weakref.WeakSet = weakref.WeakSet()      # for jax.live_arrays and %jxmemory
+LIVE_EXECUTABLES: weakref.WeakSet = weakref.WeakSet()   # numpy_backend's, as they are made
 NUMPY_DEVICE = NumpyDevice()
 _DEVICES = [NUMPY_DEVICE]                       # every one made (by id), simulated or not
 PLACEMENT = NUMPY_DEVICE.placement

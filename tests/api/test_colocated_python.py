@@ -22,12 +22,18 @@ pytestmark = pytest.mark.skipif(ser.cloudpickle is None,
                                 reason="colocated_python pickles with cloudpickle (test extra)")
 
 
+# colocated_python runs on CPU devices and refuses others, as JAX's ("Device list must contain
+# only CPU devices"); the NumPy backend has none, and the cases ask for jax.devices('cpu')
+CPU_DEVICES = pytest.mark.xla_only("CPU platform")
+
+
 @pytest.fixture(scope="module")
 def answers():
     # (JSON's round trip: tuples as lists, as the reference was written)
     return json.loads(json.dumps(colocated_python_cases.run(jxkernel)))
 
 
+@CPU_DEVICES
 @pytest.mark.parametrize("case", sorted(REFERENCE))
 def test_case_as_jax(answers, case):
     assert answers[case] == REFERENCE[case]
@@ -45,6 +51,7 @@ def _round_trip(obj):
     return ser._deserialize(ser._serialize(obj))
 
 
+@CPU_DEVICES
 def test_mesh_and_shardings_round_trip():
     mesh = jxkernel.sharding.Mesh(tuple(jxkernel.devices()), ("x",))
     named = jxkernel.sharding.NamedSharding(mesh, jxkernel.P("x"), memory_kind="device")
@@ -72,12 +79,14 @@ def test_reducers_write_device_ids():
         ser._common_obj_state.common_obj_index = None
 
 
+@CPU_DEVICES
 def test_an_unknown_device_id_is_refused():
     with pytest.raises(ValueError, match="Invalid device ID 12345. Device list must contain"):
         ser._unreduce_single_device_sharding(12345, None)
     assert ser._get_cpu_device_map()[0] is jxkernel.devices()[0]
 
 
+@CPU_DEVICES
 def test_specs_round_trip():
     spec = jxkernel.ShapeDtypeStruct((2,), jnp.float32,
                                      sharding=jxkernel.sharding.SingleDeviceSharding(
@@ -96,10 +105,11 @@ def test_without_cloudpickle_serializing_is_refused(monkeypatch):
         ser._serialize(1)
 
 
-@pytest.mark.parametrize("module", ["jxkernel.api.colocated_python",
-                                    "jxkernel.api.colocated_python.api",
-                                    "jxkernel.api.colocated_python.serialization",
-                                    "jxkernel._jax.extend.ifrt_programs"])
+@pytest.mark.parametrize("module", [
+    *(pytest.param(m, marks=CPU_DEVICES) for m in (
+        "jxkernel.api.colocated_python", "jxkernel.api.colocated_python.api",
+        "jxkernel.api.colocated_python.serialization")),
+    "jxkernel._jax.extend.ifrt_programs"])
 def test_docstring_examples(module):
     check_docstring_examples(module, {"jxkernel": jxkernel})
 

@@ -231,6 +231,19 @@ CONVERSIONS = {
                            lax.bitcast_convert_type(lax.bitcast_convert_type(x, np.uint16), np.float32),
                            lax.bitcast_convert_type(x[0, 0], np.int32)),    # a 0-d operand stays 0-d
                 (F32,), 0, None),
+    # to and from types narrower than a byte, as XLA packs them (the first element in the low
+    # bits); read back through an exact conversion
+    "bitcast_sub_byte": (lambda x: (
+        lax.bitcast_convert_type(x, ml_dtypes.int4).astype(np.int8),
+        lax.bitcast_convert_type(x.astype(np.int16), ml_dtypes.uint4).astype(np.int8),
+        lax.bitcast_convert_type(lax.bitcast_convert_type(x, ml_dtypes.int4), np.uint8),
+        lax.bitcast_convert_type(lax.bitcast_convert_type(x, ml_dtypes.uint4), ml_dtypes.int4
+                                 ).astype(np.int8),
+        lax.bitcast_convert_type(x.astype(np.float32) / 7, ml_dtypes.float4_e2m1fn
+                                 ).astype(np.float32),
+        lax.bitcast_convert_type(lax.bitcast_convert_type(x.astype(np.int32),
+                                                          ml_dtypes.uint2), np.int32)),
+        (np.int8([-128, -3, 0, 1, 77, 127, -8, 15]),), 0, None),
     # one operation each: XLA keeps a chain of them in float32 (excess precision), NumPy
     # rounds every result to the narrow type, as lax's semantics say
     "narrow_arith": (lambda x: [op(v, v[::-1]) for v in (x.astype(np.float16),
@@ -290,6 +303,10 @@ REDUCTIONS = {
 }
 _POINTS = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
                                      scatter_dims_to_operand_dims=(0,))
+_NO_DIMS = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(),
+                                      scatter_dims_to_operand_dims=())
+_NO_DIMS_GATHER = lax.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(),
+                                             start_index_map=())
 
 SLICING = {
     "slice_pad": (lambda x: (lax.slice(x, (1, 0, 2), (3, 5, 6), (1, 2, 3)),
@@ -319,6 +336,16 @@ SLICING = {
                                  lax.scatter_apply(x, np.int32([[7]]), jnp.exp, _POINTS,
                                                    update_shape=(1,), mode="clip")),
                       (np.arange(4.0, dtype=np.float32),), ELEMENTWISE, None),
+    # a 0-d operand (a BCOO's todense with no sparse dimension): its index vectors are empty.
+    # (XLA's compiler fails on a scatter of several updates into one: RET_CHECK, JAX's too)
+    "scalar_operand": (lambda x: (
+        lax.gather(x, np.zeros((3, 0), np.int32), _NO_DIMS_GATHER, ()),
+        lax.gather(x, np.zeros((0,), np.int32), _NO_DIMS_GATHER, (), mode="clip"),
+        lax.scatter_add(x, np.zeros((0,), np.int32), x * 3, _NO_DIMS),
+        lax.scatter_mul(x, np.zeros((0,), np.int32), np.float32(5), _NO_DIMS, mode="clip"),
+        lax.scatter(x, np.zeros((0,), np.int32), np.float32(7), _NO_DIMS),
+        lax.scatter_apply(x, np.zeros((0,), np.int32), lambda v: v * 3 - 1, _NO_DIMS)),
+        (np.float32(1.5),), 0, None),
 }
 PRODUCTS = {
     # sums of products of mixed signs cancel: measured at the scale of the result
@@ -756,6 +783,36 @@ def test_dot_algorithms_xla_cpu_refuses_are_refused():
             eval_closed_jaxpr_numpy(closed, x)
     closed = jax.make_jaxpr(lambda a: lax.dot(a, a.T, precision="BF16_BF16_F32_X3"))(x)
     assert eval_closed_jaxpr_numpy(closed, x)[0].shape == (3, 3)
+
+
+def test_argmax_of_64_bit_dtypes_without_x64_refuses_as_xla():
+    # 'allow' keeps an int64 index_dtype without x64; JAX's lowering reduces from 32-bit
+    # initial values and raises (tests/data/x64_warn_cases.py); the NumPy rules raise the same
+    for arg in (lax.argmax, lax.argmin):
+        with jax._src.config.explicit_x64_dtypes("allow"):
+            closed = jax.make_jaxpr(lambda x: arg(x, 0, np.int64))(F32)
+        with pytest.raises(TypeError) as raised:
+            eval_closed_jaxpr_numpy(closed, F32)
+        assert str(raised.value) == (
+            "reduce operand dtypes should match corresponding initial value dtypes, got "
+            "operands=[ShapedArray(float32[3,4]), ShapedArray(int64[3,4])] and "
+            "initial_values=[ShapedArray(float32[]), ShapedArray(int32[])]")
+
+
+@pytest.mark.parametrize("name", ["cholesky", "lu", "qr", "svd", "eigh", "schur", "hessenberg"])
+def test_lapack_rules_refuse_float16_as_xla(name):
+    # float16 traces; LAPACK has no routine for it, so XLA's CPU lowering refuses it in JAX's
+    # words, and the NumPy rules (which compute what LAPACK does) refuse it the same way
+    f = {"cholesky": lambda a: lax.linalg.cholesky(a, symmetrize_input=False)}.get(
+        name, getattr(lax.linalg, name))
+    x = (np.eye(3) * 2 + 0.25).astype(np.float16)
+    closed = jax.make_jaxpr(f)(x)
+    with pytest.raises(NotImplementedError) as on_xla:
+        jax.jit(f)(x)
+    with pytest.raises(NotImplementedError) as on_numpy:
+        eval_closed_jaxpr_numpy(closed, x)
+    assert str(on_numpy.value) == str(on_xla.value) == \
+        "(KeyError(<class 'numpy.float16'>), 'Unsupported dtype float16.')"
 
 
 def test_a_primitive_without_a_rule_is_named():

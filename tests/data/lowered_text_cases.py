@@ -96,7 +96,9 @@ def _compiled(jax):
             "parameters": sorted(set(re.findall(r"%(\w+)\.\d+ = \S+ parameter\(", text)))}
 
 
-def run(jax) -> dict:
-    return {"stablehlo": _stablehlo(jax),
-            "jaxpr": {name: str(j) for name, j in _jaxprs(jax).items()},
-            "compiled": _compiled(jax)}
+def run(jax, kinds=("stablehlo", "jaxpr", "compiled")) -> dict:
+    """The texts of each kind in `kinds` (a jaxpr's runs where no XLA compiles)."""
+    makers = {"stablehlo": _stablehlo,
+              "jaxpr": lambda jax: {name: str(j) for name, j in _jaxprs(jax).items()},
+              "compiled": _compiled}
+    return {kind: makers[kind](jax) for kind in kinds}

@@ -100,9 +100,13 @@ def test_dlpack_errors_name_what_to_do():
         x.__dlpack__()
 
 
+@pytest.mark.xla_only("CPU platform")    # its example names jax.devices("cpu")
+def test_docstring_examples_of_dlpack_export():
+    check_docstring_examples("jxkernel.xla.dlpack_export")
+
+
 def test_docstring_examples_and_jax_dlpack_module():
     check_docstring_examples("jxkernel.numpy.array_api")
     check_docstring_examples("jxkernel.xla.dlpack")
-    check_docstring_examples("jxkernel.xla.dlpack_export")
     check_docstring_examples("jxkernel.dlpack")
     assert jxkernel.dlpack.from_dlpack(np.float32([2])).tolist() == [2.0]   # as jax.dlpack

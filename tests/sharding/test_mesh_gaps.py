@@ -196,6 +196,7 @@ def test_the_type_of_a_value_on_no_mesh_has_the_empty_mesh_under_set_mesh(runs):
     _check(runs, "typeof_")
 
 
+@pytest.mark.xla_only("CPU platform")       # their subject: the mesh's platform=cpu
 def test_gap_texts_naming_the_platform_are_jaxs(runs):
     for prefix in ("assign_", "outsh_", "unused_", "vmapty_", "unsplit_"):
         _check(runs, prefix, naming_platform=True)

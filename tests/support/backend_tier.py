@@ -14,6 +14,7 @@ value the NumPy backend gets wrong is a bug in its rule.
 """
 from __future__ import annotations
 
+import json
 import os
 
 # Why a test holds on XLA only: each kind, with what the NumPy backend does instead.
@@ -41,6 +42,28 @@ def on_numpy_backend() -> bool:
     """Whether this run's programs run on the NumPy backend (tests/conftest.py sets
     JAX_PLATFORMS=numpy for `--backend numpy`, before any test runs)."""
     return os.environ.get("JAX_PLATFORMS", "").split(",")[0].strip() == "numpy"
+
+
+def devices_named_here(recorded):
+    """A recording made on XLA's CPU (JSON-like: strings, lists, dicts) with its devices named
+    as this run's backend names them: on the NumPy backend `CpuDevice(id=0)` is
+    `NumpyDevice(id=0)` and a mesh's `device_kind=cpu, ..., platform=cpu` are `numpy`, for a
+    test whose subject is not the device (a sampler's result laid out on the default device,
+    a sharding error that shows the mesh).
+
+        >>> devices_named_here(["ok", "SingleDeviceSharding(device=CpuDevice(id=0))"])[0]
+        'ok'
+    """
+    if not on_numpy_backend():
+        return recorded
+    text = json.dumps(recorded)
+    for cpu, numpy in _DEVICE_NAMES:
+        text = text.replace(cpu, numpy)
+    return json.loads(text)
+
+
+_DEVICE_NAMES = (("CpuDevice(", "NumpyDevice("), ("device_kind=cpu,", "device_kind=numpy,"),
+                 ("platform=cpu)", "platform=numpy)"))
 
 
 def check_reason(reason: str, where: str) -> None:

@@ -74,6 +74,7 @@ def ran(name, tmp_path_factory):
     return _RAN[name]
 
 
+@pytest.mark.xla_only("XLA compiler")  # the lines of XLA's compilation cache on disk
 @pytest.mark.parametrize("name", sorted(set(CASES) - DIFFERENT))
 def test_eager_programs_are_named_as_jax_names_them(name, tmp_path_factory):
     assert ran(name, tmp_path_factory)[0] == RECORDED[name]
@@ -90,6 +91,7 @@ def test_log_compiles_names_eager_programs_as_jax(name, tmp_path_factory):
     assert ours == theirs
 
 
+@pytest.mark.xla_only("XLA compiler")  # the lines of XLA's compilation cache on disk
 @pytest.mark.parametrize("name", sorted(DIFFERENT))
 def test_ones_and_zeros_compile_nothing_where_jax_compiles_two_programs(name,
                                                                         tmp_path_factory):

@@ -229,14 +229,20 @@ def _jax_repr(text: str) -> str:
     return text.replace("<class 'jxkernel.", "<class 'jax.")
 
 
-def _cases(names) -> list:
-    """The scenarios as params; export_symbolic's needs jax.export (StableHLO), which the NumPy
-    backend refuses."""
-    return [pytest.param(n, marks=pytest.mark.xla_only("XLA text")) if n == "export_symbolic"
+# the scenarios only XLA runs as recorded: export_symbolic's needs jax.export (StableHLO),
+# which the NumPy backend refuses; default_device_cpu asks for jax.devices('cpu'); JAX's miss
+# in set_mesh_around_a_call prints the mesh's platform=cpu (test_scenario_like_jax only)
+XLA_ONLY = {"export_symbolic": "XLA text", "default_device_cpu": "CPU platform"}
+XLA_ONLY_TEXT = {**XLA_ONLY, "set_mesh_around_a_call": "CPU platform"}
+
+
+def _cases(names, xla_only=XLA_ONLY) -> list:
+    """The scenarios as params, those of `xla_only` marked with their reason."""
+    return [pytest.param(n, marks=pytest.mark.xla_only(xla_only[n])) if n in xla_only
             else n for n in names]
 
 
-@pytest.mark.parametrize("name", _cases(SCENARIOS))
+@pytest.mark.parametrize("name", _cases(SCENARIOS, XLA_ONLY_TEXT))
 def test_scenario_like_jax(name):
     expected = REFERENCE[name]
     logged = []
@@ -733,7 +739,7 @@ APPLIED = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(APPLIED))
+@pytest.mark.parametrize("name", _cases(sorted(APPLIED)))
 def test_the_fix_shown_applies(name):
     """The explanation's snippet is the fix; the scenario with it applied compiles once."""
     kind, snippet, fixed = APPLIED[name]

@@ -478,6 +478,7 @@ def test_report_rejects_a_bad_format_or_file():
         compile_report.report("json", 3)
 
 
+@pytest.mark.xla_only("XLA compiler")      # XLA's compilation cache on disk
 def test_explain_cache_misses_tells_the_persistent_caches_misses_and_writes(tmp_path, caplog):
     """As JAX 0.10.2 (jax._src.compiler, jax._src.compilation_cache), where a cache folder is
     set: "PERSISTENT COMPILATION CACHE MISS for 'jit_f' with key 'jit_f-<hash>'" and "Writing

@@ -10,6 +10,8 @@ result's largest magnitude (NumPy's and XLA's sin, tanh and erf_inv differ in th
 and a last-bit difference in linspace's values moves cos(x) by a few ulp more; measured: at
 most 4).
 """
+import gc
+
 import numpy as np
 import pytest
 
@@ -118,6 +120,14 @@ def test_the_backend_and_its_device(numpy_device):
         np.asarray(x)[0] = 5.0                          # Arrays are immutable there too
 
 
+def test_the_client_lists_every_device_as_jaxlibs(numpy_device):
+    # colocated_python's serialization reads devices by id from every device of the client
+    # (jaxlib's _get_all_devices); without it the NumPy backend raised an AttributeError
+    # naming that method where JAX's own refusal of non-CPU devices is due
+    client = numpy_device.client
+    assert client._get_all_devices() == client.local_devices() == jax.devices("numpy")
+
+
 def test_jax_platforms_numpy_makes_it_the_default():
     with config.override("jax_platforms", "numpy"):
         assert jax.default_backend() == "numpy"
@@ -165,6 +175,72 @@ def test_donation_deletes_the_argument(numpy_device):
     y = jax.jit(lambda x: x * 2, donate_argnums=0)(x)
     assert x.is_deleted() and not y.is_deleted()
     np.testing.assert_array_equal(np.asarray(y), [2.0, 2.0, 2.0])
+    # its errors say where it went, as on XLA (xla/deleted.py): read, or given again
+    why = ("It was donated to jit(<lambda>) as its argument 'x': use that call's result in "
+           "its place, or do not donate it.")
+    with pytest.raises(RuntimeError) as read:
+        repr(x)
+    assert str(read.value) == f"Array has been deleted with shape=float32[3]. {why}"
+    donor = jax.jit(lambda v: v + 1, donate_argnums=0)
+    donor(y)                                # y was read into NumPy above: that view goes too
+    with pytest.raises(RuntimeError, match="It was donated to jit"):
+        np.asarray(y)
+    with pytest.raises(ValueError, match=r"^INVALID_ARGUMENT: Invalid buffer passed to "
+                                         r"Execute\(\) as argument 0 .* It was donated to"):
+        donor(y)
+    z = jax.device_put(np.ones(3, np.float32), numpy_device)
+    z.delete()                              # not a "Gone" buffer: JAX's error, then why
+    with pytest.raises(RuntimeError, match=r"deleted with shape=float32\[3\]\. \.delete\(\) "
+                                           r"was called on it\.$"):
+        jax.jit(lambda v: v * 3)(z)
+
+
+def test_dead_code_is_dropped_as_xla_drops_it(numpy_device):
+    # keep_unused keeps the jaxpr's dead equations, but XLA's compiler drops them: a
+    # pure_callback nothing reads is not called there, and not on the NumPy backend either
+    calls = []
+
+    def f(x):
+        jax.pure_callback(lambda v: calls.append("pure") or v,
+                          jax.ShapeDtypeStruct((), np.float32), x)
+        jax.experimental.io_callback(lambda v: calls.append("io") or v,
+                                     jax.ShapeDtypeStruct((), np.float32), x)
+        return x * 2
+    x = jax.device_put(np.float32(1), numpy_device)
+    assert float(jax.jit(f, keep_unused=True)(x)) == 2.0 and calls == ["io"]
+
+
+def test_the_client_lists_its_live_executables_and_refuses_a_donation_used_again(numpy_device):
+    # as jaxlib's client: a jit's program is live until its cache lets it go
+    client = numpy_device.client
+    f = jax.jit(lambda v, w: v * w + 7.0)
+    x = jax.device_put(np.float32([1, 2]), numpy_device)
+    gc.collect()
+    before = len(client.live_executables())
+    f(x, x)
+    assert len(client.live_executables()) == before + 1
+    f.clear_cache()
+    gc.collect()
+    assert len(client.live_executables()) == before
+    # XLA's runtime error where a donated Array is an argument again later in the same call
+    g = jax.jit(lambda v, w: v + w, donate_argnums=0)
+    with pytest.raises(RuntimeError, match=r"^INVALID_ARGUMENT: Attempt to use a buffer that "
+                                           r"was previously donated in the same call to "
+                                           r"Execute\(\) \(flattened argument 1, replica 0, "
+                                           r"partition 0, first use: 0\)"):
+        g(x, x)
+
+
+def test_a_tokens_buffer_is_not_read_as_numpy():
+    # jaxlib refuses a token's buffer as NumPy; so does the NumPy backend's (was an empty array)
+    with config.override("jax_platforms", "numpy"):
+        array = jax.lax.create_token()._buf
+        # while copying one, as device_put does, reads none
+        assert type(jax.device_put(jax.lax.create_token())).__name__ == "Token"
+    assert array.devices() == {jax.devices("numpy")[0]}
+    with pytest.raises(RuntimeError, match="^INVALID_ARGUMENT: Cannot convert a token-shape "
+                                           "buffer to a numpy array.$"):
+        array._value
 
 
 def test_arrays_move_between_backends(numpy_device):
@@ -337,6 +413,8 @@ _SUBNORMAL_CASES = [
     (jnp.sign, [0.0, 1.0]),
     (lambda x: x * 2, [0.0, 2.0]),
     (lambda x: (x > 0).astype(np.float32), [0.0, 1.0]),
+    # the total order (sort's comparisons) compares bits: 0.0 is below the subnormal there
+    (lambda x: jax.lax.lt_to_p.bind(jnp.zeros_like(x), x).astype(np.float32), [1.0, 1.0]),
 ]
 
 

@@ -69,6 +69,7 @@ lowering_rules[cholesky_p] = _cholesky_lowering
 def _cholesky_numpy(x):
     """As potrf: the lower factor under the operand's upper triangle, NaN where x is not
     positive definite (matrix by matrix)."""
+    lapack.prefix(x.dtype)      # another dtype (float16) refused as it lowers, in JAX's words
     out = np.empty_like(x)
     for i in np.ndindex(x.shape[:-2]):
         try:

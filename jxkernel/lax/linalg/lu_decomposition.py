@@ -87,6 +87,7 @@ def _lu_numpy(x):
     """Unblocked getrf over the whole batch at once: per column, the row of the largest
     magnitude swapped up, the column below divided by the pivot (left as is where the pivot
     is 0: singular matrices factor), the trailing block updated."""
+    lapack.prefix(x.dtype)      # another dtype (float16) refused as it lowers, in JAX's words
     *batch, m, n = x.shape
     k = min(m, n)
     a = x.reshape(-1, m, n).copy()

@@ -52,6 +52,7 @@ lowering_rules[geqrf_p] = _geqrf_lowering
 def _geqrf_numpy(x):
     """LAPACK's geqrf through numpy.linalg.qr(mode="raw"), which returns its output
     transposed (Fortran order), matrix by matrix."""
+    lapack.prefix(x.dtype)      # another dtype (float16) refused as it lowers, in JAX's words
     *batch, m, n = x.shape
     a, taus = np.empty_like(x), np.empty((*batch, min(m, n)), x.dtype)
     for i in np.ndindex(tuple(batch)):
@@ -102,6 +103,7 @@ lowering_rules[geqp3_p] = _geqp3_lowering
 def _geqp3_numpy(a, jpvt, *, use_magma):
     """LAPACK's geqp3 through SciPy, matrix by matrix; SciPy's wrapper takes no jpvt, so only
     all-free columns (jpvt 0, what qr passes) are supported."""
+    lapack.prefix(a.dtype)      # another dtype (float16) refused as it lowers, in JAX's words
     if jpvt.any():
         raise NotImplementedError("geqp3 with fixed columns (nonzero jpvt) has no NumPy rule")
     *batch, m, n = a.shape
@@ -156,6 +158,7 @@ lowering_rules[householder_product_p] = _householder_product_lowering
 def _householder_product_numpy(a, taus):
     """orgqr: the first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^H, v_i being column
     i of `a` below the diagonal with a unit at it; applied to [I; 0] right to left."""
+    lapack.prefix(a.dtype)      # another dtype (float16) refused as it lowers, in JAX's words
     m, n = a.shape[-2:]
     q = np.broadcast_to(np.eye(m, n, dtype=a.dtype), a.shape).copy()
     for i in reversed(range(taus.shape[-1])):
@@ -215,6 +218,7 @@ lowering_rules[ormqr_p] = _ormqr_lowering
 def _ormqr_numpy(a, taus, c, *, left, transpose):
     """Q (or Q^H) times c from either side, Q = H_1 ... H_k formed whole (m x m) as
     householder_product forms its first columns."""
+    lapack.prefix(a.dtype)      # another dtype (float16) refused as it lowers, in JAX's words
     m = a.shape[-2]
     wide = np.zeros((*a.shape[:-1], m), a.dtype)
     wide[..., :a.shape[-1]] = a[..., :m]

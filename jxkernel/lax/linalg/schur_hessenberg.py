@@ -56,6 +56,7 @@ lowering_rules[schur_p] = _schur_lowering
 
 def _schur_numpy(x, *, compute_schur_vectors, sort_eig_vals, select_callable):
     """LAPACK's gees through SciPy, matrix by matrix: T (and Z); NaN where it fails."""
+    lapack.prefix(x.dtype)      # another dtype (float16) refused as it lowers, in JAX's words
     if sort_eig_vals:
         raise NotImplementedError("The sort feature of LAPACK's gees routine is not "
                                   "implemented.")
@@ -118,6 +119,7 @@ lowering_rules[hessenberg_p] = _hessenberg_lowering
 
 def _hessenberg_numpy(a):
     """LAPACK's gehrd through SciPy, matrix by matrix; NaN where it fails."""
+    lapack.prefix(a.dtype)      # another dtype (float16) refused as it lowers, in JAX's words
     out, taus = np.empty_like(a), np.empty((*a.shape[:-2], a.shape[-1] - 1), a.dtype)
     gehrd = _scipy_lapack("gehrd", a.dtype)
     for i in np.ndindex(a.shape[:-2]):

@@ -210,6 +210,7 @@ lowering_rules[svd_p] = _svd_lowering
 
 def _svd_numpy(x, *, full_matrices, compute_uv, subset_by_index, algorithm):
     """numpy.linalg.svd (LAPACK's gesdd, the CPU lowering's default): [s] or [s, u, vt]."""
+    lapack.prefix(x.dtype)      # another dtype (float16) refused as it lowers, in JAX's words
     if not (subset_by_index is None or tuple(subset_by_index) == (0, min(x.shape[-2:]))):
         raise NotImplementedError("svd's subset_by_index has no NumPy rule")
     if not compute_uv:

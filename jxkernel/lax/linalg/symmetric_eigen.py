@@ -94,6 +94,7 @@ lowering_rules[eigh_p] = _eigh_lowering
 def _eigh_numpy(x, *, lower, sort_eigenvalues, subset_by_index, algorithm):
     """numpy.linalg.eigh (LAPACK's syevd/heevd, as the CPU lowering): ascending eigenvalues,
     vectors in columns; which sign or phase a vector takes is LAPACK's."""
+    lapack.prefix(x.dtype)      # another dtype (float16) refused as it lowers, in JAX's words
     n = x.shape[-1]
     if not (subset_by_index is None or tuple(subset_by_index) == (0, n)):
         raise NotImplementedError("eigh's subset_by_index has no NumPy rule")

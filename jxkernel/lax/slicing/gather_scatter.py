@@ -187,7 +187,8 @@ def _gather_numpy(operand, indices, *, dimension_numbers, slice_sizes, unique_in
         index, in_bounds = _window_indices(operand.shape, indices, slice_sizes,
                                            dn.start_index_map, dn.operand_batching_dims,
                                            dn.start_indices_batching_dims)
-        windows = operand[index]
+        # a 0-d operand has no dimension to index: its one window, for every index vector
+        windows = np.broadcast_to(operand[index], batch + tuple(slice_sizes))
         if mode == GatherScatterMode.FILL_OR_DROP:
             fill = _default_fill_value(operand.dtype) if fill_value is None else fill_value
             windows = np.where(in_bounds.reshape(batch + (1,) * operand.ndim), windows,
@@ -467,14 +468,19 @@ def _scatter_numpy(combine):
                                            dn.scatter_dims_to_operand_dims,
                                            dn.operand_batching_dims,
                                            dn.scatter_indices_batching_dims)
+        # a 0-d operand has no dimension to index: every update lands on its one element, as
+        # position 0 of a 1-element view (a mask below then keeps index and updates in step)
+        target = out.reshape(1) if operand.ndim == 0 else out
+        if operand.ndim == 0:
+            index = (np.zeros(batch, np.intp),)
         if mode != GatherScatterMode.CLIP:
             index, updates = tuple(i[in_bounds] for i in index), updates[in_bounds]
         if combine is not None:
-            combine.at(out, index, updates)
+            combine.at(target, index, updates)
         elif update_jaxpr is None:
-            out[index] = updates
+            target[index] = updates
         else:
-            _apply_at(out, index, updates, update_jaxpr, update_consts)
+            _apply_at(target, index, updates, update_jaxpr, update_consts)
         return out
     return rule
 
