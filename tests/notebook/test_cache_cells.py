@@ -10,7 +10,6 @@ again ..."), the warning for a global changed after the trace ("⚠ times read f
 
 One kernel runs every program, in order, as the recording did; skipped without ipykernel."""
 import json
-import queue
 import re
 from pathlib import Path
 
@@ -20,6 +19,7 @@ pytest.importorskip("ipykernel")
 pytest.importorskip("jupyter_client")
 
 from cache_cells_cases import PROGRAMS, SETUP  # noqa: E402
+import real_kernel  # noqa: E402
 from real_kernel import TIMEOUT, running_kernel  # noqa: E402
 
 REFERENCE = json.loads((Path(__file__).parents[1] / "data" /
@@ -45,28 +45,16 @@ CLAIMS = ("TRACING CACHE MISS", "never seen function", "Array(")
 def execute(client, code) -> tuple:
     """(the text it printed and displayed, its error as "Name: message" or None, its
     execution count)."""
-    msg_id = client.execute(code)
+    reply, messages = real_kernel.execute(client, code)
     texts, error = [], None
-    while True:
-        try:
-            msg = client.get_iopub_msg(timeout=TIMEOUT)
-        except queue.Empty:
-            raise AssertionError(f"no idle status after {code!r}; outputs so far: {texts}")
-        if msg["parent_header"].get("msg_id") != msg_id:
-            continue
-        kind, content = msg["msg_type"], msg["content"]
+    for kind, content in messages:
         if kind in ("display_data", "execute_result"):
             texts.append(content["data"].get("text/plain", "") + "\n")
         elif kind == "stream":
             texts.append(content["text"])
         elif kind == "error":
             error = f"{content['ename']}: {content['evalue']}"
-        elif kind == "status" and content["execution_state"] == "idle":
-            break
-    reply = client.get_shell_msg(timeout=TIMEOUT)
-    while reply["parent_header"].get("msg_id") != msg_id:     # e.g. wait_for_ready's replies
-        reply = client.get_shell_msg(timeout=TIMEOUT)
-    return "".join(texts), error, reply["content"]["execution_count"]
+    return "".join(texts), error, reply["execution_count"]
 
 
 def read_alike(line: str) -> str:

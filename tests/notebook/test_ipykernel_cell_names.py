@@ -4,7 +4,6 @@ and the compile log say cell[N] and In[N] (ipykernel counts the cell before runn
 
 One kernel serves every check (module-scoped); skipped when ipykernel is missing."""
 import json
-import queue
 import re
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import pytest
 pytest.importorskip("ipykernel")
 pytest.importorskip("jupyter_client")
 
+import real_kernel  # noqa: E402
 from real_kernel import TIMEOUT, running_kernel  # noqa: E402
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -33,28 +33,16 @@ def kernel():
 def execute(client, code):
     """(the execute_reply's content, the cell's outputs as text: display data, results,
     streams and the error's traceback)."""
-    msg_id = client.execute(code)
+    reply, messages = real_kernel.execute(client, code)
     texts = []
-    while True:
-        try:
-            msg = client.get_iopub_msg(timeout=TIMEOUT)
-        except queue.Empty:
-            raise AssertionError(f"no idle status after {code!r}; outputs so far: {texts}")
-        if msg["parent_header"].get("msg_id") != msg_id:
-            continue
-        kind, content = msg["msg_type"], msg["content"]
+    for kind, content in messages:
         if kind in ("display_data", "execute_result"):
             texts.append(content["data"].get("text/plain", ""))
         elif kind == "stream":
             texts.append(content["text"])
         elif kind == "error":
             texts.append(ANSI.sub("", "\n".join(content["traceback"])))
-        elif kind == "status" and content["execution_state"] == "idle":
-            break
-    reply = client.get_shell_msg(timeout=TIMEOUT)
-    while reply["parent_header"].get("msg_id") != msg_id:     # e.g. wait_for_ready's replies
-        reply = client.get_shell_msg(timeout=TIMEOUT)
-    return reply["content"], "\n".join(texts)
+    return reply, "\n".join(texts)
 
 
 def test_a_compiled_cell_is_named_by_its_prompt_number(kernel):
@@ -85,38 +73,28 @@ def test_an_error_card_names_the_cell_not_ipykernels_file(kernel):
     """In ipykernel a cell's file is /tmp/ipykernel_<pid>/<hash>.py: the error output, the card
     and the traceback it folds say In[n] instead; the execute reply keeps the whole
     traceback (for nbclient and the like)."""
-    msg_id = kernel.execute("import jxkernel as jax\n@jax.jit\ndef relu_sum(x):\n"
-                            "    if x.sum() > 0:\n        return x.sum()\n    return 0.0\n"
-                            "relu_sum(jnp.arange(3.0))")
-    errors, cards = [], []
-    while True:
-        msg = kernel.get_iopub_msg(timeout=TIMEOUT)
-        if msg["parent_header"].get("msg_id") != msg_id:
-            continue
-        kind, content = msg["msg_type"], msg["content"]
-        if kind == "error":
-            errors.append(ANSI.sub("", "\n".join(content["traceback"])))
-        elif kind == "display_data" and "application/vnd.jxkernel.error+json" in content["data"]:
-            cards.append(content["data"])
-        elif kind == "status" and content["execution_state"] == "idle":
-            break
-    reply = kernel.get_shell_msg(timeout=TIMEOUT)
-    while reply["parent_header"].get("msg_id") != msg_id:
-        reply = kernel.get_shell_msg(timeout=TIMEOUT)
-    n = reply["content"]["execution_count"]
+    reply, messages = real_kernel.execute(
+        kernel, "import jxkernel as jax\n@jax.jit\ndef relu_sum(x):\n"
+                "    if x.sum() > 0:\n        return x.sum()\n    return 0.0\n"
+                "relu_sum(jnp.arange(3.0))")
+    errors = [ANSI.sub("", "\n".join(content["traceback"])) for kind, content in messages
+              if kind == "error"]
+    cards = [content["data"] for kind, content in messages if kind == "display_data" and
+             "application/vnd.jxkernel.error+json" in content["data"]]
+    n = reply["execution_count"]
     (error,), (card,) = errors, cards
     assert error.startswith(f"TracerBoolConversionError in In[{n}], line 4, in relu_sum: ")
     folded = card["application/vnd.jxkernel.error+json"]["traceback"]
     assert f"while tracing the function relu_sum at In[{n}], line 2 for jit" in folded
     for text in (error, card["text/plain"], card["text/html"], folded):
         assert "ipykernel_" not in text, text
-    assert reply["content"]["status"] == "error"
+    assert reply["status"] == "error"
     assert any("depends on the value of the argument x" in line
-               for line in reply["content"]["traceback"])
+               for line in reply["traceback"])
     # the message itself too: the reply's evalue is what nbclient and Colab show, and what a
     # later print(e) prints
-    assert "ipykernel_" not in reply["content"]["evalue"], reply["content"]["evalue"]
-    assert f"relu_sum at In[{n}], line 2 for jit" in reply["content"]["evalue"]
+    assert "ipykernel_" not in reply["evalue"], reply["evalue"]
+    assert f"relu_sum at In[{n}], line 2 for jit" in reply["evalue"]
 
 
 def test_the_cache_miss_log_names_cells_not_ipykernels_files(kernel):

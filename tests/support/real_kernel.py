@@ -3,14 +3,38 @@
 
     with running_kernel() as client:                  # skips without ipykernel/jupyter_client
         client.execute_interactive("%load_ext jxkernel", timeout=TIMEOUT)
+        reply, messages = execute(client, "1 + 1")    # messages: [("execute_result", {...})]
 """
 import contextlib
 import os
+import queue
 import sys
 
 import pytest
 
 TIMEOUT = 120           # seconds a start or a cell may take on a loaded machine
+
+
+def execute(client, code: str, timeout: float = TIMEOUT) -> tuple:
+    """Run `code`: (its execute_reply's content, its iopub messages up to its idle status as
+    [(msg_type, content)]); a message of another request (wait_for_ready's) is passed over."""
+    msg_id = client.execute(code)
+    messages = []
+    while True:
+        try:
+            msg = client.get_iopub_msg(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError(f"no idle status after {code!r}; messages so far: {messages}")
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        kind, content = msg["msg_type"], msg["content"]
+        if kind == "status" and content["execution_state"] == "idle":
+            break
+        messages.append((kind, content))
+    reply = client.get_shell_msg(timeout=timeout)
+    while reply["parent_header"].get("msg_id") != msg_id:
+        reply = client.get_shell_msg(timeout=timeout)
+    return reply["content"], messages
 
 
 @contextlib.contextmanager
