@@ -82,8 +82,8 @@ def defined_at(source: str | None) -> str | None:
 
         >>> defined_at(label.__code__.co_filename + ":7").replace(os.sep, "/")
         'jxkernel/views/source.py:7'
-        >>> defined_at("/home/me/model.py:12"), defined_at(None)
-        ('/home/me/model.py:12', None)
+        >>> defined_at("model.py:12"), defined_at(None)
+        ('model.py:12', None)
     """
     if not source:
         return source
