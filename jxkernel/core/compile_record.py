@@ -612,6 +612,14 @@ def install_explainer(explainer) -> None:
     _explainer = explainer
 
 
+def forget_traces(fun) -> None:
+    """`fun`'s traces forgotten by the explainer too (JAX's `jit(fun).clear_cache()` evicts
+    them from its tracing cache, whichever jit of `fun` made them): its next miss is "never
+    seen function", as JAX's."""
+    if _explainer is not None:
+        _explainer.forget_function(fun)
+
+
 def compiled(miss: Miss, phases, backend: str, traced: bool = True,
              traced_at=None, event: CompileEvent | None = None) -> CompileEvent:
     """Log the compilation of a jit cache miss, with why it happened (`traced`: False where

@@ -52,6 +52,7 @@ from .signature_changes.nearest import nearest
 from .argument_uses import jit_decorated_def, uses
 from .body_retraces import body_traced  # noqa: F401  (compile_record calls it: this module is the explainer)
 from .traced_functions import (_CONSTS_KEPT, _PER_FUNCTION, _instance_call, _lineage,
+                               forget_function,  # noqa: F401  (compile_record calls it)
                                _named_consts, _named_signature, _source_of,
                                _user_contexts, _user_function, _weak, call_source_of,
                                miss_site, name_without_source, signature_tree_lines)

@@ -22,6 +22,7 @@ import weakref
 import numpy as np
 
 from ..core.config import _USER_CONTEXTS
+from ..core.lru import LRU
 from ..core.source_info import innermost_function
 from ..tree_util import PyTreeDef, Static, equality_errors, keystr, stand_in_tree
 from .signature_changes.closed_over import _COMPARE_MAX, _Large
@@ -42,10 +43,12 @@ def _user_contexts() -> tuple:
     return tuple(found)
 
 
-_LINEAGES: collections.OrderedDict = collections.OrderedDict()
-# (cell file, qualname, code) -> deque of (a weak reference to the jitted callable, one to the
-# jit, Signature): the callable itself is what JAX's tracing cache is keyed on
 _MAX_LINEAGES, _PER_LINEAGE = 1024, 16
+# (cell file, qualname, code) -> deque of (a weak reference to the jitted callable, one to the
+# jit, Signature): the callable itself is what JAX's tracing cache is keyed on. An LRU, so
+# that jax.clear_caches() (lru.clear_every_cache) forgets it, as JAX's tracing cache: a jit
+# of the function made after it is "never seen", not explained against traces made before.
+_LINEAGES = LRU(_MAX_LINEAGES)
 _PER_FUNCTION = 1024      # signatures a jit's history keeps (as many as its cache: SIGNATURES)
 _CONSTS_KEPT = 16         # of which the newest keep their closed-over constants, to compare
 
@@ -214,9 +217,25 @@ def _lineage_in(table, fun) -> collections.deque:
     found = table.get(key)
     if found is None:
         found = table[key] = collections.deque(maxlen=_PER_LINEAGE)
-        if len(table) > _MAX_LINEAGES:
+        if len(table) > _MAX_LINEAGES:      # (an LRU drops its oldest itself)
             table.popitem(last=False)
     return found
+
+
+def forget_function(fun) -> None:
+    """Drop what `fun` itself (this function object, not others of its code) was traced for
+    from its lineage: JAX's `jit(fun).clear_cache()` evicts the function's traces, whichever
+    jit made them, so that its next miss is "never seen function".
+
+        >>> f = lambda x: x
+        >>> _lineage(f).append((weakref.ref(f), None, "f32[3]", None)); forget_function(f)
+        >>> len(_lineage(f))
+        0
+    """
+    lineage = _lineage(fun)
+    kept = [entry for entry in tuple(lineage) if entry[0]() is not fun]
+    lineage.clear()
+    lineage.extend(kept)
 
 
 def _closure_names(fun) -> dict:

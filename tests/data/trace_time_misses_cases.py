@@ -107,6 +107,65 @@ def clear_cache_method(jax, step):
     jf(X3)
 
 
+def clear_caches_another_jit(jax, step):
+    def f(x):
+        return x * 4
+    step("call")
+    jax.jit(f)(X3)
+    step("clear_caches, another jit, same shape")
+    jax.clear_caches()
+    jax.jit(f)(X3)
+    step("another jit, another shape")
+    jax.jit(f)(X4)
+
+
+def clear_caches_then_another_shape(jax, step):
+    def f(x):
+        return x - 4
+    jf = jax.jit(f)
+    step("call")
+    jf(X3)
+    step("another jit, another shape")
+    jax.jit(f)(X4)
+    step("clear_caches, call another shape")
+    jax.clear_caches()
+    jf(X4)
+    step("make_jaxpr, clear_caches, jit")
+    jax.make_jaxpr(f)(X3)
+    jax.clear_caches()
+    jax.jit(f)(X4)
+
+
+def clear_cache_method_other_jits(jax, step):
+    def f(x):
+        return x * 6
+    def g(x):
+        return x * 7
+    jf, jg = jax.jit(f), jax.jit(g)
+    step("call both")
+    jf(X3)
+    jg(X3)
+    step("f.clear_cache(), another jit of f, another shape")
+    jf.clear_cache()
+    jax.jit(f)(X4)
+    step("f's first shape again")
+    jf(X3)
+    step("g, another shape (its traces stay)")
+    jg(X4)
+
+
+def clear_cache_method_other_options(jax, step):
+    def f(x):
+        return x - 6
+    jf, donating = jax.jit(f), jax.jit(f, donate_argnums=0)
+    step("call both")
+    jf(X3)
+    donating(np.ones(3, np.float32))
+    step("f.clear_cache(), the donating jit, another shape")
+    jf.clear_cache()
+    donating(np.ones(4, np.float32))
+
+
 CASES = {name: fun for name, fun in list(globals().items())
          if callable(fun) and getattr(fun, "__module__", None) == __name__}
 

@@ -15,6 +15,7 @@ import operator
 import sys
 import weakref
 
+from ...core import compile_record
 from ...core.config import config
 from ...core.lru import CONSTANTS, LRU, SIGNATURES, Bounded
 from ...core.monitoring import test_event
@@ -101,6 +102,16 @@ def clear_jit(jitted) -> None:
     forget_executables(_xla_programs(jitted._cache.values()))
     for cache in (jitted._cache, jitted._fast, jitted._last, jitted._traces, jitted._history):
         cache.clear()
+    # JAX evicts the function's traces from its one tracing cache, whichever jit of it made
+    # them: a jit of it with other options then misses as "never seen function" too (their
+    # programs stay theirs)
+    try:
+        state = FUN_STATES.get(jitted._fun)
+    except TypeError:                 # not weakly referenceable, or unhashable: no siblings
+        state = None
+    for _, _, _, history, _ in list(state.caches.values()) if state is not None else ():
+        history.clear()
+    compile_record.forget_traces(jitted._fun)
 
 
 def _xla_programs(entries) -> list:
