@@ -133,6 +133,9 @@ class CompileEvent:
     # and its lowering's lines ("Compiling jit(f) ...", the MLIR conversion) at `.lower()`,
     # as JAX logs them there (log_lowering); its compile logs XLA's line only
     logged_at_lowering: bool = False
+    # lowered by jax.export, which compiles nothing: logged as JAX logs an export, the trace's
+    # and the lowering's lines without XLA's (`jit(f)`'s call compiles it later)
+    exported: bool = False
 
     def __post_init__(self):
         if self.origin is None:
@@ -317,6 +320,8 @@ def _phase_lines(event: CompileEvent) -> list:
                   f"({signature_text(event.signature)}) because {event.reason}",
                   f"Finished jaxpr to MLIR module conversion {name} in "
                   f"{seconds(getattr(phases, 'lower_s', 0))} sec"]
+    if event.exported:
+        return lines
     lines += [f"Finished XLA compilation of {name} in "
               f"{seconds(getattr(phases, 'compile_s', 0))} sec"
               + (f" ({event.cache} cache)" if getattr(phases, "cache", "compiled")
@@ -621,15 +626,18 @@ def forget_traces(fun) -> None:
 
 
 def compiled(miss: Miss, phases, backend: str, traced: bool = True,
-             traced_at=None, event: CompileEvent | None = None) -> CompileEvent:
+             traced_at=None, event: CompileEvent | None = None,
+             exported: bool = False) -> CompileEvent:
     """Log the compilation of a jit cache miss, with why it happened (`traced`: False where
     it reused the function's trace under a transformation: no tracing miss; `traced_at`: the
     user's line of the earlier trace it compiles, eval_shape's or .lower's, None: this call's;
     jit/primitive.traced_at). `event`: that earlier trace's, explained and its miss logged
-    when it was made (trace_missed): recorded now with this compile's phases."""
+    when it was made (trace_missed): recorded now with this compile's phases. `exported`:
+    jax.export lowered it, compiling nothing (CompileEvent.exported)."""
     if event is not None and traced:
         return record(dataclasses.replace(event, phases=phases, backend=backend,
-                                          timestamp=time.time()), counted_as=miss.history)
+                                          timestamp=time.time(), exported=exported),
+                      counted_as=miss.history)
     if _explainer is not None:
         try:
             event = _explainer.compiled(miss, phases, backend, traced, traced_at)
@@ -638,7 +646,8 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True,
         else:
             # counted per function and options, as the caches are: `jit(f)` made anew after
             # an earlier one was dropped continues its count (compile #2, not #1)
-            return record(event, counted_as=miss.history)
+            return record(dataclasses.replace(event, exported=exported),
+                          counted_as=miss.history)
     # a failed explainer, or while jxkernel/__init__.py loads, before the explainer is in: pmap's plain reason
     return record_compiled(miss.jitted._name, _plain_signature(miss), phases, backend,
                            key=miss.jitted)
@@ -676,6 +685,20 @@ def log_lowering(event: CompileEvent) -> CompileEvent:
                                                      logged_at_trace=True))[:-1]:
             _logger.log(level, "%s", line)
     return event
+
+
+# reason of the lines an export of a trace made before logs (log_export_lowering)
+EXPORT_LOWERING = "exported: its trace reused, lowered again for jax.export (nothing compiles)"
+
+
+def log_export_lowering(miss: Miss, phases) -> None:
+    """`miss`'s trace, made before (a call of the jit traced it), lowered now by jax.export
+    (`phases`: the lowering's seconds): the "Compiling jit(f) ..." and MLIR conversion lines
+    JAX logs there (its lowering for an export is not a call's), and no event: nothing is
+    traced or compiled."""
+    if logged():
+        log_lowering(CompileEvent(miss.jitted._name, None, _plain_signature(miss),
+                                  EXPORT_LOWERING, phases, "", miss=False))
 
 
 def traced_under_transformation(miss: Miss, seen: list, under_vmap: bool = False) -> tuple:

@@ -149,7 +149,7 @@ def export(fun_jit, *, platforms=None, disabled_checks=()) -> Callable[..., Expo
         start = time.perf_counter()
         exported = _exported(traced, platforms, tuple(disabled_checks),
                              lambda primal, mesh: _export_vjp(fun_jit, primal, platforms, mesh))
-        told_by_lowering(traced, time.perf_counter() - start)   # (JAX logs both)
+        told_by_lowering(traced, time.perf_counter() - start, platforms)   # (JAX logs both)
         return exported
     return do_export
 

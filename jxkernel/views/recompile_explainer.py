@@ -242,7 +242,7 @@ def _jit_name(jitted) -> str:
 
 # the reason of a compile that reused its trace under a transformation (no tracing miss)
 REUSED_TRACE = ("traced before (under grad or vmap, inside another traced function, by "
-                "eval_shape or .lower): compiled now, without tracing again")
+                "eval_shape, .lower or jax.export): compiled now, without tracing again")
 
 
 def compiled(miss: Miss, phases, backend: str, traced: bool = True,

@@ -166,6 +166,30 @@ def clear_cache_method_other_options(jax, step):
     donating(np.ones(4, np.float32))
 
 
+def export_then_call(jax, step):
+    def f(x):
+        return x * 8
+    jf = jax.jit(f)
+    step("export")
+    jax.export.export(jf)(X3)
+    step("call")
+    jf(X3)
+    step("export another shape")
+    jax.export.export(jf)(X4)
+    step("export that shape again")
+    jax.export.export(jf)(X4)
+
+
+def call_then_export(jax, step):
+    def f(x):
+        return x - 8
+    jf = jax.jit(f)
+    step("call")
+    jf(X3)
+    step("export")
+    jax.export.export(jf)(X3)
+
+
 CASES = {name: fun for name, fun in list(globals().items())
          if callable(fun) and getattr(fun, "__module__", None) == __name__}
 

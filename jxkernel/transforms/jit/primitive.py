@@ -281,18 +281,34 @@ def trace_event(jaxpr):
     return None if origin is None else origin.event
 
 
-def told_by_lowering(traced, lower_s: float) -> None:
-    """`traced` (a jit's Traced stage) lowered outside a call (jax.export): its trace is a
-    miss of the function's tracing cache and its module a lowering, as JAX logs both
-    ("Compiling jit(f)" too), so it is logged as the function's compile, explained as a
-    call's, which a later call is then compared with ("x: f32[n] -> f32[3]"). A trace reused
-    (f(x) then export(f)(x)) is no miss: nothing is logged."""
-    if getattr(traced, "_miss", None) is None or not untold(traced._shared_jaxpr):
+def told_by_lowering(traced, lower_s: float, platforms: tuple = ()) -> None:
+    """`traced` (a jit's Traced stage) lowered outside a call (jax.export, for `platforms`):
+    its trace is a miss of the function's tracing cache and its module a lowering, as JAX logs
+    both ("Compiling jit(f)" too, XLA's line not: nothing compiles), so it is logged as the
+    function's compile, explained as a call's, which a later call is then compared with
+    ("x: f32[n] -> f32[3]"). A trace reused (f(x) then export(f)(x)) is no miss: its lowering's
+    lines alone are logged, as JAX's, the first time it is exported for these platforms (JAX's
+    lowering cache holds the rest)."""
+    if getattr(traced, "_miss", None) is None:
         return
-    compile_record.compiled(traced._miss(), Phases(traced.trace_s, lower_s),
-                            _client.platform_of(_client.default_device()),
-                            traced_at=traced_at(traced._shared_jaxpr),
-                            event=trace_event(traced._shared_jaxpr))
+    jaxpr = traced._shared_jaxpr
+    try:
+        lowered = _exported_for.setdefault(jaxpr, set())
+    except TypeError:                 # (a jaxpr not weakly referenceable: told each time)
+        lowered = set()
+    first, _ = platforms not in lowered, lowered.add(platforms)
+    if untold(jaxpr):
+        compile_record.compiled(traced._miss(), Phases(traced.trace_s, lower_s),
+                                _client.platform_of(_client.default_device()),
+                                traced_at=traced_at(jaxpr), event=trace_event(jaxpr),
+                                exported=True)
+    elif first:
+        compile_record.log_export_lowering(traced._miss(), Phases(0.0, lower_s))
+
+
+# a jit's trace -> the platforms it was exported for (JAX lowers each once, then its
+# lowering cache has it: no lines)
+_exported_for: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _derived(new, old):
