@@ -48,7 +48,8 @@ def _static_hint(found) -> str:
     """Marking an argument static only works for a Python value (it must be hashable, and is
     compared by value): offered when the value depends on a rank-0 input that came as a Python
     scalar (or may have: a trace that does not know), never when it depends on an array (an
-    input with dimensions, or a 0-d array jit saw come as one), as JAX offers none there,
+    input with dimensions, or a 0-d array jit saw come as one, or a value an outer
+    transformation traced: grad(jit(f))(1.0)), as JAX offers none there,
     nor when it depends on no input at all (made from constants by jnp operations)."""
     if found is None:       # no jit's trace under it (vmap's alone): nothing can be static
         return ("Keep it traced: jnp operations or structured control flow (jnp.where, "
@@ -62,9 +63,10 @@ def _static_hint(found) -> str:
                 f"structured control flow (jnp.where, lax.cond, ...).")
     if ((found or {}).get("input_type") or "").partition("[")[2].strip("]") or \
             (found or {}).get("input_kind") == "array":     # a 0-d array that came as one
-        return ("It depends on an array argument, which cannot be static (static arguments must "
-                "be hashable Python values): keep it traced, with jnp operations or structured "
-                "control flow (lax.cond, lax.fori_loop, ...).")
+        return ("It depends on an argument that came as an array or as a value another "
+                "transformation traces (grad, vmap, an outer jit), which cannot be static "
+                "(static arguments must be hashable Python values): keep it traced, with jnp "
+                "operations or structured control flow (lax.cond, lax.fori_loop, ...).")
     return _HINT_STATIC
 
 

@@ -149,7 +149,7 @@ def _concrete(x, what):
     if isinstance(x, Tracer):
         value = x.to_concrete_value()
         if value is None:
-            raise ConcretizationTypeError(x, f"It arose in {what}. ")
+            raise ConcretizationTypeError(x, f"It arose in {what}\n")     # (JAX: its own line)
         return value
     return x
 

@@ -28,7 +28,7 @@ from .jit.cache import NOWHERE, keep_top_level_trace, top_level_signatures, top_
 from .jit.high import high_of, is_high_trace
 from .jit.stages import trace_jitted
 from .jit.args import (abstract_leaf_aval, as_tuple, check_argnums, not_a_jax_type,
-                       token_carriers)
+                       token_carriers, unhashable_as_jax)
 from .jit.refs import ref_positions, ref_type, uses_refs, with_stand_ins, without_refs
 from ..core.staging import DebugInfo, is_ref, trace_to_jaxpr
 from ..core.trace import Tracer, current_trace, eval_trace
@@ -54,9 +54,10 @@ def _trace_flat(fun, static_argnums, args, kwargs, transformation):
         try:
             hash(value)
         except TypeError as e:
+            kind, why = unhashable_as_jax(value, e)
             raise ValueError(f"Non-hashable static arguments are not supported. An error "
-                             f"occurred while trying to hash an object of type {type(value)}, "
-                             f"{value}. The error was:\nTypeError: {e}\n") from None
+                             f"occurred while trying to hash an object of type {kind}, "
+                             f"{value}. The error was:\nTypeError: {why}\n") from None
     flat, out_tree = flatten_fun(
         lambda dyn_args, dyn_kwargs: fun(*merge_static(static, dyn_args, len(args)),
                                          **dyn_kwargs), treedef)

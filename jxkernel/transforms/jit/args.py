@@ -20,6 +20,7 @@ from ...core.errors import jax_array_abstractified
 from ...core.hijax import AvalQDD, cur_qdd, hi_value_types
 from ...core.mesh import UNCONSTRAINED, PartitionSpec
 from ...core.staging import is_ref
+from ...xla.array import ArrayImpl
 from ...xla.transfers import foreign_argument, shard_arg_handlers
 from ...tree_util import (DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey, broadcast_prefix,
                           keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten)
@@ -261,11 +262,12 @@ class Arguments:
                 try:
                     hash(value)
                 except TypeError as e:
+                    kind, why = unhashable_as_jax(value, e)
                     error = ValueError(
                         f"Non-hashable static arguments are not supported. An error occurred "
-                        f"while trying to hash an object of type {type(value)}, {value}, passed "
+                        f"while trying to hash an object of type {kind}, {value}, passed "
                         f"as static argument '{name}' of {self.name}. The error was:\n"
-                        f"TypeError: {e}\n{_unhashable_advice(name, value, pos)}")
+                        f"TypeError: {why}\n{_unhashable_advice(name, value, pos)}")
                     # the notebook's card reads how the function uses it (views/argument_uses)
                     error.function, error.value, error.position = self.fun, value, pos
                     raise error from None
@@ -362,6 +364,23 @@ def python_value_of(name: str, ndim: int) -> str:
     return f"a nested tuple of {name}.tolist()"
 
 
+def unhashable_as_jax(value, error: TypeError) -> tuple:
+    """(the type, hash's error) of an unhashable static argument as JAX's ValueError writes
+    them: an Array's class is jaxlib's to JAX (`<class 'jaxlib._jax.ArrayImpl'>`, "unhashable
+    type: 'jaxlib._jax.ArrayImpl'"), the name a learner finds in JAX's docs and issues; any
+    other value's type as Python writes it.
+
+        >>> unhashable_as_jax([1], TypeError("unhashable type: 'list'"))
+        ("<class 'list'>", "unhashable type: 'list'")
+    """
+    if isinstance(value, ArrayImpl):
+        return f"<class '{_JAX_ARRAY_CLASS}'>", f"unhashable type: '{_JAX_ARRAY_CLASS}'"
+    return str(type(value)), str(error)
+
+
+_JAX_ARRAY_CLASS = "jaxlib._jax.ArrayImpl"     # JAX 0.10.2's concrete Array class
+
+
 def _unhashable_advice(name: str, value, pos) -> str:
     """What to do with an unhashable static argument, for its kind of value: an array is a
     value to trace (a tuple of a list's items would not help); a list or a set has a hashable
@@ -436,13 +455,14 @@ SCALAR_TYPES = (bool, int, float, complex)
 
 
 def python_inputs(leaves) -> frozenset:
-    """The positions of the flat arguments that are Python scalars (errors offer a static
-    argument for those alone: an array, even 0-d, is unhashable).
+    """The positions of the flat arguments that are Python or NumPy scalars (errors offer a
+    static argument for those alone: they are hashable; an array, even 0-d, is not).
 
-        >>> sorted(python_inputs([1.0, np.ones(2), True]))
-        [0, 2]
+        >>> sorted(python_inputs([1.0, np.ones(2), True, np.float32(2)]))
+        [0, 2, 3]
     """
-    return frozenset(i for i, x in enumerate(leaves) if type(x) in SCALAR_TYPES)
+    return frozenset(i for i, x in enumerate(leaves)
+                     if type(x) in SCALAR_TYPES or isinstance(x, np.generic))
 
 
 def token_carriers(leaves: list, treedef) -> tuple:

@@ -110,9 +110,10 @@ def _array_static_card(exc, type_name, value_text, arg, function, where,
                f"(drop it from {keyword}).")
         rewrite = (f"{passed}   # a Python value\n# or, if {function} only computes with {arg}:"
                    f"\n{traced}")
-    # jxkernel's own array class is the learner's jax.Array (its module path is no name to
-    # look up: the card said "an array (jxkernel.xla.array.ArrayImpl)"); NumPy's keeps its own
-    shown = "jax.Array" if type_name.startswith("jxkernel.") else type_name
+    # an Array is the learner's jax.Array (the error's class, jaxlib._jax.ArrayImpl as JAX's,
+    # is no name to look up: the card said "an array (jxkernel.xla.array.ArrayImpl)"); NumPy's
+    # keeps its own
+    shown = "jax.Array" if type_name.startswith(("jxkernel.", "jaxlib.")) else type_name
     return _unhashable_static_card(
         arg, function, shown, value_text, f"an array ({shown})",
         fix=fix, rewrite=rewrite)
