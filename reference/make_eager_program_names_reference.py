@@ -11,7 +11,9 @@ of each program ("Finished tracing sin for jit in 0.000518084 sec", "Compiling j
 global shapes and types (ShapedArray(float32[3]),). Argument mapping: (UnspecifiedValue,).",
 ...), the seconds written "<s>": {"log_compiles": {"case": [line, ...]}}. And which public
 `jax.numpy` functions JAX runs as a jit (a jnp.ufunc, or a jitted function), with the name its
-program takes: {"jitted": {"multiply": "multiply", ...}}.
+program takes: {"jitted": {"multiply": "multiply", ...}}. And, per case, the names of the jit
+equations at the top of its jaxpr under make_jaxpr (`jnp.nansum` is `jit[name=nansum]`, a
+where= mask `jit[name=_where]`): {"jaxpr_jits": {"case": ["nansum"]}}.
 """
 import json
 import logging
@@ -68,6 +70,9 @@ def main():
                               env=dict(os.environ, JAX_PLATFORMS="cpu"))
         out[name], logged[name] = json.loads(done.stdout.strip().splitlines()[-1])
         print(name, out[name], *logged[name], sep="\n  ")
+    from eager_program_names_cases import inputs, top_level_jits
+    args = inputs(jax)
+    jits = {name: top_level_jits(jax, name, args) for name in CASES}
     jitted = {}
     for name in sorted(dir(jax.numpy)):
         fun = getattr(jax.numpy, name)
@@ -76,7 +81,7 @@ def main():
             jitted[name] = fun.__name__
     with open(os.path.join(DATA, "eager_program_names_reference.json"), "w") as f:
         json.dump({"jax_version": jax.__version__, "cases": out, "log_compiles": logged,
-                   "jitted": jitted}, f, indent=1)
+                   "jitted": jitted, "jaxpr_jits": jits}, f, indent=1)
         f.write("\n")
 
 

@@ -17,6 +17,7 @@ import functools
 import inspect
 import math
 import operator
+import types
 
 import numpy as np
 
@@ -170,7 +171,7 @@ def _reduction(a, name, op, init_val, *, has_identity=True, preproc=None, bool_o
     op = op if computation_dtype != np.bool_ else bool_op
     init = _init_val(computation_dtype, init_val)
     if where_ is not None:
-        a = _where(where_, a, init)
+        a = util._where_jit(where_, a, init)     # (JAX's jit[name=_where] equation)
     # init is op's identity, so this is lax.reduce's own reduce_* (called directly: faster);
     # a 64-bit dtype without x64 ('allow' mode) goes through lax.reduce, as in JAX: the init,
     # a NumPy value, is narrowed to 32 bits, so max's int64 identity no longer is one and
@@ -237,7 +238,8 @@ def _jit_when_eager(*static_argnames, dynamic=(), axes=False, jaxname=None, priv
         names = [p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
         statics = set(static_argnames)
         is_jit = jaxname == fun.__name__
-        named = running_as(fun, private, static_argnames) if private else fun
+        named = running_as(fun, private, static_argnames) if private else \
+            _renamed(fun, jaxname) if jaxname and not is_jit else fun
 
         def inner(a, *dyn, **kwargs):
             return fun(a, **dict(zip(dynamic, dyn)), **kwargs)
@@ -271,7 +273,8 @@ def _jit_when_eager(*static_argnames, dynamic=(), axes=False, jaxname=None, priv
                 kwargs = dict(zip(names, args), **kwargs)
             if not statics.union(dynamic).issuperset(
                     k for k, v in kwargs.items() if v is not None):
-                return masked(a, **kwargs) if eager else fun(a, **kwargs)
+                # (traced too where JAX's is a jit of its own: its equation, as JAX's)
+                return masked(a, **kwargs) if eager or jaxname else fun(a, **kwargs)
             dyn = []
             for name in dynamic:
                 value = kwargs.get(name, 0)
@@ -282,6 +285,16 @@ def _jit_when_eager(*static_argnames, dynamic=(), axes=False, jaxname=None, priv
         call.jitted = jitted
         return call
     return deco
+
+
+def _renamed(fun, name: str):
+    """`fun`'s code under `name`: the eager program a where= or initial= call compiles is
+    named as JAX's jit is (jnp.std(x, where=m): "jit(_std)", not "jit(std)")."""
+    named = types.FunctionType(fun.__code__, fun.__globals__, name, fun.__defaults__,
+                               fun.__closure__)
+    named.__kwdefaults__, named.__qualname__, named.__module__ = \
+        fun.__kwdefaults__, name, fun.__module__
+    return named
 
 
 # what a traced call passes through a named jit (others, lists say, raise as written)
@@ -603,11 +616,13 @@ def _nanarg(name, fn, fill, a, axis, out, keepdims):
                   typed_constant(-1, aval_of(res).dtype), res)
 
 
+@_jit_when_eager("axis", "keepdims", jaxname="_nanargmax")   # (JAX's jit of it)
 def nanargmax(a, axis=None, out=None, keepdims=None):
     """argmax ignoring NaNs (-1 where all are NaN)."""
     return _nanarg("nanargmax", argmax, -np.inf, a, axis, out, keepdims)
 
 
+@_jit_when_eager("axis", "keepdims", jaxname="_nanargmin")   # (JAX's jit of it)
 def nanargmin(a, axis=None, out=None, keepdims=None):
     """argmin ignoring NaNs (-1 where all are NaN)."""
     return _nanarg("nanargmin", argmin, np.inf, a, axis, out, keepdims)
@@ -672,13 +687,15 @@ def cumprod(a, axis=None, dtype=None, out=None):
     return _cumulative("cumprod", lax.cumprod, a, axis, dtype, out)
 
 
-@jax_jitted(static_argnames=("axis", "dtype"))
+@jax_jitted
+@_jit_when_eager("axis", "dtype", jaxname="nancumsum")
 def nancumsum(a, axis=None, dtype=None, out=None):
     """Running sum treating NaN as 0."""
     return _cumulative("nancumsum", lax.cumsum, a, axis, dtype, out, fill_nan=True, fill_value=0)
 
 
-@jax_jitted(static_argnames=("axis", "dtype"))
+@jax_jitted
+@_jit_when_eager("axis", "dtype", jaxname="nancumprod")
 def nancumprod(a, axis=None, dtype=None, out=None):
     """Running product treating NaN as 1."""
     return _cumulative("nancumprod", lax.cumprod, a, axis, dtype, out, fill_nan=True,
@@ -739,21 +756,24 @@ def _nan_reduction(a, name, reduction, init_val, nan_if_all_nan, axis=None, keep
     return out
 
 
-@jax_jitted(static_argnames=("axis", "keepdims"))
+@jax_jitted
+@_jit_when_eager("axis", "keepdims", jaxname="nanmax")
 def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """max ignoring NaNs (NaN where every element is NaN)."""
     return _nan_reduction(a, "nanmax", max, -np.inf, initial is None, axis=axis, out=out,
                           keepdims=keepdims, initial=initial, where=where)
 
 
-@jax_jitted(static_argnames=("axis", "keepdims"))
+@jax_jitted
+@_jit_when_eager("axis", "keepdims", jaxname="nanmin")
 def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """min ignoring NaNs (NaN where every element is NaN)."""
     return _nan_reduction(a, "nanmin", min, np.inf, initial is None, axis=axis, out=out,
                           keepdims=keepdims, initial=initial, where=where)
 
 
-@jax_jitted(static_argnames=("axis", "dtype", "keepdims"))
+@jax_jitted
+@_jit_when_eager("axis", "dtype", "keepdims", jaxname="nansum")
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """sum treating NaN as 0.  ``jnp.nansum(jnp.array([1., jnp.nan]))`` is 1."""
     dtype = _user_dtype(dtype, "nanprod")          # (JAX's name for nansum's too)
@@ -761,7 +781,8 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
                           keepdims=keepdims, initial=initial, where=where)
 
 
-@jax_jitted(static_argnames=("axis", "dtype", "keepdims"))
+@jax_jitted
+@_jit_when_eager("axis", "dtype", "keepdims", jaxname="nanprod")
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """prod treating NaN as 1."""
     dtype = _user_dtype(dtype, "nanprod")
@@ -769,7 +790,8 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, wh
                           keepdims=keepdims, initial=initial, where=where)
 
 
-@jax_jitted(static_argnames=("axis", "dtype", "keepdims"))
+@jax_jitted
+@_jit_when_eager("axis", "dtype", "keepdims", jaxname="nanmean")
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     """mean of the non-NaN elements (NaN where there are none)."""
     if out is not None:
@@ -785,7 +807,8 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     return lax.div(nansum(a, axis, dtype=dtype, keepdims=keepdims, where=where), normalizer)
 
 
-@jax_jitted(static_argnames=("axis", "dtype", "keepdims"))
+@jax_jitted
+@_jit_when_eager("axis", "dtype", "keepdims", dynamic=("ddof",), jaxname="nanvar")
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
     """var of the non-NaN elements."""
     if out is not None:
@@ -816,7 +839,8 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
         lax.div(result, conversion.convert_element_type(divisor, rd)), dtype)
 
 
-@jax_jitted(static_argnames=("axis", "dtype", "keepdims"))
+@jax_jitted
+@_jit_when_eager("axis", "dtype", "keepdims", dynamic=("ddof",), jaxname="nanstd")
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
     """std of the non-NaN elements."""
     where = _check_where("nanstd", where)

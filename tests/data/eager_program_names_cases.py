@@ -11,6 +11,8 @@ The inputs are put on the device first, so that only the case's own operation co
 """
 import numpy as np
 
+MASK = np.array([[True, False, True]] * 2)      # a where= mask, a NumPy constant
+
 # name -> (kind, the operation on x, y: f32[2, 3] and v: i32[3])
 CASES = {
     "sin": ("elementwise", lambda jnp, lax, x, y, v: jnp.sin(x)),
@@ -39,6 +41,24 @@ CASES = {
     "asarray_dtype": ("convert", lambda jnp, lax, x, y, v: jnp.asarray(v, jnp.float32)),
     "lax_convert": ("convert",
                     lambda jnp, lax, x, y, v: lax.convert_element_type(v, jnp.float32)),
+    # nan-reductions and where= reductions: one jitted program of JAX's each
+    "nansum": ("reduce", lambda jnp, lax, x, y, v: jnp.nansum(x)),
+    "nanmean_axis": ("reduce", lambda jnp, lax, x, y, v: jnp.nanmean(x, axis=0)),
+    "nanmax": ("reduce", lambda jnp, lax, x, y, v: jnp.nanmax(x)),
+    "nanmin_where": ("reduce", lambda jnp, lax, x, y, v: jnp.nanmin(x, where=MASK,
+                                                                     initial=9.0)),
+    "nanprod": ("reduce", lambda jnp, lax, x, y, v: jnp.nanprod(x)),
+    "nanvar_ddof": ("reduce", lambda jnp, lax, x, y, v: jnp.nanvar(x, ddof=1)),
+    "nanstd": ("reduce", lambda jnp, lax, x, y, v: jnp.nanstd(x)),
+    "nanargmax": ("reduce", lambda jnp, lax, x, y, v: jnp.nanargmax(x)),
+    "nanargmin_axis": ("reduce", lambda jnp, lax, x, y, v: jnp.nanargmin(x, axis=1)),
+    "nancumsum": ("reduce", lambda jnp, lax, x, y, v: jnp.nancumsum(x)),
+    "nancumprod_axis": ("reduce", lambda jnp, lax, x, y, v: jnp.nancumprod(x, axis=1)),
+    "sum_where": ("reduce", lambda jnp, lax, x, y, v: jnp.sum(x, where=MASK)),
+    "mean_where": ("reduce", lambda jnp, lax, x, y, v: jnp.mean(x, where=MASK)),
+    "max_where": ("reduce", lambda jnp, lax, x, y, v: jnp.max(x, where=MASK, initial=0.0)),
+    "var_where": ("reduce", lambda jnp, lax, x, y, v: jnp.var(x, where=MASK)),
+    "std_where": ("reduce", lambda jnp, lax, x, y, v: jnp.std(x, where=MASK)),
 }
 
 
@@ -53,3 +73,9 @@ def inputs(jax):
 def run(jax, name, args) -> None:
     """Case `name`'s operation on `args` (from `inputs`), waited for."""
     jax.block_until_ready(CASES[name][1](jax.numpy, jax.lax, *args))
+
+
+def top_level_jits(jax, name, args) -> list:
+    """The names of the jit equations at the top of case `name`'s jaxpr (make_jaxpr)."""
+    closed = jax.make_jaxpr(lambda *a: CASES[name][1](jax.numpy, jax.lax, *a))(*args)
+    return [e.params["name"] for e in closed.jaxpr.eqns if e.primitive.name in ("jit", "pjit")]

@@ -16,7 +16,7 @@ import jxkernel.numpy as jnp
 from jxkernel.numpy import ufunc_api, ufuncs
 from jxkernel.xla.dispatch import JAX_JITTED_UFUNCS
 
-from eager_program_names_cases import CASES, inputs, run
+from eager_program_names_cases import CASES, inputs, run, top_level_jits
 
 REFERENCE = json.loads((Path(__file__).parents[1] / "data" /
                         "eager_program_names_reference.json").read_text())
@@ -116,5 +116,16 @@ def test_the_jitted_ufuncs_are_those_jax_runs_as_jits_of_their_name():
     assert ours & jitted <= JAX_JITTED_UFUNCS, sorted(ours & jitted - JAX_JITTED_UFUNCS)
 
 
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_make_jaxpr_shows_jaxs_jit_equations(name):
+    """The jit equations at the top of the case's jaxpr, as JAX's: `jnp.nansum` is a jit of its
+    own (`jit[name=nansum]`), `jnp.std(x, where=m)` calls `_std`, a where= mask of sum goes
+    through `jit[name=_where]`; jnp.sum or jnp.sin add none (inline jits). What is inside
+    those jits is jxkernel's own (docs/seeing_inside.md)."""
+    assert top_level_jits(jxkernel, name, inputs(jxkernel)) == \
+        REFERENCE["jaxpr_jits"][name]
+
+
 def test_every_case_recorded():
-    assert sorted(RECORDED) == sorted(CASES) == sorted(REFERENCE["log_compiles"])
+    assert sorted(RECORDED) == sorted(CASES) == sorted(REFERENCE["log_compiles"]) == \
+        sorted(REFERENCE["jaxpr_jits"])
