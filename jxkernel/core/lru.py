@@ -183,9 +183,23 @@ def clear_every_cache() -> None:
     >>> cache = LRU(4); cache[1] = 2; clear_every_cache(); len(cache)
     0
     """
-    for cache in list(_EVERY):
+    for cache in list(_EVERY) + _CLEARED_TOO:
         cache.clear()
 
+
+def cleared_with_caches(cache):
+    """`cache` (anything with `clear()`) emptied by clear_every_cache too, as every LRU is:
+    what is kept beside the caches of traces (the explainers' record of a loop body's traces,
+    which JAX's clear_caches forgets with them). Returns `cache`.
+
+    >>> seen = cleared_with_caches({}); seen[1] = 2; clear_every_cache(); len(seen)
+    0
+    """
+    _CLEARED_TOO.append(cache)         # (held: a module's table; a dict hashes by value)
+    return cache
+
+
+_CLEARED_TOO: list = []
 
 class WeakLRU(LRU):
     """An `LRU` whose keys are pairs (object, rest) whose object (a ClosedJaxpr, a function)

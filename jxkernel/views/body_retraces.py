@@ -22,6 +22,7 @@ import weakref
 from ..core import compile_record as _record
 from ..core.compile_record import CompileEvent, record, signature_text
 from ..core.config import _TRACE_OPTIONS, config
+from ..core.lru import LRU, cleared_with_caches
 from ..core.partial_eval import PartialEvalTrace
 from ..core.staging import JaxprTrace
 from ..core.source_info import is_user_filename, user_source_info
@@ -34,9 +35,9 @@ from .outside_values import reads_from_outside
 from .signature_changes.change import Change, Signature
 from .signature_changes.compare import explain_changes
 from .signature_changes.nearest import change_distance, jax_order
-from .traced_functions import (_PER_FUNCTION, _lineage, _lineage_in, _named_signature,
-                               _user_contexts, _user_function, _weak, jax_tree_lines,
-                               miss_site)
+from .traced_functions import (_MAX_LINEAGES, _PER_FUNCTION, _lineage, _lineage_in,
+                               _named_signature, _user_contexts, _user_function, _weak,
+                               jax_tree_lines, miss_site)
 
 
 # ------------------------------------------------------------------ control-flow bodies
@@ -73,8 +74,10 @@ def _body_input(user, api, path) -> str:
     return given[min(index, len(given) - 1)]
 
 
-_BODY_SEEN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # fun -> [(what, sig)]
-_BODY_LINEAGES: collections.OrderedDict = collections.OrderedDict()   # code key -> deque
+# fun -> [(what, sig)], and code key -> deque: emptied by jax.clear_caches() (core/lru), as
+# JAX's clear_caches forgets the bodies' traces (a body traced after it is "never seen")
+_BODY_SEEN: weakref.WeakKeyDictionary = cleared_with_caches(weakref.WeakKeyDictionary())
+_BODY_LINEAGES = LRU(_MAX_LINEAGES)
 
 
 _BODY_CONFIG: list = [None, ()]      # [config._trace_state it was made from, the config]

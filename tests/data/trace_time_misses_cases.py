@@ -190,6 +190,18 @@ def call_then_export(jax, step):
     jax.export.export(jf)(X3)
 
 
+def clear_caches_scan_body(jax, step):
+    def body(c, x):
+        return c + x.sum(), None
+    step("scan")
+    jax.lax.scan(body, 0.0, X3)
+    step("scan rows of 4")
+    jax.lax.scan(body, 0.0, np.ones((3, 4), np.float32))
+    step("clear_caches, scan")
+    jax.clear_caches()
+    jax.lax.scan(body, 0.0, X3)
+
+
 CASES = {name: fun for name, fun in list(globals().items())
          if callable(fun) and getattr(fun, "__module__", None) == __name__}
 
