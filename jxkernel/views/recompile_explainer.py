@@ -51,11 +51,11 @@ from .signature_changes.input_types import grown_step_by_step, rows_under_vmap
 from .signature_changes.nearest import nearest
 from .argument_uses import jit_decorated_def, uses
 from .body_retraces import body_traced  # noqa: F401  (compile_record calls it: this module is the explainer)
+from .traced_functions import forget_function  # noqa: F401  (compile_record calls it too)
 from .traced_functions import (_CONSTS_KEPT, _PER_FUNCTION, _instance_call, _lineage,
-                               forget_function,  # noqa: F401  (compile_record calls it)
-                               _named_consts, _named_signature, _source_of,
-                               _user_contexts, _user_function, _weak, call_source_of,
-                               miss_site, name_without_source, signature_tree_lines)
+                               _named_consts, _named_signature, _source_of, _user_contexts,
+                               _user_function, _weak, call_source_of, miss_site,
+                               name_without_source, signature_tree_lines)
 from . import outside_values
 from ..core.mesh import get_mesh, on_context_mesh
 from .signature_changes.config_changes import CONTEXT_MESH
@@ -109,8 +109,7 @@ def _explain(miss: Miss) -> tuple:
                 if owner() is not miss.jitted and ref() is fun]
         closest = nearest(seen, new)
         if closest is None:
-            return named, static_named, None, "first call", _fresh_jit_changes(miss.jitted), \
-                new
+            return named, static_named, None, "first call", _fresh_jit_changes(miss.jitted), new
     changes = grown_step_by_step(explain_changes(closest, new), miss.history, new)
     changes = for_function(changes, miss.jitted._fun, uses, jit_decorated_def)
     reason = explain(closest.named, named, closest.treedef, miss.treedef, closest.statics,
