@@ -202,6 +202,16 @@ def clear_caches_scan_body(jax, step):
     jax.lax.scan(body, 0.0, X3)
 
 
+def clear_caches_in_a_loop(jax, step):
+    def f(x):
+        return x * 9
+    jf = jax.jit(f)
+    for i in range(2):          # JAX remembers the call site across the clear: its hint
+        step(f"clear_caches, call #{i}")
+        jax.clear_caches()
+        jf(X3)
+
+
 CASES = {name: fun for name, fun in list(globals().items())
          if callable(fun) and getattr(fun, "__module__", None) == __name__}
 
