@@ -1,5 +1,6 @@
-"""What every process the suite starts (kernels, Jupyter and hub servers, scripts) does first:
-tests/conftest.py puts this folder first on PYTHONPATH.
+"""What every process the suite starts (kernels, Jupyter servers, JupyterHub, scripts) does
+first: tests/conftest.py puts this folder first on PYTHONPATH (JupyterHub starts learners'
+servers in an environment of its own, without it).
 
 jsonschema (imported by jupyter_events in every Jupyter server and JupyterHub, and by nbformat
 where plotly shows a figure in a kernel) loads rfc3987_syntax for its "iri" formats, which
