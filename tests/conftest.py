@@ -63,7 +63,7 @@ import pytest
 sys.modules.setdefault("rfc3987_syntax", None)
 # The processes the suite starts (kernels, Jupyter servers, JupyterHub, scripts) do the same via
 # tests/support/subprocess_site/sitecustomize.py, first on their PYTHONPATH: 1.7 s of each Jupyter
-# server's and plotly-showing kernel's start (test_workshop 80 -> 68 s of CPU, kernels included)
+# server's and plotly-showing kernel's start (test_workshop 59 -> 52 s of CPU, kernels included)
 _SITE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "support", "subprocess_site")
 if _SITE not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
     os.environ["PYTHONPATH"] = os.pathsep.join(
