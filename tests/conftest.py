@@ -61,6 +61,13 @@ import pytest
 # collection and heap walk, and ~1 s of CPU. No test process checks a format (no
 # FormatChecker): without the module, jsonschema leaves those two formats unchecked.
 sys.modules.setdefault("rfc3987_syntax", None)
+# The processes the suite starts (kernels, Jupyter servers, JupyterHub, scripts) do the same via
+# tests/support/subprocess_site/sitecustomize.py, first on their PYTHONPATH: 1.7 s of each Jupyter
+# server's and plotly-showing kernel's start (test_workshop 59 -> 52 s of CPU, kernels included)
+_SITE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "support", "subprocess_site")
+if _SITE not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (_SITE, os.environ.get("PYTHONPATH")) if p)
 
 _RUN = os.environ.get("PYTEST_XDIST_TESTRUNUID")
 _CACHE_DIR = os.path.join(tempfile.gettempdir(), f"jxkernel-test-cache-{_RUN}") if _RUN \

@@ -309,7 +309,10 @@ def test_a_room_of_two_learners_under_faults(room):
     status, body = room.api(ada, "PUT", "contents/mine.ipynb", notebook)
     assert status in (200, 201), (status, body)
     saved = json.loads(room.api(ada, "GET", "contents/mine.ipynb")[1])["content"]
-    k_ada, k_grace = room.kernel(ada), room.kernel(grace)
+    # the two kernels start together, as the servers did (each start request is answered
+    # once its kernel is up: ~1.5 s each, one after the other)
+    with ThreadPoolExecutor(2) as pool:
+        k_ada, k_grace = pool.map(room.kernel, (ada, grace))
     ada_kernel_pid = int(k_ada.execute("import os; os.getpid()"))
     ada_server_pid = int(k_ada.execute("os.getppid()"))
     grace_server_pid = int(k_grace.execute("import os; os.getppid()"))
