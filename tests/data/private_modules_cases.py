@@ -14,6 +14,15 @@ def _answer(f):
         return f"{type(e).__name__}: {e}"
 
 
+def _warned(f):
+    """[f(), the warnings it gave as "Category: message"]: JAX's warnings are part of its answer."""
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = f()
+    return [value, [f"{w.category.__name__}: {w.message}" for w in caught]]
+
+
 def literals(jax, literals, dtypes, core, np):
     """Typed scalars and TypedNdArray: dtypes kept uncanonicalized (x64 off), weak avals,
     reprs, pickling, and what canonicalize_value makes of host values."""
@@ -46,11 +55,12 @@ def literals(jax, literals, dtypes, core, np):
                                  for k, v in hosts.items()}
     jnp = jax.numpy
     t = scalars["int64"]
-    out["in_jax"] = {"jit_identity": repr(jax.jit(lambda x: x)(t)),
-                     "jit_identity_array": repr(jax.jit(lambda x: x)(arrays["int64"])),
-                     "add_one": repr(jnp.add(t, 1)),
-                     "float_jaxpr": str(jax.make_jaxpr(lambda x: x + scalars["float64"])(1.0)),
-                     "device_put": repr(jax.device_put(t))}
+    out["in_jax"], out["in_jax_warnings"] = _warned(lambda: {
+        "jit_identity": repr(jax.jit(lambda x: x)(t)),
+        "jit_identity_array": repr(jax.jit(lambda x: x)(arrays["int64"])),
+        "add_one": repr(jnp.add(t, 1)),
+        "float_jaxpr": str(jax.make_jaxpr(lambda x: x + scalars["float64"])(1.0)),
+        "device_put": repr(jax.device_put(t))})
     return out
 
 
@@ -67,7 +77,8 @@ def dtypes_private(jax, dtypes, config, np):
     jnp = jax.numpy
     nodes = dtypes._jax_types + dtypes._weak_types
     out = {"jax_types": [_name(t) for t in nodes],
-           "node_of_type": [_name(dtypes._jax_type(*dtypes._dtype_and_weaktype(t))) for t in nodes],
+           "node_of_type": _warned(lambda: [_name(dtypes._jax_type(*dtypes._dtype_and_weaktype(t)))
+                                            for t in nodes]),
            "weak_node": [_name(dtypes._jax_type(t, True)) for t in dtypes._jax_types],
            "defaults": [_name(t) for t in (dtypes.bool_, dtypes.int_, dtypes.uint, dtypes.float_,
                                           dtypes.complex_)],

@@ -279,8 +279,9 @@ def config_cases(jax):
         raw = jnp.array([0, 7], jnp.uint32)
         out["enable_custom_prng"] = [
             str(jax.random.PRNGKey(1).dtype), str(jax.random.split(jax.random.PRNGKey(0)).dtype),
-            str(jax.random.fold_in(raw, 3).dtype), warned(lambda: jax.random.normal(raw)),
-            enc(jax.random.key_data(jax.random.split(raw, 3))),
+            warned(lambda: str(jax.random.fold_in(raw, 3).dtype)),
+            warned(lambda: jax.random.normal(raw)),
+            warned(lambda: jax.random.key_data(jax.random.split(raw, 3))),
             warned(lambda: str(jax.random.split(raw).dtype))]
     out["legacy_prng_key_bad"] = outcome(lambda: jax.config.update("jax_legacy_prng_key", "no"))
     with jax.enable_checks(True):

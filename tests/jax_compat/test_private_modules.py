@@ -1,6 +1,7 @@
 """jxkernel's modules under JAX's private names that JAX's own test files import
 (jax._src.literals, ...), against JAX 0.10.2's recorded answers
 (reference/make_private_modules_reference.py on tests/data/private_modules_cases.py)."""
+import functools
 import json
 import os
 
@@ -21,7 +22,12 @@ from doc_examples import check_docstring_examples
 with open(os.path.join(locations.DATA, "private_modules_reference.json")) as f:
     RECORD = json.load(f)
 
-LITERALS = cases.literals(jxkernel, literals_module, dtypes, core, np)
+
+
+@functools.cache
+def _literals() -> dict:
+    """The literals case run once, on first use (never while pytest collects)."""
+    return cases.literals(jxkernel, literals_module, dtypes, core, np)
 
 
 @pytest.mark.parametrize("key", sorted(RECORD["literals"]))
@@ -29,7 +35,7 @@ def test_literals_are_jaxs(key):
     # typed scalars keep their dtype without x64 (dtype, canonicalize_value, jit and
     # device_put of an int64 TypedInt stay int64) and are weakly typed; TypedNdArrays are
     # weak only where their aval says, and their views keep it
-    assert LITERALS[key] == RECORD["literals"][key]
+    assert _literals()[key] == RECORD["literals"][key]
 
 
 def test_dtypes_private_names_are_jaxs():

@@ -25,7 +25,9 @@ UNARY = [lax.sin, lax.cos, lax.tan, lax.tanh, lax.exp, lax.exp2, lax.log, lax.lo
          lax.logistic, lax.sqrt, lax.rsqrt, lax.cbrt, lax.asin, lax.acos, lax.atan, lax.sinh,
          lax.cosh, lax.asinh, lax.atanh, lax.erf, lax.erfc, lax.erf_inv, lax.lgamma, lax.digamma,
          lax.abs, lax.neg, lax.square, lax.reciprocal, lambda x: lax.integer_pow(x, 3),
-         lambda x: lax.integer_pow(x, -2), lambda x: lax.convert_element_type(x, np.float64)]
+         lambda x: lax.integer_pow(x, -2),
+         # (float32 to float32: what float64 was narrowed to without x64, with a warning)
+         lambda x: lax.convert_element_type(x, np.float32)]
 BINARY = [lax.add, lax.sub, lax.mul, lax.div, lax.pow, lax.atan2, lax.max, lax.min, lax.rem]
 
 
