@@ -353,6 +353,10 @@ def run(jax):
         jax.random.uniform(jax.random.key(0), (2,), dtype=jnp.float64)
     return {
         "attribute_of_tracer": _said(lambda: jax.jit(typo)(1.0)),
+        # the in_axes card's None for rows of the batch's size (its rewrite before learner6):
+        # the second batch passed whole, and dot raises
+        "vmap_in_axes_none_for_rows": _said(lambda: jax.vmap(jnp.dot, in_axes=(0, None))(
+            jnp.ones((2, 3)), jnp.ones((2, 3)))),
         "static_list": _said(lambda: jax.jit(zeros, static_argnums=1)(1.0, [2, 3])),
         # the advice: a tuple instead works; a traced shape does not
         "static_list_as_tuple": _said(lambda: jax.jit(zeros, static_argnums=1)(1.0, (2, 3))),
@@ -803,8 +807,22 @@ CARD_REWRITES = {
     "float_index_traced": ("jax.jit(lambda v, i: v[i])(x, 1.0)",
                            "jax.jit(lambda v, i: v[i.astype(int)])(x, 1.0)"),
     "integer_negative_power": ("jnp.arange(3) ** -1", "jnp.arange(3).astype(float) ** -1"),
+    # the missing entry is 0 where that argument's axis 0 has the batch's size (learner6:
+    # in_axes=(0,) for two batches of rows; None passed the second whole, and dot raised)
     "vmap_in_axes_short": ("jax.vmap(jnp.multiply, in_axes=(0,))(x, x)",
-                           "jax.vmap(jnp.multiply, in_axes=(0, None))(x, x)"),
+                           "jax.vmap(jnp.multiply, in_axes=(0, 0))(x, x)"),
+    "vmap_in_axes_short_rows": ("jax.vmap(jnp.dot, in_axes=(0,))(M, M)",
+                                "jax.vmap(jnp.dot, in_axes=(0, 0))(M, M)"),
+    "vmap_in_axes_short_shared": ("jax.vmap(jnp.multiply, in_axes=(0,))(x, M)",
+                                  "jax.vmap(jnp.multiply, in_axes=(0, None))(x, M)"),
+    # lax.cond's branches written as lambdas on the line, one returning an int (learner6):
+    # the lambda's body cast (the card's `return result.astype(...)` fits no lambda)
+    "branch_types_lambda": ("lax.cond(True, lambda v: v, lambda v: 0, 1.5)",
+                            "lax.cond(True, lambda v: v, lambda v: jnp.asarray(0, "
+                            "jnp.float32), 1.5)"),
+    "branch_types_true_lambda": ("lax.cond(False, lambda v: 1, lambda v: v * 2.0, 1.5)",
+                                 "lax.cond(False, lambda v: jnp.asarray(1, jnp.float32), "
+                                 "lambda v: v * 2.0, 1.5)"),
     "vmap_in_axes_long": ("jax.vmap(jnp.multiply, in_axes=(0, 0, 0))(x, x)",
                           "jax.vmap(jnp.multiply, in_axes=(0, 0))(x, x)"),
     "body_fori_lambda": ("lax.fori_loop(0, 3, lambda c: c * 2, 1.0)",

@@ -931,7 +931,7 @@ _KINDS = {"grad": "while-grad", "value": "while-grad", "cond": "cond-predicate",
           "python_math": "concretization", "scalar_math": "scalar-conversion",
           "truth": "truth-value", "static_shape": "concretization",
           "random": "random-arguments",
-          "concatenate": "concatenate-ranks"}
+          "concatenate": "concatenate-ranks", "branch": "branch-types"}
 
 
 def _kind_of(case):
@@ -1261,3 +1261,15 @@ def test_a_key_unpacked_as_two_gets_it_split(shell, line, case, fixed):
     if case == "key_unpacked":
         assert [np.asarray(jxkernel.random.key_data(shell.user_ns[k])).tolist()
                 for k in ("_k1", "_k2")] == JAX["key_unpacked_split"]
+
+
+def test_an_in_axes_card_maps_a_second_batch_of_rows_along_axis_0(shell):
+    """in_axes=(0,) for two arrays of 2 rows (JAX's tutorial convolve, a learner's slip in
+    learner6's trial): the missing entry is 0, said in the fix; the None the card wrote
+    before passes the second array whole, and JAX 0.10.2's dot raises for it."""
+    assert JAX["vmap_in_axes_none_for_rows"]["error"] == "TypeError"
+    assert shell.run_cell("from jxkernel import lax\n" + CARD_SETUP).success
+    text, card = shown(shell, "_y = jax.vmap(jnp.dot, in_axes=(0,))(M, M)")
+    assert "along axis 0 too" in card["fix"] and "None would pass it whole" in card["fix"]
+    text, card = shown(shell, "_y = jax.vmap(jnp.multiply, in_axes=(0,))(x, M)")
+    assert "adds None for the last 1" in card["fix"], card["fix"]

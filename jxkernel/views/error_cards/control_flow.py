@@ -42,8 +42,10 @@ def _branch_card(exc, where, called_from) -> ErrorCard:
                 if t.split("[")[0] != dtype]
         fix = (f"Return {dtype}{at} from every branch: .astype(jnp.{dtype}) in "
                f"{' and '.join(n for n, _ in cast)}.")
-        rewrite = "\n".join(f"# in {n} ({f}), return {dtype}:\nreturn result.astype(jnp.{dtype})"
-                            for n, f in cast)
+        line = _lambda_branches_cast(where, [n for n, _ in cast], dtype) if not path else None
+        rewrite = line or "\n".join(
+            f"# in {n} ({f}), return {dtype}:\nreturn result.astype(jnp.{dtype})"
+            for n, f in cast)
         both = "promotes both to one dtype"
     else:
         fix = f"Make {other} return{at} the shape {first} returns, {_shape_of(type0)}."
@@ -63,6 +65,33 @@ def _branch_card(exc, where, called_from) -> ErrorCard:
                                          [other, other_fun, type1]],
                 "path": path, "mismatch": mismatch},
         docs=f"https://docs.jax.dev/en/latest/_autosummary/jax.lax.{api}.html")
+
+
+def _lambda_branches_cast(where, names, dtype) -> str | None:
+    """The user's `lax.cond(p, lambda x: x, lambda x: 0, v)` line with each branch in `names`
+    (true_fun, false_fun), where it is a lambda written there, returning `dtype`:
+    `lambda x: jnp.asarray(0, jnp.float32)` (its result may be a Python number, which has no
+    .astype: the card's `return result.astype(...)` had no `result` or `return` to paste
+    into a lambda). None where a branch named is no lambda of the line.
+
+        >>> _lambda_branches_cast({"code": "y = lax.cond(p, lambda x: x, lambda x: 0, v)"},
+        ...                       ["false_fun"], "float32")
+        'y = lax.cond(p, lambda x: x, lambda x: jnp.asarray(0, jnp.float32), v)'
+    """
+    tree = _parse_line(where)
+    call = next((node for node in ast.walk(tree) if isinstance(node, ast.Call) and
+                 ast.unparse(node.func).split(".")[-1] == "cond" and len(node.args) >= 3),
+                None) if tree is not None else None
+    if call is None:
+        return None
+    position = {"true_fun": 1, "false_fun": 2}
+    branches = [call.args[position[n]] if n in position else None for n in names]
+    if not branches or not all(isinstance(b, ast.Lambda) for b in branches):
+        return None
+    for branch in branches:
+        branch.body = ast.parse(f"jnp.asarray({ast.unparse(branch.body)}, jnp.{dtype})",
+                                mode="eval").body
+    return ast.unparse(tree)
 
 
 def _broadcasts(type_from, type_to) -> bool:
