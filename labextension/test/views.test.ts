@@ -135,6 +135,28 @@ describe('said once: the error card and the guard (issue 44)', () => {
     expect(node.textContent).not.toContain('#null');
   });
 
+  it("words cond's branches, a loop's carry and a static argument, never the bundle's keys", () => {
+    // learner6's trial: `jax.lax.cond(True, lambda x: x, lambda x: 0, 1.5)` drew the table
+    // `api cond`, `branches [["true_fun","<lambda>","float32[]"],...]`, `mismatch dtypes`
+    const error = 'application/vnd.jxkernel.error+json';
+    const cases: [string, object, string[]][] = [
+      ['branch-types', { api: 'cond', branches: [['true_fun', '<lambda>', 'float32[]'],
+                                                  ['false_fun', '<lambda>', 'int32[]']],
+                         path: null, mismatch: 'dtypes' },
+       ['true_fun (<lambda>) returns float32[]', 'false_fun (<lambda>) returns int32[]']],
+      ['loop-carry', { loop: 'scan', body: 'step', path: "['x']", input_type: 'float32[]',
+                       output_type: 'int32[]', mismatch: 'dtypes' },
+       ["step: carry['x'] came in as float32[], left as int32[]"]],
+      ['unhashable-static', { argument: 'shape', value_type: 'list', value: '[2, 3]',
+                              function: 'zeros' },
+       ['static argument shape of zeros: list [2, 3]']]];
+    for (const [kind, origin, lines] of cases) {
+      const node = viewOrNote(error, { ...bundles[error], kind, origin });
+      expect([...node.querySelectorAll('.jx-ErrorCard-step')].map(li => li.textContent)).toEqual(lines);
+      expect(node.textContent).not.toMatch(/mismatch|\[\[|"true_fun"|input type/);
+    }
+  });
+
   it('names a guarded function where the user defined it, not by its key', () => {
     const guard = 'application/vnd.jxkernel.guard+json';
     const key = 'f@/tmp/ipykernel_4692/1161316084.py:1#140389491386576';

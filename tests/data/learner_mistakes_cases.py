@@ -319,6 +319,15 @@ def _first_errors(jax):
     return found
 
 
+def _static_object_programs(jax) -> int:
+    names = {}
+    exec(BOX, names)
+    f = jax.jit(lambda c: c.a + c.b, static_argnames=("c",))
+    f(names["Box"]("w", 1.0, 2.0))
+    f(names["Box"]("w", 1.0, 2.0))
+    return f._cache_size()
+
+
 def run(jax):
     jnp = jax.numpy
 
@@ -353,6 +362,9 @@ def run(jax):
         jax.random.uniform(jax.random.key(0), (2,), dtype=jnp.float64)
     return {
         "attribute_of_tracer": _said(lambda: jax.jit(typo)(1.0)),
+        # such an object marked static instead: hashed by identity, so an equal new one
+        # compiles again (two programs for two calls)
+        "static_object_programs": _static_object_programs(jax),
         # the in_axes card's None for rows of the batch's size (its rewrite before learner6):
         # the second batch passed whole, and dot raises
         "vmap_in_axes_none_for_rows": _said(lambda: jax.vmap(jnp.dot, in_axes=(0, None))(
@@ -974,6 +986,9 @@ RANDOM_REWRITES = {
 
 # (mistake statement, the program the card's rewrite makes of it): a rewrite of more than one
 # line (a def, while_loop's functions), or of a statement, run whole; each binds _y
+BOX = ("class Box:\n    def __init__(self, name, a, b):\n        self.name = name\n"
+       "        self.a = a\n        self.b = b\n")
+
 CARD_PROGRAMS = {
     "body_fori_named": ("_y = lax.fori_loop(0, 3, twice, 1.0)",
                         "def twice(i, c):\n    return c * 2\n"
@@ -985,6 +1000,12 @@ CARD_PROGRAMS = {
                            "_y = lax.while_loop(cond_fun, body_fun, (0, 1.0))"),
     "at_assigned": ("_y = jnp.zeros(3)\n_y.at[0] = 1.0", "_y = jnp.zeros(3)\n"
                     "_y = _y.at[0].set(1.0)"),
+    # an object of the learner's class holding numbers, into jit (the pytree tutorial's
+    # MyContainer, learner6): registered, its fields traced (static: one compile per object)
+    "object_registered": (BOX + "_y = jax.jit(lambda c: c.a + c.b)(Box('w', 1.0, 2.0))",
+                          BOX + "jax.tree_util.register_dataclass(Box, data_fields=['a', 'b'], "
+                          "meta_fields=['name'])\n"
+                          "_y = jax.jit(lambda c: c.a + c.b)(Box('w', 1.0, 2.0))"),
 }
 
 # sizes given a float where the float-shape card has no case: JAX's class and words for each
@@ -1069,7 +1090,9 @@ def _card_rewrites(jax):
         result = eval(code, dict(names))
         found[f"fori_float_bounds_{case}"] = [str(result.dtype), value_of(result)]
     for case, (mistake, program) in CARD_PROGRAMS.items():
-        found[f"card_{case}"] = _said(lambda: exec(mistake, dict(names)))
+        said = _said(lambda: exec(mistake, dict(names)))   # (a lambda's address dropped)
+        found[f"card_{case}"] = {**said, "first_line": _unplaced(said["first_line"])} \
+            if isinstance(said, dict) and "first_line" in said else said
         ran = dict(names)
         exec(program, ran)
         found[f"card_{case}_fixed"] = value_of(ran["_y"])
