@@ -730,8 +730,17 @@ def _prints_under_jit(jax):
     def with_debug_print(x):
         jax.debug.print("x is {}", x)
         return x + 1
+    def with_fstring(x):                # learner6: the values formatted by Python, at the trace
+        jax.debug.print(f"x is {x}")
+        return x + 1
+
+    def with_fstring_fixed(x):          # the note's rewrite of that line
+        jax.debug.print('x is {x}', x=x)
+        return x + 1
     return {"print_in_jit_lines": lines(jax.jit(with_print)),
-            "debug_print_in_jit_lines": lines(jax.jit(with_debug_print))}
+            "debug_print_in_jit_lines": lines(jax.jit(with_debug_print)),
+            "debug_print_fstring_in_jit_lines": lines(jax.jit(with_fstring)),
+            "debug_print_fstring_fixed_lines": lines(jax.jit(with_fstring_fixed))}
 
 
 def _branch_types(jax):

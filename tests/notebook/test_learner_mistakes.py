@@ -653,6 +653,30 @@ def _info_notes(shell, source) -> list:
             if o.data.get("text/plain", "").startswith("⚠ print ran while tracing")]
 
 
+def _notes(shell, source) -> list:
+    with capture_output() as cap:
+        assert shell.run_cell(source).success
+    return [o.data["text/plain"] for o in cap.outputs if o.data.get("text/plain", "").startswith("⚠")]
+
+
+def test_an_fstring_in_debug_print_gets_a_note_with_the_values_passed(shell):
+    """jax.debug.print(f"x is {x}") inside jit (JAX's debugging tutorial, a learner's slip in
+    learner6's trial): JAX 0.10.2 prints "x is JitTracer(~float32[])" on each call, the text
+    Python made at the trace. The note says the f-string did it (it said "print ran while
+    tracing", the wrong print) and rewrites the line with x passed, which prints the values
+    as JAX's does."""
+    assert JAX["debug_print_fstring_in_jit_lines"] == ["x is JitTracer(~float32[])"] * 2
+    assert JAX["debug_print_fstring_fixed_lines"] == ["x is 1.0", "x is 2.0"]
+    for key in ("debug_print_fstring_in_jit_lines", "debug_print_fstring_fixed_lines"):
+        assert our_facts()[key] == JAX[key], key
+    (note,) = _notes(shell, '@jax.jit\ndef pf(x):\n    jax.debug.print(f"x is {x}")\n'
+                            '    return x\npf(1.0)')
+    assert re.match(r"⚠ an f-string formatted a traced value \(at In\[\d+\]:3\): "
+                    r"jax.debug.print was given the text with JitTracer\(~float32\[\]\)", note)
+    assert note.splitlines()[-1].strip() == "jax.debug.print('x is {x}', x=x)", note
+    assert "print ran while tracing" not in note
+
+
 def test_print_of_a_tracer_inside_jit_gets_a_note_pointing_to_debug_print(shell):
     """JAX (recorded): print inside a jitted function shows JitTracer(~float32[]) once for two
     calls, and jax.debug.print the values on each call. The note under the cell says so, at
