@@ -365,6 +365,15 @@ def run(jax):
         # such an object marked static instead: hashed by identity, so an equal new one
         # compiles again (two programs for two calls)
         "static_object_programs": _static_object_programs(jax),
+        # jacfwd, jacrev and hessian of ints (JAX's autodiff tutorial, learner6): hessian says
+        # jacfwd's words; the card's float input gives each its Jacobian
+        **{f"{name}_of_int_array": _said(lambda f=f: f(lambda v: v ** 3)(jnp.array([1, 2])))
+           for name, f in [("jacfwd", jax.jacfwd), ("jacrev", jax.jacrev),
+                           ("hessian", jax.hessian)]},
+        **{f"{name}_of_int_array_as_float": f(lambda v: v ** 3)(
+            jnp.asarray(jnp.array([1, 2]), jnp.float32)).tolist()
+           for name, f in [("jacfwd", jax.jacfwd), ("jacrev", jax.jacrev),
+                           ("hessian", jax.hessian)]},
         # the in_axes card's None for rows of the batch's size (its rewrite before learner6):
         # the second batch passed whole, and dot raises
         "vmap_in_axes_none_for_rows": _said(lambda: jax.vmap(jnp.dot, in_axes=(0, None))(

@@ -619,6 +619,24 @@ def test_grad_of_an_int_array_gets_it_made_float_in_the_call(shell, call, fixed)
     assert shell.user_ns["_g"].tolist() == JAX["grad_of_int_array_as_float"] == [0.0, 2.0, 4.0]
 
 
+@pytest.mark.parametrize("api", ["jacfwd", "jacrev", "hessian"])
+def test_a_jacobian_or_hessian_of_ints_gets_the_card_naming_what_was_called(shell, api):
+    """jax.hessian(f)(jnp.array([1, 2])) (learner6's trial): JAX 0.10.2 raises jacfwd's words
+    ("requires real-valued inputs"), which had no card, and jacrev's card said "grad". The card
+    names the function called, and its float input gives JAX's recorded Jacobian or Hessian."""
+    assert JAX[f"{api}_of_int_array"]["error"] == "TypeError"
+    cell = f"_g = jax.{api}(lambda v: v ** 3)(jnp.array([1, 2]))"
+    text, card = shown(shell, cell)
+    assert card["kind"] == "integer-grad-input" and card["title"].startswith(api), card
+    assert card["message"] == JAX[f"{api}_of_int_array"]["first_line"]
+    assert ("allow_int" in card["why"]) == (api == "jacrev")
+    line = card["rewrite"].splitlines()[0]
+    assert line.split("    #")[0] == \
+        f"_g = jax.{api}(lambda v: v ** 3)(jnp.asarray(jnp.array([1, 2]), jnp.float32))", line
+    assert shell.run_cell(line).success
+    assert shell.user_ns["_g"].tolist() == JAX[f"{api}_of_int_array_as_float"]
+
+
 def test_grad_of_params_holding_an_int_is_not_made_one_array(shell):
     """A dict of arrays with an int leaf: asarray of the dict is no fix, so the card keeps its
     two ways (a float, or the int passed apart) and writes no asarray of `params`."""
