@@ -365,6 +365,10 @@ def run(jax):
         # such an object marked static instead: hashed by identity, so an equal new one
         # compiles again (two programs for two calls)
         "static_object_programs": _static_object_programs(jax),
+        # `for i in range(n): total += i` under jit with n traced: the card's fori_loop line,
+        # in place of the whole loop (learner6)
+        "range_loop_as_fori_loop": int(jax.jit(lambda n: jax.lax.fori_loop(
+            0, n, lambda i, total: total + i, 0))(10)),
         # jacfwd, jacrev and hessian of ints (JAX's autodiff tutorial, learner6): hessian says
         # jacfwd's words; the card's float input gives each its Jacobian
         **{f"{name}_of_int_array": _said(lambda f=f: f(lambda v: v ** 3)(jnp.array([1, 2])))

@@ -1334,3 +1334,18 @@ def test_an_object_of_data_into_jit_is_registered_not_marked_static(shell):
     text, card = shown(shell, CARD_PROGRAMS["object_registered"][0])
     assert "register_dataclass" in card["rewrite"] and "static_argnames" not in card["rewrite"]
     assert "each new Box would compile anew" in card["fix"], card["fix"]
+
+
+def test_a_range_loop_rewrite_says_it_replaces_the_whole_loop(shell):
+    """`for i in range(n): total += i` under jit (JAX's control-flow tutorial; learner6's
+    trial): the card's fori_loop line replaces the loop's two lines, as its comment says
+    (pasted over the `for` line alone, the body was left and the cell did not parse); so
+    pasted, the cell gives JAX's recorded 45."""
+    cell = ("@jax.jit\ndef sum_to(n):\n    total = 0\n    for i in range(n):\n"
+            "        total += i\n    return total\n_s = sum_to(10)")
+    text, card = shown(shell, cell)
+    line, comment = card["rewrite"].splitlines()[0].split("    # ")
+    assert comment.startswith("in place of the whole loop (its 2 lines)"), comment
+    fixed = cell.replace("    for i in range(n):\n        total += i\n", f"    {line}\n")
+    assert shell.run_cell(fixed).success
+    assert int(shell.user_ns["_s"]) == JAX["range_loop_as_fori_loop"] == 45

@@ -42,7 +42,7 @@ def _branch_rewrite(where) -> str:
                                             if isinstance(n, ast.Name)}:
             name, value = step
             return (f"{name} = lax.while_loop(lambda {name}: {test}, lambda {name}: {value}, "
-                    f"{name})    # the loop, traced: {name} its state")
+                    f"{name})    # {_in_place_of(node)}, traced: {name} its state")
         return (f"def cond_fun(state): return {test}   # in terms of the loop state\n"
                 f"def body_fun(state): ...              # the loop body, returning the new state\n"
                 f"state = lax.while_loop(cond_fun, body_fun, state)")
@@ -69,6 +69,18 @@ def _logical_rewrite(node) -> str:
     if stmt is not None and ast.unparse(node) in ast.unparse(stmt):
         text = ast.unparse(stmt).replace(ast.unparse(node), text, 1)
     return f"{text}    # elementwise, traced: Python's `{word}` needs one True or False"
+
+
+def _in_place_of(loop) -> str:
+    """What a loop's one-line rewrite replaces: the loop's header and body, not its first line
+    alone (learner6's trial: pasted over `for i in range(n):`, the body `total += i` was left,
+    indented under nothing, and the cell did not parse).
+
+        >>> _in_place_of(ast.parse("while i < 3:\\n    i += 1").body[0])
+        'in place of the whole loop (its 2 lines)'
+    """
+    lines = (loop.end_lineno or loop.lineno) - loop.lineno + 1
+    return f"in place of the whole loop (its {lines} lines)"
 
 
 def _one_update(body):
@@ -102,7 +114,7 @@ def _range_loop_rewrite(where) -> str:
             bounds = [ast.unparse(a) for a in node.iter.args]
             start, stop = (["0"] + bounds)[-2:]
             return (f"{name} = lax.fori_loop({start}, {stop}, lambda {node.target.id}, {name}: "
-                    f"{value}, {name})    # the loop, traced: {name} its state")
+                    f"{value}, {name})    # {_in_place_of(node)}, traced: {name} its state")
     return ""
 
 
