@@ -727,6 +727,7 @@ def test_cond_branches_of_two_types_get_a_card_whose_fixes_work_under_jax(shell)
     # (its branches lambdas on the line: the line back with the int one's result cast)
     assert card["rewrite"].splitlines()[0] == \
         "lax.cond(True, lambda v: jnp.asarray(v.astype(jnp.int32), jnp.float32), lambda v: v, x)"
+    assert "jnp.asarray(..., jnp.float32) around what true_fun returns" in card["fix"]
     assert shell.run_cell("_y = " + card["rewrite"].splitlines()[0]).success
     assert [str(shell.user_ns["_y"].dtype), list(shell.user_ns["_y"].shape)] == \
         JAX["cond_branch_dtypes_cast"]
@@ -1334,6 +1335,8 @@ def test_an_object_of_data_into_jit_is_registered_not_marked_static(shell):
     text, card = shown(shell, CARD_PROGRAMS["object_registered"][0])
     assert "register_dataclass" in card["rewrite"] and "static_argnames" not in card["rewrite"]
     assert "each new Box would compile anew" in card["fix"], card["fix"]
+    assert "other numbers (and the same name)" in card["fix"]    # name: static, in the key
+    assert card["docs"].endswith("jax.tree_util.register_dataclass.html")
 
 
 def test_a_range_loop_rewrite_says_it_replaces_the_whole_loop(shell):

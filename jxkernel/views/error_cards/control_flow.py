@@ -43,6 +43,9 @@ def _branch_card(exc, where, called_from) -> ErrorCard:
         fix = (f"Return {dtype}{at} from every branch: .astype(jnp.{dtype}) in "
                f"{' and '.join(n for n, _ in cast)}.")
         line = _lambda_branches_cast(where, [n for n, _ in cast], dtype) if not path else None
+        if line:           # (a lambda's result may be a Python number, which has no .astype)
+            fix = (f"Return {dtype} from every branch: jnp.asarray(..., jnp.{dtype}) around "
+                   f"what {' and '.join(n for n, _ in cast)} returns.")
         rewrite = line or "\n".join(
             f"# in {n} ({f}), return {dtype}:\nreturn result.astype(jnp.{dtype})"
             for n, f in cast)

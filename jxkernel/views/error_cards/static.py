@@ -238,15 +238,21 @@ def _not_an_array_card(exc, where, called_from) -> ErrorCard:
     fields = _data_fields(exc.value) if hashable else None
     if fields is not None:
         data, meta = fields
+        same = f" (and the same {', '.join(meta)})" if meta else ""
         fix = (f"A {kind} holding data ({', '.join(data)}) is a pytree to register: jit then "
-               f"traces its fields as arrays, and a {kind} of other values runs the same "
-               f"program. Marked static instead, it is hashed by identity: each new {kind} "
-               f"would compile anew.")
+               f"traces its fields as arrays, and a {kind} of other numbers{same} runs the "
+               f"same program. Marked static instead, it is hashed by identity: each new "
+               f"{kind} would compile anew.")
         rewrite = (f"jax.tree_util.register_dataclass({kind}, data_fields={data!r}, "
                    f"meta_fields={meta!r})    # once, after class {kind}")
         if where and where.get("code"):
             rewrite += "\n" + where["code"]
-    elif path.isidentifier() and hashable:
+        return ErrorCard(
+            "not-an-array", f"jit was given a {kind}, which it cannot trace", why=why, fix=fix,
+            rewrite=rewrite,
+            docs="https://docs.jax.dev/en/latest/_autosummary/"
+                 "jax.tree_util.register_dataclass.html")
+    if path.isidentifier() and hashable:
         fix = (f"Mark {path} static: its value is then part of the compile's key, so {named} "
                f"compiles once per value (a few settings, names or functions, not data).")
         rewrite = _static_call(where, function, path, exc)
