@@ -264,6 +264,34 @@ describe('%jxreport: a change card says its kind where the kind is a word', () =
   });
 });
 
+describe("%jxreport: your functions first, the others folded", () => {
+  it("folds eager operations' and jxkernel's functions' rows and events below yours", () => {
+    // learner6's session: 13 compilations of the learner's among 118 of eager operations
+    const mime = 'application/vnd.jxkernel.report+json';
+    const first = { ...bundles[mime].events[0], origin: 'user' };
+    const eager = { ...first, seq: 97, function: 'slice (eager)', function_key: 'slice@eager',
+                    source: null, origin: 'eager', explanation: [] };
+    const fn = bundles[mime].functions.find((f: any) => f.function_key === first.function_key);
+    const eagerFn = { ...fn, function: 'slice (eager)', function_key: 'slice@eager', source: null,
+                      compilations: 18, recompilations: 17 };
+    const node = viewOrNote(mime, { ...bundles[mime], functions: [fn, eagerFn], events: [first, eager] });
+    const folded = node.querySelector('details.jx-Report-others')!;
+    expect(folded.hasAttribute('open')).toBe(false);
+    expect(folded.querySelector('summary')!.textContent).toBe(
+      "1 compilation of eager operations and jxkernel's or libraries' functions (1 of them), for your calls");
+    expect([...folded.querySelectorAll('tbody td')].slice(0, 2).map(td => td.textContent)).toEqual(['slice (eager)', '']);
+    expect(folded.querySelectorAll('.jx-Report-event').length).toBe(1);
+    const outside = [...node.querySelectorAll('.jx-Report-event')].filter(ev => !folded.contains(ev));
+    expect(outside.length).toBe(1);
+    expect(node.querySelector('.jx-Report-yours')!.textContent).toMatch(
+      /^your functions: 1 compilation \(\d+ recompilations?\) of 1 function; 1 more of eager/);
+    // a report of your functions alone folds nothing
+    const plain = viewOrNote(mime, { ...bundles[mime], functions: [fn], events: [first] });
+    expect(plain.querySelector('details.jx-Report-others')).toBeNull();
+    expect(plain.querySelector('.jx-Report-yours')).toBeNull();
+  });
+});
+
 describe('%jxreport: a retrace inside another traced function', () => {
   it('says it was traced inside that one and compiled nothing, not "0.0 ms, compiled"', () => {
     const mime = 'application/vnd.jxkernel.report+json';

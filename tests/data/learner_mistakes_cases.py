@@ -582,6 +582,8 @@ def _grad_output_fixes(jax):
         "fix_value_and_grad_of_sum": listed(
             jax.value_and_grad(lambda *args: square(*args).sum())(x)),
         "fix_vmap_grad": listed(jax.vmap(jax.grad(square))(x)),
+        # a lambda's body summed in place (learner6)
+        "fix_grad_of_lambda_sum": listed(jax.grad(lambda v: (v ** 2).sum())(x)),
         "fix_has_aux": listed(jax.grad(pair, has_aux=True)(x)),
         "fix_value_and_grad_has_aux": listed(jax.value_and_grad(pair, has_aux=True)(x)),
         "fix_has_aux_of_a_triple": listed(

@@ -791,6 +791,17 @@ def test_grad_of_a_vector_output_advises_the_jacobian_and_the_sum(shell):
     _close(_listed(shell.user_ns["_g"]), JAX["fix_vmap_grad"])
 
 
+def test_grad_of_a_vector_lambda_sums_the_lambdas_body(shell):
+    """jax.grad(lambda x: x ** 2)(jnp.arange(3.)) (JAX's autodiff tutorial; learner6's trial):
+    the sum's line is the lambda with its body summed, not `lambda *args: (lambda x: ...)(*args)
+    .sum()`, and gives JAX's recorded gradient."""
+    text, card = shown(shell, "_g = jax.grad(lambda v: v ** 2)(jnp.arange(3.0))")
+    line = card["rewrite"].splitlines()[1].split("    #")[0]
+    assert line == "_g = jax.grad(lambda v: (v ** 2).sum())(jnp.arange(3.0))", card["rewrite"]
+    assert shell.run_cell(line).success
+    _close(_listed(shell.user_ns["_g"]), JAX["fix_grad_of_lambda_sum"])
+
+
 def test_value_and_grad_of_a_vector_output_advises_the_sum(shell):
     setup = "def square(x):\n    return x ** 2\nxs = jnp.arange(3.0)"
     text, card = shown(shell, setup + "\n_v, _g = jax.value_and_grad(square)(xs)")

@@ -169,15 +169,27 @@ def _array_output_rewrite(where) -> str:
         lines.append(f"{ast.unparse(tree)}    # the Jacobian: every output's derivative")
         call.func = saved
     if not aux:                # (with has_aux, f returns a pair: its first is what to sum)
-        summed = ast.Call(call.args[0], [ast.Starred(ast.Name("args"))], [])
-        call.args[0] = ast.Lambda(
-            ast.arguments([], [], ast.arg("args"), [], [], None, []),
-            ast.Call(ast.Attribute(summed, "sum"), [], []))
+        given = call.args[0]
+        if _plain_lambda(given):   # lambda x: x ** 2 -> lambda x: (x ** 2).sum() (learner6:
+            call.args[0] = ast.Lambda(given.args, ast.Call(   # the *args wrapper around a
+                ast.Attribute(given.body, "sum"), [], []))   # lambda read as a puzzle)
+        else:
+            summed = ast.Call(given, [ast.Starred(ast.Name("args"))], [])
+            call.args[0] = ast.Lambda(
+                ast.arguments([], [], ast.arg("args"), [], [], None, []),
+                ast.Call(ast.Attribute(summed, "sum"), [], []))
         lines.append(f"{ast.unparse(tree)}    # the derivative of their sum (a loss)")
     if "value_and_grad" not in ast.unparse(call.func):
         lines.append(f"# {function} elementwise (each output from its own input)? "
                      f"jax.vmap(jax.grad({function})) gives each output's derivative")
     return "\n".join(lines)
+
+
+def _plain_lambda(node) -> bool:
+    """A lambda of positional parameters alone (no defaults, *args or keywords)."""
+    a = getattr(node, "args", None)
+    return isinstance(node, ast.Lambda) and not (a.posonlyargs or a.vararg or a.kwonlyargs or
+                                                 a.kwarg or a.defaults)
 
 
 def _container_output_card(output, where, called_from) -> ErrorCard:
