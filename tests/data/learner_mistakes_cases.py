@@ -367,6 +367,12 @@ def run(jax):
         "static_object_programs": _static_object_programs(jax),
         # `for i in range(n): total += i` under jit with n traced: the card's fori_loop line,
         # in place of the whole loop (learner6)
+        # grad of a dict written on the line with an int leaf: the int written as a float
+        # (learner6)
+        "grad_of_dict_with_int_leaf": _said(lambda: jax.grad(lambda p: p['w'] * p['n'])(
+            {'w': 2.0, 'n': 3})),
+        "grad_of_dict_with_int_leaf_as_float": {k: float(v) for k, v in jax.grad(
+            lambda p: p['w'] * p['n'])({'w': 2.0, 'n': 3.0}).items()},
         "range_loop_as_fori_loop": int(jax.jit(lambda n: jax.lax.fori_loop(
             0, n, lambda i, total: total + i, 0))(10)),
         # jacfwd, jacrev and hessian of ints (JAX's autodiff tutorial, learner6): hessian says

@@ -637,6 +637,19 @@ def test_a_jacobian_or_hessian_of_ints_gets_the_card_naming_what_was_called(shel
     assert shell.user_ns["_g"].tolist() == JAX[f"{api}_of_int_array_as_float"]
 
 
+def test_grad_of_a_dict_written_with_an_int_gets_the_int_as_a_float(shell):
+    """jax.grad(f)({'w': 2.0, 'n': 3}) (learner6's second pass): JAX's TypeError (recorded);
+    the card writes the learner's line with 3.0 (its template named x, loss and params, which
+    the line has not), which gives JAX's recorded gradients."""
+    assert JAX["grad_of_dict_with_int_leaf"]["error"] == "TypeError"
+    text, card = shown(shell, "_g = jax.grad(lambda p: p['w'] * p['n'])({'w': 2.0, 'n': 3})")
+    line = card["rewrite"].splitlines()[0]
+    assert line.split("    #")[0] == "_g = jax.grad(lambda p: p['w'] * p['n'])({'w': 2.0, 'n': 3.0})"
+    assert shell.run_cell(line).success
+    assert {k: float(v) for k, v in shell.user_ns["_g"].items()} == \
+        JAX["grad_of_dict_with_int_leaf_as_float"]
+
+
 def test_grad_of_params_holding_an_int_is_not_made_one_array(shell):
     """A dict of arrays with an int leaf: asarray of the dict is no fix, so the card keeps its
     two ways (a float, or the int passed apart) and writes no asarray of `params`."""

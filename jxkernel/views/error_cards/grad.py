@@ -41,6 +41,29 @@ def _int_grad_card(exc, where, called_from) -> ErrorCard:
         docs=None)
 
 
+def _literal_int_leaves(node) -> list:
+    """The int constants that are leaves of a dict, list or tuple literal `node` (nested ones
+    too), not the arguments of a call inside it (`jnp.arange(3)` keeps its 3).
+
+        >>> tree = ast.parse("{'w': 2.0, 'n': [3, (4,)], 'k': jnp.arange(5)}")
+        >>> [n.value for n in _literal_int_leaves(tree.body[0].value)]
+        [3, 4]
+    """
+    if isinstance(node, ast.Dict):
+        items = node.values
+    elif isinstance(node, (ast.List, ast.Tuple)):
+        items = node.elts
+    else:
+        return []
+    found = []
+    for item in items:
+        if isinstance(item, ast.Constant) and type(item.value) is int:
+            found.append(item)
+        else:
+            found += _literal_int_leaves(item)
+    return found
+
+
 def _called_differentiator(where) -> str | None:
     """grad, jacfwd, jacrev, hessian or value_and_grad as the user's line calls it
     (`jax.hessian(f)(x)`), or None."""
@@ -63,6 +86,10 @@ def _float_input_rewrite(where, frame=None, api="grad") -> str:
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Call):   # grad(f)(3)
             ints = [a for a in call.args if isinstance(a, ast.Constant)
                     and type(a.value) is int]
+            # an int leaf of a dict, list or tuple written on the line (learner6: grad of
+            # {'w': 2.0, 'n': 3} got a template naming x, loss and params)
+            ints += [n for a in call.args for n in _literal_int_leaves(a)]
+            ints.sort(key=lambda a: (a.lineno, a.col_offset))
             if ints:
                 line = code
                 for arg in reversed(ints):           # right to left: offsets stay valid
