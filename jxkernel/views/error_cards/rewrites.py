@@ -303,3 +303,30 @@ def _pairs(name, args) -> list:
     while len(args) > 2:
         args = args[:-2] + [ast.Call(ast.parse(name, mode="eval").body, args[-2:], [])]
     return args
+
+
+def _lambda_branches_cast(where, names, dtype) -> str | None:
+    """The user's `lax.cond(p, lambda x: x, lambda x: 0, v)` line with each branch in `names`
+    (true_fun, false_fun), where it is a lambda written there, returning `dtype`:
+    `lambda x: jnp.asarray(0, jnp.float32)` (its result may be a Python number, which has no
+    .astype: the card's `return result.astype(...)` had no `result` or `return` to paste
+    into a lambda). None where a branch named is no lambda of the line.
+
+        >>> _lambda_branches_cast({"code": "y = lax.cond(p, lambda x: x, lambda x: 0, v)"},
+        ...                       ["false_fun"], "float32")
+        'y = lax.cond(p, lambda x: x, lambda x: jnp.asarray(0, jnp.float32), v)'
+    """
+    tree = _parse_line(where)
+    call = next((node for node in ast.walk(tree) if isinstance(node, ast.Call) and
+                 ast.unparse(node.func).split(".")[-1] == "cond" and len(node.args) >= 3),
+                None) if tree is not None else None
+    if call is None:
+        return None
+    position = {"true_fun": 1, "false_fun": 2}
+    branches = [call.args[position[n]] if n in position else None for n in names]
+    if not branches or not all(isinstance(b, ast.Lambda) for b in branches):
+        return None
+    for branch in branches:
+        branch.body = ast.parse(f"jnp.asarray({ast.unparse(branch.body)}, jnp.{dtype})",
+                                mode="eval").body
+    return ast.unparse(tree)
