@@ -328,6 +328,31 @@ def _static_object_programs(jax) -> int:
     return f._cache_size()
 
 
+def _jitted_counter(jax) -> dict:
+    """JAX's stateful-computations tutorial: a jitted method that sets self.n returns what its
+    trace computed on every call, and self.n stays as the trace left it; the state passed in
+    and returned counts (learner6: the method note's claims)."""
+    class Counter:
+        def __init__(self):
+            self.n = 0
+
+        def count(self):
+            self.n += 1
+            return self.n
+
+    class CounterV2:
+        def count(self, n):
+            return n + 1, n + 1
+    counter = Counter()
+    fast = jax.jit(counter.count)
+    values = [int(fast()) for _ in range(3)]
+    fast2, state, counted = jax.jit(CounterV2().count), 0, []
+    for _ in range(3):
+        value, state = fast2(state)
+        counted.append(int(value))
+    return {"values": values, "n_after": counter.n, "state_passed": counted}
+
+
 def run(jax):
     jnp = jax.numpy
 
@@ -365,6 +390,7 @@ def run(jax):
         # such an object marked static instead: hashed by identity, so an equal new one
         # compiles again (two programs for two calls)
         "static_object_programs": _static_object_programs(jax),
+        "jitted_method_setting_self": _jitted_counter(jax),
         # `for i in range(n): total += i` under jit with n traced: the card's fori_loop line,
         # in place of the whole loop (learner6)
         # grad of a dict written on the line with an int leaf: the int written as a float

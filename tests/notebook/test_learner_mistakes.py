@@ -1376,3 +1376,33 @@ def test_a_range_loop_rewrite_says_it_replaces_the_whole_loop(shell):
     fixed = cell.replace("    for i in range(n):\n        total += i\n", f"    {line}\n")
     assert shell.run_cell(fixed).success
     assert int(shell.user_ns["_s"]) == JAX["range_loop_as_fori_loop"] == 45
+
+
+COUNTER = ("class Counter:\n    def __init__(self):\n        self.n = 0\n"
+           "    def count(self):\n        self.n += 1\n        return self.n\n"
+           "counter = Counter()\nfast_count = jax.jit(counter.count)\n"
+           "_v = [int(fast_count()) for _ in range(3)]")
+
+
+def test_a_jitted_method_that_sets_an_attribute_gets_a_note(shell):
+    """JAX's stateful-computations tutorial (learner6's trial): jax.jit(counter.count), where
+    count does self.n += 1, gives 1 on every call in JAX 0.10.2 (recorded) and here, and
+    counter.n stays 1, silently. The note says the assignment ran at the trace alone, at the
+    learner's line; a method that only reads, and the state passed in and returned (the
+    tutorial's CounterV2, counting as JAX's), get none."""
+    facts = JAX["jitted_method_setting_self"]
+    assert facts == {"values": [1, 1, 1], "n_after": 1, "state_passed": [1, 2, 3]}
+    assert our_facts()["jitted_method_setting_self"] == facts
+    (note,) = _notes(shell, COUNTER)
+    assert shell.user_ns["_v"] == facts["values"] and shell.user_ns["counter"].n == 1
+    assert re.match(r"⚠ count sets self.n \(at In\[\d+\]:5\): under jit that ran once, "
+                    r"while count was traced", note), note
+    assert "In[" in note and "/tmp" not in note and "ipykernel" not in note
+    assert _notes(shell, "_v = [int(fast_count()) for _ in range(3)]") == []   # said once
+    reads = COUNTER.replace("        self.n += 1\n", "")
+    assert _notes(shell, reads) == []
+    v2 = ("class CounterV2:\n    def count(self, n):\n        return n + 1, n + 1\n"
+          "fast2 = jax.jit(CounterV2().count)\nstate, _c = 0, []\nfor _ in range(3):\n"
+          "    value, state = fast2(state)\n    _c.append(int(value))")
+    assert _notes(shell, v2) == []
+    assert shell.user_ns["_c"] == facts["state_passed"]
