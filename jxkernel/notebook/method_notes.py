@@ -82,9 +82,8 @@ def _note(method, found) -> Note:
     attribute, file, line = found[0]
     at = source_label(_Site(file, line))
     return Note(
-        f"⚠ {name} sets self.{attribute} (at {at}): under jit that ran once, while {name} was "
-        f"traced; each call runs the compiled program, which neither reads nor changes "
-        f"self.{attribute} again",
+        f"⚠ {name} sets self.{attribute} (at {at}) once, while traced: its compiled program "
+        f"neither reads nor changes self.{attribute}",
         body=(f"A jitted function's Python side effects (an attribute set, a list appended to) "
               f"happen at its trace alone, as in JAX: the program returns what the trace "
               f"computed from self.{attribute} then. Pass the state in and return the new "

@@ -96,7 +96,10 @@ export function reportView(bundle: unknown): HTMLElement {
   const originOf = new Map<string, string>();
   b.events.forEach(e => { if (e.origin) { originOf.set(e.function_key, e.origin); } });
   const yours = (key: string) => (originOf.get(key) ?? 'user') === 'user';
-  const fnsYours = b.functions.filter(f => yours(f.function_key));
+  // a function only traced inside another (a lax.cond branch, a loop body: no compilation
+  // of its own) is a row of zeros: learner6's report had ten of them among eleven real ones
+  const inside = b.functions.filter(f => yours(f.function_key) && f.compilations === 0);
+  const fnsYours = b.functions.filter(f => yours(f.function_key) && f.compilations > 0);
   const fnsOther = b.functions.filter(f => !yours(f.function_key));
   const evYours = b.events.filter(e => yours(e.function_key));
   const evOther = b.events.filter(e => !yours(e.function_key));
@@ -110,6 +113,13 @@ export function reportView(bundle: unknown): HTMLElement {
   }
   if (fnsYours.length) {
     node.appendChild(functionsTable(fnsYours));
+  }
+  if (inside.length) {
+    const folded = el('details', 'jx-Report-others');
+    folded.appendChild(el('summary', '', `${plural(inside.length, 'function')} of yours traced ` +
+      `inside another (a lax.cond branch, a loop body), nothing compiled of ${inside.length === 1 ? 'its' : 'their'} own`));
+    folded.appendChild(functionsTable(inside));
+    node.appendChild(folded);
   }
   evYours.forEach(e => node.appendChild(eventBox(e)));
   if (fnsOther.length || evOther.length) {

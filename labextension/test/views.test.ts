@@ -285,6 +285,15 @@ describe("%jxreport: your functions first, the others folded", () => {
     expect(outside.length).toBe(1);
     expect(node.querySelector('.jx-Report-yours')!.textContent).toMatch(
       /^your functions: 1 compilation \(\d+ recompilations?\) of 1 function; 1 more of eager/);
+    // a function of yours traced inside another only: its row of zeros folded apart
+    const branchFn = { ...fn, function: '<lambda>', function_key: 'lambda@In[3]:2', compilations: 0,
+                       recompilations: 0, cache_hits: 0, trace_ms: 0, lower_ms: 0, compile_ms: 0 };
+    const withBranch = viewOrNote(mime, { ...bundles[mime], functions: [fn, branchFn, eagerFn], events: [first, eager] });
+    const summaries = [...withBranch.querySelectorAll('details.jx-Report-others > summary')].map(s => s.textContent);
+    expect(summaries[0]).toBe('1 function of yours traced inside another (a lax.cond branch, a loop body), nothing compiled of its own');
+    const topRows = [...withBranch.querySelectorAll(':scope > table tbody tr')];
+    expect(topRows.map(tr => (tr as HTMLTableRowElement).cells[0].textContent)).toEqual([fn.function]);
+    expect(withBranch.querySelector('.jx-Report-yours')!.textContent).toContain('of 1 function;');
     // a report of your functions alone folds nothing
     const plain = viewOrNote(mime, { ...bundles[mime], functions: [fn], events: [first] });
     expect(plain.querySelector('details.jx-Report-others')).toBeNull();
