@@ -746,16 +746,25 @@ def test_cond_branches_of_two_types_get_a_card_whose_fixes_work_under_jax(shell)
         JAX["cond_branch_dtypes_cast"]
     assert JAX["cond_branch_dtypes_cast"] == JAX["cond_branch_where_promotes"] == \
         ["float32", [3, 2]]
-    fixes = {"v[:1]": ("return jnp.broadcast_to(result, (3, 2))", "cond_branch_shapes_broadcast"),
-             "v[:2]": ("return jnp.pad(result, [(0, 1), (0, 0)])", "cond_branch_shapes_pad")}
-    for other, (line, fact) in fixes.items():
+    # (the branches lambdas of the line: the line back with the lambda's body so shaped;
+    # learner6: `return result...` fits no lambda)
+    fixes = {"v[:1]": ("jnp.broadcast_to(v[:1], (3, 2))", "cond_branch_shapes_broadcast"),
+             "v[:2]": ("jnp.pad(v[:2], [(0, 1), (0, 0)])", "cond_branch_shapes_pad")}
+    for other, (body, fact) in fixes.items():
         _, card = shown(shell, f"lax.cond(True, lambda v: v, lambda v: {other}, x)")
         assert card["origin"]["mismatch"] == "shapes"
-        assert card["rewrite"].splitlines()[1].startswith(line), card["rewrite"]
-        assert JAX[fact] == ["float32", [3, 2]], fact
+        line = card["rewrite"].splitlines()[0]
+        assert line == f"lax.cond(True, lambda v: v, lambda v: {body}, x)", card["rewrite"]
+        assert shell.run_cell("_y = " + line).success
+        assert [str(shell.user_ns["_y"].dtype), list(shell.user_ns["_y"].shape)] == \
+            JAX[fact] == ["float32", [3, 2]], fact
     _, card = shown(shell, "lax.cond(True, lambda v: v[:2], lambda v: v, x)")
-    assert card["rewrite"].splitlines()[1] == "return result[:2]"
+    assert card["rewrite"].splitlines()[0] == "lax.cond(True, lambda v: v[:2], lambda v: v[:2], x)"
     assert JAX["cond_branch_shapes_slice"] == ["float32", [2, 2]]
+    # a branch that is no lambda of the line keeps the words and `result`
+    shell.run_cell("def _cut(v):\n    return v[:1]")
+    _, card = shown(shell, "lax.cond(True, lambda v: v, _cut, x)")
+    assert card["rewrite"].splitlines()[1] == "return jnp.broadcast_to(result, (3, 2))"
     # switch: no jnp.where alternative (more than two branches)
     _, card = shown(shell, "lax.switch(1, [lambda v: v, lambda v: v * 1.0], jnp.ones(2, jnp.int32))")
     assert card["origin"]["api"] == "switch" and "jnp.where" not in card["rewrite"]

@@ -11,7 +11,7 @@ from ...core import dtypes
 from ...transforms.api_util import positional_parameters
 from .card import ErrorCard
 from .reading import _user_frame, _user_lines
-from .rewrites import _lambda_branches_cast, _parse_line, _replaced
+from .rewrites import _lambda_branches_cast, _lambda_branches_wrapped, _parse_line, _replaced
 
 
 # ------------------------------------------------------------------ cond/switch branch types
@@ -52,8 +52,12 @@ def _branch_card(exc, where, called_from) -> ErrorCard:
         both = "promotes both to one dtype"
     else:
         fix = f"Make {other} return{at} the shape {first} returns, {_shape_of(type0)}."
-        rewrite = f"# in {other} ({other_fun}), return the shape {first} returns:\n" + \
-            _branch_shape_return(type0, type1)
+        back = _branch_shape_return(type0, type1)
+        # a lambda of the line: the line back with its body so shaped (learner6)
+        line = _lambda_branches_wrapped(where, {other: back[len("return "):].split("    #")[0]}) \
+            if back.startswith("return ") and not path else None
+        rewrite = line or f"# in {other} ({other_fun}), return the shape {first} returns:\n" + \
+            back
         both = "broadcasts them"
     if api == "cond" and (mismatch == "dtypes" or _broadcasts(type1, type0)):
         rewrite += (f"\n# or, if computing both branches is fine, jnp.where {both}:\n"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import linecache
+import re
 
 
 def _branch_rewrite(where) -> str:
@@ -316,17 +317,32 @@ def _lambda_branches_cast(where, names, dtype) -> str | None:
         ...                       ["false_fun"], "float32")
         'y = lax.cond(p, lambda x: x, lambda x: jnp.asarray(0, jnp.float32), v)'
     """
+    return _lambda_branches_wrapped(where, {n: f"jnp.asarray(result, jnp.{dtype})"
+                                            for n in names})
+
+
+def _lambda_branches_wrapped(where, wraps) -> str | None:
+    """The user's lax.cond line with the lambda of each branch in `wraps` ({"false_fun":
+    "jnp.broadcast_to(result, (3, 2))"}) returning its expression, `result` standing for the
+    lambda's body; None where a branch named is no lambda written on the line.
+
+        >>> _lambda_branches_wrapped({"code": "lax.cond(p, lambda v: v, lambda v: v[:1], x)"},
+        ...                          {"false_fun": "jnp.broadcast_to(result, (3, 2))"})
+        'lax.cond(p, lambda v: v, lambda v: jnp.broadcast_to(v[:1], (3, 2)), x)'
+    """
     tree = _parse_line(where)
     call = next((node for node in ast.walk(tree) if isinstance(node, ast.Call) and
                  ast.unparse(node.func).split(".")[-1] == "cond" and len(node.args) >= 3),
                 None) if tree is not None else None
-    if call is None:
+    if call is None or not wraps:
         return None
     position = {"true_fun": 1, "false_fun": 2}
-    branches = [call.args[position[n]] if n in position else None for n in names]
-    if not branches or not all(isinstance(b, ast.Lambda) for b in branches):
+    branches = [(call.args[position[n]] if n in position else None, template)
+                for n, template in wraps.items()]
+    if not all(isinstance(b, ast.Lambda) for b, _ in branches):
         return None
-    for branch in branches:
-        branch.body = ast.parse(f"jnp.asarray({ast.unparse(branch.body)}, jnp.{dtype})",
+    for branch, template in branches:
+        body = f"({ast.unparse(branch.body)})"
+        branch.body = ast.parse(re.sub(r"\bresult\b", lambda _: body, template),
                                 mode="eval").body
     return ast.unparse(tree)
