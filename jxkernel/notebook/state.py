@@ -7,7 +7,7 @@ import weakref
 
 from ..core.config import config
 from ..xla import client
-from . import cell_origins, compile_notes, method_notes, print_notes
+from . import cell_origins, compile_notes, print_notes, trace_effects
 from .display import show
 
 _DEVICE_OPTIONS = ("jax_default_device", "jax_platform_name")
@@ -29,7 +29,7 @@ class State:
         self.channel = None                   # the JupyterLab extension's comm (comm.Channel)
         self.origins = cell_origins.CellOrigins()   # the cell that made each live array (%jxmemory)
         self.compiles = compile_notes.CellWatch()    # what the running cell compiled (its note)
-        self.methods = method_notes.MethodWatch()    # a jitted method that sets its attributes
+        self.effects = trace_effects.TraceEffectsWatch()   # side effects run at a trace alone
 
     def switch_backend(self, name: str):
         """Select the device `name` names, as `%jxbackend NAME` and the JupyterLab extension
@@ -88,7 +88,7 @@ class State:
         self.origins.cell_started()
         self.compiles.cell_started()
         print_notes.clear()
-        self.methods.cell_started()
+        self.effects.cell_started()
         if self.channel is not None:
             self.channel.before_cell()
 
@@ -110,9 +110,9 @@ class State:
         printed = print_notes.cell_note()
         if printed is not None and config.jxkernel_compile_notes != "off":
             show(printed)
-        method = self.methods.cell_finished()
-        if method is not None and config.jxkernel_compile_notes != "off":
-            show(method)
+        effect = self.effects.cell_finished()
+        if effect is not None and config.jxkernel_compile_notes != "off":
+            show(effect)
         for log in list(self.logs):
             log.refresh()
         if self.channel is not None:

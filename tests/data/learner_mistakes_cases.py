@@ -353,6 +353,23 @@ def _jitted_counter(jax) -> dict:
     return {"values": values, "n_after": counter.n, "state_passed": counted}
 
 
+def _numpy_draw_in_jit(jax) -> dict:
+    """np.random inside a jitted function: its number drawn at the trace, the same on every
+    call; jax.random with a key passed in draws anew (learner6: the draw note's claims)."""
+    import numpy as np
+    np.random.seed(0)
+
+    def noisy(x):
+        return x + np.random.normal()
+
+    def noisy_key(x, key):
+        return x + jax.random.normal(key)
+    f, g = jax.jit(noisy), jax.jit(noisy_key)
+    key = jax.random.key(0)
+    k1, k2 = jax.random.split(key)
+    return {"same_twice": bool(f(1.0) == f(1.0)), "keys_differ": bool(g(1.0, k1) != g(1.0, k2))}
+
+
 def run(jax):
     jnp = jax.numpy
 
@@ -391,6 +408,7 @@ def run(jax):
         # compiles again (two programs for two calls)
         "static_object_programs": _static_object_programs(jax),
         "jitted_method_setting_self": _jitted_counter(jax),
+        "numpy_draw_in_jit": _numpy_draw_in_jit(jax),
         # `for i in range(n): total += i` under jit with n traced: the card's fori_loop line,
         # in place of the whole loop (learner6)
         # grad of a dict written on the line with an int leaf: the int written as a float

@@ -1415,3 +1415,22 @@ def test_a_jitted_method_that_sets_an_attribute_gets_a_note(shell):
           "    value, state = fast2(state)\n    _c.append(int(value))")
     assert _notes(shell, v2) == []
     assert shell.user_ns["_c"] == facts["state_passed"]
+
+
+def test_a_numpy_random_draw_inside_jit_gets_a_note(shell):
+    """np.random.normal() inside a jitted function (learner6's second pass): JAX 0.10.2 gives
+    the same number on every call (recorded), silently. The note says the draw ran at the
+    trace, at the learner's line, and names jax.random with a key passed in, which draws anew
+    for each key (recorded); a jax.random draw gets no note."""
+    facts = JAX["numpy_draw_in_jit"]
+    assert facts == {"same_twice": True, "keys_differ": True}
+    assert our_facts()["numpy_draw_in_jit"] == facts
+    cell = ("import numpy as np\n@jax.jit\ndef noisy(x):\n    return x + np.random.normal()\n"
+            "_a, _b = noisy(1.0), noisy(1.0)")
+    (note,) = _notes(shell, cell)
+    assert float(shell.user_ns["_a"]) == float(shell.user_ns["_b"])
+    assert re.match(r"⚠ np.random.normal\(\) drew its number once, while noisy was traced "
+                    r"\(at In\[\d+\]:4\)", note), note
+    assert "jax.random.normal(key)" in note
+    assert _notes(shell, "@jax.jit\ndef noisy2(x, key):\n    return x + jax.random.normal(key)\n"
+                         "_c = noisy2(1.0, jax.random.key(0))") == []
