@@ -7,7 +7,7 @@ import weakref
 
 from ..core.config import config
 from ..xla import client
-from . import cell_origins, compile_notes, print_notes
+from . import cell_origins, compile_notes, print_notes, trace_effects
 from .display import show
 
 _DEVICE_OPTIONS = ("jax_default_device", "jax_platform_name")
@@ -29,6 +29,7 @@ class State:
         self.channel = None                   # the JupyterLab extension's comm (comm.Channel)
         self.origins = cell_origins.CellOrigins()   # the cell that made each live array (%jxmemory)
         self.compiles = compile_notes.CellWatch()    # what the running cell compiled (its note)
+        self.effects = trace_effects.TraceEffectsWatch()   # side effects run at a trace alone
 
     def switch_backend(self, name: str):
         """Select the device `name` names, as `%jxbackend NAME` and the JupyterLab extension
@@ -87,6 +88,7 @@ class State:
         self.origins.cell_started()
         self.compiles.cell_started()
         print_notes.clear()
+        self.effects.cell_started()
         if self.channel is not None:
             self.channel.before_cell()
 
@@ -108,6 +110,9 @@ class State:
         printed = print_notes.cell_note()
         if printed is not None and config.jxkernel_compile_notes != "off":
             show(printed)
+        effect = self.effects.cell_finished()
+        if effect is not None and config.jxkernel_compile_notes != "off":
+            show(effect)
         for log in list(self.logs):
             log.refresh()
         if self.channel is not None:

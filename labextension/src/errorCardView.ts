@@ -43,9 +43,39 @@ function whereBox(w: IErrorWhere): HTMLElement {
 
 const show = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 
+/** The origin in words, as the text card's origin_lines (views/error_cards/card.py) has it,
+ * for the kinds whose origin is no value's history: cond's branches, a loop's carry, a static
+ * argument. The key/value table drew their fields as they are sent (`api`, `mismatch`,
+ * `branches` as JSON: learner6's trial), names no learner should have to read. */
+function originWords(kind: string, origin: { [key: string]: unknown }): string[] | null {
+  if (kind === 'branch-types' && Array.isArray(origin.branches)) {
+    return (origin.branches as unknown[]).map(b =>
+      Array.isArray(b) ? `${show(b[0])} (${show(b[1])}) returns ${show(b[2])}` : show(b));
+  }
+  if (kind === 'loop-carry') {
+    const path = origin.path ? show(origin.path) : '';
+    return [`${show(origin.body)}: carry${path} came in as ${show(origin.input_type)}, ` +
+      `left as ${show(origin.output_type)}`];
+  }
+  if (kind === 'unhashable-static') {
+    return [`static argument ${show(origin.argument)} of ${show(origin.function)}: ` +
+      `${show(origin.value_type)} ${show(origin.value)}`];
+  }
+  return null;
+}
+
 /** The value's history: input → each operation (its line) for the tracer kinds; the
- * arguments' sizes for vmap; a key/value list for the other kinds. */
-function originBox(origin: { [key: string]: unknown }): HTMLElement | null {
+ * arguments' sizes for vmap; words for cond's branches, a loop's carry and a static argument;
+ * a key/value list for the other kinds. */
+function originBox(origin: { [key: string]: unknown }, kind = ''): HTMLElement | null {
+  const words = originWords(kind, origin);
+  if (words) {
+    const list = el('ul', 'jx-ErrorCard-chain');
+    for (const line of words) {
+      list.appendChild(el('li', 'jx-ErrorCard-step', line));
+    }
+    return list;
+  }
   const steps = Array.isArray(origin.steps) ? each<{ primitive: string; where: string | null; code: string | null; type: string }>(
     origin.steps, 'origin.steps', { primitive: 'string', where: 'string?', code: 'string?', type: 'string?' }) : null;
   if (steps && !origin.input_type && steps.length === 0) {
@@ -103,7 +133,7 @@ export function errorCardView(bundle: unknown): HTMLElement {
   if (b.called_from) {
     node.appendChild(section('called from', whereBox(b.called_from)));
   }
-  const origin = b.origin ? originBox(b.origin) : null;
+  const origin = b.origin ? originBox(b.origin, b.kind) : null;
   if (origin) {
     node.appendChild(section('where the value comes from', origin));
   }

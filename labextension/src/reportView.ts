@@ -74,6 +74,13 @@ function eventBox(e: IReportEvent): HTMLElement {
   return box;
 }
 
+function functionsTable(functions: IReportBundle['functions']): HTMLTableElement {
+  const fns = table('jx-View-table', ['function', 'defined at', 'compilations', 'recompilations', 'cache hits', 'ms (trace + lower + compile)'],
+    functions.map(f => [f.function, f.source ?? (f.function.endsWith('(eager)') ? '' : '?'), String(f.compilations), String(f.recompilations), String(f.cache_hits), ms(f.trace_ms + f.lower_ms + f.compile_ms)]));
+  Array.from(fns.tBodies[0].rows).forEach((tr, i) => tr.cells[3].classList.toggle('jx-CompileLog-recompile', functions[i].recompilations > 0));
+  return fns;
+}
+
 export function reportView(bundle: unknown): HTMLElement {
   const b = read(bundle);
   const t = b.totals;
@@ -82,12 +89,48 @@ export function reportView(bundle: unknown): HTMLElement {
     `${plural(t.compilations, 'compilation')} (${plural(t.recompilations, 'recompilation')}) of ` +
     `${plural(t.functions, 'function')}, ${plural(t.cache_hits, 'cache hit')} on ${b.config.backend}; ` +
     `trace ${ms(t.trace_ms)} ms, lower ${ms(t.lower_ms)} ms, compile ${ms(t.compile_ms)} ms`));
-  if (b.functions.length) {
-    const fns = table('jx-View-table', ['function', 'defined at', 'compilations', 'recompilations', 'cache hits', 'ms (trace + lower + compile)'],
-      b.functions.map(f => [f.function, f.source ?? '?', String(f.compilations), String(f.recompilations), String(f.cache_hits), ms(f.trace_ms + f.lower_ms + f.compile_ms)]));
-    Array.from(fns.tBodies[0].rows).forEach((tr, i) => tr.cells[3].classList.toggle('jx-CompileLog-recompile', b.functions[i].recompilations > 0));
-    node.appendChild(fns);
+  // Your functions first; eager operations and jxkernel's or libraries' functions (events of
+  // origin eager or internal) folded below them, as %jxcompiles groups them: learner6's
+  // session listed 118 of them among its 13 compilations, each eager `slice` and `mul` a row
+  // and an event card ("convert_element_type (eager) ... sharding: static None -> ...")
+  const originOf = new Map<string, string>();
+  b.events.forEach(e => { if (e.origin) { originOf.set(e.function_key, e.origin); } });
+  const yours = (key: string) => (originOf.get(key) ?? 'user') === 'user';
+  // a function only traced inside another (a lax.cond branch, a loop body: no compilation
+  // of its own) is a row of zeros: learner6's report had ten of them among eleven real ones
+  const inside = b.functions.filter(f => yours(f.function_key) && f.compilations === 0);
+  const fnsYours = b.functions.filter(f => yours(f.function_key) && f.compilations > 0);
+  const fnsOther = b.functions.filter(f => !yours(f.function_key));
+  const evYours = b.events.filter(e => yours(e.function_key));
+  const evOther = b.events.filter(e => !yours(e.function_key));
+  if (fnsOther.length || evOther.length) {
+    const mine = evYours.filter(e => !e.inlined_into).length;
+    const again = fnsYours.reduce((n, f) => n + f.recompilations, 0);
+    node.appendChild(el('div', 'jx-Report-yours',
+      `your functions: ${plural(mine, 'compilation')} (${plural(again, 'recompilation')}) of ` +
+      `${plural(fnsYours.length, 'function')}; ${evOther.length} more of eager operations and ` +
+      `jxkernel's or libraries' functions, folded below`));
   }
-  b.events.forEach(e => node.appendChild(eventBox(e)));
+  if (fnsYours.length) {
+    node.appendChild(functionsTable(fnsYours));
+  }
+  if (inside.length) {
+    const folded = el('details', 'jx-Report-others');
+    folded.appendChild(el('summary', '', `${plural(inside.length, 'function')} of yours traced ` +
+      `inside another (a lax.cond branch, a loop body), nothing compiled of ${inside.length === 1 ? 'its' : 'their'} own`));
+    folded.appendChild(functionsTable(inside));
+    node.appendChild(folded);
+  }
+  evYours.forEach(e => node.appendChild(eventBox(e)));
+  if (fnsOther.length || evOther.length) {
+    const folded = el('details', 'jx-Report-others');
+    folded.appendChild(el('summary', '', `${plural(evOther.length, 'compilation')} of eager ` +
+      `operations and jxkernel's or libraries' functions (${fnsOther.length} of them), for your calls`));
+    if (fnsOther.length) {
+      folded.appendChild(functionsTable(fnsOther));
+    }
+    evOther.forEach(e => folded.appendChild(eventBox(e)));
+    node.appendChild(folded);
+  }
   return node;
 }

@@ -135,6 +135,28 @@ describe('said once: the error card and the guard (issue 44)', () => {
     expect(node.textContent).not.toContain('#null');
   });
 
+  it("words cond's branches, a loop's carry and a static argument, never the bundle's keys", () => {
+    // learner6's trial: `jax.lax.cond(True, lambda x: x, lambda x: 0, 1.5)` drew the table
+    // `api cond`, `branches [["true_fun","<lambda>","float32[]"],...]`, `mismatch dtypes`
+    const error = 'application/vnd.jxkernel.error+json';
+    const cases: [string, object, string[]][] = [
+      ['branch-types', { api: 'cond', branches: [['true_fun', '<lambda>', 'float32[]'],
+                                                  ['false_fun', '<lambda>', 'int32[]']],
+                         path: null, mismatch: 'dtypes' },
+       ['true_fun (<lambda>) returns float32[]', 'false_fun (<lambda>) returns int32[]']],
+      ['loop-carry', { loop: 'scan', body: 'step', path: "['x']", input_type: 'float32[]',
+                       output_type: 'int32[]', mismatch: 'dtypes' },
+       ["step: carry['x'] came in as float32[], left as int32[]"]],
+      ['unhashable-static', { argument: 'shape', value_type: 'list', value: '[2, 3]',
+                              function: 'zeros' },
+       ['static argument shape of zeros: list [2, 3]']]];
+    for (const [kind, origin, lines] of cases) {
+      const node = viewOrNote(error, { ...bundles[error], kind, origin });
+      expect([...node.querySelectorAll('.jx-ErrorCard-step')].map(li => li.textContent)).toEqual(lines);
+      expect(node.textContent).not.toMatch(/mismatch|\[\[|"true_fun"|input type/);
+    }
+  });
+
   it('names a guarded function where the user defined it, not by its key', () => {
     const guard = 'application/vnd.jxkernel.guard+json';
     const key = 'f@/tmp/ipykernel_4692/1161316084.py:1#140389491386576';
@@ -239,6 +261,43 @@ describe('%jxreport: a change card says its kind where the kind is a word', () =
     expect(kinds).toEqual(['shape', null]);
     expect(node.textContent).toContain('(jit object): jit(<lambda>) compiled for (x: f32[3])');
     expect(node.textContent).not.toContain('fresh_jit');
+  });
+});
+
+describe("%jxreport: your functions first, the others folded", () => {
+  it("folds eager operations' and jxkernel's functions' rows and events below yours", () => {
+    // learner6's session: 13 compilations of the learner's among 118 of eager operations
+    const mime = 'application/vnd.jxkernel.report+json';
+    const first = { ...bundles[mime].events[0], origin: 'user' };
+    const eager = { ...first, seq: 97, function: 'slice (eager)', function_key: 'slice@eager',
+                    source: null, origin: 'eager', explanation: [] };
+    const fn = bundles[mime].functions.find((f: any) => f.function_key === first.function_key);
+    const eagerFn = { ...fn, function: 'slice (eager)', function_key: 'slice@eager', source: null,
+                      compilations: 18, recompilations: 17 };
+    const node = viewOrNote(mime, { ...bundles[mime], functions: [fn, eagerFn], events: [first, eager] });
+    const folded = node.querySelector('details.jx-Report-others')!;
+    expect(folded.hasAttribute('open')).toBe(false);
+    expect(folded.querySelector('summary')!.textContent).toBe(
+      "1 compilation of eager operations and jxkernel's or libraries' functions (1 of them), for your calls");
+    expect([...folded.querySelectorAll('tbody td')].slice(0, 2).map(td => td.textContent)).toEqual(['slice (eager)', '']);
+    expect(folded.querySelectorAll('.jx-Report-event').length).toBe(1);
+    const outside = [...node.querySelectorAll('.jx-Report-event')].filter(ev => !folded.contains(ev));
+    expect(outside.length).toBe(1);
+    expect(node.querySelector('.jx-Report-yours')!.textContent).toMatch(
+      /^your functions: 1 compilation \(\d+ recompilations?\) of 1 function; 1 more of eager/);
+    // a function of yours traced inside another only: its row of zeros folded apart
+    const branchFn = { ...fn, function: '<lambda>', function_key: 'lambda@In[3]:2', compilations: 0,
+                       recompilations: 0, cache_hits: 0, trace_ms: 0, lower_ms: 0, compile_ms: 0 };
+    const withBranch = viewOrNote(mime, { ...bundles[mime], functions: [fn, branchFn, eagerFn], events: [first, eager] });
+    const summaries = [...withBranch.querySelectorAll('details.jx-Report-others > summary')].map(s => s.textContent);
+    expect(summaries[0]).toBe('1 function of yours traced inside another (a lax.cond branch, a loop body), nothing compiled of its own');
+    const topRows = [...withBranch.querySelectorAll(':scope > table tbody tr')];
+    expect(topRows.map(tr => (tr as HTMLTableRowElement).cells[0].textContent)).toEqual([fn.function]);
+    expect(withBranch.querySelector('.jx-Report-yours')!.textContent).toContain('of 1 function;');
+    // a report of your functions alone folds nothing
+    const plain = viewOrNote(mime, { ...bundles[mime], functions: [fn], events: [first] });
+    expect(plain.querySelector('details.jx-Report-others')).toBeNull();
+    expect(plain.querySelector('.jx-Report-yours')).toBeNull();
   });
 });
 

@@ -319,6 +319,57 @@ def _first_errors(jax):
     return found
 
 
+def _static_object_programs(jax) -> int:
+    names = {}
+    exec(BOX, names)
+    f = jax.jit(lambda c: c.a + c.b, static_argnames=("c",))
+    f(names["Box"]("w", 1.0, 2.0))
+    f(names["Box"]("w", 1.0, 2.0))
+    return f._cache_size()
+
+
+def _jitted_counter(jax) -> dict:
+    """JAX's stateful-computations tutorial: a jitted method that sets self.n returns what its
+    trace computed on every call, and self.n stays as the trace left it; the state passed in
+    and returned counts (learner6: the method note's claims)."""
+    class Counter:
+        def __init__(self):
+            self.n = 0
+
+        def count(self):
+            self.n += 1
+            return self.n
+
+    class CounterV2:
+        def count(self, n):
+            return n + 1, n + 1
+    counter = Counter()
+    fast = jax.jit(counter.count)
+    values = [int(fast()) for _ in range(3)]
+    fast2, state, counted = jax.jit(CounterV2().count), 0, []
+    for _ in range(3):
+        value, state = fast2(state)
+        counted.append(int(value))
+    return {"values": values, "n_after": counter.n, "state_passed": counted}
+
+
+def _numpy_draw_in_jit(jax) -> dict:
+    """np.random inside a jitted function: its number drawn at the trace, the same on every
+    call; jax.random with a key passed in draws anew (learner6: the draw note's claims)."""
+    import numpy as np
+    np.random.seed(0)
+
+    def noisy(x):
+        return x + np.random.normal()
+
+    def noisy_key(x, key):
+        return x + jax.random.normal(key)
+    f, g = jax.jit(noisy), jax.jit(noisy_key)
+    key = jax.random.key(0)
+    k1, k2 = jax.random.split(key)
+    return {"same_twice": bool(f(1.0) == f(1.0)), "keys_differ": bool(g(1.0, k1) != g(1.0, k2))}
+
+
 def run(jax):
     jnp = jax.numpy
 
@@ -353,6 +404,34 @@ def run(jax):
         jax.random.uniform(jax.random.key(0), (2,), dtype=jnp.float64)
     return {
         "attribute_of_tracer": _said(lambda: jax.jit(typo)(1.0)),
+        # such an object marked static instead: hashed by identity, so an equal new one
+        # compiles again (two programs for two calls)
+        "static_object_programs": _static_object_programs(jax),
+        "jitted_method_setting_self": _jitted_counter(jax),
+        "numpy_draw_in_jit": _numpy_draw_in_jit(jax),
+        # `for i in range(n): total += i` under jit with n traced: the card's fori_loop line,
+        # in place of the whole loop (learner6)
+        # grad of a dict written on the line with an int leaf: the int written as a float
+        # (learner6)
+        "grad_of_dict_with_int_leaf": _said(lambda: jax.grad(lambda p: p['w'] * p['n'])(
+            {'w': 2.0, 'n': 3})),
+        "grad_of_dict_with_int_leaf_as_float": {k: float(v) for k, v in jax.grad(
+            lambda p: p['w'] * p['n'])({'w': 2.0, 'n': 3.0}).items()},
+        "range_loop_as_fori_loop": int(jax.jit(lambda n: jax.lax.fori_loop(
+            0, n, lambda i, total: total + i, 0))(10)),
+        # jacfwd, jacrev and hessian of ints (JAX's autodiff tutorial, learner6): hessian says
+        # jacfwd's words; the card's float input gives each its Jacobian
+        **{f"{name}_of_int_array": _said(lambda f=f: f(lambda v: v ** 3)(jnp.array([1, 2])))
+           for name, f in [("jacfwd", jax.jacfwd), ("jacrev", jax.jacrev),
+                           ("hessian", jax.hessian)]},
+        **{f"{name}_of_int_array_as_float": f(lambda v: v ** 3)(
+            jnp.asarray(jnp.array([1, 2]), jnp.float32)).tolist()
+           for name, f in [("jacfwd", jax.jacfwd), ("jacrev", jax.jacrev),
+                           ("hessian", jax.hessian)]},
+        # the in_axes card's None for rows of the batch's size (its rewrite before learner6):
+        # the second batch passed whole, and dot raises
+        "vmap_in_axes_none_for_rows": _said(lambda: jax.vmap(jnp.dot, in_axes=(0, None))(
+            jnp.ones((2, 3)), jnp.ones((2, 3)))),
         "static_list": _said(lambda: jax.jit(zeros, static_argnums=1)(1.0, [2, 3])),
         # the advice: a tuple instead works; a traced shape does not
         "static_list_as_tuple": _said(lambda: jax.jit(zeros, static_argnums=1)(1.0, (2, 3))),
@@ -553,6 +632,8 @@ def _grad_output_fixes(jax):
         "fix_value_and_grad_of_sum": listed(
             jax.value_and_grad(lambda *args: square(*args).sum())(x)),
         "fix_vmap_grad": listed(jax.vmap(jax.grad(square))(x)),
+        # a lambda's body summed in place (learner6)
+        "fix_grad_of_lambda_sum": listed(jax.grad(lambda v: (v ** 2).sum())(x)),
         "fix_has_aux": listed(jax.grad(pair, has_aux=True)(x)),
         "fix_value_and_grad_has_aux": listed(jax.value_and_grad(pair, has_aux=True)(x)),
         "fix_has_aux_of_a_triple": listed(
@@ -714,8 +795,17 @@ def _prints_under_jit(jax):
     def with_debug_print(x):
         jax.debug.print("x is {}", x)
         return x + 1
+    def with_fstring(x):                # learner6: the values formatted by Python, at the trace
+        jax.debug.print(f"x is {x}")
+        return x + 1
+
+    def with_fstring_fixed(x):          # the note's rewrite of that line
+        jax.debug.print('x is {x}', x=x)
+        return x + 1
     return {"print_in_jit_lines": lines(jax.jit(with_print)),
-            "debug_print_in_jit_lines": lines(jax.jit(with_debug_print))}
+            "debug_print_in_jit_lines": lines(jax.jit(with_debug_print)),
+            "debug_print_fstring_in_jit_lines": lines(jax.jit(with_fstring)),
+            "debug_print_fstring_fixed_lines": lines(jax.jit(with_fstring_fixed))}
 
 
 def _branch_types(jax):
@@ -803,8 +893,22 @@ CARD_REWRITES = {
     "float_index_traced": ("jax.jit(lambda v, i: v[i])(x, 1.0)",
                            "jax.jit(lambda v, i: v[i.astype(int)])(x, 1.0)"),
     "integer_negative_power": ("jnp.arange(3) ** -1", "jnp.arange(3).astype(float) ** -1"),
+    # the missing entry is 0 where that argument's axis 0 has the batch's size (learner6:
+    # in_axes=(0,) for two batches of rows; None passed the second whole, and dot raised)
     "vmap_in_axes_short": ("jax.vmap(jnp.multiply, in_axes=(0,))(x, x)",
-                           "jax.vmap(jnp.multiply, in_axes=(0, None))(x, x)"),
+                           "jax.vmap(jnp.multiply, in_axes=(0, 0))(x, x)"),
+    "vmap_in_axes_short_rows": ("jax.vmap(jnp.dot, in_axes=(0,))(M, M)",
+                                "jax.vmap(jnp.dot, in_axes=(0, 0))(M, M)"),
+    "vmap_in_axes_short_shared": ("jax.vmap(jnp.multiply, in_axes=(0,))(x, M)",
+                                  "jax.vmap(jnp.multiply, in_axes=(0, None))(x, M)"),
+    # lax.cond's branches written as lambdas on the line, one returning an int (learner6):
+    # the lambda's body cast (the card's `return result.astype(...)` fits no lambda)
+    "branch_types_lambda": ("lax.cond(True, lambda v: v, lambda v: 0, 1.5)",
+                            "lax.cond(True, lambda v: v, lambda v: jnp.asarray(0, "
+                            "jnp.float32), 1.5)"),
+    "branch_types_true_lambda": ("lax.cond(False, lambda v: 1, lambda v: v * 2.0, 1.5)",
+                                 "lax.cond(False, lambda v: jnp.asarray(1, jnp.float32), "
+                                 "lambda v: v * 2.0, 1.5)"),
     "vmap_in_axes_long": ("jax.vmap(jnp.multiply, in_axes=(0, 0, 0))(x, x)",
                           "jax.vmap(jnp.multiply, in_axes=(0, 0))(x, x)"),
     "body_fori_lambda": ("lax.fori_loop(0, 3, lambda c: c * 2, 1.0)",
@@ -956,6 +1060,9 @@ RANDOM_REWRITES = {
 
 # (mistake statement, the program the card's rewrite makes of it): a rewrite of more than one
 # line (a def, while_loop's functions), or of a statement, run whole; each binds _y
+BOX = ("class Box:\n    def __init__(self, name, a, b):\n        self.name = name\n"
+       "        self.a = a\n        self.b = b\n")
+
 CARD_PROGRAMS = {
     "body_fori_named": ("_y = lax.fori_loop(0, 3, twice, 1.0)",
                         "def twice(i, c):\n    return c * 2\n"
@@ -967,6 +1074,12 @@ CARD_PROGRAMS = {
                            "_y = lax.while_loop(cond_fun, body_fun, (0, 1.0))"),
     "at_assigned": ("_y = jnp.zeros(3)\n_y.at[0] = 1.0", "_y = jnp.zeros(3)\n"
                     "_y = _y.at[0].set(1.0)"),
+    # an object of the learner's class holding numbers, into jit (the pytree tutorial's
+    # MyContainer, learner6): registered, its fields traced (static: one compile per object)
+    "object_registered": (BOX + "_y = jax.jit(lambda c: c.a + c.b)(Box('w', 1.0, 2.0))",
+                          BOX + "jax.tree_util.register_dataclass(Box, data_fields=['a', 'b'], "
+                          "meta_fields=['name'])\n"
+                          "_y = jax.jit(lambda c: c.a + c.b)(Box('w', 1.0, 2.0))"),
 }
 
 # sizes given a float where the float-shape card has no case: JAX's class and words for each
@@ -1051,7 +1164,9 @@ def _card_rewrites(jax):
         result = eval(code, dict(names))
         found[f"fori_float_bounds_{case}"] = [str(result.dtype), value_of(result)]
     for case, (mistake, program) in CARD_PROGRAMS.items():
-        found[f"card_{case}"] = _said(lambda: exec(mistake, dict(names)))
+        said = _said(lambda: exec(mistake, dict(names)))   # (a lambda's address dropped)
+        found[f"card_{case}"] = {**said, "first_line": _unplaced(said["first_line"])} \
+            if isinstance(said, dict) and "first_line" in said else said
         ran = dict(names)
         exec(program, ran)
         found[f"card_{case}_fixed"] = value_of(ran["_y"])

@@ -11,7 +11,7 @@ from ...core import dtypes
 from ...transforms.api_util import positional_parameters
 from .card import ErrorCard
 from .reading import _user_frame, _user_lines
-from .rewrites import _parse_line, _replaced
+from .rewrites import _lambda_branches_cast, _lambda_branches_wrapped, _parse_line, _replaced
 
 
 # ------------------------------------------------------------------ cond/switch branch types
@@ -42,13 +42,22 @@ def _branch_card(exc, where, called_from) -> ErrorCard:
                 if t.split("[")[0] != dtype]
         fix = (f"Return {dtype}{at} from every branch: .astype(jnp.{dtype}) in "
                f"{' and '.join(n for n, _ in cast)}.")
-        rewrite = "\n".join(f"# in {n} ({f}), return {dtype}:\nreturn result.astype(jnp.{dtype})"
-                            for n, f in cast)
+        line = _lambda_branches_cast(where, [n for n, _ in cast], dtype) if not path else None
+        if line:           # (a lambda's result may be a Python number, which has no .astype)
+            fix = (f"Return {dtype} from every branch: jnp.asarray(..., jnp.{dtype}) around "
+                   f"what {' and '.join(n for n, _ in cast)} returns.")
+        rewrite = line or "\n".join(
+            f"# in {n} ({f}), return {dtype}:\nreturn result.astype(jnp.{dtype})"
+            for n, f in cast)
         both = "promotes both to one dtype"
     else:
         fix = f"Make {other} return{at} the shape {first} returns, {_shape_of(type0)}."
-        rewrite = f"# in {other} ({other_fun}), return the shape {first} returns:\n" + \
-            _branch_shape_return(type0, type1)
+        back = _branch_shape_return(type0, type1)
+        # a lambda of the line: the line back with its body so shaped (learner6)
+        line = _lambda_branches_wrapped(where, {other: back[len("return "):].split("    #")[0]}) \
+            if back.startswith("return ") and not path else None
+        rewrite = line or f"# in {other} ({other_fun}), return the shape {first} returns:\n" + \
+            back
         both = "broadcasts them"
     if api == "cond" and (mismatch == "dtypes" or _broadcasts(type1, type0)):
         rewrite += (f"\n# or, if computing both branches is fine, jnp.where {both}:\n"

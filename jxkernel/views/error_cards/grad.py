@@ -10,29 +10,73 @@ from .reading import _user_frame
 from .rewrites import _parse_line, _replaced
 
 
+# JAX 0.10.2's words: grad, value_and_grad and jacrev "require real- or complex-valued
+# inputs"; jacfwd (and hessian, jacfwd of jacrev) "requires real-valued inputs"
+_INT_INPUT = re.compile(r"^(\w+) requires (?:real- or complex-valued|real-valued) inputs .*"
+                        r"but got u?int\d+\.")
+# the transformations whose argument an int cannot be, as the user's line calls them
+_DIFFERENTIATORS = {"grad", "value_and_grad", "jacrev", "jacfwd", "hessian"}
+
+
 def _is_int_grad_input(e) -> bool:
-    text = str(e)
-    return isinstance(e, TypeError) and " requires real- or complex-valued inputs" in text \
-        and re.search(r"but got u?int\d+\.", text) is not None
+    return isinstance(e, TypeError) and _INT_INPUT.match(str(e)) is not None
 
 
 def _int_grad_card(exc, where, called_from) -> ErrorCard:
     # JAX's own advice (vjp, allow_int=True) gives a float0 zero, not a slope: a learner who
-    # wrote grad(f)(3) wanted the slope at 3.0
+    # wrote grad(f)(3) wanted the slope at 3.0. jax.hessian(f)(ints) raises jacfwd's words:
+    # the card names the function the learner called (learner6's trial)
+    api = _called_differentiator(where) or _INT_INPUT.match(str(exc)).group(1)
+    allow_int = "" if api in ("jacfwd", "hessian") else \
+        " allow_int=True only gives a zero of dtype float0, not a slope."
     return ErrorCard(
-        "integer-grad-input", "grad was given an integer to differentiate by",
+        "integer-grad-input", f"{api} was given an integer to differentiate by",
         why=("A derivative is taken with respect to float inputs; an int (a Python int such as "
-             "3, or an int array) has none. allow_int=True only gives a zero of dtype float0, "
-             "not a slope."),
+             f"3, or an int array) has none.{allow_int}"),
         fix=("A number to differentiate by: pass it as a float (3.0, or "
              "jnp.asarray(x, jnp.float32)). An int that only counts or indexes (a leaf of "
-             "params, say): pass it as another argument, which grad does not differentiate "
+             f"params, say): pass it as another argument, which {api} does not differentiate "
              "(argnums=0 by default)."),
-        rewrite=_float_input_rewrite(where, _user_frame(exc)),
+        rewrite=_float_input_rewrite(where, _user_frame(exc), api),
         docs=None)
 
 
-def _float_input_rewrite(where, frame=None) -> str:
+def _literal_int_leaves(node) -> list:
+    """The int constants that are leaves of a dict, list or tuple literal `node` (nested ones
+    too), not the arguments of a call inside it (`jnp.arange(3)` keeps its 3).
+
+        >>> tree = ast.parse("{'w': 2.0, 'n': [3, (4,)], 'k': jnp.arange(5)}")
+        >>> [n.value for n in _literal_int_leaves(tree.body[0].value)]
+        [3, 4]
+    """
+    if isinstance(node, ast.Dict):
+        items = node.values
+    elif isinstance(node, (ast.List, ast.Tuple)):
+        items = node.elts
+    else:
+        return []
+    found = []
+    for item in items:
+        if isinstance(item, ast.Constant) and type(item.value) is int:
+            found.append(item)
+        else:
+            found += _literal_int_leaves(item)
+    return found
+
+
+def _called_differentiator(where) -> str | None:
+    """grad, jacfwd, jacrev, hessian or value_and_grad as the user's line calls it
+    (`jax.hessian(f)(x)`), or None."""
+    tree = _parse_line(where)
+    for call in ast.walk(tree) if tree is not None else ():
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Call):
+            name = ast.unparse(call.func.func).split(".")[-1]
+            if name in _DIFFERENTIATORS:
+                return name
+    return None
+
+
+def _float_input_rewrite(where, frame=None, api="grad") -> str:
     """The user's call with its int literal arguments written as floats (3 -> 3.0), or its
     differentiated argument made a float array (`grad(loss)(jnp.arange(3))`: the template's
     `x = ...` named an x the learner's line does not have)."""
@@ -42,19 +86,23 @@ def _float_input_rewrite(where, frame=None) -> str:
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Call):   # grad(f)(3)
             ints = [a for a in call.args if isinstance(a, ast.Constant)
                     and type(a.value) is int]
+            # an int leaf of a dict, list or tuple written on the line (learner6: grad of
+            # {'w': 2.0, 'n': 3} got a template naming x, loss and params)
+            ints += [n for a in call.args for n in _literal_int_leaves(a)]
+            ints.sort(key=lambda a: (a.lineno, a.col_offset))
             if ints:
                 line = code
                 for arg in reversed(ints):           # right to left: offsets stay valid
                     start, end = arg.col_offset, arg.end_col_offset
                     line = line[:start] + f"{arg.value}.0" + line[end:]
-                return f"{line}    # a float input: grad differentiates it"
+                return f"{line}    # a float input: {api} differentiates it"
             arg = _differentiated(call, frame)
             if arg is not None:
                 line = _replaced(tree, arg, f"jnp.asarray({ast.unparse(arg)}, jnp.float32)")
-                return f"{line}    # a float input: grad differentiates it"
-    return ("x = jnp.asarray(x, jnp.float32)    # a float input: grad differentiates it\n"
+                return f"{line}    # a float input: {api} differentiates it"
+    return (f"x = jnp.asarray(x, jnp.float32)    # a float input: {api} differentiates it\n"
             "# an int that counts or indexes: a second argument, left alone (argnums=0)\n"
-            "grads = jax.grad(loss)(params, n)")
+            f"grads = jax.{api}(loss)(params, n)")
 
 
 def _differentiated(call, frame):
@@ -63,7 +111,8 @@ def _differentiated(call, frame):
     whose value in `frame` has a dtype; None for a name holding a pytree (params: a dict of
     arrays is no asarray's) or argnums of several."""
     grad = call.func
-    if not (isinstance(grad, ast.Call) and ast.unparse(grad.func) in _GRADS):
+    if not (isinstance(grad, ast.Call) and
+            ast.unparse(grad.func).split(".")[-1] in _DIFFERENTIATORS):
         return None
     argnums = next((k.value for k in grad.keywords if k.arg == "argnums"), None)
     if len(grad.args) > 1:
@@ -147,15 +196,27 @@ def _array_output_rewrite(where) -> str:
         lines.append(f"{ast.unparse(tree)}    # the Jacobian: every output's derivative")
         call.func = saved
     if not aux:                # (with has_aux, f returns a pair: its first is what to sum)
-        summed = ast.Call(call.args[0], [ast.Starred(ast.Name("args"))], [])
-        call.args[0] = ast.Lambda(
-            ast.arguments([], [], ast.arg("args"), [], [], None, []),
-            ast.Call(ast.Attribute(summed, "sum"), [], []))
+        given = call.args[0]
+        if _plain_lambda(given):   # lambda x: x ** 2 -> lambda x: (x ** 2).sum() (learner6:
+            call.args[0] = ast.Lambda(given.args, ast.Call(   # the *args wrapper around a
+                ast.Attribute(given.body, "sum"), [], []))   # lambda read as a puzzle)
+        else:
+            summed = ast.Call(given, [ast.Starred(ast.Name("args"))], [])
+            call.args[0] = ast.Lambda(
+                ast.arguments([], [], ast.arg("args"), [], [], None, []),
+                ast.Call(ast.Attribute(summed, "sum"), [], []))
         lines.append(f"{ast.unparse(tree)}    # the derivative of their sum (a loss)")
     if "value_and_grad" not in ast.unparse(call.func):
         lines.append(f"# {function} elementwise (each output from its own input)? "
                      f"jax.vmap(jax.grad({function})) gives each output's derivative")
     return "\n".join(lines)
+
+
+def _plain_lambda(node) -> bool:
+    """A lambda of positional parameters alone (no defaults, *args or keywords)."""
+    a = getattr(node, "args", None)
+    return isinstance(node, ast.Lambda) and not (a.posonlyargs or a.vararg or a.kwonlyargs or
+                                                 a.kwarg or a.defaults)
 
 
 def _container_output_card(output, where, called_from) -> ErrorCard:

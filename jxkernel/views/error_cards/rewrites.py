@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import linecache
+import re
 
 
 def _branch_rewrite(where) -> str:
@@ -42,7 +43,7 @@ def _branch_rewrite(where) -> str:
                                             if isinstance(n, ast.Name)}:
             name, value = step
             return (f"{name} = lax.while_loop(lambda {name}: {test}, lambda {name}: {value}, "
-                    f"{name})    # the loop, traced: {name} its state")
+                    f"{name})    # {_in_place_of(node)}, traced: {name} its state")
         return (f"def cond_fun(state): return {test}   # in terms of the loop state\n"
                 f"def body_fun(state): ...              # the loop body, returning the new state\n"
                 f"state = lax.while_loop(cond_fun, body_fun, state)")
@@ -69,6 +70,18 @@ def _logical_rewrite(node) -> str:
     if stmt is not None and ast.unparse(node) in ast.unparse(stmt):
         text = ast.unparse(stmt).replace(ast.unparse(node), text, 1)
     return f"{text}    # elementwise, traced: Python's `{word}` needs one True or False"
+
+
+def _in_place_of(loop) -> str:
+    """What a loop's one-line rewrite replaces: the loop's header and body, not its first line
+    alone (learner6's trial: pasted over `for i in range(n):`, the body `total += i` was left,
+    indented under nothing, and the cell did not parse).
+
+        >>> _in_place_of(ast.parse("while i < 3:\\n    i += 1").body[0])
+        'in place of the whole loop (its 2 lines)'
+    """
+    lines = (loop.end_lineno or loop.lineno) - loop.lineno + 1
+    return f"in place of the whole loop (its {lines} lines)"
 
 
 def _one_update(body):
@@ -102,7 +115,7 @@ def _range_loop_rewrite(where) -> str:
             bounds = [ast.unparse(a) for a in node.iter.args]
             start, stop = (["0"] + bounds)[-2:]
             return (f"{name} = lax.fori_loop({start}, {stop}, lambda {node.target.id}, {name}: "
-                    f"{value}, {name})    # the loop, traced: {name} its state")
+                    f"{value}, {name})    # {_in_place_of(node)}, traced: {name} its state")
     return ""
 
 
@@ -291,3 +304,45 @@ def _pairs(name, args) -> list:
     while len(args) > 2:
         args = args[:-2] + [ast.Call(ast.parse(name, mode="eval").body, args[-2:], [])]
     return args
+
+
+def _lambda_branches_cast(where, names, dtype) -> str | None:
+    """The user's `lax.cond(p, lambda x: x, lambda x: 0, v)` line with each branch in `names`
+    (true_fun, false_fun), where it is a lambda written there, returning `dtype`:
+    `lambda x: jnp.asarray(0, jnp.float32)` (its result may be a Python number, which has no
+    .astype: the card's `return result.astype(...)` had no `result` or `return` to paste
+    into a lambda). None where a branch named is no lambda of the line.
+
+        >>> _lambda_branches_cast({"code": "y = lax.cond(p, lambda x: x, lambda x: 0, v)"},
+        ...                       ["false_fun"], "float32")
+        'y = lax.cond(p, lambda x: x, lambda x: jnp.asarray(0, jnp.float32), v)'
+    """
+    return _lambda_branches_wrapped(where, {n: f"jnp.asarray(result, jnp.{dtype})"
+                                            for n in names})
+
+
+def _lambda_branches_wrapped(where, wraps) -> str | None:
+    """The user's lax.cond line with the lambda of each branch in `wraps` ({"false_fun":
+    "jnp.broadcast_to(result, (3, 2))"}) returning its expression, `result` standing for the
+    lambda's body; None where a branch named is no lambda written on the line.
+
+        >>> _lambda_branches_wrapped({"code": "lax.cond(p, lambda v: v, lambda v: v[:1], x)"},
+        ...                          {"false_fun": "jnp.broadcast_to(result, (3, 2))"})
+        'lax.cond(p, lambda v: v, lambda v: jnp.broadcast_to(v[:1], (3, 2)), x)'
+    """
+    tree = _parse_line(where)
+    call = next((node for node in ast.walk(tree) if isinstance(node, ast.Call) and
+                 ast.unparse(node.func).split(".")[-1] == "cond" and len(node.args) >= 3),
+                None) if tree is not None else None
+    if call is None or not wraps:
+        return None
+    position = {"true_fun": 1, "false_fun": 2}
+    branches = [(call.args[position[n]] if n in position else None, template)
+                for n, template in wraps.items()]
+    if not all(isinstance(b, ast.Lambda) for b, _ in branches):
+        return None
+    for branch, template in branches:
+        body = f"({ast.unparse(branch.body)})"
+        branch.body = ast.parse(re.sub(r"\bresult\b", lambda _: body, template),
+                                mode="eval").body
+    return ast.unparse(tree)

@@ -236,6 +236,23 @@ def _not_an_array_card(exc, where, called_from) -> ErrorCard:
         hashable = False
     why = (f"jit traces every argument of {named} as an array (its shape and dtype stand "
            f"for every value), and {path} is a {kind}, which is no array.")
+    fields = _data_fields(exc.value) if hashable else None
+    if fields is not None:
+        data, meta = fields
+        same = f" (and the same {', '.join(meta)})" if meta else ""
+        fix = (f"A {kind} holding data ({', '.join(data)}) is a pytree to register: jit then "
+               f"traces its fields as arrays, and a {kind} of other numbers{same} runs the "
+               f"same program. Marked static instead, it is hashed by identity: each new "
+               f"{kind} would compile anew.")
+        rewrite = (f"jax.tree_util.register_dataclass({kind}, data_fields={data!r}, "
+                   f"meta_fields={meta!r})    # once, after class {kind}")
+        if where and where.get("code"):
+            rewrite += "\n" + where["code"]
+        return ErrorCard(
+            "not-an-array", f"jit was given a {kind}, which it cannot trace", why=why, fix=fix,
+            rewrite=rewrite,
+            docs="https://docs.jax.dev/en/latest/_autosummary/"
+                 "jax.tree_util.register_dataclass.html")
     if path.isidentifier() and hashable:
         fix = (f"Mark {path} static: its value is then part of the compile's key, so {named} "
                f"compiles once per value (a few settings, names or functions, not data).")
@@ -257,6 +274,31 @@ def _not_an_array_card(exc, where, called_from) -> ErrorCard:
         "not-an-array", f"jit was given a {kind}, which it cannot trace", why=why, fix=fix,
         rewrite=rewrite,
         docs="https://docs.jax.dev/en/latest/jit-compilation.html#marking-arguments-as-static")
+
+
+def _data_fields(value) -> tuple | None:
+    """(data fields, meta fields) of an object of the user's own class that holds numbers or
+    arrays and is hashed by identity (object's __hash__), as register_dataclass takes them;
+    None for anything else (a function, a string, a class of its own hash: a setting that
+    static suits). JAX 0.10.2 registers such a class as it is, no dataclass needed.
+
+        >>> class Box:
+        ...     def __init__(self, name, a):
+        ...         self.name, self.a = name, a
+        >>> _data_fields(Box("w", 1.0))
+        (['a'], ['name'])
+    """
+    kind = type(value)
+    if kind.__module__ == "builtins" or isinstance(value, type) or callable(value) or \
+            kind.__hash__ is not object.__hash__ or not hasattr(value, "__dict__"):
+        return None
+    fields = vars(value)
+    data = [k for k, v in fields.items()
+            if (isinstance(v, (int, float, complex, list, tuple, dict)) and
+                not isinstance(v, bool)) or hasattr(v, "dtype")]
+    if not data or not all(k.isidentifier() for k in fields):
+        return None
+    return data, [k for k in fields if k not in data]
 
 
 def _static_call(where, function, arg, exc) -> str:

@@ -9,6 +9,7 @@ import re
 from collections import Counter
 
 from .card import ErrorCard
+from .reading import _user_frame
 from .rewrites import _parse_line
 
 
@@ -165,16 +166,28 @@ def _is_in_axes_length(e) -> bool:
 def _in_axes_length_card(exc, where, called_from) -> ErrorCard:
     given, passed = map(int, _IN_AXES_LENGTH.match(str(exc)).groups())
     axes = _given_in_axes(where)
+    added = []
     if axes is not None and len(axes) == given:
-        fitted = (axes + [None] * passed)[:passed]
+        added = _added_axes(where, axes, passed, _user_frame(exc))
+        fitted = (axes + added)[:passed]
         rewrite = _with_in_axes(where, fitted)
     else:
         fitted, rewrite = None, None
     if given < passed:
         n = passed - given
+        mapped = [i for i, a in enumerate(added) if a == 0]
+        if mapped and len(mapped) == len(added):
+            what = (f"The rewrite maps the last {n} along axis 0 too: "
+                    f"{'its' if n == 1 else 'their'} axis 0 has the batch's size (None would "
+                    f"pass {'it' if n == 1 else 'them'} whole to every call).")
+        elif mapped:
+            what = ("The rewrite maps along axis 0 the ones whose axis 0 has the batch's size, "
+                    "and gives None to the others.")
+        else:
+            what = (f"The rewrite adds None for the last {n}: put 0 there to map "
+                    f"{'it' if n == 1 else 'them'} too.")
         fix = (f"Give one entry per argument: the axis to map it along, or None to pass it "
-               f"whole to every call. The rewrite adds None for the last {n}: put 0 there "
-               f"to map {'it' if n == 1 else 'them'} too.")
+               f"whole to every call. {what}")
     else:
         fix = (f"Give one entry per argument passed: {given - passed} too many here (the "
                f"rewrite drops the last).")
@@ -189,6 +202,37 @@ def _in_axes_length_card(exc, where, called_from) -> ErrorCard:
              f"this one has {given} entries, and the call passes {passed} arguments."),
         fix=fix, rewrite=rewrite,
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.vmap.html")
+
+
+def _added_axes(where, axes, passed, frame) -> list:
+    """in_axes entries for the arguments past the given `axes`: 0 for an argument (a name in
+    the user's `frame`, read, never called) whose axis 0 has the size of the batch that the
+    given entries map, None otherwise. `jax.vmap(convolve, in_axes=(0,))(xs, ws)` with xs and
+    ws both of 2 rows meant (0, 0): under JAX 0.10.2 (0, None) passes ws whole and raises."""
+    missing = passed - len(axes)
+    if missing <= 0:
+        return []
+    tree = _parse_line(where)
+    call = next((node for node in ast.walk(tree) if isinstance(node, ast.Call) and
+                 isinstance(node.func, ast.Call) and
+                 ast.unparse(node.func.func).split(".")[-1] == "vmap"), None) \
+        if tree is not None else None
+    names = {} if frame is None else {**frame.f_globals, **frame.f_locals}
+
+    def shape(node):
+        value = names.get(node.id) if isinstance(node, ast.Name) else None
+        found = getattr(value, "shape", None)
+        return tuple(found) if isinstance(found, tuple) else None
+
+    if call is None or len(call.args) != passed:
+        return [None] * missing
+    shapes = [shape(a) for a in call.args]
+    sizes = {s[a] for s, a in zip(shapes, axes)
+             if s is not None and isinstance(a, int) and -len(s) <= a < len(s)}
+    if len(sizes) != 1:
+        return [None] * missing
+    size = sizes.pop()
+    return [0 if s and s[0] == size else None for s in shapes[len(axes):]]
 
 
 def _given_in_axes(where) -> list | None:
