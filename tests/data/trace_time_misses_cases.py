@@ -212,6 +212,22 @@ def clear_caches_in_a_loop(jax, step):
         jf(X3)
 
 
+def deserialized_export_calls(jax, step):
+    def f(x):
+        return x * 10
+    jf = jax.jit(f)
+    step("export")
+    exp = jax.export.export(jf)(X3)
+    step("call the Exported")
+    exp.call(X3)
+    step("deserialize, call")               # equal to exp but for its VJP: compiled
+    jax.export.deserialize(exp.serialize()).call(X3)
+    step("deserialize again, call")         # equal to the one before: its program reused
+    jax.export.deserialize(exp.serialize()).call(X3)
+    step("export again, call")              # another VJP function: compiled
+    jax.export.export(jf)(X3).call(X3)
+
+
 CASES = {name: fun for name, fun in list(globals().items())
          if callable(fun) and getattr(fun, "__module__", None) == __name__}
 

@@ -45,7 +45,7 @@ class Steps(logging.Handler):
 
 
 # the cases whose steps export (jax.export's StableHLO: refused on the NumPy backend)
-EXPORTING = {"export_then_call", "call_then_export"}
+EXPORTING = {"export_then_call", "call_then_export", "deserialized_export_calls"}
 NAMES = [pytest.param(name, marks=pytest.mark.xla_only("XLA text")) if name in EXPORTING
          else name for name in sorted(cases.CASES)]
 
@@ -115,7 +115,10 @@ def test_each_step_logs_jaxs_compile_lines(name):
     where it traces (eval_shape, .trace, .lower), "Compiling jit(f) with global shapes and
     types" and the MLIR conversion where it lowers (`.lower()`), XLA's compilation where it
     compiles; jxkernel's "Compiling" line writes the types its way and says why."""
-    head = lambda line: line.partition(" with global shapes and types")[0]   # noqa: E731
+    # (jxkernel's " (memory cache)": the same module text compiled before, its executable
+    # reused, where JAX's XLA compiles it again: a second Exported's call)
+    head = lambda line: line.partition(" with global shapes and types")[0].removesuffix(
+        " (memory cache)")                                                    # noqa: E731
     ours, theirs = logged(name, lines=True), RECORDED[name]["log_compiles"]
     for label, index in JAX_ONLY_TRACING_LINES.get(name, ()):    # JAX's, jxkernel lacks
         theirs = [[step, lines[:index] + lines[index + 1:] if step == label else lines]
@@ -149,3 +152,25 @@ def test_a_first_compile_after_eval_shape_or_lower_is_no_recompile():
         lowered(x4)                 # another shape than .lower's: a first compile too
         with pytest.raises(jxkernel.errors.RecompileError):
             shaped(x4)
+
+
+@pytest.mark.xla_only("XLA text")
+def test_an_exported_called_again_is_told_by_equality_not_as_a_dropped_program():
+    """An Exported's call compiles a program per Exported, as JAX's: one deserialized is
+    equal to another from the same blob (its program reused, as JAX's "deserialize again"
+    step compiles nothing), not to the export it came from (that one's VJP function is its
+    own), nor to another export: compiled again, and said so, not as "the same signature
+    compiled again (its cached executable was dropped ...)"."""
+    def f(x):
+        return x * 11
+    exp = jxkernel.export.export(jxkernel.jit(f))(cases.X3)
+    first, again = (jxkernel.export.deserialize(exp.serialize()) for _ in range(2))
+    assert first == again and hash(first) == hash(again) and first != exp
+    before = jxkernel.core.compile_record.last_seq()
+    for exported in (exp, first, again):
+        exported.call(cases.X3)
+    reasons = [e.reason for e in jxkernel.core.compile_record.events_since(before + 1)
+               if e.function == "call_exported (eager)"]
+    assert reasons[1:] == ["exported: not equal to the value compiled before, though "
+                           "written the same"], reasons
+
