@@ -335,6 +335,19 @@ def _traced_line(event: CompileEvent, seconds, function=None) -> str:
             f"{seconds(getattr(event.phases, 'trace_s', 0))} sec")
 
 
+def log_traced(function: str, seconds: float) -> None:
+    """JAX's "Finished tracing f for jit" where a trace the user asked for is logged without
+    a compile event: make_jaxpr's (each call, JAX's jit(f).trace), and a jit object's first
+    lookup of a trace another made (eval_shape's, make_jaxpr's, another jit of f's), whose
+    lookup JAX times and logs as a trace. None inside `unlogged()` (a tool's own work).
+
+        >>> log_traced("f", 0.001)     # at WARNING with jax_log_compiles on, else DEBUG
+    """
+    level = logging.WARNING if config.jax_log_compiles else logging.DEBUG
+    if logged() and _logger.isEnabledFor(level):
+        _logger.log(level, "Finished tracing %s for jit in %.9f sec", function, seconds)
+
+
 # call sites a never-seen function was traced at (JAX's
 # partial_eval.callsites_with_tracing_cache_miss), "file:line:column (qualname)" as JAX writes
 _miss_sites: set = set()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import inspect
 import operator
+import os
 import sys
 import weakref
 
@@ -19,7 +20,7 @@ from ...core import compile_record
 from ...core.config import config
 from ...core.lru import CONSTANTS, LRU, SIGNATURES, Bounded
 from ...core.monitoring import test_event
-from ...core.source_info import function_source_info
+from ...core.source_info import PACKAGE_DIR, function_source_info, is_user_filename
 from ...core.staging import convert_constvars_to_invars, is_ref
 from ...tree_util import default_registry
 from ...xla import fastpath
@@ -306,6 +307,37 @@ def top_level_signatures(jitted) -> list:
         [key[:4] for key in jitted._cache.keys()]
 
 
+def looked_up(jitted, signature, lookup_s: float | None) -> None:
+    """`jitted` has the trace for `signature` (a `_cache` key's first four parts) now:
+    `lookup_s`, the seconds it took to find one another made (None: traced anew, which its
+    compile event or stage logs). JAX's jit object keeps what it found in a cache of its own,
+    and its first lookup in the shared tracing cache is timed and logged as a trace ("Finished
+    tracing f for jit": eval_shape(f) then jit(f)(x), or jit(f, donate_argnums=0) after
+    jit(f)), a later one by the same object is not (jit(f).trace(x) then its call): so here,
+    where the user asked for it (a view's or a library's own lookups are not theirs to see)."""
+    seen = getattr(jitted, "_looked_up", None)
+    if seen is None:
+        seen = jitted._looked_up = LRU(SIGNATURES)     # (an LRU: jax.clear_caches empties it)
+    if signature in seen:
+        return
+    seen[signature] = True
+    if lookup_s is not None and _asked_by_user():
+        compile_record.log_traced(jitted._name, lookup_s)
+
+
+# jit's, make_jaxpr's, eval_shape's and jax.export's own frames: what called them asked
+_API_DIRS = tuple(f"{PACKAGE_DIR}{d}{os.sep}" for d in ("transforms", "export"))
+
+
+def _asked_by_user() -> bool:
+    """Whether the first frame above the API's own (jit's call, `.trace`, eval_shape, ...) is
+    the user's: not a view's (the explainer, the stepper), nor a jnp function's."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith(_API_DIRS):
+        frame = frame.f_back
+    return frame is not None and is_user_filename(frame.f_code.co_filename)
+
+
 def sibling_trace(jitted, signature):
     """(jaxpr, consts, out_tree, ClosedJaxpr) a jit of the same function and static arguments
     but other options (donate_argnums, compiler_options, device: keep_unused and inline
@@ -467,7 +499,8 @@ def jit_getstate(jitted) -> dict:
     >>> jit_getstate(jax.jit(abs))["function_name"]
     'abs'
     """
-    own = {**vars(jitted), **{k: getattr(jitted, k, None) for k in _BASE_FIELDS}}
+    own = {**{k: v for k, v in vars(jitted).items() if k != "_looked_up"},   # (looked_up's:
+           **{k: getattr(jitted, k, None) for k in _BASE_FIELDS}}            # the object's own)
     return {"version": 1, "function_name": jitted._name, "fun": jitted._fun,
             "static_argnums": sorted(jitted._static_argnums),
             "static_argnames": sorted(jitted._static_argnames), **own}

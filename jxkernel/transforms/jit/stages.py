@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 
 import dataclasses
+import time
 import typing
 import weakref
 
@@ -36,7 +37,7 @@ from ...xla.lowering import NeedsMesh
 from . import refs as jit_refs
 from .high import is_high_trace
 from .args import abstract_leaf_aval, flat_pinned, leaf_aval, result_paths, token_carriers
-from .cache import NOWHERE, compiled_trace, sibling_trace, stage_key
+from .cache import NOWHERE, compiled_trace, looked_up, sibling_trace, stage_key
 from .pinned import one_device_given, program_placement
 from .primitive import (any_sharded, lowered_now, trace_event, traced_at, traced_under,
                         untold)
@@ -268,9 +269,11 @@ def trace_jitted(jitted, args, kwargs, high=False) -> Traced:
                   abstract_leaf_aval(x, lambda i=i: names()[i], jitted._fun)
                   for i, x in enumerate(leaves))
     signature = (treedef, avals, statics, config._trace_state)
+    start = time.perf_counter()
     found = None if refs else _traced_before(jitted, signature)
     closed, out_tree, trace_s = (*found, 0.0) if found is not None else \
         jitted._trace(treedef, statics, avals, dyn_args, dyn_kwargs, high)
+    looked_up(jitted, signature, time.perf_counter() - start if found is not None else None)
     donated = jitted._donated_leaves(dyn_args, dyn_kwargs)
     traced = Traced(jitted, closed, out_tree, jit_refs.without_refs(donated, refs), leaves,
                     in_tree=treedef, arg_names=jit_refs.without_refs(names(), refs),
