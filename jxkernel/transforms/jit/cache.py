@@ -12,7 +12,6 @@ from __future__ import annotations
 import copy
 import inspect
 import operator
-import os
 import sys
 import weakref
 
@@ -20,7 +19,7 @@ from ...core import compile_record
 from ...core.config import config
 from ...core.lru import CONSTANTS, LRU, SIGNATURES, Bounded
 from ...core.monitoring import test_event
-from ...core.source_info import PACKAGE_DIR, function_source_info, is_user_filename
+from ...core.source_info import function_source_info
 from ...core.staging import convert_constvars_to_invars, is_ref
 from ...tree_util import default_registry
 from ...xla import fastpath
@@ -103,6 +102,7 @@ def clear_jit(jitted) -> None:
     forget_executables(_xla_programs(jitted._cache.values()))
     for cache in (jitted._cache, jitted._fast, jitted._last, jitted._traces, jitted._history):
         cache.clear()
+    jitted._looked_up = None          # (stages.looked_up's: found again, logged again)
     # JAX evicts the function's traces from its one tracing cache, whichever jit of it made
     # them: a jit of it with other options then misses as "never seen function" too (their
     # programs stay theirs)
@@ -305,37 +305,6 @@ def top_level_signatures(jitted) -> list:
     compiled at top level for, oldest first: what a new trace's miss is explained against."""
     return [key[:4] for key in jitted._traces.keys() if key[4:] == NOWHERE] + \
         [key[:4] for key in jitted._cache.keys()]
-
-
-def looked_up(jitted, signature, lookup_s: float | None) -> None:
-    """`jitted` has the trace for `signature` (a `_cache` key's first four parts) now:
-    `lookup_s`, the seconds it took to find one another made (None: traced anew, which its
-    compile event or stage logs). JAX's jit object keeps what it found in a cache of its own,
-    and its first lookup in the shared tracing cache is timed and logged as a trace ("Finished
-    tracing f for jit": eval_shape(f) then jit(f)(x), or jit(f, donate_argnums=0) after
-    jit(f)), a later one by the same object is not (jit(f).trace(x) then its call): so here,
-    where the user asked for it (a view's or a library's own lookups are not theirs to see)."""
-    seen = getattr(jitted, "_looked_up", None)
-    if seen is None:
-        seen = jitted._looked_up = LRU(SIGNATURES)     # (an LRU: jax.clear_caches empties it)
-    if signature in seen:
-        return
-    seen[signature] = True
-    if lookup_s is not None and _asked_by_user():
-        compile_record.log_traced(jitted._name, lookup_s)
-
-
-# jit's, make_jaxpr's, eval_shape's and jax.export's own frames: what called them asked
-_API_DIRS = tuple(f"{PACKAGE_DIR}{d}{os.sep}" for d in ("transforms", "export"))
-
-
-def _asked_by_user() -> bool:
-    """Whether the first frame above the API's own (jit's call, `.trace`, eval_shape, ...) is
-    the user's: not a view's (the explainer, the stepper), nor a jnp function's."""
-    frame = sys._getframe(2)
-    while frame is not None and frame.f_code.co_filename.startswith(_API_DIRS):
-        frame = frame.f_back
-    return frame is not None and is_user_filename(frame.f_code.co_filename)
 
 
 def sibling_trace(jitted, signature):
