@@ -1,9 +1,10 @@
 """The compile record: every compilation (a jit cache miss, a pmap, an eager operation's
 program), the subscribers told of each, the cache-hit counts, and the recompile guard.
 
+    >>> import jxkernel, jxkernel.numpy as jnp
     >>> f = jxkernel.jit(lambda x: x * 2)
-    >>> f(jnp.ones(3)); f(jnp.ones(4))
-    >>> [e.reason for e in jxkernel.compile_events()][-2:]
+    >>> _ = f(jnp.ones(3)), f(jnp.ones(4))
+    >>> [e.reason for e in jxkernel.compile_events() if e.key is f]
     ['first call', 'x: f32[3] -> f32[4]']
 
 It sits low, so that jit, pmap, shard_map and the runtime publish to it without importing
@@ -334,6 +335,19 @@ def _traced_line(event: CompileEvent, seconds, function=None) -> str:
             f"{seconds(getattr(event.phases, 'trace_s', 0))} sec")
 
 
+def log_traced(function: str, seconds: float) -> None:
+    """JAX's "Finished tracing f for jit" where a trace the user asked for is logged without
+    a compile event: make_jaxpr's (each call, JAX's jit(f).trace), and a jit object's first
+    lookup of a trace another made (eval_shape's, make_jaxpr's, another jit of f's), whose
+    lookup JAX times and logs as a trace. None inside `unlogged()` (a tool's own work).
+
+        >>> log_traced("f", 0.001)     # at WARNING with jax_log_compiles on, else DEBUG
+    """
+    level = logging.WARNING if config.jax_log_compiles else logging.DEBUG
+    if logged() and _logger.isEnabledFor(level):
+        _logger.log(level, "Finished tracing %s for jit in %.9f sec", function, seconds)
+
+
 # call sites a never-seen function was traced at (JAX's
 # partial_eval.callsites_with_tracing_cache_miss), "file:line:column (qualname)" as JAX writes
 _miss_sites: set = set()
@@ -436,10 +450,11 @@ def record_compiled(function: str, signature: tuple, phases, backend: str, key=N
     jit run eagerly, an ahead-of-time `.lower().compile()`. The reason (unless given) is what
     changed since `function`'s last logged signature:
 
-        >>> e = record_compiled("pmap(f)", (("args[0]", "f32[4,3]"),), Phases(), "cpu")
-        >>> e.reason
+        >>> from jxkernel.xla.compiler import Phases
+        >>> k = object()                   # the pmap's identity: its events apart from others'
+        >>> record_compiled("pmap(f)", (("args[0]", "f32[4,3]"),), Phases(), "cpu", k).reason
         'first call'
-        >>> record_compiled("pmap(f)", (("args[0]", "f32[4,5]"),), Phases(), "cpu").reason
+        >>> record_compiled("pmap(f)", (("args[0]", "f32[4,5]"),), Phases(), "cpu", k).reason
         'args[0]: f32[4,3] -> f32[4,5]'
 
     `statics` are the (name, value) pairs it was specialised on besides the operand types (an
@@ -447,20 +462,52 @@ def record_compiled(function: str, signature: tuple, phases, backend: str, key=N
     static arguments, so a new value is told as what changed.
     """
     signature = tuple(signature) + tuple((str(n), f"static {_short(v)}") for n, v in statics)
+    # each static's hash (a cache key's part, so hashable): a value unequal to the last one
+    # compiled, but written the same (a second Exported of one function), is told apart
+    hashes = tuple((str(n), _hash(v)) for n, v in statics)
     if reason is None:
         with _lock:
             last = next((e.signature for e in reversed(_events) if e.function == function
                          and (key is None or e.key is key)), None)
+            last_hashes = _static_hashes.get(function)
         if last is None:
             reason = "first call"
         elif len(last) != len(signature):
             reason = f"{len(last)} arguments -> {len(signature)}"
         else:
             reason = ", ".join(f"{path}: {old} -> {new}" for (path, old), (_, new)
-                               in zip(last, signature) if old != new) or "the same signature " \
-                "compiled again (its cached executable was dropped, or another transformation)"
+                               in zip(last, signature) if old != new) or \
+                _unequal_statics(last_hashes, hashes) or "the same signature compiled again " \
+                "(its cached executable was dropped, or another transformation)"
+    if statics:
+        with _lock:
+            _static_hashes[function] = hashes
     return record(CompileEvent(function, None, tuple(signature), reason, phases, backend,
                                key=key, origin=origin))
+
+
+# a function's statics as last compiled (record_compiled): (name, hash of its value) pairs
+_static_hashes: dict = {}
+
+
+def _hash(value):
+    try:
+        return hash(value)
+    except TypeError:                 # (not a cache key's part: told by its text only)
+        return None
+
+
+def _unequal_statics(last, now) -> str:
+    """The reason for statics written as before but not equal to them (their hashes differ),
+    "" if none is: the program is compiled per value.
+
+        >>> _unequal_statics((("exported", 1),), (("exported", 2),))
+        'exported: not equal to the value compiled before, though written the same'
+    """
+    names = [n for (n, old), (_, new) in zip(last or (), now)
+             if old is not None and new is not None and old != new]
+    return ", ".join(f"{n}: not equal to the value compiled before, though written the same"
+                     for n in names)
 
 
 # a terminal's color codes: a jaxpr's repr has them where JAX colors (a notebook's kernel)
@@ -551,10 +598,13 @@ def fail_on_recompile(function, enabled: bool = True) -> str:
     why) instead of compiling. `function` is a jitted function or the `function_key` of one
     of its compile events. Returns its function_key (a FunctionKey: shown by name and place).
 
+        >>> import jxkernel, jxkernel.numpy as jnp
         >>> f = jxkernel.jit(lambda x: x * 2)
-        >>> f(jnp.ones(3)); fail_on_recompile(f)
-        >>> f(jnp.ones(4))
-        RecompileError: jit(<lambda>) would recompile because x: f32[3] -> f32[4] ...
+        >>> _ = f(jnp.ones(3)); _ = fail_on_recompile(f)
+        >>> f(jnp.ones(4))                        # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        jxkernel.core.errors.RecompileError: jit(<lambda>) would recompile because
+        x: f32[3] -> f32[4], ...
     """
     if not isinstance(enabled, bool):
         raise TypeError(f"fail_on_recompile: `enabled` must be True or False, got {enabled!r}")
@@ -785,8 +835,13 @@ class no_recompile:
     `RecompileError` at the caller's line instead of compiling; afterwards the previous
     setting is back, also when the block raised. No function: every jitted function.
 
-        >>> with no_recompile(f):          # f: a jitted function that compiled already
-        ...     f(jnp.ones(4))             # a new shape: RecompileError
+        >>> import jxkernel, jxkernel.numpy as jnp
+        >>> f = jxkernel.jit(lambda x: x + 2); _ = f(jnp.ones(3))
+        >>> with no_recompile(f):                 # doctest: +ELLIPSIS
+        ...     f(jnp.ones(4))                    # a new shape
+        Traceback (most recent call last):
+        jxkernel.core.errors.RecompileError: jit(<lambda>) would recompile because
+        x: f32[3] -> f32[4], ...
         >>> @no_recompile()
         ... def train(): ...
     """

@@ -59,12 +59,20 @@ def default_export_platform() -> str:
     return _client.JAX_NAMES[_client.platform_of(_client.default_device())]
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@dataclasses.dataclass(frozen=True)
 class Exported:
     """A function lowered for one signature, with what is needed to call it again.
 
     `mlir_module_serialized` is a StableHLO portable artifact (as JAX stores it);
     `serialize()` writes jxkernel's own format, which JAX cannot read (nor we JAX's).
+    Two compare equal, as JAX's, when their fields do (its VJP function by identity): the
+    program calling one is reused for the other (two deserializations of one blob), not for
+    another export of the same function (its VJP function is its own).
+
+        >>> import jxkernel, numpy as np
+        >>> exp = export(jxkernel.jit(lambda x: x * 2))(np.ones(3, np.float32))
+        >>> deserialize(exp.serialize()) == deserialize(exp.serialize()) != exp
+        True
     """
     fun_name: str
     in_tree: object
@@ -89,8 +97,10 @@ class Exported:
     _has_named_shardings: bool = True
     _get_vjp: Callable | None = dataclasses.field(default=None, repr=False)
     # caches, not fields a caller gives (dataclasses.replace starts them afresh)
-    _text: list = dataclasses.field(default_factory=list, repr=False, init=False)  # module text
-    _vjp: list = dataclasses.field(default_factory=list, repr=False, init=False)   # vjp()
+    _text: list = dataclasses.field(default_factory=list, repr=False, init=False,
+                                    compare=False)                       # module text
+    _vjp: list = dataclasses.field(default_factory=list, repr=False, init=False,
+                                   compare=False)                        # vjp()
 
     def __str__(self):
         return f"Exported(fun_name={self.fun_name}, ...)"

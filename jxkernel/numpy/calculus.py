@@ -48,8 +48,8 @@ def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
     Array([[3, 6]], dtype=int32)
     """
     arr = ensure_arraylike("diff", a)
-    n = _static_index(n, "the 'n' argument of jnp.diff")
-    axis = _static_index(axis, "the 'axis' argument of jnp.diff")
+    n = _static_index(n, "It arose in the 'n' argument of jnp.diff")
+    axis = _static_index(axis, "It arose in the 'axis' argument of jnp.diff")
     if n == 0:
         return arr
     if n < 0:

@@ -144,12 +144,18 @@ def _concrete_int(x, what, context=None) -> int:
                         f"{(x,)}.{f' {context}.' if context else ''}") from None
 
 
-def _concrete(x, what):
-    """A concrete value for a static argument (Python/NumPy/Array), or a clear error."""
+def _concrete(x, context):
+    """A concrete value for a static argument (Python/NumPy/Array), or JAX's error, whose
+    second line is `context` as JAX words it for that argument, each function its own way
+    (tests/data/concretization_context_cases.py records them).
+
+        >>> _concrete(3, "M argument of jnp.hanning")
+        3
+    """
     if isinstance(x, Tracer):
         value = x.to_concrete_value()
         if value is None:
-            raise ConcretizationTypeError(x, f"It arose in {what}\n")     # (JAX: its own line)
+            raise ConcretizationTypeError(x, f"{context}\n")     # (JAX: its own line)
         return value
     return x
 
@@ -596,9 +602,9 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding
     start_name = "stop" if stop is None and step is None else "start"
     if stop is None and step is None and is_symbolic(start):    # jax.export: arange(x.shape[0])
         return lax.broadcasted_iota(dtype or _core.default_int_dtype(), (start,), 0)
-    start = _concrete(start, f"the jnp.arange argument '{start_name}'")
-    stop = _concrete(stop, "the jnp.arange argument 'stop'")
-    step = _concrete(step, "the jnp.arange argument 'step'")
+    start = _concrete(start, f"It arose in the jnp.arange argument '{start_name}'")
+    stop = _concrete(stop, "It arose in the jnp.arange argument 'stop'")
+    step = _concrete(step, "It arose in the jnp.arange argument 'step'")
     for name, val in ((start_name, start), ("stop", stop), ("step", step)):
         if val is not None and np.ndim(val) != 0:
             raise ValueError(f"jax.numpy.arange: arguments must be scalars; got {name}={val}")
@@ -648,7 +654,7 @@ def eye(N, M=None, k=0, dtype=None, *, device=None):
         raise ValueError(f"negative dimensions are not allowed, got {N} and {M}")
     if isinstance(k, Tracer) and k.to_concrete_value() is None:
         return _diagonal_mask(n, m, traced_offset(k), lax.eq, dtype)
-    k = operator.index(_concrete(k, "the argument 'k' of jnp.eye"))
+    k = operator.index(_concrete(k, "It arose in the argument 'k' of jnp.eye"))
     k = max(-n, min(m, k))      # a diagonal past the corner: all zeros (k=2**100 fits no int)
     if _eager() or device is not None:
         return _on_device(np.eye(n, m, k, dtype=dtype), device=device)
@@ -668,7 +674,7 @@ def tri(N, M=None, k=0, dtype=None):
     n, m = _shape((N, N if M is None else M), op="iota")     # JAX's errors: its canonical shape
     if isinstance(k, Tracer) and k.to_concrete_value() is None:
         return _traced_tri(n, m, k, dtype)      # a traced diagonal, as JAX's takes one
-    k = operator.index(_concrete(k, "the argument 'k' of jnp.tri"))
+    k = operator.index(_concrete(k, "It arose in the argument 'k' of jnp.tri"))
     _check_python_int(k, _core.default_int_dtype())     # JAX's OverflowError
     k = max(-n - 1, min(m, k))      # a diagonal past the corner: all ones or all zeros
     if _eager():

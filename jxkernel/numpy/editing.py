@@ -68,7 +68,7 @@ def insert(arr, obj, values, axis: int | None = None):
                                     values)
     if axis is None:
         a, axis = ravel(a), 0
-    axis = canonicalize_axis(_concrete(axis, "the axis argument of jnp.insert()"),
+    axis = canonicalize_axis(_concrete(axis, "axis argument of jnp.insert()"),
                              aval_of(a).ndim)
     n_input = aval_of(a).shape[axis]
     indices = arange(*obj.indices(n_input)) if isinstance(obj, slice) else asarray(obj)

@@ -653,9 +653,9 @@ index_exp = np.index_exp
 
 def _grid_1d(s: slice, name: str):
     """arange(start, stop, step), or linspace(start, stop, n) for an imaginary step nj."""
-    start = _concrete(s.start, f"the slice start of jnp.{name}") or 0
-    stop = _concrete(s.stop, f"the slice stop of jnp.{name}")
-    step = _concrete(s.step, f"the slice step of jnp.{name}") or 1
+    start = _concrete(s.start, f"slice start of jnp.{name}") or 0
+    stop = _concrete(s.stop, f"slice stop of jnp.{name}")
+    step = _concrete(s.step, f"slice step of jnp.{name}") or 1
     if np.iscomplex(step):
         return linspace(start, stop, int(abs(step)))
     return arange(start, stop, step)

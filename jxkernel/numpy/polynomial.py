@@ -75,8 +75,8 @@ def vander(x, N: int | None = None, increasing: bool = False):
     x = ensure_arraylike("vander", x)
     if aval_of(x).ndim != 1:
         raise ValueError("x must be a one-dimensional array")
-    N = aval_of(x).shape[0] if N is None else _static_index(N, "the 'N' argument of "
-                                                               "jnp.vander()")
+    N = aval_of(x).shape[0] if N is None else _static_index(N, "It arose in the 'N' "
+                                                               "argument of jnp.vander()")
     if N < 0:
         raise ValueError("N must be nonnegative")
     powers = lax.iota(aval_of(x).dtype, N)
@@ -172,7 +172,7 @@ def polyder(p, m: int = 1):
     Array([6., 2.], dtype=float32)
     """
     p = ensure_arraylike("polyder", p)
-    m = _static_index(m, "the 'm' argument of jnp.polyder")
+    m = _static_index(m, "It arose in the 'm' argument of jnp.polyder")
     p, = util.promote_dtypes_inexact(p)
     if m < 0:
         raise ValueError("Order of derivative must be positive")
@@ -193,7 +193,7 @@ def polyint(p, m: int = 1, k=None):
     >>> jnp.polyint(jnp.array([3., 2., 1.]))
     Array([1., 1., 1., 0.], dtype=float32)
     """
-    m = _static_index(m, "the 'm' argument of jnp.polyint")
+    m = _static_index(m, "It arose in the 'm' argument of jnp.polyint")
     p, k = util.promote_dtypes_inexact(*ensure_arraylike("polyint", p, 0 if k is None else k))
     if m < 0:
         raise ValueError("Order of integral must be positive (see polyder)")

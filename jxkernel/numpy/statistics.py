@@ -60,18 +60,20 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None,
     if aval_of(x).ndim != 1:
         raise ValueError("only 1-dimensional input supported.")
     minlength = operator.index(_concrete(
-        minlength, "the argument 'minlength' of jnp.bincount"))
+        minlength, "The error occurred because of argument 'minlength' of jnp.bincount."))
     if length is None:
         if isinstance(x, Tracer) and x.to_concrete_value() is None:
             raise ConcretizationTypeError(
                 x, "The error occurred because of argument 'x' of jnp.bincount. To avoid "
                    "this error, pass a static `length` argument.\n")
-        values = np.asarray(_concrete(x, "the argument 'x' of jnp.bincount"))
+        values = np.asarray(_concrete(x, "The error occurred because of argument 'x' of "
+                                         "jnp.bincount."))
         if values.size and not dtypes.is_canonical(aval_of(x).dtype):
             reductions.max(x)   # JAX's x.max(): an int64 x without x64 ('allow') fails there
         length = max(minlength, values.size and int(max(0, values.max())) + 1)
     else:
-        length = operator.index(_concrete(length, "the argument 'length' of jnp.bincount"))
+        length = operator.index(_concrete(length, "The error occurred because of argument "
+                                                  "'length' of jnp.bincount."))
     if weights is None:
         weights = np.array(1, dtypes.default_int_dtype())
     else:
@@ -109,7 +111,7 @@ def digitize(x, bins, right: bool = False, *, method: str | None = None):
     Array([1, 2, 3], dtype=int32)
     """
     x, bins = ensure_arraylike("digitize", x, bins)
-    right = bool(_concrete(right, "the argument 'right' of jnp.digitize()"))
+    right = bool(_concrete(right, "It arose in the argument 'right' of jnp.digitize()"))
     if aval_of(bins).ndim != 1:
         raise ValueError(f"digitize: bins must be a 1-dimensional array; got bins={bins}")
     n = aval_of(bins).shape[0]
@@ -138,7 +140,7 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
     dtype = dtypes.to_inexact_dtype(aval_of(arr).dtype)
     if np.ndim(bins) == 1:
         return asarray(bins, dtype=dtype)
-    nbins = operator.index(_concrete(bins, "the bins argument of histogram_bin_edges"))
+    nbins = operator.index(_concrete(bins, "bins argument of histogram_bin_edges"))
     if range is None:
         range = [arr.min(), arr.max()]
     range = asarray(range, dtype=dtype)

@@ -18,7 +18,7 @@ __all__ = ["bartlett", "blackman", "hamming", "hanning", "kaiser"]
 
 def _points(M, name: str):
     """(M as an int, the float positions 0..M-1, or None with a window of ones for M <= 1)."""
-    M = int(_concrete(M, f"the M argument of jnp.{name}"))
+    M = int(_concrete(M, f"M argument of jnp.{name}"))
     dtype = dtypes.default_float_dtype()
     if M <= 1:
         return M, None, lax.full((M,), 1, dtype)

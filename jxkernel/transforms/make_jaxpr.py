@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import time
 import weakref
 
 from ..core.avals import ShapeDtypeStruct, get_aval
@@ -19,7 +20,8 @@ from ..core import compile_record
 from ..core.config import config
 from ..core.lru import LRU, SIGNATURES
 from ..core.source_info import _excluded as source_info_excluded
-from ..core.source_info import function_source_info, traced_call_site, users_function
+from ..core.source_info import (function_source_info, made_by_user, traced_call_site,
+                                users_function)
 from ..xla import client as _client
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten
 from .api_util import flatten_fun, fun_name, merge_static, wraps
@@ -247,6 +249,9 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):
         except (TypeError, ValueError):
             signature = None
         check_argnums(signature, as_tuple(static_argnums), "static_argnums")   # (as jit)
+        # JAX's make_jaxpr is a new jit(fun)'s trace: each call logs "Finished tracing f for
+        # jit" (a trace or its cache's lookup), where the user asked for it (not a view's)
+        asked, start = made_by_user(1), time.perf_counter()
         with contextlib.ExitStack() as named:
             # axis_env's (name, size) pairs are bound while tracing, as pmap binds its axis:
             # a collective over one of them is traced (JAX extends its axis env so)
@@ -254,6 +259,9 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):
                 named.enter_context(bound_axis(name, size))
             # traced as JAX traces it, as a jit: its errors say "for jit", keys are checked
             closed, out_tree = _trace_flat(fun, static_argnums, args, kwargs, "jit")
+        if asked:
+            compile_record.log_traced(fun_name(fun, type(fun).__name__),
+                                      time.perf_counter() - start)
         if return_shape:
             shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
             return closed, tree_unflatten(out_tree, shapes)

@@ -212,6 +212,51 @@ def clear_caches_in_a_loop(jax, step):
         jf(X3)
 
 
+def deserialized_export_calls(jax, step):
+    def f(x):
+        return x * 10
+    jf = jax.jit(f)
+    step("export")
+    exp = jax.export.export(jf)(X3)
+    step("call the Exported")
+    exp.call(X3)
+    step("deserialize, call")               # equal to exp but for its VJP: compiled
+    jax.export.deserialize(exp.serialize()).call(X3)
+    step("deserialize again, call")         # equal to the one before: its program reused
+    jax.export.deserialize(exp.serialize()).call(X3)
+    step("export again, call")              # another VJP function: compiled
+    jax.export.export(jf)(X3).call(X3)
+
+
+def make_jaxpr_and_other_jits(jax, step):
+    # JAX logs "Finished tracing f for jit" at each make_jaxpr, and where a jit object finds
+    # in the tracing cache a trace another made (its first lookup of it: a later one is its
+    # own cache's), not where the call finds a compiled program
+    def f(x):
+        return x * 12
+    step("make_jaxpr")
+    jax.make_jaxpr(f)(X3)
+    step("make_jaxpr again")
+    jax.make_jaxpr(f)(X3)
+    step("jit, after make_jaxpr")
+    jf = jax.jit(f)
+    jf(X3)
+    step("another jit's trace, lower, eval_shape")
+    jax.jit(f).trace(X3)
+    jax.jit(f).lower(X3)
+    jax.eval_shape(jax.jit(f), X3)
+    step("eval_shape of f, twice")
+    jax.eval_shape(f, X3)
+    jax.eval_shape(f, X3)
+    step("the jit's trace of another shape, twice")
+    jf.trace(X4)
+    jf.trace(X4)
+    step("another jit's call at that shape")
+    jax.jit(f)(X4)
+    step("the first jit's call at that shape")
+    jf(X4)
+
+
 CASES = {name: fun for name, fun in list(globals().items())
          if callable(fun) and getattr(fun, "__module__", None) == __name__}
 

@@ -21,6 +21,27 @@ from jxkernel import compile_log
 from jxkernel.errors import RecompileError
 from jxkernel.xla import Phases
 
+from doc_examples import check_docstring_examples      # tests/support
+
+
+def test_the_records_docstring_examples_run_as_written():
+    """core/compile_record.py's examples, each with the module's names and its own imports
+    alone (as `pytest --doctest-modules` runs them): none names what it does not define."""
+    check_docstring_examples("jxkernel.core.compile_record", standalone=True)
+
+
+def test_a_static_unequal_but_written_the_same_is_told_so():
+    """An eager program compiled again for a parameter equal in text to the last one's but not
+    in value (two Exporteds of one function, its repr cut short) says so, not that the same
+    signature compiled again (which stays for a program dropped from the cache)."""
+    record = lambda value: compile_log.record_compiled(        # noqa: E731
+        "stat_test (eager)", (("args[0]", "f32[3]"),), Phases(), "cpu",
+        statics=(("p", value),)).reason
+    first, other, same = record(("x" * 70, 1)), record(("x" * 70, 2)), record(("x" * 70, 2))
+    assert (first, other) == ("first call", "p: not equal to the value compiled before, though "
+                                            "written the same")
+    assert same.startswith("the same signature compiled again")
+
 
 # ---------------------------------------------------------------- every program is logged
 def test_record_compiled_says_what_changed_since_the_last_signature():

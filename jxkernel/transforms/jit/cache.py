@@ -102,6 +102,7 @@ def clear_jit(jitted) -> None:
     forget_executables(_xla_programs(jitted._cache.values()))
     for cache in (jitted._cache, jitted._fast, jitted._last, jitted._traces, jitted._history):
         cache.clear()
+    jitted._looked_up = None          # (stages.looked_up's: found again, logged again)
     # JAX evicts the function's traces from its one tracing cache, whichever jit of it made
     # them: a jit of it with other options then misses as "never seen function" too (their
     # programs stay theirs)
@@ -467,7 +468,8 @@ def jit_getstate(jitted) -> dict:
     >>> jit_getstate(jax.jit(abs))["function_name"]
     'abs'
     """
-    own = {**vars(jitted), **{k: getattr(jitted, k, None) for k in _BASE_FIELDS}}
+    own = {**{k: v for k, v in vars(jitted).items() if k != "_looked_up"},   # (looked_up's:
+           **{k: getattr(jitted, k, None) for k in _BASE_FIELDS}}            # the object's own)
     return {"version": 1, "function_name": jitted._name, "fun": jitted._fun,
             "static_argnums": sorted(jitted._static_argnums),
             "static_argnames": sorted(jitted._static_argnames), **own}

@@ -42,10 +42,10 @@ from .args import (SCALAR_TYPES, Arguments, constant_handlers, jit_shardings, le
 from .pinned import arguments_placement, pin_params, program_placement
 from .cache import (LAST_HIT, NO_HITS, NOWHERE, Entry, check_traceable, clear_jit,
                     compiled_trace, fun_state, c_last_hit, jit_deepcopy, jit_getstate,
-                    jit_setstate, last_hit_for, remember, sibling_trace)
+                    jit_setstate, last_hit_for, remember)
 from .primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, told, traced_under
 from . import high as jit_high, refs as jit_refs
-from .stages import Lowered, Traced, lower_jit, program_of, trace_jitted
+from .stages import Lowered, Traced, lower_jit, program_of, trace_jitted, trace_lookup
 
 _flatten = _registry.flatten           # tree_flatten without the wrapper (the hit path uses it)
 
@@ -295,7 +295,7 @@ class Jitted(native.JitFunction if native else object):
         return closed, out_trees[0], time.perf_counter() - start
 
     def _compile(self, key, leaves, treedef, statics, avals, device, dyn_args, dyn_kwargs):
-        traced = self._traces.get(key[:4] + NOWHERE) or sibling_trace(self, key[:4])  # reused
+        traced = trace_lookup(self, key[:4])      # reused: its own, or a sibling jit's
         closed, out_tree, trace_s = (traced[3], traced[2], 0.0) if traced is not None else \
             self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
         refs = jit_refs.ref_positions(leaves)

@@ -11,8 +11,11 @@ gives them JAX's names.
 from __future__ import annotations
 
 import copy
+import os
+import sys
 
 import dataclasses
+import time
 import typing
 import weakref
 
@@ -21,6 +24,8 @@ import numpy as np
 from ...core import compile_record, jaxpr_cost, vma
 from ...core.axis_env import visible_axes
 from ...core.config import config
+from ...core.lru import LRU, SIGNATURES
+from ...core.source_info import PACKAGE_DIR, is_user_filename
 from ...core.mesh import on_context_mesh
 from ...core.staging import convert_constvars_to_invars, is_ref
 from ...core.trace import Tracer, _ctx, eval_trace
@@ -268,7 +273,8 @@ def trace_jitted(jitted, args, kwargs, high=False) -> Traced:
                   abstract_leaf_aval(x, lambda i=i: names()[i], jitted._fun)
                   for i, x in enumerate(leaves))
     signature = (treedef, avals, statics, config._trace_state)
-    found = None if refs else _traced_before(jitted, signature)
+    found = None if refs else trace_lookup(jitted, signature,
+                                           lambda: _traced_before(jitted, signature))
     closed, out_tree, trace_s = (*found, 0.0) if found is not None else \
         jitted._trace(treedef, statics, avals, dyn_args, dyn_kwargs, high)
     donated = jitted._donated_leaves(dyn_args, dyn_kwargs)
@@ -280,6 +286,48 @@ def trace_jitted(jitted, args, kwargs, high=False) -> Traced:
             treedef, statics, avals, dyn_args, dyn_kwargs, _client.default_device()),
             reused=found is not None)
     return traced
+
+
+def trace_lookup(jitted, signature, find=None):
+    """`find()`, a jit's lookup of a trace for `signature` made before (a `_cache` key's
+    first four parts; no `find`: the jit's own, else a sibling jit's), timed: what it found
+    (None: to be traced anew), told by looked_up."""
+    start = time.perf_counter()
+    found = find() if find is not None else \
+        jitted._traces.get(signature + NOWHERE) or sibling_trace(jitted, signature)
+    looked_up(jitted, signature, time.perf_counter() - start if found is not None else None)
+    return found
+
+
+def looked_up(jitted, signature, lookup_s: float | None) -> None:
+    """`jitted` has the trace for `signature` (a `_cache` key's first four parts) now:
+    `lookup_s`, the seconds it took to find one another made (None: traced anew, which its
+    compile event or stage logs). JAX's jit object keeps what it found in a cache of its own,
+    and its first lookup in the shared tracing cache is timed and logged as a trace ("Finished
+    tracing f for jit": eval_shape(f) then jit(f)(x), or jit(f, donate_argnums=0) after
+    jit(f)), a later one by the same object is not (jit(f).trace(x) then its call): so here,
+    where the user asked for it (a view's or a library's own lookups are not theirs to see)."""
+    seen = getattr(jitted, "_looked_up", None)
+    if seen is None:
+        seen = jitted._looked_up = LRU(SIGNATURES)     # (an LRU: jax.clear_caches empties it)
+    if signature in seen:
+        return
+    seen[signature] = True
+    if lookup_s is not None and _asked_by_user():
+        compile_record.log_traced(jitted._name, lookup_s)
+
+
+# jit's, make_jaxpr's, eval_shape's and jax.export's own frames: what called them asked
+_API_DIRS = tuple(f"{PACKAGE_DIR}{d}{os.sep}" for d in ("transforms", "export"))
+
+
+def _asked_by_user() -> bool:
+    """Whether the first frame above the API's own (jit's call, `.trace`, eval_shape, ...) is
+    the user's: not a view's (the explainer, the stepper), nor a jnp function's."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith(_API_DIRS):
+        frame = frame.f_back
+    return frame is not None and is_user_filename(frame.f_code.co_filename)
 
 
 def _shares_traces(jitted) -> bool:

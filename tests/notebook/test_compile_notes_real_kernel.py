@@ -1,0 +1,79 @@
+"""The recompile notes a learner sees under a cell, in a real ipykernel (as JupyterLab runs
+one) with `import jax` answered by jxkernel (JXKERNEL_AS_JAX=1), against what JAX 0.10.2
+logged for the same program (tests/data/recompile_reference.json, the corpus of
+tests/views/test_recompile_corpus.py): for five scenarios of five kinds of miss, one note
+per miss JAX logs after the first, each naming JAX's function, its call's line and the line
+it was defined on, and the change JAX names (a path's shape or dtype, a weak type, a config
+option, a dict key, a function made anew)."""
+import json
+import os
+import re
+
+import pytest
+
+import locations                        # tests/support
+from real_kernel import execute, running_kernel
+from recompile_cases import SCENARIOS   # tests/data
+
+REFERENCE = json.loads(open(os.path.join(locations.DATA, "recompile_reference.json")).read())[
+    "scenarios"]
+CHOSEN = ["dict_leaf_shape", "accumulator_starts_as_python_float", "enable_x64_toggled",
+          "dict_key_added", "jit_in_a_loop_lambda"]
+CALL_LINE = re.compile(r"TRACING CACHE MISS at <recompile:[^>]+>:(\d+)")
+
+
+@pytest.fixture(scope="module")
+def cells():
+    """{scenario: (its cell's execution count, the notes' text/plain)}, one kernel for all."""
+    saved = {k: os.environ.get(k) for k in ("JXKERNEL_AS_JAX", "PYTHONPATH")}
+    # this checkout's jxkernel, as `jax` (the venv's editable install may name another)
+    os.environ.update(JXKERNEL_AS_JAX="1", PYTHONPATH=locations.ROOT)
+    try:
+        with running_kernel() as client:
+            reply, _ = execute(client, "%load_ext jxkernel\nimport jax, jax.numpy as jnp\n"
+                                       "import jxkernel\nassert jax.jit is jxkernel.jit\n"
+                                       f"assert jxkernel.__file__.startswith({locations.ROOT!r})")
+            assert reply["status"] == "ok", reply
+            found = {}
+            for name in CHOSEN:
+                reply, messages = execute(client, SCENARIOS[name][1])
+                assert reply["status"] == "ok", (name, reply)
+                found[name] = (reply["execution_count"], "\n".join(
+                    content["data"]["text/plain"] for kind, content in messages
+                    if kind == "display_data" and "text/plain" in content.get("data", {})))
+            return found
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def _type(jax_type: str) -> str:
+    """JAX's "f32[]{weak_type=True}" as a note writes it: "f32[] (weak)"."""
+    return jax_type.replace("{weak_type=True}", " (weak)").replace("{weak_type=False}", "")
+
+
+@pytest.mark.parametrize("name", CHOSEN)
+def test_each_note_says_what_jax_logged(name, cells):
+    count, text = cells[name]
+    notes = [line for line in text.splitlines() if line.startswith("⚙ ") and
+             " compiled again (" in line]
+    misses, messages = REFERENCE[name]["misses"][1:], REFERENCE[name]["messages"][1:]
+    assert len(notes) == len(misses), (text, misses)
+    for note, miss, message in zip(notes, misses, messages):
+        head = f"⚙ {miss['function']} compiled again ("
+        assert note.startswith(head), (note, miss)
+        assert f"at In[{count}]:{CALL_LINE.match(message).group(1)})" in note, (note, message)
+        assert f"{miss['function']} defined at In[{count}]:{miss['line']}" in text
+        for change in miss["changes"]:
+            kind, path = change["kind"], change["path"]
+            if kind in ("shape", "dtype", "weak_type", "config"):
+                said = f"{path}: {kind} {_type(change['before'])} -> {_type(change['after'])}"
+                assert said in note, (note, change)
+            else:                      # a dict's keys: each key JAX names is the note's path
+                keys = re.findall(r"'([^']+)'", change["why"].partition("key sets:")[2])
+                assert keys and all(f"['{k}']: structure " in note for k in keys), (note, change)
+        if miss["kind"] == "never seen function":      # JAX: "maybe ... re-defined repeatedly"
+            assert miss["redefined_hint"] and "a new jit object" in note, (note, miss)

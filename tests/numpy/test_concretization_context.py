@@ -1,0 +1,43 @@
+"""Where a traced value reached a jnp argument that must be concrete, JAX's
+ConcretizationTypeError says so on its second line, each function in its own words ("M
+argument of jnp.hanning", "It arose in the jnp.arange argument 'stop'", "The error occurred
+because of argument 'length' of jnp.bincount."): tests/data/concretization_context_cases.py,
+recorded by reference/make_concretization_context_reference.py."""
+import json
+from pathlib import Path
+
+import pytest
+
+import jxkernel
+
+import concretization_context_cases as cases   # tests/data, on pytest's pythonpath
+
+RECORDED = json.loads((Path(__file__).parents[1] / "data" /
+                       "concretization_context_reference.json").read_text())["cases"]
+_OURS: dict = {}
+
+
+def ours(name):
+    if not _OURS:
+        _OURS.update((k, v.replace(cases.__file__, "<cases>"))
+                     for k, v in cases.run(jxkernel).items())
+    return _OURS[name]
+
+
+def test_every_case_recorded():
+    assert sorted(RECORDED) == sorted(cases.CASES)
+
+
+@pytest.mark.parametrize("name", sorted(cases.CASES))
+def test_the_error_says_where_it_arose_as_jax_does(name):
+    """JAX's first three lines (the tracer, where it arose, which argument it depends on) are
+    ours; what follows is jxkernel's hint where JAX's line is blank. A jnp function JAX jits
+    with the argument static fails on hashing the tracer: the same error type, whose text
+    jxkernel writes its own way (it names the static argument)."""
+    theirs, mine = RECORDED[name], ours(name)
+    if theirs.startswith("ConcretizationTypeError: "):
+        assert mine.split("\n")[:3] == theirs.split("\n")[:3], (mine, theirs)
+    elif theirs.startswith("ValueError: Non-hashable static arguments"):
+        assert mine.startswith("ValueError: Non-hashable static arguments"), mine
+    else:
+        assert mine == theirs
