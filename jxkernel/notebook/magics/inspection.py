@@ -70,7 +70,9 @@ class InspectionMagics(JxMagicsBase):
                  help="also plot them over time now (else the log's timeline button does)")
     @line_magic
     def jxcompiles(self, line):
-        """The recompilation log: every compilation, why, and how long it took (live)."""
+        """The recompilation log: every compilation of your functions, why, and how long it
+        took (live); eager operations' and jxkernel's or libraries' compilations folded below
+        with a count (`%jxcompiles "(eager operations)"`, `"(all functions)"` list them)."""
         args = ma.parse_argstring(self.jxcompiles, line)
         if args.clear:
             compile_record.clear()
