@@ -19,12 +19,13 @@ The JSON (`application/vnd.jxkernel.report+json` in the notebook, the file of
                   (views/source.defined_at); for jxkernel's own (jax.random.normal's
                   `_normal`) the user's lines that called it: "called at In[11]:21"):
                   {"function", "function_key", "source", "compilations", "recompilations",
-                   "retraces", "cache_hits", "trace_ms", "lower_ms", "compile_ms"}
+                   "retraces", "cache_hits", "trace_ms", "lower_ms", "compile_ms", "group"}
+                  (group: "yours", "inside" or "others", group_of: where the views put it)
     events        oldest first (source: null for jxkernel's own function):
                   {"seq", "time", "function", "function_key", "source",
                    "signature": [[path, type]], "reason", "trace_ms", "lower_ms",
                    "compile_ms", "cache", "backend", "explanation": [change], "inlined_into",
-                   "origin", "library"}
+                   "origin", "library", "group"}
                   (origin: "user", "internal" (jxkernel's or a registered library's own
                   function; library: true for the latter) or "eager" (an operation outside
                   jit), CompileEvent.origin;
@@ -82,7 +83,8 @@ def event_json(event) -> dict:
             "inlined_into": event.inlined_into,
             # whose work: the user's function, jxkernel's or a registered library's own
             # (library: true), or an eager operation, as the panel's groups tell them apart
-            "origin": event.origin, "library": event.library}
+            "origin": event.origin, "library": event.library,
+            "group": group_of(event.origin)}
 
 
 # Where a report puts a function or a compilation, one rule for every view of it: the text and
@@ -112,10 +114,11 @@ def grouped_report(data: dict) -> dict:
     """report_data's functions and events by group_of: {group: {"functions", "events"}}."""
     origin = {e["function_key"]: e.get("origin") for e in data["events"]}
     out = {g: {"functions": [], "events": []} for g in (YOURS, INSIDE, OTHERS)}
-    for f in data["functions"]:
-        out[group_of(origin.get(f["function_key"]), f["compilations"])]["functions"].append(f)
+    for f in data["functions"]:       # a report written before "group" was kept: worked out
+        group = f.get("group") or group_of(origin.get(f["function_key"]), f["compilations"])
+        out[group]["functions"].append(f)
     for e in data["events"]:
-        out[group_of(e.get("origin"))]["events"].append(e)
+        out[e.get("group") or group_of(e.get("origin"))]["events"].append(e)
     return out
 
 
@@ -183,6 +186,9 @@ def function_rows(events) -> list:
             row[f"{part}_ms"] = round(row[f"{part}_ms"] + getattr(e, f"{part}_s") * 1e3, 3)
     for key, mine in own.items():
         rows[key]["source"] = _called_at(mine)
+    for row in rows.values():
+        row["group"] = group_of(INTERNAL if row["function_key"] in theirs else USER,
+                                row["compilations"])
     return sorted(rows.values(), key=lambda row: row["function_key"] in theirs)
 
 
