@@ -303,9 +303,9 @@ def test_the_log_lists_the_users_functions_first_and_groups_the_rest(shell):
         # primitives under the learner's 23 compilations), as %jxreport folds them
         eager = [e for e in log.others() if e.origin == EAGER]
         assert re.search(rf"\n{len(eager)} compile\(s\) of eager operations \(\d+ of them\), "
-                         r'folded: %jxcompiles "\(eager operations\)" lists them', rest)
+                         r"folded: %jxcompiles \(eager operations\) lists them", rest)
         assert re.search(r"\n\d+ compile\(s\) of jxkernel's own functions, for your calls "
-                         r'\(1 of them\), folded: %jxcompiles "\(jxkernel functions\)" lists them$',
+                         r"\(1 of them\), folded: %jxcompiles \(jxkernel functions\) lists them$",
                          rest)
         assert "slice" not in rest and "_normal" not in rest
         assert "more of eager operations and jxkernel's or libraries' functions" in \
@@ -316,6 +316,15 @@ def test_the_log_lists_the_users_functions_first_and_groups_the_rest(shell):
                          r"<tr class='jx-group'><td>slice <span[^>]*>In\[\d+\]:\d+", log.stats.value)
         log.filter.value = "(eager operations)"
         assert {e.origin for e in log.shown()} == {EAGER}
+        # the command the folded line names lists them, typed as said or quoted
+        for typed in ("(eager operations)", '"(eager operations)"'):
+            listed = shell.run_line_magic("jxcompiles", typed)
+            try:
+                assert listed.filter.value == "(eager operations)"
+                assert re.match(rf"{len(eager)} compilation\(s\)\n  1\. \w+ \(eager\)",
+                                listed.text_repr())
+            finally:
+                listed.close()
         log.filter.value = ALL
         assert len(log.shown()) == len(compile_log.compile_events())
     finally:

@@ -12,7 +12,7 @@ the filter's "(all functions)", "(eager operations)", "(jxkernel functions)" and
 functions)" list them one by one.
 
     %jxcompiles                       your functions; the rest counted
-    %jxcompiles "(eager operations)"  the eager operations, one by one
+    %jxcompiles (eager operations)    the eager operations, one by one
 
 It subscribes to `jxkernel.compile_log` (and the extension refreshes the hit
 counts after each cell, since hits produce no event). `close()` unsubscribes.
@@ -327,7 +327,7 @@ class RecompileLog(TextFallback, w.VBox):
 
     def _folded_lines(self) -> list:
         """The others' one line each, as compile_report.group_of folds them: '114 compile(s)
-        of eager operations (29 of them), folded: %jxcompiles "(eager operations)" lists
+        of eager operations (29 of them), folded: %jxcompiles (eager operations) lists
         them' (learner6's log listed its 29 primitives under the learner's 23 compilations)."""
         others, lines = self.others(), []
         for kind, title in OTHER_KINDS.items():
@@ -335,7 +335,7 @@ class RecompileLog(TextFallback, w.VBox):
             if mine:
                 group = next(g for g, origins in GROUPS.items() if origins == (kind,))
                 lines.append(f"{len(mine)} compile(s) of {title} ({len(grouped(mine))} of "
-                             f"them), folded: %jxcompiles \"{group}\" lists them")
+                             f"them), folded: %jxcompiles {group} lists them")
         return lines
 
     def html_repr(self) -> str:
