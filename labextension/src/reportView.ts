@@ -89,20 +89,23 @@ export function reportView(bundle: unknown): HTMLElement {
     `${plural(t.compilations, 'compilation')} (${plural(t.recompilations, 'recompilation')}) of ` +
     `${plural(t.functions, 'function')}, ${plural(t.cache_hits, 'cache hit')} on ${b.config.backend}; ` +
     `trace ${ms(t.trace_ms)} ms, lower ${ms(t.lower_ms)} ms, compile ${ms(t.compile_ms)} ms`));
-  // Your functions first; eager operations and jxkernel's or libraries' functions (events of
-  // origin eager or internal) folded below them, as %jxcompiles groups them: learner6's
-  // session listed 118 of them among its 13 compilations, each eager `slice` and `mul` a row
-  // and an event card ("convert_element_type (eager) ... sharding: static None -> ...")
+  // Your functions first; yours only traced inside another folded apart; eager operations
+  // and jxkernel's or libraries' functions folded below them: the kernel's one rule
+  // (compile_report.group_of, which its text, HTML and %jxcompiles follow), sent as `group`.
+  // learner6's session listed 118 of the others among its 13 compilations, and ten rows of
+  // zeros for lambdas traced inside a lax.cond or a loop. A bundle of an older kernel has no
+  // `group`: the same rule, worked out from origin and compilations.
   const originOf = new Map<string, string>();
   b.events.forEach(e => { if (e.origin) { originOf.set(e.function_key, e.origin); } });
-  const yours = (key: string) => (originOf.get(key) ?? 'user') === 'user';
-  // a function only traced inside another (a lax.cond branch, a loop body: no compilation
-  // of its own) is a row of zeros: learner6's report had ten of them among eleven real ones
-  const inside = b.functions.filter(f => yours(f.function_key) && f.compilations === 0);
-  const fnsYours = b.functions.filter(f => yours(f.function_key) && f.compilations > 0);
-  const fnsOther = b.functions.filter(f => !yours(f.function_key));
-  const evYours = b.events.filter(e => yours(e.function_key));
-  const evOther = b.events.filter(e => !yours(e.function_key));
+  const theirs = (key: string) => (originOf.get(key) ?? 'user') !== 'user';
+  const fnGroup = (f: IReportBundle['functions'][number]) =>
+    f.group ?? (theirs(f.function_key) ? 'others' : f.compilations > 0 ? 'yours' : 'inside');
+  const evGroup = (e: IReportEvent) => e.group ?? ((e.origin ?? 'user') !== 'user' ? 'others' : 'yours');
+  const inside = b.functions.filter(f => fnGroup(f) === 'inside');
+  const fnsYours = b.functions.filter(f => fnGroup(f) === 'yours');
+  const fnsOther = b.functions.filter(f => fnGroup(f) === 'others');
+  const evYours = b.events.filter(e => evGroup(e) !== 'others');
+  const evOther = b.events.filter(e => evGroup(e) === 'others');
   if (fnsOther.length || evOther.length) {
     const mine = evYours.filter(e => !e.inlined_into).length;
     const again = fnsYours.reduce((n, f) => n + f.recompilations, 0);

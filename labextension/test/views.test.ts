@@ -301,6 +301,29 @@ describe("%jxreport: your functions first, the others folded", () => {
   });
 });
 
+describe("%jxreport: the kernel's group decides where a row goes", () => {
+  it('follows `group` (compile_report.group_of) over what origin alone would say', () => {
+    // the kernel's rule, sent with each row: the view folds what the text and HTML fold
+    const mime = 'application/vnd.jxkernel.report+json';
+    const first = { ...bundles[mime].events[0], origin: 'user', group: 'yours' };
+    const fn = bundles[mime].functions.find((f: any) => f.function_key === first.function_key);
+    const normal = { ...fn, function: '_normal', function_key: '_normal@k', source: 'called at In[11]:21',
+                     compilations: 2, group: 'others' };
+    const branch = { ...fn, function: '<lambda>', function_key: 'lam@k', compilations: 0, group: 'inside' };
+    // no origin: the old rule would read it as the user's; the kernel's group says otherwise
+    const normalEv = { ...first, seq: 9, function: '_normal', function_key: '_normal@k', origin: undefined,
+                       group: 'others', source: null };
+    const node = viewOrNote(mime, { ...bundles[mime], functions: [{ ...fn, group: 'yours' }, branch, normal],
+                                    events: [first, normalEv] });
+    const folds = [...node.querySelectorAll('details.jx-Report-others')];
+    expect(folds.length).toBe(2);
+    expect(folds[0].querySelector('summary')!.textContent).toMatch(/^1 function of yours traced inside another/);
+    expect([...folds[1].querySelectorAll('tbody td')].slice(0, 2).map(td => td.textContent))
+      .toEqual(['_normal', 'called at In[11]:21']);
+    expect(folds[1].querySelectorAll('.jx-Report-event').length).toBe(1);
+  });
+});
+
 describe('%jxreport: a retrace inside another traced function', () => {
   it('says it was traced inside that one and compiled nothing, not "0.0 ms, compiled"', () => {
     const mime = 'application/vnd.jxkernel.report+json';

@@ -676,19 +676,35 @@ OPERAND_SHAPES = {
     "matmul_same_shapes": ("X @ X", "X @ X.T"),
     "matmul_vector": ("jnp.dot(X, jnp.ones(3))", "jnp.dot(X.T, jnp.ones(3))"),
     "matmul_weights": ("X @ W", "X.T @ W"),
+    # two batches of vectors, one dot per pair (JAX's vmap tutorial batches by hand), and a
+    # vector times a batch of vectors (learner7)
+    "matmul_batched_pairs": ("jnp.dot(P, Q)", "jax.vmap(jnp.dot)(P, Q)"),
+    "matmul_vector_times_batch": ("jnp.dot(v, P)", "jnp.dot(P, v)"),
 }
 
 
 def _operand_shapes(jax):
     """Each OPERAND_SHAPES mistake's error under JAX, and its fix's result shape."""
     jnp = jax.numpy
-    names = {"jax": jax, "jnp": jnp, "X": jnp.ones((3, 4)), "W": jnp.ones((3, 5))}
+    names = {"jax": jax, "jnp": jnp, "X": jnp.ones((3, 4)), "W": jnp.ones((3, 5)),
+             "P": jnp.arange(6.0).reshape(2, 3), "Q": jnp.arange(6.0, 12.0).reshape(2, 3),
+             "v": jnp.arange(3.0)}
     names["m"] = names["X"].mean(axis=1)
     found = {}
     for case, (mistake, fix) in OPERAND_SHAPES.items():
         found[f"shapes_{case}"] = _said(lambda: eval(mistake, dict(names)))
         found[f"shapes_{case}_fixed"] = list(eval(fix, dict(names)).shape)
     found["shapes_matmul_vector_swapped"] = list(jnp.dot(jnp.ones(3), names["X"]).shape)
+    # the values the two rewrites give (exact: small integers in float32), and the learner6
+    # line (two stacked signals, two stacked kernels), whose a.T @ b mixes the batch
+    P, Q, v = names["P"], names["Q"], names["v"]
+    found["shapes_matmul_batched_pairs_values"] = jax.vmap(jnp.dot)(P, Q).tolist()
+    found["shapes_matmul_vector_times_batch_values"] = jnp.dot(P, v).tolist()
+    found["shapes_matmul_vector_times_batch_vmap"] = \
+        jax.vmap(jnp.dot, in_axes=(0, None))(P, v).tolist()
+    xs = jnp.stack([jnp.arange(5), jnp.arange(5)])
+    ws = jnp.stack([jnp.array([2., 3., 4.])] * 2)
+    found["shapes_stacked_signals"] = _said(lambda: jnp.dot(xs, ws))
     return found
 
 

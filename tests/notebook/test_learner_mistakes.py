@@ -908,7 +908,9 @@ def test_complex_of_a_matrix_gets_the_card_with_its_shape(shell):
     assert card["rewrite"].split("    #")[0] == "_c = jnp.ones((2, 2)).tolist()"
 
 
-_ARRAYS = "X = jnp.ones((3, 4))\nW = jnp.ones((3, 5))\nm = X.mean(axis=1)"
+_ARRAYS = ("X = jnp.ones((3, 4))\nW = jnp.ones((3, 5))\nm = X.mean(axis=1)\n"
+           "P = jnp.arange(6.0).reshape(2, 3)\nQ = jnp.arange(6.0, 12.0).reshape(2, 3)\n"
+           "v = jnp.arange(3.0)")
 
 
 @pytest.mark.parametrize("case", sorted(OPERAND_SHAPES))
@@ -937,6 +939,37 @@ def test_a_matrix_vector_product_names_every_order_that_fits(shell):
     text, card = shown(shell, "_y = jnp.dot(X, jnp.ones(3))")
     assert "a.T @ b gives (4,)" in card["fix"] and "b @ a gives (4,)" in card["fix"]
     assert JAX["shapes_matmul_vector_swapped"] == [4]
+
+
+def test_a_batched_dot_by_hand_gets_vmap_or_the_batch_first(shell):
+    """JAX's vmap tutorial batches by hand: jnp.dot of two batches of vectors (n, k) meant a
+    dot per pair, jax.vmap(jnp.dot)(P, Q); a vector times a batch meant the batch times the
+    vector, P @ v (jax.vmap(jnp.dot, in_axes=(0, None))(P, v)): the rewrites give JAX's
+    values (exact: small integers in float32). Two stacked signals and two stacked kernels
+    of other lengths (learner6's jnp.dot(xs, ws)): a.T @ b fits but mixes the batch, said."""
+    assert shell.run_cell(_ARRAYS).success
+    text, card = shown(shell, "_y = jnp.dot(P, Q)")
+    assert card["rewrite"].split("    # ")[0] == "_y = jax.vmap(jnp.dot)(P, Q)"
+    assert "a @ b.T gives (2, 2)" in card["fix"]          # the other reading still named
+    assert shell.run_cell("_y = jax.vmap(jnp.dot)(P, Q)").success
+    assert shell.user_ns["_y"].tolist() == JAX["shapes_matmul_batched_pairs_values"]
+    text, card = shown(shell, "_y = jnp.dot(v, P)")
+    assert "jax.vmap(jnp.dot, in_axes=(0, None))(b, a)" in card["fix"]
+    assert shell.run_cell("_y = jnp.dot(P, v)\n_z = jax.vmap(jnp.dot, in_axes=(0, None))(P, v)"
+                          ).success
+    assert shell.user_ns["_y"].tolist() == JAX["shapes_matmul_vector_times_batch_values"] == \
+        shell.user_ns["_z"].tolist() == JAX["shapes_matmul_vector_times_batch_vmap"]
+    # the same array twice is its rows with each other, not pairs
+    text, card = shown(shell, "_y = X @ X")
+    assert card["rewrite"].startswith("_y = X @ X.T") and "vmap" not in card["fix"]
+    assert shell.run_cell("xs = jnp.stack([jnp.arange(5), jnp.arange(5)])\n"
+                          "ws = jnp.stack([jnp.array([2., 3., 4.])] * 2)").success
+    text, card = shown(shell, "jnp.dot(xs, ws)")
+    assert card["message"] == JAX["shapes_stacked_signals"]["first_line"]
+    assert ("If the first axis (size 2) is a batch, one example per row (as jnp.stack([x, x]) "
+            "makes), a.T @ b sums over it, mixing the examples: apply the per-example function "
+            "to each row with jax.vmap(f)(a, b) instead; a dot per row pair needs rows of one "
+            "length (5 and 3 differ).") in card["fix"]
 
 
 def test_shapes_with_nothing_to_rewrite_get_words_not_a_guess(shell):

@@ -299,15 +299,32 @@ def test_the_log_lists_the_users_functions_first_and_groups_the_rest(shell):
         text = log.text_repr()
         mine, rest = text.split("function: misses / hits")
         assert "_normal" not in mine and "slice" not in mine
-        assert re.search(r"\d+ compile\(s\) of eager operations:\n(  .*\n)*  slice ×\d+ \(In\[",
+        # the rest folded with a count, one line per kind (learner6's log listed 29 eager
+        # primitives under the learner's 23 compilations), as %jxreport folds them
+        eager = [e for e in log.others() if e.origin == EAGER]
+        assert re.search(rf"\n{len(eager)} compile\(s\) of eager operations \(\d+ of them\), "
+                         r"folded: %jxcompiles \(eager operations\) lists them", rest)
+        assert re.search(r"\n\d+ compile\(s\) of jxkernel's own functions, for your calls "
+                         r"\(1 of them\), folded: %jxcompiles \(jxkernel functions\) lists them$",
                          rest)
-        assert re.search(r"compile\(s\) of jxkernel's own functions, for your calls:\n(  .*\n)*"
-                         r"  _normal ×\d+", rest)
+        assert "slice" not in rest and "_normal" not in rest
         assert "more of eager operations and jxkernel's or libraries' functions" in \
             log.summary.value
-        assert re.search(r"<tr class='jx-group'><td>slice <span[^>]*>In\[\d+\]:\d+", log.stats.value)
+        # the HTML folds them too: one <details> per kind, its rows inside
+        assert re.search(r"<details class='jx-group'><summary[^>]*><i>\d+ compile\(s\) of eager "
+                         r"operations \(\d+ of them\)</i></summary><table[^>]*>.*"
+                         r"<tr class='jx-group'><td>slice <span[^>]*>In\[\d+\]:\d+", log.stats.value)
         log.filter.value = "(eager operations)"
         assert {e.origin for e in log.shown()} == {EAGER}
+        # the command the folded line names lists them, typed as said or quoted
+        for typed in ("(eager operations)", '"(eager operations)"'):
+            listed = shell.run_line_magic("jxcompiles", typed)
+            try:
+                assert listed.filter.value == "(eager operations)"
+                assert re.match(rf"{len(eager)} compilation\(s\)\n  1\. \w+ \(eager\)",
+                                listed.text_repr())
+            finally:
+                listed.close()
         log.filter.value = ALL
         assert len(log.shown()) == len(compile_log.compile_events())
     finally:
@@ -321,6 +338,113 @@ def test_the_report_lists_the_users_functions_first(shell):
     origins = [origin[f["function_key"]] for f in report_data()["functions"]]
     assert USER in origins and EAGER in origins
     assert origins == sorted(origins, key=lambda o: o != USER)     # the user's first
+
+
+def test_the_reports_export_folds_as_the_lab_view_and_jxcompiles_do(shell):
+    """%jxreport's text and HTML tell what the lab's view tells (compile_report.group_of):
+    your compiled functions and your compilations first, yours traced only inside another (a
+    lax.cond branch: a row of zeros) folded apart, eager operations and jxkernel's functions
+    folded with a count; and %jxcompiles folds the same way. jax.random.normal's `_normal`
+    is named by the user's lines that called it, not by jxkernel's file (JAX 0.10.2 logs
+    "Compiling jit(_normal) ..." with no file: tests/data/compile_report_names_reference.json)."""
+    from jxkernel.views import compile_report
+    compile_log.clear()
+    jxkernel.clear_caches()              # every program compiles here, eager ones too
+    ran = ok(shell, "fn41 = jax.jit(lambda v: jax.lax.cond(v.sum() > 0, lambda u: u + 1, "
+                    "lambda u: u - 1, v))\nfn41(jnp.ones(3))\n"
+                    "n41 = random.normal(random.key(41), (2,))\nn41b = random.normal("
+                    "random.key(41), ())")
+    cell = f"In[{ran.count}]"
+    data = compile_report.report_data()
+    groups = compile_report.grouped_report(data)
+    yours, inside, others = (groups[g] for g in ("yours", "inside", "others"))
+    assert [f["function"] for f in yours["functions"]] == ["<lambda>"]
+    assert [f["function"] for f in inside["functions"]] == ["<lambda>", "<lambda>"]
+    assert {e["origin"] for e in others["events"]} == {EAGER, INTERNAL}
+    (normal,) = [f for f in others["functions"] if f["function"] == "_normal"]
+    assert normal["source"] == f"called at {cell}:3, {cell}:4"
+    assert all(e["source"] is None for e in data["events"] if e["function"] == "_normal")
+    assert "samplers.py" not in compile_report.to_text(data) + compile_report.to_html(data)
+
+    text = compile_report.to_text(data)
+    lines = text.splitlines()
+    mine = sum(e["inlined_into"] is None for e in yours["events"])
+    assert lines[1] == (f"your functions: {mine} compilation(s) (0 recompilation(s)) of 1 "
+                        f"function(s); {len(others['events'])} more of eager operations and "
+                        f"jxkernel's or libraries' functions, folded below")
+    at = {line: i for i, line in enumerate(lines)}
+    folded_at = at[f"{len(others['events'])} compilation(s) of eager operations and jxkernel's "
+                   f"or libraries' functions ({len(others['functions'])} of them), for your calls:"]
+    inside_at = at["2 function(s) of yours traced inside another (a lax.cond branch, a loop "
+                   "body), nothing compiled of their own:"]
+    assert at["function: compilations / cache hits"] < inside_at < folded_at
+    assert all(("(eager)" not in line and "_normal" not in line) for line in lines[:inside_at])
+    assert f"  _normal (called at {cell}:3, {cell}:4): 2 / 0" in lines[folded_at:]
+    page = compile_report.to_html(data)
+    assert page.count("<details class='jx-folded'>") == 2
+    yours_part, inside_part, others_part = page.split("<details")
+    assert "traced inside another" in inside_part and "(eager)" in others_part
+    assert "(eager)" not in yours_part + inside_part and "_normal" not in yours_part
+
+    log = RecompileLog(timeline=False)
+    try:
+        text = log.text_repr()
+        assert ("2 function(s) of yours traced inside another (a lax.cond branch, a loop body), "
+                "nothing compiled of their own: <lambda> ×2") in text
+        assert "  <lambda>: 1 / 0" in text.split("function: misses / hits")[1]
+        assert "<summary style='cursor:pointer'>2 function(s) of yours traced inside" in \
+            log.stats.value
+    finally:
+        log.close()
+
+
+def _jax_facts() -> dict:
+    import json
+    import locations  # tests/support: the repository's folders
+    with open(f"{locations.DATA}/compile_report_names_reference.json") as f:
+        return json.load(f)
+
+
+def test_the_report_names_jxkernels_own_program_as_jax_logs_it(shell):
+    """jax.random.normal's program: JAX 0.10.2 logs it as jit(_normal), with no file; the
+    report names it so, and where the user called it."""
+    jax_names = {m.group(1) for line in _jax_facts()["normal"]
+                 for m in [re.match(r"Compiling jit\((\w+)\)", line)] if m}
+    assert jax_names == {"_normal"} and not any(".py" in line for line in _jax_facts()["normal"])
+    from jxkernel.views import compile_report
+    compile_log.clear()
+    jxkernel.clear_caches()
+    ran = ok(shell, "k42 = random.key(42)\nn42 = random.normal(k42, (3,))\n"
+                    "n42b = random.normal(k42, ())")
+    rows = [f for f in compile_report.report_data()["functions"] if f["function"] in jax_names]
+    assert [r["source"] for r in rows] == [f"called at In[{ran.count}]:2, In[{ran.count}]:3"]
+    assert rows[0]["compilations"] == 2          # JAX's log: two "Compiling jit(_normal)"
+    assert sum("Compiling jit(_normal)" in line for line in _jax_facts()["normal"]) == 2
+
+
+def test_a_scans_int_start_retrace_note_is_jaxs_and_its_fix_traces_once(shell):
+    """lax.scan(body, 0, floats): JAX 0.10.2 traces body twice, its miss "at c, now
+    f32[]{weak_type=False} and before i32[]{weak_type=True}"; the note says the same change,
+    and its fix (init = jnp.asarray(init, jnp.float32)) traces once, as under JAX."""
+    scan = _jax_facts()["scan"]
+    assert "at c, now f32[]{weak_type=False} and before i32[]{weak_type=True}" in \
+        scan["0"]["misses"][-1]
+    compile_log.clear()
+    ok(shell, "traces43 = []\ndef body43(c, x):\n    traces43.append(1)\n    return c + x, c\n"
+              "floats43 = jnp.arange(3.0)")
+    ran = ok(shell, "jax.lax.scan(body43, 0, floats43)")
+    assert len(shell.user_ns["traces43"]) == scan["0"]["traces"] == 2
+    (again,) = [e for e in compile_log.compile_events() if e.function == "body43" and e.again]
+    (change,) = again.changes
+    assert (change.path, change.old, change.new) == ("c", "i32[] (weak)", "f32[]")
+    assert "⚙ body43 traced again (inside lax.scan" in ran.notes[0]["text/plain"]
+    assert change.snippet.startswith("init = jnp.asarray(init, jnp.float32)")
+    # a body not traced yet (body43's f32 trace is kept: a second scan of it traces nothing)
+    ok(shell, "traces43.clear()\ndef body44(c, x):\n    traces43.append(1)\n    return c + x, c\n"
+              "init = 0\n" + change.snippet.split("#")[0].strip() +
+              "\ncarry43, _ = jax.lax.scan(body44, init, floats43)")
+    assert len(shell.user_ns["traces43"]) == scan["jnp.asarray(0, jnp.float32)"]["traces"] == 1
+    assert str(shell.user_ns["carry43"].dtype) == scan["jnp.asarray(0, jnp.float32)"]["carry"]
 
 
 def test_timeits_warm_up_names_the_users_functions_only(shell):

@@ -64,23 +64,30 @@ class InspectionMagics(JxMagicsBase):
 
     # ================================================================== the compile log
     @ma.magic_arguments()
-    @ma.argument("function", nargs="?", default=None, help="show only this function or cell")
+    @ma.argument("function", nargs="*", default=None,
+                 help="show only this function or cell, or a group: (eager operations), "
+                      "(jxkernel functions), (library functions), (all functions)")
     @ma.argument("--clear", action="store_true", help="forget the events so far")
     @ma.argument("--timeline", action="store_true",
                  help="also plot them over time now (else the log's timeline button does)")
     @line_magic
     def jxcompiles(self, line):
-        """The recompilation log: every compilation, why, and how long it took (live)."""
+        """The recompilation log: every compilation of your functions, why, and how long it
+        took (live); eager operations' and jxkernel's or libraries' compilations folded below
+        with a count (`%jxcompiles (eager operations)`, `(all functions)` list them)."""
         args = ma.parse_argstring(self.jxcompiles, line)
         if args.clear:
             compile_record.clear()
             for log in list(self.state.logs):
                 log.refresh()
             return None
-        function = self._logged_name(args.function)
+        # a group's name has a space (the folded lines say `%jxcompiles (eager operations)`),
+        # typed with or without quotes
+        typed = " ".join(args.function).strip().strip("'\"").strip() or None
+        function = self._logged_name(typed)
         # one jit's compiles by its function_key: the filter shows the name typed, not the key
-        label = f"{args.function} ({function.partition('@')[0]})" \
-            if function and function != args.function and "@" in function else None
+        label = f"{typed} ({function.partition('@')[0]})" \
+            if function and function != typed and "@" in function else None
         log = RecompileLog(function=function, timeline=args.timeline, label=label)
         self.state.logs.add(log)
         return log

@@ -1,13 +1,18 @@
 """The recompilation log: every compile event, live, as a table and a plotly timeline,
 with a filter by function and cache hits vs misses per function.
 
-Your functions come first and alone by default: the eager operations (one primitive run
-outside jit, compiled per operand types and parameters), jxkernel's own jitted functions
-(random's samplers, jnp's helpers) and those of libraries registered as not yours (Flax's,
-Optax's), which you do not change, are grouped below them (one line per primitive or
-function, with a count and the lines of yours that ran them); the filter's "(all
-functions)", "(eager operations)", "(jxkernel functions)" and "(library functions)" list them
-one by one.
+Your functions come first and alone by default, as %jxreport orders them
+(compile_report.group_of): your functions only traced inside another (a lax.cond branch, a
+loop body: nothing compiled of their own) are folded into one line, and the eager operations
+(one primitive run outside jit, compiled per operand types and parameters), jxkernel's own
+jitted functions (random's samplers, jnp's helpers) and those of libraries registered as not
+yours (Flax's, Optax's), which you do not change, into one line per kind with a count (the
+HTML opens it: one row per primitive or function, with the lines of yours that ran them);
+the filter's "(all functions)", "(eager operations)", "(jxkernel functions)" and "(library
+functions)" list them one by one.
+
+    %jxcompiles                       your functions; the rest counted
+    %jxcompiles (eager operations)    the eager operations, one by one
 
 It subscribes to `jxkernel.compile_log` (and the extension refreshes the hit
 counts after each cell, since hits produce no event). `close()` unsubscribes.
@@ -24,7 +29,7 @@ import ipywidgets as w
 from ...core import compile_record
 from ...core.compile_record import EAGER, INTERNAL, USER
 from ...views.recompile_explainer import explanation_text
-from ...views.compile_report import changes_html
+from ...views.compile_report import INSIDE, changes_html, group_of
 from ..compile_notes import LIBRARY, OTHER_KINDS, grouped, kind_of
 from ...views.rich_view import esc
 from ...views.views_json import compilations_bundle
@@ -76,6 +81,24 @@ def hit_miss(events) -> list:
         m[2] += hits
         m[3] += seconds
     return [tuple(r) for r in merged.values()]
+
+
+def by_function_group(events) -> tuple:
+    """(events of functions that compiled, events of the user's functions only traced inside
+    another: a lax.cond branch, a loop body), compile_report.group_of's rule per function."""
+    compiled_keys = {e.function_key for e in events if e.inlined_into is None}
+    inside = [e for e in events if e.function_key not in compiled_keys
+              and group_of(e.origin, 0) == INSIDE]
+    folded = {id(e) for e in inside}
+    return [e for e in events if id(e) not in folded], inside
+
+
+def _inside_line(inside) -> str:
+    keys = {e.function_key for e in inside}
+    names = ", ".join(f"{name} ×{n}" if n > 1 else name for name, n, _, _ in grouped(
+        list({e.function_key: e for e in inside}.values())))
+    return (f"{len(keys)} function(s) of yours traced inside another (a lax.cond branch, a "
+            f"loop body), nothing compiled of their own: {names}")
 
 
 class RecompileLog(TextFallback, w.VBox):
@@ -229,21 +252,35 @@ class RecompileLog(TextFallback, w.VBox):
                 f"</table>")
 
     def _stats_html(self, events, others=()) -> str:
+        compiled, inside = by_function_group(events)
         rows = "".join(f"<tr><td><b>{esc(n)}</b></td><td>{m}</td><td>{h}</td><td>{_ms(s)}</td></tr>"
-                       for n, m, h, s in hit_miss(events))
-        for kind, title in OTHER_KINDS.items():     # grouped after the user's functions
+                       for n, m, h, s in hit_miss(compiled))
+        # a miss traced inside another traced function compiled nothing of its own, so the
+        # column counts cache misses, not compiles
+        head = ("<tr><th>function</th><th>cache misses</th><th>cache hits</th>"
+                "<th>compile ms</th></tr>")
+        folded = ""
+        if inside:            # yours traced only inside another: folded apart (group_of)
+            folded += (f"<details class='jx-group'><summary style='cursor:pointer'>"
+                       f"{esc(_inside_line(inside))}</summary><table style='font-size:12px'>"
+                       f"{head}{''.join(self._stat_rows(hit_miss(inside)))}</table></details>")
+        for kind, title in OTHER_KINDS.items():     # folded after the user's functions
             mine = [e for e in others if kind_of(e) == kind]
             if mine:
-                rows += (f"<tr class='jx-group'><td colspan=4><i>{len(mine)} compile(s) of "
-                         f"{title}</i></td></tr>")
-                rows += "".join(
+                rows_of = "".join(
                     f"<tr class='jx-group'><td>{esc(name)} <span style='color:{_FIRST}'>"
                     f"{esc(', '.join(sites[:3]))}</span></td><td>{n}</td><td></td>"
                     f"<td>{_ms(s)}</td></tr>" for name, n, sites, s in grouped(mine))
-        # a miss traced inside another traced function compiled nothing of its own, so the
-        # column counts cache misses, not compiles
-        return (f"<table style='font-size:12px'><tr><th>function</th><th>cache misses</th>"
-                f"<th>cache hits</th><th>compile ms</th></tr>{rows}</table>")
+                folded += (f"<details class='jx-group'><summary style='cursor:pointer'><i>"
+                           f"{len(mine)} compile(s) of {title} ({len(grouped(mine))} of "
+                           f"them)</i></summary><table style='font-size:12px'>{head}{rows_of}"
+                           f"</table></details>")
+        return f"<table style='font-size:12px'>{head}{rows}</table>{folded}"
+
+    @staticmethod
+    def _stat_rows(rows) -> list:
+        return [f"<tr><td><b>{esc(n)}</b></td><td>{m}</td><td>{h}</td><td>{_ms(s)}</td></tr>"
+                for n, m, h, s in rows]
 
     def _figure(self):
         try:
@@ -280,16 +317,26 @@ class RecompileLog(TextFallback, w.VBox):
                          f"({came_from(e)}, {e.backend})")
             if e.changes:
                 lines.append(explanation_text(e.changes, "       "))
+        compiled, inside = by_function_group(events)
         lines.append("function: misses / hits")
-        lines += [f"  {n}: {m} / {h}" for n, m, h, _ in hit_miss(events)]
-        others = self.others()
+        lines += [f"  {n}: {m} / {h}" for n, m, h, _ in hit_miss(compiled)]
+        if inside:
+            lines.append(_inside_line(inside))
+        lines += self._folded_lines()
+        return "\n".join(lines)
+
+    def _folded_lines(self) -> list:
+        """The others' one line each, as compile_report.group_of folds them: '114 compile(s)
+        of eager operations (29 of them), folded: %jxcompiles (eager operations) lists
+        them' (learner6's log listed its 29 primitives under the learner's 23 compilations)."""
+        others, lines = self.others(), []
         for kind, title in OTHER_KINDS.items():
             mine = [e for e in others if kind_of(e) == kind]
             if mine:
-                lines.append(f"{len(mine)} compile(s) of {title}:")
-                lines += [f"  {name} ×{n}" + (f" ({', '.join(sites[:3])})" if sites else "")
-                          for name, n, sites, _ in grouped(mine)]
-        return "\n".join(lines)
+                group = next(g for g, origins in GROUPS.items() if origins == (kind,))
+                lines.append(f"{len(mine)} compile(s) of {title} ({len(grouped(mine))} of "
+                             f"them), folded: %jxcompiles {group} lists them")
+        return lines
 
     def html_repr(self) -> str:
         shown = self.shown()

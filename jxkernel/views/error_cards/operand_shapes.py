@@ -218,10 +218,33 @@ def _matmul_options(a, b) -> list:
 def _matmul_card(exc, where, called_from) -> ErrorCard:
     a, b = exc.operand_shapes
     inner_b = b[0] if len(b) == 1 else b[-2]
+    tree = _parse_line(where)
+    site = _matmul_site(tree)
     options = _matmul_options(a, b)
-    said = {"b.T": "a @ b.T", "a.T": "a.T @ b", "swap": "b @ a"}
+    # two arrays of one shape (n, k), two names: a batch of pairs of vectors, a dot per pair,
+    # as JAX's vmap tutorial batches a function (learner6 typed jnp.dot(xs, ws) for it). The
+    # same array twice (X @ X) keeps a @ b.T first: its rows with each other
+    if len(a) == 2 and a == b and site is not None and \
+            ast.unparse(_operands(site)[0]) != ast.unparse(_operands(site)[1]):
+        options.insert(0, ("pairs", a[:1]))
+    # a vector times a batch of vectors (w and xs): the batch times the vector, xs @ w, is a
+    # dot per row (jax.vmap(jnp.dot, in_axes=(0, None))(xs, w)), written plainly first
+    swapped = [o for o in options if o[0] == "swap"]
+    if len(a) == 1 and len(b) == 2 and swapped:
+        options = swapped + [o for o in options if o[0] != "swap"]
+    said = {"b.T": "a @ b.T", "a.T": "a.T @ b",
+            "swap": "b @ a (a dot per row of b: jax.vmap(jnp.dot, in_axes=(0, None))(b, a))"
+            if len(a) == 1 else "b @ a",
+            "pairs": "jax.vmap(jnp.dot)(a, b) (a dot per row pair)"}
     fix = ("Check which array is which: a batch of rows times weights is xs @ W, W of shape "
            "(inputs, outputs).")
+    if len(a) == 2 and len(b) == 2 and a[0] == b[0] and a[1] != b[1]:
+        # (2, 5) and (2, 3), two stacked signals and two stacked kernels: a.T @ b fits, but
+        # sums over that first axis, mixing the examples of a batch
+        fix += (f" If the first axis (size {a[0]}) is a batch, one example per row (as "
+                f"jnp.stack([x, x]) makes), a.T @ b sums over it, mixing the examples: apply "
+                f"the per-example function to each row with jax.vmap(f)(a, b) instead; a dot "
+                f"per row pair needs rows of one length ({a[1]} and {b[1]} differ).")
     if options:
         fix = ("If you meant one of these, its inner sizes agree: " +
                "; ".join(f"{said[how]} gives {shape}" for how, shape in options) + ". " + fix)
@@ -231,25 +254,41 @@ def _matmul_card(exc, where, called_from) -> ErrorCard:
         why=(f"a @ b (jnp.dot, jnp.matmul) pairs a's last axis (size {a[-1]}) with b's "
              f"{'only' if len(b) == 1 else 'first'} axis (size {inner_b}): each row of a meets "
              f"each column of b element by element, so the two sizes must be equal."),
-        fix=fix, rewrite=_matmul_rewrite(_parse_line(where), options),
+        fix=fix, rewrite=_matmul_rewrite(tree, site, options),
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.numpy.matmul.html")
 
 
-def _matmul_rewrite(tree, options) -> str:
-    """The user's one product (`x @ w`, `jnp.dot(x, w)`) rewritten the first way that works,
-    or the pattern."""
+def _matmul_site(tree):
+    """The user's one product on the line (`x @ w`, `jnp.dot(x, w)`), or None."""
     sites = [n for n in ast.walk(tree) if isinstance(n, ast.BinOp) and
              isinstance(n.op, ast.MatMult) or isinstance(n, ast.Call) and
              ast.unparse(n.func) in _MATMUL_SITES and len(n.args) == 2] \
         if tree is not None else []
+    return sites[0] if len(sites) == 1 else None
+
+
+def _operands(site) -> tuple:
+    return (site.left, site.right) if isinstance(site, ast.BinOp) else tuple(site.args)
+
+
+def _matmul_rewrite(tree, site, options) -> str:
+    """The user's one product rewritten the first way that works, or the pattern."""
     if not options:
         return "# print(a.shape, b.shape): the inner sizes of a @ b must agree"
     how, shape = options[0]
-    if len(sites) != 1:
-        return {"b.T": "y = a @ b.T", "a.T": "y = a.T @ b", "swap": "y = b @ a"}[how] + \
-            f"    # {shape}"
-    site = sites[0]
-    left, right = (site.left, site.right) if isinstance(site, ast.BinOp) else site.args
+    if site is None:
+        return {"b.T": "y = a @ b.T", "a.T": "y = a.T @ b", "swap": "y = b @ a",
+                "pairs": "y = jax.vmap(jnp.dot)(a, b)"}[how] + f"    # {shape}"
+    left, right = _operands(site)
+    if how == "pairs":      # the product becomes the call: the same node, its fields replaced
+        call = ast.Call(ast.Call(ast.parse("jax.vmap", mode="eval").body,
+                                 [ast.parse("jnp.dot", mode="eval").body], []), [left, right], [])
+        for field in site._fields:
+            if hasattr(site, field):
+                delattr(site, field)
+        site.__class__ = ast.Call
+        site.func, site.args, site.keywords = call.func, call.args, call.keywords
+        return f"{ast.unparse(tree)}    # {shape}"
     if how == "b.T":
         right = ast.Attribute(right, "T")
     elif how == "a.T":
