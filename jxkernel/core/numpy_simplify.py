@@ -20,8 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from .avals import ShapedArray
-from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
-from .primitive import all_primitives
+from .ir import ClosedJaxpr, DropVar, Eqn, Jaxpr, Literal, Var
+from .primitive import all_primitives, numpy_rules
 
 _FLOATS = frozenset(map(np.dtype, ("float32", "float64")))
 _INVERSE = {"sqrt": "rsqrt", "rsqrt": "sqrt"}      # A / f(B) is A * inverse-f(B)
@@ -41,6 +41,39 @@ def simplify_divisions(jaxpr: Jaxpr, _done=None) -> Jaxpr:
             if not new.effects and all(type(v) is Literal or v in constant for v in new.invars):
                 constant.update(new.outvars)
     return Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars, eqns)
+
+
+def inline_calls(jaxpr: Jaxpr) -> Jaxpr:
+    """`jaxpr` with the calls whose NumPy rule just runs a body (jit, custom_jvp_call's primal,
+    remat, ...: `numpy_eval.call_rule`'s, body without consts) replaced by the body's
+    equations, on fresh variables, as XLA's compiler inlines its calls before it simplifies or
+    runs: a rewrite or a subnormal's path (xla/numpy_backend.py) then sees across them.
+
+        >>> import jxkernel, jxkernel.numpy as jnp
+        >>> f = jxkernel.jit(lambda x: jnp.sin(x) * 2)
+        >>> closed = jxkernel.make_jaxpr(lambda x: f(x) + 1)(1.0)
+        >>> [e.primitive.name for e in inline_calls(closed.jaxpr).eqns]
+        ['sin', 'mul', 'add']
+    """
+    eqns, sub = [], {}
+    atom = lambda v: v if type(v) is Literal else sub.get(v, v)
+    for eqn in jaxpr.eqns:
+        param = getattr(numpy_rules.get(eqn.primitive), "calls", None)
+        body = eqn.params.get(param) if param is not None else None
+        if not isinstance(body, ClosedJaxpr) or len(body.consts) or body.jaxpr.constvars:
+            invars = [atom(v) for v in eqn.invars]
+            eqns.append(eqn if invars == eqn.invars else eqn.replace(invars=invars))
+            continue
+        inner = inline_calls(body.jaxpr)
+        fresh = dict(zip(inner.invars, map(atom, eqn.invars)))
+        for e in inner.eqns:
+            new = [v if type(v) is DropVar else Var(v.aval) for v in e.outvars]
+            fresh.update(zip(e.outvars, new))
+            eqns.append(e.replace(invars=[v if type(v) is Literal else fresh[v]
+                                          for v in e.invars], outvars=new))
+        for out, v in zip(eqn.outvars, inner.outvars):
+            sub[out] = v if type(v) is Literal else fresh[v]
+    return Jaxpr(jaxpr.constvars, jaxpr.invars, [atom(v) for v in jaxpr.outvars], eqns)
 
 
 def _with_nested(eqn: Eqn, done: dict) -> Eqn:
