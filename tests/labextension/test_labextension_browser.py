@@ -319,10 +319,10 @@ def test_status_bar_loads_jxkernel(lab, request):
     shot(lab, request, "1-not-loaded")
     item.click()
     wait_connected(lab)
-    # the kernel's backend: its two CPU devices, or the NumPy backend's one (the kernel's
-    # environment is this process's)
+    # the kernel's backend (the kernel's environment is this process's) and its two devices:
+    # the NumPy backend simulates as many as XLA's CPU would (JXKERNEL_CPU_DEVICES)
     where = jxkernel.default_backend()
-    shown = "cpu:0 (2 devices)" if where == "cpu" else f"{where}:0 (1 device)"
+    shown = f"{where}:0 (2 devices)"
     expect(item).to_have_text(re.compile(
         rf"^jx · {re.escape(shown)} · \d+ compiles, \d+ hits( · \+\d+ eager/internal)?$"))
     assert f"{where}:0" in item.get_attribute("title")
