@@ -241,24 +241,39 @@ _PASSES_SUBNORMALS = frozenset(
     "abs neg copy copy_p reshape broadcast_in_dim transpose squeeze expand_dims rev slice "
     "dynamic_slice dynamic_update_slice concatenate pad gather select_n bitcast_convert_type "
     "reduce_precision tanh atan sin cbrt real imag complex conj eq_to le_to lt_to "
-    "sort top_k nextafter".split())
+    "sort top_k approx_top_k nextafter tile stack unstack split device_put reshard "
+    "sharding_constraint layout_constraint optimization_barrier pvary stop_gradient".split())
 _MAKES_SUBNORMALS = frozenset(("nextafter", "bitcast_convert_type"))
 _SUBNORMAL_DTYPES = frozenset(map(np.dtype, ("float32", "float64", "complex64", "complex128")))
 
 
 def _passes_subnormals(eqn) -> bool:
     """Whether `eqn` hands a subnormal operand on as it is: a primitive above, a conversion
-    to its own dtype, or a call whose body has only such equations (jnp's jitted `where`)."""
+    to its own dtype or a narrower float (XLA narrows by moving bits: 1e-40 is bfloat16's
+    9.2e-41), or a call, scan, cond or while whose bodies have only such equations, or ones
+    that read no float32/float64 (a loop's counter)."""
     name = eqn.primitive.name
     if name == "convert_element_type":
-        return eqn.params["new_dtype"] == eqn.invars[0].aval.dtype
+        new, old = np.dtype(eqn.params["new_dtype"]), eqn.invars[0].aval.dtype
+        return new == old or (old in _SUBNORMAL_DTYPES and new.kind in "fV"
+                              and new.itemsize < 4 and dtypes.is_float(new))
     if name in _PASSES_SUBNORMALS:
         return True
     if name == "scatter":               # (scatter_apply's computation reads them)
         return eqn.params.get("update_jaxpr") is None
+    if name == "cond":
+        return all(map(_body_passes, eqn.params["branches"]))
+    if name == "while":
+        return _body_passes(eqn.params["cond_jaxpr"]) and _body_passes(eqn.params["body_jaxpr"])
     body = eqn.params.get("jaxpr", eqn.params.get("call_jaxpr"))
+    return isinstance(body, (Jaxpr, ClosedJaxpr)) and _body_passes(body)
+
+
+def _body_passes(body) -> bool:
     body = body.jaxpr if isinstance(body, ClosedJaxpr) else body
-    return isinstance(body, Jaxpr) and all(map(_passes_subnormals, body.eqns))
+    return all(_passes_subnormals(e) or not any(
+        getattr(v.aval, "dtype", None) in _SUBNORMAL_DTYPES for v in e.invars)
+        for e in body.eqns)
 
 
 def _widens_narrow_float(eqn) -> bool:

@@ -751,7 +751,12 @@ BACKEND_CASES = {
         jnp.full(3, 5.0, x.dtype).at[jnp.int32([0, 1, 2, 0, 1, 2, 0, 1])].min(x)), (_EDGES,), 0),
     "bits_and_selects": (lambda x: (jnp.where(x > -5, x, 0), jnp.copysign(x, -1.0),
                                     jnp.nextafter(x, 1), jnp.abs(x), x * 2, jnp.log(jnp.abs(x)),
-                                    x > 0), (_EDGES,), 0),
+                                    x > 0, x.astype(jnp.bfloat16), lax.approx_max_k(x, 2)[0],
+                                    jnp.tile(jnp.roll(x, 2), 2)), (_EDGES,), 0),
+    # loops and branches whose bodies only move values keep them (a counter read aside)
+    "moving_bodies": (lambda x: (lax.fori_loop(0, 3, lambda i, c: jnp.roll(c, 1), x),
+                                 lax.cond(x[4] > 0, lambda x: x[::-1], lambda x: -x, x),
+                                 lax.scan(lambda c, r: (c, r), x, x)[1]), (_EDGES,), 0),
     # (its sums cancel: REDUCTION's ulps at the result's scale)
     "mlp_gradient": (lambda w, x: jax.grad(lambda w: jnp.sum(jnp.tanh(x @ w) ** 2))(w),
                      (G32.T, F32), REDUCTION),
@@ -768,7 +773,7 @@ BACKEND_CASES = {
 
 
 _EAGER_TOO = {"sort_unique_top_k", "max_min_signed_zeros", "windows_and_scatters",
-              "bits_and_selects"}
+              "bits_and_selects", "moving_bodies"}
 
 
 def _on(device, f, args, jit):
