@@ -323,8 +323,11 @@ def test_status_bar_loads_jxkernel(lab, request):
     # the NumPy backend simulates as many as XLA's CPU would (JXKERNEL_CPU_DEVICES)
     where = jxkernel.default_backend()
     shown = f"{where}:0 (2 devices)"
+    # the allocator's bytes in use where the backend reports them (the NumPy backend's; XLA's
+    # CPU reports none: statusbar.ts)
+    used = "" if where == "cpu" else r"( · [\d.]+ (bytes|[KMGT]iB))?"
     expect(item).to_have_text(re.compile(
-        rf"^jx · {re.escape(shown)} · \d+ compiles, \d+ hits( · \+\d+ eager/internal)?$"))
+        rf"^jx · {re.escape(shown)} · \d+ compiles, \d+ hits( · \+\d+ eager/internal)?{used}$"))
     assert f"{where}:0" in item.get_attribute("title")
     shot(lab, request, "2-loaded")
     run_cell(lab, SETUP)
