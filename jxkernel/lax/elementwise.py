@@ -854,7 +854,9 @@ def xla_min(a, b):
 
 def extreme_zeros(x, kind: str):
     """Which elements of x decide the sign of a zero that is their max (`kind` "max": the
-    0.0s) or min (the -0.0s), as XLA orders -0.0 below 0.0."""
+    0.0s) or min (the -0.0s), as XLA orders -0.0 below 0.0 (none: a dtype without them)."""
+    if not _zero_signs(x.dtype):
+        return np.zeros(x.shape, bool)
     sign = np.signbit(x.astype(np.float32) if x.dtype.itemsize < 4 else x)
     return (x == 0) & (~sign if kind == "max" else sign)
 
