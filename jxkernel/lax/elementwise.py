@@ -148,7 +148,7 @@ lowering_rules[is_finite_p] = lambda ctx, x: ctx.op1("stablehlo.is_finite", [x])
 ad.defjvp_zero(is_finite_p)
 
 exp_p = unop("exp", "stablehlo.exponential", INEXACT,
-             numpy=_xla_float32_or(_xla_formulas.exp32, np.exp))
+             numpy=_xla_float32_or(_xla_formulas.exp32, _real_or(_xla_formulas.exp64, np.exp)))
 ad.defjvp(exp_p, lambda g, ans, x, **_: mul(g, ans))
 
 exp2_p = unop("exp2", None, INEXACT, numpy=np.exp2)
