@@ -20,8 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from .avals import ShapedArray
-from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
-from .primitive import all_primitives
+from .ir import ClosedJaxpr, DropVar, Eqn, Jaxpr, Literal, Var
+from .primitive import all_primitives, numpy_rules
 
 _FLOATS = frozenset(map(np.dtype, ("float32", "float64")))
 _INVERSE = {"sqrt": "rsqrt", "rsqrt": "sqrt"}      # A / f(B) is A * inverse-f(B)
@@ -38,9 +38,43 @@ def simplify_divisions(jaxpr: Jaxpr, _done=None) -> Jaxpr:
         for new in _rewritten(eqn, made, constant) or [eqn]:
             eqns.append(new)
             made.update((v, new) for v in new.outvars)
-            if not new.effects and all(type(v) is Literal or v in constant for v in new.invars):
-                constant.update(new.outvars)
+            if not new.effects and new.primitive.name != "iota" and \
+                    all(type(v) is Literal or v in constant for v in new.invars):
+                constant.update(new.outvars)        # (XLA's folding leaves iota be)
     return Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars, eqns)
+
+
+def inline_calls(jaxpr: Jaxpr) -> Jaxpr:
+    """`jaxpr` with the calls whose NumPy rule just runs a body (jit, custom_jvp_call's primal,
+    remat, ...: `numpy_eval.call_rule`'s, body without consts) replaced by the body's
+    equations, on fresh variables, as XLA's compiler inlines its calls before it simplifies or
+    runs: a rewrite or a subnormal's path (xla/numpy_backend.py) then sees across them.
+
+        >>> import jxkernel, jxkernel.numpy as jnp
+        >>> f = jxkernel.jit(lambda x: jnp.sin(x) * 2)
+        >>> closed = jxkernel.make_jaxpr(lambda x: f(x) + 1)(1.0)
+        >>> [e.primitive.name for e in inline_calls(closed.jaxpr).eqns]
+        ['sin', 'mul', 'add']
+    """
+    eqns, sub = [], {}
+    atom = lambda v: v if type(v) is Literal else sub.get(v, v)
+    for eqn in jaxpr.eqns:
+        param = getattr(numpy_rules.get(eqn.primitive), "calls", None)
+        body = eqn.params.get(param) if param is not None else None
+        if not isinstance(body, ClosedJaxpr) or len(body.consts) or body.jaxpr.constvars:
+            invars = [atom(v) for v in eqn.invars]
+            eqns.append(eqn if invars == eqn.invars else eqn.replace(invars=invars))
+            continue
+        inner = inline_calls(body.jaxpr)
+        fresh = dict(zip(inner.invars, map(atom, eqn.invars)))
+        for e in inner.eqns:
+            new = [v if type(v) is DropVar else Var(v.aval) for v in e.outvars]
+            fresh.update(zip(e.outvars, new))
+            eqns.append(e.replace(invars=[v if type(v) is Literal else fresh[v]
+                                          for v in e.invars], outvars=new))
+        for out, v in zip(eqn.outvars, inner.outvars):
+            sub[out] = v if type(v) is Literal else fresh[v]
+    return Jaxpr(jaxpr.constvars, jaxpr.invars, [atom(v) for v in jaxpr.outvars], eqns)
 
 
 def _with_nested(eqn: Eqn, done: dict) -> Eqn:
@@ -69,6 +103,8 @@ def _rewritten(eqn: Eqn, made: dict, constant: set) -> list | None:
     """The equations XLA computes a float division `eqn` with, or None to keep it. A division
     of constants is folded (divided exactly); one by a constant is a product with its
     reciprocal."""
+    if eqn.primitive.name == "mul" and eqn.outvars[0].aval.dtype in _FLOATS:
+        return _scalars_first(eqn, made, constant)
     if eqn.primitive.name != "div" or eqn.outvars[0].aval.dtype not in _FLOATS:
         return None
     (a, b), out = eqn.invars, eqn.outvars[0]
@@ -78,7 +114,9 @@ def _rewritten(eqn: Eqn, made: dict, constant: set) -> list | None:
     if fixed(b):                                              # A * (1 / constant)
         one = Literal(b.aval.dtype.type(1), ShapedArray((), b.aval.dtype))
         inverse = _eqn("div", [one, b])
-        return [inverse, _eqn("mul", [a, inverse.outvars[0]], out=out)]
+        product = _eqn("mul", [a, inverse.outvars[0]], out=out)     # (a product as any other)
+        scaled = _scalars_first(product, made, constant | {inverse.outvars[0]})
+        return [inverse, *(scaled or [product])]
     divisor = made.get(b) if type(b) is Var else None
     dividend = made.get(a) if type(a) is Var else None
     name = divisor.primitive.name if divisor is not None else None
@@ -99,6 +137,38 @@ def _rewritten(eqn: Eqn, made: dict, constant: set) -> list | None:
     if dividend is not None and dividend.primitive.name == "div":     # A / (B * C)
         product = _eqn("mul", [dividend.invars[1], b])
         return [product, _eqn("div", [dividend.invars[0], product.outvars[0]], out=out)]
+    return None
+
+
+def _scalars_first(eqn: Eqn, made: dict, constant: set) -> list | None:
+    """XLA's S * (W * K), S a scalar (broadcast) and K a constant one: W * (S * K), the
+    scalars multiplied first, where W is an array or S a constant too (measured: linspace's
+    stop * (iota / n) is iota * (stop * (1 / n)) there, geomspace's (log(b) * log10(e)) * (1 /
+    n) log(b) * (log10(e) / n)); looked for through a reshape of a one-element W * K. Not
+    where K is not constant (d * (x * e) stays), nor for K * (W * S)."""
+    scalar = lambda v: all(d == 1 for d in v.aval.shape)
+    fixed = lambda v: type(v) is Literal or v in constant
+    for s, y in (eqn.invars, eqn.invars[::-1]):
+        inner = made.get(y) if type(y) is Var and scalar(s) else None
+        shaped = None
+        if inner is not None and inner.primitive.name == "reshape" and scalar(inner.invars[0]):
+            shaped, inner = inner, made.get(inner.invars[0]) if type(inner.invars[0]) is Var \
+                else None
+        if inner is None or inner.primitive.name != "mul":
+            continue
+        for w, k in (inner.invars, inner.invars[::-1]):
+            # (W made of constants counts: XLA's simplifier rewrites before it folds them)
+            if not (scalar(k) and fixed(k)) or type(w) is Literal or \
+                    (scalar(w) and not fixed(s)) or \
+                    w.aval.shape != inner.outvars[0].aval.shape:
+                continue
+            new = []
+            if shaped is not None:        # W reshaped as W * K was
+                new.append(shaped.replace(invars=[w], outvars=[Var(shaped.outvars[0].aval)]))
+                w = new[-1].outvars[0]
+            both = _eqn("mul", [s, k])              # (itself such a product, maybe)
+            new += _scalars_first(both, made, constant) or [both]
+            return [*new, _eqn("mul", [w, both.outvars[0]], out=eqn.outvars[0])]
     return None
 
 

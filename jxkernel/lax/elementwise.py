@@ -148,7 +148,7 @@ lowering_rules[is_finite_p] = lambda ctx, x: ctx.op1("stablehlo.is_finite", [x])
 ad.defjvp_zero(is_finite_p)
 
 exp_p = unop("exp", "stablehlo.exponential", INEXACT,
-             numpy=_xla_float32_or(_xla_formulas.exp32, np.exp))
+             numpy=_xla_float32_or(_xla_formulas.exp32, _real_or(_xla_formulas.exp64, np.exp)))
 ad.defjvp(exp_p, lambda g, ans, x, **_: mul(g, ans))
 
 exp2_p = unop("exp2", None, INEXACT, numpy=np.exp2)
@@ -358,7 +358,13 @@ def _abs_jvp(g, ans, x):
 
 ad.defjvp(abs_p, _abs_jvp)
 
-sign_p = unop("sign", None, NUMERIC, numpy=np.sign)
+def _np_sign(x):
+    """stablehlo.sign: a real float's zero keeps its sign (sign(-0.0) is -0.0, np.sign's 0.0)."""
+    out = np.sign(x)
+    return np.where(x == 0, x, out) if _zero_signs(x.dtype) else out
+
+
+sign_p = unop("sign", None, NUMERIC, numpy=_np_sign)
 
 
 def _sign_lowering(ctx, x):
@@ -812,7 +818,63 @@ def _atan2_jvp_y(g, ans, x, y):
 
 ad.defjvp(atan2_p, _atan2_jvp_x, _atan2_jvp_y)
 
-max_p = binop("max", "stablehlo.maximum", ANY, numpy=np.maximum)
+def _zero_signs(dtype) -> bool:
+    """Whether `dtype` has signed zeros that XLA's max and min order (real floats)."""
+    return dtypes.is_float(dtype) and np.dtype(dtype) != np.dtype(dtypes.float8_e8m0fnu)
+
+
+def xla_max(a, b):
+    """XLA's max (NaN propagates; -0.0 is below 0.0, so max(-0.0, 0.0) is 0.0 either way
+    round, where np.maximum gives its first operand).
+
+        >>> xla_max(np.float32([-0.0, 0.0]), np.float32([0.0, -0.0]))
+        array([0., 0.], dtype=float32)
+    """
+    out = np.maximum(a, b)
+    if _zero_signs(out.dtype):
+        zeros = (a == 0) & (b == 0)
+        if zeros.any():            # both zeros: -0.0 + -0.0 is -0.0, any other sum 0.0
+            out = np.where(zeros, a + b, out).astype(out.dtype, copy=False)
+    return out
+
+
+def xla_min(a, b):
+    """XLA's min (NaN propagates; min(-0.0, 0.0) is -0.0 either way round).
+
+        >>> xla_min(np.float32([-0.0, 0.0]), np.float32([0.0, -0.0]))
+        array([-0., -0.], dtype=float32)
+    """
+    out = np.minimum(a, b)
+    if _zero_signs(out.dtype):
+        zeros = (a == 0) & (b == 0)
+        if zeros.any():            # both zeros: 0.0 unless either is -0.0
+            out = np.where(zeros, -(-a + -b), out).astype(out.dtype, copy=False)
+    return out
+
+
+def extreme_zeros(x, kind: str):
+    """Which elements of x decide the sign of a zero that is their max (`kind` "max": the
+    0.0s) or min (the -0.0s), as XLA orders -0.0 below 0.0 (none: a dtype without them)."""
+    if not _zero_signs(x.dtype):
+        return np.zeros(x.shape, bool)
+    sign = np.signbit(x.astype(np.float32) if x.dtype.itemsize < 4 else x)
+    return (x == 0) & (~sign if kind == "max" else sign)
+
+
+def signed_zeros(out, found, kind: str):
+    """`out`, maxima (`kind` "max") or minima, with each zero signed as XLA's: a max is 0.0
+    where `found` (extreme_zeros folded over what it came from) holds, else -0.0; a min the
+    other way round. np.maximum.reduce and friends keep whichever zero came first."""
+    if not _zero_signs(out.dtype):
+        return out
+    zero = out == 0
+    if not zero.any():
+        return out
+    signed = np.where(found, 0.0, -0.0) if kind == "max" else np.where(found, -0.0, 0.0)
+    return np.where(zero, signed, out).astype(out.dtype, copy=False)
+
+
+max_p = binop("max", "stablehlo.maximum", ANY, numpy=xla_max)
 
 
 def _balanced_eq(x, z, y):
@@ -826,7 +888,7 @@ def _balanced_eq(x, z, y):
 ad.defjvp(max_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
           lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
 
-min_p = binop("min", "stablehlo.minimum", ANY, numpy=np.minimum)
+min_p = binop("min", "stablehlo.minimum", ANY, numpy=xla_min)
 ad.defjvp(min_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
           lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
 
@@ -1114,7 +1176,7 @@ def _clamp_batching(vals, dims):
 
 abstract_eval_rules[clamp_p] = _clamp_abstract_eval
 lowering_rules[clamp_p] = _clamp_lowering
-numpy_rules[clamp_p] = lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi)
+numpy_rules[clamp_p] = lambda lo, x, hi: xla_min(xla_max(x, lo), hi)
 batching_rules[clamp_p] = _clamp_batching
 
 

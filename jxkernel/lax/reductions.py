@@ -42,8 +42,8 @@ from . import _lowering as hl
 from . import shapes, slicing
 from ._rules import ANY, COMPLEX, FLOAT, INTEGRAL, NUMERIC, check_dtype, refuse_token
 from .conversion import _convert_element_type, convert_element_type
-from .elementwise import (add, bitwise_and, bitwise_or, bitwise_xor, div, eq, exp, log, max,
-                          min, mul, select, sub)
+from .elementwise import (add, bitwise_and, bitwise_or, bitwise_xor, div, eq, exp,
+                          extreme_zeros, log, max, min, mul, select, signed_zeros, sub)
 
 
 def _long_str(aval) -> str:
@@ -170,8 +170,11 @@ def _reduce_numpy(kind):
         if kind == "add" and x.dtype in _SEQUENTIAL_SUMS and \
                 math.prod(x.shape[a] for a in axes) <= _SEQUENTIAL_MOST:
             return _sequential_sum(x, tuple(axes))
-        return ufunc.reduce(x.astype(acc, copy=False), axis=tuple(axes), dtype=acc,
-                            initial=_identity(kind, acc)).astype(x.dtype, copy=False)
+        out = ufunc.reduce(x.astype(acc, copy=False), axis=tuple(axes), dtype=acc,
+                           initial=_identity(kind, acc)).astype(x.dtype, copy=False)
+        if kind in ("max", "min"):      # (np.maximum keeps the first of -0.0 and 0.0)
+            out = signed_zeros(out, np.any(extreme_zeros(x, kind), axis=tuple(axes)), kind)
+        return out
     return rule
 
 
@@ -559,7 +562,12 @@ def _cumulative(name, kind, check=None):
         acc = _accumulation_dtype(x.dtype)
         y = np.flip(x, axis) if reverse else x
         y = _NP_UFUNCS[kind].accumulate(y.astype(acc, copy=False), axis=axis, dtype=acc)
-        return (np.flip(y, axis) if reverse else y).astype(x.dtype, copy=False)
+        y = (np.flip(y, axis) if reverse else y).astype(x.dtype, copy=False)
+        if kind in ("max", "min"):        # (np.maximum keeps the first of -0.0 and 0.0)
+            found = extreme_zeros(np.flip(x, axis) if reverse else x, kind)
+            found = np.logical_or.accumulate(found, axis)
+            y = signed_zeros(y, np.flip(found, axis) if reverse else found, kind)
+        return y
 
     abstract_eval_rules[prim] = abstract
     lowering_rules[prim] = lower

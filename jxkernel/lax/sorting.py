@@ -95,6 +95,14 @@ def _sort_lowering(ctx, *operands, dimension, is_stable, num_keys):
 
 
 
+def _as_compared(key):
+    """A float32/float64 sort key as XLA's CPU comparator reads it: a subnormal as zero (its
+    `x == 0` canonicalization reads with DAZ), so it ties with 0.0; the values sorted keep it."""
+    if key.dtype not in (np.float32, np.float64):
+        return key
+    return np.where(np.abs(key) < np.finfo(key.dtype).tiny, key.dtype.type(0), key)
+
+
 def _sort_numpy(*operands, dimension, is_stable, num_keys):
     """A stable lexicographic sort over the first num_keys operands (complex ones by real,
     then imaginary part). NumPy's order is the lowering's total order: NaN last, -0.0 equal
@@ -102,6 +110,7 @@ def _sort_numpy(*operands, dimension, is_stable, num_keys):
     keys = []
     for x in operands[:num_keys]:
         keys += [np.real(x), np.imag(x)] if dtypes.is_complex(x.dtype) else [x]
+    keys = [_as_compared(k) for k in keys]
     if len(keys) == 1:
         perm = np.argsort(keys[0], axis=dimension, kind="stable")
     else:

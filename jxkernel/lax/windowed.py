@@ -41,7 +41,7 @@ from .slicing.gather_scatter import _apply_at
 from .slicing.slice_pad import _pad_numpy
 from ._rules import NUMERIC
 from .convolution import padtype_to_pads
-from .elementwise import _scalar_on_mesh, add, ge_p, le_p, max, min
+from .elementwise import _scalar_on_mesh, add, extreme_zeros, ge_p, le_p, max, min, signed_zeros
 from .reductions import (_NP_UFUNCS, _accumulation_dtype, _concrete, _flat_operands, _identity,
                          _reduction_jaxpr, _region)
 
@@ -169,8 +169,12 @@ def _monoid_window(name, kind, check=None):
     def numpy(x, **params):
         acc = _accumulation_dtype(x.dtype)
         windows = _np_windows(x.astype(acc, copy=False), _identity(kind, acc), **params)
-        return _NP_UFUNCS[kind].reduce(windows, axis=tuple(range(x.ndim, 2 * x.ndim)),
-                                       dtype=acc, initial=_identity(kind, acc)).astype(x.dtype)
+        axes = tuple(range(x.ndim, 2 * x.ndim))
+        out = _NP_UFUNCS[kind].reduce(windows, axis=axes, dtype=acc,
+                                      initial=_identity(kind, acc)).astype(x.dtype)
+        if kind in ("max", "min"):        # (np.maximum keeps the first of -0.0 and 0.0)
+            out = signed_zeros(out, np.any(extreme_zeros(windows, kind), axis=axes), kind)
+        return out
 
     abstract_eval_rules[prim] = abstract
     lowering_rules[prim] = lower

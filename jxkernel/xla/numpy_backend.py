@@ -14,6 +14,7 @@ ndarrays, and wraps the results as Arrays on the NumPy device.
 from __future__ import annotations
 
 import copy
+import re
 import time
 
 import numpy as np
@@ -24,16 +25,18 @@ from ..core.dce import dce_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal
 from ..core.mesh import asked_on, named_as_asked
 from ..core.numpy_eval import eval_jaxpr_numpy
-from ..core.numpy_simplify import simplify_divisions
+from ..core.numpy_simplify import inline_calls, simplify_divisions
 from ..core.physical import physical_aval, wrap_physical
 from . import numpy_sharded
 from .array import Array, sharded_array
-from .compiler import Phases
+from .client import JaxRuntimeError
+from .compiler import _BUILD_OPTION_NAMES, CompileError, Phases, _with_base
 from .deleted import Gone, donated, mark
 from .executable import Executable, _donated_indices, check_may_execute
 from .layout import default_layout
 from .numpy_device import (LIVE_EXECUTABLES, NumpyBuffer, NumpyShardedBuffer, flush_subnormals,
                            unsupported)
+from .xla_debug_options import DEBUG_OPTIONS
 
 
 class NumpyExecutable(Executable):
@@ -60,8 +63,8 @@ class NumpyExecutable(Executable):
         self._nconsts = len(jaxpr.constvars)
         # what runs: without the equations nothing reads and nothing needs for an effect (XLA's
         # compiler drops them even under keep_unused: a pure_callback no one reads is not
-        # called), and with XLA's division rewrites made
-        self._program = simplify_divisions(dce_jaxpr(jaxpr))
+        # called), with its calls inlined and XLA's division rewrites made
+        self._program = simplify_divisions(dce_jaxpr(inline_calls(jaxpr)))
         self._reads, self._flushed = _subnormal_plan(self._program)
         LIVE_EXECUTABLES.add(self)
 
@@ -216,7 +219,8 @@ def compile_numpy(module, label: str, trace_s: float = 0.0, executable=Executabl
     elif executable is not Executable:
         raise unsupported(f"{label} (a {executable.__name__})",
                           "this program needs XLA: JAX_PLATFORMS=cpu")
-    options.pop("compiler_options", None)     # XLA's options: nothing to tune here
+    # XLA's options tune nothing here, but a name or value XLA refuses is refused here too
+    _check_compiler_options(_with_base(options.pop("compiler_options", None)))
     _check_has_arrays(module.jaxpr)
     start = time.perf_counter()
     exe = make(module.jaxpr, module.out_avals, module.devices, label, module.donated,
@@ -228,26 +232,48 @@ def compile_numpy(module, label: str, trace_s: float = 0.0, executable=Executabl
 # and FTZ modes, which NumPy leaves off): log(1e-40) is -inf there, 1e-40 > 0 is False. Code
 # that moves or masks bits passes them through, and so do tanh, atan and sin, which return a
 # tiny argument itself, and cbrt, which reads its argument's bits: abs(1e-40) is 1e-40; the
-# total-order comparisons (eq_to, le_to, lt_to: sort's) compare bits, so 1e-45 is above 0.0
-# there. These primitives are that code.
+# total-order comparisons (eq_to, le_to, lt_to) compare bits, so 1e-45 is above 0.0 there.
+# sort, top_k and a scatter without a computation move their operands' values (sort's rule
+# compares them as XLA's comparator reads them, a subnormal as zero; top_k's by their bits).
+# These primitives are that code. nextafter and bitcast_convert_type write bits: their
+# results keep a subnormal whatever made their operands (nextafter(0.0, 1.0) is 1.4e-45).
 _PASSES_SUBNORMALS = frozenset(
     "abs neg copy copy_p reshape broadcast_in_dim transpose squeeze expand_dims rev slice "
     "dynamic_slice dynamic_update_slice concatenate pad gather select_n bitcast_convert_type "
-    "reduce_precision tanh atan sin cbrt real imag complex conj eq_to le_to lt_to".split())
+    "reduce_precision tanh atan sin cbrt real imag complex conj eq_to le_to lt_to "
+    "sort top_k approx_top_k nextafter tile stack unstack split device_put reshard "
+    "sharding_constraint layout_constraint optimization_barrier pvary stop_gradient".split())
+_MAKES_SUBNORMALS = frozenset(("nextafter", "bitcast_convert_type"))
 _SUBNORMAL_DTYPES = frozenset(map(np.dtype, ("float32", "float64", "complex64", "complex128")))
 
 
 def _passes_subnormals(eqn) -> bool:
     """Whether `eqn` hands a subnormal operand on as it is: a primitive above, a conversion
-    to its own dtype, or a call whose body has only such equations (jnp's jitted `where`)."""
+    to its own dtype or a narrower float (XLA narrows by moving bits: 1e-40 is bfloat16's
+    9.2e-41), or a call, scan, cond or while whose bodies have only such equations, or ones
+    that read no float32/float64 (a loop's counter)."""
     name = eqn.primitive.name
     if name == "convert_element_type":
-        return eqn.params["new_dtype"] == eqn.invars[0].aval.dtype
+        new, old = np.dtype(eqn.params["new_dtype"]), eqn.invars[0].aval.dtype
+        return new == old or (old in _SUBNORMAL_DTYPES and new.kind in "fV"
+                              and new.itemsize < 4 and dtypes.is_float(new))
     if name in _PASSES_SUBNORMALS:
         return True
+    if name == "scatter":               # (scatter_apply's computation reads them)
+        return eqn.params.get("update_jaxpr") is None
+    if name == "cond":
+        return all(map(_body_passes, eqn.params["branches"]))
+    if name == "while":
+        return _body_passes(eqn.params["cond_jaxpr"]) and _body_passes(eqn.params["body_jaxpr"])
     body = eqn.params.get("jaxpr", eqn.params.get("call_jaxpr"))
+    return isinstance(body, (Jaxpr, ClosedJaxpr)) and _body_passes(body)
+
+
+def _body_passes(body) -> bool:
     body = body.jaxpr if isinstance(body, ClosedJaxpr) else body
-    return isinstance(body, Jaxpr) and all(map(_passes_subnormals, body.eqns))
+    return all(_passes_subnormals(e) or not any(
+        getattr(v.aval, "dtype", None) in _SUBNORMAL_DTYPES for v in e.invars)
+        for e in body.eqns)
 
 
 def _widens_narrow_float(eqn) -> bool:
@@ -287,7 +313,7 @@ def _subnormal_plan(jaxpr) -> tuple:
             raw.update(eqn.outvars)
             continue
         if _passes_subnormals(eqn):         # (an int32 bitcast to float32 too)
-            if held:
+            if held or eqn.primitive.name in _MAKES_SUBNORMALS:
                 raw.update(eqn.outvars)
             continue
         floats = [k for k in held
@@ -295,6 +321,73 @@ def _subnormal_plan(jaxpr) -> tuple:
         if floats:
             reads[i] = tuple((k, inputs.get(eqn.invars[k])) for k in floats)
     return reads, [type(v) is Literal or v not in raw for v in jaxpr.outvars]
+
+
+def _check_compiler_options(options) -> None:
+    """XLA's errors for `compiler_options` it refuses (xla/compiler.py raises them from XLA): a
+    name that is none of its DebugOptions (xla_debug_options.py, recorded from jaxlib) nor
+    build options, a value its field cannot take. The rules were measured on jaxlib 0.10.2:
+    a bool takes True/False or 'True'/'False', an integer an int or a decimal string, an
+    enum an int, a decimal string or a value's name (repeated: names joined by commas), a
+    string field a str; XLA shows a value as C++ prints it.
+
+        >>> _check_compiler_options({"xla_cpu_enable_fast_math": False})
+    """
+    for name, value in (options or {}).items():
+        if name in _BUILD_OPTION_NAMES:      # fields of the build options: ints
+            if not isinstance(value, int):
+                raise TypeError(f"compiler_options[{name!r}] is {value!r}: XLA's build option "
+                                f"{name} takes an int (an effort level's value)")
+            continue
+        if name not in DEBUG_OPTIONS:
+            raise JaxRuntimeError(
+                f"XLA could not compile the module: INVALID_ARGUMENT: No such compile option: "
+                f"{name!r} (compiler_options={options!r}: pass names of XLA's DebugOptions, "
+                f"such as 'xla_cpu_enable_fast_math')")
+        if not isinstance(value, (str, bool, int, float)):
+            raise TypeError(f"compiler_options[{name!r}] is a {type(value).__name__}: XLA takes "
+                            f"a str, bool, int or float for {name}")
+        kind, repeated, names = DEBUG_OPTIONS[name]
+        bad = _refused_value(kind, repeated, names, value)
+        if bad is not None:
+            raise CompileError(f"XLA could not compile the module: INVALID_ARGUMENT: While "
+                               f"setting option {name}, '{bad}' is not a valid {kind} value.")
+
+
+_INT_RANGES = {"int32": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1),
+               "uint32": (0, 2**32 - 1), "uint64": (0, 2**64 - 1)}
+
+
+def _refused_value(kind, repeated, names, value):
+    """The text XLA shows of a value its field of `kind` refuses, or None where it takes it."""
+    if type(value) is bool:
+        text = "1" if value else "0"
+    elif type(value) is float:
+        text = f"{value:.6g}"
+    else:
+        text = str(value)
+    if kind == "bool":
+        return None if type(value) is bool or value in ("True", "False") else text
+    if kind in ("string", "message"):
+        return None if kind == "string" and type(value) is str else text
+    if kind in ("float", "double"):
+        try:
+            ok = type(value) is not str or float(value.strip()) is not None
+        except ValueError:
+            ok = False
+        return None if ok and type(value) is not bool else text
+    decimal = lambda t: re.fullmatch(r"\s*[+-]?[0-9]+\s*", t) is not None
+    if kind == "enum":
+        if type(value) is int:
+            return None
+        if type(value) is not str:
+            return text
+        items = (value.split(",") if value else []) if repeated else [value]
+        return next((t for t in items if not decimal(t) and t not in names), None)
+    low, high = _INT_RANGES[kind]
+    if type(value) is int or (type(value) is str and decimal(value)):
+        return None if low <= int(value) <= high else text
+    return text
 
 
 def _check_has_arrays(jaxpr) -> None:

@@ -145,7 +145,8 @@ def compile(module: Module, label: str, *, trace_s: float = 0.0, executable=Exec
     if module.jaxpr is not None:               # the NumPy backend's (lower made it so)
         # loads with the first program on the NumPy backend: XLA's runs never need it
         from .numpy_backend import compile_numpy
-        return compile_numpy(module, label, trace_s, executable, **_kept_options(module, options))
+        return compile_numpy(module, label, trace_s, executable,
+                             compiler_options=compiler_options, **_kept_options(module, options))
     loaded, phases = compile_loaded(module, trace_s, compiler_options)
     return executable(loaded, module.out_avals, module.devices, label, module.donated,
                       **_kept_options(module, options)), phases

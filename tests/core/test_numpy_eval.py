@@ -712,6 +712,142 @@ def test_numpy_rule_matches_xla_x64(name):
         check(f, *args, ulps=ulps, scale=scale)
 
 
+# ------------------------------------------------------------------ the NumPy backend itself
+# The cases above run the rules alone; these run programs on the NumPy backend's device (what
+# JupyterLite runs), eagerly and under jit, as a user does: its inlining, XLA's division
+# rewrites, subnormal flushing and signed zeros, each call's conversions. A small sample, so
+# the main suite (and CI) catches a regression there in a second or two.
+_S = np.float32(1e-40)                      # a float32 subnormal
+_EDGES = np.float32([_S, -_S, 0.0, -0.0, 1.0, -2 * _S, 3 * _S, -1.0])
+
+
+def _divisions_across_calls(a, b, c):
+    """Divisions whose dividend or divisor a jitted call makes: XLA inlines the call, then
+    rewrites (A / B) / C, A / exp(B), A / (B / C) (core/numpy_simplify.py); 4 to 7 of 12
+    values were an ulp off before the backend inlined calls too."""
+    return (jax.jit(lambda a, b: a / b)(a, b) / c, a / jax.jit(jnp.exp)(b),
+            a / jax.jit(lambda b, c: b / c)(b, c))
+
+
+# name -> (function, args, ulps): XLA's CPU keeps a subnormal where an operation moves values
+# (sort, top_k, a scatter, select) or writes bits (nextafter), reads it as zero in arithmetic
+# and comparisons, and orders -0.0 below 0.0 in max and min; those cases are exact (bits).
+# jnp's functions are jitted: their bodies are inlined, so where's select keeps its operand.
+BACKEND_CASES = {
+    "sort_unique_top_k": (lambda x: (jnp.sort(x), jnp.argsort(x), jnp.sort(x, descending=True),
+                                     jnp.unique(x, size=5), lax.top_k(x, 3), jnp.partition(x, 2),
+                                     lax.sort((x, -x), num_keys=1)), (_EDGES,), 0),
+    # (not max(x, -x): LLVM folds that into abs(x) under jit, which keeps subnormals)
+    "max_min_signed_zeros": (lambda x: (jnp.max(x), jnp.min(x), jnp.maximum(x, x[::-1]),
+                                        jnp.minimum(x, x[::-1]), lax.cummax(x), lax.cummin(x),
+                                        lax.cummax(x, reverse=True), jnp.clip(x, -0.0, 0.0),
+                                        jnp.max(x.reshape(2, 4), axis=1), jnp.sign(x)),
+                             (_EDGES,), 0),
+    "windows_and_scatters": (lambda x: (
+        lax.reduce_window(x, -np.inf, lax.max, (2,), (1,), "VALID"),
+        lax.reduce_window(x, np.inf, lax.min, (3,), (1,), "VALID"),
+        jnp.zeros(8, x.dtype).at[jnp.arange(8)].set(x),
+        jnp.full(3, -5.0, x.dtype).at[jnp.int32([0, 1, 2, 0, 1, 2, 0, 1])].max(x),
+        jnp.full(3, 5.0, x.dtype).at[jnp.int32([0, 1, 2, 0, 1, 2, 0, 1])].min(x)), (_EDGES,), 0),
+    "bits_and_selects": (lambda x: (jnp.where(x > -5, x, 0), jnp.copysign(x, -1.0),
+                                    jnp.nextafter(x, 1), jnp.abs(x), x * 2, jnp.log(jnp.abs(x)),
+                                    x > 0, x.astype(jnp.bfloat16), lax.approx_max_k(x, 2)[0],
+                                    jnp.tile(jnp.roll(x, 2), 2)), (_EDGES,), 0),
+    # loops and branches whose bodies only move values keep them (a counter read aside)
+    "moving_bodies": (lambda x: (lax.fori_loop(0, 3, lambda i, c: jnp.roll(c, 1), x),
+                                 lax.cond(x[4] > 0, lambda x: x[::-1], lambda x: -x, x),
+                                 lax.scan(lambda c, r: (c, r), x, x)[1]), (_EDGES,), 0),
+    # (its sums cancel: REDUCTION's ulps at the result's scale)
+    "mlp_gradient": (lambda w, x: jax.grad(lambda w: jnp.sum(jnp.tanh(x @ w) ** 2))(w),
+                     (G32.T, F32), REDUCTION),
+    "softmax_logsumexp": (lambda x: (jax.nn.softmax(x), jax.nn.logsumexp(x, axis=0)),
+                          (F32,), ELEMENTWISE),
+    "division_rewrites": (_divisions_across_calls, (F32, G32, CUBE[0, :3, :4]), 0),
+    "control_flow": (lambda x: (lax.fori_loop(0, 5, lambda i, c: c * 0.5 + jnp.sin(c), x),
+                                lax.scan(lambda c, r: (c + r, c * r), x[0], x)[1],
+                                lax.cond(x[0, 0] > 0, jnp.cos, jnp.sin, x)), (F32,), ELEMENTWISE),
+    "random": (lambda k: (jax.random.normal(jax.random.wrap_key_data(k), (5,)),
+                          jax.random.randint(jax.random.wrap_key_data(k), (5,), 0, 9)),
+               (KEY,), ELEMENTWISE),
+}
+
+
+_EAGER_TOO = {"sort_unique_top_k", "max_min_signed_zeros", "windows_and_scatters",
+              "bits_and_selects", "moving_bodies"}
+
+
+def _on(device, f, args, jit):
+    args = [jax.device_put(a, device) for a in args]
+    outs = (jax.jit(f) if jit else f)(*args)
+    return [np.asarray(o) for o in jax.tree_util.tree_leaves(outs)]
+
+
+@pytest.mark.xla_only("CPU platform")       # (XLA's CPU is what it compares with)
+@pytest.mark.usefixtures("xla_default_code")
+@pytest.mark.parametrize("name", sorted(BACKEND_CASES))
+def test_programs_on_the_numpy_backend_match_xla(name):
+    f, args, ulps = BACKEND_CASES[name]
+    numpy_device, cpu = jax.devices("numpy")[0], jax.devices("cpu")[0]
+    # eagerly too where subnormals are the subject (each operation is then a program of its
+    # own, whose inputs keep them); the whole programs under jit only (a second apiece less)
+    for jit in (False, True) if name in _EAGER_TOO else (True,):
+        ours, theirs = _on(numpy_device, f, args, jit), _on(cpu, f, args, jit)
+        assert len(ours) == len(theirs)
+        for i, (a, b) in enumerate(zip(ours, theirs)):
+            where = f"{name} output {i}, {'jit' if jit else 'eager'}"
+            if ulps == 0:               # bit for bit: signed zeros and subnormals included
+                assert a.dtype == b.dtype and a.shape == b.shape, where
+                np.testing.assert_array_equal(_bytes(a), _bytes(b), err_msg=where)
+            else:
+                assert_allclose_ulp(a, b, ulps, err_msg=where, scale=np.abs(b).max())
+
+
+def _bytes(x):
+    return np.atleast_1d(x).view(np.uint8)
+
+
+@pytest.mark.xla_only("CPU platform")
+def test_float64_edges_on_the_numpy_backend_match_xla():
+    d = np.float64(1e-310)
+    x = np.float64([d, -d, 0.0, -0.0, 1.0, 3 * d])
+    f = lambda x: (jnp.sort(x), jnp.max(x), jnp.min(x), jnp.maximum(x, x[::-1]), jnp.nextafter(x, 1),
+                   x * 2, jnp.sign(x), jnp.exp(x))          # (exp(1.0): XLA's e is an ulp up)
+    with jax.config.override("jax_enable_x64", True):
+        for jit in (False, True):
+            ours = _on(jax.devices("numpy")[0], f, [x], jit)
+            theirs = _on(jax.devices("cpu")[0], f, [x], jit)
+            for i, (a, b) in enumerate(zip(ours, theirs)):
+                np.testing.assert_array_equal(_bytes(a), _bytes(b), err_msg=f"output {i}, jit={jit}")
+
+
+# Lowered.compile(compiler_options=...): what XLA refuses (a name none of its DebugOptions, a
+# value its field cannot take) the NumPy backend refuses with XLA's error; what XLA takes, it
+# takes (and ignores: nothing is compiled there)
+_OPTIONS = [{"bogus_option": 1}, {"xla_cpu_enable_fast_math": True},
+            {"xla_cpu_enable_fast_math": "True"}, {"xla_cpu_enable_fast_math": "true"},
+            {"xla_cpu_enable_fast_math": 1}, {"xla_backend_optimization_level": " 3"},
+            {"xla_backend_optimization_level": 1.5}, {"xla_backend_optimization_level": True},
+            {"xla_backend_optimization_level": 2**31}, {"xla_dump_hlo_pass_re": 5},
+            {"xla_step_marker_location": "bogus"}, {"xla_step_marker_location": 0},
+            {"xla_cpu_experimental_xnn_fusion_type": "LIBRARY_FUSION_TYPE_DOT,bogus"},
+            {"xla_cpu_experimental_xnn_fusion_type": ""},
+            {"xla_backend_extra_options": "a=b"}, {"optimization_level": 1}]
+
+
+@pytest.mark.xla_only("XLA compiler")
+@pytest.mark.parametrize("options", _OPTIONS, ids=lambda o: repr(o)[1:-1])
+def test_compiler_options_are_refused_as_xla_refuses_them(options):
+    said = []
+    for device in (jax.devices("numpy")[0], jax.devices("cpu")[0]):
+        x = jax.device_put(np.float32(1), device)
+        try:
+            jax.jit(lambda x: x + 1).lower(x).compile(compiler_options=options)
+            said.append("compiled")
+        except Exception as e:          # (the class and the text both)
+            said.append(f"{type(e).__name__}: {e}")
+    assert said[0] == said[1], said
+
+
 # ------------------------------------------------------------------ the registry
 def test_primitives_without_a_numpy_rule_are_listed():
     missing = sorted(set(OURS) - {p.name for p in numpy_rules})

@@ -309,12 +309,9 @@ ULPS = {
 
 # On the NumPy backend (`pytest --backend numpy`), bounds of cases where XLA's own rewriting of
 # the program moves its result and no NumPy rule can follow it, measured, keyed as ULPS.
-NUMPY_BACKEND_ULPS = {
-    # XLA's simplifier folds log10's constant factor into linspace's constant steps (log 1000
-    # times (0.4342945 * 2/3) gives 2.0000002, the jaxpr's order 2.0): 100.00005 against
-    # NumPy's exact 100, 7 ulps [8]
-    "lambda: jnp.geomspace(1, 1000, 4)()": 8,
-}
+# (none now: geomspace(1, 1000, 4)'s 7 ulps, XLA folding log10's constant factor into
+# linspace's steps, is followed since 2026-11-29: core/numpy_simplify._scalars_first)
+NUMPY_BACKEND_ULPS = {}
 
 
 def ulps(case, numpy_backend=False):

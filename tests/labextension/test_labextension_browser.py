@@ -307,6 +307,12 @@ def menu_item(page, label):
         ".lm-Menu-itemLabel", has_text=re.compile(f"^{re.escape(label)}$")))
 
 
+# the status bar's last part: the allocator's bytes in use where the backend reports them (the
+# NumPy backend's; XLA's CPU reports none: labextension/src/statusbar.ts)
+def used() -> str:
+    return "" if jxkernel.default_backend() == "cpu" else r"( · [\d.]+ (bytes|[KMGT]iB))?"
+
+
 # ==================================================================== tests
 def test_status_bar_loads_jxkernel(lab, request):
     """Before %load_ext the status bar says "not loaded"; clicking it loads jxkernel and it
@@ -319,12 +325,12 @@ def test_status_bar_loads_jxkernel(lab, request):
     shot(lab, request, "1-not-loaded")
     item.click()
     wait_connected(lab)
-    # the kernel's backend: its two CPU devices, or the NumPy backend's one (the kernel's
-    # environment is this process's)
+    # the kernel's backend (the kernel's environment is this process's) and its two devices:
+    # the NumPy backend simulates as many as XLA's CPU would (JXKERNEL_CPU_DEVICES)
     where = jxkernel.default_backend()
-    shown = "cpu:0 (2 devices)" if where == "cpu" else f"{where}:0 (1 device)"
+    shown = f"{where}:0 (2 devices)"
     expect(item).to_have_text(re.compile(
-        rf"^jx · {re.escape(shown)} · \d+ compiles, \d+ hits( · \+\d+ eager/internal)?$"))
+        rf"^jx · {re.escape(shown)} · \d+ compiles, \d+ hits( · \+\d+ eager/internal)?{used()}$"))
     assert f"{where}:0" in item.get_attribute("title")
     shot(lab, request, "2-loaded")
     run_cell(lab, SETUP)
@@ -619,7 +625,7 @@ def test_the_users_functions_apart_from_eager_and_internal_work(lab, request):
     expect(lab.locator(PANEL)).to_be_visible()
     expect(output(lab, MLP).first).to_contain_text("(5, 2)")
     item = status_item(lab)
-    expect(item).to_have_text(re.compile(r"· 2 compiles, \d+ hits · \+[1-9]\d* eager/internal$"))
+    expect(item).to_have_text(re.compile(rf"· 2 compiles, \d+ hits · \+[1-9]\d* eager/internal{used()}$"))
     assert "eager operations and jxkernel's or libraries' own functions" in \
         item.get_attribute("title")
     summary = lab.locator(f"{PANEL} .jx-Compilations-summary")
@@ -688,7 +694,7 @@ def test_a_registered_librarys_jits_are_headed_as_the_librarys(lab, request):
     expect(groups).to_have_count(1)
     shot_view(lab.locator(PANEL), request, "2-filtered")
     lab.locator(f"{PANEL} .jx-Compilations-filter").fill("")
-    expect(status_item(lab)).to_have_text(re.compile(r"\+[1-9]\d* eager/internal$"))
+    expect(status_item(lab)).to_have_text(re.compile(rf"\+[1-9]\d* eager/internal{used()}$"))
     assert "jxkernel's or libraries' own functions" in status_item(lab).get_attribute("title")
 
 

@@ -28,7 +28,8 @@ from ...xla import stablehlo as hlo
 from ...transforms import ad_util as ad
 from ...transforms import batch_util as bu
 from .. import _lowering as hl
-from ..elementwise import add, div, eq, max, min, mul, neg, select, sub
+from ..elementwise import (add, div, eq, extreme_zeros, max, min, mul, neg, select,
+                          signed_zeros, sub)
 from ..shapes import (_ndim, _shape, broadcast, broadcast_in_dim, canonicalize_shape, concatenate,
                       expand_dims, iota, reshape)
 from .dimension_numbers import (GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers,
@@ -447,6 +448,16 @@ def _apply_at(out, index, values, jaxpr, consts):
     return out
 
 
+def _extreme_at(combine, target, index, updates) -> None:
+    """`combine.at` for scatter_max/min of floats, with XLA's zeros: a cell's max is 0.0 where
+    it or an update to it is 0.0, its min -0.0 where one is -0.0 (np.maximum keeps the first)."""
+    kind = "max" if combine is np.maximum else "min"
+    found = extreme_zeros(target, kind)
+    combine.at(target, index, updates)
+    np.logical_or.at(found, index, extreme_zeros(updates, kind))
+    target[...] = signed_zeros(target, found, kind)
+
+
 def _scatter_numpy(combine):
     """The NumPy rule of a scatter combining with the ufunc `combine` (None: the update wins,
     of repeated indices the last; or the update computation, as scatter_apply binds it). CLIP
@@ -475,7 +486,9 @@ def _scatter_numpy(combine):
             index = (np.zeros(batch, np.intp),)
         if mode != GatherScatterMode.CLIP:
             index, updates = tuple(i[in_bounds] for i in index), updates[in_bounds]
-        if combine is not None:
+        if combine in (np.maximum, np.minimum) and dtypes.is_float(out.dtype):
+            _extreme_at(combine, target, index, updates)
+        elif combine is not None:
             combine.at(target, index, updates)
         elif update_jaxpr is None:
             target[index] = updates
