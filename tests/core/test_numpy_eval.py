@@ -268,7 +268,7 @@ REDUCTIONS = {
     # XLA sums up to 16 elements one after another (NumPy's pairwise sum would not): exactly
     "small_sums": (lambda x: (lax.reduce_sum(x, (1,)), lax.reduce_sum(x[:, :3], (1, 2)),
                               lax.reduce_sum(x[0, :, :2], (0, 1)), lax.reduce_sum(x[:16, 0], (0,)),
-                              lax.reduce_sum(x.astype(np.float64)[:, 0, :3], (1,))),
+                              lax.reduce_sum(x[:, 0, :3], (1,))),   # (f32: float64 narrows without x64)
                    (_SMALL_SUMS,), 0, None),
     "sums": (lambda x: (lax.reduce_sum(x, (0, 2)), lax.reduce_prod(x, (1,)), jnp.mean(x),
                         jnp.sum(x.astype(np.float16), 1)), (CUBE,), REDUCTION, None),
