@@ -81,6 +81,11 @@ def _body_input(user, api, path) -> str:
 # JAX's clear_caches forgets the bodies' traces (a body traced after it is "never seen")
 _BODY_SEEN: weakref.WeakKeyDictionary = cleared_with_caches(weakref.WeakKeyDictionary())
 _BODY_LINEAGES = LRU(_MAX_LINEAGES)
+# a body's code -> weak references to the traces of the functions running the loop when its
+# function objects were traced (None: run eagerly): a new object of that code made by a
+# retrace of the function running it is not the learner's doing, one made again within one
+# trace (a Python loop in it) is
+_BODY_OUTER: weakref.WeakKeyDictionary = cleared_with_caches(weakref.WeakKeyDictionary())
 
 
 _BODY_CONFIG: list = [None, ()]      # [config._trace_state it was made from, the config]
@@ -160,6 +165,11 @@ def body_traced(fun, in_tree, in_avals, what: str, source, promoted: bool = Fals
             changes = tuple(c for c in changes if c.kind != "fresh_body")
     seen.append((what, new))
     del seen[:-_PER_FUNCTION]
+    code = getattr(user, "__code__", None)
+    if code is not None:
+        outers = _BODY_OUTER.setdefault(code, [])
+        outers.append(_outer_trace_ref())
+        del outers[:-_PER_FUNCTION]
     lineage = _body_lineage(user)
     if not any(w == what and sig == new for _, w, sig in lineage):   # a few, each once
         lineage.append((_weak(fun), what, new))
@@ -205,6 +215,13 @@ def _body_changes(fun, user, api, what, new, seen, promoted=False) -> tuple:
         return (_traced_for_change(user, api, "jit", what),), None
     others = [(w, sig) for ref, w, sig in tuple(_body_lineage(user)) if ref() is not fun]
     if not others:
+        return (), None
+    outer = _outer_trace_ref()
+    code = getattr(user, "__code__", None)
+    if outer is not None and code is not None and outer not in _BODY_OUTER.get(code, ()):
+        # made anew because the function running it is traced again (a lambda written in a
+        # jitted function retraced for a new shape): nothing the learner did; one object
+        # made outside would be traced again for the new trace too
         return (), None
     return (_fresh_body_change(user, api, what, new, others),), None
 
@@ -402,6 +419,23 @@ def _fresh_body_change(user, api, what, new, others) -> Change:
     was = signature_text(_body_signature(last.named))
     return Change("(function object)", "fresh_body", f"{name} traced for ({was})",
                   "a new function object", fix, snippet)
+
+
+def _outer_trace():
+    """The trace of the function running the loop or cond now (a jit's, a body's), or None
+    run eagerly."""
+    trace = _ctx.trace
+    while trace is not None:
+        if isinstance(trace, JaxprTrace) and not isinstance(trace, PartialEvalTrace):
+            return trace
+        trace = trace.parent
+    return None
+
+
+def _outer_trace_ref():
+    """A weak reference to _outer_trace() (equal for one trace; dead once it is), or None."""
+    trace = _outer_trace()
+    return None if trace is None else weakref.ref(trace)
 
 
 def _body_inside(api) -> str:
