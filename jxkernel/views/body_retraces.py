@@ -13,10 +13,13 @@ explainer); the function's lineage and names are traced_functions.py's.
 """
 from __future__ import annotations
 
+import ast
 import collections
 import dataclasses
 import inspect
+import linecache
 import re
+import textwrap
 import weakref
 
 from ..core import compile_record as _record
@@ -25,7 +28,7 @@ from ..core.config import _TRACE_OPTIONS, config
 from ..core.lru import LRU, cleared_with_caches
 from ..core.partial_eval import PartialEvalTrace
 from ..core.staging import JaxprTrace
-from ..core.source_info import is_user_filename, user_source_info
+from ..core.source_info import SourceInfo, is_user_filename, user_source_info
 from ..core.trace import _ctx
 from ..transforms.api_util import body_arg_names
 from ..xla import client as _client
@@ -78,6 +81,11 @@ def _body_input(user, api, path) -> str:
 # JAX's clear_caches forgets the bodies' traces (a body traced after it is "never seen")
 _BODY_SEEN: weakref.WeakKeyDictionary = cleared_with_caches(weakref.WeakKeyDictionary())
 _BODY_LINEAGES = LRU(_MAX_LINEAGES)
+# a body's code -> weak references to the traces of the functions running the loop when its
+# function objects were traced (None: run eagerly): a new object of that code made by a
+# retrace of the function running it is not the learner's doing, one made again within one
+# trace (a Python loop in it) is
+_BODY_OUTER: weakref.WeakKeyDictionary = cleared_with_caches(weakref.WeakKeyDictionary())
 
 
 _BODY_CONFIG: list = [None, ()]      # [config._trace_state it was made from, the config]
@@ -157,6 +165,11 @@ def body_traced(fun, in_tree, in_avals, what: str, source, promoted: bool = Fals
             changes = tuple(c for c in changes if c.kind != "fresh_body")
     seen.append((what, new))
     del seen[:-_PER_FUNCTION]
+    code = getattr(user, "__code__", None)
+    if code is not None:
+        outers = _BODY_OUTER.setdefault(code, [])
+        outers.append(_outer_trace_ref())
+        del outers[:-_PER_FUNCTION]
     lineage = _body_lineage(user)
     if not any(w == what and sig == new for _, w, sig in lineage):   # a few, each once
         lineage.append((_weak(fun), what, new))
@@ -203,6 +216,13 @@ def _body_changes(fun, user, api, what, new, seen, promoted=False) -> tuple:
     others = [(w, sig) for ref, w, sig in tuple(_body_lineage(user)) if ref() is not fun]
     if not others:
         return (), None
+    outer = _outer_trace_ref()
+    code = getattr(user, "__code__", None)
+    if outer is not None and code is not None and outer not in _BODY_OUTER.get(code, ()):
+        # made anew because the function running it is traced again (a lambda written in a
+        # jitted function retraced for a new shape): nothing the learner did; one object
+        # made outside would be traced again for the new trace too
+        return (), None
     return (_fresh_body_change(user, api, what, new, others),), None
 
 
@@ -228,7 +248,105 @@ def _body_fixed(change: Change, user, api, promoted: bool = False) -> Change:
         dtype = {"f": "float32", "i": "int32"}.get(change.new[:1], dtype)
     fill["dtype"] = dtype
     fix, snippet = _PROMOTED_FIX if promoted else _BODY_FIXES[change.kind]
-    return dataclasses.replace(change, fix=fix.format(**fill), snippet=snippet.format(**fill))
+    fix = fix.format(**fill)
+    if snippet:
+        # the fix is code written on the learner's own call line: a variable it names is one
+        # the line passes (a name the line lacks fails with NameError when pasted)
+        # (a weak type's line is fixed where a Python number is written on it: a line
+        # passing an array already passes the strong kind)
+        written = _call_line_fix(user_source_info(), api, _body_position(user, api, change.path),
+                                 change.path, dtype, numbers_only=change.kind == "weak_type",
+                                 weak=not promoted and change.kind == "dtype" and
+                                 change.old.endswith("(weak)"))
+        if written is None:
+            fix += f" Pass the {api} jnp.asarray(..., jnp.{dtype}) as {given}."
+            snippet = ""
+        else:
+            snippet = f"{written}    # {snippet.split('#', 1)[1].strip().format(**fill)}"
+    return dataclasses.replace(change, fix=fix, snippet=snippet)
+
+
+# where a body's input comes from in the call: (position, keyword) of the argument, by API and
+# the body parameter's index (cond's and switch's operands follow the branches)
+_CALL_ARGUMENT = {"lax.scan": ((1, "init"), (2, "xs")),
+                  "lax.fori_loop": ((0, "lower"), (3, "init_val")),
+                  "lax.while_loop": ((2, "init_val"),)}
+
+
+def _body_position(user, api, path) -> tuple:
+    """(position, keyword or None) in the call to `api` of the argument the body's input at
+    `path` comes from."""
+    try:
+        params = [p.name for p in inspect.signature(user).parameters.values()]
+    except (TypeError, ValueError):
+        params = []
+    root = re.match(r"[^\[.]*", path).group(0)
+    index = params.index(root) if root in params else 0
+    if api in _CALL_ARGUMENT:
+        given = _CALL_ARGUMENT[api]
+        return given[min(index, len(given) - 1)]
+    return ({"lax.cond": 3, "lax.switch": 2}.get(api, 0) + index, None)
+
+
+def _call_line_fix(site, api, position, path, dtype, numbers_only=False,
+                   weak=False) -> str | None:
+    """The learner's call of `api` at `site` with the argument at `position` cast to `dtype`:
+    a number written on the line is wrapped where it is (`lax.scan(f, 0, xs)` ->
+    `lax.scan(f, jnp.asarray(0, jnp.float32), xs)`), a variable cast before the call
+    (`init = jnp.asarray(init, jnp.float32)`), another expression wrapped in place; None
+    where the line cannot be read or holds no such call (or, `numbers_only`, passes no
+    number written there). `weak`: the earlier trace was of a Python number (weakly typed), so
+    the line passes one of that kind (`2` -> `2.0`, `k` -> `k = float(k)`): an array of the
+    dtype is strong, and JAX traces it again (recorded: cond_operand_float_then_int_fixed).
+
+        >>> linecache.cache["<ex>"] = (1, None, ["c, ys = lax.scan(f, 0, xs)\\n"], "<ex>")
+        >>> _call_line_fix(SourceInfo("<ex>", 1, "g"), "lax.scan", (1, "init"), "c", "float32")
+        'c, ys = lax.scan(f, jnp.asarray(0, jnp.float32), xs)'
+    """
+    if site is None or path != re.match(r"[^\[.]*", path).group(0):
+        return None         # a leaf inside a container: no one argument to wrap
+    lines = linecache.getlines(site.file)
+    name = api.rsplit(".", 1)[-1]
+    for end in range(site.line, min(site.line + 8, len(lines)) + 1):
+        text = textwrap.dedent("".join(lines[site.line - 1:end]))
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and
+                 getattr(n.func, "attr", getattr(n.func, "id", None)) == name]
+        if not calls:
+            return None
+        call = calls[0]
+        index, keyword = position
+        arg = next((k.value for k in call.keywords if k.arg == keyword), None) if keyword \
+            else None
+        if arg is None and index < len(call.args) and not any(
+                isinstance(a, ast.Starred) for a in call.args[:index + 1]):
+            arg = call.args[index]
+        number = isinstance(arg, ast.Constant) or isinstance(arg, ast.UnaryOp) and \
+            isinstance(arg.operand, ast.Constant)
+        if arg is None or numbers_only and not (number or isinstance(arg, ast.Name)):
+            return None
+        source = ast.get_source_segment(text, arg)
+        kind = {"f": "float", "i": "int", "u": "int", "b": "bool"}.get(dtype[:1], "float")
+        if isinstance(arg, ast.Name):
+            return f"{arg.id} = {kind}({arg.id})" if weak else \
+                f"{arg.id} = jnp.asarray({arg.id}, jnp.{dtype})"
+        if not weak:
+            written = f"jnp.asarray({source}, jnp.{dtype})"
+        elif isinstance(arg, ast.Constant) and isinstance(arg.value, (int, float)):
+            written = repr({"float": float, "int": int, "bool": bool}[kind](arg.value))
+        else:
+            written = f"{kind}({source})"
+        data = text.encode()
+        offsets = [0]
+        for line in text.splitlines(keepends=True):
+            offsets.append(offsets[-1] + len(line.encode()))
+        start = offsets[arg.lineno - 1] + arg.col_offset
+        stop = offsets[arg.end_lineno - 1] + arg.end_col_offset
+        return (data[:start] + written.encode() + data[stop:]).decode().rstrip()
+    return None
 
 
 _BODY_FIXES = {
@@ -301,6 +419,23 @@ def _fresh_body_change(user, api, what, new, others) -> Change:
     was = signature_text(_body_signature(last.named))
     return Change("(function object)", "fresh_body", f"{name} traced for ({was})",
                   "a new function object", fix, snippet)
+
+
+def _outer_trace():
+    """The trace of the function running the loop or cond now (a jit's, a body's), or None
+    run eagerly."""
+    trace = _ctx.trace
+    while trace is not None:
+        if isinstance(trace, JaxprTrace) and not isinstance(trace, PartialEvalTrace):
+            return trace
+        trace = trace.parent
+    return None
+
+
+def _outer_trace_ref():
+    """A weak reference to _outer_trace() (equal for one trace; dead once it is), or None."""
+    trace = _outer_trace()
+    return None if trace is None else weakref.ref(trace)
 
 
 def _body_inside(api) -> str:

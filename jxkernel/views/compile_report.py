@@ -214,6 +214,10 @@ def _backend_name() -> str:
     return client.platform_of(client.default_device())
 
 
+# what the report says in place of an empty table of the user's functions
+NONE_OF_YOURS = "No function of yours compiled yet."
+
+
 # ------------------------------------------------------------------ text
 def to_text(data: dict) -> str:
     """The report for a terminal: totals, your functions and their compilations with their
@@ -226,8 +230,12 @@ def to_text(data: dict) -> str:
              f"{t['compile_ms']:.1f} ms"]
     mine = yours_line(groups)
     lines += [mine] if mine else []
-    lines += ["function: compilations / cache hits"] + _function_lines(groups[YOURS]["functions"])
-    lines += _event_lines(groups[YOURS]["events"])
+    if groups[YOURS]["functions"] or groups[YOURS]["events"]:
+        lines += ["function: compilations / cache hits"] + _function_lines(
+            groups[YOURS]["functions"])
+        lines += _event_lines(groups[YOURS]["events"])
+    elif not mine:
+        lines.append(NONE_OF_YOURS)
     inside = groups[INSIDE]["functions"]
     if inside:
         lines.append(f"{len(inside)} function(s) of yours traced inside another (a lax.cond "
@@ -309,10 +317,13 @@ def to_html(data: dict, page: bool = True) -> str:
             f"{esc(data['config']['backend'])}.</p>")
     groups = grouped_report(data)
     mine = yours_line(groups)
+    yours = groups[YOURS]
     body = (f"<h2>jxkernel compilation report</h2>{head}"
-            f"{f'<p><b>{esc(mine)}</b></p>' if mine else ''}"
-            f"{_functions_html(groups[YOURS]['functions'])}"
-            f"{_events_html(groups[YOURS]['events'])}")
+            f"{f'<p><b>{esc(mine)}</b></p>' if mine else ''}")
+    if yours["functions"] or yours["events"]:
+        body += _functions_html(yours["functions"]) + _events_html(yours["events"])
+    elif not mine:          # no empty table: one sentence (the folded line counts them else)
+        body += f"<p><i>{NONE_OF_YOURS}</i></p>"
     inside = groups[INSIDE]["functions"]
     if inside:
         body += _folded(f"{len(inside)} function(s) of yours traced inside another (a lax.cond "

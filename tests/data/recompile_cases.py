@@ -669,6 +669,64 @@ SCENARIOS = {
         "def step(c, x):\n"
         "    return c + x, c\n"
         "jax.lax.scan(step, 0, jnp.ones(3))\n"),
+    # the promoted start's fix rewrites the learner's own call line (round 11): the literal
+    # start wrapped where it is passed, or the variable the line passes cast before it
+    "scan_int_start_float_body_fixed": (
+        "scan_int_start_float_body with its fix pasted: the start written as a float32",
+        "def step(c, x):\n"
+        "    return c + x, c\n"
+        "jax.lax.scan(step, jnp.asarray(0, jnp.float32), jnp.ones(3))\n"),
+    "fori_loop_int_start_float_body_line_fixed": (
+        "fori_loop_int_start_float_body with its fix pasted into the call line",
+        "def body(i, total):\n"
+        "    return total + 0.5 * i\n"
+        "jax.lax.fori_loop(0, 3, body, jnp.asarray(0, jnp.float32))\n"),
+    "scan_int_variable_start_float_body": (
+        "a scan's carry from a variable holding 0 (a Python int) with float steps: promoted",
+        "def step(c, x):\n"
+        "    return c + x, c\n"
+        "start = 0\n"
+        "jax.lax.scan(step, start, jnp.ones(3))\n"),
+    "scan_int_variable_start_float_body_fixed": (
+        "the same with its fix: the variable the line passes cast before the call",
+        "def step(c, x):\n"
+        "    return c + x, c\n"
+        "start = 0\n"
+        "start = jnp.asarray(start, jnp.float32)\n"
+        "jax.lax.scan(step, start, jnp.ones(3))\n"),
+    "cond_operand_float_then_int": (
+        "cond's operand k 1.0, then 2 (a Python int): both branches traced again",
+        "def f(x, k):\n"
+        "    return x * k\n"
+        "def g(x, k):\n"
+        "    return x\n"
+        "jax.lax.cond(True, f, g, jnp.ones(2), 1.0)\n"
+        "jax.lax.cond(True, f, g, jnp.ones(2), 2)\n"),
+    "cond_operand_float_then_int_fixed": (
+        "the same with its fix pasted into the second call's line (a Python float, as the "
+        "first call's: jnp.asarray(2, jnp.float32) is strong and traces again)",
+        "def f(x, k):\n"
+        "    return x * k\n"
+        "def g(x, k):\n"
+        "    return x\n"
+        "jax.lax.cond(True, f, g, jnp.ones(2), 1.0)\n"
+        "jax.lax.cond(True, f, g, jnp.ones(2), 2.0)\n"),
+    "scan_int_start_in_jit": (
+        "a jitted function whose scan starts from 0 with float steps: promoted inside jit",
+        "def step(c, x):\n"
+        "    return c + x, c\n"
+        "@jax.jit\n"
+        "def total(xs):\n"
+        "    return jax.lax.scan(step, 0, xs)[0]\n"
+        "total(jnp.ones(3))\n"),
+    "scan_int_start_in_jit_fixed": (
+        "the same with its fix pasted into the call line inside the jitted function",
+        "def step(c, x):\n"
+        "    return c + x, c\n"
+        "@jax.jit\n"
+        "def total(xs):\n"
+        "    return jax.lax.scan(step, jnp.asarray(0, jnp.float32), xs)[0]\n"
+        "total(jnp.ones(3))\n"),
     "fori_loop_int_start_cast_back": (
         "the same sum with the start cast to int32 (the dtype it started as): refused",
         "def body(i, total):\n"

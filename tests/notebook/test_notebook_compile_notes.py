@@ -425,7 +425,9 @@ def test_the_report_names_jxkernels_own_program_as_jax_logs_it(shell):
 def test_a_scans_int_start_retrace_note_is_jaxs_and_its_fix_traces_once(shell):
     """lax.scan(body, 0, floats): JAX 0.10.2 traces body twice, its miss "at c, now
     f32[]{weak_type=False} and before i32[]{weak_type=True}"; the note says the same change,
-    and its fix (init = jnp.asarray(init, jnp.float32)) traces once, as under JAX."""
+    and its fix, the learner's own line rewritten (`jax.lax.scan(body43, jnp.asarray(0,
+    jnp.float32), floats43)`: it once named `init`, which this line lacks), traces once, as
+    under JAX."""
     scan = _jax_facts()["scan"]
     assert "at c, now f32[]{weak_type=False} and before i32[]{weak_type=True}" in \
         scan["0"]["misses"][-1]
@@ -438,11 +440,11 @@ def test_a_scans_int_start_retrace_note_is_jaxs_and_its_fix_traces_once(shell):
     (change,) = again.changes
     assert (change.path, change.old, change.new) == ("c", "i32[] (weak)", "f32[]")
     assert "⚙ body43 traced again (inside lax.scan" in ran.notes[0]["text/plain"]
-    assert change.snippet.startswith("init = jnp.asarray(init, jnp.float32)")
+    code = change.snippet.split("#")[0].strip()
+    assert code == "jax.lax.scan(body43, jnp.asarray(0, jnp.float32), floats43)", code
     # a body not traced yet (body43's f32 trace is kept: a second scan of it traces nothing)
     ok(shell, "traces43.clear()\ndef body44(c, x):\n    traces43.append(1)\n    return c + x, c\n"
-              "init = 0\n" + change.snippet.split("#")[0].strip() +
-              "\ncarry43, _ = jax.lax.scan(body44, init, floats43)")
+              "carry43, _ = " + code.replace("body43", "body44"))
     assert len(shell.user_ns["traces43"]) == scan["jnp.asarray(0, jnp.float32)"]["traces"] == 1
     assert str(shell.user_ns["carry43"].dtype) == scan["jnp.asarray(0, jnp.float32)"]["carry"]
 

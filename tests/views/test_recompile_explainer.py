@@ -15,6 +15,7 @@ import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel import compile_log, compile_report, config
 from jxkernel.compile_log import Change, no_recompile
+from jxkernel.core import compile_record
 from jxkernel.errors import RecompileError
 from jxkernel.xla import Phases
 from registered_library import excluded, import_library
@@ -469,6 +470,25 @@ def test_the_text_report():
         "    x: shape f32[3] -> f32[4]\n"
         "      fix: Pad it.\n"
         "        x = pad(x)")
+
+
+def test_a_report_without_functions_of_yours_has_no_empty_table():
+    """The HTML (and text) report with none of the user's functions: one sentence, not an
+    empty "Functions" table and "none yet"; with eager operations only, the line counting
+    them (yours: 0) says it, and their table stays folded."""
+    empty = compile_report.report_data([])
+    html, text = compile_report.to_html(empty), compile_report.to_text(empty)
+    assert "<h3>Functions</h3>" not in html and "none yet" not in html
+    assert compile_report.NONE_OF_YOURS in html and compile_report.NONE_OF_YOURS in text
+    assert "function: compilations / cache hits" not in text
+    eager = compile_log.CompileEvent("add (eager)", "", (("x", "f32[3]"),), "first call",
+                                     Phases(0.001, 0.001, 0.001, "compiled"), "cpu", seq=1,
+                                     origin=compile_record.EAGER)
+    data = compile_report.report_data([eager])
+    html = compile_report.to_html(data, page=False)
+    assert html.count("<h3>Functions</h3>") == 1 and html.index("<details") < html.index(
+        "<h3>Functions</h3>"), html
+    assert "your functions: 0 compilation(s)" in html and compile_report.NONE_OF_YOURS not in html
 
 
 def test_report_rejects_a_bad_format_or_file():
