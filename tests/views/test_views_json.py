@@ -80,8 +80,9 @@ def test_compilations_bundle_lists_the_log_as_shown(shell):
     assert set(events[0]) == {"seq", "time", "function", "function_key", "source", "cell_id", "origin",
                               "execution_count", "signature", "reason", "trace_ms", "lower_ms",
                               "compile_ms", "cache", "backend", "explanation", "inlined_into",
-                              "library"}
+                              "library", "group"}
     assert events[0]["inlined_into"] is None                  # a compilation, not a retrace
+    assert events[0]["group"] == "yours"                      # shown first (compile_report.group_of)
     assert events[0]["library"] is False                      # the user's, not a library's
     assert events[0]["explanation"] == [] and \
         [(c["path"], c["kind"], c["old"], c["new"]) for c in events[1]["explanation"]] == \
