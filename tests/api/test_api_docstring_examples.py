@@ -3,7 +3,8 @@ import jxkernel
 
 from doc_examples import check_package_examples      # tests/support
 
-# Modules whose examples another test runs, with names of its own (a mesh, devices, helpers).
+# Modules whose examples another test runs, with names of its own (a mesh, devices, helpers);
+# api.pmap and api.sharding need 8 devices: tests/sharding/test_sharding.py runs them.
 RUN_ELSEWHERE = frozenset({
     "jxkernel.api.checkify",
     "jxkernel.api.checkify_errors",
@@ -13,7 +14,9 @@ RUN_ELSEWHERE = frozenset({
     "jxkernel.api.custom_partitioning",
     "jxkernel.api.jet",
     "jxkernel.api.runtime_state",
+    "jxkernel.api.pmap",
     "jxkernel.api.shard_map",
+    "jxkernel.api.sharding",
     "jxkernel.api.sharding_rule",
     "jxkernel.api.smap",
     "jxkernel.api.sparse",
