@@ -118,7 +118,8 @@ STANDALONE = ("jxkernel.core.mesh", "jxkernel.core.sharding_types", "jxkernel.la
 for module in STANDALONE + ("jxkernel.xla.sharding", "jxkernel.xla.sharded",
                             "jxkernel.xla.put", "jxkernel.xla.transfers",
                             "jxkernel.sharding", "jxkernel.sharding_view", "jxkernel.api.sharding",
-                            "jxkernel.api.pmap"):
+                            "jxkernel.api.pmap", "jxkernel.transforms.jit.pinned",
+                            "jxkernel.transforms.jit.sharded"):
     try:
         if module in STANDALONE:
             check_docstring_examples(module, standalone=True)
@@ -414,7 +415,8 @@ def test_the_docstring_examples_of_the_sharding_modules_are_true(runs):
         ["jxkernel.core.mesh", "jxkernel.core.sharding_types", "jxkernel.lax.sharding",
          "jxkernel.xla.sharding", "jxkernel.xla.sharded", "jxkernel.xla.put",
          "jxkernel.xla.transfers", "jxkernel.sharding", "jxkernel.sharding_view",
-         "jxkernel.api.sharding", "jxkernel.api.pmap"], "ok")
+         "jxkernel.api.sharding", "jxkernel.api.pmap", "jxkernel.transforms.jit.pinned",
+         "jxkernel.transforms.jit.sharded"], "ok")
 
 
 def test_visualize_sharding_draws_a_shape_and_a_sharding():

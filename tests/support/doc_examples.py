@@ -81,7 +81,7 @@ def check_package_examples(package: str, run_elsewhere=(), extra_globals=None) -
     `doctest: +SKIP`), not when pytest collects, so a module given examples later is run
     without being listed anywhere.
     """
-    root = pathlib.Path(importlib.import_module(package).__file__).parent
+    root = pathlib.Path(next(iter(importlib.import_module(package).__path__)))   # (or a namespace)
     found = {}
     for path in sorted(root.rglob("*.py")):
         if _RUNNABLE_EXAMPLE.search(path.read_text(encoding="utf-8")):

@@ -3,7 +3,8 @@ import jxkernel
 
 from doc_examples import check_package_examples      # tests/support
 
-# Modules whose examples another test runs, with names of its own (a mesh, devices, helpers).
+# Modules whose examples another test runs, with names of its own (a mesh, devices, helpers);
+# jit.pinned and jit.sharded need 8 devices: tests/sharding/test_sharding.py runs them.
 RUN_ELSEWHERE = frozenset({
     "jxkernel.transforms.ad_util",
     "jxkernel.transforms.call_primitive",
@@ -17,8 +18,10 @@ RUN_ELSEWHERE = frozenset({
     "jxkernel.transforms.jit.args",
     "jxkernel.transforms.jit.high",
     "jxkernel.transforms.jit.namesakes",
+    "jxkernel.transforms.jit.pinned",
     "jxkernel.transforms.jit.refs",
     "jxkernel.transforms.jit.serialize_executable",
+    "jxkernel.transforms.jit.sharded",
     "jxkernel.transforms.make_jaxpr",
 })
 
