@@ -3,7 +3,8 @@ import jxkernel
 
 from doc_examples import check_package_examples      # tests/support
 
-# Modules whose examples another test runs, with names of its own (a mesh, devices, helpers).
+# Modules whose examples another test runs, with names of its own (a mesh, devices, helpers);
+# sharding_view needs 4 devices: tests/sharding/test_sharding.py runs it.
 RUN_ELSEWHERE = frozenset({
     "jxkernel.views.argument_uses",
     "jxkernel.views.hlo_text",
@@ -11,6 +12,7 @@ RUN_ELSEWHERE = frozenset({
     "jxkernel.views.recompile_explainer",
     "jxkernel.views.rich_view",
     "jxkernel.views.schema",
+    "jxkernel.views.sharding_view",
     "jxkernel.views.signature_changes.change",
     "jxkernel.views.signature_changes.compare",
     "jxkernel.views.signature_changes.config_changes",
