@@ -3,9 +3,11 @@ import jxkernel
 
 from doc_examples import check_package_examples      # tests/support
 
-# Modules whose examples another test runs, with names of its own (a mesh, devices, helpers).
+# Modules whose examples another test runs, with names of its own (a mesh, devices, helpers);
+# _sharded needs 8 devices: tests/sharding/test_sharding.py runs it.
 RUN_ELSEWHERE = frozenset({
     "jxkernel.export._serialization",
+    "jxkernel.export._sharded",
 })
 
 

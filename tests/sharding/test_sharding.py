@@ -119,7 +119,8 @@ for module in STANDALONE + ("jxkernel.xla.sharding", "jxkernel.xla.sharded",
                             "jxkernel.xla.put", "jxkernel.xla.transfers",
                             "jxkernel.sharding", "jxkernel.sharding_view", "jxkernel.api.sharding",
                             "jxkernel.api.pmap", "jxkernel.transforms.jit.pinned",
-                            "jxkernel.transforms.jit.sharded", "jxkernel.views.sharding_view"):
+                            "jxkernel.transforms.jit.sharded", "jxkernel.views.sharding_view",
+                            "jxkernel.export._sharded"):
     try:
         if module in STANDALONE:
             check_docstring_examples(module, standalone=True)
@@ -416,7 +417,8 @@ def test_the_docstring_examples_of_the_sharding_modules_are_true(runs):
          "jxkernel.xla.sharding", "jxkernel.xla.sharded", "jxkernel.xla.put",
          "jxkernel.xla.transfers", "jxkernel.sharding", "jxkernel.sharding_view",
          "jxkernel.api.sharding", "jxkernel.api.pmap", "jxkernel.transforms.jit.pinned",
-         "jxkernel.transforms.jit.sharded", "jxkernel.views.sharding_view"], "ok")
+         "jxkernel.transforms.jit.sharded", "jxkernel.views.sharding_view",
+         "jxkernel.export._sharded"], "ok")
 
 
 def test_visualize_sharding_draws_a_shape_and_a_sharding():
