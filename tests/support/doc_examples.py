@@ -72,10 +72,12 @@ def _renamed_classes(mod) -> list:
     return list(found.values())
 
 
-def check_package_examples(package: str, run_elsewhere=(), extra_globals=None) -> None:
-    """Run the docstring examples of each module in `package`'s folder (and its subfolders)
-    that has any, but those named in `run_elsewhere` (another test runs them, with names of
-    its own: a mesh, several devices); fail naming every module whose examples fail.
+def check_package_examples(package: str, run_elsewhere=(), extra_globals=None, *,
+                           subfolders: bool = True) -> None:
+    """Run the docstring examples of each module in `package`'s folder (and its subfolders,
+    unless `subfolders` is False) that has any, but those named in `run_elsewhere` (another
+    test runs them, with names of its own: a mesh, several devices); fail naming every module
+    whose examples fail.
 
     The modules are found when the test runs (a file with a `>>>` line not marked
     `doctest: +SKIP`), not when pytest collects, so a module given examples later is run
@@ -83,7 +85,7 @@ def check_package_examples(package: str, run_elsewhere=(), extra_globals=None) -
     """
     root = pathlib.Path(next(iter(importlib.import_module(package).__path__)))   # (or a namespace)
     found = {}
-    for path in sorted(root.rglob("*.py")):
+    for path in sorted(root.rglob("*.py") if subfolders else root.glob("*.py")):
         if _RUNNABLE_EXAMPLE.search(path.read_text(encoding="utf-8")):
             parts = path.relative_to(root).with_suffix("").parts
             found[".".join((package, *parts[:-1]) if parts[-1] == "__init__"
