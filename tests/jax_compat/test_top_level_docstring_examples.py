@@ -5,6 +5,5 @@ import jxkernel
 from doc_examples import check_package_examples      # tests/support
 
 
-
 def test_every_docstring_example_in_the_top_level_modules_runs():
     check_package_examples("jxkernel", (), {"jxkernel": jxkernel}, subfolders=False)
