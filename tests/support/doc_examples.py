@@ -10,6 +10,7 @@ import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel import lax
 
+import backend_tier
 from numerics import ELEMENTWISE, UlpOutputChecker
 
 GLOBALS = {"jax": jxkernel, "jnp": jnp, "lax": lax, "np": np}
@@ -73,11 +74,12 @@ def _renamed_classes(mod) -> list:
 
 
 def check_package_examples(package: str, run_elsewhere=(), extra_globals=None, *,
-                           subfolders: bool = True) -> None:
+                           subfolders: bool = True, xla_only=None) -> None:
     """Run the docstring examples of each module in `package`'s folder (and its subfolders,
     unless `subfolders` is False) that has any, but those named in `run_elsewhere` (another
     test runs them, with names of its own: a mesh, several devices); fail naming every module
-    whose examples fail.
+    whose examples fail. `xla_only`: {module: why}, the modules whose examples show what only
+    XLA gives (why: one of backend_tier.REASONS), left out on the NumPy backend.
 
     The modules are found when the test runs (a file with a `>>>` line not marked
     `doctest: +SKIP`), not when pytest collects, so a module given examples later is run
@@ -90,11 +92,14 @@ def check_package_examples(package: str, run_elsewhere=(), extra_globals=None, *
             parts = path.relative_to(root).with_suffix("").parts
             found[".".join((package, *parts[:-1]) if parts[-1] == "__init__"
                            else (package, *parts))] = path
-    stale = sorted(set(run_elsewhere) - set(found))
-    assert not stale, f"run_elsewhere names modules of {package} without examples: {stale}"
+    xla_only = xla_only or {}
+    stale = sorted((set(run_elsewhere) | set(xla_only)) - set(found))
+    assert not stale, f"these name modules of {package} without examples: {stale}"
+    assert set(xla_only.values()) <= set(backend_tier.REASONS), xla_only
+    left_out = set(run_elsewhere) | (set(xla_only) if backend_tier.on_numpy_backend() else set())
     failed = []
     for module in found:
-        if module not in run_elsewhere:
+        if module not in left_out:
             try:
                 check_docstring_examples(module, extra_globals)
             except AssertionError as e:
