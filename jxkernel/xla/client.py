@@ -389,7 +389,7 @@ def how_to_get_xla() -> str:
     """What to do for XLA's backends where the NumPy backend runs, in one sentence: what
     works here (`%jxbackend cpu` does not while JAX_PLATFORMS leaves cpu out).
 
-        >>> how_to_get_xla()          # jaxlib installed, JAX_PLATFORMS unset  # doctest: +SKIP
+        >>> how_to_get_xla()          # jaxlib installed, JAX_PLATFORMS unset
         '%jxbackend cpu in a notebook, JAX_PLATFORMS=cpu for a program'
 
     With JAX_PLATFORMS=numpy: "set JAX_PLATFORMS=cpu (or unset it) and restart, or
