@@ -43,8 +43,10 @@ __all__ = ["DebugEffect", "OrderedDebugEffect", "breakpoint", "callback", "log",
 def debug_callback(callback=None, *args, ordered=False, partitioned=False, **kwargs):
     """Call `callback(*args, **kwargs)` for its side effect, also from compiled code.
 
-    >>> jax.debug.callback(lambda x: print(x.shape), jnp.ones(3))
-    (3,)
+    >>> shapes = []            # (here `print` is this module's, jax.debug.print)
+    >>> jax.debug.callback(lambda x: shapes.append(x.shape), jnp.ones(3))
+    >>> shapes
+    [(3,)]
 
     Array leaves of the arguments are passed as Arrays with their runtime values; other
     leaves (strings, ...) as they are. Two-call form: ``jax.debug.callback(ordered=True)(f,

@@ -4,7 +4,7 @@
     ... def f(x):
     ...     return x ** 2
     >>> _ = f.defjvp(lambda primals, tangents: (f(primals[0]), 3.0 * tangents[0]))
-    >>> float(grad(f)(1.0))
+    >>> float(jax.grad(f)(1.0))
     3.0
 """
 import numpy as np

@@ -1,7 +1,8 @@
 """jax.errors: the exceptions jxkernel raises, under JAX's names (so JAX's error pages apply).
 
+    >>> from jxkernel import errors
     >>> try:
-    ...     jit(lambda x: 1 if x > 0 else -1)(1.0)
+    ...     jax.jit(lambda x: 1 if x > 0 else -1)(1.0)
     ... except errors.ConcretizationTypeError as e:
     ...     print(type(e).__name__)
     TracerBoolConversionError

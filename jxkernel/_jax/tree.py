@@ -14,12 +14,14 @@ def static(**kwargs):
     """`dataclasses.field(**kwargs)` marked static, for `tree_util.register_dataclass`: the
     field goes into the treedef, not the leaves.
 
+        >>> import dataclasses
+        >>> from jxkernel.tree_util import register_dataclass
         >>> @register_dataclass
         ... @dataclasses.dataclass
         ... class Op:
         ...     x: object
         ...     name: str = static(default="add")
-        >>> leaves(Op(1.0))
+        >>> jax.tree.leaves(Op(1.0))
         [1.0]
     """
     metadata = {"static": True, **(kwargs.pop("metadata", {}) or {})}

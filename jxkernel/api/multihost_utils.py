@@ -1,7 +1,7 @@
 """jxkernel.experimental.multihost_utils, as jax.experimental.multihost_utils: host data
 exchanged between the processes of a multi-process run (jxkernel.distributed).
 
-    >>> process_allgather(np.float32(jxkernel.process_index()))    # on each of 2 processes
+    >>> process_allgather(np.float32(jxkernel.process_index()))    # on each of 2 processes  # doctest: +SKIP
     array([0., 1.], dtype=float32)
 
 The data goes through the key-value store of jaxlib's coordination service, not through
@@ -92,8 +92,10 @@ def host_local_array_to_global_array(local_inputs, global_mesh, pspecs):
     a PartitionSpec or a pytree prefix of them). Along a dimension split over processes the
     global size is the local size times the number of process-held runs of blocks.
 
-    >>> host_local_array_to_global_array(np.arange(2.), mesh, P('x'))   # 2 processes
-    ... # shape (4,): [0, 1] from process 0 and [0, 1] from process 1
+    >>> host_local_array_to_global_array(np.arange(2.), mesh, P('x')).shape   # 2 processes  # doctest: +SKIP
+    (4,)
+
+    ([0, 1] from process 0 and [0, 1] from process 1.)
     """
     leaves, tree = tree_flatten(local_inputs)
     specs = broadcast_prefix(pspecs, local_inputs, is_leaf=lambda s: isinstance(s, PartitionSpec))

@@ -1,6 +1,7 @@
 """pmap: run one program on several devices at once, one slice of the mapped axis each.
 
-    >>> pmap(lambda x: x / lax.psum(x, 'i'), axis_name='i')(jnp.arange(4.0))
+    >>> pmap(lambda x: x / lax.psum(x, 'i'), axis_name='i')(jnp.arange(4.0))    # 4 devices
+    Array([0.        , 0.16666667, 0.33333334, 0.5       ], dtype=float32)
 
 As in JAX 0.10.2 (jax/_src/pmap.py), pmap is `jit` of `shard_map`: the mapped axis becomes a
 one-axis Mesh named `axis_name` over the first devices, each argument's mapped axis is split

@@ -1,6 +1,7 @@
 """What a checkpoint saves by its policy, and the jaxpr recomputing the rest: into cond
 branches, scan bodies and jitted functions too, as JAX's partial_eval_jaxpr_custom rules.
 
+    >>> from jxkernel import checkpoint, linearize, make_jaxpr
     >>> f = checkpoint(lambda x: lax.cond(x > 0, jnp.sin, lambda x: x, x),
     ...                policy=lambda prim, *_, **__: str(prim) == "cos")
     >>> "cos" in str(make_jaxpr(linearize(f, 4.0)[1])(1.0))     # cos saved inside the cond

@@ -4,6 +4,7 @@
     >>> config.update("jax_enable_x64", True)
     >>> config.jax_enable_x64
     True
+    >>> config.update("jax_enable_x64", False)
 
 Options are plain attributes of the ``config`` object, so the hot paths read
 them at the cost of one attribute lookup. Each option may take its initial

@@ -3,6 +3,7 @@ again on a new trace, each high equation by its primitive's `to_lojax` over the 
 (Python objects holding the new trace's tracers), every other equation bound again. jit calls
 `lower_jaxpr` on each trace it makes (transforms/jit/function.py), so nothing high reaches XLA.
 
+    >>> from jxkernel import make_jaxpr
     >>> lower_jaxpr(make_jaxpr(jnp.sin)(1.0)).jaxpr.eqns[0].primitive
     sin
 """

@@ -32,6 +32,7 @@ def read_atom(env: dict, atom):
 def eval_jaxpr(jaxpr: Jaxpr, consts, *args) -> list:
     """Outputs of `jaxpr` on `consts` and `args`, computed by the current trace.
 
+    >>> from jxkernel import make_jaxpr
     >>> eval_jaxpr(make_jaxpr(jnp.sin)(1.0).jaxpr, [], 0.5)
     [Array(0.47942555, dtype=float32, weak_type=True)]
     """

@@ -13,8 +13,9 @@ and from_edtype are the identity on the data), equations with inner jaxprs are r
 those jaxprs made physical, and the rest are rebound as they are. Only jaxprs with a value of
 an extended dtype pay for the pass (`has_keys`, cached).
 
-    >>> physicalize(make_jaxpr(lambda k: random.split(k))(random.key(0)).jaxpr)
-    { lambda ; a:u32[2]. let ... in (b:u32[2,2]) }
+    >>> from jxkernel import make_jaxpr, random
+    >>> physicalize(make_jaxpr(lambda k: random.split(k))(random.key(0)).jaxpr)    # doctest: +ELLIPSIS
+    { lambda ; a:u32[2]. let ... l:u32[2,2] = concatenate[dimension=1] j k in (l,) }
 """
 from __future__ import annotations
 

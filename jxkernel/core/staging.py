@@ -18,6 +18,7 @@ and their reads and writes `get` and `swap` equations, as JAX's jaxprs show them
 (api/state_primitives.py records them; `ref_vars` holds each Ref's Ref-typed tracer). Other
 traces see a Ref's box.
 
+    >>> from jxkernel import make_jaxpr
     >>> make_jaxpr(lambda x: jnp.sin(x) * 2.0)(jnp.ones(3))
     { lambda ; a:f32[3]. let b:f32[3] = sin a; c:f32[3] = mul b 2.0:f32[] in (c,) }
 """

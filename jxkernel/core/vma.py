@@ -8,10 +8,15 @@ that varies over fewer axes than that union first goes through `pvary`, a no-op 
 data that only changes the type; its transpose is a `psum`, which is how `grad` taken
 inside a body sums the cotangent of a replicated input over the devices.
 
-    >>> f = shard_map(lambda a, w: a * w, mesh=mesh, in_specs=(P('x'), P()), out_specs=P('x'))
-    >>> print(make_jaxpr(f)(jnp.ones(8), 2.0))        # doctest: +SKIP
-        ... f:f32[]{V:x} = pvary[axes=('x',)] e
-            g:f32[4]{V:x} = mul d f ...
+    >>> from jxkernel.sharding import Mesh, PartitionSpec as P
+    >>> mesh = Mesh(np.array(jax.devices()[:1]), ('x',))
+    >>> f = jax.shard_map(lambda a, w: a * w, mesh=mesh, in_specs=(P('x'), P()), out_specs=P('x'))
+    >>> print(jax.make_jaxpr(f)(jnp.ones(8), 2.0))    # doctest: +ELLIPSIS
+    { lambda ; a:f32[8] b:f32[]. let
+    ...
+          g:f32[]{V:x} = pvary[axes=('x',)] f
+          h:f32[8]{V:x} = mul d g
+    ...
 """
 from __future__ import annotations
 

@@ -3,7 +3,11 @@
 Shardy meshes (`sdy.mesh @mesh = <["a"=8]>`) named as the caller's mesh of the same axes, or
 declared beside it.
 
-    >>> text = jit(lambda x: exp.call(x)).lower(x).as_text()
+    >>> from jxkernel import export
+    >>> def f(x): return jnp.sin(x)
+    >>> x = np.ones(3, np.float32)
+    >>> exp = export.export(jax.jit(f))(x)
+    >>> text = jax.jit(lambda x: exp.call(x)).lower(x).as_text()
     >>> re.findall(r"func\\.func private @(\\w+)", text)
     ['exported_f_main']
 """

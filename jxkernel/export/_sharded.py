@@ -2,8 +2,10 @@
 (`Exported.nr_devices`), each input's and output's sharding over the mesh's AbstractMesh (no
 devices: the export runs on any mesh of that shape), and what a call checks and adds.
 
+    >>> from jxkernel.export import export
+    >>> from jxkernel.sharding import Mesh, NamedSharding, PartitionSpec as P
     >>> mesh = Mesh(jax.devices(), ("a",))                                   # 8 devices
-    >>> exp = export(jit(lambda x: x * 2, in_shardings=NamedSharding(mesh, P("a"))))(
+    >>> exp = export(jax.jit(lambda x: x * 2, in_shardings=NamedSharding(mesh, P("a"))))(
     ...     np.arange(8))
     >>> exp.nr_devices, exp.in_shardings_jax(mesh)
     (8, (NamedSharding(mesh=Mesh('a': 8, axis_types=(Auto,)), spec=P('a',), memory_kind=device),))

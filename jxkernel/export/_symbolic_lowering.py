@@ -9,9 +9,12 @@ the arguments (`_refined_text` in _export.py).
 A primitive without a symbolic-aware lowering that meets a symbolic dimension is refused at
 export time, naming the primitive and the dimension:
 
-    >>> export(jit(lambda x: jnp.cumsum(x, 0)))(ShapeDtypeStruct((a, 4), np.float32))
-    NotImplementedError: export with symbolic shapes: primitive 'cumsum' meets the symbolic
-    dimension 'a' ...
+    >>> from jxkernel import export
+    >>> a, = export.symbolic_shape("a")
+    >>> export.export(jax.jit(lambda x: jnp.cumsum(x, 0)))(jax.ShapeDtypeStruct((a, 4), np.float32))
+    Traceback (most recent call last):
+      ...
+    NotImplementedError: export with symbolic shapes: primitive 'cumsum' meets the symbolic dimension 'a' (in a size the op takes as a constant), and jxkernel has no shape-polymorphic lowering for it. Export with concrete shapes for this function.
 """
 from __future__ import annotations
 

@@ -8,9 +8,23 @@ rebuilt by the loop's or cond's own threading (while_loop.py's _while_threading,
 _scan_threading, cond.py's _cond_threading): the values' low state is carried through and
 they hold the final one after, as JAX's while_p, scan_p and cond_p `to_lojax` do.
 
+    >>> from jxkernel._jax._src.hijax import Box
     >>> b = Box(1.0)
-    >>> jax.make_jaxpr(lambda x: lax.while_loop(lambda c: c < 3, body, x))(0)   # doctest: +SKIP
-    { lambda a:BoxTy; b:i32[]. let c:i32[] = while[... body_nconsts=1 ...] a b in (c,) }
+    >>> def body(c):
+    ...     b.set(b.get() + 1.0)
+    ...     return c + 1
+    >>> print(jax.make_jaxpr(lambda x: lax.while_loop(lambda c: c < 3, body, x))(0))  # doctest: +ELLIPSIS
+    { lambda a:BoxTy; b:i32[]. let
+        c:i32[] = while[
+          body_jaxpr={ lambda ; d:BoxTy e:i32[]. let
+              f:f32[] = box_get[avals=(ShapedArray(float32[], weak_type=True),)] d
+              g:f32[] = add f 1.0:f32[]
+              box_set[treedef=PyTreeDef(*)] d g
+    ...
+          body_nconsts=1
+    ...
+    >>> int(jax.jit(lambda x: lax.while_loop(lambda c: c < 3, body, x))(0)), float(b.get())
+    (3, 4.0)
 """
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ The function receives jxkernel Arrays (on the CPU) and may return anything array
 results are checked against the declared types in Python, because XLA would silently
 turn a wrong dtype into zeros.
 
-    >>> f = jit(lambda x: pure_callback(np.sin, ShapeDtypeStruct(x.shape, x.dtype), x))
+    >>> f = jax.jit(lambda x: pure_callback(np.sin, jax.ShapeDtypeStruct(x.shape, x.dtype), x))
     >>> f(jnp.zeros(2))
     Array([0., 0.], dtype=float32)
 """

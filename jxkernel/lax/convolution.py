@@ -3,8 +3,10 @@ feature/batch groups and any layout, plus the helpers JAX exports beside it.
 
     >>> lax.conv(jnp.ones((1, 2, 5, 5)), jnp.ones((3, 2, 3, 3)), (1, 1), 'SAME').shape
     (1, 3, 5, 5)
+    >>> x, w = jnp.ones((1, 5, 5, 2)), jnp.ones((3, 3, 2, 4))
     >>> lax.conv_general_dilated(x, w, (1, 1), 'VALID',
-    ...                          dimension_numbers=('NHWC', 'HWIO', 'NHWC'))
+    ...                          dimension_numbers=('NHWC', 'HWIO', 'NHWC')).shape
+    (1, 3, 3, 4)
 
 Dimension numbers say where each operand keeps its batch/feature and spatial dimensions:
 `ConvDimensionNumbers(lhs_spec, rhs_spec, out_spec)` lists, for each, the index of the
@@ -600,7 +602,9 @@ def conv_with_general_padding(lhs, rhs, window_strides, padding, lhs_dilation, r
                               precision=None, preferred_element_type=None):
     """conv_general_dilated in NCHW/OIHW layout with explicit dilations.
 
-    >>> lax.conv_with_general_padding(x, w, (1, 1), [(1, 1), (0, 0)], None, (2, 2))
+    >>> x, w = jnp.ones((1, 2, 5, 5)), jnp.ones((3, 2, 3, 3))
+    >>> lax.conv_with_general_padding(x, w, (1, 1), [(1, 1), (0, 0)], None, (2, 2)).shape
+    (1, 3, 3, 1)
     """
     return conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=lhs_dilation,
                                 rhs_dilation=rhs_dilation, precision=precision,

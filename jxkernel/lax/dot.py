@@ -1,7 +1,11 @@
 """dot_general: contractions with batch dimensions, precision and mixed precision.
 
-    >>> lax.dot_general(x, y, (([1], [0]), ([], [])))        # matrix product
-    >>> lax.dot_general(a, b, (([2], [1]), ([0], [0])))      # batched: [b,m,k] x [b,k,n]
+    >>> x, y = jnp.ones((2, 3)), jnp.ones((3, 4))
+    >>> lax.dot_general(x, y, (([1], [0]), ([], []))).shape        # matrix product
+    (2, 4)
+    >>> a, b = jnp.ones((5, 2, 3)), jnp.ones((5, 3, 4))
+    >>> lax.dot_general(a, b, (([2], [1]), ([0], [0]))).shape      # batched: [b,m,k] x [b,k,n]
+    (5, 2, 4)
 
 The result's dimensions are the batch dimensions, then the free dimensions of
 lhs, then those of rhs. `preferred_element_type` picks the result (and

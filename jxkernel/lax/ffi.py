@@ -1,7 +1,7 @@
 """jxkernel.ffi, as jax.ffi: call compiled code registered with XLA (a "foreign function")
 inside a program, as a StableHLO custom call of the typed FFI.
 
-    >>> _ = jnp.linalg.det(jnp.eye(2))       # (jxkernel registers jaxlib's LAPACK on first use)
+    >>> _ = lax.linalg.lu(jnp.eye(2))        # (jxkernel registers jaxlib's LAPACK on first use)
     >>> lu, pivots, info = ffi_call("lapack_sgetrf_ffi", (
     ...     jax.ShapeDtypeStruct((2, 2), jnp.float32), jax.ShapeDtypeStruct((2,), jnp.int32),
     ...     jax.ShapeDtypeStruct((), jnp.int32)), input_layouts=[(1, 0)],

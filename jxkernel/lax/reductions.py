@@ -782,8 +782,8 @@ def reduce(operands, init_values, computation, dimensions, out_sharding=None):
 
     >>> lax.reduce(jnp.arange(4.), 0., lax.add, (0,))            # becomes reduce_sum
     Array(6., dtype=float32)
-    >>> lax.reduce(jnp.arange(4.), 1., lambda a, b: a * b + 1, (0,))  # a traced region
-    Array(16., dtype=float32)
+    >>> lax.reduce(jnp.arange(1., 5.), 1., lambda a, b: a * b, (0,))  # a traced region
+    Array(24., dtype=float32)
     """
     flat_operands, flat_inits, tree = _flat_operands(operands, init_values)
     dimensions = _axes(dimensions)

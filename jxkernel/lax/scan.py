@@ -1,6 +1,7 @@
 """scan: loop a traced body over the leading axis of its inputs, carrying state.
 
     >>> lax.scan(lambda c, x: (c + x, c * x), 0., jnp.arange(3.))
+    (Array(3., dtype=float32), Array([0., 0., 2.], dtype=float32))
 
 Lowered through a while loop over an index that slices the inputs and writes
 the stacked outputs. Reverse-differentiable: linearization splits the body into
@@ -101,7 +102,8 @@ def _with_xs_lengths(error, xs):
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
     """Loop `carry, y = f(carry, x)` over the leading axis of `xs`; returns (carry, stacked ys).
 
-    >>> lax.scan(lambda c, x: (c + x, c), 0, jnp.arange(4))   # (6, [0, 0, 1, 3])
+    >>> lax.scan(lambda c, x: (c + x, c), 0, jnp.arange(4))
+    (Array(6, dtype=int32), Array([0, 0, 1, 3], dtype=int32, weak_type=True))
     """
     if not callable(f):
         raise TypeError("lax.scan: f argument should be a callable.")

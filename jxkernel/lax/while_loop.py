@@ -1,6 +1,7 @@
 """while_loop: repeat a traced body while a traced predicate holds.
 
     >>> lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2.), (0, 1.))
+    (Array(3, dtype=int32, weak_type=True), Array(8., dtype=float32, weak_type=True))
 
 cond and body are traced once into jaxprs (constants hoisted as explicit
 operands) and lowered to `stablehlo.while`. Forward-differentiable; under

@@ -5,7 +5,7 @@ Shape letters: B batch, T query length, S key/value length, N query heads, K key
 H head size, G = N // K query heads per key/value head.
 
     >>> q = k = v = jnp.ones((1, 4, 2, 8))        # B T N H
-    >>> nn.dot_product_attention(q, k, v, is_causal=True).shape
+    >>> jax.nn.dot_product_attention(q, k, v, is_causal=True).shape
     (1, 4, 2, 8)
 """
 from __future__ import annotations
@@ -143,7 +143,7 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
     (int or (left, right)) add masks. return_residual=True also returns the logsumexp of the
     logits, shape (B, T, N). Only implementation=None or "xla" exists here.
 
-    >>> q = jnp.ones((3, 2, 4)); nn.dot_product_attention(q, q, q).shape
+    >>> q = jnp.ones((3, 2, 4)); jax.nn.dot_product_attention(q, q, q).shape
     (3, 2, 4)
     """
     output_shape = jnp.asarray(query).shape

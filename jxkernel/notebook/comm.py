@@ -5,7 +5,8 @@ The frontend opens a comm on target `jxkernel` and speaks protocol 1 (docs/labex
 reads the compile log and turns fail-on-recompile on or off; the kernel answers each request
 and pushes `state` and batched `compilations` messages after the cells that change them.
 
-    >>> channel = Channel(state)            # what load_ipython_extension makes
+    >>> from jxkernel.notebook.state import State
+    >>> channel = Channel(State(shell=None))    # load_ipython_extension gives it the shell's
     >>> channel.handle({"type": "get_state", "id": 1})["backend"]
     'cpu'
 
@@ -95,8 +96,10 @@ class Channel:
     def handle(self, msg) -> dict:
         """The reply to `msg` (a `state`, `compilations` or `error` message).
 
-            >>> channel.handle({"type": "frobnicate"})["message"]
-            "unknown message type 'frobnicate'; known: hello, get_state, ..."
+            >>> from jxkernel.notebook.state import State
+            >>> channel = Channel(State(shell=None))
+            >>> print(channel.handle({"type": "frobnicate"})["message"])    # doctest: +ELLIPSIS
+            unknown message type 'frobnicate'; known: hello, get_state, set_backend, ...
         """
         kind = msg.get("type") if isinstance(msg, dict) else None
         request_id = msg.get("id") if isinstance(msg, dict) else None

@@ -7,8 +7,14 @@ what `%jxguard` does and shows.
                              label such as cell[3], or a compile event's function_key)
     %jxguard off [f]         off for f; without f, off everywhere (every function's too)
 
-    >>> with no_recompile(f):       # f compiled already; a new shape raises at this line
+    >>> f = jax.jit(lambda x: x * 2)
+    >>> _ = f(jnp.ones(3))           # f compiled already; a new shape raises at this line
+    >>> with no_recompile(f):        # doctest: +ELLIPSIS
     ...     f(jnp.ones(4))
+    Traceback (most recent call last):
+      ...
+    jxkernel.core.errors.RecompileError: jit(<lambda>) would recompile because x: f32[3] -> f32[4], and fail_on_recompile is on for it.
+    ...
 
 The status view is `GuardStatus` (jxkernel/views/guard_status.py, its JSON bundle there).
 """
@@ -25,8 +31,9 @@ def resolve(name: str, namespace: dict):
     """The jitted function `name` means: a name in `namespace`, else a compile event's
     function name (a %%jit cell's label) or function_key, the latest live one.
 
-        >>> resolve("cell[3]", {})          # the %%jit cell's jitted function
-        <PjitFunction of <function cell[3] at 0x...>>
+        >>> g = jax.jit(jnp.sin)
+        >>> resolve("g", {"g": g}) is g       # resolve("cell[3]", {}): a %%jit cell's
+        True
     """
     value = namespace.get(name)
     if value is not None:

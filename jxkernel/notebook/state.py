@@ -36,7 +36,7 @@ class State:
         do; returns it. A backend that does not start here, or a device index out of range,
         raises ValueError saying so.
 
-            >>> state.switch_backend("cpu:0")
+            >>> state.switch_backend("cpu:0")     # (in a kernel: it moves its work)  # doctest: +SKIP
             CpuDevice(id=0)
         """
         platform, _, index = name.strip().partition(":")
@@ -74,7 +74,7 @@ class State:
         IPython counts the cell before running it, so during the cell `execution_count` is
         already the next one; outside a cell it is the next prompt's number.
 
-            >>> state.prompt_number()      # in the cell shown as In [7]
+            >>> state.prompt_number()      # in the cell shown as In [7]  # doctest: +SKIP
             7
         """
         return self.cell_count if self.cell_count is not None else self.shell.execution_count

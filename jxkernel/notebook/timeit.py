@@ -128,7 +128,8 @@ class PhaseChart:
     scale): plotly's MIME type where the plotly extension renders it, its HTML otherwise
     (that needs plotly.js from its CDN; the table beside it needs no JavaScript).
 
-        >>> PhaseChart(profile).figure.data[0].name
+        >>> from jxkernel.views.timing import profile
+        >>> PhaseChart(profile(jnp.sin, jnp.ones(3), runs=1, compiles=1)).figure.data[0].name
         'trace'
     """
 

@@ -2,8 +2,8 @@
 weak types, float32 by default, immutable arrays with `x.at[i].set(v)`).
 
     >>> import jxkernel.numpy as jnp
-    >>> jnp.arange(3) * 2.5
-    Array([0. , 2.5, 5. ], dtype=float32)
+    >>> jnp.arange(3) * 2.5          # (a Python float stays weakly typed, as in JAX)
+    Array([0. , 2.5, 5. ], dtype=float32, weak_type=True)
 
 Each module below defines `__all__`; this file only gathers them. What few programs use
 loads on first use, as attributes (`_LAZY`): `import jxkernel` stays small.

@@ -2,7 +2,7 @@
 scan of binomials over the categories), written as JAX 0.10.2 writes them, jnp
 expressions included, so that the bits match.
 
-    >>> binomial(PRNGKey(0), 10, 0.3, (4,))
+    >>> binomial(jax.random.PRNGKey(0), 10, 0.3, (4,))
     Array([2., 2., 1., 2.], dtype=float32)
 """
 from __future__ import annotations
@@ -135,7 +135,7 @@ _binomial = jit(_binomial_impl, static_argnums=(3, 4), inline=True)
 def binomial(key, n, p, shape=None, dtype=None):
     """Binomial(n, p) counts, as floats (n may be a float; NaN for invalid n or p).
 
-    >>> binomial(PRNGKey(0), 10, 0.3, (4,))
+    >>> binomial(jax.random.PRNGKey(0), 10, 0.3, (4,))
     Array([2., 2., 1., 2.], dtype=float32)
     """
     data, _ = check_key("binomial", key)

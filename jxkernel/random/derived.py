@@ -3,7 +3,7 @@ formula with its operation order (so the bits match): pareto, lognormal, rayleig
 weibull_min, triangular, geometric, maxwell, double_sided_maxwell, t, chisquare, f,
 generalized_normal, ball.
 
-    >>> pareto(PRNGKey(0), 3.0, (2,))
+    >>> pareto(jax.random.PRNGKey(0), 3.0, (2,))
     Array([2.6734667, 3.6007476], dtype=float32)
 """
 from __future__ import annotations
@@ -180,7 +180,7 @@ _jits = {f.__name__: jit(f, static_argnums=s) for f, s in [
 def pareto(key, b, shape=None, dtype=None, *, out_sharding=None):
     """Pareto(b) floats on [1, inf): exp(Exponential / b).
 
-    >>> pareto(PRNGKey(0), 3.0, (2,))
+    >>> pareto(jax.random.PRNGKey(0), 3.0, (2,))
     Array([2.6734667, 3.6007476], dtype=float32)
     """
     return _sample("pareto", key, dtype, shape, b)

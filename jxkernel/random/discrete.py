@@ -1,7 +1,7 @@
 """Discrete choices: categorical (Gumbel-max and Gumbel top-k), permutation (repeated sorts
 by random keys) and choice, as JAX 0.10.2 computes them.
 
-    >>> permutation(PRNGKey(0), 5)
+    >>> permutation(jax.random.PRNGKey(0), 5)
     Array([0, 1, 4, 3, 2], dtype=int32)
 """
 from __future__ import annotations
@@ -56,7 +56,7 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None, *,
                 out_sharding=None):
     """Indices drawn from the categorical distributions softmax(logits) along `axis`.
 
-    >>> categorical(PRNGKey(0), np.log(np.array([0.1, 0.2, 0.7], np.float32)), shape=(5,))
+    >>> categorical(jax.random.PRNGKey(0), np.log(np.array([0.1, 0.2, 0.7], np.float32)), shape=(5,))
     Array([1, 2, 2, 1, 2], dtype=int32)
     """
     data, _ = check_key("categorical", key)
@@ -114,7 +114,7 @@ _permutation = jit(_permutation_impl, static_argnums=(2, 3))
 def permutation(key, x, axis=0, independent=False, *, out_sharding=None):
     """A random permutation of `arange(x)` (an int) or of `x` along `axis`.
 
-    >>> permutation(PRNGKey(0), 5)
+    >>> permutation(jax.random.PRNGKey(0), 5)
     Array([0, 1, 4, 3, 2], dtype=int32)
     """
     data, _ = check_key("permutation", key)
@@ -174,7 +174,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
     """Draws from `a` (an array, or `arange(a)` for an int), with or without replacement,
     uniformly or with probabilities `p`.
 
-    >>> choice(PRNGKey(0), 5, (3,), replace=False)
+    >>> choice(jax.random.PRNGKey(0), 5, (3,), replace=False)
     Array([0, 1, 4], dtype=int32)
     """
     data, _ = check_key("choice", key)

@@ -8,7 +8,8 @@ a batch axis is just a leading key axis), JVP (keys and bits have no tangents), 
 physical rule (core/physical.py), which computes it on the uint32 key data with the
 implementation's functions in prng.py and rbg.py; that is how they are lowered and run.
 
-    >>> make_jaxpr(lambda k: random_split(k, (2,)))(key(0))
+    >>> from jxkernel import make_jaxpr
+    >>> make_jaxpr(lambda k: random_split(k, (2,)))(jax.random.key(0))
     { lambda ; a:key<fry>[]. let b:key<fry>[2] = random_split[shape=(2,)] a in (b,) }
 """
 from __future__ import annotations

@@ -24,7 +24,9 @@ to jit-compiled function at index 0", the error's cause saying where the key was
     ...     jax.random.normal(k)
     ...     jax.random.normal(k)
     Traceback (most recent call last):
-    KeyReuseError: Previously-consumed key passed to jit-compiled function at index 0
+      ...
+    jxkernel.errors.KeyReuseError: Previously-consumed key passed to jit-compiled function at index 0
+    See https://docs.jax.dev/en/latest/errors.html#jax.errors.KeyReuseError
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ KeyArray), and the key operations `split`, `fold_in`, `bits`, `key_data`, `wrap_
 
 Every public function accepts both kinds and returns the kind it was given, as JAX does.
 
-    >>> k = PRNGKey(0)
+    >>> k = jax.random.PRNGKey(0)
     >>> split(k)
     Array([[1797259609, 2579123966],
            [ 928981903, 3453687069]], dtype=uint32)
@@ -462,7 +462,7 @@ def random_seed(seeds, impl: prng.PRNGImpl):
 def PRNGKey(seed, *, impl=None):
     """A legacy PRNG key (uint32[2]) from an integer seed: [seed >> 32, seed & 0xFFFFFFFF].
 
-    >>> PRNGKey(42)
+    >>> jax.random.PRNGKey(42)
     Array([ 0, 42], dtype=uint32)
     """
     keys = _seed_key("PRNGKey", seed, impl)
@@ -530,7 +530,7 @@ def clone(key):
 
     >>> with jax.debug_key_reuse(True):
     ...     k = key(0)
-    ...     a, b = normal(clone(k)), normal(k)       # no KeyReuseError
+    ...     a, b = jax.random.normal(clone(k)), jax.random.normal(k)       # no KeyReuseError
     """
     return key_prims.random_clone_p.bind(key) if is_typed_key(key) else key
 
@@ -539,7 +539,7 @@ def clone(key):
 def split(key, num=2):
     """`num` new keys (or an array of keys of shape `num`) derived from `key`.
 
-    >>> split(PRNGKey(0), 3).shape
+    >>> split(jax.random.PRNGKey(0), 3).shape
     (3, 2)
     """
     typed, wrapped = check_key("split", key)
@@ -560,7 +560,7 @@ def _fold_in_data(data):
 def fold_in(key, data):
     """A new key from `key` and a 32-bit integer `data` (e.g. a step or device index).
 
-    >>> fold_in(PRNGKey(0), 1)
+    >>> fold_in(jax.random.PRNGKey(0), 1)
     Array([ 928981903, 3453687069], dtype=uint32)
     """
     data_key, wrapped = check_key("fold_in", key)
@@ -586,8 +586,11 @@ def takes_out_sharding(sampler):
     values do not depend on it (JAX's threefry is partitionable: each element's bits are the
     same however the array is split).
 
-    >>> jax.typeof(normal(key(0), (8, 4), out_sharding=P('x', 'y')))    # under set_mesh
-    ShapedArray(float32[8@x,4@y])
+    >>> from jxkernel.sharding import AxisType, PartitionSpec as P
+    >>> mesh = jax.make_mesh((1, 1), ('x', 'y'), axis_types=(AxisType.Explicit,) * 2)
+    >>> with jax.set_mesh(mesh):
+    ...     print(jax.typeof(jax.random.normal(key(0), (8, 4), out_sharding=P('x', 'y'))))
+    float32[8@x,4@y]
     """
     @functools.wraps(sampler)
     def sample(*args, out_sharding=None, **kwargs):
@@ -633,7 +636,7 @@ def _resharded_key(key):
 def bits(key, shape=(), dtype=None, *, out_sharding=None):
     """Uniform random bits as unsigned integers (uint32 by default, uint64 with x64).
 
-    >>> bits(PRNGKey(0), (3,))
+    >>> bits(jax.random.PRNGKey(0), (3,))
     Array([4070199207, 4202968722, 1427181096], dtype=uint32)
     """
     data, _ = check_key("bits", key)

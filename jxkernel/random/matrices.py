@@ -2,7 +2,7 @@
 Cholesky, eigh or SVD factor of the covariance times standard normals) and orthogonal (the
 Q of a QR of a normal matrix, with R's diagonal signs folded in: Haar measure).
 
-    >>> multivariate_normal(PRNGKey(0), np.zeros(2, np.float32), np.eye(2, dtype=np.float32))
+    >>> multivariate_normal(jax.random.PRNGKey(0), np.zeros(2, np.float32), np.eye(2, dtype=np.float32))
     Array([1.6226422, 2.0252647], dtype=float32)
 """
 from __future__ import annotations
@@ -60,7 +60,7 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
                         out_sharding=None):
     """Normal vectors with the given mean (..., n) and covariance (..., n, n).
 
-    >>> multivariate_normal(PRNGKey(0), np.zeros(2, np.float32), np.eye(2, dtype=np.float32))
+    >>> multivariate_normal(jax.random.PRNGKey(0), np.zeros(2, np.float32), np.eye(2, dtype=np.float32))
     Array([1.6226422, 2.0252647], dtype=float32)
     """
     data, _ = check_key("multivariate_normal", key)
@@ -106,7 +106,7 @@ _orthogonal = jit(_orthogonal_impl, static_argnums=(1, 2, 3, 4))
 def orthogonal(key, n, shape=(), dtype=None, m=None, *, out_sharding=None):
     """Uniform (Haar) random orthogonal n x m matrices (semi-orthogonal if n != m).
 
-    >>> orthogonal(PRNGKey(0), 2).shape
+    >>> orthogonal(jax.random.PRNGKey(0), 2).shape
     (2, 2)
     """
     shape = static_shape("orthogonal", shape)

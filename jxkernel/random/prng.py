@@ -7,7 +7,7 @@ A key is the pair of uint32 words a Threefry hash is keyed with. Every operation
 hash of counters: `split(key, n)` hashes the counters 0..n-1, `random_bits(key, shape)`
 hashes the flat index of every element, so results do not depend on jit, vmap or devices.
 
-    >>> random_bits(threefry_seed(np.int32(0)), 32, (3,))
+    >>> threefry_random_bits(threefry_seed(np.int32(0)), 32, (3,))
     Array([4070199207, 4202968722, 1427181096], dtype=uint32)
 """
 from __future__ import annotations

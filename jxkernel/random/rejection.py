@@ -2,7 +2,7 @@
 per element, vmapped), loggamma, beta and dirichlet on top of it, and poisson (Knuth for
 small rates, Hormann's transformed rejection for large ones).
 
-    >>> gamma(PRNGKey(0), 2.0, (3,))
+    >>> gamma(jax.random.PRNGKey(0), 2.0, (3,))
     Array([1.5897877, 1.7599413, 1.1290071], dtype=float32)
 """
 from __future__ import annotations
@@ -158,7 +158,7 @@ def _gamma_args(name, key, dtype, shape):
 def gamma(key, a, shape=None, dtype=None, *, out_sharding=None):
     """Gamma(a) floats (unit scale): density x^(a-1) e^(-x) / Gamma(a).
 
-    >>> gamma(PRNGKey(0), 2.0, (3,))
+    >>> gamma(jax.random.PRNGKey(0), 2.0, (3,))
     Array([1.5897877, 1.7599413, 1.1290071], dtype=float32)
     """
     data, dtype, shape = _gamma_args("gamma", key, dtype, shape)
@@ -192,7 +192,7 @@ _beta = jit(_beta_impl, static_argnums=(3, 4))
 def beta(key, a, b, shape=None, dtype=None, *, out_sharding=None):
     """Beta(a, b) floats in [0, 1].
 
-    >>> beta(PRNGKey(0), 2.0, 3.0, (2,))
+    >>> beta(jax.random.PRNGKey(0), 2.0, 3.0, (2,))
     Array([0.23627362, 0.49045956], dtype=float32)
     """
     data, dtype, shape = _gamma_args("beta", key, dtype, shape)
@@ -231,7 +231,7 @@ _dirichlet = jit(_dirichlet_impl, static_argnums=(2, 3))
 def dirichlet(key, alpha, shape=None, dtype=None, *, out_sharding=None):
     """Dirichlet(alpha) vectors along the last axis (each sums to 1).
 
-    >>> dirichlet(PRNGKey(0), np.array([1.0, 2.0, 3.0], np.float32))
+    >>> dirichlet(jax.random.PRNGKey(0), np.array([1.0, 2.0, 3.0], np.float32))
     Array([0.1422856 , 0.4048826 , 0.45283177], dtype=float32)
     """
     data, dtype, shape = _gamma_args("dirichlet", key, dtype, shape)
@@ -314,7 +314,7 @@ _poisson = jit(_poisson_impl, static_argnums=(2, 3))
 def poisson(key, lam, shape=None, dtype=None, *, out_sharding=None):
     """Poisson(lam) integers (lam >= 0; computed in float32, as in JAX).
 
-    >>> poisson(PRNGKey(0), 3.0, (4,))
+    >>> poisson(jax.random.PRNGKey(0), 3.0, (4,))
     Array([0, 0, 4, 4], dtype=int32)
     """
     data, _ = check_key("poisson", key)

@@ -5,7 +5,7 @@ and shifted to [0, 1) (`uniform`), then transformed (inverse CDFs, Gumbel noise)
 Each public function checks its arguments eagerly (shapes and dtypes must be static) and
 calls a jitted implementation, as JAX does, so eager calls compile once per signature.
 
-    >>> uniform(PRNGKey(0), (3,))
+    >>> uniform(jax.random.PRNGKey(0), (3,))
     Array([0.947667  , 0.9785799 , 0.33229148], dtype=float32)
 """
 from __future__ import annotations
@@ -148,7 +148,7 @@ _uniform = jit(_named(_uniform_impl, "_uniform"), static_argnums=(3, 4))
 def uniform(key, shape=(), dtype=None, minval=0., maxval=1., *, out_sharding=None):
     """Uniform floats in [minval, maxval).
 
-    >>> uniform(PRNGKey(0), (2,), minval=-1.0, maxval=1.0)
+    >>> uniform(jax.random.PRNGKey(0), (2,), minval=-1.0, maxval=1.0)
     Array([0.895334  , 0.95715976], dtype=float32)
     """
     data, _ = check_key("uniform", key)
@@ -187,7 +187,7 @@ _normal = jit(_named(_normal_impl, "_normal"), static_argnums=(1, 2))
 def normal(key, shape=(), dtype=None, *, out_sharding=None):
     """Standard normal floats (complex dtypes: real and imaginary parts of variance 1/2).
 
-    >>> normal(PRNGKey(0), (2,))
+    >>> normal(jax.random.PRNGKey(0), (2,))
     Array([1.6226422, 2.0252647], dtype=float32)
     """
     data, _ = check_key("normal", key)
@@ -224,7 +224,7 @@ _truncated_normal = jit(_truncated_normal_impl, static_argnums=(3, 4))
 def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=None):
     """Standard normal floats truncated to (lower, upper).
 
-    >>> truncated_normal(PRNGKey(0), -1.0, 1.0, (2,))
+    >>> truncated_normal(jax.random.PRNGKey(0), -1.0, 1.0, (2,))
     Array([0.8618594, 0.9412883], dtype=float32)
     """
     if shape is not None:
@@ -279,7 +279,7 @@ _randint = jit(_named(_randint_impl, "_randint"), static_argnums=(3, 4))
 def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
     """Uniform integers in [minval, maxval).
 
-    >>> randint(PRNGKey(0), (4,), 0, 10)
+    >>> randint(jax.random.PRNGKey(0), (4,), 0, 10)
     Array([9, 0, 2, 3], dtype=int32)
     """
     data, _ = check_key("randint", key)
@@ -321,7 +321,7 @@ _bernoulli = jit(_named(_bernoulli_impl, "_bernoulli"), static_argnums=(2, 3))
 def bernoulli(key, p=0.5, shape=None, mode="low", *, out_sharding=None):
     """Booleans that are True with probability p.
 
-    >>> bernoulli(PRNGKey(0), 0.5, (4,))
+    >>> bernoulli(jax.random.PRNGKey(0), 0.5, (4,))
     Array([False, False,  True,  True], dtype=bool)
     """
     if shape is not None:
@@ -348,7 +348,7 @@ _rademacher = jit(_rademacher_impl, static_argnums=(1, 2))
 def rademacher(key, shape=(), dtype=None, *, out_sharding=None):
     """-1 or +1 with equal probability (integers by default).
 
-    >>> rademacher(PRNGKey(0), (4,))
+    >>> rademacher(jax.random.PRNGKey(0), (4,))
     Array([-1, -1,  1,  1], dtype=int32)
     """
     data, _ = check_key("rademacher", key)
@@ -394,7 +394,7 @@ def _cauchy(key, shape, dtype):
 exponential = _float_sampler("exponential", _exponential)
 exponential.__doc__ = """Exponential floats of rate 1: -log(1 - u).
 
-    >>> exponential(PRNGKey(0), (2,))
+    >>> exponential(jax.random.PRNGKey(0), (2,))
     Array([2.950128 , 3.8434246], dtype=float32)
     """
 laplace = _float_sampler("laplace", _laplace)
@@ -475,7 +475,7 @@ def _gumbel_mode(mode):
 def gumbel(key, shape=(), dtype=None, mode=None, *, out_sharding=None):
     """Standard Gumbel floats: -log(-log(u)).
 
-    >>> gumbel(PRNGKey(0), (2,))
+    >>> gumbel(jax.random.PRNGKey(0), (2,))
     Array([2.9233725, 3.8326178], dtype=float32)
     """
     data, _ = check_key("gumbel", key)

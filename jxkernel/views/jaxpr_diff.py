@@ -1,6 +1,7 @@
 """Two jaxprs side by side, aligned: what a transformation added, removed and changed.
 
     >>> f = lambda x: jnp.sin(x) * 2.0
+    >>> from jxkernel import grad, make_jaxpr
     >>> d = jaxpr_diff(make_jaxpr(f)(1.0), make_jaxpr(grad(f))(1.0), "f(x)", "grad(f)(x)")
     >>> [(r.kind, r.primitive) for r in d.rows if r.kind != "same"]
     [('added', 'cos'), ('added', 'mul'), ('added', 'mul')]

@@ -57,7 +57,9 @@ class VarIds:
     variable is another variable even where it prints under an outer name (jit's do), and a
     jaxpr shown twice has its variables twice. Literals and unused results (`_`) get none.
 
-        >>> ids, scope = VarIds(names), {}
+        >>> jaxpr = jax.make_jaxpr(lambda x: x + 1.0)(1.0).jaxpr
+        >>> x, literal = jaxpr.invars[0], jaxpr.eqns[0].invars[1]
+        >>> ids, scope = VarIds(ir.Names()), {}
         >>> ids.define(scope, x), ids.use(scope, x), ids.use(scope, literal)
         (0, 0, None)
     """

@@ -1,6 +1,6 @@
 """`Array`: the device array users see, wrapping a jaxlib buffer.
 
-    >>> x = device_put(np.arange(3.0))
+    >>> x = jax.device_put(np.arange(3.0))
     >>> x
     Array([0., 1., 2.], dtype=float32)
 

@@ -2,7 +2,7 @@
 its str, its HTML for a notebook, and, for an Array over a mesh, the notebook's view of which
 device holds which block. array.py's class takes these functions as its methods.
 
-    >>> array_repr(device_put(np.arange(3.0)))
+    >>> array_repr(jax.device_put(np.arange(3.0)))
     'Array([0., 1., 2.], dtype=float32)'
 
 The sharded view lives above this layer (views/sharding_view.py): the package root registers

@@ -356,8 +356,10 @@ def _make_numpy() -> Backend:
 def xla_unavailable() -> str | None:
     """Why XLA's backends cannot start here (jaxlib does not import), or None where it does.
 
-        >>> xla_unavailable()          # in the browser (Pyodide)
-        "XLA's backends (cpu, gpu, tpu) do not run in the browser: jaxlib has no build ..."
+        >>> xla_unavailable() is None          # jaxlib imports here; in the browser (Pyodide):
+        True
+
+    "XLA's backends (cpu, gpu, tpu) do not run in the browser: jaxlib has no build ..."
     """
     if xc is not None:
         return None
@@ -387,8 +389,11 @@ def how_to_get_xla() -> str:
     """What to do for XLA's backends where the NumPy backend runs, in one sentence: what
     works here (`%jxbackend cpu` does not while JAX_PLATFORMS leaves cpu out).
 
-        >>> how_to_get_xla()          # JAX_PLATFORMS=numpy, jaxlib installed
-        "set JAX_PLATFORMS=cpu (or unset it) and restart, or jax.config.update('jax_platforms', 'cpu')"
+        >>> how_to_get_xla()          # jaxlib installed, JAX_PLATFORMS unset
+        '%jxbackend cpu in a notebook, JAX_PLATFORMS=cpu for a program'
+
+    With JAX_PLATFORMS=numpy: "set JAX_PLATFORMS=cpu (or unset it) and restart, or
+    jax.config.update('jax_platforms', 'cpu')".
     """
     if xc is None:
         if sys.platform == "emscripten":

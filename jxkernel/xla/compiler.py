@@ -1,7 +1,10 @@
 """Compile StableHLO text with PJRT: the one call into XLA's compiler, the cache key both
 caches share, and the errors of compiling and of the programs' host callbacks.
 
-    >>> loaded, phases = compile_module(text, [device])         # phases.cache: "compiled"
+    >>> text = jax.jit(jnp.sin).lower(np.ones(3, np.float32)).as_text()
+    >>> loaded, phases = compile_module(text, jax.devices()[:1])   # phases.cache: "compiled"
+    >>> compile_module(text, jax.devices()[:1])[1].cache           # the same text again
+    'memory'
 
 Two caches: in memory (module text + devices -> executable; memory.py) and on disk
 (serialized executables, so a restarted notebook kernel skips XLA's compile: 60 ms to
@@ -236,9 +239,10 @@ def compile_module(text: str, devices, host_callbacks=(), propagate_outputs=None
     hold the compile time and where the executable came from. `compiler_options`: XLA's
     options by name ({"xla_cpu_enable_fast_math": False}), part of the cache key.
 
-    >>> loaded, phases = compile_module(text, jxkernel.devices()[:1])
-    >>> phases.cache                     # "compiled", then "memory" for the same text
-    'compiled'
+    >>> text = jax.jit(jnp.cos).lower(np.ones(3, np.float32)).as_text()
+    >>> loaded, phases = compile_module(text, jax.devices()[:1])   # phases.cache: "compiled"
+    >>> compile_module(text, jax.devices()[:1])[1].cache           # the same text again
+    'memory'
     """
     devices = tuple(devices)
     compiler_options = _with_base(compiler_options)

@@ -2,9 +2,12 @@
 values, moved to its devices first), wraps the buffers it returns as Arrays, deletes donated
 arguments, and keeps the host from queueing more runs than the devices can take.
 
-    >>> loaded, phases = compile_module(text, [device])
-    >>> exe = Executable(loaded, out_avals, device)
-    >>> exe(np.ones(3, np.float32))                             # -> [Array(...)]
+    >>> from jxkernel.xla.compiler import compile_module
+    >>> lowered = jax.jit(jnp.sin).lower(np.ones(3, np.float32))
+    >>> loaded, phases = compile_module(lowered.as_text(), jax.devices()[:1])
+    >>> exe = Executable(loaded, [jax.core.ShapedArray((3,), np.float32)], jax.devices()[0])
+    >>> exe(np.zeros(3, np.float32))
+    [Array([0., 0., 0.], dtype=float32)]
 
 A program over several devices is one XLA partitions over a mesh (sharded.py's
 `ShardedExecutable`, a subclass), called on buffers already laid out as it expects.
@@ -156,8 +159,12 @@ class Executable:
         """Why each donated argument is gone, the reason call_arrays marks it with (the compiled
         fast path, core/_fastpath.c, marks what a hit donates with these, and sets `ran`).
 
-            >>> exe.donation_whys()          # a jit(f) donating its argument 'x'
-            ("It was donated to jit(f) as its argument 'x': use that call's result ...",)
+            >>> from jxkernel.xla.pipeline import compile_jaxpr
+            >>> closed = jax.make_jaxpr(lambda x: x + 1)(np.ones(3, np.float32))
+            >>> exe, _ = compile_jaxpr(closed.jaxpr, jax.devices()[:1], name="jit(f)",
+            ...                        donated=(True,))
+            >>> exe.donation_whys()          # (a jit names the argument: 'x')
+            ("It was donated to jit(f) as its argument 0: use that call's result in its place, or do not donate it.",)
         """
         if self._whys is None:             # (each argument's reason, written once)
             self._whys = tuple(donated(self._what(), self._short_name(i)) for i in self.donated)

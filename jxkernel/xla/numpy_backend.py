@@ -7,9 +7,11 @@ alike), and eager dispatch per primitive and operand types. Its `call_buffers` e
 jaxpr with each primitive's NumPy rule (`numpy_rules`, core/numpy_eval.py) on the buffers'
 ndarrays, and wraps the results as Arrays on the NumPy device.
 
-    >>> exe, phases = compile_jaxpr(closed.jaxpr, [NUMPY_DEVICE], name="f")    # doctest: +SKIP
-    >>> exe(np.ones(3, np.float32))                                             # doctest: +SKIP
-    [Array([...], dtype=float32)]
+    >>> from jxkernel.xla.pipeline import compile_jaxpr
+    >>> closed = jax.make_jaxpr(lambda x: x * 2)(np.ones(3, np.float32))
+    >>> exe, phases = compile_jaxpr(closed.jaxpr, jax.devices("numpy")[:1], name="f")
+    >>> exe(np.ones(3, np.float32))
+    [Array([2., 2., 2.], dtype=float32)]
 """
 from __future__ import annotations
 

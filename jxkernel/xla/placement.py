@@ -19,7 +19,7 @@ def signature(arrays) -> tuple:
     not; MIXED where one-device Arrays do not share it, None for no arrays). A non-Array
     raises AttributeError. (A sharded jit's fast path checks each layout itself.)
 
-    >>> signature([device_put(1.0)])[0]
+    >>> signature([jax.device_put(1.0)])[0]
     (ShapedArray(float32[], weak_type=True),)
     """
     if not arrays:

@@ -2,7 +2,10 @@
 MLIR `ir.Module`, the unoptimized cost estimate, and StableHLO's portable artifact (the
 versioned bytecode JAX stores in `Exported.mlir_module_serialized`).
 
-    >>> blob = portable_artifact(text)                # b'ML\\xefR...'
+    >>> text = jax.jit(jnp.sin).lower(np.ones(3, np.float32)).as_text()
+    >>> blob = portable_artifact(text)
+    >>> blob[:4]
+    b'ML\\xefR'
     >>> module_text(blob) == module_text(portable_artifact(module_text(blob)))
     True
 """

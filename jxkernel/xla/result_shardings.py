@@ -3,8 +3,11 @@ maybe_recover_user_shardings and _gspmd_to_named_sharding): read from the execut
 named after the first argument's sharding where a result is laid out alike and its type
 carries that mesh, else over the mesh its type carries.
 
-    >>> jit(lambda a: a * 2)(device_put(x, NamedSharding(mesh1, P('x')))).sharding.spec
-    P('x',)                                             # one device: every layout is alike
+    >>> from jxkernel.sharding import Mesh, NamedSharding, PartitionSpec as P
+    >>> mesh1 = Mesh(np.array(jax.devices()[:1]), ('x',))   # one device: every layout is alike
+    >>> x = jax.device_put(np.arange(4.0), NamedSharding(mesh1, P('x')))
+    >>> jax.jit(lambda a: a * 2)(x).sharding.spec
+    P('x',)
 
 A result's type carries a mesh in JAX (`aval.sharding.mesh`) when it is computed from an
 Array sharded by its own sharding, comes out of a shard_map, or is typed over Explicit axes;

@@ -117,7 +117,10 @@ mesh4 = Mesh(np.array(jax.devices()[:4]).reshape(2, 2), ("x", "y"))    # shardin
 STANDALONE = ("jxkernel.core.mesh", "jxkernel.core.sharding_types", "jxkernel.lax.sharding")
 for module in STANDALONE + ("jxkernel.xla.sharding", "jxkernel.xla.sharded",
                             "jxkernel.xla.put", "jxkernel.xla.transfers",
-                            "jxkernel.sharding", "jxkernel.sharding_view"):
+                            "jxkernel.sharding", "jxkernel.sharding_view", "jxkernel.api.sharding",
+                            "jxkernel.api.pmap", "jxkernel.transforms.jit.pinned",
+                            "jxkernel.transforms.jit.sharded", "jxkernel.views.sharding_view",
+                            "jxkernel.export._sharded"):
     try:
         if module in STANDALONE:
             check_docstring_examples(module, standalone=True)
@@ -412,7 +415,10 @@ def test_the_docstring_examples_of_the_sharding_modules_are_true(runs):
     assert runs[0]["doc_examples"] == dict.fromkeys(
         ["jxkernel.core.mesh", "jxkernel.core.sharding_types", "jxkernel.lax.sharding",
          "jxkernel.xla.sharding", "jxkernel.xla.sharded", "jxkernel.xla.put",
-         "jxkernel.xla.transfers", "jxkernel.sharding", "jxkernel.sharding_view"], "ok")
+         "jxkernel.xla.transfers", "jxkernel.sharding", "jxkernel.sharding_view",
+         "jxkernel.api.sharding", "jxkernel.api.pmap", "jxkernel.transforms.jit.pinned",
+         "jxkernel.transforms.jit.sharded", "jxkernel.views.sharding_view",
+         "jxkernel.export._sharded"], "ok")
 
 
 def test_visualize_sharding_draws_a_shape_and_a_sharding():

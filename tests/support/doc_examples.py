@@ -1,6 +1,8 @@
 """Running a module's docstring examples as tests: `check_docstring_examples`."""
 import doctest
 import importlib
+import pathlib
+import re
 
 import numpy as np
 
@@ -8,6 +10,7 @@ import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel import lax
 
+import backend_tier
 from numerics import ELEMENTWISE, UlpOutputChecker
 
 GLOBALS = {"jax": jxkernel, "jnp": jnp, "lax": lax, "np": np}
@@ -52,8 +55,11 @@ def check_docstring_examples(module: str, extra_globals=None, *, ulps: int = ELE
 
 
 def _process_settings() -> tuple:
-    """What an example must leave as it found it: where compiled programs are kept."""
-    return jxkernel.config.jax_compilation_cache_dir, jxkernel.config.jax_enable_compilation_cache
+    """What an example must leave as it found it: where compiled programs are kept, and
+    whether 64-bit types are on (core/config's example turned them on for every later module:
+    core/dtypes' examples then showed int64 and float64)."""
+    return (jxkernel.config.jax_compilation_cache_dir, jxkernel.config.jax_enable_compilation_cache,
+            jxkernel.config.jax_enable_x64)
 
 
 def _renamed_classes(mod) -> list:
@@ -65,3 +71,40 @@ def _renamed_classes(mod) -> list:
                 for f in vars(obj).values()):
             found[id(obj)] = obj        # (a class bound under two names, P and PartitionSpec)
     return list(found.values())
+
+
+def check_package_examples(package: str, run_elsewhere=(), extra_globals=None, *,
+                           subfolders: bool = True, xla_only=None) -> None:
+    """Run the docstring examples of each module in `package`'s folder (and its subfolders,
+    unless `subfolders` is False) that has any, but those named in `run_elsewhere` (another
+    test runs them, with names of its own: a mesh, several devices); fail naming every module
+    whose examples fail. `xla_only`: {module: why}, the modules whose examples show what only
+    XLA gives (why: one of backend_tier.REASONS), left out on the NumPy backend.
+
+    The modules are found when the test runs (a file with a `>>>` line not marked
+    `doctest: +SKIP`), not when pytest collects, so a module given examples later is run
+    without being listed anywhere.
+    """
+    root = pathlib.Path(next(iter(importlib.import_module(package).__path__)))   # (or a namespace)
+    found = {}
+    for path in sorted(root.rglob("*.py") if subfolders else root.glob("*.py")):
+        if _RUNNABLE_EXAMPLE.search(path.read_text(encoding="utf-8")):
+            parts = path.relative_to(root).with_suffix("").parts
+            found[".".join((package, *parts[:-1]) if parts[-1] == "__init__"
+                           else (package, *parts))] = path
+    xla_only = xla_only or {}
+    stale = sorted((set(run_elsewhere) | set(xla_only)) - set(found))
+    assert not stale, f"these name modules of {package} without examples: {stale}"
+    assert set(xla_only.values()) <= set(backend_tier.REASONS), xla_only
+    left_out = set(run_elsewhere) | (set(xla_only) if backend_tier.on_numpy_backend() else set())
+    failed = []
+    for module in found:
+        if module not in left_out:
+            try:
+                check_docstring_examples(module, extra_globals)
+            except AssertionError as e:
+                failed.append(str(e))
+    assert not failed, "\n".join(failed)
+
+
+_RUNNABLE_EXAMPLE = re.compile(r"^[ \t]*>>> (?!.*doctest: \+SKIP).*$", re.MULTILINE)

@@ -2,6 +2,8 @@
 `jax.shard_map`, with positional mesh and specs and `check_rep` for `check_vma`.
 
     >>> from jxkernel.experimental.shard_map import shard_map
+    >>> from jxkernel.sharding import Mesh, PartitionSpec as P
+    >>> mesh = Mesh(np.array(jax.devices()[:1]), ('x',))
     >>> shard_map(lambda a: a * 2, mesh, in_specs=P('x'), out_specs=P('x'))(jnp.ones(8)).shape
     (8,)
 """

@@ -2,8 +2,11 @@
 that move data between its members: ppermute (and pshuffle), all_to_all (and pswapaxes),
 psum_scatter; plus axis_size.
 
-    >>> vmap(lambda x: x - lax.pmean(x, 'batch'), axis_name='batch')(xs)   # centre a batch
-    >>> vmap(lambda x: lax.ppermute(x, 'i', [(0, 1), (1, 2), (2, 0)]), axis_name='i')(xs)
+    >>> xs = jnp.arange(3.)
+    >>> jax.vmap(lambda x: x - lax.pmean(x, 'batch'), axis_name='batch')(xs)   # centre a batch
+    Array([-1.,  0.,  1.], dtype=float32)
+    >>> jax.vmap(lambda x: lax.ppermute(x, 'i', [(0, 1), (1, 2), (2, 0)]), axis_name='i')(xs)
+    Array([2., 0., 1.], dtype=float32)
 
 The axis is introduced by vmap with `axis_name=`, or by shard_map (and pmap, a jit of
 shard_map) as a mesh axis. Under vmap a collective over that axis becomes an ordinary array

@@ -102,7 +102,8 @@ def mesh_groups(mesh, axes, axis_index_groups=None) -> list:
     """Per group of devices that differ only along mesh `axes`, their positions in the mesh
     (partition ids), ordered by their index along `axes` (the first axis major), as JAX's.
 
-    >>> mesh_groups(Mesh(devices.reshape(4, 2), ('x', 'y')), ('x',))
+    >>> from jxkernel.sharding import AbstractMesh
+    >>> mesh_groups(AbstractMesh((4, 2), ('x', 'y')), ('x',))
     [[0, 2, 4, 6], [1, 3, 5, 7]]
     """
     sizes, names = mesh.axis_sizes, mesh.axis_names
@@ -153,7 +154,7 @@ def _axis_size(axis_name) -> int:
 def axis_size(axis_name) -> int:
     """The size of the named axis (a Python int; the product for a tuple of names).
 
-        >>> vmap(lambda x: x * lax.axis_size('i'), axis_name='i')(jnp.ones(3))
+        >>> jax.vmap(lambda x: x * lax.axis_size('i'), axis_name='i')(jnp.ones(3))
         Array([3., 3., 3.], dtype=float32)
     """
     return _axis_size(axis_name)

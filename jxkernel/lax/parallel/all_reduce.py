@@ -4,7 +4,7 @@ pair a check_vma=True shard_map body types its sums with, each the other's trans
 psum_invariant (a psum whose result is the same on every device) and pvary (a value the same
 on every device used as a varying one), with `pcast`, the cast users call.
 
-    >>> vmap(lambda x: x - lax.pmean(x, 'batch'), axis_name='batch')(jnp.arange(3.))
+    >>> jax.vmap(lambda x: x - lax.pmean(x, 'batch'), axis_name='batch')(jnp.arange(3.))
     Array([-1.,  0.,  1.], dtype=float32)
 """
 from __future__ import annotations
@@ -184,7 +184,7 @@ def psum(x, axis_name, *, axis_index_groups=None):
     A value that is no tracer (the same in every member) is multiplied by the number of
     members, as JAX's: a Python scalar stays one.
 
-    >>> vmap(lambda x: lax.psum(1, 'i'), axis_name='i')(jnp.ones(3))   # 3 each
+    >>> jax.vmap(lambda x: lax.psum(1, 'i'), axis_name='i')(jnp.ones(3))   # 3 each
     Array([3, 3, 3], dtype=int32, weak_type=True)
     """
     leaves, tree = tree_flatten(x)
@@ -307,9 +307,11 @@ def pcast(x, axis_name, *, to: str):
     has the cast JAX makes from a value the same on every device to a varying one
     (`to='varying'`), inside a shard_map body with check_vma=True (elsewhere `x` itself).
 
-    >>> shard_map(lambda w: lax.pcast(w, 'x', to='varying'), mesh=mesh, in_specs=P(),
-    ...           out_specs=P('x'))(jnp.ones(2)).shape
-    (8,)
+    >>> from jxkernel.sharding import Mesh, PartitionSpec as P
+    >>> mesh = Mesh(np.array(jax.devices()[:1]), ('x',))     # on n devices: (2 * n,)
+    >>> jax.shard_map(lambda w: lax.pcast(w, 'x', to='varying'), mesh=mesh, in_specs=P(),
+    ...               out_specs=P('x'))(jnp.ones(2)).shape
+    (2,)
     """
     if isinstance(axis_name, (set, frozenset)):
         raise TypeError(f"{axis_name=} must be a tuple or a str. Got {axis_name}")

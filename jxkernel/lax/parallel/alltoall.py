@@ -2,7 +2,7 @@
 on it. (The module is not named all_to_all: importing it would set the package's attribute
 `all_to_all`, the function, to the module.)
 
-    >>> vmap(lambda x: lax.all_to_all(x, 'i', 0, 0), axis_name='i')(jnp.arange(4.).reshape(2, 2))
+    >>> jax.vmap(lambda x: lax.all_to_all(x, 'i', 0, 0), axis_name='i')(jnp.arange(4.).reshape(2, 2))
     Array([[0., 2.],
            [1., 3.]], dtype=float32)
 """
@@ -97,7 +97,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
     stack what arrives along `concat_axis` (concatenate if `tiled`). `x` may be a pytree.
 
         >>> xs = jnp.arange(4.).reshape(2, 2)
-        >>> vmap(lambda x: lax.all_to_all(x, 'i', 0, 0), axis_name='i')(xs)   # a transpose
+        >>> jax.vmap(lambda x: lax.all_to_all(x, 'i', 0, 0), axis_name='i')(xs)   # a transpose
         Array([[0., 2.],
                [1., 3.]], dtype=float32)
     """
@@ -144,7 +144,7 @@ def pswapaxes(x, axis_name, axis, *, axis_index_groups=None):
     axis, axis).
 
         >>> xs = jnp.arange(4.).reshape(2, 2)
-        >>> vmap(lambda x: lax.pswapaxes(x, 'i', 0), axis_name='i')(xs)
+        >>> jax.vmap(lambda x: lax.pswapaxes(x, 'i', 0), axis_name='i')(xs)
         Array([[0., 2.],
                [1., 3.]], dtype=float32)
     """

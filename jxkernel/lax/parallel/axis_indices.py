@@ -2,7 +2,7 @@
 from the partition id, batched under vmap to each member's index, over several axes too) and
 on it pargmax and pargmin, the index of the member holding the largest or smallest value.
 
-    >>> vmap(lambda x: lax.axis_index('i'), axis_name='i')(jnp.ones(3))
+    >>> jax.vmap(lambda x: lax.axis_index('i'), axis_name='i')(jnp.ones(3))
     Array([0, 1, 2], dtype=int32)
 """
 from __future__ import annotations
@@ -121,7 +121,7 @@ def pargmax(x, axis_name):
     """The index along the named axis of the member holding the largest `x`, elementwise
     (the first such member on ties); every member gets it. One axis only, as JAX's.
 
-    >>> vmap(lambda x: pargmax(x, "i"), axis_name="i")(jnp.array([1., 3., 2.]))
+    >>> jax.vmap(lambda x: pargmax(x, "i"), axis_name="i")(jnp.array([1., 3., 2.]))
     Array([1, 1, 1], dtype=int32)
     """
     return _axis_index_of_val(x, pmax(x, _one_axis(axis_name)), axis_name)

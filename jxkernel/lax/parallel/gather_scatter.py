@@ -2,7 +2,7 @@
 with all its rules; and how every member's value is stacked, and picked from, under the vmap
 of one of several axes, which ppermute and all_to_all use there too.
 
-    >>> vmap(lambda x: lax.all_gather(x, 'i'), axis_name='i')(jnp.arange(3.0)).shape
+    >>> jax.vmap(lambda x: lax.all_gather(x, 'i'), axis_name='i')(jnp.arange(3.0)).shape
     (3, 3)
 """
 from __future__ import annotations
@@ -85,7 +85,7 @@ def _gather_scatter_transpose(to_prim, dim_param, to_dim_param):
 def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
     """Every member's `x` stacked along `axis` (concatenated if `tiled`), on every member.
 
-        >>> vmap(lambda x: lax.all_gather(x, 'i'), axis_name='i')(jnp.arange(3.0)).shape
+        >>> jax.vmap(lambda x: lax.all_gather(x, 'i'), axis_name='i')(jnp.arange(3.0)).shape
         (3, 3)
     """
     names = _as_names(axis_name)
@@ -226,7 +226,7 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
     (that axis is removed unless `tiled`). `x` may be a pytree.
 
         >>> xs = jnp.arange(4.).reshape(2, 2)
-        >>> vmap(lambda x: lax.psum_scatter(x, 'i'), axis_name='i')(xs)
+        >>> jax.vmap(lambda x: lax.psum_scatter(x, 'i'), axis_name='i')(xs)
         Array([2., 4.], dtype=float32)
     """
     names = _as_names(axis_name)

@@ -1,7 +1,7 @@
 """ppermute (its primitive, the transpose of a permutation its inverse) and the functions on
 it: pshuffle; and pbroadcast, a psum masked to one member.
 
-    >>> vmap(lambda x: lax.ppermute(x, 'i', [(0, 1), (1, 0)]), axis_name='i')(jnp.arange(2.))
+    >>> jax.vmap(lambda x: lax.ppermute(x, 'i', [(0, 1), (1, 0)]), axis_name='i')(jnp.arange(2.))
     Array([1., 0.], dtype=float32)
 """
 from __future__ import annotations
@@ -114,7 +114,7 @@ def ppermute(x, axis_name, perm):
     """Send member `src`'s `x` to member `dst` for each `(src, dst)` in `perm`; members
     nobody sends to get zeros. `x` may be a pytree.
 
-        >>> vmap(lambda x: lax.ppermute(x, 'i', [(0, 1), (1, 0)]), axis_name='i')(jnp.arange(2.))
+        >>> jax.vmap(lambda x: lax.ppermute(x, 'i', [(0, 1), (1, 0)]), axis_name='i')(jnp.arange(2.))
         Array([1., 0.], dtype=float32)
     """
     names = _as_names(axis_name)
@@ -126,7 +126,7 @@ def ppermute(x, axis_name, perm):
 def pshuffle(x, axis_name, perm):
     """Member `i` gets the `x` of member `perm[i]` (`perm` a permutation of range(size)).
 
-        >>> vmap(lambda x: lax.pshuffle(x, 'i', [1, 0]), axis_name='i')(jnp.arange(2.))
+        >>> jax.vmap(lambda x: lax.pshuffle(x, 'i', [1, 0]), axis_name='i')(jnp.arange(2.))
         Array([1., 0.], dtype=float32)
     """
     if set(perm) != set(range(len(perm))):

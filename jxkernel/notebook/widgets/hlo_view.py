@@ -3,9 +3,9 @@ XLA's optimized HLO, its cost analysis.
 On the NumPy backend no XLA compiles: the view says there is no optimized HLO (no_hlo()) and
 shows the cost estimate counted on the jaxpr (core/jaxpr_cost.py) under its own title.
 
-    >>> view = HloView("f(x)", jxkernel.jit(f).lower(x))
+    >>> view = HloView("f(x)", jxkernel.jit(lambda x: x * 2.0 + 1.0).lower(1.0))
     >>> view.cost["flops"], view.stablehlo[:12]
-    (3.0, 'module @jit_')
+    (2.0, 'module @jit_')
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The jaxpr viewer: equations with types and source lines, nested jaxprs collapsible,
 a variable's definition and uses highlighted, counts per primitive, and the StableHLO.
 
-    >>> v = JaxprViewer(jxkernel.make_jaxpr(f)(x))
+    >>> v = JaxprViewer(jxkernel.make_jaxpr(lambda x: jnp.sin(x) * 2.0)(1.0))
     >>> v.def_use["1"]              # variable 1: its defining equation and its users
     {'name': 'b', 'def': '0', 'uses': ['1']}
     >>> v.view = "stablehlo"; v.stablehlo[:12]     # lowered on first use

@@ -2,7 +2,8 @@
 (`jxkernel.notebook.stepper` names this module: `controls(s)`; the stepper itself is
 jxkernel/views/stepper.py, `jxkernel.notebook.step`).
 
-    >>> c = controls(step(f, x))          # shown in a cell: the buttons, then the stepper
+    >>> from jxkernel.notebook import step
+    >>> c = controls(step(lambda x: jnp.sin(x) * 2.0, 1.0))   # in a cell: buttons, stepper
     >>> c.next_button.click()             # what a click does: s.next(), then redraw
 
 The view is the stepper's own static HTML, redrawn after each click; a click that cannot

@@ -1,5 +1,6 @@
 """The Bernoulli distribution with success probability p.
 
+    >>> from jxkernel.scipy.stats import bernoulli
     >>> bernoulli.pmf(1.0, 0.3)
     Array(0.3, dtype=float32, weak_type=True)
 """

@@ -1,5 +1,6 @@
 """The beta distribution on [loc, loc + scale] with shapes a, b.
 
+    >>> from jxkernel.scipy.stats import beta
     >>> beta.cdf(0.5, 2.0, 2.0)
     Array(0.49999958, dtype=float32, weak_type=True)
 """

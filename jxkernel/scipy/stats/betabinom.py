@@ -1,5 +1,6 @@
 """The beta-binomial distribution: binomial(n, p) with p ~ Beta(a, b).
 
+    >>> from jxkernel.scipy.stats import betabinom
     >>> betabinom.pmf(1.0, 2.0, 1.0, 1.0)   # uniform on {0, 1, 2}
     Array(0.33333302, dtype=float32, weak_type=True)
 """

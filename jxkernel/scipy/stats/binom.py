@@ -1,5 +1,6 @@
 """The binomial distribution: k successes in n trials of probability p.
 
+    >>> from jxkernel.scipy.stats import binom
     >>> binom.pmf(1.0, 2.0, 0.5)
     Array(0.5000001, dtype=float32, weak_type=True)
 """

@@ -1,5 +1,6 @@
 """The Cauchy distribution.
 
+    >>> from jxkernel.scipy.stats import cauchy
     >>> cauchy.cdf(1.0)
     Array(0.75, dtype=float32, weak_type=True)
 """

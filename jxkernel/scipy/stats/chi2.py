@@ -1,5 +1,6 @@
 """The chi-squared distribution with df degrees of freedom.
 
+    >>> from jxkernel.scipy.stats import chi2
     >>> chi2.cdf(2.0, 2.0)     # 1 - exp(-1)
     Array(0.6321202, dtype=float32, weak_type=True)
 """

@@ -1,5 +1,6 @@
 """The Dirichlet distribution over the simplex (components on the first axis of x).
 
+    >>> from jxkernel.scipy.stats import dirichlet
     >>> dirichlet.pdf(jnp.array([0.25, 0.75]), jnp.array([1.0, 1.0]))
     Array(0.99999905, dtype=float32)
 """

@@ -1,5 +1,6 @@
 """The exponential distribution (rate 1/scale) starting at loc.
 
+    >>> from jxkernel.scipy.stats import expon
     >>> expon.cdf(1.0)
     Array(0.63212055, dtype=float32, weak_type=True)
 """

@@ -1,5 +1,6 @@
 """The gamma distribution with shape a.
 
+    >>> from jxkernel.scipy.stats import gamma
     >>> gamma.cdf(1.0, 1.0)    # exponential: 1 - 1/e
     Array(0.6321202, dtype=float32, weak_type=True)
 """

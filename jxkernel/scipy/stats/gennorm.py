@@ -1,5 +1,6 @@
 """The generalized normal distribution with shape beta (2: normal, 1: Laplace).
 
+    >>> from jxkernel.scipy.stats import gennorm
     >>> gennorm.cdf(0.0, 2.0)
     Array(0.5, dtype=float32, weak_type=True)
 """

@@ -1,5 +1,6 @@
 """The geometric distribution: the trial (k >= 1) of the first success.
 
+    >>> from jxkernel.scipy.stats import geom
     >>> geom.pmf(2.0, 0.5)
     Array(0.25, dtype=float32, weak_type=True)
 """

@@ -1,5 +1,6 @@
 """The left-skewed Gumbel (extreme value, minimum) distribution.
 
+    >>> from jxkernel.scipy.stats import gumbel_l
     >>> gumbel_l.sf(0.0)        # exp(-1)
     Array(0.36787945, dtype=float32, weak_type=True)
 """

@@ -1,5 +1,6 @@
 """The right-skewed Gumbel (extreme value, maximum) distribution.
 
+    >>> from jxkernel.scipy.stats import gumbel_r
     >>> gumbel_r.cdf(0.0)       # exp(-1)
     Array(0.36787945, dtype=float32, weak_type=True)
 """

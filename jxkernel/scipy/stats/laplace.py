@@ -1,5 +1,6 @@
 """The Laplace (double exponential) distribution.
 
+    >>> from jxkernel.scipy.stats import laplace
     >>> laplace.cdf(0.0)
     Array(0.5, dtype=float32, weak_type=True)
 """

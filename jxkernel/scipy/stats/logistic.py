@@ -1,5 +1,6 @@
 """The logistic distribution.
 
+    >>> from jxkernel.scipy.stats import logistic
     >>> logistic.cdf(0.0)
     Array(0.5, dtype=float32, weak_type=True)
 """

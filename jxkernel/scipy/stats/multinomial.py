@@ -1,6 +1,7 @@
 """The multinomial distribution: counts x (integers, last axis) of n draws with
 probabilities p.
 
+    >>> from jxkernel.scipy.stats import multinomial
     >>> multinomial.pmf(jnp.array([1, 1]), 2, jnp.array([0.5, 0.5]))
     Array(0.5000001, dtype=float32)
 """

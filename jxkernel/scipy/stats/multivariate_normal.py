@@ -1,5 +1,6 @@
 """The multivariate normal distribution N(mean, cov) over the last axis.
 
+    >>> from jxkernel.scipy.stats import multivariate_normal
     >>> multivariate_normal.logpdf(jnp.zeros(2), jnp.zeros(2), jnp.eye(2))
     Array(-1.837877, dtype=float32)
 """

@@ -1,5 +1,6 @@
 """The negative binomial distribution: k failures before the n-th success.
 
+    >>> from jxkernel.scipy.stats import nbinom
     >>> nbinom.pmf(0.0, 1.0, 0.5)
     Array(0.49999976, dtype=float32, weak_type=True)
 """

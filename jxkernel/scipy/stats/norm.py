@@ -1,5 +1,6 @@
 """The normal distribution N(loc, scale**2).
 
+    >>> from jxkernel.scipy.stats import norm
     >>> norm.cdf(jnp.array([0.0, 1.96]))
     Array([0.5      , 0.9750021], dtype=float32)
 """

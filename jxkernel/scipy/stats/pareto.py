@@ -1,5 +1,6 @@
 """The Pareto distribution with shape b (support x >= loc + scale).
 
+    >>> from jxkernel.scipy.stats import pareto
     >>> pareto.cdf(2.0, 1.0)
     Array(0.5, dtype=float32, weak_type=True)
 """

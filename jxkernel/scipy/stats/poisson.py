@@ -1,5 +1,6 @@
 """The Poisson distribution with mean mu.
 
+    >>> from jxkernel.scipy.stats import poisson
     >>> poisson.pmf(2.0, 2.0)
     Array(0.2706705, dtype=float32, weak_type=True)
 """

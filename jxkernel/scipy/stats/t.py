@@ -1,5 +1,6 @@
 """Student's t distribution with `df` degrees of freedom.
 
+    >>> from jxkernel.scipy.stats import t
     >>> t.logpdf(0.0, 1.0)   # Cauchy at its mode: -log(pi)
     Array(-1.1447293, dtype=float32, weak_type=True)
 """

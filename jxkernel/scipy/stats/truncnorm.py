@@ -1,6 +1,7 @@
 """The normal distribution truncated to [a, b] (in standard units: the support is
 [loc + a scale, loc + b scale]).
 
+    >>> from jxkernel.scipy.stats import truncnorm
     >>> truncnorm.cdf(0.0, -1.0, 1.0)
     Array(0.49999994, dtype=float32)
 """

@@ -1,5 +1,6 @@
 """The uniform distribution on [loc, loc + scale].
 
+    >>> from jxkernel.scipy.stats import uniform
     >>> uniform.cdf(0.25)
     Array(0.25, dtype=float32)
 """

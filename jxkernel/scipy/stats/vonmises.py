@@ -1,5 +1,6 @@
 """The von Mises distribution on the circle with concentration kappa.
 
+    >>> from jxkernel.scipy.stats import vonmises
     >>> vonmises.pdf(0.0, 1e-6)     # nearly uniform: 1 / (2 pi)
     Array(0.1591551, dtype=float32, weak_type=True)
 """

@@ -1,5 +1,6 @@
 """The wrapped Cauchy distribution on [0, 2 pi] with shape 0 < c < 1.
 
+    >>> from jxkernel.scipy.stats import wrapcauchy
     >>> wrapcauchy.pdf(0.0, 0.5)     # (1 - c^2) / (2 pi (1 - c)^2)
     Array(0.47746485, dtype=float32, weak_type=True)
 """

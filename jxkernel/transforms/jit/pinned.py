@@ -5,10 +5,11 @@ also when grad, vmap or an enclosing jit calls it (its `jit` equation carries a 
 an enclosing program runs where the pinned jits inside it run. Any other device among the
 committed arguments or given shardings is JAX's "Received incompatible devices" error.
 
-    >>> p = jit(jnp.sin, in_shardings=SingleDeviceSharding(jax.devices()[3]))
+    >>> from jxkernel.sharding import SingleDeviceSharding
+    >>> p = jax.jit(jnp.sin, in_shardings=SingleDeviceSharding(jax.devices()[3]))   # 4 devices
     >>> jax.grad(lambda x: p(x).sum())(jnp.ones(4)).devices()
     {CpuDevice(id=3)}
-    >>> jit(lambda x: p(x) + 1)(jnp.ones(4)).committed      # runs where p runs
+    >>> jax.jit(lambda x: p(x) + 1)(jnp.ones(4)).committed      # runs where p runs
     True
 
 The arguments a program never reads do not place it (JAX's jit drops them first, unless
@@ -289,7 +290,7 @@ def one_device_given(traced) -> tuple | None:
     a pinned jit's given in_shardings and out_shardings, every one of a `device=` jit's;
     None where none has one.
 
-    >>> one_device_given(jit(jnp.sin).trace(jax.device_put(1.0, jax.devices()[0])))
+    >>> one_device_given(jax.jit(jnp.sin).trace(jax.device_put(1.0, jax.devices()[0])))
     ((True,), (False,))
     """
     jitted, leaves, out_tree = traced.jitted, traced._leaves, traced.out_tree

@@ -3,8 +3,8 @@ out_shardings=) or called with arrays split over a mesh. It matches the given sh
 the arguments' and results' pytrees (JAX's prefix rules and errors), lowers and compiles once
 per signature through xla/sharded.py, and puts the executable in jit's fast path.
 
-    >>> f = jit(lambda x: x * 2, out_shardings=NamedSharding(mesh, P('x')))
-    >>> f(np.arange(8.0)).sharding.spec                       # 8 devices
+    >>> f = jax.jit(lambda x: x * 2, out_shardings=NamedSharding(mesh, P('x')))
+    >>> f(np.arange(8.0)).sharding.spec                       # mesh: 4 x 2 devices
     P('x',)
 """
 from __future__ import annotations

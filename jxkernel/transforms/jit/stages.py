@@ -4,7 +4,7 @@ they share (`ArgInfo`, the texts and IRs of other dialects), and the errors of c
 Compiled with arguments it was not compiled for. `jxkernel.stages` (JAX's `jax.stages`)
 gives them JAX's names.
 
-    >>> compiled = jit(lambda x: x * 2).trace(np.ones(2, np.float32)).lower().compile()
+    >>> compiled = jax.jit(lambda x: x * 2).trace(np.ones(2, np.float32)).lower().compile()
     >>> compiled.args_info[0][0].shape
     (2,)
 """
@@ -112,7 +112,7 @@ def lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms=None,
     `one_device`, pinned.one_device_given's, the inputs and results given a sharding;
     `rules`, another rule table (LoweringParameters'). Lowered once per trace and key.
 
-    >>> f = jit(lambda x: x * 2); traced = f.trace(1.0)
+    >>> f = jax.jit(lambda x: x * 2); traced = f.trace(1.0)
     >>> args = (f, traced.jaxpr, traced.out_tree, jax.devices()[0], (False,))
     >>> lower_jit(*args) is lower_jit(*args)
     True
@@ -570,7 +570,7 @@ class Lowered(_Stage):
         """The outputs' types as JAX's `Lowered.out_info` gives them: a pytree of
         ShapeDtypeStructs; lowering forgets weak types, and the sharding is not chosen yet.
 
-        >>> jit(lambda x: (x * 2, 1)).lower(1.0).out_info
+        >>> jax.jit(lambda x: (x * 2, 1)).lower(1.0).out_info
         (ShapeDtypeStruct(shape=(), dtype=float32), ShapeDtypeStruct(shape=(), dtype=int32))
         """
         _no_token_results(self.traced.jaxpr.out_avals, compiled=False)

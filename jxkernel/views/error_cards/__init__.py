@@ -7,7 +7,7 @@ itself is left as it is (JAX's class, JAX's message); the card is only its displ
 no IPython: in a script, `print(card_for(e))` shows the text.
 
     >>> try:
-    ...     jit(lambda x: x if x > 0 else -x)(1.0)
+    ...     jax.jit(lambda x: x if x > 0 else -x)(1.0)
     ... except Exception as e:
     ...     card = card_for(e)
     >>> card.kind, card.origin["argument"]

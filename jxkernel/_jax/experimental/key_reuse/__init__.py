@@ -8,5 +8,7 @@ with `jax.config.update('jax_debug_key_reuse', True)` or ``with jax.debug_key_re
     ...     val1 = jax.random.normal(key)
     ...     val2 = jax.random.normal(key)
     Traceback (most recent call last):
-    KeyReuseError: Previously-consumed key passed to jit-compiled function at index 0
+      ...
+    jxkernel.errors.KeyReuseError: Previously-consumed key passed to jit-compiled function at index 0
+    See https://docs.jax.dev/en/latest/errors.html#jax.errors.KeyReuseError
 """

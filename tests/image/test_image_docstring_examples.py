@@ -1,0 +1,14 @@
+"""Every docstring example in jxkernel/image/ runs and shows what it gives."""
+import jxkernel
+
+from doc_examples import check_package_examples      # tests/support
+
+# Modules whose examples another test runs, with names of its own (a mesh, devices, helpers).
+RUN_ELSEWHERE = frozenset({
+    "jxkernel.image",
+    "jxkernel.image.scale",
+})
+
+
+def test_every_docstring_example_in_image_runs():
+    check_package_examples("jxkernel.image", RUN_ELSEWHERE, {"jxkernel": jxkernel})
