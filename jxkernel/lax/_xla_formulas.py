@@ -181,7 +181,8 @@ def digamma(x):
     direct = log_t + a_prime / a - c(_LANCZOS_G) / t
     reduced = x + np.abs(np.floor(x + c(0.5)))            # into [-1/2, 1/2]: cot's precision
     angle = c(math.pi) * reduced
-    reflected = direct - c(math.pi) * _cos(angle) / _sin(angle)
+    with np.errstate(all="ignore"):       # sin(angle) is 0 at the poles, whose NaN is below
+        reflected = direct - c(math.pi) * _cos(angle) / _sin(angle)
     out = np.where(reflect, reflected, direct)
     pole = (x <= c(0)) & (x == np.floor(x))
     return np.where(pole, c(np.nan), out).astype(dtype, copy=False)
