@@ -255,6 +255,8 @@ def _jit_when_eager(*static_argnames, dynamic=(), axes=False, jaxname=None, priv
             if is_jit and (args or kwargs):
                 given = {k: v for k, v in zip(names, args) if k in statics}
                 given.update((k, v) for k, v in kwargs.items() if k in statics)
+                if axes and isinstance(given.get("axis"), list):
+                    given["axis"] = tuple(given["axis"])   # (JAX's var: a tuple before its jit)
                 try:
                     hash(tuple(given.values()))
                 except TypeError:
@@ -497,7 +499,20 @@ def _var_promote_types(a_dtype, dtype):
     return _upcast_f16(computation_dtype), np.dtype(dtype)
 
 
-@_jit_when_eager("axis", "dtype", "keepdims", dynamic=("ddof",), axes=True, jaxname="_var")
+def _correction(ddof, correction):
+    """What var and std subtract from N: `correction`, else `ddof`. Checked before their jit,
+    as JAX does, while `ddof` is still the caller's value (inside, a default 0 is traced).
+
+    >>> _correction(1, None), _correction(0, 2)
+    (1, 2)
+    """
+    if correction is None:
+        return ddof
+    if not isinstance(ddof, int) or ddof != 0:
+        raise ValueError("ddof and correction can't be provided simultaneously.")
+    return correction
+
+
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):
     """Variance over `axis`: mean of squared deviations, divided by N - ddof (NaN if that
@@ -506,10 +521,15 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     >>> jnp.var(jnp.array([1., 2., 3., 4.]), ddof=1)
     Array(1.6666666, dtype=float32)
     """
-    if correction is None:
-        correction = ddof
-    elif not isinstance(ddof, int) or ddof != 0:
-        raise ValueError("ddof and correction can't be provided simultaneously.")
+    return _var(a, axis=axis, dtype=dtype, out=out, correction=_correction(ddof, correction),
+                keepdims=keepdims, where=where, mean=mean)
+
+
+@_jit_when_eager("axis", "dtype", "keepdims", dynamic=("correction",), axes=True,
+                 jaxname="_var")
+def _var(a, axis=None, dtype=None, out=None, correction=0, keepdims=False, *, where=None,
+         mean=None):
+    """var's computation, JAX's jit `_var` (named so in jaxprs and the compile log)."""
     a = _asarray("var", a)
     where = _check_where("var", where)
     if out is not None:
@@ -539,18 +559,26 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
 _mean = mean
 
 
-@_jit_when_eager("axis", "dtype", "keepdims", dynamic=("ddof",), axes=True, jaxname="_std")
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):
     """Standard deviation over `axis`: sqrt(var(...)).  ``jnp.std(x, ddof=1)``"""
+    return _std(a, axis=axis, dtype=dtype, out=out, correction=_correction(ddof, correction),
+                keepdims=keepdims, where=where, mean=mean)
+
+
+@_jit_when_eager("axis", "dtype", "keepdims", dynamic=("correction",), axes=True,
+                 jaxname="_std")
+def _std(a, axis=None, dtype=None, out=None, correction=0, keepdims=False, *, where=None,
+         mean=None):
+    """std's computation, JAX's jit `_std`."""
     dtype = _user_dtype(dtype, "std")
     if dtype is not None and not dtypes.is_inexact(dtype):
         raise ValueError(f"dtype argument to jnp.std must be inexact; got {dtype}")
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.std is not supported.")
     where = _check_where("std", where)       # (var would name itself)
-    return lax.sqrt(var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=where,
-                        mean=mean, correction=correction))
+    return lax.sqrt(_var(a, axis=axis, dtype=dtype, correction=correction, keepdims=keepdims,
+                         where=where, mean=mean))
 
 
 def ptp(a, axis=None, out=None, keepdims=False):

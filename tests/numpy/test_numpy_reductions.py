@@ -442,3 +442,18 @@ def test_mean_of_f16_given_its_dtype_is_not_upcast(dtype):
     assert prims(jnp.mean) == ["convert_element_type", "reduce_sum", "div",
                                "convert_element_type"]
     assert prims(functools.partial(jnp.mean, dtype=dtype)) == ["reduce_sum", "div"]
+
+
+@pytest.mark.parametrize("name", ["var", "std"])
+def test_correction_with_the_default_ddof(name):
+    # JAX checks ddof against correction before its jit (_var, _std), where ddof is still the
+    # caller's 0: correction alone, or with ddof=0, divides by N - correction, eagerly and
+    # traced (JAX's lax_numpy_reducers_test testStdOrVar; ours raised "provided
+    # simultaneously" for ddof=0 given with it); ddof=1 with it is refused as in JAX
+    fn, np_fn = getattr(jnp, name), getattr(np, name)
+    want = np_fn(f32.astype(np.float64), axis=1, ddof=2).astype(np.float32)
+    for got in (fn(f32, axis=1, ddof=0, correction=2), fn(f32, axis=1, correction=2),
+                jxkernel.jit(lambda a: fn(a, axis=[1], ddof=0, correction=2))(f32)):
+        assert_close(got, want, np.float32)
+    with pytest.raises(ValueError, match="^ddof and correction can't be provided simultaneously.$"):
+        fn(f32, ddof=1, correction=1)
