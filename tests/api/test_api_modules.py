@@ -15,7 +15,7 @@ from jxkernel import dtypes, errors
 
 @pytest.mark.parametrize("module", [dtypes, errors])
 def test_docstring_examples(module):
-    globs = {"jit": jax.jit, "errors": errors, "dtypes": dtypes, "np": np}
+    globs = {"jax": jax, "jit": jax.jit, "errors": errors, "dtypes": dtypes, "np": np}
     assert doctest.testmod(module, extraglobs=globs).failed == 0
 
 
@@ -81,7 +81,7 @@ def test_custom_derivatives_module_symbolic_zeros():
     zeros = cd.zero_from_primal({"a": 1.0, "b": 2})
     assert float(zeros["a"]) == 0.0 and zeros["b"].dtype == jax.float0
     assert isinstance(cd.zero_from_primal(1.0, symbolic_zeros=True), cd.SymbolicZero)
-    assert doctest.testmod(cd, extraglobs={"grad": jax.grad}).failed == 0
+    assert doctest.testmod(cd, extraglobs={"jax": jax, "grad": jax.grad}).failed == 0
 
 
 def test_effects_barrier_after_debug_print(capfd):

@@ -79,7 +79,7 @@ def test_docstring_examples_of_aval_str_and_lowered_out_info():
     from jxkernel.transforms.jit import function       # (jit's module: its names as globals)
     for obj, module in ((avals.ShapedArray.__str__, avals), (function.Lowered.out_info, function)):
         tests = doctest.DocTestFinder().find(obj.fget if isinstance(obj, property) else obj,
-                                             globs={**vars(module), "np": np})
+                                             globs={**vars(module), "np": np, "jax": jax})
         runner = doctest.DocTestRunner()
         for t in tests:
             runner.run(t)

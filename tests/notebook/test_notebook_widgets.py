@@ -198,11 +198,12 @@ def test_recompile_log_groups_a_registered_librarys_jits_as_the_librarys(tmp_pat
             jnp.sum(jnp.ones(7))                                   # jxkernel's own jit
             text = _bundle(log)["text/plain"]
             # folded, each group with the filter that lists it (lib_twice's group checked below)
-            assert re.search(r"\n1 compile\(s\) of libraries' own functions \(registered as "
+            # (counts: the worker's log may hold other tests' libraries too)
+            assert re.search(r"\n\d+ compile\(s\) of libraries' own functions \(registered as "
                              r"not yours, as Flax and Equinox register theirs\), for your "
-                             r"calls \(1 of them\), folded: %jxcompiles \(library functions\) "
-                             r"lists them", text), text
-            assert "lib_twice" not in text, text
+                             r"calls \(\d+ of them\), folded: %jxcompiles \(library functions\) "
+                             r"lists them", text), text[-2000:]
+            assert "lib_twice" not in text, text[-2000:]
             log.filter.value = "(library functions)"
             shown = {e.function for e in log.shown()}
             assert "lib_twice" in shown and not shown & {"_reduce_sum", "sum"}, shown
