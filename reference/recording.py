@@ -58,6 +58,14 @@ def record_cases(jax, records: list, filename: str) -> None:
     print(f"wrote {len(records)} cases to {os.path.normpath(path)}")
 
 
+def child_answer(script: str, case: str):
+    """What `script --child case` prints last, as JSON, run in a process of its own on the CPU:
+    a case whose answer is a fresh process's (its first compiles, its log lines)."""
+    done = subprocess.run([sys.executable, script, "--child", case], check=True,
+                          capture_output=True, text=True, env=dict(os.environ, JAX_PLATFORMS="cpu"))
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def record_from_child(script: str, devices: int, filename: str) -> None:
     """Run `script` again as a child on `devices` simulated CPU devices (its `if
     len(sys.argv) == 2` branch prints one JSON line) and write that line's dict to `filename`."""
