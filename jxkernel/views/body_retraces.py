@@ -65,16 +65,20 @@ _BODY_INPUT = {"lax.scan": ("init", "xs"), "lax.fori_loop": ("lower", "init_val"
                "lax.switch": ("operand",)}
 
 
-def _body_input(user, api, path) -> str:
-    """The argument of `api` that the body's input at `path` comes from."""
-    given = _BODY_INPUT.get(api, ("the operands",))
+def _input_index(user, path) -> int:
+    """Which of the body's parameters its input at `path` is (`c[0]` of `body(c, x)`: 0)."""
     try:
         params = [p.name for p in inspect.signature(user).parameters.values()]
     except (TypeError, ValueError):
         params = []
     root = re.match(r"[^\[.]*", path).group(0)
-    index = params.index(root) if root in params else 0
-    return given[min(index, len(given) - 1)]
+    return params.index(root) if root in params else 0
+
+
+def _body_input(user, api, path) -> str:
+    """The argument of `api` that the body's input at `path` comes from."""
+    given = _BODY_INPUT.get(api, ("the operands",))
+    return given[min(_input_index(user, path), len(given) - 1)]
 
 
 # fun -> [(what, sig)], and code key -> deque: emptied by jax.clear_caches() (core/lru), as
@@ -276,12 +280,7 @@ _CALL_ARGUMENT = {"lax.scan": ((1, "init"), (2, "xs")),
 def _body_position(user, api, path) -> tuple:
     """(position, keyword or None) in the call to `api` of the argument the body's input at
     `path` comes from."""
-    try:
-        params = [p.name for p in inspect.signature(user).parameters.values()]
-    except (TypeError, ValueError):
-        params = []
-    root = re.match(r"[^\[.]*", path).group(0)
-    index = params.index(root) if root in params else 0
+    index = _input_index(user, path)
     if api in _CALL_ARGUMENT:
         given = _CALL_ARGUMENT[api]
         return given[min(index, len(given) - 1)]
