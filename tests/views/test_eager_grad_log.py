@@ -4,7 +4,6 @@ reference/make_eager_grad_log_reference.py). The differences that remain are tho
 docs/seeing_inside.md lists ("Eager operations under grad"); each is checked here, so a
 change on either side shows."""
 import json
-import logging
 from collections import Counter
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import jxkernel.numpy as jnp
 from jxkernel.xla.dispatch import JAX_JITTED_UFUNCS
 
 from eager_grad_log_cases import PROGRAMS, steps
+from logged import logged_messages      # tests/support
 
 REFERENCE = json.loads((Path(__file__).parents[1] / "data" /
                         "eager_grad_log_reference.json").read_text())["programs"]
@@ -23,27 +23,13 @@ REFERENCE = json.loads((Path(__file__).parents[1] / "data" /
 JAX_JITTED = JAX_JITTED_UFUNCS | {"_reduce_sum", "_mean", "dot"}
 
 
-class Collect(logging.Handler):
-    def __init__(self):
-        super().__init__(logging.DEBUG)
-        self.lines = []
-
-    def emit(self, record):
-        self.lines.append(record.getMessage())
-
-
 def ours(name) -> list:
     x = jnp.ones(3)
     x.block_until_ready()
     jxkernel.clear_caches()
-    collect, log = Collect(), logging.getLogger("jxkernel.compile_log")
-    log.addHandler(collect)
-    try:
-        with jxkernel.config.override("jax_log_compiles", True):
-            PROGRAMS[name](jxkernel, jnp, x)
-    finally:
-        log.removeHandler(collect)
-    return steps(collect.lines)
+    with logged_messages() as lines, jxkernel.config.override("jax_log_compiles", True):
+        PROGRAMS[name](jxkernel, jnp, x)
+    return steps(lines)
 
 
 def _compiled(found, traced=None) -> Counter:

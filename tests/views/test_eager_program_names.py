@@ -5,7 +5,6 @@ persistent-cache lines ("PERSISTENT COMPILATION CACHE MISS for 'jit_sin'") and i
 jax_log_compiles's lines ("Finished tracing multiply for jit", "Compiling jit(multiply) ...")."""
 import inspect
 import json
-import logging
 import re
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from jxkernel.numpy import ufunc_api, ufuncs
 from jxkernel.xla.dispatch import JAX_JITTED_UFUNCS
 
 from eager_program_names_cases import CASES, inputs, run, top_level_jits
+from logged import logged_messages      # tests/support
 
 REFERENCE = json.loads((Path(__file__).parents[1] / "data" /
                         "eager_program_names_reference.json").read_text())
@@ -32,20 +32,6 @@ HOST_MADE = ("jit_convert_element_type", "jit_broadcast_in_dim")
 DIFFERENT = {"ones_plus_one", "zeros"}
 
 
-class Collect(logging.Handler):
-    def __init__(self):
-        super().__init__(logging.DEBUG)
-        self.names, self.lines = [], []
-
-    def emit(self, record):
-        text = record.getMessage()
-        found = MISS.match(text)
-        if found:
-            self.names.append(found.group(1))
-        elif COMPILE_LINE.match(text):
-            self.lines.append(SECONDS.sub("in <s> sec", text))
-
-
 _RAN: dict = {}
 
 
@@ -54,23 +40,19 @@ def ran(name, tmp_path_factory):
     own (every program missed there), no program kept in memory."""
     if name not in _RAN:
         args = inputs(jxkernel)
-        collect = Collect()
-        logger = logging.getLogger("jxkernel.compilation_cache")
-        log = logging.getLogger("jxkernel.compile_log")
         with jxkernel.config.override("jax_compilation_cache_dir",
                                       str(tmp_path_factory.mktemp(name))), \
                 jxkernel.config.override("jax_persistent_cache_min_compile_time_secs", 0.0), \
                 jxkernel.config.override("jax_explain_cache_misses", True), \
                 jxkernel.config.override("jax_log_compiles", True):
             jxkernel.clear_caches()
-            logger.addHandler(collect)
-            log.addHandler(collect)
-            try:
+            with logged_messages("jxkernel.compilation_cache", "jxkernel.compile_log") as texts:
                 run(jxkernel, name, args)
-            finally:
-                logger.removeHandler(collect)
-                log.removeHandler(collect)
-        _RAN[name] = collect.names, collect.lines
+        # the programs that missed, by name; the jax_log_compiles lines, seconds as "<s>"
+        names = [MISS.match(t).group(1) for t in texts if MISS.match(t)]
+        lines = [SECONDS.sub("in <s> sec", t) for t in texts
+                 if not MISS.match(t) and COMPILE_LINE.match(t)]
+        _RAN[name] = names, lines
     return _RAN[name]
 
 

@@ -16,6 +16,7 @@ import jxkernel
 
 from fresh_process import run_code
 from persistent_cache_cases import CASES, DEFAULT_MIN_TIME, FOLDERLESS, run
+from logged import logged_messages      # tests/support
 
 REFERENCE = json.loads((Path(__file__).parents[1] / "data" /
                         "persistent_cache_reference.json").read_text())
@@ -30,15 +31,6 @@ def normalized(message: str) -> str:
     return re.sub(r"\(\d+\.\d+s\)", "(<s>)", first)
 
 
-class Collect(logging.Handler):
-    def __init__(self):
-        super().__init__(logging.WARNING)
-        self.lines = []
-
-    def emit(self, record):
-        self.lines.append(normalized(record.getMessage()))
-
-
 # a case whose lines name the persistent cache needs XLA's compilation cache on disk (the
 # NumPy backend compiles nothing); those with none (explain off, no folder) run there too
 @pytest.mark.parametrize("name", [
@@ -49,7 +41,6 @@ def test_the_lines_are_jaxs(name, tmp_path, monkeypatch):
     # the default folder (no folder set) under tmp_path, never the user's ~/.cache
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     folder = None if name in FOLDERLESS else str(tmp_path / "cache")
-    collect = Collect()
     jxkernel.clear_caches()              # (a program of the same text kept in memory: no lines)
     explain = jxkernel.config.jax_explain_cache_misses
     # (the suite's conftest sets the minimum to inf: a case at the default sets it back)
@@ -58,15 +49,12 @@ def test_the_lines_are_jaxs(name, tmp_path, monkeypatch):
             jxkernel.config.override("jax_persistent_cache_min_compile_time_secs", minimum):
         # set as the recording sets it (config.update: a case may update it again)
         jxkernel.config.update("jax_explain_cache_misses", True)
-        for logger in LOGGERS:
-            logging.getLogger(logger).addHandler(collect)
         try:
-            run(jxkernel, name)
+            with logged_messages(*LOGGERS, level=logging.WARNING) as lines:
+                run(jxkernel, name)
         finally:
-            for logger in LOGGERS:
-                logging.getLogger(logger).removeHandler(collect)
             jxkernel.config.update("jax_explain_cache_misses", explain)
-    assert collect.lines == RECORDED[name]
+    assert [normalized(line) for line in lines] == RECORDED[name]
 
 
 def test_the_minimum_compile_time_defaults_to_jaxs():

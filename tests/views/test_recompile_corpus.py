@@ -24,7 +24,6 @@ import functools
 import itertools
 import json
 import linecache
-import logging
 import os
 import re
 
@@ -36,6 +35,7 @@ from jxkernel import compile_log, config
 from jxkernel.errors import RecompileError
 
 from recompile_cases import FILE_PREFIX, RAISES, SCENARIOS, run   # tests/data, on pytest's pythonpath
+from logged import logged_messages      # tests/support
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "data")
 
@@ -88,15 +88,6 @@ FRESH = {"jit_in_a_loop_lambda": None, "cell_rerun": None, "closure_factory_in_a
 _ID = re.compile(r" id=\d+(?= defined at |\n|$)")
 
 
-class _Logged(logging.Handler):
-    def __init__(self):
-        super().__init__(logging.DEBUG)
-        self.messages = []
-
-    def emit(self, record):
-        self.messages.append(record.getMessage())
-
-
 def jx_events(name, logged=None, misses=True, lines=False):
     """Run scenario `name` under jxkernel: (its result, the compile events of its functions
     that missed JAX's tracing cache, or with `misses=False` all of them); with `logged` (a
@@ -104,10 +95,8 @@ def jx_events(name, logged=None, misses=True, lines=False):
     functions go there; with `lines`, its source is in linecache (as a notebook cell's is),
     for the fixes written on the learner's own line."""
     start = compile_log.last_seq() + 1
-    handler, logger = _Logged(), logging.getLogger("jxkernel.compile_log")
     before = config.jax_explain_cache_misses
     if logged is not None:
-        logger.addHandler(handler)
         config.update("jax_explain_cache_misses", True)
     tag = str(next(_RUNS))           # each run its own file: runs do not see each other
     file = f"{FILE_PREFIX}{name} {tag}>"
@@ -115,12 +104,12 @@ def jx_events(name, logged=None, misses=True, lines=False):
         source = SCENARIOS[name][1]
         linecache.cache[file] = (len(source), None, source.splitlines(True), file)
     try:
-        result = run(jxkernel, name, tag)
+        with logged_messages() as messages:
+            result = run(jxkernel, name, tag)
     finally:
-        logger.removeHandler(handler)
         config.update("jax_explain_cache_misses", before)
     if logged is not None:
-        mine = [m for m in handler.messages if f"defined at {file}" in m or
+        mine = [m for m in messages if f"defined at {file}" in m or
                 m.startswith(f"TRACING CACHE MISS at {file}") and " defined at " not in m]
         # a function never seen is named with its id, as JAX's; the recording drops JAX's ids
         # (they change from run to run: tests/views/test_trace_time_misses.py compares them)
@@ -1066,20 +1055,18 @@ def test_explain_cache_misses_logs_the_users_functions_only():
     and an eager operation's program are compiles, not tracing misses of the user's
     functions, and are not logged; vmap of the user's jitted function traces it, a miss JAX
     logs (the vmap_of_jit scenario), and so is logged."""
-    handler, logger = _Logged(), logging.getLogger("jxkernel.compile_log")
-    logger.addHandler(handler)
     before = config.jax_explain_cache_misses
     config.update("jax_explain_cache_misses", True)
     try:
-        jnp.sum(jnp.ones(13)); jnp.sum(jnp.ones(14)); jnp.sin(jnp.ones(15))
-        jxkernel.vmap(jxkernel.jit(lambda x: x * 16))(jnp.ones((2, 16)))
-        mine = jxkernel.jit(lambda x: x * 17)
-        mine(jnp.ones(17))
+        with logged_messages() as messages:
+            jnp.sum(jnp.ones(13)); jnp.sum(jnp.ones(14)); jnp.sin(jnp.ones(15))
+            jxkernel.vmap(jxkernel.jit(lambda x: x * 16))(jnp.ones((2, 16)))
+            mine = jxkernel.jit(lambda x: x * 17)
+            mine(jnp.ones(17))
     finally:
-        logger.removeHandler(handler)
         config.update("jax_explain_cache_misses", before)
-    assert len(handler.messages) == 2, handler.messages
-    for message in handler.messages:
+    assert len(messages) == 2, messages
+    for message in messages:
         assert "never seen function" in message and "test_recompile_corpus.py" in message
 
 

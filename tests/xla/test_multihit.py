@@ -3,7 +3,6 @@ shapes, dtypes, weak types, Python scalars, containers, by position or keyword, 
 donating or not, made in turn each hit in C (no Python frame of ours), as JAX's C++ cache
 holds every signature; and give what the Python path gives. Each test runs with the compiled
 fast path and with the Python path (no Hit made), as tests/xla/test_dispatch.py's do."""
-import logging
 import os
 import sys
 
@@ -17,6 +16,7 @@ from jxkernel.core.native import STATE
 from jxkernel.transforms.jit.cache import LAST_HIT, NO_HITS, RECENT
 from jxkernel.xla import dispatch, fastpath
 from dispatch_paths import path, python_frames  # noqa: F401  (path: autouse)
+from logged import logged_messages      # tests/support
 
 
 def arr(x, dtype=np.float32):
@@ -161,15 +161,6 @@ def test_dropped_entries_and_clear_cache_leave_every_key(path):
     assert np.asarray(f(xs[1])).tolist() == [3.0] * 2 and len(jax.compile_events()) == events + 1
 
 
-class _Logged(logging.Handler):
-    def __init__(self):
-        super().__init__(logging.DEBUG)
-        self.messages = []
-
-    def emit(self, record):
-        self.messages.append(record.getMessage())
-
-
 def test_a_new_signature_after_held_ones_compiles_and_is_explained(path):
     # hits in C log nothing and record no compile; the third dtype misses every held Hit,
     # takes the general path, and is explained (and logged with jax_explain_cache_misses)
@@ -177,27 +168,25 @@ def test_a_new_signature_after_held_ones_compiles_and_is_explained(path):
         return x * 2
     f = jax.jit(scaled_in_turn)
     a, i, h = arr([1.0]), arr([1], np.int32), arr([1.0], np.float16)
-    handler, logger = _Logged(), logging.getLogger("jxkernel.compile_log")
     before = config.jax_explain_cache_misses
-    logger.addHandler(handler)
     config.update("jax_explain_cache_misses", True)
     try:
-        f(a), f(i)
-        events = len(jax.compile_events("scaled_in_turn"))
-        logged = len(handler.messages)
-        for _ in range(3):
+        with logged_messages() as messages:
             f(a), f(i)
-        assert len(jax.compile_events("scaled_in_turn")) == events
-        assert len(handler.messages) == logged
-        assert f(h).dtype == np.float16
+            events = len(jax.compile_events("scaled_in_turn"))
+            logged = len(messages)
+            for _ in range(3):
+                f(a), f(i)
+            assert len(jax.compile_events("scaled_in_turn")) == events
+            assert len(messages) == logged
+            assert f(h).dtype == np.float16
     finally:
-        logger.removeHandler(handler)
         config.update("jax_explain_cache_misses", before)
     event = jax.compile_events("scaled_in_turn")[-1]
     assert [(c.path, c.kind, c.old, c.new) for c in event.changes] == \
         [("x", "dtype", "f32[1]", "f16[1]")]     # (the closest previous key)
     assert any("TRACING CACHE MISS" in m and "scaled_in_turn" in m
-               for m in handler.messages[logged:])
+               for m in messages[logged:])
 
 
 def test_held_signatures_still_meet_the_transfer_guard(path):

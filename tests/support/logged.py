@@ -1,0 +1,39 @@
+"""The messages jxkernel's loggers write while a block runs, for tests that compare them with the
+lines JAX 0.10.2 logs for the same program.
+
+    with logged_messages() as messages:          # jxkernel.compile_log, every level
+        jax.jit(lambda x: x + 1)(1.0)
+    messages                                     # ['Finished tracing <lambda> ...', ...]
+
+A handler of our own on the named loggers, not pytest's caplog: a test asks for what one logger
+(or two) wrote inside the block, in order, whatever other loggers and levels do around it.
+"""
+import contextlib
+import logging
+
+COMPILE_LOG = "jxkernel.compile_log"
+
+
+class _Appending(logging.Handler):
+    def __init__(self, messages: list, level: int):
+        super().__init__(level)
+        self.messages = messages
+
+    def emit(self, record):
+        self.messages.append(record.getMessage())
+
+
+@contextlib.contextmanager
+def logged_messages(*names: str, level: int = logging.DEBUG):
+    """A list the messages logged to the loggers `names` (the compile log if none) at `level` or
+    above go into while the block runs; the handler is removed after it, also on an error."""
+    messages: list = []
+    handler = _Appending(messages, level)
+    loggers = [logging.getLogger(name) for name in names or (COMPILE_LOG,)]
+    for logger in loggers:
+        logger.addHandler(handler)
+    try:
+        yield messages
+    finally:
+        for logger in loggers:
+            logger.removeHandler(handler)
