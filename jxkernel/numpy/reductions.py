@@ -17,7 +17,6 @@ import functools
 import inspect
 import math
 import operator
-import types
 
 import numpy as np
 
@@ -224,7 +223,7 @@ def _jit_when_eager(*static_argnames, dynamic=(), axes=False, jaxname=None, priv
 
     `jaxname`: where JAX wraps the function in a jit that is not inline (var's `_var`,
     cumsum's `cumsum`), traced calls go through the jit too, named so: a learner's jaxpr then
-    shows the same `jit[name=_var ...]` equation as JAX's, dynamic parameters (ddof) as its
+    shows the same `jit[name=_var ...]` equation as JAX's, dynamic parameters (correction) as its
     traced arguments.
 
     `private`: the name of the inline jit JAX's function calls (sum's `_reduce_sum`): what
@@ -238,8 +237,7 @@ def _jit_when_eager(*static_argnames, dynamic=(), axes=False, jaxname=None, priv
         names = [p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
         statics = set(static_argnames)
         is_jit = jaxname == fun.__name__
-        named = running_as(fun, private, static_argnames) if private else \
-            _renamed(fun, jaxname) if jaxname and not is_jit else fun
+        named = running_as(fun, private, static_argnames) if private else fun
 
         def inner(a, *dyn, **kwargs):
             return fun(a, **dict(zip(dynamic, dyn)), **kwargs)
@@ -287,16 +285,6 @@ def _jit_when_eager(*static_argnames, dynamic=(), axes=False, jaxname=None, priv
         call.jitted = jitted
         return call
     return deco
-
-
-def _renamed(fun, name: str):
-    """`fun`'s code under `name`: the eager program a where= or initial= call compiles is
-    named as JAX's jit is (jnp.std(x, where=m): "jit(_std)", not "jit(std)")."""
-    named = types.FunctionType(fun.__code__, fun.__globals__, name, fun.__defaults__,
-                               fun.__closure__)
-    named.__kwdefaults__, named.__qualname__, named.__module__ = \
-        fun.__kwdefaults__, name, fun.__module__
-    return named
 
 
 # what a traced call passes through a named jit (others, lists say, raise as written)
@@ -644,15 +632,23 @@ def _nanarg(name, fn, fill, a, axis, out, keepdims):
                   typed_constant(-1, aval_of(res).dtype), res)
 
 
-@_jit_when_eager("axis", "keepdims", jaxname="_nanargmax")   # (JAX's jit of it)
 def nanargmax(a, axis=None, out=None, keepdims=None):
     """argmax ignoring NaNs (-1 where all are NaN)."""
+    return _nanargmax(a, axis=axis, out=out, keepdims=keepdims)
+
+
+@_jit_when_eager("axis", "keepdims", jaxname="_nanargmax")   # (JAX's jit of nanargmax)
+def _nanargmax(a, axis=None, out=None, keepdims=None):
     return _nanarg("nanargmax", argmax, -np.inf, a, axis, out, keepdims)
 
 
-@_jit_when_eager("axis", "keepdims", jaxname="_nanargmin")   # (JAX's jit of it)
 def nanargmin(a, axis=None, out=None, keepdims=None):
     """argmin ignoring NaNs (-1 where all are NaN)."""
+    return _nanargmin(a, axis=axis, out=out, keepdims=keepdims)
+
+
+@_jit_when_eager("axis", "keepdims", jaxname="_nanargmin")   # (JAX's jit of nanargmin)
+def _nanargmin(a, axis=None, out=None, keepdims=None):
     return _nanarg("nanargmin", argmin, np.inf, a, axis, out, keepdims)
 
 
