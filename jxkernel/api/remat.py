@@ -47,7 +47,10 @@ from ..transforms.batching import batch_jaxpr
 from ..core.dce import dce_jaxpr_outputs
 from ..core.partial_eval import partial_eval_jaxpr
 from .remat_saved import rounded_where_saved, saved_and_recomputed
-from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
+from ..core.errors import ConcretizationTypeError
+from ..core.source_info import function_source_info
+from ..core.staging import DebugInfo, convert_constvars_to_invars, trace_to_jaxpr
+from ..transforms.jit.args import python_inputs
 from ..transforms.jit import refs as jit_refs
 from ..transforms.jit.primitive import jit_p
 
@@ -107,7 +110,17 @@ def _traced(fun, static, nargs, in_tree, leaves):
                                                                           in_tree, leaves)),
                        fun_id=id(fun))
     flat, out_tree = flatten_fun(lambda *dyn: fun(*merge_static(static, dyn, nargs)), in_tree)
-    closed = trace_to_jaxpr(flat, list(avals), None, "lift")
+    # named as JAX names it ("tracing the function f at FILE:1 for checkpoint / remat ...
+    # depends on the value of the argument flag"), so the error and its card say which
+    info = DebugInfo(getattr(fun, "__name__", "<unnamed function>"), function_source_info(fun),
+                     "checkpoint / remat", tuple(_leaf_names(fun, static, nargs, in_tree, leaves)),
+                     python_inputs(leaves))
+    try:
+        closed = trace_to_jaxpr(flat, list(avals), info, "lift")
+    except ConcretizationTypeError as e:    # JAX's remat adds where static_argnums is shown
+        if e.args and isinstance(e.args[0], str) and "for checkpoint / remat" in e.args[0]:
+            e.args = (e.args[0] + _STATIC_ARGNUMS_HINT, *e.args[1:])
+        raise
     jaxpr, consts = convert_constvars_to_invars(closed)
     found = (jaxpr, consts, out_tree(), closed)
     if user is not None:
@@ -118,6 +131,12 @@ def _traced(fun, static, nargs, in_tree, leaves):
 
 
 remat = checkpoint
+
+# JAX's words after a concretization error raised tracing a checkpointed function
+_STATIC_ARGNUMS_HINT = (
+    "\n\nConsider using the `static_argnums` parameter for `jax.remat` or `jax.checkpoint`. "
+    "See the `jax.checkpoint` docstring and its example involving `static_argnums`:\n"
+    "https://docs.jax.dev/en/latest/_autosummary/jax.checkpoint.html\n")
 
 
 def _per_input(prevent_cse, n_consts: int, args: tuple):
@@ -234,6 +253,8 @@ def _remat_partial_eval(trace, args, params):
     n_known_out = len(known_jaxpr.out_avals) - n_res
     # which forward values to save by the policy (into conds and scans), and the jaxpr
     # recomputing the residuals from the known inputs and those (api/remat_saved.py)
+    if isinstance(params["policy"], str) and known_jaxpr.jaxpr.eqns:
+        raise _policy_name_error(params["policy"])
     k, saved_vars, recompute_res = saved_and_recomputed(
         known_jaxpr.jaxpr, [False] * n_known_out + [True] * n_res, params["policy"])
     residual_jaxpr = ClosedJaxpr(recompute_res, known_jaxpr.consts)
@@ -380,6 +401,15 @@ class _Text(str):
     """A parameter's text printed as is (no quotes)."""
     def __repr__(self):
         return str(self)
+
+
+def _policy_name_error(name: str) -> TypeError:
+    """JAX's error for `policy='dots_saveable'` (it calls the policy, a string, per equation
+    while differentiating), carrying the name and the policies there are, for the notebook's
+    card (views/error_cards/custom_rules.py)."""
+    error = TypeError("'str' object is not callable")
+    error.policy, error.policies = name, sorted(vars(checkpoint_policies))
+    return error
 
 
 def _policy_text(policy):

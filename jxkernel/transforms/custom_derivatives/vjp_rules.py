@@ -119,19 +119,9 @@ class _FlatBwd:
         res = tree_unflatten(r.res_tree, residuals)
         cts = tree_unflatten(r.out_tree, cotangents)
         out = c.bwd(*r.nondiff, res, cts) if c.nondiff_argnums else c.bwd(res, cts)
-        if not isinstance(out, (tuple, list)):
-            raise TypeError(f"Custom VJP bwd rule must produce an output with the same container "
-                            f"(pytree) structure as the args tuple of the primal function, and "
-                            f"in particular must produce a tuple of length equal to the number "
-                            f"of arguments to the primal function, but got bwd output structure "
-                            f"{tree_structure(out)} for primal input structure {r.in_tree}.")
         n_dyn = r.n_args - len(c.nondiff_argnums)
-        if len(out) != n_dyn:
-            raise TypeError(f"Custom VJP bwd rule must produce an output with the same container "
-                            f"(pytree) structure as the args tuple of the primal function, and in "
-                            f"particular must produce a tuple of length equal to the number of "
-                            f"arguments to the primal function, but got bwd output of length "
-                            f"{len(out)} for {n_dyn} arguments of {r.name}.")
+        if not isinstance(out, (tuple, list)) or len(out) != n_dyn:
+            raise _bwd_structure_error(out, r.in_tree, c)
         leaves = []
         for i, (ct, primal_tree) in enumerate(zip(out, r.in_tree.children())):
             avals = _avals_of(primal_tree, r, i)
@@ -144,10 +134,7 @@ class _FlatBwd:
             try:
                 flat = _prefix_leaves(ct, dummy)
             except ValueError:
-                raise TypeError(f"Custom VJP bwd rule must produce an output with the same "
-                                f"container (pytree) structure as the args tuple of the primal "
-                                f"function; for argument {i} of {r.name} the bwd rule produced "
-                                f"{tree_structure(ct)} but the primal has {primal_tree}.") from None
+                raise _bwd_structure_error(out, r.in_tree, c) from None
             leaves.extend(Zero(a) if x is None else x for x, a in zip(flat, avals))
         paths = [keystr(p) for p, _ in tree_flatten_with_path(
             tree_unflatten(r.in_tree, [0] * r.in_tree.num_leaves))[0]]
@@ -167,6 +154,20 @@ class _FlatBwd:
                                  f"{_type_text(get_aval(ct))} corresponding to an input of type "
                                  f"{_type_text(aval)}, so the shapes do not match")
         return leaves
+
+
+def _bwd_structure_error(out, in_tree, custom) -> TypeError:
+    """JAX's words for a bwd output of another structure than the primal's arguments (a bare
+    value, a tuple of another length, an argument's cotangent of another structure): the
+    whole output's structure, whichever part differs. It carries the custom_vjp function and
+    what bwd returned, for the notebook's card (views/error_cards/custom_rules.py)."""
+    error = TypeError(f"Custom VJP bwd rule must produce an output with the same container "
+                     f"(pytree) structure as the args tuple of the primal function, and in "
+                     f"particular must produce a tuple of length equal to the number of "
+                     f"arguments to the primal function, but got bwd output structure "
+                     f"{tree_structure(out)} for primal input structure {in_tree}.")
+    error.custom_vjp, error.bwd_output, error.primal_in_tree = custom, out, in_tree
+    return error
 
 
 def _prefix_leaves(prefix, full) -> list:

@@ -1,0 +1,176 @@
+"""The cards for custom derivative rules written against their contract: a custom_vjp's bwd
+returning a bare value, or another number of cotangents than the function has arguments
+(JAX's message gives only two PyTreeDefs), and a checkpoint policy misspelled or given by
+name (JAX's message names a SimpleNamespace, or says a 'str' is not callable)."""
+from __future__ import annotations
+
+import ast
+import difflib
+import inspect
+import textwrap
+
+from ...core.avals import get_aval
+from ...tree_util import tree_structure
+from ..source import cell_name
+from .card import ErrorCard
+
+_DOCS_VJP = ("https://docs.jax.dev/en/latest/notebooks/Custom_derivative_rules_for_Python_code"
+             ".html#use-jax-custom-vjp-to-define-custom-reverse-mode-only-rules")
+_DOCS_POLICY = ("https://docs.jax.dev/en/latest/gradient-checkpointing.html"
+                "#list-of-policies")
+
+
+def _is_bwd_structure(e) -> bool:
+    # vjp_rules._bwd_structure_error attaches the custom_vjp and what its bwd returned
+    return isinstance(e, TypeError) and hasattr(e, "custom_vjp") and hasattr(e, "bwd_output")
+
+
+def _bwd_structure_card(exc, where, called_from) -> ErrorCard:
+    custom, out, in_tree = exc.custom_vjp, exc.bwd_output, exc.primal_in_tree
+    name = getattr(custom.fun, "__name__", "the function")
+    bwd = getattr(custom.bwd, "__name__", "bwd")
+    names = _argument_names(custom, len(in_tree.children()))
+    n = len(names)
+    args = ", ".join(names)
+    if not isinstance(out, (tuple, list)):
+        got = f"a bare value ({_type_of(out)}), not a tuple"
+    elif len(out) != n:
+        got = f"a {type(out).__name__} of {len(out)}"
+    else:
+        i = next(i for i, (ct, sub) in enumerate(zip(out, in_tree.children()))
+                 if ct is not None and tree_structure(ct) != sub)
+        got = (f"for {names[i]} a value of structure {tree_structure(out[i])}, where "
+               f"{names[i]} has structure {in_tree.children()[i]}")
+    at = _defined_at(custom.bwd)
+    return ErrorCard(
+        "custom-vjp-bwd", f"The bwd rule of {name} must return one cotangent per argument",
+        why=(f"{name} takes {n} argument{'s' * (n != 1)} ({args}), so {bwd}{at} must return "
+             f"a tuple of {n}, {'the cotangent for ' + names[0] if n == 1 else 'a cotangent for each, in that order'}, "
+             f"each of its argument's structure, shape and dtype; it returned {got}."),
+        fix=(f"Return a tuple with one entry per argument of {name}, even for one argument "
+             f"(`(ct,)`, not `ct`). None stands for zeros: an argument that gets no "
+             f"gradient."),
+        rewrite=_return_rewrite(custom.bwd, out, names),
+        docs=_DOCS_VJP)
+
+
+def _type_of(value) -> str:
+    """'f32[]' for an array or a number, else its class's name ('dict')."""
+    try:
+        return get_aval(value).str_short()
+    except TypeError:
+        return type(value).__name__
+
+
+def _argument_names(custom, n: int) -> list:
+    """The names of the function's differentiated arguments (those bwd answers), in order."""
+    try:
+        params = [p.name for p in inspect.signature(custom.fun).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = []
+    params = [p for i, p in enumerate(params) if i not in custom.nondiff_argnums]
+    return [params[i] if i < len(params) else f"args[{i}]" for i in range(n)]
+
+
+def _defined_at(fun) -> str:
+    """' (In[7], line 8)' where `fun` was defined in a cell, else ''."""
+    code = getattr(fun, "__code__", None)
+    cell = cell_name(code.co_filename) if code is not None else None
+    return f" ({cell}, line {code.co_firstlineno})" if cell else ""
+
+
+def _return_rewrite(bwd, out, names) -> str:
+    """bwd's one return line with a tuple of one entry per argument: `return (cos_x * ct,)`
+    for `return cos_x * ct`; missing entries None, said in a comment. Where bwd's return
+    cannot be read (a lambda, several returns) or has too many entries, a comment only."""
+    n = len(names)
+    hint = f"# return ({', '.join('ct_' + a for a in names)}{',' * (n == 1)})  # one per argument"
+    expr = _single_return(bwd)
+    if expr is None:
+        return hint
+    if isinstance(out, (tuple, list)) and isinstance(expr, (ast.Tuple, ast.List)) \
+            and len(expr.elts) == len(out):
+        items = [ast.unparse(e) for e in expr.elts]
+    elif not isinstance(out, (tuple, list)):
+        items = [ast.unparse(expr)]
+    else:
+        return hint
+    if len(items) > n:
+        return hint
+    missing = names[len(items):]
+    items += ["None"] * len(missing)
+    line = f"return ({', '.join(items)}{',' * (n == 1)})"
+    if missing:
+        line += (f"  # None: no gradient for {', '.join(missing)}; put "
+                 f"{'its cotangent' if len(missing) == 1 else 'their cotangents'} there if "
+                 f"{'it has one' if len(missing) == 1 else 'they have them'}")
+    return line
+
+
+def _single_return(fun):
+    """The expression of `fun`'s only return statement, or None (a lambda, no source, several
+    returns)."""
+    if getattr(fun, "__name__", "") == "<lambda>":
+        return None
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fun)))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    returns = [node for node in ast.walk(tree) if isinstance(node, ast.Return)]
+    return returns[0].value if len(returns) == 1 and returns[0].value is not None else None
+
+
+# ------------------------------------------------------------------ checkpoint policies
+def _is_policy_misspelled(e) -> bool:
+    # Python's AttributeError keeps the object asked (3.10+): the namespace of policies (the
+    # views sit below api/remat.py, which defines it, so it is known by what it holds)
+    obj = getattr(e, "obj", None)
+    return isinstance(e, AttributeError) and type(obj).__name__ == "SimpleNamespace" and \
+        all(callable(getattr(obj, n, None)) for n in _ALWAYS)
+
+
+_ALWAYS = ("everything_saveable", "nothing_saveable", "dots_saveable")
+
+
+def _policy_misspelled_card(exc, where, called_from) -> ErrorCard:
+    wrong, names = exc.name, sorted(vars(exc.obj))
+    close = _closest(wrong, names)
+    return ErrorCard(
+        "checkpoint-policy", f"jax.checkpoint_policies has no policy {wrong}",
+        why=("jax.checkpoint_policies holds these policies: " + ", ".join(names) +
+             "."),
+        fix=(f"Use one of them{f': {close} is the nearest to {wrong}' if close else ''}."),
+        rewrite=f"policy=jax.checkpoint_policies.{close or 'dots_saveable'}",
+        docs=_DOCS_POLICY)
+
+
+def _closest(wrong: str, names: list) -> str | None:
+    """The policy whose name shares most words with `wrong` (a reordering,
+    dots_saveable_with_no_batch_dims for dots_with_no_batch_dims_saveable), else the nearest
+    spelling."""
+    words = set(wrong.split("_"))
+    names = [n for n in names if not n.startswith("_")]
+    scored = sorted(names, key=lambda n: (-len(words & set(n.split("_"))),
+                                          -difflib.SequenceMatcher(None, wrong, n).ratio()))
+    best = scored[0] if scored else None
+    return best if best and (words & set(best.split("_"))) else None
+
+
+def _is_policy_string(e) -> bool:
+    # remat_saved._saved marks the TypeError of calling a string policy
+    return isinstance(e, TypeError) and isinstance(getattr(e, "policy", None), str) and \
+        hasattr(e, "policies")
+
+
+def _policy_string_card(exc, where, called_from) -> ErrorCard:
+    name, names = exc.policy, exc.policies
+    known = name in names
+    return ErrorCard(
+        "checkpoint-policy", "A checkpoint policy was given as a string",
+        why=(f"policy= takes a function that decides per operation what to save (JAX calls it "
+             f"while differentiating, so the error comes only then); '{name}' is its name."),
+        fix=("Pass the policy itself, from jax.checkpoint_policies" +
+             ("." if known else f"; it has no '{name}': " + ", ".join(names) + ".")),
+        rewrite=f"policy=jax.checkpoint_policies.{name if known else 'dots_saveable'}",
+        docs=_DOCS_POLICY)
