@@ -116,3 +116,21 @@ def test_no_card_where_jaxs_message_is_enough(shell):
     with capture_output() as cap:
         shell.run_cell(CASES["aot_other_shape"])
     assert not any(error_cards.MIME in o.data for o in cap.outputs)
+
+
+def test_a_static_argument_given_again_to_the_compiled_function(shell):
+    card = card_of(shell, "def fa(x, y):\n    return 2 * x + y\n"
+                          "lowered_with_x = jax.jit(fa, static_argnums=0).lower(7, 8)\n"
+                          "lowered_with_x.compile()(7, 8)")
+    assert card["kind"] == "static-given-again"
+    assert card["message"] == JAX["aot_static_again"]["raised"][1].splitlines()[0]
+    assert "fixed x=7" in card["why"] and "takes the 1 other argument alone" in card["why"]
+    assert card["rewrite"] == "lowered_with_x.compile()(8)"
+    # pasted, it runs to JAX's value for the same call (2 * 7 + 8)
+    assert shell.run_cell("_fixed = " + card["rewrite"]).success
+    assert int(shell.user_ns["_fixed"]) == JAX["aot_static_again_fixed"]["value"] == 22
+    # another mismatch of a compiled function (a dict missing a key) gets no such card
+    with capture_output() as cap:
+        shell.run_cell("c2 = jax.jit(lambda d: d['a'] + d['b']).lower({'a': 1., 'b': 2.})"
+                       ".compile()\nc2({'a': 1.})")
+    assert not any(error_cards.MIME in o.data for o in cap.outputs)

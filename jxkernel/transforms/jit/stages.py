@@ -671,8 +671,13 @@ class Compiled(_Stage):
         got = [leaf_aval(x, lambda: "?") for x in arrays]
         if treedef != self.in_tree or \
                 [a.strip_weak_type() for a in got] != [a.strip_weak_type() for a in expected]:
-            check_call_signature(self.in_tree, self._traced.arg_names, expected, args, kwargs,
-                                 got)
+            try:
+                check_call_signature(self.in_tree, self._traced.arg_names, expected, args,
+                                     kwargs, got)
+            except TypeError as e:      # for the notebook's card: a static argument given again
+                e.compiled_call = {"function": self.fun_name, "given": len(args),
+                                   "static": self._traced._signature[2]}
+                raise
         if not refs:                    # (a committed Array elsewhere: JAX's error)
             check_argument_shardings(arrays, self._required(), self._traced.arg_names or
                                      [f"args[{i}]" for i in range(len(arrays))])

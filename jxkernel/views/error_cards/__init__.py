@@ -58,7 +58,8 @@ of a raw key, `k1, k2 = PRNGKey(0)`, given as a key), numpy-random (AttributeErr
 (TypeError: a custom_vjp's bwd returning a bare value or another number of cotangents than
 the function has arguments), checkpoint-policy (AttributeError or TypeError: a
 jax.checkpoint_policies name misspelled, or `policy='dots_saveable'`, a name for the
-function).
+function), static-given-again (TypeError: a `.lower(...).compile()`d function called with
+its static argument again, `compiled(7, 8)` for `jax.jit(f, static_argnums=0).lower(7, 8)`).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
@@ -66,7 +67,7 @@ user's lines, the value's origin, and the static_argnames fix of the user's own 
 per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py`, `shapes.py`,
 `keys.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `operand_dtypes.py`, `trees.py`,
 `methods.py`, `axes.py`, `scan_lengths.py`, `ragged.py`, `list_arguments.py`, `truth.py`,
-`loop_conditions.py`, `slice_indices.py`, `joins.py`, `custom_rules.py`. `_CARDS` below says
+`loop_conditions.py`, `slice_indices.py`, `joins.py`, `custom_rules.py`, `lowered_calls.py`. `_CARDS` below says
 which card an exception gets, in order: the first whose test passes.
 
 With `%load_ext jxkernel`, the exception handler of notebook/tracebacks.py shows the card
@@ -110,6 +111,7 @@ from .axes import _axis_bounds_card, _is_axis_bounds
 from .card import MIME, VERSION, ErrorCard, origin_lines, render_html, render_text
 from .custom_rules import (_bwd_structure_card, _is_bwd_structure, _is_policy_misspelled,
                            _is_policy_string, _policy_misspelled_card, _policy_string_card)
+from .lowered_calls import _is_static_given_again, _static_again_card
 from .control_flow import (_body_arguments_card, _branch_card, _carry_card,
                            _cond_predicate_card, _is_body_arguments, _is_branch_types,
                            _is_carry_error, _is_cond_predicate, _is_scan_output,
@@ -224,4 +226,5 @@ _CARDS = [
     (_is_bwd_structure, _bwd_structure_card),
     (_is_policy_misspelled, _policy_misspelled_card),
     (_is_policy_string, _policy_string_card),
+    (_is_static_given_again, _static_again_card),
 ]
