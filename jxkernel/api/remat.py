@@ -18,6 +18,7 @@ import dataclasses
 import inspect
 import logging
 import re
+import sys
 import types
 import weakref
 
@@ -65,6 +66,11 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
     if not isinstance(prevent_cse, (tuple, bool)):
         raise TypeError(f"prevent_cse must be a bool or tuple of bools, got "
                         f"{type(prevent_cse)=}")
+
+    if isinstance(policy, str):     # JAX fails only once differentiated: keep where it was given
+        frame = sys._getframe(1)
+        policy = _PolicyName(policy)
+        policy.given_at = (frame.f_code.co_filename, frame.f_lineno)
 
     @wraps(fun)
     def remat_fun(*args):
@@ -403,12 +409,19 @@ class _Text(str):
         return str(self)
 
 
+class _PolicyName(str):
+    """`policy='dots_saveable'` as given (a str, equal to it), with the (file, line) of the
+    jax.checkpoint call that gave it, which the error's card names and rewrites."""
+    given_at = None
+
+
 def _policy_name_error(name: str) -> TypeError:
     """JAX's error for `policy='dots_saveable'` (it calls the policy, a string, per equation
     while differentiating), carrying the name and the policies there are, for the notebook's
     card (views/error_cards/custom_rules.py)."""
     error = TypeError("'str' object is not callable")
-    error.policy, error.policies = name, sorted(vars(checkpoint_policies))
+    error.policy, error.policies = str(name), sorted(vars(checkpoint_policies))
+    error.policy_given_at = getattr(name, "given_at", None)
     return error
 
 

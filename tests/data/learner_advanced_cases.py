@@ -89,7 +89,8 @@ jax.grad(s)((2., 3.))""",
     "aot_static_as_struct": _FA + "s = jax.ShapeDtypeStruct((), jnp.int32)\n"
                                   "jax.jit(fa, static_argnums=0).trace(s, s)",
     "aot_static_traced_fixed": _FA + "s = jax.ShapeDtypeStruct((), jnp.int32)\n"
-                                     "jax.jit(fa, static_argnums=0).trace(10, s).lower().compile()(5)",
+                                     "jax.jit(fa, static_argnums=0).trace(10, s)"
+                                     ".lower().compile()(5)",
     # called with another shape or dtype than it was lowered for; the card's fixes
     "aot_other_shape": "jax.jit(jnp.sin).lower(jnp.ones(3)).compile()(jnp.ones(4))",
     "aot_other_dtype": "jax.jit(jnp.sin).lower(jnp.ones(3)).compile()(jnp.ones(3, jnp.int32))",

@@ -65,7 +65,8 @@ def test_a_bare_bwd_value_is_wrapped_in_a_tuple(shell):
 def test_too_few_cotangents_are_filled_with_none_said_so(shell):
     card = card_of(shell, CASES["vjp_bwd_count"])
     assert "h takes 2 arguments (x, y)" in card["why"] and "a tuple of 1" in card["why"]
-    assert card["rewrite"].startswith("return (y * ct, None)  # None: no gradient for y")
+    assert card["rewrite"] == \
+        "return (y * ct, None)  # None: no gradient for y (or give its cotangent)"
     pasted = CASES["vjp_bwd_count"].replace("return (y * ct,)", card["rewrite"])
     assert run_case(jxkernel, pasted) == JAX["vjp_bwd_count_none"]   # JAX's value
     # too many: no entry can be guessed away, the rewrite is a comment
@@ -105,9 +106,20 @@ def test_a_misspelled_policy_gets_the_nearest_name(shell):
 def test_a_policy_given_by_name_gets_the_function(shell):
     card = card_of(shell, CASES["policy_string"])
     assert card["message"] == JAX["policy_string"]["raised"][1] == "'str' object is not callable"
-    assert card["rewrite"] == "policy=jax.checkpoint_policies.dots_saveable"
-    assert CASES["policy_string"].replace("policy='dots_saveable'", card["rewrite"]) == \
+    # the line that gave the name, rewritten: the fixed case JAX ran
+    assert "given at In[" in card["why"], card["why"]
+    broken = CASES["policy_string"].splitlines()[-1]
+    assert card["rewrite"] == broken.replace("'dots_saveable'",
+                                             "jax.checkpoint_policies.dots_saveable")
+    assert CASES["policy_string"].replace(broken, card["rewrite"]) == \
         CASES["policy_string_fixed"]
+    # given on one line and differentiated on another, the card names the first
+    card = card_of(shell, CASES["policy_string"].replace(
+        "loss(jax.checkpoint(f2, policy='dots_saveable'))",
+        "f6 = jax.checkpoint(f2, policy=\"dots_saveable\")\nloss(f6)"))
+    assert card["rewrite"] == \
+        "f6 = jax.checkpoint(f2, policy=jax.checkpoint_policies.dots_saveable)"
+    assert card["where"]["code"].startswith("loss = lambda f:"), card["where"]
 
 
 def test_no_card_where_jaxs_message_is_enough(shell):

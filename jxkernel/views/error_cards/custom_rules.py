@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 import difflib
 import inspect
+import linecache
+import os
 import textwrap
 
 from ...core.avals import get_aval
@@ -44,12 +46,14 @@ def _bwd_structure_card(exc, where, called_from) -> ErrorCard:
     at = _defined_at(custom.bwd)
     return ErrorCard(
         "custom-vjp-bwd", f"The bwd rule of {name} must return one cotangent per argument",
-        why=(f"{name} takes {n} argument{'s' * (n != 1)} ({args}), so {bwd}{at} must return "
-             f"a tuple of {n}, {'the cotangent for ' + names[0] if n == 1 else 'a cotangent for each, in that order'}, "
-             f"each of its argument's structure, shape and dtype; it returned {got}."),
+        why=(f"{name} takes 1 argument ({args}), so {bwd}{at} must return a tuple of one "
+             f"entry, the cotangent for {args} (of its structure, shape and dtype); it "
+             f"returned {got}." if n == 1 else
+             f"{name} takes {n} arguments ({args}), so {bwd}{at} must return a tuple of {n}, a "
+             f"cotangent for each in that order (each of its argument's structure, shape and "
+             f"dtype); it returned {got}."),
         fix=(f"Return a tuple with one entry per argument of {name}, even for one argument "
-             f"(`(ct,)`, not `ct`). None stands for zeros: an argument that gets no "
-             f"gradient."),
+             f"((ct,), not ct). None stands for zeros: an argument that gets no gradient."),
         rewrite=_return_rewrite(custom.bwd, out, names),
         docs=_DOCS_VJP)
 
@@ -102,9 +106,8 @@ def _return_rewrite(bwd, out, names) -> str:
     items += ["None"] * len(missing)
     line = f"return ({', '.join(items)}{',' * (n == 1)})"
     if missing:
-        line += (f"  # None: no gradient for {', '.join(missing)}; put "
-                 f"{'its cotangent' if len(missing) == 1 else 'their cotangents'} there if "
-                 f"{'it has one' if len(missing) == 1 else 'they have them'}")
+        whose = "its" if len(missing) == 1 else "their"
+        line += f"  # None: no gradient for {', '.join(missing)} (or give {whose} cotangent)"
     return line
 
 
@@ -166,11 +169,29 @@ def _is_policy_string(e) -> bool:
 def _policy_string_card(exc, where, called_from) -> ErrorCard:
     name, names = exc.policy, exc.policies
     known = name in names
+    policy = f"jax.checkpoint_policies.{name if known else 'dots_saveable'}"
+    given = _given_line(exc.policy_given_at)
+    rewrite = f"policy={policy}"
+    if given is not None:
+        quoted = next((q for q in (f"'{name}'", f'"{name}"') if q in given[1]), None)
+        if quoted is not None:
+            rewrite = given[1].replace(quoted, policy)
     return ErrorCard(
         "checkpoint-policy", "A checkpoint policy was given as a string",
-        why=(f"policy= takes a function that decides per operation what to save (JAX calls it "
-             f"while differentiating, so the error comes only then); '{name}' is its name."),
+        why=(f"policy= takes a function that decides per operation what to save; "
+             f"'{name}' is its name" + (f", given at {given[0]}" if given else "") +
+             ". JAX calls the policy only while differentiating, so the error comes then."),
         fix=("Pass the policy itself, from jax.checkpoint_policies" +
              ("." if known else f"; it has no '{name}': " + ", ".join(names) + ".")),
-        rewrite=f"policy=jax.checkpoint_policies.{name if known else 'dots_saveable'}",
+        rewrite=rewrite,
         docs=_DOCS_POLICY)
+
+
+def _given_line(at):
+    """('In[6], line 1', that line's text) for a (file, line) of the user's, or None."""
+    if at is None:
+        return None
+    file, line = at
+    text = linecache.getline(file, line).strip()
+    place = f"{cell_name(file) or os.path.basename(file)}, line {line}"
+    return (place, text) if text else None
