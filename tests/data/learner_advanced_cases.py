@@ -96,6 +96,9 @@ jax.grad(s)((2., 3.))""",
     "aot_other_dtype": "jax.jit(jnp.sin).lower(jnp.ones(3)).compile()(jnp.ones(3, jnp.int32))",
     "aot_other_shape_relowered": "jax.jit(jnp.sin).lower(jnp.ones(4)).compile()(jnp.ones(4))",
     "aot_other_shape_jit": "jax.jit(jnp.sin)(jnp.ones(4))",
+    # a compiled function called inside jit: JAX's class path of jit's tracer
+    "aot_under_jit": "c1 = jax.jit(jnp.sin).lower(jnp.ones(3)).compile()\n"
+                     "jax.jit(lambda x: c1(x))(jnp.ones(3))",
     # cost_analysis is one dict in 0.10.2 (a list of dicts before)
     "aot_cost_analysis_as_list": _FA + "jax.jit(fa).lower(3, 4).compile().cost_analysis()[0]",
     "aot_cost_analysis_type": _FA +

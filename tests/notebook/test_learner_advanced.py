@@ -31,7 +31,10 @@ shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp", fresh=Tru
 @pytest.mark.parametrize("case", sorted(set(CASES) - {"remat_if"}))
 def test_the_case_is_what_jax_does(case):
     # the values are exact: a sine and a few products of float32 numbers, one rounding each
-    assert run_case(jxkernel, CASES[case]) == JAX[case], case
+    ours = run_case(jxkernel, CASES[case])
+    if case == "aot_under_jit":         # JAX's class path, under our package's name
+        ours["raised"][1] = ours["raised"][1].replace("'jxkernel._src.", "'jax._src.")
+    assert ours == JAX[case], case
 
 
 def card_of(shell, source) -> dict:

@@ -28,7 +28,7 @@ from ...core.lru import LRU, SIGNATURES
 from ...core.source_info import PACKAGE_DIR, is_user_filename
 from ...core.mesh import on_context_mesh
 from ...core.staging import convert_constvars_to_invars, is_ref
-from ...core.trace import Tracer, _ctx, eval_trace
+from ...core.trace import Tracer, _ctx, eval_trace, jax_type_text
 from ...core.avals import ShapedArray, ShapeDtypeStruct, abstract_token
 from ...tree_util import equality_errors_pytreedef, keystr, tree_flatten, tree_unflatten
 from ...xla import client as _client
@@ -664,7 +664,7 @@ class Compiled(_Stage):
                 if isinstance(x, Tracer):
                     raise TypeError("Cannot apply JAX transformations to a function lowered and "
                                     "compiled for a particular signature. Detected argument of "
-                                    f"Tracer type {type(x)}.")
+                                    f"Tracer type {jax_type_text(x)}.")
         expected = self._entry.jaxpr.in_avals
         refs = jit_refs.ref_positions(leaves)         # each call's Refs (refs.py)
         arrays = jit_refs.without_refs(leaves, refs)
