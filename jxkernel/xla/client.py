@@ -234,6 +234,8 @@ def _make_cpu() -> Backend:
     n = config.jax_num_cpu_devices
     client = xc.make_cpu_client(asynchronous=True, num_devices=int(n) if n else None,
                                 **_cpu_client_options)
+    from . import lapack                # (it imports this module)
+    lapack.register_targets()           # jaxlib's LAPACK targets exist from here, as in JAX
     return Backend("cpu", client)
 
 
