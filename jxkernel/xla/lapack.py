@@ -1,6 +1,6 @@
 """LAPACK on CPU: jaxlib's typed-FFI kernels (potrf, getrf, geqrf, orgqr, trsm, syevd, gesdd,
-...) as XLA custom calls. `register_targets()` registers them with XLA when the CPU backend
-starts, as JAX 0.10.2 has them there (a `jax.ffi.ffi_call("lapack_sgetrf_ffi", ...)` compiles
+...) as XLA custom calls. client.register_lapack_targets() registers them with XLA when the
+CPU backend starts, as JAX 0.10.2 has them there (a `jax.ffi.ffi_call("lapack_sgetrf_ffi", ...)` compiles
 in a fresh process); importing jxkernel costs nothing.
 
 `ensure_registered()` also runs `_lapack.initialize()`, which loads the LAPACK routines from
@@ -20,34 +20,17 @@ import threading
 import numpy as np
 
 from . import ffi
-from .client import xc
+from .client import register_lapack_targets
 from .lowering import no_rule_error
 
 _lock = threading.Lock()
-_registered = False
 _initialized = False
-
-
-def register_targets() -> None:
-    """Register jaxlib's LAPACK custom-call targets with XLA (once per process; 1 ms)."""
-    global _registered
-    if _registered:
-        return
-    with _lock:
-        if _registered:
-            return
-        from jaxlib import lapack
-        for platform, targets in lapack.registrations().items():
-            for name, fn, api_version in targets:
-                xc.register_custom_call_target(name, fn, platform=platform,
-                                               api_version=api_version)
-        _registered = True
 
 
 def ensure_registered() -> None:
     """The targets registered and the LAPACK routines they call loaded (once per process)."""
     global _initialized
-    register_targets()
+    register_lapack_targets()
     if _initialized:
         return
     with _lock:

@@ -1,7 +1,7 @@
 """jaxlib's LAPACK targets are there from the CPU backend's start, as in JAX 0.10.2: an
 ffi_call of `lapack_sgetrf_ffi` in a fresh process compiles and runs before any linear algebra
 (tests/data/ffi_lapack_cases.py, recorded by reference/make_ffi_lapack_reference.py), while
-importing jxkernel loads neither jaxlib's LAPACK nor SciPy."""
+importing jxkernel and starting the backend load no SciPy."""
 import json
 import os
 
@@ -33,9 +33,9 @@ def test_a_lapack_target_runs_before_any_linear_algebra(name):
 
 @pytest.mark.xla_only("XLA compiler")
 def test_importing_and_starting_the_backend_loads_no_lapack_routines():
+    """(SciPy's Cython LAPACK, 0.2 s, loads on the first lowering of a LAPACK call.)"""
     got = run_json("""
         import json, sys, jxkernel, jxkernel.numpy as jnp
-        imported = "jaxlib.lapack" in sys.modules
         jnp.ones(3).block_until_ready()
-        print(json.dumps([imported, "scipy" in sys.modules]))""")
-    assert got == [False, False]
+        print(json.dumps("scipy" in sys.modules))""")
+    assert got is False
