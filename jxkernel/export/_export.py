@@ -99,8 +99,6 @@ class Exported:
     # caches, not fields a caller gives (dataclasses.replace starts them afresh)
     _text: list = dataclasses.field(default_factory=list, repr=False, init=False,
                                     compare=False)                       # module text
-    _vjp: list = dataclasses.field(default_factory=list, repr=False, init=False,
-                                   compare=False)                        # vjp()
 
     def __str__(self):
         return f"Exported(fun_name={self.fun_name}, ...)"
@@ -125,12 +123,12 @@ class Exported:
 
     def vjp(self) -> Exported:
         """The exported VJP: arguments are the primal inputs, then one cotangent per output;
-        results are the inputs' cotangents."""
+        results are the inputs' cotangents. Exported anew at each call (traced and lowered
+        again, a new Exported), as JAX 0.10.2 does: `serialize(vjp_order=1)` and each grad
+        through `call` do so too, as jax_log_compiles shows in both."""
         if self._get_vjp is None:
             raise ValueError("No VJP is available")
-        if not self._vjp:             # one Exported, so its compiled programs are reused
-            self._vjp.append(self._get_vjp(self))
-        return self._vjp[0]
+        return self._get_vjp(self)
 
     def serialize(self, vjp_order: int = 0) -> bytearray:
         """jxkernel's own versioned format (see `deserialize`), with `vjp_order` orders of VJPs

@@ -1,5 +1,6 @@
-"""An exported module placed inside the module that calls it: its functions renamed
-(`exported_<fun>_<name>`, all private) beside the caller's, once per caller module, and its
+"""An exported module placed inside the module that calls it: its functions placed (all
+private) beside the caller's, its `main` named `call_exported_<fun>` and the others renamed
+only where the caller has their names, as JAX names them, once per caller module, and its
 Shardy meshes (`sdy.mesh @mesh = <["a"=8]>`) named as the caller's mesh of the same axes, or
 declared beside it.
 
@@ -9,7 +10,7 @@ declared beside it.
     >>> exp = export.export(jax.jit(f))(x)
     >>> text = jax.jit(lambda x: exp.call(x)).lower(x).as_text()
     >>> re.findall(r"func\\.func private @(\\w+)", text)
-    ['exported_f_main']
+    ['call_exported_f']
 """
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ from ..xla import stablehlo as hlo
 from ..xla.lowering import PLATFORM_INDEX_TYPE
 from ..xla.portable import refine_shapes
 
-_FUNC = re.compile(r"func\.func (?:public |private )?@([\w.$]+)\(")
+# a function's symbol, bare or quoted (`@"<lambda>"`)
+_FUNC = re.compile(r'func\.func (?:public |private )?@("(?:[^"\\]|\\.)*"|[\w.$]+)\(')
 # a mesh declaration: its name and its axes (JAX's carry an attribute dict after them)
 _MESH = re.compile(r"^[ \t]*sdy\.mesh @([\w.$]+) = (<.*?>)(.*)\n?", re.M)
 
@@ -30,18 +32,36 @@ class InlinedModule:
 
     def __init__(self, module: hlo.Module, exported, text=None, out_avals=None):
         body = _module_body(text or exported.mlir_module())
-        renames = {name: module.unique_name(f"exported_{exported.fun_name}_{name}")
-                   for name in _FUNC.findall(body)}
+        renames = _merged_names(module, _FUNC.findall(body), f"call_exported_{exported.fun_name}")
         self.name = renames["main"]
         renames.update(_declared_meshes(module, body))
         body = _MESH.sub("", body)
         self.result_types = [hlo.aval_type(a) for a in out_avals or exported.out_avals]
-        pattern = re.compile(r"@(" + "|".join(map(re.escape, renames)) + r")(?![\w.$])")
-        body = pattern.sub(lambda m: "@" + renames[m.group(1)], body)
+        if renames:
+            pattern = re.compile(r"@(" + "|".join(map(re.escape, renames)) + r")(?![\w.$])")
+            body = pattern.sub(lambda m: "@" + renames[m.group(1)], body)
         self._text = re.sub(r"func\.func (?:public )?@", "func.func private @", body)
 
     def text(self) -> str:
         return self._text
+
+
+def _merged_names(module: hlo.Module, names: list, main_name: str) -> dict:
+    """{callee's symbol: its symbol in the caller}: `main` becomes `main_name`, another keeps
+    its name unless the caller has it; a clash takes `_0`, `_1`, ... (its own count, a name
+    neither module has), as JAX merges an exported module (`call_exported_f`, `inner_0`)."""
+    renames, used = {}, set()
+    for name in names:
+        if name != "main" and not module.has_name(name):
+            continue
+        base = main_name if name == "main" else hlo.symbol_name(name)
+        new, i = hlo.symbol_ref(base), 0
+        while new in names or module.has_name(new) or new in used:
+            new, i = hlo.symbol_ref(f"{base}_{i}"), i + 1
+        renames[name] = new
+        used.add(new)
+    module.take_names([renames.get(name, name) for name in names])
+    return renames
 
 
 def _declared_meshes(module: hlo.Module, body: str) -> dict:

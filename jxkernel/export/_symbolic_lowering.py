@@ -7,14 +7,14 @@ At call time, jaxlib's shape refinement specializes such a module to the static 
 the arguments (`_refined_text` in _export.py).
 
 A primitive without a symbolic-aware lowering that meets a symbolic dimension is refused at
-export time, naming the primitive and the dimension:
+export time, naming the primitive and the dimension (JAX 0.10.2 exports this one: a gap):
 
     >>> from jxkernel import export
     >>> a, = export.symbolic_shape("a")
-    >>> export.export(jax.jit(lambda x: jnp.cumsum(x, 0)))(jax.ShapeDtypeStruct((a, 4), np.float32))
+    >>> export.export(jax.jit(jnp.linalg.cholesky))(jax.ShapeDtypeStruct((a, a), np.float32))
     Traceback (most recent call last):
       ...
-    NotImplementedError: export with symbolic shapes: primitive 'cumsum' meets the symbolic dimension 'a' (in a size the op takes as a constant), and jxkernel has no shape-polymorphic lowering for it. Export with concrete shapes for this function.
+    NotImplementedError: export with symbolic shapes: primitive 'cholesky' meets the symbolic dimension 'a' (in an operand or result of type f32[a,a]), and jxkernel has no shape-polymorphic lowering for it. Export with concrete shapes for this function.
 """
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from ..core.symbolic import is_symbolic
 from ..lax import _lowering as _hl
 from ..lax import _rules
 from ..lax import elementwise as _elementwise
+from ..lax import reductions as _reductions
 from ..lax import shapes, slicing
 from ..lax.reductions import cumsum_p
 from ..lax.slicing import (GatherScatterMode, _dims_attr, _scatter_lowering, dynamic_slice_p,
@@ -222,10 +223,9 @@ def _overrides() -> dict:
     scatters = {prim: _static_sizes(prim, _scatter_clip_sizes) for prim in lowering_rules
                 if getattr(lowering_rules[prim], "__module__", None) ==
                 _scatter_lowering.__module__ and prim.name.startswith("scatter")}
-    cumulative = {prim: _static_sizes(prim, _cumulative_axis_size) for prim in lowering_rules
-                  if prim.name.startswith("cum") and getattr(lowering_rules[prim], "__module__",
-                                                              None) ==
-                  lowering_rules[cumsum_p].__module__}
+    cumulative = {prim: _cumulative(prim) for prim in lowering_rules
+                  if prim.name in _CUMULATIVE_KINDS and getattr(
+                      lowering_rules[prim], "__module__", None) == lowering_rules[cumsum_p].__module__}
     return {**scatters, **cumulative, gather_p: _gather,
             dynamic_slice_p: _static_sizes(dynamic_slice_p,
                                            lambda ctx, params: params["slice_sizes"]),
@@ -355,9 +355,56 @@ def _scatter_clip_sizes(ctx, params) -> list:
         [updates.shape[d] for d in dn.update_window_dims]
 
 
-def _cumulative_axis_size(ctx, params) -> list:
-    """A cumulative op's window is as long as its axis."""
-    return [ctx.avals_in[0].shape[params["axis"]]]
+# each cumulative primitive's reducer (lax/reductions.py's kinds)
+_CUMULATIVE_KINDS = {"cumsum": "add", "cumprod": "mul", "cummax": "max", "cummin": "min",
+                     "cumlogsumexp": "logaddexp"}
+
+
+def _cumulative(prim):
+    """A cumulative op over a symbolic axis: its reduce_window (a window as long as the axis,
+    that length less one padded before it) with the sizes as operands, the
+    `stablehlo.dynamic_reduce_window` custom call JAX writes (shape refinement makes it a
+    reduce_window again); other axes symbolic: the rule's own op, typed with `?`."""
+    rule = lowering_rules[prim]
+
+    def lower(ctx, x, *, axis, reverse):
+        aval = ctx.avals_in[0]
+        n = aval.shape[axis]
+        if not is_symbolic(n):
+            return rule(ctx, x, axis=axis, reverse=reverse)
+        symbolic, rank = ctx.module_ctx.symbolic, aval.ndim
+        window, padding = [1] * rank, [0] * (2 * rank)
+        window[axis] = n
+        padding[2 * axis + (1 if reverse else 0)] = n - 1
+        ones = ctx.constant(np.ones(rank, np.int32))
+        pads = ctx.block.op1("stablehlo.reshape", [symbolic.shape(ctx.block, padding)],
+                             f"tensor<{rank}x2xi32>")
+        reducer = _reducer_function(ctx, _CUMULATIVE_KINDS[prim.name], aval.dtype)
+        return ctx.op1("stablehlo.custom_call",
+                       [x, ctx.constant(_reductions._identity(_CUMULATIVE_KINDS[prim.name],
+                                                              aval.dtype)),
+                        symbolic.shape(ctx.block, window), ones, ones, ones, pads],
+                       {"call_target_name": '"stablehlo.dynamic_reduce_window"',
+                        "api_version": "2 : i32", "called_computations": f"[@{reducer.name}]"})
+    return lower
+
+
+def _reducer_function(ctx, kind: str, dtype) -> hlo.Function:
+    """`reduce_window_<dtype>_reducer(a, b) -> a <kind> b`, a function of the module (a
+    custom call names its computation; a region cannot be passed)."""
+    scalar = hlo.tensor_type((), dtype)
+    fn = ctx.module_ctx.module.function(f"reduce_window_{np.dtype(dtype).name}_reducer",
+                                        [scalar, scalar])
+    a, b = fn.args
+    body = fn.body
+    if kind == "logaddexp":
+        out = _reductions._logaddexp(ctx.with_block(body), body, dtype, a, b)
+    elif kind in ("max", "min") and np.issubdtype(dtype, np.complexfloating):
+        out = _reductions._minmax_complex(ctx.with_block(body), body, kind, dtype, a, b)
+    else:
+        out = body.op1(_reductions._HLO_OPS[kind], [a, b], scalar)
+    fn.set_results([out])
+    return fn
 
 
 def _gather_bounds(ctx, params) -> list:

@@ -1,7 +1,6 @@
 """jxkernel.ffi, as jax.ffi: call compiled code registered with XLA (a "foreign function")
 inside a program, as a StableHLO custom call of the typed FFI.
 
-    >>> _ = lax.linalg.lu(jnp.eye(2))        # (jxkernel registers jaxlib's LAPACK on first use)
     >>> lu, pivots, info = ffi_call("lapack_sgetrf_ffi", (
     ...     jax.ShapeDtypeStruct((2, 2), jnp.float32), jax.ShapeDtypeStruct((2,), jnp.int32),
     ...     jax.ShapeDtypeStruct((), jnp.int32)), input_layouts=[(1, 0)],
@@ -28,6 +27,7 @@ from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rule
 from .loops import map as _map
 from .shapes import broadcast, transpose
 from ..xla import ffi as _xla_ffi
+from ..xla import lapack as _xla_lapack
 from ..xla.ffi import (include_dir, register_ffi_target,  # noqa: F401
                       register_ffi_target_as_batch_partitionable, register_ffi_type,
                       register_ffi_type_id)
@@ -169,6 +169,8 @@ def _hashable(value):
 def _ffi_lowering(ctx, *operands, target_name, has_side_effect, input_layouts, output_layouts,
                   input_output_aliases, custom_call_api_version, legacy_backend_config,
                   attributes, **_):
+    if ctx.platform == "cpu":
+        _xla_lapack.ensure_for_target(target_name)   # (its routines loaded: else a segfault)
     rule = build_ffi_lowering_function(
         target_name, operand_layouts=input_layouts, result_layouts=output_layouts,
         backend_config=legacy_backend_config, has_side_effect=has_side_effect,

@@ -30,9 +30,26 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
 
 try:
     from jaxlib import xla_client as xc  # noqa: E402
+    from jaxlib import lapack as _jaxlib_lapack  # noqa: E402  (1 ms; its routines load later)
     JAXLIB_ERROR = None
 except ImportError as e:              # Pyodide, or a venv without jaxlib: the NumPy backend runs
-    xc, JAXLIB_ERROR = None, e
+    xc, _jaxlib_lapack, JAXLIB_ERROR = None, None, e
+
+_lapack_registered = False
+
+
+def register_lapack_targets() -> None:
+    """Register jaxlib's LAPACK custom-call targets with XLA (once per process, 1 ms): at the
+    CPU backend's start, where JAX 0.10.2 has them (xla/lapack.py loads their routines)."""
+    global _lapack_registered
+    with _lock:
+        if _lapack_registered:
+            return
+        for platform, targets in _jaxlib_lapack.registrations().items():
+            for name, fn, api_version in targets:
+                xc.register_custom_call_target(name, fn, platform=platform,
+                                               api_version=api_version)
+        _lapack_registered = True
 
 def internal_device_put_info() -> dict:
     """jaxlib's counts of its device puts, by kind ("device_put_with_sharding", ...; JAX's
@@ -234,6 +251,7 @@ def _make_cpu() -> Backend:
     n = config.jax_num_cpu_devices
     client = xc.make_cpu_client(asynchronous=True, num_devices=int(n) if n else None,
                                 **_cpu_client_options)
+    register_lapack_targets()           # jaxlib's LAPACK targets exist from here, as in JAX
     return Backend("cpu", client)
 
 

@@ -1,9 +1,12 @@
 """LAPACK on CPU: jaxlib's typed-FFI kernels (potrf, getrf, geqrf, orgqr, trsm, syevd, gesdd,
-...) as XLA custom calls. They exist only once registered with XLA, which `ensure_registered()`
-does the first time a lowering emits one (so importing jxkernel costs nothing).
+...) as XLA custom calls. client.register_lapack_targets() registers them with XLA when the
+CPU backend starts, as JAX 0.10.2 has them there (a `jax.ffi.ffi_call("lapack_sgetrf_ffi", ...)` compiles
+in a fresh process); importing jxkernel costs nothing.
 
-`_lapack.initialize()` must run before the first call: it loads the LAPACK routines from
-SciPy's Cython bindings; without it a custom call segfaults.
+`ensure_registered()` also runs `_lapack.initialize()`, which loads the LAPACK routines from
+SciPy's Cython bindings (0.2 s: not at backend start); without it a custom call segfaults
+(JAX's ffi_call of a LAPACK target does, before any linear algebra ran). Every lowering that
+emits one calls it first: our linear algebra's, and ffi_call's of a `lapack_` target.
 
     custom_call(ctx, "getrf", dtype, [x], [lu_aval, pivots_aval, info_aval], aliases={0: 0})
 
@@ -17,28 +20,30 @@ import threading
 import numpy as np
 
 from . import ffi
-from .client import xc
+from .client import register_lapack_targets
 from .lowering import no_rule_error
 
 _lock = threading.Lock()
-_registered = False
+_initialized = False
 
 
 def ensure_registered() -> None:
-    """Register jaxlib's LAPACK custom-call targets with XLA (once per process)."""
-    global _registered
-    if _registered:
+    """The targets registered and the LAPACK routines they call loaded (once per process)."""
+    global _initialized
+    register_lapack_targets()
+    if _initialized:
         return
     with _lock:
-        if _registered:
-            return
-        from jaxlib import lapack
-        lapack._lapack.initialize()
-        for platform, targets in lapack.registrations().items():
-            for name, fn, api_version in targets:
-                xc.register_custom_call_target(name, fn, platform=platform,
-                                               api_version=api_version)
-        _registered = True
+        if not _initialized:
+            from jaxlib import lapack
+            lapack._lapack.initialize()
+            _initialized = True
+
+
+def ensure_for_target(target_name: str) -> None:
+    """`ensure_registered()` where an FFI call names a LAPACK target (`lapack_sgetrf_ffi`)."""
+    if target_name.startswith("lapack_"):
+        ensure_registered()
 
 
 _LETTERS = {np.dtype(np.float32): "s", np.dtype(np.float64): "d",

@@ -276,6 +276,7 @@ class Module:
         self.functions: list[Function] = []
         self.symbols: list[str] = []        # lines before the functions (e.g. `sdy.mesh @mesh`)
         self._names: set[str] = set()
+        self._renamed = 0                   # MLIR's SymbolTable: one counter for every clash
 
     def function(self, name, arg_types, arg_attrs=None, public=True) -> Function:
         name = self.unique_name(name)
@@ -284,13 +285,23 @@ class Module:
         return f
 
     def unique_name(self, base: str) -> str:
-        base = _symbol(base)
-        name, i = base, 0
+        """`base` as a symbol (quoted where MLIR needs it: `@"<lambda>"`), renamed as MLIR's
+        SymbolTable renames a clash: `_<n>` from one counter for the whole module, as JAX's
+        names read (`g`, `h`, `g_0`, `h_1`)."""
+        name = symbol_ref(base)
         while name in self._names:
-            i += 1
-            name = f"{base}_{i}"
+            name = symbol_ref(f"{base}_{self._renamed}")
+            self._renamed += 1
         self._names.add(name)
         return name
+
+    def take_names(self, names) -> None:
+        """Symbols (printed, as `unique_name` returns them) already chosen elsewhere: an
+        inlined module's, renamed by its own rule."""
+        self._names.update(names)
+
+    def has_name(self, name: str) -> bool:
+        return name in self._names
 
     def text(self) -> str:
         attrs = ""
@@ -299,6 +310,29 @@ class Module:
         funcs = "\n".join([f"  {line}" for line in self.symbols] + [f.text() for f in self.functions])
         # JAX strips the `_` a name's last character became: `jit(<lambda>)` -> jit__lambda
         return f"module @{_symbol(self.name).rstrip('_') or '_'}{attrs} {{\n{funcs}\n}}\n"
+
+
+_BARE_ID = re.compile(r"[A-Za-z_][\w$.]*\Z", re.ASCII)
+
+
+def symbol_ref(name: str) -> str:
+    """`name` as MLIR prints a symbol: bare when it can be, else quoted with MLIR's escapes
+    (`<lambda>` -> `"<lambda>"`, a `"` as `\\22`)."""
+    if _BARE_ID.match(name):
+        return name
+    escaped = "".join(c if c.isprintable() and c not in '"\\' and ord(c) < 128 else
+                      "\\\\" if c == "\\" else
+                      "".join(f"\\{b:02X}" for b in c.encode()) for c in name)
+    return f'"{escaped}"'
+
+
+def symbol_name(ref: str) -> str:
+    """The name a printed symbol (`symbol_ref`'s) stands for."""
+    if not ref.startswith('"'):
+        return ref
+    raw = re.sub(rb"\\([0-9A-Fa-f]{2})", lambda m: bytes([int(m.group(1), 16)]),
+                 ref[1:-1].encode().replace(b"\\\\", b"\\5C"))
+    return raw.decode("utf-8", "replace")
 
 
 def _symbol(name: str) -> str:

@@ -111,6 +111,12 @@ def _programs(jnp):
                                   x.at[jnp.array([0, 2])].multiply(3.0)), ["a, 4", "a"]),
         "cumulative": (lambda x: (jnp.cumsum(x, axis=1), jnp.cumprod(x, axis=1),
                                   _sibling(jnp, "lax").cummax(x, 1, reverse=True)), ["a, 4"]),
+        # over the symbolic axis: JAX writes a stablehlo.dynamic_reduce_window custom call
+        "cumulative over a": (lambda x: (
+            jnp.cumsum(x, axis=0), jnp.cumsum(x), jnp.cumprod(x, axis=0),
+            _sibling(jnp, "lax").cummax(x, 0, reverse=True), _sibling(jnp, "lax").cummin(x, 0),
+            _sibling(jnp, "lax").cumlogsumexp(x, 0), _sibling(jnp, "lax").cumsum(x, 0, True)),
+            ["a, b"]),
         "sorting": (lambda x: (jnp.sort(x, axis=0), jnp.argsort(x[:, 0]), jnp.argmax(x, axis=0),
                                jnp.argmin(x, axis=1)), ["a, 4"]),
         "control flow": (lambda x: (
@@ -243,6 +249,9 @@ def symbolic_errors(jax):
     out["int of a shape"] = _error(
         lambda: export.export(jax.jit(lambda x: jnp.zeros(int(x.shape[0]))))(
             jax.ShapeDtypeStruct((a,), np.float32)), "used in a context that requires")
+    out["top_k over a"] = _error(
+        lambda: export.export(jax.jit(lambda x: _sibling(jnp, "lax").top_k(x, 2)))(
+            jax.ShapeDtypeStruct((a,), np.float32)), "'a' < '2' is inconclusive")
     return out
 
 
