@@ -820,7 +820,8 @@ ad.defjvp(atan2_p, _atan2_jvp_x, _atan2_jvp_y)
 
 def _zero_signs(dtype) -> bool:
     """Whether `dtype` has signed zeros that XLA's max and min order (real floats)."""
-    return dtypes.is_float(dtype) and np.dtype(dtype) != np.dtype(dtypes.float8_e8m0fnu)
+    # by name: without ml_dtypes (Pyodide) float8_e8m0fnu is a placeholder np.dtype refuses
+    return dtypes.is_float(dtype) and np.dtype(dtype).name != "float8_e8m0fnu"
 
 
 def xla_max(a, b):

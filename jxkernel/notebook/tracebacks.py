@@ -9,8 +9,9 @@
 An error with a card (views/error_cards/: the user's line, where the offending value came from,
 why, the fix and a rewrite) is said once: the card says it, and carries the filtered traceback
 with JAX's whole message, folded (`<details>`, one click away); the error output above it is
-one line naming the error and the user's line (the execute reply keeps the whole traceback, for
-nbclient and the like). Cell file names in what is shown (ipykernel's
+one line naming the error and the user's line (ipykernel's execute reply keeps the whole
+traceback, for nbclient and the like; JupyterLite shows its reply's, after the card: one line
+there too, saying so). Cell file names in what is shown (ipykernel's
 `/tmp/ipykernel_<pid>/<hash>.py`, IPython's `<ipython-input-3-…>`) read `In[3]`. The handler
 also takes every other exception: those that went through jxkernel (JAX's errors with
 Python's classes: bad shapes, vmap's inconsistent sizes, an attribute a tracer has not, the
@@ -114,12 +115,14 @@ def _show(shell, etype, value, tb, card) -> None:
         card.traceback = _ANSI.sub("", shell.InteractiveTB.stb2text(stb))
         card.message = name_cells(card.message)
         shell._showtraceback(etype, value, _one_line(etype, value, card, stb))
-        # the execute reply carries the whole traceback: ipykernel keeps it as a list,
-        # JupyterLite's Pyodide kernel as a dict (its _showtraceback writes ename, evalue and
-        # traceback, and its reply reads them by key)
+        # ipykernel's execute reply carries the whole traceback (a list); JupyterLite's Pyodide
+        # kernel keeps a dict (ename, evalue, traceback) whose traceback is both its reply's
+        # and the error output it shows once the cell has run, after the card: one line
+        # there, pointing up (the whole traceback showed under the card, said twice)
         last = getattr(shell, "_last_traceback", None)
         if isinstance(last, dict):
-            shell._last_traceback = {**last, "traceback": stb}
+            shell._last_traceback = {**last, "traceback": _one_line(etype, value, card, stb,
+                                                                    "above")}
         elif hasattr(shell, "_last_traceback"):
             shell._last_traceback = stb
         from IPython.display import display
@@ -128,15 +131,16 @@ def _show(shell, etype, value, tb, card) -> None:
         shell.debugger(force=True)
 
 
-def _one_line(etype, value, card, stb) -> list:
-    """The error output beside a card: the error's name and the user's line. A CellError's
-    first line says that already; its copy of the message and its "What to do" go, the card
-    (and a %%jit cell's traced-vs-static view) say them."""
+def _one_line(etype, value, card, stb, side="below") -> list:
+    """The error output beside a card: the error's name and the user's line, and the card
+    `side` of it (above in JupyterLite, which shows the error after the cell's displays). A
+    CellError's first line says that already; its copy of the message and its "What to do" go,
+    the card (and a %%jit cell's traced-vs-static view) say them."""
     if hasattr(value, "_render_traceback_"):
         return stb[:1]
     where = card.where
     at = f" in {where['file']}, line {where['line']}, in {where['function']}" if where else ""
-    return [f"{RED}{etype.__name__}{RESET}{at}: explained in the card below"]
+    return [f"{RED}{etype.__name__}{RESET}{at}: explained in the card {side}"]
 
 
 def _name_cells_in_message(value) -> None:

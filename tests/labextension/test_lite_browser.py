@@ -332,6 +332,35 @@ def test_run_all_goes_past_the_tagged_error(tour, outside):
     assert outside == [], f"the page asked for things outside the site: {outside[:10]}"
 
 
+def test_a_learners_mistakes_get_their_cards_there(tour, outside):
+    """A learner's own cells after the tour's first (which installs jxkernel from the site): a
+    reused key draws the same numbers twice, as JAX does (it was a TypeError from jxkernel's own
+    code there: the NumPy rule of max read ml_dtypes' float8_e8m0fnu, and Pyodide has no
+    ml_dtypes), and `x[0] = 1` gets its card drawn by the extension (its "rewrite" section)
+    and one line of error output under it. The cards' words:
+    tests/notebook/test_notebook_numpy_backend.py."""
+    page, _ = tour
+    setup = cell_with(page, "%load_ext jxkernel")
+    setup.locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Control+Enter")
+    expect(setup.locator(".jp-InputArea-prompt")).to_have_text(re.compile(r"\[\d+\]"),
+                                                               timeout=CELL_TIMEOUT)
+    drawn = run_code(page, "import jxkernel as jax, jxkernel.numpy as jnp\n"
+                           "key = jax.random.key(0)\na = jax.random.normal(key, (2,))\n"
+                           "b = jax.random.normal(key, (2,))\nprint(bool((a == b).all()))",
+                     "18-key-reused")
+    assert drawn.strip() == "True", drawn
+    card = run_code(page, "x = jnp.zeros(3)\nx[0] = 1", "19-in-place-card")
+    assert "rewrite\nx = x.at[0].set(1)" in card, card
+    # the error output JupyterLite shows after the card (its execute reply's traceback): one
+    # line pointing up at it, as one line above it on a Jupyter server (the whole traceback,
+    # said a second time, before); the card keeps it folded
+    assert re.search(r"\nTypeError in In\[\d+\], line 2, in <module>: explained in the card "
+                     r"above\s*$", card), card
+    assert "Traceback (most recent call last)" not in card, card
+    assert outside == [], f"the page asked for things outside the site: {outside[:10]}"
+
+
 def run_every_cell(page) -> dict:
     """Shift+Enter from the active cell to the notebook's end, waiting for each code cell's
     execution count; {first line of its source: seconds} per code cell."""

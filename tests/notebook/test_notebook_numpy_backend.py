@@ -13,6 +13,7 @@ from jxkernel import config  # noqa: E402
 from ipython_shell import ok_cell, shell_fixture  # noqa: E402
 from fresh_process import NO_JAXLIB, run_json  # noqa: E402
 import locations  # noqa: E402  tests/support: the repository's folders
+from numerics import assert_allclose_ulp  # noqa: E402
 
 # loaded anew, and unloaded after (which gives the device options back as they were)
 shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp", fresh=True, scope="module")
@@ -70,8 +71,18 @@ def test_a_selector_made_before_the_numpy_backend_started_follows_the_switch(she
     assert selector.dropdown.value == "cpu:0"
 
 
-# The browser (JupyterLite's Pyodide) in a fresh CPython: jaxlib's import fails and sys.platform
-# says emscripten (set after the imports, which read the real one). Runs `%jxbackend` and the
+# Pyodide 0.27 has no ml_dtypes either (docs/teaching.md, "What is not there"): its import fails
+# too, so the narrow dtypes are placeholders, as in the browser.
+IN_PYODIDE = NO_JAXLIB + """
+class _NoMlDtypes(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] == "ml_dtypes":
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+sys.meta_path.insert(0, _NoMlDtypes())
+"""
+
+# The browser (JupyterLite's Pyodide) in a fresh CPython: jaxlib's and ml_dtypes' imports fail
+# and sys.platform says emscripten (set after the imports, which read the real one). Runs `%jxbackend` and the
 # tour's cells of sections 4 and 5 as the site runs them; prints what each showed.
 IN_THE_BROWSER = """
 import json, sys
@@ -110,7 +121,7 @@ def test_jxbackend_in_the_browser_lists_numpy_says_why_xla_is_missing_and_switch
     tour = tour_cells("@jax.jit", "f_jit(x, 2.0).devices()")
     cells = ["f_jit = jax.jit(lambda x, y: jnp.sin(x) * y)\nx = jnp.arange(4.0)", "%jxbackend",
              "%jxbackend cpu", "%jxbackend numpy", *tour]
-    got = run_json(NO_JAXLIB + f"CELLS = {cells!r}\n" + IN_THE_BROWSER, {"JAX_PLATFORMS": ""})
+    got = run_json(IN_PYODIDE + f"CELLS = {cells!r}\n" + IN_THE_BROWSER, {"JAX_PLATFORMS": ""})
     ran = {cell: r for cell, r in zip(cells, got["ran"])}
     listed = ran["%jxbackend"]
     assert listed["error"] is None, listed
@@ -148,3 +159,64 @@ def test_under_jax_platforms_numpy_the_selector_says_what_brings_xla_back():
     assert missing["cpu"] == ("JAX_PLATFORMS='numpy' leaves it out: set JAX_PLATFORMS=cpu (or "
                               "unset it) and restart, or jax.config.update('jax_platforms', 'cpu')")
     assert all("JAX_PLATFORMS='numpy' leaves it out" in missing[p] for p in ("gpu", "tpu"))
+
+
+# A learner's mistakes in the browser (the cells of the JupyterLite trial, docs/teaching.md "A
+# room with no server"), each with what it must show there as on XLA: a card, a note, a result
+LEARNER_CELLS = {
+    "key = jax.random.key(0)\na = jax.random.normal(key, (2,))\nb = jax.random.normal(key, (2,))\n"
+    "print(bool((a == b).all()))": "True",           # JAX's too (key_reused_same_numbers)
+    "print(jax.nn.relu(jnp.array([-1.0, -0.0, 2.0])))": "[0. 0. 2.]",
+    "x = jnp.zeros(3)\nx[0] = 1": "x = x.at[0].set(1)",
+    "@jax.jit\ndef f(x):\n  print('x is', x)\n  return x\nf(2.0)": "print ran while tracing",
+    "@jax.jit\ndef relu_if(x):\n  if x > 0:\n    return x\n  return 0.0\nrelu_if(3.0)":
+        "return jnp.where(x > 0, x, 0.0)",
+    "xs = jnp.ones((2, 5)); ws = jnp.ones((2, 3))\njax.vmap(jnp.convolve, in_axes=(0,))(xs, ws)":
+        "in_axes=(0, 0)",
+    "jax.grad(lambda x: x ** 2)(3)": "jax.grad(lambda x: x ** 2)(3.0)",
+    "jax.lax.scan(lambda c, x: (c + x, c), 0, jnp.arange(3.0))":
+        "jax.lax.scan(lambda c, x: (c + x, c), jnp.asarray(0, jnp.float32), jnp.arange(3.0))",
+    "g = jax.jit(lambda v: v * 2)\ng(jnp.ones(3))\ng(jnp.ones(4))\n%jxcompiles":
+        "v: f32[3] -> f32[4] — trace",
+}
+
+
+def test_a_learners_mistakes_in_the_browser_get_their_cards_and_notes():
+    # the reused key's draw was a TypeError from jxkernel's own code there ('<float8_e8m0fnu:
+    # needs ml_dtypes>': the NumPy rule of max read ml_dtypes' dtype), shown with no card
+    cells = list(LEARNER_CELLS)
+    got = run_json(IN_PYODIDE + f"CELLS = {cells!r}\n" + IN_THE_BROWSER, {"JAX_PLATFORMS": ""})
+    for (cell, expected), ran in zip(LEARNER_CELLS.items(), got["ran"]):
+        assert expected in ran["shown"], (cell, ran)
+        assert "Traceback" not in ran["shown"] and "jxkernel/" not in ran["shown"], (cell, ran)
+    errors = [r["error"] and r["error"].partition("(")[0] for r in got["ran"]]
+    assert errors == [None, None, "TypeError", None, "TracerBoolConversionError", "ValueError",
+                      "TypeError", None, None]
+    assert "(compiled, numpy)" in got["ran"][-1]["shown"]
+
+
+def test_the_learner_mistake_cases_say_what_jax_says_in_the_browser():
+    """tests/data/learner_mistakes_cases.py on the NumPy backend with no jaxlib and no ml_dtypes,
+    as in Pyodide: the errors, classes and first lines JAX 0.10.2 gives (the same comparison
+    as tests/notebook/test_learner_mistakes.py's on XLA)."""
+    code = IN_PYODIDE + (
+        "import json, numpy as np, jxkernel\nfrom learner_mistakes_cases import run\n"
+        "ours = run(jxkernel)\nassert jxkernel.devices()[0].platform == 'numpy'\n"
+        "print(json.dumps(ours, default=lambda v: np.asarray(v).tolist()))")
+    ours = run_json(code, {"JAX_PLATFORMS": ""})
+    jax = json.loads((Path(locations.DATA) / "learner_mistakes_reference.json").read_text())
+    named = ", passed as static argument '"     # jxkernel names it; JAX's pjit does not
+    for case, said in jax.items():
+        mine = ours[case]
+        if case.startswith("static_") and isinstance(mine, dict) and named in mine["first_line"]:
+            start = mine["first_line"].index(named)
+            end = mine["first_line"].index(". The error was:")
+            mine = {**mine, "first_line": mine["first_line"][:start] + mine["first_line"][end:]}
+        if case.startswith("nprandom_") and not case.endswith("_fixed"):   # our module's name
+            mine = {**mine, "first_line": mine["first_line"].replace("jxkernel.", "jax.")}
+        if case.startswith(("nprandom_", "card_random_")) and case.endswith("_fixed") and \
+                np.asarray(said).dtype.kind == "f":       # normal's erfinv: 4 ulps
+            assert_allclose_ulp(np.asarray(mine, np.float32), np.asarray(said, np.float32), 4,
+                                err_msg=case)
+        else:
+            assert mine == said, case

@@ -134,3 +134,15 @@ def test_jaxpr_traced_vs_static_and_the_recompilation_note(shell):
     run(shell, "g(v, 2)")
     note = run(shell, "g(v, 3)")                   # a new static value: compiled again
     assert "scaled compiled again" in note and "n: static 2 -> 3" in note, note
+
+
+def test_jxcompiles_heads_its_per_function_time_as_every_phases(shell):
+    # the per-function column sums trace, lower and compile (hit_miss); headed "compile ms" it
+    # contradicted the rows under it on the numpy backend, where a compile takes no time and
+    # the trace all of it
+    run(shell, "h = jax.jit(lambda v: jnp.cos(v) + 1)\nh(jnp.ones(2))\nh(jnp.ones(5))\n"
+               "compiles = %jxcompiles")
+    html = shell.user_ns["compiles"].html_repr()
+    stats, _, rows = html.partition("<th>#</th>")
+    assert "<th>ms (trace + lower + compile)</th>" in stats and "compile ms" not in stats
+    assert "<th>compile ms</th>" in rows and "numpy" in rows       # each row's own phases
