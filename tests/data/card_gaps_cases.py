@@ -67,6 +67,8 @@ KEY_FIXES = {     # the cards' rewrites: the first key of the batch, the key as 
     "keys_where_one_goes": "jax.random.normal(jax.random.split(jax.random.key(0))[0])",
     "keys_where_one_goes_vmap": "jax.vmap(jax.random.normal)(jax.random.split(jax.random.key(0)))",
     "key_wrapped_again": "jax.random.key_data(jax.random.key(0))",
+    "split_of_keys": "jax.random.split(jax.random.split(jax.random.key(0))[0])",
+    "split_of_keys_vmap": "jax.vmap(jax.random.split)(jax.random.split(jax.random.key(0)))",
 }
 
 # jnp functions whose static arguments go through an inner jit, given a traced value there
@@ -83,6 +85,12 @@ INNER_STATIC = {
     "rot90_k": "jax.jit(lambda k: jnp.rot90(jnp.ones((2, 2)), k))(1)",
     "digitize_vmap": "jax.vmap(lambda r: jnp.digitize(x, x, right=r))(jnp.array([True]))",
     "diff_grad": "jax.grad(lambda n: jnp.diff(x, n.astype(int)).sum())(1.0)",
+}
+
+# the jnp-static card's rewrite: the jitted lambda's argument made static
+INNER_STATIC_FIXES = {
+    "vander": "jax.jit(lambda n: jnp.vander(x, n), static_argnames=('n',))(3)",
+    "sort_axis": "jax.jit(lambda a: jnp.sort(x, axis=a), static_argnames=('a',))(0)",
 }
 
 # while_loop of a weakly typed int carry that the body makes a float: the functions traced,
@@ -154,6 +162,8 @@ def run(jax):
     names = dict(from_, x=jax.numpy.arange(1.0, 5.0))
     for case, code in INNER_STATIC.items():
         found[f"inner_static_{case}"] = _said(lambda: eval(code, dict(names)), True)
+    for case, code in INNER_STATIC_FIXES.items():
+        found[f"inner_static_{case}_fixed"] = _value(jax, eval(code, dict(names)))
     names = dict(from_)
     exec(WHILE_TRACES, names)
     found["while_traces_promoted"] = [list(t) for t in names["first"]]

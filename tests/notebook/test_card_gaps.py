@@ -16,8 +16,9 @@ from IPython.utils.capture import capture_output
 
 import jxkernel
 from jxkernel.views import error_cards
-from card_gaps_cases import (BOX, CHECKIFY, CHECKIFY_SETUP, INT_OUTPUTS, INT_SETUP,  # tests/data
-                             KEY_FIXES, KEYS, OBJECTS, run as facts_of)
+from card_gaps_cases import (CHECKIFY, CHECKIFY_SETUP, INNER_STATIC,  # tests/data
+                             INNER_STATIC_FIXES, INT_OUTPUTS, INT_SETUP, KEY_FIXES, KEYS,
+                             OBJECTS, run as facts_of)
 import locations  # tests/support: the repository's folders
 from ipython_shell import shell_fixture
 
@@ -150,14 +151,13 @@ def test_a_batch_of_keys_where_one_goes_gets_one_key_or_vmap(shell, case):
     assert card is not None and card["kind"] == "key-batch", text
     assert card["message"] == JAX[f"key_{case}"]["first_line"]
     first, *rest = _code(card["rewrite"]).splitlines()
-    assert first == f"_y = {KEYS[case].replace('))', '))[0]', 1)}" or first.endswith("[0])")
-    assert shell.run_cell(first).success
-    if case == "keys_where_one_goes":
-        assert first == f"_y = {KEY_FIXES['keys_where_one_goes']}"
-        assert float(shell.user_ns["_y"]) == JAX["key_keys_where_one_goes_fixed"]
-        assert rest == [f"_y = {KEY_FIXES['keys_where_one_goes_vmap']}"]
-        assert shell.run_cell(rest[0]).success
-        assert _leaves(shell.user_ns["_y"]) == [JAX["key_keys_where_one_goes_vmap_fixed"]]
+    assert [first, *rest] == [f"_y = {KEY_FIXES[case]}", f"_y = {KEY_FIXES[case + '_vmap']}"]
+    for line, fixed in ((first, f"key_{case}_fixed"), (rest[0], f"key_{case}_vmap_fixed")):
+        assert shell.run_cell(line).success
+        value = shell.user_ns["_y"]
+        if jxkernel.dtypes.issubdtype(value.dtype, jxkernel.dtypes.prng_key):
+            value = jxkernel.random.key_data(value)
+        assert np.asarray(value).tolist() == JAX[fixed], line
 
 
 def test_a_key_wrapped_again_is_used_as_it_is(shell):
@@ -183,9 +183,27 @@ def test_other_typed_key_mistakes_get_no_misleading_card(shell, case):
     assert card is None, card
 
 
-def test_a_traced_value_where_a_jnp_function_wants_a_static_one_gets_no_wrong_advice(shell):
-    """JAX's message alone (no "take 'N' out of static_argnums" for a jit the learner never
-    wrote), and no unhashable-static card whose rewrite called .item() of a lambda."""
-    text, card = shown(shell, "_y = jax.jit(lambda n: jnp.vander(jnp.arange(3.0), n))(3)")
-    assert "static_argnums" not in text and "passed as static argument" not in text
-    assert card is None or card["kind"] != "unhashable-static", card
+@pytest.mark.parametrize("case", sorted(INNER_STATIC_FIXES))
+def test_a_traced_value_where_a_jnp_function_wants_a_static_one_gets_it_static(shell, case):
+    """jnp.vander's N, jnp.sort's axis from a jitted lambda's argument: JAX's whole message
+    (no "take 'N' out of static_argnums" for a jit the learner never wrote, which the
+    unhashable-static card's rewrite followed with a .item() of a lambda), a card naming the
+    jnp function and its argument, and the lambda's argument made static: JAX's value."""
+    assert shell.run_cell("x = jnp.arange(1.0, 5.0)").success
+    text, card = shown(shell, f"_y = {INNER_STATIC[case]}")
+    assert card is not None and card["kind"] == "jnp-static", text
+    assert card["traceback"].rstrip("\n").endswith(JAX[f"inner_static_{case}"]["message"].rstrip())
+    assert "static_argnums" not in card["traceback"]
+    assert _code(card["rewrite"]) == f"_y = {INNER_STATIC_FIXES[case]}", card["rewrite"]
+    assert shell.run_cell(_code(card["rewrite"])).success
+    assert _leaves(shell.user_ns["_y"]) == JAX[f"inner_static_{case}_fixed"]
+
+
+def test_a_traced_array_where_a_jnp_function_wants_a_static_value_gets_words(shell):
+    """jnp.digitize's right computed from a traced array: no static fix can work (an array
+    is not hashable), so words and a comment, never code."""
+    assert shell.run_cell("x = jnp.arange(1.0, 5.0)").success
+    text, card = shown(shell, f"_y = {INNER_STATIC['digitize']}")
+    assert card["kind"] == "jnp-static" and card["title"] == \
+        "jnp.digitize's right was given a traced value", card
+    assert card["rewrite"].startswith("# ") and "\n" not in card["rewrite"]

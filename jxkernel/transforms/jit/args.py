@@ -16,7 +16,7 @@ from ...core import dtypes
 from ...core.avals import ShapedArray, ShapeDtypeStruct, python_scalar_aval, shaped_abstractify
 from ...core.avals import Token, abstract_token, get_aval, typeof_rules
 from ...core.earray import constant_handlers  # noqa: F401 (jit.py's: closed-over classes)
-from ...core.errors import jax_array_abstractified
+from ...core.errors import jax_array_abstractified, provenance
 from ...core.hijax import AvalQDD, cur_qdd, hi_value_types
 from ...core.mesh import UNCONSTRAINED, PartitionSpec
 from ...core.staging import is_ref
@@ -272,6 +272,9 @@ class Arguments:
                             f"occurred while trying to hash an object of type {kind}, "
                             f"{value}. The error was:\nTypeError: {why.splitlines()[0]}\n")
                         error.function, error.value, error.argument = self.fun, value, name
+                        # where the traced value came from (the notebook's card reads it)
+                        error.provenance = provenance(value) if isinstance(value, Tracer) \
+                            else None
                         raise error from None
                     error = ValueError(
                         f"Non-hashable static arguments are not supported. An error occurred "
