@@ -207,3 +207,26 @@ def test_a_traced_array_where_a_jnp_function_wants_a_static_value_gets_words(she
     assert card["kind"] == "jnp-static" and card["title"] == \
         "jnp.digitize's right was given a traced value", card
     assert card["rewrite"].startswith("# ") and "\n" not in card["rewrite"]
+
+
+def test_a_promoted_while_loop_carry_explains_conds_retrace_by_the_body():
+    """jax_explain_cache_misses for lax.while_loop(cond, body, 1) with body `c * 1.5`: JAX
+    0.10.2 logs four tracing misses (cond, body, then both for f32[]), and so do we; cond's
+    fix says the body returned f32[] (it had said cond returned it: cond returns a bool)."""
+    from logged import logged_messages              # tests/support
+    from jxkernel import lax
+    jxkernel.config.update("jax_explain_cache_misses", True)
+    try:
+        def cond(c):
+            return c < 10
+
+        def body(c):
+            return c * 1.5
+        with logged_messages() as messages:
+            lax.while_loop(cond, body, 1)
+    finally:
+        jxkernel.config.update("jax_explain_cache_misses", False)
+    misses = [m for m in messages if m.startswith("TRACING CACHE MISS")]
+    assert [re.search(r"\b(cond|body) (?:id=|defined at)", m).group(1) for m in misses] == \
+        ["cond", "body", "cond", "body"], misses
+    assert "the loop's body returns f32[]" in misses[2] and "cond returns" not in misses[2]
