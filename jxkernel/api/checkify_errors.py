@@ -305,7 +305,10 @@ def _check_impl(*args, err_tree, debug):
 def _check_lowering(ctx, *args, err_tree, debug):
     if debug:
         return []
-    raise functionalization_error   # JAX's on CPU/GPU while jax_xla_runtime_errors is off
+    # JAX's on CPU/GPU while jax_xla_runtime_errors is off; a new instance each time, so
+    # its traceback is this call's alone (raising the module's one instance again kept
+    # every earlier call's frames on it, and an error card read an old cell's line)
+    raise ValueError(*functionalization_error.args)
 
 
 def _check_numpy(*args, err_tree, debug):

@@ -52,12 +52,17 @@ def while_loop(cond_fun, body_fun, init_val):
     leaves, in_tree = tree_flatten(init_val)
     args_tree = tree_flatten((init_val,))[1]      # the functions take the carry as one argument
     avals = cf.avals_of(leaves)
+    # cond traced, then body, at the carry's types; a weak carry the body promotes: both
+    # again at the promoted types (JAX 0.10.2's order and count, which a print in cond shows)
     for attempt in range(3):             # retrace while weak carries settle (JAX's rule)
+        cond, cond_tree = cf.trace_fun(cond_fun, args_tree, avals, "while_loop cond",
+                                       promoted=attempt > 0)
         try:
             body, body_tree = cf.trace_fun(body_fun, args_tree, avals, "while_loop body",
-                                               promoted=attempt > 0)
+                                           promoted=attempt > 0)
         except cf.CapturedHighValues as e:      # hijax values captured: their state carried
             return _while_threading(e.values, cond_fun, body_fun, init_val)
+        _check_cond_output(cond, cond_tree)
         settled = cf.settle_carry(avals, body.out_avals) if body_tree == in_tree else avals
         if settled == avals or attempt == 2:
             break
@@ -65,13 +70,6 @@ def while_loop(cond_fun, body_fun, init_val):
     cf.check_carry(body_fun, in_tree, avals, body_tree, body.out_avals,
                    "while_loop body function")
     given, leaves = leaves, [cf.cast_like(x, a) for x, a in zip(leaves, avals)]
-    cond, cond_tree = cf.trace_fun(cond_fun, args_tree, avals, "while_loop cond")
-    if cond_tree.num_nodes != 1 or cond_tree.num_leaves != 1:
-        raise TypeError(f"cond_fun must return a boolean scalar, but got pytree {cond_tree}.")
-    out = cond.out_avals
-    if len(out) != 1 or out[0].shape or out[0].dtype != dtypes.bool_:
-        raise TypeError(f"cond_fun must return a boolean scalar, but got output type(s) "
-                        f"[{', '.join(repr(a) for a in out)}].")
     refs = cf.written_refs([body])
     if refs:                            # Refs written in the body: carried, written back after
         # (cond_fun reads a Ref's value from before the loop, as in JAX 0.10.2: it is a const)
@@ -89,6 +87,17 @@ def while_loop(cond_fun, body_fun, init_val):
                                      body_nconsts=len(body_consts)))
     same = cf.forwarded_carries(body.jaxpr, 0, len(leaves), unused_by=cond.jaxpr)
     return tree_unflatten(in_tree, [g if s else o for g, o, s in zip(given, outs, same)])
+
+
+def _check_cond_output(cond, cond_tree):
+    """cond_fun's result must be one boolean scalar (JAX's words), checked as JAX checks it:
+    after cond and body are traced, before the carry's types are compared."""
+    if cond_tree.num_nodes != 1 or cond_tree.num_leaves != 1:
+        raise TypeError(f"cond_fun must return a boolean scalar, but got pytree {cond_tree}.")
+    out = cond.out_avals
+    if len(out) != 1 or out[0].shape or out[0].dtype != dtypes.bool_:
+        raise TypeError(f"cond_fun must return a boolean scalar, but got output type(s) "
+                        f"[{', '.join(repr(a) for a in out)}].")
 
 
 def _while_threading(values, cond_fun, body_fun, init_val):

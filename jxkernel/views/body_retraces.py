@@ -366,11 +366,13 @@ _BODY_FIXES = {
 }
 # JAX's rule (lax's _promote_weak_typed_inputs): a weakly typed carry whose body returns
 # another dtype is promoted and the body traced again, in the same call
+# (said of the loop's body: a while_loop's cond, traced again with it, returns a bool)
 _PROMOTED_FIX = (
-    "{path} started as {old} (a Python number: weakly typed) and {fun} returns {new} for it: "
-    "the {api} promoted the start to {new} and traced {fun} again, in this one call (as JAX "
-    "does; the result is the same). To trace it once, start from the type {fun} returns.",
-    "{given} = jnp.asarray({given}, jnp.{dtype})    # the type {fun} returns")
+    "{path} started as {old} (a Python number: weakly typed) and the loop's body returns "
+    "{new} for it: the {api} promoted the start to {new} and traced {fun} again, in this one "
+    "call (as JAX does; the result is the same). To trace it once, start from the type the "
+    "body returns.",
+    "{given} = jnp.asarray({given}, jnp.{dtype})    # the type the body returns")
 _BODY_STRUCTURE_FIX = _BODY_FIXES["structure"][0].replace("({path}: {old} -> {new})",
                                                           "({path})")
 

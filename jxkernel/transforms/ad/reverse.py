@@ -184,6 +184,19 @@ _VALUE_AND_GRAD_DOC = (
     "arguments at positions {argnums}.")
 
 
+def _grad_input_aval(leaf):
+    """The aval of an input grad differentiates; a value of no JAX type (an object of an
+    unregistered class) worded as JAX 0.10.2's grad words it: the type unquoted, a full stop
+    (vmap's and jit's words quote it)."""
+    try:
+        return get_aval(leaf)
+    except TypeError as e:
+        if "is not a valid JAX type" not in str(e):
+            raise
+        raise TypeError(f"Argument '{leaf}' of type {type(leaf)} is not a valid JAX "
+                        f"type.") from None
+
+
 def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
                    reduce_axes=()):
     """A function returning (fun(*args), the gradient w.r.t. args[argnums])."""
@@ -196,7 +209,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
                             f"caller, but got only {len(args)} positional arguments.")
         partial_fun, dyn = partial_over(fun, argnums_in_range(nums, len(args)), args, kwargs)
         for leaf in tree_flatten(dyn)[0]:
-            _check_grad_input(get_aval(leaf), allow_int, holomorphic, "grad")
+            _check_grad_input(_grad_input_aval(leaf), allow_int, holomorphic, "grad")
 
         if has_aux:
             out, f_vjp, aux = vjp(partial_fun, *dyn, has_aux=True)

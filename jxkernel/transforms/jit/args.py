@@ -16,10 +16,11 @@ from ...core import dtypes
 from ...core.avals import ShapedArray, ShapeDtypeStruct, python_scalar_aval, shaped_abstractify
 from ...core.avals import Token, abstract_token, get_aval, typeof_rules
 from ...core.earray import constant_handlers  # noqa: F401 (jit.py's: closed-over classes)
-from ...core.errors import jax_array_abstractified
+from ...core.errors import jax_array_abstractified, provenance
 from ...core.hijax import AvalQDD, cur_qdd, hi_value_types
 from ...core.mesh import UNCONSTRAINED, PartitionSpec
 from ...core.staging import is_ref
+from ...core.trace import Tracer
 from ...xla.array import ArrayImpl
 from ...xla.transfers import foreign_argument, shard_arg_handlers
 from ...tree_util import (DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey, broadcast_prefix,
@@ -263,6 +264,18 @@ class Arguments:
                     hash(value)
                 except TypeError as e:
                     kind, why = unhashable_as_jax(value, e)
+                    if _is_jxkernel_own(self.fun):
+                        # a jnp function's inner jit (jnp.digitize's `right`): JAX's words
+                        # alone, which name no static_argnums the learner never wrote
+                        error = ValueError(
+                            f"Non-hashable static arguments are not supported. An error "
+                            f"occurred while trying to hash an object of type {kind}, "
+                            f"{value}. The error was:\nTypeError: {why.splitlines()[0]}\n")
+                        error.function, error.value, error.argument = self.fun, value, name
+                        # where the traced value came from (the notebook's card reads it)
+                        error.provenance = provenance(value) if isinstance(value, Tracer) \
+                            else None
+                        raise error from None
                     error = ValueError(
                         f"Non-hashable static arguments are not supported. An error occurred "
                         f"while trying to hash an object of type {kind}, {value}, passed "
@@ -375,10 +388,21 @@ def unhashable_as_jax(value, error: TypeError) -> tuple:
     """
     if isinstance(value, ArrayImpl):
         return f"<class '{_JAX_ARRAY_CLASS}'>", f"unhashable type: '{_JAX_ARRAY_CLASS}'"
+    module = _JAX_TRACER_MODULES.get(type(value).__name__)
+    if module is not None and isinstance(value, Tracer):     # where JAX 0.10.2 keeps the class
+        return f"<class '{module}.{type(value).__name__}'>", str(error)
     return str(type(value)), str(error)
 
 
 _JAX_ARRAY_CLASS = "jaxlib._jax.ArrayImpl"     # JAX 0.10.2's concrete Array class
+_JAX_TRACER_MODULES = {"DynamicJaxprTracer": "jax._src.interpreters.partial_eval",
+                       "BatchTracer": "jax._src.interpreters.batching",
+                       "JVPTracer": "jax._src.interpreters.ad"}
+
+
+def _is_jxkernel_own(fun) -> bool:
+    """A function of jxkernel's own (a jnp function's inner jit), not the learner's."""
+    return (getattr(fun, "__module__", None) or "").startswith("jxkernel.")
 
 
 def _unhashable_advice(name: str, value, pos) -> str:

@@ -59,7 +59,15 @@ of a raw key, `k1, k2 = PRNGKey(0)`, given as a key), numpy-random (AttributeErr
 the function has arguments), checkpoint-policy (AttributeError or TypeError: a
 jax.checkpoint_policies name misspelled, or `policy='dots_saveable'`, a name for the
 function), static-given-again (TypeError: a `.lower(...).compile()`d function called with
-its static argument again, `compiled(7, 8)` for `jax.jit(f, static_argnums=0).lower(7, 8)`).
+its static argument again, `compiled(7, 8)` for `jax.jit(f, static_argnums=0).lower(7, 8)`),
+unregistered-class (TypeError: an object of the learner's class, no registered pytree, given
+to grad, value_and_grad or vmap, or passed whole by tree_map to its function),
+checkify-unwrapped (ValueError: checkify.check under jit without checkify.checkify),
+integer-grad-output (TypeError: grad of a function returning an int, `jnp.sum(x > 0)`),
+key-batch (ValueError: a jax.random function given split's array of keys where one goes),
+key-wrapped (TypeError: wrap_key_data given a typed key; the seed-as-key card's words),
+jnp-static (ValueError: a traced value where a jnp function takes a static one, jnp.vander's
+N or jnp.sort's axis: its inner jit cannot hash it).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
@@ -67,8 +75,9 @@ user's lines, the value's origin, and the static_argnames fix of the user's own 
 per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py`, `shapes.py`,
 `keys.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `operand_dtypes.py`, `trees.py`,
 `methods.py`, `axes.py`, `scan_lengths.py`, `ragged.py`, `list_arguments.py`, `truth.py`,
-`loop_conditions.py`, `slice_indices.py`, `joins.py`, `custom_rules.py`, `lowered_calls.py`. `_CARDS` below says
-which card an exception gets, in order: the first whose test passes.
+`loop_conditions.py`, `slice_indices.py`, `joins.py`, `custom_rules.py`, `lowered_calls.py`,
+`objects.py`, `checks.py`, `jnp_statics.py`. `_CARDS` below says which card an exception gets,
+in order: the first whose test passes.
 
 With `%load_ext jxkernel`, the exception handler of notebook/tracebacks.py shows the card
 after the filtered traceback (also for `%%jit` cells and `%jaxpr`, through
@@ -108,6 +117,7 @@ from __future__ import annotations
 
 from ...core import errors as jx_errors
 from .axes import _axis_bounds_card, _is_axis_bounds
+from .checks import _checkify_unwrapped_card, _is_checkify_unwrapped
 from .card import MIME, VERSION, ErrorCard, origin_lines, render_html, render_text
 from .custom_rules import (_bwd_structure_card, _is_bwd_structure, _is_policy_misspelled,
                            _is_policy_string, _policy_misspelled_card, _policy_string_card)
@@ -116,17 +126,19 @@ from .control_flow import (_body_arguments_card, _branch_card, _carry_card,
                            _cond_predicate_card, _is_body_arguments, _is_branch_types,
                            _is_carry_error, _is_cond_predicate, _is_scan_output,
                            _is_while_grad, _scan_output_card, _while_grad_card)
-from .grad import (_int_grad_card, _is_int_grad_input, _is_scalar_output,
-                   _scalar_output_card)
+from .grad import (_int_grad_card, _int_grad_output_card, _is_int_grad_input,
+                   _is_int_grad_output, _is_scalar_output, _scalar_output_card)
+from .jnp_statics import _is_jnp_static, _jnp_static_card
 from .joins import _is_join_ranks, _join_ranks_card
 from .list_arguments import (_is_list_argument, _is_list_index, _is_list_operand,
                              _list_argument_card, _list_index_card, _list_operand_card)
 from .loop_conditions import _is_while_per_element, _while_per_element_card
-from .keys import (_is_key_unpacked, _is_numpy_random, _is_numpy_random_module,
-                   _is_raw_key_word, _is_seed_as_key, _key_reuse_card, _key_unpack_card,
-                   _numpy_random_card, _numpy_random_module_card, _raw_key_word_card,
-                   _seed_card)
+from .keys import (_is_key_batch, _is_key_unpacked, _is_numpy_random,
+                   _is_numpy_random_module, _is_raw_key_word, _is_seed_as_key, _key_batch_card,
+                   _key_reuse_card, _key_unpack_card, _numpy_random_card,
+                   _numpy_random_module_card, _raw_key_word_card, _seed_card)
 from .methods import _is_method_self, _method_card
+from .objects import _is_unregistered_object, _unregistered_object_card
 from .operand_dtypes import (_float_index_card, _float_shape_card, _fori_bounds_card,
                              _int_power_card, _is_float_index, _is_float_shape,
                              _is_fori_bounds, _is_int_power, _is_lax_dtypes, _lax_dtypes_card)
@@ -227,4 +239,9 @@ _CARDS = [
     (_is_policy_misspelled, _policy_misspelled_card),
     (_is_policy_string, _policy_string_card),
     (_is_static_given_again, _static_again_card),
+    (_is_unregistered_object, _unregistered_object_card),
+    (_is_checkify_unwrapped, _checkify_unwrapped_card),
+    (_is_int_grad_output, _int_grad_output_card),
+    (_is_key_batch, _key_batch_card),
+    (_is_jnp_static, _jnp_static_card),
 ]

@@ -297,3 +297,50 @@ def _entry_rewrite(where, key) -> str:
                           ast.Constant(key))
     call.args[0] = ast.Lambda(ast.arguments([], [], ast.arg("args"), [], [], None, []), entry)
     return f"{ast.unparse(tree)}    # the loss entry: one number"
+
+
+# ------------------------------------------------------------------ grad of an integer output
+_INT_OUTPUT = re.compile(r"^grad requires real-valued outputs \(output dtype that is a "
+                         r"sub-dtype of np\.floating\), but got (u?int\d+|bool)\.")
+
+
+def _is_int_grad_output(e) -> bool:
+    return isinstance(e, TypeError) and _INT_OUTPUT.match(str(e)) is not None
+
+
+def _int_grad_output_card(exc, where, called_from) -> ErrorCard:
+    """grad of a function returning an integer: a count (`jnp.sum(x > 0)`), an index
+    (`jnp.argmax`), a cast. Its derivative is 0 wherever it has one; the rewrite casts the
+    output to float, which gives those zeros, and the words name a smooth stand-in for a
+    slope to learn from."""
+    dtype = _INT_OUTPUT.match(str(exc)).group(1)
+    return ErrorCard(
+        "integer-grad-output", f"grad was given a function returning {dtype}",
+        why=(f"grad differentiates a float output. This one returns {dtype}: a count or an "
+             f"index (jnp.sum(x > 0), jnp.argmax), which changes only in whole steps, so "
+             f"its derivative is 0 wherever it has one."),
+        fix=("Cast the output to float to get that derivative (zeros). For a slope to learn "
+             "from, compute a smooth stand-in instead: jnp.sum(jax.nn.sigmoid(x / t)) for a "
+             "count of x > 0 (t a small temperature), jax.nn.softmax(x) for an argmax. "
+             "JAX's own advice, jax.vjp, gives zeros of dtype float0 for it."),
+        rewrite=_float_output_rewrite(where),
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.grad.html")
+
+
+def _float_output_rewrite(where) -> str:
+    """The user's grad call with the function's output cast to float32: a lambda's body
+    cast in place, a named function wrapped (`lambda *args: f(*args).astype(...)`)."""
+    tree = _parse_line(where)
+    call = _grad_call(tree)
+    cast = ast.Attribute(ast.Name("jnp"), "float32")
+    if call is None:
+        return "jax.grad(lambda *args: f(*args).astype(jnp.float32))(x)    # a float output"
+    given = call.args[0]
+    if _plain_lambda(given):
+        call.args[0] = ast.Lambda(given.args, ast.Call(ast.Attribute(given.body, "astype"),
+                                                       [cast], []))
+    else:
+        called = ast.Call(given, [ast.Starred(ast.Name("args"))], [])
+        call.args[0] = ast.Lambda(ast.arguments([], [], ast.arg("args"), [], [], None, []),
+                                  ast.Call(ast.Attribute(called, "astype"), [cast], []))
+    return f"{ast.unparse(tree)}    # a float output: its derivative, zero"

@@ -35,6 +35,9 @@ def _is_seed_as_key(e) -> bool:
 
 
 def _seed_card(exc, where, called_from) -> ErrorCard:
+    wrapped = _wrapped_key(exc, where)
+    if wrapped is not None:       # wrap_key_data of a typed key: the same words, no seed
+        return _key_wrapped_card(wrapped, where)
     why, fix = "", ""
     given = _key_word_given(exc)
     if given is not None:       # a uint32 number: maybe a raw key's word unpacked elsewhere
@@ -70,6 +73,90 @@ def _key_rewrite(where) -> str:
     return ("key = jax.random.key(0)              # once, from a seed\n"
             "key, sub = jax.random.split(key)     # a new key for each use\n"
             "x = jax.random.normal(sub, (3,))")
+
+
+def _wrapped_key(exc, where):
+    """The `jax.random.wrap_key_data(k)` call of the user's line when `k` is a typed key
+    already (JAX's words are the seed's: "invalid PRNG key data ... ndim=0"), else None."""
+    frame, tree = _user_frame(exc), _parse_line(where)
+    names = {} if frame is None else {**frame.f_globals, **frame.f_locals}
+    for call in ast.walk(tree) if tree is not None else ():
+        if isinstance(call, ast.Call) and call.args and \
+                ast.unparse(call.func).split(".")[-1] == "wrap_key_data":
+            arg = call.args[0]
+            try:           # a name, or a key made on the line (jax.random.key(0): no draw)
+                value = names[arg.id] if isinstance(arg, ast.Name) else \
+                    eval(compile(ast.Expression(arg), "<key>", "eval"), dict(names)) \
+                    if _makes_key(arg) else None
+            except Exception:  # noqa: BLE001  (a name not bound: no card of this kind)
+                value = None
+            if str(getattr(value, "dtype", "")).startswith("key<"):
+                return call
+    return None
+
+
+def _makes_key(node) -> bool:
+    """`jax.random.key(0)` or `random.key(seed)`: a call the card may evaluate again."""
+    return isinstance(node, ast.Call) and \
+        ast.unparse(node.func).rpartition(".")[2] == "key" and \
+        ast.unparse(node.func).rpartition(".")[0].endswith("random")
+
+
+def _key_wrapped_card(call, where) -> ErrorCard:
+    given = ast.unparse(call.args[0])
+    segment = ast.get_source_segment(where["code"], call)
+    rewrite = (where["code"].replace(segment, given, 1) + "    # a key already: used as it is"
+               if segment else f"{given}    # a key already: used as it is")
+    return ErrorCard(
+        "key-wrapped", "wrap_key_data was given a key, not its data",
+        why=(f"{given} is a typed key already (dtype key<fry>). wrap_key_data makes a key from "
+             f"raw key data, a uint32 array of shape (2,) such as jax.random.key_data(key) "
+             f"gives."),
+        fix=(f"Use {given} as it is where a key goes; jax.random.key_data({given}) is its "
+             f"uint32 data, and wrap_key_data of that data gives the key back."),
+        rewrite=rewrite,
+        docs="https://docs.jax.dev/en/latest/jep/9263-typed-keys.html")
+
+
+# ------------------------------------------------------------------ a batch of keys for one
+_KEY_BATCH = re.compile(r"^(\w+) accepts a single key, but was given a key array of shape "
+                        r"\(([\d, ]*)\) != \(\)\. Use jax\.vmap for batching\.")
+
+
+def _is_key_batch(e) -> bool:
+    return isinstance(e, ValueError) and _KEY_BATCH.match(str(e)) is not None
+
+
+def _key_batch_card(exc, where, called_from) -> ErrorCard:
+    """normal(keys), split(keys) with keys from split: the first key of the batch (one draw),
+    or vmap over the keys (a draw per key) where the call passes the keys alone."""
+    name, shape = _KEY_BATCH.match(str(exc)).groups()
+    tree = _parse_line(where)
+    lines = []
+    for call in ast.walk(tree) if tree is not None else ():
+        func = ast.unparse(call.func) if isinstance(call, ast.Call) else ""
+        if func.rpartition(".")[2] == name and \
+                func.rpartition(".")[0].endswith("random") and call.args:
+            keys = call.args[0]
+            segment = ast.get_source_segment(where["code"], keys)
+            if segment:
+                lines.append(where["code"].replace(segment, f"{ast.unparse(keys)}[0]", 1) +
+                             "    # one key of the batch")
+            whole = ast.get_source_segment(where["code"], call)
+            if whole and len(call.args) == 1 and not call.keywords:
+                lines.append(where["code"].replace(
+                    whole, f"jax.vmap({func})({ast.unparse(keys)})", 1) +
+                    "    # or: one draw per key")
+            break
+    return ErrorCard(
+        "key-batch", f"jax.random.{name} was given {shape.rstrip(',')} keys, not one",
+        why=(f"{name} takes one key (shape ()), and was given an array of keys of shape "
+             f"({shape}), as split returns them."),
+        fix=(f"Pass one key of the batch (keys[0], or unpack: k1, k2 = jax.random.split(key)); "
+             f"for one result per key, jax.vmap({name}) over the keys, as JAX's message says."),
+        rewrite="\n".join(lines) or (f"k1, k2 = jax.random.split(key)    # one key each\n"
+                                      f"x = jax.random.{name}(k1)"),
+        docs="https://docs.jax.dev/en/latest/random-numbers.html")
 
 
 # ------------------------------------------------------------------ NumPy's random arguments

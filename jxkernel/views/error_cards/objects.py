@@ -1,0 +1,135 @@
+"""Cards for an object of the learner's own class that is no registered pytree, given where
+JAX looks inside pytrees: grad, value_and_grad or vmap of it (JAX: "is not a valid JAX type"),
+or tree_map, which passes the whole object to the function as one leaf (the function's own
+error, `v * 2` of a Box). jit's is the not-an-array card (static.py)."""
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from ...tree_util import tree_leaves
+from .card import ErrorCard
+
+# grad's words (type unquoted, a full stop) and vmap's (quoted)
+_NOT_JAX_TYPE = re.compile(r"^Argument '.*' of type '?<class '([\w.<>]+)'>'? is not a valid "
+                           r"JAX type", re.S)
+_DOCS = "https://docs.jax.dev/en/latest/_autosummary/jax.tree_util.register_dataclass.html"
+
+
+def _is_own_object(value) -> bool:
+    """An instance of a class the learner wrote (attributes in a __dict__ or a dataclass's
+    fields), not a function, a class, an array or a value of a library's type."""
+    kind = type(value)
+    return (hasattr(value, "__dict__") or dataclasses.is_dataclass(value)) and \
+        not isinstance(value, type) and not callable(value) and \
+        not kind.__module__.split(".")[0] in ("jxkernel", "numpy", "jaxlib")
+
+
+def _named_in_traceback(exc, class_path):
+    """The object of class `class_path` (module.Name as the message prints it) that one of
+    the traceback's frames holds (grad's and vmap's leaf), or None."""
+    tb = exc.__traceback__
+    found = None
+    while tb is not None:
+        for value in tb.tb_frame.f_locals.values():
+            kind = type(value)
+            if f"{kind.__module__}.{kind.__qualname__}" in (class_path, f"builtins.{class_path}") \
+                    and _is_own_object(value):
+                found = value
+        tb = tb.tb_next
+    return found
+
+
+def _tree_map_leaf(exc):
+    """(the leaf, the API) for an exception raised in the function tree_map called on a leaf
+    that is an object of the learner's class, its class named in the message; else None."""
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_name == "tree_map" and "tree_util" in code.co_filename.replace("\\", "/"):
+            names = tb.tb_frame.f_locals
+            for tree in (names.get("tree"), *(names.get("rest") or ())):
+                for leaf in tree_leaves(tree):
+                    if _is_own_object(leaf) and \
+                            re.search(rf"\b{re.escape(type(leaf).__name__)}\b", str(exc)):
+                        return leaf
+        tb = tb.tb_next
+    return None
+
+
+def _is_unregistered_object(e) -> bool:
+    if isinstance(e, TypeError):
+        found = _NOT_JAX_TYPE.match(str(e))
+        if found and _named_in_traceback(e, found.group(1)) is not None:
+            return True
+    return isinstance(e, (TypeError, AttributeError)) and _tree_map_leaf(e) is not None
+
+
+def _fields(value) -> tuple:
+    """(data fields, meta fields, every field data and the class a dataclass): the fields
+    holding numbers or arrays are data (traced, differentiated); strings and other settings
+    meta (static).
+
+        >>> class Box:
+        ...     def __init__(self, name, a):
+        ...         self.name, self.a = name, a
+        >>> _fields(Box("w", 1.0))
+        (['a'], ['name'], False)
+    """
+    if dataclasses.is_dataclass(value):
+        items = [(f.name, getattr(value, f.name, None)) for f in dataclasses.fields(value)
+                 if f.init]
+    else:
+        items = list(vars(value).items())
+    data = [k for k, v in items if (isinstance(v, (int, float, complex, list, tuple, dict))
+                                    and not isinstance(v, bool)) or hasattr(v, "dtype")]
+    meta = [k for k, _ in items if k not in data]
+    return data, meta, dataclasses.is_dataclass(value) and not meta
+
+
+def _unregistered_object_card(exc, where, called_from) -> ErrorCard:
+    found = _NOT_JAX_TYPE.match(str(exc)) if isinstance(exc, TypeError) else None
+    value = _named_in_traceback(exc, found.group(1)) if found else None
+    api = None
+    if value is None:
+        value, api = _tree_map_leaf(exc), "tree_map"
+    kind = type(value).__name__
+    data, meta, whole = _fields(value)
+    if api == "tree_map":
+        why = (f"tree_map calls the function on each leaf of the tree. {kind} is not a "
+               f"registered pytree node, so a {kind} is one leaf, and the function was "
+               f"given the whole {kind}, not the numbers it holds.")
+    else:
+        why = (f"JAX differentiates and maps over arrays and the pytrees that hold them "
+               f"(tuples, lists, dicts, registered classes). {kind} is not registered, so a "
+               f"{kind} is one leaf to JAX, and no array.")
+    if whole:
+        register = f"jax.tree_util.register_dataclass({kind})"
+    elif data and all(k.isidentifier() for k in data + meta):
+        register = (f"jax.tree_util.register_dataclass({kind}, data_fields={data!r}, "
+                    f"meta_fields={meta!r})")
+    else:
+        register = None
+    if register is None:
+        fix = (f"Register {kind} as a pytree: jax.tree_util.register_dataclass({kind}, "
+               f"data_fields=[...], meta_fields=[...]) names the attributes holding arrays "
+               f"(data) and the rest (meta), or @jax.tree_util.register_pytree_node_class "
+               f"with tree_flatten and tree_unflatten methods.")
+        rewrite = (f"jax.tree_util.register_dataclass({kind}, data_fields=[...], "
+                   f"meta_fields=[...])    # once, after class {kind}")
+    else:
+        meta_words = f"; {', '.join(meta)} meta (static: part of the structure)" if meta else ""
+        fix = (f"Register {kind} as a pytree, once, after the class: its "
+               f"{'field' if len(data) == 1 else 'fields'} {', '.join(data)} then become "
+               f"leaves (arrays JAX traces and differentiates){meta_words}, and the result "
+               f"is a {kind} of the same fields. "
+               + ("(Or @jax.tree_util.register_dataclass above @dataclasses.dataclass.)"
+                  if dataclasses.is_dataclass(value) else
+                  f"(Or @jax.tree_util.register_pytree_node_class on {kind}, with "
+                  f"tree_flatten and tree_unflatten methods.)"))
+        rewrite = f"{register}    # once, after class {kind}"
+    if where and where.get("code"):
+        rewrite += "\n" + (called_from or where)["code"]
+    return ErrorCard(
+        "unregistered-class", f"{kind} is not a registered pytree", why=why, fix=fix,
+        rewrite=rewrite, docs=_DOCS)

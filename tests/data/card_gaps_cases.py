@@ -1,0 +1,172 @@
+"""What JAX says for learners' mistakes that had no card, or a card that misled (stop 78,
+explain12), and whether the fixes the new cards advise work: `run(jax)` gives, per case, the
+exception's class and its first line or whole message (None where the call works), and the
+value each fix computes. tests/notebook/test_card_gaps.py compares; the reference
+(card_gaps_reference.json) is real JAX 0.10.2's, written by
+reference/make_card_gaps_reference.py."""
+import json
+import re
+
+import numpy as np
+
+# an object of the learner's own class, not registered as a pytree, and a @dataclass
+BOX = ("class Box:\n    def __init__(self, a, b):\n        self.a = a\n        self.b = b\n")
+PT = ("import dataclasses\n@dataclasses.dataclass\nclass Pt:\n    a: float\n    b: float\n")
+
+# (the class, the mistake's line, the class registered as the card advises it): each binds _y
+OBJECTS = {
+    "grad": (BOX, "_y = jax.grad(lambda c: c.a * c.b)(Box(1.0, 2.0))",
+             "jax.tree_util.register_dataclass(Box, data_fields=['a', 'b'], meta_fields=[])"),
+    "grad_dataclass": (PT, "_y = jax.grad(lambda c: c.a * c.b)(Pt(1.0, 2.0))",
+                       "jax.tree_util.register_dataclass(Pt)"),
+    "value_and_grad": (BOX, "_y = jax.value_and_grad(lambda c: c.a * c.b)(Box(3.0, 2.0))",
+                       "jax.tree_util.register_dataclass(Box, data_fields=['a', 'b'], "
+                       "meta_fields=[])"),
+    "vmap": (BOX, "_y = jax.vmap(lambda c: c.a * c.b)(Box(jnp.arange(2.0), jnp.ones(2)))",
+             "jax.tree_util.register_dataclass(Box, data_fields=['a', 'b'], meta_fields=[])"),
+    "tree_map": (BOX, "_y = jax.tree.map(lambda v: v * 2, Box(1.0, 2.0))",
+                 "jax.tree_util.register_dataclass(Box, data_fields=['a', 'b'], meta_fields=[])"),
+    "tree_map_dataclass": (PT, "_y = jax.tree_util.tree_map(lambda v: v + 1, Pt(1.0, 2.0))",
+                           "jax.tree_util.register_dataclass(Pt)"),
+}
+
+# checkify.check inside jit, not functionalized (JAX's ValueError), and the card's fix:
+# checkify.checkify around the jitted function, then err.throw()
+CHECKIFY_SETUP = ("def g(v):\n    checkify.check(v > 0, 'v must be positive')\n"
+                  "    return v * 2\n")
+CHECKIFY = {"mistake": "_y = jax.jit(g)(3.0)",
+            "fixed": "err, _y = checkify.checkify(jax.jit(g))(3.0)\nerr.throw()",
+            "fixed_failing": "err, _y = checkify.checkify(jax.jit(g))(-3.0)\nerr.throw()"}
+
+# grad of a function returning an integer (a count, an argmax, a cast): JAX's TypeError, and
+# the card's rewrite (the output cast to float: its derivative, zero, as JAX computes it)
+INT_OUTPUTS = {
+    "count": ("jax.grad(lambda v: jnp.sum(v > 0))(x)",
+              "jax.grad(lambda v: jnp.sum(v > 0).astype(jnp.float32))(x)"),
+    "argmax": ("jax.grad(lambda v: jnp.argmax(v))(x)",
+               "jax.grad(lambda v: jnp.argmax(v).astype(jnp.float32))(x)"),
+    "named": ("jax.grad(count)(x)",
+              "jax.grad(lambda *args: count(*args).astype(jnp.float32))(x)"),
+    "value_and_grad": ("jax.value_and_grad(count)(x)",
+                       "jax.value_and_grad(lambda *args: count(*args).astype(jnp.float32))(x)"),
+}
+INT_SETUP = "x = jnp.arange(-1.0, 2.0)\ndef count(v):\n    return jnp.sum(v > 0)\n"
+
+# typed keys: mistakes of JAX's "Pseudorandom numbers" page's kind (a key indexed, a batch of
+# keys given where one goes, a key wrapped again, a key added to, a key given as a seed)
+KEYS = {
+    "index_scalar_key": "jax.random.key(0)[0]",
+    "keys_where_one_goes": "jax.random.normal(jax.random.split(jax.random.key(0)))",
+    "split_of_keys": "jax.random.split(jax.random.split(jax.random.key(0)))",
+    "key_wrapped_again": "jax.random.wrap_key_data(jax.random.key(0))",
+    "key_plus_one": "jax.random.key(0) + 1",
+    "key_of_key": "jax.random.key(jax.random.key(0))",
+    "fold_in_key": "jax.random.fold_in(jax.random.key(0), jax.random.key(1))",
+}
+KEY_FIXES = {     # the cards' rewrites: the first key of the batch, the key as it is
+    "keys_where_one_goes": "jax.random.normal(jax.random.split(jax.random.key(0))[0])",
+    "keys_where_one_goes_vmap": "jax.vmap(jax.random.normal)(jax.random.split(jax.random.key(0)))",
+    "key_wrapped_again": "jax.random.key_data(jax.random.key(0))",
+    "split_of_keys": "jax.random.split(jax.random.split(jax.random.key(0))[0])",
+    "split_of_keys_vmap": "jax.vmap(jax.random.split)(jax.random.split(jax.random.key(0)))",
+}
+
+# jnp functions whose static arguments go through an inner jit, given a traced value there
+INNER_STATIC = {
+    "digitize": "jax.jit(lambda b: jnp.digitize(x, b, right=b[0] > 0))(x)",
+    "vander": "jax.jit(lambda n: jnp.vander(x, n))(3)",
+    "diff": "jax.jit(lambda n: jnp.diff(x, n))(1)",
+    "cumsum_axis": "jax.jit(lambda a: jnp.cumsum(x, axis=a))(0)",
+    "sort_axis": "jax.jit(lambda a: jnp.sort(x, axis=a))(0)",
+    "tril_k": "jax.jit(lambda k: jnp.tril(jnp.ones((3, 3)), k))(0)",
+    "polyfit_deg": "jax.jit(lambda d: jnp.polyfit(x, x, d))(1)",
+    "corrcoef_rowvar": "jax.jit(lambda r: jnp.corrcoef(x, rowvar=r))(True)",
+    "median_axis": "jax.jit(lambda a: jnp.median(x, axis=a))(0)",
+    "rot90_k": "jax.jit(lambda k: jnp.rot90(jnp.ones((2, 2)), k))(1)",
+    "digitize_vmap": "jax.vmap(lambda r: jnp.digitize(x, x, right=r))(jnp.array([True]))",
+    "diff_grad": "jax.grad(lambda n: jnp.diff(x, n.astype(int)).sum())(1.0)",
+}
+
+# the jnp-static card's rewrite: the jitted lambda's argument made static
+INNER_STATIC_FIXES = {
+    "vander": "jax.jit(lambda n: jnp.vander(x, n), static_argnames=('n',))(3)",
+    "sort_axis": "jax.jit(lambda a: jnp.sort(x, axis=a), static_argnames=('a',))(0)",
+}
+
+# while_loop of a weakly typed int carry that the body makes a float: the functions traced,
+# in order, by a side effect in each (JAX: cond, body; then both again for the promoted carry)
+WHILE_TRACES = """traced = []
+def cond(c):
+    traced.append(('cond', str(c.aval.dtype), c.aval.weak_type))
+    return c < 10
+def body(c):
+    traced.append(('body', str(c.aval.dtype), c.aval.weak_type))
+    return c * 1.5
+_y = lax.while_loop(cond, body, 1)
+first = list(traced)
+traced.clear()
+lax.while_loop(cond, lambda c: c + 1, 1)    # cond again, at the weak int: traced before
+second = list(traced)
+"""
+
+
+def _said(fn, whole=False):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001  the error is the answer
+        text = re.sub(r" at 0x[0-9a-f]+", "", str(e))         # objects' addresses
+        if whole:
+            return {"error": type(e).__name__, "message": text}
+        return {"error": type(e).__name__, "first_line": text.splitlines()[0]}
+    return None
+
+
+def _value(jax, result):
+    """The leaves of `result` as lists (a registered Box is a pytree of them)."""
+    return json.loads(json.dumps([np.asarray(a).tolist()
+                                  for a in jax.tree_util.tree_leaves(result)]))
+
+
+def run(jax):
+    from_ = {"jax": jax, "jnp": jax.numpy, "lax": jax.lax}
+    checkify = __import__(jax.__name__ + ".experimental.checkify",
+                          fromlist=["checkify"])
+    found = {}
+    for case, (cls, line, register) in OBJECTS.items():
+        names = dict(from_)
+        exec(cls, names)
+        found[f"object_{case}"] = _said(lambda: exec(line, names))
+        names = dict(from_)
+        exec(cls + register + "\n" + line, names)
+        found[f"object_{case}_fixed"] = _value(jax, names["_y"])
+    names = dict(from_, checkify=checkify)
+    exec(CHECKIFY_SETUP, names)
+    found["checkify_unwrapped"] = _said(lambda: exec(CHECKIFY["mistake"], dict(names)), True)
+    ran = dict(names)
+    exec(CHECKIFY["fixed"], ran)
+    found["checkify_fixed"] = _value(jax, ran["_y"])
+    found["checkify_fixed_failing"] = _said(lambda: exec(CHECKIFY["fixed_failing"],
+                                                         dict(names)))
+    names = dict(from_)
+    exec(INT_SETUP, names)
+    for case, (mistake, fix) in INT_OUTPUTS.items():
+        found[f"int_output_{case}"] = _said(lambda: eval(mistake, dict(names)))
+        found[f"int_output_{case}_fixed"] = _value(jax, eval(fix, dict(names)))
+    for case, code in KEYS.items():
+        found[f"key_{case}"] = _said(lambda: eval(code, dict(from_)))
+    for case, code in KEY_FIXES.items():
+        found[f"key_{case}_fixed"] = np.asarray(
+            jax.random.key_data(r) if "key_data" not in code and
+            jax.dtypes.issubdtype(r.dtype, jax.dtypes.prng_key) else r).tolist() \
+            if (r := eval(code, dict(from_))) is not None else None
+    names = dict(from_, x=jax.numpy.arange(1.0, 5.0))
+    for case, code in INNER_STATIC.items():
+        found[f"inner_static_{case}"] = _said(lambda: eval(code, dict(names)), True)
+    for case, code in INNER_STATIC_FIXES.items():
+        found[f"inner_static_{case}_fixed"] = _value(jax, eval(code, dict(names)))
+    names = dict(from_)
+    exec(WHILE_TRACES, names)
+    found["while_traces_promoted"] = [list(t) for t in names["first"]]
+    found["while_traces_cached_cond"] = [list(t) for t in names["second"]]
+    found["while_traces_value"] = float(names["_y"])
+    return found

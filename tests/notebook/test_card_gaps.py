@@ -1,0 +1,232 @@
+"""Mistakes that had no card or a misleading one (tests/data/card_gaps_cases.py), each checked
+against what JAX 0.10.2 says for the same program (tests/data/card_gaps_reference.json,
+recorded by reference/make_card_gaps_reference.py): JAX's error and message, and every fix
+a card advises, pasted and run, computes JAX's recorded value."""
+import functools
+import json
+import os
+import re
+
+import numpy as np
+import pytest
+
+pytest.importorskip("IPython")
+
+from IPython.utils.capture import capture_output
+
+import jxkernel
+from jxkernel.views import error_cards
+from card_gaps_cases import (CHECKIFY, CHECKIFY_SETUP, INNER_STATIC,  # tests/data
+                             INNER_STATIC_FIXES, INT_OUTPUTS, INT_SETUP, KEY_FIXES, KEYS,
+                             OBJECTS, run as facts_of)
+import locations  # tests/support: the repository's folders
+from ipython_shell import shell_fixture
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+with open(os.path.join(locations.DATA, "card_gaps_reference.json")) as f:
+    JAX = json.load(f)
+
+shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp\n"
+                      "from jxkernel import lax\n"
+                      "from jxkernel.experimental import checkify", fresh=True)
+
+
+@functools.cache
+def _facts() -> dict:
+    return facts_of(jxkernel)
+
+
+def shown(shell, source):
+    """(what the shell printed, colours removed, the card's JSON or None) for a failing cell."""
+    with capture_output() as cap:
+        result = shell.run_cell(source)
+    assert not result.success
+    cards = [o.data[error_cards.MIME] for o in cap.outputs if error_cards.MIME in o.data]
+    return ANSI.sub("", cap.stdout + cap.stderr), (cards[0] if cards else None)
+
+
+def _leaves(value):
+    return json.loads(json.dumps([np.asarray(a).tolist()
+                                  for a in jxkernel.tree_util.tree_leaves(value)]))
+
+
+def _code(rewrite):
+    """A rewrite's lines without their trailing comments."""
+    return "\n".join(line.split("    # ")[0] for line in rewrite.splitlines())
+
+
+@pytest.mark.parametrize("case", sorted(JAX))
+def test_the_cases_say_and_compute_what_jax_does(case):
+    """Every case under jxkernel: JAX's class and words (a jnp function's inner jit given a
+    tracer where a static value goes: JAX's whole message, no line of ours added; grad of a
+    Box: grad's words), the fixes' values, and while_loop's traces of a promoted carry in
+    JAX's order (cond, body, then both again) with cond's trace kept for the next call."""
+    assert _facts()[case] == JAX[case], case
+
+
+@pytest.mark.parametrize("case", sorted(OBJECTS))
+def test_an_unregistered_class_gets_it_registered(shell, case):
+    """grad, value_and_grad, vmap or tree_map of a Box (a plain class or a @dataclass): the
+    card registers the class (its number fields data), and the program so fixed gives JAX's
+    value."""
+    cls, line, register = OBJECTS[case]
+    assert shell.run_cell(cls).success
+    text, card = shown(shell, line)
+    assert card is not None and card["kind"] == "unregistered-class", text
+    assert re.sub(r" at 0x[0-9a-f]+", "", card["message"]).replace("__main__.", "") == \
+        JAX[f"object_{case}"]["first_line"]
+    assert _code(card["rewrite"]) == f"{register}\n{line}", card["rewrite"]
+    assert card["title"].endswith("is not a registered pytree")
+    fresh = cls + _code(card["rewrite"])       # the class defined anew: not registered yet
+    assert shell.run_cell(fresh).success
+    assert _leaves(shell.user_ns["_y"]) == JAX[f"object_{case}_fixed"]
+
+
+def test_an_unregistered_class_with_a_setting_keeps_it_meta(shell):
+    """A string field is no leaf to trace: meta_fields, so grad of the registered class runs
+    (JAX's register_dataclass takes the same lists)."""
+    cell = ("class Cfg:\n    def __init__(self, name, w):\n        self.name = name\n"
+            "        self.w = w\n")
+    assert shell.run_cell(cell).success
+    text, card = shown(shell, "_y = jax.grad(lambda c: c.w ** 2)(Cfg('a', 3.0))")
+    assert card["rewrite"].startswith("jax.tree_util.register_dataclass(Cfg, "
+                                      "data_fields=['w'], meta_fields=['name'])")
+    assert shell.run_cell(cell + _code(card["rewrite"])).success
+    assert float(shell.user_ns["_y"].w) == 6.0 and shell.user_ns["_y"].name == "a"
+
+
+def test_a_tree_map_of_a_dict_of_arrays_gets_no_such_card(shell):
+    """The user's own TypeError inside tree_map with no object of theirs as a leaf."""
+    text, card = shown(shell, "_y = jax.tree.map(lambda v: v + 'a', {'w': 1.0})")
+    assert card is None or card["kind"] != "unregistered-class", card
+
+
+def test_a_check_under_jit_gets_checkify(shell):
+    """checkify.check in a jitted function: JAX's ValueError (whole message), and the card's
+    rewrite of the calling line: checkify.checkify around the jit, then err.throw(); run, it
+    gives JAX's value, and for a failing input raises JAX's words."""
+    assert shell.run_cell(CHECKIFY_SETUP).success
+    text, card = shown(shell, CHECKIFY["mistake"])
+    assert card is not None and card["kind"] == "checkify-unwrapped", text
+    assert JAX["checkify_unwrapped"]["message"] in card["traceback"]
+    assert card["message"] == JAX["checkify_unwrapped"]["message"]
+    assert _code(card["rewrite"]) == CHECKIFY["fixed"], card["rewrite"]
+    assert shell.run_cell(CHECKIFY["fixed"]).success
+    assert _leaves(shell.user_ns["_y"]) == JAX["checkify_fixed"]
+    failing, card = shown(shell, CHECKIFY["fixed_failing"])
+    assert JAX["checkify_fixed_failing"]["first_line"] in failing + str(card and card["traceback"])
+
+
+def test_a_check_under_a_decorated_jit_wraps_the_function(shell):
+    cell = ("@jax.jit\ndef h(v):\n    checkify.check(v > 0, 'v must be positive')\n"
+            "    return v + 1\n")
+    assert shell.run_cell(cell).success
+    text, card = shown(shell, "h(2.0)")
+    assert _code(card["rewrite"]) == "err, out = checkify.checkify(h)(2.0)\nerr.throw()"
+    assert shell.run_cell(_code(card["rewrite"])).success
+    assert float(shell.user_ns["out"]) == 3.0
+
+
+@pytest.mark.parametrize("case", sorted(INT_OUTPUTS))
+def test_grad_of_an_integer_output_gets_a_float_output_and_says_it_is_zero(shell, case):
+    """A count, an argmax, a named function returning an int: JAX's TypeError, the output
+    cast to float (its derivative, zeros: JAX's value), and a smooth stand-in named."""
+    mistake, fix = INT_OUTPUTS[case]
+    assert shell.run_cell(INT_SETUP).success
+    text, card = shown(shell, f"_y = {mistake}")
+    assert card is not None and card["kind"] == "integer-grad-output", text
+    assert card["message"] == JAX[f"int_output_{case}"]["first_line"]
+    assert _code(card["rewrite"]) == f"_y = {fix}", card["rewrite"]
+    assert "derivative is 0" in card["why"] and "jax.nn.sigmoid" in card["fix"]
+    assert shell.run_cell(_code(card["rewrite"])).success
+    assert _leaves(shell.user_ns["_y"]) == JAX[f"int_output_{case}_fixed"]
+
+
+@pytest.mark.parametrize("case", ["keys_where_one_goes", "split_of_keys"])
+def test_a_batch_of_keys_where_one_goes_gets_one_key_or_vmap(shell, case):
+    """normal(split(key)): one key of the batch (first line), or vmap of the call, one draw
+    per key (second): JAX's numbers."""
+    text, card = shown(shell, f"_y = {KEYS[case]}")
+    assert card is not None and card["kind"] == "key-batch", text
+    assert card["message"] == JAX[f"key_{case}"]["first_line"]
+    first, *rest = _code(card["rewrite"]).splitlines()
+    assert [first, *rest] == [f"_y = {KEY_FIXES[case]}", f"_y = {KEY_FIXES[case + '_vmap']}"]
+    for line, fixed in ((first, f"key_{case}_fixed"), (rest[0], f"key_{case}_vmap_fixed")):
+        assert shell.run_cell(line).success
+        value = shell.user_ns["_y"]
+        if jxkernel.dtypes.issubdtype(value.dtype, jxkernel.dtypes.prng_key):
+            value = jxkernel.random.key_data(value)
+        assert np.asarray(value).tolist() == JAX[fixed], line
+
+
+def test_a_key_wrapped_again_is_used_as_it_is(shell):
+    """wrap_key_data of a typed key: JAX's words are the seed's, but the card no longer
+    rewrote the call as a seed's (`wrap_jax.random.key(k)ey_data(k)`): the key as it is,
+    whose data is JAX's."""
+    assert shell.run_cell("k = jax.random.key(0)").success
+    text, card = shown(shell, "_y = jax.random.wrap_key_data(k)")
+    assert card["kind"] == "key-wrapped", card
+    assert card["message"] == JAX["key_key_wrapped_again"]["first_line"]
+    assert _code(card["rewrite"]) == "_y = k"
+    assert shell.run_cell("_y = k").success
+    assert np.asarray(jxkernel.random.key_data(shell.user_ns["_y"])).tolist() == \
+        JAX["key_key_wrapped_again_fixed"]
+
+
+@pytest.mark.parametrize("case", ["index_scalar_key", "key_plus_one", "key_of_key",
+                                  "fold_in_key"])
+def test_other_typed_key_mistakes_get_no_misleading_card(shell, case):
+    """JAX's words say what is wrong (a 0-d key indexed, a key added to, a key given as a
+    seed): no card, or none of another kind's advice."""
+    text, card = shown(shell, f"_y = {KEYS[case]}")
+    assert card is None, card
+
+
+@pytest.mark.parametrize("case", sorted(INNER_STATIC_FIXES))
+def test_a_traced_value_where_a_jnp_function_wants_a_static_one_gets_it_static(shell, case):
+    """jnp.vander's N, jnp.sort's axis from a jitted lambda's argument: JAX's whole message
+    (no "take 'N' out of static_argnums" for a jit the learner never wrote, which the
+    unhashable-static card's rewrite followed with a .item() of a lambda), a card naming the
+    jnp function and its argument, and the lambda's argument made static: JAX's value."""
+    assert shell.run_cell("x = jnp.arange(1.0, 5.0)").success
+    text, card = shown(shell, f"_y = {INNER_STATIC[case]}")
+    assert card is not None and card["kind"] == "jnp-static", text
+    assert card["traceback"].rstrip("\n").endswith(JAX[f"inner_static_{case}"]["message"].rstrip())
+    assert "static_argnums" not in card["traceback"]
+    assert _code(card["rewrite"]) == f"_y = {INNER_STATIC_FIXES[case]}", card["rewrite"]
+    assert shell.run_cell(_code(card["rewrite"])).success
+    assert _leaves(shell.user_ns["_y"]) == JAX[f"inner_static_{case}_fixed"]
+
+
+def test_a_traced_array_where_a_jnp_function_wants_a_static_value_gets_words(shell):
+    """jnp.digitize's right computed from a traced array: no static fix can work (an array
+    is not hashable), so words and a comment, never code."""
+    assert shell.run_cell("x = jnp.arange(1.0, 5.0)").success
+    text, card = shown(shell, f"_y = {INNER_STATIC['digitize']}")
+    assert card["kind"] == "jnp-static" and card["title"] == \
+        "jnp.digitize's right was given a traced value", card
+    assert card["rewrite"].startswith("# ") and "\n" not in card["rewrite"]
+
+
+def test_a_promoted_while_loop_carry_explains_conds_retrace_by_the_body():
+    """jax_explain_cache_misses for lax.while_loop(cond, body, 1) with body `c * 1.5`: JAX
+    0.10.2 logs four tracing misses (cond, body, then both for f32[]), and so do we; cond's
+    fix says the body returned f32[] (it had said cond returned it: cond returns a bool)."""
+    from logged import logged_messages              # tests/support
+    from jxkernel import lax
+    jxkernel.config.update("jax_explain_cache_misses", True)
+    try:
+        def cond(c):
+            return c < 10
+
+        def body(c):
+            return c * 1.5
+        with logged_messages() as messages:
+            lax.while_loop(cond, body, 1)
+    finally:
+        jxkernel.config.update("jax_explain_cache_misses", False)
+    misses = [m for m in messages if m.startswith("TRACING CACHE MISS")]
+    assert [re.search(r"\b(cond|body) (?:id=|defined at)", m).group(1) for m in misses] == \
+        ["cond", "body", "cond", "body"], misses
+    assert "the loop's body returns f32[]" in misses[2] and "cond returns" not in misses[2]
