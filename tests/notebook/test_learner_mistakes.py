@@ -522,13 +522,19 @@ def test_a_uint32_seed_card_warns_of_a_raw_keys_word(shell):
 def test_a_loop_on_a_traced_bound_becomes_a_lax_loop_that_runs(shell):
     # JAX: fori_loop takes traced bounds, while_loop a traced condition (the values recorded)
     assert JAX["range_as_fori_loop"] == 10 and JAX["while_as_while_loop"] == 30
+    # a learner with only `import jax` gets `jax.lax.`; one with `lax` bound gets `lax.` (the
+    # namespace is set here: the process's one shell keeps what earlier tests bound)
+    shell.user_ns.pop("lax", None)
     text, card = shown(shell, DECORATED)
     line = card["rewrite"].splitlines()[0].split("    #")[0]
-    assert line == "total = lax.fori_loop(0, n, lambda i, total: total + i, total)", line
+    assert line == "total = jax.lax.fori_loop(0, n, lambda i, total: total + i, total)", line
     fixed = DECORATED.replace("    for i in range(n):\n        total += i\n",
                               f"    {line}\n").replace("count(5)", "_c = count(5)")
-    assert shell.run_cell("from jxkernel import lax\n" + fixed).success
+    assert shell.run_cell(fixed).success
     assert int(shell.user_ns["_c"]) == JAX["range_as_fori_loop"]
+    assert shell.run_cell("from jxkernel import lax").success
+    text, card = shown(shell, DECORATED)
+    assert card["rewrite"].startswith("total = lax.fori_loop(0, n,"), card["rewrite"]
     # the jit page's while loop
     cell = ("def g(x, n):\n    i = 0\n    while i < n:\n        i += 1\n    return x + i\n"
             "_w = jax.jit(g)(10, 20)")
