@@ -1,5 +1,5 @@
 """Shape primitives: broadcast_in_dim, reshape, squeeze, transpose, rev, concatenate,
-split and iota (pad is in slicing.py, beside slice, its transpose). Each primitive is
+split and iota (pad is in slicing/slice_pad.py, beside slice, its transpose). Each primitive is
 followed by its rules; the lax functions, with JAX's signatures, are at the bottom.
 
     >>> make_jaxpr(lambda v: lax.broadcast_in_dim(v, (2, 3), (1,)))(jnp.ones(3))
