@@ -103,6 +103,11 @@ jax.grad(s)((2., 3.))""",
                                         "jax.jit(jax.jacfwd(f))(1.)",
     "vmap_if_under_jit": _IF + "jax.jit(jax.vmap(f))(jnp.ones(3))",
     "vmap_if": _IF + "jax.vmap(f)(jnp.ones(3))",
+    # jvp with a tangent of the wrong dtype: JAX's text (float0 as NumPy prints it)
+    "jvp_int_primal_float_tangent": "jax.jvp(lambda x: x, (1,), (1.,))",
+    "jvp_float_primal_int_tangent": "jax.jvp(lambda x: x, (1.,), (1,))",
+    "jvp_float0_tangent": "import numpy as np\n"
+                          "jax.jvp(lambda x: x, (1.,), (np.zeros((), jax.dtypes.float0),))",
     # a policy's name misspelled, or given as a string; the card's fixes
     "policy_misspelled": _F2 + "jax.checkpoint(f2, policy="
                                "jax.checkpoint_policies.dots_saveable_with_no_batch_dims)",
