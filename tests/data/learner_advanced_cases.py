@@ -103,6 +103,18 @@ jax.grad(s)((2., 3.))""",
                                         "jax.jit(jax.jacfwd(f))(1.)",
     "vmap_if_under_jit": _IF + "jax.jit(jax.vmap(f))(jnp.ones(3))",
     "vmap_if": _IF + "jax.vmap(f)(jnp.ones(3))",
+    # a flag grad does not differentiate, used in an if inside jit(grad(g)): static where
+    # the jit is made works; static on g itself gets the outer jit's tracer (JAX refuses)
+    "grad_flag_under_jit": _COND + "jax.jit(jax.grad(cond_fn))(1., True)",
+    "grad_flag_under_jit_inner_static": _COND +
+        "cond_fn = jax.jit(cond_fn, static_argnames=('flag',))\n"
+        "jax.jit(jax.grad(cond_fn))(1., True)",
+    "grad_flag_under_jit_fixed": _COND +
+        "jax.jit(jax.grad(cond_fn), static_argnames=('flag',))(1.0, True)",
+    # a checkpointed function's size argument: static_argnums of checkpoint
+    "remat_shape": "def h(x, n):\n    return jnp.zeros(n) + x\njax.checkpoint(h)(1., 3)",
+    "remat_shape_fixed": "def h(x, n):\n    return jnp.zeros(n) + x\n"
+                         "jax.checkpoint(h, static_argnums=(1,))(1., 3)",
     # jvp with a tangent of the wrong dtype: JAX's text (float0 as NumPy prints it)
     "jvp_int_primal_float_tangent": "jax.jvp(lambda x: x, (1,), (1.,))",
     "jvp_float_primal_int_tangent": "jax.jvp(lambda x: x, (1.,), (1,))",

@@ -32,11 +32,12 @@ shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp", fresh=Tru
 # their own tests compare those
 UNDER_JIT = ("grad_if_under_jit", "jacfwd_if_under_jit", "jit_under_grad_if")
 STATIC_FAILS = ("grad_if_under_jit_static", "jacfwd_if_under_jit_static",
-                "jit_under_grad_if_static")
+                "jit_under_grad_if_static", "grad_flag_under_jit_inner_static")
 OBJECT_ID = re.compile(r"object id \d+")
 
 
-@pytest.mark.parametrize("case", sorted(set(CASES) - set(UNDER_JIT + STATIC_FAILS)))
+@pytest.mark.parametrize("case", sorted(set(CASES) - set(UNDER_JIT + STATIC_FAILS) -
+                                         {"grad_flag_under_jit"}))
 def test_the_case_is_what_jax_does(case):
     # the values are exact: a sine and a few products of float32 numbers, one rounding each
     ours = run_case(jxkernel, CASES[case])
@@ -215,3 +216,36 @@ def test_a_static_argument_given_again_to_the_compiled_function(shell):
         shell.run_cell("c2 = jax.jit(lambda d: d['a'] + d['b']).lower({'a': 1., 'b': 2.})"
                        ".compile()\nc2({'a': 1.})")
     assert not any(error_cards.MIME in o.data for o in cap.outputs)
+
+
+def test_a_flag_grad_does_not_differentiate_is_static_where_jit_wraps_grad(shell):
+    """jax.jit(jax.grad(cond_fn)): static_argnames on that jit (grad keeps cond_fn's
+    signature) runs under JAX; static on cond_fn itself would get the outer jit's tracer,
+    which JAX refuses (recorded: grad_flag_under_jit_inner_static)."""
+    ours, theirs = run_case(jxkernel, CASES["grad_flag_under_jit"])["raised"], \
+        JAX["grad_flag_under_jit"]["raised"]
+    head, link = theirs[1].rsplit("\n", 1)       # JAX's lines, jxkernel's, JAX's link
+    assert ours[0] == theirs[0] and ours[1].startswith(head + "\n") and \
+        ours[1].endswith("\n" + link)
+    card = card_of(shell, CASES["grad_flag_under_jit"])
+    last = CASES["grad_flag_under_jit"].splitlines()[-1]
+    fixed_line = card["rewrite"].splitlines()[-1]
+    assert fixed_line == "jax.jit(jax.grad(cond_fn), static_argnames=('flag',))(1.0, True)"
+    assert CASES["grad_flag_under_jit"].replace(last, fixed_line) == \
+        CASES["grad_flag_under_jit_fixed"]
+    assert run_case(jxkernel, CASES["grad_flag_under_jit_fixed"]) == \
+        JAX["grad_flag_under_jit_fixed"] == JAX["remat_if_fixed"]     # cos(1.0)
+    assert JAX["grad_flag_under_jit_inner_static"]["raised"][0] == "ValueError"
+    assert run_case(jxkernel, CASES["grad_flag_under_jit_inner_static"])["raised"][0] == \
+        "ValueError"
+
+
+def test_a_checkpointed_functions_size_is_made_static_by_checkpoint(shell):
+    card = card_of(shell, CASES["remat_shape"])
+    assert "static_argnums of jax.checkpoint" in card["fix"], card["fix"]
+    assert "static_argnames" not in card["fix"] and "%%jit" not in card["fix"]
+    last = CASES["remat_shape"].splitlines()[-1]
+    fixed_line = card["rewrite"].splitlines()[0]
+    assert fixed_line == "jax.checkpoint(h, static_argnums=(1,))(1., 3)"
+    assert CASES["remat_shape"].replace(last, fixed_line) == CASES["remat_shape_fixed"]
+    assert run_case(jxkernel, CASES["remat_shape_fixed"]) == JAX["remat_shape_fixed"]

@@ -175,6 +175,18 @@ def _static_fix(origin, where=None, exc=None) -> str:
     return passed if passed != rebound else ""
 
 
+def _static_how(origin) -> str:
+    """How the card's static fix makes the argument static, in a few words: jit's keywords
+    or %%jit's flag, or checkpoint's static_argnums (JAX's checkpoint has no static_argnames).
+
+        >>> _static_how({"transformation": "checkpoint / remat"})
+        'static_argnums of jax.checkpoint'
+    """
+    if (origin or {}).get("transformation") == CHECKPOINT:
+        return "static_argnums of jax.checkpoint"
+    return "static_argnames, or --static in %%jit"
+
+
 def _checkpoint_static(origin, where, exc) -> str:
     """The argument static where the user checkpoints the function: static_argnums (JAX's
     checkpoint takes no static_argnames) added to `jax.checkpoint(f)` in the calling line, or
@@ -327,7 +339,7 @@ def _rebound(called_from, function, arg) -> str:
     for call in calls:                  # jax.jit(function)(...) in the line: add it there
         inner = call.func
         if isinstance(inner, ast.Call) and ast.unparse(inner.func) in ("jax.jit", "jit") and \
-                [ast.unparse(a) for a in inner.args] == [function] and not inner.keywords:
+                [_unwrapped(a) for a in inner.args] == [function] and not inner.keywords:
             inner.keywords.append(ast.keyword("static_argnames",
                                               ast.Tuple([ast.Constant(arg)], ast.Load())))
             return ast.unparse(tree)
@@ -335,6 +347,23 @@ def _rebound(called_from, function, arg) -> str:
     if function in names or len(set(names)) != 1:
         return ""
     return f"{names[0]} = jax.jit({function}, static_argnames=({arg!r},))"
+
+
+# what a jit may wrap around the function and still take its argument's name: the wrapper
+# keeps the function's signature (JAX's `jax.jit(jax.grad(g), static_argnames=('flag',))`
+# works, where `g = jax.jit(g, static_argnames=...)` under it gets the outer jit's tracer)
+_SIGNATURE_KEEPING = {"jax.grad", "grad", "jax.value_and_grad", "value_and_grad", "jax.jacfwd",
+                      "jacfwd", "jax.jacrev", "jacrev", "jax.hessian", "hessian",
+                      "jax.checkpoint", "checkpoint", "jax.remat", "remat"}
+
+
+def _unwrapped(node) -> str:
+    """The source of `node`, or of the function it wraps in a signature-keeping transformation
+    (`jax.grad(g)` -> "g"): an argument of g is one of the jit's by the same name."""
+    while isinstance(node, ast.Call) and ast.unparse(node.func) in _SIGNATURE_KEEPING and \
+            node.args:
+        node = node.args[0]
+    return ast.unparse(node)
 
 
 def _called_name(line, function) -> str:
