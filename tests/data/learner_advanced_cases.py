@@ -39,6 +39,9 @@ _IF = """def f(x):
         return 2 * x
     return -x
 """
+_MODE = """def g(x, mode):
+    return jnp.sin(x) if mode == 'sin' else jnp.cos(x)
+"""
 _F2 = """def g2(W, x):
     return jnp.sin(jnp.dot(W, x))
 
@@ -111,6 +114,10 @@ jax.grad(s)((2., 3.))""",
         "jax.jit(jax.grad(cond_fn))(1., True)",
     "grad_flag_under_jit_fixed": _COND +
         "jax.jit(jax.grad(cond_fn), static_argnames=('flag',))(1.0, True)",
+    # a string jit cannot trace, under jit(grad(g)): static on that jit (not on g)
+    "grad_mode_string_under_jit": _MODE + "jax.jit(jax.grad(g))(1., 'sin')",
+    "grad_mode_string_under_jit_fixed": _MODE +
+        "jax.jit(jax.grad(g), static_argnames=('mode',))(1.0, 'sin')",
     # a checkpointed function's size argument: static_argnums of checkpoint
     "remat_shape": "def h(x, n):\n    return jnp.zeros(n) + x\njax.checkpoint(h)(1., 3)",
     "remat_shape_fixed": "def h(x, n):\n    return jnp.zeros(n) + x\n"

@@ -37,7 +37,8 @@ OBJECT_ID = re.compile(r"object id \d+")
 
 
 @pytest.mark.parametrize("case", sorted(set(CASES) - set(UNDER_JIT + STATIC_FAILS) -
-                                         {"grad_flag_under_jit"}))
+                                         {"grad_flag_under_jit",
+                                          "grad_mode_string_under_jit"}))
 def test_the_case_is_what_jax_does(case):
     # the values are exact: a sine and a few products of float32 numbers, one rounding each
     ours = run_case(jxkernel, CASES[case])
@@ -249,3 +250,18 @@ def test_a_checkpointed_functions_size_is_made_static_by_checkpoint(shell):
     assert fixed_line == "jax.checkpoint(h, static_argnums=(1,))(1., 3)"
     assert CASES["remat_shape"].replace(last, fixed_line) == CASES["remat_shape_fixed"]
     assert run_case(jxkernel, CASES["remat_shape_fixed"]) == JAX["remat_shape_fixed"]
+
+
+def test_a_string_under_jit_of_grad_is_static_on_that_jit(shell):
+    # JAX's message names the function by its repr (an address): compared up to it
+    ours = run_case(jxkernel, CASES["grad_mode_string_under_jit"])["raised"]
+    theirs = JAX["grad_mode_string_under_jit"]["raised"]
+    assert ours[0] == theirs[0] == "TypeError"
+    tail = theirs[1].split(">", 1)[1]
+    assert ours[1].split(">", 1)[1].startswith(tail.split("\n")[0])
+    card = card_of(shell, CASES["grad_mode_string_under_jit"])
+    last = CASES["grad_mode_string_under_jit"].splitlines()[-1]
+    assert CASES["grad_mode_string_under_jit"].replace(last, card["rewrite"]) == \
+        CASES["grad_mode_string_under_jit_fixed"], card["rewrite"]
+    assert run_case(jxkernel, CASES["grad_mode_string_under_jit_fixed"]) == \
+        JAX["grad_mode_string_under_jit_fixed"] == JAX["remat_if_fixed"]     # cos(1.0)
