@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 
@@ -62,11 +63,13 @@ def _static_hint(found) -> str:
                 f"no argument can be made static: keep it traced, with jnp operations or "
                 f"structured control flow (jnp.where, lax.cond, ...).")
     if ((found or {}).get("input_type") or "").partition("[")[2].strip("]") or \
-            (found or {}).get("input_kind") == "array":     # a 0-d array that came as one
+            (found or {}).get("input_kind") == "array" or found.get("traced_also_by"):
         return ("It depends on an argument that came as an array or as a value another "
                 "transformation traces (grad, vmap, an outer jit), which cannot be static "
                 "(static arguments must be hashable Python values): keep it traced, with jnp "
                 "operations or structured control flow (lax.cond, lax.fori_loop, ...).")
+    if found.get("transformation") == CHECKPOINT:
+        return _HINT_STATIC_CHECKPOINT
     return _HINT_STATIC
 
 
@@ -86,11 +89,38 @@ def provenance(tracer) -> dict | None:
         trace = getattr(tracer, "_trace", None)
         find = getattr(trace, "provenance", None)
         if find is not None:
-            return find(tracer)
+            found = find(tracer)
+            if found is not None:
+                found["traced_also_by"] = _wrapping_transformation(found)
+            return found
         inner = getattr(tracer, "primal", getattr(tracer, "val", None))
         if inner is None or not hasattr(inner, "_trace"):
             return None
         tracer = inner
+    return None
+
+
+# The transformations whose tracer a staged argument may be wrapped in, by the class JAX
+# gives it: the argument is then differentiated or batched, never a Python value
+_WRAPPERS = {"LinearizeTracer": "grad", "JVPTracer": "jvp", "BatchTracer": "vmap"}
+
+
+def _wrapping_transformation(found) -> str | None:
+    """"grad", "jvp" or "vmap" where the traced function's argument `found` names is, inside
+    the function, that transformation's tracer (`jax.jit(jax.grad(f))(1.0)`: jit saw a Python
+    1.0, but f's x is grad's, so static_argnames=('x',) on f makes JAX raise "Non-hashable
+    static arguments" of a LinearizeTracer); None where it is the staging trace's own, or the
+    function's frame is not on the stack. Read from the live frame, as the error is raised."""
+    source, argument = found.get("defined_at"), found.get("argument")
+    if source is None or not argument or not argument.isidentifier():
+        return None
+    frame = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if code.co_filename == source.file and code.co_firstlineno == source.line and \
+                argument in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]:
+            return _WRAPPERS.get(type(frame.f_locals.get(argument)).__name__)
+        frame = frame.f_back
     return None
 
 
@@ -125,19 +155,28 @@ def record_tracer(error, tracer):
 
 
 class TracerBoolConversionError(ConcretizationTypeError):
+    """JAX's message; under jit (and a loop's or branch's trace) with jxkernel's lines on
+    Python control flow before the link. Under vmap (alone or in jit), or tracing a
+    checkpointed function, JAX's whole message and no more: JAX's own advice for checkpoint
+    (static_argnums of jax.checkpoint, which api/remat.py appends) follows it, and jit's
+    static_argnums would be advice for another transformation."""
     def __init__(self, tracer):
         record_tracer(self, tracer)
+        found = self.provenance
+        # a vmap tracer (vmap alone, or inside jit): JAX's message tells where it was made
+        batched = getattr(getattr(tracer, "_trace", None), "provenance", None) is None
+        own = "" if batched or found is None or found.get("transformation") == CHECKPOINT else (
+            "Python control flow (`if`, `while`, `and`, `or`, `not`, `bool()`) needs a "
+            "concrete value, but under this transformation the value is abstract.\n"
+            "To fix it: use lax.cond / lax.select / jnp.where (or lax.while_loop) instead of "
+            "Python control flow" + (
+                "." if _static_hint(found) != _HINT_STATIC else
+                ", or mark the argument static (static_argnums / static_argnames of jit, or "
+                "--static NAME in %%jit) if it is a Python value.") + "\n")
         TypeError.__init__(
             self,
             f"Attempted boolean conversion of traced array with shape {_shape_of(tracer)}.\n"
-            f"{_origin(tracer)}Python control flow (`if`, `while`, `and`, `or`, `not`, `bool()`) "
-            f"needs a concrete value, but under this transformation the value is abstract.\n"
-            f"To fix it: use lax.cond / lax.select / jnp.where (or lax.while_loop) instead of "
-            f"Python control flow" + (
-                "." if _static_hint(self.provenance) != _HINT_STATIC else
-                ", or mark the argument static (static_argnums / static_argnames of jit, or "
-                "--static NAME in %%jit) if it is a Python value.") + "\n"
-            f"See {_DOCS}TracerBoolConversionError")
+            f"{_origin(tracer)}{own}See {_DOCS}TracerBoolConversionError")
 
 
 class TracerIntegerConversionError(JAXTypeError):
@@ -214,12 +253,18 @@ class RecompileError(RuntimeError):
             f"jxkernel.compile_log.fail_on_recompile({function_key!r}, False).")
 
 
+# what a checkpointed function's trace is told as (JAX's "for checkpoint / remat")
+CHECKPOINT = "checkpoint / remat"
 # what the trace of a loop body or a branch is told as (lax/_cf_util.py's, JAX's traced_for):
 # its inputs come from the loop or cond, so static_argnums cannot reach them
 BODY_TRACES = frozenset({"scan", "fori_loop", "while_body", "while_cond", "cond", "switch"})
 _HINT_CONSTANTS = ("It depends on no argument: jnp operations are traced even on constants. "
                    "Compute it with NumPy (np.sin(2.0) is a Python value while tracing), "
                    "or keep it traced (jnp.where, lax.cond, ...).")
+_HINT_STATIC_CHECKPOINT = ("If this value comes from an argument of the checkpointed function "
+                           "that is a Python value, mark it static (static_argnums of "
+                           "jax.checkpoint); otherwise use structured control flow (lax.cond, "
+                           "lax.fori_loop, ...).")
 _HINT_STATIC = ("If this value comes from an argument of a jitted function, mark it static "
                 "(static_argnums / static_argnames, or --static NAME in %%jit); otherwise use "
                 "structured control flow (lax.cond, lax.fori_loop, ...).")

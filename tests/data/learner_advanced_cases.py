@@ -34,6 +34,14 @@ _COND = """def cond_fn(x, flag):
         return jnp.sin(x)
     return jnp.cos(x)
 """
+_IF = """def f(x):
+    if x > 0:
+        return 2 * x
+    return -x
+"""
+_MODE = """def g(x, mode):
+    return jnp.sin(x) if mode == 'sin' else jnp.cos(x)
+"""
 _F2 = """def g2(W, x):
     return jnp.sin(jnp.dot(W, x))
 
@@ -74,6 +82,51 @@ jax.grad(s)((2., 3.))""",
     "remat_if_static": _COND + "jax.grad(jax.checkpoint(cond_fn, static_argnums=(1,)))(1., True)",
     "remat_if_where": "def cond_fn(x, flag):\n    return jnp.where(flag, jnp.sin(x), jnp.cos(x))\n"
                       "jax.grad(jax.checkpoint(cond_fn))(1., True)",
+    # ... checkpointed alone: JAX's whole message; the card's static_argnums, in place
+    "remat_if_alone": _COND + "jax.checkpoint(cond_fn)(1., True)",
+    "remat_if_alone_fixed": _COND + "jax.checkpoint(cond_fn, static_argnums=(1,))(1., True)",
+    "remat_if_fixed": _COND + "jax.grad(jax.checkpoint(cond_fn, static_argnums=(1,)))(1., True)",
+    # the argument grad differentiates: static_argnums of checkpoint cannot work (no card offers)
+    "remat_if_x": _IF + "jax.grad(jax.checkpoint(f))(1.)",
+    "remat_if_x_static": _IF + "jax.grad(jax.checkpoint(f, static_argnums=(0,)))(1.)",
+    # a Python if on x that grad (jvp, vmap) traces inside jit: static_argnames cannot work
+    # (JAX: "Non-hashable static arguments" of a LinearizeTracer); jnp.where / lax.cond do
+    "grad_if_under_jit": _IF + "jax.jit(jax.grad(f))(1.)",
+    "grad_if_under_jit_static": _IF + "f = jax.jit(f, static_argnames=('x',))\n"
+                                      "jax.jit(jax.grad(f))(1.)",
+    # the card's two rewrites of f, pasted in place of its if (JAX: 2.0 for both)
+    "grad_if_under_jit_where": "def f(x):\n    return jnp.where(x > 0, 2 * x, -x)\n"
+                               "jax.jit(jax.grad(f))(1.)",
+    "grad_if_under_jit_cond": "def f(x):\n    return jax.lax.cond(x > 0, lambda: 2 * x, "
+                              "lambda: -x)\njax.jit(jax.grad(f))(1.)",
+    "jit_under_grad_if": _IF + "jax.grad(jax.jit(f))(1.)",
+    "jit_under_grad_if_static": _IF + "jax.grad(jax.jit(f, static_argnames=('x',)))(1.)",
+    "jacfwd_if_under_jit": _IF + "jax.jit(jax.jacfwd(f))(1.)",
+    "jacfwd_if_under_jit_static": _IF + "f = jax.jit(f, static_argnames=('x',))\n"
+                                        "jax.jit(jax.jacfwd(f))(1.)",
+    "vmap_if_under_jit": _IF + "jax.jit(jax.vmap(f))(jnp.ones(3))",
+    "vmap_if": _IF + "jax.vmap(f)(jnp.ones(3))",
+    # a flag grad does not differentiate, used in an if inside jit(grad(g)): static where
+    # the jit is made works; static on g itself gets the outer jit's tracer (JAX refuses)
+    "grad_flag_under_jit": _COND + "jax.jit(jax.grad(cond_fn))(1., True)",
+    "grad_flag_under_jit_inner_static": _COND +
+        "cond_fn = jax.jit(cond_fn, static_argnames=('flag',))\n"
+        "jax.jit(jax.grad(cond_fn))(1., True)",
+    "grad_flag_under_jit_fixed": _COND +
+        "jax.jit(jax.grad(cond_fn), static_argnames=('flag',))(1.0, True)",
+    # a string jit cannot trace, under jit(grad(g)): static on that jit (not on g)
+    "grad_mode_string_under_jit": _MODE + "jax.jit(jax.grad(g))(1., 'sin')",
+    "grad_mode_string_under_jit_fixed": _MODE +
+        "jax.jit(jax.grad(g), static_argnames=('mode',))(1.0, 'sin')",
+    # a checkpointed function's size argument: static_argnums of checkpoint
+    "remat_shape": "def h(x, n):\n    return jnp.zeros(n) + x\njax.checkpoint(h)(1., 3)",
+    "remat_shape_fixed": "def h(x, n):\n    return jnp.zeros(n) + x\n"
+                         "jax.checkpoint(h, static_argnums=(1,))(1., 3)",
+    # jvp with a tangent of the wrong dtype: JAX's text (float0 as NumPy prints it)
+    "jvp_int_primal_float_tangent": "jax.jvp(lambda x: x, (1,), (1.,))",
+    "jvp_float_primal_int_tangent": "jax.jvp(lambda x: x, (1.,), (1,))",
+    "jvp_float0_tangent": "import numpy as np\n"
+                          "jax.jvp(lambda x: x, (1.,), (np.zeros((), jax.dtypes.float0),))",
     # a policy's name misspelled, or given as a string; the card's fixes
     "policy_misspelled": _F2 + "jax.checkpoint(f2, policy="
                                "jax.checkpoint_policies.dots_saveable_with_no_batch_dims)",

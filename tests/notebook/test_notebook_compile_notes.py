@@ -880,3 +880,35 @@ def test_an_eval_shape_trace_compiled_after_another_compile_says_so(shell):
     assert note["text/plain"].splitlines()[0].endswith(
         "): its trace made before (by eval_shape, .trace or .lower, where its miss was logged) "
         "compiled now"), note["text/plain"]
+
+
+def test_an_explicit_aot_compile_after_a_call_is_a_new_jit_and_gets_no_fix(shell):
+    """`jax.jit(f, static_argnums=0).lower(7).compile()` after `jax.jit(f)(3)`, nothing
+    cleared: the new jit's first compile (not "the log was cleared"), what changed as JAX's
+    jax_explain_cache_misses logs a miss for it too (tests/data/aot_compile_log_reference.json,
+    reference/make_aot_compile_log_reference.py), and no fix: the learner asked for it."""
+    import json
+    import os
+    import locations
+    with open(os.path.join(locations.DATA, "aot_compile_log_reference.json")) as f:
+        jax_log = json.load(f)
+    # JAX: the call's miss is a function never seen; each explicit compile is a miss it logs,
+    # and XLA compiles
+    assert "never seen function:" in jax_log["call"]["miss"][1]
+    for step in ("aot_static_7", "aot_static_8"):
+        assert jax_log[step]["miss"][0].startswith("TRACING CACHE MISS")
+        assert jax_log[step]["xla_compiled"]
+    ok(shell, "def fa81(x):\n    return 2 * x")
+    # alone, in a fresh notebook's sense (no other compile of fa81): a first compile, no note
+    assert not ok(shell, "jax.jit(fa81, static_argnums=0).lower(5).compile()").notes
+    ok(shell, "def fa82(x):\n    return 2 * x\njax.jit(fa82)(3)")
+    (note,) = ok(shell, jax_log["aot_static_7"]["source"].replace("(f,", "(fa82,")).notes
+    text = note["text/plain"]
+    first = text.splitlines()[0]
+    assert first.startswith("⚙ fa82 compiled again (a new jit object, at In["), first
+    assert first.endswith("x: traced i32[] (weak) -> static 7"), first
+    assert "cleared" not in text and "fix" not in text and "Treat it" not in text, text
+    assert "compiled ahead of time, as this line asked" in text, text
+    # a call that compiles again still gets its fix
+    (note,) = ok(shell, "jax.jit(fa82)(3.0)").notes
+    assert "fix" in note["text/plain"], note["text/plain"]

@@ -156,9 +156,11 @@ def jvp(fun, primals, tangents, has_aux=False):
         # an integer or boolean primal's tangent is float0 (JAX refuses an int or float one)
         expected = pa.dtype if dtypes.is_inexact(pa.dtype) else np.dtype(float0)
         if expected != t_dtype:
+            # JAX's words, its missing space after "float0." and its float0 printed as
+            # NumPy prints the structured dtype included (recorded: learner_advanced_cases)
             raise TypeError(f"primal and tangent arguments to jax.jvp do not match; dtypes must "
                             f"be equal, or in case of int/bool primal dtype the tangent dtype "
-                            f"must be float0. Got primal dtype {_dtype_name(pa.dtype)} and so "
+                            f"must be float0.Got primal dtype {_dtype_name(pa.dtype)} and so "
                             f"expected tangent dtype {_dtype_name(expected)}, but got tangent "
                             f"dtype {_dtype_name(t_dtype)} instead.")
     t_leaves = [Zero(get_aval(p)) if not dtypes.is_inexact(get_aval(p).dtype) else t
@@ -177,7 +179,12 @@ def _is_float0(t) -> bool:
 
 
 def _dtype_name(dtype) -> str:
-    return "float0" if dtype == float0 else dtype.name
+    """A dtype as JAX's jvp error names it: float0 as NumPy prints its structured dtype.
+
+        >>> _dtype_name(np.dtype(float0)), _dtype_name(np.dtype("int32"))
+        ("[('float0', 'V')]", 'int32')
+    """
+    return str(np.dtype(float0)) if dtype == float0 else dtype.name
 
 
 def _tangent_input_aval(t):

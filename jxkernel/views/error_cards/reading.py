@@ -8,6 +8,7 @@ import linecache
 import os
 import re
 
+from ...core.errors import CHECKPOINT
 from ...transforms.jit.args import python_value_of
 from ..argument_uses import argument_expression, literal_of, python_value, with_argument
 from ..source import cell_name, is_user_file
@@ -112,7 +113,7 @@ def _origin(exc) -> dict | None:
             "argument": found["argument"], "arguments": list(found["arguments"]),
             "input_index": found.get("input_index"), "input_type": found["input_type"],
             "input_kind": found.get("input_kind"), "value_type": found["value_type"],
-            "steps": steps}
+            "traced_also_by": found.get("traced_also_by"), "steps": steps}
 
 
 def _step_label(info) -> str | None:
@@ -133,7 +134,11 @@ def _static_fix(origin, where=None, exc=None) -> str:
     the jit object, whose own jit still traces the argument (JAX 0.10.2 raises the same error
     again)."""
     arg = origin and origin.get("argument")
-    if not arg or origin.get("transformation") != "jit":   # a loop body's input can't be
+    if not arg or origin.get("traced_also_by"):     # grad's, jvp's or vmap's inside: traced
+        return ""
+    if origin.get("transformation") == CHECKPOINT:
+        return _checkpoint_static(origin, where, exc)
+    if origin.get("transformation") != "jit":   # a loop body's input can't be
         return ""
     as_tuple = None     # a list of numbers passed (static, it must come as a tuple): its tuple
     if not arg.isidentifier():          # `shape[0]`: the whole tuple static, if it can be
@@ -160,9 +165,64 @@ def _static_fix(origin, where=None, exc=None) -> str:
     if as_tuple:
         return _tuple_passed(rebound, arg, _parameter_at(exc, function, arg), as_tuple) \
             if not decorator else ""
-    return _value_passed(rebound, arg, _parameter_at(exc, function, arg),
-                         origin.get("input_kind") == "array") if rebound else \
-        f"{function} = jax.jit({function}, static_argnames=({arg!r},))"
+    if origin.get("input_kind") != "array":
+        return rebound or f"{function} = jax.jit({function}, static_argnames=({arg!r},))"
+    # jit was given an array, or an outer transformation's tracer (`jax.grad(jax.jit(f))(1.0)`:
+    # JAX raises "Non-hashable static arguments" of a LinearizeTracer): static works only
+    # where the call can pass a Python value in its place
+    passed = _value_passed(rebound, arg, _parameter_at(exc, function, arg), True) \
+        if rebound else ""
+    return passed if passed != rebound else ""
+
+
+def _static_how(origin) -> str:
+    """How the card's static fix makes the argument static, in a few words: jit's keywords
+    or %%jit's flag, or checkpoint's static_argnums (JAX's checkpoint has no static_argnames).
+
+        >>> _static_how({"transformation": "checkpoint / remat"})
+        'static_argnums of jax.checkpoint'
+    """
+    if (origin or {}).get("transformation") == CHECKPOINT:
+        return "static_argnums of jax.checkpoint"
+    return "static_argnames, or --static in %%jit"
+
+
+def _checkpoint_static(origin, where, exc) -> str:
+    """The argument static where the user checkpoints the function: static_argnums (JAX's
+    checkpoint takes no static_argnames) added to `jax.checkpoint(f)` in the calling line, or
+    to a `@jax.checkpoint` decorator; "" for an array, a leaf of a container, or an argument
+    an outer transformation passed traced (`jax.grad(jax.checkpoint(f))(1.0)`'s x: static,
+    JAX still raises, as its value is grad's tracer).
+
+        jax.grad(jax.checkpoint(cond_fn))(1., True)
+        -> jax.grad(jax.checkpoint(cond_fn, static_argnums=(1,)))(1.0, True)
+    """
+    arg, function = origin["argument"], origin.get("function") or ""
+    if not arg.isidentifier() or not function.isidentifier() or is_array_input(origin) or \
+            origin.get("input_kind") != "python":
+        return ""
+    position = _parameter_at(exc, function, arg)
+    if position is None:
+        return ""
+    caller = _caller(exc, function)
+    code = linecache.getline(*caller[:2]).strip() if caller else ""
+    tree = _parse_line({"code": code}) if code else None
+    for call in ast.walk(tree) if tree is not None else ():
+        if isinstance(call, ast.Call) and ast.unparse(call.func) in _CHECKPOINTS and \
+                [ast.unparse(a) for a in call.args] == [function] and not any(
+                    k.arg == "static_argnums" for k in call.keywords) and \
+                call.lineno == call.end_lineno == 1:
+            # in the learner's own text (ast.unparse would write their `1.` as `1.0`)
+            end = len(code.encode()[:call.end_col_offset].decode()) - 1
+            return f"{code[:end]}, static_argnums=({position},){code[end:]}"
+    decorator = _decorator(where, function, _CHECKPOINTS)
+    if decorator:
+        return (f"from functools import partial\n@partial({decorator[0][1:]}, static_argnums="
+                f"({position},))   # in place of {decorator[0]}\n{decorator[1]}")
+    return f"jax.checkpoint({function}, static_argnums=({position},))   # where it is checkpointed"
+
+
+_CHECKPOINTS = ("jax.checkpoint", "jax.remat", "checkpoint", "remat")
 
 
 def _static_sequence(origin, exc) -> tuple:
@@ -279,7 +339,7 @@ def _rebound(called_from, function, arg) -> str:
     for call in calls:                  # jax.jit(function)(...) in the line: add it there
         inner = call.func
         if isinstance(inner, ast.Call) and ast.unparse(inner.func) in ("jax.jit", "jit") and \
-                [ast.unparse(a) for a in inner.args] == [function] and not inner.keywords:
+                [_unwrapped(a) for a in inner.args] == [function] and not inner.keywords:
             inner.keywords.append(ast.keyword("static_argnames",
                                               ast.Tuple([ast.Constant(arg)], ast.Load())))
             return ast.unparse(tree)
@@ -287,6 +347,23 @@ def _rebound(called_from, function, arg) -> str:
     if function in names or len(set(names)) != 1:
         return ""
     return f"{names[0]} = jax.jit({function}, static_argnames=({arg!r},))"
+
+
+# what a jit may wrap around the function and still take its argument's name: the wrapper
+# keeps the function's signature (JAX's `jax.jit(jax.grad(g), static_argnames=('flag',))`
+# works, where `g = jax.jit(g, static_argnames=...)` under it gets the outer jit's tracer)
+_SIGNATURE_KEEPING = {"jax.grad", "grad", "jax.value_and_grad", "value_and_grad", "jax.jacfwd",
+                      "jacfwd", "jax.jacrev", "jacrev", "jax.hessian", "hessian",
+                      "jax.checkpoint", "checkpoint", "jax.remat", "remat"}
+
+
+def _unwrapped(node) -> str:
+    """The source of `node`, or of the function it wraps in a signature-keeping transformation
+    (`jax.grad(g)` -> "g"): an argument of g is one of the jit's by the same name."""
+    while isinstance(node, ast.Call) and ast.unparse(node.func) in _SIGNATURE_KEEPING and \
+            node.args:
+        node = node.args[0]
+    return ast.unparse(node)
 
 
 def _called_name(line, function) -> str:
@@ -302,9 +379,15 @@ def _jit_decorator(where, function) -> tuple:
     """(the `@jax.jit` or `@jit` line that decorates `function`, whose body holds `where`, its
     `def` line), or ("", "") when it has none: read back from `where`'s line to the
     function's `def` and the decorators above it."""
+    return _decorator(where, function, ("jit",)) or ("", "")
+
+
+def _decorator(where, function, names) -> tuple:
+    """(the decorator line of `function` among `names`, bare or under a module (`@jax.jit`
+    for "jit"), its `def` line), or () when it has none."""
     path = (where or {}).get("_path")
     if not path:
-        return "", ""
+        return ()
     header = re.compile(rf"\s*(?:async\s+)?def\s+{re.escape(function)}\s*\(")
     line = where["line"]
     while line > 0 and not header.match(linecache.getline(path, line)):
@@ -315,9 +398,10 @@ def _jit_decorator(where, function) -> tuple:
         above = linecache.getline(path, line).strip()
         if not above.startswith("@"):
             break
-        if re.fullmatch(r"@(?:[A-Za-z_][\w.]*\.)?jit", above):
+        if any(re.fullmatch(rf"@(?:[A-Za-z_][\w.]*\.)?{re.escape(n.rsplit('.', 1)[-1])}",
+                            above) for n in names):
             return above, define
-    return "", ""
+    return ()
 
 
 def is_array_input(origin) -> bool:

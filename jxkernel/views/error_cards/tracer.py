@@ -7,7 +7,7 @@ import re
 
 from ...core import errors as jx_errors
 from .card import ErrorCard, _DOCS
-from .reading import (_array_note, _or_static, _origin, _static_fix,
+from .reading import (_array_note, _or_static, _origin, _static_fix, _static_how,
                       _traced_phrase)
 from .rewrites import _branch_rewrite, _node_at, _python_math_rewrite, _range_loop_rewrite
 
@@ -101,7 +101,7 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
                "one cannot give." + (" Or make the argument static." if static
                                      else _array_note(origin)))
     elif static:
-        fix = ("Make the argument static (static_argnames, or --static in %%jit), so Python "
+        fix = (f"Make the argument static ({_static_how(origin)}), so Python "
                "sees its value; sizes can come from shapes (x.shape), which are static.")
     else:
         fix = ("Keep the value traced: jnp operations instead of Python ones (x.astype(int) "
