@@ -336,8 +336,8 @@ def test_run_all_goes_past_the_tagged_error(tour, outside):
 
 
 def test_a_learners_mistakes_get_their_cards_there(tour, outside):
-    """A learner's own cells after the tour's first (which installs jxkernel from the site): a
-    reused key draws the same numbers twice, as JAX does (it was a TypeError from jxkernel's own
+    """A learner's own cells after the tour's first (which installs jxkernel from the site):
+    `import jax` gives jxkernel; a reused key draws the same numbers twice, as JAX does (it was a TypeError from jxkernel's own
     code there: the NumPy rule of max read ml_dtypes' float8_e8m0fnu, and Pyodide has no
     ml_dtypes), and `x[0] = 1` gets its card drawn by the extension (its "rewrite" section)
     and one line of error output under it. The cards' words:
@@ -348,6 +348,11 @@ def test_a_learners_mistakes_get_their_cards_there(tour, outside):
     page.keyboard.press("Control+Enter")
     expect(setup.locator(".jp-InputArea-prompt")).to_have_text(re.compile(r"\[\d+\]"),
                                                                timeout=CELL_TIMEOUT)
+    # after the first cell `import jax` is jxkernel too (its %load_ext installed the alias;
+    # the lock's placeholder, loaded on the import as well, is passed over)
+    said = run_code(page, "import jax, jax.numpy as jnp\nprint(jax.__version__, jnp.__name__)",
+                    "18-import-jax")
+    assert said.strip() == "0.10.2 jxkernel.numpy", said
     drawn = run_code(page, "import jxkernel as jax, jxkernel.numpy as jnp\n"
                            "key = jax.random.key(0)\na = jax.random.normal(key, (2,))\n"
                            "b = jax.random.normal(key, (2,))\nprint(bool((a == b).all()))",
