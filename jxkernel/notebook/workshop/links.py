@@ -137,7 +137,10 @@ def setup_cell(address: Address, version: str, notebook: str, jaxlib: str | None
     - `jax` at the release that goes with jaxlib where a JAX is installed, so that `import jax`
       and `pip check` keep working.
 
-    On Colab the interactive views need Colab's custom widget manager (they fall back to HTML
+    In the browser (JupyterLite) it installs jxkernel from the site's wheels, and
+    `%load_ext jxkernel` makes `import jax` give jxkernel there (no JAX can exist there; not on
+    Colab or a server, where `import jax` stays the JAX installed). On Colab the interactive
+    views need Colab's custom widget manager (they fall back to HTML
     where widgets cannot load). `jaxlib`: the version jxkernel pins (pyproject.toml's)."""
     jaxlib = jaxlib or jaxlib_pin()
     lines = [
@@ -145,7 +148,8 @@ def setup_cell(address: Address, version: str, notebook: str, jaxlib: str | None
         "# its notebook extension. Written by `python -m jxkernel.notebook.workshop.links`.",
         "import importlib.util, sys",
         "if sys.platform == 'emscripten' and importlib.util.find_spec('jxkernel') is None:",
-        "    # in the browser (JupyterLite): from the site's own wheels; ml_dtypes has no build there",
+        "    # in the browser (JupyterLite): from the site's own wheels; ml_dtypes has no build there.",
+        "    # No JAX can exist there: %load_ext jxkernel (below) makes `import jax` give jxkernel",
         f"    %pip install -q {' '.join(BROWSER_PACKAGES)}",
         "    %pip install -q --no-deps jxkernel",
         "try:",
