@@ -6,6 +6,7 @@ import { ISessionContext } from '@jupyterlab/apputils';
 import { Kernel, KernelMessage } from '@jupyterlab/services';
 import { ISignal, Signal } from '@lumino/signaling';
 
+import { mayLoadJxkernel } from './magicCode';
 import {
   COMM_TARGET,
   ICompilations,
@@ -29,6 +30,7 @@ export type LinkStatus =
 
 /** The most events kept (the kernel keeps the last 10,000 too). */
 const MAX_EVENTS = 10000;
+
 
 interface IPending {
   resolve: (msg: JxMessage) => void;
@@ -274,7 +276,8 @@ export class JxConnection {
 
   /**
    * Reopens the comm once the kernel is idle: after a cell that ran `%load_ext jxkernel` (or
-   * anything naming jxkernel) while not loaded, and after a cell's error while the comm's
+   * anything naming jxkernel, or importing jax: in JupyterLite `import jax` loads jxkernel's
+   * extension through the site's `jax` package, and a new notebook has no setup cell) while not loaded, and after a cell's error while the comm's
    * opening waits in the kernel's queue. A kernel may drop what is queued behind an error
    * (JupyterLite drops every message, comm_open included, raises-exception or not;
    * raisesException.ts): the opening would never be answered and the status bar would say
@@ -285,7 +288,7 @@ export class JxConnection {
     if (
       (this._status === 'not-loaded' &&
         type === 'execute_input' &&
-        String((msg.content as any).code).includes('jxkernel')) ||
+        mayLoadJxkernel(String((msg.content as any).code))) ||
       (this._status === 'connecting' && type === 'error')
     ) {
       this._reconnectWhenIdle = true;

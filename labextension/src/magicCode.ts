@@ -1,5 +1,5 @@
 /**
- * The magic that shows a cell's jaxpr or HLO (jxkernel/notebook/magics.py): the text is the
+ * What a cell's code means to the extension. The magic that shows a cell's jaxpr or HLO (jxkernel/notebook/magics.py): the text is the
  * editor's selection if any, else the cell. A leading `%%magic` line is dropped (its body is
  * what runs).
  * - jaxpr: one line -> `%jaxpr LINE` (a call is traced as jit would: non-array arguments
@@ -21,4 +21,13 @@ export function magicCode(kind: 'jaxpr' | 'hlo', text: string): string | null {
     return `%${kind} ${code[0].trim()}`;
   }
   return kind === 'jaxpr' ? `%%jaxpr\n${body}` : null;
+}
+
+/**
+ * Whether a cell may have loaded jxkernel: it names it (`%load_ext jxkernel`), or imports jax,
+ * which in JupyterLite is the site's `jax` package that loads jxkernel's extension (a new
+ * notebook there has no setup cell).
+ */
+export function mayLoadJxkernel(code: string): boolean {
+  return /jxkernel|^\s*(import|from)\s+jax\b/m.test(code);
 }

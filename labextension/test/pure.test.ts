@@ -3,11 +3,21 @@ import { KernelMessage } from '@jupyterlab/services';
 import { describe, expect, it } from 'vitest';
 
 import { toCSV, toJSON } from '../src/export';
-import { magicCode } from '../src/magicCode';
+import { magicCode, mayLoadJxkernel } from '../src/magicCode';
 import { idleAfter } from '../src/droppedRequests';
 import { allocatorStatus, allocatorText, bytes } from '../src/memoryView';
 import type { ICompileEvent, IState } from '../src/protocol';
 import messages from './messages.json';
+
+describe('mayLoadJxkernel', () => {
+  it('is true for a cell naming jxkernel or importing jax, false for one that only uses it', () => {
+    expect(mayLoadJxkernel('%load_ext jxkernel')).toBe(true);
+    expect(mayLoadJxkernel('import jax\nimport jax.numpy as jnp')).toBe(true);
+    expect(mayLoadJxkernel('x = 1\n  from jax import lax')).toBe(true);
+    expect(mayLoadJxkernel('y = jax.jit(f)(x)')).toBe(false);
+    expect(mayLoadJxkernel('import jaxtyping')).toBe(false);
+  });
+});
 
 describe('magicCode', () => {
   it('makes a line magic of one line and a cell magic of several (jaxpr only)', () => {

@@ -389,11 +389,9 @@ def test_a_new_notebook_runs_jax_docs_from_import_jax(chromium, site, outside, b
                                 "selu_jit(jnp.arange(5))    # a new shape and dtype: compiles again")
         assert out.startswith("0.10.2 jxkernel.xla.array\n"), out
         assert "selu compiled again (compile #2" in out and "i32[5]" in out, out
-        shot(page, "20-new-notebook-import-jax")
-        # the status bar reconnects by itself only after a cell naming jxkernel: a click
-        expect(page.locator(STATUS)).to_have_text(re.compile(r"not loaded"))
-        page.locator(STATUS).click()
+        # the status bar connects by itself after a cell importing jax (connection.ts)
         expect(page.locator(STATUS)).to_have_text(re.compile(r"^jx · numpy:0 \(1 device\)"))
+        shot(page, "20-new-notebook-import-jax")
     assert outside == [], f"the page asked for things outside the site: {outside[:10]}"
 
 
