@@ -600,7 +600,7 @@ def roll(a, shift, axis=None):
     try:
         shifts = _index_tuple(shift)
     except TypeError:            # a traced shift: slice a doubled array dynamically
-        shift = ensure_array(shift)
+        shift = asarray(shift)              # (a tuple of traced shifts too, as JAX's)
         bshape = np.broadcast_shapes(_shape(shift), (len(axes),))
         if len(bshape) != 1:
             raise ValueError("'shift' and 'axis' arguments to roll must be scalars or 1D "
