@@ -328,8 +328,9 @@ class Tracer:
         return attr
 
     def __hash__(self):
-        raise TypeError(f"unhashable type: '{_jax_name(type(self))}'\nTraced arrays cannot be "
-                        f"dictionary keys or static arguments.")
+        # JAX's words alone (a dict key, a set's element, hash()); the static-argument case
+        # is jit's own error, which names the argument
+        raise TypeError(f"unhashable type: '{_jax_name(type(self))}'")
 
     def __repr__(self):
         text = self._short_repr()

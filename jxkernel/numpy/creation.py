@@ -125,13 +125,17 @@ def _is_integer(d) -> bool:
 
 
 def _concrete_int(x, what, context=None) -> int:
-    """`x` as a Python int (a tracer's known value; a symbolic size kept). A float raises
-    Python's own TypeError (JAX's linspace num), or with `context` given JAX's shape error
-    ending with it (JAX's canonicalize_dim: jnp.eye's "argument of 'N' jnp.eye()")."""
+    """`x` as a Python int (a tracer's known value; a symbolic size kept). A traced value
+    raises JAX's ConcretizationTypeError with `what` on its own line ("'num' argument of
+    jnp.linspace"), or with `context` given JAX's shape error ending with it (JAX's
+    canonicalize_dim: jnp.eye's "argument of 'N' jnp.eye()"); a float raises Python's own
+    TypeError (JAX's linspace num), or with `context` JAX's shape error."""
     if isinstance(x, Tracer):
         value = x.to_concrete_value()
         if value is None:
-            raise ConcretizationTypeError(x, f"{what} must be a concrete (static) integer. ")
+            if context:
+                raise _traced_size_error(x, context)
+            raise ConcretizationTypeError(x, f"{what}\n")
         x = value
     try:
         return operator.index(x)
@@ -142,6 +146,18 @@ def _concrete_int(x, what, context=None) -> int:
             raise
         raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got "
                         f"{(x,)}.{f' {context}.' if context else ''}") from None
+
+
+def _traced_size_error(x, context: str) -> TypeError:
+    """JAX's shape error for a traced size `x` (`jnp.eye(n)` under jit): `context` follows
+    the shape on its first line, as JAX's canonicalize_dim words it ("got
+    (JitTracer(~int32[]),). argument of 'N' jnp.eye()."), then the lines on jit and the
+    argument it depends on. (shape_error, the message's one home, takes no context: this
+    puts it in.)"""
+    error = shape_error((x,), x)
+    first, _, rest = str(error).partition("\n")
+    error.args = (f"{first} {context}.\n{rest}",)
+    return error
 
 
 def _concrete(x, context):

@@ -298,6 +298,8 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
     a = ensure_array(a)
     if axis is None:
         a, axis = ravel(a), 0
+    else:                                   # JAX's words for a traced axis
+        axis = operator.index(_concrete(axis, "'axis' argument of jnp.repeat()"))
     if out_sharding is None and explicit_axes(context_abstract_mesh()):
         # under Explicit axes the result takes `a`'s type, which must leave `axis` unsplit
         typed = public_type(aval_of(a)).sharding

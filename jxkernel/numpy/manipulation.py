@@ -32,7 +32,7 @@ from ..lax import conversion
 from ..lax.sharding import canonicalize_sharding
 from ..xla.array import Array
 from . import util
-from .creation import asarray
+from .creation import _concrete, asarray
 from .util import (aval_of, canonicalize_axis, check_arraylike, ensure_array, jnp_jit,
                    passing_text)
 
@@ -60,7 +60,10 @@ def _asarray(name: str, x):
 
 
 def _index_tuple(x) -> tuple:
-    """`x` (an int or a sequence of ints) as a tuple of ints."""
+    """`x` (an int or a sequence of ints) as a tuple of ints; a traced `x`: JAX's
+    ConcretizationTypeError (an axis of jnp.roll, expand_dims, squeeze, moveaxis), not
+    "iteration over a 0-d array"."""
+    x = _concrete(x, "expected a static index or sequence of indices.")
     try:
         return (operator.index(x),)
     except TypeError:
@@ -427,6 +430,7 @@ def append(arr, values, axis: int | None = None):
 # ------------------------------------------------------------------ splitting
 def _split(name: str, ary, indices_or_sections, axis: int) -> list:
     ary = _asarray(name, ary)
+    axis = _concrete(axis, f"in jax.numpy.{name} argument `axis`")     # (JAX's words)
     axis = canonicalize_axis(operator.index(axis), len(_shape(ary)))
     n = _shape(ary)[axis]
     parts = indices_or_sections if isinstance(indices_or_sections, (tuple, list)) else \
@@ -556,7 +560,9 @@ def flip(m, axis=None):
     Array([2, 1, 0], dtype=int32)
     """
     m = _asarray("flip", m)
-    axis = None if axis is None else tuple(_index_tuple(axis))
+    # (JAX's words for a traced axis: flip's own, before the index tuple's)
+    axis = None if axis is None else \
+        tuple(_index_tuple(_concrete(axis, "The axis argument must be known statically.")))
     if type(m) is Array and m._sharding is None and type(_ctx.trace) is EvalTrace:
         return _flip.__wrapped__(m, axis)  # eagerly one rev: ~7 µs, where the jit's call is ~10
     return _flip(m, axis)
@@ -594,7 +600,7 @@ def roll(a, shift, axis=None):
     try:
         shifts = _index_tuple(shift)
     except TypeError:            # a traced shift: slice a doubled array dynamically
-        shift = ensure_array(shift)
+        shift = asarray(shift)              # (a tuple of traced shifts too, as JAX's)
         bshape = np.broadcast_shapes(_shape(shift), (len(axes),))
         if len(bshape) != 1:
             raise ValueError("'shift' and 'axis' arguments to roll must be scalars or 1D "
@@ -664,6 +670,11 @@ def tile(A, reps):
     reps = tuple(map(_index_or_as_is, reps))
     shp = _shape(A)
     reps = (1,) * (len(shp) - len(reps)) + reps
+    if any(isinstance(r, Tracer) and r.to_concrete_value() is None for r in reps):
+        # the counts are the tile primitive's parameter: JAX's bind refuses a tracer there
+        raise TypeError(f"As of JAX v0.7, parameters to jaxpr equations must have __hash__ "
+                        f"and __eq__ methods. In a call to primitive tile, the value of "
+                        f"parameter reps was not hashable: {reps}")
     if not any(map(is_symbolic, reps + tuple(shp))):
         if len(reps) > len(shp):
             A = lax.expand_dims(A, tuple(range(len(reps) - len(shp))))

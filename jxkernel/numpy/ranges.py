@@ -27,8 +27,8 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     >>> jnp.linspace(0, 1, 5)
     Array([0.  , 0.25, 0.5 , 0.75, 1.  ], dtype=float32)
     """
-    num = _concrete_int(num, "The 'num' argument of jnp.linspace")
-    axis = _concrete_int(axis, "The 'axis' argument of jnp.linspace")
+    num = _concrete_int(num, "'num' argument of jnp.linspace")
+    axis = _concrete_int(axis, "'axis' argument of jnp.linspace")
     if device is not None:
         _check_device(device)
     out = _linspace(start, stop, num, endpoint, retstep, dtype, axis)
@@ -105,8 +105,8 @@ def _log_endpoints(name, start, stop, dtype):
 def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype=None,
              axis: int = 0):
     """base ** linspace(start, stop, num)."""
-    num = _concrete_int(num, "The 'num' argument of jnp.logspace")
-    axis = _concrete_int(axis, "The 'axis' argument of jnp.logspace")
+    num = _concrete_int(num, "'num' argument of jnp.logspace")
+    axis = _concrete_int(axis, "'axis' argument of jnp.logspace")
     return _logspace(start, stop, num, endpoint, base, dtype, axis)
 
 
@@ -119,8 +119,8 @@ def _logspace(start, stop, num, endpoint, base, dtype, axis):
 
 def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axis: int = 0):
     """Numbers spaced evenly on a log scale (a geometric progression) from start to stop."""
-    num = _concrete_int(num, "The 'num' argument of jnp.geomspace")
-    axis = _concrete_int(axis, "The 'axis' argument of jnp.geomspace")
+    num = _concrete_int(num, "'num' argument of jnp.geomspace")
+    axis = _concrete_int(axis, "'axis' argument of jnp.geomspace")
     return _geomspace(start, stop, num, endpoint, dtype, axis)
 
 

@@ -108,12 +108,12 @@ def _check_where(name, where):
     return where
 
 
-def _axes_arg(axis, name=None):
+def _axes_arg(axis):
     """`axis` as None, an int or a tuple of ints (it must be static)."""
     if axis is None:
         return None
-    if isinstance(axis, Tracer):     # JAX: a ConcretizationTypeError naming the function
-        raise ConcretizationTypeError(axis, f"axis argument to jnp.{name or 'reduction'}().\n")
+    if isinstance(axis, Tracer):     # JAX 0.10.2's words, every reduction's alike
+        raise ConcretizationTypeError(axis, "The axis argument must be known statically.\n")
     try:
         return operator.index(axis)
     except TypeError:
@@ -264,7 +264,7 @@ def _jit_when_eager(*static_argnames, dynamic=(), axes=False, jaxname=None, priv
             if axes and (args or kwargs.get("axis") is not None):
                 if args:
                     kwargs, args = dict(zip(names, args), **kwargs), ()
-                kwargs["axis"] = _axes_arg(kwargs.get("axis"), jaxname or fun.__name__)
+                kwargs["axis"] = _axes_arg(kwargs.get("axis"))
             eager = type(a) is Array and a._sharding is None and _ctx.trace is eval_trace
             if not (eager or jaxname and isinstance(a, _JIT_OPERANDS)) or \
                     kwargs.get("out") is not None:

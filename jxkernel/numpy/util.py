@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+import operator
 import sys
 import warnings
 
@@ -616,8 +617,9 @@ def where(condition, x, y):
 
 def canonicalize_axis(axis: int, ndim: int, error=ValueError) -> int:
     """`axis` in range(ndim) (negative counts from the end), or a clear error of the class
-    JAX raises there (`error`: IndexError where JAX indexes the shape first, as jnp.mean)."""
-    axis = int(axis)
+    JAX raises there (`error`: IndexError where JAX indexes the shape first, as jnp.mean).
+    A traced axis: JAX's TracerIntegerConversionError (its __index__), as jnp.concatenate's."""
+    axis = operator.index(axis)
     if not -ndim <= axis < ndim:
         raise error(f"axis {axis} is out of bounds for array of dimension {ndim}")
     return axis + ndim if axis < 0 else axis

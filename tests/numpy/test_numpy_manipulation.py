@@ -221,6 +221,12 @@ def test_traced_roll_and_repeat():
     for s in (-4, 0, 2, 5):
         assert_same(roll(x, s), np.roll(x, s, axis=1))
     assert_same(jxkernel.jit(lambda x, s: jnp.roll(x, s))(x, 4), np.roll(x, 4))
+    # a tuple or list of traced shifts (JAX 0.10.2 rolls it: it had raised
+    # TracerArrayConversionError)
+    assert_same(jxkernel.jit(lambda x, s, t: jnp.roll(x, (s, t), axis=(0, 1)))(x, 1, 2),
+                np.roll(x, (1, 2), axis=(0, 1)))
+    assert_same(jxkernel.jit(lambda x, s: jnp.roll(x, [s, 1], axis=(0, 1)))(x, 1),
+                np.roll(x, [1, 1], axis=(0, 1)))
     reps = np.array([2, 0, 1])
     rep = jxkernel.jit(lambda x, r: jnp.repeat(x, r, axis=1, total_repeat_length=3))
     assert_same(rep(x, reps), np.repeat(x, reps, axis=1))
