@@ -132,16 +132,21 @@ class ConcretizationTypeError(JAXTypeError):
         super().__init__(
             f"Abstract tracer value encountered where concrete value is expected: traced array "
             f"with shape {_shape_of(tracer)}\n"
-            f"{context}{_origin(tracer)}{_static_hint(self.provenance)}\n"
+            f"{context}{_origin(tracer)}\n"
             f"See {_DOCS}ConcretizationTypeError")
 
 
-def shape_error(shape: tuple, tracer) -> TypeError:
+def shape_error(shape: tuple, tracer, context: str = "") -> TypeError:
     """JAX's plain TypeError for a traced size in a shape (`jnp.zeros(n)` under jit), carrying
-    the tracer's provenance like the concretization errors (the notebook's card reads it)."""
-    origin = _origin(tracer).removesuffix("\n")       # JAX's message ends with it
+    the tracer's provenance like the concretization errors (the notebook's card reads it).
+    `context` follows the shape on the first line (jnp.eye's " argument of 'N' jnp.eye().");
+    JAX writes the line on jit's argument once per traced size in the shape."""
+    dims = shape if isinstance(shape, (tuple, list)) else (tracer,)
+    origin = "".join(_origin(d) for d in dims if getattr(d, "_trace", None) is not None)
+    origin = (origin or _origin(tracer)).removesuffix("\n")
     error = TypeError(
-        f"Shapes must be 1D sequences of concrete values of integer type, got {shape}.\n"
+        f"Shapes must be 1D sequences of concrete values of integer type, got {shape}."
+        f"{context}\n"
         f"If using `jit`, try using `static_argnums` or applying `jit` to smaller "
         f"subfunctions.\n{origin}")
     return record_tracer(error, tracer)
@@ -184,8 +189,7 @@ class TracerIntegerConversionError(JAXTypeError):
         record_tracer(self, tracer)
         super().__init__(
             f"The __index__() method was called on traced array with shape "
-            f"{_shape_of(tracer)}\n{_origin(tracer)}{_static_hint(self.provenance)}\n"
-            f"See {_DOCS}TracerIntegerConversionError")
+            f"{_shape_of(tracer)}\n{_origin(tracer)}See {_DOCS}TracerIntegerConversionError")
 
 
 class TracerArrayConversionError(JAXTypeError):

@@ -152,12 +152,8 @@ def _traced_size_error(x, context: str) -> TypeError:
     """JAX's shape error for a traced size `x` (`jnp.eye(n)` under jit): `context` follows
     the shape on its first line, as JAX's canonicalize_dim words it ("got
     (JitTracer(~int32[]),). argument of 'N' jnp.eye()."), then the lines on jit and the
-    argument it depends on. (shape_error, the message's one home, takes no context: this
-    puts it in.)"""
-    error = shape_error((x,), x)
-    first, _, rest = str(error).partition("\n")
-    error.args = (f"{first} {context}.\n{rest}",)
-    return error
+    argument it depends on."""
+    return shape_error((x,), x, f" {context}.")
 
 
 def _concrete(x, context):

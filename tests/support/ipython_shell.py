@@ -10,6 +10,8 @@ test (scope "function" unless `scope` says otherwise), so a test starts with no 
 cells, logs or selected device left by another; `kernel` (what makes a stand-in for
 ipykernel's kernel, with a comm manager) is set on the shell while the extension loads and
 removed afterwards, as for the comm's tests. The shell itself is never closed: IPython keeps one per process.
+Each setup starts from a new kernel's names (what other files' cells bound is dropped), so
+a test's result does not depend on which tests ran before it in that process.
 """
 import pytest
 
@@ -25,6 +27,9 @@ def shell_fixture(setup: str = "", *, store_history: bool = False, fresh: bool =
         pytest.importorskip("IPython")
         from IPython.core.interactiveshell import InteractiveShell
         sh = InteractiveShell.instance()
+        # the user's names as a new kernel's: the shell is the process's one, and what another
+        # file's cells bound (`lax`, say) changes what a card writes (`lax.` or `jax.lax.`)
+        _forget_user_names(sh)
         if fresh:
             sh.run_line_magic("unload_ext", "jxkernel")
         if kernel is not None:
@@ -40,6 +45,14 @@ def shell_fixture(setup: str = "", *, store_history: bool = False, fresh: bool =
             sh.run_line_magic("load_ext", "jxkernel")
 
     return shell
+
+
+def _forget_user_names(sh):
+    """Drop the names cells bound (IPython's own entries, `In`, `Out`, `_`, ..., stay, and
+    the module's `__name__`, `__builtins__`: a class a cell defines takes its `__module__`)."""
+    for name in list(sh.user_ns):
+        if name not in sh.user_ns_hidden and not (name.startswith("__") and name.endswith("__")):
+            del sh.user_ns[name]
 
 
 def ok_cell(shell, source):
