@@ -53,6 +53,10 @@ FILES = [
     "random_test.py",
     "random_lax_test.py",
     "lax_numpy_test.py",
+    "aot_test.py",
+    "key_reuse_test.py",
+    "python_callback_test.py",
+    "export_test.py",
 ]
 
 # not run: each imports internals of JAX that jxkernel has no counterpart of (the first import
