@@ -25,6 +25,7 @@ turn a wrong dtype into zeros.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import re
 import sys
 from collections.abc import Callable
@@ -39,6 +40,7 @@ from ..core.primitive import (
     Primitive,
     abstract_eval_rules,
     batching_rules,
+    effect_rules,
     impl_rules,
     jvp_rules,
     lowering_rules,
@@ -61,6 +63,7 @@ from ..transforms import batch_util as bu
 from . import shapes, slicing
 from ..xla.lowering import TOKEN, effect_token
 from .scan import scan
+from .io_effects import io_effect, ordered_io_effect
 
 
 # ------------------------------------------------------------------ effects
@@ -138,6 +141,20 @@ def _check_results(outs, result_avals, fn, kind="jax.pure_callback") -> tuple:
     return tuple(checked)
 
 
+_logger = logging.getLogger("jxkernel.callback")
+# the API a failing callback is logged under, as JAX 0.10.2 logs it ("jax.io_callback
+# failed"), by this module's name for the kind; debug.print's runs as a debug.callback
+_LOGGED_AS = {"jax.pure_callback": "jax.pure_callback", "io_callback": "jax.io_callback",
+              "jax.debug.callback": "jax.debug.callback", "jax.debug.print": "jax.debug.callback"}
+
+
+def _log_failure(kind: str) -> None:
+    """Log the exception being handled as JAX does when a host callback raises: at ERROR, with
+    its traceback, before it reaches the program's caller."""
+    if kind in _LOGGED_AS:
+        _logger.exception("%s failed", _LOGGED_AS[kind])
+
+
 def _host_function(kind, fn, result_avals=None, numpy_in=False):
     """The function XLA calls: NumPy in, a tuple of NumPy out; `fn` gets Arrays on the CPU,
     or with `numpy_in` NumPy copies. An error is recorded, so the program's caller raises it
@@ -153,6 +170,7 @@ def _host_function(kind, fn, result_avals=None, numpy_in=False):
             if isinstance(e, CallbackError):
                 record_callback_error(e)
             else:
+                _log_failure(kind)
                 err = CallbackError(f"The callback {_describe(fn)} passed to {kind} raised "
                                     f"{type(e).__name__}: {e} (its traceback is above)")
                 err.__cause__ = e
@@ -339,7 +357,11 @@ debug_callback_p = Primitive("debug_callback", multiple_results=True)
 
 
 def _debug_callback_impl(*args, callback, effect, partitioned):
-    callback(*_to_cpu(args))
+    try:
+        callback(*_to_cpu(args))
+    except BaseException:
+        _log_failure("jax.debug.callback")
+        raise
     return []
 
 
@@ -351,6 +373,7 @@ def _debug_callback_numpy(*args, callback, effect, partitioned):
     except CallbackError:
         raise
     except Exception as e:
+        _log_failure("jax.debug.callback")
         raise CallbackError(f"The callback {_describe(callback)} passed to jax.debug.callback "
                             f"raised {type(e).__name__}: {e} (its traceback is above)") from e
     return []
@@ -483,6 +506,7 @@ def _host_callback_rules(kind: str, has_side_effect: bool) -> tuple:
         except CallbackError:
             raise
         except Exception as e:
+            _log_failure(kind)
             raise CallbackError(f"The callback {_describe(callback)} passed to {kind} raised "
                                 f"{type(e).__name__}: {e} (its traceback is above)") from e
 
@@ -669,6 +693,8 @@ lowering_rules[io_callback_p] = _io_callback_lowering
 jvp_rules[io_callback_p] = _io_callback_jvp
 transpose_rules[io_callback_p] = _io_callback_transpose
 batching_rules[io_callback_p] = _io_callback_batching
+effect_rules[io_callback_p] = lambda p: frozenset(
+    {ordered_io_effect if p["ordered"] else io_effect})
 param_printers[io_callback_p] = lambda p: [
     ("callback", _masked(p["callback"])), ("ordered", p["ordered"]),
     ("result_avals", _tuple_text([_jax_aval_text(a) for a in p["result_avals"]])),
