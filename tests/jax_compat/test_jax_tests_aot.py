@@ -57,3 +57,21 @@ def test_runtime_tokens_stay_empty():
     assert dispatch.runtime_tokens.current_tokens == {}
     dispatch.runtime_tokens.block_until_ready()
     assert dispatch.runtime_tokens.output_runtime_tokens == {}
+
+
+def test_parameterized_filterable_names_cases_as_jax():
+    # JAX 0.10.2's ids in its own run of aot_test.py (.jaxtests/results/jax/aot_test.jsonl):
+    # test_with_constants_enable_x64_compile_False_exec_False_lower_False_use_np_False
+    from absl.testing import parameterized
+    from jxkernel._jax._src.test_util import parameterized_filterable
+
+    class Case(parameterized.TestCase):
+        @parameterized_filterable(kwargs=[dict(use_np=u, lower=True) for u in (False, True)])
+        def test_f(self, *, use_np, lower):
+            pass
+
+        @parameterized_filterable(kwargs=[dict(x=1), dict(x=2)], one_containing="x_2")
+        def test_g(self, *, x):
+            pass
+    names = sorted(n for n in dir(Case) if n.startswith("test_"))
+    assert names == ["test_f_lower_True_use_np_False", "test_f_lower_True_use_np_True", "test_g"]
