@@ -192,12 +192,14 @@ _CALLBACK_TARGETS = {"cpu": _compiler.HOST_CALLBACK_TARGETS[0],
 
 
 def emit_host_callback(ctx, host_fn, operands, result_avals, *, has_side_effect, what,
-                       operand_avals=None, ordered=False):
+                       operand_avals=None, ordered=False, sharding=None):
     """Emit the custom call that runs `host_fn` on the host; returns its result values.
     `operand_avals`: the operands' types, where they are not the equation's inputs; `ordered`:
-    threaded by its block's effect token (`_lowering.effect_token`), as JAX's ordered calls."""
+    threaded by its block's effect token (`_lowering.effect_token`), as JAX's ordered calls.
+    In a module partitioned over a mesh the call runs once, on one device (`_maximal`)."""
     if ordered:
-        return _emit_ordered(ctx, host_fn, operands, result_avals, what, operand_avals)
+        return _emit_ordered(ctx, host_fn, operands, result_avals, what, operand_avals,
+                             sharding)
     target = _CALLBACK_TARGETS.get(ctx.platform)
     if target is None:
         raise NotImplementedError(
@@ -216,11 +218,45 @@ def emit_host_callback(ctx, host_fn, operands, result_avals, *, has_side_effect,
              "operand_layouts": _layouts(ctx.avals_in if operand_avals is None else
                                          operand_avals),
              "result_layouts": _layouts(result_avals)}
+    maximal = _maximal(ctx, sharding, len(result_avals) + isinstance(ctx, _TokenTyped), what)
+    if maximal is not None:
+        attrs["sdy.sharding"] = maximal
     return ctx.op("stablehlo.custom_call", operands, attrs,
                   result_types=[hlo.aval_type(a) for a in result_avals])
 
 
-def _emit_ordered(ctx, host_fn, operands, result_avals, what, operand_avals):
+def _maximal(ctx, sharding, n_results: int, what: str):
+    """The sharding of a host call in a module partitioned over a mesh (outside shard_map's
+    manual bodies), as JAX's with Shardy: the whole call on one device, the first of the
+    module's devices or the one of `sharding` (a single device's), a maximal mesh of that
+    device declared beside the module's mesh: `#sdy.sharding_per_value<[<@maximal_mesh_1,
+    []>]>`, once per result (once where it has none). None elsewhere."""
+    module_ctx = ctx.module_ctx
+    if module_ctx.mesh is None or module_ctx.manual is not None:
+        return None
+    assignment = list(module_ctx.devices) or list(module_ctx.mesh.devices.flat)
+    index = 0
+    if sharding is not None:
+        device_set = sharding.device_set
+        if len(device_set) != 1:
+            raise NotImplementedError(f"{what.removeprefix('jax.')} only supports "
+                                      f"SingleDeviceSharding, but got {type(sharding)}")
+        device = next(iter(device_set))
+        if device not in assignment:
+            raise ValueError(f"Sharding provided to {what.removeprefix('jax.')} specifies a "
+                             f"device {device} that is not in the device assignment "
+                             f"({assignment})")
+        index = assignment.index(device)
+    symbols = ctx.module_ctx.module.symbols
+    line = (f"sdy.mesh @maximal_mesh_{index} = <[], device_ids=[{index}]> {{stablehlo.mesh = "
+            f"{{axes = [], device_ids = dense<{index}> : tensor<1xi64>}}}}")
+    if line not in symbols:
+        symbols.append(line)
+    each = f"<@maximal_mesh_{index}, []>"
+    return f"#sdy.sharding_per_value<[{', '.join([each] * max(1, n_results))}]>"
+
+
+def _emit_ordered(ctx, host_fn, operands, result_avals, what, operand_avals, sharding=None):
     """The call taking the block's token first and giving the next one first (JAX's
     emit_python_callback with a token: the host function passes it through)."""
     def with_token(token, *values):
@@ -229,7 +265,7 @@ def _emit_ordered(ctx, host_fn, operands, result_avals, what, operand_avals):
     ordered_ctx = _TokenTyped(ctx, [hlo.aval_type(a) for a in result_avals])
     outs = emit_host_callback(ordered_ctx, with_token, [effect_token(ctx), *operands],
                               result_avals, has_side_effect=True, what=what,
-                              operand_avals=avals)
+                              operand_avals=avals, sharding=sharding)
     ctx.block.effect_token = outs[0]
     return outs[1:]
 
@@ -517,7 +553,8 @@ def _host_callback_rules(kind: str, has_side_effect: bool) -> tuple:
         host_fn = _host_function(kind, callback, tuple(result_avals))
         return emit_host_callback(ctx, host_fn, args, result_avals,
                                   has_side_effect=has_side_effect, what=kind,
-                                  ordered=bool(params.get("ordered")))
+                                  ordered=bool(params.get("ordered")),
+                                  sharding=params.get("sharding"))
 
     def numpy(*args, callback, result_avals, **params):
         return list(call(_as_arrays(args), callback, result_avals))     # (Arrays, as XLA's)

@@ -110,3 +110,43 @@ def run(jax):
                   "plain ops": [line.split("=", 1)[1].split("(")[0].strip()
                                 for line in plain.splitlines() if " = " in line]}
     return out
+
+
+def run_devices(jax):
+    """On 2 CPU devices: host callbacks in a jit partitioned over a mesh (each call run once,
+    on one device: a maximal sharding), and in a shard_map over one device's mesh."""
+    import re
+    jnp, P = jax.numpy, jax.sharding.PartitionSpec
+    io_callback = __import__(jax.__name__ + ".experimental", fromlist=["io_callback"]).io_callback
+    devices = jax.devices()
+    mesh = jax.sharding.Mesh(np.array(devices), ("dev",))
+    seen = []
+
+    def f(x):
+        io_callback(lambda v: seen.append(int(v.sum())), None, x)
+        io_callback(lambda v: seen.append(int(v.sum())), None, x + 1, ordered=True)
+        return jax.pure_callback(lambda v: v * 2, x, x, sharding=jax.sharding.SingleDeviceSharding(
+            devices[-1]))
+    g = jax.jit(f, in_shardings=jax.sharding.NamedSharding(mesh, P("dev")),
+                out_shardings=jax.sharding.NamedSharding(mesh, P()))
+    x = jnp.arange(len(devices))
+    text = g.lower(x).as_text()
+    out = {"partitioned": {
+        "callback shardings": re.findall(r"custom_call @xla_ffi_python_cpu_callback.*"
+                                         r"(sdy.sharding = [^}]*\]>)", text),
+        "maximal meshes": [line.strip() for line in text.splitlines()
+                           if "@maximal_mesh" in line and "sdy.mesh" in line],
+        "result": g(x).tolist(), "seen": seen}}
+    one = jax.sharding.Mesh(np.array(devices[:1]), ("x",))
+    calls = []
+
+    def body(x):
+        io_callback(lambda v: calls.append(v.tolist()), None, x, ordered=True)
+        return x * 2
+    shard_map = getattr(jax, "shard_map")
+    h = jax.jit(shard_map(body, mesh=one, in_specs=P("x"), out_specs=P("x")))
+    xs = np.arange(4.0, dtype=np.float32)
+    out["shard_map on one device"] = {
+        "manual computation": "manual_computation" in h.lower(xs).as_text(),
+        "result": h(xs).tolist(), "calls": calls}
+    return out

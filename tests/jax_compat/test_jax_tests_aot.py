@@ -3,13 +3,16 @@ jax_tests), against JAX 0.10.2's answers (tests/data/jax_tests_aot_reference.jso
 reference/make_jax_tests_aot_reference.py): a failing host callback logs JAX's ERROR line with
 its traceback, io_callback has JAX's IO effects and they refuse vmap of cond, vmap of a while
 loop with a batched predicate and grad of a checkpoint as JAX does, and as_text("hlo",
-debug_info=True) puts metadata on each op. The key-reuse table is tested in
+debug_info=True) puts metadata on each op; on 2 devices, a host callback in a jit partitioned
+over a mesh runs once, on one device (JAX's maximal shardings), and a shard_map over one
+device's mesh is lowered in place, with no manual computation. The key-reuse table is tested in
 tests/random/test_key_reuse.py, topologies by its docstring examples."""
 import json
 import os
 import sys
 
 import pytest
+from fresh_process import run_json
 
 import jxkernel
 from jxkernel._jax._src import dispatch
@@ -20,6 +23,13 @@ from jax_tests_aot_cases import run  # noqa: E402
 
 with open(os.path.join(DATA, "jax_tests_aot_reference.json")) as f:
     JAX = json.load(f)
+
+_ON_DEVICES = r"""
+import json
+import jxkernel as jax
+import jax_tests_aot_cases
+print(json.dumps(jax_tests_aot_cases.run_devices(jax)))
+"""
 
 
 @pytest.fixture(scope="module")
@@ -75,3 +85,10 @@ def test_parameterized_filterable_names_cases_as_jax():
             pass
     names = sorted(n for n in dir(Case) if n.startswith("test_"))
     assert names == ["test_f_lower_True_use_np_False", "test_f_lower_True_use_np_True", "test_g"]
+
+
+@pytest.mark.cpu_only("simulated CPU devices")
+@pytest.mark.xla_only("XLA text")
+def test_host_callbacks_over_a_mesh_as_jax():
+    mine = run_json(_ON_DEVICES, {"JXKERNEL_CPU_DEVICES": "2"}, timeout=300)
+    assert mine == JAX["devices"]
