@@ -109,7 +109,28 @@ def run(jax):
                   "plain first line": plain.splitlines()[0],
                   "plain ops": [line.split("=", 1)[1].split("(")[0].strip()
                                 for line in plain.splitlines() if " = " in line]}
+    out["export calling convention"] = _calling_conventions(jax)
     return out
+
+
+def _calling_conventions(jax):
+    """jax.export under each `jax_export_calling_convention_version`: the version the
+    Exported records, or JAX's error."""
+    export = __import__(jax.__name__ + ".export", fromlist=["export"])
+    kept = jax.config.jax_export_calling_convention_version
+    answers = {"default": kept}
+    try:
+        for version in (8, 9, 10, 11):
+            jax.config.update("jax_export_calling_convention_version", version)
+            try:
+                exp = export.export(jax.jit(lambda x: x + 1))(np.float32(1))
+                answers[str(version)] = [exp.calling_convention_version,
+                                         float(exp.call(np.float32(1)))]
+            except Exception as e:              # noqa: BLE001
+                answers[str(version)] = [type(e).__name__, str(e)]
+    finally:
+        jax.config.update("jax_export_calling_convention_version", kept)
+    return answers
 
 
 def run_devices(jax):

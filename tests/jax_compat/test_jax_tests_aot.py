@@ -2,10 +2,11 @@
 jax_tests), against JAX 0.10.2's answers (tests/data/jax_tests_aot_reference.json, recorded by
 reference/make_jax_tests_aot_reference.py): a failing host callback logs JAX's ERROR line with
 its traceback, io_callback has JAX's IO effects and they refuse vmap of cond, vmap of a while
-loop with a batched predicate and grad of a checkpoint as JAX does, and as_text("hlo",
-debug_info=True) puts metadata on each op; on 2 devices, a host callback in a jit partitioned
-over a mesh runs once, on one device (JAX's maximal shardings), and a shard_map over one
-device's mesh is lowered in place, with no manual computation. The key-reuse table is tested in
+loop with a batched predicate and grad of a checkpoint as JAX does; as_text("hlo",
+debug_info=True) puts metadata on each op; jax.export writes the calling convention version
+`jax_export_calling_convention_version` asks for; on 2 devices, a host callback in a jit
+partitioned over a mesh runs once, on one device (JAX's maximal shardings), and a shard_map
+over one device's mesh is lowered in place, with no manual computation. The key-reuse table is tested in
 tests/random/test_key_reuse.py, topologies by its docstring examples."""
 import json
 import os
@@ -92,3 +93,8 @@ def test_parameterized_filterable_names_cases_as_jax():
 def test_host_callbacks_over_a_mesh_as_jax():
     mine = run_json(_ON_DEVICES, {"JXKERNEL_CPU_DEVICES": "2"}, timeout=300)
     assert mine == JAX["devices"]
+
+
+def test_export_calling_convention_version_option(ours):
+    # JAX's export_test runs every test under the newest version JAX supports, set by name
+    assert ours["export calling convention"] == JAX["export calling convention"]
