@@ -98,3 +98,12 @@ def test_host_callbacks_over_a_mesh_as_jax():
 def test_export_calling_convention_version_option(ours):
     # JAX's export_test runs every test under the newest version JAX supports, set by name
     assert ours["export calling convention"] == JAX["export calling convention"]
+
+
+def test_gspmd_sharding_where_jaxs_tests_import_it():
+    # export_test.py: `from jax._src.sharding_impls import GSPMDSharding`
+    from jxkernel._jax._src.sharding_impls import GSPMDSharding
+    from jxkernel.xla.sharding import GSPMDSharding as ours, replicated_hlo
+    assert GSPMDSharding is ours
+    gs = GSPMDSharding(jxkernel.devices(), replicated_hlo())
+    assert gs.device_set == set(jxkernel.devices()) and gs.is_fully_replicated
