@@ -61,9 +61,9 @@ FILES = [
 # not run: each imports internals of JAX that jxkernel has no counterpart of (the first import
 # that fails under the alias is named)
 SKIPPED = {
-    "export_test.py": "from jax._src import compute_on (then jax._src.effects: user-defined "
-                      "effect types, their type sets, def_effectful_abstract_eval and "
-                      "mlir.TokenSet, used at import)",
+    "export_test.py": "`jax._src.compute_on` (then `jax._src.effects`: effect types of its own "
+                      "in JAX's effect-type sets, `def_effectful_abstract_eval`, "
+                      "`mlir.TokenSet`, used at import)",
 }
 
 
