@@ -158,6 +158,14 @@ def run_devices(jax):
         "maximal meshes": [line.strip() for line in text.splitlines()
                            if "@maximal_mesh" in line and "sdy.mesh" in line],
         "result": g(x).tolist(), "seen": seen}}
+    debugged = []
+
+    def d(x):
+        jax.debug.callback(lambda v: debugged.append(v.tolist()), x)
+        return x * 2
+    dj = jax.jit(d, in_shardings=jax.sharding.NamedSharding(mesh, P("dev")),
+                 out_shardings=jax.sharding.NamedSharding(mesh, P()))
+    out["debug.callback, partitioned jit"] = {"result": dj(x).tolist(), "seen": debugged}
     one = jax.sharding.Mesh(np.array(devices[:1]), ("x",))
     calls = []
 
