@@ -224,7 +224,8 @@ class _Signatures(MutableMapping):
         for name in [n for n in self._by_name if n in all_primitives]:
             self._rules.setdefault(all_primitives[name], self._by_name.pop(name))
 
-    def __getitem__(self, prim):
+    def get(self, prim, default=None):
+        # (no KeyError raised and caught: the eager check asks once per primitive run)
         rule = self._rules.get(prim)
         if rule is not None:
             return rule
@@ -232,7 +233,13 @@ class _Signatures(MutableMapping):
         if name in self._by_name and all_primitives.get(name) is prim:
             rule = self._rules[prim] = self._by_name.pop(name)
             return rule
-        raise KeyError(prim)
+        return default
+
+    def __getitem__(self, prim):
+        rule = self.get(prim)
+        if rule is None:
+            raise KeyError(prim)
+        return rule
 
     def __setitem__(self, prim, rule):
         self._rules[prim] = rule
