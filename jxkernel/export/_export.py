@@ -55,15 +55,12 @@ maximum_supported_calling_convention_version = 10
 
 
 def _calling_convention_version() -> int:
-    """The version `jax_export_calling_convention_version` asks for, JAX's ValueError where it
-    is not one jxkernel (as JAX 0.10.2) can write."""
-    version = config.jax_export_calling_convention_version
-    if not (minimum_supported_calling_convention_version <= version <=
-            maximum_supported_calling_convention_version):
-        raise ValueError(
-            f"The requested export calling convention version {version} is outside the range "
-            f"of supported versions [{minimum_supported_calling_convention_version}.."
-            f"{maximum_supported_calling_convention_version}]")
+    """`jax_export_calling_convention_version`, or JAX's ValueError outside JAX's range."""
+    lo, hi = (minimum_supported_calling_convention_version,
+              maximum_supported_calling_convention_version)
+    if not lo <= (version := config.jax_export_calling_convention_version) <= hi:
+        raise ValueError(f"The requested export calling convention version {version} is "
+                         f"outside the range of supported versions [{lo}..{hi}]")
     return version
 
 
