@@ -40,6 +40,7 @@ from ..transforms.ad_util import Zero, instantiate, is_undefined
 from ..transforms.batch_util import vectorized_batcher
 from ..lax.dot import dot_general_p
 from ..lax.tokens import eager_tokens
+from ..lax.io_effects import check_remat_partial_eval
 from ..tree_util import (broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path,
                          tree_map, tree_unflatten)
 from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
@@ -252,6 +253,7 @@ def _remat_partial_eval(trace, args, params):
     """Known outputs are computed now, with the intermediates the policy saves; the unknown
     part is staged as a checkpoint equation that takes the known *inputs* and the saved values
     (not all intermediate residuals) and recomputes the rest from them."""
+    check_remat_partial_eval(params["jaxpr"])
     unknowns = [trace.is_unknown(x) for x in args]
     jaxpr = params["jaxpr"]
     known_jaxpr, unknown_jaxpr, out_unknowns, n_res = partial_eval_jaxpr(jaxpr, unknowns)

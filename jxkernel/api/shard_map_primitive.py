@@ -166,15 +166,21 @@ def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_man
     # over a mesh of their own): a second mesh declared next to the module's, as JAX's
     name = mesh_symbol(module_ctx.module, module_ctx.mesh, mesh)
     outer = module_ctx.manual            # a body nested in another is manual over both's axes
-    block = ctx.new_block([hlo.aval_type(a) for a in jaxpr.in_avals])
+    # manual over axes of size 1 alone, each device's block is the whole value: the body is
+    # lowered in place, with no manual computation, as JAX's (XLA runs no partitioner for a
+    # module of one partition, and a host callback in a manual computation there fails)
+    inline = math.prod(mesh.shape[a] for a in newly_manual_axes) == 1
+    block = None if inline else ctx.new_block([hlo.aval_type(a) for a in jaxpr.in_avals])
     module_ctx.manual = (mesh, newly_manual_axes | (outer[1] if outer else frozenset()))
     try:
         # rules lowered by tracing a function (scan's while loop) see the body's types
         with vma.checking(module_ctx.manual[1], mesh.axis_names) if check_vma else \
                 contextlib.nullcontext():
-            outs = ctx.lower_jaxpr(jaxpr, block.args, block)
+            outs = ctx.lower_jaxpr(jaxpr, list(args) if inline else block.args, block)
     finally:
         module_ctx.manual = outer
+    if inline:
+        return outs
     block.ret(outs, op="sdy.return")
     ins = ", ".join(_sharding_text(s, len(a.shape), mesh, newly_manual_axes, name)
                     for s, a in zip(in_specs, ctx.avals_in))

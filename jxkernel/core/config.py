@@ -262,6 +262,12 @@ _OPTIONS = [
     _one_value("jax_use_simplified_jaxpr_constants", False,
                "Array constants as literals of a jaxpr rather than its constvars",
                "its jaxprs take array constants as constvars (JAX's default)"),
+    _Option("jax_export_calling_convention_version", 10,
+            "JAX_EXPORT_CALLING_CONVENTION_VERSION", int,
+            "The calling convention version number jax.export writes (9 or 10, as JAX 0.10.2 "
+            "supports; 10 by default). Both give the same module here: 10 tells TensorFlow's "
+            "XlaCallModule that the module was partitioned with Shardy.",
+            validate=lambda v: _check_int(v, "jax_export_calling_convention_version")),
     _Option("jax_embedded_constants_max_bytes", 32, "JAX_EMBEDDED_CONSTANTS_MAX_BYTES", int,
             "The largest array literal (bytes) a jaxpr keeps in its lowered module under "
             "jax_use_simplified_jaxpr_constants=True, larger ones hoisted as arguments. With "

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..core import dtypes, sharding_types
 from ..core.avals import ShapeDtypeStruct
+from ..core.config import config
 from ..core.dce import dce_jaxpr, prune_unused_inputs
 from ..core.ir import ClosedJaxpr
 from ..core.physical import physical_aval, physicalize
@@ -51,7 +52,16 @@ from .shape_poly import evaluate_shape, solve_dimension_variables
 # effects and static shapes: `main(*arguments) -> results`, nothing else passed.
 minimum_supported_calling_convention_version = 9
 maximum_supported_calling_convention_version = 10
-_CALLING_CONVENTION_VERSION = 10
+
+
+def _calling_convention_version() -> int:
+    """`jax_export_calling_convention_version`, or JAX's ValueError outside JAX's range."""
+    lo, hi = (minimum_supported_calling_convention_version,
+              maximum_supported_calling_convention_version)
+    if not lo <= (version := config.jax_export_calling_convention_version) <= hi:
+        raise ValueError(f"The requested export calling convention version {version} is "
+                         f"outside the range of supported versions [{lo}..{hi}]")
+    return version
 
 
 def default_export_platform() -> str:
@@ -188,6 +198,7 @@ def _check_platforms(platforms) -> tuple:
 
 
 def _exported(traced, platforms, disabled_checks, get_vjp) -> Exported:
+    version = _calling_convention_version()
     closed = traced.jaxpr
     paths = _leaf_paths(traced.in_tree)
     kept = _kept_inputs(closed, traced.jitted._keep_unused)
@@ -207,7 +218,7 @@ def _exported(traced, platforms, disabled_checks, get_vjp) -> Exported:
         nr_devices=_sharded.nr_devices(layout), platforms=platforms,
         ordered_effects=(), unordered_effects=(),
         disabled_safety_checks=disabled_checks, mlir_module_serialized=artifact,
-        calling_convention_version=_CALLING_CONVENTION_VERSION,
+        calling_convention_version=version,
         module_kept_var_idx=kept,
         uses_global_constants=uses_global_constants,
         _get_vjp=lambda primal: get_vjp(primal, layout and layout.mesh))

@@ -25,6 +25,7 @@ turn a wrong dtype into zeros.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import re
 import sys
 from collections.abc import Callable
@@ -39,6 +40,7 @@ from ..core.primitive import (
     Primitive,
     abstract_eval_rules,
     batching_rules,
+    effect_rules,
     impl_rules,
     jvp_rules,
     lowering_rules,
@@ -61,6 +63,7 @@ from ..transforms import batch_util as bu
 from . import shapes, slicing
 from ..xla.lowering import TOKEN, effect_token
 from .scan import scan
+from .io_effects import io_effect, ordered_io_effect
 
 
 # ------------------------------------------------------------------ effects
@@ -138,6 +141,20 @@ def _check_results(outs, result_avals, fn, kind="jax.pure_callback") -> tuple:
     return tuple(checked)
 
 
+_logger = logging.getLogger("jxkernel.callback")
+# the API a failing callback is logged under, as JAX 0.10.2 logs it ("jax.io_callback
+# failed"), by this module's name for the kind; debug.print's runs as a debug.callback
+_LOGGED_AS = {"jax.pure_callback": "jax.pure_callback", "io_callback": "jax.io_callback",
+              "jax.debug.callback": "jax.debug.callback", "jax.debug.print": "jax.debug.callback"}
+
+
+def _log_failure(kind: str) -> None:
+    """Log the exception being handled as JAX does when a host callback raises: at ERROR, with
+    its traceback, before it reaches the program's caller."""
+    if kind in _LOGGED_AS:
+        _logger.exception("%s failed", _LOGGED_AS[kind])
+
+
 def _host_function(kind, fn, result_avals=None, numpy_in=False):
     """The function XLA calls: NumPy in, a tuple of NumPy out; `fn` gets Arrays on the CPU,
     or with `numpy_in` NumPy copies. An error is recorded, so the program's caller raises it
@@ -153,6 +170,7 @@ def _host_function(kind, fn, result_avals=None, numpy_in=False):
             if isinstance(e, CallbackError):
                 record_callback_error(e)
             else:
+                _log_failure(kind)
                 err = CallbackError(f"The callback {_describe(fn)} passed to {kind} raised "
                                     f"{type(e).__name__}: {e} (its traceback is above)")
                 err.__cause__ = e
@@ -174,12 +192,14 @@ _CALLBACK_TARGETS = {"cpu": _compiler.HOST_CALLBACK_TARGETS[0],
 
 
 def emit_host_callback(ctx, host_fn, operands, result_avals, *, has_side_effect, what,
-                       operand_avals=None, ordered=False):
+                       operand_avals=None, ordered=False, sharding=None):
     """Emit the custom call that runs `host_fn` on the host; returns its result values.
     `operand_avals`: the operands' types, where they are not the equation's inputs; `ordered`:
-    threaded by its block's effect token (`_lowering.effect_token`), as JAX's ordered calls."""
+    threaded by its block's effect token (`_lowering.effect_token`), as JAX's ordered calls.
+    In a module partitioned over a mesh the call runs once, on one device (`_maximal`)."""
     if ordered:
-        return _emit_ordered(ctx, host_fn, operands, result_avals, what, operand_avals)
+        return _emit_ordered(ctx, host_fn, operands, result_avals, what, operand_avals,
+                             sharding)
     target = _CALLBACK_TARGETS.get(ctx.platform)
     if target is None:
         raise NotImplementedError(
@@ -198,11 +218,45 @@ def emit_host_callback(ctx, host_fn, operands, result_avals, *, has_side_effect,
              "operand_layouts": _layouts(ctx.avals_in if operand_avals is None else
                                          operand_avals),
              "result_layouts": _layouts(result_avals)}
+    maximal = _maximal(ctx, sharding, len(result_avals) + isinstance(ctx, _TokenTyped), what)
+    if maximal is not None:
+        attrs["sdy.sharding"] = maximal
     return ctx.op("stablehlo.custom_call", operands, attrs,
                   result_types=[hlo.aval_type(a) for a in result_avals])
 
 
-def _emit_ordered(ctx, host_fn, operands, result_avals, what, operand_avals):
+def _maximal(ctx, sharding, n_results: int, what: str):
+    """The sharding of a host call in a module partitioned over a mesh (outside shard_map's
+    manual bodies), as JAX's with Shardy: the whole call on one device, the first of the
+    module's devices or the one of `sharding` (a single device's), a maximal mesh of that
+    device declared beside the module's mesh: `#sdy.sharding_per_value<[<@maximal_mesh_1,
+    []>]>`, once per result (once where it has none). None elsewhere."""
+    module_ctx = ctx.module_ctx
+    if module_ctx.mesh is None or module_ctx.manual is not None:
+        return None
+    assignment = list(module_ctx.devices) or list(module_ctx.mesh.devices.flat)
+    index = 0
+    if sharding is not None:
+        device_set = sharding.device_set
+        if len(device_set) != 1:
+            raise NotImplementedError(f"{what.removeprefix('jax.')} only supports "
+                                      f"SingleDeviceSharding, but got {type(sharding)}")
+        device = next(iter(device_set))
+        if device not in assignment:
+            raise ValueError(f"Sharding provided to {what.removeprefix('jax.')} specifies a "
+                             f"device {device} that is not in the device assignment "
+                             f"({assignment})")
+        index = assignment.index(device)
+    symbols = ctx.module_ctx.module.symbols
+    line = (f"sdy.mesh @maximal_mesh_{index} = <[], device_ids=[{index}]> {{stablehlo.mesh = "
+            f"{{axes = [], device_ids = dense<{index}> : tensor<1xi64>}}}}")
+    if line not in symbols:
+        symbols.append(line)
+    each = f"<@maximal_mesh_{index}, []>"
+    return f"#sdy.sharding_per_value<[{', '.join([each] * max(1, n_results))}]>"
+
+
+def _emit_ordered(ctx, host_fn, operands, result_avals, what, operand_avals, sharding=None):
     """The call taking the block's token first and giving the next one first (JAX's
     emit_python_callback with a token: the host function passes it through)."""
     def with_token(token, *values):
@@ -211,7 +265,7 @@ def _emit_ordered(ctx, host_fn, operands, result_avals, what, operand_avals):
     ordered_ctx = _TokenTyped(ctx, [hlo.aval_type(a) for a in result_avals])
     outs = emit_host_callback(ordered_ctx, with_token, [effect_token(ctx), *operands],
                               result_avals, has_side_effect=True, what=what,
-                              operand_avals=avals)
+                              operand_avals=avals, sharding=sharding)
     ctx.block.effect_token = outs[0]
     return outs[1:]
 
@@ -339,7 +393,11 @@ debug_callback_p = Primitive("debug_callback", multiple_results=True)
 
 
 def _debug_callback_impl(*args, callback, effect, partitioned):
-    callback(*_to_cpu(args))
+    try:
+        callback(*_to_cpu(args))
+    except BaseException:
+        _log_failure("jax.debug.callback")
+        raise
     return []
 
 
@@ -351,6 +409,7 @@ def _debug_callback_numpy(*args, callback, effect, partitioned):
     except CallbackError:
         raise
     except Exception as e:
+        _log_failure("jax.debug.callback")
         raise CallbackError(f"The callback {_describe(callback)} passed to jax.debug.callback "
                             f"raised {type(e).__name__}: {e} (its traceback is above)") from e
     return []
@@ -483,6 +542,7 @@ def _host_callback_rules(kind: str, has_side_effect: bool) -> tuple:
         except CallbackError:
             raise
         except Exception as e:
+            _log_failure(kind)
             raise CallbackError(f"The callback {_describe(callback)} passed to {kind} raised "
                                 f"{type(e).__name__}: {e} (its traceback is above)") from e
 
@@ -493,7 +553,8 @@ def _host_callback_rules(kind: str, has_side_effect: bool) -> tuple:
         host_fn = _host_function(kind, callback, tuple(result_avals))
         return emit_host_callback(ctx, host_fn, args, result_avals,
                                   has_side_effect=has_side_effect, what=kind,
-                                  ordered=bool(params.get("ordered")))
+                                  ordered=bool(params.get("ordered")),
+                                  sharding=params.get("sharding"))
 
     def numpy(*args, callback, result_avals, **params):
         return list(call(_as_arrays(args), callback, result_avals))     # (Arrays, as XLA's)
@@ -669,6 +730,8 @@ lowering_rules[io_callback_p] = _io_callback_lowering
 jvp_rules[io_callback_p] = _io_callback_jvp
 transpose_rules[io_callback_p] = _io_callback_transpose
 batching_rules[io_callback_p] = _io_callback_batching
+effect_rules[io_callback_p] = lambda p: frozenset(
+    {ordered_io_effect if p["ordered"] else io_effect})
 param_printers[io_callback_p] = lambda p: [
     ("callback", _masked(p["callback"])), ("ordered", p["ordered"]),
     ("result_avals", _tuple_text([_jax_aval_text(a) for a in p["result_avals"]])),

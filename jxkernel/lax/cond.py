@@ -47,6 +47,7 @@ from .creation import empty_like_aval
 from .elementwise import clamp, eq, ne, select_n
 from ..xla import stablehlo as hlo
 from ..xla.lowering import TOKEN, effect_token, has_ordered_effect
+from .io_effects import check_vmap_of_cond
 from .platform_index import kept_branches, platform_index_p
 from .tokens import eager_tokens
 from .shapes import broadcast_in_dim
@@ -363,6 +364,7 @@ def _cond_numpy(index, *ops, branches, **params):
 
 
 def _cond_batching(axis_data, vals, dims, *, branches, **params):
+    check_vmap_of_cond(branches)
     index, ops = vals[0], list(vals[1:])
     index_dim, op_dims = dims[0], list(dims[1:])
     n_out = len(branches[0].out_avals)

@@ -32,6 +32,7 @@ from . import _cf_python as python
 from . import _cf_util as cf
 from ..transforms.ad_util import Zero, instantiate, zeros
 from .elementwise import select_n
+from .io_effects import check_batched_while
 from .reductions import reduce_or
 from .shapes import broadcast_in_dim
 from .tokens import eager_tokens
@@ -170,6 +171,7 @@ def _while_batching(axis_data, vals, dims, *, cond_jaxpr, body_jaxpr, cond_ncons
     # shape that prefixes the carries', looping while one holds; lowering selects per element)
     pred_batched = pred_dims[0] is not bu.not_mapped or bool(cond_jaxpr.out_avals[0].shape)
     if pred_batched:                      # examples finish at different times: batch everything
+        check_batched_while(cond_jaxpr, body_jaxpr)
         carry_batched = [True] * len(carry_batched)
     vals = list(vals)
     carry = [bu.bdim_at_front(v, d, size, axis_data.explicit_mesh_axis) if b else v

@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import traceback as _traceback
 from collections import defaultdict
+from collections.abc import MutableMapping
 from typing import NamedTuple
 
 import numpy as np
@@ -44,7 +45,8 @@ from ..core.traceback_util import include_filename
 from ..core.config import config
 from ..core.errors import KeyReuseError
 from ..core.ir import ClosedJaxpr, Literal
-from ..core.primitive import Primitive, abstract_eval_rules, batching_rules, impl_rules
+from ..core.primitive import (Primitive, abstract_eval_rules, all_primitives, batching_rules,
+                              impl_rules)
 from ..core.physical import physical_rules
 from ..transforms.ad_util import defjvp_zero
 from ..transforms.make_jaxpr import make_jaxpr
@@ -204,14 +206,63 @@ def dynamic_key_reuse_signature(f) -> DynamicKeyReuseSignature:
     return DynamicKeyReuseSignature(f)
 
 
-# Primitives are named here (not imported): a rule for a primitive a program never loads
-# costs nothing, and the table reads as JAX's.
-key_reuse_signatures: dict = {}
+class _Signatures(MutableMapping):
+    """The rules keyed by primitive, as JAX's `key_reuse_signatures[random_bits_p]` and as
+    jxkernel's other rule tables (a user's rule: `key_reuse_signatures[my_p] = ...`).
+    jxkernel's own rules are written by primitive name (not imported: a rule for a primitive
+    a program never loads costs nothing) and become the entry of the primitive of that name
+    (`all_primitives`) once it exists; a user's Primitive("reshape") gets no rule of lax's.
+
+        >>> key_reuse_signatures[jax.lax.reshape_p] == KeyReuseSignature(Forward(0, 0))
+        True
+    """
+
+    def __init__(self):
+        self._rules, self._by_name = {}, {}
+
+    def _resolve(self):
+        for name in [n for n in self._by_name if n in all_primitives]:
+            self._rules.setdefault(all_primitives[name], self._by_name.pop(name))
+
+    def get(self, prim, default=None):
+        # (no KeyError raised and caught: the eager check asks once per primitive run)
+        rule = self._rules.get(prim)
+        if rule is not None:
+            return rule
+        name = getattr(prim, "name", None)
+        if name in self._by_name and all_primitives.get(name) is prim:
+            rule = self._rules[prim] = self._by_name.pop(name)
+            return rule
+        return default
+
+    def __getitem__(self, prim):
+        rule = self.get(prim)
+        if rule is None:
+            raise KeyError(prim)
+        return rule
+
+    def __setitem__(self, prim, rule):
+        self._rules[prim] = rule
+
+    def __delitem__(self, prim):
+        self[prim]                                # a named rule resolved first, or KeyError
+        del self._rules[prim]
+
+    def __iter__(self):
+        self._resolve()
+        return iter(self._rules)
+
+    def __len__(self):
+        self._resolve()
+        return len(self._rules)
+
+
+key_reuse_signatures = _Signatures()
 
 
 def _set(names, signature):
     for name in names.split():
-        key_reuse_signatures[name] = signature
+        key_reuse_signatures._by_name[name] = signature
 
 
 _set("consume", KeyReuseSignature(Sink(0), Forward(0, 0)))
@@ -230,7 +281,7 @@ _set("scatter", KeyReuseSignature(Sink(2), Forward(0, 0)))
 def _rule(*names):
     def register(f):
         for name in names:
-            key_reuse_signatures[name] = DynamicKeyReuseSignature(f)
+            key_reuse_signatures._by_name[name] = DynamicKeyReuseSignature(f)
         return f
     return register
 
@@ -247,7 +298,7 @@ def unknown_signature(eqn) -> KeyReuseSignature:
 
 
 def key_reuse_signature_from_eqn(eqn) -> KeyReuseSignature:
-    sig = key_reuse_signatures.get(eqn.primitive.name)
+    sig = key_reuse_signatures.get(eqn.primitive)
     if sig is None:
         return unknown_signature(eqn)
     if isinstance(sig, DynamicKeyReuseSignature):
@@ -596,7 +647,7 @@ class _Eqn:
 def eager_signature(prim, args, params):
     """The signature of `prim` applied eagerly, or None for a primitive with no rule (run
     unchecked, as JAX does)."""
-    sig = key_reuse_signatures.get(prim.name)
+    sig = key_reuse_signatures.get(prim)
     if sig is None:
         return None
     if isinstance(sig, DynamicKeyReuseSignature):

@@ -25,8 +25,13 @@ def xla_computation(text: str):
                                                     return_tuple=False)
 
 
-def hlo_text(text: str) -> str:
-    return xla_computation(text).as_hlo_text()
+def hlo_text(text: str, debug_info: bool = False) -> str:
+    """XLA's HLO of the module as JAX's `Lowered.as_text("hlo")` prints it (HLO's short
+    parsable form), with each op's metadata (its source line) under `debug_info`."""
+    from jaxlib import _hlo
+    options = _hlo.HloPrintOptions.short_parsable()
+    options.print_metadata = debug_info
+    return xla_computation(text).as_hlo_module().to_string(options)
 
 
 def printed_text(text: str, debug_info: bool = False) -> str:

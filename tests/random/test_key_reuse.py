@@ -82,6 +82,25 @@ def test_a_primitive_without_a_rule_sinks_every_key():
     assert kr.key_reuse_signature_from_eqn(eqn) == Sig(Sink(0))
 
 
+def test_the_rule_table_is_keyed_by_primitive():
+    # JAX's key_reuse_signatures[random_bits_p]; a user's primitive gets its own rule, and a
+    # user's Primitive named as one of lax's gets none of lax's
+    from jxkernel.core.primitive import Primitive
+    table = kr.key_reuse_signatures
+    assert table[lax.reshape_p] == Sig(Forward(0, 0))
+    assert table[kr.consume_p] == Sig(Sink(0), Forward(0, 0))
+    assert lax.reshape_p in table and "reshape" not in table
+    mine = Primitive("reshape")
+    assert mine not in table and table.get(mine) is None
+    mine.def_abstract_eval(lambda x: x)
+    table[mine] = Sig(Forward(0, 0))
+    try:
+        assert sig(lambda k: mine.bind(k), K) == Sig(Forward(0, 0))
+    finally:
+        del table[mine]
+    assert sig(lambda k: mine.bind(k), K) == Sig(Sink(0))
+
+
 def test_signature_marks_are_immutable_and_ordered():
     with pytest.raises(ValueError, match="Sink is immutable"):
         Sink(0).idx = 1

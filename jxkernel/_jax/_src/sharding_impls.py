@@ -13,3 +13,4 @@ from ...core.mesh import (  # noqa: F401
 )
 from ...api.sharding import (SingleDeviceSharding, get_abstract_mesh,  # noqa: F401
                              make_single_device_sharding, use_abstract_mesh)
+from ...xla.sharding import GSPMDSharding  # noqa: E402,F401 (XLA's HloSharding over devices)

@@ -91,17 +91,20 @@ def sanitize_test_name(s: str) -> str:
 
 def parameterized_filterable(*, kwargs, testcase_name=None, one_containing=None):
     """absl's named_parameters over `kwargs`, named by `testcase_name(kw)` (or each dict's
-    own "testcase_name"), sanitized; `one_containing` keeps only the first case whose name
-    contains it."""
+    own "testcase_name", or as JAX names them, "k1=v1_k2=v2" over the sorted keys),
+    sanitized; `one_containing` keeps only the first case whose name contains it, run under
+    the test's own name (as JAX's)."""
     named = []
     for kw in kwargs:
         kw = dict(kw)
         name = kw.pop("testcase_name", None)
         if name is None:
-            name = testcase_name(kw) if testcase_name else str(len(named))
+            name = str(testcase_name(kw)) if testcase_name else \
+                "_".join(f"{k}={kw[k]}" for k in sorted(kw))
         named.append(dict(kw, testcase_name=sanitize_test_name(name)))
     if one_containing is not None:
-        named = [next(k for k in named if one_containing in k["testcase_name"])]
+        named = [dict(next(k for k in named if one_containing in k["testcase_name"]),
+                      testcase_name="")]
     return parameterized.named_parameters(*named)
 
 
