@@ -246,13 +246,19 @@ class _CellNamesInLog(logging.Filter):
         named = name_cells(record.getMessage())
         if named != record.getMessage():
             record.msg, record.args = named, ()
+        if record.exc_info and not record.exc_text:
+            # a failing host callback's traceback (logged as JAX logs it): the handler prints
+            # exc_text when it is set, so the cells' files are named there too
+            record.exc_text = name_cells(_FORMATTER.formatException(record.exc_info))
         return True
 
 
+_FORMATTER = logging.Formatter()
 _CELL_NAMES_IN_LOG = _CellNamesInLog()
-# the loggers whose text names the user's code (core/compile_record.py's; JAX's own name is
-# "jax._src.interpreters.pxla", which jxkernel does not use)
-_LOGS_NAMING_CODE = ("jxkernel.compile_log",)
+# the loggers whose text names the user's code: core/compile_record.py's (JAX's own name is
+# "jax._src.interpreters.pxla", which jxkernel does not use) and lax/callbacks.py's, whose
+# failing callback's traceback runs through the user's cells
+_LOGS_NAMING_CODE = ("jxkernel.compile_log", "jxkernel.callback")
 
 
 def install_log_names() -> None:

@@ -245,3 +245,21 @@ def test_the_reply_of_jupyterlites_kernel_gets_one_line_under_the_card(shell, mo
     (line,) = last["traceback"]
     assert re.fullmatch(r"TracerBoolConversionError in In\[\d+\], line 2, in g: explained in "
                         r"the card above", ANSI.sub("", line)), line
+
+
+def test_a_failing_callbacks_logged_traceback_names_the_cell(shell):
+    """A host callback that raises is logged as JAX 0.10.2 logs it ("jax.io_callback failed",
+    with its traceback: tests/data/jax_tests_aot_reference.json); in the notebook the
+    traceback's frames in the user's cells read In[n], not ipykernel's temporary files."""
+    from logged import logged_messages
+    source = ("def boom(x):\n    raise ValueError('no')\n\n"
+              "def f(x):\n    return io_callback(boom, x, x)\n")
+    assert shell.run_cell("from jxkernel.experimental import io_callback\n" + source,
+                          store_history=True).success
+    cell = shell.execution_count - 1
+    with logged_messages("jxkernel.callback", tracebacks=True) as messages:
+        result = shell.run_cell("jax.jit(f)(jnp.float32(1.0)).block_until_ready()")
+    assert not result.success
+    assert messages and messages[0].startswith("jax.io_callback failed\nTraceback"), messages
+    assert f'File "In[{cell}]", line 3, in boom' in messages[0], messages[0]   # after the import
+    assert "ipykernel" not in messages[0] and "<ipython-input" not in messages[0]

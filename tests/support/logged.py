@@ -15,20 +15,27 @@ COMPILE_LOG = "jxkernel.compile_log"
 
 
 class _Appending(logging.Handler):
-    def __init__(self, messages: list, level: int):
+    def __init__(self, messages: list, level: int, tracebacks: bool):
         super().__init__(level)
-        self.messages = messages
+        self.messages, self.tracebacks = messages, tracebacks
 
     def emit(self, record):
-        self.messages.append(record.getMessage())
+        text = record.getMessage()
+        if self.tracebacks and record.exc_info:      # as a handler prints it (exc_text first)
+            text += "\n" + (record.exc_text or self.formatter_for_tracebacks.formatException(
+                record.exc_info))
+        self.messages.append(text)
+
+    formatter_for_tracebacks = logging.Formatter()
 
 
 @contextlib.contextmanager
-def logged_messages(*names: str, level: int = logging.DEBUG):
+def logged_messages(*names: str, level: int = logging.DEBUG, tracebacks: bool = False):
     """A list the messages logged to the loggers `names` (the compile log if none) at `level` or
-    above go into while the block runs; the handler is removed after it, also on an error."""
+    above go into while the block runs (with `tracebacks`, a logged exception's traceback after
+    its message); the handler is removed after it, also on an error."""
     messages: list = []
-    handler = _Appending(messages, level)
+    handler = _Appending(messages, level, tracebacks)
     loggers = [logging.getLogger(name) for name in names or (COMPILE_LOG,)]
     for logger in loggers:
         logger.addHandler(handler)
