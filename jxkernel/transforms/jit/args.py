@@ -264,25 +264,26 @@ class Arguments:
                     hash(value)
                 except TypeError as e:
                     kind, why = unhashable_as_jax(value, e)
-                    if _is_jxkernel_own(self.fun):
-                        # a jnp function's inner jit (jnp.digitize's `right`): JAX's words
-                        # alone, which name no static_argnums the learner never wrote
-                        error = ValueError(
-                            f"Non-hashable static arguments are not supported. An error "
-                            f"occurred while trying to hash an object of type {kind}, "
-                            f"{value}. The error was:\nTypeError: {why.splitlines()[0]}\n")
-                        error.function, error.value, error.argument = self.fun, value, name
-                        # where the traced value came from (the notebook's card reads it)
+                    own = _is_jxkernel_own(self.fun)
+                    # JAX 0.10.2's words alone, which name neither the argument nor the
+                    # function: the notebook's card reads them from the attributes below
+                    error = ValueError(
+                        f"Non-hashable static arguments are not supported. An error "
+                        f"occurred while trying to hash an object of type {kind}, "
+                        f"{value}. The error was:\nTypeError: "
+                        f"{why.splitlines()[0] if own else why}\n")
+                    error.function, error.value, error.position = self.fun, value, pos
+                    if own:
+                        # a jnp function's inner jit (jnp.digitize's `right`): its card names
+                        # the jnp function's argument and where the traced value came from
+                        error.argument = name
                         error.provenance = provenance(value) if isinstance(value, Tracer) \
                             else None
-                        raise error from None
-                    error = ValueError(
-                        f"Non-hashable static arguments are not supported. An error occurred "
-                        f"while trying to hash an object of type {kind}, {value}, passed "
-                        f"as static argument '{name}' of {self.name}. The error was:\n"
-                        f"TypeError: {why}\n{_unhashable_advice(name, value, pos)}")
-                    # the notebook's card reads how the function uses it (views/argument_uses)
-                    error.function, error.value, error.position = self.fun, value, pos
+                    else:
+                        # the learner's jit: the static card names the argument and its
+                        # function, and says what to pass instead (static.py)
+                        error.static_argument, error.function_name = name, self.name
+                        error.advice = _unhashable_advice(name, value, pos)
                     raise error from None
         return dyn_args, dyn_kwargs, Statics(statics)
 
