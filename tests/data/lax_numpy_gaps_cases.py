@@ -682,9 +682,9 @@ def _seen_class_name(jax):
 
 
 # An eager array's class in Python's own messages: JAX's ArrayImpl is a C type whose name
-# Python prints as 'jaxlib._jax.ArrayImpl'; jxkernel's is a Python class, whose printed name
-# is its __name__, 'ArrayImpl' as JAX's (tests/jax_compat/test_lax_numpy_gaps.py)
-def array_class_words_deliberate(jax):
+# Python prints as 'jaxlib._jax.ArrayImpl' (its __name__ 'ArrayImpl'); jxkernel's prints the
+# same (xla/array.py's metaclass)
+def _array_class_printed(jax):
     x = jax.numpy.arange(3.0)
     return {
         "array_less_than_list": lambda: x < [1, 2],
@@ -947,7 +947,7 @@ def cases(jax) -> dict:
                  _api_gaps, _string_arguments, _array_warnings, _collective_derivatives,
                  _token_results, token_made_in_bodies, _dtype_named_text,
                  _jit_tracer_class_words, text_as_dtype_deliberate, given_tokens,
-                 token_operator_deliberate, _array_class_words, array_class_words_deliberate,
+                 token_operator_deliberate, _array_class_words, _array_class_printed,
                  _arguments_out_of_order, _no_jax_values, _ufunc_arguments,
                  _own_attributes, _random_arguments, numpy_hint_deliberate,
                  _compiled_formats, device_sharding_refusals):
