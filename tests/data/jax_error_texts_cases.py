@@ -23,6 +23,17 @@ CASES = {
     "static_tracer": "jax.jit(lambda v: jax.jit(lambda a: a + 1, static_argnums=0)(v))(1.0)",
     "static_list": "jax.jit(lambda a: a[0], static_argnums=0)([1, 2])",
     "static_dict": "jax.jit(lambda a: a, static_argnums=0)({'k': 1})",
+    "static_grad_tracer": "jax.grad(lambda v: jax.jit(lambda a: a, static_argnums=0)(v))(1.0)",
+    "static_jvp_tracer": ("jax.jvp(lambda v: jax.jit(lambda a: a, static_argnums=0)(v), (1.0,), "
+                          "(1.0,))"),
+    "static_vmap_tracer": "jax.vmap(lambda v: jax.jit(lambda a: a, static_argnums=0)(v))(x)",
+    "static_key": "jax.jit(lambda a: a, static_argnums=0)(jax.random.key(0))",
+    "static_make_jaxpr_tracer": ("jax.jit(lambda v: jax.make_jaxpr(lambda a: a, "
+                                 "static_argnums=0)(v))(1.0)"),
+    "static_checkpoint_tracer": ("jax.jit(lambda v: jax.checkpoint(lambda a: a, "
+                                 "static_argnums=0)(v))(1.0)"),
+    "static_of_jnp_digitize": ("jax.jit(lambda v: jnp.digitize(x, jnp.ones(2), right=v))"
+                               "(True)"),
     # Python's own TypeErrors on an array
     "hash_array": "hash(x)",
     "dict_key_array": "{x: 1}",

@@ -389,16 +389,19 @@ def unhashable_as_jax(value, error: TypeError) -> tuple:
     """
     if isinstance(value, ArrayImpl):
         return f"<class '{_JAX_ARRAY_CLASS}'>", f"unhashable type: '{_JAX_ARRAY_CLASS}'"
-    module = _JAX_TRACER_MODULES.get(type(value).__name__)
-    if module is not None and isinstance(value, Tracer):     # where JAX 0.10.2 keeps the class
-        return f"<class '{module}.{type(value).__name__}'>", str(error)
-    return str(type(value)), str(error)
+    kind = type(value)
+    module = _JAX_CLASS_MODULES.get(kind.__name__)
+    if module is not None and kind.__module__.startswith("jxkernel."):   # not a user's class
+        return f"<class '{module}.{kind.__name__}'>", str(error)    # where JAX 0.10.2 keeps it
+    return str(kind), str(error)
 
 
 _JAX_ARRAY_CLASS = "jaxlib._jax.ArrayImpl"     # JAX 0.10.2's concrete Array class
-_JAX_TRACER_MODULES = {"DynamicJaxprTracer": "jax._src.interpreters.partial_eval",
-                       "BatchTracer": "jax._src.interpreters.batching",
-                       "JVPTracer": "jax._src.interpreters.ad"}
+_JAX_CLASS_MODULES = {"DynamicJaxprTracer": "jax._src.interpreters.partial_eval",
+                      "BatchTracer": "jax._src.interpreters.batching",
+                      "JVPTracer": "jax._src.interpreters.ad",
+                      "LinearizeTracer": "jax._src.interpreters.ad",
+                      "PRNGKeyArray": "jax._src.random.prng"}
 
 
 def _is_jxkernel_own(fun) -> bool:
