@@ -153,16 +153,12 @@ class TracerIntegerConversionError(JAXTypeError):
 
 
 class TracerArrayConversionError(JAXTypeError):
-    """JAX's message; `hint`: with a line saying to use jnp instead (not where jxkernel's
-    own code made the conversion, which the user cannot change)."""
-    def __init__(self, tracer, hint: bool = True):
+    """JAX 0.10.2's whole message; the notebook's card says to use jax.numpy instead."""
+    def __init__(self, tracer):
         record_tracer(self, tracer)
         super().__init__(
             f"The numpy.ndarray conversion method __array__() was called on traced array with "
-            f"shape {_shape_of(tracer)}\n{_origin(tracer)}" + (
-                "NumPy functions cannot run on traced values: use jxkernel.numpy instead of "
-                "numpy inside transformed functions.\n" if hint else "") +
-            f"See {_DOCS}TracerArrayConversionError")
+            f"shape {_shape_of(tracer)}\n{_origin(tracer)}See {_DOCS}TracerArrayConversionError")
 
 
 class JAXIndexError(IndexError):

@@ -1,5 +1,6 @@
 """Errors whose text is JAX 0.10.2's, byte for byte (stop 78, explain15): a traced `if` under
-jit (TracerBoolConversionError, no advice of ours: the card gives it), an array or a tracer
+jit (TracerBoolConversionError, no advice of ours: the card gives it), NumPy on a tracer
+(TracerArrayConversionError, no "use jnp" line), an array or a tracer
 passed as a static argument (JAX's sentence, no argument named), Python's own TypeErrors on an
 array (its class printed 'jaxlib._jax.ArrayImpl'), multigammaln's traced d, and jax.ffi's call
 of a target no handler is registered for. `run(jax)` gives, per case, the exception's class
@@ -8,6 +9,8 @@ function <lambda> at <string>:1" reads the same under both. Recorded from JAX 0.
 reference/make_jax_error_texts_reference.py into tests/data/jax_error_texts_reference.json;
 tests/core/test_jax_error_texts.py compares."""
 import re
+
+import numpy as np
 
 # x = ones(2), s = a 0-d array, S = ShapeDtypeStruct((2,), float32)
 CASES = {
@@ -34,6 +37,9 @@ CASES = {
                                  "static_argnums=0)(v))(1.0)"),
     "static_of_jnp_digitize": ("jax.jit(lambda v: jnp.digitize(x, jnp.ones(2), right=v))"
                                "(True)"),
+    # NumPy called on a tracer (no "use jnp" of ours: the card says it)
+    "numpy_on_tracer": "jax.jit(lambda v: np.sin(v))(1.0)",
+    "numpy_asarray_under_grad": "jax.grad(lambda v: np.asarray(v).sum())(1.0)",
     # Python's own TypeErrors on an array
     "hash_array": "hash(x)",
     "dict_key_array": "{x: 1}",
@@ -72,7 +78,7 @@ def run(jax, cases=None) -> dict:
     """{case: {"error": the exception's class name, "message": its whole text} or None}:
     object ids and addresses masked, JAX's note on its filtered traceback cut."""
     jnp = jax.numpy
-    names = {"jax": jax, "jnp": jnp, "x": jnp.ones(2), "s": jnp.array(2),
+    names = {"jax": jax, "jnp": jnp, "np": np, "x": jnp.ones(2), "s": jnp.array(2),
              "S": jax.ShapeDtypeStruct((2,), jnp.float32)}
     found = {}
     for case, line in (cases or {**CASES, **FFI}).items():

@@ -807,9 +807,9 @@ def _random_arguments(jax):
     }
 
 
-def numpy_hint_deliberate(jax):
-    """NumPy called by the user's code on a tracer: JAX's lines, and jxkernel's hint to use
-    jnp between them (tests/jax_compat/test_lax_numpy_gaps.py)."""
+def _numpy_in_user_code(jax):
+    """NumPy called by the user's code on a tracer: JAX's lines alone (the notebook's card
+    says to use jnp)."""
     return {"numpy_on_tracer_in_user_code": _lines(lambda: jax.jit(
         lambda m: jax.random.randint(jax.random.PRNGKey(0), (3,), np.asarray(m), 10))(1))}
 
@@ -949,7 +949,7 @@ def cases(jax) -> dict:
                  _jit_tracer_class_words, text_as_dtype_deliberate, given_tokens,
                  token_operator_deliberate, _array_class_words, _array_class_printed,
                  _arguments_out_of_order, _no_jax_values, _ufunc_arguments,
-                 _own_attributes, _random_arguments, numpy_hint_deliberate,
+                 _own_attributes, _random_arguments, _numpy_in_user_code,
                  _compiled_formats, device_sharding_refusals):
         out.update(more(jax))
     return out

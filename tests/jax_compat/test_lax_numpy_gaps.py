@@ -22,8 +22,8 @@ import pytest
 
 import jxkernel as jax
 from jxkernel.core import deprecations
-from lax_numpy_gaps_cases import (cases, device_sharding_refusals, given_tokens,
-                                  numpy_hint_deliberate, observe, text_as_dtype_deliberate, token_made_in_bodies,
+from lax_numpy_gaps_cases import (cases, device_sharding_refusals, given_tokens, observe,
+                                  text_as_dtype_deliberate, token_made_in_bodies,
                                   token_operator_deliberate)
 import locations  # tests/support: the repository's folders
 from recorded_answers import families_sorted
@@ -123,7 +123,6 @@ _GIVEN_TOKENS = sorted(given_tokens(jax))
 @pytest.mark.parametrize("name", sorted(set(CASES) - set(_GUARDED) - set(_TOKENS_MADE_IN_BODIES)
                                         - set(_TEXT_AS_DTYPE) - set(_GIVEN_TOKENS)
                                         - set(token_operator_deliberate(jax))
-                                        - set(numpy_hint_deliberate(jax))
                                         - set(device_sharding_refusals(jax))))
 def test_case_matches_jax(name):
     got = json.loads(json.dumps(observe(CASES[name])))
@@ -198,16 +197,6 @@ def test_compiled_out_info_of_a_token_result_asserts_as_jaxs_and_says_why():
     assert observe(CASES["compiled_out_info_of_token"])["raised"] == [
         "AssertionError", "Compiled.out_info has no ShapeDtypeStruct for a token result "
         "(JAX asserts so); Traced.out_info gives its type"]
-
-
-def test_numpy_called_by_the_users_code_on_a_tracer_adds_the_jnp_hint():
-    # deliberate: JAX's lines, and between them jxkernel's hint, where the user's own code
-    # called NumPy (not where jxkernel's did: randint_list_minval is JAX's lines alone)
-    first, docs = REFERENCE["numpy_on_tracer_in_user_code"]["value"][1]
-    assert observe(CASES["numpy_on_tracer_in_user_code"])["value"] == [
-        "TracerArrayConversionError",
-        [first, "NumPy functions cannot run on traced values: use jxkernel.numpy instead of "
-                "numpy inside transformed functions.", docs]]
 
 
 @pytest.mark.parametrize("name", sorted(device_sharding_refusals(jax)))

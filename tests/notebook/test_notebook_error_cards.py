@@ -192,6 +192,9 @@ def test_array_conversion_card(shell):
     assert card["rewrite"].splitlines()[0] == "return jnp.sin(x)"
     # the module by the name the learner imported (jax.numpy), not jxkernel's own
     assert card["fix"].startswith("Use jax.numpy (jnp) on traced values"), card["fix"]
+    # the advice is the card's: the message is JAX's alone, its last line the link
+    assert "jnp" not in str(exc) and "numpy instead" not in str(exc)
+    assert str(exc).splitlines()[-1].endswith("#jax.errors.TracerArrayConversionError")
 
 
 def test_leaked_tracer_card(shell):
