@@ -45,34 +45,6 @@ def conversion_context(function: str) -> str:
             f"instead.\n")
 
 
-def _static_hint(found) -> str:
-    """Marking an argument static only works for a Python value (it must be hashable, and is
-    compared by value): offered when the value depends on a rank-0 input that came as a Python
-    scalar (or may have: a trace that does not know), never when it depends on an array (an
-    input with dimensions, or a 0-d array jit saw come as one, or a value an outer
-    transformation traced: grad(jit(f))(1.0)), as JAX offers none there,
-    nor when it depends on no input at all (made from constants by jnp operations)."""
-    if found is None:       # no jit's trace under it (vmap's alone): nothing can be static
-        return ("Keep it traced: jnp operations or structured control flow (jnp.where, "
-                "lax.cond, lax.fori_loop, ...).")
-    if found.get("input_index") is None and found.get("steps"):
-        return _HINT_CONSTANTS
-    if found.get("transformation") in BODY_TRACES:
-        return (f"It depends on an input {found['transformation']} gives its function traced "
-                f"(a loop's index and carry, a branch's operands: never a Python value), so "
-                f"no argument can be made static: keep it traced, with jnp operations or "
-                f"structured control flow (jnp.where, lax.cond, ...).")
-    if ((found or {}).get("input_type") or "").partition("[")[2].strip("]") or \
-            (found or {}).get("input_kind") == "array" or found.get("traced_also_by"):
-        return ("It depends on an argument that came as an array or as a value another "
-                "transformation traces (grad, vmap, an outer jit), which cannot be static "
-                "(static arguments must be hashable Python values): keep it traced, with jnp "
-                "operations or structured control flow (lax.cond, lax.fori_loop, ...).")
-    if found.get("transformation") == CHECKPOINT:
-        return _HINT_STATIC_CHECKPOINT
-    return _HINT_STATIC
-
-
 def _traced_arguments(tracer) -> list:
     """The traced inputs a tracer depends on, for tools (the notebook marks them)."""
     trace = getattr(tracer, "_trace", None)
@@ -160,28 +132,16 @@ def record_tracer(error, tracer):
 
 
 class TracerBoolConversionError(ConcretizationTypeError):
-    """JAX's message; under jit (and a loop's or branch's trace) with jxkernel's lines on
-    Python control flow before the link. Under vmap (alone or in jit), or tracing a
-    checkpointed function, JAX's whole message and no more: JAX's own advice for checkpoint
-    (static_argnums of jax.checkpoint, which api/remat.py appends) follows it, and jit's
-    static_argnums would be advice for another transformation."""
+    """JAX 0.10.2's whole message under every transformation (jit, vmap, a loop's or
+    branch's trace, checkpoint, whose static_argnums advice api/remat.py appends as JAX's);
+    the notebook's card (views/error_cards, from the provenance recorded here) advises
+    lax.cond / jnp.where or a static argument."""
     def __init__(self, tracer):
         record_tracer(self, tracer)
-        found = self.provenance
-        # a vmap tracer (vmap alone, or inside jit): JAX's message tells where it was made
-        batched = getattr(getattr(tracer, "_trace", None), "provenance", None) is None
-        own = "" if batched or found is None or found.get("transformation") == CHECKPOINT else (
-            "Python control flow (`if`, `while`, `and`, `or`, `not`, `bool()`) needs a "
-            "concrete value, but under this transformation the value is abstract.\n"
-            "To fix it: use lax.cond / lax.select / jnp.where (or lax.while_loop) instead of "
-            "Python control flow" + (
-                "." if _static_hint(found) != _HINT_STATIC else
-                ", or mark the argument static (static_argnums / static_argnames of jit, or "
-                "--static NAME in %%jit) if it is a Python value.") + "\n")
         TypeError.__init__(
             self,
             f"Attempted boolean conversion of traced array with shape {_shape_of(tracer)}.\n"
-            f"{_origin(tracer)}{own}See {_DOCS}TracerBoolConversionError")
+            f"{_origin(tracer)}See {_DOCS}TracerBoolConversionError")
 
 
 class TracerIntegerConversionError(JAXTypeError):
@@ -193,16 +153,12 @@ class TracerIntegerConversionError(JAXTypeError):
 
 
 class TracerArrayConversionError(JAXTypeError):
-    """JAX's message; `hint`: with a line saying to use jnp instead (not where jxkernel's
-    own code made the conversion, which the user cannot change)."""
-    def __init__(self, tracer, hint: bool = True):
+    """JAX 0.10.2's whole message; the notebook's card says to use jax.numpy instead."""
+    def __init__(self, tracer):
         record_tracer(self, tracer)
         super().__init__(
             f"The numpy.ndarray conversion method __array__() was called on traced array with "
-            f"shape {_shape_of(tracer)}\n{_origin(tracer)}" + (
-                "NumPy functions cannot run on traced values: use jxkernel.numpy instead of "
-                "numpy inside transformed functions.\n" if hint else "") +
-            f"See {_DOCS}TracerArrayConversionError")
+            f"shape {_shape_of(tracer)}\n{_origin(tracer)}See {_DOCS}TracerArrayConversionError")
 
 
 class JAXIndexError(IndexError):
@@ -262,16 +218,6 @@ CHECKPOINT = "checkpoint / remat"
 # what the trace of a loop body or a branch is told as (lax/_cf_util.py's, JAX's traced_for):
 # its inputs come from the loop or cond, so static_argnums cannot reach them
 BODY_TRACES = frozenset({"scan", "fori_loop", "while_body", "while_cond", "cond", "switch"})
-_HINT_CONSTANTS = ("It depends on no argument: jnp operations are traced even on constants. "
-                   "Compute it with NumPy (np.sin(2.0) is a Python value while tracing), "
-                   "or keep it traced (jnp.where, lax.cond, ...).")
-_HINT_STATIC_CHECKPOINT = ("If this value comes from an argument of the checkpointed function "
-                           "that is a Python value, mark it static (static_argnums of "
-                           "jax.checkpoint); otherwise use structured control flow (lax.cond, "
-                           "lax.fori_loop, ...).")
-_HINT_STATIC = ("If this value comes from an argument of a jitted function, mark it static "
-                "(static_argnums / static_argnames, or --static NAME in %%jit); otherwise use "
-                "structured control flow (lax.cond, lax.fori_loop, ...).")
 
 
 def _origin(tracer) -> str:

@@ -292,14 +292,8 @@ class Tracer:
         return self._concrete(errors.TracerIntegerConversionError).__index__()
 
     def __array__(self, dtype=None, copy=None):
-        # "use jnp" only where the user's code called NumPy: jxkernel's own np.shape of a
-        # list of tracers (randint's minval, as JAX's) is JAX's words alone
-        frame = sys._getframe(1)
-        while frame.f_back is not None and frame.f_globals.get("__name__", "").startswith(
-                "numpy."):          # (np.shape's Python code between: who called it)
-            frame = frame.f_back
-        user_called = not is_jxkernel_file(frame.f_code.co_filename)
-        raise errors.TracerArrayConversionError(self, hint=user_called)
+        # JAX's words alone (the notebook's card says to use jnp)
+        raise errors.TracerArrayConversionError(self)
 
     def __getattr__(self, name):
         # Only reached when the class has no such attribute. A tracer of a high type (a

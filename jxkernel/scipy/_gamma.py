@@ -14,24 +14,12 @@ import numpy as np
 from .. import lax
 from .. import numpy as jnp
 from ..core import dtypes
+from ..core.trace import concrete_or_error
 from ..numpy.util import const as _c
 from ..numpy.util import check_real, jnp_jit, promote_args_inexact
 from ..transforms.ad import jvp
 from ..transforms.custom_derivatives import custom_jvp
 from ..transforms.jit.namesakes import jax_jitted
-
-
-def _concrete_int(value, what):
-    """`value` as a Python int, or a TypeError saying it must not be traced."""
-    try:
-        return operator.index(value)
-    except TypeError:
-        pass
-    try:
-        return int(np.asarray(value))
-    except (TypeError, ValueError):      # tracers raise TypeErrors of JAX's kinds
-        raise TypeError(f"{what} must be a concrete integer (a Python int, not a traced value): "
-                        f"got {value!r}. Mark it static under jit.") from None
 
 
 # ------------------------------------------------------------------ gamma
@@ -289,7 +277,8 @@ def multigammaln(a, d):
     >>> multigammaln(3.0, 2)
     Array(1.5501953, dtype=float32)
     """
-    d = _concrete_int(d, "d argument of multigammaln")
+    # JAX's int(d), a traced d its ConcretizationTypeError
+    d = concrete_or_error(int, d, "d argument of multigammaln")
     a, d_ = promote_args_inexact("multigammaln", a, d)
     constant = lax.mul(lax.mul(lax.mul(_c(a, 0.25), d_), lax.sub(d_, _c(a, 1))),
                        lax.log(_c(a, np.pi)))
@@ -306,7 +295,7 @@ def bernoulli(n: int):
     Array([ 1.        , -0.5       ,  0.16666667,  0.        , -0.03333325],
           dtype=float32)
     """
-    n = _concrete_int(n, "Argument n of bernoulli")
+    n = concrete_or_error(operator.index, n, "Argument n of bernoulli")
     if n < 0:
         raise ValueError("n must be a non-negative integer.")
     b3 = jnp.array([1, -1 / 2, 1 / 6])

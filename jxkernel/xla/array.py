@@ -63,7 +63,17 @@ from .numpy_device import NumpyBuffer, NumpyDevice
 on_mesh = None
 
 
-class ArrayImpl:
+class _CNamed(type):
+    """ArrayImpl's metaclass: Python's own messages print a class by its C-level name, which
+    for JAX's ArrayImpl (a C type) is `jaxlib._jax.ArrayImpl` ("unhashable type:
+    'jaxlib._jax.ArrayImpl'", "'jaxlib._jax.ArrayImpl' object is not callable", "for +:
+    'jaxlib._jax.ArrayImpl' and 'str'") while its `__name__` is `ArrayImpl`. A Python class
+    prints its `__name__`: ours is set to JAX's printed name below, and `__name__` reads the
+    part after the last dot, as a C type's does (so `type(x).__name__ == "ArrayImpl"`)."""
+    __name__ = property(lambda cls: type.__dict__["__name__"].__get__(cls).rpartition(".")[2])
+
+
+class ArrayImpl(metaclass=_CNamed):
     """An immutable array on a device. Reading its value waits for the computation.
 
     Named as JAX's concrete array class, which user code checks by name
@@ -333,6 +343,8 @@ class ArrayImpl:
     _sharded_bundle = array_display.sharded_bundle
 
 
+# (type's own setter: the C-level name Python's messages print; __name__ still 'ArrayImpl')
+type.__dict__["__name__"].__set__(ArrayImpl, "jaxlib._jax.ArrayImpl")
 Array = ArrayImpl          # the name the rest of jxkernel imports
 BaseArray.register(ArrayImpl)
 

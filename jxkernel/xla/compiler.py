@@ -349,7 +349,7 @@ def backend_compile_and_load(backend, module, executable_devices, options, host_
                                                        host_callbacks=list(host_callbacks))
             return backend.client.compile_and_load(module, executable_devices, options)
         except Exception as e:
-            if _in_a_callback(e):
+            if _in_a_callback(e) or _no_ffi_handler(e):
                 raise           # jaxlib's error as it is, as JAX raises it (no module line)
             if not is_out_of_memory(e):
                 raise CompileError(_explain_compile_error(e, str(module))) from None
@@ -369,6 +369,14 @@ def _in_a_callback(error: Exception) -> bool:
     with the callback's traceback), which JAX raises as it is."""
     return isinstance(error, _client.JaxRuntimeError) and \
         str(error).startswith(_CALLBACK_FAILURES)
+
+
+def _no_ffi_handler(error: Exception) -> bool:
+    """Whether XLA found no handler for a custom call's FFI target (jax.ffi.ffi_call of a name
+    never registered): JAX 0.10.2 raises jaxlib's JaxRuntimeError as it is, "NOT_FOUND: No FFI
+    handler registered for NAME on a platform Host (canonical host)"."""
+    return isinstance(error, _client.JaxRuntimeError) and \
+        str(error).startswith("NOT_FOUND: No FFI handler registered for ")
 
 
 def _parse_ir(text: str):

@@ -682,9 +682,9 @@ def _seen_class_name(jax):
 
 
 # An eager array's class in Python's own messages: JAX's ArrayImpl is a C type whose name
-# Python prints as 'jaxlib._jax.ArrayImpl'; jxkernel's is a Python class, whose printed name
-# is its __name__, 'ArrayImpl' as JAX's (tests/jax_compat/test_lax_numpy_gaps.py)
-def array_class_words_deliberate(jax):
+# Python prints as 'jaxlib._jax.ArrayImpl' (its __name__ 'ArrayImpl'); jxkernel's prints the
+# same (xla/array.py's metaclass)
+def _array_class_printed(jax):
     x = jax.numpy.arange(3.0)
     return {
         "array_less_than_list": lambda: x < [1, 2],
@@ -807,9 +807,9 @@ def _random_arguments(jax):
     }
 
 
-def numpy_hint_deliberate(jax):
-    """NumPy called by the user's code on a tracer: JAX's lines, and jxkernel's hint to use
-    jnp between them (tests/jax_compat/test_lax_numpy_gaps.py)."""
+def _numpy_in_user_code(jax):
+    """NumPy called by the user's code on a tracer: JAX's lines alone (the notebook's card
+    says to use jnp)."""
     return {"numpy_on_tracer_in_user_code": _lines(lambda: jax.jit(
         lambda m: jax.random.randint(jax.random.PRNGKey(0), (3,), np.asarray(m), 10))(1))}
 
@@ -947,9 +947,9 @@ def cases(jax) -> dict:
                  _api_gaps, _string_arguments, _array_warnings, _collective_derivatives,
                  _token_results, token_made_in_bodies, _dtype_named_text,
                  _jit_tracer_class_words, text_as_dtype_deliberate, given_tokens,
-                 token_operator_deliberate, _array_class_words, array_class_words_deliberate,
+                 token_operator_deliberate, _array_class_words, _array_class_printed,
                  _arguments_out_of_order, _no_jax_values, _ufunc_arguments,
-                 _own_attributes, _random_arguments, numpy_hint_deliberate,
+                 _own_attributes, _random_arguments, _numpy_in_user_code,
                  _compiled_formats, device_sharding_refusals):
         out.update(more(jax))
     return out

@@ -112,6 +112,13 @@ def test_bool_conversion_card(shell):
     assert "at In[" in text and ", line 3, in f:  if y > 0:" in text
     assert "    argument x: f32[] of f, traced for jit" in text
     assert "----> 3     if y > 0:" in tb and "/jxkernel/" not in tb    # filtered, then the card
+    # the message is JAX's whole text (no advice: JAX 0.10.2 has none under jit); the card
+    # gives it, from the exception's provenance: branch in the program, or a static argument
+    assert str(exc).splitlines()[2:] == [
+        "See https://docs.jax.dev/en/latest/errors.html#jax.errors.TracerBoolConversionError"]
+    assert "jnp.where(cond, a, b)" in card["fix"] and "lax.cond(cond" in card["fix"]
+    assert "lax.while_loop" in card["fix"] and card["fix"].endswith(
+        "Or make the argument static.")
 
 
 def test_bool_conversion_card_of_a_value_made_from_constants(shell):
@@ -185,6 +192,9 @@ def test_array_conversion_card(shell):
     assert card["rewrite"].splitlines()[0] == "return jnp.sin(x)"
     # the module by the name the learner imported (jax.numpy), not jxkernel's own
     assert card["fix"].startswith("Use jax.numpy (jnp) on traced values"), card["fix"]
+    # the advice is the card's: the message is JAX's alone, its last line the link
+    assert "jnp" not in str(exc) and "numpy instead" not in str(exc)
+    assert str(exc).splitlines()[-1].endswith("#jax.errors.TracerArrayConversionError")
 
 
 def test_leaked_tracer_card(shell):
@@ -387,7 +397,7 @@ def test_jaxpr_of_an_expression_shows_the_card(shell):
 
 
 def test_branch_in_a_loop_body_names_its_input(shell):
-    _, card, text, _ = failing(shell, "def body(c, x):\n    if x > 0:\n        c = c + x\n"
+    exc, card, text, _ = failing(shell, "def body(c, x):\n    if x > 0:\n        c = c + x\n"
                                       "    else:\n        c = c - x\n    return c, x\n"
                                       "lax.scan(body, 0.0, jnp.ones(3))")
     origin = card["origin"]
@@ -399,6 +409,10 @@ def test_branch_in_a_loop_body_names_its_input(shell):
     assert card["rewrite"] == (f"c = jnp.where(x > 0, c + x, c - x)\n{ONE_BRANCH}\n"
                                "c = lax.cond(x > 0, lambda: c + x, lambda: c - x)")
     assert "    argument x: f32[] of body, traced for scan" in text
+    # a loop body's input cannot be static: the card keeps it traced (the message advises
+    # nothing, as JAX's)
+    assert "static" not in card["fix"] + card["rewrite"]
+    assert "Attempted boolean conversion" in exc.args[0] and "lax.cond" not in exc.args[0]
 
 
 # ------------------------------------------------------------------ static only for Python values
@@ -580,9 +594,9 @@ def test_the_static_alternative_passes_a_python_value_not_an_array(shell):
 
 
 def test_a_traced_if_offers_static_for_a_python_scalar_only():
-    """jit knows which arguments came as Python scalars: for a 0-d array the message offers
-    no static argument (as JAX's), for a Python bool it does, and making it static works
-    (JAX: static_array_0d_item)."""
+    """jit knows which arguments came as Python scalars: for a 0-d array the card offers no
+    static argument, for a Python bool it does, and making it static works (JAX:
+    static_array_0d_item); the messages are JAX's alone, neither offering it."""
     assert _advice_reference()["static_array_0d_traced_in_if"]["suggests_static"] is False
     assert _advice_reference()["static_array_0d_item"] is None
 
@@ -592,7 +606,9 @@ def test_a_traced_if_offers_static_for_a_python_scalar_only():
         jxkernel.jit(signed)(jnp.ones(2), jnp.array(True))
     with pytest.raises(errors.TracerBoolConversionError) as python:
         jxkernel.jit(signed)(jnp.ones(2), True)
-    assert "static" not in str(array.value) and "mark the argument static" in str(python.value)
+    assert "static" not in str(array.value) and "static" not in str(python.value)
+    assert "static" not in error_cards.card_for(array.value).fix
+    assert error_cards.card_for(python.value).fix.endswith("Or make the argument static.")
     assert array.value.provenance["input_kind"] == "array"
     assert python.value.provenance["input_kind"] == "python"
     assert jxkernel.jit(signed, static_argnums=1)(jnp.ones(2), True).tolist() == [1.0, 1.0]

@@ -264,25 +264,26 @@ class Arguments:
                     hash(value)
                 except TypeError as e:
                     kind, why = unhashable_as_jax(value, e)
-                    if _is_jxkernel_own(self.fun):
-                        # a jnp function's inner jit (jnp.digitize's `right`): JAX's words
-                        # alone, which name no static_argnums the learner never wrote
-                        error = ValueError(
-                            f"Non-hashable static arguments are not supported. An error "
-                            f"occurred while trying to hash an object of type {kind}, "
-                            f"{value}. The error was:\nTypeError: {why.splitlines()[0]}\n")
-                        error.function, error.value, error.argument = self.fun, value, name
-                        # where the traced value came from (the notebook's card reads it)
+                    own = _is_jxkernel_own(self.fun)
+                    # JAX 0.10.2's words alone, which name neither the argument nor the
+                    # function: the notebook's card reads them from the attributes below
+                    error = ValueError(
+                        f"Non-hashable static arguments are not supported. An error "
+                        f"occurred while trying to hash an object of type {kind}, "
+                        f"{value}. The error was:\nTypeError: "
+                        f"{why.splitlines()[0] if own else why}\n")
+                    error.function, error.value, error.position = self.fun, value, pos
+                    if own:
+                        # a jnp function's inner jit (jnp.digitize's `right`): its card names
+                        # the jnp function's argument and where the traced value came from
+                        error.argument = name
                         error.provenance = provenance(value) if isinstance(value, Tracer) \
                             else None
-                        raise error from None
-                    error = ValueError(
-                        f"Non-hashable static arguments are not supported. An error occurred "
-                        f"while trying to hash an object of type {kind}, {value}, passed "
-                        f"as static argument '{name}' of {self.name}. The error was:\n"
-                        f"TypeError: {why}\n{_unhashable_advice(name, value, pos)}")
-                    # the notebook's card reads how the function uses it (views/argument_uses)
-                    error.function, error.value, error.position = self.fun, value, pos
+                    else:
+                        # the learner's jit: the static card names the argument and its
+                        # function, and says what to pass instead (static.py)
+                        error.static_argument, error.function_name = name, self.name
+                        error.advice = _unhashable_advice(name, value, pos)
                     raise error from None
         return dyn_args, dyn_kwargs, Statics(statics)
 
@@ -388,16 +389,19 @@ def unhashable_as_jax(value, error: TypeError) -> tuple:
     """
     if isinstance(value, ArrayImpl):
         return f"<class '{_JAX_ARRAY_CLASS}'>", f"unhashable type: '{_JAX_ARRAY_CLASS}'"
-    module = _JAX_TRACER_MODULES.get(type(value).__name__)
-    if module is not None and isinstance(value, Tracer):     # where JAX 0.10.2 keeps the class
-        return f"<class '{module}.{type(value).__name__}'>", str(error)
-    return str(type(value)), str(error)
+    kind = type(value)
+    module = _JAX_CLASS_MODULES.get(kind.__name__)
+    if module is not None and kind.__module__.startswith("jxkernel."):   # not a user's class
+        return f"<class '{module}.{kind.__name__}'>", str(error)    # where JAX 0.10.2 keeps it
+    return str(kind), str(error)
 
 
 _JAX_ARRAY_CLASS = "jaxlib._jax.ArrayImpl"     # JAX 0.10.2's concrete Array class
-_JAX_TRACER_MODULES = {"DynamicJaxprTracer": "jax._src.interpreters.partial_eval",
-                       "BatchTracer": "jax._src.interpreters.batching",
-                       "JVPTracer": "jax._src.interpreters.ad"}
+_JAX_CLASS_MODULES = {"DynamicJaxprTracer": "jax._src.interpreters.partial_eval",
+                      "BatchTracer": "jax._src.interpreters.batching",
+                      "JVPTracer": "jax._src.interpreters.ad",
+                      "LinearizeTracer": "jax._src.interpreters.ad",
+                      "PRNGKeyArray": "jax._src.random.prng"}
 
 
 def _is_jxkernel_own(fun) -> bool:

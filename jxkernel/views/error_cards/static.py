@@ -14,13 +14,17 @@ from .reading import (_called_name, _jit_decorator, _lambda_static, _rebound,
 from .rewrites import _parse_line
 
 
+# JAX's message (transforms/jit/args.py raises it so): the value's class and text; the
+# argument, its function and jit's advice are the exception's attributes, as JAX's words name
+# neither
 _UNHASHABLE = re.compile(r"^Non-hashable static arguments are not supported\. An error occurred "
-                         r"while trying to hash an object of type <class '([\w.]+)'>, (.*), "
-                         r"passed as static argument '([^']+)' of (.+?)\. The error was:", re.S)
+                         r"while trying to hash an object of type <class '([\w.]+)'>, (.*)\. "
+                         r"The error was:\n", re.S)
 
 
 def _is_unhashable(e) -> bool:
-    return isinstance(e, ValueError) and _UNHASHABLE.match(str(e)) is not None
+    return isinstance(e, ValueError) and hasattr(e, "static_argument") and \
+        _UNHASHABLE.match(str(e)) is not None
 
 
 def _unhashable_static_card(arg, function, type_name, value, what, fix, rewrite) -> ErrorCard:
@@ -37,10 +41,11 @@ def _unhashable_static_card(arg, function, type_name, value, what, fix, rewrite)
 
 
 def _unhashable_card(exc, where, called_from) -> ErrorCard:
-    type_name, value_text, arg, function = _UNHASHABLE.match(str(exc)).groups()
-    if any(m in str(exc) for m in (_EQ_WITHOUT_HASH, _FIELD_UNHASHABLE, _FIELD_ARRAY,
-                                   _DATACLASS_NOT_FROZEN)):    # an object: neither
-        return _object_card(str(exc), type_name, arg, function, where, called_from)
+    type_name, value_text = _UNHASHABLE.match(str(exc)).groups()
+    arg, function, advice = exc.static_argument, exc.function_name, exc.advice
+    if any(m in advice for m in (_EQ_WITHOUT_HASH, _FIELD_UNHASHABLE, _FIELD_ARRAY,
+                                 _DATACLASS_NOT_FROZEN)):    # an object: neither
+        return _object_card(advice, type_name, arg, function, where, called_from)
     if hasattr(getattr(exc, "value", None), "shape"):        # an array (jit.args says which)
         return _array_static_card(exc, type_name, value_text, arg, function, where,
                                   called_from)
@@ -156,7 +161,7 @@ def _traced_static_card(type_name, value_text, arg, function, traced, hashable, 
         rewrite=f"{traced}   # {arg} traced: {kind}\n{alternative}")
 
 
-# transforms/jit/args.py's advice for an object of a user's class: a tuple of it or passing it
+# transforms/jit/args.py's advice (the exception's `advice`) for an object of a user's class: a tuple of it or passing it
 # traced (not a pytree) cannot work; its class or its field needs the change
 _EQ_WITHOUT_HASH = "defines __eq__ but not __hash__"
 _FIELD_UNHASHABLE = "which is not hashable: make it hashable where"
@@ -166,9 +171,9 @@ _DATACLASS_NOT_FROZEN = "is a dataclass, not frozen"
 
 def _object_card(text, type_name, arg, function, where, called_from) -> ErrorCard:
     """A static object whose class has __eq__ and no __hash__, or a dataclass holding a
-    list: the card's fix is jit's advice (the message's last line)."""
+    list: the card's fix is jit's advice (`text`, the exception's `advice`)."""
     kind = type_name.rsplit(".", 1)[-1]
-    advice = text.strip().splitlines()[-1]
+    advice = text.strip()
     if _EQ_WITHOUT_HASH in text:
         fix = (f"Give {kind} a __hash__ over the fields its __eq__ compares, or make it a "
                f"frozen dataclass (@dataclasses.dataclass(frozen=True) has both).")

@@ -1,0 +1,56 @@
+"""Errors in JAX 0.10.2's whole words (tests/data/jax_error_texts_cases.py, recorded by
+reference/make_jax_error_texts_reference.py): a traced `if` (no advice of ours after JAX's),
+an unhashable static argument (no argument named, no advice), Python's own TypeErrors on an
+array (its class printed 'jaxlib._jax.ArrayImpl'), multigammaln's and bernoulli's traced
+count, an FFI target no handler is registered for (jaxlib's JaxRuntimeError). What jxkernel
+adds for a learner is the notebook card's (tests/notebook/test_notebook_error_cards.py)."""
+import json
+from pathlib import Path
+
+import pytest
+
+import jxkernel
+import jax_error_texts_cases as cases        # tests/data, on pytest's pythonpath
+
+RECORDED = json.loads((Path(__file__).parents[1] / "data" /
+                       "jax_error_texts_reference.json").read_text())["cases"]
+_OURS: dict = {}
+
+
+def ours(case):
+    if not _OURS:
+        _OURS.update(cases.run(jxkernel, cases.CASES))
+    return _OURS[case]
+
+
+def test_every_case_recorded():
+    assert sorted(RECORDED) == sorted({**cases.CASES, **cases.FFI})
+
+
+@pytest.mark.parametrize("case", sorted(cases.CASES))
+def test_the_error_is_jax_s(case):
+    assert ours(case) == RECORDED[case]
+
+
+@pytest.mark.xla_only("XLA compiler")    # foreign functions are XLA's custom calls
+@pytest.mark.parametrize("case", sorted(cases.FFI))
+def test_an_unknown_ffi_target_is_jaxlib_s_runtime_error(case):
+    """jaxlib's JaxRuntimeError as it is (jax.errors.JaxRuntimeError), not a CompileError
+    whose text adds "XLA could not compile the module"."""
+    assert cases.run(jxkernel, {case: cases.FFI[case]})[case] == RECORDED[case]
+    with pytest.raises(jxkernel.errors.JaxRuntimeError):
+        jxkernel.block_until_ready(eval(cases.FFI[case], {
+            "jax": jxkernel, "x": jxkernel.numpy.ones(2),
+            "S": jxkernel.ShapeDtypeStruct((2,), jxkernel.numpy.float32)}))
+
+
+def test_an_arrays_class_is_named_arrayimpl_and_printed_as_jaxlibs():
+    """Python prints the class by its C-level name, JAX's `jaxlib._jax.ArrayImpl`; its
+    __name__, __qualname__ and repr stay jxkernel's ArrayImpl (user code checks the name)."""
+    import collections.abc
+    import pickle
+    x = jxkernel.numpy.ones(2)
+    assert (type(x).__name__, type(x).__qualname__) == ("ArrayImpl", "ArrayImpl")
+    assert repr(type(x)) == "<class 'jxkernel.xla.array.ArrayImpl'>"
+    assert not isinstance(x, collections.abc.Hashable)
+    assert type(pickle.loads(pickle.dumps(x))) is type(x)
