@@ -691,14 +691,14 @@ def solve_dimension_variables(specs, shapes, paths) -> dict:
     {'a': 3}
     """
     env: dict = {}
-    found: list = []                               # where each variable got its value
+    found: list = []              # each variable's (name, dimension spec, where)
     spec_text = ",".join(f"{p}.shape = ({', '.join(map(str, s))}{',' if len(s) == 1 else ''})"
                          for p, s in zip(paths, specs))
 
     def mismatch(why: str, head="Input shapes do not match the polymorphic shapes "
                                  "specification. ") -> ValueError:
-        obtained = "".join(f"'{v}' = {env[v]} from specification '{v}' for dimension {w}, "
-                           for v, w in found)
+        obtained = "".join(f"'{v}' = {env[v]} from specification '{d}' for dimension {w}, "
+                           for v, d, w in found)
         return ValueError(f"{head}{why}. Using the following polymorphic shapes specifications: "
                           f"{spec_text}. Obtained dimension variables: {obtained}. {_SPEC_DOC}")
 
@@ -711,7 +711,7 @@ def solve_dimension_variables(specs, shapes, paths) -> dict:
                     raise mismatch(f"Division had remainder {(n - const) % coeff} when "
                                    f"computing the value of '{name}'")
                 env[name] = (int(n) - const) // coeff
-                found.append((name, f"{path}.shape[{i}] (= {n})"))
+                found.append((name, d, f"{path}.shape[{i}] (= {n})"))
     for spec, shape, path in zip(specs, shapes, paths):
         for i, (d, n) in enumerate(zip(spec, shape)):
             want = _evaluate(d, env)

@@ -118,3 +118,6 @@ def _extremum(op, d1, d2):
         return (max if op == "max" else min)(d1, d2)
     from ...export.shape_poly import _dim_extremum
     return _dim_extremum(op, d1, d2, (d1 if _is_symbolic(d1) else d2).scope)
+
+
+from ...lax.creation import MemorySpace  # noqa: E402,F401 (an operation's results' memory)
