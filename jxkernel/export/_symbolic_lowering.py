@@ -61,6 +61,23 @@ class SymbolicLowering:
                         f"{tuple(aval.shape)} appears only inside the expression '{d}'; "
                         f"jxkernel reads each variable from a dimension of the form "
                         f"k*{missing[0]} + c. Give some argument such a dimension.")
+        # a constraint's variables too must come from the arguments (JAX's check at export)
+        scopes = {id(d.scope): d.scope for aval in in_avals for d in aval.shape
+                  if isinstance(d, _DimExpr)}
+        for scope in scopes.values():
+            for _, known in scope._constraints:
+                for name in known.variables():
+                    if name not in self.values:
+                        raise self._unexpected(name)
+
+    def _unexpected(self, name) -> UnexpectedDimVar:
+        """JAX's error and words: the variables the arguments give, and where to read on."""
+        return UnexpectedDimVar(
+            f"Encountered dimension variable '{name}' that is not appearing in the shapes of "
+            f"the function arguments.\nThe following dimension variables are appearing in the "
+            f"shapes of the function arguments: {sorted(self.values)}.\nPlease see "
+            f"https://docs.jax.dev/en/latest/export/shape_poly.html"
+            f"#dimension-variables-must-be-solvable-from-the-input-shapes for more details.")
 
     def dim(self, block, d):
         """A tensor<i32> holding dimension `d` (an int or a symbolic expression)."""
@@ -81,12 +98,7 @@ class SymbolicLowering:
         if atom.op == "var":
             name = atom.args[0]
             if name not in self.values:
-                raise UnexpectedDimVar(
-                    f"Encountered dimension variable '{name}' that is not appearing in the "
-                    f"shapes of the function arguments. The following dimension variables "
-                    f"are appearing in the shapes of the function arguments: "
-                    f"{sorted(self.values)}. Give the arguments shapes that determine "
-                    f"'{name}'.")
+                raise self._unexpected(name)
             return self.values[name]
         x, y = (self.dim(block, v) for v in atom.args)
         if atom.op in ("max", "min"):

@@ -99,6 +99,12 @@ def _poly_check(jax, out):
     spec = jax.export.symbolic_args_specs((np.zeros((3, 4, 13), np.float32),), "3, 4, a + 12")
     exp = jax.export.export(jax.jit(lambda x: x))(*spec)
     out["poly_call_too_small"] = _error(lambda: exp.call(np.zeros((3, 4, 12), np.float32)))
+    m, = jax.export.symbolic_shape("m", constraints=["m >= m1"])
+    out["constraint_unknown_variable"] = _error(lambda: jax.export.export(jax.jit(lambda x: x))(
+        jax.ShapeDtypeStruct((m,), np.float32)))
+    for name, key in (("tuple_key", (0, 1)), ("int_key", 1)):
+        exp = jax.export.export(jax.jit(lambda d: d[key]))({key: np.float32(1.0)})
+        out[f"serialize_dict_{name}"] = _error(exp.serialize)
 
 
 def run(jax):
