@@ -102,6 +102,18 @@ def _poly_check(jax, out):
     m, = jax.export.symbolic_shape("m", constraints=["m >= m1"])
     out["constraint_unknown_variable"] = _error(lambda: jax.export.export(jax.jit(lambda x: x))(
         jax.ShapeDtypeStruct((m,), np.float32)))
+    x = jax.ShapeDtypeStruct(jax.export.symbolic_shape("(w, h1)"), np.float32)
+    y = jax.ShapeDtypeStruct(jax.export.symbolic_shape("(w, h2)"), np.float32)
+
+    def concat(x, y):
+        return jnp.concatenate([x, y], axis=1)
+    jnp = jax.numpy
+    for how, call in (("args", lambda e: e(x, y)), ("kwargs", lambda e: e(x, y=y))):
+        # (the scopes' ids and creation lines differ between runs: the words around them)
+        error = _error(lambda: call(jax.export.export(jax.jit(concat))))
+        error["message"] = re.sub(r"scope \d+ created at [^\n]*", "scope N",
+                                  error.get("message", ""))
+        out[f"mixed_scopes_{how}"] = error
     for name, key in (("tuple_key", (0, 1)), ("int_key", 1)):
         exp = jax.export.export(jax.jit(lambda d: d[key]))({key: np.float32(1.0)})
         out[f"serialize_dict_{name}"] = _error(exp.serialize)
