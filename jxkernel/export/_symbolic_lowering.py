@@ -31,7 +31,8 @@ from ..lax.reductions import cumsum_p
 from ..lax.slicing import (GatherScatterMode, _dims_attr, _scatter_lowering, dynamic_slice_p,
                            gather_p)
 from ..xla import stablehlo as hlo
-from .shape_poly import InconclusiveDimensionOperation, UnexpectedDimVar, _DimExpr
+from .shape_poly import (InconclusiveDimensionOperation, UnexpectedDimVar, _DimExpr,
+                         cannot_solve, solving_plan, specs_text)
 
 _I32 = "tensor<i32>"
 
@@ -46,21 +47,20 @@ class SymbolicLowering:
 
     def __init__(self, block, in_avals, args, arg_paths):
         self.values = {}
-        for aval, arg in zip(in_avals, args):
-            for axis, d in enumerate(aval.shape):
-                solved = d.linear() if isinstance(d, _DimExpr) else None
-                if solved is not None and solved[0] not in self.values:
-                    self.values[solved[0]] = _solve(block, arg, axis, *solved[1:])
-        for aval, path in zip(in_avals, arg_paths):
-            for d in aval.shape:
-                missing = [v for v in getattr(d, "variables", lambda: [])()
-                           if v not in self.values]
-                if missing:
-                    raise NotImplementedError(
-                        f"export: dimension variable '{missing[0]}' of {path}.shape "
-                        f"{tuple(aval.shape)} appears only inside the expression '{d}'; "
-                        f"jxkernel reads each variable from a dimension of the form "
-                        f"k*{missing[0]} + c. Give some argument such a dimension.")
+        # each variable read from a dimension k*v + rest of an argument, once rest's variables
+        # are read, in JAX's order (shape_poly.solving_plan)
+        dims = [(d, (arg, axis, path)) for aval, arg, path in zip(in_avals, args, arg_paths)
+                for axis, d in enumerate(aval.shape) if isinstance(d, _DimExpr)]
+        steps, unsolved = solving_plan(dims)
+        if unsolved:
+            raise cannot_solve(steps, [(d, f"{path}.shape[{axis}]")
+                                       for d, (_, axis, path) in unsolved],
+                               specs_text([a.shape for a in in_avals], arg_paths))
+        for step in steps:
+            if step[0] == "var":
+                _, name, k, rest, _, (arg, axis, _) = step
+                self.values[name] = _solve(block, arg, axis, k, None if isinstance(rest, int)
+                                           and rest == 0 else self.dim(block, rest))
         # a constraint's variables too must come from the arguments (JAX's check at export)
         scopes = {id(d.scope): d.scope for aval in in_avals for d in aval.shape
                   if isinstance(d, _DimExpr)}
@@ -136,13 +136,13 @@ class SymbolicLowering:
                              [value, self.shape(ctx.block, shape)], out_type, attrs, loc=ctx.loc)
 
 
-def _solve(block, arg, axis, coeff, const):
-    """The variable v of a dimension `coeff*v + const` of `arg` (whose size fits, as checked
-    before calling)."""
+def _solve(block, arg, axis, coeff, rest):
+    """The variable v of a dimension `coeff*v + rest` of `arg` (`rest`: a tensor<i32> of the
+    variables read before, None for 0; the size fits, as checked before calling)."""
     value = block.op1("stablehlo.get_dimension_size", [arg], _I32,
                       {"dimension": hlo.i64_attr(axis)})
-    if const:
-        value = block.op1("stablehlo.subtract", [value, block.constant(np.int32(const))], _I32)
+    if rest is not None:
+        value = block.op1("stablehlo.subtract", [value, rest], _I32)
     if coeff != 1:
         value = block.op1("stablehlo.divide", [value, block.constant(np.int32(coeff))], _I32)
     return value

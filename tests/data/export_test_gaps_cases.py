@@ -99,6 +99,20 @@ def _poly_check(jax, out):
     spec = jax.export.symbolic_args_specs((np.zeros((3, 4, 13), np.float32),), "3, 4, a + 12")
     exp = jax.export.export(jax.jit(lambda x: x))(*spec)
     out["poly_call_too_small"] = _error(lambda: exp.call(np.zeros((3, 4, 12), np.float32)))
+    # variables solved one at a time, in JAX's order: `a` from 'a', then `b` from '2*b + a'
+    # or 'b + a'; each failing check named with the variables obtained before it
+    exp2 = jax.export.export(jax.jit(lambda x: x))(
+        jax.ShapeDtypeStruct(jax.export.symbolic_shape("2*b + a, a, b + a"), np.float32))
+    for shape in ((2, 2, 6), (3, 2, 6), (8, 2, 6), (10, 2, 6), (6, 2, 4)):
+        out[f"solve_{shape}"] = _error(lambda: exp2.call(np.zeros(shape, np.float32)))
+    for spec in ("b + 2*a, a, c^2", "c^2", "a*b, a"):
+        out[f"unsolvable_{spec}"] = _error(lambda: jax.export.export(jax.jit(lambda x: x))(
+            jax.ShapeDtypeStruct(jax.export.symbolic_shape(spec), np.float32)))
+    exp3 = jax.export.export(jax.jit(lambda x: x.sum(axis=0) * x.shape[0]))(
+        jax.ShapeDtypeStruct(jax.export.symbolic_shape("2*b + a, a"), np.float32))
+    out["solved_value"] = exp3.call(np.ones((8, 2), np.float32)).tolist()
+    for shape in ((2, 2), (3, 2), (8, 3)):      # b below 1; a remainder; a remainder, then b
+        out[f"solve_{shape}"] = _error(lambda: exp3.call(np.ones(shape, np.float32)))
     m, = jax.export.symbolic_shape("m", constraints=["m >= m1"])
     out["constraint_unknown_variable"] = _error(lambda: jax.export.export(jax.jit(lambda x: x))(
         jax.ShapeDtypeStruct((m,), np.float32)))
