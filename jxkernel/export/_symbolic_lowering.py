@@ -149,14 +149,16 @@ def _solve(block, arg, axis, coeff, rest):
 
 
 def _floor_divide(block, x, y):
-    """x // y rounding toward minus infinity (StableHLO's divide truncates)."""
+    """x // y rounding toward minus infinity (StableHLO's divide truncates): one less where
+    the signs differ and the division is inexact. Built of ops jaxlib's shape refinement folds
+    (sign, remainder, compare, and, select: as JAX's; an `xor` would be left unfolded and the
+    call of such a module refused)."""
     quotient = block.op1("stablehlo.divide", [x, y], _I32)
-    product = block.op1("stablehlo.multiply", [quotient, y], _I32)
     zero = block.constant(np.int32(0))
-    inexact = _compare(block, product, x, "NE")
-    signs_differ = block.op1("stablehlo.xor", [_compare(block, x, zero, "LT"),
-                                               _compare(block, y, zero, "LT")], "tensor<i1>")
-    adjust = block.op1("stablehlo.and", [inexact, signs_differ], "tensor<i1>")
+    signs_differ = _compare(block, block.op1("stablehlo.sign", [x], _I32),
+                            block.op1("stablehlo.sign", [y], _I32), "NE")
+    inexact = _compare(block, block.op1("stablehlo.remainder", [x, y], _I32), zero, "NE")
+    adjust = block.op1("stablehlo.and", [signs_differ, inexact], "tensor<i1>")
     lower = block.op1("stablehlo.subtract", [quotient, block.constant(np.int32(1))], _I32)
     return block.op1("stablehlo.select", [adjust, lower, quotient], _I32)
 

@@ -113,6 +113,16 @@ def _poly_check(jax, out):
     out["solved_value"] = exp3.call(np.ones((8, 2), np.float32)).tolist()
     for shape in ((2, 2), (3, 2), (8, 3)):      # b below 1; a remainder; a remainder, then b
         out[f"solve_{shape}"] = _error(lambda: exp3.call(np.ones(shape, np.float32)))
+    core = _private(jax, "core")
+
+    def sized(x):       # a result whose sizes divide: floor division and modulo of b
+        b = x.shape[0]
+        return jax.numpy.ones(((b + 13) // b, (b + 13) % b, core.max_dim(b - 5, 0), (3 * b) // 2),
+                              x.dtype)
+    exp4 = jax.export.export(jax.jit(sized))(
+        jax.ShapeDtypeStruct(jax.export.symbolic_shape("b"), np.float32))
+    out["sizes_by_division"] = [list(exp4.call(np.zeros(n, np.float32)).shape)
+                                for n in (1, 5, 7)]
     m, = jax.export.symbolic_shape("m", constraints=["m >= m1"])
     out["constraint_unknown_variable"] = _error(lambda: jax.export.export(jax.jit(lambda x: x))(
         jax.ShapeDtypeStruct((m,), np.float32)))
