@@ -267,6 +267,11 @@ class _DimExpr:
         """max(other, self): one of them where decidable, else `max(other, self)`."""
         return _dim_extremum("max", other, self, self.scope)
 
+    def extremum(self, op: str, d1, d2):
+        """`op` ("max" or "min") of d1 and d2 (this one of them), written in that order where
+        undecidable: `max(b - 5, 0)`, as JAX's core.max_dim."""
+        return _dim_extremum(op, d1, d2, self.scope)
+
     # ---- values
     def bounds(self) -> tuple:
         lo = hi = 0

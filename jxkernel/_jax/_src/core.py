@@ -116,8 +116,7 @@ def min_dim(d1, d2):
 def _extremum(op, d1, d2):
     if not (_is_symbolic(d1) or _is_symbolic(d2)):
         return (max if op == "max" else min)(d1, d2)
-    from ...export.shape_poly import _dim_extremum
-    return _dim_extremum(op, d1, d2, (d1 if _is_symbolic(d1) else d2).scope)
+    return (d1 if _is_symbolic(d1) else d2).extremum(op, d1, d2)
 
 
 from ...lax.creation import MemorySpace  # noqa: E402,F401 (an operation's results' memory)
