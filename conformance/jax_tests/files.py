@@ -56,15 +56,12 @@ FILES = [
     "aot_test.py",
     "key_reuse_test.py",
     "python_callback_test.py",
+    "export_test.py",
 ]
 
 # not run: each imports internals of JAX that jxkernel has no counterpart of (the first import
 # that fails under the alias is named)
-SKIPPED = {
-    "export_test.py": "`jax._src.compute_on` (then `jax._src.effects`: effect types of its own "
-                      "in JAX's effect-type sets, `def_effectful_abstract_eval`, "
-                      "`mlir.TokenSet`, used at import)",
-}
+SKIPPED: dict = {}
 
 
 # JAX's test-support code (test code, not library code) that the files import as `jax._src.X`:

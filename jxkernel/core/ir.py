@@ -82,8 +82,8 @@ class JaxprEqn:
         """The equation's side effects, as JAX's `eqn.effects`: the effect a debug callback
         names in its params, and its primitive's (`effect_rules`: checkify's check)."""
         effect = self.params.get("effect")
-        own = self.primitive.effects_of(self.params) if hasattr(self.primitive, "effects_of") \
-            else frozenset()
+        own = self.primitive.effects_of(self.params, [v.aval for v in self.invars]) \
+            if hasattr(self.primitive, "effects_of") else frozenset()
         return own if effect is None else own | {effect}
 
     def replace(self, **kw) -> Eqn:

@@ -53,6 +53,20 @@ class Primitive:
         abstract_eval_rules[self] = abstract_eval
         return abstract_eval
 
+    def def_effectful_abstract_eval(self, effectful_abstract_eval):
+        """`effectful_abstract_eval(*avals, **params)` gives (output aval(s), effects): the
+        equation's effects are read from it, with the equation's input avals (JAX's way of
+        declaring a primitive's side effects).
+
+        >>> p = Primitive("noisy"); _ = p.def_effectful_abstract_eval(lambda a: (a, {"beep"}))
+        >>> p.abstract_eval(1.0)
+        (1.0, frozenset({'beep'}))
+        """
+        abstract_eval_rules[self] = lambda *avals, **params: \
+            effectful_abstract_eval(*avals, **params)[0]
+        effectful_abstract_eval_rules[self] = effectful_abstract_eval
+        return effectful_abstract_eval
+
     @property
     def impl(self):
         """The impl rule as registered now (JAX's attribute): code that saves it, swaps in
@@ -70,11 +84,18 @@ class Primitive:
 
     def abstract_eval(self, *avals, **params):
         """(output aval(s), effects), as JAX's `Primitive.abstract_eval` returns them."""
+        effectful = effectful_abstract_eval_rules.get(self)
+        if effectful is not None:
+            out, effects = effectful(*avals, **params)
+            return out, frozenset(effects)
         return rule("abstract_eval", self)(*avals, **params), frozenset()
 
-    def effects_of(self, params) -> frozenset:
-        """The side effects an equation of this primitive with `params` has (its
-        `effect_rules` entry; none without one)."""
+    def effects_of(self, params, avals=None) -> frozenset:
+        """The side effects an equation of this primitive with `params` (and input `avals`)
+        has: its effectful abstract eval's, else its `effect_rules` entry; none without one."""
+        effectful = effectful_abstract_eval_rules.get(self)
+        if effectful is not None and avals is not None:
+            return frozenset(effectful(*avals, **params)[1])
         effects = effect_rules.get(self)
         return frozenset() if effects is None else effects(params)
 
@@ -176,6 +197,9 @@ jet_rules: dict = {}
 # `eqn.effects` (checkify's check: its ErrorEffects); a debug callback names its own in its
 # params (core/ir.py's JaxprEqn.effects reads both)
 effect_rules: dict = {}
+# effectful abstract eval (def_effectful_abstract_eval): (avals..., **params) -> (out, effects),
+# for a primitive whose effects its user declares with its abstract eval
+effectful_abstract_eval_rules: dict = {}
 
 RULE_TABLES = {
     "abstract_eval": abstract_eval_rules,

@@ -163,6 +163,7 @@ def export(fun_jit, *, platforms=None, disabled_checks=()) -> Callable[..., Expo
 
     def do_export(*args, **kwargs) -> Exported:
         _check_dimensions(args, kwargs)
+        _check_symbolic_scopes(fun_jit._name, args, kwargs)
         traced = fun_jit.trace(*args, **kwargs)
         start = time.perf_counter()
         exported = _exported(traced, platforms, tuple(disabled_checks),
@@ -335,6 +336,24 @@ def _check_dimensions(args, kwargs) -> None:
                 f"export: {path} has shape {shape}, whose dimensions must be ints or symbolic "
                 f"dimensions; build symbolic ones with export.symbolic_shape(\"b, 4\") or "
                 f"export.symbolic_args_specs.")
+
+
+def _check_symbolic_scopes(name: str, args, kwargs) -> None:
+    """JAX's check before tracing: every symbolic dimension of the arguments is of the scope
+    of the first one (two `symbolic_shape` calls without a shared `scope` make two)."""
+    first = None
+    for path, leaf in _flatten_with_paths(args, kwargs):
+        for d in getattr(leaf, "shape", ()):
+            if not is_symbolic(d):
+                continue
+            if first is None:
+                first = (d.scope, path)
+            elif d.scope is not first[0]:
+                raise ValueError(
+                    f"Invalid mixing of symbolic scopes when exporting {name}.\nExpected "
+                    f"current (from {first[1]}) scope {first[0]}\nand found for '{d}' ({path}) "
+                    f"scope {d.scope}\nSee https://docs.jax.dev/en/latest/export/"
+                    f"shape_poly.html#user-specified-symbolic-constraints.")
 
 
 def _uses_symbolic(closed) -> bool:

@@ -276,7 +276,11 @@ def _node_to_json(node):
         return None
     if type(node) in (tuple, list):
         return [type(node).__name__, [_node_to_json(c) for c in node]]
-    if type(node) is dict and all(type(k) in (str, int) for k in node):
+    if type(node) is dict:
+        for k in node:
+            if type(k) is not str:      # JAX's rule: its format keeps string keys only
+                raise TypeError(f"Serialization is supported only for dictionaries with "
+                                f"string keys. Found key {k!r} of type {type(k)}.")
         return ["dict", [[k, _node_to_json(v)] for k, v in node.items()]]
     if type(node) in _SERIALIZERS:
         return _custom_to_json(node)

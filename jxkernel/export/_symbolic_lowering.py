@@ -31,7 +31,8 @@ from ..lax.reductions import cumsum_p
 from ..lax.slicing import (GatherScatterMode, _dims_attr, _scatter_lowering, dynamic_slice_p,
                            gather_p)
 from ..xla import stablehlo as hlo
-from .shape_poly import InconclusiveDimensionOperation, UnexpectedDimVar, _DimExpr
+from .shape_poly import (InconclusiveDimensionOperation, UnexpectedDimVar, _DimExpr,
+                         cannot_solve, solving_plan, specs_text)
 
 _I32 = "tensor<i32>"
 
@@ -46,21 +47,37 @@ class SymbolicLowering:
 
     def __init__(self, block, in_avals, args, arg_paths):
         self.values = {}
-        for aval, arg in zip(in_avals, args):
-            for axis, d in enumerate(aval.shape):
-                solved = d.linear() if isinstance(d, _DimExpr) else None
-                if solved is not None and solved[0] not in self.values:
-                    self.values[solved[0]] = _solve(block, arg, axis, *solved[1:])
-        for aval, path in zip(in_avals, arg_paths):
-            for d in aval.shape:
-                missing = [v for v in getattr(d, "variables", lambda: [])()
-                           if v not in self.values]
-                if missing:
-                    raise NotImplementedError(
-                        f"export: dimension variable '{missing[0]}' of {path}.shape "
-                        f"{tuple(aval.shape)} appears only inside the expression '{d}'; "
-                        f"jxkernel reads each variable from a dimension of the form "
-                        f"k*{missing[0]} + c. Give some argument such a dimension.")
+        # each variable read from a dimension k*v + rest of an argument, once rest's variables
+        # are read, in JAX's order (shape_poly.solving_plan)
+        dims = [(d, (arg, axis, path)) for aval, arg, path in zip(in_avals, args, arg_paths)
+                for axis, d in enumerate(aval.shape) if isinstance(d, _DimExpr)]
+        steps, unsolved = solving_plan(dims)
+        if unsolved:
+            raise cannot_solve(steps, [(d, f"{path}.shape[{axis}]")
+                                       for d, (_, axis, path) in unsolved],
+                               specs_text([a.shape for a in in_avals], arg_paths))
+        for step in steps:
+            if step[0] == "var":
+                _, name, k, rest, _, (arg, axis, _) = step
+                self.values[name] = _solve(block, arg, axis, k, None if isinstance(rest, int)
+                                           and rest == 0 else self.dim(block, rest))
+        # a constraint's variables too must come from the arguments (JAX's check at export)
+        scopes = {id(d.scope): d.scope for aval in in_avals for d in aval.shape
+                  if isinstance(d, _DimExpr)}
+        for scope in scopes.values():
+            for _, known in scope._constraints:
+                for name in known.variables():
+                    if name not in self.values:
+                        raise self._unexpected(name)
+
+    def _unexpected(self, name) -> UnexpectedDimVar:
+        """JAX's error and words: the variables the arguments give, and where to read on."""
+        return UnexpectedDimVar(
+            f"Encountered dimension variable '{name}' that is not appearing in the shapes of "
+            f"the function arguments.\nThe following dimension variables are appearing in the "
+            f"shapes of the function arguments: {sorted(self.values)}.\nPlease see "
+            f"https://docs.jax.dev/en/latest/export/shape_poly.html"
+            f"#dimension-variables-must-be-solvable-from-the-input-shapes for more details.")
 
     def dim(self, block, d):
         """A tensor<i32> holding dimension `d` (an int or a symbolic expression)."""
@@ -81,12 +98,7 @@ class SymbolicLowering:
         if atom.op == "var":
             name = atom.args[0]
             if name not in self.values:
-                raise UnexpectedDimVar(
-                    f"Encountered dimension variable '{name}' that is not appearing in the "
-                    f"shapes of the function arguments. The following dimension variables "
-                    f"are appearing in the shapes of the function arguments: "
-                    f"{sorted(self.values)}. Give the arguments shapes that determine "
-                    f"'{name}'.")
+                raise self._unexpected(name)
             return self.values[name]
         x, y = (self.dim(block, v) for v in atom.args)
         if atom.op in ("max", "min"):
@@ -124,27 +136,29 @@ class SymbolicLowering:
                              [value, self.shape(ctx.block, shape)], out_type, attrs, loc=ctx.loc)
 
 
-def _solve(block, arg, axis, coeff, const):
-    """The variable v of a dimension `coeff*v + const` of `arg` (whose size fits, as checked
-    before calling)."""
+def _solve(block, arg, axis, coeff, rest):
+    """The variable v of a dimension `coeff*v + rest` of `arg` (`rest`: a tensor<i32> of the
+    variables read before, None for 0; the size fits, as checked before calling)."""
     value = block.op1("stablehlo.get_dimension_size", [arg], _I32,
                       {"dimension": hlo.i64_attr(axis)})
-    if const:
-        value = block.op1("stablehlo.subtract", [value, block.constant(np.int32(const))], _I32)
+    if rest is not None:
+        value = block.op1("stablehlo.subtract", [value, rest], _I32)
     if coeff != 1:
         value = block.op1("stablehlo.divide", [value, block.constant(np.int32(coeff))], _I32)
     return value
 
 
 def _floor_divide(block, x, y):
-    """x // y rounding toward minus infinity (StableHLO's divide truncates)."""
+    """x // y rounding toward minus infinity (StableHLO's divide truncates): one less where
+    the signs differ and the division is inexact. Built of ops jaxlib's shape refinement folds
+    (sign, remainder, compare, and, select: as JAX's; an `xor` would be left unfolded and the
+    call of such a module refused)."""
     quotient = block.op1("stablehlo.divide", [x, y], _I32)
-    product = block.op1("stablehlo.multiply", [quotient, y], _I32)
     zero = block.constant(np.int32(0))
-    inexact = _compare(block, product, x, "NE")
-    signs_differ = block.op1("stablehlo.xor", [_compare(block, x, zero, "LT"),
-                                               _compare(block, y, zero, "LT")], "tensor<i1>")
-    adjust = block.op1("stablehlo.and", [inexact, signs_differ], "tensor<i1>")
+    signs_differ = _compare(block, block.op1("stablehlo.sign", [x], _I32),
+                            block.op1("stablehlo.sign", [y], _I32), "NE")
+    inexact = _compare(block, block.op1("stablehlo.remainder", [x, y], _I32), zero, "NE")
+    adjust = block.op1("stablehlo.and", [signs_differ, inexact], "tensor<i1>")
     lower = block.op1("stablehlo.subtract", [quotient, block.constant(np.int32(1))], _I32)
     return block.op1("stablehlo.select", [adjust, lower, quotient], _I32)
 

@@ -267,6 +267,11 @@ class _DimExpr:
         """max(other, self): one of them where decidable, else `max(other, self)`."""
         return _dim_extremum("max", other, self, self.scope)
 
+    def extremum(self, op: str, d1, d2):
+        """`op` ("max" or "min") of d1 and d2 (this one of them), written in that order where
+        undecidable: `max(b - 5, 0)`, as JAX's core.max_dim."""
+        return _dim_extremum(op, d1, d2, self.scope)
+
     # ---- values
     def bounds(self) -> tuple:
         lo = hi = 0
@@ -683,44 +688,128 @@ _SPEC_DOC = ("Please see https://docs.jax.dev/en/latest/export/shape_poly.html"
              "#shape-assertion-errors for more details.")
 
 
+def specs_text(specs, paths) -> str:
+    """"args[0].shape = (b, 4),args[1].shape = (3,)": the specifications, as JAX's errors
+    list them."""
+    return ",".join(f"{p}.shape = ({', '.join(map(str, s))}{',' if len(s) == 1 else ''})"
+                    for p, s in zip(paths, specs))
+
+
+def _split_unknown(d: _DimExpr, known):
+    """(variable, k, rest) when `d` is k*variable + rest with `rest` of `known` variables
+    only (variable None: all of `d`'s are known); None when more than one term holds unknown
+    variables, or one holds an unknown one other than as k*variable (c^2, a*b, a // 2)."""
+    var = k = None
+    rest: dict = {}
+    for monomial, coeff in d._terms:
+        names = _DimExpr({monomial: 1}, d.scope).variables() if monomial else []
+        if all(n in known for n in names):
+            rest[monomial] = coeff
+        elif var is None and len(monomial) == 1 and monomial[0].op == "var":
+            var, k = monomial[0].args[0], coeff
+        else:
+            return None
+    return var, k, _DimExpr._make(rest, d.scope)
+
+
+def solving_plan(dims) -> tuple:
+    """JAX's order of solving for the dimension variables: `dims` are the arguments' symbolic
+    dimensions in order, as (expression, where); each pass takes every dimension whose
+    expression is k*v + (known variables), solving v from it, or whose variables are all
+    known, to be checked; passes repeat while they make progress. Returns (steps, unsolved):
+    ("var", v, k, rest, expression, where) and ("check", expression, where) steps in order,
+    and the dimensions no pass could use.
+
+    >>> a, b = symbolic_shape("a, b")
+    >>> [s[:3] for s in solving_plan([(2 * b + a, 0), (a, 1)])[0]]
+    [('var', 'a', 1), ('var', 'b', 2)]
+    """
+    known: set = set()
+    steps: list = []
+    pending = list(dims)
+    while pending:
+        left = []
+        for d, where in pending:
+            split = _split_unknown(d, known)
+            if split is None:
+                left.append((d, where))
+            elif split[0] is None:
+                steps.append(("check", d, where))
+            else:
+                known.add(split[0])
+                steps.append(("var", *split, d, where))
+        if len(left) == len(pending):
+            return steps, left
+        pending = left
+    return steps, []
+
+
+def cannot_solve(steps, unsolved, spec_text: str) -> ValueError:
+    """JAX's error for dimensions from which no variable could be solved (c^2): `unsolved`
+    as (expression, "args[0].shape[2]"), after `steps` (solving_plan's)."""
+    solved = {step[1] for step in steps if step[0] == "var"}
+    names = {v for d, _ in unsolved for v in d.variables()} - solved
+    pieces = ", ".join(f"'{d}' for dimension size {where}" for d, where in unsolved)
+    return ValueError(f"Cannot solve for values of dimension variables {names}. We "
+                      f"can only solve linear uni-variate constraints. Using the following "
+                      f"polymorphic shapes specifications: {spec_text}. Unprocessed "
+                      f"specifications: {pieces}. Please see https://docs.jax.dev/en/latest/"
+                      f"export/shape_poly.html#dimension-variables-must-be-solvable-from-the-"
+                      f"input-shapes for more details.")
+
+
 def solve_dimension_variables(specs, shapes, paths) -> dict:
-    """{variable: int} from the concrete `shapes` of arguments exported with shapes `specs`;
-    a ValueError names the argument and dimension that do not fit (or a broken constraint).
+    """{variable: int} from the concrete `shapes` of arguments exported with shapes `specs`,
+    solved in JAX's order (`solving_plan`), the first failing check raised as JAX's (a
+    remainder, a variable below 1, a dimension that does not fit, a broken constraint),
+    naming where each variable came from.
 
     >>> a, = symbolic_shape("a"); solve_dimension_variables([(a, 4)], [(3, 4)], ["args[0]"])
     {'a': 3}
     """
     env: dict = {}
-    found: list = []                               # where each variable got its value
-    spec_text = ",".join(f"{p}.shape = ({', '.join(map(str, s))}{',' if len(s) == 1 else ''})"
-                         for p, s in zip(paths, specs))
+    found: list = []              # each variable's (name, dimension spec, where)
+    spec_text = specs_text(specs, paths)
 
     def mismatch(why: str, head="Input shapes do not match the polymorphic shapes "
                                  "specification. ") -> ValueError:
-        obtained = "".join(f"'{v}' = {env[v]} from specification '{v}' for dimension {w}, "
-                           for v, w in found)
+        obtained = "".join(f"'{v}' = {env[v]} from specification '{d}' for dimension {w}, "
+                           for v, d, w in found)
         return ValueError(f"{head}{why}. Using the following polymorphic shapes specifications: "
                           f"{spec_text}. Obtained dimension variables: {obtained}. {_SPEC_DOC}")
 
-    for spec, shape, path in zip(specs, shapes, paths):
-        for i, (d, n) in enumerate(zip(spec, shape)):
-            solved = d.linear() if isinstance(d, _DimExpr) else None
-            if solved is not None and solved[0] not in env:
-                name, coeff, const = solved
-                if (n - const) % coeff:
-                    raise mismatch(f"Division had remainder {(n - const) % coeff} when "
-                                   f"computing the value of '{name}'")
-                env[name] = (int(n) - const) // coeff
-                found.append((name, f"{path}.shape[{i}] (= {n})"))
-    for spec, shape, path in zip(specs, shapes, paths):
-        for i, (d, n) in enumerate(zip(spec, shape)):
+    dims = [(d, (path, i, int(n))) for spec, shape, path in zip(specs, shapes, paths)
+            for i, (d, n) in enumerate(zip(spec, shape)) if isinstance(d, _DimExpr)]
+    steps, unsolved = solving_plan(dims)
+    if unsolved:
+        raise cannot_solve(steps, [(d, f"{p}.shape[{i}]") for d, (p, i, _) in unsolved],
+                           spec_text)
+    failed: list = []           # in JAX's order of its shape assertions: the first is raised
+    for step in steps:
+        if step[0] == "var":
+            _, name, k, rest, d, (path, i, n) = step
+            quotient, remainder = divmod(n - _evaluate(rest, env), k)
+            if remainder:
+                failed.append(mismatch(f"Division had remainder {remainder} when computing "
+                                       f"the value of '{name}'"))
+            env[name] = quotient
+            found.append((name, d, f"{path}.shape[{i}] (= {n})"))
+            if quotient < 1:
+                failed.append(mismatch(f"Expected value >= 1 for dimension variable '{name}'"))
+        else:
+            _, d, (path, i, n) = step
             want = _evaluate(d, env)
             if want != n:
+                failed.append(mismatch(f"Found inconsistency between dimension size "
+                                       f"{path}.shape[{i}] (= {n}) and the specification "
+                                       f"'{d}' (= {want})"))
+    if failed:
+        raise failed[0]
+    for spec, shape, path in zip(specs, shapes, paths):
+        for i, (d, n) in enumerate(zip(spec, shape)):
+            if not isinstance(d, _DimExpr) and d != n:
                 raise mismatch(f"Found inconsistency between dimension size {path}.shape[{i}] "
-                               f"(= {n}) and the specification '{d}' (= {want})")
-    for name in env:
-        if env[name] < 1:
-            raise mismatch(f"Expected value >= 1 for dimension variable '{name}'")
+                               f"(= {n}) and the specification '{d}' (= {d})")
     scopes = {id(d.scope): d.scope for spec in specs for d in spec if isinstance(d, _DimExpr)}
     for scope in scopes.values():
         for text, known in scope._constraints:

@@ -157,6 +157,9 @@ sharding_typing_rules[empty_p] = sharding_types.given_or_rule(empty_p, "out_shar
 class MemorySpace(enum.Enum):
     Device = "device"
 
+    def __repr__(self):             # JAX's, as a tuple of them prints (compute_on's params)
+        return f"MemorySpace.{self.name}"
+
 
 empty2_p = Primitive("empty2")
 abstract_eval_rules[empty2_p] = lambda *, dtype, memory_space: ShapedArray((), dtype)

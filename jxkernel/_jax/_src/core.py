@@ -79,3 +79,44 @@ class CallPrimitive:
 
 call_p = CallPrimitive("call")
 call = call_p.bind
+
+
+from ...core.dtypes import primal_dtype_to_tangent_dtype  # noqa: E402,F401
+from ...core.symbolic import is_symbolic as _is_symbolic  # noqa: E402
+
+
+def is_constant_shape(shape) -> bool:
+    """Whether every dimension of `shape` is a known integer (no jax.export symbolic one).
+
+    >>> is_constant_shape((2, 3)), is_constant_shape(())
+    (True, True)
+    """
+    return not any(_is_symbolic(d) for d in shape)
+
+
+def max_dim(d1, d2):
+    """max(d1, d2) of two dimensions: an int for two ints; with a symbolic one, the larger
+    where that is decidable, else the expression `max(d1, d2)` (in that order, as JAX's).
+
+    >>> max_dim(3, 5), max_dim(5, 0)
+    (5, 5)
+    """
+    return _extremum("max", d1, d2)
+
+
+def min_dim(d1, d2):
+    """min(d1, d2) of two dimensions, as `max_dim`.
+
+    >>> min_dim(3, 5)
+    3
+    """
+    return _extremum("min", d1, d2)
+
+
+def _extremum(op, d1, d2):
+    if not (_is_symbolic(d1) or _is_symbolic(d2)):
+        return (max if op == "max" else min)(d1, d2)
+    return (d1 if _is_symbolic(d1) else d2).extremum(op, d1, d2)
+
+
+from ...lax.creation import MemorySpace  # noqa: E402,F401 (an operation's results' memory)

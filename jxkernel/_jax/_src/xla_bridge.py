@@ -37,3 +37,14 @@ def get_backend(platform=None):
 def backends() -> dict:
     """Each started platform's PJRT client, as JAX's `backends()`."""
     return {name: b.client for name, b in _client.backends().items()}
+
+
+def canonicalize_platform(platform: str) -> str:
+    """JAX's platform name for `platform`: "gpu" is the GPU backend present ("cuda"; a
+    RuntimeError naming the platforms present without one); any other name is kept as it is
+    (JAX lowercases nothing here: "CPU" stays "CPU").
+
+    >>> canonicalize_platform("cpu"), canonicalize_platform("tpu")
+    ('cpu', 'tpu')
+    """
+    return _client.jax_platform(platform) if platform == "gpu" else platform

@@ -1,0 +1,42 @@
+"""What JAX's tests/export_test.py reads of JAX's private modules, against JAX 0.10.2's answers
+for the same cases (tests/data/export_test_gaps_cases.py, recorded by
+reference/make_export_test_gaps_reference.py): `compute_on2`'s values, jaxpr params and the
+call it lowers to (marked `_xla_compute_type = "host"`), JAX's effect-type registries and
+`def_effectful_abstract_eval`, `xla_bridge.canonicalize_platform`, `core.is_constant_shape`,
+`core.max_dim`, `core.primal_dtype_to_tangent_dtype`, and the message of a shape-polymorphic
+call whose dimension variable comes out below 1. Every value is exact (small floats, text)."""
+import functools
+import json
+import os
+
+import export_test_gaps_cases as cases
+import pytest
+
+import jxkernel
+import locations  # tests/support: the repository's folders
+
+DATA = os.path.join(locations.DATA, "export_test_gaps_reference.json")
+
+
+@functools.cache
+def _reference() -> dict:
+    with open(DATA) as f:
+        return json.load(f)["cases"]
+
+
+@functools.cache
+def _ours() -> dict:
+    return json.loads(json.dumps(cases.run(jxkernel)))     # tuples as JSON lists
+
+
+@pytest.mark.parametrize("case", sorted(_reference()))
+def test_case_matches_jax(case):
+    assert _ours()[case] == _reference()[case]
+
+
+@pytest.mark.parametrize("module", ["jxkernel._src.compute_on", "jxkernel._src.effects",
+                                    "jxkernel._src.core", "jxkernel._src.xla_bridge",
+                                    "jxkernel.lax.compute_on"])
+def test_docstring_examples(module):
+    from doc_examples import check_docstring_examples
+    check_docstring_examples(module)
