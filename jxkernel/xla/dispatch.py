@@ -98,7 +98,7 @@ def apply_primitive(prim, args, params):
     if exe is None and config._eager_fast:
         try:
             bufs = [a._buf for a in args]
-            run = _fast.get((prim, tuple(params.items()), bufs[0]._sharding if bufs else None,
+            run = _fast.get((prim, tuple(params.items()), _where(bufs),
                              config._trace_state, *[a.aval for a in args]))
         except (AttributeError, TypeError):
             run = None
@@ -120,6 +120,13 @@ def apply_primitive(prim, args, params):
     return outs if prim.multiple_results else outs[0]
 
 
+def _where(bufs):
+    """The fast dict's placement part of a key: the first operand's sharding object, or with no
+    operands (iota, create_token) the default device, which a config change (jax_platforms,
+    `%jxbackend`) moves: a key without it ran the old backend's program there."""
+    return bufs[0]._sharding if bufs else _client.default_device()
+
+
 def clear_primitive_cache() -> None:
     """Forget every eager operation's executable (JAX's xla_primitive_callable.cache_clear):
     each compiles again on its next call."""
@@ -132,7 +139,7 @@ def run_compiled(prim, args, params):
     if config._eager_fast:
         try:
             bufs = [a._buf for a in args]
-            run = _fast.get((prim, tuple(params.items()), bufs[0]._sharding if bufs else None,
+            run = _fast.get((prim, tuple(params.items()), _where(bufs),
                              config._trace_state, *[a.aval for a in args]))
         except (AttributeError, TypeError):
             run = None
@@ -184,7 +191,7 @@ def _run_compiled(prim, args, params):
     # per device and kind: where the call runs, and what its results are, follow from it)
     where = placement_of(device, committed)
     if not chosen and all(type(a) in ARRAY_TYPES and a._buf._sharding is where for a in args):
-        where = where if bufs else None
+        where = where if bufs else device
         _fast[(prim, tuple(params.items()), where, config._trace_state, *avals)] = _LastRun(
             dict(params), avals, where, exe, not prim.multiple_results)
     if config._debug_values:

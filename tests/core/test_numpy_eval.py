@@ -13,6 +13,7 @@ import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel import lax
 from jxkernel.core.ir import ClosedJaxpr, Jaxpr
+from jxkernel._jax._src.compute_on import compute_on2
 from jxkernel.lax.eval_jaxpr import eval_jaxpr_p as _eval_jaxpr_p
 from jxkernel.core.physical import physicalize_closed
 from jxkernel.experimental import checkify, sparse
@@ -392,6 +393,11 @@ def _clipped(x):
 _clipped.defvjp(lambda x: (x, None), lambda r, g: (jnp.clip(g, -0.1, 0.1),))
 
 
+def _on_host(x):
+    return compute_on2(lambda x: jnp.sin(x) * 2.0, compute_type="device_host",
+                       out_memory_spaces=None)(x)
+
+
 @jax.custom_vjp
 def _tan_fwd_sin(x):        # optimize_remat: fwd (sin) runs where its residual is read
     return jnp.tan(x)
@@ -430,6 +436,9 @@ CONTROL = {
     "checkpoint": (lambda x: jax.grad(jax.checkpoint(
         lambda x: jax.ad_checkpoint.checkpoint_name(jnp.sin(jnp.sin(x)), "s").sum()))(x),
         (F32,), ELEMENTWISE, None),
+    # compute_on2 (jax._src.compute_on, lax/compute_on.py): its call, and its jvp's body
+    "compute_on": (lambda x: (_on_host(x), jax.grad(lambda x: _on_host(x).sum())(x)),
+                   (F32,), ELEMENTWISE, None),
     "identities": (lambda x: (lax.optimization_barrier((x, x * 2)), lax.stop_gradient(x),
                               lax.dce_sink(x) or x), (F32,), 0, None),
     "custom_vmap": (lambda x: (jax.vmap(_custom_vmapped)(x), _custom_vmapped(x)), (F32,), ELEMENTWISE, None),

@@ -243,6 +243,21 @@ def test_a_tokens_buffer_is_not_read_as_numpy():
         array._value
 
 
+def test_an_operation_of_no_operands_runs_on_the_backend_chosen_since():
+    """iota and create_token take no operand to say where they run: after running on XLA's CPU,
+    the same call with the NumPy backend chosen (jax_platforms, as `%jxbackend numpy`) runs
+    there (the eager fast path's key had no device for them and ran the CPU program)."""
+    if jax.default_backend() == "numpy":
+        pytest.skip("the suite runs on the numpy backend: no XLA device to start from")
+    first = jax.lax.iota(np.int32, 3).devices(), jax.lax.create_token()._buf.devices()
+    with config.override("jax_platforms", "numpy"):
+        there = jax.lax.iota(np.int32, 3).devices(), jax.lax.create_token()._buf.devices()
+    back = jax.lax.iota(np.int32, 3).devices(), jax.lax.create_token()._buf.devices()
+    numpy_device = jax.devices("numpy")[0]
+    assert there == ({numpy_device}, {numpy_device})
+    assert first == back == ({jax.devices()[0]}, {jax.devices()[0]})
+
+
 def test_arrays_move_between_backends(numpy_device):
     if jax.default_backend() == "numpy":
         pytest.skip("the suite runs on the numpy backend: no XLA device to move to")
