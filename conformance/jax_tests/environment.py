@@ -83,6 +83,10 @@ def side_environment(side: str, cases: int, optimized: bool = False) -> dict:
     if not optimized:
         env["JAX_DISABLE_MOST_OPTIMIZATIONS"] = "1"
     here = os.path.dirname(os.path.abspath(__file__))
-    env["PYTHONPATH"] = os.pathsep.join([os.path.join(os.path.dirname(here), "libraries", "plugin"),
-                                         os.path.join(here, "plugin")])
+    paths = [os.path.join(os.path.dirname(here), "libraries", "plugin"), os.path.join(here, "plugin")]
+    if side == "jxkernel":
+        # this checkout's jxkernel first: a venv shared with another checkout (a worktree's
+        # symlinked .venv) is installed editable from that one, and would run its code
+        paths.insert(0, ROOT)
+    env["PYTHONPATH"] = os.pathsep.join(paths)
     return env

@@ -53,6 +53,10 @@ FILES = [
     "random_test.py",
     "random_lax_test.py",
     "lax_numpy_test.py",
+    "debugging_primitives_test.py",
+    "debug_nans_test.py",
+    "errors_test.py",
+    "debug_info_test.py",
 ]
 
 # not run: each imports internals of JAX that jxkernel has no counterpart of (the first import

@@ -81,7 +81,8 @@ def commit() -> str:
     found = subprocess.run([environment.python("jxkernel"), "-c",
                             "import os, jxkernel; print(os.path.dirname(os.path.dirname("
                             "os.path.abspath(jxkernel.__file__))))"],
-                           capture_output=True, text=True).stdout.strip()
+                           capture_output=True, text=True,
+                           env=environment.side_environment("jxkernel", 10)).stdout.strip()
     where = found or environment.ROOT
 
     def git(*args):
