@@ -32,7 +32,7 @@ from ...tree_util import default_registry as _registry, tree_flatten, tree_unfla
 from ...xla import client as _client, pipeline
 from ...xla.array import ARRAY_TYPES, Array, buffers, is_plain
 from ...xla.placement import all_placed, found_for, placement_of, signature
-from ...xla.dispatch import InvalidJitOutput, check_jitted_values, rerun_deoptimized
+from ...xla.dispatch import check_jitted_values
 from ...xla.lowering import NeedsMesh
 from ...xla.scalars import scalar_kinds, scalar_signature
 from ...xla.transfers import arguments_on, put_on_device
@@ -70,13 +70,6 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
                   out_shardings=out_shardings, compiler_options=compiler_options)
 
 
-def _donation(donated_leaves, args, kwargs) -> tuple:
-    """Per leaf of `args` and `kwargs`, whether it is donated (`donated_leaves`'s answer):
-    none while jax_debug_nans is on, as JAX's jit, whose rerun after a NaN (check_jitted_values)
-    calls the function again on the same arguments."""
-    return () if config.jax_debug_nans else donated_leaves(args, kwargs)
-
-
 class Jitted(native.JitFunction if native else object):
     """What `jit` returns: call it, `.lower`, `.trace`, `.eval_shape`. Its base, where built, is
     core/_fastpath.c's JitFunction: tries `_last`, else `_python_call`; its comment says why."""
@@ -102,7 +95,7 @@ class Jitted(native.JitFunction if native else object):
         # the static positions in order: the fast paths' keys' (args.static_key, in C too)
         self._static_at = tuple(sorted(i for i in self._static_argnums if i >= 0))
         self._split, self._leaf_names = arguments.split, arguments.leaf_names
-        self._donated_leaves = functools.partial(_donation, arguments.donated_leaves)
+        self._donated_leaves = arguments.donated_leaves
         self._device = device or self._pinned or (_client.get_backend(backend).devices[0]
                                                   if backend is not None else None)
         self._backend, self._inline, self._keep_unused = backend, inline, keep_unused
@@ -238,20 +231,12 @@ class Jitted(native.JitFunction if native else object):
             leaf, lambda i=i: self._leaf_names(dyn_args, dyn_kwargs)[i], self._fun)
             for i, leaf in enumerate(leaves)])
         if _ctx.trace is not eval_trace:     # (high.py: a jit closing over hijax values)
-            try:
-                return jit_high.bind_inside(self, leaves, treedef, statics, avals, dyn_args,
-                                            dyn_kwargs)
-            except InvalidJitOutput as e:   # made under vmap/jvp and run: again, op by op
-                invalid = e
-            # (outside the handler: the operation's error is its own, not the jit's context)
-            rerun_deoptimized(invalid.kind, invalid.name, lambda: self._fun(*args, **kwargs))
+            return jit_high.bind_inside(self, leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
         test_event("jit_cpp_cache_miss")    # an eager call past the fast paths (JAX's event)
         refs = jit_refs.ref_positions(leaves)
         arrays = jit_refs.without_refs(leaves, refs)
         out = over_mesh(self, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs, refs)
         if out is not ON_ONE_DEVICE:        # split over a mesh (or under set_mesh): its path
-            if config._debug_values:        # NaN/inf checks, as on one device (a pmap's too)
-                check_jitted_values(self._name, self._fun, tree_flatten(out)[0], args, kwargs)
             return out
         move = self._device is not None or config.jax_default_device is not None
         # JAX's rule: committed Arrays decide, uncommitted ones move to them (xla/placement.py)
@@ -259,8 +244,6 @@ class Jitted(native.JitFunction if native else object):
             else arguments_placement(self, (treedef, avals, statics, config._trace_state), arrays)
         key = (treedef, avals, statics, config._trace_state, device)
         entry = self._cache.get(key)
-        if entry is not None and entry.donated and config.jax_debug_nans:
-            entry = None        # compiled donating, before jax_debug_nans: again without
         if entry is None:
             # the guard for every function is for the user's jits, not jnp's own (as in JAX)
             guarded = self._fail_on_recompile or compile_record.failing_on_any_recompile() and \

@@ -38,10 +38,13 @@ from ...core.trace import Tracer, _ctx, set_current_trace
 from ...xla import client as _client
 from ...xla import pipeline
 from ...xla.array import Array, is_plain
-from ...xla.dispatch import InvalidJitOutput, invalid_value, rerun_deoptimized, to_device
+from ...xla.dispatch import (InvalidJitOutput, check_jitted_values, invalid_value,
+                             rerun_deoptimized, to_device)
 from ...xla.compiler import Phases
 from ...xla.lowering import NeedsMesh
+from ...tree_util import tree_leaves
 from ..ad import jvp_jaxpr, transpose_jaxpr
+from ..api_util import merge_static
 from ..ad_util import Zero, is_undefined
 from ..batching import BatchTrace, batch_jaxpr
 from .cache import ON_ONE_DEVICE
@@ -616,5 +619,30 @@ def over_mesh(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwarg
         return ON_ONE_DEVICE
     # loads with the first mesh or sharded Array: `import jxkernel` needs neither
     from .sharded import call_jitted
-    return call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs,
-                       context, jit_p.bind)
+    out = call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs,
+                      context, jit_p.bind)
+    if out is not ON_ONE_DEVICE and config._debug_values:    # as on one device (a pmap's too)
+        check_jitted_values(jitted._name, jitted._fun, tree_leaves(out),
+                            *unjitted_arguments(statics, dyn_args, dyn_kwargs))
+    return out
+
+
+def unjitted_arguments(statics, dyn_args, dyn_kwargs) -> tuple:
+    """(args, kwargs) of a jit's call again, its static arguments merged back (`statics`:
+    (name, value, position or None) per static one, as Arguments.split gives them)."""
+    static_by_pos = {pos: value for _, value, pos in statics if pos is not None}
+    static_kw = {name: value for name, value, pos in statics if pos is None}
+    return (merge_static(static_by_pos, dyn_args, len(dyn_args) + len(static_by_pos)),
+            {**dyn_kwargs, **static_kw})
+
+
+def rerun_if_invalid(jitted, statics, dyn_args, dyn_kwargs, bind):
+    """`bind()` (a jit called under vmap or jvp); if running it made a NaN/inf being checked
+    for (InvalidJitOutput), the function again op by op instead, as JAX's jit call."""
+    try:
+        return bind()
+    except InvalidJitOutput as e:
+        invalid = e
+    # (outside the handler: the operation's error is its own, not raised "during handling")
+    args, kwargs = unjitted_arguments(statics, dyn_args, dyn_kwargs)
+    rerun_deoptimized(invalid.kind, invalid.name, lambda: jitted._fun(*args, **kwargs))
