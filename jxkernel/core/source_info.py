@@ -329,17 +329,24 @@ def add_user_context(e: BaseException, info: SourceInfo | None) -> None:
 
 
 def _user_traceback(info: SourceInfo) -> types.TracebackType | None:
-    """A traceback of `info`'s frames, outermost first, as Python prints one: each a frame of
-    an empty stand-in compiled at that file and named as that function (none of the user's
-    code runs), at that line."""
-    frames = creation_frames(info, 1 << 30)
+    """A traceback of `info`'s frames, outermost first, as Python prints one: each the frame
+    of a stand-in compiled at that file and named as that function (none of the user's code
+    runs), at that line."""
     tb = None
-    for frame_info in reversed(frames):             # built innermost first
-        stand_in = compile("import sys\n_frame = sys._getframe()", frame_info.file, "exec")
+    for frame_info in reversed(creation_frames(info, 1 << 30)):     # built innermost first
         name = frame_info.code.co_qualname if frame_info.code is not None else \
             frame_info.function
-        scope: dict = {}
-        exec(stand_in.replace(co_name=frame_info.function, co_qualname=name), scope)
         # (no instruction offset: the column markers would be the stand-in's, not the line's)
-        tb = types.TracebackType(tb, scope["_frame"], -1, frame_info.line)
+        tb = types.TracebackType(tb, _stand_in_frame(frame_info.file, frame_info.function,
+                                                     name), -1, frame_info.line)
     return tb
+
+
+def _stand_in_frame(file: str, function: str, qualname: str) -> types.FrameType:
+    """A frame of code at `file` named `function`: a generator's, left suspended, so it
+    holds no caller (its f_back is None) and no reference cycle keeps it."""
+    code = compile("def stand_in():\n    yield sys._getframe()\n", file, "exec")
+    scope = {"sys": sys}
+    exec(code, scope)
+    body = scope.pop("stand_in").__code__.replace(co_name=function, co_qualname=qualname)
+    return next(types.FunctionType(body, {"sys": sys})())

@@ -422,12 +422,12 @@ def _jit_transpose(cts, *args, jaxpr, name, donated_invars, inline, keep_unused,
                               name=name, inline=inline, keep_unused=keep_unused,
                               **pin_params(pinned and pinned.transposed(linear, nonzero))))
     except InvalidJitOutput as e:
-        invalid = e
+        kind = e.kind           # (not the exception: its traceback holds this frame)
     else:
         return [next(outs) if lin else None for lin in linear]
     # the backward pass again, op by op, as JAX's (outside the handler: the operation's error
     # is its own, not raised "during handling" of the jit's)
-    rerun_deoptimized(invalid.kind, invalid.name, lambda: eval_jaxpr(
+    rerun_deoptimized(kind, name, lambda: eval_jaxpr(
         transposed.jaxpr, transposed.consts, *nonlinear, *cts), _BACKWARD_RERUN_LINE)
 
 
@@ -642,7 +642,7 @@ def rerun_if_invalid(jitted, statics, dyn_args, dyn_kwargs, bind):
     try:
         return bind()
     except InvalidJitOutput as e:
-        invalid = e
+        kind, name = e.kind, e.name     # (not the exception: its traceback holds this frame)
     # (outside the handler: the operation's error is its own, not raised "during handling")
     args, kwargs = unjitted_arguments(statics, dyn_args, dyn_kwargs)
-    rerun_deoptimized(invalid.kind, invalid.name, lambda: jitted._fun(*args, **kwargs))
+    rerun_deoptimized(kind, name, lambda: jitted._fun(*args, **kwargs))
