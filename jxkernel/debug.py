@@ -197,8 +197,11 @@ def visualize_array_sharding(arr, **kwargs):
     └───────┘
     """
     # deferred: the views load on first use, not with `import jxkernel`
-    from .views.sharding_view import visualize_array_sharding as visualize
-    visualize(arr, **kwargs)
+    from .views.sharding_view import visualize_sharding as visualize
+    # the sharding as inspect_array_sharding sees it, as JAX's: at once for an Array, when
+    # the program is compiled for a value inside jit or shard_map (a tracer has no .sharding)
+    inspect_array_sharding(arr, callback=lambda sharding: visualize(arr.shape, sharding,
+                                                                     **kwargs))
 
 
 def visualize_sharding(shape, sharding, **kwargs):

@@ -3,7 +3,8 @@
     .jaxtests/src/         JAX's test files, extracted from the mirror at each run, and
                            JAX's test-support modules in _jax_test_support/ (files.SUPPORT)
     .jaxtests/venv-jax/    real JAX 0.10.2 with pytest and absl-py, at jxkernel's venv's
-                           versions of NumPy, SciPy, ml_dtypes, opt_einsum, absl-py, pytest
+                           versions of NumPy, SciPy, ml_dtypes, opt_einsum, absl-py, pytest,
+                           rich
     .jaxtests/results/     per side: counts per file (SIDE.json), each file's log and record
 
 jxkernel's side is this checkout's `.venv` (editable install, no real JAX), `import jax` made
@@ -25,7 +26,9 @@ SIDES = ("jxkernel", "jax")
 JAX_VERSION = "0.10.2"
 # held at jxkernel's venv's versions on JAX's side, so both run the same NumPy and the same
 # test machinery
-SHARED = ("numpy", "scipy", "ml_dtypes", "opt_einsum", "absl-py", "pytest")
+# versions of NumPy, SciPy, ... (rich: debugging_primitives_test's VisualizeShardingTest runs
+# only where it is installed)
+SHARED = ("numpy", "scipy", "ml_dtypes", "opt_einsum", "absl-py", "pytest", "rich")
 
 
 def python(side: str) -> str:

@@ -57,11 +57,17 @@ FILES = [
     "key_reuse_test.py",
     "python_callback_test.py",
     "export_test.py",
+    "debugging_primitives_test.py",
+    "debug_nans_test.py",
+    "errors_test.py",
 ]
 
 # not run: each imports internals of JAX that jxkernel has no counterpart of (the first import
 # that fails under the alias is named)
-SKIPPED: dict = {}
+SKIPPED = {
+    # every test of it is skipped by JAX 0.10.2 itself (its one class is `@unittest.skip("WIP")`)
+    "debug_info_test.py": "jax.experimental.pallas (Pallas, a kernel language jxkernel has not)",
+}
 
 
 # JAX's test-support code (test code, not library code) that the files import as `jax._src.X`:

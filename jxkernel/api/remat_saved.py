@@ -10,7 +10,9 @@ branches, scan bodies and jitted functions too, as JAX's partial_eval_jaxpr_cust
 `saved_and_recomputed(jaxpr, need, policy)` walks back from the outputs `need` flags: an
 equation they read is saved when the policy says so, else recomputed; a cond or scan whose
 policy saves something inside is split in two: the forward equation returns the values saved
-inside (a scan's per iteration, stacked), the recomputing one takes them.
+inside (a scan's per iteration, stacked), the recomputing one takes them. A debug print or
+callback is recomputed too (it prints again in the backward pass) unless the policy saves it,
+as JAX's rule for them.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from ..core.interpret import eval_jaxpr
 from ..core import dtypes
 from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Var
 from ..core.staging import trace_to_jaxpr
+from ..lax.callbacks import debug_callback_p, debug_print_p
 from ..lax.cond import cond_p
 from ..core.interpreter_primitives import broadcast_in_dim_p
 from ..lax.creation import empty2_p, empty_like_aval
@@ -53,7 +56,14 @@ def saved_and_recomputed(jaxpr: Jaxpr, need, policy) -> tuple:
     outputs `need` flags from `jaxpr`'s inputs followed by the saved values)."""
     needed = {v for v, n in zip(jaxpr.outvars, need) if n and isinstance(v, Var)}
     saved, recomputed, replaced = [], [], {}
+    debug = any(e.primitive in _DEBUG for e in jaxpr.eqns)
+    there = _recomputed_anyway(jaxpr, policy) if debug else set()
     for eqn in reversed(jaxpr.eqns):
+        if eqn.primitive in _DEBUG:
+            if _debug_recomputed(eqn, policy, there):
+                recomputed.append(eqn)
+                needed.update(v for v in eqn.invars if isinstance(v, Var))
+            continue
         used = [v in needed for v in eqn.outvars]
         if not any(used):
             continue
@@ -77,6 +87,32 @@ def saved_and_recomputed(jaxpr: Jaxpr, need, policy) -> tuple:
     recompute = Jaxpr(jaxpr.constvars, jaxpr.invars + saved,
                       [v for v, n in zip(jaxpr.outvars, need) if n], recomputed[::-1])
     return known, saved, _forwarding(recompute)
+
+
+# the callbacks a checkpoint recomputes although nothing reads them: JAX's rule for them
+# stages them in the recomputation too, "to provide more information to the user"
+_DEBUG = (debug_callback_p, debug_print_p)
+
+
+def _debug_recomputed(eqn, policy, there) -> bool:
+    """Whether a checkpoint's recomputation calls debug print or callback `eqn` again: when
+    the policy does not save it, or saves it but every value it reads is recomputed anyway
+    (`there`), as JAX's: `checkpoint(f, policy=nothing_saveable)` prints twice under grad,
+    `everything_saveable` once."""
+    if not _saved(eqn, policy):
+        return True
+    return all(v in there for v in eqn.invars if isinstance(v, Var))
+
+
+def _recomputed_anyway(jaxpr: Jaxpr, policy) -> set:
+    """The vars of `jaxpr` a recomputation has without a saved value: its inputs and what the
+    equations the policy does not save compute (not an effectful equation's results, which
+    run once)."""
+    there = set(jaxpr.constvars) | set(jaxpr.invars)
+    for eqn in jaxpr.eqns:
+        if not eqn.effects and not _saved(eqn, policy):
+            there.update(eqn.outvars)
+    return there
 
 
 def _forwarding(jaxpr: Jaxpr) -> Jaxpr:

@@ -21,6 +21,9 @@ from ..core.trace import EvalTrace, Trace, Tracer, current_trace, new_trace, set
 from ..lax.shapes import expand_dims, squeeze
 from ..transforms.api_util import flatten_fun
 from ..tree_util import tree_unflatten
+from ..core.config import config
+from ..xla.array import Array
+from ..xla.dispatch import invalid_value
 from ..xla.put import device_put
 from .shard_map_checks import _check_out_ranks, _flat_out_specs
 from .shard_map_primitive import P, _axes_bound, _bodies, _local_aval
@@ -148,11 +151,21 @@ class ShardMapTrace(Trace):
                                       self.check_vma, self.staged)
         with set_current_trace(self.parent), _outside_the_body():
             outs = step(*vals)
+        if config._debug_values:
+            _check_sharded(outs)
         outs = [ShardMapTracer(self, o, a) for o, a in zip(outs, out_avals)]
         return outs if prim.multiple_results else outs[0]
 
     def describe_self(self):
         return f"shard_map (run eagerly over {self.mesh})"
+
+
+def _check_sharded(outs) -> None:
+    """jax_debug_nans/infs: a step that made a NaN/inf raises JAX's FloatingPointError for an
+    eager shard_map (a de-optimized pmap's too), naming no operation: each step is one."""
+    kind = invalid_value([o for o in outs if isinstance(o, Array)])
+    if kind is not None:
+        raise FloatingPointError(f"Invalid value ({kind}) encountered in sharded computation.")
 
 
 def _eager_step(prim, params, avals, stacked, mesh, check_vma, staged):

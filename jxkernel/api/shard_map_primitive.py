@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from ..core import compile_record
+from ..core.config import config
 from ..core import sharding_types, vma
 from ..core.avals import ShapedArray, explicit_axes, get_aval, typed_sharding
 from ..core.axis_env import bound_axis
@@ -47,7 +48,7 @@ from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
 from ..transforms.ad_util import Zero, instantiate, is_undefined
 from ..transforms.batching import AxisData, batch_jaxpr
 from ..xla import stablehlo as hlo
-from ..xla.dispatch import primitive_jaxpr
+from ..xla.dispatch import invalid_value, primitive_jaxpr
 from ..xla.lowering import NeedsMesh
 from ..xla.sharded import run_jaxpr
 from ..xla.sharding import mesh_symbol, sdy_dims
@@ -197,8 +198,14 @@ def _impl(*args, **params):
     """Run eagerly: one program of this equation, partitioned over the mesh (on the NumPy
     backend's devices, the equation run by its NumPy rule: xla/numpy_sharded.py)."""
     avals = tuple(get_aval(a) for a in args)
-    return run_jaxpr(_one_equation(avals, params), "shard_map", list(args), params["mesh"],
+    outs = run_jaxpr(_one_equation(avals, params), "shard_map", list(args), params["mesh"],
                      on_compile=_log_compile)
+    if config._debug_values:      # (JAX's eager shard_map checks each operation's results)
+        kind = invalid_value(outs)
+        if kind is not None:
+            raise FloatingPointError(
+                f"Invalid value ({kind}) encountered in sharded computation.")
+    return outs
 
 
 def _log_compile(avals, shardings, phases, platform):

@@ -10,6 +10,7 @@ import functools
 from . import dtypes
 from .ir import Jaxpr, Literal
 from .name_stack import replay, replaying
+from .source_info import add_user_context
 from .trace import _ctx as _trace_ctx
 
 
@@ -47,7 +48,13 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args) -> list:
             # equations this bind records get this one's source line (eqn_source_info), and
             # its name stack under the one running (JAX's eval_jaxpr: current + the eqn's)
             replay(eqn.source_info, outer, names)
-            outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
+            try:
+                outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
+            except (FloatingPointError, ZeroDivisionError) as e:
+                # jax_debug_nans' error running a transformed equation: its cause is where
+                # the user's code made the equation, as JAX's eval_jaxpr attaches it
+                add_user_context(e, eqn.source_info)
+                raise
             env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
     finally:
         replay(None, outer, names)

@@ -11,6 +11,8 @@ import itertools
 import os
 import sys
 import sysconfig
+import traceback
+import types
 from typing import Any, NamedTuple
 
 from .config import config
@@ -283,3 +285,68 @@ def users_function(fun) -> SourceInfo | None:
     the standard library's): JAX's explain_cache_misses tells only of those."""
     info = function_source_info(fun)
     return info if info is not None and is_user_filename(info.file) else None
+
+
+class JaxStackTraceBeforeTransformation(Exception):
+    """The cause an error gets when it is raised running an equation a transformation made
+    (JAX's, of `jax._src.source_info_util`): its traceback is the user's frames that made the
+    equation, before grad or vmap rewrote it, so the error points at the user's line."""
+
+
+_BEFORE_TRANSFORMATION = (
+    "The preceding stack trace is the source of the JAX operation that, once transformed by "
+    "JAX, triggered the following exception.\n\n--------------------")
+
+
+def has_user_context(e: BaseException | None) -> bool:
+    """Whether `e`, or a cause of it, is already a JaxStackTraceBeforeTransformation."""
+    while e is not None:
+        if isinstance(e, JaxStackTraceBeforeTransformation):
+            return True
+        e = e.__cause__
+    return False
+
+
+def add_user_context(e: BaseException, info: SourceInfo | None) -> None:
+    """Make `e`'s cause a JaxStackTraceBeforeTransformation whose traceback is the user's
+    frames `info` records (the equation's line and its callers), as JAX's user_context does
+    for an error raised running an equation; `e`'s own cause and context move onto it. Not
+    twice (the innermost equation's wins), nor without a frame of the user's.
+
+        >>> e = FloatingPointError("invalid value (nan) encountered in mul")
+        >>> add_user_context(e, SourceInfo("train.py", 3, "loss"))
+        >>> [(f.f_code.co_filename, n) for f, n in traceback.walk_tb(e.__cause__.__traceback__)]
+        [('train.py', 3)]
+    """
+    if info is None or has_user_context(e):
+        return
+    tb = _user_traceback(info)
+    text = "".join(traceback.format_exception_only(type(e), e)).strip()
+    cause = JaxStackTraceBeforeTransformation(f"{text}\n\n{_BEFORE_TRANSFORMATION}")
+    cause.__cause__, cause.__context__ = e.__cause__, e.__context__
+    cause.__suppress_context__ = e.__suppress_context__
+    e.__cause__, e.__context__ = cause.with_traceback(tb), None
+
+
+def _user_traceback(info: SourceInfo) -> types.TracebackType | None:
+    """A traceback of `info`'s frames, outermost first, as Python prints one: each the frame
+    of a stand-in compiled at that file and named as that function (none of the user's code
+    runs), at that line."""
+    tb = None
+    for frame_info in reversed(creation_frames(info, 1 << 30)):     # built innermost first
+        name = frame_info.code.co_qualname if frame_info.code is not None else \
+            frame_info.function
+        # (no instruction offset: the column markers would be the stand-in's, not the line's)
+        tb = types.TracebackType(tb, _stand_in_frame(frame_info.file, frame_info.function,
+                                                     name), -1, frame_info.line)
+    return tb
+
+
+def _stand_in_frame(file: str, function: str, qualname: str) -> types.FrameType:
+    """A frame of code at `file` named `function`: a generator's, left suspended, so it
+    holds no caller (its f_back is None) and no reference cycle keeps it."""
+    code = compile("def stand_in():\n    yield sys._getframe()\n", file, "exec")
+    scope = {"sys": sys}
+    exec(code, scope)
+    body = scope.pop("stand_in").__code__.replace(co_name=function, co_qualname=qualname)
+    return next(types.FunctionType(body, {"sys": sys})())

@@ -127,25 +127,32 @@ def api_boundary(fun, *, repro_api_name: str | None = None, repro_user_func: boo
             if mode == "off" or _under_boundary(e):
                 raise
             tb = e.__traceback__
-            if mode == "tracebackhide":
-                for f, _ in traceback.walk_tb(tb):
-                    if not include_frame(f) and not _is_boundary_frame(f):
-                        f.f_locals["__tracebackhide__"] = True
+            try:
+                if mode == "tracebackhide":
+                    for f, _ in traceback.walk_tb(tb):
+                        if not include_frame(f) and not _is_boundary_frame(f):
+                            f.f_locals["__tracebackhide__"] = True
+                    raise
+                if mode not in ("quiet_remove_frames", "remove_frames"):
+                    # (the option checks what `update` sets; the environment is read unchecked)
+                    raise ValueError(f"JAX_TRACEBACK_FILTERING={mode} is not a valid value: "
+                                     "use off, tracebackhide, remove_frames or "
+                                     "quiet_remove_frames.")
+                e.with_traceback(filter_traceback(tb))
+                if mode == "quiet_remove_frames":
+                    e.add_note("--------------------\n" + _SIMPLIFIED)
+                else:
+                    full = UnfilteredStackTrace("".join(
+                        traceback.format_exception_only(type(e), e)).strip())
+                    full.with_traceback(tb)
+                    full.__cause__, full.__context__ = e.__cause__, e.__context__
+                    e.__cause__, e.__context__ = full, None
                 raise
-            if mode not in ("quiet_remove_frames", "remove_frames"):
-                # (the option checks what `update` sets; the environment is read unchecked)
-                raise ValueError(f"JAX_TRACEBACK_FILTERING={mode} is not a valid value: use "
-                                 "off, tracebackhide, remove_frames or quiet_remove_frames.")
-            e.with_traceback(filter_traceback(tb))
-            if mode == "quiet_remove_frames":
-                e.add_note("--------------------\n" + _SIMPLIFIED)
-            else:
-                full = UnfilteredStackTrace("".join(
-                    traceback.format_exception_only(type(e), e)).strip())
-                full.with_traceback(tb)
-                full.__cause__, full.__context__ = e.__cause__, e.__context__
-                e.__cause__, e.__context__ = full, None
-            raise
+            finally:
+                # this frame is in the traceback it raises: what it holds of that traceback
+                # would keep the exception, its frames and their objects alive in a cycle
+                # until the garbage collector ran (JAX's test_api_boundary_does_not_add_to_garbage)
+                f = full = tb = None       # noqa: F841
 
     return reraise_with_filtered_traceback
 

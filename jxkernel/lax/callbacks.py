@@ -189,14 +189,18 @@ def _layouts(avals) -> str:
 # "xla_ffi_python_{cpu,gpu}_callback"); "gpu" is the CUDA backend, as jxkernel names it
 _CALLBACK_TARGETS = {"cpu": _compiler.HOST_CALLBACK_TARGETS[0],
                      "gpu": _compiler.HOST_CALLBACK_TARGETS[1]}
+_PARTITIONED_TARGETS = {"cpu": _compiler.HOST_CALLBACK_TARGETS[2],
+                        "gpu": _compiler.HOST_CALLBACK_TARGETS[3]}
 
 
 def emit_host_callback(ctx, host_fn, operands, result_avals, *, has_side_effect, what,
-                       operand_avals=None, ordered=False, sharding=None):
+                       operand_avals=None, ordered=False, sharding=None, partitioned=False):
     """Emit the custom call that runs `host_fn` on the host; returns its result values.
     `operand_avals`: the operands' types, where they are not the equation's inputs; `ordered`:
     threaded by its block's effect token (`_lowering.effect_token`), as JAX's ordered calls.
-    In a module partitioned over a mesh the call runs once, on one device (`_maximal`)."""
+    In a module partitioned over a mesh the call runs once, on one device (`_maximal`), or
+    with `partitioned` (no results) once per device on its own blocks of the operands (jaxlib's
+    partitioner of that target splits it, as JAX's)."""
     if ordered:
         return _emit_ordered(ctx, host_fn, operands, result_avals, what, operand_avals,
                              sharding)
@@ -221,6 +225,8 @@ def emit_host_callback(ctx, host_fn, operands, result_avals, *, has_side_effect,
     maximal = _maximal(ctx, sharding, len(result_avals) + isinstance(ctx, _TokenTyped), what)
     if maximal is not None:
         attrs["sdy.sharding"] = maximal
+        if partitioned:
+            attrs["call_target_name"] = f'"{_PARTITIONED_TARGETS[ctx.platform]}"'
     return ctx.op("stablehlo.custom_call", operands, attrs,
                   result_types=[hlo.aval_type(a) for a in result_avals])
 
@@ -418,7 +424,7 @@ def _debug_callback_numpy(*args, callback, effect, partitioned):
 def _debug_callback_lowering(ctx, *args, callback, effect, partitioned):
     host_fn = _host_function("jax.debug.callback", callback)
     return emit_host_callback(ctx, host_fn, args, [], has_side_effect=True,
-                              what="jax.debug.callback")
+                              what="jax.debug.callback", partitioned=partitioned)
 
 
 abstract_eval_rules[debug_callback_p] = _no_results
@@ -487,7 +493,8 @@ def _debug_print_lowering(ctx, *args, fmt, ordered, partitioned, in_tree, static
     fn = _print_function(fmt, has_placeholders, in_tree, static_args, np_printoptions,
                          logging_record)
     return emit_host_callback(ctx, _host_function("jax.debug.print", fn), args, [],
-                              has_side_effect=True, what="jax.debug.print", ordered=ordered)
+                              has_side_effect=True, what="jax.debug.print", ordered=ordered,
+                              partitioned=partitioned)
 
 
 abstract_eval_rules[debug_print_p] = _no_results

@@ -67,7 +67,10 @@ def record_callback_error(error: CallbackError) -> None:
 # The custom-call target of Python callbacks. Running one in a program compiled without its
 # host callbacks crashes the process (docs/jaxlib.md §7), so compile_module refuses that.
 # The custom calls that run Python functions on the host (the CPU's, the CUDA plugin's)
-HOST_CALLBACK_TARGETS = ("xla_ffi_python_cpu_callback", "xla_ffi_python_gpu_callback")
+HOST_CALLBACK_TARGETS = ("xla_ffi_python_cpu_callback", "xla_ffi_python_gpu_callback",
+                         # (called once per device on its blocks, in a partitioned program)
+                         "xla_ffi_partitioned_python_cpu_callback",
+                         "xla_ffi_partitioned_python_gpu_callback")
 # the custom call through which XLA's partitioner tells a Python callback, while it compiles,
 # the HloSharding it chose for a value (jax.debug.inspect_array_sharding's; jaxlib registers
 # its partitioner), and custom_partitioning's, partitioned by Python callbacks: such programs

@@ -369,8 +369,26 @@ def check_jitted_values(name, fun, outs, args, kwargs, jaxpr=None, arrays=None) 
     kind = invalid_value(outs)
     if kind is None:
         return
-    print(DEOPTIMIZED_RERUN_LINE)
-    fun(*args, **kwargs)       # as JAX: jits inside still run compiled, and check
+    rerun_deoptimized(kind, name, lambda: fun(*args, **kwargs))
+
+
+class InvalidJitOutput(FloatingPointError):
+    """A jit equation run eagerly (bound by grad's backward pass, or by a jitted function
+    called under vmap or jvp) made a NaN/inf being checked for: what bound it reruns it op by
+    op (`rerun_deoptimized`), as JAX's InternalFloatingPointError is caught by its jit call
+    and its jit transpose. Uncaught, it is the FloatingPointError it says."""
+
+    def __init__(self, kind: str, name: str):
+        super().__init__(f"invalid value ({kind}) encountered in jit({name})")
+        self.kind, self.name = kind, name
+
+
+def rerun_deoptimized(kind: str, name: str, rerun, line: str = DEOPTIMIZED_RERUN_LINE):
+    """After jit `name` made a NaN/inf (`kind`): print `line` and `rerun()` its work op by op
+    (as JAX: jits inside still run compiled, and check), so that the operation that made it
+    raises; if none does, JAX's FloatingPointError for the jit."""
+    print(line)
+    rerun()
     raise FloatingPointError(
         f"invalid value ({kind}) encountered in jit({name}). Because jax_debug_nans "
         f"and/or jax_debug_infs is set, the de-optimized function (i.e., the function as if "

@@ -284,6 +284,35 @@ def has_ordered_effect(jaxpr) -> bool:
     return False
 
 
+# the class names JAX gives the ordered effects of these primitives
+_ORDERED_EFFECT_NAMES = {"debug_print": "OrderedDebugEffect", "io_callback": "OrderedIOEffect"}
+
+
+def check_one_device_effects(jaxpr, mesh) -> None:
+    """JAX's ValueError for ordered effects in a program over several devices (a pmap's, or
+    a jit's over a mesh): their order is one program's order on one device."""
+    names = sorted(_ordered_effect_names(jaxpr))
+    if names:
+        raise ValueError(
+            f"The following ordered effects are not supported for more than 1 device: "
+            f"[{', '.join(names)}]. This program runs over the {mesh.size} devices of "
+            f"{mesh}; pass ordered=False to its jax.debug.print/io_callback (each device's "
+            f"call then runs in no set order), or run it on one device.")
+
+
+def _ordered_effect_names(jaxpr) -> set:
+    jaxpr = jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
+    found = set()
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name in _ORDERED and eqn.params.get("ordered"):
+            found.add(_ORDERED_EFFECT_NAMES[eqn.primitive.name])
+        for param in eqn.params.values():
+            for j in (param if isinstance(param, (tuple, list)) else (param,)):
+                if isinstance(j, (Jaxpr, ClosedJaxpr)):
+                    found |= _ordered_effect_names(j)
+    return found
+
+
 def platform_index_args(block) -> list:
     """What a call from `block` passes first to a function of this module: the platform
     index, in a module for several platforms (nothing in a module for one)."""
@@ -631,6 +660,8 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
         arg_attrs, result_attrs = hlo.on_empty_mesh(module, in_vars, arg_attrs, jaxpr.outvars,
                                                      one_device)
     if mesh is not None:
+        if mesh.size > 1:
+            check_one_device_effects(jaxpr, mesh)
         # loads with the first mesh or sharded Array: `import jxkernel` needs neither
         from .sharding import sdy_attrs
         module_ctx.mesh = mesh

@@ -403,6 +403,18 @@ def sdy_mesh_attr(axes) -> str:
 EMPTY_MESH = "sdy.mesh @empty_mesh = <[]> " + sdy_mesh_attr([])   # (JAX's, for one device)
 
 
+def maximal_sharding(module, n_values: int) -> str:
+    """`#sdy.sharding_per_value<[<@maximal_mesh_0, []>]>`: what runs on the program's first
+    device alone (a host callback in a program partitioned over several: XLA's partitioner
+    refuses a side effect with no sharding), per value (one where there is none), as JAX's
+    callbacks; declares `@maximal_mesh_0` once in `module`."""
+    line = ("sdy.mesh @maximal_mesh_0 = <[], device_ids=[0]> {stablehlo.mesh = {axes = [], "
+            "device_ids = dense<0> : tensor<1xi64>}}")
+    if line not in module.symbols:
+        module.symbols.append(line)
+    return f"#sdy.sharding_per_value<[{', '.join(['<@maximal_mesh_0, []>'] * max(n_values, 1))}]>"
+
+
 def empty_mesh_sharding(ndim: int) -> str:
     """The attribute of a value on one device given a sharding (a committed argument, a pinned
     jit's): JAX's over its empty mesh, `sdy.sharding = #sdy.sharding<@empty_mesh, [{}, {}]>`."""

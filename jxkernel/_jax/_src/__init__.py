@@ -16,6 +16,7 @@ from ...core.lazy_names import module_aliases
 # JAX's private modules whose code is jxkernel's own, in the engine package it belongs to
 module_aliases(__name__, {"checkify": "jxkernel.api.checkify",
                           "traceback_util": "jxkernel.core.traceback_util",
+                          "source_info_util": "jxkernel._jax.extend.source_info_util",
                           "ad_checkpoint": "jxkernel.api.ad_checkpoint",
                           "shard_map": "jxkernel.api.shard_map",
                           # the classes whose __module__ names them (core/mesh.py): pickles

@@ -7,9 +7,10 @@ impl rule itself.
 
 `wait_for_tokens` is JAX's wait for the runtime tokens of ordered effects (JAX calls it at
 exit; Equinox swaps it for a quieter version). jxkernel's programs with host callbacks finish
-before their call returns, so it is `effects_barrier`: nothing is left pending.
-`runtime_tokens` is JAX's set of those tokens (JAX's tests clear it after each test): in
-jxkernel no call leaves one behind, so it stays empty.
+before their call returns, so it is `effects_barrier`: nothing is left pending. For the same
+reason `runtime_tokens` (JAX's per-thread tokens of the last program with each ordered effect,
+which JAX's tests clear between tests) holds none: an ordered effect's token never leaves the
+program that made it, so `clear` has nothing to drop and `block_until_ready` is that barrier.
 
     >>> from jxkernel import lax
     >>> apply_primitive(lax.add_p, np.float32(1), np.float32(2))
@@ -32,21 +33,22 @@ def apply_primitive(prim, *args, **params):
 
 
 class RuntimeTokenSet(threading.local):
-    """JAX's per-thread runtime tokens of ordered effects: the token each effect's last
-    dispatch returned (`current_tokens`) and each device's output token
-    (`output_runtime_tokens`). JAX threads them from one call to the next so that ordered
-    effects run in order; jxkernel's calls with effects finish before they return, so none is
-    ever left to thread and both stay empty."""
+    """JAX's record of the runtime tokens ordered effects leave between programs: per effect
+    (`current_tokens`) and per device (`output_runtime_tokens`). jxkernel threads an ordered
+    effect's token inside its program only (xla/lowering.py's effect_token) and the program's
+    callbacks are done when its call returns, so both stay empty."""
 
     def __init__(self):
         self.current_tokens = {}
         self.output_runtime_tokens = {}
 
-    def clear(self):
+    def clear(self) -> None:
+        """Forget the tokens held (JAX's tests do so between tests)."""
         self.current_tokens = {}
         self.output_runtime_tokens = {}
 
-    def block_until_ready(self):
+    def block_until_ready(self) -> None:
+        """Wait for every ordered effect started so far, then forget the tokens."""
         wait_for_tokens()
         self.clear()
 

@@ -1,10 +1,14 @@
-"""jxkernel.extend.source_info_util, as jax.extend.source_info_util: where the user's code is.
-An equation records the innermost frame outside jxkernel and the files libraries register.
+"""jxkernel.extend.source_info_util, as jax.extend.source_info_util (and jax._src's): where
+the user's code is. An equation records the innermost frame outside jxkernel and the files
+libraries register; an error raised running a transformed equation has as cause a
+JaxStackTraceBeforeTransformation whose traceback is those frames.
 
     >>> summarize(SourceInfo("model.py", 12, "apply"))
     'model.py:12 (apply)'
 """
-from ...core.source_info import SourceInfo, register_exclusion, user_source_info  # noqa: F401
+from ...core.source_info import (JaxStackTraceBeforeTransformation,  # noqa: F401
+                                 SourceInfo, has_user_context, is_user_filename,
+                                 register_exclusion, user_source_info)
 
 
 def current() -> SourceInfo | None:

@@ -17,6 +17,7 @@ from ...core.ir import ClosedJaxpr, Jaxpr, Literal, Var
 from ...core.lru import TRACES, WeakLRU
 from ...core.name_stack import current_names, replay, replaying
 from ...core.primitive import rule as _rule
+from ...core.source_info import add_user_context
 from ...core.trace import Tracer
 from ..ad_util import UndefinedPrimal, Zero, add_tangents, bilinear, instantiate
 from ...tree_util import Partial, tree_flatten, tree_unflatten
@@ -103,7 +104,13 @@ def backward_pass(jaxpr: Jaxpr, consts, linear, nonlinear_args, cotangents_out,
             invals = list(map(read_primal, eqn.invars))
             ct_arg = cts_out if eqn.primitive.multiple_results else cts_out[0]
             replay(eqn.source_info, outer, transposed_names)
-            cts_in = _rule("transpose", eqn.primitive)(ct_arg, *invals, **eqn.params)
+            try:
+                cts_in = _rule("transpose", eqn.primitive)(ct_arg, *invals, **eqn.params)
+            except (FloatingPointError, ZeroDivisionError) as e:
+                # jax_debug_nans' error in the backward pass: its cause is where the user's
+                # code made the equation, as JAX's backward pass attaches it
+                add_user_context(e, eqn.source_info)
+                raise
             for v, ct in zip(eqn.invars, cts_in):
                 write_ct(v, ct)
         return [ct_env.pop(v, Zero(v.aval)) if is_linear else None

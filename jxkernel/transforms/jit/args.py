@@ -13,6 +13,7 @@ import inspect   # (the docstring examples use it)
 import numpy as np
 
 from ...core import dtypes
+from ...core.config import config
 from ...core.avals import ShapedArray, ShapeDtypeStruct, python_scalar_aval, shaped_abstractify
 from ...core.avals import Token, abstract_token, get_aval, typeof_rules
 from ...core.earray import constant_handlers  # noqa: F401 (jit.py's: closed-over classes)
@@ -306,7 +307,9 @@ class Arguments:
         return tuple(names)
 
     def donated_leaves(self, args, kwargs) -> tuple:
-        if not (self.donate_argnums or self.donate_argnames):
+        # none while jax_debug_nans is on, as JAX's jit: its rerun after a NaN
+        # (check_jitted_values) calls the function again on the same arguments
+        if not (self.donate_argnums or self.donate_argnames) or config.jax_debug_nans:
             return ()
         flags = []
         positions = [i for i in range(len(args) + len(self.static_argnums))

@@ -32,7 +32,7 @@ from ...tree_util import tree_unflatten
 from ...xla.array import Array
 from ...xla.placement import placement_of
 from .args import leaf_aval
-from .primitive import consts_kept, jit_p, one_device_program
+from .primitive import consts_kept, jit_p, one_device_program, rerun_if_invalid
 
 # a jit's lowered trace -> the high one it was lowered from: a jit equation staged into a
 # jaxpr holds the high one, as JAX's (transforms/jit/function.py's _bind)
@@ -284,7 +284,13 @@ def staged_high(jaxpr, consts, out_tree, closed):
 def bind_inside(jitted, leaves, treedef, statics, avals, dyn_args, dyn_kwargs):
     """`jitted` called inside another trace (jit.py's `_bind`); one that closes over mutable
     hijax values is staged with them as inputs (`stage_high`), as JAX's jit threads them
-    (`convert_const_himutables`): a jit inside a jit, make_jaxpr, a loop body."""
+    (`convert_const_himutables`): a jit inside a jit, make_jaxpr, a loop body. Run at once
+    (under vmap or jvp) and making a NaN/inf checked for, the function op by op instead."""
+    return rerun_if_invalid(jitted, statics, dyn_args, dyn_kwargs, lambda: _bind_inside(
+        jitted, leaves, treedef, statics, avals, dyn_args, dyn_kwargs))
+
+
+def _bind_inside(jitted, leaves, treedef, statics, avals, dyn_args, dyn_kwargs):
     if jitted not in _capturing:
         try:
             return jitted._bind(leaves, treedef, statics, avals, dyn_args, dyn_kwargs)

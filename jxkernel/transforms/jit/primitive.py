@@ -20,6 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ...core import compile_record, sharding_types
+from ...core.config import config
 from ...core.interpret import eval_jaxpr
 from ...core.dce import dce_closed_outputs, dce_jaxpr, dce_rules, prune_rules, pruned_body
 from ...core.device_assignment import check_device_assignment, placement, program_devices
@@ -37,10 +38,13 @@ from ...core.trace import Tracer, _ctx, set_current_trace
 from ...xla import client as _client
 from ...xla import pipeline
 from ...xla.array import Array, is_plain
-from ...xla.dispatch import to_device
+from ...xla.dispatch import (InvalidJitOutput, check_jitted_values, invalid_value,
+                             rerun_deoptimized, to_device)
 from ...xla.compiler import Phases
 from ...xla.lowering import NeedsMesh
+from ...tree_util import tree_leaves
 from ..ad import jvp_jaxpr, transpose_jaxpr
+from ..api_util import merge_static
 from ..ad_util import Zero, is_undefined
 from ..batching import BatchTrace, batch_jaxpr
 from .cache import ON_ONE_DEVICE
@@ -61,7 +65,17 @@ def _jit_lowering(ctx, *args, jaxpr, name, donated_invars, inline, keep_unused, 
 
 def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused, pinned=None):
     """A jit equation run eagerly (e.g. by a transformation that re-binds it): compile once;
-    a pinned jit's (`pinned`, a pinned.Pin) on its device."""
+    a pinned jit's (`pinned`, a pinned.Pin) on its device. Under jax_debug_nans/infs a
+    NaN/inf it makes raises InvalidJitOutput, for what bound it to rerun it op by op."""
+    outs = _jit_run(args, jaxpr, name, donated_invars, inline, keep_unused, pinned)
+    if config._debug_values:
+        kind = invalid_value(outs)
+        if kind is not None:
+            raise InvalidJitOutput(kind, name)
+    return outs
+
+
+def _jit_run(args, jaxpr, name, donated_invars, inline, keep_unused, pinned=None):
     check_device_assignment(jaxpr.out_avals, lambda: program_devices(
         jaxpr, [placement(a) for a in args], (), keep_unused))
     if has_pins(jaxpr, pinned):     # on its device (an argument split over a mesh: JAX's error)
@@ -77,8 +91,7 @@ def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused, pinned=No
         return _jit_impl_one_device(args, jaxpr, name, donated_invars, pinned, keep_unused)
     except NeedsMesh as e:                  # a sharding constraint inside
         _partitioned[jaxpr, None] = e.mesh
-        return _jit_impl(*args, jaxpr=jaxpr, name=name, donated_invars=donated_invars,
-                         inline=inline, keep_unused=keep_unused, pinned=pinned)
+        return _jit_run(args, jaxpr, name, donated_invars, inline, keep_unused, pinned)
 
 
 _partitioned = WeakLRU(TRACES)   # (jaxpr, None) -> the mesh its sharding constraints need
@@ -404,10 +417,23 @@ def _jit_transpose(cts, *args, jaxpr, name, donated_invars, inline, keep_unused,
     nonzero = tuple(type(ct) is not Zero for ct in cts)    # zero cotangents: pruned, as JAX's
     cts = [ct for ct in cts if type(ct) is not Zero]
     transposed = _derived(transpose_jaxpr(jaxpr, linear, nonzero), jaxpr)
-    outs = iter(_bind_jit(transposed, nonlinear + cts, (False,) * (len(nonlinear) + len(cts)),
-                          name=name, inline=inline, keep_unused=keep_unused,
-                          **pin_params(pinned and pinned.transposed(linear, nonzero))))
-    return [next(outs) if lin else None for lin in linear]
+    try:
+        outs = iter(_bind_jit(transposed, nonlinear + cts, (False,) * (len(nonlinear) + len(cts)),
+                              name=name, inline=inline, keep_unused=keep_unused,
+                              **pin_params(pinned and pinned.transposed(linear, nonzero))))
+    except InvalidJitOutput as e:
+        kind = e.kind           # (not the exception: its traceback holds this frame)
+    else:
+        return [next(outs) if lin else None for lin in linear]
+    # the backward pass again, op by op, as JAX's (outside the handler: the operation's error
+    # is its own, not raised "during handling" of the jit's)
+    rerun_deoptimized(kind, name, lambda: eval_jaxpr(
+        transposed.jaxpr, transposed.consts, *nonlinear, *cts), _BACKWARD_RERUN_LINE)
+
+
+# what JAX prints when the backward pass of a jitted function made a NaN/inf it checks for
+_BACKWARD_RERUN_LINE = ("Invalid nan value encountered in the backward pass of a jax.jit "
+                        "function. Calling the de-optimized backward pass.")
 
 
 _consts_as_invars_cache = WeakLRU(TRACES)   # (closed, None) -> (jaxpr, consts)
@@ -593,5 +619,30 @@ def over_mesh(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwarg
         return ON_ONE_DEVICE
     # loads with the first mesh or sharded Array: `import jxkernel` needs neither
     from .sharded import call_jitted
-    return call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs,
-                       context, jit_p.bind)
+    out = call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs,
+                      context, jit_p.bind)
+    if out is not ON_ONE_DEVICE and config._debug_values:    # as on one device (a pmap's too)
+        check_jitted_values(jitted._name, jitted._fun, tree_leaves(out),
+                            *unjitted_arguments(statics, dyn_args, dyn_kwargs))
+    return out
+
+
+def unjitted_arguments(statics, dyn_args, dyn_kwargs) -> tuple:
+    """(args, kwargs) of a jit's call again, its static arguments merged back (`statics`:
+    (name, value, position or None) per static one, as Arguments.split gives them)."""
+    static_by_pos = {pos: value for _, value, pos in statics if pos is not None}
+    static_kw = {name: value for name, value, pos in statics if pos is None}
+    return (merge_static(static_by_pos, dyn_args, len(dyn_args) + len(static_by_pos)),
+            {**dyn_kwargs, **static_kw})
+
+
+def rerun_if_invalid(jitted, statics, dyn_args, dyn_kwargs, bind):
+    """`bind()` (a jit called under vmap or jvp); if running it made a NaN/inf being checked
+    for (InvalidJitOutput), the function again op by op instead, as JAX's jit call."""
+    try:
+        return bind()
+    except InvalidJitOutput as e:
+        kind, name = e.kind, e.name     # (not the exception: its traceback holds this frame)
+    # (outside the handler: the operation's error is its own, not raised "during handling")
+    args, kwargs = unjitted_arguments(statics, dyn_args, dyn_kwargs)
+    rerun_deoptimized(kind, name, lambda: jitted._fun(*args, **kwargs))
