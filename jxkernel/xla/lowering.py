@@ -284,19 +284,20 @@ def has_ordered_effect(jaxpr) -> bool:
     return False
 
 
-# the class names JAX gives the ordered effects of these primitives
-_ORDERED_EFFECT_NAMES = {"debug_print": "OrderedDebugEffect", "io_callback": "OrderedIOEffect"}
+# the class names JAX gives the ordered effects over several devices it refuses: an ordered
+# debug print's (JAX 0.10.2 runs an ordered io_callback there, in jit, shard_map and pmap)
+_ORDERED_EFFECT_NAMES = {"debug_print": "OrderedDebugEffect"}
 
 
 def check_one_device_effects(jaxpr, mesh) -> None:
-    """JAX's ValueError for ordered effects in a program over several devices (a pmap's, or
-    a jit's over a mesh): their order is one program's order on one device."""
+    """JAX's ValueError for an ordered debug print in a program over several devices (a
+    pmap's, a shard_map's, or a jit's over a mesh): its order is one program's on one device."""
     names = sorted(_ordered_effect_names(jaxpr))
     if names:
         raise ValueError(
             f"The following ordered effects are not supported for more than 1 device: "
             f"[{', '.join(names)}]. This program runs over the {mesh.size} devices of "
-            f"{mesh}; pass ordered=False to its jax.debug.print/io_callback (each device's "
+            f"{mesh}; pass ordered=False to its jax.debug.print (each device's "
             f"call then runs in no set order), or run it on one device.")
 
 
@@ -304,7 +305,7 @@ def _ordered_effect_names(jaxpr) -> set:
     jaxpr = jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
     found = set()
     for eqn in jaxpr.eqns:
-        if eqn.primitive.name in _ORDERED and eqn.params.get("ordered"):
+        if eqn.primitive.name in _ORDERED_EFFECT_NAMES and eqn.params.get("ordered"):
             found.add(_ORDERED_EFFECT_NAMES[eqn.primitive.name])
         for param in eqn.params.values():
             for j in (param if isinstance(param, (tuple, list)) else (param,)):
