@@ -192,15 +192,19 @@ _CALLBACK_TARGETS = {"cpu": _compiler.HOST_CALLBACK_TARGETS[0],
 
 
 def emit_host_callback(ctx, host_fn, operands, result_avals, *, has_side_effect, what,
-                       operand_avals=None, ordered=False, sharding=None):
+                       operand_avals=None, ordered=False, sharding=None, partitioned=False):
     """Emit the custom call that runs `host_fn` on the host; returns its result values.
     `operand_avals`: the operands' types, where they are not the equation's inputs; `ordered`:
     threaded by its block's effect token (`_lowering.effect_token`), as JAX's ordered calls.
-    In a module partitioned over a mesh the call runs once, on one device (`_maximal`)."""
+    In a module partitioned over a mesh the call runs once, on one device (`_maximal`);
+    `partitioned` (no results): once per device, on its shards, as JAX's target of that name,
+    which XLA's partitioner splits whatever its sharding says."""
     if ordered:
         return _emit_ordered(ctx, host_fn, operands, result_avals, what, operand_avals,
                              sharding)
     target = _CALLBACK_TARGETS.get(ctx.platform)
+    if partitioned and target is not None:
+        target = target.replace("xla_ffi_", "xla_ffi_partitioned_", 1)
     if target is None:
         raise NotImplementedError(
             f"{what} inside a compiled function is implemented on the CPU and CUDA GPUs; this "
@@ -418,7 +422,7 @@ def _debug_callback_numpy(*args, callback, effect, partitioned):
 def _debug_callback_lowering(ctx, *args, callback, effect, partitioned):
     host_fn = _host_function("jax.debug.callback", callback)
     return emit_host_callback(ctx, host_fn, args, [], has_side_effect=True,
-                              what="jax.debug.callback")
+                              what="jax.debug.callback", partitioned=partitioned)
 
 
 abstract_eval_rules[debug_callback_p] = _no_results
