@@ -18,6 +18,7 @@ import io
 import os
 import re
 
+from .. import numpy as jx_numpy
 from ..core import compile_record
 from ..core import errors as jx_errors
 from ..core.avals import get_aval
@@ -238,8 +239,7 @@ def _numpy_spelled(user_ns: dict) -> str:
         >>> _numpy_spelled({"jxkernel": jxkernel})
         'jxkernel.numpy'
     """
-    from .. import numpy as jnp
-    ours = [n for n in ("jax", "jxkernel") if getattr(user_ns.get(n), "numpy", None) is jnp]
+    ours = [n for n in ("jax", "jxkernel") if getattr(user_ns.get(n), "numpy", None) is jx_numpy]
     return f"{ours[0] if ours else 'jax'}.numpy"
 
 
