@@ -204,7 +204,7 @@ def emit_host_callback(ctx, host_fn, operands, result_avals, *, has_side_effect,
     if ordered:
         return _emit_ordered(ctx, host_fn, operands, result_avals, what, operand_avals,
                              sharding)
-    target = _CALLBACK_TARGETS.get(ctx.platform)
+    target = (_PARTITIONED_TARGETS if partitioned else _CALLBACK_TARGETS).get(ctx.platform)
     if target is None:
         raise NotImplementedError(
             f"{what} inside a compiled function is implemented on the CPU and CUDA GPUs; this "
@@ -225,8 +225,6 @@ def emit_host_callback(ctx, host_fn, operands, result_avals, *, has_side_effect,
     maximal = _maximal(ctx, sharding, len(result_avals) + isinstance(ctx, _TokenTyped), what)
     if maximal is not None:
         attrs["sdy.sharding"] = maximal
-        if partitioned:
-            attrs["call_target_name"] = f'"{_PARTITIONED_TARGETS[ctx.platform]}"'
     return ctx.op("stablehlo.custom_call", operands, attrs,
                   result_types=[hlo.aval_type(a) for a in result_avals])
 

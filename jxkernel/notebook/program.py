@@ -18,6 +18,7 @@ import io
 import os
 import re
 
+from .. import numpy as jx_numpy
 from ..core import compile_record
 from ..core import errors as jx_errors
 from ..core.avals import get_aval
@@ -229,13 +230,26 @@ def _base(name: str) -> str:
     return re.split(r"[\[.]", name, maxsplit=1)[0]
 
 
+def _numpy_spelled(user_ns: dict) -> str:
+    """jxkernel's numpy as the learner's names spell it: `jax.numpy` where `jax` is jxkernel
+    (`import jxkernel as jax`, or install_as_jax's alias, whose `numpy` is jxkernel's), or
+    where nothing names jxkernel (the error card's word); `jxkernel.numpy` only where the
+    learner typed `import jxkernel` and `jax` is not it.
+
+        >>> _numpy_spelled({"jxkernel": jxkernel})
+        'jxkernel.numpy'
+    """
+    ours = [n for n in ("jax", "jxkernel") if getattr(user_ns.get(n), "numpy", None) is jx_numpy]
+    return f"{ours[0] if ours else 'jax'}.numpy"
+
+
 def _hint(e, params: list, user_ns: dict, static_fix=cell_static_fix) -> str:
     """What to do about a tracer error, given the traced inputs the value depends on (the
     core names them: `e.arg_names`, e.g. ["n", "params['w']"]). `static_fix(names)` says how
     to make inputs static where this error was made (a %%jit option, jit's static_argnames)."""
     if isinstance(e, jx_errors.TracerArrayConversionError):
-        return ("NumPy functions cannot run on traced values: use jxkernel.numpy (jnp) on them "
-                "instead.")
+        return (f"NumPy functions cannot run on traced values: use {_numpy_spelled(user_ns)} "
+                f"(jnp) on them instead.")
     if not isinstance(e, _TRACER_ERRORS):
         return ""
     names = list(getattr(e, "arg_names", None) or ())

@@ -16,7 +16,7 @@ import sys
 import numpy as np
 
 from .. import lax
-from ..core.errors import ConcretizationTypeError, aval_text
+from ..core.errors import ConcretizationTypeError, _origin, aval_text
 from ..core.native import native
 from ..core.trace import Tracer, forward_to_high_type
 from ..core.interpreter_primitives import typed_scalar
@@ -241,16 +241,20 @@ def _tracer_dlpack(self, *args, **kwargs):
 
 
 def _tobytes(self, order="C"):
-    # JAX 0.10.2's words (Tracer.tobytes): bytes of a traced value would be taken from nothing
+    # JAX 0.10.2's words (Tracer.tobytes): bytes of a traced value would be taken from nothing;
+    # the origin line is in its context as well, so JAX prints it twice (as tolist)
     raise ConcretizationTypeError(self, f"The tobytes() method was called on traced array "
-                                        f"with shape {aval_text(self.aval, weak=False)}.\n")
+                                        f"with shape {aval_text(self.aval, weak=False)}.\n"
+                                        f"{_origin(self)}")
 
 
 def _tolist(self):
     # JAX 0.10.2's words; refused even where the value is known while tracing (a grad's
-    # primal), as JAX's Tracer.tolist: a list of Python numbers would cut the derivative
+    # primal), as JAX's Tracer.tolist: a list of Python numbers would cut the derivative.
+    # JAX's context already holds the origin line, so jit's or vmap's prints twice
     raise ConcretizationTypeError(self, f"The tolist() method was called on traced array "
-                                        f"with shape {aval_text(self.aval, weak=False)}.\n")
+                                        f"with shape {aval_text(self.aval, weak=False)}.\n"
+                                        f"{_origin(self)}")
 
 
 def _view(self, dtype=None, type=None):

@@ -58,6 +58,16 @@ CASES = {
     "len_0d_jit": "jax.jit(lambda v: len(v))(1.0)",
     "float_vector_jit": "jax.jit(lambda v: float(v))(x)",
     "hash_key": "hash(jax.random.key(0))",
+    # a traced array's tolist/tobytes (JAX prints the origin line twice) and item (once)
+    "tolist_jit": "jax.jit(lambda v: v.tolist())(x)",
+    "tolist_jit_scalar": "jax.jit(lambda v: v.tolist())(1.0)",
+    "tolist_vmap": "jax.vmap(lambda v: v.tolist())(x)",
+    "tolist_grad": "jax.grad(lambda v: sum(v.tolist()))(1.0)",
+    "tobytes_jit": "jax.jit(lambda v: v.tobytes())(x)",
+    "tobytes_grad": "jax.grad(lambda v: len(v.tobytes()) * v)(1.0)",
+    "item_jit": "jax.jit(lambda v: v.item())(s)",
+    "item_vmap": "jax.vmap(lambda v: v.item())(x)",
+    "item_grad": "jax.grad(lambda v: v.item() * v)(1.0)",
     # multigammaln's d: a Python int while tracing
     "multigammaln_traced_d": "jax.jit(lambda d: jax.scipy.special.multigammaln(2.5, d))(2)",
     "multigammaln_vmapped_d": "jax.vmap(lambda d: jax.scipy.special.multigammaln(2.5, d))(s[None])",

@@ -216,6 +216,26 @@ def test_python_if_on_a_traced_array_suggests_cond(shell):
     np.testing.assert_allclose(np.asarray(shell.user_ns["b7"]), [1, 1, 1])
 
 
+def test_numpy_on_a_traced_value_says_jax_numpy_as_the_learner_spells_it(shell, monkeypatch):
+    """The hint names jax.numpy where the learner's `jax` is jxkernel: `import jxkernel as
+    jax` (this shell) and install_as_jax's alias (`import jax` in the kernel "JAX on
+    jxkernel") alike; jxkernel.numpy only for a learner whose jxkernel is `jxkernel`."""
+    from jxkernel.as_jax import _jax_module
+    ok(shell, "a30 = jnp.ones(3)")
+    cell = "%%jit\nb30 = np.sin(a30)"
+    hints = {}
+    for spelling, names in [("as", {}), ("alias", {"jax": _jax_module()}),
+                            ("jxkernel", {"jax": None, "jxkernel": jxkernel})]:
+        for name, value in names.items():
+            monkeypatch.setitem(shell.user_ns, name, value)
+        ran = run(shell, cell)
+        assert isinstance(ran.error.original, jxkernel.errors.TracerArrayConversionError)
+        hints[spelling] = ran.error.hint
+    jax_numpy = "NumPy functions cannot run on traced values: use jax.numpy (jnp) on them instead."
+    assert hints == {"as": jax_numpy, "alias": jax_numpy,
+                     "jxkernel": jax_numpy.replace("jax.numpy", "jxkernel.numpy")}
+
+
 def test_error_inside_a_function_from_an_earlier_cell(shell):
     ok(shell, "def f8(x, n):\n    if n > 1:\n        return x * n\n    return x\na8 = jnp.ones(2)\n"
               "n8 = 2.0")

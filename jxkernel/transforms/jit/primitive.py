@@ -315,6 +315,12 @@ def told_by_lowering(traced, lower_s: float, platforms: tuple = ()) -> None:
                                 _client.platform_of(_client.default_device()),
                                 traced_at=traced_at(jaxpr), event=trace_event(jaxpr),
                                 exported=True)
+    elif traced.trace_s and _origins.get(jaxpr) is None:
+        # traced now, a jit of jxkernel's own whose trace no miss told (traced_under leaves
+        # them out: eager work elsewhere): Exported.vjp()'s fun_vjp_jax, a jit in JAX too,
+        # whose "Finished tracing" JAX logs with its lowering, as a first call's
+        compile_record.compiled(traced._miss(), Phases(traced.trace_s, lower_s),
+                                _client.platform_of(_client.default_device()), exported=True)
     elif first:
         compile_record.log_export_lowering(traced._miss(), Phases(0.0, lower_s))
 
