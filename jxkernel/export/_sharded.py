@@ -197,7 +197,11 @@ def constrained(ctx, values, avals, shardings) -> list:
     mesh = ctx.module_ctx.mesh
     if mesh is None or not any(shardings):
         return list(values)
-    return [x if s is None or s.mesh.empty else ctx.op1(
+    # an export for one device called over a larger mesh: its shardings (over a mesh of one
+    # device) lay nothing out there, and JAX allows the call (check_devices); JAX writes
+    # their specs against the caller's mesh by axis name, jxkernel leaves the layout to the
+    # caller's partitioner (the values are the same)
+    return [x if s is None or s.mesh.empty or s.mesh.size == 1 < mesh.size else ctx.op1(
                 "sdy.sharding_constraint", [x],
                 {"sharding": sdy_sharding(ctx.module_ctx.module, mesh, s, len(a.shape))},
                 result_type=hlo.aval_type(a))

@@ -2,8 +2,9 @@
 tests/export/test_export_sharding_gaps.py on jxkernel (8 CPU devices): what JAX's
 tests/export_test.py's sharding tests read first: `NamedSharding._to_xla_hlo_sharding` (as
 tile dimensions, devices and replication, which do not depend on XLA's printed form),
-`AbstractMesh.abstract_device` and `AbstractMesh(abstract_device=)`, and jax.export of a
-program whose only mesh is an AbstractMesh, called on a mesh of devices. `run(jax)` takes the
+`AbstractMesh.abstract_device` and `AbstractMesh(abstract_device=)`, jax.export of a program
+whose only mesh is an AbstractMesh, called on a mesh of devices, and an export for one device
+called with an argument split over 8. `run(jax)` takes the
 `jax` module (real or jxkernel) and returns JSON data."""
 import numpy as np
 
@@ -71,8 +72,29 @@ def _export_abstract_mesh(jax, out):
                                  for s in res.addressable_shards]
 
 
+def _one_device_export_on_more(jax, out):
+    """An export for one device (in_shardings over a mesh of one device) called with an
+    argument split over all 8: JAX allows it (test_call_with_different_no_of_devices_...)."""
+    P, NamedSharding = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+    one = jax.sharding.Mesh(jax.local_devices()[:1], "i")
+
+    @jax.jit
+    def f(x):
+        return (x ** 2).sum(axis=0)
+
+    g = jax.jit(f, in_shardings=NamedSharding(one, P("i")))
+    a = np.arange(8 * 10, dtype=np.float32).reshape(8, 10)
+    exp = jax.export.export(g)(a)
+    out["one_device_nr_devices"] = exp.nr_devices
+    b = jax.device_put(a, NamedSharding(jax.sharding.Mesh(jax.local_devices(), "i"), P("i")))
+    res = exp.call(b)
+    out["one_device_call_value"] = np.asarray(res).tolist()     # exact: integer sums < 2**24
+    out["one_device_call_shape"] = list(res.shape)
+
+
 def run(jax) -> dict:
     out = {"device_count": len(jax.devices())}
-    for case in (_hlo_shardings, _abstract_device, _export_abstract_mesh):
+    for case in (_hlo_shardings, _abstract_device, _export_abstract_mesh,
+                 _one_device_export_on_more):
         case(jax, out)
     return out

@@ -3,8 +3,9 @@
 reference/make_export_sharding_gaps_reference.py): `NamedSharding._to_xla_hlo_sharding` (tile
 dimensions, devices, replication), `AbstractMesh.abstract_device` and
 `AbstractMesh(abstract_device=)`, and jax.export of a program whose only mesh is an
-AbstractMesh (no platforms asked for), called on a mesh of devices. Every value is exact
-(integers, texts; the call's sum is of integers below 2**53)."""
+AbstractMesh (no platforms asked for), called on a mesh of devices, and an export for one
+device called with an argument split over 8. Every value is exact (integers, texts; the
+products' elements are integers below 2**24, summed in float64)."""
 import pytest
 from fresh_process import run_against_reference
 
@@ -30,7 +31,7 @@ def test_recorded_on_eight_devices(runs):
     assert mine["device_count"] == ref["device_count"] == 8
 
 
-@pytest.mark.parametrize("prefix", ["hlo ", "abstract_", "export_"])
+@pytest.mark.parametrize("prefix", ["hlo ", "abstract_", "export_", "one_device_"])
 def test_cases_match_jax(runs, prefix):
     mine, ref = runs
     cases = sorted(k for k in ref if k.startswith(prefix))
