@@ -214,7 +214,9 @@ def _to_xla_hlo_sharding(self: NamedSharding, num_dimensions: int):
     """This NamedSharding as XLA's HloSharding of a `num_dimensions`-d array, as JAX's method
     (its devices by mesh position; a GSPMDSharding takes it with the mesh's devices).
 
-        >>> NamedSharding(mesh, P('x'))._to_xla_hlo_sharding(2)      # mesh (2, 1), ('x', 'y')
+        >>> import jxkernel as jax
+        >>> mesh = Mesh(np.array(jax.devices()[:2]).reshape(2, 1), ('x', 'y'))
+        >>> NamedSharding(mesh, PartitionSpec('x'))._to_xla_hlo_sharding(2)
         {devices=[2,1]0,1}
     """
     return hlo_sharding(self, num_dimensions)
