@@ -10,13 +10,13 @@ plain values (core/mesh.py).
 """
 import abc
 import contextlib
-import dataclasses
 import functools
 
 from ..core import avals
 from ..core.avals import ManualAxisType, get_aval  # noqa: F401
 from ..core.mesh import (  # noqa: F401
     _EMPTY_MESH,
+    AbstractDevice,
     AbstractMesh,
     AxisType,
     Mesh,
@@ -157,22 +157,6 @@ def make_single_device_sharding(device, *, memory_kind=None) -> SingleDeviceShar
     True
     """
     return SingleDeviceSharding(device, memory_kind=memory_kind)
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class AbstractDevice:
-    """What a mesh's devices are, without the devices: an AbstractMesh's kind of device.
-
-    >>> AbstractDevice(device_kind="cpu", num_cores=None, platform="cpu")
-    AbstractDevice(device_kind=cpu, num_cores=None, platform=cpu)
-    """
-    device_kind: str
-    num_cores: int | None
-    platform: str
-
-    def __repr__(self):
-        return (f"AbstractDevice(device_kind={self.device_kind}, num_cores={self.num_cores}, "
-                f"platform={self.platform})")
 
 
 class Sharding(abc.ABC):

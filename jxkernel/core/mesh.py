@@ -13,6 +13,7 @@ xla/sharding.py, arrays split over a mesh in xla/sharded.py.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import enum
 import math
 import threading
@@ -25,6 +26,15 @@ from . import config as _config
 
 class IndivisibleError(ValueError):
     """An array dimension does not divide evenly among the devices a sharding splits it over."""
+
+
+class AbstractMeshOnlyError(ValueError):
+    """JAX's error for a program whose only mesh is an AbstractMesh (`abstract`), lowered with
+    no devices to run on (no mesh set by set_mesh); jax.export lowers it over a stand-in."""
+
+    def __init__(self, message: str, abstract):
+        super().__init__(message)
+        self.abstract = abstract
 
 
 class DuplicateSpecError(Exception):
@@ -181,6 +191,22 @@ class _AxisTypeQueries:
     manual_axes = property(lambda self: self._named(AxisType.Manual))
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class AbstractDevice:
+    """What a mesh's devices are, without the devices: an AbstractMesh's kind of device.
+
+    >>> AbstractDevice(device_kind="cpu", num_cores=None, platform="cpu")
+    AbstractDevice(device_kind=cpu, num_cores=None, platform=cpu)
+    """
+    device_kind: str
+    num_cores: int | None
+    platform: str
+
+    def __repr__(self):
+        return (f"AbstractDevice(device_kind={self.device_kind}, num_cores={self.num_cores}, "
+                f"platform={self.platform})")
+
+
 class AbstractMesh(_AxisTypeQueries):
     """A mesh's axis names, sizes and types, without devices.
 
@@ -193,8 +219,16 @@ class AbstractMesh(_AxisTypeQueries):
     """
     __slots__ = ("axis_sizes", "axis_names", "axis_types", "_device")
 
-    def __init__(self, axis_sizes, axis_names, axis_types=None, *, _device=None):
+    def __init__(self, axis_sizes, axis_names, axis_types=None, *, abstract_device=None,
+                 _device=None):
         self.axis_sizes, self.axis_names = tuple(axis_sizes), tuple(axis_names)
+        if abstract_device is not None:     # JAX's spelling of the kind of device
+            if not isinstance(abstract_device, AbstractDevice):
+                raise TypeError(f"AbstractMesh's abstract_device must be an AbstractDevice "
+                                f"(a mesh's `.abstract_mesh.abstract_device`); got "
+                                f"{abstract_device!r} of type {type(abstract_device).__name__}")
+            _device = (abstract_device.device_kind, abstract_device.num_cores,
+                       abstract_device.platform)
         self._device = _device        # (device_kind, num_cores, platform) of a device mesh
         if len(self.axis_sizes) != len(self.axis_names):
             raise ValueError(f"AbstractMesh got {len(self.axis_sizes)} axis sizes "
@@ -208,6 +242,15 @@ class AbstractMesh(_AxisTypeQueries):
     empty = property(lambda self: not self.axis_names)
     # itself, as JAX's: code asks any mesh for its abstract mesh
     abstract_mesh = property(lambda self: self)
+
+    @property
+    def abstract_device(self) -> AbstractDevice | None:
+        """The kind of device of the mesh this one abstracts (None when made from sizes alone).
+
+        >>> AbstractMesh((2,), ('x',)).abstract_device is None
+        True
+        """
+        return None if self._device is None else AbstractDevice(*self._device)
 
     def _key(self) -> tuple:
         return self.axis_sizes, self.axis_names, self.axis_types, self._device
@@ -679,10 +722,10 @@ def concrete_mesh(abstract: AbstractMesh, mesh: Mesh | None) -> Mesh:
     True
     """
     if mesh is None or mesh.empty:
-        raise ValueError(f"Passing lowering_platforms via jax.export or "
+        raise AbstractMeshOnlyError(f"Passing lowering_platforms via jax.export or "
                          f"jit(f).trace(*args).lower(lowering_platforms=...) is required when "
                          f"only AbstractMesh exists in a jitted computation. Got context mesh: "
-                         f"{abstract}")
+                         f"{abstract}", abstract)
     if mesh.size != abstract.size:
         raise ValueError(f"AbstractMesh size: {abstract.size} does not match the device "
                          f"assignment size: {mesh.size}")

@@ -19,10 +19,14 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import numpy as np
+
 from ..core.avals import typed_sharding
-from ..core.mesh import AbstractMesh, Mesh, NamedSharding, PartitionSpec
+from ..core.mesh import AbstractMesh, AbstractMeshOnlyError, Mesh, NamedSharding, \
+    PartitionSpec, set_mesh
 from ..transforms.jit.pinned import one_device_given
 from ..transforms.jit.primitive import any_sharded
+from ..xla import client as _client
 from ..xla import stablehlo as hlo
 from ..xla.lowering import NeedsMesh
 from ..xla.sharding import sdy_attrs, sdy_sharding
@@ -54,9 +58,29 @@ def lowered_with_layout(traced, lower) -> tuple:
 
 
 def _layout(traced) -> Layout:
-    partitioning = traced.lower()._partitioning
+    try:
+        partitioning = traced.lower()._partitioning
+    except AbstractMeshOnlyError as e:
+        # only shardings over an AbstractMesh, and no mesh set: JAX exports for its platforms
+        # without devices; jxkernel lowers over a stand-in mesh of this process's first
+        # devices (the module names mesh positions only, and the Exported's shardings are
+        # over the AbstractMesh still)
+        with set_mesh(_stand_in(e)):
+            partitioning = traced.lower()._partitioning
     return Layout(partitioning.mesh, tuple(partitioning.user_shardings),
                   tuple(partitioning.given_out_shardings))
+
+
+def _stand_in(error: AbstractMeshOnlyError) -> Mesh:
+    abstract = error.abstract
+    devices = _client.devices()
+    if len(devices) < abstract.size:
+        raise ValueError(f"{error} (jxkernel lowers such an export over this process's "
+                         f"devices, and it has {len(devices)}, fewer than the mesh's "
+                         f"{abstract.size}: set a mesh of the devices to export for with "
+                         f"jax.set_mesh)") from None
+    return Mesh(np.array(devices[:abstract.size], dtype=object).reshape(abstract.axis_sizes),
+                abstract.axis_names, abstract.axis_types)
 
 
 def _one_device_layout(traced) -> Layout | None:
@@ -173,7 +197,11 @@ def constrained(ctx, values, avals, shardings) -> list:
     mesh = ctx.module_ctx.mesh
     if mesh is None or not any(shardings):
         return list(values)
-    return [x if s is None or s.mesh.empty else ctx.op1(
+    # an export for one device called over a larger mesh: its shardings (over a mesh of one
+    # device) lay nothing out there, and JAX allows the call (check_devices); JAX writes
+    # their specs against the caller's mesh by axis name, jxkernel leaves the layout to the
+    # caller's partitioner (the values are the same)
+    return [x if s is None or s.mesh.empty or s.mesh.size == 1 < mesh.size else ctx.op1(
                 "sdy.sharding_constraint", [x],
                 {"sharding": sdy_sharding(ctx.module_ctx.module, mesh, s, len(a.shape))},
                 result_type=hlo.aval_type(a))

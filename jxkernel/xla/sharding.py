@@ -210,6 +210,22 @@ def hlo_sharding(sharding: NamedSharding, ndim: int):
     return _hlo_sharding(sharding.mesh, sharding.spec._axes(ndim))
 
 
+def _to_xla_hlo_sharding(self: NamedSharding, num_dimensions: int):
+    """This NamedSharding as XLA's HloSharding of a `num_dimensions`-d array, as JAX's method
+    (its devices by mesh position; a GSPMDSharding takes it with the mesh's devices).
+
+        >>> import jxkernel as jax
+        >>> mesh = Mesh(np.array(jax.devices()[:2]).reshape(2, 1), ('x', 'y'))
+        >>> NamedSharding(mesh, PartitionSpec('x'))._to_xla_hlo_sharding(2)
+        {devices=[2,1]0,1}
+    """
+    return hlo_sharding(self, num_dimensions)
+
+
+# set from here, as GSPMDSharding's: core/mesh.py holds no jaxlib
+NamedSharding._to_xla_hlo_sharding = _to_xla_hlo_sharding
+
+
 def _unreduced_hlo_sharding(mesh: Mesh, axes: tuple, unreduced):
     """XLA's HloSharding of an array split over `axes` and unreduced over the mesh axes
     `unreduced` (each device holds a summand of its block): the tiles, then one subgroup

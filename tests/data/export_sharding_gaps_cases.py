@@ -1,0 +1,100 @@
+"""The cases that reference/make_export_sharding_gaps_reference.py runs on JAX 0.10.2 and
+tests/export/test_export_sharding_gaps.py on jxkernel (8 CPU devices): what JAX's
+tests/export_test.py's sharding tests read first: `NamedSharding._to_xla_hlo_sharding` (as
+tile dimensions, devices and replication, which do not depend on XLA's printed form),
+`AbstractMesh.abstract_device` and `AbstractMesh(abstract_device=)`, jax.export of a program
+whose only mesh is an AbstractMesh, called on a mesh of devices, and an export for one device
+called with an argument split over 8. `run(jax)` takes the
+`jax` module (real or jxkernel) and returns JSON data."""
+import numpy as np
+
+# (mesh shape, mesh names, spec parts, array rank)
+HLO_CASES = [((2, 1), ("x", "y"), (None,), 2), ((2, 1), ("x", "y"), ("x",), 2),
+             ((2, 1), ("x", "y"), ("x", "y"), 3), ((2, 1), ("x", "y"), (None, "x"), 2),
+             ((4, 2), ("x", "y"), ("y", "x"), 2), ((4, 2), ("x", "y"), (("x", "y"),), 1),
+             ((4, 2), ("x", "y"), ("y",), 2), ((2, 2, 2), ("a", "b", "c"), ("c", None, "a"), 3)]
+
+
+def _hlo(h) -> dict:
+    return {"replicated": h.is_replicated(), "tiled": h.is_tiled(),
+            "dims": list(h.tile_assignment_dimensions()),
+            "devices": list(h.tile_assignment_devices()) if h.is_tiled() else None,
+            "subgroups": [str(t) for t in h.subgroup_types()]}
+
+
+def _hlo_shardings(jax, out):
+    P, NamedSharding = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+    for shape, names, parts, ndim in HLO_CASES:
+        mesh = jax.make_mesh(shape, names, devices=jax.devices()[:int(np.prod(shape))])
+        sharding = NamedSharding(mesh, P(*parts))
+        out[f"hlo {shape} {parts} rank {ndim}"] = _hlo(sharding._to_xla_hlo_sharding(ndim))
+
+
+def _abstract_device(jax, out):
+    AbstractMesh = jax.sharding.AbstractMesh
+    mesh = jax.make_mesh((2, 2), ("x", "y"), devices=jax.devices()[:4])
+    device = mesh.abstract_mesh.abstract_device
+    out["abstract_device"] = repr(device)
+    out["abstract_device_fields"] = [device.device_kind, device.num_cores, device.platform]
+    out["abstract_device_of_sizes_only"] = repr(AbstractMesh((2,), ("x",)).abstract_device)
+    again = AbstractMesh(mesh.axis_sizes, mesh.axis_names, axis_types=mesh.axis_types,
+                         abstract_device=device)
+    out["abstract_mesh_with_device"] = repr(again)
+    out["abstract_mesh_with_device_equal"] = again == mesh.abstract_mesh
+    out["abstract_mesh_with_device_hash_equal"] = hash(again) == hash(mesh.abstract_mesh)
+    out["abstract_mesh_without_device_equal"] = AbstractMesh(
+        mesh.axis_sizes, mesh.axis_names, axis_types=mesh.axis_types) == mesh.abstract_mesh
+
+
+def _export_abstract_mesh(jax, out):
+    P, NamedSharding = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+    abstract = jax.sharding.AbstractMesh((2,), ("x",))
+    out_sharding = NamedSharding(abstract, P(None, "x"))
+
+    @jax.jit
+    def f(a):
+        return jax.lax.with_sharding_constraint(a @ a.T, out_sharding)
+
+    exp = jax.export.export(f)(jax.ShapeDtypeStruct(
+        (16, 16), np.float32, sharding=NamedSharding(abstract, P("x", None))))
+    out["export_nr_devices"] = exp.nr_devices
+    out["export_shardings_hlo"] = [repr(exp.in_shardings_hlo), repr(exp.out_shardings_hlo)]
+    module = exp.mlir_module()
+    out["export_module_mesh"] = "sdy.mesh @mesh = <[\"x\"=2]>" in module
+    out["export_module_partitions"] = "mhlo.num_partitions = 2" in module
+    run_mesh = jax.sharding.Mesh(jax.local_devices()[:2], ("x",))
+    a = np.arange(16 * 16, dtype=np.float32).reshape(16, 16)
+    a = jax.device_put(a, NamedSharding(run_mesh, P("x", None)))
+    res = exp.call(a)
+    out["export_call_value_sum"] = float(np.asarray(res, np.float64).sum())   # exact integers
+    out["export_call_equal_to_jit"] = bool(np.array_equal(np.asarray(res), np.asarray(f(a))))
+    out["export_call_shards"] = [[[sl.start, sl.stop] for sl in s.index]
+                                 for s in res.addressable_shards]
+
+
+def _one_device_export_on_more(jax, out):
+    """An export for one device (in_shardings over a mesh of one device) called with an
+    argument split over all 8: JAX allows it (test_call_with_different_no_of_devices_...)."""
+    P, NamedSharding = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+    one = jax.sharding.Mesh(jax.local_devices()[:1], "i")
+
+    @jax.jit
+    def f(x):
+        return (x ** 2).sum(axis=0)
+
+    g = jax.jit(f, in_shardings=NamedSharding(one, P("i")))
+    a = np.arange(8 * 10, dtype=np.float32).reshape(8, 10)
+    exp = jax.export.export(g)(a)
+    out["one_device_nr_devices"] = exp.nr_devices
+    b = jax.device_put(a, NamedSharding(jax.sharding.Mesh(jax.local_devices(), "i"), P("i")))
+    res = exp.call(b)
+    out["one_device_call_value"] = np.asarray(res).tolist()     # exact: integer sums < 2**24
+    out["one_device_call_shape"] = list(res.shape)
+
+
+def run(jax) -> dict:
+    out = {"device_count": len(jax.devices())}
+    for case in (_hlo_shardings, _abstract_device, _export_abstract_mesh,
+                 _one_device_export_on_more):
+        case(jax, out)
+    return out
