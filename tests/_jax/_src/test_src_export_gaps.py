@@ -8,8 +8,10 @@ call whose dimension variable comes out below 1. Every value is exact (small flo
 import functools
 import json
 import os
+import re
 
 import export_test_gaps_cases as cases
+
 import pytest
 
 import jxkernel
@@ -31,7 +33,12 @@ def _ours() -> dict:
 
 @pytest.mark.parametrize("case", sorted(_reference()))
 def test_case_matches_jax(case):
-    assert _ours()[case] == _reference()[case]
+    ours = _ours()[case]
+    if case == "canonicalize_platform_gpu":
+        # the platforms present are the backends started so far in this process: the NumPy
+        # backend too once an earlier test used it (JAX's process had only the CPU's)
+        ours = {**ours, "message": re.sub(r"(present are: .*?),numpy\b", r"\1", ours["message"])}
+    assert ours == _reference()[case]
 
 
 @pytest.mark.parametrize("module", ["jxkernel._src.compute_on", "jxkernel._src.effects",
