@@ -2,6 +2,7 @@
 fast path (core/_fastpath.c; XLA's executables only, the NumPy backend's take the Python
 path) and the Python path, every remembered hit forgotten before and after. Import `path`
 into a test module to make it an autouse fixture there."""
+import gc
 import os
 import sys
 
@@ -39,8 +40,11 @@ _GC_HOOKS = {"_collect_jaxlib_garbage"}
 
 def python_frames(call) -> list:
     """The names of jxkernel's Python functions `call()` runs (C functions are not seen; nor
-    the garbage collector's hooks, which run wherever a collection happens)."""
+    the garbage collector's hooks and finalizers: no collection runs inside the call, which in
+    a long run fell there and ran jxkernel's code that the call does not)."""
     seen, ours = [], os.path.dirname(jxkernel.__file__)
+    collecting = gc.isenabled()
+    gc.disable()
     sys.setprofile(lambda frame, event, arg: seen.append(frame.f_code.co_name)
                    if event == "call" and frame.f_code.co_filename.startswith(ours)
                    and frame.f_code.co_name not in _GC_HOOKS else None)
@@ -48,4 +52,6 @@ def python_frames(call) -> list:
         call()
     finally:
         sys.setprofile(None)
+        if collecting:
+            gc.enable()
     return seen
