@@ -136,11 +136,13 @@ def debug_print(fmt=None, *args, ordered=False, partitioned=False, skip_format_c
     return _one_or_two_calls("debug_print", _debug_print, fmt, args, kwargs)
 
 
-_logger = _logging.getLogger("jxkernel.debug")
+# JAX's logger name for jax.debug's module: a script's logging configuration (or a library's
+# filter) for JAX's debug.log applies here too
+_logger = _logging.getLogger("jax._src.debugging")
 
 
 def log(fmt=None, *args, ordered=False, partitioned=False, skip_format_check=False, **kwargs):
-    """Like `print`, but the text goes to the `jxkernel.debug` logger at INFO level."""
+    """Like `print`, but the text goes to the `jax._src.debugging` logger at INFO level."""
     return debug_print(fmt, *args, ordered=ordered, partitioned=partitioned,
                        skip_format_check=skip_format_check, _use_logging=True, **kwargs)
 

@@ -141,18 +141,23 @@ def _check_results(outs, result_avals, fn, kind="jax.pure_callback") -> tuple:
     return tuple(checked)
 
 
-_logger = logging.getLogger("jxkernel.callback")
 # the API a failing callback is logged under, as JAX 0.10.2 logs it ("jax.io_callback
-# failed"), by this module's name for the kind; debug.print's runs as a debug.callback
-_LOGGED_AS = {"jax.pure_callback": "jax.pure_callback", "io_callback": "jax.io_callback",
-              "jax.debug.callback": "jax.debug.callback", "jax.debug.print": "jax.debug.callback"}
+# failed"), by this module's name for the kind (debug.print's runs as a debug.callback), and
+# JAX's logger for it: libraries filter those by name (Equinox's filter_jit drops "jax.pure_callback
+# failed" from "jax._src.callback", its error_if raising through a pure_callback)
+_LOGGED_AS = {"jax.pure_callback": ("jax.pure_callback", "jax._src.callback"),
+              "io_callback": ("jax.io_callback", "jax._src.callback"),
+              "jax.debug.callback": ("jax.debug.callback", "jax._src.debugging"),
+              "jax.debug.print": ("jax.debug.callback", "jax._src.debugging")}
+CALLBACK_LOGGERS = ("jax._src.callback", "jax._src.debugging")
 
 
 def _log_failure(kind: str) -> None:
     """Log the exception being handled as JAX does when a host callback raises: at ERROR, with
     its traceback, before it reaches the program's caller."""
     if kind in _LOGGED_AS:
-        _logger.exception("%s failed", _LOGGED_AS[kind])
+        api, logger = _LOGGED_AS[kind]
+        logging.getLogger(logger).exception("%s failed", api)
 
 
 def _host_function(kind, fn, result_avals=None, numpy_in=False):

@@ -256,9 +256,9 @@ class _CellNamesInLog(logging.Filter):
 _FORMATTER = logging.Formatter()
 _CELL_NAMES_IN_LOG = _CellNamesInLog()
 # the loggers whose text names the user's code: core/compile_record.py's (JAX's own name is
-# "jax._src.interpreters.pxla", which jxkernel does not use) and lax/callbacks.py's, whose
-# failing callback's traceback runs through the user's cells
-_LOGS_NAMING_CODE = ("jxkernel.compile_log", "jxkernel.callback")
+# "jax._src.interpreters.pxla", which jxkernel does not use) and those lax/callbacks.py logs
+# a failing callback's traceback to (JAX's names), which runs through the user's cells
+_LOGS_NAMING_CODE = ("jxkernel.compile_log", "jax._src.callback", "jax._src.debugging")
 
 
 def install_log_names() -> None:

@@ -1,6 +1,7 @@
 """Host callbacks: jax.debug.print, jax.debug.callback and jax.pure_callback, eagerly and
 under jit, vmap, grad, scan, cond and while. Expected texts (printed lines, jaxprs) were
 produced by JAX 0.10.2 running the same code."""
+import logging
 import os
 
 import numpy as np
@@ -10,6 +11,7 @@ from numerics import ELEMENTWISE, assert_allclose_ulp
 import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel import lax
+from jxkernel.experimental import io_callback
 from jxkernel.xla import compiler
 from jxkernel.xla.compiler import CallbackError
 
@@ -105,7 +107,7 @@ def test_print_in_control_flow(capsys):
 
 def test_print_to_logging(caplog):
     import logging
-    with caplog.at_level(logging.INFO, logger="jxkernel.debug"):
+    with caplog.at_level(logging.INFO, logger="jax._src.debugging"):   # JAX's name
         jax.jit(lambda x: jax.debug.log("logged {}", x))(jnp.int32(4))
     assert [r.getMessage() for r in caplog.records] == ["logged 4"]
 
@@ -346,3 +348,25 @@ def test_an_eager_pure_callback_failure_is_a_jax_runtime_error():
     with pytest.raises(jax.errors.JaxRuntimeError, match="raised ValueError: boom") as info:
         jax.pure_callback(boom, sds(jnp.ones(2)), jnp.ones(2))
     assert isinstance(info.value.__cause__, ValueError)
+
+
+@pytest.mark.parametrize("kind, logger, message", [
+    ("pure_callback", "jax._src.callback", "jax.pure_callback failed"),
+    ("io_callback", "jax._src.callback", "jax.io_callback failed"),
+    ("debug_callback", "jax._src.debugging", "jax.debug.callback failed")])
+def test_a_failing_callback_is_logged_on_jaxs_logger(kind, logger, message):
+    """JAX 0.10.2 logs a host callback's exception on its module's logger, which libraries
+    filter by name (Equinox's filter_jit drops "jax.pure_callback failed" from
+    "jax._src.callback", its error_if raising through a pure_callback)."""
+    from logged import logged_messages
+
+    def boom(x):
+        raise ValueError("no")
+    calls = {"pure_callback": lambda x: jax.pure_callback(boom, x, x),
+             "io_callback": lambda x: io_callback(boom, x, x),
+             "debug_callback": lambda x: (jax.debug.callback(boom, x), x)[1]}
+    with logged_messages(logger, level=logging.ERROR) as messages:
+        with pytest.raises(Exception):
+            jax.block_until_ready(jax.jit(calls[kind])(jnp.float32(1.0)))
+            jax.effects_barrier()
+    assert messages == [message]

@@ -257,7 +257,7 @@ def test_a_failing_callbacks_logged_traceback_names_the_cell(shell):
     assert shell.run_cell("from jxkernel.experimental import io_callback\n" + source,
                           store_history=True).success
     cell = shell.execution_count - 1
-    with logged_messages("jxkernel.callback", tracebacks=True) as messages:
+    with logged_messages("jax._src.callback", tracebacks=True) as messages:
         result = shell.run_cell("jax.jit(f)(jnp.float32(1.0)).block_until_ready()")
     assert not result.success
     assert messages and messages[0].startswith("jax.io_callback failed\nTraceback"), messages
