@@ -79,6 +79,16 @@ class UnfilteredStackTrace(Exception):
     """The cause attached in "remove_frames" mode: the exception with every frame."""
 
 
+def unfiltered_traceback(exc: BaseException) -> types.TracebackType | None:
+    """`exc`'s traceback with jxkernel's frames, as it was before a boundary filtered it (the
+    error cards read grad's and tree_map's frames); its own traceback where none did.
+
+    >>> unfiltered_traceback(ValueError()) is None
+    True
+    """
+    return getattr(exc, "_jxkernel_unfiltered_traceback", exc.__traceback__)
+
+
 _SIMPLIFIED = ("For simplicity, JAX has removed its internal frames from the traceback of the "
                "following exception. Set JAX_TRACEBACK_FILTERING=off to include these.")
 
@@ -139,6 +149,11 @@ def api_boundary(fun, *, repro_api_name: str | None = None, repro_user_func: boo
                                      "use off, tracebackhide, remove_frames or "
                                      "quiet_remove_frames.")
                 e.with_traceback(filter_traceback(tb))
+                # (not JAX's: jxkernel's error cards read the frames it removed, in either mode)
+                try:
+                    e._jxkernel_unfiltered_traceback = tb
+                except AttributeError:     # (a class with __slots__ and no __dict__)
+                    pass
                 if mode == "quiet_remove_frames":
                     e.add_note("--------------------\n" + _SIMPLIFIED)
                 else:

@@ -28,6 +28,7 @@ from ...core.source_info import is_jxkernel_file, made_by_user
 from .high import CapturedHigh, call_high, has_high, has_high_tracer, remember_high, staged_high
 from ...core.staging import DebugInfo, is_ref
 from ...core.trace import Tracer, _ctx, eval_trace
+from ...core.traceback_util import api_boundary
 from ...tree_util import default_registry as _registry, tree_flatten, tree_unflatten
 from ...xla import client as _client, pipeline
 from ...xla.array import ARRAY_TYPES, Array, buffers, is_plain
@@ -45,7 +46,8 @@ from .cache import (LAST_HIT, NO_HITS, NOWHERE, Entry, check_traceable, clear_ji
                     jit_setstate, last_hit_for, remember)
 from .primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, told, traced_under
 from . import high as jit_high, refs as jit_refs
-from .stages import Lowered, Traced, lower_jit, program_of, trace_jitted, trace_lookup
+from .stages import (lower_jit, program_of, stage_eval_shape, stage_lower, stage_trace,
+                     trace_lookup)
 
 _flatten = _registry.flatten           # tree_flatten without the wrapper (the hit path uses it)
 
@@ -217,6 +219,8 @@ class Jitted(native.JitFunction if native else object):
                         raise
         return self._call(args, kwargs)
 
+    # a traceback boundary, as JAX's jit call (C's hits never reach it: no cost to them)
+    _python_call = api_boundary(_python_call)
     if native is None:                   # (else the C base's call, which falls back to it)
         __call__ = _python_call
 
@@ -371,16 +375,7 @@ class Jitted(native.JitFunction if native else object):
                           **pin_params(self, dyn_args, refs, len(consts), out_tree, jaxpr))
         return tree_unflatten(out_tree, jit_refs.write_back(closed, outs, leaves))
 
-    def trace(self, *args, **kwargs) -> Traced:
-        """Trace only: `.jaxpr` is the ClosedJaxpr; `.lower()` continues."""
-        return trace_jitted(self, args, kwargs)
-
-    def lower(self, *args, **kwargs) -> Lowered:
-        """Trace and lower: `.as_text()` is the StableHLO module; `.compile()` continues."""
-        return self.trace(*args, **kwargs).lower()
-
-    def eval_shape(self, *args, **kwargs):
-        return self.trace(*args, **kwargs).out_info
+    trace, lower, eval_shape = stage_trace, stage_lower, stage_eval_shape   # (stages.py)
 
     def cache_hits(self) -> int:
         """How many calls found their compiled program in this function's cache."""
