@@ -75,6 +75,27 @@ def filter_traceback(tb: types.TracebackType | None) -> types.TracebackType | No
     return out
 
 
+# JAX's words after the message of the "remove_frames" cause
+_UNFILTERED = ("\n\nThe stack trace below excludes JAX-internal frames.\nThe preceding is the "
+               "original exception that occurred, unmodified.\n\n--------------------")
+
+
+def _with_callers(tb: types.TracebackType) -> types.TracebackType:
+    """`tb` with the user's frames that called the boundary put before it, as JAX's cause
+    shows them: up to the first run of module-level frames (a REPL's own frames lie above it).
+    """
+    out, at_module = tb, False
+    for f, lineno in traceback.walk_stack(tb.tb_frame.f_back):
+        if "importlib._bootstrap" in f.f_code.co_filename:   # (hidden by Python's printing)
+            continue
+        if at_module and f.f_code.co_name != "<module>":
+            break
+        if include_frame(f):
+            out = types.TracebackType(out, f, f.f_lasti, lineno)
+        at_module = at_module or f.f_code.co_name == "<module>"
+    return out
+
+
 class UnfilteredStackTrace(Exception):
     """The cause attached in "remove_frames" mode: the exception with every frame."""
 
@@ -158,8 +179,8 @@ def api_boundary(fun, *, repro_api_name: str | None = None, repro_user_func: boo
                     e.add_note("--------------------\n" + _SIMPLIFIED)
                 else:
                     full = UnfilteredStackTrace("".join(
-                        traceback.format_exception_only(type(e), e)).strip())
-                    full.with_traceback(tb)
+                        traceback.format_exception_only(type(e), e)).strip() + _UNFILTERED)
+                    full.with_traceback(_with_callers(tb))
                     full.__cause__, full.__context__ = e.__cause__, e.__context__
                     e.__cause__, e.__context__ = full, None
                 raise
@@ -174,3 +195,16 @@ def api_boundary(fun, *, repro_api_name: str | None = None, repro_user_func: boo
 
 # the code object of reraise_with_filtered_traceback, which marks a boundary's frames
 _BOUNDARY_CODE = api_boundary(lambda: None).__code__
+
+
+def boundary_inner(fun):
+    """The function an api_boundary wraps (grad's grad_f for jax.grad(f)), else `fun` itself:
+    its `__wrapped__` names the user's function, and tools reading the wrapper's code need
+    what made it.
+
+    >>> boundary_inner(api_boundary(len)) is len
+    True
+    """
+    if getattr(fun, "__code__", None) is not _BOUNDARY_CODE:
+        return fun
+    return fun.__closure__[fun.__code__.co_freevars.index("fun")].cell_contents
