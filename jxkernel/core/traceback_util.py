@@ -129,7 +129,7 @@ def _filtering_mode() -> str:
 
 
 def _is_boundary_frame(f) -> bool:
-    return f.f_code is _BOUNDARY_CODE
+    return f.f_code in _BOUNDARY_CODES
 
 
 def _under_boundary(e: BaseException) -> bool:
@@ -143,6 +143,45 @@ def _under_boundary(e: BaseException) -> bool:
     return False
 
 
+def filter_raised(e: BaseException) -> None:
+    """What a boundary does to `e`, caught in its except clause, before it re-raises it: its
+    traceback filtered in the mode JAX_TRACEBACK_FILTERING names, unless an outer boundary
+    will. A hot function is a boundary without a wrapper's frame by calling it (jit's call:
+    `except Exception as e: filter_raised(e); raise`) and `register_boundary(its code)`."""
+    mode = _filtering_mode()
+    if mode == "off" or _under_boundary(e):
+        return
+    tb = e.__traceback__
+    if mode == "tracebackhide":
+        for f, _ in traceback.walk_tb(tb):
+            if not include_frame(f) and f.f_code is not _WRAPPER_CODE:   # (hidden already)
+                f.f_locals["__tracebackhide__"] = True
+        return
+    if mode not in ("quiet_remove_frames", "remove_frames"):
+        # (the option checks what `update` sets; the environment is read unchecked)
+        raise ValueError(f"JAX_TRACEBACK_FILTERING={mode} is not a valid value: use off, "
+                         "tracebackhide, remove_frames or quiet_remove_frames.")
+    e.with_traceback(filter_traceback(tb))
+    # (not JAX's: jxkernel's error cards read the frames it removed, in either mode)
+    try:
+        e._jxkernel_unfiltered_traceback = tb
+    except AttributeError:     # (a class with __slots__ and no __dict__)
+        pass
+    if mode == "quiet_remove_frames":
+        e.add_note("--------------------\n" + _SIMPLIFIED)
+    else:
+        full = UnfilteredStackTrace("".join(
+            traceback.format_exception_only(type(e), e)).strip() + _UNFILTERED)
+        full.with_traceback(_with_callers(tb))
+        full.__cause__, full.__context__ = e.__cause__, e.__context__
+        e.__cause__, e.__context__ = full, None
+
+
+def register_boundary(code: types.CodeType) -> None:
+    """Make the frames of `code`, whose except clause calls filter_raised, boundaries."""
+    _BOUNDARY_CODES.add(code)
+
+
 def api_boundary(fun, *, repro_api_name: str | None = None, repro_user_func: bool = False):
     """`fun`, whose exceptions leave with jxkernel's (and registered libraries') frames
     filtered out of their traceback, in the mode JAX_TRACEBACK_FILTERING names. Nested
@@ -154,47 +193,19 @@ def api_boundary(fun, *, repro_api_name: str | None = None, repro_user_func: boo
         try:
             return fun(*args, **kwargs)
         except Exception as e:
-            mode = _filtering_mode()
-            if mode == "off" or _under_boundary(e):
-                raise
-            tb = e.__traceback__
-            try:
-                if mode == "tracebackhide":
-                    for f, _ in traceback.walk_tb(tb):
-                        if not include_frame(f) and not _is_boundary_frame(f):
-                            f.f_locals["__tracebackhide__"] = True
-                    raise
-                if mode not in ("quiet_remove_frames", "remove_frames"):
-                    # (the option checks what `update` sets; the environment is read unchecked)
-                    raise ValueError(f"JAX_TRACEBACK_FILTERING={mode} is not a valid value: "
-                                     "use off, tracebackhide, remove_frames or "
-                                     "quiet_remove_frames.")
-                e.with_traceback(filter_traceback(tb))
-                # (not JAX's: jxkernel's error cards read the frames it removed, in either mode)
-                try:
-                    e._jxkernel_unfiltered_traceback = tb
-                except AttributeError:     # (a class with __slots__ and no __dict__)
-                    pass
-                if mode == "quiet_remove_frames":
-                    e.add_note("--------------------\n" + _SIMPLIFIED)
-                else:
-                    full = UnfilteredStackTrace("".join(
-                        traceback.format_exception_only(type(e), e)).strip() + _UNFILTERED)
-                    full.with_traceback(_with_callers(tb))
-                    full.__cause__, full.__context__ = e.__cause__, e.__context__
-                    e.__cause__, e.__context__ = full, None
-                raise
-            finally:
-                # this frame is in the traceback it raises: what it holds of that traceback
-                # would keep the exception, its frames and their objects alive in a cycle
-                # until the garbage collector ran (JAX's test_api_boundary_does_not_add_to_garbage)
-                f = full = tb = None       # noqa: F841
+            # (filter_raised's frame is gone before this one re-raises: nothing of the
+            # traceback is held here, no cycle keeps the exception and its frames alive: JAX's
+            # test_api_boundary_does_not_add_to_garbage)
+            filter_raised(e)
+            raise
 
     return reraise_with_filtered_traceback
 
 
-# the code object of reraise_with_filtered_traceback, which marks a boundary's frames
-_BOUNDARY_CODE = api_boundary(lambda: None).__code__
+# the code object of reraise_with_filtered_traceback, and every boundary's (a frame of one
+# marks a boundary)
+_WRAPPER_CODE = api_boundary(lambda: None).__code__
+_BOUNDARY_CODES = {_WRAPPER_CODE}
 
 
 def boundary_inner(fun):
@@ -205,6 +216,6 @@ def boundary_inner(fun):
     >>> boundary_inner(api_boundary(len)) is len
     True
     """
-    if getattr(fun, "__code__", None) is not _BOUNDARY_CODE:
+    if getattr(fun, "__code__", None) is not _WRAPPER_CODE:
         return fun
     return fun.__closure__[fun.__code__.co_freevars.index("fun")].cell_contents
