@@ -24,6 +24,11 @@ scripts they start keep writing every compile (the option is set in this process
 environment): two kernels that run the same cells share them. The tests of the cache itself
 set 0 where they need entries written.
 
+Tracebacks are not filtered (JAX_TRACEBACK_FILTERING=off), as JAX's JaxTestCase has them: a
+filtered error carries JAX's note ("For simplicity, JAX has removed its internal frames...")
+after its message, which `pytest.raises(match="...$")` reads too. The tests of filtering set
+their mode themselves (tests/core/test_traceback_filtering.py, in fresh processes).
+
 The in-memory cache keeps 2,048 executables by module text in the suite (a notebook's bound is
 512, xla/memory.py): one worker runs thousands of programs, and at 512 a program evicted by
 later tests' programs was compiled again when an eager operation or shape came back: 197 of
@@ -79,11 +84,13 @@ open(_MARK, "w").close()
 os.environ["JXKERNEL_COMPILATION_CACHE_DIR"] = _CACHE_DIR
 os.environ.setdefault("JAX_DISABLE_MOST_OPTIMIZATIONS", "1")
 os.environ.setdefault("JXKERNEL_MEMORY_CACHE_SIZE", "2048")            # (see above)
+os.environ.setdefault("JAX_TRACEBACK_FILTERING", "off")            # (see above)
 if "jxkernel.config" in sys.modules:          # imported early (e.g. by a plugin): update it too
     _config = sys.modules["jxkernel.config"]
     _config.config.update("jax_compilation_cache_dir", _CACHE_DIR)
     _config.config.update("jax_disable_most_optimizations",
                           _config._parse_bool(os.environ["JAX_DISABLE_MOST_OPTIMIZATIONS"]))
+    _config.config.update("jax_traceback_filtering", os.environ["JAX_TRACEBACK_FILTERING"])
 if "jxkernel.xla.memory" in sys.modules:
     sys.modules["jxkernel.xla.memory"].set_memory_cache_size(
         int(os.environ["JXKERNEL_MEMORY_CACHE_SIZE"]))

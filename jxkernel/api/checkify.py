@@ -33,6 +33,7 @@ import functools
 import numpy as np
 
 from .. import lax
+from ..core.traceback_util import api_boundary
 from .. import numpy as jnp
 from ..core import dtypes
 from ..core.avals import get_aval
@@ -521,6 +522,7 @@ def checkify(f, errors=user_checks):
     errors = frozenset(errors)
 
     @functools.wraps(f)
+    @api_boundary
     def checked_fun(*args, **kwargs):
         if not error_checks:
             _register_rules()

@@ -22,6 +22,7 @@ import sys
 import types
 import weakref
 
+from ..core.traceback_util import api_boundary
 from ..core.avals import get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr, param_printers
@@ -74,6 +75,7 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
         policy.given_at = (frame.f_code.co_filename, frame.f_lineno)
 
     @wraps(fun)
+    @api_boundary
     def remat_fun(*args):
         # traced even when called eagerly, as JAX's: the trace is what is cached (below)
         static = {i: args[i] for i in static_argnums}

@@ -75,8 +75,39 @@ def filter_traceback(tb: types.TracebackType | None) -> types.TracebackType | No
     return out
 
 
+# JAX's words after the message of the "remove_frames" cause
+_UNFILTERED = ("\n\nThe stack trace below excludes JAX-internal frames.\nThe preceding is the "
+               "original exception that occurred, unmodified.\n\n--------------------")
+
+
+def _with_callers(tb: types.TracebackType) -> types.TracebackType:
+    """`tb` with the user's frames that called the boundary put before it, as JAX's cause
+    shows them: up to the first run of module-level frames (a REPL's own frames lie above it).
+    """
+    out, at_module = tb, False
+    for f, lineno in traceback.walk_stack(tb.tb_frame.f_back):
+        if "importlib._bootstrap" in f.f_code.co_filename:   # (hidden by Python's printing)
+            continue
+        if at_module and f.f_code.co_name != "<module>":
+            break
+        if include_frame(f):
+            out = types.TracebackType(out, f, f.f_lasti, lineno)
+        at_module = at_module or f.f_code.co_name == "<module>"
+    return out
+
+
 class UnfilteredStackTrace(Exception):
     """The cause attached in "remove_frames" mode: the exception with every frame."""
+
+
+def unfiltered_traceback(exc: BaseException) -> types.TracebackType | None:
+    """`exc`'s traceback with jxkernel's frames, as it was before a boundary filtered it (the
+    error cards read grad's and tree_map's frames); its own traceback where none did.
+
+    >>> unfiltered_traceback(ValueError()) is None
+    True
+    """
+    return getattr(exc, "_jxkernel_unfiltered_traceback", exc.__traceback__)
 
 
 _SIMPLIFIED = ("For simplicity, JAX has removed its internal frames from the traceback of the "
@@ -98,7 +129,7 @@ def _filtering_mode() -> str:
 
 
 def _is_boundary_frame(f) -> bool:
-    return f.f_code is _BOUNDARY_CODE
+    return f.f_code in _BOUNDARY_CODES
 
 
 def _under_boundary(e: BaseException) -> bool:
@@ -112,6 +143,45 @@ def _under_boundary(e: BaseException) -> bool:
     return False
 
 
+def filter_raised(e: BaseException) -> None:
+    """What a boundary does to `e`, caught in its except clause, before it re-raises it: its
+    traceback filtered in the mode JAX_TRACEBACK_FILTERING names, unless an outer boundary
+    will. A hot function is a boundary without a wrapper's frame by calling it (jit's call:
+    `except Exception as e: filter_raised(e); raise`) and `register_boundary(its code)`."""
+    mode = _filtering_mode()
+    if mode == "off" or _under_boundary(e):
+        return
+    tb = e.__traceback__
+    if mode == "tracebackhide":
+        for f, _ in traceback.walk_tb(tb):
+            if not include_frame(f) and f.f_code is not _WRAPPER_CODE:   # (hidden already)
+                f.f_locals["__tracebackhide__"] = True
+        return
+    if mode not in ("quiet_remove_frames", "remove_frames"):
+        # (the option checks what `update` sets; the environment is read unchecked)
+        raise ValueError(f"JAX_TRACEBACK_FILTERING={mode} is not a valid value: use off, "
+                         "tracebackhide, remove_frames or quiet_remove_frames.")
+    e.with_traceback(filter_traceback(tb))
+    # (not JAX's: jxkernel's error cards read the frames it removed, in either mode)
+    try:
+        e._jxkernel_unfiltered_traceback = tb
+    except AttributeError:     # (a class with __slots__ and no __dict__)
+        pass
+    if mode == "quiet_remove_frames":
+        e.add_note("--------------------\n" + _SIMPLIFIED)
+    else:
+        full = UnfilteredStackTrace("".join(
+            traceback.format_exception_only(type(e), e)).strip() + _UNFILTERED)
+        full.with_traceback(_with_callers(tb))
+        full.__cause__, full.__context__ = e.__cause__, e.__context__
+        e.__cause__, e.__context__ = full, None
+
+
+def register_boundary(code: types.CodeType) -> None:
+    """Make the frames of `code`, whose except clause calls filter_raised, boundaries."""
+    _BOUNDARY_CODES.add(code)
+
+
 def api_boundary(fun, *, repro_api_name: str | None = None, repro_user_func: bool = False):
     """`fun`, whose exceptions leave with jxkernel's (and registered libraries') frames
     filtered out of their traceback, in the mode JAX_TRACEBACK_FILTERING names. Nested
@@ -123,39 +193,29 @@ def api_boundary(fun, *, repro_api_name: str | None = None, repro_user_func: boo
         try:
             return fun(*args, **kwargs)
         except Exception as e:
-            mode = _filtering_mode()
-            if mode == "off" or _under_boundary(e):
-                raise
-            tb = e.__traceback__
-            try:
-                if mode == "tracebackhide":
-                    for f, _ in traceback.walk_tb(tb):
-                        if not include_frame(f) and not _is_boundary_frame(f):
-                            f.f_locals["__tracebackhide__"] = True
-                    raise
-                if mode not in ("quiet_remove_frames", "remove_frames"):
-                    # (the option checks what `update` sets; the environment is read unchecked)
-                    raise ValueError(f"JAX_TRACEBACK_FILTERING={mode} is not a valid value: "
-                                     "use off, tracebackhide, remove_frames or "
-                                     "quiet_remove_frames.")
-                e.with_traceback(filter_traceback(tb))
-                if mode == "quiet_remove_frames":
-                    e.add_note("--------------------\n" + _SIMPLIFIED)
-                else:
-                    full = UnfilteredStackTrace("".join(
-                        traceback.format_exception_only(type(e), e)).strip())
-                    full.with_traceback(tb)
-                    full.__cause__, full.__context__ = e.__cause__, e.__context__
-                    e.__cause__, e.__context__ = full, None
-                raise
-            finally:
-                # this frame is in the traceback it raises: what it holds of that traceback
-                # would keep the exception, its frames and their objects alive in a cycle
-                # until the garbage collector ran (JAX's test_api_boundary_does_not_add_to_garbage)
-                f = full = tb = None       # noqa: F841
+            # (filter_raised's frame is gone before this one re-raises: nothing of the
+            # traceback is held here, no cycle keeps the exception and its frames alive: JAX's
+            # test_api_boundary_does_not_add_to_garbage)
+            filter_raised(e)
+            raise
 
     return reraise_with_filtered_traceback
 
 
-# the code object of reraise_with_filtered_traceback, which marks a boundary's frames
-_BOUNDARY_CODE = api_boundary(lambda: None).__code__
+# the code object of reraise_with_filtered_traceback, and every boundary's (a frame of one
+# marks a boundary)
+_WRAPPER_CODE = api_boundary(lambda: None).__code__
+_BOUNDARY_CODES = {_WRAPPER_CODE}
+
+
+def boundary_inner(fun):
+    """The function an api_boundary wraps (grad's grad_f for jax.grad(f)), else `fun` itself:
+    its `__wrapped__` names the user's function, and tools reading the wrapper's code need
+    what made it.
+
+    >>> boundary_inner(api_boundary(len)) is len
+    True
+    """
+    if getattr(fun, "__code__", None) is not _WRAPPER_CODE:
+        return fun
+    return fun.__closure__[fun.__code__.co_freevars.index("fun")].cell_contents

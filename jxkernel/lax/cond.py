@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..core.traceback_util import api_boundary
 from ..core import dtypes, sharding_types
 from ..core.avals import Token, abstract_token, get_aval
 from ..core.basearray import Array
@@ -70,6 +71,7 @@ def _keyword_operand(operands, operand):
     return (operand,)
 
 
+@api_boundary
 def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
     """true_fun(*operands) if pred else false_fun(*operands), with both branches traced."""
     if not (callable(true_fun) and callable(false_fun)):
@@ -90,6 +92,7 @@ def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
                       reference=1)
 
 
+@api_boundary
 def switch(index, branches, *operands, operand=_no_operand):
     """branches[index](*operands); the index is clamped into range, as in JAX."""
     branches = list(branches)

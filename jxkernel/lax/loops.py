@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.traceback_util import api_boundary
 from ..core.avals import get_aval
 from ..core.lru import TRACES, WeakLRU
 from ..core.trace import Tracer
@@ -25,6 +26,7 @@ from .scan import scan, scan_p  # noqa: F401
 from .while_loop import while_loop, while_p  # noqa: F401
 
 
+@api_boundary
 def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     """`val = body_fun(i, val)` for i in [lower, upper). With static bounds this is a scan (so
     reverse-mode differentiable); with traced bounds a while_loop."""
@@ -132,6 +134,7 @@ def _index_dtype(lower, upper):
                     f"{lo.dtype.name} and {up.dtype.name}")
 
 
+@api_boundary
 def map(f, xs, *, batch_size=None):
     """[f(x) for x in xs] stacked, as a scan (one compiled body, sequential). With
     `batch_size`, the scan runs vmap(f) over batches, and vmap(f) takes the remainder;
@@ -154,6 +157,7 @@ def map(f, xs, *, batch_size=None):
     return tree_map(lambda a, b: concatenate([a, b], 0), *parts)
 
 
+@api_boundary
 def associative_scan(fn, elems, reverse=False, axis=0):
     """All prefix combinations [a, fn(a, b), fn(fn(a, b), c), ...] along `axis` of `elems`
     (a pytree of arrays), in O(log n) rounds of `fn` on whole slices; `fn` must be associative

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.traceback_util import api_boundary
 from ..core import sharding_types
 from ..core.avals import dim_inserted, get_aval
 from ..core.dce import dce_closed_outputs, dce_rules
@@ -99,6 +100,7 @@ def _with_xs_lengths(error, xs):
     return error
 
 
+@api_boundary
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
     """Loop `carry, y = f(carry, x)` over the leading axis of `xs`; returns (carry, stacked ys).
 

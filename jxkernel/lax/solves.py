@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..core.traceback_util import api_boundary
 from ..core import dtypes
 from ..core.interpret import eval_jaxpr
 from ..core.ir import Literal, param_printers
@@ -103,6 +104,7 @@ def _trace(fun, args_tree, avals, what):
     return jaxpr, consts, out_tree
 
 
+@api_boundary
 def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False, has_aux=False):
     """`solve(matvec, b)`, differentiated as the solution x of the linear system matvec(x) = b
     (implicitly: derivatives are further solves, the solver is never differentiated).
@@ -310,6 +312,7 @@ class _RootTuple(NamedTuple):
     l_and_s: Any
 
 
+@api_boundary
 def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
     """`solve(f, initial_guess)`, a root of `f`, differentiated by the implicit function
     theorem with respect to what `f` closes over: the tangent system (f linearized at the

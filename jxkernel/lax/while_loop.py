@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.traceback_util import api_boundary
 from ..core import dtypes, sharding_types
 from ..core.errors import ConcretizationTypeError
 from ..core.interpret import eval_jaxpr
@@ -41,6 +42,7 @@ from .tokens import eager_tokens
 while_p = Primitive("while", multiple_results=True)
 
 
+@api_boundary
 def while_loop(cond_fun, body_fun, init_val):
     """Repeat `val = body_fun(val)` while `cond_fun(val)`; returns the final `val`."""
     if not (callable(body_fun) and callable(cond_fun)):

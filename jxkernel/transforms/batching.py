@@ -15,6 +15,7 @@ import inspect
 import math
 import weakref
 
+from ..core.traceback_util import api_boundary
 from ..core.config import config
 from ..core.avals import (abstract_token, dim_inserted, dim_removed, explicit_axes, get_aval,
                           parts_of)
@@ -201,6 +202,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         docstr += "\n\nOriginal documentation:\n\n" + fun.__doc__
 
     @wraps(fun, docstr=docstr)
+    @api_boundary
     def vmapped(*args, **kwargs):
         name = getattr(fun, "__name__", "fun")
         if in_axes is None or type(in_axes) in specs:

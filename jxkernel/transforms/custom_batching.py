@@ -22,6 +22,7 @@ import functools
 import operator
 
 from ..core.avals import get_aval
+from ..core.traceback_util import api_boundary
 from ..core.interpret import eval_jaxpr
 from ..core.numpy_eval import call_rule
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
@@ -52,6 +53,7 @@ class custom_vmap(_WrapsFun):
         self.vmap_rule = vmap_rule
         return vmap_rule
 
+    @api_boundary
     def __call__(self, *args, **kwargs):
         name = getattr(self.fun, "__name__", "<unnamed function>")
         try:

@@ -11,6 +11,7 @@ import inspect
 import time
 import weakref
 
+from ..core.traceback_util import api_boundary
 from ..core.avals import ShapeDtypeStruct, get_aval
 from ..core.axis_env import bound_axis
 from ..core.basearray import Array
@@ -243,6 +244,7 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):
         raise TypeError("the first argument must be callable")      # (JAX's words)
 
     @wraps(fun)
+    @api_boundary
     def make(*args, **kwargs):
         try:
             signature = inspect.signature(fun)
@@ -251,7 +253,7 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):
         check_argnums(signature, as_tuple(static_argnums), "static_argnums")   # (as jit)
         # JAX's make_jaxpr is a new jit(fun)'s trace: each call logs "Finished tracing f for
         # jit" (a trace or its cache's lookup), where the user asked for it (not a view's)
-        asked, start = made_by_user(1), time.perf_counter()
+        asked, start = made_by_user(2), time.perf_counter()
         with contextlib.ExitStack() as named:
             # axis_env's (name, size) pairs are bound while tracing, as pmap binds its axis:
             # a collective over one of them is traced (JAX extends its axis env so)
@@ -275,6 +277,7 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):
     return make
 
 
+@api_boundary
 def eval_shape(fun, *args, **kwargs):
     """The output shapes/dtypes of `fun(*args)` as ShapeDtypeStructs, computing nothing.
 

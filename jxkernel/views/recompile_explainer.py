@@ -26,6 +26,7 @@ import logging
 import sys
 
 from ..core.config import _TRACE_OPTIONS, config
+from ..core.traceback_util import boundary_inner
 from ..core import compile_record as _record
 from ..core.compile_record import (  # noqa: F401  (jxkernel.compile_log: the record's names too)
     MAX_EVENTS, CompileEvent, Miss, cache_hits, clear, compile_events, events_since,
@@ -215,10 +216,9 @@ def _defaulted(fun) -> list:
 
 
 def _wrapper_name(fun) -> str:
-    """What made the outermost wrapper of a function: "jax.grad" for jxkernel's grad (its
-    wrapper's code is grad.<locals>.grad_f), else the wrapper's own outer name (a decorator):
-    _wrapper_name(jax.grad(loss)) == "jax.grad"."""
-    code = getattr(fun, "__code__", None)
+    """What made the outermost wrapper: "jax.grad" for jxkernel's grad (grad.<locals>.grad_f,
+    inside its traceback boundary), else the wrapper's outer name: a decorator's."""
+    code = getattr(boundary_inner(fun), "__code__", None)
     if code is None:
         return type(fun).__name__
     outer = getattr(code, "co_qualname", code.co_name).split(".")[0]

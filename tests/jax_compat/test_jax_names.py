@@ -76,8 +76,8 @@ def test_avals_print_long_as_jax_and_jaxprs_keep_the_short_form():
 
 def test_docstring_examples_of_aval_str_and_lowered_out_info():
     from jxkernel.core import avals
-    from jxkernel.transforms.jit import function       # (jit's module: its names as globals)
-    for obj, module in ((avals.ShapedArray.__str__, avals), (function.Lowered.out_info, function)):
+    from jxkernel.transforms.jit import function, stages   # (jit's module: its names as globals)
+    for obj, module in ((avals.ShapedArray.__str__, avals), (stages.Lowered.out_info, function)):
         tests = doctest.DocTestFinder().find(obj.fget if isinstance(obj, property) else obj,
                                              globs={**vars(module), "np": np, "jax": jax})
         runner = doctest.DocTestRunner()

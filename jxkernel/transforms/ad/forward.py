@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...core.traceback_util import api_boundary
 from ...core import dtypes
 from ...core.avals import ShapedArray, get_aval
 from ...core.interpret import eval_jaxpr
@@ -132,6 +133,7 @@ def jvp_flat(fun, primals, tangents, tracer_type=JVPTracer, transform_stack=True
     return [p for p, _ in pairs], [t for _, t in pairs]
 
 
+@api_boundary
 def jvp(fun, primals, tangents, has_aux=False):
     """(fun(*primals), the directional derivative along `tangents`).
 

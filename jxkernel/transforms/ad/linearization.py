@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 
+from ...core.traceback_util import api_boundary
 from ...core import dtypes
 from ...core.avals import get_aval
 from ...core.dce import dce_closed
@@ -71,6 +72,7 @@ def _pinned_primal(p, aval):
     return convert_element_type(p, aval.dtype, weak_type=aval.weak_type)
 
 
+@api_boundary
 def linearize(fun, *primals, has_aux=False):
     """(fun(*primals), f_jvp): f_jvp(*tangents) is the JVP at primals, reusing residuals."""
     p_leaves, p_tree = tree_flatten(primals)

@@ -11,6 +11,7 @@ import itertools
 
 import numpy as np
 
+from ...core.traceback_util import api_boundary
 from ...core import dtypes
 from ...core.avals import abstract_token, get_aval
 from ...core.interpreter_primitives import convert_element_type, reshard_p
@@ -25,6 +26,7 @@ from .transposition import backward_pass
 from .pullback import VJP, NotNeeded
 
 
+@api_boundary
 def vjp(fun, *primals, has_aux=False):
     """(fun(*primals), vjp_fn): vjp_fn(cotangent) gives the cotangents of the primals.
 
@@ -201,6 +203,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
                    reduce_axes=()):
     """A function returning (fun(*args), the gradient w.r.t. args[argnums])."""
     @wraps(fun, docstr=_VALUE_AND_GRAD_DOC, argnums=argnums)
+    @api_boundary
     def value_and_grad_f(*args, **kwargs):
         nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
         if any(not -len(args) <= i < len(args) for i in nums):     # grad's words, as JAX's
@@ -231,6 +234,7 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, redu
     vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
 
     @wraps(fun, docstr=_GRAD_DOC, argnums=argnums)
+    @api_boundary
     def grad_f(*args, **kwargs):
         if has_aux:
             (_, aux), g = vg(*args, **kwargs)

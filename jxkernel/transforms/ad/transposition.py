@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 
+from ...core.traceback_util import api_boundary
 from ...core import dtypes
 from ...core.avals import get_aval, shaped_abstractify
 from ...core.interpret import literal_operand
@@ -155,6 +156,7 @@ def transpose_jaxpr(closed: ClosedJaxpr, linear, nonzero_cts=None) -> ClosedJaxp
 
 
 # ------------------------------------------------------------------ linear_transpose
+@api_boundary
 def linear_transpose(fun, *primals, reduce_axes=()):
     """The transpose of linear `fun` at input types of `primals`: a function mapping output
     cotangents to input cotangents (a tuple).

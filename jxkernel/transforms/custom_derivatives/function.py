@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import inspect
 
+from ...core.traceback_util import api_boundary
 from ...core.avals import get_aval
 from ...core.partial_eval import PartialEvalTrace
 from ...core.staging import convert_constvars_to_invars, trace_to_jaxpr
@@ -134,6 +135,7 @@ class _CustomFunction(_WrapsFun):
                                                                  nondiff_argnames)
         self.symbolic_zeros = False
 
+    @api_boundary
     def __call__(self, *args, **kwargs):
         name = getattr(self.fun, "__name__", "f")
         if getattr(self, self._rule_attr) is None:

@@ -28,6 +28,7 @@ from ...core.source_info import is_jxkernel_file, made_by_user
 from .high import CapturedHigh, call_high, has_high, has_high_tracer, remember_high, staged_high
 from ...core.staging import DebugInfo, is_ref
 from ...core.trace import Tracer, _ctx, eval_trace
+from ...core.traceback_util import filter_raised, register_boundary
 from ...tree_util import default_registry as _registry, tree_flatten, tree_unflatten
 from ...xla import client as _client, pipeline
 from ...xla.array import ARRAY_TYPES, Array, buffers, is_plain
@@ -45,7 +46,8 @@ from .cache import (LAST_HIT, NO_HITS, NOWHERE, Entry, check_traceable, clear_ji
                     jit_setstate, last_hit_for, remember)
 from .primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, told, traced_under
 from . import high as jit_high, refs as jit_refs
-from .stages import Lowered, Traced, lower_jit, program_of, trace_jitted, trace_lookup
+from .stages import (lower_jit, program_of, stage_eval_shape, stage_lower, stage_trace,
+                     trace_lookup)
 
 _flatten = _registry.flatten           # tree_flatten without the wrapper (the hit path uses it)
 
@@ -166,57 +168,62 @@ class Jitted(native.JitFunction if native else object):
         # own device, keyword arguments all static. (3) The general path, for anything else or a
         # miss, which fills `_fast` for next time. (Where core/native.py's compiled path is on,
         # __call__ has tried (1)'s every Recent hit in C, and those of its statics or keywords.)
-        last = self._last.get(LAST_HIT, NO_HITS).newest
-        if last is not None and not kwargs:
-            try:
-                if len(args) == 1:                 # f(x): no comprehensions (each a frame)
-                    bufs, avals = [args[0]._buf], [args[0].aval]
-                else:
-                    bufs, avals = [a._buf for a in args], [a.aval for a in args]
-                same = avals == last.avals and bufs[0]._sharding is last.where and (len(bufs) == 1
-                    or not is_plain(args[0]) or all_placed(bufs, last.where))
-            except (AttributeError, IndexError):   # a non-Array argument, or none
-                same = False
-            if same and last.generation is config._generation and _ctx.trace is eval_trace:
-                entry = last.entry               # (written out here: the hottest path of all)
-                entry.hits += 1
+        try:
+            last = self._last.get(LAST_HIT, NO_HITS).newest
+            if last is not None and not kwargs:
                 try:
-                    return last.unflatten(entry.exe.call_buffers(entry.const_bufs + bufs))
-                except ValueError:
-                    if not (self._sharded or any_sharded(args)):   # laid out otherwise
-                        raise
-                    return self._call(args, kwargs)
-        if _ctx.trace is eval_trace and not config.jax_disable_jit and \
-                config.jax_default_device is None and not config._checked_calls:
-            try:
-                static = static_key(args, kwargs, self._static_at) if kwargs or \
-                    self._static_at else ()
-                dyn = tuple([a for i, a in enumerate(args) if i not in self._static_argnums]) \
-                    if self._static_at else args
-                leaves, treedef = _flatten(dyn)
+                    if len(args) == 1:                 # f(x): no comprehensions (each a frame)
+                        bufs, avals = [args[0]._buf], [args[0].aval]
+                    else:
+                        bufs, avals = [a._buf for a in args], [a.aval for a in args]
+                    same = avals == last.avals and bufs[0]._sharding is last.where and (
+                        len(bufs) == 1 or not is_plain(args[0]) or all_placed(bufs, last.where))
+                except (AttributeError, IndexError):   # a non-Array argument, or none
+                    same = False
+                if same and last.generation is config._generation and _ctx.trace is eval_trace:
+                    entry = last.entry               # (written out here: the hottest path of all)
+                    entry.hits += 1
+                    try:
+                        return last.unflatten(entry.exe.call_buffers(entry.const_bufs + bufs))
+                    except ValueError:
+                        if not (self._sharded or any_sharded(args)):   # laid out otherwise
+                            raise
+                        return self._call(args, kwargs)
+            if _ctx.trace is eval_trace and not config.jax_disable_jit and \
+                    config.jax_default_device is None and not config._checked_calls:
                 try:
-                    (avals, where), bufs = signature(leaves), None
-                except AttributeError:           # Python scalars among the Arrays, f(x, 2.0)?
-                    avals, where, bufs = scalar_signature(leaves)
-                key = (treedef, avals, where, config._trace_state, static)
-                entry = found_for(self._fast, key, where)
-            except Exception:      # (a leaf of another type, an odd value: _call says why)
-                entry = None
-            if entry is not None:
-                entry.hits += 1
-                # (the keyword arguments of a call found here are all static: see _call)
-                hit = last_hit_for(entry, avals, where, bufs and scalar_kinds(leaves), treedef,
-                                   len(dyn))
-                if hit is not False:             # a call with statics: its own, by their key
-                    remember(self._last, static or LAST_HIT, hit)
-                try:
-                    return entry.out_tree.unflatten(entry.exe.call_buffers(
-                        entry.const_bufs + (buffers(leaves) if bufs is None else bufs)))
-                except ValueError:
-                    if not (self._sharded or any_sharded(leaves)):   # laid out otherwise
-                        raise
-        return self._call(args, kwargs)
+                    static = static_key(args, kwargs, self._static_at) if kwargs or \
+                        self._static_at else ()
+                    dyn = tuple([a for i, a in enumerate(args) if i not in self._static_argnums]) \
+                        if self._static_at else args
+                    leaves, treedef = _flatten(dyn)
+                    try:
+                        (avals, where), bufs = signature(leaves), None
+                    except AttributeError:           # Python scalars among the Arrays, f(x, 2.0)?
+                        avals, where, bufs = scalar_signature(leaves)
+                    key = (treedef, avals, where, config._trace_state, static)
+                    entry = found_for(self._fast, key, where)
+                except Exception:      # (a leaf of another type, an odd value: _call says why)
+                    entry = None
+                if entry is not None:
+                    entry.hits += 1
+                    # (the keyword arguments of a call found here are all static: see _call)
+                    hit = last_hit_for(entry, avals, where, bufs and scalar_kinds(leaves), treedef,
+                                       len(dyn))
+                    if hit is not False:             # a call with statics: its own, by their key
+                        remember(self._last, static or LAST_HIT, hit)
+                    try:
+                        return entry.out_tree.unflatten(entry.exe.call_buffers(
+                            entry.const_bufs + (buffers(leaves) if bufs is None else bufs)))
+                    except ValueError:
+                        if not (self._sharded or any_sharded(leaves)):   # laid out otherwise
+                            raise
+            return self._call(args, kwargs)
+        except Exception as e:     # a traceback boundary, as JAX's jit call, with no frame of
+            filter_raised(e)       # its own: nothing to pay where no error is raised
+            raise
 
+    register_boundary(_python_call.__code__)
     if native is None:                   # (else the C base's call, which falls back to it)
         __call__ = _python_call
 
@@ -371,16 +378,7 @@ class Jitted(native.JitFunction if native else object):
                           **pin_params(self, dyn_args, refs, len(consts), out_tree, jaxpr))
         return tree_unflatten(out_tree, jit_refs.write_back(closed, outs, leaves))
 
-    def trace(self, *args, **kwargs) -> Traced:
-        """Trace only: `.jaxpr` is the ClosedJaxpr; `.lower()` continues."""
-        return trace_jitted(self, args, kwargs)
-
-    def lower(self, *args, **kwargs) -> Lowered:
-        """Trace and lower: `.as_text()` is the StableHLO module; `.compile()` continues."""
-        return self.trace(*args, **kwargs).lower()
-
-    def eval_shape(self, *args, **kwargs):
-        return self.trace(*args, **kwargs).out_info
+    trace, lower, eval_shape = stage_trace, stage_lower, stage_eval_shape   # (stages.py)
 
     def cache_hits(self) -> int:
         """How many calls found their compiled program in this function's cache."""

@@ -29,6 +29,7 @@ from ...core.source_info import PACKAGE_DIR, is_user_filename
 from ...core.mesh import on_context_mesh
 from ...core.staging import convert_constvars_to_invars, is_ref
 from ...core.trace import Tracer, _ctx, eval_trace, jax_type_text
+from ...core.traceback_util import api_boundary
 from ...core.avals import ShapedArray, ShapeDtypeStruct, abstract_token
 from ...tree_util import equality_errors_pytreedef, keystr, tree_flatten, tree_unflatten
 from ...xla import client as _client
@@ -288,6 +289,29 @@ def trace_jitted(jitted, args, kwargs, high=False) -> Traced:
     return traced
 
 
+# Jitted's `.trace`, `.lower` and `.eval_shape`, each a traceback boundary as JAX's stages
+@api_boundary
+def stage_trace(self, *args, **kwargs) -> Traced:
+    """Trace only: `.jaxpr` is the ClosedJaxpr; `.lower()` continues."""
+    return trace_jitted(self, args, kwargs)
+
+
+@api_boundary
+def stage_lower(self, *args, **kwargs) -> Lowered:
+    """Trace and lower: `.as_text()` is the StableHLO module; `.compile()` continues."""
+    return self.trace(*args, **kwargs).lower()
+
+
+@api_boundary
+def stage_eval_shape(self, *args, **kwargs):
+    """The output's ShapeDtypeStructs, as jax.eval_shape of the jitted function."""
+    return self.trace(*args, **kwargs).out_info
+
+
+stage_trace.__name__, stage_lower.__name__, stage_eval_shape.__name__ = "trace", "lower", \
+    "eval_shape"
+
+
 def trace_lookup(jitted, signature, find=None):
     """`find()`, a jit's lookup of a trace for `signature` made before (a `_cache` key's
     first four parts; no `find`: the jit's own, else a sibling jit's), timed: what it found
@@ -318,7 +342,9 @@ def looked_up(jitted, signature, lookup_s: float | None) -> None:
 
 
 # jit's, make_jaxpr's, eval_shape's and jax.export's own frames: what called them asked
-_API_DIRS = tuple(f"{PACKAGE_DIR}{d}{os.sep}" for d in ("transforms", "export"))
+# (and the traceback boundary's wrapper, core/traceback_util.py, around each entry point)
+_API_DIRS = tuple(f"{PACKAGE_DIR}{d}{os.sep}" for d in ("transforms", "export")) + (
+    f"{PACKAGE_DIR}core{os.sep}traceback_util.py",)
 
 
 def _asked_by_user() -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from ...core.traceback_util import unfiltered_traceback
 from ...tree_util import tree_leaves
 from .card import ErrorCard
 
@@ -28,7 +29,7 @@ def _is_own_object(value) -> bool:
 def _named_in_traceback(exc, class_path):
     """The object of class `class_path` (module.Name as the message prints it) that one of
     the traceback's frames holds (grad's and vmap's leaf), or None."""
-    tb = exc.__traceback__
+    tb = unfiltered_traceback(exc)     # (jxkernel's frames, though a boundary filtered them)
     found = None
     while tb is not None:
         for value in tb.tb_frame.f_locals.values():
@@ -43,7 +44,7 @@ def _named_in_traceback(exc, class_path):
 def _tree_map_leaf(exc):
     """(the leaf, the API) for an exception raised in the function tree_map called on a leaf
     that is an object of the learner's class, its class named in the message; else None."""
-    tb = exc.__traceback__
+    tb = unfiltered_traceback(exc)     # (jxkernel's frames, though a boundary filtered them)
     while tb is not None:
         code = tb.tb_frame.f_code
         if code.co_name == "tree_map" and "tree_util" in code.co_filename.replace("\\", "/"):
