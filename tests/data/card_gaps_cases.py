@@ -93,6 +93,32 @@ INNER_STATIC_FIXES = {
     "sort_axis": "jax.jit(lambda a: jnp.sort(x, axis=a), static_argnames=('a',))(0)",
 }
 
+# a traced value where a primitive's parameter or Python's hash() needs a value (stop 78,
+# cards17): (the mistake, the card's rewrite: the jitted lambda's argument static); each
+# binds _y
+HASHES = {
+    "tile": ("_y = jax.jit(lambda v, n: jnp.tile(v, (n,)))(x, 2)",
+             "_y = jax.jit(lambda v, n: jnp.tile(v, (n,)), static_argnames=('n',))(x, 2)"),
+    "dict_key": ("_y = jax.jit(lambda k: {0: 1.0, 1: 2.0}[k])(1)",
+                 "_y = jax.jit(lambda k: {0: 1.0, 1: 2.0}[k], static_argnames=('k',))(1)"),
+    "set_member": ("_y = jax.jit(lambda k: x * (k in {0, 1}))(1)",
+                   "_y = jax.jit(lambda k: x * (k in {0, 1}), static_argnames=('k',))(1)"),
+    "hash": ("_y = jax.jit(lambda k: x * hash(k))(1)",
+             "_y = jax.jit(lambda k: x * hash(k), static_argnames=('k',))(1)"),
+}
+# the traced-hash card's other advice, in words: an array indexed by the traced key
+HASH_INDEXED = "_y = jax.jit(lambda k: jnp.array([1.0, 2.0])[k])(1)"
+
+# a @dataclass (frozen or not) given to jit whole: JAX's TypeError; registered, it runs
+FPT = ("import dataclasses\n@dataclasses.dataclass(frozen=True)\nclass FPt:\n    a: float\n"
+       "    b: float\n")
+JIT_OBJECTS = {
+    "dataclass": (PT, "_y = jax.jit(lambda p: p.a * p.b)(Pt(1.0, 2.0))",
+                  "jax.tree_util.register_dataclass(Pt)"),
+    "frozen_dataclass": (FPT, "_y = jax.jit(lambda p: p.a * p.b)(FPt(1.0, 2.0))",
+                         "jax.tree_util.register_dataclass(FPt)"),
+}
+
 # while_loop of a weakly typed int carry that the body makes a float: the functions traced,
 # in order, by a side effect in each (JAX: cond, body; then both again for the promoted carry)
 WHILE_TRACES = """traced = []
@@ -164,6 +190,22 @@ def run(jax):
         found[f"inner_static_{case}"] = _said(lambda: eval(code, dict(names)), True)
     for case, code in INNER_STATIC_FIXES.items():
         found[f"inner_static_{case}_fixed"] = _value(jax, eval(code, dict(names)))
+    names = dict(from_, x=jax.numpy.arange(1.0, 4.0))
+    for case, (mistake, fix) in HASHES.items():
+        found[f"hash_{case}"] = _said(lambda: exec(mistake, dict(names)))
+        ran = dict(names)
+        exec(fix, ran)
+        found[f"hash_{case}_fixed"] = _value(jax, ran["_y"])
+    ran = dict(names)
+    exec(HASH_INDEXED, ran)
+    found["hash_indexed"] = _value(jax, ran["_y"])
+    for case, (cls, line, register) in JIT_OBJECTS.items():
+        names = dict(from_)
+        exec(cls, names)
+        found[f"jit_object_{case}"] = _said(lambda: exec(line, names))
+        names = dict(from_)
+        exec(cls + register + "\n" + line, names)
+        found[f"jit_object_{case}_fixed"] = _value(jax, names["_y"])
     names = dict(from_)
     exec(WHILE_TRACES, names)
     found["while_traces_promoted"] = [list(t) for t in names["first"]]

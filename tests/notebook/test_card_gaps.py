@@ -16,9 +16,9 @@ from IPython.utils.capture import capture_output
 
 import jxkernel
 from jxkernel.views import error_cards
-from card_gaps_cases import (CHECKIFY, CHECKIFY_SETUP, INNER_STATIC,  # tests/data
-                             INNER_STATIC_FIXES, INT_OUTPUTS, INT_SETUP, KEY_FIXES, KEYS,
-                             OBJECTS, run as facts_of)
+from card_gaps_cases import (CHECKIFY, CHECKIFY_SETUP, HASH_INDEXED,  # tests/data
+                             HASHES, INNER_STATIC, INNER_STATIC_FIXES, INT_OUTPUTS, INT_SETUP,
+                             JIT_OBJECTS, KEY_FIXES, KEYS, OBJECTS, run as facts_of)
 import locations  # tests/support: the repository's folders
 from ipython_shell import shell_fixture
 
@@ -230,3 +230,54 @@ def test_a_promoted_while_loop_carry_explains_conds_retrace_by_the_body():
     assert [re.search(r"\b(cond|body) (?:id=|defined at)", m).group(1) for m in misses] == \
         ["cond", "body", "cond", "body"], misses
     assert "the loop's body returns f32[]" in misses[2] and "cond returns" not in misses[2]
+
+
+@pytest.mark.parametrize("case", sorted(HASHES))
+def test_a_traced_value_to_hash_gets_its_argument_static(shell, case):
+    """jnp.tile's reps from a jitted lambda's argument (JAX: tile's parameter reps is not
+    hashable), a traced key of a dict, a set or hash(): JAX's first line, a card naming the
+    argument, and the lambda's argument made static, which computes JAX's value."""
+    assert shell.run_cell("x = jnp.arange(1.0, 4.0)").success
+    mistake, fix = HASHES[case]
+    text, card = shown(shell, mistake)
+    kind = "traced-parameter" if case == "tile" else "traced-hash"
+    assert card is not None and card["kind"] == kind, text
+    assert card["message"] == JAX[f"hash_{case}"]["first_line"]
+    assert card["origin"]["argument"] == ("n" if case == "tile" else "k")
+    assert _code(card["rewrite"]) == fix, card["rewrite"]
+    assert shell.run_cell(fix).success
+    assert _leaves(shell.user_ns["_y"]) == JAX[f"hash_{case}_fixed"]
+
+
+def test_a_traced_key_s_array_lookup_advised_in_words_runs(shell):
+    """The traced-hash card's other fix, an array indexed by the traced key: JAX's value."""
+    text, card = shown(shell, HASHES["dict_key"][0])
+    assert "jnp.array([...])[k]" in card["fix"]
+    assert shell.run_cell(HASH_INDEXED).success
+    assert _leaves(shell.user_ns["_y"]) == JAX["hash_indexed"]
+
+
+def test_a_traced_count_computed_inside_gets_words(shell):
+    """tile's reps from a value computed under jit, no argument of the user's to make static:
+    words and a comment, never code."""
+    text, card = shown(shell, "_y = jax.jit(lambda v: jnp.tile(v, (v.sum().astype(int),)))"
+                              "(jnp.ones(2))")
+    assert card["kind"] == "traced-parameter", text
+    assert card["rewrite"].startswith("# ") and "\n" not in card["rewrite"]
+    assert "shapes are static" in card["why"]
+
+
+@pytest.mark.parametrize("case", sorted(JIT_OBJECTS))
+def test_a_dataclass_given_to_jit_gets_it_registered(shell, case):
+    """jit of a @dataclass of numbers, frozen or not (JAX 0.10.2 traces neither: the same
+    TypeError): register_dataclass, not "a tuple, then static_argnames"; JAX's value."""
+    cls, line, register = JIT_OBJECTS[case]
+    assert shell.run_cell(cls).success
+    text, card = shown(shell, line)
+    assert card is not None and card["kind"] == "not-an-array", text
+    assert re.sub(r" at 0x[0-9a-f]+", "", card["message"]).replace("__main__.", "") == \
+        JAX[f"jit_object_{case}"]["first_line"]
+    assert _code(card["rewrite"]) == f"{register}\n{line}", card["rewrite"]
+    assert "static_argnames" not in card["rewrite"]
+    assert shell.run_cell(cls + _code(card["rewrite"])).success
+    assert _leaves(shell.user_ns["_y"]) == JAX[f"jit_object_{case}_fixed"]

@@ -67,7 +67,9 @@ integer-grad-output (TypeError: grad of a function returning an int, `jnp.sum(x 
 key-batch (ValueError: a jax.random function given split's array of keys where one goes),
 key-wrapped (TypeError: wrap_key_data given a typed key; the seed-as-key card's words),
 jnp-static (ValueError: a traced value where a jnp function takes a static one, jnp.vander's
-N or jnp.sort's axis: its inner jit cannot hash it).
+N or jnp.sort's axis: its inner jit cannot hash it), traced-parameter (TypeError: a traced
+value in a primitive's parameter, jnp.tile's reps), traced-hash (TypeError: a traced array as
+a dict key, a set member or hash()'s argument).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
@@ -76,8 +78,8 @@ per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py`, `s
 `keys.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `operand_dtypes.py`, `trees.py`,
 `methods.py`, `axes.py`, `scan_lengths.py`, `ragged.py`, `list_arguments.py`, `truth.py`,
 `loop_conditions.py`, `slice_indices.py`, `joins.py`, `custom_rules.py`, `lowered_calls.py`,
-`objects.py`, `checks.py`, `jnp_statics.py`. `_CARDS` below says which card an exception gets,
-in order: the first whose test passes.
+`objects.py`, `checks.py`, `jnp_statics.py`, `hashes.py`. `_CARDS` below says which card an
+exception gets, in order: the first whose test passes.
 
 With `%load_ext jxkernel`, the exception handler of notebook/tracebacks.py shows the card
 after the filtered traceback (also for `%%jit` cells and `%jaxpr`, through
@@ -128,6 +130,8 @@ from .control_flow import (_body_arguments_card, _branch_card, _carry_card,
                            _is_while_grad, _scan_output_card, _while_grad_card)
 from .grad import (_int_grad_card, _int_grad_output_card, _is_int_grad_input,
                    _is_int_grad_output, _is_scalar_output, _scalar_output_card)
+from .hashes import (_is_traced_hash, _is_traced_parameter, _traced_hash_card,
+                     _traced_parameter_card)
 from .jnp_statics import _is_jnp_static, _jnp_static_card
 from .joins import _is_join_ranks, _join_ranks_card
 from .list_arguments import (_is_list_argument, _is_list_index, _is_list_operand,
@@ -244,4 +248,6 @@ _CARDS = [
     (_is_int_grad_output, _int_grad_output_card),
     (_is_key_batch, _key_batch_card),
     (_is_jnp_static, _jnp_static_card),
+    (_is_traced_parameter, _traced_parameter_card),
+    (_is_traced_hash, _traced_hash_card),
 ]

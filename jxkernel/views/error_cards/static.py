@@ -4,11 +4,13 @@ function or other Python value jit was asked to trace (static where the user jit
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 
 from ...transforms.jit.args import python_value_of
 from ..argument_uses import UNKNOWN, argument_expression, python_value, uses, with_argument
 from .card import ErrorCard
+from .objects import _fields
 from .reading import (_called_name, _jit_decorator, _lambda_static, _rebound,
                       _user_frame)
 from .rewrites import _parse_line
@@ -241,16 +243,24 @@ def _not_an_array_card(exc, where, called_from) -> ErrorCard:
         hashable = False
     why = (f"jit traces every argument of {named} as an array (its shape and dtype stand "
            f"for every value), and {path} is a {kind}, which is no array.")
-    fields = _data_fields(exc.value) if hashable else None
+    # a @dataclass of numbers is data whether frozen (hashable by value: static would compile
+    # once per value) or not (eq without frozen sets __hash__ to None): register it
+    dataclass = dataclasses.is_dataclass(exc.value) and not isinstance(exc.value, type)
+    fields = _fields(exc.value)[:2] if dataclass and _fields(exc.value)[0] else \
+        _data_fields(exc.value) if hashable else None
     if fields is not None:
         data, meta = fields
         same = f" (and the same {', '.join(meta)})" if meta else ""
         fix = (f"A {kind} holding data ({', '.join(data)}) is a pytree to register: jit then "
                f"traces its fields as arrays, and a {kind} of other numbers{same} runs the "
-               f"same program. Marked static instead, it is hashed by identity: each new "
-               f"{kind} would compile anew.")
-        rewrite = (f"jax.tree_util.register_dataclass({kind}, data_fields={data!r}, "
-                   f"meta_fields={meta!r})    # once, after class {kind}")
+               f"same program. " +
+               (f"Marked static instead (a frozen dataclass can be), each {kind} of other "
+                f"numbers would compile anew." if dataclass else
+                f"Marked static instead, it is hashed by identity: each new {kind} would "
+                f"compile anew."))
+        rewrite = (f"jax.tree_util.register_dataclass({kind})" if dataclass and not meta else
+                   f"jax.tree_util.register_dataclass({kind}, data_fields={data!r}, "
+                   f"meta_fields={meta!r})") + f"    # once, after class {kind}"
         if where and where.get("code"):
             rewrite += "\n" + where["code"]
         return ErrorCard(
