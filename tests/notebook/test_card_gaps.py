@@ -281,3 +281,18 @@ def test_a_dataclass_given_to_jit_gets_it_registered(shell, case):
     assert "static_argnames" not in card["rewrite"]
     assert shell.run_cell(cls + _code(card["rewrite"])).success
     assert _leaves(shell.user_ns["_y"]) == JAX[f"jit_object_{case}_fixed"]
+
+
+def test_a_traced_count_of_a_decorated_function_gets_its_decorator_static(shell):
+    """jnp.tile's reps from an argument of a function under @jax.jit: the decorator rewritten
+    with static_argnames (JAX's value, the tile case's)."""
+    cell = "x = jnp.arange(1.0, 4.0)\n@jax.jit\ndef rep(v, n):\n    return jnp.tile(v, (n,))\n"
+    assert shell.run_cell(cell).success
+    text, card = shown(shell, "_y = rep(x, 2)")
+    assert card["kind"] == "traced-parameter", text
+    header = "from functools import partial\n@partial(jax.jit, static_argnames=('n',))"
+    first, second, third = card["rewrite"].splitlines()
+    assert [first, second.split("   # ")[0], third] == [*header.splitlines(), "def rep(v, n):"]
+    assert shell.run_cell(f"{header}\ndef rep(v, n):\n    return jnp.tile(v, (n,))\n"
+                          "_y = rep(x, 2)").success
+    assert _leaves(shell.user_ns["_y"]) == JAX["hash_tile_fixed"]

@@ -64,8 +64,9 @@ def _traced_parameter_card(exc, where, called_from) -> ErrorCard:
         rewrite = f"# jnp.{primitive}(..., {param}=<Python ints>)    # not from a traced array"
     return ErrorCard(
         "traced-parameter", f"jnp.{primitive}'s {param} was given a traced value",
-        why=(f"{param} sets the shape of {primitive}'s result, and under jit shapes are "
-             f"static: they must be known while tracing, before any value is{depends}."),
+        why=(f"{param} sets the shape of {primitive}'s result, and under jit (vmap, grad) "
+             f"shapes are static: they must be known while tracing, before any value "
+             f"is{depends}."),
         fix=fix, rewrite=rewrite, origin=origin, docs=_STATIC_DOCS)
 
 
@@ -88,7 +89,8 @@ def _traced_hash_card(exc, where, called_from) -> ErrorCard:
                 f"compiles once); this is the rewrite below.")
         rewrite = static
     else:
-        rewrite = "# jnp.array(list_of_values)[k] in place of {...}[k]    # k a traced integer"
+        k = source if source and source.isidentifier() else "k"
+        rewrite = f"# jnp.array(list_of_values)[{k}] in place of {{...}}[{k}]    # a traced integer"
     return ErrorCard(
         "traced-hash", "a traced array was used as a dict key, a set member or hashed",
         why=("A dict lookup, a set membership test and hash() need the key's value, and "

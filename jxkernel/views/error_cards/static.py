@@ -246,8 +246,9 @@ def _not_an_array_card(exc, where, called_from) -> ErrorCard:
     # a @dataclass of numbers is data whether frozen (hashable by value: static would compile
     # once per value) or not (eq without frozen sets __hash__ to None): register it
     dataclass = dataclasses.is_dataclass(exc.value) and not isinstance(exc.value, type)
-    fields = _fields(exc.value)[:2] if dataclass and _fields(exc.value)[0] else \
-        _data_fields(exc.value) if hashable else None
+    fields = _fields(exc.value)[:2] if dataclass else None
+    if not (fields and fields[0]):
+        fields = _data_fields(exc.value) if hashable else None
     if fields is not None:
         data, meta = fields
         same = f" (and the same {', '.join(meta)})" if meta else ""
