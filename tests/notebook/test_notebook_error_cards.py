@@ -647,3 +647,18 @@ def test_a_rewrite_names_lax_as_the_learners_names_reach_it(tmp_path, imports, s
                          f"    {branch[0]}\n")
     exec(compile(f"{imports}\n{fixed}", str(tmp_path / "fixed.py"), "exec"), names)
     assert (float(names["relu"](3.0)), float(names["relu"](-2.0))) == (3.0, 0.0)
+
+
+def test_a_jitted_lambda_given_a_string_gets_a_rewrite_that_runs(shell):
+    """A string passed to the jit of a lambda bound to a name (`jax.jit(f)("abc")`, or
+    `g = jax.jit(lambda c: ...)` then `g("abc")`): the static fix names what the line names
+    (`f`, `g.__wrapped__`); it wrote `<lambda> = jax.jit(<lambda>, ...)`, which does not parse.
+    Each rewrite pasted runs (JAX 0.10.2 takes a string static by name)."""
+    assert shell.run_cell("_f = lambda c: 1.0\n_g = jax.jit(lambda c: 2.0)").success
+    _, card, _, _ = failing(shell, 'jax.jit(_f)("abc")')
+    assert card["rewrite"] == "jax.jit(_f, static_argnames=('c',))('abc')", card["rewrite"]
+    assert shell.run_cell("_r = " + card["rewrite"]).success and shell.user_ns["_r"] == 1.0
+    _, card, _, _ = failing(shell, '_g("abc")')
+    assert card["rewrite"] == "_g = jax.jit(_g.__wrapped__, static_argnames=('c',))"
+    assert shell.run_cell(card["rewrite"] + '\n_r = _g("abc")').success
+    assert shell.user_ns["_r"] == 2.0

@@ -338,14 +338,17 @@ def _rebound(called_from, function, arg) -> str:
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
     for call in calls:                  # jax.jit(function)(...) in the line: add it there
         inner = call.func
+        # (a lambda's name, `<lambda>`, is in no line: the one function jitted there is it)
+        wraps = [_unwrapped(a) for a in inner.args] if isinstance(inner, ast.Call) else []
         if isinstance(inner, ast.Call) and ast.unparse(inner.func) in ("jax.jit", "jit") and \
-                [_unwrapped(a) for a in inner.args] == [function] and not inner.keywords:
+                (wraps == [function] or len(wraps) == 1 and not function.isidentifier()) and \
+                not inner.keywords:
             inner.keywords.append(ast.keyword("static_argnames",
                                               ast.Tuple([ast.Constant(arg)], ast.Load())))
             return ast.unparse(tree)
     names = [c.func.id for c in calls if isinstance(c.func, ast.Name)]
-    if function in names or len(set(names)) != 1:
-        return ""
+    if function in names or len(set(names)) != 1 or not function.isidentifier():
+        return ""       # (a lambda: the caller rebuilds the jit from its __wrapped__)
     return f"{names[0]} = jax.jit({function}, static_argnames=({arg!r},))"
 
 

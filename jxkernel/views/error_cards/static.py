@@ -333,4 +333,7 @@ def _static_call(where, function, arg, exc) -> str:
     value = frame.f_globals.get(called) if frame is not None else None
     if value is not None and hasattr(value, "__wrapped__") and hasattr(value, "lower"):
         return f"{called} = jax.jit({called}.__wrapped__, static_argnames=({arg!r},))"
+    if not (called.isidentifier() and function.isidentifier()):
+        # (a lambda jitted where the line does not show it: `<lambda>` is no name to bind)
+        return f"# where the function is jitted: jax.jit(..., static_argnames=({arg!r},))"
     return f"{called} = jax.jit({function}, static_argnames=({arg!r},))"
