@@ -24,6 +24,7 @@ from ..core.errors import (ConcretizationTypeError, InconclusiveDimensionOperati
                            shape_error)
 from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.trace import EvalTrace, Tracer, _ctx
+from ..core.staging import DynamicJaxprTracer
 from ..core.avals import parts_of, typed_sharding
 from ..core.sharding_types import broadcast_sharding
 from ..core.mesh import NamedSharding, PartitionSpec
@@ -670,8 +671,12 @@ def tile(A, reps):
     reps = tuple(map(_index_or_as_is, reps))
     shp = _shape(A)
     reps = (1,) * (len(shp) - len(reps)) + reps
-    if any(isinstance(r, Tracer) and r.to_concrete_value() is None for r in reps):
+    traced = [r for r in reps if isinstance(r, Tracer) and r.to_concrete_value() is None]
+    if traced:
         # the counts are the tile primitive's parameter: JAX's bind refuses a tracer there
+        # when staging a jaxpr; a vmap's tracer (no jaxpr being built) fails on the hash
+        if not isinstance(traced[0], DynamicJaxprTracer):
+            raise TypeError(f"unhashable type: '{type(traced[0]).__name__}'")
         raise TypeError(f"As of JAX v0.7, parameters to jaxpr equations must have __hash__ "
                         f"and __eq__ methods. In a call to primitive tile, the value of "
                         f"parameter reps was not hashable: {reps}")

@@ -78,6 +78,8 @@ VARIANTS = {
     "concatenate_axis_vmap": "jax.vmap(lambda a: jnp.concatenate([x, x], axis=a))(jnp.array([0]))",
     "concatenate_axis_fori": ("jax.lax.fori_loop(0, 1, lambda i, c: c + jnp.concatenate([x, x], "
                               "axis=i).sum(), 0.0)"),
+    # vmap's tracer as tile's counts: no jaxpr is staged, the hash fails ("unhashable type")
+    "tile_vmap": "jax.vmap(lambda r: jnp.tile(x, (r,)))(jnp.array([1, 2]))",
 }
 
 # JAX's error for a traced hash alone: no argument to make static
