@@ -4,7 +4,8 @@ tests/export_test.py's sharding tests read first: `NamedSharding._to_xla_hlo_sha
 tile dimensions, devices and replication, which do not depend on XLA's printed form),
 `AbstractMesh.abstract_device` and `AbstractMesh(abstract_device=)`, jax.export of a program
 whose only mesh is an AbstractMesh, called on a mesh of devices, and an export for one device
-called with an argument split over 8. `run(jax)` takes the
+called with an argument split over 8, and the names of an export's mesh and its caller's
+(`@mesh`, `@mesh_0`). `run(jax)` takes the
 `jax` module (real or jxkernel) and returns JSON data."""
 import numpy as np
 
@@ -92,9 +93,37 @@ def _one_device_export_on_more(jax, out):
     out["one_device_call_shape"] = list(res.shape)
 
 
+# (the caller's mesh axis, its devices reversed): JAX's test_with_sharding's program and two
+# whose caller's mesh has the export's axes
+MESH_NAME_CASES = [("y", True), ("x", True), ("x", False)]
+
+
+def _mesh_names(jax, out):
+    """An export over a mesh ("x"=2) called in a jit over another mesh: the module's meshes
+    in printed order ([name, axes]) and the mesh each `sdy.sharding` and constraint names, in
+    printed order (their attributes aside: JAX marks the export's mesh private)."""
+    import re
+    P, NamedSharding = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+    devices = jax.devices()[:2]
+    export_mesh = jax.sharding.Mesh(devices, ("x",))
+    f = jax.jit(lambda b: b * 2., in_shardings=(NamedSharding(export_mesh, P("x", None)),),
+                out_shardings=NamedSharding(export_mesh, P(None, "x")))
+    a = np.arange(16 * 4, dtype=np.float32).reshape((16, 4))
+    exp = jax.export.export(f)(a)
+    for axis, reverse in MESH_NAME_CASES:
+        run_mesh = jax.sharding.Mesh(devices[::-1] if reverse else devices, axis)
+        a_device = jax.device_put(a, NamedSharding(run_mesh, P()))
+        text = jax.jit(exp.call).lower(a_device).as_text()
+        key = f"mesh_names {axis} reversed={reverse}"
+        out[key + " declared"] = re.findall(r"sdy\.mesh @(\w+) = (<[^>]*>)", text)
+        out[key + " used"] = re.findall(r"(?:sdy\.sharding<|sharding_constraint %\w+ <)@(\w+)",
+                                        text)
+        out[key + " value"] = np.asarray(exp.call(a_device)).tolist()      # exact: a * 2
+
+
 def run(jax) -> dict:
     out = {"device_count": len(jax.devices())}
     for case in (_hlo_shardings, _abstract_device, _export_abstract_mesh,
-                 _one_device_export_on_more):
+                 _one_device_export_on_more, _mesh_names):
         case(jax, out)
     return out
