@@ -2,7 +2,8 @@
 private) beside the caller's, its `main` named `call_exported_<fun>` and the others renamed
 only where the caller has their names, as JAX names them, once per caller module, and its
 Shardy meshes (`sdy.mesh @mesh = <["a"=8]>`) named as the caller's mesh of the same axes, or
-declared beside it.
+declared beside it (an export's `@mesh` of other axes than the caller's keeps its name and the
+caller's becomes `@mesh_0`, as JAX's modules print them).
 
     >>> from jxkernel import export
     >>> def f(x): return jnp.sin(x)
@@ -75,8 +76,24 @@ def _declared_meshes(module: hlo.Module, body: str) -> dict:
         if found is None:
             found = _fresh_mesh_name(module, name)
             module.symbols.append(f"sdy.mesh @{found} = {axes}{attrs}")
+        if found != name and _takes_callers_name(module, name):
+            # JAX declares the caller's mesh after the exported module is merged, so the
+            # export keeps `@mesh` (printed first) and the caller's takes MLIR's rename,
+            # `@mesh_0`: swapped as the module is printed (every reference is consistent now)
+            module.take_names([name])
+            module.final_renames.update({found: name, name: module.unique_name(name)})
+            line = next(line for line in module.symbols if line.startswith(f"sdy.mesh @{found} "))
+            module.symbols.remove(line)
+            module.symbols.insert(0, line)
         renames[name] = found
     return renames
+
+
+def _takes_callers_name(module: hlo.Module, name: str) -> bool:
+    """Whether an exported mesh called `name` takes that name from the caller's mesh of other
+    axes (the first export to clash with it does; one whose name the caller lacks keeps it)."""
+    return not module.final_renames and any(
+        line.startswith(f"sdy.mesh @{name} ") for line in module.symbols)
 
 
 def _fresh_mesh_name(module: hlo.Module, base: str) -> str:

@@ -31,6 +31,8 @@ def device_put(x, device=None, *, copy=False) -> Array:
         return wrap_physical(x.aval, device_put(data, device, copy=copy))
     if type(device).__name__ == "Format":            # jax.experimental.layout.Format
         device = _sharding_of_format(device, np.ndim(x))
+    if hasattr(device, "_as_mesh_sharding"):        # a GSPMDSharding: its tiling as a mesh's
+        device = device._as_mesh_sharding()
     if isinstance(device, (NamedSharding, PartitionSpec)):
         # split over a mesh: loads with the first mesh, which `import jxkernel` does not need
         from .sharded import device_put as put_on_mesh

@@ -111,6 +111,9 @@ class GSPMDSharding:
     def _to_xla_hlo_sharding(self, num_dimensions: int):
         return self._hlo_sharding
 
+    def _as_mesh_sharding(self):
+        return as_mesh_sharding(self)
+
     def __eq__(self, other):
         return isinstance(other, GSPMDSharding) and other._devices == self._devices and \
             other._memory_kind == self._memory_kind and \
@@ -121,6 +124,40 @@ class GSPMDSharding:
 
     def __repr__(self):
         return f"GSPMDSharding({self._hlo_sharding!r}, memory_kind={self._memory_kind})"
+
+
+def as_mesh_sharding(sharding):
+    """A GSPMDSharding as the sharding jxkernel places and partitions by: its HloSharding's
+    tiling as a NamedSharding over a mesh of its devices in tile order, an Auto axis per
+    dimension split in more than one (`_axis_<k>`, as JAX names them lowering one; the
+    replicated last tile dimension's unnamed by the spec); another sharding as it is.
+
+        >>> as_mesh_sharding(GSPMDSharding(jax.devices()[:2],
+        ...                                xc.HloSharding.from_string("{devices=[2,1]<=[2]}")))
+        NamedSharding(mesh=Mesh('_axis_0': 2, axis_types=(Auto,)), spec=P('_axis_0', None), memory_kind=device)
+    """
+    if not isinstance(sharding, GSPMDSharding):
+        return sharding
+    hlo, devices, kind = sharding._hlo_sharding, sharding._devices, sharding.memory_kind
+    if hlo.is_replicated():
+        mesh = Mesh(np.array(devices, dtype=object), ("_axis_0",), (AxisType.Auto,))
+        return NamedSharding(mesh, PartitionSpec(), memory_kind=kind)
+    if not hlo.is_tiled() or hlo.subgroup_types():
+        raise NotImplementedError(
+            f"{sharding!r}: jxkernel lays arrays out by a tiling of their devices, replicated "
+            f"over the last tile dimension or not; this HloSharding is not one (maximal, "
+            f"manual, unreduced or a tuple): use a NamedSharding over a Mesh")
+    dims = list(hlo.tile_assignment_dimensions())
+    grid = [devices[i] for i in hlo.tile_assignment_devices()]
+    split = [d for d in dims if d > 1]
+    names = iter(f"_axis_{k}" for k in range(len(split)))
+    parts = [next(names) if d > 1 else None for d in dims]
+    if not split:                       # one tile: the whole array on its device
+        split, parts = [1], ["_axis_0"]
+    mesh = Mesh(np.array(grid, dtype=object).reshape(split),
+                tuple(f"_axis_{k}" for k in range(len(split))), (AxisType.Auto,) * len(split))
+    tiled = parts[:-1] if hlo.replicate_on_last_tile_dim() else parts
+    return NamedSharding(mesh, PartitionSpec(*tiled), memory_kind=kind)
 
 
 # ------------------------------------------------------------------ meshes of this client's devices

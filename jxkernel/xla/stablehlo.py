@@ -277,6 +277,7 @@ class Module:
         self.symbols: list[str] = []        # lines before the functions (e.g. `sdy.mesh @mesh`)
         self._names: set[str] = set()
         self._renamed = 0                   # MLIR's SymbolTable: one counter for every clash
+        self.final_renames: dict[str, str] = {}  # symbols renamed as printed (all at once)
 
     def function(self, name, arg_types, arg_attrs=None, public=True) -> Function:
         name = self.unique_name(name)
@@ -308,6 +309,9 @@ class Module:
         if self.attrs:
             attrs = " attributes {" + ", ".join(f"{k} = {v}" for k, v in self.attrs.items()) + "}"
         funcs = "\n".join([f"  {line}" for line in self.symbols] + [f.text() for f in self.functions])
+        if self.final_renames:
+            pattern = re.compile(r"@(" + "|".join(map(re.escape, self.final_renames)) + r")(?![\w.$])")
+            funcs = pattern.sub(lambda m: "@" + self.final_renames[m.group(1)], funcs)
         # JAX strips the `_` a name's last character became: `jit(<lambda>)` -> jit__lambda
         return f"module @{_symbol(self.name).rstrip('_') or '_'}{attrs} {{\n{funcs}\n}}\n"
 

@@ -4,7 +4,8 @@ tests/export_test.py's sharding tests read first: `NamedSharding._to_xla_hlo_sha
 tile dimensions, devices and replication, which do not depend on XLA's printed form),
 `AbstractMesh.abstract_device` and `AbstractMesh(abstract_device=)`, jax.export of a program
 whose only mesh is an AbstractMesh, called on a mesh of devices, and an export for one device
-called with an argument split over 8. `run(jax)` takes the
+called with an argument split over 8, and the names of an export's mesh and its caller's
+(`@mesh`, `@mesh_0`), arrays and jits given GSPMDShardings. `run(jax)` takes the
 `jax` module (real or jxkernel) and returns JSON data."""
 import numpy as np
 
@@ -92,9 +93,86 @@ def _one_device_export_on_more(jax, out):
     out["one_device_call_shape"] = list(res.shape)
 
 
+# (the caller's mesh axis, its devices reversed): JAX's test_with_sharding's program and two
+# whose caller's mesh has the export's axes
+MESH_NAME_CASES = [("y", True), ("x", True), ("x", False)]
+
+
+def _mesh_names(jax, out):
+    """An export over a mesh ("x"=2) called in a jit over another mesh: the module's meshes
+    in printed order ([name, axes]) and the mesh each `sdy.sharding` and constraint names, in
+    printed order (their attributes aside: JAX marks the export's mesh private)."""
+    import re
+    P, NamedSharding = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+    devices = jax.devices()[:2]
+    export_mesh = jax.sharding.Mesh(devices, ("x",))
+    f = jax.jit(lambda b: b * 2., in_shardings=(NamedSharding(export_mesh, P("x", None)),),
+                out_shardings=NamedSharding(export_mesh, P(None, "x")))
+    a = np.arange(16 * 4, dtype=np.float32).reshape((16, 4))
+    exp = jax.export.export(f)(a)
+    for axis, reverse in MESH_NAME_CASES:
+        run_mesh = jax.sharding.Mesh(devices[::-1] if reverse else devices, axis)
+        a_device = jax.device_put(a, NamedSharding(run_mesh, P()))
+        text = jax.jit(exp.call).lower(a_device).as_text()
+        key = f"mesh_names {axis} reversed={reverse}"
+        out[key + " declared"] = re.findall(r"sdy\.mesh @(\w+) = (<[^>]*>)", text)
+        out[key + " used"] = re.findall(r"(?:sdy\.sharding<|sharding_constraint %\w+ <)@(\w+)",
+                                        text)
+        out[key + " value"] = np.asarray(exp.call(a_device)).tolist()      # exact: a * 2
+
+
+def _shards(arr) -> list:
+    """Per shard: its device's id, its index as [start, stop] per dimension, its data's sum
+    (exact: integers below 2**24)."""
+    return [[s.device.id, [[sl.start, sl.stop] for sl in s.index],
+             float(np.asarray(s.data, np.float64).sum())] for s in arr.addressable_shards]
+
+
+def _gspmd(jax, out):
+    """JAX's test_gspmdshardings: arrays put on GSPMDShardings (replicated, split in 2) of 2
+    devices, a jit given them as in_shardings and/or out_shardings, exported and called under
+    set_mesh; and device_put to a tiling that orders the devices otherwise."""
+    import importlib
+    GSPMDSharding = importlib.import_module(jax.__name__ + "._src.sharding_impls").GSPMDSharding
+    P, NamedSharding = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+    devices = jax.devices()[:2]
+    # (Auto axes, as JAX's test's jtu.create_mesh: under Explicit ones JAX types the call's
+    # second result over the mesh by XLA's choice, f32[16@x,4], where jxkernel's is replicated)
+    mesh = jax.make_mesh((2, 1), ("x", "y"), devices=devices,
+                         axis_types=(jax.sharding.AxisType.Auto,) * 2)
+    gs1 = GSPMDSharding(devices, NamedSharding(mesh, P(None))._to_xla_hlo_sharding(2))
+    gs2 = GSPMDSharding(devices, NamedSharding(mesh, P("x"))._to_xla_hlo_sharding(2))
+    x = jax.numpy.arange(16 * 4, dtype=np.float32).reshape((16, 4))
+    x1, x2 = jax.device_put(x, gs1), jax.device_put(x, gs2)
+    out["gspmd put"] = [_shards(x1), _shards(x2)]
+    for has_in in (False, True):
+        for has_out in (False, True):
+            kwargs = dict([("in_shardings", (gs1, gs2))] * has_in +
+                          [("out_shardings", (gs1, gs2))] * has_out)
+            f = jax.jit(lambda a, b: (a, b), **kwargs)
+            key = f"gspmd in={has_in} out={has_out}"
+            out[key + " jit"] = [_shards(r) for r in f(x1, x2)]
+            exp = jax.export.export(f)(x, x) if has_in else jax.export.export(f)(x1, x2)
+            out[key + " export"] = [exp.nr_devices, repr(exp.in_shardings_hlo),
+                                    repr(exp.out_shardings_hlo)]
+            with jax.set_mesh(mesh):
+                out[key + " call"] = [_shards(r) for r in exp.call(x, x)]
+    swapped = jax.device_put(x, GSPMDSharding(devices, NamedSharding(
+        jax.make_mesh((2,), ("x",), devices=devices[::-1]), P(None, "x"))._to_xla_hlo_sharding(2)))
+    out["gspmd put devices reversed"] = _shards(swapped)
+    # over 4 devices: a transposed tiling, and one replicated over its last tile dimension
+    four = jax.make_mesh((2, 2), ("a", "b"), devices=jax.devices()[:4])
+    for spec in (P("b", "a"), P("a"), P(None, ("b", "a"))):
+        hlo = NamedSharding(four, spec)._to_xla_hlo_sharding(2)
+        put = jax.device_put(x, GSPMDSharding(jax.devices()[:4], hlo))
+        # (by device: JAX lists addressable shards in the GSPMDSharding's device order,
+        # jxkernel in its mesh's, which for these tilings is another order)
+        out[f"gspmd put 4 devices {spec}"] = sorted(_shards(put))
+
+
 def run(jax) -> dict:
     out = {"device_count": len(jax.devices())}
     for case in (_hlo_shardings, _abstract_device, _export_abstract_mesh,
-                 _one_device_export_on_more):
+                 _one_device_export_on_more, _mesh_names, _gspmd):
         case(jax, out)
     return out

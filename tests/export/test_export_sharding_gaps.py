@@ -31,7 +31,8 @@ def test_recorded_on_eight_devices(runs):
     assert mine["device_count"] == ref["device_count"] == 8
 
 
-@pytest.mark.parametrize("prefix", ["hlo ", "abstract_", "export_", "one_device_"])
+@pytest.mark.parametrize("prefix", ["hlo ", "abstract_", "export_", "one_device_",
+                                    "mesh_names ", "gspmd "])
 def test_cases_match_jax(runs, prefix):
     mine, ref = runs
     cases = sorted(k for k in ref if k.startswith(prefix))

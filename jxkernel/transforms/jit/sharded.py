@@ -24,7 +24,7 @@ from ...xla.array import Array
 from ...xla.sharded import (_mesh_of, _own_sharding, _SpmdEntry, compile_lowered,
                             gspmd_sharding, lower_partitioned, to_argument,
                             typed_outputs)
-from ...xla.sharding import SingleDeviceSharding
+from ...xla.sharding import GSPMDSharding, SingleDeviceSharding, as_mesh_sharding
 from . import refs as jit_refs
 from .args import device_mismatch, result_paths, static_key
 from .cache import ON_ONE_DEVICE, stage_key
@@ -32,13 +32,14 @@ from .pinned import refuse_mesh
 
 
 def _is_sharding(s) -> bool:
-    return s is None or isinstance(s, (NamedSharding, PartitionSpec, SingleDeviceSharding))
+    return s is None or isinstance(s, (NamedSharding, PartitionSpec, SingleDeviceSharding,
+                                       GSPMDSharding))
 
 
 def _flat_shardings(given, tree, what) -> list:
     """One sharding (or None) per leaf of `tree`, from jit's in/out_shardings (a prefix)."""
     if _is_sharding(given):
-        return [resolve(given, f"jit's {what}")] * len(tree_flatten(tree)[0])
+        return [as_mesh_sharding(resolve(given, f"jit's {what}"))] * len(tree_flatten(tree)[0])
     if what == "in_shardings" and isinstance(given, (tuple, list)) and len(given) != len(tree):
         raise ValueError(
             f"pjit in_shardings specification must be a tree prefix of the positional arguments "
@@ -52,7 +53,7 @@ def _flat_shardings(given, tree, what) -> list:
         errors = prefix_errors(given, tree, is_leaf=_is_sharding)
         raise ValueError(f"Mismatch details ({len(errors)} found):\n" +
                          "\n".join(str(e(f"pjit {what}")) for e in errors)) from None
-    return [resolve(s, f"jit's {what}") for s in flat]
+    return [as_mesh_sharding(resolve(s, f"jit's {what}")) for s in flat]
 
 
 def _check_fit(what, names, avals, shardings) -> None:
