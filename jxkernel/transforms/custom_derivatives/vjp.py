@@ -22,9 +22,11 @@ from ...core.config import config
 from ...core.dce import dce_rules
 from ...core.errors import UnexpectedTracerError
 from ...core.ir import name_not_a_param, param_printers
+from ...core.name_stack import replaying
 from ...core.partial_eval import PartialEvalTrace
 from ...core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
                                jvp_rules, lowering_rules, transpose_rules)
+from ...core.source_info import add_user_context
 from ...core.staging import is_ref
 from ...core.trace import Tracer, _ctx, _jax_name, set_current_trace
 from ...tree_util import tree_flatten, tree_unflatten
@@ -207,7 +209,13 @@ def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, symbolic_zeros, i
         return [None] * num_res + [Zero(a.aval) for a in args[num_res:]]
     if not symbolic_zeros:
         cts = [instantiate(c) if type(c) is Zero else c for c in cts]
-    cts_in = bwd(list(residuals), list(cts))
+    try:
+        cts_in = bwd(list(residuals), list(cts))
+    except Exception as e:
+        # as JAX's backward pass: the error's cause is the user's frames that called the
+        # custom_vjp function (the equation being transposed), before grad rewrote it
+        add_user_context(e, replaying.source_info)
+        raise
     return [None] * num_res + [ct for ct, zero in zip(cts_in, in_zeros) if not zero]
 
 
