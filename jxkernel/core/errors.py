@@ -171,7 +171,9 @@ class TracerArrayConversionError(JAXTypeError):
 
 
 class JAXIndexError(IndexError):
-    pass
+    """As JAX's: the message ends with the link to the class's page of JAX's errors."""
+    def __init__(self, message: str):
+        super().__init__(f"{message}\nSee {_DOCS}{type(self).__name__}")
 
 
 class NonConcreteBooleanIndexError(JAXIndexError):
@@ -180,11 +182,14 @@ class NonConcreteBooleanIndexError(JAXIndexError):
             f"Array boolean indices must be concrete; got {_shape_of(tracer)}\n"
             f"The shape of the result would depend on the mask's values, which are not known "
             f"while tracing. Use jnp.where(mask, x, fill) or the `size=` argument of "
-            f"jnp.nonzero instead.\nSee {_DOCS}NonConcreteBooleanIndexError")
+            f"jnp.nonzero instead.")
 
 
 class UnexpectedTracerError(Exception):
-    pass
+    """As JAX's: the message ends with the link to the class's page of JAX's errors (a value
+    of a transformation's trace used after it ended, or where a rule refuses a tracer)."""
+    def __init__(self, message: str):
+        super().__init__(f"{message}\nSee {_DOCS}UnexpectedTracerError")
 
 
 class KeyReuseError(JAXTypeError):

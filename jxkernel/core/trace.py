@@ -451,8 +451,7 @@ def escaped_tracer_error(tracer: Tracer) -> errors.UnexpectedTracerError:
                       "recent last) excluding JAX-internal frames were:", rule, *frames, rule]
         lines.append("")
     lines += ["To catch the leak earlier, try setting the environment variable "
-              "JAX_CHECK_TRACER_LEAKS or using the `jax.checking_leaks` context manager.",
-              "See https://docs.jax.dev/en/latest/errors.html#jax.errors.UnexpectedTracerError"]
-    error = errors.UnexpectedTracerError("\n".join(lines))
+              "JAX_CHECK_TRACER_LEAKS or using the `jax.checking_leaks` context manager."]
+    error = errors.UnexpectedTracerError("\n".join(lines))      # (its class adds the link)
     error.provenance = errors.provenance(tracer)        # for the notebook's error card
     return error

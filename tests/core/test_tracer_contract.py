@@ -38,8 +38,9 @@ def test_repr_of_a_tracer_without_a_type_or_trace():
 
 
 # the messages jxkernel writes exactly as JAX's for such a tracer
-@pytest.mark.parametrize("name", ["KeyReuseError", "TracerArrayConversionError",
-                                  "TracerBoolConversionError", "TracerIntegerConversionError"])
+@pytest.mark.parametrize("name", ["JAXIndexError", "KeyReuseError", "TracerArrayConversionError",
+                                  "TracerBoolConversionError", "TracerIntegerConversionError",
+                                  "UnexpectedTracerError"])
 def test_error_text_with_a_tracer_without_a_type(name):
     assert str(getattr(jax.errors, name)(FakeTracer(None))) == JAX["errors"][name]
 

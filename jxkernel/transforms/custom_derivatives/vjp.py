@@ -94,9 +94,9 @@ def _check_nondiff_static(custom, args) -> None:
     if not any(isinstance(x, Tracer) for x in tree_flatten(nondiff)[0]):
         return
     if config.jax_custom_vjp3:
-        raise _tracer_error("custom_vjp inputs marked with nondiff_argnums must be static, not "
+        raise UnexpectedTracerError("custom_vjp inputs marked with nondiff_argnums must be static, not "
                             "Tracers")
-    raise _tracer_error(
+    raise UnexpectedTracerError(
         "Found a JAX Tracer object passed as an argument to a custom_vjp function in a "
         "position indicated by nondiff_argnums as non-differentiable. Tracers cannot be passed "
         "as non-differentiable arguments to custom_vjp functions; instead, nondiff_argnums "
@@ -105,10 +105,6 @@ def _check_nondiff_static(custom, args) -> None:
         "be indicated as nondiff_argnums.")
 
 
-def _tracer_error(message) -> UnexpectedTracerError:
-    """JAX's UnexpectedTracerError, its message ending with the link to its documentation."""
-    return UnexpectedTracerError(f"{message}\nSee https://docs.jax.dev/en/latest/errors.html"
-                                 f"#jax.errors.UnexpectedTracerError")
 
 
 def _check_no_closed_over_tracers(custom, args) -> None:
@@ -118,7 +114,7 @@ def _check_no_closed_over_tracers(custom, args) -> None:
     _, consts, *_ = _trace_call(custom.fun, nondiff, dyn, custom.nondiff_argnums, len(args))
     tracer = next((c for c in consts if isinstance(c, Tracer)), None)
     if tracer is not None:
-        raise _tracer_error(
+        raise UnexpectedTracerError(
             f"custom_vjp-decorated function {custom.fun} closed over a "
             f"{_jax_name(type(tracer))} of type {_type_text(tracer.aval)}, but custom_vjp "
             f"functions can't close over Tracers. Rewrite {custom.fun} to take it as an "
