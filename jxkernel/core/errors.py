@@ -30,7 +30,16 @@ def aval_text(aval, weak: bool = True) -> str:
 
 
 def _shape_of(tracer) -> str:
-    return aval_text(tracer.aval, weak=False)
+    aval = tracer.aval          # None: a library's Tracer built without a type, as JAX allows
+    return str(aval) if aval is None else aval_text(aval, weak=False)
+
+
+def _traced_text(tracer) -> str:
+    """How JAX's tracer errors name the value (its Tracer._error_repr): "traced array with
+    shape float32[3]", or "traced array with aval None" for a tracer without a type."""
+    if tracer.aval is None:
+        return "traced array with aval None"
+    return f"traced array with shape {_shape_of(tracer)}"
 
 
 class JAXTypeError(TypeError):
@@ -102,8 +111,8 @@ class ConcretizationTypeError(JAXTypeError):
     def __init__(self, tracer, context: str = ""):
         record_tracer(self, tracer)
         super().__init__(
-            f"Abstract tracer value encountered where concrete value is expected: traced array "
-            f"with shape {_shape_of(tracer)}\n"
+            f"Abstract tracer value encountered where concrete value is expected: "
+            f"{_traced_text(tracer)}\n"
             f"{context}{_origin(tracer)}\n"
             f"See {_DOCS}ConcretizationTypeError")
 
@@ -140,7 +149,7 @@ class TracerBoolConversionError(ConcretizationTypeError):
         record_tracer(self, tracer)
         TypeError.__init__(
             self,
-            f"Attempted boolean conversion of traced array with shape {_shape_of(tracer)}.\n"
+            f"Attempted boolean conversion of {_traced_text(tracer)}.\n"
             f"{_origin(tracer)}See {_DOCS}TracerBoolConversionError")
 
 
@@ -148,8 +157,8 @@ class TracerIntegerConversionError(JAXTypeError):
     def __init__(self, tracer):
         record_tracer(self, tracer)
         super().__init__(
-            f"The __index__() method was called on traced array with shape "
-            f"{_shape_of(tracer)}\n{_origin(tracer)}See {_DOCS}TracerIntegerConversionError")
+            f"The __index__() method was called on "
+            f"{_traced_text(tracer)}\n{_origin(tracer)}See {_DOCS}TracerIntegerConversionError")
 
 
 class TracerArrayConversionError(JAXTypeError):
@@ -157,12 +166,14 @@ class TracerArrayConversionError(JAXTypeError):
     def __init__(self, tracer):
         record_tracer(self, tracer)
         super().__init__(
-            f"The numpy.ndarray conversion method __array__() was called on traced array with "
-            f"shape {_shape_of(tracer)}\n{_origin(tracer)}See {_DOCS}TracerArrayConversionError")
+            f"The numpy.ndarray conversion method __array__() was called on "
+            f"{_traced_text(tracer)}\n{_origin(tracer)}See {_DOCS}TracerArrayConversionError")
 
 
 class JAXIndexError(IndexError):
-    pass
+    """As JAX's: the message ends with the link to the class's page of JAX's errors."""
+    def __init__(self, message: str):
+        super().__init__(f"{message}\nSee {_DOCS}{type(self).__name__}")
 
 
 class NonConcreteBooleanIndexError(JAXIndexError):
@@ -171,11 +182,14 @@ class NonConcreteBooleanIndexError(JAXIndexError):
             f"Array boolean indices must be concrete; got {_shape_of(tracer)}\n"
             f"The shape of the result would depend on the mask's values, which are not known "
             f"while tracing. Use jnp.where(mask, x, fill) or the `size=` argument of "
-            f"jnp.nonzero instead.\nSee {_DOCS}NonConcreteBooleanIndexError")
+            f"jnp.nonzero instead.")
 
 
 class UnexpectedTracerError(Exception):
-    pass
+    """As JAX's: the message ends with the link to the class's page of JAX's errors (a value
+    of a transformation's trace used after it ended, or where a rule refuses a tracer)."""
+    def __init__(self, message: str):
+        super().__init__(f"{message}\nSee {_DOCS}UnexpectedTracerError")
 
 
 class KeyReuseError(JAXTypeError):

@@ -226,12 +226,24 @@ printed_tracers: collections.deque = collections.deque(maxlen=16)
 class Tracer:
     """A value flowing through a trace. Array operators and methods are installed on this
     class by jxkernel.numpy, so user code treats tracers and Arrays alike."""
-    __slots__ = ("_trace",)
+    __slots__ = ("_trace", "_aval")
     __array_priority__ = 1000
+
+    def __init__(self, trace, aval):
+        """JAX's constructor contract, for a library's own Tracer subclass: its trace and type
+        (jxkernel's tracers set their own fields, most computing `aval` from what they wrap).
+
+        >>> import numpy as np
+        >>> class Probe(Tracer):
+        ...     pass
+        >>> Probe(None, ShapedArray((2,), np.dtype("float32"))).shape
+        (2,)
+        """
+        self._trace, self._aval = trace, aval
 
     @property
     def aval(self) -> ShapedArray:
-        raise NotImplementedError
+        return self._aval
 
     def to_concrete_value(self):
         """The concrete value behind this tracer, if the transformation has one (e.g. jvp)."""
@@ -329,13 +341,15 @@ class Tracer:
     def __repr__(self):
         text = self._short_repr()
         caller = sys._getframe(1)             # print(x), f"{x}": the line that printed it
-        if self._trace.alive and not is_jxkernel_file(caller.f_code.co_filename):
+        # (a library's tracer may have no trace: JAX's test subclasses pass None)
+        if getattr(self._trace, "alive", False) and not is_jxkernel_file(caller.f_code.co_filename):
             printed_tracers.append((caller.f_code.co_filename, caller.f_lineno, text))
         return text
 
     def _short_repr(self) -> str:
         """How JAX prints a tracer (each transformation names its kind: `JitTracer(...)`)."""
-        return f"{type(self).__name__}<{aval_text(self.aval)}>"
+        aval = self.aval            # None for a library's tracer built without one, as JAX's
+        return f"{type(self).__name__}<{aval if aval is None else aval_text(aval)}>"
 
     def __reduce__(self):
         raise TypeError("Traced arrays cannot be pickled")
@@ -437,8 +451,7 @@ def escaped_tracer_error(tracer: Tracer) -> errors.UnexpectedTracerError:
                       "recent last) excluding JAX-internal frames were:", rule, *frames, rule]
         lines.append("")
     lines += ["To catch the leak earlier, try setting the environment variable "
-              "JAX_CHECK_TRACER_LEAKS or using the `jax.checking_leaks` context manager.",
-              "See https://docs.jax.dev/en/latest/errors.html#jax.errors.UnexpectedTracerError"]
-    error = errors.UnexpectedTracerError("\n".join(lines))
+              "JAX_CHECK_TRACER_LEAKS or using the `jax.checking_leaks` context manager."]
+    error = errors.UnexpectedTracerError("\n".join(lines))      # (its class adds the link)
     error.provenance = errors.provenance(tracer)        # for the notebook's error card
     return error

@@ -18,12 +18,8 @@ with open(os.path.join(DATA, "traceback_filter_reference.json")) as f:
 PROGRAM = os.path.join(DATA, "traceback_filter_program.py")
 
 # (mode, case) -> the key whose value JAX's run has and jxkernel's has not, on purpose or not yet
-GAPS = {
-    # JAX's error in a custom_vjp's backward pass gets the user's forward-pass frames as its
-    # cause (JaxStackTraceBeforeTransformation); jxkernel's has no cause there yet
-    **{(mode, "custom_vjp_bwd"): "cause"
-       for mode in ("off", "tracebackhide", "quiet_remove_frames")},
-}
+# (none now: a custom_vjp's backward-pass error has JAX's cause since branch h-jtcore)
+GAPS = {}
 
 
 def _ours(mode):

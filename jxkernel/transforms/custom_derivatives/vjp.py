@@ -22,9 +22,11 @@ from ...core.config import config
 from ...core.dce import dce_rules
 from ...core.errors import UnexpectedTracerError
 from ...core.ir import name_not_a_param, param_printers
+from ...core.name_stack import replaying
 from ...core.partial_eval import PartialEvalTrace
 from ...core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
                                jvp_rules, lowering_rules, transpose_rules)
+from ...core.source_info import add_user_context
 from ...core.staging import is_ref
 from ...core.trace import Tracer, _ctx, _jax_name, set_current_trace
 from ...tree_util import tree_flatten, tree_unflatten
@@ -92,9 +94,9 @@ def _check_nondiff_static(custom, args) -> None:
     if not any(isinstance(x, Tracer) for x in tree_flatten(nondiff)[0]):
         return
     if config.jax_custom_vjp3:
-        raise _tracer_error("custom_vjp inputs marked with nondiff_argnums must be static, not "
+        raise UnexpectedTracerError("custom_vjp inputs marked with nondiff_argnums must be static, not "
                             "Tracers")
-    raise _tracer_error(
+    raise UnexpectedTracerError(
         "Found a JAX Tracer object passed as an argument to a custom_vjp function in a "
         "position indicated by nondiff_argnums as non-differentiable. Tracers cannot be passed "
         "as non-differentiable arguments to custom_vjp functions; instead, nondiff_argnums "
@@ -103,10 +105,6 @@ def _check_nondiff_static(custom, args) -> None:
         "be indicated as nondiff_argnums.")
 
 
-def _tracer_error(message) -> UnexpectedTracerError:
-    """JAX's UnexpectedTracerError, its message ending with the link to its documentation."""
-    return UnexpectedTracerError(f"{message}\nSee https://docs.jax.dev/en/latest/errors.html"
-                                 f"#jax.errors.UnexpectedTracerError")
 
 
 def _check_no_closed_over_tracers(custom, args) -> None:
@@ -116,7 +114,7 @@ def _check_no_closed_over_tracers(custom, args) -> None:
     _, consts, *_ = _trace_call(custom.fun, nondiff, dyn, custom.nondiff_argnums, len(args))
     tracer = next((c for c in consts if isinstance(c, Tracer)), None)
     if tracer is not None:
-        raise _tracer_error(
+        raise UnexpectedTracerError(
             f"custom_vjp-decorated function {custom.fun} closed over a "
             f"{_jax_name(type(tracer))} of type {_type_text(tracer.aval)}, but custom_vjp "
             f"functions can't close over Tracers. Rewrite {custom.fun} to take it as an "
@@ -207,7 +205,13 @@ def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, symbolic_zeros, i
         return [None] * num_res + [Zero(a.aval) for a in args[num_res:]]
     if not symbolic_zeros:
         cts = [instantiate(c) if type(c) is Zero else c for c in cts]
-    cts_in = bwd(list(residuals), list(cts))
+    try:
+        cts_in = bwd(list(residuals), list(cts))
+    except Exception as e:
+        # as JAX's backward pass: the error's cause is the user's frames that called the
+        # custom_vjp function (the equation being transposed), before grad rewrote it
+        add_user_context(e, replaying.source_info)
+        raise
     return [None] * num_res + [ct for ct, zero in zip(cts_in, in_zeros) if not zero]
 
 
