@@ -336,10 +336,24 @@ def _user_traceback(info: SourceInfo) -> types.TracebackType | None:
     for frame_info in reversed(creation_frames(info, 1 << 30)):     # built innermost first
         name = frame_info.code.co_qualname if frame_info.code is not None else \
             frame_info.function
-        # (no instruction offset: the column markers would be the stand-in's, not the line's)
+        # (offset 0, a real instruction of a code without positions: Python's traceback then
+        # takes tb_lineno and draws no column markers; -1 sent IPython's `executing` into an
+        # endless search for an instruction before it, hanging a notebook's error display)
         tb = types.TracebackType(tb, _stand_in_frame(frame_info.file, frame_info.function,
-                                                     name), -1, frame_info.line)
+                                                     name), 0, frame_info.line)
     return tb
+
+
+def _no_locations(units: int) -> bytes:
+    """A location table (CPython 3.11-3.13's format) saying "no location" for each of `units`
+    code units: entries of up to 8 units, kind 15 (none). Python's traceback then reads a
+    frame's line from its traceback entry and draws no column markers."""
+    table = bytearray()
+    while units > 0:
+        n = min(8, units)
+        table.append(0x80 | 15 << 3 | n - 1)
+        units -= n
+    return bytes(table)
 
 
 def _stand_in_frame(file: str, function: str, qualname: str) -> types.FrameType:
@@ -348,5 +362,7 @@ def _stand_in_frame(file: str, function: str, qualname: str) -> types.FrameType:
     code = compile("def stand_in():\n    yield sys._getframe()\n", file, "exec")
     scope = {"sys": sys}
     exec(code, scope)
-    body = scope.pop("stand_in").__code__.replace(co_name=function, co_qualname=qualname)
+    code = scope.pop("stand_in").__code__
+    body = code.replace(co_name=function, co_qualname=qualname,
+                        co_linetable=_no_locations(len(code.co_code) // 2))
     return next(types.FunctionType(body, {"sys": sys})())

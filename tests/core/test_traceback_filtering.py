@@ -69,3 +69,21 @@ def test_error_cards_read_the_removed_frames_in_a_script(tmp_path):
     assert out.returncode == 0, out.stderr[-3000:]
     assert json.loads(out.stdout.strip().splitlines()[-1]) == \
         {case: "unregistered-class" for case in OBJECTS}
+
+
+def test_the_user_context_traceback_points_at_real_instructions_without_positions():
+    """The cause add_user_context gives an error is a traceback of stand-in frames: each entry's
+    tb_lasti is an instruction of its code (IPython's `executing` searched endlessly before an
+    offset of -1, hanging the notebook's display of a custom_vjp bwd error), and the code has no
+    positions, so Python prints the entry's own line and no column markers."""
+    import dis
+    import traceback
+    from jxkernel.core.source_info import SourceInfo, add_user_context
+    e = TypeError("bad bwd")
+    add_user_context(e, SourceInfo(__file__, 3, "loss"))
+    entries = list(traceback.walk_tb(e.__cause__.__traceback__))
+    assert [(f.f_code.co_filename, line) for f, line in entries] == [(__file__, 3)]
+    tb = e.__cause__.__traceback__
+    assert tb.tb_lasti in {i.offset for i in dis.get_instructions(tb.tb_frame.f_code)}
+    assert {p for p in tb.tb_frame.f_code.co_positions()} == {(None, None, None, None)}
+    assert traceback.extract_tb(tb)[0].lineno == 3
