@@ -10,7 +10,6 @@ over one device's mesh is lowered in place, with no manual computation. The key-
 tests/random/test_key_reuse.py, topologies by its docstring examples."""
 import json
 import os
-import sys
 
 import pytest
 from fresh_process import run_json
@@ -18,9 +17,9 @@ from fresh_process import run_json
 import jxkernel
 from jxkernel._jax._src import dispatch
 
+from jax_tests_aot_cases import run       # tests/data, on pytest's pythonpath
+
 DATA = os.path.join(os.path.dirname(__file__), "..", "data")
-sys.path.insert(0, DATA)
-from jax_tests_aot_cases import run  # noqa: E402
 
 with open(os.path.join(DATA, "jax_tests_aot_reference.json")) as f:
     JAX = json.load(f)
