@@ -13,7 +13,7 @@ from types import SimpleNamespace
 from ...core import errors as jx_errors
 from ...core.traceback_util import unfiltered_traceback
 from .card import ErrorCard
-from .reading import _origin, _static_fix
+from .reading import _origin, _static_fix, _static_or
 
 _PARAMETER = re.compile(r"^As of JAX v0\.7, parameters to jaxpr equations must have __hash__ "
                         r"and __eq__ methods\. In a call to primitive (\w+), the value of "
@@ -51,17 +51,12 @@ def _traced_parameter_card(exc, where, called_from) -> ErrorCard:
                if getattr(v, "_trace", None) is not None]
     origin = _traced_origin(tracers[0]) if tracers else None
     source = origin and origin.get("argument")
-    static = _static_fix(origin, where, exc) if origin else ""
     depends = f" (here it depends on {source}, an argument the jit traces)" if source else ""
-    fix = f"{primitive}'s {param} must be Python ints, never traced arrays. "
-    if static:
-        fix += (f"Mark {source} static where the function is jitted: it is then a Python "
-                f"int while tracing, and each new value compiles once.")
-        rewrite = static
-    else:
-        fix += (f"Compute {param} from Python values (a shape is static: x.shape[0] is an "
-                f"int under jit), or pass it in as a static argument (static_argnames).")
-        rewrite = f"# jnp.{primitive}(..., {param}=<Python ints>)    # not from a traced array"
+    last, rewrite = _static_or(origin, where, exc, "int", (
+        f"Compute {param} from Python values (a shape is static: x.shape[0] is an int under "
+        f"jit), or pass it in as a static argument (static_argnames).",
+        f"# jnp.{primitive}(..., {param}=<Python ints>)    # not from a traced array"))
+    fix = f"{primitive}'s {param} must be Python ints, never traced arrays. {last}"
     return ErrorCard(
         "traced-parameter", f"jnp.{primitive}'s {param} was given a traced value",
         why=(f"{param} sets the shape of {primitive}'s result, and under jit (vmap, grad) "

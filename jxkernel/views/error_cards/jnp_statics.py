@@ -4,7 +4,7 @@ message names neither the argument nor the function (jit/args.py attaches both).
 from __future__ import annotations
 
 from .card import ErrorCard
-from .reading import _origin, _static_fix
+from .reading import _origin, _static_or
 
 
 def _is_jnp_static(e) -> bool:
@@ -18,17 +18,12 @@ def _jnp_static_card(exc, where, called_from) -> ErrorCard:
     arg, origin = exc.argument, _origin(exc)
     source = origin and origin.get("argument")
     depends = f": it depends on {source}, an argument the jit traces" if source else ""
-    static = _static_fix(origin, where, exc) if origin else ""
+    last, rewrite = _static_or(origin, where, exc, "value", (
+        f"Compute {arg} from Python values, outside the traced function, and pass it in as a "
+        f"static argument (static_argnames), not from a traced array.",
+        f"# jnp.{name}(..., {arg}=<a Python value>)    # not from a traced array"))
     fix = (f"jnp.{name}'s {arg} must be a Python value (a number, a bool), never a traced "
-           f"array (under jit, vmap or grad). ")
-    if static:
-        fix += (f"Mark {source} static where the function is jitted: it is then a Python "
-                f"value while tracing, and each new value compiles once.")
-        rewrite = static
-    else:
-        fix += (f"Compute {arg} from Python values, outside the traced function, and pass it "
-                f"in as a static argument (static_argnames), not from a traced array.")
-        rewrite = f"# jnp.{name}(..., {arg}=<a Python value>)    # not from a traced array"
+           f"array (under jit, vmap or grad). {last}")
     return ErrorCard(
         "jnp-static", f"jnp.{name}'s {arg} was given a traced value",
         why=(f"jnp.{name} takes {arg} as a static value: it shapes the program jnp.{name} "

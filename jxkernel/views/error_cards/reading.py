@@ -175,6 +175,20 @@ def _static_fix(origin, where=None, exc=None) -> str:
     return passed if passed != rebound else ""
 
 
+def _static_or(origin, where, exc, kind, otherwise) -> tuple[str, str]:
+    """The fix's last sentence and the rewrite for a traced value a jnp function needs as a
+    Python `kind`: make its source argument static where that can work (the rewrite is
+    `_static_fix`'s), else `otherwise`, a (sentence, rewrite) pair.
+
+        jnp.tile(x, (n,)) in `@jax.jit def f(x, n)` -> ("Mark n static ...", "@partial(...)")
+    """
+    static = _static_fix(origin, where, exc) if origin else ""
+    if not static:
+        return otherwise
+    return (f"Mark {origin['argument']} static where the function is jitted: it is then a "
+            f"Python {kind} while tracing, and each new value compiles once.", static)
+
+
 def _static_how(origin) -> str:
     """How the card's static fix makes the argument static, in a few words: jit's keywords
     or %%jit's flag, or checkpoint's static_argnums (JAX's checkpoint has no static_argnames).
