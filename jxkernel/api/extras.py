@@ -22,6 +22,7 @@ import numpy as np
 from ..core import mesh as _mesh
 from ..core.config import config
 from ..core.mesh import PartitionSpec
+from ..core.traceback_util import api_boundary
 from ..core.avals import get_aval, public_type, typeof_rules
 from ..core.native import STATE as FASTPATH_STATE
 from ..core.name_stack import name_scope
@@ -152,6 +153,7 @@ def typeof(x):
 
 
 # ------------------------------------------------------------------ names
+@api_boundary
 def named_call(fun, *, name: str | None = None):
     """`fun`, to be traced under the name `name` (default: its __name__): its equations are
     named under it, which only the HLO location metadata shows (`jit(f)/layer1/sin`, XLA's

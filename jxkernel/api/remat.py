@@ -60,6 +60,7 @@ from ..transforms.jit.primitive import jit_p
 remat_p = Primitive("remat2", multiple_results=True)     # JAX 0.10.2's name for it
 
 
+@api_boundary
 def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
     """`fun` whose intermediates are recomputed, not stored, when differentiated."""
     static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)

@@ -26,6 +26,7 @@ from ..core.dce import dce_jaxpr, prune_unused_inputs
 from ..core.ir import ClosedJaxpr
 from ..core.physical import physical_aval, physicalize
 from ..core.symbolic import is_symbolic
+from ..core.traceback_util import api_boundary
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, sharding_typing_rules)
 from ..lax.creation import full
@@ -152,6 +153,7 @@ class Exported:
 
 
 # ------------------------------------------------------------------ exporting
+@api_boundary
 def export(fun_jit, *, platforms=None, disabled_checks=()) -> Callable[..., Exported]:
     """`export(jit(f))(*args, **kwargs)`: args are arrays or ShapeDtypeStructs."""
     # the functions JAX jits (jnp.sin, jnp.dot, nn.sigmoid) are plain here for eager speed and

@@ -1,5 +1,5 @@
 """A learner's script whose functions fail inside jit, grad, vmap, lax.scan, a custom_vjp's
-backward pass, ...: run as `python traceback_filter_program.py jax|jxkernel` in a fresh
+backward pass, jit's and export's factories, an eager lax.scatter_add, ...: run as `python traceback_filter_program.py jax|jxkernel` in a fresh
 process (JAX_TRACEBACK_FILTERING set by the caller), it prints one JSON object, per case, of
 what the learner's traceback shows: its frames (the user's as "function: line", the library's
 as "<library>"), its notes, and the cause's type and user frames.
@@ -16,6 +16,7 @@ import traceback
 jax = importlib.import_module(sys.argv[1])
 jnp = importlib.import_module(sys.argv[1] + ".numpy")
 lax = importlib.import_module(sys.argv[1] + ".lax")
+export_module = importlib.import_module(sys.argv[1] + ".export")
 HERE = os.path.abspath(__file__)
 
 
@@ -55,6 +56,13 @@ CASES = {
     "scan": lambda: lax.scan(body, jnp.zeros(3), jnp.arange(3.0)),
     "custom_vjp_bwd": lambda: jax.grad(lambda x: clip(x).sum())(jnp.ones(2)),
     "jit_lower": lambda: jax.jit(step).lower(jnp.ones((4, 4))),
+    # entry points that raise before tracing anything (jit's and export's factories) and
+    # lax's scatters, run eagerly: JAX 0.10.2 filters each
+    "jit_static_and_donated": lambda: jax.jit(step, static_argnums=0, donate_argnums=0),
+    "export_of_a_plain_function": lambda: export_module.export(step),
+    "scatter_add_rank": lambda: lax.scatter_add(
+        jnp.zeros(3), jnp.array([[0]]), jnp.ones((2, 2)),
+        lax.ScatterDimensionNumbers((), (0,), (0,))),
 }
 
 

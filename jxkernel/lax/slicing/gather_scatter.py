@@ -23,6 +23,7 @@ from ...core.primitive import (Primitive, abstract_eval_rules, axis_batching_rul
                                batching_rules, jvp_rules,
                                lowering_rules, numpy_rules, sharding_rules, transpose_rules)
 from ...core.staging import trace_to_jaxpr
+from ...core.traceback_util import api_boundary
 from ...core.interpreter_primitives import typed_constant
 from ...xla import stablehlo as hlo
 from ...transforms import ad_util as ad
@@ -842,7 +843,7 @@ def _combining_scatter(name, prim, combine, doc):
                         indices_are_sorted, unique_indices, mode)
     scatter_fn.__name__ = scatter_fn.__qualname__ = name
     scatter_fn.__doc__ = doc
-    return scatter_fn
+    return api_boundary(scatter_fn)     # JAX's scatter_* are boundaries (`x.at[i].add` too)
 
 
 scatter_add = _combining_scatter("scatter_add", scatter_add_p, add,

@@ -28,7 +28,7 @@ from ...core.source_info import is_jxkernel_file, made_by_user
 from .high import CapturedHigh, call_high, has_high, has_high_tracer, remember_high, staged_high
 from ...core.staging import DebugInfo, is_ref
 from ...core.trace import Tracer, _ctx, eval_trace
-from ...core.traceback_util import filter_raised, register_boundary
+from ...core.traceback_util import api_boundary, filter_raised, register_boundary
 from ...tree_util import default_registry as _registry, tree_flatten, tree_unflatten
 from ...xla import client as _client, pipeline
 from ...xla.array import ARRAY_TYPES, Array, buffers, is_plain
@@ -52,6 +52,7 @@ from .stages import (lower_jit, program_of, stage_eval_shape, stage_lower, stage
 _flatten = _registry.flatten           # tree_flatten without the wrapper (the hit path uses it)
 
 
+@api_boundary           # as JAX's: its argument errors end at the user's line
 def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
         static_argnames=None, donate_argnums=None, donate_argnames=None, backend=None,
         device=None, inline=False, keep_unused=False, compiler_options=None):
