@@ -173,8 +173,14 @@ def traced_source_info(skip: int = 1) -> SourceInfo | None:
     """user_source_info with its callers (`SourceInfo.caller`): the user's frames above it up
     to the function being traced, where a trace boundary (trace_to_jaxpr) stops the walk, as
     JAX's TracebackScope cuts the traceback each trace_to_jaxpr records."""
+    # called for every equation traced, walking ~15 frames: the cache's own get first (a
+    # call of is_user_filename per frame was a tenth of tracing a small grad)
+    known = _is_user.get
     frame = sys._getframe(skip)
-    while frame is not None and not is_user_filename(frame.f_code.co_filename):
+    while frame is not None:
+        user = known(frame.f_code.co_filename)
+        if user or (user is None and is_user_filename(frame.f_code.co_filename)):
+            break
         frame = frame.f_back
     if frame is None:
         return None
@@ -184,7 +190,8 @@ def traced_source_info(skip: int = 1) -> SourceInfo | None:
     for _ in range(32 + most):      # a bounded walk: a trace with no boundary above it
         if above is None or above.f_code in trace_boundaries or len(users) >= most:
             break
-        if is_user_filename(above.f_code.co_filename):
+        user = known(above.f_code.co_filename)
+        if user or (user is None and is_user_filename(above.f_code.co_filename)):
             users.append(above)
         above = above.f_back
     info = None
