@@ -90,6 +90,13 @@ class Exported:
     in_avals: tuple
     out_tree: object
     out_avals: tuple
+    # JAX's field order and none defaulted, as JAX's (a caller building one positionally or
+    # by keyword gets JAX's signature). Each input's and output's sharding over an
+    # AbstractMesh (None: unspecified); JAX's in/out_shardings_hlo are all None for exports
+    # made after 3/17/2026, and _has_named_shardings True for those after 1/15/2026
+    _has_named_shardings: bool
+    _in_named_shardings: tuple
+    _out_named_shardings: tuple
     in_shardings_hlo: tuple
     out_shardings_hlo: tuple
     nr_devices: int
@@ -101,12 +108,7 @@ class Exported:
     calling_convention_version: int
     module_kept_var_idx: tuple
     uses_global_constants: bool
-    # each input's and output's sharding over an AbstractMesh (None: unspecified), as JAX's;
-    # JAX's in/out_shardings_hlo are all None for exports made after 3/17/2026
-    _in_named_shardings: tuple = ()
-    _out_named_shardings: tuple = ()
-    _has_named_shardings: bool = True
-    _get_vjp: Callable | None = dataclasses.field(default=None, repr=False)
+    _get_vjp: Callable | None = dataclasses.field(repr=False)
     # caches, not fields a caller gives (dataclasses.replace starts them afresh)
     _text: list = dataclasses.field(default_factory=list, repr=False, init=False,
                                     compare=False)                       # module text
@@ -217,8 +219,8 @@ def _exported(traced, platforms, disabled_checks, get_vjp) -> Exported:
         in_avals=_sharded.typed_avals(closed.in_avals, in_named),
         out_tree=traced.out_tree, out_avals=_sharded.typed_avals(closed.out_avals, out_named),
         in_shardings_hlo=(None,) * n_in, out_shardings_hlo=(None,) * n_out,
-        _in_named_shardings=in_named, _out_named_shardings=out_named,
-        nr_devices=_sharded.nr_devices(layout), platforms=platforms,
+        _has_named_shardings=True, _in_named_shardings=in_named,
+        _out_named_shardings=out_named, nr_devices=_sharded.nr_devices(layout), platforms=platforms,
         ordered_effects=(), unordered_effects=(),
         disabled_safety_checks=disabled_checks, mlir_module_serialized=artifact,
         calling_convention_version=version,

@@ -143,8 +143,18 @@ def _poly_check(jax, out):
         out[f"serialize_dict_{name}"] = _error(exp.serialize)
 
 
+def _exported_fields(jax, out):
+    """Exported's dataclass fields in order, and whether each is required (JAX builds one
+    by keyword; a caller building one positionally needs the same order)."""
+    import dataclasses
+    out["exported_fields"] = [
+        [f.name, f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
+        for f in dataclasses.fields(jax.export.Exported) if f.init]
+
+
 def run(jax):
     out: dict = {}
+    _exported_fields(jax, out)
     _compute_on(jax, out)
     _effects(jax, out)
     _names(jax, out)
