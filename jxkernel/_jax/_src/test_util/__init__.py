@@ -50,7 +50,8 @@ from .rand import (NUMPY_SCALAR_SHAPE, PYTHON_SCALAR_SHAPE, ScalarShape, _dims_o
                    rand_some_zero, rand_uniform, rand_unique_int)
 from .sampling import (NUM_GENERATED_CASES, cases_from_gens, ignore_warning,  # noqa: F401
                        named_cases_from_sampler, numpy_version, parameterized_filterable,
-                       parse_version, sample_product, sample_product_testcases,
+                       parse_version, pytest_mark_if_available, sample_product,
+                       sample_product_testcases,
                        sanitize_test_name)
 
 
