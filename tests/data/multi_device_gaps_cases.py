@@ -1,0 +1,40 @@
+"""Where results land over 8 CPU devices, and what shard_map and pmap give, as JAX 0.10.2 does
+(gaps JAX's multi_device_test.py, pmap_test.py and shard_map_test.py found at stop 79).
+Recorded by reference/make_multi_device_gaps_reference.py (8 simulated CPU devices) into
+tests/data/multi_device_gaps_reference.json; tests/sharding/test_multi_device_gaps.py compares.
+Each case gives plain facts: a result's devices, whether it is committed, its sharding's
+class and spec, values as lists, or an error's class and words."""
+import numpy as np
+
+
+def placement(x) -> dict:
+    """Where `x` lives: its sharding's class, device ids, spec (if named) and commitment."""
+    s = x.sharding
+    return {"sharding": type(s).__name__, "devices": sorted(d.id for d in s.device_set),
+            "spec": str(getattr(s, "spec", None)), "committed": bool(x._committed),
+            "shape": list(x.shape)}
+
+
+def _full_like(jax):
+    jnp, lax = jax.numpy, jax.lax
+    d1 = jax.devices()[1]
+    x = jax.device_put(jnp.ones((4, 4)), d1)
+    return {"same shape": placement(lax.full_like(x, 1.0)),
+            "scalar shape": placement(lax.full_like(x, 1.0, shape=())),
+            "other shape": placement(lax.full_like(jnp.arange(10, device=d1), 1, shape=(5,))),
+            "uncommitted": placement(lax.full_like(jnp.ones(3), 1.0, shape=(2,)))}
+
+
+CASES = {"full_like": _full_like}
+
+
+def run(jax) -> dict:
+    """{case: its facts}, on 8 devices."""
+    assert jax.device_count() == 8, jax.devices()
+    out = {}
+    for name, case in CASES.items():
+        try:
+            out[name] = case(jax)
+        except Exception as e:       # one case's failure is its answer, not the others'
+            out[name] = {"error": type(e).__name__, "message": str(e)}
+    return out
