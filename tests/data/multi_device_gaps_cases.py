@@ -25,7 +25,19 @@ def _full_like(jax):
             "uncommitted": placement(lax.full_like(jnp.ones(3), 1.0, shape=(2,)))}
 
 
-CASES = {"full_like": _full_like}
+def _keys(jax):
+    random = jax.random
+    d1 = jax.devices()[1]
+    legacy = jax.device_put(random.PRNGKey(0), d1)
+    typed = jax.device_put(random.key(0), d1)
+    return {"normal of a legacy key": placement(random.normal(legacy, ())),
+            "uniform of a typed key": placement(random.uniform(typed, (2,))),
+            "split of a typed key": placement(random.key_data(random.split(typed))),
+            "jit of a typed key": placement(random.key_data(jax.jit(lambda k: k)(typed))),
+            "uncommitted": placement(random.normal(random.key(1), ()))}
+
+
+CASES = {"full_like": _full_like, "keys": _keys}
 
 
 def run(jax) -> dict:
