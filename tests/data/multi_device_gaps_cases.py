@@ -37,7 +37,17 @@ def _keys(jax):
             "uncommitted": placement(random.normal(random.key(1), ()))}
 
 
-CASES = {"full_like": _full_like, "keys": _keys}
+def _empty_index(jax):
+    jnp = jax.numpy
+    d1 = jax.devices()[1]
+    x = jnp.asarray([[1, 2], [3, 4]], device=d1)
+    return {"empty mask": placement(x[jnp.asarray([False, False], device=d1)]),
+            "empty integer index": placement(x[np.array([], np.int32)]),
+            "mask of one": placement(x[jnp.asarray([True, False], device=d1)]),
+            "uncommitted": placement(jnp.ones(2)[np.array([], np.int32)])}
+
+
+CASES = {"full_like": _full_like, "keys": _keys, "empty_index": _empty_index}
 
 
 def run(jax) -> dict:
