@@ -47,7 +47,23 @@ def _empty_index(jax):
             "uncommitted": placement(jnp.ones(2)[np.array([], np.int32)])}
 
 
-CASES = {"full_like": _full_like, "keys": _keys, "empty_index": _empty_index}
+def values(x) -> dict:
+    return {"dtype": str(x.dtype), "values": np.asarray(x).tolist()}
+
+
+def _psum_of_bools(jax):
+    jnp, lax, P = jax.numpy, jax.lax, jax.sharding.PartitionSpec
+    x = jnp.array([True, True, False, True])
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:4]), ("i",))
+    return {"pmap psum": values(jax.pmap(lambda v: lax.psum(v, "i"), "i")(x)),
+            "pmap pmean": values(jax.pmap(lambda v: lax.pmean(v, "i"), "i")(x)),
+            "shard_map psum": values(jax.shard_map(lambda v: lax.psum(v, "i"), mesh=mesh,
+                                                   in_specs=P("i"), out_specs=P())(x)),
+            "vmap psum": values(jax.vmap(lambda v: lax.psum(v, "i"), axis_name="i")(x))}
+
+
+CASES = {"full_like": _full_like, "keys": _keys, "empty_index": _empty_index,
+         "psum_of_bools": _psum_of_bools}
 
 
 def run(jax) -> dict:
