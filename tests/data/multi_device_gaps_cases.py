@@ -62,8 +62,27 @@ def _psum_of_bools(jax):
             "vmap psum": values(jax.vmap(lambda v: lax.psum(v, "i"), axis_name="i")(x))}
 
 
+def _compile_options_over_a_mesh(jax):
+    lax = jax.lax
+    f = jax.pmap(lambda v: v - lax.pmean(v, "i"), axis_name="i")
+    x = np.arange(32, dtype=np.float32).reshape(8, 4)
+    lowered = f.lower(x)
+    out = {"embedded IR": values(lowered.compile(
+        compiler_options={"xla_embed_ir_in_executable": True})(x)),
+        "plain, after": values(lowered.compile()(x)), "call": values(f(x))}
+    for name, bad, words in [("unknown name", {"invalid_key": "v"}, "No such compile option"),
+                             ("bad value", {"xla_embed_ir_in_executable": "v"},
+                              "is not a valid bool value")]:
+        try:
+            lowered.compile(compiler_options=bad)
+            out[name] = "no error"
+        except jax.errors.JaxRuntimeError as e:
+            out[name] = ["JaxRuntimeError", words in str(e)]
+    return out
+
+
 CASES = {"full_like": _full_like, "keys": _keys, "empty_index": _empty_index,
-         "psum_of_bools": _psum_of_bools}
+         "psum_of_bools": _psum_of_bools, "compile_options_over_a_mesh": _compile_options_over_a_mesh}
 
 
 def run(jax) -> dict:
