@@ -20,7 +20,7 @@ import weakref
 
 import numpy as np
 
-from ..core.avals import get_aval
+from ..core.avals import ShapedArray, get_aval
 from ..core.lru import LRU, SIGNATURES
 from ..core.mesh import IndivisibleError, Mesh, NamedSharding, PartitionSpec
 from ..core.trace import EvalTrace, current_trace
@@ -302,8 +302,10 @@ class _Cached:
     def check_fit(self, flat) -> None:
         """JAX's errors for arguments the mesh does not split (its jit checks in_shardings
         before it traces): arguments of other sizes along the mapped axis, a scalar mapped."""
+        # (an aval itself stands for its arguments in `.lower(ShapedArray(...))`, as in jit's)
         _check_fit("arguments", [f"flat_args[{i}]" for i in range(len(flat))],
-                   [get_aval(x) for x in flat], self._in_shardings)
+                   [x if isinstance(x, ShapedArray) else get_aval(x) for x in flat],
+                   self._in_shardings)
 
     def on_the_mesh(self, flat) -> list:
         """The arguments laid out over pmap's mesh: one sharded over another mesh of these

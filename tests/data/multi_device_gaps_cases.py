@@ -81,7 +81,18 @@ def _compile_options_over_a_mesh(jax):
     return out
 
 
-CASES = {"full_like": _full_like, "keys": _keys, "empty_index": _empty_index,
+def _pmap_lower(jax):
+    lax = jax.lax
+    f = jax.pmap(lambda v: v - lax.pmean(v, "i"), axis_name="i")
+    x = np.arange(32, dtype=np.float32).reshape(8, 4)
+    aval = jax.core.ShapedArray(x.shape, x.dtype)
+    lowered = f.lower(x)
+    return {"lower of a ShapedArray": values(f.lower(aval).compile()(x)),
+            "no kwargs flags": [lowered._no_kwargs, lowered.compile()._no_kwargs],
+            "in_avals": str(lowered.in_avals)}
+
+
+CASES = {"pmap_lower": _pmap_lower, "full_like": _full_like, "keys": _keys, "empty_index": _empty_index,
          "psum_of_bools": _psum_of_bools, "compile_options_over_a_mesh": _compile_options_over_a_mesh}
 
 

@@ -234,6 +234,9 @@ def _tree_mismatch(want, got) -> str:
 class _Stage:
     """The signature every stage tells, as JAX's Traced, Lowered and Compiled do."""
 
+    # JAX's flag for a stage whose calls refuse keyword arguments (the old pmap's): none does
+    _no_kwargs = False
+
     @property
     def fun_name(self) -> str:
         return self._traced.jitted._name
