@@ -93,8 +93,17 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         key = (statics, tree, flat_axes, mesh_devices, donated)
         try:
             cached = cache.get(key)
-        except TypeError:        # an unhashable static argument: a new trace each call
-            key, cached = None, None
+        except TypeError:
+            for i, value in statics:             # JAX's error, naming the first unhashable
+                try:
+                    hash(value)
+                except TypeError:
+                    raise ValueError(
+                        f"Non-hashable static arguments are not supported, as this can lead "
+                        f"to unexpected cache-misses. Static argument (index {i}) of type "
+                        f"{type(value)} for function {getattr(fun, '__name__', fun)} is "
+                        f"non-hashable.") from None
+            key, cached = None, None             # (unhashable in_axes leaves: a new trace)
         if cached is None:
             cached = _Cached(fun, dict(statics), len(args), tree, flat_axes, out_axes,
                              donated, mesh_devices, axis_name, global_size)

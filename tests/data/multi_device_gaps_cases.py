@@ -92,7 +92,23 @@ def _pmap_lower(jax):
             "in_avals": str(lowered.in_avals)}
 
 
-CASES = {"pmap_lower": _pmap_lower, "full_like": _full_like, "keys": _keys, "empty_index": _empty_index,
+def error(thunk) -> list:
+    try:
+        thunk()
+        return ["no error"]
+    except Exception as e:
+        return [type(e).__name__, str(e)]
+
+
+def _pmap_statics(jax):
+    f = jax.pmap(lambda x, y: x + 3, static_broadcasted_argnums=(1,))
+    x = np.arange(2)
+    return {"an array": error(lambda: f(x, np.asarray(1))),
+            "a list": error(lambda: f(x, [1, 2])),
+            "hashable": values(f(x, (1, 2)))}
+
+
+CASES = {"pmap_statics": _pmap_statics, "pmap_lower": _pmap_lower, "full_like": _full_like, "keys": _keys, "empty_index": _empty_index,
          "psum_of_bools": _psum_of_bools, "compile_options_over_a_mesh": _compile_options_over_a_mesh}
 
 
