@@ -4,6 +4,8 @@ Recorded by reference/make_multi_device_gaps_reference.py (8 simulated CPU devic
 tests/data/multi_device_gaps_reference.json; tests/sharding/test_multi_device_gaps.py compares.
 Each case gives plain facts: a result's devices, whether it is committed, its sharding's
 class and spec, values as lists, or an error's class and words."""
+import importlib
+
 import numpy as np
 
 
@@ -108,7 +110,21 @@ def _pmap_statics(jax):
             "hashable": values(f(x, (1, 2)))}
 
 
-CASES = {"pmap_statics": _pmap_statics, "pmap_lower": _pmap_lower, "full_like": _full_like, "keys": _keys, "empty_index": _empty_index,
+def _per_device_arrays(jax):
+    devices = jax.local_devices()
+    api = importlib.import_module(jax.__name__ + "._src.api")      # (deprecated in jax.)
+    y = api.device_put_sharded([np.arange(i, i + 2) for i in range(len(devices))], devices)
+    z = jax.pmap(lambda v: v)(np.arange(16).reshape(8, 2))
+    unread = z._npy_value is None
+    rows = [type(z[i]).__name__ for i in range(2)]
+    return {"device_put_sharded": [[sorted(d.id for d in b.devices()), np.asarray(b).tolist()]
+                                   for b in y._arrays],
+            "pmap result": [sorted(d.id for d in b.devices()) for b in z._arrays],
+            "one device": [np.asarray(b).tolist() for b in jax.numpy.arange(3)._arrays],
+            "unread after pmap and indexing": [unread, rows, z._npy_value is None]}
+
+
+CASES = {"per_device_arrays": _per_device_arrays, "pmap_statics": _pmap_statics, "pmap_lower": _pmap_lower, "full_like": _full_like, "keys": _keys, "empty_index": _empty_index,
          "psum_of_bools": _psum_of_bools, "compile_options_over_a_mesh": _compile_options_over_a_mesh}
 
 
