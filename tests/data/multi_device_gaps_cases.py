@@ -124,7 +124,21 @@ def _per_device_arrays(jax):
             "unread after pmap and indexing": [unread, rows, z._npy_value is None]}
 
 
-CASES = {"per_device_arrays": _per_device_arrays, "pmap_statics": _pmap_statics, "pmap_lower": _pmap_lower, "full_like": _full_like, "keys": _keys, "empty_index": _empty_index,
+def _vjp_jaxpr(jax):
+    jnp = jax.numpy
+    sin2 = lambda v: jnp.sin(jnp.sin(v))  # noqa: E731
+    out = {"text": str(jax.vjp(sin2, 1.0)[1].jaxpr)}
+    policies = {"save cos": lambda prim, *_, **__: str(prim) == "cos",
+                "save sin": lambda prim, *_, **__: str(prim) == "sin",
+                "save nothing": lambda *_, **__: False}
+    for where, g in (("plain", sin2), ("jit", jax.jit(sin2))):
+        for name, policy in policies.items():
+            text = str(jax.vjp(jax.checkpoint(g, policy=policy), jnp.arange(1.0))[1].jaxpr)
+            out[f"{where}, {name}: sin, cos"] = [text.count(" sin "), text.count(" cos ")]
+    return out
+
+
+CASES = {"vjp_jaxpr": _vjp_jaxpr, "per_device_arrays": _per_device_arrays, "pmap_statics": _pmap_statics, "pmap_lower": _pmap_lower, "full_like": _full_like, "keys": _keys, "empty_index": _empty_index,
          "psum_of_bools": _psum_of_bools, "compile_options_over_a_mesh": _compile_options_over_a_mesh}
 
 
