@@ -138,7 +138,24 @@ def _vjp_jaxpr(jax):
     return out
 
 
-CASES = {"vjp_jaxpr": _vjp_jaxpr, "per_device_arrays": _per_device_arrays, "pmap_statics": _pmap_statics, "pmap_lower": _pmap_lower, "full_like": _full_like, "keys": _keys, "empty_index": _empty_index,
+def _axis_env(jax):
+    jnp = jax.numpy
+    core = importlib.import_module(jax.__name__ + "._src.core")
+    seen = []
+
+    def g(x):
+        env = core.get_axis_env()
+        seen.append([list(env.axis_names()), env.axis_exists("i"), env.axis_exists("j")])
+        return x
+
+    jax.vmap(lambda y: jax.pmap(g, axis_name="j")(jnp.array([y])), axis_name="i")(jnp.ones(2))
+    jax.grad(lambda x: jax.pmap(g)(jnp.array([x]))[0])(3.0)
+    sizes = jax.vmap(lambda x: core.get_axis_env().axis_size("i"), axis_name="i")(jnp.ones(3))
+    return {"seen": seen, "sizes": values(sizes), "outside": list(core.get_axis_env().axis_names()),
+            "unbound": error(lambda: core.get_axis_env().axis_size("z"))}
+
+
+CASES = {"axis_env": _axis_env, "vjp_jaxpr": _vjp_jaxpr, "per_device_arrays": _per_device_arrays, "pmap_statics": _pmap_statics, "pmap_lower": _pmap_lower, "full_like": _full_like, "keys": _keys, "empty_index": _empty_index,
          "psum_of_bools": _psum_of_bools, "compile_options_over_a_mesh": _compile_options_over_a_mesh}
 
 
