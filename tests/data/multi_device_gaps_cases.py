@@ -155,8 +155,50 @@ def _axis_env(jax):
             "unbound": error(lambda: core.get_axis_env().axis_size("z"))}
 
 
-CASES = {"axis_env": _axis_env, "vjp_jaxpr": _vjp_jaxpr, "per_device_arrays": _per_device_arrays, "pmap_statics": _pmap_statics, "pmap_lower": _pmap_lower, "full_like": _full_like, "keys": _keys, "empty_index": _empty_index,
-         "psum_of_bools": _psum_of_bools, "compile_options_over_a_mesh": _compile_options_over_a_mesh}
+def _persistent_cache_events(jax):
+    import tempfile
+    jtu = importlib.import_module(jax.__name__ + "._src.test_util")
+    count = jtu.count_compilation_after_persistent_cache_miss
+    f = lambda v: v * 3 + 1  # noqa: E731
+    out = {}
+    with count() as n:
+        jax.jit(f)(np.float32(1.0))
+    out["no persistent cache"] = n()
+    old = (jax.config.jax_compilation_cache_dir,
+           jax.config.jax_persistent_cache_min_compile_time_secs)
+    with tempfile.TemporaryDirectory() as where:
+        jax.config.update("jax_compilation_cache_dir", where)
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+        try:
+            g = lambda v: v * 5 - 2  # noqa: E731
+            with count() as n:
+                jax.jit(g)(np.float32(2.0))
+            out["first compile"] = n()
+            jax.clear_caches()
+            with count() as n:
+                jax.jit(g)(np.float32(2.0))
+            out["from the disk"] = n()
+        finally:
+            for name, value in zip(("jax_compilation_cache_dir",
+                                    "jax_persistent_cache_min_compile_time_secs"), old):
+                jax.config.update(name, value)
+    # (turned off later, JAX's cache still counts: it decides once per process whether it is
+    # used, at the first compile; not compared)
+    return out
+
+
+CASES = {name: globals()["_" + name] for name in (
+    "full_like",
+    "keys",
+    "empty_index",
+    "psum_of_bools",
+    "compile_options_over_a_mesh",
+    "pmap_lower",
+    "pmap_statics",
+    "per_device_arrays",
+    "vjp_jaxpr",
+    "axis_env",
+    "persistent_cache_events")}
 
 
 def run(jax) -> dict:
