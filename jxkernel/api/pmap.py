@@ -31,7 +31,9 @@ from ..transforms.api_util import merge_static, wraps
 from ..transforms.jit import jit
 from ..transforms.jit.sharded import _check_fit
 from ..xla import client as _client
+from ..xla.array import Array
 from ..xla.put import device_put
+from ..xla.sharded import make_array_from_single_device_arrays
 from .shard_map import shard_map
 
 # the axis name pmap gives the mesh when none is named (JAX's, seen in the result's sharding)
@@ -352,6 +354,12 @@ def device_put_sharded(shards, devices):
             if (a1.shape, a1.dtype) != (a2.shape, a2.dtype):
                 raise ValueError(f"the shards passed to device_put_sharded must have "
                                  f"consistent shape and dtype, but got {a1} and {a2}.")
+        if all(type(x) is Array and x._sharding is None for x in xs):
+            # each shard made on its device and put there (no transfer where it is there
+            # already, as JAX's: allowed under transfer_guard("disallow_explicit"))
+            blocks = [device_put(expand_dims(x, (0,)), d) for x, d in zip(xs, devices)]
+            return make_array_from_single_device_arrays((len(xs), *avals[0].shape), sharding,
+                                                        blocks)
         return device_put(concatenate([expand_dims(x, (0,)) for x in xs], 0), sharding)
     return tree_map(stacked, *shards)
 

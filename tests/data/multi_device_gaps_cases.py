@@ -124,6 +124,16 @@ def _per_device_arrays(jax):
             "unread after pmap and indexing": [unread, rows, z._npy_value is None]}
 
 
+def _device_put_sharded_in_place(jax):
+    api = importlib.import_module(jax.__name__ + "._src.api")      # (deprecated in jax.)
+    devices = jax.devices()
+    parts = [jax.device_put(np.float32(i), d) for i, d in zip(range(8), devices)]
+    with jax.transfer_guard("disallow_explicit"):
+        y = api.device_put_sharded(parts, devices)
+    return {"value": values(y), "placement": placement(y),
+            "blocks": [sorted(d.id for d in b.devices()) for b in y._arrays]}
+
+
 def _vjp_jaxpr(jax):
     jnp = jax.numpy
     sin2 = lambda v: jnp.sin(jnp.sin(v))  # noqa: E731
@@ -196,6 +206,7 @@ CASES = {name: globals()["_" + name] for name in (
     "pmap_lower",
     "pmap_statics",
     "per_device_arrays",
+    "device_put_sharded_in_place",
     "vjp_jaxpr",
     "axis_env",
     "persistent_cache_events")}
