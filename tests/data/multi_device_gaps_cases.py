@@ -64,6 +64,15 @@ def _psum_of_bools(jax):
             "vmap psum": values(jax.vmap(lambda v: lax.psum(v, "i"), axis_name="i")(x))}
 
 
+def _uneven_groups(jax):
+    lax = jax.lax
+    groups = [[0, 1], np.arange(2, 8)]
+    x = np.arange(8.0, dtype=np.float32)
+    return {op.__name__: values(jax.pmap(lambda v: op(v, "i", axis_index_groups=groups),
+                                         "i")(x))
+            for op in (lax.psum, lax.pmax, lax.pmin)}
+
+
 def _compile_options_over_a_mesh(jax):
     lax = jax.lax
     f = jax.pmap(lambda v: v - lax.pmean(v, "i"), axis_name="i")
@@ -202,6 +211,7 @@ CASES = {name: globals()["_" + name] for name in (
     "keys",
     "empty_index",
     "psum_of_bools",
+    "uneven_groups",
     "compile_options_over_a_mesh",
     "pmap_lower",
     "pmap_statics",

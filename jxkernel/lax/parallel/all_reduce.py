@@ -166,7 +166,7 @@ def _reduce(prim, x, axis_name, axis_index_groups):
     axes = _as_names(axis_name)
     _check_bound(axes, "psum", eager_plain=prim is psum_p)     # (JAX names psum for all three)
     if axis_index_groups is not None:
-        axis_index_groups = _canonical_groups(axis_index_groups, _axis_size(axes))
+        axis_index_groups = _canonical_groups(axis_index_groups, _axis_size(axes), even=False)
     leaves, tree = tree_flatten(x)
     if axis_index_groups is None and vma.checks(axes):        # in a check_vma=True body
         leaves = [varying(leaf, axes, f"jax.lax.{prim.name}") for leaf in leaves]
