@@ -143,6 +143,13 @@ def _device_put_sharded_in_place(jax):
             "blocks": [sorted(d.id for d in b.devices()) for b in y._arrays]}
 
 
+def _strict_leaves(jax):
+    tu = importlib.import_module(jax.__name__ + "._src.tree_util")
+    trees = {"1": 1, "None": None, "(1,)": (1,), "[]": [], "{'a': 1}": {"a": 1},
+             "array": np.ones(2)}
+    return {name: tu.treedef_is_strict_leaf(tu.tree_structure(t)) for name, t in trees.items()}
+
+
 def _vjp_jaxpr(jax):
     jnp = jax.numpy
     sin2 = lambda v: jnp.sin(jnp.sin(v))  # noqa: E731
@@ -218,6 +225,7 @@ CASES = {name: globals()["_" + name] for name in (
     "per_device_arrays",
     "device_put_sharded_in_place",
     "vjp_jaxpr",
+    "strict_leaves",
     "axis_env",
     "persistent_cache_events")}
 
