@@ -143,6 +143,24 @@ def _device_put_sharded_in_place(jax):
             "blocks": [sorted(d.id for d in b.devices()) for b in y._arrays]}
 
 
+def _checked_shard_map(jax):
+    """jax_enable_checks on: jaxprs traced inside a check_vma body (a jit's), checked."""
+    jnp, lax, P = jax.numpy, jax.lax, jax.sharding.PartitionSpec
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:4]), ("x",))
+    jax.config.update("jax_enable_checks", True)
+    try:
+        index = jax.shard_map(jax.jit(lambda: lax.axis_index("x")[None]), mesh=mesh,
+                              in_specs=(), out_specs=P("x"))()
+        scaled = jax.shard_map(jax.jit(lambda v: v * 2.0 + lax.axis_index("x")), mesh=mesh,
+                               in_specs=P("x"), out_specs=P("x"))(jnp.arange(4.0))
+        cond = jax.jit(jax.shard_map(
+            lambda v: lax.cond(v[0] > 1, lambda: v + 1, lambda: v - 1), mesh=mesh,
+            in_specs=P("x"), out_specs=P("x")))(jnp.arange(4.0))
+    finally:
+        jax.config.update("jax_enable_checks", False)
+    return {"axis_index": values(index), "scaled": values(scaled), "cond": values(cond)}
+
+
 def _strict_leaves(jax):
     tu = importlib.import_module(jax.__name__ + "._src.tree_util")
     trees = {"1": 1, "None": None, "(1,)": (1,), "[]": [], "{'a': 1}": {"a": 1},
@@ -226,6 +244,7 @@ CASES = {name: globals()["_" + name] for name in (
     "device_put_sharded_in_place",
     "vjp_jaxpr",
     "strict_leaves",
+    "checked_shard_map",
     "axis_env",
     "persistent_cache_events")}
 
