@@ -161,6 +161,34 @@ def _checked_shard_map(jax):
     return {"axis_index": values(index), "scaled": values(scaled), "cond": values(cond)}
 
 
+def _body_abstract_mesh(jax):
+    """get_abstract_mesh() in shard_map bodies: the mesh, its manual axes Manual."""
+    P = jax.sharding.PartitionSpec
+    mesh = jax.sharding.Mesh(np.array(jax.devices()).reshape(2, 2, 2), ("x", "y", "z"))
+    seen = []
+
+    def look(tag):
+        m = jax.sharding.get_abstract_mesh()
+        seen.append([tag, list(m.manual_axes), list(m.auto_axes), str(m.axis_types)])
+
+    def inner(v):
+        look("inner")
+        return v
+
+    def outer(v):
+        look("outer")
+        return jax.shard_map(inner, in_specs=P(None, "y"), out_specs=P(None, "y"),
+                             axis_names={"y"})(v)
+
+    x = np.arange(32.0, dtype=np.float32).reshape(4, 8)
+    with jax.set_mesh(mesh):
+        look("set_mesh")
+        out = jax.jit(jax.shard_map(outer, in_specs=P("x"), out_specs=P("x"),
+                                    axis_names={"x"}))(x)
+    look("after")
+    return {"seen": seen, "out": values(out)}
+
+
 def _strict_leaves(jax):
     tu = importlib.import_module(jax.__name__ + "._src.tree_util")
     trees = {"1": 1, "None": None, "(1,)": (1,), "[]": [], "{'a': 1}": {"a": 1},
@@ -245,6 +273,7 @@ CASES = {name: globals()["_" + name] for name in (
     "vjp_jaxpr",
     "strict_leaves",
     "checked_shard_map",
+    "body_abstract_mesh",
     "axis_env",
     "persistent_cache_events")}
 
