@@ -189,6 +189,22 @@ def _body_abstract_mesh(jax):
     return {"seen": seen, "out": values(out)}
 
 
+def _shard_map_spec_errors(jax):
+    P = jax.sharding.PartitionSpec
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:4]), ("x",))
+    empty = importlib.import_module(jax.__name__ + "._src.mesh").empty_concrete_mesh
+
+    def call(specs, *args):
+        return jax.shard_map(lambda *a: a[0], mesh=mesh, in_specs=specs, out_specs=P())(*args)
+
+    scalar, vector = np.float32(1.0), np.ones(4, np.float32)
+    return {"a scalar, P(None) of a tuple": error(lambda: call((P(None),), scalar)),
+            "a scalar, one P for all": error(lambda: call(P("x"), scalar)),
+            "nested": error(lambda: call(((P(), P("x", None)),), (vector, vector))),
+            "empty mesh": error(lambda: jax.shard_map(
+                lambda v: v, mesh=empty, in_specs=P("x"), out_specs=P("x"))(vector))}
+
+
 def _strict_leaves(jax):
     tu = importlib.import_module(jax.__name__ + "._src.tree_util")
     trees = {"1": 1, "None": None, "(1,)": (1,), "[]": [], "{'a': 1}": {"a": 1},
@@ -273,6 +289,7 @@ CASES = {name: globals()["_" + name] for name in (
     "vjp_jaxpr",
     "strict_leaves",
     "checked_shard_map",
+    "shard_map_spec_errors",
     "body_abstract_mesh",
     "axis_env",
     "persistent_cache_events")}
