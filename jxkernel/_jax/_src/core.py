@@ -121,6 +121,8 @@ def _extremum(op, d1, d2):
 
 from ...lax.creation import MemorySpace  # noqa: E402,F401 (an operation's results' memory)
 
+from ...core.axis_env import axis_names, visible_axes  # noqa: E402  (get_axis_env's)
+
 
 class AxisEnv:
     """The named axes visible where it was taken (JAX's `core.AxisEnv`): those of enclosing
@@ -154,5 +156,4 @@ class AxisEnv:
 
 def get_axis_env() -> AxisEnv:
     """The named axes bound here (an AxisEnv)."""
-    from ...core.axis_env import axis_names, visible_axes
     return AxisEnv(visible_axes(), axis_names())

@@ -26,6 +26,7 @@ from ....core.config import config
 from ....transforms.jit import jit
 from ....tree_util import tree_leaves, tree_map
 from ..config import config_states
+from . import events
 from .dtype_lists import _dtype, tolerance
 
 
@@ -177,7 +178,6 @@ class JaxTestCase(parameterized.TestCase):
         """`func()` misses jit's caches as many times as each count given says (JAX's
         counters: calls past the fast paths, traces, lowerings, compiles the persistent cache
         did not spare)."""
-        from . import events
         with events.count_pjit_cpp_cache_miss() as cpp_count, \
                 events.count_jit_tracing_cache_miss() as tracing_count, \
                 events.count_jit_and_pmap_lowerings() as lowering_count, \
