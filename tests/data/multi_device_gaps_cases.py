@@ -205,6 +205,25 @@ def _shard_map_spec_errors(jax):
                 lambda v: v, mesh=empty, in_specs=P("x"), out_specs=P("x"))(vector))}
 
 
+def _carry_vma_advice(jax):
+    """A scan or while carry whose varying axes change in a shard_map body: JAX's words."""
+    jnp, lax, P = jax.numpy, jax.lax, jax.sharding.PartitionSpec
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:1]).reshape(1, 1), ("i", "j"))
+    x = jnp.arange(3.0)
+
+    def run(body):
+        return error(lambda: jax.shard_map(body, mesh=mesh, in_specs=(P("i"), P()),
+                                           out_specs=P("i"))(x, x))
+
+    swap = lambda c, _: ((c[1], c[0]), ())  # noqa: E731
+    both = lambda c, _: ((c[0] + lax.axis_index("i"), c[1] + lax.axis_index("i")),  # noqa: E731
+                         ())
+    return {"swapped": run(lambda a, b: lax.scan(swap, (a, b), (), length=2)[0][0]),
+            "two gain": run(lambda a, b: lax.scan(both, (b, b), (), length=2)[0][0] + a),
+            "while": run(lambda a, b: lax.while_loop(lambda c: c[1][0] < 3,
+                                                     lambda c: (c[1], c[0]), (a, b))[0])}
+
+
 def _strict_leaves(jax):
     tu = importlib.import_module(jax.__name__ + "._src.tree_util")
     trees = {"1": 1, "None": None, "(1,)": (1,), "[]": [], "{'a': 1}": {"a": 1},
@@ -290,6 +309,7 @@ CASES = {name: globals()["_" + name] for name in (
     "strict_leaves",
     "checked_shard_map",
     "shard_map_spec_errors",
+    "carry_vma_advice",
     "body_abstract_mesh",
     "axis_env",
     "persistent_cache_events")}
