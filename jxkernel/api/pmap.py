@@ -20,7 +20,7 @@ import weakref
 
 import numpy as np
 
-from ..core.avals import get_aval
+from ..core.avals import ShapedArray, get_aval
 from ..core.lru import LRU, SIGNATURES
 from ..core.mesh import IndivisibleError, Mesh, NamedSharding, PartitionSpec
 from ..core.trace import EvalTrace, current_trace
@@ -31,7 +31,9 @@ from ..transforms.api_util import merge_static, wraps
 from ..transforms.jit import jit
 from ..transforms.jit.sharded import _check_fit
 from ..xla import client as _client
+from ..xla.array import Array
 from ..xla.put import device_put
+from ..xla.sharded import make_array_from_single_device_arrays
 from .shard_map import shard_map
 
 # the axis name pmap gives the mesh when none is named (JAX's, seen in the result's sharding)
@@ -93,8 +95,17 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         key = (statics, tree, flat_axes, mesh_devices, donated)
         try:
             cached = cache.get(key)
-        except TypeError:        # an unhashable static argument: a new trace each call
-            key, cached = None, None
+        except TypeError:
+            for i, value in statics:             # JAX's error, naming the first unhashable
+                try:
+                    hash(value)
+                except TypeError:
+                    raise ValueError(
+                        f"Non-hashable static arguments are not supported, as this can lead "
+                        f"to unexpected cache-misses. Static argument (index {i}) of type "
+                        f"{type(value)} for function {getattr(fun, '__name__', fun)} is "
+                        f"non-hashable.") from None
+            key, cached = None, None             # (unhashable in_axes leaves: a new trace)
         if cached is None:
             cached = _Cached(fun, dict(statics), len(args), tree, flat_axes, out_axes,
                              donated, mesh_devices, axis_name, global_size)
@@ -302,8 +313,10 @@ class _Cached:
     def check_fit(self, flat) -> None:
         """JAX's errors for arguments the mesh does not split (its jit checks in_shardings
         before it traces): arguments of other sizes along the mapped axis, a scalar mapped."""
+        # (an aval itself stands for its arguments in `.lower(ShapedArray(...))`, as in jit's)
         _check_fit("arguments", [f"flat_args[{i}]" for i in range(len(flat))],
-                   [get_aval(x) for x in flat], self._in_shardings)
+                   [x if isinstance(x, ShapedArray) else get_aval(x) for x in flat],
+                   self._in_shardings)
 
     def on_the_mesh(self, flat) -> list:
         """The arguments laid out over pmap's mesh: one sharded over another mesh of these
@@ -341,6 +354,12 @@ def device_put_sharded(shards, devices):
             if (a1.shape, a1.dtype) != (a2.shape, a2.dtype):
                 raise ValueError(f"the shards passed to device_put_sharded must have "
                                  f"consistent shape and dtype, but got {a1} and {a2}.")
+        if all(type(x) is Array and x._sharding is None for x in xs):
+            # each shard made on its device and put there (no transfer where it is there
+            # already, as JAX's: allowed under transfer_guard("disallow_explicit"))
+            blocks = [device_put(expand_dims(x, (0,)), d) for x, d in zip(xs, devices)]
+            return make_array_from_single_device_arrays((len(xs), *avals[0].shape), sharding,
+                                                        blocks)
         return device_put(concatenate([expand_dims(x, (0,)) for x in xs], 0), sharding)
     return tree_map(stacked, *shards)
 

@@ -54,7 +54,7 @@ def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma, eager=Tru
         avals = tuple(get_aval(x) for x in dyn)
         _check_explicit_args(mesh_, manual, dyn, dyn_specs, avals)
         if eager and _runs_eagerly(mesh_, manual):
-            _check_args(f, mesh_, args, flat_args, specs, avals, static)
+            _check_args(f, mesh_, args, flat_args, specs, avals, static, in_specs)
             return _run_eagerly(_staged, f, flat_args, in_tree, static, dyn, dyn_specs, avals,
                                 out_specs, mesh_, check_vma)
         # The body's trace depends on where the call is: inside another body the manual axes
@@ -65,7 +65,7 @@ def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma, eager=Tru
             vma.trace_place() if not any(static) else None
         found = traces.get(key) if key is not None else None
         if found is None:
-            _check_args(f, mesh_, args, flat_args, specs, avals, static)
+            _check_args(f, mesh_, args, flat_args, specs, avals, static, in_specs)
             found = _trace_body(f, flat_args, in_tree, static, avals, dyn_specs, out_specs,
                                 mesh_, manual, check_vma)
             if key is not None and not any(isinstance(c, Tracer) for c in found[1]):

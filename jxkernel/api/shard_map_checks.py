@@ -99,6 +99,8 @@ def _checked_mesh(mesh, axis_names, in_specs, out_specs):
     if not isinstance(mesh, Mesh):
         raise TypeError(f"shard_map requires a `jax.sharding.Mesh` instance for its second "
                         f"argument, but got {mesh} of type {type(mesh)}.")
+    if mesh.empty:                                  # (JAX's words)
+        raise ValueError(f"shard_map requires a non-empty mesh. Got {mesh}")
     if not isinstance(axis_names, (set, frozenset)):
         raise TypeError(f"`axis_names` argument of shard_map should be of type `frozenset` or "
                         f"`set`. Got type: {type(axis_names)}")
@@ -184,13 +186,20 @@ def _flat_out_specs(out_specs, out_struct) -> list:
 def _arg_descriptions(f, args, flat_args) -> list:
     """Per leaf: ('args[0]', where known ", where args[0] is bound to f's parameter 'a'")."""
     try:
-        params = list(inspect.signature(f).parameters)
+        params = [p for p in inspect.signature(f).parameters.values()
+                  if p.kind not in (p.KEYWORD_ONLY, p.VAR_KEYWORD)]
     except (TypeError, ValueError):
         params = []
     out = []
+    fun = _fun_name(f)
     for i, a in enumerate(args):
-        bound = f", where args[{i}] is bound to {_fun_name(f)}'s parameter '{params[i]}'" \
-            if i < len(params) else ""
+        if not params:
+            bound = ""
+        elif i >= len(params) or params[i].kind == params[i].VAR_POSITIONAL:
+            bound = (f", where args[{i}] is the index {i - len(params) + 1} component of "
+                     f"{fun}'s varargs parameter '{params[-1].name}'")
+        else:
+            bound = f", where args[{i}] is bound to {fun}'s parameter '{params[i].name}'"
         out.extend((f"args[{i}]{keystr(path)}", bound)
                    for path, _ in tree_flatten_with_path(a)[0])
     return out
@@ -202,23 +211,40 @@ def _type_text(aval) -> str:
     return str(aval.strip_weak_type())
 
 
-def _check_args(f, mesh, args, flat_args, specs, avals, static) -> None:
+def _spec_keys(in_specs, args) -> list:
+    """Per leaf of `args`: where its spec is in `in_specs` ('in_specs[0]'; 'in_specs' for one
+    spec for all), as JAX's errors name it."""
+    is_spec = lambda s: s is None or isinstance(s, PartitionSpec)  # noqa: E731
+    try:
+        paths = tree_flatten_with_path(in_specs, is_leaf=is_spec)[0]
+        keyed = tree_flatten(in_specs, is_leaf=is_spec)[1].unflatten(
+            [f"in_specs{keystr(path)}" for path, _ in paths])
+        return broadcast_prefix(keyed, args, is_leaf=lambda k: isinstance(k, str))
+    except (ValueError, TypeError):
+        return ["in_specs"] * len(tree_flatten(args)[0])
+
+
+def _check_args(f, mesh, args, flat_args, specs, avals, static, in_specs=None) -> None:
     """JAX's errors for an in_spec longer than its argument's rank, or that does not divide
     it evenly."""
     names = [n for n, s in zip(_arg_descriptions(f, args, flat_args), static) if not s]
+    keys = [k for k, s in zip(_spec_keys(in_specs, args), static) if not s]
     fun = _fun_name(f)
     dyn_specs = [s for s in specs if s is not None]
-    for (name, bound), spec, aval in zip(names, dyn_specs, avals):
+    for (name, bound), key, spec, aval in zip(names, keys, dyn_specs, avals):
         if len(spec) > len(aval.shape):
-            raise ValueError(
-                f"shard_map applied to the function '{fun}' was given an in_specs entry which "
-                f"is too long to be compatible with the corresponding input value from the "
-                f"function:\n\nin_specs is {spec!r} which has length {len(spec)}, but the "
-                f"passed {name}{bound}, has shape {_type_text(aval)}, which has rank "
-                f"{len(aval.shape)} (and {len(aval.shape)} < {len(spec)})\n\nEntries in "
-                f"in_specs must be of length no greater than the number of axes in the "
-                f"corresponding input value.\n\nEither revise the spec to be shorter, or "
-                f"modify '{fun}' so that its inputs have sufficient rank.")
+            msg = (f"shard_map applied to the function '{fun}' was given an in_specs entry "
+                   f"which is too long to be compatible with the corresponding input value "
+                   f"from the function:\n\n{key} is {spec!r} which has length {len(spec)}, "
+                   f"but the passed {name}{bound}, has shape {_type_text(aval)}, which has "
+                   f"rank {len(aval.shape)} (and {len(aval.shape)} < {len(spec)})\n\nEntries "
+                   f"in in_specs must be of length no greater than the number of axes in the "
+                   f"corresponding input value.\n\nEither revise the spec to be shorter, or "
+                   f"modify '{fun}' so that its inputs have sufficient rank.")
+            if not aval.shape:
+                msg += ("\n\nFor scalar values (rank 0), consider using an in_specs entry of "
+                        "`P()`, where `P = jax.sharding.PartitionSpec`.")
+            raise ValueError(msg)
     sizes = mesh.shape
     for (name, bound), spec, aval in zip(names, dyn_specs, avals):
         for d, axes in enumerate(spec._axes(len(aval.shape))):

@@ -23,7 +23,7 @@ from ..core.interpret import eval_jaxpr
 from ..core.dce import prune_rules, pruned_body
 from ..core.ir import ClosedJaxpr, param_printers
 from ..core.lru import LRU, TRACES
-from ..core.mesh import NamedSharding, PartitionSpec
+from ..core.mesh import AbstractMesh, AxisType, NamedSharding, PartitionSpec, _mesh_state
 from ..core.numpy_eval import eval_closed_jaxpr_numpy
 from ..core.partial_eval import partial_eval_jaxpr
 from ..core.primitive import (
@@ -107,13 +107,25 @@ class _axes_bound:
 
     def __enter__(self):
         _bodies.append(self.body)
+        # get_abstract_mesh() in the body: the mesh with its manual axes Manual, as JAX's
+        self.outer, _mesh_state.abstract = _mesh_state.abstract, _manual_abstract(*self.body)
         for b in self.bound:
             b.__enter__()
 
     def __exit__(self, *exc):
         for b in reversed(self.bound):
             b.__exit__()
+        _mesh_state.abstract = self.outer
         _bodies.pop()
+
+
+def _manual_abstract(mesh, manual) -> AbstractMesh:
+    """`mesh`'s AbstractMesh with the axes of `manual` typed Manual."""
+    abstract = mesh.abstract_mesh
+    return AbstractMesh(abstract.axis_sizes, abstract.axis_names,
+                        tuple(AxisType.Manual if a in manual else t
+                              for a, t in zip(abstract.axis_names, abstract.axis_types)),
+                        _device=abstract._device)
 
 
 def _outer_manual() -> frozenset:

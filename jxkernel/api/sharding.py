@@ -25,6 +25,7 @@ from ..core.mesh import (  # noqa: F401
     set_mesh,
 )
 from ..core.mesh import _mesh_state
+from ..core.mesh import get_abstract_mesh  # noqa: F401  (jax.sharding names it; core holds it)
 from ..core.mesh import get_mesh as _current_mesh
 from ..core.mesh import resolve
 from ..core.sharding_types import explicit_axes as explicit_of
@@ -46,17 +47,6 @@ def get_mesh() -> Mesh:
     Mesh(axis_sizes=(), axis_names=())
     """
     return _current_mesh() or _EMPTY_MESH
-
-
-def get_abstract_mesh() -> AbstractMesh:
-    """The mesh use_abstract_mesh set, else the AbstractMesh of the mesh set by set_mesh (an
-    empty one when none is set).
-
-    >>> get_abstract_mesh()
-    AbstractMesh((), axis_types=())
-    """
-    found = _mesh_state.abstract
-    return found if found is not None else get_mesh().abstract_mesh
 
 
 @contextlib.contextmanager

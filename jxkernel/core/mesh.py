@@ -374,6 +374,7 @@ _context_copies: dict = {}
 AxisType.__module__ = AbstractMesh.__module__ = Mesh.__module__ = "jxkernel._src.mesh"
 
 _EMPTY_MESH = Mesh(None, ())
+empty_concrete_mesh = _EMPTY_MESH      # JAX's name for it (jax._src.mesh): set_mesh of it sets none
 
 
 class _MeshState(threading.local):
@@ -388,6 +389,17 @@ def get_mesh():
     """The mesh set by `set_mesh` or `with mesh:` (None when there is none; the public
     `jax.sharding.get_mesh` says `Mesh()` then, as JAX's)."""
     return _mesh_state.mesh
+
+
+def get_abstract_mesh() -> AbstractMesh:
+    """The mesh use_abstract_mesh set, else the AbstractMesh of the mesh set by set_mesh (an
+    empty one when none is set).
+
+    >>> get_abstract_mesh()
+    AbstractMesh((), axis_types=())
+    """
+    found = _mesh_state.abstract
+    return found if found is not None else (get_mesh() or _EMPTY_MESH).abstract_mesh
 
 
 def on_context_mesh() -> bool:

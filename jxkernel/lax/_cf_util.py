@@ -380,7 +380,7 @@ def check_carry(body_fun, in_tree, in_avals, out_tree, out_avals, name="body fun
                         f"structure, but they differ:\n\n{differences}\nRevise the function so "
                         f"that the carry output has the same pytree structure as the carry input.")
     paths = _LeafPaths(in_tree)
-    diffs, vma_text = [], None
+    diffs, hints = [], []
     for i, (a, b) in enumerate(zip(in_avals, out_avals)):
         if a == b:
             continue
@@ -392,9 +392,12 @@ def check_carry(body_fun, in_tree, in_avals, out_tree, out_avals, name="body fun
             diffs.append(f"{what} has type {_long(a)} but the corresponding output carry "
                          f"component has type {_long(b)}, so the {extra} do not match")
         elif getattr(a, "vma", None) != getattr(b, "vma", None):      # in a shard_map body
-            vma_text = _vma_mismatch(_capitalize(what), "the corresponding output carry "
-                                     "component", paths[i], a, b, what)
-            diffs.append(vma_text.split(".\n", 1)[0].rstrip("."))
+            diffs.append(_vma_mismatch(what, "the corresponding output carry component",
+                                       None, a, b).rstrip("."))
+            missing = in_mesh_order(b.vma - a.vma)
+            if missing:          # JAX's advice, one per carry that gains axes in the body
+                hints.append(f"applying `jax.lax.pcast(..., {missing}, to='varying')`, to the "
+                             f"initial carry value corresponding to {what}")
         # Explicit mesh axes: typed carries must keep their sharding. An untyped side (a
         # primitive with no sharding rule, or a one-device initial value, which JAX would
         # type as replicated) is let through
@@ -403,10 +406,14 @@ def check_carry(body_fun, in_tree, in_avals, out_tree, out_avals, name="body fun
             diffs.append(f"{what} has type {a.strip_weak_type()} but the corresponding output "
                          f"carry component has type {b.strip_weak_type()}")
     if diffs:
-        differences = f"{vma_text}\n" if vma_text and len(diffs) == 1 else _listed(diffs)
+        advice = "" if not hints else f"This might be fixed by {hints[0]}.\n" \
+            if len(hints) == 1 else "This might be fixed by:\n" + _listed(hints)
+        if advice:
+            advice += ("See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma "
+                       "for more information.\n\n")
         raise TypeError(f"{name} carry input and carry output must have equal types, but they "
-                        f"differ:\n\n{differences}\nRevise the function so that all output "
-                        f"types match the corresponding input types.")
+                        f"differ:\n\n{_listed(diffs)}\n{advice}Revise the function so that all "
+                        f"output types match the corresponding input types.")
 
 
 def _same_typing(a, b) -> bool:

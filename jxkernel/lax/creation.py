@@ -95,15 +95,16 @@ def laid_out_like(a, out):
     """`out` laid out as `a`, split over a mesh, as JAX's lax.full_like does (jnp.zeros_like
     too: optax's zeros_like of sharded parameters gives their optimizer state): `a`'s sharding
     (anything with a NamedSharding over devices, committed: Flax's hijax Variables too),
-    unless the result is weakly typed or traced, or its shape differs (then replicated over
-    the mesh, if `a` was fully replicated; else as it is)."""
+    unless the result is weakly typed or traced, or its shape differs (then on `a`'s device, or
+    replicated over the mesh if `a` was fully replicated; else as it is)."""
     if isinstance(a, (Tracer, np.ndarray)) or isinstance(out, Tracer) or out.aval.weak_type or \
             not hasattr(a, "sharding"):
         return out
     sharding = a.sharding
     committed = getattr(a, "committed", getattr(a, "_committed", True))
-    if type(sharding).__name__ == "SingleDeviceSharding" and committed and out.shape == a.shape:
-        return device_put(out, sharding)    # committed to `a`'s device, as JAX's
+    if type(sharding).__name__ == "SingleDeviceSharding" and committed:
+        # committed to `a`'s device, as JAX's, whatever the shape (one device holds it all)
+        return device_put(out, sharding)
     if type(sharding).__name__ != "NamedSharding" or not hasattr(sharding.mesh, "devices") or \
             not committed:
         return out                          # (an AbstractMesh has no devices)

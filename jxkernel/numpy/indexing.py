@@ -658,8 +658,8 @@ def _gather(arr, ix: _GatherIndexer, indices_are_sorted, unique_indices, mode, f
     if ix.scalar_bool_dims:
         y = lax.expand_dims(y, ix.scalar_bool_dims)
     if 0 in ix.slice_shape:
-        a = aval_of(arr)
-        return lax.broadcast_in_dim(typed_constant(0, a.dtype), ix.slice_shape, ())
+        # nothing to gather: zeros like `y` (on its device, if committed to one, as JAX's)
+        return lax.full_like(y, 0, shape=ix.slice_shape)
     if 0 not in np.shape(ix.gather_indices):
         y = lax.gather(y, ix.gather_indices, ix.dnums, ix.gather_slice_shape,
                        unique_indices=unique_indices or ix.unique_indices,

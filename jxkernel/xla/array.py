@@ -144,6 +144,15 @@ class ArrayImpl(metaclass=_CNamed):
 
     global_shards = addressable_shards      # (one process: every shard is this one's)
 
+    @property
+    def _arrays(self) -> list:
+        """JAX's private per-device list (its tests and some libraries read it): each
+        device's data as a one-device Array, in the order of addressable_shards."""
+        return [shard.data for shard in self.addressable_shards]
+
+    # JAX's private name for the host copy, None until the value is read (jnp.asarray, print)
+    _npy_value = property(lambda self: self._npy)
+
     def on_device_size_in_bytes(self) -> int:
         """The bytes its buffers take on their devices."""
         self._check_alive()

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..core.config import config, make_user_context
 from ..core.lazy_names import lazy_names
+from ..core.monitoring import test_event
 from . import client as _client
 from .client import xc
 from .disk_cache import (_cache_line, _disk_load, _disk_path, _disk_store, _held_back,
@@ -283,6 +284,9 @@ def compile_module(text: str, devices, host_callbacks=(), propagate_outputs=None
         _persistent_logger.isEnabledFor(_persistent_level())
     if loaded is None:
         source = "compiled"
+        if config.jax_enable_compilation_cache:     # JAX's event: the cache (enabled, with
+            # a folder or not) did not spare this compile
+            test_event("compile_after_persistent_compilation_miss")
         if path or called_back:
             _log_persistent(lines, "PERSISTENT COMPILATION CACHE MISS for '%s' with key %r",
                             text, key or cache_key(text, devices, propagate_outputs,

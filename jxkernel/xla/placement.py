@@ -8,6 +8,7 @@ and the placement tokens jit's and eager dispatch's hot paths compare (`signatur
 """
 from __future__ import annotations
 
+from ..core.basearray import OverData
 from . import client as _client
 from .array import Array
 from .buffer import sharding_for, uncommitted_sharding_for
@@ -73,7 +74,9 @@ def call_placement(leaves, what=None) -> tuple:
     in it (default: "<unnamed>", "args[i]")."""
     device = None
     for x in leaves:
-        if type(x) is Array and x._buf._committed:
+        if type(x) is not Array:
+            x = placed_data(x)
+        if x is not None and x._buf._committed:
             if device is None:
                 device = x._buf._sharding._devices[0]
             elif x._buf._sharding._devices[0] != device:
@@ -83,12 +86,23 @@ def call_placement(leaves, what=None) -> tuple:
     return device, True
 
 
+def placed_data(x):
+    """`x`'s one-device Array: `x` itself, or the data of a typed key (an array of an extended
+    dtype) on one device, whose placement is the key's (JAX's computation follows a key's
+    data: `random.normal` of a key put on device 1 runs there); None for anything else."""
+    if type(x) is Array:
+        return x
+    base = x._base if isinstance(x, OverData) else None
+    return base if type(base) is Array else None
+
+
 def incompatible_devices_error(leaves, what=None) -> ValueError:
     """JAX's error for a call on Arrays committed to different devices (jax/_src/stages.py's
     `_device_assignment_mismatch_error`): the first two such Arrays named."""
     name, names = what() if what is not None else \
         ("<unnamed>", [f"args[{i}]" for i in range(len(leaves))])
-    committed = [(n, x) for n, x in zip(names, leaves) if type(x) is Array and x._buf._committed]
+    committed = [(n, x) for n, x in zip(names, leaves)
+                 if placed_data(x) is not None and placed_data(x)._buf._committed]
     first = committed[0][1].device
     second = next(i for i, (_, x) in enumerate(committed) if x.device != first)
     # (JAX's dtype names here are long ones: float32[3], not f32[3])

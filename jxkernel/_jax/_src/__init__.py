@@ -19,6 +19,9 @@ module_aliases(__name__, {"checkify": "jxkernel.api.checkify",
                           "source_info_util": "jxkernel._jax.extend.source_info_util",
                           "ad_checkpoint": "jxkernel.api.ad_checkpoint",
                           "shard_map": "jxkernel.api.shard_map",
+                          # pmap as jit of shard_map, as JAX 0.10.2's module of that name
+                          "pmap": "jxkernel.api.pmap",
+                          "stages": "jxkernel._jax.stages",
                           # the classes whose __module__ names them (core/mesh.py): pickles
                           "mesh": "jxkernel.core.mesh",
                           "partition_spec": "jxkernel.core.mesh",

@@ -120,3 +120,40 @@ def _extremum(op, d1, d2):
 
 
 from ...lax.creation import MemorySpace  # noqa: E402,F401 (an operation's results' memory)
+
+from ...core.axis_env import axis_names, visible_axes  # noqa: E402  (get_axis_env's)
+
+
+class AxisEnv:
+    """The named axes visible where it was taken (JAX's `core.AxisEnv`): those of enclosing
+    vmaps, pmaps and shard_maps, each name's innermost size.
+
+        >>> jax.vmap(lambda x: get_axis_env().axis_size("i"), axis_name="i")(jnp.ones(3))
+        Array([3, 3, 3], dtype=int32, weak_type=True)
+    """
+
+    def __init__(self, visible, names):
+        self.axis_sizes = {}
+        for name, size in visible:               # innermost first: the first one stands
+            self.axis_sizes.setdefault(name, size)
+        self._names = tuple(names)
+
+    def axis_size(self, axis_name):
+        if axis_name not in self.axis_sizes:
+            raise NameError(f"unbound axis name: {axis_name}")     # (JAX's words)
+        return self.axis_sizes[axis_name]
+
+    def axis_exists(self, axis_name) -> bool:
+        return axis_name in self.axis_sizes
+
+    def axis_names(self) -> tuple:
+        """Outermost first, each once."""
+        return self._names
+
+    def __repr__(self):
+        return f"AxisEnv({self.axis_sizes!r})"
+
+
+def get_axis_env() -> AxisEnv:
+    """The named axes bound here (an AxisEnv)."""
+    return AxisEnv(visible_axes(), axis_names())

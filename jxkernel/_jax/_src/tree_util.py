@@ -14,3 +14,12 @@ from ...tree_util import (_registry, _RegistryEntry, broadcast_flattened_prefix_
 # JAX's registry for its C++ dispatch, holding every node of the default one (and internal
 # types jxkernel's dispatch does not unpack): jxkernel's jit flattens with the default one
 dispatch_registry = default_registry  # noqa: F405
+
+
+def treedef_is_strict_leaf(treedef) -> bool:
+    """Whether `treedef` is one leaf itself (not None, not a node holding a single leaf).
+
+    >>> treedef_is_strict_leaf(tree_structure(1)), treedef_is_strict_leaf(tree_structure((1,)))
+    (True, False)
+    """
+    return treedef.num_nodes == 1 and treedef.num_leaves == 1

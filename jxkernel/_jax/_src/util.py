@@ -77,6 +77,33 @@ def split_list(items, sizes) -> list:
     return [items[a:b] for a, b in builtins.zip(bounds, bounds[1:])] + [items[bounds[-1]:]]
 
 
+def partition_list(mask, items) -> tuple:
+    """`items` split by the booleans `mask`: (those at False, those at True).
+
+    >>> partition_list([True, False, True], "abc")
+    (['b'], ['a', 'c'])
+    """
+    mask, items = list(mask), list(items)
+    if len(mask) != len(items):
+        raise ValueError(f"partition_list: {len(mask)} flags for {len(items)} items")
+    return ([x for b, x in builtins.zip(mask, items) if not b],
+            [x for b, x in builtins.zip(mask, items) if b])
+
+
+def merge_lists(mask, falses, trues) -> list:
+    """partition_list undone: one list taking `trues` where `mask` is True, `falses` elsewhere.
+
+    >>> merge_lists([True, False, True], ["b"], ["a", "c"])
+    ['a', 'b', 'c']
+    """
+    mask, falses, trues = list(mask), list(falses), list(trues)
+    if sum(map(bool, mask)) != len(trues) or len(mask) - len(trues) != len(falses):
+        raise ValueError(f"merge_lists: {len(falses)} and {len(trues)} items for a mask of "
+                         f"{len(mask)} with {sum(map(bool, mask))} set")
+    ts, fs = iter(trues), iter(falses)
+    return [next(ts) if b else next(fs) for b in mask]
+
+
 def tuple_update(t: tuple, idx: int, val) -> tuple:
     """`t` with item `idx` replaced by `val`.
 

@@ -58,8 +58,10 @@ def _register_linear_collective(prim, abstract_eval, lowering, batching, transpo
     deflinear2(prim, transpose)
 
 
-def _canonical_groups(axis_index_groups, size):
-    """`axis_index_groups` as a hashable tuple of tuples, checked against the axis `size`."""
+def _canonical_groups(axis_index_groups, size, even=True):
+    """`axis_index_groups` as a hashable tuple of tuples, checked against the axis `size`;
+    of one size unless not `even` (psum, pmax and pmin take groups of several sizes, as
+    JAX's)."""
     if axis_index_groups is None:
         return None
     groups = tuple(tuple(int(i) for i in g) for g in axis_index_groups)
@@ -67,7 +69,7 @@ def _canonical_groups(axis_index_groups, size):
     if members != list(range(size)):
         raise ValueError(f"axis_index_groups must cover all indices exactly once: got {groups} "
                          f"for an axis of size {size}")
-    if len({len(g) for g in groups}) > 1:
+    if even and len({len(g) for g in groups}) > 1:
         raise ValueError(f"axis_index_groups must all be the same size, got {groups}")
     return groups
 
@@ -126,8 +128,10 @@ def _collective_attrs(ctx, axes, axis_index_groups=None, global_ids=True) -> dic
     """The device groups (XLA's `replica_groups` attribute, here of partition ids), the channel
     and whether the ids are global."""
     manual = _bound(ctx, axes)
+    groups = mesh_groups(manual[0], axes, axis_index_groups)
+    width = max(len(g) for g in groups)       # groups of several sizes: padded with -1 (XLA's)
     attrs = {"channel_handle": _CHANNEL,
-             "replica_groups": hlo.dense_i64(mesh_groups(manual[0], axes, axis_index_groups))}
+             "replica_groups": hlo.dense_i64([g + [-1] * (width - len(g)) for g in groups])}
     if global_ids:
         attrs["use_global_device_ids"] = "unit"
     return attrs

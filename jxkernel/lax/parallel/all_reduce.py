@@ -166,7 +166,7 @@ def _reduce(prim, x, axis_name, axis_index_groups):
     axes = _as_names(axis_name)
     _check_bound(axes, "psum", eager_plain=prim is psum_p)     # (JAX names psum for all three)
     if axis_index_groups is not None:
-        axis_index_groups = _canonical_groups(axis_index_groups, _axis_size(axes))
+        axis_index_groups = _canonical_groups(axis_index_groups, _axis_size(axes), even=False)
     leaves, tree = tree_flatten(x)
     if axis_index_groups is None and vma.checks(axes):        # in a check_vma=True body
         leaves = [varying(leaf, axes, f"jax.lax.{prim.name}") for leaf in leaves]
@@ -188,14 +188,17 @@ def psum(x, axis_name, *, axis_index_groups=None):
     Array([3, 3, 3], dtype=int32, weak_type=True)
     """
     leaves, tree = tree_flatten(x)
+    # a bool counts as 0 or 1: summed as int32, as JAX's (psum of [True, True] is 2)
+    leaves = [convert_element_type(leaf, np.int32) if dtypes.dtype(leaf) == np.bool_ else leaf
+              for leaf in leaves]
     if not any(isinstance(leaf, Tracer) for leaf in leaves):
         return tree_unflatten(tree, _psum_constants(leaves, _as_names(axis_name),
                                                     axis_index_groups))
-    return _reduce(psum_p, x, axis_name, axis_index_groups)
+    return _reduce(psum_p, tree_unflatten(tree, leaves), axis_name, axis_index_groups)
 
 
 def _psum_constants(leaves, axes, axis_index_groups) -> list:
-    """JAX's constant case of psum: each leaf (a bool as int32) times the members summed,
+    """JAX's constant case of psum: each leaf times the members summed,
     a positional axis summed away; a Python scalar stays a Python scalar (psum(1, 'i') is
     the axis size, an int, with nothing in the jaxpr)."""
     named = tuple(a for a in axes if not isinstance(a, int))
@@ -208,8 +211,6 @@ def _psum_constants(leaves, axes, axis_index_groups) -> list:
         size = _axis_size(named) if named else 1
     out = []
     for leaf in leaves:
-        if dtypes.dtype(leaf) == np.bool_:
-            leaf = convert_element_type(leaf, np.int32)
         if positional:
             leaf = reduce_sum(leaf, tuple(a % np.ndim(leaf) for a in positional))
         out.append(_const(leaf, size) * leaf)

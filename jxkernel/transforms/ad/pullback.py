@@ -34,6 +34,12 @@ class VJP:
         self.args_res, self._slots = list(args_res), slots
 
     @property
+    def jaxpr(self):
+        """The linear program the pullback transposes (tangents in, out), its constants the
+        residuals, as JAX's `VJP.jaxpr`: what a remat policy saved shows as what it reads."""
+        return self._pullback.jaxpr
+
+    @property
     def opaque_residuals(self) -> list:
         """The residuals that are not inputs (JAX's name): what the VJP itself keeps."""
         taken = {j for j, _ in self._slots}

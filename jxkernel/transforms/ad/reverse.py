@@ -75,6 +75,7 @@ def vjp(fun, *primals, has_aux=False):
                 result.append(np.zeros(aval.shape, float0))
         return tree_unflatten(p_tree, result)
 
+    pullback.jaxpr = jaxpr              # (VJP.jaxpr, as JAX's: the linear program)
     residuals, args_res, slots = _input_residuals(list(linear.consts), p_tree, p_leaves)
     vjp_fn = VJP(pullback, residuals, getattr(fun, "__name__", "fun"), args_res, slots)
     return (tree_unflatten(out_tree, primal_out), vjp_fn) + aux

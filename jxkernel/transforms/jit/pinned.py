@@ -29,7 +29,7 @@ from ...core.mesh import on_context_mesh
 from ...tree_util import tree_flatten, tree_unflatten
 from ...xla import client as _client
 from ...xla.array import Array
-from ...xla.placement import call_placement
+from ...xla.placement import call_placement, placed_data
 from .args import device_mismatch, flat_pinned, pinned_found
 from .cache import compiled_trace
 from .refs import without_refs
@@ -174,7 +174,7 @@ def arguments_placement(jitted, signature, arrays) -> tuple:
     does (program_placement decides after the trace, and a compile is kept under that).
     `settled` where no argument is committed: any of them place it alike (the default
     device, uncommitted), so program_placement need not count the used ones again."""
-    if not any(type(x) is Array and x.committed for x in arrays):
+    if not any(x is not None and x.committed for x in map(placed_data, arrays)):
         return _client.default_device(), False, True
     found = None if jitted._keep_unused else compiled_trace(jitted._cache, signature)
     if found is not None:

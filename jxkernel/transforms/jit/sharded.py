@@ -353,27 +353,35 @@ class Partitioning:
                     s.mesh, AbstractMesh) else s.update(mesh=concrete_mesh(s.mesh, self.mesh)))
                 for a, s in zip(self.closed.out_avals, given)]
 
-    def compile(self, trace_s=0.0, compiler_options=None) -> tuple:
-        """(_SpmdEntry, Phases); `trace_s`: what tracing took, for the record."""
+    def compile(self, trace_s=0.0, compiler_options=None, keep=True) -> tuple:
+        """(_SpmdEntry, Phases); `trace_s`: what tracing took, for the record. `keep`: the
+        program calls run from now on (not one compiled with a `.compile()`'s own options)."""
         exe, phases = compile_lowered(self.module, self.closed, self.name, self.mesh,
                                       self.out_shardings, self.user_shardings, trace_s,
                                       self.carrying, compiler_options)
         const_bufs = tuple(to_argument(c, self.replicated) for c in self.closed.consts)
-        self.entry = _SpmdEntry(exe, self.in_shardings, const_bufs, self.out_tree, self.closed,
-                                self.module.text, self)
-        return self.entry, phases
+        entry = _SpmdEntry(exe, self.in_shardings, const_bufs, self.out_tree, self.closed,
+                           self.module.text, self)
+        if keep:
+            self.entry = entry
+        return entry, phases
 
-    def compiled(self, lowered) -> tuple:
-        return _compiled(self, lowered)
+    def compiled(self, lowered, compiler_options=None) -> tuple:
+        return _compiled(self, lowered, compiler_options)
 
 
-def _compiled(plan, lowered) -> tuple:
+def _compiled(plan, lowered, compiler_options=None) -> tuple:
     """(entry, Phases or None) of `Lowered.compile()` of a jit over a mesh: the program its
     calls (or an earlier `.compile()`) compiled from this lowering (None: no compile), else
-    compiled now, and theirs from now on (JAX's lowering keeps its executable)."""
+    compiled now, and theirs from now on (JAX's lowering keeps its executable). XLA options
+    beyond the jit's own (`compiler_options`, the jit's and the `.compile()`'s merged): a
+    program of that `.compile()` alone, as a single device's."""
+    own = lowered.traced.jitted._compiler_options or None
+    if compiler_options and compiler_options != own:
+        return plan.compile(lowered.traced.trace_s, compiler_options, keep=False)
     if plan.entry is not None:
         return plan.entry, None
-    entry, phases = plan.compile(lowered.traced.trace_s)
+    entry, phases = plan.compile(lowered.traced.trace_s, own)
     if lowered.traced._signature is not None:
         share_compiled(lowered.traced, entry)
     return entry, phases

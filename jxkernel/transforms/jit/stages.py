@@ -234,6 +234,9 @@ def _tree_mismatch(want, got) -> str:
 class _Stage:
     """The signature every stage tells, as JAX's Traced, Lowered and Compiled do."""
 
+    # JAX's flag for a stage whose calls refuse keyword arguments (the old pmap's): none does
+    _no_kwargs = False
+
     @property
     def fun_name(self) -> str:
         return self._traced.jitted._name
@@ -632,10 +635,7 @@ class Lowered(_Stage):
             compiler_options = {**(traced.jitted._compiler_options or {}),
                                 **(compiler_options or {})}
         if self._partitioning is not None:
-            if compiler_options:
-                raise NotImplementedError("Lowered.compile: compiler_options of a jit over a "
-                                          "mesh are not supported yet; compile without them")
-            return Compiled(self, *self._partitioning.compiled(self))
+            return Compiled(self, *self._partitioning.compiled(self, compiler_options))
         found = _compiled_before(self)
         if found is not None:          # a call's program: not compiled again (JAX's neither)
             return Compiled(self, found, None)

@@ -36,6 +36,7 @@ from .dtype_lists import (_dtype, default_gradient_tolerance, default_tolerance,
                           tolerance, with_jax_dtype_defaults)
 from .events import (assert_num_jit_and_pmap_compilations,  # noqa: F401
                      count_device_put, count_internal_device_puts,
+                     count_compilation_after_persistent_cache_miss,
                      count_jit_and_pmap_lowerings, count_jit_compilation_cache_miss,
                      count_jit_tracing_cache_miss, count_pjit_cpp_cache_miss,
                      count_primitive_compiles)
@@ -50,7 +51,8 @@ from .rand import (NUMPY_SCALAR_SHAPE, PYTHON_SCALAR_SHAPE, ScalarShape, _dims_o
                    rand_some_zero, rand_uniform, rand_unique_int)
 from .sampling import (NUM_GENERATED_CASES, cases_from_gens, ignore_warning,  # noqa: F401
                        named_cases_from_sampler, numpy_version, parameterized_filterable,
-                       parse_version, sample_product, sample_product_testcases,
+                       parse_version, pytest_mark_if_available, sample_product,
+                       sample_product_testcases,
                        sanitize_test_name)
 
 

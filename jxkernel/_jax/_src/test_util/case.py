@@ -26,6 +26,7 @@ from ....core.config import config
 from ....transforms.jit import jit
 from ....tree_util import tree_leaves, tree_map
 from ..config import config_states
+from . import events
 from .dtype_lists import _dtype, tolerance
 
 
@@ -171,6 +172,22 @@ class JaxTestCase(parameterized.TestCase):
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             yield
+
+    def assertCacheMisses(self, func, *, cpp=None, tracing=None, lowering=None,
+                          compilation_after_persistent_cache_miss=None):
+        """`func()` misses jit's caches as many times as each count given says (JAX's
+        counters: calls past the fast paths, traces, lowerings, compiles the persistent cache
+        did not spare)."""
+        with events.count_pjit_cpp_cache_miss() as cpp_count, \
+                events.count_jit_tracing_cache_miss() as tracing_count, \
+                events.count_jit_and_pmap_lowerings() as lowering_count, \
+                events.count_compilation_after_persistent_cache_miss() as compile_count:
+            func()
+        for want, got in ((cpp, cpp_count), (tracing, tracing_count),
+                          (lowering, lowering_count),
+                          (compilation_after_persistent_cache_miss, compile_count)):
+            if want is not None:
+                self.assertEqual(want, got())
 
     def _CompileAndCheck(self, fun, args_maker, *, check_dtypes=True, tol=None, rtol=None,
                          atol=None, check_cache_misses=True):

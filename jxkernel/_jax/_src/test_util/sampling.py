@@ -16,7 +16,18 @@ import contextlib
 import numpy as np
 from absl.testing import parameterized
 
-NUM_GENERATED_CASES = int(os.getenv("JAX_NUM_GENERATED_CASES", "10"))
+class _Setting:
+    """A test setting read once from the environment, as JAX's flag holders give it: `.value`
+    (JAX's files read `jtu.NUM_GENERATED_CASES.value`)."""
+    def __init__(self, name: str, value):
+        self.name, self.value = name, value
+
+    def __repr__(self):
+        return f"{self.name}={self.value!r}"
+
+
+NUM_GENERATED_CASES = _Setting("jax_num_generated_cases",
+                               int(os.getenv("JAX_NUM_GENERATED_CASES", "10")))
 _MAX_SAMPLING_RETRIES = int(os.getenv("JAX_MAX_CASES_SAMPLING_RETRIES", "100"))
 
 
@@ -34,7 +45,7 @@ def sample_product_testcases(*args, **kw):
     kw = [(k, list(v)) for k, v in kw.items()]
     n = math.prod(len(a) for a in args) * math.prod(len(v) for _, v in kw)
     cases = []
-    for i in _choice(n, min(n, NUM_GENERATED_CASES)):
+    for i in _choice(n, min(n, NUM_GENERATED_CASES.value)):
         case = {}
         for a in args:
             case.update(a[i % len(a)])
@@ -55,7 +66,7 @@ def cases_from_gens(*gens):
     """Cases of sizes 1, 3 and 10, each a name and one value of every generator."""
     sizes = [1, 3, 10]
     for size in sizes:
-        for i in range(NUM_GENERATED_CASES // len(sizes) + 1):
+        for i in range(NUM_GENERATED_CASES.value // len(sizes) + 1):
             yield (f"_{size}_{i}",) + tuple(gen(size) for gen in gens)
 
 
@@ -67,7 +78,7 @@ def named_cases_from_sampler(gen):
     def choose_one(x):
         x = x if isinstance(x, (list, tuple)) else list(x)
         return [x[rng.randint(len(x))]]
-    while len(seen) < NUM_GENERATED_CASES and retries < _MAX_SAMPLING_RETRIES:
+    while len(seen) < NUM_GENERATED_CASES.value and retries < _MAX_SAMPLING_RETRIES:
         retries += 1
         cases = list(gen(choose_one))
         if not cases:
@@ -129,3 +140,15 @@ def parse_version(v: str) -> tuple:
 
 def numpy_version() -> tuple:
     return parse_version(np.__version__)
+
+
+def pytest_mark_if_available(marker: str):
+    """A decorator marking a test (class or function) `pytest.mark.<marker>` when pytest is
+    installed, else leaving it as it is (JAX's files mark their multi-device classes so)."""
+    def mark(test):
+        try:
+            import pytest
+        except ImportError:
+            return test
+        return getattr(pytest.mark, marker)(test)
+    return mark

@@ -1,0 +1,21 @@
+"""Write tests/data/multi_device_gaps_reference.json from real JAX 0.10.2 (run by hand, never by
+the tests), on 8 simulated CPU devices:
+
+    .venv-jax/bin/python reference/make_multi_device_gaps_reference.py
+
+Placement, shard_map and pmap facts of tests/data/multi_device_gaps_cases.py."""
+import json
+import os
+import sys
+
+os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+import jax  # noqa: E402
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
+sys.path.insert(0, DATA)
+from multi_device_gaps_cases import run  # noqa: E402
+
+with open(os.path.join(DATA, "multi_device_gaps_reference.json"), "w") as f:
+    json.dump({"jax_version": jax.__version__, "cases": run(jax)}, f, indent=1, sort_keys=True)
+    f.write("\n")
