@@ -24,6 +24,7 @@ from ..core.avals import ShapedArray, get_aval
 from ..core.lru import LRU, SIGNATURES
 from ..core.mesh import IndivisibleError, Mesh, NamedSharding, PartitionSpec
 from ..core.trace import EvalTrace, current_trace
+from ..core.traceback_util import api_boundary
 from ..lax.shapes import concatenate, expand_dims, squeeze
 from ..tree_util import (broadcast_prefix, prefix_errors, tree_flatten, tree_leaves, tree_map,
                          tree_unflatten)
@@ -45,6 +46,7 @@ def _index_tuple(x) -> tuple:
     return (x,) if isinstance(x, int) else tuple(x)
 
 
+@api_boundary
 def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(),
          devices=None, backend=None, axis_size=None, donate_argnums=()):
     """Map `fun` over axis `in_axes` of its arguments, one slice per device, in parallel."""
@@ -116,6 +118,7 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
             cached.check_fit(flat)
         return cached, flat, eager, processes
 
+    @api_boundary
     @wraps(fun)
     def pmapped(*args, **kwargs):
         cached, flat, eager, processes = infer(args, kwargs)

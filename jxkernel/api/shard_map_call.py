@@ -10,6 +10,7 @@ from ..core.config import config
 from ..core.lru import LRU, SIGNATURES
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 from ..core.trace import Tracer, _ctx
+from ..core.traceback_util import api_boundary
 from ..transforms.api_util import flatten_fun, wraps
 from ..tree_util import tree_flatten, tree_unflatten
 from .shard_map_checks import (
@@ -33,6 +34,7 @@ from .shard_map_primitive import (
 )
 
 
+@api_boundary
 def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma, eager=True):
     """`f` as a shard_map: each call checks its arguments, then runs eagerly (outside any
     transformation, when `eager`) or binds one shard_map equation of the body traced for
@@ -43,6 +45,7 @@ def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma, eager=Tru
 
     traces = LRU(SIGNATURES)   # signature -> its traced body, so a call in a loop binds one jaxpr
 
+    @api_boundary
     @wraps(f)
     def wrapped(*args):
         mesh_, manual = _checked_mesh(mesh, axis_names, in_specs, out_specs)

@@ -60,6 +60,13 @@ CASES = {
     # lax's scatters, run eagerly: JAX 0.10.2 filters each
     "jit_static_and_donated": lambda: jax.jit(step, static_argnums=0, donate_argnums=0),
     "export_of_a_plain_function": lambda: export_module.export(step),
+    "shard_map": lambda: jax.shard_map(step, mesh=jax.make_mesh((1,), ("i",)),
+                                       in_specs=jax.P("i"), out_specs=jax.P("i"))(
+        jnp.ones((4, 4))),
+    "shard_map_body": lambda: jax.shard_map(step, mesh=jax.make_mesh((1,), ("i",)),
+                                            in_specs=jax.P(), out_specs=jax.P())(
+        jnp.ones((4, 4))),
+    "pmap": lambda: jax.pmap(step)(jnp.ones((1, 4, 4))),
     "scatter_add_rank": lambda: lax.scatter_add(
         jnp.zeros(3), jnp.array([[0]]), jnp.ones((2, 2)),
         lax.ScatterDimensionNumbers((), (0,), (0,))),
