@@ -278,6 +278,22 @@ def _body_passes(body) -> bool:
         for e in body.eqns)
 
 
+def _subnormal_literal(v) -> bool:
+    """Whether the Literal `v` holds a subnormal float32/float64: XLA's constant keeps its bits
+    (jnp.spacing's 1.4e-45 through copysign's abs and neg), as a program input does.
+
+    >>> from jxkernel.core.ir import Literal
+    >>> from jxkernel.core.avals import ShapedArray
+    >>> _subnormal_literal(Literal(np.float32(1e-45), ShapedArray((), np.float32)))
+    True
+    """
+    aval = getattr(v, "aval", None)
+    if getattr(aval, "dtype", None) not in _SUBNORMAL_DTYPES:
+        return False
+    value = np.abs(np.asarray(v.val))
+    return bool(np.any((value > 0) & (value < np.finfo(value.dtype).tiny)))
+
+
 def _widens_narrow_float(eqn) -> bool:
     if eqn.primitive.name != "convert_element_type":
         return False
@@ -308,7 +324,8 @@ def _subnormal_plan(jaxpr) -> tuple:
     raw = set(inputs)
     reads = {}
     for i, eqn in enumerate(jaxpr.eqns):
-        held = [k for k, v in enumerate(eqn.invars) if type(v) is not Literal and v in raw]
+        held = [k for k, v in enumerate(eqn.invars)
+                if (v in raw if type(v) is not Literal else _subnormal_literal(v))]
         if _widens_narrow_float(eqn):
             # XLA widens 8- and 16-bit floats by moving bits: a subnormal it makes (float8_e8m0fnu's
             # 2**-127, a bfloat16 subnormal) is written as it is, whatever made the operand

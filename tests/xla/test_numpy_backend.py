@@ -430,6 +430,11 @@ _SUBNORMAL_CASES = [
     (lambda x: (x > 0).astype(np.float32), [0.0, 1.0]),
     # the total order (sort's comparisons) compares bits: 0.0 is below the subnormal there
     (lambda x: jax.lax.lt_to_p.bind(jnp.zeros_like(x), x).astype(np.float32), [1.0, 1.0]),
+    # a constant keeps its bits as an input does: spacing's 1.4e-45 passes copysign's abs and
+    # neg (JAX's testSpacingSubnormals: under jit the NumPy backend flushed it to 0.0) ...
+    (jnp.spacing, [1.4e-45, np.spacing(np.float32(1))]),
+    # ... and arithmetic reads a subnormal constant as zero
+    (lambda x: x * np.float32(1e-45) + np.float32(1e-40), [0.0, 0.0]),
 ]
 
 
