@@ -474,3 +474,14 @@ def test_narrow_floats_sort_with_nans_last(numpy_device, dtype):
         np.testing.assert_array_equal(np.asarray(got).astype(np.float32), want)
     np.testing.assert_array_equal(np.asarray(jnp.argsort(x)), [3, 6, 5, 2, 7, 0, 1, 4])
     assert float(jnp.nanmedian(x)) == 0.75       # of -2, -0, 0.5, 1, 2, 3
+
+
+@pytest.mark.parametrize("shape, axes", [((0, 4), (1,)), ((0, 3, 2), (1, 2)), ((2, 0, 3), (2,))])
+def test_sum_over_a_few_elements_with_an_empty_kept_axis(numpy_device, shape, axes):
+    # the short sums (added one after another, as XLA's CPU does) reshaped with -1, which an
+    # empty kept axis leaves nothing to infer from: jnp.sum(zeros((0, 4)), axis=1) raised
+    x = jax.device_put(np.ones(shape, np.float32), numpy_device)
+    for run in (jnp.sum, jax.jit(jnp.sum, static_argnums=1)):
+        got = run(x, axes)
+        assert got.shape == tuple(n for d, n in enumerate(shape) if d not in axes)
+        assert got.dtype == np.float32 and got.size == 0
