@@ -26,7 +26,7 @@ from ..core.config import config
 from ..core.dce import dce_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal
 from ..core.mesh import asked_on, named_as_asked
-from ..core.numpy_eval import eval_jaxpr_numpy
+from ..core.numpy_eval import done_writing, eval_jaxpr_numpy, writing
 from ..core.numpy_simplify import inline_calls, simplify_divisions
 from ..core.physical import physical_aval, wrap_physical
 from . import numpy_sharded
@@ -95,8 +95,12 @@ class NumpyExecutable(Executable):
                 raise self._deleted_error(i, b)
             values.append(b.value)
         n = self._nconsts
-        outs = eval_jaxpr_numpy(self._program, values[:n], *values[n:],
-                                prepare=self._reader(bufs) if self._reads else None)
+        token = writing(written_as_xla)
+        try:
+            outs = eval_jaxpr_numpy(self._program, values[:n], *values[n:],
+                                    prepare=self._reader(bufs) if self._reads else None)
+        finally:
+            done_writing(token)
         if self.donated:
             for i in self.donated:
                 bufs[i].delete()
@@ -292,6 +296,40 @@ def _subnormal_literal(v) -> bool:
         return False
     value = np.abs(np.asarray(v.val))
     return bool(np.any((value > 0) & (value < np.finfo(value.dtype).tiny)))
+
+
+def written_as_xla(eqn, outs):
+    """The results of `eqn` as XLA's CPU writes them: arithmetic's subnormal float32/float64
+    results flushed to zeros (FTZ), inside a program's scan, while and cond bodies as at its
+    top; code that moves bits, and calls (their bodies' equations are flushed themselves),
+    pass them on. (Without it, grad of random.gamma for alpha 1e-3 was inf where a sample is
+    0.0: an intermediate 1e-40 divided; JAX's testGammaGrad.)
+
+    >>> eqn = jax.make_jaxpr(lambda x, y: x * y)(1.0, 1.0).eqns[0]
+    >>> written_as_xla(eqn, np.float32([1e-40, 2.0]))
+    array([0., 2.], dtype=float32)
+    """
+    if not _flushes(eqn):
+        return outs
+    if eqn.primitive.multiple_results:
+        return [flush_subnormals(np.asarray(o)) for o in outs]
+    return flush_subnormals(np.asarray(outs))
+
+
+_FLUSHES: dict = {}        # primitive -> whether its results are flushed (convert's: per eqn)
+
+
+def _flushes(eqn) -> bool:
+    prim = eqn.primitive
+    if prim.name == "convert_element_type":
+        return not (_passes_subnormals(eqn) or _widens_narrow_float(eqn))
+    known = _FLUSHES.get(prim)
+    if known is None:
+        known = _FLUSHES[prim] = prim.name not in _PASSES_SUBNORMALS and prim.name != "scatter" \
+            and not any(isinstance(v, (Jaxpr, ClosedJaxpr)) or (
+                isinstance(v, (tuple, list)) and v and isinstance(v[0], (Jaxpr, ClosedJaxpr)))
+                for v in eqn.params.values())
+    return known
 
 
 def _widens_narrow_float(eqn) -> bool:
