@@ -243,7 +243,11 @@ CONVERSIONS = {
         lax.bitcast_convert_type(x.astype(np.float32) / 7, ml_dtypes.float4_e2m1fn
                                  ).astype(np.float32),
         lax.bitcast_convert_type(lax.bitcast_convert_type(x.astype(np.int32),
-                                                          ml_dtypes.uint2), np.int32)),
+                                                          ml_dtypes.uint2), np.int32),
+        # a 0-d operand wider than a byte (JAX's testBitcastConvertType: NumPy refused to view
+        # it as bytes)
+        lax.bitcast_convert_type(x[4].astype(np.float32), ml_dtypes.int4).astype(np.int8),
+        lax.bitcast_convert_type(x[1].astype(np.int16), ml_dtypes.uint4).astype(np.int8)),
         (np.int8([-128, -3, 0, 1, 77, 127, -8, 15]),), 0, None),
     # one operation each: XLA keeps a chain of them in float32 (excess precision), NumPy
     # rounds every result to the narrow type, as lax's semantics say
