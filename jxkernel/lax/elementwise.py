@@ -1106,9 +1106,17 @@ def _select_n_batching(axis_data, vals, dims):
 
 abstract_eval_rules[select_n_p] = _select_n_abstract_eval
 lowering_rules[select_n_p] = _select_n_lowering
-numpy_rules[select_n_p] = lambda which, *cases: (
-    np.where(which, cases[1], cases[0]) if which.dtype == np.bool_ else
-    np.choose(which.astype(np.intp), np.broadcast_arrays(*cases)))
+def _select_n_numpy(which, *cases):
+    """As XLA runs the lowering's compares: one case is the result whatever `which` says, and
+    an int `which` out of range picks the nearest case (-1 the first, n the last)."""
+    if len(cases) == 1:
+        return cases[0]
+    if which.dtype == np.bool_:
+        return np.where(which, cases[1], cases[0])
+    return np.choose(which.astype(np.intp), np.broadcast_arrays(*cases), mode="clip")
+
+
+numpy_rules[select_n_p] = _select_n_numpy
 axis_batching_rules[select_n_p] = _select_n_batching
 
 

@@ -232,6 +232,12 @@ CONVERSIONS = {
                            lax.bitcast_convert_type(lax.bitcast_convert_type(x, np.uint16), np.float32),
                            lax.bitcast_convert_type(x[0, 0], np.int32)),    # a 0-d operand stays 0-d
                 (F32,), 0, None),
+    # one case whatever `which` is, an int `which` out of range clipped to the cases, as XLA's
+    # compares pick (JAX's testSelectN: the NumPy rule raised for both)
+    "select_n": (lambda x: (lax.select_n(x > 0, x), lax.select_n(x.astype(np.int32), x),
+                            lax.select_n(jnp.int32([-1, 1, 2, 7]), *x),
+                            lax.select_n(jnp.int32(9), x, -x)),
+                 (F32,), 0, None),
     # to and from types narrower than a byte, as XLA packs them (the first element in the low
     # bits); read back through an exact conversion
     "bitcast_sub_byte": (lambda x: (
