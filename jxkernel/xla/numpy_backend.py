@@ -105,12 +105,17 @@ class NumpyExecutable(Executable):
             for i in self.donated:
                 bufs[i].delete()
         result = []
+        held = {id(_memory_of(v)) for v in values}
         for out, aval, flush in zip(outs, self.out_avals, self._flushed):
             dtype = getattr(physical_aval(aval), "dtype", None)
             if dtype is not None and out.dtype != dtype:     # (a rule's NumPy promotion)
                 out = out.astype(dtype)
             if type(out) is not np.ndarray or not out.flags.c_contiguous:
                 out = np.ascontiguousarray(out)   # a broadcast view: laid out as XLA's are
+            elif id(_memory_of(out)) in held:
+                # an input, or a view of one (jit(jnp.asarray), a reshape): a buffer of its own,
+                # as XLA writes each result (without donation) where no argument lives
+                out = out.copy()
             if flush:
                 out = flush_subnormals(out)       # as XLA's CPU arithmetic writes them (FTZ)
             logical, aval = aval, physical_aval(aval)      # (typed keys: their data ran)
@@ -339,6 +344,13 @@ def _widens_narrow_float(eqn) -> bool:
     # (ml_dtypes' floats have NumPy kind "V")
     return old is not None and old.kind in "fV" and old.itemsize < 4 and \
         np.dtype(eqn.params["new_dtype"]) in _SUBNORMAL_DTYPES
+
+
+def _memory_of(value):
+    """The ndarray that owns the memory `value` views (itself where it owns its own)."""
+    while isinstance(getattr(value, "base", None), np.ndarray):
+        value = value.base
+    return value
 
 
 def _check_donated_once(arrays, donated) -> None:

@@ -507,3 +507,19 @@ def test_arithmetic_inside_a_program_writes_subnormals_as_zeros(numpy_device):
     grad = np.asarray(jax.grad(lambda a: jax.random.gamma(key, a).sum())(alphas))
     zero = np.asarray(jax.random.gamma(key, alphas)) == 0
     assert zero.any() and np.all(grad[zero] == 0) and np.all(np.isfinite(grad))
+
+
+def test_a_programs_results_never_share_its_arguments_memory(numpy_device):
+    # XLA writes each result (without donation) in a buffer of its own; the NumPy backend
+    # handed back an argument's ndarray, or a view of it, from jit(jnp.asarray) or a reshape
+    # (JAX's testArrayCopy: unsafe_buffer_pointer equal), so DLPack's consumers of the result
+    # could write into the argument
+    x = jax.device_put(np.arange(6, dtype=np.float32), numpy_device)
+    assert jnp.asarray(x).unsafe_buffer_pointer() == x.unsafe_buffer_pointer()   # no program
+    for program in (jnp.asarray, jnp.copy, lambda a: a.reshape(2, 3), lambda a: a[:3],
+                    lambda a: (a, a)):
+        for out in jax.tree.leaves(jax.jit(program)(x)):
+            assert out.unsafe_buffer_pointer() != x.unsafe_buffer_pointer()
+            assert not np.shares_memory(np.asarray(out), np.asarray(x))
+    y = x.reshape(3, 2)                                        # eager too
+    assert not np.shares_memory(np.asarray(y), np.asarray(x))
