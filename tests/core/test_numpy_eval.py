@@ -544,6 +544,13 @@ LINALG = {        # LAPACK's blocked kernels vs NumPy's: LAPACK, at the scale of
         lax.linalg.symmetric_product(a[:, :, :3], a, alpha=2., beta=-1.),
         lax.linalg.cholesky_update(jnp.triu(a[0]) + 4 * jnp.eye(4), a[1, 0])),
         (MATS,), LAPACK, 1.0),
+    # empty matrices, alone and in a batch (JAX's testDet, testInv, testQr, testSlogdet and
+    # testSolve: the NumPy rule's reshape(-1, 0, 0) raised)
+    "lu_empty": (lambda a: (lax.linalg.lu(a[..., :0, :0]), lax.linalg.lu(a[0, :0, :0]),
+                            jnp.linalg.det(a[..., :0, :0]), jnp.linalg.inv(a[:0]),
+                            jnp.linalg.slogdet(a[0, :0, :0]), jnp.linalg.qr(a[..., :0, :0]),
+                            jnp.linalg.solve(a[..., :0, :0], a[..., :0, :1])),
+                 (MATS,), 0, None),
     "lu_pivots_to_permutation": (lambda p: lax.linalg.lu_pivots_to_permutation(p, 5),
                                  (np.int32([[3, 3, 4, 3], [0, 2, 2, 4]]),), 0, None),
     # eigenvectors and singular vectors are unique up to sign: their products are compared
