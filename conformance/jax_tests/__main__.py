@@ -22,7 +22,9 @@ def main(argv=None):
     go.add_argument("--fetch", metavar="MIRROR", default=os.environ.get("JAX_MIRROR"),
                     help="a git mirror or clone of JAX holding the tag jax-v0.10.2 "
                          "(default: $JAX_MIRROR)")
-    go.add_argument("--side", choices=(*environment.SIDES, "both"), default="both")
+    go.add_argument("--side", choices=(*environment.SIDES, "both"), default="both",
+                    help="jxkernel (on XLA's CPU), jax, jxkernel-numpy (jxkernel on its NumPy "
+                         "backend), or both: jxkernel and jax")
     go.add_argument("--files", nargs="+", metavar="FILE", choices=files.FILES,
                     help="some of the files (default: all of files.FILES)")
     go.add_argument("--timeout", type=int, default=1800, metavar="SECONDS", help="per file")
@@ -44,7 +46,7 @@ def main(argv=None):
     if not args.fetch:
         parser.error("run needs JAX's repository: --fetch MIRROR or JAX_MIRROR "
                      "(git clone --mirror https://github.com/jax-ml/jax)")
-    sides = environment.SIDES if args.side == "both" else (args.side,)
+    sides = environment.BOTH if args.side == "both" else (args.side,)
     for side in sides:
         run.run_side(side, args.files or files.FILES, args.timeout, args.cases, args.fetch,
                      args.optimized)

@@ -33,7 +33,7 @@ def run_file(side, file, timeout_s, cases, optimized, mirror):
     for old in (stem + ".jsonl", stem + ".log"):
         if os.path.exists(old):
             os.remove(old)
-    support = ["-p", "jax_test_support"] if side == "jxkernel" else []
+    support = ["-p", "jax_test_support"] if environment.is_jxkernel(side) else []
     command = [environment.python(side), "-m", "pytest", "-p", "libs_record", *support,
                "-p", "no:randomly", "-p", "no:cacheprovider", "-q", "-rfE", "--rootdir", SOURCE,
                "-c", _pytest_ini(), file]
@@ -103,7 +103,8 @@ def run_side(side, chosen, timeout_s, cases, mirror, optimized=False):
     for file in chosen:
         outcome = run_file(side, file, timeout_s, cases, optimized, mirror)
         outcome.update(finished_at=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                       cases=cases, commit=commit() if side == "jxkernel" else None)
+                       cases=cases,
+                       commit=commit() if environment.is_jxkernel(side) else None)
         results[file] = outcome
         save(side, results)
         print(f"{side:8} {file:40} {describe(outcome)}", flush=True)

@@ -57,6 +57,21 @@ def eval_jaxpr_numpy(jaxpr: Jaxpr | ClosedJaxpr, consts, *args, prepare=None) ->
 
 class _Errors(threading.local):
     ignored = False          # whether this thread's evaluation has set NumPy's errstate
+    # the NumPy backend's `written(eqn, outs)` while it runs a program: each equation's
+    # results as XLA's CPU writes them (its arithmetic flushes subnormals), in the bodies of
+    # scan, while and cond too
+    written = None
+
+
+def writing(written):
+    """Run the evaluations of this thread under `written(eqn, outs)` (None: as the rules
+    give them) until the returned token is passed to `done_writing`."""
+    before, _errors.written = _errors.written, written
+    return before
+
+
+def done_writing(token) -> None:
+    _errors.written = token
 
 
 _errors = _Errors()
@@ -72,6 +87,8 @@ def _eval(jaxpr: Jaxpr, consts, args, prepare=None) -> list:
         if prepare is not None and i in prepare[0]:
             operands = prepare[1](i, operands)
         outs = impl(*operands, **eqn.params)
+        if _errors.written is not None:
+            outs = _errors.written(eqn, outs)
         if eqn.primitive.multiple_results:
             env.update(zip(eqn.outvars, map(np.asarray, outs)))
         else:

@@ -227,7 +227,8 @@ def _bitcast_sub_byte(x, new_dtype):
     if w_in < 8:                    # each element's own bits, from its byte's low ones
         bits = np.unpackbits(x.view(np.uint8)[..., None], axis=-1, bitorder="little")[..., :w_in]
     else:
-        bits = np.unpackbits(x.view(np.uint8).reshape(x.shape + (x.dtype.itemsize,)), axis=-1,
+        # (a last dimension first: a 0-d array's view cannot change its itemsize)
+        bits = np.unpackbits(x.reshape(x.shape + (1,)).view(np.uint8), axis=-1,
                              bitorder="little")
     if w_out < w_in:                # a new last dimension of w_in // w_out elements
         bits = bits.reshape(x.shape + (w_in // w_out, w_out))

@@ -167,8 +167,24 @@ log_p = unop("log", "stablehlo.log", INEXACT,
              numpy=_xla_float32_or(_xla_formulas.log32, np.log))
 ad.defjvp(log_p, lambda g, ans, x, **_: div(g, x))
 
+def _complex_log1p(z):
+    """log1p of complex z without NumPy's log(1 + z), whose real part loses the digits of a
+    small z (complex64 1e-5: 1.00135e-05 for 9.99995e-06): log|1 + z| is
+    log1p(x (2 + x) + y^2) / 2 near |1 + z| = 1, else log(hypot(1 + x, y)); its angle
+    atan2(y, 1 + x); in float64 (NumPy's own past 1e150, where the squares would overflow
+    and 1 + z loses nothing)."""
+    x, y = z.real.astype(np.float64), z.imag.astype(np.float64)
+    near = np.abs(x) + np.abs(y) < 1e150
+    xs, ys = np.where(near, x, 0.0), np.where(near, y, 0.0)
+    w = xs * (2.0 + xs) + ys * ys                 # |1 + z|^2 - 1
+    # (where |1 + z| is far from 1, w has lost what log(hypot) keeps: -0.96 + 7e-9j)
+    log_abs = np.where(np.abs(w) < 0.5, 0.5 * np.log1p(w), np.log(np.hypot(1.0 + xs, ys)))
+    small = log_abs + 1j * np.arctan2(ys, 1.0 + xs)
+    return np.where(near, small, np.log1p(z.astype(np.complex128))).astype(z.dtype)
+
+
 log1p_p = unop("log1p", "stablehlo.log_plus_one", INEXACT,
-               numpy=_real_or(_xla_formulas.log1p, np.log1p))
+               numpy=_real_or(_xla_formulas.log1p, _complex_log1p))
 ad.defjvp(log1p_p, lambda g, ans, x, **_: div(g, add(x, _scalar_on_mesh(x, 1))))
 
 expm1_p = unop("expm1", "stablehlo.exponential_minus_one", INEXACT, numpy=np.expm1)
@@ -1106,9 +1122,17 @@ def _select_n_batching(axis_data, vals, dims):
 
 abstract_eval_rules[select_n_p] = _select_n_abstract_eval
 lowering_rules[select_n_p] = _select_n_lowering
-numpy_rules[select_n_p] = lambda which, *cases: (
-    np.where(which, cases[1], cases[0]) if which.dtype == np.bool_ else
-    np.choose(which.astype(np.intp), np.broadcast_arrays(*cases)))
+def _select_n_numpy(which, *cases):
+    """As XLA runs the lowering's compares: one case is the result whatever `which` says, and
+    an int `which` out of range picks the nearest case (-1 the first, n the last)."""
+    if len(cases) == 1:
+        return cases[0]
+    if which.dtype == np.bool_:
+        return np.where(which, cases[1], cases[0])
+    return np.choose(which.astype(np.intp), np.broadcast_arrays(*cases), mode="clip")
+
+
+numpy_rules[select_n_p] = _select_n_numpy
 axis_batching_rules[select_n_p] = _select_n_batching
 
 

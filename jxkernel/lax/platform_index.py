@@ -76,10 +76,11 @@ def _platform_index_numpy(*, platforms):
                 return np.int32(i)
     default = [i for i, names in enumerate(platforms) if names is None]
     if not default:
+        # (JAX's words first, as on XLA's platforms: code that catches them matches here too)
         raise NotImplementedError(
-            f"lax.platform_dependent has no branch for platform 'numpy' (nor 'cpu', which it "
-            f"also takes; branches: {[list(p) for p in platforms if p is not None]}); give "
-            f"one, or default=")
+            f"MLIR translation rule for primitive 'platform_index(platforms={platforms})' not "
+            f"found for platform numpy: lax.platform_dependent has no branch for it (nor for "
+            f"'cpu', which the NumPy backend also takes); give one, or default=")
     return np.int32(default[0])
 
 

@@ -189,7 +189,9 @@ _SEQUENTIAL_MOST = 16
 def _sequential_sum(x, axes) -> np.ndarray:
     """The sum over `axes` of x, adding their elements in row-major order to 0."""
     kept = [d for d in range(x.ndim) if d not in axes]
-    rows = x.transpose(kept + list(axes)).reshape([x.shape[d] for d in kept] + [-1])
+    # (the count named, not -1: an empty kept axis leaves -1 nothing to infer from)
+    rows = x.transpose(kept + list(axes)).reshape([x.shape[d] for d in kept]
+                                                  + [math.prod(x.shape[a] for a in axes)])
     total = np.zeros(rows.shape[:-1], x.dtype)
     for j in range(rows.shape[-1]):
         total = total + rows[..., j]

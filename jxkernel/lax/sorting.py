@@ -97,7 +97,12 @@ def _sort_lowering(ctx, *operands, dimension, is_stable, num_keys):
 
 def _as_compared(key):
     """A float32/float64 sort key as XLA's CPU comparator reads it: a subnormal as zero (its
-    `x == 0` canonicalization reads with DAZ), so it ties with 0.0; the values sorted keep it."""
+    `x == 0` canonicalization reads with DAZ), so it ties with 0.0; the values sorted keep it.
+    A narrower float (bfloat16, the float8s, float16) is compared as float32, which holds each
+    of its values exactly: ml_dtypes' own sort leaves NaNs where they were and the numbers
+    around them unsorted (argsort of bfloat16 [3, nan, 1] is [0, 1, 2])."""
+    if dtypes.is_float(key.dtype) and key.dtype.itemsize < 4:
+        return key.astype(np.float32)
     if key.dtype not in (np.float32, np.float64):
         return key
     return np.where(np.abs(key) < np.finfo(key.dtype).tiny, key.dtype.type(0), key)

@@ -26,7 +26,7 @@ from ..core.config import config
 from ..core.dce import dce_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal
 from ..core.mesh import asked_on, named_as_asked
-from ..core.numpy_eval import eval_jaxpr_numpy
+from ..core.numpy_eval import done_writing, eval_jaxpr_numpy, writing
 from ..core.numpy_simplify import inline_calls, simplify_divisions
 from ..core.physical import physical_aval, wrap_physical
 from . import numpy_sharded
@@ -95,18 +95,27 @@ class NumpyExecutable(Executable):
                 raise self._deleted_error(i, b)
             values.append(b.value)
         n = self._nconsts
-        outs = eval_jaxpr_numpy(self._program, values[:n], *values[n:],
-                                prepare=self._reader(bufs) if self._reads else None)
+        token = writing(written_as_xla)
+        try:
+            outs = eval_jaxpr_numpy(self._program, values[:n], *values[n:],
+                                    prepare=self._reader(bufs) if self._reads else None)
+        finally:
+            done_writing(token)
         if self.donated:
             for i in self.donated:
                 bufs[i].delete()
         result = []
+        held = {id(_memory_of(v)) for v in values}
         for out, aval, flush in zip(outs, self.out_avals, self._flushed):
             dtype = getattr(physical_aval(aval), "dtype", None)
             if dtype is not None and out.dtype != dtype:     # (a rule's NumPy promotion)
                 out = out.astype(dtype)
             if type(out) is not np.ndarray or not out.flags.c_contiguous:
                 out = np.ascontiguousarray(out)   # a broadcast view: laid out as XLA's are
+            elif id(_memory_of(out)) in held:
+                # an input, or a view of one (jit(jnp.asarray), a reshape): a buffer of its own,
+                # as XLA writes each result (without donation) where no argument lives
+                out = out.copy()
             if flush:
                 out = flush_subnormals(out)       # as XLA's CPU arithmetic writes them (FTZ)
             logical, aval = aval, physical_aval(aval)      # (typed keys: their data ran)
@@ -278,6 +287,56 @@ def _body_passes(body) -> bool:
         for e in body.eqns)
 
 
+def _subnormal_literal(v) -> bool:
+    """Whether the Literal `v` holds a subnormal float32/float64: XLA's constant keeps its bits
+    (jnp.spacing's 1.4e-45 through copysign's abs and neg), as a program input does.
+
+    >>> from jxkernel.core.ir import Literal
+    >>> from jxkernel.core.avals import ShapedArray
+    >>> _subnormal_literal(Literal(np.float32(1e-45), ShapedArray((), np.float32)))
+    True
+    """
+    aval = getattr(v, "aval", None)
+    if getattr(aval, "dtype", None) not in _SUBNORMAL_DTYPES:
+        return False
+    value = np.abs(np.asarray(v.val))
+    return bool(np.any((value > 0) & (value < np.finfo(value.dtype).tiny)))
+
+
+def written_as_xla(eqn, outs):
+    """The results of `eqn` as XLA's CPU writes them: arithmetic's subnormal float32/float64
+    results flushed to zeros (FTZ), inside a program's scan, while and cond bodies as at its
+    top; code that moves bits, and calls (their bodies' equations are flushed themselves),
+    pass them on. (Without it, grad of random.gamma for alpha 1e-3 was inf where a sample is
+    0.0: an intermediate 1e-40 divided; JAX's testGammaGrad.)
+
+    >>> eqn = jax.make_jaxpr(lambda x, y: x * y)(1.0, 1.0).eqns[0]
+    >>> written_as_xla(eqn, np.float32([1e-40, 2.0]))
+    array([0., 2.], dtype=float32)
+    """
+    if not _flushes(eqn):
+        return outs
+    if eqn.primitive.multiple_results:
+        return [flush_subnormals(np.asarray(o)) for o in outs]
+    return flush_subnormals(np.asarray(outs))
+
+
+_FLUSHES: dict = {}        # primitive -> whether its results are flushed (convert's: per eqn)
+
+
+def _flushes(eqn) -> bool:
+    prim = eqn.primitive
+    if prim.name == "convert_element_type":
+        return not (_passes_subnormals(eqn) or _widens_narrow_float(eqn))
+    known = _FLUSHES.get(prim)
+    if known is None:
+        known = _FLUSHES[prim] = prim.name not in _PASSES_SUBNORMALS and prim.name != "scatter" \
+            and not any(isinstance(v, (Jaxpr, ClosedJaxpr)) or (
+                isinstance(v, (tuple, list)) and v and isinstance(v[0], (Jaxpr, ClosedJaxpr)))
+                for v in eqn.params.values())
+    return known
+
+
 def _widens_narrow_float(eqn) -> bool:
     if eqn.primitive.name != "convert_element_type":
         return False
@@ -285,6 +344,13 @@ def _widens_narrow_float(eqn) -> bool:
     # (ml_dtypes' floats have NumPy kind "V")
     return old is not None and old.kind in "fV" and old.itemsize < 4 and \
         np.dtype(eqn.params["new_dtype"]) in _SUBNORMAL_DTYPES
+
+
+def _memory_of(value):
+    """The ndarray that owns the memory `value` views (itself where it owns its own)."""
+    while isinstance(getattr(value, "base", None), np.ndarray):
+        value = value.base
+    return value
 
 
 def _check_donated_once(arrays, donated) -> None:
@@ -308,7 +374,8 @@ def _subnormal_plan(jaxpr) -> tuple:
     raw = set(inputs)
     reads = {}
     for i, eqn in enumerate(jaxpr.eqns):
-        held = [k for k, v in enumerate(eqn.invars) if type(v) is not Literal and v in raw]
+        held = [k for k, v in enumerate(eqn.invars)
+                if (v in raw if type(v) is not Literal else _subnormal_literal(v))]
         if _widens_narrow_float(eqn):
             # XLA widens 8- and 16-bit floats by moving bits: a subnormal it makes (float8_e8m0fnu's
             # 2**-127, a bfloat16 subnormal) is written as it is, whatever made the operand

@@ -211,3 +211,29 @@ def test_central_difference_of_an_output_that_stays_infinite_is_zero():
     f = lambda x: jnp.concatenate([x, jnp.full((1,), -jnp.inf, x.dtype)])
     test_util.check_jvp(f, functools.partial(jxkernel.jvp, f),
                         (np.linspace(0.1, 1.0, 3, dtype=np.float32),))
+
+
+def test_report_writes_the_numpy_backends_table_below_the_first(tmp_path, monkeypatch):
+    # the side jxkernel-numpy (jxkernel on its NumPy backend) gets its own table beside JAX's
+    # CPU counts; the first table's rows stay as they were
+    from conformance.jax_tests import run
+    readme = tmp_path / "README.md"
+    row = "| `tests/lax_numpy_operators_test.py` | 5 / 0 / 0 / 1 | 5 / 0 / 0 / 1 | 0 |"
+    readme.write_text(f"x\n{report.START}\nRun 2026-11-26, jxkernel at `abc`.\n\n{row}\n"
+                      f"{report.END}\nafter\n")
+    monkeypatch.setattr(report, "README", str(readme))
+    monkeypatch.setattr(run, "RESULTS", str(tmp_path / "results"))
+    (tmp_path / "results").mkdir()
+    numpy_run = {"passed": 4, "failed": 1, "error": 0, "skipped": 1, "status": "finished",
+                 "commit": "def", "cases": 10,
+                 "failures": {"lax_numpy_operators_test.py::T::t": "E  wrong\nline"}}
+    for _ in range(2):               # again: the block is rewritten in place, not added twice
+        report.write({"jax": {}, "jxkernel": {},
+                      "jxkernel-numpy": {"lax_numpy_operators_test.py": numpy_run}})
+    text = readme.read_text()
+    assert text.count(report.NUMPY_START) == 1 and row in text
+    assert text.index(report.END) < text.index(report.NUMPY_START) < text.index("after")
+    assert "| `tests/lax_numpy_operators_test.py` | 5 / 0 / 0 / 1 | 4 / 1 / 0 / 1 | 1 |" in text
+    assert "jxkernel at `def`" in text.split(report.NUMPY_START)[1]
+    compare = (tmp_path / "results" / "compare.md").read_text()
+    assert "NumPy backend only" in compare and "T::t`: line" in compare

@@ -430,6 +430,11 @@ _SUBNORMAL_CASES = [
     (lambda x: (x > 0).astype(np.float32), [0.0, 1.0]),
     # the total order (sort's comparisons) compares bits: 0.0 is below the subnormal there
     (lambda x: jax.lax.lt_to_p.bind(jnp.zeros_like(x), x).astype(np.float32), [1.0, 1.0]),
+    # a constant keeps its bits as an input does: spacing's 1.4e-45 passes copysign's abs and
+    # neg (JAX's testSpacingSubnormals: under jit the NumPy backend flushed it to 0.0) ...
+    (jnp.spacing, [1.4e-45, np.spacing(np.float32(1))]),
+    # ... and arithmetic reads a subnormal constant as zero
+    (lambda x: x * np.float32(1e-45) + np.float32(1e-40), [0.0, 0.0]),
 ]
 
 
@@ -449,3 +454,72 @@ def test_subnormals_are_read_and_written_as_xla_does(numpy_device, case):
     # an int32 bitcast to float32 keeps its bits: the smallest subnormal
     one = jax.device_put(np.int32(1), numpy_device)
     assert np.asarray(jax.lax.bitcast_convert_type(one, np.float32)) == np.float32(1.4e-45)
+
+
+# gaps JAX 0.10.2's own test files found on the NumPy backend (conformance/jax_tests, side
+# jxkernel-numpy), each held against the answer NumPy's float32 or the shapes alone give
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float8_e4m3fn"])
+def test_narrow_floats_sort_with_nans_last(numpy_device, dtype):
+    # ml_dtypes' own argsort left NaNs in place and the numbers around them unsorted, so
+    # jnp.sort, argsort and nanmedian of bfloat16 were wrong (JAX's testMedian: nanmedian 3.48
+    # for 0.33); the keys are compared as float32, which holds each value exactly
+    dtype = jnp.dtype(dtype)
+    values = np.array([3, np.nan, 1, -2, np.nan, 0.5, -0.0, 2], np.float32).astype(dtype)
+    x = jax.device_put(values, numpy_device)
+    want = np.sort(values.astype(np.float32))
+    for run in (jnp.sort, jax.jit(jnp.sort)):
+        got = run(x)
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(np.asarray(got).astype(np.float32), want)
+    np.testing.assert_array_equal(np.asarray(jnp.argsort(x)), [3, 6, 5, 2, 7, 0, 1, 4])
+    assert float(jnp.nanmedian(x)) == 0.75       # of -2, -0, 0.5, 1, 2, 3
+
+
+@pytest.mark.parametrize("shape, axes", [((0, 4), (1,)), ((0, 3, 2), (1, 2)), ((2, 0, 3), (2,))])
+def test_sum_over_a_few_elements_with_an_empty_kept_axis(numpy_device, shape, axes):
+    # the short sums (added one after another, as XLA's CPU does) reshaped with -1, which an
+    # empty kept axis leaves nothing to infer from: jnp.sum(zeros((0, 4)), axis=1) raised
+    x = jax.device_put(np.ones(shape, np.float32), numpy_device)
+    for run in (jnp.sum, jax.jit(jnp.sum, static_argnums=1)):
+        got = run(x, axes)
+        assert got.shape == tuple(n for d, n in enumerate(shape) if d not in axes)
+        assert got.dtype == np.float32 and got.size == 0
+
+
+def test_arithmetic_inside_a_program_writes_subnormals_as_zeros(numpy_device):
+    # XLA's CPU flushes every arithmetic result of a compiled program (FTZ), in loop bodies
+    # too: JAX 0.10.2 gives [0, 1] for each of these under jit (x * y is 1e-40 before * w);
+    # the NumPy backend flushed a program's inputs and results only
+    def f(x, y, w):
+        return x * y * w
+    programs = (f, lambda *a: jax.lax.scan(lambda c, v: (c, f(*v)), 0.0, a)[1],
+                lambda x, y, w: jax.lax.fori_loop(0, 1, lambda i, v: f(v, y, w), x),
+                lambda *a: jax.lax.cond(True, f, lambda *v: v[0], *a))
+    args = [jax.device_put(np.float32(v), numpy_device)
+            for v in ([1e-20, 1.0], [1e-20, 1e-20], [1e20, 1e20])]
+    for program in programs:
+        np.testing.assert_array_equal(np.asarray(jax.jit(program)(*args)), [0.0, 1.0])
+    # and what it did to a learner: grad of random.gamma at a small alpha was inf where a
+    # sample is 0.0 (an intermediate 1e-40 divided); JAX's testGammaGrad expects 0 there
+    alphas = jax.device_put(np.full((100,), 1e-3, np.float32), numpy_device)
+    key = jax.random.key(0)
+    grad = np.asarray(jax.grad(lambda a: jax.random.gamma(key, a).sum())(alphas))
+    zero = np.asarray(jax.random.gamma(key, alphas)) == 0
+    assert zero.any() and np.all(grad[zero] == 0) and np.all(np.isfinite(grad))
+
+
+def test_a_programs_results_never_share_its_arguments_memory(numpy_device):
+    # XLA writes each result (without donation) in a buffer of its own; the NumPy backend
+    # handed back an argument's ndarray, or a view of it, from jit(jnp.asarray) or a reshape
+    # (JAX's testArrayCopy: unsafe_buffer_pointer equal), so DLPack's consumers of the result
+    # could write into the argument
+    x = jax.device_put(np.arange(6, dtype=np.float32), numpy_device)
+    assert jnp.asarray(x).unsafe_buffer_pointer() == x.unsafe_buffer_pointer()   # no program
+    for program in (jnp.asarray, jnp.copy, lambda a: a.reshape(2, 3), lambda a: a[:3],
+                    lambda a: (a, a)):
+        for out in jax.tree.leaves(jax.jit(program)(x)):
+            assert out.unsafe_buffer_pointer() != x.unsafe_buffer_pointer()
+            assert not np.shares_memory(np.asarray(out), np.asarray(x))
+    y = x.reshape(3, 2)                                        # eager too
+    assert not np.shares_memory(np.asarray(y), np.asarray(x))

@@ -6,6 +6,8 @@ its swaps make), each with all its rules, and lu_solve, the solve from the facto
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...core.avals import ShapedArray
@@ -90,7 +92,8 @@ def _lu_numpy(x):
     lapack.prefix(x.dtype)      # another dtype (float16) refused as it lowers, in JAX's words
     *batch, m, n = x.shape
     k = min(m, n)
-    a = x.reshape(-1, m, n).copy()
+    # (the batch's size named, not -1: an empty matrix leaves -1 nothing to infer from)
+    a = x.reshape(math.prod(batch), m, n).copy()
     rows = np.arange(a.shape[0])
     pivots = np.zeros((a.shape[0], k), np.int32)
     for j in range(k):
@@ -251,7 +254,7 @@ lowering_rules[lu_pivots_to_permutation_p] = _lu_pivots_to_permutation_lowering
 def _lu_pivots_to_permutation_numpy(pivots, *, permutation_size):
     """The identity permutation with row j swapped with row pivots[j], for each j in turn."""
     *batch, k = pivots.shape
-    swaps = pivots.reshape(-1, k)
+    swaps = pivots.reshape(math.prod(batch), k)
     rows = np.arange(swaps.shape[0])
     perm = np.tile(np.arange(permutation_size, dtype=np.int32), (swaps.shape[0], 1))
     for j in range(k):
