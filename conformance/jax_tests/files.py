@@ -60,6 +60,8 @@ FILES = [
     "debugging_primitives_test.py",
     "debug_nans_test.py",
     "errors_test.py",
+    "array_test.py",
+    "pjit_test.py",
 ]
 
 # not run: each imports internals of JAX that jxkernel has no counterpart of (the first import

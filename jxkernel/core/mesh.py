@@ -15,6 +15,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import enum
+import functools
 import math
 import threading
 import warnings
@@ -22,6 +23,7 @@ import warnings
 import numpy as np
 
 from . import config as _config
+from .lru import cleared_with_caches
 
 
 class IndivisibleError(ValueError):
@@ -538,8 +540,11 @@ class NamedSharding:
         return out
 
     def devices_indices_map(self, global_shape) -> dict:
-        """Each device's index (a tuple of slices) into an array of `global_shape`."""
-        shape = tuple(global_shape)
+        """Each device's index (a tuple of slices) into an array of `global_shape` (kept:
+        common_devices_indices_map)."""
+        return common_devices_indices_map(self, tuple(global_shape))
+
+    def _devices_indices_map(self, shape: tuple) -> dict:
         shard = self.shard_shape(shape)
         tiles = self._tiles(len(shape))
         return {device: tuple(slice(None) if t == 1 else slice(b * s, (b + 1) * s)
@@ -590,6 +595,24 @@ class NamedSharding:
     def __repr__(self):
         kind = "" if self._memory_kind is None else f", memory_kind={self._memory_kind}"
         return f"NamedSharding(mesh={self.mesh}, spec={self.spec!r}{kind})"
+
+
+@functools.lru_cache(maxsize=4096)
+def common_devices_indices_map(sharding, global_shape: tuple) -> dict:
+    """`sharding.devices_indices_map(global_shape)`, kept per (sharding, shape) as JAX keeps
+    it (`cache_info()` says how often it was asked; jax.clear_caches() empties it). The
+    dict is shared: read it, never change it.
+
+        >>> import jxkernel as jax
+        >>> s = NamedSharding(Mesh(np.array(jax.devices()[:1]), ('x',)), P('x'))
+        >>> s.devices_indices_map((4,)) is common_devices_indices_map(s, (4,))
+        True
+    """
+    return sharding._devices_indices_map(tuple(global_shape))
+
+
+cleared_with_caches(collections.namedtuple("_Clear", "clear")(
+    common_devices_indices_map.cache_clear))
 
 
 def resolve(sharding, what: str = "device_put"):

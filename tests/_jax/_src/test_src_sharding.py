@@ -1,0 +1,43 @@
+"""What JAX's tests/array_test.py and pjit_test.py read of `jax._src.op_shardings` and
+`jax._src.sharding`, against JAX 0.10.2's answers for the same cases
+(tests/data/sharding_src_cases.py, recorded by reference/make_sharding_src_reference.py on 8
+CPU devices): how an HloSharding splits each dimension and into how many copies, whether it is
+replicated, which two lay an array out alike, each device's index, and
+`common_devices_indices_map`'s cache (one entry per sharding and shape, the same dict again,
+emptied by jax.clear_caches()). Every value is exact (integers, booleans, text)."""
+import json
+import os
+
+import pytest
+from doc_examples import check_docstring_examples
+from fresh_process import run_json
+
+import locations  # tests/support: the repository's folders
+
+pytestmark = pytest.mark.cpu_only("simulated CPU devices")
+
+_RUN = r"""
+import json
+import jxkernel as jax
+import sharding_src_cases
+print(json.dumps(sharding_src_cases.run(jax)))
+"""
+
+
+@pytest.fixture(scope="module")
+def runs():
+    with open(os.path.join(locations.DATA, "sharding_src_reference.json")) as f:
+        ref = json.load(f)["cases"]
+    return run_json(_RUN, {"JXKERNEL_CPU_DEVICES": "8"}), ref
+
+
+@pytest.mark.parametrize("case", sorted(json.load(open(os.path.join(
+    locations.DATA, "sharding_src_reference.json")))["cases"]))
+def test_case_matches_jax(runs, case):
+    ours, ref = runs
+    assert ours[case] == ref[case]
+
+
+@pytest.mark.parametrize("module", ["jxkernel._src.op_shardings", "jxkernel._src.sharding"])
+def test_docstring_examples(module):
+    check_docstring_examples(module)

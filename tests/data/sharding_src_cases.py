@@ -1,0 +1,66 @@
+"""The cases that reference/make_sharding_src_reference.py runs on JAX 0.10.2 and
+tests/_jax/_src/test_src_sharding.py on jxkernel: what JAX's tests/array_test.py and
+pjit_test.py read of `jax._src.op_shardings` (questions asked of XLA's HloSharding) and
+`jax._src.sharding` (`common_devices_indices_map`'s cache). `run(jax)` takes the `jax` module
+(real or jxkernel, with 8 CPU devices) and returns JSON data."""
+import importlib
+
+# HloShardings as XLA writes them: replicated, tiled, tiled with a replicated last tile
+# dimension, with subgroups, and on one device
+HLO_TEXTS = ("{replicated}", "{devices=[4,2]<=[8]}", "{devices=[2,1,4]<=[8] last_tile_dim_replicate}",
+             "{devices=[2,2,2]<=[8] last_tile_dims={replicated}}",
+             "{devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}", "{maximal device=3}",
+             "{devices=[1,1]<=[1]}", "{devices=[2,4]<=[4,2]T(1,0)}")
+
+
+def _private(jax, name):
+    return importlib.import_module(f"{jax.__name__}._src.{name}")
+
+
+def _slices(index):
+    return [[s.start, s.stop, s.step] for s in index]
+
+
+def run(jax) -> dict:
+    import numpy as np
+    op = _private(jax, "op_shardings")
+    xc = _private(jax, "lib").xla_client
+    out = {}
+    parsed = {text: xc.HloSharding.from_string(text) for text in HLO_TEXTS}
+    for text, hs in parsed.items():
+        if not hs.is_maximal():
+            ways = op.get_num_ways_dim_sharded(hs)
+            out[f"ways {text}"] = [list(ways[0]), ways[1]]
+        out[f"replicated {text}"] = op.is_hlo_sharding_replicated(hs)
+        if not hs.is_maximal() and not hs.is_replicated():
+            n = hs.num_devices()
+            shape = [8] * len(op.get_num_ways_dim_sharded(hs)[0])
+            out[f"indices {text}"] = [_slices(i) for i in op.op_sharding_to_indices(hs, shape, n)]
+        out[f"equal {text}"] = [op.are_hlo_shardings_equal(hs, other) for other in parsed.values()]
+    out["indices {replicated}"] = [_slices(i) for i in
+                                   op.op_sharding_to_indices(parsed["{replicated}"], (4, 2), 3)]
+
+    # common_devices_indices_map: kept per sharding and shape, emptied by jax.clear_caches()
+    sharding = _private(jax, "sharding")
+    mesh = jax.sharding.Mesh(np.array(jax.devices()).reshape(4, 2), ("x", "y"))
+    s = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("x"))
+    jax.clear_caches()
+    first = s.devices_indices_map((8, 2))
+    info1 = sharding.common_devices_indices_map.cache_info()
+    again = s.devices_indices_map((8, 2))
+    info2 = sharding.common_devices_indices_map.cache_info()
+    s.devices_indices_map((4, 2))
+    info3 = sharding.common_devices_indices_map.cache_info()
+    out["cache"] = {"currsize": [info1.currsize, info2.currsize, info3.currsize],
+                    "hits": info2.hits - info1.hits, "misses": info3.misses - info2.misses,
+                    "same_dict": first is again, "maxsize": info1.maxsize,
+                    "indices": {str(d.id): _slices(i) for d, i in first.items()}}
+    jax.clear_caches()
+    out["cache_after_clear"] = sharding.common_devices_indices_map.cache_info().currsize
+    out["indivisible_is_value_error"] = issubclass(sharding.IndivisibleError, ValueError)
+    try:
+        s.devices_indices_map((3, 2))
+    except sharding.IndivisibleError as e:
+        out["indivisible"] = str(e)
+    out["sharding_abc"] = isinstance(s, sharding.Sharding)
+    return out
