@@ -13,6 +13,7 @@ xla/sharding.py, arrays split over a mesh in xla/sharded.py.
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import enum
 import functools
@@ -432,6 +433,25 @@ class set_mesh:
         return False
 
 
+@contextlib.contextmanager
+def use_abstract_mesh(mesh: AbstractMesh):
+    """Within: get_abstract_mesh() is `mesh` (get_mesh() is unchanged).
+
+    >>> import jxkernel as jax
+    >>> with use_abstract_mesh(AbstractMesh((4, 2), ('x', 'y'))):
+    ...     jax.sharding.get_abstract_mesh().axis_names
+    ('x', 'y')
+    """
+    if not isinstance(mesh, AbstractMesh):
+        raise ValueError(f"Expected mesh of type `jax.sharding.AbstractMesh`. Got type: "
+                         f"{type(mesh)}")
+    previous, _mesh_state.abstract = _mesh_state.abstract, mesh
+    try:
+        yield
+    finally:
+        _mesh_state.abstract = previous
+
+
 def _note_context_mesh(mesh) -> None:
     """set_mesh's mesh joins this thread's jit cache keys (config._trace_state): a jit runs
     over it."""
@@ -613,6 +633,21 @@ def common_devices_indices_map(sharding, global_shape: tuple) -> dict:
 
 cleared_with_caches(collections.namedtuple("_Clear", "clear")(
     common_devices_indices_map.cache_clear))
+
+
+class UnspecifiedValue:
+    """The type of UNSPECIFIED, jit's "no sharding given" for an argument or a result (as
+    None is), which JAX's own code passes in in_shardings and out_shardings."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "UnspecifiedValue"
+
+    def __reduce__(self):
+        return "UNSPECIFIED"
+
+
+UNSPECIFIED = UnspecifiedValue()
 
 
 def resolve(sharding, what: str = "device_put"):

@@ -63,4 +63,26 @@ def run(jax) -> dict:
     except sharding.IndivisibleError as e:
         out["indivisible"] = str(e)
     out["sharding_abc"] = isinstance(s, sharding.Sharding)
+    _unspecified(jax, out)
     return out
+
+
+def _unspecified(jax, out):
+    """UNSPECIFIED in jit's in_shardings and out_shardings: no sharding given, as None."""
+    import numpy as np
+    impls = _private(jax, "sharding_impls")
+    named, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:4]).reshape(2, 2), ("x", "y"))
+    x = np.arange(16).reshape(8, 2)
+    s, s2 = named(mesh, P("x", "y")), named(mesh, P("x"))
+    a, a2 = jax.device_put(x, s), jax.device_put(x, s2)
+    f = jax.jit(lambda p, q, r, t, u: (p * 2, q @ q.T, r ** 2, t * 3, u.T),
+                in_shardings=(s, None, s2, impls.UNSPECIFIED, impls.UNSPECIFIED),
+                out_shardings=(s2, None, None, s, None))
+    outs = f(a, x, a2, x, a)
+    out["unspecified_repr"] = repr(impls.UNSPECIFIED)
+    out["unspecified_specs"] = [repr(o.sharding.spec) for o in outs]
+    out["unspecified_values"] = [o.tolist() for o in outs]
+    whole = jax.jit(lambda v: v + 1, in_shardings=impls.UNSPECIFIED,
+                    out_shardings=impls.UNSPECIFIED)(a)
+    out["unspecified_whole"] = [repr(whole.sharding.spec), whole.tolist()]

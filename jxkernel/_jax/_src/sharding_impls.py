@@ -8,7 +8,9 @@ from ...core.mesh import (  # noqa: F401
     AbstractMesh,
     Mesh,
     NamedSharding,
+    UNSPECIFIED,
     PartitionSpec,
+    UnspecifiedValue,
     set_mesh,
 )
 from ...api.sharding import (SingleDeviceSharding, get_abstract_mesh,  # noqa: F401

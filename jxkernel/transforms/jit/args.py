@@ -19,7 +19,7 @@ from ...core.avals import Token, abstract_token, get_aval, typeof_rules
 from ...core.earray import constant_handlers  # noqa: F401 (jit.py's: closed-over classes)
 from ...core.errors import jax_array_abstractified, provenance
 from ...core.hijax import AvalQDD, cur_qdd, hi_value_types
-from ...core.mesh import UNCONSTRAINED, PartitionSpec
+from ...core.mesh import UNCONSTRAINED, UNSPECIFIED, PartitionSpec
 from ...core.staging import is_ref
 from ...core.trace import Tracer
 from ...xla.array import ArrayImpl
@@ -563,8 +563,12 @@ def abstract_leaf_aval(x, index_name, fun=None) -> ShapedArray:
 
 def unless_all_none(shardings, what: str):
     """`shardings` (jit's `what`: "in_shardings"), or None where each of its leaves is None
-    (or it is None). A jit's shardings name every dimension: P.UNCONSTRAINED is JAX's error."""
-    leaves = tree_flatten(shardings, is_leaf=lambda x: x is None)[0]
+    (or it is None). A jit's shardings name every dimension: P.UNCONSTRAINED is JAX's error.
+    UNSPECIFIED (JAX's own "not given") is None."""
+    leaves, tree = tree_flatten(shardings, is_leaf=lambda x: x is None)
+    if any(s is UNSPECIFIED for s in leaves):
+        leaves = [None if s is UNSPECIFIED else s for s in leaves]
+        shardings = tree_unflatten(tree, leaves)
     for s in leaves:
         if not (s is None or isinstance(s, PartitionSpec) or hasattr(s, "_device_assignment")):
             raise TypeError(f"{what} leaf specifications are expected to be PartitionSpec "

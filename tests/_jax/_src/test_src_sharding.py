@@ -4,7 +4,8 @@
 CPU devices): how an HloSharding splits each dimension and into how many copies, whether it is
 replicated, which two lay an array out alike, each device's index, and
 `common_devices_indices_map`'s cache (one entry per sharding and shape, the same dict again,
-emptied by jax.clear_caches()). Every value is exact (integers, booleans, text)."""
+emptied by jax.clear_caches()), and `sharding_impls.UNSPECIFIED` in jit's in_shardings and
+out_shardings (no sharding given, as None). Every value is exact (integers, booleans, text)."""
 import json
 import os
 
@@ -38,6 +39,7 @@ def test_case_matches_jax(runs, case):
     assert ours[case] == ref[case]
 
 
-@pytest.mark.parametrize("module", ["jxkernel._src.op_shardings", "jxkernel._src.sharding"])
+@pytest.mark.parametrize("module", ["jxkernel._src.op_shardings", "jxkernel._src.sharding",
+                                    "jxkernel._src.named_sharding"])
 def test_docstring_examples(module):
     check_docstring_examples(module)
