@@ -64,7 +64,26 @@ def run(jax) -> dict:
         out["indivisible"] = str(e)
     out["sharding_abc"] = isinstance(s, sharding.Sharding)
     _unspecified(jax, out)
+    _parse(jax, out)
     return out
+
+
+# (text, mesh axis sizes, names): HloShardings over a mesh's places, for parse_flatten_op_sharding
+PARSED = (("{devices=[4,2]<=[2,4]T(1,0)}", (2, 4), ("x", "y")),
+          ("{devices=[8,1]<=[8]}", (2, 4), ("x", "y")),
+          ("{devices=[2,1,4]<=[8] last_tile_dim_replicate}", (2, 4), ("x", "y")),
+          ("{replicated}", (2, 4), ("x", "y")),
+          ("{devices=[4,6]<=[2,3,4]T(2,0,1)}", (2, 3, 4), ("a", "b", "c")),
+          ("{devices=[1,6,4]<=[2,3,4]T(0,1,2)}", (2, 3, 4), ("a", "b", "c")))
+
+
+def _parse(jax, out):
+    impls = _private(jax, "sharding_impls")
+    xc = _private(jax, "lib").xla_client
+    for text, sizes, names in PARSED:
+        specs = impls.parse_flatten_op_sharding(xc.HloSharding.from_string(text),
+                                                jax.sharding.AbstractMesh(sizes, names))
+        out[f"parse {text} {sizes}"] = [repr(p) for p in specs]
 
 
 def _unspecified(jax, out):

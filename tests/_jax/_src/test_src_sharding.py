@@ -5,7 +5,7 @@ CPU devices): how an HloSharding splits each dimension and into how many copies,
 replicated, which two lay an array out alike, each device's index, and
 `common_devices_indices_map`'s cache (one entry per sharding and shape, the same dict again,
 emptied by jax.clear_caches()), and `sharding_impls.UNSPECIFIED` in jit's in_shardings and
-out_shardings (no sharding given, as None). Every value is exact (integers, booleans, text)."""
+out_shardings (no sharding given, as None), `parse_flatten_op_sharding`'s PartitionSpecs. Every value is exact (integers, booleans, text)."""
 import json
 import os
 
@@ -40,6 +40,19 @@ def test_case_matches_jax(runs, case):
 
 
 @pytest.mark.parametrize("module", ["jxkernel._src.op_shardings", "jxkernel._src.sharding",
-                                    "jxkernel._src.named_sharding"])
+                                    "jxkernel._src.named_sharding",
+                                    "jxkernel._src.pretty_printer"])
 def test_docstring_examples(module):
     check_docstring_examples(module)
+
+
+def test_parse_flatten_op_sharding_example():
+    # (the module's other examples, its set_mesh's, need 8 devices: RUN_ELSEWHERE)
+    import doctest
+
+    from jxkernel._jax._src import sharding_impls
+    finder, runner = doctest.DocTestFinder(), doctest.DocTestRunner()
+    for test in finder.find(sharding_impls.parse_flatten_op_sharding,
+                            globs=vars(sharding_impls)):
+        runner.run(test)
+    assert runner.summarize(verbose=False) == doctest.TestResults(failed=0, attempted=2)
