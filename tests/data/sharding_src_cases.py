@@ -111,6 +111,23 @@ def _assembly(jax, out):
     }
     for name, fn in cases.items():
         out[f"assemble {name}"] = _answer(fn)
+    _pinned_constraint(jax, out)
+
+
+def _pinned_constraint(jax, out):
+    """A sharding constraint over a mesh inside jit(device=): JAX's error (its text up to where
+    JAX names the source line and jxkernel the function)."""
+    import re
+
+    import numpy as np
+    named, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:4]).reshape(2, 2), ("x", "y"))
+
+    def zeros(shape, spec):
+        return jax.lax.with_sharding_constraint(jax.numpy.zeros(shape), named(mesh, spec))
+    f = jax.jit(zeros, static_argnums=(0, 1), device=jax.devices()[0])
+    kind, text = _answer(lambda: f((8, 4), P("x", "y")))
+    out["pinned_constraint"] = [kind, re.split(r" at | \(", text)[0]]
 
 
 # (text, mesh axis sizes, names): HloShardings over a mesh's places, for parse_flatten_op_sharding

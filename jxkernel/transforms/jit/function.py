@@ -40,7 +40,7 @@ from ...xla.transfers import arguments_on, put_on_device
 from ..api_util import check_callable, flatten_fun, results_outside, fun_name, merge_static, update_wrapper
 from .args import (SCALAR_TYPES, Arguments, constant_handlers, jit_shardings, leaf_aval,
                    not_a_jax_type, python_inputs, static_key, Token, token_carriers)
-from .pinned import arguments_placement, pin_params, program_placement
+from .pinned import arguments_placement, pin_params, pinned_constraint_error, program_placement
 from .cache import (LAST_HIT, NO_HITS, NOWHERE, Entry, check_traceable, clear_jit,
                     compiled_trace, fun_state, c_last_hit, jit_deepcopy, jit_getstate,
                     jit_setstate, last_hit_for, remember)
@@ -262,6 +262,8 @@ class Jitted(native.JitFunction if native else object):
                 entry = self._compile(key, leaves, treedef, statics, avals, device, dyn_args,
                                       dyn_kwargs)
             except NeedsMesh as e:          # a sharding constraint inside: partition from now on
+                if self._device is not None:    # ... but jit(device=) pins it to one device
+                    raise pinned_constraint_error(self._device, e.mesh, self._name) from None
                 self._sharded, self._constraint_mesh = True, e.mesh
                 return self._call(args, kwargs)
             except CapturedHigh as e:       # closes over mutable hijax values: threaded from now on
