@@ -112,6 +112,39 @@ def _assembly(jax, out):
     for name, fn in cases.items():
         out[f"assemble {name}"] = _answer(fn)
     _pinned_constraint(jax, out)
+    _gspmd(jax, out)
+
+
+def _gspmd(jax, out):
+    """GSPMDSharding: made of an OpSharding, its repr, each device's index, its shard shape,
+    which shardings it is equivalent to."""
+    import numpy as np
+    impls = _private(jax, "sharding_impls")
+    xc = _private(jax, "lib").xla_client
+    named, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
+    mesh = jax.sharding.Mesh(np.array(jax.devices()).reshape(4, 2), ("x", "y"))
+    op = xc.OpSharding()
+    op.type = xc.OpSharding.Type.OTHER
+    op.tile_assignment_dimensions = [4, 1, 2]
+    op.tile_assignment_devices = list(range(8))
+    op.replicate_on_last_tile_dim = True
+    from_op = impls.GSPMDSharding(jax.devices(), op)
+    out["gspmd repr"] = repr(from_op)
+    out["gspmd shard_shape"] = list(from_op.shard_shape((8, 4)))
+    out["gspmd replicated"] = [from_op.is_fully_replicated,
+                               impls.GSPMDSharding.get_replicated(jax.devices()).is_fully_replicated]
+    for spec in (P("x", "y"), P("y"), P(("x", "y")), P()):
+        s = named(mesh, spec)
+        g = impls.GSPMDSharding(list(mesh.devices.flat), s._to_xla_hlo_sharding(2))
+        out[f"gspmd indices {spec}"] = {str(d.id): _slices(i)
+                                        for d, i in g.devices_indices_map((8, 4)).items()}
+        out[f"gspmd indices {spec} same"] = g.devices_indices_map((8, 4)) == \
+            s.devices_indices_map((8, 4))
+        out[f"gspmd equivalent {spec}"] = [g.is_equivalent_to(s, 2), s.is_equivalent_to(g, 2),
+                                           g.is_equivalent_to(named(mesh, P("x")), 2)]
+    out["gspmd indivisible"] = _answer(lambda: impls.GSPMDSharding(
+        jax.devices(), xc.HloSharding.from_string(
+            "{devices=[4,1,2]<=[8] last_tile_dim_replicate}")).shard_shape((6, 4)))
 
 
 def _pinned_constraint(jax, out):
