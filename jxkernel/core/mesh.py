@@ -364,12 +364,12 @@ class Mesh(_AxisTypeQueries):
         warnings.warn("`with mesh:` context manager has been deprecated. Please use `with"
                       " jax.set_mesh(mesh):` instead.", category=DeprecationWarning,
                       stacklevel=2)
-        self._previous.append(_mesh_state.mesh)
-        _mesh_state.mesh = self
+        self._previous.append((_mesh_state.mesh, _mesh_state.legacy))
+        _mesh_state.mesh = _mesh_state.legacy = self
         return self
 
     def __exit__(self, *exc):
-        _mesh_state.mesh = self._previous.pop()
+        _mesh_state.mesh, _mesh_state.legacy = self._previous.pop()
         return False
 
 
@@ -383,9 +383,15 @@ _EMPTY_MESH = Mesh(None, ())
 class _MeshState(threading.local):
     mesh = None        # the mesh bare PartitionSpecs refer to (set_mesh, `with mesh:`)
     abstract = None    # the AbstractMesh `use_abstract_mesh` sets (jxkernel.sharding)
+    legacy = None      # the mesh of the innermost `with mesh:` block (pjit's resource mesh)
 
 
 _mesh_state = _MeshState()
+
+
+def legacy_mesh():
+    """The mesh of the `with mesh:` block the code runs in (not set_mesh's), else None."""
+    return _mesh_state.legacy
 
 
 def get_mesh():

@@ -110,10 +110,10 @@ class ArrayImpl(metaclass=_CNamed):
 
     @property
     def device(self):
+        """The device holding this array, or the sharding of one over several devices (the
+        Array API's `device`: what `to_device` takes to place an array alike)."""
         if self._sharding is not None and self._sharding.num_devices != 1:
-            raise ValueError(f"Length of devices is greater than 1. Please use `.devices()`. "
-                             f"(This Array is split over {self._sharding.num_devices} "
-                             f"devices.)")
+            return self._sharding
         return self._buf._sharding._devices[0]
 
     @property

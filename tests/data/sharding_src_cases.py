@@ -113,6 +113,76 @@ def _assembly(jax, out):
         out[f"assemble {name}"] = _answer(fn)
     _pinned_constraint(jax, out)
     _gspmd(jax, out)
+    _device_of_split(jax, out)
+    _jit_arguments(jax, out)
+    _pjit_resource_mesh(jax, out)
+
+
+def _pjit_resource_mesh(jax, out):
+    """jax._src.pjit.pjit: a None sharding means P() over the mesh of the `with mesh:` block
+    it is called in; jit's None, set_mesh's, and a call outside the block: unspecified."""
+    import warnings
+
+    import numpy as np
+    warnings.simplefilter("ignore", DeprecationWarning)     # (`with mesh:`)
+    pjit = _private(jax, "pjit").pjit
+    named, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:2]), ("x",))
+    x = jax.device_put(np.arange(8.0), named(mesh, P("x")))
+    specs = {}
+    with jax.set_mesh(mesh):
+        specs["set_mesh pjit None"] = pjit(lambda a: a * 2, out_shardings=None)(x)
+        specs["set_mesh jit None"] = jax.jit(lambda a: a * 2, out_shardings=None)(x)
+    with mesh:
+        specs["with mesh pjit None"] = pjit(lambda a: a * 2, out_shardings=None)(x)
+        specs["with mesh pjit default"] = pjit(lambda a: a * 2)(x)
+        specs["with mesh jit None"] = jax.jit(lambda a: a * 2, out_shardings=None)(x)
+        g = pjit(lambda a, b: a + b, in_shardings=(P("x"), None), out_shardings=P("x"))
+        specs["with mesh pjit in None"] = g(x, np.arange(8.0))
+        out["pjit with mesh in None, committed P('x')"] = _answer(lambda: g(x, x))
+        f = pjit(lambda a: a * 2, out_shardings=None)
+    specs["made in mesh called outside"] = f(x)
+    for name, y in specs.items():
+        out[f"pjit {name}"] = [repr(y.sharding.spec), y.tolist()]
+
+
+def _jit_arguments(jax, out):
+    """jit's checks of device=, backend= and shardings together, of keyword arguments with
+    in_shardings; a ShapeDtypeStruct's sharding of too high a rank."""
+    import warnings
+
+    import numpy as np
+    warnings.simplefilter("ignore", DeprecationWarning)     # (JAX's backend= and device=)
+    named, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
+    d0 = jax.devices()[0]
+    one = jax.sharding.SingleDeviceSharding(d0)
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:2]), ("x",))
+    cases = {
+        "device_and_backend": lambda: jax.jit(lambda x: x, device=d0, backend="cpu"),
+        "backend_and_in_shardings": lambda: jax.jit(lambda x: x, in_shardings=one, backend="cpu"),
+        "device_and_out_shardings": lambda: jax.jit(lambda x: x, out_shardings=one, device=d0),
+        "device_and_none": lambda: jax.jit(lambda x: x * 2, in_shardings=None, device=d0)(1.0),
+        "kwargs_with_in_shardings": lambda: jax.jit(lambda x: x, in_shardings=one)(
+            x=jax.numpy.arange(3.0)),
+        "sds_rank": lambda: jax.ShapeDtypeStruct((4, 4), np.float32,
+                                                 sharding=named(mesh, P(None, "x", None))),
+    }
+    for name, fn in cases.items():
+        out[f"jit arguments {name}"] = _answer(fn)
+
+
+def _device_of_split(jax, out):
+    """`x.device` of an array over several devices: its sharding; `to_device` of one."""
+    import numpy as np
+    named, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:2]), ("x",))
+    s = named(mesh, P("x"))
+    x = jax.device_put(jax.numpy.ones((2, 10)), s)
+    y = jax.numpy.ones((2, 10)).to_device(s)
+    r = jax.device_put(jax.numpy.ones((2, 10)), named(mesh, P()))
+    one = jax.numpy.ones(3)
+    out["device of split"] = [repr(x.device), x.device == s, repr(y.device), repr(r.device),
+                              one.device == jax.devices()[0]]
 
 
 def _gspmd(jax, out):

@@ -310,10 +310,13 @@ def one_device_given(traced) -> tuple | None:
     return (ins, outs) if any(ins + outs) else None
 
 
-def pinned_constraint_error(device, mesh, name: str) -> ValueError:
-    """JAX's error for a sharding constraint over `mesh` inside a jit pinned by `device=`."""
+def pinned_constraint_error(device, mesh, name: str) -> None:
+    """JAX's error for a sharding constraint over `mesh` inside a jit pinned by `device=`
+    (none where `device` is None)."""
+    if device is None:
+        return
     ids = [d.id for d in mesh.devices.flat]
-    return ValueError(f"Received incompatible devices for jitted computation. Got explicit "
+    raise ValueError(f"Received incompatible devices for jitted computation. Got explicit "
                       f"output sharding with device ids [{device.id}] on platform "
                       f"{device.platform.upper()} and sharding_constraint inside jit with "
                       f"device ids {ids} on platform {device.platform.upper()} ({name}): "
