@@ -116,6 +116,24 @@ def _assembly(jax, out):
     _device_of_split(jax, out)
     _jit_arguments(jax, out)
     _pjit_resource_mesh(jax, out)
+    _array_private(jax, out)
+
+
+def _array_private(jax, out):
+    """JAX's private Array names its tests read: `_npy_value` (None before the host copy is
+    read), `_check_if_deleted`, `_fully_replicated_shard`."""
+    import numpy as np
+    named, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:2]), ("x",))
+    x = jax.device_put(np.arange(8.0), named(mesh, P()))
+    before = x._npy_value is None
+    shard = x._fully_replicated_shard()
+    out["array _npy_value"] = before
+    out["array _fully_replicated_shard"] = [list(shard.shape), len(shard.devices()),
+                                            shard.tolist()]
+    x.delete()
+    kind, text = _answer(x._check_if_deleted)
+    out["array _check_if_deleted"] = [kind, text.split(".")[0]]
 
 
 def _pjit_resource_mesh(jax, out):
