@@ -95,6 +95,11 @@ class PartitionSpec:
     def __init__(self, *parts, unreduced=frozenset(), reduced=frozenset()):
         parts = tuple(map(_canonical_part, parts))
         for p in parts:
+            nested = next((a for a in p if isinstance(a, tuple)), None) \
+                if isinstance(p, tuple) else None
+            if nested is not None:
+                raise ValueError(f"A tuple inside PartitionSpec cannot contain a nested tuple. "
+                                 f"Got partition: {p} and the nested tuple: {nested}")
             if not (p is None or p is UNCONSTRAINED or isinstance(p, str) or
                     isinstance(p, tuple) and all(isinstance(a, str) for a in p)):
                 raise TypeError(f"PartitionSpec entries must be None, a mesh axis name (str) or "
@@ -126,6 +131,24 @@ class PartitionSpec:
         return PartitionSpec(*(self._parts if partitions is None else partitions),
                              unreduced=self.unreduced if unreduced is None else unreduced,
                              reduced=self.reduced if reduced is None else reduced)
+
+    def __add__(self, other):
+        """The dimensions of both, and both's unreduced and reduced axes (a tuple adds
+        dimensions only)."""
+        if isinstance(other, PartitionSpec):
+            return PartitionSpec(*self._parts, *other._parts,
+                                 unreduced=self.unreduced | other.unreduced,
+                                 reduced=self.reduced | other.reduced)
+        if isinstance(other, tuple):
+            return PartitionSpec(*self._parts, *other, unreduced=self.unreduced,
+                                 reduced=self.reduced)
+        return NotImplemented
+
+    def __radd__(self, other):
+        if isinstance(other, tuple):
+            return PartitionSpec(*other, *self._parts, unreduced=self.unreduced,
+                                 reduced=self.reduced)
+        return NotImplemented
 
     def __eq__(self, other):
         return isinstance(other, PartitionSpec) and self._parts == other._parts and \
@@ -161,12 +184,18 @@ UnconstrainedSingleton.__module__ = _get_default_unconstrained.__module__ = \
     "jxkernel._src.partition_spec"
 
 
-def checked_axis_types(axis_types, n: int, default: AxisType) -> tuple:
+def checked_axis_types(axis_types, names: tuple, default: AxisType, what: str = "Mesh") -> tuple:
+    """One AxisType per axis of `names` (`default` for each where none is given; one AxisType
+    alone is one axis's), or JAX's error for `what` (the class given them)."""
     if axis_types is None:
-        return (default,) * n
-    types = (axis_types,) * n if isinstance(axis_types, AxisType) else tuple(axis_types)
-    if len(types) != n or not all(isinstance(t, AxisType) for t in types):
-        raise ValueError(f"axis_types must be one AxisType per mesh axis ({n}); got {axis_types!r}")
+        return (default,) * len(names)
+    types = (axis_types,) if isinstance(axis_types, (AxisType, str)) else tuple(axis_types)
+    if not all(isinstance(t, AxisType) for t in types):
+        raise TypeError(f"axis_types passed to {what} must be of type `jax.sharding.AxisType`. "
+                        f"Got {types} of type {tuple(type(t) for t in types)}")
+    if len(types) != len(names):
+        raise ValueError(f"Number of axis names should match the number of axis_types. Got "
+                         f"axis_names={names} and axis_types={types}")
     return types
 
 
@@ -237,7 +266,8 @@ class AbstractMesh(_AxisTypeQueries):
             raise ValueError(f"AbstractMesh got {len(self.axis_sizes)} axis sizes "
                              f"{self.axis_sizes} but {len(self.axis_names)} axis names "
                              f"{self.axis_names}; give one size per name")
-        self.axis_types = checked_axis_types(axis_types, len(self.axis_names), AxisType.Auto)
+        self.axis_types = checked_axis_types(axis_types, self.axis_names, AxisType.Auto,
+                                             "AbstractMesh")
 
     shape = property(lambda self: collections.OrderedDict(zip(self.axis_names, self.axis_sizes)))
     shape_tuple = property(lambda self: tuple(zip(self.axis_names, self.axis_sizes)))
@@ -292,6 +322,8 @@ class Mesh(_AxisTypeQueries):
             self.devices, self.axis_names, self.axis_types = None, (), ()
             self._ids, self._platform, self._previous, self._hash = (), None, [], hash(())
             return
+        if any(n is None for n in names):
+            raise ValueError(f"Mesh axis names cannot be None. Got: {names}")
         grid = np.array(devices, dtype=object) if not isinstance(devices, np.ndarray) else devices
         if grid.ndim != len(names):
             raise ValueError(f"Mesh requires the ndim of its first argument (`devices`) to equal "
@@ -300,7 +332,7 @@ class Mesh(_AxisTypeQueries):
         if len(set(names)) != len(names):
             raise ValueError(f"Mesh axis names must be unique; got {names}")
         self.devices, self.axis_names = grid, names
-        self.axis_types = checked_axis_types(axis_types, len(names), AxisType.Auto)
+        self.axis_types = checked_axis_types(axis_types, names, AxisType.Auto)
         self._ids = tuple(d.id for d in grid.flat)
         # ids are per platform: the NumPy backend's devices 0..n-1 and XLA's CPU devices
         # 0..n-1 make meshes alike but for it (caches keyed by meshes must tell them apart)

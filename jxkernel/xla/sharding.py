@@ -216,6 +216,9 @@ def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None) -> Mesh
     """
     # one name may come as a string (`make_mesh((8,), 'model')`, in Flax's key concepts):
     # Mesh reads it as one name, and refuses a length mismatch in JAX's words
+    if not all(isinstance(s, (int, np.integer)) for s in axis_shapes):
+        raise ValueError(f"`axis_shapes` passed to `make_mesh` should be a sequence of ints. "
+                         f"Got {axis_shapes}")
     shape = tuple(int(s) for s in axis_shapes)
     names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
     devices = list(devices) if devices is not None else client.devices()
@@ -223,7 +226,7 @@ def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None) -> Mesh
         raise ValueError(f"Number of devices {len(devices)} must be >= the product of mesh_shape "
                          f"{shape}")
     grid = np.array(devices[:math.prod(shape)], dtype=object).reshape(shape)
-    return Mesh(grid, names, checked_axis_types(axis_types, len(names), AxisType.Explicit))
+    return Mesh(grid, names, checked_axis_types(axis_types, names, AxisType.Explicit))
 
 
 Sharding = (SingleDeviceSharding, NamedSharding, GSPMDSharding)

@@ -117,6 +117,40 @@ def _assembly(jax, out):
     _jit_arguments(jax, out)
     _pjit_resource_mesh(jax, out)
     _array_private(jax, out)
+    _mesh_and_spec_checks(jax, out)
+
+
+def _mesh_and_spec_checks(jax, out):
+    """Mesh, AbstractMesh, make_mesh and PartitionSpec: their argument errors, and P + P."""
+    import numpy as np
+    P, AxisType, AbstractMesh = (jax.sharding.PartitionSpec, jax.sharding.AxisType,
+                                 jax.sharding.AbstractMesh)
+    two = np.array(jax.devices()[:2])
+    cases = {
+        "mesh_none_name": lambda: jax.sharding.Mesh(jax.devices(), (None, "x")),
+        "nested_tuple": lambda: P("x", "y", ("z", ("a",))),
+        "nested_tuple_first": lambda: P((("a", "b"), "c")),
+        "abstract_types_count": lambda: AbstractMesh((2, 1), ("x", "y"), axis_types=AxisType.Auto),
+        "abstract_types_str": lambda: AbstractMesh((2,), ("x",), axis_types=("explicit",)),
+        "abstract_types_one_str": lambda: AbstractMesh((2,), ("x",), axis_types="explicit"),
+        "abstract_one_type": lambda: AbstractMesh((2,), "x", axis_types=AxisType.Auto),
+        "mesh_types_count": lambda: jax.sharding.Mesh(two.reshape(2, 1), ("x", "y"),
+                                                      axis_types=AxisType.Auto),
+        "mesh_types_str": lambda: jax.sharding.Mesh(two, ("x",), axis_types=("explicit",)),
+        "make_mesh_types_count": lambda: jax.make_mesh((1, 1), ("a", "b"),
+                                                       axis_types=AxisType.Explicit),
+        "make_mesh_not_ints": lambda: jax.make_mesh(((4,), 4), ("x", "y"),
+                                                    axis_types=(AxisType.Auto,) * 2),
+        "make_mesh_numpy_ints": lambda: jax.make_mesh((1, np.int32(1)), ("x", "y"),
+                                                      axis_types=(AxisType.Explicit,) * 2),
+        "p_add": lambda: P("x", unreduced={"z"}) + P("a", unreduced={"b"}) ==
+        P("x", "a", unreduced={"z", "b"}),
+        "p_add_plain": lambda: P("x") + P("a", None),
+        "p_add_tuple": lambda: P("x") + ("a",),
+        "tuple_add_p": lambda: ("a",) + P("x"),
+    }
+    for name, fn in cases.items():
+        out[f"mesh check {name}"] = _answer(fn)
 
 
 def _array_private(jax, out):
