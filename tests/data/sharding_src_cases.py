@@ -192,6 +192,10 @@ def _pjit_resource_mesh(jax, out):
         g = pjit(lambda a, b: a + b, in_shardings=(P("x"), None), out_shardings=P("x"))
         specs["with mesh pjit in None"] = g(x, np.arange(8.0))
         out["pjit with mesh in None, committed P('x')"] = _answer(lambda: g(x, x))
+        # a sharding that cannot split the argument: that error first, as JAX's
+        y = jax.device_put(np.arange(3.0), named(mesh, P()))
+        out["pjit with mesh, indivisible and committed otherwise"] = _answer(
+            lambda: pjit(lambda a: a, in_shardings=P("x"))(y))
         f = pjit(lambda a: a * 2, out_shardings=None)
     specs["made in mesh called outside"] = f(x)
     for name, y in specs.items():

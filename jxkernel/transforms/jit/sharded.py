@@ -309,12 +309,13 @@ class Partitioning:
         flat_in = [None] * len(leaves) if given_in is None else \
             _flat_shardings(given_in, dyn_args, "in_shardings")
         own = [_own_sharding(x) for x in leaves]
-        _check_committed(leaves, own, flat_in)
+        given = flat_in
         # (an argument sharded by its own sharding carries its mesh in its type, as in JAX)
         self.carrying = [getattr(s, "mesh", None) for s in own]
         flat_in = [s if s is not None else o for s, o in zip(flat_in, own)]
         leaf_names = jitted._leaf_names(dyn_args, dyn_kwargs)
         _check_fit("arguments", leaf_names, jaxpr.in_avals, flat_in)
+        _check_committed(leaves, own, given)       # (after the fit: JAX's order of errors)
         out_struct = tree_unflatten(out_tree, [0] * len(jaxpr.outvars))
         flat_out = [None] * len(jaxpr.outvars) if given_out is None else \
             _flat_shardings(given_out, out_struct, "out_shardings")
