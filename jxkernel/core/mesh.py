@@ -276,6 +276,29 @@ class AbstractMesh(_AxisTypeQueries):
     # itself, as JAX's: code asks any mesh for its abstract mesh
     abstract_mesh = property(lambda self: self)
 
+    def update(self, axis_sizes=None, axis_names=None, axis_types=None, *,
+               abstract_device=None) -> AbstractMesh:
+        """This mesh with the given fields replaced (its kind of device kept unless given).
+
+        >>> AbstractMesh((2, 4), ('x', 'y')).update(axis_sizes=(4, 2), axis_names=('a', 'b'))
+        AbstractMesh('a': 4, 'b': 2, axis_types=(Auto, Auto))
+        """
+        return AbstractMesh(self.axis_sizes if axis_sizes is None else axis_sizes,
+                            self.axis_names if axis_names is None else axis_names,
+                            self.axis_types if axis_types is None else axis_types,
+                            abstract_device=abstract_device,
+                            _device=self._device if abstract_device is None else None)
+
+    def update_axis_types(self, name_to_type: dict) -> AbstractMesh:
+        """This mesh with the axes `name_to_type` names of those types (other names: as
+        JAX, ignored).
+
+        >>> AbstractMesh((2, 4), ('x', 'y')).update_axis_types({'x': AxisType.Explicit})
+        AbstractMesh('x': 2, 'y': 4, axis_types=(Explicit, Auto))
+        """
+        return self.update(axis_types=tuple(name_to_type.get(n, t) for n, t in
+                                            zip(self.axis_names, self.axis_types)))
+
     @property
     def abstract_device(self) -> AbstractDevice | None:
         """The kind of device of the mesh this one abstracts (None when made from sizes alone).

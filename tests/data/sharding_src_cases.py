@@ -148,6 +148,15 @@ def _mesh_and_spec_checks(jax, out):
         "p_add_plain": lambda: P("x") + P("a", None),
         "p_add_tuple": lambda: P("x") + ("a",),
         "tuple_add_p": lambda: ("a",) + P("x"),
+        "abstract_update": lambda: AbstractMesh((2, 4), ("x", "y")).update(
+            axis_sizes=(4, 2), axis_names=("a", "b")),
+        "abstract_update_types": lambda: AbstractMesh((2, 4), ("x", "y")).update(
+            axis_types=(AxisType.Explicit, AxisType.Auto)),
+        "abstract_update_device_kept": lambda: jax.sharding.Mesh(two, ("x",)).abstract_mesh.update(
+            axis_names=("z",)),
+        "abstract_update_axis_types": lambda: AbstractMesh(
+            (2, 4), ("x", "y"), axis_types=(AxisType.Explicit, AxisType.Auto)).update_axis_types(
+            {"x": AxisType.Auto, "y": AxisType.Explicit, "w": AxisType.Auto}),
     }
     for name, fn in cases.items():
         out[f"mesh check {name}"] = _answer(fn)
