@@ -63,6 +63,8 @@ FILES = [
     "multi_device_test.py",
     "pmap_test.py",
     "shard_map_test.py",
+    "array_test.py",
+    "pjit_test.py",
 ]
 
 # not run: each imports internals of JAX that jxkernel has no counterpart of (the first import

@@ -55,3 +55,11 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
     if f is None:
         return lambda g: _shard_map(g, **kwargs)
     return _shard_map(f, **kwargs)
+
+
+def top_level_all_gather(xs, out_sharding, *, multi_dim: bool = False):
+    """JAX's all_gather of explicitly sharded arrays outside a shard_map, into reduced axes
+    (lax.all_gather(..., to='reduced')), which jxkernel has not: refused."""
+    raise NotImplementedError(
+        f"top_level_all_gather(out_sharding={out_sharding!r}): jxkernel's all_gather has no "
+        f"`to='reduced'`; use jax.reshard(x, out_sharding) for the values without reduced axes")

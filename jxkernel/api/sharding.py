@@ -9,7 +9,6 @@ Arrays split over a mesh, and jit with shardings, are in xla/sharded.py; the cla
 plain values (core/mesh.py).
 """
 import abc
-import contextlib
 import functools
 
 from ..core import avals
@@ -23,8 +22,8 @@ from ..core.mesh import (  # noqa: F401
     NamedSharding,
     PartitionSpec,
     set_mesh,
+    use_abstract_mesh,
 )
-from ..core.mesh import _mesh_state
 from ..core.mesh import get_abstract_mesh  # noqa: F401  (jax.sharding names it; core holds it)
 from ..core.mesh import get_mesh as _current_mesh
 from ..core.mesh import resolve
@@ -47,24 +46,6 @@ def get_mesh() -> Mesh:
     Mesh(axis_sizes=(), axis_names=())
     """
     return _current_mesh() or _EMPTY_MESH
-
-
-@contextlib.contextmanager
-def use_abstract_mesh(mesh: AbstractMesh):
-    """Within: get_abstract_mesh() is `mesh` (get_mesh() is unchanged).
-
-    >>> with use_abstract_mesh(AbstractMesh((4, 2), ('x', 'y'))):
-    ...     get_abstract_mesh().axis_names
-    ('x', 'y')
-    """
-    if not isinstance(mesh, AbstractMesh):
-        raise ValueError(f"Expected mesh of type `jax.sharding.AbstractMesh`. Got type: "
-                         f"{type(mesh)}")
-    previous, _mesh_state.abstract = _mesh_state.abstract, mesh
-    try:
-        yield
-    finally:
-        _mesh_state.abstract = previous
 
 
 def _required(given, kwargs: dict, name: str):

@@ -308,6 +308,10 @@ class ShapeDtypeStruct:
             raise ValueError(f"sharding should be an instance of `jax.sharding.Sharding`; got "
                              f"{sharding} of type {type(sharding)}.")
         self.shape = tuple(shape)
+        spec = getattr(sharding, "spec", None)
+        if spec is not None and len(spec) > len(self.shape):    # (JAX's check and words)
+            raise ValueError(f"Sharding {sharding!r} is only valid for values of rank at least "
+                             f"{len(spec)}, but was applied to a value of rank {len(self.shape)}.")
         # extended dtypes (typed keys: key<fry>) are kept as they are; NumPy has no such dtype
         self.dtype = dtype if dtypes.extended_scalar_type(dtype) else np.dtype(dtype)
         self.weak_type = weak_type

@@ -11,6 +11,7 @@ in order of first appearance, so printing is deterministic and matches JAX.
 from __future__ import annotations
 
 import builtins
+import enum
 import re
 import sys
 from collections import Counter, deque
@@ -20,6 +21,19 @@ import numpy as np
 from .avals import ShapedArray
 from .config import config
 from .source_info import stack_text
+
+
+class OutputFormat(enum.Enum):
+    """What a jaxpr's pretty_print writes (JAX's pretty-printer's formats): TEXT, the text
+    jxkernel writes; HTML (each variable a link to where it is bound) jxkernel does not."""
+    TEXT = 0
+    HTML = 1
+
+
+def _check_output_format(output_format) -> None:
+    if output_format not in (None, OutputFormat.TEXT):
+        raise NotImplementedError(f"pretty_print: jxkernel prints jaxprs as text only "
+                                  f"(output_format=OutputFormat.TEXT); got {output_format!r}")
 
 
 class Var:
@@ -122,11 +136,12 @@ class Jaxpr:
     out_avals = property(lambda self: [v.aval for v in self.outvars])
 
     def pretty_print(self, *, source_info=False, width=80, use_color=None,
-                     name_stack=False) -> str:
+                     name_stack=False, output_format=None) -> str:
         """The jaxpr as text; `use_color`: JAX's syntax highlighting (ANSI colors), by default
         where JAX colors (a terminal or notebook, jax_pprint_use_color on); `name_stack`:
         each equation's name stack as a note, `# [transpose(jvp())]`, before its source
-        where `source_info` asks for that."""
+        where `source_info` asks for that; `output_format`: OutputFormat.TEXT only."""
+        _check_output_format(output_format)
         return colored(pp_toplevel(self, _with_name_stack(source_info) if name_stack
                                    else source_info, width), use_color)
 
@@ -153,9 +168,10 @@ class ClosedJaxpr:
     literals = property(lambda self: self.consts)
 
     def pretty_print(self, *, source_info=False, width=80, use_color=None,
-                     name_stack=False) -> str:
+                     name_stack=False, output_format=None) -> str:
         return self.jaxpr.pretty_print(source_info=source_info, width=width,
-                                       use_color=use_color, name_stack=name_stack)
+                                       use_color=use_color, name_stack=name_stack,
+                                       output_format=output_format)
 
     def __str__(self):
         return self.pretty_print()

@@ -13,8 +13,10 @@ xla/sharding.py, arrays split over a mesh in xla/sharded.py.
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import enum
+import functools
 import math
 import threading
 import warnings
@@ -22,6 +24,7 @@ import warnings
 import numpy as np
 
 from . import config as _config
+from .lru import cleared_with_caches
 
 
 class IndivisibleError(ValueError):
@@ -92,6 +95,11 @@ class PartitionSpec:
     def __init__(self, *parts, unreduced=frozenset(), reduced=frozenset()):
         parts = tuple(map(_canonical_part, parts))
         for p in parts:
+            nested = next((a for a in p if isinstance(a, tuple)), None) \
+                if isinstance(p, tuple) else None
+            if nested is not None:
+                raise ValueError(f"A tuple inside PartitionSpec cannot contain a nested tuple. "
+                                 f"Got partition: {p} and the nested tuple: {nested}")
             if not (p is None or p is UNCONSTRAINED or isinstance(p, str) or
                     isinstance(p, tuple) and all(isinstance(a, str) for a in p)):
                 raise TypeError(f"PartitionSpec entries must be None, a mesh axis name (str) or "
@@ -123,6 +131,24 @@ class PartitionSpec:
         return PartitionSpec(*(self._parts if partitions is None else partitions),
                              unreduced=self.unreduced if unreduced is None else unreduced,
                              reduced=self.reduced if reduced is None else reduced)
+
+    def __add__(self, other):
+        """The dimensions of both, and both's unreduced and reduced axes (a tuple adds
+        dimensions only)."""
+        if isinstance(other, PartitionSpec):
+            return PartitionSpec(*self._parts, *other._parts,
+                                 unreduced=self.unreduced | other.unreduced,
+                                 reduced=self.reduced | other.reduced)
+        if isinstance(other, tuple):
+            return PartitionSpec(*self._parts, *other, unreduced=self.unreduced,
+                                 reduced=self.reduced)
+        return NotImplemented
+
+    def __radd__(self, other):
+        if isinstance(other, tuple):
+            return PartitionSpec(*other, *self._parts, unreduced=self.unreduced,
+                                 reduced=self.reduced)
+        return NotImplemented
 
     def __eq__(self, other):
         return isinstance(other, PartitionSpec) and self._parts == other._parts and \
@@ -158,12 +184,18 @@ UnconstrainedSingleton.__module__ = _get_default_unconstrained.__module__ = \
     "jxkernel._src.partition_spec"
 
 
-def checked_axis_types(axis_types, n: int, default: AxisType) -> tuple:
+def checked_axis_types(axis_types, names: tuple, default: AxisType, what: str = "Mesh") -> tuple:
+    """One AxisType per axis of `names` (`default` for each where none is given; one AxisType
+    alone is one axis's), or JAX's error for `what` (the class given them)."""
     if axis_types is None:
-        return (default,) * n
-    types = (axis_types,) * n if isinstance(axis_types, AxisType) else tuple(axis_types)
-    if len(types) != n or not all(isinstance(t, AxisType) for t in types):
-        raise ValueError(f"axis_types must be one AxisType per mesh axis ({n}); got {axis_types!r}")
+        return (default,) * len(names)
+    types = (axis_types,) if isinstance(axis_types, (AxisType, str)) else tuple(axis_types)
+    if not all(isinstance(t, AxisType) for t in types):
+        raise TypeError(f"axis_types passed to {what} must be of type `jax.sharding.AxisType`. "
+                        f"Got {types} of type {tuple(type(t) for t in types)}")
+    if len(types) != len(names):
+        raise ValueError(f"Number of axis names should match the number of axis_types. Got "
+                         f"axis_names={names} and axis_types={types}")
     return types
 
 
@@ -234,7 +266,8 @@ class AbstractMesh(_AxisTypeQueries):
             raise ValueError(f"AbstractMesh got {len(self.axis_sizes)} axis sizes "
                              f"{self.axis_sizes} but {len(self.axis_names)} axis names "
                              f"{self.axis_names}; give one size per name")
-        self.axis_types = checked_axis_types(axis_types, len(self.axis_names), AxisType.Auto)
+        self.axis_types = checked_axis_types(axis_types, self.axis_names, AxisType.Auto,
+                                             "AbstractMesh")
 
     shape = property(lambda self: collections.OrderedDict(zip(self.axis_names, self.axis_sizes)))
     shape_tuple = property(lambda self: tuple(zip(self.axis_names, self.axis_sizes)))
@@ -242,6 +275,29 @@ class AbstractMesh(_AxisTypeQueries):
     empty = property(lambda self: not self.axis_names)
     # itself, as JAX's: code asks any mesh for its abstract mesh
     abstract_mesh = property(lambda self: self)
+
+    def update(self, axis_sizes=None, axis_names=None, axis_types=None, *,
+               abstract_device=None) -> AbstractMesh:
+        """This mesh with the given fields replaced (its kind of device kept unless given).
+
+        >>> AbstractMesh((2, 4), ('x', 'y')).update(axis_sizes=(4, 2), axis_names=('a', 'b'))
+        AbstractMesh('a': 4, 'b': 2, axis_types=(Auto, Auto))
+        """
+        return AbstractMesh(self.axis_sizes if axis_sizes is None else axis_sizes,
+                            self.axis_names if axis_names is None else axis_names,
+                            self.axis_types if axis_types is None else axis_types,
+                            abstract_device=abstract_device,
+                            _device=self._device if abstract_device is None else None)
+
+    def update_axis_types(self, name_to_type: dict) -> AbstractMesh:
+        """This mesh with the axes `name_to_type` names of those types (other names: as
+        JAX, ignored).
+
+        >>> AbstractMesh((2, 4), ('x', 'y')).update_axis_types({'x': AxisType.Explicit})
+        AbstractMesh('x': 2, 'y': 4, axis_types=(Explicit, Auto))
+        """
+        return self.update(axis_types=tuple(name_to_type.get(n, t) for n, t in
+                                            zip(self.axis_names, self.axis_types)))
 
     @property
     def abstract_device(self) -> AbstractDevice | None:
@@ -289,6 +345,8 @@ class Mesh(_AxisTypeQueries):
             self.devices, self.axis_names, self.axis_types = None, (), ()
             self._ids, self._platform, self._previous, self._hash = (), None, [], hash(())
             return
+        if any(n is None for n in names):
+            raise ValueError(f"Mesh axis names cannot be None. Got: {names}")
         grid = np.array(devices, dtype=object) if not isinstance(devices, np.ndarray) else devices
         if grid.ndim != len(names):
             raise ValueError(f"Mesh requires the ndim of its first argument (`devices`) to equal "
@@ -297,7 +355,7 @@ class Mesh(_AxisTypeQueries):
         if len(set(names)) != len(names):
             raise ValueError(f"Mesh axis names must be unique; got {names}")
         self.devices, self.axis_names = grid, names
-        self.axis_types = checked_axis_types(axis_types, len(names), AxisType.Auto)
+        self.axis_types = checked_axis_types(axis_types, names, AxisType.Auto)
         self._ids = tuple(d.id for d in grid.flat)
         # ids are per platform: the NumPy backend's devices 0..n-1 and XLA's CPU devices
         # 0..n-1 make meshes alike but for it (caches keyed by meshes must tell them apart)
@@ -316,6 +374,7 @@ class Mesh(_AxisTypeQueries):
     device_ids = property(lambda self: np.array(self._ids).reshape(self.devices.shape))
     local_devices = property(lambda self: list(self.devices.flat))
     _flat_devices = property(lambda self: tuple(self.devices.flat))
+    _flat_devices_tuple = _flat_devices      # (JAX's name, which its tests read)
 
     def as_from_context(self) -> Mesh:
         """This mesh (equal to it) marked as taken from the context (set_mesh)."""
@@ -360,12 +419,12 @@ class Mesh(_AxisTypeQueries):
         warnings.warn("`with mesh:` context manager has been deprecated. Please use `with"
                       " jax.set_mesh(mesh):` instead.", category=DeprecationWarning,
                       stacklevel=2)
-        self._previous.append(_mesh_state.mesh)
-        _mesh_state.mesh = self
+        self._previous.append((_mesh_state.mesh, _mesh_state.legacy))
+        _mesh_state.mesh = _mesh_state.legacy = self
         return self
 
     def __exit__(self, *exc):
-        _mesh_state.mesh = self._previous.pop()
+        _mesh_state.mesh, _mesh_state.legacy = self._previous.pop()
         return False
 
 
@@ -380,9 +439,15 @@ empty_concrete_mesh = _EMPTY_MESH      # JAX's name for it (jax._src.mesh): set_
 class _MeshState(threading.local):
     mesh = None        # the mesh bare PartitionSpecs refer to (set_mesh, `with mesh:`)
     abstract = None    # the AbstractMesh `use_abstract_mesh` sets (jxkernel.sharding)
+    legacy = None      # the mesh of the innermost `with mesh:` block (pjit's resource mesh)
 
 
 _mesh_state = _MeshState()
+
+
+def legacy_mesh():
+    """The mesh of the `with mesh:` block the code runs in (not set_mesh's), else None."""
+    return _mesh_state.legacy
 
 
 def get_mesh():
@@ -440,6 +505,25 @@ class set_mesh:
         _mesh_state.mesh = self._previous
         _note_context_mesh(self._previous)
         return False
+
+
+@contextlib.contextmanager
+def use_abstract_mesh(mesh: AbstractMesh):
+    """Within: get_abstract_mesh() is `mesh` (get_mesh() is unchanged).
+
+    >>> import jxkernel as jax
+    >>> with use_abstract_mesh(AbstractMesh((4, 2), ('x', 'y'))):
+    ...     jax.sharding.get_abstract_mesh().axis_names
+    ('x', 'y')
+    """
+    if not isinstance(mesh, AbstractMesh):
+        raise ValueError(f"Expected mesh of type `jax.sharding.AbstractMesh`. Got type: "
+                         f"{type(mesh)}")
+    previous, _mesh_state.abstract = _mesh_state.abstract, mesh
+    try:
+        yield
+    finally:
+        _mesh_state.abstract = previous
 
 
 def _note_context_mesh(mesh) -> None:
@@ -550,8 +634,11 @@ class NamedSharding:
         return out
 
     def devices_indices_map(self, global_shape) -> dict:
-        """Each device's index (a tuple of slices) into an array of `global_shape`."""
-        shape = tuple(global_shape)
+        """Each device's index (a tuple of slices) into an array of `global_shape` (kept:
+        common_devices_indices_map)."""
+        return common_devices_indices_map(self, tuple(global_shape))
+
+    def _devices_indices_map(self, shape: tuple) -> dict:
         shard = self.shard_shape(shape)
         tiles = self._tiles(len(shape))
         return {device: tuple(slice(None) if t == 1 else slice(b * s, (b + 1) * s)
@@ -580,6 +667,8 @@ class NamedSharding:
             return self.mesh._ids == other.mesh._ids and \
                 self._memory_kind == other._memory_kind and \
                 self._tiling(ndim) == other._tiling(ndim)
+        if hasattr(other, "_hlo_sharding"):     # a GSPMDSharding (xla/sharding.py) compares
+            return other.is_equivalent_to(self, ndim)
         # a SingleDeviceSharding (xla/sharding.py): equivalent when on this mesh's one device
         return self.mesh.size == 1 and getattr(other, "_device", None) == self.mesh.devices.flat[0]
 
@@ -602,6 +691,39 @@ class NamedSharding:
     def __repr__(self):
         kind = "" if self._memory_kind is None else f", memory_kind={self._memory_kind}"
         return f"NamedSharding(mesh={self.mesh}, spec={self.spec!r}{kind})"
+
+
+@functools.lru_cache(maxsize=4096)
+def common_devices_indices_map(sharding, global_shape: tuple) -> dict:
+    """`sharding.devices_indices_map(global_shape)`, kept per (sharding, shape) as JAX keeps
+    it (`cache_info()` says how often it was asked; jax.clear_caches() empties it). The
+    dict is shared: read it, never change it.
+
+        >>> import jxkernel as jax
+        >>> s = NamedSharding(Mesh(np.array(jax.devices()[:1]), ('x',)), P('x'))
+        >>> s.devices_indices_map((4,)) is common_devices_indices_map(s, (4,))
+        True
+    """
+    return sharding._devices_indices_map(tuple(global_shape))
+
+
+cleared_with_caches(collections.namedtuple("_Clear", "clear")(
+    common_devices_indices_map.cache_clear))
+
+
+class UnspecifiedValue:
+    """The type of UNSPECIFIED, jit's "no sharding given" for an argument or a result (as
+    None is), which JAX's own code passes in in_shardings and out_shardings."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "UnspecifiedValue"
+
+    def __reduce__(self):
+        return "UNSPECIFIED"
+
+
+UNSPECIFIED = UnspecifiedValue()
 
 
 def resolve(sharding, what: str = "device_put"):

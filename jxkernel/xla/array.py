@@ -110,10 +110,10 @@ class ArrayImpl(metaclass=_CNamed):
 
     @property
     def device(self):
+        """The device holding this array, or the sharding of one over several devices (the
+        Array API's `device`: what `to_device` takes to place an array alike)."""
         if self._sharding is not None and self._sharding.num_devices != 1:
-            raise ValueError(f"Length of devices is greater than 1. Please use `.devices()`. "
-                             f"(This Array is split over {self._sharding.num_devices} "
-                             f"devices.)")
+            return self._sharding
         return self._buf._sharding._devices[0]
 
     @property
@@ -240,6 +240,17 @@ class ArrayImpl(metaclass=_CNamed):
     def _check_alive(self):
         if self._buf.is_deleted():      # JAX's RuntimeError, then why (xla/deleted.py)
             raise deleted_error(self.aval, self._buf)
+
+    # JAX's private names for these (its tests read them): the check, the host copy kept
+    # (None until read), one device's copy of a fully replicated array
+    _check_if_deleted = _check_alive
+    _npy_value = property(lambda self: self._npy)
+
+    def _fully_replicated_shard(self) -> Array:
+        if not self.is_fully_replicated:
+            raise ValueError(f"_fully_replicated_shard: this array is split over "
+                             f"{self._sharding!r}; only a fully replicated one has a whole copy")
+        return self.addressable_data(0)
 
     # ---------------------------------------------------------------- values
     @property

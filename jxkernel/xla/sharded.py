@@ -32,6 +32,7 @@ from ..core.mesh import (UNCONSTRAINED, Mesh, NamedSharding, PartitionSpec, aske
                          bare_spec_error, check_type_divides, get_mesh, local_devices,
                          named_as_asked, resolve)
 from ..core.sharding_types import current_override
+from ..core.trace import Tracer
 from . import array
 from . import client as _client
 from . import dispatch as _dispatch
@@ -269,16 +270,50 @@ def make_array_from_callback(shape, sharding, data_callback, dtype=None) -> Arra
     bufs = []
     for d, (value, block) in blocks.items():
         if value.shape != expected:
-            raise ValueError(f"make_array_from_callback: data_callback({indices[d]}) for device "
-                             f"{d} returned shape {value.shape}, but the sharding's shard shape "
-                             f"is {expected}")
+            raise _shard_shape_error(expected, value.shape, aval, sharding,
+                                     f" (data_callback({indices[d]}) for device {d})")
         bufs.append(_put_block(block, value, d))
     return _assemble(bufs, aval, sharding)
 
 
-def make_array_from_single_device_arrays(shape, sharding, arrays) -> Array:
+def _shard_shape_error(expected, got, aval, sharding, where="") -> ValueError:
+    """JAX's error for a block whose shape is not the sharding's shard shape."""
+    return ValueError(f"Expected shard shape {expected} doesn't match the single device array "
+                      f"shape {got}. Shape of Array is {aval.dtype.name}"
+                      f"[{','.join(map(str, aval.shape))}] with sharding {sharding!r}{where}")
+
+
+def _check_single_device_arrays(arrays, dtype) -> None:
+    """JAX's checks of make_array_from_single_device_arrays' `arrays` and `dtype`."""
+    if not isinstance(arrays, (list, tuple)):
+        raise TypeError(f"jax.make_array_from_single_device_arrays `arrays` argument must be a "
+                        f"list or tuple, but got {type(arrays)}.")
+    traced = {type(a) for a in arrays if isinstance(a, Tracer)}
+    if traced:
+        raise ValueError(f"jax.make_array_from_single_device_arrays requires a list of "
+                         f"concrete arrays as input, but got types {traced}")
+    for a in arrays:
+        if is_extended(getattr(a, "aval", None)):      # typed keys: their data is checked
+            continue
+        if type(a) is not Array:
+            raise TypeError(f"Unsupported type for elements in `arrays`: {type(a)}")
+        if len(a._buf._sharding._devices) != 1:
+            raise ValueError(f"When making an array from single-device arrays the input arrays "
+                             f"must have one shard each. An argument array had "
+                             f"{len(a._buf._sharding._devices)} shard(s).")
+    if not arrays and dtype is None:
+        raise ValueError("If the Array has no addressable shards, `dtype` must be provided via "
+                         "the `dtype` argument to `jax.make_array_from_single_device_arrays`.")
+    if dtype is not None and arrays and np.dtype(dtype) != arrays[0].dtype:
+        raise ValueError(f"If `dtype` is provided to `jax.make_array_from_single_device_arrays`, "
+                         f"it must match the dtype of the addressable shards. Got "
+                         f"dtype={np.dtype(dtype)} and shard dtype={arrays[0].dtype}`.")
+
+
+def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None) -> Array:
     """A global array of `shape` from one single-device Array per device of `sharding` (any
-    order: each is matched by its device); no data is copied.
+    order: each is matched by its device); no data is copied. `dtype`, where given, must be
+    the arrays' (it names the dtype where this process holds none of them).
 
     >>> y = device_put(np.arange(8.0), NamedSharding(mesh, P('x')))
     >>> make_array_from_single_device_arrays((8,), y.sharding, [s.data for s in y.addressable_shards])
@@ -287,19 +322,14 @@ def make_array_from_single_device_arrays(shape, sharding, arrays) -> Array:
     shape = tuple(shape)
     if isinstance(sharding, PartitionSpec):     # (JAX's takes none, under set_mesh too)
         raise bare_spec_error(sharding, "make_array_from_single_device_arrays")
+    _check_single_device_arrays(arrays, dtype)
     if arrays and is_extended(getattr(arrays[0], "aval", None)):   # typed keys: their data's
         dtype = arrays[0].dtype
         return _over_data(shape, sharding, dtype, lambda data_sharding:
                           make_array_from_single_device_arrays(
                               shape + _element_shape(dtype), data_sharding,
                               [a._base for a in arrays]))
-    by_device = {}
-    for a in arrays:
-        if type(a) is not Array or len(a._buf._sharding._devices) != 1:
-            raise TypeError(f"make_array_from_single_device_arrays expects single-device Arrays; "
-                            f"got {type(a).__name__}" if type(a) is not Array else
-                            f"got an Array over {len(a.devices())} devices")
-        by_device[a.device] = a
+    by_device = {a.device: a for a in arrays}
     if isinstance(sharding, SingleDeviceSharding):
         # all of it on one device: that device's array is the global one (Orbax and the
         # tensorstore restore build one-device arrays this way)
@@ -309,8 +339,11 @@ def make_array_from_single_device_arrays(shape, sharding, arrays) -> Array:
                              f"{[(a.shape, a.device) for a in arrays]}")
         return arrays[0]
     devices = local_devices(sharding.mesh._flat_devices)      # this process's, in mesh order
+    if len(arrays) != len(devices):
+        raise ValueError(f"Expected {len(devices)} per-device arrays (this is how many devices "
+                         f"are addressable by the sharding), but got {len(arrays)}")
     missing = [d for d in devices if d not in by_device]
-    if missing or len(arrays) != len(devices):
+    if missing:
         raise ValueError(f"make_array_from_single_device_arrays needs one array per device of "
                          f"the sharding ({len(devices)}); got {len(arrays)}, missing "
                          f"{missing}")
@@ -318,7 +351,10 @@ def make_array_from_single_device_arrays(shape, sharding, arrays) -> Array:
     first = by_device[devices[0]]
     for d in devices:
         a = by_device[d]
-        if a.shape != expected or a.dtype != first.dtype:
+        if a.shape != expected:
+            raise _shard_shape_error(expected, a.shape, ShapedArray(shape, first.dtype),
+                                     sharding)
+        if a.dtype != first.dtype:
             raise ValueError(f"make_array_from_single_device_arrays: the array on {d} is "
                              f"{a.aval.str_short()}, but the sharding's shard is "
                              f"{first.aval.update(shape=expected).str_short()}")

@@ -24,6 +24,8 @@ import numpy as np
 from ..core.avals import abstract_token
 from ..core.mesh import (
     AbstractMesh,
+    IndivisibleError,
+    common_devices_indices_map,
     AxisType,
     Mesh,
     NamedSharding,
@@ -37,6 +39,8 @@ from ..core.mesh import (
 from . import client
 from .numpy_device import NumpyDevice
 from .client import xc
+from .op_shardings import (are_hlo_shardings_equal, get_num_ways_dim_sharded,
+                           is_hlo_sharding_replicated, op_sharding_to_indices)
 from .stablehlo import sdy_mesh_attr
 
 
@@ -99,6 +103,8 @@ class GSPMDSharding:
     __slots__ = ("_devices", "_hlo_sharding", "_memory_kind")
 
     def __init__(self, devices, hlo_sharding, *, memory_kind: str | None = None):
+        if isinstance(hlo_sharding, xc.OpSharding):     # (its proto, as JAX takes it)
+            hlo_sharding = xc.HloSharding.from_proto(hlo_sharding)
         self._devices, self._hlo_sharding = tuple(devices), hlo_sharding
         self._memory_kind = checked_memory_kind(self._devices[0], memory_kind)
 
@@ -106,10 +112,51 @@ class GSPMDSharding:
     device_set = property(lambda self: set(self._devices))
     _device_assignment = property(lambda self: self._devices)
     num_devices = property(lambda self: len(self._devices))
-    is_fully_replicated = property(lambda self: self._hlo_sharding.is_replicated())
+    is_fully_replicated = property(lambda self: is_hlo_sharding_replicated(self._hlo_sharding))
+
+    @classmethod
+    def get_replicated(cls, devices, *, memory_kind: str | None = None) -> GSPMDSharding:
+        """All of an array on each of `devices`."""
+        return cls(devices, xc.HloSharding.replicate(), memory_kind=memory_kind)
 
     def _to_xla_hlo_sharding(self, num_dimensions: int):
         return self._hlo_sharding
+
+    def devices_indices_map(self, global_shape) -> dict:
+        """Each device's index (a tuple of slices) into an array of `global_shape` (kept:
+        core/mesh.py's common_devices_indices_map)."""
+        return common_devices_indices_map(self, tuple(global_shape))
+
+    def _devices_indices_map(self, shape: tuple) -> dict:
+        self.shard_shape(shape)
+        return dict(zip(self._devices, op_sharding_to_indices(self._hlo_sharding, shape,
+                                                              len(self._devices))))
+
+    def shard_shape(self, global_shape) -> tuple:
+        """The shape of each device's block of an array of `global_shape`."""
+        global_shape = tuple(global_shape)
+        if is_hlo_sharding_replicated(self._hlo_sharding):
+            return global_shape
+        tiles, _ = get_num_ways_dim_sharded(self._hlo_sharding)
+        if len(tiles) != len(global_shape):
+            raise ValueError(f"Sharding {self!r} is only valid for values of rank "
+                             f"{len(tiles)}, but was applied to a value of rank "
+                             f"{len(global_shape)}")
+        for dim, (size, n) in enumerate(zip(global_shape, tiles)):
+            if size % n:
+                raise IndivisibleError(
+                    f"Sharding {self!r} implies that array axis {dim} is partitioned {n} "
+                    f"times, but the dimension size is {size} (full shape: {global_shape}, "
+                    f"per-dimension tiling factors: {tiles} should evenly divide the shape)")
+        return tuple(size // n for size, n in zip(global_shape, tiles))
+
+    def is_equivalent_to(self, other, ndim: int) -> bool:
+        """Whether `other` lays an `ndim`-d array out alike: the same devices in the same
+        order, the same memory and equal HloShardings (any two replicated ones are)."""
+        to_hlo = getattr(other, "_to_xla_hlo_sharding", None)
+        return to_hlo is not None and tuple(other._device_assignment) == self._devices and \
+            other.memory_kind == self._memory_kind and \
+            are_hlo_shardings_equal(self._hlo_sharding, to_hlo(ndim))
 
     def _as_mesh_sharding(self):
         return as_mesh_sharding(self)
@@ -169,6 +216,9 @@ def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None) -> Mesh
     """
     # one name may come as a string (`make_mesh((8,), 'model')`, in Flax's key concepts):
     # Mesh reads it as one name, and refuses a length mismatch in JAX's words
+    if not all(isinstance(s, (int, np.integer)) for s in axis_shapes):
+        raise ValueError(f"`axis_shapes` passed to `make_mesh` should be a sequence of ints. "
+                         f"Got {axis_shapes}")
     shape = tuple(int(s) for s in axis_shapes)
     names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
     devices = list(devices) if devices is not None else client.devices()
@@ -176,7 +226,7 @@ def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None) -> Mesh
         raise ValueError(f"Number of devices {len(devices)} must be >= the product of mesh_shape "
                          f"{shape}")
     grid = np.array(devices[:math.prod(shape)], dtype=object).reshape(shape)
-    return Mesh(grid, names, checked_axis_types(axis_types, len(names), AxisType.Explicit))
+    return Mesh(grid, names, checked_axis_types(axis_types, names, AxisType.Explicit))
 
 
 Sharding = (SingleDeviceSharding, NamedSharding, GSPMDSharding)

@@ -30,6 +30,7 @@ module_aliases(__name__, {"checkify": "jxkernel.api.checkify",
                           # the public modules JAX's re-export from these private ones
                           "api_util": "jxkernel._jax.api_util",
                           "custom_derivatives": "jxkernel._jax.custom_derivatives",
+                          "layout": "jxkernel._jax.experimental.layout",
                           # jax.scipy's private home: JAX's scipy tests read its private names
                           # (`special._xlogx`, `sparse.linalg._kth_arnoldi_iteration`)
                           "scipy": "jxkernel.scipy"})

@@ -5,6 +5,7 @@ module, over jxkernel's (its avals, tracers and traces; `jax.core` is `jxkernel.
     ShapedArray(float32[3])
 """
 from ...core.errors import ConcretizationTypeError  # noqa: F401
+from ...core.sharding_types import ShardingTypeError  # noqa: F401
 from ...core.avals import pytype_aval_mappings  # noqa: F401 (a library's array classes)
 from ...api.extras import typeof  # noqa: F401
 from ...api.state import new_ref  # noqa: F401 (JAX keeps it in core)

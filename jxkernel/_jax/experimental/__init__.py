@@ -8,6 +8,7 @@ side effects called from traced code.
 from ...core.lazy_names import module_aliases
 from ...core.hijax import cur_qdd  # noqa: F401
 from ...lax.callbacks import io_callback  # noqa: F401
+from .._src.dtypes import primal_tangent_dtype  # noqa: F401
 
 # the experimental modules whose code is jxkernel's own, in the engine package it belongs to
 module_aliases(__name__, {"array_serialization": "jxkernel.api.array_serialization",

@@ -19,7 +19,7 @@ from ...core.avals import Token, abstract_token, get_aval, typeof_rules
 from ...core.earray import constant_handlers  # noqa: F401 (jit.py's: closed-over classes)
 from ...core.errors import jax_array_abstractified, provenance
 from ...core.hijax import AvalQDD, cur_qdd, hi_value_types
-from ...core.mesh import UNCONSTRAINED, PartitionSpec
+from ...core.mesh import UNCONSTRAINED, UNSPECIFIED, PartitionSpec
 from ...core.staging import is_ref
 from ...core.trace import Tracer
 from ...xla.array import ArrayImpl
@@ -563,8 +563,12 @@ def abstract_leaf_aval(x, index_name, fun=None) -> ShapedArray:
 
 def unless_all_none(shardings, what: str):
     """`shardings` (jit's `what`: "in_shardings"), or None where each of its leaves is None
-    (or it is None). A jit's shardings name every dimension: P.UNCONSTRAINED is JAX's error."""
-    leaves = tree_flatten(shardings, is_leaf=lambda x: x is None)[0]
+    (or it is None). A jit's shardings name every dimension: P.UNCONSTRAINED is JAX's error.
+    UNSPECIFIED (JAX's own "not given") is None."""
+    leaves, tree = tree_flatten(shardings, is_leaf=lambda x: x is None)
+    if any(s is UNSPECIFIED for s in leaves):
+        leaves = [None if s is UNSPECIFIED else s for s in leaves]
+        shardings = tree_unflatten(tree, leaves)
     for s in leaves:
         if not (s is None or isinstance(s, PartitionSpec) or hasattr(s, "_device_assignment")):
             raise TypeError(f"{what} leaf specifications are expected to be PartitionSpec "
@@ -574,10 +578,31 @@ def unless_all_none(shardings, what: str):
     return None if all(s is None for s in leaves) else shardings
 
 
-def jit_shardings(in_shardings, out_shardings, device) -> tuple:
+def check_device_arguments(device, backend, in_shardings, out_shardings) -> None:
+    """JAX's errors for jit's `device` and `backend` given together, or with shardings (None
+    and UNSPECIFIED give none)."""
+    if device is not None and backend is not None:
+        raise ValueError(f"can't specify both a device and a backend for jit, got "
+                         f"device={device!r} and backend={backend!r}")
+    if device is not None or backend is not None:
+        for what, given in (("in_shardings", in_shardings), ("out_shardings", out_shardings)):
+            if given is not None and given is not UNSPECIFIED:
+                raise ValueError(f"If backend or device is specified on jit, then {what} "
+                                 f"should not be specified.")
+
+
+def check_no_kwargs(in_shardings, dyn_kwargs) -> None:
+    """JAX's error for keyword arguments to a jit given in_shardings (which apply to its
+    positional arguments; static keyword arguments pass here, where JAX refuses them too)."""
+    if dyn_kwargs and in_shardings is not None:
+        raise ValueError("pjit does not support kwargs when in_shardings is specified.")
+
+
+def jit_shardings(in_shardings, out_shardings, device, backend=None) -> tuple:
     """(in_shardings, out_shardings, pinned device, sharded) of a jit: None for all-None
     shardings; the device SingleDeviceShardings pin it to (pinned_device), else None; whether
-    it runs over a mesh (given other shardings)."""
+    it runs over a mesh (given other shardings). `device` and `backend` are checked too."""
+    check_device_arguments(device, backend, in_shardings, out_shardings)
     in_shardings = unless_all_none(in_shardings, "in_shardings")
     out_shardings = unless_all_none(out_shardings, "out_shardings")
     pinned = pinned_device(in_shardings, out_shardings) if device is None else None

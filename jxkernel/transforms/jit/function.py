@@ -38,9 +38,9 @@ from ...xla.lowering import NeedsMesh
 from ...xla.scalars import scalar_kinds, scalar_signature
 from ...xla.transfers import arguments_on, put_on_device
 from ..api_util import check_callable, flatten_fun, results_outside, fun_name, merge_static, update_wrapper
-from .args import (SCALAR_TYPES, Arguments, constant_handlers, jit_shardings, leaf_aval,
-                   not_a_jax_type, python_inputs, static_key, Token, token_carriers)
-from .pinned import arguments_placement, pin_params, program_placement
+from .args import (SCALAR_TYPES, Arguments, check_no_kwargs, constant_handlers, jit_shardings,
+                   leaf_aval, not_a_jax_type, python_inputs, static_key, Token, token_carriers)
+from .pinned import arguments_placement, pin_params, pinned_constraint_error, program_placement
 from .cache import (LAST_HIT, NO_HITS, NOWHERE, Entry, check_traceable, clear_jit,
                     compiled_trace, fun_state, c_last_hit, jit_deepcopy, jit_getstate,
                     jit_setstate, last_hit_for, remember)
@@ -85,7 +85,7 @@ class Jitted(native.JitFunction if native else object):
         # given shardings has caches of its own (its fast path never sees plain entries);
         # SingleDeviceShardings on one device pin it there, as device= does (pinned.py)
         self._in_shardings, self._out_shardings, self._pinned, self._sharded = jit_shardings(
-            in_shardings, out_shardings, device)
+            in_shardings, out_shardings, device, backend)
         self._fun = fun
         self._name = self.__name__ = fun_name(fun)  # JAX's: an object's "<unnamed function>"
         state = fun_state(fun)
@@ -232,6 +232,7 @@ class Jitted(native.JitFunction if native else object):
         if config.jax_disable_jit:
             return self._fun(*args, **kwargs)
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
+        check_no_kwargs(self._in_shardings, dyn_kwargs)
         leaves, treedef = token_carriers(*tree_flatten((dyn_args, dyn_kwargs)))
         if _ctx.trace is eval_trace and has_high(leaves, self) or has_high_tracer(leaves):
             return call_high(self, leaves, treedef, statics, dyn_args, dyn_kwargs)  # (high.py)
@@ -263,6 +264,7 @@ class Jitted(native.JitFunction if native else object):
                 entry = self._compile(key, leaves, treedef, statics, avals, device, dyn_args,
                                       dyn_kwargs)
             except NeedsMesh as e:          # a sharding constraint inside: partition from now on
+                pinned_constraint_error(self._device, e.mesh, self._name)   # (device=: raises)
                 self._sharded, self._constraint_mesh = True, e.mesh
                 return self._call(args, kwargs)
             except CapturedHigh as e:       # closes over mutable hijax values: threaded from now on

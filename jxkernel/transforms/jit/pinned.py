@@ -308,3 +308,16 @@ def one_device_given(traced) -> tuple | None:
                 for i, (x, s) in enumerate(zip(leaves, given_in)))
     outs = tuple(s is not None for s in given_out) + (False,) * (n_out - len(given_out))
     return (ins, outs) if any(ins + outs) else None
+
+
+def pinned_constraint_error(device, mesh, name: str) -> None:
+    """JAX's error for a sharding constraint over `mesh` inside a jit pinned by `device=`
+    (none where `device` is None)."""
+    if device is None:
+        return
+    ids = [d.id for d in mesh.devices.flat]
+    raise ValueError(f"Received incompatible devices for jitted computation. Got explicit "
+                      f"output sharding with device ids [{device.id}] on platform "
+                      f"{device.platform.upper()} and sharding_constraint inside jit with "
+                      f"device ids {ids} on platform {device.platform.upper()} ({name}): "
+                      f"drop `device=` or constrain to a sharding on that device")

@@ -56,6 +56,18 @@ def _flat_shardings(given, tree, what) -> list:
     return [as_mesh_sharding(resolve(s, f"jit's {what}")) for s in flat]
 
 
+def _check_committed(leaves, own, given) -> None:
+    """JAX's error for an Array committed to a mesh layout other than jit's in_shardings say
+    for it (an uncommitted one moves; host data is placed as they say)."""
+    for leaf, o, s in zip(leaves, own, given):
+        if isinstance(o, NamedSharding) and isinstance(s, NamedSharding) and \
+                type(leaf) is Array and leaf._committed and \
+                not o.is_equivalent_to(s, len(leaf.shape)):
+            raise ValueError(f"Sharding passed to jit does not match the sharding on the "
+                             f"respective arg. Got jit sharding: {s!r},\narg sharding: {o!r} "
+                             f"for arg type: {leaf.dtype.name}[{','.join(map(str, leaf.shape))}]")
+
+
 def _check_fit(what, names, avals, shardings) -> None:
     """JAX's error for a sharding that cannot split its value (naming the value)."""
     for name, aval, s in zip(names, avals, shardings):
@@ -292,17 +304,18 @@ class Partitioning:
         given_in = getattr(jitted, "_in_shardings", None)
         given_out = getattr(jitted, "_out_shardings", None)
         if given_in is not None and dyn_kwargs:
-            raise ValueError("jit's in_shardings apply to positional arguments; pass the keyword "
-                             "arguments positionally or leave in_shardings unset")
+            raise ValueError("pjit does not support kwargs when in_shardings is specified.")
         jaxpr = closed.jaxpr
         flat_in = [None] * len(leaves) if given_in is None else \
             _flat_shardings(given_in, dyn_args, "in_shardings")
         own = [_own_sharding(x) for x in leaves]
+        given = flat_in
         # (an argument sharded by its own sharding carries its mesh in its type, as in JAX)
         self.carrying = [getattr(s, "mesh", None) for s in own]
         flat_in = [s if s is not None else o for s, o in zip(flat_in, own)]
         leaf_names = jitted._leaf_names(dyn_args, dyn_kwargs)
         _check_fit("arguments", leaf_names, jaxpr.in_avals, flat_in)
+        _check_committed(leaves, own, given)       # (after the fit: JAX's order of errors)
         out_struct = tree_unflatten(out_tree, [0] * len(jaxpr.outvars))
         flat_out = [None] * len(jaxpr.outvars) if given_out is None else \
             _flat_shardings(given_out, out_struct, "out_shardings")

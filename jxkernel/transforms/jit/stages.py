@@ -106,6 +106,15 @@ _LOWERED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # ClosedJaxp
 _COMPILED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+class _LowerCounts:
+    """How often lower_jit found a trace's module lowered already (hits) and lowered one
+    (misses): what JAX's lowering cache reports (`jax._src.pjit._pjit_lower.cache_info()`)."""
+    hits = misses = 0
+
+
+LOWER_COUNTS = _LowerCounts()
+
+
 def lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms=None,
               locations=False, arg_names=None, one_device=None, rules=None) -> pipeline.Module:
     """`closed`, a jitted function's trace, lowered for `device` (or for `platforms`);
@@ -124,7 +133,10 @@ def lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms=None,
     key = (jitted._name, jitted._keep_unused, out_tree, device,
            tuple(donated_leaves or ()), tuple(arg_names or ()), one_device)
     lowered = _LOWERED.setdefault(closed, {})
-    if key not in lowered:
+    if key in lowered:
+        LOWER_COUNTS.hits += 1
+    else:
+        LOWER_COUNTS.misses += 1
         lowered[key] = _lower_jit(jitted, closed, out_tree, device, donated_leaves, None,
                                   False, arg_names, one_device, None)
     return lowered[key]

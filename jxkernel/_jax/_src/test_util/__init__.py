@@ -24,10 +24,11 @@ from ....xla.client import is_optimized_build  # noqa: F401
 from ....xla.compiler import _jaxlib_version
 from .case import (BufferDonationTestCase, JaxTestCase, JaxTestLoader,  # noqa: F401
                    capture_stderr, capture_stdout, check_close, check_eq, check_raises,
-                   check_raises_regexp, thread_unsafe_test, thread_unsafe_test_class, with_config)
+                   check_raises_regexp, pytest_mark_if_available, thread_unsafe_test,
+                   thread_unsafe_test_class, with_config)
 from .case import _assert_numpy_allclose, _check_dtypes_match  # noqa: F401
 from .devices import (device_supports_buffer_donation, device_under_test,  # noqa: F401
-                      is_cloud_tpu, is_cuda_compute_capability_at_least, is_cuda_version_at_least,
+                      is_cloud_tpu, is_cloud_tpu_at_least, is_cuda_compute_capability_at_least, is_cuda_version_at_least,
                       is_device_cuda, is_device_rocm, is_device_tpu, is_device_tpu_at_least,
                       request_cpu_devices, run_on_devices, skip_on_devices, skip_on_flag,
                       test_device_matches)
@@ -42,7 +43,7 @@ from .events import (assert_num_jit_and_pmap_compilations,  # noqa: F401
                      count_primitive_compiles)
 from .jaxpr_checks import (assert_dot_precision, assert_dot_preferred_element_type,  # noqa: F401
                            iter_eqns)
-from .mesh import create_mesh, with_explicit_mesh  # noqa: F401
+from .mesh import create_mesh, with_explicit_mesh, with_mesh, with_mesh_from_kwargs  # noqa: F401
 from .rand import (NUMPY_SCALAR_SHAPE, PYTHON_SCALAR_SHAPE, ScalarShape, _dims_of_shape,  # noqa: F401
                    dtype_str, format_shape_dtype_string, is_valid_shape, rand_bool, rand_default,
                    rand_fullrange, rand_indices_unique_along_axis, rand_int, rand_like,

@@ -330,3 +330,15 @@ def capture_stdout():
 
 def capture_stderr():
     return _capture_output(sys.stderr)
+
+
+def pytest_mark_if_available(marker: str):
+    """A decorator marking a test class or method with pytest's `marker` where pytest is
+    installed (as it is left otherwise)."""
+    def wrap(func_or_class):
+        try:
+            import pytest  # (optional: JAX's test files run under absltest too)
+        except ImportError:
+            return func_or_class
+        return getattr(pytest.mark, marker)(func_or_class)
+    return wrap

@@ -107,6 +107,12 @@ def is_cloud_tpu() -> bool:
     return False
 
 
+def is_cloud_tpu_at_least(year: int, month: int, day: int) -> bool:
+    """Whether a Cloud TPU's runtime was built on or after the date; True off Cloud TPUs, as
+    JAX's (a test's TPU-only requirement holds everywhere else)."""
+    return not is_cloud_tpu()
+
+
 def is_cuda_compute_capability_at_least(capability) -> bool:
     return False
 

@@ -6,12 +6,13 @@
     >>> with_explicit_mesh((1,), ("x",))(lambda mesh: mesh.axis_types)()
     (Explicit,)
 """
+import contextlib
 import math
 import unittest
 
 import numpy as np
 
-from .... import devices, make_mesh
+from .... import devices, local_devices, make_mesh
 from ....api.sharding import AxisType, Mesh, set_mesh
 
 
@@ -44,3 +45,28 @@ def with_explicit_mesh(sizes, names, axis_types=None, iota_order=False):
                 return fn(*args, **kwargs, mesh=mesh)
         return with_mesh
     return decorator
+
+
+@contextlib.contextmanager
+def with_mesh(named_shape):
+    """A block (or, as a decorator, a test) inside `with mesh:` of a Mesh of the first local
+    devices, `named_shape` a list of (axis name, size); skips the test when there are too
+    few devices.
+
+        >>> with with_mesh([("x", 1)]):
+        ...     jax.sharding.get_abstract_mesh().axis_names
+        ('x',)
+    """
+    names = tuple(name for name, _ in named_shape)
+    shape = tuple(size for _, size in named_shape)
+    size = math.prod(shape)
+    found = local_devices()
+    if len(found) < size:
+        raise unittest.SkipTest(f"Test requires {size} local devices")
+    with Mesh(np.array(found[:size]).reshape(shape), names):
+        yield
+
+
+def with_mesh_from_kwargs(f):
+    """A test run inside with_mesh of its `mesh` keyword argument."""
+    return lambda *args, **kwargs: with_mesh(kwargs["mesh"])(f)(*args, **kwargs)

@@ -1,0 +1,9 @@
+"""jxkernel._src.named_sharding, as jax._src.named_sharding: `NamedSharding`, the error of a
+PartitionSpec naming a mesh axis twice (`DuplicateSpecError`), and `UNSPECIFIED`, jit's "no
+sharding given" (core/mesh.py).
+
+    >>> UNSPECIFIED, issubclass(DuplicateSpecError, Exception)
+    (UnspecifiedValue, True)
+"""
+from ...core.mesh import (DuplicateSpecError, NamedSharding, UNSPECIFIED,  # noqa: F401
+                          UnspecifiedValue)

@@ -1,0 +1,100 @@
+"""jxkernel._src.pjit, as jax._src.pjit for what JAX's tests read of it: `pjit` (jit, but for
+one rule of JAX's pjit: called inside a `with mesh:` block, a None in its in_shardings or
+out_shardings means replicated over that mesh, P(), where jit's None means unspecified),
+`_pjit_lower`'s `cache_info()` (how often a jit's lowering of a trace was found already
+lowered: transforms/jit/stages.py's lower_jit) and `make_jit_cpp_cache`, which jxkernel has
+no counterpart of.
+
+    >>> f = pjit(lambda x: x * 2)
+    >>> before = _pjit_lower.cache_info()
+    >>> f.lower(1.0) is not None and _pjit_lower.cache_info().misses == before.misses + 1
+    True
+"""
+import collections
+import functools
+
+from ...core.mesh import UNSPECIFIED, NamedSharding, PartitionSpec, legacy_mesh
+from ...transforms.jit import jit
+from ...transforms.jit import stages as _stages
+from ...tree_util import tree_map
+
+CacheInfo = collections.namedtuple("CacheInfo", "hits misses maxsize currsize")
+
+
+class _LoweringCache:
+    """The lowering cache's counts, as JAX's `_pjit_lower` (a cache) reports them: one entry
+    per trace and what else shaped its module, held while the trace lives (no bound)."""
+
+    def cache_info(self) -> CacheInfo:
+        held = sum(len(modules) for modules in list(_stages._LOWERED.values()))
+        return CacheInfo(_stages.LOWER_COUNTS.hits, _stages.LOWER_COUNTS.misses, None, held)
+
+    def __repr__(self):
+        return f"_pjit_lower({self.cache_info()})"
+
+
+_pjit_lower = _LoweringCache()
+
+
+def make_jit_cpp_cache(capacity):
+    """JAX's C++ cache object for jit's fast path (config.jax_jit_cpp_cache_obj): jxkernel's
+    jit keeps each function's compiled programs in a bounded cache of its own."""
+    raise NotImplementedError(
+        f"make_jit_cpp_cache({capacity!r}): jxkernel has no shared fast-path cache object; each "
+        f"jitted function keeps its compiled programs in a bounded cache of its own "
+        f"(jax.clear_caches() empties them)")
+
+
+def pjit(fun=None, *, in_shardings=UNSPECIFIED, out_shardings=UNSPECIFIED, **options):
+    """`jit(fun, ...)`, whose None shardings mean P() over the mesh of the `with mesh:` block
+    it is called in (JAX's pjit's rule); outside one, and for UNSPECIFIED, jit's.
+
+        >>> pjit(lambda x: x * 2)(3)
+        Array(6, dtype=int32, weak_type=True)
+    """
+    if fun is None:
+        return functools.partial(pjit, in_shardings=in_shardings, out_shardings=out_shardings,
+                                 **options)
+    if not any(s is None for s in _leaves(in_shardings) + _leaves(out_shardings)):
+        return jit(fun, in_shardings=in_shardings, out_shardings=out_shardings, **options)
+    return _Pjit(fun, in_shardings, out_shardings, options)
+
+
+def _leaves(shardings) -> list:
+    if shardings is None:
+        return [None]
+    if isinstance(shardings, (tuple, list)):
+        return [leaf for s in shardings for leaf in _leaves(s)]
+    if isinstance(shardings, dict):
+        return [leaf for s in shardings.values() for leaf in _leaves(s)]
+    return [shardings]
+
+
+class _Pjit:
+    """A pjit whose None shardings depend on the `with mesh:` block of each call: one jit per
+    such mesh (and the plain one outside any)."""
+
+    def __init__(self, fun, in_shardings, out_shardings, options):
+        functools.update_wrapper(self, fun)
+        self._fun, self._given, self._options = fun, (in_shardings, out_shardings), options
+        self._jits = {}
+
+    def _jit(self):
+        mesh = legacy_mesh()
+        found = self._jits.get(mesh)
+        if found is None:
+            def replicated(s):
+                return NamedSharding(mesh, PartitionSpec()) if s is None else s
+            shardings = self._given if mesh is None else [
+                replicated(None) if given is None else
+                tree_map(replicated, given, is_leaf=lambda s: s is None)
+                for given in self._given]
+            found = self._jits[mesh] = jit(self._fun, in_shardings=shardings[0],
+                                           out_shardings=shardings[1], **self._options)
+        return found
+
+    def __call__(self, *args, **kwargs):
+        return self._jit()(*args, **kwargs)
+
+    def __getattr__(self, name):        # lower, trace, eval_shape, ...: the call's jit's
+        return getattr(self._jit(), name)
