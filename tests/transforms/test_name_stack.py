@@ -170,3 +170,20 @@ def test_identical_programs_lower_to_identical_text():
     one = jxkernel.jit(f).lower(jnp.ones(3))._text
     two = jxkernel.jit(f).lower(jnp.ones(3))._text
     assert one == two and 'loc("jit(f)/transpose(jvp())/mul")' in one
+
+
+def test_a_name_stack_prints_as_jax_prints_it():
+    # `str(eqn.source_info.name_stack)` is JAX's text of the stack (its name_stack_test's
+    # facts: 'vmap(foo)' for a scope under vmap, '' for none); its entries stay a tuple
+    @jxkernel.named_scope("foo")
+    def f(x):
+        return jnp.sin(x)
+    eqn, = jxkernel.make_jaxpr(jxkernel.vmap(f))(jnp.ones(3)).eqns
+    assert str(eqn.source_info.name_stack) == "vmap(foo)"
+    assert eqn.source_info.name_stack == ("vmap(", "foo")
+    eqn, = jxkernel.make_jaxpr(jnp.sin)(1.0).eqns
+    assert str(eqn.source_info.name_stack) == ""
+    eqns = jxkernel.make_jaxpr(jxkernel.vmap(jxkernel.grad(lambda x: jnp.sin(x) * x)))(
+        jnp.ones(3)).eqns
+    assert {str(e.source_info.name_stack) for e in eqns} >= {"vmap(jvp())",
+                                                              "vmap(transpose(jvp()))"}
