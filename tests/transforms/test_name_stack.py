@@ -130,6 +130,16 @@ def test_lowered_op_names_are_jaxs(name):
     assert _difference(theirs, ours) == expected
 
 
+@pytest.mark.xla_only("XLA text")
+@pytest.mark.parametrize("name", sorted(cases.programs(jxkernel)))
+def test_debug_info_text_names_ops_as_jaxs(name):
+    # `as_text(debug_info=True)`, what a learner reads, names each op as JAX's does (its name
+    # stack around the op's function and line), the names the module handed XLA has
+    theirs = _compared(_reference()[name]["lowered"])
+    ours = _compared(cases.lowered_names(_lowered(name).as_text(debug_info=True)))
+    assert _difference(theirs, ours) == _LOWERED_DIFFERENCES.get(name, ([], []))
+
+
 def test_every_program_is_recorded():
     assert sorted(_reference()) == sorted([*cases.programs(jxkernel), "jax_version"])
     assert _reference()["jax_version"] == "0.10.2"

@@ -171,7 +171,7 @@ def lowered_text(lowered: Lowered, dialect: str, debug_info: bool) -> str:
     if debug_info:
         traced = lowered.traced
         text = lower_jit(traced.jitted, traced.jaxpr, traced.out_tree, lowered.device,
-                         traced.donated, lowered._platforms or None, True, traced.arg_names,
+                         traced.donated, lowered._platforms or None, "named", traced.arg_names,
                          one_device_given(traced), getattr(lowered, "_rules", None)).text
     return portable().hlo_text(text, debug_info) if dialect == "hlo" else \
         portable().printed_text(text, debug_info)
