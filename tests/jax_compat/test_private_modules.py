@@ -116,3 +116,31 @@ def test_docstring_examples():
                              {"jax": jxkernel})
     check_docstring_examples("jxkernel._jax._src.interpreters.pxla", {"np": np})
     check_docstring_examples("jxkernel._jax.dtypes", {"np": np, "dtypes": jxkernel.dtypes})
+
+
+def test_closed_call_p_calls_its_function_under_transformations():
+    # JAX's core_test binds core.closed_call_p (as core.call_p) with a WrappedFun under jit,
+    # jvp and linearize; it computes what calling the function computes
+    from jxkernel._jax._src import linear_util as lu
+    x = jxkernel.numpy.arange(3.0)
+
+    def called(x):
+        fun = lu.wrap_init(lambda x: [jxkernel.numpy.sin(x) * x], debug_info=None)
+        return core.closed_call_p.bind(x, subfuns=(fun,))[0]
+    want = jxkernel.numpy.sin(x) * x
+    np.testing.assert_array_equal(called(x), want)
+    np.testing.assert_array_equal(jxkernel.jit(called)(x), want)
+    _, tangent = jxkernel.jvp(called, (x,), (jxkernel.numpy.ones(3),))
+    # the same operations as differentiating the function itself: the same float32 bits
+    _, direct = jxkernel.jvp(lambda x: jxkernel.numpy.sin(x) * x, (x,),
+                             (jxkernel.numpy.ones(3),))
+    np.testing.assert_array_equal(tangent, direct)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int8, np.bool_, np.complex64, object,
+                                   [("i", "i4"), ("f", "f4")]])
+def test_valid_jaxtype(dtype):
+    # JAX's core_test: an array of any of JAX's dtypes is a valid JAX type, one of objects or
+    # of a structured dtype is not
+    assert core.valid_jaxtype(np.zeros(10, dtype)) == (dtype not in (object, [("i", "i4"),
+                                                                             ("f", "f4")]))
