@@ -368,3 +368,25 @@ def error_homes(jax, checkify, checkify_private):
                 f"{type(thrown).__qualname__}".replace(name, "jax")
     out["reported"] = reported
     return out
+
+
+def api_util_private(jax, api_util):
+    """resolve_kwargs and flatten_axis_resources (JAX's api_util_test): positions by the
+    signature, JAX's TypeError for a keyword-only argument, and the prefix errors of a tree of
+    shardings (the arguments tuple's, and each mismatch's)."""
+    def fun(x, y, z=3, *, kw=True):
+        return x, y, z
+    out = {"resolve": [_answer(lambda: list(api_util.resolve_kwargs(fun, (1,), {"y": 2}))),
+                       _answer(lambda: list(api_util.resolve_kwargs(fun, (), {"x": 1, "y": 2}))),
+                       _answer(lambda: api_util.resolve_kwargs(fun, (1, 2), {"kw": False}))]}
+    tree = jax.tree.structure({"a": 1, "b": 2})
+    flat = []
+    for shardings in ({"a": None, "b": (None, None)}, {"a": [None, None], "b": (None, None)},
+                      (None, None, None), [None, None], {"a": None, "b": None}):
+        for tupled in (False, True):
+            flat.append(_answer(lambda: list(api_util.flatten_axis_resources(
+                "test_spec", tree, shardings, tupled))))
+    one = jax.tree.structure(((1, 2),))
+    flat.append(_answer(lambda: api_util.flatten_axis_resources("s", one, (None, None), True)))
+    out["flatten_axis_resources"] = flat
+    return out

@@ -118,6 +118,17 @@ def test_docstring_examples():
     check_docstring_examples("jxkernel._jax.dtypes", {"np": np, "dtypes": jxkernel.dtypes})
 
 
+def test_api_util_resolve_kwargs_and_flatten_axis_resources_are_jaxs():
+    from jxkernel._jax import api_util
+    got = cases.api_util_private(jxkernel, api_util)
+    want = RECORD["api_util_private"]
+    assert got["resolve"] == want["resolve"]
+    for i, (ours, theirs) in enumerate(zip(got["flatten_axis_resources"],
+                                           want["flatten_axis_resources"])):
+        assert ours == theirs, i
+    assert len(got["flatten_axis_resources"]) == len(want["flatten_axis_resources"])
+
+
 def test_closed_call_p_calls_its_function_under_transformations():
     # JAX's core_test binds core.closed_call_p (as core.call_p) with a WrappedFun under jit,
     # jvp and linearize; it computes what calling the function computes
