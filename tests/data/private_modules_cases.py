@@ -390,3 +390,26 @@ def api_util_private(jax, api_util):
     flat.append(_answer(lambda: api_util.flatten_axis_resources("s", one, (None, None), True)))
     out["flatten_axis_resources"] = flat
     return out
+
+
+def jaxpr_util_counts(jax, jaxpr_util):
+    """jaxpr_util's counts over programs with nested jaxprs (JAX's jaxpr_util_test): by
+    primitive, by primitive and result types, the equations, the source lines' total."""
+    jnp, lax = jax.numpy, jax.lax
+
+    def f(x, y):
+        return jnp.sin(jax.jit(jnp.sin)(x)) + jnp.cos(y)
+
+    def g(x, y):
+        return jnp.sin(jax.jit(lambda a, b: jnp.sum(jnp.array([a, b])))(x, y)) + jnp.cos(y)
+
+    def h(x):
+        return lax.cond(x > 0, lambda x: x + 2, lambda x: x - 2, x)
+    out = {}
+    for name, fun, args in (("f", f, (1., 1.)), ("g", g, (1., 1.)), ("h", h, (42,))):
+        closed = jax.make_jaxpr(fun)(*args)
+        out[name] = {"primitives": jaxpr_util.primitives(closed.jaxpr),
+                     "by_shape": jaxpr_util.primitives_by_shape(closed.jaxpr),
+                     "count": jaxpr_util.count_eqns(closed),
+                     "lines": sum(jaxpr_util.source_locations(closed.jaxpr).values())}
+    return out

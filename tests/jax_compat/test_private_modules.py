@@ -155,3 +155,12 @@ def test_valid_jaxtype(dtype):
     # of a structured dtype is not
     assert core.valid_jaxtype(np.zeros(10, dtype)) == (dtype not in (object, [("i", "i4"),
                                                                              ("f", "f4")]))
+
+
+def test_jaxpr_util_counts_are_jaxs():
+    # jaxpr_util's histograms over each program's equations, nested jaxprs' included
+    from jxkernel._jax._src import jaxpr_util
+    got = cases.jaxpr_util_counts(jxkernel, jaxpr_util)
+    want = RECORD["jaxpr_util_counts"]
+    for name in want:
+        assert got[name] == want[name], name
