@@ -164,3 +164,18 @@ def test_jaxpr_util_counts_are_jaxs():
     want = RECORD["jaxpr_util_counts"]
     for name in want:
         assert got[name] == want[name], name
+
+
+def test_batched_device_put_canonicalizes_as_enable_x64_says():
+    # JAX's jax_jit_test (its _cpp_device_put): with enable_x64=None the dtype is
+    # canonicalized as jax_enable_x64 is now, with True it is kept ("no canonicalization")
+    from jxkernel._jax._src.sharding_impls import make_single_device_sharding
+    device = jxkernel.devices()[0]
+    sharding = make_single_device_sharding(device)
+    for value in (np.zeros((3, 4), np.float64), np.int64(7), 1.0):
+        aval = core.shaped_abstractify(value)
+        kept = pxla.batched_device_put(aval, sharding, [value], [device], enable_x64=True)
+        now = pxla.batched_device_put(aval, sharding, [value], [device], enable_x64=None)
+        assert kept.dtype == np.asarray(value).dtype
+        assert now.dtype == jxkernel.numpy.asarray(value).dtype
+        assert np.array_equal(np.asarray(kept), np.asarray(value))

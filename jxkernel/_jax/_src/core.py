@@ -31,6 +31,7 @@ from ...core.trace import eval_trace  # noqa: E402
 from ...core.staging import convert_constvars_to_invars, trace_to_jaxpr  # noqa: E402
 from ...lax.eval_jaxpr import eval_jaxpr_p  # noqa: E402
 from ...transforms.linear_util import wrap_init  # noqa: E402,F401
+from ..api_util import shaped_abstractify  # noqa: E402,F401 (JAX keeps it in core too)
 
 
 def eval_context():
