@@ -110,9 +110,7 @@ class Block:
         # the last token of this block's ordered effects (lax/_lowering.py's effect_token)
         self.effect_token = None
 
-    # the function and module are held by whoever builds the module (the module holds its
-    # functions, a function its blocks): the way back is weak, so a dropped module is no
-    # reference cycle left for the collector (an eager operation's module, each call)
+    # weak, as Function.module: a dropped module (an eager operation's) is no reference cycle
     function = property(lambda self: self._function())
 
     def op(self, name, operands, result_types, attrs=None, regions=(), loc=None) -> list[Value]:
@@ -226,7 +224,7 @@ class Function:
         self.body = Block(self, arg_types)
         self.args = self.body.args
 
-    module = property(lambda self: self._module())     # (weak: Block.function says why)
+    module = property(lambda self: self._module())     # (the module holds its functions)
 
     def _fresh_arg(self, type_) -> Value:
         v = Value(f"%arg{self._arg_count}", type_)

@@ -1,10 +1,7 @@
 """jxkernel._src.lib.mlir, as jax._src.lib.mlir: the StableHLO dialect's elementwise builders
 for lowering rules (`dialects.hlo`), and jaxlib's `ir` (what `Lowered.compiler_ir()` is made
-of), loaded on first access (jax.extend.mlir's)."""
+of, jax.extend.mlir's), loaded on first access."""
+from .....core.lazy_names import lazy_names
 
-
-def __getattr__(name):
-    if name == "ir":
-        from ....extend.mlir import ir    # jaxlib: loaded on first access only
-        return ir
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_names(__name__, globals(), {"ir": ("jxkernel._jax.extend.mlir.ir",
+                                                               None)})
