@@ -40,6 +40,7 @@ from ...xla.layout import Format
 from ...xla.transfers import put_on_device
 from ...xla.lowering import NeedsMesh
 from . import refs as jit_refs
+from .captured_constants import check_captured_constants
 from .high import is_high_trace
 from .args import abstract_leaf_aval, flat_pinned, leaf_aval, result_paths, token_carriers
 from .cache import NOWHERE, compiled_trace, sibling_trace, stage_key
@@ -147,6 +148,7 @@ def program_of(jitted, closed, out_tree, module, trace_s, leaf_names) -> tuple:
 
 def _lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms, locations,
                arg_names, one_device, rules) -> pipeline.Module:
+    check_captured_constants(closed)
     jaxpr, donated_refs, aliases = jit_refs.donating(closed)     # (each Ref updated in place)
     donated = donated_refs + (donated_leaves or (False,) * len(jaxpr.invars))
     return pipeline.lower(jaxpr, [device], name=jitted._name, donated=donated,
