@@ -32,6 +32,11 @@ def _lowered(name):
 # Programs whose compiled module is not JAX's op for op, so XLA's instruction list differs
 # though each op is named as JAX names it: (instructions only JAX's program has, only ours has)
 _COMPILED_DIFFERENCES = {
+    # a predicate per element: XLA names the while's region parameters after their block's
+    # arguments, which JAX's batched while locates under the while twice (`while/while`),
+    # jxkernel once; every op is named as JAX's (`while/body_pred/lt` included)
+    "vmap_of_while_loop": (["jit(<lambda>)/vmap()/while/while"] * 2,
+                           ["jit(<lambda>)/vmap()/while"] * 2),
     # JAX's fori_loop body calls the user's function as a private function (closed_call) that
     # XLA inlines, leaving two copies named after the call; jxkernel inlines the body itself
     "fori_loop": (["jit(<lambda>)/while/body/closed_call"] * 2, []),
