@@ -168,7 +168,8 @@ class LoweringRuleContext:
             if self.module_ctx.source_lines == "named" and named is not None:
                 # JAX's debug info: the op's name around its function and line
                 # (`as_text(debug_info=True)`; XLA's HLO says `op_name=` and the frame)
-                return f"loc({named}({hlo.string_attr(info.function)}({where})))"
+                function = info.code.co_qualname if info.code is not None else info.function
+                return f"loc({named}({hlo.string_attr(function)}({where})))"
             # a plain file location: XLA keeps it as `metadata={source_file=...
             # source_line=...}` in the optimized HLO (a named loc becomes a stack-frame table)
             return f"loc({where})"

@@ -202,3 +202,16 @@ def test_a_name_stack_prints_as_jax_prints_it():
         jnp.ones(3)).eqns
     assert {str(e.source_info.name_stack) for e in eqns} >= {"vmap(jvp())",
                                                               "vmap(transpose(jvp()))"}
+
+
+@pytest.mark.xla_only("XLA text")
+def test_debug_info_text_names_the_qualified_function():
+    # JAX's debug locations name the function by its qualified name (its source_info_test:
+    # "SourceInfoTest.test_nested_call_traceback_in_mlir.<locals>.outer_jit")
+    def outer(x):
+        def inner(y):
+            return jnp.sin(y)
+        return inner(x)
+    text = jxkernel.jit(outer).lower(1.0).as_text(debug_info=True)
+    assert 'loc("test_debug_info_text_names_the_qualified_function.<locals>.outer.<locals>.' \
+           'inner"(' in text
