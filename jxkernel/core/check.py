@@ -133,14 +133,16 @@ def _check_eqn(eqn, read, define, names) -> None:
 def _check_arity(eqn) -> None:
     """A call's operands against its jaxpr's inputs, a cond's branches against each other
     (before the inner jaxprs are checked, as JAX's rules do)."""
-    if eqn.primitive in call_primitives and "jaxpr" in eqn.params:
-        inner = eqn.params["jaxpr"]
+    inner = eqn.params.get("jaxpr") if eqn.primitive in call_primitives else None
+    if isinstance(inner, (Jaxpr, ClosedJaxpr)):
         inner = inner.jaxpr if isinstance(inner, ClosedJaxpr) else inner
         if len(eqn.invars) != len(inner.invars):
             raise JaxprTypeError(f"Call primitive {eqn.primitive} with {len(eqn.invars)} "
                                  f"operands cannot call jaxpr with {len(inner.invars)} inputs")
     branches = eqn.params.get("branches") if eqn.primitive.name == "cond" else None
-    if branches:
+    # (branches that are not jaxprs are the cond rule's own error to raise, in its words)
+    if isinstance(branches, (tuple, list)) and branches and \
+            all(isinstance(b, (Jaxpr, ClosedJaxpr)) for b in branches):
         counts = [len((b.jaxpr if isinstance(b, ClosedJaxpr) else b).invars) for b in branches]
         for i, n in enumerate(counts[1:], start=1):
             if n != counts[0]:
