@@ -12,7 +12,8 @@ import warnings
 
 import numpy as np
 import jax
-from jax._src import checkify as checkify_private, config, core, dtypes, earray
+from jax._src import api_util, checkify as checkify_private, config, core, dtypes, earray
+from jax._src import jaxpr_util
 from jax._src import literals as literals_module
 from jax.experimental import checkify
 from jax._src import test_util as jtu, tree_util
@@ -32,7 +33,9 @@ record = {"literals": cases.literals(jax, literals_module, dtypes, core, np),
           "checkify_index_checks": cases.checkify_index_checks(jax, checkify, checkify_private),
           "nn_edges": cases.nn_edges(jax, core, np),
           "module_homes": cases.module_homes(jax, checkify, checkify_private),
-          "error_homes": cases.error_homes(jax, checkify, checkify_private)}
+          "error_homes": cases.error_homes(jax, checkify, checkify_private),
+          "api_util_private": cases.api_util_private(jax, api_util),
+          "jaxpr_util_counts": cases.jaxpr_util_counts(jax, jaxpr_util)}
 with open(os.path.join(HERE, "private_modules_reference.json"), "w") as f:
     json.dump(record, f, indent=1, sort_keys=True)
 print(f"{len(record)} cases written")

@@ -14,7 +14,8 @@ from ..core.source_info import function_source_info
 from ..core.staging import DebugInfo
 from ..transforms.linear_util import Store, WrappedFun
 from ..transforms.api_util import argnums_in_range as _argnums_in_range
-from ..transforms.api_util import flatten_axes, fun_name  # noqa: F401
+from ..transforms.api_util import flatten_axes, flatten_axis_resources, fun_name  # noqa: F401
+from ..transforms.api_util import resolve_kwargs  # noqa: F401
 from ..transforms.jit.args import infer_by_signature as infer_argnums_and_argnames  # noqa: F401
 from ..transforms.jit.args import resolve_argnums  # noqa: F401
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_structure, tree_unflatten  # noqa: F401

@@ -274,6 +274,15 @@ _OPTIONS = [
             "that option False (jxkernel's only value, JAX's default) array constants are "
             "constvars and this changes nothing, in JAX as here.",
             validate=lambda v: _check_int(v, "jax_embedded_constants_max_bytes")),
+    _Option("jax_captured_constants_warn_bytes", 2 * 10 ** 9,
+            "JAX_CAPTURED_CONSTANTS_WARN_BYTES", int,
+            "The bytes of constants (arrays a jitted function closes over) its trace may hold "
+            "before lowering warns (about 2 GB). -1: never warn.",
+            validate=lambda v: _check_int(v, "jax_captured_constants_warn_bytes")),
+    _Option("jax_captured_constants_report_frames", 0, "JAX_CAPTURED_CONSTANTS_REPORT_FRAMES",
+            int, "How many frames the warning of jax_captured_constants_warn_bytes reports for "
+            "each of the largest constants, where it is used: -1 all, 0 no report.",
+            validate=lambda v: _check_int(v, "jax_captured_constants_report_frames")),
     # JAX's tests check that results do not depend on these two (test_use_direct_linearize,
     # Remat3Test: api_test's checkpoint tests again under remat3): one implementation meets
     # both values, so both are accepted. Not so simplified constants: they change jaxprs' text

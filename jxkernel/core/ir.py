@@ -135,6 +135,15 @@ class Jaxpr:
     in_avals = property(lambda self: [v.aval for v in self.invars])
     out_avals = property(lambda self: [v.aval for v in self.outvars])
 
+    # JAX's own attribute names (its Jaxpr keeps `_invars`, `_eqns`, ...; JAX's tests edit a
+    # jaxpr through them to check check_jaxpr's errors)
+    _constvars = property(lambda self: self.constvars,
+                          lambda self, v: setattr(self, "constvars", list(v)))
+    _invars = property(lambda self: self.invars, lambda self, v: setattr(self, "invars", list(v)))
+    _outvars = property(lambda self: self.outvars,
+                        lambda self, v: setattr(self, "outvars", list(v)))
+    _eqns = property(lambda self: self.eqns, lambda self, v: setattr(self, "eqns", list(v)))
+
     def pretty_print(self, *, source_info=False, width=80, use_color=None,
                      name_stack=False, output_format=None) -> str:
         """The jaxpr as text; `use_color`: JAX's syntax highlighting (ANSI colors), by default

@@ -64,6 +64,11 @@ class LRU:
         self._lock = threading.RLock()     # (WeakLRU holds it around LRU's own calls)
         _EVERY.add(self)
 
+    def __reduce__(self):
+        # pickled (a jitted function's caches, in a cloudpickled function) as an empty cache
+        # of the same bounds: what it holds (executables, devices) is this process's
+        return type(self), (self.maxsize, self.weigh, self.max_weight, self.on_evict)
+
     def get(self, key, default=None):
         # no lock: each step is one atomic dict operation (a hot path's lookup)
         found = self._data.get(key)
@@ -221,6 +226,9 @@ class WeakLRU(LRU):
         self._refs: dict = {}      # id(first) -> its weakref (one per object, shared by keys)
         self._dead: list = []      # ids whose object died, not yet purged (_died)
 
+    def __reduce__(self):
+        return type(self), (self.maxsize,)      # pickled empty, as LRU
+
     # Stored: (id(first), rest) -> (value, weakref to first). Each entry keeps its object's
     # weakref, so an entry of a dead object never answers for a new one given its id, and a
     # lookup needs no lock (the hot paths of vmap, grad and transformed jits).
@@ -336,6 +344,9 @@ class Bounded(dict):
     def __init__(self, maxsize: int):
         super().__init__()
         self.maxsize = maxsize
+
+    def __reduce__(self):
+        return type(self), (self.maxsize,)      # pickled empty, as LRU
 
     def __setitem__(self, key, value) -> None:
         if key not in self:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 
 from .lru import Bounded
-from .source_info import SourceInfo, traced_source_info
+from .source_info import NameStack, SourceInfo, traced_source_info
 from .trace import _ctx as _trace_ctx
 
 
@@ -46,7 +46,7 @@ def with_name_stack(info: SourceInfo, names: tuple) -> SourceInfo:
     key = (id(info), names)
     found = _named.get(key)
     if found is None or found[0] is not info:
-        found = _named[key] = (info, info._replace(name_stack=names))
+        found = _named[key] = (info, info._replace(name_stack=NameStack(names)))
     return found[1]
 
 

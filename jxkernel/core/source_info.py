@@ -19,6 +19,19 @@ from .config import config
 from .lru import Bounded
 
 
+class NameStack(tuple):
+    """An equation's name stack (`eqn.source_info.name_stack`): the tuple of its entries,
+    printed by `str` as JAX prints a name stack, the text lowering writes into locations.
+
+    >>> str(NameStack(("vmap(", "foo")))
+    'vmap(foo)'
+    """
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        return stack_text(self)
+
+
 class SourceInfo(NamedTuple):
     """Where user code created an equation.
 
@@ -40,7 +53,7 @@ class SourceInfo(NamedTuple):
     function: str
     code: Any = None
     lasti: int = -1
-    name_stack: tuple = ()
+    name_stack: tuple = NameStack()
     caller: Any = None
 
     @property
@@ -208,7 +221,7 @@ def _frame_info(frame, caller: SourceInfo | None) -> SourceInfo:
     info = _infos.get(key)
     if info is None:
         info = _infos[key] = SourceInfo(code.co_filename, frame.f_lineno, code.co_name,
-                                        code, frame.f_lasti, (), caller)
+                                        code, frame.f_lasti, NameStack(), caller)
     return info
 
 

@@ -352,7 +352,10 @@ class Tracer:
         return f"{type(self).__name__}<{aval if aval is None else aval_text(aval)}>"
 
     def __reduce__(self):
-        raise TypeError("Traced arrays cannot be pickled")
+        # JAX's error and words: pickling needs the value, which a traced array has not
+        raise errors.ConcretizationTypeError(
+            self, "The error occurred in the __reduce__ method, which may indicate an attempt "
+                  "to serialize/pickle a traced value.\n")
 
     # copy.copy and copy.deepcopy of a traced array stage a copy, as JAX's (jnp.copy)
     def __copy__(self):

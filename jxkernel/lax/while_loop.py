@@ -15,6 +15,7 @@ import numpy as np
 
 from ..core.traceback_util import api_boundary
 from ..core import dtypes, sharding_types
+from ..core.avals import ShapedArray
 from ..core.errors import ConcretizationTypeError
 from ..core.interpret import eval_jaxpr
 from ..core.numpy_eval import eval_closed_jaxpr_numpy
@@ -27,15 +28,14 @@ from ..transforms.batching import batch_jaxpr
 from ..core.partial_eval import partial_eval_jaxpr
 from ..core.staging import trace_to_jaxpr
 from ..tree_util import tree_flatten, tree_unflatten
-from ..xla.lowering import TOKEN, effect_token, has_ordered_effect
+from ..xla.lowering import TOKEN, LoweringRuleContext, effect_token, has_ordered_effect
+from . import _lowering
 from ..transforms import batch_util as bu
 from . import _cf_python as python
 from . import _cf_util as cf
 from ..transforms.ad_util import Zero, instantiate, zeros
-from .elementwise import select_n
 from .io_effects import check_batched_while
-from .reductions import reduce_or
-from .shapes import broadcast_in_dim
+from .reductions import reduce_or_p
 from .tokens import eager_tokens
 
 
@@ -125,12 +125,10 @@ def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
     body_consts = list(args[nc:nc + nb])
     carry = list(args[nc + nb:])
     types = [v.type for v in carry]
-    if cond_jaxpr.out_avals[0].shape:
-        # a predicate per element (vmap's, as JAX's): loop while one holds, and the body
-        # changes only the elements whose predicate holds
-        body_jaxpr = _select_body(cond_jaxpr, body_jaxpr, nc, nb)
-        body_consts = cond_consts + body_consts
-        cond_jaxpr = _any_cond(cond_jaxpr)
+    # a predicate per element (vmap's, as JAX's): loop while one holds, and the body changes
+    # only the elements whose predicate holds (the predicate again in the body, named
+    # `while/body_pred`, as JAX's lowering names it)
+    pred_jaxpr = cond_jaxpr if cond_jaxpr.out_avals[0].shape else None
     # ordered effects in the loop stay in order with the block's: its token is carried too
     threaded = has_ordered_effect(body_jaxpr) or has_ordered_effect(cond_jaxpr)
     if threaded:
@@ -138,12 +136,18 @@ def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
     n = len(types) - threaded
     # named `while/cond/lt` and `while/body/sin`, as JAX's while lowering names them
     cond_block = ctx.new_block(types)       # consts are captured from the enclosing scope
-    cond_block.ret(ctx.lower_jaxpr(cond_jaxpr, cond_consts + cond_block.args[:n],
-                                   block=cond_block, scope="while/cond"))
+    pred = ctx.lower_jaxpr(cond_jaxpr, cond_consts + cond_block.args[:n], block=cond_block,
+                           scope="while/cond")
+    if pred_jaxpr is not None:              # whether one holds: named after the while
+        pred = [_any(ctx.with_block(cond_block), pred[0], pred_jaxpr.out_avals[0])]
+    cond_block.ret(pred)
     body_block = ctx.new_block(types)
     body_block.effect_token = body_block.args[-1] if threaded else None
     outs = ctx.lower_jaxpr(body_jaxpr, body_consts + body_block.args[:n], block=body_block,
                            scope="while/body")
+    if pred_jaxpr is not None:
+        outs = _select_changed(ctx.with_block(body_block), pred_jaxpr, cond_consts,
+                               body_block.args[:n], outs, body_jaxpr.out_avals)
     body_block.ret(outs + [body_block.effect_token] * threaded)
     outs = ctx.op("stablehlo.while", carry, regions=[cond_block, body_block],
                   result_types=types)
@@ -188,28 +192,26 @@ def _while_batching(axis_data, vals, dims, *, cond_jaxpr, body_jaxpr, cond_ncons
     return outs, carry_in_dims
 
 
-def _any_cond(cond):
-    """`cond` with its predicate of any shape reduced to whether one element holds."""
-    def f(*args):
-        pred, = eval_jaxpr(cond.jaxpr, cond.consts, *args)
-        return [reduce_or(pred, tuple(range(len(bu.shape(pred)))))]
-    return trace_to_jaxpr(f, cond.in_avals)
+def _any(ctx, pred, aval):
+    """Whether one element of `pred` (of type `aval`) holds: reduce_or's lowering, located
+    at `ctx`'s equation (the while)."""
+    one = LoweringRuleContext(ctx.module_ctx, ctx.block, [aval], [ShapedArray((), np.bool_)],
+                              ctx.source_info, ctx.name)
+    return lowering_rules[reduce_or_p](one, pred, axes=tuple(range(len(aval.shape))))
 
 
-def _select_body(cond, body, nc, nb):
-    """`body` that changes only the elements whose predicate (of `cond`, a prefix of each
-    carry's shape) holds: JAX's `_pred_bcast_select_hlo`."""
-    def f(*args):
-        cond_consts, body_consts, carry = args[:nc], args[nc:nc + nb], args[nc + nb:]
-        pred, = eval_jaxpr(cond.jaxpr, cond.consts, *cond_consts, *carry)
-        new = eval_jaxpr(body.jaxpr, body.consts, *body_consts, *carry)
-        out = []
-        for old, upd in zip(carry, new):
-            shape, k = bu.shape(old), len(bu.shape(pred))
-            which = broadcast_in_dim(pred, shape, tuple(range(k))) if len(shape) > k else pred
-            out.append(select_n(which, old, upd))
-        return out
-    return trace_to_jaxpr(f, list(cond.in_avals[:nc]) + list(body.in_avals))
+def _select_changed(ctx, pred_jaxpr, cond_consts, carry, new, avals) -> list:
+    """In the body's block: each carry's new value where its element's predicate (of
+    `pred_jaxpr`, a prefix of each carry's shape) holds, its old one elsewhere (JAX's
+    `_pred_bcast_select_hlo`); the selects are named after the while, as JAX's."""
+    pred, = ctx.lower_jaxpr(pred_jaxpr, cond_consts + list(carry), scope="while/body_pred")
+    k = len(pred_jaxpr.out_avals[0].shape)
+    out = []
+    for old, upd, aval in zip(carry, new, avals):
+        which = pred if len(aval.shape) == k else \
+            _lowering.broadcast_in_dim(ctx, pred, aval.shape, np.bool_, tuple(range(k)))
+        out.append(_lowering.select(ctx, which, upd, old, aval))
+    return out
 
 
 def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):

@@ -312,3 +312,64 @@ def flatten_axes(name, treedef, axis_tree, *, kws=False, tupled_args=False) -> l
         raise ValueError(f"{name} specification must be a tree prefix of the corresponding "
                          f"value; {hint}\n  Mismatch details ({len(errors)} found):\n  "
                          f"{details}") from None
+
+
+def resolve_kwargs(fun, args, kwargs) -> tuple:
+    """The arguments as positions, by `fun`'s signature, its defaults filled in (JAX's
+    api_util.resolve_kwargs); a keyword-only argument passed raises JAX's TypeError, and a
+    functools.partial's signature is opaque, as JAX's.
+
+    >>> resolve_kwargs(lambda x, y, z=3: None, (1,), {"y": 2})
+    (1, 2, 3)
+    """
+    if isinstance(fun, functools.partial):
+        if kwargs:
+            _keywords_unresolved(kwargs)
+        return args
+    bound = inspect.signature(fun).bind(*args, **kwargs)
+    bound.apply_defaults()
+    if any(k in kwargs for k in bound.kwargs):
+        _keywords_unresolved([k for k in bound.kwargs if k in kwargs])
+    return bound.args
+
+
+def _keywords_unresolved(names):
+    raise TypeError(f"The following keyword arguments could not be resolved to positions: "
+                    f"{', '.join(names)}")
+
+
+def flatten_axis_resources(what: str, tree, shardings, tupled_args: bool) -> tuple:
+    """One sharding (or None) per leaf of `tree` from `shardings`, a prefix of its tree
+    (jit's in/out_shardings), as JAX's api_util.flatten_axis_resources; where it is not a
+    prefix, JAX's ValueError: for the arguments tuple (`tupled_args`) what the tuple should
+    be, else each mismatch.
+
+    >>> flatten_axis_resources("in_shardings", tree_structure(([1, 2], 3)), (None, None), True)
+    (None, None, None)
+    """
+    try:
+        return tuple(flatten_axes(what, tree, shardings))
+    except ValueError:
+        pass
+    if tupled_args and (type(shardings) is not tuple or len(shardings) != len(tree.children())):
+        msg = (f"{what} specification must be a tree prefix of the positional arguments tuple. "
+               f"In particular, {what} must either be a Sharding, a PartitionSpec, or a tuple "
+               f"of length equal to the number of positional arguments.")
+        if type(shardings) is not tuple:
+            msg += f" But {what} is not a tuple: got {type(shardings)} instead."
+        else:
+            msg += (f" But {what} is the wrong length: got a tuple or list of length "
+                    f"{len(shardings)} for an args tuple of length {len(tree.children())}.")
+        if len(tree.children()) == 1:
+            try:
+                flatten_axes(what, tree, (shardings,))
+            except ValueError:
+                pass                # not the issue
+            else:
+                msg += (f" Given the corresponding argument being passed, it looks like {what} "
+                        f"might need to be wrapped in a singleton tuple.")
+        raise ValueError(msg)
+    dummy = tree_unflatten(tree, [PytreeLeaf()] * tree.num_leaves)
+    errors = prefix_errors(shardings, dummy)
+    raise ValueError(f"Mismatch details ({len(errors)} found):\n"
+                     + "\n".join(e(what).args[0] for e in errors))

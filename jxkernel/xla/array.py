@@ -331,6 +331,10 @@ class ArrayImpl(metaclass=_CNamed):
     __hash__ = None
 
     def __reduce__(self):
+        # its weak type too (JAX pickles `weak_type` with the value): jnp.array(4.0) comes
+        # back weakly typed
+        if self.weak_type:
+            return _unpickle, (np.array(self._value), True)
         return _unpickle, (np.array(self._value),)
 
     def copy(self) -> Array:
@@ -468,9 +472,12 @@ def array_to_device(x: Array, device, copy: bool) -> Array:
     return Array(buf if buf._committed else _committed_buffer(buf), x.aval)
 
 
-def _unpickle(value: np.ndarray) -> Array:
-    """A pickled Array back: its value on the default device (as `device_put(value)` puts it)."""
+def _unpickle(value: np.ndarray, weak_type: bool = False) -> Array:
+    """A pickled Array back: its value on the default device (as `device_put(value)` puts it),
+    weakly typed if it was."""
     value, aval = _host_value(value)
+    if weak_type:
+        aval = ShapedArray(aval.shape, aval.dtype, True)
     return host_to_device(value, aval, _client.default_device())
 
 

@@ -157,13 +157,23 @@ class LoweringRuleContext:
 
     @property
     def loc(self):
+        named = None if self.name is None else \
+            hlo.string_attr(self.module_ctx.name_stack + self.name)
         if self.module_ctx.source_lines:
             info = self.source_info
+            if info is None:
+                return f"loc({named})" if self.module_ctx.source_lines == "named" and \
+                    named is not None else None
+            where = f"{hlo.string_attr(info.file)}:{info.line}:0"
+            if self.module_ctx.source_lines == "named" and named is not None:
+                # JAX's debug info: the op's name around its function and line
+                # (`as_text(debug_info=True)`; XLA's HLO says `op_name=` and the frame)
+                function = info.code.co_qualname if info.code is not None else info.function
+                return f"loc({named}({hlo.string_attr(function)}({where})))"
             # a plain file location: XLA keeps it as `metadata={source_file=...
             # source_line=...}` in the optimized HLO (a named loc becomes a stack-frame table)
-            return None if info is None else f"loc({hlo.string_attr(info.file)}:{info.line}:0)"
-        return None if self.name is None else \
-            f"loc({hlo.string_attr(self.module_ctx.name_stack + self.name)})"
+            return f"loc({where})"
+        return None if named is None else f"loc({named})"
 
     def op(self, name, operands, attrs=None, regions=(), result_types=None) -> list:
         """Emit op `name`; results typed as this equation's outputs unless given."""
@@ -626,7 +636,9 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
 
     Returns the module text and its ModuleContext (which lists host callbacks, if any).
     `locations=True` writes each equation's source line on its ops (`loc("file":line:0)`),
-    which XLA carries into the optimized HLO's metadata (jxkernel.explain reads it back).
+    which XLA carries into the optimized HLO's metadata (jxkernel.explain reads it back);
+    `locations="named"` writes the op's name around it, as JAX's debug info does
+    (`loc("jit(f)/sin"("f"("file":line:0)))`, `Lowered.as_text(debug_info=True)`).
     With a `mesh`, the module is partitioned by XLA (Shardy) over the mesh's devices:
     `arg_shardings`/`result_shardings` (per value a NamedSharding, or None: left to XLA) become
     `sdy.sharding` attributes (see xla/sharded.py). For several `platforms`, `main` takes the

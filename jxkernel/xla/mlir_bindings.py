@@ -42,6 +42,11 @@ def star(name: str) -> dict:
     return {n: getattr(mod, n) for n in names}
 
 
+def extension():
+    """jaxlib's extension module, `jaxlib._jax` (JAX's `jax._src.lib._jax`)."""
+    return _jax
+
+
 def xla_client():
     """jaxlib's `xla_client` module (JAX's `jax._src.lib.xla_client`)."""
     return _xla_client

@@ -108,6 +108,11 @@ class GSPMDSharding:
         self._devices, self._hlo_sharding = tuple(devices), hlo_sharding
         self._memory_kind = checked_memory_kind(self._devices[0], memory_kind)
 
+    @classmethod
+    def get_replicated(cls, device_assignment, *, memory_kind: str | None = None):
+        """Every device of `device_assignment` holding the whole array (JAX's)."""
+        return cls(tuple(device_assignment), replicated_hlo(), memory_kind=memory_kind)
+
     memory_kind = property(lambda self: self._memory_kind)
     device_set = property(lambda self: set(self._devices))
     _device_assignment = property(lambda self: self._devices)
@@ -171,6 +176,17 @@ class GSPMDSharding:
 
     def __repr__(self):
         return f"GSPMDSharding({self._hlo_sharding!r}, memory_kind={self._memory_kind})"
+
+    def __reduce__(self):
+        # jaxlib's HloSharding pickles as its OpSharding proto, as JAX's GSPMDSharding does
+        hlo = self._hlo_sharding
+        proto = hlo if isinstance(hlo, _Replicated) else hlo.to_proto()
+        return _unpickle_gspmd_sharding, (self._devices, proto, self._memory_kind)
+
+
+def _unpickle_gspmd_sharding(devices, proto, memory_kind):
+    hlo = proto if isinstance(proto, _Replicated) else xc.HloSharding.from_proto(proto)
+    return GSPMDSharding(devices, hlo, memory_kind=memory_kind)
 
 
 def as_mesh_sharding(sharding):

@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+import weakref
 
 import numpy as np
 
@@ -101,13 +102,16 @@ class Block:
     MLIR location (`loc("jit(f)/sin")`, `loc("file":3:0)`; `loc(unknown)` without one)."""
 
     def __init__(self, function: Function, arg_types, loc=None, arg_loc=None):
-        self.function = function
+        self._function = weakref.ref(function)
         self.args = [function._fresh_arg(t) for t in arg_types]
         self.lines: list[str] = []
         # a region's: the location of its ops that name none, and of its arguments
         self.loc, self.arg_loc = loc, arg_loc
         # the last token of this block's ordered effects (lax/_lowering.py's effect_token)
         self.effect_token = None
+
+    # weak, as Function.module: a dropped module (an eager operation's) is no reference cycle
+    function = property(lambda self: self._function())
 
     def op(self, name, operands, result_types, attrs=None, regions=(), loc=None) -> list[Value]:
         """Append op `name`; `result_types` is a list of type strings; returns the results."""
@@ -206,7 +210,7 @@ class Function:
 
     def __init__(self, module: Module, name: str, arg_types, arg_attrs=None,
                  public: bool = True):
-        self.module, self.name, self.public = module, name, public
+        self._module, self.name, self.public = weakref.ref(module), name, public
         self._count = 0
         self._arg_count = 0
         self.arg_attrs = list(arg_attrs) if arg_attrs else [None] * len(arg_types)
@@ -219,6 +223,8 @@ class Function:
         self.platform_index: Value | None = None
         self.body = Block(self, arg_types)
         self.args = self.body.args
+
+    module = property(lambda self: self._module())     # (the module holds its functions)
 
     def _fresh_arg(self, type_) -> Value:
         v = Value(f"%arg{self._arg_count}", type_)

@@ -141,12 +141,31 @@ def test_check_jaxpr_catches_bad_ir():
     a = Var(ShapedArray((3,), np.float32))
     b = Var(ShapedArray((4,), np.float32))       # wrong: sin keeps the shape
     bad = Jaxpr([], [a], [b], [Eqn([a], [b], lax.sin_p, {})])
-    with pytest.raises(JaxprTypeError, match="output typed f32\\[4\\]"):
+    # JAX's words: what is wrong, the equation, its source, the jaxpr around it
+    with pytest.raises(JaxprTypeError) as bad_type:
         check_jaxpr(bad)
+    assert str(bad_type.value) == (
+        "Value for variable 'b' inconsistently typed as f32[3] for let-binder of type f32[4]"
+        "\n\nin equation:\n\nb:f32[4] = sin a\n\nfrom source: \n\nwhile checking jaxpr:"
+        "\n\n{ lambda ; a:f32[3]. let b:f32[4] = sin a in (b,) }")
     c = Var(ShapedArray((3,), np.float32))
     undefined = Jaxpr([], [a], [c], [Eqn([c], [b], lax.sin_p, {})])
-    with pytest.raises(JaxprTypeError, match="used before it is defined"):
+    # (the unread result prints `_`, so `c` is named `b`, as JAX names it)
+    with pytest.raises(JaxprTypeError, match="^Variable 'b' not defined\n\nin equation:"):
         check_jaxpr(undefined)
+
+
+def test_check_jaxpr_errors_are_jaxs():
+    # JAX 0.10.2's whole messages (core_test's JaxprTypeChecks), for a jaxpr whose binder,
+    # call or cond was edited: tests/data/check_jaxpr_reference.json
+    import check_jaxpr_cases as cases
+    import locations
+    want = locations.recorded("check_jaxpr_reference.json")
+    from jxkernel._jax._src import core
+    got = cases.run(jax, core)
+    assert sorted(got) == sorted(want["cases"])
+    for name, text in want["cases"].items():
+        assert got[name] == text, name
 
 
 def test_closed_jaxpr_runs_with_eval_jaxpr():

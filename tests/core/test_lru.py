@@ -95,3 +95,37 @@ def test_lru_from_several_threads_stays_bounded():
     for t in threads:
         t.join()
     assert len(cache) == 50 == len(cache.keys())
+
+
+def test_a_cache_pickles_empty_with_its_bounds():
+    # a jitted function's caches in a pickled function (cloudpickle of a function that calls
+    # a jit): what they hold is this process's, so they come back empty
+    import pickle
+    cache, weak, bounded = LRU(3, weigh=len, max_weight=10), WeakLRU(5), Bounded(2)
+    cache["a"], bounded[1] = "xyz", threading.RLock()
+    weak[Traced(), 1] = threading.RLock()           # (unpicklable values: never pickled)
+    cache2, weak2, bounded2 = pickle.loads(pickle.dumps((cache, weak, bounded)))
+    assert (type(cache2), len(cache2), cache2.maxsize, cache2.max_weight) == (LRU, 0, 3, 10)
+    assert (type(weak2), len(weak2), weak2.maxsize) == (WeakLRU, 0, 5)
+    assert (type(bounded2), len(bounded2), bounded2.maxsize) == (Bounded, 0, 2)
+    cache2["b"], cache2["c"] = "abcdef", "ghijk"      # the weight bound holds: 11 > 10
+    assert list(cache2) == ["c"]
+
+
+def test_a_jitted_function_calling_a_jit_cloudpickles():
+    # JAX's pickle_test (CloudpickleTest): a jit whose function calls another jit pickles,
+    # after both have run, and the copy computes the same
+    cloudpickle = pytest.importorskip("cloudpickle")
+    import pickle
+    import jxkernel
+
+    @jxkernel.jit
+    def f(x, y):
+        return x * y
+
+    @jxkernel.jit
+    def g(z):
+        return f(z, z + 77)
+    expected = g(32)
+    again = pickle.loads(cloudpickle.dumps(g))
+    assert int(again(32)) == int(expected) == 32 * 109

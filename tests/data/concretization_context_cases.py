@@ -7,6 +7,8 @@ tests/numpy/test_concretization_context.py.
 
 Each case is `f(jnp, n)`, jitted and called with n = 3 (traced): `run(jax)` answers
 {case: "ErrorType: message"} or {case: "ok"}."""
+import pickle
+
 import numpy as np
 
 X = np.arange(6.0, dtype=np.float32)
@@ -40,6 +42,8 @@ CASES = {
     "eye k": lambda jnp, n: jnp.eye(4, k=n),
     "tri k": lambda jnp, n: jnp.tri(4, k=n),
     "insert axis": lambda jnp, n: jnp.insert(X, 1, 0.0, axis=n - 3),
+    # not jnp's: pickling a traced value (its __reduce__ needs the value)
+    "pickle.dumps obj": lambda jnp, n: pickle.dumps(n),
 }
 
 

@@ -94,6 +94,9 @@ def programs(jax) -> dict:
                         (jnp.ones((2, 3)),)),
         "vmap_of_grad_of_cond": (jax.jit(jax.vmap(jax.grad(
             lambda x: lax.cond(x > 0, jnp.sin, jnp.cos, x)))), (x,)),
+        # a predicate per element: the body computes it again, under `while/body_pred`
+        "vmap_of_while_loop": (jax.jit(jax.vmap(lambda x: lax.while_loop(
+            lambda c: c < 5., lambda c: c + jnp.sin(c) + 1., x))), (x,)),
     }
     return out
 

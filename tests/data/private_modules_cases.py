@@ -368,3 +368,48 @@ def error_homes(jax, checkify, checkify_private):
                 f"{type(thrown).__qualname__}".replace(name, "jax")
     out["reported"] = reported
     return out
+
+
+def api_util_private(jax, api_util):
+    """resolve_kwargs and flatten_axis_resources (JAX's api_util_test): positions by the
+    signature, JAX's TypeError for a keyword-only argument, and the prefix errors of a tree of
+    shardings (the arguments tuple's, and each mismatch's)."""
+    def fun(x, y, z=3, *, kw=True):
+        return x, y, z
+    out = {"resolve": [_answer(lambda: list(api_util.resolve_kwargs(fun, (1,), {"y": 2}))),
+                       _answer(lambda: list(api_util.resolve_kwargs(fun, (), {"x": 1, "y": 2}))),
+                       _answer(lambda: api_util.resolve_kwargs(fun, (1, 2), {"kw": False}))]}
+    tree = jax.tree.structure({"a": 1, "b": 2})
+    flat = []
+    for shardings in ({"a": None, "b": (None, None)}, {"a": [None, None], "b": (None, None)},
+                      (None, None, None), [None, None], {"a": None, "b": None}):
+        for tupled in (False, True):
+            flat.append(_answer(lambda: list(api_util.flatten_axis_resources(
+                "test_spec", tree, shardings, tupled))))
+    one = jax.tree.structure(((1, 2),))
+    flat.append(_answer(lambda: api_util.flatten_axis_resources("s", one, (None, None), True)))
+    out["flatten_axis_resources"] = flat
+    return out
+
+
+def jaxpr_util_counts(jax, jaxpr_util):
+    """jaxpr_util's counts over programs with nested jaxprs (JAX's jaxpr_util_test): by
+    primitive, by primitive and result types, the equations, the source lines' total."""
+    jnp, lax = jax.numpy, jax.lax
+
+    def f(x, y):
+        return jnp.sin(jax.jit(jnp.sin)(x)) + jnp.cos(y)
+
+    def g(x, y):
+        return jnp.sin(jax.jit(lambda a, b: jnp.sum(jnp.array([a, b])))(x, y)) + jnp.cos(y)
+
+    def h(x):
+        return lax.cond(x > 0, lambda x: x + 2, lambda x: x - 2, x)
+    out = {}
+    for name, fun, args in (("f", f, (1., 1.)), ("g", g, (1., 1.)), ("h", h, (42,))):
+        closed = jax.make_jaxpr(fun)(*args)
+        out[name] = {"primitives": jaxpr_util.primitives(closed.jaxpr),
+                     "by_shape": jaxpr_util.primitives_by_shape(closed.jaxpr),
+                     "count": jaxpr_util.count_eqns(closed),
+                     "lines": sum(jaxpr_util.source_locations(closed.jaxpr).values())}
+    return out

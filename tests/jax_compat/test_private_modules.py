@@ -116,3 +116,66 @@ def test_docstring_examples():
                              {"jax": jxkernel})
     check_docstring_examples("jxkernel._jax._src.interpreters.pxla", {"np": np})
     check_docstring_examples("jxkernel._jax.dtypes", {"np": np, "dtypes": jxkernel.dtypes})
+
+
+def test_api_util_resolve_kwargs_and_flatten_axis_resources_are_jaxs():
+    from jxkernel._jax import api_util
+    got = cases.api_util_private(jxkernel, api_util)
+    want = RECORD["api_util_private"]
+    assert got["resolve"] == want["resolve"]
+    for i, (ours, theirs) in enumerate(zip(got["flatten_axis_resources"],
+                                           want["flatten_axis_resources"])):
+        assert ours == theirs, i
+    assert len(got["flatten_axis_resources"]) == len(want["flatten_axis_resources"])
+
+
+def test_closed_call_p_calls_its_function_under_transformations():
+    # JAX's core_test binds core.closed_call_p (as core.call_p) with a WrappedFun under jit,
+    # jvp and linearize; it computes what calling the function computes
+    from jxkernel._jax._src import linear_util as lu
+    x = jxkernel.numpy.arange(3.0)
+
+    def called(x):
+        fun = lu.wrap_init(lambda x: [jxkernel.numpy.sin(x) * x], debug_info=None)
+        return core.closed_call_p.bind(x, subfuns=(fun,))[0]
+    want = jxkernel.numpy.sin(x) * x
+    np.testing.assert_array_equal(called(x), want)
+    np.testing.assert_array_equal(jxkernel.jit(called)(x), want)
+    _, tangent = jxkernel.jvp(called, (x,), (jxkernel.numpy.ones(3),))
+    # the same operations as differentiating the function itself: the same float32 bits
+    _, direct = jxkernel.jvp(lambda x: jxkernel.numpy.sin(x) * x, (x,),
+                             (jxkernel.numpy.ones(3),))
+    np.testing.assert_array_equal(tangent, direct)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int8, np.bool_, np.complex64, object,
+                                   [("i", "i4"), ("f", "f4")]])
+def test_valid_jaxtype(dtype):
+    # JAX's core_test: an array of any of JAX's dtypes is a valid JAX type, one of objects or
+    # of a structured dtype is not
+    assert core.valid_jaxtype(np.zeros(10, dtype)) == (dtype not in (object, [("i", "i4"),
+                                                                             ("f", "f4")]))
+
+
+def test_jaxpr_util_counts_are_jaxs():
+    # jaxpr_util's histograms over each program's equations, nested jaxprs' included
+    from jxkernel._jax._src import jaxpr_util
+    got = cases.jaxpr_util_counts(jxkernel, jaxpr_util)
+    want = RECORD["jaxpr_util_counts"]
+    for name in want:
+        assert got[name] == want[name], name
+
+
+def test_batched_device_put_canonicalizes_as_enable_x64_says():
+    # JAX's jax_jit_test (its _cpp_device_put): with enable_x64=None the dtype is
+    # canonicalized as jax_enable_x64 is now, with True it is kept ("no canonicalization")
+    from jxkernel._jax._src.sharding_impls import make_single_device_sharding
+    device = jxkernel.devices()[0]
+    sharding = make_single_device_sharding(device)
+    for value in (np.zeros((3, 4), np.float64), np.int64(7), 1.0):
+        aval = core.shaped_abstractify(value)
+        kept = pxla.batched_device_put(aval, sharding, [value], [device], enable_x64=True)
+        now = pxla.batched_device_put(aval, sharding, [value], [device], enable_x64=None)
+        assert kept.dtype == np.asarray(value).dtype
+        assert now.dtype == jxkernel.numpy.asarray(value).dtype
+        assert np.array_equal(np.asarray(kept), np.asarray(value))

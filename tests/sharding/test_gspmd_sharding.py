@@ -48,3 +48,24 @@ def test_a_maximal_sharding_is_refused_by_name_with_what_to_use(run, where):
     # (JAX 0.10.2 takes it: an array on one device; jxkernel asks for a mesh's sharding)
     assert run[where].startswith("GSPMDSharding({maximal device=1}, memory_kind=device): ")
     assert run[where].endswith("use a NamedSharding over a Mesh")
+
+
+@pytest.mark.parametrize("memory_kind", [None, "device", "pinned_host"])
+def test_a_replicated_gspmd_sharding_pickles(memory_kind):
+    # JAX's pickle_test: GSPMDSharding.get_replicated(devices) pickles (its HloSharding as
+    # the OpSharding proto) and comes back equal; the devices as jaxlib pickles them
+    import pickle
+    from jxkernel.xla.sharding import GSPMDSharding
+    import jxkernel
+    devices = tuple(jxkernel.devices())
+    s = GSPMDSharding.get_replicated(devices, memory_kind=memory_kind)
+    assert s.is_fully_replicated and s._device_assignment == devices
+    hlo, proto, kind = s.__reduce__()[1]
+    assert hlo == devices and kind == s.memory_kind
+    again = s.__reduce__()[0](hlo, proto, kind)
+    assert again == s and hash(again) == hash(s)
+    try:
+        pickled = pickle.dumps(s)
+    except TypeError:
+        pytest.skip("jaxlib's Device does not pickle in this process")
+    assert pickle.loads(pickled) == s

@@ -32,6 +32,11 @@ def _lowered(name):
 # Programs whose compiled module is not JAX's op for op, so XLA's instruction list differs
 # though each op is named as JAX names it: (instructions only JAX's program has, only ours has)
 _COMPILED_DIFFERENCES = {
+    # a predicate per element: XLA names the while's region parameters after their block's
+    # arguments, which JAX's batched while locates under the while twice (`while/while`),
+    # jxkernel once; every op is named as JAX's (`while/body_pred/lt` included)
+    "vmap_of_while_loop": (["jit(<lambda>)/vmap()/while/while"] * 2,
+                           ["jit(<lambda>)/vmap()/while"] * 2),
     # JAX's fori_loop body calls the user's function as a private function (closed_call) that
     # XLA inlines, leaving two copies named after the call; jxkernel inlines the body itself
     "fori_loop": (["jit(<lambda>)/while/body/closed_call"] * 2, []),
@@ -130,6 +135,16 @@ def test_lowered_op_names_are_jaxs(name):
     assert _difference(theirs, ours) == expected
 
 
+@pytest.mark.xla_only("XLA text")
+@pytest.mark.parametrize("name", sorted(cases.programs(jxkernel)))
+def test_debug_info_text_names_ops_as_jaxs(name):
+    # `as_text(debug_info=True)`, what a learner reads, names each op as JAX's does (its name
+    # stack around the op's function and line), the names the module handed XLA has
+    theirs = _compared(_reference()[name]["lowered"])
+    ours = _compared(cases.lowered_names(_lowered(name).as_text(debug_info=True)))
+    assert _difference(theirs, ours) == _LOWERED_DIFFERENCES.get(name, ([], []))
+
+
 def test_every_program_is_recorded():
     assert sorted(_reference()) == sorted([*cases.programs(jxkernel), "jax_version"])
     assert _reference()["jax_version"] == "0.10.2"
@@ -170,3 +185,33 @@ def test_identical_programs_lower_to_identical_text():
     one = jxkernel.jit(f).lower(jnp.ones(3))._text
     two = jxkernel.jit(f).lower(jnp.ones(3))._text
     assert one == two and 'loc("jit(f)/transpose(jvp())/mul")' in one
+
+
+def test_a_name_stack_prints_as_jax_prints_it():
+    # `str(eqn.source_info.name_stack)` is JAX's text of the stack (its name_stack_test's
+    # facts: 'vmap(foo)' for a scope under vmap, '' for none); its entries stay a tuple
+    @jxkernel.named_scope("foo")
+    def f(x):
+        return jnp.sin(x)
+    eqn, = jxkernel.make_jaxpr(jxkernel.vmap(f))(jnp.ones(3)).eqns
+    assert str(eqn.source_info.name_stack) == "vmap(foo)"
+    assert eqn.source_info.name_stack == ("vmap(", "foo")
+    eqn, = jxkernel.make_jaxpr(jnp.sin)(1.0).eqns
+    assert str(eqn.source_info.name_stack) == ""
+    eqns = jxkernel.make_jaxpr(jxkernel.vmap(jxkernel.grad(lambda x: jnp.sin(x) * x)))(
+        jnp.ones(3)).eqns
+    assert {str(e.source_info.name_stack) for e in eqns} >= {"vmap(jvp())",
+                                                              "vmap(transpose(jvp()))"}
+
+
+@pytest.mark.xla_only("XLA text")
+def test_debug_info_text_names_the_qualified_function():
+    # JAX's debug locations name the function by its qualified name (its source_info_test:
+    # "SourceInfoTest.test_nested_call_traceback_in_mlir.<locals>.outer_jit")
+    def outer(x):
+        def inner(y):
+            return jnp.sin(y)
+        return inner(x)
+    text = jxkernel.jit(outer).lower(1.0).as_text(debug_info=True)
+    assert 'loc("test_debug_info_text_names_the_qualified_function.<locals>.outer.<locals>.' \
+           'inner"(' in text

@@ -590,3 +590,29 @@ def test_unused_arguments_hit_in_c_and_are_not_passed(path):
         assert python_frames(lambda: f(x, y, z)) == []
         assert hit((x, arr([1.0]), z)) is fastpath.MISS       # still checked: another type
         assert np.asarray(hit((x, y, z))).tolist() == [11.0, 41.0]
+
+
+@pytest.mark.parametrize("run", ["eager", "linearize", "jit"])
+def test_running_leaves_no_reference_cycles(run):
+    # JAX's core_test (test_reference_cycles): what a call builds (its StableHLO module,
+    # whose blocks point back at their function and module) is freed by reference counting
+    import gc
+    import jxkernel
+    import jxkernel.numpy as jnp
+
+    def f(x):
+        return x.sum()
+    x = jnp.zeros([])
+    calls = {"eager": lambda: f(x + 1.0), "linearize": lambda: jxkernel.linearize(f, x),
+             "jit": lambda: jxkernel.jit(f)(x).block_until_ready()}
+    gc.collect()
+    debug = gc.get_debug()
+    try:
+        calls[run]()
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        found = gc.collect()
+        garbage = [type(g).__name__ for g in gc.garbage[:10]]
+    finally:
+        gc.set_debug(debug)
+        gc.garbage.clear()
+    assert found == 0, garbage

@@ -201,6 +201,15 @@ def test_copy_makes_a_new_buffer():
     assert pickle.loads(pickle.dumps(x)).tolist() == x.tolist()
 
 
+def test_a_pickled_array_keeps_its_weak_type():
+    # JAX's pickle_test: jnp.array(4.0) is weakly typed, and so is its unpickled copy
+    import jxkernel.numpy as jnp
+    for x in (jnp.array(4.0), jnp.arange(3.0), jnp.float32(2.0)):
+        y = pickle.loads(pickle.dumps(x))
+        assert type(y) is type(x) and y.aval == x.aval and y.tolist() == x.tolist()
+    assert jnp.array(4.0).weak_type and pickle.loads(pickle.dumps(jnp.array(4.0))).weak_type
+
+
 def test_array_protocol_dtype_and_copy():
     x = device_put(np.arange(3, dtype=np.int32))
     assert np.asarray(x, dtype=np.float64).dtype == np.float64

@@ -18,7 +18,8 @@ from ...core.primitive import Primitive  # noqa: F401
 from ...core.trace import Trace, Tracer, current_trace, set_current_trace  # noqa: F401
 from ...core.check import JaxprTypeError, check_jaxpr  # noqa: F401
 from ..extend.core import (Effect, find_top_trace, get_opaque_trace_state,  # noqa: F401
-                           jaxpr_as_fun, subjaxprs, take_current_trace)
+                           jaxpr_as_fun, no_effects, subjaxprs, take_current_trace,
+                           valid_jaxtype)
 from .hijax import AvalMutableQDD, AvalQDD, aval_method, aval_property  # noqa: F401
 from ...core.hijax import (MutableQuasiDynamicData, QuasiDynamicData,  # noqa: F401
                            cur_qdd)
@@ -31,6 +32,7 @@ from ...core.trace import eval_trace  # noqa: E402
 from ...core.staging import convert_constvars_to_invars, trace_to_jaxpr  # noqa: E402
 from ...lax.eval_jaxpr import eval_jaxpr_p  # noqa: E402
 from ...transforms.linear_util import wrap_init  # noqa: E402,F401
+from ..api_util import shaped_abstractify  # noqa: E402,F401 (JAX keeps it in core too)
 
 
 def eval_context():
@@ -80,6 +82,8 @@ class CallPrimitive:
 
 call_p = CallPrimitive("call")
 call = call_p.bind
+# JAX's call of a closed jaxpr; bound as call_p is (a WrappedFun), it calls it the same way
+closed_call_p = CallPrimitive("closed_call")
 
 
 from ...core.dtypes import primal_dtype_to_tangent_dtype  # noqa: E402,F401

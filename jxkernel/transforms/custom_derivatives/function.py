@@ -20,7 +20,7 @@ from ...core.trace import Tracer, _ctx, eval_trace, set_current_trace
 from ...tree_util import tree_flatten, tree_unflatten
 from ..ad import JVPTrace
 from ..ad_util import Zero
-from ..api_util import flatten_fun, update_wrapper
+from ..api_util import flatten_fun, resolve_kwargs, update_wrapper
 
 
 def _resolve_args(fun, args, kwargs, kind="custom_jvp"):
@@ -28,26 +28,11 @@ def _resolve_args(fun, args, kwargs, kind="custom_jvp"):
     and nondiff_argnums may name a parameter the caller left to its default), as JAX does;
     arguments that do not bind raise JAX's TypeError naming the `kind`-decorated function."""
     try:
-        return _bind_positions(fun, args, kwargs)
+        return resolve_kwargs(fun, args, kwargs)
     except TypeError as e:
         raise TypeError(f"The input arguments to the {kind}-decorated function "
                         f"{getattr(fun, '__name__', fun)} could not be resolved to "
                         f"positional-only arguments. Binding failed with the error:\n{e}") from e
-
-
-def _bind_positions(fun, args, kwargs):
-    if isinstance(fun, functools.partial):     # a partial's signature is opaque, as in JAX
-        return args if not kwargs else _keywords_unresolved(kwargs)
-    bound = inspect.signature(fun).bind(*args, **kwargs)
-    bound.apply_defaults()
-    if any(k in kwargs for k in bound.kwargs):
-        _keywords_unresolved([k for k in bound.kwargs if k in kwargs])
-    return bound.args
-
-
-def _keywords_unresolved(names):
-    raise TypeError(f"The following keyword arguments could not be resolved to positions: "
-                    f"{', '.join(names)}")
 
 
 def _split(args, nondiff_argnums):

@@ -40,6 +40,7 @@ from ...xla.layout import Format
 from ...xla.transfers import put_on_device
 from ...xla.lowering import NeedsMesh
 from . import refs as jit_refs
+from .captured_constants import check_captured_constants
 from .high import is_high_trace
 from .args import abstract_leaf_aval, flat_pinned, leaf_aval, result_paths, token_carriers
 from .cache import NOWHERE, compiled_trace, sibling_trace, stage_key
@@ -159,6 +160,7 @@ def program_of(jitted, closed, out_tree, module, trace_s, leaf_names) -> tuple:
 
 def _lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms, locations,
                arg_names, one_device, rules) -> pipeline.Module:
+    check_captured_constants(closed)
     jaxpr, donated_refs, aliases = jit_refs.donating(closed)     # (each Ref updated in place)
     donated = donated_refs + (donated_leaves or (False,) * len(jaxpr.invars))
     return pipeline.lower(jaxpr, [device], name=jitted._name, donated=donated,
@@ -183,7 +185,7 @@ def lowered_text(lowered: Lowered, dialect: str, debug_info: bool) -> str:
     if debug_info:
         traced = lowered.traced
         text = lower_jit(traced.jitted, traced.jaxpr, traced.out_tree, lowered.device,
-                         traced.donated, lowered._platforms or None, True, traced.arg_names,
+                         traced.donated, lowered._platforms or None, "named", traced.arg_names,
                          one_device_given(traced), getattr(lowered, "_rules", None)).text
     return portable().hlo_text(text, debug_info) if dialect == "hlo" else \
         portable().printed_text(text, debug_info)

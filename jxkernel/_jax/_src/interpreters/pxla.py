@@ -13,6 +13,7 @@ dtype's handler wraps the data in its own class that way):
     >>> handler(jnp.ones(2)), handler.wrap(lambda a: a * 2)(jnp.ones(2))
     (Array([1., 1.], dtype=float32), Array([2., 2.], dtype=float32))
 """
+from ....api.extras import enable_x64 as _x64
 from ....core.avals import ShapedArray
 from ....xla.array import device_put
 from ....xla.sharded import make_array_from_single_device_arrays
@@ -41,15 +42,20 @@ def _array_result_handler(aval, sharding, committed):
 global_result_handlers = {ShapedArray: _array_result_handler}
 
 
-def batched_device_put(aval, sharding, xs, devices, committed=True):
+def batched_device_put(aval, sharding, xs, devices, committed=True, enable_x64=None):
     """One Array of type `aval` laid out as `sharding`, from `xs`, the data of each of
-    `devices` (JAX's: a shard_arg handler's way to put its data on the devices).
+    `devices` (JAX's: a shard_arg handler's way to put its data on the devices); its dtype
+    canonicalized as `enable_x64` says (None: as jax_enable_x64 is now).
 
     >>> batched_device_put(ShapedArray((2,), np.float32), None, [np.ones(2, np.float32)],
     ...                    [jax.devices()[0]])
     Array([1., 1.], dtype=float32)
     """
-    arrays = [device_put(x, d) for x, d in zip(xs, devices)]
+    if enable_x64 is None:
+        arrays = [device_put(x, d) for x, d in zip(xs, devices)]
+    else:
+        with _x64(bool(enable_x64)):
+            arrays = [device_put(x, d) for x, d in zip(xs, devices)]
     if len(arrays) == 1:
         return arrays[0]
     return make_array_from_single_device_arrays(tuple(aval.shape), sharding, arrays)

@@ -2,8 +2,9 @@
 `mlir.dialects.hlo` (see jxkernel/_jax/_src/lib/mlir/dialects/hlo.py), `gpu_solver`
 (gpu_solver.py), `cuda_versions` (the CUDA plugin's `_versions` module, None without one, as
 JAX's), `xla_client`, jaxlib's own module (autodidax runs its MLIR on the client with
-`xla_client.batched_device_put`), and jaxlib's versions (`jaxlib_extension_version`, which JAX's
-tests compare to decide what the runtime supports; `version_str`). jaxlib itself stays inside
+`xla_client.batched_device_put`), jaxlib's extension module `_jax`, and jaxlib's versions
+(`jaxlib_extension_version`, which JAX's tests compare to decide what the runtime supports;
+`version_str`). jaxlib itself stays inside
 jxkernel/xla/ (xla/mlir_bindings.py) and loads on first access.
 
     >>> from jxkernel._src import lib
@@ -18,10 +19,12 @@ _VERSIONS = {"jaxlib_extension_version": "extension_version", "version_str": "ja
 def __getattr__(name):
     if name == "cuda_versions":     # the CUDA plugin's version module, None without one
         return _gpu_solver.cuda_versions()
-    if name != "xla_client" and name not in _VERSIONS:
+    if name not in ("xla_client", "_jax") and name not in _VERSIONS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from ....xla import mlir_bindings   # jaxlib: loaded on first access only
     if name == "xla_client":
         return mlir_bindings.xla_client()
+    if name == "_jax":                  # jaxlib's extension module (its pprof converters)
+        return mlir_bindings.extension()
     value = globals()[name] = getattr(mlir_bindings, _VERSIONS[name])()
     return value

@@ -22,7 +22,8 @@ from ....transforms.jit import jit
 from ....tree_util import tree_flatten, tree_unflatten
 from ....xla.client import is_optimized_build  # noqa: F401
 from ....xla.compiler import _jaxlib_version
-from .case import (BufferDonationTestCase, JaxTestCase, JaxTestLoader,  # noqa: F401
+from .case import (TEST_NUM_THREADS, BufferDonationTestCase, JaxTestCase,  # noqa: F401
+                   JaxTestLoader,
                    capture_stderr, capture_stdout, check_close, check_eq, check_raises,
                    check_raises_regexp, pytest_mark_if_available, thread_unsafe_test,
                    thread_unsafe_test_class, with_config)

@@ -225,6 +225,16 @@ class JaxTestLoader(unittest.TestLoader):
     """absltest.main's loader in JAX's test files (`testLoader=jtu.JaxTestLoader()`)."""
 
 
+class _TestNumThreads:
+    """JAX's `TEST_NUM_THREADS` flag: how many threads JAX's own loader runs tests in
+    (JAX_TEST_NUM_THREADS, 0 by default); tests that cannot share the process skip above 1.
+    pytest here runs one test at a time, whatever it says."""
+    value = int(os.getenv("JAX_TEST_NUM_THREADS", "0"))
+
+
+TEST_NUM_THREADS = _TestNumThreads()
+
+
 @contextlib.contextmanager
 def thread_unsafe_test(condition=True):
     """Marks a test (or a block) that must not run beside others: JAX's own loader can run

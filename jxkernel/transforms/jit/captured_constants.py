@@ -1,0 +1,75 @@
+"""JAX's warning when a jitted function's trace holds more bytes of constants (arrays it
+closes over) than `jax_captured_constants_warn_bytes` (2 GB by default; -1: never): they go
+into the compiled program, which is expensive. With `jax_captured_constants_report_frames`
+(-1: every frame) it says where the five largest are used.
+
+    >>> pprint_bytes(65536), pprint_bytes(0)
+    ('65.54KB', '0.00B')
+"""
+from __future__ import annotations
+
+import heapq
+import math
+import warnings
+
+from ...core.config import config
+from ...core.ir import ClosedJaxpr, jaxpr_params
+from ...core.source_info import creation_frames
+
+
+def pprint_bytes(num_bytes) -> str:
+    """Bytes with a decimal prefix and two decimals, as JAX prints them."""
+    prefixes = ("", "K", "M", "G", "T")
+    if num_bytes <= 0:
+        return "0.00B"
+    exponent = min(math.floor(math.log(num_bytes, 1000)), len(prefixes) - 1)
+    return f"{num_bytes / 1000 ** exponent:.2f}{prefixes[exponent]}B"
+
+
+def check_captured_constants(closed: ClosedJaxpr) -> None:
+    """Warn (UserWarning, JAX's words) if `closed`'s constants pass the threshold."""
+    threshold = config.read("jax_captured_constants_warn_bytes")
+    if threshold == -1:
+        return
+    sizes = [getattr(c, "nbytes", 0) for c in closed.consts]
+    total = sum(sizes)
+    if total < threshold:
+        return
+    message = (f"A large amount of constants were captured during lowering "
+               f"({pprint_bytes(total)} total). If this is intentional, disable this warning "
+               f"by setting JAX_CAPTURED_CONSTANTS_WARN_BYTES=-1. ")
+    frames = config.read("jax_captured_constants_report_frames")
+    if not frames:
+        warnings.warn(message + "To obtain a report of where these constants were "
+                                "encountered, set JAX_CAPTURED_CONSTANTS_REPORT_FRAMES=-1.")
+        return
+    message += ("The subsequent report may be disabled by setting "
+                f"JAX_CAPTURED_CONSTANTS_REPORT_FRAMES=0.\n\nLargest "
+                f"{min(frames, len(closed.consts))} allocation(s):\n")
+    largest = heapq.nlargest(5, zip(sizes, closed.jaxpr.constvars, closed.consts),
+                             key=lambda t: t[0])
+    for nbytes, var, const in largest:
+        aval = var.aval      # (JAX's str_short: the dtype's whole name, `float32[128,128]`)
+        shape = ",".join(map(str, aval.shape))
+        message += (f"  Constant {type(const)}, {aval.dtype.name}[{shape}], "
+                    f"{pprint_bytes(nbytes)} captured at:\n")
+        for eqn in _readers(closed.jaxpr, var):
+            where = creation_frames(eqn.source_info, frames if frames > 0 else 10 ** 6) \
+                if eqn.source_info is not None else []
+            text = "\n".join(str(f) for f in where) or "unknown"
+            message += "    " + text.replace("\n", "\n    ") + "\n\n"
+    warnings.warn(message)
+
+
+def _readers(jaxpr, var):
+    """The innermost equations reading `var` (into a call's jaxpr through its binder)."""
+    for eqn in jaxpr.eqns:
+        index = next((i for i, a in enumerate(eqn.invars) if a is var), None)
+        if index is None:
+            continue
+        inner = [j.jaxpr if isinstance(j, ClosedJaxpr) else j for j in jaxpr_params(eqn.params)]
+        inner = [j for j in inner if len(j.invars) == len(eqn.invars)]
+        if not inner:
+            yield eqn
+        for j in inner:
+            yield from _readers(j, j.invars[index])
