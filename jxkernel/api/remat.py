@@ -18,7 +18,6 @@ import dataclasses
 import inspect
 import logging
 import re
-import sys
 import types
 import weakref
 
@@ -35,7 +34,7 @@ from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rule
 from ..core.config import config
 from ..core import vma
 from ..core.compile_record import log_trace_miss, trace_difference
-from ..core.source_info import traced_call_site, users_function
+from ..core.source_info import caller_frame, traced_call_site, users_function
 from ..core.trace import Tracer, set_current_trace
 from ..transforms.ad_util import Zero, instantiate, is_undefined
 from ..transforms.batch_util import vectorized_batcher
@@ -71,7 +70,7 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
                         f"{type(prevent_cse)=}")
 
     if isinstance(policy, str):     # JAX fails only once differentiated: keep where it was given
-        frame = sys._getframe(1)
+        frame = caller_frame(1)
         policy = _PolicyName(policy)
         policy.given_at = (frame.f_code.co_filename, frame.f_lineno)
 

@@ -235,11 +235,32 @@ def creation_frames(info: SourceInfo, count: int = 5) -> list:
     return frames[::-1]
 
 
+# the wrapper every traceback_util.api_boundary puts around an entry point (jax.jit,
+# checkpoint, ...): a frame of it stands between that entry point and its caller
+_BOUNDARY = (PACKAGE_DIR + os.path.join("core", "traceback_util.py"),
+             "reraise_with_filtered_traceback")
+
+
+def caller_frame(skip: int = 1):
+    """The frame `skip` levels above the caller, not counting api_boundary wrappers: for
+    `jax.checkpoint(f, policy="...")` the user's line, though checkpoint is a boundary.
+
+        >>> def where(): return caller_frame(1).f_code.co_name
+        >>> def asks(): return where()
+        >>> asks()
+        'asks'
+    """
+    frame = sys._getframe(skip + 1)
+    while (frame.f_code.co_filename, frame.f_code.co_name) == _BOUNDARY:
+        frame = frame.f_back
+    return frame
+
+
 def made_by_user(skip: int = 1) -> bool:
     """Whether the frame `skip` levels above the caller is the user's (not jxkernel's, the
     standard library's or a registered library's): `jax.jit(jnp.sum)` in a cell makes a jit of
     the user's, though jnp.sum is defined inside jxkernel; jnp's own `@jit`s are not."""
-    return is_user_filename(sys._getframe(skip + 1).f_code.co_filename)
+    return is_user_filename(caller_frame(skip + 1).f_code.co_filename)
 
 
 def user_stacklevel() -> int:
