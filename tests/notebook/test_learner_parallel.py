@@ -1,0 +1,80 @@
+"""A learner's trial of JAX's parallel tutorials (parallel.md, shard_map.md), checked against
+JAX 0.10.2 for the same programs (tests/data/learner_parallel_cases.py, recorded by
+reference/make_learner_parallel_reference.py): a collective outside shard_map or over an axis
+the mesh has not raises JAX's error, its card's advice is the rewrite recorded there, and
+that rewrite computes under jxkernel what it computes under JAX. A recompile caused by
+another split of the same shape is logged as that split, not as a weak type. One subprocess
+of 8 CPU devices runs them all."""
+import pytest
+from fresh_process import run_against_reference
+
+pytestmark = [pytest.mark.cpu_only("simulated CPU devices"),
+              pytest.mark.xla_only("several devices")]
+
+_RUN = r"""
+import json
+import jxkernel as jax
+import learner_parallel_cases as cases
+from jxkernel import compile_log
+from jxkernel.views.error_cards import card_for
+
+out = {"facts": cases.run(jax)}
+jnp, P = jax.numpy, jax.P
+x = jax.device_put(jnp.arange(8.), P('i'))
+programs = {
+    "psum_outside": lambda: cases.psum_outside(jax, jnp),
+    "pmean_outside": lambda: cases.pmean_outside(jax, jnp, x),
+    "axis_index_outside": lambda: cases.axis_index_outside(jax, jnp),
+    "psum_other_axis": lambda: cases.psum_other_axis(jax, jnp, x, True),
+}
+cards = {}
+for case, program in programs.items():
+    try:
+        program()
+    except NameError as e:
+        card = card_for(e)
+        cards[case] = None if card is None else \
+            {"kind": card.kind, "title": card.title, "rewrite": card.rewrite,
+             "where": card.where["code"] if card.where else None, "why": card.why}
+out["cards"] = cards
+
+double = jax.jit(lambda v: v * 2)
+double(jax.device_put(jnp.arange(32.).reshape(8, 4), P('i', 'j')))
+start = compile_log.last_seq() + 1
+double(jax.device_put(jnp.arange(32.).reshape(8, 4), P('j', 'i')))
+out["split_reason"] = [e.reason for e in compile_log.events_since(start)]
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def runs():
+    return run_against_reference(_RUN, "learner_parallel_reference.json", devices=8)
+
+
+def test_collectives_errors_and_the_fixes_advised_are_jaxs(runs):
+    mine, jax = runs
+    assert set(mine["facts"]) == set(jax) - {"jax_version"}
+    for case, fact in mine["facts"].items():
+        assert fact == jax[case], case
+
+
+def test_the_unbound_axis_card_advises_what_was_run_under_jax(runs):
+    import learner_parallel_cases as cases
+    mine, _ = runs
+    assert set(mine["cards"]) == set(cases.REWRITES)
+    for case, card in mine["cards"].items():
+        assert card is not None and card["kind"] == "unbound-axis", case
+        assert card["rewrite"] == cases.REWRITES[case], case
+        assert card["where"] is not None and "jax.lax." in card["where"], case
+    # outside shard_map: said so; inside one, over 'k': the mesh's axes named, not
+    # JAX's advice to call psum under shard_map (it is under one)
+    assert mine["cards"]["psum_outside"]["title"] == "psum over axis 'i' outside shard_map"
+    other = mine["cards"]["psum_other_axis"]
+    assert other["title"] == "psum names axis 'k', which the mesh has not"
+    assert "('i', 'j')" in other["why"]
+
+
+def test_a_recompile_for_another_split_says_the_split(runs):
+    mine, _ = runs
+    assert mine["split_reason"] == ["v: f32[8@i,4@j] -> f32[8@j,4@i]"]
