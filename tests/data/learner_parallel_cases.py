@@ -56,12 +56,16 @@ REWRITES = {
         "index = jax.shard_map(lambda: jax.lax.axis_index('i').reshape(1), in_specs=(), "
         "out_specs=jax.P('i'))()    # each device's index along 'i'"),
     "psum_other_axis": "return jax.lax.psum(v, 'i')    # or another axis of the mesh: 'j'",
+    "two_meshes": (
+        "a = jax.device_put(a, jax.P())    # onto set_mesh's mesh, whole on each device\n"
+        "b = jax.device_put(b, jax.P())    # onto set_mesh's mesh, whole on each device\n"
+        "c = a + b"),
 }
 
 
 def _values(scope) -> dict:
     return {k: np.asarray(v).tolist() for k, v in sorted(scope.items())
-            if k not in ("jax", "jnp", "x") and hasattr(v, "dtype")}
+            if k not in ("jax", "jnp", "x", "a", "b") and hasattr(v, "dtype")}
 
 
 def _fixed(jax, case, x):
@@ -69,6 +73,8 @@ def _fixed(jax, case, x):
     body: as that body)."""
     code = REWRITES[case]
     scope = {"jax": jax, "jnp": jax.numpy, "x": x}
+    if case == "two_meshes":
+        scope["a"], scope["b"] = _two_mesh_arrays(jax, jax.numpy)
     if code.startswith("return "):
         body = "def g(v):\n    " + code + "\nout = jax.shard_map(g, in_specs=jax.P('i'), " \
                "out_specs=jax.P('i'))(x)"
@@ -76,6 +82,22 @@ def _fixed(jax, case, x):
         return {"out": np.asarray(scope["out"]).tolist()}
     exec(code, scope)
     return _values(scope)
+
+
+def _two_mesh_arrays(jax, jnp):
+    """Arrays put on the first four devices' mesh and on the last four's."""
+    devices = np.array(jax.devices())
+    lo = jax.sharding.Mesh(devices[:4], ('d',))
+    hi = jax.sharding.Mesh(devices[4:], ('d',))
+    return (jax.device_put(jnp.arange(8.), jax.NamedSharding(lo, jax.P('d'))),
+            jax.device_put(jnp.arange(8.), jax.NamedSharding(hi, jax.P('d'))))
+
+
+def two_meshes(jax, jnp):
+    """The two added under set_mesh of all eight devices."""
+    a, b = _two_mesh_arrays(jax, jnp)
+    c = a + b
+    return c
 
 
 def run(jax) -> dict:
@@ -89,6 +111,7 @@ def run(jax) -> dict:
         # (JAX 0.10.2 with check_vma=True fails an internal assert, a bare AssertionError:
         # jxkernel raises the NameError it raises with check_vma=False, below)
         "psum_other_axis": _said(lambda: psum_other_axis(jax, jnp, x, False)),
+        "two_meshes": _said(lambda: two_meshes(jax, jnp)),
     }
     for case in REWRITES:
         out[case + "_fixed"] = _fixed(jax, case, x)

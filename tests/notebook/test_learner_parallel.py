@@ -1,8 +1,9 @@
 """A learner's trial of JAX's parallel tutorials (parallel.md, shard_map.md), checked against
 JAX 0.10.2 for the same programs (tests/data/learner_parallel_cases.py, recorded by
 reference/make_learner_parallel_reference.py): a collective outside shard_map or over an axis
-the mesh has not raises JAX's error, its card's advice is the rewrite recorded there, and
-that rewrite computes under jxkernel what it computes under JAX. A recompile caused by
+the mesh has not, or arrays on another mesh than set_mesh's, raise JAX's error, the card's
+advice is the rewrite recorded there, and that rewrite computes under jxkernel what it
+computes under JAX. A recompile caused by
 another split of the same shape is logged as that split, not as a weak type. One subprocess
 of 8 CPU devices runs them all."""
 import pytest
@@ -26,12 +27,13 @@ programs = {
     "pmean_outside": lambda: cases.pmean_outside(jax, jnp, x),
     "axis_index_outside": lambda: cases.axis_index_outside(jax, jnp),
     "psum_other_axis": lambda: cases.psum_other_axis(jax, jnp, x, True),
+    "two_meshes": lambda: cases.two_meshes(jax, jnp),
 }
 cards = {}
 for case, program in programs.items():
     try:
         program()
-    except NameError as e:
+    except (NameError, ValueError) as e:
         card = card_for(e)
         cards[case] = None if card is None else \
             {"kind": card.kind, "title": card.title, "rewrite": card.rewrite,
@@ -59,20 +61,25 @@ def test_collectives_errors_and_the_fixes_advised_are_jaxs(runs):
         assert fact == jax[case], case
 
 
-def test_the_unbound_axis_card_advises_what_was_run_under_jax(runs):
+def test_the_cards_advise_what_was_run_under_jax(runs):
     import learner_parallel_cases as cases
     mine, _ = runs
     assert set(mine["cards"]) == set(cases.REWRITES)
     for case, card in mine["cards"].items():
-        assert card is not None and card["kind"] == "unbound-axis", case
+        kind = "mesh-mismatch" if case == "two_meshes" else "unbound-axis"
+        assert card is not None and card["kind"] == kind, case
         assert card["rewrite"] == cases.REWRITES[case], case
-        assert card["where"] is not None and "jax.lax." in card["where"], case
+        assert card["where"] is not None, case
     # outside shard_map: said so; inside one, over 'k': the mesh's axes named, not
     # JAX's advice to call psum under shard_map (it is under one)
     assert mine["cards"]["psum_outside"]["title"] == "psum over axis 'i' outside shard_map"
     other = mine["cards"]["psum_other_axis"]
     assert other["title"] == "psum names axis 'k', which the mesh has not"
     assert "('i', 'j')" in other["why"]
+    # the arrays on another mesh named, and both meshes' axes (JAX's message: their reprs)
+    meshes = mine["cards"]["two_meshes"]
+    assert meshes["title"] == "a, b on another mesh than jax.set_mesh's"
+    assert "(axes 'i': 4, 'j': 2)" in meshes["why"] and "(axes 'd': 4)" in meshes["why"]
 
 
 def test_a_recompile_for_another_split_says_the_split(runs):
