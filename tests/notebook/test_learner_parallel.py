@@ -45,6 +45,7 @@ double(jax.device_put(jnp.arange(32.).reshape(8, 4), P('i', 'j')))
 start = compile_log.last_seq() + 1
 double(jax.device_put(jnp.arange(32.).reshape(8, 4), P('j', 'i')))
 out["split_reason"] = [e.reason for e in compile_log.events_since(start)]
+out["split_fix"] = [c.fix for e in compile_log.events_since(start) for c in e.changes]
 print(json.dumps(out))
 """
 
@@ -85,3 +86,6 @@ def test_the_cards_advise_what_was_run_under_jax(runs):
 def test_a_recompile_for_another_split_says_the_split(runs):
     mine, _ = runs
     assert mine["split_reason"] == ["v: f32[8@i,4@j] -> f32[8@j,4@i]"]
+    # the tutorials set the mesh by a call, jax.set_mesh(mesh): no `with` block to be inside
+    (fix,) = mine["split_fix"]
+    assert "under the mesh jax.set_mesh set, called or as a `with` block" in fix, fix
