@@ -27,6 +27,11 @@ def pmean_outside(jax, jnp, x):
     return m
 
 
+def psum_outside_other_axis(jax, jnp):
+    s = jax.lax.psum(jnp.ones(4), 'X')
+    return s
+
+
 def axis_index_outside(jax, jnp):
     jax.lax.axis_index('i')
 
@@ -52,6 +57,8 @@ REWRITES = {
         "size):\n"
         "blocks = jax.shard_map(lambda b: jax.lax.pmean(b, 'i'), in_specs=jax.P('i'), "
         "out_specs=jax.P())(jax.device_put(x, jax.P('i')))"),
+    "psum_outside_other_axis": (
+        "s = jnp.sum(jnp.ones(4))    # the whole array's sum: no collective outside shard_map"),
     "axis_index_outside": (
         "index = jax.shard_map(lambda: jax.lax.axis_index('i').reshape(1), in_specs=(), "
         "out_specs=jax.P('i'))()    # each device's index along 'i'"),
@@ -108,6 +115,7 @@ def run(jax) -> dict:
         "psum_outside": _said(lambda: psum_outside(jax, jnp)),
         "pmean_outside": _said(lambda: pmean_outside(jax, jnp, x)),
         "axis_index_outside": _said(lambda: axis_index_outside(jax, jnp)),
+        "psum_outside_other_axis": _said(lambda: psum_outside_other_axis(jax, jnp)),
         # (JAX 0.10.2 with check_vma=True fails an internal assert, a bare AssertionError:
         # jxkernel raises the NameError it raises with check_vma=False, below)
         "psum_other_axis": _said(lambda: psum_other_axis(jax, jnp, x, False)),

@@ -26,6 +26,7 @@ programs = {
     "psum_outside": lambda: cases.psum_outside(jax, jnp),
     "pmean_outside": lambda: cases.pmean_outside(jax, jnp, x),
     "axis_index_outside": lambda: cases.axis_index_outside(jax, jnp),
+    "psum_outside_other_axis": lambda: cases.psum_outside_other_axis(jax, jnp),
     "psum_other_axis": lambda: cases.psum_other_axis(jax, jnp, x, True),
     "two_meshes": lambda: cases.two_meshes(jax, jnp),
 }
@@ -74,6 +75,9 @@ def test_the_cards_advise_what_was_run_under_jax(runs):
     # outside shard_map: said so; inside one, over 'k': the mesh's axes named, not
     # JAX's advice to call psum under shard_map (it is under one)
     assert mine["cards"]["psum_outside"]["title"] == "psum over axis 'i' outside shard_map"
+    # outside, over an axis the mesh has not: renaming it would fail the same way
+    assert mine["cards"]["psum_outside_other_axis"]["title"] == \
+        "psum over axis 'X' outside shard_map"
     other = mine["cards"]["psum_other_axis"]
     assert other["title"] == "psum names axis 'k', which the mesh has not"
     assert "('i', 'j')" in other["why"]

@@ -107,7 +107,9 @@ def _unbound_axis_card(exc, where, called_from) -> ErrorCard:
     axes = tuple(mesh.axis_names) if mesh is not None else ()
     statement, call, api = _collective_call(where)
     api = api or "the collective"
-    if _inside_shard_map(exc) or (axes and name not in axes):
+    # (outside one, a name the mesh has not still needs the collective moved in first: the
+    # line renamed would fail the same way)
+    if _inside_shard_map(exc):
         shown = ", ".join(repr(a) for a in axes)
         return ErrorCard(
             "unbound-axis", f"{api} names axis {name!r}, which the mesh has not",
