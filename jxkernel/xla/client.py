@@ -259,13 +259,12 @@ def _refuse_late_cpu_count(old, new):
     # (the NumPy backend simulates as many devices as the CPU's: numpy_device.device_count)
     for platform in ("cpu", "numpy"):
         if platform in _backends and new != old:
-            raise RuntimeError(        # JAX's words, then what runs and what to do
-                f"jax_num_cpu_devices config should be updated before backends are "
-                f"initialized i.e. before any JAX operation is executed. You should initialize "
-                f"this config immediately after `import jax`. (JXKERNEL_CPU_DEVICES: the "
-                f"{'CPU' if platform == 'cpu' else 'numpy'} backend already runs with "
-                f"{len(_backends[platform].devices)} devices; restart the process, or the "
-                f"notebook kernel, to change it.)")
+            # JAX's words alone; the late-device-count card says how many devices run and
+            # to restart the kernel
+            raise RuntimeError(
+                "jax_num_cpu_devices config should be updated before backends are "
+                "initialized i.e. before any JAX operation is executed. You should initialize "
+                "this config immediately after `import jax`.")
 
 
 config.watch("jax_num_cpu_devices", _refuse_late_cpu_count)

@@ -63,11 +63,19 @@ REWRITES = {
         "index = jax.shard_map(lambda: jax.lax.axis_index('i').reshape(1), in_specs=(), "
         "out_specs=jax.P('i'))()    # each device's index along 'i'"),
     "psum_other_axis": "return jax.lax.psum(v, 'i')    # or another axis of the mesh: 'j'",
+    # (run in a fresh process: reference/make_learner_parallel_reference.py, the test)
+    "late_device_count": (
+        "import jax\njax.config.update('jax_num_cpu_devices', 16)    # the first cell of a "
+        "restarted kernel, before any operation"),
     "two_meshes": (
         "a = jax.device_put(a, jax.P())    # onto set_mesh's mesh, whole on each device\n"
         "b = jax.device_put(b, jax.P())    # onto set_mesh's mesh, whole on each device\n"
         "c = a + b"),
 }
+
+
+# what the late_device_count rewrite, run first in a fresh process, counts
+COUNT_AFTER = "\nprint(jax.device_count())"
 
 
 def _values(scope) -> dict:
@@ -89,6 +97,10 @@ def _fixed(jax, case, x):
         return {"out": np.asarray(scope["out"]).tolist()}
     exec(code, scope)
     return _values(scope)
+
+
+def late_device_count(jax):
+    jax.config.update('jax_num_cpu_devices', 16)
 
 
 def _two_mesh_arrays(jax, jnp):
@@ -120,7 +132,8 @@ def run(jax) -> dict:
         # jxkernel raises the NameError it raises with check_vma=False, below)
         "psum_other_axis": _said(lambda: psum_other_axis(jax, jnp, x, False)),
         "two_meshes": _said(lambda: two_meshes(jax, jnp)),
+        "late_device_count": _said(lambda: late_device_count(jax)),
     }
-    for case in REWRITES:
+    for case in set(REWRITES) - {"late_device_count"}:
         out[case + "_fixed"] = _fixed(jax, case, x)
     return out

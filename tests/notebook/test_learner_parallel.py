@@ -7,7 +7,7 @@ computes under JAX. A recompile caused by
 another split of the same shape is logged as that split, not as a weak type. One subprocess
 of 8 CPU devices runs them all."""
 import pytest
-from fresh_process import run_against_reference
+from fresh_process import run_against_reference, run_json
 
 pytestmark = [pytest.mark.cpu_only("simulated CPU devices"),
               pytest.mark.xla_only("several devices")]
@@ -29,12 +29,13 @@ programs = {
     "psum_outside_other_axis": lambda: cases.psum_outside_other_axis(jax, jnp),
     "psum_other_axis": lambda: cases.psum_other_axis(jax, jnp, x, True),
     "two_meshes": lambda: cases.two_meshes(jax, jnp),
+    "late_device_count": lambda: cases.late_device_count(jax),
 }
 cards = {}
 for case, program in programs.items():
     try:
         program()
-    except (NameError, ValueError) as e:
+    except (NameError, ValueError, RuntimeError) as e:
         card = card_for(e)
         cards[case] = None if card is None else \
             {"kind": card.kind, "title": card.title, "rewrite": card.rewrite,
@@ -58,7 +59,7 @@ def runs():
 
 def test_collectives_errors_and_the_fixes_advised_are_jaxs(runs):
     mine, jax = runs
-    assert set(mine["facts"]) == set(jax) - {"jax_version"}
+    assert set(mine["facts"]) == set(jax) - {"jax_version", "late_device_count_fixed"}
     for case, fact in mine["facts"].items():
         assert fact == jax[case], case
 
@@ -68,7 +69,8 @@ def test_the_cards_advise_what_was_run_under_jax(runs):
     mine, _ = runs
     assert set(mine["cards"]) == set(cases.REWRITES)
     for case, card in mine["cards"].items():
-        kind = "mesh-mismatch" if case == "two_meshes" else "unbound-axis"
+        kind = {"two_meshes": "mesh-mismatch",
+                "late_device_count": "late-device-count"}.get(case, "unbound-axis")
         assert card is not None and card["kind"] == kind, case
         assert card["rewrite"] == cases.REWRITES[case], case
         assert card["where"] is not None, case
@@ -93,3 +95,15 @@ def test_a_recompile_for_another_split_says_the_split(runs):
     # the tutorials set the mesh by a call, jax.set_mesh(mesh): no `with` block to be inside
     (fix,) = mine["split_fix"]
     assert "under the mesh jax.set_mesh set, called or as a `with` block" in fix, fix
+
+
+def test_the_late_device_count_card_says_what_runs_and_its_rewrite_counts_as_jaxs(runs):
+    """The message is JAX's alone (it named JXKERNEL_CPU_DEVICES and said to restart); the
+    card says the count that runs, and its rewrite, first in a fresh process, gives JAX's."""
+    import learner_parallel_cases as cases
+    mine, jax = runs
+    assert "JXKERNEL" not in mine["facts"]["late_device_count"]["first_line"]
+    assert "with 8 devices" in mine["cards"]["late_device_count"]["why"]
+    code = cases.REWRITES["late_device_count"].replace("import jax", "import jxkernel as jax")
+    assert run_json(code + cases.COUNT_AFTER, {"JXKERNEL_CPU_DEVICES": "", "XLA_FLAGS": ""}) \
+        == jax["late_device_count_fixed"] == 16

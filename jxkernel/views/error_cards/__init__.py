@@ -72,7 +72,8 @@ value in a primitive's parameter, jnp.tile's reps), traced-hash (TypeError: a tr
 a dict key, a set member or hash()'s argument), unbound-axis (NameError: a collective over an
 axis nothing binds, `jax.lax.psum(x, 'i')` outside shard_map, or an axis the mesh has not),
 mesh-mismatch (ValueError: an operand on another mesh than jax.set_mesh's, arrays put on four
-devices' mesh added under set_mesh of all eight).
+devices' mesh added under set_mesh of all eight), late-device-count (RuntimeError:
+jax_num_cpu_devices updated once the backend runs).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
@@ -81,7 +82,8 @@ per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py`, `s
 `keys.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `operand_dtypes.py`, `trees.py`,
 `methods.py`, `axes.py`, `scan_lengths.py`, `ragged.py`, `list_arguments.py`, `truth.py`,
 `loop_conditions.py`, `slice_indices.py`, `joins.py`, `custom_rules.py`, `lowered_calls.py`,
-`objects.py`, `checks.py`, `jnp_statics.py`, `hashes.py`, `collectives.py`, `meshes.py`.
+`objects.py`, `checks.py`, `jnp_statics.py`, `hashes.py`, `collectives.py`, `meshes.py`,
+`devices.py`.
 `_CARDS` below says which card an exception gets, in order: the first whose test passes.
 
 With `%load_ext jxkernel`, the exception handler of notebook/tracebacks.py shows the card
@@ -125,6 +127,7 @@ from .axes import _axis_bounds_card, _is_axis_bounds
 from .checks import _checkify_unwrapped_card, _is_checkify_unwrapped
 from .collectives import _is_unbound_axis, _unbound_axis_card
 from .meshes import _is_mesh_mismatch, _mesh_mismatch_card
+from .devices import _is_late_device_count, _late_device_count_card
 from .card import MIME, VERSION, ErrorCard, origin_lines, render_html, render_text
 from .custom_rules import (_bwd_structure_card, _is_bwd_structure, _is_policy_misspelled,
                            _is_policy_string, _policy_misspelled_card, _policy_string_card)
@@ -257,4 +260,5 @@ _CARDS = [
     (_is_traced_hash, _traced_hash_card),
     (_is_unbound_axis, _unbound_axis_card),
     (_is_mesh_mismatch, _mesh_mismatch_card),
+    (_is_late_device_count, _late_device_count_card),
 ]
