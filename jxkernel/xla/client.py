@@ -590,6 +590,33 @@ def default_backend() -> str:
 _default: dict = {}
 
 
+def started_platforms() -> list[str]:
+    """The platforms whose backends have started, starting none.
+
+        >>> set(started_platforms()) <= {"cpu", "gpu", "tpu", "numpy"}
+        True
+    """
+    return list(_backends)
+
+
+def prospective_cpu() -> tuple[str, int] | None:
+    """(platform, device count) of the CPU or NumPy backend that default_backend() would start,
+    without starting it (the count from jax_num_cpu_devices or XLA_FLAGS, as it will start);
+    None where the default is another platform (a GPU's, which leaves the CPU's count free)
+    or one has started. What the notebook's status shows before the user's first cell: a CPU
+    started there would fix its count before the cell that sets it (parallel.md's
+    `jax.config.update('jax_num_cpu_devices', 8)`, shard_map.md's XLA_FLAGS)."""
+    if _backends:
+        return None
+    if config.jax_platform_name:
+        platform = canonical_platform(config.jax_platform_name)
+    else:
+        platform = next((p for p in _allowed_platforms() if _available(p)), None)
+    if platform not in ("cpu", "numpy"):
+        return None
+    return platform, numpy_device.device_count(config.jax_num_cpu_devices)
+
+
 def backends() -> dict[str, Backend]:
     """The backends started so far (the default one is started if none is)."""
     default_backend()

@@ -107,3 +107,37 @@ def test_the_late_device_count_card_says_what_runs_and_its_rewrite_counts_as_jax
     code = cases.REWRITES["late_device_count"].replace("import jax", "import jxkernel as jax")
     assert run_json(code + cases.COUNT_AFTER, {"JXKERNEL_CPU_DEVICES": "", "XLA_FLAGS": ""}) \
         == jax["late_device_count_fixed"] == 16
+
+
+_FIRST_CELL = r"""
+import json, os, sys
+import jxkernel as jax
+from jxkernel.xla import client
+from jxkernel.notebook.comm import Channel
+hello = Channel(None).snapshot()      # the lab's comm, answered before the first cell runs
+started = client.started_platforms()
+if sys.argv[-1] == "config":
+    jax.config.update('jax_num_cpu_devices', 8)     # parallel.md's first cell
+else:
+    os.environ["XLA_FLAGS"] = '--xla_force_host_platform_device_count=8'   # shard_map.md's
+count = jax.device_count()
+after = Channel(None).snapshot()
+print(json.dumps({"hello": [hello[k] for k in ("backend", "device", "device_count", "backends")],
+                  "started": started, "count": count,
+                  "after": [after["device"], after["device_count"]]}))
+"""
+
+
+@pytest.mark.parametrize("how", ["config", "flags"])
+def test_the_notebooks_status_starts_no_backend_before_the_first_cell(how):
+    """The status bar's state, asked when the comm opens (before the first cell), tells the
+    CPU that will start without starting it: the tutorials' first cell still sets the device
+    count. Started there, it kept one device (XLA_FLAGS) or refused the update (RuntimeError),
+    depending on which came first."""
+    from fresh_process import run_python
+    import json
+    result = run_python(["-c", _FIRST_CELL, how], {"JXKERNEL_CPU_DEVICES": "", "XLA_FLAGS": ""})
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    assert out["hello"] == ["cpu", "cpu:0", 1, []] and out["started"] == []
+    assert out["count"] == 8 and out["after"] == ["cpu:0", 8]
