@@ -24,9 +24,10 @@ from . import avals as _avals
 # the sharding an aval's type carries is defined with the avals; the rules below use it and
 # the lax modules reach it through this module
 from .avals import dim_text, explicit_axes, make, parts_of, shape_text, typed_sharding  # noqa: F401
-from .mesh import abstracted, get_mesh
+from .mesh import AbstractMesh, abstracted, get_abstract_mesh, get_mesh
 from .primitive import rule, sharding_rules, sharding_typing_rules
-from .trace import Tracer
+from .source_info import user_source_info
+from .trace import EvalTrace, Tracer, current_trace
 
 
 class ShardingTypeError(Exception):
@@ -695,6 +696,35 @@ def apply(prim, in_avals, params, out_avals) -> list:
     if typing is not None:
         return typing(in_avals, params, out_avals)
     return by_rule(prim, in_avals, params, out_avals, mesh)
+
+
+def check_context_mesh(prim, placed) -> None:
+    """JAX's ValueError for an operand over another mesh than set_mesh's (or
+    use_abstract_mesh's), as its lax primitives check (core.check_avals_context_mesh): an
+    array put on four devices' mesh, added under set_mesh of all eight. `placed`: per
+    operand (its mesh or None, its aval). Meshes of Auto axes alone on both sides may
+    differ; a primitive without a sharding rule (device_put) is not checked, as JAX's."""
+    current = get_abstract_mesh()
+    if not current.axis_names or prim not in sharding_rules:
+        return
+    for mesh, aval in placed:
+        if mesh is None or not mesh.axis_names:
+            continue
+        mesh = mesh if isinstance(mesh, AbstractMesh) else mesh.abstract_mesh
+        if mesh.are_all_axes_auto and current.are_all_axes_auto or mesh == current:
+            continue
+        raise ValueError(
+            f"For primitive {prim.name}, context mesh {current!r} should match the aval mesh "
+            f"{mesh!r} for shape {aval}. This error occurs at source:  {_source_summary()}")
+
+
+def _source_summary() -> str:
+    """JAX's summary of where the operation was staged ("file:line (function)"), empty when it
+    runs eagerly (no staged equation, no source)."""
+    if type(current_trace()) is EvalTrace:
+        return ""
+    info = user_source_info()
+    return "" if info is None else f"{info.file}:{info.line} ({info.function})"
 
 
 def by_rule(prim, in_avals, params, out_avals, mesh=None) -> list:

@@ -22,6 +22,7 @@ import sys
 from .. import __version__
 from ..core import compile_record
 from ..core.compile_record import INTERNAL, USER
+from ..core.config import config
 from ..xla import client
 from ..views import views_json
 from ..views.memory import allocator_stats
@@ -154,7 +155,12 @@ class Channel:
 
     # ------------------------------------------------------------ state and events
     def snapshot(self) -> dict:
-        """The `state` message (without an id)."""
+        """The `state` message (without an id). Before anything has started a backend, the CPU
+        that will start is told without starting it: the comm opens before the user's first
+        cell, which may set its device count (jax_num_cpu_devices, XLA_FLAGS)."""
+        ahead = client.prospective_cpu() if config.jax_default_device is None else None
+        if ahead is not None:
+            return self._prospective(*ahead)
         device = client.default_device()
         platform = client.platform_of(device)
         # the user's functions: eager operations, jxkernel's and registered libraries' own
@@ -172,6 +178,14 @@ class Channel:
                 "cache_hits": sum(compile_record.cache_hits(k) for k in keys.values()),
                 "fail_on_recompile": compile_record.failing_on_recompile(),
                 "memory": allocator_stats(device)}
+
+    def _prospective(self, platform: str, count: int) -> dict:
+        """The state with `platform`'s `count` devices not started yet: the selector's list and
+        the memory come once a cell has started it (push_state then sends them)."""
+        return {"type": "state", "protocol": PROTOCOL, "jxkernel_version": __version__,
+                "backend": platform, "device": f"{platform}:0", "device_count": count,
+                "backends": [], "compiles": 0, "other_compiles": 0, "cache_hits": 0,
+                "fail_on_recompile": compile_record.failing_on_recompile(), "memory": None}
 
     def backends(self) -> list:
         if self._backends is None:

@@ -259,13 +259,12 @@ def _refuse_late_cpu_count(old, new):
     # (the NumPy backend simulates as many devices as the CPU's: numpy_device.device_count)
     for platform in ("cpu", "numpy"):
         if platform in _backends and new != old:
-            raise RuntimeError(        # JAX's words, then what runs and what to do
-                f"jax_num_cpu_devices config should be updated before backends are "
-                f"initialized i.e. before any JAX operation is executed. You should initialize "
-                f"this config immediately after `import jax`. (JXKERNEL_CPU_DEVICES: the "
-                f"{'CPU' if platform == 'cpu' else 'numpy'} backend already runs with "
-                f"{len(_backends[platform].devices)} devices; restart the process, or the "
-                f"notebook kernel, to change it.)")
+            # JAX's words alone; the late-device-count card says how many devices run and
+            # to restart the kernel
+            raise RuntimeError(
+                "jax_num_cpu_devices config should be updated before backends are "
+                "initialized i.e. before any JAX operation is executed. You should initialize "
+                "this config immediately after `import jax`.")
 
 
 config.watch("jax_num_cpu_devices", _refuse_late_cpu_count)
@@ -589,6 +588,33 @@ def default_backend() -> str:
 
 
 _default: dict = {}
+
+
+def started_platforms() -> list[str]:
+    """The platforms whose backends have started, starting none.
+
+        >>> set(started_platforms()) <= {"cpu", "gpu", "tpu", "numpy"}
+        True
+    """
+    return list(_backends)
+
+
+def prospective_cpu() -> tuple[str, int] | None:
+    """(platform, device count) of the CPU or NumPy backend that default_backend() would start,
+    without starting it (the count from jax_num_cpu_devices or XLA_FLAGS, as it will start);
+    None where the default is another platform (a GPU's, which leaves the CPU's count free)
+    or one has started. What the notebook's status shows before the user's first cell: a CPU
+    started there would fix its count before the cell that sets it (parallel.md's
+    `jax.config.update('jax_num_cpu_devices', 8)`, shard_map.md's XLA_FLAGS)."""
+    if _backends:
+        return None
+    if config.jax_platform_name:
+        platform = canonical_platform(config.jax_platform_name)
+    else:
+        platform = next((p for p in _allowed_platforms() if _available(p)), None)
+    if platform not in ("cpu", "numpy"):
+        return None
+    return platform, numpy_device.device_count(config.jax_num_cpu_devices)
 
 
 def backends() -> dict[str, Backend]:

@@ -31,7 +31,7 @@ from ..core.avals import explicit_axes, replicated_on
 from ..core.mesh import (UNCONSTRAINED, Mesh, NamedSharding, PartitionSpec, asked_on,
                          bare_spec_error, check_type_divides, get_mesh, local_devices,
                          named_as_asked, resolve)
-from ..core.sharding_types import current_override
+from ..core.sharding_types import check_context_mesh, current_override
 from ..core.trace import Tracer
 from . import array
 from . import client as _client
@@ -577,6 +577,9 @@ def apply_primitive(prim, args, params):
     context = None if any(is_sharded(a) for a in args) else get_mesh()
     shardings, avals = _operand_shardings(args, context), _avals(args)
     key = (prim, tuple(params.items()), avals, shardings, current_override(), context)
+    # (before the cache: one program serves operands on a mesh under set_mesh of another)
+    check_context_mesh(prim, [(getattr(getattr(a, "sharding", None), "mesh", None), v)
+                              for a, v in zip(args, avals)])
     exe = _eager.get(key)
     if exe is None:
         jaxpr = _dispatch.primitive_jaxpr(prim, avals, params)

@@ -69,7 +69,11 @@ key-wrapped (TypeError: wrap_key_data given a typed key; the seed-as-key card's 
 jnp-static (ValueError: a traced value where a jnp function takes a static one, jnp.vander's
 N or jnp.sort's axis: its inner jit cannot hash it), traced-parameter (TypeError: a traced
 value in a primitive's parameter, jnp.tile's reps), traced-hash (TypeError: a traced array as
-a dict key, a set member or hash()'s argument).
+a dict key, a set member or hash()'s argument), unbound-axis (NameError: a collective over an
+axis nothing binds, `jax.lax.psum(x, 'i')` outside shard_map, or an axis the mesh has not),
+mesh-mismatch (ValueError: an operand on another mesh than jax.set_mesh's, arrays put on four
+devices' mesh added under set_mesh of all eight), late-device-count (RuntimeError:
+jax_num_cpu_devices updated once the backend runs).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
@@ -78,8 +82,9 @@ per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py`, `s
 `keys.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `operand_dtypes.py`, `trees.py`,
 `methods.py`, `axes.py`, `scan_lengths.py`, `ragged.py`, `list_arguments.py`, `truth.py`,
 `loop_conditions.py`, `slice_indices.py`, `joins.py`, `custom_rules.py`, `lowered_calls.py`,
-`objects.py`, `checks.py`, `jnp_statics.py`, `hashes.py`. `_CARDS` below says which card an
-exception gets, in order: the first whose test passes.
+`objects.py`, `checks.py`, `jnp_statics.py`, `hashes.py`, `collectives.py`, `meshes.py`,
+`devices.py`.
+`_CARDS` below says which card an exception gets, in order: the first whose test passes.
 
 With `%load_ext jxkernel`, the exception handler of notebook/tracebacks.py shows the card
 after the filtered traceback (also for `%%jit` cells and `%jaxpr`, through
@@ -120,6 +125,9 @@ from __future__ import annotations
 from ...core import errors as jx_errors
 from .axes import _axis_bounds_card, _is_axis_bounds
 from .checks import _checkify_unwrapped_card, _is_checkify_unwrapped
+from .collectives import _is_unbound_axis, _unbound_axis_card
+from .meshes import _is_mesh_mismatch, _mesh_mismatch_card
+from .devices import _is_late_device_count, _late_device_count_card
 from .card import MIME, VERSION, ErrorCard, origin_lines, render_html, render_text
 from .custom_rules import (_bwd_structure_card, _is_bwd_structure, _is_policy_misspelled,
                            _is_policy_string, _policy_misspelled_card, _policy_string_card)
@@ -250,4 +258,7 @@ _CARDS = [
     (_is_jnp_static, _jnp_static_card),
     (_is_traced_parameter, _traced_parameter_card),
     (_is_traced_hash, _traced_hash_card),
+    (_is_unbound_axis, _unbound_axis_card),
+    (_is_mesh_mismatch, _mesh_mismatch_card),
+    (_is_late_device_count, _late_device_count_card),
 ]

@@ -4,6 +4,7 @@ which asks each of this package's modules in turn), and as the compile log's one
 """
 from __future__ import annotations
 
+from ...core.sharding_types import with_axis_types
 from .change import Signature, _root
 from .closed_over import _const_changes
 from .config_changes import _config_changes, _widened_by_x64
@@ -64,11 +65,21 @@ def explain(old_sig, new_sig, old_tree, new_tree, old_static, new_static,
     else:
         for (path, old), (_, new) in zip(old_sig, new_sig):
             if old != new:
-                if old.shape == new.shape and old.dtype == new.dtype:
-                    reasons.append(f"{path}: weak_type {old.weak_type} -> {new.weak_type}")
-                else:
-                    reasons.append(f"{path}: {old.str_short()} -> {new.str_short()}")
+                reasons.append(f"{path}: {_type_change(old, new)}")
     return "; ".join(reasons) or "a changed configuration (x64, backend or device)"
+
+
+def _type_change(old, new) -> str:
+    """How one argument's type changed, for the log's line: its weak type where only that
+    changed, else both types; written with their meshes' axes where they print the same
+    (split alike over two meshes). A split changed alone is no weak type (f32[8@i,4@j] ->
+    f32[8@j,4@i] said "weak_type False -> False")."""
+    if old.shape == new.shape and old.dtype == new.dtype and old.weak_type != new.weak_type:
+        return f"weak_type {old.weak_type} -> {new.weak_type}"
+    before, after = old.str_short(), new.str_short()
+    if before == after:
+        before, after = with_axis_types(old, short=True), with_axis_types(new, short=True)
+    return f"{before} -> {after}"
 
 
 def distance(old_sig, new_sig, old_tree, new_tree, old_static, new_static) -> int:

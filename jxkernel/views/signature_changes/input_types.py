@@ -284,7 +284,7 @@ _RELAID_FIX = ("{path} changed rank ({old} -> {new}), with as many numbers per r
 _SPLIT_FIX = ("{path} came split as {old} and comes as {new} now: under a mesh of Explicit "
               "axes, how an array is split over the mesh is part of its type, so the "
               "function traced and compiled again. Split it the same way for every call "
-              "(inside the `with jax.set_mesh(...)` block).",
+              "(under the mesh jax.set_mesh set, called or as a `with` block).",
               "{path} = jax.device_put({path}, jax.sharding.PartitionSpec({spec}))    "
               "# split as before")
 _RANK_FIX = ("{path} changed rank ({old} -> {new}), and every shape is a program of its own: "
