@@ -155,12 +155,21 @@ def table(results):
     return "\n".join(rows)
 
 
-def write_report(path, results):
+def write_report(path, results, backend="cpu"):
+    """Rewrite README.md's table: the CPU's is the file's tail (after ``<!-- results -->``),
+    the NumPy backend's sits between its own two markers, above it."""
     with open(path) as f:
         text = f.read()
-    head = text.split("<!-- results -->")[0]
+    if backend == "cpu":
+        head = text.split("<!-- results -->")[0]
+        with open(path, "w") as f:
+            f.write(f"{head}<!-- results -->\n{pass_rate(results)}.\n\n{table(results)}\n")
+        return
+    begin, end = f"<!-- {backend} results -->", f"<!-- end {backend} results -->"
+    head, rest = text.split(begin)
+    tail = rest.split(end, 1)[1]
     with open(path, "w") as f:
-        f.write(f"{head}<!-- results -->\n{pass_rate(results)}.\n\n{table(results)}\n")
+        f.write(f"{head}{begin}\n{pass_rate(results)}.\n\n{table(results)}\n{end}{tail}")
 
 
 def jax_ran_clean(result):

@@ -90,6 +90,18 @@ _ADVICE = [
 ]
 ACCEPTED["flax/key_concepts"] = _ADVICE
 
+# what cannot be the same when jxkernel runs on the NumPy backend (`--backend numpy`, what
+# JupyterLite runs) and JAX on XLA's CPU: (why, pattern, replacement) as in ACCEPTED, for
+# every page; README.md's "On the NumPy backend" names each with its reason
+NUMPY_ACCEPTED = [
+]
+
+
+def accepted(page, backend="cpu"):
+    """The accepted differences of `page` when jxkernel runs on `backend`."""
+    return list(ACCEPTED.get(page, ())) + (NUMPY_ACCEPTED if backend == "numpy" else [])
+
+
 # pages whose printed numbers come out of long training loops: a wider bound (float32 ulps
 # and an absolute tolerance, as conformance/compare.py takes them)
 TOLERANCE = {

@@ -193,3 +193,27 @@ def test_a_librarys_table_counts_both_sides_and_keeps_the_other_sections(tmp_pat
     assert ("1 of 2 pages run agree under jxkernel (50%); JAX runs 1 of 2 without an unexpected"
             " error; 1 skipped") in text
     assert "| flax/b | 3 | fail | cell 1: x |" in text
+
+
+def test_the_numpy_backend_run_is_jxkernels_side_only_and_kept_apart(tmp_path):
+    # --backend numpy: jxkernel's side on JAX_PLATFORMS=numpy (what JupyterLite runs), JAX's
+    # side on XLA's CPU as always; its table sits between its own markers, the CPU's stays
+    from conformance.docs import __main__ as harness, settings
+    assert harness._environment("jxkernel", 8, "/w", "numpy")["JAX_PLATFORMS"] == "numpy"
+    assert harness._environment("jxkernel", 8, "/w", "numpy")["JXKERNEL_CPU_DEVICES"] == "8"
+    assert harness._environment("jax", 1, "/w", "numpy")["JAX_PLATFORMS"] == "cpu"
+    assert harness._environment("jxkernel", 1, "/w")["JAX_PLATFORMS"] == "cpu"
+    cpu_only = settings.accepted("jax-primitives")
+    assert cpu_only == settings.ACCEPTED["jax-primitives"]
+    assert settings.accepted("jax-primitives", "numpy") == cpu_only + settings.NUMPY_ACCEPTED
+    path = tmp_path / "README.md"
+    path.write_text("# head\n<!-- numpy results -->\nold\n<!-- end numpy results -->\nmid\n"
+                    "<!-- results -->\ncpu table\n")
+    results = [{"name": "a", "cells": 2, "status": "pass", "reason": ""},
+               {"name": "b", "cells": 3, "status": "fail", "reason": "cell 1: x"}]
+    compare_cells.write_report(str(path), results, "numpy")
+    assert path.read_text() == (
+        "# head\n<!-- numpy results -->\n1 of 2 pages run pass (50%); 0 pages skipped.\n\n"
+        "| page | cells | status | first disagreement, or why skipped |\n|---|---:|---|---|\n"
+        "| a | 2 | pass |  |\n| b | 3 | fail | cell 1: x |\n<!-- end numpy results -->\nmid\n"
+        "<!-- results -->\ncpu table\n")
