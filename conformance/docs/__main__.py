@@ -125,8 +125,10 @@ def jax_side(page, cells, args):
 
 
 def run_page(page, args):
-    if page.name in settings.PAGE_SKIPS:
-        return {"name": page.name, "status": "skip", "reason": settings.PAGE_SKIPS[page.name]}
+    skips = dict(settings.PAGE_SKIPS, **(settings.NUMPY_PAGE_SKIPS
+                                         if args.backend == "numpy" else {}))
+    if page.name in skips:
+        return {"name": page.name, "status": "skip", "reason": skips[page.name]}
     cells, skipped = page_cells(page)
     expected = jax_side(page, cells, args)
     actual_path = os.path.join(args.cache, _suffixed("jxkernel", args),
@@ -142,7 +144,9 @@ def run_page(page, args):
             json.dump(actual, f)
     result = compare_cells.compare_page(page.name, cells, expected, actual,
                                         settings.TOLERANCE.get(page.name, {}),
-                                        settings.accepted(page.name, args.backend))
+                                        settings.accepted(page.name, args.backend),
+                                        settings.NUMPY_XLA_ONLY.get(page.name)
+                                        if args.backend == "numpy" else None)
     result.update(name=page.name, cells=len(page.cells), skipped_cells=skipped,
                   jax_unexpected=_unexpected(cells, expected),
                   seconds={"jax": expected["seconds"], "jxkernel": actual["seconds"]})
@@ -221,7 +225,8 @@ def main(argv):
         results = []
         for page in every:
             path = _result_path(args, page.name)
-            if page.name in settings.PAGE_SKIPS:
+            if page.name in settings.PAGE_SKIPS or (args.backend == "numpy"
+                                                    and page.name in settings.NUMPY_PAGE_SKIPS):
                 results.append(run_page(page, args))
             elif os.path.exists(path):
                 with open(path) as f:

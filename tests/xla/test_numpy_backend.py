@@ -128,6 +128,17 @@ def test_the_client_lists_every_device_as_jaxlibs(numpy_device):
     assert client._get_all_devices() == client.local_devices() == jax.devices("numpy")
 
 
+def test_the_client_refuses_to_compile_a_module_saying_why(numpy_device):
+    # autodidax compiles its own StableHLO with xla_bridge.get_backend().compile_and_load;
+    # on the NumPy backend (JupyterLite) its learner got "'NumpyClient' object has no
+    # attribute 'compile_and_load'"
+    client = numpy_device.client
+    for method in (client.compile_and_load, client.compile):
+        with pytest.raises(NotImplementedError, match=r"compiling an MLIR module \(StableHLO\)"
+                           r" with XLA .* is not available on the 'numpy' backend.*jax\.jit"):
+            method("module {}", client.devices()[:1])
+
+
 def test_jax_platforms_numpy_makes_it_the_default():
     with config.override("jax_platforms", "numpy"):
         assert jax.default_backend() == "numpy"
