@@ -190,6 +190,12 @@ class NumpyShardedExecutable(NumpyExecutable):
                  user_shardings, arg_avals, out_meshes=None, arg_shardings=None, kept=None):
         super().__init__(jaxpr, out_avals, devices, name, donated, kept=kept)
         self.mesh = mesh
+        # a result that is an argument as it came (device_put's relayout, an identity): the
+        # argument's sharding, from which an unreduced layout's summands are split
+        params = [*jaxpr.constvars, *jaxpr.invars]
+        self._forwarded = [arg_shardings[params.index(v)]
+                           if arg_shardings is not None and v in params else None
+                           for v in jaxpr.outvars]
         asked = [asked_on(mesh, s) for s in out_shardings]
         chosen = numpy_sharded.output_shardings(
             jaxpr, mesh, [physical_aval(a) for a in self.out_avals], user_shardings, arg_avals,
@@ -212,9 +218,10 @@ class NumpyShardedExecutable(NumpyExecutable):
         for i in self.donated:
             bufs[i].delete()
         result = []
-        for out, sharding in zip(outs, self.out_shardings):
+        for out, sharding, source in zip(outs, self.out_shardings, self._forwarded):
             data = out._base if type(out) is not Array else out    # (typed keys: their data)
-            buf = numpy_sharded.put(data._buf.value, data.aval, sharding, copy=False)
+            buf = numpy_sharded.put(data._buf.value, data.aval, sharding, copy=False,
+                                    source=source)
             laid = sharded_array(buf, data.aval, sharding)
             result.append(laid if data is out else wrap_physical(out.aval, laid))
         return result

@@ -359,6 +359,46 @@ def test_several_numpy_devices_as_xla_simulates_cpu_devices():
     assert got["gather"] == [[0, 1, 2, 3]] * 4 and got["donated"]
 
 
+UNREDUCED = """
+import json
+import numpy as np
+import jxkernel as jax, jxkernel.numpy as jnp
+P = jax.P
+mesh = jax.make_mesh((4, 2), ('X', 'Y'))
+jax.set_mesh(mesh)
+value = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+cases = {"host": (None, P('X', None, unreduced={'Y'})),
+         "replicated": (P(), P('X', None, unreduced={'Y'})),
+         "X": (P('X'), P('X', None, unreduced={'Y'})),
+         "XY": (P('X', 'Y'), P('X', None, unreduced={'Y'})),
+         "YX": (P('Y', 'X'), P('X', None, unreduced={'Y'})),
+         "XY_all": (P('X', 'Y'), P(unreduced={'X', 'Y'})),
+         "XY_whole": (P('X', 'Y'), P(None, None, unreduced={'Y'}))}
+out = {}
+for name, (came, target) in cases.items():
+    x = value if came is None else jax.device_put(jnp.asarray(value), came)
+    y = jax.device_put(x, target)
+    out[name] = [[np.asarray(s.data).tolist() for s in y.addressable_shards],
+                 np.asarray(y).tolist()]
+print(json.dumps(out))
+"""
+
+
+def test_unreduced_shards_are_xlas_summands():
+    # device_put to P(..., unreduced={'Y'}): each device along Y holds a summand of its block,
+    # split as XLA's CPU splits it (parallel.md prints them); the NumPy backend gave every
+    # device the whole block, so the shards added up to twice the value
+    import json, os
+    with open(os.path.join(os.path.dirname(__file__), "..", "data",
+                           "unreduced_shards_reference.json")) as f:
+        ref = json.load(f)
+    got = run_json(NO_JAXLIB + UNREDUCED, {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "8"})
+    for name, case in ref["cases"].items():
+        shards, logical = got[name]
+        assert shards == case["shards"], name
+        assert logical == ref["value"], name        # the value read is the sum, unchanged
+
+
 COUNT = """
 import json, jxkernel as jax
 n = len(jax.devices())
