@@ -131,6 +131,8 @@ NUMPY_XLA_ONLY = {
     "autodidax": "compiles its own StableHLO with XLA (xla_bridge.get_backend()"
                  ".compile_and_load): the NumPy backend has no compiler",
     "parallel": "reads XLA's optimized HLO (Compiled.as_text()) for its collectives",
+    "jax-primitives": "jits its own primitive, which has an impl and an MLIR lowering rule "
+                      "(mlir.register_lowering) for XLA, and no NumPy rule",
 }
 
 # pages not run on the NumPy backend (JAX's side is the same; why)

@@ -29,6 +29,7 @@ from ..core.mesh import asked_on, named_as_asked
 from ..core.numpy_eval import done_writing, eval_jaxpr_numpy, writing
 from ..core.numpy_simplify import inline_calls, simplify_divisions
 from ..core.physical import physical_aval, wrap_physical
+from ..core.primitive import numpy_rules
 from . import numpy_sharded
 from .array import Array, sharded_array
 from .client import JaxRuntimeError
@@ -67,6 +68,7 @@ class NumpyExecutable(Executable):
         # compiler drops them even under keep_unused: a pure_callback no one reads is not
         # called), with its calls inlined and XLA's division rewrites made
         self._program = simplify_divisions(dce_jaxpr(inline_calls(jaxpr)))
+        _check_numpy_rules(self._program, name)
         self._reads, self._flushed = _subnormal_plan(self._program)
         LIVE_EXECUTABLES.add(self)
 
@@ -464,6 +466,25 @@ def _refused_value(kind, repeated, names, value):
     if type(value) is int or (type(value) is str and decimal(value)):
         return None if low <= int(value) <= high else text
     return text
+
+
+def _check_numpy_rules(jaxpr: Jaxpr, name: str) -> None:
+    """Refuse, when it is compiled, a program with a primitive NumPy cannot run: one of the
+    user's (`Primitive`, `def_impl`, `mlir.register_lowering`, as JAX's primitives guide
+    makes) has an impl for eager calls and an MLIR lowering for XLA, and no NumPy rule. The
+    learner's error says so, not that an internal rule table lacks an entry.
+
+        jax.jit(my_prim.bind)(1.0)  ->  NotImplementedError: the primitive 'my_prim' (in
+        bind) is not available on the 'numpy' backend ...; its NumPy evaluation rule is missing
+    """
+    for eqn in jaxpr.eqns:
+        if eqn.primitive not in numpy_rules:
+            prim = eqn.primitive.name
+            raise unsupported(
+                f"the primitive {prim!r} (in {name or 'a program'})",
+                f"its NumPy evaluation rule is missing: in a compiled program every primitive "
+                f"runs through one, and a lowering rule (mlir.register_lowering) is XLA's. "
+                f"Call it outside jit (its def_impl runs), or run under JAX_PLATFORMS=cpu")
 
 
 def _check_has_arrays(jaxpr) -> None:

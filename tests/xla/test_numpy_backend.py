@@ -139,6 +139,24 @@ def test_the_client_refuses_to_compile_a_module_saying_why(numpy_device):
             method("module {}", client.devices()[:1])
 
 
+def test_a_users_primitive_without_a_numpy_rule_is_refused_under_jit_saying_why(numpy_device):
+    # JAX's primitives guide: a Primitive with def_impl and an MLIR lowering. Eagerly its impl
+    # runs; jitted on the NumPy backend the learner got "NumPy evaluation rule for
+    # 'multiply_add' not implemented"
+    from jxkernel.extend.core import Primitive
+    p = Primitive("multiply_add_mine")
+    p.def_impl(lambda x, y: np.add(np.multiply(x, y), y))
+    p.def_abstract_eval(lambda x, y: x)
+    with config.override("jax_platforms", "numpy"):
+        assert float(p.bind(np.float32(2), np.float32(3))) == 9.0
+        with pytest.raises(NotImplementedError, match=r"the primitive 'multiply_add_mine' \(in "
+                           r"jit\(f\)\) is not available on the 'numpy' backend.*NumPy "
+                           r"evaluation rule is missing.*outside jit.*JAX_PLATFORMS=cpu"):
+            def f(x):
+                return p.bind(x, x)
+            jax.jit(f)(np.float32(2))
+
+
 def test_jax_platforms_numpy_makes_it_the_default():
     with config.override("jax_platforms", "numpy"):
         assert jax.default_backend() == "numpy"
