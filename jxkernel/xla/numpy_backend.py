@@ -192,8 +192,7 @@ class NumpyShardedExecutable(NumpyExecutable):
                  user_shardings, arg_avals, out_meshes=None, arg_shardings=None, kept=None):
         super().__init__(jaxpr, out_avals, devices, name, donated, kept=kept)
         self.mesh = mesh
-        # a result that is an argument as it came (device_put's relayout, an identity): the
-        # argument's sharding, from which an unreduced layout's summands are split
+        # a result that is an argument as it came (device_put's relayout): its sharding
         params = [*jaxpr.constvars, *jaxpr.invars]
         self._forwarded = [arg_shardings[params.index(v)]
                            if arg_shardings is not None and v in params else None
@@ -469,22 +468,15 @@ def _refused_value(kind, repeated, names, value):
 
 
 def _check_numpy_rules(jaxpr: Jaxpr, name: str) -> None:
-    """Refuse, when it is compiled, a program with a primitive NumPy cannot run: one of the
-    user's (`Primitive`, `def_impl`, `mlir.register_lowering`, as JAX's primitives guide
-    makes) has an impl for eager calls and an MLIR lowering for XLA, and no NumPy rule. The
-    learner's error says so, not that an internal rule table lacks an entry.
-
-        jax.jit(my_prim.bind)(1.0)  ->  NotImplementedError: the primitive 'my_prim' (in
-        bind) is not available on the 'numpy' backend ...; its NumPy evaluation rule is missing
-    """
+    """Refuse, when compiled, a program with a primitive NumPy cannot run (a user's, made with
+    def_impl and mlir.register_lowering as JAX's primitives guide makes it), saying so."""
     for eqn in jaxpr.eqns:
         if eqn.primitive not in numpy_rules:
-            prim = eqn.primitive.name
             raise unsupported(
-                f"the primitive {prim!r} (in {name or 'a program'})",
-                f"its NumPy evaluation rule is missing: in a compiled program every primitive "
-                f"runs through one, and a lowering rule (mlir.register_lowering) is XLA's. "
-                f"Call it outside jit (its def_impl runs), or run under JAX_PLATFORMS=cpu")
+                f"the primitive {eqn.primitive.name!r} (in {name or 'a program'})",
+                "its NumPy evaluation rule is missing: in a compiled program every primitive "
+                "runs through one, and a lowering rule (mlir.register_lowering) is XLA's. "
+                "Call it outside jit (its def_impl runs), or run under JAX_PLATFORMS=cpu")
 
 
 def _check_has_arrays(jaxpr) -> None:
