@@ -5,6 +5,7 @@
     python -m conformance.docs --pages JAX_CHECKOUT --report   # also rewrite README.md's table
     python -m conformance.docs --library flax --pages .libs/src/flax-0.12.7 --report
     python -m conformance.docs --library optax --fetch PATH/TO/optax.git guides/...
+    python -m conformance.docs --fetch MIRROR --backend numpy --report   # jxkernel on NumPy
 
 With ``--library`` the pages are that library's tutorial notebooks (library_pages.py) at the
 version conformance/libraries pins, run under conformance/libraries' two venvs
@@ -16,6 +17,11 @@ Python with ``JXKERNEL_AS_JAX=1`` for jxkernel) under a time limit, all its cell
 namespace (conformance/docs/worker.py). JAX's records are cached by the page's cells in
 ``--cache`` (default /tmp/jxkernel-docs-cache), and each page's result is kept there too, so
 ``--report`` writes the table from the last result of every page.
+
+With ``--backend numpy`` jxkernel's side runs on the NumPy backend (``JAX_PLATFORMS=numpy``,
+what JupyterLite runs) against the same JAX records (from XLA's CPU); its records and results
+are kept apart from the CPU run's, the differences that cannot be the same without XLA are read
+past as ``settings.NUMPY_ACCEPTED`` names them, and ``--report`` rewrites README.md's NumPy table.
 """
 import argparse
 import hashlib
@@ -60,7 +66,7 @@ def _match(table, page_name, code):
     return None
 
 
-def _environment(side, devices, workdir):
+def _environment(side, devices, workdir, backend="cpu"):
     env = {k: v for k, v in os.environ.items()
            if k not in ("JXKERNEL_AS_JAX", "XLA_FLAGS", "JXKERNEL_CPU_DEVICES", "PYTHONPATH")}
     env.update(MPLBACKEND="Agg", PYTHONPATH=ROOT, TMPDIR=workdir, JAX_PLATFORMS="cpu",
@@ -70,12 +76,13 @@ def _environment(side, devices, workdir):
             env["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={devices}"
     else:
         env["JXKERNEL_AS_JAX"] = "1"
+        env["JAX_PLATFORMS"] = backend
         if devices > 1:
             env["JXKERNEL_CPU_DEVICES"] = str(devices)
     return env
 
 
-def run_side(page, cells, side, timeout, python):
+def run_side(page, cells, side, timeout, python, backend="cpu"):
     """Each cell's record under one side, and how the page ended: ok | timeout | crash."""
     devices = 8 if page.name in settings.MULTI_DEVICE else 1
     with tempfile.TemporaryDirectory(prefix="jxdocs-") as workdir:
@@ -85,7 +92,7 @@ def run_side(page, cells, side, timeout, python):
         start = time.time()
         try:
             done = subprocess.run([python, "-m", "conformance.docs.worker", cells_path, out_path],
-                                  cwd=workdir, env=_environment(side, devices, workdir),
+                                  cwd=workdir, env=_environment(side, devices, workdir, backend),
                                   capture_output=True, text=True, timeout=timeout)
             ending = "ok" if done.returncode == 0 else f"crash: {done.stderr.strip()[-500:]}"
         except subprocess.TimeoutExpired:
@@ -118,22 +125,28 @@ def jax_side(page, cells, args):
 
 
 def run_page(page, args):
-    if page.name in settings.PAGE_SKIPS:
-        return {"name": page.name, "status": "skip", "reason": settings.PAGE_SKIPS[page.name]}
+    skips = dict(settings.PAGE_SKIPS, **(settings.NUMPY_PAGE_SKIPS
+                                         if args.backend == "numpy" else {}))
+    if page.name in skips:
+        return {"name": page.name, "status": "skip", "reason": skips[page.name]}
     cells, skipped = page_cells(page)
     expected = jax_side(page, cells, args)
-    actual_path = os.path.join(args.cache, "jxkernel", page.name.replace("/", "__") + ".json")
+    actual_path = os.path.join(args.cache, _suffixed("jxkernel", args),
+                               page.name.replace("/", "__") + ".json")
     if args.recompare and os.path.exists(actual_path):
         with open(actual_path) as f:
             actual = json.load(f)
     else:
-        actual = run_side(page, cells, "jxkernel", args.timeout, args.jxkernel_python)
+        actual = run_side(page, cells, "jxkernel", args.timeout, args.jxkernel_python,
+                          args.backend)
         os.makedirs(os.path.dirname(actual_path), exist_ok=True)
         with open(actual_path, "w") as f:
             json.dump(actual, f)
     result = compare_cells.compare_page(page.name, cells, expected, actual,
                                         settings.TOLERANCE.get(page.name, {}),
-                                        settings.ACCEPTED.get(page.name, ()))
+                                        settings.accepted(page.name, args.backend),
+                                        settings.NUMPY_XLA_ONLY.get(page.name)
+                                        if args.backend == "numpy" else None)
     result.update(name=page.name, cells=len(page.cells), skipped_cells=skipped,
                   jax_unexpected=_unexpected(cells, expected),
                   seconds={"jax": expected["seconds"], "jxkernel": actual["seconds"]})
@@ -154,8 +167,13 @@ def _unexpected(cells, expected):
     return found + ([expected["ending"][:200]] if expected["ending"] != "ok" else [])
 
 
+def _suffixed(folder, args):
+    """The cache's folder for jxkernel's side: the NumPy backend's records and results apart."""
+    return folder if args.backend == "cpu" else f"{folder}-{args.backend}"
+
+
 def _result_path(args, name):
-    return os.path.join(args.cache, "results", name.replace("/", "__") + ".json")
+    return os.path.join(args.cache, _suffixed("results", args), name.replace("/", "__") + ".json")
 
 
 def main(argv):
@@ -173,12 +191,17 @@ def main(argv):
                         f"{LIBRARY_VENV.format(side='jax')}")
     parser.add_argument("--jxkernel-python", help="default this Python, with --library "
                         f"{LIBRARY_VENV.format(side='jxkernel')}")
+    parser.add_argument("--backend", choices=("cpu", "numpy"), default="cpu",
+                        help="jxkernel's platform (JAX's side always runs on XLA's CPU): numpy "
+                             "is what JupyterLite runs")
     parser.add_argument("--rerun-jax", action="store_true", help="ignore JAX's cached records")
     parser.add_argument("--recompare", action="store_true",
                         help="compare jxkernel's last records of the pages again, not rerun")
     parser.add_argument("--report", action="store_true",
                         help="rewrite conformance/docs/README.md's table from the last results")
     args = parser.parse_args(argv)
+    if args.library and args.backend != "cpu":
+        parser.error("--backend numpy runs JAX's own pages (LIBRARIES.md's tables are the CPU's)")
     source = pages_mod.GitSource(args.fetch) if args.fetch else pages_mod.FolderSource(args.pages)
     if args.library:
         every = library_pages.pages(source, library_pages.LIBRARIES[args.library])
@@ -202,7 +225,8 @@ def main(argv):
         results = []
         for page in every:
             path = _result_path(args, page.name)
-            if page.name in settings.PAGE_SKIPS:
+            if page.name in settings.PAGE_SKIPS or (args.backend == "numpy"
+                                                    and page.name in settings.NUMPY_PAGE_SKIPS):
                 results.append(run_page(page, args))
             elif os.path.exists(path):
                 with open(path) as f:
@@ -214,7 +238,7 @@ def main(argv):
                 os.path.join(HERE, "LIBRARIES.md"), library_pages.LIBRARIES[args.library],
                 results, _commit(), time.strftime("%Y-%m-%d"))
         else:
-            compare_cells.write_report(os.path.join(HERE, "README.md"), results)
+            compare_cells.write_report(os.path.join(HERE, "README.md"), results, args.backend)
         print(compare_cells.library_summary(results) if args.library
               else compare_cells.pass_rate(results))
     return 0

@@ -92,13 +92,27 @@ def accept(lines, accepted):
     return (text.split("\n") if lines else []), matched
 
 
-def compare_page(name, cells, expected, actual, tolerance, accepted=()):
-    """{"status": pass | fail, "reason": the first disagreement, "disagreements": every
-    disagreeing cell's, "raised_in_both": [cell indices], "accepted": the cells where an
-    accepted difference (settings.ACCEPTED: (why, pattern, replacement)) was read past}."""
+_CANNOT = "is not available on the 'numpy' backend"
+
+
+def says_xla_only(expected, actual):
+    """Whether a cell ran under JAX and jxkernel's NumPy backend refused it with its own error
+    for what it cannot do without XLA (numpy_device.unsupported's words)."""
+    error = actual["error"] or ""
+    return (not expected["error"] and error.startswith("NotImplementedError:")
+            and _CANNOT in error.split("\n", 1)[0])
+
+
+def compare_page(name, cells, expected, actual, tolerance, accepted=(), xla_only=None):
+    """{"status": pass | xla-only | fail, "reason": the first disagreement, "disagreements":
+    every disagreeing cell's, "raised_in_both": [cell indices], "accepted": the cells where an
+    accepted difference (settings.ACCEPTED: (why, pattern, replacement)) was read past}.
+    `xla_only` (why, for a page settings.NUMPY_XLA_ONLY lists): its cells that the NumPy
+    backend refuses as it says it must (`says_xla_only`) are listed in "xla_only", and a page
+    whose other cells agree is "xla-only", not "pass"."""
     want = {r["index"]: r for r in expected["records"]}
     got = {r["index"]: r for r in actual["records"]}
-    both_raised, disagreements, accepted_in = [], [], []
+    both_raised, disagreements, accepted_in, xla_cells = [], [], [], []
     for cell in cells:
         i = cell["index"]
         where = f"cell {i} (`{_first_line(cell['code'])}`)"
@@ -117,50 +131,68 @@ def compare_page(name, cells, expected, actual, tolerance, accepted=()):
                                   accepted)[1]}
         if whys:
             accepted_in.append({"cell": i, "why": sorted(whys)})
-        if reason:
+        if reason and xla_only and says_xla_only(want[i], got[i]):
+            xla_cells.append(i)
+        elif reason:
             disagreements.append({"cell": i, "reason": f"{where}: {reason}",
                                   "jax": want[i], "jxkernel": got[i]})
         elif want[i]["error"]:
             both_raised.append(i if cell["expects_error"] else f"{i} (not marked)")
     if not disagreements:
-        return {"status": "pass", "reason": "", "raised_in_both": both_raised,
-                "accepted": accepted_in}
+        return {"status": "xla-only" if xla_cells else "pass",
+                "reason": f"XLA-only cells {', '.join(map(str, xla_cells))}: {xla_only}"
+                          if xla_cells else "",
+                "raised_in_both": both_raised, "accepted": accepted_in, "xla_only": xla_cells}
     more = len(disagreements) - 1
     reason = disagreements[0]["reason"] + (f" (and {more} more cell{'s' * (more > 1)})"
                                            if more else "")
+    if xla_cells:
+        reason += f"; XLA-only cells {', '.join(map(str, xla_cells))}: {xla_only}"
     return {"status": "fail", "reason": reason, "disagreements": disagreements,
-            "raised_in_both": both_raised, "accepted": accepted_in}
+            "raised_in_both": both_raised, "accepted": accepted_in, "xla_only": xla_cells}
 
 
 def pass_rate(results):
-    ran = [r for r in results if r["status"] in ("pass", "fail")]
+    ran = [r for r in results if r["status"] in ("pass", "fail", "xla-only")]
     passed = sum(r["status"] == "pass" for r in ran)
     skipped = sum(r["status"] == "skip" for r in results)
     percent = 100 * passed / len(ran) if ran else 0
-    return f"{passed} of {len(ran)} pages run pass ({percent:.0f}%); {skipped} pages skipped"
+    xla = sum(r["status"] == "xla-only" for r in ran)
+    also = f", {xla} more agree but for their XLA-only cells" if xla else ""
+    return f"{passed} of {len(ran)} pages run pass ({percent:.0f}%){also}; {skipped} pages skipped"
 
 
-def table(results):
+def table(results, accepted_in="settings.ACCEPTED"):
     rows = ["| page | cells | status | first disagreement, or why skipped |", "|---|---:|---|---|"]
     for r in results:
         reason = r.get("reason", "")
         if r["status"] == "pass" and r.get("skipped_cells"):
             reason = "skipped cells: " + "; ".join(f"{s['index']} ({s['reason']})"
                                                    for s in r["skipped_cells"])
-        if r["status"] == "pass" and r.get("accepted"):
-            reason = "; ".join(filter(None, [reason, "accepted differences (settings.ACCEPTED) "
+        if r["status"] in ("pass", "xla-only") and r.get("accepted"):
+            reason = "; ".join(filter(None, [reason, f"accepted differences ({accepted_in}) "
                                "in cells " + ", ".join(str(a["cell"]) for a in r["accepted"])]))
         reason = reason.replace("|", "\\|").replace("\n", " ")
         rows.append(f"| {r['name']} | {r.get('cells', '')} | {r['status']} | {reason[:300]} |")
     return "\n".join(rows)
 
 
-def write_report(path, results):
+def write_report(path, results, backend="cpu"):
+    """Rewrite README.md's table: the CPU's is the file's tail (after ``<!-- results -->``),
+    the NumPy backend's sits between its own two markers, above it."""
     with open(path) as f:
         text = f.read()
-    head = text.split("<!-- results -->")[0]
+    if backend == "cpu":
+        head = text.split("<!-- results -->")[0]
+        with open(path, "w") as f:
+            f.write(f"{head}<!-- results -->\n{pass_rate(results)}.\n\n{table(results)}\n")
+        return
+    begin, end = f"<!-- {backend} results -->", f"<!-- end {backend} results -->"
+    head, rest = text.split(begin)
+    tail = rest.split(end, 1)[1]
     with open(path, "w") as f:
-        f.write(f"{head}<!-- results -->\n{pass_rate(results)}.\n\n{table(results)}\n")
+        rows = table(results, "settings.ACCEPTED and the NumPy backend's")
+        f.write(f"{head}{begin}\n{pass_rate(results)}.\n\n{rows}\n{end}{tail}")
 
 
 def jax_ran_clean(result):

@@ -90,6 +90,64 @@ _ADVICE = [
 ]
 ACCEPTED["flax/key_concepts"] = _ADVICE
 
+# What cannot be the same when jxkernel runs on the NumPy backend (`--backend numpy`, what
+# JupyterLite runs) and JAX on XLA's CPU; README.md's "On the NumPy backend" names each with
+# its reason. NUMPY_ACCEPTED: (why, pattern, replacement) as in ACCEPTED, for every page:
+# the devices are NumPy's (platform "numpy", `NumpyDevice`), not XLA's CPU devices, and a
+# learner's notebook says so wherever JAX names the device
+_DEVICE = "the device is the NumPy backend's (platform numpy), not XLA's CPU"
+NUMPY_ACCEPTED = [
+    (_DEVICE, r"\b(?:Cpu|Numpy)Device\(", "<Device>("),
+    (_DEVICE, r"\b(?:cpu|numpy):(\d+)", r"<device>:\1"),
+    (_DEVICE, r"\b(device_kind|platform)=(?:cpu|numpy)\b", r"\1=<device>"),
+    # visualize_array_sharding's boxes: "│ CPU 0 │" where NumPy's fills "│NUMPY 0│"
+    (_DEVICE, r"│ *(?:CPU|NUMPY) (\d[\d,]*) *(?=│)", r"│ <DEVICE> \1 "),
+    # ... whose width follows the longest label: the borders' lengths are not compared
+    (_DEVICE, r"─{2,}", "─…"),
+]
+
+
+def _sorted_lines(match):
+    return "\n".join(sorted(match.group().split("\n")))
+
+
+# page -> [(why, pattern, replacement)] on the NumPy backend only
+NUMPY_PAGE_ACCEPTED = {
+    # debugging, `jax.lax.map(f, xs)` with two unordered debug.prints in the body: XLA's
+    # scheduler runs the independent callbacks in an order of its own (y before x), the NumPy
+    # backend in the program's; JAX's page says the order of unordered prints is not promised
+    # (`ordered=True` is how to fix it). The lines are compared as a set.
+    "debugging": [
+        ("the order of unordered jax.debug.print callbacks is XLA's scheduler's",
+         r"(?m)^jax\.debug\.print\([xy]\) -> [^\n]*(?:\njax\.debug\.print\([xy]\) -> [^\n]*)+",
+         _sorted_lines),
+    ],
+}
+
+# page -> why: on these pages a cell where jxkernel raises the NumPy backend's own error for
+# what it cannot do ("... is not available on the 'numpy' backend", numpy_device.unsupported)
+# and JAX does not is counted as XLA-only: named in the table, not a disagreement
+NUMPY_XLA_ONLY = {
+    "autodidax": "compiles its own StableHLO with XLA (xla_bridge.get_backend()"
+                 ".compile_and_load): the NumPy backend has no compiler",
+    "parallel": "reads XLA's optimized HLO (Compiled.as_text()) for its collectives",
+    "jax-primitives": "jits its own primitive, which has an impl and an MLIR lowering rule "
+                      "(mlir.register_lowering) for XLA, and no NumPy rule",
+}
+
+# pages not run on the NumPy backend (JAX's side is the same; why)
+NUMPY_PAGE_SKIPS = {
+    "notebooks/colocated-python": "colocated Python runs functions on the CPU backend's "
+                                  "devices (jax.devices('cpu')); JAX_PLATFORMS=numpy has none",
+}
+
+
+def accepted(page, backend="cpu"):
+    """The accepted differences of `page` when jxkernel runs on `backend`."""
+    extra = NUMPY_ACCEPTED + NUMPY_PAGE_ACCEPTED.get(page, []) if backend == "numpy" else []
+    return list(ACCEPTED.get(page, ())) + extra
+
+
 # pages whose printed numbers come out of long training loops: a wider bound (float32 ulps
 # and an absolute tolerance, as conformance/compare.py takes them)
 TOLERANCE = {

@@ -29,6 +29,7 @@ from ..core.mesh import asked_on, named_as_asked
 from ..core.numpy_eval import done_writing, eval_jaxpr_numpy, writing
 from ..core.numpy_simplify import inline_calls, simplify_divisions
 from ..core.physical import physical_aval, wrap_physical
+from ..core.primitive import numpy_rules
 from . import numpy_sharded
 from .array import Array, sharded_array
 from .client import JaxRuntimeError
@@ -67,6 +68,7 @@ class NumpyExecutable(Executable):
         # compiler drops them even under keep_unused: a pure_callback no one reads is not
         # called), with its calls inlined and XLA's division rewrites made
         self._program = simplify_divisions(dce_jaxpr(inline_calls(jaxpr)))
+        _check_numpy_rules(self._program, name)
         self._reads, self._flushed = _subnormal_plan(self._program)
         LIVE_EXECUTABLES.add(self)
 
@@ -190,6 +192,11 @@ class NumpyShardedExecutable(NumpyExecutable):
                  user_shardings, arg_avals, out_meshes=None, arg_shardings=None, kept=None):
         super().__init__(jaxpr, out_avals, devices, name, donated, kept=kept)
         self.mesh = mesh
+        # a result that is an argument as it came (device_put's relayout): its sharding
+        params = [*jaxpr.constvars, *jaxpr.invars]
+        self._forwarded = [arg_shardings[params.index(v)]
+                           if arg_shardings is not None and v in params else None
+                           for v in jaxpr.outvars]
         asked = [asked_on(mesh, s) for s in out_shardings]
         chosen = numpy_sharded.output_shardings(
             jaxpr, mesh, [physical_aval(a) for a in self.out_avals], user_shardings, arg_avals,
@@ -212,9 +219,10 @@ class NumpyShardedExecutable(NumpyExecutable):
         for i in self.donated:
             bufs[i].delete()
         result = []
-        for out, sharding in zip(outs, self.out_shardings):
+        for out, sharding, source in zip(outs, self.out_shardings, self._forwarded):
             data = out._base if type(out) is not Array else out    # (typed keys: their data)
-            buf = numpy_sharded.put(data._buf.value, data.aval, sharding, copy=False)
+            buf = numpy_sharded.put(data._buf.value, data.aval, sharding, copy=False,
+                                    source=source)
             laid = sharded_array(buf, data.aval, sharding)
             result.append(laid if data is out else wrap_physical(out.aval, laid))
         return result
@@ -457,6 +465,18 @@ def _refused_value(kind, repeated, names, value):
     if type(value) is int or (type(value) is str and decimal(value)):
         return None if low <= int(value) <= high else text
     return text
+
+
+def _check_numpy_rules(jaxpr: Jaxpr, name: str) -> None:
+    """Refuse, when compiled, a program with a primitive NumPy cannot run (a user's, made with
+    def_impl and mlir.register_lowering as JAX's primitives guide makes it), saying so."""
+    for eqn in jaxpr.eqns:
+        if eqn.primitive not in numpy_rules:
+            raise unsupported(
+                f"the primitive {eqn.primitive.name!r} (in {name or 'a program'})",
+                "its NumPy evaluation rule is missing: in a compiled program every primitive "
+                "runs through one, and a lowering rule (mlir.register_lowering) is XLA's. "
+                "Call it outside jit (its def_impl runs), or run under JAX_PLATFORMS=cpu")
 
 
 def _check_has_arrays(jaxpr) -> None:

@@ -370,6 +370,16 @@ class NumpyClient:
         as jaxlib's client's: freed ones leave it."""
         return list(LIVE_EXECUTABLES)
 
+    def compile_and_load(self, *args, **kwargs):
+        """jaxlib's client compiles an MLIR module (StableHLO) with XLA; there is no compiler
+        here (autodidax compiles its own module so: its learner gets this, not an
+        AttributeError)."""
+        raise unsupported("compiling an MLIR module (StableHLO) with XLA (the client's "
+                          "compile_and_load)", "run the program with jax.jit, whose jaxpr "
+                          "NumPy runs, or compile under JAX_PLATFORMS=cpu")
+
+    compile = compile_and_load
+
 
 _live: weakref.WeakSet = weakref.WeakSet()      # for jax.live_arrays and %jxmemory
 LIVE_EXECUTABLES: weakref.WeakSet = weakref.WeakSet()   # numpy_backend's, as they are made

@@ -39,17 +39,63 @@ def placement_of(devices: tuple) -> Placement:
 
 
 def put(value: np.ndarray, aval: ShapedArray, sharding: NamedSharding,
-        copy=True) -> NumpyShardedBuffer:
+        copy=True, source=None) -> NumpyShardedBuffer:
     """Host data of `aval`'s dtype over `sharding`'s mesh, each device's block a view of it: a
-    copy (as XLA's transfer makes one), or with `copy=False` a program's result as it is."""
+    copy (as XLA's transfer makes one), or with `copy=False` a program's result as it is.
+    Unreduced over some mesh axes, each device holds a summand of its block instead
+    (`summands`; `source`: the sharding the value came in with, if any)."""
     value = (np.array if copy else np.asarray)(value, aval.dtype).reshape(aval.shape)
     if value.flags.writeable:
         value.flags.writeable = False
     devices = sharding.mesh._flat_devices
-    indices = sharding.devices_indices_map(aval.shape)
     block = ShapedArray(sharding.shard_shape(aval.shape), aval.dtype, aval.weak_type)
-    blocks = [NumpyBuffer(value[indices[d]], block, d.placement) for d in devices]
+    datas = summands(value, sharding, source)
+    blocks = [NumpyBuffer(data, block, d.placement) for d, data in zip(devices, datas)]
     return NumpyShardedBuffer(value, aval, placement_of(tuple(devices)), blocks)
+
+
+def summands(value: np.ndarray, sharding: NamedSharding, source=None) -> list:
+    """Each mesh device's data of `value` laid out as `sharding` (mesh order): its block, or,
+    where `sharding` is unreduced over some mesh axes, a summand of its block, so that the
+    blocks of the devices that differ only along those axes add up to it. As XLA's CPU splits
+    them (measured under JAX 0.10.2): where the value came (`source`) split along the
+    unreduced axes over dimensions `sharding` does not split, each device keeps the part of
+    its block that split gave it; along the unreduced axes it did not come split over (all of
+    them for a value from the host or replicated), the device at coordinate 0 keeps it; the
+    rest is zeros.
+
+        >>> mesh = jax.make_mesh((2,), ('y',))                          # doctest: +SKIP
+        >>> summands(np.arange(4.), NamedSharding(mesh, P(unreduced={'y'})))  # doctest: +SKIP
+        [array([0., 1., 2., 3.]), array([0., 0., 0., 0.])]
+    """
+    mesh, shape = sharding.mesh, value.shape
+    devices = mesh._flat_devices
+    indices = sharding.devices_indices_map(shape)
+    unreduced = set(sharding.spec.unreduced)
+    if not unreduced:
+        return [value[indices[d]] for d in devices]
+    # the split `source` made along the unreduced axes, kept where `sharding` leaves the
+    # dimension whole (elsewhere XLA gathers it first: as from the host)
+    split = [()] * len(shape)
+    if isinstance(source, NamedSharding) and source.mesh == mesh and not source.spec.unreduced:
+        target = sharding.spec._axes(len(shape))
+        for k, entry in enumerate(source.spec._axes(len(shape))):
+            if not target[k]:
+                split[k] = tuple(a for a in entry if a in unreduced)
+    used = {a for axes in split for a in axes}
+    parts = NamedSharding(mesh, PartitionSpec(*[axes or None for axes in split]))
+    parts = parts.devices_indices_map(shape)
+    first = [mesh.axis_names.index(a) for a in unreduced - used]
+    out = []
+    for i, d in enumerate(devices):
+        data = np.zeros_like(value[indices[d]])
+        if all(np.unravel_index(i, mesh.devices.shape)[k] == 0 for k in first):
+            mine = np.zeros(shape, bool)
+            mine[parts[d]] = True
+            data[mine[indices[d]]] = value[indices[d]][mine[indices[d]]]
+        data.flags.writeable = False
+        out.append(data)
+    return out
 
 
 def assemble(blocks: list, aval: ShapedArray, sharding: NamedSharding) -> NumpyShardedBuffer:

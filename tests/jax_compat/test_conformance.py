@@ -79,6 +79,9 @@ def test_the_comparison_tells_a_digit_from_a_difference():
         "printed '4' where JAX printed '3' (line 1: 3 ok)"
     assert "TypeError" in compare.compare_text(["caught TypeError"], ["caught ValueError"])
     assert compare.compare_text(["[ nan -inf   0.]"], ["[nan -inf 0.]"]) is None
+    # one unit in the last printed digit, though binary floats make the difference a hair more
+    assert compare.compare_text(["0.02415346"], ["0.02415345"]) is None
+    assert compare.compare_text(["0.02415346"], ["0.02415344"]) is not None
     assert compare.compare_text(["a"], ["a", "b"]) == "jxkernel printed more: from 'b' on line 2"
     bits = {"dtype": "uint32", "shape": [2], "values": [1, 2]}
     assert compare.compare_array("k", bits, dict(bits, values=[1, 3])) == \

@@ -193,3 +193,60 @@ def test_a_librarys_table_counts_both_sides_and_keeps_the_other_sections(tmp_pat
     assert ("1 of 2 pages run agree under jxkernel (50%); JAX runs 1 of 2 without an unexpected"
             " error; 1 skipped") in text
     assert "| flax/b | 3 | fail | cell 1: x |" in text
+
+
+def test_the_numpy_backend_run_is_jxkernels_side_only_and_kept_apart(tmp_path):
+    # --backend numpy: jxkernel's side on JAX_PLATFORMS=numpy (what JupyterLite runs), JAX's
+    # side on XLA's CPU as always; its table sits between its own markers, the CPU's stays
+    from conformance.docs import __main__ as harness, settings
+    assert harness._environment("jxkernel", 8, "/w", "numpy")["JAX_PLATFORMS"] == "numpy"
+    assert harness._environment("jxkernel", 8, "/w", "numpy")["JXKERNEL_CPU_DEVICES"] == "8"
+    assert harness._environment("jax", 1, "/w", "numpy")["JAX_PLATFORMS"] == "cpu"
+    assert harness._environment("jxkernel", 1, "/w")["JAX_PLATFORMS"] == "cpu"
+    cpu_only = settings.accepted("jax-primitives")
+    assert cpu_only == settings.ACCEPTED["jax-primitives"]
+    assert settings.accepted("jax-primitives", "numpy") == cpu_only + settings.NUMPY_ACCEPTED
+    path = tmp_path / "README.md"
+    path.write_text("# head\n<!-- numpy results -->\nold\n<!-- end numpy results -->\nmid\n"
+                    "<!-- results -->\ncpu table\n")
+    results = [{"name": "a", "cells": 2, "status": "pass", "reason": ""},
+               {"name": "b", "cells": 3, "status": "fail", "reason": "cell 1: x"}]
+    compare_cells.write_report(str(path), results, "numpy")
+    assert path.read_text() == (
+        "# head\n<!-- numpy results -->\n1 of 2 pages run pass (50%); 0 pages skipped.\n\n"
+        "| page | cells | status | first disagreement, or why skipped |\n|---|---:|---|---|\n"
+        "| a | 2 | pass |  |\n| b | 3 | fail | cell 1: x |\n<!-- end numpy results -->\nmid\n"
+        "<!-- results -->\ncpu table\n")
+
+
+def test_on_the_numpy_backend_device_names_are_read_past_and_xla_only_cells_named():
+    from conformance.docs import settings
+    jax_lines = ["[CpuDevice(id=0), CpuDevice(id=1)]", "On cpu:1 at mesh coordinates (i,) = (1,):",
+                 "AbstractMesh('i': 2, device_kind=cpu, num_cores=None, platform=cpu)",
+                 "┌───────┬───────┐", "│ CPU 0 │ CPU 1 │"]
+    ours = ["[NumpyDevice(id=0), NumpyDevice(id=1)]", "On numpy:1 at mesh coordinates (i,) = (1,):",
+            "AbstractMesh('i': 2, device_kind=numpy, num_cores=None, platform=numpy)",
+            "┌───────┬───────┐", "│NUMPY 0│NUMPY 1│"]
+    read = settings.accepted("p", "numpy")
+    assert compare_cells.accept(jax_lines, read)[0] == compare_cells.accept(ours, read)[0]
+    # only the device's name: its id, coordinates and the mesh are still compared
+    assert compare_cells.accept(["On cpu:1"], read)[0] != compare_cells.accept(["On numpy:0"],
+                                                                               read)[0]
+    assert compare_cells.accept(ours, settings.accepted("p"))[0] == ours     # not on the CPU
+    # an XLA-only cell: JAX ran it, the NumPy backend refused it with its own error
+    cells = [{"index": 0, "code": "c.as_text()", "expects_error": False},
+             {"index": 1, "code": "1 + 1", "expects_error": False}]
+    jax = {"records": [{"index": 0, "out": ["True"], "error": None},
+                       {"index": 1, "out": ["2"], "error": None}]}
+    refused = {"index": 0, "out": [], "error": "NotImplementedError: the optimized HLO is not "
+                                               "available on the 'numpy' backend (...)\n..."}
+    ours = {"records": [refused, {"index": 1, "out": ["2"], "error": None}]}
+    result = compare_cells.compare_page("p", cells, jax, ours, {}, (), "reads XLA's HLO")
+    assert result["status"] == "xla-only" and result["xla_only"] == [0]
+    assert result["reason"] == "XLA-only cells 0: reads XLA's HLO"
+    assert compare_cells.pass_rate([dict(result, name="p")]) == \
+        "0 of 1 pages run pass (0%), 1 more agree but for their XLA-only cells; 0 pages skipped"
+    # not on a page that says why, nor for another error
+    assert compare_cells.compare_page("p", cells, jax, ours, {})["status"] == "fail"
+    other = {"records": [dict(refused, error="NotImplementedError: no rule"), ours["records"][1]]}
+    assert compare_cells.compare_page("p", cells, jax, other, {}, (), "why")["status"] == "fail"

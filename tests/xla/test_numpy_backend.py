@@ -128,6 +128,35 @@ def test_the_client_lists_every_device_as_jaxlibs(numpy_device):
     assert client._get_all_devices() == client.local_devices() == jax.devices("numpy")
 
 
+def test_the_client_refuses_to_compile_a_module_saying_why(numpy_device):
+    # autodidax compiles its own StableHLO with xla_bridge.get_backend().compile_and_load;
+    # on the NumPy backend (JupyterLite) its learner got "'NumpyClient' object has no
+    # attribute 'compile_and_load'"
+    client = numpy_device.client
+    for method in (client.compile_and_load, client.compile):
+        with pytest.raises(NotImplementedError, match=r"compiling an MLIR module \(StableHLO\)"
+                           r" with XLA .* is not available on the 'numpy' backend.*jax\.jit"):
+            method("module {}", client.devices()[:1])
+
+
+def test_a_users_primitive_without_a_numpy_rule_is_refused_under_jit_saying_why(numpy_device):
+    # JAX's primitives guide: a Primitive with def_impl and an MLIR lowering. Eagerly its impl
+    # runs; jitted on the NumPy backend the learner got "NumPy evaluation rule for
+    # 'multiply_add' not implemented"
+    from jxkernel.extend.core import Primitive
+    p = Primitive("multiply_add_mine")
+    p.def_impl(lambda x, y: np.add(np.multiply(x, y), y))
+    p.def_abstract_eval(lambda x, y: x)
+    with config.override("jax_platforms", "numpy"):
+        assert float(p.bind(np.float32(2), np.float32(3))) == 9.0
+        with pytest.raises(NotImplementedError, match=r"the primitive 'multiply_add_mine' \(in "
+                           r"jit\(f\)\) is not available on the 'numpy' backend.*NumPy "
+                           r"evaluation rule is missing.*outside jit.*JAX_PLATFORMS=cpu"):
+            def f(x):
+                return p.bind(x, x)
+            jax.jit(f)(np.float32(2))
+
+
 def test_jax_platforms_numpy_makes_it_the_default():
     with config.override("jax_platforms", "numpy"):
         assert jax.default_backend() == "numpy"
@@ -346,6 +375,46 @@ def test_several_numpy_devices_as_xla_simulates_cpu_devices():
     assert got["pmap"] == [6, 5, 4, 3] and got["ppermute"] == [3, 0, 1, 2]
     assert got["all_to_all"] == np.arange(16).reshape(4, 4).T.tolist()
     assert got["gather"] == [[0, 1, 2, 3]] * 4 and got["donated"]
+
+
+UNREDUCED = """
+import json
+import numpy as np
+import jxkernel as jax, jxkernel.numpy as jnp
+P = jax.P
+mesh = jax.make_mesh((4, 2), ('X', 'Y'))
+jax.set_mesh(mesh)
+value = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+cases = {"host": (None, P('X', None, unreduced={'Y'})),
+         "replicated": (P(), P('X', None, unreduced={'Y'})),
+         "X": (P('X'), P('X', None, unreduced={'Y'})),
+         "XY": (P('X', 'Y'), P('X', None, unreduced={'Y'})),
+         "YX": (P('Y', 'X'), P('X', None, unreduced={'Y'})),
+         "XY_all": (P('X', 'Y'), P(unreduced={'X', 'Y'})),
+         "XY_whole": (P('X', 'Y'), P(None, None, unreduced={'Y'}))}
+out = {}
+for name, (came, target) in cases.items():
+    x = value if came is None else jax.device_put(jnp.asarray(value), came)
+    y = jax.device_put(x, target)
+    out[name] = [[np.asarray(s.data).tolist() for s in y.addressable_shards],
+                 np.asarray(y).tolist()]
+print(json.dumps(out))
+"""
+
+
+def test_unreduced_shards_are_xlas_summands():
+    # device_put to P(..., unreduced={'Y'}): each device along Y holds a summand of its block,
+    # split as XLA's CPU splits it (parallel.md prints them); the NumPy backend gave every
+    # device the whole block, so the shards added up to twice the value
+    import json, os
+    with open(os.path.join(os.path.dirname(__file__), "..", "data",
+                           "unreduced_shards_reference.json")) as f:
+        ref = json.load(f)
+    got = run_json(NO_JAXLIB + UNREDUCED, {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "8"})
+    for name, case in ref["cases"].items():
+        shards, logical = got[name]
+        assert shards == case["shards"], name
+        assert logical == ref["value"], name        # the value read is the sum, unchanged
 
 
 COUNT = """
