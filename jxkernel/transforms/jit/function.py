@@ -9,8 +9,8 @@
 Cache key: the function, static argument values, the pytree structure of the dynamic arguments,
 each leaf's (shape, dtype, weak_type), the device, and the x64 flag. A miss is published to the
 compile record (core/compile_record.py), whose explainer (views/recompile_explainer.py) says why.
-Under another transformation a jitted call is one `jit` equation (primitive.py); stages.py
-has `.trace`/`.lower`/`.compile`, cache.py the caches, args.py the argument checks.
+Under another transformation a jitted call is one `jit` equation (primitive.py); stages.py has
+`.trace`/`.lower`/`.compile`, cache.py the caches, args.py the argument checks.
 """
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ import time
 
 import numpy as np
 
-from ...core.config import config
 from ...core import compile_record, vma
+from ...core.config import config
 from ...core.monitoring import test_event
 from ...core.native import native
 from ...core.source_info import is_jxkernel_file, made_by_user
@@ -32,8 +32,8 @@ from ...core.traceback_util import api_boundary, filter_raised, register_boundar
 from ...tree_util import default_registry as _registry, tree_flatten, tree_unflatten
 from ...xla import client as _client, pipeline
 from ...xla.array import ARRAY_TYPES, Array, buffers, is_plain
-from ...xla.placement import all_placed, found_for, placement_of, signature
 from ...xla.dispatch import check_jitted_values
+from ...xla.placement import all_placed, found_for, placement_of, signature
 from ...xla.lowering import NeedsMesh
 from ...xla.scalars import scalar_kinds, scalar_signature
 from ...xla.transfers import arguments_on, put_on_device
@@ -62,11 +62,10 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
     ({"xla_cpu_enable_fast_math": False}; an unknown name raises JaxRuntimeError)."""
     if fun is None:
         return functools.partial(jit, in_shardings=in_shardings, out_shardings=out_shardings,
-                                 static_argnums=static_argnums,
-                                 static_argnames=static_argnames, donate_argnums=donate_argnums,
-                                 donate_argnames=donate_argnames, backend=backend, device=device,
-                                 inline=inline, keep_unused=keep_unused,
-                                 compiler_options=compiler_options)
+                                 static_argnums=static_argnums, static_argnames=static_argnames,
+                                 donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+                                 backend=backend, device=device, inline=inline,
+                                 keep_unused=keep_unused, compiler_options=compiler_options)
     check_callable(fun)
     return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
                   backend, device, inline, keep_unused, in_shardings=in_shardings,
