@@ -1,6 +1,7 @@
 """Cases for the JAX-private names JAX 0.10.2's numerical-algorithm test files import
 (jax._src.tpu.linalg's svd, qdwh and Stack, jax._src.lib.version, jet's fact,
-test_util's build checks): `run(jax)` answers with shapes, texts, bits and float values.
+test_util's build checks, sparse.linalg's debugging LOBPCG, sparse.bcoo's products) and
+the gaps their runs found (clamp's JVP): `run(jax)` answers with shapes, texts, bits and float values.
 reference/make_tpu_linalg_reference.py records JAX's answers into tpu_linalg_reference.json;
 tests/_jax/test_tpu_linalg.py runs the same with jxkernel and compares (floats within a
 stated bound, the rest exactly)."""
@@ -76,5 +77,40 @@ def misc_cases(jax):
                              jtu.is_test_rbe()]}
 
 
+def lobpcg_cases(jax):
+    """sparse.linalg's private LOBPCG entry with debug=True (a scan of m steps and its
+    diagnostics), and sparse.bcoo's bcoo_dot_general (JAX's one BCOO module)."""
+    linalg = importlib.import_module(f"{jax.__name__}.experimental.sparse.linalg")
+    bcoo = importlib.import_module(f"{jax.__name__}.experimental.sparse.bcoo")
+    n, k, m = 30, 2, 8
+    A = np.diag(np.arange(1., n + 1)).astype(np.float32)
+    X = np.random.RandomState(0).standard_normal((n, k)).astype(np.float32)
+    theta, U, i, info = linalg._lobpcg_standard_matrix(A, X, m, tol=0, debug=True)
+    plain = linalg._lobpcg_standard_callable(lambda x: A @ x, X, m, None)
+    sp = bcoo.BCOO.fromdense(np.eye(3, dtype=np.float32) * 2)
+    product = bcoo.bcoo_dot_general(sp, np.ones((3, 2), np.float32),
+                                    dimension_numbers=(([1], [0]), ([], [])))
+    return {"debug": {"theta": np.asarray(theta, np.float64).tolist(), "U": list(U.shape),
+                      "iterations": int(i),
+                      "info": {key: [list(np.shape(v)), str(np.asarray(v).dtype)]
+                               for key, v in info.items()},
+                      "X zeros": np.asarray(info["X zeros"]).tolist(),
+                      "basis rank": np.asarray(info["basis rank"]).tolist()},
+            "plain results": len(plain),
+            "bcoo_dot_general": np.asarray(product).tolist()}
+
+
+def clamp_jvp_cases(jax):
+    """lax.clamp's tangent from each argument where lo < x < hi, x < lo < hi, lo < hi < x
+    and lo > hi (the answer is hi there; jet_test's test_clamp draws such points)."""
+    lo = np.float32([0., 2., 0., 1.])
+    x = np.float32([1., 1., 3., 0.5])
+    hi = np.float32([2., 3., 2., -1.])
+    grads = jax.jacfwd(lambda a, b, c: jax.lax.clamp(a, b, c), argnums=(0, 1, 2))(lo, x, hi)
+    return {"value": np.asarray(jax.lax.clamp(lo, x, hi)).tolist(),
+            "diagonals": [np.diag(np.asarray(g)).tolist() for g in grads]}
+
+
 def run(jax):
-    return {"svd": svd_cases(jax), "stack": stack_cases(jax), "misc": misc_cases(jax)}
+    return {"clamp_jvp": clamp_jvp_cases(jax), "svd": svd_cases(jax), "stack": stack_cases(jax), "misc": misc_cases(jax),
+            "lobpcg": lobpcg_cases(jax)}
