@@ -49,7 +49,7 @@ def test_svd_values_only_and_errors_match_jax():
     assert got["errors"] == want["errors"]
 
 
-@pytest.mark.parametrize("group", ["stack", "misc"])
+@pytest.mark.parametrize("group", ["stack", "misc", "clamp_jvp"])
 def test_matches_jax_exactly(group):
     assert _ours()[group] == _reference()[group]
 
