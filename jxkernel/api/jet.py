@@ -376,8 +376,9 @@ def _integer_pow_rule(primals, series, *, y):
 jet_rules[lax.integer_pow_p] = _integer_pow_rule
 
 
-def _logistic_rule(primals, series, **_):
-    """v = logistic(u): v' = e u' with e = v (1 - v), whose series follows v's."""
+def _logistic_taylor(primals, series, **_):
+    """v = logistic(u): v' = e u' with e = v (1 - v), whose series follows v's. JAX's private
+    name: its jet_test.py calls it directly, as `_logistic_taylor((x,), ([u1, u2, ...],))`."""
     x, = primals
     u = [x] + series[0]
     v = [lax.logistic(x)] + [None] * len(series[0])
@@ -388,13 +389,13 @@ def _logistic_rule(primals, series, **_):
     return v[0], v[1:]
 
 
-jet_rules[lax.logistic_p] = _logistic_rule
+jet_rules[lax.logistic_p] = _logistic_taylor
 
 
 def _tanh_rule(primals, series, **_):
     """tanh(u) = 2 logistic(2u) - 1."""
     x, = primals
-    out, terms = _logistic_rule([2 * x], [[2 * t for t in series[0]]])
+    out, terms = _logistic_taylor([2 * x], [[2 * t for t in series[0]]])
     return 2 * out - 1, [2 * t for t in terms]
 
 

@@ -61,3 +61,10 @@ def test_lobpcg_debug_and_bcoo_products_match_jax():
     np.testing.assert_allclose(got["debug"]["theta"], want["debug"]["theta"], rtol=1e-5)
     assert {**got, "debug": {**got["debug"], "theta": None}} == \
         {**want, "debug": {**want["debug"], "theta": None}}
+
+
+def test_jet_logistic_rule_by_jaxs_name():
+    # float32 logistic and its Taylor recurrence (products and sums of a few terms): within
+    # 4 ulps of JAX's, relative
+    np.testing.assert_allclose(_ours()["jet_logistic"], _reference()["jet_logistic"],
+                               rtol=4 * np.finfo(np.float32).eps)

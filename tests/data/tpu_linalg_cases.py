@@ -111,6 +111,15 @@ def clamp_jvp_cases(jax):
             "diagonals": [np.diag(np.asarray(g)).tolist() for g in grads]}
 
 
+def jet_logistic_cases(jax):
+    """jet's logistic rule called by JAX's private name, as jet_test.py's expit tests do."""
+    jet = importlib.import_module(f"{jax.__name__}.experimental.jet")
+    x = np.linspace(-2, 2, 4, dtype=np.float32)
+    terms = [np.cos(np.arange(4, dtype=np.float32) + k) for k in range(3)]
+    y, out = jet._logistic_taylor((x,), (terms,))
+    return [np.asarray(v, np.float64).tolist() for v in (y, *out)]
+
+
 def run(jax):
-    return {"clamp_jvp": clamp_jvp_cases(jax), "svd": svd_cases(jax), "stack": stack_cases(jax), "misc": misc_cases(jax),
+    return {"jet_logistic": jet_logistic_cases(jax), "clamp_jvp": clamp_jvp_cases(jax), "svd": svd_cases(jax), "stack": stack_cases(jax), "misc": misc_cases(jax),
             "lobpcg": lobpcg_cases(jax)}
