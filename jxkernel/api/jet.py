@@ -39,7 +39,7 @@ from ..transforms.jit import jit
 from ..transforms.jit.primitive import _bind_jit, jit_p
 from ..tree_util import tree_flatten, tree_structure, tree_unflatten, treedef_is_leaf
 
-__all__ = ["jet", "jet_rules"]
+__all__ = ["fact", "jet", "jet_rules", "zero_series"]
 
 
 class _ZeroSeries:
@@ -139,9 +139,14 @@ def jet_flat(fun, primals, series, order: int):
             [[jnp.zeros_like(p)] * order if s is zero_series else s for p, s in pairs])
 
 
-def _fact(n):
+def fact(n):
     """n!, as JAX's jet computes it (exp of lgamma: the scaled coefficients then match JAX's
-    to the bit, though exp(lgamma(3.)) is not exactly 2 in float32)."""
+    to the bit, though exp(lgamma(3.)) is not exactly 2 in float32); public as JAX's
+    `jax.experimental.jet.fact`, which its tests use to scale Taylor terms.
+
+    >>> round(float(fact(4)), 3)
+    24.0
+    """
     return lax.exp(lax.lgamma(n + 1.))
 
 
@@ -173,10 +178,10 @@ def jet(fun, primals, series, factorial_scaled=True, **_):
         return leaves
 
     if factorial_scaled:
-        series = [[term / _fact(k + 1) for k, term in enumerate(terms)] for terms in series]
+        series = [[term / fact(k + 1) for k, term in enumerate(terms)] for terms in series]
     out_primals, out_terms = jet_flat(flat_fun, list(primals), series, order)
     if factorial_scaled:
-        out_terms = [[term * _fact(k + 1) for k, term in enumerate(terms)]
+        out_terms = [[term * fact(k + 1) for k, term in enumerate(terms)]
                      for terms in out_terms]
     return tree_unflatten(out_tree[0], out_primals), tree_unflatten(out_tree[0], out_terms)
 
@@ -371,8 +376,9 @@ def _integer_pow_rule(primals, series, *, y):
 jet_rules[lax.integer_pow_p] = _integer_pow_rule
 
 
-def _logistic_rule(primals, series, **_):
-    """v = logistic(u): v' = e u' with e = v (1 - v), whose series follows v's."""
+def _logistic_taylor(primals, series, **_):
+    """v = logistic(u): v' = e u' with e = v (1 - v), whose series follows v's. JAX's private
+    name: its jet_test.py calls it directly, as `_logistic_taylor((x,), ([u1, u2, ...],))`."""
     x, = primals
     u = [x] + series[0]
     v = [lax.logistic(x)] + [None] * len(series[0])
@@ -383,13 +389,13 @@ def _logistic_rule(primals, series, **_):
     return v[0], v[1:]
 
 
-jet_rules[lax.logistic_p] = _logistic_rule
+jet_rules[lax.logistic_p] = _logistic_taylor
 
 
 def _tanh_rule(primals, series, **_):
     """tanh(u) = 2 logistic(2u) - 1."""
     x, = primals
-    out, terms = _logistic_rule([2 * x], [[2 * t for t in series[0]]])
+    out, terms = _logistic_taylor([2 * x], [[2 * t for t in series[0]]])
     return 2 * out - 1, [2 * t for t in terms]
 
 

@@ -54,9 +54,11 @@ def _inner(xs, ys):
 
 def _tol(args, given, table):
     """A tolerance for `args`: `given` if a number; else the loosest over the arguments'
-    dtypes of `given` (a dict by dtype, as JAX's tests pass) over `table`."""
+    dtypes of `given` (a dict by dtype, as JAX's tests pass) over `table`. A given number may
+    be a 0-d array (JAX's eigh tests scale eps by a norm): taken as a Python float, so it
+    scales complex steps with no dtype promotion (JAX's check casts it to each input's dtype)."""
     if given is not None and not isinstance(given, dict):
-        return given
+        return float(np.asarray(given))
     if given:
         table = {**table, **{np.dtype(k): v for k, v in given.items()}}
     kinds = [np.dtype(get_aval(a).dtype) for a in tree_flatten(args)[0]]

@@ -1213,7 +1213,10 @@ def _clamp_jvp(primals, tangents):
     total = ad.Zero(out)
     t_lo, t_x, t_hi = tangents
     if type(t_lo) is not ad.Zero:
-        total = ad.add_tangents(total, select(gt(lo, x), ad.broadcast_to(t_lo, out), zero))
+        # lo's tangent only where lo is the answer: above x and below hi (where lo > hi the
+        # answer is hi, XLA's min(max(x, lo), hi)), as JAX's rule
+        total = ad.add_tangents(total, select(bitwise_and(gt(lo, x), lt(lo, hi)),
+                                              ad.broadcast_to(t_lo, out), zero))
     if type(t_x) is not ad.Zero:
         total = ad.add_tangents(total, select(bitwise_and(gt(x, lo), lt(x, hi)), t_x, zero))
     if type(t_hi) is not ad.Zero:

@@ -124,6 +124,14 @@ def is_optimized_build() -> bool:
     return True if xc is None else bool(xc._xla.is_optimized_build())
 
 
+def sanitizers() -> dict:
+    """Whether jaxlib was built with ThreadSanitizer ("tsan") or any sanitizer ("any"): JAX's
+    tests skip what such builds cannot run (`jtu.is_tsan()`); without jaxlib, neither."""
+    if xc is None:
+        return {"tsan": False, "any": False}
+    return {"tsan": bool(xc._xla.is_tsan()), "any": bool(xc._xla.is_sanitized())}
+
+
 def _cuda_plugin_mismatch(path: str) -> str | None:
     """Why the CUDA plugin at `path` cannot serve this jaxlib (its packages are of another
     release), or None. JAX leaves such a plugin unused too ("not compatible with the installed

@@ -273,6 +273,16 @@ def test_checkpoint_name_is_the_identity_under_transformations():
     np.testing.assert_array_equal(tree["b"][1], x)
 
 
+def test_check_grads_takes_array_tolerances_for_complex_inputs_under_strict_promotion():
+    # JAX's eigh_test scales eps and atol by jnp.linalg.norm (float32 arrays) for complex
+    # matrices under strict promotion; JAX 0.10.2's check_grads passes this very call
+    a = np.array([[2., 1 + 1j], [1 - 1j, 3.]], np.complex64)
+    norm = jnp.linalg.norm(a)
+    with jax.numpy_dtype_promotion("strict"):
+        check_grads(lambda a: jnp.linalg.eigh(a)[0], (a,), 2, atol=5e-3 * norm, rtol=0.025,
+                    eps=2e-5 * norm)
+
+
 # jax.Device is jaxlib's device class where jaxlib is installed; the NumPy backend's device is
 # a class of its own (jax.Device itself only where jaxlib is absent)
 @pytest.mark.xla_only("CPU platform")

@@ -24,6 +24,7 @@ from linalg_extras_cases import cases, error_cases
 import jxkernel as jax
 import locations
 from jxkernel.lax import linalg
+from jxkernel.lax.linalg.symmetric_eigen import _eigh_numpy
 from jxkernel.test_util import check_grads
 
 
@@ -133,3 +134,14 @@ def test_tridiagonal_reconstructs_the_matrix():
                                     "jxkernel.lax.linalg.symmetric_product"])
 def test_docstring_examples(module):
     check_docstring_examples(module)
+
+
+def test_eigh_numpy_rule_gives_nans_for_a_non_finite_matrix():
+    # JAX 0.10.2 on CPU: eigh of [[1, inf], [inf, 2]] is all NaN (LAPACK's failed info),
+    # the batch's finite matrix unchanged; numpy.linalg.eigh would raise LinAlgError
+    x = np.array([[[1., np.inf], [np.inf, 2.]], [[2., 0.], [0., 3.]]], np.float32)
+    v, w = _eigh_numpy(x, lower=True, sort_eigenvalues=True, subset_by_index=None,
+                       algorithm=None)
+    assert np.isnan(w[0]).all() and np.isnan(v[0]).all()
+    np.testing.assert_array_equal(w[1], [2., 3.])
+    np.testing.assert_array_equal(np.abs(v[1]), np.eye(2))

@@ -48,18 +48,21 @@ def lobpcg_standard(A, X, m: int = 100, tol=None):
     largest eigenvalues, no preconditioner, no gradient (as JAX 0.10.2's).
     """
     if isinstance(A, (Array, np.ndarray)):
-        return _lobpcg_matrix(A, X, m, tol)
-    return _lobpcg_callable(A, X, m, tol)
+        return _lobpcg_standard_matrix(A, X, m, tol)
+    return _lobpcg_standard_callable(A, X, m, tol)
 
 
-@functools.partial(jit, static_argnames=["m"])
-def _lobpcg_matrix(A, X, m, tol):
-    """A matrix's LOBPCG compiled once per shape (its action a closure over the operand)."""
-    return _lobpcg_callable(functools.partial(_mm, A), X, m, tol)
+@functools.partial(jit, static_argnames=["m", "debug"])
+def _lobpcg_standard_matrix(A, X, m, tol, debug: bool = False):
+    """A matrix's LOBPCG compiled once per shape (its action a closure over the operand);
+    JAX's private name, which its tests call with `debug=True`."""
+    return _lobpcg_standard_callable(functools.partial(_mm, A), X, m, tol, debug)
 
 
-@functools.partial(jit, static_argnames=["A", "m"])
-def _lobpcg_callable(A, X, m, tol):
+@functools.partial(jit, static_argnames=["A", "m", "debug"])
+def _lobpcg_standard_callable(A, X, m, tol, debug: bool = False):
+    """LOBPCG of A's action; with `debug`, exactly m iterations (a scan, no early exit) and a
+    fourth result: per iteration, the diagnostics of `_diagnostics` (JAX's keys)."""
     n, k = X.shape
     _check_inputs(A, X)
     if tol is None:
@@ -90,11 +93,42 @@ def _lobpcg_callable(A, X, m, tol):
         R = AX - theta[jnp.newaxis, :k] * X
         # converged: a residual small next to the rounding error of computing it
         reltol = (jnp.linalg.norm(AX, ord=2, axis=0) + theta[:k]) * n * 10
-        converged = jnp.sum(jnp.linalg.norm(R, ord=2, axis=0) < tol * reltol)
-        return i + 1, X, P, R, converged, theta[jnp.newaxis, :k]
+        resid = jnp.linalg.norm(R, ord=2, axis=0)
+        converged = jnp.sum(resid < tol * reltol)
+        state = i + 1, X, P, R, converged, theta[jnp.newaxis, :k]
+        if debug:
+            return state, _diagnostics(XPR, X, P, R, theta[:k], converged, resid / reltol)
+        return state
 
-    _, X, _, _, _, theta = state = lax.while_loop(cond, body, (0, X, P, R, 0, theta))
+    state = (0, X, P, R, 0, theta)
+    if debug:
+        state, diagnostics = lax.scan(lambda s, _: body(s), state, xs=None, length=m)
+        return state[5][0, :], state[1], state[0], diagnostics
+    _, X, _, _, _, theta = state = lax.while_loop(cond, body, state)
     return theta[0, :], X, state[0]
+
+
+def _diagnostics(XPR, X, P, R, theta, converged, adjusted_residuals):
+    """One iteration's health, under JAX's keys: the rank of the basis it searched (XPR's
+    nonzero columns), zero columns of X and P, the eigenvalue estimates, residual norms, how
+    many converged, the residuals over their tolerances (max, median, min), and how far X and
+    P are from orthogonal (mean absolute off-diagonal of X^T X, P^T P, and of X^T P)."""
+    k = X.shape[1]
+
+    def off_diagonal(g):
+        return jnp.abs(g - jnp.diag(jnp.diag(g))).sum() / k ** 2
+
+    def zero_columns(x):
+        return jnp.sum(jnp.all(x == 0.0, axis=0))
+    return {"basis rank": XPR.shape[1] - zero_columns(XPR),
+            "X zeros": zero_columns(X), "P zeros": zero_columns(P),
+            "lambda history": theta, "residual history": jnp.linalg.norm(R, axis=0, ord=2),
+            "converged": converged,
+            "adjusted residual max": jnp.max(adjusted_residuals),
+            "adjusted residual p50": jnp.median(adjusted_residuals),
+            "adjusted residual min": jnp.min(adjusted_residuals),
+            "X orth": off_diagonal(_mm(X.T, X)), "P orth": off_diagonal(_mm(P.T, P)),
+            "P.X": jnp.abs(X.T @ P).sum() / k ** 2}
 
 
 def _check_inputs(A, X):

@@ -30,7 +30,8 @@ symmetric_eigen.py (eigh), nonsymmetric_eigen.py (eig), schur_hessenberg.py and
 singular_values.py (svd), tridiagonal.py (tridiagonal_solve, tridiagonal),
 symmetric_product.py; cholesky_update sits with cholesky; _common.py holds what they
 share. qdwh (polar.py), the polar decomposition by QDWH iterations, is no primitive: JAX's algorithm on qr, cholesky and
-triangular_solve. The differentiation rules are
+triangular_solve; polar_svd.py is JAX's TPU SVD on it and eigh (jax._src.tpu.linalg.svd, which
+JAX's tests run everywhere). The differentiation rules are
 JAX's (references in the comments). geqrf, geqp3 and householder_product are not
 differentiable (as in JAX): differentiate `qr`. This package is `jax.lax.linalg`: its names
 are JAX's.

@@ -98,7 +98,13 @@ def _eigh_numpy(x, *, lower, sort_eigenvalues, subset_by_index, algorithm):
     n = x.shape[-1]
     if not (subset_by_index is None or tuple(subset_by_index) == (0, n)):
         raise NotImplementedError("eigh's subset_by_index has no NumPy rule")
-    w, v = np.linalg.eigh(x, UPLO="L" if lower else "U")
+    # a matrix with an inf or NaN gets NaNs, as the CPU lowering's failed-info select gives
+    # (numpy.linalg.eigh would raise LinAlgError)
+    bad = ~np.isfinite(x).all(axis=(-2, -1))
+    w, v = np.linalg.eigh(np.where(bad[..., None, None], 0, x), UPLO="L" if lower else "U")
+    if bad.any():
+        w, v = w.copy(), v.copy()
+        w[bad], v[bad] = np.nan, np.nan
     return [v, w]
 
 

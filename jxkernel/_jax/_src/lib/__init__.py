@@ -4,11 +4,14 @@
 JAX's), `xla_client`, jaxlib's own module (autodidax runs its MLIR on the client with
 `xla_client.batched_device_put`), jaxlib's extension module `_jax`, and jaxlib's versions
 (`jaxlib_extension_version`, which JAX's tests compare to decide what the runtime supports;
-`version_str`). jaxlib itself stays inside
+`version_str`, and `version`, the same as a tuple of ints, which JAX's tests compare with
+`(0, 10)`). jaxlib itself stays inside
 jxkernel/xla/ (xla/mlir_bindings.py) and loads on first access.
 
     >>> from jxkernel._src import lib
     >>> lib.jaxlib_extension_version >= 467
+    True
+    >>> lib.version >= (0, 10)
     True
 """
 from ....xla import gpu_solver as _gpu_solver
@@ -19,6 +22,10 @@ _VERSIONS = {"jaxlib_extension_version": "extension_version", "version_str": "ja
 def __getattr__(name):
     if name == "cuda_versions":     # the CUDA plugin's version module, None without one
         return _gpu_solver.cuda_versions()
+    if name == "version":           # '0.10.2' -> (0, 10, 2), as jaxlib's _version_as_tuple
+        value = globals()[name] = tuple(int(p) for p in __getattr__("version_str").split(".")[:3]
+                                        if p.isdigit())
+        return value
     if name not in ("xla_client", "_jax") and name not in _VERSIONS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from ....xla import mlir_bindings   # jaxlib: loaded on first access only

@@ -8,6 +8,7 @@ The device under test is `JAX_TEST_DUT` if set, else the default backend's platf
 """
 import functools
 import os
+import sys
 import unittest
 
 from ....core.config import config
@@ -97,6 +98,27 @@ def is_device_tpu_at_least(version) -> bool:
 
 def is_device_cuda() -> bool:
     return False
+
+
+def is_tsan() -> bool:
+    """Whether jaxlib is a ThreadSanitizer build."""
+    return _client.sanitizers()["tsan"]
+
+
+def is_sanitized() -> bool:
+    """Whether jaxlib is built with any sanitizer."""
+    return _client.sanitizers()["any"]
+
+
+def is_gil_disabled() -> bool:
+    """Whether this Python runs free-threaded without the GIL."""
+    return hasattr(sys, "_is_gil_enabled") and not sys._is_gil_enabled()
+
+
+def is_test_rbe() -> bool:
+    """Whether JAX's remote-build test toolchain set IS_JAX_RBE_TESTING (JAX skips some
+    tests there)."""
+    return os.environ.get("IS_JAX_RBE_TESTING", "").lower() in {"true", "1", "yes", "y"}
 
 
 def is_device_rocm() -> bool:

@@ -1,0 +1,1 @@
+"""jax._src.tpu: the names JAX's tests import from JAX's TPU-algorithm package (linalg/)."""
