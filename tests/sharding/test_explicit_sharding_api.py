@@ -84,7 +84,6 @@ def test_unreduced_specs_print_and_split_as_jaxs():
         P('X', unreduced=['Y'])
 
 
-@pytest.mark.xla_only("sharded arrays")     # unreduced summands: the NumPy backend copies
 def test_device_put_to_an_unreduced_sharding(out):
     assert out["unreduced_sharding"] == (
         "NamedSharding(mesh=Mesh('X': 4, 'Y': 2, axis_types=(Explicit, Explicit)), "
