@@ -171,6 +171,7 @@ def export(fun_jit, *, platforms=None, disabled_checks=()) -> Callable[..., Expo
         _check_dimensions(args, kwargs)
         _check_symbolic_scopes(fun_jit._name, args, kwargs)
         traced = fun_jit.trace(*args, **kwargs)
+        _check_donation(platforms, traced.donated)
         start = time.perf_counter()
         exported = _exported(traced, platforms, tuple(disabled_checks),
                              lambda primal, mesh: _export_vjp(fun_jit, primal, platforms, mesh))
@@ -202,6 +203,21 @@ def _check_platforms(platforms) -> tuple:
         raise unsupported("jax.export", "export for XLA's CPU with platforms=('cpu',) where "
                           "jaxlib is installed (or run under JAX_PLATFORMS=cpu)")
     return platforms
+
+
+# the platforms whose compilers alias a donated argument's buffer (JAX's list)
+_PLATFORMS_WITH_DONATION = ("cpu", "cuda", "rocm", "tpu", "neuron")
+
+
+def _check_donation(platforms, donated) -> None:
+    """JAX's rule for a module lowered for several platforms: donated arguments need every
+    platform or none to support donation (the module's aliasing is one for all of them)."""
+    with_donation = [p for p in platforms if p in _PLATFORMS_WITH_DONATION]
+    if with_donation and len(with_donation) != len(platforms) and any(donated or ()):
+        raise NotImplementedError(
+            f"In multi-platform lowering either all or no lowering platforms should support "
+            f"donation. Lowering for {tuple(platforms)} of which only {with_donation} support "
+            f"donation")
 
 
 def _exported(traced, platforms, disabled_checks, get_vjp) -> Exported:
