@@ -24,7 +24,7 @@ from ..core.avals import ShapeDtypeStruct
 from ..core.config import config
 from ..core.dce import dce_jaxpr, prune_unused_inputs
 from ..core.ir import ClosedJaxpr
-from ..core.physical import physical_aval, physicalize
+from ..core.physical import physical_aval, physical_rules, physicalize
 from ..core.symbolic import is_symbolic
 from ..core.traceback_util import api_boundary
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
@@ -112,6 +112,8 @@ class Exported:
     # caches, not fields a caller gives (dataclasses.replace starts them afresh)
     _text: list = dataclasses.field(default_factory=list, repr=False, init=False,
                                     compare=False)                       # module text
+    _physical: list = dataclasses.field(default_factory=list, repr=False, init=False,
+                                        compare=False)       # its twin over keys' data
 
     def __str__(self):
         return f"Exported(fun_name={self.fun_name}, ...)"
@@ -169,6 +171,7 @@ def export(fun_jit, *, platforms=None, disabled_checks=()) -> Callable[..., Expo
         _check_dimensions(args, kwargs)
         _check_symbolic_scopes(fun_jit._name, args, kwargs)
         traced = fun_jit.trace(*args, **kwargs)
+        _check_donation(platforms, traced.donated)
         start = time.perf_counter()
         exported = _exported(traced, platforms, tuple(disabled_checks),
                              lambda primal, mesh: _export_vjp(fun_jit, primal, platforms, mesh))
@@ -200,6 +203,21 @@ def _check_platforms(platforms) -> tuple:
         raise unsupported("jax.export", "export for XLA's CPU with platforms=('cpu',) where "
                           "jaxlib is installed (or run under JAX_PLATFORMS=cpu)")
     return platforms
+
+
+# the platforms whose compilers alias a donated argument's buffer (JAX's list)
+_PLATFORMS_WITH_DONATION = ("cpu", "cuda", "rocm", "tpu", "neuron")
+
+
+def _check_donation(platforms, donated) -> None:
+    """JAX's rule for a module lowered for several platforms: donated arguments need every
+    platform or none to support donation (the module's aliasing is one for all of them)."""
+    with_donation = [p for p in platforms if p in _PLATFORMS_WITH_DONATION]
+    if with_donation and len(with_donation) != len(platforms) and any(donated or ()):
+        raise NotImplementedError(
+            f"In multi-platform lowering either all or no lowering platforms should support "
+            f"donation. Lowering for {tuple(platforms)} of which only {with_donation} support "
+            f"donation")
 
 
 def _exported(traced, platforms, disabled_checks, get_vjp) -> Exported:
@@ -268,7 +286,8 @@ def _module_text(closed, name: str, platforms, arg_paths, result_names,
     lowering = [_client.lowering_platform(p) for p in platforms]
     module_ctx = ModuleContext(module, lowering[0], platforms=lowering)
     module_ctx.mesh = layout and layout.mesh
-    arg_attrs, result_attrs = _sharded.module_attrs(module, layout, closed.jaxpr)
+    # (over the physical jaxpr: a typed key's sharding spans its data's trailing axes too)
+    arg_attrs, result_attrs = _sharded.module_attrs(module, layout, physicalize(closed.jaxpr))
     if kept is not None and len(kept) < len(closed.jaxpr.invars):
         arg_attrs = [arg_attrs[i] for i in kept]
         closed = _taking(closed, kept)
@@ -519,7 +538,25 @@ def _call_exported_batching(vals, dims, *, exported):
     raise NotImplementedError("Batching rule for 'call_exported' not implemented")
 
 
+def _call_exported_physical(in_avals, out_avals, *vals, exported):
+    # a typed key's argument or result is its data in the module (see _module_text): the
+    # call binds the export's twin typed over that data, as JAX's call lowers the physical
+    # types of the exported avals
+    return call_exported_p.bind(*vals, exported=_physical_twin(exported))
+
+
+def _physical_twin(exported: Exported) -> Exported:
+    """`exported` with its extended-dtype avals as their data's (one twin per export, so a
+    module calling it twice inlines it once)."""
+    if not exported._physical:
+        exported._physical.append(dataclasses.replace(
+            exported, in_avals=tuple(map(physical_aval, exported.in_avals)),
+            out_avals=tuple(map(physical_aval, exported.out_avals))))
+    return exported._physical[0]
+
+
 abstract_eval_rules[call_exported_p] = _call_exported_abstract_eval
+physical_rules[call_exported_p] = _call_exported_physical
 lowering_rules[call_exported_p] = _call_exported_lowering
 jvp_rules[call_exported_p] = _call_exported_jvp
 batching_rules[call_exported_p] = _call_exported_batching

@@ -22,6 +22,8 @@ from ..core import dtypes
 from ..core.avals import ShapedArray
 from ..core.mesh import AbstractMesh, AxisType, NamedSharding, PartitionSpec
 from ..core.symbolic import is_symbolic
+from ..random import prng
+from ..random.keys import KeyDType
 from ..tree_util import _registry, flatten_one_level, tree_flatten, tree_unflatten
 from ._sharded import typed_avals
 from .shape_poly import SymbolicScope, symbolic_shape
@@ -109,14 +111,35 @@ def _fields(record: dict) -> dict:
 def _aval_to_json(aval) -> list:
     # a symbolic dimension is stored as its text ("2*a + 1"), parsed again when loading
     shape = [d if isinstance(d, (int, np.integer)) else str(d) for d in aval.shape]
-    return [shape, np.dtype(aval.dtype).name, bool(aval.weak_type)]
+    return [shape, _dtype_name(aval.dtype), bool(aval.weak_type)]
+
+
+def _dtype_name(dtype) -> str:
+    """A dtype's name in the format: NumPy's, or a typed key's (`key<fry>`), as JAX's
+    format stores the three key types of its own since its version 4."""
+    if isinstance(dtype, KeyDType) and _key_dtype(dtype.name) == dtype:
+        return dtype.name
+    if isinstance(dtype, dtypes.ExtendedDType):
+        raise ValueError(f"Cannot serialize an export with an argument or result of dtype "
+                         f"{dtype}: only NumPy dtypes and the key types of the "
+                         f"threefry2x32, rbg and unsafe_rbg implementations are written.")
+    return np.dtype(dtype).name
+
+
+def _key_dtype(name: str):
+    """The key dtype `name` (`key<rbg>`) of a built-in implementation, else None."""
+    return next((KeyDType(impl) for impl in map(prng.prngs.get, _BUILTIN_KEYS)
+                 if f"key<{impl.tag}>" == name), None)
+
+
+_BUILTIN_KEYS = ("threefry2x32", "rbg", "unsafe_rbg")
 
 
 def _aval_from_json(record, scope) -> ShapedArray:
     shape, dtype, weak = record
     if any(isinstance(d, str) for d in shape):
         shape = [symbolic_shape(d, scope=scope)[0] if isinstance(d, str) else d for d in shape]
-    return ShapedArray(tuple(shape), _DTYPES[dtype], weak)
+    return ShapedArray(tuple(shape), _DTYPES[dtype] if dtype in _DTYPES else _key_dtype(dtype), weak)
 
 
 def _constraints(avals) -> tuple:

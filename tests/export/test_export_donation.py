@@ -1,0 +1,35 @@
+"""jax.export of a jit with donated arguments for several platforms, against JAX 0.10.2's
+answers (tests/data/export_donation_cases.py, recorded by
+reference/make_export_donation_reference.py): with a donated argument, every platform or none
+must support donation (JAX's NotImplementedError, its words), and an export for platforms
+that all do is called with the argument. Results are float32 sines: compared within 1 ulp."""
+import json
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import jxkernel
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "data"))
+import export_donation_cases as cases  # noqa: E402
+
+with open(os.path.join(HERE, "..", "data", "export_donation_reference.json")) as f:
+    REFERENCE = json.load(f)["cases"]
+
+
+@pytest.fixture(scope="module")
+def mine():
+    return cases.run(jxkernel)
+
+
+@pytest.mark.parametrize("name", sorted(set(REFERENCE) - {"called"}))
+def test_donation_rule_matches_jax(mine, name):
+    assert mine[name] == REFERENCE[name]
+
+
+def test_export_with_donation_is_called(mine):
+    got, want = np.float32(mine["called"]), np.float32(REFERENCE["called"])
+    np.testing.assert_array_max_ulp(got, want, maxulp=1)
