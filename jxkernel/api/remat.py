@@ -22,6 +22,7 @@ import sys
 import types
 import weakref
 
+from ..core import traceback_util
 from ..core.traceback_util import api_boundary
 from ..core.avals import get_aval
 from ..core.interpret import eval_jaxpr
@@ -72,6 +73,8 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
 
     if isinstance(policy, str):     # JAX fails only once differentiated: keep where it was given
         frame = sys._getframe(1)
+        while frame.f_code.co_filename == traceback_util.__file__:    # api_boundary's wrapper
+            frame = frame.f_back
         policy = _PolicyName(policy)
         policy.given_at = (frame.f_code.co_filename, frame.f_lineno)
 
