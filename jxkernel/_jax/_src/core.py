@@ -124,7 +124,7 @@ def _extremum(op, d1, d2):
     return (d1 if _is_symbolic(d1) else d2).extremum(op, d1, d2)
 
 
-from ...lax.creation import MemorySpace  # noqa: E402,F401 (an operation's results' memory)
+from ...core.avals import MemorySpace  # noqa: E402,F401 (an operation's results' memory)
 
 from ...core.axis_env import axis_names, visible_axes  # noqa: E402  (get_axis_env's)
 
