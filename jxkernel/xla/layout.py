@@ -91,12 +91,14 @@ class Format:
 def executable_layouts(layouts) -> list:
     """jaxlib's PjRtLayouts of a compiled program's parameters or results as `Layout`s (XLA's
     minor-to-major order reversed, as JAX's Layout.from_pjrt_layout)."""
-    out = []
-    for pjrt in layouts:
-        xla = pjrt._xla_layout()
-        out.append(Layout(tuple(xla.minor_to_major())[::-1], xla.tiling(),
-                          xla.element_size_in_bits()))
-    return out
+    return [from_pjrt_layout(pjrt) for pjrt in layouts]
+
+
+def from_pjrt_layout(pjrt) -> Layout:
+    """One jaxlib PjRtLayout (a program's parameter's, a buffer's `_pjrt_layout`) as a
+    `Layout`: XLA's minor-to-major order reversed."""
+    xla = pjrt._xla_layout()
+    return Layout(tuple(xla.minor_to_major())[::-1], xla.tiling(), xla.element_size_in_bits())
 
 
 # XLA's element size of the types narrower than a byte (0 for the others: the dtype's own)
