@@ -31,7 +31,8 @@ from ..core.avals import ShapedArray
 from ..core.interpreter_primitives import convert_element_type_p
 from ..core.ir import Literal, Var, eqn_printers, pp_binder
 from ..core.name_stack import eqn_source_info
-from ..core.primitive import Primitive, abstract_eval_rules, side_effecting
+from ..core.primitive import (JaxprInputEffect, Primitive, abstract_eval_rules, dceable_effects,
+                              effect_rules, side_effecting)
 from ..core.staging import JaxprTracer, ref_get, ref_set
 from ..core.trace import Tracer, current_trace, set_current_trace
 from ..numpy.dslice import update_slices
@@ -292,6 +293,40 @@ def _indexed(inner, indexer):
     return inner if indexer.full else inner.update(shape=indexer.out_shape)
 
 
+class RefEffect(JaxprInputEffect):
+    """A read, write or accumulation of a Ref, on the equation's input `input` (the Ref: 0),
+    as JAX's `jax._src.state.types` effects; `jaxpr.effects` holds them.
+
+        >>> str(ReadEffect(0)), WriteEffect(0) == WriteEffect(0), ReadEffect(0) == WriteEffect(0)
+        ('Read<0>', True, False)
+    """
+    name: str = "Ref"
+
+    def __eq__(self, other):
+        return isinstance(other, type(self)) and self.input == other.input
+
+    def __hash__(self):
+        return hash((type(self), self.input))
+
+    def __str__(self):
+        return f"{self.name}<{self.input}>"
+
+
+class ReadEffect(RefEffect):
+    name = "Read"
+
+
+class WriteEffect(RefEffect):
+    name = "Write"
+
+
+class AccumEffect(RefEffect):
+    name = "Accum"
+
+
+dceable_effects.add_type(ReadEffect)        # an unused read is dropped, as JAX's
+
+
 def _get_bind(ref, *index, indexer):
     return ref_read(ref, indexer.as_index(index))
 
@@ -368,6 +403,8 @@ swap_p = RefPrimitive("swap", _swap_bind)
 abstract_eval_rules[swap_p] = lambda ref, value, *index, indexer: \
     _indexed(ref.inner_aval, indexer)
 side_effecting.add(swap_p)
+effect_rules[get_p] = lambda params: frozenset({ReadEffect(0)})
+effect_rules[swap_p] = lambda params: frozenset({WriteEffect(0)})
 
 
 def _pp_swap(eqn, names) -> str:
@@ -407,6 +444,7 @@ def _addupdate_bind(ref, x, *index, indexer):
 addupdate_p = RefPrimitive("addupdate", _addupdate_bind, multiple_results=True)
 abstract_eval_rules[addupdate_p] = lambda ref, x, *index, indexer: []
 side_effecting.add(addupdate_p)
+effect_rules[addupdate_p] = lambda params: frozenset({AccumEffect(0)})
 
 
 def _pp_addupdate(eqn, names) -> str:
