@@ -163,6 +163,21 @@ def test_make_jaxpr_leaves_the_ref_as_it_was():
     assert values(a) == [2.0, 2.0]
 
 
+def test_jaxs_error_for_a_ref_made_in_a_jit_and_returned_names_its_line():
+    # JAX 0.10.2: "...cannot be returned.\n\nThe returned mutable array was created on line
+    # <file>:<line>:<column> (f)." (empty where no user line made it: jit(new_ref))
+    @jax.jit
+    def made(x):
+        r = jax.new_ref(x)
+        return r
+    with pytest.raises(ValueError, match=r"cannot be returned.\n\nThe returned mutable array "
+                       r"was created on line .*test_refs.py:\d+:12 \(.*made\).$"):
+        made(1.0)
+    with pytest.raises(ValueError, match=r"cannot be returned.\n\nThe returned mutable array "
+                       r"was created on line .$"):
+        jax.jit(jax.new_ref)(jax.numpy.arange(3))
+
+
 def test_jaxs_errors_for_refs_passed_twice_returned_or_passed_and_closed_over():
     x_ref = jax.new_ref(0.)
 

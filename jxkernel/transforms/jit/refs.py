@@ -96,6 +96,9 @@ def returned_ref_error(where: str, ref, names) -> ValueError:
     """JAX's error for a Ref among a jitted function's results."""
     origin = f"\n\nThe returned mutable array was passed in as the argument " \
              f"{names()[ref._argument]}." if ref._argument is not None else ""
+    created = getattr(ref, "_created", None)    # a Ref the traced function made
+    if not origin and created is not None:
+        origin = f"\n\nThe returned mutable array was created on line {created}."
     return ValueError(f"function {where} traced for jit returned a mutable array reference of "
                       f"type {ref_type(ref)}, but mutable array references cannot be returned."
                       + origin)
