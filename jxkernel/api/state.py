@@ -110,6 +110,8 @@ class Ref(metaclass=_RefType):
     dtype = property(lambda self: get_aval(self._value).dtype)
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: get_aval(self._value).size)
+    # the sharding of the array it holds, as JAX's (a Ref keeps its array's placement)
+    sharding = property(lambda self: self._value.sharding)
 
     def __getitem__(self, idx):
         return ref_read(self, idx)

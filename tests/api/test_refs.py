@@ -407,3 +407,13 @@ def test_a_jit_call_updates_every_ref_in_place_as_jax_donates_them():
     text = reads_only.lower(r).as_text()
     assert "%arg0: tensor<3xf32> {tf.aliasing_output = 1 : i32}" in text
     assert "{tf.aliasing_output = 0 : i32}" in sin_inplace.lower(r).as_text()
+
+
+def test_a_ref_has_its_arrays_sharding():
+    # as JAX 0.10.2's (mutable_array_test's test_sharding_persists: new_ref(x).sharding == s)
+    mesh = jax.make_mesh((1,), ("i",))
+    x = jax.device_put(jax.numpy.arange(2), jax.sharding.NamedSharding(mesh, jax.P("i")))
+    a = jax.new_ref(x)
+    assert a.sharding == x.sharding and a[...].sharding == x.sharding
+    assert jax.new_ref(jax.numpy.arange(2)).sharding == \
+        jax.sharding.SingleDeviceSharding(jax.devices()[0])
