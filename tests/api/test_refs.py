@@ -417,3 +417,19 @@ def test_a_ref_has_its_arrays_sharding():
     assert a.sharding == x.sharding and a[...].sharding == x.sharding
     assert jax.new_ref(jax.numpy.arange(2)).sharding == \
         jax.sharding.SingleDeviceSharding(jax.devices()[0])
+
+
+def test_jaxs_error_for_a_ref_returned_by_a_scan_body_or_a_cond_branch():
+    # JAX 0.10.2: "function <lambda> at <file>:<line> traced for scan returned a mutable array
+    # reference of type Ref{int32[]} at output tree path result[0], but mutable array
+    # references cannot be returned.\n\nThe returned mutable array was created on line ...";
+    # cond's says the same without a tree path (jxkernel names none for either)
+    with pytest.raises(ValueError, match=r"^function <lambda> at .*test_refs.py:\d+ traced for "
+                       r"scan returned a mutable array reference of type Ref\{int32\[\]\}.* but "
+                       r"mutable array references cannot be returned.\n\nThe returned mutable "
+                       r"array was created on line .*test_refs.py:\d+:\d+ \(.*\).$"):
+        jax.lax.scan(lambda c, x: (jax.new_ref(c), x), 0, jax.numpy.arange(3))
+    with pytest.raises(ValueError, match=r"traced for cond returned a mutable array reference "
+                       r"of type Ref\{float32\[\]\}, but mutable array references cannot be "
+                       r"returned."):
+        jax.lax.cond(True, lambda: jax.new_ref(1.0), lambda: jax.new_ref(2.0))
