@@ -113,3 +113,16 @@ def default_layout(aval) -> Layout:
     """
     return Layout(tuple(range(len(aval.shape))), (),
                   _SUB_BYTE_BITS.get(getattr(aval.dtype, "name", ""), 0))
+
+
+def sharding_of_format(fmt, ndim: int):
+    """A Format's sharding, where its layout is the one jxkernel's arrays have: none given, or
+    row-major without tiling (Orbax restores each shard with `Format(layout, sharding)`)."""
+    layout = fmt.layout
+    row_major = tuple(range(ndim))
+    if layout is not None and (tuple(getattr(layout, "major_to_minor", ())) != row_major or
+                               getattr(layout, "tiling", None)):
+        raise NotImplementedError(f"device_put to {fmt!r}: jxkernel's arrays are row-major "
+                                  f"(major_to_minor={row_major}); another layout is not "
+                                  f"supported")
+    return fmt.sharding

@@ -42,6 +42,7 @@ from . import transfer_guard
 from .array import Array, Shard, is_sharded, sharded_array
 from .buffer import _COPY, _copy_buffer, _frozen, _rewrap_buffer, _to_host, sharding_for
 from .host_values import _host_value
+from .layout import AutoLayout, sharding_of_format
 from .transfers import put_on_device  # (this module's device_put is the mesh's)
 from .client import xc
 from .executable import Executable, _result_handler
@@ -245,15 +246,13 @@ def _relayout(x: Array, sharding: NamedSharding) -> Array:
 def _format_sharding(fmt, ndim: int):
     """make_array_from_callback's sharding of a Format (a compiled program's output_formats
     give one): its layout is jxkernel's row-major one (xla/put.py), never Layout.AUTO."""
-    from .layout import AutoLayout
-    from .put import _sharding_of_format
     if fmt.layout is AutoLayout:
         raise TypeError("`Layout.AUTO` cannot be used in place of a device-local layout when "
                         f"calling `jax.make_array_from_callback`. Got {fmt}")
     if fmt.sharding is None:
         raise TypeError("sharding should be an instance of `jax.sharding`. Got None of type "
                         "<class 'NoneType'>")
-    return _sharding_of_format(fmt, ndim)
+    return sharding_of_format(fmt, ndim)
 
 
 def make_array_from_callback(shape, sharding, data_callback, dtype=None) -> Array:
