@@ -74,6 +74,9 @@ FILES = [
     "api_util_test.py",
     "pickle_test.py",
     "transfer_guard_test.py",
+    "mutable_array_test.py",
+    "memories_test.py",
+    "layout_test.py",
 ]
 
 # not run: each imports internals of JAX that jxkernel has no counterpart of (the first import
@@ -92,6 +95,9 @@ SKIPPED = {
     # defining new options at run time (config.bool_state/enum_state: JAX's private way to
     # add a flag, which jxkernel's fixed option table has not) and Cloud TPU's start-up
     "config_test.py": "jax._src.cloud_tpu_init (Cloud TPU's start-up; then config.bool_state)",
+    # property tests: hypothesis, which neither side's venv has (JAX's side fails to collect
+    # it too); its next JAX-private import is jax._src.hypothesis_test_util
+    "state_test.py": "hypothesis (in neither venv; then jax._src.hypothesis_test_util)",
 }
 
 
