@@ -184,7 +184,7 @@ class RefTracer(JaxprTracer):
     JAX's jit traces them (a DynamicJaxprTracer whose aval is an AbstractRef: printed
     `JitTracer(Ref{float32[]})`, no array to do math on), holding its state as a Ref's box
     does (`_value`, `_owner`, `_argument`: Ref's), with Ref's reads and writes."""
-    __slots__ = ("_value", "_owner", "_argument", "_created", "__weakref__")
+    __slots__ = ("_value", "_owner", "_argument", "_created", "_freed", "__weakref__")
     _jax_class_name = "DynamicJaxprTracer"
     # its class as JAX's messages name it (core/trace.py's jax_type_text): jit's tracer
     # class, at the JAX path where jxkernel's answers (jxkernel/_jax/_src/interpreters/)
@@ -195,6 +195,7 @@ class RefTracer(JaxprTracer):
         self._trace, self._var, self.const = trace, None, None
         self._value, self._owner, self._argument = value, owner, None
         self._created = None        # where new_ref made it in the traced function (or None)
+        self._freed = False         # free_ref was called on it (in a jit)
 
     stand_in = Ref.stand_in
     _aval = aval = property(lambda self: AbstractRef(get_aval(self._value)))
@@ -279,6 +280,10 @@ def free_ref(ref: Ref) -> tuple:
     """Invalidate `ref` (`jax.free_ref`): returns (); Python frees its box with the last use."""
     if not isinstance(ref, Ref):
         raise TypeError(f"free_ref takes a Ref, got {type(ref).__name__}")
+    if isinstance(ref, RefTracer):      # in a jit: its type is the freed one from here on
+        if ref._freed:                  # (JAX's fails with a KeyError of its own)
+            raise ValueError(f"free_ref: this Ref of type {ref.aval} was freed already")
+        ref._freed = True
     return ()
 
 

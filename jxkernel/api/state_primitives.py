@@ -263,8 +263,17 @@ def _implicit_cast(value, dtype):
 
 
 # ------------------------------------------------------------------ get
+def check_not_freed(ref, op: str) -> None:
+    """JAX's error for reading or writing a Ref a jit freed (free_ref makes its type the
+    freed one, printed `~float32[]`)."""
+    if getattr(ref, "_freed", False):
+        inner = repr(ref.aval)[len("Ref{"):-1]          # float32[3], as JAX prints it
+        raise ValueError(f"`{op}` must be called on `Ref` types: ~{inner}.")
+
+
 def ref_read(ref, idx=Ellipsis):
     """`ref[idx]`."""
+    check_not_freed(ref, "get")
     if not _is_box(ref) and not _is_recorded_ref(ref):
         return ref[idx]
     trace = recorder(ref)
@@ -346,6 +355,7 @@ eqn_printers[get_p] = _pp_get
 # ------------------------------------------------------------------ swap (and set)
 def ref_swap(ref, idx, value):
     """Write `value` at `ref[idx]`; what was there."""
+    check_not_freed(ref, "swap")
     if not _is_box(ref) and not _is_recorded_ref(ref):
         old = ref[idx]
         ref[idx] = value

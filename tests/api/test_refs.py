@@ -433,3 +433,23 @@ def test_jaxs_error_for_a_ref_returned_by_a_scan_body_or_a_cond_branch():
                        r"of type Ref\{float32\[\]\}, but mutable array references cannot be "
                        r"returned."):
         jax.lax.cond(True, lambda: jax.new_ref(1.0), lambda: jax.new_ref(2.0))
+
+
+def test_a_ref_freed_in_a_jit_cannot_be_read_or_written():
+    # JAX 0.10.2: free_ref gives the Ref the freed type: "`get` must be called on `Ref` types:
+    # ~float32[]." (`swap` for a write); eagerly free_ref changes nothing, as JAX's
+    def use(op):
+        @jax.jit
+        def f(x):
+            ref = jax.new_ref(x)
+            jax.free_ref(ref)
+            if op == "get":
+                return ref[...]
+            ref[...] = 2.0
+        return f
+    for op in ("get", "swap"):
+        with pytest.raises(ValueError, match=rf"^`{op}` must be called on `Ref` types: "
+                           r"~float32\[\].$"):
+            use(op)(1.0)
+    r = jax.new_ref(1.0)
+    assert jax.free_ref(r) == () and float(r[...]) == 1.0
