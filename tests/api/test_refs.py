@@ -453,3 +453,19 @@ def test_a_ref_freed_in_a_jit_cannot_be_read_or_written():
             use(op)(1.0)
     r = jax.new_ref(1.0)
     assert jax.free_ref(r) == () and float(r[...]) == 1.0
+
+
+def test_jaxs_error_for_one_ref_passed_twice_to_a_vmap():
+    # JAX 0.10.2: "only one reference to a mutable array may be passed as an argument to a
+    # function, but when tracing f at <file>:<line> for vmap the mutable array reference of
+    # type Ref{float32[3,3]} appeared at both ref_1 and ref_2."
+    def f(ref_1, ref_2):
+        pass
+    x_ref = jax.new_ref(jax.numpy.zeros((3, 3)))
+    with pytest.raises(ValueError, match=r"^only one reference to a mutable array may be passed "
+                       r"as an argument to a function, but when tracing f at .*test_refs.py:\d+ "
+                       r"for vmap the mutable array reference of type Ref\{float32\[3,3\]\} "
+                       r"appeared at both ref_1 and ref_2.$"):
+        jax.vmap(f)(x_ref, x_ref)
+    with pytest.raises(ValueError, match=r"appeared at both t\[0\] and t\[1\].$"):
+        jax.vmap(lambda t: None)((x_ref, x_ref))
