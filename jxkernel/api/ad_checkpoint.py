@@ -39,7 +39,7 @@ from .remat import (  # noqa: F401
 )
 from ..transforms.custom_derivatives import custom_vjp
 from ..tree_util import register_pytree_node_class, tree_flatten, tree_unflatten
-from .remat_saved import SAVED_WHATEVER_THE_POLICY
+from .remat_saved import SAVED_WHATEVER_THE_POLICY, Offloadable, Recompute, Saveable  # noqa: F401
 
 
 def saved_residuals(f, *args, **kwargs) -> list:

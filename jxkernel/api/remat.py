@@ -48,7 +48,8 @@ from ..transforms.api_util import flatten_fun, merge_static, wraps
 from ..transforms.batching import batch_jaxpr
 from ..core.dce import dce_jaxpr_outputs
 from ..core.partial_eval import partial_eval_jaxpr
-from .remat_saved import rounded_where_saved, saved_and_recomputed
+from .remat_saved import (Offloadable, Recompute, RecomputeType, Saveable,  # noqa: F401
+                          SaveableType, rounded_where_saved, saved_and_recomputed)
 from ..core.errors import ConcretizationTypeError
 from ..core.source_info import function_source_info
 from ..core.staging import DebugInfo, convert_constvars_to_invars, trace_to_jaxpr
@@ -528,6 +529,40 @@ def save_anything_except_these_names(*names_not_to_save):
     return everything_saveable
 
 
+def offload_dot_with_no_batch_dims(offload_src, offload_dst):
+    """dots_with_no_batch_dims_saveable, offloading those results to `offload_dst` instead
+    of saving them (jxkernel saves them where they are: Offloadable)."""
+    def policy(prim, *_, **params):
+        if prim is dot_general_p:
+            (_, _), (lhs_batch, rhs_batch) = params["dimension_numbers"]
+            if not lhs_batch and not rhs_batch:
+                return Offloadable(src=offload_src, dst=offload_dst)
+        return Recompute
+    return policy
+
+
+def save_and_offload_only_these_names(*, names_which_can_be_saved, names_which_can_be_offloaded,
+                                      offload_src, offload_dst):
+    """save_only_these_names, with the names `names_which_can_be_offloaded` offloaded to
+    `offload_dst` (jxkernel saves them where they are: Offloadable)."""
+    saved, offloaded = set(names_which_can_be_saved), set(names_which_can_be_offloaded)
+    both = saved & offloaded
+    if both:
+        raise ValueError(
+            "The names should be exclusive and should not intersect in "
+            "`names_which_can_be_saved` and `names_which_can_be_offloaded`. Got "
+            f"names_which_can_be_saved={saved}, names_which_can_be_offloaded={offloaded} and "
+            f"the intersection={both}")
+
+    def policy(prim, *_, **params):
+        if prim is name_p and params["name"] in saved:
+            return Saveable
+        if prim is name_p and params["name"] in offloaded:
+            return Offloadable(src=offload_src, dst=offload_dst)
+        return Recompute
+    return policy
+
+
 def save_from_both_policies(policy_1, policy_2):
     """Save what either policy saves."""
     def policy(prim, *avals, **params):
@@ -548,4 +583,6 @@ checkpoint_policies = types.SimpleNamespace(
     save_anything_except_these_names=save_anything_except_these_names,
     save_any_names_but_these=save_any_names_but_these,
     save_only_these_names=save_only_these_names,
-    save_from_both_policies=save_from_both_policies)
+    save_from_both_policies=save_from_both_policies,
+    offload_dot_with_no_batch_dims=offload_dot_with_no_batch_dims,
+    save_and_offload_only_these_names=save_and_offload_only_these_names)

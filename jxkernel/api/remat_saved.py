@@ -16,6 +16,8 @@ as JAX's rule for them.
 """
 from __future__ import annotations
 
+import typing
+
 import numpy as np
 
 from ..core.avals import dim_inserted
@@ -42,13 +44,52 @@ class _SavedName(str):
 SAVED_WHATEVER_THE_POLICY = _SavedName("custom_remat residual")
 
 
+class RecomputeType:
+    """The type of `Recompute`, a policy's answer: recompute the equation's results."""
+
+
+class SaveableType:
+    """The type of `Saveable`, a policy's answer: save the equation's results."""
+
+
+Recompute = RecomputeType()
+Saveable = SaveableType()
+
+
+class Offloadable(typing.NamedTuple):
+    """A policy's answer: save the equation's results, moved from memory kind `src` to `dst`
+    (`Offloadable("device", "pinned_host")`). jxkernel's jaxprs carry no memory kinds: the
+    results are saved where they are, so the gradient is the same, only not offloaded.
+
+        >>> Offloadable(src="device", dst="pinned_host")
+        Offloadable(src='device', dst='pinned_host')
+    """
+    src: str
+    dst: str
+
+
+def saves(answer) -> bool:
+    """Whether a policy's `answer` saves the results (True, Saveable, an Offloadable) or
+    recomputes them (False, Recompute); anything else is JAX's TypeError."""
+    if isinstance(answer, bool):
+        return answer
+    if isinstance(answer, (SaveableType, Offloadable)):
+        return True
+    if isinstance(answer, RecomputeType):
+        return False
+    raise TypeError(
+        "Value returned by a remat policy should be a bool or `ad_checkpoint.Recompute`, "
+        "`ad_checkpoint.Saveable` or `ad_checkpoint.Offloadable(...)`. "
+        f"Got {answer} of type {type(answer)}.")
+
+
 def _saved(eqn, policy) -> bool:
     """Whether a checkpoint saves `eqn`'s results: a value named SAVED_WHATEVER_THE_POLICY,
     or what the policy says (None: nothing)."""
     if type(eqn.params.get("name")) is _SavedName:
         return True
-    return policy is not None and policy(eqn.primitive, *[v.aval for v in eqn.invars],
-                                         **eqn.params)
+    return policy is not None and saves(policy(eqn.primitive, *[v.aval for v in eqn.invars],
+                                               **eqn.params))
 
 
 def saved_and_recomputed(jaxpr: Jaxpr, need, policy) -> tuple:

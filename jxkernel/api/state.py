@@ -31,6 +31,7 @@ from .. import numpy as jnp
 from ..numpy.util import REF_AVALS
 from ..core.avals import AbstractValue, ShapedArray, get_aval, typeof_rules
 from ..core.errors import aval_text
+from ..core.source_info import traced_call_site
 from ..core.staging import JaxprTrace, JaxprTracer
 from ..core.primitive import abstract_eval_rules, side_effecting
 from ..core.trace import Tracer, current_trace
@@ -109,6 +110,8 @@ class Ref(metaclass=_RefType):
     dtype = property(lambda self: get_aval(self._value).dtype)
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: get_aval(self._value).size)
+    # the sharding of the array it holds, as JAX's (a Ref keeps its array's placement)
+    sharding = property(lambda self: self._value.sharding)
 
     def __getitem__(self, idx):
         return ref_read(self, idx)
@@ -181,7 +184,7 @@ class RefTracer(JaxprTracer):
     JAX's jit traces them (a DynamicJaxprTracer whose aval is an AbstractRef: printed
     `JitTracer(Ref{float32[]})`, no array to do math on), holding its state as a Ref's box
     does (`_value`, `_owner`, `_argument`: Ref's), with Ref's reads and writes."""
-    __slots__ = ("_value", "_owner", "_argument", "__weakref__")
+    __slots__ = ("_value", "_owner", "_argument", "_created", "_freed", "__weakref__")
     _jax_class_name = "DynamicJaxprTracer"
     # its class as JAX's messages name it (core/trace.py's jax_type_text): jit's tracer
     # class, at the JAX path where jxkernel's answers (jxkernel/_jax/_src/interpreters/)
@@ -191,6 +194,8 @@ class RefTracer(JaxprTracer):
     def __init__(self, trace, value, owner=None):
         self._trace, self._var, self.const = trace, None, None
         self._value, self._owner, self._argument = value, owner, None
+        self._created = None        # where new_ref made it in the traced function (or None)
+        self._freed = False         # free_ref was called on it (in a jit)
 
     stand_in = Ref.stand_in
     _aval = aval = property(lambda self: AbstractRef(get_aval(self._value)))
@@ -222,6 +227,8 @@ def new_ref(init_val, *, memory_space=None, kind=None) -> Ref:
     trace = current_trace()
     value = own(jnp.asarray(init_val), init_val)
     ref = RefTracer(trace, value, trace) if _makes_tracers(trace) else Ref(value, trace)
+    if isinstance(ref, RefTracer):      # for JAX's error if a jit returns it ("" if no user
+        ref._created = traced_call_site(2)  # line in the traced function made it)
     if recording_here() is not None:
         out, = record(trace, new_ref_p, [trace.to_atom(ref._value)],
                       {"kind": kind, "memory_space": memory_space}, [ref.aval])
@@ -273,6 +280,10 @@ def free_ref(ref: Ref) -> tuple:
     """Invalidate `ref` (`jax.free_ref`): returns (); Python frees its box with the last use."""
     if not isinstance(ref, Ref):
         raise TypeError(f"free_ref takes a Ref, got {type(ref).__name__}")
+    if isinstance(ref, RefTracer):      # in a jit: its type is the freed one from here on
+        if ref._freed:                  # (JAX's fails with a KeyError of its own)
+            raise ValueError(f"free_ref: this Ref of type {ref.aval} was freed already")
+        ref._freed = True
     return ()
 
 

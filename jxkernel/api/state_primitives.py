@@ -31,7 +31,8 @@ from ..core.avals import ShapedArray
 from ..core.interpreter_primitives import convert_element_type_p
 from ..core.ir import Literal, Var, eqn_printers, pp_binder
 from ..core.name_stack import eqn_source_info
-from ..core.primitive import Primitive, abstract_eval_rules, side_effecting
+from ..core.primitive import (JaxprInputEffect, Primitive, abstract_eval_rules, dceable_effects,
+                              effect_rules, side_effecting)
 from ..core.staging import JaxprTracer, ref_get, ref_set
 from ..core.trace import Tracer, current_trace, set_current_trace
 from ..numpy.dslice import update_slices
@@ -262,8 +263,17 @@ def _implicit_cast(value, dtype):
 
 
 # ------------------------------------------------------------------ get
+def check_not_freed(ref, op: str) -> None:
+    """JAX's error for reading or writing a Ref a jit freed (free_ref makes its type the
+    freed one, printed `~float32[]`)."""
+    if getattr(ref, "_freed", False):
+        inner = repr(ref.aval)[len("Ref{"):-1]          # float32[3], as JAX prints it
+        raise ValueError(f"`{op}` must be called on `Ref` types: ~{inner}.")
+
+
 def ref_read(ref, idx=Ellipsis):
     """`ref[idx]`."""
+    check_not_freed(ref, "get")
     if not _is_box(ref) and not _is_recorded_ref(ref):
         return ref[idx]
     trace = recorder(ref)
@@ -292,6 +302,40 @@ def _indexed(inner, indexer):
     return inner if indexer.full else inner.update(shape=indexer.out_shape)
 
 
+class RefEffect(JaxprInputEffect):
+    """A read, write or accumulation of a Ref, on the equation's input `input` (the Ref: 0),
+    as JAX's `jax._src.state.types` effects; `jaxpr.effects` holds them.
+
+        >>> str(ReadEffect(0)), WriteEffect(0) == WriteEffect(0), ReadEffect(0) == WriteEffect(0)
+        ('Read<0>', True, False)
+    """
+    name: str = "Ref"
+
+    def __eq__(self, other):
+        return isinstance(other, type(self)) and self.input == other.input
+
+    def __hash__(self):
+        return hash((type(self), self.input))
+
+    def __str__(self):
+        return f"{self.name}<{self.input}>"
+
+
+class ReadEffect(RefEffect):
+    name = "Read"
+
+
+class WriteEffect(RefEffect):
+    name = "Write"
+
+
+class AccumEffect(RefEffect):
+    name = "Accum"
+
+
+dceable_effects.add_type(ReadEffect)        # an unused read is dropped, as JAX's
+
+
 def _get_bind(ref, *index, indexer):
     return ref_read(ref, indexer.as_index(index))
 
@@ -311,6 +355,7 @@ eqn_printers[get_p] = _pp_get
 # ------------------------------------------------------------------ swap (and set)
 def ref_swap(ref, idx, value):
     """Write `value` at `ref[idx]`; what was there."""
+    check_not_freed(ref, "swap")
     if not _is_box(ref) and not _is_recorded_ref(ref):
         old = ref[idx]
         ref[idx] = value
@@ -368,6 +413,8 @@ swap_p = RefPrimitive("swap", _swap_bind)
 abstract_eval_rules[swap_p] = lambda ref, value, *index, indexer: \
     _indexed(ref.inner_aval, indexer)
 side_effecting.add(swap_p)
+effect_rules[get_p] = lambda params: frozenset({ReadEffect(0)})
+effect_rules[swap_p] = lambda params: frozenset({WriteEffect(0)})
 
 
 def _pp_swap(eqn, names) -> str:
@@ -407,6 +454,7 @@ def _addupdate_bind(ref, x, *index, indexer):
 addupdate_p = RefPrimitive("addupdate", _addupdate_bind, multiple_results=True)
 abstract_eval_rules[addupdate_p] = lambda ref, x, *index, indexer: []
 side_effecting.add(addupdate_p)
+effect_rules[addupdate_p] = lambda params: frozenset({AccumEffect(0)})
 
 
 def _pp_addupdate(eqn, names) -> str:

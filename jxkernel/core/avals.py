@@ -5,6 +5,7 @@
 """
 from __future__ import annotations
 
+import enum
 import functools
 import math
 
@@ -29,6 +30,22 @@ def vma_text(vma) -> str:
     names = sorted(vma, key=lambda a: (axis_order.get(a, len(axis_order)), str(a)))
     text = ",".join(map(str, names))
     return "{V:" + (text if len(names) == 1 else f"({text})") + "}"
+
+
+class MemorySpace(enum.Enum):
+    """Where an operation's results live (JAX's `jax.memory.Space`, its values): a compute_on
+    block's `out_memory_spaces`, empty2's `memory_space`. jxkernel's CPU arrays are all in
+    Device memory; the others are names a program may give.
+
+        >>> MemorySpace.Device, MemorySpace.Host.value
+        (MemorySpace.Device, 2)
+    """
+    Device = 1
+    Host = 2
+    Any = 3
+
+    def __repr__(self):             # JAX's, as a tuple of them prints (compute_on's params)
+        return f"MemorySpace.{self.name}"
 
 
 class ManualAxisType:

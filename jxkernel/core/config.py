@@ -259,6 +259,10 @@ _OPTIONS = [
     _flag("jax_disable_bwd_checks", False,
           "Skip the check that a custom_vjp bwd rule's cotangents have the shapes of the "
           "primal inputs."),
+    _one_value("jax_mutable_array_checks", True,
+               "Enable error checks for mutable arrays that rule out aliasing",
+               "its checks of mutable arrays (a Ref returned from a jit, one Ref passed as "
+               "two arguments) are always made, as JAX's default"),
     _one_value("jax_use_simplified_jaxpr_constants", False,
                "Array constants as literals of a jaxpr rather than its constvars",
                "its jaxprs take array constants as constvars (JAX's default)"),

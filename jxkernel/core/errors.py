@@ -317,3 +317,21 @@ for _cls in (JAXTypeError, JAXIndexError, ConcretizationTypeError, TracerBoolCon
              InconclusiveDimensionOperation):
     _cls.__module__ = "jxkernel.errors"
 del _cls
+
+
+# ------------------------------------------------------------------ Refs passed twice
+def ref_type(ref) -> str:
+    return f"Ref{{{aval_text(ref.aval.inner_aval, weak=False)}}}"
+
+
+def check_passed_once(where: str, leaves, positions, names, traced_for: str = "jit") -> None:
+    """JAX's error for one Ref passed as two arguments (`where`: "f at file.py:3"; jit's or
+    vmap's, `traced_for`)."""
+    for n, i in enumerate(positions):
+        for j in positions[n + 1:]:
+            if leaves[i] is leaves[j]:
+                raise ValueError(
+                    f"only one reference to a mutable array may be passed as an argument to a "
+                    f"function, but when tracing {where} for {traced_for} the mutable array "
+                    f"reference of type {ref_type(leaves[i])} appeared at both {names()[i]} "
+                    f"and {names()[j]}.")

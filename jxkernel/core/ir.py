@@ -82,6 +82,61 @@ def literal_value(x):
     return value.item() if x.aval.weak_type else value[()]
 
 
+# ------------------------------------------------------------------ effects
+class Effect:
+    """A kind of side effect an equation may have (`eqn.effects`, `jaxpr.effects`): a Ref's
+    reads and writes (api/state_primitives.py), checkify's errors, a callback's; libraries
+    subclass it to name their own."""
+
+
+class EffectTypeSet:
+    """A set of effect classes (an effect is in it if its class or a base class is)."""
+
+    def __init__(self):
+        self._types: set = set()
+
+    def add_type(self, effect_type: type) -> None:
+        self._types.add(effect_type)
+
+    def contains(self, effect) -> bool:
+        return any(isinstance(effect, t) for t in self._types)
+
+    def filter_in(self, effects):
+        return [e for e in effects if self.contains(e)]
+
+    def filter_not_in(self, effects):
+        return [e for e in effects if not self.contains(e)]
+
+
+class JaxprInputEffect(Effect):
+    """An effect on one input of an equation or jaxpr (a Ref's reads and writes subclass it):
+    `input` is the input's position in an abstract eval rule's answer, as JAX's. jxkernel's
+    equations keep the position as given (JAX resolves it into the input's variable when it
+    forms the equation).
+
+    >>> JaxprInputEffect(1) == JaxprInputEffect(1), JaxprInputEffect(0).replace(2)
+    (True, JaxprInputEffect(2))
+    """
+
+    def __init__(self, input):
+        self.input = input
+
+    def replace(self, input):
+        return type(self)(input)
+
+    def __eq__(self, other):
+        if not isinstance(other, JaxprInputEffect):
+            return NotImplemented
+        return self.input == other.input
+
+    def __hash__(self):
+        return hash((type(self), self.input))
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.input})"
+
+
+
 class JaxprEqn:
     """`outvars = primitive[params] invars`, plus the user's source line (JAX's class name:
     user code prints it)."""
@@ -126,8 +181,19 @@ class Jaxpr:
         """The side effects of its equations and of the jaxprs inside them (JAX's
         `jaxpr.effects`)."""
         out = set()
+        inputs = None
         for eqn in self.eqns:
-            out |= eqn.effects
+            for effect in eqn.effects:
+                if isinstance(effect, JaxprInputEffect):
+                    # on the jaxpr's input the equation reads (its position among constvars
+                    # and invars, as JAX's make_jaxpr_effects); a Ref made inside: none
+                    if inputs is None:
+                        inputs = {v: i for i, v in enumerate(self.constvars + self.invars)}
+                    at = eqn.invars[effect.input] if effect.input < len(eqn.invars) else None
+                    if not isinstance(at, Var) or at not in inputs:
+                        continue
+                    effect = effect.replace(inputs[at])
+                out.add(effect)
             for inner in jaxpr_params(eqn.params):
                 out |= inner.effects
         return frozenset(out)

@@ -12,7 +12,7 @@ primitive, filled in right below each primitive's definition in `lax/`:
 from __future__ import annotations
 
 from . import trace as _trace
-from .ir import literal_value
+from .ir import Effect, EffectTypeSet, JaxprInputEffect, literal_value  # noqa: F401
 from .native import native
 
 
@@ -192,6 +192,10 @@ numpy_lowering_rules: dict = {}
 # rules, all registered by api/jet.py (JAX keeps them in jet.py); a primitive without one
 # raises KeyError there, as JAX's table does
 jet_rules: dict = {}
+
+# effects whose equation dead-code elimination may still drop when its results are unused
+# (JAX's pe.dceable_effects: a Ref's read)
+dceable_effects = EffectTypeSet()
 
 # effects(params) -> frozenset: the side effects an equation of the primitive has, as JAX's
 # `eqn.effects` (checkify's check: its ErrorEffects); a debug callback names its own in its

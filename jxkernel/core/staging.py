@@ -422,6 +422,8 @@ def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None,
         trace.forwards = forward
         tracers = [trace.new_arg(a) for a in in_avals]
         outs = fun(*tracers)
+        if debug_info is not None and debug_info.transformation in _CONTROL_FLOW:
+            _check_no_ref_returned(outs, debug_info)
         closed = trace.to_jaxpr(outs)
         if trace.is_high:
             high_jaxprs.add(closed)
@@ -440,6 +442,27 @@ def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None,
         del trace, tracers, outs        # ours: what holds the trace after this is a leak
         ensure_no_leaks(finished)
     return closed
+
+
+# what a control-flow body is traced for (lax/_cf_util.py): a Ref among its results is JAX's
+# error (jit checks its own: transforms/jit/refs.py)
+_CONTROL_FLOW = frozenset({"scan", "cond", "switch", "while_body", "while_cond", "fori_loop"})
+
+
+def _check_no_ref_returned(outs, debug_info: DebugInfo) -> None:
+    """JAX's error for a body or branch returning a Ref (jxkernel's names no output tree
+    path: JAX's scan adds "at output tree path result[0]")."""
+    for out in outs:
+        if is_ref(out):
+            source = debug_info.source
+            where = f" at {source.file}:{source.line}" if source else ""
+            created = getattr(out, "_created", None)
+            origin = "" if created is None else \
+                f"\n\nThe returned mutable array was created on line {created}."
+            raise ValueError(f"function {debug_info.fun_name}{where} traced for "
+                             f"{debug_info.transformation} returned a mutable array reference "
+                             f"of type {out.aval}, but mutable array references cannot be "
+                             f"returned.{origin}")
 
 
 # the trace of the Ref-typed tracers whose own trace has finished (JaxprTrace.finish)

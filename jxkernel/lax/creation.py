@@ -7,12 +7,10 @@ converted scalar broadcast with broadcast_in_dim).
 """
 from __future__ import annotations
 
-import enum
-
 import numpy as np
 
 from ..core import dtypes, sharding_types, vma
-from ..core.avals import ShapedArray, get_aval
+from ..core.avals import MemorySpace, ShapedArray, get_aval  # noqa: F401 (empty2's, lax's name)
 from ..core.basearray import Array
 from ..core.mesh import AbstractMesh
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
@@ -155,13 +153,7 @@ sharding_typing_rules[empty_p] = sharding_types.given_or_rule(empty_p, "out_shar
 # JAX's scalar placeholder (lax.empty2) that a cond's known branches return for the residual
 # slots another branch fills, broadcast to the residual's shape (ad_util.empty_like_aval):
 # a learner's grad-of-cond jaxpr shows `empty2[dtype=float32 memory_space=MemorySpace.Device]`.
-class MemorySpace(enum.Enum):
-    Device = "device"
-
-    def __repr__(self):             # JAX's, as a tuple of them prints (compute_on's params)
-        return f"MemorySpace.{self.name}"
-
-
+# (MemorySpace: core/avals.py)
 empty2_p = Primitive("empty2")
 abstract_eval_rules[empty2_p] = lambda *, dtype, memory_space: ShapedArray((), dtype)
 lowering_rules[empty2_p] = lambda ctx, *, dtype, memory_space: hl.splat(ctx, 0, np.dtype(dtype),

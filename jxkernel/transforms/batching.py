@@ -26,7 +26,7 @@ from ..core.lru import TRACES, WeakLRU
 from ..core.name_stack import name_scope
 from ..core.primitive import axis_batching_rules
 from ..core.primitive import rule as _rule
-from ..core.source_info import user_source_info
+from ..core.source_info import function_source_info, user_source_info
 from ..core.trace import Trace, Tracer, aval_text, new_trace, set_current_trace
 from . import batch_util as bu
 from . import vmappable
@@ -35,6 +35,7 @@ from .api_util import flatten_axes, positional_parameters, wraps
 from ..tree_util import (keystr, tree_flatten, tree_flatten_with_path, tree_leaves,
                          tree_structure, tree_unflatten)
 from ..core.staging import is_ref, trace_to_jaxpr
+from ..core.errors import check_passed_once
 from ..xla.transfers import foreign_argument, shard_arg_handlers
 
 
@@ -226,6 +227,11 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         leaves, treedef = tree_flatten(shadow)
         kw_leaves, kw_tree = tree_flatten(kw_shadow)
         leaves = leaves + kw_leaves
+        refs = [i for i, x in enumerate(leaves) if is_ref(x)]
+        if len(refs) > 1:               # one Ref passed twice: JAX's error, as jit's
+            source = function_source_info(fun)
+            where = f"{name} at {source.file}:{source.line}" if source else name
+            check_passed_once(where, leaves, refs, lambda: _arg_names(fun, args, kwargs), "vmap")
         if shard_arg_handlers:         # a library's array classes among them: their EArrays
             leaves = [foreign_argument(x) for x in leaves]
         flat_axes = _leaf_axes(flat_axes, leaves, name, shadow)

@@ -52,6 +52,7 @@ import math
 import re
 
 from .rich_view import RichView
+from ..core.avals import MemorySpace as Space  # noqa: F401 (jax.memory.Space, JAX's name)
 from ..xla import client
 from ..xla.array import Array, buffers, held_by_jxkernel
 from .schema import mime_type
@@ -293,4 +294,4 @@ def memory_report(arrays=None, *, platform: str | None = None, origin=None,
 
 
 __all__ = ["live_arrays", "live_buffers", "memory_report", "MemoryReport", "Row", "MEMORY_MIME",
-           "allocator_stats"]
+           "allocator_stats", "Space"]

@@ -54,6 +54,7 @@ from .deleted import DELETED, deleted_error, mark, wait_error
 from .buffer import (_COPY, _committed_buffer, _copy_buffer, _frozen, _rewrap_buffer,
                      _to_host, sharding_for, uncommitted_sharding_for)
 from .host_values import _host_value
+from .layout import Format, Layout, from_pjrt_layout
 from .numpy_device import NumpyBuffer, NumpyDevice
 
 
@@ -174,6 +175,22 @@ class ArrayImpl(metaclass=_CNamed):
             return self._sharding
         from .sharding import SingleDeviceSharding  # local: a rarely used attribute
         return SingleDeviceSharding(self.device)
+
+    @property
+    def format(self):
+        """Its layout in memory, as its buffer has it, with its sharding (JAX's `Array.format`;
+        a deleted array's layout is None; the NumPy backend's arrays are row-major, as XLA's
+        CPU default).
+
+            >>> jnp.ones((2, 3)).format.layout
+            Layout(major_to_minor=(0, 1), tiling=(), sub_byte_element_size_in_bits=0)
+        """
+        if self.is_deleted():
+            return Format(None, self.sharding)
+        pjrt = getattr(self._buf, "_pjrt_layout", None)
+        if pjrt is None:        # the NumPy backend's buffer: C order, as XLA's CPU buffers
+            return Format(Layout(tuple(range(self.ndim)), ()), self.sharding)
+        return Format(from_pjrt_layout(pjrt), self.sharding)
 
     def _python_block_until_ready(self) -> Array:
         """Wait until the computation producing this array is done; returns self."""

@@ -91,12 +91,14 @@ class Format:
 def executable_layouts(layouts) -> list:
     """jaxlib's PjRtLayouts of a compiled program's parameters or results as `Layout`s (XLA's
     minor-to-major order reversed, as JAX's Layout.from_pjrt_layout)."""
-    out = []
-    for pjrt in layouts:
-        xla = pjrt._xla_layout()
-        out.append(Layout(tuple(xla.minor_to_major())[::-1], xla.tiling(),
-                          xla.element_size_in_bits()))
-    return out
+    return [from_pjrt_layout(pjrt) for pjrt in layouts]
+
+
+def from_pjrt_layout(pjrt) -> Layout:
+    """One jaxlib PjRtLayout (a program's parameter's, a buffer's `_pjrt_layout`) as a
+    `Layout`: XLA's minor-to-major order reversed."""
+    xla = pjrt._xla_layout()
+    return Layout(tuple(xla.minor_to_major())[::-1], xla.tiling(), xla.element_size_in_bits())
 
 
 # XLA's element size of the types narrower than a byte (0 for the others: the dtype's own)
@@ -111,3 +113,16 @@ def default_layout(aval) -> Layout:
     """
     return Layout(tuple(range(len(aval.shape))), (),
                   _SUB_BYTE_BITS.get(getattr(aval.dtype, "name", ""), 0))
+
+
+def sharding_of_format(fmt, ndim: int):
+    """A Format's sharding, where its layout is the one jxkernel's arrays have: none given, or
+    row-major without tiling (Orbax restores each shard with `Format(layout, sharding)`)."""
+    layout = fmt.layout
+    row_major = tuple(range(ndim))
+    if layout is not None and (tuple(getattr(layout, "major_to_minor", ())) != row_major or
+                               getattr(layout, "tiling", None)):
+        raise NotImplementedError(f"device_put to {fmt!r}: jxkernel's arrays are row-major "
+                                  f"(major_to_minor={row_major}); another layout is not "
+                                  f"supported")
+    return fmt.sharding

@@ -12,6 +12,7 @@ from ..core.avals import Token
 from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.physical import wrap_physical
 from .array import Array
+from .layout import sharding_of_format
 from .transfers import put_on_device, typed_data
 
 
@@ -30,7 +31,7 @@ def device_put(x, device=None, *, copy=False) -> Array:
     if data is not None:                # a typed key: its data moves (a Format reads its rank)
         return wrap_physical(x.aval, device_put(data, device, copy=copy))
     if type(device).__name__ == "Format":            # jax.experimental.layout.Format
-        device = _sharding_of_format(device, np.ndim(x))
+        device = sharding_of_format(device, np.ndim(x))
     if hasattr(device, "_as_mesh_sharding"):        # a GSPMDSharding: its tiling as a mesh's
         device = device._as_mesh_sharding()
     if isinstance(device, (NamedSharding, PartitionSpec)):
@@ -38,16 +39,3 @@ def device_put(x, device=None, *, copy=False) -> Array:
         from .sharded import device_put as put_on_mesh
         return put_on_mesh(x, device)
     return put_on_device(x, device, copy=copy)
-
-
-def _sharding_of_format(fmt, ndim: int):
-    """A Format's sharding, where its layout is the one jxkernel's arrays have: none given, or
-    row-major without tiling (Orbax restores each shard with `Format(layout, sharding)`)."""
-    layout = fmt.layout
-    row_major = tuple(range(ndim))
-    if layout is not None and (tuple(getattr(layout, "major_to_minor", ())) != row_major or
-                               getattr(layout, "tiling", None)):
-        raise NotImplementedError(f"device_put to {fmt!r}: jxkernel's arrays are row-major "
-                                  f"(major_to_minor={row_major}); another layout is not "
-                                  f"supported")
-    return fmt.sharding

@@ -42,6 +42,7 @@ from . import transfer_guard
 from .array import Array, Shard, is_sharded, sharded_array
 from .buffer import _COPY, _copy_buffer, _frozen, _rewrap_buffer, _to_host, sharding_for
 from .host_values import _host_value
+from .layout import AutoLayout, sharding_of_format
 from .transfers import put_on_device  # (this module's device_put is the mesh's)
 from .client import xc
 from .executable import Executable, _result_handler
@@ -242,6 +243,18 @@ def _relayout(x: Array, sharding: NamedSharding) -> Array:
     return exe.call_buffers([x._buf])[0]
 
 
+def _format_sharding(fmt, ndim: int):
+    """make_array_from_callback's sharding of a Format (a compiled program's output_formats
+    give one): its layout is jxkernel's row-major one (xla/put.py), never Layout.AUTO."""
+    if fmt.layout is AutoLayout:
+        raise TypeError("`Layout.AUTO` cannot be used in place of a device-local layout when "
+                        f"calling `jax.make_array_from_callback`. Got {fmt}")
+    if fmt.sharding is None:
+        raise TypeError("sharding should be an instance of `jax.sharding`. Got None of type "
+                        "<class 'NoneType'>")
+    return sharding_of_format(fmt, ndim)
+
+
 def make_array_from_callback(shape, sharding, data_callback, dtype=None) -> Array:
     """An array of `shape` laid out as `sharding`, each device's block `data_callback(index)`.
 
@@ -249,6 +262,8 @@ def make_array_from_callback(shape, sharding, data_callback, dtype=None) -> Arra
     Array([0., 1., 2., 3., 4., 5., 6., 7.], dtype=float32)
     """
     shape = tuple(shape)
+    if type(sharding).__name__ == "Format":     # a Format: its sharding, with JAX's errors
+        sharding = _format_sharding(sharding, len(shape))
     if isinstance(sharding, PartitionSpec):     # (JAX's takes none, under set_mesh too)
         raise bare_spec_error(sharding, "make_array_from_callback")
     if is_extended(ShapedArray((), dtype)) if dtype is not None else False:

@@ -163,6 +163,21 @@ def test_make_jaxpr_leaves_the_ref_as_it_was():
     assert values(a) == [2.0, 2.0]
 
 
+def test_jaxs_error_for_a_ref_made_in_a_jit_and_returned_names_its_line():
+    # JAX 0.10.2: "...cannot be returned.\n\nThe returned mutable array was created on line
+    # <file>:<line>:<column> (f)." (empty where no user line made it: jit(new_ref))
+    @jax.jit
+    def made(x):
+        r = jax.new_ref(x)
+        return r
+    with pytest.raises(ValueError, match=r"cannot be returned.\n\nThe returned mutable array "
+                       r"was created on line .*test_refs.py:\d+:12 \(.*made\).$"):
+        made(1.0)
+    with pytest.raises(ValueError, match=r"cannot be returned.\n\nThe returned mutable array "
+                       r"was created on line .$"):
+        jax.jit(jax.new_ref)(jax.numpy.arange(3))
+
+
 def test_jaxs_errors_for_refs_passed_twice_returned_or_passed_and_closed_over():
     x_ref = jax.new_ref(0.)
 
@@ -392,3 +407,65 @@ def test_a_jit_call_updates_every_ref_in_place_as_jax_donates_them():
     text = reads_only.lower(r).as_text()
     assert "%arg0: tensor<3xf32> {tf.aliasing_output = 1 : i32}" in text
     assert "{tf.aliasing_output = 0 : i32}" in sin_inplace.lower(r).as_text()
+
+
+def test_a_ref_has_its_arrays_sharding():
+    # as JAX 0.10.2's (mutable_array_test's test_sharding_persists: new_ref(x).sharding == s)
+    mesh = jax.make_mesh((1,), ("i",))
+    x = jax.device_put(jax.numpy.arange(2), jax.sharding.NamedSharding(mesh, jax.P("i")))
+    a = jax.new_ref(x)
+    assert a.sharding == x.sharding and a[...].sharding == x.sharding
+    assert jax.new_ref(jax.numpy.arange(2)).sharding == \
+        jax.sharding.SingleDeviceSharding(jax.devices()[0])
+
+
+def test_jaxs_error_for_a_ref_returned_by_a_scan_body_or_a_cond_branch():
+    # JAX 0.10.2: "function <lambda> at <file>:<line> traced for scan returned a mutable array
+    # reference of type Ref{int32[]} at output tree path result[0], but mutable array
+    # references cannot be returned.\n\nThe returned mutable array was created on line ...";
+    # cond's says the same without a tree path (jxkernel names none for either)
+    with pytest.raises(ValueError, match=r"^function <lambda> at .*test_refs.py:\d+ traced for "
+                       r"scan returned a mutable array reference of type Ref\{int32\[\]\}.* but "
+                       r"mutable array references cannot be returned.\n\nThe returned mutable "
+                       r"array was created on line .*test_refs.py:\d+:\d+ \(.*\).$"):
+        jax.lax.scan(lambda c, x: (jax.new_ref(c), x), 0, jax.numpy.arange(3))
+    with pytest.raises(ValueError, match=r"traced for cond returned a mutable array reference "
+                       r"of type Ref\{float32\[\]\}, but mutable array references cannot be "
+                       r"returned."):
+        jax.lax.cond(True, lambda: jax.new_ref(1.0), lambda: jax.new_ref(2.0))
+
+
+def test_a_ref_freed_in_a_jit_cannot_be_read_or_written():
+    # JAX 0.10.2: free_ref gives the Ref the freed type: "`get` must be called on `Ref` types:
+    # ~float32[]." (`swap` for a write); eagerly free_ref changes nothing, as JAX's
+    def use(op):
+        @jax.jit
+        def f(x):
+            ref = jax.new_ref(x)
+            jax.free_ref(ref)
+            if op == "get":
+                return ref[...]
+            ref[...] = 2.0
+        return f
+    for op in ("get", "swap"):
+        with pytest.raises(ValueError, match=rf"^`{op}` must be called on `Ref` types: "
+                           r"~float32\[\].$"):
+            use(op)(1.0)
+    r = jax.new_ref(1.0)
+    assert jax.free_ref(r) == () and float(r[...]) == 1.0
+
+
+def test_jaxs_error_for_one_ref_passed_twice_to_a_vmap():
+    # JAX 0.10.2: "only one reference to a mutable array may be passed as an argument to a
+    # function, but when tracing f at <file>:<line> for vmap the mutable array reference of
+    # type Ref{float32[3,3]} appeared at both ref_1 and ref_2."
+    def f(ref_1, ref_2):
+        pass
+    x_ref = jax.new_ref(jax.numpy.zeros((3, 3)))
+    with pytest.raises(ValueError, match=r"^only one reference to a mutable array may be passed "
+                       r"as an argument to a function, but when tracing f at .*test_refs.py:\d+ "
+                       r"for vmap the mutable array reference of type Ref\{float32\[3,3\]\} "
+                       r"appeared at both ref_1 and ref_2.$"):
+        jax.vmap(f)(x_ref, x_ref)
+    with pytest.raises(ValueError, match=r"appeared at both t\[0\] and t\[1\].$"):
+        jax.vmap(lambda t: None)((x_ref, x_ref))

@@ -24,7 +24,8 @@ def test_implementation_switches_read_jaxs_defaults():
     assert implementation_switches(jax) == REF["implementation_switches"]
 
 
-@pytest.mark.parametrize("name, other", [("jax_use_simplified_jaxpr_constants", True)])
+@pytest.mark.parametrize("name, other", [("jax_use_simplified_jaxpr_constants", True),
+                                         ("jax_mutable_array_checks", False)])
 def test_an_implementation_jxkernel_has_not_is_refused_by_name(name, other):
     """Kept difference (conformance/README.md): JAX has both implementations, jxkernel the
     default one, and the other changes what a jaxpr prints; it raises rather than being kept

@@ -8,7 +8,7 @@ from ...core.errors import ConcretizationTypeError  # noqa: F401
 from ...core.sharding_types import ShardingTypeError  # noqa: F401
 from ...core.avals import pytype_aval_mappings  # noqa: F401 (a library's array classes)
 from ...api.extras import typeof  # noqa: F401
-from ...api.state import new_ref  # noqa: F401 (JAX keeps it in core)
+from ...api.state import freeze, new_ref  # noqa: F401 (JAX keeps them in core)
 from ...core.avals import (AbstractToken, AbstractValue, ShapedArray, Token,  # noqa: F401
                            abstract_token, get_aval)
 from ...core.errors import ConcretizationTypeError  # noqa: F401
@@ -124,7 +124,7 @@ def _extremum(op, d1, d2):
     return (d1 if _is_symbolic(d1) else d2).extremum(op, d1, d2)
 
 
-from ...lax.creation import MemorySpace  # noqa: E402,F401 (an operation's results' memory)
+from ...core.avals import MemorySpace  # noqa: E402,F401 (an operation's results' memory)
 
 from ...core.axis_env import axis_names, visible_axes  # noqa: E402  (get_axis_env's)
 

@@ -13,6 +13,7 @@ adds, and answer `contains` for it.
     >>> ordered_effects.contains(Beep()), lowerable_effects.contains(Beep())
     (True, False)
 """
+from ...core.primitive import JaxprInputEffect  # noqa: F401 (a Ref's effects subclass it)
 from ..extend.core import (Effect, Effects, EffectTypeSet,  # noqa: F401
                            control_flow_allowed_effects, no_effects)
 
@@ -24,29 +25,3 @@ custom_derivatives_allowed_effects = EffectTypeSet()
 partial_eval_kept_effects = EffectTypeSet()
 
 
-class JaxprInputEffect(Effect):
-    """An effect on one input of an equation or jaxpr (a library's reads and writes of a
-    mutable input subclass it): `input` is the input's position in an abstract eval rule's
-    answer, as JAX's. jxkernel's equations keep the position as given (JAX resolves it into
-    the input's variable when it forms the equation).
-
-    >>> JaxprInputEffect(1) == JaxprInputEffect(1), JaxprInputEffect(0).replace(2)
-    (True, JaxprInputEffect(2))
-    """
-
-    def __init__(self, input):
-        self.input = input
-
-    def replace(self, input):
-        return type(self)(input)
-
-    def __eq__(self, other):
-        if not isinstance(other, JaxprInputEffect):
-            return NotImplemented
-        return self.input == other.input
-
-    def __hash__(self):
-        return hash((type(self), self.input))
-
-    def __repr__(self):
-        return f"{type(self).__name__}({self.input})"

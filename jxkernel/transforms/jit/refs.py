@@ -25,7 +25,7 @@ JAX's errors for a Ref passed twice, returned, or both passed and closed over ar
 """
 from __future__ import annotations
 
-from ...core.errors import aval_text
+from ...core.errors import check_passed_once, ref_type  # noqa: F401 (jit.refs names them)
 from ...core.ir import Jaxpr
 from ...core.staging import is_ref, ref_get, ref_set, trace_to_jaxpr
 
@@ -38,21 +38,6 @@ def ref_positions(leaves) -> tuple:
 def where(jitted) -> str:
     """The jitted function as JAX's errors name it: "f at file.py:3"."""
     return f"{jitted._name} at {jitted._source_text()}" if jitted._source else jitted._name
-
-
-def ref_type(ref) -> str:
-    return f"Ref{{{aval_text(ref.aval.inner_aval, weak=False)}}}"
-
-
-def check_passed_once(where: str, leaves, positions, names) -> None:
-    """JAX's error for one Ref passed as two arguments (`where`: "f at file.py:3")."""
-    for n, i in enumerate(positions):
-        for j in positions[n + 1:]:
-            if leaves[i] is leaves[j]:
-                raise ValueError(
-                    f"only one reference to a mutable array may be passed as an argument to a "
-                    f"function, but when tracing {where} for jit the mutable array reference of "
-                    f"type {ref_type(leaves[i])} appeared at both {names()[i]} and {names()[j]}.")
 
 
 def with_stand_ins(flat, leaves, avals, positions):
@@ -96,6 +81,9 @@ def returned_ref_error(where: str, ref, names) -> ValueError:
     """JAX's error for a Ref among a jitted function's results."""
     origin = f"\n\nThe returned mutable array was passed in as the argument " \
              f"{names()[ref._argument]}." if ref._argument is not None else ""
+    created = getattr(ref, "_created", None)    # a Ref the traced function made
+    if not origin and created is not None:
+        origin = f"\n\nThe returned mutable array was created on line {created}."
     return ValueError(f"function {where} traced for jit returned a mutable array reference of "
                       f"type {ref_type(ref)}, but mutable array references cannot be returned."
                       + origin)

@@ -6,3 +6,5 @@ defined in jxkernel/api/state.py.
 """
 from ....api.state import (AbstractRef, Ref, addupdate, empty_ref, free_ref,  # noqa: F401
                           freeze, get, new_ref, set, swap)
+from ....api.state_primitives import (AccumEffect, ReadEffect, RefEffect,  # noqa: F401
+                                      WriteEffect)

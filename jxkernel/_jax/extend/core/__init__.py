@@ -24,7 +24,7 @@ from ....core.avals import AbstractToken, Token  # noqa: F401
 from ....core.errors import ConcretizationTypeError, InconclusiveDimensionOperation  # noqa: F401
 from ....core.interpret import eval_jaxpr
 from ....core.ir import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var, jaxpr_params  # noqa: F401
-from ....core.primitive import Primitive  # noqa: F401
+from ....core.primitive import Effect, EffectTypeSet, Primitive  # noqa: F401
 from ....core.staging import DebugInfo, JaxprTrace  # noqa: F401
 from ....core.trace import (Trace, Tracer, concrete_or_error, current_trace,  # noqa: F401
                             eval_trace, set_current_trace)
@@ -99,33 +99,8 @@ def unmapped_aval(size: int, axis: int | None, aval: ShapedArray) -> ShapedArray
 
 
 # ------------------------------------------------------------------ effects
-class Effect:
-    """A kind of side effect an equation may have. jxkernel tracks none in its jaxprs (its
-    side effects are callbacks ordered by their tokens); libraries subclass this to name
-    their own."""
-
-
 Effects = set
 no_effects: frozenset = frozenset()
-
-
-class EffectTypeSet:
-    """A set of effect classes (an effect is in it if its class or a base class is)."""
-
-    def __init__(self):
-        self._types: set = set()
-
-    def add_type(self, effect_type: type) -> None:
-        self._types.add(effect_type)
-
-    def contains(self, effect) -> bool:
-        return any(isinstance(effect, t) for t in self._types)
-
-    def filter_in(self, effects):
-        return [e for e in effects if self.contains(e)]
-
-    def filter_not_in(self, effects):
-        return [e for e in effects if not self.contains(e)]
 
 
 # effects allowed in the bodies of cond, scan and while_loop

@@ -1,0 +1,22 @@
+"""jax.memory.Space, as JAX 0.10.2's (its members, values and reprs), and a compute_on2
+function naming one (tests/data/memory_space_cases.py, recorded by
+reference/make_memory_space_reference.py)."""
+import json
+import os
+
+import jxkernel
+import memory_space_cases as cases
+
+REFERENCE = json.load(open(os.path.join(os.path.dirname(__file__), "..", "data",
+                                        "memory_space_reference.json")))
+OURS = cases.run(jxkernel)
+
+
+def test_members_as_jax():
+    assert OURS["members"] == REFERENCE["members"]
+
+
+def test_compute_on2_naming_a_space_computes_as_jax():
+    # x * 2 and its gradient: exact in float32
+    assert OURS["compute_on2_jit"] == REFERENCE["compute_on2_jit"]
+    assert OURS["compute_on2_grad"] == REFERENCE["compute_on2_grad"]

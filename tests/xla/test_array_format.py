@@ -1,0 +1,29 @@
+"""Array.format, as JAX 0.10.2's on the CPU (tests/data/array_format_cases.py, recorded by
+reference/make_array_format_reference.py): the layout read from the array's buffer, with its
+sharding; on the NumPy backend the row-major layout XLA's CPU gives; make_array_from_callback
+given a Format."""
+import json
+import os
+
+import pytest
+
+import jxkernel
+import array_format_cases as cases
+
+REFERENCE = json.load(open(os.path.join(os.path.dirname(__file__), "..", "data",
+                                        "array_format_reference.json")))
+OURS = cases.run(jxkernel)
+
+
+@pytest.mark.parametrize("name", sorted(k for k in REFERENCE if k != "jax_version"))
+def test_format_as_jax(name):
+    # (the NumPy backend's device prints as NumpyDevice where XLA's CPU prints CpuDevice)
+    ours = OURS[name].replace("NumpyDevice", "CpuDevice") if isinstance(OURS[name], str) \
+        else OURS[name]
+    assert ours == REFERENCE[name]
+
+
+def test_a_key_array_has_no_format_as_jax():
+    # JAX 0.10.2: AttributeError: 'PRNGKeyArray' object has no attribute 'format'
+    with pytest.raises(AttributeError, match="format"):
+        jxkernel.random.key(0).format
