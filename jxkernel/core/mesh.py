@@ -31,6 +31,17 @@ class IndivisibleError(ValueError):
     """An array dimension does not divide evenly among the devices a sharding splits it over."""
 
 
+def check_tiles_divide(sharding, shape, tiles) -> None:
+    """JAX's IndivisibleError where `tiles` (the pieces each dimension of `shape` is split
+    into by `sharding`) does not divide a dimension (NamedSharding's and GSPMDSharding's)."""
+    for dim, (size, tile) in enumerate(zip(shape, tiles)):
+        if size % tile:
+            raise IndivisibleError(
+                f"Sharding {sharding!r} implies that array axis {dim} is partitioned {tile} "
+                f"times, but the dimension size is {size} (full shape: {tuple(shape)}, "
+                f"per-dimension tiling factors: {list(tiles)} should evenly divide the shape)")
+
+
 class AbstractMeshOnlyError(ValueError):
     """JAX's error for a program whose only mesh is an AbstractMesh (`abstract`), lowered with
     no devices to run on (no mesh set by set_mesh); jax.export lowers it over a stand-in."""
@@ -608,13 +619,7 @@ class NamedSharding:
         if len(self.spec) > len(shape):
             raise ValueError(f"Sharding {self!r} is only valid for values of rank at least "
                              f"{len(self.spec)}, but was applied to a value of rank {len(shape)}")
-        tiles = self._tiles(len(shape))
-        for dim, (size, tile) in enumerate(zip(shape, tiles)):
-            if size % tile:
-                raise IndivisibleError(
-                    f"Sharding {self!r} implies that array axis {dim} is partitioned {tile} "
-                    f"times, but the dimension size is {size} (full shape: {tuple(shape)}, "
-                    f"per-dimension tiling factors: {list(tiles)} should evenly divide the shape)")
+        check_tiles_divide(self, shape, self._tiles(len(shape)))
 
     def shard_shape(self, global_shape) -> tuple:
         self.check_shape(tuple(global_shape))

@@ -25,6 +25,7 @@ from ..core.avals import abstract_token
 from ..core.mesh import (
     AbstractMesh,
     IndivisibleError,
+    check_tiles_divide,
     common_devices_indices_map,
     AxisType,
     Mesh,
@@ -147,12 +148,7 @@ class GSPMDSharding:
             raise ValueError(f"Sharding {self!r} is only valid for values of rank "
                              f"{len(tiles)}, but was applied to a value of rank "
                              f"{len(global_shape)}")
-        for dim, (size, n) in enumerate(zip(global_shape, tiles)):
-            if size % n:
-                raise IndivisibleError(
-                    f"Sharding {self!r} implies that array axis {dim} is partitioned {n} "
-                    f"times, but the dimension size is {size} (full shape: {global_shape}, "
-                    f"per-dimension tiling factors: {tiles} should evenly divide the shape)")
+        check_tiles_divide(self, global_shape, tiles)
         return tuple(size // n for size, n in zip(global_shape, tiles))
 
     def is_equivalent_to(self, other, ndim: int) -> bool:
