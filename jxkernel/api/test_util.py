@@ -142,6 +142,8 @@ def _step(x, delta, sign):
 
 def _safe_sub(x, y):
     """x - y in x's dtype, with inf - inf == 0: an output that stays infinite has no change."""
+    if _is_float0(x):                       # an integer output's tangent: no change
+        return x
     dtype = _dtype(x)
     x, y = np.asarray(x), np.asarray(y)
     with np.errstate(invalid="ignore"):
