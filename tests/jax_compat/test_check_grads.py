@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import jxkernel
+from doc_examples import check_docstring_examples
 from jxkernel.api import test_util
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "data")
@@ -55,3 +56,7 @@ def test_span_is_x_plus_minus_eps():
     t = np.float32(1.5)
     got = test_util.numerical_jvp(lambda x: x ** 3, (np.float32(0),), (t,), eps=0.1)
     np.testing.assert_allclose(got, 0.01 * t ** 3, rtol=1e-5)
+
+
+def test_docstring_examples():
+    check_docstring_examples("jxkernel.api.test_util")
