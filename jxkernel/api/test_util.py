@@ -2,11 +2,13 @@
 
     >>> check_grads(jnp.sin, (0.5,), order=2)        # raises AssertionError on a mismatch
 
-Forward mode: the JVP along a random direction against a central difference.
-Reverse mode: the VJP against the JVP by the dot-product test
-<vjp(ct), t> == <ct, jvp(t)>. check_jvp and check_vjp take JAX's arguments: the function, its
-`partial(jax.jvp, f)` or `partial(jax.vjp, f)`, and the arguments. Higher orders apply the same checks to the
-derivative functions themselves.
+JAX 0.10.2's check, step for step, so a function passes or fails as under JAX: the numerical
+JVP is the central difference (f(x + eps t) - f(x - eps t)) / (2 eps), eps = 1e-4 unless given,
+computed in each input's and output's own dtype, along the tangent `RandomState(0).randn` draws
+leaf by leaf. Forward mode compares jvp's tangent with it; reverse mode compares
+<t, vjp(ct)> with <numerical jvp(t), ct> (ct drawn next from the same stream). Tolerances
+are JAX's per dtype, scaled by the number of elements compared. Order n checks the
+derivative functions: `partial(jvp, f)` at (args, args) and `vjp(f, *args)[1](f(*args))`.
 """
 from __future__ import annotations
 
@@ -15,136 +17,236 @@ import functools
 import numpy as np
 
 from ..core import dtypes
+from ..core.config import config
 from ..core.avals import get_aval
-from ..transforms.ad_util import float0
 from ..transforms.ad import jvp, vjp
-from ..tree_util import tree_flatten, tree_map, tree_unflatten
+from ..transforms.ad.linearization import linearize
+from ..transforms.ad_util import float0
+from ..tree_util import tree_flatten, tree_map
 
-_EPS = {np.dtype(np.float16): 2e-2, dtypes.bfloat16: 2e-1, np.dtype(np.float32): 1e-3,
-        np.dtype(np.float64): 1e-5}
-_TOL = {np.dtype(np.float16): 5e-2, dtypes.bfloat16: 3e-1, np.dtype(np.float32): 2e-2,
-        np.dtype(np.float64): 1e-5}
+EPS = 1e-4
 
 
-def _np(x):
-    dtype = np.asarray(x).dtype
-    if dtype == float0:                     # the tangent of an integer value: zero
-        return np.zeros(np.shape(x))
-    return np.asarray(x, dtype=np.result_type(dtype, np.float64)
-                      if dtype.kind not in "c" else np.complex128)
+def _by_dtype(**table):
+    return {np.dtype(getattr(dtypes, k, None) or getattr(np, k)): v for k, v in table.items()
+            if getattr(dtypes, k, None) is not None or hasattr(np, k)}
+
+
+_FLOAT8 = dict.fromkeys(("float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn",
+                         "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz"), 1e-1)
+# JAX's default_gradient_tolerance: the defaults of check_grads' atol and rtol
+default_gradient_tolerance = _by_dtype(
+    **_FLOAT8, float4_e2m1fn=1e0, float8_e8m0fnu=1e0, bfloat16=1e-1, float16=1e-2,
+    float32=2e-3, float64=1e-5, complex64=1e-3, complex128=1e-5)
+# JAX's default_tolerance: what a dtype absent from the table above gets (exact for integers)
+_default_tolerance = {
+    **_by_dtype(**_FLOAT8, float4_e2m1fn=1e0, float8_e8m0fnu=1e0, bfloat16=1e-2,
+                float16=1e-3, float32=1e-6, float64=1e-15, complex64=1e-6, complex128=1e-15),
+    **{np.dtype(k): 0 for k in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8,
+                                np.uint16, np.uint32, np.uint64)},
+    np.dtype(float0): 0}
+
+
+def _dtype(x) -> np.dtype:
+    # a Python scalar's own dtype (float64 for a float), not its canonical one, as JAX's
+    return x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype
+
+
+def _is_float0(x) -> bool:
+    return _dtype(x) == float0
+
+
+def _tolerance(dtype, tol):
+    if not isinstance(tol, dict):
+        return tol
+    dtype = dtypes.canonicalize_dtype(np.dtype(dtype))
+    return tol.get(dtype, _default_tolerance.get(dtype, 0))
+
+
+def _merge_tolerance(tol):
+    if tol is None:
+        return default_gradient_tolerance
+    if not isinstance(tol, dict):
+        return tol
+    return {**default_gradient_tolerance, **{np.dtype(k): v for k, v in tol.items()}}
+
+
+def _assert_close(a, b, atol, rtol, err_msg):
+    """JAX's check_close of one leaf: the loosest tolerance of the two dtypes, times the
+    number of elements (a zero tolerance is NumPy's default)."""
+    if _is_float0(a) or _is_float0(b):      # no derivative (an integer output): nothing to compare
+        return
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.shape == b.shape, f"{err_msg}: shapes {a.shape} and {b.shape} differ"
+    atol = max(_tolerance(a.dtype, atol), _tolerance(b.dtype, atol))
+    rtol = max(_tolerance(a.dtype, rtol), _tolerance(b.dtype, rtol))
+    upcast = lambda x: x.astype(np.float32) if x.dtype.kind == "V" or (
+        x.dtype.kind == "f" and x.dtype.itemsize < 2) or x.dtype == dtypes.bfloat16 else x
+    kw = {k: v for k, v in (("atol", atol * a.size), ("rtol", rtol * b.size)) if v}
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_allclose(upcast(a), upcast(b), **kw, err_msg=err_msg)
+
+
+def _check_close(xs, ys, atol, rtol, err_msg):
+    tree_map(lambda x, y: _assert_close(x, y, atol, rtol, err_msg), xs, ys)
+
+
+def _check_dtypes_match(xs, ys):
+    def same(x, y):
+        if _is_float0(x) or _is_float0(y):
+            return
+        if config.jax_enable_x64:
+            assert _dtype(x) == _dtype(y), f"dtypes {_dtype(x)} and {_dtype(y)} differ"
+        else:
+            assert dtypes.canonicalize_dtype(_dtype(x)) == dtypes.canonicalize_dtype(_dtype(y)), (
+                f"dtypes {_dtype(x)} and {_dtype(y)} differ")
+    tree_map(same, xs, ys)
+
+
+def rand_like(rng, x):
+    """Standard normal values (complex: both parts) of `x`'s shape and dtype from
+    `rng.randn`, as JAX's tests draw a tangent for `x`; a Python scalar for a Python scalar.
+
+    >>> rand_like(np.random.RandomState(0), np.zeros(2, np.float32))
+    array([1.7640524, 0.4001572], dtype=float32)
+    """
+    shape, dtype = np.shape(x), _dtype(x)
+    randn = lambda: np.asarray(rng.randn(*shape), dtype=dtype)
+    result = randn() + dtype.type(1j) * randn() if dtypes.is_complex(dtype) else randn()
+    return result.item() if dtypes.is_python_scalar(x) else result
+
+
+def _tangent_like(rng, x):
+    """rand_like's draw, float0 zeros for an integer or bool value (its tangent type, where
+    JAX's check would pass the integers drawn and fail): later leaves get JAX's numbers."""
+    drawn = rand_like(rng, x)
+    return drawn if dtypes.is_inexact(_dtype(x)) else np.zeros(np.shape(x), float0)
+
+
+def _scalar_mul(x, a):
+    if _is_float0(x):
+        return x
+    dtype = _dtype(x)
+    result = np.multiply(np.asarray(x), np.array(np.asarray(a), dtype=dtype), dtype=dtype)
+    return result.item() if dtypes.is_python_scalar(x) else result
+
+
+def _step(x, delta, sign):
+    """x + sign * delta in x's dtype (a Python scalar stays one), as JAX's add/sub."""
+    if _is_float0(delta):
+        return x
+    result = np.array(np.asarray(x) + sign * np.asarray(delta), dtype=_dtype(x))
+    return result.item() if dtypes.is_python_scalar(x) and dtypes.is_python_scalar(delta) \
+        else result
+
+
+def _safe_sub(x, y):
+    """x - y in x's dtype, with inf - inf == 0: an output that stays infinite has no change."""
+    if _is_float0(x):                       # an integer output's tangent: no change
+        return x
+    dtype = _dtype(x)
+    x, y = np.asarray(x), np.asarray(y)
+    with np.errstate(invalid="ignore"):
+        return np.where(np.equal(x, y), np.array(0, dtype), np.subtract(x, y, dtype=dtype))
+
+
+def numerical_jvp(f, primals, tangents, eps=EPS):
+    """(f(x + eps t) - f(x - eps t)) * (0.5 / eps), each step in its value's own dtype.
+
+        >>> numerical_jvp(lambda x: x * x, (np.float32(3),), (np.float32(1),))  # float32's noise
+        np.float32(5.993843)
+    """
+    delta = tree_map(lambda t: _scalar_mul(t, eps), tangents)
+    f_pos = f(*tree_map(lambda x, d: _step(x, d, 1), primals, delta))
+    f_neg = f(*tree_map(lambda x, d: _step(x, d, -1), primals, delta))
+    half = np.divide(0.5, np.asarray(eps))
+    return tree_map(lambda d: _scalar_mul(d, half), tree_map(_safe_sub, f_pos, f_neg))
+
+
+def _inner_prod(xs, ys):
+    """sum over leaves of Re <x, y> (x conjugated), skipping integer (float0) leaves."""
+    total = 0
+    for x, y in zip(tree_flatten(xs)[0], tree_flatten(ys)[0]):
+        if not (_is_float0(x) or _is_float0(y)):
+            total = np.add(total, np.real(np.dot(np.conj(np.asarray(x)).reshape(-1),
+                                                 np.asarray(y).reshape(-1))))
+    return np.asarray(total)
 
 
 def _conj(x):
-    return x if np.asarray(x).dtype == float0 else np.conj(x)
+    if _is_float0(x):
+        return x
+    result = np.array(np.conj(np.asarray(x)), dtype=_dtype(x))
+    return result.item() if dtypes.is_python_scalar(x) else result
 
 
-def _random_like(rng, x):
-    if not dtypes.is_inexact(np.asarray(x).dtype):  # integer/bool values have float0 tangents
-        return np.zeros(np.shape(x), float0)
-    aval = get_aval(x)
-    value = rng.standard_normal(aval.shape)
-    if dtypes.is_complex(aval.dtype):
-        value = value + 1j * rng.standard_normal(aval.shape)
-    return np.asarray(value, dtype=aval.dtype)
+def check_jvp(f, f_jvp, args, atol=None, rtol=None, eps=EPS, err_msg=""):
+    """`f_jvp(args, tangents)` (typically `partial(jax.jvp, f)`) matches f at `args` and the
+    numerical JVP along JAX's random tangent."""
+    atol, rtol = _merge_tolerance(atol), _merge_tolerance(rtol)
+    rng = np.random.RandomState(0)
+    tangent = tree_map(functools.partial(_tangent_like, rng), args)
+    v_out, t_out = f_jvp(args, tangent)
+    _check_dtypes_match(v_out, t_out)
+    v_out_expected = f(*args)
+    _check_dtypes_match(v_out, v_out_expected)
+    t_out_expected = numerical_jvp(f, args, tangent, eps=eps)
+    _check_close(v_out, v_out_expected, atol, rtol, f"{err_msg} primal" if err_msg else "primal")
+    _check_close(t_out, t_out_expected, atol, rtol,
+                 f"{err_msg} tangent" if err_msg else "tangent")
 
 
-def _inner(xs, ys):
-    return sum(np.vdot(_np(x).ravel(), _np(y).ravel()).real for x, y in zip(xs, ys))
+def check_vjp(f, f_vjp, args, atol=None, rtol=None, eps=EPS, err_msg=""):
+    """`f_vjp(*args)` (typically `partial(jax.vjp, f)`) passes the dot-product test against the
+    numerical JVP: <t, conj(vjp(conj(ct)))> == <numerical jvp(t), ct>."""
+    atol, rtol = _merge_tolerance(atol), _merge_tolerance(rtol)
+    rand_like = functools.partial(_tangent_like, np.random.RandomState(0))
+    v_out, vjpfun = f_vjp(*args)
+    v_out_expected = f(*args)
+    _check_close(v_out, v_out_expected, atol, rtol, f"{err_msg} primal" if err_msg else "primal")
+    tangent = tree_map(rand_like, args)
+    tangent_out = numerical_jvp(f, args, tangent, eps=eps)
+    cotangent = tree_map(rand_like, v_out)
+    cotangent_out = tree_map(_conj, vjpfun(tree_map(_conj, cotangent)))
+    ip = _inner_prod(tangent, cotangent_out)
+    ip_expected = _inner_prod(tangent_out, cotangent)
+    _check_close(ip, ip_expected, atol, rtol,
+                 f"{err_msg} cotangent projection" if err_msg else "cotangent projection")
 
 
-def _tol(args, given, table):
-    """A tolerance for `args`: `given` if a number; else the loosest over the arguments'
-    dtypes of `given` (a dict by dtype, as JAX's tests pass) over `table`. A given number may
-    be a 0-d array (JAX's eigh tests scale eps by a norm): taken as a Python float, so it
-    scales complex steps with no dtype promotion (JAX's check casts it to each input's dtype)."""
-    if given is not None and not isinstance(given, dict):
-        return float(np.asarray(given))
-    if given:
-        table = {**table, **{np.dtype(k): v for k, v in given.items()}}
-    kinds = [np.dtype(get_aval(a).dtype) for a in tree_flatten(args)[0]]
-    return max((table.get(k, table[np.dtype(np.float32)]) for k in kinds), default=1e-3)
-
-
-def _numerical_jvp(f, args, tangents, eps):
-    """The central difference of `f` at `args` along `tangents`, in float64 (the inputs
-    rounded to their own dtypes, so `f` sees the values it is defined on)."""
-    leaves, tree = tree_flatten(args)
-    t_leaves = tree_flatten(tangents)[0]
-    cast = lambda tr: tree_map(lambda v, x: np.asarray(v, get_aval(x).dtype), tr, args)
-    plus = tree_unflatten(tree, [_np(x) + eps / 2 * _np(t) for x, t in zip(leaves, t_leaves)])
-    minus = tree_unflatten(tree, [_np(x) - eps / 2 * _np(t) for x, t in zip(leaves, t_leaves)])
-    f_plus, f_minus = (tree_flatten(f(*cast(p)))[0] for p in (plus, minus))
-    return [_safe_sub(_np(hi), _np(lo)) / eps for hi, lo in zip(f_plus, f_minus)]
-
-
-def _safe_sub(hi, lo):
-    """hi - lo with inf - inf == 0, as JAX's difference: an output that stays infinite (a
-    max over padding only) has no change, not a NaN."""
-    with np.errstate(invalid="ignore"):
-        return np.where(hi == lo, np.zeros_like(hi), hi - lo)
-
-
-def check_jvp(f, f_jvp, args, atol=None, rtol=None, eps=None, err_msg=""):
-    """`f_jvp(args, tangents)` (typically `partial(jax.jvp, f)`) along a random direction
-    matches a central difference of `f`, as JAX's check_jvp."""
-    rng = np.random.default_rng(0)
-    eps = _tol(args, eps, _EPS)
-    atol, rtol = _tol(args, atol, _TOL), _tol(args, rtol, _TOL)
-    tangents = tree_map(lambda x: _random_like(rng, x), args)
-    _, out_t = f_jvp(args, tangents)
-    numeric = _numerical_jvp(f, args, tangents, eps)
-    for got, want in zip(tree_flatten(out_t)[0], numeric):
-        # JAX's check_close: the tolerances grow with the number of elements compared
-        n = max(np.size(want), 1)
-        np.testing.assert_allclose(_np(got), want, atol=atol * n, rtol=rtol * n,
-                                   err_msg=f"{err_msg} JVP does not match finite differences")
-
-
-def check_vjp(f, f_vjp, args, atol=None, rtol=None, eps=None, err_msg=""):
-    """`f_vjp(*args)` (typically `partial(jax.vjp, f)`) agrees with the JVP of `f` by the
-    dot-product test <t, vjp(ct)> == <jvp(t), ct> (real part of the complex inner product,
-    with JAX's conjugation convention). JAX's check_vjp takes the JVP from a central
-    difference; here it is jax.jvp's where `f` has one, which check_jvp holds to the central
-    difference: exact where the difference loses digits (erfcx far out, where f'' is huge)."""
-    rng = np.random.default_rng(1)
-    eps = _tol(args, eps, _EPS)
-    atol, rtol = _tol(args, atol, _TOL), _tol(args, rtol, _TOL)
-    out, pullback = f_vjp(*args)
-    cotangent = tree_map(lambda x: _random_like(rng, x), out)
-    tangents = tree_map(lambda x: _random_like(rng, x), args)
-    # JAX's convention for complex values: the cotangent map is conj(vjp(conj(ct)))
-    pulled = tree_flatten(pullback(tree_map(_conj, cotangent)))[0]
-    lhs = _inner(tree_flatten(tangents)[0], [np.conj(_np(c)) for c in pulled])
-    try:
-        reference = tree_flatten(jvp(f, args, tangents)[1])[0]
-    except TypeError:
-        # no forward mode (a custom_vjp function, as odeint): the central difference, JAX's
-        # own reference for check_vjp
-        reference = _numerical_jvp(f, args, tangents, eps)
-    rhs = _inner(reference, tree_flatten(cotangent)[0])
-    np.testing.assert_allclose(lhs, rhs, atol=atol * max(1.0, abs(rhs)), rtol=rtol,
-                               err_msg=f"{err_msg} VJP disagrees with JVP (dot-product test)")
+def _jvp_from_lin(f, primals, tangents):
+    primal_out, f_lin = linearize(f, *primals)
+    return primal_out, f_lin(*tangents)
 
 
 def check_grads(f, args, order, modes=("fwd", "rev"), atol=None, rtol=None, eps=None):
-    """Check derivatives of `f` at `args` up to `order` in the given modes."""
+    """Check derivatives of `f` at `args` up to `order` in `modes` ('fwd', 'rev', 'lin')."""
     args = tuple(args)
+    eps = eps or EPS
     for mode in modes:
-        if mode not in ("fwd", "rev"):
-            raise ValueError(f"Unknown mode {mode!r}; expected 'fwd' or 'rev'")
+        if mode not in ("fwd", "rev", "lin"):
+            raise ValueError(f"check_grads: unknown mode {mode!r} in modes={modes!r}; "
+                             "expected 'fwd', 'rev' or 'lin'")
+    check_fwd = functools.partial(check_jvp, atol=atol, rtol=rtol, eps=eps)
+    check_rev = functools.partial(check_vjp, atol=atol, rtol=rtol, eps=eps)
 
-    def check(fun, order_left):
+    def check(f, args, order, err_msg=""):
         if "fwd" in modes:
-            check_jvp(fun, functools.partial(jvp, fun), args, atol, rtol, eps)
+            fwd_msg = f"JVP of {err_msg}" if err_msg else "JVP"
+            check_fwd(f, functools.partial(jvp, f), args, err_msg=fwd_msg)
+            if order > 1:
+                check(functools.partial(jvp, f), (args, args), order - 1, fwd_msg)
         if "rev" in modes:
-            check_vjp(fun, functools.partial(vjp, fun), args, atol, rtol, eps)
-        if order_left > 1:
-            rng = np.random.default_rng(order_left)
-            if "fwd" in modes:
-                tangents = tree_map(lambda x: _random_like(rng, x), args)
-                check(lambda *xs: jvp(fun, xs, tangents)[1], order_left - 1)
-            if "rev" in modes:
-                out = fun(*args)
-                ct = tree_map(lambda x: _random_like(rng, x), out)
-                check(lambda *xs: vjp(fun, *xs)[1](ct), order_left - 1)
-    check(f, order)
+            rev_msg = f"VJP of {err_msg}" if err_msg else "VJP"
+            check_rev(f, functools.partial(vjp, f), args, err_msg=rev_msg)
+            if order > 1:
+                def f_vjp(*args):
+                    out, pullback = vjp(f, *args)
+                    return pullback(out)
+                check(f_vjp, args, order - 1, rev_msg)
+        if "lin" in modes:
+            lin_msg = f"LIN of {err_msg}" if err_msg else "LIN"
+            check_fwd(f, functools.partial(_jvp_from_lin, f), args, err_msg=lin_msg)
+            if order > 1:
+                check(functools.partial(_jvp_from_lin, f), (args, args), order - 1, lin_msg)
+    check(f, args, order)

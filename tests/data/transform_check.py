@@ -495,7 +495,11 @@ def run_jit_path_grad_test(case: Case):
     """check_grads with jnp's jit wrappers on: the transformations of the jit primitive."""
     exs = examples(case, 1)
     g, pos = float_args(case, exs)
-    check_grads(*real_view(g, tuple(exs[j][0] for j in pos)), order=2, modes=("fwd", "rev"))
+    # second order in float32 by JAX's step (1e-4, in float32): float32 loosened to 1e-2, as
+    # JAX's own tests do for such checks (lax_autodiff_test.py's grad_tol)
+    tol = {np.float32: 1e-2, np.complex64: 1e-2}
+    check_grads(*real_view(g, tuple(exs[j][0] for j in pos)), order=2, modes=("fwd", "rev"),
+                atol=tol, rtol=tol)
 
 
 def transform_tests(cases, grads_together=False):

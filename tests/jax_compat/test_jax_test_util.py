@@ -168,10 +168,10 @@ def test_check_jvp_and_check_vjp_take_jaxs_arguments():
     test_util.check_jvp(jnp.sin, functools.partial(jxkernel.jvp, jnp.sin), x)
     test_util.check_vjp(jnp.sin, functools.partial(jxkernel.vjp, jnp.sin), x)
     wrong_jvp = lambda primals, tangents: (jnp.sin(*primals), jnp.sin(*tangents))
-    with pytest.raises(AssertionError, match="JVP does not match finite differences"):
+    with pytest.raises(AssertionError, match="tangent"):
         test_util.check_jvp(jnp.sin, wrong_jvp, x)
     wrong_vjp = lambda *primals: (jnp.sin(*primals), lambda ct: (2 * ct,))
-    with pytest.raises(AssertionError, match="VJP disagrees with JVP"):
+    with pytest.raises(AssertionError, match="cotangent projection"):
         test_util.check_vjp(jnp.sin, wrong_vjp, x)
 
 

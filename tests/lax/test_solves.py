@@ -255,8 +255,9 @@ def test_optimization_barrier_rules():
     assert set(out) == {"a", "b"} and int(out["b"][0]) == 2
     text = jax.jit(lambda v: lax.optimization_barrier((v, v + 1))).lower(x).as_text()
     assert "stablehlo.optimization_barrier" in text
+    # second order in float32 by JAX's step: float32's tolerance 1e-2, as JAX's own tests
     check_grads(lambda v: lax.optimization_barrier(jnp.sin(v)) * v, (x,), order=2,
-                modes=("fwd", "rev"))
+                modes=("fwd", "rev"), atol=1e-2, rtol=1e-2)
     got = jax.vmap(lambda v: lax.optimization_barrier(v) * 2, in_axes=1, out_axes=1)(
         np.stack([x, x]))
     assert_allclose_ulp(got, 2 * np.stack([x, x]), 0)      # doubling: exact

@@ -157,8 +157,10 @@ GRADS_TOGETHER = {"expi", "zeta", "beta", "multigammaln"}
 def test_gradients_by_finite_differences(name):
     f, args, order = GRAD_CASES[name]
     check = check_grads_together if name in GRADS_TOGETHER else check_grads
+    # ndtri at 0.01 is steep (f' = 66): JAX's step 1e-4 is 9e-5 off there, so a smaller one
+    eps = {"ndtri": 1e-6}.get(name)
     with x64():
-        check(f, args, order=order)
+        check(f, args, order=order, eps=eps)
 
 
 BATCH_CASES = {

@@ -146,9 +146,14 @@ def closed_over_ints(case, args):
     return fun, [args[i] for i in case.diff]
 
 
+F32_GRAD_TOL = {np.float32: 1e-2, np.complex64: 1e-2}
+
+
 def check_grads_order_2(case):
     fun, floats_ = closed_over_ints(case, example(case, 1))
-    check_grads(fun, floats_, order=2, modes=("fwd", "rev"))
+    # second order in float32 by JAX's step (1e-4, in float32): JAX's own tests loosen float32
+    # to 1e-2 for such checks (lax_autodiff_test.py's grad_tol)
+    check_grads(fun, floats_, order=2, modes=("fwd", "rev"), atol=F32_GRAD_TOL, rtol=F32_GRAD_TOL)
 
 
 def check_transformed_jaxprs_typecheck(case):

@@ -16,7 +16,7 @@ import numpy as np
 
 from .... import numpy as jnp
 from ....api.extras import numpy_dtype_promotion
-from ....api.test_util import check_grads, check_jvp, check_vjp  # noqa: F401
+from ....api.test_util import check_grads, check_jvp, check_vjp, rand_like  # noqa: F401
 from ....numpy.util import promote_dtypes, promote_dtypes_inexact
 from ....transforms.jit import jit
 from ....tree_util import tree_flatten, tree_unflatten
@@ -48,7 +48,7 @@ from .jaxpr_checks import (assert_dot_precision, assert_dot_preferred_element_ty
 from .mesh import create_mesh, with_explicit_mesh, with_mesh, with_mesh_from_kwargs  # noqa: F401
 from .rand import (NUMPY_SCALAR_SHAPE, PYTHON_SCALAR_SHAPE, ScalarShape, _dims_of_shape,  # noqa: F401
                    dtype_str, format_shape_dtype_string, is_valid_shape, rand_bool, rand_default,
-                   rand_fullrange, rand_indices_unique_along_axis, rand_int, rand_like,
+                   rand_fullrange, rand_indices_unique_along_axis, rand_int,
                    rand_nonzero, rand_not_small, rand_positive, rand_small, rand_small_positive,
                    rand_some_equal, rand_some_inf, rand_some_inf_and_nan, rand_some_nan,
                    rand_some_zero, rand_uniform, rand_unique_int)

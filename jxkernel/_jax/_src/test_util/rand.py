@@ -259,16 +259,3 @@ def rand_bool(rng):
         return _cast_to_shape(np.asarray(rng.rand(*_dims_of_shape(shape)) < 0.5, dtype=dtype),
                               shape, dtype)
     return generator
-
-
-def rand_like(rng, x):
-    """Standard normal values (complex: both parts) of `x`'s shape and dtype from
-    `rng.randn`, as JAX's tests draw a tangent for `x`; a Python scalar for a Python scalar.
-
-    >>> rand_like(np.random.RandomState(0), np.zeros(2, np.float32))
-    array([1.7640524, 0.4001572], dtype=float32)
-    """
-    shape, dtype = np.shape(x), _dtype(x)
-    randn = lambda: np.asarray(rng.randn(*shape), dtype=dtype)
-    result = randn() + dtype.type(1j) * randn() if _core.is_complex(dtype) else randn()
-    return result.item() if _core.is_python_scalar(x) else result
