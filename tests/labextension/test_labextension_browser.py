@@ -339,8 +339,12 @@ def test_status_bar_loads_jxkernel(lab, request):
 @pytest.mark.xla_only("several devices")
 def test_backend_menu_switches_device(lab, request):
     """Choosing cpu:1 in the status bar menu is what %jxbackend then reports; choosing cpu:0
-    again (with the keyboard) moves the shown %jxbackend selector back (it follows the kernel)."""
+    again (with the keyboard) moves the shown %jxbackend selector back (it follows the kernel).
+    A cell runs first: the status bar starts no backend itself (a first cell may still set the
+    CPU's device count, as JAX's parallel tutorials do), so the menu lists the CPU's devices once
+    a cell has started it."""
     wait_connected(lab)
+    run_cell(lab, SHOW_BACKEND)
     status_item(lab).click()
     menu = lab.locator(".jx-BackendMenu")
     expect(menu).to_be_visible()
