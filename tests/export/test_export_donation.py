@@ -5,18 +5,15 @@ must support donation (JAX's NotImplementedError, its words), and an export for 
 that all do is called with the argument. Results are float32 sines: compared within 1 ulp."""
 import json
 import os
-import sys
 
 import numpy as np
 import pytest
 
 import jxkernel
+import export_donation_cases as cases  # tests/data
+from locations import DATA
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "data"))
-import export_donation_cases as cases  # noqa: E402
-
-with open(os.path.join(HERE, "..", "data", "export_donation_reference.json")) as f:
+with open(os.path.join(DATA, "export_donation_reference.json")) as f:
     REFERENCE = json.load(f)["cases"]
 
 

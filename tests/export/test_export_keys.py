@@ -9,17 +9,14 @@ its venv lacks flatbuffers), checked against the recorded answers of the unseria
 and random bits are integers; avals, types and messages are text)."""
 import json
 import os
-import sys
 
 import pytest
 
 import jxkernel
+import export_keys_cases as cases  # tests/data
+from locations import DATA
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "data"))
-import export_keys_cases as cases  # noqa: E402
-
-with open(os.path.join(HERE, "..", "data", "export_keys_reference.json")) as f:
+with open(os.path.join(DATA, "export_keys_reference.json")) as f:
     REFERENCE = json.load(f)["cases"]
 
 

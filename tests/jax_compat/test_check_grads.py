@@ -4,7 +4,6 @@ x +- eps, in each value's dtype) and the same pass/fail, by the shared cases in
 tests/data/check_grads_cases.py."""
 import json
 import os
-import sys
 
 import numpy as np
 import pytest
@@ -12,10 +11,10 @@ import pytest
 import jxkernel
 from doc_examples import check_docstring_examples
 from jxkernel.api import test_util
+from locations import DATA
 
-DATA = os.path.join(os.path.dirname(__file__), "..", "data")
-sys.path.insert(0, DATA)
-from check_grads_cases import cases  # noqa: E402
+from check_grads_cases import cases  # tests/data
+
 
 with open(os.path.join(DATA, "check_grads_reference.json")) as f:
     REFERENCE = json.load(f)
