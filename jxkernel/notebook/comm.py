@@ -29,7 +29,7 @@ from ..views.memory import allocator_stats
 from .compile_notes import LIBRARY, OTHER_KINDS, grouped, kind_of
 from .magics import device_name
 from .protocol import PROTOCOL, BadMessage, check
-from .widgets.backend import platforms, probe
+from .widgets.backend import PLATFORMS, platforms, probe
 
 TARGET = "jxkernel"
 
@@ -180,20 +180,30 @@ class Channel:
                 "memory": allocator_stats(device)}
 
     def _prospective(self, platform: str, count: int) -> dict:
-        """The state with `platform`'s `count` devices not started yet: the selector's list and
-        the memory come once a cell has started it (push_state then sends them)."""
+        """The state with `platform`'s `count` devices not started yet: the menu lists them as
+        they will start; the memory comes once a cell has started it (push_state sends it)."""
         return {"type": "state", "protocol": PROTOCOL, "jxkernel_version": __version__,
                 "backend": platform, "device": f"{platform}:0", "device_count": count,
-                "backends": [], "compiles": 0, "other_compiles": 0, "cache_hits": 0,
+                "backends": self._backends_ahead(platform, count), "compiles": 0,
+                "other_compiles": 0, "cache_hits": 0,
                 "fail_on_recompile": compile_record.failing_on_recompile(), "memory": None}
+
+    def _backends_ahead(self, platform: str, count: int) -> list:
+        """The menu's list before any backend started: `platform`'s `count` devices as they
+        will start, the others as probed (one that is not installed or not allowed fails to
+        start without starting the CPU; `prospective_cpu` is None where another would start
+        first). Not kept: the first cell may still change the count."""
+        # not platforms(): it asks default_backend(), which starts one
+        offered = PLATFORMS + (() if platform in PLATFORMS else (platform,))
+        found, missing = probe(tuple(p for p in offered if p != platform))
+        ahead = {"name": platform, "available": True,
+                 "devices": [f"{platform}:{i}" for i in range(count)]}
+        return [ahead if p == platform else _backend_json(p, found, missing) for p in offered]
 
     def backends(self) -> list:
         if self._backends is None:
             found, missing = probe()          # the backend selector's probe, once per kernel
-            self._backends = [
-                {"name": p, "available": True, "devices": [device_name(d) for d in found[p]]}
-                if p in found else {"name": p, "available": False, "hint": missing[p]}
-                for p in platforms()]
+            self._backends = [_backend_json(p, found, missing) for p in platforms()]
         return [dict(b) for b in self._backends]
 
     def _state_reply(self) -> dict:
@@ -242,6 +252,14 @@ class Channel:
     def event_json(self, event) -> dict:
         cell_id, count = self._cells.get(event.seq, (None, None))
         return views_json.compile_event_json(event, cell_id, count)
+
+
+def _backend_json(platform: str, found: dict, missing: dict) -> dict:
+    """One backend of the state's list, from probe()'s (found, missing)."""
+    if platform in found:
+        return {"name": platform, "available": True,
+                "devices": [device_name(d) for d in found[platform]]}
+    return {"name": platform, "available": False, "hint": missing[platform]}
 
 
 def others_json(events=None) -> list:

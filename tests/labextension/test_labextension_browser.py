@@ -333,6 +333,14 @@ def test_status_bar_loads_jxkernel(lab, request):
         rf"^jx · {re.escape(shown)} · \d+ compiles, \d+ hits( · \+\d+ eager/internal)?{used()}$"))
     assert f"{where}:0" in item.get_attribute("title")
     shot(lab, request, "2-loaded")
+    # before any cell: the menu lists the devices the backend will start with, starting none
+    # (a first cell may still set the CPU's device count, as JAX's parallel tutorials do)
+    item.click()
+    expect(menu_item(lab, f"{where}:0")).to_have_class(re.compile(r"lm-mod-toggled"))
+    expect(menu_item(lab, f"{where}:1")).to_be_visible()
+    shot(lab, request, "3-menu-before-a-cell")
+    lab.keyboard.press("Escape")
+    expect(lab.locator(".jx-BackendMenu")).to_have_count(0)
     run_cell(lab, SETUP)
 
 
@@ -340,9 +348,7 @@ def test_status_bar_loads_jxkernel(lab, request):
 def test_backend_menu_switches_device(lab, request):
     """Choosing cpu:1 in the status bar menu is what %jxbackend then reports; choosing cpu:0
     again (with the keyboard) moves the shown %jxbackend selector back (it follows the kernel).
-    A cell runs first: the status bar starts no backend itself (a first cell may still set the
-    CPU's device count, as JAX's parallel tutorials do), so the menu lists the CPU's devices once
-    a cell has started it."""
+    (Before any cell the menu lists the devices the CPU will start with: the first test.)"""
     wait_connected(lab)
     run_cell(lab, SHOW_BACKEND)
     status_item(lab).click()

@@ -139,5 +139,9 @@ def test_the_notebooks_status_starts_no_backend_before_the_first_cell(how):
     result = run_python(["-c", _FIRST_CELL, how], {"JXKERNEL_CPU_DEVICES": "", "XLA_FLAGS": ""})
     assert result.returncode == 0, result.stdout + result.stderr
     out = json.loads(result.stdout.strip().splitlines()[-1])
-    assert out["hello"] == ["cpu", "cpu:0", 1, []] and out["started"] == []
+    backend, device, count, backends = out["hello"]
+    assert (backend, device, count) == ("cpu", "cpu:0", 1) and out["started"] == []
+    # the menu lists the CPU's device as it will start, and the others as unavailable
+    assert backends[0] == {"name": "cpu", "available": True, "devices": ["cpu:0"]}
+    assert [(b["name"], b["available"]) for b in backends[1:]] == [("gpu", False), ("tpu", False)]
     assert out["count"] == 8 and out["after"] == ["cpu:0", 8]

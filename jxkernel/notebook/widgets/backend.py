@@ -29,12 +29,13 @@ def platforms() -> tuple:
     return PLATFORMS
 
 
-def probe() -> tuple[dict, dict]:
-    """({platform: [devices]} that start, {platform: why not}); where jaxlib does not import
-    (the browser), XLA's platforms are missing for one reason, said once (`grouped`)."""
+def probe(offered: tuple | None = None) -> tuple[dict, dict]:
+    """({platform: [devices]} that start, {platform: why not}) of the `offered` platforms (all
+    of platforms() by default); where jaxlib does not import (the browser), XLA's platforms
+    are missing for one reason, said once (`grouped`)."""
     found, missing = {}, {}
     xla_missing = client.xla_unavailable()
-    for platform in platforms():
+    for platform in platforms() if offered is None else offered:
         if xla_missing is not None and platform in PLATFORMS:
             missing[platform] = xla_missing
             continue
