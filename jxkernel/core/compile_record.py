@@ -208,8 +208,10 @@ _key_counts: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # key -> 
 _subscribers: list = []
 _lock = threading.Lock()
 _seq = 0                              # the last seq handed out (clear() keeps counting)
-# jax_explain_cache_misses writes here, as JAX logs (the name users filter on)
-_logger = logging.getLogger("jxkernel.compile_log")
+# JAX's compile lines and jax_explain_cache_misses write here, as JAX logs (the name users
+# filter on)
+LOGGER = "jxkernel.compile_log"
+_logger = logging.getLogger(LOGGER)
 MAX_EVENTS = 10_000
 
 
@@ -270,10 +272,13 @@ def record(event: CompileEvent, counted_as=None) -> CompileEvent:
 
 def _log_miss(event: CompileEvent, site) -> None:
     """jax_explain_cache_misses's message for `event`, logged at `site`; as JAX's, none for a
-    miss of its own functions or of an eager operation (not the user's)."""
+    miss of its own functions or of an eager operation (not the user's). The record's
+    `jax_words` is JAX's message alone, without jxkernel's fixes: what a notebook whose compile
+    notes tell the fixes shows (notebook/tracebacks.py), so that they are not said twice."""
     if config.jax_explain_cache_misses and _explainer is not None and event.origin == USER:
         try:
-            _logger.warning(_explainer.explain_miss(event, site))
+            _logger.warning(_explainer.explain_miss(event, site), extra={
+                "jax_words": _explainer.explain_miss(event, site, own=False)})
         except Exception as e:
             _explainer_failed("writing the cache-miss log", e)
 
@@ -661,7 +666,7 @@ _explainer = None       # what says why a Miss compiled (jxkernel/views/recompil
 
 def install_explainer(explainer) -> None:
     """Let `explainer` (an object with `compiled(miss, phases, backend) -> CompileEvent`,
-    `refusal(miss) -> RecompileError` and `explain_miss(event, call_site) -> str`) explain each
+    `refusal(miss) -> RecompileError` and `explain_miss(event, call_site, own) -> str`) explain each
     jit cache miss, as `core` reaches `xla` through install_eval_hook."""
     global _explainer
     _explainer = explainer

@@ -19,6 +19,7 @@ This is the only package that imports IPython, ipywidgets and plotly.
 """
 from __future__ import annotations
 
+import logging
 import sys
 import weakref
 
@@ -28,6 +29,7 @@ from .magics import MAGIC_CLASSES
 from .report import report
 from .state import State
 from ..as_jax import install_as_jax
+from ..core import compile_record
 from ..core.lazy_names import module_aliases
 from ..core.source_info import register_exclusion
 from ..views.stepper import step
@@ -67,6 +69,7 @@ def load_ipython_extension(shell) -> None:
     tracebacks.install(shell)
     tracebacks.install_warnings()
     tracebacks.install_log_names()
+    logging.getLogger(compile_record.LOGGER).addFilter(state.log_filter)
     _exclude_ipythons_frames()
     _states[shell] = state
 
@@ -93,6 +96,7 @@ def unload_ipython_extension(shell) -> None:
     tracebacks.uninstall(shell)
     tracebacks.uninstall_warnings()
     tracebacks.uninstall_log_names()
+    logging.getLogger(compile_record.LOGGER).removeFilter(state.log_filter)
     tables = shell.magics_manager.magics
     for kind in ("line", "cell"):
         for name in _OURS:

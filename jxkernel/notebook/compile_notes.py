@@ -24,6 +24,7 @@ that ran it.
 from __future__ import annotations
 
 import collections
+import logging
 import os
 import re
 import sys
@@ -343,13 +344,16 @@ class CellWatch:
 
     def __init__(self):
         self.start = compile_record.last_seq() + 1
+        self.running = False            # between a cell's start and its end
         self.real_jax_told = False      # said once per shell: a note each cell would be noise
 
     def cell_started(self) -> None:
         self.start = compile_record.last_seq() + 1
+        self.running = True
 
     def cell_finished(self, skip=()) -> Note | None:
         """The note of the cell that just ran (None: nothing to note)."""
+        self.running = False
         events = compile_record.events_since(self.start)
         self.start = compile_record.last_seq() + 1
         return cell_note(events, config.jxkernel_compile_notes, skip) if events else None
@@ -368,3 +372,20 @@ class CellWatch:
         note = real_jax_note()
         self.real_jax_told = note is not None
         return note
+
+
+class FixesInTheNote(logging.Filter):
+    """jax_explain_cache_misses's log in JAX's words alone while a cell runs with the notes on:
+    the cell's note tells each difference's fix and its code, which jxkernel's lines in the
+    log (compile_record._log_miss: the record's `jax_words` is JAX's message without them)
+    would say a second time in the same output. Outside a cell no note tells them."""
+
+    def __init__(self, watch: CellWatch):
+        super().__init__()
+        self.watch = watch
+
+    def filter(self, record) -> bool:
+        jax_words = getattr(record, "jax_words", None)
+        if jax_words and self.watch.running and config.jxkernel_compile_notes != "off":
+            record.msg, record.args = jax_words, ()
+        return True

@@ -29,6 +29,8 @@ class State:
         self.channel = None                   # the JupyterLab extension's comm (comm.Channel)
         self.origins = cell_origins.CellOrigins()   # the cell that made each live array (%jxmemory)
         self.compiles = compile_notes.CellWatch()    # what the running cell compiled (its note)
+        # jax_explain_cache_misses's log without the fixes the note tells (compile_log's)
+        self.log_filter = compile_notes.FixesInTheNote(self.compiles)
         self.effects = trace_effects.TraceEffectsWatch()   # side effects run at a trace alone
 
     def switch_backend(self, name: str):

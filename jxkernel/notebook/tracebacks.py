@@ -246,6 +246,8 @@ class _CellNamesInLog(logging.Filter):
         named = name_cells(record.getMessage())
         if named != record.getMessage():
             record.msg, record.args = named, ()
+        if getattr(record, "jax_words", None):      # JAX's message alone (compile_notes)
+            record.jax_words = name_cells(record.jax_words)
         if record.exc_info and not record.exc_text:
             # a failing host callback's traceback (logged as JAX logs it): the handler prints
             # exc_text when it is set, so the cells' files are named there too

@@ -401,11 +401,12 @@ def _refusal_text(jitted, err, where) -> str:
             f"{'with ' if per_function else 'by '}{allow}.")
 
 
-def explain_miss(event: CompileEvent, call_site=None) -> str:
+def explain_miss(event: CompileEvent, call_site=None, own: bool = True) -> str:
     """What `jax_explain_cache_misses` logs for `event`, in the shape of JAX's message: where
     the call is (`call_site`: a SourceInfo, or JAX's text of it, "" where no line of the
     user's is in the trace), the function, and each difference from the nearest earlier
-    signature.
+    signature; with `own`, jxkernel's lines too, indented under JAX's (each difference's fix
+    and its code, "(jxkernel: ...)").
 
         >>> from jxkernel.xla.compiler import Phases
         >>> print(explain_miss(CompileEvent("f", "a.py:3", (), "first call", Phases(), "cpu")))
@@ -424,8 +425,8 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
     lines = [f"TRACING CACHE MISS{where}:"]
     # a retrace inside another traced function (its program is part of that one's, if any):
     # jxkernel's line, marked as such (JAX logs the miss and says nothing of where)
-    inlined = [] if event.compiled else [f"  (jxkernel: traced inside {event.inlined_into}; "
-                                         "nothing compiled of its own)"]
+    inlined = [] if event.compiled or not own else [
+        f"  (jxkernel: traced inside {event.inlined_into}; nothing compiled of its own)"]
     fresh = [c for c in event.changes if c.kind in ("fresh_jit", "fresh_body")]
     if event.reason == "first call":            # as JAX: a function object not traced before
         fun = getattr(event.key, "_fun", event.key)     # JAX's id of the object traced
@@ -433,7 +434,7 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
                   f"    {function}{'' if fun is None else f' id={id(fun)}'}{defined}"]
         if event.same_site or fresh:        # JAX's guess from the call site, in its words
             lines += _record.SAME_SITE_HINT
-        if fresh:                           # and what jxkernel knows: the code is the same
+        if fresh and own:                   # and what jxkernel knows: the code is the same
             done = "compiled" if fresh[0].kind == "fresh_jit" else "traced"
             lines += [f"  (it is: a new object of the same code, {done} before "
                       f"({fresh[0].old}))", explanation_text(fresh)]
@@ -447,7 +448,7 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
     if heading:                                 # the kind of difference, in JAX's words
         lines.append(f"  {heading}")
     lines += event.jax_lines                    # and JAX's own lines for it, where known
-    told = explanation_text(event.changes, jax_words=True).split("\n")
+    told = explanation_text(event.changes, jax_words=True, fixes=own).split("\n")
     typed = [i for i, line in enumerate(told) if line.startswith("  * at ")]
     if heading == "different input types:" and any("{weak_type=" in told[i] for i in typed):
         # a weak type differs (JAX writes it then): JAX's link on weak types, glued to its

@@ -263,3 +263,33 @@ def test_a_failing_callbacks_logged_traceback_names_the_cell(shell):
     assert messages and messages[0].startswith("jax.io_callback failed\nTraceback"), messages
     assert f'File "In[{cell}]", line 3, in boom' in messages[0], messages[0]   # after the import
     assert "ipykernel" not in messages[0] and "<ipython-input" not in messages[0]
+
+
+def test_the_miss_log_is_jaxs_words_where_the_cells_note_tells_the_fix(shell):
+    """With jax_explain_cache_misses on, a recompile's log is JAX's message alone while the
+    compile notes are on (the cell's note tells the fix and its code: said once); with
+    `%jxnotes off` nothing else tells it, and the log keeps jxkernel's indented fix lines."""
+    import logging
+    messages = []
+    handler = logging.Handler(logging.WARNING)
+    handler.emit = lambda record: messages.append(record.getMessage())
+    log = logging.getLogger("jxkernel.compile_log")
+    log.addHandler(handler)
+    try:
+        shell.run_cell("jax.config.update('jax_explain_cache_misses', True)\n"
+                       "grown = jax.jit(lambda x: x * 2)\ngrown(jnp.ones(3))")
+        with capture_output() as cap:
+            shell.run_cell("grown(jnp.ones(4))")
+        shell.run_line_magic("jxnotes", "off")
+        shell.run_cell("grown(jnp.ones(5))")
+    finally:
+        shell.run_line_magic("jxnotes", "recompiles")
+        shell.run_cell("jax.config.update('jax_explain_cache_misses', False)")
+        log.removeHandler(handler)
+    noted, unnoted = [m for m in messages if "all previously seen cache keys differ" in m]
+    assert noted.splitlines()[-2:] == ["  different input types:",
+                                      "  * at x, now f32[4] and before f32[3]"], noted
+    note = "\n".join(str(o.data.get("text/plain", "")) for o in cap.outputs)
+    assert "fix: " in note and "x = jnp.pad(x," in note, note
+    assert unnoted.splitlines()[4] == "  * at x, now f32[5] and before f32[3]", unnoted
+    assert unnoted.splitlines()[5].startswith("    fix: "), unnoted

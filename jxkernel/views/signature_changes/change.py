@@ -137,9 +137,11 @@ def _unquoted(text: str) -> str:
     return text[1:-1] if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"" else text
 
 
-def explanation_text(changes, indent: str = "  ", jax_words: bool = False) -> str:
-    """The changes as lines of text, each with its fix and code; with `jax_words`, each
-    change JAX's line says is said in JAX's words (the `jax_explain_cache_misses` log).
+def explanation_text(changes, indent: str = "  ", jax_words: bool = False,
+                     fixes: bool = True) -> str:
+    """The changes as lines of text, each with its fix and code (without, where not `fixes`);
+    with `jax_words`, each change JAX's line says is said in JAX's words (the
+    `jax_explain_cache_misses` log).
 
         >>> print(explanation_text([Change("x", "shape", "f32[3]", "f32[4]", "Pad.", "x = ...")]))
           x: shape f32[3] -> f32[4]
@@ -149,6 +151,8 @@ def explanation_text(changes, indent: str = "  ", jax_words: bool = False) -> st
     lines = []
     for c in changes:
         lines.append(f"{indent}{(jax_words and jax_line(c)) or c}")
+        if not fixes:
+            continue
         if c.fix:
             lines.append(f"{indent}  fix: {c.fix}")
         lines += [f"{indent}    {code}" for code in c.snippet.splitlines()]
