@@ -405,8 +405,7 @@ def explain_miss(event: CompileEvent, call_site=None, own: bool = True) -> str:
     """What `jax_explain_cache_misses` logs for `event`, in the shape of JAX's message: where
     the call is (`call_site`: a SourceInfo, or JAX's text of it, "" where no line of the
     user's is in the trace), the function, and each difference from the nearest earlier
-    signature; with `own`, jxkernel's lines too, indented under JAX's (each difference's fix
-    and its code, "(jxkernel: ...)").
+    signature; with `own`, jxkernel's lines too, indented under JAX's (fixes, "(jxkernel: ...)").
 
         >>> from jxkernel.xla.compiler import Phases
         >>> print(explain_miss(CompileEvent("f", "a.py:3", (), "first call", Phases(), "cpu")))
