@@ -7,7 +7,7 @@ primitive (Faa di Bruno's formula, one recurrence per primitive), not by nesting
 
     >>> f0, (f1, f2) = jet(jnp.sin, (0.5,), ((1.0, 0.0),))
     >>> print(f0, f1, f2)
-    0.47942555 0.87758255 -0.47942555
+    0.47942555 0.87758255 -0.47942567
 
 It is an interpreter like jvp (transforms/ad/forward.py): `JetTrace` carries each value's primal and its
 K coefficients, and each primitive's rule in `jet_rules` (a table of core/primitive.py's
