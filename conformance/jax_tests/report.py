@@ -7,6 +7,7 @@ then on the NumPy backend only, with the last line of each failure.
     >>> cell({"passed": 5, "failed": 1, "error": 0, "skipped": 2, "status": "finished"})
     '5 / 1 / 0 / 2'
 """
+import itertools
 import os
 import re
 import time
@@ -100,8 +101,9 @@ _ROW = re.compile(rf"^\| `tests/(\S+)` \| {_COUNTS} \| {_COUNTS} \| (\d*) \|$", 
 
 
 def earlier_rows(text, start=START, end=END, side="jxkernel") -> tuple:
-    """(the README block's stamp line, {side: {file: outcome}}) of the rows the table holds
-    now: the counts of a file no clone here has run since (marked `earlier`).
+    """(the README block's stamp: its lines before the table, {side: {file: outcome}}) of the
+    rows the table holds now: the counts of a file no clone here has run since (marked
+    `earlier`).
 
     >>> stamp, rows = earlier_rows("Run X.\\n| `tests/a.py` | 5 / 0 / 0 / 1 | 4 / 1 / 0 / 1 | 1 |")
     >>> stamp, rows["jxkernel"]["a.py"]["failed"], rows["jxkernel"]["a.py"]["gap"]
@@ -112,7 +114,10 @@ def earlier_rows(text, start=START, end=END, side="jxkernel") -> tuple:
     ('3 / 0 / 0 / 1 (crashed (exit -9) after 9 s)', '3 / 0 / 0 / 1')
     """
     block = text.split(start, 1)[-1].split(end, 1)[0]
-    stamp = next((line for line in block.splitlines() if line.startswith("Run ")), "")
+    # every line above the table: the runs' stamps, hand-written ones too (a merge of several
+    # helpers' runs says per branch which files ran where)
+    prose = itertools.takewhile(lambda line: not line.startswith("|"), block.splitlines())
+    stamp = "\n".join(line for line in prose if line.strip())
     rows: dict = {"jax": {}, side: {}}
     for file, *counts, gap in _ROW.findall(block):
         for which, (*four, note) in (("jax", counts[:5]), (side, counts[5:])):
@@ -123,7 +128,7 @@ def earlier_rows(text, start=START, end=END, side="jxkernel") -> tuple:
     return stamp, rows
 
 
-_KEPT = " Files not run since keep the counts of the earlier run ("
+_KEPT = " The other rows are as the lines below say."
 
 
 def write(results) -> None:
@@ -177,13 +182,14 @@ def _with_earlier(results, rows) -> dict:
 
 
 def _stamp_kept(results, before) -> str:
-    stamp = _stamp({side: {f: o for f, o in outcomes.items() if not o.get("earlier")}
-                    for side, outcomes in results.items()})
-    if any(o.get("earlier") for outcomes in results.values() for o in outcomes.values()):
-        # rows kept twice keep the run they came from (the clause is not nested)
-        kept = before.partition(_KEPT)[2] or before.removeprefix("Run ").rstrip(".") + ")."
-        stamp += _KEPT + kept
-    return stamp
+    """The block's stamp: a line for the runs of these results, above the stamp `before` of
+    the rows kept from the README; `before` alone where nothing ran here since."""
+    fresh = {side: {f: o for f, o in outcomes.items() if not o.get("earlier")}
+             for side, outcomes in results.items()}
+    if not any(fresh.values()):
+        return before
+    kept = any(o.get("earlier") for outcomes in results.values() for o in outcomes.values())
+    return _stamp(fresh) + (f"{_KEPT}\n{before}" if kept and before else "")
 
 
 def _only(jx, jax) -> list:
