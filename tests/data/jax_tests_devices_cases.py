@@ -5,6 +5,8 @@ jxkernel (tests/jax_compat/test_jax_tests_devices.py): facts each as plain JSON 
 """
 import importlib
 
+import numpy as np
+
 
 def _error(thunk) -> dict:
     try:
@@ -36,6 +38,47 @@ def _cache_calls(jax) -> dict:
     return {"result": double(4), "calls": calls}
 
 
+class _ErroringJaxArray:
+    """A duck-typed array whose __jax_array__ fails: *_like read its shape and dtype."""
+    shape = (2, 3)
+    dtype = np.dtype("float32")
+
+    def __jax_array__(self):
+        raise ValueError("jax array was called.")
+
+
+class _Wrapper:
+    """A value with only __jax_array__ (no shape, no dtype)."""
+    def __init__(self, jnp, x):
+        self.jnp, self.x = jnp, x
+
+    def __jax_array__(self):
+        return self.jnp.asarray(self.x)
+
+
+def _described(x) -> dict:
+    return {"shape": list(x.shape), "dtype": str(x.dtype), "weak_type": bool(x.weak_type),
+            "value": np.asarray(x).tolist()}
+
+
+def _duck_typed(jax) -> dict:
+    jnp = jax.numpy
+    a = np.arange(4.0, dtype=np.float32)
+    w = lambda v: _Wrapper(jnp, v)      # noqa: E731
+    return {
+        **{f"{f.__name__}_erroring": _described(f(_ErroringJaxArray()))
+           for f in (jnp.zeros_like, jnp.ones_like)},
+        "empty_like_erroring": list(jnp.empty_like(_ErroringJaxArray()).shape),
+        "full_like_erroring": _described(jnp.full_like(_ErroringJaxArray(), 2.0)),
+        "full_like_wrapped": _described(jnp.full_like(w(a), w(np.float32(3.0)))),
+        "full_like_wrapped_jit": _described(jax.jit(
+            lambda x, v: jnp.full_like(w(x), w(v)))(a, np.float32(3.0))),
+        "concatenate": _described(jnp.concatenate([w(a), w(a[:2])])),
+        "concat": _described(jnp.concat([w(a), w(a)])),
+        "iscomplexobj": [jnp.iscomplexobj(w(a + 1j)), jnp.iscomplexobj(w(a))],
+    }
+
+
 def run(jax) -> dict:
     jnp = jax.numpy
     dlpack = _private(jax, "dlpack")
@@ -48,4 +91,5 @@ def run(jax) -> dict:
         "dlpack_dtypes": sorted(str(d) for d in dlpack.SUPPORTED_DTYPES_SET),
         "dlpack_types": sorted(t.__name__ for t in dlpack.SUPPORTED_DTYPES),
         "util_cache": _cache_calls(jax),
+        "duck_typed": _duck_typed(jax),
     }
