@@ -93,3 +93,39 @@ def run(jax) -> dict:
         "util_cache": _cache_calls(jax),
         "duck_typed": _duck_typed(jax),
     }
+
+
+def run_devices(jax) -> dict:
+    """On 4 CPU devices (a 2x2 mesh): what `shard_alike` lays out, under jit and eagerly, and
+    its error for leaves of two shapes."""
+    jnp, P = jax.numpy, jax.sharding.PartitionSpec
+    shard_alike = importlib.import_module(f"{jax.__name__}.experimental.shard_alike").shard_alike
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:4]).reshape(2, 2), ("x", "y"))
+    s = jax.sharding.NamedSharding(mesh, P("x", "y"))
+    x = jax.device_put(np.arange(16.0, dtype=np.float32).reshape(8, 2), s)
+
+    def laid(out) -> dict:
+        return {"spec": str(out.sharding.spec) if hasattr(out.sharding, "spec") else None,
+                "equivalent": out.sharding.is_equivalent_to(s, out.ndim),
+                "value": np.asarray(out).tolist()}
+
+    def basic(v):
+        _, z = shard_alike(v, v * v * 2)
+        return z * 2
+
+    def double(v):
+        _, y = shard_alike(v, v * 2)
+        return shard_alike(y @ y.T, jnp.arange(64.0).reshape(8, 8))
+
+    arange = lambda v: shard_alike(v, jnp.arange(16.0).reshape(8, 2))[1]   # noqa: E731
+    out1, out2 = jax.jit(double)(x)
+    grad = jax.jit(jax.grad(lambda v: shard_alike(v, v * 3)[1].sum()))(x)
+    return {
+        "basic": laid(jax.jit(basic)(x)),
+        "arange": laid(jax.jit(arange)(x)),
+        "eager": laid(arange(x)),
+        "double": [str(out1.sharding.spec), str(out2.sharding.spec)],
+        "grad": np.asarray(grad).tolist(),       # (its layout is XLA's choice: not compared)
+        "shapes_error": _error(lambda: jax.jit(lambda v: shard_alike(v, v @ v.T))(x)),
+        "trees_error": _error(lambda: shard_alike((x,), [x]))["type"],
+    }
