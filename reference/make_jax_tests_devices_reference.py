@@ -5,8 +5,8 @@ by the tests), on 4 simulated CPU devices:
 
 What `run` and `run_devices` in tests/data/jax_tests_devices_cases.py answer: what JAX's
 device, runtime and interop test files rely on (`__cuda_array_interface__` off a GPU, the
-dtypes `jax._src.dlpack` lists, `jax._src.util.cache`, duck-typed arrays in jnp) and
-`shard_alike` over a mesh."""
+dtypes `jax._src.dlpack` lists, `jax._src.util.cache`, duck-typed arrays in jnp, the device
+count option's default) and `shard_alike` over a mesh."""
 import json
 import os
 import sys
@@ -17,9 +17,10 @@ import jax  # noqa: E402
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, DATA)
-from jax_tests_devices_cases import run, run_devices  # noqa: E402
+from jax_tests_devices_cases import defaults, run, run_devices  # noqa: E402
 
 with open(os.path.join(DATA, "jax_tests_devices_reference.json"), "w") as f:
-    json.dump({**run(jax), "devices": run_devices(jax), "jax_version": jax.__version__}, f,
+    json.dump({"defaults": defaults(jax), **run(jax), "devices": run_devices(jax),
+               "jax_version": jax.__version__}, f,
               indent=1, sort_keys=True)
     f.write("\n")

@@ -256,8 +256,8 @@ _plugin_distributed: dict = {}
 
 
 def _make_cpu() -> Backend:
-    n = config.jax_num_cpu_devices
-    client = xc.make_cpu_client(asynchronous=True, num_devices=int(n) if n else None,
+    n = config.jax_num_cpu_devices       # (JAX's -1 and 0, or None: XLA_FLAGS's count)
+    client = xc.make_cpu_client(asynchronous=True, num_devices=int(n) if n and n > 0 else None,
                                 **_cpu_client_options)
     register_lapack_targets()           # jaxlib's LAPACK targets exist from here, as in JAX
     return Backend("cpu", client)
@@ -648,6 +648,8 @@ def local_devices(process_index: int | None = None, backend: str | None = None) 
     """The devices of this process (or of process `process_index`)."""
     if process_index is None:
         return list(get_backend(backend).devices)
+    if not 0 <= process_index < process_count(backend):      # JAX's words
+        raise ValueError(f"Unknown process_index {process_index}")
     return [d for d in get_backend(backend).global_devices if d.process_index == process_index]
 
 

@@ -79,6 +79,15 @@ def _duck_typed(jax) -> dict:
     }
 
 
+def defaults(jax) -> dict:
+    """In a fresh process, no device count set: the option's default, and what
+    xla_bridge_test.py asks of the device lists."""
+    return {"jax_num_cpu_devices": jax.config.jax_num_cpu_devices,
+            "local_devices_100": _error(lambda: jax.local_devices(100)),
+            "late_same_count": _error(lambda: jax.config.update(
+                "jax_num_cpu_devices", jax.config.jax_num_cpu_devices))}
+
+
 def run(jax) -> dict:
     jnp = jax.numpy
     dlpack = _private(jax, "dlpack")
