@@ -532,6 +532,10 @@ def get_backend(platform: str | None = None) -> Backend:
     asked = platform
     if platform is None:
         platform = default_backend()
+    elif platform.lower() not in _ALIASES:    # a name no backend has: JAX's RuntimeError
+        default_backend()
+        raise RuntimeError(f"Unknown backend {platform}. Available backends are "
+                           f"{_started_names()}")
     else:
         platform = canonical_platform(platform)
     backend = _backends.get(platform)

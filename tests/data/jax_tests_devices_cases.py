@@ -84,6 +84,7 @@ def defaults(jax) -> dict:
     xla_bridge_test.py asks of the device lists."""
     return {"jax_num_cpu_devices": jax.config.jax_num_cpu_devices,
             "local_devices_100": _error(lambda: jax.local_devices(100)),
+            "unknown_backend": _error(lambda: jax.local_devices(backend="foo")),
             "late_same_count": _error(lambda: jax.config.update(
                 "jax_num_cpu_devices", jax.config.jax_num_cpu_devices))}
 

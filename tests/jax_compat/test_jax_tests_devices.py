@@ -6,7 +6,7 @@ reference/make_jax_tests_devices_reference.py from tests/data/jax_tests_devices_
 dtypes `jax._src.dlpack` lists, and `jax._src.util.cache`'s memo (per arguments, per x64
 mode, emptied by clear_caches), duck-typed arrays in jnp's *_like, concatenate and
 iscomplexobj, `shard_alike` over a mesh of 4 devices, `jax_num_cpu_devices`'s default (-1)
-and `local_devices` of an unknown process."""
+and `local_devices` of an unknown process or backend."""
 import json
 import os
 
@@ -40,6 +40,8 @@ print(json.dumps(jax_tests_devices_cases.run_devices(jax)))
 """
 
 
+@pytest.mark.cpu_only("simulated CPU devices")
+@pytest.mark.xla_only("sharded arrays")
 def test_shard_alike_over_a_mesh():
     # jax.experimental.shard_alike on 4 CPU devices: the layout a jit's partitioner gives both
     # values (a Shardy sharding group), eagerly too; the values unchanged; JAX's shape error
@@ -54,7 +56,10 @@ print(json.dumps(jax_tests_devices_cases.defaults(jax)))
 """
 
 
+@pytest.mark.cpu_only("CPU text")
+@pytest.mark.xla_only("CPU platform")
 def test_device_count_default_and_local_devices():
     # jax_num_cpu_devices is JAX's -1 until set (XLA_FLAGS's count then, else one device);
-    # local_devices of a process that is not there is JAX's ValueError
+    # local_devices of a process that is not there is JAX's ValueError, of a backend no
+    # platform has JAX's RuntimeError naming the backends there are
     assert run_json(_DEFAULTS, {"JXKERNEL_CPU_DEVICES": ""}) == JAX["defaults"]
