@@ -128,8 +128,9 @@ _OPTIONS = [
     _Option("jax_default_device", None, "JXKERNEL_DEFAULT_DEVICE", None,
             "Where computations run when no device is named: a Device, or 'cpu', 'gpu:1', ... "
             "(inputs are moved there)."),
-    _Option("jax_num_cpu_devices", None, "JXKERNEL_CPU_DEVICES", int,
-            "How many CPU devices to create; settable only before the CPU backend starts."),
+    _Option("jax_num_cpu_devices", -1, "JXKERNEL_CPU_DEVICES", int,
+            "How many CPU devices to create (-1, JAX's default: XLA_FLAGS's count, else one); "
+            "settable only before the CPU backend starts."),
     _Option("jax_enable_compilation_cache", True, "JXKERNEL_COMPILATION_CACHE", _parse_bool,
             "Reuse compiled executables across functions: by module text in memory, and on disk "
             "across processes."),

@@ -43,6 +43,7 @@ class State:
         """
         platform, _, index = name.strip().partition(":")
         try:
+            client.canonical_platform(platform)   # a name no backend has: the names there are
             devices = client.devices(platform)
         except (RuntimeError, ValueError) as e:
             raise ValueError(str(e)) from None

@@ -549,7 +549,15 @@ def _filled_like(name, a, fill_value, dtype, shape, device=None):
     if dtype is not None:
         dtype = canonicalize_user_dtype(dtype, name)
     lax.conversion.refuse_text(fill_value)      # (read after `a`'s dtype, as JAX's)
-    aval = util.aval_of(a) if not isinstance(a, (Array, Tracer)) else a.aval
+    if hasattr(fill_value, "__jax_array__") and not isinstance(fill_value, (Array, Tracer)):
+        fill_value = util.ensure_array(fill_value)      # a duck-typed array: its value
+    if isinstance(a, (Array, Tracer)):
+        aval = a.aval
+    elif hasattr(a, "__jax_array__") and hasattr(a, "dtype") and hasattr(a, "shape"):
+        # a duck-typed array: its shape and dtype, as JAX's, not its __jax_array__'s value
+        aval = ShapedArray(tuple(a.shape), _core.canonicalize_dtype(a.dtype))
+    else:
+        aval = util.aval_of(a)
     shape = aval.shape if shape is None else _shape(shape)
     weak = dtype is None and aval.weak_type
     if device is None and type(a) is Array and a._sharding is None and a.committed and not weak:

@@ -307,6 +307,8 @@ def iscomplexobj(x) -> bool:
     if getattr(x, "dtype", None) is None and isinstance(x, (list, tuple)):
         # what jnp.asarray(x) would be (its elements may be tracers): complex where one is
         return any(iscomplexobj(e) for e in x)
+    if getattr(x, "dtype", None) is None and hasattr(x, "__jax_array__"):
+        x = x.__jax_array__()       # a duck-typed array: its value's dtype, as JAX's asarray
     try:
         return np.dtype(getattr(x, "dtype", None) or np.asarray(x).dtype).kind == "c"
     except (TypeError, ValueError):

@@ -342,6 +342,8 @@ def concatenate(arrays, axis: int | None = 0, dtype=None):
     if not arrays:
         raise ValueError("Need at least one array to concatenate.")
     check_arraylike("concatenate", *arrays)
+    # a duck-typed array is its __jax_array__'s value (its rank, dtype and data), as in JAX
+    arrays = [util.ensure_array(a) if hasattr(a, "__jax_array__") else a for a in arrays]
     if axis is None:
         return concatenate([ravel(a) for a in arrays], 0, dtype=dtype)
     if np.ndim(arrays[0]) == 0 if not hasattr(arrays[0], "aval") else not _shape(arrays[0]):

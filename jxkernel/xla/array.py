@@ -254,6 +254,18 @@ class ArrayImpl(metaclass=_CNamed):
         self._check_alive()
         return dlpack_device(self._buf._sharding._devices)
 
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        """CUDA's array interface of a one-device GPU Array (what CuPy and Numba read); on
+        another device JAX's AttributeError, so `hasattr` is False there."""
+        if len(self.devices()) != 1:
+            raise ValueError("__cuda_array_interface__() is supported only for unsharded "
+                             "arrays.")
+        self._check_alive()
+        if self.device.platform != "gpu" or type(self._buf) is NumpyBuffer:
+            raise AttributeError("__cuda_array_interface__ is only defined for GPU buffers.")
+        return self._buf._arrays[0].__cuda_array_interface__
+
     def _check_alive(self):
         if self._buf.is_deleted():      # JAX's RuntimeError, then why (xla/deleted.py)
             raise deleted_error(self.aval, self._buf)

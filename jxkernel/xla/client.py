@@ -256,8 +256,8 @@ _plugin_distributed: dict = {}
 
 
 def _make_cpu() -> Backend:
-    n = config.jax_num_cpu_devices
-    client = xc.make_cpu_client(asynchronous=True, num_devices=int(n) if n else None,
+    n = config.jax_num_cpu_devices       # (JAX's -1 and 0, or None: XLA_FLAGS's count)
+    client = xc.make_cpu_client(asynchronous=True, num_devices=int(n) if n and n > 0 else None,
                                 **_cpu_client_options)
     register_lapack_targets()           # jaxlib's LAPACK targets exist from here, as in JAX
     return Backend("cpu", client)
@@ -532,6 +532,10 @@ def get_backend(platform: str | None = None) -> Backend:
     asked = platform
     if platform is None:
         platform = default_backend()
+    elif platform.lower() not in _ALIASES:    # a name no backend has: JAX's RuntimeError
+        default_backend()
+        raise RuntimeError(f"Unknown backend {platform}. Available backends are "
+                           f"{_started_names()}")
     else:
         platform = canonical_platform(platform)
     backend = _backends.get(platform)
@@ -648,6 +652,8 @@ def local_devices(process_index: int | None = None, backend: str | None = None) 
     """The devices of this process (or of process `process_index`)."""
     if process_index is None:
         return list(get_backend(backend).devices)
+    if not 0 <= process_index < process_count(backend):      # JAX's words
+        raise ValueError(f"Unknown process_index {process_index}")
     return [d for d in get_backend(backend).global_devices if d.process_index == process_index]
 
 

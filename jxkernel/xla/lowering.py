@@ -60,6 +60,7 @@ class ModuleContext:
         self.devices = ()                        # the devices it is lowered for, where known
         self.donated: list = []                  # per input: donated after all (set_up_aliases)
         self.manual = None                       # in a shard_map body: (mesh, manual axes)
+        self.sharding_groups = 0                 # shard_alike's Shardy groups so far
         # jax.export with symbolic shapes swaps in its own rules, and `symbolic` computes
         # dimension sizes in the module (export/_symbolic_lowering.py)
         self.rules = lowering_rules

@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 
 from jaxlib import _jax
+from jaxlib import _profiler
 from jaxlib import xla_client as _xla_client
 
 # the modules JAX 0.10.2's jax.extend.mlir re-exports, by their jaxlib names
@@ -45,6 +46,11 @@ def star(name: str) -> dict:
 def extension():
     """jaxlib's extension module, `jaxlib._jax` (JAX's `jax._src.lib._jax`)."""
     return _jax
+
+
+def profiler_module():
+    """jaxlib's profiler module, `jaxlib._profiler` (JAX's `jax._src.lib._profiler`)."""
+    return _profiler
 
 
 def xla_client():

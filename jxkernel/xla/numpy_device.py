@@ -328,10 +328,10 @@ def device_count(configured) -> int:
     config option overrides the flag): a notebook written for XLA's CPU devices (the
     workshop's 09_parallelism sets jax_num_cpu_devices) runs unchanged.
 
-        >>> device_count(4), device_count(None)       # (XLA_FLAGS unset)
+        >>> device_count(4), device_count(-1)       # (XLA_FLAGS unset; -1: JAX's default)
         (4, 1)
     """
-    n = configured if configured is not None else _flag_count()
+    n = configured if configured is not None and int(configured) > 0 else _flag_count()
     n = int(n) if n is not None else 1
     return n if n > 0 else 1           # (JAX's -1 and 0: the default)
 

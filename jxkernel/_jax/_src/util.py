@@ -1,5 +1,6 @@
 """jxkernel._src.util, as jax._src.util for what tutorials use of it: `map` and `zip` that
-insist on equal lengths, and small list helpers.
+insist on equal lengths, small list helpers, and `cache`, the memoizing decorator JAX's tests
+use.
 
     >>> safe_map(lambda a, b: a + b, [1, 2], [3, 4])
     [4, 6]
@@ -9,6 +10,9 @@ insist on equal lengths, and small list helpers.
 import builtins
 import functools
 import itertools
+
+from ...core import lru
+from ...core.config import config
 
 # JAX's private spelling of `jax.clear_caches`: forget every cached trace and executable
 from ...api.runtime_state import clear_caches as clear_all_caches  # noqa: F401
@@ -134,3 +138,33 @@ def curry(f):
     """
     return functools.partial(functools.partial, f)
 
+
+
+def cache(max_size: int = 4096, trace_context_in_key: bool = True):
+    """A decorator remembering `f`'s result per (hashable) arguments, the `max_size` most
+    recently used (JAX's `util.cache`); with `trace_context_in_key`, also per the options a
+    trace depends on (x64 and the others jit keys on). `jax.clear_caches()` empties it.
+
+    >>> calls = []
+    >>> @cache()
+    ... def double(x):
+    ...     calls.append(x)
+    ...     return 2 * x
+    >>> double(3), double(3), calls
+    (6, 6, [3])
+    """
+    def wrap(f):
+        memo = lru.LRU(max_size)
+
+        @functools.wraps(f)
+        def cached(*args, **kwargs):
+            key = (config._trace_state if trace_context_in_key else None, args,
+                   tuple(sorted(kwargs.items())))
+            found = memo.get(key, memo)
+            if found is memo:
+                found = memo[key] = f(*args, **kwargs)
+            return found
+
+        cached.cache_clear = memo.clear
+        return cached
+    return wrap

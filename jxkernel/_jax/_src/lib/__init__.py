@@ -2,7 +2,8 @@
 `mlir.dialects.hlo` (see jxkernel/_jax/_src/lib/mlir/dialects/hlo.py), `gpu_solver`
 (gpu_solver.py), `cuda_versions` (the CUDA plugin's `_versions` module, None without one, as
 JAX's), `xla_client`, jaxlib's own module (autodidax runs its MLIR on the client with
-`xla_client.batched_device_put`), jaxlib's extension module `_jax`, and jaxlib's versions
+`xla_client.batched_device_put`), jaxlib's extension module `_jax`, its profiler module
+`_profiler` (jxkernel/xla/profiler.py's), and jaxlib's versions
 (`jaxlib_extension_version`, which JAX's tests compare to decide what the runtime supports;
 `version_str`, and `version`, the same as a tuple of ints, which JAX's tests compare with
 `(0, 10)`). jaxlib itself stays inside
@@ -26,12 +27,14 @@ def __getattr__(name):
         value = globals()[name] = tuple(int(p) for p in __getattr__("version_str").split(".")[:3]
                                         if p.isdigit())
         return value
-    if name not in ("xla_client", "_jax") and name not in _VERSIONS:
+    if name not in ("xla_client", "_jax", "_profiler") and name not in _VERSIONS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from ....xla import mlir_bindings   # jaxlib: loaded on first access only
     if name == "xla_client":
         return mlir_bindings.xla_client()
     if name == "_jax":                  # jaxlib's extension module (its pprof converters)
         return mlir_bindings.extension()
+    if name == "_profiler":             # jaxlib's profiler module (the plugins' profilers)
+        return mlir_bindings.profiler_module()
     value = globals()[name] = getattr(mlir_bindings, _VERSIONS[name])()
     return value

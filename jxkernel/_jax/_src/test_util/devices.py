@@ -146,7 +146,7 @@ def is_cuda_version_at_least(major: int, minor: int) -> bool:
 def request_cpu_devices(nr_devices: int) -> None:
     """Ask for at least `nr_devices` CPU devices, as JAX's: honoured before the CPU backend
     starts, ignored after (tests needing a count skip themselves where it is not met)."""
-    if (config.jax_num_cpu_devices or 0) < nr_devices:       # (None: not set)
+    if (config.jax_num_cpu_devices or 0) < nr_devices:       # (-1: not set)
         try:
             config.update("jax_num_cpu_devices", nr_devices)
         except RuntimeError:        # the backend runs already: its count stays
