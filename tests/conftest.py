@@ -47,7 +47,8 @@ gives, bit for bit or discretely) takes the `xla_default_code` fixture. The kern
 scripts the suite starts compile as a user's do, but for the conformance programs' workers, which
 test_conformance.py hands the same options (compiled.suite_compiler_options: ~1,200 compiles,
 half their CPU), and the fresh processes that run a case list of several devices against JAX's
-records (fresh_process.as_the_suite_compiles: the sharding files' fixtures, a third less CPU).
+records (fresh_process.as_the_suite_compiles: the sharding files' fixtures, test_distributed's
+workers; a third less CPU where they compile much).
 JXKERNEL_TEST_XLA_DEFAULT_CODE=1 runs the whole
 suite at XLA's default code; the GPU tier always does (the GPU compiler has no such options).
 
