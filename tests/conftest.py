@@ -46,7 +46,10 @@ of a scatter (docs/contributing.md has the measurements). A test whose subject i
 gives, bit for bit or discretely) takes the `xla_default_code` fixture. The kernels, servers and
 scripts the suite starts compile as a user's do, but for the conformance programs' workers, which
 test_conformance.py hands the same options (compiled.suite_compiler_options: ~1,200 compiles,
-half their CPU). JXKERNEL_TEST_XLA_DEFAULT_CODE=1 runs the whole
+half their CPU), and the fresh processes that run a case list of several devices against JAX's
+records (fresh_process.as_the_suite_compiles: the sharding files' fixtures, test_distributed's
+workers; a third less CPU where they compile much).
+JXKERNEL_TEST_XLA_DEFAULT_CODE=1 runs the whole
 suite at XLA's default code; the GPU tier always does (the GPU compiler has no such options).
 
 The CPU device count is left alone: tests see the single-device default.
@@ -170,6 +173,16 @@ _HEAP_WALKERS_FIRST = (
     "test_jax_tests_gaps.py", "test_runtime_cache.py", "test_memory.py",
     "test_runtime_execute.py", "test_api_file_gaps.py",
 )
+# Single tests of other files that collect garbage whole (two or three gc.collect() each), with
+# them: stop 79's clone ran test_dispatch's six reference-cycle tests in 1.1-1.2 s each
+_HEAP_WALKING_TESTS = (
+    "test_dispatch.py::test_running_leaves_no_reference_cycles",
+    "test_jit.py::test_a_function_keeps_a_bounded_amount_of_constants_on_device",
+    "test_closed_over_constants.py::test_the_array_is_not_kept_once_the_trace_is_done",
+    "test_outside_values.py::test_a_function_followed_is_let_go_when_dropped",
+    "test_lru.py::test_weak_lru_entries_go_with_their_first_key_element",
+    "test_refs.py::test_a_jit_with_ref_arguments_leaks_no_tracer",
+)
 
 # The longest tests (pytest prints the 20 slowest at the end of each run) go first. xdist's
 # worksteal hands each worker a run of the list and lets an idle worker take half of another's
@@ -271,9 +284,9 @@ def pytest_collection_modifyitems(items):
         # the file's name and the test's (a parameter's id may hold a "/")
         path, _, test = item.nodeid.partition("::")
         file = path.rsplit("/", 1)[-1]
-        if file in _HEAP_WALKERS_FIRST:
-            return -1
         name = f"{file}::{test}"
+        if file in _HEAP_WALKERS_FIRST or name.startswith(_HEAP_WALKING_TESTS):
+            return -1
         return next((i for i, prefix in enumerate(_LONGEST_FIRST) if name.startswith(prefix)),
                     len(_LONGEST_FIRST))
     items.sort(key=rank)       # stable: the rest keep pytest's order

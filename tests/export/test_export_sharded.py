@@ -14,7 +14,7 @@ import json
 import os
 
 import pytest
-from fresh_process import run_json
+from fresh_process import as_the_suite_compiles, run_json
 
 import locations  # tests/support: the repository's folders
 
@@ -52,7 +52,7 @@ def runs():
     with open(_REFERENCE) as f:
         ref = json.load(f)["run"]
     code = _RUN.replace("REFERENCE", repr(_REFERENCE))
-    return run_json(code, {"JXKERNEL_CPU_DEVICES": "8"}, timeout=600), ref
+    return run_json(as_the_suite_compiles(code), {"JXKERNEL_CPU_DEVICES": "8"}, timeout=600), ref
 
 
 def _check(mine, ref, program) -> None:

@@ -10,7 +10,7 @@ import os
 import added_names_cases as cases
 import pytest
 from doc_examples import check_docstring_examples
-from fresh_process import run_json
+from fresh_process import as_the_suite_compiles, run_json
 
 import jxkernel
 import locations  # tests/support: the repository's folders
@@ -39,10 +39,10 @@ def test_matches_jax(group):
 @pytest.mark.cpu_only("simulated CPU devices")
 @pytest.mark.xla_only("several devices")
 def test_over_a_mesh_matches_jax():
-    ours = run_json("""
+    ours = run_json(as_the_suite_compiles("""
         import json, jxkernel, added_names_cases as cases
         print(json.dumps(cases.run_mesh(jxkernel)))
-    """, {"JXKERNEL_CPU_DEVICES": "8"}, timeout=600)
+    """), {"JXKERNEL_CPU_DEVICES": "8"}, timeout=600)
     want = _reference()["run_mesh"]
     assert sorted(ours) == sorted(want)
     for group in want:

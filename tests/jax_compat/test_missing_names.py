@@ -11,7 +11,7 @@ import missing_names_cases as cases
 import numpy as np
 import pytest
 from backend_tier import devices_named_here
-from fresh_process import run_json, run_python
+from fresh_process import as_the_suite_compiles, run_json, run_python
 from doc_examples import check_docstring_examples
 from numerics import assert_allclose_ulp
 from recorded_answers import families_sorted
@@ -61,10 +61,10 @@ def test_matches_jax(section):
 def test_over_a_mesh_matches_jax():
     # psend/precv and ragged_all_to_all under shard_map over 4 simulated CPU devices: JAX's
     # jaxprs and custom call; running them fails as XLA:CPU fails JAX's (same class and words)
-    ours = run_json("""
+    ours = run_json(as_the_suite_compiles("""
         import json, jxkernel, missing_names_cases as cases
         print(json.dumps(cases.run_mesh(jxkernel)))
-    """, {"JXKERNEL_CPU_DEVICES": "4"}, timeout=600)
+    """), {"JXKERNEL_CPU_DEVICES": "4"}, timeout=600)
     _compare(ours, _reference()["run_mesh"], "run_mesh", 0)
 
 

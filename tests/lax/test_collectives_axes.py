@@ -11,7 +11,7 @@ import os
 
 import numpy as np
 import pytest
-from fresh_process import NO_JAXLIB, run_json
+from fresh_process import NO_JAXLIB, as_the_suite_compiles, run_json
 from locations import DATA
 from numerics import ELEMENTWISE, assert_allclose_ulp
 
@@ -34,7 +34,7 @@ BACKENDS = [
 
 @pytest.fixture(scope="module", params=BACKENDS)
 def answers(request):
-    code = NO_JAXLIB + _RUN if request.param == "numpy" else _RUN
+    code = NO_JAXLIB + _RUN if request.param == "numpy" else as_the_suite_compiles(_RUN)
     return run_json(code, {"JAX_PLATFORMS": request.param, "JXKERNEL_CPU_DEVICES": "8"},
                     timeout=600)
 

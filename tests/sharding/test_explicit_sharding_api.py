@@ -7,7 +7,7 @@ that page's cells.
 One subprocess with 8 CPU devices runs every case and prints one JSON object.
 """
 import pytest
-from fresh_process import run_json
+from fresh_process import as_the_suite_compiles, run_json
 
 from jxkernel.sharding import PartitionSpec as P
 
@@ -68,7 +68,7 @@ print(json.dumps(out))
 
 @pytest.fixture(scope="module")
 def out():
-    return run_json(_RUN, {"JXKERNEL_CPU_DEVICES": "8"}, timeout=300)
+    return run_json(as_the_suite_compiles(_RUN), {"JXKERNEL_CPU_DEVICES": "8"}, timeout=300)
 
 
 def test_set_mesh_is_jaxs_class(out):

@@ -3,7 +3,7 @@
 for the shardings it takes are recorded in tests/export/test_export_sharding_gaps.py
 (tests/data/export_sharding_gaps_cases.py)."""
 import pytest
-from fresh_process import run_json
+from fresh_process import as_the_suite_compiles, run_json
 
 pytestmark = [pytest.mark.cpu_only("simulated CPU devices"),
               pytest.mark.xla_only("several devices")]
@@ -34,7 +34,7 @@ print(json.dumps(out))
 
 @pytest.fixture(scope="module")
 def run():
-    return run_json(_RUN, {"JXKERNEL_CPU_DEVICES": "8"})
+    return run_json(as_the_suite_compiles(_RUN), {"JXKERNEL_CPU_DEVICES": "8"})
 
 
 def test_a_tiling_becomes_a_mesh_of_its_devices_in_tile_order(run):

@@ -8,7 +8,7 @@ import json
 import os
 
 import pytest
-from fresh_process import run_json
+from fresh_process import as_the_suite_compiles, run_json
 
 import locations  # tests/support: the repository's folders
 
@@ -21,10 +21,10 @@ def _reference() -> dict:
 
 @functools.cache
 def _ours() -> dict:
-    return run_json("""
+    return run_json(as_the_suite_compiles("""
         import json, jxkernel, multi_device_gaps_cases as cases
         print(json.dumps(cases.run(jxkernel)))
-    """, {"JXKERNEL_CPU_DEVICES": "8"}, timeout=600)
+    """), {"JXKERNEL_CPU_DEVICES": "8"}, timeout=600)
 
 
 @pytest.mark.cpu_only("simulated CPU devices")

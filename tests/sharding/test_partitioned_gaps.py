@@ -14,7 +14,7 @@ import os
 
 import partitioned_gaps_cases as cases
 import pytest
-from fresh_process import run_json
+from fresh_process import as_the_suite_compiles, run_json
 
 import jxkernel
 import locations  # tests/support: the repository's folders
@@ -33,10 +33,10 @@ def _ours() -> dict:
 
 @functools.cache
 def _ours_on_a_mesh() -> dict:
-    return run_json("""
+    return run_json(as_the_suite_compiles("""
         import json, jxkernel, partitioned_gaps_cases as cases
         print(json.dumps(cases.run_mesh(jxkernel)))
-    """, {"JXKERNEL_CPU_DEVICES": "8"}, timeout=600)
+    """), {"JXKERNEL_CPU_DEVICES": "8"}, timeout=600)
 
 
 def _compare(want: dict, got: dict, group: str) -> None:

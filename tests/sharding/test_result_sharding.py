@@ -14,7 +14,7 @@ maybe_recover_user_shardings: every layout is alike there), so `x * 2` of an `x`
 P('x') over a one-device mesh reports P('x') too, never SingleDeviceSharding.
 """
 import pytest
-from fresh_process import run_json
+from fresh_process import as_the_suite_compiles, run_json
 
 import locations  # tests/support: the repository's folders
 
@@ -44,7 +44,7 @@ def _reference() -> dict:
 @pytest.fixture(scope="module", params=["1", "8"])
 def runs(request):
     n = request.param
-    return n, run_json(_RUN, {"JXKERNEL_CPU_DEVICES": n}), _reference()[n]
+    return n, run_json(as_the_suite_compiles(_RUN), {"JXKERNEL_CPU_DEVICES": n}), _reference()[n]
 
 
 def test_every_case_ran_on_both_sides(runs):

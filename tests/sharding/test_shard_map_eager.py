@@ -7,7 +7,7 @@ their in_specs say. Expected texts are JAX's, as that notebook prints them.
 One subprocess with 4 CPU devices runs every case and prints one JSON object.
 """
 import pytest
-from fresh_process import run_json
+from fresh_process import as_the_suite_compiles, run_json
 
 pytestmark = pytest.mark.cpu_only("simulated CPU devices")     # the GPU tier skips this file (docs/gpu.md)
 # the tests reading the module fixture's process of several CPU devices; the NumPy backend has one
@@ -86,7 +86,7 @@ print(json.dumps(out))
 
 @pytest.fixture(scope="module")
 def out():
-    return run_json(_RUN, {"JXKERNEL_CPU_DEVICES": "4"}, timeout=300)
+    return run_json(as_the_suite_compiles(_RUN), {"JXKERNEL_CPU_DEVICES": "4"}, timeout=300)
 
 
 @SEVERAL_DEVICES

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from numerics import assert_allclose_ulp
 from backend_tier import devices_named_here
-from fresh_process import run_code
+from fresh_process import as_the_suite_compiles, run_code
 
 import jxkernel as jax
 from jxkernel.core.mesh import DuplicateSpecError, IndivisibleError
@@ -164,7 +164,7 @@ print(json.dumps(out))
 @pytest.fixture(scope="module")
 def runs():
     """(jxkernel's answers, JAX's recorded answers)."""
-    result = run_code(_PROBES, {"JXKERNEL_CPU_DEVICES": "8"})
+    result = run_code(as_the_suite_compiles(_PROBES), {"JXKERNEL_CPU_DEVICES": "8"})
     mine = json.loads(result.stdout.strip().splitlines()[-1])
     mine["stderr"] = result.stderr
     with open(os.path.join(DATA, "sharding_reference.json")) as f:

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from distributed_cases import source
 from doc_examples import check_docstring_examples
+from fresh_process import as_the_suite_compiles
 from numerics import REDUCTION, assert_allclose_ulp
 
 import jxkernel as jax
@@ -30,7 +31,8 @@ pytestmark = [pytest.mark.cpu_only("simulated CPU devices"),     # the GPU tier 
 ROOT = locations.ROOT
 TIMEOUT_S = 90
 
-WORKER = source("jxkernel")
+# (compiled as the test process compiles `single`, which they must match)
+WORKER = as_the_suite_compiles(source("jxkernel"))
 
 
 def _free_port() -> int:
