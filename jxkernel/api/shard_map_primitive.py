@@ -301,13 +301,24 @@ def _spread_and_sum(transposed, n_nonlinear, mesh, manual_axes, ct_specs, in_spe
 
 def _batching(axis_data, vals, dims, *, jaxpr, mesh, in_specs, out_specs, check_vma,
               newly_manual_axes):
-    """vmap of a shard_map: the batch axis leads every block and is split over no mesh axis."""
+    """vmap of a shard_map: the batch axis leads every block, split over vmap's
+    spmd_axis_name (each block holds its share of the batch; JAX's _shard_map_batch), else
+    over no mesh axis."""
     vals = [v if d is bu.not_mapped else bu.moveaxis(v, d, 0) for v, d in zip(vals, dims)]
     in_dims = [bu.not_mapped if d is bu.not_mapped else 0 for d in dims]
+    spmd = axis_data.spmd_name
+    if spmd is not None:
+        for what, specs in (("in_specs", in_specs), ("out_specs", out_specs)):
+            if set(spmd) & {a for s in specs for a in _named_axes(s)}:
+                raise ValueError(f"vmap spmd_axis_name cannot appear in shard_map {what}")
+        axis_data = type(axis_data)(axis_data.name,
+                                    axis_data.size // math.prod(mesh.shape[a] for a in spmd),
+                                    axis_data.ema, spmd)
     with _axes_bound(mesh, newly_manual_axes, check_vma):
         body, _ = batch_jaxpr(jaxpr, axis_data, in_dims,
                               force_out_batched=[True] * len(out_specs))
-    lead = lambda s: P(None, *s)        # noqa: E731
+    lead = lambda s: P(None if spmd is None else spmd[0] if len(spmd) == 1 else spmd,  # noqa: E731
+                       *s)
     outs = _bind(body, vals, mesh,
                  [s if d is bu.not_mapped else lead(s) for s, d in zip(in_specs, in_dims)],
                  [lead(s) for s in out_specs], check_vma, newly_manual_axes)
