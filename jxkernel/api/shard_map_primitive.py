@@ -225,7 +225,7 @@ def _log_compile(avals, shardings, phases, platform):
     the Compilations panel, %jxcompiles). Eager, as JAX's eager shard_map is: one program per
     equation run, named by no function of the user's (a jit of it is the user's)."""
     compile_record.record_compiled(
-        "shard_map", tuple((f"args[{i}]", f"{a.str_short()} {s.spec}")
+        "shard_map", tuple((f"args[{i}]", f"{a.str_short(True)} {s.spec}")
                            for i, (a, s) in enumerate(zip(avals, shardings))), phases, platform,
         origin=compile_record.EAGER)
 

@@ -293,7 +293,7 @@ def _concrete(x, sharding):
         # (JAX's arrays made under set_mesh already carry the mesh's NamedSharding; jxkernel's
         # carry a single device's, so the mesh set is taken for them too)
         return NamedSharding(current, sharding.spec, memory_kind=sharding.memory_kind)
-    what = _avals.get_aval(x).str_short()
+    what = _avals.get_aval(x).str_short(True)
     if own is None:
         raise ValueError(f"Target sharding contains a `jax.sharding.AbstractMesh` which requires "
                          f"the input passed should be a `jax.Array`. Got {type(x)} with shape "

@@ -112,7 +112,8 @@ add_any_p = Primitive("add_any")
 
 def _add_any_abstract_eval(x, y):
     if x.shape != y.shape or x.dtype != y.dtype:
-        raise TypeError(f"add_any needs equal types, got {x.str_short()} and {y.str_short()}")
+        raise TypeError(f"add_any needs equal types, got {x.str_short(True)} and "
+                        f"{y.str_short(True)}")
     return ShapedArray(x.shape, x.dtype, x.weak_type and y.weak_type)
 
 

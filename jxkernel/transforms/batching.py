@@ -96,7 +96,7 @@ def _check_unmapped(ema, leaves, axes) -> None:
         if getattr(aval, "sharding", None) is not None and \
                 any(e in ema for p in parts_of(aval) for e in p):
             raise ValueError(f"Unmapped values passed to vmap cannot be sharded along the mesh "
-                             f"axis you are vmapping over. Got type: {aval.str_short()}, "
+                             f"axis you are vmapping over. Got type: {aval.str_short(True)}, "
                              f"in_axes: None and vmapped mesh axis: {ema}")
 
 
