@@ -51,4 +51,13 @@ def run(jax) -> dict:
     named = jax.shard_map(lambda a: a * 2, mesh=mesh, in_specs=P("x"), out_specs=P("x"))
     out["shard_map/named_in_spec"] = error_of(
         lambda: jax.vmap(named, spmd_axis_name="x")(x), cut=TRACEBACK_NOTE)
+    explicit = jax.make_mesh((2, 4), ("x", "y"),
+                             axis_types=(jax.sharding.AxisType.Explicit,) * 2)
+    with jax.set_mesh(explicit):
+        a = jax.device_put(np.arange(32.0, dtype=np.float32).reshape(8, 4), P("x"))
+        for spmd in ("x", "y"):
+            out[f"explicit/{spmd}"] = error_of(
+                lambda: jax.vmap(lambda v: v * 2, spmd_axis_name=spmd)(a),
+                cut=TRACEBACK_NOTE) or str(jax.typeof(jax.vmap(
+                    lambda v: v * 2, spmd_axis_name=spmd)(a)))
     return out

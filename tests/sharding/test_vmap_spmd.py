@@ -39,3 +39,9 @@ def test_jit_with_shardings_under_vmap_splits_the_batch_as_jax(runs):
 def test_shard_map_under_vmap_takes_spmd_axis_name_into_its_specs_as_jax(runs, key):
     mine, jax_ = runs
     assert mine[key] == jax_[key]
+
+
+@pytest.mark.parametrize("key", ["explicit/x", "explicit/y"])
+def test_spmd_axis_name_and_explicit_mesh_axes_as_jax(runs, key):
+    mine, jax_ = runs
+    assert mine[key] == jax_[key]
