@@ -99,7 +99,7 @@ def print_saved_residuals(f, *args, **kwargs) -> None:
     f32[] from the argument y
     """
     for aval, source in saved_residuals(f, *args, **kwargs):
-        print(f"{aval.str_short()} {source}")
+        print(f"{aval.str_short(True)} {source}")
 
 
 def custom_remat(f, f1, f2, fbwd, *, static_argnums=(), static_argnames=()):

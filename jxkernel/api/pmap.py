@@ -58,6 +58,9 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         raise TypeError(f"Expected a callable value, got {fun!r}")
     axis_name = _DEFAULT_AXIS if axis_name is None else axis_name
     static = _index_tuple(static_broadcasted_argnums)
+    if set(static) & set(_index_tuple(donate_argnums)):       # JAX's rebase_donate_argnums
+        raise ValueError(f"`static_argnums` {sorted(set(static))} and `donate_argnums` "
+                         f"{sorted(set(_index_tuple(donate_argnums)))} cannot intersect.")
     # donate_argnums count positions among all arguments; jit sees the dynamic ones only
     donate = tuple(i - sum(s < i for s in static) for i in _index_tuple(donate_argnums)
                    if i not in static)

@@ -111,7 +111,7 @@ def saved_and_recomputed(jaxpr: Jaxpr, need, policy) -> tuple:
         if _saved(eqn, policy):
             saved.extend(v for v in reversed(eqn.outvars) if v in needed)
             continue
-        rule = _split_rules.get(eqn.primitive) if policy is not None else None
+        rule = split_rules.get(eqn.primitive) if policy is not None else None
         split = rule(eqn, used, policy) if rule is not None else None
         if split is None:
             recomputed.append(eqn)
@@ -348,5 +348,6 @@ def _scan_split(eqn, used, policy):
     return known_eqn, stacked, _pruned(recompute_eqn, [True] * len(outvars))
 
 
-_split_rules = {cond_p: _cond_split, scan_p: _scan_split, jit_p: _jit_split}
+# (shard_map's is beside its other rules, api/shard_map_primitive.py)
+split_rules = {cond_p: _cond_split, scan_p: _scan_split, jit_p: _jit_split}
 _forwarding_rules = {cond_p: _cond_forwarded, scan_p: _scan_forwarded, jit_p: _jit_forwarded}

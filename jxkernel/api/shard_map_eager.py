@@ -126,7 +126,7 @@ class ShardMapTracer(Tracer):
     __repr__ = __str__
 
     def _short_repr(self):
-        return f"ShardMapTracer({self._aval.str_short()})"
+        return f"ShardMapTracer({self._aval.str_short(True)})"
 
 
 class ShardMapTrace(Trace):

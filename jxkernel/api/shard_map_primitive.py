@@ -25,7 +25,6 @@ from ..core.ir import ClosedJaxpr, param_printers
 from ..core.lru import LRU, TRACES
 from ..core.mesh import AbstractMesh, AxisType, NamedSharding, PartitionSpec, _mesh_state
 from ..core.numpy_eval import eval_closed_jaxpr_numpy
-from ..core.partial_eval import partial_eval_jaxpr
 from ..core.primitive import (
     Primitive,
     abstract_eval_rules,
@@ -34,15 +33,12 @@ from ..core.primitive import (
     jvp_rules,
     lowering_rules,
     numpy_rules,
-    partial_eval_rules,
     sharding_typing_rules,
     transpose_rules,
 )
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
-from ..core.trace import set_current_trace
 from ..lax.elementwise import div
 from ..lax.parallel import psum_p
-from ..lax.shapes import expand_dims, squeeze
 from ..transforms import batch_util as bu
 from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
 from ..transforms.ad_util import Zero, instantiate, is_undefined
@@ -225,7 +221,7 @@ def _log_compile(avals, shardings, phases, platform):
     the Compilations panel, %jxcompiles). Eager, as JAX's eager shard_map is: one program per
     equation run, named by no function of the user's (a jit of it is the user's)."""
     compile_record.record_compiled(
-        "shard_map", tuple((f"args[{i}]", f"{a.str_short()} {s.spec}")
+        "shard_map", tuple((f"args[{i}]", f"{a.str_short(True)} {s.spec}")
                            for i, (a, s) in enumerate(zip(avals, shardings))), phases, platform,
         origin=compile_record.EAGER)
 
@@ -301,77 +297,28 @@ def _spread_and_sum(transposed, n_nonlinear, mesh, manual_axes, ct_specs, in_spe
 
 def _batching(axis_data, vals, dims, *, jaxpr, mesh, in_specs, out_specs, check_vma,
               newly_manual_axes):
-    """vmap of a shard_map: the batch axis leads every block and is split over no mesh axis."""
+    """vmap of a shard_map: the batch axis leads every block, split over vmap's
+    spmd_axis_name (each block holds its share of the batch; JAX's _shard_map_batch), else
+    over no mesh axis."""
     vals = [v if d is bu.not_mapped else bu.moveaxis(v, d, 0) for v, d in zip(vals, dims)]
     in_dims = [bu.not_mapped if d is bu.not_mapped else 0 for d in dims]
+    spmd = axis_data.spmd_name
+    if spmd is not None:
+        for what, specs in (("in_specs", in_specs), ("out_specs", out_specs)):
+            if set(spmd) & {a for s in specs for a in _named_axes(s)}:
+                raise ValueError(f"vmap spmd_axis_name cannot appear in shard_map {what}")
+        axis_data = type(axis_data)(axis_data.name,
+                                    axis_data.size // math.prod(mesh.shape[a] for a in spmd),
+                                    axis_data.ema, spmd)
     with _axes_bound(mesh, newly_manual_axes, check_vma):
         body, _ = batch_jaxpr(jaxpr, axis_data, in_dims,
                               force_out_batched=[True] * len(out_specs))
-    lead = lambda s: P(None, *s)        # noqa: E731
+    lead = lambda s: P(None if spmd is None else spmd[0] if len(spmd) == 1 else spmd,  # noqa: E731
+                       *s)
     outs = _bind(body, vals, mesh,
                  [s if d is bu.not_mapped else lead(s) for s, d in zip(in_specs, in_dims)],
                  [lead(s) for s in out_specs], check_vma, newly_manual_axes)
     return outs, [0] * len(outs)
-
-
-def _partial_eval(trace, args, params):
-    """Linearizing through a shard_map: the known part runs now as one shard_map, the unknown
-    part is staged as another. Residuals differ per device, so each leaves the first one with
-    a new leading axis split over all manual axes and enters the second one alike."""
-    jaxpr, mesh, manual = params["jaxpr"], params["mesh"], params["newly_manual_axes"]
-    in_specs, out_specs = params["in_specs"], params["out_specs"]
-    unknowns = [trace.is_unknown(x) for x in args]
-    with _axes_bound(mesh, manual, params["check_vma"]):
-        known, unknown, out_unknowns, n_res = partial_eval_jaxpr(jaxpr, unknowns)
-        unknown, unknown_consts = convert_constvars_to_invars(unknown)
-        known = _with_residuals_stacked(known, n_res)
-        unknown = _with_residuals_unstacked(unknown, len(unknown_consts), n_res)
-    res_spec = P(tuple(a for a in mesh.axis_names if a in manual))
-    rest = dict(check_vma=params["check_vma"], manual_axes=manual)
-    known_out_specs = [s for s, u in zip(out_specs, out_unknowns) if not u]
-    with set_current_trace(trace.parent):
-        known_outs = _bind(known, [x for x, u in zip(args, unknowns) if not u], mesh,
-                           [s for s, u in zip(in_specs, unknowns) if not u],
-                           known_out_specs + [res_spec] * n_res, **rest)
-    n_known = len(known_out_specs)
-    operands = unknown_consts + list(known_outs[n_known:]) + \
-        [x for x, u in zip(args, unknowns) if u]
-    unknown_specs = [P()] * len(unknown_consts) + [res_spec] * n_res + \
-        [s for s, u in zip(in_specs, unknowns) if u]
-    unknown_out_specs = tuple(s for s, u in zip(out_specs, out_unknowns) if u)
-    eqn_params = dict(jaxpr=unknown, mesh=mesh, in_specs=tuple(unknown_specs),
-                      out_specs=unknown_out_specs, check_vma=params["check_vma"],
-                      newly_manual_axes=manual)
-    avals = _abstract_eval(jaxpr=unknown, **{k: v for k, v in eqn_params.items()
-                                              if k != "jaxpr"})
-    unknown_outs = iter(trace.add_eqn([trace.to_atom(x) for x in operands], shard_map_p,
-                                      eqn_params, avals))
-    known_iter = iter(known_outs[:n_known])
-    return [next(unknown_outs) if u else next(known_iter) for u in out_unknowns]
-
-
-def _with_residuals_stacked(known: ClosedJaxpr, n_res: int) -> ClosedJaxpr:
-    """`known` with each of its last `n_res` outputs given a leading axis of one."""
-    n_out = len(known.out_avals) - n_res
-
-    def body(*args):
-        outs = eval_jaxpr(known.jaxpr, known.consts, *args)
-        return list(outs[:n_out]) + [expand_dims(r, (0,)) for r in outs[n_out:]]
-    return trace_to_jaxpr(body, known.in_avals)
-
-
-def _with_residuals_unstacked(unknown: ClosedJaxpr, n_consts: int, n_res: int) -> ClosedJaxpr:
-    """`unknown` taking each residual with the leading axis of one that the known part added."""
-    avals = list(unknown.in_avals)
-    for i in range(n_consts, n_consts + n_res):
-        avals[i] = avals[i].update(shape=(1,) + avals[i].shape)
-
-    def body(*args):
-        args = list(args)
-        for i in range(n_consts, n_consts + n_res):
-            args[i] = squeeze(args[i], (0,))
-        return eval_jaxpr(unknown.jaxpr, unknown.consts, *args)
-    return trace_to_jaxpr(body, avals)
 
 
 def _stacked_blocks(x, spec, manual, sizes) -> tuple:
@@ -444,7 +391,6 @@ def _prune(eqn):
 
 abstract_eval_rules[shard_map_p] = _abstract_eval
 prune_rules[shard_map_p] = _prune
-partial_eval_rules[shard_map_p] = _partial_eval
 lowering_rules[shard_map_p] = _lowering
 impl_rules[shard_map_p] = _impl
 numpy_rules[shard_map_p] = _numpy
@@ -459,3 +405,7 @@ param_printers[shard_map_p] = lambda p: [
     ("mesh", p["mesh"].abstract_mesh if getattr(p["mesh"], "from_context", False)
      else p["mesh"]),
     ("newly_manual_axes", p["newly_manual_axes"]), ("out_specs", p["out_specs"])]
+
+
+# linearizing through a shard_map and checkpoint policies inside one: its residuals' rules
+from . import shard_map_residuals  # noqa: E402,F401

@@ -59,8 +59,8 @@ class AbstractRef(AbstractValue):
         # as JAX's: Ref{float32[3]} (its weak type not shown)
         return f"Ref{{{aval_text(self.inner_aval, weak=False)}}}"
 
-    def str_short(self, short_dtypes: bool = False) -> str:
-        return f"Ref{{{self.inner_aval.str_short()}}}"
+    def str_short(self, short_dtypes: bool = False, mesh_axis_types: bool = False) -> str:
+        return f"Ref{{{self.inner_aval.str_short(short_dtypes, mesh_axis_types)}}}"
 
     def strip_weak_type(self) -> AbstractRef:
         """(core/check.py compares types so)"""

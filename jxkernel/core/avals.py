@@ -1,6 +1,6 @@
 """Abstract values: what tracing knows about an array (shape, dtype, weak type).
 
-    >>> ShapedArray((3, 4), np.float32).str_short()
+    >>> ShapedArray((3, 4), np.float32).str_short(True)
     'f32[3,4]'
 """
 from __future__ import annotations
@@ -163,9 +163,29 @@ class ShapedArray(AbstractValue):
         return val
     at_least_vspace = to_tangent_aval       # JAX's older name
 
-    def str_short(self) -> str:
-        return f"{dtypes.SHORT_NAMES.get(self.dtype, str(self.dtype))}[{self._dims()}]" \
-            + (vma_text(self.vma) if self.vma else "")
+    def str_short(self, short_dtypes=False, mesh_axis_types=False) -> str:
+        """JAX's short text of a type: no weak-type mark; `short_dtypes` gives the compact
+        dtype names ('f32[2]', as jaxprs and jxkernel's views print it); `mesh_axis_types`
+        appends the mesh's axes by type.
+
+        >>> a = ShapedArray((2,), np.dtype("float32"))
+        >>> a.str_short(), a.str_short(short_dtypes=True), a.str_short(mesh_axis_types=True)
+        ('float32[2]', 'f32[2]', 'float32[2]({})')
+        """
+        if short_dtypes:
+            name = "float0" if self.dtype == dtypes.float0 else \
+                dtypes.SHORT_NAMES.get(self.dtype, str(self.dtype))
+            head = f"{name}[{self._dims()}]"
+        else:
+            head = aval_text(self, weak=False)
+        text = head + (vma_text(self.vma) if self.vma else "")
+        if mesh_axis_types:
+            mesh = self.sharding.mesh if self.sharding is not None else None
+            kinds: dict = {}
+            for name, kind in zip(getattr(mesh, "axis_names", ()), getattr(mesh, "axis_types", ())):
+                kinds.setdefault(kind, []).append(name)
+            text += f"({ {k: tuple(v) for k, v in kinds.items()} })"
+        return text
 
     def _dims(self) -> str:
         """'8,4', or with a sharding in the type '8@x,4'."""
@@ -189,7 +209,7 @@ class ShapedArray(AbstractValue):
 
     def __str__(self):
         """JAX's text for an aval: long dtype names, `~` marking a weak type. Jaxprs, logs
-        and views print the compact `str_short()` ('f32[2,3]') instead.
+        and views print the compact `str_short(True)` ('f32[2,3]') instead.
 
         >>> str(ShapedArray((2, 3), np.dtype("float32"), True)), str(ShapedArray((), np.bool_))
         ('~float32[2,3]', 'bool[]')
@@ -207,7 +227,7 @@ class AbstractToken(AbstractValue):
     # get_token_aval), so the runtime's buffers, aliasing and layouts treat it as one
     shape, ndim, size, dtype = (0,), 1, 0, np.dtype(np.bool_)
 
-    def str_short(self) -> str:
+    def str_short(self, short_dtypes=False, mesh_axis_types=False) -> str:
         return "Tok"
 
     def to_tangent_aval(self):
@@ -283,7 +303,7 @@ def shaped_abstractify(x) -> ShapedArray:
     get_aval takes, ShapeDtypeStructs and avals themselves, and, as JAX, any object with
     `shape` and `dtype` attributes (a duck-typed array; `weak_type` read if it has one).
 
-    >>> shaped_abstractify(ShapedArray((2,), np.float64)).str_short()
+    >>> shaped_abstractify(ShapedArray((2,), np.float64)).str_short(True)
     'f32[2]'
     """
     aval = getattr(x, "aval", None)

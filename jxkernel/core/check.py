@@ -30,7 +30,7 @@ def check_jaxpr(jaxpr) -> None:
                 continue
             shape = getattr(const, "shape", ())
             if tuple(shape) != var.aval.shape:
-                raise JaxprTypeError(f"const of shape {shape} bound to {var.aval.str_short()}")
+                raise JaxprTypeError(f"const of shape {shape} bound to {var.aval.str_short(True)}")
         jaxpr = jaxpr.jaxpr
     names = _Names(jaxpr)
     try:
@@ -127,8 +127,8 @@ def _check_eqn(eqn, read, define, names) -> None:
         if v.aval.strip_weak_type() != aval.strip_weak_type() and \
                 (vma.checked or _vma_free(v.aval) != _vma_free(aval)):
             raise JaxprTypeError(f"Value for variable '{names(v)}' inconsistently typed as "
-                                 f"{aval.str_short()} for let-binder of type "
-                                 f"{v.aval.str_short()}")
+                                 f"{aval.str_short(True)} for let-binder of type "
+                                 f"{v.aval.str_short(True)}")
         define(v)
 
 

@@ -431,7 +431,7 @@ def _key_difference(new, old, names) -> tuple:
 def _type(aval) -> str:
     """JAX's text for a type in its cache-miss log: "f32[3]", "f32[]{weak_type=True}"."""
     weak = getattr(aval, "weak_type", False)
-    return aval.str_short() + ("{weak_type=True}" if weak else "")
+    return aval.str_short(True) + ("{weak_type=True}" if weak else "")
 
 
 def _count(event, counted_as=None) -> int:
@@ -813,7 +813,7 @@ def refuse(miss: Miss) -> None:
 
 
 def _plain_signature(miss: Miss) -> tuple:
-    return tuple((n, a.str_short()) for n, a in zip(miss.names, miss.avals))
+    return tuple((n, a.str_short(True)) for n, a in zip(miss.names, miss.avals))
 
 
 # ------------------------------------------------------------------ the guard

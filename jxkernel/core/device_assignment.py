@@ -39,7 +39,7 @@ def check_device_assignment(out_avals, count) -> None:
 def device_assignment_error(n: int, aval) -> str:
     mesh = aval.sharding.mesh
     return (f"Length of device assignment {n} is not equal to the size of the mesh "
-            f"{mesh.size} of aval {aval.str_short()}({{Explicit: {tuple(mesh.axis_names)}}}). "
+            f"{mesh.size} of aval {aval.str_short(True)}({{Explicit: {tuple(mesh.axis_names)}}}). "
             f"Please enter your `jit` into a mesh context via `jax.set_mesh`.")
 
 

@@ -298,11 +298,11 @@ def pp_literal(lit: Literal) -> str:
     val = lit.val
     if isinstance(val, np.ndarray):
         val = val[()]
-    return f"{val}:{lit.aval.str_short()}"     # NumPy's shortest text for its scalars
+    return f"{val}:{lit.aval.str_short(True)}"     # NumPy's shortest text for its scalars
 
 
 def pp_binder(var, names: Names) -> str:
-    return f"{names(var)}:{var.aval.str_short()}"
+    return f"{names(var)}:{var.aval.str_short(True)}"
 
 
 # Primitives that print only some params, or in their own order (like JAX's `jit`):

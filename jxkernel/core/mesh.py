@@ -735,6 +735,10 @@ def resolve(sharding, what: str = "device_put"):
     """A NamedSharding from a NamedSharding, or a bare PartitionSpec under set_mesh."""
     if isinstance(sharding, PartitionSpec):
         mesh = get_mesh()
+        if what.startswith("jit's ") and mesh is not None and mesh is _mesh_state.legacy:
+            # JAX's jit reads set_mesh's mesh only; a `with mesh:` block's is pjit's
+            mesh = _config.config._context_mesh
+            mesh = None if mesh is None or mesh.empty else mesh
         abstract = _mesh_state.abstract
         if abstract is not None and (mesh is None or abstract._key()[:3] != (
                 mesh.axis_sizes, mesh.axis_names, mesh.axis_types)):
@@ -756,9 +760,8 @@ def bare_spec_error(spec: PartitionSpec, what: str) -> Exception:
     if what == "device_put":
         return ValueError("Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed "
                           "to device_put")
-    if what.startswith("jit's ") or what == "with_sharding_constraint":
-        api, argument = ("jit", what[len("jit's "):]) if what.startswith("jit's ") else \
-            (what, "shardings")
+    if what.startswith(("jit's ", "pjit's ")) or what == "with_sharding_constraint":
+        api, argument = what.split("'s ") if "'s " in what else (what, "shardings")
         return RuntimeError(f"{api} requires a non-empty mesh in context if you are passing "
                             f"`PartitionSpec`s to {argument}. You can define a context mesh via "
                             f"`jax.set_mesh(mesh)`. Alternatively, provide `Sharding`s to "

@@ -168,7 +168,7 @@ def unsplit_dims_only(name, changed):
         for d in changed(in_avals[0], out_avals[0], params):
             if parts[d]:
                 raise ShardingTypeError(
-                    f"{name}: dimension {d} of the operand, of type {in_avals[0].str_short()}, "
+                    f"{name}: dimension {d} of the operand, of type {in_avals[0].str_short(True)}, "
                     f"is sharded over {parts[d]} and the operation changes its size; "
                     f"reshard it unsplit first (jax.sharding.reshard(x, P(...)))")
         return parts
@@ -188,7 +188,7 @@ def varying_out_shape(name):
                 raise ShardingTypeError(
                     f"{name} on sharded dims where out dim ({o}) is not divisible by mesh "
                     f"axes ({_axes_size(a.sharding.mesh, parts[d])}) with spec ({entry}) is "
-                    f"not implemented. Got input type={a.str_short()} and output shape="
+                    f"not implemented. Got input type={a.str_short(True)} and output shape="
                     f"{tuple(out.shape)}")
         return parts
     return rule
@@ -467,7 +467,7 @@ def conv_rule(name, in_avals, params, out_avals):
             raise ShardingTypeError(
                 f"conv_general_dilated on sharded dims where out dim ({size}) is not "
                 f"divisible by mesh axes ({_axes_size(lhs.sharding.mesh, p)}) with spec "
-                f"({','.join(p)}) is not implemented. Got input type={lhs.str_short()} and "
+                f"({','.join(p)}) is not implemented. Got input type={lhs.str_short(True)} and "
                 f"output shape={out.shape}")
     return lp
 
@@ -574,7 +574,7 @@ def pad_rule(name, in_avals, params, out_avals):
             raise ShardingTypeError(
                 f"padding on sharded dims where out dim ({out.shape[d]}) is not divisible by "
                 f"mesh axes ({_axes_size(a.sharding.mesh, p)}) with spec ({','.join(p)}) is "
-                f"not implemented. Got input type={a.str_short()} and output shape="
+                f"not implemented. Got input type={a.str_short(True)} and output shape="
                 f"{_padded_shape(a.shape, params['padding_config'])}")
     return parts
 
@@ -604,7 +604,7 @@ def with_axis_types(aval, short: bool = False) -> str:
     """`aval` and its mesh's axes by type, as JAX's errors print it
     (`str_short(mesh_axis_types=True)`): "float32[8@x,2]({Explicit: ('x',), Auto: ('y',)})";
     `short`, with short dtype names (`str_short(True, True)`); no mesh: "f32[3]({})"."""
-    text = aval.str_short() if short else str(aval)
+    text = aval.str_short(True) if short else str(aval)
     return f"{text}({axis_types_text(getattr(aval.sharding, 'mesh', None))})"
 
 
@@ -773,10 +773,10 @@ def _legal(prim, in_avals, out_aval, parts):
     used = [a for p in parts for a in p]
     if len(used) == len(set(used)):
         return parts
-    short = out_aval.str_short().split("[")[0]
+    short = out_aval.str_short(True).split("[")[0]
     dims = ",".join(map(dim_text, out_aval.shape, parts))
     raise ShardingTypeError(
-        f"{prim.name} operation with inputs: {', '.join(a.str_short() for a in in_avals)} "
+        f"{prim.name} operation with inputs: {', '.join(a.str_short(True) for a in in_avals)} "
         f"produces an illegally sharded result: {short}[{dims}]")
 
 

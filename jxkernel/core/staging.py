@@ -350,11 +350,12 @@ class JaxprTrace(Trace):
                 "argument": names[start] if names and start is not None and start < len(names)
                 else None,
                 "input_index": start,        # among the flat inputs; None: depends on none
-                "input_type": self.invars[start].aval.str_short() if start is not None else None,
+                "input_type": (self.invars[start].aval.str_short(True) if start is not None
+                               else None),
                 "input_kind": _input_kind(info, start),     # "python", "array" or None
                 "steps": [(str(e.primitive), e.source_info,
-                           " ".join(v.aval.str_short() for v in e.outvars)) for e in steps],
-                "value_type": tracer.aval.str_short()}
+                           " ".join(v.aval.str_short(True) for v in e.outvars)) for e in steps],
+                "value_type": tracer.aval.str_short(True)}
 
 
 def _input_kind(info, index) -> str | None:

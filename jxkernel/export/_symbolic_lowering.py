@@ -314,7 +314,7 @@ def _guarded(prim):
             dims = [d for d in getattr(aval, "shape", ()) if is_symbolic(d)]
             if dims:
                 raise _refusal(prim, dims[0], f"in an operand or result of type "
-                                              f"{aval.str_short()}")
+                                              f"{aval.str_short(True)}")
         return rule(ctx, *args, **params)
     return guarded
 

@@ -257,7 +257,7 @@ def _aval_qdd(x):
 
 
 def type_str(aval) -> str:
-    return aval.str_short() + (" (weak)" if aval.weak_type else "")
+    return aval.str_short(True) + (" (weak)" if aval.weak_type else "")
 
 
 def describe_mismatch(what1, tree1, avals1, what2, tree2, avals2) -> str | None:

@@ -335,7 +335,7 @@ def _cond_abstract_eval(index, *ops, branches, **params):
     if not branches:
         raise JaxprTypeError("cond requires at least one branch function")
     if index.shape or index.dtype != np.int32:
-        raise TypeError(f"cond index must be an int32 scalar, got {index.str_short()}")
+        raise TypeError(f"cond index must be an int32 scalar, got {index.str_short(True)}")
     return branches[0].out_avals
 
 

@@ -1056,7 +1056,7 @@ def _select_n_abstract_eval(which, *cases):
     for c in cases[1:]:
         if c.shape != first.shape or c.dtype != first.dtype:
             raise TypeError(f"select_n cases must have the same shapes and dtypes, got "
-                            f"{', '.join(c.str_short() for c in cases)}")
+                            f"{', '.join(c.str_short(True) for c in cases)}")
     if which.shape and which.shape != first.shape:
         raise TypeError(f"select_n `which` must be scalar or have the same shape as cases, got "
                         f"`which` shape {which.shape} but case shape {first.shape}")

@@ -54,7 +54,7 @@ def _order(aval, layout) -> tuple:
     order = _xla_ffi.row_major(aval.ndim) if layout is None else tuple(layout)
     if sorted(order) != list(range(aval.ndim)):
         raise ValueError(f"layout {layout} is not a permutation of the {aval.ndim} dimensions "
-                         f"of {aval.str_short()}")
+                         f"of {aval.str_short(True)}")
     return order
 
 

@@ -227,7 +227,7 @@ def _reduce_sum_abstract_eval(operand, *, axes, **params):
     # (one that can lose precision) is refused
     if not config.jax_allow_f16_reductions and operand.dtype in (dtypes.float16, dtypes.bfloat16) \
             and any(operand.shape[d] != 1 for d in axes):
-        raise ValueError(f"reduce_sum on operand {operand.str_short()} is not allowed when "
+        raise ValueError(f"reduce_sum on operand {operand.str_short(True)} is not allowed when "
                          f"jax_allow_f16_reductions=False.")
     return _reduce_sum_abstract(operand, axes=axes, **params)
 
@@ -824,5 +824,5 @@ def _reduction_jaxpr(computation, init_avals, init_tree, name="reduce"):
         raise TypeError(
             f"{name} computation must return scalars of the init values' structure and dtypes "
             f"({init_tree}: {', '.join(a.dtype.name for a in init_avals)}), got {out_tree()}: "
-            f"{', '.join(a.str_short() for a in outs)}")
+            f"{', '.join(a.str_short(True) for a in outs)}")
     return closed, out_tree()

@@ -45,7 +45,7 @@ def _rng_bit_generator_abstract_eval(key, *, shape, dtype, algorithm, out_shardi
     if not (key.shape == (4,) and key.dtype == dtypes.uint32
             or key.shape == (2,) and key.dtype == dtypes.uint64):
         raise TypeError(f"rng_bit_generator: the key must be uint32[4] (or uint64[2]), got "
-                        f"{key.str_short()}")
+                        f"{key.str_short(True)}")
     return [ShapedArray(key.shape, key.dtype, key.weak_type), ShapedArray(shape, dtype)]
 
 

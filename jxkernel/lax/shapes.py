@@ -570,7 +570,7 @@ def _unstack_sharding(name, in_avals, params, out_avals):
     if parts[axis]:
         raise sharding_types.ShardingTypeError(
             f"unstack operand cannot be sharded on the unstacking axis {axis}. Got operand "
-            f"type={in_avals[0].str_short()}")
+            f"type={in_avals[0].str_short(True)}")
     return [parts[:axis] + parts[axis + 1:]] * len(out_avals)
 
 

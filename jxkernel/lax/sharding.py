@@ -293,7 +293,7 @@ def _concrete(x, sharding):
         # (JAX's arrays made under set_mesh already carry the mesh's NamedSharding; jxkernel's
         # carry a single device's, so the mesh set is taken for them too)
         return NamedSharding(current, sharding.spec, memory_kind=sharding.memory_kind)
-    what = _avals.get_aval(x).str_short()
+    what = _avals.get_aval(x).str_short(True)
     if own is None:
         raise ValueError(f"Target sharding contains a `jax.sharding.AbstractMesh` which requires "
                          f"the input passed should be a `jax.Array`. Got {type(x)} with shape "
@@ -421,6 +421,25 @@ def _batching(prim, vals, dims, *, sharding, **params):
     return prim.bind(x, sharding=batched, **params), d
 
 
+def _constraint_batching(axis_data, vals, dims, *, sharding, **params):
+    """Under vmap(spmd_axis_name=...), the batch axis split over those mesh axes (JAX's
+    _sharding_constraint_batcher), which the constraint's own spec must not name; without
+    one, _batching's."""
+    spmd, (d,) = axis_data.spmd_name, dims
+    if spmd is None or d is not_mapped:
+        return _batching(sharding_constraint_p, vals, dims, sharding=sharding, **params)
+    used = {a for entry in sharding.spec for a in _axes_of(entry)}
+    if set(spmd) & used:
+        raise ValueError(f"vmap spmd_axis_name {spmd} cannot appear in with_sharding_constraint "
+                         f"spec, but got spec {sharding.spec}")
+    (x,) = vals
+    parts = list(sharding.spec) + [None] * (ndim(x) - 1 - len(sharding.spec))
+    parts.insert(d, spmd[0] if len(spmd) == 1 else spmd)
+    batched = NamedSharding(sharding.mesh, PartitionSpec(*parts),
+                            memory_kind=sharding.memory_kind)
+    return sharding_constraint_p.bind(x, sharding=batched, **params), d
+
+
 def _reshard_batching(axis_data, vals, dims, *, sharding):
     """JAX's _reshard_batcher: the batch axis split over vmap's explicit mesh axes, so
     vmap(lambda r: reshard(r, P('y'))) of f32[8@x,2] is f32[8@x,2@y]."""
@@ -445,6 +464,7 @@ for _prim in (sharding_constraint_p, reshard_p):
 impl_rules[reshard_p] = _reshard_impl
 transpose_rules[reshard_p] = _reshard_transpose
 axis_batching_rules[reshard_p] = _reshard_batching
+axis_batching_rules[sharding_constraint_p] = _constraint_batching
 param_printers[reshard_p] = lambda params: []       # JAX prints `reshard x`: the type says
 param_printers[sharding_constraint_p] = _constraint_params
 

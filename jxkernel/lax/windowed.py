@@ -429,8 +429,8 @@ def _select_and_scatter_add_abstract_eval(source, operand, *, select_prim, windo
     windows = _window_shape(operand, window_dimensions, window_strides, padding)
     if source.shape != windows or source.dtype != operand.dtype:
         raise TypeError(f"select_and_scatter_add needs one source value per window of the "
-                        f"operand, of its dtype: operand {operand.str_short()} has windows "
-                        f"{windows}, got source {source.str_short()}.")
+                        f"operand, of its dtype: operand {operand.str_short(True)} has windows "
+                        f"{windows}, got source {source.str_short(True)}.")
     return ShapedArray(operand.shape, source.dtype, source.weak_type and operand.weak_type)
 
 

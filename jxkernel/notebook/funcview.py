@@ -134,7 +134,7 @@ def function_view(fun, args, kwargs, *, traced=None, error=None):
     label = f"{target.__qualname__} ({where})"
     outputs = []
     if traced is not None:
-        outs = ", ".join(a.str_short() for a in traced.jaxpr.out_avals)
+        outs = ", ".join(a.str_short(True) for a in traced.jaxpr.out_avals)
         outputs = [{"name": "returns", "detail": outs}]
     error_data = None
     if error is not None:

@@ -126,7 +126,7 @@ def aval_text(x) -> str:
         aval = get_aval(x)
     except TypeError:
         return type(x).__name__
-    text = aval.str_short() + (" weak" if aval.weak_type else "")
+    text = aval.str_short(True) + (" weak" if aval.weak_type else "")
     if type(x) in (bool, int, float, complex):
         text += f" (Python {type(x).__name__})"
     return text

@@ -38,7 +38,7 @@ u32 = np.dtype(np.uint32)
 
 def _check_keys(name, aval):
     if not isinstance(aval.dtype, dtypes.ExtendedDType):
-        raise TypeError(f"{name} takes typed keys (a key<...> dtype); got {aval.str_short()}")
+        raise TypeError(f"{name} takes typed keys (a key<...> dtype); got {aval.str_short(True)}")
 
 
 class _KeyDTypes(dict):

@@ -47,7 +47,7 @@ def _hash_abstract_eval(name, n_out):
     def abstract_eval(*args):
         if any(a.dtype != u32 for a in args):
             raise TypeError(f"Arguments to {name} must have uint32 type, got "
-                            f"{', '.join(a.str_short() for a in args)}")
+                            f"{', '.join(a.str_short(True) for a in args)}")
         return [ShapedArray(broadcast_shapes(name, *(a.shape for a in args)), u32)] * n_out
     return abstract_eval
 

@@ -90,7 +90,7 @@ def _random_gamma_abstract_eval(key, a, *, log_space, impl=None):
             tuple(key.shape[:-n]) != tuple(a.shape[:len(key.shape) - n]):
         raise TypeError(f"random_gamma needs uint32 key data of shape batch + "
                         f"{key_shape} whose batch prefixes a's shape, got key "
-                        f"{key.str_short()}, a {a.str_short()}")
+                        f"{key.str_short(True)}, a {a.str_short(True)}")
     return ShapedArray(a.shape, a.dtype)
 
 

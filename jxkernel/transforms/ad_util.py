@@ -71,6 +71,10 @@ def zeros(aval: ShapedArray):
     if dtypes.is_extended(aval.dtype):
         # an extended dtype's zero is its rules' (Flax's fp8_meta32: -inf, as max accumulates)
         zero = aval.dtype._rules.zero(aval.dtype)
+        if getattr(zero, "dtype", None) == dtypes.float0:
+            # a typed key's (its tangent type): no data, so a NumPy array, as JAX's float0
+            # zeros are (a float0 has nothing to broadcast on a device)
+            return np.zeros(aval.shape, dtypes.float0)
         out = broadcast_in_dim(zero, aval.shape, ()) if aval.shape else zero
         return vma.pvary(out, aval.vma) if aval.vma else out
     zero = np.zeros((), aval.dtype)
@@ -112,7 +116,8 @@ add_any_p = Primitive("add_any")
 
 def _add_any_abstract_eval(x, y):
     if x.shape != y.shape or x.dtype != y.dtype:
-        raise TypeError(f"add_any needs equal types, got {x.str_short()} and {y.str_short()}")
+        raise TypeError(f"add_any needs equal types, got {x.str_short(True)} and "
+                        f"{y.str_short(True)}")
     return ShapedArray(x.shape, x.dtype, x.weak_type and y.weak_type)
 
 

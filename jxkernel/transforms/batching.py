@@ -20,6 +20,7 @@ from ..core.config import config
 from ..core.avals import (abstract_token, dim_inserted, dim_removed, explicit_axes, get_aval,
                           parts_of)
 from ..core.mesh import get_mesh
+from ..core import vma
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr
 from ..core.lru import TRACES, WeakLRU
@@ -41,11 +42,13 @@ from ..xla.transfers import foreign_argument, shard_arg_handlers
 
 class AxisData:
     """A vmap's axis: its name, size and explicit mesh axes (`ema`: the mesh axes its mapped
-    inputs' batch dimension is split over, JAX's explicit_mesh_axis, or None)."""
-    __slots__ = ("name", "size", "ema")
+    inputs' batch dimension is split over, JAX's explicit_mesh_axis, or None), and
+    `spmd_name`: vmap's spmd_axis_name as a tuple (the mesh axes a sharding constraint or a
+    shard_map inside splits the batch dimension over), or None."""
+    __slots__ = ("name", "size", "ema", "spmd_name")
 
-    def __init__(self, name, size, ema=None):
-        self.name, self.size, self.ema = name, size, ema
+    def __init__(self, name, size, ema=None, spmd_name=None):
+        self.name, self.size, self.ema, self.spmd_name = name, size, ema, spmd_name
 
     @property
     def explicit_mesh_axis(self):
@@ -93,7 +96,7 @@ def _check_unmapped(ema, leaves, axes) -> None:
         if getattr(aval, "sharding", None) is not None and \
                 any(e in ema for p in parts_of(aval) for e in p):
             raise ValueError(f"Unmapped values passed to vmap cannot be sharded along the mesh "
-                             f"axis you are vmapping over. Got type: {aval.str_short()}, "
+                             f"axis you are vmapping over. Got type: {aval.str_short(True)}, "
                              f"in_axes: None and vmapped mesh axis: {ema}")
 
 
@@ -184,6 +187,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     `out_axes`. `in_axes`/`out_axes` are ints, None (not mapped) or pytree prefixes."""
     if not callable(fun):
         raise TypeError(f"vmap requires a function, got {fun!r}")
+    if spmd_axis_name is not None and not isinstance(spmd_axis_name, tuple):
+        spmd_axis_name = (spmd_axis_name,)       # as JAX keeps it
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)     # JAX treats a list like a tuple prefix here
     # JAX checks the specs when vmap is called, before any pytree of them is unflattened
@@ -240,7 +245,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         plain_leaves, plain_axes = [leaves[i] for i in plain], [flat_axes[i] for i in plain]
         size = _mapped_size(plain_leaves, plain_axes, axis_size, fun, args, kwargs)
         # named under `vmap`, as JAX's vmap names what it traces (`jit(f)/vmap()/cos`)
-        data = AxisData(axis_name, size, mapped_axis_spec(plain_leaves, plain_axes))
+        ema = mapped_axis_spec(plain_leaves, plain_axes)
+        data = AxisData(axis_name, size, ema, _spmd_name(spmd_axis_name, ema))
         with name_scope("vmap("), new_trace(BatchTrace, data) as trace:
             tracers = [_to_elt(trace, x, ax, size, name) for x, ax in zip(leaves, flat_axes)]
             call_args = tree_unflatten(treedef, tracers[:len(leaves) - len(kw_leaves)])
@@ -259,6 +265,21 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
             ensure_no_leaks(finished)
         return tree_unflatten(out_tree, results)
     return vmapped
+
+
+def _spmd_name(spmd_axis_name, ema):
+    """vmap's spmd_axis_name as its AxisData keeps it: None where the mapped inputs are split
+    over those Explicit mesh axes already, JAX's ValueError where over others."""
+    if spmd_axis_name is None or ema is None:
+        return spmd_axis_name
+    mesh = get_mesh()
+    if config.jax_remove_size_one_mesh_axis_from_type and mesh is not None:
+        spmd_axis_name = tuple(a for a in spmd_axis_name if mesh.shape[a] != 1)
+    if spmd_axis_name == ema:
+        return None
+    raise ValueError(f"Only one of spmd_axis_name or arrays sharded on `Explicit` mesh axis "
+                     f"type is allowed. Got spmd_axis_name={spmd_axis_name!r} and arrays "
+                     f"sharded on explicit_mesh_axis={ema!r}")
 
 
 def _to_elt(trace, x, ax, size, name):
@@ -490,7 +511,7 @@ def batch_jaxpr(closed: ClosedJaxpr, axis_data: AxisData, in_dims, force_out_bat
     broadcast). Cached, so re-batching a jitted jaxpr is free."""
     force = tuple(force_out_batched) if force_out_batched is not None else None
     key = (closed, (axis_data.name, axis_data.size, axis_data.explicit_mesh_axis,
-                    tuple(in_dims), force))
+                    axis_data.spmd_name, tuple(in_dims), force))
     found = _batched_jaxprs.get(key)
     if found is not None:
         return found
@@ -499,8 +520,12 @@ def batch_jaxpr(closed: ClosedJaxpr, axis_data: AxisData, in_dims, force_out_bat
         if d is not_mapped:
             in_avals.append(aval)
         else:
-            in_avals.append(dim_inserted(aval, d, axis_data.size,   # (its varying axes too)
-                                         axis_data.explicit_mesh_axis))
+            aval = dim_inserted(aval, d, axis_data.size,   # (its varying axes too)
+                                axis_data.explicit_mesh_axis)
+            if axis_data.spmd_name is not None and vma.checked:
+                # a shard_map body batched over spmd_axis_name varies over those axes (JAX's)
+                aval = aval.update(vma=aval.vma | frozenset(axis_data.spmd_name))
+            in_avals.append(aval)
     out_dims = []
 
     def batched(*args):

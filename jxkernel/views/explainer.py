@@ -287,7 +287,7 @@ def _call_text(f, args, kwargs) -> str:
     """'f(f32[4,8], 2)': arrays by their type, other values by a short repr."""
     def one(x):
         if hasattr(x, "shape") and hasattr(x, "dtype"):
-            return ShapedArray(tuple(x.shape), x.dtype).str_short()
+            return ShapedArray(tuple(x.shape), x.dtype).str_short(True)
         return clipped(repr(x), 30, "...")
     parts = [one(a) for a in args] + [f"{k}={one(v)}" for k, v in kwargs.items()]
     return f"{_name_of(f)}({', '.join(parts)})"

@@ -172,8 +172,8 @@ class _Side:
         self.eqns = [ir.pp_eqn(e, names, 0, width=10_000) for e in self.jaxpr.eqns]
         self.keys = [_key(e) for e in self.jaxpr.eqns]
         self.head, self.tail = _signature(self.jaxpr, names)
-        self.head_key = " ".join(v.aval.str_short() for v in self.jaxpr.invars) + " | " + \
-            " ".join(v.aval.str_short() for v in self.jaxpr.constvars)
+        self.head_key = " ".join(v.aval.str_short(True) for v in self.jaxpr.invars) + " | " + \
+            " ".join(v.aval.str_short(True) for v in self.jaxpr.constvars)
         self.tail_key = " ".join(_atom_type(v) for v in self.jaxpr.outvars)
 
 
@@ -188,14 +188,14 @@ def _signature(jaxpr, names) -> tuple:
 def _atom_type(atom) -> str:
     if isinstance(atom, ir.Literal):
         return ir.pp_literal(atom)                 # a literal's value is part of the program
-    return atom.aval.str_short()
+    return atom.aval.str_short(True)
 
 
 def _key(eqn) -> tuple:
     """What an equation is, without its variable names."""
     params = ir.pp_eqn(ir.Eqn([], [], eqn.primitive, eqn.params), ir.Names(), 0, width=10_000)
     return (str(eqn.primitive), params, tuple(_atom_type(a) for a in eqn.invars),
-            tuple(v.aval.str_short() for v in eqn.outvars))
+            tuple(v.aval.str_short(True) for v in eqn.outvars))
 
 
 # ------------------------------------------------------------------ aligning

@@ -94,12 +94,12 @@ def _def(v, ids, scope) -> dict:
 def _use(a, ids, scope) -> dict:
     if isinstance(a, ir.Literal):
         val = a.val[()] if isinstance(a.val, np.ndarray) else a.val
-        return {"literal": str(val), "aval": a.aval.str_short()}
+        return {"literal": str(val), "aval": a.aval.str_short(True)}
     return _var(a, ids.names, ids.use(scope, a))
 
 
 def _var(v, names, vid) -> dict:
-    out = {"name": names(v), "aval": v.aval.str_short()}
+    out = {"name": names(v), "aval": v.aval.str_short(True)}
     return out if vid is None else {**out, "id": vid}
 
 

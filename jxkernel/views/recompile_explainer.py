@@ -153,7 +153,7 @@ def _fresh_jit_changes(jitted) -> tuple:
         return ()
     _, sig, cell = others[-1]
     now = _cell_of(fun)
-    compiled_for = signature_text((p, a.str_short()) for p, a in sig.named)
+    compiled_for = signature_text((p, a.str_short(True)) for p, a in sig.named)
     change = fresh_jit_change(f"jit({jitted._name}) compiled for ({compiled_for})")
     free = getattr(getattr(_user_function(fun), "__code__", None), "co_freevars", ())
     if isinstance(fun, functools.partial):      # jit(partial(g, k)) made anew

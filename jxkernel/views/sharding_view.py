@@ -172,7 +172,7 @@ def _blocks(shape, sharding) -> list[Block]:
 
 
 def _type_text(dtype, shape) -> str:
-    return ShapedArray(tuple(shape), dtype).str_short()
+    return ShapedArray(tuple(shape), dtype).str_short(True)
 
 
 def _index_text(index) -> str:

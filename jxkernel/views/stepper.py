@@ -309,7 +309,8 @@ class Stepper(RichView):
             value = self._env[v]
             if not hasattr(value, "dtype"):           # a Python scalar: as the program types it
                 value = np.asarray(value, v.aval.dtype)
-            self._stats[v] = stats_of(self.names(v), value, v.aval.str_short(), *self._origin[v])
+            self._stats[v] = stats_of(self.names(v), value, v.aval.str_short(True),
+                                      *self._origin[v])
         return self._stats[v]
 
     def _var(self, var) -> ir.Var:

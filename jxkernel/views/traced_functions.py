@@ -267,7 +267,7 @@ def _named_consts(fun, consts) -> tuple:
 
 
 def _named_signature(named, static_named) -> tuple:
-    return tuple((n, a.str_short() + (" (weak)" if a.weak_type else "")) for n, a in named) + \
+    return tuple((n, a.str_short(True) + (" (weak)" if a.weak_type else "")) for n, a in named) + \
         tuple((n, f"static {v!r}") for n, v in static_named)
 
 

@@ -298,7 +298,7 @@ class ArrayImpl(metaclass=_CNamed):
         value = self._value
         if dtype is not None and np.dtype(dtype) != value.dtype:
             if copy is False:
-                raise ValueError(f"Converting {self.aval.str_short()} to {np.dtype(dtype)} "
+                raise ValueError(f"Converting {self.aval.str_short(True)} to {np.dtype(dtype)} "
                                  f"needs a copy, but copy=False was requested")
             return value.astype(dtype)
         return value.copy() if copy else value

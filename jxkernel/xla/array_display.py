@@ -50,7 +50,7 @@ def array_html(x) -> str:
     """A header (type, dtype, devices) over the value, or over why it is gone if deleted."""
     import html
     device = ", ".join(str(d) for d in sorted(x.devices(), key=lambda d: d.id))
-    head = (f"<b>Array</b> <code>{x.aval.str_short()}</code> "
+    head = (f"<b>Array</b> <code>{x.aval.str_short(True)}</code> "
             f"<span style='color:#666'>{x.dtype.name}"
             f"{' (weak)' if x.weak_type else ''} on {html.escape(device)}</span>")
     if x._buf.is_deleted():

@@ -323,7 +323,7 @@ def compile_primitive(prim, avals, params, device) -> Executable:
     # logged as jit's compiles are: `jnp.sin(x)` outside jit compiles `sin` for its operands'
     # types and params (a slice's bounds), once per process
     compile_record.record_compiled(f"{name} (eager)", tuple(
-        (f"args[{i}]", a.str_short()) for i, a in enumerate(avals)), phases,
+        (f"args[{i}]", a.str_short(True)) for i, a in enumerate(avals)), phases,
         _client.platform_of(device), origin=compile_record.EAGER, statics=tuple(params.items()))
     return exe
 

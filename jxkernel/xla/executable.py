@@ -211,8 +211,8 @@ class Executable:
         A weakly typed value (a Python scalar) takes the expected dtype, as in jit."""
         if aval.shape != expected.shape or (aval.dtype != expected.dtype and not aval.weak_type):
             raise TypeError(f"{self._arg_name(i)} of {self._what()} must be "
-                            f"{expected.strip_weak_type().str_short()}; got "
-                            f"{aval.strip_weak_type().str_short()}")
+                            f"{expected.strip_weak_type().str_short(True)}; got "
+                            f"{aval.strip_weak_type().str_short(True)}")
 
     def _arg_name(self, i) -> str:
         if self.arg_names is not None and i < len(self.arg_names):

@@ -371,8 +371,8 @@ def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None)
                                      sharding)
         if a.dtype != first.dtype:
             raise ValueError(f"make_array_from_single_device_arrays: the array on {d} is "
-                             f"{a.aval.str_short()}, but the sharding's shard is "
-                             f"{first.aval.update(shape=expected).str_short()}")
+                             f"{a.aval.str_short(True)}, but the sharding's shard is "
+                             f"{first.aval.update(shape=expected).str_short(True)}")
     aval = ShapedArray(shape, first.dtype)
     return _assemble([by_device[d]._buf for d in devices], aval, sharding)
 

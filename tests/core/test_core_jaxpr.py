@@ -50,8 +50,8 @@ def test_golden_jaxpr_text(fun, args, expected):
 
 def test_make_jaxpr_attributes_and_return_shape():
     closed, shape = jax.make_jaxpr(lambda x: (lax.sin(x), 1.0), return_shape=True)(ones(2))
-    assert [a.str_short() for a in closed.in_avals] == ["f32[2]"]
-    assert [a.str_short() for a in closed.out_avals] == ["f32[2]", "f32[]"]
+    assert [a.str_short(short_dtypes=True) for a in closed.in_avals] == ["f32[2]"]
+    assert [a.str_short(short_dtypes=True) for a in closed.out_avals] == ["f32[2]", "f32[]"]
     assert closed.consts == [] and len(closed.eqns) == 1
     assert shape[0] == jax.ShapeDtypeStruct((2,), np.float32)
     assert shape[1].weak_type

@@ -62,8 +62,9 @@ def test_debug_nans_prints_jaxs_line_for_each_compiled_computation_that_made_a_n
 def test_avals_print_long_as_jax_and_jaxprs_keep_the_short_form():
     x = jnp.ones((2, 3))
     aval = jax.typeof(x)
-    assert (str(aval), f"{aval}", aval.str_short(), repr(aval)) == \
-        ("float32[2,3]", "float32[2,3]", "f32[2,3]", "ShapedArray(float32[2,3])")
+    assert (str(aval), f"{aval}", aval.str_short(), aval.str_short(short_dtypes=True),
+            repr(aval)) == ("float32[2,3]", "float32[2,3]", "float32[2,3]", "f32[2,3]",
+                            "ShapedArray(float32[2,3])")
     assert [str(jax.typeof(v)) for v in (1.0, jnp.int8(3), jnp.zeros(2, bool))] == \
         ["~float32[]", "int8[]", "bool[2]"]
     b16 = jax.typeof(jnp.ones(2, jnp.bfloat16))         # a void-kind dtype that is not float0

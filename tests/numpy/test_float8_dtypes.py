@@ -27,7 +27,7 @@ def test_arrays_finfo_and_jaxpr_names():
     x = jnp.array([1.0, 2.0], jnp.float8_e4m3fn)
     assert x.dtype == np.dtype(ml_dtypes.float8_e4m3fn)
     assert float(jnp.finfo(jnp.float8_e4m3fn).max) == 448.0
-    assert str(jxkernel.make_jaxpr(lambda a: a * 2)(x).jaxpr.invars[0].aval.str_short()) == \
+    assert str(jxkernel.make_jaxpr(lambda a: a * 2)(x).jaxpr.invars[0].aval.str_short(short_dtypes=True)) == \
         "f8_e4m3fn[2]"
     assert (x * 2).dtype == x.dtype          # a Python scalar takes the float8 type
 
@@ -76,7 +76,7 @@ def test_narrow_dtypes_kinds_limits_names_and_promotion():
     assert jnp.issubdtype(jnp.uint1, jnp.integer) and jnp.issubdtype(jnp.float8_e3m4, jnp.floating)
     x = jnp.array([1, 2], jnp.int4)
     assert jxkernel.make_jaxpr(lambda a: a.astype(jnp.float4_e2m1fn))(x).jaxpr.outvars[0].aval \
-        .str_short() == "f4_e2m1fn[2]"
+        .str_short(short_dtypes=True) == "f4_e2m1fn[2]"
     assert (x * 3).dtype == x.dtype            # a Python int takes the 4-bit type
     with pytest.raises(TypePromotionError, match="1-bit, 2-bit and 4-bit integers do not"):
         jnp.result_type(jnp.int4, jnp.int8)

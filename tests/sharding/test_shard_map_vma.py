@@ -156,4 +156,4 @@ def test_types_with_and_without_varying_axes():
     assert varying != plain and hash(varying) != hash(plain)
     assert varying.update(shape=(3,)).vma == {"x"} and varying.strip_weak_type() == varying
     assert plain == ShapedArray((2,), np.float32) and hash(plain) == hash(plain.update())
-    assert repr(varying) == "ShapedArray(float32[2]{V:x})" and varying.str_short() == "f32[2]{V:x}"
+    assert repr(varying) == "ShapedArray(float32[2]{V:x})" and varying.str_short() == "float32[2]{V:x}"

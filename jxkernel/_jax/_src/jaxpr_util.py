@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from ...core.avals import ShapedArray
 from ...core.ir import ClosedJaxpr, DropVar, Literal
 from ..extend.core import jaxprs_in_params, subjaxprs
 from ..extend.source_info_util import summarize
@@ -73,17 +72,9 @@ def primitives_by_shape(jaxpr) -> dict:
     """"name :: result types" -> count, each type as JAX's `aval.str_short()` writes it by
     default (`float32[2]`; a dropped result is `*`)."""
     def types(eqn):
-        return " ".join("*" if isinstance(v, DropVar) else _long_type(v.aval)
+        return " ".join("*" if isinstance(v, DropVar) else v.aval.str_short()
                         for v in eqn.outvars)
     return histogram(jaxpr, lambda eqn: (eqn.primitive.name, types(eqn)), " :: ".join)
-
-
-def _long_type(aval) -> str:
-    """`float32[2,3]`: the dtype's whole name (jxkernel's str_short is the short `f32[2,3]`
-    JAX writes with short_dtypes=True)."""
-    if isinstance(aval, ShapedArray):
-        return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
-    return aval.str_short()
 
 
 def source_locations(jaxpr) -> dict:

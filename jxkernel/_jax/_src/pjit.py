@@ -13,7 +13,7 @@ no counterpart of.
 import collections
 import functools
 
-from ...core.mesh import UNSPECIFIED, NamedSharding, PartitionSpec, legacy_mesh
+from ...core.mesh import UNSPECIFIED, NamedSharding, PartitionSpec, bare_spec_error, legacy_mesh
 from ...transforms.jit import jit
 from ...transforms.jit import stages as _stages
 from ...tree_util import tree_map
@@ -55,7 +55,8 @@ def pjit(fun=None, *, in_shardings=UNSPECIFIED, out_shardings=UNSPECIFIED, **opt
     if fun is None:
         return functools.partial(pjit, in_shardings=in_shardings, out_shardings=out_shardings,
                                  **options)
-    if not any(s is None for s in _leaves(in_shardings) + _leaves(out_shardings)):
+    if not any(s is None or isinstance(s, PartitionSpec)
+               for s in _leaves(in_shardings) + _leaves(out_shardings)):
         return jit(fun, in_shardings=in_shardings, out_shardings=out_shardings, **options)
     return _Pjit(fun, in_shardings, out_shardings, options)
 
@@ -71,8 +72,9 @@ def _leaves(shardings) -> list:
 
 
 class _Pjit:
-    """A pjit whose None shardings depend on the `with mesh:` block of each call: one jit per
-    such mesh (and the plain one outside any)."""
+    """A pjit whose None shardings and bare PartitionSpecs depend on the `with mesh:` block of
+    each call (JAX's pjit reads that mesh, jit set_mesh's): one jit per such mesh (and the
+    plain one outside any, where a bare PartitionSpec raises JAX's pjit error)."""
 
     def __init__(self, fun, in_shardings, out_shardings, options):
         functools.update_wrapper(self, fun)
@@ -84,7 +86,14 @@ class _Pjit:
         found = self._jits.get(mesh)
         if found is None:
             def replicated(s):
-                return NamedSharding(mesh, PartitionSpec()) if s is None else s
+                return NamedSharding(mesh, PartitionSpec()) if s is None else \
+                    NamedSharding(mesh, s) if isinstance(s, PartitionSpec) else s
+            if mesh is None:
+                for what, given in zip(("in_shardings", "out_shardings"), self._given):
+                    spec = next((s for s in _leaves(given) if isinstance(s, PartitionSpec)),
+                                None)
+                    if spec is not None:
+                        raise bare_spec_error(spec, f"pjit's {what}")
             shardings = self._given if mesh is None else [
                 replicated(None) if given is None else
                 tree_map(replicated, given, is_leaf=lambda s: s is None)

@@ -80,7 +80,7 @@ def _geqp3_abstract_eval(a, jpvt, *, use_magma):
     *batch, m, n = a.shape
     if jpvt.dtype != np.int32 or jpvt.shape != (*batch, n):
         raise TypeError(f"geqp3 needs jpvt: int32[..., n] matching a, got a: "
-                        f"{a.str_short()}, jpvt: {jpvt.str_short()}")
+                        f"{a.str_short(True)}, jpvt: {jpvt.str_short(True)}")
     return [ShapedArray(a.shape, a.dtype), ShapedArray(jpvt.shape, np.int32),
             ShapedArray((*batch, min(m, n)), a.dtype)]
 
@@ -137,8 +137,8 @@ def _householder_product_abstract_eval(a, taus):
     if taus.dtype != a.dtype or tuple(taus.shape[:-1]) != tuple(batch) or \
             taus.shape[-1] > min(m, n):
         raise ValueError(f"householder_product needs taus of shape batch + (k,) with k <= "
-                         f"min(m, n) and a's dtype, got a: {a.str_short()}, taus: "
-                         f"{taus.str_short()}")
+                         f"min(m, n) and a's dtype, got a: {a.str_short(True)}, taus: "
+                         f"{taus.str_short(True)}")
     return ShapedArray(a.shape, a.dtype)
 
 

@@ -77,7 +77,7 @@ def _canonical_groups(axis_index_groups, size, even=True):
 def _no_groups_under_vmap(axis_index_groups):
     if axis_index_groups is not None:
         raise NotImplementedError("axis_index_groups not supported in vmap collectives. "
-                                  "Use them under pmap, or split the vmapped axis into two.")
+                                  "Please open a feature request!")
 
 
 def _manual(ctx, axes):

@@ -167,6 +167,10 @@ def _reduce(prim, x, axis_name, axis_index_groups):
     _check_bound(axes, "psum", eager_plain=prim is psum_p)     # (JAX names psum for all three)
     if axis_index_groups is not None:
         axis_index_groups = _canonical_groups(axis_index_groups, _axis_size(axes), even=False)
+    if prim is psum_p and axis_index_groups is not None and vma.checked:
+        # JAX's psum in a check_vma=True body (bind_psum_invariant) takes no groups, with
+        # no message; shard_map(..., check_vma=False) runs them
+        raise NotImplementedError
     leaves, tree = tree_flatten(x)
     if axis_index_groups is None and vma.checks(axes):        # in a check_vma=True body
         leaves = [varying(leaf, axes, f"jax.lax.{prim.name}") for leaf in leaves]

@@ -57,7 +57,7 @@ class DualTracer(PrimalTracer):
         partial evaluation), a JVPTracer under jvp."""
         primal, tangent = value_text(self.primal), self.tangent
         if isinstance(tangent, Tracer) and isinstance(tangent._trace, PartialEvalTrace):
-            return f"GradTracer(primal={primal}, typeof(tangent)={tangent.aval.str_short()})"
+            return f"GradTracer(primal={primal}, typeof(tangent)={tangent.aval.str_short(True)})"
         return f"JVPTracer(primal={primal}, tangent={value_text(tangent)})"
 
 

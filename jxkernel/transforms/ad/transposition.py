@@ -196,7 +196,7 @@ def _transposed(jaxpr, out_avals, in_avals, in_tree, out_tree, consts, *cotangen
     for c, a in zip(ct_leaves, out_avals):
         if get_aval(c).shape != a.shape or get_aval(c).dtype != a.dtype:
             raise TypeError(f"cotangent type does not match function output, expected "
-                            f"{a.str_short()} but got {get_aval(c).str_short()}")
+                            f"{a.str_short(True)} but got {get_aval(c).str_short(True)}")
     cts = backward_pass(jaxpr, consts, [True] * len(in_avals), [], ct_leaves)
     return tree_unflatten(in_tree, [_cast_like(instantiate(c), a)
                                     for c, a in zip(cts, in_avals)])

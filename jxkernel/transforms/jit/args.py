@@ -229,9 +229,8 @@ class Arguments:
             raise ValueError(f"static_argnames and donate_argnames cannot intersect. Argument "
                              f"names {set(self.static_argnames & self.donate_argnames)} appear "
                              f"in both static_argnames and donate_argnames")
-        if self.static_argnums & self.donate_argnums:
-            raise ValueError("An argument cannot be both static and donated: "
-                             f"{sorted(self.static_argnums & self.donate_argnums)}")
+        # (argnums both static and donated, which only *args or a function without a
+        # signature leaves unnamed: JAX's jit takes them static, donating nothing there)
 
     def split(self, args, kwargs):
         """(dynamic args, dynamic kwargs, static (name, value, position or None) triples)."""

@@ -143,7 +143,7 @@ def _compile_event(jaxpr, name, avals, phases, platform):
     JAX's tracing cache is that function's compile, with the miss's cause (`traced_under`),
     as JAX logs such a miss once; any other (grad's backward pass, a new batch size, `name`
     jxkernel's own: vmap(nn.relu)) is eager work, as JAX logs none."""
-    signature = tuple((f"args[{i}]", a.str_short()) for i, a in enumerate(avals))
+    signature = tuple((f"args[{i}]", a.str_short(True)) for i, a in enumerate(avals))
     origin = _origins.get(jaxpr)
     jitted = origin and not origin.told and origin.jitted()
     if not jitted:

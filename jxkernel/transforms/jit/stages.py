@@ -692,7 +692,7 @@ class Compiled(_Stage):
             return
         compile_record.record(compile_record.CompileEvent(
             jitted._name, jitted._source_text(),
-            tuple((f"args[{i}]", a.str_short()) for i, a in enumerate(entry.jaxpr.in_avals)),
+            tuple((f"args[{i}]", a.str_short(True)) for i, a in enumerate(entry.jaxpr.in_avals)),
             "ahead of time: .lower(...).compile()", phases, _client.platform_of(device),
             key=jitted))
 

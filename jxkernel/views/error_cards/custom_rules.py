@@ -61,7 +61,7 @@ def _bwd_structure_card(exc, where, called_from) -> ErrorCard:
 def _type_of(value) -> str:
     """'f32[]' for an array or a number, else its class's name ('dict')."""
     try:
-        return get_aval(value).str_short()
+        return get_aval(value).str_short(True)
     except TypeError:
         return type(value).__name__
 

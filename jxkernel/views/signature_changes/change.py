@@ -86,7 +86,7 @@ def _root(path: str) -> str:
 
 
 def _aval_text(aval) -> str:
-    return aval.str_short() + (" (weak)" if aval.weak_type else "")
+    return aval.str_short(True) + (" (weak)" if aval.weak_type else "")
 
 
 def jax_line(change: Change) -> str | None:

@@ -76,7 +76,7 @@ def _type_change(old, new) -> str:
     f32[8@j,4@i] said "weak_type False -> False")."""
     if old.shape == new.shape and old.dtype == new.dtype and old.weak_type != new.weak_type:
         return f"weak_type {old.weak_type} -> {new.weak_type}"
-    before, after = old.str_short(), new.str_short()
+    before, after = old.str_short(True), new.str_short(True)
     if before == after:
         before, after = with_axis_types(old, short=True), with_axis_types(new, short=True)
     return f"{before} -> {after}"

@@ -28,7 +28,8 @@ def _type_changes(before, after):
             continue
         if a.shape != b.shape:
             # the weak flag only where it changed too (a Python number grown into an array)
-            text = _aval_text if a.weak_type != b.weak_type else type(a).str_short
+            text = _aval_text if a.weak_type != b.weak_type else \
+                (lambda v: v.str_short(True))
             change = _fixed(path, "shape", text(b), text(a))
             if any(not isinstance(d, (int, np.integer)) for d in (*a.shape, *b.shape)):
                 change = _refixed(change, _SYMBOLIC_FIX)    # an export's symbolic shape
@@ -68,7 +69,7 @@ def _type_changes(before, after):
         elif a.weak_type == b.weak_type:
             # the same shape split another way over set_mesh's mesh (f32[4@x,3], then
             # f32[4,3]): a type of its own under a mesh of Explicit axes, as in JAX
-            yield _refixed(_fixed(path, "shape", b.str_short(), a.str_short()), _SPLIT_FIX,
+            yield _refixed(_fixed(path, "shape", b.str_short(True), a.str_short(True)), _SPLIT_FIX,
                            spec=", ".join(map(repr, getattr(b.sharding, "spec", ()))))
         else:
             change = _fixed(path, "weak_type", _aval_text(b), _aval_text(a), dtype=a.dtype.name)
@@ -81,7 +82,7 @@ def _mesh_alone(a, b) -> bool:
     """Whether types `a` and `b` differ in the mesh they are typed on alone (same shape, dtype,
     weak type and splits: an unsplit array under set_mesh's mesh, then under none)."""
     return a.shape == b.shape and a.dtype == b.dtype and a.weak_type == b.weak_type and \
-        a.str_short() == b.str_short()
+        a.str_short(True) == b.str_short(True)
 
 
 def _cast_to(old, new) -> np.dtype:
@@ -152,7 +153,7 @@ def grown_step_by_step(changes, history, now=None) -> tuple:
     for c in changes:
         new = _shape_of(c.new) if c.kind == "shape" else None
         if new:
-            seen = {_shape_of(a.str_short()) for sig in history
+            seen = {_shape_of(a.str_short(True)) for sig in history
                     for p, a in sig.named if p == c.path}
             if all((new[0] - k,) + new[1:] in seen for k in (1, 2)):
                 c = _refixed(c, _GROWN_STEP_FIX, a=new[0] - 2, b=new[0] - 1, c=new[0])
@@ -198,7 +199,7 @@ def _partial_batches(before, after) -> set:
 
 def _is_key(aval) -> bool:
     """Whether an aval is a typed PRNG key's (key<fry>[])."""
-    return str(aval.str_short()).startswith("key<")
+    return str(aval.str_short(True)).startswith("key<")
 
 
 _PY_TYPE = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}

@@ -76,7 +76,7 @@ def jax_order(old: Signature, new: Signature, changes=None) -> tuple:
         for path, a in new.named:
             b = before.get(path)
             if b is not None and a != b:
-                now, was = a.str_short(), b.str_short()
+                now, was = a.str_short(True), b.str_short(True)
                 if a.weak_type != b.weak_type:
                     now, was = f"{now}{{weak_type={a.weak_type}}}", \
                         f"{was}{{weak_type={b.weak_type}}}"

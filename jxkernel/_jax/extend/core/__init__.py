@@ -86,7 +86,7 @@ def mapped_aval(size: int, axis: int | None, aval: ShapedArray) -> ShapedArray:
     if axis is None:
         return aval
     if aval.shape[axis] != size:
-        raise ValueError(f"mapped_aval: axis {axis} of {aval.str_short()} has size "
+        raise ValueError(f"mapped_aval: axis {axis} of {aval.str_short(True)} has size "
                          f"{aval.shape[axis]}, not {size}")
     return dim_removed(aval, axis)
 

@@ -1,0 +1,28 @@
+"""`aval.str_short()` as JAX 0.10.2's (tests/data/str_short_cases.py,
+reference/make_str_short_reference.py): long dtype names by default, the compact ones with
+short_dtypes=True (what jxkernel's jaxpr views and messages print), the mesh's axes by type
+with mesh_axis_types=True.
+"""
+import json
+import os
+
+import pytest
+
+import jxkernel as jax
+import str_short_cases
+
+with open(os.path.join(os.path.dirname(__file__), "..", "data", "str_short_reference.json")) as _f:
+    JAX = json.load(_f)
+MINE = str_short_cases.run(jax)
+
+
+@pytest.mark.parametrize("aval", sorted(k for k in JAX if k != "jax_version"))
+def test_str_short_writes_what_jax_writes(aval):
+    assert MINE[aval] == JAX[aval]
+
+
+def test_views_keep_the_short_dtypes():
+    closed = jax.make_jaxpr(lambda a: a * 2)(jax.numpy.ones(2))
+    assert str(closed) == "{ lambda ; a:f32[2]. let b:f32[2] = mul a 2.0:f32[] in (b,) }"
+    from jxkernel.views.jaxpr_json import jaxpr_to_json
+    assert '"f32[2]"' in json.dumps(jaxpr_to_json(closed))
