@@ -85,8 +85,11 @@ def _layer_features_card(exc, where, called_from) -> ErrorCard:
         fix = (f"Flatten each example before the layer: {x}.reshape({x}.shape[0], -1) gives "
                f"{(shape[0], need)}.")
     else:
-        rewrite = (f"{type(layer).__name__}({last}, {getattr(layer, 'out_features', '...')}, "
-                   f"...)    # in_features = the input's last axis, {last}")
+        flax = type(layer).__module__.startswith("flax.nnx")
+        rewrite = (f"{'nnx.' if flax else ''}{type(layer).__name__}({last}, "
+                   f"{getattr(layer, 'out_features', '...')}, "
+                   f"{'rngs=rngs' if flax else '...'})    # in __init__: in_features = the "
+                   f"input's last axis, {last}")
         fix = (f"Give the layer inputs whose last axis is {need} (print({x}.shape) where you "
                f"call it), or build it for this input: in_features {last}.")
     return ErrorCard(
