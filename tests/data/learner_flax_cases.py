@@ -90,7 +90,24 @@ DROPOUT_LAYER_EVAL = "drop = nnx.Dropout(0.5)\ndrop.eval()\ndrop_eval = drop(jnp
 DROPOUT_LAYER_RNGS = ("drop = nnx.Dropout(0.5)\n"
                       "drop_rngs = list(drop(jnp.ones(4), rngs=nnx.Rngs(0)).shape)\n")
 
-CASES = {"float_accumulated": FLOAT_ACCUMULATED, "tracer_accumulated": TRACER_ACCUMULATED,
+# jax.jit of a step that reads the model and optimizer from outside and updates them; and the
+# card's rewrite: nnx.jit, the two as arguments, on the learner's call
+CLOSED_OVER = """\
+@jax.jit
+def step_closed(batch):
+  def lf(model):
+    return optax.softmax_cross_entropy_with_integer_labels(model(batch['image']), batch['label']).mean()
+  loss, grads = nnx.value_and_grad(lf)(model)
+  optimizer.update(model, grads)
+  return loss
+step_closed(make_batch(8))
+"""
+CLOSED_OVER_FIXED = CLOSED_OVER.replace("@jax.jit\ndef step_closed(batch):",
+                                        "@nnx.jit\ndef step_closed(model, optimizer, batch):").replace(
+    "step_closed(make_batch(8))\n",
+    "closed_loss = type(float(step_closed(model, optimizer, make_batch(8)))).__name__\n")
+
+CASES = {"closed_over": CLOSED_OVER, "float_accumulated": FLOAT_ACCUMULATED, "tracer_accumulated": TRACER_ACCUMULATED,
          "linear_features": LINEAR_FEATURES, "linear_images": LINEAR_IMAGES,
          "conv_no_channel": CONV_NO_CHANNEL, "dropout_layer": DROPOUT_LAYER,
          "dropout_model": DROPOUT_MODEL}
@@ -99,6 +116,7 @@ FIXED = {"dropout_model_eval": (DROPOUT_MODEL_EVAL, "dropout_eval"),
          "dropout_layer_eval": (DROPOUT_LAYER_EVAL, "drop_eval"),
          "dropout_layer_rngs": (DROPOUT_LAYER_RNGS, "drop_rngs"),
          "float_accumulated_fixed": (FLOAT_ACCUMULATED_FIXED, "accumulated"),
+         "closed_over_fixed": (CLOSED_OVER_FIXED, "closed_loss"),
          "linear_images_fixed": (LINEAR_IMAGES_FIXED, "images_out"),
          "conv_no_channel_fixed": (CONV_NO_CHANNEL_FIXED, "conv_out")}
 

@@ -15,7 +15,8 @@ if importlib.util.find_spec("flax") is None or importlib.util.find_spec("optax")
     pytest.skip("needs flax and optax (the kernel imports them)", allow_module_level=True)
 
 import locations                        # tests/support
-from learner_flax_cases import (CASES, CONV_NO_CHANNEL_FIXED, DROPOUT_LAYER_EVAL,  # data
+from learner_flax_cases import (CASES, CLOSED_OVER_FIXED, CONV_NO_CHANNEL_FIXED,  # tests/data
+                                 DROPOUT_LAYER_EVAL,
                                  DROPOUT_LAYER_RNGS, DROPOUT_MODEL_EVAL, DROPOUT_MODEL_RNGS,
                                  FIXED, FLOAT_ACCUMULATED, FLOAT_ACCUMULATED_FIXED,
                                  LINEAR_IMAGES_FIXED, SETUP)
@@ -144,3 +145,23 @@ def test_dropout_in_training_mode_without_a_key_gets_eval_or_a_key(cells, case, 
     for fixed in (f"{case}_eval", f"{case}_rngs"):
         ran = cells[fixed]
         assert ran["error"] is None and ran["stdout"] == f"{JAX[fixed]}\n", (fixed, ran)
+
+
+def test_a_model_updated_inside_jax_jit_from_outside_gets_nnx_jit_with_it_as_argument(cells):
+    """jax.jit of a step reading the model and optimizer from its globals and updating them:
+    Flax's ValueError (its words, with no way out); the card names both and writes the step
+    with nnx.jit taking them as arguments, and the learner's call with them, which runs
+    under JAX and here."""
+    card = cells["closed_over"]["card"]
+    assert card is not None and card["kind"] == "closed-modules", card
+    assert card["message"] == JAX["closed_over"]["first_line"]
+    assert card["title"].endswith(": model, optimizer"), card["title"]
+    lines = card["rewrite"].splitlines()
+    assert lines[0].split("    #")[0] == "@nnx.jit", lines
+    assert lines[1] == "def step_closed(model, optimizer, batch):", lines
+    assert lines[-1] == "step_closed(model, optimizer, make_batch(8))", lines
+    assert "@nnx.jit\ndef step_closed(model, optimizer, batch):" in CLOSED_OVER_FIXED
+    assert "step_closed(model, optimizer, make_batch(8))" in CLOSED_OVER_FIXED
+    ran = cells["closed_over_fixed"]
+    assert JAX["closed_over_fixed"] == "float"
+    assert ran["error"] is None and ran["stdout"] == "float\n", ran
