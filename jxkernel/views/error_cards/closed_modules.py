@@ -54,6 +54,7 @@ def _closed_modules_card(exc, where, called_from) -> ErrorCard:
     fn = traced.f_code.co_name if traced is not None else "step"
     params = list(traced.f_code.co_varnames[:traced.f_code.co_argcount]) if traced else []
     given = ", ".join(objects or ["model", "optimizer"])
+    named = given if len(objects) < 2 else f"{', '.join(objects[:-1])} and {objects[-1]}"
     rewrite = (f"@nnx.jit    # not jax.jit: it carries the objects' updates out\n"
                f"def {fn}({', '.join((objects or ['model', 'optimizer']) + params)}):\n"
                f"    ...    # the body as it is")
@@ -65,10 +66,10 @@ def _closed_modules_card(exc, where, called_from) -> ErrorCard:
         rewrite += f"\n{ast.unparse(tree)}"
     return ErrorCard(
         "closed-modules", f"Flax objects updated inside jax.jit from outside it: {given}",
-        why=(f"{fn} reads {given} from outside (a global or a closure) and updates "
+        why=(f"{fn} reads {named} from outside (a global or a closure) and updates "
              f"{'them' if len(objects) != 1 else 'it'} while jax.jit traces it: their "
              f"variables belong to the outside, so Flax cannot take them into the trace."),
-        fix=(f"Pass {given} to {fn} as arguments and jit it with nnx.jit (it takes Flax "
+        fix=(f"Pass {named} to {fn} as arguments and jit it with nnx.jit (it takes Flax "
              f"objects and writes their new state back after each call)."),
         rewrite=rewrite,
         docs="https://flax.readthedocs.io/en/latest/guides/transforms.html")
