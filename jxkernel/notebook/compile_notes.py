@@ -189,6 +189,22 @@ def kind_of(event) -> str:
     return LIBRARY if event.library else event.origin
 
 
+def installed_function(event) -> bool:
+    """Whether `event` compiled a function defined in an installed package (site-packages)
+    that registered no exclusion: treescope's array summaries, which nnx.display jits once per
+    array shape. JAX counts it as the user's (jax_explain_cache_misses logs it); the note does
+    not tell it as yours: its arguments are not yours to pad or make static, and "fix: pad
+    the arrays" under nnx.display was advice a learner could not follow.
+
+        >>> e = compile_record.CompileEvent("f", "/v/site-packages/t/s.py:9", (), "", None, "")
+        >>> installed_function(e)
+        True
+    """
+    path = (event.source or "").rpartition(":")[0]
+    return event.origin == USER and bool(path) and any(
+        part in ("site-packages", "dist-packages") for part in os.path.normpath(path).split(os.sep))
+
+
 def grouped(events) -> list:
     """[(name, count, call sites, seconds)] of eager operations and jxkernel's or libraries'
     functions, one entry per primitive or function, in first-seen order: three eager adds at
@@ -219,9 +235,11 @@ def cell_note(events, mode: str, skip=()) -> Note | None:
     if mode == "off":
         return None
     skipped = {id(k) for k in skip}
-    mine = [e for e in events if e.origin == USER and id(e.key) not in skipped]
+    mine = [e for e in events if e.origin == USER and id(e.key) not in skipped and
+            not installed_function(e)]
     told = [e for e in mine if mode == "all" or e.again]
-    others = [e for e in events if e.origin != USER] if mode == "all" else []
+    others = [e for e in events if e.origin != USER or installed_function(e)] \
+        if mode == "all" else []
     if not told and not others:
         return None
     bodies = [f"{_title(e)}\n{_indent(_details(e))}" if len(told) > 1 else _details(e)
@@ -229,7 +247,7 @@ def cell_note(events, mode: str, skip=()) -> Note | None:
     bodies += _one_line_each(told[DETAILED:])
     rest = []
     for kind, group in OTHER_KINDS.items():
-        mine = [e for e in others if kind_of(e) == kind]
+        mine = [e for e in others if (LIBRARY if installed_function(e) else kind_of(e)) == kind]
         if mine and kind == compile_record.EAGER:
             rest.append(f"{len(mine)} eager operation(s) (each compiled once per operand types "
                         f"and parameters): {grouped_text(mine)}")
@@ -248,7 +266,8 @@ def cell_note(events, mode: str, skip=()) -> Note | None:
                  f"⚙ {len(told)} compile(s) of your functions in this cell ({again} again): "
                  f"{names}")
     else:
-        whose = "jxkernel's or libraries'" if any(kind_of(e) == LIBRARY for e in others) \
+        whose = "jxkernel's or libraries'" if any(kind_of(e) == LIBRARY or installed_function(e)
+                                                  for e in others) \
             else "jxkernel"
         title = (f"⚙ this cell compiled {len(others)} eager operation(s) and {whose} "
                  f"function(s)")

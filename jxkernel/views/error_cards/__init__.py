@@ -73,7 +73,12 @@ a dict key, a set member or hash()'s argument), unbound-axis (NameError: a colle
 axis nothing binds, `jax.lax.psum(x, 'i')` outside shard_map, or an axis the mesh has not),
 mesh-mismatch (ValueError: an operand on another mesh than jax.set_mesh's, arrays put on four
 devices' mesh added under set_mesh of all eight), late-device-count (RuntimeError:
-jax_num_cpu_devices updated once the backend runs).
+jax_num_cpu_devices updated once the backend runs), layer-features (TypeError or ValueError:
+a layer, Flax's nnx.Linear or nnx.Conv, given an input whose last axis is not its
+in_features, `nnx.Linear(784, 10)` on (4, 28, 28) images), dropout-rngs (ValueError: Flax's
+nnx.Dropout in training mode called with no random key, `model(x)` after model.train()),
+closed-modules (ValueError: a model or optimizer read from outside a jax.jit function and
+updated inside it, Flax's "Cannot extract graph node from different trace level").
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
@@ -83,7 +88,7 @@ per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py`, `s
 `methods.py`, `axes.py`, `scan_lengths.py`, `ragged.py`, `list_arguments.py`, `truth.py`,
 `loop_conditions.py`, `slice_indices.py`, `joins.py`, `custom_rules.py`, `lowered_calls.py`,
 `objects.py`, `checks.py`, `jnp_statics.py`, `hashes.py`, `collectives.py`, `meshes.py`,
-`devices.py`.
+`devices.py`, `layers.py`, `dropout.py`, `closed_modules.py`.
 `_CARDS` below says which card an exception gets, in order: the first whose test passes.
 
 With `%load_ext jxkernel`, the exception handler of notebook/tracebacks.py shows the card
@@ -141,6 +146,9 @@ from .grad import (_int_grad_card, _int_grad_output_card, _is_int_grad_input,
 from .hashes import (_is_traced_hash, _is_traced_parameter, _traced_hash_card,
                      _traced_parameter_card)
 from .jnp_statics import _is_jnp_static, _jnp_static_card
+from .dropout import _dropout_rngs_card, _is_dropout_rngs
+from .closed_modules import _closed_modules_card, _is_closed_modules
+from .layers import _is_layer_features, _layer_features_card
 from .joins import _is_join_ranks, _join_ranks_card
 from .list_arguments import (_is_list_argument, _is_list_index, _is_list_operand,
                              _list_argument_card, _list_index_card, _list_operand_card)
@@ -225,6 +233,7 @@ _CARDS = [
     (_is_scalar_output, _scalar_output_card),
     (_is_scalar_conversion, _scalar_conversion_card),
     (_is_broadcast_error, _broadcast_card),
+    (_is_layer_features, _layer_features_card),  # before matmul's: the layer's words
     (_is_matmul_shapes, _matmul_card),
     (_is_reshape_size, _reshape_card),
     (_is_lax_dtypes, _lax_dtypes_card),
@@ -261,4 +270,6 @@ _CARDS = [
     (_is_unbound_axis, _unbound_axis_card),
     (_is_mesh_mismatch, _mesh_mismatch_card),
     (_is_late_device_count, _late_device_count_card),
+    (_is_dropout_rngs, _dropout_rngs_card),
+    (_is_closed_modules, _closed_modules_card),
 ]

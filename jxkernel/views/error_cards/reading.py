@@ -21,15 +21,36 @@ def _first_line(exc) -> str:
     return text.splitlines()[0] if text else ""
 
 
-def _user_lines(exc) -> tuple:
-    """(innermost user line, outermost user line if another) of `exc`'s traceback."""
+def _learners_frames(exc) -> list:
+    """The user's frames of `exc`'s traceback, outermost first, leaving out an installed
+    library's (site-packages: Flax's nnx.Linear, Optax's losses) where any other is left: a
+    card's "your line" is the learner's call of the layer, `self.l1(x)`, not the line in
+    Flax's linear.py that called dot_general (Flax registers nnx's files with no exclusion,
+    so JAX's source_info would name that one)."""
     frames = []
     tb = exc.__traceback__
     while tb is not None:
-        code = tb.tb_frame.f_code
-        if is_user_file(code.co_filename):
-            frames.append(_location(code.co_filename, tb.tb_lineno, code.co_name))
+        if is_user_file(tb.tb_frame.f_code.co_filename):
+            frames.append((tb.tb_frame, tb.tb_lineno))
         tb = tb.tb_next
+    own = [f for f in frames if not _installed(f[0].f_code.co_filename)]
+    return own or frames
+
+
+def _installed(filename: str) -> bool:
+    """Whether `filename` is an installed package's (under site-packages or dist-packages).
+
+        >>> _installed("/venv/lib/python3.11/site-packages/flax/nnx/nn/linear.py")
+        True
+    """
+    return any(part in ("site-packages", "dist-packages")
+               for part in os.path.normpath(filename).split(os.sep))
+
+
+def _user_lines(exc) -> tuple:
+    """(innermost user line, outermost user line if another) of `exc`'s traceback."""
+    frames = [_location(f.f_code.co_filename, line, f.f_code.co_name)
+              for f, line in _learners_frames(exc)]
     if not frames:
         return None, None
     inner, outer = frames[-1], frames[0]
@@ -40,12 +61,8 @@ def _user_lines(exc) -> tuple:
 def _user_frame(exc):
     """The innermost of the user's frames in `exc`'s traceback (its names' values: a card
     reads an array's shape there, never calling the user's code), or None."""
-    frame, tb = None, exc.__traceback__
-    while tb is not None:
-        if is_user_file(tb.tb_frame.f_code.co_filename):
-            frame = tb.tb_frame
-        tb = tb.tb_next
-    return frame
+    frames = _learners_frames(exc)
+    return frames[-1][0] if frames else None
 
 
 # `lax.` where nothing before it (`jax.lax.cond` is left as it is)

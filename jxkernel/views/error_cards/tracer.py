@@ -3,13 +3,15 @@ a shape (concretization), `np.sin(x)` (array conversion), and a tracer kept past
 transformation (leaked)."""
 from __future__ import annotations
 
+import ast
 import re
 
 from ...core import errors as jx_errors
 from .card import ErrorCard, _DOCS
 from .reading import (_array_note, _or_static, _origin, _static_fix, _static_how,
-                      _traced_phrase)
-from .rewrites import _branch_rewrite, _node_at, _python_math_rewrite, _range_loop_rewrite
+                      _traced_phrase, _user_frame)
+from .rewrites import (_branch_rewrite, _node_at, _parse_line, _python_math_rewrite,
+                       _range_loop_rewrite)
 
 
 def _bool_card(exc, where, called_from) -> ErrorCard:
@@ -95,7 +97,21 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
     if math:            # math.exp(x): float(x) inside math; jnp's function traces
         rewrite = (f"{math}    # jnp's function: traced, no Python float needed" +
                    _or_static(origin, static, "float"))
-    if math:
+    kept = _kept_outside(where, _user_frame(exc)) if converts and not static and \
+        where["function"].isidentifier() else None
+    if kept:
+        # `running_loss += float(loss)` in a jitted step: dropping float() keeps a tracer in
+        # running_loss past the trace (JAX's UnexpectedTracerError at its next use); the sum
+        # is made outside, from the value the step returns
+        value = converts.group(2).strip() or "value"
+        rewrite = (f"return {value}    # from {where['function']}: a traced value leaves "
+                   f"only as an output\n# then, outside, after each call, it has a value:\n"
+                   f"{_added_after(kept, where['function'], called_from)}")
+        fix = (f"{kept} lives outside {where['function']}, which runs once, while tracing: "
+               f"return {value} and add it up after each call, where float() sees its value "
+               f"(writing the traced value into {kept} instead leaks it: JAX's "
+               f"UnexpectedTracerError).")
+    elif math:
         fix = ("Use jnp's function of the same name (jnp.exp for math.exp, ...): math's "
                "functions take Python floats, and call float() on an array, which a traced "
                "one cannot give." + (" Or make the argument static." if static
@@ -115,6 +131,48 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
         fix=fix, rewrite=rewrite,
         origin=origin, docs=_DOCS + (type(exc).__name__ if isinstance(exc, jx_errors.JAXTypeError)
                                      else "ConcretizationTypeError"))
+
+
+def _kept_outside(where, frame) -> str | None:
+    """The name or attribute a line like `total += float(loss)` adds into when it lives
+    outside the traced function (a global, a nonlocal, `self.total`), else None.
+
+        >>> _kept_outside({"code": "self.total += float(loss)"}, None)
+        'self.total'
+    """
+    tree = _parse_line(where)
+    node = tree.body[0] if tree is not None and len(tree.body) == 1 else None
+    if isinstance(node, ast.AugAssign):
+        target = node.target
+    elif isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+            isinstance(node.value, ast.BinOp) and \
+            ast.unparse(node.targets[0]) in (ast.unparse(node.value.left),
+                                             ast.unparse(node.value.right)):
+        target = node.targets[0]        # total = total + float(loss)
+    else:
+        return None
+    if isinstance(target, (ast.Attribute, ast.Subscript)):
+        return ast.unparse(target)
+    # a name the function does not bind itself (declared global or nonlocal)
+    if isinstance(target, ast.Name) and frame is not None and \
+            target.id not in frame.f_code.co_varnames and \
+            target.id not in frame.f_code.co_cellvars:
+        return target.id
+    return None
+
+
+def _added_after(kept, function, called_from) -> str:
+    """`kept += float(f(...))`, written on the user's call of `function` when it is the
+    line's whole statement (`f(a, b)` or `loss = f(a, b)`)."""
+    tree = _parse_line(called_from)
+    node = tree.body[0] if tree is not None and len(tree.body) == 1 else None
+    call = node.value if isinstance(node, (ast.Expr, ast.Assign)) else None
+    if not (isinstance(call, ast.Call) and ast.unparse(call.func) == function):
+        return f"{kept} += float({function}(...))"
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+            isinstance(node.targets[0], ast.Name):
+        return f"{called_from['code']}\n{kept} += float({node.targets[0].id})"
+    return f"{kept} += float({ast.unparse(call)})"
 
 
 def _is_traced_shape_error(e) -> bool:

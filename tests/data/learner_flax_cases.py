@@ -1,0 +1,139 @@
+"""A learner's Flax NNX training cells (the MNIST tutorial's loop on random arrays shaped like
+its batches) and their mistakes, as notebook cells: run under JAX 0.10.2 with Flax 0.12.7 and
+Optax 0.2.8 by reference/make_learner_flax_reference.py, and in a jxkernel kernel by
+tests/notebook/test_learner_flax.py. Each case is one cell after SETUP; FIXED cells are a
+mistake's cell with a card's advice pasted in."""
+
+SETUP = """\
+import jax, jax.numpy as jnp, numpy as np, optax
+from flax import nnx
+
+class MLP(nnx.Module):
+  def __init__(self, rngs):
+    self.l1 = nnx.Linear(784, 32, rngs=rngs)
+    self.bn = nnx.BatchNorm(32, rngs=rngs)
+    self.drop = nnx.Dropout(0.1)
+    self.l2 = nnx.Linear(32, 10, rngs=rngs)
+  def __call__(self, x, rngs=None):
+    x = self.drop(nnx.relu(self.bn(self.l1(x))), rngs=rngs)
+    return self.l2(x)
+
+model = MLP(nnx.Rngs(0))
+optimizer = nnx.Optimizer(model, optax.adamw(0.005, 0.9), wrt=nnx.Param)
+rng = np.random.default_rng(0)
+def make_batch(n):
+  return {'image': rng.random((n, 784), dtype=np.float32),
+          'label': rng.integers(0, 10, (n,)).astype(np.int32)}
+model.eval()
+"""
+
+# the step's loss, a global float added up inside the jitted step
+FLOAT_ACCUMULATED = """\
+running_loss = 0.0
+@nnx.jit
+def train_step(model, optimizer, batch):
+  global running_loss
+  def lf(model):
+    logits = model(batch['image'])
+    return optax.softmax_cross_entropy_with_integer_labels(logits, batch['label']).mean()
+  loss, grads = nnx.value_and_grad(lf)(model)
+  optimizer.update(model, grads)
+  running_loss += float(loss)
+  return loss
+train_step(model, optimizer, make_batch(8))
+"""
+
+# the same step with the card's rewrite pasted in: `return loss` (already there), the line
+# inside removed, and the sum made after the call
+FLOAT_ACCUMULATED_FIXED = FLOAT_ACCUMULATED.replace(
+    "  running_loss += float(loss)\n", "").replace(
+    "train_step(model, optimizer, make_batch(8))\n",
+    "running_loss += float(train_step(model, optimizer, make_batch(8)))\n"
+    "running_loss += float(train_step(model, optimizer, make_batch(8)))\n"
+    "accumulated = type(running_loss).__name__\n")
+
+# float() dropped, as the card said before: the global keeps a tracer
+TRACER_ACCUMULATED = FLOAT_ACCUMULATED.replace("float(loss)", "loss") + "running_loss + 1\n"
+
+# an input of the wrong feature size into the model's first nnx.Linear: neither a
+# flatten nor a channel axis fixes it
+LINEAR_FEATURES = "model(jnp.ones((4, 785)))\n"
+
+# images, not flattened, into nnx.Linear(784, ...); and the card's line pasted before the call
+LINEAR_IMAGES = """\
+layer = nnx.Linear(784, 10, rngs=nnx.Rngs(1))
+x = jnp.ones((4, 28, 28))
+layer(x)
+"""
+LINEAR_IMAGES_FIXED = LINEAR_IMAGES.replace(
+    "layer(x)\n", "x = x.reshape(x.shape[0], -1)\nimages_out = list(layer(x).shape)\n")
+
+# images without their channel axis into nnx.Conv(1, ...); and the card's line pasted
+CONV_NO_CHANNEL = """\
+conv = nnx.Conv(1, 8, kernel_size=(3, 3), rngs=nnx.Rngs(2))
+imgs = jnp.ones((4, 28, 28))
+conv(imgs)
+"""
+CONV_NO_CHANNEL_FIXED = CONV_NO_CHANNEL.replace(
+    "conv(imgs)\n", "imgs = imgs[..., None]\nconv_out = list(conv(imgs).shape)\n")
+
+# the model called after model.train() with no key (its Dropout in training mode); it stays
+# in training mode: the first fixed cells below switch it back
+DROPOUT_MODEL = "model.train()\nmodel(jnp.ones((2, 784)))\n"
+DROPOUT_MODEL_EVAL = "model.eval()\ndropout_eval = list(model(jnp.ones((2, 784))).shape)\n"
+DROPOUT_MODEL_RNGS = ("model.train()\n"
+                      "dropout_rngs = list(model(jnp.ones((2, 784)), rngs=nnx.Rngs(0)).shape)\n"
+                      "model.eval()\n")
+# a Dropout layer of its own, built without rngs
+DROPOUT_LAYER = "drop = nnx.Dropout(0.5)\ndrop(jnp.ones(4))\n"
+DROPOUT_LAYER_EVAL = "drop = nnx.Dropout(0.5)\ndrop.eval()\ndrop_eval = drop(jnp.ones(4)).tolist()\n"
+DROPOUT_LAYER_RNGS = ("drop = nnx.Dropout(0.5)\n"
+                      "drop_rngs = list(drop(jnp.ones(4), rngs=nnx.Rngs(0)).shape)\n")
+
+# jax.jit of a step that reads the model and optimizer from outside and updates them; and the
+# card's rewrite: nnx.jit, the two as arguments, on the learner's call
+CLOSED_OVER = """\
+@jax.jit
+def step_closed(batch):
+  def lf(model):
+    return optax.softmax_cross_entropy_with_integer_labels(model(batch['image']), batch['label']).mean()
+  loss, grads = nnx.value_and_grad(lf)(model)
+  optimizer.update(model, grads)
+  return loss
+step_closed(make_batch(8))
+"""
+CLOSED_OVER_FIXED = CLOSED_OVER.replace("@jax.jit\ndef step_closed(batch):",
+                                        "@nnx.jit\ndef step_closed(model, optimizer, batch):").replace(
+    "step_closed(make_batch(8))\n",
+    "closed_loss = type(float(step_closed(model, optimizer, make_batch(8)))).__name__\n")
+
+CASES = {"closed_over": CLOSED_OVER, "float_accumulated": FLOAT_ACCUMULATED, "tracer_accumulated": TRACER_ACCUMULATED,
+         "linear_features": LINEAR_FEATURES, "linear_images": LINEAR_IMAGES,
+         "conv_no_channel": CONV_NO_CHANNEL, "dropout_layer": DROPOUT_LAYER,
+         "dropout_model": DROPOUT_MODEL}
+FIXED = {"dropout_model_eval": (DROPOUT_MODEL_EVAL, "dropout_eval"),
+         "dropout_model_rngs": (DROPOUT_MODEL_RNGS, "dropout_rngs"),
+         "dropout_layer_eval": (DROPOUT_LAYER_EVAL, "drop_eval"),
+         "dropout_layer_rngs": (DROPOUT_LAYER_RNGS, "drop_rngs"),
+         "float_accumulated_fixed": (FLOAT_ACCUMULATED_FIXED, "accumulated"),
+         "closed_over_fixed": (CLOSED_OVER_FIXED, "closed_loss"),
+         "linear_images_fixed": (LINEAR_IMAGES_FIXED, "images_out"),
+         "conv_no_channel_fixed": (CONV_NO_CHANNEL_FIXED, "conv_out")}
+
+
+def outcome(run_cell, namespace) -> dict:
+    """{case: {"error": class name, "first_line": the message's first line} or None; fixed
+    case: the value its cell leaves in `namespace`}, each cell run by `run_cell(source)`
+    (which raises what the cell raised)."""
+    run_cell(SETUP)
+    found = {}
+    for name, source in CASES.items():
+        try:
+            run_cell(source)
+            found[name] = None
+        except Exception as e:                  # noqa: BLE001 -- the case's error is the fact
+            found[name] = {"error": type(e).__name__, "first_line": str(e).splitlines()[0]}
+    for name, (source, result) in FIXED.items():
+        run_cell(source)
+        found[name] = namespace[result]
+    return found

@@ -1,0 +1,167 @@
+"""A learner's Flax NNX training cells in a real kernel with `import jax` answered by jxkernel
+(JXKERNEL_AS_JAX=1), against what JAX 0.10.2 with Flax 0.12.7 and Optax 0.2.8 said for the
+same cells (tests/data/learner_flax_reference.json, recorded by
+reference/make_learner_flax_reference.py from tests/data/learner_flax_cases.py): the messages
+are JAX's, each card points at the learner's line, and each fix a card advises works when
+pasted, under JAX too."""
+import importlib.util
+import json
+import os
+
+import pytest
+
+# looked up, not imported: Flax imports `jax`, which in this process is the real one
+if importlib.util.find_spec("flax") is None or importlib.util.find_spec("optax") is None:
+    pytest.skip("needs flax and optax (the kernel imports them)", allow_module_level=True)
+
+import locations                        # tests/support
+from learner_flax_cases import (CASES, CLOSED_OVER_FIXED, CONV_NO_CHANNEL_FIXED,  # tests/data
+                                 DROPOUT_LAYER_EVAL,
+                                 DROPOUT_LAYER_RNGS, DROPOUT_MODEL_EVAL, DROPOUT_MODEL_RNGS,
+                                 FIXED, FLOAT_ACCUMULATED, FLOAT_ACCUMULATED_FIXED,
+                                 LINEAR_IMAGES_FIXED, SETUP)
+from real_kernel import execute, running_kernel
+
+from jxkernel.views import error_cards
+
+with open(os.path.join(locations.DATA, "learner_flax_reference.json")) as f:
+    JAX = json.load(f)
+
+
+def _cell(client, source) -> dict:
+    """{"error": (class, first line) or None, "card": the card's JSON or None, "stdout"}."""
+    reply, messages = execute(client, source)
+    cards = [c["data"][error_cards.MIME] for kind, c in messages
+             if kind == "display_data" and error_cards.MIME in c.get("data", {})]
+    error = (reply["ename"], reply["evalue"].splitlines()[0]) if reply["status"] == "error" \
+        else None
+    return {"error": error, "card": cards[0] if cards else None,
+            "stdout": "".join(c["text"] for kind, c in messages
+                              if kind == "stream" and c["name"] == "stdout")}
+
+
+@pytest.fixture(scope="module")
+def cells():
+    """{case: _cell's answer} for each case and fixed case, one kernel for all."""
+    saved = {k: os.environ.get(k) for k in ("JXKERNEL_AS_JAX", "PYTHONPATH")}
+    os.environ.update(JXKERNEL_AS_JAX="1", PYTHONPATH=locations.ROOT)
+    try:
+        with running_kernel() as client:
+            setup = _cell(client, "%load_ext jxkernel\nimport jxkernel\n" + SETUP +
+                      f"assert jax.jit is jxkernel.jit\n"
+                      f"assert jxkernel.__file__.startswith({locations.ROOT!r})")
+            assert setup["error"] is None, setup
+            found = {name: _cell(client, source) for name, source in CASES.items()}
+            for name, (source, result) in FIXED.items():
+                found[name] = _cell(client, source + f"print({result})")
+            return found
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def test_the_mistakes_raise_jaxs_errors(cells):
+    for name in CASES:
+        assert cells[name]["error"] == (JAX[name]["error"], JAX[name]["first_line"]), name
+
+
+def test_a_float_added_up_in_a_global_inside_the_step_is_returned_and_added_outside(cells):
+    """`running_loss += float(loss)` inside an nnx.jit step: dropping float() (the card's
+    rewrite before) leaks a tracer into the global (JAX's UnexpectedTracerError, the
+    tracer_accumulated case); the card says to return the loss and add it up after the call,
+    its rewrite written on the learner's call, and that cell runs under JAX and here."""
+    card = cells["float_accumulated"]["card"]
+    assert card["kind"] == "concretization", card
+    assert card["where"]["code"] == "running_loss += float(loss)", card["where"]
+    lines = card["rewrite"].splitlines()
+    assert lines[0].startswith("return loss    #"), card["rewrite"]
+    added = "running_loss += float(train_step(model, optimizer, make_batch(8)))"
+    assert lines[-1] == added and added in FLOAT_ACCUMULATED_FIXED, card["rewrite"]
+    assert "UnexpectedTracerError" in card["fix"], card["fix"]
+    assert JAX["tracer_accumulated"]["error"] == "UnexpectedTracerError"
+    assert JAX["float_accumulated_fixed"] == "float"
+    fixed = cells["float_accumulated_fixed"]
+    assert fixed["error"] is None and fixed["stdout"] == "float\n", fixed
+
+
+def test_a_wrong_feature_size_into_nnx_linear_points_at_the_learners_line(cells):
+    """JAX's TypeError names dot_general's sizes; the card's "your line" is the learner's call
+    of the layer (the model's __call__, in the setup cell), called from the case's cell, never
+    Flax's linear.py."""
+    card = cells["linear_features"]["card"]
+    assert card is not None and card["message"] == JAX["linear_features"]["first_line"]
+    assert card["where"]["code"] == \
+        "x = self.drop(nnx.relu(self.bn(self.l1(x))), rngs=rngs)", card["where"]
+    assert card["called_from"]["code"] == "model(jnp.ones((4, 785)))", card["called_from"]
+    told = {k: card[k] for k in ("where", "called_from", "title", "why", "fix", "rewrite")}
+    assert "linear.py" not in json.dumps(told), told      # (the folded traceback has it)
+    # no flatten nor channel axis makes 785 features 784: the layer built for the input
+    assert card["kind"] == "layer-features", card
+    assert card["title"] == "nnx.Linear(784, 32) got an input of shape (4, 785): its last axis " \
+        "must be 784", card["title"]
+    assert card["rewrite"].startswith("nnx.Linear(785, 32, rngs=rngs)    # in __init__"), \
+        card["rewrite"]
+
+
+@pytest.mark.parametrize("case, line, fixed, result", [
+    ("linear_images", "x = x.reshape(x.shape[0], -1)", LINEAR_IMAGES_FIXED, "images_out"),
+    ("conv_no_channel", "imgs = imgs[..., None]", CONV_NO_CHANNEL_FIXED, "conv_out")])
+def test_images_into_a_layer_get_the_reshape_that_gives_its_in_features(cells, case, line,
+                                                                        fixed, result):
+    """Images into nnx.Linear(784, ...) unflattened, and into nnx.Conv(1, ...) without their
+    channel axis: JAX's message names dot_general's or the convolution's sizes; the card names
+    the layer and writes the reshape on the learner's own name, and that line pasted before
+    the call runs, under JAX (its recorded output shape) and here."""
+    card = cells[case]["card"]
+    assert card is not None and card["kind"] == "layer-features", card
+    assert card["message"] == JAX[case]["first_line"]
+    assert card["where"]["file"].startswith("In[") and "linear.py" not in card["title"]
+    assert card["rewrite"].split("    #")[0] == line, card["rewrite"]
+    assert line in fixed
+    ran = cells[f"{case}_fixed"]
+    assert ran["error"] is None and ran["stdout"] == f"{JAX[case + '_fixed']}\n", ran
+
+
+@pytest.mark.parametrize("case, call, fixes", [
+    ("dropout_model", "model(jnp.ones((2, 784)))", (DROPOUT_MODEL_EVAL, DROPOUT_MODEL_RNGS)),
+    ("dropout_layer", "drop(jnp.ones(4))", (DROPOUT_LAYER_EVAL, DROPOUT_LAYER_RNGS))])
+def test_dropout_in_training_mode_without_a_key_gets_eval_or_a_key(cells, case, call, fixes):
+    """Flax's ValueError (no card before: the learner was left with Flax's frames); the card
+    writes both ways out on the learner's own call, `model.eval()` before it and the call
+    with rngs=nnx.Rngs(0) (the model's __call__ and Dropout's take rngs), and each pasted
+    runs, under JAX (its recorded shapes and values) and here."""
+    card = cells[case]["card"]
+    assert card is not None and card["kind"] == "dropout-rngs", card
+    assert card["message"] == JAX[case]["first_line"]
+    name = call.split("(")[0]
+    eval_line, train_line = (block.splitlines() for block in card["rewrite"].split("\n# or\n"))
+    assert [line.split("    #")[0] for line in eval_line] == [f"{name}.eval()", call], eval_line
+    with_key = call[:-1] + ", rngs=nnx.Rngs(0))"
+    assert [line.split("    #")[0] for line in train_line] == [with_key], train_line
+    assert all(f"{name}.eval()" in fixed or with_key in fixed for fixed in fixes)
+    for fixed in (f"{case}_eval", f"{case}_rngs"):
+        ran = cells[fixed]
+        assert ran["error"] is None and ran["stdout"] == f"{JAX[fixed]}\n", (fixed, ran)
+
+
+def test_a_model_updated_inside_jax_jit_from_outside_gets_nnx_jit_with_it_as_argument(cells):
+    """jax.jit of a step reading the model and optimizer from its globals and updating them:
+    Flax's ValueError (its words, with no way out); the card names both and writes the step
+    with nnx.jit taking them as arguments, and the learner's call with them, which runs
+    under JAX and here."""
+    card = cells["closed_over"]["card"]
+    assert card is not None and card["kind"] == "closed-modules", card
+    assert card["message"] == JAX["closed_over"]["first_line"]
+    assert card["title"].endswith(": model, optimizer"), card["title"]
+    lines = card["rewrite"].splitlines()
+    assert lines[0].split("    #")[0] == "@nnx.jit", lines
+    assert lines[1] == "def step_closed(model, optimizer, batch):", lines
+    assert lines[-1] == "step_closed(model, optimizer, make_batch(8))", lines
+    assert "@nnx.jit\ndef step_closed(model, optimizer, batch):" in CLOSED_OVER_FIXED
+    assert "step_closed(model, optimizer, make_batch(8))" in CLOSED_OVER_FIXED
+    ran = cells["closed_over_fixed"]
+    assert JAX["closed_over_fixed"] == "float"
+    assert ran["error"] is None and ran["stdout"] == "float\n", ran
