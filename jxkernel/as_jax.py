@@ -38,8 +38,11 @@ def _jax_module() -> types.ModuleType:
 
     class JaxModule(types.ModuleType):
         def __getattr__(self, name):
-            if f"jax.{name}" in _MADE:          # jax.version: JAX's, not jxkernel's
-                return importlib.import_module(f"jax.{name}")
+            if f"jax.{name}" in _MADE or name in _SUBMODULES:   # jax.version: JAX's
+                try:
+                    return importlib.import_module(f"jax.{name}")
+                except ModuleNotFoundError:
+                    pass
             try:
                 return getattr(jxkernel, name)
             except AttributeError:
@@ -71,6 +74,13 @@ def _version_module() -> types.ModuleType:
 
 
 _MADE = {"jax": _jax_module, "jax.version": _version_module}
+# the submodules JAX 0.10.2's `import jax` loads: `jax.X` of one of them imports it as `jax.X`,
+# so that it is in sys.modules as after JAX's import (treescope retrieves its aliases of
+# `jax.tree_util.SequenceKey` there, and refused them as "a non-imported module")
+_SUBMODULES = frozenset((
+    "api_util core custom_batching custom_derivatives debug distributed dlpack dtypes errors "
+    "experimental export ffi image interpreters lax lib monitoring nn numpy ops profiler "
+    "random ref scipy sharding stages tree tree_util typing").split())
 
 
 class _Loader(importlib.abc.Loader):

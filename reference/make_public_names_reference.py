@@ -33,7 +33,9 @@ MODULES = ("jax", "jax.numpy", "jax.lax", "jax.random", "jax.nn", "jax.tree_util
            "jax.experimental.serialize_executable",
            "jax.experimental.compilation_cache.compilation_cache",
            # what libraries that define primitives reach for
-           "jax.interpreters.ad", "jax.api_util", "jax.extend.core")
+           "jax.interpreters.ad", "jax.api_util", "jax.extend.core",
+           # what treescope (Flax's nnx.display) and older libraries reach for
+           "jax.core")
 
 # Run in a child process per module, so no other import adds names to its namespace.
 _LIST = """

@@ -26,7 +26,8 @@ from ..core.traceback_util import api_boundary
 from ..core.avals import get_aval, public_type, typeof_rules
 from ..core.native import STATE as FASTPATH_STATE
 from ..core.name_stack import name_scope
-from ..core.trace import Trace, Tracer, _ctx, eval_trace, set_current_trace
+from ..core.trace import Tracer
+from ..core.compile_time_eval import ensure_compile_time_eval  # noqa: F401 (jax.*)
 from ..transforms.ad import vjp
 from ..transforms.ad_util import float0
 from ..transforms.api_util import flatten_axes
@@ -180,37 +181,6 @@ def named_scope(name: str):
     if not isinstance(name, str):
         raise TypeError("named_scope name argument must be a string.")
     with name_scope(name):
-        yield
-
-
-# ------------------------------------------------------------------ compile-time evaluation
-class _CompileTimeEvalTrace(Trace):
-    """Runs an operation whose inputs are all concrete at once (on the eval trace), however
-    deep in tracing we are; an operation on a tracer goes to the trace that was current."""
-    evaluates_concrete = True    # (a custom_jvp/custom_vjp function of concrete values just runs)
-
-    def process_primitive(self, prim, args, params):
-        eager = not any(isinstance(x, Tracer) for x in args)
-        with set_current_trace(eval_trace if eager else self.parent):
-            return prim.bind(*args, **params)
-
-
-@contextlib.contextmanager
-def ensure_compile_time_eval():
-    """``with ensure_compile_time_eval():`` computes operations on concrete values eagerly even
-    while tracing (under jit their results are constants, usable in Python control flow);
-    operations on traced values are staged as usual.
-
-        >>> @jxkernel.jit
-        ... def f(x):
-        ...     with ensure_compile_time_eval():
-        ...         y = jnp.sin(2.0)            # a concrete Array, not a tracer
-        ...     return x * y if y > 0 else x
-    """
-    if _ctx.trace is eval_trace:          # not tracing: everything is eager already
-        yield
-        return
-    with set_current_trace(_CompileTimeEvalTrace(_ctx.trace)):
         yield
 
 

@@ -1,4 +1,6 @@
 """The IR, avals, dtypes, primitives and the trace machinery. Knows nothing of XLA."""
+from typing import Any
+
 from . import dtypes
 from .avals import AbstractValue, ShapedArray, ShapeDtypeStruct, get_aval
 from .errors import (ConcretizationTypeError, NonConcreteBooleanIndexError,
@@ -16,5 +18,11 @@ from .check import check_jaxpr, JaxprTypeError
 from .interpret import eval_jaxpr
 from .numpy_eval import eval_closed_jaxpr_numpy, eval_jaxpr_numpy
 
+from .compile_time_eval import ensure_compile_time_eval, eval_context
+from .symbolic import max_dim, min_dim
+
 # what a jaxpr equation reads: a variable or a literal (JAX's jax.core.Atom)
 Atom = Var | Literal
+# JAX's jax.core type names for a primitive's parameters and any value
+ParamDict = dict[str, Any]
+Value = Any

@@ -107,6 +107,22 @@ def test_jax_names_are_found_in_the_fence_first_then_in_jxkernel():
     assert got == [True] * 6
 
 
+def test_a_submodule_jax_imports_with_it_is_in_sys_modules_once_reached():
+    """`jax.tree_util` reached as an attribute of `jax` (no `import jax.tree_util`) is in
+    sys.modules as `jax.tree_util`, as after JAX's `import jax`, which loads it: treescope
+    (Flax's nnx.display) retrieves its aliases there and refused "jax.tree_util.SequenceKey
+    pointing to a non-imported module"."""
+    got = run("""
+        import json, sys, jxkernel
+        jxkernel.install_as_jax()
+        import jax
+        before = "jax.tree_util" in sys.modules
+        reached = [jax.tree_util is sys.modules.get("jax.tree_util"),
+                   jax.numpy is sys.modules.get("jax.numpy"), jax.core is jxkernel.core]
+        print(json.dumps([before, reached, jax.jit is jxkernel.jit]))""")
+    assert got == [False, [True, True, True], True]
+
+
 def test_a_module_jxkernel_lacks_is_not_found_as_usual():
     got = run("""
         import json, jxkernel

@@ -28,22 +28,12 @@ from ...core.hijax import (MutableQuasiDynamicData, QuasiDynamicData,  # noqa: F
 # the type of the arrays that hold a value of type `aval` (a typed key's: its uint32 data)
 from ...core.physical import physical_aval  # noqa: E402,F401
 from ...core.errors import ConcretizationTypeError, UnexpectedTracerError  # noqa: E402,F401
-from ...core.trace import eval_trace  # noqa: E402
+from ...core.trace import eval_trace  # noqa: E402,F401
+from ...core.compile_time_eval import eval_context  # noqa: E402,F401
 from ...core.staging import convert_constvars_to_invars, trace_to_jaxpr  # noqa: E402
 from ...lax.eval_jaxpr import eval_jaxpr_p  # noqa: E402
 from ...transforms.linear_util import wrap_init  # noqa: E402,F401
 from ..api_util import shaped_abstractify  # noqa: E402,F401 (JAX keeps it in core too)
-
-
-def eval_context():
-    """A block where operations run on values, not on the trace around it (JAX's private
-    `core.eval_context`): inside a jitted function, `jnp.add(1, 1) == 2` is a bool.
-
-    >>> with eval_context():
-    ...     bool(jnp.add(1, 1) == 2)
-    True
-    """
-    return set_current_trace(eval_trace)
 
 
 def trace_state_clean() -> bool:
@@ -87,7 +77,7 @@ closed_call_p = CallPrimitive("closed_call")
 
 
 from ...core.dtypes import primal_dtype_to_tangent_dtype  # noqa: E402,F401
-from ...core.symbolic import is_symbolic as _is_symbolic  # noqa: E402
+from ...core.symbolic import is_symbolic as _is_symbolic, max_dim, min_dim  # noqa: E402,F401
 
 
 def is_constant_shape(shape) -> bool:
@@ -97,31 +87,6 @@ def is_constant_shape(shape) -> bool:
     (True, True)
     """
     return not any(_is_symbolic(d) for d in shape)
-
-
-def max_dim(d1, d2):
-    """max(d1, d2) of two dimensions: an int for two ints; with a symbolic one, the larger
-    where that is decidable, else the expression `max(d1, d2)` (in that order, as JAX's).
-
-    >>> max_dim(3, 5), max_dim(5, 0)
-    (5, 5)
-    """
-    return _extremum("max", d1, d2)
-
-
-def min_dim(d1, d2):
-    """min(d1, d2) of two dimensions, as `max_dim`.
-
-    >>> min_dim(3, 5)
-    3
-    """
-    return _extremum("min", d1, d2)
-
-
-def _extremum(op, d1, d2):
-    if not (_is_symbolic(d1) or _is_symbolic(d2)):
-        return (max if op == "max" else min)(d1, d2)
-    return (d1 if _is_symbolic(d1) else d2).extremum(op, d1, d2)
 
 
 from ...core.avals import MemorySpace  # noqa: E402,F401 (an operation's results' memory)
