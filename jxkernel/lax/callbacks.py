@@ -426,8 +426,11 @@ def _debug_callback_numpy(*args, callback, effect, partitioned):
 
 def _debug_callback_lowering(ctx, *args, callback, effect, partitioned):
     host_fn = _host_function("jax.debug.callback", callback)
+    # ordered=True: threaded by the effect token, so the calls keep program order (XLA's CPU
+    # runtime may otherwise run two side-effecting calls in either order)
     return emit_host_callback(ctx, host_fn, args, [], has_side_effect=True,
-                              what="jax.debug.callback", partitioned=partitioned)
+                              what="jax.debug.callback", partitioned=partitioned,
+                              ordered=effect is ordered_debug_effect)
 
 
 abstract_eval_rules[debug_callback_p] = _no_results
