@@ -50,8 +50,9 @@ def debug_callback(callback=None, *args, ordered=False, partitioned=False, **kwa
 
     Array leaves of the arguments are passed as Arrays with their runtime values; other
     leaves (strings, ...) as they are. Two-call form: ``jax.debug.callback(ordered=True)(f,
-    x)``. XLA keeps the call even though nothing uses it; `ordered` is recorded (effect
-    OrderedDebug) but callbacks of one program run in program order anyway on the CPU.
+    x)``. XLA keeps the call even though nothing uses it; `ordered=True` (effect
+    OrderedDebug) keeps such calls in program order, threaded by the program's effect token
+    (without it XLA's CPU runtime may run two of them in either order).
     """
     def _debug_callback(callback, *c_args, **c_kwargs):
         if not callable(callback):
@@ -163,7 +164,9 @@ def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=Fal
     Inside jit the prompt opens when the compiled program reaches this point, each time
     (under a false branch of `lax.cond`, never). `num_frames` limits the frames kept;
     `filter_frames=False` keeps jxkernel's own; `token` (a pytree of arrays) is returned
-    unchanged. Only the text debugger exists: `backend` may be None or "cli".
+    unchanged. Only the text debugger exists: `backend` may be None or "cli"; the other
+    keywords go to it, as JAX's (`stdin=`, `stdout=`: files it reads commands from and
+    writes to, instead of the terminal).
     """
     # the debugger (and what it reads) loads only when a breakpoint is hit
     from .views import debugger as _debugger
@@ -180,7 +183,7 @@ def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=Fal
     def _enter(values):
         for frame, runtime in zip(frames, values):
             frame.locals.update(runtime)
-        _debugger.Debugger(frames).run()
+        _debugger.Debugger(frames, **kwargs).run()
 
     debug_callback(_enter, arrays, ordered=ordered)
     return token
