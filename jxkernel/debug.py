@@ -175,18 +175,45 @@ def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=Fal
                          f"jxkernel has the text debugger only (backend=None or 'cli')")
     frames = _debugger.user_frames(_sys._getframe(1), _shown_at_the_prompt if filter_frames
                                    else None, num_frames)
-    # the arrays among the locals (tracers under jit) go through the callback, so the prompt
-    # sees their runtime values; the other locals are shown as they were when traced
-    arrays = [{k: v for k, v in f.locals.items() if isinstance(v, (_Tracer, _ArrayImpl))}
-              for f in frames]
+    staged = [_stage_locals(f.locals, _debugger.CANT_FLATTEN) for f in frames]
 
     def _enter(values):
-        for frame, runtime in zip(frames, values):
-            frame.locals.update(runtime)
+        for frame, (trees, _), runtime in zip(frames, staged, values):
+            for name, (tree, leaves, where) in trees.items():
+                leaves = list(leaves)
+                for i, value in zip(where, runtime[name]):
+                    leaves[i] = value
+                frame.locals[name] = tree.unflatten(leaves)
         _debugger.Debugger(frames, **kwargs).run()
 
-    debug_callback(_enter, arrays, ordered=ordered)
+    debug_callback(_enter, [arrays for _, arrays in staged], ordered=ordered)
     return token
+
+
+def _stage_locals(frame_locals: dict, cant_flatten) -> tuple:
+    """Split a frame's locals for breakpoint's callback: each local whose pytree holds arrays
+    (tracers under jit) -> (its treedef, its leaves, the arrays' places), and the arrays by
+    name, which go through the callback so the prompt sees their runtime values; the other
+    locals stay in `frame_locals` as they were when traced, one that is no pytree (a dict
+    whose keys do not sort) replaced by `cant_flatten`, as JAX's jdb shows it."""
+    import warnings
+    from .tree_util import tree_flatten     # (loaded with the first breakpoint)
+    trees, arrays = {}, {}
+    for name, value in list(frame_locals.items()):
+        try:
+            # the debugger's own look at the user's locals: no pytree warning of theirs (a
+            # generator among them "is treated as a leaf") is the user's to act on
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                leaves, tree = tree_flatten(value)
+        except Exception:   # noqa: BLE001 -- any failure to flatten: JAX's placeholder
+            frame_locals[name] = cant_flatten
+            continue
+        where = [i for i, leaf in enumerate(leaves) if isinstance(leaf, (_Tracer, _ArrayImpl))]
+        if where:
+            trees[name] = (tree, leaves, where)
+            arrays[name] = [leaves[i] for i in where]
+    return trees, arrays
 
 
 callback = debug_callback

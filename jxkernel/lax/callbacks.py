@@ -412,12 +412,13 @@ def _debug_callback_impl(*args, callback, effect, partitioned):
 
 def _debug_callback_numpy(*args, callback, effect, partitioned):
     """As XLA's host call: the callback gets Arrays, and its error reaches the program's caller
-    as a CallbackError (the callback's own exception its cause)."""
+    as a CallbackError (the callback's own exception its cause; a SystemExit too, as the
+    debugger's `q` raises: XLA's host call wraps it alike)."""
     try:
         callback(*_as_arrays(args))
     except CallbackError:
         raise
-    except Exception as e:
+    except BaseException as e:
         _log_failure("jax.debug.callback")
         raise CallbackError(f"The callback {_describe(callback)} passed to jax.debug.callback "
                             f"raised {type(e).__name__}: {e} (its traceback is above)") from e
