@@ -87,6 +87,20 @@ FILES = [
     "mutable_array_test.py",
     "memories_test.py",
     "layout_test.py",
+    "traceback_test.py",
+    "debugger_test.py",
+    "logging_test.py",
+    "jax_numpy_error_test.py",
+    "error_check_test.py",
+    "stateful_rng_test.py",
+    "generated_fun_test.py",
+    "blocked_sampler_test.py",
+    "warnings_util_test.py",
+    "deprecation_test.py",
+    "typing_test.py",
+    "extend_test.py",
+    "ffi_test.py",
+    "buffer_callback_test.py",
 ]
 
 # not run: each imports internals of JAX that jxkernel has no counterpart of (the first import
@@ -119,7 +133,8 @@ SKIPPED = {
 # JAX's test-support code (test code, not library code) that the files import as `jax._src.X`:
 # read from the mirror like the files, into SUPPORT_FOLDER beside them, where jxkernel's side
 # imports it under JAX's names (plugin/jax_test_support.py); JAX's side has its own
-SUPPORT = ("jax/_src/lax_reference.py", "jax/_src/internal_test_util")
+SUPPORT = ("jax/_src/lax_reference.py", "jax/_src/internal_test_util",
+           "jax/_src/test_warning_util.py")
 SUPPORT_FOLDER = "_jax_test_support"     # never `jax/`: that would shadow JAX on JAX's side
 
 
