@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging as _logging
 import string as _string
 import sys as _sys
+import warnings as _warnings
 
 import numpy as _np
 
@@ -35,6 +36,7 @@ from .lax.callbacks import (
     split_callback_args,
 )
 from .lax.inspect_sharding import inspect_array_sharding  # noqa: F401
+from .tree_util import tree_flatten as _tree_flatten
 from .xla.array import ArrayImpl as _ArrayImpl
 
 __all__ = ["DebugEffect", "OrderedDebugEffect", "breakpoint", "callback", "log", "print"]
@@ -196,16 +198,14 @@ def _stage_locals(frame_locals: dict, cant_flatten) -> tuple:
     name, which go through the callback so the prompt sees their runtime values; the other
     locals stay in `frame_locals` as they were when traced, one that is no pytree (a dict
     whose keys do not sort) replaced by `cant_flatten`, as JAX's jdb shows it."""
-    import warnings
-    from .tree_util import tree_flatten     # (loaded with the first breakpoint)
     trees, arrays = {}, {}
     for name, value in list(frame_locals.items()):
         try:
             # the debugger's own look at the user's locals: no pytree warning of theirs (a
             # generator among them "is treated as a leaf") is the user's to act on
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", DeprecationWarning)
-                leaves, tree = tree_flatten(value)
+            with _warnings.catch_warnings():
+                _warnings.simplefilter("ignore", DeprecationWarning)
+                leaves, tree = _tree_flatten(value)
         except Exception:   # noqa: BLE001 -- any failure to flatten: JAX's placeholder
             frame_locals[name] = cant_flatten
             continue

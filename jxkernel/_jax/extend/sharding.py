@@ -8,10 +8,10 @@ devices (jxkernel/xla/sharding.py).
     {replicated}
 """
 from ...xla.sharding import GSPMDSharding  # noqa: F401
+from .._src import lib      # (its xla_client, jaxlib's, loads on first access)
 
 
 def _xla_client():
-    from .._src import lib         # jaxlib's xla_client, loaded on first use
     return lib.xla_client
 
 
