@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging as _logging
 import string as _string
 import sys as _sys
+import warnings as _warnings
 
 import numpy as _np
 
@@ -35,6 +36,7 @@ from .lax.callbacks import (
     split_callback_args,
 )
 from .lax.inspect_sharding import inspect_array_sharding  # noqa: F401
+from .tree_util import tree_flatten as _tree_flatten
 from .xla.array import ArrayImpl as _ArrayImpl
 
 __all__ = ["DebugEffect", "OrderedDebugEffect", "breakpoint", "callback", "log", "print"]
@@ -50,8 +52,9 @@ def debug_callback(callback=None, *args, ordered=False, partitioned=False, **kwa
 
     Array leaves of the arguments are passed as Arrays with their runtime values; other
     leaves (strings, ...) as they are. Two-call form: ``jax.debug.callback(ordered=True)(f,
-    x)``. XLA keeps the call even though nothing uses it; `ordered` is recorded (effect
-    OrderedDebug) but callbacks of one program run in program order anyway on the CPU.
+    x)``. XLA keeps the call even though nothing uses it; `ordered=True` (effect
+    OrderedDebug) keeps such calls in program order, threaded by the program's effect token
+    (without it XLA's CPU runtime may run two of them in either order).
     """
     def _debug_callback(callback, *c_args, **c_kwargs):
         if not callable(callback):
@@ -163,7 +166,9 @@ def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=Fal
     Inside jit the prompt opens when the compiled program reaches this point, each time
     (under a false branch of `lax.cond`, never). `num_frames` limits the frames kept;
     `filter_frames=False` keeps jxkernel's own; `token` (a pytree of arrays) is returned
-    unchanged. Only the text debugger exists: `backend` may be None or "cli".
+    unchanged. Only the text debugger exists: `backend` may be None or "cli"; the other
+    keywords go to it, as JAX's (`stdin=`, `stdout=`: files it reads commands from and
+    writes to, instead of the terminal).
     """
     # the debugger (and what it reads) loads only when a breakpoint is hit
     from .views import debugger as _debugger
@@ -172,18 +177,43 @@ def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=Fal
                          f"jxkernel has the text debugger only (backend=None or 'cli')")
     frames = _debugger.user_frames(_sys._getframe(1), _shown_at_the_prompt if filter_frames
                                    else None, num_frames)
-    # the arrays among the locals (tracers under jit) go through the callback, so the prompt
-    # sees their runtime values; the other locals are shown as they were when traced
-    arrays = [{k: v for k, v in f.locals.items() if isinstance(v, (_Tracer, _ArrayImpl))}
-              for f in frames]
+    staged = [_stage_locals(f.locals, _debugger.CANT_FLATTEN) for f in frames]
 
     def _enter(values):
-        for frame, runtime in zip(frames, values):
-            frame.locals.update(runtime)
-        _debugger.Debugger(frames).run()
+        for frame, (trees, _), runtime in zip(frames, staged, values):
+            for name, (tree, leaves, where) in trees.items():
+                leaves = list(leaves)
+                for i, value in zip(where, runtime[name]):
+                    leaves[i] = value
+                frame.locals[name] = tree.unflatten(leaves)
+        _debugger.Debugger(frames, **kwargs).run()
 
-    debug_callback(_enter, arrays, ordered=ordered)
+    debug_callback(_enter, [arrays for _, arrays in staged], ordered=ordered)
     return token
+
+
+def _stage_locals(frame_locals: dict, cant_flatten) -> tuple:
+    """Split a frame's locals for breakpoint's callback: each local whose pytree holds arrays
+    (tracers under jit) -> (its treedef, its leaves, the arrays' places), and the arrays by
+    name, which go through the callback so the prompt sees their runtime values; the other
+    locals stay in `frame_locals` as they were when traced, one that is no pytree (a dict
+    whose keys do not sort) replaced by `cant_flatten`, as JAX's jdb shows it."""
+    trees, arrays = {}, {}
+    for name, value in list(frame_locals.items()):
+        try:
+            # the debugger's own look at the user's locals: no pytree warning of theirs (a
+            # generator among them "is treated as a leaf") is the user's to act on
+            with _warnings.catch_warnings():
+                _warnings.simplefilter("ignore", DeprecationWarning)
+                leaves, tree = _tree_flatten(value)
+        except Exception:   # noqa: BLE001 -- any failure to flatten: JAX's placeholder
+            frame_locals[name] = cant_flatten
+            continue
+        where = [i for i, leaf in enumerate(leaves) if isinstance(leaf, (_Tracer, _ArrayImpl))]
+        if where:
+            trees[name] = (tree, leaves, where)
+            arrays[name] = [leaves[i] for i in where]
+    return trees, arrays
 
 
 callback = debug_callback

@@ -120,10 +120,14 @@ class Ref(metaclass=_RefType):
         self._check_write(value)
         ref_swap(self, idx, value)
 
-    def _check_write(self, value) -> None:
-        if isinstance(value, Tracer) and getattr(value._trace, "axis_data", None) is not None:
-            # a vmapped value (a BatchTracer) into a Ref vmap does not map: JAX's error
-            raise Exception(f"performing a set/swap operation with vmapped value on an "
+    def _check_write(self, value, operation: str = "a set/swap") -> None:
+        if isinstance(value, Tracer) and getattr(value._trace, "axis_data", None) is not None \
+                or self._written_under_vmap():
+            # a vmapped value (a BatchTracer) into a Ref vmap does not map, or any write to
+            # one inside a vmap it was not made in (once per element, to one array: JAX
+            # 0.10.2 refuses it even for an unbatched value, `rng.uniform()` of a
+            # stateful_rng passed with in_axes=None): JAX's error
+            raise Exception(f"performing {operation} operation with vmapped value on an "
                             f"unbatched array reference of type "
                             f"Ref{{{self.aval.inner_aval.strip_weak_type()}}}. "
                             f"Move the array reference to be an argument to the vmapped "
@@ -134,6 +138,19 @@ class Ref(metaclass=_RefType):
                             f"non-differentiated array reference of type "
                             f"Ref{{{self.aval.inner_aval.strip_weak_type()}}}. Move the array "
                             f"reference to be an argument of the differentiated function?")
+
+    def _written_under_vmap(self) -> bool:
+        """Whether a write now runs inside a vmap this Ref was not made in (one that maps it
+        writes through its MappedRef, from outside that vmap: transforms/batching.py). A jit's
+        stand-in for a Ref argument is not asked: its writes go to what the caller passed."""
+        if self._argument is not None:
+            return False
+        trace = current_trace()
+        while trace is not None and trace is not self._owner:
+            if getattr(trace, "axis_data", None) is not None:
+                return True
+            trace = trace.parent
+        return False
 
     def _made_under(self, trace) -> bool:
         """Whether this Ref was made while `trace` ran (inside the function it transforms)."""
@@ -201,7 +218,8 @@ class RefTracer(JaxprTracer):
     _aval = aval = property(lambda self: AbstractRef(get_aval(self._value)))
     shape, dtype, ndim, size = Ref.shape, Ref.dtype, Ref.ndim, Ref.size
     __getitem__, __setitem__, _check_write = Ref.__getitem__, Ref.__setitem__, Ref._check_write
-    _made_under, get, set = Ref._made_under, Ref.get, Ref.set
+    _made_under, _written_under_vmap = Ref._made_under, Ref._written_under_vmap
+    get, set = Ref.get, Ref.set
     unsafe_buffer_pointer, __array__, __len__ = Ref.unsafe_buffer_pointer, Ref.__array__, \
         Ref.__len__
 
@@ -307,5 +325,5 @@ def swap(ref: Ref, idx, value):
 
 def addupdate(ref: Ref, idx, x) -> None:
     """`ref[idx] += x`."""
-    check_write(ref, x)
+    check_write(ref, x, "an addupdate")
     ref_addupdate(ref, idx, x)

@@ -75,10 +75,11 @@ def own(value, given=None):
     return value.copy()
 
 
-def check_write(ref, value) -> None:
-    """JAX's errors for a vmapped or differentiated value written into `ref` (Ref's own)."""
+def check_write(ref, value, operation: str = "a set/swap") -> None:
+    """JAX's errors for a vmapped or differentiated value written into `ref` (Ref's own);
+    `operation` as JAX's message names it ("a set/swap", "an addupdate")."""
     if _is_box(ref):
-        ref._check_write(value)
+        ref._check_write(value, operation)
 
 
 # ------------------------------------------------------------------ static indices
@@ -446,7 +447,7 @@ def ref_addupdate(ref, idx, x) -> None:
 
 
 def _addupdate_bind(ref, x, *index, indexer):
-    check_write(ref, x)
+    check_write(ref, x, "an addupdate")
     ref_addupdate(ref, indexer.as_index(index), x)
     return []
 

@@ -412,12 +412,13 @@ def _debug_callback_impl(*args, callback, effect, partitioned):
 
 def _debug_callback_numpy(*args, callback, effect, partitioned):
     """As XLA's host call: the callback gets Arrays, and its error reaches the program's caller
-    as a CallbackError (the callback's own exception its cause)."""
+    as a CallbackError (the callback's own exception its cause; a SystemExit too, as the
+    debugger's `q` raises: XLA's host call wraps it alike)."""
     try:
         callback(*_as_arrays(args))
     except CallbackError:
         raise
-    except Exception as e:
+    except BaseException as e:
         _log_failure("jax.debug.callback")
         raise CallbackError(f"The callback {_describe(callback)} passed to jax.debug.callback "
                             f"raised {type(e).__name__}: {e} (its traceback is above)") from e
@@ -426,8 +427,11 @@ def _debug_callback_numpy(*args, callback, effect, partitioned):
 
 def _debug_callback_lowering(ctx, *args, callback, effect, partitioned):
     host_fn = _host_function("jax.debug.callback", callback)
+    # ordered=True: threaded by the effect token, so the calls keep program order (XLA's CPU
+    # runtime may otherwise run two side-effecting calls in either order)
     return emit_host_callback(ctx, host_fn, args, [], has_side_effect=True,
-                              what="jax.debug.callback", partitioned=partitioned)
+                              what="jax.debug.callback", partitioned=partitioned,
+                              ordered=effect is ordered_debug_effect)
 
 
 abstract_eval_rules[debug_callback_p] = _no_results

@@ -326,7 +326,9 @@ def _from_sequence(obj, dtype) -> tuple:
             # the array() of each element below checks it so)
             for _ in obj:
                 canonicalize_user_dtype(dtype, "array")
-    if not any(isinstance(x, Tracer) for x in leaves):
+    # (typed keys have no NumPy dtype: stacked with lax, as JAX's jnp.array([k1, k2]))
+    if not any(isinstance(x, Tracer) for x in leaves) and \
+            not _core.extended_scalar_type(dtype):
         try:
             return np.asarray(_host(obj), dtype=dtype), dtype
         except ValueError:

@@ -1,14 +1,16 @@
 """jax.debug.breakpoint's debugger: a text prompt on the user's frames, with the values the
 program computes (jxkernel/debug.py stages the call; this module is what runs).
 
-At trace time `breakpoint` records the user's frames (jxkernel's own left out) and their
-locals; the locals that are arrays (tracers inside jit) travel through a debug callback,
-so the prompt sees their runtime values. Commands, as JAX's jdb: `p expr`, `pp expr`, a
-bare expression, `u(p)`/`d(own)` between frames, `l(ist)`, `w(here)`/`bt`, `c(ontinue)`,
-`q(uit)` (raises SystemExit as JAX's does); end of input continues.
+At trace time `breakpoint` records the user's frames (jxkernel's own left out), each with
+its function's source and its locals; the arrays in the locals (tracers inside jit) travel
+through a debug callback, so the prompt sees their runtime values; a local that is no pytree
+(a dict whose keys do not sort) shows as `<cant_flatten>`. As JAX 0.10.2's jdb, expressions
+see a frame's locals and the builtins, not its module's globals. Commands, as JAX's jdb:
+`p expr`, `pp expr`, a bare expression, `u(p)`/`d(own)` between frames, `l(ist)`,
+`w(here)`/`bt`, `c(ontinue)`, `q(uit)` and end of input (SystemExit(0), as JAX's).
 
     >>> frames = [Frame("f.py", 3, "f", ["a = 1", "b = a + 1", "breakpoint()"], 2,
-    ...                 {"x": 2.0}, {})]
+    ...                 {"x": 2.0})]
     >>> Debugger(frames, io.StringIO("p x * 2\\nc\\n"), sys.stdout).run()  # doctest: +NORMALIZE_WHITESPACE
     Entering jdb:
     (jdb) 4.0
@@ -18,8 +20,8 @@ from __future__ import annotations
 
 import cmd
 import dataclasses
+import inspect
 import io  # noqa: F401 -- the docstring's example
-import linecache
 import pprint
 import sys
 import traceback
@@ -30,10 +32,31 @@ class Frame:
     filename: str
     lineno: int
     name: str
-    source: list            # the file's lines ([] when unknown)
-    offset: int | None      # the breakpoint's line as an index into `source`
+    source: list            # its function's lines ([] when unknown)
+    offset: int | None      # the frame's line as an index into `source`
     locals: dict
-    globals: dict
+
+
+class _CantFlatten:
+    """What the prompt shows for a local that is no pytree (JAX's jdb's placeholder)."""
+    __repr__ = lambda self: "<cant_flatten>"
+
+
+CANT_FLATTEN = _CantFlatten()
+
+
+def _source(python_frame):
+    """(the lines of the frame's function, the frame's line's index in them), as JAX's jdb
+    shows them (the whole file for a module's frame); ([], None) where Python has no source
+    or the line is past it (an exec'd string named like another's: on 3.13 linecache holds
+    `python -c`'s text as '<string>', which pytest-xdist's worker runs in)."""
+    try:
+        lines, start = inspect.getsourcelines(python_frame)
+    except (OSError, TypeError):
+        return [], None
+    source = "".join(lines).split("\n")
+    offset = python_frame.f_lineno - max(start, 1)
+    return (source, offset) if 0 <= offset < len(source) else ([], None)
 
 
 def user_frames(python_frame, is_user, num_frames=None):
@@ -43,22 +66,15 @@ def user_frames(python_frame, is_user, num_frames=None):
     while python_frame is not None and (num_frames is None or len(frames) < num_frames):
         code = python_frame.f_code
         if is_user is None or is_user(code.co_filename):
-            lines = [line.rstrip("\n") for line in linecache.getlines(code.co_filename)]
-            offset = python_frame.f_lineno - 1
-            # lines that are not this code's: on 3.13 linecache holds `python -c`'s text as
-            # '<string>', the name of every exec'd string too (pytest-xdist's worker runs in
-            # one); JAX's debugger gives up on a line past the source alike: "<no source>"
-            if not 0 <= offset < len(lines):
-                lines, offset = [], None
+            lines, offset = _source(python_frame)
             frames.append(Frame(code.co_filename, python_frame.f_lineno, code.co_name, lines,
-                                offset, dict(python_frame.f_locals),
-                                python_frame.f_globals))
+                                offset, dict(python_frame.f_locals)))
         python_frame = python_frame.f_back
     return frames
 
 
 class Debugger(cmd.Cmd):
-    """The prompt: evaluates expressions in a frame's globals and locals."""
+    """The prompt: evaluates expressions in a frame's locals (and the builtins)."""
     prompt = "(jdb) "
 
     def __init__(self, frames, stdin=None, stdout=None):
@@ -72,7 +88,7 @@ class Debugger(cmd.Cmd):
 
     def _eval(self, text):
         frame = self.frames[self.index]
-        return eval(text, dict(frame.globals), dict(frame.locals))
+        return eval(text, {}, dict(frame.locals))
 
     def _show(self, text, formatter):
         try:
@@ -145,10 +161,6 @@ class Debugger(cmd.Cmd):
     do_c = do_cont = do_continue
 
     def do_quit(self, arg):
-        """q(uit): stop the program (SystemExit)."""
-        sys.exit("Exiting debugger due to `quit`.")
-    do_q = do_exit = do_quit
-
-    def do_EOF(self, arg):
-        print("", file=self.stdout)
-        return True
+        """q(uit), exit, end of input: stop the program (SystemExit(0), as JAX's jdb)."""
+        sys.exit(0)
+    do_q = do_exit = do_EOF = do_quit

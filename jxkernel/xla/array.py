@@ -177,6 +177,15 @@ class ArrayImpl(metaclass=_CNamed):
         return SingleDeviceSharding(self.device)
 
     @property
+    def traceback(self):
+        """Where it was made: jaxlib's `Traceback` its buffer recorded when created (JAX's
+        `Array.traceback`, the frames unfiltered), None when jaxlib's tracebacks were off
+        (`_jax.set_tracebacks_enabled(False)`) and on the NumPy backend, which records none:
+        `[f.function_name for f in x.traceback.frames]` names the calls that made `x`, the
+        innermost first."""
+        return getattr(self._buf, "traceback", None)
+
+    @property
     def format(self):
         """Its layout in memory, as its buffer has it, with its sharding (JAX's `Array.format`;
         a deleted array's layout is None; the NumPy backend's arrays are row-major, as XLA's

@@ -235,7 +235,7 @@ class LoweringRuleContext:
         block = block or self.block
         consts = []
         if isinstance(jaxpr, ClosedJaxpr):
-            consts = [block.constant(np.asarray(c)) for c in jaxpr.consts]
+            consts = embedded_consts(block, jaxpr.consts, jaxpr.jaxpr.constvars)
             jaxpr = jaxpr.jaxpr
         module_ctx = self.module_ctx
         outer = module_ctx.name_stack
@@ -345,7 +345,7 @@ def function_for(module_ctx: ModuleContext, closed: ClosedJaxpr, name: str,
     # as in JAX's pjit (and what the calls in it do not read)
     fn = new_function(module_ctx, name, [hlo.aval_type(v.aval) for v in jaxpr.invars],
                       public=False)
-    consts = [fn.body.constant(np.asarray(c)) for c in closed.consts]   # concrete: embed them
+    consts = embedded_consts(fn.body, closed.consts, closed.jaxpr.constvars)  # concrete: embed
     args = fn.args[len(platform_index_args(fn.body)):]
     if placed is not None and module_ctx.mesh is None:  # (over a mesh: its partitioning's)
         args = hlo.on_one_device(module_ctx.module, fn.body, args, jaxpr.invars, placed[0])
@@ -372,6 +372,20 @@ def new_function(module_ctx: ModuleContext, name: str, arg_types, arg_attrs=None
                                     [PLATFORM_INDEX_ATTR, *arg_attrs], public)
     fn.platform_index = fn.args[0]
     return fn
+
+
+def embedded_consts(block, consts, constvars) -> list:
+    """A closed jaxpr's consts as constants of `block`, each of its constvar's dtype: a NumPy
+    value a function closed over is typed canonically in the jaxpr (float64 as float32 while
+    x64 is off) and must be embedded so (a jit returning it from a jit inside gave an Array
+    typed f32 over an f64 buffer)."""
+    out = []
+    for c, v in zip(consts, constvars):
+        value, dtype = np.asarray(c), getattr(v.aval, "dtype", None)
+        if isinstance(dtype, np.dtype) and value.dtype != dtype:
+            value = value.astype(dtype)
+        out.append(block.constant(value))
+    return out
 
 
 def lower_jaxpr_into(module_ctx, block, jaxpr: Jaxpr, const_values, arg_values) -> list:

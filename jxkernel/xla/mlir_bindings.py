@@ -58,6 +58,12 @@ def xla_client():
     return _xla_client
 
 
+def lapack():
+    """jaxlib's LAPACK module, `jaxlib.lapack` (JAX's `jax._src.lib.lapack`: its `_lapack`
+    loads the routines, `initialize()`, before a custom call of a LAPACK target runs)."""
+    return importlib.import_module("jaxlib.lapack")
+
+
 def extension_version() -> int:
     """jaxlib's C++ extension version (JAX's `jax._src.lib.jaxlib_extension_version`: JAX's
     tests and libraries compare it to decide what the runtime supports)."""

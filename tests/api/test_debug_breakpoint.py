@@ -106,3 +106,19 @@ def test_a_frame_whose_file_name_has_other_lines_shows_no_source(monkeypatch):
     exec(code, space)
     (frame,) = space["frames"]
     assert (frame.filename, frame.lineno, frame.source, frame.offset) == ("<one line>", 3, [], None)
+
+
+def test_jdb_sessions_as_jax():
+    # JAX 0.10.2's text debugger fed the same commands (tests/data/jdb_cases.py, recorded by
+    # reference/make_jdb_reference.py): the function's source at `l`, locals but no module
+    # globals, `<cant_flatten>` for a local that is no pytree, SystemExit(0) at `q` and at the
+    # end of input (under jit a JaxRuntimeError naming it), ordered breakpoints in program order
+    import json
+    import jdb_cases
+    import locations
+    with open(f"{locations.DATA}/jdb_reference.json") as f:
+        recorded = json.load(f)
+    recorded.pop("jax_version")
+    got = jdb_cases.run(jax)
+    for name, expected in recorded.items():
+        assert got[name] == expected, name

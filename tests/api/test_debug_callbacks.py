@@ -370,3 +370,35 @@ def test_a_failing_callback_is_logged_on_jaxs_logger(kind, logger, message):
             jax.block_until_ready(jax.jit(calls[kind])(jnp.float32(1.0)))
             jax.effects_barrier()
     assert messages == [message]
+
+
+def _two_ordered_callbacks(seen):
+    """JAX 0.10.2's debugger_test.py test_can_use_multiple_breakpoints, with callbacks: the
+    first call's value is computed before the second's."""
+    def f(x):
+        y = x + 1.
+        jax.debug.callback(lambda v: seen.append(("f", float(v))), y, ordered=True)
+        return y
+
+    @jax.jit
+    def g(x):
+        y = f(x) * 2.
+        jax.debug.callback(lambda v: seen.append(("g", float(v))), y, ordered=True)
+        return jnp.exp(y)
+    return g
+
+
+def test_ordered_debug_callbacks_run_in_program_order():
+    seen = []
+    _two_ordered_callbacks(seen)(jnp.float32(2.))
+    jax.effects_barrier()
+    assert seen == [("f", 3.0), ("g", 6.0)]
+
+
+@pytest.mark.xla_only("XLA text")
+def test_ordered_debug_callbacks_are_threaded_by_a_token():
+    # XLA's CPU runtime may run two unrelated side-effecting calls in either order; the effect
+    # token orders them, as JAX's lowering of ordered effects does
+    text = _two_ordered_callbacks([]).lower(jnp.float32(2.)).as_text()
+    calls = [line for line in text.splitlines() if "xla_ffi_python_cpu_callback" in line]
+    assert len(calls) == 2 and all("!stablehlo.token" in line for line in calls)

@@ -469,3 +469,16 @@ def test_jaxs_error_for_one_ref_passed_twice_to_a_vmap():
         jax.vmap(f)(x_ref, x_ref)
     with pytest.raises(ValueError, match=r"appeared at both t\[0\] and t\[1\].$"):
         jax.vmap(lambda t: None)((x_ref, x_ref))
+
+
+def test_writes_inside_a_vmap_that_does_not_map_the_ref_as_jax():
+    # JAX 0.10.2 (tests/data/ref_vmap_write_cases.py, recorded by
+    # reference/make_ref_vmap_write_reference.py) refuses any write to a Ref inside a vmap
+    # that neither maps it nor made it, even of an unbatched value
+    import json
+    import locations
+    import ref_vmap_write_cases
+    with open(f"{locations.DATA}/ref_vmap_write_reference.json") as f:
+        recorded = json.load(f)
+    recorded.pop("jax_version")
+    assert ref_vmap_write_cases.run(jax) == recorded

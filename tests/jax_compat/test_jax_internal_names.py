@@ -1,6 +1,7 @@
 """Names of JAX's private modules and old core API that libraries built on JAX reach for
 (Equinox, Flax, Optax), with their behaviour over jxkernel's core."""
 import numpy as np
+import pytest
 
 import jxkernel
 import jxkernel.numpy as jnp
@@ -35,6 +36,25 @@ def test_private_dispatch_and_dtypes_names():
     assert issubclass(dtypes.TypePromotionError, ValueError)
     assert dtypes.is_weakly_typed(1.0) and not dtypes.is_weakly_typed(jnp.ones(2))
     assert dtypes.dtype(jnp.ones(2, jnp.int8)) == np.int8
+
+
+@pytest.mark.xla_only("XLA compiler")     # (the NumPy backend runs no lowering rule)
+def test_dispatch_simple_impl_runs_a_primitive_by_its_lowering():
+    # JAX's dispatch.simple_impl (its ffi_test defines a primitive so): the impl runs the
+    # primitive compiled alone, with the abstract eval and lowering it was given
+    from jxkernel._src import dispatch
+    from jxkernel._jax.interpreters import mlir
+    from jxkernel.extend.core import Primitive
+    double_p = Primitive("double_it")
+    dispatch.simple_impl(double_p)
+    double_p.def_abstract_eval(lambda x: x)
+    mlir.register_lowering(double_p, mlir.lower_fun(lambda x: x * 2, multiple_results=False))
+    assert double_p.bind(jnp.arange(3.0)).tolist() == [0.0, 2.0, 4.0]
+
+
+def test_lib_lapack_is_jaxlibs_lapack_module():
+    from jxkernel._src import lib
+    assert lib.lapack.__name__ == "jaxlib.lapack" and callable(lib.lapack._lapack.initialize)
 
 
 def test_tangent_avals_and_bfloat16_scalar_type():

@@ -175,3 +175,13 @@ def test_like_functions_take_a_duck_typed_prototype():
     with pytest.raises(TypeError, match=r"full_like requires ndarray or scalar arguments, got "
                                         r"<class 'object'> at position 1\.$"):
         jnp.full_like(proto, object())
+
+
+def test_array_of_nested_lists_of_typed_keys():
+    # JAX 0.10.2: jnp.array([[k], [k2]]) is a (2, 1) key<fry> array (blocked_sampler_test
+    # makes its grid of tile keys so); NumPy has no dtype for keys, so they are stacked
+    k, k2 = jax.random.split(jax.random.key(0))
+    keys = jnp.array([[k], [k2]])
+    assert keys.shape == (2, 1) and str(keys.dtype) == "key<fry>"
+    np.testing.assert_array_equal(jax.random.key_data(keys)[:, 0],
+                                  jax.random.key_data(jnp.stack([k, k2])))

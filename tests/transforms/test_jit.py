@@ -592,3 +592,13 @@ def test_eval_shape_checks_key_reuse_as_jit_does():
     with jax.debug_key_reuse(True):
         with pytest.raises(jax.errors.KeyReuseError, match="In jit, argument 0 is already consumed"):
             jax.eval_shape(twice, jax.random.key(0))
+
+
+def test_a_nested_jit_returning_a_closed_over_float64_array_gives_its_canonical_dtype():
+    # JAX's generated_fun_test: a jit inside a jit returns a NumPy float64 array it closed
+    # over; with x64 off the result is float32 on the device too (its buffer was float64
+    # under a float32 type, and the next jit taking it failed in XLA)
+    d = np.random.RandomState(0).randn(2, 2)
+    out = jax.jit(lambda x: jax.jit(lambda: d)())(1.0)
+    assert out.dtype == np.float32 and np.asarray(out).dtype == np.float32
+    assert bool(jnp.allclose(out, d)) and bool(jax.jit(jnp.allclose)(out, d))

@@ -1,6 +1,6 @@
 """A pytest plugin (`-p jax_test_support`, jxkernel's side only) that makes JAX's test-support
-modules importable under JAX's names: `jax._src.lax_reference` and `jax._src.internal_test_util.*`
-are test code, not library code, so jxkernel has no module of its own for them; the harness reads
+modules importable under JAX's names: `jax._src.lax_reference`, `jax._src.internal_test_util.*`
+and `jax._src.test_warning_util` (its warning-capturing contexts) are test code, not library code, so jxkernel has no module of its own for them; the harness reads
 them from JAX's mirror into the folder $JAX_TEST_SUPPORT (files.extract_support) and this
 finder loads them from there, each importing jxkernel as `jax` like the test files do.
 
@@ -16,7 +16,7 @@ import os
 import sys
 
 # the names (and their submodules) this finder answers, under PACKAGE
-NAMES = ("lax_reference", "internal_test_util")
+NAMES = ("lax_reference", "internal_test_util", "test_warning_util")
 PACKAGE = "jxkernel._jax._src"          # the module the alias gives for `jax._src`
 
 

@@ -15,6 +15,7 @@ from ...core.lazy_names import module_aliases
 
 # JAX's private modules whose code is jxkernel's own, in the engine package it belongs to
 module_aliases(__name__, {"checkify": "jxkernel.api.checkify",
+                          "error_check": "jxkernel.api.error_check",
                           "traceback_util": "jxkernel.core.traceback_util",
                           "source_info_util": "jxkernel._jax.extend.source_info_util",
                           "ad_checkpoint": "jxkernel.api.ad_checkpoint",

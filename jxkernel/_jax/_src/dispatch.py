@@ -19,6 +19,7 @@ program that made it, so `clear` has nothing to drop and `block_until_ready` is 
     >>> runtime_tokens.current_tokens, runtime_tokens.output_runtime_tokens
     ({}, {})
 """
+import functools
 import threading
 
 import numpy as np  # noqa: F401  (the doctest's)
@@ -30,6 +31,12 @@ from ...xla.dispatch import run_compiled
 def apply_primitive(prim, *args, **params):
     """`prim` applied to `args`, compiled alone (not by its impl rule)."""
     return run_compiled(prim, args, params)
+
+
+def simple_impl(prim) -> None:
+    """Give `prim` the impl that runs it compiled alone (`apply_primitive`), as JAX's: a
+    primitive of one's own with only an abstract eval and a lowering then runs eagerly."""
+    prim.def_impl(functools.partial(apply_primitive, prim))
 
 
 class RuntimeTokenSet(threading.local):

@@ -30,6 +30,17 @@ def safe_map(f, *args) -> list:
     return list(builtins.map(f, *args))
 
 
+def foreach(f, *args) -> None:
+    """`f` called on each tuple of the equal-length `args`, for its effect (safe_map's length
+    check; JAX's util.foreach).
+
+        >>> seen = []
+        >>> foreach(lambda a, b: seen.append(a + b), [1, 2], [10, 20]); seen
+        [11, 22]
+    """
+    safe_map(f, *args)
+
+
 def safe_zip(*args) -> list:
     """`list(zip(*args))`, raising ValueError if the sequences differ in length."""
     if not args:

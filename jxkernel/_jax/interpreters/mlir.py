@@ -77,6 +77,10 @@ def register_lowering(prim, rule, platform: str | None = None, inline: bool = Tr
     A `cacheable` rule is called once per module for each (input types, parameters), its
     operands the arguments of a function of its own, as JAX's; `inline` changes nothing (XLA
     inlines the calls)."""
+    if platform is not None and platform not in _KNOWN_PLATFORMS:
+        raise NotImplementedError(
+            f"Registering an MLIR lowering rule for primitive {prim} for an unknown platform "
+            f"{platform}. Known platforms are: {', '.join(_KNOWN_PLATFORMS)}.")
     rule = _with_context(prim, rule, cacheable)
     if platform is None:
         lowering_rules[prim] = rule
@@ -87,6 +91,8 @@ def register_lowering(prim, rule, platform: str | None = None, inline: bool = Tr
 
 # what ctx.platform says for each name register_lowering accepts
 _ALIASES = {"cuda": "gpu", "rocm": "gpu"}
+# the platforms JAX 0.10.2's register_lowering knows (its error lists them so)
+_KNOWN_PLATFORMS = ("cpu", "cuda", "gpu", "oneapi", "rocm", "tpu")
 
 
 def _platform_dispatch(prim, by_platform):

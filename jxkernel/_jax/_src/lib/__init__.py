@@ -6,7 +6,7 @@ JAX's), `xla_client`, jaxlib's own module (autodidax runs its MLIR on the client
 `_profiler` (jxkernel/xla/profiler.py's), and jaxlib's versions
 (`jaxlib_extension_version`, which JAX's tests compare to decide what the runtime supports;
 `version_str`, and `version`, the same as a tuple of ints, which JAX's tests compare with
-`(0, 10)`). jaxlib itself stays inside
+`(0, 10)`), and jaxlib's `lapack` module. jaxlib itself stays inside
 jxkernel/xla/ (xla/mlir_bindings.py) and loads on first access.
 
     >>> from jxkernel._src import lib
@@ -27,7 +27,7 @@ def __getattr__(name):
         value = globals()[name] = tuple(int(p) for p in __getattr__("version_str").split(".")[:3]
                                         if p.isdigit())
         return value
-    if name not in ("xla_client", "_jax", "_profiler") and name not in _VERSIONS:
+    if name not in ("xla_client", "_jax", "_profiler", "lapack") and name not in _VERSIONS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from ....xla import mlir_bindings   # jaxlib: loaded on first access only
     if name == "xla_client":
@@ -36,5 +36,7 @@ def __getattr__(name):
         return mlir_bindings.extension()
     if name == "_profiler":             # jaxlib's profiler module (the plugins' profilers)
         return mlir_bindings.profiler_module()
+    if name == "lapack":                # jaxlib's LAPACK module (JAX's ffi_test loads it)
+        return mlir_bindings.lapack()
     value = globals()[name] = getattr(mlir_bindings, _VERSIONS[name])()
     return value

@@ -14,3 +14,9 @@ from ....random.keys import KeyArray as PRNGKeyArray, KeyDType as KeyTy  # noqa:
 from ....random.keys import KeyTyRules, random_seed  # noqa: F401
 from ....random.prng import (UINT_DTYPES, PRNGImpl, iota_2x32_shape,  # noqa: F401
                              iota_2x32_shape_p, prngs, register_prng)
+
+
+def seed_with_impl(impl: PRNGImpl, seed):
+    """Keys of `impl` from `seed` (JAX's prng.seed_with_impl: random_seed with the
+    implementation first)."""
+    return random_seed(seed, impl=impl)
