@@ -18,6 +18,7 @@ from jxkernel.lax.eval_jaxpr import eval_jaxpr_p as _eval_jaxpr_p
 from jxkernel.core.physical import physicalize_closed
 from jxkernel.experimental import checkify, sparse
 from jxkernel.experimental.custom_partitioning import custom_partitioning
+from jxkernel.experimental.shard_alike import shard_alike
 import jxkernel.experimental.layout  # noqa: F401  (jax.experimental.layout in a case)
 from jxkernel.core.numpy_eval import eval_closed_jaxpr_numpy, eval_jaxpr_numpy
 from jxkernel.core.primitive import all_primitives, numpy_rules
@@ -465,6 +466,7 @@ CONTROL = {
             lambda r, v: v * r, lambda r, t: t * (2 * r), x[:1], v), x)(x)), (F32,), ELEMENTWISE, None),
     "sharding": (lambda x: (jax.lax.with_sharding_constraint(x, _ONE_DEVICE),
                             jax.sharding.reshard(x, _ONE_DEVICE)), (F32,), 0, None),
+    "shard_alike": (lambda x: shard_alike(x, x * 2), (F32,), 0, None),
 }
 
 
