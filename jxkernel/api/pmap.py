@@ -144,6 +144,9 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         return cached.jitted(eager).trace(*flat).taking(cached.in_tree).lower()
 
     pmapped.lower = lower
+    # the user's function, as JAX's pmap (wraps(fun), no boundary on the call): this
+    # boundary's wraps named the inner `pmapped`
+    pmapped.__wrapped__ = fun
     return pmapped
 
 

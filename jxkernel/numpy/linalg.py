@@ -324,10 +324,13 @@ def _complex_sign_dot(ans_dot, sign, x):
 @_slogdet_small.defjvp
 def _slogdet_small_jvp(primals, tangents):
     (x,), (g,) = primals, tangents
-    sign, ans, det = _slogdet_small_parts(x)
+    # the primal through the custom_jvp function itself, as JAX's: a second derivative of
+    # a complex sign then uses this rule again (sign's own JVP is zero)
+    sign, ans = _slogdet_small(x)
     if x.shape[-1] == 1:
         ans_dot = g[..., 0, 0] / x[..., 0, 0]
     else:
+        det = _slogdet_small_parts(x)[2]
         ans_dot = (g[..., 0, 0] * x[..., 1, 1] - g[..., 0, 1] * x[..., 1, 0]
                    - g[..., 1, 0] * x[..., 0, 1] + g[..., 1, 1] * x[..., 0, 0]) / det
     sign_dot, ans_dot = _complex_sign_dot(ans_dot, sign, x)

@@ -134,3 +134,12 @@ def test_lowered_and_compiled_take_pmaps_arguments(runs):
     # (they took the flat arguments of pmap's inner jit: Equinox's filter_pmap(...).lower)
     mine, ref = runs
     assert mine["cases"]["lowered"] == ref["lowered"]
+
+
+def test_wrapped_is_the_users_function():
+    # JAX 0.10.2's pmap_test.py test_wrapped: `jax.pmap(f).__wrapped__ == f` (the traceback
+    # boundary around the call had made it the inner wrapper); nothing is called
+    import jxkernel as jax
+    f = lambda x: x
+    g = jax.pmap(f)
+    assert g.__wrapped__ is f and g.__name__ == "<lambda>"

@@ -76,6 +76,13 @@ def cases(jax, linalg, x64):
     out["eigh_grad_repeated"] = jax.grad(eig_sum)(eye)
     out["eigh_grad_repeated_jit"] = jax.jit(jax.grad(jax.jit(eig_sum)))(eye)
     out["eigh_grad_repeated_real"] = jax.grad(eig_sum)(np.eye(3, dtype=f))
+    # slogdet's second derivative of a complex 1x1 or 2x2 matrix: its custom rule's primal
+    # is the rule's own function, so the sign's tangent has a derivative (sign's own is zero)
+    for n in (1, 2):
+        a = tall[:n, :n]
+        t = np.conj(tall[1:n + 1, 1:n + 1])
+        jvp1 = lambda x, tx: jax.jvp(jnp.linalg.slogdet, (x,), (tx,))
+        out[f"slogdet_second_jvp_complex_{n}x{n}"] = jax.jvp(jvp1, (a, t), (t, a))
     return out
 
 

@@ -3,7 +3,8 @@ found in jxkernel (conformance/jax_tests runs them), against JAX's recorded answ
 (reference/make_jax_tests_linalg_reference.py, cases in tests/data/jax_tests_linalg_cases.py):
 jax._src.lax.linalg._lu_python, reductions with `initial`/`where` under jax_debug_infs,
 the batched derivatives of det, qr, svd, cholesky, eigh and lu under rank promotion 'raise',
-eigenvalues' gradient where they repeat, float16 (traced; refused by LAPACK as it is lowered;
+eigenvalues' gradient where they repeat, slogdet's second derivative of a complex
+1x1 or 2x2 matrix, float16 (traced; refused by LAPACK as it is lowered;
 triangular_solve by XLA's own op), jtu's dot_general checks, and jax.scipy.linalg's
 pascal errors in JAX's words.
 
