@@ -45,8 +45,8 @@ def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma, eager=Tru
 
     traces = LRU(SIGNATURES)   # signature -> its traced body, so a call in a loop binds one jaxpr
 
+    @wraps(f)             # outside the boundary, as vmap's: `__wrapped__` is the user's f
     @api_boundary
-    @wraps(f)
     def wrapped(*args):
         mesh_, manual = _checked_mesh(mesh, axis_names, in_specs, out_specs)
         flat_args, in_tree = tree_flatten(args)

@@ -42,6 +42,7 @@ class State:
             CpuDevice(id=0)
         """
         platform, _, index = name.strip().partition(":")
+        platform = platform.lower()           # `%jxbackend GPU` too (JAX's names are lower case)
         try:
             client.canonical_platform(platform)   # a name no backend has: the names there are
             devices = client.devices(platform)

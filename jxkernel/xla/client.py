@@ -532,7 +532,7 @@ def get_backend(platform: str | None = None) -> Backend:
     asked = platform
     if platform is None:
         platform = default_backend()
-    elif platform.lower() not in _ALIASES:    # a name no backend has: JAX's RuntimeError
+    elif platform not in _ALIASES:    # a name no backend has (JAX's are lower case): its error
         default_backend()
         raise RuntimeError(f"Unknown backend {platform}. Available backends are "
                            f"{_started_names()}")

@@ -143,3 +143,13 @@ def test_wrapped_is_the_users_function():
     f = lambda x: x
     g = jax.pmap(f)
     assert g.__wrapped__ is f and g.__name__ == "<lambda>"
+
+
+def test_shard_maps_wrapped_is_the_users_function_too():
+    # as JAX 0.10.2 (checked by hand: `jax.shard_map(g, mesh=..., in_specs=P(),
+    # out_specs=P()).__wrapped__ is g` is True); its traceback boundary sits inside the wraps
+    import jxkernel as jax
+    g = lambda x: x
+    mapped = jax.shard_map(g, mesh=jax.make_mesh((1,), ("x",)), in_specs=jax.P(),
+                           out_specs=jax.P())
+    assert mapped.__wrapped__ is g and mapped.__name__ == "<lambda>"

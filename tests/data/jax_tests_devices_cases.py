@@ -85,6 +85,8 @@ def defaults(jax) -> dict:
     return {"jax_num_cpu_devices": jax.config.jax_num_cpu_devices,
             "local_devices_100": _error(lambda: jax.local_devices(100)),
             "unknown_backend": _error(lambda: jax.local_devices(backend="foo")),
+            # backend names are JAX's, lower case: "CPU" is no backend's
+            "upper_case_backend": _error(lambda: jax.devices("CPU")),
             "late_same_count": _error(lambda: jax.config.update(
                 "jax_num_cpu_devices", jax.config.jax_num_cpu_devices))}
 

@@ -146,7 +146,7 @@ def test_set_backend_does_what_jxbackend_does_and_back(shell):
     jxkernel.jit(lambda x: x - 1)(jnp_ones(2))
     before = len(comm.sent)
     with capture_output():
-        shell.run_line_magic("jxbackend", "cpu")
+        shell.run_line_magic("jxbackend", "CPU")    # (jax.devices("CPU") is JAX's error)
     (pushed,) = comm.sent[before:]
     assert pushed["type"] == "state" and "id" not in pushed
     assert pushed["compiles"] == len(user_events())
