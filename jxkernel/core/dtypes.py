@@ -482,6 +482,9 @@ _NARROW_KINDS = (("8-bit floats", set(FLOAT8_DTYPES)), ("6-bit floats", set(FLOA
 @functools.lru_cache(maxsize=None)
 def _join(x64: bool, *nodes, strict: bool = False):
     bounds = _STRICT_UPPER_BOUNDS if strict else _UPPER_BOUNDS[x64]
+    unknown = next((n for n in nodes if n not in bounds), None)
+    if unknown is not None:     # an extended dtype (a typed key's) meeting another: JAX's error
+        raise ValueError(f"dtype={unknown} is not a valid dtype for JAX type promotion.")
     common = set.intersection(*(bounds[n] for n in nodes))
     least = common & set(nodes) or {n for n in common if common <= bounds[n]}
     if not least and strict:

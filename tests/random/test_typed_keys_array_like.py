@@ -83,3 +83,14 @@ def test_a_weak_typed_seed_array_under_jit_is_seeded_as_eagerly():
     split = jax.jit(lambda p: jax.random.split(jax.random.key(jnp.asarray(0))))
     assert np.array_equal(jax.random.key_data(split(1.0)),
                           jax.random.key_data(jax.random.split(eager)))
+
+
+def test_a_key_does_not_promote_with_a_number():
+    # JAX 0.10.2 (checked by hand): jnp.array([key, 1.0]) and jnp.result_type(key, 1.0) raise
+    # ValueError "dtype=key<fry> is not a valid dtype for JAX type promotion." (a KeyError here)
+    k = jax.random.key(0)
+    message = r"^dtype=key<fry> is not a valid dtype for JAX type promotion\.$"
+    with pytest.raises(ValueError, match=message):
+        jnp.array([k, 1.0])
+    with pytest.raises(ValueError, match=message):
+        jnp.result_type(k, 1.0)
