@@ -4,23 +4,17 @@ recorded answers (tests/data/export_key_grads_cases.py,
 reference/make_export_key_grads_reference.py).
 """
 import pytest
-from fresh_process import run_against_reference
+from fresh_process import cases_code, run_against_reference
 from numerics import assert_allclose_ulp
 
 pytestmark = [pytest.mark.cpu_only("simulated CPU devices"),
               pytest.mark.xla_only("several devices")]
 
-_RUN = r"""
-import json
-import jxkernel as jax
-import export_key_grads_cases
-print(json.dumps(export_key_grads_cases.run(jax)))
-"""
-
 
 @pytest.fixture(scope="module")
 def runs():
-    return run_against_reference(_RUN, "export_key_grads_reference.json")
+    return run_against_reference(cases_code("export_key_grads_cases"),
+                                 "export_key_grads_reference.json")
 
 
 @pytest.mark.parametrize("key", ["grad/key_out", "jit_grad/key_out", "vjp/key_out",

@@ -6,22 +6,15 @@ A subprocess (JXKERNEL_CPU_DEVICES=8) runs the cases; each test below names one 
 """
 import numpy as np
 import pytest
-from fresh_process import run_against_reference
+from fresh_process import cases_code, run_against_reference
 from numerics import ELEMENTWISE, assert_allclose_ulp
 
 pytestmark = pytest.mark.cpu_only("simulated CPU devices")
 
-_RUN = r"""
-import json
-import jxkernel as jax
-import misc_gaps_cases
-print(json.dumps(misc_gaps_cases.run(jax)))
-"""
-
 
 @pytest.fixture(scope="module")
 def runs():
-    mine, ref = run_against_reference(_RUN, "misc_gaps_reference.json")
+    mine, ref = run_against_reference(cases_code("misc_gaps_cases"), "misc_gaps_reference.json")
     return mine, ref["run"]
 
 

@@ -4,22 +4,16 @@ reference/make_collective_groups_reference.py): psum and pmean in a check_vma=Tr
 groups as JAX's do, every other case runs group by group.
 """
 import pytest
-from fresh_process import run_against_reference
+from fresh_process import cases_code, run_against_reference
 
 pytestmark = [pytest.mark.cpu_only("simulated CPU devices"),
               pytest.mark.xla_only("several devices")]
 
-_RUN = r"""
-import json
-import jxkernel as jax
-import collective_groups_cases
-print(json.dumps(collective_groups_cases.run(jax)))
-"""
-
 
 @pytest.fixture(scope="module")
 def runs():
-    return run_against_reference(_RUN, "collective_groups_reference.json")
+    return run_against_reference(cases_code("collective_groups_cases"),
+                                 "collective_groups_reference.json")
 
 
 def test_psum_with_groups_in_a_checked_body_raises_jaxs_error(runs):

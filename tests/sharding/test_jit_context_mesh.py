@@ -7,17 +7,11 @@ import json
 import os
 
 import pytest
-from fresh_process import run_against_reference
+from fresh_process import cases_code, run_against_reference
 
 pytestmark = [pytest.mark.cpu_only("simulated CPU devices"),
               pytest.mark.xla_only("several devices")]
 
-_RUN = r"""
-import json
-import jxkernel as jax
-import jit_context_mesh_cases
-print(json.dumps(jit_context_mesh_cases.run(jax)))
-"""
 _KEYS = sorted(json.load(open(os.path.join(os.path.dirname(__file__), "..", "data",
                                            "jit_context_mesh_reference.json"))))
 _KEYS.remove("jax_version")
@@ -25,7 +19,8 @@ _KEYS.remove("jax_version")
 
 @pytest.fixture(scope="module")
 def runs():
-    return run_against_reference(_RUN, "jit_context_mesh_reference.json")
+    return run_against_reference(cases_code("jit_context_mesh_cases"),
+                                 "jit_context_mesh_reference.json")
 
 
 @pytest.mark.parametrize("key", _KEYS)

@@ -14,7 +14,7 @@ import re
 
 import pytest
 from doc_examples import check_docstring_examples
-from fresh_process import as_the_suite_compiles, run_json
+from fresh_process import as_the_suite_compiles, cases_code, run_json
 
 import locations  # tests/support: the repository's folders
 
@@ -22,19 +22,13 @@ pytestmark = pytest.mark.cpu_only("simulated CPU devices")
 # (on the NumPy backend the subprocess's JXKERNEL_CPU_DEVICES=8 makes eight NumPy devices;
 # the tests marked CPU platform compare texts naming XLA's CPU devices)
 
-_RUN = r"""
-import json
-import jxkernel as jax
-import mesh_gaps_cases
-print(json.dumps(mesh_gaps_cases.run(jax)))
-"""
-
 
 @pytest.fixture(scope="module")
 def runs():
     with open(os.path.join(locations.DATA, "mesh_gaps_reference.json")) as f:
         ref = json.load(f)["run"]
-    return run_json(as_the_suite_compiles(_RUN), {"JXKERNEL_CPU_DEVICES": "8"}), ref
+    code = as_the_suite_compiles(cases_code("mesh_gaps_cases"))
+    return run_json(code, {"JXKERNEL_CPU_DEVICES": "8"}), ref
 
 
 def _sorted_sets(value):

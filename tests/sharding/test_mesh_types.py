@@ -10,18 +10,11 @@ import json
 import os
 
 import pytest
-from fresh_process import as_the_suite_compiles, run_json
+from fresh_process import as_the_suite_compiles, cases_code, run_json
 
 import locations  # tests/support: the repository's folders
 
 pytestmark = pytest.mark.cpu_only("simulated CPU devices")
-
-_RUN = r"""
-import json
-import jxkernel as jax
-import mesh_types_cases
-print(json.dumps(mesh_types_cases.run(jax)))
-"""
 
 # answers only XLA gives: a layout its propagation chooses where the NumPy backend guesses
 # another (a reshape of a split argument), and a message naming the CPU platform
@@ -33,7 +26,8 @@ _CPU_TEXT = {"mixed_constraint_explicit_axis"}
 def runs():
     with open(os.path.join(locations.DATA, "mesh_types_reference.json")) as f:
         ref = json.load(f)["run"]
-    return run_json(as_the_suite_compiles(_RUN), {"JXKERNEL_CPU_DEVICES": "8"}), ref
+    code = as_the_suite_compiles(cases_code("mesh_types_cases"))
+    return run_json(code, {"JXKERNEL_CPU_DEVICES": "8"}), ref
 
 
 def _check(runs, names):

@@ -6,23 +6,17 @@ that argument.
 """
 import numpy as np
 import pytest
-from fresh_process import run_against_reference
+from fresh_process import cases_code, run_against_reference
 from numerics import assert_allclose_ulp
 
 pytestmark = [pytest.mark.cpu_only("simulated CPU devices"),
               pytest.mark.xla_only("several devices")]
 
-_RUN = r"""
-import json
-import jxkernel as jax
-import remat_shard_map_cases
-print(json.dumps(remat_shard_map_cases.run(jax)))
-"""
-
 
 @pytest.fixture(scope="module")
 def runs():
-    return run_against_reference(_RUN, "remat_shard_map_reference.json")
+    return run_against_reference(cases_code("remat_shard_map_cases"),
+                                 "remat_shard_map_reference.json")
 
 
 def test_saved_residuals_are_jaxs_for_every_policy_and_body(runs):

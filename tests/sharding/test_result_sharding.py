@@ -14,19 +14,12 @@ maybe_recover_user_shardings: every layout is alike there), so `x * 2` of an `x`
 P('x') over a one-device mesh reports P('x') too, never SingleDeviceSharding.
 """
 import pytest
-from fresh_process import as_the_suite_compiles, run_json
+from fresh_process import as_the_suite_compiles, cases_code, run_json
 
 import locations  # tests/support: the repository's folders
 
 pytestmark = pytest.mark.cpu_only("simulated CPU devices")
 # (on the NumPy backend the subprocess's JXKERNEL_CPU_DEVICES makes NumPy devices)
-
-_RUN = r"""
-import json
-import jxkernel as jax
-import result_sharding_cases
-print(json.dumps(result_sharding_cases.run(jax)))
-"""
 
 # (device count, case) pairs where jxkernel is known to answer otherwise than JAX, with why.
 # (none now: under `with set_mesh(mesh)` eager operations run replicated over the mesh, as
@@ -44,7 +37,8 @@ def _reference() -> dict:
 @pytest.fixture(scope="module", params=["1", "8"])
 def runs(request):
     n = request.param
-    return n, run_json(as_the_suite_compiles(_RUN), {"JXKERNEL_CPU_DEVICES": n}), _reference()[n]
+    return n, run_json(as_the_suite_compiles(cases_code("result_sharding_cases")),
+                       {"JXKERNEL_CPU_DEVICES": n}), _reference()[n]
 
 
 def test_every_case_ran_on_both_sides(runs):

@@ -8,21 +8,14 @@ test below names the cases of one difference spmd_test.py found (9 of its 28 tes
 """
 
 import pytest
-from fresh_process import run_against_reference
+from fresh_process import cases_code, run_against_reference
 
 pytestmark = pytest.mark.cpu_only("simulated CPU devices")
-
-_RUN = r"""
-import json
-import jxkernel as jax
-import set_mesh_cases
-print(json.dumps(set_mesh_cases.run(jax)))
-"""
 
 
 @pytest.fixture(scope="module")
 def runs():
-    mine, ref = run_against_reference(_RUN, "set_mesh_reference.json")
+    mine, ref = run_against_reference(cases_code("set_mesh_cases"), "set_mesh_reference.json")
     return mine, ref["run"]
 
 

@@ -11,20 +11,13 @@ import re
 import numpy as np
 import pytest
 from numerics import assert_allclose_ulp
-from fresh_process import run_against_reference
+from fresh_process import cases_code, run_against_reference
 
 from jxkernel.core.avals import ShapedArray
 
 pytestmark = pytest.mark.cpu_only("simulated CPU devices")     # the GPU tier skips this file (docs/gpu.md)
 # the tests reading the module fixture's process of several CPU devices; the NumPy backend has one
 SEVERAL_DEVICES = pytest.mark.xla_only("several devices")
-
-_RUN = r"""
-import json
-import jxkernel as jax
-import shard_map_vma_cases
-print(json.dumps(shard_map_vma_cases.run(jax)))
-"""
 
 _SET = re.compile(r"\{('[a-z]+'(?:, '[a-z]+')+)\}")
 
@@ -36,7 +29,7 @@ def _sorted_sets(text: str) -> str:
 
 @pytest.fixture(scope="module")
 def runs():
-    return run_against_reference(_RUN, "shard_map_vma_reference.json")
+    return run_against_reference(cases_code("shard_map_vma_cases"), "shard_map_vma_reference.json")
 
 
 @SEVERAL_DEVICES

@@ -3,22 +3,15 @@ dimension split over the named mesh axes by a sharding constraint, a jit with sh
 shard_map inside (tests/data/vmap_spmd_cases.py, reference/make_vmap_spmd_reference.py).
 """
 import pytest
-from fresh_process import run_against_reference
+from fresh_process import cases_code, run_against_reference
 
 pytestmark = [pytest.mark.cpu_only("simulated CPU devices"),
               pytest.mark.xla_only("several devices")]
 
-_RUN = r"""
-import json
-import jxkernel as jax
-import vmap_spmd_cases
-print(json.dumps(vmap_spmd_cases.run(jax)))
-"""
-
 
 @pytest.fixture(scope="module")
 def runs():
-    return run_against_reference(_RUN, "vmap_spmd_reference.json")
+    return run_against_reference(cases_code("vmap_spmd_cases"), "vmap_spmd_reference.json")
 
 
 @pytest.mark.parametrize("key", ["wsc/spec", "wsc/value", "wsc/lowered", "wsc/jaxpr_spec",

@@ -54,6 +54,21 @@ def run_json(code, env=None, timeout=180):
     return json.loads(run_code(code, env, timeout).stdout.strip().splitlines()[-1])
 
 
+def cases_code(cases: str) -> str:
+    """The code that prints, as JSON, what the tests/data module `cases` answers with jxkernel
+    (its `run(jax)`): what a test file's child runs to compare with JAX's recorded answers of
+    the same cases (run_against_reference, run_json).
+
+    >>> print(cases_code("mesh_gaps_cases"))
+    import json
+    import jxkernel as jax
+    import mesh_gaps_cases
+    print(json.dumps(mesh_gaps_cases.run(jax)))
+    """
+    return (f"import json\nimport jxkernel as jax\nimport {cases}\n"
+            f"print(json.dumps({cases}.run(jax)))")
+
+
 def as_the_suite_compiles(code):
     """`code` with the XLA options the test processes compile with first
     (compiled.suite_compiler_options: XLA CPU's loop emitters), for a child that runs a case

@@ -15,26 +15,19 @@ import os
 
 import numpy as np
 import pytest
-from fresh_process import run_json
+from fresh_process import cases_code, run_json
 
 import locations  # tests/support: the repository's folders
 
 pytestmark = [pytest.mark.cpu_only("simulated CPU devices"),
               pytest.mark.xla_only("XLA text")]   # (jax.export: refused there)
 
-_RUN = r"""
-import json
-import jxkernel as jax
-import pinned_cases
-print(json.dumps(pinned_cases.run(jax)))
-"""
-
 
 @pytest.fixture(scope="module")
 def runs():
     with open(os.path.join(locations.DATA, "pinned_reference.json")) as f:
         ref = json.load(f)["run"]
-    return run_json(_RUN, {"JXKERNEL_CPU_DEVICES": "8"}, timeout=600), ref
+    return run_json(cases_code("pinned_cases"), {"JXKERNEL_CPU_DEVICES": "8"}, timeout=600), ref
 
 
 def _same(mine: dict, ref: dict) -> None:

@@ -13,25 +13,18 @@ import pytest
 
 import jxkernel
 from doc_examples import check_docstring_examples
-from fresh_process import run_json
+from fresh_process import cases_code, run_json
 
 import locations  # tests/support: the repository's folders
 
 pytestmark = pytest.mark.cpu_only("simulated CPU devices")
-
-_RUN = r"""
-import json
-import jxkernel as jax
-import sharding_src_cases
-print(json.dumps(sharding_src_cases.run(jax)))
-"""
 
 
 @pytest.fixture(scope="module")
 def runs():
     with open(os.path.join(locations.DATA, "sharding_src_reference.json")) as f:
         ref = json.load(f)["cases"]
-    return run_json(_RUN, {"JXKERNEL_CPU_DEVICES": "8"}), ref
+    return run_json(cases_code("sharding_src_cases"), {"JXKERNEL_CPU_DEVICES": "8"}), ref
 
 
 @pytest.mark.parametrize("case", sorted(json.load(open(os.path.join(
