@@ -38,7 +38,9 @@ def _jax_module() -> types.ModuleType:
 
     class JaxModule(types.ModuleType):
         def __getattr__(self, name):
-            if f"jax.{name}" in _MADE or name in _SUBMODULES:   # jax.version: JAX's
+            # jax.version: JAX's; a submodule as `jax.X`, where this is the `jax` imported
+            # (not a stand-in made apart: that import would find a real JAX)
+            if f"jax.{name}" in _MADE or name in _SUBMODULES and sys.modules.get("jax") is self:
                 try:
                     return importlib.import_module(f"jax.{name}")
                 except ModuleNotFoundError:

@@ -123,6 +123,18 @@ def test_a_submodule_jax_imports_with_it_is_in_sys_modules_once_reached():
     assert got == [False, [True, True, True], True]
 
 
+def test_a_stand_in_jax_module_imports_no_jax():
+    # the notebook's hint reads `jax.numpy` off a `jax` module made apart (not installed):
+    # importing `jax.numpy` there would find a real JAX installed beside jxkernel
+    got = run("""
+        import json, sys, jxkernel
+        from jxkernel.as_jax import _jax_module
+        module = _jax_module()
+        print(json.dumps([module.numpy is jxkernel.numpy,
+                          sorted(m for m in sys.modules if m == "jax" or m.startswith("jax."))]))""")
+    assert got == [True, []]
+
+
 def test_a_module_jxkernel_lacks_is_not_found_as_usual():
     got = run("""
         import json, jxkernel
