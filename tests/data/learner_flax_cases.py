@@ -4,8 +4,12 @@ Optax 0.2.8 by reference/make_learner_flax_reference.py, and in a jxkernel kerne
 tests/notebook/test_learner_flax.py. Each case is one cell after SETUP; FIXED cells are a
 mistake's cell with a card's advice pasted in."""
 
-SETUP = """\
-import jax, jax.numpy as jnp, numpy as np, optax
+# The learner's imports. tests/ never import the real JAX: the test runs them in a kernel where
+# `jax` is jxkernel's alias (install_as_jax, as the kernel "JAX on jxkernel"; it asserts
+# `jax.jit is jxkernel.jit`); only reference/make_learner_flax_reference.py, in a venv of its
+# own, runs them under the real JAX 0.10.2.
+IMPORTS = "import jax, jax.numpy as jnp, numpy as np, optax\n"
+SETUP = IMPORTS + """\
 from flax import nnx
 
 class MLP(nnx.Module):
