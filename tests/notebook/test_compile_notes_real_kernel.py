@@ -12,7 +12,7 @@ import re
 import pytest
 
 import locations                        # tests/support
-from real_kernel import execute, running_kernel
+from real_kernel import execute, running_alias_kernel
 from recompile_cases import SCENARIOS   # tests/data
 
 REFERENCE = json.loads(open(os.path.join(locations.DATA, "recompile_reference.json")).read())[
@@ -25,29 +25,17 @@ CALL_LINE = re.compile(r"TRACING CACHE MISS at <recompile:[^>]+>:(\d+)")
 @pytest.fixture(scope="module")
 def cells():
     """{scenario: (its cell's execution count, the notes' text/plain)}, one kernel for all."""
-    saved = {k: os.environ.get(k) for k in ("JXKERNEL_AS_JAX", "PYTHONPATH")}
-    # this checkout's jxkernel, as `jax` (the venv's editable install may name another)
-    os.environ.update(JXKERNEL_AS_JAX="1", PYTHONPATH=locations.ROOT)
-    try:
-        with running_kernel() as client:
-            reply, _ = execute(client, "%load_ext jxkernel\nimport jax, jax.numpy as jnp\n"
-                                       "import jxkernel\nassert jax.jit is jxkernel.jit\n"
-                                       f"assert jxkernel.__file__.startswith({locations.ROOT!r})")
-            assert reply["status"] == "ok", reply
-            found = {}
-            for name in CHOSEN:
-                reply, messages = execute(client, SCENARIOS[name][1])
-                assert reply["status"] == "ok", (name, reply)
-                found[name] = (reply["execution_count"], "\n".join(
-                    content["data"]["text/plain"] for kind, content in messages
-                    if kind == "display_data" and "text/plain" in content.get("data", {})))
-            return found
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+    with running_alias_kernel(locations.ROOT) as client:
+        reply, _ = execute(client, "import jax, jax.numpy as jnp\nassert jax.jit is jxkernel.jit")
+        assert reply["status"] == "ok", reply
+        found = {}
+        for name in CHOSEN:
+            reply, messages = execute(client, SCENARIOS[name][1])
+            assert reply["status"] == "ok", (name, reply)
+            found[name] = (reply["execution_count"], "\n".join(
+                content["data"]["text/plain"] for kind, content in messages
+                if kind == "display_data" and "text/plain" in content.get("data", {})))
+        return found
 
 
 def _type(jax_type: str) -> str:

@@ -20,7 +20,7 @@ from learner_flax_cases import (CASES, CLOSED_OVER_FIXED, CONV_NO_CHANNEL_FIXED,
                                  DROPOUT_LAYER_RNGS, DROPOUT_MODEL_EVAL, DROPOUT_MODEL_RNGS,
                                  FIXED, FLOAT_ACCUMULATED, FLOAT_ACCUMULATED_FIXED,
                                  LINEAR_IMAGES_FIXED, SETUP)
-from real_kernel import execute, running_kernel
+from real_kernel import execute, running_alias_kernel
 
 from jxkernel.views import error_cards
 
@@ -43,27 +43,13 @@ def _cell(client, source) -> dict:
 @pytest.fixture(scope="module")
 def cells():
     """{case: _cell's answer} for each case and fixed case, one kernel for all."""
-    saved = {k: os.environ.get(k) for k in ("JXKERNEL_AS_JAX", "PYTHONPATH")}
-    os.environ.update(JXKERNEL_AS_JAX="1", PYTHONPATH=locations.ROOT)
-    try:
-        with running_kernel() as client:
-            # the alias first (JXKERNEL_AS_JAX installed it already: said where the cell
-            # imports jax)
-            setup = _cell(client, "%load_ext jxkernel\nimport jxkernel\n"
-                          "jxkernel.install_as_jax()\n" + SETUP +
-                          f"assert jax.jit is jxkernel.jit\n"
-                          f"assert jxkernel.__file__.startswith({locations.ROOT!r})")
-            assert setup["error"] is None, setup
-            found = {name: _cell(client, source) for name, source in CASES.items()}
-            for name, (source, result) in FIXED.items():
-                found[name] = _cell(client, source + f"print({result})")
-            return found
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+    with running_alias_kernel(locations.ROOT) as client:
+        setup = _cell(client, SETUP + "assert jax.jit is jxkernel.jit")
+        assert setup["error"] is None, setup
+        found = {name: _cell(client, source) for name, source in CASES.items()}
+        for name, (source, result) in FIXED.items():
+            found[name] = _cell(client, source + f"print({result})")
+        return found
 
 
 def test_the_mistakes_raise_jaxs_errors(cells):

@@ -38,15 +38,16 @@ def execute(client, code: str, timeout: float = TIMEOUT) -> tuple:
 
 
 @contextlib.contextmanager
-def running_kernel(timeout: float = TIMEOUT):
+def running_kernel(timeout: float = TIMEOUT, env: dict | None = None):
     """A ready jupyter_client client of an ipykernel running this interpreter (the venv's, not
-    whatever `python3` the kernelspec finds); the kernel is shut down on exit."""
+    whatever `python3` the kernelspec finds), `env` added to its environment; the kernel is
+    shut down on exit."""
     pytest.importorskip("ipykernel")
     jupyter_client = pytest.importorskip("jupyter_client")
     manager = jupyter_client.KernelManager(kernel_name="python3")
     manager.kernel_spec.argv = [sys.executable, "-m", "ipykernel_launcher", "-f",
                                 "{connection_file}"]
-    manager.start_kernel(env=learners_environment())
+    manager.start_kernel(env={**learners_environment(), **(env or {})})
     client = manager.client()
     client.start_channels()
     try:
@@ -55,6 +56,19 @@ def running_kernel(timeout: float = TIMEOUT):
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)
+
+
+@contextlib.contextmanager
+def running_alias_kernel(root: str, timeout: float = TIMEOUT):
+    """running_kernel as the kernel "JAX on jxkernel": `import jax` is jxkernel's alias
+    (JXKERNEL_AS_JAX=1), the jxkernel of the checkout at `root` (the venv's editable install
+    may name another), with `%load_ext jxkernel` run."""
+    with running_kernel(timeout, {"JXKERNEL_AS_JAX": "1", "PYTHONPATH": root}) as client:
+        reply, _ = execute(client, "%load_ext jxkernel\nimport jxkernel\n"
+                                   "jxkernel.install_as_jax()    # (the variable did: said here)\n"
+                                   f"assert jxkernel.__file__.startswith({root!r})")
+        assert reply["status"] == "ok", reply
+        yield client
 
 
 def learners_environment() -> dict:
