@@ -4,13 +4,7 @@
 text), call counts, and error types with their messages."""
 import threading
 
-
-def _error(fn):
-    try:
-        fn()
-    except Exception as e:      # noqa: BLE001  (the answer is the error)
-        return {"error": type(e).__name__, "message": str(e)}
-    return {"error": None}
+from recorded_errors import error_record   # tests/data: what a case raised, as recorded
 
 
 def _array(x):
@@ -57,16 +51,16 @@ def run(jax):
 
     written = []
     noarg = cp.colocated_python(lambda: written.append("called"))
-    out["no_input_unspecialized"] = _error(noarg)
+    out["no_input_unspecialized"] = error_record(noarg)
     out["no_input_with_devices"] = {"result": repr(noarg.specialize(devices=cpu)()),
                                     "written": len(written)}
-    out["devices_twice"] = _error(lambda: add_one.specialize(devices=cpu).specialize(devices=cpu))
-    out["out_specs_fn_twice"] = _error(
+    out["devices_twice"] = error_record(lambda: add_one.specialize(devices=cpu).specialize(devices=cpu))
+    out["out_specs_fn_twice"] = error_record(
         lambda: g.specialize(out_specs_fn=lambda x: x))
-    out["in_specs_twice"] = _error(lambda: h.specialize(in_specs=((spec,), {})))
-    out["python_scalar_arg"] = _error(lambda: cp.colocated_python(lambda x: x)(1))
-    out["non_array_output"] = _error(lambda: cp.colocated_python(lambda x: 1)(x))
-    out["raises"] = _error(lambda: cp.colocated_python(
+    out["in_specs_twice"] = error_record(lambda: h.specialize(in_specs=((spec,), {})))
+    out["python_scalar_arg"] = error_record(lambda: cp.colocated_python(lambda x: x)(1))
+    out["non_array_output"] = error_record(lambda: cp.colocated_python(lambda x: 1)(x))
+    out["raises"] = error_record(lambda: cp.colocated_python(
         lambda x: (_ for _ in ()).throw(RuntimeError("inside")))(x))
 
     keys_seen = []

@@ -5,13 +5,7 @@ all of them or none of them must support donation. `run(jax)` takes the `jax` mo
 jxkernel) and returns JSON data: results as lists, errors as their type and message."""
 import importlib
 
-
-def _error(fn):
-    try:
-        fn()
-    except Exception as e:      # noqa: BLE001  (the answer is the error)
-        return {"error": type(e).__name__, "message": str(e)}
-    return {"error": None}
+from recorded_errors import error_record   # tests/data: what a case raised, as recorded
 
 
 def run(jax):
@@ -23,7 +17,7 @@ def run(jax):
                       ("cpu", "cuda", "rocm", "tpu", "other"), ["other"]):
         for donate in ((0,), ()):
             f = jax.jit(jax.numpy.sin, donate_argnums=donate)
-            out[f"{'+'.join(platforms)} donate={list(donate)}"] = _error(
+            out[f"{'+'.join(platforms)} donate={list(donate)}"] = error_record(
                 lambda: export.export(f, platforms=platforms)(x))
     # where every platform supports donation, the export is called with the donated argument
     f = jax.jit(jax.numpy.sin, donate_argnums=(0,))

@@ -7,15 +7,9 @@ test_prng_keys and test_export_typed_prng_key use them. `run(jax)` takes the `ja
 import importlib
 import re
 
+from recorded_errors import error_record   # tests/data: what a case raised, as recorded
+
 IMPLS = ("threefry2x32", "rbg", "unsafe_rbg")
-
-
-def _error(fn):
-    try:
-        fn()
-    except Exception as e:      # noqa: BLE001  (the answer is the error)
-        return {"error": type(e).__name__, "message": str(e)}
-    return {"error": None}
 
 
 def _main_types(exp):
@@ -70,6 +64,6 @@ def run(jax):
                             "jit": _data(jax, split_key(key))}
     # a key of another implementation, or its raw data, is refused
     exp = export.export(jax.jit(lambda k: k))(key)
-    out["wrong impl"] = _error(lambda: exp.call(jax.random.key(1, impl="rbg")))
-    out["raw data"] = _error(lambda: exp.call(np.zeros(2, np.uint32)))
+    out["wrong impl"] = error_record(lambda: exp.call(jax.random.key(1, impl="rbg")))
+    out["raw data"] = error_record(lambda: exp.call(np.zeros(2, np.uint32)))
     return out

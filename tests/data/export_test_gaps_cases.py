@@ -6,13 +6,7 @@ JSON data: values as text, error types with their messages."""
 import importlib
 import re
 
-
-def _error(fn):
-    try:
-        fn()
-    except Exception as e:      # noqa: BLE001  (the answer is the error)
-        return {"error": type(e).__name__, "message": str(e)}
-    return {"error": None}
+from recorded_errors import error_record   # tests/data: what a case raised, as recorded
 
 
 def _private(jax, name):
@@ -43,16 +37,16 @@ def _compute_on(jax, out):
     call = re.search(r"call @compute_on\(%\w+\) (\{mhlo\.frontend_attributes = [^}]*\}\})", text)
     out["compute_on2_call_attributes"] = call and call.group(1)
     out["compute_on2_private_function"] = "func.func private @compute_on(" in text
-    out["compute_on2_bad_type"] = _error(
+    out["compute_on2_bad_type"] = error_record(
         lambda: compute_on.compute_on2(compute_type="gpu", out_memory_spaces=device)(f))
-    out["compute_on2_not_str"] = _error(
+    out["compute_on2_not_str"] = error_record(
         lambda: compute_on.compute_on2(compute_type=1, out_memory_spaces=device)(f))
 
     def in_block(c_type):
         with compute_on.compute_on(c_type):
             return float(jax.jit(lambda y: y * 2.0)(x))
     out["compute_on_block_value"] = in_block("device_host")
-    out["compute_on_block_bad"] = _error(lambda: in_block("host"))
+    out["compute_on_block_bad"] = error_record(lambda: in_block("host"))
 
 
 def _effects(jax, out):
@@ -83,7 +77,7 @@ def _names(jax, out):
     core = _private(jax, "core")
     out["canonicalize_platform"] = {p: xb.canonicalize_platform(p)
                                     for p in ("cpu", "cuda", "rocm", "tpu", "CPU")}
-    out["canonicalize_platform_gpu"] = _error(lambda: xb.canonicalize_platform("gpu"))
+    out["canonicalize_platform_gpu"] = error_record(lambda: xb.canonicalize_platform("gpu"))
     a, b = jax.export.symbolic_shape("a, b")
     out["is_constant_shape"] = [core.is_constant_shape((2, 3)), core.is_constant_shape(()),
                                 core.is_constant_shape((a, 3))]
@@ -98,21 +92,21 @@ def _poly_check(jax, out):
     import numpy as np
     spec = jax.export.symbolic_args_specs((np.zeros((3, 4, 13), np.float32),), "3, 4, a + 12")
     exp = jax.export.export(jax.jit(lambda x: x))(*spec)
-    out["poly_call_too_small"] = _error(lambda: exp.call(np.zeros((3, 4, 12), np.float32)))
+    out["poly_call_too_small"] = error_record(lambda: exp.call(np.zeros((3, 4, 12), np.float32)))
     # variables solved one at a time, in JAX's order: `a` from 'a', then `b` from '2*b + a'
     # or 'b + a'; each failing check named with the variables obtained before it
     exp2 = jax.export.export(jax.jit(lambda x: x))(
         jax.ShapeDtypeStruct(jax.export.symbolic_shape("2*b + a, a, b + a"), np.float32))
     for shape in ((2, 2, 6), (3, 2, 6), (8, 2, 6), (10, 2, 6), (6, 2, 4)):
-        out[f"solve_{shape}"] = _error(lambda: exp2.call(np.zeros(shape, np.float32)))
+        out[f"solve_{shape}"] = error_record(lambda: exp2.call(np.zeros(shape, np.float32)))
     for spec in ("b + 2*a, a, c^2", "c^2", "a*b, a"):
-        out[f"unsolvable_{spec}"] = _error(lambda: jax.export.export(jax.jit(lambda x: x))(
+        out[f"unsolvable_{spec}"] = error_record(lambda: jax.export.export(jax.jit(lambda x: x))(
             jax.ShapeDtypeStruct(jax.export.symbolic_shape(spec), np.float32)))
     exp3 = jax.export.export(jax.jit(lambda x: x.sum(axis=0) * x.shape[0]))(
         jax.ShapeDtypeStruct(jax.export.symbolic_shape("2*b + a, a"), np.float32))
     out["solved_value"] = exp3.call(np.ones((8, 2), np.float32)).tolist()
     for shape in ((2, 2), (3, 2), (8, 3)):      # b below 1; a remainder; a remainder, then b
-        out[f"solve_{shape}"] = _error(lambda: exp3.call(np.ones(shape, np.float32)))
+        out[f"solve_{shape}"] = error_record(lambda: exp3.call(np.ones(shape, np.float32)))
     core = _private(jax, "core")
 
     def sized(x):       # a result whose sizes divide: floor division and modulo of b
@@ -124,7 +118,7 @@ def _poly_check(jax, out):
     out["sizes_by_division"] = [list(exp4.call(np.zeros(n, np.float32)).shape)
                                 for n in (1, 5, 7)]
     m, = jax.export.symbolic_shape("m", constraints=["m >= m1"])
-    out["constraint_unknown_variable"] = _error(lambda: jax.export.export(jax.jit(lambda x: x))(
+    out["constraint_unknown_variable"] = error_record(lambda: jax.export.export(jax.jit(lambda x: x))(
         jax.ShapeDtypeStruct((m,), np.float32)))
     x = jax.ShapeDtypeStruct(jax.export.symbolic_shape("(w, h1)"), np.float32)
     y = jax.ShapeDtypeStruct(jax.export.symbolic_shape("(w, h2)"), np.float32)
@@ -134,13 +128,13 @@ def _poly_check(jax, out):
     jnp = jax.numpy
     for how, call in (("args", lambda e: e(x, y)), ("kwargs", lambda e: e(x, y=y))):
         # (the scopes' ids and creation lines differ between runs: the words around them)
-        error = _error(lambda: call(jax.export.export(jax.jit(concat))))
+        error = error_record(lambda: call(jax.export.export(jax.jit(concat))))
         error["message"] = re.sub(r"scope \d+ created at [^\n]*", "scope N",
                                   error.get("message", ""))
         out[f"mixed_scopes_{how}"] = error
     for name, key in (("tuple_key", (0, 1)), ("int_key", 1)):
         exp = jax.export.export(jax.jit(lambda d: d[key]))({key: np.float32(1.0)})
-        out[f"serialize_dict_{name}"] = _error(exp.serialize)
+        out[f"serialize_dict_{name}"] = error_record(exp.serialize)
 
 
 def _exported_fields(jax, out):

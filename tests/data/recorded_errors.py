@@ -21,6 +21,17 @@ def error_of(fn, cut: str | None = None) -> list | None:
     return None
 
 
+def error_record(fn) -> dict:
+    """{"error": class name, "message": message} of what `fn()` raises, {"error": None} if it
+    returns (the export and colocated-python case files record errors so).
+
+    >>> error_record(lambda: 1 / 0), error_record(lambda: 1)
+    ({'error': 'ZeroDivisionError', 'message': 'division by zero'}, {'error': None})
+    """
+    found = error_of(fn)
+    return {"error": None} if found is None else {"error": found[0], "message": found[1]}
+
+
 def error_head(fn) -> list | None:
     """[class name, the message's first two lines] of what `fn()` raises, or None if it
     returns (the case files of JAX's test-file gaps record errors so).
