@@ -121,8 +121,8 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
             cached.check_fit(flat)
         return cached, flat, eager, processes
 
+    @wraps(fun)            # outside the boundary, as vmap's: `__wrapped__` is the user's fun
     @api_boundary
-    @wraps(fun)
     def pmapped(*args, **kwargs):
         cached, flat, eager, processes = infer(args, kwargs)
         if processes > 1 and eager:       # each process's part, made one global Array
@@ -144,9 +144,6 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         return cached.jitted(eager).trace(*flat).taking(cached.in_tree).lower()
 
     pmapped.lower = lower
-    # the user's function, as JAX's pmap (wraps(fun), no boundary on the call): this
-    # boundary's wraps named the inner `pmapped`
-    pmapped.__wrapped__ = fun
     return pmapped
 
 
