@@ -33,6 +33,10 @@ from .shard_map_primitive import (
     shard_map_p,
 )
 
+# shard_map_p's rules for linearizing through it and for checkpoint policies inside a body:
+# this module binds every shard_map equation, so importing them here gives them to every one
+from . import shard_map_residuals  # noqa: F401,E402
+
 
 @api_boundary
 def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma, eager=True):

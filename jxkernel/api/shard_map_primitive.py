@@ -1,10 +1,12 @@
 """shard_map's primitive and its rules: one `shard_map` equation holds the body traced with
 local (per-device) types; its outputs have global types (out_specs say how the blocks are
-put together). It lowers to Shardy's `sdy.manual_computation`; jvp, transpose, vmap and
-partial evaluation build new shard_map equations; with NumPy each manual axis is a vmap axis.
+put together). It lowers to Shardy's `sdy.manual_computation`; jvp, transpose and vmap
+build new shard_map equations; with NumPy each manual axis is a vmap axis.
 
 The public function is in shard_map.py; the eager, device-by-device run in
-shard_map_eager.py; the argument and spec checks in shard_map_checks.py; smap in smap.py.
+shard_map_eager.py; the argument and spec checks in shard_map_checks.py; partial evaluation
+and checkpoint policies in shard_map_residuals.py (registered by shard_map_call.py, which
+binds every equation); smap in smap.py.
 """
 from __future__ import annotations
 
@@ -406,6 +408,3 @@ param_printers[shard_map_p] = lambda p: [
      else p["mesh"]),
     ("newly_manual_axes", p["newly_manual_axes"]), ("out_specs", p["out_specs"])]
 
-
-# linearizing through a shard_map and checkpoint policies inside one: its residuals' rules
-from . import shard_map_residuals  # noqa: E402,F401
