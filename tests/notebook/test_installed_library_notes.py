@@ -48,6 +48,6 @@ def test_an_installed_packages_recompile_is_not_told_as_yours(shell, tmp_path, f
         (note,) = notes(shell, "lib.summarize(jnp.ones(5))")
     finally:
         config.update("jxkernel_compile_notes", "recompiles")
-    assert re.search(r"1 compile\(s\) of libraries' own functions .*: summarize "
-                     r"\[In\[\d+\]:1\]", note), note
+    assert re.search(r"1 compile\(s\) of libraries' own functions, for your calls: summarize "
+                     r"\(summaries_installed\) \[In\[\d+\]:1\]", note), note
     assert "compiled again" not in note and "fix:" not in note, note

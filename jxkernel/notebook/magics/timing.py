@@ -105,7 +105,7 @@ class TimingMagics(JxMagicsBase):
             return ""
         took = time.perf_counter() - start
         # the user's functions by name; eager operations, jxkernel's and libraries', counted
-        mine = [e for e in events if e.origin == compile_notes.USER]
+        mine = [e for e in events if compile_notes.kind_of(e) == compile_notes.USER]
         which = "; ".join(f"{e.function}: {e.reason}" for e in mine[:3]) or \
             "eager operations, or jxkernel's or libraries' own functions"
         rest = len(events) - min(len(mine), 3) if mine else 0
