@@ -136,3 +136,40 @@ def test_a_step_jitted_by_a_library_is_noted_at_the_learners_line(shell, tmp_pat
     assert "wrapping_jit" not in note, note
     logged = "\n".join(r.getMessage() for r in caplog.records)
     assert re.search(r"TRACING CACHE MISS at \S*wrapping_jit\.py:5", logged), logged
+
+
+LAYERS = ("import jxkernel.numpy as jnp\n"
+          "def dense(x):\n"
+          "    y = x * 2\n"
+          "    y = y + 1\n"
+          "    y = jnp.sin(y)\n"
+          "    return y - 3\n"
+          "def loss(y):\n"
+          "    z = y * y\n"
+          "    return z.sum()\n")
+
+
+def test_a_cards_origin_folds_a_librarys_steps_into_one_line_per_package(shell, tmp_path):
+    """A concretization card's origin through an installed library's lines (learner11's listed
+    ~25 steps through Flax's and Optax's files): each run of one package's steps is one line,
+    "… 4 steps inside layers_pkg", the learner's own steps kept as they are; the card's JSON
+    keeps every step, each with its package."""
+    from jxkernel.views import error_cards
+    (tmp_path / "site-packages").mkdir()
+    shell.user_ns["layers_pkg"] = import_library(tmp_path / "site-packages", "layers_pkg",
+                                                 LAYERS)
+    with capture_output() as cap:
+        shell.run_cell("@jax.jit\n"
+                       "def step(x):\n"
+                       "    h = layers_pkg.dense(x)\n"
+                       "    h = h / 4\n"
+                       "    return float(layers_pkg.loss(h))\n"
+                       "step(jnp.ones(3))", store_history=True)
+    (card,) = [o.data for o in cap.outputs if error_cards.MIME in o.data]
+    steps = card[error_cards.MIME]["origin"]["steps"]
+    assert [s["package"] for s in steps] == ["layers_pkg"] * 4 + [None] + ["layers_pkg"] * 2
+    text = card["text/plain"]
+    chain = text.split("where it came from:\n")[1].split("\n  why:")[0].splitlines()[1:]
+    assert [line.strip().split("   (")[0] for line in chain] == [
+        "… 4 steps inside layers_pkg", "→ div → f32[3]", "… 2 steps inside layers_pkg"], text
+    assert "h = h / 4" in chain[1], chain
