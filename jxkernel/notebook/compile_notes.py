@@ -16,10 +16,11 @@ What is noted follows `config.jxkernel_compile_notes` (`%jxnotes`):
     off          nothing
 
 As JAX's jax_explain_cache_misses leaves out its internal misses, a compile of a function
-defined inside jxkernel (random's samplers, jnp's jitted helpers), in a library registered as
-excluded (source_info.register_exclusion) or of one eager operation is never told as yours:
-its static arguments are not yours to change. `all` lists them, each at the line of yours
-that ran it.
+defined inside jxkernel (random's samplers, jnp's jitted helpers), in an installed package
+(treescope's, Optax's: CompileEvent.package) or a library registered as excluded
+(source_info.register_exclusion), or of one eager operation is never told as yours: its
+static arguments are not yours to change (compile_record.whose, as %jxcompiles and the status
+bar count them). `all` lists them, each at the line of yours that ran it.
 """
 from __future__ import annotations
 
@@ -189,10 +190,10 @@ kind_of = compile_record.whose
 
 
 def packages_text(events) -> str:
-    """The packages whose functions `events` compiled, as a group's title names them:
-    ' (flax, optax)'; '' for none."""
+    """The packages whose functions `events` compiled, as a folded group's count names them:
+    ', in flax, optax'; '' for none."""
     names = list(dict.fromkeys(e.package for e in events if e.package))
-    return f" ({', '.join(names)})" if names else ""
+    return f", in {', '.join(names)}" if names else ""
 
 
 def grouped(events) -> list:

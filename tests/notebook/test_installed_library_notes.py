@@ -84,7 +84,7 @@ def test_the_note_the_log_and_the_status_bar_agree_an_installed_package_is_not_y
         text = log.text_repr()
         assert "tally" not in text.split("function: misses / hits")[1].split("compile(s)")[0]
         assert re.search(r"\d+ compile\(s\) of libraries' own functions, for your calls "
-                         r"\(.*summaries_counted.*\) \(\d+ of them\), folded", text), text
+                         r"\(\d+ of them, in .*summaries_counted.*\), folded", text), text
         log.filter.value = "(library functions)"
         assert "tally (summaries_counted): x: f32[3] -> f32[4]" in log.text_repr()
     finally:

@@ -5,8 +5,9 @@ Your functions come first and alone by default, as %jxreport orders them
 (compile_report.group_of): your functions only traced inside another (a lax.cond branch, a
 loop body: nothing compiled of their own) are folded into one line, and the eager operations
 (one primitive run outside jit, compiled per operand types and parameters), jxkernel's own
-jitted functions (random's samplers, jnp's helpers) and those of libraries registered as not
-yours (Flax's, Optax's), which you do not change, into one line per kind with a count (the
+jitted functions (random's samplers, jnp's helpers) and those of libraries (an installed
+package's, named with it, or one registered as not yours: compile_record.whose), which you do
+not change, into one line per kind with a count (the
 HTML opens it: one row per primitive or function, with the lines of yours that ran them);
 the filter's "(all functions)", "(eager operations)", "(jxkernel functions)" and "(library
 functions)" list them one by one.
@@ -281,8 +282,8 @@ class RecompileLog(TextFallback, w.VBox):
                     f"{esc(', '.join(sites[:3]))}</span></td><td>{n}</td><td></td>"
                     f"<td>{_ms(s)}</td></tr>" for name, n, sites, s in grouped(mine))
                 folded += (f"<details class='jx-group'><summary style='cursor:pointer'><i>"
-                           f"{len(mine)} compile(s) of {title}{esc(packages_text(mine))} "
-                           f"({len(grouped(mine))} of them)</i></summary><table style='font-size:12px'>{head}{rows_of}"
+                           f"{len(mine)} compile(s) of {title} ({len(grouped(mine))} of "
+                           f"them{esc(packages_text(mine))})</i></summary><table style='font-size:12px'>{head}{rows_of}"
                            f"</table></details>")
         return f"<table style='font-size:12px'>{head}{rows}</table>{folded}"
 
@@ -343,9 +344,9 @@ class RecompileLog(TextFallback, w.VBox):
             mine = [e for e in others if kind_of(e) == kind]
             if mine:
                 group = next(g for g, origins in GROUPS.items() if origins == (kind,))
-                lines.append(f"{len(mine)} compile(s) of {title}{packages_text(mine)} "
-                             f"({len(grouped(mine))} of them), folded: %jxcompiles {group} "
-                             f"lists them")
+                lines.append(f"{len(mine)} compile(s) of {title} ({len(grouped(mine))} of "
+                             f"them{packages_text(mine)}), folded: %jxcompiles {group} lists "
+                             f"them")
         return lines
 
     def html_repr(self) -> str:
