@@ -31,7 +31,7 @@ import weakref
 from .clipped_text import clipped
 from .config import config
 from .errors import RecompileError
-from .source_info import (installed_package, is_jxkernel_file, is_user_filename,
+from .source_info import (SourceInfo, installed_package, is_jxkernel_file, is_user_filename,
                           learner_source_info, user_source_info, user_stacklevel)
 
 # Who a compile belongs to. JAX's explain_cache_misses leaves its own functions' misses out;
@@ -142,8 +142,8 @@ class CompileEvent:
     # lowered by jax.export, which compiles nothing: logged as JAX logs an export, the trace's
     # and the lowering's lines without XLA's (`jit(f)`'s call compiles it later)
     exported: bool = False
-    # whose function it compiled, where not the learner's: the installed package's name
-    # ("treescope", "optax"; source_info.installed_package of where it was defined), else None
+    # whose compile it is, where an installed package's: its name ("treescope", "optax"), set
+    # by record() (package_of); None for the learner's, jxkernel's or an eager operation
     package: str | None = None
     # the learner's innermost line that called into a library whose line `call_site` is
     # (nnx.jit's step called in a cell: call_site is Flax's compilation.py:852, as JAX's log
@@ -153,11 +153,6 @@ class CompileEvent:
     def __post_init__(self):
         if self.origin is None:
             object.__setattr__(self, "origin", origin_of(self.source))
-        if self.package is None and self.origin != EAGER:
-            defined = self.source or self.call_source
-            if defined:
-                object.__setattr__(self, "package",
-                                   installed_package(defined.rpartition(":")[0] or defined))
 
     @property
     def again(self) -> bool:
@@ -208,14 +203,39 @@ class CompileEvent:
                 f"{self.compile_s * 1e3:.1f} ms ({self.cache})")
 
 
+def package_of(event: CompileEvent, call_site=None) -> str | None:
+    """The installed package whose compile `event` is: the package its function was defined in
+    (source_info.installed_package: treescope's summaries, Optax's helpers), unless the
+    learner's own line called it, `call_site` (`step = jax.jit(model.apply)` in a cell, called
+    there: the arguments are the learner's to pad or make static, whoever wrote the function).
+    A registered library's (origin INTERNAL) stays the library's whoever called it, as JAX
+    leaves its misses out. None for the learner's, jxkernel's or an eager operation.
+
+        >>> e = CompileEvent("f", "/v/site-packages/t/s.py:9", (), "", None, "")
+        >>> package_of(e), package_of(e, SourceInfo("<ipython-input-3>", 1, "<module>"))
+        ('t', None)
+    """
+    defined = event.source or event.call_source
+    if event.origin == EAGER or not defined:
+        return None
+    package = installed_package(defined.rpartition(":")[0] or defined)
+    site = getattr(call_site, "file", None)
+    if package and event.origin == USER and site and is_user_filename(site) and \
+            installed_package(site) is None:
+        return None
+    return package
+
+
 def whose(event: CompileEvent) -> str:
     """Whose compile `event` is, the one answer the compile notes, %jxcompiles and the status
-    bar's count give: USER, the learner's (a function defined in a cell or a file of theirs);
-    LIBRARY, an installed package's (treescope's summaries under nnx.display, Optax's
-    helpers: CompileEvent.package) or a registered library's; INTERNAL, jxkernel's own; EAGER.
+    bar's count give: USER, the learner's (a function defined in a cell or a file of theirs,
+    or a jit of an installed package's function that the learner's line called); LIBRARY, an
+    installed package's (treescope's summaries under nnx.display, Optax's helpers, called by
+    the package's own lines: CompileEvent.package, package_of) or a registered library's;
+    INTERNAL, jxkernel's own; EAGER.
 
-        >>> [whose(CompileEvent("f", at, (), "", None, ""))
-        ...  for at in ("/v/site-packages/t/s.py:9", "<ipython-input-3>:1")]
+        >>> [whose(CompileEvent("f", "<ipython-input-3>:1", (), "", None, "", package=p))
+        ...  for p in ("t", None)]
         ['library', 'user']
     """
     if event.origin == EAGER:
@@ -289,11 +309,12 @@ def record(event: CompileEvent, counted_as=None) -> CompileEvent:
     learner_site = event.learner_site
     if learner_site is None and installed_package(getattr(call_site, "file", None) or ""):
         learner_site = learner_source_info()
+    package = event.package or package_of(event, call_site)
     with _lock:
         _seq += 1
         nth = _count(event, counted_as)
         event = dataclasses.replace(event, seq=_seq, call_site=call_site, nth=nth,
-                                    learner_site=learner_site)
+                                    learner_site=learner_site, package=package)
         _events.append(event)
         if hasattr(event.key, "_fail_on_recompile"):      # so the switch can be set by key
             _known[event.function_key] = event.key

@@ -17,10 +17,14 @@ from registered_library import import_library  # noqa: E402
 
 shell = shell_fixture("import jxkernel as jax\nimport jxkernel.numpy as jnp", store_history=True)
 
+# a library's jit called by the library's own line (treescope's summaries, which nnx.display
+# calls): `show` is what the learner calls
 SUMMARY = ("import jxkernel as jax\n"
            "@jax.jit\n"
            "def summarize(x):\n"
-           "    return x.sum()\n")
+           "    return x.sum()\n"
+           "def show(x):\n"
+           "    return summarize(x)\n")
 
 
 def notes(shell, source) -> list:
@@ -36,8 +40,8 @@ def test_an_installed_packages_recompile_is_not_told_as_yours(shell, tmp_path, f
     (tmp_path / folder).mkdir()
     name = f"summaries_{'installed' if not told else 'own'}"
     shell.user_ns["lib"] = import_library(tmp_path / folder, name, SUMMARY)
-    assert notes(shell, "lib.summarize(jnp.ones(3))") == []
-    found = notes(shell, "lib.summarize(jnp.ones((2, 2)))")
+    assert notes(shell, "lib.show(jnp.ones(3))") == []
+    found = notes(shell, "lib.show(jnp.ones((2, 2)))")
     if told:
         (note,) = found
         assert note.startswith("⚙ summarize compiled again (compile #2"), note
@@ -45,7 +49,7 @@ def test_an_installed_packages_recompile_is_not_told_as_yours(shell, tmp_path, f
     assert found == []
     config.update("jxkernel_compile_notes", "all")
     try:
-        (note,) = notes(shell, "lib.summarize(jnp.ones(5))")
+        (note,) = notes(shell, "lib.show(jnp.ones(5))")
     finally:
         config.update("jxkernel_compile_notes", "recompiles")
     assert re.search(r"1 compile\(s\) of libraries' own functions, for your calls: summarize "
@@ -73,7 +77,7 @@ def test_the_note_the_log_and_the_status_bar_agree_an_installed_package_is_not_y
     shell.user_ns["lib2"] = import_library(tmp_path / "site-packages", "summaries_counted",
                                            SUMMARY.replace("summarize", "tally"))
     mine, others = _compiles_counted(shell)
-    assert notes(shell, "lib2.tally(jnp.ones(3)); lib2.tally(jnp.ones(4))") == []
+    assert notes(shell, "lib2.show(jnp.ones(3)); lib2.show(jnp.ones(4))") == []
     (first, again) = [e for e in compile_record.compile_events()
                       if e.source and "summaries_counted" in e.source]
     assert compile_record.whose(again) == compile_record.LIBRARY
@@ -104,11 +108,27 @@ def test_a_learners_package_installed_from_the_kernels_folder_is_theirs(
     shell.user_ns["lib3"] = import_library(tmp_path / "site-packages", "summaries_mine",
                                            SUMMARY)
     assert source_info.installed_package(shell.user_ns["lib3"].__file__) is None
-    assert notes(shell, "lib3.summarize(jnp.ones(3))") == []
-    (note,) = notes(shell, "lib3.summarize(jnp.ones(4))")
+    assert notes(shell, "lib3.show(jnp.ones(3))") == []
+    (note,) = notes(shell, "lib3.show(jnp.ones(4))")
     assert note.startswith("⚙ summarize compiled again (compile #2"), note
     monkeypatch.chdir(tmp_path)          # elsewhere, the same file is the package's
     assert source_info.installed_package(shell.user_ns["lib3"].__file__) == "summaries_mine"
+
+
+def test_a_jit_of_a_librarys_function_called_by_the_learner_is_theirs(shell, tmp_path):
+    """`step = jax.jit(model.apply)` (Flax linen's apply, defined in site-packages) made and
+    called in the learner's cells: its arguments are the learner's to pad or make static, so
+    its recompile is theirs, noted, counted and listed as theirs; the same function called by
+    the library's own line is the library's."""
+    from jxkernel.core import compile_record
+    (tmp_path / "site-packages").mkdir()
+    shell.user_ns["lib4"] = import_library(tmp_path / "site-packages", "applying",
+                                           SUMMARY.replace("@jax.jit\n", ""))
+    assert notes(shell, "apply4 = jax.jit(lib4.summarize)\napply4(jnp.ones(3))") == []
+    (note,) = notes(shell, "apply4(jnp.ones(4))")
+    assert note.startswith("⚙ summarize compiled again (compile #2"), note
+    (event,) = [e for e in compile_record.compile_events()[-1:]]
+    assert compile_record.whose(event) == compile_record.USER and event.package is None
 
 
 WRAPPER = ("import jxkernel as jax\n"
