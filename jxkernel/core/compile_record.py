@@ -31,7 +31,8 @@ import weakref
 from .clipped_text import clipped
 from .config import config
 from .errors import RecompileError
-from .source_info import is_jxkernel_file, is_user_filename, user_source_info, user_stacklevel
+from .source_info import (SourceInfo, installed_package, is_jxkernel_file, is_user_filename,
+                          learner_source_info, user_source_info, user_stacklevel)
 
 # Who a compile belongs to. JAX's explain_cache_misses leaves its own functions' misses out;
 # so do the notebook's notes, and the counts keep the user's functions apart from the rest.
@@ -43,6 +44,10 @@ EAGER = "eager"               # one operation run outside jit, compiled for its 
                               # and params: a primitive, an eager shard_map's equation, a jit
                               # that vmap or grad rewrote
 ORIGINS = (USER, INTERNAL, EAGER)
+# Whose a compile is, as the learner is told (whose()): USER, INTERNAL or EAGER as its origin,
+# or LIBRARY, an installed package's function (CompileEvent.package) or a registered library's.
+# `origin` stays what JAX's log goes by (it logs a miss of treescope's jit as the user's).
+LIBRARY = "library"
 EAGER_SUFFIX = " (eager)"     # an eager operation's event: "sin (eager)" (xla/dispatch.py)
 
 
@@ -137,6 +142,13 @@ class CompileEvent:
     # lowered by jax.export, which compiles nothing: logged as JAX logs an export, the trace's
     # and the lowering's lines without XLA's (`jit(f)`'s call compiles it later)
     exported: bool = False
+    # whose compile it is, where an installed package's: its name ("treescope", "optax"), set
+    # by record() (package_of); None for the learner's, jxkernel's or an eager operation
+    package: str | None = None
+    # the learner's innermost line that called into a library whose line `call_site` is
+    # (nnx.jit's step called in a cell: call_site is Flax's compilation.py:852, as JAX's log
+    # names it); None where call_site is the learner's already (record())
+    learner_site: object = None
 
     def __post_init__(self):
         if self.origin is None:
@@ -157,6 +169,12 @@ class CompileEvent:
         INTERNAL, defined outside jxkernel."""
         return self.origin == INTERNAL and bool(self.source) and \
             not is_jxkernel_file(self.source)
+
+    @property
+    def learners_line(self):
+        """The learner's line whose call compiled it (SourceInfo, or None): learner_site where
+        the call was a library's line, else call_site."""
+        return self.learner_site if self.learner_site is not None else self.call_site
 
     @property
     def function_key(self) -> str:
@@ -183,6 +201,46 @@ class CompileEvent:
         return (f"Compiling {self.function}({sig}) because {self.reason}: trace "
                 f"{self.trace_s * 1e3:.1f} ms, lower {self.lower_s * 1e3:.1f} ms, compile "
                 f"{self.compile_s * 1e3:.1f} ms ({self.cache})")
+
+
+def package_of(event: CompileEvent, call_site=None) -> str | None:
+    """The installed package whose compile `event` is: the package its function was defined in
+    (source_info.installed_package: treescope's summaries, Optax's helpers), unless the
+    learner's own line called it, `call_site` (`step = jax.jit(model.apply)` in a cell, called
+    there: the arguments are the learner's to pad or make static, whoever wrote the function).
+    A registered library's (origin INTERNAL) stays the library's whoever called it, as JAX
+    leaves its misses out. None for the learner's, jxkernel's or an eager operation.
+
+        >>> e = CompileEvent("f", "/v/site-packages/t/s.py:9", (), "", None, "")
+        >>> package_of(e), package_of(e, SourceInfo("<ipython-input-3>", 1, "<module>"))
+        ('t', None)
+    """
+    defined = event.source or event.call_source
+    if event.origin == EAGER or not defined:
+        return None
+    package = installed_package(defined.rpartition(":")[0] or defined)
+    site = getattr(call_site, "file", None)
+    if package and event.origin == USER and site and is_user_filename(site) and \
+            installed_package(site) is None:
+        return None
+    return package
+
+
+def whose(event: CompileEvent) -> str:
+    """Whose compile `event` is, the one answer the compile notes, %jxcompiles and the status
+    bar's count give: USER, the learner's (a function defined in a cell or a file of theirs,
+    or a jit of an installed package's function that the learner's line called); LIBRARY, an
+    installed package's (treescope's summaries under nnx.display, Optax's helpers, called by
+    the package's own lines: CompileEvent.package, package_of) or a registered library's;
+    INTERNAL, jxkernel's own; EAGER.
+
+        >>> [whose(CompileEvent("f", "<ipython-input-3>:1", (), "", None, "", package=p))
+        ...  for p in ("t", None)]
+        ['library', 'user']
+    """
+    if event.origin == EAGER:
+        return EAGER
+    return LIBRARY if event.package is not None or event.library else event.origin
 
 
 def function_key(function: str, source: str | None, key=None) -> str:
@@ -247,10 +305,16 @@ def record(event: CompileEvent, counted_as=None) -> CompileEvent:
             _unlogged.tap.append(event)
         return event
     call_site = event.call_site or user_source_info()
+    # JAX's log names the call's line as call_site does; the notes name the learner's
+    learner_site = event.learner_site
+    if learner_site is None and installed_package(getattr(call_site, "file", None) or ""):
+        learner_site = learner_source_info()
+    package = event.package or package_of(event, call_site)
     with _lock:
         _seq += 1
         nth = _count(event, counted_as)
-        event = dataclasses.replace(event, seq=_seq, call_site=call_site, nth=nth)
+        event = dataclasses.replace(event, seq=_seq, call_site=call_site, nth=nth,
+                                    learner_site=learner_site, package=package)
         _events.append(event)
         if hasattr(event.key, "_fail_on_recompile"):      # so the switch can be set by key
             _known[event.function_key] = event.key

@@ -163,7 +163,59 @@ def register_exclusion(path: str) -> None:
     their own files, so equations point at the line that called the library)."""
     _excluded.append(os.path.abspath(path))
     _is_user.clear()
+    _packages.clear()
     _infos.clear()
+
+
+# Where installed packages live: a file under one of these folders is a package's (pip's,
+# conda's, Debian's), never the learner's own, unless the kernel's folder holds it (below).
+_INSTALLED = ("site-packages", "dist-packages")
+_packages = Bounded(8192)      # (working directory, file name) -> installed_package's answer
+
+
+def installed_package(filename: str) -> str | None:
+    """The installed package whose file `filename` is ("treescope" for a file under
+    .../site-packages/treescope/), or the folder a library registered with register_exclusion
+    from outside site-packages; None for the learner's file, jxkernel's and the standard
+    library's. A package the kernel's working directory holds, the same file at the same
+    path under it or under its src/ (the learner's own project, installed with `pip install .`
+    and not editable), is the learner's: None. An editable install's files are the project's
+    own already, outside site-packages.
+
+        >>> [installed_package(f) for f in ("/v/site-packages/optax/alias.py", "train.py")]
+        ['optax', None]
+    """
+    cwd = os.getcwd()
+    key = (cwd, filename)
+    if key in _packages:
+        return _packages[key]
+    found = None
+    if not (is_jxkernel_file(filename) or filename.startswith(_STDLIB_DIRS)):
+        parts = os.path.normpath(filename).split(os.sep)
+        at = max((i for i, part in enumerate(parts) if part in _INSTALLED), default=None)
+        if at is not None and at + 1 < len(parts):
+            inside = parts[at + 1:]
+            mine = any(os.path.isfile(os.path.join(cwd, *top, *inside)) for top in ((), ("src",)))
+            found = None if mine else os.path.splitext(inside[0])[0]
+        elif is_registered_exclusion(filename):
+            root = max((p for p in _excluded if filename.startswith(p)), key=len)
+            found = os.path.splitext(os.path.basename(root))[0]     # its module or folder
+    _packages[key] = found
+    return found
+
+
+def learner_source_info(skip: int = 1) -> SourceInfo | None:
+    """user_source_info that passes over installed packages' frames too: the learner's own
+    innermost line (a cell's, a file of theirs) that called into a library, where
+    user_source_info finds the library's (nnx.jit's call of its jitted function, in Flax's
+    compilation.py, which registers no exclusion). None when no frame is the learner's."""
+    frame = sys._getframe(skip)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if is_user_filename(name) and installed_package(name) is None:
+            return _frame_info(frame, None)
+        frame = frame.f_back
+    return None
 
 
 def user_source_info(skip: int = 1) -> SourceInfo | None:

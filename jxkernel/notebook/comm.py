@@ -163,12 +163,13 @@ class Channel:
             return self._prospective(*ahead)
         device = client.default_device()
         platform = client.platform_of(device)
-        # the user's functions: eager operations, jxkernel's and registered libraries' own
-        # functions are not what the user can change (%jxcompiles groups them apart)
+        # the learner's functions (compile_record.whose, as the notes and %jxcompiles tell
+        # them): eager operations, jxkernel's and installed libraries' own functions are not
+        # what the learner can change (%jxcompiles groups them apart)
         # (a body or jit traced anew inside another function compiled nothing of its own: the
         # panel lists it, the counts do not)
         everything = [e for e in compile_record.compile_events() if e.compiled]
-        events = [e for e in everything if e.origin == USER]
+        events = [e for e in everything if kind_of(e) == USER]
         keys = {id(e.key): e.key for e in events if e.key is not None}
         return {"type": "state", "protocol": PROTOCOL, "jxkernel_version": __version__,
                 "backend": platform, "device": device_name(device),

@@ -16,10 +16,11 @@ What is noted follows `config.jxkernel_compile_notes` (`%jxnotes`):
     off          nothing
 
 As JAX's jax_explain_cache_misses leaves out its internal misses, a compile of a function
-defined inside jxkernel (random's samplers, jnp's jitted helpers), in a library registered as
-excluded (source_info.register_exclusion) or of one eager operation is never told as yours:
-its static arguments are not yours to change. `all` lists them, each at the line of yours
-that ran it.
+defined inside jxkernel (random's samplers, jnp's jitted helpers), in an installed package
+(treescope's, Optax's: CompileEvent.package) or a library registered as excluded
+(source_info.register_exclusion), or of one eager operation is never told as yours: its
+static arguments are not yours to change (compile_record.whose, as %jxcompiles and the status
+bar count them). `all` lists them, each at the line of yours that ran it.
 """
 from __future__ import annotations
 
@@ -51,8 +52,11 @@ def fix_in_brief(fix: str) -> str:
 
 
 def where(event) -> str:
-    """'In[7]:2', the user's line whose call compiled `event` ('' when unknown)."""
-    return source_label(event.call_site) if event.call_site is not None else ""
+    """'In[7]:2', the learner's line whose call compiled `event` ('' when unknown): the
+    cell's line that called into a library, where the call itself was the library's (nnx.jit's
+    step: JAX's log names Flax's compilation.py:852; CompileEvent.learners_line)."""
+    site = event.learners_line
+    return source_label(site) if site is not None else ""
 
 
 def change_line(event) -> str:
@@ -76,8 +80,8 @@ def explicit_compile(event) -> bool:
     jax_explain_cache_misses logs its tracing miss all the same
     (tests/data/aot_compile_log_reference.json), so the note keeps what changed. Told by its
     lowering logged at `.lower()` and `.compile(` on the line that compiled it."""
-    return bool(event.logged_at_lowering and event.call_site is not None and
-                _COMPILE_CALL.search(source_line(event.call_site)))
+    return bool(event.logged_at_lowering and event.learners_line is not None and
+                _COMPILE_CALL.search(source_line(event.learners_line)))
 
 
 def _traced_as_new(event) -> str | None:
@@ -104,8 +108,8 @@ def _details(event) -> str:
     """The whole story of one compile: the call's line, each change with its fix and code,
     the signature and the time."""
     lines = []
-    if event.call_site is not None:
-        line = source_line(event.call_site)
+    if event.learners_line is not None:
+        line = source_line(event.learners_line)
         lines.append(f"called at {where(event)}" + (f":  {line}" if line else ""))
     if event.source:
         lines.append(f"{event.function} defined at {defined_at(event.source)}")
@@ -173,36 +177,23 @@ def _other_jit(event) -> bool:
                for e in compile_record.compile_events(event.function))
 
 
-# how the notes and the recompile widget tell apart the compiles that are not the user's: a
-# compile's origin (compile_record's), INTERNAL split into jxkernel's own functions and those
-# of a library registered as not the user's (source_info.register_exclusion: Flax, Equinox)
-LIBRARY = "library"
+# how the notes, %jxcompiles and the status bar tell apart the compiles that are not the
+# learner's: compile_record.whose, one answer for all three. A function of an installed
+# package (treescope's summaries under nnx.display, Optax's helpers) is the library's, though
+# JAX's log counts it as the user's: its arguments are not the learner's to pad or make
+# static ("fix: pad the arrays" under nnx.display was advice a learner could not follow)
+LIBRARY = compile_record.LIBRARY
 OTHER_KINDS = {compile_record.EAGER: "eager operations",
                compile_record.INTERNAL: "jxkernel's own functions, for your calls",
-               LIBRARY: "libraries' own functions (registered as not yours, as Flax and "
-                        "Equinox register theirs), for your calls"}
+               LIBRARY: "libraries' own functions, for your calls"}
+kind_of = compile_record.whose
 
 
-def kind_of(event) -> str:
-    """`event`'s origin, or LIBRARY for an INTERNAL compile of a function outside jxkernel
-    (CompileEvent.library)."""
-    return LIBRARY if event.library else event.origin
-
-
-def installed_function(event) -> bool:
-    """Whether `event` compiled a function defined in an installed package (site-packages)
-    that registered no exclusion: treescope's array summaries, which nnx.display jits once per
-    array shape. JAX counts it as the user's (jax_explain_cache_misses logs it); the note does
-    not tell it as yours: its arguments are not yours to pad or make static, and "fix: pad
-    the arrays" under nnx.display was advice a learner could not follow.
-
-        >>> e = compile_record.CompileEvent("f", "/v/site-packages/t/s.py:9", (), "", None, "")
-        >>> installed_function(e)
-        True
-    """
-    path = (event.source or "").rpartition(":")[0]
-    return event.origin == USER and bool(path) and any(
-        part in ("site-packages", "dist-packages") for part in os.path.normpath(path).split(os.sep))
+def packages_text(events) -> str:
+    """The packages whose functions `events` compiled, as a folded group's count names them:
+    ', in flax, optax'; '' for none."""
+    names = list(dict.fromkeys(e.package for e in events if e.package))
+    return f", in {', '.join(names)}" if names else ""
 
 
 def grouped(events) -> list:
@@ -213,6 +204,8 @@ def grouped(events) -> list:
     rows: dict = collections.OrderedDict()
     for e in events:
         name = e.function[: -len(" (eager)")] if e.function.endswith(" (eager)") else e.function
+        if e.package and e.origin != compile_record.EAGER:     # marked as the library's
+            name = f"{name} ({e.package})"
         row = rows.setdefault(name, [name, 0, [], 0.0])
         row[1] += 1
         row[3] += e.total_s
@@ -235,11 +228,9 @@ def cell_note(events, mode: str, skip=()) -> Note | None:
     if mode == "off":
         return None
     skipped = {id(k) for k in skip}
-    mine = [e for e in events if e.origin == USER and id(e.key) not in skipped and
-            not installed_function(e)]
+    mine = [e for e in events if kind_of(e) == USER and id(e.key) not in skipped]
     told = [e for e in mine if mode == "all" or e.again]
-    others = [e for e in events if e.origin != USER or installed_function(e)] \
-        if mode == "all" else []
+    others = [e for e in events if kind_of(e) != USER] if mode == "all" else []
     if not told and not others:
         return None
     bodies = [f"{_title(e)}\n{_indent(_details(e))}" if len(told) > 1 else _details(e)
@@ -247,7 +238,7 @@ def cell_note(events, mode: str, skip=()) -> Note | None:
     bodies += _one_line_each(told[DETAILED:])
     rest = []
     for kind, group in OTHER_KINDS.items():
-        mine = [e for e in others if (LIBRARY if installed_function(e) else kind_of(e)) == kind]
+        mine = [e for e in others if kind_of(e) == kind]
         if mine and kind == compile_record.EAGER:
             rest.append(f"{len(mine)} eager operation(s) (each compiled once per operand types "
                         f"and parameters): {grouped_text(mine)}")
@@ -266,8 +257,7 @@ def cell_note(events, mode: str, skip=()) -> Note | None:
                  f"⚙ {len(told)} compile(s) of your functions in this cell ({again} again): "
                  f"{names}")
     else:
-        whose = "jxkernel's or libraries'" if any(kind_of(e) == LIBRARY or installed_function(e)
-                                                  for e in others) \
+        whose = "jxkernel's or libraries'" if any(kind_of(e) == LIBRARY for e in others) \
             else "jxkernel"
         title = (f"⚙ this cell compiled {len(others)} eager operation(s) and {whose} "
                  f"function(s)")

@@ -22,12 +22,17 @@ from .cell import analyze
 BLOCK, BLOCK_NAMES = "__jx_block__", "__jx_block_names__"
 
 
+waited = 0      # how many results block() has waited for (%timeit asks: did it wait at all?)
+
+
 def block(tree):
     """Wait for every Array in `tree` (any pytree); returns `tree`."""
+    global waited
     for leaf in tree_leaves(tree):
         wait = getattr(leaf, "block_until_ready", None)
         if wait is not None:
             wait()
+            waited += 1
     return tree
 
 

@@ -50,7 +50,7 @@ import time
 
 from . import recompile_explainer
 from ..core import compile_record
-from ..core.compile_record import INTERNAL, USER
+from ..core.compile_record import INTERNAL, LIBRARY, USER
 from ..core.config import config
 from ..xla import client
 from .rich_view import RichView
@@ -81,10 +81,19 @@ def event_json(event) -> dict:
             "cache": event.cache, "backend": event.backend,
             "explanation": [change_json(c) for c in event.changes],
             "inlined_into": event.inlined_into,
-            # whose work: the user's function, jxkernel's or a registered library's own
-            # (library: true), or an eager operation, as the panel's groups tell them apart
-            "origin": event.origin, "library": event.library,
-            "group": group_of(event.origin)}
+            # whose work (compile_record.whose, as the notes and the status bar count it): the
+            # user's function, jxkernel's or a library's own (library: true: an installed
+            # package's or a registered library's), or an eager operation, as the panel's
+            # groups tell them apart
+            "origin": _origin(event), "library": compile_record.whose(event) == LIBRARY,
+            "group": group_of(_origin(event))}
+
+
+def _origin(event) -> str:
+    """The origin a report and the panel group `event` by: compile_record.whose's, a
+    library's told as INTERNAL with `library` (the protocol's field) set."""
+    kind = compile_record.whose(event)
+    return INTERNAL if kind == LIBRARY else kind
 
 
 # Where a report puts a function or a compilation, one rule for every view of it: the text and
@@ -167,7 +176,7 @@ def function_rows(events) -> list:
     theirs = set()
     own: dict = {}
     for e in events:
-        if e.origin != USER:
+        if _origin(e) != USER:
             theirs.add(e.function_key)
         if _jxkernels_own(e):
             own.setdefault(e.function_key, []).append(e)

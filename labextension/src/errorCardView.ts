@@ -67,6 +67,27 @@ function originWords(kind: string, origin: { [key: string]: unknown }): string[]
 /** The value's history: input → each operation (its line) for the tracer kinds; the
  * arguments' sizes for vmap; words for cond's branches, a loop's carry and a static argument;
  * a key/value list for the other kinds. */
+/** One operation of a value's origin; `package`: the installed library whose line made it
+ * (an older kernel sends none). */
+type OriginStep = { primitive: string; where: string | null; code: string | null; type: string;
+                    package?: string | null };
+
+/** The steps as the card lists them (the kernel's error_cards.card.folded_steps): each of the
+ * learner's alone, each run of one library's steps as one (learner11's card listed ~25 steps
+ * through Flax's and Optax's files around their own two). */
+export function foldedSteps(steps: OriginStep[]): OriginStep[][] {
+  const runs: OriginStep[][] = [];
+  for (const s of steps) {
+    const last = runs[runs.length - 1];
+    if (s.package && last && last[0].package === s.package) {
+      last.push(s);
+    } else {
+      runs.push([s]);
+    }
+  }
+  return runs;
+}
+
 function originBox(origin: { [key: string]: unknown }, kind = ''): HTMLElement | null {
   const words = originWords(kind, origin);
   if (words) {
@@ -76,8 +97,9 @@ function originBox(origin: { [key: string]: unknown }, kind = ''): HTMLElement |
     }
     return list;
   }
-  const steps = Array.isArray(origin.steps) ? each<{ primitive: string; where: string | null; code: string | null; type: string }>(
-    origin.steps, 'origin.steps', { primitive: 'string', where: 'string?', code: 'string?', type: 'string?' }) : null;
+  const steps = Array.isArray(origin.steps) ? each<OriginStep>(
+    origin.steps, 'origin.steps',
+    { primitive: 'string', where: 'string?', code: 'string?', type: 'string?', package: 'string?' }) : null;
   if (steps && !origin.input_type && steps.length === 0) {
     // a value that depends on no input and no operation made it (a %%jit cell's own
     // constant): nothing to trace back, as the text card says nothing (it drew "input #null")
@@ -95,7 +117,14 @@ function originBox(origin: { [key: string]: unknown }, kind = ''): HTMLElement |
       chain.appendChild(el('li', 'jx-ErrorCard-step', `no argument: made from constants by jnp ` +
         `operations in ${show(origin.function)}, traced for ${show(origin.transformation)}`));
     }
-    for (const s of steps) {
+    for (const run of foldedSteps(steps)) {
+      const s = run[0];
+      if (s.package) {
+        // an installed library's steps, one line per run (the text card's words)
+        chain.appendChild(el('li', 'jx-ErrorCard-step jx-ErrorCard-library',
+          `… ${run.length} step${run.length > 1 ? 's' : ''} inside ${s.package}`));
+        continue;
+      }
       const item = el('li', 'jx-ErrorCard-step', `${s.primitive} → ${s.type ?? ''}`);
       if (s.where) {
         item.appendChild(el('span', 'jx-ErrorCard-stepWhere', `  ${s.where}`));

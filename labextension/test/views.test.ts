@@ -135,6 +135,25 @@ describe('said once: the error card and the guard (issue 44)', () => {
     expect(node.textContent).not.toContain('#null');
   });
 
+  it("folds a library's steps into one line per package, keeping the learner's", () => {
+    // learner11's float() in an nnx.jit step: the value ran through Flax's and Optax's files
+    const error = 'application/vnd.jxkernel.error+json';
+    const lib = (primitive: string, pkg: string) =>
+      ({ primitive, type: 'f32[8,32]', where: 'linear.py:422', code: 'y = self.dot_general(', package: pkg });
+    const origin = { function: 'train_step', transformation: 'jit', argument: "batch['image']",
+                     arguments: [], input_index: 22, input_type: 'f32[8,784]', value_type: 'f32[]',
+                     steps: [lib('dot_general', 'flax'), lib('add', 'flax'),
+                             { primitive: 'custom_jvp_call', type: 'f32[8,32]', where: 'In[2], line 11',
+                               code: 'x = nnx.relu(x)', package: null },
+                             lib('sub', 'optax'),
+                             { primitive: 'div', type: 'f32[]', where: 'In[3], line 7', code: 'return l.mean()' }] };
+    const node = viewOrNote(error, { ...bundles[error], origin });
+    const steps = [...node.querySelectorAll('.jx-ErrorCard-step')].map(li => li.textContent!);
+    expect(steps.slice(1).map(s => s.split('  ')[0])).toEqual(
+      ['… 2 steps inside flax', 'custom_jvp_call → f32[8,32]', '… 1 step inside optax', 'div → f32[]']);
+    expect(node.textContent).not.toContain('linear.py');
+  });
+
   it("words cond's branches, a loop's carry and a static argument, never the bundle's keys", () => {
     // learner6's trial: `jax.lax.cond(True, lambda x: x, lambda x: 0, 1.5)` drew the table
     // `api cond`, `branches [["true_fun","<lambda>","float32[]"],...]`, `mismatch dtypes`

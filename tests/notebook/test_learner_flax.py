@@ -7,6 +7,7 @@ pasted, under JAX too."""
 import importlib.util
 import json
 import os
+import re
 
 import pytest
 
@@ -49,7 +50,22 @@ def cells():
         found = {name: _cell(client, source) for name, source in CASES.items()}
         for name, (source, result) in FIXED.items():
             found[name] = _cell(client, source + f"print({result})")
+        # the fixed step called with a batch of another size: recompiled (not a case of the
+        # reference: what JAX's log says of it is named in the test below)
+        reply, messages = execute(client, STEP_RECOMPILED)
+        found["step_recompiled"] = {
+            "count": reply["execution_count"], "status": reply["status"],
+            "notes": [c["data"]["text/plain"] for kind, c in messages if kind == "display_data"
+                      and c["data"].get("text/plain", "").startswith("⚙")],
+            "log": "".join(c["text"] for kind, c in messages
+                           if kind == "stream" and c["name"] == "stderr")}
         return found
+
+
+STEP_RECOMPILED = ("jax.config.update('jax_explain_cache_misses', True)\n"
+                   "step_closed(model, optimizer, make_batch(8))\n"
+                   "step_closed(model, optimizer, make_batch(16))\n"
+                   "jax.config.update('jax_explain_cache_misses', False)\n")
 
 
 def test_the_mistakes_raise_jaxs_errors(cells):
@@ -154,3 +170,37 @@ def test_a_model_updated_inside_jax_jit_from_outside_gets_nnx_jit_with_it_as_arg
     ran = cells["closed_over_fixed"]
     assert JAX["closed_over_fixed"] == "float"
     assert ran["error"] is None and ran["stdout"] == "float\n", ran
+
+
+def test_an_nnx_jit_steps_recompile_is_noted_at_the_learners_line(cells):
+    """nnx.jit's step recompiled for a new batch size: JAX 0.10.2's jax_explain_cache_misses
+    names Flax's line, "TRACING CACHE MISS at .../flax/nnx/transforms/compilation.py:852:49
+    (JitWrapped.__call__)" (seen under JAX 0.10.2 with Flax 0.12.7), and so does jxkernel's
+    log; the note is ours: it names the learner's line that called the step, its cell and
+    line, never Flax's file."""
+    ran = cells["step_recompiled"]
+    assert ran["status"] == "ok", ran
+    (note,) = ran["notes"]
+    at = f"In[{ran['count']}]:3"
+    assert note.startswith(f"⚙ step_closed compiled again (compile #2, at {at})"), note
+    assert f"called at {at}:  step_closed(model, optimizer, make_batch(16))" in note, note
+    assert "compilation.py" not in note, note
+    assert "TRACING CACHE MISS at " in ran["log"] and \
+        "flax/nnx/transforms/compilation.py:852:49 (JitWrapped.__call__)" in ran["log"], ran["log"]
+
+
+def test_a_cards_origin_folds_flax_and_optax_steps_one_line_each(cells):
+    """The float() card's origin ran through Flax's layers and Optax's loss (~15 steps): each
+    run of a library's steps is one line naming the package, the learner's lines kept."""
+    card = cells["float_accumulated"]["card"]
+    packages = [s["package"] for s in card["origin"]["steps"]]
+    assert "flax" in packages and "optax" in packages, packages
+    lines = error_cards.origin_lines(error_cards.ErrorCard(**{
+        k: card[k] for k in ("kind", "title", "why", "fix", "rewrite", "origin")}))
+    folded = [line.strip() for line in lines[1:]]
+    assert any(re.fullmatch(r"… \d+ steps? inside flax", line) for line in folded), folded
+    assert any(re.fullmatch(r"… \d+ steps? inside optax", line) for line in folded), folded
+    assert not any("linear.py" in line or "_classification.py" in line for line in folded)
+    mine = [line for line in folded if line.startswith("→")]
+    assert mine and all("(In[" in line for line in mine), folded
+    assert len(folded) < len(packages)

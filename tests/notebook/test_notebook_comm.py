@@ -16,6 +16,7 @@ from IPython.utils.capture import capture_output  # noqa: E402
 
 import jxkernel  # noqa: E402
 from jxkernel import compile_log, config  # noqa: E402
+from jxkernel.core import compile_record  # noqa: E402
 from jxkernel.core.compile_record import USER  # noqa: E402
 from jxkernel.notebook import state_of  # noqa: E402
 from jxkernel.notebook.widgets.backend import platforms  # noqa: E402
@@ -156,8 +157,9 @@ def test_set_backend_does_what_jxbackend_does_and_back(shell):
 def user_events():
     """The compile events the status bar counts: the user's functions' compilations (not eager
     operations' nor jxkernel's or registered libraries' own functions', nor retraces that
-    compiled nothing)."""
-    return [e for e in compile_log.compile_events() if e.origin == USER and e.compiled]
+    compiled nothing): compile_record.whose's, the notes' and %jxcompiles' answer."""
+    return [e for e in compile_log.compile_events() if compile_record.whose(e) == USER and
+            e.compiled]
 
 
 def jnp_ones(n):
@@ -332,7 +334,7 @@ def test_a_registered_librarys_jits_are_grouped_as_the_librarys(shell, tmp_path)
     assert said["lib_thrice"] == ("internal", True), said
     assert not any(library for origin, library in said.values() if origin != "internal")
     assert any(not library for origin, library in said.values() if origin == "internal")
-    lib = [g for g in others if g["name"] == "lib_thrice"]
+    lib = [g for g in others if g["name"] == "lib_thrice (lib_for_comm)"]    # its package
     assert [(g["origin"], g["library"]) for g in lib] == [("internal", True)], others
     assert lib[0]["sites"] and lib[0]["sites"][0].startswith("In[")
     mine = [g for g in others if g["origin"] == "internal" and not g["library"]]

@@ -41,6 +41,7 @@ def restoring_exclusions():
         source_info._excluded[:] = not_users
         source_info._is_user.clear()
         source_info._infos.clear()
+        source_info._packages.clear()
 
 
 @contextlib.contextmanager

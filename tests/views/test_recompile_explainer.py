@@ -14,6 +14,7 @@ import pytest
 import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel import compile_log, compile_report, config
+from jxkernel.core import compile_record
 from jxkernel.compile_log import Change, no_recompile
 from jxkernel.core import compile_record
 from jxkernel.errors import RecompileError
@@ -408,9 +409,11 @@ def test_the_json_report_counts_compilations_hits_and_explanations():
 
 
 def test_the_json_reports_events_say_whose_work_they_were():
-    """%jxreport's events carry CompileEvent.origin and library, as the panel's do: a reader
-    of the file tells the user's compilations from eager operations and jxkernel's own
-    (they were left out of the report's events, though the comm's had them)."""
+    """%jxreport's events say whose work they were, as the panel's do (compile_record.whose,
+    the notes', %jxcompiles' and the status bar's answer: a library's, an installed package's
+    too, is origin internal with library true): a reader of the file tells the user's
+    compilations from eager operations and jxkernel's own (they were left out of the report's
+    events, though the comm's had them)."""
     f = jxkernel.jit(lambda x: x - 5)
     f(jnp.ones(2))
     jnp.ones(7) * jnp.arange(7.0)                          # an eager operation
@@ -418,9 +421,10 @@ def test_the_json_reports_events_say_whose_work_they_were():
     (mine,) = [e for e in data["events"] if e["function_key"] == f.function_key]
     assert (mine["origin"], mine["library"]) == ("user", False)
     assert {e["origin"] for e in data["events"]} >= {"user", "eager"}
-    by_seq = {e.seq: e for e in compile_log.compile_events()}
-    assert all(e["origin"] == by_seq[e["seq"]].origin and e["library"] == by_seq[e["seq"]].library
-               for e in data["events"])
+    whose = {e.seq: compile_record.whose(e) for e in compile_log.compile_events()}
+    said = {e["seq"]: (e["origin"], e["library"]) for e in data["events"]}
+    assert said == {seq: ("internal", True) if kind == compile_record.LIBRARY else (kind, False)
+                    for seq, kind in whose.items()}
 
 
 class _Tags(html.parser.HTMLParser):

@@ -5,8 +5,9 @@ Your functions come first and alone by default, as %jxreport orders them
 (compile_report.group_of): your functions only traced inside another (a lax.cond branch, a
 loop body: nothing compiled of their own) are folded into one line, and the eager operations
 (one primitive run outside jit, compiled per operand types and parameters), jxkernel's own
-jitted functions (random's samplers, jnp's helpers) and those of libraries registered as not
-yours (Flax's, Optax's), which you do not change, into one line per kind with a count (the
+jitted functions (random's samplers, jnp's helpers) and those of libraries (an installed
+package's, named with it, or one registered as not yours: compile_record.whose), which you do
+not change, into one line per kind with a count (the
 HTML opens it: one row per primitive or function, with the lines of yours that ran them);
 the filter's "(all functions)", "(eager operations)", "(jxkernel functions)" and "(library
 functions)" list them one by one.
@@ -30,7 +31,7 @@ from ...core import compile_record
 from ...core.compile_record import EAGER, INTERNAL, USER
 from ...views.recompile_explainer import explanation_text
 from ...views.compile_report import INSIDE, changes_html, group_of
-from ..compile_notes import LIBRARY, OTHER_KINDS, grouped, kind_of
+from ..compile_notes import LIBRARY, OTHER_KINDS, grouped, kind_of, packages_text
 from ...views.rich_view import esc
 from ...views.views_json import compilations_bundle
 from ..protocol import mime_type
@@ -48,6 +49,13 @@ _FIRST, _AGAIN = "var(--jp-content-font-color2, #555)", "var(--jp-error-color1, 
 
 def _ms(s: float) -> str:
     return f"{s * 1e3:.1f}"
+
+
+def named(e) -> str:
+    """An event's function as the log lists it: an installed library's marked with its
+    package ("tree_bias_correction (optax)"), as the folded groups name it
+    (compile_notes.grouped)."""
+    return f"{e.function} ({e.package})" if e.package and kind_of(e) == LIBRARY else e.function
 
 
 def came_from(e) -> str:
@@ -165,7 +173,7 @@ class RecompileLog(TextFallback, w.VBox):
         self._draw()
 
     def _sync_options(self):
-        names = list(GROUPS) + sorted({e.function for e in self.events if e.origin == USER})
+        names = list(GROUPS) + sorted({e.function for e in self.events if kind_of(e) == USER})
         if self._extra:      # (label, value) pairs, all of them: ipywidgets reads a mix of
             names = [(n, n) for n in names] + self._extra     # names and pairs as values
         if list(self.filter.options) != names:
@@ -196,7 +204,7 @@ class RecompileLog(TextFallback, w.VBox):
         none)."""
         if (self.filter.value or YOURS) != YOURS:
             return []
-        return [e for e in self.events if e.origin != USER]
+        return [e for e in self.events if kind_of(e) != USER]
 
     # ------------------------------------------------------------ drawing
     def _draw(self):
@@ -239,7 +247,7 @@ class RecompileLog(TextFallback, w.VBox):
             sig = ", ".join(f"{p}: {a}" for p, a in e.signature)
             first = e.reason == "first call"
             rows.append(
-                f"<tr><td>{i}</td><td>{when}</td><td><b>{esc(e.function)}</b></td>"
+                f"<tr><td>{i}</td><td>{when}</td><td><b>{esc(named(e))}</b></td>"
                 f"<td style='color:{_FIRST if first else _AGAIN}'>{esc(e.reason)}</td>"
                 f"<td><code>{esc(sig)}</code></td><td>{_ms(e.trace_s)}</td>"
                 f"<td>{_ms(e.lower_s)}</td>"
@@ -275,7 +283,7 @@ class RecompileLog(TextFallback, w.VBox):
                     f"<td>{_ms(s)}</td></tr>" for name, n, sites, s in grouped(mine))
                 folded += (f"<details class='jx-group'><summary style='cursor:pointer'><i>"
                            f"{len(mine)} compile(s) of {title} ({len(grouped(mine))} of "
-                           f"them)</i></summary><table style='font-size:12px'>{head}{rows_of}"
+                           f"them{esc(packages_text(mine))})</i></summary><table style='font-size:12px'>{head}{rows_of}"
                            f"</table></details>")
         return f"<table style='font-size:12px'>{head}{rows}</table>{folded}"
 
@@ -314,7 +322,7 @@ class RecompileLog(TextFallback, w.VBox):
         events = self.shown()
         lines = [compilation_count(events)]
         for i, e in enumerate(events[-MAX_ROWS:], 1):
-            lines.append(f"{i:3d}. {e.function}: {e.reason} — trace {_ms(e.trace_s)} ms, lower "
+            lines.append(f"{i:3d}. {named(e)}: {e.reason} — trace {_ms(e.trace_s)} ms, lower "
                          f"{_ms(e.lower_s)} ms, compile {_ms(e.compile_s)} ms "
                          f"({came_from(e)}, {e.backend})")
             if e.changes:
@@ -337,7 +345,8 @@ class RecompileLog(TextFallback, w.VBox):
             if mine:
                 group = next(g for g, origins in GROUPS.items() if origins == (kind,))
                 lines.append(f"{len(mine)} compile(s) of {title} ({len(grouped(mine))} of "
-                             f"them), folded: %jxcompiles {group} lists them")
+                             f"them{packages_text(mine)}), folded: %jxcompiles {group} lists "
+                             f"them")
         return lines
 
     def html_repr(self) -> str:

@@ -78,12 +78,38 @@ def origin_lines(card) -> list:
             f"input {origin['input_index']}"
         lines = [f"{which}: {origin['input_type']} of {origin['function']}, "
                  f"traced for {origin['transformation']}"]
-    if len(steps) > _MAX_STEPS:
-        lines.append(f"  … {len(steps) - _MAX_STEPS} operations")
-    lines += [f"  → {s['primitive']} → {s['type']}" + (f"   ({s['where']}: {s['code']})"
-                                                       if s["where"] and s["code"] else "")
-              for s in steps[-_MAX_STEPS:]]
+    shown = folded_steps(steps)
+    if len(shown) > _MAX_STEPS:
+        hidden = sum(len(run) for run in shown[:-_MAX_STEPS])
+        lines.append(f"  … {hidden} operations")
+    for run in shown[-_MAX_STEPS:]:
+        s = run[0]
+        if s.get("package"):
+            lines.append(f"  … {len(run)} step{'s' if len(run) > 1 else ''} inside "
+                         f"{s['package']}")
+        else:
+            lines.append(f"  → {s['primitive']} → {s['type']}" + (
+                f"   ({s['where']}: {s['code']})" if s["where"] and s["code"] else ""))
     return lines
+
+
+def folded_steps(steps) -> list:
+    """The origin's steps as the card lists them: each of the learner's (or jxkernel's) alone,
+    and each run of steps made by one installed library's lines (a step's `package`) as one:
+    learner11's card listed ~25 steps through Flax's and Optax's files around their own two.
+
+        >>> [len(run) for run in folded_steps([{"package": "flax"}, {"package": "flax"},
+        ...                                    {"package": None}, {"package": "optax"}])]
+        [2, 1, 1]
+    """
+    runs: list = []
+    for s in steps:
+        package = s.get("package")
+        if package and runs and runs[-1][0].get("package") == package:
+            runs[-1].append(s)
+        else:
+            runs.append([s])
+    return runs
 
 
 def render_text(card: ErrorCard) -> str:

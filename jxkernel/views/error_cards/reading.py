@@ -9,6 +9,7 @@ import os
 import re
 
 from ...core.errors import CHECKPOINT
+from ...core.source_info import installed_package
 from ...transforms.jit.args import python_value_of
 from ..argument_uses import argument_expression, literal_of, python_value, with_argument
 from ..source import cell_name, is_user_file
@@ -123,9 +124,12 @@ def _origin(exc) -> dict | None:
     found = getattr(exc, "provenance", None)
     if not found:
         return None
+    # each step's package where an installed library's line made it (Flax's linear.py: the
+    # card folds those into one line per package, compile_record.whose's rule for files)
     steps = [{"primitive": prim, "where": _step_label(info),
               "code": (linecache.getline(info.file, info.line).strip() or None) if info else None,
-              "type": out_type} for prim, info, out_type in found["steps"]]
+              "type": out_type, "package": installed_package(info.file) if info else None}
+             for prim, info, out_type in found["steps"]]
     return {"function": found["function"], "transformation": found["transformation"],
             "argument": found["argument"], "arguments": list(found["arguments"]),
             "input_index": found.get("input_index"), "input_type": found["input_type"],
