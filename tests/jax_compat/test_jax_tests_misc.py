@@ -2,8 +2,12 @@
 and the others added with them, conformance/jax_tests) found: `jax._src.monitoring` is
 jxkernel's monitoring module, whose listener getters hand out copies, and
 `jax._src.lazy_loader.attach` loads a package's submodules on first access."""
+import sys
+import types
+
 import pytest
 
+from jxkernel._jax._src import lazy_loader
 from jxkernel._jax._src import monitoring as src_monitoring
 from jxkernel.core import monitoring
 
@@ -30,3 +34,29 @@ def test_listener_getters_hand_out_copies(register, get, unregister):
     assert callback not in get()
     with pytest.raises(AssertionError):      # JAX's error for a listener never registered
         unregister(callback)
+
+
+def test_attach_loads_a_submodule_on_first_access(tmp_path, monkeypatch):
+    package = tmp_path / "jxk_lazy_pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        "from jxkernel._jax._src import lazy_loader\n"
+        "__getattr__, __dir__, __all__ = lazy_loader.attach(__name__, ['sub'])\n")
+    (package / "sub.py").write_text("def answer():\n    return 42\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import jxk_lazy_pkg
+    try:
+        assert jxk_lazy_pkg.__all__ == ["sub"] and dir(jxk_lazy_pkg) == ["sub"]
+        assert "jxk_lazy_pkg.sub" not in sys.modules
+        assert jxk_lazy_pkg.sub.answer() == 42
+        assert isinstance(sys.modules["jxk_lazy_pkg.sub"], types.ModuleType)
+        with pytest.raises(AttributeError, match="no attribute 'other'"):
+            jxk_lazy_pkg.other
+    finally:
+        for name in ("jxk_lazy_pkg", "jxk_lazy_pkg.sub"):
+            sys.modules.pop(name, None)
+
+
+def test_attach_doctest_names():
+    get, names, all_ = lazy_loader.attach("jxkernel.numpy", ["fft"])
+    assert all_ == ["fft"] and names() == ["fft"] and get("fft").__name__ == "jxkernel.numpy.fft"
