@@ -1,11 +1,19 @@
 """What JAX's smaller runtime and tooling test files (monitoring_test.py, lazy_loader_test.py
 and the others added with them, conformance/jax_tests) found: `jax._src.monitoring` is
 jxkernel's monitoring module, whose listener getters hand out copies, and
-`jax._src.lazy_loader.attach` loads a package's submodules on first access."""
+`jax._src.lazy_loader.attach` loads a package's submodules on first access; LAPACK's calls
+carry JAX's batch-partitioning attributes (tests/data/jax_tests_misc_reference.json, recorded
+by reference/make_jax_tests_misc_reference.py from tests/data/jax_tests_misc_cases.py)."""
+import json
+import os
 import sys
 import types
 
 import pytest
+
+import jxkernel
+import locations  # tests/support: the repository's folders
+from jax_tests_misc_cases import LINALG, linalg_partitioning       # tests/data
 
 from jxkernel._jax._src import lazy_loader
 from jxkernel._jax._src import monitoring as src_monitoring
@@ -60,3 +68,20 @@ def test_attach_loads_a_submodule_on_first_access(tmp_path, monkeypatch):
 def test_attach_doctest_names():
     get, names, all_ = lazy_loader.attach("jxkernel.numpy", ["fft"])
     assert all_ == ["fft"] and names() == ["fft"] and get("fft").__name__ == "jxkernel.numpy.fft"
+
+
+with open(os.path.join(locations.DATA, "jax_tests_misc_reference.json")) as f:
+    JAX = json.load(f)
+
+
+@pytest.fixture(scope="module")
+def partitioning():
+    return linalg_partitioning(jxkernel)
+
+
+@pytest.mark.xla_only("XLA text")
+@pytest.mark.parametrize("case", [name for name, _, _ in LINALG])
+def test_lapack_calls_mark_their_batch_as_jax(partitioning, case):
+    # linalg_sharding_test.py: a batch sharded across devices stays so through eigh, lu, ...
+    # (no all-gather): XLA and Shardy split a call along the dimensions it says are a batch
+    assert partitioning[case] == JAX["linalg_partitioning"][case]
