@@ -85,3 +85,13 @@ def test_lapack_calls_mark_their_batch_as_jax(partitioning, case):
     # linalg_sharding_test.py: a batch sharded across devices stays so through eigh, lu, ...
     # (no all-gather): XLA and Shardy split a call along the dimensions it says are a batch
     assert partitioning[case] == JAX["linalg_partitioning"][case]
+
+
+def test_runtime_environment_is_pytest_outside_bazel(monkeypatch):
+    # documentation_coverage_test.py's setUp asks it (Bazel has no docs/*.rst to read)
+    from jxkernel._jax._src import test_util as jtu
+    assert jtu.runtime_environment() == "pytest"
+    monkeypatch.setattr(sys, "executable", "/x/bazel-out/k8-opt/bin/python3")
+    assert jtu.runtime_environment() == "bazel"
+    monkeypatch.setattr(sys, "executable", None)
+    assert jtu.runtime_environment() is None
