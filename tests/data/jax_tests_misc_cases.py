@@ -35,5 +35,34 @@ def linalg_partitioning(jax) -> dict:
     return found
 
 
+def _error(thunk) -> dict:
+    try:
+        thunk()
+    except Exception as e:      # noqa: BLE001 (the error is the fact)
+        return {"type": type(e).__name__, "message": str(e)}
+    return {"type": None}
+
+
+def jax_to_ir(jax) -> dict:
+    """jax.tools.jax_to_ir: parsed shapes, the bad shape's error, and the HLO of a function with
+    constants folded and parameters in the order given."""
+    import importlib
+    tool = importlib.import_module("jax.tools.jax_to_ir" if jax.__name__ == "jax"
+                                   else "jxkernel._jax.tools.jax_to_ir")   # jax.tools aliased
+    parsed = {s: [list(tool.parse_shape_str(s).shape), str(np.dtype(tool.parse_shape_str(s).dtype))]
+              for s in ("f32[]", "f32[1,2,3]", "pred[1]", "s4[ 2, 3 ]", "u1[1]", "bf16[4]",
+                        "c128[1]")}
+    _, text = tool.jax_to_hlo(lambda a, b, x, y: a / b * x + y,
+                              [("y", tool.parse_shape_str("f32[128]")),
+                               ("x", tool.parse_shape_str("f32[128]"))],
+                              constants={"a": 123456, "b": 4})
+    lines = [line.split("=", 1)[1].strip() for line in text.splitlines()
+             if "parameter(" in line or "constant(" in line]
+    return {"parsed": parsed, "lines": sorted(lines),
+            "bad": _error(lambda: tool.parse_shape_str("foo[]")),
+            "overlap": _error(lambda: tool.jax_to_hlo(lambda x: x, [("x", tool.parse_shape_str("f32[]"))],
+                                                      constants={"x": 1}))}
+
+
 def run(jax) -> dict:
-    return {"linalg_partitioning": linalg_partitioning(jax)}
+    return {"linalg_partitioning": linalg_partitioning(jax), "jax_to_ir": jax_to_ir(jax)}

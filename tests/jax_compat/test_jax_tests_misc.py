@@ -13,7 +13,7 @@ import pytest
 
 import jxkernel
 import locations  # tests/support: the repository's folders
-from jax_tests_misc_cases import LINALG, linalg_partitioning       # tests/data
+from jax_tests_misc_cases import LINALG, jax_to_ir, linalg_partitioning       # tests/data
 
 from jxkernel._jax._src import lazy_loader
 from jxkernel._jax._src import monitoring as src_monitoring
@@ -95,3 +95,10 @@ def test_runtime_environment_is_pytest_outside_bazel(monkeypatch):
     assert jtu.runtime_environment() == "bazel"
     monkeypatch.setattr(sys, "executable", None)
     assert jtu.runtime_environment() is None
+
+
+@pytest.mark.xla_only("XLA text")
+def test_jax_to_ir_as_jax():
+    # jax_to_ir_test.py: XLA's shape strings, the HLO's parameters in the order given and the
+    # constants folded, JAX's errors for a bad shape and for an argument given twice
+    assert json.loads(json.dumps(jax_to_ir(jxkernel))) == JAX["jax_to_ir"]
