@@ -64,5 +64,30 @@ def jax_to_ir(jax) -> dict:
                                                       constants={"x": 1}))}
 
 
+def lstm(jax) -> dict:
+    """jax.experimental.rnn: the parameter count, the initial weights, the unpacked blocks'
+    shapes, the gate swap and the reference LSTM's outputs (a 2-layer bidirectional LSTM over
+    sequences of lengths 0, 3 and 4)."""
+    import importlib
+    rnn = importlib.import_module("jax.experimental.rnn" if jax.__name__ == "jax"
+                                  else "jxkernel._jax.experimental.rnn")
+    jnp = jax.numpy
+    sizes = (3, 2, 2, True)            # input_size, hidden_size, num_layers, bidirectional
+    weights = rnn.init_lstm_weight(jax.random.PRNGKey(4), *sizes)
+    unpacked = rnn.unpack_lstm_weights(weights, *sizes)
+    x = jax.random.normal(jax.random.PRNGKey(5), (3, 4, 3), jnp.float32)
+    h0, c0 = jax.random.normal(jax.random.PRNGKey(6), (2, 4, 3, 2), jnp.float32)
+    seq_lengths = jnp.array([0, 3, 4], jnp.int32)
+    y, h_n, c_n = rnn.lstm_ref(x, h0, c0, *unpacked, seq_lengths, *sizes[:3], 0.0, sizes[3])
+    swapped = rnn.swap_lstm_gates(weights, *sizes)
+    return {"count": rnn.get_num_params_in_lstm(*sizes),
+            "weights": np.asarray(weights).tolist(),
+            "shapes": [{str(k): list(v.shape) for k, v in d.items()} for d in unpacked],
+            "swapped": np.asarray(swapped).tolist(),
+            "y": np.asarray(y).tolist(), "h_n": np.asarray(h_n).tolist(),
+            "c_n": np.asarray(c_n).tolist()}
+
+
 def run(jax) -> dict:
-    return {"linalg_partitioning": linalg_partitioning(jax), "jax_to_ir": jax_to_ir(jax)}
+    return {"linalg_partitioning": linalg_partitioning(jax), "jax_to_ir": jax_to_ir(jax),
+            "lstm": lstm(jax)}

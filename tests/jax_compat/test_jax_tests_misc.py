@@ -13,7 +13,8 @@ import pytest
 
 import jxkernel
 import locations  # tests/support: the repository's folders
-from jax_tests_misc_cases import LINALG, jax_to_ir, linalg_partitioning       # tests/data
+from jax_tests_misc_cases import LINALG, jax_to_ir, linalg_partitioning, lstm  # tests/data
+import numpy as np
 
 from jxkernel._jax._src import lazy_loader
 from jxkernel._jax._src import monitoring as src_monitoring
@@ -102,3 +103,14 @@ def test_jax_to_ir_as_jax():
     # jax_to_ir_test.py: XLA's shape strings, the HLO's parameters in the order given and the
     # constants folded, JAX's errors for a bad shape and for an argument given twice
     assert json.loads(json.dumps(jax_to_ir(jxkernel))) == JAX["jax_to_ir"]
+
+
+def test_lstm_as_jax():
+    # experimental_rnn_test.py: cuDNN's packed layout and the reference LSTM (lstm_ref)
+    ours, jax = lstm(jxkernel), JAX["lstm"]
+    assert ours["count"] == jax["count"] and ours["shapes"] == jax["shapes"]
+    # the weights are jax.random.uniform's: the same bits
+    assert ours["weights"] == jax["weights"] and ours["swapped"] == jax["swapped"]
+    for name in ("y", "h_n", "c_n"):
+        # float32 matrix products, sigmoid and tanh over 4 steps: within 64 ulp of JAX's
+        np.testing.assert_allclose(ours[name], jax[name], rtol=64 * 2.0 ** -23, atol=1e-6)
