@@ -85,6 +85,10 @@ def ensure_registered() -> bool:
             for name, fn, api_version in module.registrations().get("CUDA", []):
                 xc.register_custom_call_target(name, fn, platform="CUDA",
                                                api_version=api_version)
+            # XLA may split their batch across devices (lapack.batch_partitioning marks each
+            # call's batch), as JAX registers them
+            for name in module.batch_partitionable_targets():
+                xc.register_custom_call_as_batch_partitionable(name)
         _registered = True
         return True
 

@@ -12,7 +12,8 @@ import types
 import pytest
 
 import jxkernel
-import locations  # tests/support: the repository's folders
+import locations
+from fresh_process import run_json  # tests/support: the repository's folders
 from jax_tests_misc_cases import LINALG, jax_to_ir, linalg_partitioning, lstm  # tests/data
 import numpy as np
 
@@ -114,3 +115,29 @@ def test_lstm_as_jax():
     for name in ("y", "h_n", "c_n"):
         # float32 matrix products, sigmoid and tanh over 4 steps: within 64 ulp of JAX's
         np.testing.assert_allclose(ours[name], jax[name], rtol=64 * 2.0 ** -23, atol=1e-6)
+
+
+_SHARDED_EIGH = r"""
+import json
+import numpy as np
+import jxkernel as jax
+from jxkernel.sharding import NamedSharding, PartitionSpec as P
+mesh = jax.make_mesh((2,), ("x",))
+x = jax.device_put(np.eye(6, dtype=np.float32) * np.arange(1, 9, dtype=np.float32)[:, None, None],
+                   NamedSharding(mesh, P("x")))
+compiled = jax.jit(jax.lax.linalg.eigh).lower(x).compile()
+v, w = compiled(x)
+print(json.dumps({"all_gather": "all-gather" in compiled.as_text(),
+                  "batch": [a.sharding.spec[0] for a in (v, w)],
+                  "w": np.asarray(w)[:, 0].tolist()}))
+"""
+
+
+@pytest.mark.cpu_only("simulated CPU devices")
+@pytest.mark.xla_only("sharded arrays")
+def test_sharded_batch_stays_sharded_through_lapack():
+    # linalg_sharding_test.py: each device runs LAPACK on its half of the batch, no all-gather
+    got = run_json(_SHARDED_EIGH, {"JXKERNEL_CPU_DEVICES": "2"}, timeout=300)
+    # (JAX's results print their specs as P('x', None, None) and P('x', None): the same layout)
+    assert got == {"all_gather": False, "batch": ["x", "x"],
+                   "w": [float(i) for i in range(1, 9)]}
