@@ -109,6 +109,16 @@ def unregister_scalar_listener(callback) -> None:
     _unregister(_scalar_listeners, callback, "scalar")
 
 
+def get_event_listeners() -> list:
+    """A copy of the event listeners (JAX's private jax._src.monitoring reads them so)."""
+    return list(_event_listeners)
+
+
+def get_event_duration_listeners() -> list:
+    """A copy of the duration listeners."""
+    return list(_event_duration_secs_listeners)
+
+
 def clear_event_listeners() -> None:
     """Remove every listener of every kind."""
     for listeners in (_event_listeners, _event_duration_secs_listeners,

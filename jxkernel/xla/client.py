@@ -49,6 +49,10 @@ def register_lapack_targets() -> None:
             for name, fn, api_version in targets:
                 xc.register_custom_call_target(name, fn, platform=platform,
                                                api_version=api_version)
+        # XLA may split their batch across devices (the calls say how many leading
+        # dimensions are one: lapack.batch_partitioning), as JAX registers them
+        for name in getattr(_jaxlib_lapack, "batch_partitionable_targets", tuple)():
+            xc.register_custom_call_as_batch_partitionable(name)
         _lapack_registered = True
 
 def internal_device_put_info() -> dict:

@@ -102,12 +102,13 @@ def dictionary(attributes) -> str:
 
 def custom_call(ctx, target: str, operands, result_avals, *, backend_config: str,
                 operand_layouts, result_layouts, aliases=None, has_side_effect=None,
-                api_version: int = 4) -> list:
+                api_version: int = 4, extra_attributes=None) -> list:
     """Emit a custom call of the FFI target `target`; returns its results (of `result_avals`).
     `operand_layouts`, `result_layouts`: a minor-to-major order per operand and per result;
     `backend_config`: the attribute's text (a dictionary `{uplo = 76 : ui8}` for the typed
     FFI, api_version 4); `aliases`: {operand index: the result that overwrites it};
-    `has_side_effect`: written out unless None."""
+    `has_side_effect`: written out unless None; `extra_attributes`: more attributes (name:
+    text), e.g. the batch partitioning of linear algebra's calls (lapack.ffi_call)."""
     attrs = {"call_target_name": f'"{target}"'}
     if has_side_effect is not None:
         attrs["has_side_effect"] = "true" if has_side_effect else "false"
@@ -120,5 +121,6 @@ def custom_call(ctx, target: str, operands, result_avals, *, backend_config: str
             f"#stablehlo.output_operand_alias<output_tuple_indices = "
             f"{'[]' if single else f'[{res}]'}, operand_index = {op}, "
             f"operand_tuple_indices = []>" for op, res in sorted(aliases.items())) + "]"
+    attrs.update(extra_attributes or {})
     return ctx.op("stablehlo.custom_call", list(operands), attrs,
                   result_types=[hlo.aval_type(a) for a in result_avals])

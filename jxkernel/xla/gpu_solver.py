@@ -85,6 +85,10 @@ def ensure_registered() -> bool:
             for name, fn, api_version in module.registrations().get("CUDA", []):
                 xc.register_custom_call_target(name, fn, platform="CUDA",
                                                api_version=api_version)
+            # XLA may split their batch across devices (lapack.batch_partitioning marks each
+            # call's batch), as JAX registers them
+            for name in module.batch_partitionable_targets():
+                xc.register_custom_call_as_batch_partitionable(name)
         _registered = True
         return True
 
@@ -117,7 +121,7 @@ def registrations() -> dict:
 
 
 def custom_call(ctx, target: str, operands, result_avals, *, aliases=None, operand_avals=None,
-                column_major: bool = True, **attributes) -> list:
+                column_major: bool = True, num_non_batch_dims: int = 2, **attributes) -> list:
     """Emit the CUDA kernel `target` (e.g. "cusolver_potrf_ffi") as a typed-FFI custom call,
     the matrices column-major (row-major for all when not `column_major`); `aliases` maps an
     operand index to the result that overwrites it."""
@@ -128,4 +132,4 @@ def custom_call(ctx, target: str, operands, result_avals, *, aliases=None, opera
     config = ffi.dictionary({k: ffi.attribute(v) for k, v in attributes.items()})
     return lapack.ffi_call(ctx, target, operands, result_avals, backend_config=config,
                            aliases=aliases, operand_avals=operand_avals,
-                           column_major=column_major)
+                           column_major=column_major, num_non_batch_dims=num_non_batch_dims)

@@ -87,14 +87,58 @@ def custom_call(ctx, routine: str, dtype, operands, result_avals, *, aliases=Non
 
 
 def ffi_call(ctx, target: str, operands, result_avals, *, backend_config: str, aliases=None,
-             operand_avals=None, column_major: bool = True) -> list:
+             operand_avals=None, column_major: bool = True, num_non_batch_dims: int = 2) -> list:
     """A typed-FFI (api_version 4) custom call to `target`: the operands and results of the
     highest rank (the matrices) column-major when `column_major`, all others row-major; the
-    attributes are `backend_config`'s text (a dictionary). Shared by LAPACK and cuSOLVER."""
+    attributes are `backend_config`'s text (a dictionary). Shared by LAPACK and cuSOLVER.
+    Its leading dimensions beyond the highest rank's last `num_non_batch_dims` are a batch
+    that XLA may split across devices, as JAX marks them (batch_partitioning)."""
     operand_avals = ctx.avals_in if operand_avals is None else operand_avals
     nd = max(len(a.shape) for a in operand_avals)
     orders = lambda avals: [_order(len(a.shape), column_major and len(a.shape) == nd)
                             for a in avals]
     return ffi.custom_call(ctx, target, operands, result_avals, backend_config=backend_config,
                            operand_layouts=orders(operand_avals),
-                           result_layouts=orders(result_avals), aliases=aliases)
+                           result_layouts=orders(result_avals), aliases=aliases,
+                           extra_attributes=batch_partitioning(
+                               operand_avals, result_avals, nd - num_non_batch_dims))
+
+
+def _factor(index: int) -> str:
+    """Shardy's name of factor `index` in a sharding rule: i ... z, then z_1, z_2, ..."""
+    return chr(ord("i") + index) if index < 18 else f"z_{index - 17}"
+
+
+def batch_partitioning(operand_avals, result_avals, num_batch_dims: int) -> dict:
+    """The attributes that let the partitioner split a linear-algebra call along its batch
+    (JAX's `_linalg_ffi_lowering`): `num_batch_dims` for XLA's batch-partitionable custom
+    calls (client.register_lapack_targets) and Shardy's rule, in which the first
+    `num_batch_dims` dimensions of every operand and result are the same factors and each
+    other dimension a factor of its own; none for a shape with symbolic dimensions.
+
+    >>> from types import SimpleNamespace as Aval
+    >>> rule = batch_partitioning([Aval(shape=(8, 6, 6))], [Aval(shape=(8,))], 1)
+    >>> rule["sdy.sharding_rule"]
+    '#sdy.op_sharding_rule<([i, j, k])->([i]) {i=8, j=6, k=6}, custom>'
+    """
+    avals = (*operand_avals, *result_avals)
+    if not all(isinstance(d, (int, np.integer)) for a in avals for d in a.shape):
+        return {}
+    sizes = []                       # per factor, its size; the batch's first
+
+    def factors(shape) -> str:
+        if len(shape) < num_batch_dims:
+            return "[]"
+        names = [_factor(i) for i in range(num_batch_dims)]
+        for d in shape[num_batch_dims:]:
+            names.append(_factor(len(sizes)))
+            sizes.append(int(d))
+        return "[" + ", ".join(names) + "]"
+
+    batch = next(a.shape[:num_batch_dims] for a in avals if len(a.shape) >= num_batch_dims)
+    sizes.extend(int(d) for d in batch)
+    lhs = ", ".join(factors(a.shape) for a in operand_avals)
+    rhs = ", ".join(factors(a.shape) for a in result_avals)
+    table = ", ".join(f"{_factor(i)}={n}" for i, n in enumerate(sizes))
+    return {"mhlo.frontend_attributes": f'{{num_batch_dims = "{num_batch_dims}"}}',
+            "sdy.sharding_rule": f"#sdy.op_sharding_rule<({lhs})->({rhs}) {{{table}}}, custom>"}

@@ -17,6 +17,7 @@ from ...core.lazy_names import module_aliases
 module_aliases(__name__, {"checkify": "jxkernel.api.checkify",
                           "error_check": "jxkernel.api.error_check",
                           "traceback_util": "jxkernel.core.traceback_util",
+                          "monitoring": "jxkernel.core.monitoring",
                           "source_info_util": "jxkernel._jax.extend.source_info_util",
                           "ad_checkpoint": "jxkernel.api.ad_checkpoint",
                           "shard_map": "jxkernel.api.shard_map",

@@ -244,7 +244,8 @@ def _lu_pivots_to_permutation_lowering(ctx, pivots, *, permutation_size):
     if ctx.platform == "cpu":
         return _lu_pivots_to_permutation_loop(ctx, pivots, permutation_size=permutation_size)
     return gpu_solver.custom_call(ctx, "cu_lu_pivots_to_permutation", [pivots],
-                                  ctx.avals_out, column_major=False)[0]
+                                  ctx.avals_out, column_major=False,
+                                  num_non_batch_dims=1)[0]
 
 
 abstract_eval_rules[lu_pivots_to_permutation_p] = _lu_pivots_to_permutation_abstract_eval

@@ -32,7 +32,8 @@ from .devices import (device_supports_buffer_donation, device_under_test,  # noq
                       is_cloud_tpu, is_cloud_tpu_at_least, is_cuda_compute_capability_at_least, is_cuda_version_at_least,
                       is_device_cuda, is_device_rocm, is_device_tpu, is_device_tpu_at_least,
                       is_gil_disabled, is_sanitized, is_test_rbe, is_tsan,
-                      request_cpu_devices, run_on_devices, skip_on_devices, skip_on_flag,
+                      request_cpu_devices, run_on_devices, runtime_environment,
+                      skip_on_devices, skip_on_flag,
                       test_device_matches)
 from .dtype_lists import (_dtype, default_gradient_tolerance, default_tolerance, dtypes,  # noqa: F401
                           join_tolerance, num_float_bits, supported_dtypes, to_default_dtype,

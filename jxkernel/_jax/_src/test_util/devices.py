@@ -115,6 +115,14 @@ def is_gil_disabled() -> bool:
     return hasattr(sys, "_is_gil_enabled") and not sys._is_gil_enabled()
 
 
+def runtime_environment():
+    """How the tests run: "bazel" under Bazel (its Python is under `bazel-out`), else "pytest";
+    None without a Python executable (JAX's files skip what reads Bazel's runfiles)."""
+    if sys.executable is None:
+        return None
+    return "bazel" if "bazel-out" in sys.executable else "pytest"
+
+
 def is_test_rbe() -> bool:
     """Whether JAX's remote-build test toolchain set IS_JAX_RBE_TESTING (JAX skips some
     tests there)."""
