@@ -96,6 +96,10 @@ JAX_GRAD_MODULE_FIXED = ("grads = eqx.filter_grad(loss)(model, x, y)\n"
 BATCH_INTO_MODEL_FIXED = "batched = list(jax.vmap(model)(x).shape)\n"
 LINEAR_BATCH_FIXED = LINEAR_BATCH.replace("lin(jnp.ones((8, 784)))\n",
                                           "lin_out = list(jax.vmap(lin)(jnp.ones((8, 784))).shape)\n")
+# the card's field line in the class, and the model built with a Python int
+COUNTER_FIXED = COUNTER.replace("  calls: int\n", "  calls: int = eqx.field(static=True)\n").replace(
+    "jnp.array(1))", "1)").replace("eqx.filter_jit(lambda m, x: m(x))(counted, jnp.ones(4))\n",
+                                  "counted_out = list(eqx.filter_jit(lambda m, x: m(x))(counted, jnp.ones(4)).shape)\n")
 # (last: it changes the model the other cells use)
 MUTATE_FIELD_FIXED = ("model = eqx.tree_at(lambda m: m.layers, model, model.layers[:-1])\n"
                       "shortened = [len(model.layers), list(jax.vmap(model)(x).shape)]\n")
@@ -107,6 +111,7 @@ FIXED = {"jax_jit_module_fixed": (JAX_JIT_MODULE_FIXED, "predicted"),
          "jax_grad_module_fixed": (JAX_GRAD_MODULE_FIXED, "grads_kind"),
          "batch_into_model_fixed": (BATCH_INTO_MODEL_FIXED, "batched"),
          "linear_batch_fixed": (LINEAR_BATCH_FIXED, "lin_out"),
+         "counter_fixed": (COUNTER_FIXED, "counted_out"),
          "mutate_field_fixed": (MUTATE_FIELD_FIXED, "shortened")}
 
 

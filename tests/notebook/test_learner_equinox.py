@@ -140,3 +140,19 @@ def test_a_print_in_the_filter_jit_step_is_noted_at_the_learners_line(cells):
     (note,) = ran["notes"]
     assert note.startswith(f"⚠ print ran while tracing (at In[{ran['count']}]:4)"), note
     assert "_jit.py" not in note and "jax.debug.print" in note, note
+
+
+def test_an_int_field_built_as_an_array_gets_a_python_int_and_a_static_field(cells):
+    """`Counted(layers, jnp.array(1))` and `self.layers[:self.calls]` under eqx.filter_jit:
+    JAX's TracerIntegerConversionError names Equinox's path dynamic_nodonate['first'][4] (the
+    integer-conversion card repeated it and advised `n = x.shape[0]`, no help); the card names
+    the field and the class, and its line pasted into the class with the model built with 1
+    runs, under JAX and here."""
+    card = cells["counter"]["card"]
+    assert card["kind"] == "equinox-array-field", card
+    assert card["title"].startswith("Counted.calls holds an array, so jit traces it"), card
+    assert "dynamic_nodonate" not in json.dumps({k: card[k] for k in ("title", "why", "fix")})
+    (line,) = _rewrite(card)
+    assert line == "calls: int = eqx.field(static=True)", card["rewrite"]
+    assert f"  {line}\n" in FIXED["counter_fixed"][0] and \
+        "Counted(..., 1), not jnp.array(1)" in card["rewrite"]

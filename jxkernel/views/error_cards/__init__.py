@@ -83,7 +83,9 @@ equinox-jit (TypeError: jax.jit of a function given an Equinox model, its non-ar
 arrays: eqx.filter_jit), equinox-grad (TypeError: jax.grad of a loss given an Equinox model:
 eqx.filter_grad), equinox-batch (TypeError or ValueError: a batch given to an Equinox layer or
 model, which takes one example: jax.vmap(model)(x)), equinox-frozen (FrozenInstanceError: a
-field of an Equinox model assigned: eqx.tree_at).
+field of an Equinox model assigned: eqx.tree_at), equinox-array-field (TracerIntegerConversionError
+and its kin: a field of the learner's eqx.Module built as an array, `jnp.array(1)`, read as a
+Python int under jit: a Python int, eqx.field(static=True)).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
@@ -154,7 +156,8 @@ from .jnp_statics import _is_jnp_static, _jnp_static_card
 from .dropout import _dropout_rngs_card, _is_dropout_rngs
 from .equinox import (_batch_into_layer_card, _frozen_field_card, _grad_of_module_card,
                       _is_batch_into_layer, _is_frozen_field, _is_grad_of_module,
-                      _is_jit_of_module, _jit_of_module_card)
+                      _is_jit_of_module, _is_traced_field, _jit_of_module_card,
+                      _traced_field_card)
 from .closed_modules import _closed_modules_card, _is_closed_modules
 from .layers import _is_layer_features, _layer_features_card
 from .joins import _is_join_ranks, _join_ranks_card
@@ -213,6 +216,7 @@ def card_for(exc: BaseException) -> ErrorCard | None:
 
 
 _CARDS = [
+    (_is_traced_field, _traced_field_card),     # before the tracer cards: Equinox's way
     (lambda e: isinstance(e, jx_errors.TracerBoolConversionError), _bool_card),
     (_is_size_needed, _size_card),          # before the general concretization card
     (lambda e: isinstance(e, (jx_errors.ConcretizationTypeError,

@@ -2,7 +2,8 @@
 function taking the model (its non-array fields, jax.nn.relu in its list of layers, are no
 arrays: eqx.filter_jit and eqx.filter_grad trace the arrays alone), a batch given to a layer or
 model that takes one example (`jax.vmap(model)(x)`), and a field of the model assigned
-(`eqx.tree_at` makes the changed copy). JAX's (or Equinox's) message stays as it is; the card
+(`eqx.tree_at` makes the changed copy), and a field built as an array (`jnp.array(1)`) read as a
+Python int inside the jitted call (a Python int, static). JAX's (or Equinox's) message stays as it is; the card
 writes the Equinox way on the learner's own line. No Equinox import: a module is told by its
 class's bases (Equinox's `Module`), a layer by its class's module (equinox.nn).
 
@@ -16,6 +17,8 @@ import dataclasses
 import inspect
 import re
 
+from ...core import errors as jx_errors
+from ...core.trace import Tracer
 from .card import ErrorCard
 from .reading import _user_lines
 from .rewrites import _parse_line
@@ -250,3 +253,55 @@ def _frozen_field_card(exc, where, called_from) -> ErrorCard:
         fix=("Make a changed copy with eqx.tree_at(where, model, replacement) and use the copy "
              "(as eqx.apply_updates gives a new model after each step)."),
         rewrite=rewrite, docs="https://docs.kidger.site/equinox/api/manipulation/#equinox.tree_at")
+
+
+# ---------------------------------------------------------------- an int field traced
+
+def _traced_fields(exc) -> tuple:
+    """(the Equinox module, [its fields the user's line reads as `self.NAME` that hold a traced
+    scalar]) of the innermost frame whose `self` is a module of the learner's, or None."""
+    where, _ = _user_lines(exc)
+    code = where["code"].strip() if where else ""
+    try:                    # (a loop's or branch's head, `for layer in self.layers[:self.n]:`)
+        tree = ast.parse(code + " pass" if code.endswith(":") else code)
+    except SyntaxError:
+        return None
+    read = [n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and
+            isinstance(n.value, ast.Name) and n.value.id == "self"]
+    for frame in reversed(_frames(exc)):
+        module = frame.f_locals.get("self")
+        if not _is_equinox_module(module) or type(module).__module__.startswith("equinox"):
+            continue
+        traced = [name for name in dict.fromkeys(read)
+                  if isinstance(getattr(module, name, None), Tracer) and
+                  getattr(module, name).shape == ()]
+        return (module, traced) if traced else None
+    return None
+
+
+def _is_traced_field(e) -> bool:
+    return isinstance(e, (jx_errors.TracerIntegerConversionError,
+                          jx_errors.ConcretizationTypeError,
+                          jx_errors.TracerBoolConversionError)) and \
+        _traced_fields(e) is not None
+
+
+def _traced_field_card(exc, where, called_from) -> ErrorCard:
+    module, (field, *_) = _traced_fields(exc)
+    cls = type(module).__name__
+    dtype = getattr(getattr(module, field), "dtype", None)
+    kind = "int" if dtype is not None and "int" in str(dtype) else \
+        "bool" if dtype is not None and "bool" in str(dtype) else "float"
+    return ErrorCard(
+        "equinox-array-field", f"{cls}.{field} holds an array, so jit traces it: Python needs "
+        f"its value on this line",
+        why=(f"eqx.filter_jit (and jax.jit) trace the array fields of a Module: {cls}.{field} was "
+             f"built as a JAX array, so inside the jitted function it is a placeholder with a "
+             f"shape and dtype, no value, and this line needs a Python {kind} from it. A field "
+             f"holding a plain Python {kind} is no array: filter_jit keeps it static, its value "
+             f"known while tracing (a new value compiles again)."),
+        fix=(f"Build the {cls} with a Python {kind} for {field} (1, not jnp.array(1)); to keep it "
+             f"static under jax.jit as well, declare the field with eqx.field(static=True)."),
+        rewrite=(f"{field}: {kind} = eqx.field(static=True)    # in class {cls}; and build it "
+                 f"with a Python {kind}: {cls}(..., 1), not jnp.array(1)"),
+        docs="https://docs.kidger.site/equinox/api/module/advanced_fields/")
