@@ -100,6 +100,10 @@ LINEAR_BATCH_FIXED = LINEAR_BATCH.replace("lin(jnp.ones((8, 784)))\n",
 COUNTER_FIXED = COUNTER.replace("  calls: int\n", "  calls: int = eqx.field(static=True)\n").replace(
     "jnp.array(1))", "1)").replace("eqx.filter_jit(lambda m, x: m(x))(counted, jnp.ones(4))\n",
                                   "counted_out = list(eqx.filter_jit(lambda m, x: m(x))(counted, jnp.ones(4)).shape)\n")
+# the layer built again for the input's size, as the card writes it
+LINEAR_FEATURES_FIXED = LINEAR_FEATURES.replace(
+    "lin(jnp.ones(785))\n", "lin = eqx.nn.Linear(785, 10, key=jax.random.PRNGKey(0))\n"
+    "features_out = list(lin(jnp.ones(785)).shape)\n")
 # (last: it changes the model the other cells use)
 MUTATE_FIELD_FIXED = ("model = eqx.tree_at(lambda m: m.layers, model, model.layers[:-1])\n"
                       "shortened = [len(model.layers), list(jax.vmap(model)(x).shape)]\n")
@@ -112,6 +116,7 @@ FIXED = {"jax_jit_module_fixed": (JAX_JIT_MODULE_FIXED, "predicted"),
          "batch_into_model_fixed": (BATCH_INTO_MODEL_FIXED, "batched"),
          "linear_batch_fixed": (LINEAR_BATCH_FIXED, "lin_out"),
          "counter_fixed": (COUNTER_FIXED, "counted_out"),
+         "linear_features_fixed": (LINEAR_FEATURES_FIXED, "features_out"),
          "mutate_field_fixed": (MUTATE_FIELD_FIXED, "shortened")}
 
 

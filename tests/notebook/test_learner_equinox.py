@@ -156,3 +156,17 @@ def test_an_int_field_built_as_an_array_gets_a_python_int_and_a_static_field(cel
     assert line == "calls: int = eqx.field(static=True)", card["rewrite"]
     assert f"  {line}\n" in FIXED["counter_fixed"][0] and \
         "Counted(..., 1), not jnp.array(1)" in card["rewrite"]
+
+
+def test_one_example_of_another_size_into_eqx_linear_names_the_layer(cells):
+    """eqx.nn.Linear(784, 10) on jnp.ones(785): dot_general's TypeError (the matmul card before:
+    "Matrix product of shapes (10, 784) and (785,)", `print(a.shape, b.shape)`, names not the
+    learner's); the card names the layer and writes it built again on the learner's own name,
+    which runs pasted, under JAX and here."""
+    card = cells["linear_features"]["card"]
+    assert card["kind"] == "equinox-features", card
+    assert card["title"] == "eqx.nn.Linear(784, 10) got an input of shape (785,): it takes 784 " \
+        "features", card["title"]
+    (line,) = _rewrite(card)
+    assert line == "lin = eqx.nn.Linear(785, 10, key=jax.random.PRNGKey(0))", card["rewrite"]
+    assert line in FIXED["linear_features_fixed"][0]

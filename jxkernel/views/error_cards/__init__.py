@@ -85,7 +85,8 @@ eqx.filter_grad), equinox-batch (TypeError or ValueError: a batch given to an Eq
 model, which takes one example: jax.vmap(model)(x)), equinox-frozen (FrozenInstanceError: a
 field of an Equinox model assigned: eqx.tree_at), equinox-array-field (TracerIntegerConversionError
 and its kin: a field of the learner's eqx.Module built as an array, `jnp.array(1)`, read as a
-Python int under jit: a Python int, eqx.field(static=True)).
+Python int under jit: a Python int, eqx.field(static=True)), equinox-features (TypeError: one
+example of another size given to eqx.nn.Linear, `eqx.nn.Linear(784, 10)` on (785,)).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
@@ -156,8 +157,8 @@ from .jnp_statics import _is_jnp_static, _jnp_static_card
 from .dropout import _dropout_rngs_card, _is_dropout_rngs
 from .equinox import (_batch_into_layer_card, _frozen_field_card, _grad_of_module_card,
                       _is_batch_into_layer, _is_frozen_field, _is_grad_of_module,
-                      _is_jit_of_module, _is_traced_field, _jit_of_module_card,
-                      _traced_field_card)
+                      _is_jit_of_module, _is_linear_features, _is_traced_field,
+                      _jit_of_module_card, _linear_features_card, _traced_field_card)
 from .closed_modules import _closed_modules_card, _is_closed_modules
 from .layers import _is_layer_features, _layer_features_card
 from .joins import _is_join_ranks, _join_ranks_card
@@ -247,6 +248,7 @@ _CARDS = [
     (_is_scalar_conversion, _scalar_conversion_card),
     (_is_broadcast_error, _broadcast_card),
     (_is_batch_into_layer, _batch_into_layer_card),  # before the layer's and matmul's
+    (_is_linear_features, _linear_features_card),
     (_is_layer_features, _layer_features_card),  # before matmul's: the layer's words
     (_is_matmul_shapes, _matmul_card),
     (_is_reshape_size, _reshape_card),

@@ -1,11 +1,12 @@
 """Cards for an Equinox model (an `eqx.Module`) met by plain JAX: `jax.jit` or `jax.grad` of a
 function taking the model (its non-array fields, jax.nn.relu in its list of layers, are no
 arrays: eqx.filter_jit and eqx.filter_grad trace the arrays alone), a batch given to a layer or
-model that takes one example (`jax.vmap(model)(x)`), and a field of the model assigned
-(`eqx.tree_at` makes the changed copy), and a field built as an array (`jnp.array(1)`) read as a
-Python int inside the jitted call (a Python int, static). JAX's (or Equinox's) message stays as it is; the card
-writes the Equinox way on the learner's own line. No Equinox import: a module is told by its
-class's bases (Equinox's `Module`), a layer by its class's module (equinox.nn).
+model that takes one example (`jax.vmap(model)(x)`), one example of another size given to
+eqx.nn.Linear (the layer named, not a matrix product's a and b), a field of the model assigned
+(`eqx.tree_at` makes the changed copy), and a field built as an array (`jnp.array(1)`) read as
+a Python int under jit (a Python int, static). JAX's (or Equinox's) message stays as it is; the
+card writes the Equinox way on the learner's own line. No Equinox import: a module is told by
+its class's bases (Equinox's `Module`), a layer by its class's module (equinox.nn).
 
     >>> _is_equinox_module(object())
     False
@@ -305,3 +306,35 @@ def _traced_field_card(exc, where, called_from) -> ErrorCard:
         rewrite=(f"{field}: {kind} = eqx.field(static=True)    # in class {cls}; and build it "
                  f"with a Python {kind}: {cls}(..., 1), not jnp.array(1)"),
         docs="https://docs.kidger.site/equinox/api/module/advanced_fields/")
+
+
+# ---------------------------------------------------------------- one example, other features
+
+def _is_linear_features(e) -> bool:
+    found = isinstance(e, TypeError) and str(e).startswith(_DOT) and _layer_input(e)
+    if not found:
+        return False
+    layer, shape, rank = found
+    return len(shape) == rank == 1 and shape[-1] != layer.in_features
+
+
+def _linear_features_card(exc, where, called_from) -> ErrorCard:
+    layer, shape, _ = _layer_input(exc)
+    need, got, out = layer.in_features, shape[-1], getattr(layer, "out_features", "...")
+    spelled = f"eqx.nn.{type(layer).__name__}({need}, {out})"
+    call = _called_module(exc, called_from or where)
+    if call is not None and _lookup(exc, call.func.id) is layer:
+        # the learner's own name for the layer: built again, pasted as it is
+        rewrite = (f"{call.func.id} = eqx.nn.{type(layer).__name__}({got}, {out}, "
+                   f"key=jax.random.PRNGKey(0))    # in_features {got}, the input's size "
+                   f"(new weights)")
+    else:
+        rewrite = (f"eqx.nn.{type(layer).__name__}({got}, {out}, key=key)    # in __init__: "
+                   f"in_features {got}, the input's size")
+    return ErrorCard(
+        "equinox-features", f"{spelled} got an input of shape {shape}: it takes {need} features",
+        why=(f"{spelled} multiplies one example of {need} features by its weight of shape "
+             f"({out}, {need}); this input has {got}, so the matrix product's sizes differ."),
+        fix=(f"Give the layer inputs of {need} features (print the input's shape where you call "
+             f"it), or build it for this input: in_features {got}."),
+        rewrite=rewrite, docs="https://docs.kidger.site/equinox/api/nn/linear/")
