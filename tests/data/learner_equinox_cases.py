@@ -91,6 +91,14 @@ printing_step(model, x, y)
 # each mistake's cell with its card's rewrite pasted in
 JAX_JIT_MODULE_FIXED = JAX_JIT_MODULE.replace("@jax.jit\n", "@eqx.filter_jit\n").replace(
     "predict(model, x)\n", "predicted = list(predict(model, x).shape)\n")
+# the card's other way: the arrays passed, the rest read from outside and combined inside
+JAX_JIT_MODULE_PARTITION = """\
+params, static = eqx.partition(model, eqx.is_array)
+@jax.jit
+def predict(params, x):
+  return jax.vmap(eqx.combine(params, static))(x)
+partitioned = list(predict(params, x).shape)
+"""
 JAX_GRAD_MODULE_FIXED = ("grads = eqx.filter_grad(loss)(model, x, y)\n"
                          "grads_kind = [type(grads).__name__, grads.layers[1] is None]\n")
 BATCH_INTO_MODEL_FIXED = "batched = list(jax.vmap(model)(x).shape)\n"
@@ -112,6 +120,7 @@ CASES = {"jax_jit_module": JAX_JIT_MODULE, "jax_grad_module": JAX_GRAD_MODULE,
          "batch_into_model": BATCH_INTO_MODEL, "linear_features": LINEAR_FEATURES,
          "linear_batch": LINEAR_BATCH, "mutate_field": MUTATE_FIELD, "counter": COUNTER}
 FIXED = {"jax_jit_module_fixed": (JAX_JIT_MODULE_FIXED, "predicted"),
+         "jax_jit_module_partition": (JAX_JIT_MODULE_PARTITION, "partitioned"),
          "jax_grad_module_fixed": (JAX_GRAD_MODULE_FIXED, "grads_kind"),
          "batch_into_model_fixed": (BATCH_INTO_MODEL_FIXED, "batched"),
          "linear_batch_fixed": (LINEAR_BATCH_FIXED, "lin_out"),

@@ -83,6 +83,9 @@ def _cell_line(exc):
 def _jit_of_module_card(exc, where, called_from) -> ErrorCard:
     qualified, type_path, path = _NOT_ARRAY.search(str(exc)).groups()
     kind = type_path.rsplit(".", 1)[-1]
+    named = getattr(getattr(exc, "value", None), "__name__", None)     # relu, of jax.nn.relu
+    what = f"{named} (a {kind})" if isinstance(named, str) and named.isidentifier() else \
+        f"a {kind}"
     module = _module_names(exc, called_from or where)[0]
     fun = getattr(exc, "fun", None)
     try:
@@ -94,13 +97,15 @@ def _jit_of_module_card(exc, where, called_from) -> ErrorCard:
     if params is not None and name.isidentifier():
         rewrite += f"\ndef {name}({params}):"
     return ErrorCard(
-        "equinox-jit", f"jax.jit was given {module}, an Equinox model: its {path} is a {kind}",
+        "equinox-jit", f"jax.jit was given {module}, an Equinox model: its {path} is {what}",
         why=(f"jax.jit traces every leaf of its arguments as an array; {module} is an "
-             f"eqx.Module, whose leaves are its arrays and also its other fields ({path}, a "
-             f"{kind}, which is no array). static_argnums cannot mark a part of an argument."),
+             f"eqx.Module, whose leaves are its arrays and also its other fields ({path}, "
+             f"{what}, which is no array). static_argnums cannot mark a part of an argument."),
         fix=("Jit it with eqx.filter_jit (as a decorator or eqx.filter_jit(f)): it traces the "
-             "arrays and holds everything else static. Or split the model with "
-             "params, static = eqx.partition(model, eqx.is_array) and eqx.combine them inside."),
+             "arrays and holds everything else static. Or pass the arrays alone: params, static "
+             "= eqx.partition(model, eqx.is_array), and inside the jitted function "
+             "eqx.combine(params, static) with static read from outside (as a static argument "
+             "it must be hashable, and a Module holding a list is not)."),
         rewrite=rewrite, docs="https://docs.kidger.site/equinox/api/transformations/")
 
 
