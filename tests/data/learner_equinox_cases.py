@@ -53,6 +53,7 @@ predict(model, x)
 """
 # jax.grad of the loss taking the model
 JAX_GRAD_MODULE = "jax.grad(loss)(model, x, y)\n"
+JAX_VALUE_AND_GRAD_MODULE = "loss_value, grads = jax.value_and_grad(loss)(model, x, y)\n"
 # the model called on a batch (Equinox layers take one example)
 BATCH_INTO_MODEL = "model(x)\n"
 # a wrong feature size into eqx.nn.Linear, one example
@@ -101,6 +102,9 @@ partitioned = list(predict(params, x).shape)
 """
 JAX_GRAD_MODULE_FIXED = ("grads = eqx.filter_grad(loss)(model, x, y)\n"
                          "grads_kind = [type(grads).__name__, grads.layers[1] is None]\n")
+JAX_VALUE_AND_GRAD_MODULE_FIXED = (
+    "loss_value, grads = eqx.filter_value_and_grad(loss)(model, x, y)\n"
+    "value_and_grads_kind = [type(grads).__name__, loss_value.shape == ()]\n")
 BATCH_INTO_MODEL_FIXED = "batched = list(jax.vmap(model)(x).shape)\n"
 LINEAR_BATCH_FIXED = LINEAR_BATCH.replace("lin(jnp.ones((8, 784)))\n",
                                           "lin_out = list(jax.vmap(lin)(jnp.ones((8, 784))).shape)\n")
@@ -117,11 +121,14 @@ MUTATE_FIELD_FIXED = ("model = eqx.tree_at(lambda m: m.layers, model, model.laye
                       "shortened = [len(model.layers), list(jax.vmap(model)(x).shape)]\n")
 
 CASES = {"jax_jit_module": JAX_JIT_MODULE, "jax_grad_module": JAX_GRAD_MODULE,
+         "jax_value_and_grad_module": JAX_VALUE_AND_GRAD_MODULE,
          "batch_into_model": BATCH_INTO_MODEL, "linear_features": LINEAR_FEATURES,
          "linear_batch": LINEAR_BATCH, "mutate_field": MUTATE_FIELD, "counter": COUNTER}
 FIXED = {"jax_jit_module_fixed": (JAX_JIT_MODULE_FIXED, "predicted"),
          "jax_jit_module_partition": (JAX_JIT_MODULE_PARTITION, "partitioned"),
          "jax_grad_module_fixed": (JAX_GRAD_MODULE_FIXED, "grads_kind"),
+         "jax_value_and_grad_module_fixed": (JAX_VALUE_AND_GRAD_MODULE_FIXED,
+                                             "value_and_grads_kind"),
          "batch_into_model_fixed": (BATCH_INTO_MODEL_FIXED, "batched"),
          "linear_batch_fixed": (LINEAR_BATCH_FIXED, "lin_out"),
          "counter_fixed": (COUNTER_FIXED, "counted_out"),

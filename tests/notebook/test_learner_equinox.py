@@ -90,16 +90,21 @@ def test_jax_jit_of_a_module_gets_filter_jit_not_static(cells):
     assert "\n".join(_rewrite(card)) in FIXED["jax_jit_module_fixed"][0]
 
 
-def test_jax_grad_of_a_module_gets_filter_grad(cells):
-    """jax.grad(loss)(model, x, y): JAX's TypeError (no card before); the card writes the
-    learner's line with eqx.filter_grad, whose gradients are a CNN with None for relu."""
-    card = cells["jax_grad_module"]["card"]
+@pytest.mark.parametrize("case, line, fixed", [
+    ("jax_grad_module", "jax.grad(loss)(model, x, y)", "eqx.filter_grad(loss)(model, x, y)"),
+    ("jax_value_and_grad_module", "loss_value, grads = jax.value_and_grad(loss)(model, x, y)",
+     "loss_value, grads = eqx.filter_value_and_grad(loss)(model, x, y)")])
+def test_jax_grad_of_a_module_gets_filter_grad(cells, case, line, fixed):
+    """jax.grad(loss)(model, x, y) and jax.value_and_grad's: JAX's TypeError (no card before);
+    the card writes the learner's line with eqx.filter_grad or eqx.filter_value_and_grad,
+    whose gradients are a CNN (None for relu), which runs under JAX and here."""
+    card = cells[case]["card"]
     assert card["kind"] == "equinox-grad", card
-    assert card["where"]["code"] == "jax.grad(loss)(model, x, y)", card["where"]
-    (line,) = _rewrite(card)
-    assert line == "eqx.filter_grad(loss)(model, x, y)", card["rewrite"]
-    assert line in FIXED["jax_grad_module_fixed"][0]
-    assert JAX["jax_grad_module_fixed"] == ["CNN", True]
+    assert card["where"]["code"] == line, card["where"]
+    (rewritten,) = _rewrite(card)
+    assert rewritten == fixed, card["rewrite"]
+    assert fixed in FIXED[f"{case}_fixed"][0]
+    assert JAX[f"{case}_fixed"] == ["CNN", True]
 
 
 @pytest.mark.parametrize("case, call, layer, shape", [
