@@ -78,7 +78,15 @@ a layer, Flax's nnx.Linear or nnx.Conv, given an input whose last axis is not it
 in_features, `nnx.Linear(784, 10)` on (4, 28, 28) images), dropout-rngs (ValueError: Flax's
 nnx.Dropout in training mode called with no random key, `model(x)` after model.train()),
 closed-modules (ValueError: a model or optimizer read from outside a jax.jit function and
-updated inside it, Flax's "Cannot extract graph node from different trace level").
+updated inside it, Flax's "Cannot extract graph node from different trace level"),
+equinox-jit (TypeError: jax.jit of a function given an Equinox model, its non-array fields no
+arrays: eqx.filter_jit), equinox-grad (TypeError: jax.grad of a loss given an Equinox model:
+eqx.filter_grad), equinox-batch (TypeError or ValueError: a batch given to an Equinox layer or
+model, which takes one example: jax.vmap(model)(x)), equinox-frozen (FrozenInstanceError: a
+field of an Equinox model assigned: eqx.tree_at), equinox-array-field (TracerIntegerConversionError
+and its kin: a field of the learner's eqx.Module built as an array, `jnp.array(1)`, read as a
+Python int under jit: a Python int, eqx.field(static=True)), equinox-features (TypeError: one
+example of another size given to eqx.nn.Linear, `eqx.nn.Linear(784, 10)` on (785,)).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
@@ -88,7 +96,7 @@ per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py`, `s
 `methods.py`, `axes.py`, `scan_lengths.py`, `ragged.py`, `list_arguments.py`, `truth.py`,
 `loop_conditions.py`, `slice_indices.py`, `joins.py`, `custom_rules.py`, `lowered_calls.py`,
 `objects.py`, `checks.py`, `jnp_statics.py`, `hashes.py`, `collectives.py`, `meshes.py`,
-`devices.py`, `layers.py`, `dropout.py`, `closed_modules.py`.
+`devices.py`, `layers.py`, `dropout.py`, `closed_modules.py`, `equinox.py`.
 `_CARDS` below says which card an exception gets, in order: the first whose test passes.
 
 With `%load_ext jxkernel`, the exception handler of notebook/tracebacks.py shows the card
@@ -147,6 +155,10 @@ from .hashes import (_is_traced_hash, _is_traced_parameter, _traced_hash_card,
                      _traced_parameter_card)
 from .jnp_statics import _is_jnp_static, _jnp_static_card
 from .dropout import _dropout_rngs_card, _is_dropout_rngs
+from .equinox import (_batch_into_layer_card, _frozen_field_card, _grad_of_module_card,
+                      _is_batch_into_layer, _is_frozen_field, _is_grad_of_module,
+                      _is_jit_of_module, _is_linear_features, _is_traced_field,
+                      _jit_of_module_card, _linear_features_card, _traced_field_card)
 from .closed_modules import _closed_modules_card, _is_closed_modules
 from .layers import _is_layer_features, _layer_features_card
 from .joins import _is_join_ranks, _join_ranks_card
@@ -205,6 +217,7 @@ def card_for(exc: BaseException) -> ErrorCard | None:
 
 
 _CARDS = [
+    (_is_traced_field, _traced_field_card),     # before the tracer cards: Equinox's way
     (lambda e: isinstance(e, jx_errors.TracerBoolConversionError), _bool_card),
     (_is_size_needed, _size_card),          # before the general concretization card
     (lambda e: isinstance(e, (jx_errors.ConcretizationTypeError,
@@ -225,6 +238,7 @@ _CARDS = [
     (_is_item_assignment, _immutable_card),
     (lambda e: isinstance(e, jx_errors.KeyReuseError), _key_reuse_card),
     (_is_method_self, _method_card),
+    (_is_jit_of_module, _jit_of_module_card),   # before not-an-array's: Equinox's way
     (_is_not_an_array, _not_an_array_card),     # after the method's self
     (_is_traced_slice, _slice_card),
     (_is_raw_key_word, _raw_key_word_card),     # before the seed's: the same words
@@ -233,6 +247,8 @@ _CARDS = [
     (_is_scalar_output, _scalar_output_card),
     (_is_scalar_conversion, _scalar_conversion_card),
     (_is_broadcast_error, _broadcast_card),
+    (_is_batch_into_layer, _batch_into_layer_card),  # before the layer's and matmul's
+    (_is_linear_features, _linear_features_card),
     (_is_layer_features, _layer_features_card),  # before matmul's: the layer's words
     (_is_matmul_shapes, _matmul_card),
     (_is_reshape_size, _reshape_card),
@@ -272,4 +288,6 @@ _CARDS = [
     (_is_late_device_count, _late_device_count_card),
     (_is_dropout_rngs, _dropout_rngs_card),
     (_is_closed_modules, _closed_modules_card),
+    (_is_grad_of_module, _grad_of_module_card),
+    (_is_frozen_field, _frozen_field_card),
 ]
