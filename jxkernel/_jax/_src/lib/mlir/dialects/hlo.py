@@ -65,3 +65,11 @@ for _class_name, _hlo_name in _OPS.items():
     globals()[_hlo_name if _hlo_name not in ("and", "or", "not") else _hlo_name + "_"] = (
         lambda *xs, _cls=globals()[_class_name]: _cls(*xs).result)
 del _class_name, _hlo_name
+
+
+def register_dialect(context, load: bool = True) -> None:
+    """Register StableHLO in an MLIR context of jaxlib's bindings (`jax.extend.mlir.ir`), as
+    JAX's `hlo.register_dialect`: for programs that build MLIR with those bindings (the
+    builders above write jxkernel's text instead)."""
+    from .....extend.mlir.dialects import stablehlo
+    stablehlo.register_dialect(context, load=load)
