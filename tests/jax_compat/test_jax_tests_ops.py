@@ -29,3 +29,23 @@ def test_check_cudnn_version_without_cuda(got):
     if cuda_versions is not None:
         pytest.skip("a CUDA plugin is installed: check_cudnn_version returns its version")
     assert got["cudnn on the CPU"] == RECORD["cudnn on the CPU"]
+
+
+@pytest.mark.parametrize("name, args, kwargs", [
+    ("psum", (), {}),
+    ("all_gather", (), {"tiled": True}),
+    ("psum_scatter", (), {"scatter_dimension": 0, "tiled": True}),
+    ("all_to_all", (0, 0), {"tiled": True}),
+    ("ppermute", ([(0, 1), (1, 2), (2, 0)],), {}),
+    ("pbroadcast", (1,), {}),
+])
+def test_async_start_done_gives_the_synchronous_collective(name, args, kwargs):
+    # async_collectives_test's check: X_start(...).done() == X(...), here under vmap's axis
+    from jxkernel._jax._src.lax import parallel
+    xs = jxkernel.numpy.arange(18.0).reshape(3, 6)
+    sync = jxkernel.vmap(lambda x: getattr(parallel, name)(x, "i", *args, **kwargs),
+                         axis_name="i")(xs)
+    started = jxkernel.vmap(
+        lambda x: getattr(parallel, name + "_start")(x, "i", *args, **kwargs).done(),
+        axis_name="i")(xs)
+    assert started.shape == sync.shape and (started == sync).all()
