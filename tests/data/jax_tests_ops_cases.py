@@ -38,10 +38,29 @@ def _rules(jax) -> dict:
     return out
 
 
+def _all_gather_to(jax) -> dict:
+    """lax.all_gather's `to` under vmap: the default's result, to='varying''s, and the error of
+    an unknown value (up to its set of allowed values, whose order is the set's)."""
+    xs = jax.numpy.arange(3.0)
+    out = {}
+    for to in ("varying", None):
+        kwargs = {} if to is None else {"to": to}
+        out[f"to={to}"] = jax.vmap(lambda x: jax.lax.all_gather(x, "i", **kwargs),
+                                   axis_name="i")(xs).tolist()
+    try:
+        jax.vmap(lambda x: jax.lax.all_gather(x, "i", to="sideways"), axis_name="i")(xs)
+    except ValueError as e:
+        text = str(e)
+        out["to=sideways"] = [text.split(": {")[0],
+                              sorted(text.split(": {")[1].rstrip("}").replace("'", "").split(", "))]
+    return out
+
+
 def run(jax) -> dict:
     fused = importlib.import_module(f"{jax.__name__}._src.cudnn.fused_attention_stablehlo")
     try:
         cudnn = fused.check_cudnn_version()
     except RuntimeError as e:
         cudnn = f"RuntimeError: {e}"
-    return {"sharding rules": _rules(jax), "cudnn on the CPU": cudnn}
+    return {"sharding rules": _rules(jax), "cudnn on the CPU": cudnn,
+            "all_gather to": _all_gather_to(jax)}

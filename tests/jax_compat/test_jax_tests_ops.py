@@ -49,3 +49,14 @@ def test_async_start_done_gives_the_synchronous_collective(name, args, kwargs):
         lambda x: getattr(parallel, name + "_start")(x, "i", *args, **kwargs).done(),
         axis_name="i")(xs)
     assert started.shape == sync.shape and (started == sync).all()
+
+
+def test_all_gather_takes_jaxs_to(got):
+    assert got["all_gather to"] == RECORD["all_gather to"]
+
+
+@pytest.mark.parametrize("to", ["reduced", "invarying"])
+def test_all_gather_to_reduced_or_invarying_is_refused_naming_the_default(to):
+    xs = jxkernel.numpy.arange(3.0)
+    with pytest.raises(NotImplementedError, match=f"to={to!r}.*to='varying'"):
+        jxkernel.vmap(lambda x: jxkernel.lax.all_gather(x, "i", to=to), axis_name="i")(xs)
