@@ -13,12 +13,12 @@ bindings (`jax.extend.mlir.ir`; the context must have the sdy dialect registered
 """
 from ...api.sharding_rule import (BATCHING, ArrayMapping, CompoundFactor,  # noqa: F401
                                   SdyShardingRule, rule_attribute, str_to_sdy_sharding_rule)
+from ..extend.mlir import ir
 
 
 def sdy_sharding_rule_to_mlir(rule, operand_types, result_types):
     """`rule` for an operation whose operands and results have these MLIR tensor types: an
     `ir.Attribute` of the sdy dialect (ValueError where counts or ranks do not match)."""
-    from ..extend.mlir import ir
     shapes = [[tuple(ir.RankedTensorType(t).shape) for t in types]
               for types in (operand_types, result_types)]
     return ir.Attribute.parse(rule_attribute(rule, *shapes))

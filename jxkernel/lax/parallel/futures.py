@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 
 from ...core.avals import get_aval
+from ...tree_util import tree_map
 from .all_reduce import psum
 from .alltoall import all_to_all
 from .gather_scatter import all_gather, psum_scatter
@@ -34,7 +35,6 @@ class Future:
         return self._value
 
     def __repr__(self):
-        from ...tree_util import tree_map
         return f"Future(type={tree_map(lambda v: get_aval(v).str_short(), self._value)})"
 
 

@@ -16,6 +16,7 @@ operations only: operands of one type, the result of that type (comparison and c
 need attributes and types these builders do not take). An operand may be a value or a
 one-result operation, as in MLIR's bindings.
 """
+from ......core.lazy_names import lazy_names
 from .....interpreters.mlir import current_rule_context
 
 
@@ -67,9 +68,7 @@ for _class_name, _hlo_name in _OPS.items():
 del _class_name, _hlo_name
 
 
-def register_dialect(context, load: bool = True) -> None:
-    """Register StableHLO in an MLIR context of jaxlib's bindings (`jax.extend.mlir.ir`), as
-    JAX's `hlo.register_dialect`: for programs that build MLIR with those bindings (the
-    builders above write jxkernel's text instead)."""
-    from .....extend.mlir.dialects import stablehlo
-    stablehlo.register_dialect(context, load=load)
+# JAX's hlo module is jaxlib's StableHLO dialect: its `register_dialect` (for contexts of
+# jaxlib's MLIR bindings, jax.extend.mlir.ir) is that one, loaded on first access
+__getattr__, __dir__ = lazy_names(__name__, globals(), {
+    "register_dialect": ("jxkernel._jax.extend.mlir.dialects.stablehlo", "register_dialect")})
