@@ -222,7 +222,7 @@ SKIPPED = {
                        "and jax/jaxlib check; jxkernel's jax.version is fixed)",
     # JAX's roofline estimates (roofline(f, mesh, in_specs, out_specs) run over the jaxpr: per
     # primitive FLOPs, unfused HBM bytes, ICI bytes and latency of each collective inside
-    # shard_map, roofline_and_grad, register_roofline rules for ~40 primitives), which
+    # shard_map, roofline_and_grad, register_roofline rules for some 75 primitives), which
     # jxkernel has not: a gap, not an internal; what jxkernel has instead is XLA's own
     # estimate of a compiled program, `jit(f).lower(...).compile().cost_analysis()`
     "roofline_test.py": "jax.experimental.roofline (per-primitive FLOP, HBM and ICI "
