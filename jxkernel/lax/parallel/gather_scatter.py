@@ -82,12 +82,27 @@ def _gather_scatter_transpose(to_prim, dim_param, to_dim_param):
     return transpose
 
 
-def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
+# JAX's values of all_gather's `to`, in the order its error lists them
+_ALL_GATHER_TO = ("varying", "reduced", "invarying")
+
+
+def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to="varying"):
     """Every member's `x` stacked along `axis` (concatenated if `tiled`), on every member.
+    `to="varying"` (JAX's default) is the gather jxkernel has; JAX's "reduced" and
+    "invarying" (a result typed reduced or invariant over the axis) are refused.
 
         >>> jax.vmap(lambda x: lax.all_gather(x, 'i'), axis_name='i')(jnp.arange(3.0)).shape
         (3, 3)
     """
+    if to not in _ALL_GATHER_TO:
+        raise ValueError(f"Got unexpected `to` value for `jax.lax.all_gather`. Allowed `to` "
+                         f"values are: {set(_ALL_GATHER_TO)}")
+    if to != "varying":
+        raise NotImplementedError(
+            f"jax.lax.all_gather(..., to={to!r}): jxkernel's gather types its result as "
+            f"varying over {axis_name!r} only; it has no {to} result types. The values are "
+            f"the same: gather with the default to='varying' (and pmean the result over "
+            f"{axis_name!r} for one typed invariant over it)")
     names = _as_names(axis_name)
     groups = _canonical_groups(axis_index_groups, _axis_size(names))
     size = _axis_size(names) if groups is None else len(groups[0])

@@ -16,6 +16,7 @@ operations only: operands of one type, the result of that type (comparison and c
 need attributes and types these builders do not take). An operand may be a value or a
 one-result operation, as in MLIR's bindings.
 """
+from ......core.lazy_names import lazy_names
 from .....interpreters.mlir import current_rule_context
 
 
@@ -65,3 +66,9 @@ for _class_name, _hlo_name in _OPS.items():
     globals()[_hlo_name if _hlo_name not in ("and", "or", "not") else _hlo_name + "_"] = (
         lambda *xs, _cls=globals()[_class_name]: _cls(*xs).result)
 del _class_name, _hlo_name
+
+
+# JAX's hlo module is jaxlib's StableHLO dialect: its `register_dialect` (for contexts of
+# jaxlib's MLIR bindings, jax.extend.mlir.ir) is that one, loaded on first access
+__getattr__, __dir__ = lazy_names(__name__, globals(), {
+    "register_dialect": ("jxkernel._jax.extend.mlir.dialects.stablehlo", "register_dialect")})
