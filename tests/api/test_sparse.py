@@ -430,3 +430,25 @@ def test_sparsify_raw_shares_an_indices_buffer():
     np.testing.assert_array_equal(out.todense(), 2 * M)
     with pytest.raises(ValueError, match=r"indices_ref=50 is not one of the \d+ buffers"):
         spenv.sparse(M.shape, data_ref=0, indices_ref=50)
+
+
+def test_buffer_level_functions_are_the_formats_own():
+    # JAX's private buffer-level forms (its sparse tests call them): the buffers and products
+    # of the public functions, taking the buffers and a shape (or spinfo) in place of a matrix
+    from jxkernel.api.sparse import bcoo, coo, csr
+    v, B = jnp.array([1., -2., .5, 3.]), jnp.arange(12.).reshape(4, 3)
+    nse = (M != 0).sum()
+    for bufs, whole in ((coo._coo_fromdense(M, nse=nse), sparse.COO.fromdense(M)),
+                        (csr._csr_fromdense(M, nse=nse), sparse.CSR.fromdense(M)),
+                        (bcoo._bcoo_fromdense(M, nse=4), sparse.BCOO.fromdense(M))):
+        assert len(bufs) == len(whole._bufs)
+        for got, want in zip(bufs, whole._bufs):
+            np.testing.assert_array_equal(got, want)
+    c = sparse.COO.fromdense(M)
+    np.testing.assert_array_equal(coo._coo_matvec(*c._bufs, v, spinfo=c._info), c @ v)
+    np.testing.assert_array_equal(coo._coo_matmat(*c._bufs, B, spinfo=c._info), c @ B)
+    r = sparse.CSR.fromdense(M)
+    np.testing.assert_array_equal(csr._csr_matvec(*r._bufs, v, shape=M.shape), r @ v)
+    np.testing.assert_array_equal(
+        csr._csr_matmat(*r._bufs, jnp.ones((3, 2)), shape=M.shape, transpose=True),
+        r.T @ jnp.ones((3, 2)))
