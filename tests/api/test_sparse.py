@@ -452,3 +452,14 @@ def test_buffer_level_functions_are_the_formats_own():
     np.testing.assert_array_equal(
         csr._csr_matmat(*r._bufs, jnp.ones((3, 2)), shape=M.shape, transpose=True),
         r.T @ jnp.ones((3, 2)))
+
+
+def test_sum_duplicates_to_no_slot_transposes_to_zeros():
+    # nse=0 keeps no slot: every element is dropped, so the data's cotangent is zero (JAX
+    # 0.10.2: vjp gives [0., 0., 0.], jacrev an empty (0, 3)); it gathered from the empty
+    # slot axis and raised. JAX's bcoo_slice and bcoo_dynamic_slice tests meet it when a
+    # slice leaves no sparse position
+    idx, d = jnp.array([[0], [2], [0]]), jnp.array([1., 2., 3.])
+    f = lambda d: sparse.bcoo_sum_duplicates(sparse.BCOO((d, idx), shape=(3,)), nse=0).data
+    np.testing.assert_array_equal(jax.vjp(f, d)[1](jnp.zeros(0))[0], np.zeros(3, np.float32))
+    assert jax.jacrev(f)(d).shape == (0, 3)
