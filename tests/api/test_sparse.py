@@ -435,12 +435,13 @@ def test_sparsify_raw_shares_an_indices_buffer():
 def test_buffer_level_functions_are_the_formats_own():
     # JAX's private buffer-level forms (its sparse tests call them): the buffers and products
     # of the public functions, taking the buffers and a shape (or spinfo) in place of a matrix
-    from jxkernel.api.sparse import bcoo, coo, csr
+    from jxkernel.api.sparse import bcoo, bcsr, coo, csr
     v, B = jnp.array([1., -2., .5, 3.]), jnp.arange(12.).reshape(4, 3)
     nse = (M != 0).sum()
     for bufs, whole in ((coo._coo_fromdense(M, nse=nse), sparse.COO.fromdense(M)),
                         (csr._csr_fromdense(M, nse=nse), sparse.CSR.fromdense(M)),
-                        (bcoo._bcoo_fromdense(M, nse=4), sparse.BCOO.fromdense(M))):
+                        (bcoo._bcoo_fromdense(M, nse=4), sparse.BCOO.fromdense(M)),
+                        (bcsr._bcsr_fromdense(M, nse=4), sparse.BCSR.fromdense(M))):
         assert len(bufs) == len(whole._bufs)
         for got, want in zip(bufs, whole._bufs):
             np.testing.assert_array_equal(got, want)
