@@ -127,6 +127,10 @@ FILES = [
     "scaled_matmul_stablehlo_test.py",
     "custom_partitioning_sharding_rule_test.py",
     "async_collectives_test.py",
+
+    "sparse_test.py",
+    "sparse_bcoo_bcsr_test.py",
+    "sparsify_test.py",
 ]
 
 # not run: each imports internals of JAX that jxkernel has no counterpart of (the first import
@@ -145,11 +149,6 @@ SKIPPED = {
     # defining new options at run time (config.bool_state/enum_state: JAX's private way to
     # add a flag, which jxkernel's fixed option table has not) and Cloud TPU's start-up
     "config_test.py": "jax._src.cloud_tpu_init (Cloud TPU's start-up; then config.bool_state)",
-    # jxkernel has the sparse formats and their operations, not JAX's module layout for them:
-    # after util, the file imports sparse.test_util (JAX's test code) and sparse._lowerings
-    # (the cuSPARSE primitives its GPU tests bind directly)
-    "sparse_test.py": "jax.experimental.sparse.util (JAX's sparse helpers' module; then "
-                      "sparse.test_util and the cuSPARSE primitives of sparse._lowerings)",
     # property tests: hypothesis, which neither side's venv has (JAX's side fails to collect
     # it too); its next JAX-private import is jax._src.hypothesis_test_util
     "state_test.py": "hypothesis (in neither venv; then jax._src.hypothesis_test_util)",
@@ -242,11 +241,12 @@ SKIPPED = {
 }
 
 
-# JAX's test-support code (test code, not library code) that the files import as `jax._src.X`:
+# JAX's test-support code (test code, not library code) that the files import as `jax._src.X`
+# (and `jax.experimental.sparse.test_util`, the sparse files' test case and random layouts):
 # read from the mirror like the files, into SUPPORT_FOLDER beside them, where jxkernel's side
 # imports it under JAX's names (plugin/jax_test_support.py); JAX's side has its own
 SUPPORT = ("jax/_src/lax_reference.py", "jax/_src/internal_test_util",
-           "jax/_src/test_warning_util.py")
+           "jax/_src/test_warning_util.py", "jax/experimental/sparse/test_util.py")
 SUPPORT_FOLDER = "_jax_test_support"     # never `jax/`: that would shadow JAX on JAX's side
 
 
@@ -266,15 +266,28 @@ def extract(file: str, where: str, mirror: str) -> str:
 
 def extract_support(where: str, mirror: str) -> str:
     """Write SUPPORT at TAG from the mirror into `where`/SUPPORT_FOLDER, each path relative to
-    `jax/_src/` (`lax_reference.py`, `internal_test_util/...`); that folder."""
+    `jax/_src/` (`lax_reference.py`, `internal_test_util/...`), or to `jax/` outside it
+    (`experimental/sparse/test_util.py`); that folder."""
     folder = os.path.join(where, SUPPORT_FOLDER)
     listing = subprocess.run(["git", "--git-dir", mirror, "ls-tree", "-r", "--name-only", TAG,
                               "--", *SUPPORT], check=True, capture_output=True, text=True).stdout
     for name in listing.split():
         text = subprocess.run(["git", "--git-dir", mirror, "show", f"{TAG}:{name}"],
                               check=True, capture_output=True).stdout
-        path = os.path.join(folder, os.path.relpath(name, "jax/_src"))
+        path = os.path.join(folder, support_path(name))
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "wb") as f:
             f.write(text)
     return folder
+
+
+def support_path(name: str) -> str:
+    """Where SUPPORT's file `name` goes in SUPPORT_FOLDER: its path below `jax/_src/`, or
+    below `jax/` for one outside it.
+
+    >>> support_path("jax/_src/internal_test_util/test_harnesses.py")
+    'internal_test_util/test_harnesses.py'
+    >>> support_path("jax/experimental/sparse/test_util.py")
+    'experimental/sparse/test_util.py'
+    """
+    return name.removeprefix("jax/").removeprefix("_src/")

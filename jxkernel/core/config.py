@@ -293,6 +293,10 @@ _OPTIONS = [
     # both values, so both are accepted. Not so simplified constants: they change jaxprs' text
     _switch("jax_use_direct_linearize", True,
             "Linearize by a linearize trace rather than by jvp and partial evaluation"),
+    _one_value("jax_bcoo_cusparse_lowering", False,
+               "Enables lowering BCOO ops to cuSparse",
+               "BCOO's and BCSR's products lower to XLA's own operations on every platform "
+               "(JAX's default; cuSPARSE is a CUDA GPU's)"),
     _switch("jax_remat3", False, "JAX's experimental rewrite of checkpoint (remat)"),
     _switch("jax_custom_vjp3", False, "JAX's experimental rewrite of custom_vjp"),
     _flag("jax_enable_custom_prng", False,

@@ -31,9 +31,12 @@ RUN_ELSEWHERE = frozenset({
     "jxkernel.api.sparse.bcsr_ops",
     "jxkernel.api.sparse.coo",
     "jxkernel.api.sparse.csr",
+    "jxkernel.api.sparse.cusparse",
     "jxkernel.api.sparse.linalg",
     "jxkernel.api.sparse.methods",
+    "jxkernel.api.sparse.spvalues",
     "jxkernel.api.sparse.transform",
+    "jxkernel.api.sparse.util",
     "jxkernel.api.state_primitives",
 })
 

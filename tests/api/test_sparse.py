@@ -270,13 +270,14 @@ def test_getitem_with_a_traced_index_and_iteration():
 
 @pytest.mark.parametrize("module", ["", "._base", ".bcoo", ".bcsr", ".transform", ".ad",
                                     ".api", ".bcoo_layout", ".bcoo_shape", ".bcoo_spdot", ".coo", ".csr", ".bcsr_ops", ".methods",
-                                    ".linalg"])
+                                    ".linalg", ".util", ".cusparse", ".spvalues"])
 def test_docstring_examples(module):
     check_docstring_examples("jxkernel.api.sparse" + module)
 
 
 @pytest.mark.parametrize("module", ["jxkernel.random.sparse_bcoo",
-                                    "jxkernel._jax.experimental.sparse"])
+                                    "jxkernel._jax.experimental.sparse",
+                                    "jxkernel._jax.experimental.sparse.transform"])
 def test_docstring_examples_beyond_the_package(module):
     check_docstring_examples(module)
 
@@ -382,3 +383,84 @@ def test_lobpcg_finds_the_top_eigenpairs():
     np.testing.assert_allclose(np.abs(np.asarray(U).T @ Q[:, -4:][:, ::-1]), np.eye(4),
                                atol=1e-3)
     assert 0 < int(i) <= 100
+
+
+def test_cusparse_primitives_have_shapes_but_no_kernel():
+    # JAX's sparse._lowerings: the primitives its GPU tests bind. Their shapes are JAX's; run,
+    # each raises NotImplementedError, as JAX 0.10.2's coo_spmv does on the CPU (its message
+    # there: "MLIR translation rule for primitive 'coo_spmv' not found for platform cpu")
+    from jxkernel._jax.experimental.sparse import _lowerings
+    data, x = jnp.ones(2), jnp.ones(3)
+    row, indptr = jnp.array([0, 1], jnp.int32), jnp.array([0, 1, 2], jnp.int32)
+    col = jnp.array([0, 2], jnp.int32)
+    for prim, args in ((_lowerings.coo_spmv_p, (data, row, col, x)),
+                       (_lowerings.csr_spmv_p, (data, col, indptr, x))):
+        bind = lambda *a, p=prim: p.bind(*a, transpose=False, shape=(2, 3))
+        assert jax.eval_shape(bind, *args).shape == (2,)
+        with pytest.raises(NotImplementedError, match=r"cuSPARSE kernel.*@ x"):
+            bind(*args)
+    with pytest.raises(TypeError, match="col must be int32"):
+        jax.eval_shape(lambda: _lowerings.coo_spmv_p.bind(
+            data, row, col.astype(jnp.int16), x, transpose=False, shape=(2, 3)))
+
+
+def test_bcoo_cusparse_lowering_option_has_one_value():
+    # JAX's switch to cuSPARSE kernels (default False, read by JAX's sparse tests): jxkernel
+    # has no cuSPARSE call, so True is refused rather than kept and ignored
+    assert jax.config.jax_bcoo_cusparse_lowering is False
+    with pytest.raises(ValueError, match="jax_bcoo_cusparse_lowering=True is not supported"):
+        jax.config.update("jax_bcoo_cusparse_lowering", True)
+    assert jax.config.jax_bcoo_cusparse_lowering is False
+
+
+def test_sparsify_raw_shares_an_indices_buffer():
+    # two values with one indices reference add their data in place (JAX's nse: 4, as the
+    # recorded jax_tests_gaps/shared_nse); distinct buffers concatenate (nse 8)
+    tr = sparse.transform
+    m = sparse.BCOO.fromdense(M)
+    spenv = tr.SparsifyEnv([m.indices, m.data, m.data])
+    a, b = (spenv.sparse(M.shape, data_ref=i, indices_ref=0) for i in (1, 2))
+    out, = tr.spvalues_to_arrays(spenv, tr.sparsify_raw(lambda a, b: a + b)(spenv, a, b)[0])
+    assert out.nse == 4
+    spenv = tr.SparsifyEnv()
+    a, b = tr.arrays_to_spvalues(spenv, (m, m))
+    assert a.indices_ref != b.indices_ref
+    out, = tr.spvalues_to_arrays(spenv, tr.sparsify_raw(lambda a, b: a + b)(spenv, a, b)[0])
+    assert out.nse == 8
+    np.testing.assert_array_equal(out.todense(), 2 * M)
+    with pytest.raises(ValueError, match=r"indices_ref=50 is not one of the \d+ buffers"):
+        spenv.sparse(M.shape, data_ref=0, indices_ref=50)
+
+
+def test_buffer_level_functions_are_the_formats_own():
+    # JAX's private buffer-level forms (its sparse tests call them): the buffers and products
+    # of the public functions, taking the buffers and a shape (or spinfo) in place of a matrix
+    from jxkernel.api.sparse import bcoo, bcsr, coo, csr
+    v, B = jnp.array([1., -2., .5, 3.]), jnp.arange(12.).reshape(4, 3)
+    nse = (M != 0).sum()
+    for bufs, whole in ((coo._coo_fromdense(M, nse=nse), sparse.COO.fromdense(M)),
+                        (csr._csr_fromdense(M, nse=nse), sparse.CSR.fromdense(M)),
+                        (bcoo._bcoo_fromdense(M, nse=4), sparse.BCOO.fromdense(M)),
+                        (bcsr._bcsr_fromdense(M, nse=4), sparse.BCSR.fromdense(M))):
+        assert len(bufs) == len(whole._bufs)
+        for got, want in zip(bufs, whole._bufs):
+            np.testing.assert_array_equal(got, want)
+    c = sparse.COO.fromdense(M)
+    np.testing.assert_array_equal(coo._coo_matvec(*c._bufs, v, spinfo=c._info), c @ v)
+    np.testing.assert_array_equal(coo._coo_matmat(*c._bufs, B, spinfo=c._info), c @ B)
+    r = sparse.CSR.fromdense(M)
+    np.testing.assert_array_equal(csr._csr_matvec(*r._bufs, v, shape=M.shape), r @ v)
+    np.testing.assert_array_equal(
+        csr._csr_matmat(*r._bufs, jnp.ones((3, 2)), shape=M.shape, transpose=True),
+        r.T @ jnp.ones((3, 2)))
+
+
+def test_sum_duplicates_to_no_slot_transposes_to_zeros():
+    # nse=0 keeps no slot: every element is dropped, so the data's cotangent is zero (JAX
+    # 0.10.2: vjp gives [0., 0., 0.], jacrev an empty (0, 3)); it gathered from the empty
+    # slot axis and raised. JAX's bcoo_slice and bcoo_dynamic_slice tests meet it when a
+    # slice leaves no sparse position
+    idx, d = jnp.array([[0], [2], [0]]), jnp.array([1., 2., 3.])
+    f = lambda d: sparse.bcoo_sum_duplicates(sparse.BCOO((d, idx), shape=(3,)), nse=0).data
+    np.testing.assert_array_equal(jax.vjp(f, d)[1](jnp.zeros(0))[0], np.zeros(3, np.float32))
+    assert jax.jacrev(f)(d).shape == (0, 3)

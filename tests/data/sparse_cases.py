@@ -411,7 +411,40 @@ def cases(jax, sparse):
                 "bcoo_from_scipy": BCOO.from_scipy_sparse(scipy.sparse.coo_matrix(
                     np.asarray(M)))}
 
+    def jax_tests_gaps():
+        # what JAX's sparse test files reached and jxkernel lacked (stop 81): sparse.util's
+        # helpers, sparsify's buffer-reference form (sparse.transform), a non-linear unary
+        # op on a BCSR with duplicate indices, bessel_i1e, reshape under rank promotion
+        # 'raise', and the arguments of sparsify's tracer
+        util, tr = sparse.util, sparse.transform
+        BCSR = sparse.BCSR
+        dup = BCSR((jnp.array([1., 2., 3.]), jnp.array([1, 1, 0]), jnp.array([0, 2, 3])),
+                   shape=(2, 2))
+        spenv = tr.SparsifyEnv([Msp.indices, Msp.data, 2 * Msp.data])
+        shared = [spenv.sparse(M.shape, data_ref=1, indices_ref=0),
+                  spenv.sparse(M.shape, data_ref=2, indices_ref=0)]
+        outs, _ = tr.sparsify_raw(lambda a, b: a + b)(spenv, *shared)
+        out, = tr.spvalues_to_arrays(spenv, outs)
+        seen = []
+        sparse.sparsify(lambda a, b: seen.extend(isinstance(x, sparse.SparseTracer)
+                                                 for x in (a, b)), use_tracer=True)(v4, Msp)
+        with jax.numpy_rank_promotion("raise"):
+            reshaped = BCOO.fromdense(jnp.arange(6.)).reshape(2, 3)
+        return {"count": util._count_stored_elements(B, n_batch=1),
+                "count_dense": util._count_stored_elements(B, n_batch=0, n_dense=1),
+                "count_per_batch": util._count_stored_elements_per_batch(B, n_batch=1),
+                "nfold_vmap": util.nfold_vmap(lambda x, y: x * y, 2)(B, B[:1]),
+                "broadcasting_vmap": util.broadcasting_vmap(jnp.add)(D[:1], D),
+                "dot_shape": np.array(util._dot_general_validated_shape(
+                    (2, 3, 4), (2, 4, 5), (((2,), (1,)), ((0,), (0,))))),
+                "csr_to_coo": util._csr_to_coo(jnp.array([1, 1, 0]), jnp.array([0, 2, 3])),
+                "bcsr_sin_dup": sparse.sparsify(jnp.sin)(dup).todense(),
+                "bcoo_i1e_dup": sparse.sparsify(jax.lax.bessel_i1e)(Dup).todense(),
+                "shared_add": out.todense(), "shared_nse": np.array(out.nse),
+                "tracer_args": np.array(seen), "reshape_raise": reshaped}
+
     return {
+        "jax_tests_gaps": jax_tests_gaps,
         "gather": gather,
         "extract_dupes": extract_dupes,
         "tracer": tracer,
@@ -512,6 +545,10 @@ def error_cases(jax, sparse):
             jnp.ones(2), jnp.array([0, 1]), jnp.array([0, 1, 2]), jnp.ones(3)),
         "spsolve_vmap": lambda: jax.vmap(sparse.linalg.spsolve, (None, None, None, 0))(
             jnp.ones(2), jnp.array([0, 1]), jnp.array([0, 1, 2]), jnp.ones((2, 2))),
+        "cond_structure": lambda: sparse.sparsify(lambda x, y: jax.lax.cond(
+            False, lambda x: x[0], lambda x: x[1], (x, y)))(M, M.todense()),
+        "broadcasting_vmap_sizes": lambda: sparse.util.broadcasting_vmap(jnp.add)(
+            jnp.ones((2, 3)), jnp.ones((3, 3))),
         "conv_strides": lambda: sparse.bcoo_conv_general_dilated(
             BCOO.fromdense(jnp.ones((1, 1, 8))), jnp.ones((1, 1, 3)), window_strides=(2,),
             padding="SAME"),

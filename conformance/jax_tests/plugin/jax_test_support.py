@@ -1,6 +1,7 @@
 """A pytest plugin (`-p jax_test_support`, jxkernel's side only) that makes JAX's test-support
-modules importable under JAX's names: `jax._src.lax_reference`, `jax._src.internal_test_util.*`
-and `jax._src.test_warning_util` (its warning-capturing contexts) are test code, not library code, so jxkernel has no module of its own for them; the harness reads
+modules importable under JAX's names: `jax._src.lax_reference`, `jax._src.internal_test_util.*`,
+`jax._src.test_warning_util` (its warning-capturing contexts) and
+`jax.experimental.sparse.test_util` (the sparse files' test case) are test code, not library code, so jxkernel has no module of its own for them; the harness reads
 them from JAX's mirror into the folder $JAX_TEST_SUPPORT (files.extract_support) and this
 finder loads them from there, each importing jxkernel as `jax` like the test files do.
 
@@ -18,6 +19,8 @@ import sys
 # the names (and their submodules) this finder answers, under PACKAGE
 NAMES = ("lax_reference", "internal_test_util", "test_warning_util")
 PACKAGE = "jxkernel._jax._src"          # the module the alias gives for `jax._src`
+# and modules outside `jax._src` (the alias's name for `jax.X`: the file `X` in the folder)
+OTHERS = {"jxkernel._jax.experimental.sparse.test_util": "experimental/sparse/test_util.py"}
 
 
 class JaxTestSupportFinder(importlib.abc.MetaPathFinder):
@@ -27,6 +30,9 @@ class JaxTestSupportFinder(importlib.abc.MetaPathFinder):
         self.folder = folder
 
     def find_spec(self, name, path=None, target=None):
+        if name in OTHERS:
+            return importlib.util.spec_from_file_location(
+                name, os.path.join(self.folder, *OTHERS[name].split("/")))
         if not name.startswith(PACKAGE + "."):
             return None
         parts = name[len(PACKAGE) + 1:].split(".")

@@ -415,12 +415,20 @@ def bcoo_fromdense(mat, *, nse: int | None = None, n_batch: int = 0, n_dense: in
     """The BCOO array of the dense `mat`, with `nse` stored elements per batch (by default
     as many as the fullest batch has nonzeros: a concrete `mat` is then needed)."""
     mat = jnp.asarray(mat)
-    nse_int = _concrete_nse(_count_stored_elements(mat, n_batch, n_dense) if nse is None
-                            else nse)
-    data, indices = bcoo_fromdense_p.bind(mat, nse=nse_int, n_batch=int(n_batch),
-                                          n_dense=int(n_dense),
+    bufs = _bcoo_fromdense(mat, nse=_count_stored_elements(mat, n_batch, n_dense)
+                           if nse is None else nse, n_batch=n_batch, n_dense=n_dense,
+                           index_dtype=index_dtype)
+    return BCOO(bufs, shape=mat.shape, indices_sorted=True, unique_indices=True)
+
+
+def _bcoo_fromdense(mat, *, nse, n_batch: int = 0, n_dense: int = 0,
+                    index_dtype=np.int32) -> tuple:
+    """The buffers (data, indices) of `bcoo_fromdense` (JAX's buffer-level form; `nse`
+    concrete)."""
+    data, indices = bcoo_fromdense_p.bind(jnp.asarray(mat), nse=_concrete_nse(nse),
+                                          n_batch=int(n_batch), n_dense=int(n_dense),
                                           index_dtype=np.dtype(index_dtype))
-    return BCOO((data, indices), shape=mat.shape, indices_sorted=True, unique_indices=True)
+    return data, indices
 
 
 # ------------------------------------------------------------------ bcoo_transpose

@@ -192,6 +192,8 @@ def _sum_duplicates_abstract_eval(data, indices, *, spinfo, nse):
 def _sum_duplicates_data_cotangent(data_ct, data, indices, *, spinfo, nse):
     props = _validate(data.aval.shape, indices.shape, spinfo.shape)
     data_ct = jnp.asarray(data_ct)
+    if nse == 0:        # no slot kept: every input element was dropped (and there is no
+        return jnp.zeros(data.aval.shape, data.aval.dtype)     # slot to gather from)
     _, mapping, _ = _unique_indices(indices, spinfo.shape)
     if props.n_sparse == 0:       # every element went to slot 0 (when there is one)
         mapping = jnp.zeros(indices.shape[:-1], mapping.dtype)

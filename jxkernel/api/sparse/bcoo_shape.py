@@ -366,11 +366,15 @@ def bcoo_reshape(mat: BCOO, *, new_sizes, dimensions=None, sharding=None) -> BCO
         cols = tuple(indices[..., i] for i in sparse_perm)
         flat = jnp.ravel_multi_index(cols, dims=tuple(int(sparse_shape[i]) for i in sparse_perm),
                                      mode="clip")
-        oob = (indices >= jnp.array(sparse_shape, indices.dtype)).any(-1, keepdims=True)
+        # (the bounds at the indices' rank: under jax_numpy_rank_promotion='raise' too)
+        lead = (1,) * (indices.ndim - 1)
+        oob = (indices >= jnp.array(sparse_shape, indices.dtype).reshape(lead + (-1,))).any(
+            -1, keepdims=True)
         new_cols = jnp.unravel_index(flat, new_sparse)
         indices = jnp.concatenate([c[..., None] for c in new_cols], axis=-1).astype(
             indices.dtype)
-        indices = jnp.where(oob, jnp.array(new_sparse, indices.dtype), indices)
+        indices = jnp.where(oob, jnp.array(new_sparse, indices.dtype).reshape(lead + (-1,)),
+                            indices)
     return BCOO((data, indices), shape=new_sizes)
 
 

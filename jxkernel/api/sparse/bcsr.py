@@ -170,11 +170,19 @@ def bcsr_fromdense(mat, *, nse: int | None = None, n_batch: int = 0, n_dense: in
                    index_dtype=np.int32) -> BCSR:
     """The BCSR array of the dense `mat` (`nse` as in `bcoo_fromdense`)."""
     mat = jnp.asarray(mat)
-    nse_int = _concrete_nse(_count_stored_elements(mat, n_batch, n_dense) if nse is None
-                            else nse)
-    bufs = bcsr_fromdense_p.bind(mat, nse=nse_int, n_batch=int(n_batch), n_dense=int(n_dense),
-                                 index_dtype=np.dtype(index_dtype))
-    return BCSR(tuple(bufs), shape=mat.shape)
+    bufs = _bcsr_fromdense(mat, nse=_count_stored_elements(mat, n_batch, n_dense)
+                           if nse is None else nse, n_batch=n_batch, n_dense=n_dense,
+                           index_dtype=index_dtype)
+    return BCSR(bufs, shape=mat.shape)
+
+
+def _bcsr_fromdense(mat, *, nse, n_batch: int = 0, n_dense: int = 0,
+                    index_dtype=np.int32) -> tuple:
+    """The buffers (data, indices, indptr) of `bcsr_fromdense` (JAX's buffer-level form;
+    `nse` concrete)."""
+    return tuple(bcsr_fromdense_p.bind(jnp.asarray(mat), nse=_concrete_nse(nse),
+                                       n_batch=int(n_batch), n_dense=int(n_dense),
+                                       index_dtype=np.dtype(index_dtype)))
 
 
 # ------------------------------------------------------------------ bcsr_todense

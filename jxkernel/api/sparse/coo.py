@@ -137,9 +137,17 @@ def coo_fromdense(mat, *, nse: int | None = None, index_dtype=jnp.int32) -> COO:
     """Create a COO-format sparse matrix from a dense matrix (`nse` by default its number of
     nonzeros: a concrete `mat` is then needed)."""
     mat = jnp.asarray(mat)
-    nse = concrete_nse((mat != 0).sum() if nse is None else nse, "coo_fromdense nse argument")
-    bufs = coo_fromdense_p.bind(mat, nse=nse, index_dtype=np.dtype(index_dtype))
-    return COO(tuple(bufs), shape=mat.shape, rows_sorted=True)
+    bufs = _coo_fromdense(mat, nse=(mat != 0).sum() if nse is None else nse,
+                          index_dtype=index_dtype)
+    return COO(bufs, shape=mat.shape, rows_sorted=True)
+
+
+def _coo_fromdense(mat, *, nse, index_dtype=jnp.int32) -> tuple:
+    """The buffers (data, row, col) of the COO matrix of the 2-D `mat`, `nse` (concrete)
+    stored elements (JAX's buffer-level form of `coo_fromdense`)."""
+    nse = concrete_nse(nse, "coo_fromdense nse argument")
+    return tuple(coo_fromdense_p.bind(jnp.asarray(mat), nse=nse,
+                                      index_dtype=np.dtype(index_dtype)))
 
 
 # ------------------------------------------------------------------ coo_matvec, coo_matmat
@@ -208,13 +216,23 @@ for _prim, _ndim in ((coo_matvec_p, 1), (coo_matmat_p, 2)):
 
 def coo_matvec(mat: COO, v, transpose: bool = False):
     """Product of COO sparse matrix and a dense vector."""
-    return coo_matvec_p.bind(*mat._bufs, jnp.asarray(v), spinfo=mat._info,
-                             transpose=bool(transpose))
+    return _coo_matvec(*mat._bufs, v, spinfo=mat._info, transpose=transpose)
 
 
 def coo_matmat(mat: COO, B, *, transpose: bool = False):
     """Product of COO sparse matrix and a dense matrix."""
-    return coo_matmat_p.bind(*mat._bufs, jnp.asarray(B), spinfo=mat._info,
+    return _coo_matmat(*mat._bufs, B, spinfo=mat._info, transpose=transpose)
+
+
+def _coo_matvec(data, row, col, v, *, spinfo, transpose: bool = False):
+    """`coo_matvec` of the COO matrix of buffers (data, row, col) and `spinfo` (a COOInfo)."""
+    return coo_matvec_p.bind(data, row, col, jnp.asarray(v), spinfo=spinfo,
+                             transpose=bool(transpose))
+
+
+def _coo_matmat(data, row, col, B, *, spinfo, transpose: bool = False):
+    """`coo_matmat` of the COO matrix of buffers (data, row, col) and `spinfo`."""
+    return coo_matmat_p.bind(data, row, col, jnp.asarray(B), spinfo=spinfo,
                              transpose=bool(transpose))
 
 

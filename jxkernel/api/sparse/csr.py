@@ -130,9 +130,17 @@ def csr_fromdense(mat, *, nse: int | None = None, index_dtype=np.int32) -> CSR:
     """Create a CSR-format sparse matrix from a dense matrix (`nse` by default its number of
     nonzeros: a concrete `mat` is then needed)."""
     mat = jnp.asarray(mat)
-    nse = concrete_nse((mat != 0).sum() if nse is None else nse, "coo_fromdense nse argument")
-    bufs = csr_fromdense_p.bind(mat, nse=nse, index_dtype=np.dtype(index_dtype))
-    return CSR(tuple(bufs), shape=mat.shape)
+    bufs = _csr_fromdense(mat, nse=(mat != 0).sum() if nse is None else nse,
+                          index_dtype=index_dtype)
+    return CSR(bufs, shape=mat.shape)
+
+
+def _csr_fromdense(mat, *, nse, index_dtype=np.int32) -> tuple:
+    """The buffers (data, indices, indptr) of the CSR matrix of the 2-D `mat`, `nse`
+    (concrete) stored elements (JAX's buffer-level form of `csr_fromdense`)."""
+    nse = concrete_nse(nse, "csr_fromdense nse argument")
+    return tuple(csr_fromdense_p.bind(jnp.asarray(mat), nse=nse,
+                                      index_dtype=np.dtype(index_dtype)))
 
 
 # ------------------------------------------------------------------ csr_matvec, csr_matmat
@@ -196,13 +204,23 @@ def _csr_product(data, indices, indptr, x, *, shape, transpose=False):
 
 def csr_matvec(mat: CSR, v, transpose: bool = False):
     """Product of CSR sparse matrix and a dense vector."""
-    return csr_matvec_p.bind(*mat._bufs, jnp.asarray(v), shape=mat.shape,
-                             transpose=bool(transpose))
+    return _csr_matvec(*mat._bufs, v, shape=mat.shape, transpose=transpose)
 
 
 def csr_matmat(mat: CSR, B, *, transpose: bool = False):
     """Product of CSR sparse matrix and a dense matrix."""
-    return csr_matmat_p.bind(*mat._bufs, jnp.asarray(B), shape=mat.shape,
+    return _csr_matmat(*mat._bufs, B, shape=mat.shape, transpose=transpose)
+
+
+def _csr_matvec(data, indices, indptr, v, *, shape, transpose: bool = False):
+    """`csr_matvec` of the CSR matrix of buffers (data, indices, indptr) and `shape`."""
+    return csr_matvec_p.bind(data, indices, indptr, jnp.asarray(v), shape=tuple(shape),
+                             transpose=bool(transpose))
+
+
+def _csr_matmat(data, indices, indptr, B, *, shape, transpose: bool = False):
+    """`csr_matmat` of the CSR matrix of buffers (data, indices, indptr) and `shape`."""
+    return csr_matmat_p.bind(data, indices, indptr, jnp.asarray(B), shape=tuple(shape),
                              transpose=bool(transpose))
 
 

@@ -28,10 +28,11 @@ from ...core.trace import Trace, Tracer, new_trace, set_current_trace
 from ...lax.cond import cond_p
 from ...lax.convolution import conv_general_dilated_p
 from ...lax.scan import scan_p
+from ...lax import special as _special  # noqa: F401  (its bessel primitives, named below)
 from ...lax.while_loop import while_p
 from ...transforms.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from ...transforms.jit.primitive import jit_p
-from ...tree_util import tree_flatten, tree_unflatten
+from ...tree_util import equality_errors_pytreedef, keystr, tree_flatten, tree_unflatten
 from ._base import JAXSparse
 from .api import todense_p
 from .bcoo import BCOO, bcoo_multiply_dense, bcoo_todense
@@ -41,7 +42,7 @@ from .bcoo_shape import (bcoo_broadcast_in_dim, bcoo_concatenate, bcoo_dynamic_s
                          bcoo_squeeze)
 from .bcoo_spdot import bcoo_conv_general_dilated, bcoo_dot_general, bcoo_multiply_sparse
 from .bcsr import BCSR, bcsr_dot_general
-from .bcsr_ops import bcsr_broadcast_in_dim, bcsr_concatenate
+from .bcsr_ops import bcsr_broadcast_in_dim, bcsr_concatenate, bcsr_sum_duplicates
 
 sparse_rules_bcoo: dict = {}
 sparse_rules_bcsr: dict = {}
@@ -182,8 +183,10 @@ def _sparsify_with_tracer(f, args, kwargs):
     """f's outputs on `args`, run once with each sparse argument a SparseTracer."""
     leaves, in_tree = tree_flatten(args, is_leaf=_is_sparse)
     with new_trace(SparseTrace) as trace:
-        tracers = [SparseTracer(trace, _with_pattern(x, object())) if _is_sparse(x) else x
-                   for x in leaves]
+        # every argument a SparseTracer, a dense one too (as JAX's: `isinstance(x,
+        # SparseTracer)` holds for each argument inside)
+        tracers = [SparseTracer(trace, _with_pattern(x, object()) if _is_sparse(x) else
+                                jnp.asarray(x)) for x in leaves]
         out = f(*tree_unflatten(in_tree, tracers), **kwargs)
         out_leaves, out_tree = tree_flatten(out)
         out_leaves = [trace.unpack(x) for x in out_leaves]
@@ -223,8 +226,10 @@ def _data_op(mat, data):
 def _unique_indices_of(x):
     """`x` with each index stored once (duplicates summed, in the same nse), for the rules
     that are not linear: f(a) + f(b) is not f(a + b)."""
-    if x.unique_indices or not isinstance(x, BCOO):
+    if x.unique_indices:
         return x
+    if isinstance(x, BCSR):
+        return bcsr_sum_duplicates(x, nse=x.nse)
     return bcoo_sum_duplicates(x, nse=x.nse)
 
 
@@ -410,6 +415,21 @@ def _while_rule(*args, cond_jaxpr, cond_nconsts, body_jaxpr, body_nconsts):
     return tree_unflatten(tree, lax.while_loop(cond_fun, body_fun, init_leaves))
 
 
+def _check_branch_trees(tree0, tree, i):
+    """JAX's TypeError where branch `i`'s sparsified outputs differ in structure from
+    branch 0's (a sparse result in one, a dense one in the other), named as JAX names them:
+    branch 0 as true_fun, branch 1 as false_fun."""
+    if tree == tree0:
+        return
+    what0, what = "sparsified true_fun output", ("sparsified false_fun output" if i == 1 else
+                                                f"sparsified branch {i} output")
+    raise TypeError("\n".join(
+        [f"{what0} must have same type structure as {what}, but there are differences: "] +
+        [f"    * at output{keystr(tuple(path))}, {what0} has {thing0} and {what} has "
+         f"{thing}, so {why}" for path, thing0, thing, why in
+         equality_errors_pytreedef(tree0, tree)]))
+
+
 def _cond_rule(index, *operands, branches, **_):
     leaves, tree = _tree_of(operands)
     out_trees = []
@@ -418,13 +438,12 @@ def _cond_rule(index, *operands, branches, **_):
         def run(*xs):
             out_leaves, out_tree = _tree_of(eval_sparse(closed.jaxpr, closed.consts,
                                                         tree_unflatten(tree, list(xs))))
+            if out_trees:       # before lax.switch compares the branches' plain leaves
+                _check_branch_trees(out_trees[0], out_tree, len(out_trees))
             out_trees.append(out_tree)
             return out_leaves
         return run
     outs = lax.switch(index, [branch_fun(b) for b in branches], *leaves)
-    if any(t != out_trees[0] for t in out_trees):
-        raise TypeError("sparsify: the branches of cond must give results of the same "
-                        f"sparse/dense structure; got {out_trees}")
     return tree_unflatten(out_trees[0], outs)
 
 

@@ -10,6 +10,7 @@ from ....lax import *  # noqa: F401,F403
 from ....lax import __all__  # noqa: F401
 
 import functools  # noqa: E402
+import itertools  # noqa: E402
 import operator  # noqa: E402
 import warnings  # noqa: E402
 
@@ -91,3 +92,14 @@ def _delta(dtype, shape, axes):
     iotas = [broadcasted_iota(_np.uint32, base_shape, i) for i in range(len(base_shape))]
     same = functools.reduce(operator.and_, [eq(a, b) for a, b in zip(iotas, iotas[1:])])
     return broadcast_in_dim(convert_element_type(same, dtype), tuple(shape), axes)
+
+
+def remaining(original, *removed_lists) -> list:
+    """The items of `original` in none of `removed_lists`, in their order (JAX's private
+    helper, which its tests use to name the free dimensions of a dot).
+
+    >>> remaining(range(4), [0], (2,))
+    [1, 3]
+    """
+    removed = set(itertools.chain(*removed_lists))
+    return [i for i in original if i not in removed]
