@@ -5,7 +5,8 @@ lowering's override rules); `_lowerings` (the lowering rules by
 primitive) and `_constant_handlers` (a library's array class's constants: core/earray.py);
 `jaxpr_subcomp`, every jaxpr's lowering, a view of jxkernel.xla.lowering's: a wrapper set here
 is set there, so that every lowering calls it (as a test of JAX's wraps JAX's to collect the
-jaxprs a jit lowers).
+jaxprs a jit lowers); `ir`, jaxlib's MLIR bindings (`mlir.ir.DictAttr` of a compiler_ir()'s
+attributes), loaded on first access.
 
     >>> hlo.sine.__name__, LoweringRuleContext.__name__
     ('<lambda>', 'LoweringRuleContext')
@@ -28,6 +29,9 @@ class _MlirView(types.ModuleType):
     def __getattr__(self, name):             # (only for names not found here)
         if name == "jaxpr_subcomp":
             return _lowering.jaxpr_subcomp
+        if name == "ir":     # jaxlib's MLIR `ir` (what compiler_ir() is made of), loaded here
+            from ..lib.mlir import ir
+            return ir
         raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
 
     def __setattr__(self, name, value):
