@@ -16,6 +16,7 @@ import types
 
 from ...interpreters.mlir import (current_rule_context, emit_python_callback,  # noqa: F401
                                   lower_fun, register_lowering)
+from ..lib import mlir as _lib_mlir
 from ..lib.mlir.dialects import hlo  # noqa: F401
 from ....core.earray import constant_handlers as _constant_handlers  # noqa: F401
 from ....core.primitive import lowering_rules as _lowerings  # noqa: F401
@@ -29,9 +30,8 @@ class _MlirView(types.ModuleType):
     def __getattr__(self, name):             # (only for names not found here)
         if name == "jaxpr_subcomp":
             return _lowering.jaxpr_subcomp
-        if name == "ir":     # jaxlib's MLIR `ir` (what compiler_ir() is made of), loaded here
-            from ..lib.mlir import ir
-            return ir
+        if name == "ir":     # jaxlib's MLIR `ir` (what compiler_ir() is made of), loaded then
+            return _lib_mlir.ir
         raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
 
     def __setattr__(self, name, value):
