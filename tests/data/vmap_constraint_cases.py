@@ -33,6 +33,8 @@ def run(jax) -> dict:
                                           if "unconstrained_dims" in line)
     f = jax.jit(jax.vmap(wsc))
     out["free/lowered"] = _constraint_line(f.lower(x).as_text())
+    out["free/main"] = next(line.strip() for line in f.lower(x).as_text().splitlines()
+                            if "func.func public @main" in line)     # (no sdy.sharding on x)
     y = f(x)
     out["free/spec"], out["free/value"] = str(y.sharding.spec), np.asarray(y).tolist()
     out["free/jit_inside"] = _constraint_line(jax.jit(jax.vmap(jax.jit(wsc))).lower(x).as_text())

@@ -17,7 +17,7 @@ def runs():
 
 
 @pytest.mark.parametrize("key", ["free/jaxpr_spec", "free/unconstrained_dims", "free/lowered",
-                                 "free/spec", "free/value", "free/jit_inside"])
+                                 "free/main", "free/spec", "free/value", "free/jit_inside"])
 def test_vmap_leaves_the_batch_dimension_open_as_jax(runs, key):
     mine, jax_ = runs
     assert mine[key] == jax_[key]
