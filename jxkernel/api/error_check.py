@@ -31,9 +31,9 @@ import numpy as np
 
 from .. import numpy as jnp
 from ..core.mesh import AxisType, NamedSharding, PartitionSpec, get_mesh
-from ..core.trace import Tracer, eval_trace, set_current_trace
+from ..core.trace import Tracer, current_trace, eval_trace, set_current_trace
 from ..core.traceback_util import filter_traceback, register_exclusion
-from ..tree_util import register_pytree_node_class
+from ..tree_util import register_dataclass
 from .state import new_ref
 
 register_exclusion(__file__)
@@ -61,10 +61,13 @@ class _ErrorStorage(threading.local):
 _error_storage = _ErrorStorage()
 
 
-def _initialize_error_code_ref() -> None:
+def _initialize_error_code_ref(traced: bool = False) -> None:
     """A fresh error state: a scalar code, or over the context's mesh one code per device
-    (an array of the mesh's axis sizes laid out over its axes)."""
-    with set_current_trace(eval_trace):      # made eagerly, also when first used under jit
+    (an array of the mesh's axis sizes laid out over its axes). Made eagerly, also when first
+    used under jit (the process's state outlives the trace); `traced`: in the trace of the
+    moment, a state of the traced function's own (wrap_for_export's: JAX's Ref made while
+    tracing, so that the exported program has no Ref among its inputs and outputs)."""
+    with set_current_trace(current_trace() if traced else eval_trace):
         mesh = get_mesh()
         if mesh is None or not mesh.axis_names:
             code = np.uint32(_NO_ERROR)
@@ -150,20 +153,17 @@ _INVALID_CODE = ("An unknown error occurred during execution of an AOT-imported 
 _NO_TRACE = "Traceback not available for corrupted error codes."
 
 
-@register_pytree_node_class
 @dataclasses.dataclass(frozen=True)
 class _ErrorClass:
     """What a function wrapped by `wrap_for_export` returns beside its results: its own error
-    code (an array: a pytree leaf) and its checks' (message, traceback text) pairs (static)."""
+    code (an array: a pytree leaf, at `.error_code` in its key path, as JAX's dataclass) and
+    its checks' (message, traceback text) pairs (static)."""
     error_code: object
     error_list: list
 
-    def tree_flatten(self):
-        return (self.error_code,), tuple(self.error_list)
 
-    @classmethod
-    def tree_unflatten(cls, error_list, leaves):
-        return cls(leaves[0], list(error_list))
+# (its serialization, as JAX's, is registered by export/_serialization.py, above this layer)
+register_dataclass(_ErrorClass, data_fields=("error_code",), meta_fields=("error_list",))
 
 
 def wrap_for_export(f):
@@ -173,7 +173,7 @@ def wrap_for_export(f):
     def inner(*args, **kwargs):
         global _error_list
         outer_ref = _error_storage.ref
-        _initialize_error_code_ref()
+        _initialize_error_code_ref(traced=True)
         with _error_list_lock:
             outer_list, _error_list = _error_list, []
             try:

@@ -31,6 +31,7 @@ import weakref
 from .clipped_text import clipped
 from .config import config
 from .errors import RecompileError
+from .logging_config import DISPATCH, PARTIAL_EVAL, PXLA, jax_logger_enabled, to_jax_loggers
 from .source_info import (SourceInfo, installed_package, is_jxkernel_file, is_user_filename,
                           learner_source_info, user_source_info, user_stacklevel)
 
@@ -270,6 +271,28 @@ _seq = 0                              # the last seq handed out (clear() keeps c
 # filter on)
 LOGGER = "jxkernel.compile_log"
 _logger = logging.getLogger(LOGGER)
+
+
+def _jax_logger_of(line: str) -> str:
+    """The JAX logger a compile line is JAX's on (core/logging_config.py)."""
+    if line.startswith("Compiling "):
+        return PXLA
+    return PARTIAL_EVAL if line.startswith("TRACING CACHE MISS") else DISPATCH
+
+
+def _enabled(level: int) -> bool:
+    """Whether a compile line of `level` is logged anywhere: on jxkernel's logger, or to a
+    handler of JAX's loggers (a handler on "jax", jax_debug_log_modules, jax_logging_level)."""
+    return _logger.isEnabledFor(level) or any(
+        jax_logger_enabled(name, level) for name in (DISPATCH, PXLA, PARTIAL_EVAL))
+
+
+def _log(level: int, line: str, extra=None) -> None:
+    """A compile line logged on "jxkernel.compile_log" and handed to the handlers of JAX's
+    logger of it (jax._src.dispatch, ...), once each: JAX's logging options work on it."""
+    if _logger.isEnabledFor(level):
+        _logger.log(level, "%s", line, extra=extra)
+    to_jax_loggers(_jax_logger_of(line), level, line, extra)
 MAX_EVENTS = 10_000
 
 
@@ -341,7 +364,7 @@ def _log_miss(event: CompileEvent, site) -> None:
     notes tell the fixes shows (notebook/tracebacks.py), so that they are not said twice."""
     if config.jax_explain_cache_misses and _explainer is not None and event.origin == USER:
         try:
-            _logger.warning(_explainer.explain_miss(event, site), extra={
+            _log(logging.WARNING, _explainer.explain_miss(event, site), extra={
                 "jax_words": _explainer.explain_miss(event, site, own=False)})
         except Exception as e:
             _explainer_failed("writing the cache-miss log", e)
@@ -360,14 +383,14 @@ def _log_phases(event: CompileEvent, log_cache_lines=None) -> None:
         'Compiling jit(f) with global shapes and types (x: f32[3]) because first call'
     """
     level = logging.WARNING if config.jax_log_compiles else logging.DEBUG
-    lines = _phase_lines(event) if _logger.isEnabledFor(level) else []
+    lines = _phase_lines(event) if _enabled(level) else []
     last = lines.pop() if lines and event.compiled else None     # "Finished XLA compilation"
     for line in lines:
-        _logger.log(level, "%s", line)
+        _log(level, line)
     if log_cache_lines is not None:
         log_cache_lines()
     if last is not None:
-        _logger.log(level, "%s", last)
+        _log(level, last)
 
 
 def _phase_lines(event: CompileEvent) -> list:
@@ -413,8 +436,8 @@ def log_traced(function: str, seconds: float) -> None:
         >>> log_traced("f", 0.001)     # at WARNING with jax_log_compiles on, else DEBUG
     """
     level = logging.WARNING if config.jax_log_compiles else logging.DEBUG
-    if logged() and _logger.isEnabledFor(level):
-        _logger.log(level, "Finished tracing %s for jit in %.9f sec", function, seconds)
+    if logged() and _enabled(level):
+        _log(level, f"Finished tracing {function} for jit in {seconds:.9f} sec")
 
 
 # call sites a never-seen function was traced at (JAX's
@@ -464,7 +487,7 @@ def log_trace_miss(function: str, source: str, call_site: str, difference: str =
         lines += ["  never seen function:", f"    {function}{ident} defined at {source}"]
         if seen_miss_site(call_site):
             lines += SAME_SITE_HINT
-    _logger.warning("\n".join(lines))
+    _log(logging.WARNING, "\n".join(lines))
 
 
 def trace_difference(keys, key, names) -> str:
@@ -788,8 +811,8 @@ def trace_missed(miss: Miss, phases, backend: str, traced_at) -> CompileEvent | 
     event = dataclasses.replace(event, call_site=None, logged_at_trace=True)
     level = logging.WARNING if config.jax_log_compiles else logging.DEBUG
     _log_miss(event, traced_at)
-    if event.miss and getattr(phases, "trace_s", 0) and _logger.isEnabledFor(level):
-        _logger.log(level, "%s", _traced_line(event, lambda s: f"{s or 0.0:.9f}"))
+    if event.miss and getattr(phases, "trace_s", 0) and _enabled(level):
+        _log(level, _traced_line(event, lambda s: f"{s or 0.0:.9f}"))
     return event
 
 
@@ -799,10 +822,10 @@ def log_lowering(event: CompileEvent) -> CompileEvent:
     seconds); the event its compile records then, which logs XLA's line only."""
     event = dataclasses.replace(event, logged_at_lowering=True)
     level = logging.WARNING if config.jax_log_compiles else logging.DEBUG
-    if _logger.isEnabledFor(level):
+    if _enabled(level):
         for line in _phase_lines(dataclasses.replace(event, logged_at_lowering=False,
                                                      logged_at_trace=True))[:-1]:
-            _logger.log(level, "%s", line)
+            _log(level, line)
     return event
 
 

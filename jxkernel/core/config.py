@@ -121,6 +121,14 @@ _OPTIONS = [
     _flag("jax_explain_cache_misses", False,
           "Log (logging, level WARNING) why each jit call traced again: where the call is, "
           "what differs from the nearest earlier signature, and how to avoid it."),
+    _Option("jax_logging_level", "NOTSET", "JAX_LOGGING_LEVEL", None,
+            "The level of the loggers 'jax' and 'jaxlib', which then write to stderr (JAX's "
+            "format): 'DEBUG' shows every compile line; None or 'NOTSET' leaves them alone.",
+            validate=lambda v: _check_optional_enum(v, ("NOTSET", "DEBUG", "INFO", "WARNING",
+                                                        "ERROR", "CRITICAL"))),
+    _Option("jax_debug_log_modules", "", "JAX_DEBUG_LOG_MODULES", None,
+            "Comma-separated logger names (JAX's modules: 'jax._src.dispatch', or 'jax' for "
+            "all) that log at DEBUG to stderr; '' for none."),
     _Option("jax_platforms", None, "JAX_PLATFORMS", None,
             "Comma-separated backends to use, in order of preference, e.g. 'cuda,cpu'."),
     _Option("jax_platform_name", None, "JAX_PLATFORM_NAME", None,

@@ -18,6 +18,7 @@ import re
 
 import numpy as np
 
+from ..api.error_check import _ErrorClass
 from ..core import dtypes
 from ..core.avals import ShapedArray
 from ..core.mesh import AbstractMesh, AxisType, NamedSharding, PartitionSpec
@@ -349,3 +350,12 @@ def _custom_from_json(children, name, data):
     _, deserialize_auxdata, from_children = _DESERIALIZERS[name]
     aux = deserialize_auxdata(base64.b64decode(data))
     return from_children(aux, [_node_from_json(c) for c in children])
+
+
+# error_check.wrap_for_export's result (its code and its checks' messages), serialized as JAX's:
+# its name, the (message, traceback text) pairs as JSON, so that an exported function's
+# result tree serializes and comes back
+register_pytree_node_serialization(
+    _ErrorClass, serialized_name="jax._src.error_check._ErrorClass",
+    serialize_auxdata=lambda pairs: json.dumps(pairs, ensure_ascii=False).encode("utf-8"),
+    deserialize_auxdata=lambda data: json.loads(data.decode("utf-8")))

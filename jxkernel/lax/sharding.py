@@ -271,7 +271,10 @@ def _check_devices_for(x, typed) -> None:
 
 
 def _abstract_eval(aval, *, sharding, **_):
-    sharding.check_shape(aval.shape)
+    # the rank only: a dimension the sharding does not divide is XLA's to pad in a program
+    # (JAX traces and compiles it; an eager constraint's device_put raises IndivisibleError)
+    if len(sharding.spec) > len(aval.shape):
+        sharding.check_shape(aval.shape)
     return aval
 
 
@@ -415,7 +418,10 @@ def _batching(prim, vals, dims, *, sharding, **params):
     parts = list(sharding.spec) + [None] * (ndim(x) - 1 - len(sharding.spec))
     typed = _avals.get_aval(x).sharding
     axes = _avals.parts_of(_avals.get_aval(x))[d] if typed is not None else ()
-    parts.insert(d, None if not axes else axes[0] if len(axes) == 1 else tuple(axes))
+    # an untyped batch axis is left to XLA's propagation (P.UNCONSTRAINED, `{?}`), as JAX's
+    # (a mesh without Auto axes has no open dimension: unsplit there)
+    free = PartitionSpec.UNCONSTRAINED if sharding.mesh.auto_axes else None
+    parts.insert(d, free if not axes else axes[0] if len(axes) == 1 else tuple(axes))
     batched = NamedSharding(sharding.mesh, PartitionSpec(*parts),
                             memory_kind=sharding.memory_kind)
     return prim.bind(x, sharding=batched, **params), d

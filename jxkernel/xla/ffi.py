@@ -73,6 +73,8 @@ def attribute(value) -> str:
 
     >>> attribute(True), attribute(np.uint8(76)), attribute(2), attribute("on")
     ('true', '76 : ui8', '2 : i64', '"on"')
+    >>> attribute(np.arange(3, dtype=np.int32))
+    'dense<[0, 1, 2]> : tensor<3xi32>'
     """
     if isinstance(value, (bool, np.bool_)):
         return "true" if value else "false"
@@ -84,11 +86,28 @@ def attribute(value) -> str:
         return f"{value!r} : f64"
     if isinstance(value, str):
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if isinstance(value, np.ndarray):
-        return f"array<{hlo.element_type(value.dtype)}: " + \
-            ", ".join(str(v.item()) for v in value.ravel()) + ">"
+    if isinstance(value, np.ndarray) and value.dtype.names == ("float0",):
+        value = np.zeros(value.shape, np.bool_)     # float0 holds nothing: JAX's false bools
+    if isinstance(value, np.ndarray):      # dense elements, as JAX's ir_attribute makes them
+        return f"dense<{_elements(value)}> : {hlo.tensor_type(value.shape, value.dtype)}"
     raise TypeError(f"FFI attribute of type {type(value).__name__} ({value!r}): use a Python "
                     "or NumPy scalar, a string or a 1-d NumPy array")
+
+
+def _elements(array) -> str:
+    """A NumPy array's elements as MLIR's dense literal writes them, nested by dimension
+    (`[[1, 2], [3, 4]]`); a non-finite float by its bits, as MLIR takes it."""
+    if array.ndim:
+        return "[" + ", ".join(_elements(a) for a in array) + "]"
+    x = array.item()
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    if isinstance(x, float):
+        if np.isfinite(x):
+            return repr(x)
+        return "0x" + array.view(f"u{array.dtype.itemsize}").item().to_bytes(
+            array.dtype.itemsize, "big").hex().upper()
+    return str(x)
 
 
 def dictionary(attributes) -> str:
@@ -106,14 +125,21 @@ def custom_call(ctx, target: str, operands, result_avals, *, backend_config: str
     """Emit a custom call of the FFI target `target`; returns its results (of `result_avals`).
     `operand_layouts`, `result_layouts`: a minor-to-major order per operand and per result;
     `backend_config`: the attribute's text (a dictionary `{uplo = 76 : ui8}` for the typed
-    FFI, api_version 4); `aliases`: {operand index: the result that overwrites it};
-    `has_side_effect`: written out unless None; `extra_attributes`: more attributes (name:
-    text), e.g. the batch partitioning of linear algebra's calls (lapack.ffi_call)."""
+    FFI, api_version 4, written as JAX's `mhlo.backend_config`); `aliases`: {operand index:
+    the result that overwrites it}; `has_side_effect`: written out unless None;
+    `extra_attributes`: more attributes (name: text), e.g. the batch partitioning of linear
+    algebra's calls (lapack.ffi_call)."""
     attrs = {"call_target_name": f'"{target}"'}
     if has_side_effect is not None:
         attrs["has_side_effect"] = "true" if has_side_effect else "false"
-    attrs.update({"api_version": f"{api_version} : i32", "backend_config": backend_config,
-                  "operand_layouts": "[" + ", ".join(map(layout, operand_layouts)) + "]",
+    if api_version == 4:
+        # the typed FFI's attributes as JAX writes them: a dictionary in the discardable
+        # `mhlo.backend_config`, beside an empty `backend_config` and no api_version (the
+        # default, 1), which XLA reads as its typed FFI call
+        attrs.update({"backend_config": '""', "mhlo.backend_config": backend_config})
+    else:
+        attrs.update({"api_version": f"{api_version} : i32", "backend_config": backend_config})
+    attrs.update({"operand_layouts": "[" + ", ".join(map(layout, operand_layouts)) + "]",
                   "result_layouts": "[" + ", ".join(map(layout, result_layouts)) + "]"})
     if aliases:
         single = len(result_avals) == 1

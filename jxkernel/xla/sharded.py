@@ -49,7 +49,7 @@ from .executable import Executable, _result_handler
 from . import numpy_sharded
 from .numpy_device import NumpyBuffer, NumpyDevice, NumpyShardedBuffer
 from .result_shardings import carried_meshes, output_shardings
-from .sharding import SingleDeviceSharding, hlo_sharding
+from .sharding import SingleDeviceSharding, hlo_sharding, spec_from_hlo
 
 
 @functools.lru_cache(maxsize=1024)
@@ -458,6 +458,27 @@ class _SpmdEntry:
         return list(self.const_bufs) + [
             x if kept is not None and c + i not in kept else to_argument(x, s)
             for i, (x, s) in enumerate(zip(leaves, self.in_shardings))]
+
+
+def chosen_inputs(exe, mesh, in_shardings, open_in, in_avals, n_consts) -> list:
+    """`in_shardings` with each open argument's (`open_in`) the layout XLA chose for its
+    parameter (read from the executable, as NamedShardings over `mesh`; replicated where the
+    program does not take it). A layout no PartitionSpec over `mesh` says raises
+    NotImplementedError, as an output's does."""
+    protos = exe.loaded.get_parameter_shardings()
+    if protos is None:                     # one partition: every layout is alike
+        return list(in_shardings)
+    kept = list(exe.kept) if exe.kept is not None else list(range(n_consts + len(in_shardings)))
+    by_param = dict(zip(kept, protos))
+    out = []
+    for i, (s, free, aval) in enumerate(zip(in_shardings, open_in, in_avals)):
+        op = by_param.get(n_consts + i) if free else None
+        if op is None:
+            out.append(s)
+            continue
+        out.append(NamedSharding(mesh, spec_from_hlo(xc.HloSharding.from_proto(op), mesh,
+                                                     len(aval.shape))))
+    return out
 
 
 def lower_partitioned(closed, name, mesh, arg_shardings, out_shardings, donated=(),

@@ -50,7 +50,8 @@ class _Collect(logging.Handler):
 
 def _facts(jax, make) -> dict:
     x = np.ones(3, np.float32)
-    collect, loggers = _Collect(), [logging.getLogger(n) for n in ("jax", "jxkernel")]
+    # (JAX's logger: jxkernel hands its compile lines to JAX's loggers' handlers too)
+    collect, loggers = _Collect(), [logging.getLogger("jax")]
     levels = [lg.level for lg in loggers]
     for lg in loggers:
         lg.addHandler(collect)

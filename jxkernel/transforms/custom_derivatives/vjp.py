@@ -16,6 +16,8 @@ elimination cuts the body and fwd to the used outputs.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ...core import dtypes
 from ...core.avals import get_aval
 from ...core.config import config
@@ -204,7 +206,7 @@ def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, symbolic_zeros, i
     if not cts:     # no differentiable output: JAX's linearize drops the equation, bwd never runs
         return [None] * num_res + [Zero(a.aval) for a in args[num_res:]]
     if not symbolic_zeros:
-        cts = [instantiate(c) if type(c) is Zero else c for c in cts]
+        cts = [_instantiate_ct(c) if type(c) is Zero else c for c in cts]
     try:
         cts_in = bwd(list(residuals), list(cts))
     except Exception as e:
@@ -213,6 +215,15 @@ def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, symbolic_zeros, i
         add_user_context(e, replaying.source_info)
         raise
     return [None] * num_res + [ct for ct, zero in zip(cts_in, in_zeros) if not zero]
+
+
+def _instantiate_ct(zero):
+    """A zero cotangent as bwd receives it: an integer or boolean output's is float0 zeros
+    of its shape (a NumPy array: no data to put on a device), as JAX passes it, not zeros
+    of the output's own dtype."""
+    if not dtypes.has_tangent(zero.aval.dtype):
+        return np.zeros(zero.aval.shape, dtypes.float0)
+    return instantiate(zero)
 
 
 def _custom_vjp_call_batching(axis_data, vals, dims, *, call_jaxpr, fwd, bwd, num_consts,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from ...core import dtypes
 from ...core.avals import get_aval
 from ...core.config import config
 from ...tree_util import (keystr, tree_flatten, tree_flatten_with_path, tree_map,
@@ -135,7 +136,10 @@ class _FlatBwd:
                 flat = _prefix_leaves(ct, dummy)
             except ValueError:
                 raise _bwd_structure_error(out, r.in_tree, c) from None
-            leaves.extend(Zero(a) if x is None else x for x, a in zip(flat, avals))
+            # an integer or boolean input has no cotangent: whatever bwd gives for it (int
+            # zeros, float0, anything) is dropped unchecked, as JAX drops it
+            leaves.extend(Zero(a) if x is None or not dtypes.has_tangent(a.dtype) else x
+                          for x, a in zip(flat, avals))
         paths = [keystr(p) for p, _ in tree_flatten_with_path(
             tree_unflatten(r.in_tree, [0] * r.in_tree.num_leaves))[0]]
         for ct, aval, path in zip(leaves, r.in_avals, paths):

@@ -227,7 +227,7 @@ class Jitted(native.JitFunction if native else object):
     if native is None:                   # (else the C base's call, which falls back to it)
         __call__ = _python_call
 
-    def _call(self, args, kwargs):
+    def _call(self, args, kwargs, counted=False):
         if config.jax_disable_jit:
             return self._fun(*args, **kwargs)
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
@@ -240,7 +240,7 @@ class Jitted(native.JitFunction if native else object):
             for i, leaf in enumerate(leaves)])
         if _ctx.trace is not eval_trace:     # (high.py: a jit closing over hijax values)
             return jit_high.bind_inside(self, leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
-        test_event("jit_cpp_cache_miss")    # an eager call past the fast paths (JAX's event)
+        counted or test_event("jit_cpp_cache_miss")   # past the fast paths: JAX's event, once
         refs = jit_refs.ref_positions(leaves)
         arrays = jit_refs.without_refs(leaves, refs)
         out = over_mesh(self, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs, refs)
@@ -265,7 +265,7 @@ class Jitted(native.JitFunction if native else object):
             except NeedsMesh as e:          # a sharding constraint inside: partition from now on
                 pinned_constraint_error(self._device, e.mesh, self._name)   # (device=: raises)
                 self._sharded, self._constraint_mesh = True, e.mesh
-                return self._call(args, kwargs)
+                return self._call(args, kwargs, counted=True)
             except CapturedHigh as e:       # closes over mutable hijax values: threaded from now on
                 return call_high(self, leaves, treedef, statics, dyn_args, dyn_kwargs, e.traced)
         else:

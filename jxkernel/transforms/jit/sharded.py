@@ -21,8 +21,8 @@ from ...core.staging import DebugInfo, convert_constvars_to_invars, trace_to_jax
 from ...tree_util import (broadcast_prefix, default_registry as _registry, keystr, prefix_errors,
                           tree_flatten, tree_flatten_with_path, tree_unflatten)
 from ...xla.array import Array
-from ...xla.sharded import (_mesh_of, _own_sharding, _SpmdEntry, compile_lowered,
-                            gspmd_sharding, lower_partitioned, to_argument,
+from ...xla.sharded import (_mesh_of, _own_sharding, _SpmdEntry, chosen_inputs,
+                            compile_lowered, gspmd_sharding, lower_partitioned, to_argument,
                             typed_outputs)
 from ...xla.sharding import GSPMDSharding, SingleDeviceSharding, as_mesh_sharding
 from . import refs as jit_refs
@@ -339,6 +339,14 @@ class Partitioning:
         self.replicated = replicated = NamedSharding(mesh, PartitionSpec())
         self.user_shardings = flat_in
         self.in_shardings = [s if s is not None else replicated for s in flat_in]
+        # an argument with no sharding of its own nor given (host data, an uncommitted Array)
+        # is left to XLA's propagation, as JAX leaves it (no sdy.sharding on the parameter):
+        # a constraint on it lays it out; compile() reads XLA's choice back. A scalar has one
+        # layout (JAX writes it replicated); the NumPy backend's programs take every input as
+        # given: replicated there
+        numpy = mesh._flat_devices[0].platform == "numpy"
+        self.open_in = [s is None and bool(a.shape) and not numpy
+                        for s, a in zip(flat_in, jaxpr.in_avals)]
         # (an untyped result is laid out as XLA's propagation chooses and its choice types it,
         # as JAX's _concretize_abstract_out_shardings; under set_mesh over Explicit axes the
         # results JAX types over the context's mesh are typed here too: sharding_types'
@@ -349,7 +357,8 @@ class Partitioning:
         self.donated = (False,) * n_consts + tuple(donated)
         self.closed, self.out_tree, self.name = closed, out_tree, jitted._name
         self.module = lower_partitioned(
-            closed, self.name, mesh, [replicated] * n_consts + self.in_shardings, flat_out,
+            closed, self.name, mesh, [replicated] * n_consts + [
+                None if o else s for o, s in zip(self.open_in, self.in_shardings)], flat_out,
             self.donated, locations, result_paths(out_tree), leaf_names, jitted._keep_unused)
 
     def typed_in_avals(self) -> list:
@@ -372,6 +381,9 @@ class Partitioning:
         exe, phases = compile_lowered(self.module, self.closed, self.name, self.mesh,
                                       self.out_shardings, self.user_shardings, trace_s,
                                       self.carrying, compiler_options)
+        if any(self.open_in):            # the layouts XLA chose for them: where calls put them
+            self.in_shardings = chosen_inputs(exe, self.mesh, self.in_shardings, self.open_in,
+                                              self.closed.in_avals, len(self.closed.consts))
         const_bufs = tuple(to_argument(c, self.replicated) for c in self.closed.consts)
         entry = _SpmdEntry(exe, self.in_shardings, const_bufs, self.out_tree, self.closed,
                            self.module.text, self)

@@ -5,7 +5,8 @@ lowering's override rules); `_lowerings` (the lowering rules by
 primitive) and `_constant_handlers` (a library's array class's constants: core/earray.py);
 `jaxpr_subcomp`, every jaxpr's lowering, a view of jxkernel.xla.lowering's: a wrapper set here
 is set there, so that every lowering calls it (as a test of JAX's wraps JAX's to collect the
-jaxprs a jit lowers).
+jaxprs a jit lowers); `ir`, jaxlib's MLIR bindings (`mlir.ir.DictAttr` of a compiler_ir()'s
+attributes), loaded on first access.
 
     >>> hlo.sine.__name__, LoweringRuleContext.__name__
     ('<lambda>', 'LoweringRuleContext')
@@ -15,6 +16,7 @@ import types
 
 from ...interpreters.mlir import (current_rule_context, emit_python_callback,  # noqa: F401
                                   lower_fun, register_lowering)
+from ..lib import mlir as _lib_mlir
 from ..lib.mlir.dialects import hlo  # noqa: F401
 from ....core.earray import constant_handlers as _constant_handlers  # noqa: F401
 from ....core.primitive import lowering_rules as _lowerings  # noqa: F401
@@ -28,6 +30,8 @@ class _MlirView(types.ModuleType):
     def __getattr__(self, name):             # (only for names not found here)
         if name == "jaxpr_subcomp":
             return _lowering.jaxpr_subcomp
+        if name == "ir":     # jaxlib's MLIR `ir` (what compiler_ir() is made of), loaded then
+            return _lib_mlir.ir
         raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
 
     def __setattr__(self, name, value):
