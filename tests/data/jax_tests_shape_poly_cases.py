@@ -1,0 +1,78 @@
+"""What JAX's shape-polymorphism and export test files (shape_poly_test.py and the export
+compatibility files, conformance/jax_tests) import from JAX's private modules, and what it
+answers: `run(jax)` on real JAX (reference/make_jax_tests_shape_poly_reference.py) and on
+jxkernel (tests/jax_compat/test_jax_tests_shape_poly.py)."""
+import importlib
+
+
+def _private(jax, name):
+    return importlib.import_module(f"{jax.__name__}._src.{name}")
+
+
+def _error(fn):
+    try:
+        return {"value": repr(fn())}
+    except Exception as e:           # the error's type and words are the fact
+        return {"error": type(e).__name__, "message": str(e)}
+
+
+def run(jax) -> dict:
+    import numpy as np
+    jnp = jax.numpy
+    core = _private(jax, "core")
+    shape_poly = _private(jax, "export.shape_poly")
+    decision = _private(jax, "export.shape_poly_decision")
+    discharge = _private(jax, "state.discharge")
+    ref = _private(jax, "state.primitives")
+    ad_util = _private(jax, "ad_util")
+    dispatch = _private(jax, "dispatch")
+    private_lax = _private(jax, "lax")
+    private_jnp = _private(jax, "numpy")
+    a, b = shape_poly.symbolic_shape("a, b")
+    best = shape_poly.BoundsPrecision.BEST
+    facts = {
+        "bounds_precision": [(p.name, p.value) for p in shape_poly.BoundsPrecision],
+        "bounds": [str(shape_poly._bounds_decision(e, best))
+                   for e in (a, a - b, 2 * a + 1, 3 - a, a * b, 5)],
+        "decision_bounds": str(decision.bounds_decision(a + 2, best)),
+        "stride_dim": [core.stride_dim(10, 3, 2), core.stride_dim(2, 3, 1),
+                       core.stride_dim(7, 1, 1), str(core.stride_dim(a, 1, 1))],
+        "dilate_dim": [core.dilate_dim(3, 2), core.dilate_dim(0, 3), core.dilate_dim(4, 1),
+                       str(core.dilate_dim(a, 1)), str(core.dilate_dim(a, 2))],
+        "definitely_equal": [core.definitely_equal(3, 3), core.definitely_equal(a, a),
+                             core.definitely_equal(a, b), core.definitely_equal(a, 3),
+                             core.definitely_equal_one_of_dim(a, (b, a)),
+                             core.definitely_equal_one_of_dim(3, (1, 2))],
+        "is_constant_dim": [core.is_constant_dim(3), core.is_constant_dim(np.int32(2)),
+                            core.is_constant_dim(a), core.is_constant_dim(2.5)],
+        "is_symbolic_dim": [core.is_symbolic_dim(a), core.is_symbolic_dim(3),
+                            core.is_symbolic_dim(np.int64(3))],
+        "dimension_as_value": [repr(core.dimension_as_value(3)),
+                               _error(lambda: core.dimension_as_value(2.5))["error"]],
+        "add_jaxvals_is_add_any": ad_util.add_jaxvals_p is ad_util.add_any_p,
+        "primitive_names": [ad_util.add_any_p.name, ad_util.stop_gradient_p.name,
+                            dispatch.device_put_p.name,
+                            private_lax.linalg.cholesky_p.name],
+        "copy_semantics": dispatch.ArrayCopySemantics.REUSE_INPUT.name,
+        "private_jnp": [private_jnp.take is jnp.take, private_jnp.triu is jnp.triu,
+                        private_jnp.linalg.solve is jnp.linalg.solve],
+    }
+
+    def update(x_ref):
+        ref.ref_addupdate(x_ref, slice(2, 5), jnp.ones(3, np.float32))
+        ref.ref_set(x_ref, slice(2, 5), ref.ref_get(x_ref, slice(2, 5)) * 2)
+
+    x = np.ones(8, np.float32)
+    facts["run_state"] = np.asarray(discharge.run_state(update)(x)).tolist()
+    facts["run_state_jit"] = np.asarray(jax.jit(discharge.run_state(update))(x)).tolist()
+    facts["run_state_input_kept"] = x.tolist()
+
+    def swap_pair(refs):
+        r1, r2 = refs
+        v1 = ref.ref_get(r1, ())
+        ref.ref_set(r1, (), ref.ref_get(r2, ()))
+        ref.ref_set(r2, (), v1)
+
+    out = discharge.run_state(swap_pair)((np.float32(1), np.float32(2)))
+    facts["run_state_pytree"] = [float(v) for v in out]
+    return facts
