@@ -10,8 +10,10 @@ An expression that reduces to a constant is a plain Python int. Each variable is
 """
 from __future__ import annotations
 
+import io
 import re
 import sys
+import tokenize
 
 import numpy as np
 
@@ -62,10 +64,7 @@ class SymbolicScope:
         self._constraints: list = []          # (text, expression known to be >= 0)
         self._equal: dict = {}                # "a == 2*b": a variable stands for an expression
         for text in self.constraints_str:
-            if "==" in text:
-                _parse_equality(text, self)
-            else:
-                self._constraints.append((text, _parse_constraint(text, self)))
+            _parse_constraint(text, self)
 
     def __str__(self):
         return f"{id(self)} created at {self._where}"
@@ -449,110 +448,175 @@ def is_symbolic_dim(p) -> bool:
 
 
 # ------------------------------------------------------------------ parsing
-_TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_][\w.]*)|(.))")
+# A spec is read as Python's tokenizer splits it, as JAX's parser does: its syntax errors name
+# the tokens by Python's token names ("expecting one of {STAR} but found NAME").
+_FOLLOW_SHAPE = (tokenize.ENDMARKER, tokenize.RPAR)
+_FOLLOW_EXPR = _FOLLOW_SHAPE + (tokenize.COMMA,)
+_FOLLOW_TERM = _FOLLOW_EXPR + (tokenize.PLUS, tokenize.MINUS)
+_OPERATIONS = ("floordiv", "mod", "max", "min")
 
 
 class _Parser:
-    """Recursive descent over "2*a + floordiv(b, 2) - 1" (with `...` and `_` placeholders
-    at the top level of a shape). As JAX's, no parentheses inside a dimension."""
+    """Recursive descent over "2*a + floordiv(b, 2) - 1, ..." (a shape: dimensions separated
+    by commas, in optional parentheses; `_` takes `like`'s dimension, `...` the rest of them).
+    No parentheses inside a dimension, as JAX's."""
 
-    def __init__(self, text: str, scope: SymbolicScope, what: str):
-        self.text, self.scope, self.what = text, scope, what
-        self.tokens = [m.group(1) or m.group(2) or m.group(3)
-                       for m in _TOKEN.finditer(text) if (m.group(0).strip())]
-        self.pos = 0
+    def __init__(self, text: str, scope: SymbolicScope, like=None, shown=None):
+        self.text, self.scope, self.like = text, scope, like
+        self.shown = repr(text) if shown is None else shown
+        self.dims: list = []
+        self._tokens = tokenize.tokenize(io.BytesIO(text.encode("utf-8")).readline)
+        self.tok = None
 
-    def error(self, why: str) -> ValueError:
-        return ValueError(f"syntax error in {self.what} {self.text!r}: {why}")
+    def error(self, detail: str, at=True) -> ValueError:
+        where = ""
+        if at and self.tok is not None:
+            column = self.tok.start[1]
+            where = f"Parsed '{self.tok.line[:column]}', remaining '{self.tok.line[column:]}'."
+        return ValueError(f"syntax error in symbolic shape {self.shown} in dimension "
+                          f"{len(self.dims)}: {detail}. {where}")
 
-    def peek(self):
-        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+    def advance(self):
+        """The next token that is not a line's end or indentation."""
+        for tok in self._tokens:
+            if tok.exact_type not in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT):
+                self.tok = tok
+                return tok
+        raise self.error("unexpected end of string", at=False)
 
-    def take(self, expected=None):
-        token = self.peek()
-        if token is None or (expected is not None and token != expected):
-            raise self.error(f"expected {expected or 'more'} at token {self.pos}, found {token!r}")
-        self.pos += 1
-        return token
+    def expect(self, *kinds) -> None:
+        if self.tok.exact_type not in kinds:
+            names = ", ".join(tokenize.tok_name[k] for k in kinds)
+            raise self.error(f"expecting one of {{{names}}} but found "
+                             f"{tokenize.tok_name[self.tok.exact_type]}")
 
-    def shape(self) -> list:
-        tokens = self.tokens
-        # "(b, 4)" and "b, 4" alike; "(b)" is a 1-tuple too
-        if tokens and tokens[0] == "(" and tokens[-1] == ")" and self._outer_parens():
-            self.tokens = tokens[1:-1]
-        dims = []
-        while self.peek() is not None:
-            if self.peek() == "." and self.tokens[self.pos:self.pos + 3] == [".", ".", "."]:
-                self.pos += 3
-                dims.append(...)
-            elif self.peek() == "_" and self._ends_dim(self.pos + 1):
-                self.pos += 1
-                dims.append(None)
+    def skip(self, kind) -> None:
+        self.expect(kind)
+        self.advance()
+
+    def parse(self) -> tuple:
+        self.advance()
+        self.skip(tokenize.ENCODING)
+        self.shape()
+        self.expect(tokenize.ENDMARKER)
+        return tuple(self.dims)
+
+    def shape(self) -> None:
+        if self.tok.exact_type == tokenize.LPAR:
+            self.advance()
+            self.shape()
+            self.skip(tokenize.RPAR)
+            return
+        while self.tok.exact_type not in _FOLLOW_SHAPE:
+            ellipsis = self.tok.exact_type == tokenize.ELLIPSIS
+            if ellipsis or self._is_placeholder():
+                self._check_placeholder(ellipsis)
+            if ellipsis:                     # like's remaining dimensions; the shape ends
+                for d in self.like[len(self.dims):]:
+                    self.add(d)
+                self.advance()
+                return
+            if self._is_placeholder():
+                d = self.like[len(self.dims)]
+                self.advance()
             else:
-                dims.append(self.expr())
-            if self.peek() is not None:
-                self.take(",")
-        return dims
+                d = self.expr()
+            self.add(d)
+            if self.tok.exact_type in _FOLLOW_SHAPE:
+                return
+            self.skip(tokenize.COMMA)
 
-    def _outer_parens(self) -> bool:
-        depth = 0
-        for i, token in enumerate(self.tokens):
-            depth += {"(": 1, ")": -1}.get(token, 0)
-            if depth == 0 and i < len(self.tokens) - 1:
-                return False
-        return True
+    def _is_placeholder(self) -> bool:
+        return self.tok.exact_type == tokenize.NAME and self.tok.string == "_"
 
-    def _ends_dim(self, pos) -> bool:
-        return pos >= len(self.tokens) or self.tokens[pos] == ","
+    def _check_placeholder(self, ellipsis: bool) -> None:
+        if self.like is None:
+            raise self.error("spec contains ... but no 'like' shape was given")
+        needed = len(self.dims) + (0 if ellipsis else 1)
+        if len(self.like) < needed:
+            raise self.error(f"cannot resolve placeholder '{self.tok.string}' because we "
+                             f"parsed {len(self.dims)} already and 'like' shape has only "
+                             f"{len(self.like)} dimensions")
+
+    def add(self, d) -> None:
+        """One more dimension: a placeholder's must be known, a constant must be like's."""
+        if d is None:
+            raise self.error(f"unexpected placeholder for unknown dimension; like={self.like}")
+        if isinstance(d, int) and self.like is not None:
+            if len(self.like) <= len(self.dims):
+                raise self.error(f"more dimensions than the 'like' shape {tuple(self.like)} "
+                                 f"has")
+            if d != self.like[len(self.dims)]:
+                raise self.error(f"different size {d} for known dimension; like={self.like}")
+        self.dims.append(d)
 
     def expr(self):
-        value = self.term()
-        while self.peek() in ("+", "-"):
-            value = value + self.term() if self.take() == "+" else value - self.term()
-        return value
+        """A sum of terms, the first one possibly signed."""
+        negate = self.tok.exact_type == tokenize.MINUS
+        if negate or self.tok.exact_type == tokenize.PLUS:
+            self.advance()
+        total = None
+        while True:
+            term = self.term()
+            term = -term if negate else term
+            total = term if total is None else total + term
+            if self.tok.exact_type in _FOLLOW_EXPR:
+                return total
+            self.expect(tokenize.PLUS, tokenize.MINUS)
+            negate = self.tok.exact_type == tokenize.MINUS
+            self.advance()
 
     def term(self):
-        value = self.power()
-        while self.peek() == "*":
-            self.take()
-            value = value * self.power()
-        return value
+        """A product of factors, each possibly raised to an integer power."""
+        product = None
+        while True:
+            factor = self.factor()
+            if self.tok.exact_type == tokenize.CIRCUMFLEX:
+                self.advance()
+                self.expect(tokenize.NUMBER)
+                power = 1
+                for _ in range(self.integer()):
+                    power = power * factor
+                factor = power
+            product = factor if product is None else product * factor
+            if self.tok.exact_type in _FOLLOW_TERM:
+                return product
+            self.skip(tokenize.STAR)
 
-    def power(self):
-        value = self.factor()
-        if self.peek() == "^":
-            self.take()
-            exponent = self.take()
-            if not exponent.isdigit():
-                raise self.error(f"the exponent after '^' must be an int, not {exponent!r}")
-            result = 1
-            for _ in range(int(exponent)):
-                result = result * value
-            return result
+    def integer(self) -> int:
+        self.expect(tokenize.NUMBER)
+        try:
+            value = int(self.tok.string)
+        except ValueError:
+            raise self.error(f"expecting integer, found {self.tok.string}") from None
+        self.advance()
         return value
 
     def factor(self):
-        token = self.take()
-        if token == "-":
-            return -self.factor()
-        if token.isdigit():
-            return int(token)
-        if token in ("floordiv", "mod", "max", "min") and self.peek() == "(":
-            self.take("(")
-            x = self.expr()
-            self.take(",")
-            y = self.expr()
-            self.take(")")
-            return {"floordiv": lambda: x // y, "mod": lambda: x % y,
-                    "max": lambda: _dim_extremum("max", x, y, self.scope),
-                    "min": lambda: _dim_extremum("min", x, y, self.scope)}[token]()
-        if re.fullmatch(r"[A-Za-z_][\w.]*", token):
-            return _DimExpr.var(token, self.scope)
-        raise self.error(f"unexpected {token!r}")
+        if self.tok.exact_type == tokenize.NAME:
+            name = self.tok.string
+            self.advance()
+            if name in _OPERATIONS:
+                return self.operation(name)
+            return _DimExpr.var(name, self.scope)
+        sign = 1
+        if self.tok.exact_type == tokenize.MINUS:      # -k: a negative constant
+            sign = -1
+            self.advance()
+            self.expect(tokenize.NUMBER)
+        self.expect(tokenize.NAME, tokenize.MINUS, tokenize.NUMBER)
+        return sign * self.integer()
 
-    def done(self) -> None:
-        if self.peek() is not None:
-            raise self.error(f"unexpected {self.peek()!r}")
+    def operation(self, name: str):
+        """floordiv(x, y), mod(x, y), max(x, y) or min(x, y), after its name."""
+        self.skip(tokenize.LPAR)
+        x = self.expr()
+        self.skip(tokenize.COMMA)
+        y = self.expr()
+        self.skip(tokenize.RPAR)
+        if name in ("max", "min"):
+            return _dim_extremum(name, x, y, self.scope)
+        return x // y if name == "floordiv" else x % y
 
 
 def _dim_extremum(name, x, y, scope):
@@ -567,92 +631,63 @@ def _dim_extremum(name, x, y, scope):
     return _DimExpr.atom(name, x, y, scope)
 
 
-def _parse_constraint(text: str, scope: SymbolicScope):
-    """The expression known to be >= 0 by constraint "lhs >= rhs" (or "<=")."""
-    for op in (">=", "<="):
-        if op in text:
-            lhs, rhs = text.split(op, 1)
-            left, right = (_parse_expr(side, scope, f"constraint {text!r}") for side in (lhs, rhs))
-            known = left - right if op == ">=" else right - left
-            if isinstance(known, int):
-                raise ValueError(f"Symbolic constraint {text!r} has no symbolic dimensions "
-                                 f"(it reads {known} >= 0)")
-            return known
-    raise ValueError(f"Symbolic constraint {text!r} must be of the form 'e1 >= e2', "
-                     f"'e1 <= e2' or 'e1 == e2'.")
-
-
-def _parse_equality(text: str, scope: SymbolicScope) -> None:
-    """"a == 2*b": `a` is read as 2*b from then on (in this scope)."""
-    lhs, rhs = text.split("==", 1)
-    left = _parse_expr(lhs, scope, f"constraint {text!r}")
+def _parse_constraint(text, scope: SymbolicScope) -> None:
+    """Add constraint "e1 >= e2" (or "e1 <= e2") to `scope`'s known facts, or, for "v == e",
+    read the variable `v` as `e` from then on. One that holds whatever the variables are is
+    dropped; one that never holds is refused."""
+    if not isinstance(text, str):
+        raise ValueError(f"SymbolicScope constraint must be a string: got {text!r}")
+    op = next((op for op in ("==", ">=", "<=") if op in text), None)
+    if op is None:
+        raise ValueError("Constraint parsing error: must contain one of '==' or '>=' or '<='")
+    lhs, rhs = text.split(op, 1)
+    left, right = (_parse_side(side, scope) for side in (lhs, rhs))
+    known = right - left if op == "<=" else left - right
+    if isinstance(known, int):                      # no variable left: true or false
+        if known < 0 or (op == "==" and known != 0):
+            raise ValueError(f"Unsatisfiable explicit constraint: {text}")
+        return
+    if op != "==":
+        scope._constraints.append((text, known))
+        return
     name = left.as_var() if isinstance(left, _DimExpr) else None
     if name is None:
         raise NotImplementedError(
             f"Symbolic constraint {text!r}: jxkernel supports equality constraints whose "
             f"left side is one variable ('a == 2*b'); rewrite it so.")
-    right = _parse_expr(rhs, scope, f"constraint {text!r}")
     if isinstance(right, _DimExpr) and name in right.variables():
         raise ValueError(f"Symbolic constraint {text!r} defines '{name}' by itself.")
     scope._equal[name] = right
 
 
-def _parse_expr(text: str, scope, what: str):
-    parser = _Parser(text, scope, what)
-    value = parser.expr()
-    parser.done()
-    return value
+def _parse_side(text: str, scope: SymbolicScope):
+    """One side of a constraint: one dimension expression."""
+    dims = _Parser(text, scope).parse()
+    if len(dims) != 1:
+        raise ValueError(f"syntax error in symbolic constraint side {text!r}: expecting one "
+                         f"dimension expression, found {len(dims)}")
+    return dims[0]
 
 
 def symbolic_shape(shape_spec, *, constraints=(), scope=None, like=None) -> tuple:
-    """The shape in `shape_spec` ("b, 4", "(2*a, floordiv(a, 2))") with symbolic dimensions.
+    """The shape in `shape_spec` ("b, 4", "(2*a, floordiv(a, 2))") with symbolic dimensions;
+    `_` and `...` take `like`'s dimensions. None stands for "...".
 
     >>> symbolic_shape("a, b", constraints=("a >= b",))
     (a, b)
+    >>> symbolic_shape("b, ...", like=(None, 3, 4))
+    (b, 3, 4)
     """
-    if shape_spec is None:                         # JAX: None stands for "..."
+    shown = repr(shape_spec)
+    if shape_spec is None:
         shape_spec = "..."
     if not isinstance(shape_spec, str):
-        raise ValueError(f"polymorphic shape spec should be a str; got {shape_spec!r}")
+        raise ValueError(f"polymorphic shape spec should be None or a string. Found {shown}.")
     if scope is None:
         scope = SymbolicScope(constraints)
     elif constraints:
         raise ValueError("Cannot specify both a `scope` and `constraints`.")
-    dims = _Parser(shape_spec, scope, "polymorphic shape").shape()
-    return tuple(_fill_like(dims, like, shape_spec))
-
-
-def _fill_like(dims: list, like, spec: str) -> list:
-    """`_` takes like's dimension, `...` stands for like's remaining dimensions."""
-    if like is None:
-        if any(d is None or d is ... for d in dims):
-            raise ValueError(f"polymorphic shape {spec!r} has '_' or '...' placeholders, which "
-                             f"need the `like` shape to fill them.")
-        return dims
-    like = tuple(like)
-    if ... in dims:
-        i = dims.index(...)
-        n_rest = len(like) - (len(dims) - 1)
-        if n_rest < 0:
-            raise ValueError(f"polymorphic shape {spec!r} has more dimensions than the "
-                             f"argument shape {like}")
-        dims = dims[:i] + [None] * n_rest + dims[i + 1:]
-    if len(dims) != len(like):
-        raise ValueError(f"polymorphic shape {spec!r} of rank {len(dims)} must match the rank "
-                         f"{len(like)} of the argument shape {like}.")
-    out = []
-    for i, (d, l) in enumerate(zip(dims, like)):
-        if d is None:
-            if l is None:
-                raise ValueError(f"polymorphic shape {spec!r}: dimension {i} is '_' but the "
-                                 f"argument shape {like} has no size for it.")
-            d = l
-        elif isinstance(d, int) and l is not None and d != l:
-            raise ValueError(f"polymorphic shape {spec!r} must match the known dimension "
-                             f"sizes of the argument shape {like}: dimension {i} is {d}, "
-                             f"not {l}.")
-        out.append(d)
-    return out
+    return _Parser(shape_spec, scope, like, shown).parse()
 
 
 def symbolic_args_specs(args, shapes_specs, *, constraints=(), scope=None):

@@ -16,6 +16,29 @@ def _error(fn):
         return {"error": type(e).__name__, "message": str(e)}
 
 
+# specs JAX reads, or refuses with its syntax error ("... in dimension 1: expecting one of
+# {STAR} but found NAME. Parsed 'a + a ', remaining 'a'.")
+SPECS = ["2.5", "a + a a", "a ^ a", "a; a", "_", "...", "a ;", ")(", "2a", "a@", "'a'",
+         "('a', ...)", "mod(a)", "floordiv(a, b, c)", "..., 3", "a, b)", "a,,b", "", "()",
+         "a^0", "-a", "- 3", "a b", "+ 2", "+ a - b", "2*b*a", "a + 1 ,",
+         "3 * floordiv(a + 2, b + 2) * 2", "max(a, b)", "a^2 + 3*a - 1",
+         "-2 * a^2 * b + -1 *b^2*a", "a, -", "a*", "b - a", "- mod(a, 4) + 3"]
+LIKE_SPECS = [("a, _", (2, None)), ("3", (4,)), ("b, 3", (None, 4)), ("b, ...", None),
+              ("b, 6, c, _", (4, 6, 7)), ("b, 7, c, ...", (4, 7)), ("a, b", (3,)),
+              ("2, _", (2, 3)), ("(a, ...) ", (None, 3)), (None, (2, 3)), ("...", (2,))]
+CONSTRAINTS = [("a != 0",), ("a == a + 1",), ("a <= a + 1",), ("a <= a - 1",), ("3 >= 2",),
+               ("a >= 5", "b <= 16"), (3,), "a >= 1"]
+
+
+def parsing(jax) -> dict:
+    """What jax.export.symbolic_shape makes of SPECS, LIKE_SPECS and CONSTRAINTS."""
+    shape = jax.export.symbolic_shape
+    return {"specs": [_error(lambda: shape(spec)) for spec in SPECS],
+            "like": [_error(lambda: shape(spec, like=like)) for spec, like in LIKE_SPECS],
+            "constraints": [_error(lambda: shape("a, b", constraints=c)) for c in CONSTRAINTS],
+            "not_a_string": _error(lambda: shape(3))}
+
+
 def run(jax) -> dict:
     import numpy as np
     jnp = jax.numpy
@@ -31,6 +54,7 @@ def run(jax) -> dict:
     a, b = shape_poly.symbolic_shape("a, b")
     best = shape_poly.BoundsPrecision.BEST
     facts = {
+        "parsing": parsing(jax),
         "bounds_precision": [(p.name, p.value) for p in shape_poly.BoundsPrecision],
         "bounds": [str(shape_poly._bounds_decision(e, best))
                    for e in (a, a - b, 2 * a + 1, 3 - a, a * b, 5)],
