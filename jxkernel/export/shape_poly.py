@@ -11,6 +11,7 @@ An expression that reduces to a constant is a plain Python int. Each variable is
 from __future__ import annotations
 
 import io
+import operator
 import re
 import sys
 import tokenize
@@ -141,6 +142,8 @@ class _DimExpr:
     """A symbolic dimension: sum of coefficient * monomial (a sorted tuple of atoms)."""
     __slots__ = ("_terms", "scope", "_hash")
     _symbolic_dimension = True               # what core.symbolic.is_symbolic looks for
+    weak_type = True                         # as a value, weakly typed like a Python int
+    __array_priority__ = 1000                # `ndarray + dim` is the dim's __radd__, a tracer's
 
     def __init__(self, terms: dict, scope: SymbolicScope):
         # decreasing degree, then decreasing atoms, as JAX prints them; the constant last
@@ -167,35 +170,44 @@ class _DimExpr:
         x, y = (int(v) if isinstance(v, np.integer) else v for v in (x, y))
         return _DimExpr({(_Atom(op, (x, y)),): 1}, scope)
 
-    # ---- arithmetic
+    # ---- arithmetic: with another dimension (an int, or anything operator.index takes) the
+    # result is a dimension; with anything else (a float, an array, a tracer) it is the
+    # operation on the dimension's value as an array, as JAX's (`x.shape[0] / 2` is a float)
     def _terms_of(self, other) -> dict:
         if isinstance(other, _DimExpr):
             self.scope.check_same(other.scope, "for linear combination")
             return dict(other._terms)
-        return {(): int(other)} if other else {}
+        other = operator.index(other)
+        return {(): other} if other else {}
+
+    def _on_value(self, method: str, other):
+        return getattr(self.__jax_array__(), method)(other)
 
     def __add__(self, other):
         if not _is_dim(other):
-            return NotImplemented
+            return self._on_value("__add__", other)
         terms = dict(self._terms)
         for m, c in self._terms_of(other).items():
             terms[m] = terms.get(m, 0) + c
         return _DimExpr._make(terms, self.scope)
 
-    __radd__ = __add__
+    def __radd__(self, other):
+        return self + other if _is_dim(other) else self._on_value("__radd__", other)
 
     def __neg__(self):
         return _DimExpr._make({m: -c for m, c in self._terms}, self.scope)
 
     def __sub__(self, other):
-        return self + (-other) if _is_dim(other) else NotImplemented
+        if not _is_dim(other):
+            return self._on_value("__sub__", other)
+        return self + (-other if isinstance(other, _DimExpr) else -operator.index(other))
 
     def __rsub__(self, other):
-        return (-self) + other if _is_dim(other) else NotImplemented
+        return (-self) + other if _is_dim(other) else self._on_value("__rsub__", other)
 
     def __mul__(self, other):
         if not _is_dim(other):
-            return NotImplemented
+            return self._on_value("__mul__", other)
         terms: dict = {}
         for m1, c1 in self._terms:
             for m2, c2 in self._terms_of(other).items():
@@ -203,29 +215,70 @@ class _DimExpr:
                 terms[m] = terms.get(m, 0) + c1 * c2
         return _DimExpr._make(terms, self.scope)
 
-    __rmul__ = __mul__
+    def __rmul__(self, other):
+        return self * other if _is_dim(other) else self._on_value("__rmul__", other)
+
+    def __pow__(self, power, modulo=None):
+        if modulo is not None:
+            raise NotImplementedError("__pow__ modulo not implemented")
+        if isinstance(power, _DimExpr):
+            return power.__rpow__(self)
+        if power != int(power):
+            raise ValueError(f"Symbolic dimension cannot be raised to non-integer powers: "
+                             f"'{self}' ** '{power}'")
+        if power < 0:                         # JAX raises no integer to a negative power
+            raise ValueError(f"Symbolic dimension cannot be raised to negative powers: "
+                             f"'{self}' ** '{power}'")
+        result = 1
+        for _ in range(int(power)):
+            result = result * self
+        return result
+
+    def __rpow__(self, other, modulo=None):
+        if modulo is not None:
+            raise NotImplementedError("__rpow__ modulo not implemented")
+        return self._on_value("__rpow__", other)
+
+    def __truediv__(self, other):             # "/" gives a float: always on the value
+        return self._on_value("__truediv__", other)
+
+    def __rtruediv__(self, other):
+        return self._on_value("__rtruediv__", other)
 
     def __floordiv__(self, other):
         if not _is_dim(other):
-            return NotImplemented
+            return self._on_value("__floordiv__", other)
+        other = other if isinstance(other, _DimExpr) else operator.index(other)
         exact = _divide_exactly(self, other)
         return exact if exact is not None else _DimExpr.atom("floordiv", self, other, self.scope)
 
     def __rfloordiv__(self, other):
-        return _DimExpr.atom("floordiv", other, self, self.scope) if _is_dim(other) else NotImplemented
+        if not _is_dim(other):
+            return self._on_value("__rfloordiv__", other)
+        return _DimExpr.atom("floordiv", operator.index(other), self, self.scope)
 
     def __mod__(self, other):
         if not _is_dim(other):
-            return NotImplemented
+            return self._on_value("__mod__", other)
+        other = other if isinstance(other, _DimExpr) else operator.index(other)
         if _divide_exactly(self, other) is not None:
             return 0
         return _DimExpr.atom("mod", self, other, self.scope)
 
     def __rmod__(self, other):
-        return _DimExpr.atom("mod", other, self, self.scope) if _is_dim(other) else NotImplemented
+        if not _is_dim(other):
+            return self._on_value("__rmod__", other)
+        return _DimExpr.atom("mod", operator.index(other), self, self.scope)
 
     def __divmod__(self, other):
+        if not _is_dim(other):
+            return self._on_value("__divmod__", other)
         return self // other, self % other
+
+    def __rdivmod__(self, other):
+        if not _is_dim(other):
+            return self._on_value("__rdivmod__", other)
+        return other // self, other % self
 
     # ---- comparisons
     def __eq__(self, other):
@@ -256,6 +309,10 @@ class _DimExpr:
                             f"constant")
 
     def __jax_array__(self):
+        return dimension_as_value(self)
+
+    def dimension_as_value(self):
+        """The dimension as an integer scalar value (JAX's method of its dimensions)."""
         return dimension_as_value(self)
 
     def min_dim(self, other):
@@ -346,7 +403,17 @@ def _powers(monomial) -> list:
 
 
 def _is_dim(x) -> bool:
-    return isinstance(x, (int, np.integer, _DimExpr)) and not isinstance(x, bool)
+    """Whether `x` combines with a dimension into a dimension: another one, or an integer
+    (anything operator.index takes, a 0-d integer array too; not a bool)."""
+    if isinstance(x, (_DimExpr, int, np.integer)):
+        return not isinstance(x, bool)
+    if getattr(x, "_trace", None) is not None or not hasattr(x, "__index__"):
+        return False                          # a tracer is a value, never a dimension
+    try:
+        operator.index(x)
+        return True
+    except Exception:                         # noqa: BLE001 (an array of several, a float)
+        return False
 
 
 def _monomial_bounds(monomial) -> tuple:
@@ -872,7 +939,7 @@ def dimension_as_value(d):
 
 
 def _dim_as_value_abstract_eval(*, dim):
-    return ShapedArray((), dtypes.default_int_dtype())
+    return ShapedArray((), dtypes.default_int_dtype(), weak_type=True)   # an int's, as JAX's
 
 
 def _dim_as_value_lowering(ctx, *, dim):

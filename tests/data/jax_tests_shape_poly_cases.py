@@ -39,6 +39,55 @@ def parsing(jax) -> dict:
             "not_a_string": _error(lambda: shape(3))}
 
 
+def arithmetic(jax) -> dict:
+    """A dimension `2*b` combined with ints, floats and arrays on either side, exported for
+    any `b` and called with b=3: each result's aval and value; `**`'s errors; the weak type
+    of a dimension as a value."""
+    import operator
+    import numpy as np
+    jnp = jax.numpy
+    b, = jax.export.symbolic_shape("b")
+    spec = jax.ShapeDtypeStruct((b,), np.int32)
+    x = np.arange(3, dtype=np.int32)
+    others = [("int", 2), ("np.int32", np.int32(2)), ("float", 2.0),
+              ("np.float32", np.float32(2)), ("0-d array", np.array(2, np.int32)),
+              ("vector", np.arange(1, 5, dtype=np.int32)),
+              ("float vector", np.arange(1.0, 4.0, dtype=np.float32))]
+    out = {}
+    for name in ("add", "sub", "mul", "floordiv", "mod", "truediv"):
+        op = getattr(operator, name)
+        for other_name, other in others:
+            for swap in (False, True):
+                def f(x, op=op, other=other, swap=swap):
+                    poly = 2 * x.shape[0]
+                    return op(other, poly) if swap else op(poly, other)
+                key = f"{name} {other_name}{' swapped' if swap else ''}"
+                try:
+                    exp = jax.export.export(jax.jit(f))(spec)
+                    out[key] = [str(exp.out_avals[0]),
+                                np.asarray(exp.call(x)).tolist()]
+                except Exception as e:   # the error is the fact
+                    out[key] = [type(e).__name__, str(e)]
+    pows = {}
+    for name, fn in [("cube", lambda x: x.shape[0] ** 3), ("zero", lambda x: x.shape[0] ** 0),
+                     ("negative", lambda x: x.shape[0] ** -1),
+                     ("non-integer", lambda x: x.shape[0] ** 1.5),
+                     ("rpow", lambda x: 2 ** x.shape[0])]:
+        try:
+            exp = jax.export.export(jax.jit(fn))(spec)
+            pows[name] = [str(exp.out_avals[0]), np.asarray(exp.call(x)).tolist()]
+        except Exception as e:
+            pows[name] = [type(e).__name__, str(e)]
+    weak = []
+
+    def g(x):
+        weak.append(str(jnp.array(x.shape[0]).aval))
+        weak.append(str((x.shape[0] + jnp.array(4)).aval))
+        return x
+    jax.export.export(jax.jit(g))(spec)
+    return {"ops": out, "pow": pows, "weak": weak}
+
+
 def run(jax) -> dict:
     import numpy as np
     jnp = jax.numpy
@@ -55,6 +104,7 @@ def run(jax) -> dict:
     best = shape_poly.BoundsPrecision.BEST
     facts = {
         "parsing": parsing(jax),
+        "arithmetic": arithmetic(jax),
         "bounds_precision": [(p.name, p.value) for p in shape_poly.BoundsPrecision],
         "bounds": [str(shape_poly._bounds_decision(e, best))
                    for e in (a, a - b, 2 * a + 1, 3 - a, a * b, 5)],

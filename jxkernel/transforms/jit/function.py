@@ -27,6 +27,7 @@ from ...core.native import native
 from ...core.source_info import is_jxkernel_file, made_by_user
 from .high import CapturedHigh, call_high, has_high, has_high_tracer, remember_high, staged_high
 from ...core.staging import DebugInfo, is_ref
+from ...core.symbolic import is_symbolic
 from ...core.trace import Tracer, _ctx, eval_trace
 from ...core.traceback_util import api_boundary, filter_raised, register_boundary
 from ...tree_util import default_registry as _registry, tree_flatten, tree_unflatten
@@ -149,7 +150,8 @@ class Jitted(native.JitFunction if native else object):
                 **dyn_kwargs, **static_kw), treedef)
 
         def checked(*leaves):
-            out_leaves = flat(*leaves)
+            out_leaves = [leaf.__jax_array__() if is_symbolic(leaf) else leaf   # its value,
+                          for leaf in flat(*leaves)]                           # as JAX's
             for i, leaf in enumerate(out_leaves):
                 if is_ref(leaf):
                     raise jit_refs.returned_ref_error(jit_refs.where(self), leaf, names)
