@@ -136,6 +136,10 @@ def run(jax) -> dict:
         ref.ref_addupdate(x_ref, slice(2, 5), jnp.ones(3, np.float32))
         ref.ref_set(x_ref, slice(2, 5), ref.ref_get(x_ref, slice(2, 5)) * 2)
 
+    # the options export_back_compat_test.py sets on its test class
+    facts["threefry_gpu_kernel_lowering"] = [jax.config.jax_threefry_gpu_kernel_lowering]
+    with _private(jax, "config").threefry_gpu_kernel_lowering(True):
+        facts["threefry_gpu_kernel_lowering"].append(jax.config.jax_threefry_gpu_kernel_lowering)
     x = np.ones(8, np.float32)
     facts["run_state"] = np.asarray(discharge.run_state(update)(x)).tolist()
     facts["run_state_jit"] = np.asarray(jax.jit(discharge.run_state(update))(x)).tolist()
