@@ -112,11 +112,14 @@ class _Atom:
             return max(lo_x, lo_y), max(hi_x, hi_y)
         if self.op == "min":
             return min(lo_x, lo_y), min(hi_x, hi_y)
-        if self.op == "mod" and lo_y > 0:
-            return 0, hi_y - 1
-        if self.op == "floordiv" and lo_y > 0 and lo_x >= 0:
-            return 0, hi_x
-        return -_INF, _INF
+        if lo_y <= 0 <= hi_y:                    # the divisor may be 0: nothing known
+            return -_INF, _INF
+        if self.op == "mod":                     # takes the divisor's sign, below its size
+            return (0, hi_y - 1) if lo_y > 0 else (lo_y + 1, 0)
+        # floordiv is monotone in each argument on a divisor of one sign: the corners bound it
+        corners = [q for p in (lo_x, hi_x) for d in (lo_y, hi_y)
+                   if (q := _floordiv_limit(p, d)) is not None]
+        return min(corners), max(corners)
 
     def evaluate(self, env: dict) -> int:
         if self.op == "var":
@@ -127,6 +130,18 @@ class _Atom:
 
 
 _INF = float("inf")
+
+
+def _floordiv_limit(p, d):
+    """p // d for p, d ints or infinities (d never 0): the limit as the infinite ones grow;
+    None for inf // inf, which any value may be."""
+    if abs(d) == _INF:
+        if abs(p) == _INF:
+            return None
+        return 0 if p == 0 or (p > 0) == (d > 0) else -1    # p/d tends to 0, from above or below
+    if abs(p) == _INF:
+        return p if d > 0 else -p
+    return p // d
 
 
 def _bounds(d) -> tuple:
@@ -417,13 +432,17 @@ def _is_dim(x) -> bool:
 
 
 def _monomial_bounds(monomial) -> tuple:
+    """Bounds of a product of atoms: interval products (0 times an infinity is 0)."""
     lo = hi = 1
     for atom in monomial:
         a_lo, a_hi = atom.bounds()
-        if a_lo < 0 or lo < 0:
-            return -_INF, _INF
-        lo, hi = lo * a_lo, hi * a_hi
+        corners = [_times(p, q) for p in (lo, hi) for q in (a_lo, a_hi)]
+        lo, hi = min(corners), max(corners)
     return lo, hi
+
+
+def _times(p, q):
+    return 0 if p == 0 or q == 0 else p * q
 
 
 def _divide_exactly(x: _DimExpr, y):
@@ -449,21 +468,48 @@ def _divide_exactly(x: _DimExpr, y):
     return _DimExpr._make(terms, x.scope)
 
 
+def constrained_bounds(d) -> tuple:
+    """(lowest, highest) value of `d` for the values its scope's constraints allow: each
+    constraint `known >= 0` bounds d below by the lowest of `d - known`, above by minus the
+    lowest of `-d - known`.
+
+    >>> a, b = symbolic_shape("a, b", constraints=("a >= 5", "b <= 16"))
+    >>> constrained_bounds(a), constrained_bounds(b), constrained_bounds(3)
+    ((5, inf), (1, 16), (3, 3))
+    """
+    lo, hi = _bounds(d)
+    if isinstance(d, _DimExpr):
+        for _, known in d.scope._constraints:
+            for k in _multiples(d, known):       # d >= k*known's lowest part, k >= 1
+                lo = max(lo, _lowest(d - k * known))
+            for k in _multiples(-d, known):
+                hi = min(hi, -_lowest(-d - k * known))
+    return lo, hi
+
+
+def _multiples(d, known) -> set:
+    """1, and each k >= 1 by which `known` times k has a term of `d` exactly (for d = 2*c + 1
+    and c - 5 >= 0: k = 2, so d >= 2*(c - 5) + 11)."""
+    ks = {1}
+    if isinstance(d, _DimExpr) and isinstance(known, _DimExpr):
+        terms = dict(known._terms)
+        for monomial, coeff in d._terms:
+            c = terms.get(monomial)
+            if monomial and c and coeff % c == 0 and coeff // c > 1:
+                ks.add(coeff // c)
+    return ks
+
+
 def _greater_equal(x, y, op: str, shown=None) -> bool:
     """Whether x >= y for all values allowed, or InconclusiveDimensionOperation."""
     diff = x - y
     if isinstance(diff, int):
         return diff >= 0
-    lo, hi = diff.bounds()
+    lo, hi = constrained_bounds(diff)
     if lo >= 0:
         return True
     if hi < 0:
         return False
-    for _, known in diff.scope._constraints:     # known >= 0 is given
-        if _lowest(diff - known) >= 0:           # diff >= known
-            return True
-        if _lowest(-diff - 1 - known) >= 0:      # diff <= -1 - known
-            return False
     decided = _minmax_ge(x, y)
     if decided is not None:
         return decided

@@ -109,8 +109,17 @@ def run(jax) -> dict:
         "bounds": [str(shape_poly._bounds_decision(e, best))
                    for e in (a, a - b, 2 * a + 1, 3 - a, a * b, 5)],
         "decision_bounds": str(decision.bounds_decision(a + 2, best)),
+        "bounds_division": [str(shape_poly._bounds_decision(e, best)) for e in (
+            (a + 4) // 2, (a + 4) // -2, (a + 5) // 2, 11 // (a + 1), -11 // (a + 1),
+            -11 // (-a), (b + 1) // (a + 1), (b + 1) % 2, (b + 1) % -2, (b - 4) % 2,
+            (b + 1) % a, 11 % (a + 1), b % (a - 2), core.max_dim(15 - a, 0),
+            core.max_dim(15 - a, 0) // 3, core.max_dim(a - 5, 1))],
+        "bounds_constrained": [str(shape_poly._bounds_decision(e, best)) for e in (
+            lambda c, d: (c, d, 2 * c + 1, 20 - d))(
+                *shape_poly.symbolic_shape("c, d", constraints=("c >= 5", "d <= 16")))],
         "stride_dim": [core.stride_dim(10, 3, 2), core.stride_dim(2, 3, 1),
-                       core.stride_dim(7, 1, 1), str(core.stride_dim(a, 1, 1))],
+                       core.stride_dim(7, 1, 1), str(core.stride_dim(a, 1, 1)),
+                       str(core.stride_dim(a, 3, 2))],
         "dilate_dim": [core.dilate_dim(3, 2), core.dilate_dim(0, 3), core.dilate_dim(4, 1),
                        str(core.dilate_dim(a, 1)), str(core.dilate_dim(a, 2))],
         "definitely_equal": [core.definitely_equal(3, 3), core.definitely_equal(a, a),

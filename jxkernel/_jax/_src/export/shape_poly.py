@@ -16,8 +16,8 @@ from ....export.shape_poly import (  # noqa: F401
     InconclusiveDimensionOperation,
     SymbolicScope,
     UnexpectedDimVar,
-    _bounds,
     _DimExpr,
+    constrained_bounds,
     is_symbolic_dim,
     symbolic_args_specs,
     symbolic_shape,
@@ -38,4 +38,4 @@ def _bounds_decision(e: DimSize, prec: BoundsPrecision) -> tuple:
     """(lowest, highest) value that `e` can take, as far as its scope's constraints tell
     (`-inf`/`inf` where unbounded); an int's bounds are itself."""
     del prec                                     # one computation serves every precision
-    return _bounds(e)
+    return constrained_bounds(e)
