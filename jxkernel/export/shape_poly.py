@@ -23,7 +23,7 @@ from ..core import errors as _errors
 from ..core.avals import ShapeDtypeStruct, ShapedArray
 from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules
 from ..transforms import ad_util as ad
-from ..tree_util import tree_flatten, tree_unflatten
+from ..tree_util import broadcast_prefix, prefix_errors, tree_flatten, tree_unflatten
 from ..xla import stablehlo as hlo
 
 _DOC = ("Please see https://docs.jax.dev/en/latest/export/shape_poly.html"
@@ -813,11 +813,14 @@ def symbolic_args_specs(args, shapes_specs, *, constraints=(), scope=None):
     leaves, tree = tree_flatten(args)
     if isinstance(shapes_specs, (str, type(None))):
         specs = [shapes_specs] * len(leaves)
-    else:
-        specs, spec_tree = tree_flatten(shapes_specs, is_leaf=lambda s: s is None)
-        if spec_tree != tree:
-            raise ValueError(f"symbolic_args_specs: shapes_specs must be a string or a pytree "
-                             f"with the structure of args ({tree}); got {spec_tree}.")
+    else:                                   # a prefix of args: one spec for each subtree
+        if isinstance(args, tuple) and isinstance(shapes_specs, list):
+            shapes_specs = tuple(shapes_specs)  # a list for the tuple of arguments, as JAX's
+        try:
+            specs = broadcast_prefix(shapes_specs, args, is_leaf=lambda s: s is None)
+        except ValueError:
+            error, *_ = prefix_errors(shapes_specs, args, is_leaf=lambda s: s is None)
+            raise error("export.symbolic_args_specs shapes_specs") from None
     if scope is None:
         scope = SymbolicScope(constraints)
     elif constraints:

@@ -36,7 +36,23 @@ def parsing(jax) -> dict:
     return {"specs": [_error(lambda: shape(spec)) for spec in SPECS],
             "like": [_error(lambda: shape(spec, like=like)) for spec, like in LIKE_SPECS],
             "constraints": [_error(lambda: shape("a, b", constraints=c)) for c in CONSTRAINTS],
-            "not_a_string": _error(lambda: shape(3))}
+            "not_a_string": _error(lambda: shape(3)),
+            "args_specs": args_specs(jax)}
+
+
+def args_specs(jax) -> list:
+    """jax.export.symbolic_args_specs with specs as a prefix pytree of the arguments, and
+    the errors of one that is not a prefix."""
+    import numpy as np
+    specs = jax.export.symbolic_args_specs
+
+    def shown(out):
+        return repr(jax.tree_util.tree_map(lambda s: (str(s.shape), str(s.dtype)), out))
+    args = ((np.zeros((2, 3), np.float32), np.zeros(3, np.int32)), np.zeros(4, np.float32))
+    return [_error(lambda: shown(specs(args, spec))) for spec in (
+        ("b, _", "c"), ("_, b", None), (("b, _", "b"), "c"), "...", None, ["a", "b"],
+        ("a", "b", "c"), {"a": "b"}, ("a, b", "c"))] + [
+        _error(lambda: shown(specs([np.zeros(2)], spec))) for spec in (["a list"], ("a tuple",))]
 
 
 def arithmetic(jax) -> dict:
