@@ -265,7 +265,13 @@ class _DimExpr:
             return self._on_value("__floordiv__", other)
         other = other if isinstance(other, _DimExpr) else operator.index(other)
         exact = _divide_exactly(self, other)
-        return exact if exact is not None else _DimExpr.atom("floordiv", self, other, self.scope)
+        if exact is not None:
+            return exact
+        split = _split_constant(self, other)
+        if split is not None:                 # (d*m + c) // d == m + c // d
+            multiple, constant = split
+            return multiple + constant // other
+        return _DimExpr.atom("floordiv", self, other, self.scope)
 
     def __rfloordiv__(self, other):
         if not _is_dim(other):
@@ -278,6 +284,9 @@ class _DimExpr:
         other = other if isinstance(other, _DimExpr) else operator.index(other)
         if _divide_exactly(self, other) is not None:
             return 0
+        split = _split_constant(self, other)
+        if split is not None:                 # (d*m + c) % d == c % d
+            return split[1] % other
         return _DimExpr.atom("mod", self, other, self.scope)
 
     def __rmod__(self, other):
@@ -498,6 +507,18 @@ def _multiples(d, known) -> set:
             if monomial and c and coeff % c == 0 and coeff // c > 1:
                 ks.add(coeff // c)
     return ks
+
+
+def _split_constant(x: _DimExpr, d):
+    """(m, c) with x == d*m + c, for an int d dividing every coefficient of x but its
+    constant c; None otherwise."""
+    if isinstance(d, _DimExpr) or d == 0:
+        return None
+    terms = dict(x._terms)
+    constant = terms.pop((), 0)
+    if not terms or any(coeff % d for coeff in terms.values()):
+        return None
+    return _DimExpr._make({m: coeff // d for m, coeff in terms.items()}, x.scope), constant
 
 
 def _greater_equal(x, y, op: str, shown=None) -> bool:

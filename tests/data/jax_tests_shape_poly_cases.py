@@ -130,6 +130,10 @@ def run(jax) -> dict:
             -11 // (-a), (b + 1) // (a + 1), (b + 1) % 2, (b + 1) % -2, (b - 4) % 2,
             (b + 1) % a, 11 % (a + 1), b % (a - 2), core.max_dim(15 - a, 0),
             core.max_dim(15 - a, 0) // 3, core.max_dim(a - 5, 1))],
+        "division": [str(e) for e in (
+            (10 * a * b - 1) // 10 + 1, (3 * a + 5) // 3, (3 * a + 5) % 3, (3 * a - 2) // 3,
+            (3 * a - 2) % 3, (3 * a + 2) // 3, (2 * a + 1) // -2, (2 * a + 1) % -2,
+            (a + 4) // 2, (4 * a + b) // 2, (6 * a * b + 4) // 2)],
         "bounds_constrained": [str(shape_poly._bounds_decision(e, best)) for e in (
             lambda c, d: (c, d, 2 * c + 1, 20 - d))(
                 *shape_poly.symbolic_shape("c, d", constraints=("c >= 5", "d <= 16")))],
