@@ -17,6 +17,16 @@ def index_or_symbolic(d):
     return d if is_symbolic(d) else operator.index(d)
 
 
+def symbolic_as_value(x):
+    """`x`, or a symbolic dimension's value as an integer scalar (what a jit returns for a
+    dimension it returns, as JAX's).
+
+    >>> symbolic_as_value(3)
+    3
+    """
+    return x.__jax_array__() if is_symbolic(x) else x
+
+
 def max_dim(d1, d2):
     """max(d1, d2) of two dimensions: an int for two ints; with a symbolic one, the larger
     where that is decidable, else the expression `max(d1, d2)` (in that order, as JAX's).

@@ -20,14 +20,13 @@ import time
 
 import numpy as np
 
-from ...core import compile_record, vma
+from ...core import compile_record, symbolic, vma
 from ...core.config import config
 from ...core.monitoring import test_event
 from ...core.native import native
 from ...core.source_info import is_jxkernel_file, made_by_user
 from .high import CapturedHigh, call_high, has_high, has_high_tracer, remember_high, staged_high
 from ...core.staging import DebugInfo, is_ref
-from ...core.symbolic import is_symbolic
 from ...core.trace import Tracer, _ctx, eval_trace
 from ...core.traceback_util import api_boundary, filter_raised, register_boundary
 from ...tree_util import default_registry as _registry, tree_flatten, tree_unflatten
@@ -150,8 +149,7 @@ class Jitted(native.JitFunction if native else object):
                 **dyn_kwargs, **static_kw), treedef)
 
         def checked(*leaves):
-            out_leaves = [leaf.__jax_array__() if is_symbolic(leaf) else leaf   # its value,
-                          for leaf in flat(*leaves)]                           # as JAX's
+            out_leaves = [symbolic.symbolic_as_value(leaf) for leaf in flat(*leaves)]
             for i, leaf in enumerate(out_leaves):
                 if is_ref(leaf):
                     raise jit_refs.returned_ref_error(jit_refs.where(self), leaf, names)
