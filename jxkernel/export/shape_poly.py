@@ -10,8 +10,11 @@ An expression that reduces to a constant is a plain Python int. Each variable is
 """
 from __future__ import annotations
 
+import io
+import operator
 import re
 import sys
+import tokenize
 
 import numpy as np
 
@@ -20,7 +23,7 @@ from ..core import errors as _errors
 from ..core.avals import ShapeDtypeStruct, ShapedArray
 from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules
 from ..transforms import ad_util as ad
-from ..tree_util import tree_flatten, tree_unflatten
+from ..tree_util import broadcast_prefix, prefix_errors, tree_flatten, tree_unflatten
 from ..xla import stablehlo as hlo
 
 _DOC = ("Please see https://docs.jax.dev/en/latest/export/shape_poly.html"
@@ -62,10 +65,7 @@ class SymbolicScope:
         self._constraints: list = []          # (text, expression known to be >= 0)
         self._equal: dict = {}                # "a == 2*b": a variable stands for an expression
         for text in self.constraints_str:
-            if "==" in text:
-                _parse_equality(text, self)
-            else:
-                self._constraints.append((text, _parse_constraint(text, self)))
+            _parse_constraint(text, self)
 
     def __str__(self):
         return f"{id(self)} created at {self._where}"
@@ -112,11 +112,14 @@ class _Atom:
             return max(lo_x, lo_y), max(hi_x, hi_y)
         if self.op == "min":
             return min(lo_x, lo_y), min(hi_x, hi_y)
-        if self.op == "mod" and lo_y > 0:
-            return 0, hi_y - 1
-        if self.op == "floordiv" and lo_y > 0 and lo_x >= 0:
-            return 0, hi_x
-        return -_INF, _INF
+        if lo_y <= 0 <= hi_y:                    # the divisor may be 0: nothing known
+            return -_INF, _INF
+        if self.op == "mod":                     # takes the divisor's sign, below its size
+            return (0, hi_y - 1) if lo_y > 0 else (lo_y + 1, 0)
+        # floordiv is monotone in each argument on a divisor of one sign: the corners bound it
+        corners = [q for p in (lo_x, hi_x) for d in (lo_y, hi_y)
+                   if (q := _floordiv_limit(p, d)) is not None]
+        return min(corners), max(corners)
 
     def evaluate(self, env: dict) -> int:
         if self.op == "var":
@@ -127,6 +130,18 @@ class _Atom:
 
 
 _INF = float("inf")
+
+
+def _floordiv_limit(p, d):
+    """p // d for p, d ints or infinities (d never 0): the limit as the infinite ones grow;
+    None for inf // inf, which any value may be."""
+    if abs(d) == _INF:
+        if abs(p) == _INF:
+            return None
+        return 0 if p == 0 or (p > 0) == (d > 0) else -1    # p/d tends to 0, from above or below
+    if abs(p) == _INF:
+        return p if d > 0 else -p
+    return p // d
 
 
 def _bounds(d) -> tuple:
@@ -142,6 +157,8 @@ class _DimExpr:
     """A symbolic dimension: sum of coefficient * monomial (a sorted tuple of atoms)."""
     __slots__ = ("_terms", "scope", "_hash")
     _symbolic_dimension = True               # what core.symbolic.is_symbolic looks for
+    weak_type = True                         # as a value, weakly typed like a Python int
+    __array_priority__ = 1000                # `ndarray + dim` is the dim's __radd__, a tracer's
 
     def __init__(self, terms: dict, scope: SymbolicScope):
         # decreasing degree, then decreasing atoms, as JAX prints them; the constant last
@@ -168,35 +185,44 @@ class _DimExpr:
         x, y = (int(v) if isinstance(v, np.integer) else v for v in (x, y))
         return _DimExpr({(_Atom(op, (x, y)),): 1}, scope)
 
-    # ---- arithmetic
+    # ---- arithmetic: with another dimension (an int, or anything operator.index takes) the
+    # result is a dimension; with anything else (a float, an array, a tracer) it is the
+    # operation on the dimension's value as an array, as JAX's (`x.shape[0] / 2` is a float)
     def _terms_of(self, other) -> dict:
         if isinstance(other, _DimExpr):
             self.scope.check_same(other.scope, "for linear combination")
             return dict(other._terms)
-        return {(): int(other)} if other else {}
+        other = operator.index(other)
+        return {(): other} if other else {}
+
+    def _on_value(self, method: str, other):
+        return getattr(self.__jax_array__(), method)(other)
 
     def __add__(self, other):
         if not _is_dim(other):
-            return NotImplemented
+            return self._on_value("__add__", other)
         terms = dict(self._terms)
         for m, c in self._terms_of(other).items():
             terms[m] = terms.get(m, 0) + c
         return _DimExpr._make(terms, self.scope)
 
-    __radd__ = __add__
+    def __radd__(self, other):
+        return self + other if _is_dim(other) else self._on_value("__radd__", other)
 
     def __neg__(self):
         return _DimExpr._make({m: -c for m, c in self._terms}, self.scope)
 
     def __sub__(self, other):
-        return self + (-other) if _is_dim(other) else NotImplemented
+        if not _is_dim(other):
+            return self._on_value("__sub__", other)
+        return self + (-other if isinstance(other, _DimExpr) else -operator.index(other))
 
     def __rsub__(self, other):
-        return (-self) + other if _is_dim(other) else NotImplemented
+        return (-self) + other if _is_dim(other) else self._on_value("__rsub__", other)
 
     def __mul__(self, other):
         if not _is_dim(other):
-            return NotImplemented
+            return self._on_value("__mul__", other)
         terms: dict = {}
         for m1, c1 in self._terms:
             for m2, c2 in self._terms_of(other).items():
@@ -204,29 +230,79 @@ class _DimExpr:
                 terms[m] = terms.get(m, 0) + c1 * c2
         return _DimExpr._make(terms, self.scope)
 
-    __rmul__ = __mul__
+    def __rmul__(self, other):
+        return self * other if _is_dim(other) else self._on_value("__rmul__", other)
+
+    def __pow__(self, power, modulo=None):
+        if modulo is not None:
+            raise NotImplementedError("__pow__ modulo not implemented")
+        if isinstance(power, _DimExpr):
+            return power.__rpow__(self)
+        if power != int(power):
+            raise ValueError(f"Symbolic dimension cannot be raised to non-integer powers: "
+                             f"'{self}' ** '{power}'")
+        if power < 0:                         # JAX raises no integer to a negative power
+            raise ValueError(f"Symbolic dimension cannot be raised to negative powers: "
+                             f"'{self}' ** '{power}'")
+        result = 1
+        for _ in range(int(power)):
+            result = result * self
+        return result
+
+    def __rpow__(self, other, modulo=None):
+        if modulo is not None:
+            raise NotImplementedError("__rpow__ modulo not implemented")
+        return self._on_value("__rpow__", other)
+
+    def __truediv__(self, other):             # "/" gives a float: always on the value
+        return self._on_value("__truediv__", other)
+
+    def __rtruediv__(self, other):
+        return self._on_value("__rtruediv__", other)
 
     def __floordiv__(self, other):
         if not _is_dim(other):
-            return NotImplemented
+            return self._on_value("__floordiv__", other)
+        other = other if isinstance(other, _DimExpr) else operator.index(other)
         exact = _divide_exactly(self, other)
-        return exact if exact is not None else _DimExpr.atom("floordiv", self, other, self.scope)
+        if exact is not None:
+            return exact
+        split = _split_constant(self, other)
+        if split is not None:                 # (d*m + c) // d == m + c // d
+            multiple, constant = split
+            return multiple + constant // other
+        return _DimExpr.atom("floordiv", self, other, self.scope)
 
     def __rfloordiv__(self, other):
-        return _DimExpr.atom("floordiv", other, self, self.scope) if _is_dim(other) else NotImplemented
+        if not _is_dim(other):
+            return self._on_value("__rfloordiv__", other)
+        return _DimExpr.atom("floordiv", operator.index(other), self, self.scope)
 
     def __mod__(self, other):
         if not _is_dim(other):
-            return NotImplemented
+            return self._on_value("__mod__", other)
+        other = other if isinstance(other, _DimExpr) else operator.index(other)
         if _divide_exactly(self, other) is not None:
             return 0
+        split = _split_constant(self, other)
+        if split is not None:                 # (d*m + c) % d == c % d
+            return split[1] % other
         return _DimExpr.atom("mod", self, other, self.scope)
 
     def __rmod__(self, other):
-        return _DimExpr.atom("mod", other, self, self.scope) if _is_dim(other) else NotImplemented
+        if not _is_dim(other):
+            return self._on_value("__rmod__", other)
+        return _DimExpr.atom("mod", operator.index(other), self, self.scope)
 
     def __divmod__(self, other):
+        if not _is_dim(other):
+            return self._on_value("__divmod__", other)
         return self // other, self % other
+
+    def __rdivmod__(self, other):
+        if not _is_dim(other):
+            return self._on_value("__rdivmod__", other)
+        return other // self, other % self
 
     # ---- comparisons
     def __eq__(self, other):
@@ -257,6 +333,10 @@ class _DimExpr:
                             f"constant")
 
     def __jax_array__(self):
+        return dimension_as_value(self)
+
+    def dimension_as_value(self):
+        """The dimension as an integer scalar value (JAX's method of its dimensions)."""
         return dimension_as_value(self)
 
     def min_dim(self, other):
@@ -347,17 +427,31 @@ def _powers(monomial) -> list:
 
 
 def _is_dim(x) -> bool:
-    return isinstance(x, (int, np.integer, _DimExpr)) and not isinstance(x, bool)
+    """Whether `x` combines with a dimension into a dimension: another one, or an integer
+    (anything operator.index takes, a 0-d integer array too; not a bool)."""
+    if isinstance(x, (_DimExpr, int, np.integer)):
+        return not isinstance(x, bool)
+    if getattr(x, "_trace", None) is not None or not hasattr(x, "__index__"):
+        return False                          # a tracer is a value, never a dimension
+    try:
+        operator.index(x)
+        return True
+    except Exception:                         # noqa: BLE001 (an array of several, a float)
+        return False
 
 
 def _monomial_bounds(monomial) -> tuple:
+    """Bounds of a product of atoms: interval products (0 times an infinity is 0)."""
     lo = hi = 1
     for atom in monomial:
         a_lo, a_hi = atom.bounds()
-        if a_lo < 0 or lo < 0:
-            return -_INF, _INF
-        lo, hi = lo * a_lo, hi * a_hi
+        corners = [_times(p, q) for p in (lo, hi) for q in (a_lo, a_hi)]
+        lo, hi = min(corners), max(corners)
     return lo, hi
+
+
+def _times(p, q):
+    return 0 if p == 0 or q == 0 else p * q
 
 
 def _divide_exactly(x: _DimExpr, y):
@@ -383,21 +477,60 @@ def _divide_exactly(x: _DimExpr, y):
     return _DimExpr._make(terms, x.scope)
 
 
+def constrained_bounds(d) -> tuple:
+    """(lowest, highest) value of `d` for the values its scope's constraints allow: each
+    constraint `known >= 0` bounds d below by the lowest of `d - known`, above by minus the
+    lowest of `-d - known`.
+
+    >>> a, b = symbolic_shape("a, b", constraints=("a >= 5", "b <= 16"))
+    >>> constrained_bounds(a), constrained_bounds(b), constrained_bounds(3)
+    ((5, inf), (1, 16), (3, 3))
+    """
+    lo, hi = _bounds(d)
+    if isinstance(d, _DimExpr):
+        for _, known in d.scope._constraints:
+            for k in _multiples(d, known):       # d >= k*known's lowest part, k >= 1
+                lo = max(lo, _lowest(d - k * known))
+            for k in _multiples(-d, known):
+                hi = min(hi, -_lowest(-d - k * known))
+    return lo, hi
+
+
+def _multiples(d, known) -> set:
+    """1, and each k >= 1 by which `known` times k has a term of `d` exactly (for d = 2*c + 1
+    and c - 5 >= 0: k = 2, so d >= 2*(c - 5) + 11)."""
+    ks = {1}
+    if isinstance(d, _DimExpr) and isinstance(known, _DimExpr):
+        terms = dict(known._terms)
+        for monomial, coeff in d._terms:
+            c = terms.get(monomial)
+            if monomial and c and coeff % c == 0 and coeff // c > 1:
+                ks.add(coeff // c)
+    return ks
+
+
+def _split_constant(x: _DimExpr, d):
+    """(m, c) with x == d*m + c, for an int d dividing every coefficient of x but its
+    constant c; None otherwise."""
+    if isinstance(d, _DimExpr) or d == 0:
+        return None
+    terms = dict(x._terms)
+    constant = terms.pop((), 0)
+    if not terms or any(coeff % d for coeff in terms.values()):
+        return None
+    return _DimExpr._make({m: coeff // d for m, coeff in terms.items()}, x.scope), constant
+
+
 def _greater_equal(x, y, op: str, shown=None) -> bool:
     """Whether x >= y for all values allowed, or InconclusiveDimensionOperation."""
     diff = x - y
     if isinstance(diff, int):
         return diff >= 0
-    lo, hi = diff.bounds()
+    lo, hi = constrained_bounds(diff)
     if lo >= 0:
         return True
     if hi < 0:
         return False
-    for _, known in diff.scope._constraints:     # known >= 0 is given
-        if _lowest(diff - known) >= 0:           # diff >= known
-            return True
-        if _lowest(-diff - 1 - known) >= 0:      # diff <= -1 - known
-            return False
     decided = _minmax_ge(x, y)
     if decided is not None:
         return decided
@@ -449,110 +582,175 @@ def is_symbolic_dim(p) -> bool:
 
 
 # ------------------------------------------------------------------ parsing
-_TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_][\w.]*)|(.))")
+# A spec is read as Python's tokenizer splits it, as JAX's parser does: its syntax errors name
+# the tokens by Python's token names ("expecting one of {STAR} but found NAME").
+_FOLLOW_SHAPE = (tokenize.ENDMARKER, tokenize.RPAR)
+_FOLLOW_EXPR = _FOLLOW_SHAPE + (tokenize.COMMA,)
+_FOLLOW_TERM = _FOLLOW_EXPR + (tokenize.PLUS, tokenize.MINUS)
+_OPERATIONS = ("floordiv", "mod", "max", "min")
 
 
 class _Parser:
-    """Recursive descent over "2*a + floordiv(b, 2) - 1" (with `...` and `_` placeholders
-    at the top level of a shape). As JAX's, no parentheses inside a dimension."""
+    """Recursive descent over "2*a + floordiv(b, 2) - 1, ..." (a shape: dimensions separated
+    by commas, in optional parentheses; `_` takes `like`'s dimension, `...` the rest of them).
+    No parentheses inside a dimension, as JAX's."""
 
-    def __init__(self, text: str, scope: SymbolicScope, what: str):
-        self.text, self.scope, self.what = text, scope, what
-        self.tokens = [m.group(1) or m.group(2) or m.group(3)
-                       for m in _TOKEN.finditer(text) if (m.group(0).strip())]
-        self.pos = 0
+    def __init__(self, text: str, scope: SymbolicScope, like=None, shown=None):
+        self.text, self.scope, self.like = text, scope, like
+        self.shown = repr(text) if shown is None else shown
+        self.dims: list = []
+        self._tokens = tokenize.tokenize(io.BytesIO(text.encode("utf-8")).readline)
+        self.tok = None
 
-    def error(self, why: str) -> ValueError:
-        return ValueError(f"syntax error in {self.what} {self.text!r}: {why}")
+    def error(self, detail: str, at=True) -> ValueError:
+        where = ""
+        if at and self.tok is not None:
+            column = self.tok.start[1]
+            where = f"Parsed '{self.tok.line[:column]}', remaining '{self.tok.line[column:]}'."
+        return ValueError(f"syntax error in symbolic shape {self.shown} in dimension "
+                          f"{len(self.dims)}: {detail}. {where}")
 
-    def peek(self):
-        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+    def advance(self):
+        """The next token that is not a line's end or indentation."""
+        for tok in self._tokens:
+            if tok.exact_type not in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT):
+                self.tok = tok
+                return tok
+        raise self.error("unexpected end of string", at=False)
 
-    def take(self, expected=None):
-        token = self.peek()
-        if token is None or (expected is not None and token != expected):
-            raise self.error(f"expected {expected or 'more'} at token {self.pos}, found {token!r}")
-        self.pos += 1
-        return token
+    def expect(self, *kinds) -> None:
+        if self.tok.exact_type not in kinds:
+            names = ", ".join(tokenize.tok_name[k] for k in kinds)
+            raise self.error(f"expecting one of {{{names}}} but found "
+                             f"{tokenize.tok_name[self.tok.exact_type]}")
 
-    def shape(self) -> list:
-        tokens = self.tokens
-        # "(b, 4)" and "b, 4" alike; "(b)" is a 1-tuple too
-        if tokens and tokens[0] == "(" and tokens[-1] == ")" and self._outer_parens():
-            self.tokens = tokens[1:-1]
-        dims = []
-        while self.peek() is not None:
-            if self.peek() == "." and self.tokens[self.pos:self.pos + 3] == [".", ".", "."]:
-                self.pos += 3
-                dims.append(...)
-            elif self.peek() == "_" and self._ends_dim(self.pos + 1):
-                self.pos += 1
-                dims.append(None)
+    def skip(self, kind) -> None:
+        self.expect(kind)
+        self.advance()
+
+    def parse(self) -> tuple:
+        self.advance()
+        self.skip(tokenize.ENCODING)
+        self.shape()
+        self.expect(tokenize.ENDMARKER)
+        return tuple(self.dims)
+
+    def shape(self) -> None:
+        if self.tok.exact_type == tokenize.LPAR:
+            self.advance()
+            self.shape()
+            self.skip(tokenize.RPAR)
+            return
+        while self.tok.exact_type not in _FOLLOW_SHAPE:
+            ellipsis = self.tok.exact_type == tokenize.ELLIPSIS
+            if ellipsis or self._is_placeholder():
+                self._check_placeholder(ellipsis)
+            if ellipsis:                     # like's remaining dimensions; the shape ends
+                for d in self.like[len(self.dims):]:
+                    self.add(d)
+                self.advance()
+                return
+            if self._is_placeholder():
+                d = self.like[len(self.dims)]
+                self.advance()
             else:
-                dims.append(self.expr())
-            if self.peek() is not None:
-                self.take(",")
-        return dims
+                d = self.expr()
+            self.add(d)
+            if self.tok.exact_type in _FOLLOW_SHAPE:
+                return
+            self.skip(tokenize.COMMA)
 
-    def _outer_parens(self) -> bool:
-        depth = 0
-        for i, token in enumerate(self.tokens):
-            depth += {"(": 1, ")": -1}.get(token, 0)
-            if depth == 0 and i < len(self.tokens) - 1:
-                return False
-        return True
+    def _is_placeholder(self) -> bool:
+        return self.tok.exact_type == tokenize.NAME and self.tok.string == "_"
 
-    def _ends_dim(self, pos) -> bool:
-        return pos >= len(self.tokens) or self.tokens[pos] == ","
+    def _check_placeholder(self, ellipsis: bool) -> None:
+        if self.like is None:
+            raise self.error("spec contains ... but no 'like' shape was given")
+        needed = len(self.dims) + (0 if ellipsis else 1)
+        if len(self.like) < needed:
+            raise self.error(f"cannot resolve placeholder '{self.tok.string}' because we "
+                             f"parsed {len(self.dims)} already and 'like' shape has only "
+                             f"{len(self.like)} dimensions")
+
+    def add(self, d) -> None:
+        """One more dimension: a placeholder's must be known, a constant must be like's."""
+        if d is None:
+            raise self.error(f"unexpected placeholder for unknown dimension; like={self.like}")
+        if isinstance(d, int) and self.like is not None:
+            if len(self.like) <= len(self.dims):
+                raise self.error(f"more dimensions than the 'like' shape {tuple(self.like)} "
+                                 f"has")
+            if d != self.like[len(self.dims)]:
+                raise self.error(f"different size {d} for known dimension; like={self.like}")
+        self.dims.append(d)
 
     def expr(self):
-        value = self.term()
-        while self.peek() in ("+", "-"):
-            value = value + self.term() if self.take() == "+" else value - self.term()
-        return value
+        """A sum of terms, the first one possibly signed."""
+        negate = self.tok.exact_type == tokenize.MINUS
+        if negate or self.tok.exact_type == tokenize.PLUS:
+            self.advance()
+        total = None
+        while True:
+            term = self.term()
+            term = -term if negate else term
+            total = term if total is None else total + term
+            if self.tok.exact_type in _FOLLOW_EXPR:
+                return total
+            self.expect(tokenize.PLUS, tokenize.MINUS)
+            negate = self.tok.exact_type == tokenize.MINUS
+            self.advance()
 
     def term(self):
-        value = self.power()
-        while self.peek() == "*":
-            self.take()
-            value = value * self.power()
-        return value
+        """A product of factors, each possibly raised to an integer power."""
+        product = None
+        while True:
+            factor = self.factor()
+            if self.tok.exact_type == tokenize.CIRCUMFLEX:
+                self.advance()
+                self.expect(tokenize.NUMBER)
+                power = 1
+                for _ in range(self.integer()):
+                    power = power * factor
+                factor = power
+            product = factor if product is None else product * factor
+            if self.tok.exact_type in _FOLLOW_TERM:
+                return product
+            self.skip(tokenize.STAR)
 
-    def power(self):
-        value = self.factor()
-        if self.peek() == "^":
-            self.take()
-            exponent = self.take()
-            if not exponent.isdigit():
-                raise self.error(f"the exponent after '^' must be an int, not {exponent!r}")
-            result = 1
-            for _ in range(int(exponent)):
-                result = result * value
-            return result
+    def integer(self) -> int:
+        self.expect(tokenize.NUMBER)
+        try:
+            value = int(self.tok.string)
+        except ValueError:
+            raise self.error(f"expecting integer, found {self.tok.string}") from None
+        self.advance()
         return value
 
     def factor(self):
-        token = self.take()
-        if token == "-":
-            return -self.factor()
-        if token.isdigit():
-            return int(token)
-        if token in ("floordiv", "mod", "max", "min") and self.peek() == "(":
-            self.take("(")
-            x = self.expr()
-            self.take(",")
-            y = self.expr()
-            self.take(")")
-            return {"floordiv": lambda: x // y, "mod": lambda: x % y,
-                    "max": lambda: _dim_extremum("max", x, y, self.scope),
-                    "min": lambda: _dim_extremum("min", x, y, self.scope)}[token]()
-        if re.fullmatch(r"[A-Za-z_][\w.]*", token):
-            return _DimExpr.var(token, self.scope)
-        raise self.error(f"unexpected {token!r}")
+        if self.tok.exact_type == tokenize.NAME:
+            name = self.tok.string
+            self.advance()
+            if name in _OPERATIONS:
+                return self.operation(name)
+            return _DimExpr.var(name, self.scope)
+        sign = 1
+        if self.tok.exact_type == tokenize.MINUS:      # -k: a negative constant
+            sign = -1
+            self.advance()
+            self.expect(tokenize.NUMBER)
+        self.expect(tokenize.NAME, tokenize.MINUS, tokenize.NUMBER)
+        return sign * self.integer()
 
-    def done(self) -> None:
-        if self.peek() is not None:
-            raise self.error(f"unexpected {self.peek()!r}")
+    def operation(self, name: str):
+        """floordiv(x, y), mod(x, y), max(x, y) or min(x, y), after its name."""
+        self.skip(tokenize.LPAR)
+        x = self.expr()
+        self.skip(tokenize.COMMA)
+        y = self.expr()
+        self.skip(tokenize.RPAR)
+        if name in ("max", "min"):
+            return _dim_extremum(name, x, y, self.scope)
+        return x // y if name == "floordiv" else x % y
 
 
 def _dim_extremum(name, x, y, scope):
@@ -567,92 +765,63 @@ def _dim_extremum(name, x, y, scope):
     return _DimExpr.atom(name, x, y, scope)
 
 
-def _parse_constraint(text: str, scope: SymbolicScope):
-    """The expression known to be >= 0 by constraint "lhs >= rhs" (or "<=")."""
-    for op in (">=", "<="):
-        if op in text:
-            lhs, rhs = text.split(op, 1)
-            left, right = (_parse_expr(side, scope, f"constraint {text!r}") for side in (lhs, rhs))
-            known = left - right if op == ">=" else right - left
-            if isinstance(known, int):
-                raise ValueError(f"Symbolic constraint {text!r} has no symbolic dimensions "
-                                 f"(it reads {known} >= 0)")
-            return known
-    raise ValueError(f"Symbolic constraint {text!r} must be of the form 'e1 >= e2', "
-                     f"'e1 <= e2' or 'e1 == e2'.")
-
-
-def _parse_equality(text: str, scope: SymbolicScope) -> None:
-    """"a == 2*b": `a` is read as 2*b from then on (in this scope)."""
-    lhs, rhs = text.split("==", 1)
-    left = _parse_expr(lhs, scope, f"constraint {text!r}")
+def _parse_constraint(text, scope: SymbolicScope) -> None:
+    """Add constraint "e1 >= e2" (or "e1 <= e2") to `scope`'s known facts, or, for "v == e",
+    read the variable `v` as `e` from then on. One that holds whatever the variables are is
+    dropped; one that never holds is refused."""
+    if not isinstance(text, str):
+        raise ValueError(f"SymbolicScope constraint must be a string: got {text!r}")
+    op = next((op for op in ("==", ">=", "<=") if op in text), None)
+    if op is None:
+        raise ValueError("Constraint parsing error: must contain one of '==' or '>=' or '<='")
+    lhs, rhs = text.split(op, 1)
+    left, right = (_parse_side(side, scope) for side in (lhs, rhs))
+    known = right - left if op == "<=" else left - right
+    if isinstance(known, int):                      # no variable left: true or false
+        if known < 0 or (op == "==" and known != 0):
+            raise ValueError(f"Unsatisfiable explicit constraint: {text}")
+        return
+    if op != "==":
+        scope._constraints.append((text, known))
+        return
     name = left.as_var() if isinstance(left, _DimExpr) else None
     if name is None:
         raise NotImplementedError(
             f"Symbolic constraint {text!r}: jxkernel supports equality constraints whose "
             f"left side is one variable ('a == 2*b'); rewrite it so.")
-    right = _parse_expr(rhs, scope, f"constraint {text!r}")
     if isinstance(right, _DimExpr) and name in right.variables():
         raise ValueError(f"Symbolic constraint {text!r} defines '{name}' by itself.")
     scope._equal[name] = right
 
 
-def _parse_expr(text: str, scope, what: str):
-    parser = _Parser(text, scope, what)
-    value = parser.expr()
-    parser.done()
-    return value
+def _parse_side(text: str, scope: SymbolicScope):
+    """One side of a constraint: one dimension expression."""
+    dims = _Parser(text, scope).parse()
+    if len(dims) != 1:
+        raise ValueError(f"syntax error in symbolic constraint side {text!r}: expecting one "
+                         f"dimension expression, found {len(dims)}")
+    return dims[0]
 
 
 def symbolic_shape(shape_spec, *, constraints=(), scope=None, like=None) -> tuple:
-    """The shape in `shape_spec` ("b, 4", "(2*a, floordiv(a, 2))") with symbolic dimensions.
+    """The shape in `shape_spec` ("b, 4", "(2*a, floordiv(a, 2))") with symbolic dimensions;
+    `_` and `...` take `like`'s dimensions. None stands for "...".
 
     >>> symbolic_shape("a, b", constraints=("a >= b",))
     (a, b)
+    >>> symbolic_shape("b, ...", like=(None, 3, 4))
+    (b, 3, 4)
     """
-    if shape_spec is None:                         # JAX: None stands for "..."
+    shown = repr(shape_spec)
+    if shape_spec is None:
         shape_spec = "..."
     if not isinstance(shape_spec, str):
-        raise ValueError(f"polymorphic shape spec should be a str; got {shape_spec!r}")
+        raise ValueError(f"polymorphic shape spec should be None or a string. Found {shown}.")
     if scope is None:
         scope = SymbolicScope(constraints)
     elif constraints:
         raise ValueError("Cannot specify both a `scope` and `constraints`.")
-    dims = _Parser(shape_spec, scope, "polymorphic shape").shape()
-    return tuple(_fill_like(dims, like, shape_spec))
-
-
-def _fill_like(dims: list, like, spec: str) -> list:
-    """`_` takes like's dimension, `...` stands for like's remaining dimensions."""
-    if like is None:
-        if any(d is None or d is ... for d in dims):
-            raise ValueError(f"polymorphic shape {spec!r} has '_' or '...' placeholders, which "
-                             f"need the `like` shape to fill them.")
-        return dims
-    like = tuple(like)
-    if ... in dims:
-        i = dims.index(...)
-        n_rest = len(like) - (len(dims) - 1)
-        if n_rest < 0:
-            raise ValueError(f"polymorphic shape {spec!r} has more dimensions than the "
-                             f"argument shape {like}")
-        dims = dims[:i] + [None] * n_rest + dims[i + 1:]
-    if len(dims) != len(like):
-        raise ValueError(f"polymorphic shape {spec!r} of rank {len(dims)} must match the rank "
-                         f"{len(like)} of the argument shape {like}.")
-    out = []
-    for i, (d, l) in enumerate(zip(dims, like)):
-        if d is None:
-            if l is None:
-                raise ValueError(f"polymorphic shape {spec!r}: dimension {i} is '_' but the "
-                                 f"argument shape {like} has no size for it.")
-            d = l
-        elif isinstance(d, int) and l is not None and d != l:
-            raise ValueError(f"polymorphic shape {spec!r} must match the known dimension "
-                             f"sizes of the argument shape {like}: dimension {i} is {d}, "
-                             f"not {l}.")
-        out.append(d)
-    return out
+    return _Parser(shape_spec, scope, like, shown).parse()
 
 
 def symbolic_args_specs(args, shapes_specs, *, constraints=(), scope=None):
@@ -665,11 +834,14 @@ def symbolic_args_specs(args, shapes_specs, *, constraints=(), scope=None):
     leaves, tree = tree_flatten(args)
     if isinstance(shapes_specs, (str, type(None))):
         specs = [shapes_specs] * len(leaves)
-    else:
-        specs, spec_tree = tree_flatten(shapes_specs, is_leaf=lambda s: s is None)
-        if spec_tree != tree:
-            raise ValueError(f"symbolic_args_specs: shapes_specs must be a string or a pytree "
-                             f"with the structure of args ({tree}); got {spec_tree}.")
+    else:                                   # a prefix of args: one spec for each subtree
+        if isinstance(args, tuple) and isinstance(shapes_specs, list):
+            shapes_specs = tuple(shapes_specs)  # a list for the tuple of arguments, as JAX's
+        try:
+            specs = broadcast_prefix(shapes_specs, args, is_leaf=lambda s: s is None)
+        except ValueError:
+            error, *_ = prefix_errors(shapes_specs, args, is_leaf=lambda s: s is None)
+            raise error("export.symbolic_args_specs shapes_specs") from None
     if scope is None:
         scope = SymbolicScope(constraints)
     elif constraints:
@@ -837,7 +1009,7 @@ def dimension_as_value(d):
 
 
 def _dim_as_value_abstract_eval(*, dim):
-    return ShapedArray((), dtypes.default_int_dtype())
+    return ShapedArray((), dtypes.default_int_dtype(), weak_type=True)   # an int's, as JAX's
 
 
 def _dim_as_value_lowering(ctx, *, dim):

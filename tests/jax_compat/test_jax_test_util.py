@@ -238,3 +238,26 @@ def test_report_writes_the_numpy_backends_table_below_the_first(tmp_path, monkey
     assert "jxkernel at `def`" in text.split(report.NUMPY_START)[1]
     compare = (tmp_path / "results" / "compare.md").read_text()
     assert "NumPy backend only" in compare and "T::t`: line" in compare
+
+
+def test_support_finder_gives_its_packages_no_search_path(tmp_path):
+    # the test-support packages' submodules come from the finder only: on a search path,
+    # pytest's assertion rewriter (first on sys.meta_path) claimed `test_harnesses.py` and
+    # loaded it a second time under the `jax._src` name, with classes of its own
+    import importlib.util
+    import os
+    plugin = importlib.util.spec_from_file_location(
+        "jax_test_support_under_test",
+        os.path.join(os.path.dirname(report.__file__), "plugin", "jax_test_support.py"))
+    module = importlib.util.module_from_spec(plugin)
+    plugin.loader.exec_module(module)
+    package = tmp_path / "internal_test_util"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "test_harnesses.py").write_text("")
+    finder = module.JaxTestSupportFinder(str(tmp_path))
+    spec = finder.find_spec(f"{module.PACKAGE}.internal_test_util")
+    assert spec.submodule_search_locations == []
+    assert spec.origin == str(package / "__init__.py")
+    inner = finder.find_spec(f"{module.PACKAGE}.internal_test_util.test_harnesses")
+    assert inner.origin == str(package / "test_harnesses.py")

@@ -40,8 +40,14 @@ class JaxTestSupportFinder(importlib.abc.MetaPathFinder):
             return None
         base = os.path.join(self.folder, *parts)
         if os.path.isdir(base):
-            return importlib.util.spec_from_file_location(
+            # no search path: this finder, not the path finder, gives its submodules, so that
+            # pytest's assertion rewriter (first on sys.meta_path, and claiming any
+            # `test_*.py` it finds on a package's path) never loads one a second time under
+            # the `jax._src` name (`test_harnesses.py`: two RandArg classes)
+            spec = importlib.util.spec_from_file_location(
                 name, os.path.join(base, "__init__.py"), submodule_search_locations=[base])
+            spec.submodule_search_locations = []    # (given [], the function puts base in)
+            return spec
         if os.path.isfile(base + ".py"):
             return importlib.util.spec_from_file_location(name, base + ".py")
         return None

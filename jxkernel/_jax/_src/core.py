@@ -4,6 +4,11 @@ module, over jxkernel's (its avals, tracers and traces; `jax.core` is `jxkernel.
     >>> physical_aval(ShapedArray((3,), jnp.float32))
     ShapedArray(float32[3])
 """
+import operator
+import typing
+
+import numpy as np
+
 from ...core.errors import ConcretizationTypeError  # noqa: F401
 from ...core.sharding_types import ShardingTypeError  # noqa: F401
 from ...core.avals import pytype_aval_mappings  # noqa: F401 (a library's array classes)
@@ -78,6 +83,56 @@ closed_call_p = CallPrimitive("closed_call")
 
 from ...core.dtypes import primal_dtype_to_tangent_dtype  # noqa: E402,F401
 from ...core.symbolic import is_symbolic as _is_symbolic, max_dim, min_dim  # noqa: E402,F401
+from ...core.symbolic import definitely_equal, dilate_dim, stride_dim  # noqa: E402,F401
+from ...core.errors import InconclusiveDimensionOperation  # noqa: E402,F401
+
+# a shape: a sequence of dimensions, each an int or a symbolic dimension
+Shape = typing.Sequence[typing.Union[int, typing.Any]]
+
+
+def is_symbolic_dim(d) -> bool:
+    """Whether `d` is a symbolic dimension (jax.export's) rather than an integer.
+
+    >>> is_symbolic_dim(3)
+    False
+    """
+    return _is_symbolic(d)
+
+
+def is_constant_dim(d) -> bool:
+    """Whether `d` is a known integer: not symbolic, not a value known only when run.
+
+    >>> is_constant_dim(3), is_constant_dim(np.int32(2)), is_constant_dim(2.5)
+    (True, True, False)
+    """
+    try:
+        operator.index(d)
+        return True
+    except Exception:                      # a tracer, a symbolic dimension, a float
+        return False
+
+
+def definitely_equal_one_of_dim(d, dims) -> bool:
+    """Whether `d` is certainly equal to one of `dims`.
+
+    >>> definitely_equal_one_of_dim(3, (1, 3))
+    True
+    """
+    return any(definitely_equal(d, other) for other in dims)
+
+
+def dimension_as_value(d):
+    """A dimension as a value a computation can use: an int as itself, a symbolic dimension
+    as the array its value is read into (in an export: from the arguments' shapes).
+
+    >>> dimension_as_value(3)
+    3
+    """
+    if isinstance(d, (int, np.integer, Tracer)):
+        return d
+    if _is_symbolic(d):
+        return d.__jax_array__()
+    return operator.index(d)
 
 
 def is_constant_shape(shape) -> bool:

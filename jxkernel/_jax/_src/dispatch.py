@@ -25,6 +25,9 @@ import threading
 import numpy as np  # noqa: F401  (the doctest's)
 
 from ...api.extras import effects_barrier as wait_for_tokens  # noqa: F401
+# what jax.device_put binds on a traced value, and its per-leaf copy semantics (JAX's test
+# harnesses bind it directly)
+from ...lax.transfer import ArrayCopySemantics, device_put_p  # noqa: F401
 from ...xla.dispatch import run_compiled
 
 

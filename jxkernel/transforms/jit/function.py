@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from ...core import compile_record, vma
+from ...core import compile_record, symbolic, vma
 from ...core.config import config
 from ...core.monitoring import test_event
 from ...core.native import native
@@ -149,7 +149,7 @@ class Jitted(native.JitFunction if native else object):
                 **dyn_kwargs, **static_kw), treedef)
 
         def checked(*leaves):
-            out_leaves = flat(*leaves)
+            out_leaves = [symbolic.symbolic_as_value(leaf) for leaf in flat(*leaves)]
             for i, leaf in enumerate(out_leaves):
                 if is_ref(leaf):
                     raise jit_refs.returned_ref_error(jit_refs.where(self), leaf, names)

@@ -25,8 +25,8 @@ from ....xla.compiler import _jaxlib_version
 from .case import (TEST_NUM_THREADS, BufferDonationTestCase, JaxTestCase,  # noqa: F401
                    JaxTestLoader,
                    capture_stderr, capture_stdout, check_close, check_eq, check_raises,
-                   check_raises_regexp, pytest_mark_if_available, thread_unsafe_test,
-                   thread_unsafe_test_class, with_config)
+                   check_raises_regexp, pytest_mark_if_available, thread_local_config_context,
+                   thread_unsafe_test, thread_unsafe_test_class, with_config)
 from .case import _assert_numpy_allclose, _check_dtypes_match  # noqa: F401
 from .devices import (device_supports_buffer_donation, device_under_test,  # noqa: F401
                       is_cloud_tpu, is_cloud_tpu_at_least, is_cuda_compute_capability_at_least, is_cuda_version_at_least,

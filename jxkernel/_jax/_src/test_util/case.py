@@ -236,6 +236,20 @@ TEST_NUM_THREADS = _TestNumThreads()
 
 
 @contextlib.contextmanager
+def thread_local_config_context(**options):
+    """Set config options (`jax_enable_x64=True`, ...) for the block, in this thread.
+
+        >>> with thread_local_config_context(jax_enable_x64=True):
+        ...     jnp.arange(2).dtype
+        dtype('int64')
+    """
+    with contextlib.ExitStack() as stack:
+        for name, value in options.items():
+            stack.enter_context(config_states[name](value))
+        yield
+
+
+@contextlib.contextmanager
 def thread_unsafe_test(condition=True):
     """Marks a test (or a block) that must not run beside others: JAX's own loader can run
     tests in parallel threads; pytest runs them one at a time, so there is nothing to hold."""

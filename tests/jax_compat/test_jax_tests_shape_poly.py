@@ -1,0 +1,39 @@
+"""What JAX's shape-polymorphism and export test files (shape_poly_test.py and the export
+compatibility files, conformance/jax_tests) import from JAX's private modules, against JAX
+0.10.2's answers (tests/data/jax_tests_shape_poly_reference.json, recorded by
+reference/make_jax_tests_shape_poly_reference.py from tests/data/jax_tests_shape_poly_cases.py):
+core's dimension helpers (`stride_dim`, `dilate_dim`, `definitely_equal`, ...),
+export.shape_poly's bounds, `state.discharge.run_state`, and the primitives the test harnesses
+bind from `ad_util` and `dispatch`."""
+import json
+import os
+
+import pytest
+
+import jxkernel
+import locations  # tests/support: the repository's folders
+
+from jax_tests_shape_poly_cases import run       # tests/data, on pytest's pythonpath
+
+with open(os.path.join(locations.DATA, "jax_tests_shape_poly_reference.json")) as f:
+    JAX = json.load(f)
+
+
+@pytest.fixture(scope="module")
+def ours():
+    return json.loads(json.dumps(run(jxkernel)))
+
+
+@pytest.mark.parametrize("fact", sorted(set(JAX) - {"jax_version"}))
+def test_as_jax(ours, fact):
+    assert ours[fact] == JAX[fact]
+
+
+def test_full_tracebacks_in_locations_is_refused():
+    # jxkernel's locations are the user's one line: JAX's True (its default) is refused by
+    # name, False (what export_back_compat_test.py sets) is what jxkernel does
+    assert jxkernel.config.jax_include_full_tracebacks_in_locations is False
+    with pytest.raises(ValueError, match="jax_include_full_tracebacks_in_locations=True is "
+                                         "not supported by jxkernel"):
+        jxkernel.config.update("jax_include_full_tracebacks_in_locations", True)
+    jxkernel.config.update("jax_include_full_tracebacks_in_locations", False)
