@@ -150,6 +150,18 @@ class CompileEvent:
     # (nnx.jit's step called in a cell: call_site is Flax's compilation.py:852, as JAX's log
     # names it); None where call_site is the learner's already (record())
     learner_site: object = None
+    # a library's jit that compiles the learner's function, passed among its static arguments
+    # (eqx.filter_jit jits Equinox's fun_wrapped, the learner's make_step in `static`): where
+    # that function was defined ("<ipython-input-3>:33"), which makes it the learner's compile
+    # (learners_function, whose); None for any other
+    learner_function: str | None = None
+    # the paths of the learner's arguments for the library's (("dynamic_nodonate['rest'][13]",
+    # "x"), ...) where the mapping is certain: what the notes say; JAX's log keeps the library's
+    learner_paths: tuple = ()
+    # and its changes said so (the argument `x`, not "dynamic_nodonate['rest'][13]"; a value
+    # that is not an array, `n`, not Equinox's whole `static`), with fixes that work under
+    # Equinox; the notes tell these where learner_function is set (said_changes)
+    learner_changes: tuple = ()
 
     def __post_init__(self):
         if self.origin is None:
@@ -160,8 +172,15 @@ class CompileEvent:
         """Whether this compiles a function that compiled before: a second compile or later
         in the log, a miss explained by what changed (also once the log was cleared), or a
         new jit object of code that compiled already (a jit made anew in a loop)."""
-        return self.nth > 1 or (self.reason != "first call" and bool(self.changes)) or \
-            any(getattr(c, "kind", None) in ("fresh_jit", "fresh_body") for c in self.changes)
+        changes = self.said_changes
+        return self.nth > 1 or (self.reason != "first call" and bool(changes)) or \
+            any(getattr(c, "kind", None) in ("fresh_jit", "fresh_body") for c in changes)
+
+    @property
+    def said_changes(self) -> tuple:
+        """The changes the notes tell: learner_changes for a library's jit of the learner's
+        function (eqx.filter_jit's, in the learner's names), else `changes`."""
+        return self.learner_changes if self.learner_function is not None else self.changes
 
     @property
     def library(self) -> bool:
@@ -210,14 +229,15 @@ def package_of(event: CompileEvent, call_site=None) -> str | None:
     learner's own line called it, `call_site` (`step = jax.jit(model.apply)` in a cell, called
     there: the arguments are the learner's to pad or make static, whoever wrote the function).
     A registered library's (origin INTERNAL) stays the library's whoever called it, as JAX
-    leaves its misses out. None for the learner's, jxkernel's or an eager operation.
+    leaves its misses out. None for the learner's, jxkernel's, an eager operation, or a
+    library's jit of the learner's function (CompileEvent.learner_function: eqx.filter_jit's).
 
         >>> e = CompileEvent("f", "/v/site-packages/t/s.py:9", (), "", None, "")
         >>> package_of(e), package_of(e, SourceInfo("<ipython-input-3>", 1, "<module>"))
         ('t', None)
     """
     defined = event.source or event.call_source
-    if event.origin == EAGER or not defined:
+    if event.origin == EAGER or not defined or event.learner_function is not None:
         return None
     package = installed_package(defined.rpartition(":")[0] or defined)
     site = getattr(call_site, "file", None)
@@ -233,7 +253,10 @@ def whose(event: CompileEvent) -> str:
     or a jit of an installed package's function that the learner's line called); LIBRARY, an
     installed package's (treescope's summaries under nnx.display, Optax's helpers, called by
     the package's own lines: CompileEvent.package, package_of) or a registered library's;
-    INTERNAL, jxkernel's own; EAGER.
+    INTERNAL, jxkernel's own; EAGER. A library's jit whose static arguments hold a function
+    of the learner's compiles the learner's code (eqx.filter_jit's: Equinox jits its own
+    fun_wrapped, passing the learner's function in `static`; learners_function): USER, so a
+    recompile of the learner's train step is noted as theirs.
 
         >>> [whose(CompileEvent("f", "<ipython-input-3>:1", (), "", None, "", package=p))
         ...  for p in ("t", None)]
@@ -241,7 +264,42 @@ def whose(event: CompileEvent) -> str:
     """
     if event.origin == EAGER:
         return EAGER
+    if event.learner_function is not None:
+        return USER
     return LIBRARY if event.package is not None or event.library else event.origin
+
+
+def learners_function(statics):
+    """The function of the learner's (defined in a cell or a file of theirs, not an installed
+    package's) among the values of a jit's static arguments, `statics` ((name, value, ...)
+    tuples; searched through tuples and lists, a few levels deep, as Equinox nests it: static
+    = (static_fun, static_first, static_rest), static_fun = (leaves, treedef)), else None.
+    A library that jits its own wrapper and passes the learner's function as a static
+    argument compiles the learner's code: the compile is the learner's (whose).
+
+        >>> def step(x): return x
+        >>> learners_function((("static", ((step,), "treedef")),)) is step
+        True
+        >>> print(learners_function((("n", 3),)))
+        None
+    """
+    found = [None]
+
+    def visit(value, depth):
+        if found[0] is not None or depth > 4:
+            return
+        if isinstance(value, (tuple, list)):
+            for item in value[:64]:           # a static tuple of many numbers: not a function's
+                visit(item, depth + 1)
+            return
+        code = getattr(getattr(value, "__func__", value), "__code__", None)
+        filename = getattr(code, "co_filename", None)
+        if filename and is_user_filename(filename) and installed_package(filename) is None:
+            found[0] = value
+
+    for static in statics:
+        visit(static[1], 0)
+    return found[0]
 
 
 def function_key(function: str, source: str | None, key=None) -> str:
@@ -782,7 +840,8 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True,
                       counted_as=miss.history)
     if _explainer is not None:
         try:
-            event = _explainer.compiled(miss, phases, backend, traced, traced_at)
+            event = _with_learners_function(
+                _explainer.compiled(miss, phases, backend, traced, traced_at), miss)
         except Exception as e:
             _explainer_failed("explaining a compile", e)
         else:
@@ -795,6 +854,21 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True,
                            key=miss.jitted)
 
 
+def _with_learners_function(event: CompileEvent, miss: Miss) -> CompileEvent:
+    """`event` with its learner_function set where it compiles a library's function (an
+    installed package's or a registered library's) whose static arguments hold the learner's
+    (learners_function: eqx.filter_jit's fun_wrapped holding make_step)."""
+    source = event.source or ""
+    if event.origin == EAGER or not source or event.learner_function is not None or not (
+            event.library or installed_package(source.rpartition(":")[0] or source)):
+        return event
+    fun = learners_function(miss.statics)
+    code = getattr(getattr(fun, "__func__", fun), "__code__", None)
+    if code is None:
+        return event
+    return dataclasses.replace(event, learner_function=f"{code.co_filename}:{code.co_firstlineno}")
+
+
 def trace_missed(miss: Miss, phases, backend: str, traced_at) -> CompileEvent | None:
     """A jitted function's trace made now at `traced_at` (the user's line: eval_shape's,
     `.trace`'s, `.lower`'s), compiled later if at all: the event its compile will record
@@ -804,7 +878,8 @@ def trace_missed(miss: Miss, phases, backend: str, traced_at) -> CompileEvent | 
     if _explainer is None or not logged():
         return None
     try:
-        event = _explainer.compiled(miss, phases, backend, True, traced_at)
+        event = _with_learners_function(
+            _explainer.compiled(miss, phases, backend, True, traced_at), miss)
     except Exception as e:
         _explainer_failed("explaining a trace", e)
         return None

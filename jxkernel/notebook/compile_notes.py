@@ -59,13 +59,33 @@ def where(event) -> str:
     return source_label(site) if site is not None else ""
 
 
+def _changes(event) -> tuple:
+    """`event`'s changes in the learner's words where a library's jit compiled the learner's
+    function (eqx.filter_jit's "dynamic_nodonate['rest'][13]" said "x": said_changes)."""
+    return event.said_changes
+
+
+def _signature(event) -> str:
+    """`event`'s signature as the notes write it: with the learner's paths (learner_paths),
+    and a library's static argument holding the learner's function said in words, not as
+    the library's tuple of treedefs (JAX's log writes it whole)."""
+    if event.learner_function is None:
+        return compile_record.signature_text(event.signature)
+    names = dict(event.learner_paths)
+    return ", ".join(
+        f"{names.get(path, path)}: {aval}" if not aval.startswith("static ") else
+        f"{path}: {event.function} and the arguments' parts that are not arrays"
+        for path, aval in event.signature)
+
+
 def change_line(event) -> str:
     """What changed, in one line: the first change and its fix in brief (none for a compile
     the user's line asked for: explicit_compile), else the reason."""
-    if not event.changes:
+    changes = _changes(event)
+    if not changes:
         return _traced_as_new(event) or event.reason
-    first = event.changes[0]
-    more = f" (and {len(event.changes) - 1} more)" if len(event.changes) > 1 else ""
+    first = changes[0]
+    more = f" (and {len(changes) - 1} more)" if len(changes) > 1 else ""
     fix = "" if explicit_compile(event) else fix_in_brief(first.fix)
     return f"{first}{more}" + (f" · fix: {fix}" if fix else "")
 
@@ -111,33 +131,43 @@ def _details(event) -> str:
     if event.learners_line is not None:
         line = source_line(event.learners_line)
         lines.append(f"called at {where(event)}" + (f":  {line}" if line else ""))
-    if event.source:
+    if event.learner_function and event.source:     # a library's jit of it: eqx.filter_jit's
+        lines.append(f"{event.function} defined at {defined_at(event.learner_function)}, "
+                     f"compiled through {_library_of(event.source)}'s jit (JAX's log names "
+                     f"{defined_at(event.source)})")
+    elif event.source:
         lines.append(f"{event.function} defined at {defined_at(event.source)}")
     elif event.call_source:
         lines.append(f"{_named(event)}: its class's __call__ defined at "
                      f"{defined_at(event.call_source)} (JAX's jax_explain_cache_misses log "
                      f"names a jitted object <unknown>, defined nowhere)")
-    if event.changes and explicit_compile(event):
+    if _changes(event) and explicit_compile(event):
         lines.append("what changed since the nearest earlier compile (compiled ahead of time, "
                      "as this line asked; JAX's jax_explain_cache_misses logs its tracing "
                      "miss too):")
-        lines += [f"  {c}" for c in event.changes]
-    elif event.changes:
+        lines += [f"  {c}" for c in _changes(event)]
+    elif _changes(event):
         since = "compile" if event.compiled else "trace"
         lines.append(f"what changed since the nearest earlier {since}, and the fix:")
-        lines.append(explanation_text(event.changes))
+        lines.append(explanation_text(_changes(event)))
     elif event.reason != "first call":
         lines.append(f"what changed: {event.reason}")
     elif _traced_as_new(event):
         lines.append(f"why: {_traced_as_new(event)}")
     if not event.compiled:      # a retrace inside another traced function
-        lines.append(f"traced for ({compile_record.signature_text(event.signature)}) inside "
+        lines.append(f"traced for ({_signature(event)}) inside "
                      f"{event.inlined_into}: nothing compiled of its own (it is part of "
                      f"that one's program, if that compiles)")
         return "\n".join(lines)
-    lines.append(f"compiled for ({compile_record.signature_text(event.signature)}) in "
+    lines.append(f"compiled for ({_signature(event)}) in "
                  f"{event.total_s * 1e3:.1f} ms ({event.cache})")
     return "\n".join(lines)
+
+
+def _library_of(source: str) -> str:
+    """The library whose file `source` is ("equinox"), else the file as defined_at says it."""
+    return compile_record.installed_package(source.rpartition(":")[0] or source) or \
+        defined_at(source)
 
 
 def _named(event) -> str:
@@ -155,16 +185,16 @@ def _title(event) -> str:
         if event.again:
             return (f"⚙ {_named(event)} traced again (inside {event.inlined_into}{at}): "
                     f"{change_line(event)}")
-        return (f"⚙ {_named(event)} traced ({compile_record.signature_text(event.signature)}"
+        return (f"⚙ {_named(event)} traced ({_signature(event)}"
                 f", inside {event.inlined_into}{at})")
     if event.again:
         # a new jit object of code compiled before is its own first compile, and a log
         # cleared since (%jxcompiles --clear) counts afresh: no number then
-        fresh = any(c.kind == "fresh_jit" for c in event.changes) or _other_jit(event)
+        fresh = any(c.kind == "fresh_jit" for c in _changes(event)) or _other_jit(event)
         nth = f"compile #{event.nth}" if event.nth > 1 else \
             "a new jit object" if fresh else "the log was cleared since its first"
         return f"⚙ {_named(event)} compiled again ({nth}{at}): {change_line(event)}"
-    return (f"⚙ {_named(event)} compiled ({compile_record.signature_text(event.signature)}"
+    return (f"⚙ {_named(event)} compiled ({_signature(event)}"
             f"{at}) in {event.total_s * 1e3:.1f} ms")
 
 
@@ -173,7 +203,10 @@ def _other_jit(event) -> bool:
     (`jax.jit(f)(3)`, then `jax.jit(f, static_argnums=0).lower(7).compile()`: the new jit's
     first compile, explained against the other's): then nothing was cleared, and its count
     is its own jit's, 1."""
-    return any(e.seq < event.seq and e.key is not event.key and e.source == event.source
+    # (a library's jit of the learner's function by where the learner's was defined: every
+    # eqx.filter_jit'd function's source is Equinox's fun_wrapped)
+    return any(e.seq < event.seq and e.key is not event.key and
+               (e.learner_function or e.source) == (event.learner_function or event.source)
                for e in compile_record.compile_events(event.function))
 
 

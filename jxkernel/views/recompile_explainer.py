@@ -47,6 +47,7 @@ from .signature_changes.fresh_functions import (
     _CELL_RERUN_DECORATED_FIX, _CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _DEFAULTS_FRESH_FIX,
     _INIT_METHOD_FRESH_FIX, _INSTANCE_FRESH_FIX, _METHOD_FRESH_FIX, _PARTIAL_FRESH_FIX,
     _WRAPPER_FRESH_FIX, fresh_jit_change, partial_call)
+from .signature_changes.learner_paths import in_learners_names
 from .signature_changes.statics import _pytree_fields
 from .signature_changes.input_types import grown_step_by_step, rows_under_vmap
 from .signature_changes.nearest import nearest
@@ -251,8 +252,7 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True,
     transformation, which JAX's tracing cache holds too (no miss, REUSED_TRACE); `traced_at`:
     the user's line that traced it earlier (eval_shape's), where JAX logs the miss."""
     named, static_named, closest, reason, changes, new = _explain(miss)
-    options = dict(_JIT_OPTIONS)
-    if not traced and not (changes and all(c.kind == "config" and c.path in options
+    if not traced and not (changes and all(c.kind == "config" and c.path in dict(_JIT_OPTIONS)
                                            for c in changes)):
         # (a jit of other options reusing another's trace keeps its cause: the options)
         reason, changes = REUSED_TRACE, ()
@@ -279,7 +279,7 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True,
                          else type(_user_function(jitted._fun)).__name__)
     if traced and event.origin == _record.USER and _record.logged():
         outside_values.traced(_user_function(jitted._fun), event)  # what it read from outside
-    return event
+    return in_learners_names(event, miss.statics, closest, changes)     # eqx.filter_jit's
 
 
 def _remember(miss: Miss, new) -> None:
