@@ -65,7 +65,19 @@ def _changes(event) -> tuple:
     return event.said_changes
 
 
-def _signature(event) -> str:
+def reason_said(event) -> str:
+    """`event`'s one-line reason with the learner's paths (learner_paths) for a library's
+    jit of the learner's function: "x: f32[8] -> f32[5]" where JAX's log reason says
+    "dynamic_nodonate['rest'][13]: ..."; the reason as logged otherwise."""
+    if event.learner_function is None or not event.learner_paths:
+        return event.reason
+    names = dict(event.learner_paths)
+    # longest first, and never inside a longer path: ['rest'][1] is not ['rest'][13]'s start
+    pattern = "|".join(re.escape(p) for p in sorted(names, key=len, reverse=True))
+    return re.sub(f"(?:{pattern})(?![\\w\\[])", lambda m: names[m.group(0)], event.reason)
+
+
+def signature_said(event) -> str:
     """`event`'s signature as the notes write it: with the learner's paths (learner_paths),
     and a library's static argument holding the learner's function said in words, not as
     the library's tuple of treedefs (JAX's log writes it whole)."""
@@ -155,11 +167,11 @@ def _details(event) -> str:
     elif _traced_as_new(event):
         lines.append(f"why: {_traced_as_new(event)}")
     if not event.compiled:      # a retrace inside another traced function
-        lines.append(f"traced for ({_signature(event)}) inside "
+        lines.append(f"traced for ({signature_said(event)}) inside "
                      f"{event.inlined_into}: nothing compiled of its own (it is part of "
                      f"that one's program, if that compiles)")
         return "\n".join(lines)
-    lines.append(f"compiled for ({_signature(event)}) in "
+    lines.append(f"compiled for ({signature_said(event)}) in "
                  f"{event.total_s * 1e3:.1f} ms ({event.cache})")
     return "\n".join(lines)
 
@@ -185,7 +197,7 @@ def _title(event) -> str:
         if event.again:
             return (f"⚙ {_named(event)} traced again (inside {event.inlined_into}{at}): "
                     f"{change_line(event)}")
-        return (f"⚙ {_named(event)} traced ({_signature(event)}"
+        return (f"⚙ {_named(event)} traced ({signature_said(event)}"
                 f", inside {event.inlined_into}{at})")
     if event.again:
         # a new jit object of code compiled before is its own first compile, and a log
@@ -194,7 +206,7 @@ def _title(event) -> str:
         nth = f"compile #{event.nth}" if event.nth > 1 else \
             "a new jit object" if fresh else "the log was cleared since its first"
         return f"⚙ {_named(event)} compiled again ({nth}{at}): {change_line(event)}"
-    return (f"⚙ {_named(event)} compiled ({_signature(event)}"
+    return (f"⚙ {_named(event)} compiled ({signature_said(event)}"
             f"{at}) in {event.total_s * 1e3:.1f} ms")
 
 

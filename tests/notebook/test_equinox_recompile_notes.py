@@ -43,6 +43,8 @@ def cells():
                           and c["data"].get("text/plain", "").startswith("⚙")],
                 "log": "".join(c["text"] for kind, c in messages
                                if kind == "stream" and c["name"] == "stderr")}
+        reply, messages = execute(client, "%jxcompiles")
+        found["%jxcompiles"] = [(kind, c) for kind, c in messages]
         return found
 
 
@@ -93,3 +95,15 @@ def test_a_python_number_is_named_and_the_fix_is_an_array_not_static_argnums(cel
     assert "jnp.asarray(n)" in note and "static_argnums" not in note, note
     assert "jnp.asarray(2)" in SCALE_FIXED and len(JAX["scale_fixed"]) == 1
     assert cells["scale_fixed"]["notes"] == [], cells["scale_fixed"]
+
+
+
+
+def test_jxcompiles_tells_the_changes_in_the_learners_names_too(cells):
+    """%jxcompiles' rows and card for make_step say what the note says (x's shape), not
+    Equinox's dynamic_nodonate paths (compile_notes.reason_said, signature_said, said_changes)."""
+    shown = json.dumps([c for kind, c in cells["%jxcompiles"]
+                        if kind in ("comm_open", "comm_msg", "display_data")])
+    assert "<b>make_step</b>" in shown and "x: f32[5,1,28,28]" in shown, shown
+    assert "x: f32[8,1,28,28] -&gt; f32[5,1,28,28]" in shown, shown     # the reason
+    assert "dynamic_nodonate" not in shown, shown

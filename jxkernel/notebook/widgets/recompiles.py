@@ -31,7 +31,8 @@ from ...core import compile_record
 from ...core.compile_record import EAGER, INTERNAL, USER
 from ...views.recompile_explainer import explanation_text
 from ...views.compile_report import INSIDE, changes_html, group_of
-from ..compile_notes import LIBRARY, OTHER_KINDS, grouped, kind_of, packages_text
+from ..compile_notes import (LIBRARY, OTHER_KINDS, grouped, kind_of, packages_text,
+                              reason_said, signature_said)
 from ...views.rich_view import esc
 from ...views.views_json import compilations_bundle
 from ..protocol import mime_type
@@ -244,17 +245,19 @@ class RecompileLog(TextFallback, w.VBox):
         rows = []
         for i, e in numbered:
             when = datetime.datetime.fromtimestamp(e.timestamp).strftime("%H:%M:%S")
-            sig = ", ".join(f"{p}: {a}" for p, a in e.signature)
+            sig = signature_said(e)        # in the learner's names, as the note's
             first = e.reason == "first call"
             rows.append(
                 f"<tr><td>{i}</td><td>{when}</td><td><b>{esc(named(e))}</b></td>"
-                f"<td style='color:{_FIRST if first else _AGAIN}'>{esc(e.reason)}</td>"
+                f"<td style='color:{_FIRST if first else _AGAIN}'>{esc(reason_said(e))}</td>"
                 f"<td><code>{esc(sig)}</code></td><td>{_ms(e.trace_s)}</td>"
                 f"<td>{_ms(e.lower_s)}</td>"
                 f"<td>{_ms(e.compile_s)}</td><td>{esc(came_from(e))}</td>"
                 f"<td>{esc(e.backend)}</td></tr>")
-            if e.changes:            # the card: what changed, the fix, the fix as code
-                rows.append(f"<tr><td></td><td colspan=9>{changes_html(e.changes)}</td></tr>")
+            # the card: what changed, the fix, the fix as code, in the learner's names (an
+            # eqx.filter_jit step's: CompileEvent.said_changes, as the note tells them)
+            if e.said_changes:
+                rows.append(f"<tr><td></td><td colspan=9>{changes_html(e.said_changes)}</td></tr>")
         body = "".join(rows) or "<tr><td colspan=10><i>no compilations yet</i></td></tr>"
         return (f"<table style='font-size:12px;border-collapse:collapse'><tr>{head}</tr>{body}"
                 f"</table>")
@@ -322,11 +325,11 @@ class RecompileLog(TextFallback, w.VBox):
         events = self.shown()
         lines = [compilation_count(events)]
         for i, e in enumerate(events[-MAX_ROWS:], 1):
-            lines.append(f"{i:3d}. {named(e)}: {e.reason} — trace {_ms(e.trace_s)} ms, lower "
+            lines.append(f"{i:3d}. {named(e)}: {reason_said(e)} — trace {_ms(e.trace_s)} ms, lower "
                          f"{_ms(e.lower_s)} ms, compile {_ms(e.compile_s)} ms "
                          f"({came_from(e)}, {e.backend})")
-            if e.changes:
-                lines.append(explanation_text(e.changes, "       "))
+            if e.said_changes:
+                lines.append(explanation_text(e.said_changes, "       "))
         compiled, inside = by_function_group(events)
         lines.append("function: misses / hits")
         lines += [f"  {n}: {m} / {h}" for n, m, h, _ in hit_miss(compiled)]
