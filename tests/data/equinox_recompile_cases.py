@@ -12,10 +12,10 @@ PADDED = """\
 x, y = make_batch(5)
 n = x.shape[0]
 x = jnp.pad(x, [(0, 8 - n)] + [(0, 0)] * (x.ndim - 1))
-mask = jnp.arange(8) < n    # weigh the padded rows 0
+mask = jnp.arange(8) < n    # pass it in: weigh each row by it
 n = y.shape[0]
 y = jnp.pad(y, [(0, 8 - n)] + [(0, 0)] * (y.ndim - 1))
-mask = jnp.arange(8) < n    # weigh the padded rows 0
+mask = jnp.arange(8) < n    # pass it in: weigh each row by it
 model, opt_state, padded_loss = make_step(model, opt_state, x, y)
 """
 # the last, smaller batch as it comes: make_step compiles again

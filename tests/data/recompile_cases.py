@@ -2127,7 +2127,7 @@ SCENARIOS = {
         "    xb = data[i:i + 4]\n"
         "    n = xb.shape[0]\n"
         "    xb = jnp.pad(xb, [(0, 4 - n)] + [(0, 0)] * (xb.ndim - 1))\n"
-        "    mask = jnp.arange(4) < n    # weigh the padded rows 0\n"
+        "    mask = jnp.arange(4) < n    # pass it in: weigh each row by it\n"
         "    loss(w, xb, mask)\n"),
     "learner4_arange_then_linspace_fixed": (
         "each input cast to float32 before the call",

@@ -36,7 +36,8 @@ def _refixed(change: Change, fix_and_snippet, **more) -> Change:
 
 _FIXES = {
     "shape": ("Every new shape compiles anew. Pad or bucket {path} to a few fixed sizes (a "
-              "mask keeps the padding out of the result).",
+              "mask of the real rows, passed in and used where they are summed, keeps the "
+              "padding out of the result).",
               "n = {path}.shape[0]\n"
               "size = 1 << (n - 1).bit_length()        # the next power of two\n"
               "{path} = jnp.pad({path}, [(0, size - n)] + [(0, 0)] * ({path}.ndim - 1))"),

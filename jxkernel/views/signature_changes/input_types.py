@@ -223,14 +223,17 @@ _SYMBOLIC_FIX = (
 _PARTIAL_BATCH_FIX = (
     "{path} has fewer rows than before ({old} -> {new}), as the last, partial batch of an "
     "epoch has, and every new shape compiles anew. Pad it to the {size} rows compiled "
-    "before (a mask keeps the padding out of the result), or drop the partial batch.",
+    "before and pass the jitted function the mask below, to weigh the padded rows 0 where "
+    "rows are summed or averaged (unweighted, the padding counts in the result), or drop "
+    "the partial batch.",
     "n = {path}.shape[0]\n"
     "{path} = jnp.pad({path}, [(0, {size} - n)] + [(0, 0)] * ({path}.ndim - 1))\n"
-    "mask = jnp.arange({size}) < n    # weigh the padded rows 0")
+    "mask = jnp.arange({size}) < n    # pass it in: weigh each row by it")
 # a reshape or atleast_1d would not help: f32[3] and f32[1] are two programs too
 _BUCKET_FIX = (
-    "Every new shape compiles anew. Pad or bucket {path} to a few fixed sizes (a mask keeps "
-    "the padding out of the result): padded as below, lengths up to {floor} share one "
+    "Every new shape compiles anew. Pad or bucket {path} to a few fixed sizes (a mask of the "
+    "real rows, passed in and used where they are summed, keeps the padding out of the "
+    "result): padded as below, lengths up to {floor} share one "
     "program and each doubling past it adds one, at most {most} compiles for lengths up to "
     "{upto} (not one: a length past the last bucket compiles again).",
     "n = {path}.shape[{axis}]\n"
