@@ -8,30 +8,7 @@
         flax==0.12.7 optax==0.2.8
     /tmp/venvjf/bin/python reference/make_learner_flax_reference.py
 """
-import json
-import os
-import sys
+from recording import record_cells
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.path.join(HERE, "..", "tests", "data")
-sys.path.insert(0, DATA)
-
-import flax  # noqa: E402
-import jax  # noqa: E402
-import optax  # noqa: E402
-from learner_flax_cases import outcome  # noqa: E402
-
-assert (jax.__version__, flax.__version__, optax.__version__) == ("0.10.2", "0.12.7", "0.2.8")
-namespace = {"__name__": "__main__"}
-
-
-def run_cell(source):
-    exec(compile(source, "<cell>", "exec"), namespace)
-
-
-facts = outcome(run_cell, namespace)
-facts["versions"] = [jax.__version__, flax.__version__, optax.__version__]
-with open(os.path.join(DATA, "learner_flax_reference.json"), "w") as f:
-    json.dump(facts, f, indent=1, sort_keys=True)
-    f.write("\n")
-print(json.dumps(facts, indent=1))
+record_cells("learner_flax_cases", "learner_flax_reference.json",
+             {"jax": "0.10.2", "flax": "0.12.7", "optax": "0.2.8"})

@@ -3,6 +3,7 @@
     record_modes(jax, "image_cases", (jax, jnp, image), "image_reference.npz")
     record_json(jax, "extend_experimental_cases", "extend_experimental_reference.json")
     record_cases(jax, records, "random_reference.json")
+    record_cells("learner_flax_cases", "learner_flax_reference.json", {"jax": "0.10.2", ...})
 
 `record_modes` runs a case list in 32- and 64-bit mode into one .npz: "<mode>/<case>#<leaf
 index>" and its weak type under "...#<leaf index>#weak" (tests/support/recorded_modes.py reads it
@@ -47,6 +48,24 @@ def record_json(jax, case_module: str, filename: str) -> None:
         json.dump(results, f, indent=1, sort_keys=True)
         f.write("\n")
     print(f"wrote {os.path.normpath(path)}")
+
+
+def record_cells(case_module: str, filename: str, versions: dict) -> None:
+    """A learner's cells (tests/data/`case_module`.outcome(run_cell, namespace)) run under
+    the installed packages pinned by `versions` ({"jax": "0.10.2", "flax": "0.12.7", ...},
+    checked first), what they said to tests/data/`filename` with those versions."""
+    found = {name: importlib.import_module(name).__version__ for name in versions}
+    assert found == versions, (found, versions)
+    namespace = {"__name__": "__main__"}
+
+    def run_cell(source):
+        exec(compile(source, "<cell>", "exec"), namespace)
+    facts = importlib.import_module(case_module).outcome(run_cell, namespace)
+    facts["versions"] = list(versions.values())
+    with open(os.path.join(DATA, filename), "w") as f:
+        json.dump(facts, f, indent=1, sort_keys=True)
+        f.write("\n")
+    print(json.dumps(facts, indent=1))
 
 
 def record_cases(jax, records: list, filename: str) -> None:
