@@ -97,7 +97,8 @@ LAZY_PRIMITIVE_MODULES = ("lax.linalg", "lax.convolution", "lax.windowed", "lax.
                           "lax.ffi", "lax.eval_jaxpr", "api.state", "_jax._src.hijax",
                           "api.sparse", "api.sparse.linalg", "lax.inspect_sharding",
                           "lax.layout_constraint", "api.custom_partitioning",
-                          "nn.block_scaled_dot", "lax.compute_on", "lax.shard_alike")
+                          "nn.block_scaled_dot", "lax.compute_on", "lax.shard_alike",
+                          "api.sparse.cusparse")
 
 
 def load_every_primitive() -> None:

@@ -910,7 +910,10 @@ NOT_STAGED = {"stage": "test_rules_outside_a_jaxpr", "platform_index": "test_pla
               "scaled_matmul_wrapper": "tests/nn/test_scaled_matmul.py's "
                                        "test_the_numpy_backend_refuses_it_as_the_cpu",
               "inspect_sharding": "tests/sharding/test_partitioned_gaps.py's "
-                                  "test_inspect_array_sharding_on_the_numpy_backend_as_jax_on_one_device"}
+                                  "test_inspect_array_sharding_on_the_numpy_backend_as_jax_on_one_device",
+              # (cuSPARSE kernels: no platform here runs them, the NumPy backend as XLA)
+              **dict.fromkeys(("coo_spmv", "coo_spmm", "csr_spmv", "csr_spmm"),
+                              "test_cusparse_primitives_refused_as_on_xla")}
 
 
 def test_every_numpy_rule_is_exercised_by_a_case():
@@ -990,6 +993,21 @@ def test_lapack_rules_refuse_float16_as_xla(name):
         eval_closed_jaxpr_numpy(closed, x)
     assert str(on_numpy.value) == str(on_xla.value) == \
         "(KeyError(<class 'numpy.float16'>), 'Unsupported dtype float16.')"
+
+
+def test_cusparse_primitives_refused_as_on_xla():
+    # JAX's sparse._lowerings' kernels, which only a CUDA GPU runs: on the NumPy backend as
+    # compiled by XLA, NotImplementedError naming the sparse format's product instead
+    from jxkernel._jax.experimental.sparse import _lowerings
+    data, x = np.ones(2, np.float32), np.ones((3, 2), np.float32)
+    row, col = np.array([0, 1], np.int32), np.array([0, 2], np.int32)
+    f = lambda *a: _lowerings.coo_spmm_p.bind(*a, transpose=False, shape=(2, 3))
+    closed = jax.make_jaxpr(f)(data, row, col, x)
+    with pytest.raises(NotImplementedError) as on_xla:
+        jax.jit(f)(data, row, col, x)
+    with pytest.raises(NotImplementedError) as on_numpy:
+        eval_closed_jaxpr_numpy(closed, data, row, col, x)
+    assert str(on_numpy.value) == str(on_xla.value) and "sparse.COO(" in str(on_xla.value)
 
 
 def test_a_primitive_without_a_rule_is_named():

@@ -46,6 +46,10 @@ AS_IN_JAX_WITHOUT = {"select_and_scatter": {"jvp", "batching"},   # shape rule +
                      "create_token": {"jvp", "batching"}, "after_all": {"jvp", "batching"},
                      # jax/_src/lax/scaled_dot.py: "This currently isn't differentiable"
                      "scaled_dot": {"jvp"},
+                     # jax/experimental/sparse/_lowerings.py: cuSPARSE's kernels, an abstract
+                     # eval and GPU lowerings only (the sparse formats differentiate themselves)
+                     **dict.fromkeys(("coo_spmv", "coo_spmm", "csr_spmv", "csr_spmm"),
+                                     {"jvp", "batching"}),
                      # jax/_src/cudnn/scaled_matmul_stablehlo.py: abstract eval, lowerings and
                      # batching only; jax.nn.scaled_dot_general differentiates by a custom_vjp
                      "scaled_matmul": {"jvp"}, "scaled_matmul_wrapper": {"jvp"},
