@@ -8,6 +8,7 @@
 import importlib
 import importlib.util
 import sys
+import types
 
 
 def lazy_names(package: str, namespace: dict, table: dict) -> tuple:
@@ -31,6 +32,45 @@ def lazy_names(package: str, namespace: dict, table: dict) -> tuple:
         return sorted(set(namespace) | set(table))
 
     return __getattr__, __dir__
+
+
+def names_of(package: str, homes: tuple, namespace: dict) -> tuple:
+    """`__getattr__` and `__dir__` for a module that is JAX's one module over several of
+    jxkernel's (`homes`, modules): a name is looked up in them in that order (private names
+    too: `from X import *` brings only the public ones into `namespace`).
+
+        >>> import types
+        >>> a, b = types.SimpleNamespace(x=1), types.SimpleNamespace(x=2, _y=3)
+        >>> get, _ = names_of("m", (a, b), {})
+        >>> get("x"), get("_y")
+        (1, 3)
+    """
+    def __getattr__(name):
+        for home in homes:
+            if hasattr(home, name):
+                return getattr(home, name)
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+    def __dir__():
+        return sorted({n for home in homes for n in dir(home)} | set(namespace))
+
+    return __getattr__, __dir__
+
+
+def attributes_of(package: str, source, aliases: dict):
+    """`__getattr__` for a private package of JAX's that answers its public module's names
+    (jax._src.numpy answers jnp.take): `source`'s attribute `name`, never one of its
+    submodules, so that the package's own submodules are the ones imported by name; a name
+    in `aliases` (module_aliases', read as an attribute before any import) is imported."""
+    def __getattr__(name):
+        if name in aliases:
+            return importlib.import_module(f"{package}.{name}")
+        value = getattr(source, name, None)
+        if value is None or isinstance(value, types.ModuleType) or name.startswith("__"):
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        return value
+
+    return __getattr__
 
 
 class _Aliases:

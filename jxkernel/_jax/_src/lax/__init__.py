@@ -11,21 +11,10 @@ lax_linalg`): jxkernel.lax.linalg itself, its private names included.
     >>> linalg.__name__
     'jxkernel.lax.linalg'
 """
-import importlib
-import types
-
 from .... import lax as _lax
-from ....core.lazy_names import module_aliases
+from ....core.lazy_names import attributes_of, module_aliases
 
 _ALIASES = module_aliases(__name__, {"linalg": "jxkernel.lax.linalg"})
 
 
-def __getattr__(name):
-    """lax's operation or primitive `name`; never one of lax's submodules, so that this
-    package's own submodules (`jax._src.lax.utils`, ...) are the ones imported by name."""
-    if name in _ALIASES:                 # `linalg`, read as an attribute before any import
-        return importlib.import_module(f"{__name__}.{name}")
-    value = getattr(_lax, name, None)
-    if value is None or isinstance(value, types.ModuleType) or name.startswith("__"):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return value
+__getattr__ = attributes_of(__name__, _lax, _ALIASES)

@@ -8,6 +8,7 @@ bcoo_layout.py and bcoo_shape.py. A name is looked up in them in that order.
 """
 import jxkernel  # noqa: F401  (the example's)
 
+from ....core.lazy_names import names_of
 from ....api.sparse import bcoo as _bcoo, bcoo_layout as _layout, bcoo_shape as _shape
 from ....api.sparse import bcoo_spdot as _spdot
 from ....api.sparse.bcoo import *  # noqa: F401,F403  (public names in the module's globals:
@@ -15,15 +16,4 @@ from ....api.sparse.bcoo_spdot import *  # noqa: F401,F403  JAX's docstrings run
 from ....api.sparse.bcoo_layout import *  # noqa: F401,F403  the private ones by __getattr__)
 from ....api.sparse.bcoo_shape import *  # noqa: F401,F403
 
-_HOMES = (_bcoo, _spdot, _layout, _shape)
-
-
-def __getattr__(name):
-    for home in _HOMES:
-        if hasattr(home, name):
-            return getattr(home, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted({n for home in _HOMES for n in dir(home)} | set(globals()))
+__getattr__, __dir__ = names_of(__name__, (_bcoo, _spdot, _layout, _shape), globals())

@@ -8,19 +8,9 @@ rules and their interpreter) and spvalues.py (JAX's buffer-reference form: `Spar
 """
 import jxkernel  # noqa: F401  (the example's)
 
+from ....core.lazy_names import names_of
 from ....api.sparse import spvalues as _spvalues, transform as _transform
 from ....api.sparse.spvalues import *  # noqa: F401,F403
 from ....api.sparse.transform import *  # noqa: F401,F403
 
-_HOMES = (_transform, _spvalues)
-
-
-def __getattr__(name):
-    for home in _HOMES:
-        if hasattr(home, name):
-            return getattr(home, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted({n for home in _HOMES for n in dir(home)} | set(globals()))
+__getattr__, __dir__ = names_of(__name__, (_transform, _spvalues), globals())
