@@ -13,6 +13,8 @@ process: time spent waiting for the other engineer's processes is left out). Row
 - eager_sin: `jnp.sin` on f32[8] (dispatch_eager);
 - cache_hit: `jit(lambda x: jnp.sum(jnp.sin(x) * x + 1.0))` on f32[100] (recompile's);
 - jit_scalar_arg: `jit(lambda x, a: x * a)(x, 2.0)`, a Python scalar argument;
+- jit_numpy_arg: `jit(lambda x: x + 1)` on NumPy float32[8] data (what a data loader gives),
+  copied to the device at each call;
 - jit_static: `jit(lambda x, n: x * n, static_argnums=1)(x, 3)`, a static argument;
 - jit_static_kw: `jit(lambda x, *, n: x * n, static_argnames="n")(x, n=3)`, one by keyword;
 - jit_static_alt: `jit(f, static_argnames="flag")(x, flag=True)` then `flag=False`, two
@@ -38,7 +40,8 @@ def workloads(lib, np_lib):
     """(name, zero-argument callable) per metric, built and warmed with `lib`."""
     add_one = lib.jit(lambda x: x + 1)
     reduce = lib.jit(lambda x: np_lib.sum(np_lib.sin(x) * x + 1.0))
-    x8 = np_lib.asarray(np.arange(8, dtype=np.float32))
+    host8 = np.arange(8, dtype=np.float32)
+    x8 = np_lib.asarray(host8)
     x100 = np_lib.asarray(np.ones(100, np.float32))
     scale = lib.jit(lambda x, a: x * a)
     static = lib.jit(lambda x, n: x * n, static_argnums=1)
@@ -46,6 +49,7 @@ def workloads(lib, np_lib):
     flagged = lib.jit(lambda x, flag: x + 1 if flag else x - 1, static_argnames="flag")
     calls = {"jit_hit": lambda: add_one(x8).block_until_ready(),
              "jit_scalar_arg": lambda: scale(x8, 2.0).block_until_ready(),
+             "jit_numpy_arg": lambda: add_one(host8).block_until_ready(),
              "eager_sin": lambda: np_lib.sin(x8).block_until_ready(),
              "cache_hit": lambda: reduce(x100).block_until_ready(),
              "jit_static": lambda: static(x8, 3).block_until_ready(),

@@ -109,12 +109,12 @@
 #endif
 
 static PyObject *config_obj, *ctx_obj, *eval_trace, *miss;
-static PyTypeObject *array_type, *gone_type, *aval_type;
+static PyTypeObject *array_type, *gone_type, *aval_type, *ndarray_type;
 static Py_ssize_t off_buf, off_aval, off_npy, off_sharding;  /* Array's slots (descriptors) */
 static Py_ssize_t off_hash;                 /* ShapedArray's `_hash` (its hash, an int) */
 static Py_ssize_t off_gone_buf, off_gone_why, off_gone_aval;  /* xla/deleted.py's Gone's */
 static PyObject *s_generation, *s_trace, *s_sharding, *s_consume, *s_hits, *one;
-static PyObject *s_delete, *s_ran;
+static PyObject *s_delete, *s_ran, *s_dtype, *s_shape;
 
 typedef struct {
     PyObject_HEAD
@@ -128,8 +128,10 @@ typedef struct {
     PyObject *entry;        /* None, or the jit cache entry whose `hits` to count */
     PyObject *params;       /* None (jit), or the eager primitive's params dict */
     int check_trace;        /* jit: only at the top level (ctx.trace is eval_trace) */
-    PyObject *kinds;        /* None (all Arrays), or per argument None or a Python scalar type */
-    PyObject *put;          /* None, or put(scalar, where) -> the scalar's buffer */
+    PyObject *kinds;        /* None (all Arrays), or per argument None, a Python scalar type
+                               or a NumPy dtype (an ndarray of it and the aval's shape) */
+    PyObject *put;          /* None, or put(scalar, where) or put(ndarray, where, aval) -> its
+                               buffer */
     Py_ssize_t first_array; /* the argument whose buffer's sharding is `where` (-1: none) */
     PyObject *consts;       /* tuple of buffers passed before the arguments (closed-over) */
     int alike;              /* eager, two operands of one type: 1 (integers) or 2 (inexact) */
@@ -169,19 +171,21 @@ slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *offset)
 static PyObject *last_runs, *impl_rules;       /* dispatch's {primitive: _LastRun}, rules */
 
 /* setup(config, ctx, eval_trace, miss, array_type, last_runs, impl_rules, gone_type=None,
-   aval_type=None): what the Hits and entry points read, given once by xla/fastpath.py; before
+   aval_type=None, ndarray_type=None): what the Hits and entry points read, given once by xla/fastpath.py; before
    it every entry point falls back. Without a gone_type (xla/deleted.py's Gone) no Hit
    donates; without an aval_type (core/avals.py's ShapedArray) two avals that are not one
-   object are always compared by their __eq__ (see `matches`). */
+   object are always compared by their __eq__ (see `matches`); without an ndarray_type
+   (numpy.ndarray) no Hit takes NumPy arrays. */
 static PyObject *
 setup(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"config", "ctx", "eval_trace", "miss", "array_type", "last_runs",
-                         "impl_rules", "gone_type", "aval_type", NULL};
-    PyObject *cfg, *ctx, *ev, *m, *at, *runs, *impls, *gone = NULL, *avt = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOO!O!O!|O!O!", kw, &cfg, &ctx, &ev, &m,
+                         "impl_rules", "gone_type", "aval_type", "ndarray_type", NULL};
+    PyObject *cfg, *ctx, *ev, *m, *at, *runs, *impls, *gone = NULL, *avt = NULL, *nd = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOO!O!O!|O!O!O!", kw, &cfg, &ctx, &ev, &m,
                                      &PyType_Type, &at, &PyDict_Type, &runs, &PyDict_Type,
-                                     &impls, &PyType_Type, &gone, &PyType_Type, &avt))
+                                     &impls, &PyType_Type, &gone, &PyType_Type, &avt,
+                                     &PyType_Type, &nd))
         return NULL;
     if (avt != NULL && slot_offset((PyTypeObject *)avt, "_hash", &off_hash) < 0)
         return NULL;
@@ -196,6 +200,7 @@ setup(PyObject *self, PyObject *args, PyObject *kwds)
         return NULL;
     Py_XSETREF(gone_type, (PyTypeObject *)Py_XNewRef(gone));
     Py_XSETREF(aval_type, (PyTypeObject *)Py_XNewRef(avt));
+    Py_XSETREF(ndarray_type, (PyTypeObject *)Py_XNewRef(nd));
     Py_XSETREF(config_obj, Py_NewRef(cfg));
     Py_XSETREF(ctx_obj, Py_NewRef(ctx));
     Py_XSETREF(eval_trace, Py_NewRef(ev));
@@ -433,6 +438,35 @@ surely_differ(PyObject *aval, PyObject *want)
     return x != y;
 }
 
+/* 1 if `a` is a NumPy array (not a subclass) of the very dtype object `dtype` (NumPy's
+   builtin dtypes are singletons: another byte order or a structured dtype is another
+   object, and misses) and of `aval`'s shape; 0 if not, -1 on error. */
+static int
+host_array_matches(PyObject *a, PyObject *dtype, PyObject *aval)
+{
+    if (ndarray_type == NULL || Py_TYPE(a) != ndarray_type)
+        return 0;
+    PyObject *d = PyObject_GetAttr(a, s_dtype);
+    if (d == NULL)
+        return -1;
+    int same = d == dtype;
+    Py_DECREF(d);
+    if (!same)
+        return 0;
+    PyObject *shape = PyObject_GetAttr(a, s_shape);
+    if (shape == NULL)
+        return -1;
+    PyObject *want = PyObject_GetAttr(aval, s_shape);
+    if (want == NULL) {
+        Py_DECREF(shape);
+        return -1;
+    }
+    int eq = PyObject_RichCompareBool(shape, want, Py_EQ);
+    Py_DECREF(shape);
+    Py_DECREF(want);
+    return eq;
+}
+
 /* 1 if `args` (n Arrays) match the hit's signature, 0 if not, -1 on error. */
 static int
 matches(Hit *h, PyObject *const *args, Py_ssize_t n)
@@ -441,9 +475,15 @@ matches(Hit *h, PyObject *const *args, Py_ssize_t n)
         return 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *a = args[i];
-        if (h->kinds != Py_None) {            /* a Python scalar of its very type here? */
+        if (h->kinds != Py_None) {   /* a Python scalar of its very type, or NumPy data? */
             PyObject *kind = PyTuple_GET_ITEM(h->kinds, i);
             if (kind != Py_None) {
+                if (!PyType_Check(kind)) {    /* a dtype: NumPy data of it, of the aval's shape */
+                    int ok = host_array_matches(a, kind, PyTuple_GET_ITEM(h->avals, i));
+                    if (ok <= 0)
+                        return ok;
+                    continue;
+                }
                 if ((PyObject *)Py_TYPE(a) != kind)
                     return 0;
                 continue;                     /* (its aval follows from type and config) */
@@ -539,8 +579,12 @@ run(Hit *h, PyObject *const *args, Py_ssize_t n)
         PyObject *buf;
         if (h->unused != NULL && h->unused[i])
             continue;                         /* (not read: never moved, never passed) */
-        if (h->kinds != Py_None && PyTuple_GET_ITEM(h->kinds, i) != Py_None) {
-            buf = PyObject_CallFunctionObjArgs(h->put, args[i], h->where, NULL);
+        PyObject *kind = h->kinds != Py_None ? PyTuple_GET_ITEM(h->kinds, i) : Py_None;
+        if (kind != Py_None) {                /* NumPy data is given its (checked) aval too */
+            buf = PyType_Check(kind) ?
+                PyObject_CallFunctionObjArgs(h->put, args[i], h->where, NULL) :
+                PyObject_CallFunctionObjArgs(h->put, args[i], h->where,
+                                             PyTuple_GET_ITEM(h->avals, i), NULL);
             if (buf == NULL) {
                 Py_DECREF(bufs);
                 return NULL;
@@ -1423,13 +1467,15 @@ PyInit__fastpath(void)
     s_python_call = PyUnicode_InternFromString("_python_call");
     s_delete = PyUnicode_InternFromString("delete");
     s_ran = PyUnicode_InternFromString("ran");
+    s_dtype = PyUnicode_InternFromString("dtype");
+    s_shape = PyUnicode_InternFromString("shape");
     /* jit.cache.LAST_HIT, interned there too: the same object, found by identity */
     s_last_hit = PyUnicode_InternFromString("last hit");
     one = PyLong_FromLong(1);
     no_params = PyDict_New();
     if (!s_generation || !s_trace || !s_sharding || !s_consume || !s_hits || !s_native ||
-            !s_block || !s_python_call || !s_last_hit || !s_delete || !s_ran || !one ||
-            !no_params)
+            !s_block || !s_python_call || !s_last_hit || !s_delete || !s_ran || !s_dtype ||
+            !s_shape || !one || !no_params)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)

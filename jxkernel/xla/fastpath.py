@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import operator
 
+import numpy as np
+
 from ..core import dtypes
 from ..core.avals import ShapedArray
 from ..core.config import config
@@ -33,7 +35,7 @@ def connect(last_runs: dict) -> None:
     if native is not None:
         native.setup(config=config, ctx=_ctx, eval_trace=eval_trace, miss=MISS,
                      array_type=Array, last_runs=last_runs, impl_rules=impl_rules,
-                     gone_type=Gone, aval_type=ShapedArray)
+                     gone_type=Gone, aval_type=ShapedArray, ndarray_type=np.ndarray)
 
 
 def jit_hit(avals, where, generation, exe, finish, entry, kinds=None, consts=(), order=None,
@@ -41,8 +43,8 @@ def jit_hit(avals, where, generation, exe, finish, entry, kinds=None, consts=(),
     """A `Hit` for a jit cache entry whose executable is plain (one device, no host callbacks;
     one that donates arguments deletes and marks them in C after each run, each with its
     reason from `donation_whys`), or None. `kinds`:
-    per argument None (an Array) or the Python scalar type taken there (scalars.scalar_kinds),
-    for calls such as f(x, 2.0); `consts`: the buffers of its closed-over constants, passed
+    per argument None (an Array), the Python scalar type taken there or NumPy data's dtype
+    (scalars.scalar_kinds), for calls such as f(x, 2.0) and f(np.ones(3)); `consts`: the buffers of its closed-over constants, passed
     before the arguments; `order`: for a call
     with keyword arguments, per argument its index in the call's stack (jit.cache.c_last_hit);
     `tree`: for arguments that are containers, their structure (a PyTreeDef), which the Hit

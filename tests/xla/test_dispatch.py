@@ -96,6 +96,51 @@ def test_python_scalar_arguments_hit_in_c_with_their_own_values_and_types(path):
     assert g(7, 3).item() == 4
 
 
+def test_numpy_arguments_hit_in_c_and_are_copied_at_each_call(path):
+    # f(batch) of NumPy data, what a data loader yields: a hit (in C where it is on, as JAX's
+    # C++ jit takes NumPy arguments), the data copied at each call as a transfer copies it
+    f = jax.jit(lambda x, y: (x * 2 + y, x))
+    a, y = np.arange(3, dtype=np.float32), arr([1.0, 1.0, 1.0])
+    for _ in range(3):
+        out, got = f(a, y)
+        assert np.asarray(out).tolist() == [1.0, 3.0, 5.0] and got.dtype == np.float32
+        assert not got.weak_type
+    hit = f._last[LAST_HIT].newest
+    assert hit.kinds == (np.dtype(np.float32), None)
+    assert (hit.native is not None) == (path == "compiled")
+    frames = python_frames(lambda: f(a, y))
+    assert ("_python_call" in frames) == (path == "python"), frames
+    if path == "compiled":          # another dtype, shape or class there: a MISS
+        assert hit.native((a.astype(np.int32), y)) is fastpath.MISS
+        assert hit.native((np.ones(4, np.float32), y)) is fastpath.MISS
+        assert hit.native((a.reshape(1, 3), y)) is fastpath.MISS
+        assert hit.native((np.ma.masked_array(a), y)) is fastpath.MISS
+        assert hit.native((a.astype(">f4"), y)) is fastpath.MISS      # (equal shape, other order)
+        assert hit.native((2.0, y)) is fastpath.MISS and hit.native((y, y)) is fastpath.MISS
+    a[0] = 10.0                                          # changed in place: the next call sees it
+    assert np.asarray(f(a, y)[0]).tolist() == [21.0, 3.0, 5.0]
+    b = np.ones(3, np.float32)
+    out = f(b, y)[1]
+    b[:] = 100.0                                         # a copy was taken: the result keeps it
+    assert np.asarray(out).tolist() == [1.0, 1.0, 1.0]
+    view = np.arange(6, dtype=np.float32)[::2]           # strided data of the same dtype and shape
+    assert np.asarray(f(view, y)[0]).tolist() == [1.0, 5.0, 9.0]
+    assert f._cache_size() == 1
+    # float64 data without x64 is float32 (as a transfer makes it), int64 int32: their own hits
+    wide = jax.jit(lambda x: x + 1)
+    for _ in range(3):
+        assert wide(np.arange(2.0)).dtype == np.float32 and wide(np.arange(2)).dtype == np.int32
+    assert wide(np.arange(2.0)).tolist() == [1.0, 2.0] and wide._cache_size() == 2
+    with pytest.raises(TypeError, match="^Error interpreting argument to .* as an abstract "
+                       "array. The problematic value is of type <class 'numpy.ndarray'> and was "
+                       "passed to the function at path x."):    # strings: JAX 0.10.2's words
+        wide(np.array(["a", "b"]))
+    with jax.transfer_guard("disallow"):
+        with pytest.raises(RuntimeError, match="host-to-device"):
+            f(a, y)
+    assert np.asarray(f(a, y)[0]).tolist() == [21.0, 3.0, 5.0]
+
+
 def test_a_jit_closing_over_arrays_hits_with_its_constants(path):
     c = arr([10.0, 20.0])                                # a closed-over Array: a constant
     g = jax.jit(lambda v: v * c)

@@ -35,7 +35,7 @@ from ...xla.array import ARRAY_TYPES, Array, buffers, is_plain
 from ...xla.dispatch import check_jitted_values
 from ...xla.placement import all_placed, found_for, placement_of, signature
 from ...xla.lowering import NeedsMesh
-from ...xla.scalars import scalar_kinds, scalar_signature
+from ...xla.scalars import host_placement, is_host_array, scalar_kinds, scalar_signature
 from ...xla.transfers import arguments_on, put_on_device
 from ..api_util import check_callable, flatten_fun, results_outside, fun_name, merge_static, update_wrapper
 from .args import (SCALAR_TYPES, Arguments, check_no_kwargs, constant_handlers, jit_shardings,
@@ -199,7 +199,7 @@ class Jitted(native.JitFunction if native else object):
                     leaves, treedef = _flatten(dyn)
                     try:
                         (avals, where), bufs = signature(leaves), None
-                    except AttributeError:           # Python scalars among the Arrays, f(x, 2.0)?
+                    except AttributeError:  # Python scalars or NumPy data among the Arrays?
                         avals, where, bufs = scalar_signature(leaves)
                     key = (treedef, avals, where, config._trace_state, static)
                     entry = found_for(self._fast, key, where)
@@ -277,12 +277,12 @@ class Jitted(native.JitFunction if native else object):
         where = placement_of(device, committed)
         if not (entry.refs or move or config._checked_calls) and \
                 all(type(leaf) in ARRAY_TYPES and leaf._buf._sharding is where or
-                    type(leaf) in SCALAR_TYPES for leaf in leaves) and \
+                    type(leaf) in SCALAR_TYPES or is_host_array(leaf) for leaf in leaves) and \
                 (leaves or device == _client.default_device()):
             if dyn_kwargs or entry.donated:     # f(x=a), or donating: a last hit for C alone
                 c_last_hit(self, entry, statics, avals, where, args, kwargs, leaves)
             else:                               # remember it under the fast path's key
-                self._fast[(_flatten(dyn_args)[1], avals, scalar_signature(leaves)[1],
+                self._fast[(_flatten(dyn_args)[1], avals, host_placement(leaves),
                             config._trace_state, static_key(args, kwargs, self._static_at))] = entry
         consts = jit_refs.call_consts(entry, leaves)    # a Ref's own buffer in its place
         outs = entry.exe.call_arrays(arguments_on(device, (*consts, *arrays), entry.exe.kept))
