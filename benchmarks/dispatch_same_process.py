@@ -11,6 +11,7 @@ process: time spent waiting for the other engineer's processes is left out). Row
 
 - jit_hit: `jit(lambda x: x + 1)` on f32[8] (workloads.py's dispatch_jit);
 - eager_sin: `jnp.sin` on f32[8] (dispatch_eager);
+- eager_sin_numpy: `jnp.sin` on NumPy float32[8] data, copied to the device at each call;
 - cache_hit: `jit(lambda x: jnp.sum(jnp.sin(x) * x + 1.0))` on f32[100] (recompile's);
 - jit_scalar_arg: `jit(lambda x, a: x * a)(x, 2.0)`, a Python scalar argument;
 - jit_numpy_arg: `jit(lambda x: x + 1)` on NumPy float32[8] data (what a data loader gives),
@@ -51,6 +52,7 @@ def workloads(lib, np_lib):
              "jit_scalar_arg": lambda: scale(x8, 2.0).block_until_ready(),
              "jit_numpy_arg": lambda: add_one(host8).block_until_ready(),
              "eager_sin": lambda: np_lib.sin(x8).block_until_ready(),
+             "eager_sin_numpy": lambda: np_lib.sin(host8).block_until_ready(),
              "cache_hit": lambda: reduce(x100).block_until_ready(),
              "jit_static": lambda: static(x8, 3).block_until_ready(),
              "jit_static_kw": lambda: static_kw(x8, n=3).block_until_ready(),

@@ -358,6 +358,14 @@ def _fast(args) -> bool:
     return True
 
 
+def _host_data_on_device(args) -> tuple:
+    """`args` with each NumPy array of a bool, integer, float or complex dtype and at least
+    one axis on the device (`host_array`, as `_convert` puts it); the rest as they are (0-d
+    data, another dtype: the general path's)."""
+    return tuple([host_array(x) if type(x) is np.ndarray and x.shape and x.dtype.kind in "biufc"
+                  else x for x in args])
+
+
 def _array_and_scalar(args, kind: str):
     """The promoted pair for (Array or tracer, Python scalar) in either order when the
     array's type wins (the common `x * 2`, `x + 1.0`), else None for the general path."""
@@ -428,6 +436,11 @@ def _args_promoter(kind: str, promote, needs_no_promotion=None):
         if _fast(args) and (needs_no_promotion is None
                             or needs_no_promotion(args[0].aval.dtype)):
             return list(args)
+        if any(type(x) is np.ndarray for x in args):   # NumPy data (a batch, jnp.sin(data)):
+            args = _host_data_on_device(args)          # an Array of its canonical dtype first,
+            if _fast(args) and (needs_no_promotion is None   # as the general path makes it
+                                or needs_no_promotion(args[0].aval.dtype)):
+                return list(args)
         _refuse_keys(fun_name, args)
         if any(getattr(x, "dtype", None) == dtypes.float0 for x in args):
             raise float0_error("jnp:" + fun_name)          # (JAX's check_no_float0s)

@@ -141,6 +141,42 @@ def test_numpy_arguments_hit_in_c_and_are_copied_at_each_call(path):
     assert np.asarray(f(a, y)[0]).tolist() == [21.0, 3.0, 5.0]
 
 
+# jnp's eager operations on NumPy data, each result's dtype and weak type as JAX 0.10.2 gave
+# them (recorded by hand from .venv-jax; values follow from the dtypes): the data is put on the
+# device first, as an Array of its canonical dtype, before promotion
+NUMPY_OPERAND_CASES = {
+    "sin_f32": (lambda x: jnp.sin(np.ones(3, np.float32)), "float32", False),
+    "sin_i32": (lambda x: jnp.sin(np.arange(3, dtype=np.int32)), "float32", False),
+    "sin_f64": (lambda x: jnp.sin(np.arange(3.0)), "float32", False),
+    "add_arr_f64": (lambda x: x + np.arange(3.0), "float32", False),
+    "add_f64_arr": (lambda x: np.arange(3.0) + x, "float32", False),
+    "mul_i64_arr": (lambda x: jnp.multiply(np.arange(3), x), "float32", False),
+    "add_i64_i64": (lambda x: jnp.add(np.arange(3), np.arange(3)), "int32", False),
+    "add_bool_bool": (lambda x: jnp.add(np.ones(3, bool), np.ones(3, bool)), "bool", False),
+    "sub_0d": (lambda x: jnp.subtract(x, np.array(2.0)), "float32", False),
+    "maximum_u8_i8": (lambda x: jnp.maximum(np.ones(3, np.uint8), np.ones(3, np.int8)), "int16",
+                      False),
+}
+
+
+@pytest.mark.parametrize("case", NUMPY_OPERAND_CASES)
+def test_eager_operations_on_numpy_data_promote_as_jaxs(path, case):
+    op, dtype, weak = NUMPY_OPERAND_CASES[case]
+    x = arr([1.0, 1.0, 1.0])
+    for _ in range(2):                                   # (the second: a last run's hit)
+        out = op(x)
+        assert (str(out.dtype), out.weak_type) == (dtype, weak) and type(out) is type(x)
+    if case == "sin_i32":               # float32 sin within 4 ulps of NumPy's (XLA's polynomial)
+        np.testing.assert_allclose(np.asarray(out), np.sin(np.arange(3, dtype=np.float32)),
+                                   rtol=4 * 2 ** -23)
+    if case.startswith("add_"):                          # (exact: small integers)
+        assert np.asarray(out).tolist() == ([1.0, 2.0, 3.0] if "arr" in case else
+                                            [0, 2, 4] if "i64" in case else [True] * 3)
+    with jax.enable_x64(True):
+        if case == "add_arr_f64":                        # float64 data stays so with x64
+            assert op(x).dtype == np.float64
+
+
 def test_a_jit_closing_over_arrays_hits_with_its_constants(path):
     c = arr([10.0, 20.0])                                # a closed-over Array: a constant
     g = jax.jit(lambda v: v * c)
