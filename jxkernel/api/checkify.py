@@ -41,6 +41,7 @@ from ..core.ir import ClosedJaxpr, Jaxpr, literal_value
 from ..transforms.ad_util import Zero
 from ..core.primitive import all_primitives
 from ..core.interpret import read_atom
+from ..core.source_info import traced_source_info
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 from ..core.trace import Tracer
 from ..lax import cond, scan, slicing, while_loop  # noqa: F401  (primitives checked below)
@@ -76,7 +77,12 @@ def checkify_jaxpr_flat(jaxpr: Jaxpr, consts, enabled_errors, error: Error, *arg
         if rule is None:
             outs = eqn.primitive.bind(*invals, **eqn.params)
         else:       # rules compute with jnp: literals as values (weak ones as Python scalars)
-            error, outs = rule(error, enabled_errors, *map(literal_value, invals), **eqn.params)
+            outer, _checking[0] = _checking[0], eqn.source_info
+            try:
+                error, outs = rule(error, enabled_errors, *map(literal_value, invals),
+                                   **eqn.params)
+            finally:
+                _checking[0] = outer
         env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
     return error, [read(v) for v in jaxpr.outvars]
 
@@ -133,8 +139,17 @@ error_checks: dict = {}     # primitive -> rule(error, enabled_errors, *args, **
 _CHECKED_BY: dict = {}      # primitive -> the kinds of error its rule can record
 
 
+# the source of the equation the interpreter is checking (None outside it): where an
+# automatic check's NaN or out-of-bounds index was made in the user's code
+_checking = [None]
+
+
 def _traceback():
-    return None     # JAX keeps the check's frames here; messages do not show them
+    """Where the check is, as JAX's get_traceback: the equation being checked, or the user's
+    line calling `check` (with its callers up to the traced function). Messages do not show
+    it; a failed check's exception carries it as its traceback, so a notebook names the line
+    where the NaN was made or the check failed, as under JAX."""
+    return _checking[0] if _checking[0] is not None else traced_source_info(1)
 
 
 def _nan_check(prim, error, enabled_errors, *in_vals, **params):

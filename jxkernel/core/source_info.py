@@ -413,7 +413,7 @@ def add_user_context(e: BaseException, info: SourceInfo | None) -> None:
     """
     if info is None or has_user_context(e):
         return
-    tb = _user_traceback(info)
+    tb = user_traceback(info)
     text = "".join(traceback.format_exception_only(type(e), e)).strip()
     cause = JaxStackTraceBeforeTransformation(f"{text}\n\n{_BEFORE_TRANSFORMATION}")
     cause.__cause__, cause.__context__ = e.__cause__, e.__context__
@@ -421,7 +421,7 @@ def add_user_context(e: BaseException, info: SourceInfo | None) -> None:
     e.__cause__, e.__context__ = cause.with_traceback(tb), None
 
 
-def _user_traceback(info: SourceInfo) -> types.TracebackType | None:
+def user_traceback(info: SourceInfo) -> types.TracebackType | None:
     """A traceback of `info`'s frames, outermost first, as Python prints one: each the frame
     of a stand-in compiled at that file and named as that function (none of the user's code
     runs), at that line."""
