@@ -51,5 +51,57 @@ def checkify_causes(jax):
     return out
 
 
+# checkify_guide.md's first cell: `i=i` formatted, run jitted (i traced into an array)
+FORMAT_CELL = """\
+def f(x, i):
+  checkify.check(i >= 0, "index needs to be non-negative, got {i}", i=i)
+  y = x[i]
+  z = jnp.sin(y)
+  return z
+
+jittable_f = checkify.checkify(f)
+err, z = jax.jit(jittable_f)(jnp.ones((5,)), -2)
+jitted_message = err.get()
+"""
+# its next cell: the same f checkified with the error sets, called with Python ints
+ERROR_SETS_CELL = """\
+errors = checkify.user_checks | checkify.index_checks | checkify.float_checks
+checked_f = checkify.checkify(f, errors=errors)
+err, z = checked_f(jnp.ones((5,)), 100)
+"""
+# the check's line as the card writes it back, pasted, and the page's calls
+FORMAT_FIXED_LINE = ('checkify.check(i >= 0, "index needs to be non-negative, got {i}", '
+                     'i=jnp.asarray(i, jnp.int32))')
+FORMAT_FIXED_CELL = FORMAT_CELL.replace(
+    'checkify.check(i >= 0, "index needs to be non-negative, got {i}", i=i)',
+    FORMAT_FIXED_LINE) + ERROR_SETS_CELL + """\
+fixed_messages = [checker(x, i)[0].get() for checker in (checked_f, jax.jit(checked_f))
+                  for x, i in [(jnp.ones((5,)), 100), (jnp.ones((5,)), -1),
+                               (jnp.array([jnp.inf, 1]), 0), (jnp.ones((5,)), 2)]]
+"""
+def check_format_args(jax):
+    """The page's first two cells (the second a TypeError) and the fixed cell's messages,
+    under `jax` (the cells' `jax`, `jnp` and `checkify` are its)."""
+    namespace = {"__name__": "__main__"}
+    exec(_imports(jax), namespace)
+    exec(FORMAT_CELL, namespace)
+    out = {"jitted_message": namespace["jitted_message"]}
+    try:
+        exec(ERROR_SETS_CELL, namespace)
+        out["error_sets"] = None
+    except TypeError as e:
+        out["error_sets"] = [type(e).__name__, str(e).splitlines()[0]]
+    exec(FORMAT_FIXED_CELL, namespace)
+    out["fixed_messages"] = namespace["fixed_messages"]
+    return out
+
+
+def _imports(jax) -> str:
+    """The cells' imports of `jax` (real JAX in the reference, jxkernel in the tests)."""
+    return (f"import {jax.__name__} as jax\nimport {jax.__name__}.numpy as jnp\n"
+            f"checkify = __import__('{jax.__name__}.experimental.checkify', "
+            f"fromlist=['checkify'])\n")
+
+
 def run(jax) -> dict:
-    return {"checkify_causes": checkify_causes(jax)}
+    return {"checkify_causes": checkify_causes(jax), "check_format_args": check_format_args(jax)}

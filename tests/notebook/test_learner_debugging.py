@@ -7,9 +7,11 @@ import json
 import os
 
 import pytest
-from learner_debugging_cases import checkify_causes  # tests/data
+from learner_debugging_cases import (ERROR_SETS_CELL, FORMAT_CELL, FORMAT_FIXED_CELL,  # tests/data
+                                     FORMAT_FIXED_LINE, check_format_args, checkify_causes)
 
 import jxkernel as jax
+from jxkernel.views import error_cards
 import locations  # tests/support: the repository's folders
 from real_kernel import TIMEOUT, execute, running_alias_kernel  # tests/support
 
@@ -86,3 +88,28 @@ def test_a_breakpoint_that_does_not_stop_in_a_kernel_gets_a_note_with_pdb_that_d
     assert reply["status"] == "ok" and notes == [], (reply, notes)
     assert prompts == ["ipdb> ", "ipdb> "], prompts
     assert "Array(nan, dtype=float32, weak_type=True)" in out and out.endswith("nan\n"), out
+
+
+def test_checkify_check_given_a_python_int_says_jaxs_words_and_the_fixed_cell_runs_as_jaxs():
+    """The checkify guide's `i=i` cell, checkified with the error sets and called with 100:
+    JAX's TypeError; the card's line pasted, each of the page's calls says what JAX's
+    says (jnp.asarray(i) alone prints `TypedInt(-1, dtype=int32)` under JAX 0.10.2)."""
+    assert check_format_args(jax) == JAX["check_format_args"]
+
+
+def test_checkify_check_given_a_python_int_gets_a_card_writing_the_check_with_an_array(kernel):
+    """In the kernel: the card names the check's line and writes it back with i as an int32
+    array (the line FORMAT_FIXED_CELL pastes, whose messages JAX recorded above)."""
+    reply, _ = execute(kernel, "from jax.experimental import checkify\n" + FORMAT_CELL)
+    assert reply["status"] == "ok", reply
+    reply, messages = execute(kernel, ERROR_SETS_CELL)
+    assert [reply["ename"], reply["evalue"]] == JAX["check_format_args"]["error_sets"]
+    (card,) = [c["data"][error_cards.MIME] for kind, c in messages
+               if kind == "display_data" and error_cards.MIME in c["data"]]
+    assert card["kind"] == "check-format-args", card
+    assert card["title"] == "checkify.check was given a Python int to format (100)", card
+    assert card["where"]["code"] == \
+        'checkify.check(i >= 0, "index needs to be non-negative, got {i}", i=i)', card["where"]
+    assert card["rewrite"].split("    #")[0] == FORMAT_FIXED_LINE, card["rewrite"]
+    reply, _ = execute(kernel, FORMAT_FIXED_CELL + "print(fixed_messages)")
+    assert reply["status"] == "ok", reply
