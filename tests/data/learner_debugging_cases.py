@@ -46,6 +46,8 @@ def checkify_causes(jax):
         for how, fn in [("eager", checked), ("jit", jax.jit(checked))]:
             out[f"{name}, {how}"] = _thrown(lambda fn=fn, args=args: fn(*args)[0].throw())
     out["check outside checkify"] = _thrown(lambda: f(jnp.ones((5,)), -1))
+    # (the cause: JAX's JaxStackTraceBeforeTransformation, at the check's line)
+    out["check under jit without checkify"] = _thrown(lambda: jax.jit(f)(jnp.ones((5,)), -1))
     vmapped = jax.vmap(checkify.checkify(f, errors=checkify.all_checks))
     out["vmap"] = _thrown(lambda: vmapped(jnp.ones((3, 5)), jnp.array([-1, 2, 100]))[0].throw())
     return out

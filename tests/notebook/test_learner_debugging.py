@@ -140,3 +140,23 @@ def test_a_failed_checks_line_shows_above_its_error_in_the_kernels_traceback(ker
     cause = shown.split("The above exception was the direct cause")[0]
     assert f"Cell In[{count}], line 4, in g()" in cause, cause
     assert "----> 4   z = jnp.sin(y)" in cause and "      3   y = x[i]" in cause, cause
+
+
+def test_a_check_staged_without_checkify_shows_the_checks_line_in_the_cards_traceback(kernel):
+    """jax.jit(f) of a function holding checkify.check: the error is raised compiling, at the
+    call; its cause (JaxStackTraceBeforeTransformation, as JAX's) names the check's line, which
+    the card's folded traceback shows, as JAX's traceback does (`Cell In[1], line 2, in f()`)."""
+    reply, _ = execute(kernel, "from jax.experimental import checkify\n"
+                               "def f(x, i):\n"
+                               "  checkify.check(i >= 0, 'index needs to be non-negative!')\n"
+                               "  return x[i]")
+    count = reply["execution_count"]
+    reply, messages = execute(kernel, "jax.jit(f)(jnp.ones((5,)), -1)")
+    assert reply["ename"] == "ValueError", reply
+    (card,) = [c["data"][error_cards.MIME] for kind, c in messages
+               if kind == "display_data" and error_cards.MIME in c["data"]]
+    assert card["kind"] == "checkify-unwrapped", card
+    cause = card["traceback"].split("The above exception was the direct cause")[0]
+    assert cause.splitlines()[1].startswith("JaxStackTraceBeforeTransformation"), cause
+    assert f"Cell In[{count}], line 3, in f()" in cause, cause
+    assert "----> 3   checkify.check(i >= 0, 'index needs to be non-negative!')" in cause, cause
