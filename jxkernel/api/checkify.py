@@ -41,7 +41,7 @@ from ..core.ir import ClosedJaxpr, Jaxpr, literal_value
 from ..transforms.ad_util import Zero
 from ..core.primitive import all_primitives
 from ..core.interpret import read_atom
-from ..core.source_info import traced_source_info
+from ..core.source_info import creation_frames, installed_package, traced_source_info
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 from ..core.trace import Tracer
 from ..lax import cond, scan, slicing, while_loop  # noqa: F401  (primitives checked below)
@@ -149,7 +149,19 @@ def _traceback():
     line calling `check` (with its callers up to the traced function). Messages do not show
     it; a failed check's exception carries it as its traceback, so a notebook names the line
     where the NaN was made or the check failed, as under JAX."""
-    return _checking[0] if _checking[0] is not None else traced_source_info(1)
+    return _checking[0] if _checking[0] is not None else _learners(traced_source_info(1))
+
+
+def _learners(info):
+    """`info` and its callers less the frames of installed packages and frozen modules: an
+    eager check's stack holds the kernel's loop above the cell (runpy, traitlets, tornado),
+    which the learner need not read. `info` as it is where no frame would be left."""
+    frames = [f for f in creation_frames(info, 1 << 30)
+              if not f.file.startswith("<frozen") and installed_package(f.file) is None]
+    kept = None
+    for frame in frames:                  # outermost first: each the caller of the next
+        kept = frame._replace(caller=kept)
+    return kept if kept is not None else info
 
 
 def _nan_check(prim, error, enabled_errors, *in_vals, **params):

@@ -160,3 +160,22 @@ def test_a_check_staged_without_checkify_shows_the_checks_line_in_the_cards_trac
     assert cause.splitlines()[1].startswith("JaxStackTraceBeforeTransformation"), cause
     assert f"Cell In[{count}], line 3, in f()" in cause, cause
     assert "----> 3   checkify.check(i >= 0, 'index needs to be non-negative!')" in cause, cause
+
+
+def test_a_check_failing_outside_checkify_names_the_cell_not_the_kernels_loop(kernel):
+    """checkify.check run eagerly (no checkify): JaxRuntimeError at once, its cause's traceback
+    the learner's frames only, the calling cell and the check's line; the kernel's loop above
+    them (runpy, traitlets, tornado: JAX 0.10.2 lists those and more) is left out."""
+    reply, _ = execute(kernel, "from jax.experimental import checkify\n"
+                               "def h(x, i):\n"
+                               "  checkify.check(i >= 0, 'index needs to be non-negative!')\n"
+                               "  return x[i]")
+    count = reply["execution_count"]
+    reply, messages = execute(kernel, "h(jnp.ones((5,)), -1)")
+    assert (reply["ename"], reply["evalue"]) == (
+        "JaxRuntimeError", "index needs to be non-negative! (`check` failed)"), reply
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(
+        line for kind, c in messages if kind == "error" for line in c["traceback"]))
+    cause = shown.split("The above exception was the direct cause")[0]
+    assert [line for line in cause.splitlines() if line.startswith(("Cell ", "File "))] == [
+        f"Cell In[{count + 1}], line 1", f"Cell In[{count}], line 3, in h()"], cause
