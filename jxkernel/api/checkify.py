@@ -41,6 +41,7 @@ from ..core.ir import ClosedJaxpr, Jaxpr, literal_value
 from ..transforms.ad_util import Zero
 from ..core.primitive import all_primitives
 from ..core.interpret import read_atom
+from ..core.source_info import creation_frames, installed_package, traced_source_info
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 from ..core.trace import Tracer
 from ..lax import cond, scan, slicing, while_loop  # noqa: F401  (primitives checked below)
@@ -76,7 +77,12 @@ def checkify_jaxpr_flat(jaxpr: Jaxpr, consts, enabled_errors, error: Error, *arg
         if rule is None:
             outs = eqn.primitive.bind(*invals, **eqn.params)
         else:       # rules compute with jnp: literals as values (weak ones as Python scalars)
-            error, outs = rule(error, enabled_errors, *map(literal_value, invals), **eqn.params)
+            outer, _checking[0] = _checking[0], eqn.source_info
+            try:
+                error, outs = rule(error, enabled_errors, *map(literal_value, invals),
+                                   **eqn.params)
+            finally:
+                _checking[0] = outer
         env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
     return error, [read(v) for v in jaxpr.outvars]
 
@@ -133,8 +139,29 @@ error_checks: dict = {}     # primitive -> rule(error, enabled_errors, *args, **
 _CHECKED_BY: dict = {}      # primitive -> the kinds of error its rule can record
 
 
+# the source of the equation the interpreter is checking (None outside it): where an
+# automatic check's NaN or out-of-bounds index was made in the user's code
+_checking = [None]
+
+
 def _traceback():
-    return None     # JAX keeps the check's frames here; messages do not show them
+    """Where the check is, as JAX's get_traceback: the equation being checked, or the user's
+    line calling `check` (with its callers up to the traced function). Messages do not show
+    it; a failed check's exception carries it as its traceback, so a notebook names the line
+    where the NaN was made or the check failed, as under JAX."""
+    return _checking[0] if _checking[0] is not None else _learners(traced_source_info(1))
+
+
+def _learners(info):
+    """`info` and its callers less the frames of installed packages and frozen modules: an
+    eager check's stack holds the kernel's loop above the cell (runpy, traitlets, tornado),
+    which the learner need not read. `info` as it is where no frame would be left."""
+    frames = [f for f in creation_frames(info, 1 << 30)
+              if not f.file.startswith("<frozen") and installed_package(f.file) is None]
+    kept = None
+    for frame in frames:                  # outermost first: each the caller of the next
+        kept = frame._replace(caller=kept)
+    return kept if kept is not None else info
 
 
 def _nan_check(prim, error, enabled_errors, *in_vals, **params):

@@ -27,6 +27,7 @@ from ..core import dtypes
 from ..core.avals import ShapeDtypeStruct, get_aval
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, effect_rules,
                               impl_rules, jvp_rules, lowering_rules, numpy_rules)
+from ..core.source_info import SourceInfo, add_user_context, user_traceback
 from ..core.trace import Tracer
 from ..transforms.batch_util import axis_size_of, bdim_at_front
 from ..tree_util import register_pytree_node_class, tree_flatten, tree_leaves, tree_map, \
@@ -298,6 +299,10 @@ def _check_impl(*args, err_tree, debug):
         return []
     exc = tree_unflatten(err_tree, list(args)).get_exception()
     if exc is not None:
+        # the cause's traceback is the check's place in the user's code (JAX's filtered
+        # traceback_info): a notebook shows the line that made the NaN or failed the check
+        if isinstance(exc.traceback_info, SourceInfo):
+            exc = exc.with_traceback(user_traceback(exc.traceback_info))
         raise JaxRuntimeError(str(exc)) from exc
     return []
 
@@ -307,8 +312,12 @@ def _check_lowering(ctx, *args, err_tree, debug):
         return []
     # JAX's on CPU/GPU while jax_xla_runtime_errors is off; a new instance each time, so
     # its traceback is this call's alone (raising the module's one instance again kept
-    # every earlier call's frames on it, and an error card read an old cell's line)
-    raise ValueError(*functionalization_error.args)
+    # every earlier call's frames on it, and an error card read an old cell's line). Its
+    # cause is the check's line, as JAX's user context gives it: the call that compiles is
+    # another line, and a function may hold several checks
+    e = ValueError(*functionalization_error.args)
+    add_user_context(e, getattr(ctx, "source_info", None))
+    raise e
 
 
 def _check_numpy(*args, err_tree, debug):

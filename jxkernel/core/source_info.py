@@ -413,7 +413,7 @@ def add_user_context(e: BaseException, info: SourceInfo | None) -> None:
     """
     if info is None or has_user_context(e):
         return
-    tb = _user_traceback(info)
+    tb = user_traceback(info)
     text = "".join(traceback.format_exception_only(type(e), e)).strip()
     cause = JaxStackTraceBeforeTransformation(f"{text}\n\n{_BEFORE_TRANSFORMATION}")
     cause.__cause__, cause.__context__ = e.__cause__, e.__context__
@@ -421,7 +421,7 @@ def add_user_context(e: BaseException, info: SourceInfo | None) -> None:
     e.__cause__, e.__context__ = cause.with_traceback(tb), None
 
 
-def _user_traceback(info: SourceInfo) -> types.TracebackType | None:
+def user_traceback(info: SourceInfo) -> types.TracebackType | None:
     """A traceback of `info`'s frames, outermost first, as Python prints one: each the frame
     of a stand-in compiled at that file and named as that function (none of the user's code
     runs), at that line."""
@@ -432,30 +432,44 @@ def _user_traceback(info: SourceInfo) -> types.TracebackType | None:
         # (offset 0, a real instruction of a code without positions: Python's traceback then
         # takes tb_lineno and draws no column markers; -1 sent IPython's `executing` into an
         # endless search for an instruction before it, hanging a notebook's error display)
+        first = frame_info.code.co_firstlineno if frame_info.code is not None else None
         tb = types.TracebackType(tb, _stand_in_frame(frame_info.file, frame_info.function,
-                                                     name), 0, frame_info.line)
+                                                     name, frame_info.line, first),
+                                 0, frame_info.line)
     return tb
 
 
-def _no_locations(units: int) -> bytes:
-    """A location table (CPython 3.11-3.13's format) saying "no location" for each of `units`
-    code units: entries of up to 8 units, kind 15 (none). Python's traceback then reads a
-    frame's line from its traceback entry and draws no column markers."""
+def _line_only(units: int, delta: int) -> bytes:
+    """A location table (CPython 3.11-3.13's format) putting each of `units` code units on
+    the line `delta` below the code's first, with no columns: entries of up to 8 units, kind
+    13 (no columns), the first moving `delta` lines (a signed varint), the rest none. Python's
+    traceback then draws no column markers, and the frame's f_lineno is that line (IPython's
+    traceback in a kernel read it, and stopped at an assertion on None)."""
     table = bytearray()
     while units > 0:
         n = min(8, units)
-        table.append(0x80 | 15 << 3 | n - 1)
-        units -= n
+        table.append(0x80 | 13 << 3 | n - 1)
+        value = -delta << 1 | 1 if delta < 0 else delta << 1
+        while value >= 0x40:
+            table.append(0x40 | value & 0x3F)
+            value >>= 6
+        table.append(value)
+        units, delta = units - n, 0
     return bytes(table)
 
 
-def _stand_in_frame(file: str, function: str, qualname: str) -> types.FrameType:
-    """A frame of code at `file` named `function`: a generator's, left suspended, so it
-    holds no caller (its f_back is None) and no reference cycle keeps it."""
+def _stand_in_frame(file: str, function: str, qualname: str, line: int,
+                    first: int | None = None) -> types.FrameType:
+    """A frame of code at `file` named `function`, at `line` (its code starting at `first`,
+    the function's `def`, as IPython's traceback reads the function's lines from there): a
+    generator's, left suspended, so it holds no caller (its f_back is None) and no reference
+    cycle keeps it."""
     code = compile("def stand_in():\n    yield sys._getframe()\n", file, "exec")
     scope = {"sys": sys}
     exec(code, scope)
     code = scope.pop("stand_in").__code__
-    body = code.replace(co_name=function, co_qualname=qualname,
-                        co_linetable=_no_locations(len(code.co_code) // 2))
+    line = max(line or 1, 1)
+    first = line if first is None or not 1 <= first <= line else first
+    body = code.replace(co_name=function, co_qualname=qualname, co_firstlineno=first,
+                        co_linetable=_line_only(len(code.co_code) // 2, line - first))
     return next(types.FunctionType(body, {"sys": sys})())

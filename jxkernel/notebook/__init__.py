@@ -93,6 +93,7 @@ def unload_ipython_extension(shell) -> None:
     if state is None:
         return
     comm.unregister(shell, state)
+    state.breakpoints.uninstall()
     tracebacks.uninstall(shell)
     tracebacks.uninstall_warnings()
     tracebacks.uninstall_log_names()

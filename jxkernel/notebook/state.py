@@ -7,7 +7,7 @@ import weakref
 
 from ..core.config import config
 from ..xla import client
-from . import cell_origins, compile_notes, print_notes, trace_effects
+from . import breakpoint_notes, cell_origins, compile_notes, print_notes, trace_effects
 from .display import show
 
 _DEVICE_OPTIONS = ("jax_default_device", "jax_platform_name")
@@ -32,6 +32,7 @@ class State:
         # jax_explain_cache_misses's log without the fixes the note tells (compile_log's)
         self.log_filter = compile_notes.FixesInTheNote(self.compiles)
         self.effects = trace_effects.TraceEffectsWatch()   # side effects run at a trace alone
+        self.breakpoints = breakpoint_notes.BreakpointWatch(shell)   # breakpoint()s that ran on
 
     def switch_backend(self, name: str):
         """Select the device `name` names, as `%jxbackend NAME` and the JupyterLab extension
@@ -93,6 +94,7 @@ class State:
         self.compiles.cell_started()
         print_notes.clear()
         self.effects.cell_started()
+        self.breakpoints.cell_started()
         if self.channel is not None:
             self.channel.before_cell()
 
@@ -117,6 +119,9 @@ class State:
         effect = self.effects.cell_finished()
         if effect is not None and config.jxkernel_compile_notes != "off":
             show(effect)
+        missed = self.breakpoints.cell_note()
+        if missed is not None:
+            show(missed)
         for log in list(self.logs):
             log.refresh()
         if self.channel is not None:

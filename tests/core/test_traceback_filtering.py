@@ -79,8 +79,10 @@ def test_error_cards_read_the_removed_frames_in_a_script(tmp_path):
 def test_the_user_context_traceback_points_at_real_instructions_without_positions():
     """The cause add_user_context gives an error is a traceback of stand-in frames: each entry's
     tb_lasti is an instruction of its code (IPython's `executing` searched endlessly before an
-    offset of -1, hanging the notebook's display of a custom_vjp bwd error), and the code has no
-    positions, so Python prints the entry's own line and no column markers."""
+    offset of -1, hanging the notebook's display of a custom_vjp bwd error), and the code's
+    positions have its line and no columns, so Python prints the entry's own line and no column
+    markers, and the frame's f_lineno is that line (IPython's traceback in a kernel reads it:
+    None stopped it at an assertion)."""
     import dis
     import traceback
     from jxkernel.core.source_info import SourceInfo, add_user_context
@@ -90,5 +92,5 @@ def test_the_user_context_traceback_points_at_real_instructions_without_position
     assert [(f.f_code.co_filename, line) for f, line in entries] == [(__file__, 3)]
     tb = e.__cause__.__traceback__
     assert tb.tb_lasti in {i.offset for i in dis.get_instructions(tb.tb_frame.f_code)}
-    assert {p for p in tb.tb_frame.f_code.co_positions()} == {(None, None, None, None)}
-    assert traceback.extract_tb(tb)[0].lineno == 3
+    assert {p for p in tb.tb_frame.f_code.co_positions()} == {(3, 3, None, None)}
+    assert traceback.extract_tb(tb)[0].lineno == 3 and tb.tb_frame.f_lineno == 3

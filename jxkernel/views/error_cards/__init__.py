@@ -86,7 +86,9 @@ model, which takes one example: jax.vmap(model)(x)), equinox-frozen (FrozenInsta
 field of an Equinox model assigned: eqx.tree_at), equinox-array-field (TracerIntegerConversionError
 and its kin: a field of the learner's eqx.Module built as an array, `jnp.array(1)`, read as a
 Python int under jit: a Python int, eqx.field(static=True)), equinox-features (TypeError: one
-example of another size given to eqx.nn.Linear, `eqx.nn.Linear(784, 10)` on (785,)).
+example of another size given to eqx.nn.Linear, `eqx.nn.Linear(784, 10)` on (785,)),
+check-format-args (TypeError: checkify.check given a Python number to format, `i=i` in a
+checkified function called with an int, not jitted).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
@@ -96,7 +98,8 @@ per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py`, `s
 `methods.py`, `axes.py`, `scan_lengths.py`, `ragged.py`, `list_arguments.py`, `truth.py`,
 `loop_conditions.py`, `slice_indices.py`, `joins.py`, `custom_rules.py`, `lowered_calls.py`,
 `objects.py`, `checks.py`, `jnp_statics.py`, `hashes.py`, `collectives.py`, `meshes.py`,
-`devices.py`, `layers.py`, `dropout.py`, `closed_modules.py`, `equinox.py`.
+`devices.py`, `layers.py`, `dropout.py`, `closed_modules.py`, `equinox.py`,
+`check_arguments.py`.
 `_CARDS` below says which card an exception gets, in order: the first whose test passes.
 
 With `%load_ext jxkernel`, the exception handler of notebook/tracebacks.py shows the card
@@ -137,6 +140,7 @@ from __future__ import annotations
 
 from ...core import errors as jx_errors
 from .axes import _axis_bounds_card, _is_axis_bounds
+from .check_arguments import _check_format_args_card, _is_check_format_args
 from .checks import _checkify_unwrapped_card, _is_checkify_unwrapped
 from .collectives import _is_unbound_axis, _unbound_axis_card
 from .meshes import _is_mesh_mismatch, _mesh_mismatch_card
@@ -278,6 +282,7 @@ _CARDS = [
     (_is_static_given_again, _static_again_card),
     (_is_unregistered_object, _unregistered_object_card),
     (_is_checkify_unwrapped, _checkify_unwrapped_card),
+    (_is_check_format_args, _check_format_args_card),
     (_is_int_grad_output, _int_grad_output_card),
     (_is_key_batch, _key_batch_card),
     (_is_jnp_static, _jnp_static_card),
