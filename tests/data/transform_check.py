@@ -242,9 +242,13 @@ def check_vmap(case: Case, together=None):
     them into one kernel where it can, which compiles several times faster than a kernel
     (or a program) each. `together` (the test's list of params): the programs of all its
     cases are compiled together, _VMAP_CHUNK per program (_vmap_together)."""
-    program, args, finish = _vmap_program(case)
     done = _vmap_together(together) if together is not None else {}
-    finish(done[id(case)] if id(case) in done else jax.jit(program)(*args))
+    if id(case) in done:          # built and run with its test's other cases: checked here
+        outs, finish = done[id(case)]
+        finish(outs)
+        return
+    program, args, finish = _vmap_program(case)
+    finish(jax.jit(program)(*args))
 
 
 # Each case's program alone is one XLA compile (~35 ms of fixed cost, issue 45): the
@@ -259,7 +263,8 @@ _VMAP_XLA = LOOP_EMITTERS
 
 
 def _vmap_together(params) -> dict:
-    """{id(case): its program's outputs} for the cases of `params` run together."""
+    """{id(case): (its program's outputs, the checks of them)} for the cases of `params` run
+    together (each case's program built once: its types checked, its forms traced)."""
     key = tuple(id(p.values[0]) for p in params)
     if key in _VMAP_DONE:
         return _VMAP_DONE[key]
@@ -268,22 +273,22 @@ def _vmap_together(params) -> dict:
         if any(m.name == "xfail" for m in p.marks):
             continue
         try:
-            program, args, _ = _vmap_program(p.values[0])
+            program, args, finish = _vmap_program(p.values[0])
         except Exception:  # noqa: BLE001  (raises again alone, in its own test)
             continue
-        ready.append((id(p.values[0]), program, args))
+        ready.append((id(p.values[0]), program, args, finish))
     done = {}
     for start in range(0, len(ready), _VMAP_CHUNK):
         chunk = ready[start:start + _VMAP_CHUNK]
 
         def together(all_args, chunk=chunk):
-            return [program(*args) for (_, program, _), args in zip(chunk, all_args)]
+            return [program(*args) for (_, program, _, _), args in zip(chunk, all_args)]
         try:
-            outs = jax.jit(together, compiler_options=_VMAP_XLA)([args for *_, args in chunk])
+            outs = jax.jit(together, compiler_options=_VMAP_XLA)([a for _, _, a, _ in chunk])
             jax.block_until_ready(outs)
         except Exception:  # noqa: BLE001  (each runs alone)
             continue
-        done.update((k, out) for (k, *_), out in zip(chunk, outs))
+        done.update((k, (out, finish)) for (k, _, _, finish), out in zip(chunk, outs))
     _VMAP_DONE[key] = done
     return done
 
