@@ -300,12 +300,13 @@ def _vmap_program(case: Case):
     f = case.fn
     unique = list(dict.fromkeys(k for *_, keys, _ in plan for k in keys))
     form_args = [[jnp.asarray(a) for a in args] for _, _, args, _, _ in plan]
-    ex_args = [[jnp.asarray(exs[j][i]) for j, i in enumerate(key)] for key in unique]
-    nbatch = [nb for *_, nb in plan] + [0] * len(unique)
+    # f's types on one example: the examples share their shapes and dtypes
+    ex_args = [jnp.asarray(exs[j][i]) for j, i in enumerate(unique[-1])]
+    nbatch = [nb for *_, nb in plan]
 
     def outputs(form_args, ex_args):
         return [leaves(fn(*a)) for (_, fn, *_), a in zip(plan, form_args)] + \
-            [leaves(f(*a)) for a in ex_args]
+            [leaves(f(*ex_args))]
     shapes = jax.eval_shape(outputs, form_args, ex_args)
     ref = [(o.dtype, o.shape, o.weak_type) for o in shapes[-1]]
     for (label, *_), outs, nb in zip(plan, shapes, nbatch):
@@ -316,7 +317,7 @@ def _vmap_program(case: Case):
     # a scan, f unbatched as when called alone): a copy per example made XLA compile f up to
     # 8 times per case (a sort or a scatter ~0.1 s each; test_vmap's CPU 21 -> 14 s)
     stacked = [jnp.asarray(np.stack([e[key[j]] for key in unique])) for j, e in enumerate(exs)]
-    nbatch = nbatch[:len(plan)] + [1]
+    nbatch = nbatch + [1]
 
     def program(form_args, stacked):
         outs = [leaves(fn(*a)) for (_, fn, *_), a in zip(plan, form_args)] + \
