@@ -242,16 +242,20 @@ def check_vmap(case: Case, together=None):
     them into one kernel where it can, which compiles several times faster than a kernel
     (or a program) each. `together` (the test's list of params): the programs of all its
     cases are compiled together, _VMAP_CHUNK per program (_vmap_together)."""
-    program, args, finish = _vmap_program(case)
     done = _vmap_together(together) if together is not None else {}
-    finish(done[id(case)] if id(case) in done else jax.jit(program)(*args))
+    if id(case) in done:          # built and run with its test's other cases: checked here
+        outs, finish = done[id(case)]
+        finish(outs)
+        return
+    program, args, finish = _vmap_program(case)
+    finish(jax.jit(program)(*args))
 
 
 # Each case's program alone is one XLA compile (~35 ms of fixed cost, issue 45): the
 # programs of a test's cases are outputs of one jitted program per chunk of cases. They
-# share no values, so XLA compiles each case's kernels as it would alone. A case whose
-# tracing or types check raises (or that is an expected failure) runs alone, as does a
-# chunk that fails to compile.
+# share no values, so XLA compiles each case's kernels as it would alone. An expected
+# failure runs alone, and so does each case of a chunk that fails to trace (a types check
+# raises as its program is traced) or to compile.
 _VMAP_CHUNK = 32
 _VMAP_DONE: dict = {}
 # the loop emitters: these comparisons are within one program (see compiled.LOOP_EMITTERS)
@@ -259,7 +263,8 @@ _VMAP_XLA = LOOP_EMITTERS
 
 
 def _vmap_together(params) -> dict:
-    """{id(case): its program's outputs} for the cases of `params` run together."""
+    """{id(case): (its program's outputs, the checks of them)} for the cases of `params` run
+    together (each case's program built once: its types checked, its forms traced)."""
     key = tuple(id(p.values[0]) for p in params)
     if key in _VMAP_DONE:
         return _VMAP_DONE[key]
@@ -268,54 +273,55 @@ def _vmap_together(params) -> dict:
         if any(m.name == "xfail" for m in p.marks):
             continue
         try:
-            program, args, _ = _vmap_program(p.values[0])
+            program, args, finish = _vmap_program(p.values[0])
         except Exception:  # noqa: BLE001  (raises again alone, in its own test)
             continue
-        ready.append((id(p.values[0]), program, args))
+        ready.append((id(p.values[0]), program, args, finish))
     done = {}
     for start in range(0, len(ready), _VMAP_CHUNK):
         chunk = ready[start:start + _VMAP_CHUNK]
 
         def together(all_args, chunk=chunk):
-            return [program(*args) for (_, program, _), args in zip(chunk, all_args)]
+            return [program(*args) for (_, program, _, _), args in zip(chunk, all_args)]
         try:
-            outs = jax.jit(together, compiler_options=_VMAP_XLA)([args for *_, args in chunk])
+            outs = jax.jit(together, compiler_options=_VMAP_XLA)([a for _, _, a, _ in chunk])
             jax.block_until_ready(outs)
         except Exception:  # noqa: BLE001  (each runs alone)
             continue
-        done.update((k, out) for (k, *_), out in zip(chunk, outs))
+        done.update((k, (out, finish)) for (k, _, _, finish), out in zip(chunk, outs))
     _VMAP_DONE[key] = done
     return done
 
 
 def _vmap_program(case: Case):
     """(program, its arguments, finish): check_vmap's jitted program, and the checks of its
-    outputs. The types of every form are checked here (by eval_shape: no compile)."""
+    outputs. The types of every form are checked as the program is traced, before it
+    compiles (one trace: a separate eval_shape of the forms doubled test_vmap's tracing)."""
     exs, plan = vmap_plan(case)
     f = case.fn
     unique = list(dict.fromkeys(k for *_, keys, _ in plan for k in keys))
     form_args = [[jnp.asarray(a) for a in args] for _, _, args, _, _ in plan]
-    ex_args = [[jnp.asarray(exs[j][i]) for j, i in enumerate(key)] for key in unique]
-    nbatch = [nb for *_, nb in plan] + [0] * len(unique)
-
-    def outputs(form_args, ex_args):
-        return [leaves(fn(*a)) for (_, fn, *_), a in zip(plan, form_args)] + \
-            [leaves(f(*a)) for a in ex_args]
-    shapes = jax.eval_shape(outputs, form_args, ex_args)
-    ref = [(o.dtype, o.shape, o.weak_type) for o in shapes[-1]]
-    for (label, *_), outs, nb in zip(plan, shapes, nbatch):
-        assert [(o.dtype, o.shape[nb:], o.weak_type) for o in outs] == ref, \
-            f"{label}: (dtype, shape, weak_type) of the outputs differ from f's"
-
     # f on the examples as one copy of f in the program, run on each example in turn (lax.map:
     # a scan, f unbatched as when called alone): a copy per example made XLA compile f up to
     # 8 times per case (a sort or a scatter ~0.1 s each; test_vmap's CPU 21 -> 14 s)
     stacked = [jnp.asarray(np.stack([e[key[j]] for key in unique])) for j, e in enumerate(exs)]
-    nbatch = nbatch[:len(plan)] + [1]
+    nbatch = [nb for *_, nb in plan] + [1]
+    shapes = []           # the types of each form's outputs, set as the program is traced
 
     def program(form_args, stacked):
-        outs = [leaves(fn(*a)) for (_, fn, *_), a in zip(plan, form_args)] + \
-            [lax.map(lambda xs: leaves(f(*xs)), stacked)]
+        outs = [leaves(fn(*a)) for (_, fn, *_), a in zip(plan, form_args)]
+        one = []          # f's types on one example (the examples share shapes and dtypes)
+
+        def f_leaves(xs):
+            out = leaves(f(*xs))
+            one[:] = [jax.typeof(o) for o in out]
+            return out
+        outs.append(lax.map(f_leaves, stacked))
+        ref = [(o.dtype, o.shape, o.weak_type) for o in one]
+        shapes[:] = [[jax.typeof(o) for o in out] for out in outs[:-1]]
+        for (label, *_), types, nb in zip(plan, shapes, nbatch):
+            assert [(o.dtype, o.shape[nb:], o.weak_type) for o in types] == ref, \
+                f"{label}: (dtype, shape, weak_type) of the outputs differ from f's"
         return [lax.concatenate([o[k].reshape((-1,) + o[k].shape[nb:])
                                  for o, nb in zip(outs, nbatch)], 0) for k in range(len(ref))]
     return program, (form_args, stacked), \

@@ -8,9 +8,10 @@ a change that is meant to make the suite faster is measured by counting them:
     pytest --count-compiles --count-compiles-json=compiles.json tests/lax/test_fft.py
 
 At the end the files are listed by compiles, most first, with the CPU seconds their tests took
-(a hint only: other processes slow it), and the total. `--count-compiles-json=PATH` also
+(a hint only: other processes slow it), the part of those spent in XLA's compiler (the rest
+is tracing, lowering, running and the tests' own Python), and the total. `--count-compiles-json=PATH` also
 writes every test's count and CPU seconds ({"files": {file: n}, "tests": {nodeid: n},
-"cpu_s": {file: s}, "cpu_s_tests": {nodeid: s}}). Under xdist each worker
+"cpu_s": {file: s}, "cpu_s_tests": {nodeid: s}, "compile_cpu_s": {file: s}}). Under xdist each worker
 counts its own tests and the controller adds them up.
 
 What counts is a real compile: a call of XLA's compiler (`jxkernel.xla.compiler._compile`,
@@ -49,6 +50,7 @@ class CompileCounter:
         self.per_test = collections.Counter()
         self.cpu_per_file = collections.Counter()
         self.cpu_per_test = collections.Counter()
+        self.compile_cpu_per_test = collections.Counter()
         self.current = "<collection>"
         self._installed = False
         self._install()
@@ -63,7 +65,11 @@ class CompileCounter:
 
         def counting_compile(*args, **kwargs):
             counter.per_test[counter.current] += 1
-            return real(*args, **kwargs)
+            start = time.process_time()
+            try:
+                return real(*args, **kwargs)
+            finally:
+                counter.compile_cpu_per_test[counter.current] += time.process_time() - start
 
         counting_compile.__wrapped__ = real
         compiler._compile = counting_compile
@@ -86,7 +92,8 @@ class CompileCounter:
         if workeroutput is not None:              # an xdist worker: the controller adds up
             workeroutput["jxkernel_compiles"] = json.dumps(
                 {"tests": dict(self.per_test), "cpu": dict(self.cpu_per_file),
-                 "cpu_tests": dict(self.cpu_per_test)})
+                 "cpu_tests": dict(self.cpu_per_test),
+                 "compile_cpu": dict(self.compile_cpu_per_test)})
 
     def pytest_testnodedown(self, node, error):
         data = getattr(node, "workeroutput", {}).get("jxkernel_compiles")
@@ -95,6 +102,7 @@ class CompileCounter:
             self.per_test.update(data["tests"])
             self.cpu_per_file.update(data["cpu"])
             self.cpu_per_test.update(data["cpu_tests"])
+            self.compile_cpu_per_test.update(data["compile_cpu"])
 
     # ---------------------------------------------------------------- report
     def per_file(self) -> collections.Counter:
@@ -103,20 +111,28 @@ class CompileCounter:
             files[_file_of(nodeid)] += n
         return files
 
+    def compile_cpu_per_file(self) -> collections.Counter:
+        files = collections.Counter()
+        for nodeid, s in self.compile_cpu_per_test.items():
+            files[_file_of(nodeid)] += s
+        return files
+
     def pytest_terminal_summary(self, terminalreporter):
         if hasattr(self.config, "workeroutput"):
             return
-        files = self.per_file()
+        files, compiling = self.per_file(), self.compile_cpu_per_file()
         write = terminalreporter.write_line
         terminalreporter.section("XLA compiles per test file")
         top = self.config.getoption("--count-compiles-top")
         for name, n in files.most_common(top):
-            write(f"{n:7d}  {self.cpu_per_file.get(name, 0.0):7.1f} s cpu  {name}")
+            write(f"{n:7d}  {self.cpu_per_file.get(name, 0.0):7.1f} s cpu "
+                  f"({compiling.get(name, 0.0):5.1f} s compiling)  {name}")
         if len(files) > top:
             rest = files.most_common()[top:]
             write(f"{sum(n for _, n in rest):7d}  in {len(rest)} more files")
         write(f"{sum(files.values()):7d}  compiles in all, in {len(files)} files "
-              f"({sum(self.cpu_per_file.values()):.1f} s cpu in tests)")
+              f"({sum(self.cpu_per_file.values()):.1f} s cpu in tests, "
+              f"{sum(compiling.values()):.1f} s of it compiling)")
         path = self.config.getoption("--count-compiles-json")
         if path:
             with open(path, "w") as f:
@@ -124,7 +140,9 @@ class CompileCounter:
                            "tests": dict(self.per_test.most_common()),
                            "cpu_s": {k: round(v, 2) for k, v in self.cpu_per_file.items()},
                            "cpu_s_tests": {k: round(v, 2)
-                                           for k, v in self.cpu_per_test.most_common()}},
+                                           for k, v in self.cpu_per_test.most_common()},
+                           "compile_cpu_s": {k: round(v, 2)
+                                             for k, v in compiling.most_common()}},
                           f, indent=1)
             write(f"counts per test written to {os.path.abspath(path)}")
 
