@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import lax
+from ..lax._cf_refs import ref_classes
 from .. import numpy as jnp
 from ..numpy.util import REF_AVALS
 from ..core.avals import AbstractValue, ShapedArray, get_aval, typeof_rules
@@ -79,7 +80,7 @@ class _RefType(type):
     as JAX's Ref class answers for its tracers."""
 
     def __instancecheck__(cls, x):
-        return type.__instancecheck__(cls, x) or cls is Ref and type(x) is RefTracer
+        return type.__instancecheck__(cls, x) or cls is Ref and type(x) in (RefTracer, RowRef)
 
 
 class Ref(metaclass=_RefType):
@@ -234,6 +235,51 @@ class RefTracer(JaxprTracer):
 
 
 typeof_rules[RefTracer] = lambda ref: ref.aval
+
+
+class RowRef:
+    """Row `index` of a Ref, itself a Ref: what `lax.scan` over a Ref hands its body each
+    step, as JAX scans a Ref along its leading axis (the body's reads and writes go to that
+    row of the Ref).
+
+    >>> r = new_ref(jnp.zeros((3, 2)))
+    >>> row = RowRef(r, 1); row[...] = 5.0; r[1]
+    Array([5., 5.], dtype=float32)
+    """
+    __slots__ = ("_ref", "_index")
+    is_array_ref = True
+
+    def __init__(self, ref, index):
+        self._ref, self._index = ref, index
+
+    aval = property(lambda self: AbstractRef(self._ref.aval.inner_aval.update(
+        shape=tuple(self._ref.shape[1:]))))
+    shape = property(lambda self: tuple(self._ref.shape[1:]))
+    dtype = property(lambda self: self._ref.dtype)
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape)))
+
+    def _at(self, idx) -> tuple:
+        return (self._index, *(idx if type(idx) is tuple else (idx,)))
+
+    def __getitem__(self, idx):
+        return self._ref[self._at(idx)]
+
+    def __setitem__(self, idx, value):
+        self._ref[self._at(idx)] = value
+
+    def get(self):
+        return self[...]
+
+    def set(self, value):
+        self[...] = value
+
+    def __repr__(self):
+        return f"RowRef({self.aval!r})"
+
+
+typeof_rules[RowRef] = lambda ref: ref.aval
+ref_classes.update(box=Ref, row=RowRef)     # (what cond and scan hand a passed Ref's user)
 REF_AVALS.add(AbstractRef)
 
 

@@ -1,0 +1,96 @@
+"""Refs passed as operands of `lax.cond`, `lax.switch` and `lax.scan` (not closed over): the
+values they give and leave in the Refs, a Ref scanned along its leading axis (the body
+handed its row, itself a Ref), and JAX's errors for one Ref passed twice or passed and closed
+over. Shared by reference/make_ref_operands_reference.py (real JAX 0.10.2) and
+tests/api/test_ref_operands.py (jxkernel).
+
+`run(jax)` returns {case: value or (exception class name, message)}; messages name this file
+as "CASES".
+"""
+import numpy as np
+
+
+def _outcome(f):
+    try:
+        return ["ok", _plain(f())]
+    except Exception as e:      # noqa: BLE001  (the error is the fact recorded)
+        return [type(e).__name__, str(e).replace(__file__, "CASES")]
+
+
+def _plain(x):
+    if isinstance(x, (tuple, list)):
+        return [_plain(v) for v in x]
+    return None if x is None else np.asarray(x).tolist()
+
+
+def run(jax) -> dict:
+    jnp, lax = jax.numpy, jax.lax
+    out = {}
+
+    def bump(r, v):
+        r[...] += v
+        return r[...] * 2
+
+    def read(r, v):
+        return r[...]
+
+    r = jax.new_ref(jnp.arange(3.0))
+    out["cond"] = _outcome(lambda: lax.cond(True, bump, read, r, 1.0))
+    out["cond/ref_after"] = _plain(r[...])
+    out["cond_false"] = _outcome(lambda: lax.cond(False, bump, read, r, 1.0))
+    out["cond_jit"] = _outcome(lambda: jax.jit(
+        lambda v: lax.cond(v > 0, bump, read, r, v))(2.0))
+    out["cond_jit/ref_after"] = _plain(r[...])
+    r2 = jax.new_ref(jnp.arange(3.0))
+    out["cond_jit_ref_argument"] = _outcome(lambda: jax.jit(
+        lambda rr, v: lax.cond(v > 0, bump, read, rr, v))(r2, 2.0))
+    out["cond_jit_ref_argument/ref_after"] = _plain(r2[...])
+    out["switch"] = _outcome(lambda: lax.switch(1, [read, bump], r2, 1.0))
+    out["switch/ref_after"] = _plain(r2[...])
+    r3 = jax.new_ref(jnp.ones(2))
+    out["cond_pytree"] = _outcome(lambda: lax.cond(
+        True, lambda d: bump(d["r"], d["v"]), lambda d: d["v"] + d["r"][...],
+        {"r": r3, "v": 3.0}))
+    out["cond_pytree/ref_after"] = _plain(r3[...])
+
+    x_ref = jax.new_ref(0.0)
+    out["cond_passed_twice"] = _outcome(lambda: lax.cond(
+        True, lambda x1, x2: 1.0, lambda x1, x2: 2.0, x_ref, x_ref))
+    out["cond_passed_and_closed_over"] = _outcome(lambda: lax.cond(
+        True, lambda y_ref: x_ref[...] + y_ref[...], lambda y_ref: x_ref[...] + y_ref[...],
+        x_ref))
+    out["scan_passed_twice"] = _outcome(lambda: lax.scan(
+        lambda c, _: (None, None), (x_ref, x_ref), None, length=1))
+    out["scan_passed_and_closed_over"] = _outcome(lambda: lax.scan(
+        lambda y_ref, _: (x_ref[...] + y_ref[...], None), x_ref, None, length=1))
+
+    seen = {}
+
+    def add_index(_, index_x):
+        index, x = index_x
+        seen["type"], seen["is_ref"] = str(jax.typeof(x)), isinstance(x, jax.Ref)
+        x[...] += index
+        return (), x[...]
+    s = jax.new_ref(np.arange(5))
+    out["scan_over_ref"] = _outcome(lambda: lax.scan(add_index, (), (np.arange(5), s)))
+    out["scan_over_ref/ref_after"] = _plain(s[...])
+    out["scan_over_ref/row_type"] = seen["type"]
+    out["scan_over_ref/row_is_ref"] = seen["is_ref"]
+    s = jax.new_ref(np.arange(5))
+    out["scan_over_ref_jit"] = _outcome(jax.jit(
+        lambda: lax.scan(add_index, (), (np.arange(5), s))))
+    out["scan_over_ref_jit/ref_after"] = _plain(s[...])
+
+    def write_row(c, x):
+        x[1] = c
+        return c + 1.0, x[0]
+    m = jax.new_ref(np.arange(6.0, dtype=np.float32).reshape(3, 2))
+    out["scan_over_ref_reverse"] = _outcome(lambda: lax.scan(write_row, 10.0, m,
+                                                             reverse=True))
+    out["scan_over_ref_reverse/ref_after"] = _plain(m[...])
+
+    def total(xs):
+        xs_ref = jax.new_ref(xs)
+        return lax.scan(lambda c, x_ref: (c + x_ref[...] ** 2, None), 0.0, xs_ref)[0]
+    out["grad_scan_over_ref"] = _outcome(lambda: jax.grad(total)(jnp.arange(3.0)))
+    return out
