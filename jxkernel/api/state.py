@@ -85,14 +85,16 @@ class _RefType(type):
 
 class Ref(metaclass=_RefType):
     """A mutable reference to an array (`jax.new_ref(x)` makes one)."""
-    __slots__ = ("_value", "_owner", "_argument", "__weakref__")
+    __slots__ = ("_value", "_owner", "_argument", "_kind", "__weakref__")
     is_array_ref = True             # (vmap maps a Ref argument: transforms/batching.py)
 
     def __init__(self, value, owner=None):
         # `_owner`: the trace current when it was made, inside which its box holds it
         # (core/staging.py);
-        # `_argument`: for jit's stand-in for a Ref argument, that argument's leaf index
-        self._value, self._owner, self._argument = value, owner, None
+        # `_argument`: for jit's stand-in for a Ref argument, that argument's leaf index;
+        # `_kind`: new_ref's `kind` ("no_grad_no_remat": differentiated values may be written,
+        # their primal kept, as JAX's)
+        self._value, self._owner, self._argument, self._kind = value, owner, None, None
 
     @classmethod
     def stand_in(cls, ref, argument: int):
@@ -103,7 +105,7 @@ class Ref(metaclass=_RefType):
         value = ref._value if _is_box(ref) else ref[...]
         trace = current_trace()
         stand_in = RefTracer(trace, value) if _makes_tracers(trace) else Ref(value)
-        stand_in._argument = argument
+        stand_in._argument, stand_in._kind = argument, getattr(ref, "_kind", None)
         return stand_in
 
     aval = property(lambda self: AbstractRef(get_aval(self._value)))
@@ -119,7 +121,7 @@ class Ref(metaclass=_RefType):
 
     def __setitem__(self, idx, value):
         self._check_write(value)
-        ref_swap(self, idx, value)
+        ref_swap(self, idx, self._written(value))
 
     def _check_write(self, value, operation: str = "a set/swap") -> None:
         if isinstance(value, Tracer) and getattr(value._trace, "axis_data", None) is not None \
@@ -134,11 +136,19 @@ class Ref(metaclass=_RefType):
                             f"Move the array reference to be an argument to the vmapped "
                             f"function?")
         if isinstance(value, DualTracer) and type(value.tangent) is not Zero and \
-                not self._made_under(value._trace):
+                not self._made_under(value._trace) and self._kind != "no_grad_no_remat":
             raise Exception(f"performing a set/swap operation with a differentiated value on a "
                             f"non-differentiated array reference of type "
                             f"Ref{{{self.aval.inner_aval.strip_weak_type()}}}. Move the array "
                             f"reference to be an argument of the differentiated function?")
+
+    def _written(self, value):
+        """What a write of `value` stores: a Ref of kind "no_grad_no_remat" keeps a
+        differentiated value's primal (its tangent dropped), as JAX's."""
+        while self._kind == "no_grad_no_remat" and isinstance(value, DualTracer) and \
+                not self._made_under(value._trace):
+            value = value.primal
+        return value
 
     def _written_under_vmap(self) -> bool:
         """Whether a write now runs inside a vmap this Ref was not made in (one that maps it
@@ -202,7 +212,7 @@ class RefTracer(JaxprTracer):
     JAX's jit traces them (a DynamicJaxprTracer whose aval is an AbstractRef: printed
     `JitTracer(Ref{float32[]})`, no array to do math on), holding its state as a Ref's box
     does (`_value`, `_owner`, `_argument`: Ref's), with Ref's reads and writes."""
-    __slots__ = ("_value", "_owner", "_argument", "_created", "_freed", "__weakref__")
+    __slots__ = ("_value", "_owner", "_argument", "_kind", "_created", "_freed", "__weakref__")
     _jax_class_name = "DynamicJaxprTracer"
     # its class as JAX's messages name it (core/trace.py's jax_type_text): jit's tracer
     # class, at the JAX path where jxkernel's answers (jxkernel/_jax/_src/interpreters/)
@@ -211,7 +221,7 @@ class RefTracer(JaxprTracer):
 
     def __init__(self, trace, value, owner=None):
         self._trace, self._var, self.const = trace, None, None
-        self._value, self._owner, self._argument = value, owner, None
+        self._value, self._owner, self._argument, self._kind = value, owner, None, None
         self._created = None        # where new_ref made it in the traced function (or None)
         self._freed = False         # free_ref was called on it (in a jit)
 
@@ -219,7 +229,8 @@ class RefTracer(JaxprTracer):
     _aval = aval = property(lambda self: AbstractRef(get_aval(self._value)))
     shape, dtype, ndim, size = Ref.shape, Ref.dtype, Ref.ndim, Ref.size
     __getitem__, __setitem__, _check_write = Ref.__getitem__, Ref.__setitem__, Ref._check_write
-    _made_under, _written_under_vmap = Ref._made_under, Ref._written_under_vmap
+    _made_under, _written_under_vmap, _written = Ref._made_under, Ref._written_under_vmap, \
+        Ref._written
     get, set = Ref.get, Ref.set
     unsafe_buffer_pointer, __array__, __len__ = Ref.unsafe_buffer_pointer, Ref.__array__, \
         Ref.__len__
@@ -291,6 +302,7 @@ def new_ref(init_val, *, memory_space=None, kind=None) -> Ref:
     trace = current_trace()
     value = own(jnp.asarray(init_val), init_val)
     ref = RefTracer(trace, value, trace) if _makes_tracers(trace) else Ref(value, trace)
+    ref._kind = kind
     if isinstance(ref, RefTracer):      # for JAX's error if a jit returns it ("" if no user
         ref._created = traced_call_site(2)  # line in the traced function made it)
     if recording_here() is not None:

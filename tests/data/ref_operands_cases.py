@@ -1,7 +1,7 @@
-"""Refs passed as operands of `lax.cond`, `lax.switch` and `lax.scan` (not closed over): the
-values they give and leave in the Refs, a Ref scanned along its leading axis (the body
-handed its row, itself a Ref), and JAX's errors for one Ref passed twice or passed and closed
-over. Shared by reference/make_ref_operands_reference.py (real JAX 0.10.2) and
+"""Refs passed as operands of `lax.cond`, `lax.switch`, `lax.scan` and `jax.checkpoint` (not
+closed over): the values they give and leave in the Refs, a Ref scanned along its leading
+axis (the body handed its row, itself a Ref), JAX's errors for one Ref passed twice or passed
+and closed over, and a Ref of kind "no_grad_no_remat" taking a differentiated value. Shared by reference/make_ref_operands_reference.py (real JAX 0.10.2) and
 tests/api/test_ref_operands.py (jxkernel).
 
 `run(jax)` returns {case: value or (exception class name, message)}; messages name this file
@@ -93,4 +93,22 @@ def run(jax) -> dict:
         xs_ref = jax.new_ref(xs)
         return lax.scan(lambda c, x_ref: (c + x_ref[...] ** 2, None), 0.0, xs_ref)[0]
     out["grad_scan_over_ref"] = _outcome(lambda: jax.grad(total)(jnp.arange(3.0)))
+
+    def square_into(y, x_ref):
+        out = y * y
+        x_ref[...] += out
+        return out
+    for name, wrap in (("plain", lambda f: f), ("remat", jax.checkpoint),
+                       ("jit_remat", lambda f: jax.jit(jax.checkpoint(f)))):
+        # a new function each time: JAX's traces are cached by the function, not the kind
+        g = wrap(lambda y, x_ref: square_into(y, x_ref))
+        ref = jax.new_ref(1.0)
+        out[f"{name}/value"] = _outcome(lambda: g(3.0, ref))
+        out[f"{name}/ref_after"] = _plain(ref[...])
+        g = wrap(lambda y, x_ref: square_into(y, x_ref))
+        ref = jax.new_ref(1.0, kind="no_grad_no_remat")
+        out[f"{name}/grad_no_grad_ref"] = _outcome(lambda: jax.grad(g)(2.0, ref))
+        out[f"{name}/grad_no_grad_ref/ref_after"] = _plain(ref[...])
+        g = wrap(lambda y, x_ref: square_into(y, x_ref))
+        out[f"{name}/grad_plain_ref"] = _outcome(lambda: jax.grad(g)(2.0, jax.new_ref(1.0)))
     return out
