@@ -1,5 +1,5 @@
-"""Refs passed as operands of `lax.cond`, `lax.switch`, `lax.scan` and `jax.checkpoint` (not
-closed over): the values they give and leave in the Refs, a Ref scanned along its leading
+"""Refs passed as operands of `lax.cond`, `lax.switch`, `lax.scan` and `jax.checkpoint` and a
+`custom_vjp` function (not closed over): the values they give and leave in the Refs, a Ref scanned along its leading
 axis (the body handed its row, itself a Ref), JAX's errors for one Ref passed twice or passed
 and closed over, and a Ref of kind "no_grad_no_remat" taking a differentiated value. Shared by reference/make_ref_operands_reference.py (real JAX 0.10.2) and
 tests/api/test_ref_operands.py (jxkernel).
@@ -111,4 +111,62 @@ def run(jax) -> dict:
         out[f"{name}/grad_no_grad_ref/ref_after"] = _plain(ref[...])
         g = wrap(lambda y, x_ref: square_into(y, x_ref))
         out[f"{name}/grad_plain_ref"] = _outcome(lambda: jax.grad(g)(2.0, jax.new_ref(1.0)))
+    out.update(_custom_vjp_cases(jax))
+    return out
+
+
+def _custom_vjp_cases(jax) -> dict:
+    """A custom_vjp taking Refs: its bwd writing one (the "grad stats" pattern, also with
+    nondiff_argnums), and JAX's errors (compared from " got " or " returned": JAX names its
+    function by an internal wrapper's repr)."""
+    from functools import partial
+    jnp, out = jax.numpy, {}
+
+    @jax.custom_vjp
+    def stash(grads_ref, x):
+        return x
+
+    def stash_bwd(grads_ref, g):
+        grads_ref[...] = g
+        return None, g
+    stash.defvjp(lambda grads_ref, x: (x, grads_ref), stash_bwd)
+    grads = jax.new_ref(jnp.float32(0.0))
+    out["custom_vjp_stash"] = _outcome(lambda: jax.grad(
+        lambda x: stash(grads, jnp.sin(x)) * 3.0)(jnp.float32(0.0)))
+    out["custom_vjp_stash/ref_after"] = _plain(grads[...])
+
+    @partial(jax.custom_vjp, nondiff_argnums=(0,))
+    def scaled_stash(scale, grads_ref, x):
+        return x * scale
+
+    def scaled_stash_bwd(scale, grads_ref, g):
+        grads_ref[...] = g
+        return None, g * scale
+    scaled_stash.defvjp(lambda scale, grads_ref, x: (x * scale, grads_ref), scaled_stash_bwd)
+    grads = jax.new_ref(jnp.float32(0.0))
+    out["custom_vjp_nondiff_stash"] = _outcome(lambda: jax.grad(
+        lambda x: scaled_stash(2.0, grads, x) * 3.0)(jnp.float32(1.0)))
+    out["custom_vjp_nondiff_stash/ref_after"] = _plain(grads[...])
+
+    @jax.custom_vjp
+    def two(x_ref, y_ref):
+        return None
+    two.defvjp(lambda x_ref, y_ref: (None, None), lambda _, g: (None, None))
+    x_ref = jax.new_ref(0.0)
+    kind, text = _outcome(lambda: two(x_ref, x_ref))
+    out["custom_vjp_passed_twice"] = [kind, text.split(" got ")[-1]]
+
+    @jax.custom_vjp
+    def back(ref):
+        return ref
+    back.defvjp(lambda ref: (ref, None), lambda *_: (None,))
+    kind, text = _outcome(lambda: back(jax.new_ref(0.0)))
+    out["custom_vjp_returns_ref"] = [kind, text.split(" returned ")[-1]]
+
+    @partial(jax.custom_vjp, nondiff_argnums=(0,))
+    def back2(_, ref):
+        return ref
+    back2.defvjp(lambda _, ref: (ref, None), lambda *_: (None,))
+    kind, text = _outcome(lambda: back2("hi", jax.new_ref(0.0)))
+    out["custom_vjp_nondiff_returns_ref"] = [kind, text.split(" returned ")[-1]]
     return out
