@@ -331,7 +331,13 @@ def empty_ref(ty, memory_space=None) -> Ref:
                         f"jax.typeof(x), an array), got {ty!r}")
     trace = recording_here()
     if trace is None:
-        return Ref(lax.empty(aval.shape, aval.dtype), current_trace())
+        # in a jit, a RefTracer as new_ref's (free_ref marks it freed: a second free raises)
+        trace, value = current_trace(), lax.empty(aval.shape, aval.dtype)
+        if not _makes_tracers(trace):
+            return Ref(value, trace)
+        ref = RefTracer(trace, value, trace)
+        ref._created = traced_call_site(2)
+        return ref
     ref = Ref(np.zeros(aval.shape, aval.dtype), trace)     # (for its type; never read)
     ty = ShapedArray(tuple(aval.shape), np.dtype(aval.dtype))
     out, = record(trace, empty_ref_p, [], {"memory_space": memory_space, "ty": ty},

@@ -1,7 +1,9 @@
-"""Refs passed as operands of `lax.cond`, `lax.switch`, `lax.scan` and `jax.checkpoint` and a
-`custom_vjp` function (not closed over): the values they give and leave in the Refs, a Ref scanned along its leading
-axis (the body handed its row, itself a Ref), JAX's errors for one Ref passed twice or passed
-and closed over, and a Ref of kind "no_grad_no_remat" taking a differentiated value. Shared by reference/make_ref_operands_reference.py (real JAX 0.10.2) and
+"""Refs passed as operands of `lax.cond`, `lax.switch`, `lax.scan`, `jax.checkpoint` and a
+`custom_vjp` function (not closed over): the values they give and leave in the Refs, a Ref
+scanned along its leading axis (the body handed its row, itself a Ref), JAX's errors for one
+Ref passed twice or passed and closed over, a Ref of kind "no_grad_no_remat" taking a
+differentiated value, and an `empty_ref` made in a jit freed twice. Shared by
+reference/make_ref_operands_reference.py (real JAX 0.10.2) and
 tests/api/test_ref_operands.py (jxkernel).
 
 `run(jax)` returns {case: value or (exception class name, message)}; messages name this file
@@ -112,6 +114,19 @@ def run(jax) -> dict:
         g = wrap(lambda y, x_ref: square_into(y, x_ref))
         out[f"{name}/grad_plain_ref"] = _outcome(lambda: jax.grad(g)(2.0, jax.new_ref(1.0)))
     out.update(_custom_vjp_cases(jax))
+
+    def freed_twice():
+        ref = jax.empty_ref(jax.ShapeDtypeStruct((), "float32"))
+        jax.free_ref(ref)
+        jax.free_ref(ref)
+    # (JAX's error is a KeyError of its own; that one is raised is the fact compared)
+    out["jit_empty_ref_freed_twice_raises"] = _outcome(jax.jit(freed_twice))[0] != "ok"
+
+    def filled():
+        ref = jax.empty_ref(jax.ShapeDtypeStruct((2,), "float32"))
+        ref[...] = jnp.ones(2)
+        return ref[...] * 2
+    out["jit_empty_ref_written"] = _outcome(jax.jit(filled))
     return out
 
 
