@@ -2,7 +2,8 @@
 `custom_vjp` function (not closed over): the values they give and leave in the Refs, a Ref
 scanned along its leading axis (the body handed its row, itself a Ref), JAX's errors for one
 Ref passed twice or passed and closed over, a Ref of kind "no_grad_no_remat" taking a
-differentiated value, and an `empty_ref` made in a jit freed twice. Shared by
+differentiated value, `jax.vjp` at a Ref (its vjp function refusing it, as JAX's), and an
+`empty_ref` made in a jit freed twice. Shared by
 reference/make_ref_operands_reference.py (real JAX 0.10.2) and
 tests/api/test_ref_operands.py (jxkernel).
 
@@ -184,4 +185,26 @@ def _custom_vjp_cases(jax) -> dict:
     back2.defvjp(lambda _, ref: (ref, None), lambda *_: (None,))
     kind, text = _outcome(lambda: back2("hi", jax.new_ref(0.0)))
     out["custom_vjp_nondiff_returns_ref"] = [kind, text.split(" returned ")[-1]]
+
+    kind, text = _outcome(lambda: jax.vjp(two, x_ref, x_ref))
+    out["vjp_custom_vjp_passed_twice"] = [kind, text.split(" got ")[-1]]
+
+    @jax.custom_vjp
+    def keep(x, ref):
+        return x
+
+    def keep_fwd(x, _):
+        return x, jax.new_ref(0)
+    keep.defvjp(keep_fwd, lambda ref, g: (g, None))
+    kind, text = _outcome(lambda: jax.vjp(keep, 3.0, jax.new_ref(0.0)))
+    out["vjp_custom_vjp_fwd_returns_new_ref"] = [kind, text.split(" returned ")[-1]]
+
+    def add_into(x, r):
+        r[...] += x
+        return x * r[...]
+    r = jax.new_ref(2.0)
+    primal, f_vjp = jax.vjp(add_into, 3.0, r)
+    out["vjp_with_ref/primal"] = _plain(primal)
+    out["vjp_with_ref/ref_after"] = _plain(r[...])
+    out["vjp_with_ref/calling_raises"] = _outcome(lambda: f_vjp(1.0))[0]
     return out

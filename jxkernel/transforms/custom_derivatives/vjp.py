@@ -31,7 +31,7 @@ from ...core.primitive import (Primitive, abstract_eval_rules, axis_batching_rul
 from ...core.source_info import add_user_context
 from ...core.staging import is_ref
 from ...core.trace import Tracer, _ctx, _jax_name, set_current_trace
-from ...tree_util import tree_flatten, tree_unflatten
+from ...tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 from .. import batch_util as bu
 from ..api_util import positional_parameters
 from ..ad import always_transposed
@@ -165,6 +165,11 @@ def _closing_over_refs(custom, args) -> tuple:
 
     def fwd(*rest):
         out, res = custom.fwd(*full(rest))
+        for path, leaf in tree_flatten_with_path((out, res))[0]:
+            if is_ref(leaf) and all(leaf is not a for a in args):     # (JAX's words)
+                raise ValueError(f"custom_vjp fwd function {custom.fwd!r} returned a mutable "
+                                 f"array reference of type {ref_type(leaf)} at output tree "
+                                 f"path {keystr(path)} that was not an argument.")
         leaves, kept["tree"] = tree_flatten(res)
         kept["refs"] = {i: leaf for i, leaf in enumerate(leaves) if is_ref(leaf)}
         return out, [None if is_ref(leaf) else leaf for leaf in leaves]
