@@ -128,7 +128,7 @@ def _traced(fun, static, nargs, in_tree, leaves):
     info = DebugInfo(name, source, "checkpoint / remat", names, python_inputs(leaves))
     try:
         # a Ref argument traced as jit traces one (its stand-in), with jit's errors
-        closed = jit_refs.traced(flat, leaves, avals, info, name + (
+        closed = jit_refs.traced(flat, leaves, avals, info, f"{name}" + (
             f" at {source.file}:{source.line}" if source else ""), lambda: names)
     except ConcretizationTypeError as e:    # JAX's remat adds where static_argnums is shown
         if e.args and isinstance(e.args[0], str) and "for checkpoint / remat" in e.args[0]:
