@@ -125,8 +125,9 @@ class Ref(metaclass=_RefType):
 
     def _check_write(self, value, operation: str = "a set/swap") -> None:
         if isinstance(value, Tracer) and getattr(value._trace, "axis_data", None) is not None \
-                or self._written_under_vmap():
-            # a vmapped value (a BatchTracer) into a Ref vmap does not map, or any write to
+                and not self._made_under(value._trace) or self._written_under_vmap():
+            # a vmapped value (a BatchTracer) into a Ref vmap does not map (one made inside
+            # that vmap holds its batched values, as JAX's batches it), or any write to
             # one inside a vmap it was not made in (once per element, to one array: JAX
             # 0.10.2 refuses it even for an unbatched value, `rng.uniform()` of a
             # stateful_rng passed with in_axes=None): JAX's error
