@@ -174,6 +174,10 @@ class Ref(metaclass=_RefType):
     def get(self):
         return ref_read(self, Ellipsis)
 
+    def addupdate(self, x, idx=()):
+        """`self[idx] += x` as one operation (jax.ref.addupdate, as JAX's Ref method)."""
+        addupdate(self, idx, x)
+
     def unsafe_buffer_pointer(self) -> int:
         """The address of the device buffer holding the Ref's array (as an Array's)."""
         return self._value.unsafe_buffer_pointer()
@@ -232,7 +236,7 @@ class RefTracer(JaxprTracer):
     __getitem__, __setitem__, _check_write = Ref.__getitem__, Ref.__setitem__, Ref._check_write
     _made_under, _written_under_vmap, _written = Ref._made_under, Ref._written_under_vmap, \
         Ref._written
-    get, set = Ref.get, Ref.set
+    get, set, addupdate = Ref.get, Ref.set, Ref.addupdate
     unsafe_buffer_pointer, __array__, __len__ = Ref.unsafe_buffer_pointer, Ref.__array__, \
         Ref.__len__
 
@@ -285,6 +289,9 @@ class RowRef:
 
     def set(self, value):
         self[...] = value
+
+    def addupdate(self, x, idx=()):
+        self._ref.addupdate(x, self._at(idx))
 
     def __repr__(self):
         return f"RowRef({self.aval!r})"

@@ -2,8 +2,8 @@
 `custom_vjp` function (not closed over): the values they give and leave in the Refs, a Ref
 scanned along its leading axis (the body handed its row, itself a Ref), JAX's errors for one
 Ref passed twice or passed and closed over, a Ref of kind "no_grad_no_remat" taking a
-differentiated value, `jax.vjp` at a Ref (its vjp function refusing it, as JAX's), and an
-`empty_ref` made in a jit freed twice. Shared by
+differentiated value, `jax.vjp` at a Ref (its vjp function refusing it, as JAX's), an
+`empty_ref` made in a jit freed twice, and the method `ref.addupdate`. Shared by
 reference/make_ref_operands_reference.py (real JAX 0.10.2) and
 tests/api/test_ref_operands.py (jxkernel).
 
@@ -128,6 +128,15 @@ def run(jax) -> dict:
         ref[...] = jnp.ones(2)
         return ref[...] * 2
     out["jit_empty_ref_written"] = _outcome(jax.jit(filled))
+
+    a = jax.new_ref(jnp.zeros(3))         # the Ref method addupdate(x, idx=())
+    a.addupdate(jnp.ones(3))
+    a.addupdate(2.0, 1)
+    jax.jit(lambda r: r.addupdate(jnp.ones(3)))(a)
+    out["addupdate_method"] = _plain(a[...])
+    q = jax.new_ref(jnp.zeros(4))
+    jax.vmap(lambda row: row.addupdate(1.0))(q)
+    out["addupdate_method_vmapped"] = _plain(q[...])
     return out
 
 
