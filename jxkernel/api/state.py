@@ -178,6 +178,17 @@ class Ref(metaclass=_RefType):
         """`self[idx] += x` as one operation (jax.ref.addupdate, as JAX's Ref method)."""
         addupdate(self, idx, x)
 
+    @property
+    def at(self):
+        """`ref.at[idx]`: the part of the Ref at `idx`, read and written through it (in a
+        traced function: JAX 0.10.2's Ref outside one has none)."""
+        if type(self) is Ref:
+            raise NotImplementedError(
+                "ref.at is available on a Ref inside a traced function (jax.jit, a scan "
+                "body), as in JAX 0.10.2, whose Ref outside one raises NotImplementedError "
+                "here too; index the Ref itself instead: ref[idx], ref[idx] = x.")
+        return _At(self)
+
     def unsafe_buffer_pointer(self) -> int:
         """The address of the device buffer holding the Ref's array (as an Array's)."""
         return self._value.unsafe_buffer_pointer()
@@ -236,7 +247,7 @@ class RefTracer(JaxprTracer):
     __getitem__, __setitem__, _check_write = Ref.__getitem__, Ref.__setitem__, Ref._check_write
     _made_under, _written_under_vmap, _written = Ref._made_under, Ref._written_under_vmap, \
         Ref._written
-    get, set, addupdate = Ref.get, Ref.set, Ref.addupdate
+    get, set, addupdate, at = Ref.get, Ref.set, Ref.addupdate, Ref.at
     unsafe_buffer_pointer, __array__, __len__ = Ref.unsafe_buffer_pointer, Ref.__array__, \
         Ref.__len__
 
@@ -293,11 +304,69 @@ class RowRef:
     def addupdate(self, x, idx=()):
         self._ref.addupdate(x, self._at(idx))
 
+    at = Ref.at
+
     def __repr__(self):
         return f"RowRef({self.aval!r})"
 
 
 typeof_rules[RowRef] = lambda ref: ref.aval
+
+
+class _At:
+    """`ref.at`, indexed: `ref.at[idx]` is a TransformedRef."""
+    __slots__ = ("_ref",)
+
+    def __init__(self, ref):
+        self._ref = ref
+
+    def __getitem__(self, idx):
+        return TransformedRef(self._ref, idx)
+
+
+class TransformedRef:
+    """`ref.at[idx]`: the part of `ref` at `idx`, whose reads and writes go to that part of
+    the Ref (JAX's TransformedRef: not itself a Ref, so no jit argument).
+
+    >>> r = new_ref(jnp.zeros(4)); jax.jit(lambda r: r.at[1:3].set(jnp.ones(2)))(r); r[...]
+    Array([0., 1., 1., 0.], dtype=float32)
+    """
+    __slots__ = ("ref", "_idx")
+
+    def __init__(self, ref, idx):
+        self.ref, self._idx = ref, idx
+
+    @property
+    def shape(self) -> tuple:
+        # (a traced integer index stands for any one position)
+        idx = self._idx if type(self._idx) is tuple else (self._idx,)
+        static = tuple(0 if isinstance(i, Tracer) else i for i in idx)
+        return np.empty(self.ref.shape, bool)[static].shape
+
+    dtype = property(lambda self: self.ref.dtype)
+    ndim = property(lambda self: len(self.shape))
+    at = Ref.at
+
+    def __getitem__(self, idx):
+        part = self.ref[self._idx]
+        return part if idx is Ellipsis or idx == () else part[idx]
+
+    def __setitem__(self, idx, value):
+        if not (idx is Ellipsis or idx == ()):
+            value = self.ref[self._idx].at[idx].set(value)
+        self.ref[self._idx] = value
+
+    def get(self):
+        return self[...]
+
+    def set(self, value):
+        self[...] = value
+
+    def addupdate(self, x, idx=()):
+        self[idx] = self[idx] + x
+
+    def __repr__(self):
+        return f"TransformedRef(ref={self.ref!r}, index={self._idx!r})"
 ref_classes.update(box=Ref, row=RowRef)     # (what cond and scan hand a passed Ref's user)
 REF_AVALS.add(AbstractRef)
 

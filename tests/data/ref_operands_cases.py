@@ -3,7 +3,7 @@
 scanned along its leading axis (the body handed its row, itself a Ref), JAX's errors for one
 Ref passed twice or passed and closed over, a Ref of kind "no_grad_no_remat" taking a
 differentiated value, `jax.vjp` at a Ref (its vjp function refusing it, as JAX's), an
-`empty_ref` made in a jit freed twice, and the method `ref.addupdate`. Shared by
+`empty_ref` made in a jit freed twice, and the methods `ref.addupdate` and `ref.at`. Shared by
 reference/make_ref_operands_reference.py (real JAX 0.10.2) and
 tests/api/test_ref_operands.py (jxkernel).
 
@@ -137,6 +137,25 @@ def run(jax) -> dict:
     q = jax.new_ref(jnp.zeros(4))
     jax.vmap(lambda row: row.addupdate(1.0))(q)
     out["addupdate_method_vmapped"] = _plain(q[...])
+
+    @jax.jit
+    def at_slice(x):                      # ref.at[idx] in a jit, differentiated
+        ref = jax.new_ref(jnp.ones(5))
+        ref.at[1:4][...] += x
+        return (ref[...] * ref[...]).sum()
+    out["grad_at_slice"] = _outcome(lambda: jax.grad(at_slice)(jnp.array([1.0, 2.0, 3.0])))
+    b = jax.new_ref(jnp.zeros(4))
+    jax.jit(lambda r: r.at[1:3].set(jnp.ones(2)))(b)
+    out["jit_at_set"] = _plain(b[...])
+    m = jax.new_ref(jnp.arange(6.0).reshape(2, 3))
+
+    def nested(r):
+        row = r.at[1]
+        row.at[0:2][...] = jnp.zeros(2)
+        return row[2], row.shape
+    out["jit_at_nested"] = _outcome(lambda: jax.jit(nested)(m)[0])
+    out["jit_at_nested/ref_after"] = _plain(m[...])
+    out["at_outside_a_trace"] = _outcome(lambda: b.at)[0]
     return out
 
 
