@@ -29,7 +29,7 @@ from .. import numpy as jnp
 from ..core import dtypes
 from ..core.avals import ShapedArray
 from ..core.interpreter_primitives import convert_element_type_p
-from ..core.ir import Literal, Var, eqn_printers, pp_binder
+from ..core.ir import Literal, Var, control_flow_allowed_effects, eqn_printers, pp_binder
 from ..core.name_stack import eqn_source_info
 from ..core.primitive import (JaxprInputEffect, Primitive, abstract_eval_rules, dceable_effects,
                               effect_rules, side_effecting)
@@ -320,6 +320,9 @@ class RefEffect(JaxprInputEffect):
 
     def __str__(self):
         return f"{self.name}<{self.input}>"
+
+
+control_flow_allowed_effects.add_type(RefEffect)    # (a loop or cond may read and write Refs)
 
 
 class ReadEffect(RefEffect):

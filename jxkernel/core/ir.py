@@ -108,6 +108,25 @@ class EffectTypeSet:
         return [e for e in effects if not self.contains(e)]
 
 
+# the effect types a cond, switch, scan or while_loop body may have (JAX's
+# `effects.control_flow_allowed_effects`): a library adds its own, as api/state_primitives.py
+# adds a Ref's; jxkernel's other effects (callbacks', checkify's) are not Effects, never refused
+control_flow_allowed_effects = EffectTypeSet()
+
+
+def check_control_flow_effects(jaxprs, api: str) -> None:
+    """JAX's NotImplementedError for a library's effect that `api` ("cond", "scan") does not
+    allow in its bodies, `jaxprs` (one not in control_flow_allowed_effects)."""
+    disallowed = []
+    for jaxpr in jaxprs:
+        for effect in jaxpr.effects:
+            if isinstance(effect, Effect) and not control_flow_allowed_effects.contains(effect) \
+                    and effect not in disallowed:
+                disallowed.append(effect)
+    if disallowed:
+        raise NotImplementedError(f"Effects not supported in `{api}`: {disallowed}")
+
+
 class JaxprInputEffect(Effect):
     """An effect on one input of an equation or jaxpr (a Ref's reads and writes subclass it):
     `input` is the input's position in an abstract eval rule's answer, as JAX's. jxkernel's
