@@ -26,7 +26,7 @@ from ..core.check import JaxprTypeError
 from ..core.dce import dce_closed_outputs, dce_rules
 from ..core.hijax import AvalQDD
 from ..core.interpret import eval_jaxpr
-from ..core.ir import ClosedJaxpr, Jaxpr, Var, check_control_flow_effects
+from ..core.ir import ClosedJaxpr, Jaxpr, Var, check_effects, control_flow_allowed_effects
 from ..core.lru import TRACES, WeakLRU
 from ..core.numpy_eval import eval_closed_jaxpr_numpy
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, jvp_rules,
@@ -160,7 +160,8 @@ def _bind_cond(index, funs, operands, names, reference=0, what="cond branch", **
         if i != reference:
             _check_branch(funs[reference], names[reference], ref_tree, ref_avals, fun, name, tree,
                           closed.out_avals, what.split()[0])
-    check_control_flow_effects([c.jaxpr for c, _ in traced], what.split()[0])
+    check_effects([c.jaxpr for c, _ in traced], control_flow_allowed_effects,
+                  f"`{what.split()[0]}`")
     refs = cf.written_refs([c for c, _ in traced])
     if refs:                            # Refs written inside: passed in and out, written back
 

@@ -19,7 +19,7 @@ from ..core.dce import dce_closed_outputs, dce_rules
 from ..core.dtypes import is_extended
 from ..core.errors import aval_text
 from ..core.interpret import eval_jaxpr
-from ..core.ir import ClosedJaxpr, check_control_flow_effects, param_printers
+from ..core.ir import ClosedJaxpr, check_effects, control_flow_allowed_effects, param_printers
 from ..core.name_stack import name_scope
 from ..core.numpy_eval import eval_closed_jaxpr_numpy
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, jvp_rules,
@@ -168,7 +168,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
         carry_avals = settled
     cf.check_carry(f, carry_tree, carry_avals, carry_out_tree,   # (its own leaves: named in errors)
                    closed.out_avals[:carry_out_tree.num_leaves], "scan body function")
-    check_control_flow_effects([closed.jaxpr], "scan")
+    check_effects([closed.jaxpr], control_flow_allowed_effects, "`scan`")
     refs = cf.written_refs([closed])
     if refs:                            # Refs written inside: carried, written back after
 
