@@ -52,7 +52,7 @@ from .remat_saved import (Offloadable, Recompute, RecomputeType, Saveable,  # no
                           SaveableType, rounded_where_saved, saved_and_recomputed)
 from ..core.errors import ConcretizationTypeError
 from ..core.source_info import function_source_info
-from ..core.staging import DebugInfo, convert_constvars_to_invars, trace_to_jaxpr
+from ..core.staging import DebugInfo, convert_constvars_to_invars, is_ref, trace_to_jaxpr
 from ..transforms.jit.args import python_inputs
 from ..transforms.jit import refs as jit_refs
 from ..transforms.jit.primitive import jit_p
@@ -83,11 +83,12 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
         dyn = [a for i, a in enumerate(args) if i not in static]
         leaves, in_tree = tree_flatten(tuple(dyn))
         jaxpr, consts, out_tree, closed = _traced(fun, static, len(args), in_tree, leaves)
-        outs = remat_p.bind(*jit_refs.values_for(consts, ()), *leaves, jaxpr=jaxpr,
+        arrays = jit_refs.without_refs(leaves, jit_refs.ref_positions(leaves))
+        outs = remat_p.bind(*jit_refs.values_for(consts, leaves), *arrays, jaxpr=jaxpr,
                             prevent_cse=_per_input(prevent_cse, len(consts), tuple(dyn)),
                             differentiated=False, policy=policy)
-        # a Ref made outside: read and written as jit's are (transforms/jit/refs.py)
-        return tree_unflatten(out_tree, eager_tokens(jit_refs.write_back(closed, outs, ())))
+        # a Ref passed or made outside: read and written as jit's are (transforms/jit/refs.py)
+        return tree_unflatten(out_tree, eager_tokens(jit_refs.write_back(closed, outs, leaves)))
     return remat_fun
 
 
@@ -101,7 +102,7 @@ _traces = weakref.WeakKeyDictionary()
 def _traced(fun, static, nargs, in_tree, leaves):
     """(jaxpr with its consts as leading inputs, consts, out_tree, the ClosedJaxpr) of `fun`
     at these types; a Ref among the consts is read anew at each call."""
-    avals = tuple(get_aval(x) for x in leaves)
+    avals = tuple(x.aval if is_ref(x) else get_aval(x) for x in leaves)
     key = (tuple(sorted(static.items())), nargs, in_tree, avals, config._trace_state) + \
         vma.trace_place()
     try:
@@ -122,11 +123,13 @@ def _traced(fun, static, nargs, in_tree, leaves):
     flat, out_tree = flatten_fun(lambda *dyn: fun(*merge_static(static, dyn, nargs)), in_tree)
     # named as JAX names it ("tracing the function f at FILE:1 for checkpoint / remat ...
     # depends on the value of the argument flag"), so the error and its card say which
-    info = DebugInfo(getattr(fun, "__name__", "<unnamed function>"), function_source_info(fun),
-                     "checkpoint / remat", tuple(_leaf_names(fun, static, nargs, in_tree, leaves)),
-                     python_inputs(leaves))
+    name, source = getattr(fun, "__name__", "<unnamed function>"), function_source_info(fun)
+    names = tuple(_leaf_names(fun, static, nargs, in_tree, leaves))
+    info = DebugInfo(name, source, "checkpoint / remat", names, python_inputs(leaves))
     try:
-        closed = trace_to_jaxpr(flat, list(avals), info, "lift")
+        # a Ref argument traced as jit traces one (its stand-in), with jit's errors
+        closed = jit_refs.traced(flat, leaves, avals, info, f"{name}" + (
+            f" at {source.file}:{source.line}" if source else ""), lambda: names)
     except ConcretizationTypeError as e:    # JAX's remat adds where static_argnums is shown
         if e.args and isinstance(e.args[0], str) and "for checkpoint / remat" in e.args[0]:
             e.args = (e.args[0] + _STATIC_ARGNUMS_HINT, *e.args[1:])

@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import lax
+from ..lax._cf_refs import ref_classes
 from .. import numpy as jnp
 from ..numpy.util import REF_AVALS
 from ..core.avals import AbstractValue, ShapedArray, get_aval, typeof_rules
@@ -79,19 +80,21 @@ class _RefType(type):
     as JAX's Ref class answers for its tracers."""
 
     def __instancecheck__(cls, x):
-        return type.__instancecheck__(cls, x) or cls is Ref and type(x) is RefTracer
+        return type.__instancecheck__(cls, x) or cls is Ref and type(x) in (RefTracer, RowRef)
 
 
 class Ref(metaclass=_RefType):
     """A mutable reference to an array (`jax.new_ref(x)` makes one)."""
-    __slots__ = ("_value", "_owner", "_argument", "__weakref__")
+    __slots__ = ("_value", "_owner", "_argument", "_kind", "__weakref__")
     is_array_ref = True             # (vmap maps a Ref argument: transforms/batching.py)
 
     def __init__(self, value, owner=None):
         # `_owner`: the trace current when it was made, inside which its box holds it
         # (core/staging.py);
-        # `_argument`: for jit's stand-in for a Ref argument, that argument's leaf index
-        self._value, self._owner, self._argument = value, owner, None
+        # `_argument`: for jit's stand-in for a Ref argument, that argument's leaf index;
+        # `_kind`: new_ref's `kind` ("no_grad_no_remat": differentiated values may be written,
+        # their primal kept, as JAX's)
+        self._value, self._owner, self._argument, self._kind = value, owner, None, None
 
     @classmethod
     def stand_in(cls, ref, argument: int):
@@ -102,7 +105,7 @@ class Ref(metaclass=_RefType):
         value = ref._value if _is_box(ref) else ref[...]
         trace = current_trace()
         stand_in = RefTracer(trace, value) if _makes_tracers(trace) else Ref(value)
-        stand_in._argument = argument
+        stand_in._argument, stand_in._kind = argument, getattr(ref, "_kind", None)
         return stand_in
 
     aval = property(lambda self: AbstractRef(get_aval(self._value)))
@@ -118,12 +121,13 @@ class Ref(metaclass=_RefType):
 
     def __setitem__(self, idx, value):
         self._check_write(value)
-        ref_swap(self, idx, value)
+        ref_swap(self, idx, self._written(value))
 
     def _check_write(self, value, operation: str = "a set/swap") -> None:
         if isinstance(value, Tracer) and getattr(value._trace, "axis_data", None) is not None \
-                or self._written_under_vmap():
-            # a vmapped value (a BatchTracer) into a Ref vmap does not map, or any write to
+                and not self._made_under(value._trace) or self._written_under_vmap():
+            # a vmapped value (a BatchTracer) into a Ref vmap does not map (one made inside
+            # that vmap holds its batched values, as JAX's batches it), or any write to
             # one inside a vmap it was not made in (once per element, to one array: JAX
             # 0.10.2 refuses it even for an unbatched value, `rng.uniform()` of a
             # stateful_rng passed with in_axes=None): JAX's error
@@ -133,11 +137,19 @@ class Ref(metaclass=_RefType):
                             f"Move the array reference to be an argument to the vmapped "
                             f"function?")
         if isinstance(value, DualTracer) and type(value.tangent) is not Zero and \
-                not self._made_under(value._trace):
+                not self._made_under(value._trace) and self._kind != "no_grad_no_remat":
             raise Exception(f"performing a set/swap operation with a differentiated value on a "
                             f"non-differentiated array reference of type "
                             f"Ref{{{self.aval.inner_aval.strip_weak_type()}}}. Move the array "
                             f"reference to be an argument of the differentiated function?")
+
+    def _written(self, value):
+        """What a write of `value` stores: a Ref of kind "no_grad_no_remat" keeps a
+        differentiated value's primal (its tangent dropped), as JAX's."""
+        while self._kind == "no_grad_no_remat" and isinstance(value, DualTracer) and \
+                not self._made_under(value._trace):
+            value = value.primal
+        return value
 
     def _written_under_vmap(self) -> bool:
         """Whether a write now runs inside a vmap this Ref was not made in (one that maps it
@@ -161,6 +173,21 @@ class Ref(metaclass=_RefType):
 
     def get(self):
         return ref_read(self, Ellipsis)
+
+    def addupdate(self, x, idx=()):
+        """`self[idx] += x` as one operation (jax.ref.addupdate, as JAX's Ref method)."""
+        addupdate(self, idx, x)
+
+    @property
+    def at(self):
+        """`ref.at[idx]`: the part of the Ref at `idx`, read and written through it (in a
+        traced function: JAX 0.10.2's Ref outside one has none)."""
+        if type(self) is Ref:
+            raise NotImplementedError(
+                "ref.at is available on a Ref inside a traced function (jax.jit, a scan "
+                "body), as in JAX 0.10.2, whose Ref outside one raises NotImplementedError "
+                "here too; index the Ref itself instead: ref[idx], ref[idx] = x.")
+        return _At(self)
 
     def unsafe_buffer_pointer(self) -> int:
         """The address of the device buffer holding the Ref's array (as an Array's)."""
@@ -201,7 +228,7 @@ class RefTracer(JaxprTracer):
     JAX's jit traces them (a DynamicJaxprTracer whose aval is an AbstractRef: printed
     `JitTracer(Ref{float32[]})`, no array to do math on), holding its state as a Ref's box
     does (`_value`, `_owner`, `_argument`: Ref's), with Ref's reads and writes."""
-    __slots__ = ("_value", "_owner", "_argument", "_created", "_freed", "__weakref__")
+    __slots__ = ("_value", "_owner", "_argument", "_kind", "_created", "_freed", "__weakref__")
     _jax_class_name = "DynamicJaxprTracer"
     # its class as JAX's messages name it (core/trace.py's jax_type_text): jit's tracer
     # class, at the JAX path where jxkernel's answers (jxkernel/_jax/_src/interpreters/)
@@ -210,7 +237,7 @@ class RefTracer(JaxprTracer):
 
     def __init__(self, trace, value, owner=None):
         self._trace, self._var, self.const = trace, None, None
-        self._value, self._owner, self._argument = value, owner, None
+        self._value, self._owner, self._argument, self._kind = value, owner, None, None
         self._created = None        # where new_ref made it in the traced function (or None)
         self._freed = False         # free_ref was called on it (in a jit)
 
@@ -218,8 +245,9 @@ class RefTracer(JaxprTracer):
     _aval = aval = property(lambda self: AbstractRef(get_aval(self._value)))
     shape, dtype, ndim, size = Ref.shape, Ref.dtype, Ref.ndim, Ref.size
     __getitem__, __setitem__, _check_write = Ref.__getitem__, Ref.__setitem__, Ref._check_write
-    _made_under, _written_under_vmap = Ref._made_under, Ref._written_under_vmap
-    get, set = Ref.get, Ref.set
+    _made_under, _written_under_vmap, _written = Ref._made_under, Ref._written_under_vmap, \
+        Ref._written
+    get, set, addupdate, at = Ref.get, Ref.set, Ref.addupdate, Ref.at
     unsafe_buffer_pointer, __array__, __len__ = Ref.unsafe_buffer_pointer, Ref.__array__, \
         Ref.__len__
 
@@ -234,6 +262,112 @@ class RefTracer(JaxprTracer):
 
 
 typeof_rules[RefTracer] = lambda ref: ref.aval
+
+
+class RowRef:
+    """Row `index` of a Ref, itself a Ref: what `lax.scan` over a Ref hands its body each
+    step, as JAX scans a Ref along its leading axis (the body's reads and writes go to that
+    row of the Ref).
+
+    >>> r = new_ref(jnp.zeros((3, 2)))
+    >>> row = RowRef(r, 1); row[...] = 5.0; r[1]
+    Array([5., 5.], dtype=float32)
+    """
+    __slots__ = ("_ref", "_index")
+    is_array_ref = True
+
+    def __init__(self, ref, index):
+        self._ref, self._index = ref, index
+
+    aval = property(lambda self: AbstractRef(self._ref.aval.inner_aval.update(
+        shape=tuple(self._ref.shape[1:]))))
+    shape = property(lambda self: tuple(self._ref.shape[1:]))
+    dtype = property(lambda self: self._ref.dtype)
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape)))
+
+    def _at(self, idx) -> tuple:
+        return (self._index, *(idx if type(idx) is tuple else (idx,)))
+
+    def __getitem__(self, idx):
+        return self._ref[self._at(idx)]
+
+    def __setitem__(self, idx, value):
+        self._ref[self._at(idx)] = value
+
+    def get(self):
+        return self[...]
+
+    def set(self, value):
+        self[...] = value
+
+    def addupdate(self, x, idx=()):
+        self._ref.addupdate(x, self._at(idx))
+
+    at = Ref.at
+
+    def __repr__(self):
+        return f"RowRef({self.aval!r})"
+
+
+typeof_rules[RowRef] = lambda ref: ref.aval
+
+
+class _At:
+    """`ref.at`, indexed: `ref.at[idx]` is a TransformedRef."""
+    __slots__ = ("_ref",)
+
+    def __init__(self, ref):
+        self._ref = ref
+
+    def __getitem__(self, idx):
+        return TransformedRef(self._ref, idx)
+
+
+class TransformedRef:
+    """`ref.at[idx]`: the part of `ref` at `idx`, whose reads and writes go to that part of
+    the Ref (JAX's TransformedRef: not itself a Ref, so no jit argument).
+
+    >>> r = new_ref(jnp.zeros(4)); jax.jit(lambda r: r.at[1:3].set(jnp.ones(2)))(r); r[...]
+    Array([0., 1., 1., 0.], dtype=float32)
+    """
+    __slots__ = ("ref", "_idx")
+
+    def __init__(self, ref, idx):
+        self.ref, self._idx = ref, idx
+
+    @property
+    def shape(self) -> tuple:
+        # (a traced integer index stands for any one position)
+        idx = self._idx if type(self._idx) is tuple else (self._idx,)
+        static = tuple(0 if isinstance(i, Tracer) else i for i in idx)
+        return np.empty(self.ref.shape, bool)[static].shape
+
+    dtype = property(lambda self: self.ref.dtype)
+    ndim = property(lambda self: len(self.shape))
+    at = Ref.at
+
+    def __getitem__(self, idx):
+        part = self.ref[self._idx]
+        return part if idx is Ellipsis or idx == () else part[idx]
+
+    def __setitem__(self, idx, value):
+        if not (idx is Ellipsis or idx == ()):
+            value = self.ref[self._idx].at[idx].set(value)
+        self.ref[self._idx] = value
+
+    def get(self):
+        return self[...]
+
+    def set(self, value):
+        self[...] = value
+
+    def addupdate(self, x, idx=()):
+        self[idx] = self[idx] + x
+
+    def __repr__(self):
+        return f"TransformedRef(ref={self.ref!r}, index={self._idx!r})"
+ref_classes.update(box=Ref, row=RowRef)     # (what cond and scan hand a passed Ref's user)
 REF_AVALS.add(AbstractRef)
 
 
@@ -245,6 +379,7 @@ def new_ref(init_val, *, memory_space=None, kind=None) -> Ref:
     trace = current_trace()
     value = own(jnp.asarray(init_val), init_val)
     ref = RefTracer(trace, value, trace) if _makes_tracers(trace) else Ref(value, trace)
+    ref._kind = kind
     if isinstance(ref, RefTracer):      # for JAX's error if a jit returns it ("" if no user
         ref._created = traced_call_site(2)  # line in the traced function made it)
     if recording_here() is not None:
@@ -273,7 +408,13 @@ def empty_ref(ty, memory_space=None) -> Ref:
                         f"jax.typeof(x), an array), got {ty!r}")
     trace = recording_here()
     if trace is None:
-        return Ref(lax.empty(aval.shape, aval.dtype), current_trace())
+        # in a jit, a RefTracer as new_ref's (free_ref marks it freed: a second free raises)
+        trace, value = current_trace(), lax.empty(aval.shape, aval.dtype)
+        if not _makes_tracers(trace):
+            return Ref(value, trace)
+        ref = RefTracer(trace, value, trace)
+        ref._created = traced_call_site(2)
+        return ref
     ref = Ref(np.zeros(aval.shape, aval.dtype), trace)     # (for its type; never read)
     ty = ShapedArray(tuple(aval.shape), np.dtype(aval.dtype))
     out, = record(trace, empty_ref_p, [], {"memory_space": memory_space, "ty": ty},

@@ -29,7 +29,9 @@ from .. import numpy as jnp
 from ..core import dtypes
 from ..core.avals import ShapedArray
 from ..core.interpreter_primitives import convert_element_type_p
-from ..core.ir import Literal, Var, eqn_printers, pp_binder
+from ..core.ir import (Literal, Var, control_flow_allowed_effects,
+                      custom_derivatives_allowed_effects, eqn_printers, pp_binder,
+                      remat_allowed_effects)
 from ..core.name_stack import eqn_source_info
 from ..core.primitive import (JaxprInputEffect, Primitive, abstract_eval_rules, dceable_effects,
                               effect_rules, side_effecting)
@@ -320,6 +322,12 @@ class RefEffect(JaxprInputEffect):
 
     def __str__(self):
         return f"{self.name}<{self.input}>"
+
+
+# a loop, a cond, a custom derivative's function and a checkpointed one may read and write Refs
+for _allowed in (control_flow_allowed_effects, custom_derivatives_allowed_effects,
+                 remat_allowed_effects):
+    _allowed.add_type(RefEffect)
 
 
 class ReadEffect(RefEffect):

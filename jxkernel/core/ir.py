@@ -108,6 +108,28 @@ class EffectTypeSet:
         return [e for e in effects if not self.contains(e)]
 
 
+# the effect types allowed in a cond, switch, scan or while_loop body, in a custom_jvp or
+# custom_vjp function, and in a checkpointed function partially evaluated (JAX's sets of
+# these names in `jax._src.effects`): a library adds its own, as api/state_primitives.py adds
+# a Ref's; jxkernel's other effects (callbacks', checkify's) are not Effects, never refused
+control_flow_allowed_effects = EffectTypeSet()
+custom_derivatives_allowed_effects = EffectTypeSet()
+remat_allowed_effects = EffectTypeSet()
+
+
+def check_effects(jaxprs, allowed: EffectTypeSet, where: str) -> None:
+    """JAX's NotImplementedError for a library's effect in `jaxprs` not in `allowed`, `where`
+    naming the place as JAX's message does ("`cond`", "`custom_jvp`")."""
+    disallowed = []
+    for jaxpr in jaxprs:
+        for effect in jaxpr.effects:
+            if isinstance(effect, Effect) and not allowed.contains(effect) \
+                    and effect not in disallowed:
+                disallowed.append(effect)
+    if disallowed:
+        raise NotImplementedError(f"Effects not supported in {where}: {disallowed}")
+
+
 class JaxprInputEffect(Effect):
     """An effect on one input of an equation or jaxpr (a Ref's reads and writes subclass it):
     `input` is the input's position in an abstract eval rule's answer, as JAX's. jxkernel's

@@ -26,7 +26,7 @@ from ..core.check import JaxprTypeError
 from ..core.dce import dce_closed_outputs, dce_rules
 from ..core.hijax import AvalQDD
 from ..core.interpret import eval_jaxpr
-from ..core.ir import ClosedJaxpr, Jaxpr, Var
+from ..core.ir import ClosedJaxpr, Jaxpr, Var, check_effects, control_flow_allowed_effects
 from ..core.lru import TRACES, WeakLRU
 from ..core.numpy_eval import eval_closed_jaxpr_numpy
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, jvp_rules,
@@ -41,6 +41,7 @@ from ..core.interpreter_primitives import typed_constant
 from ..tree_util import equality_errors_pytreedef, keystr, tree_flatten, tree_unflatten
 from ..transforms import batch_util as bu
 from . import _cf_python as python
+from . import _cf_refs as cr
 from . import _cf_util as cf
 from ..transforms.ad_util import Zero, instantiate, is_undefined, stop_gradient
 from .conversion import _convert_element_type, convert_element_type
@@ -139,6 +140,10 @@ def _bind_cond(index, funs, operands, names, reference=0, what="cond branch", **
     """Bind cond_p over traced `funs`; type errors compare each branch with funs[reference].
     `params`: platform_dependent's `branches_platforms`."""
     leaves, in_tree = tree_flatten(operands)
+    passed = cr.ref_operands(funs[reference], in_tree, leaves, what.split()[0])
+    if passed:
+        return _cond_passing_refs(index, funs, leaves, in_tree, passed, names, reference,
+                                  what, params)
     in_avals = cf.avals_of(leaves)
     # (what: "switch branch" for lax.switch, as JAX traces a branch for "cond" or "switch": one
     # function used by both is traced for each)
@@ -155,6 +160,8 @@ def _bind_cond(index, funs, operands, names, reference=0, what="cond branch", **
         if i != reference:
             _check_branch(funs[reference], names[reference], ref_tree, ref_avals, fun, name, tree,
                           closed.out_avals, what.split()[0])
+    check_effects([c.jaxpr for c, _ in traced], control_flow_allowed_effects,
+                  f"`{what.split()[0]}`")
     refs = cf.written_refs([c for c, _ in traced])
     if refs:                            # Refs written inside: passed in and out, written back
 
@@ -198,6 +205,28 @@ def _bind_cond(index, funs, operands, names, reference=0, what="cond branch", **
     inputs = [*all_consts, *leaves]
     return tree_unflatten(first_tree, [next(outs) if f is None else _as_array(inputs[f])
                                        for f in in_fwd])
+
+
+def _cond_passing_refs(index, funs, leaves, in_tree, passed, names, reference, what, params):
+    """cond/switch with Refs among its operands (lax/_cf_refs.py): each branch takes the other
+    operands and is handed inner Refs, JAX's error raised where a branch also closes over a
+    passed Ref; after, each Ref takes its inner one's value."""
+    inner = cr.inner_refs(leaves, passed)
+    taking = [cr.taking_refs(f, in_tree, leaves, inner) for f in funs]
+    rest = taking[0][1]
+    rest_tree = tree_flatten(tuple(rest))[1]
+    traced = []
+    for f, _ in taking:     # (cached by trace_fun: _bind_cond's trace of them finds these)
+        try:
+            traced.append(cf.trace_fun(f, rest_tree, cf.avals_of(rest), what)[0])
+        except cf.CapturedHighValues:
+            pass
+    cr.check_not_closed_over(funs[reference], in_tree, traced, leaves, inner,
+                             what.split()[0])
+    out = _bind_cond(index, [f for f, _ in taking], tuple(rest), names, reference, what,
+                     **params)
+    cr.write_back(leaves, inner)
+    return out
 
 
 def _cond_threading(values, index, funs, operands, names, reference, what, params):

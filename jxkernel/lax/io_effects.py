@@ -8,6 +8,7 @@ checkpoint that calls one (its forward pass runs twice).
     >>> jax.make_jaxpr(lambda x: io_callback(print, None, x))(1.).effects
     frozenset({IO})
 """
+from ..core.ir import Effect, remat_allowed_effects
 
 
 class IOEffect:
@@ -49,9 +50,11 @@ def check_batched_while(cond_jaxpr, body_jaxpr) -> None:
 
 
 def check_remat_partial_eval(jaxpr) -> None:
-    """JAX's refusal to split a checkpoint with an IO effect into its known and unknown parts
-    (under grad, linearize, vjp)."""
-    disallowed = [eff for eff in jaxpr.effects if eff in IO_EFFECTS]
+    """JAX's refusal to split a checkpoint with an IO effect, or a library's effect not in
+    remat_allowed_effects (core/ir.py), into its known and unknown parts (under grad,
+    linearize, vjp)."""
+    disallowed = [eff for eff in jaxpr.effects if eff in IO_EFFECTS or isinstance(eff, Effect)
+                  and not remat_allowed_effects.contains(eff)]
     if disallowed:
         raise NotImplementedError(f"Effects not supported in partial-eval of "
                                   f"`checkpoint`/`remat`: {disallowed}")

@@ -19,7 +19,7 @@ from ..core.dce import dce_closed_outputs, dce_rules
 from ..core.dtypes import is_extended
 from ..core.errors import aval_text
 from ..core.interpret import eval_jaxpr
-from ..core.ir import ClosedJaxpr, param_printers
+from ..core.ir import ClosedJaxpr, check_effects, control_flow_allowed_effects, param_printers
 from ..core.name_stack import name_scope
 from ..core.numpy_eval import eval_closed_jaxpr_numpy
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, jvp_rules,
@@ -29,12 +29,13 @@ from ..core.trace import concrete_or_error, current_trace, set_current_trace
 from ..transforms.ad import backward_pass, jvp_jaxpr
 from ..transforms.batching import batch_jaxpr
 from ..core.partial_eval import PartialEvalTrace, partial_eval_jaxpr
-from ..core.staging import trace_to_jaxpr
+from ..core.staging import is_ref, trace_to_jaxpr
 from ..core.interpreter_primitives import typed_constant
-from ..tree_util import (keystr, tree_flatten, tree_flatten_with_path, tree_map,
-                         tree_unflatten)
+from ..tree_util import (keystr, tree_flatten, tree_flatten_with_path, tree_leaves,
+                         tree_map, tree_unflatten)
 from ..transforms import batch_util as bu
 from . import _cf_python as python
+from . import _cf_refs as cr
 from . import _cf_util as cf
 from ..transforms.ad_util import Zero, add_tangents, instantiate, is_undefined, zeros
 from ._lowering import lower_fun
@@ -109,6 +110,8 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     """
     if not callable(f):
         raise TypeError("lax.scan: f argument should be a callable.")
+    if any(map(is_ref, tree_leaves((init, xs)))):
+        return _scan_passing_refs(f, init, xs, length, reverse, unroll)
     x_leaves, x_tree = tree_flatten(xs)
     lengths = {get_aval(x).shape[0] if get_aval(x).shape else None for x in x_leaves}
     if None in lengths:
@@ -165,6 +168,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
         carry_avals = settled
     cf.check_carry(f, carry_tree, carry_avals, carry_out_tree,   # (its own leaves: named in errors)
                    closed.out_avals[:carry_out_tree.num_leaves], "scan body function")
+    check_effects([closed.jaxpr], control_flow_allowed_effects, "`scan`")
     refs = cf.written_refs([closed])
     if refs:                            # Refs written inside: carried, written back after
 
@@ -197,6 +201,54 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     ys = tree_unflatten(y_tree, [next(computed) if f is None else python.asarray(x_leaves[f])
                                  for f in x_fwd])
     return pair((carry_out, ys))
+
+
+def _scan_passing_refs(f, init, xs, length, reverse, unroll):
+    """scan with Refs among its carry or xs leaves, after JAX's error for one Ref passed twice
+    (lax/_cf_refs.py): a Ref in xs is scanned along its leading axis, the body handed its row
+    at each step (api/state.py's RowRef), as JAX hands a Ref of the row's type; one in the
+    carry is handed as an inner Ref (returning it is JAX's error for a Ref returned). A
+    carried Ref the body also closes over is JAX's error."""
+    carry_leaves, carry_tree = tree_flatten(init)
+    x_leaves, x_tree = tree_flatten(xs)
+    leaves, in_tree = carry_leaves + x_leaves, tree_flatten((init, xs))[1]
+    n = len(carry_leaves)
+    passed = cr.ref_operands(f, in_tree, leaves, "scan")
+    inner = cr.inner_refs(leaves, [i for i in passed if i < n])
+    rows = {i - n for i in passed if i >= n}
+    if length is None:                  # (the scan below checks the other leading axes)
+        if not x_leaves:
+            raise ValueError("scan got no values to scan over and `length` not provided.")
+        first = x_leaves[min(rows)] if rows else x_leaves[0]
+        length = (first.shape if rows else get_aval(first).shape or (None,))[0]
+    c_rest = [i for i in range(n) if i not in inner]
+    x_rest = [k for k in range(len(x_leaves)) if k not in rows]
+    c_paths, x_paths = cr.leaf_paths(init), cr.leaf_paths(xs)
+
+    def body(carry, x):
+        index, given = x
+        given = iter(given)
+        now = tree_unflatten(x_tree, [cr.row_of(x_leaves[k], index) if k in rows
+                                      else next(given) for k in range(len(x_leaves))])
+        if inner:
+            rest = iter(carry)
+            carry = tree_unflatten(carry_tree, [inner[i] if i in inner else next(rest)
+                                                for i in range(n)])
+        out = f(carry, now)
+        cr.check_not_closed_over_here(f, in_tree, leaves, inner, "scan")
+        return out
+
+    def namer(path):                    # the body's leaves named by f's parameters
+        if path[0].idx == 0:
+            return (0, path[1:]) if not inner else (0, c_paths[c_rest[path[1].idx]])
+        return None if path[1].idx == 0 else (1, x_paths[x_rest[path[2].idx]])
+    body._jx_traced_as = (f, None, namer)
+    carry = tuple(carry_leaves[i] for i in c_rest) if inner else init
+    iota = np.arange(length, dtype=np.int32)
+    out = scan(body, carry, (iota, tuple(x_leaves[k] for k in x_rest)), length, reverse,
+               unroll)
+    cr.write_back(leaves, inner)
+    return out
 
 
 def _scan_threading(values, f, init, xs, length, reverse, unroll):

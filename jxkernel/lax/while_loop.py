@@ -15,6 +15,7 @@ import numpy as np
 
 from ..core.traceback_util import api_boundary
 from ..core import dtypes, sharding_types
+from ..core.ir import check_effects, control_flow_allowed_effects
 from ..core.avals import ShapedArray
 from ..core.errors import ConcretizationTypeError
 from ..core.interpret import eval_jaxpr
@@ -72,6 +73,7 @@ def while_loop(cond_fun, body_fun, init_val):
         avals = settled
     cf.check_carry(body_fun, in_tree, avals, body_tree, body.out_avals,
                    "while_loop body function")
+    check_effects([cond.jaxpr, body.jaxpr], control_flow_allowed_effects, "`while`")
     given, leaves = leaves, [cf.cast_like(x, a) for x, a in zip(leaves, avals)]
     refs = cf.written_refs([body])
     if refs:                            # Refs written in the body: carried, written back after

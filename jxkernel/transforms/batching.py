@@ -367,6 +367,10 @@ class MappedRef:
         with set_current_trace(self._trace.parent):
             self._ref[...] = bu.move_to(val, dim, self._axis, self._trace.axis_data.size)
 
+    def addupdate(self, x, idx=()):
+        """`self[idx] += x` (a Ref's method, as JAX's)."""
+        self[idx] = self[idx] + x
+
     def __repr__(self):
         return f"MappedRef(axis={self._axis}, shape={self.shape}, dtype={self.dtype.name})"
 

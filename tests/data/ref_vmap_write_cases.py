@@ -2,7 +2,7 @@
 (reference/make_ref_vmap_write_reference.py writes ref_vmap_write_reference.json) and by
 jxkernel (tests/api/test_refs.py): JAX refuses any write to such a Ref, even of an unbatched
 value (its tests/stateful_rng_test.py testVmapUnmapped: `rng.uniform()` of a stateful_rng
-passed with in_axes=None). Each case: [error class, message] or ["ok", the result]."""
+passed with in_axes=None); a Ref made inside the vmap takes mapped values. Each case: [error class, message] or ["ok", the result]."""
 import importlib
 
 
@@ -27,6 +27,16 @@ def run(jax) -> dict:
         state.ref_addupdate(q, ..., 1.)
         return q[...] + x
 
+    def squared_inside(x):          # a Ref made inside from the mapped value
+        q = jax.new_ref(x)
+        q[...] = q[...] * q[...]
+        return q[...]
+
+    def mapped_into_unmapped(x):     # one made inside from a constant, given a mapped value
+        q = jax.new_ref(0.)
+        q[...] = x
+        return q[...]
+
     r = [jax.new_ref(0.) for _ in range(7)]
     mapped = jax.new_ref(jnp.zeros(3))
     return {
@@ -43,6 +53,11 @@ def run(jax) -> dict:
         "read, Ref passed unmapped": _outcome(vmapped(
             lambda r, x: x + r[...], r[5], xs, in_axes=(None, 0))),
         "Ref made inside": _outcome(vmapped(made_inside, xs)),
+        "Ref made inside from the mapped value": _outcome(vmapped(squared_inside, xs)),
+        "Ref made inside from the mapped value, in a jit": _outcome(
+            lambda: jax.jit(jax.vmap(squared_inside))(xs)),
+        "Ref made inside, set to the mapped value": _outcome(vmapped(mapped_into_unmapped,
+                                                                     xs)),
         "set, Ref mapped": _outcome(lambda: (jax.vmap(lambda r, x: r.__setitem__(..., x))(
             mapped, xs), mapped[...])[1]),
     }

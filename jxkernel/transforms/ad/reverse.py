@@ -17,6 +17,7 @@ from ...core.avals import abstract_token, get_aval
 from ...core.interpreter_primitives import convert_element_type, reshard_p
 from ...core.mesh import NamedSharding, PartitionSpec
 from ...core.source_info import function_source_info
+from ...core.staging import is_ref
 from ..ad_util import Zero, float0, instantiate
 from ...tree_util import equality_errors_pytreedef, keystr, tree_flatten, tree_unflatten
 from ..api_util import argnums_in_range, partial_over, wraps
@@ -35,6 +36,8 @@ def vjp(fun, *primals, has_aux=False):
     (Array(1., dtype=float32, weak_type=True),)
     """
     p_leaves, p_tree = tree_flatten(primals)
+    if any(map(is_ref, p_leaves)):
+        return _vjp_with_refs(fun, p_leaves, p_tree, has_aux)
     in_avals = [get_aval(p) for p in p_leaves]
     # pinned here, so that a residual that is an input is that very object (args_res)
     p_leaves = [_pinned_primal(p, a) for p, a in zip(p_leaves, in_avals)]
@@ -79,6 +82,41 @@ def vjp(fun, *primals, has_aux=False):
     residuals, args_res, slots = _input_residuals(list(linear.consts), p_tree, p_leaves)
     vjp_fn = VJP(pullback, residuals, getattr(fun, "__name__", "fun"), args_res, slots)
     return (tree_unflatten(out_tree, primal_out), vjp_fn) + aux
+
+
+def _vjp_with_refs(fun, p_leaves, p_tree, has_aux):
+    """vjp of `fun` at primals some of which are Refs: `fun` runs on them as given (reading
+    and writing them, as JAX's vjp runs it), differentiated with respect to the others. Its
+    vjp function refuses to give the Refs' cotangents, as JAX 0.10.2's fails there."""
+    refs = [i for i, p in enumerate(p_leaves) if is_ref(p)]
+
+    def closing(*rest):
+        rest = iter(rest)
+        return fun(*tree_unflatten(p_tree, [p_leaves[i] if i in refs else next(rest)
+                                            for i in range(len(p_leaves))]))
+    closing.__name__ = getattr(fun, "__name__", "fun")
+    # differentiated values written into them keep their primal, as new_ref's
+    # kind="no_grad_no_remat" (api/state.py): their tangents are no one's to read, the vjp
+    # function giving none
+    kinds = [(p_leaves[i], getattr(p_leaves[i], "_kind", None)) for i in refs
+             if hasattr(p_leaves[i], "_kind")]
+    for ref, _ in kinds:
+        ref._kind = "no_grad_no_remat"
+    try:
+        out, _, *aux = vjp(closing, *[p for i, p in enumerate(p_leaves) if i not in refs],
+                           has_aux=has_aux)
+    finally:
+        for ref, kind in kinds:
+            ref._kind = kind
+
+    def vjp_fn(*_):
+        raise ValueError(
+            f"this vjp function cannot give a cotangent for the Ref passed as primal leaf "
+            f"{refs[0]} (of type {p_leaves[refs[0]].aval}): JAX 0.10.2's fails there too "
+            f"(\"Expected cotangent type {p_leaves[refs[0]].aval} but got ...\"). Differentiate "
+            f"with respect to the other arguments (jax.grad's argnums, or jax.vjp of a "
+            f"function closing over the Ref).")
+    return (out, vjp_fn, *aux)
 
 
 def _input_residuals(residuals, p_tree, p_leaves) -> tuple:

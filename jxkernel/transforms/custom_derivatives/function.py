@@ -15,6 +15,8 @@ import inspect
 from ...core.traceback_util import api_boundary
 from ...core.avals import get_aval
 from ...core.partial_eval import PartialEvalTrace
+from ...core.config import config
+from ...core.ir import check_effects, custom_derivatives_allowed_effects
 from ...core.staging import convert_constvars_to_invars, trace_to_jaxpr
 from ...core.trace import Tracer, _ctx, eval_trace, set_current_trace
 from ...tree_util import tree_flatten, tree_unflatten
@@ -135,5 +137,8 @@ class _CustomFunction(_WrapsFun):
         nondiff, dyn = _split(args, self.nondiff_argnums)
         jaxpr, consts, in_tree, out_tree, leaves = _trace_call(
             self.fun, nondiff, dyn, self.nondiff_argnums, len(args))
+        if config.jax_enable_checks:    # (JAX's refusal is its jaxpr type check's)
+            check_effects([jaxpr], custom_derivatives_allowed_effects,
+                          f"`{type(self).__name__}`")
         outs = self._bind(jaxpr, consts, leaves, nondiff, in_tree, out_tree, len(args), name)
         return tree_unflatten(out_tree, outs)

@@ -22,7 +22,7 @@ from ...core import dtypes
 from ...core.avals import get_aval
 from ...core.config import config
 from ...core.dce import dce_rules
-from ...core.errors import UnexpectedTracerError
+from ...core.errors import UnexpectedTracerError, ref_type
 from ...core.ir import name_not_a_param, param_printers
 from ...core.name_stack import replaying
 from ...core.partial_eval import PartialEvalTrace
@@ -31,8 +31,9 @@ from ...core.primitive import (Primitive, abstract_eval_rules, axis_batching_rul
 from ...core.source_info import add_user_context
 from ...core.staging import is_ref
 from ...core.trace import Tracer, _ctx, _jax_name, set_current_trace
-from ...tree_util import tree_flatten, tree_unflatten
+from ...tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 from .. import batch_util as bu
+from ..api_util import positional_parameters
 from ..ad import always_transposed
 from ..ad_util import Zero, instantiate
 from ..custom_vjp_remat import optimize_remat_of_custom_vjp_fwd
@@ -70,7 +71,8 @@ class custom_vjp(_CustomFunction):
         self.fwd, self.bwd, self.symbolic_zeros = fwd, bwd, symbolic_zeros
 
     def __call__(self, *args, **kwargs):
-        if not self.nondiff_argnums and self.fwd is not None and any(map(is_ref, args)):
+        if self.fwd is not None and any(map(is_ref, args)):
+            _check_refs_passed_once(self.fun, args)
             derived, rest = _closing_over_refs(self, args)
             return derived(*rest, **kwargs)
         if self.nondiff_argnums and self.fwd is not None:
@@ -123,12 +125,29 @@ def _check_no_closed_over_tracers(custom, args) -> None:
             f"explicit input.")
 
 
+def _check_refs_passed_once(fun, args) -> None:
+    """JAX's error for one Ref passed as two arguments of a custom_vjp function."""
+    names = positional_parameters(fun) or []
+    refs = [i for i, a in enumerate(args) if is_ref(a)]
+    for n, i in enumerate(refs):
+        for j in refs[n + 1:]:
+            if args[i] is args[j]:
+                name = [names[k] if k < len(names) else f"args[{k}]" for k in (i, j)]
+                raise ValueError(
+                    f"only one reference to a mutable array may be passed as an argument to a "
+                    f"function, but custom_vjp function {fun!r} got the same mutable array "
+                    f"reference of type {ref_type(args[i])} at {name[0]} and {name[1]}.")
+
+
 def _closing_over_refs(custom, args) -> tuple:
     """(a custom_vjp closing over `args`' Refs, the other arguments): the Refs reach fun, fwd
     and bwd as they are, not as values to differentiate; bwd's cotangent for each (None) is
     dropped, and a Ref among fwd's residuals is kept beside them. JAX's array_refs guide
     stashes gradients so: `bwd(grads_ref, g)` writes `grads_ref[...] = g`."""
-    refs = {i: a for i, a in enumerate(args) if is_ref(a)}
+    nondiff = custom.nondiff_argnums     # (a Ref among them stays an argument)
+    refs = {i: a for i, a in enumerate(args) if is_ref(a) and i not in nondiff}
+    rest_at = [i for i in range(len(args)) if i not in refs]
+    diff = [i for i in range(len(args)) if i not in nondiff]
     kept = {}                          # fwd's residual Refs, by leaf index, and the tree
 
     def full(rest):
@@ -136,22 +155,34 @@ def _closing_over_refs(custom, args) -> tuple:
         return [refs[i] if i in refs else next(rest) for i in range(len(args))]
 
     def fun(*rest):
-        return custom.fun(*full(rest))
+        out = custom.fun(*full(rest))
+        for leaf in tree_flatten(out)[0]:
+            if is_ref(leaf):            # (JAX's words, for a Ref passed in too)
+                raise ValueError(f"custom_vjp primal function {custom.fun!r} returned a mutable "
+                                 f"array reference of type {ref_type(leaf)} that was not an "
+                                 f"argument.")
+        return out
 
     def fwd(*rest):
         out, res = custom.fwd(*full(rest))
+        for path, leaf in tree_flatten_with_path((out, res))[0]:
+            if is_ref(leaf) and all(leaf is not a for a in args):     # (JAX's words)
+                raise ValueError(f"custom_vjp fwd function {custom.fwd!r} returned a mutable "
+                                 f"array reference of type {ref_type(leaf)} at output tree "
+                                 f"path {keystr(path)} that was not an argument.")
         leaves, kept["tree"] = tree_flatten(res)
         kept["refs"] = {i: leaf for i, leaf in enumerate(leaves) if is_ref(leaf)}
         return out, [None if is_ref(leaf) else leaf for leaf in leaves]
 
-    def bwd(res, g):
+    def bwd(*given):
+        *static, res, g = given          # (nondiff_argnums' values first, as bwd takes them)
         res = tree_unflatten(kept["tree"], [kept["refs"].get(i, leaf) for i, leaf in
                                             enumerate(res)])
-        cts = custom.bwd(res, g)
-        return tuple(ct for i, ct in enumerate(cts) if i not in refs) \
+        cts = custom.bwd(*static, res, g)
+        return tuple(ct for i, ct in zip(diff, cts) if i not in refs) \
             if isinstance(cts, (tuple, list)) else cts
     fun.__name__ = fun.__qualname__ = getattr(custom.fun, "__name__", "f")
-    derived = custom_vjp(fun)
+    derived = custom_vjp(fun, nondiff_argnums=tuple(rest_at.index(i) for i in nondiff))
     derived.defvjp(fwd, bwd, custom.symbolic_zeros)
     return derived, [a for i, a in enumerate(args) if i not in refs]
 

@@ -24,6 +24,8 @@ from ....core.avals import AbstractToken, Token  # noqa: F401
 from ....core.errors import ConcretizationTypeError, InconclusiveDimensionOperation  # noqa: F401
 from ....core.interpret import eval_jaxpr
 from ....core.ir import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var, jaxpr_params  # noqa: F401
+# effects allowed in the bodies of cond, scan and while_loop (core/ir.py checks them)
+from ....core.ir import control_flow_allowed_effects  # noqa: F401
 from ....core.primitive import Effect, EffectTypeSet, Primitive  # noqa: F401
 from ....core.staging import DebugInfo, JaxprTrace  # noqa: F401
 from ....core.trace import (Trace, Tracer, concrete_or_error, current_trace,  # noqa: F401
@@ -101,10 +103,6 @@ def unmapped_aval(size: int, axis: int | None, aval: ShapedArray) -> ShapedArray
 # ------------------------------------------------------------------ effects
 Effects = set
 no_effects: frozenset = frozenset()
-
-
-# effects allowed in the bodies of cond, scan and while_loop
-control_flow_allowed_effects = EffectTypeSet()
 
 
 # ------------------------------------------------------------------ traces
