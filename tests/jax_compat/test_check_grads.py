@@ -2,6 +2,7 @@
 reference/make_check_grads_reference.py): the same tangents, the same numerical JVPs (span
 x +- eps, in each value's dtype) and the same pass/fail, by the shared cases in
 tests/data/check_grads_cases.py."""
+import functools
 import json
 import os
 
@@ -18,7 +19,9 @@ from check_grads_cases import cases  # tests/data
 
 with open(os.path.join(DATA, "check_grads_reference.json")) as f:
     REFERENCE = json.load(f)
-OURS = cases(jxkernel, test_util.check_grads, test_util.rand_like, test_util.numerical_jvp)
+# computed on first use, not while pytest collects (every xdist worker collects every file)
+_ours = functools.cache(lambda: cases(jxkernel, test_util.check_grads, test_util.rand_like,
+                                     test_util.numerical_jvp))
 
 
 def _decode(entry):
@@ -28,7 +31,7 @@ def _decode(entry):
 
 
 def test_tangents_are_jaxs_bit_for_bit():
-    for ours, jaxs in zip(OURS["tangents"], REFERENCE["tangents"], strict=True):
+    for ours, jaxs in zip(_ours()["tangents"], REFERENCE["tangents"], strict=True):
         np.testing.assert_array_equal(np.asarray(ours), _decode(jaxs))
         assert np.asarray(ours).dtype == _decode(jaxs).dtype
 
@@ -38,7 +41,7 @@ def test_numerical_jvp_is_jaxs(name):
     # f's values may differ by an ulp between XLA's and jxkernel's kernels; the difference
     # divides by 2 eps (eps 1e-4 or 1e-3), so the bound is 2 ulp of f's values / (2 eps) with
     # eps = 1e-4: |f| <= 2, ulp <= 2.4e-7, bound 2.4e-3
-    for ours, jaxs in zip(OURS[name], REFERENCE[name], strict=True):
+    for ours, jaxs in zip(_ours()[name], REFERENCE[name], strict=True):
         want = _decode(jaxs)
         assert np.asarray(ours).dtype == want.dtype
         np.testing.assert_allclose(np.asarray(ours), want, rtol=0, atol=2.4e-3)
@@ -47,7 +50,7 @@ def test_numerical_jvp_is_jaxs(name):
 @pytest.mark.parametrize("name", [k for k, v in REFERENCE.items()
                                   if isinstance(v, str) and not k.startswith("_")])
 def test_check_grads_passes_and_fails_as_jaxs(name):
-    assert OURS[name] == REFERENCE[name]
+    assert _ours()[name] == REFERENCE[name]
 
 
 def test_span_is_x_plus_minus_eps():

@@ -2,6 +2,7 @@
 reference/make_array_format_reference.py): the layout read from the array's buffer, with its
 sharding; on the NumPy backend the row-major layout XLA's CPU gives; make_array_from_callback
 given a Format."""
+import functools
 import json
 import os
 
@@ -12,14 +13,15 @@ import array_format_cases as cases
 
 REFERENCE = json.load(open(os.path.join(os.path.dirname(__file__), "..", "data",
                                         "array_format_reference.json")))
-OURS = cases.run(jxkernel)
+# computed on first use, not while pytest collects (every xdist worker collects every file)
+_ours = functools.cache(lambda: cases.run(jxkernel))
 
 
 @pytest.mark.parametrize("name", sorted(k for k in REFERENCE if k != "jax_version"))
 def test_format_as_jax(name):
     # (the NumPy backend's device prints as NumpyDevice where XLA's CPU prints CpuDevice)
-    ours = OURS[name].replace("NumpyDevice", "CpuDevice") if isinstance(OURS[name], str) \
-        else OURS[name]
+    ours = _ours()[name].replace("NumpyDevice", "CpuDevice") if isinstance(_ours()[name], str) \
+        else _ours()[name]
     assert ours == REFERENCE[name]
 
 
