@@ -510,6 +510,7 @@ def _dot_general_batching(axis_data, vals, dims, *, dimension_numbers, out_shard
 ad.defbilinear(dot_general_p, _dot_general_transpose_lhs, _dot_general_transpose_rhs)
 axis_batching_rules[dot_general_p] = _dot_general_batching
 sharding_rules[dot_general_p] = sharding_types.dot_general_rule
+sharding_types.ur_rules[dot_general_p] = sharding_types.dot_general_ur_rule
 
 
 # ------------------------------------------------------------------ lax functions

@@ -321,6 +321,7 @@ for _p in (reduce_sum_p, reduce_prod_p, reduce_max_p, reduce_min_p, reduce_and_p
     batching_rules[_p] = _reducer_batcher(_p)
 for _p in (reduce_sum_p, reduce_prod_p, reduce_max_p, reduce_min_p, reduce_and_p, reduce_or_p):
     sharding_rules[_p] = sharding_types.reduction_rule
+sharding_types.ur_rules[reduce_sum_p] = sharding_types.reduce_sum_ur_rule
 
 # ------------------------------------------------------------------ argmax, argmin
 argmax_p = Primitive("argmax")
