@@ -862,7 +862,7 @@ def reduce_sum_ur_rule(name, in_avals, params, given):
         if not given.unreduced <= used | unreduced:
             raise ShardingTypeError(
                 f"out_sharding's unreduced axes should be in operand's specs that were summed "
-                f"over. Got operand={operand!r}, axes={tuple(params['axes'])}, "
+                f"over. Got operand={operand!r}, axes={frozenset(params['axes'])}, "
                 f"unreduced_spec={given.unreduced}")
         return given.unreduced, reduced
     return unreduced, reduced

@@ -26,6 +26,7 @@ def run(jax) -> dict:
     _spec_checks(jax, out)
     _dot_general(jax, out)
     _elementwise(jax, out)
+    _placed(jax, out)
     return out
 
 
@@ -163,3 +164,36 @@ def _elementwise(jax, out):
         }
         for name, fn in cases.items():
             out[f"elementwise {name}"] = _answer(fn)
+
+
+def _placed(jax, out):
+    """A replicated or split value laid out unreduced (jit's out_shardings=, device_put): the
+    first device along the axis holds it, the others zeros; such a sharding is not fully
+    replicated. reduce_sum's out_sharding= unreduced over a summed split axis, and its error;
+    reshape's refusal of an out_sharding= with unreduced axes."""
+    import numpy as np
+    jnp, P = jax.numpy, jax.sharding.PartitionSpec
+    mesh = _mesh(jax, (2,), ("x",))
+    with jax.set_mesh(mesh):
+        rep = jnp.arange(4)
+        shd = jax.device_put(np.arange(4), P("x"))
+        for name, x in (("replicated", rep), ("split", shd)):
+            o = jax.jit(lambda v: v, out_shardings=P(unreduced={"x"}))(x)
+            out[f"placed jit {name}"] = [repr(o.sharding.spec), o.sharding.is_fully_replicated,
+                                         [np.asarray(s.data).tolist() for s in o.addressable_shards]]
+            o = jax.device_put(x, P(unreduced={"x"}))
+            out[f"placed device_put {name}"] = [repr(o.sharding.spec),
+                                                [np.asarray(s.data).tolist() for s in o.addressable_shards]]
+        x = jax.device_put(np.arange(8, dtype=np.float32), P("x"))
+        o = jax.jit(lambda v: jax.lax.reduce_sum(v, axes=(0,), out_sharding=P(unreduced={"x"})))(x)
+        out["reduce_sum scalar"] = [repr(o.sharding.spec), str(jax.typeof(o)),
+                                    [float(s.data) for s in o.addressable_shards],
+                                    float(jax.sharding.reshard(o, P()))]
+    mesh = _mesh(jax, (2, 2), ("x", "y"))
+    with jax.set_mesh(mesh):
+        arr = jax.device_put(np.arange(16).reshape(8, 2), P("y", None))
+        out["reduce_sum not summed axis"] = _answer(lambda: _traced(
+            jax, lambda v: jax.lax.reduce_sum(v, axes=(0,), out_sharding=P(None, unreduced={"x"})),
+            arr))
+        out["reshape out_sharding unreduced"] = _answer(lambda: _traced(
+            jax, lambda v: jax.lax.reshape(v, (16,), out_sharding=P(unreduced={"x"})), arr))
