@@ -158,7 +158,17 @@ class ShapedArray(AbstractValue):
         dtype = dtypes.primal_dtype_to_tangent_dtype(self.dtype)
         return self if dtype is self.dtype or dtype == self.dtype else self.update(dtype=dtype)
 
-    to_ct_aval = to_tangent_aval            # a cotangent has the tangent's type
+    def to_ct_aval(self) -> ShapedArray:
+        """The type of this type's cotangents: the tangent's, with the unreduced and reduced
+        axes swapped (JAX's to_ct_spec: the cotangent of a value reduced over an axis is the
+        sum of each device's part along it, unreduced; and the other way round)."""
+        out = self.to_tangent_aval()
+        spec = out.sharding.spec if out.sharding is not None else None
+        if spec is None or not (spec.unreduced or spec.reduced):
+            return out
+        return out.update(sharding=NamedSharding(
+            out.sharding.mesh, spec.update(unreduced=spec.reduced, reduced=spec.unreduced),
+            memory_kind=out.sharding.memory_kind))
 
     # a value of a low type lowers to itself (what a high type made of arrays calls on them)
     def lower_val(self, val) -> list:

@@ -875,12 +875,17 @@ def keeps_ur_rule(name, in_avals, params, given):
 
 
 def given_or_operand_ur_rule(name, in_avals, params, given):
-    """broadcast_in_dim, convert_element_type: the sets a given sharding names, else the
-    operand's."""
+    """convert_element_type: each set as a given sharding names it, else the operand's."""
     unreduced, reduced = summed_axes(in_avals[0])
     if given is not None:
         unreduced, reduced = given.unreduced or unreduced, given.reduced or reduced
     return unreduced, reduced
+
+
+def broadcast_ur_rule(name, in_avals, params, given):
+    """broadcast_in_dim: a given sharding's sets (its whole type, as JAX's), else the
+    operand's."""
+    return (given.unreduced, given.reduced) if given is not None else summed_axes(in_avals[0])
 
 
 def same_sets_ur_rule(name, in_avals, params, given):

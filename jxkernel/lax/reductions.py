@@ -256,7 +256,9 @@ def _reduce_sum_transpose(ct, operand, *, axes, out_sharding=None):
     shape = operand.aval.shape        # the cotangent spreads back over the reduced axes
     kept = tuple(np.delete(np.arange(len(shape)), axes))    # np.int64s, as JAX's
     # typed as the operand (JAX's): broadcasting a reduced cotangent cannot say the split
-    return [shapes.broadcast_in_dim(ct, shape, kept, out_sharding=operand.aval.sharding)]
+    # (as the operand's cotangent: unreduced where the operand is reduced)
+    return [shapes.broadcast_in_dim(ct, shape, kept,
+                                    out_sharding=operand.aval.to_ct_aval().sharding)]
 
 
 def _reduce_chooser_jvp(g, ans, operand, *, axes):

@@ -988,6 +988,6 @@ sharding_types.ur_rules[squeeze_p] = sharding_types.keeps_ur_rule
 sharding_types.ur_rules[split_p] = sharding_types.keeps_ur_rule
 sharding_types.ur_rules[concatenate_p] = sharding_types.same_sets_ur_rule
 sharding_types.ur_rules[stack_p] = sharding_types.same_sets_ur_rule
-sharding_types.ur_rules[broadcast_in_dim_p] = sharding_types.given_or_operand_ur_rule
+sharding_types.ur_rules[broadcast_in_dim_p] = sharding_types.broadcast_ur_rule
 sharding_types.ur_rules[reshape_p] = sharding_types.reshape_ur_rule
 sharding_types.ur_rules[transpose_p] = sharding_types.keeps_ur_rule

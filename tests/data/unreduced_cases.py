@@ -27,6 +27,7 @@ def run(jax) -> dict:
     _dot_general(jax, out)
     _elementwise(jax, out)
     _placed(jax, out)
+    _gradients(jax, out)
     return out
 
 
@@ -197,3 +198,19 @@ def _placed(jax, out):
             arr))
         out["reshape out_sharding unreduced"] = _answer(lambda: _traced(
             jax, lambda v: jax.lax.reshape(v, (16,), out_sharding=P(unreduced={"x"})), arr))
+
+
+def _gradients(jax, out):
+    """The gradient with respect to a value reduced over an axis is unreduced over it (the
+    cotangent's type swaps the two sets): grad's seed, reduce_sum's and mul's transposes."""
+    import numpy as np
+    P = jax.sharding.PartitionSpec
+    mesh = _mesh(jax, (2,), ("x",))
+    with jax.set_mesh(mesh):
+        a1 = jax.device_put(np.arange(8.), P(reduced={"x"}))
+        a2 = jax.device_put(np.arange(8.), P(reduced={"x"}))
+        g1, _ = jax.jit(jax.grad(lambda x, y: (x * y).sum(), argnums=(0, 1)))(a1, a2)
+        out["grad of reduced"] = [repr(g1.sharding.spec),
+                                  [np.asarray(s.data).tolist() for s in g1.addressable_shards],
+                                  np.asarray(jax.sharding.reshard(g1, P())).tolist()]
+        out["reduced type"] = str(jax.typeof(a1))
