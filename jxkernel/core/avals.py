@@ -162,13 +162,17 @@ class ShapedArray(AbstractValue):
         """The type of this type's cotangents: the tangent's, with the unreduced and reduced
         axes swapped (JAX's to_ct_spec: the cotangent of a value reduced over an axis is the
         sum of each device's part along it, unreduced; and the other way round)."""
-        out = self.to_tangent_aval()
-        spec = out.sharding.spec if out.sharding is not None else None
+        return self.to_tangent_aval().sets_swapped()
+
+    def sets_swapped(self) -> ShapedArray:
+        """This type with its sharding's unreduced and reduced axes swapped (the dtype kept):
+        the type a cotangent of this type's values has, but for the dtype."""
+        spec = self.sharding.spec if self.sharding is not None else None
         if spec is None or not (spec.unreduced or spec.reduced):
-            return out
-        return out.update(sharding=NamedSharding(
-            out.sharding.mesh, spec.update(unreduced=spec.reduced, reduced=spec.unreduced),
-            memory_kind=out.sharding.memory_kind))
+            return self
+        return self.update(sharding=NamedSharding(
+            self.sharding.mesh, spec.update(unreduced=spec.reduced, reduced=spec.unreduced),
+            memory_kind=self.sharding.memory_kind))
 
     # a value of a low type lowers to itself (what a high type made of arrays calls on them)
     def lower_val(self, val) -> list:

@@ -764,6 +764,10 @@ def nary_reduced(in_avals) -> frozenset:
     if reduced:
         mesh = get_abstract_mesh()
         for a in in_avals:
+            if a.sharding is None and not a.shape:
+                # a Python scalar's constant: JAX's is made like the other operand (its
+                # full_like), reduced alike
+                continue
             if _replicated_axes(a, mesh) & reduced:
                 raise ShardingTypeError(
                     f"Inputs cannot be replicated on the same axes that another input is "

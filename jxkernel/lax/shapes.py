@@ -238,14 +238,15 @@ numpy_rules[reshape_p] = lambda x, *, new_sizes, dimensions, sharding=None: (
 
 
 def _reshape_transpose(ct, operand, *, new_sizes, dimensions, sharding=None):
-    # the cotangent typed as the operand, as JAX's (a sharded reshape has no rule back)
-    shape, typed = operand.aval.shape, operand.aval.sharding
+    # the cotangent typed as the operand's cotangent, as JAX's (a sharded reshape has no
+    # rule back)
+    shape, typed = operand.aval.shape, operand.aval.to_ct_aval().sharding
     if dimensions is None:
         return [reshape(ct, shape, out_sharding=typed)]
     # undo "transpose by `dimensions`, then reshape"
     if typed is not None:
         spec = typed.spec.partitions + (None,) * (len(shape) - len(typed.spec))
-        typed = NamedSharding(typed.mesh, PartitionSpec(*(spec[d] for d in dimensions)))
+        typed = NamedSharding(typed.mesh, typed.spec.update(partitions=[spec[d] for d in dimensions]))
     permuted = reshape(ct, tuple(shape[d] for d in dimensions), out_sharding=typed)
     return [transpose(permuted, tuple(np.argsort(dimensions)))]
 

@@ -206,6 +206,8 @@ def unbroadcast(ct, aval):
     """
     if type(ct) is Zero:
         return Zero(aval)
+    if type(aval) is ShapedArray:
+        aval = aval.sets_swapped()    # (unreduced where `aval` is reduced: JAX's type)
     ct_aval = get_aval(ct)
     ct_shape = ct_aval.shape
     if ct_shape != aval.shape or _typed_otherwise(ct_aval, aval):

@@ -214,3 +214,13 @@ def _gradients(jax, out):
                                   [np.asarray(s.data).tolist() for s in g1.addressable_shards],
                                   np.asarray(jax.sharding.reshard(g1, P())).tolist()]
         out["reduced type"] = str(jax.typeof(a1))
+        out["reduced times a Python scalar"] = repr(jax.jit(lambda x: x * 2)(a1).sharding.spec)
+        out["reduced times replicated"] = _answer(lambda: _traced(
+            jax, lambda x, y: x * y, a1, jax.device_put(np.arange(8.), P())))
+        sliced = jax.jit(lambda x: jax.lax.slice(x, (0, 0), (4, 3)))
+        grad = jax.jit(jax.grad(lambda x: sliced(x).sum()))
+        for kind in ("reduced", "unreduced"):
+            x = jax.device_put(jax.numpy.arange(16.).reshape(4, 4), P(**{kind: {"x"}}))
+            g = grad(x)
+            out[f"grad through jit of {kind}"] = [
+                repr(g.sharding.spec), np.asarray(jax.sharding.reshard(g, P())).tolist()]
