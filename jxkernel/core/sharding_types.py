@@ -130,9 +130,6 @@ def add_any_rule(name, in_avals, params, out_avals):
 
 
 def reduction_rule(name, in_avals, params, out_avals):
-    given = getattr(params.get("out_sharding"), "spec", params.get("out_sharding"))
-    if given is not None:                       # (reduce_sum's out_sharding=, JAX's rule)
-        return list(given._axes(len(out_avals[0].shape)))
     axes = set(params.get("axes", ()))
     if "axis" in params and not axes:          # argmax / argmin
         axes = {params["axis"]}
