@@ -402,7 +402,8 @@ def _reshard_transpose(ct, x, *, sharding):
     unsplit), so a gradient through reshard is typed as its primal."""
     if type(ct) is Zero:
         return [Zero(x.aval)]
-    back = sharding_types.abstract_sharding(x.aval)
+    # (as the operand's cotangent: unreduced where the operand is reduced)
+    back = sharding_types.abstract_sharding(x.aval.sets_swapped())
     if back is None:
         back = _avals.make(abstracted(sharding).mesh, [()] * len(x.aval.shape))
     return [reshard_p.bind(ct, sharding=back)]

@@ -214,6 +214,10 @@ def _gradients(jax, out):
                                   [np.asarray(s.data).tolist() for s in g1.addressable_shards],
                                   np.asarray(jax.sharding.reshard(g1, P())).tolist()]
         out["reduced type"] = str(jax.typeof(a1))
+        r = jax.device_put(jax.numpy.arange(4.), P(None, reduced={"x"}))
+        g = jax.jit(jax.grad(lambda x: jax.sharding.reshard(x, P("x")).sum()))(r)
+        out["grad through reshard of reduced"] = [
+            repr(g.sharding.spec), [np.asarray(s.data).tolist() for s in g.addressable_shards]]
         out["reduced times a Python scalar"] = repr(jax.jit(lambda x: x * 2)(a1).sharding.spec)
         out["reduced times replicated"] = _answer(lambda: _traced(
             jax, lambda x, y: x * y, a1, jax.device_put(np.arange(8.), P())))
