@@ -114,7 +114,7 @@ def _laid_out_on(tree, mesh):
         typed = getattr(get_aval(x), "sharding", None)
         if typed is None:
             return x
-        parts = list(typed.spec)
+        parts = list(typed.spec.partitions)
         while parts and parts[-1] is None:
             parts.pop()
         return with_sharding_constraint(x, NamedSharding(mesh, PartitionSpec(*parts)), _asserts=False)

@@ -25,11 +25,16 @@ sharding_types_seen = False
 axis_order: dict = {}
 
 
-def vma_text(vma) -> str:
-    """'{V:x}' or '{V:(x,y)}': the varying manual axes as JAX prints them after a type."""
-    names = sorted(vma, key=lambda a: (axis_order.get(a, len(axis_order)), str(a)))
-    text = ",".join(map(str, names))
-    return "{V:" + (text if len(names) == 1 else f"({text})") + "}"
+def vma_text(vma, unreduced=(), reduced=()) -> str:
+    """'{V:x}' or '{V:(x,y)}': the varying manual axes as JAX prints them after a type, then
+    the axes it is unreduced ('U:y') and reduced ('R:z') over, in one pair of braces; '' for
+    none."""
+    def group(prefix, axes):
+        names = sorted(axes, key=lambda a: (axis_order.get(a, len(axis_order)), str(a)))
+        text = ",".join(map(str, names))
+        return f"{prefix}:" + (text if len(names) == 1 else f"({text})")
+    marks = [group(k, axes) for k, axes in (("V", vma), ("U", unreduced), ("R", reduced)) if axes]
+    return "{" + ", ".join(marks) + "}" if marks else ""
 
 
 class MemorySpace(enum.Enum):
@@ -153,7 +158,21 @@ class ShapedArray(AbstractValue):
         dtype = dtypes.primal_dtype_to_tangent_dtype(self.dtype)
         return self if dtype is self.dtype or dtype == self.dtype else self.update(dtype=dtype)
 
-    to_ct_aval = to_tangent_aval            # a cotangent has the tangent's type
+    def to_ct_aval(self) -> ShapedArray:
+        """The type of this type's cotangents: the tangent's, with the unreduced and reduced
+        axes swapped (JAX's to_ct_spec: the cotangent of a value reduced over an axis is the
+        sum of each device's part along it, unreduced; and the other way round)."""
+        return self.to_tangent_aval().sets_swapped()
+
+    def sets_swapped(self) -> ShapedArray:
+        """This type with its sharding's unreduced and reduced axes swapped (the dtype kept):
+        the type a cotangent of this type's values has, but for the dtype."""
+        spec = self.sharding.spec if self.sharding is not None else None
+        if spec is None or not (spec.unreduced or spec.reduced):
+            return self
+        return self.update(sharding=NamedSharding(
+            self.sharding.mesh, spec.update(unreduced=spec.reduced, reduced=spec.unreduced),
+            memory_kind=self.sharding.memory_kind))
 
     # a value of a low type lowers to itself (what a high type made of arrays calls on them)
     def lower_val(self, val) -> list:
@@ -178,7 +197,7 @@ class ShapedArray(AbstractValue):
             head = f"{name}[{self._dims()}]"
         else:
             head = aval_text(self, weak=False)
-        text = head + (vma_text(self.vma) if self.vma else "")
+        text = head + self._marks()
         if mesh_axis_types:
             mesh = self.sharding.mesh if self.sharding is not None else None
             kinds: dict = {}
@@ -204,8 +223,7 @@ class ShapedArray(AbstractValue):
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""      # JAX spells the dtype out here
-        vma = vma_text(self.vma) if self.vma else ""
-        return f"ShapedArray({self.dtype.name}[{self._dims()}]{vma}{weak})"
+        return f"ShapedArray({self.dtype.name}[{self._dims()}]{self._marks()}{weak})"
 
     def __str__(self):
         """JAX's text for an aval: long dtype names, `~` marking a weak type. Jaxprs, logs
@@ -214,7 +232,16 @@ class ShapedArray(AbstractValue):
         >>> str(ShapedArray((2, 3), np.dtype("float32"), True)), str(ShapedArray((), np.bool_))
         ('~float32[2,3]', 'bool[]')
         """
-        return aval_text(self) + (vma_text(self.vma) if self.vma else "")
+        return aval_text(self) + self._marks()
+
+    def _marks(self) -> str:
+        """'{V:x, U:y}': the varying manual axes, and those the type's sharding says the
+        value is unreduced or reduced over (JAX prints them together)."""
+        spec = self.sharding.spec if self.sharding is not None else None
+        if not self.vma and (spec is None or not (spec.unreduced or spec.reduced)):
+            return ""
+        return vma_text(self.vma, spec.unreduced if spec is not None else (),
+                        spec.reduced if spec is not None else ())
 
 
 class AbstractToken(AbstractValue):
@@ -441,7 +468,8 @@ def _typed_sharding(sharding, ndim: int, drop_size_one: bool):
     global sharding_types_seen
     sharding_types_seen = True
     parts = [tuple(a for a in axes if a in explicit) for axes in sharding.spec._axes(ndim)]
-    return make(sharding.mesh, parts)
+    return make(sharding.mesh, parts, sharding.spec.unreduced & explicit,
+                sharding.spec.reduced & explicit)
 
 
 def _splitting(sharding):
@@ -471,7 +499,7 @@ def public_type(aval, value=None):
         parts = parts_of(aval)
         if _config.config.jax_remove_size_one_mesh_axis_from_type:    # (as JAX's, read now)
             parts = [tuple(a for a in p if mesh.shape[a] != 1) for p in parts]
-        return aval.update(sharding=make(mesh, parts))
+        return aval.update(sharding=make(mesh, parts, typed.spec.unreduced, typed.spec.reduced))
     own = getattr(value, "sharding", None) if getattr(value, "_trace", None) is None else None
     if isinstance(own, NamedSharding):
         mesh = own.mesh if isinstance(own.mesh, AbstractMesh) else own.mesh.abstract_mesh
@@ -500,10 +528,11 @@ def context_abstract_mesh() -> AbstractMesh:
     return state.mesh.abstract_mesh if state.mesh is not None else AbstractMesh((), ())
 
 
-def make(mesh, parts):
-    """A NamedSharding over `mesh` from per-dimension axis tuples (() for unsplit)."""
+def make(mesh, parts, unreduced=frozenset(), reduced=frozenset()):
+    """A NamedSharding over `mesh` from per-dimension axis tuples (() for unsplit), and the
+    mesh axes the value is unreduced (each device holds a summand) and reduced over."""
     entries = [None if not p else p[0] if len(p) == 1 else tuple(p) for p in parts]
-    return NamedSharding(mesh, PartitionSpec(*entries))
+    return NamedSharding(mesh, PartitionSpec(*entries, unreduced=unreduced, reduced=reduced))
 
 
 def dim_removed(aval, axis: int):
@@ -518,7 +547,8 @@ def dim_removed(aval, axis: int):
         return aval.update(shape=shape)
     parts = parts_of(aval)
     del parts[axis]
-    return aval.update(shape=shape, sharding=make(aval.sharding.mesh, parts))
+    return aval.update(shape=shape, sharding=make(aval.sharding.mesh, parts,
+                                                  *summed_axes(aval)))
 
 
 def dim_inserted(aval, axis: int, size: int, mesh_axis=None):
@@ -531,7 +561,8 @@ def dim_inserted(aval, axis: int, size: int, mesh_axis=None):
         return aval.update(shape=shape)
     parts = parts_of(aval) if aval.sharding is not None else [()] * len(aval.shape)
     parts.insert(axis, tuple(mesh_axis) if mesh is not None else ())
-    return aval.update(shape=shape, sharding=make(mesh or aval.sharding.mesh, parts))
+    return aval.update(shape=shape, sharding=make(mesh or aval.sharding.mesh, parts,
+                                                  *summed_axes(aval)))
 
 
 def type_mesh(aval):
@@ -541,6 +572,15 @@ def type_mesh(aval):
         return aval.sharding.mesh if aval.sharding.mesh.axis_names else None
     mesh = get_mesh()
     return mesh if mesh is not None and mesh.axis_names else None
+
+
+def summed_axes(aval) -> tuple:
+    """(unreduced, reduced): the mesh axes `aval`'s type says it is unreduced over (each
+    device holds a summand) and reduced over (JAX's getu, getr); empty for an untyped one."""
+    sharding = getattr(aval, "sharding", None)
+    if sharding is None:
+        return frozenset(), frozenset()
+    return sharding.spec.unreduced, sharding.spec.reduced
 
 
 def parts_of(aval) -> list:

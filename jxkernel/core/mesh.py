@@ -119,16 +119,31 @@ class PartitionSpec:
             if not isinstance(given, (set, frozenset)):
                 raise TypeError(f"{name} argument of PartitionSpec should of type `frozenset` or "
                                 f"`set`. Got type {given}")
+        unreduced, reduced = frozenset(unreduced), frozenset(reduced)
+        if unreduced or reduced:
+            _check_summed_axes(parts, unreduced, reduced)
         self._parts = tuple(parts)
-        self.unreduced, self.reduced = frozenset(unreduced), frozenset(reduced)
+        self.unreduced, self.reduced = unreduced, reduced
+
+    @property
+    def partitions(self) -> tuple:
+        """The per-dimension entries, without the unreduced and reduced sets."""
+        return self._parts
 
     def __len__(self):
         return len(self._parts)
 
     def __getitem__(self, i):
+        if self.unreduced or self.reduced:
+            # (as JAX: an entry read alone would drop the sets)
+            raise ValueError("Using pspec[...] is dangerous when PartitionSpec has non-empty "
+                             "unreduced/reduced set. Please use spec.partitions[...]")
         return self._parts[i]
 
     def __iter__(self):
+        if self.unreduced or self.reduced:
+            raise ValueError("Using *pspec is dangerous when PartitionSpec has non-empty "
+                             "unreduced/reduced set. Please use *spec.partitions")
         return iter(self._parts)
 
     def index(self, value):
@@ -151,15 +166,22 @@ class PartitionSpec:
                                  unreduced=self.unreduced | other.unreduced,
                                  reduced=self.reduced | other.reduced)
         if isinstance(other, tuple):
-            return PartitionSpec(*self._parts, *other, unreduced=self.unreduced,
-                                 reduced=self.reduced)
+            self._check_no_sets(other, "__add__")
+            return PartitionSpec(*self._parts, *other)
         return NotImplemented
 
     def __radd__(self, other):
         if isinstance(other, tuple):
-            return PartitionSpec(*other, *self._parts, unreduced=self.unreduced,
-                                 reduced=self.reduced)
+            self._check_no_sets(other, "__radd__")
+            return PartitionSpec(*other, *self._parts)
         return NotImplemented
+
+    def _check_no_sets(self, other, method) -> None:
+        """JAX's refusal to add a tuple (which has no sets to merge) to a spec with some."""
+        for name in ("unreduced", "reduced"):
+            if getattr(self, name):
+                raise TypeError(f"other {other} cannot be of instance `tuple` when self {self} "
+                                f"has {name} in `{method}` of PartitionSpec.")
 
     def __eq__(self, other):
         return isinstance(other, PartitionSpec) and self._parts == other._parts and \
@@ -186,6 +208,25 @@ class PartitionSpec:
 
 
 P = PartitionSpec
+
+
+def _check_summed_axes(parts, unreduced, reduced) -> None:
+    """JAX's checks of a PartitionSpec's unreduced and reduced sets: mesh axis names, apart
+    from each other and from the axes that split its dimensions."""
+    for name, axes in (("unreduced", unreduced), ("reduced", reduced)):
+        if None in axes:
+            raise ValueError(f"{name} cannot contain None. All elements in {name} should refer "
+                             f"to the mesh axes.")
+    if unreduced & reduced:
+        raise ValueError(f"`unreduced` and `reduced` argument to PartitionSpec cannot overlap. "
+                         f"Got unreduced: {unreduced} and reduced: {reduced}")
+    for entry in parts:
+        for axis in entry if isinstance(entry, tuple) else (entry,):
+            for name, axes in (("unreduced", unreduced), ("reduced", reduced)):
+                if axis in axes:
+                    raise ValueError(f"partitions cannot overlap with {name} axes passed to "
+                                     f"PartitionSpec. Got partitions: {tuple(parts)} and "
+                                     f"{name} axes: {axes}")
 
 # The names and modules JAX's classes have (jax.P, jax._src.mesh.Mesh, ...), with jxkernel for
 # jax: what reprs of the classes, `__module__`/`__qualname__` and pickles show. jxkernel._src
@@ -607,7 +648,9 @@ class NamedSharding:
     @property
     def is_fully_replicated(self) -> bool:
         sizes = self.mesh.shape
-        return all(sizes[a] == 1 for axes in self.spec._axes(0) for a in axes)
+        # (a device's summand along an unreduced axis is not the value: not replicated)
+        return all(sizes[a] == 1 for axes in self.spec._axes(0) + (tuple(self.spec.unreduced),)
+                   for a in axes)
 
     def _tiles(self, ndim: int) -> tuple:
         """How many pieces each of `ndim` dimensions is split into."""
@@ -837,7 +880,7 @@ def asked_on(mesh: Mesh, sharding):
     """The sharding a result over `mesh` was asked to have (placed_on), or None where it
     leaves a dimension open (P.UNCONSTRAINED: a typed result over a mesh with Auto axes), so
     the executable reads back the layout XLA chose."""
-    if sharding is not None and any(p is UNCONSTRAINED for p in sharding.spec):
+    if sharding is not None and any(p is UNCONSTRAINED for p in sharding.spec.partitions):
         return None
     return placed_on(mesh, sharding)
 
@@ -846,9 +889,9 @@ def named_as_asked(asked, chosen: NamedSharding, ndim: int) -> NamedSharding:
     """The sharding XLA `chosen` for a result: where the one `asked` left dimensions open
     (asked_on gave None), its spec has one entry per dimension, as JAX names such results
     (P('x', None), not P('x',))."""
-    if asked is None or not any(p is UNCONSTRAINED for p in asked.spec):
+    if asked is None or not any(p is UNCONSTRAINED for p in asked.spec.partitions):
         return chosen
-    parts = tuple(chosen.spec) + (None,) * (ndim - len(chosen.spec))
+    parts = chosen.spec.partitions + (None,) * (ndim - len(chosen.spec))
     return NamedSharding(chosen.mesh, PartitionSpec(*parts), memory_kind=chosen.memory_kind)
 
 

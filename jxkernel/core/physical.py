@@ -70,7 +70,7 @@ def physical_aval(aval):
     sharding = aval.sharding
     if sharding is not None and hasattr(sharding, "spec"):
         try:
-            spec = tuple(sharding.spec) + (None,) * (len(aval.shape) - len(sharding.spec))
+            spec = sharding.spec.partitions + (None,) * (len(aval.shape) - len(sharding.spec))
             sharding = NamedSharding(sharding.mesh, PartitionSpec(*spec, *(None,) * len(key_shape)))
         except Exception:          # (an abstract or unusual sharding: leave the data unsplit)
             sharding = None

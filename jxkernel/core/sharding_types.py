@@ -23,7 +23,8 @@ import threading
 from . import avals as _avals
 # the sharding an aval's type carries is defined with the avals; the rules below use it and
 # the lax modules reach it through this module
-from .avals import dim_text, explicit_axes, make, parts_of, shape_text, typed_sharding  # noqa: F401
+from .avals import (dim_text, explicit_axes, make, parts_of, shape_text, summed_axes,  # noqa: F401
+                    typed_sharding)
 from .mesh import AbstractMesh, abstracted, get_abstract_mesh, get_mesh
 from .primitive import rule, sharding_rules, sharding_typing_rules
 from .source_info import user_source_info
@@ -687,15 +688,259 @@ def _mesh_of(in_avals):
 
 
 def apply(prim, in_avals, params, out_avals) -> list:
-    """`out_avals` with the shardings `prim`'s rule gives them, when an operand is typed."""
+    """`out_avals` with the shardings `prim`'s rule gives them, when an operand is typed
+    (and the mesh axes they are unreduced and reduced over, by `prim`'s ur rule)."""
     mesh = _mesh_of(in_avals)
     given = _override(prim)
     if given is not None and params.get("sharding", params.get("out_sharding")) is None:
-        return _overridden(prim, in_avals, params, out_avals, given, mesh)
+        out = _overridden(prim, in_avals, params, out_avals, given, mesh)
+        return _summed(prim, in_avals, params, out, given)
     typing = sharding_typing_rules.get(prim)
     if typing is not None:
         return typing(in_avals, params, out_avals)
-    return by_rule(prim, in_avals, params, out_avals, mesh)
+    out = by_rule(prim, in_avals, params, out_avals, mesh)
+    return _summed(prim, in_avals, params, out, params.get("out_sharding", params.get("sharding")))
+
+
+# ------------------------------------------------------------------ unreduced, reduced axes
+# A value unreduced over a mesh axis holds a summand on each device along it (a contraction
+# over a split dimension, left unsummed: out_sharding=P(..., unreduced={'x'})); one reduced
+# over an axis holds the same value along it, typed so that its transpose is unreduced there.
+# JAX types them per primitive (its ur_rule=); a primitive without one refuses them.
+ur_rules: dict = {}     # primitive -> rule(name, in_avals, params, out spec) -> (unreduced, reduced)
+
+_ISSUE = "Please file an issue at https://github.com/jax-ml/jax/issues"
+
+
+def _summed(prim, in_avals, params, out_avals, given) -> list:
+    """`out_avals` unreduced and reduced over the axes `prim`'s ur rule says (JAX's
+    call_ur_rule). Nothing to do, and nothing checked, where no operand and no out_sharding=
+    names such axes (every rule then gives none)."""
+    sets = [summed_axes(a) for a in in_avals]
+    given = getattr(given, "spec", given)       # (reduce_sum's out_sharding param is a P)
+    given_sets = given is not None and (given.unreduced or given.reduced)
+    if not given_sets and not any(u or r for u, r in sets):
+        return out_avals
+    rule = ur_rules.get(prim)
+    if rule is None and sharding_rules.get(prim) is broadcasting_rule:
+        rule = unop_ur_rule if len(in_avals) == 1 else nary_ur_rule
+    if rule is None:
+        if any(u or r for u, r in sets) or given_sets:
+            raise NotImplementedError(f"unreduced/reduced rule for {prim.name} is not "
+                                      f"implemented. {_ISSUE}")
+        return out_avals
+    unreduced, reduced = rule(prim.name, in_avals, params, given)
+    return [a if a.sharding is None else
+            a.update(sharding=make(a.sharding.mesh, parts_of(a), unreduced, reduced))
+            for a in out_avals]
+
+
+def unop_ur_rule(name, in_avals, params, given):
+    """An elementwise unary op: reduced axes kept; an unreduced operand refused (its summands
+    do not map to the function's value, sin(a) + sin(b) != sin(a + b))."""
+    unreduced, reduced = summed_axes(in_avals[0])
+    if unreduced:
+        raise NotImplementedError(f"unreduced rule for {name} is not implemented. {_ISSUE}")
+    return frozenset(), reduced
+
+
+def _replicated_axes(aval, mesh) -> frozenset:
+    unreduced, reduced = summed_axes(aval)
+    used = {a for p in (parts_of(aval) if aval.sharding is not None else []) for a in p}
+    return frozenset(mesh.axis_names) - used - unreduced - reduced - frozenset(aval.vma)
+
+
+def nary_reduced(in_avals) -> frozenset:
+    """JAX's default_nary_reduced_rule: the operands reduced over one set of axes, and none
+    replicated, split or varying over them; ShardingTypeError else."""
+    found = {r for a in in_avals if (r := summed_axes(a)[1])}
+    if len(found) > 1:
+        raise ShardingTypeError(f"All inputs should be reduced across the same mesh axes. Got "
+                                f"specs: {found}")
+    reduced = found.pop() if found else frozenset()
+    if reduced:
+        mesh = get_abstract_mesh()
+        for a in in_avals:
+            if a.sharding is None and not a.shape:
+                # a Python scalar's constant: JAX's is made like the other operand (its
+                # full_like), reduced alike
+                continue
+            if _replicated_axes(a, mesh) & reduced:
+                raise ShardingTypeError(
+                    f"Inputs cannot be replicated on the same axes that another input is "
+                    f"reduced on. Got input type: {a} and reduced spec: {reduced}")
+            used = {x for p in (parts_of(a) if a.sharding is not None else []) for x in p}
+            if (used | set(a.vma)) & reduced:
+                raise ShardingTypeError(
+                    f"Inputs cannot be sharded/varying on the same axes that another input is "
+                    f"reduced on. Reshard the input which is reduced to be sharded on the mesh "
+                    f"axes it is reduced on via `jax.sharding.reshard(inp, jax.P(...))`. Got "
+                    f"input type: {a} and reduced spec: {reduced}")
+    return reduced
+
+
+def nary_ur_rule(name, in_avals, params, given):
+    """An elementwise n-ary op (sub, max, ...): reduced as nary_reduced; unreduced refused."""
+    reduced = nary_reduced(in_avals)
+    if any(summed_axes(a)[0] for a in in_avals):
+        raise NotImplementedError(f"unreduced rule for {name} is not implemented. {_ISSUE}")
+    return frozenset(), reduced
+
+
+def add_ur_rule(name, in_avals, params, given):
+    """add (and add_any): summands add, so two values unreduced over the same axes give one
+    unreduced over them; one unreduced and one not would need a hidden all-reduce: refused."""
+    reduced = nary_reduced(in_avals)
+    (xu, _), (yu, _) = map(summed_axes, in_avals)
+    if xu and yu:
+        if xu != yu:
+            raise ShardingTypeError(f"lhs and rhs to `add` must be unreduced along the same mesh "
+                                    f"axes. Got lhs={xu}, rhs={yu}")
+        return xu, reduced
+    if xu or yu:
+        this, other = ("lhs", "rhs") if xu else ("rhs", "lhs")
+        raise ShardingTypeError(
+            f"{this} is unreduced while {other} is not. `add` operation does not allow this "
+            f"because there will be implicit communication. Please reduce {this} via `reshard` "
+            f"before calling `add`.")
+    return frozenset(), reduced
+
+
+def mul_ur_rule(name, in_avals, params, given):
+    """mul is bilinear: an unreduced operand times one reduced over the same axes (the same
+    value on each device) is unreduced over them; two unreduced ones are refused."""
+    reduced = nary_reduced(in_avals)
+    x, y = in_avals
+    (xu, xr), (yu, yr) = summed_axes(x), summed_axes(y)
+    if xu and yu:
+        raise ShardingTypeError(f"lhs and rhs to `mul` cannot be unreduced since mul is "
+                                f"bilinear. Got lhs={xu}, rhs={yu}")
+    if xu and xu != yr:
+        raise ShardingTypeError(f"RHS should be reduced along the same axes LHS is unreduced "
+                                f"on. Got lhs={x} and rhs={y}")
+    if yu and yu != xr:
+        raise ShardingTypeError(f"LHS should be reduced along the same axes RHS is unreduced "
+                                f"on. Got lhs={x} and rhs={y}")
+    unreduced = xu or yu
+    return unreduced, frozenset() if unreduced else reduced
+
+
+def dot_general_ur_rule(name, in_avals, params, given):
+    """dot_general: operands not unreduced; a result unreduced (out_sharding=P(...,
+    unreduced=...)) over exactly the axes both operands split their contracting dimensions
+    over, alike (each device's partial sum is its summand)."""
+    lhs, rhs = in_avals
+    if summed_axes(lhs)[0] or summed_axes(rhs)[0]:
+        raise ShardingTypeError(f"lhs or rhs passed to dot_general cannot be unreduced. Got "
+                                f"lhs={lhs!r} and rhs={rhs!r}")
+    if given is None or not given.unreduced:
+        return frozenset(), frozenset()
+    (lc, rc), _ = params["dimension_numbers"]
+    lp, rp = _entries(lhs), _entries(rhs)
+    lcs, rcs = tuple(lp[i] for i in lc), tuple(rp[i] for i in rc)
+    if lcs != rcs:
+        raise ShardingTypeError(
+            f"lhs and rhs contracting dims should be sharded identically when out_sharding "
+            f"provided to dot_general mentions unreduced_axes. Got lhs_contracting_spec={lcs}, "
+            f"rhs_contracting_spec={rcs}")
+    flat = {a for e in lcs if e is not None for a in (e if isinstance(e, tuple) else (e,))}
+    if given.unreduced != frozenset(flat):
+        raise ShardingTypeError(
+            f"out_sharding's unreduced axes should be equal to the contracting specs. Got "
+            f"unreduced axes={given.unreduced} and contracting spec={lcs}")
+    return given.unreduced, frozenset()
+
+
+def reduce_sum_ur_rule(name, in_avals, params, given):
+    """reduce_sum: reduced axes kept; the result unreduced over the axes out_sharding= names
+    (each device's partial sum its summand), each of which must split a summed dimension or
+    be one the operand is unreduced over; else the operand's unreduced axes."""
+    operand = in_avals[0]
+    unreduced, reduced = summed_axes(operand)
+    if given is not None and given.unreduced:
+        parts = parts_of(operand) if operand.sharding is not None else [()] * len(operand.shape)
+        used = {a for i, p in enumerate(parts) if i in set(params["axes"]) for a in p}
+        if not given.unreduced <= used | unreduced:
+            raise ShardingTypeError(
+                f"out_sharding's unreduced axes should be in operand's specs that were summed "
+                f"over. Got operand={operand!r}, axes={frozenset(params['axes'])}, "
+                f"unreduced_spec={given.unreduced}")
+        return given.unreduced, reduced
+    return unreduced, reduced
+
+
+def keeps_ur_rule(name, in_avals, params, given):
+    """transpose, squeeze, slice, pad, split, reduce_precision: each result holds its part
+    of each device's summand (or of the one value), so the operand's sets carry over."""
+    return summed_axes(in_avals[0])
+
+
+def given_or_operand_ur_rule(name, in_avals, params, given):
+    """convert_element_type: each set as a given sharding names it, else the operand's."""
+    unreduced, reduced = summed_axes(in_avals[0])
+    if given is not None:
+        unreduced, reduced = given.unreduced or unreduced, given.reduced or reduced
+    return unreduced, reduced
+
+
+def broadcast_ur_rule(name, in_avals, params, given):
+    """broadcast_in_dim: a given sharding's sets (its whole type, as JAX's), else the
+    operand's."""
+    return (given.unreduced, given.reduced) if given is not None else summed_axes(in_avals[0])
+
+
+def same_sets_ur_rule(name, in_avals, params, given):
+    """concatenate, stack: the operands unreduced (and reduced) over one set of axes."""
+    out = []
+    for i, kind in enumerate(("unreduced", "reduced")):
+        found = {sets[i] for a in in_avals if (sets := summed_axes(a))[i]}
+        if len(found) > 1:
+            raise ShardingTypeError(f"All operands should be {kind} along the same mesh axes. "
+                                    f"Got {kind} specs: {found}")
+        out.append(found.pop() if found else frozenset())
+    return tuple(out)
+
+
+def select_ur_rule(name, in_avals, params, given):
+    """select_n: its cases' sets (its sharding rule has checked the cases agree)."""
+    cases = [a for a in in_avals[1:] if a.sharding is not None]
+    return summed_axes(cases[0]) if cases else (frozenset(), frozenset())
+
+
+def dynamic_slice_ur_rule(name, in_avals, params, given):
+    """dynamic_slice: reduced kept; an unreduced operand refused, as JAX's."""
+    unreduced, reduced = summed_axes(in_avals[0])
+    if unreduced:
+        raise NotImplementedError(f"unreduced rule for dynamic_slice is not implemented. "
+                                  f"{_ISSUE}")
+    return frozenset(), reduced
+
+
+def reshape_ur_rule(name, in_avals, params, given):
+    """reshape: the operand's sets; an out_sharding= must name the same ones (and none where
+    the operand has none), JAX's ValueErrors else."""
+    operand = in_avals[0]
+    out = []
+    for i, kind in enumerate(("unreduced", "reduced")):
+        have = summed_axes(operand)[i]
+        asked = getattr(given, kind) if given is not None else frozenset()
+        if have and given is not None and asked != have:
+            raise ValueError(f"out_sharding passed to reshape must be {kind} over the same mesh "
+                             f"axes as operand. Got out_sharding: {given} and operand type: "
+                             f"{operand.str_short(True)}")
+        if not have and asked:
+            raise ValueError(f"out_sharding passed to `reshape` cannot contain {kind} axes. "
+                             f"Got {params.get('sharding')}")
+        out.append(have)
+    return tuple(out)
+
+
+def _entries(aval) -> tuple:
+    """`aval`'s spec entries as JAX's partitions show them (None, 'x' or a tuple), one per
+    dimension."""
+    if aval.sharding is None:
+        return (None,) * len(aval.shape)
+    return tuple(None if not p else p[0] if len(p) == 1 else p for p in parts_of(aval))
 
 
 def check_context_mesh(prim, placed) -> None:
@@ -807,9 +1052,10 @@ def given_or_rule(prim, param="sharding", standard=False, context_mesh=False):
         if given is None and context_mesh:
             return _on_context_mesh(prim, in_avals, out_avals, takes_it=True)
         if given is None:
-            return by_rule(prim, in_avals, params, out_avals)
-        out = out_avals[0]
-        return [out.update(sharding=typed_sharding(given, len(out.shape)))]
+            out = by_rule(prim, in_avals, params, out_avals)
+        else:
+            out = [out_avals[0].update(sharding=typed_sharding(given, len(out_avals[0].shape)))]
+        return _summed(prim, in_avals, params, out, given)
     return typing
 
 

@@ -310,7 +310,7 @@ def _prefix_sharding(aval, n):
     sharding = aval.sharding
     if sharding is None or not hasattr(sharding, "spec"):
         return None
-    spec = tuple(sharding.spec)
+    spec = sharding.spec.partitions
     return NamedSharding(sharding.mesh, PartitionSpec(*spec[:n]))
 
 
@@ -420,3 +420,6 @@ for _prim, _eval, _impl, _jvp, _tr in (
     batching_rules[_prim] = _edtype_batcher(_prim)
     # (no lowering or NumPy rule: core/physical.py's pass replaces both by their physical
     # rule, the identity on the data, lax/edtype_rules.py, before any backend sees a jaxpr)
+
+# the mesh axes their results are unreduced and reduced over (JAX's ur rules)
+sharding_types.ur_rules[convert_element_type_p] = sharding_types.given_or_operand_ur_rule

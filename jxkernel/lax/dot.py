@@ -457,7 +457,9 @@ def _cotangent_sharding(aval, order, *operands):
         mesh = next((a.sharding.mesh for a in operands if a.sharding is not None), None)
         return None if mesh is None else sharding_types.make(mesh, [()] * len(aval.shape))
     parts = sharding_types.parts_of(aval)
-    return sharding_types.make(aval.sharding.mesh, [parts[i] for i in order])
+    # (the cotangent's sets: unreduced where the primal is reduced, JAX's to_ct_aval)
+    unreduced, reduced = sharding_types.summed_axes(aval.to_ct_aval())
+    return sharding_types.make(aval.sharding.mesh, [parts[i] for i in order], unreduced, reduced)
 
 
 def _dot_general_transpose_rhs(ct, x, y, *, dimension_numbers, **params):
@@ -510,6 +512,7 @@ def _dot_general_batching(axis_data, vals, dims, *, dimension_numbers, out_shard
 ad.defbilinear(dot_general_p, _dot_general_transpose_lhs, _dot_general_transpose_rhs)
 axis_batching_rules[dot_general_p] = _dot_general_batching
 sharding_rules[dot_general_p] = sharding_types.dot_general_rule
+sharding_types.ur_rules[dot_general_p] = sharding_types.dot_general_ur_rule
 
 
 # ------------------------------------------------------------------ lax functions

@@ -576,6 +576,7 @@ ad.deflinear2(conj_p, lambda ct, x, *, input_dtype: [
 
 # ------------------------------------------------------------------ binary arithmetic
 add_p = binop("add", "stablehlo.add", NUMERIC, numpy=np.add)
+sharding_types.ur_rules[add_p] = sharding_types.add_ur_rule
 
 
 def _linear_binop_transpose(sign_y):
@@ -624,6 +625,7 @@ jvp_rules[sub_p] = _binop_linear_jvp(sub_p, -1)
 transpose_rules[sub_p] = _linear_binop_transpose(-1)
 
 mul_p = binop("mul", "stablehlo.multiply", NUMERIC, numpy=np.multiply)
+sharding_types.ur_rules[mul_p] = sharding_types.mul_ur_rule
 
 
 # mul(x, y, out_dtype=d), JAX's mixed-precision multiply: the operands may differ in dtype,
@@ -1358,3 +1360,7 @@ def reciprocal(x): return integer_pow_p.bind(x, y=-1)
 
 def _dtype_of(x):
     return dtypes.dtype(x)
+
+# the mesh axes their results are unreduced and reduced over (JAX's ur rules)
+sharding_types.ur_rules[reduce_precision_p] = sharding_types.keeps_ur_rule
+sharding_types.ur_rules[select_n_p] = sharding_types.select_ur_rule

@@ -256,7 +256,9 @@ def _reduce_sum_transpose(ct, operand, *, axes, out_sharding=None):
     shape = operand.aval.shape        # the cotangent spreads back over the reduced axes
     kept = tuple(np.delete(np.arange(len(shape)), axes))    # np.int64s, as JAX's
     # typed as the operand (JAX's): broadcasting a reduced cotangent cannot say the split
-    return [shapes.broadcast_in_dim(ct, shape, kept, out_sharding=operand.aval.sharding)]
+    # (as the operand's cotangent: unreduced where the operand is reduced)
+    return [shapes.broadcast_in_dim(ct, shape, kept,
+                                    out_sharding=operand.aval.to_ct_aval().sharding)]
 
 
 def _reduce_chooser_jvp(g, ans, operand, *, axes):
@@ -321,6 +323,7 @@ for _p in (reduce_sum_p, reduce_prod_p, reduce_max_p, reduce_min_p, reduce_and_p
     batching_rules[_p] = _reducer_batcher(_p)
 for _p in (reduce_sum_p, reduce_prod_p, reduce_max_p, reduce_min_p, reduce_and_p, reduce_or_p):
     sharding_rules[_p] = sharding_types.reduction_rule
+sharding_types.ur_rules[reduce_sum_p] = sharding_types.reduce_sum_ur_rule
 
 # ------------------------------------------------------------------ argmax, argmin
 argmax_p = Primitive("argmax")

@@ -172,7 +172,7 @@ def _broadcast_in_dim_transpose(ct, operand, *, shape, broadcast_dimensions, sha
     kept = {d for i, d in enumerate(broadcast_dimensions) if i not in unit_dims}
     typed = operand.aval.sharding        # the sum typed as the operand, as JAX's
     if typed is not None:
-        spec = [p for i, p in enumerate(tuple(typed.spec) + (None,) * len(operand.aval.shape))
+        spec = [p for i, p in enumerate(typed.spec.partitions + (None,) * len(operand.aval.shape))
                 if i < len(operand.aval.shape) and i not in unit_dims]
         typed = canonicalize_sharding(NamedSharding(typed.mesh, PartitionSpec(*spec)),
                                       "reduce_sum")
@@ -196,7 +196,7 @@ def _batched_first(sharding, x):
     typed = get_aval(x).sharding
     axes = sharding_types.parts_of(get_aval(x))[0] if typed is not None else ()
     first = None if not axes else axes[0] if len(axes) == 1 else tuple(axes)
-    return NamedSharding(sharding.mesh, PartitionSpec(first, *sharding.spec),
+    return NamedSharding(sharding.mesh, PartitionSpec(first, *sharding.spec.partitions),
                          memory_kind=sharding.memory_kind)
 
 
@@ -238,14 +238,15 @@ numpy_rules[reshape_p] = lambda x, *, new_sizes, dimensions, sharding=None: (
 
 
 def _reshape_transpose(ct, operand, *, new_sizes, dimensions, sharding=None):
-    # the cotangent typed as the operand, as JAX's (a sharded reshape has no rule back)
-    shape, typed = operand.aval.shape, operand.aval.sharding
+    # the cotangent typed as the operand's cotangent, as JAX's (a sharded reshape has no
+    # rule back)
+    shape, typed = operand.aval.shape, operand.aval.to_ct_aval().sharding
     if dimensions is None:
         return [reshape(ct, shape, out_sharding=typed)]
     # undo "transpose by `dimensions`, then reshape"
     if typed is not None:
-        spec = tuple(typed.spec) + (None,) * (len(shape) - len(typed.spec))
-        typed = NamedSharding(typed.mesh, PartitionSpec(*(spec[d] for d in dimensions)))
+        spec = typed.spec.partitions + (None,) * (len(shape) - len(typed.spec))
+        typed = NamedSharding(typed.mesh, typed.spec.update(partitions=[spec[d] for d in dimensions]))
     permuted = reshape(ct, tuple(shape[d] for d in dimensions), out_sharding=typed)
     return [transpose(permuted, tuple(np.argsort(dimensions)))]
 
@@ -982,3 +983,12 @@ __all__ = ["broadcast_in_dim_p", "reshape_p", "squeeze_p", "transpose_p", "rev_p
            "concatenate", "split", "iota", "broadcasted_iota", "collapse",
            "stack_p", "unstack_p", "tile_p", "stack", "unstack", "tile", "broadcast_like",
            "shape_as_value"]
+
+# the mesh axes their results are unreduced and reduced over (JAX's ur rules)
+sharding_types.ur_rules[squeeze_p] = sharding_types.keeps_ur_rule
+sharding_types.ur_rules[split_p] = sharding_types.keeps_ur_rule
+sharding_types.ur_rules[concatenate_p] = sharding_types.same_sets_ur_rule
+sharding_types.ur_rules[stack_p] = sharding_types.same_sets_ur_rule
+sharding_types.ur_rules[broadcast_in_dim_p] = sharding_types.broadcast_ur_rule
+sharding_types.ur_rules[reshape_p] = sharding_types.reshape_ur_rule
+sharding_types.ur_rules[transpose_p] = sharding_types.keeps_ur_rule

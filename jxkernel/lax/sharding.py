@@ -133,9 +133,9 @@ def _unsplit_beyond_rank(sharding, rank):
     P(None,)
     """
     spec = sharding.spec
-    if len(spec) <= rank or any(p is not None for p in list(spec)[rank:]):
+    if len(spec) <= rank or any(p is not None for p in spec.partitions[rank:]):
         return sharding     # (a split dimension the value lacks: the rank check says so)
-    return NamedSharding(sharding.mesh, PartitionSpec(*list(spec)[:rank]),
+    return NamedSharding(sharding.mesh, spec.update(partitions=spec.partitions[:rank]),
                          memory_kind=sharding.memory_kind)
 
 
@@ -154,9 +154,9 @@ def _assert_typed_as(aval, sharding) -> None:
     """JAX's check of with_sharding_constraint under a mesh of Explicit axes only."""
     ndim = len(aval.shape)
     have = aval.sharding.spec if aval.sharding is not None else PartitionSpec(*[None] * ndim)
-    want = tuple(sharding.spec) + (None,) * (ndim - len(sharding.spec))
+    want = sharding.spec.partitions + (None,) * (ndim - len(sharding.spec))
     want = PartitionSpec(*[p[0] if isinstance(p, tuple) and len(p) == 1 else p for p in want])
-    for x, s in zip(tuple(have) + (None,) * (ndim - len(have)), want):
+    for x, s in zip(have.partitions + (None,) * (ndim - len(have)), want):
         if s is not PartitionSpec.UNCONSTRAINED and _axes_of(x) != _axes_of(s):
             raise AssertionError(
                 f"`with_sharding_constraint` acts as an assert when all axes of mesh are of "
@@ -192,7 +192,7 @@ def _constraint_params(params):
     keeps every array row-major: None), sharding and the UNCONSTRAINED dimensions."""
     sharding = params["sharding"]
     context = params.get("context_mesh")
-    free = [i for i, p in enumerate(sharding.spec) if p is PartitionSpec.UNCONSTRAINED]
+    free = [i for i, p in enumerate(sharding.spec.partitions) if p is PartitionSpec.UNCONSTRAINED]
     return [("context_mesh", context if context is not None else _Shown("Mesh()")),
             ("layout", None), ("sharding", sharding),
             ("unconstrained_dims", _Shown(f"frozenset({set(free) or '{}'})"))]
@@ -324,8 +324,8 @@ def _reshard_impl(x, *, sharding):
     typed = sharding_types.typed_sharding(sharding, ndim(x))
     if typed is not None and isinstance(sharding.mesh, AbstractMesh):
         _check_devices_for(x, typed)        # (a Mesh's own devices are where it goes)
-    parts = list(sharding.spec) + [None] * (ndim(x) - len(sharding.spec))
-    spec = _keeping_auto_axes(x, sharding, PartitionSpec(*parts))
+    parts = list(sharding.spec.partitions) + [None] * (ndim(x) - len(sharding.spec))
+    spec = _keeping_auto_axes(x, sharding, sharding.spec.update(partitions=parts))
     return _impl(x, sharding=NamedSharding(sharding.mesh, spec,
                                            memory_kind=sharding.memory_kind))
 
@@ -347,7 +347,7 @@ def _keeping_auto_axes(x, sharding, spec):
     entries = list(_avals.make(mesh, kept).spec)
     while entries[-1] is None:          # (something was kept: not all are None)
         entries.pop()
-    return PartitionSpec(*entries)
+    return spec.update(partitions=entries)
 
 
 def _lowering(ctx, x, *, sharding, _typed=False, **_):
@@ -402,7 +402,8 @@ def _reshard_transpose(ct, x, *, sharding):
     unsplit), so a gradient through reshard is typed as its primal."""
     if type(ct) is Zero:
         return [Zero(x.aval)]
-    back = sharding_types.abstract_sharding(x.aval)
+    # (as the operand's cotangent: unreduced where the operand is reduced)
+    back = sharding_types.abstract_sharding(x.aval.sets_swapped())
     if back is None:
         back = _avals.make(abstracted(sharding).mesh, [()] * len(x.aval.shape))
     return [reshard_p.bind(ct, sharding=back)]
@@ -415,14 +416,14 @@ def _batching(prim, vals, dims, *, sharding, **params):
     (x,), (d,) = vals, dims
     if d is not_mapped:
         return prim.bind(x, sharding=sharding, **params), d
-    parts = list(sharding.spec) + [None] * (ndim(x) - 1 - len(sharding.spec))
+    parts = list(sharding.spec.partitions) + [None] * (ndim(x) - 1 - len(sharding.spec))
     typed = _avals.get_aval(x).sharding
     axes = _avals.parts_of(_avals.get_aval(x))[d] if typed is not None else ()
     # an untyped batch axis is left to XLA's propagation (P.UNCONSTRAINED, `{?}`), as JAX's
     # (a mesh without Auto axes has no open dimension: unsplit there)
     free = PartitionSpec.UNCONSTRAINED if sharding.mesh.auto_axes else None
     parts.insert(d, free if not axes else axes[0] if len(axes) == 1 else tuple(axes))
-    batched = NamedSharding(sharding.mesh, PartitionSpec(*parts),
+    batched = NamedSharding(sharding.mesh, sharding.spec.update(partitions=parts),
                             memory_kind=sharding.memory_kind)
     return prim.bind(x, sharding=batched, **params), d
 
@@ -434,12 +435,12 @@ def _constraint_batching(axis_data, vals, dims, *, sharding, **params):
     spmd, (d,) = axis_data.spmd_name, dims
     if spmd is None or d is not_mapped:
         return _batching(sharding_constraint_p, vals, dims, sharding=sharding, **params)
-    used = {a for entry in sharding.spec for a in _axes_of(entry)}
+    used = {a for entry in sharding.spec.partitions for a in _axes_of(entry)}
     if set(spmd) & used:
         raise ValueError(f"vmap spmd_axis_name {spmd} cannot appear in with_sharding_constraint "
                          f"spec, but got spec {sharding.spec}")
     (x,) = vals
-    parts = list(sharding.spec) + [None] * (ndim(x) - 1 - len(sharding.spec))
+    parts = list(sharding.spec.partitions) + [None] * (ndim(x) - 1 - len(sharding.spec))
     parts.insert(d, spmd[0] if len(spmd) == 1 else spmd)
     batched = NamedSharding(sharding.mesh, PartitionSpec(*parts),
                             memory_kind=sharding.memory_kind)

@@ -87,7 +87,7 @@ def _check_divisible(sharding, shape):
     """JAX's check of a type's sharding (core._check_divisibility), in its words: under vmap
     the batched value meets the spec written for one example."""
     sizes = dict(zip(sharding.mesh.axis_names, sharding.mesh.axis_sizes))
-    for dim, (spec, n) in enumerate(zip(sharding.spec, shape)):
+    for dim, (spec, n) in enumerate(zip(sharding.spec.partitions, shape)):
         if spec is None:
             continue
         spec = spec if isinstance(spec, tuple) else (spec,)

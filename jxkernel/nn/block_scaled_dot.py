@@ -113,7 +113,7 @@ def _overlap(x, y) -> bool:
 def _reduces_k(lhs, rhs) -> bool:
     """K is sharded alike on both operands and N not: each device's product is a partial
     sum over its share of K, all-reduced."""
-    return lhs.spec[2] is not None and lhs.spec[2] == rhs.spec[2] and rhs.spec[1] is None
+    return lhs.spec.partitions[2] is not None and lhs.spec.partitions[2] == rhs.spec.partitions[2] and rhs.spec.partitions[1] is None
 
 
 def _scatters_k(lhs, rhs) -> bool:
@@ -132,26 +132,26 @@ def _check_shardings(shardings) -> None:
     if len(lhs.spec) != 3 or len(rhs.spec) != 3:
         raise TypeError(f"shardings specs rank should be 3, but got lhs: {len(lhs.spec)} "
                         "and rhs: {len(rhs.spec)}")
-    if lhs.spec[0] != rhs.spec[0]:
+    if lhs.spec.partitions[0] != rhs.spec.partitions[0]:
         raise TypeError("shardings spec for batch dim should be same, but got lhs: "
-                        "{lhs.spec[0]} and rhs: {rhs.spec[0]}")
+                        "{lhs.spec.partitions[0]} and rhs: {rhs.spec.partitions[0]}")
 
 
 def output_sharding(lhs, rhs) -> list:
     """The result's sharding from the operands': (B, M, N) as theirs, N replicated where it
     shares an axis with M; with K reduce-scattered, the lhs's own spec."""
     if _scatters_k(lhs, rhs):
-        return [NamedSharding(lhs.mesh, P(*lhs.spec))]
+        return [NamedSharding(lhs.mesh, P(*lhs.spec.partitions))]
     batch, m, _ = lhs.spec
-    n = rhs.spec[1]
+    n = rhs.spec.partitions[1]
     return [NamedSharding(lhs.mesh, P(batch, m, None if _overlap(m, n) else n))]
 
 
 def scatter_dimension(lhs, rhs, out):
     """The result's dimension (1 for M, 2 for N) sharded on K's axis, which the partial
     sums are reduce-scattered along, or None."""
-    k = lhs.spec[2]
-    if k is None or k != rhs.spec[2]:
+    k = lhs.spec.partitions[2]
+    if k is None or k != rhs.spec.partitions[2]:
         return None
     _, m, n = out.spec
     return 1 if m == k else 2 if n == k else None
@@ -161,7 +161,7 @@ def operand_shardings(lhs, rhs, out, scatter_dim) -> tuple:
     """((lhs, rhs, lhs scales, rhs scales), [result]): the shardings each device computes
     its share with."""
     batch, m, k = lhs.spec
-    n = rhs.spec[1]
+    n = rhs.spec.partitions[1]
     if scatter_dim == 1:
         specs = (batch, None, k), (batch, n, k), (batch, k, n)
     elif scatter_dim == 2:
@@ -170,7 +170,7 @@ def operand_shardings(lhs, rhs, out, scatter_dim) -> tuple:
         if not _reduces_k(lhs, rhs):
             k = None
         if _overlap(m, n):      # keep the one the result kept
-            m, n = (None, n) if n == out.spec[2] else (m, None)
+            m, n = (None, n) if n == out.spec.partitions[2] else (m, None)
         specs = (batch, m, k), (batch, n, k), (batch, m, n)
     lhs_s, rhs_s, out_s = (NamedSharding(lhs.mesh, P(*s)) for s in specs)
     return (lhs_s, rhs_s, lhs_s, rhs_s), [out_s]
@@ -187,7 +187,7 @@ def _partition(preferred_element_type, mesh, shapes, output_shape):
     _check_shardings(shardings)
     lhs, rhs = shardings[:2]
     dim = scatter_dimension(lhs, rhs, output_shape[0].sharding)
-    reduce, k_axis = _reduces_k(lhs, rhs), lhs.spec[2]
+    reduce, k_axis = _reduces_k(lhs, rhs), lhs.spec.partitions[2]
 
     def per_device(a, b, a_scales, b_scales):
         out = _impl(a, b, a_scales, b_scales, preferred_element_type)

@@ -303,7 +303,7 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
     if out_sharding is None and explicit_axes(context_abstract_mesh()):
         # under Explicit axes the result takes `a`'s type, which must leave `axis` unsplit
         typed = public_type(aval_of(a)).sharding
-        if typed.spec[axis] is not None:
+        if typed.spec.partitions[axis] is not None:
             raise ValueError(_ASK_OUT_SHARDING)
         out_sharding = typed
     if out_sharding is not None:

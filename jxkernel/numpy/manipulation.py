@@ -188,7 +188,7 @@ def reshaped(a, shape, order: str = "C", out_sharding=None):
         ndim = len(_shape(a))
         out_sharding = canonicalize_sharding(out_sharding, "jnp.reshape")
         if out_sharding is not None:          # (the spec of the reversed result, reversed)
-            spec = tuple(out_sharding.spec) + (None,) * (len(new) - len(out_sharding.spec))
+            spec = out_sharding.spec.partitions + (None,) * (len(new) - len(out_sharding.spec))
             out_sharding = NamedSharding(out_sharding.mesh, PartitionSpec(*spec[::-1]))
         return transpose(lax.reshape(a, new[::-1], tuple(range(ndim))[::-1],
                                      out_sharding=out_sharding))

@@ -159,7 +159,7 @@ class KeyArray(OverData):
         base = self._base.aval
         sharding = base.sharding
         if sharding is not None and hasattr(sharding, "spec"):
-            spec = tuple(sharding.spec)[:len(base.shape) - len(self.dtype.key_shape)]
+            spec = sharding.spec.partitions[:len(base.shape) - len(self.dtype.key_shape)]
             sharding = NamedSharding(sharding.mesh, PartitionSpec(*spec))
         return ShapedArray(self.shape, self.dtype, sharding=sharding)
 

@@ -123,6 +123,7 @@ def _add_any_abstract_eval(x, y):
 
 abstract_eval_rules[add_any_p] = _add_any_abstract_eval
 sharding_rules[add_any_p] = sharding_types.add_any_rule
+sharding_types.ur_rules[add_any_p] = sharding_types.add_ur_rule
 lowering_rules[add_any_p] = lambda ctx, x, y: ctx.op1("stablehlo.add", [x, y])
 numpy_rules[add_any_p] = lambda x, y: np.add(x, y)
 jvp_rules[add_any_p] = lambda primals, tangents: (
@@ -205,6 +206,8 @@ def unbroadcast(ct, aval):
     """
     if type(ct) is Zero:
         return Zero(aval)
+    if type(aval) is ShapedArray:
+        aval = aval.sets_swapped()    # (unreduced where `aval` is reduced: JAX's type)
     ct_aval = get_aval(ct)
     ct_shape = ct_aval.shape
     if ct_shape != aval.shape or _typed_otherwise(ct_aval, aval):

@@ -64,9 +64,10 @@ def sharding_for_vmap(axis_data, sharding, axis: int, ndim: int):
     for its batched result of rank `ndim`, the batch axis `axis` split over vmap's explicit mesh
     axes (unsplit where there are none): P('y') of a result batched over x is P('x', 'y')."""
     ema = axis_data.explicit_mesh_axis
-    parts = list(sharding.spec) + [None] * (ndim - 1 - len(sharding.spec))
+    parts = list(sharding.spec.partitions) + [None] * (ndim - 1 - len(sharding.spec))
     parts.insert(axis, None if ema is None else ema[0] if len(ema) == 1 else tuple(ema))
-    return NamedSharding(sharding.mesh, PartitionSpec(*parts), memory_kind=sharding.memory_kind)
+    return NamedSharding(sharding.mesh, sharding.spec.update(partitions=parts),
+                         memory_kind=sharding.memory_kind)
 
 
 def bdim_at_front(x, bdim, size: int, mesh_axis=None):

@@ -591,7 +591,7 @@ def set_up_donors(jaxpr: Jaxpr, donated, arg_shardings, result_shardings) -> tup
     result_shardings = result_shardings or [None] * len(jaxpr.outvars)
     ins = [_shard_aval(v.aval, s) for v, s in zip(in_vars, arg_shardings)]
     left = [bool(d) for d in donated]
-    if all(s is not None and UNCONSTRAINED not in tuple(s.spec) for s in result_shardings):
+    if all(s is not None and UNCONSTRAINED not in s.spec.partitions for s in result_shardings):
         outs = [_shard_aval(v.aval, s) for v, s in zip(jaxpr.outvars, result_shardings)]
         for i in _donations(ins, outs, left, set()):
             left[i] = False

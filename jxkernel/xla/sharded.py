@@ -529,7 +529,7 @@ def _open_to_auto(typed: NamedSharding, ndim: int) -> NamedSharding:
     _concretize_abstract_out_shardings): f32[8@x,2] of x split over (x, y) stays P('x', 'y')."""
     if not typed.mesh.auto_axes:
         return typed
-    parts = tuple(typed.spec) + (None,) * (ndim - len(typed.spec))
+    parts = typed.spec.partitions + (None,) * (ndim - len(typed.spec))
     return NamedSharding(typed.mesh, PartitionSpec(*[UNCONSTRAINED if p is None else p
                                                      for p in parts]))
 
@@ -548,7 +548,7 @@ def compile_partitioned(closed, name, mesh, arg_shardings, out_shardings, carryi
 def _key_sharding(keys):
     found = _own_sharding(keys._base)
     return found if found is None else \
-        NamedSharding(found.mesh, PartitionSpec(*tuple(found.spec)[:len(keys.shape)]))
+        NamedSharding(found.mesh, PartitionSpec(*found.spec.partitions[:len(keys.shape)]))
 
 
 def to_argument(x, sharding: NamedSharding):

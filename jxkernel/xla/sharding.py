@@ -433,7 +433,7 @@ def sdy_dims(sharding: NamedSharding, ndim: int, name: str = "mesh", typed=False
     every dimension is open to them and the Explicit axes it does not name are replicated
     (`replicated={"x"}`), as JAX's lower_with_sharding_in_types (modify_wrt_axis_types)."""
     mixed = typed and bool(sharding.mesh.auto_axes)
-    open_ = [mixed or p is UNCONSTRAINED for p in sharding.spec] + [mixed] * ndim
+    open_ = [mixed or p is UNCONSTRAINED for p in sharding.spec.partitions] + [mixed] * ndim
     dims = ", ".join("{" + ", ".join(f'"{a}"' for a in axes) + (", ?" if axes else "?") * o + "}"
                      for axes, o in zip(sharding.spec._axes(ndim), open_))
     used = {a for axes in sharding.spec._axes(ndim) for a in axes} | set(sharding.spec.unreduced)

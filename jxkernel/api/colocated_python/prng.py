@@ -28,7 +28,7 @@ def _prng_key_type_to_physical_spec(key_type: ShapeDtypeStruct) -> ShapeDtypeStr
     key_shape = key_type.dtype.key_shape
     sharding = key_type.sharding
     if sharding is not None and hasattr(sharding, "spec"):
-        spec = tuple(sharding.spec) + (None,) * (len(key_type.shape) - len(sharding.spec))
+        spec = sharding.spec.partitions + (None,) * (len(key_type.shape) - len(sharding.spec))
         sharding = NamedSharding(sharding.mesh, PartitionSpec(*spec, *(None,) * len(key_shape)),
                                  memory_kind=sharding.memory_kind)
     return ShapeDtypeStruct(shape=(*key_type.shape, *key_shape), dtype=np.dtype(np.uint32),

@@ -369,3 +369,6 @@ def dynamic_update_index_in_dim(operand, update, index, axis: int, *,
         update = expand_dims(update, (axis,))
     return dynamic_update_slice_in_dim(operand, update, index, axis,
                                        allow_negative_indices=allow_negative_indices)
+
+# the mesh axes their results are unreduced and reduced over (JAX's ur rules)
+sharding_types.ur_rules[dynamic_slice_p] = sharding_types.dynamic_slice_ur_rule

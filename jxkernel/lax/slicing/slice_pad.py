@@ -261,3 +261,7 @@ def pad(operand, padding_value, padding_config):
     except TypeError:                   # jax.export's symbolic sizes (a slice's transpose)
         config = tuple(tuple(map(index_or_symbolic, triple)) for triple in padding_config)
     return pad_p.bind(operand, padding_value, padding_config=config)
+
+# the mesh axes their results are unreduced and reduced over (JAX's ur rules)
+sharding_types.ur_rules[slice_p] = sharding_types.keeps_ur_rule
+sharding_types.ur_rules[pad_p] = sharding_types.keeps_ur_rule

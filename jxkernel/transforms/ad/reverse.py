@@ -289,5 +289,8 @@ def _one(aval):
     if aval.sharding is None:
         return one
     mesh = aval.sharding.mesh
+    # typed as the output's cotangent (JAX's _one_vjp): unreduced where it is reduced
+    ct = aval.to_ct_aval().sharding.spec
     return reshard_p.bind(one, sharding=NamedSharding(getattr(mesh, "abstract_mesh", mesh),
-                                                       PartitionSpec()))
+                                                       PartitionSpec(unreduced=ct.unreduced,
+                                                                     reduced=ct.reduced)))

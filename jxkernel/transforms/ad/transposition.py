@@ -11,7 +11,7 @@ import functools
 
 from ...core.traceback_util import api_boundary
 from ...core import dtypes
-from ...core.avals import get_aval, shaped_abstractify
+from ...core.avals import ShapedArray, get_aval, shaped_abstractify
 from ...core.interpret import literal_operand
 from ...core.interpreter_primitives import convert_element_type
 from ...core.ir import ClosedJaxpr, Jaxpr, Literal, Var
@@ -137,11 +137,13 @@ def transpose_jaxpr(closed: ClosedJaxpr, linear, nonzero_cts=None) -> ClosedJaxp
         return found
     nonlin_avals = [a for a, lin in zip(closed.in_avals, linear) if not lin]
     lin_avals = [a for a, lin in zip(closed.in_avals, linear) if lin]
-    ct_avals = [a for a, nz in zip(closed.out_avals, nonzero_cts) if nz]
+    # (a cotangent's type: unreduced where the output is reduced and the other way round)
+    ct_avals = [_ct_aval(a) for a, nz in zip(closed.out_avals, nonzero_cts) if nz]
 
     def fun(*args):
         nonlin, given = args[:len(nonlin_avals)], iter(args[len(nonlin_avals):])
-        cts = [next(given) if nz else Zero(a) for a, nz in zip(closed.out_avals, nonzero_cts)]
+        cts = [next(given) if nz else Zero(_ct_aval(a))
+               for a, nz in zip(closed.out_avals, nonzero_cts)]
         cts_in = backward_pass(closed.jaxpr, closed.consts, list(linear), list(nonlin), cts,
                                transform_stack=False)
         return [instantiate(c) if type(c) is Zero else c
@@ -153,6 +155,12 @@ def transpose_jaxpr(closed: ClosedJaxpr, linear, nonzero_cts=None) -> ClosedJaxp
     if not any(isinstance(c, Tracer) for c in closed.consts):
         _transposed_jaxprs[key] = found
     return found
+
+
+def _ct_aval(aval):
+    """`aval` with its unreduced and reduced axes swapped, as a cotangent's type has them
+    (JAX's to_ct_aval; the dtype kept as jxkernel's transposes expect it)."""
+    return aval.sets_swapped() if type(aval) is ShapedArray else aval
 
 
 # ------------------------------------------------------------------ linear_transpose

@@ -572,7 +572,8 @@ def unless_all_none(shardings, what: str):
         if not (s is None or isinstance(s, PartitionSpec) or hasattr(s, "_device_assignment")):
             raise TypeError(f"{what} leaf specifications are expected to be PartitionSpec "
                             f"instances or None, but got {s}")
-        if UNCONSTRAINED in getattr(s, "spec", s if isinstance(s, PartitionSpec) else ()):
+        spec = getattr(s, "spec", s if isinstance(s, PartitionSpec) else None)
+        if spec is not None and UNCONSTRAINED in spec.partitions:
             raise ValueError(f"Unconstrained dims are not allowed when passed to {what}: {s!r}")
     return None if all(s is None for s in leaves) else shardings
 

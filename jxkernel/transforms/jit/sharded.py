@@ -174,7 +174,7 @@ def _placement(sharding, leaf):
         return None
     spec = sharding.spec
     missing = len(getattr(leaf, "shape", ())) - len(spec)
-    return (sharding.mesh, (*spec, *[None] * missing), spec.unreduced, spec.reduced,
+    return (sharding.mesh, (*spec.partitions, *[None] * missing), spec.unreduced, spec.reduced,
             sharding.memory_kind)
 
 

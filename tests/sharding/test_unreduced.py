@@ -1,0 +1,32 @@
+"""Unreduced and reduced mesh axes, against JAX 0.10.2's answers for the same cases
+(tests/data/unreduced_cases.py, recorded by reference/make_unreduced_reference.py on 8 CPU
+devices): a PartitionSpec's checks of its `unreduced`/`reduced` sets and its text, the type
+an einsum with `out_sharding=P(..., unreduced={...})` gives (`i32[2,2]{U:x}`), each device's
+summand, the reshard that sums them, `add` of two unreduced values, and the
+ShardingTypeErrors of dot_general, add and mul a learner meets. Every value is exact
+(integers, small integer-valued floats, text)."""
+import json
+import os
+
+import pytest
+
+from fresh_process import cases_code, run_json
+
+import locations  # tests/support: the repository's folders
+
+pytestmark = pytest.mark.cpu_only("simulated CPU devices")
+
+_REFERENCE = os.path.join(locations.DATA, "unreduced_reference.json")
+
+
+@pytest.fixture(scope="module")
+def runs():
+    with open(_REFERENCE) as f:
+        ref = json.load(f)["cases"]
+    return run_json(cases_code("unreduced_cases"), {"JXKERNEL_CPU_DEVICES": "8"}), ref
+
+
+@pytest.mark.parametrize("case", sorted(json.load(open(_REFERENCE))["cases"]))
+def test_case_matches_jax(runs, case):
+    ours, ref = runs
+    assert ours[case] == ref[case]
