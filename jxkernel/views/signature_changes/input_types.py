@@ -127,11 +127,19 @@ def _bucket_fill(axis, old_shape, new_shape, array, offset=0) -> dict:
                 most=_DOUBLINGS, upto=floor << (_DOUBLINGS - 1))
 
 
-def rows_under_vmap(changes) -> tuple:
-    """`changes` of a jitted function traced under vmap: a row's new shape is told as such,
-    with its fix on the array vmap is given (vmap's mapped axis changing retraces nothing)."""
+def rows_under_vmap(changes, fun: str = "f") -> tuple:
+    """`changes` of a jitted function (named `fun`) traced under vmap: a row's new shape is
+    told as such, with its fix on the array vmap is given (vmap's mapped axis changing
+    retraces nothing); a leaf weak before and strong under vmap is told as the earlier
+    call's Python number, the vmap's array being strong already (a cast of it, pasted at the
+    vmap, changed nothing: learner13_python_number_then_vmap_cast_pasted misses as before)."""
+    fun = fun if fun.isidentifier() else "f"
     out = []
     for c in changes:
+        if c.kind == "weak_type" and c.old.endswith(" (weak)") and not c.new.endswith(" (weak)"):
+            dtype = _dtype_name(c.new)
+            c = _refixed(c, _VMAP_AFTER_NUMBER_FIX, fun=fun, dtype=dtype,
+                         number="1" if dtype.startswith(("int", "uint")) else "1.0")
         if c.kind == "shape" and c.fix.startswith(_BUCKET_FIX[0][:30]):
             old, new = _shape_of(c.old), _shape_of(c.new)
             if old is not None and new is not None and len(old) == len(new):
@@ -180,6 +188,15 @@ def _list_length(path: str):
     def length(sig) -> int:
         return len({m.group(1) for p, _ in sig.named for m in [item.match(p)] if m})
     return length
+
+
+def _dtype_name(text: str) -> str:
+    """"float32" from "f32[]" (a Change's side as written), "float32" where unreadable."""
+    m = re.match(r"^([a-z]+)(\d*)\[", text)
+    kinds = {"f": "float", "i": "int", "u": "uint", "c": "complex", "bf": "bfloat"}
+    if m is None or m.group(1) not in kinds:
+        return "bool" if text.startswith("bool") else "float32"
+    return f"{kinds[m.group(1)]}{m.group(2)}"
 
 
 def _shape_of(text):
@@ -272,6 +289,22 @@ _VMAP_ROWS_FIX = (
     "n = xs.shape[{axis}]    # xs: the array given to vmap (mapped over axis 0)\n"
     "size = max({floor}, 1 << (n - 1).bit_length())    # a power of two, at least {floor}\n"
     "xs = jnp.pad(xs, {before}[(0, size - n)]{after})")
+# a Python number in an earlier call, then under vmap (never weak there): the weak side is the
+# earlier call's; an array there moves the miss to each later call given a number (JAX 0.10.2:
+# learner13_array_first_then_vmap misses at jax.grad(f)(1.0)); arrays in each, one trace
+# (learner13_arrays_in_every_call_fixed)
+_VMAP_AFTER_NUMBER_FIX = (
+    "{path} was weakly typed in an earlier call of {fun} (given a Python number, as in "
+    "{fun}({number})) and is a strong {dtype} under vmap now (a row of the array vmap maps "
+    "over is never weak): two types, a trace each. The weak side is the earlier call's: the "
+    "array vmap maps over is {dtype} already, so no rewrite of the vmap line removes this "
+    "miss. An array in that earlier call alone moves the miss to the next call given a "
+    "Python number (a jax.grad({fun})({number}) after it). Give {fun} a {dtype} array in "
+    "place of the Python number in every call that passes one, or keep the two traces.",
+    "{fun}(jnp.asarray({number}, jnp.{dtype}))    # not {fun}({number}): in each call given a "
+    "Python number")
+
+
 def _relaid(before: tuple, after: tuple) -> bool:
     """Whether two shapes of other ranks hold the same rows in another layout: the same first
     axis, and as many numbers per row (images as (8, 784), then as (8, 28, 28))."""
