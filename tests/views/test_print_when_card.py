@@ -41,7 +41,8 @@ def test_an_if_that_prints_gets_debug_print_under_cond_which_prints_as_jaxs(tmp_
     first = card.rewrite.splitlines()[0]
     assert first.split("    #")[0] == PRINT_WHEN_LINE, card.rewrite
     assert "static" not in card.rewrite and "static" not in card.fix
-    assert "jax.debug.print" in card.fix and "checkify.float_checks" in card.fix
+    assert "jax.debug.print" in card.fix and \
+        "checkify.checkify(f, errors=checkify.float_checks)" in card.fix
     # the learner's cell, the fixed cell and checkify's message, under jxkernel, are JAX's
     assert print_when(jxkernel) == JAX
     assert JAX["printed"] == ["nan! nan\n", ""]

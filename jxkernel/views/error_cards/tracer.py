@@ -34,9 +34,11 @@ def _bool_card(exc, where, called_from) -> ErrorCard:
         fix = ("jax.debug.print prints as the compiled program runs: in a lax.cond branch "
                "(below) it prints only when the condition holds.")
         if _CHECKS_NAN.search(ast.unparse(node.test)):
-            fix += (" To stop where a NaN or inf is made instead, checkify.checkify(f, "
-                    "errors=checkify.float_checks) returns an error whose err.throw() names "
-                    "the operation that made it.")
+            name = where.get("function", "")
+            name = name if name.isidentifier() else "f"      # (not "<module>")
+            fix += (f" To stop where a NaN or inf is made instead, checkify.checkify({name}, "
+                    f"errors=checkify.float_checks) returns an error whose err.throw() names "
+                    f"the operation that made it.")
     elif builtin:
         why = (f"Python's max() and min() pick with a comparison (a > b), which must give "
                f"True or False, but it depends on {_traced_phrase(origin)}: it runs while "
