@@ -2266,7 +2266,7 @@ SCENARIOS = {
         "@jax.jit\n"
         "def f(x):\n"
         "    return x * 2\n"
-        "f(jnp.asarray(1.0, jnp.float32))    # not f(1.0): in each call given a Python number\n"
+        "f(jnp.asarray(1.0, jnp.float32))    # in place of f(1.0)\n"
         "x = jnp.arange(3.)\n"
         "jax.vmap(f)(x)\n"
         "jax.grad(f)(jnp.asarray(1.0, jnp.float32))\n"),

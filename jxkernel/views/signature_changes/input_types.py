@@ -295,14 +295,14 @@ _VMAP_ROWS_FIX = (
 # (learner13_arrays_in_every_call_fixed)
 _VMAP_AFTER_NUMBER_FIX = (
     "{path} was weakly typed in an earlier call of {fun} (given a Python number, as in "
-    "{fun}({number})) and is a strong {dtype} under vmap now (a row of the array vmap maps "
-    "over is never weak): two types, a trace each. The weak side is the earlier call's: the "
-    "array vmap maps over is {dtype} already, so no rewrite of the vmap line removes this "
-    "miss. An array in that earlier call alone moves the miss to the next call given a "
+    "{fun}({number})) and is a strong {dtype} under vmap now: two types, a trace each. Where "
+    "vmap maps over it, the weak side is the earlier call's: a row of the array vmap maps "
+    "over is never weak, so no rewrite of that array removes this miss (it is {dtype} "
+    "already). An array in that earlier call alone moves the miss to the next call given a "
     "Python number (a jax.grad({fun})({number}) after it). Give {fun} a {dtype} array in "
     "place of the Python number in every call that passes one, or keep the two traces.",
-    "{fun}(jnp.asarray({number}, jnp.{dtype}))    # not {fun}({number}): in each call given a "
-    "Python number")
+    "jnp.asarray({number}, jnp.{dtype})    # in place of the Python number given as {path}, in "
+    "each call of {fun} that passes one")
 
 
 def _relaid(before: tuple, after: tuple) -> bool:
