@@ -1574,10 +1574,14 @@ def test_a_python_number_then_vmap_is_fixed_in_the_earlier_call_not_at_the_vmap(
                                        "f32[]{weak_type=True}", "kind": "weak_type",
                                        "path": "x"}]
     _, events = jx_events("learner13_python_number_then_vmap")
+    (unread,) = events[-1].changes        # the earlier call's line unreadable: no number as code
+    assert unread.snippet == "" and "given a Python number)" in unread.fix
+    _, events = jx_events("learner13_python_number_then_vmap", lines=True)
     (change,) = events[-1].changes
     assert change.kind == "weak_type" and change.old == "f32[] (weak)"
+    assert "as in f(1.0)" in change.fix
     assert "earlier call of f" in change.fix and "no rewrite of that array" in change.fix
-    assert "jax.grad(f)(1.0)" in change.fix
+    assert "jax.grad(f) of one" in change.fix
     assert "x = jnp.asarray(x" not in change.snippet
     pasted = REFERENCE["learner13_python_number_then_vmap_cast_pasted"]
     assert "x = jnp.asarray(x, jnp.float32)" in SCENARIOS[
@@ -1594,3 +1598,19 @@ def test_a_python_number_then_vmap_is_fixed_in_the_earlier_call_not_at_the_vmap(
     assert [m["kind"] for m in REFERENCE[fixed]["misses"]] == ["never seen function"]
     _, events = jx_events(fixed)
     assert [e.reason for e in events] == ["first call"]
+
+
+def test_the_earlier_calls_number_is_the_learners_own():
+    """The code under vmap after a Python number puts the learner's own number in an array
+    (f(-2.5): jnp.asarray(-2.5, ...)), never an example's, which would change the value."""
+    source = ("@jax.jit\ndef f(x):\n    return x * 2\nf(-2.5)\n"
+              "jax.vmap(f)(jnp.arange(3.))\n")
+    file = "<learner13 number -2.5>"
+    linecache.cache[file] = (len(source), None, source.splitlines(True), file)
+    start = compile_log.last_seq() + 1
+    exec(compile(source, file, "exec"), {"jax": jxkernel, "jnp": jnp})
+    (event,) = [e for e in compile_log.events_since(start)
+                if (e.source or "").startswith(file) and e.changes]
+    (change,) = event.changes
+    assert "as in f(-2.5)" in change.fix
+    assert change.snippet.split("    #")[0] == "jnp.asarray(-2.5, jnp.float32)"

@@ -127,19 +127,23 @@ def _bucket_fill(axis, old_shape, new_shape, array, offset=0) -> dict:
                 most=_DOUBLINGS, upto=floor << (_DOUBLINGS - 1))
 
 
-def rows_under_vmap(changes, fun: str = "f") -> tuple:
+def rows_under_vmap(changes, fun: str = "f", number_of=lambda path: None) -> tuple:
     """`changes` of a jitted function (named `fun`) traced under vmap: a row's new shape is
     told as such, with its fix on the array vmap is given (vmap's mapped axis changing
     retraces nothing); a leaf weak before and strong under vmap is told as the earlier
-    call's Python number, the vmap's array being strong already (a cast of it, pasted at the
-    vmap, changed nothing: learner13_python_number_then_vmap_cast_pasted misses as before)."""
+    call's Python number (`number_of(path)`: as the learner wrote it, None if unknown), the
+    vmap's array being strong already (a cast of it, pasted at the vmap, changed nothing:
+    learner13_python_number_then_vmap_cast_pasted misses as before)."""
     fun = fun if fun.isidentifier() else "f"
     out = []
     for c in changes:
         if c.kind == "weak_type" and c.old.endswith(" (weak)") and not c.new.endswith(" (weak)"):
-            dtype = _dtype_name(c.new)
-            c = _refixed(c, _VMAP_AFTER_NUMBER_FIX, fun=fun, dtype=dtype,
-                         number="1" if dtype.startswith(("int", "uint")) else "1.0")
+            dtype, number = _dtype_name(c.new), number_of(c.path)
+            # its code only with the learner's own number: an example's would change the value
+            example = number or ("1" if dtype.startswith(("int", "uint")) else "1.0")
+            fix, code = _VMAP_AFTER_NUMBER_FIX
+            c = _refixed(c, (fix, code if number else ""), fun=fun, dtype=dtype,
+                         number=example, said=f", as in {fun}({number})" if number else "")
         if c.kind == "shape" and c.fix.startswith(_BUCKET_FIX[0][:30]):
             old, new = _shape_of(c.old), _shape_of(c.new)
             if old is not None and new is not None and len(old) == len(new):
@@ -294,15 +298,15 @@ _VMAP_ROWS_FIX = (
 # learner13_array_first_then_vmap misses at jax.grad(f)(1.0)); arrays in each, one trace
 # (learner13_arrays_in_every_call_fixed)
 _VMAP_AFTER_NUMBER_FIX = (
-    "{path} was weakly typed in an earlier call of {fun} (given a Python number, as in "
-    "{fun}({number})) and is a strong {dtype} under vmap now: two types, a trace each. Where "
+    "{path} was weakly typed in an earlier call of {fun} (given a Python number{said}) and "
+    "is a strong {dtype} under vmap now: two types, a trace each. Where "
     "vmap maps over it, the weak side is the earlier call's: a row of the array vmap maps "
     "over is never weak, so no rewrite of that array removes this miss (it is {dtype} "
     "already). An array in that earlier call alone moves the miss to the next call given a "
-    "Python number (a jax.grad({fun})({number}) after it). Give {fun} a {dtype} array in "
+    "Python number (jax.grad({fun}) of one, after it). Give {fun} a {dtype} array in "
     "place of the Python number in every call that passes one, or keep the two traces.",
-    "jnp.asarray({number}, jnp.{dtype})    # in place of the Python number given as {path}, in "
-    "each call of {fun} that passes one")
+    "jnp.asarray({number}, jnp.{dtype})    # in place of {number} in {fun}({number}), and of "
+    "each Python number passed as {path}")
 
 
 def _relaid(before: tuple, after: tuple) -> bool:
