@@ -19,10 +19,8 @@ as its explainer, says why. `jxkernel.compile_log` is this module, so its names 
 """
 from __future__ import annotations
 
-import ast
 import dataclasses
 import functools
-import inspect
 import linecache
 import logging
 import sys
@@ -310,43 +308,11 @@ def traced_under_transformation(miss: Miss, seen: list, under_vmap: bool = False
     named, static_named, closest, reason, changes, new = _explain(dataclasses.replace(
         miss, history=list(miss.history) + seen))
     if under_vmap:
-        changes = rows_under_vmap(changes, miss.jitted._name,
-                                  lambda path: _number_passed(miss.jitted, path))
+        changes = rows_under_vmap(changes, miss.jitted)
     seen.append(dataclasses.replace(new, consts=None))
     del seen[:-_PER_FUNCTION]
     return reason, changes, _named_signature(named, static_named), \
         signature_tree_lines(closest, new, changes)
-
-
-def _number_passed(jitted, path: str) -> str | None:
-    """The Python number an earlier call of `jitted` passed as its argument `path`, as the
-    learner wrote it ("2.5" from the line `f(2.5)`, the latest compile where `path` was weak),
-    None where that line holds no one call of the function with a number there."""
-    try:
-        index = list(inspect.signature(jitted._fun).parameters).index(path)
-    except (TypeError, ValueError):
-        return None
-    name = jitted._name
-    for event in reversed(_record.compile_events()):
-        site = event.call_site
-        if event.key is not jitted or site is None or \
-                not dict(event.signature).get(path, "").endswith(" (weak)"):
-            continue
-        try:
-            tree = ast.parse(linecache.getline(site.file, site.line).strip())
-        except SyntaxError:
-            return None
-        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and not n.keywords
-                 and ast.unparse(n.func).split(".")[-1] == name and len(n.args) > index]
-        if len(calls) != 1:
-            return None
-        arg = calls[0].args[index]
-        number = arg.operand if isinstance(arg, ast.UnaryOp) and \
-            isinstance(arg.op, (ast.USub, ast.UAdd)) else arg
-        if isinstance(number, ast.Constant) and type(number.value) in (int, float):
-            return ast.unparse(arg)
-        return None
-    return None
 
 
 def refusal(miss: Miss) -> RecompileError:

@@ -5,11 +5,15 @@ the shape's fix rewritten for the rows a vmap gives a jitted function (`rows_und
 """
 from __future__ import annotations
 
+import ast
 import dataclasses
+import inspect
+import linecache
 import re
 
 import numpy as np
 
+from ...core.compile_record import compile_events
 from .change import Change, _aval_text
 from .fixes import _fixed, _refixed
 from .structure import list_item
@@ -127,18 +131,20 @@ def _bucket_fill(axis, old_shape, new_shape, array, offset=0) -> dict:
                 most=_DOUBLINGS, upto=floor << (_DOUBLINGS - 1))
 
 
-def rows_under_vmap(changes, fun: str = "f", number_of=lambda path: None) -> tuple:
-    """`changes` of a jitted function (named `fun`) traced under vmap: a row's new shape is
+def rows_under_vmap(changes, jitted=None) -> tuple:
+    """`changes` of a jitted function (`jitted`) traced under vmap: a row's new shape is
     told as such, with its fix on the array vmap is given (vmap's mapped axis changing
     retraces nothing); a leaf weak before and strong under vmap is told as the earlier
-    call's Python number (`number_of(path)`: as the learner wrote it, None if unknown), the
-    vmap's array being strong already (a cast of it, pasted at the vmap, changed nothing:
+    call's Python number (number_passed: as the learner wrote it), the vmap's array being
+    strong already (a cast of it, pasted at the vmap, changed nothing:
     learner13_python_number_then_vmap_cast_pasted misses as before)."""
+    fun = getattr(jitted, "_name", "f")
     fun = fun if fun.isidentifier() else "f"
     out = []
     for c in changes:
         if c.kind == "weak_type" and c.old.endswith(" (weak)") and not c.new.endswith(" (weak)"):
-            dtype, number = _dtype_name(c.new), number_of(c.path)
+            dtype = _dtype_name(c.new)
+            number = None if jitted is None else number_passed(jitted, c.path)
             # its code only with the learner's own number: an example's would change the value
             example = number or ("1" if dtype.startswith(("int", "uint")) else "1.0")
             fix, code = _VMAP_AFTER_NUMBER_FIX
@@ -151,6 +157,37 @@ def rows_under_vmap(changes, fun: str = "f", number_of=lambda path: None) -> tup
                 c = _refixed(c, _VMAP_ROWS_FIX, **_bucket_fill(axis, old, new, "xs", offset=1))
         out.append(c)
     return tuple(out)
+
+
+def number_passed(jitted, path: str) -> str | None:
+    """The Python number an earlier call of `jitted` passed as its argument `path`, as the
+    learner wrote it ("2.5" from the line `f(2.5)`, the latest compile where `path` was weak),
+    None where that line holds no one call of the function with a number there."""
+    try:
+        index = list(inspect.signature(jitted._fun).parameters).index(path)
+    except (TypeError, ValueError):
+        return None
+    name = jitted._name
+    for event in reversed(compile_events()):
+        site = event.call_site
+        if event.key is not jitted or site is None or \
+                not dict(event.signature).get(path, "").endswith(" (weak)"):
+            continue
+        try:
+            tree = ast.parse(linecache.getline(site.file, site.line).strip())
+        except SyntaxError:
+            return None
+        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and not n.keywords
+                 and ast.unparse(n.func).split(".")[-1] == name and len(n.args) > index]
+        if len(calls) != 1:
+            return None
+        arg = calls[0].args[index]
+        number = arg.operand if isinstance(arg, ast.UnaryOp) and \
+            isinstance(arg.op, (ast.USub, ast.UAdd)) else arg
+        if isinstance(number, ast.Constant) and type(number.value) in (int, float):
+            return ast.unparse(arg)
+        return None
+    return None
 
 
 def grown_step_by_step(changes, history, now=None) -> tuple:
