@@ -308,7 +308,7 @@ def traced_under_transformation(miss: Miss, seen: list, under_vmap: bool = False
     named, static_named, closest, reason, changes, new = _explain(dataclasses.replace(
         miss, history=list(miss.history) + seen))
     if under_vmap:
-        changes = rows_under_vmap(changes)
+        changes = rows_under_vmap(changes, miss.jitted)
     seen.append(dataclasses.replace(new, consts=None))
     del seen[:-_PER_FUNCTION]
     return reason, changes, _named_signature(named, static_named), \

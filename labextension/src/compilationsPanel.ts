@@ -36,6 +36,16 @@ const OTHER_HINTS: { [kind: string]: string } = {
     'theirs with register_exclusion), compiled for your calls'
 };
 
+/** " · +N not yours" after the user's count (none for 0): the compilations of eager operations,
+ * jxkernel's own functions and libraries' (Flax's, Equinox's), as NOT_YOURS_HINT says (it was
+ * "eager/internal", which left the libraries out). */
+export function notYours(count: number): string {
+  return count > 0 ? ` · +${count} not yours` : '';
+}
+export const NOT_YOURS_HINT =
+  "not yours: eager operations, jxkernel's own functions and libraries' (Flax's, Equinox's, " +
+  'any registered as not yours), grouped below your functions';
+
 /** A row of the list: an event of the user's, a heading, or a group of work not the user's. */
 export type Item =
   | { kind: 'event'; event: ICompileEvent }
@@ -190,10 +200,11 @@ export class CompilationsPanel extends Widget {
       this._selected = this._items.length - 1;
     }
     const total = this._others.reduce((n, g) => n + g.count, 0);
-    const apart = total ? ` · +${total} eager/internal` : '';
+    const apart = notYours(total);
     const what = `compilation${users === 1 ? '' : 's'} of your functions`;
     this._summary.textContent =
       this._note || (needle ? `${mine.length} of ${users} ${what}${apart}` : `${users} ${what}${apart}`);
+    this._summary.title = !this._note && total ? `+${total} ${NOT_YOURS_HINT}` : '';
     this._spacer.style.height = `${top}px`;
     this._schedule();
   }

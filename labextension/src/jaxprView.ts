@@ -77,8 +77,13 @@ export class JaxprView {
   private _eqn(eqn: IEqn, depth: number): HTMLElement {
     const wrap = document.createElement('div');
     const line = this._line(depth);
-    this._defs(line, eqn.outvars ?? []);
-    line.append(span('jx-punct', ' = '), span('jx-prim', eqn.primitive));
+    const outs = eqn.outvars ?? [];
+    if (outs.length) {
+      // an equation with no results (debug_print, a check) has no " = ", as JAX prints it
+      this._defs(line, outs);
+      line.append(span('jx-punct', ' = '));
+    }
+    line.append(span('jx-prim', eqn.primitive));
 
     const simple: [string, string][] = [];
     const subs: [string, IJaxpr][] = [];

@@ -1,8 +1,8 @@
 /**
  * The status bar item for the active notebook's kernel:
- * "jx · cpu:0 (4 devices) · 12 compiles, 40 hits · +41 eager/internal" when jxkernel is loaded
+ * "jx · cpu:0 (4 devices) · 12 compiles, 40 hits · +41 not yours" when jxkernel is loaded
  * (the user's functions counted; eager operations, jxkernel's and libraries' own functions apart,
- * "internal" to jxkernel or to a library registered as not yours; click:
+ * a library's being one registered as not yours, Flax's and Equinox's; click:
  * the backend menu), with "· 1.2 GiB / 79.1 GiB" (the device allocator's bytes in use and
  * limit, its peak in the tooltip) where the backend reports them (GPU, TPU, the NumPy backend:
  * bytes in use alone; not XLA's CPU, whose tooltip says it reports none),
@@ -15,6 +15,7 @@ import { Signal } from '@lumino/signaling';
 import { Widget } from '@lumino/widgets';
 
 import { CMD_SWITCH_BACKEND } from './backends';
+import { notYours } from './compilationsPanel';
 import { JxConnection } from './connection';
 import { IJxKernels } from './kernels';
 import { allocatorStatus } from './memoryView';
@@ -26,7 +27,7 @@ export function describe(connection: JxConnection | null): [string, string] {
       const s = connection!.state!;
       const devices = `${s.device_count} device${s.device_count === 1 ? '' : 's'}`;
       // the user's functions counted; eager operations, jxkernel's and libraries' own apart
-      const others = s.other_compiles > 0 ? ` · +${s.other_compiles} eager/internal` : '';
+      const others = notYours(s.other_compiles);
       const [used, allocator] = allocatorStatus(s);
       return [
         `jx · ${s.device} (${devices}) · ${s.compiles} compiles, ${s.cache_hits} hits${others}${used}`,

@@ -16,7 +16,7 @@ vi.hoisted(() => {
   (globalThis as any).DragEvent ??= class DragEvent extends MouseEvent {};
 });
 
-import { OTHER_TITLES, groupKind, isUsers, items } from '../src/compilationsPanel';
+import { NOT_YOURS_HINT, OTHER_TITLES, groupKind, isUsers, items, notYours } from '../src/compilationsPanel';
 import { validateMessage } from '../src/protocol';
 
 const messages: { [type: string]: any } = JSON.parse(readFileSync(join(__dirname, 'messages.json'), 'utf8'));
@@ -125,5 +125,18 @@ describe('the Compilations panel rows', () => {
     delete event.origin;
     expect(isUsers(event)).toBe(true);
     expect(isUsers({ ...event, origin: 'eager' })).toBe(false);
+  });
+});
+
+describe("the count of compilations not the user's (status bar, Compilations panel)", () => {
+  // it counts libraries' functions too (Flax's, Equinox's: origin internal, library true), so
+  // "eager/internal" was not true of it (statusbar.ts loads JupyterLab's widgets, which jsdom
+  // cannot: the browser tests read the status bar's text)
+  it('says "not yours", the tooltip what that holds', () => {
+    expect(notYours(0)).toBe('');
+    expect(notYours(41)).toBe(' · +41 not yours');
+    for (const word of ['eager operations', "jxkernel's own functions", "libraries'", "Flax's", "Equinox's"]) {
+      expect(NOT_YOURS_HINT).toContain(word);
+    }
   });
 });

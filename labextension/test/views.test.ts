@@ -370,3 +370,37 @@ describe('%jxcompiles saved: a trace inside another traced function', () => {
     expect(from).toEqual([first.cache, 'inside jit(relu)']);
   });
 });
+
+describe('the jaxpr view: an equation with no results', () => {
+  // JAX 0.10.2's text of a jitted function calling jax.debug.print (tests/data/
+  // jaxpr_text_reference.json, debug_print_in_jit): the equation's line has no " = "
+  const jaxText: string = JSON.parse(
+    readFileSync(join(__dirname, '../../tests/data/jaxpr_text_reference.json'), 'utf8')
+  ).debug_print_in_jit;
+  const a = { name: 'a', aval: 'f32[]', id: 0 };
+  const b = { name: 'b', aval: 'f32[]', id: 1 };
+  const bundle = {
+    version: 2,
+    name: 'jaxpr of printing(x)',
+    text: jaxText,
+    jaxpr: {
+      invars: [a],
+      constvars: [],
+      outvars: [b],
+      eqns: [
+        { primitive: 'debug_print', params: { fmt: 'x = {}', ordered: false }, invars: [a], outvars: [] },
+        { primitive: 'mul', params: {}, invars: [a, { literal: '2.0', aval: 'f32[]' }], outvars: [b] }
+      ]
+    }
+  };
+
+  it('is drawn as JAX prints it, without " = "', () => {
+    const jaxLine = jaxText.split('\n').map(l => l.trim()).find(l => l.includes('debug_print['));
+    expect(jaxLine).toBe('debug_print[');                 // no results, no "=" before it
+    const node = viewOrNote('application/vnd.jxkernel.jaxpr+json', bundle);
+    const lines = [...node.querySelectorAll('.jx-Jaxpr-line')].map(l => l.textContent ?? '');
+    expect(lines).toContain('debug_print[fmt=x = {} ordered=false] a');
+    expect(lines).toContain('b:f32[] = mul a 2.0');        // an equation with a result keeps it
+    expect(lines.some(l => l.startsWith(' = '))).toBe(false);
+  });
+});

@@ -363,6 +363,12 @@ def cases(jax):
     w3 = jnp.asarray(x3)                # one const, closed over by each product
     reg("consts_wrap", lambda *x: [v * w3 for v in x], *[x3] * 12)
     _closed_over_constants(jax, reg, x3)
+
+    # an equation with no results (debug_print) prints without " = ", in a jit's body too
+    def printing(x):
+        jax.debug.print("x = {}", x)
+        return x * 2
+    reg("debug_print_in_jit", jax.jit(printing), np.float32(1.0))
     return c
 
 

@@ -98,6 +98,48 @@ def check_format_args(jax):
     return out
 
 
+# print_breakpoint.md's learner, printing when a value is NaN with Python's if (inside jit: a
+# TracerBoolConversionError); the card's rewrite of the `if` pasted in its place, called with a
+# NaN and without; and checkify's float checks, the card's other way, on the same function
+PRINT_WHEN_CELL = """\
+@jax.jit
+def f(x):
+    y = jnp.log(x)
+    if jnp.isnan(y):
+        print("nan!", y)
+    return y
+"""
+PRINT_WHEN_LINE = "jax.lax.cond(jnp.isnan(y), lambda: jax.debug.print('nan! {}', y), lambda: None)"
+PRINT_WHEN_FIXED_CELL = PRINT_WHEN_CELL.replace(
+    'if jnp.isnan(y):\n        print("nan!", y)', PRINT_WHEN_LINE)
+
+
+def print_when(jax):
+    """What the learner's cell raises, what the fixed cell prints for f(-1.0) then f(2.0),
+    and checkify.checkify(f, errors=checkify.float_checks)(-1.0)'s message."""
+    import contextlib
+    import io
+    namespace = {"__name__": "__main__"}
+    exec(_imports(jax), namespace)
+    exec(PRINT_WHEN_CELL, namespace)
+    try:
+        namespace["f"](-1.0)
+        raised = None
+    except Exception as e:     # the class and first line are what is compared
+        raised = [type(e).__name__, str(e).strip().splitlines()[0]]
+    exec(PRINT_WHEN_FIXED_CELL, namespace)
+    printed = []
+    for x in (-1.0, 2.0):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            namespace["f"](x)
+            jax.effects_barrier()
+        printed.append(out.getvalue())
+    checkify = namespace["checkify"]
+    err, _ = checkify.checkify(namespace["f"], errors=checkify.float_checks)(-1.0)
+    return {"raised": raised, "printed": printed, "float_checks": err.get()}
+
+
 def _imports(jax) -> str:
     """The cells' imports of `jax` (real JAX in the reference, jxkernel in the tests)."""
     return (f"import {jax.__name__} as jax\nimport {jax.__name__}.numpy as jnp\n"
@@ -106,4 +148,5 @@ def _imports(jax) -> str:
 
 
 def run(jax) -> dict:
-    return {"checkify_causes": checkify_causes(jax), "check_format_args": check_format_args(jax)}
+    return {"checkify_causes": checkify_causes(jax), "check_format_args": check_format_args(jax),
+            "print_when": print_when(jax)}

@@ -2231,6 +2231,45 @@ SCENARIOS = {
         "scale(jnp.ones(2), factor=factor)    # in every call\n"
         "factor = 3.0\n"
         "scale(jnp.ones(2), factor=factor)    # in every call\n"),
+    # ---------------------------------------------------------------- learner13: a jitted
+    # function called with a Python number, then under vmap: a row of an array is never weak,
+    # so the weak side is the earlier call's, and no rewrite of the vmap line removes the miss
+    "learner13_python_number_then_vmap": (
+        "f(1.0), then jax.vmap(f) over a float32 array, then jax.grad(f)(1.0)",
+        "@jax.jit\n"
+        "def f(x):\n"
+        "    return x * 2\n"
+        "f(1.0)\n"
+        "x = jnp.arange(3.)\n"
+        "jax.vmap(f)(x)\n"
+        "jax.grad(f)(1.0)\n"),
+    "learner13_python_number_then_vmap_cast_pasted": (
+        "the vmap's array cast to float32 (already float32): the vmap's trace misses still",
+        "@jax.jit\n"
+        "def f(x):\n"
+        "    return x * 2\n"
+        "f(1.0)\n"
+        "x = jnp.arange(3.)\n"
+        "x = jnp.asarray(x, jnp.float32)\n"
+        "jax.vmap(f)(x)\n"),
+    "learner13_array_first_then_vmap": (
+        "the first call given an array: the vmap reuses its trace, jax.grad(f)(1.0) misses",
+        "@jax.jit\n"
+        "def f(x):\n"
+        "    return x * 2\n"
+        "f(jnp.asarray(1.0, jnp.float32))\n"
+        "x = jnp.arange(3.)\n"
+        "jax.vmap(f)(x)\n"
+        "jax.grad(f)(1.0)\n"),
+    "learner13_arrays_in_every_call_fixed": (
+        "every call that gave a Python number given a float32 array: one trace",
+        "@jax.jit\n"
+        "def f(x):\n"
+        "    return x * 2\n"
+        "f(jnp.asarray(1.0, jnp.float32))    # in place of f(1.0)\n"
+        "x = jnp.arange(3.)\n"
+        "jax.vmap(f)(x)\n"
+        "jax.grad(f)(jnp.asarray(1.0, jnp.float32))\n"),
 }
 
 # scenarios that raise: the recorded result is the exception class name

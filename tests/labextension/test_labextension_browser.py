@@ -330,7 +330,7 @@ def test_status_bar_loads_jxkernel(lab, request):
     where = jxkernel.default_backend()
     shown = f"{where}:0 (2 devices)"
     expect(item).to_have_text(re.compile(
-        rf"^jx · {re.escape(shown)} · \d+ compiles, \d+ hits( · \+\d+ eager/internal)?{used()}$"))
+        rf"^jx · {re.escape(shown)} · \d+ compiles, \d+ hits( · \+\d+ not yours)?{used()}$"))
     assert f"{where}:0" in item.get_attribute("title")
     shot(lab, request, "2-loaded")
     # before any cell: the menu lists the devices the backend will start with, starting none
@@ -473,7 +473,7 @@ def test_panel_with_the_keyboard_only(lab, request):
     lab.locator(f"{PANEL} .jx-Compilations-filter").fill("first call")
     expect(lab.locator(ROWS)).to_have_count(1)
     expect(lab.locator(f"{PANEL} .jx-Compilations-summary")).to_have_text(
-        re.compile(r"^1 of \d+ compilations of your functions( · \+\d+ eager/internal)?$"))
+        re.compile(r"^1 of \d+ compilations of your functions( · \+\d+ not yours)?$"))
     shot(lab, request, "2-filtered")
     lab.locator(f"{PANEL} .jx-Compilations-filter").fill("")
     expect(lab.locator(ROWS, has_text="f32[3] -> f32[4]")).to_have_count(1)
@@ -626,7 +626,7 @@ def test_ten_thousand_events(lab, request):
 def test_the_users_functions_apart_from_eager_and_internal_work(lab, request):
     """After an MLP (random's samplers: jxkernel's own functions; eager operations; the user's
     jitted predict compiled twice), the status bar counts predict's 2 compiles and the rest
-    apart ("+N eager/internal"); the panel lists predict's compilations first, then the eager
+    apart ("+N not yours"); the panel lists predict's compilations first, then the eager
     operations and jxkernel's functions grouped, one row per primitive or function with a
     count, under a heading each."""
     wait_connected(lab)
@@ -635,13 +635,13 @@ def test_the_users_functions_apart_from_eager_and_internal_work(lab, request):
     expect(lab.locator(PANEL)).to_be_visible()
     expect(output(lab, MLP).first).to_contain_text("(5, 2)")
     item = status_item(lab)
-    expect(item).to_have_text(re.compile(rf"· 2 compiles, \d+ hits · \+[1-9]\d* eager/internal{used()}$"))
+    expect(item).to_have_text(re.compile(rf"· 2 compiles, \d+ hits · \+[1-9]\d* not yours{used()}$"))
     assert "eager operations and jxkernel's or libraries' own functions" in \
         item.get_attribute("title")
     summary = lab.locator(f"{PANEL} .jx-Compilations-summary")
-    expect(summary).to_have_text(re.compile(r"^2 compilations of your functions · \+[1-9]\d* eager/internal$"))
+    expect(summary).to_have_text(re.compile(r"^2 compilations of your functions · \+[1-9]\d* not yours$"))
     extra = int(re.search(r"\+(\d+)", summary.inner_text())[1])
-    assert f"+{extra} eager/internal" in item.inner_text()
+    assert f"+{extra} not yours" in item.inner_text()
     rows = lab.locator(ROWS)
     expect(rows).to_have_count(2)
     expect(rows.nth(0).locator(".jx-col-reason")).to_contain_text("f32[3,4] -> f32[5,4]")
@@ -704,7 +704,7 @@ def test_a_registered_librarys_jits_are_headed_as_the_librarys(lab, request):
     expect(groups).to_have_count(1)
     shot_view(lab.locator(PANEL), request, "2-filtered")
     lab.locator(f"{PANEL} .jx-Compilations-filter").fill("")
-    expect(status_item(lab)).to_have_text(re.compile(rf"\+[1-9]\d* eager/internal{used()}$"))
+    expect(status_item(lab)).to_have_text(re.compile(rf"\+[1-9]\d* not yours{used()}$"))
     assert "jxkernel's or libraries' own functions" in status_item(lab).get_attribute("title")
 
 

@@ -1559,3 +1559,58 @@ def test_the_fix_for_a_helpers_global_passes_it_on_and_uses_the_new_value():
     assert [float(v) for v in result["out"]] == ref["out"]
     assert len([e for e in events if e.compiled]) == 1
     assert outside_values.stale_reads() == []
+
+
+def test_a_python_number_then_vmap_is_fixed_in_the_earlier_call_not_at_the_vmap():
+    """f(1.0), then jax.vmap(f)(x), x float32 (learner13): the weak side is the earlier
+    call's Python number, as JAX's miss says ("now f32[]{weak_type=False} and before
+    f32[]{weak_type=True}"). The cast it was told to paste (x = jnp.asarray(x, jnp.float32),
+    x float32 already) leaves JAX's miss; an array in the first call alone moves it to
+    jax.grad(f)(1.0) (the line 7 of learner13_array_first_then_vmap); the snippet shown, put
+    in each call given a Python number, traces once in JAX and in jxkernel."""
+    jax_said = REFERENCE["learner13_python_number_then_vmap"]["misses"]
+    assert [m["kind"] for m in jax_said] == ["never seen function", "types"]
+    assert jax_said[1]["changes"] == [{"after": "f32[]{weak_type=False}", "before":
+                                       "f32[]{weak_type=True}", "kind": "weak_type",
+                                       "path": "x"}]
+    _, events = jx_events("learner13_python_number_then_vmap")
+    (unread,) = events[-1].changes        # the earlier call's line unreadable: no number as code
+    assert unread.snippet == "" and "given a Python number)" in unread.fix
+    _, events = jx_events("learner13_python_number_then_vmap", lines=True)
+    (change,) = events[-1].changes
+    assert change.kind == "weak_type" and change.old == "f32[] (weak)"
+    assert "as in f(1.0)" in change.fix
+    assert "earlier call of f" in change.fix and "no rewrite of that array" in change.fix
+    assert "jax.grad(f) of one" in change.fix
+    assert "x = jnp.asarray(x" not in change.snippet
+    pasted = REFERENCE["learner13_python_number_then_vmap_cast_pasted"]
+    assert "x = jnp.asarray(x, jnp.float32)" in SCENARIOS[
+        "learner13_python_number_then_vmap_cast_pasted"][1]
+    assert [m["kind"] for m in pasted["misses"]] == ["never seen function", "types"]
+    moved = REFERENCE["learner13_array_first_then_vmap"]
+    assert ">:7 (" in moved["messages"][-1] and "now f32[]{weak_type=True}" in \
+        moved["messages"][-1]
+    _, events = jx_events("learner13_array_first_then_vmap")
+    assert [e.reason for e in events][0] == "first call" and len(events) == 2
+    fixed = "learner13_arrays_in_every_call_fixed"
+    assert change.snippet.split("    #")[0] == "jnp.asarray(1.0, jnp.float32)"
+    assert "f(jnp.asarray(1.0, jnp.float32))" in SCENARIOS[fixed][1]
+    assert [m["kind"] for m in REFERENCE[fixed]["misses"]] == ["never seen function"]
+    _, events = jx_events(fixed)
+    assert [e.reason for e in events] == ["first call"]
+
+
+def test_the_earlier_calls_number_is_the_learners_own():
+    """The code under vmap after a Python number puts the learner's own number in an array
+    (f(-2.5): jnp.asarray(-2.5, ...)), never an example's, which would change the value."""
+    source = ("@jax.jit\ndef f(x):\n    return x * 2\nf(-2.5)\n"
+              "jax.vmap(f)(jnp.arange(3.))\n")
+    file = "<learner13 number -2.5>"
+    linecache.cache[file] = (len(source), None, source.splitlines(True), file)
+    start = compile_log.last_seq() + 1
+    exec(compile(source, file, "exec"), {"jax": jxkernel, "jnp": jnp})
+    (event,) = [e for e in compile_log.events_since(start)
+                if (e.source or "").startswith(file) and e.changes]
+    (change,) = event.changes
+    assert "as in f(-2.5)" in change.fix
+    assert change.snippet.split("    #")[0] == "jnp.asarray(-2.5, jnp.float32)"

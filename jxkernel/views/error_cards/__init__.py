@@ -181,7 +181,8 @@ from .operand_dtypes import (_float_index_card, _float_shape_card, _fori_bounds_
 from .operand_shapes import (_broadcast_card, _is_broadcast_error, _is_matmul_shapes,
                              _is_reshape_size, _matmul_card, _reshape_card)
 from .ragged import _is_ragged, _ragged_card
-from .reading import _first_line, _public, _user_frame, _user_lines, spelled_for
+from .reading import (_first_line, _operation_lines, _public, _user_frame, _user_lines,
+                      spelled_for)
 from .slice_indices import _is_slice_indices, _slice_indices_card
 from .scan_lengths import _is_scan_lengths, _scan_lengths_card
 from .scalars import _is_scalar_conversion, _scalar_conversion_card
@@ -210,7 +211,9 @@ def card_for(exc: BaseException) -> ErrorCard | None:
         return card_for(original)
     for test, build in _CARDS:
         if test(exc):
-            where, called_from = _user_lines(exc)
+            # a card whose error is the staged operation's: its line, the call under it
+            where, called_from = _operation_lines(exc) if build in _AT_THE_OPERATION \
+                else _user_lines(exc)
             card = build(exc, where, called_from)
             # what every card says the same way: the error, and the user's lines it points at
             card.error, card.message = type(exc).__name__, _first_line(exc)
@@ -219,6 +222,9 @@ def card_for(exc: BaseException) -> ErrorCard | None:
             return card
     return None
 
+
+# cards whose "your line" is the operation's (the check's), not the call that compiled it
+_AT_THE_OPERATION = (_checkify_unwrapped_card,)
 
 _CARDS = [
     (_is_traced_field, _traced_field_card),     # before the tracer cards: Equinox's way

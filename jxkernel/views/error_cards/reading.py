@@ -9,7 +9,7 @@ import os
 import re
 
 from ...core.errors import CHECKPOINT
-from ...core.source_info import installed_package
+from ...core.source_info import JaxStackTraceBeforeTransformation, installed_package
 from ...transforms.jit.args import python_value_of
 from ..argument_uses import argument_expression, literal_of, python_value, with_argument
 from ..source import cell_name, is_user_file
@@ -57,6 +57,24 @@ def _user_lines(exc) -> tuple:
     inner, outer = frames[-1], frames[0]
     same_line = (outer["_path"], outer["line"]) == (inner["_path"], inner["line"])
     return inner, (None if same_line else outer)
+
+
+def _operation_lines(exc) -> tuple:
+    """(the learner's line of the operation `exc` was raised for, the learner's call that
+    staged it if another) where `exc`'s cause is a JaxStackTraceBeforeTransformation (as JAX
+    gives an error raised for an equation: checkify.check staged without checkify, raised as
+    jit compiles, names the check's line there); `_user_lines(exc)` otherwise."""
+    lines = _user_lines(exc)
+    cause = exc.__cause__
+    while cause is not None and not isinstance(cause, JaxStackTraceBeforeTransformation):
+        cause = cause.__cause__
+    frames = [] if cause is None else _learners_frames(cause)
+    if not frames:
+        return lines
+    frame, line = frames[-1]
+    operation, call = _location(frame.f_code.co_filename, line, frame.f_code.co_name), lines[0]
+    same = call is not None and (call["_path"], call["line"]) == (operation["_path"], line)
+    return operation, (None if same else call)
 
 
 def _user_frame(exc):

@@ -25,6 +25,9 @@ def _branch_rewrite(where) -> str:
                 where_, cond = whole.replace(part, where_, 1), whole.replace(part, cond, 1)
         return f"{where_}\n{_ONE_BRANCH}\n{cond}"
     if isinstance(node, ast.If):
+        printed = _print_when(node)
+        if printed is not None:
+            return printed
         simple = _simple_if(node)
         test = ast.unparse(node.test)
         if simple is not None:
@@ -49,6 +52,77 @@ def _branch_rewrite(where) -> str:
                 f"state = lax.while_loop(cond_fun, body_fun, state)")
     return ("y = jnp.where(cond, a, b)                   # elementwise, both computed\n"
             "y = lax.cond(cond, true_fn, false_fn, *operands)   # one branch runs")
+
+
+def _print_when(node) -> str | None:
+    """An `if` on a traced condition whose branches only print(...) (a learner debugging:
+    `if jnp.isnan(y): print("nan!", y)`), as lax.cond of jax.debug.print branches: it prints
+    as the compiled program runs, when the condition holds (JAX 0.10.2 prints "nan! nan" for
+    log(-1.0), nothing for log(2.0)); None for any other `if`.
+
+        >>> _print_when(ast.parse('if y < 0:\\n    print("neg", y)').body[0]).split("    #")[0]
+        "lax.cond(y < 0, lambda: jax.debug.print('neg {}', y), lambda: None)"
+    """
+    branches = [_debug_prints(node.body), _debug_prints(node.orelse) if node.orelse else "None"]
+    if None in branches:
+        return None
+    return (f"lax.cond({ast.unparse(node.test)}, lambda: {branches[0]}, lambda: {branches[1]})"
+            f"    # prints when it holds, as the program runs")
+
+
+def _debug_prints(body) -> str | None:
+    """`body` (statements) made one expression of jax.debug.print calls, where each is a
+    print(...) without keywords; None otherwise."""
+    calls = []
+    for stmt in body:
+        if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and
+                isinstance(stmt.value.func, ast.Name) and stmt.value.func.id == "print" and
+                not stmt.value.keywords):
+            return None
+        made = _format_of(stmt.value.args)
+        if made is None:
+            return None
+        fmt, args = made
+        calls.append(f"jax.debug.print({', '.join([repr(fmt), *args])})")
+    if not calls:
+        return None
+    return calls[0] if len(calls) == 1 else f"({', '.join(calls)})"
+
+
+def _format_of(args):
+    """(format string, argument code) printing what print(*args) prints: a string literal as
+    text, an f-string's parts as text and fields, any other argument a `{}` field; print's
+    spaces between them. None for a starred argument or a field whose spec is computed."""
+    parts, values = [], []
+    for arg in args:
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            parts.append(_braces(arg.value))
+        elif isinstance(arg, ast.JoinedStr):
+            text = ""
+            for piece in arg.values:
+                if isinstance(piece, ast.Constant):
+                    text += _braces(str(piece.value))
+                    continue
+                spec = piece.format_spec
+                if spec is not None and not all(isinstance(v, ast.Constant)
+                                                for v in spec.values):
+                    return None
+                conversion = "" if piece.conversion == -1 else "!" + chr(piece.conversion)
+                colon = "" if spec is None else ":" + "".join(str(v.value) for v in spec.values)
+                text += "{" + conversion + colon + "}"
+                values.append(ast.unparse(piece.value))
+            parts.append(text)
+        elif isinstance(arg, ast.Starred):
+            return None
+        else:
+            parts.append("{}")
+            values.append(ast.unparse(arg))
+    return " ".join(parts), values
+
+
+def _braces(text: str) -> str:
+    """Literal text for a format string: its braces doubled."""
+    return text.replace("{", "{{").replace("}", "}}")
 
 
 # lax.cond needs both branches of one type (JAX 0.10.2: "cond branches must have equal output

@@ -10,19 +10,36 @@ from ...core import errors as jx_errors
 from .card import ErrorCard, _DOCS
 from .reading import (_array_note, _or_static, _origin, _static_fix, _static_how,
                       _traced_phrase, _user_frame)
-from .rewrites import (_branch_rewrite, _node_at, _parse_line, _python_math_rewrite,
-                       _range_loop_rewrite)
+from .rewrites import (_branch_rewrite, _node_at, _parse_line, _print_when,
+                       _python_math_rewrite, _range_loop_rewrite)
 
 
 def _bool_card(exc, where, called_from) -> ErrorCard:
     origin = _origin(exc)
     static = _static_fix(origin, where, exc)
     # no if/while/and/or on the line: Python's max() or min() compared the traced values
-    builtin = _python_math_rewrite(where) if _node_at(where) is None else ""
+    node = _node_at(where)
+    builtin = _python_math_rewrite(where) if node is None else ""
+    # an `if` that only prints (a learner debugging): static would print at compiles alone
+    printing = isinstance(node, ast.If) and _print_when(node) is not None
+    if printing:
+        static = None
     rewrite = (f"{builtin}    # jnp's max and min: traced, no True or False needed"
                if builtin else _in_jnp(_branch_rewrite(where))) + \
         _or_static(origin, static, "value")
-    if builtin:
+    if printing:
+        why = (f"This line needs True or False, but the condition depends on "
+               f"{_traced_phrase(origin)}. Python's if and print run while tracing, once per "
+               f"compile, before any value exists.")
+        fix = ("jax.debug.print prints as the compiled program runs: in a lax.cond branch "
+               "(below) it prints only when the condition holds.")
+        if _CHECKS_NAN.search(ast.unparse(node.test)):
+            name = where.get("function", "")
+            name = name if name.isidentifier() else "f"      # (not "<module>")
+            fix += (f" To stop where a NaN or inf is made instead, checkify.checkify({name}, "
+                    f"errors=checkify.float_checks) returns an error whose err.throw() names "
+                    f"the operation that made it.")
+    elif builtin:
         why = (f"Python's max() and min() pick with a comparison (a > b), which must give "
                f"True or False, but it depends on {_traced_phrase(origin)}: it runs while "
                f"tracing, before any value exists.")
@@ -35,11 +52,16 @@ def _bool_card(exc, where, called_from) -> ErrorCard:
         fix = ("Branch inside the program: jnp.where(cond, a, b) computes both and picks "
                "elementwise; lax.cond(cond, true_fn, false_fn) runs one branch; loops: "
                "lax.while_loop / lax.fori_loop.")
-    fix += " Or make the argument static." if static else _array_note(origin)
+    if not printing:
+        fix += " Or make the argument static." if static else _array_note(origin)
     return ErrorCard(
         "bool-conversion", "Python control flow on a traced value",
         why=why, fix=fix, rewrite=rewrite,
         origin=origin, docs=_DOCS + "TracerBoolConversionError")
+
+
+# a test for NaN or inf, where checkify's float_checks name the operation that made one
+_CHECKS_NAN = re.compile(r"\b(isnan|isinf|isfinite|isposinf|isneginf)\(")
 
 
 def _in_jnp(rewrite) -> str:

@@ -5,11 +5,15 @@ the shape's fix rewritten for the rows a vmap gives a jitted function (`rows_und
 """
 from __future__ import annotations
 
+import ast
 import dataclasses
+import inspect
+import linecache
 import re
 
 import numpy as np
 
+from ...core.compile_record import compile_events
 from .change import Change, _aval_text
 from .fixes import _fixed, _refixed
 from .structure import list_item
@@ -127,11 +131,25 @@ def _bucket_fill(axis, old_shape, new_shape, array, offset=0) -> dict:
                 most=_DOUBLINGS, upto=floor << (_DOUBLINGS - 1))
 
 
-def rows_under_vmap(changes) -> tuple:
-    """`changes` of a jitted function traced under vmap: a row's new shape is told as such,
-    with its fix on the array vmap is given (vmap's mapped axis changing retraces nothing)."""
+def rows_under_vmap(changes, jitted=None) -> tuple:
+    """`changes` of a jitted function (`jitted`) traced under vmap: a row's new shape is
+    told as such, with its fix on the array vmap is given (vmap's mapped axis changing
+    retraces nothing); a leaf weak before and strong under vmap is told as the earlier
+    call's Python number (number_passed: as the learner wrote it), the vmap's array being
+    strong already (a cast of it, pasted at the vmap, changed nothing:
+    learner13_python_number_then_vmap_cast_pasted misses as before)."""
+    fun = getattr(jitted, "_name", "f")
+    fun = fun if fun.isidentifier() else "f"
     out = []
     for c in changes:
+        if c.kind == "weak_type" and c.old.endswith(" (weak)") and not c.new.endswith(" (weak)"):
+            dtype = _dtype_name(c.new)
+            number = None if jitted is None else number_passed(jitted, c.path)
+            # its code only with the learner's own number: an example's would change the value
+            example = number or ("1" if dtype.startswith(("int", "uint")) else "1.0")
+            fix, code = _VMAP_AFTER_NUMBER_FIX
+            c = _refixed(c, (fix, code if number else ""), fun=fun, dtype=dtype,
+                         number=example, said=f", as in {fun}({number})" if number else "")
         if c.kind == "shape" and c.fix.startswith(_BUCKET_FIX[0][:30]):
             old, new = _shape_of(c.old), _shape_of(c.new)
             if old is not None and new is not None and len(old) == len(new):
@@ -139,6 +157,37 @@ def rows_under_vmap(changes) -> tuple:
                 c = _refixed(c, _VMAP_ROWS_FIX, **_bucket_fill(axis, old, new, "xs", offset=1))
         out.append(c)
     return tuple(out)
+
+
+def number_passed(jitted, path: str) -> str | None:
+    """The Python number an earlier call of `jitted` passed as its argument `path`, as the
+    learner wrote it ("2.5" from the line `f(2.5)`, the latest compile where `path` was weak),
+    None where that line holds no one call of the function with a number there."""
+    try:
+        index = list(inspect.signature(jitted._fun).parameters).index(path)
+    except (TypeError, ValueError):
+        return None
+    name = jitted._name
+    for event in reversed(compile_events()):
+        site = event.call_site
+        if event.key is not jitted or site is None or \
+                not dict(event.signature).get(path, "").endswith(" (weak)"):
+            continue
+        try:
+            tree = ast.parse(linecache.getline(site.file, site.line).strip())
+        except SyntaxError:
+            return None
+        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and not n.keywords
+                 and ast.unparse(n.func).split(".")[-1] == name and len(n.args) > index]
+        if len(calls) != 1:
+            return None
+        arg = calls[0].args[index]
+        number = arg.operand if isinstance(arg, ast.UnaryOp) and \
+            isinstance(arg.op, (ast.USub, ast.UAdd)) else arg
+        if isinstance(number, ast.Constant) and type(number.value) in (int, float):
+            return ast.unparse(arg)
+        return None
+    return None
 
 
 def grown_step_by_step(changes, history, now=None) -> tuple:
@@ -180,6 +229,15 @@ def _list_length(path: str):
     def length(sig) -> int:
         return len({m.group(1) for p, _ in sig.named for m in [item.match(p)] if m})
     return length
+
+
+def _dtype_name(text: str) -> str:
+    """"float32" from "f32[]" (a Change's side as written), "float32" where unreadable."""
+    m = re.match(r"^([a-z]+)(\d*)\[", text)
+    kinds = {"f": "float", "i": "int", "u": "uint", "c": "complex", "bf": "bfloat"}
+    if m is None or m.group(1) not in kinds:
+        return "bool" if text.startswith("bool") else "float32"
+    return f"{kinds[m.group(1)]}{m.group(2)}"
 
 
 def _shape_of(text):
@@ -272,6 +330,22 @@ _VMAP_ROWS_FIX = (
     "n = xs.shape[{axis}]    # xs: the array given to vmap (mapped over axis 0)\n"
     "size = max({floor}, 1 << (n - 1).bit_length())    # a power of two, at least {floor}\n"
     "xs = jnp.pad(xs, {before}[(0, size - n)]{after})")
+# a Python number in an earlier call, then under vmap (never weak there): the weak side is the
+# earlier call's; an array there moves the miss to each later call given a number (JAX 0.10.2:
+# learner13_array_first_then_vmap misses at jax.grad(f)(1.0)); arrays in each, one trace
+# (learner13_arrays_in_every_call_fixed)
+_VMAP_AFTER_NUMBER_FIX = (
+    "{path} was weakly typed in an earlier call of {fun} (given a Python number{said}) and "
+    "is a strong {dtype} under vmap now: two types, a trace each. Where "
+    "vmap maps over it, the weak side is the earlier call's: a row of the array vmap maps "
+    "over is never weak, so no rewrite of that array removes this miss (it is {dtype} "
+    "already). An array in that earlier call alone moves the miss to the next call given a "
+    "Python number (jax.grad({fun}) of one, after it). Give {fun} a {dtype} array in "
+    "place of the Python number in every call that passes one, or keep the two traces.",
+    "jnp.asarray({number}, jnp.{dtype})    # in place of {number} in {fun}({number}), and of "
+    "each Python number passed as {path}")
+
+
 def _relaid(before: tuple, after: tuple) -> bool:
     """Whether two shapes of other ranks hold the same rows in another layout: the same first
     axis, and as many numbers per row (images as (8, 784), then as (8, 28, 28))."""

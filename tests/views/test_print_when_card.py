@@ -1,0 +1,72 @@
+"""The TracerBoolConversionError card on an `if` that only prints (a learner debugging NaNs,
+`if jnp.isnan(y): print("nan!", y)` inside jit): its rewrite is jax.debug.print in a lax.cond
+branch, which JAX 0.10.2 runs as recorded (tests/data/learner_debugging_reference.json,
+"print_when": "nan! nan" for f(-1.0), nothing for f(2.0)); its other way, checkify's float
+checks, names the operation as JAX's does. No static_argnames fix: a static x would print at
+compiles alone."""
+import ast
+import contextlib
+import io
+import json
+import linecache
+import os
+
+import pytest
+
+import jxkernel
+from jxkernel.views.error_cards import card_for
+from jxkernel.views.error_cards.rewrites import _print_when
+
+from learner_debugging_cases import PRINT_WHEN_CELL, PRINT_WHEN_LINE, print_when  # tests/data
+
+DATA = os.path.join(os.path.dirname(__file__), "..", "data")
+with open(os.path.join(DATA, "learner_debugging_reference.json")) as f:
+    JAX = json.load(f)["print_when"]
+
+
+def _card(tmp_path, cell, call):
+    path = str(tmp_path / "cell.py")        # a file of the learner's: the card reads its `if`
+    with open(path, "w") as f:
+        f.write(cell + call)
+    linecache.checkcache(path)
+    namespace = {"jax": jxkernel, "jnp": jxkernel.numpy}
+    with pytest.raises(jxkernel.errors.TracerBoolConversionError) as raised:
+        exec(compile(cell + call, path, "exec"), namespace)
+    return card_for(raised.value)
+
+
+def test_an_if_that_prints_gets_debug_print_under_cond_which_prints_as_jaxs(tmp_path):
+    card = _card(tmp_path, PRINT_WHEN_CELL, "f(-1.0)\n")
+    assert card.kind == "bool-conversion"
+    first = card.rewrite.splitlines()[0]
+    assert first.split("    #")[0] == PRINT_WHEN_LINE, card.rewrite
+    assert "static" not in card.rewrite and "static" not in card.fix
+    assert "jax.debug.print" in card.fix and \
+        "checkify.checkify(f, errors=checkify.float_checks)" in card.fix
+    # the learner's cell, the fixed cell and checkify's message, under jxkernel, are JAX's
+    assert print_when(jxkernel) == JAX
+    assert JAX["printed"] == ["nan! nan\n", ""]
+
+
+def test_an_if_printing_in_both_branches_or_with_fields_keeps_what_print_printed():
+    """print's spaces, an f-string's fields (spec and conversion kept), braces doubled."""
+    node = ast.parse("if y > 0:\n    print('pos {', y, f'{y:.2f} {y!r}')\n"
+                     "else:\n    print('neg')\n    print(y)\n").body[0]
+    assert _print_when(node).split("    #")[0] == (
+        "lax.cond(y > 0, lambda: jax.debug.print('pos {{ {} {:.2f} {!r}', y, y, y), "
+        "lambda: (jax.debug.print('neg'), jax.debug.print('{}', y)))")
+    y = jxkernel.numpy.float32(1.5)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        print('pos {', y, f'{y:.2f}', 'x')
+    # (the format string gives print's text for the same values: str.format's fields)
+    assert "pos {{ {} {:.2f} x".format(y, y) == out.getvalue().strip()
+
+
+@pytest.mark.parametrize("source", [
+    "if y > 0:\n    print('pos', file=f)\n",          # a keyword: print's own options
+    "if y > 0:\n    print(*ys)\n",                      # starred
+    "if y > 0:\n    print('pos')\n    z = 1\n",         # more than printing
+])
+def test_an_if_doing_more_than_printing_is_not_told_to_debug_print(source):
+    assert _print_when(ast.parse(source).body[0]) is None
