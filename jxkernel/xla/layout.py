@@ -115,6 +115,23 @@ def default_layout(aval) -> Layout:
                   _SUB_BYTE_BITS.get(getattr(aval.dtype, "name", ""), 0))
 
 
+def check_put_format(fmt, aval) -> None:
+    """JAX's ValueErrors for device_put of a value of type `aval` to a Format: its layout
+    Layout.AUTO, or a layout without a sharding; a layout of another rank than the value's."""
+    layout = fmt.layout
+    if layout is None and fmt.sharding is None:
+        return
+    if not isinstance(fmt.sharding, sharding_types) or not isinstance(layout, (Layout, type(None))):
+        raise ValueError(f"sharding and layout in `Layout` instance should be concrete. Got "
+                         f"layout: {fmt!r} for input {aval.str_short()}")
+    if layout is not None:
+        try:
+            layout.check_compatible_aval(aval.shape)
+        except ValueError as e:        # (JAX puts through a jit, whose result is checked)
+            raise ValueError(f"One of jit outputs with pytree key path result is incompatible "
+                             f"with its layout annotation {layout}: {e}") from None
+
+
 def sharding_of_format(fmt, ndim: int):
     """A Format's sharding, where its layout is the one jxkernel's arrays have: none given, or
     row-major without tiling (Orbax restores each shard with `Format(layout, sharding)`)."""
@@ -126,3 +143,27 @@ def sharding_of_format(fmt, ndim: int):
                                   f"(major_to_minor={row_major}); another layout is not "
                                   f"supported")
     return fmt.sharding
+
+
+def jit_sharding_of(leaf, what: str):
+    """A leaf of jit's `what` ("in_shardings") less its Format: the sharding of a Format
+    without a layout (None for Format()), any other leaf as it is. A bare Layout or
+    Layout.AUTO is JAX's ValueError; a Format with a layout is refused: jxkernel's compiled
+    programs take and give row-major buffers only (a buffer's layout is not checked when a
+    program runs, so one laid out otherwise would be read wrongly).
+
+    >>> jit_sharding_of(Format(None, None), "in_shardings") is None
+    True
+    """
+    if isinstance(leaf, (Layout, _AutoLayout)):      # (JAX's words)
+        raise ValueError(f"`jax.jit` does not accept device-local layouts directly. Create a "
+                         f"`Format` instance wrapping this device-local layout and pass that "
+                         f"to `jit` instead. Got {leaf}")
+    if not isinstance(leaf, Format):
+        return leaf
+    if leaf.layout is not None:
+        raise NotImplementedError(
+            f"jit's {what} got {leaf!r}: jxkernel compiles every program for row-major "
+            f"inputs and results and does not take a layout from jit (neither Layout.AUTO nor "
+            f"a concrete Layout); pass Format(None, sharding) or the sharding alone")
+    return leaf.sharding

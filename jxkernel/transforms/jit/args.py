@@ -23,6 +23,7 @@ from ...core.mesh import UNCONSTRAINED, UNSPECIFIED, PartitionSpec
 from ...core.staging import is_ref
 from ...core.trace import Tracer
 from ...xla.array import ArrayImpl
+from ...xla.layout import AutoLayout, Format, Layout, jit_sharding_of
 from ...xla.transfers import foreign_argument, shard_arg_handlers
 from ...tree_util import (DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey, broadcast_prefix,
                           keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten)
@@ -560,13 +561,18 @@ def abstract_leaf_aval(x, index_name, fun=None) -> ShapedArray:
         raise not_an_array(fun, index_name, x) from None
 
 
+# jit's leaves that may carry a layout (jax.experimental.layout's)
+_LAYOUT_LEAVES = (Format, Layout, type(AutoLayout))
+
+
 def unless_all_none(shardings, what: str):
     """`shardings` (jit's `what`: "in_shardings"), or None where each of its leaves is None
     (or it is None). A jit's shardings name every dimension: P.UNCONSTRAINED is JAX's error.
     UNSPECIFIED (JAX's own "not given") is None."""
     leaves, tree = tree_flatten(shardings, is_leaf=lambda x: x is None)
-    if any(s is UNSPECIFIED for s in leaves):
-        leaves = [None if s is UNSPECIFIED else s for s in leaves]
+    if any(s is UNSPECIFIED or isinstance(s, _LAYOUT_LEAVES) for s in leaves):
+        # a Format's sharding stands for it (one with a layout is refused there)
+        leaves = [None if s is UNSPECIFIED else jit_sharding_of(s, what) for s in leaves]
         shardings = tree_unflatten(tree, leaves)
     for s in leaves:
         if not (s is None or isinstance(s, PartitionSpec) or hasattr(s, "_device_assignment")):
