@@ -39,4 +39,18 @@ def run(jax) -> dict:
                             bool((np.asarray(put) == x).all())]
     plain = jax.device_put(x, Format())
     out["put/empty_format"] = [bool(plain._committed), bool((np.asarray(plain) == x).all())]
+    # jit given the row-major layout (every array's on the CPU), and one of the wrong rank
+    row = Format(Layout((0, 1)), one)
+    out["jit/rank_mismatch_in"] = _error(lambda: jax.jit(
+        lambda v: v * 2, in_shardings=Format(Layout((0, 1, 2)), one))(np.arange(8)))
+    out["jit/rank_mismatch_out"] = _error(lambda: jax.jit(
+        lambda v: v.sum(0), out_shardings=row)(x))
+    for name, kw in (("in", {"in_shardings": row}), ("out", {"out_shardings": row}),
+                     ("both", {"in_shardings": row, "out_shardings": row})):
+        f = jax.jit(lambda v: v.T * 2, **kw)
+        got = f(x)
+        compiled = f.lower(x).compile()
+        out[f"jit/row_major_{name}"] = [
+            bool((np.asarray(got) == x.T * 2).all()), repr(got.format),
+            repr(compiled.input_formats[0][0]), repr(compiled.output_formats)]
     return out

@@ -1,8 +1,9 @@
 """Layouts given to device_put and jit, as JAX 0.10.2 answers them on the CPU
 (tests/data/layout_cases.py, recorded by reference/make_layout_reference.py): Layout.AUTO
 and a layout of the wrong rank refused by device_put in JAX's words, a Format without a
-layout taken as its sharding, a bare Layout refused by jit. jxkernel's own refusal of a
-Format with a layout in jit (its programs are row-major only) is tested below."""
+layout taken as its sharding, a bare Layout refused by jit, jit given the row-major layout
+(every array's) and one of the wrong rank. jxkernel's own refusal of a
+Format with another layout in jit (its programs are row-major only) is tested below."""
 import functools
 import json
 import os
