@@ -29,26 +29,23 @@ from .high import CapturedHigh, call_high, has_high, has_high_tracer, remember_h
 from ...core.staging import DebugInfo, is_ref
 from ...core.trace import Tracer, _ctx, eval_trace
 from ...core.traceback_util import api_boundary, filter_raised, register_boundary
-from ...tree_util import (default_registry as _registry, broadcast_prefix, tree_flatten,
-                          tree_unflatten)
+from ...tree_util import default_registry as _registry, tree_flatten, tree_unflatten
 from ...xla import client as _client, pipeline
 from ...xla.array import ARRAY_TYPES, Array, buffers, is_plain
 from ...xla.dispatch import check_jitted_values
 from ...xla.placement import all_placed, found_for, placement_of, signature
-from ...xla.layout import Layout, check_layout_ranks, jit_layouts
 from ...xla.lowering import NeedsMesh
 from ...xla.scalars import host_placement, is_host_array, scalar_kinds, scalar_signature
 from ...xla.transfers import arguments_on, put_on_device
 from ..api_util import check_callable, flatten_fun, results_outside, fun_name, merge_static, update_wrapper
-from .args import (SCALAR_TYPES, Arguments, check_no_kwargs, constant_handlers, jit_shardings,
-                   leaf_aval, not_a_jax_type, python_inputs, result_paths, static_key, Token,
-                   token_carriers)
+from .args import (SCALAR_TYPES, Arguments, check_no_kwargs, constant_handlers, set_jit_shardings,
+                   leaf_aval, not_a_jax_type, python_inputs, static_key, Token, token_carriers)
 from .pinned import arguments_placement, pin_params, pinned_constraint_error, program_placement
 from .cache import (LAST_HIT, NO_HITS, NOWHERE, Entry, check_traceable, clear_jit,
                     compiled_trace, fun_state, c_last_hit, jit_deepcopy, jit_getstate,
                     jit_setstate, last_hit_for, remember)
 from .primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, told, traced_under
-from . import high as jit_high, refs as jit_refs
+from . import args as jit_args, high as jit_high, refs as jit_refs
 from .stages import (lower_jit, program_of, stage_eval_shape, stage_lower, stage_trace,
                      trace_lookup)
 
@@ -86,10 +83,7 @@ class Jitted(native.JitFunction if native else object):
         # None means unspecified, as in JAX, also per leaf (flax.nnx.jit's): a plain jit. One
         # given shardings has caches of its own (its fast path never sees plain entries);
         # SingleDeviceShardings on one device pin it there, as device= does (pinned.py)
-        # a Format's row-major Layout (every program's): each trace checks its rank
-        self._layouts = jit_layouts(in_shardings, out_shardings, tree_flatten, tree_unflatten)
-        self._in_shardings, self._out_shardings, self._pinned, self._sharded = jit_shardings(
-            in_shardings, out_shardings, device, backend)
+        set_jit_shardings(self, in_shardings, out_shardings, device, backend)   # (and layouts)
         self._fun = fun
         self._name = self.__name__ = fun_name(fun)  # JAX's: an object's "<unnamed function>"
         state = fun_state(fun)
@@ -305,23 +299,9 @@ class Jitted(native.JitFunction if native else object):
         start = time.perf_counter()
         closed = jit_refs.traced(self._flat_fun(treedef, statics, out_trees, names), leaves,
                                  avals, info, jit_refs.where(self), names)
-        closed = closed if high else remember_high(closed, out_trees)
-        if getattr(self, "_layouts", None) is not None:
-            self._check_layouts(dyn_args, avals, names, closed, out_trees[0])
+        closed = jit_args.layouts_checked(self._layouts, dyn_args, avals, names, out_trees[0],
+                                          closed if high else remember_high(closed, out_trees))
         return closed, out_trees[0], time.perf_counter() - start
-
-    def _check_layouts(self, dyn_args, avals, names, closed, out_tree) -> None:
-        """JAX's error where a Layout given to jit (in a Format) is not of its value's rank."""
-        given_in, given_out = self._layouts
-        is_leaf = lambda x: x is None or isinstance(x, Layout)     # noqa: E731
-        if given_in is not None:
-            flat = broadcast_prefix(given_in, dyn_args, is_leaf=is_leaf)
-            check_layout_ranks(flat, avals[:len(flat)], names()[:len(flat)], "arguments")
-        if given_out is not None:
-            outs = closed.out_avals
-            flat = broadcast_prefix(given_out, tree_unflatten(out_tree, list(outs)),
-                                    is_leaf=is_leaf)
-            check_layout_ranks(flat, outs, result_paths(out_tree), "outputs")
 
     def _compile(self, key, leaves, treedef, statics, avals, device, dyn_args, dyn_kwargs):
         traced = trace_lookup(self, key[:4])      # reused: its own, or a sibling jit's
