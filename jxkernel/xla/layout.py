@@ -115,6 +115,19 @@ def default_layout(aval) -> Layout:
                   _SUB_BYTE_BITS.get(getattr(aval.dtype, "name", ""), 0))
 
 
+def check_put_format(fmt, aval) -> None:
+    """JAX's ValueErrors for device_put of a value of type `aval` to a Format: its layout
+    Layout.AUTO, or a layout without a sharding; a layout of another rank than the value's."""
+    layout = fmt.layout
+    if layout is None and fmt.sharding is None:
+        return
+    if not isinstance(fmt.sharding, sharding_types) or not isinstance(layout, (Layout, type(None))):
+        raise ValueError(f"sharding and layout in `Layout` instance should be concrete. Got "
+                         f"layout: {fmt!r} for input {aval.str_short()}")
+    # (JAX puts through a jit whose one result is given the layout: that jit's check)
+    check_layout_ranks([layout], [aval], ["result"], "outputs")
+
+
 def sharding_of_format(fmt, ndim: int):
     """A Format's sharding, where its layout is the one jxkernel's arrays have: none given, or
     row-major without tiling (Orbax restores each shard with `Format(layout, sharding)`)."""
@@ -126,3 +139,62 @@ def sharding_of_format(fmt, ndim: int):
                                   f"(major_to_minor={row_major}); another layout is not "
                                   f"supported")
     return fmt.sharding
+
+
+def is_row_major(layout: Layout) -> bool:
+    """Whether `layout` is the one every jxkernel array and program has: row-major for its own
+    rank, untiled, of the dtype's own element size."""
+    return (layout.major_to_minor == tuple(range(len(layout.major_to_minor))) and
+            not layout.tiling and not layout.sub_byte_element_size_in_bits)
+
+
+def jit_sharding_of(leaf, what: str):
+    """A leaf of jit's `what` ("in_shardings") less its Format: the sharding of a Format
+    without a layout (None for Format()) or with the row-major one (jit_layouts keeps it for
+    the rank check), any other leaf as it is. A bare Layout or Layout.AUTO is JAX's
+    ValueError; a Format with another layout is refused: jxkernel's compiled programs take
+    and give row-major buffers only (a buffer's layout is not checked when a program runs,
+    so one laid out otherwise would be read wrongly).
+
+    >>> jit_sharding_of(Format(None, None), "in_shardings") is None
+    True
+    """
+    if isinstance(leaf, (Layout, _AutoLayout)):      # (JAX's words)
+        raise ValueError(f"`jax.jit` does not accept device-local layouts directly. Create a "
+                         f"`Format` instance wrapping this device-local layout and pass that "
+                         f"to `jit` instead. Got {leaf}")
+    if not isinstance(leaf, Format):
+        return leaf
+    if leaf.layout is not None and not (isinstance(leaf.layout, Layout) and
+                                        is_row_major(leaf.layout)):
+        raise NotImplementedError(
+            f"jit's {what} got {leaf!r}: jxkernel compiles every program for row-major "
+            f"inputs and results and takes no other layout from jit (neither Layout.AUTO nor "
+            f"a concrete Layout other than the row-major one, Layout(major_to_minor=(0, 1, "
+            f"...))); pass Format(None, sharding) or the sharding alone")
+    return leaf.sharding
+
+
+def jit_layouts(in_shardings, out_shardings, flatten, unflatten):
+    """(in, out): jit's `in_shardings` and `out_shardings` trees with each Format's Layout in
+    place of the Format (None elsewhere), or None where no Format there has a Layout: what
+    `check_layout_ranks` checks each trace against. `flatten`/`unflatten`: tree_util's."""
+    def layouts(tree):
+        leaves, treedef = flatten(tree, is_leaf=lambda x: x is None or isinstance(x, Format))
+        found = [x.layout if isinstance(x, Format) and isinstance(x.layout, Layout) else None
+                 for x in leaves]
+        return None if all(x is None for x in found) else unflatten(treedef, found)
+    return layouts(in_shardings), layouts(out_shardings)
+
+
+def check_layout_ranks(layouts, avals, names, what: str) -> None:
+    """JAX's ValueError where a Layout given to jit (one per value, or None) is not of its
+    value's rank. `what`: "arguments" or "outputs"; `names`: the values' pytree key paths."""
+    for layout, aval, name in zip(layouts, avals, names):
+        if layout is None:
+            continue
+        try:
+            layout.check_compatible_aval(aval.shape)
+        except ValueError as e:                        # (JAX's words)
+            raise ValueError(f"One of jit {what} with pytree key path {name} is incompatible "
+                             f"with its layout annotation {layout}: {e}") from None

@@ -6,13 +6,12 @@ over a mesh (xla/sharded.py). It stands above both, so that neither imports the 
 """
 from __future__ import annotations
 
-import numpy as np
 
-from ..core.avals import Token
+from ..core.avals import Token, get_aval
 from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.physical import wrap_physical
 from .array import Array
-from .layout import sharding_of_format
+from .layout import check_put_format, sharding_of_format
 from .transfers import put_on_device, typed_data
 
 
@@ -31,7 +30,9 @@ def device_put(x, device=None, *, copy=False) -> Array:
     if data is not None:                # a typed key: its data moves (a Format reads its rank)
         return wrap_physical(x.aval, device_put(data, device, copy=copy))
     if type(device).__name__ == "Format":            # jax.experimental.layout.Format
-        device = sharding_of_format(device, np.ndim(x))
+        aval = get_aval(x)
+        check_put_format(device, aval)
+        device = sharding_of_format(device, len(aval.shape))
     if hasattr(device, "_as_mesh_sharding"):        # a GSPMDSharding: its tiling as a mesh's
         device = device._as_mesh_sharding()
     if isinstance(device, (NamedSharding, PartitionSpec)):

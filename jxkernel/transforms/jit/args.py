@@ -23,6 +23,8 @@ from ...core.mesh import UNCONSTRAINED, UNSPECIFIED, PartitionSpec
 from ...core.staging import is_ref
 from ...core.trace import Tracer
 from ...xla.array import ArrayImpl
+from ...xla.layout import (AutoLayout, Format, Layout, check_layout_ranks, jit_layouts,
+                           jit_sharding_of)
 from ...xla.transfers import foreign_argument, shard_arg_handlers
 from ...tree_util import (DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey, broadcast_prefix,
                           keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten)
@@ -560,13 +562,18 @@ def abstract_leaf_aval(x, index_name, fun=None) -> ShapedArray:
         raise not_an_array(fun, index_name, x) from None
 
 
+# jit's leaves that may carry a layout (jax.experimental.layout's)
+_LAYOUT_LEAVES = (Format, Layout, type(AutoLayout))
+
+
 def unless_all_none(shardings, what: str):
     """`shardings` (jit's `what`: "in_shardings"), or None where each of its leaves is None
     (or it is None). A jit's shardings name every dimension: P.UNCONSTRAINED is JAX's error.
     UNSPECIFIED (JAX's own "not given") is None."""
     leaves, tree = tree_flatten(shardings, is_leaf=lambda x: x is None)
-    if any(s is UNSPECIFIED for s in leaves):
-        leaves = [None if s is UNSPECIFIED else s for s in leaves]
+    if any(s is UNSPECIFIED or isinstance(s, _LAYOUT_LEAVES) for s in leaves):
+        # a Format's sharding stands for it (one with a layout is refused there)
+        leaves = [None if s is UNSPECIFIED else jit_sharding_of(s, what) for s in leaves]
         shardings = tree_unflatten(tree, leaves)
     for s in leaves:
         if not (s is None or isinstance(s, PartitionSpec) or hasattr(s, "_device_assignment")):
@@ -576,6 +583,26 @@ def unless_all_none(shardings, what: str):
         if spec is not None and UNCONSTRAINED in spec.partitions:
             raise ValueError(f"Unconstrained dims are not allowed when passed to {what}: {s!r}")
     return None if all(s is None for s in leaves) else shardings
+
+
+def layouts_checked(layouts, dyn_args, avals, names, out_tree, closed):
+    """The trace `closed`, after JAX's error where a Layout given to jit in a Format
+    (`layouts`: xla/layout.py's jit_layouts, None where none was given) is not of its
+    argument's or its result's rank; `avals` and `names()` are the arguments' leaves'
+    (dyn_args' first: in_shardings take no keyword arguments)."""
+    if layouts is None:
+        return closed
+    given_in, given_out = layouts
+    out_avals = closed.out_avals
+    is_leaf = lambda x: x is None or isinstance(x, Layout)     # noqa: E731
+    if given_in is not None:
+        flat = broadcast_prefix(given_in, dyn_args, is_leaf=is_leaf)
+        check_layout_ranks(flat, avals[:len(flat)], names()[:len(flat)], "arguments")
+    if given_out is not None:
+        flat = broadcast_prefix(given_out, tree_unflatten(out_tree, list(out_avals)),
+                                is_leaf=is_leaf)
+        check_layout_ranks(flat, out_avals, result_paths(out_tree), "outputs")
+    return closed
 
 
 def check_device_arguments(device, backend, in_shardings, out_shardings) -> None:
@@ -598,16 +625,21 @@ def check_no_kwargs(in_shardings, dyn_kwargs) -> None:
         raise ValueError("pjit does not support kwargs when in_shardings is specified.")
 
 
-def jit_shardings(in_shardings, out_shardings, device, backend=None) -> tuple:
-    """(in_shardings, out_shardings, pinned device, sharded) of a jit: None for all-None
-    shardings; the device SingleDeviceShardings pin it to (pinned_device), else None; whether
-    it runs over a mesh (given other shardings). `device` and `backend` are checked too."""
+def set_jit_shardings(jitted, in_shardings, out_shardings, device, backend=None) -> None:
+    """Set a jit's `_in_shardings`, `_out_shardings` (None for all-None shardings, a Format
+    standing for its sharding), `_pinned` (the device SingleDeviceShardings pin it to,
+    pinned_device, else None), `_sharded` (whether it runs over a mesh: given other
+    shardings) and `_layouts` (the Formats' Layouts, xla/layout.py's jit_layouts; None: none
+    given). `device` and `backend` are checked too."""
     check_device_arguments(device, backend, in_shardings, out_shardings)
+    layouts = jit_layouts(in_shardings, out_shardings, tree_flatten, tree_unflatten)
     in_shardings = unless_all_none(in_shardings, "in_shardings")
     out_shardings = unless_all_none(out_shardings, "out_shardings")
     pinned = pinned_device(in_shardings, out_shardings) if device is None else None
     sharded = (in_shardings is not None or out_shardings is not None) and pinned is None
-    return in_shardings, out_shardings, pinned, sharded
+    jitted._in_shardings, jitted._out_shardings, jitted._pinned, jitted._sharded = (
+        in_shardings, out_shardings, pinned, sharded)
+    jitted._layouts = None if layouts == (None, None) else layouts
 
 
 def _one_device(s) -> bool:

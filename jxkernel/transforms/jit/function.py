@@ -38,14 +38,14 @@ from ...xla.lowering import NeedsMesh
 from ...xla.scalars import host_placement, is_host_array, scalar_kinds, scalar_signature
 from ...xla.transfers import arguments_on, put_on_device
 from ..api_util import check_callable, flatten_fun, results_outside, fun_name, merge_static, update_wrapper
-from .args import (SCALAR_TYPES, Arguments, check_no_kwargs, constant_handlers, jit_shardings,
+from .args import (SCALAR_TYPES, Arguments, check_no_kwargs, constant_handlers, set_jit_shardings,
                    leaf_aval, not_a_jax_type, python_inputs, static_key, Token, token_carriers)
 from .pinned import arguments_placement, pin_params, pinned_constraint_error, program_placement
 from .cache import (LAST_HIT, NO_HITS, NOWHERE, Entry, check_traceable, clear_jit,
                     compiled_trace, fun_state, c_last_hit, jit_deepcopy, jit_getstate,
                     jit_setstate, last_hit_for, remember)
 from .primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, told, traced_under
-from . import high as jit_high, refs as jit_refs
+from . import args as jit_args, high as jit_high, refs as jit_refs
 from .stages import (lower_jit, program_of, stage_eval_shape, stage_lower, stage_trace,
                      trace_lookup)
 
@@ -83,8 +83,7 @@ class Jitted(native.JitFunction if native else object):
         # None means unspecified, as in JAX, also per leaf (flax.nnx.jit's): a plain jit. One
         # given shardings has caches of its own (its fast path never sees plain entries);
         # SingleDeviceShardings on one device pin it there, as device= does (pinned.py)
-        self._in_shardings, self._out_shardings, self._pinned, self._sharded = jit_shardings(
-            in_shardings, out_shardings, device, backend)
+        set_jit_shardings(self, in_shardings, out_shardings, device, backend)   # (and layouts)
         self._fun = fun
         self._name = self.__name__ = fun_name(fun)  # JAX's: an object's "<unnamed function>"
         state = fun_state(fun)
@@ -300,7 +299,8 @@ class Jitted(native.JitFunction if native else object):
         start = time.perf_counter()
         closed = jit_refs.traced(self._flat_fun(treedef, statics, out_trees, names), leaves,
                                  avals, info, jit_refs.where(self), names)
-        closed = closed if high else remember_high(closed, out_trees)
+        closed = jit_args.layouts_checked(self._layouts, dyn_args, avals, names, out_trees[0],
+                                          closed if high else remember_high(closed, out_trees))
         return closed, out_trees[0], time.perf_counter() - start
 
     def _compile(self, key, leaves, treedef, statics, avals, device, dyn_args, dyn_kwargs):
