@@ -1,8 +1,9 @@
 """Slicing an axis of symbolic size under jax.export (symbolic bounds, steps other than 1,
-negative bounds and steps) against JAX 0.10.2 (tests/data/export_symbolic_slicing_reference.json,
-recorded by reference/make_export_symbolic_slicing_reference.py from
-tests/data/export_symbolic_slicing_cases.py): the result's shape as a symbolic expression,
-and the exported function's values at two concrete sizes (exact: slicing moves values)."""
+negative bounds and steps) and jnp.arange with symbolic bounds or step, against JAX 0.10.2
+(tests/data/export_symbolic_sizes_reference.json, recorded by
+reference/make_export_symbolic_sizes_reference.py from tests/data/export_symbolic_sizes_cases.py):
+the result's shape as a symbolic expression, and the exported function's values at two
+concrete sizes (exact: slicing and integer aranges move or count values)."""
 import json
 import os
 
@@ -11,9 +12,9 @@ import pytest
 import jxkernel
 import locations  # tests/support: the repository's folders
 
-from export_symbolic_slicing_cases import run       # tests/data, on pytest's pythonpath
+from export_symbolic_sizes_cases import run       # tests/data, on pytest's pythonpath
 
-with open(os.path.join(locations.DATA, "export_symbolic_slicing_reference.json")) as f:
+with open(os.path.join(locations.DATA, "export_symbolic_sizes_reference.json")) as f:
     JAX = json.load(f)
 
 pytestmark = pytest.mark.xla_only("XLA text")    # jax.export: refused on the NumPy backend

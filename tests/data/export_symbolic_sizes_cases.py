@@ -1,0 +1,46 @@
+"""Sizes computed from symbolic dimensions under jax.export: slices of an axis of symbolic
+size (symbolic bounds `x[b:2*b + 2]`, steps other than 1, negative bounds and steps, an
+integer on a symbolic axis) and jnp.arange with symbolic start, stop or step. `run(jax)`
+gives, per case, the exported result's shape as text, and the values of the exported
+function called at two concrete sizes; recorded on real JAX by
+reference/make_export_symbolic_sizes_reference.py, compared by
+tests/export/test_export_symbolic_sizes.py."""
+import numpy as np
+
+# (name, function of x of shape (c, b), b and the library's numpy): slices of axis 0 (size
+# c) with bounds and steps drawn from b; aranges from b
+CASES = [
+    ("b:2b+2", lambda x, b, jnp: x[b:2 * b + 2]),
+    ("::2", lambda x, b, jnp: x[::2]),
+    ("::b", lambda x, b, jnp: x[::b]),
+    ("-2::-b", lambda x, b, jnp: x[-2::-b]),
+    ("-b:4:-1", lambda x, b, jnp: x[-b:4:-1]),
+    ("2:-4", lambda x, b, jnp: x[2:-4]),
+    ("-2b-2:b:2", lambda x, b, jnp: x[-2 * b - 2:b:2]),
+    ("::-1", lambda x, b, jnp: x[::-1]),
+    ("1", lambda x, b, jnp: x[1]),
+    ("b:", lambda x, b, jnp: x[b:]),
+    (":, ::-2", lambda x, b, jnp: x[:, ::-2]),
+    ("arange(0, 5b, 2)", lambda x, b, jnp: jnp.arange(0, 5 * b, 2)),
+    ("arange(10, 0, -b)", lambda x, b, jnp: jnp.arange(10, 0, -b)),
+    ("arange(b, 1, -2)", lambda x, b, jnp: jnp.arange(b, 1, -2)),
+    ("arange(0, b, 1, f32)", lambda x, b, jnp: jnp.arange(0, b, 1, np.float32)),
+    ("arange(b, 5b + 2, 2)", lambda x, b, jnp: jnp.arange(b, 5 * b + 2, 2)),
+    ("arange(0, 0, b)", lambda x, b, jnp: jnp.arange(0, 0, b)),
+]
+SIZES = [(16, 8), (10, 3)]
+
+
+def run(jax):
+    export, jnp = jax.export, jax.numpy
+    out = {}
+    for name, f in CASES:
+        c, b = export.symbolic_shape("c, b")
+        exp = export.export(jax.jit(lambda x, f=f: f(x, x.shape[1], jnp)))(
+            jax.ShapeDtypeStruct((c, b), np.float32))
+        calls = []
+        for shape in SIZES:
+            x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+            calls.append(np.asarray(exp.call(x)).tolist())
+        out[name] = {"shape": str(exp.out_avals[0].shape), "calls": calls}
+    return out
