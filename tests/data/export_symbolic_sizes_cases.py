@@ -1,6 +1,7 @@
 """Sizes computed from symbolic dimensions under jax.export: slices of an axis of symbolic
 size (symbolic bounds `x[b:2*b + 2]`, steps other than 1, negative bounds and steps, an
-integer on a symbolic axis) and jnp.arange with symbolic start, stop or step. `run(jax)`
+integer on a symbolic axis), jnp.arange with symbolic start, stop or step, and window
+reductions and FFTs over axes of symbolic size. `run(jax)`
 gives, per case, the exported result's shape as text, and the values of the exported
 function called at two concrete sizes; recorded on real JAX by
 reference/make_export_symbolic_sizes_reference.py, compared by
@@ -27,8 +28,20 @@ CASES = [
     ("arange(0, b, 1, f32)", lambda x, b, jnp: jnp.arange(0, b, 1, np.float32)),
     ("arange(b, 5b + 2, 2)", lambda x, b, jnp: jnp.arange(b, 5 * b + 2, 2)),
     ("arange(0, 0, b)", lambda x, b, jnp: jnp.arange(0, 0, b)),
+    # ops whose sizes are attributes (windows, FFT lengths) on operands of symbolic size
+    ("reduce_window sum", lambda x, b, jnp: _lax(jnp).reduce_window(
+        x, 0.0, _lax(jnp).add, (2, 3), (1, 2), "VALID")),
+    ("reduce_window max", lambda x, b, jnp: _lax(jnp).reduce_window(
+        x, -np.inf, _lax(jnp).max, (3, 1), (2, 1), "VALID")),
+    ("rfft of pairs", lambda x, b, jnp: jnp.fft.rfft(jnp.stack([x, x], axis=-1))),
 ]
 SIZES = [(16, 8), (10, 3)]
+
+
+def _lax(jnp):
+    """The lax beside this numpy (jax.lax, or jxkernel's)."""
+    import importlib
+    return importlib.import_module(jnp.__name__.rsplit(".", 1)[0] + ".lax")
 
 
 def run(jax):
@@ -41,6 +54,9 @@ def run(jax):
         calls = []
         for shape in SIZES:
             x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
-            calls.append(np.asarray(exp.call(x)).tolist())
+            value = np.asarray(exp.call(x))
+            # (complex results as [re, im] pairs, for JSON)
+            calls.append(np.stack([value.real, value.imag], -1).tolist()
+                         if np.iscomplexobj(value) else value.tolist())
         out[name] = {"shape": str(exp.out_avals[0].shape), "calls": calls}
     return out
