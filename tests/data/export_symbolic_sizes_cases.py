@@ -1,7 +1,7 @@
 """Sizes computed from symbolic dimensions under jax.export: slices of an axis of symbolic
 size (symbolic bounds `x[b:2*b + 2]`, steps other than 1, negative bounds and steps, an
-integer on a symbolic axis), jnp.arange with symbolic start, stop or step, and window
-reductions and FFTs over axes of symbolic size. `run(jax)`
+integer on a symbolic axis), jnp.arange with symbolic start, stop or step, window
+reductions, FFTs and einsums over axes of symbolic size. `run(jax)`
 gives, per case, the exported result's shape as text, and the values of the exported
 function called at two concrete sizes; recorded on real JAX by
 reference/make_export_symbolic_sizes_reference.py, compared by
@@ -34,6 +34,9 @@ CASES = [
     ("reduce_window max", lambda x, b, jnp: _lax(jnp).reduce_window(
         x, -np.inf, _lax(jnp).max, (3, 1), (2, 1), "VALID")),
     ("rfft of pairs", lambda x, b, jnp: jnp.fft.rfft(jnp.stack([x, x], axis=-1))),
+    # einsum plans with symbolic sizes (as 8, in JAX)
+    ("einsum cb,cd->bd", lambda x, b, jnp: jnp.einsum("cb,cd->bd", x, x)),
+    ("einsum cb,c,cd->bd", lambda x, b, jnp: jnp.einsum("cb,c,cd->bd", x, x[:, 0], x)),
 ]
 SIZES = [(16, 8), (10, 3)]
 

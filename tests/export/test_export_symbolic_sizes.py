@@ -7,6 +7,7 @@ concrete sizes (exact: slicing and integer aranges move or count values)."""
 import json
 import os
 
+import numpy as np
 import pytest
 
 import jxkernel
@@ -43,3 +44,13 @@ SHAPE_ORDER = {
 @pytest.mark.parametrize("case", sorted(set(JAX) - {"jax_version"}))
 def test_shape_as_jax(ours, case):
     assert ours[case]["shape"] == SHAPE_ORDER.get(case, JAX[case]["shape"])
+
+
+def test_einsum_of_unequal_symbolic_contractions_is_refused_as_jax():
+    # JAX 0.10.2's shape_poly_test harness einsum_incompatible_contractions_error: its
+    # AssertionError, as opt_einsum planned with both sizes as 8
+    b0, b1 = jxkernel.export.symbolic_shape("b0, b1")
+    with pytest.raises(AssertionError, match="Incompatible reduction dimensions"):
+        fn = jxkernel.jit(lambda x, y: jxkernel.numpy.einsum("ab,cb->ac", x, y))
+        jxkernel.export.export(fn)(jxkernel.ShapeDtypeStruct((2, b0), np.float32),
+                                   jxkernel.ShapeDtypeStruct((2, b1), np.float32))
