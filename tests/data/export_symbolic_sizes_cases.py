@@ -1,7 +1,7 @@
 """Sizes computed from symbolic dimensions under jax.export: slices of an axis of symbolic
 size (symbolic bounds `x[b:2*b + 2]`, steps other than 1, negative bounds and steps, an
 integer on a symbolic axis), jnp.arange with symbolic start, stop or step, window
-reductions, FFTs and einsums over axes of symbolic size. `run(jax)`
+reductions, FFTs, einsums and segment sums over axes of symbolic size. `run(jax)`
 gives, per case, the exported result's shape as text, and the values of the exported
 function called at two concrete sizes; recorded on real JAX by
 reference/make_export_symbolic_sizes_reference.py, compared by
@@ -37,14 +37,21 @@ CASES = [
     # einsum plans with symbolic sizes (as 8, in JAX)
     ("einsum cb,cd->bd", lambda x, b, jnp: jnp.einsum("cb,cd->bd", x, x)),
     ("einsum cb,c,cd->bd", lambda x, b, jnp: jnp.einsum("cb,c,cd->bd", x, x[:, 0], x)),
+    # a symbolic number of segments and bucket size
+    ("segment_sum", lambda x, b, jnp: _module(jnp, "ops").segment_sum(
+        x, jnp.arange(x.shape[0]) % b, num_segments=b, bucket_size=b)),
 ]
 SIZES = [(16, 8), (10, 3)]
 
 
-def _lax(jnp):
-    """The lax beside this numpy (jax.lax, or jxkernel's)."""
+def _module(jnp, name):
+    """The module `name` beside this numpy (jax.lax, or jxkernel's)."""
     import importlib
-    return importlib.import_module(jnp.__name__.rsplit(".", 1)[0] + ".lax")
+    return importlib.import_module(jnp.__name__.rsplit(".", 1)[0] + "." + name)
+
+
+def _lax(jnp):
+    return _module(jnp, "lax")
 
 
 def run(jax):
