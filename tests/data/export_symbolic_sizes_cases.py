@@ -1,7 +1,7 @@
 """Sizes computed from symbolic dimensions under jax.export: slices of an axis of symbolic
 size (symbolic bounds `x[b:2*b + 2]`, steps other than 1, negative bounds and steps, an
 integer on a symbolic axis), jnp.arange with symbolic start, stop or step, window
-reductions, FFTs, einsums and segment sums over axes of symbolic size. `run(jax)`
+reductions, FFTs, einsums, segment sums and pads over axes of symbolic size. `run(jax)`
 gives, per case, the exported result's shape as text, and the values of the exported
 function called at two concrete sizes; recorded on real JAX by
 reference/make_export_symbolic_sizes_reference.py, compared by
@@ -40,6 +40,8 @@ CASES = [
     # a symbolic number of segments and bucket size
     ("segment_sum", lambda x, b, jnp: _module(jnp, "ops").segment_sum(
         x, jnp.arange(x.shape[0]) % b, num_segments=b, bucket_size=b)),
+    # a pad width of symbolic size (mode "constant")
+    ("pad ((b, 0), (1, 2))", lambda x, b, jnp: jnp.pad(x, ((b, 0), (1, 2)))),
 ]
 SIZES = [(16, 8), (10, 3)]
 
