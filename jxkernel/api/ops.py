@@ -11,14 +11,13 @@ static under jit; without it, it is `max(segment_ids) + 1`, read from concrete i
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .. import lax
 from .. import numpy as jnp
 from ..core import dtypes
 from ..core.errors import ConcretizationTypeError
+from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
 from ..numpy.indexing import _scatter_update
 from ..numpy.util import check_arraylike
@@ -54,7 +53,8 @@ def _segment_update(name, data, segment_ids, scatter_op, num_segments, indices_a
     if isinstance(num_segments, Tracer):
         raise ConcretizationTypeError(num_segments, f"{name}() `num_segments` argument must be "
                                                     f"a static int")
-    num_segments = int(num_segments)
+    # (a symbolic size stays one under jax.export, as JAX's concrete_dim_or_error keeps it)
+    num_segments = num_segments if is_symbolic(num_segments) else int(num_segments)
     if num_segments < 0:
         raise ValueError("num_segments must be non-negative.")
     identity = _identity(scatter_op, dtype)
@@ -62,7 +62,7 @@ def _segment_update(name, data, segment_ids, scatter_op, num_segments, indices_a
         out = jnp.full((num_segments,) + data.shape[1:], identity, dtype=dtype)
         return _scatter_update(out, segment_ids, data, scatter_op, indices_are_sorted,
                                unique_indices, normalize_indices=False, mode=mode)
-    num_buckets = math.ceil(segment_ids.size / bucket_size)
+    num_buckets = -(-segment_ids.size // bucket_size)       # (exact for symbolic sizes)
     out = jnp.full((num_buckets, num_segments) + data.shape[1:], identity, dtype=dtype)
     out = _scatter_update(out, np.index_exp[jnp.arange(segment_ids.shape[0]) // bucket_size,
                                             segment_ids[None, :]],

@@ -86,3 +86,41 @@ def dilate_dim(d, dilation):
     if definitely_equal(dilation, 1):
         return d
     return max_dim(1 + dilation * (d - 1), 0)
+
+
+def canonicalize_slice(s: slice, axis_size) -> tuple:
+    """(start, step, size) of `x[s]` on an axis of `axis_size`, like `s.indices` but for
+    symbolic sizes and bounds too (JAX's core.canonicalize_slice): the step's sign and each
+    bound's sign must be decidable; bounds are clamped with min_dim/max_dim.
+
+    >>> canonicalize_slice(slice(None, None, -2), 5), canonicalize_slice(slice(2, 9), 5)
+    ((4, -2, 3), (2, 1, 3))
+    """
+    step = 1 if s.step is None else index_or_symbolic(s.step)
+    if not is_symbolic(step) and step == 0:
+        raise ValueError("slice step cannot be zero")
+    try:
+        forward = step > 0
+    except Exception as e:
+        if type(e).__name__ != "InconclusiveDimensionOperation":
+            raise
+        raise type(e)(f"In slice with non-constant elements the step ({step}) must be "
+                      f"resolved statically if it is > 0 or < 0.\nDetails: {e}") from None
+
+    def clamp(i, which):
+        i = index_or_symbolic(i)
+        try:
+            nonnegative = i >= 0
+        except Exception as e:
+            if type(e).__name__ != "InconclusiveDimensionOperation":
+                raise
+            raise type(e)(f"In slice with non-constant elements the {which} ({i}) must be "
+                          f"resolved statically if it is >= 0.\nDetails: {e}") from None
+        if nonnegative:
+            return min_dim(axis_size if forward else axis_size - 1, i)
+        return max_dim(0 if forward else -1, axis_size + i)
+
+    start = (0 if forward else axis_size - 1) if s.start is None else clamp(s.start, "start")
+    stop = (axis_size if forward else -1) if s.stop is None else clamp(s.stop, "stop")
+    gap, distance = (step, stop - start) if forward else (-step, start - stop)
+    return start, step, max_dim(0, distance + gap - 1) // gap

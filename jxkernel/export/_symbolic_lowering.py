@@ -26,7 +26,8 @@ from ..lax import _lowering as _hl
 from ..lax import _rules
 from ..lax import elementwise as _elementwise
 from ..lax import reductions as _reductions
-from ..lax import shapes, slicing
+from ..lax import shapes, slicing, windowed
+from ..lax.fft import fft_p
 from ..lax.reductions import cumsum_p
 from ..lax.slicing import (GatherScatterMode, _dims_attr, _scatter_lowering, dynamic_slice_p,
                            gather_p)
@@ -192,6 +193,20 @@ def _dynamic_reshape(ctx, x, **_):
                                                                                   out.shape)])
 
 
+def _stack(ctx, *xs, axis):
+    """Each operand reshaped to a unit axis at `axis` (its shape an operand), then one
+    concatenate."""
+    aval = ctx.avals_in[0]
+    if not has_symbolic(aval.shape):
+        return lowering_rules[shapes.stack_p](ctx, *xs, axis=axis)
+    unit = list(aval.shape)
+    unit.insert(axis, 1)
+    shape = ctx.module_ctx.symbolic.shape(ctx.block, unit)
+    parts = [ctx.op1("stablehlo.dynamic_reshape", [x, shape],
+                     result_type=hlo.tensor_type(tuple(unit), aval.dtype)) for x in xs]
+    return ctx.op1("stablehlo.concatenate", parts, {"dimension": hlo.i64_attr(axis)})
+
+
 def _iota(ctx, *, dtype, shape, dimension, sharding=None):
     return ctx.module_ctx.symbolic.iota(ctx, shape, dtype, dimension)
 
@@ -240,11 +255,16 @@ def _overrides() -> dict:
     cumulative = {prim: _cumulative(prim) for prim in lowering_rules
                   if prim.name in _CUMULATIVE_KINDS and getattr(
                       lowering_rules[prim], "__module__", None) == lowering_rules[cumsum_p].__module__}
-    return {**scatters, **cumulative, gather_p: _gather,
+    # ops whose result type is all that meets a symbolic size (their windows and lengths are
+    # attributes: constants here, as in JAX, whose shape refinement infers the rest)
+    attributed = {prim: _static_sizes(prim, _attribute_sizes)
+                  for prim in (windowed.reduce_window_sum_p, windowed.reduce_window_max_p,
+                               windowed.reduce_window_min_p, windowed.reduce_window_p, fft_p)}
+    return {**scatters, **cumulative, **attributed, gather_p: _gather,
             dynamic_slice_p: _static_sizes(dynamic_slice_p,
                                            lambda ctx, params: params["slice_sizes"]),
             shapes.broadcast_in_dim_p: _broadcast_in_dim, shapes.reshape_p: _reshape,
-            shapes.squeeze_p: _dynamic_reshape, shapes.iota_p: _iota,
+            shapes.squeeze_p: _dynamic_reshape, shapes.iota_p: _iota, shapes.stack_p: _stack,
             slicing.pad_p: _pad, shapes.split_p: _split, slicing.slice_p: _slice}
 
 
@@ -324,6 +344,14 @@ def _refusal(prim, dim, where: str) -> NotImplementedError:
         f"export with symbolic shapes: primitive '{prim}' meets the symbolic dimension "
         f"'{dim}' ({where}), and jxkernel has no shape-polymorphic lowering for it. Export "
         f"with concrete shapes for this function.")
+
+
+def _attribute_sizes(ctx, params) -> list:
+    """The sizes a window reduction's or an FFT's op takes as attributes."""
+    names = ("window_dimensions", "window_strides", "base_dilation", "window_dilation",
+             "fft_lengths")
+    sizes = [d for n in names for d in (params.get(n) or ())]
+    return sizes + [d for pair in params.get("padding") or () for d in pair]
 
 
 def _static_sizes(prim, sizes_of):

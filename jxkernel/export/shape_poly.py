@@ -106,8 +106,10 @@ class _Atom:
         if self.op == "var":
             return 1, _INF
         x, y = self.args
-        lo_x, hi_x = _bounds(x)
-        lo_y, hi_y = _bounds(y)
+        # (an argument's bounds through its min and max terms: floordiv(c + 1 - min(c, b), 2)
+        # >= 0, as JAX decides)
+        lo_x, hi_x = _bounds_through_minmax(x, 2)
+        lo_y, hi_y = _bounds_through_minmax(y, 2)
         if self.op == "max":
             return max(lo_x, lo_y), max(hi_x, hi_y)
         if self.op == "min":
@@ -526,7 +528,7 @@ def _greater_equal(x, y, op: str, shown=None) -> bool:
     diff = x - y
     if isinstance(diff, int):
         return diff >= 0
-    lo, hi = constrained_bounds(diff)
+    lo, hi = _bounds_through_minmax(diff)
     if lo >= 0:
         return True
     if hi < 0:
@@ -537,6 +539,32 @@ def _greater_equal(x, y, op: str, shown=None) -> bool:
     left, right = shown or (x, y)
     raise _inconclusive(f"Symbolic dimension comparison '{left}' {op} '{right}' is "
                         f"inconclusive.")
+
+
+def _bounds_through_minmax(d, depth=3) -> tuple:
+    """constrained_bounds of `d`, narrowed as JAX's decision procedure does for a term
+    k*max(p, q) or k*min(p, q): `d` with p in its place and `d` with q bound it, the larger
+    of their bounds where the term acts as a max (k*max with k > 0, k*min with k < 0), the
+    smaller where it acts as a min (min(c, 2*b + 2) - min(c, b) >= 0: c - min(c, b) >= 0
+    and 2*b + 2 - min(c, b) >= 3). Each such term is tried (the bounds are sound whichever
+    goes first) and the tightest kept.
+
+    >>> b, c = symbolic_shape("b, c")
+    >>> _bounds_through_minmax(c.min_dim(2 * b + 2) - c.min_dim(b))
+    (0, inf)
+    """
+    lo, hi = constrained_bounds(d)
+    if depth == 0 or not isinstance(d, _DimExpr):
+        return lo, hi
+    for monomial, coeff in d._terms:
+        if len(monomial) == 1 and monomial[0].op in ("max", "min"):
+            atom = _DimExpr._make({monomial: 1}, d.scope)
+            rest = d - coeff * atom
+            (lo1, hi1), (lo2, hi2) = (_bounds_through_minmax(rest + coeff * p, depth - 1)
+                                      for p in monomial[0].args)
+            pick = max if (monomial[0].op == "max") == (coeff > 0) else min
+            lo, hi = max(lo, pick(lo1, lo2)), min(hi, pick(hi1, hi2))
+    return lo, hi
 
 
 def _minmax_ge(x, y):

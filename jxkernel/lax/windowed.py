@@ -29,6 +29,7 @@ from ..core import sharding_types
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, numpy_rules, sharding_rules, transpose_rules)
 from ..core.staging import trace_to_jaxpr
+from ..core.symbolic import dilate_dim, is_symbolic, stride_dim
 from ..core.interpreter_primitives import typed_constant
 from ..tree_util import tree_unflatten
 from ..xla import stablehlo as hlo
@@ -52,7 +53,8 @@ _WINDOW_PARAMS = ("window_dimensions", "window_strides", "padding", "base_dilati
 # ------------------------------------------------------------------ window shapes
 def _dilate(shape, dilation) -> tuple:
     """Length of each dimension with dilation - 1 holes between neighbours."""
-    return tuple(0 if d == 0 else 1 + k * (d - 1) for d, k in zip(shape, dilation))
+    return tuple(dilate_dim(d, k) if is_symbolic(d) else 0 if d == 0 else 1 + k * (d - 1)
+                 for d, k in zip(shape, dilation))
 
 
 def reduce_window_shape_tuple(operand_shape, window_dimensions, window_strides, padding,
@@ -67,7 +69,8 @@ def reduce_window_shape_tuple(operand_shape, window_dimensions, window_strides, 
     if window_dilation is not None:
         window_dimensions = _dilate(window_dimensions, window_dilation)
     padded = [d + lo + hi for d, (lo, hi) in zip(operand_shape, padding)]
-    return tuple(builtins.max(0, (d - w) // s + 1)
+    # (a symbolic size: JAX's expression, max(0, ...) where undecided)
+    return tuple(stride_dim(d, w, s) if is_symbolic(d) else builtins.max(0, (d - w) // s + 1)
                  for d, w, s in zip(padded, window_dimensions, window_strides))
 
 

@@ -27,7 +27,7 @@ from ..core import vma
 from ..core.avals import ShapedArray, replicated_on
 from ..core.errors import ConcretizationTypeError, masked_array_error, shape_error
 from ..core.mesh import NamedSharding, PartitionSpec, get_mesh, on_context_mesh, resolve
-from ..core.symbolic import is_symbolic
+from ..core.symbolic import is_symbolic, max_dim
 from ..core.trace import Tracer
 from ..core.interpreter_primitives import typed_scalar
 from ..xla import client as _client
@@ -630,6 +630,10 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding
     for name, val in ((start_name, start), ("stop", stop), ("step", step)):
         if val is not None and np.ndim(val) != 0:
             raise ValueError(f"jax.numpy.arange: arguments must be scalars; got {name}={val}")
+    if any(is_symbolic(v) for v in (start, stop, step)):     # jax.export
+        start, stop = (0, start) if stop is None else (start, stop)
+        return _arange_symbolic(start, stop, 1 if step is None else step,
+                                dtype or _core.default_int_dtype())
     if dtype is None:
         dtype = result_type(start, *(x for x in (stop, step) if x is not None))
     if any(np.iscomplexobj(v) for v in (start, stop, step) if v is not None):
@@ -658,6 +662,35 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding
         out = lax.add(lax.convert_element_type(start, dtype),
                       lax.broadcasted_iota(dtype, (size,), 0, out_sharding=sharding))
     return out if device is None else place(out, device)
+
+
+def _arange_symbolic(start, stop, step, dtype):
+    """arange with a symbolic start, stop or step (jax.export): start + step * iota(size),
+    size JAX's `max(0, distance + gap - 1) // gap`; the step's sign must be decidable.
+
+    >>> import jxkernel as jax
+    >>> b, = jax.export.symbolic_shape("b")
+    >>> jax.eval_shape(lambda: _arange_symbolic(0, 5 * b, 2, np.int32)).shape
+    (floordiv(5*b + 1, 2),)
+    """
+    if not all(is_symbolic(v) or isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+               for v in (start, stop, step)):
+        raise ValueError("In arange with non-constant arguments all of start, stop, and step "
+                         f"must be either dimension expressions or integers: start={start}, "
+                         f"stop={stop}, step={step}")
+    try:
+        if step == 0:
+            raise ValueError("arange has step == 0")
+        forward = step > 0
+    except Exception as e:
+        if type(e).__name__ != "InconclusiveDimensionOperation":
+            raise
+        raise type(e)(f"In arange with non-constant arguments the step ({step}) must be "
+                      f"resolved statically if it is > 0 or < 0.\nDetails: {e}") from None
+    gap, distance = (step, stop - start) if forward else (-step, start - stop)
+    size = max_dim(0, distance + gap - 1) // gap
+    return lax.add(asarray(start, dtype=dtype),
+                   lax.mul(asarray(step, dtype=dtype), lax.iota(dtype, size)))
 
 
 # ---------------------------------------------------------------- matrices, grids

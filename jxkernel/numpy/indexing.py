@@ -32,7 +32,7 @@ from ..core.avals import make, parts_of
 from ..core.config import config
 from ..core.errors import (ConcretizationTypeError, InconclusiveDimensionOperation,
                            NonConcreteBooleanIndexError, record_tracer)
-from ..core.symbolic import is_symbolic
+from ..core.symbolic import canonicalize_slice, definitely_equal, is_symbolic
 from ..core.trace import Tracer
 from ..core.interpreter_primitives import typed_constant
 from ..lax import conversion
@@ -144,6 +144,9 @@ def _check_slice(s: slice, position: int) -> slice:
     """A slice with plain-int entries (concrete arrays allowed), else JAX's IndexError."""
     parts = []
     for v in (s.start, s.stop, s.step):
+        if is_symbolic(v):                  # jax.export: a bound or step of symbolic size
+            parts.append(v)
+            continue
         if v is not None and _concrete_value(v) is None:    # (with where v came from)
             raise record_tracer(IndexError(f"Slice entries must be static integers. Got {s} "
                                            f"at position {position}"), v)
@@ -153,9 +156,8 @@ def _check_slice(s: slice, position: int) -> slice:
 
 def _canonical_slice(s: slice, size: int):
     """(start, step, length) of s on an axis of `size`, for gathers."""
-    if is_symbolic(size):                        # jax.export: step 1 only
-        start, stop, step = _symbolic_slice_indices(s, size, None)
-        return start, step, stop - start
+    if _symbolic_slice(s, size):
+        return canonicalize_slice(s, size)
     start, stop, step = s.indices(size)
     return start, step, len(range(start, stop, step))
 
@@ -207,7 +209,8 @@ def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, 
     # (as JAX: a static int out of bounds takes the dynamic slice, which clamps when run, unless
     # mode='clip' clamps it here; checkify checks that dynamic_slice)
     static = strategy is IndexingStrategy.STATIC_SLICE or strategy is IndexingStrategy.AUTO \
-        and slicable and kinds <= {INT, SLICE, NONE, ELLIPSIS} and (
+        and slicable and kinds <= {INT, SLICE, NONE, ELLIPSIS} and \
+        _sliced_statically(items, shape) and (
             parsed_mode is GatherScatterMode.CLIP or
             _static_ints_in_bounds(shape, items, normalize_indices))
     if static:
@@ -217,7 +220,7 @@ def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, 
         and slicable and kinds <= {INT, SLICE, NONE, ELLIPSIS, ARRAY} and all(
             np.ndim(i) == 0 for k, i in items if k == ARRAY) and all(
             k != SLICE or _concrete_value(i.step if i.step is not None else 1) in (1, -1)
-            for k, i in items)
+            for k, i in items) and not _any_symbolic_slice(items, shape)
     if dynamic:
         items = [(k, _check_slice(i, p) if k == SLICE else i) for p, (k, i) in enumerate(items)]
         return _dynamic_slice(arr, shape, items, normalize_indices)
@@ -244,7 +247,7 @@ def _static_ints_in_bounds(shape, items, normalize_indices) -> bool:
     """Whether every static integer index is within its axis."""
     try:
         _check_static_ints(shape, items, normalize_indices)
-    except IndexError:
+    except (IndexError, InconclusiveDimensionOperation):   # (undecided: a dynamic slice)
         return False
     return True
 
@@ -394,6 +397,40 @@ def _reverse_squeeze_expand(out, rev, squeeze, newaxis):
     if newaxis:
         out = lax.expand_dims(out, tuple(newaxis))
     return out
+
+
+def _symbolic_slice(s: slice, size) -> bool:
+    """Whether slicing an axis of `size` with `s` involves a symbolic dimension."""
+    return is_symbolic(size) or any(is_symbolic(v) for v in (s.start, s.stop, s.step))
+
+
+def _any_symbolic_slice(items, shape) -> bool:
+    """Whether a slice of `items` or a full slice of an axis they leave is symbolic (JAX's
+    dynamic slice takes none: a gather does)."""
+    full = _expand_full(items, shape)
+    return any(k == SLICE and _symbolic_slice(i, shape[axis])
+               for axis, (k, i) in zip(_item_axes(full, shape), full))
+
+
+def _sliced_statically(items, shape) -> bool:
+    """Whether jxkernel's static slice takes `items`: on a symbolic axis, or with a
+    symbolic bound, only static int bounds with step 1 (as a slice of symbolic bounds);
+    the rest take a gather, as JAX's do."""
+    return all(k != SLICE or not _symbolic_slice(i, shape[axis]) or
+               i.step in (None, 1) and all(isinstance(b, (int, type(None)))
+                                           for b in (i.start, i.stop)) and
+               _decided_bounds(i, shape[axis])
+               for axis, (k, i) in zip(_item_axes(items, shape), items))
+
+
+def _decided_bounds(i: slice, size) -> bool:
+    """Whether the static slice's comparisons of `i`'s bounds on a symbolic axis are
+    decidable (x[2:-4] is not: max(0, c - 4) >= min(c, 2) is undecided)."""
+    try:
+        _symbolic_slice_indices(i, size, None)
+    except InconclusiveDimensionOperation:
+        return False
+    return True
 
 
 def _symbolic_slice_indices(i: slice, size, axis) -> tuple:
@@ -599,17 +636,24 @@ def _index_to_gather(shape, items, normalize_indices=True, x_parts=None) -> _Gat
             start, step, size = _canonical_slice(i, shape[x_axis])
             slice_shape.append(size)
             slice_parts.append(x_parts[x_axis])
-            if step == 1:
-                if size != shape[x_axis]:     # a full slice needs no index
-                    gather_indices.append((index_dtype.type(start), len(gather_indices_shape)))
+            if definitely_equal(step, 1):
+                if not definitely_equal(size, shape[x_axis]):     # a full slice needs no index
+                    gather_indices.append((_index_scalar(start, index_dtype),
+                                           len(gather_indices_shape)))
                     start_index_map.append(x_axis)
                 gather_slice_shape.append(size)
                 offset_dims.append(collapsed_y_axis)
             else:
-                idx = start + step * np.arange(size, dtype=index_dtype)
+                if any(is_symbolic(d) for d in (start, step, size)):     # jax.export
+                    idx = lax.add(_index_scalar(start, index_dtype),
+                                  lax.mul(_index_scalar(step, index_dtype),
+                                          lax.iota(index_dtype, size)))
+                    idx = lax.rev(idx, (0,)) if step < 0 else idx
+                else:
+                    idx = start + step * np.arange(size, dtype=index_dtype)
+                    idx = idx[::-1] if step < 0 else idx
                 if step < 0:
                     reversed_y_dims.append(collapsed_y_axis)
-                    idx = idx[::-1]
                 gather_slice_shape.append(1)
                 gather_indices.append((idx.astype(index_dtype), len(gather_indices_shape)))
                 start_index_map.append(x_axis)
@@ -637,6 +681,11 @@ def _index_to_gather(shape, items, normalize_indices=True, x_parts=None) -> _Gat
                           indices_are_sorted=not adv_items, reversed_y_dims=tuple(reversed_y_dims),
                           newaxis_dims=tuple(newaxis_dims),
                           scalar_bool_dims=tuple(scalar_bool_dims), slice_parts=slice_parts)
+
+
+def _index_scalar(d, dtype):
+    """A slice's start or step as a scalar index of `dtype` (computed if symbolic)."""
+    return size_as_array(d, dtype) if is_symbolic(d) else dtype.type(d)
 
 
 def _to_index_dtype(i, dtype):

@@ -17,6 +17,7 @@ import numpy as np
 from .. import lax
 from ..core import dtypes
 from ..core.errors import ConcretizationTypeError
+from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
 from ..lax import conversion
 from . import reductions
@@ -35,7 +36,9 @@ def _pairs(values, nd: int, name: str) -> tuple:
         arr = np.asarray(values)
     except Exception:
         raise TypeError(f"`{name}` entries must be the same shape: {values}") from None
-    if arr.dtype.kind == "O":
+    # (an object array: entries of symbolic size, jax.export, are widths as JAX's are)
+    if arr.dtype.kind == "O" and not all(is_symbolic(v) or np.shape(v) == ()
+                                         for v in arr.ravel()):
         raise TypeError(f"`{name}` entries must be the same shape: {values}")
     # NumPy scalars, as JAX's _broadcast_to_pairs leaves them: pad's padding_config then
     # prints as JAX's (`np.int64(1)`)
@@ -197,7 +200,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
     array = _asarray("pad", array)
     nd = len(_shape(array))
     pw = _pairs(_concrete_or_error(pad_width, "pad_width argument to jnp.pad"), nd, "pad_width")
-    if not all(isinstance(v, (int, np.integer)) for pair in pw for v in pair):
+    if not all(isinstance(v, (int, np.integer)) or is_symbolic(v) for pair in pw for v in pair):
         raise TypeError("`pad_width` must be of integral type.")
     if callable(mode):
         return _pad_func(array, pw, mode, **kwargs)

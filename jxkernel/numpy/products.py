@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes, sharding_types
+from ..core.symbolic import is_symbolic
 from ..core.interpreter_primitives import typed_constant
 from ..lax import conversion
 from ..lax.sharding import check_out_sharding_type, laid_out, resolved
@@ -394,6 +395,12 @@ def _plan(subscripts, shapes, optimize):
     return _contractions(subscripts, shapes, optimize)
 
 
+def _planned_shape(shape) -> tuple:
+    """`shape` as opt_einsum plans with it: a symbolic size (jax.export) counts as 8, as in
+    JAX (opt_einsum computes with the sizes; the contractions' shapes are checked after)."""
+    return tuple(8 if is_symbolic(d) else d for d in shape)
+
+
 def _subscripts_and_operands(subscripts, operands):
     if isinstance(subscripts, str):
         return subscripts, list(operands)
@@ -424,7 +431,8 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
         raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
     subscripts, operands = _subscripts_and_operands(subscripts, operands)
     operands = _args("einsum", *operands)
-    contractions = _plan(subscripts, tuple(aval_of(o).shape for o in operands), optimize)
+    contractions = _plan(subscripts, tuple(_planned_shape(aval_of(o).shape) for o in operands),
+                         optimize)
     if out_sharding is not None:        # traced op by op: the override must see each dot
         return _typed_as(out_sharding, lambda: _einsum(
             list(operands), contractions, precision, preferred_element_type,
@@ -537,6 +545,11 @@ def _einsum_two(lhs, rhs, ln, rn, contracted, result, dtype, precision, dot_gene
     batch = "".join(c for c in result if c in both)
     lb, rb = tuple(ln.find(c) for c in batch), tuple(rn.find(c) for c in batch)
     lcon, rcon = tuple(ln.index(c) for c in contracted), tuple(rn.index(c) for c in contracted)
+    ls, rs = aval_of(lhs).shape, aval_of(rhs).shape
+    # (opt_einsum checks concrete sizes; symbolic ones were planned as 8: JAX's assertion)
+    if not all(c in ln and c in rn and ls[ln.index(c)] == rs[rn.index(c)] for c in contracted):
+        raise AssertionError(f"Incompatible reduction dimensions: lhs.shape={ls} "
+                             f"lhs_names={ln} rhs.shape={rs} rhs_names={rn}")
     gone = batch + "".join(contracted)
     l_rest, r_rest = _removechars(ln, gone), _removechars(rn, gone)
     # try (rhs, lhs) first, as JAX does: opt_einsum contracts right to left, so that order

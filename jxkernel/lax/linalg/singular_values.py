@@ -51,7 +51,8 @@ def _svd_shapes(shape, full_matrices, compute_uv, subset_by_index):
             (*batch, n if full_matrices else rank, n)] if compute_uv else [s]
 
 
-def _svd_abstract_eval(x, *, full_matrices, compute_uv, subset_by_index, algorithm):
+# (algorithm=None: JAX's rules default it, and its test harnesses bind svd_p without it)
+def _svd_abstract_eval(x, *, full_matrices, compute_uv, subset_by_index, algorithm=None):
     _check_matrix("svd", x)
     s, *uv = _svd_shapes(x.shape, full_matrices, compute_uv, subset_by_index)
     return [ShapedArray(s, _real(x.dtype))] + [ShapedArray(u, x.dtype) for u in uv]
@@ -73,7 +74,7 @@ def _empty_svd(a, *, full_matrices, compute_uv):
     return [s, v, u] if m < n else [s, u, v]
 
 
-def _svd_lowering(ctx, x, *, full_matrices, compute_uv, subset_by_index, algorithm):
+def _svd_lowering(ctx, x, *, full_matrices, compute_uv, subset_by_index, algorithm=None):
     aval = ctx.avals_in[0]
     *batch, m, n = aval.shape
     batch = tuple(batch)
@@ -166,7 +167,7 @@ def _svd_gpu_lowering(ctx, x, *, full_matrices, compute_uv, algorithm):
     return [_nan_unless(ctx, ok, r, a, batch) for r, a in zip(results, ctx.avals_out)]
 
 
-def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, algorithm):
+def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, algorithm=None):
     # JAX's rule (https://people.maths.ox.ac.uk/gilesm/files/NA-08-01.pdf, with the
     # corrections for non-square matrices); the full_matrices case is not implemented (as JAX)
     A, = primals
@@ -208,7 +209,7 @@ abstract_eval_rules[svd_p] = _svd_abstract_eval
 lowering_rules[svd_p] = _svd_lowering
 
 
-def _svd_numpy(x, *, full_matrices, compute_uv, subset_by_index, algorithm):
+def _svd_numpy(x, *, full_matrices, compute_uv, subset_by_index, algorithm=None):
     """numpy.linalg.svd (LAPACK's gesdd, the CPU lowering's default): [s] or [s, u, vt]."""
     lapack.prefix(x.dtype)      # another dtype (float16) refused as it lowers, in JAX's words
     if not (subset_by_index is None or tuple(subset_by_index) == (0, min(x.shape[-2:]))):
