@@ -6,6 +6,8 @@ jxkernel/export/shape_poly.py, loads only with `import jxkernel.export`).
 """
 import operator
 
+from .errors import InconclusiveDimensionOperation
+
 
 def is_symbolic(d) -> bool:
     """Whether the dimension `d` is symbolic (a jax.export dimension expression)."""
@@ -61,10 +63,21 @@ def definitely_equal(d1, d2) -> bool:
     """
     try:
         return d1 is d2 or bool(d1 == d2)
-    except Exception as e:                 # an undecidable comparison says no
-        if type(e).__name__ == "InconclusiveDimensionOperation":
-            return False
-        raise
+    except InconclusiveDimensionOperation:  # an undecidable comparison says no
+        return False
+
+
+def decided(compare, must: str) -> bool:
+    """`compare()`, a comparison of dimensions, where it is decidable; else JAX's
+    InconclusiveDimensionOperation saying what `must` be resolved, with the reason.
+
+    >>> decided(lambda: 3 > 0, "the step must be resolved statically")
+    True
+    """
+    try:
+        return bool(compare())
+    except InconclusiveDimensionOperation as e:
+        raise InconclusiveDimensionOperation(f"{must}.\nDetails: {e}") from None
 
 
 def stride_dim(d, window_size, window_stride):
@@ -99,24 +112,13 @@ def canonicalize_slice(s: slice, axis_size) -> tuple:
     step = 1 if s.step is None else index_or_symbolic(s.step)
     if not is_symbolic(step) and step == 0:
         raise ValueError("slice step cannot be zero")
-    try:
-        forward = step > 0
-    except Exception as e:
-        if type(e).__name__ != "InconclusiveDimensionOperation":
-            raise
-        raise type(e)(f"In slice with non-constant elements the step ({step}) must be "
-                      f"resolved statically if it is > 0 or < 0.\nDetails: {e}") from None
+    forward = decided(lambda: step > 0, f"In slice with non-constant elements the step ({step}) "
+                      f"must be resolved statically if it is > 0 or < 0")
 
     def clamp(i, which):
         i = index_or_symbolic(i)
-        try:
-            nonnegative = i >= 0
-        except Exception as e:
-            if type(e).__name__ != "InconclusiveDimensionOperation":
-                raise
-            raise type(e)(f"In slice with non-constant elements the {which} ({i}) must be "
-                          f"resolved statically if it is >= 0.\nDetails: {e}") from None
-        if nonnegative:
+        if decided(lambda: i >= 0, f"In slice with non-constant elements the {which} ({i}) "
+                   f"must be resolved statically if it is >= 0"):
             return min_dim(axis_size if forward else axis_size - 1, i)
         return max_dim(0 if forward else -1, axis_size + i)
 

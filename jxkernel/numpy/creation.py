@@ -27,7 +27,7 @@ from ..core import vma
 from ..core.avals import ShapedArray, replicated_on
 from ..core.errors import ConcretizationTypeError, masked_array_error, shape_error
 from ..core.mesh import NamedSharding, PartitionSpec, get_mesh, on_context_mesh, resolve
-from ..core.symbolic import is_symbolic, max_dim
+from ..core.symbolic import decided, is_symbolic, max_dim
 from ..core.trace import Tracer
 from ..core.interpreter_primitives import typed_scalar
 from ..xla import client as _client
@@ -678,15 +678,11 @@ def _arange_symbolic(start, stop, step, dtype):
         raise ValueError("In arange with non-constant arguments all of start, stop, and step "
                          f"must be either dimension expressions or integers: start={start}, "
                          f"stop={stop}, step={step}")
-    try:
-        if step == 0:
-            raise ValueError("arange has step == 0")
-        forward = step > 0
-    except Exception as e:
-        if type(e).__name__ != "InconclusiveDimensionOperation":
-            raise
-        raise type(e)(f"In arange with non-constant arguments the step ({step}) must be "
-                      f"resolved statically if it is > 0 or < 0.\nDetails: {e}") from None
+    must = (f"In arange with non-constant arguments the step ({step}) must be resolved "
+            f"statically if it is > 0 or < 0")
+    if decided(lambda: step == 0, must):
+        raise ValueError("arange has step == 0")
+    forward = decided(lambda: step > 0, must)
     gap, distance = (step, stop - start) if forward else (-step, start - stop)
     size = max_dim(0, distance + gap - 1) // gap
     return lax.add(asarray(start, dtype=dtype),
