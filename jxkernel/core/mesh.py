@@ -51,6 +51,12 @@ class AbstractMeshOnlyError(ValueError):
         self.abstract = abstract
 
 
+# a learner's traceback names it as JAX's does ("ValueError: Passing lowering_platforms ...");
+# jxkernel's own code catches it by its class
+AbstractMeshOnlyError.__name__ = AbstractMeshOnlyError.__qualname__ = "ValueError"
+AbstractMeshOnlyError.__module__ = "builtins"
+
+
 class DuplicateSpecError(Exception):
     """A PartitionSpec names one mesh axis for two dimensions."""
 
@@ -949,7 +955,7 @@ def concrete_mesh(abstract: AbstractMesh, mesh: Mesh | None) -> Mesh:
         raise AbstractMeshOnlyError(f"Passing lowering_platforms via jax.export or "
                          f"jit(f).trace(*args).lower(lowering_platforms=...) is required when "
                          f"only AbstractMesh exists in a jitted computation. Got context mesh: "
-                         f"{abstract}", abstract)
+                         f"{_EMPTY_MESH}", abstract)      # (JAX's: set_mesh's, none here)
     if mesh.size != abstract.size:
         raise ValueError(f"AbstractMesh size: {abstract.size} does not match the device "
                          f"assignment size: {mesh.size}")

@@ -17,6 +17,7 @@ def _answer(fn):
 def run(jax) -> dict:
     out = {}
     _use_abstract_mesh(jax, out)
+    _jit_over_abstract(jax, out)
     return out
 
 
@@ -79,3 +80,24 @@ def _eager_equal(jax, mesh):
             a = jax.numpy.arange(8)
     return a.sharding == sh.NamedSharding(
         mesh.update(axis_names=("y",), axis_types=(sh.AxisType.Auto,)), sh.PartitionSpec())
+
+
+def _jit_over_abstract(jax, out):
+    """jit given shardings over an AbstractMesh alone: made and traced as JAX's; called with
+    no mesh set, JAX's ValueError (no devices to run on)."""
+    import numpy as np
+    sh = jax.sharding
+    mesh = jax.make_mesh((4,), ("x",), devices=jax.devices()[:4])
+    s = sh.NamedSharding(mesh.abstract_mesh, sh.PartitionSpec("x"))
+    f = jax.jit(lambda x: x * 2, in_shardings=s, out_shardings=s)
+    a = jax.ShapeDtypeStruct((4,), np.float32, sharding=s)
+    out["jit abstract shardings traced"] = _answer(lambda: str(f.trace(a).jaxpr))
+    out["jit abstract shardings call"] = _answer(
+        lambda: f(np.arange(4.0, dtype=np.float32)).tolist())
+    with jax.set_mesh(mesh):
+        out["jit abstract shardings under set_mesh"] = _answer(
+            lambda: _described(f(np.arange(4.0, dtype=np.float32))))
+
+
+def _described(r):
+    return [repr(r.sharding), r.tolist()]
