@@ -617,10 +617,18 @@ def use_abstract_mesh(mesh: AbstractMesh):
                          f" {mesh} with size={mesh.size} and prev mesh: {prev} with "
                          f"size={prev.size}")
     previous, _mesh_state.abstract = _mesh_state.abstract, mesh
+    # jit's cache keys hold it, as JAX's trace context: set_mesh's own abstract mesh is
+    # already there (its mesh), so it is left out
+    context = _mesh_state.mesh
+    keyed = None if context is not None and context is not _mesh_state.legacy and \
+        mesh == context.abstract_mesh else mesh
+    previous_keyed = _config.config._abstract_mesh
+    _config.config._set_local("_abstract_mesh", keyed)
     try:
         yield
     finally:
         _mesh_state.abstract = previous
+        _config.config._set_local("_abstract_mesh", previous_keyed)
 
 
 def _note_context_mesh(mesh) -> None:

@@ -18,6 +18,7 @@ def run(jax) -> dict:
     out = {}
     _use_abstract_mesh(jax, out)
     _jit_over_abstract(jax, out)
+    _traces(jax, out)
     return out
 
 
@@ -101,3 +102,33 @@ def _jit_over_abstract(jax, out):
 
 def _described(r):
     return [repr(r.sharding), r.tolist()]
+
+
+def _traces(jax, out):
+    """How many times a jit traces, called under set_mesh then under use_abstract_mesh of
+    the same mesh, of another kind of device, of other names (JAX's trace context holds the
+    abstract mesh: a cache key)."""
+    sh = jax.sharding
+    mesh = jax.make_mesh((2,), ("x",), axis_types=(sh.AxisType.Explicit,),
+                         devices=jax.devices()[:2])
+    am = mesh.abstract_mesh
+    for name, other in [("same", am),
+                        ("other device", am.update(abstract_device=sh.AbstractDevice(
+                            "tpu", None, "tpu"))),
+                        ("other names", sh.AbstractMesh((2,), ("y",)))]:
+        traced = []
+
+        @jax.jit
+        def f(x):
+            traced.append(1)
+            return x
+
+        def calls():
+            with jax.set_mesh(mesh):
+                inp = jax.numpy.arange(8)
+                f(inp)
+                with sh.use_abstract_mesh(other):
+                    f(inp)
+                f(inp)
+            return len(traced)
+        out[f"traces {name}"] = _answer(calls)
