@@ -1,0 +1,53 @@
+"""The cases that reference/make_sharding_type_rules_reference.py runs on JAX 0.10.2 and
+tests/sharding/test_sharding_type_rules.py on jxkernel: the sharding rules of operations on
+values typed over Explicit mesh axes (JAX's tests/pjit_test.py reads them) and the
+ShardingTypeErrors a learner meets where a rule refuses: the result's type, its values, the
+error's class and text. `run(jax)` takes the `jax` module (real or jxkernel, with 8 CPU
+devices) and returns JSON data."""
+
+
+def _answer(fn):
+    """[error class, message] or ["ok", value]."""
+    try:
+        return ["ok", fn()]
+    except Exception as e:      # noqa: BLE001  (the answer is the error)
+        return [type(e).__name__, str(e)]
+
+
+def _mesh(jax, shape, names):
+    """A mesh of Explicit axes over the first devices."""
+    import math
+    AxisType = jax.sharding.AxisType
+    return jax.make_mesh(shape, names, axis_types=(AxisType.Explicit,) * len(names),
+                         devices=jax.devices()[:math.prod(shape)])
+
+
+def _typed(jax, outs):
+    """Each result's type and values (a list for several)."""
+    if isinstance(outs, (list, tuple)):
+        return [_typed(jax, o) for o in outs]
+    return [str(jax.typeof(outs)), outs.tolist()]
+
+
+def run(jax) -> dict:
+    out = {}
+    _split(jax, out)
+    return out
+
+
+def _split(jax, out):
+    """lax.split along a split dimension: each piece keeps the operand's sharding where its
+    size divides by the axes' count; JAX's ShardingTypeError else."""
+    import numpy as np
+    P, lax = jax.sharding.PartitionSpec, jax.lax
+    mesh = _mesh(jax, (2, 2), ("x", "y"))
+    with jax.set_mesh(mesh):
+        arr = jax.device_put(np.arange(16.).reshape(8, 2), P("x", "y"))
+        for name, sizes, axis in [("even", (4, 4), 0), ("uneven", (2, 6), 0),
+                                  ("odd pieces", (3, 5), 0), ("last axis", (1, 1), 1),
+                                  ("unsplit axis", (1, 1), 1)]:
+            x = arr if name != "unsplit axis" else jax.device_put(arr, P("x", None))
+            out[f"split {name}"] = _answer(lambda x=x, sizes=sizes, axis=axis: _typed(
+                jax, jax.jit(lambda v: lax.split(v, sizes, axis=axis))(x)))
+        out["split grad"] = _answer(lambda: _typed(jax, jax.grad(
+            lambda v: (lax.split(v, (4, 4))[0] ** 2).sum())(arr)))
