@@ -19,6 +19,7 @@ def run(jax) -> dict:
     _use_abstract_mesh(jax, out)
     _jit_over_abstract(jax, out)
     _traces(jax, out)
+    _meshes_one_after_another(jax, out)
     return out
 
 
@@ -132,3 +133,26 @@ def _traces(jax, out):
                 f(inp)
             return len(traced)
         out[f"traces {name}"] = _answer(calls)
+
+
+def _meshes_one_after_another(jax, out):
+    """A scatter-add (its combiner a program of its own, typed by the mesh in effect) under
+    set_mesh of two devices, then of four, then of two: each over its own mesh."""
+    import numpy as np
+    sh = jax.sharding
+    answers = []
+
+    def scatter(shape, names):
+        mesh = jax.make_mesh(shape, names, axis_types=(sh.AxisType.Explicit,) * len(names),
+                             devices=jax.devices()[:int(np.prod(shape))])
+        with jax.set_mesh(mesh):
+            x = jax.device_put(np.arange(8.0), sh.PartitionSpec())
+            y = jax.jit(lambda v: v.at[np.array([0, 5])].add(1.0))(x)
+            answers.append([str(jax.typeof(y)), repr(y.sharding), y.tolist()])
+
+    def all_three():
+        scatter((2,), ("x",))
+        scatter((2, 2), ("x", "y"))
+        scatter((2,), ("x",))
+        return answers
+    out["scatter under meshes of two sizes"] = _answer(all_three)
