@@ -32,6 +32,7 @@ def _typed(jax, outs):
 def run(jax) -> dict:
     out = {}
     _split(jax, out)
+    _unstack(jax, out)
     return out
 
 
@@ -51,3 +52,22 @@ def _split(jax, out):
                 jax, jax.jit(lambda v: lax.split(v, sizes, axis=axis))(x)))
         out["split grad"] = _answer(lambda: _typed(jax, jax.grad(
             lambda v: (lax.split(v, (4, 4))[0] ** 2).sum())(arr)))
+
+
+def _unstack(jax, out):
+    """jnp.unstack (lax.unstack's primitive, as JAX's): the pieces keep the other dimensions'
+    sharding; the unstacked axis split is refused; the scalar's error; the jaxpr."""
+    import numpy as np
+    P, jnp = jax.sharding.PartitionSpec, jax.numpy
+    mesh = _mesh(jax, (2, 2), ("x", "y"))
+    with jax.set_mesh(mesh):
+        x = jax.device_put(np.arange(8.).reshape(2, 2, 2), P(None, "x", None))
+        f = jax.jit(lambda v: jnp.unstack(v, axis=0))
+        out["unstack kept"] = _answer(lambda: _typed(jax, f(x)))
+        out["unstack split axis"] = _answer(lambda: _typed(jax, f(
+            jax.device_put(x, P("x", None, None)))))
+        out["unstack grad"] = _answer(lambda: _typed(jax, jax.jit(jax.grad(
+            lambda v: sum(y.sum() for y in jnp.unstack(v))))(x)))
+    out["unstack scalar"] = _answer(lambda: jnp.unstack(jnp.float32(1)))
+    out["unstack jaxpr"] = _answer(lambda: str(jax.make_jaxpr(
+        lambda v: jnp.unstack(v, axis=1))(np.ones((2, 3), np.float32))))
