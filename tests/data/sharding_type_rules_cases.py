@@ -7,11 +7,12 @@ devices) and returns JSON data."""
 
 
 def _answer(fn):
-    """[error class, message] or ["ok", value]."""
+    """[error class, message] or ["ok", value]; a message cut before JAX's note of the user's
+    source line (its path differs between runs: recorded_errors.SOURCE_NOTE)."""
     try:
         return ["ok", fn()]
     except Exception as e:      # noqa: BLE001  (the answer is the error)
-        return [type(e).__name__, str(e)]
+        return [type(e).__name__, str(e).split(" This error occurs at source:")[0]]
 
 
 def _mesh(jax, shape, names):
@@ -33,6 +34,7 @@ def run(jax) -> dict:
     out = {}
     _split(jax, out)
     _unstack(jax, out)
+    _einsum(jax, out)
     return out
 
 
@@ -71,3 +73,27 @@ def _unstack(jax, out):
     out["unstack scalar"] = _answer(lambda: jnp.unstack(jnp.float32(1)))
     out["unstack jaxpr"] = _answer(lambda: str(jax.make_jaxpr(
         lambda v: jnp.unstack(v, axis=1))(np.ones((2, 3), np.float32))))
+
+
+def _einsum(jax, out):
+    """jnp.einsum's out_sharding= checked as einsum's (JAX's errors name it): an Auto axis,
+    inside auto_axes and under a mesh of Auto axes; an Explicit one types the result."""
+    import numpy as np
+    sh, jnp = jax.sharding, jax.numpy
+    P = sh.PartitionSpec
+    mesh = _mesh(jax, (4,), ("x",))
+    a = np.arange(16.).reshape(8, 2)
+
+    def f(x, y):
+        return jnp.einsum("xy,yz->xz", x, y, out_sharding=P("x", None))
+
+    with jax.set_mesh(mesh):
+        x = jax.device_put(a, P("x", None))
+        y = jax.device_put(a.T, P(None, "x"))
+        out["einsum explicit"] = _answer(lambda: _typed(jax, jax.jit(f)(x, y)))
+        out["einsum in auto_axes"] = _answer(lambda: _typed(jax, sh.auto_axes(
+            f, out_sharding=P())(x, y)))
+    auto = jax.make_mesh((4,), ("x",), axis_types=(sh.AxisType.Auto,),
+                         devices=jax.devices()[:4])
+    with jax.set_mesh(auto):
+        out["einsum auto mesh"] = _answer(lambda: _typed(jax, f(a, a.T)))
