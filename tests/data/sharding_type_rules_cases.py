@@ -35,6 +35,7 @@ def run(jax) -> dict:
     _split(jax, out)
     _unstack(jax, out)
     _einsum(jax, out)
+    _tile(jax, out)
     return out
 
 
@@ -97,3 +98,20 @@ def _einsum(jax, out):
                          devices=jax.devices()[:4])
     with jax.set_mesh(auto):
         out["einsum auto mesh"] = _answer(lambda: _typed(jax, f(a, a.T)))
+
+
+def _tile(jax, out):
+    """jnp.tile of a value split along a dimension tiled once keeps its sharding, and so does
+    its gradient (the transpose's reshape typed as JAX's); one tiled along a split dimension
+    is refused."""
+    import numpy as np
+    P, jnp = jax.sharding.PartitionSpec, jax.numpy
+    mesh = _mesh(jax, (2, 2), ("x", "y"))
+    f = jax.jit(lambda v: jnp.tile(v, (1, 2)))
+    with jax.set_mesh(mesh):
+        x = jax.device_put(np.arange(8.).reshape(4, 2), P("x", None))
+        out["tile kept"] = _answer(lambda: _typed(jax, f(x)))
+        out["tile grad"] = _answer(lambda: _typed(jax, jax.jit(jax.grad(
+            lambda v: (f(v) * np.arange(4.)).sum()))(x)))
+        out["tile split dimension"] = _answer(lambda: _typed(jax, f(
+            jax.device_put(x, P("x", "y")))))
