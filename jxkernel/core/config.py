@@ -371,7 +371,9 @@ _USER_KEYS: list = []
 # too, as in JAX's trace context: a jit called under it runs over its devices, one called
 # outside on one device. It is this thread's own (set_mesh is thread-local in JAX, even as a
 # setter), never a global value.
-_HIDDEN = {"_context_mesh": None}
+# use_abstract_mesh's mesh is "_abstract_mesh", in the keys alike (JAX's trace context holds
+# it: a jit called under an abstract mesh of another kind of device traces again)
+_HIDDEN = {"_context_mesh": None, "_abstract_mesh": None}
 
 
 class UserContext:
@@ -464,12 +466,13 @@ class _Shared:
 def _derived(read) -> dict:
     """The values the hot paths read in one lookup, from the options as `read` gives them."""
     debug = read("jax_debug_nans") or read("jax_debug_infs") or read("jax_no_execution")
-    mesh = read("_context_mesh")
+    mesh, abstract = read("_context_mesh"), read("_abstract_mesh")
     return {
         # what a trace depends on, with jax.make_user_context's values: jit's cache keys
         "_trace_state": (tuple(read(n) for n in _TRACE_OPTIONS)
                          + tuple(read(k) for k in _USER_KEYS)
-                         + ((mesh,) if mesh is not None else ())),
+                         + ((mesh,) if mesh is not None else ())
+                         + ((abstract,) if abstract is not None else ())),
         # may the dispatch hot paths skip checking results (NaN/inf, jax_no_execution)?
         "_debug_values": debug,
         # and jit's eager calls: leave them to check results, or keys (key reuse)?

@@ -51,6 +51,12 @@ class AbstractMeshOnlyError(ValueError):
         self.abstract = abstract
 
 
+# a learner's traceback names it as JAX's does ("ValueError: Passing lowering_platforms ...");
+# jxkernel's own code catches it by its class
+AbstractMeshOnlyError.__name__ = AbstractMeshOnlyError.__qualname__ = "ValueError"
+AbstractMeshOnlyError.__module__ = "builtins"
+
+
 class DuplicateSpecError(Exception):
     """A PartitionSpec names one mesh axis for two dimensions."""
 
@@ -428,6 +434,17 @@ class Mesh(_AxisTypeQueries):
     _flat_devices = property(lambda self: tuple(self.devices.flat))
     _flat_devices_tuple = _flat_devices      # (JAX's name, which its tests read)
 
+    def update(self, devices=None, axis_names=None, axis_types=None) -> Mesh:
+        """This mesh with the given fields replaced, as JAX's Mesh.update.
+
+        >>> import jxkernel as jax
+        >>> Mesh(np.array(jax.devices()[:2]), ('x',)).update(axis_names=('y',)).axis_names
+        ('y',)
+        """
+        return Mesh(self.devices if devices is None else devices,
+                    self.axis_names if axis_names is None else axis_names,
+                    self.axis_types if axis_types is None else axis_types)
+
     def as_from_context(self) -> Mesh:
         """This mesh (equal to it) marked as taken from the context (set_mesh)."""
         found = _context_copies.get(self)
@@ -519,6 +536,24 @@ def get_abstract_mesh() -> AbstractMesh:
     return found if found is not None else (get_mesh() or _EMPTY_MESH).abstract_mesh
 
 
+def eager_mesh():
+    """The mesh eager results under set_mesh are placed over: set_mesh's, named as
+    use_abstract_mesh's mesh where one of another naming is in effect (JAX's: the abstract
+    mesh over the context's devices). None when no mesh is set.
+
+    >>> import jxkernel as jax
+    >>> with set_mesh(Mesh(np.array(jax.devices()[:2]), ('x',))):
+    ...     with use_abstract_mesh(AbstractMesh((2,), ('y',))):
+    ...         eager_mesh().axis_names
+    ('y',)
+    """
+    mesh, abstract = _mesh_state.mesh, _mesh_state.abstract
+    if mesh is None or abstract is None or abstract.empty or mesh.size != abstract.size or \
+            (mesh.axis_sizes, mesh.axis_names, mesh.axis_types) == abstract._key()[:3]:
+        return mesh
+    return concrete_mesh(abstract, mesh)
+
+
 def on_context_mesh() -> bool:
     """Whether this thread runs under set_mesh (a mesh with axes): JAX's jit then runs over
     its devices, every result placed on it."""
@@ -571,11 +606,29 @@ def use_abstract_mesh(mesh: AbstractMesh):
     if not isinstance(mesh, AbstractMesh):
         raise ValueError(f"Expected mesh of type `jax.sharding.AbstractMesh`. Got type: "
                          f"{type(mesh)}")
+    # JAX's check against the abstract mesh in effect: use_abstract_mesh's, else set_mesh's
+    # (not a `with mesh:` block's, which JAX does not make the abstract mesh); a mesh of
+    # another size would type values over devices the program does not have
+    prev = _mesh_state.abstract
+    if prev is None and _mesh_state.mesh is not None and _mesh_state.mesh is not _mesh_state.legacy:
+        prev = _mesh_state.mesh.abstract_mesh
+    if prev is not None and not prev.empty and not mesh.empty and prev.size != mesh.size:
+        raise ValueError(f"use_abstract_mesh cannot change the size of the mesh. Got new mesh:"
+                         f" {mesh} with size={mesh.size} and prev mesh: {prev} with "
+                         f"size={prev.size}")
     previous, _mesh_state.abstract = _mesh_state.abstract, mesh
+    # jit's cache keys hold it, as JAX's trace context: set_mesh's own abstract mesh is
+    # already there (its mesh), so it is left out
+    context = _mesh_state.mesh
+    keyed = None if context is not None and context is not _mesh_state.legacy and \
+        mesh == context.abstract_mesh else mesh
+    previous_keyed = _config.config._abstract_mesh
+    _config.config._set_local("_abstract_mesh", keyed)
     try:
         yield
     finally:
         _mesh_state.abstract = previous
+        _config.config._set_local("_abstract_mesh", previous_keyed)
 
 
 def _note_context_mesh(mesh) -> None:
@@ -910,7 +963,7 @@ def concrete_mesh(abstract: AbstractMesh, mesh: Mesh | None) -> Mesh:
         raise AbstractMeshOnlyError(f"Passing lowering_platforms via jax.export or "
                          f"jit(f).trace(*args).lower(lowering_platforms=...) is required when "
                          f"only AbstractMesh exists in a jitted computation. Got context mesh: "
-                         f"{abstract}", abstract)
+                         f"{_EMPTY_MESH}", abstract)      # (JAX's: set_mesh's, none here)
     if mesh.size != abstract.size:
         raise ValueError(f"AbstractMesh size: {abstract.size} does not match the device "
                          f"assignment size: {mesh.size}")

@@ -610,9 +610,28 @@ def _tile_lowering(ctx, x, *, reps):
 
 
 def _tile_transpose(ct, operand, *, reps):
-    shape = operand.aval.shape
-    pairs = reshape(ct, tuple(j for r, d in zip(reps, shape) for j in (r, d)))
+    aval = operand.aval
+    shape = aval.shape
+    # (JAX's: each dimension's pair typed (unsplit count, the operand's splitting), which the
+    # reshape could not infer from the cotangent's split merged dimension)
+    typed = aval.sharding
+    out_sharding = None if typed is None else NamedSharding(typed.mesh, PartitionSpec(
+        *(e for p in sharding_types.parts_of(aval)
+          for e in (None, None if not p else p[0] if len(p) == 1 else p))))
+    pairs = reshape(ct, tuple(j for r, d in zip(reps, shape) for j in (r, d)),
+                    out_sharding=out_sharding)
     return [reduce_sum(pairs, tuple(range(0, 2 * len(shape), 2)))]
+
+
+def _tile_sharding(name, in_avals, params, out_avals):
+    """JAX's tile rule: the operand's sharding, no dimension tiled more than once split."""
+    x, parts = in_avals[0], sharding_types.parts_of(in_avals[0])
+    for i, (r, p) in enumerate(zip(params["reps"], parts)):
+        if r != 1 and p:
+            raise sharding_types.ShardingTypeError(
+                f"Operand cannot be sharded on dimension {i} when the tiling is non-trivial. "
+                f"Got input type: {x} with reps: {params['reps']}")
+    return parts
 
 
 def _tile_batching(vals, dims, *, reps):
@@ -625,7 +644,7 @@ lowering_rules[tile_p] = _tile_lowering
 numpy_rules[tile_p] = lambda x, *, reps: np.tile(x, reps)
 ad.deflinear2(tile_p, _tile_transpose)
 batching_rules[tile_p] = _tile_batching
-sharding_rules[tile_p] = sharding_types.unsplit_dims_only("tile", sharding_types.resized)
+sharding_rules[tile_p] = _tile_sharding
 
 # ------------------------------------------------------------------ iota
 iota_p = Primitive("iota")

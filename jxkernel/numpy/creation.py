@@ -26,7 +26,8 @@ from ..core import trace as _trace
 from ..core import vma
 from ..core.avals import ShapedArray, replicated_on
 from ..core.errors import ConcretizationTypeError, masked_array_error, shape_error
-from ..core.mesh import NamedSharding, PartitionSpec, get_mesh, on_context_mesh, resolve
+from ..core.mesh import (NamedSharding, PartitionSpec, eager_mesh, get_mesh, on_context_mesh,
+                         resolve)
 from ..core.symbolic import decided, is_symbolic, max_dim
 from ..core.trace import Tracer
 from ..core.interpreter_primitives import typed_scalar
@@ -55,7 +56,7 @@ def _on_device(value: np.ndarray, weak: bool = False, device=None) -> Array:
         device = resolve(device)
     if device is None and on_context_mesh():    # under set_mesh, as JAX's: over its mesh
         return device_put(host_to_device(value, aval, _client.default_device()),
-                          replicated_on(get_mesh(), value.ndim))
+                          replicated_on(eager_mesh(), value.ndim))
     if device is None:                  # uncommitted, as JAX's (xla/placement.call_placement)
         return host_to_device(value, aval, _client.default_device())
     if isinstance(device, Sharding):    # `device=` takes a sharding too, as JAX's

@@ -390,10 +390,9 @@ def stack(arrays, axis: int = 0, out=None, dtype=None):
 def unstack(x, /, *, axis: int = 0) -> tuple:
     """The slices of `x` along `axis`, as a tuple.  ``len(unstack(jnp.ones((3, 2)))) == 3``"""
     x = _asarray("unstack", x)
-    if not _shape(x):
-        raise ValueError("Unstack requires arrays with rank > 0, however a scalar array was "
-                         "passed.")
-    return tuple(_unstack(x, canonicalize_axis(axis, len(_shape(x)))))
+    # lax.unstack, as JAX's: its sharding rule refuses an axis split over a mesh (slices of
+    # it would each be on some devices only)
+    return lax.unstack(x, canonicalize_axis(axis, len(_shape(x))))
 
 
 def vstack(tup, dtype=None):

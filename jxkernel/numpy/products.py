@@ -21,7 +21,7 @@ from ..core import dtypes, sharding_types
 from ..core.symbolic import is_symbolic
 from ..core.interpreter_primitives import typed_constant
 from ..lax import conversion
-from ..lax.sharding import check_out_sharding_type, laid_out, resolved
+from ..lax.sharding import canonicalize_sharding, check_out_sharding_type, laid_out, resolved
 from . import util
 from ..transforms.jit import jit
 from ..transforms.jit.namesakes import jax_jitted
@@ -434,6 +434,7 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     contractions = _plan(subscripts, tuple(_planned_shape(aval_of(o).shape) for o in operands),
                          optimize)
     if out_sharding is not None:        # traced op by op: the override must see each dot
+        canonicalize_sharding(out_sharding, "einsum")     # (its errors name einsum, as JAX's)
         return _typed_as(out_sharding, lambda: _einsum(
             list(operands), contractions, precision, preferred_element_type,
             _dot_general or lax.dot_general), "einsum")

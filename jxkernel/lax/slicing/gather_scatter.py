@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from ...core import dtypes, sharding_types
+from ...core.mesh import get_abstract_mesh
 from ...core.avals import ShapedArray
 from ...core.ir import ClosedJaxpr
 from ...core.numpy_eval import eval_jaxpr_numpy
@@ -403,9 +404,11 @@ def _clamp_scatter_indices(ctx, indices, op_aval, idx_aval, upd_aval, dn):
 
 
 @functools.lru_cache(maxsize=None)
-def _reduction_jaxpr(combine, dtype):
+def _reduction_jaxpr(combine, dtype, context):
     """The (jaxpr, consts) of `combine(a, b)` on scalars of `dtype`: a scatter's update
-    computation. Cached, so equal scatters have equal (hashable) params."""
+    computation. Cached, so equal scatters have equal (hashable) params; per `context` (the
+    abstract mesh in effect, which types the scalars under set_mesh: one traced under a mesh
+    of two devices would name that mesh in a program over four)."""
     closed = trace_to_jaxpr(lambda a, b: [combine(a, b)], [ShapedArray((), dtype)] * 2)
     return closed.jaxpr, tuple(closed.consts)
 
@@ -795,7 +798,7 @@ def gather(operand, start_indices, dimension_numbers: GatherDimensionNumbers, sl
 def _scatter(prim, combine, operand, scatter_indices, updates, dimension_numbers,
              indices_are_sorted, unique_indices, mode):
     jaxpr, consts = (None, ()) if combine is None else \
-        _reduction_jaxpr(combine, dtypes.dtype(operand))
+        _reduction_jaxpr(combine, dtypes.dtype(operand), get_abstract_mesh())
     return prim.bind(operand, scatter_indices, updates, update_jaxpr=jaxpr, update_consts=consts,
                      dimension_numbers=_dims_tuple(dimension_numbers, ScatterDimensionNumbers),
                      indices_are_sorted=bool(indices_are_sorted),

@@ -19,7 +19,7 @@ from ...core.avals import Token, abstract_token, get_aval, typeof_rules
 from ...core.earray import constant_handlers  # noqa: F401 (jit.py's: closed-over classes)
 from ...core.errors import jax_array_abstractified, provenance
 from ...core.hijax import AvalQDD, cur_qdd, hi_value_types
-from ...core.mesh import UNCONSTRAINED, UNSPECIFIED, PartitionSpec
+from ...core.mesh import UNCONSTRAINED, UNSPECIFIED, NamedSharding, PartitionSpec
 from ...core.staging import is_ref
 from ...core.trace import Tracer
 from ...xla.array import ArrayImpl
@@ -576,7 +576,7 @@ def unless_all_none(shardings, what: str):
         leaves = [None if s is UNSPECIFIED else jit_sharding_of(s, what) for s in leaves]
         shardings = tree_unflatten(tree, leaves)
     for s in leaves:
-        if not (s is None or isinstance(s, PartitionSpec) or hasattr(s, "_device_assignment")):
+        if not (s is None or _sharding_leaf(s)):
             raise TypeError(f"{what} leaf specifications are expected to be PartitionSpec "
                             f"instances or None, but got {s}")
         spec = getattr(s, "spec", s if isinstance(s, PartitionSpec) else None)
@@ -648,9 +648,14 @@ def _one_device(s) -> bool:
     return not hasattr(s, "spec") and len(getattr(s, "_device_assignment", ())) == 1
 
 
+def _sharding_leaf(s) -> bool:
+    """A PartitionSpec or a Sharding (duck-typed, as _one_device; a NamedSharding over an
+    AbstractMesh, which JAX's jit takes, has no devices to ask for)."""
+    return isinstance(s, (PartitionSpec, NamedSharding)) or hasattr(s, "_device_assignment")
+
+
 def _sharding_leaves(shardings) -> list:
-    return tree_flatten(shardings, is_leaf=lambda s: isinstance(s, PartitionSpec) or
-                        hasattr(s, "_device_assignment"))[0]
+    return tree_flatten(shardings, is_leaf=_sharding_leaf)[0]
 
 
 def pinned_device(in_shardings, out_shardings):

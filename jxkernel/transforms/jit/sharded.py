@@ -16,7 +16,7 @@ from ...core.device_assignment import (check_device_assignment, deciding_shardin
 from ...core import trace as _trace
 from ...core.interpreter_primitives import sharding_constraint_p
 from ...core.mesh import (AbstractMesh, NamedSharding, PartitionSpec, concrete_mesh, get_mesh,
-                          on_context_mesh, resolve)
+                          on_context_mesh, placed_on, resolve)
 from ...core.staging import DebugInfo, convert_constvars_to_invars, trace_to_jaxpr
 from ...tree_util import (broadcast_prefix, default_registry as _registry, keystr, prefix_errors,
                           tree_flatten, tree_flatten_with_path, tree_unflatten)
@@ -338,7 +338,9 @@ class Partitioning:
                                             lambda: leaf_names)
         self.replicated = replicated = NamedSharding(mesh, PartitionSpec())
         self.user_shardings = flat_in
-        self.in_shardings = [s if s is not None else replicated for s in flat_in]
+        # (one given over an AbstractMesh: the arguments are laid out on the program's devices)
+        self.in_shardings = [placed_on(mesh, s) if s is not None else replicated
+                             for s in flat_in]
         # an argument with no sharding of its own nor given (host data, an uncommitted Array)
         # is left to XLA's propagation, as JAX leaves it (no sdy.sharding on the parameter):
         # a constraint on it lays it out; compile() reads XLA's choice back. A scalar has one

@@ -1,0 +1,31 @@
+"""Programs over an AbstractMesh, against JAX 0.10.2's answers for the same cases
+(tests/data/abstract_mesh_cases.py, recorded by reference/make_abstract_mesh_reference.py on 8
+CPU devices): use_abstract_mesh refusing a mesh of another size than the one in effect (its
+ValueError, on entering), eager results under an abstract mesh of other names or types
+placed over set_mesh's devices as that mesh names them, Mesh.update. Every value is exact
+(integers, text)."""
+import json
+import os
+
+import pytest
+
+from fresh_process import cases_code, run_json
+
+import locations  # tests/support: the repository's folders
+
+pytestmark = pytest.mark.cpu_only("simulated CPU devices")
+
+_REFERENCE = os.path.join(locations.DATA, "abstract_mesh_reference.json")
+
+
+@pytest.fixture(scope="module")
+def runs():
+    with open(_REFERENCE) as f:
+        ref = json.load(f)["cases"]
+    return run_json(cases_code("abstract_mesh_cases"), {"JXKERNEL_CPU_DEVICES": "8"}), ref
+
+
+@pytest.mark.parametrize("case", sorted(json.load(open(_REFERENCE))["cases"]))
+def test_case_matches_jax(runs, case):
+    ours, ref = runs
+    assert ours[case] == ref[case]

@@ -1,0 +1,30 @@
+"""The sharding rules of operations on values typed over Explicit mesh axes, against JAX
+0.10.2's answers for the same cases (tests/data/sharding_type_rules_cases.py, recorded by
+reference/make_sharding_type_rules_reference.py on 8 CPU devices): each result's type and
+values, and the ShardingTypeErrors (class and text) where a rule refuses. Every value is exact
+(small integer-valued floats, integers, text)."""
+import json
+import os
+
+import pytest
+
+from fresh_process import cases_code, run_json
+
+import locations  # tests/support: the repository's folders
+
+pytestmark = pytest.mark.cpu_only("simulated CPU devices")
+
+_REFERENCE = os.path.join(locations.DATA, "sharding_type_rules_reference.json")
+
+
+@pytest.fixture(scope="module")
+def runs():
+    with open(_REFERENCE) as f:
+        ref = json.load(f)["cases"]
+    return run_json(cases_code("sharding_type_rules_cases"), {"JXKERNEL_CPU_DEVICES": "8"}), ref
+
+
+@pytest.mark.parametrize("case", sorted(json.load(open(_REFERENCE))["cases"]))
+def test_case_matches_jax(runs, case):
+    ours, ref = runs
+    assert ours[case] == ref[case]
