@@ -563,11 +563,25 @@ def run_auto_axes(f, args, kwargs, axes, out):
             (s.mesh for s in map(placement, tree_leaves(args))
              if s is not None and s.mesh.abstract_mesh == mesh), None)
         if outer is None:
-            return f(*args, **kwargs) if mesh is None else reshard(f(*args, **kwargs), out)
+            return f(*args, **kwargs) if mesh is None else _laid_out(f(*args, **kwargs), out)
     if _all_of_type(outer, axes, AxisType.Auto):
         return f(*args, **kwargs)
     inner = _with_axis_type(outer, axes, AxisType.Auto)
     args = _retyped(args, inner)
     with set_mesh(inner):
         result = f(*args, **kwargs)
-    return reshard(result, out)
+    return _laid_out(result, out)
+
+
+def _laid_out(whole, out):
+    """`whole`, a value computed whole (the same on every device), resharded to `out`. To
+    an `out` unreduced over some axes it is typed replicated first, so that the reshard
+    leaves one copy of it and zeros as the other summands: relabelled as it is, each
+    device's copy would count once (`jnp.bincount(..., out_sharding=P(unreduced={'x'}))`
+    summed to twice the counts on two devices). JAX computes each device's own summand
+    there; the sum, what the type promises, is the same."""
+    spec = getattr(out, "spec", out)
+    if isinstance(spec, PartitionSpec) and spec.unreduced:
+        parts = PartitionSpec(*spec.partitions)
+        whole = reshard(whole, NamedSharding(out.mesh, parts) if out is not spec else parts)
+    return reshard(whole, out)

@@ -198,6 +198,20 @@ def _placed(jax, out):
             arr))
         out["reshape out_sharding unreduced"] = _answer(lambda: _traced(
             jax, lambda v: jax.lax.reshape(v, (16,), out_sharding=P(unreduced={"x"})), arr))
+    # computed with the axes Auto and laid out unreduced (bincount's and .at[].add's
+    # out_sharding=): the type and the sum the summands give (each device's summand is JAX's
+    # own choice: jxkernel's computes the value whole and leaves it on the first device)
+    mesh = _mesh(jax, (2,), ("x",))
+    with jax.set_mesh(mesh):
+        a = jnp.ones((4,), dtype=jnp.int32, out_sharding=P("x"))
+        count = jax.jit(lambda v: jnp.bincount(v, length=2, out_sharding=P(unreduced={"x"})))
+        o = count(a)
+        out["bincount unreduced"] = [repr(o.sharding.spec),
+                                     jax.sharding.reshard(o, P()).tolist()]
+        idx = jnp.array([0, 1, 1, 1], out_sharding=P("x"))
+        o = jax.jit(lambda i: jnp.zeros(2, jnp.int32).at[i].add(
+            1, out_sharding=P(None, unreduced={"x"})))(idx)
+        out["at add unreduced"] = [repr(o.sharding.spec), jax.sharding.reshard(o, P()).tolist()]
 
 
 def _gradients(jax, out):
