@@ -16,6 +16,7 @@ their data in place, as JAX's), runs the same interpreter and appends its output
 """
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import numpy as np
@@ -23,7 +24,8 @@ import numpy as np
 from ... import numpy as jnp
 from ...core.avals import ShapedArray, get_aval
 from ...core.staging import trace_to_jaxpr
-from ...tree_util import tree_flatten, tree_map, tree_unflatten
+from ...transforms.api_util import flatten_fun
+from ...tree_util import tree_flatten, tree_map
 from .bcoo import BCOO
 from .bcsr import BCSR
 from .transform import _with_pattern, eval_sparse
@@ -160,13 +162,7 @@ def sparsify_raw(f):
     outputs' SparsifyValues, their tree)`, the outputs' buffers appended to `spenv`."""
     def wrapped(spenv, *spvalues, **params):
         flat, in_tree = tree_flatten(spvalues, is_leaf=_is_spvalue)
-        out_tree = []
-
-        def flat_fun(*xs):
-            out = f(*tree_unflatten(in_tree, list(xs)), **params)
-            leaves, tree = tree_flatten(out)
-            out_tree.append(tree)
-            return leaves
+        flat_fun, out_tree = flatten_fun(functools.partial(f, **params), in_tree)
         closed = trace_to_jaxpr(flat_fun, spvalues_to_avals(spenv, flat))
         # one sparsity pattern per indices buffer: values sharing it share their indices
         patterns = {}
@@ -174,5 +170,5 @@ def sparsify_raw(f):
                 if v.is_sparse() else x
                 for v, x in zip(flat, spvalues_to_arrays(spenv, flat))]
         outs = eval_sparse(closed.jaxpr, closed.consts, args)
-        return list(arrays_to_spvalues(spenv, outs)), out_tree[0]
+        return list(arrays_to_spvalues(spenv, outs)), out_tree()
     return wrapped

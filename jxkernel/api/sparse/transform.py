@@ -30,6 +30,7 @@ from ...lax.convolution import conv_general_dilated_p
 from ...lax.scan import scan_p
 from ...lax import special as _special  # noqa: F401  (its bessel primitives, named below)
 from ...lax.while_loop import while_p
+from ...transforms.api_util import flatten_fun
 from ...transforms.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from ...transforms.jit.primitive import jit_p
 from ...tree_util import equality_errors_pytreedef, keystr, tree_flatten, tree_unflatten
@@ -119,17 +120,11 @@ def _aval(x):
 def _sparsify_flat(f, args, kwargs):
     """f's outputs (a pytree that may hold BCOO arrays) on `args`, by the interpreter."""
     leaves, in_tree = tree_flatten(args, is_leaf=_is_sparse)
-    out_tree = []
-
-    def flat(*xs):
-        out = f(*tree_unflatten(in_tree, list(xs)), **kwargs)
-        out_leaves, tree = tree_flatten(out)
-        out_tree.append(tree)
-        return out_leaves
+    flat, out_tree = flatten_fun(functools.partial(f, **kwargs), in_tree)
     closed = trace_to_jaxpr(flat, [_aval(x) for x in leaves])
     leaves = [_with_pattern(x, object()) if _is_sparse(x) else x for x in leaves]
     outs = eval_sparse(closed.jaxpr, closed.consts, leaves)
-    return tree_unflatten(out_tree[0], outs)
+    return tree_unflatten(out_tree(), outs)
 
 
 class SparseTracer(Tracer):
