@@ -33,9 +33,9 @@ from ...lax.dot import (_dot_general_batch_dim_nums, _dot_general_dtype, _dot_ge
                         _ranges_like, _remaining)
 from ...numpy.setops import _unique
 from ...transforms import ad_util as ad
-from ...transforms.batching import vmap
 from ...tree_util import register_pytree_node_class
 from ._base import JAXSparse, SparseInfo
+from .batch_vmap import nfold_vmap
 
 
 class BCOOProperties(NamedTuple):
@@ -69,25 +69,6 @@ def _validate(data_shape, indices_shape, shape) -> BCOOProperties:
         raise ValueError(f"Invalid data.shape={tuple(data_shape)} for nse={nse}, "
                          f"n_batch={n_batch}, n_dense={props.n_dense}")
     return props
-
-
-def _nfold_vmap(fun, n: int, broadcasted: bool = True, mapped_args=None):
-    """`fun` mapped over the leading `n` axes of every argument (of those `mapped_args`
-    marks True, when given; the others are passed whole); with `broadcasted`, an argument
-    whose leading axis has size 1 (a broadcast batch dim) is shared, not mapped."""
-    if n == 0:
-        return fun
-    inner = _nfold_vmap(fun, n - 1, broadcasted, mapped_args)
-
-    def mapped(*args):
-        on = mapped_args or (True,) * len(args)
-        squeeze = [m and broadcasted and a.shape[0] == 1 for a, m in zip(args, on)]
-        if squeeze == list(on):
-            squeeze = [False] * len(args)
-        args = [lax.squeeze(a, (0,)) if s else a for a, s in zip(args, squeeze)]
-        return vmap(inner, in_axes=tuple(0 if m and not s else None
-                                         for m, s in zip(on, squeeze)))(*args)
-    return mapped
 
 
 def _batch_and_sparse_index(indices, shape, props):
@@ -229,7 +210,7 @@ def _first_occurrences(indices, shape):
         fill = jnp.array(shape[n_batch:n_batch + n_sparse], ind.dtype)[None, :]
         ind = jnp.where((ind >= fill).any(-1, keepdims=True), fill, ind)
         return _unique(ind, 0, return_index=True, size=nse, fill_value=fill)
-    return _nfold_vmap(one_batch, n_batch, broadcasted=False)(indices)
+    return nfold_vmap(one_batch, n_batch, broadcasted=False)(indices)
 
 
 def _extract_summing_duplicates(indices, arr, props):
@@ -238,7 +219,7 @@ def _extract_summing_duplicates(indices, arr, props):
     unique, first = _first_occurrences(indices, arr.shape)
     values = _gather_at_indices(unique, arr, _validate_indices(unique.shape, arr.shape))
     slots = (props.nse, *values.shape[props.n_batch + 1:])
-    return _nfold_vmap(lambda v, i: jnp.zeros(slots, v.dtype).at[i].add(v), props.n_batch)(
+    return nfold_vmap(lambda v, i: jnp.zeros(slots, v.dtype).at[i].add(v), props.n_batch)(
         values, first)
 
 
@@ -338,7 +319,7 @@ def _fromdense_impl(mat, *, nse, n_batch, n_dense, index_dtype):
 
     def positions(m):     # the first `nse` nonzero positions, padded with the sparse shape
         return jnp.nonzero(m, size=nse, fill_value=m.shape[:n_sparse]) if m.ndim else ()
-    cols = _nfold_vmap(positions, n_batch, broadcasted=False)(mask)
+    cols = nfold_vmap(positions, n_batch, broadcasted=False)(mask)
     if not cols:
         indices = jnp.zeros(mask.shape[:n_batch] + (nse, 0), index_dtype)
     else:
@@ -392,13 +373,18 @@ transpose_rules[bcoo_fromdense_p] = _fromdense_transpose
 batching_rules[bcoo_fromdense_p] = _fromdense_batching
 
 
-def _count_stored_elements(mat, n_batch: int, n_dense: int) -> int:
-    """The most nonzero sparse positions any batch holds: the nse fromdense needs."""
-    mask = mat != 0
-    if n_dense:
-        mask = mask.any(tuple(range(mask.ndim - n_dense, mask.ndim)))
-    mask = mask.sum(tuple(range(n_batch, mask.ndim)))
-    return mask.max() if mask.size else 0
+def _count_stored_elements_per_batch(mat, n_batch: int = 0, n_dense: int = 0):
+    """The number of stored elements `fromdense` needs for each batch of `mat` (nonzero
+    sparse positions; a position whose dense block has a nonzero counts once)."""
+    mask = jnp.asarray(mat) != 0
+    if n_dense > 0:
+        mask = mask.any(tuple(-(i + 1) for i in range(n_dense)))
+    return mask.sum(tuple(range(n_batch, mask.ndim)))
+
+
+def _count_stored_elements(mat, n_batch: int = 0, n_dense: int = 0):
+    """The nse `fromdense` needs for `mat`: the most stored elements any batch holds."""
+    return _count_stored_elements_per_batch(mat, n_batch, n_dense).max(initial=0)
 
 
 def _concrete_nse(nse) -> int:
@@ -573,7 +559,7 @@ def _dot_general_impl(lhs_data, lhs_indices, rhs, *, dimension_numbers,
     n_mapped = n_batch - len(lhs_contract_b)
     rhs = lax.expand_dims(rhs, tuple(range(len(rhs_batch), n_mapped)))
     out = jnp.zeros(out_aval.shape, out_aval.dtype)
-    return _nfold_vmap(one_batch, n_mapped)(out, lhs_data, lhs_indices, rhs)
+    return nfold_vmap(one_batch, n_mapped)(out, lhs_data, lhs_indices, rhs)
 
 
 def _dot_general_abstract_eval(lhs_data, lhs_indices, rhs, *, dimension_numbers,
@@ -712,7 +698,7 @@ def bcoo_multiply_dense(sp_mat: BCOO, v):
         ind = tuple(indices[:, i] if s != 1 else 0 for i, s in
                     zip(range(indices.shape[1]), v.shape))
         return data * v[ind]
-    return _nfold_vmap(one_batch, props.n_batch)(data, indices, v)
+    return nfold_vmap(one_batch, props.n_batch)(data, indices, v)
 
 
 # ------------------------------------------------------------------ BCOO

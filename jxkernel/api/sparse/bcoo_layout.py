@@ -28,7 +28,8 @@ from ...lax import _lowering as hl
 from ...numpy.setops import _unique
 from ._base import SparseEfficiencyError, SparseEfficiencyWarning
 from .bcoo import (BCOO, _linear_in_data_jvp, _linear_in_data_transpose, _move_batch_to_front,
-                   _nfold_vmap, _validate, _validate_indices)
+                   _validate, _validate_indices)
+from .batch_vmap import nfold_vmap
 
 
 def _out_data_shape(data_shape, indices_shape, n_batch, nse):
@@ -59,11 +60,11 @@ def _sort_unbatched(indices):
 
 
 def _sort_permutation(indices, n_batch):
-    return _nfold_vmap(_sort_unbatched, n_batch, broadcasted=False)(indices)
+    return nfold_vmap(_sort_unbatched, n_batch, broadcasted=False)(indices)
 
 
 def _permute(data, perm, n_batch):
-    return _nfold_vmap(lambda d, p: d[p], n_batch)(data, perm)
+    return nfold_vmap(lambda d, p: d[p], n_batch)(data, perm)
 
 
 def _sort_impl(data, indices, *, spinfo):
@@ -88,7 +89,7 @@ def _sort_data_cotangent(data_ct, data, indices, *, spinfo):
         return data_ct
     _, perm = _sort_permutation(indices, props.n_batch)
     # slot k of the output came from slot perm[k]: send each cotangent back there
-    back = _nfold_vmap(lambda c, p: jnp.zeros_like(c).at[p].set(c), props.n_batch)(data_ct,
+    back = nfold_vmap(lambda c, p: jnp.zeros_like(c).at[p].set(c), props.n_batch)(data_ct,
                                                                                    perm)
     return _sum_over_broadcast(back, data.aval.shape)
 
@@ -144,7 +145,7 @@ def _unique_unbatched(indices, *, shape):
 
 def _unique_indices(indices, shape):
     n_batch = _validate_indices(indices.shape, shape).n_batch
-    return _nfold_vmap(lambda i: _unique_unbatched(i, shape=shape[n_batch:]), n_batch,
+    return nfold_vmap(lambda i: _unique_unbatched(i, shape=shape[n_batch:]), n_batch,
                        broadcasted=False)(indices)
 
 
@@ -164,7 +165,7 @@ def _scatter_to_slots(data, mapping, n_batch, out_shape):
     out = jnp.zeros(out_shape, data.dtype)
     if not out.size:     # a scatter into nothing (JAX guards this case too)
         return out
-    return _nfold_vmap(lambda o, m, d: o.at[m].add(d, mode="drop"), n_batch)(out, mapping,
+    return nfold_vmap(lambda o, m, d: o.at[m].add(d, mode="drop"), n_batch)(out, mapping,
                                                                             data)
 
 
@@ -198,7 +199,7 @@ def _sum_duplicates_data_cotangent(data_ct, data, indices, *, spinfo, nse):
     if props.n_sparse == 0:       # every element went to slot 0 (when there is one)
         mapping = jnp.zeros(indices.shape[:-1], mapping.dtype)
     # each input element reads the cotangent of the slot it was added to (zero if dropped)
-    back = _nfold_vmap(lambda c, m: c.at[m].get(mode="fill", fill_value=0),
+    back = nfold_vmap(lambda c, m: c.at[m].get(mode="fill", fill_value=0),
                        props.n_batch)(data_ct, mapping)
     return _sum_over_broadcast(back, data.aval.shape).astype(data.aval.dtype)
 
@@ -280,7 +281,7 @@ def bcoo_eliminate_zeros(mat: BCOO, nse: int | None = None) -> BCOO:
     shared = tuple(i for i, s in enumerate(indices.shape[:props.n_batch]) if s == 1)
     zero = zero.all(shared, keepdims=True)       # shared indices: a zero in every batch
     fill = jnp.array(shape[props.n_batch:props.n_batch + props.n_sparse], indices.dtype)
-    indices = _nfold_vmap(lambda i, z: jnp.where(z[:, None], fill[None, :], i),
+    indices = nfold_vmap(lambda i, z: jnp.where(z[:, None], fill[None, :], i),
                           props.n_batch)(indices, zero)
     return bcoo_sum_duplicates(BCOO((data, indices), shape=shape), nse=nse)
 
@@ -321,7 +322,7 @@ def _dense_to_sparse(data, indices, n_batch, n):
                             indexing="ij")
         return new_d, jnp.column_stack([jnp.broadcast_to(i, (new_d.shape[0], i.size)),
                                         *map(jnp.ravel, grid)])
-    data, indices = _nfold_vmap(one, n_batch + 1)(data, indices)
+    data, indices = nfold_vmap(one, n_batch + 1)(data, indices)
     merge = lambda x: x.reshape(*x.shape[:n_batch], math.prod(x.shape[n_batch:n_batch + 2]),
                                 *x.shape[n_batch + 2:])
     return merge(data), merge(indices)
@@ -337,7 +338,7 @@ def _batch_to_sparse(data, indices, n_batch, n):
                             indexing="ij")
         new_i = i.reshape(math.prod(i.shape[:n + 1]), *i.shape[n + 1:])
         return new_d, jnp.column_stack((*(g.ravel() for g in grid[:-1]), new_i))
-    return _nfold_vmap(one, n_batch)(data, indices)
+    return nfold_vmap(one, n_batch)(data, indices)
 
 
 def _sparse_to_dense(data, indices, n_batch, shape, n_dense, n):
@@ -346,7 +347,7 @@ def _sparse_to_dense(data, indices, n_batch, shape, n_dense, n):
     def one(d, i):
         return jnp.zeros(shape[len(shape) - n_dense:], d.dtype).at[tuple(i[-n:])].set(d), \
             i[:-n]
-    return _nfold_vmap(one, n_batch + 1)(data, indices)
+    return nfold_vmap(one, n_batch + 1)(data, indices)
 
 
 def _sparse_to_batch(data, indices, n_batch, shape, n_dense, n):
@@ -359,7 +360,7 @@ def _sparse_to_batch(data, indices, n_batch, shape, n_dense, n):
         new_d = jnp.zeros((*shape[n_batch:n_batch + n], nse, *d.shape[d.ndim - n_dense:]),
                           d.dtype).at[idx].set(d)
         return new_d, new_i
-    return _nfold_vmap(one, n_batch)(data, indices)
+    return nfold_vmap(one, n_batch)(data, indices)
 
 
 def bcoo_update_layout(mat: BCOO, *, n_batch: int | None = None, n_dense: int | None = None,

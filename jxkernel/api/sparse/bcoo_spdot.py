@@ -34,7 +34,8 @@ from ...transforms.ad import vjp
 from ...transforms.make_jaxpr import make_jaxpr
 from ._base import SparseInfo
 from .bcoo import (BCOO, _bcoo_dot_general, _bcoo_extract, _bcoo_rdot_general, _bcoo_todense,
-                   _move_batch_to_front, _nfold_vmap, _validate, bcoo_extract_p)
+                   _move_batch_to_front, _validate, bcoo_extract_p)
+from .batch_vmap import nfold_vmap
 from .bcoo_layout import _bcoo_sum_duplicates, bcoo_update_layout
 from .coo import mapped_definition
 
@@ -95,9 +96,9 @@ def _impl(lhs_data, lhs_indices, rhs_data, rhs_indices, *, lhs_spinfo, rhs_spinf
                           rhs_contracting=[d - rhs.n_batch for d in rhs_contracting],
                           out_nse=data_aval.shape[-1], dtype=data_aval.dtype)
     # free batch dims: rhs's innermost, then lhs's, then the shared (dot batch) ones
-    f = _nfold_vmap(one, rhs.n_batch - len(rhs_batch), mapped_args=(False, False, True, True))
-    f = _nfold_vmap(f, lhs.n_batch - len(lhs_batch), mapped_args=(True, True, False, False))
-    return list(_nfold_vmap(f, len(lhs_batch))(lhs_data, lhs_indices, rhs_data, rhs_indices))
+    f = nfold_vmap(one, rhs.n_batch - len(rhs_batch), in_axes=(None, None, 0, 0))
+    f = nfold_vmap(f, lhs.n_batch - len(lhs_batch), in_axes=(0, 0, None, None))
+    return list(nfold_vmap(f, len(lhs_batch))(lhs_data, lhs_indices, rhs_data, rhs_indices))
 
 
 def _abstract_eval(lhs_data, lhs_indices, rhs_data, rhs_indices, *, lhs_spinfo, rhs_spinfo,
@@ -268,7 +269,7 @@ def bcoo_multiply_sparse(lhs: BCOO, rhs: BCOO) -> BCOO:
     n_batch = min(lp.n_batch, rp.n_batch)
     lshape, rshape = lhs.shape[n_batch:], rhs.shape[n_batch:]
     one = lambda ld, li, rd, ri: _multiply_unbatched(ld, li, rd, ri, lshape, rshape)
-    data, indices = _nfold_vmap(one, n_batch)(lhs.data, lhs.indices, rhs.data, rhs.indices)
+    data, indices = nfold_vmap(one, n_batch)(lhs.data, lhs.indices, rhs.data, rhs.indices)
     return BCOO((data, indices), shape=tuple(np.broadcast_shapes(lhs.shape, rhs.shape)))
 
 

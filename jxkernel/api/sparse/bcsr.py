@@ -28,7 +28,8 @@ from ...transforms import ad_util as ad
 from ...tree_util import register_pytree_node_class
 from . import bcoo
 from ._base import JAXSparse, SparseInfo
-from .bcoo import _concrete_nse, _count_stored_elements, _nfold_vmap
+from .batch_vmap import nfold_vmap
+from .bcoo import _concrete_nse, _count_stored_elements
 from .bcoo_layout import bcoo_sort_indices
 
 
@@ -82,7 +83,7 @@ def _csr_to_coo(indices, indptr):
 def _bcsr_to_bcoo(indices, indptr, *, shape):
     """The BCOO indices (batch + (nse, 2)) of BCSR (indices, indptr)."""
     n_batch = _validate_indices(indices.shape, indptr.shape, shape).n_batch
-    rows, cols = _nfold_vmap(_csr_to_coo, n_batch)(indices, indptr)
+    rows, cols = nfold_vmap(_csr_to_coo, n_batch)(indices, indptr)
     return jnp.stack([rows, cols], axis=indices.ndim)
 
 
@@ -96,7 +97,7 @@ def _bcoo_to_bcsr(indices, *, shape, index_dtype):
     def row_starts(rows):
         counts = jnp.bincount(rows, length=n_rows).astype(index_dtype)
         return jnp.zeros(n_rows + 1, index_dtype).at[1:].set(jnp.cumsum(counts))
-    return indices[..., 1], _nfold_vmap(row_starts, n_batch, broadcasted=False)(indices[..., 0])
+    return indices[..., 1], nfold_vmap(row_starts, n_batch, broadcasted=False)(indices[..., 0])
 
 
 def _move_batch_to_front(vals, dims, spinfo, size=None):

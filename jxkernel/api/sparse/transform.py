@@ -50,7 +50,7 @@ sparse_rules_bcsr: dict = {}
 
 # f(0) = 0 for these, so they act on the stored data alone; the linear ones also commute
 # with summing duplicate indices, so they need no unique indices
-_ZERO_PRESERVING_LINEAR = ("conj", "copy", "copy_p", "imag", "neg", "real", "stop_gradient")
+_ZERO_PRESERVING_LINEAR = ("conj", "copy", "imag", "neg", "real", "stop_gradient")
 _ZERO_PRESERVING = ("abs", "asin", "asinh", "atan", "atanh", "bessel_i1e", "expm1", "log1p",
                     "sign", "sin", "sinh", "sqrt", "square", "tan", "tanh",
                     "convert_element_type")
