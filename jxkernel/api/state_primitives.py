@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import numpy as jnp
 from ..core import dtypes
-from ..core.avals import ShapedArray
+from ..core.avals import ShapedArray, get_aval
 from ..core.interpreter_primitives import convert_element_type_p
 from ..core.ir import (Literal, Var, control_flow_allowed_effects,
                       custom_derivatives_allowed_effects, eqn_printers, pp_binder,
@@ -249,20 +249,55 @@ def _at(trace, value):
 
 
 def _implicit_cast(value, dtype):
-    """JAX's `_maybe_implicit_cast` before a swap: a weak float into a float Ref, and any
-    integer into an integer Ref, is converted (an equation, for a traced value); other values
-    as jnp.asarray makes them (JAX would refuse a dtype that differs; jxkernel converts)."""
+    """JAX's `_maybe_implicit_cast` before a write: a weak float into a float Ref, and any
+    integer into an integer Ref, is converted (an equation, for a traced value); any other
+    value is left as it is, for check_written to refuse if its dtype differs."""
+    aval = get_aval(value)
+    floats = dtypes.issubdtype(aval.dtype, np.floating) and dtypes.issubdtype(dtype, np.floating)
+    ints = dtypes.issubdtype(aval.dtype, np.integer) and dtypes.issubdtype(dtype, np.integer)
+    if not ((aval.weak_type and floats) or ints):
+        return value
     if isinstance(value, Tracer):
-        aval = value.aval
-        floats = dtypes.issubdtype(aval.dtype, np.floating) and \
-            dtypes.issubdtype(dtype, np.floating)
-        ints = dtypes.issubdtype(aval.dtype, np.integer) and \
-            dtypes.issubdtype(dtype, np.integer)
         # (lax.convert_element_type gives a value of the same dtype and weakness back as it is)
-        if ((aval.weak_type and floats) or ints) and (aval.weak_type or aval.dtype != dtype):
+        if aval.weak_type or aval.dtype != dtype:
             return convert_element_type_p.bind(value, new_dtype=np.dtype(dtype),
                                                weak_type=False, sharding=None)
+        return value
     return jnp.asarray(value, dtype)
+
+
+def check_written(ref, kept, value, op: str) -> None:
+    """JAX's ValueErrors for a value written (`op`: "swap" or "addupdate") into `ref` at the
+    place `kept` (Indexer.of's pair; None for an index it does not keep, which is not
+    checked here) whose shape or dtype is not that place's: JAX neither broadcasts (`r[...]
+    = 0.0` into a Ref of shape (3,)) nor converts other than as `_implicit_cast` does."""
+    aval = get_aval(value)
+    if kept is not None and tuple(aval.shape) != kept[0].out_shape:
+        raise ValueError(f"Invalid shape for `{op}`. Ref shape: {tuple(ref.shape)}. Expected "
+                         f"shape: {kept[0].out_shape}. Value shape: {tuple(aval.shape)}. "
+                         f"Transforms: {_transforms_text(*kept)}. ")
+    if aval.dtype != ref.dtype:                  # (a typed key's dtype is no NumPy dtype)
+        said = "Value shape" if op == "addupdate" else "Value dtype"   # (JAX's words, as written)
+        raise ValueError(f"Invalid dtype for `{op}`. Ref dtype: {ref.dtype}. "
+                         f"{said}: {aval.dtype}. ")
+
+
+def _transforms_text(indexer, operands) -> str:
+    """The `Transforms:` part of JAX's message: `()` for `ref[...]`, else its NDIndexer."""
+    if indexer.full:
+        return "()"
+    operands, parts = iter(operands), []
+    for e, dim in zip(indexer.entries, indexer.shape):
+        if type(e) is tuple:
+            parts.append(f"Slice(start={e[0]}, size={e[1]}, stride=1)")
+        else:                          # an int index is a weak int32 scalar there, as JAX's
+            aval = get_aval(next(operands)) if e is DYNAMIC else None
+            parts.append("ShapedArray(int32[], weak_type=True)" if aval is None else
+                         f"ShapedArray({np.dtype(aval.dtype).name}[]"
+                         f"{', weak_type=True' if aval.weak_type else ''})")
+    index = ", ".join(parts) + ("," if len(parts) == 1 else "")
+    return (f"(NDIndexer(indices=({index}), shape={tuple(indexer.shape)}, "
+            f"int_indexer_shape=(), validate=False),)")
 
 
 # ------------------------------------------------------------------ get
@@ -371,6 +406,8 @@ def ref_swap(ref, idx, value):
         return old
     trace = recorder(ref)
     if trace is None:
+        value = _implicit_cast(value, ref.dtype)
+        check_written(ref, Indexer.of(idx, ref.shape, current_trace()), value, "swap")
         old = ref_get(ref)
         _box_write(ref, old, idx, value)
         return old if _is_full(idx) else old[idx]
@@ -378,20 +415,14 @@ def ref_swap(ref, idx, value):
     kept = Indexer.of(idx, ref.shape, trace)
     with set_current_trace(trace):
         value = _implicit_cast(value, ref.dtype)
+        check_written(ref, kept, value, "swap")
         if kept is None:                      # not kept: read the whole, write it back
             whole = _get_recorded(trace, ref, *_whole(ref))
             old = whole[idx]
             new = whole.at[idx].set(value)
             _swap_recorded(trace, ref, *_whole(ref), new)
             return old
-        value = _broadcast(value, kept[0].out_shape)
     return _swap_recorded(trace, ref, *kept, value)
-
-
-def _broadcast(value, shape):
-    """jxkernel broadcasts a value written into a Ref of more elements (`r[...] = 0.0`),
-    as before Refs were recorded; JAX refuses it ("Invalid shape for `swap`")."""
-    return value if tuple(np.shape(value)) == shape else jnp.broadcast_to(value, shape)
 
 
 def _swap_recorded(trace, ref, indexer, operands, value):
@@ -401,13 +432,12 @@ def _swap_recorded(trace, ref, indexer, operands, value):
 
 
 def _box_write(ref, old, idx, value) -> None:
-    """Write `value` at `idx` where the box or a lifting trace keeps the Ref (as jxkernel
-    always has: cast and broadcast as jnp would)."""
-    given, value = value, jnp.asarray(value, ref.dtype)
+    """Write `value` (of the place's type: check_written) at `idx` where the box or a lifting
+    trace keeps the Ref."""
+    given, value = value, jnp.asarray(value)
     written = update_slices(jnp.asarray(old), idx, value)   # ref[jax.ds(i, n)] = v
     if written is None and _is_full(idx):
-        written = own(value, given) if value.shape == ref.shape else \
-            jnp.broadcast_to(value, ref.shape)
+        written = own(value, given)
     elif written is None:
         written = jnp.asarray(old).at[idx].set(value)
     ref_set(ref, written)
@@ -443,13 +473,17 @@ def ref_addupdate(ref, idx, x) -> None:
         ref[idx] = ref[idx] + x
         return
     trace = recorder(ref)
-    kept = None if trace is None else Indexer.of(idx, ref.shape, trace)
-    if kept is None:
+    kept = Indexer.of(idx, ref.shape, trace or current_trace())
+    if trace is None:
+        x = _implicit_cast(x, ref.dtype)
+        check_written(ref, kept, x, "addupdate")
+    if trace is None or kept is None:
         ref_swap(ref, idx, ref_read(ref, idx) + x)
         return
     (indexer, operands), x = kept, _at(trace, x)
     with set_current_trace(trace):
-        x = _broadcast(_implicit_cast(x, ref.dtype), indexer.out_shape)
+        x = _implicit_cast(x, ref.dtype)
+        check_written(ref, kept, x, "addupdate")
     atoms = [_ref_atom(trace, ref), trace.to_atom(x), *map(trace.to_atom, operands)]
     record(trace, addupdate_p, atoms, {"indexer": indexer}, [])
 

@@ -482,3 +482,18 @@ def test_writes_inside_a_vmap_that_does_not_map_the_ref_as_jax():
         recorded = json.load(f)
     recorded.pop("jax_version")
     assert ref_vmap_write_cases.run(jax) == recorded
+
+
+def test_writes_of_another_shape_or_dtype_are_refused_as_jax():
+    # JAX 0.10.2 (tests/data/ref_write_types_cases.py, recorded by
+    # reference/make_ref_write_types_reference.py) neither broadcasts a value written into a
+    # Ref (`r[...] = 1.0` into a Ref of shape (3,)) nor converts its dtype, but a weak float
+    # into a float Ref and any integer into an integer one: "Invalid shape for `swap`" /
+    # "Invalid dtype for `addupdate`", with the index's NDIndexer in its words
+    import json
+    import locations
+    import ref_write_types_cases
+    with open(f"{locations.DATA}/ref_write_types_reference.json") as f:
+        recorded = json.load(f)
+    recorded.pop("jax_version")
+    assert ref_write_types_cases.run(jax) == recorded
