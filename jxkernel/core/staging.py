@@ -513,16 +513,6 @@ def ref_set(ref, value) -> None:
         keeper.ref_write(ref, value)
 
 
-def bind_refs(refs, values) -> None:
-    """Give `refs` the `values` (this trace's tracers) in the innermost Ref-keeping trace, not
-    lifted: a loop body carries them (lax/_cf_util.holding)."""
-    keeper = current_trace()
-    while not getattr(keeper, "ref_policy", None):
-        keeper = keeper.parent
-    for ref, value in zip(refs, values):
-        keeper.refs[id(ref)] = [ref, value]
-
-
 def _of_its_type(x, aval) -> bool:
     """Whether `x` holds its aval's dtype: a NumPy constant typed as canonical (float64 data
     of an f32 constvar) is no value to forward, its conversion is what makes it one."""

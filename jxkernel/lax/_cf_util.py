@@ -22,7 +22,7 @@ from ..core.ir import ClosedJaxpr, Jaxpr
 from ..core.source_info import function_source_info
 from ..core.vma import in_mesh_order
 from ..transforms.api_util import body_arg_names, flatten_fun
-from ..core.staging import (DebugInfo, JaxprTrace, bind_refs, convert_constvars_to_invars,
+from ..core.staging import (DebugInfo, JaxprTrace, convert_constvars_to_invars,
                             high_jaxprs, is_ref, retyped_consts, trace_to_jaxpr)
 from ..tree_util import equality_errors, keystr, tree_flatten_with_path, tree_unflatten
 from .conversion import _convert_element_type
@@ -129,9 +129,9 @@ def hoist(closed: ClosedJaxpr, what: str = "this function"):
 
 
 # ------------------------------------------------------------------ Refs written inside
-# A loop body or a branch that writes a Ref made outside is traced again taking the Refs'
-# values as more carry (or operands) and returning their new values; the caller writes them
-# back. JAX discharges the same effects from its jaxprs.
+# A loop body or a branch that writes a Ref made outside takes the Refs' values as more
+# carry (or operands) and returns their new values (its trace, evaluated: `discharged`); the
+# caller writes them back. JAX discharges the same effects from its jaxprs.
 def written_refs(traced) -> list:
     """The Refs made outside that any of the ClosedJaxprs `traced` writes, each once."""
     refs = []
@@ -142,14 +142,29 @@ def written_refs(traced) -> list:
     return refs
 
 
+def discharged(closed, refs, out_tree):
+    """`closed`, a body or branch traced once that writes some of `refs`, as a function of
+    (its flat inputs, the values of `refs`) -> (its outputs as `out_tree`, the Refs' new
+    values), which evaluates the traced jaxpr: the user's function is not run again (JAX
+    traces a body once; a print in it prints once). The trace ("lift") made each Ref read
+    a constvar and returned each Ref written as one more output (core/staging.py)."""
+    def at(ref) -> int | None:
+        return next((k for k, r in enumerate(refs) if r is ref), None)
+
+    def run(flat_args, values):
+        consts = [c if not is_ref(c) else c[...] if at(c) is None else values[at(c)]
+                  for c in closed.consts]
+        outs = eval_jaxpr(closed.jaxpr, consts, *flat_args)
+        n = len(outs) - len(closed.ref_writes)
+        new = list(values)
+        for i, value in zip(closed.ref_writes, outs[n:]):
+            new[at(closed.consts[i])] = value
+        return tree_unflatten(out_tree, outs[:n]), new
+    return run
+
+
 def ref_values(refs) -> list:
     return [r[...] for r in refs]
-
-
-def holding(refs, values, fun, *args):
-    """fun(*args) with `refs` holding `values` in the trace running it."""
-    bind_refs(refs, values)
-    return fun(*args)
 
 
 def write_refs(refs, values) -> None:

@@ -165,10 +165,10 @@ def _bind_cond(index, funs, operands, names, reference=0, what="cond branch", **
     refs = cf.written_refs([c for c, _ in traced])
     if refs:                            # Refs written inside: passed in and out, written back
 
-        def writing(f):
-            return lambda ops, values: cf.holding(refs, values, lambda: (f(*ops),
-                                                                         cf.ref_values(refs)))
-        out, values = _bind_cond(index, [writing(f) for f in funs],
+        def writing(closed, tree):        # (the branch's trace, not the branch again)
+            run = cf.discharged(closed, refs, tree)
+            return lambda ops, values: run(tree_flatten(ops)[0], values)
+        out, values = _bind_cond(index, [writing(*t) for t in traced],
                                  (tuple(operands), cf.ref_values(refs)), names, reference,
                                  **params)
         cf.write_refs(refs, values)

@@ -171,10 +171,10 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     check_effects([closed.jaxpr], control_flow_allowed_effects, "`scan`")
     refs = cf.written_refs([closed])
     if refs:                            # Refs written inside: carried, written back after
+        run = cf.discharged(closed, refs, out_tree)     # (f's trace, not f again)
 
         def carrying(carry, x):
-            (carry, y), values = cf.holding(refs, carry[1], lambda: (f(carry[0], x),
-                                                                     cf.ref_values(refs)))
+            (carry, y), values = run(tree_flatten((carry[0], x))[0], carry[1])
             return (carry, values), y
         (carry, values), ys = scan(carrying, (init, cf.ref_values(refs)), xs, length, reverse,
                                    unroll)

@@ -78,10 +78,11 @@ def while_loop(cond_fun, body_fun, init_val):
     refs = cf.written_refs([body])
     if refs:                            # Refs written in the body: carried, written back after
         # (cond_fun reads a Ref's value from before the loop, as in JAX 0.10.2: it is a const)
+        # (cond_fun and body_fun are not run again: their traces are, cf.discharged)
+        test, step = cf.discharged(cond, [], cond_tree), cf.discharged(body, refs, body_tree)
         out, values = while_loop(
-            lambda carry: cond_fun(carry[0]),
-            lambda carry: cf.holding(refs, carry[1], lambda: (body_fun(carry[0]),
-                                                              cf.ref_values(refs))),
+            lambda carry: test(tree_flatten(carry[0])[0], [])[0],
+            lambda carry: step(tree_flatten(carry[0])[0], carry[1]),
             (init_val, cf.ref_values(refs)))
         cf.write_refs(refs, values)
         return out

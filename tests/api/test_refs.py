@@ -497,3 +497,18 @@ def test_writes_of_another_shape_or_dtype_are_refused_as_jax():
         recorded = json.load(f)
     recorded.pop("jax_version")
     assert ref_write_types_cases.run(jax) == recorded
+
+
+def test_a_loop_or_cond_writing_a_ref_runs_its_body_once_as_jax():
+    # JAX 0.10.2 (tests/data/ref_loop_traces_cases.py, recorded by
+    # reference/make_ref_loop_traces_reference.py) traces a scan/while/fori body or a
+    # cond/switch branch that writes a Ref made outside once; jxkernel traced it a second
+    # time to carry the Ref's value (a print in it printed twice), and now evaluates the
+    # first trace (lax/_cf_util.discharged)
+    import json
+    import locations
+    import ref_loop_traces_cases
+    with open(f"{locations.DATA}/ref_loop_traces_reference.json") as f:
+        recorded = json.load(f)
+    recorded.pop("jax_version")
+    assert ref_loop_traces_cases.run(jax) == recorded
