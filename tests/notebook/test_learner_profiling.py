@@ -16,6 +16,9 @@ import learner_profiling_cases as cases          # tests/data
 import locations                                 # tests/support
 from jxkernel.views.explainer import explain
 
+# XLA's CPU compiler's numbers and HLO (the NumPy backend compiles nothing; a GPU's differ)
+pytestmark = [pytest.mark.xla_only("XLA text"), pytest.mark.cpu_only("CPU text")]
+
 with open(os.path.join(locations.DATA, "learner_profiling_reference.json")) as f:
     JAX = json.load(f)
 
@@ -104,3 +107,21 @@ def test_explain_puts_igamma_on_its_line_and_the_scan_counter_on_the_scan():
     body = inspect.getsourcelines(cases.step)[1] + 1
     assert (s[body].flops, s[scan].flops) == (2000, 2)
     assert s[body].flops + s[scan].flops == JAX["scanned"]["cost"]["flops"]
+
+
+def test_explain_says_a_loops_body_is_counted_once_and_how_often_it_runs():
+    """XLA's cost analysis counts a while loop's body once (JAX's 2,002 flops for 100 steps of
+    2,000): %explain's note under the counts says so, and names the scan's line and its 100
+    iterations (XLA's known trip count; the scan is outside the explained lambda, so its file
+    is named); a program without a loop gets no such note."""
+    programs = cases.programs(jxkernel, jnp)
+    fun, args = programs["scanned"]
+    ex = explain(fun, *args)
+    scan = inspect.getsourcelines(cases.scanned)[1] + 1
+    note = (". A loop's body is counted once, here as in XLA's cost analysis, though it runs "
+            f"once per iteration (learner_profiling_cases.py:{scan}: 100 iterations)")
+    if ex.cost_from == "hlo":
+        assert ex.cost_method.endswith(note), ex.cost_method
+        assert ex._repr_mimebundle_()[ex.MIME]["cost"]["method"] == ex.cost_method
+        assert f"py:{scan}: 100 iterations)." in repr(ex)    # the line outside the lambda
+    assert "A loop's body" not in explain(*programs["bench"][:1], *programs["bench"][1]).cost_method
