@@ -10,12 +10,13 @@ import numpy as np
 from ..core import dtypes
 from ..core.avals import ShapedArray, context_abstract_mesh
 from ..core.ir import ClosedJaxpr
+from ..core.name_stack import replaying
 from ..core.numpy_eval import eval_closed_jaxpr_numpy
 from ..core.numpy_simplify import simplify_divisions
 from ..core.staging import trace_to_jaxpr
 from ..core.physical import physicalize_closed
 from ..xla import stablehlo as hlo
-from ..xla.lowering import LoweringRuleContext
+from ..xla.lowering import RULE_SOURCE, LoweringRuleContext
 
 
 def aval_type(aval) -> str:
@@ -123,7 +124,12 @@ def lower_fun(fun, multiple_results: bool = False):
     jaxpr and lowers that inline. Good for primitives defined in terms of others."""
     def rule(ctx: LoweringRuleContext, *args, **params):
         jaxpr = _traced(fun, multiple_results, tuple(ctx.avals_in), tuple(sorted(params.items())))
-        outs = ctx.lower_jaxpr(jaxpr, args)
+        module_ctx = ctx.module_ctx
+        outer, module_ctx.rule_source = module_ctx.rule_source, ctx.source_info
+        try:        # its own equations located at this one (lowering.RULE_SOURCE says why)
+            outs = ctx.lower_jaxpr(jaxpr, args)
+        finally:
+            module_ctx.rule_source = outer
         return outs if multiple_results else outs[0]
     return rule
 
@@ -156,8 +162,15 @@ def _traced_cached(fun, multiple_results, avals, shardings, mesh, params):
     def flat(*args):
         out = fun(*args, **kwargs)
         return list(out) if multiple_results else [out]
-    # (typed keys `fun` makes of its operands' data become that data again: core/physical.py)
-    return physicalize_closed(trace_to_jaxpr(flat, list(avals)))
+    # the equations `fun` makes record RULE_SOURCE, not the line running now (one that
+    # happened to lower it first); those it binds again from a jaxpr it holds (a scan's
+    # body) keep theirs. (Typed keys `fun` makes of its operands' data become that data
+    # again: core/physical.py)
+    saved, replaying.source_info = replaying.source_info, RULE_SOURCE
+    try:
+        return physicalize_closed(trace_to_jaxpr(flat, list(avals)))
+    finally:
+        replaying.source_info = saved
 
 
 @functools.lru_cache(maxsize=4096)

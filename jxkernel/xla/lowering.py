@@ -21,7 +21,7 @@ from ..core.errors import aval_text
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal
 from ..core.mesh import UNCONSTRAINED
 from ..core.primitive import lowering_rules
-from ..core.source_info import stack_text, user_stacklevel
+from ..core.source_info import SourceInfo, stack_text, user_stacklevel
 from . import stablehlo as hlo
 from .client import JAX_NAMES
 
@@ -73,6 +73,7 @@ class ModuleContext:
         # a rule's inner jaxpr the rule's op and scope ("jit(f)/jvp()/cond/branch_0_fun/")
         self.name_stack = ""
         self.source_lines = False
+        self.rule_source = None                  # the equation a lower_fun rule lowers: its source
         self.keepalives: list = []               # objects a rule asks to outlive the lowering
 
     def add_keepalive(self, keepalive) -> None:
@@ -410,6 +411,16 @@ def no_rule_error(primitive: str, platforms) -> NotImplementedError:
     return error
 
 
+# Where the equations a lowering rule traces from its own function (lax/_lowering.py's
+# lower_fun: a scan's loop counter, igamma's series) come from: no line of the user's. They
+# are located at the equation the rule lowers, as JAX traces a rule's function under that
+# equation's traceback; the jaxpr is traced once and cached, so it records this stand-in and
+# jaxpr_subcomp puts the equation's source (ModuleContext.rule_source) in its place. Traced
+# with the running line instead, `%explain h(a, x)` put igamma's ops on the line of whatever
+# call first lowered an igamma, in another cell or function.
+RULE_SOURCE = SourceInfo("<lowering rule>", 0, "<lowering rule>")
+
+
 def jaxpr_subcomp(module_ctx, jaxpr: Jaxpr, block, const_values, arg_values) -> list:
     """JAX's name (mlir.jaxpr_subcomp, its module context and jaxpr first): `jaxpr`'s
     equations emitted into `block`, the values of its outputs returned."""
@@ -426,8 +437,12 @@ def jaxpr_subcomp(module_ctx, jaxpr: Jaxpr, block, const_values, arg_values) -> 
         if rule is None:
             raise no_rule_error(eqn.primitive.name, list(module_ctx.platforms)
                                 if module_ctx.multi_platform else module_ctx.platform)
+        info = eqn.source_info
+        if info is not None and info.file == RULE_SOURCE.file:
+            info = module_ctx.rule_source and module_ctx.rule_source._replace(
+                name_stack=info.name_stack)
         ctx = LoweringRuleContext(module_ctx, block, [a.aval for a in eqn.invars],
-                                  [v.aval for v in eqn.outvars], eqn.source_info, _eqn_name(eqn))
+                                  [v.aval for v in eqn.outvars], info, _eqn_name(eqn))
         args = list(map(read, eqn.invars))
 
         def lower(ctx):

@@ -32,14 +32,17 @@ def _dispatch_meaning() -> str:
 
 def waited_line(timed: str) -> str:
     """The line under a %timeit that waited for Arrays its statement did not wait for
-    itself: JAX's own %timeit would have timed the dispatch alone. Measured in a real IPython
-    kernel under JAX 0.10.2 on the CPU: `%timeit f(x)` of a jitted x @ x @ x on f32[1500,1500]
-    took 16.3 µs per loop, `%timeit f(x).block_until_ready()` 346 ms; for `x + 1` on f32[3]
-    both took 5 µs (nothing left to wait for). '' where the statement waits itself. Said on
-    the numpy backend too, which computes before returning: the same line under JAX would not.
+    itself: JAX's own %timeit does not wait, so it counts the work only as far as calls
+    queue up behind earlier ones. Measured in JupyterLab under JAX 0.10.2 on the CPU:
+    `%timeit f(x)` of a jitted x @ x @ x on f32[1500,1500] took 16.3 µs per loop and
+    `%timeit f(x).block_until_ready()` 346 ms; a jitted 100-step scan over f32[1000] 28.7 µs
+    (waited for here: 393 µs); but benchmarking.md's `f_jit(x_jax)` on f32[1000,1000] took
+    103 ms unblocked, 112 ms blocked (its calls queued behind each other). '' where the
+    statement waits itself. Said on the numpy backend too, which computes before returning:
+    the same line under JAX would not.
 
         >>> print(waited_line("f(x)"))     # doctest: +ELLIPSIS
-        jxkernel waited for each run's result; under JAX the same %timeit times the ...
+        jxkernel waited for each run's result; JAX's %timeit does not (a jitted call ...
     """
     if "block_until_ready" in timed:
         return ""
@@ -48,8 +51,9 @@ def waited_line(timed: str) -> str:
     # loss, model and state has no .block_until_ready(); checked under JAX 0.10.2)
     blocked = f"`%timeit jax.block_until_ready({code})`" if "\n" not in code and "=" not in code \
         else "`jax.block_until_ready(...)` around its result"
-    return (f"jxkernel waited for each run's result; under JAX the same %timeit times the "
-            f"dispatch alone (a jitted call returns before its work is done): there, write "
+    return (f"jxkernel waited for each run's result; JAX's %timeit does not (a jitted call "
+            f"returns once its work is queued), so its number counts the work only where "
+            f"calls queue up behind earlier ones and can be far below this one: there, write "
             f"{blocked}.")
 
 
