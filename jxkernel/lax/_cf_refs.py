@@ -1,5 +1,7 @@
-"""Refs passed as operands of cond, switch and scan (not closed over), as JAX passes one into
-a branch or body as an input of Ref type.
+"""Refs in control flow. A body or branch that writes a Ref made outside: its trace,
+evaluated with the Ref's value as one more carry or operand (`discharged`), then the Ref
+written after the loop or cond. And Refs passed as operands of cond, switch and scan (not
+closed over), as JAX passes one into a branch or body as an input of Ref type.
 
 A branch (or a scan body, for a carried Ref) is handed an inner Ref holding the Ref's value
 where the cond runs, which its trace keeps as any Ref it closes over (lax/_cf_util.py's
@@ -15,11 +17,56 @@ twice, or passed and closed over, are checked first.
 from __future__ import annotations
 
 from ..core.errors import check_passed_once, ref_type
+from ..core.interpret import eval_jaxpr
 from ..core.source_info import function_source_info
 from ..core.staging import is_ref
 from ..core.trace import _ctx
 from ..transforms.api_util import body_arg_names
 from ..tree_util import tree_flatten_with_path, tree_unflatten
+
+# ------------------------------------------------------------------ Refs written inside
+# A loop body or a branch that writes a Ref made outside takes the Refs' values as more
+# carry (or operands) and returns their new values (its trace, evaluated: `discharged`); the
+# caller writes them back. JAX discharges the same effects from its jaxprs.
+def written_refs(traced) -> list:
+    """The Refs made outside that any of the ClosedJaxprs `traced` writes, each once."""
+    refs = []
+    for closed in traced:
+        for i in closed.ref_writes:
+            if all(r is not closed.consts[i] for r in refs):
+                refs.append(closed.consts[i])
+    return refs
+
+
+def discharged(closed, refs, out_tree):
+    """`closed`, a body or branch traced once that writes some of `refs`, as a function of
+    (its flat inputs, the values of `refs`) -> (its outputs as `out_tree`, the Refs' new
+    values), which evaluates the traced jaxpr: the user's function is not run again (JAX
+    traces a body once; a print in it prints once). The trace ("lift") made each Ref read
+    a constvar and returned each Ref written as one more output (core/staging.py)."""
+    def at(ref) -> int | None:
+        return next((k for k, r in enumerate(refs) if r is ref), None)
+
+    def run(flat_args, values):
+        consts = [c if not is_ref(c) else c[...] if at(c) is None else values[at(c)]
+                  for c in closed.consts]
+        outs = eval_jaxpr(closed.jaxpr, consts, *flat_args)
+        n = len(outs) - len(closed.ref_writes)
+        new = list(values)
+        for i, value in zip(closed.ref_writes, outs[n:]):
+            new[at(closed.consts[i])] = value
+        return tree_unflatten(out_tree, outs[:n]), new
+    return run
+
+
+def ref_values(refs) -> list:
+    return [r[...] for r in refs]
+
+
+def write_refs(refs, values) -> None:
+    for ref, value in zip(refs, values):
+        ref[...] = value
+
 
 # api/state.py's classes, which it registers here (api is above lax): "box", a Ref holding
 # its value; "row", a Ref's row as a Ref

@@ -59,7 +59,7 @@ _JAX_TRACED_FOR = {"scan body": "scan", "while_loop body": "while_body",
 def trace_fun(fun, in_tree, in_avals, what: str, promoted: bool = False):
     """(ClosedJaxpr of fun over flat inputs, output treedef); consts stay in the ClosedJaxpr.
     A Ref made outside and used inside is a const (core/staging.py); one written is carried
-    by the loop or cond that traced it (`written_refs`), or refused by `hoist`. `promoted`:
+    by the loop or cond that traced it (`_cf_refs.written_refs`), or refused by `hoist`. `promoted`:
     a loop's retrace with weakly typed carries promoted to what the body returned
     (`settle_carry`), which the explainer tells apart from a call given other types."""
     key = (fun, (in_tree, tuple(in_avals), what, config._trace_state) + vma.trace_place())
@@ -126,50 +126,6 @@ def hoist(closed: ClosedJaxpr, what: str = "this function"):
             f"the new one, then write the Ref outside.")
     jaxpr, consts = convert_constvars_to_invars(closed)
     return jaxpr, [c[...] if is_ref(c) else c for c in consts]
-
-
-# ------------------------------------------------------------------ Refs written inside
-# A loop body or a branch that writes a Ref made outside takes the Refs' values as more
-# carry (or operands) and returns their new values (its trace, evaluated: `discharged`); the
-# caller writes them back. JAX discharges the same effects from its jaxprs.
-def written_refs(traced) -> list:
-    """The Refs made outside that any of the ClosedJaxprs `traced` writes, each once."""
-    refs = []
-    for closed in traced:
-        for i in closed.ref_writes:
-            if all(r is not closed.consts[i] for r in refs):
-                refs.append(closed.consts[i])
-    return refs
-
-
-def discharged(closed, refs, out_tree):
-    """`closed`, a body or branch traced once that writes some of `refs`, as a function of
-    (its flat inputs, the values of `refs`) -> (its outputs as `out_tree`, the Refs' new
-    values), which evaluates the traced jaxpr: the user's function is not run again (JAX
-    traces a body once; a print in it prints once). The trace ("lift") made each Ref read
-    a constvar and returned each Ref written as one more output (core/staging.py)."""
-    def at(ref) -> int | None:
-        return next((k for k, r in enumerate(refs) if r is ref), None)
-
-    def run(flat_args, values):
-        consts = [c if not is_ref(c) else c[...] if at(c) is None else values[at(c)]
-                  for c in closed.consts]
-        outs = eval_jaxpr(closed.jaxpr, consts, *flat_args)
-        n = len(outs) - len(closed.ref_writes)
-        new = list(values)
-        for i, value in zip(closed.ref_writes, outs[n:]):
-            new[at(closed.consts[i])] = value
-        return tree_unflatten(out_tree, outs[:n]), new
-    return run
-
-
-def ref_values(refs) -> list:
-    return [r[...] for r in refs]
-
-
-def write_refs(refs, values) -> None:
-    for ref, value in zip(refs, values):
-        ref[...] = value
 
 
 # ------------------------------------------------------------------ high values captured

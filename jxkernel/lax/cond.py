@@ -162,16 +162,16 @@ def _bind_cond(index, funs, operands, names, reference=0, what="cond branch", **
                           closed.out_avals, what.split()[0])
     check_effects([c.jaxpr for c, _ in traced], control_flow_allowed_effects,
                   f"`{what.split()[0]}`")
-    refs = cf.written_refs([c for c, _ in traced])
+    refs = cr.written_refs([c for c, _ in traced])
     if refs:                            # Refs written inside: passed in and out, written back
 
         def writing(closed, tree):        # (the branch's trace, not the branch again)
-            run = cf.discharged(closed, refs, tree)
+            run = cr.discharged(closed, refs, tree)
             return lambda ops, values: run(tree_flatten(ops)[0], values)
         out, values = _bind_cond(index, [writing(*t) for t in traced],
-                                 (tuple(operands), cf.ref_values(refs)), names, reference,
+                                 (tuple(operands), cr.ref_values(refs)), names, reference,
                                  **params)
-        cf.write_refs(refs, values)
+        cr.write_refs(refs, values)
         return out
     first_tree = traced[0][1]
     hoisted = [cf.hoist(c) for c, _ in traced]

@@ -169,16 +169,16 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     cf.check_carry(f, carry_tree, carry_avals, carry_out_tree,   # (its own leaves: named in errors)
                    closed.out_avals[:carry_out_tree.num_leaves], "scan body function")
     check_effects([closed.jaxpr], control_flow_allowed_effects, "`scan`")
-    refs = cf.written_refs([closed])
+    refs = cr.written_refs([closed])
     if refs:                            # Refs written inside: carried, written back after
-        run = cf.discharged(closed, refs, out_tree)     # (f's trace, not f again)
+        run = cr.discharged(closed, refs, out_tree)     # (f's trace, not f again)
 
         def carrying(carry, x):
             (carry, y), values = run(tree_flatten((carry[0], x))[0], carry[1])
             return (carry, values), y
-        (carry, values), ys = scan(carrying, (init, cf.ref_values(refs)), xs, length, reverse,
+        (carry, values), ys = scan(carrying, (init, cr.ref_values(refs)), xs, length, reverse,
                                    unroll)
-        cf.write_refs(refs, values)
+        cr.write_refs(refs, values)
         return carry, ys
     given = carry_leaves
     carry_leaves = [cf.cast_like(x, a) for x, a in zip(carry_leaves, carry_avals)]

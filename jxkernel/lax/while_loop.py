@@ -33,6 +33,7 @@ from ..xla.lowering import TOKEN, LoweringRuleContext, effect_token, has_ordered
 from . import _lowering
 from ..transforms import batch_util as bu
 from . import _cf_python as python
+from . import _cf_refs as cr
 from . import _cf_util as cf
 from ..transforms.ad_util import Zero, instantiate, zeros
 from .io_effects import check_batched_while
@@ -75,16 +76,16 @@ def while_loop(cond_fun, body_fun, init_val):
                    "while_loop body function")
     check_effects([cond.jaxpr, body.jaxpr], control_flow_allowed_effects, "`while`")
     given, leaves = leaves, [cf.cast_like(x, a) for x, a in zip(leaves, avals)]
-    refs = cf.written_refs([body])
+    refs = cr.written_refs([body])
     if refs:                            # Refs written in the body: carried, written back after
         # (cond_fun reads a Ref's value from before the loop, as in JAX 0.10.2: it is a const)
-        # (cond_fun and body_fun are not run again: their traces are, cf.discharged)
-        test, step = cf.discharged(cond, [], cond_tree), cf.discharged(body, refs, body_tree)
+        # (cond_fun and body_fun are not run again: their traces are, cr.discharged)
+        test, step = cr.discharged(cond, [], cond_tree), cr.discharged(body, refs, body_tree)
         out, values = while_loop(
             lambda carry: test(tree_flatten(carry[0])[0], [])[0],
             lambda carry: step(tree_flatten(carry[0])[0], carry[1]),
-            (init_val, cf.ref_values(refs)))
-        cf.write_refs(refs, values)
+            (init_val, cr.ref_values(refs)))
+        cr.write_refs(refs, values)
         return out
     cond_jaxpr, cond_consts = cf.hoist(cond)
     body_jaxpr, body_consts = cf.hoist(body)
