@@ -20,6 +20,7 @@ import functools
 import math
 import threading
 import warnings
+import weakref
 
 import numpy as np
 
@@ -106,10 +107,11 @@ class PartitionSpec:
     >>> P('x', None), P(('x', 'y'),), P('x', P.UNCONSTRAINED).index(P.UNCONSTRAINED)
     (P('x', None), P(('x', 'y'),), 1)
     """
-    __slots__ = ("_parts", "unreduced", "reduced")
+    # interned, as JAX's P: a spec made twice is the same object (so it is immutable)
+    __slots__ = ("_parts", "unreduced", "reduced", "__weakref__")
     UNCONSTRAINED = UNCONSTRAINED
 
-    def __init__(self, *parts, unreduced=frozenset(), reduced=frozenset()):
+    def __new__(cls, *parts, unreduced=frozenset(), reduced=frozenset()):
         parts = tuple(map(_canonical_part, parts))
         for p in parts:
             nested = next((a for a in p if isinstance(a, tuple)), None) \
@@ -128,8 +130,37 @@ class PartitionSpec:
         unreduced, reduced = frozenset(unreduced), frozenset(reduced)
         if unreduced or reduced:
             _check_summed_axes(parts, unreduced, reduced)
-        self._parts = tuple(parts)
-        self.unreduced, self.reduced = unreduced, reduced
+        key = (parts, unreduced, reduced)
+        found = _interned_specs.get(key)
+        if found is None:
+            found = object.__new__(PartitionSpec)
+            for field, value in zip(("_parts", "unreduced", "reduced"), key):
+                object.__setattr__(found, field, value)
+            _interned_specs[key] = found
+        return found
+
+    def __init_subclass__(cls, *args, **kwargs):
+        # (JAX's words: a subclass would break the interning)
+        raise TypeError("Subclassing `jax.P` is prohibited.")
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"cannot delete field {name!r}")
+
+    # a pickle or copy makes the spec again through __new__ (so it is the interned one)
+    def __getnewargs_ex__(self):
+        return self._parts, {"unreduced": self.unreduced, "reduced": self.reduced}
+
+    def __getstate__(self):
+        return None
+
+    def __setstate__(self, state):
+        pass
+
+    def __deepcopy__(self, memo):
+        return self
 
     @property
     def partitions(self) -> tuple:
@@ -214,6 +245,7 @@ class PartitionSpec:
 
 
 P = PartitionSpec
+_interned_specs: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 
 def _check_summed_axes(parts, unreduced, reduced) -> None:
@@ -391,37 +423,73 @@ class Mesh(_AxisTypeQueries):
     >>> Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))          # 8 devices
     Mesh(axis_sizes=(4, 2), axis_names=('x', 'y'), axis_types=(Auto, Auto))
     """
+    # interned, as JAX's Mesh: one made twice over the same devices, names and types is the
+    # same object (as_from_context's copies are made apart, outside the interning)
     __slots__ = ("devices", "axis_names", "axis_types", "_ids", "_platform", "_previous",
-                 "_hash", "from_context")
+                 "_hash", "from_context", "__weakref__")
 
-    def __init__(self, devices, axis_names, axis_types=None):
+    def __new__(cls, devices, axis_names, axis_types=None):
+        names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
+        if devices is None and not names:                  # the empty mesh (no mesh set)
+            key = None
+        else:
+            if any(n is None for n in names):
+                raise ValueError(f"Mesh axis names cannot be None. Got: {names}")
+            grid = np.array(devices, dtype=object) if not isinstance(devices, np.ndarray) \
+                else devices
+            if grid.ndim != len(names):
+                raise ValueError(f"Mesh requires the ndim of its first argument (`devices`) to "
+                                 f"equal the length of its second argument (`axis_names`), but "
+                                 f"got devices.ndim == {grid.ndim} and len(axis_names) == "
+                                 f"{len(names)}.")
+            if len(set(names)) != len(names):
+                raise ValueError(f"Mesh axis names must be unique; got {names}")
+            types = checked_axis_types(axis_types, names, AxisType.Auto)
+            ids = tuple(d.id for d in grid.flat)
+            platform = getattr(grid.flat[0], "platform", None) if grid.size else None
+            key = (ids, platform, tuple(grid.shape), names, types)
+        found = _interned_meshes.get(key)
+        if found is None:
+            found = object.__new__(Mesh)
+            found._fill(None if key is None else grid, names,
+                        None if key is None else types)
+            _interned_meshes[key] = found
+        return found
+
+    def _fill(self, grid, names, types) -> None:
+        """Set a new mesh's fields (`grid` None: the empty mesh)."""
         # taken from set_mesh's context rather than given (shard_map's equation then shows
         # the abstract mesh, as JAX's does)
         self.from_context = False
-        names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
-        if devices is None and not names:                  # the empty mesh (no mesh set)
+        self._previous = []
+        if grid is None:
             self.devices, self.axis_names, self.axis_types = None, (), ()
-            self._ids, self._platform, self._previous, self._hash = (), None, [], hash(())
+            self._ids, self._platform, self._hash = (), None, hash(())
             return
-        if any(n is None for n in names):
-            raise ValueError(f"Mesh axis names cannot be None. Got: {names}")
-        grid = np.array(devices, dtype=object) if not isinstance(devices, np.ndarray) else devices
-        if grid.ndim != len(names):
-            raise ValueError(f"Mesh requires the ndim of its first argument (`devices`) to equal "
-                             f"the length of its second argument (`axis_names`), but got "
-                             f"devices.ndim == {grid.ndim} and len(axis_names) == {len(names)}.")
-        if len(set(names)) != len(names):
-            raise ValueError(f"Mesh axis names must be unique; got {names}")
-        self.devices, self.axis_names = grid, names
-        self.axis_types = checked_axis_types(axis_types, names, AxisType.Auto)
+        if grid.flags.writeable:      # (JAX's too: a shared mesh's grid cannot change)
+            grid = grid.copy()
+            grid.flags.writeable = False
+        self.devices, self.axis_names, self.axis_types = grid, names, types
         self._ids = tuple(d.id for d in grid.flat)
         # ids are per platform: the NumPy backend's devices 0..n-1 and XLA's CPU devices
         # 0..n-1 make meshes alike but for it (caches keyed by meshes must tell them apart)
         self._platform = getattr(grid.flat[0], "platform", None) if grid.size else None
-        self._previous = []
         # hashed once: meshes key every sharded call's cache lookup
         self._hash = hash((self._ids, self._platform, self.axis_sizes, self.axis_names,
                            self.axis_types))
+
+    # a pickle or copy makes the mesh again through __new__ (so it is the interned one)
+    def __getnewargs_ex__(self):
+        return (self.devices, self.axis_names, self.axis_types), {}
+
+    def __getstate__(self):
+        return None
+
+    def __setstate__(self, state):
+        pass
+
+    def __deepcopy__(self, memo):
+        return self
 
     shape = property(lambda self: collections.OrderedDict(zip(self.axis_names,
                                                               self.axis_sizes)))
@@ -449,7 +517,8 @@ class Mesh(_AxisTypeQueries):
         """This mesh (equal to it) marked as taken from the context (set_mesh)."""
         found = _context_copies.get(self)
         if found is None or found._ids != self._ids:
-            found = Mesh(self.devices, self.axis_names, self.axis_types)
+            found = object.__new__(Mesh)
+            found._fill(self.devices, self.axis_names, self.axis_types)
             found.from_context = True
             _context_copies[self] = found
         return found
@@ -498,6 +567,7 @@ class Mesh(_AxisTypeQueries):
 
 
 _context_copies: dict = {}
+_interned_meshes: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 # (where JAX's are, jax._src.mesh: see PartitionSpec's names above)
 AxisType.__module__ = AbstractMesh.__module__ = Mesh.__module__ = "jxkernel._src.mesh"
 
