@@ -394,6 +394,8 @@ class ArrayImpl(metaclass=_CNamed):
         return self.copy()
 
     def __format__(self, spec):
+        if self._sharding is not None and self._sharding.spec.unreduced:
+            return repr(self)           # (JAX's: no one value to format)
         return format(self._value, spec) if self.ndim == 0 else str(self)
 
     # ---------------------------------------------------------------- display
