@@ -725,18 +725,26 @@ class NamedSharding:
     __slots__ = ("mesh", "spec", "_memory_kind", "_tilings", "_hash")
 
     def __init__(self, mesh, spec, *, memory_kind: str | None = None):
+        # (None for either is JAX's binding's TypeError, whose words lead)
         if not isinstance(mesh, (Mesh, AbstractMesh)):
-            raise TypeError(f"NamedSharding's mesh must be a Mesh or an AbstractMesh; got "
-                            f"{mesh!r} of type {type(mesh).__name__}")
+            raise TypeError(f"{_INCOMPATIBLE if mesh is None else ''}NamedSharding's mesh must "
+                            f"be a Mesh or an AbstractMesh; got {mesh!r} of type "
+                            f"{type(mesh).__name__}")
         if not isinstance(spec, PartitionSpec):
-            raise TypeError(f"NamedSharding's spec must be a PartitionSpec (P(...)); got "
-                            f"{spec!r} of type {type(spec).__name__}")
+            raise TypeError(f"{_INCOMPATIBLE if spec is None else ''}NamedSharding's spec must "
+                            f"be a PartitionSpec (P(...)); got {spec!r} of type "
+                            f"{type(spec).__name__}")
+        # over an AbstractMesh (axes without devices: a sharding in a type, as JAX's) there
+        # is no device to ask for its memories: a kind is one of JAX's list
+        if isinstance(mesh, AbstractMesh) or mesh.empty:
+            if memory_kind is not None and memory_kind not in _ABSTRACT_MEMORY_KINDS:
+                raise ValueError(f"Got invalid memory kind: {memory_kind}. Valid memory kinds "
+                                 f"are: {', '.join(_ABSTRACT_MEMORY_KINDS)}")
+            self._memory_kind = memory_kind
+        else:
+            self._memory_kind = checked_memory_kind(mesh.devices.flat[0], memory_kind)
         _check_spec(spec, mesh)
         self.mesh, self.spec = mesh, spec
-        # over an AbstractMesh (axes without devices: a sharding in a type, as JAX's) there
-        # is no device to ask for its memories
-        self._memory_kind = memory_kind if isinstance(mesh, AbstractMesh) else \
-            checked_memory_kind(mesh.devices.flat[0], memory_kind)
         self._tilings = {}
         self._hash = hash((mesh, spec, self._memory_kind))
 
@@ -780,11 +788,23 @@ class NamedSharding:
         sizes = self.mesh.shape
         return tuple(math.prod(sizes[a] for a in axes) for axes in self.spec._axes(ndim))
 
+    def check_compatible_aval(self, aval_shape: tuple) -> None:
+        """JAX's ValueError when this sharding's spec has more entries than `aval_shape` has
+        dimensions (a scalar's spec should be P()).
+
+        >>> import jxkernel as jax
+        >>> s = NamedSharding(Mesh(np.array(jax.devices()[:1]), ('x',)), P('x'))
+        >>> s.check_compatible_aval((4,))
+        """
+        if len(self.spec) > len(aval_shape):
+            scalar = " For scalars the PartitionSpec should be P()" if not aval_shape else ""
+            raise ValueError(f"Sharding {self!r} is only valid for values of rank at least "
+                             f"{len(self.spec)}, but was applied to a value of rank "
+                             f"{len(aval_shape)}.{scalar}")
+
     def check_shape(self, shape: tuple) -> None:
         """Raise JAX's errors when this sharding cannot split an array of `shape`."""
-        if len(self.spec) > len(shape):
-            raise ValueError(f"Sharding {self!r} is only valid for values of rank at least "
-                             f"{len(self.spec)}, but was applied to a value of rank {len(shape)}")
+        self.check_compatible_aval(shape)
         check_tiles_divide(self, shape, self._tiles(len(shape)))
 
     def shard_shape(self, global_shape) -> tuple:
@@ -1051,22 +1071,47 @@ def _mixed_radix(digits, bases) -> int:
     return value
 
 
+def check_unique_axes(spec: PartitionSpec, what: str) -> None:
+    """JAX's DuplicateSpecError where `spec` splits two dimensions over one mesh axis
+    (`what`: the argument it was given as, "in_shardings", or "NamedSharding spec")."""
+    counts = collections.Counter(a for axes in spec._axes(0) for a in axes)
+    twice = sorted(f"`{a}`" for a, n in counts.items() if n > 1)
+    if twice:
+        raise DuplicateSpecError(f"A single {what} specification can map every mesh axis to at "
+                                 f"most one positional dimension, but {spec!r} has duplicate "
+                                 f"entries for {', '.join(twice)}")
+
+
 def _check_spec(spec: PartitionSpec, mesh: Mesh) -> None:
-    seen = set()
-    for axes in spec._axes(0) + (tuple(spec.unreduced), tuple(spec.reduced)):
+    """JAX's checks of a NamedSharding's spec against its mesh, in JAX's order: an axis split
+    over twice, an axis the mesh lacks, P.UNCONSTRAINED with no Auto axis, then the unreduced
+    and reduced sets (mesh axes, and Explicit ones)."""
+    check_unique_axes(spec, "NamedSharding spec")
+    for axes in spec._axes(0):
         for a in axes:
             if a not in mesh.axis_names:
                 raise ValueError(f"Resource axis: {a} of {spec!r} is not found in mesh: "
                                  f"{mesh.axis_names}.")
-            if a in seen:
-                raise DuplicateSpecError(
-                    f"A single NamedSharding spec specification can map every mesh axis to at "
-                    f"most one positional dimension, but {spec!r} has duplicate entries for `{a}`")
-            seen.add(a)
     if UNCONSTRAINED in spec._parts and AxisType.Auto not in mesh.axis_types:
         # an Explicit axis is part of the value's type, so nothing may be left open
         raise ValueError(f"{spec!r} cannot contain `P.UNCONSTRAINED` when no mesh axis_types "
                          f"are `Auto`. Got mesh axis_types: {mesh.axis_types}")
+    types = dict(zip(mesh.axis_names, mesh.axis_types))
+    for word, axes in (("Unreduced", spec.unreduced), ("Reduced", spec.reduced)):
+        for a in axes:
+            if a not in types:
+                raise ValueError(f"{word} axes {a} is not found in mesh.axis_names="
+                                 f"{mesh.axis_names}. Got pspec={spec!r}")
+            if types[a] != AxisType.Explicit:
+                # (a summand per device is a fact of the value's type: Explicit axes only)
+                raise ValueError(f"{word} axes can only refer to mesh axes that is of type "
+                                 f"`Explicit`. Got {word.lower()} axes: {axes} and mesh: {mesh}")
+
+
+_INCOMPATIBLE = "__init__(): incompatible function arguments. "
+
+# the memory kinds a NamedSharding over an AbstractMesh (no device to ask) may name: JAX's list
+_ABSTRACT_MEMORY_KINDS = ("device", "pinned_host", "unpinned_host")
 
 
 def tiling(mesh: Mesh, axes: tuple) -> tuple | None:
