@@ -25,6 +25,7 @@ def run(jax) -> dict:
     _compile_device_assignment(jax, out)
     _spec_errors(jax, out)
     _unreduced_display(jax, out)
+    _deleted(jax, out)
     return out
 
 
@@ -279,3 +280,25 @@ def _unreduced_display(jax, out):
         out["unreduced format"] = _answer(lambda: f"{y:.1f}")
         out["unreduced tolist"] = _answer(lambda: type(y.tolist()).__name__)[:1]
         out["unreduced resharded"] = _answer(lambda: jax.sharding.reshard(y, P()).tolist())
+
+
+def _deleted(jax, out):
+    """A deleted Array's private per-device list and host copy are None (JAX's), on one
+    device and over a mesh; reading it says it was deleted."""
+    import numpy as np
+    P, NamedSharding = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+    mesh = jax.make_mesh((4, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+    for name, x in [("one device", jax.device_put(np.array([1, 2, 3]), jax.devices()[0])),
+                    ("mesh", jax.device_put(np.arange(16).reshape(8, 2),
+                                            NamedSharding(mesh, P("x", "y"))))]:
+        before = len(x._arrays)
+        x.delete()
+        out[f"deleted {name}"] = _answer(lambda x=x, before=before: [
+            before, x._arrays is None, x._npy_value is None, x.is_deleted()])
+
+        def read(x=x):       # (JAX's words lead; jxkernel then says how it came to be deleted)
+            try:
+                x._check_if_deleted()
+            except RuntimeError as e:
+                return str(e).split(" .delete() was called")[0]
+        out[f"deleted {name} read"] = _answer(read)
