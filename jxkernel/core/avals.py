@@ -363,23 +363,42 @@ class ShapeDtypeStruct:
     >>> ShapeDtypeStruct((2, 3), np.float32)
     ShapeDtypeStruct(shape=(2, 3), dtype=float32)
     """
-    __slots__ = ("shape", "dtype", "weak_type", "sharding")
+    __slots__ = ("shape", "dtype", "weak_type", "_sharding")
 
     def __init__(self, shape, dtype, weak_type=False, sharding=None):
         if dtype is None:
             raise ValueError("ShapeDtypeStruct: dtype must be specified.")
-        if sharding is not None and not is_sharding(sharding):
-            raise ValueError(f"sharding should be an instance of `jax.sharding.Sharding`; got "
-                             f"{sharding} of type {type(sharding)}.")
+        if sharding is not None and not is_sharding(sharding) and \
+                not isinstance(sharding, PartitionSpec):
+            raise ValueError(f"sharding should be an instance of `jax.sharding.Sharding`, "
+                             f"`jax.sharding.PartitionSpec` or `jax.experimental.layout.Format`."
+                             f" Got {sharding} of type {type(sharding)}.")
         self.shape = tuple(shape)
-        spec = getattr(sharding, "spec", None)
+        spec = sharding if isinstance(sharding, PartitionSpec) else \
+            getattr(sharding, "spec", None)
         if spec is not None and len(spec) > len(self.shape):    # (JAX's check and words)
-            raise ValueError(f"Sharding {sharding!r} is only valid for values of rank at least "
-                             f"{len(spec)}, but was applied to a value of rank {len(self.shape)}.")
+            raise ValueError(f"{'PartitionSpec' if spec is sharding else 'Sharding'} "
+                             f"{sharding!r} is only valid for values of rank at least "
+                             f"{len(spec)}, but was applied to a value of rank {len(self.shape)}."
+                             + (" For scalars the PartitionSpec should be P()"
+                                if not self.shape else ""))
         # extended dtypes (typed keys: key<fry>) are kept as they are; NumPy has no such dtype
         self.dtype = dtype if dtypes.extended_scalar_type(dtype) else np.dtype(dtype)
         self.weak_type = weak_type
-        self.sharding = sharding
+        self._sharding = sharding
+
+    @property
+    def sharding(self):
+        """The sharding given; a bare PartitionSpec given is read over set_mesh's mesh each
+        time it is asked (JAX's TypeError where none is set)."""
+        if not isinstance(self._sharding, PartitionSpec):
+            return self._sharding
+        mesh = _config.config._context_mesh
+        if mesh is None or mesh.empty:
+            raise TypeError("When specifying PartitionSpec to `ShapeDtypeStruct`, the context "
+                            "mesh cannot be empty. Please use `jax.set_mesh` to set the mesh "
+                            "context.")
+        return NamedSharding(mesh, self._sharding)
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: math.prod(self.shape))
@@ -406,7 +425,9 @@ class ShapeDtypeStruct:
 
     def update(self, **changes) -> ShapeDtypeStruct:
         """A copy with some of shape, dtype, weak_type, sharding replaced."""
-        fields = {name: getattr(self, name) for name in self.__slots__}
+        # (the sharding as read now: a bare P's over set_mesh's mesh, as JAX's update)
+        fields = {"shape": self.shape, "dtype": self.dtype, "weak_type": self.weak_type,
+                  "sharding": changes["sharding"] if "sharding" in changes else self.sharding}
         return ShapeDtypeStruct(**{**fields, **changes})
 
     @property

@@ -20,6 +20,7 @@ import functools
 import math
 import threading
 import warnings
+import weakref
 
 import numpy as np
 
@@ -106,10 +107,11 @@ class PartitionSpec:
     >>> P('x', None), P(('x', 'y'),), P('x', P.UNCONSTRAINED).index(P.UNCONSTRAINED)
     (P('x', None), P(('x', 'y'),), 1)
     """
-    __slots__ = ("_parts", "unreduced", "reduced")
+    # interned, as JAX's P: a spec made twice is the same object (so it is immutable)
+    __slots__ = ("_parts", "unreduced", "reduced", "__weakref__")
     UNCONSTRAINED = UNCONSTRAINED
 
-    def __init__(self, *parts, unreduced=frozenset(), reduced=frozenset()):
+    def __new__(cls, *parts, unreduced=frozenset(), reduced=frozenset()):
         parts = tuple(map(_canonical_part, parts))
         for p in parts:
             nested = next((a for a in p if isinstance(a, tuple)), None) \
@@ -128,8 +130,37 @@ class PartitionSpec:
         unreduced, reduced = frozenset(unreduced), frozenset(reduced)
         if unreduced or reduced:
             _check_summed_axes(parts, unreduced, reduced)
-        self._parts = tuple(parts)
-        self.unreduced, self.reduced = unreduced, reduced
+        key = (parts, unreduced, reduced)
+        found = _interned_specs.get(key)
+        if found is None:
+            found = object.__new__(PartitionSpec)
+            for field, value in zip(("_parts", "unreduced", "reduced"), key):
+                object.__setattr__(found, field, value)
+            _interned_specs[key] = found
+        return found
+
+    def __init_subclass__(cls, *args, **kwargs):
+        # (JAX's words: a subclass would break the interning)
+        raise TypeError("Subclassing `jax.P` is prohibited.")
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"cannot delete field {name!r}")
+
+    # a pickle or copy makes the spec again through __new__ (so it is the interned one)
+    def __getnewargs_ex__(self):
+        return self._parts, {"unreduced": self.unreduced, "reduced": self.reduced}
+
+    def __getstate__(self):
+        return None
+
+    def __setstate__(self, state):
+        pass
+
+    def __deepcopy__(self, memo):
+        return self
 
     @property
     def partitions(self) -> tuple:
@@ -214,6 +245,7 @@ class PartitionSpec:
 
 
 P = PartitionSpec
+_interned_specs: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 
 def _check_summed_axes(parts, unreduced, reduced) -> None:
@@ -391,37 +423,73 @@ class Mesh(_AxisTypeQueries):
     >>> Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))          # 8 devices
     Mesh(axis_sizes=(4, 2), axis_names=('x', 'y'), axis_types=(Auto, Auto))
     """
+    # interned, as JAX's Mesh: one made twice over the same devices, names and types is the
+    # same object (as_from_context's copies are made apart, outside the interning)
     __slots__ = ("devices", "axis_names", "axis_types", "_ids", "_platform", "_previous",
-                 "_hash", "from_context")
+                 "_hash", "from_context", "__weakref__")
 
-    def __init__(self, devices, axis_names, axis_types=None):
+    def __new__(cls, devices, axis_names, axis_types=None):
+        names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
+        if devices is None and not names:                  # the empty mesh (no mesh set)
+            key = None
+        else:
+            if any(n is None for n in names):
+                raise ValueError(f"Mesh axis names cannot be None. Got: {names}")
+            grid = np.array(devices, dtype=object) if not isinstance(devices, np.ndarray) \
+                else devices
+            if grid.ndim != len(names):
+                raise ValueError(f"Mesh requires the ndim of its first argument (`devices`) to "
+                                 f"equal the length of its second argument (`axis_names`), but "
+                                 f"got devices.ndim == {grid.ndim} and len(axis_names) == "
+                                 f"{len(names)}.")
+            if len(set(names)) != len(names):
+                raise ValueError(f"Mesh axis names must be unique; got {names}")
+            types = checked_axis_types(axis_types, names, AxisType.Auto)
+            ids = tuple(d.id for d in grid.flat)
+            platform = getattr(grid.flat[0], "platform", None) if grid.size else None
+            key = (ids, platform, tuple(grid.shape), names, types)
+        found = _interned_meshes.get(key)
+        if found is None:
+            found = object.__new__(Mesh)
+            found._fill(None if key is None else grid, names,
+                        None if key is None else types)
+            _interned_meshes[key] = found
+        return found
+
+    def _fill(self, grid, names, types) -> None:
+        """Set a new mesh's fields (`grid` None: the empty mesh)."""
         # taken from set_mesh's context rather than given (shard_map's equation then shows
         # the abstract mesh, as JAX's does)
         self.from_context = False
-        names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
-        if devices is None and not names:                  # the empty mesh (no mesh set)
+        self._previous = []
+        if grid is None:
             self.devices, self.axis_names, self.axis_types = None, (), ()
-            self._ids, self._platform, self._previous, self._hash = (), None, [], hash(())
+            self._ids, self._platform, self._hash = (), None, hash(())
             return
-        if any(n is None for n in names):
-            raise ValueError(f"Mesh axis names cannot be None. Got: {names}")
-        grid = np.array(devices, dtype=object) if not isinstance(devices, np.ndarray) else devices
-        if grid.ndim != len(names):
-            raise ValueError(f"Mesh requires the ndim of its first argument (`devices`) to equal "
-                             f"the length of its second argument (`axis_names`), but got "
-                             f"devices.ndim == {grid.ndim} and len(axis_names) == {len(names)}.")
-        if len(set(names)) != len(names):
-            raise ValueError(f"Mesh axis names must be unique; got {names}")
-        self.devices, self.axis_names = grid, names
-        self.axis_types = checked_axis_types(axis_types, names, AxisType.Auto)
+        if grid.flags.writeable:      # (JAX's too: a shared mesh's grid cannot change)
+            grid = grid.copy()
+            grid.flags.writeable = False
+        self.devices, self.axis_names, self.axis_types = grid, names, types
         self._ids = tuple(d.id for d in grid.flat)
         # ids are per platform: the NumPy backend's devices 0..n-1 and XLA's CPU devices
         # 0..n-1 make meshes alike but for it (caches keyed by meshes must tell them apart)
         self._platform = getattr(grid.flat[0], "platform", None) if grid.size else None
-        self._previous = []
         # hashed once: meshes key every sharded call's cache lookup
         self._hash = hash((self._ids, self._platform, self.axis_sizes, self.axis_names,
                            self.axis_types))
+
+    # a pickle or copy makes the mesh again through __new__ (so it is the interned one)
+    def __getnewargs_ex__(self):
+        return (self.devices, self.axis_names, self.axis_types), {}
+
+    def __getstate__(self):
+        return None
+
+    def __setstate__(self, state):
+        pass
+
+    def __deepcopy__(self, memo):
+        return self
 
     shape = property(lambda self: collections.OrderedDict(zip(self.axis_names,
                                                               self.axis_sizes)))
@@ -449,7 +517,8 @@ class Mesh(_AxisTypeQueries):
         """This mesh (equal to it) marked as taken from the context (set_mesh)."""
         found = _context_copies.get(self)
         if found is None or found._ids != self._ids:
-            found = Mesh(self.devices, self.axis_names, self.axis_types)
+            found = object.__new__(Mesh)
+            found._fill(self.devices, self.axis_names, self.axis_types)
             found.from_context = True
             _context_copies[self] = found
         return found
@@ -498,6 +567,7 @@ class Mesh(_AxisTypeQueries):
 
 
 _context_copies: dict = {}
+_interned_meshes: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 # (where JAX's are, jax._src.mesh: see PartitionSpec's names above)
 AxisType.__module__ = AbstractMesh.__module__ = Mesh.__module__ = "jxkernel._src.mesh"
 
@@ -655,18 +725,26 @@ class NamedSharding:
     __slots__ = ("mesh", "spec", "_memory_kind", "_tilings", "_hash")
 
     def __init__(self, mesh, spec, *, memory_kind: str | None = None):
+        # (None for either is JAX's binding's TypeError, whose words lead)
         if not isinstance(mesh, (Mesh, AbstractMesh)):
-            raise TypeError(f"NamedSharding's mesh must be a Mesh or an AbstractMesh; got "
-                            f"{mesh!r} of type {type(mesh).__name__}")
+            raise TypeError(f"{_INCOMPATIBLE if mesh is None else ''}NamedSharding's mesh must "
+                            f"be a Mesh or an AbstractMesh; got {mesh!r} of type "
+                            f"{type(mesh).__name__}")
         if not isinstance(spec, PartitionSpec):
-            raise TypeError(f"NamedSharding's spec must be a PartitionSpec (P(...)); got "
-                            f"{spec!r} of type {type(spec).__name__}")
+            raise TypeError(f"{_INCOMPATIBLE if spec is None else ''}NamedSharding's spec must "
+                            f"be a PartitionSpec (P(...)); got {spec!r} of type "
+                            f"{type(spec).__name__}")
+        # over an AbstractMesh (axes without devices: a sharding in a type, as JAX's) there
+        # is no device to ask for its memories: a kind is one of JAX's list
+        if isinstance(mesh, AbstractMesh) or mesh.empty:
+            if memory_kind is not None and memory_kind not in _ABSTRACT_MEMORY_KINDS:
+                raise ValueError(f"Got invalid memory kind: {memory_kind}. Valid memory kinds "
+                                 f"are: {', '.join(_ABSTRACT_MEMORY_KINDS)}")
+            self._memory_kind = memory_kind
+        else:
+            self._memory_kind = checked_memory_kind(mesh.devices.flat[0], memory_kind)
         _check_spec(spec, mesh)
         self.mesh, self.spec = mesh, spec
-        # over an AbstractMesh (axes without devices: a sharding in a type, as JAX's) there
-        # is no device to ask for its memories
-        self._memory_kind = memory_kind if isinstance(mesh, AbstractMesh) else \
-            checked_memory_kind(mesh.devices.flat[0], memory_kind)
         self._tilings = {}
         self._hash = hash((mesh, spec, self._memory_kind))
 
@@ -710,11 +788,23 @@ class NamedSharding:
         sizes = self.mesh.shape
         return tuple(math.prod(sizes[a] for a in axes) for axes in self.spec._axes(ndim))
 
+    def check_compatible_aval(self, aval_shape: tuple) -> None:
+        """JAX's ValueError when this sharding's spec has more entries than `aval_shape` has
+        dimensions (a scalar's spec should be P()).
+
+        >>> import jxkernel as jax
+        >>> s = NamedSharding(Mesh(np.array(jax.devices()[:1]), ('x',)), P('x'))
+        >>> s.check_compatible_aval((4,))
+        """
+        if len(self.spec) > len(aval_shape):
+            scalar = " For scalars the PartitionSpec should be P()" if not aval_shape else ""
+            raise ValueError(f"Sharding {self!r} is only valid for values of rank at least "
+                             f"{len(self.spec)}, but was applied to a value of rank "
+                             f"{len(aval_shape)}.{scalar}")
+
     def check_shape(self, shape: tuple) -> None:
         """Raise JAX's errors when this sharding cannot split an array of `shape`."""
-        if len(self.spec) > len(shape):
-            raise ValueError(f"Sharding {self!r} is only valid for values of rank at least "
-                             f"{len(self.spec)}, but was applied to a value of rank {len(shape)}")
+        self.check_compatible_aval(shape)
         check_tiles_divide(self, shape, self._tiles(len(shape)))
 
     def shard_shape(self, global_shape) -> tuple:
@@ -981,22 +1071,47 @@ def _mixed_radix(digits, bases) -> int:
     return value
 
 
+def check_unique_axes(spec: PartitionSpec, what: str) -> None:
+    """JAX's DuplicateSpecError where `spec` splits two dimensions over one mesh axis
+    (`what`: the argument it was given as, "in_shardings", or "NamedSharding spec")."""
+    counts = collections.Counter(a for axes in spec._axes(0) for a in axes)
+    twice = sorted(f"`{a}`" for a, n in counts.items() if n > 1)
+    if twice:
+        raise DuplicateSpecError(f"A single {what} specification can map every mesh axis to at "
+                                 f"most one positional dimension, but {spec!r} has duplicate "
+                                 f"entries for {', '.join(twice)}")
+
+
 def _check_spec(spec: PartitionSpec, mesh: Mesh) -> None:
-    seen = set()
-    for axes in spec._axes(0) + (tuple(spec.unreduced), tuple(spec.reduced)):
+    """JAX's checks of a NamedSharding's spec against its mesh, in JAX's order: an axis split
+    over twice, an axis the mesh lacks, P.UNCONSTRAINED with no Auto axis, then the unreduced
+    and reduced sets (mesh axes, and Explicit ones)."""
+    check_unique_axes(spec, "NamedSharding spec")
+    for axes in spec._axes(0):
         for a in axes:
             if a not in mesh.axis_names:
                 raise ValueError(f"Resource axis: {a} of {spec!r} is not found in mesh: "
                                  f"{mesh.axis_names}.")
-            if a in seen:
-                raise DuplicateSpecError(
-                    f"A single NamedSharding spec specification can map every mesh axis to at "
-                    f"most one positional dimension, but {spec!r} has duplicate entries for `{a}`")
-            seen.add(a)
     if UNCONSTRAINED in spec._parts and AxisType.Auto not in mesh.axis_types:
         # an Explicit axis is part of the value's type, so nothing may be left open
         raise ValueError(f"{spec!r} cannot contain `P.UNCONSTRAINED` when no mesh axis_types "
                          f"are `Auto`. Got mesh axis_types: {mesh.axis_types}")
+    types = dict(zip(mesh.axis_names, mesh.axis_types))
+    for word, axes in (("Unreduced", spec.unreduced), ("Reduced", spec.reduced)):
+        for a in axes:
+            if a not in types:
+                raise ValueError(f"{word} axes {a} is not found in mesh.axis_names="
+                                 f"{mesh.axis_names}. Got pspec={spec!r}")
+            if types[a] != AxisType.Explicit:
+                # (a summand per device is a fact of the value's type: Explicit axes only)
+                raise ValueError(f"{word} axes can only refer to mesh axes that is of type "
+                                 f"`Explicit`. Got {word.lower()} axes: {axes} and mesh: {mesh}")
+
+
+_INCOMPATIBLE = "__init__(): incompatible function arguments. "
+
+# the memory kinds a NamedSharding over an AbstractMesh (no device to ask) may name: JAX's list
+_ABSTRACT_MEMORY_KINDS = ("device", "pinned_host", "unpinned_host")
 
 
 def tiling(mesh: Mesh, axes: tuple) -> tuple | None:

@@ -27,7 +27,8 @@ from ..core.device_assignment import (check_device_assignment, context_devices, 
 from ..core.interpreter_primitives import reshard_p, sharding_constraint_p
 from ..core.ir import param_printers
 from ..core.mesh import (AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec, abstracted,
-                         get_mesh, bare_spec_error, check_type_divides, resolve, set_mesh)
+                         _mesh_state, get_mesh, bare_spec_error, check_type_divides, resolve,
+                         set_mesh)
 from ..core.primitive import (
     Primitive,
     abstract_eval_rules,
@@ -41,6 +42,7 @@ from ..core.primitive import (
     transpose_rules,
 )
 from ..core.trace import Tracer
+from ..transforms.jit.args import device_mismatch
 from ..tree_util import broadcast_prefix, tree_flatten, tree_leaves, tree_map, tree_unflatten
 from ..xla import stablehlo as hlo
 from ..xla.lowering import NeedsMesh
@@ -78,6 +80,15 @@ def with_sharding_constraint(x, shardings, _prim=None, _asserts=True):
     True
     """
     leaves, tree = tree_flatten(x)
+    given, given_tree = tree_flatten(shardings, is_leaf=lambda s: s is None or _is_sharding(s))
+    if _prim is None and None in given:
+        # under a mesh JAX reads None as P() over it; with none, None is its error
+        if get_mesh() is None and _mesh_state.abstract is None:
+            raise ValueError("One of with_sharding_constraint arguments got sharding None "
+                             "which is not allowed. Please only pass `jax.sharding.Sharding` "
+                             "instances.")
+        shardings = tree_unflatten(given_tree, [PartitionSpec() if s is None else s
+                                                for s in given])
     if _is_sharding(shardings):
         flat = [shardings] * len(leaves)
     else:
@@ -94,6 +105,12 @@ def with_sharding_constraint(x, shardings, _prim=None, _asserts=True):
         if not isinstance(s, NamedSharding):
             raise TypeError(f"with_sharding_constraint expects NamedShardings or PartitionSpecs "
                             f"(under set_mesh); got {s!r} of type {type(s).__name__}")
+        if _prim is None:
+            try:
+                s.check_compatible_aval(_avals.get_aval(leaf).shape)
+            except ValueError as e:
+                raise ValueError(f"One of with_sharding_constraint arguments is incompatible "
+                                 f"with its sharding annotation {s!r}: {e}") from None
         if _asserts and _prim is None and context is not None and \
                 context.are_all_axes_explicit and type(given).__name__ != "Format":
             # a value's type says its layout there: the constraint only checks it (JAX's)
@@ -281,7 +298,15 @@ def _abstract_eval(aval, *, sharding, **_):
 def _impl(x, *, sharding, **_):
     # the sharded-array modules load with the first mesh: `import jxkernel` needs none
     from ..xla.sharded import device_put
-    return device_put(x, _concrete(x, sharding))
+    target, own = _concrete(x, sharding), getattr(x, "_sharding", None)
+    if isinstance(own, NamedSharding) and isinstance(target, NamedSharding) and \
+            not isinstance(target.mesh, AbstractMesh) and own.mesh._ids != target.mesh._ids:
+        # JAX's eager constraint is a jit of the identity whose out_shardings are these: an
+        # array over other devices (or the same in another order) is its ValueError
+        device_mismatch("_identity_fn", ["x"], [x],
+                        [(x._sharding._device_assignment, "ARG_SHARDING"),
+                         (target._device_assignment, "explicit output sharding")])
+    return device_put(x, target)
 
 
 def _concrete(x, sharding):

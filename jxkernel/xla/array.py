@@ -146,13 +146,13 @@ class ArrayImpl(metaclass=_CNamed):
     global_shards = addressable_shards      # (one process: every shard is this one's)
 
     @property
-    def _arrays(self) -> list:
+    def _arrays(self) -> list | None:
         """JAX's private per-device list (its tests and some libraries read it): each
-        device's data as a one-device Array, in the order of addressable_shards."""
+        device's data as a one-device Array, in the order of addressable_shards; None once
+        deleted (as JAX's)."""
+        if self._buf.is_deleted():
+            return None
         return [shard.data for shard in self.addressable_shards]
-
-    # JAX's private name for the host copy, None until the value is read (jnp.asarray, print)
-    _npy_value = property(lambda self: self._npy)
 
     def on_device_size_in_bytes(self) -> int:
         """The bytes its buffers take on their devices."""
@@ -394,6 +394,8 @@ class ArrayImpl(metaclass=_CNamed):
         return self.copy()
 
     def __format__(self, spec):
+        if self._sharding is not None and self._sharding.spec.unreduced:
+            return repr(self)           # (JAX's: no one value to format)
         return format(self._value, spec) if self.ndim == 0 else str(self)
 
     # ---------------------------------------------------------------- display

@@ -30,6 +30,8 @@ def array_repr(x) -> str:
     x._check_alive()
     prefix = "Array("
     weak = ", weak_type=True" if x.weak_type else ""
+    if _unreduced(x):        # (a sum of per-device summands: no one value to print, as JAX)
+        return f"{prefix}shape={x.shape}, dtype={x.dtype.name}{weak}, sharding={x._sharding!r})"
     dtype_text = f"dtype={x.dtype.name}{weak})"
     line_width = np.get_printoptions()["linewidth"]
     if x.size == 0:
@@ -43,7 +45,12 @@ def array_repr(x) -> str:
 
 
 def array_str(x) -> str:
-    return str(x._value)
+    return array_repr(x) if _unreduced(x) else str(x._value)
+
+
+def _unreduced(x) -> bool:
+    """Whether `x` is typed unreduced over some mesh axes (each device holds a summand)."""
+    return x._sharding is not None and bool(x._sharding.spec.unreduced)
 
 
 def array_html(x) -> str:
@@ -56,6 +63,8 @@ def array_html(x) -> str:
     if x._buf.is_deleted():
         why = html.escape(str(deleted_error(x.aval, x._buf)))
         return f"<div>{head}<br><i>{why}</i></div>"
+    if _unreduced(x):
+        return f"<div>{head}<br><code>{html.escape(array_repr(x))}</code></div>"
     with np.printoptions(threshold=200, edgeitems=3, linewidth=100):
         body = html.escape(np.array2string(x._value, separator=", "))
     return f"<div>{head}<pre style='margin:2px 0'>{body}</pre></div>"

@@ -75,6 +75,14 @@ def assembled_value(x: Array) -> np.ndarray:
     """The global value of `x`, read-only, assembled on the host from one copy of each block
     (this process must hold every block, as in JAX)."""
     sharding, shape = x._sharding, x.shape
+    if sharding.spec.unreduced:
+        # (JAX's class and first words; each device holds a summand, not a block)
+        raise NotImplementedError(
+            f"device_indices_map doesn't work with unreduced: an Array typed unreduced over "
+            f"{sorted(sharding.spec.unreduced)} ({sharding!r}) is a sum of per-device "
+            f"summands, with no one value to fetch. Reshard it first "
+            f"(jax.sharding.reshard(x, P(...)) without unreduced) to read its value, or read "
+            f"the summands in x.addressable_shards")
     if type(x._buf) is NumpyShardedBuffer:      # the NumPy backend keeps the global value
         return _frozen(x._buf.value, shape)
     blocks = {}
@@ -200,9 +208,9 @@ def device_put(x, sharding) -> Array:
         if type(e) is not ValueError:        # IndivisibleError stays as it is, as in JAX
             raise
         raise ValueError(f"One of device_put args is incompatible with its sharding annotation "
-                         f"{sharding!r}: {e}.") from None
+                         f"{sharding!r}: {e}") from None
     if is_sharded(x):
-        if x._sharding.mesh == sharding.mesh:
+        if x._sharding.mesh == sharding.mesh or _same_devices(x._sharding.mesh, sharding.mesh):
             return _relayout(x, sharding)
         value = x._value
     if sharding.spec.unreduced:
@@ -229,9 +237,17 @@ def token_over(x: Array, sharding: NamedSharding) -> Array:
                      x.aval, sharding)
 
 
+def _same_devices(a: Mesh, b: Mesh) -> bool:
+    """Whether two meshes hold the same XLA devices (in any order; the NumPy backend's
+    blocks move through the host)."""
+    return a._platform == b._platform != "numpy" and a.size == b.size and \
+        sorted(a._ids) == sorted(b._ids)
+
+
 def _relayout(x: Array, sharding: NamedSharding) -> Array:
-    """`x` laid out as `sharding` over the same mesh, moved between devices by XLA (an
-    identity program whose result is given that sharding), without a trip to the host."""
+    """`x` laid out as `sharding` over the same mesh (or a mesh of the same devices in
+    another order), moved between devices by XLA (an identity program whose result is given
+    that sharding), without a trip to the host, as JAX's device_put between them."""
     key = ("relayout", x.aval, x._sharding, sharding)
     exe = _eager.get(key)
     if exe is None:
@@ -240,7 +256,25 @@ def _relayout(x: Array, sharding: NamedSharding) -> Array:
                                                 "device_put", sharding.mesh, [x._sharding],
                                                 [sharding])
     x._check_alive()
-    return exe.call_buffers([x._buf])[0]
+    buf = x._buf if x._sharding.mesh._ids == sharding.mesh._ids else \
+        _in_order_of(x, sharding.mesh)
+    return exe.call_buffers([buf])[0]
+
+
+def _in_order_of(x: Array, mesh: Mesh):
+    """`x`'s jaxlib array with its blocks listed in the order of `mesh`'s devices (the same
+    devices as its own mesh's, in another order), its layout said over them: what a program
+    partitioned over `mesh` takes (it is handed one block per device, in its order)."""
+    own = x._sharding.mesh
+    by_id = dict(zip(own._ids, _client.shard_buffers(x._buf)))
+    proto = hlo_sharding(x._sharding, len(x.shape)).to_proto()
+    places = list(proto.tile_assignment_devices)
+    if places:          # (positions in `own`'s order, as positions in `mesh`'s)
+        del proto.tile_assignment_devices[:]
+        proto.tile_assignment_devices.extend(mesh._ids.index(own._ids[i]) for i in places)
+    layout = xc.GSPMDSharding(xc.DeviceList(mesh._flat_devices), xc.HloSharding.from_proto(proto))
+    return xc.ArrayImpl(x.aval, layout, [by_id[i] for i in mesh._ids], committed=True,
+                        _skip_checks=True)
 
 
 def _format_sharding(fmt, ndim: int):

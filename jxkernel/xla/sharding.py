@@ -453,7 +453,7 @@ def sdy_sharding(module, home: Mesh, sharding: NamedSharding, ndim: int, typed=F
     mesh = sharding.mesh
     if isinstance(mesh, AbstractMesh):      # JAX's _abstract_to_concrete_mesh: home's devices
         mesh = concrete_mesh(mesh, home)
-    if mesh._ids != home._ids:
+    if mesh._ids != home._ids and sorted(mesh._ids) != sorted(home._ids):
         raise ValueError(f"Received incompatible devices for jitted computation: the sharding "
                          f"{sharding!r} is over a different mesh than the computation's "
                          f"{home}; use one mesh for every sharding of one jit")
@@ -461,12 +461,18 @@ def sdy_sharding(module, home: Mesh, sharding: NamedSharding, ndim: int, typed=F
 
 
 def mesh_symbol(module, home: Mesh, mesh: Mesh) -> str:
-    """The name `mesh` has in a module partitioned over `home` (the same devices in the same
-    order): "mesh" for `home`'s axes, else another mesh declared next to it ("mesh_1")."""
-    if (mesh.axis_names, mesh.axis_sizes) == (home.axis_names, home.axis_sizes):
+    """The name `mesh` has in a module partitioned over `home` (the same devices): "mesh"
+    for `home`'s axes, else another mesh declared next to it ("mesh_1"), which names its
+    devices' places in `home` (`device_ids=[...]`) where their order differs (a device_put
+    between two meshes of the same devices: XLA moves the blocks between them)."""
+    same_order = getattr(mesh, "_ids", home._ids) == home._ids
+    if same_order and (mesh.axis_names, mesh.axis_sizes) == (home.axis_names, home.axis_sizes):
         return "mesh"
     declared = [line for line in module.symbols if line.startswith("sdy.mesh @")]
     line = sdy_mesh_line(mesh, f"mesh_{len(declared)}")
+    if not same_order:
+        places = [home._ids.index(i) for i in mesh._ids]
+        line = line.replace("]> ", f"], device_ids=[{', '.join(map(str, places))}]> ", 1)
     tail = line.split(" = ", 1)[1]
     found = next((d for d in declared if d.split(" = ", 1)[1] == tail), None)
     if found is None:

@@ -13,7 +13,8 @@ no counterpart of.
 import collections
 import functools
 
-from ...core.mesh import UNSPECIFIED, NamedSharding, PartitionSpec, bare_spec_error, legacy_mesh
+from ...core.mesh import (UNSPECIFIED, NamedSharding, PartitionSpec, bare_spec_error,
+                          check_unique_axes, legacy_mesh)
 from ...transforms.jit import jit
 from ...transforms.jit import stages as _stages
 from ...tree_util import tree_map
@@ -45,7 +46,7 @@ def make_jit_cpp_cache(capacity):
         f"(jax.clear_caches() empties them)")
 
 
-def pjit(fun=None, *, in_shardings=UNSPECIFIED, out_shardings=UNSPECIFIED, **options):
+def pjit(fun=None, in_shardings=UNSPECIFIED, out_shardings=UNSPECIFIED, **options):
     """`jit(fun, ...)`, whose None shardings mean P() over the mesh of the `with mesh:` block
     it is called in (JAX's pjit's rule); outside one, and for UNSPECIFIED, jit's.
 
@@ -55,9 +56,17 @@ def pjit(fun=None, *, in_shardings=UNSPECIFIED, out_shardings=UNSPECIFIED, **opt
     if fun is None:
         return functools.partial(pjit, in_shardings=in_shardings, out_shardings=out_shardings,
                                  **options)
+    for what, given in (("in_shardings", in_shardings), ("out_shardings", out_shardings)):
+        for s in _leaves(given):       # (checked when made, as JAX's; a mesh comes later)
+            if isinstance(s, PartitionSpec):
+                check_unique_axes(s, what)
     if not any(s is None or isinstance(s, PartitionSpec)
                for s in _leaves(in_shardings) + _leaves(out_shardings)):
-        return jit(fun, in_shardings=in_shardings, out_shardings=out_shardings, **options)
+        found = jit(fun, in_shardings=in_shardings, out_shardings=out_shardings, **options)
+        # (a pjit's committed arguments must lie on the devices of the `with mesh:` block it
+        # is called in: JAX's error names "jit's context mesh")
+        found._pjit = True
+        return found
     return _Pjit(fun, in_shardings, out_shardings, options)
 
 
@@ -100,6 +109,7 @@ class _Pjit:
                 for given in self._given]
             found = self._jits[mesh] = jit(self._fun, in_shardings=shardings[0],
                                            out_shardings=shardings[1], **self._options)
+            found._pjit = True
         return found
 
     def __call__(self, *args, **kwargs):

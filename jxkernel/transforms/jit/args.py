@@ -19,7 +19,8 @@ from ...core.avals import Token, abstract_token, get_aval, typeof_rules
 from ...core.earray import constant_handlers  # noqa: F401 (jit.py's: closed-over classes)
 from ...core.errors import jax_array_abstractified, provenance
 from ...core.hijax import AvalQDD, cur_qdd, hi_value_types
-from ...core.mesh import UNCONSTRAINED, UNSPECIFIED, NamedSharding, PartitionSpec
+from ...core.mesh import (UNCONSTRAINED, UNSPECIFIED, NamedSharding, PartitionSpec,
+                          check_unique_axes)
 from ...core.staging import is_ref
 from ...core.trace import Tracer
 from ...xla.array import ArrayImpl
@@ -579,9 +580,14 @@ def unless_all_none(shardings, what: str):
         if not (s is None or _sharding_leaf(s)):
             raise TypeError(f"{what} leaf specifications are expected to be PartitionSpec "
                             f"instances or None, but got {s}")
+        if getattr(getattr(s, "mesh", None), "empty", False):
+            raise ValueError(f"One of {what} leaf specifications got an empty NamedSharding: "
+                             f"{s!r} which is not allowed.")
         spec = getattr(s, "spec", s if isinstance(s, PartitionSpec) else None)
         if spec is not None and UNCONSTRAINED in spec.partitions:
             raise ValueError(f"Unconstrained dims are not allowed when passed to {what}: {s!r}")
+        if isinstance(s, PartitionSpec):        # (a NamedSharding's was checked when made)
+            check_unique_axes(s, what)
     return None if all(s is None for s in leaves) else shardings
 
 

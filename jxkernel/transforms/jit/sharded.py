@@ -16,7 +16,7 @@ from ...core.device_assignment import (check_device_assignment, deciding_shardin
 from ...core import trace as _trace
 from ...core.interpreter_primitives import sharding_constraint_p
 from ...core.mesh import (AbstractMesh, NamedSharding, PartitionSpec, concrete_mesh, get_mesh,
-                          on_context_mesh, placed_on, resolve)
+                          legacy_mesh, on_context_mesh, placed_on, resolve)
 from ...core.staging import DebugInfo, convert_constvars_to_invars, trace_to_jaxpr
 from ...tree_util import (broadcast_prefix, default_registry as _registry, keystr, prefix_errors,
                           tree_flatten, tree_flatten_with_path, tree_unflatten)
@@ -78,9 +78,27 @@ def _check_fit(what, names, avals, shardings) -> None:
         except ValueError as e:
             if type(e) is not ValueError:            # IndivisibleError: as it is, as in JAX
                 raise
-            hint = ". For scalars the PartitionSpec should be P()" if not aval.shape else "."
             raise ValueError(f"One of pjit {what} with pytree key path {name} is incompatible "
-                             f"with its sharding annotation {s!r}: {e}{hint}") from None
+                             f"with its sharding annotation {s!r}: {e}") from None
+
+
+def _check_devices(jitted, flat_in, flat_out, leaves, names, own) -> None:
+    """JAX's error for shardings over other devices than each other, or over the same ones in
+    another order (JAX's device assignment is ordered: a mesh of the devices reordered is
+    another program's; device_put moves an array between them). A pjit called in a `with
+    mesh:` block runs on that mesh's devices: its committed arguments must lie there."""
+    def concrete(s):
+        return isinstance(s, NamedSharding) and not isinstance(s.mesh, AbstractMesh)
+    mesh = legacy_mesh() if jitted.__dict__.get("_pjit") else None
+    if mesh is not None:
+        flat_in = [o if o is not None and getattr(x, "committed", False) else s
+                   for o, s, x in zip(own, flat_in, leaves)]
+    found = [(mesh._flat_devices, "jit's context mesh")] if mesh is not None else []
+    found += [(s._device_assignment, "ARG_SHARDING") for s in flat_in if concrete(s)] + \
+        [(s._device_assignment, "explicit output sharding") for s in flat_out if concrete(s)]
+    if found:
+        name = getattr(getattr(jitted, "_fun", None), "__qualname__", None) or jitted._name
+        device_mismatch(name, names, leaves, found)
 
 
 def _single_devices(jitted, mesh, flat_in, flat_out, leaves, names) -> tuple:
@@ -336,6 +354,7 @@ class Partitioning:
             self.mesh = mesh = concrete_mesh(mesh, get_mesh())
         flat_in, flat_out = _single_devices(jitted, mesh, flat_in, flat_out, leaves,
                                             lambda: leaf_names)
+        _check_devices(jitted, flat_in, flat_out, leaves, leaf_names, own)
         self.replicated = replicated = NamedSharding(mesh, PartitionSpec())
         self.user_shardings = flat_in
         # (one given over an AbstractMesh: the arguments are laid out on the program's devices)

@@ -629,11 +629,28 @@ class Lowered(_Stage):
 
     out_tree = property(lambda self: self.traced.out_tree)
 
-    def compile(self, compiler_options: dict | None = None) -> Compiled:
+    def _check_device_assignment(self, given: tuple) -> None:
+        """JAX's ValueError where `given` (compile's device_assignment) is not the program's
+        devices: its mesh's, in order, or its one device."""
+        own = tuple(self._partitioning.mesh._flat_devices) if self._partitioning is not None \
+            else (self.device,)
+        if given != own:
+            raise ValueError(
+                f"device_assignment passed to `.compile` must match the device_assignment "
+                f"calculated from array shardings and out_shardings. Got device ids passed to "
+                f"compile {[d.id for d in given]} on platform {given[0].platform.upper()} and "
+                f"devices ids calculated from array shardings and out_shardings "
+                f"{[d.id for d in own]} on platform {own[0].platform.upper()}")
+
+    def compile(self, compiler_options: dict | None = None, *,
+                device_assignment: tuple | None = None) -> Compiled:
         """The executable of this module (compiled once: `.lower()` keeps what it lowered).
         `compiler_options` sets XLA's options by name ({"xla_cpu_enable_fast_math": False});
-        an unknown name raises JaxRuntimeError."""
+        an unknown name raises JaxRuntimeError. `device_assignment`: the devices it runs
+        on, which must be those its arguments' and results' shardings chose (JAX's error)."""
         traced = self.traced
+        if device_assignment is not None:
+            self._check_device_assignment(tuple(device_assignment))
         if len(self._platforms) > 1:
             names = tuple(_client.JAX_NAMES.get(p, p) for p in self._platforms)
             raise ValueError(

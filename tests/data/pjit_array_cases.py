@@ -1,0 +1,304 @@
+"""The cases that reference/make_pjit_array_reference.py runs on JAX 0.10.2 and
+tests/sharding/test_pjit_array.py on jxkernel: what JAX's tests/pjit_test.py and
+tests/array_test.py check of meshes, PartitionSpecs, shardings and sharded arrays that a learner
+meets (a spec or mesh made twice being one object, the errors of a sharding that does not fit a
+value). `run(jax)` takes the `jax` module (real or jxkernel, with 8 CPU devices) and returns
+JSON data."""
+
+
+def _answer(fn):
+    """[error class, message] or ["ok", value]."""
+    try:
+        return ["ok", fn()]
+    except Exception as e:      # noqa: BLE001  (the answer is the error)
+        return [type(e).__name__, str(e)]
+
+
+def run(jax) -> dict:
+    out = {}
+    _identity(jax, out)
+    _named_sharding_errors(jax, out)
+    _reordered_meshes(jax, out)
+    _device_mismatches(jax, out)
+    _shape_dtype_struct_specs(jax, out)
+    _constraint_errors(jax, out)
+    _compile_device_assignment(jax, out)
+    _spec_errors(jax, out)
+    _unreduced_display(jax, out)
+    _deleted(jax, out)
+    return out
+
+
+def _identity(jax, out):
+    """P and Mesh are interned: made twice (or unpickled, copied) they are one object; P
+    refuses subclasses."""
+    import copy
+    import pickle
+    P, Mesh = jax.sharding.PartitionSpec, jax.sharding.Mesh
+    out["P none is P empty tuple"] = _answer(lambda: P(None, "x") is P((), "x"))
+    out["P tuple of one is P name"] = _answer(lambda: P(("x",), None) is P("x", None))
+    out["P unreduced twice"] = _answer(lambda: P("x", unreduced={"y"}) is P("x", unreduced={"y"}))
+    out["P pickled"] = _answer(lambda: pickle.loads(pickle.dumps(P("x", None))) is P("x", None))
+    out["P deepcopy"] = _answer(lambda: copy.deepcopy(P("x")) is P("x"))
+    out["P setattr"] = _answer(lambda: setattr(P("x"), "unreduced", frozenset({"y"})))
+
+    def subclass():
+        class MyP(P):
+            pass
+    out["P subclass"] = _answer(subclass)
+    devs = jax.devices()
+    out["Mesh twice"] = _answer(lambda: Mesh(devs, "x") is Mesh(devs, "x"))
+    out["Mesh other names"] = _answer(lambda: Mesh(devs, "x") is Mesh(devs, "y"))
+    out["Mesh other order"] = _answer(lambda: Mesh(devs, "x") is Mesh(devs[::-1], "x"))
+    out["Mesh deepcopy"] = _answer(lambda: copy.deepcopy(Mesh(devs, "x")) is Mesh(devs, "x"))
+    out["Mesh devices read-only"] = _answer(lambda: Mesh(devs, "x").devices.flags.writeable)
+
+
+def _named_sharding_errors(jax, out):
+    """NamedSharding's checks: a spec longer than the value's rank (a scalar's hint), unreduced
+    axes the mesh lacks or that are not Explicit, a memory kind over an AbstractMesh."""
+    import numpy as np
+    P, NamedSharding = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+    AxisType, AbstractMesh = jax.sharding.AxisType, jax.sharding.AbstractMesh
+    mesh = jax.make_mesh((2, 2, 2), ("x", "y", "z"), axis_types=(AxisType.Auto,) * 3)
+    s = NamedSharding(mesh, P("x"))
+    out["check_compatible_aval scalar"] = _answer(lambda: s.check_compatible_aval(()))
+    out["check_compatible_aval rank"] = _answer(
+        lambda: NamedSharding(mesh, P("x", "y")).check_compatible_aval((4,)))
+    out["check_compatible_aval ok"] = _answer(lambda: s.check_compatible_aval((4,)))
+    out["device_put scalar"] = _answer(lambda: jax.device_put(np.float32(1), s).tolist())
+    out["jit in_shardings scalar"] = _answer(
+        lambda: jax.jit(lambda v: v, in_shardings=s)(np.float32(1)).tolist())
+    out["unreduced not in mesh"] = _answer(lambda: repr(NamedSharding(mesh, P("x", unreduced={"a"}))))
+    out["unreduced auto axes"] = _answer(lambda: repr(NamedSharding(mesh, P("x", unreduced={"y"}))))
+    out["reduced not in mesh"] = _answer(lambda: repr(NamedSharding(mesh, P(reduced={"a"}))))
+    explicit = jax.make_mesh((2, 2), ("x", "y"), axis_types=(AxisType.Explicit, AxisType.Auto),
+                             devices=jax.devices()[:4])
+    out["reduced auto axis"] = _answer(lambda: repr(NamedSharding(explicit, P(reduced={"y"}))))
+    out["unreduced explicit axis"] = _answer(
+        lambda: repr(NamedSharding(explicit, P(unreduced={"x"}))))
+    abstract = AbstractMesh((2,), ("x",))
+    out["abstract pinned_host"] = _answer(
+        lambda: NamedSharding(abstract, P(), memory_kind="pinned_host").memory_kind)
+    out["abstract no kind"] = _answer(lambda: NamedSharding(abstract, P()).memory_kind)
+    out["abstract weird kind"] = _answer(
+        lambda: NamedSharding(abstract, P(), memory_kind="weird_device").memory_kind)
+
+
+def _reordered_meshes(jax, out):
+    """device_put between meshes of the same devices in another order moves the blocks
+    between devices (no host transfer: allowed under transfer_guard('disallow_explicit'));
+    a jit whose argument and out_shardings order the devices differently is refused."""
+    import math
+    import numpy as np
+    P, NamedSharding, Mesh = jax.sharding.PartitionSpec, jax.sharding.NamedSharding, jax.sharding.Mesh
+    dev = jax.devices()
+    mesh1 = Mesh(np.array(dev[:4]).reshape(2, 2), ("x", "y"))
+    mesh2 = Mesh(np.array(dev[3::-1]).reshape(2, 2), ("x", "y"))
+    value = np.arange(16).reshape(8, 2)
+    x = jax.device_put(value, NamedSharding(mesh1, P("x", "y")))
+
+    def put(x, s):
+        with jax.transfer_guard("disallow_explicit"):
+            y = jax.device_put(x, s)
+        return [y.tolist(), y.sharding == s,
+                [[d.id, str(i)] for d, i in sorted(((sh.device, sh.index) for sh in
+                                                   y.addressable_shards), key=lambda t: t[0].id)]]
+    for name, spec in [("P(x)", P("x")), ("P(y, x)", P("y", "x")), ("P()", P())]:
+        out[f"reordered put {name}"] = _answer(lambda spec=spec: put(x, NamedSharding(mesh2, spec)))
+    big1 = Mesh(np.asarray(dev).reshape([1, 2, 2, 2]), ("replica", "data", "seq", "model"))
+    big2 = Mesh(np.asarray(dev).reshape([1, 1, 2, 2, 2, 1]).swapaxes(2, 3).reshape([1, 1, 4, 2, 1]),
+                ("replica", "data", "seq", "model_q", "model_kv"))
+    for shape in [(8, 2), (8, 6)]:
+        v = np.arange(math.prod(shape)).reshape(shape)
+        y = jax.device_put(v, NamedSharding(big1, P("model")))
+        out[f"reordered put complex {shape}"] = _answer(
+            lambda y=y: put(y, NamedSharding(big2, P())))
+        z = jax.device_put(v, NamedSharding(big2, P("model_q")))
+        out[f"reordered put complex back {shape}"] = _answer(
+            lambda z=z: put(z, NamedSharding(big1, P("model"))))
+    out["reordered jit out_shardings"] = _answer(lambda: jax.jit(
+        lambda v: v * 2, out_shardings=NamedSharding(mesh2, P("x")))(x).tolist())
+    out["other devices jit in_shardings"] = _answer(lambda: jax.jit(
+        lambda v: v * 2, in_shardings=NamedSharding(
+            Mesh(np.array(dev[4:]).reshape(2, 2), ("x", "y")), P("x")))(x).tolist())
+
+
+def _device_mismatches(jax, out):
+    """JAX's "Received incompatible devices" where a pjit's committed argument lies off the
+    `with mesh:` block's devices, and where an eager with_sharding_constraint names the
+    array's devices in another order."""
+    import importlib
+    import warnings
+    import numpy as np
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pjit = importlib.import_module(f"{jax.experimental.__name__}.pjit").pjit
+    P, NamedSharding, Mesh = jax.sharding.PartitionSpec, jax.sharding.NamedSharding, jax.sharding.Mesh
+    dev = jax.devices()
+    m8 = Mesh(np.array(dev).reshape(4, 2), ("x", "y"))
+    m4 = Mesh(np.array(dev[:4]).reshape(2, 2), ("x", "y"))
+    x4 = jax.device_put(np.arange(16.).reshape(8, 2), NamedSharding(m4, P("x", "y")))
+    x8 = jax.device_put(np.arange(16.).reshape(8, 2), NamedSharding(m8, P("x", "y")))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)      # `with mesh:`
+        with m8:
+            out["pjit arg off the mesh"] = _answer(lambda: pjit(lambda x: x)(x4).tolist())
+        with m4:
+            out["pjit arg on more devices"] = _answer(
+                lambda: pjit(lambda a, b: a + b)(np.ones((8, 2)), x8).tolist())
+        with m8:
+            out["pjit arg on the mesh"] = _answer(lambda: pjit(lambda x: x * 2)(x8).tolist())
+    m2 = Mesh(np.array(dev[:2]), "x")
+    m2r = Mesh(np.array([dev[1], dev[0]]), "x")
+    inp = jax.device_put(np.arange(8), NamedSharding(m2, P()))
+    out["wsc eager reordered devices"] = _answer(lambda: jax.lax.with_sharding_constraint(
+        inp, NamedSharding(m2r, P("x"))).tolist())
+
+
+def _shape_dtype_struct_specs(jax, out):
+    """A ShapeDtypeStruct given a bare P: its sharding is read over set_mesh's mesh when
+    asked (JAX's TypeError without one, its ValueError for an axis the mesh lacks); the rank
+    checks of a P and of a sharding; lowering and running a jit of one."""
+    import numpy as np
+    P, NamedSharding = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+    sds = jax.ShapeDtypeStruct((2, 2), np.float32, sharding=P("x"))
+    mesh = jax.make_mesh((2,), ("x",), devices=jax.devices()[:2],
+                         axis_types=(jax.sharding.AxisType.Auto,))
+    with jax.set_mesh(mesh):
+        out["sds P under set_mesh"] = _answer(lambda: repr(sds.sharding))
+        out["sds P jit"] = _answer(lambda: [
+            "num_partitions = 2" in jax.jit(lambda v: v * 2).lower(sds).as_text(),
+            repr(jax.jit(lambda v: v * 2).lower(sds).compile()(
+                jax.device_put(np.arange(4.).reshape(2, 2), P("x"))).sharding)])
+    out["sds P no mesh"] = _answer(lambda: repr(sds.sharding))
+    other = jax.make_mesh((2,), ("y",), devices=jax.devices()[:2],
+                          axis_types=(jax.sharding.AxisType.Auto,))
+    with jax.set_mesh(other):
+        out["sds P other axis"] = _answer(lambda: repr(sds.sharding))
+    out["sds P rank"] = _answer(lambda: repr(jax.ShapeDtypeStruct(
+        (128, 128), np.float32, sharding=P(None, "x", None))))
+    out["sds P scalar"] = _answer(lambda: repr(jax.ShapeDtypeStruct((), np.float32,
+                                                                   sharding=P("x"))))
+    out["sds sharding rank"] = _answer(lambda: repr(jax.ShapeDtypeStruct(
+        (128, 128), np.float32, sharding=NamedSharding(mesh, P(None, "x", None)))))
+    out["sds not a sharding"] = _answer(lambda: repr(jax.ShapeDtypeStruct(
+        (2,), np.float32, sharding="x")))
+    empty = NamedSharding(jax.sharding.get_mesh(), P())      # (the empty mesh: none set)
+    out["empty mesh sharding"] = _answer(lambda: [repr(empty), empty.memory_kind])
+    out["jit out_shardings empty mesh"] = _answer(lambda: jax.jit(
+        lambda v: v, out_shardings=empty)(np.ones((4,))).tolist())
+    out["sds update keeps P"] = _answer(lambda: repr(sds.update(shape=(4, 2))._sharding))
+
+
+def _constraint_errors(jax, out):
+    """with_sharding_constraint given None (JAX's error with no mesh; P() under `with mesh:`)
+    or a sharding of a higher rank than its value."""
+    import warnings
+    import numpy as np
+    P, NamedSharding = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+    wsc = jax.lax.with_sharding_constraint
+    out["wsc None"] = _answer(lambda: wsc(jax.numpy.arange(8), None).tolist())
+    mesh = jax.make_mesh((1, 2), ("data", "mdl"), devices=jax.devices()[:2],
+                         axis_types=(jax.sharding.AxisType.Auto,) * 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)      # `with mesh:`
+        with mesh:
+            out["wsc None under with mesh"] = _answer(
+                lambda: repr(wsc(jax.numpy.arange(4.), None).sharding))
+    s = NamedSharding(mesh, P("mdl", None))
+    out["wsc rank eager"] = _answer(lambda: wsc(jax.numpy.arange(4.), s).tolist())
+    out["wsc rank in jit"] = _answer(lambda: jax.jit(lambda v: wsc(v, s))(np.arange(4.)).tolist())
+
+
+def _compile_device_assignment(jax, out):
+    """Lowered.compile(device_assignment=...): the program's own devices (its mesh's, in
+    order, or its one device) compile; others are JAX's ValueError."""
+    import numpy as np
+    P, NamedSharding = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+    d = jax.devices()
+    f = jax.jit(lambda x: x * 2)
+    out["compile own device"] = _answer(lambda: [dv.id for dv in f.lower(np.arange(4.)).compile(
+        device_assignment=(d[0],))(np.arange(4.)).devices()])
+    out["compile other device"] = _answer(
+        lambda: f.lower(np.arange(4.)).compile(device_assignment=(d[1],)) is None)
+    out["compile committed elsewhere"] = _answer(lambda: f.lower(
+        jax.device_put(np.arange(4.), d[2])).compile(device_assignment=(d[1],)) is None)
+    mesh = jax.make_mesh((2,), ("x",), devices=d[:2], axis_types=(jax.sharding.AxisType.Auto,))
+    s = NamedSharding(mesh, P("x"))
+    sds = jax.ShapeDtypeStruct((8, 2), np.float32, sharding=s)
+    out["compile mesh one device"] = _answer(
+        lambda: f.lower(sds).compile(device_assignment=(d[0],)) is None)
+    out["compile mesh reordered"] = _answer(
+        lambda: f.lower(sds).compile(device_assignment=(d[1], d[0])) is None)
+    out["compile mesh own devices"] = _answer(lambda: repr(f.lower(sds).compile(
+        device_assignment=(d[0], d[1]))(jax.device_put(np.ones((8, 2), np.float32), s)).sharding))
+
+
+def _spec_errors(jax, out):
+    """A spec naming one axis twice, in jit's or pjit's shardings (named so) or a
+    NamedSharding; a NamedSharding of None; pjit's shardings given by position."""
+    import importlib
+    import warnings
+    import numpy as np
+    P, NamedSharding = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pjit = importlib.import_module(f"{jax.experimental.__name__}.pjit").pjit
+    mesh = jax.make_mesh((2, 2), ("x", "y"), devices=jax.devices()[:4],
+                         axis_types=(jax.sharding.AxisType.Auto,) * 2)
+    out["jit in_shardings x twice"] = _answer(
+        lambda: jax.jit(lambda v: v, in_shardings=P("x", "x")) is None)
+    out["pjit out_shardings twice"] = _answer(
+        lambda: pjit(lambda v: v, out_shardings=(P(("x", "y"), "y", "x"),)) is None)
+    out["NamedSharding twice"] = _answer(lambda: repr(NamedSharding(mesh, P("y", ("x", "y")))))
+
+    def of_none():       # (the class and JAX's leading words: the rest is its binding's)
+        try:
+            NamedSharding(mesh, None)
+        except TypeError as e:
+            return str(e).startswith("__init__(): incompatible function arguments.")
+    out["NamedSharding of None"] = _answer(of_none)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with mesh:
+            out["pjit positional shardings"] = _answer(lambda: repr(pjit(
+                lambda v: v * 2, P("x"), P("y"))(np.arange(4.)).sharding))
+
+
+def _unreduced_display(jax, out):
+    """An Array typed unreduced (each device a summand) prints as its shape, dtype and
+    sharding, never one device's summand as its value; reading its value is refused."""
+    P, AxisType = jax.sharding.PartitionSpec, jax.sharding.AxisType
+    mesh = jax.make_mesh((2,), ("x",), devices=jax.devices()[:2],
+                         axis_types=(AxisType.Explicit,))
+    with jax.set_mesh(mesh):
+        x = jax.device_put(jax.numpy.arange(8., dtype="float32"), P("x"))
+        y = jax.lax.reduce_sum(x, [0], out_sharding=P(unreduced={"x"}))
+        out["unreduced str"] = _answer(lambda: str(y))
+        out["unreduced repr"] = _answer(lambda: repr(y))
+        out["unreduced format"] = _answer(lambda: f"{y:.1f}")
+        out["unreduced tolist"] = _answer(lambda: type(y.tolist()).__name__)[:1]
+        out["unreduced resharded"] = _answer(lambda: jax.sharding.reshard(y, P()).tolist())
+
+
+def _deleted(jax, out):
+    """A deleted Array's private per-device list and host copy are None (JAX's), on one
+    device and over a mesh; reading it says it was deleted."""
+    import numpy as np
+    P, NamedSharding = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+    mesh = jax.make_mesh((4, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+    for name, x in [("one device", jax.device_put(np.array([1, 2, 3]), jax.devices()[0])),
+                    ("mesh", jax.device_put(np.arange(16).reshape(8, 2),
+                                            NamedSharding(mesh, P("x", "y"))))]:
+        before = len(x._arrays)
+        x.delete()
+        out[f"deleted {name}"] = _answer(lambda x=x, before=before: [
+            before, x._arrays is None, x._npy_value is None, x.is_deleted()])
+
+        def read(x=x):       # (JAX's words lead; jxkernel then says how it came to be deleted)
+            try:
+                x._check_if_deleted()
+            except RuntimeError as e:
+                return str(e).split(" .delete() was called")[0]
+        out[f"deleted {name} read"] = _answer(read)

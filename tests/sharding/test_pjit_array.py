@@ -1,0 +1,29 @@
+"""What JAX's tests/pjit_test.py and tests/array_test.py check of meshes, PartitionSpecs,
+shardings and sharded arrays, against JAX 0.10.2's answers for the same cases
+(tests/data/pjit_array_cases.py, recorded by reference/make_pjit_array_reference.py on 8 CPU
+devices): identities, values and error texts (all exact)."""
+import json
+import os
+
+import pytest
+
+from fresh_process import cases_code, run_json
+
+import locations  # tests/support: the repository's folders
+
+pytestmark = pytest.mark.cpu_only("simulated CPU devices")
+
+_REFERENCE = os.path.join(locations.DATA, "pjit_array_reference.json")
+
+
+@pytest.fixture(scope="module")
+def runs():
+    with open(_REFERENCE) as f:
+        ref = json.load(f)["cases"]
+    return run_json(cases_code("pjit_array_cases"), {"JXKERNEL_CPU_DEVICES": "8"}), ref
+
+
+@pytest.mark.parametrize("case", sorted(json.load(open(_REFERENCE))["cases"]))
+def test_case_matches_jax(runs, case):
+    ours, ref = runs
+    assert ours[case] == ref[case]
