@@ -1,0 +1,78 @@
+"""The cases that reference/make_shard_map_types_reference.py runs on JAX 0.10.2 and
+tests/sharding/test_shard_map_types.py on jxkernel: the types of values in a shard_map body
+a learner reads (`jax.typeof(x).mat`), and the collectives and errors that change them:
+`all_gather(..., to='invarying')` (a result the same on every device of its axes, its
+gradient each device's block), ... `run(jax)` takes the `jax` module (real or jxkernel,
+with 8 CPU devices) and returns JSON data. Every value is exact (small integer-valued
+floats, text)."""
+
+
+def _answer(fn):
+    """[error class, message] or ["ok", value]."""
+    try:
+        return ["ok", fn()]
+    except Exception as e:      # noqa: BLE001  (the answer is the error)
+        return [type(e).__name__, str(e)]
+
+
+def run(jax) -> dict:
+    out = {}
+    _all_gather_invarying(jax, out)
+    return out
+
+
+def _mesh(jax, shape, names, explicit=False):
+    """A mesh over the first devices, its axes Auto (JAX's make_mesh's default is
+    Explicit) or Explicit."""
+    import math
+    kind = jax.sharding.AxisType.Explicit if explicit else jax.sharding.AxisType.Auto
+    return jax.make_mesh(shape, names, axis_types=(kind,) * len(names),
+                         devices=jax.devices()[:math.prod(shape)])
+
+
+def _all_gather_invarying(jax, out):
+    """all_gather(..., to='invarying'): its type in the body, its values, the gradient
+    through it (each device's block of the cotangent) and that gradient's sharding."""
+    import numpy as np
+    jnp, P, lax = jax.numpy, jax.sharding.PartitionSpec, jax.lax
+    mesh = _mesh(jax, (4,), ("x",))
+    seen = {}
+
+    def body(a):
+        y = lax.all_gather(a, "x", tiled=True, to="invarying")
+        seen["type"] = jax.typeof(y).str_short(True)
+        seen["varying"] = sorted(jax.typeof(y).mat.varying)
+        return y
+
+    f = jax.jit(jax.shard_map(body, mesh=mesh, in_specs=P("x"), out_specs=P()))
+    x = jnp.arange(8.)
+    out["all_gather invarying value"] = _answer(lambda: f(x).tolist())
+    out["all_gather invarying type"] = seen.get("type")
+    out["all_gather invarying varying"] = seen.get("varying")
+    out["all_gather invarying jaxpr names it"] = _answer(
+        lambda: "all_gather_invariant" in str(jax.make_jaxpr(f)(x)))
+    grad = jax.jit(jax.grad(lambda v: (f(v) * jnp.arange(8.)).sum()))
+    out["all_gather invarying grad"] = _answer(lambda: grad(x).tolist())
+    out["all_gather invarying grad spec"] = _answer(lambda: repr(grad(x).sharding.spec))
+    out["all_gather invarying second derivative"] = _answer(
+        lambda: jax.grad(lambda v: (f(v) ** 2).sum())(x).tolist())
+
+    mesh2 = _mesh(jax, (2, 2), ("x", "y"))
+    seen2 = {}
+
+    def body2(a):
+        c = lax.all_gather(a, "x", axis=0, tiled=True, to="invarying")
+        d = lax.all_gather(a, "y", axis=-1, tiled=False, to="invarying")
+        seen2["c"] = jax.typeof(c).str_short(True)
+        seen2["d"] = jax.typeof(d).str_short(True)
+        return c, d
+
+    g = jax.jit(jax.shard_map(body2, mesh=mesh2, in_specs=P("x", "y"),
+                              out_specs=(P(None, "y"), P("x"))))
+    a = jnp.arange(16.).reshape(4, 4)
+    out["all_gather invarying two axes"] = _answer(
+        lambda: [v.tolist() for v in g(a)])
+    out["all_gather invarying two axes types"] = [seen2.get("c"), seen2.get("d")]
+    out["all_gather invarying groups"] = _answer(lambda: jax.jit(jax.shard_map(
+        lambda v: lax.all_gather(v, "x", to="invarying", axis_index_groups=[[0, 1], [2, 3]]),
+        mesh=mesh, in_specs=P("x"), out_specs=P()))(x).tolist())
