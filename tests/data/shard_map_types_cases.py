@@ -18,6 +18,7 @@ def _answer(fn):
 def run(jax) -> dict:
     out = {}
     _all_gather_invarying(jax, out)
+    _invarying(jax, out)
     return out
 
 
@@ -76,3 +77,29 @@ def _all_gather_invarying(jax, out):
     out["all_gather invarying groups"] = _answer(lambda: jax.jit(jax.shard_map(
         lambda v: lax.all_gather(v, "x", to="invarying", axis_index_groups=[[0, 1], [2, 3]]),
         mesh=mesh, in_specs=P("x"), out_specs=P()))(x).tolist())
+
+
+def _invarying(jax, out):
+    """`typeof(x).mat.invarying(mesh)`: the manual axes a value is the same along."""
+    import numpy as np
+    P = jax.sharding.PartitionSpec
+    get_abstract_mesh = jax.sharding.get_abstract_mesh
+    mesh = _mesh(jax, (2,), ("x",), explicit=True)
+    seen = {}
+    with jax.set_mesh(mesh):
+        arr = jax.device_put(np.arange(8), P())
+        out["mat invarying outside"] = _answer(
+            lambda: sorted(jax.typeof(arr).mat.invarying(mesh)))
+
+        @jax.jit
+        @jax.shard_map(out_specs=P())
+        def f(x):
+            am = get_abstract_mesh()
+            seen["in"] = sorted(jax.typeof(x).mat.invarying(am))
+            y = x * 2
+            seen["out"] = sorted(jax.typeof(y).mat.invarying(am))
+            seen["varying in"] = sorted(jax.typeof(jax.lax.pcast(x, "x", to="varying"))
+                                        .mat.invarying(am))
+            return y
+        out["mat invarying body runs"] = _answer(lambda: f(arr).tolist())
+    out["mat invarying body"] = seen
