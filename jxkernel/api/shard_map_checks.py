@@ -122,8 +122,30 @@ def _checked_mesh(mesh, axis_names, in_specs, out_specs):
                         f"axis_names={manual} are of type {types}")
     if in_specs is not Infer and in_specs is not None:
         _check_spec_names("in_specs", in_specs, manual, mesh)
+        _check_summed_specs("in", in_specs, manual, mesh)
     _check_spec_names("out_specs", out_specs, manual, mesh)
+    _check_summed_specs("out", out_specs, manual, mesh)
     return mesh, manual
+
+
+def _check_summed_specs(prefix, specs, manual, mesh) -> None:
+    """JAX's errors for specs with unreduced or reduced axes: they need a shard_map manual
+    over every mesh axis, and those axes Explicit."""
+    kinds = dict(zip(mesh.axis_names, mesh.axis_types))
+    for s in _spec_leaves(specs):
+        if not s.unreduced and not s.reduced:
+            continue
+        if frozenset(mesh.axis_names) != manual:
+            raise NotImplementedError(
+                f"unreduced/reduced can only be passed to {prefix}_specs when shard_map is in "
+                f"full manual mode. Got mesh axis names {mesh.axis_names}, manual_axes: "
+                f"{manual}, specs: {s}. Please file a bug at "
+                f"https://github.com/jax-ml/jax/issues.")
+        for kind, axes in (("unreduced", s.unreduced), ("reduced", s.reduced)):
+            if not all(kinds[a] is AxisType.Explicit for a in axes):
+                raise ValueError(
+                    f"{kind} in {prefix}_specs {s} can only be used when the mesh passed to "
+                    f"shard_map contains axis names all of type `Explicit`. Got mesh {mesh}")
 
 
 def _spec_leaves(specs) -> list:

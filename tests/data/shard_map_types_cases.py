@@ -19,6 +19,7 @@ def run(jax) -> dict:
     out = {}
     _all_gather_invarying(jax, out)
     _invarying(jax, out)
+    _summed_spec_checks(jax, out)
     return out
 
 
@@ -103,3 +104,23 @@ def _invarying(jax, out):
             return y
         out["mat invarying body runs"] = _answer(lambda: f(arr).tolist())
     out["mat invarying body"] = seen
+
+
+def _summed_spec_checks(jax, out):
+    """The errors for specs with unreduced or reduced axes a learner meets first: a mesh of
+    Auto axes, a shard_map manual over some axes only."""
+    import numpy as np
+    P = jax.sharding.PartitionSpec
+    mesh = _mesh(jax, (2, 1), ("x", "y"))
+    ident = lambda x: x       # noqa: E731
+    out["unreduced in_specs auto mesh"] = _answer(lambda: jax.shard_map(
+        ident, mesh=mesh, in_specs=P(unreduced={"x"}), out_specs=P())(np.arange(8)))
+    out["reduced out_specs auto mesh"] = _answer(lambda: jax.shard_map(
+        ident, mesh=mesh, in_specs=P(), out_specs=P(reduced={"y"}))(np.arange(8)))
+    out["unreduced in_specs partial manual"] = _answer(lambda: jax.shard_map(
+        ident, mesh=mesh, in_specs=P(unreduced={"x"}), out_specs=P(),
+        axis_names={"x"})(np.arange(8)))
+    emesh = _mesh(jax, (2, 1), ("x", "y"), explicit=True)
+    out["reduced out_specs partial manual explicit"] = _answer(lambda: jax.shard_map(
+        ident, mesh=emesh, in_specs=P(), out_specs=P(reduced={"x"}),
+        axis_names={"x"})(np.arange(8)))
