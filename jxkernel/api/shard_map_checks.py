@@ -96,9 +96,10 @@ def _checked_mesh(mesh, axis_names, in_specs, out_specs):
     elif context is not None and context.abstract_mesh != mesh.abstract_mesh:
         raise ValueError(f"The context mesh {_abstract_context(context)} should match the mesh "
                          f"passed to shard_map {mesh}")
-    if not isinstance(mesh, Mesh):
-        raise TypeError(f"shard_map requires a `jax.sharding.Mesh` instance for its second "
-                        f"argument, but got {mesh} of type {type(mesh)}.")
+    if not isinstance(mesh, (Mesh, AbstractMesh)):
+        raise TypeError(f"shard_map requires a `jax.sharding.Mesh` or a "
+                        f"`jax.sharding.AbstractMesh` instance for its second argument, but "
+                        f"got {mesh} of type {type(mesh)}.")
     if mesh.empty:                                  # (JAX's words)
         raise ValueError(f"shard_map requires a non-empty mesh. Got {mesh}")
     if not isinstance(axis_names, (set, frozenset)):
@@ -146,6 +147,30 @@ def _check_summed_specs(prefix, specs, manual, mesh) -> None:
                 raise ValueError(
                     f"{kind} in {prefix}_specs {s} can only be used when the mesh passed to "
                     f"shard_map contains axis names all of type `Explicit`. Got mesh {mesh}")
+
+
+def _concrete_mesh(mesh, flat_args):
+    """The Mesh a shard_map over the AbstractMesh `mesh` runs on, eagerly: the context's
+    (set_mesh), else the one its arguments are placed on (JAX's errors where an argument's
+    mesh has another shape, or where none is placed on a mesh)."""
+    context = get_mesh()
+    if isinstance(context, Mesh):
+        mesh = context
+    for x in flat_args:
+        sharding = getattr(x, "sharding", None) if is_sharded(x) else None
+        if sharding is None or not isinstance(getattr(sharding, "mesh", None), Mesh) or \
+                not sharding.mesh.axis_names:
+            continue
+        if sharding.mesh.shape_tuple != mesh.shape_tuple:
+            raise ValueError(
+                f"Mesh shape of the input {sharding.mesh.shape_tuple} does not match the mesh "
+                f"shape passed to shard_map  {mesh.shape_tuple} for shape "
+                f"{get_aval(x).str_short()}")
+        mesh = sharding.mesh
+    if isinstance(mesh, AbstractMesh):
+        raise ValueError("Please pass `jax.Array`s with a `NamedSharding` as input to "
+                         "`shard_map` when passing `AbstractMesh` to the mesh argument.")
+    return mesh
 
 
 def _spec_leaves(specs) -> list:

@@ -168,6 +168,13 @@ def _sharding_text(spec, ndim, mesh, manual_axes, name="mesh") -> str:
 
 def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
     module_ctx = ctx.module_ctx
+    if isinstance(mesh, AbstractMesh):      # traced over an AbstractMesh: the jit's devices
+        if module_ctx.mesh is None or module_ctx.mesh.shape_tuple != mesh.shape_tuple:
+            raise ValueError(
+                f"shard_map over the AbstractMesh {mesh} inside a jit whose arguments are not "
+                f"placed on a mesh of that shape ({module_ctx.mesh}): pass `jax.Array`s with a "
+                f"NamedSharding over such a mesh, or call it under `jax.set_mesh(mesh)`")
+        mesh = module_ctx.mesh
     if module_ctx.mesh is None:     # jit catches this and partitions the program over the mesh
         raise NeedsMesh("shard_map inside a program compiled for one device", mesh)
     if module_ctx.mesh != mesh and module_ctx.mesh._ids != mesh._ids:

@@ -20,6 +20,7 @@ def run(jax) -> dict:
     _all_gather_invarying(jax, out)
     _invarying(jax, out)
     _summed_spec_checks(jax, out)
+    _abstract_mesh(jax, out)
     return out
 
 
@@ -124,3 +125,46 @@ def _summed_spec_checks(jax, out):
     out["reduced out_specs partial manual explicit"] = _answer(lambda: jax.shard_map(
         ident, mesh=emesh, in_specs=P(), out_specs=P(reduced={"x"}),
         axis_names={"x"})(np.arange(8)))
+
+
+def _abstract_mesh(jax, out):
+    """shard_map over an AbstractMesh: run on the devices its arguments are placed on (eager
+    or under jit), and JAX's errors where they are not on a mesh of its shape."""
+    import numpy as np
+    jnp, P = jax.numpy, jax.sharding.PartitionSpec
+    Mesh, NamedSharding = jax.sharding.Mesh, jax.sharding.NamedSharding
+    mesh = Mesh(np.array(jax.devices()[:4]).reshape(2, 2), ("x", "y"))
+    np_inp = np.arange(16).reshape(8, 2)
+    arr = jax.device_put(np_inp, NamedSharding(mesh, P("x", "y")))
+
+    def f(x):
+        return jax.shard_map(lambda x: x * 2, mesh=mesh.abstract_mesh, in_specs=P("x"),
+                             out_specs=P("x"))(x)
+
+    def result(y):
+        return [y.tolist(), repr(y.sharding.spec), y.sharding.mesh == mesh]
+    out["abstract mesh jit"] = _answer(lambda: result(jax.jit(f)(arr)))
+    out["abstract mesh eager"] = _answer(lambda: result(f(arr)))
+    out["abstract mesh eager numpy and array"] = _answer(lambda: [result(y) for y in jax.shard_map(
+        lambda x, y: (x, y), mesh=mesh.abstract_mesh, in_specs=P("x"),
+        out_specs=P("x"))(np_inp, arr)])
+    m1 = Mesh(np.array(jax.devices()[:2]), ("x",))
+    m2 = Mesh(np.array(jax.devices()[:2]), ("y",))
+    a1 = jax.device_put(np.arange(8), NamedSharding(m1, P("x")))
+    a2 = jax.device_put(np.arange(8), NamedSharding(m2, P("y")))
+    ident = lambda x: x    # noqa: E731
+    out["abstract mesh unplaced argument"] = _answer(lambda: jax.shard_map(
+        ident, mesh=m1.abstract_mesh, in_specs=P("x"), out_specs=P("x"))(jnp.arange(8)))
+    out["abstract mesh numpy argument"] = _answer(lambda: jax.shard_map(
+        ident, mesh=m1.abstract_mesh, in_specs=P("x"), out_specs=P("x"))(np.arange(8)))
+    out["abstract mesh other shape"] = _answer(lambda: jax.shard_map(
+        ident, mesh=m2.abstract_mesh, in_specs=P("y"), out_specs=P("y"))(a1))
+    out["abstract mesh arguments disagree"] = _answer(lambda: jax.shard_map(
+        lambda x, y: (x, y), mesh=m1.abstract_mesh, in_specs=P("x"), out_specs=P("x"))(a1, a2))
+    out["mesh not a mesh"] = _answer(lambda: jax.shard_map(
+        ident, mesh=3, in_specs=P("x"), out_specs=P("x"))(a1))
+    with jax.set_mesh(m1):
+        out["abstract mesh under set_mesh"] = _answer(lambda: jax.jit(jax.shard_map(
+            lambda x: x + 1, mesh=m1.abstract_mesh, in_specs=P(), out_specs=P()))(
+                np.arange(4)).tolist())
+
