@@ -21,6 +21,7 @@ def run(jax) -> dict:
     _invarying(jax, out)
     _summed_spec_checks(jax, out)
     _abstract_mesh(jax, out)
+    _pcast_outside(jax, out)
     return out
 
 
@@ -168,3 +169,30 @@ def _abstract_mesh(jax, out):
             lambda x: x + 1, mesh=m1.abstract_mesh, in_specs=P(), out_specs=P()))(
                 np.arange(4)).tolist())
 
+
+def _pcast_outside(jax, out):
+    """pcast(..., to='varying') where no shard_map body types it: JAX's errors eagerly, under
+    jit and under vmap, and for an axis the body is not manual over; none for a
+    check_vma=False body's own axes."""
+    import numpy as np
+    P, lax = jax.sharding.PartitionSpec, jax.lax
+    inp = np.arange(8.)
+    vary = lambda axes: lambda x: lax.pcast(x, axes, to="varying")   # noqa: E731
+    out["pcast varying eager"] = _answer(lambda: vary("x")(inp))
+    out["pcast varying jit unbound"] = _answer(lambda: jax.jit(vary("x"))(inp))
+    out["pcast varying vmap"] = _answer(lambda: jax.vmap(vary("i"), axis_name="i")(inp))
+    mesh = _mesh(jax, (2,), ("x",), explicit=True)
+    with jax.set_mesh(mesh):
+        f = jax.shard_map(vary("x"), in_specs=P(), out_specs=P("x"))
+        out["pcast varying body"] = _answer(
+            lambda: [f(inp).tolist(), repr(f(inp).sharding.spec)])
+        out["pcast varying body grad"] = _answer(
+            lambda: jax.jit(jax.grad(lambda x: f(x).sum()))(inp).tolist())
+    mesh2 = _mesh(jax, (2, 2), ("x", "y"), explicit=True)
+    with jax.set_mesh(mesh2):
+        g = jax.jit(jax.shard_map(vary("y"), in_specs=P(), out_specs=P("x"), axis_names={"x"},
+                                  check_vma=False))
+        out["pcast varying not manual axis"] = _answer(lambda: g(np.arange(8)).tolist())
+        h = jax.jit(jax.shard_map(vary("x"), in_specs=P(), out_specs=P("x"),
+                                  check_vma=False))
+        out["pcast varying check_vma false"] = _answer(lambda: h(np.arange(8)).tolist())

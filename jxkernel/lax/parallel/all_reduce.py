@@ -24,7 +24,8 @@ from ...core.primitive import (
     own_vma_rules,
     transpose_rules,
 )
-from ...core.trace import Tracer
+from ...core.mesh import get_abstract_mesh
+from ...core.trace import EvalTrace, Tracer, current_trace
 from ...tree_util import tree_flatten, tree_unflatten
 from ...transforms import batch_util as bu
 from .. import _lowering as hl
@@ -301,7 +302,13 @@ def _pvary_transpose(ct, x, *, axes):
 
 lowering_rules[vma.pvary_p] = lambda ctx, x, *, axes: x
 numpy_rules[vma.pvary_p] = lambda x, *, axes: x          # a type change: the data stays
-impl_rules[vma.pvary_p] = _raise_unbound
+
+
+def _pvary_eager(x, *, axes):
+    raise ValueError("pvary should be called under jax.shard_map.")      # (JAX's words)
+
+
+impl_rules[vma.pvary_p] = _pvary_eager
 axis_batching_rules[vma.pvary_p] = lambda axis_data, vals, dims, *, axes: (
     vma.pvary_p.bind(vals[0], axes=axes), dims[0])
 deflinear2(vma.pvary_p, _pvary_transpose)
@@ -332,7 +339,13 @@ def pcast(x, axis_name, *, to: str):
 
     def cast(leaf):
         if not vma.checks(axes):
-            return leaf
+            if all(a in get_abstract_mesh().manual_axes for a in axes):
+                return leaf          # a check_vma=False body's own axes: nothing to type
+            # elsewhere a pvary, as JAX's: eager, its ValueError; traced, the axes must be
+            # bound (a vmap's), else its NameError
+            if type(current_trace()) is not EvalTrace:
+                _check_bound(axes, "pvary")
+            return vma.pvary_p.bind(leaf, axes=vma.in_mesh_order(axes))
         has = vma.vma_of(leaf)
         if all(a in has for a in axes):
             raise ValueError("Unsupported pcast from=varying, to='varying'")
