@@ -22,6 +22,7 @@ def run(jax) -> dict:
     _summed_spec_checks(jax, out)
     _abstract_mesh(jax, out)
     _pcast_outside(jax, out)
+    _eager_body_mesh(jax, out)
     return out
 
 
@@ -196,3 +197,25 @@ def _pcast_outside(jax, out):
         h = jax.jit(jax.shard_map(vary("x"), in_specs=P(), out_specs=P("x"),
                                   check_vma=False))
         out["pcast varying check_vma false"] = _answer(lambda: h(np.arange(8)).tolist())
+
+
+def _eager_body_mesh(jax, out):
+    """get_abstract_mesh() in a shard_map body run eagerly: the mesh with the body's axes
+    Manual, as under jit."""
+    import numpy as np
+    P = jax.sharding.PartitionSpec
+    mesh = _mesh(jax, (2, 2), ("x", "y"), explicit=True)
+    seen = {}
+    with jax.set_mesh(mesh):
+        arr = jax.device_put(np.arange(16).reshape(8, 2), P("x", "y"))
+
+        def body(x):
+            am = jax.sharding.get_abstract_mesh()
+            seen.setdefault("manual", []).append(list(am.manual_axes))
+            seen.setdefault("varying", []).append(sorted(jax.typeof(x * 2).mat.varying))
+            return x * 2
+        f = jax.shard_map(body, out_specs=P("x", "y"))
+        out["eager body result"] = _answer(lambda: [f(arr).tolist(), repr(f(arr).sharding.spec)])
+        out["jit body result"] = _answer(lambda: jax.jit(f)(arr).tolist())
+        out["after body manual axes"] = list(jax.sharding.get_abstract_mesh().manual_axes)
+    out["eager and jit body mesh"] = seen
