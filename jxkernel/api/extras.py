@@ -244,6 +244,7 @@ thread_guard = _ConfigState("jax_thread_guard", True)
 auto_pcast = _ConfigState("jax_auto_pcast", True)
 array_garbage_collection_guard = _ConfigState("jax_array_garbage_collection_guard")
 remove_size_one_mesh_axis_from_type = _ConfigState("jax_remove_size_one_mesh_axis_from_type", True)
+disable_vmap_shmap_error = _ConfigState("jax_disable_vmap_shmap_error", True)
 
 
 # ------------------------------------------------------------------ environment

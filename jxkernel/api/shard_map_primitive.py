@@ -314,7 +314,8 @@ def _batching(axis_data, vals, dims, *, jaxpr, mesh, in_specs, out_specs, check_
     spmd = axis_data.spmd_name
     if spmd is not None:
         for what, specs in (("in_specs", in_specs), ("out_specs", out_specs)):
-            if set(spmd) & {a for s in specs for a in _named_axes(s)}:
+            if set(spmd) & {a for s in specs for a in _named_axes(s)} and \
+                    not config.jax_disable_vmap_shmap_error:
                 raise ValueError(f"vmap spmd_axis_name cannot appear in shard_map {what}")
         axis_data = type(axis_data)(axis_data.name,
                                     axis_data.size // math.prod(mesh.shape[a] for a in spmd),

@@ -23,6 +23,7 @@ def run(jax) -> dict:
     _abstract_mesh(jax, out)
     _pcast_outside(jax, out)
     _eager_body_mesh(jax, out)
+    _vmap_spmd_error(jax, out)
     return out
 
 
@@ -219,3 +220,24 @@ def _eager_body_mesh(jax, out):
         out["jit body result"] = _answer(lambda: jax.jit(f)(arr).tolist())
         out["after body manual axes"] = list(jax.sharding.get_abstract_mesh().manual_axes)
     out["eager and jit body mesh"] = seen
+
+
+def _vmap_spmd_error(jax, out):
+    """vmap with spmd_axis_name of a shard_map whose specs name that axis: JAX's error, and
+    the value under `jax._src.config.disable_vmap_shmap_error()` (jax.config's option)."""
+    import numpy as np
+    jnp, P = jax.numpy, jax.sharding.PartitionSpec
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:2]), ("i",))
+
+    def f(x, y):
+        return jax.shard_map(lambda x, y: x + jax.lax.all_gather(y, "i", tiled=True),
+                             mesh=mesh, in_specs=(P(None), P("i")), out_specs=P(None),
+                             check_vma=False)(x, y)
+    y, xs = jnp.arange(8), jnp.arange(32).reshape(4, 8)
+    g = jax.vmap(f, in_axes=(0, None), spmd_axis_name="i")
+    out["vmap spmd axis in in_specs"] = _answer(lambda: g(xs, y).tolist())
+    jax.config.update("jax_disable_vmap_shmap_error", True)
+    try:
+        out["vmap spmd axis error disabled"] = _answer(lambda: g(xs, y).tolist())
+    finally:
+        jax.config.update("jax_disable_vmap_shmap_error", False)
