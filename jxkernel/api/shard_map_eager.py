@@ -152,6 +152,9 @@ class ShardMapTrace(Trace):
     """The trace of a body run eagerly: each primitive runs at once on every device's
     blocks, as a shard_map of that one primitive made by `staged`."""
 
+    # (jax.new_ref and jax.empty_ref read it: a Ref is a program's, not a value's)
+    no_refs = "Eager shard_map cannot return a `jax.Ref`. Please wrap your shard_map in `jax.jit`."
+
     def __init__(self, parent, mesh, check_vma, staged):
         super().__init__(parent)
         self.mesh, self.check_vma, self.staged = mesh, check_vma, staged
@@ -165,6 +168,7 @@ class ShardMapTrace(Trace):
         return x, get_aval(x), False
 
     def process_primitive(self, prim, args, params):
+        _refuse_eagerly(prim, params)
         vals, avals, stacked = zip(*map(self.unpack, args)) if args else ((), (), ())
         step, out_avals = _eager_step(prim, params, tuple(avals), tuple(stacked), self.mesh,
                                       self.check_vma, self.staged)
@@ -177,6 +181,24 @@ class ShardMapTrace(Trace):
 
     def describe_self(self):
         return f"shard_map (run eagerly over {self.mesh})"
+
+
+def _refuse_eagerly(prim, params) -> None:
+    """JAX's errors for what an eager body cannot do: place a value on a device of its own
+    (each device runs the body on its block), or make a Ref (a program's, not a value)."""
+    if prim.name == "device_put":
+        refuse_device_put(params.get("devices", ()))
+    elif prim.name in ("new_ref", "empty_ref"):
+        raise ValueError(ShardMapTrace.no_refs)
+
+
+def refuse_device_put(devices) -> None:
+    """JAX's error for a device (or sharding) named to device_put in a body run eagerly (each
+    device runs it on its own block; under jit such a device_put is ignored)."""
+    for device in devices:
+        if device is not None:
+            raise ValueError(f"device_put with explicit device not allowed within "
+                             f"shard_map-decorated functions, but got device {device}")
 
 
 def _check_sharded(outs) -> None:

@@ -24,6 +24,7 @@ def run(jax) -> dict:
     _pcast_outside(jax, out)
     _eager_body_mesh(jax, out)
     _vmap_spmd_error(jax, out)
+    _eager_refusals(jax, out)
     return out
 
 
@@ -241,3 +242,29 @@ def _vmap_spmd_error(jax, out):
         out["vmap spmd axis error disabled"] = _answer(lambda: g(xs, y).tolist())
     finally:
         jax.config.update("jax_disable_vmap_shmap_error", False)
+
+
+def _eager_refusals(jax, out):
+    """What a shard_map body run eagerly refuses, in JAX's words: device_put to a named
+    device (under jit it is ignored), and making a Ref (under jit it is fine)."""
+    import numpy as np
+    jnp, P = jax.numpy, jax.sharding.PartitionSpec
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:4]), ("i",))
+    f = jax.shard_map(lambda x: x + jax.device_put(1), mesh=mesh, in_specs=P("i"),
+                      out_specs=P("i"))
+    g = jax.shard_map(lambda x: x + jax.device_put(1, jax.devices()[0]), mesh=mesh,
+                      in_specs=P("i"), out_specs=P("i"))
+    x = jnp.arange(8.)
+    out["device_put eager body"] = _answer(lambda: f(x).tolist())
+    out["device_put device eager body"] = _answer(lambda: g(x).tolist())
+    out["device_put device jit body"] = _answer(lambda: jax.jit(g)(x).tolist())
+    emesh = _mesh(jax, (2,), ("x",), explicit=True)
+    with jax.set_mesh(emesh):
+        a = jax.device_put(np.arange(8), P("x"))
+
+        def r(v):
+            return jax.freeze(jax.new_ref(v))
+        out["new_ref eager body"] = _answer(
+            lambda: jax.shard_map(r, out_specs=P("x"), check_vma=False)(a).tolist())
+        out["new_ref jit in eager body"] = _answer(
+            lambda: jax.shard_map(jax.jit(r), out_specs=P("x"), check_vma=False)(a).tolist())
