@@ -8,6 +8,7 @@ import inspect
 import math
 
 from ..core.avals import get_aval, public_type
+from ..core.trace import current_trace
 from ..core.mesh import AbstractMesh, AxisType, DuplicateSpecError, Mesh, PartitionSpec, get_mesh
 from ..tree_util import (
     broadcast_prefix,
@@ -106,14 +107,18 @@ def _checked_mesh(mesh, axis_names, in_specs, out_specs):
         raise TypeError(f"`axis_names` argument of shard_map should be of type `frozenset` or "
                         f"`set`. Got type: {type(axis_names)}")
     outer = _outer_manual()
-    manual = frozenset(axis_names) or frozenset(mesh.axis_names) - outer
+    # the Explicit axes an enclosing vmap maps over are not the body's to name (JAX's
+    # mesh_axis_names_wo_vmap); its batching rule splits the batch over them
+    vmapped = _vmapped_explicit_axes() & frozenset(mesh.axis_names)
+    names = frozenset(mesh.axis_names) - vmapped
+    manual = frozenset(axis_names) or names - outer
     if manual & outer:
         raise ValueError(f"shard_map with axis_names={set(manual)} inside the body of a shard_map "
                          f"manual over {set(outer)}: a nested shard_map can be manual only over "
                          f"other mesh axes; pass axis_names without {set(manual & outer)}")
-    if not manual <= frozenset(mesh.axis_names):
+    if not manual <= names:
         raise ValueError(f"jax.shard_map requires axis_names={manual} to be a subset of "
-                         f"mesh.axis_names={frozenset(mesh.axis_names)}")
+                         f"mesh.axis_names={names}")
     if in_specs is Infer and not all(t is AxisType.Explicit for a, t in
                                      zip(mesh.axis_names, mesh.axis_types) if a in manual):
         types = ", ".join(str(t) for a, t in zip(mesh.axis_names, mesh.axis_types)
@@ -126,7 +131,20 @@ def _checked_mesh(mesh, axis_names, in_specs, out_specs):
         _check_summed_specs("in", in_specs, manual, mesh)
     _check_spec_names("out_specs", out_specs, manual, mesh)
     _check_summed_specs("out", out_specs, manual, mesh)
-    return mesh, manual
+    return mesh, manual | vmapped
+
+
+def _vmapped_explicit_axes() -> frozenset:
+    """The Explicit mesh axes the vmaps around this call map over (their inputs' batch
+    dimension is split over them)."""
+    found, trace = set(), current_trace()
+    while trace is not None:
+        axis_data = getattr(trace, "axis_data", None)
+        ema = getattr(axis_data, "explicit_mesh_axis", None)
+        if ema is not None and getattr(axis_data, "spmd_name", None) is None:
+            found.update(ema)
+        trace = trace.parent
+    return frozenset(found)
 
 
 def _check_summed_specs(prefix, specs, manual, mesh) -> None:

@@ -320,6 +320,18 @@ def _batching(axis_data, vals, dims, *, jaxpr, mesh, in_specs, out_specs, check_
         axis_data = type(axis_data)(axis_data.name,
                                     axis_data.size // math.prod(mesh.shape[a] for a in spmd),
                                     axis_data.ema, spmd)
+    elif axis_data.explicit_mesh_axis is not None and \
+            set(axis_data.explicit_mesh_axis) <= newly_manual_axes:
+        # the mapped inputs' batch dimension is split over Explicit mesh axes: it stays split
+        # over them through the body (each device maps over its share, as JAX's, where
+        # those axes stay Explicit around the body) and the results are typed so
+        spmd = axis_data.explicit_mesh_axis
+        for what, specs in (("in_specs", in_specs), ("out_specs", out_specs)):
+            if set(spmd) & {a for s in specs for a in _named_axes(s)}:
+                raise ValueError(f"vmapped away explicit mesh axis cannot appear in shard_map "
+                                 f"{what}")
+        axis_data = type(axis_data)(axis_data.name,
+                                    axis_data.size // math.prod(mesh.shape[a] for a in spmd))
     with _axes_bound(mesh, newly_manual_axes, check_vma):
         body, _ = batch_jaxpr(jaxpr, axis_data, in_dims,
                               force_out_batched=[True] * len(out_specs))

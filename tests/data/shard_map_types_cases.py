@@ -25,6 +25,7 @@ def run(jax) -> dict:
     _eager_body_mesh(jax, out)
     _vmap_spmd_error(jax, out)
     _eager_refusals(jax, out)
+    _vmap_explicit(jax, out)
     return out
 
 
@@ -268,3 +269,26 @@ def _eager_refusals(jax, out):
             lambda: jax.shard_map(r, out_specs=P("x"), check_vma=False)(a).tolist())
         out["new_ref jit in eager body"] = _answer(
             lambda: jax.shard_map(jax.jit(r), out_specs=P("x"), check_vma=False)(a).tolist())
+
+
+def _vmap_explicit(jax, out):
+    """vmap of a shard_map over inputs whose mapped dimension is split over an Explicit mesh
+    axis: the results keep that axis on the batch dimension (their type and sharding), and
+    the body may not name it."""
+    jnp, P = jax.numpy, jax.sharding.PartitionSpec
+    mesh = _mesh(jax, (2, 2), ("data", "model"), explicit=True)
+    with jax.set_mesh(mesh):
+        x = jax.device_put(jnp.arange(16).reshape(4, 4), P("data", "model"))
+        f = jax.shard_map(lambda v: v * 2, in_specs=P("model"), out_specs=P("model"))
+
+        def result(y):
+            return [y.tolist(), repr(y.sharding.spec), jax.typeof(y).str_short(True)]
+        out["vmap explicit axis jit"] = _answer(lambda: result(jax.jit(jax.vmap(f))(x)))
+        out["vmap explicit axis eager"] = _answer(lambda: result(jax.vmap(f)(x)))
+        g = jax.shard_map(lambda v: jax.lax.psum(v, "model"), in_specs=P("model"),
+                          out_specs=P(None))
+        out["vmap explicit axis psum"] = _answer(lambda: result(jax.jit(jax.vmap(g))(x)))
+        h = jax.shard_map(lambda v: v, in_specs=P("model"), out_specs=P("model"))
+        y = jax.device_put(jnp.arange(16).reshape(4, 4), P("model", "data"))
+        out["vmap explicit axis named in specs"] = _answer(
+            lambda: result(jax.jit(jax.vmap(h))(y)))
