@@ -8,7 +8,6 @@ import inspect
 import math
 
 from ..core.avals import get_aval, public_type
-from ..core.trace import current_trace
 from ..core.mesh import AbstractMesh, AxisType, DuplicateSpecError, Mesh, PartitionSpec, get_mesh
 from ..tree_util import (
     broadcast_prefix,
@@ -18,7 +17,14 @@ from ..tree_util import (
     tree_flatten_with_path,
 )
 from ..xla.array import is_sharded
-from .shard_map_primitive import P, _bodies, _named_axes, _outer_manual, _unmentioned
+from .shard_map_primitive import (
+    P,
+    _bodies,
+    _named_axes,
+    _outer_manual,
+    _unmentioned,
+    _vmap_mesh_axes,
+)
 
 
 class _InferType:
@@ -109,7 +115,7 @@ def _checked_mesh(mesh, axis_names, in_specs, out_specs):
     outer = _outer_manual()
     # the Explicit axes an enclosing vmap maps over are not the body's to name (JAX's
     # mesh_axis_names_wo_vmap); its batching rule splits the batch over them
-    vmapped = _vmapped_explicit_axes() & frozenset(mesh.axis_names)
+    vmapped = _vmap_mesh_axes("explicit") & frozenset(mesh.axis_names)
     names = frozenset(mesh.axis_names) - vmapped
     manual = frozenset(axis_names) or names - outer
     if manual & outer:
@@ -134,17 +140,6 @@ def _checked_mesh(mesh, axis_names, in_specs, out_specs):
     return mesh, manual | vmapped
 
 
-def _vmapped_explicit_axes() -> frozenset:
-    """The Explicit mesh axes the vmaps around this call map over (their inputs' batch
-    dimension is split over them)."""
-    found, trace = set(), current_trace()
-    while trace is not None:
-        axis_data = getattr(trace, "axis_data", None)
-        ema = getattr(axis_data, "explicit_mesh_axis", None)
-        if ema is not None and getattr(axis_data, "spmd_name", None) is None:
-            found.update(ema)
-        trace = trace.parent
-    return frozenset(found)
 
 
 def _check_summed_specs(prefix, specs, manual, mesh) -> None:

@@ -39,6 +39,7 @@ from ..core.primitive import (
     transpose_rules,
 )
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
+from ..core.trace import current_trace
 from ..lax.elementwise import div
 from ..lax.parallel import psum_p
 from ..transforms import batch_util as bu
@@ -124,6 +125,22 @@ def _manual_abstract(mesh, manual) -> AbstractMesh:
                         tuple(AxisType.Manual if a in manual else t
                               for a, t in zip(abstract.axis_names, abstract.axis_types)),
                         _device=abstract._device)
+
+
+def _vmap_mesh_axes(kind) -> frozenset:
+    """The mesh axes the vmaps around this point split their batch over: their inputs'
+    Explicit axes (`kind="explicit"`, where no spmd_axis_name is given) or their
+    spmd_axis_name (`kind="spmd"`)."""
+    found, trace = set(), current_trace()
+    while trace is not None:
+        axis_data = getattr(trace, "axis_data", None)
+        if axis_data is not None:
+            spmd = axis_data.spmd_name
+            axes = spmd if kind == "spmd" else axis_data.explicit_mesh_axis if spmd is None \
+                else None
+            found.update(axes or ())
+        trace = trace.parent
+    return frozenset(found)
 
 
 def _outer_manual() -> frozenset:
