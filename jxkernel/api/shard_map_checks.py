@@ -8,6 +8,7 @@ import inspect
 import math
 
 from ..core.avals import get_aval, public_type
+from ..core.config import config
 from ..core.mesh import AbstractMesh, AxisType, DuplicateSpecError, Mesh, PartitionSpec, get_mesh
 from ..tree_util import (
     broadcast_prefix,
@@ -336,6 +337,8 @@ def _check_explicit_args(mesh, manual, dyn, specs, avals) -> None:
     for x, spec, aval in zip(dyn, specs, avals):
         ndim = len(aval.shape)
         typed = public_type(aval, x).sharding.spec
+        if config.jax_remove_size_one_mesh_axis_from_type:     # (the type has none, as JAX's)
+            spec = _without_size_one(spec, mesh)
         if typed._axes(ndim) != spec._axes(ndim):
             wanted = P(*[None if not a else a[0] if len(a) == 1 else a
                          for a in spec._axes(ndim)])
@@ -345,6 +348,13 @@ def _check_explicit_args(mesh, manual, dyn, specs, avals) -> None:
                 f"argument so you can omit specifying it and shard_map will infer the "
                 f"in_specs from the arguments. If you want to reshard your inputs, you can "
                 f"use `jax.reshard` on the arguments and then pass those args to shard_map.")
+
+
+def _without_size_one(spec, mesh) -> PartitionSpec:
+    """`spec` without the mesh axes of size 1 (JAX's remove_size_one_mesh_axis)."""
+    keep = lambda axes: tuple(a for a in axes if mesh.shape[a] != 1)  # noqa: E731
+    return P(*[None if not (k := keep(axes)) else k[0] if len(k) == 1 else k
+               for axes in spec._axes(0)])
 
 
 def _check_out_ranks(f, out_specs, out_struct, flat_out, out_avals) -> None:

@@ -68,9 +68,12 @@ def _local_aval(aval, spec, mesh, check_vma=False) -> ShapedArray:
     sizes = mesh.shape
     shape = tuple(n // math.prod(sizes[a] for a in axes)
                   for n, axes in zip(aval.shape, spec._axes(len(aval.shape))))
-    # (a body nested in another keeps the outer body's axes)
+    # (a body nested in another keeps the outer body's axes; under
+    # jax.remove_size_one_mesh_axis_from_type none of size 1, as JAX's types)
+    named = frozenset(a for a in _named_axes(spec)
+                      if not (config.jax_remove_size_one_mesh_axis_from_type and sizes[a] == 1))
     return ShapedArray(shape, aval.dtype, aval.weak_type,
-                       aval.vma | frozenset(_named_axes(spec)) if check_vma else aval.vma)
+                       aval.vma | named if check_vma else aval.vma)
 
 
 def _global_aval(aval, spec, mesh, manual_axes=frozenset()) -> ShapedArray:

@@ -26,6 +26,7 @@ def run(jax) -> dict:
     _vmap_spmd_error(jax, out)
     _eager_refusals(jax, out)
     _vmap_explicit(jax, out)
+    _size_one_axes(jax, out)
     return out
 
 
@@ -292,3 +293,35 @@ def _vmap_explicit(jax, out):
         y = jax.device_put(jnp.arange(16).reshape(4, 4), P("model", "data"))
         out["vmap explicit axis named in specs"] = _answer(
             lambda: result(jax.jit(jax.vmap(h))(y)))
+
+
+def _size_one_axes(jax, out):
+    """Under jax.remove_size_one_mesh_axis_from_type(True): a body's inputs vary over no
+    mesh axis of size 1 (in_specs naming one match an argument whose type has none), and
+    pcast to 'varying' over such an axis is nothing."""
+    import numpy as np
+    P = jax.sharding.PartitionSpec
+    seen = {}
+    jax.config.update("jax_remove_size_one_mesh_axis_from_type", True)
+    try:
+        mesh = _mesh(jax, (2, 1), ("x", "y"), explicit=True)
+        with jax.set_mesh(mesh):
+            arr = jax.device_put(np.arange(16).reshape(8, 2), P("x", "y"))
+
+            @jax.jit
+            @jax.shard_map(in_specs=P("x", "y"), out_specs=P())
+            def f(x):
+                seen["in"] = sorted(jax.typeof(x).mat.varying)
+                y = jax.lax.psum(x, "x")
+                seen["psum"] = sorted(jax.typeof(y).mat.varying)
+                return y
+            out["size one in_specs"] = _answer(
+                lambda: [f(arr).tolist(), repr(f(arr).sharding.spec)])
+        out["size one body types"] = seen
+        mesh1 = _mesh(jax, (1,), ("x",), explicit=True)
+        with jax.set_mesh(mesh1):
+            g = jax.jit(lambda x: jax.lax.pcast(x, "x", to="varying"))
+            out["size one pcast jaxpr"] = _answer(
+                lambda: "pvary" in str(jax.make_jaxpr(g)(np.arange(8))))
+    finally:
+        jax.config.update("jax_remove_size_one_mesh_axis_from_type", False)

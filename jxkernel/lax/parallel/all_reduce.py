@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core import dtypes, vma
+from ...core.config import config
 from ...core.avals import get_aval
 from ...core.primitive import (
     Primitive,
@@ -339,13 +340,18 @@ def pcast(x, axis_name, *, to: str):
 
     def cast(leaf):
         if not vma.checks(axes):
-            if all(a in get_abstract_mesh().manual_axes for a in axes):
+            mesh = get_abstract_mesh()
+            if all(a in mesh.manual_axes for a in axes):
                 return leaf          # a check_vma=False body's own axes: nothing to type
+            left = tuple(a for a in axes if not (config.jax_remove_size_one_mesh_axis_from_type
+                                                 and mesh.axis_names and mesh.shape.get(a) == 1))
+            if not left:             # (axes of size 1 dropped from types: nothing to do)
+                return leaf
             # elsewhere a pvary, as JAX's: eager, its ValueError; traced, the axes must be
             # bound (a vmap's), else its NameError
             if type(current_trace()) is not EvalTrace:
-                _check_bound(axes, "pvary")
-            return vma.pvary_p.bind(leaf, axes=vma.in_mesh_order(axes))
+                _check_bound(left, "pvary")
+            return vma.pvary_p.bind(leaf, axes=vma.in_mesh_order(left))
         has = vma.vma_of(leaf)
         if all(a in has for a in axes):
             raise ValueError("Unsupported pcast from=varying, to='varying'")
