@@ -27,6 +27,7 @@ def run(jax) -> dict:
     _eager_refusals(jax, out)
     _vmap_explicit(jax, out)
     _size_one_axes(jax, out)
+    _pcast_key(jax, out)
     return out
 
 
@@ -325,3 +326,25 @@ def _size_one_axes(jax, out):
                 lambda: "pvary" in str(jax.make_jaxpr(g)(np.arange(8))))
     finally:
         jax.config.update("jax_remove_size_one_mesh_axis_from_type", False)
+
+
+def _pcast_key(jax, out):
+    """pcast of a PRNG key to 'varying' in a body: its type, and the same key on each device
+    (a key array's data is its words)."""
+    import numpy as np
+    P, lax = jax.sharding.PartitionSpec, jax.lax
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:2]), ("dp",))
+    seen = {}
+
+    def body(k):
+        v = lax.pcast(k, ("dp",), to="varying")
+        seen["type"] = jax.typeof(v).str_short(True)
+        return jax.random.key_data(v)
+    f = jax.shard_map(body, mesh=mesh, in_specs=P(), out_specs=P("dp"))
+    out["pcast key words"] = _answer(lambda: f(jax.random.key(42)).tolist())
+    out["pcast key type"] = seen.get("type")
+    g = jax.shard_map(lambda k, y: jax.random.uniform(lax.pcast(k, ("dp",), to="varying"),
+                                                      y.shape) * 0 + y,
+                      mesh=mesh, in_specs=(P(), P("dp")), out_specs=P("dp"))
+    out["pcast key then draw"] = _answer(
+        lambda: g(jax.random.key(0), jax.numpy.ones((4, 1))).tolist())

@@ -26,6 +26,7 @@ from ...core.primitive import (
     transpose_rules,
 )
 from ...core.mesh import get_abstract_mesh
+from ...core.physical import physical_rules
 from ...core.trace import EvalTrace, Tracer, current_trace
 from ...tree_util import tree_flatten, tree_unflatten
 from ...transforms import batch_util as bu
@@ -313,6 +314,9 @@ impl_rules[vma.pvary_p] = _pvary_eager
 axis_batching_rules[vma.pvary_p] = lambda axis_data, vals, dims, *, axes: (
     vma.pvary_p.bind(vals[0], axes=axes), dims[0])
 deflinear2(vma.pvary_p, _pvary_transpose)
+# a key's type changes alike: its data (the key's words) goes through the same no-op cast
+physical_rules[vma.pvary_p] = lambda in_avals, out_avals, x, *, axes: vma.pvary_p.bind(
+    x, axes=axes)
 
 
 def pcast(x, axis_name, *, to: str):
