@@ -28,6 +28,7 @@ def run(jax) -> dict:
     _vmap_explicit(jax, out)
     _size_one_axes(jax, out)
     _pcast_key(jax, out)
+    _linearize_in_body(jax, out)
     return out
 
 
@@ -348,3 +349,26 @@ def _pcast_key(jax, out):
                       mesh=mesh, in_specs=(P(), P("dp")), out_specs=P("dp"))
     out["pcast key then draw"] = _answer(
         lambda: g(jax.random.key(0), jax.numpy.ones((4, 1))).tolist())
+
+
+def _linearize_in_body(jax, out):
+    """jax.linearize of an invariant primal in a body, its f_jvp given a varying tangent:
+    JAX's error and its pcast hint; with the primal made varying first, the values."""
+    import numpy as np
+    jnp, P, lax = jax.numpy, jax.sharding.PartitionSpec, jax.lax
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:2]), ("x",))
+
+    def f(x):
+        return jnp.mean(x ** 2)
+
+    def m(vary, p, t):
+        if vary:
+            p = lax.pcast(p, "x", to="varying")
+        _, fwd = jax.linearize(f, p)
+        return jax.linear_transpose(fwd, p)(fwd(t))
+
+    for vary in (False, True):
+        g = jax.shard_map(lambda t: m(vary, jnp.array([1.]), t)[0], mesh=mesh,
+                          in_specs=P("x"), out_specs=P("x"))
+        out[f"linearize tangent varying, primal varying={vary}"] = _answer(
+            lambda: g(jnp.ones((2,))).tolist())
