@@ -29,6 +29,7 @@ def run(jax) -> dict:
     _size_one_axes(jax, out)
     _pcast_key(jax, out)
     _linearize_in_body(jax, out)
+    _custom_vjp_in_body(jax, out)
     return out
 
 
@@ -372,3 +373,22 @@ def _linearize_in_body(jax, out):
                           in_specs=P("x"), out_specs=P("x"))
         out[f"linearize tangent varying, primal varying={vary}"] = _answer(
             lambda: g(jnp.ones((2,))).tolist())
+
+
+def _custom_vjp_in_body(jax, out):
+    """A custom_vjp whose bwd returns a cotangent invariant over an axis its input varies
+    over: JAX's ValueError (the manual axis types do not match)."""
+    import numpy as np
+    jnp, P = jax.numpy, jax.sharding.PartitionSpec
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:4]), ("i",))
+
+    @jax.custom_vjp
+    def f(x):
+        return jax.lax.psum(x, "i")
+
+    def f_bwd(_, g):
+        return (jax.lax.psum(g, "i"),)
+    f.defvjp(lambda x: (f(x), None), f_bwd)
+    g = jax.shard_map(lambda x: f(f(x)), mesh=mesh, in_specs=P("i"), out_specs=P())
+    out["custom_vjp bwd invariant cotangent"] = _answer(
+        lambda: jax.value_and_grad(lambda x: g(x).sum())(jnp.ones(4))[0].tolist())
