@@ -90,10 +90,10 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
 
 def _refused_in_eager_body(devices) -> None:
     """A device named in a shard_map body run eagerly: JAX's error (where JAX binds
-    device_put_p even for a constant, jxkernel places one at once)."""
-    from .shard_map_eager import ShardMapTrace, refuse_device_put
-    if isinstance(current_trace(), ShardMapTrace):
-        refuse_device_put(devices)
+    device_put_p even for a constant, jxkernel places one at once; the body's trace says)."""
+    refuse = getattr(current_trace(), "refuse_device_put", None)
+    if refuse is not None:
+        refuse(devices)
 
 
 def fwd_and_bwd(fun, argnums, has_aux=False, jitted=True):

@@ -154,6 +154,8 @@ class ShardMapTrace(Trace):
 
     # (jax.new_ref and jax.empty_ref read it: a Ref is a program's, not a value's)
     no_refs = "Eager shard_map cannot return a `jax.Ref`. Please wrap your shard_map in `jax.jit`."
+    # (jax.device_put calls it on the devices it is given)
+    refuse_device_put = staticmethod(lambda devices: refuse_device_put(devices))
 
     def __init__(self, parent, mesh, check_vma, staged):
         super().__init__(parent)
