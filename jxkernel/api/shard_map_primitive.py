@@ -22,7 +22,7 @@ from ..core import sharding_types, vma
 from ..core.avals import ShapedArray, explicit_axes, get_aval, typed_sharding
 from ..core.axis_env import bound_axis
 from ..core.interpret import eval_jaxpr
-from ..core.dce import prune_rules, pruned_body
+from ..core.dce import dce_jaxpr_outputs, dce_rules, prune_rules, pruned_body
 from ..core.ir import ClosedJaxpr, param_printers
 from ..core.lru import LRU, TRACES
 from ..core.mesh import AbstractMesh, AxisType, NamedSharding, PartitionSpec, _mesh_state
@@ -431,8 +431,25 @@ def _prune(eqn):
         in_specs=tuple(eqn.params["in_specs"][i] for i in kept)))
 
 
+def _dce(used_outs, eqn):
+    """JAX's shard_map dce rule: only the used results, and the operands (with their
+    in_specs) the body reads for them."""
+    body = eqn.params["jaxpr"]
+    closed = isinstance(body, ClosedJaxpr)
+    pruned, used_ins = dce_jaxpr_outputs(body.jaxpr if closed else body, used_outs)
+    if all(used_ins) and all(used_outs):
+        return used_ins, eqn
+    params = dict(eqn.params, jaxpr=ClosedJaxpr(pruned, body.consts) if closed else pruned,
+                  in_specs=tuple(s for s, u in zip(eqn.params["in_specs"], used_ins) if u),
+                  out_specs=tuple(s for s, u in zip(eqn.params["out_specs"], used_outs) if u))
+    return used_ins, eqn.replace(invars=[v for v, u in zip(eqn.invars, used_ins) if u],
+                                 outvars=[v for v, u in zip(eqn.outvars, used_outs) if u],
+                                 params=params)
+
+
 abstract_eval_rules[shard_map_p] = _abstract_eval
 prune_rules[shard_map_p] = _prune
+dce_rules[shard_map_p] = _dce
 lowering_rules[shard_map_p] = _lowering
 impl_rules[shard_map_p] = _impl
 numpy_rules[shard_map_p] = _numpy

@@ -30,6 +30,7 @@ def run(jax) -> dict:
     _pcast_key(jax, out)
     _linearize_in_body(jax, out)
     _custom_vjp_in_body(jax, out)
+    _dce_of_shard_map(jax, out)
     return out
 
 
@@ -392,3 +393,29 @@ def _custom_vjp_in_body(jax, out):
     g = jax.shard_map(lambda x: f(f(x)), mesh=mesh, in_specs=P("i"), out_specs=P())
     out["custom_vjp bwd invariant cotangent"] = _answer(
         lambda: jax.value_and_grad(lambda x: g(x).sum())(jnp.ones(4))[0].tolist())
+
+
+def _dce_of_shard_map(jax, out):
+    """pe.dce_jaxpr of a jaxpr holding one shard_map: the inputs each choice of used results
+    keeps, and the equations left in the body (JAX's shard_map dce rule)."""
+    import importlib
+    import numpy as np
+    jnp, P = jax.numpy, jax.sharding.PartitionSpec
+    pe = importlib.import_module(jax.__name__ + ".interpreters.partial_eval")
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:8]).reshape(4, 2), ("i", "j"))
+
+    def f(x, y, z):
+        g = jax.shard_map(lambda y, z: (jnp.sin(x), jnp.cos(z), jnp.tan(y)), mesh=mesh,
+                          in_specs=(P("i", "j"), P(None, "i")),
+                          out_specs=(P(None, None), P(None, "i"), P("i", "j")))
+        return g(y, z)
+    jaxpr = jax.make_jaxpr(f)(jnp.zeros((4, 4)), jnp.zeros((8, 8)), jnp.zeros((16, 16))).jaxpr
+    for used in ([True, True, True], [True, True, False], [True, False, True],
+                 [True, False, False], [False, True, False]):
+        def run(used=used):
+            pruned, used_inputs = pe.dce_jaxpr(jaxpr, used)
+            body = pruned.eqns[0].params["jaxpr"]
+            body = getattr(body, "jaxpr", body)
+            return [used_inputs, [e.primitive.name for e in body.eqns],
+                    [repr(s) for s in pruned.eqns[0].params["in_specs"]]]
+        out[f"dce shard_map used {used}"] = _answer(run)
