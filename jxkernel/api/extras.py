@@ -26,7 +26,7 @@ from ..core.traceback_util import api_boundary
 from ..core.avals import get_aval, public_type, typeof_rules
 from ..core.native import STATE as FASTPATH_STATE
 from ..core.name_stack import name_scope
-from ..core.trace import Tracer
+from ..core.trace import Tracer, current_trace
 from ..core.compile_time_eval import ensure_compile_time_eval  # noqa: F401 (jax.*)
 from ..transforms.ad import vjp
 from ..transforms.ad_util import float0
@@ -59,6 +59,7 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     {'a': Array(1., dtype=float32, weak_type=True), 'b': Array([1., 1.], dtype=float32)}
     """
     leaves, tree = tree_flatten(x)
+    _refused_in_eager_body(tree_flatten(device)[0])
     if src is None and type(donate) is bool and (may_alias is None or type(may_alias) is bool) \
             and len(leaves) == 1 and leaves[0] is x and not isinstance(x, Tracer):
         # the common call: one value, no source named
@@ -85,6 +86,14 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     return tree_unflatten(tree, [
         _put.device_put(leaf, d, copy=c != _transfer.ArrayCopySemantics.REUSE_INPUT)
         for leaf, d, c in zip(leaves, targets, semantics)])
+
+
+def _refused_in_eager_body(devices) -> None:
+    """A device named in a shard_map body run eagerly: JAX's error (where JAX binds
+    device_put_p even for a constant, jxkernel places one at once; the body's trace says)."""
+    refuse = getattr(current_trace(), "refuse_device_put", None)
+    if refuse is not None:
+        refuse(devices)
 
 
 def fwd_and_bwd(fun, argnums, has_aux=False, jitted=True):
@@ -244,6 +253,7 @@ thread_guard = _ConfigState("jax_thread_guard", True)
 auto_pcast = _ConfigState("jax_auto_pcast", True)
 array_garbage_collection_guard = _ConfigState("jax_array_garbage_collection_guard")
 remove_size_one_mesh_axis_from_type = _ConfigState("jax_remove_size_one_mesh_axis_from_type", True)
+disable_vmap_shmap_error = _ConfigState("jax_disable_vmap_shmap_error", True)
 
 
 # ------------------------------------------------------------------ environment

@@ -9,7 +9,8 @@ from ..core.avals import get_aval
 from ..core.config import config
 from ..core.lru import LRU, SIGNATURES
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
-from ..core.trace import Tracer, _ctx
+from ..core.mesh import AbstractMesh
+from ..core.trace import EvalTrace, Tracer, _ctx, current_trace
 from ..core.traceback_util import api_boundary
 from ..transforms.api_util import flatten_fun, wraps
 from ..tree_util import tree_flatten, tree_unflatten
@@ -19,6 +20,7 @@ from .shard_map_checks import (
     _check_out_ranks,
     _check_vma,
     _checked_mesh,
+    _concrete_mesh,
     _flat_in_specs,
     _flat_out_specs,
     _fun_name,
@@ -27,6 +29,7 @@ from .shard_map_eager import _run_eagerly, _runs_eagerly
 from .shard_map_primitive import (
     P,
     _axes_bound,
+    _bodies,
     _local_aval,
     _named_axes,
     _outer_manual,
@@ -54,6 +57,11 @@ def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma, eager=Tru
     def wrapped(*args):
         mesh_, manual = _checked_mesh(mesh, axis_names, in_specs, out_specs)
         flat_args, in_tree = tree_flatten(args)
+        if isinstance(mesh_, AbstractMesh) and type(current_trace()) is EvalTrace \
+                and not _bodies:
+            # run now: on the devices of the context's mesh or of the arguments (traced, the
+            # mesh stays abstract and the enclosing jit's mesh lowers it)
+            mesh_ = _concrete_mesh(mesh_, flat_args)
         specs = _flat_in_specs(in_specs, args, flat_args, mesh_, manual)
         static = [s is None for s in specs]
         dyn = [x for x, s in zip(flat_args, static) if not s]

@@ -8,6 +8,7 @@ import inspect
 import math
 
 from ..core.avals import get_aval, public_type
+from ..core.config import config
 from ..core.mesh import AbstractMesh, AxisType, DuplicateSpecError, Mesh, PartitionSpec, get_mesh
 from ..tree_util import (
     broadcast_prefix,
@@ -17,7 +18,14 @@ from ..tree_util import (
     tree_flatten_with_path,
 )
 from ..xla.array import is_sharded
-from .shard_map_primitive import P, _bodies, _named_axes, _outer_manual, _unmentioned
+from .shard_map_primitive import (
+    P,
+    _bodies,
+    _named_axes,
+    _outer_manual,
+    _unmentioned,
+    _vmap_mesh_axes,
+)
 
 
 class _InferType:
@@ -96,23 +104,28 @@ def _checked_mesh(mesh, axis_names, in_specs, out_specs):
     elif context is not None and context.abstract_mesh != mesh.abstract_mesh:
         raise ValueError(f"The context mesh {_abstract_context(context)} should match the mesh "
                          f"passed to shard_map {mesh}")
-    if not isinstance(mesh, Mesh):
-        raise TypeError(f"shard_map requires a `jax.sharding.Mesh` instance for its second "
-                        f"argument, but got {mesh} of type {type(mesh)}.")
+    if not isinstance(mesh, (Mesh, AbstractMesh)):
+        raise TypeError(f"shard_map requires a `jax.sharding.Mesh` or a "
+                        f"`jax.sharding.AbstractMesh` instance for its second argument, but "
+                        f"got {mesh} of type {type(mesh)}.")
     if mesh.empty:                                  # (JAX's words)
         raise ValueError(f"shard_map requires a non-empty mesh. Got {mesh}")
     if not isinstance(axis_names, (set, frozenset)):
         raise TypeError(f"`axis_names` argument of shard_map should be of type `frozenset` or "
                         f"`set`. Got type: {type(axis_names)}")
     outer = _outer_manual()
-    manual = frozenset(axis_names) or frozenset(mesh.axis_names) - outer
+    # the Explicit axes an enclosing vmap maps over are not the body's to name (JAX's
+    # mesh_axis_names_wo_vmap); its batching rule splits the batch over them
+    vmapped = _vmap_mesh_axes("explicit") & frozenset(mesh.axis_names)
+    names = frozenset(mesh.axis_names) - vmapped
+    manual = frozenset(axis_names) or names - outer
     if manual & outer:
         raise ValueError(f"shard_map with axis_names={set(manual)} inside the body of a shard_map "
                          f"manual over {set(outer)}: a nested shard_map can be manual only over "
                          f"other mesh axes; pass axis_names without {set(manual & outer)}")
-    if not manual <= frozenset(mesh.axis_names):
+    if not manual <= names:
         raise ValueError(f"jax.shard_map requires axis_names={manual} to be a subset of "
-                         f"mesh.axis_names={frozenset(mesh.axis_names)}")
+                         f"mesh.axis_names={names}")
     if in_specs is Infer and not all(t is AxisType.Explicit for a, t in
                                      zip(mesh.axis_names, mesh.axis_types) if a in manual):
         types = ", ".join(str(t) for a, t in zip(mesh.axis_names, mesh.axis_types)
@@ -122,8 +135,56 @@ def _checked_mesh(mesh, axis_names, in_specs, out_specs):
                         f"axis_names={manual} are of type {types}")
     if in_specs is not Infer and in_specs is not None:
         _check_spec_names("in_specs", in_specs, manual, mesh)
+        _check_summed_specs("in", in_specs, manual, mesh)
     _check_spec_names("out_specs", out_specs, manual, mesh)
-    return mesh, manual
+    _check_summed_specs("out", out_specs, manual, mesh)
+    return mesh, manual | vmapped
+
+
+
+
+def _check_summed_specs(prefix, specs, manual, mesh) -> None:
+    """JAX's errors for specs with unreduced or reduced axes: they need a shard_map manual
+    over every mesh axis, and those axes Explicit."""
+    kinds = dict(zip(mesh.axis_names, mesh.axis_types))
+    for s in _spec_leaves(specs):
+        if not s.unreduced and not s.reduced:
+            continue
+        if frozenset(mesh.axis_names) != manual:
+            raise NotImplementedError(
+                f"unreduced/reduced can only be passed to {prefix}_specs when shard_map is in "
+                f"full manual mode. Got mesh axis names {mesh.axis_names}, manual_axes: "
+                f"{manual}, specs: {s}. Please file a bug at "
+                f"https://github.com/jax-ml/jax/issues.")
+        for kind, axes in (("unreduced", s.unreduced), ("reduced", s.reduced)):
+            if not all(kinds[a] is AxisType.Explicit for a in axes):
+                raise ValueError(
+                    f"{kind} in {prefix}_specs {s} can only be used when the mesh passed to "
+                    f"shard_map contains axis names all of type `Explicit`. Got mesh {mesh}")
+
+
+def _concrete_mesh(mesh, flat_args):
+    """The Mesh a shard_map over the AbstractMesh `mesh` runs on, eagerly: the context's
+    (set_mesh), else the one its arguments are placed on (JAX's errors where an argument's
+    mesh has another shape, or where none is placed on a mesh)."""
+    context = get_mesh()
+    if isinstance(context, Mesh):
+        mesh = context
+    for x in flat_args:
+        sharding = getattr(x, "sharding", None) if is_sharded(x) else None
+        if sharding is None or not isinstance(getattr(sharding, "mesh", None), Mesh) or \
+                not sharding.mesh.axis_names:
+            continue
+        if sharding.mesh.shape_tuple != mesh.shape_tuple:
+            raise ValueError(
+                f"Mesh shape of the input {sharding.mesh.shape_tuple} does not match the mesh "
+                f"shape passed to shard_map  {mesh.shape_tuple} for shape "
+                f"{get_aval(x).str_short()}")
+        mesh = sharding.mesh
+    if isinstance(mesh, AbstractMesh):
+        raise ValueError("Please pass `jax.Array`s with a `NamedSharding` as input to "
+                         "`shard_map` when passing `AbstractMesh` to the mesh argument.")
+    return mesh
 
 
 def _spec_leaves(specs) -> list:
@@ -276,6 +337,8 @@ def _check_explicit_args(mesh, manual, dyn, specs, avals) -> None:
     for x, spec, aval in zip(dyn, specs, avals):
         ndim = len(aval.shape)
         typed = public_type(aval, x).sharding.spec
+        if config.jax_remove_size_one_mesh_axis_from_type:     # (the type has none, as JAX's)
+            spec = _without_size_one(spec, mesh)
         if typed._axes(ndim) != spec._axes(ndim):
             wanted = P(*[None if not a else a[0] if len(a) == 1 else a
                          for a in spec._axes(ndim)])
@@ -285,6 +348,13 @@ def _check_explicit_args(mesh, manual, dyn, specs, avals) -> None:
                 f"argument so you can omit specifying it and shard_map will infer the "
                 f"in_specs from the arguments. If you want to reshard your inputs, you can "
                 f"use `jax.reshard` on the arguments and then pass those args to shard_map.")
+
+
+def _without_size_one(spec, mesh) -> PartitionSpec:
+    """`spec` without the mesh axes of size 1 (JAX's remove_size_one_mesh_axis)."""
+    keep = lambda axes: tuple(a for a in axes if mesh.shape[a] != 1)  # noqa: E731
+    return P(*[None if not (k := keep(axes)) else k[0] if len(k) == 1 else k
+               for axes in spec._axes(0)])
 
 
 def _check_out_ranks(f, out_specs, out_struct, flat_out, out_avals) -> None:

@@ -15,7 +15,7 @@ from ..core.avals import get_aval
 from ..core.axis_env import bound_axis
 from ..core.interpret import eval_jaxpr
 from ..core.lru import LRU, PROGRAMS
-from ..core.mesh import NamedSharding
+from ..core.mesh import NamedSharding, _mesh_state
 from ..core.staging import trace_to_jaxpr
 from ..core.trace import EvalTrace, Trace, Tracer, current_trace, new_trace, set_current_trace
 from ..lax.shapes import expand_dims, squeeze
@@ -26,7 +26,7 @@ from ..xla.array import Array
 from ..xla.dispatch import invalid_value
 from ..xla.put import device_put
 from .shard_map_checks import _check_out_ranks, _flat_out_specs
-from .shard_map_primitive import P, _axes_bound, _bodies, _local_aval
+from .shard_map_primitive import P, _axes_bound, _bodies, _local_aval, _manual_abstract
 
 
 def _runs_eagerly(mesh, manual) -> bool:
@@ -66,9 +66,28 @@ class _outside_the_body:
     def __enter__(self):
         self.saved = vma.checked[:]
         vma.checked.clear()
+        self.abstract, _mesh_state.abstract = _mesh_state.abstract, _outer_abstract[-1] \
+            if _outer_abstract else _mesh_state.abstract
 
     def __exit__(self, *exc):
         vma.checked[:] = self.saved
+        _mesh_state.abstract = self.abstract
+
+
+# get_abstract_mesh() outside each eager body being run (innermost last): its steps run there
+_outer_abstract: list = []
+
+
+@contextlib.contextmanager
+def _manual_context(mesh, manual):
+    """While an eager body runs, get_abstract_mesh() is the mesh with its manual axes typed
+    Manual, as in a traced body (and as JAX's eager body sees it)."""
+    _outer_abstract.append(_mesh_state.abstract)
+    _mesh_state.abstract = _manual_abstract(mesh, manual)
+    try:
+        yield
+    finally:
+        _mesh_state.abstract = _outer_abstract.pop()
 
 
 def _stacked(x, spec, mesh, staged):
@@ -133,6 +152,11 @@ class ShardMapTrace(Trace):
     """The trace of a body run eagerly: each primitive runs at once on every device's
     blocks, as a shard_map of that one primitive made by `staged`."""
 
+    # (jax.new_ref and jax.empty_ref read it: a Ref is a program's, not a value's)
+    no_refs = "Eager shard_map cannot return a `jax.Ref`. Please wrap your shard_map in `jax.jit`."
+    # (jax.device_put calls it on the devices it is given)
+    refuse_device_put = staticmethod(lambda devices: refuse_device_put(devices))
+
     def __init__(self, parent, mesh, check_vma, staged):
         super().__init__(parent)
         self.mesh, self.check_vma, self.staged = mesh, check_vma, staged
@@ -146,6 +170,7 @@ class ShardMapTrace(Trace):
         return x, get_aval(x), False
 
     def process_primitive(self, prim, args, params):
+        _refuse_eagerly(prim, params)
         vals, avals, stacked = zip(*map(self.unpack, args)) if args else ((), (), ())
         step, out_avals = _eager_step(prim, params, tuple(avals), tuple(stacked), self.mesh,
                                       self.check_vma, self.staged)
@@ -158,6 +183,24 @@ class ShardMapTrace(Trace):
 
     def describe_self(self):
         return f"shard_map (run eagerly over {self.mesh})"
+
+
+def _refuse_eagerly(prim, params) -> None:
+    """JAX's errors for what an eager body cannot do: place a value on a device of its own
+    (each device runs the body on its block), or make a Ref (a program's, not a value)."""
+    if prim.name == "device_put":
+        refuse_device_put(params.get("devices", ()))
+    elif prim.name in ("new_ref", "empty_ref"):
+        raise ValueError(ShardMapTrace.no_refs)
+
+
+def refuse_device_put(devices) -> None:
+    """JAX's error for a device (or sharding) named to device_put in a body run eagerly (each
+    device runs it on its own block; under jit such a device_put is ignored)."""
+    for device in devices:
+        if device is not None:
+            raise ValueError(f"device_put with explicit device not allowed within "
+                             f"shard_map-decorated functions, but got device {device}")
 
 
 def _check_sharded(outs) -> None:
@@ -214,6 +257,7 @@ def _run_eagerly(staged, f, flat_args, in_tree, static, dyn, dyn_specs, avals, o
         for b in bound:
             stack.enter_context(b)
         trace = stack.enter_context(new_trace(ShardMapTrace, mesh, check_vma, staged))
+        stack.enter_context(_manual_context(mesh, manual))
         it = iter([ShardMapTracer(trace, b, a) for b, a in zip(blocks, local)])
         leaves = flat(*[x if s else next(it) for x, s in zip(flat_args, static)])
         outs = [trace.unpack(x) for x in leaves]

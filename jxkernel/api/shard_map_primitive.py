@@ -22,7 +22,7 @@ from ..core import sharding_types, vma
 from ..core.avals import ShapedArray, explicit_axes, get_aval, typed_sharding
 from ..core.axis_env import bound_axis
 from ..core.interpret import eval_jaxpr
-from ..core.dce import prune_rules, pruned_body
+from ..core.dce import dce_jaxpr_outputs, dce_rules, prune_rules, pruned_body
 from ..core.ir import ClosedJaxpr, param_printers
 from ..core.lru import LRU, TRACES
 from ..core.mesh import AbstractMesh, AxisType, NamedSharding, PartitionSpec, _mesh_state
@@ -39,6 +39,7 @@ from ..core.primitive import (
     transpose_rules,
 )
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
+from ..core.trace import current_trace
 from ..lax.elementwise import div
 from ..lax.parallel import psum_p
 from ..transforms import batch_util as bu
@@ -67,9 +68,12 @@ def _local_aval(aval, spec, mesh, check_vma=False) -> ShapedArray:
     sizes = mesh.shape
     shape = tuple(n // math.prod(sizes[a] for a in axes)
                   for n, axes in zip(aval.shape, spec._axes(len(aval.shape))))
-    # (a body nested in another keeps the outer body's axes)
+    # (a body nested in another keeps the outer body's axes; under
+    # jax.remove_size_one_mesh_axis_from_type none of size 1, as JAX's types)
+    named = frozenset(a for a in _named_axes(spec)
+                      if not (config.jax_remove_size_one_mesh_axis_from_type and sizes[a] == 1))
     return ShapedArray(shape, aval.dtype, aval.weak_type,
-                       aval.vma | frozenset(_named_axes(spec)) if check_vma else aval.vma)
+                       aval.vma | named if check_vma else aval.vma)
 
 
 def _global_aval(aval, spec, mesh, manual_axes=frozenset()) -> ShapedArray:
@@ -126,6 +130,22 @@ def _manual_abstract(mesh, manual) -> AbstractMesh:
                         _device=abstract._device)
 
 
+def _vmap_mesh_axes(kind) -> frozenset:
+    """The mesh axes the vmaps around this point split their batch over: their inputs'
+    Explicit axes (`kind="explicit"`, where no spmd_axis_name is given) or their
+    spmd_axis_name (`kind="spmd"`)."""
+    found, trace = set(), current_trace()
+    while trace is not None:
+        axis_data = getattr(trace, "axis_data", None)
+        if axis_data is not None:
+            spmd = axis_data.spmd_name
+            axes = spmd if kind == "spmd" else axis_data.explicit_mesh_axis if spmd is None \
+                else None
+            found.update(axes or ())
+        trace = trace.parent
+    return frozenset(found)
+
+
 def _outer_manual() -> frozenset:
     """The manual axes of the shard_map bodies being traced around this one."""
     return _bodies[-1][1] if _bodies else frozenset()
@@ -168,6 +188,13 @@ def _sharding_text(spec, ndim, mesh, manual_axes, name="mesh") -> str:
 
 def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
     module_ctx = ctx.module_ctx
+    if isinstance(mesh, AbstractMesh):      # traced over an AbstractMesh: the jit's devices
+        if module_ctx.mesh is None or module_ctx.mesh.shape_tuple != mesh.shape_tuple:
+            raise ValueError(
+                f"shard_map over the AbstractMesh {mesh} inside a jit whose arguments are not "
+                f"placed on a mesh of that shape ({module_ctx.mesh}): pass `jax.Array`s with a "
+                f"NamedSharding over such a mesh, or call it under `jax.set_mesh(mesh)`")
+        mesh = module_ctx.mesh
     if module_ctx.mesh is None:     # jit catches this and partitions the program over the mesh
         raise NeedsMesh("shard_map inside a program compiled for one device", mesh)
     if module_ctx.mesh != mesh and module_ctx.mesh._ids != mesh._ids:
@@ -307,11 +334,24 @@ def _batching(axis_data, vals, dims, *, jaxpr, mesh, in_specs, out_specs, check_
     spmd = axis_data.spmd_name
     if spmd is not None:
         for what, specs in (("in_specs", in_specs), ("out_specs", out_specs)):
-            if set(spmd) & {a for s in specs for a in _named_axes(s)}:
+            if set(spmd) & {a for s in specs for a in _named_axes(s)} and \
+                    not config.jax_disable_vmap_shmap_error:
                 raise ValueError(f"vmap spmd_axis_name cannot appear in shard_map {what}")
         axis_data = type(axis_data)(axis_data.name,
                                     axis_data.size // math.prod(mesh.shape[a] for a in spmd),
                                     axis_data.ema, spmd)
+    elif axis_data.explicit_mesh_axis is not None and \
+            set(axis_data.explicit_mesh_axis) <= newly_manual_axes:
+        # the mapped inputs' batch dimension is split over Explicit mesh axes: it stays split
+        # over them through the body (each device maps over its share, as JAX's, where
+        # those axes stay Explicit around the body) and the results are typed so
+        spmd = axis_data.explicit_mesh_axis
+        for what, specs in (("in_specs", in_specs), ("out_specs", out_specs)):
+            if set(spmd) & {a for s in specs for a in _named_axes(s)}:
+                raise ValueError(f"vmapped away explicit mesh axis cannot appear in shard_map "
+                                 f"{what}")
+        axis_data = type(axis_data)(axis_data.name,
+                                    axis_data.size // math.prod(mesh.shape[a] for a in spmd))
     with _axes_bound(mesh, newly_manual_axes, check_vma):
         body, _ = batch_jaxpr(jaxpr, axis_data, in_dims,
                               force_out_batched=[True] * len(out_specs))
@@ -391,8 +431,25 @@ def _prune(eqn):
         in_specs=tuple(eqn.params["in_specs"][i] for i in kept)))
 
 
+def _dce(used_outs, eqn):
+    """JAX's shard_map dce rule: only the used results, and the operands (with their
+    in_specs) the body reads for them."""
+    body = eqn.params["jaxpr"]
+    closed = isinstance(body, ClosedJaxpr)
+    pruned, used_ins = dce_jaxpr_outputs(body.jaxpr if closed else body, used_outs)
+    if all(used_ins) and all(used_outs):
+        return used_ins, eqn
+    params = dict(eqn.params, jaxpr=ClosedJaxpr(pruned, body.consts) if closed else pruned,
+                  in_specs=tuple(s for s, u in zip(eqn.params["in_specs"], used_ins) if u),
+                  out_specs=tuple(s for s, u in zip(eqn.params["out_specs"], used_outs) if u))
+    return used_ins, eqn.replace(invars=[v for v, u in zip(eqn.invars, used_ins) if u],
+                                 outvars=[v for v, u in zip(eqn.outvars, used_outs) if u],
+                                 params=params)
+
+
 abstract_eval_rules[shard_map_p] = _abstract_eval
 prune_rules[shard_map_p] = _prune
+dce_rules[shard_map_p] = _dce
 lowering_rules[shard_map_p] = _lowering
 impl_rules[shard_map_p] = _impl
 numpy_rules[shard_map_p] = _numpy

@@ -377,6 +377,8 @@ REF_AVALS.add(AbstractRef)
 def new_ref(init_val, *, memory_space=None, kind=None) -> Ref:
     """A new Ref holding `init_val` (an array, converted as jnp.asarray would)."""
     trace = current_trace()
+    if getattr(trace, "no_refs", None):      # (an eager shard_map body's: JAX's error)
+        raise ValueError(trace.no_refs)
     value = own(jnp.asarray(init_val), init_val)
     ref = RefTracer(trace, value, trace) if _makes_tracers(trace) else Ref(value, trace)
     ref._kind = kind

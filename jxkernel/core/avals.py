@@ -76,6 +76,16 @@ class ManualAxisType:
         return (f"ManualAxisType(varying={self.varying}, unreduced={self.unreduced}, "
                 f"reduced={self.reduced})")
 
+    def invarying(self, mesh) -> frozenset:
+        """The manual axes of `mesh` (a body's `get_abstract_mesh()`) the value is the same
+        along: none of varying, unreduced or reduced there."""
+        return frozenset(mesh.manual_axes) - self.vur
+
+    @property
+    def vur(self) -> frozenset:
+        """The axes the value is varying, unreduced or reduced over."""
+        return self.varying | self.unreduced | self.reduced
+
 
 class AbstractValue:
     """The base class of every type a traced value can have (JAX's core.AbstractValue):

@@ -233,6 +233,8 @@ _OPTIONS = [
           "that set the guard (jaxlib checks it; a single process is never affected)."),
     _flag("jax_remove_size_one_mesh_axis_from_type", False,
           "Removes mesh axes of size 1 from ShapedArray.sharding and vma"),
+    _flag("jax_disable_vmap_shmap_error", False,
+          "Temporary workaround to disable an error check in vmap-of-shmap."),
     _Option("jax_array_garbage_collection_guard", None, "JAX_ARRAY_GARBAGE_COLLECTION_GUARD",
             None, "What happens when a jax.Array is freed by Python's garbage collector (a "
             "reference cycle) rather than by reference counting: 'allow' (nothing), 'log' (an "

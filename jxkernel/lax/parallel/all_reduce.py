@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core import dtypes, vma
+from ...core.config import config
 from ...core.avals import get_aval
 from ...core.primitive import (
     Primitive,
@@ -24,7 +25,9 @@ from ...core.primitive import (
     own_vma_rules,
     transpose_rules,
 )
-from ...core.trace import Tracer
+from ...core.mesh import get_abstract_mesh
+from ...core.physical import physical_rules
+from ...core.trace import EvalTrace, Tracer, current_trace
 from ...tree_util import tree_flatten, tree_unflatten
 from ...transforms import batch_util as bu
 from .. import _lowering as hl
@@ -301,10 +304,19 @@ def _pvary_transpose(ct, x, *, axes):
 
 lowering_rules[vma.pvary_p] = lambda ctx, x, *, axes: x
 numpy_rules[vma.pvary_p] = lambda x, *, axes: x          # a type change: the data stays
-impl_rules[vma.pvary_p] = _raise_unbound
+
+
+def _pvary_eager(x, *, axes):
+    raise ValueError("pvary should be called under jax.shard_map.")      # (JAX's words)
+
+
+impl_rules[vma.pvary_p] = _pvary_eager
 axis_batching_rules[vma.pvary_p] = lambda axis_data, vals, dims, *, axes: (
     vma.pvary_p.bind(vals[0], axes=axes), dims[0])
 deflinear2(vma.pvary_p, _pvary_transpose)
+# a key's type changes alike: its data (the key's words) goes through the same no-op cast
+physical_rules[vma.pvary_p] = lambda in_avals, out_avals, x, *, axes: vma.pvary_p.bind(
+    x, axes=axes)
 
 
 def pcast(x, axis_name, *, to: str):
@@ -332,7 +344,18 @@ def pcast(x, axis_name, *, to: str):
 
     def cast(leaf):
         if not vma.checks(axes):
-            return leaf
+            mesh = get_abstract_mesh()
+            if all(a in mesh.manual_axes for a in axes):
+                return leaf          # a check_vma=False body's own axes: nothing to type
+            left = tuple(a for a in axes if not (config.jax_remove_size_one_mesh_axis_from_type
+                                                 and mesh.axis_names and mesh.shape.get(a) == 1))
+            if not left:             # (axes of size 1 dropped from types: nothing to do)
+                return leaf
+            # elsewhere a pvary, as JAX's: eager, its ValueError; traced, the axes must be
+            # bound (a vmap's), else its NameError
+            if type(current_trace()) is not EvalTrace:
+                _check_bound(left, "pvary")
+            return vma.pvary_p.bind(leaf, axes=vma.in_mesh_order(left))
         has = vma.vma_of(leaf)
         if all(a in has for a in axes):
             raise ValueError("Unsupported pcast from=varying, to='varying'")

@@ -10,19 +10,19 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.avals import ShapedArray, get_aval
-from ...core.primitive import Primitive
+from ...core.primitive import Primitive, own_vma_rules
 from ...tree_util import tree_flatten, tree_map, tree_unflatten
 from ...xla import stablehlo as hlo
 from ...transforms import batch_util as bu
 from .. import _lowering as hl
 from ..elementwise import mul
 from ..reductions import reduce_sum
-from ..shapes import canonicalize_axis, reshape, transpose
-from ..slicing import GatherDimensionNumbers, gather
+from ..shapes import canonicalize_axis, reshape, squeeze, transpose
+from ..slicing import GatherDimensionNumbers, dynamic_slice_in_dim, gather
 from ._common import (_as_names, _axis_size, _canonical_groups, _collective_attrs,
                       _no_groups_under_vmap, _register_linear_collective, varying)
 from .all_reduce import psum_p
-from .axis_indices import _member_index
+from .axis_indices import _member_index, axis_index
 
 
 # ------------------------------------------------------------------ all_gather
@@ -51,15 +51,17 @@ def _all_gather_lowering(ctx, x, *, all_gather_dimension, axis_name, axis_index_
 
 
 def _all_gather_batching(axis_data, vals, dims, *, all_gather_dimension, axis_name,
-                         axis_index_groups, axis_size, tiled):
+                         axis_index_groups, axis_size, tiled, prim=None):
     (x,), (d,) = vals, dims
-    params = dict(axis_name=axis_name, axis_index_groups=axis_index_groups,
-                  axis_size=axis_size, tiled=tiled)
+    params = dict(axis_name=axis_name, axis_size=axis_size, tiled=tiled)
+    if prim is None:                         # (all_gather_invariant has no groups)
+        prim = all_gather_p
+        params["axis_index_groups"] = axis_index_groups
     if axis_data.name not in axis_name:      # another axis's gather, done per example
         if d is bu.not_mapped:
-            return all_gather_p.bind(x, all_gather_dimension=all_gather_dimension, **params), d
+            return prim.bind(x, all_gather_dimension=all_gather_dimension, **params), d
         x = bu.moveaxis(x, d, 0)
-        return all_gather_p.bind(x, all_gather_dimension=all_gather_dimension + 1, **params), 0
+        return prim.bind(x, all_gather_dimension=all_gather_dimension + 1, **params), 0
     _no_groups_under_vmap(axis_index_groups)
     axis = all_gather_dimension
     x = _stack_all(axis_data, x, d, axis_name)           # every member sees the whole stack
@@ -88,8 +90,10 @@ _ALL_GATHER_TO = ("varying", "reduced", "invarying")
 
 def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to="varying"):
     """Every member's `x` stacked along `axis` (concatenated if `tiled`), on every member.
-    `to="varying"` (JAX's default) is the gather jxkernel has; JAX's "reduced" and
-    "invarying" (a result typed reduced or invariant over the axis) are refused.
+    `to="varying"` (JAX's default) types the result as varying over `axis_name` (its
+    transpose is psum_scatter); `to="invarying"` as the same on every member of it (in a
+    check_vma=True shard_map body: `typeof(y).mat.varying` without those axes; its transpose
+    is each member's slice of the cotangent). JAX's "reduced" is refused.
 
         >>> jax.vmap(lambda x: lax.all_gather(x, 'i'), axis_name='i')(jnp.arange(3.0)).shape
         (3, 3)
@@ -97,6 +101,11 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to=
     if to not in _ALL_GATHER_TO:
         raise ValueError(f"Got unexpected `to` value for `jax.lax.all_gather`. Allowed `to` "
                          f"values are: {set(_ALL_GATHER_TO)}")
+    if to == "invarying":
+        if axis_index_groups is not None:     # (JAX's bare NotImplementedError)
+            raise NotImplementedError("jax.lax.all_gather(..., to='invarying') takes no "
+                                      "axis_index_groups")
+        return _all_gather_invariant(x, axis_name, axis=axis, tiled=tiled)
     if to != "varying":
         raise NotImplementedError(
             f"jax.lax.all_gather(..., to={to!r}): jxkernel's gather types its result as "
@@ -116,6 +125,44 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to=
         return all_gather_p.bind(leaf, all_gather_dimension=a, axis_name=names,
                                  axis_index_groups=groups, axis_size=size, tiled=tiled)
     return tree_unflatten(tree, [gather(leaf) for leaf in leaves])
+
+
+# ------------------------------------------------------------------ all_gather to='invarying'
+# The same gather, typed as the same on every member of its axes (JAX's
+# all_gather_invariant_p): a varying value in, an invariant one out. Its transpose is each
+# member's own block of the (invariant) cotangent, by its axis index, which varies again.
+all_gather_invariant_p = Primitive("all_gather_invariant")
+own_vma_rules.add(all_gather_invariant_p)
+
+
+def _all_gather_invariant_abstract_eval(x, *, all_gather_dimension, axis_name, axis_size,
+                                        tiled):
+    out = _all_gather_abstract_eval(x, all_gather_dimension=all_gather_dimension,
+                                    axis_name=axis_name, axis_index_groups=None,
+                                    axis_size=axis_size, tiled=tiled)
+    return out.update(vma=frozenset(a for a in x.vma if a not in axis_name))
+
+
+def _all_gather_invariant_transpose(ct, x, *, all_gather_dimension, axis_name, axis_size,
+                                    tiled):
+    block = ct.aval.shape[all_gather_dimension] // axis_size
+    own = dynamic_slice_in_dim(ct, axis_index(axis_name) * block, block,
+                               axis=all_gather_dimension)
+    return [own if tiled else squeeze(own, (all_gather_dimension,))]
+
+
+def _all_gather_invariant(x, axis_name, *, axis, tiled):
+    names = _as_names(axis_name)
+    if not names:
+        return x
+    size = _axis_size(names)
+
+    def gather(leaf):
+        leaf = varying(leaf, names, "jax.lax.all_gather")
+        a = canonicalize_axis(axis, len(get_aval(leaf).shape) + (0 if tiled else 1))
+        return all_gather_invariant_p.bind(leaf, all_gather_dimension=a, axis_name=names,
+                                           axis_size=size, tiled=tiled)
+    return tree_map(gather, x)
 
 
 # ------------------------------------------------------------------ several axes under vmap
@@ -230,6 +277,12 @@ def _reduce_scatter_batching(axis_data, vals, dims, *, axis_name, scatter_dimens
 _register_linear_collective(
     all_gather_p, _all_gather_abstract_eval, _all_gather_lowering, _all_gather_batching,
     _gather_scatter_transpose(reduce_scatter_p, "all_gather_dimension", "scatter_dimension"))
+_register_linear_collective(
+    all_gather_invariant_p, _all_gather_invariant_abstract_eval,
+    lambda ctx, x, **params: _all_gather_lowering(ctx, x, axis_index_groups=None, **params),
+    lambda axis_data, vals, dims, **params: _all_gather_batching(
+        axis_data, vals, dims, axis_index_groups=None, prim=all_gather_invariant_p, **params),
+    _all_gather_invariant_transpose)
 _register_linear_collective(
     reduce_scatter_p, _reduce_scatter_abstract_eval, _reduce_scatter_lowering,
     _reduce_scatter_batching,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 
 from ...core.traceback_util import api_boundary
-from ...core import dtypes
+from ...core import dtypes, vma
 from ...core.avals import get_aval
 from ...core.dce import dce_closed
 from ...core.interpret import eval_jaxpr
@@ -103,7 +103,19 @@ def _check_linearized_tangent(primal, tangent) -> None:
     """JAX's ValueError for a tangent whose shape or dtype is not the primal's tangent type
     (an int primal's is float0), weak types aside."""
     expected = primal.to_tangent_aval()
-    if (tangent.shape, tangent.dtype) != (expected.shape, expected.dtype):
+    p_vma, t_vma = getattr(primal, "vma", frozenset()), getattr(tangent, "vma", frozenset())
+    if (tangent.shape, tangent.dtype) != (expected.shape, expected.dtype) or p_vma != t_vma:
+        # in a shard_map body the two must vary over the same manual axes (JAX's hint)
+        hints = []
+        if left := t_vma - p_vma:
+            hints.append(f"applying `jax.lax.pcast(..., {vma.in_mesh_order(left)}, "
+                         f"to='varying')` to the primal value passed to `jax.linearize`")
+        if left := p_vma - t_vma:
+            hints.append(f"applying `jax.lax.pcast(..., {vma.in_mesh_order(left)}, "
+                         f"to='varying')` to the tangent value passed to the callable `f_jvp` "
+                         f"returned by `jax.linearize`")
+        extra = " \nThis might be fixed by:\n" + "\n".join(f"  * {h};" for h in hints) \
+            if hints else ""
         raise ValueError(f"linearized function called on tangent values inconsistent with the "
                          f"original primal values:\nGot tangent aval {tangent} for primal aval "
-                         f"{primal} but expected {expected}.")
+                         f"{primal} but expected {expected}.{extra}")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 from ...core import dtypes
-from ...core.avals import get_aval
+from ...core.avals import get_aval, vma_text
 from ...core.config import config
 from ...tree_util import (keystr, tree_flatten, tree_flatten_with_path, tree_map,
                           tree_structure, tree_unflatten)
@@ -150,14 +150,26 @@ class _FlatBwd:
                     f"the SymbolicZero had shape/dtype {_type_text(ct.aval)} while the "
                     f"corresponding input had shape/dtype {_type_text(aval)}. Consider just "
                     f"returning a None here instead of a SymbolicZero object.")
-            if type(ct) is not Zero and get_aval(ct).shape != aval.shape and \
-                    not config.jax_disable_bwd_checks:
+            if type(ct) is Zero or config.jax_disable_bwd_checks:
+                continue
+            # (in a shard_map body: the manual axes it varies over too, as JAX's typecompat)
+            mismatches = [what for what, differ in (
+                ("the shapes do not match", get_aval(ct).shape != aval.shape),
+                ("the manual axis types do not match",
+                 getattr(get_aval(ct), "vma", frozenset()) != getattr(aval, "vma", frozenset())))
+                if differ]
+            if mismatches:
                 raise ValueError(f"Custom VJP bwd rule must produce an output with the same "
                                  f"type as the args tuple of the primal function, but at "
                                  f"output{path} the bwd rule produced an output of type "
-                                 f"{_type_text(get_aval(ct))} corresponding to an input of type "
-                                 f"{_type_text(aval)}, so the shapes do not match")
+                                 f"{_vma_type_text(get_aval(ct))} corresponding to an input of "
+                                 f"type {_vma_type_text(aval)}, so {', and '.join(mismatches)}")
         return leaves
+
+
+def _vma_type_text(aval) -> str:
+    """`float32[1]`, with the manual axes it varies over in a shard_map body (`{V:i}`)."""
+    return _type_text(aval) + vma_text(getattr(aval, "vma", frozenset()))
 
 
 def _bwd_structure_error(out, in_tree, custom) -> TypeError:

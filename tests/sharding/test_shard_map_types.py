@@ -1,0 +1,35 @@
+"""The types of values in a shard_map body and the collectives that change them, against
+JAX 0.10.2's answers for the same cases (tests/data/shard_map_types_cases.py, recorded by
+reference/make_shard_map_types_reference.py on 8 CPU devices): `all_gather(...,
+to='invarying')`'s type, values and gradient, ... Every value is exact (small
+integer-valued floats, text)."""
+import json
+import os
+
+import pytest
+
+from fresh_process import cases_code, run_json
+
+import locations  # tests/support: the repository's folders
+
+pytestmark = pytest.mark.cpu_only("simulated CPU devices")
+
+_REFERENCE = os.path.join(locations.DATA, "shard_map_types_reference.json")
+
+
+@pytest.fixture(scope="module")
+def runs():
+    with open(_REFERENCE) as f:
+        ref = json.load(f)["cases"]
+    return run_json(cases_code("shard_map_types_cases"), {"JXKERNEL_CPU_DEVICES": "8"}), ref
+
+
+@pytest.mark.parametrize("case", sorted(json.load(open(_REFERENCE))["cases"]))
+def test_case_matches_jax(runs, case):
+    ours, ref = runs
+    if isinstance(ref[case], list) and len(ref[case]) == 2 and ref[case][1] == "" \
+            and ref[case][0] != "ok":
+        # JAX raises this error class with no message; jxkernel's says what to change
+        assert ours[case][0] == ref[case][0] and ours[case][1]
+    else:
+        assert ours[case] == ref[case]
