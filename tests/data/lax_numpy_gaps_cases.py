@@ -75,13 +75,16 @@ def _device_sharding(jax):
     """Creation functions given `device=` a sharding: placed by it, committed."""
     jnp = jax.numpy
     sharding = _private(jax, "sharding_impls").make_single_device_sharding(jax.devices()[-1])
-    made = [jnp.zeros(3, device=sharding), jnp.ones((2, 2), int, device=sharding),
-            jnp.full(3, 2.0, device=sharding), jnp.empty(2, device=sharding),
-            jnp.arange(5, device=sharding), jnp.eye(3, 4, device=sharding),
-            jnp.linspace(5, 6, 7, device=sharding), jnp.array([1, 2], device=sharding),
-            jnp.asarray(3.0, device=sharding), jnp.zeros_like(np.ones(2), device=sharding),
-            jnp.full_like(np.ones(2), 4, device=sharding)]
-    return lambda: [[a.sharding == sharding, a.committed, a.dtype, a.weak_type, a] for a in made]
+
+    def run():      # made when the case runs, not when the cases are built (at collection)
+        made = [jnp.zeros(3, device=sharding), jnp.ones((2, 2), int, device=sharding),
+                jnp.full(3, 2.0, device=sharding), jnp.empty(2, device=sharding),
+                jnp.arange(5, device=sharding), jnp.eye(3, 4, device=sharding),
+                jnp.linspace(5, 6, 7, device=sharding), jnp.array([1, 2], device=sharding),
+                jnp.asarray(3.0, device=sharding), jnp.zeros_like(np.ones(2), device=sharding),
+                jnp.full_like(np.ones(2), 4, device=sharding)]
+        return [[a.sharding == sharding, a.committed, a.dtype, a.weak_type, a] for a in made]
+    return run
 
 
 def _guarded(jax, thunk):
@@ -296,7 +299,8 @@ def _jit_arguments(jax):
     function and the argument's path (a list is the function's own check); an unhashable
     static argument (a list, an array) is refused in the jit's words."""
     jnp = jax.numpy
-    x, m = jnp.ones(3), jnp.arange(6.0).reshape(2, 3)
+    # m is made on first use: its reshape compiles, and the cases are built at collection
+    x, m = jnp.ones(3), functools.cache(lambda: jnp.arange(6.0).reshape(2, 3))
     return {
         "jit_arg_dot_string": lambda: jnp.dot(x, "a"),
         "jit_arg_dot_string_first": lambda: jnp.dot("a", x),
@@ -324,18 +328,18 @@ def _jit_arguments(jax):
         "string_transpose": lambda: jnp.transpose("a"),
         "string_unique": lambda: jnp.unique(b"a"),
         "string_tensordot": lambda: jnp.tensordot(x, "a"),
-        "static_resize_list": lambda: jnp.resize(m, [3, 2]),
-        "static_resize_numpy": lambda: jnp.resize(m, np.array([4])),
-        "static_resize_tuple": lambda: jnp.resize(m, (3, 2)),
-        "static_nanmax_axis_list": lambda: jnp.nanmax(m, axis=[0]),
-        "static_quantile_axis_numpy": lambda: jnp.quantile(m, 0.5, axis=np.array(1)),
+        "static_resize_list": lambda: jnp.resize(m(), [3, 2]),
+        "static_resize_numpy": lambda: jnp.resize(m(), np.array([4])),
+        "static_resize_tuple": lambda: jnp.resize(m(), (3, 2)),
+        "static_nanmax_axis_list": lambda: jnp.nanmax(m(), axis=[0]),
+        "static_quantile_axis_numpy": lambda: jnp.quantile(m(), 0.5, axis=np.array(1)),
         "static_partition_kth_list": lambda: jnp.partition(x, [1]),
-        "static_rot90_axes_list": lambda: jnp.rot90(m, axes=[0, 1]),
-        "static_swapaxes_numpy": lambda: jnp.swapaxes(m, np.array(1), 0),
+        "static_rot90_axes_list": lambda: jnp.rot90(m(), axes=[0, 1]),
+        "static_swapaxes_numpy": lambda: jnp.swapaxes(m(), np.array(1), 0),
         "static_vander_numpy": lambda: jnp.vander(x, np.array(2)),
         "static_dot_precision_list": lambda: jnp.dot(x, x, precision=["highest", "highest"]),
         "static_dynamic_index_axis_numpy": lambda: jax.lax.dynamic_index_in_dim(
-            m, 1, axis=np.array(1)),
+            m(), 1, axis=np.array(1)),
     }
 
 
@@ -465,52 +469,52 @@ def given_tokens(jax):
     refuse it in their abstract evaluation, vmap as of rank 0. Messages name JAX's classes
     (`jax._src.core.Token`): compared with the package's name made 'jax'."""
     jnp, lax = jax.numpy, jax.lax
-    t = lax.create_token()
+    t = functools.cache(lax.create_token)     # on first use: making one compiles
     return {
-        "given_token_jit_sin": lambda: jax.jit(jnp.sin)(t),
-        "given_token_sin": lambda: jnp.sin(t),
-        "given_token_add": lambda: jnp.add(t, 1),
-        "given_token_add_second": lambda: jnp.add(1, t),
-        "given_token_jit_add": lambda: jax.jit(jnp.add)(t, 1),
-        "given_token_jit_of_add": lambda: jax.jit(lambda a: jnp.add(a, 1))(t),
+        "given_token_jit_sin": lambda: jax.jit(jnp.sin)(t()),
+        "given_token_sin": lambda: jnp.sin(t()),
+        "given_token_add": lambda: jnp.add(t(), 1),
+        "given_token_add_second": lambda: jnp.add(1, t()),
+        "given_token_jit_add": lambda: jax.jit(jnp.add)(t(), 1),
+        "given_token_jit_of_add": lambda: jax.jit(lambda a: jnp.add(a, 1))(t()),
         "given_token_made_in_jit": lambda: jax.jit(lambda: jnp.sin(lax.create_token()))(),
-        "given_token_multiply": lambda: jnp.multiply(t, 2.0),
-        "given_token_logaddexp": lambda: jnp.logaddexp(t, 1.0),
-        "given_token_negative": lambda: jnp.negative(t),
-        "given_token_power": lambda: jnp.power(t, 2),
-        "given_token_sum": lambda: jnp.sum(t),
-        "given_token_exp": lambda: jnp.exp(t),
-        "given_token_abs": lambda: jnp.abs(t),
-        "given_token_where": lambda: jnp.where(True, t, 1),
-        "given_token_where_jitted": lambda: jax.jit(lambda a: jnp.where(True, a, 1))(t),
+        "given_token_multiply": lambda: jnp.multiply(t(), 2.0),
+        "given_token_logaddexp": lambda: jnp.logaddexp(t(), 1.0),
+        "given_token_negative": lambda: jnp.negative(t()),
+        "given_token_power": lambda: jnp.power(t(), 2),
+        "given_token_sum": lambda: jnp.sum(t()),
+        "given_token_exp": lambda: jnp.exp(t()),
+        "given_token_abs": lambda: jnp.abs(t()),
+        "given_token_where": lambda: jnp.where(True, t(), 1),
+        "given_token_where_jitted": lambda: jax.jit(lambda a: jnp.where(True, a, 1))(t()),
         "where_missing_y": lambda: jnp.where(True, 1),
-        "given_token_add_reduce": lambda: jnp.add.reduce(t),
-        "given_token_add_outer": lambda: jnp.add.outer(t, 1),
-        "given_token_add_reduceat": lambda: jnp.add.reduceat(t, [0]),
+        "given_token_add_reduce": lambda: jnp.add.reduce(t()),
+        "given_token_add_outer": lambda: jnp.add.outer(t(), 1),
+        "given_token_add_reduceat": lambda: jnp.add.reduceat(t(), [0]),
         "text_add_reduce": lambda: jnp.add.reduce("a"),
         "text_add_outer": lambda: jnp.add.outer("a", 1),
-        "given_token_eval_shape": lambda: jax.eval_shape(jnp.sin, t),
-        "given_token_make_jaxpr": lambda: jax.make_jaxpr(jnp.sin)(t),
-        "given_token_lower": lambda: jnp.sin.lower(t),
-        "given_token_grad": lambda: jax.grad(jnp.sin)(t),
-        "given_token_vmap": lambda: jax.vmap(jnp.sin)(t),
-        "given_token_lax_sin": lambda: lax.sin(t),
-        "given_token_lax_add": lambda: lax.add(t, 1.0),
-        "given_token_lax_eq_jitted": lambda: jax.jit(lambda a: lax.eq(a, a))(t),
-        "given_token_reduce_sum": lambda: lax.reduce_sum(t, axes=()),
-        "given_token_reduce_sum_jitted": lambda: jax.jit(lambda a: lax.reduce_sum(a, ()))(t),
-        "given_token_reduce_max": lambda: lax.reduce_max(t, axes=()),
-        "given_token_reduce_and": lambda: lax.reduce_and(t, axes=()),
-        "given_token_lax_cumsum": lambda: lax.cumsum(t),
-        "given_token_argmax": lambda: lax.argmax(t, 0, jnp.int32),
-        "given_token_bitcast": lambda: lax.bitcast_convert_type(t, jnp.float32),
-        "given_token_convert": lambda: lax.convert_element_type(t, jnp.float32),
+        "given_token_eval_shape": lambda: jax.eval_shape(jnp.sin, t()),
+        "given_token_make_jaxpr": lambda: jax.make_jaxpr(jnp.sin)(t()),
+        "given_token_lower": lambda: jnp.sin.lower(t()),
+        "given_token_grad": lambda: jax.grad(jnp.sin)(t()),
+        "given_token_vmap": lambda: jax.vmap(jnp.sin)(t()),
+        "given_token_lax_sin": lambda: lax.sin(t()),
+        "given_token_lax_add": lambda: lax.add(t(), 1.0),
+        "given_token_lax_eq_jitted": lambda: jax.jit(lambda a: lax.eq(a, a))(t()),
+        "given_token_reduce_sum": lambda: lax.reduce_sum(t(), axes=()),
+        "given_token_reduce_sum_jitted": lambda: jax.jit(lambda a: lax.reduce_sum(a, ()))(t()),
+        "given_token_reduce_max": lambda: lax.reduce_max(t(), axes=()),
+        "given_token_reduce_and": lambda: lax.reduce_and(t(), axes=()),
+        "given_token_lax_cumsum": lambda: lax.cumsum(t()),
+        "given_token_argmax": lambda: lax.argmax(t(), 0, jnp.int32),
+        "given_token_bitcast": lambda: lax.bitcast_convert_type(t(), jnp.float32),
+        "given_token_convert": lambda: lax.convert_element_type(t(), jnp.float32),
         "given_token_convert_jitted": lambda: jax.jit(
-            lambda a: lax.convert_element_type(a, jnp.float32))(t),
+            lambda a: lax.convert_element_type(a, jnp.float32))(t()),
         # a ufunc's accumulate with a faster function of its own: that function's check
-        "given_token_add_accumulate": lambda: jnp.add.accumulate(t),
-        "given_token_multiply_accumulate_jitted": lambda: jax.jit(jnp.multiply.accumulate)(t),
-        "given_token_maximum_accumulate": lambda: jnp.maximum.accumulate(t),
+        "given_token_add_accumulate": lambda: jnp.add.accumulate(t()),
+        "given_token_multiply_accumulate_jitted": lambda: jax.jit(jnp.multiply.accumulate)(t()),
+        "given_token_maximum_accumulate": lambda: jnp.maximum.accumulate(t()),
         "object_add_accumulate": lambda: jnp.add.accumulate(object()),
         "list_add_accumulate": lambda: jnp.add.accumulate([1, 2]),
         "list_maximum_accumulate": lambda: jnp.maximum.accumulate([1, 2]),
@@ -529,8 +533,8 @@ def token_operator_deliberate(jax):
     tracer operator reaches jnp.add, whose check refuses the token. Compiled.out_info of a
     token result: JAX's bare AssertionError, jxkernel's of the same class says why."""
     lax = jax.lax
-    t = lax.create_token()
-    return {"plus_one_of_token_jitted": lambda: jax.jit(lambda a: a + 1)(t),
+    t = functools.cache(lax.create_token)     # on first use: making one compiles
+    return {"plus_one_of_token_jitted": lambda: jax.jit(lambda a: a + 1)(t()),
             "compiled_out_info_of_token": lambda: jax.jit(
                 lambda x: (x, lax.create_token())).lower(1.0).compile().out_info}
 
@@ -550,20 +554,22 @@ def _api_gaps(jax):
     is traced (a float or an array of one element refused as JAX's eye refuses it);
     unravel_index of floats and bools; take of int8/uint8 indices into an axis past 127."""
     jnp = jax.numpy
-    v, m = jnp.arange(3.0), jnp.arange(6.0).reshape(2, 3)
+    # m on first use: its reshape compiles, and the cases are built at collection
+    v, m = jnp.arange(3.0), functools.cache(lambda: jnp.arange(6.0).reshape(2, 3))
     big = jnp.arange(300.0)
     return {
         "matvec_1d": lambda: jnp.matvec(v, v),
-        "matvec_vector_first": lambda: jnp.matvec(v, m),
+        "matvec_vector_first": lambda: jnp.matvec(v, m()),
         "matvec_scalar": lambda: jnp.matvec(jnp.float32(1), v),
         "matvec_batched": lambda: jnp.matvec(jnp.ones((2, 2, 3)), jnp.ones((4, 1, 3))),
         "vecmat_1d": lambda: jnp.vecmat(v, v),
-        "vecmat_inconsistent": lambda: jnp.vecmat(m, m),
-        "vecmat": lambda: jnp.vecmat(jnp.arange(2.0), m),
-        "trace_array_offset": lambda: jnp.trace(m, jnp.array(1)),
-        "trace_float_offset": lambda: jnp.trace(m, 1.0),
-        "trace_vector_offset": lambda: jnp.trace(m, offset=jnp.array([1])),
-        "trace_traced_offset": lambda: jax.jit(lambda o: jnp.trace(m, o))(1),
+        "vecmat_inconsistent": lambda: jnp.vecmat(m(), m()),
+        "vecmat": lambda: jnp.vecmat(jnp.arange(2.0), m()),
+        "trace_array_offset": lambda: jnp.trace(m(), jnp.array(1)),
+        "trace_float_offset": lambda: jnp.trace(m(), 1.0),
+        "trace_vector_offset": lambda: jnp.trace(m(), offset=jnp.array([1])),
+        # (m made outside the jit, closed over by it as before)
+        "trace_traced_offset": lambda: (lambda m: jax.jit(lambda o: jnp.trace(m, o))(1))(m()),
         "unravel_float": lambda: jnp.unravel_index(jnp.array([1.5, 4.0]), (2, 3)),
         "unravel_python_float": lambda: jnp.unravel_index(2.0, (2, 3)),
         "unravel_float_out_of_bounds": lambda: jnp.unravel_index(np.array([5.7, -1.2, 7.0,
@@ -709,14 +715,15 @@ def _array_class_words(jax):
 def _arguments_out_of_order(jax):
     """A number where a dtype goes, and a shape where maxval goes: jax.random's arguments in
     the wrong order (uniform(key, minval, maxval), randint(key, minval, maxval, shape))."""
-    jnp, key = jax.numpy, jax.random.key(0)
+    # the key is made on first use: it compiles, and the cases are built at collection
+    jnp, key = jax.numpy, functools.cache(lambda: jax.random.key(0))
     return {
-        "uniform_bounds_as_shape_and_dtype": lambda: jax.random.uniform(key, 0.0, 1.0),
-        "uniform_maxval_as_dtype": lambda: jax.random.uniform(key, (2,), 0.0, 1.0),
-        "normal_number_as_dtype": lambda: jax.random.normal(key, (2,), 1.0),
+        "uniform_bounds_as_shape_and_dtype": lambda: jax.random.uniform(key(), 0.0, 1.0),
+        "uniform_maxval_as_dtype": lambda: jax.random.uniform(key(), (2,), 0.0, 1.0),
+        "normal_number_as_dtype": lambda: jax.random.normal(key(), (2,), 1.0),
         "zeros_number_as_dtype": lambda: jnp.zeros(3, 1.0),
         "astype_number": lambda: jnp.ones(2).astype(1.0),
-        "randint_shape_last": lambda: jax.random.randint(key, 0, 10, (3,)),
+        "randint_shape_last": lambda: jax.random.randint(key(), 0, 10, (3,)),
     }
 
 
@@ -791,19 +798,20 @@ def _random_arguments(jax):
     """jax.random.randint's refusals of its bounds (a list under its jit: NumPy's conversion
     in JAX's own code), and the samplers' shapes: an array of sizes is one, None is not."""
     jnp, random = jax.numpy, jax.random
-    key = random.PRNGKey(0)
+    key = functools.cache(lambda: random.PRNGKey(0))      # on first use: it compiles
     return {
-        "randint_list_minval": _lines(lambda: random.randint(key, (3,), [0, 1, 2], 10)),
-        "randint_none_maxval": lambda: random.randint(key, (3,), 0, None),
-        "randint_object_maxval_int8": lambda: random.randint(key, (3,), 0, object(), jnp.int8),
-        "randint_text_minval_int8": lambda: random.randint(key, (3,), "a", 10, jnp.int8),
-        "randint_list_minval_int8": lambda: random.randint(key, (3,), [0, 1, 2], 10, jnp.int8),
-        "normal_array_shape": lambda: random.normal(key, jnp.array([3])).shape,
-        "uniform_numpy_shape": lambda: random.uniform(key, np.array([2, 1])).shape,
-        "normal_none_shape": lambda: random.normal(key, None),
-        "bits_0d_array_shape": lambda: random.bits(key, jnp.array(3)),
-        "randint_traced_shape": _lines(lambda: jax.jit(
-            lambda s: random.randint(key, s, 0, 10))(jnp.array([3]))),
+        "randint_list_minval": _lines(lambda: random.randint(key(), (3,), [0, 1, 2], 10)),
+        "randint_none_maxval": lambda: random.randint(key(), (3,), 0, None),
+        "randint_object_maxval_int8": lambda: random.randint(key(), (3,), 0, object(), jnp.int8),
+        "randint_text_minval_int8": lambda: random.randint(key(), (3,), "a", 10, jnp.int8),
+        "randint_list_minval_int8": lambda: random.randint(key(), (3,), [0, 1, 2], 10, jnp.int8),
+        "normal_array_shape": lambda: random.normal(key(), jnp.array([3])).shape,
+        "uniform_numpy_shape": lambda: random.uniform(key(), np.array([2, 1])).shape,
+        "normal_none_shape": lambda: random.normal(key(), None),
+        "bits_0d_array_shape": lambda: random.bits(key(), jnp.array(3)),
+        # (the key made outside the jit, closed over by it as before)
+        "randint_traced_shape": _lines(lambda: (lambda key: jax.jit(
+            lambda s: random.randint(key, s, 0, 10))(jnp.array([3])))(key())),
     }
 
 
@@ -874,18 +882,21 @@ def _token_results(jax):
     """Control flow and checkpoint giving back a token, eagerly: JAX's result handlers make
     it a Token (checkpoint, a one-branch switch, a scan's carry passed through); jit's too."""
     lax, jnp = jax.lax, jax.numpy
-    tok = lax.create_token()
+    # a token on first use: making one compiles, and the cases are built at collection
+    tok = functools.cache(lax.create_token)
     kind = functools.partial(_kind, jax)
     return {
         "token_checkpoint_made": lambda: kind(jax.checkpoint(lambda: lax.create_token())()),
-        "token_checkpoint_after_all": lambda: kind(jax.checkpoint(lax.after_all)(tok)),
+        "token_checkpoint_after_all": lambda: kind(jax.checkpoint(lax.after_all)(tok())),
         "token_switch_one_branch": lambda: kind(lax.switch(0, [lambda x: (lax.create_token(),
                                                                           x)], 1.0)[0]),
-        "token_scan_carry": lambda: kind(lax.scan(lambda c, x: (c, x), tok, jnp.arange(3.0))[0]),
+        "token_scan_carry": lambda: kind(lax.scan(lambda c, x: (c, x), tok(),
+                                                  jnp.arange(3.0))[0]),
         "token_while_carry": lambda: kind(lax.while_loop(lambda c: c[1] < 3,
-                                                         lambda c: (c[0], c[1] + 1), (tok, 0))[0]),
+                                                         lambda c: (c[0], c[1] + 1),
+                                                         (tok(), 0))[0]),
         "token_jit_scan_made": lambda: kind(jax.jit(lambda t: lax.scan(
-            lambda c, x: (c, x), t, jnp.arange(3.0))[0])(tok)),
+            lambda c, x: (c, x), t, jnp.arange(3.0))[0])(tok())),
     }
 
 

@@ -1,6 +1,7 @@
 """The key-reuse checker's rules one by one (jxkernel/random/key_reuse.py): each primitive's
 signature, the control-flow rules, the eager marks on KeyArrays, and the switch itself.
 JAX 0.10.2's answers to whole programs are in test_key_reuse_reference.py."""
+import functools
 import os
 
 import numpy as np
@@ -28,8 +29,15 @@ def sig(f, *args):
     return kr.function_type_signature(f, *args)
 
 
-K = random.key(0)
-KS = random.split(random.key(1), 4)
+# the keys the tests give, made on first use: making a key compiles, which collection must not
+@functools.cache
+def _k():
+    return random.key(0)
+
+
+@functools.cache
+def _ks():
+    return random.split(random.key(1), 4)
 
 
 # ---------------------------------------------------------------- the key primitives
@@ -47,38 +55,38 @@ KS = random.split(random.key(1), 4)
     (lambda k: kr.consume(k), Sig(Sink(0), Forward(0, 0))),
 ])
 def test_primitive_signatures(f, want):
-    assert sig(f, K) == want
+    assert sig(f, _k()) == want
 
 
 def test_seed_and_wrap_make_fresh_keys():
     assert sig(lambda: random.key(3)) == Sig(Source(0))
-    assert sig(lambda d: random.wrap_key_data(d), random.key_data(K)) == Sig(Source(0))
+    assert sig(lambda d: random.wrap_key_data(d), random.key_data(_k())) == Sig(Source(0))
 
 
 def test_slice_sinks_only_the_keys_it_takes():
-    s = sig(lambda ks: ks[1:3], KS)
+    s = sig(lambda ks: ks[1:3], _ks())
     assert s == Sig(Sink(0, np.array([False, True, True, False])), Source(0))
     assert repr(s) == "KeyReuseSignature(Sink(0, [False  True  True False]), Source(0))"
     # disjoint slices of one array are not a reuse; overlapping ones are
-    kr.check_key_reuse(lambda ks: (random.bits(ks[0]), random.bits(ks[1])), KS)
+    kr.check_key_reuse(lambda ks: (random.bits(ks[0]), random.bits(ks[1])), _ks())
     with pytest.raises(KeyReuseError, match=r"^In slice, argument 0 is already consumed\."):
         kr.check_key_reuse(lambda ks: (random_bits(ks[:2], 32, ()),
-                                       random_bits(ks[1:], 32, ())), KS)
+                                       random_bits(ks[1:], 32, ())), _ks())
 
 
 def test_concatenate_sinks_its_operands():
-    assert sig(lambda a, b: jnp.concatenate([a, b]), KS, KS) == \
+    assert sig(lambda a, b: jnp.concatenate([a, b]), _ks(), _ks()) == \
         Sig(Sink(0), Sink(1), Source(0))
 
 
 def test_updates_sink_the_keys_written():
-    assert sig(lambda ks, k: ks.at[0].set(k), KS, K) in (
+    assert sig(lambda ks, k: ks.at[0].set(k), _ks(), _k()) in (
         Sig(Sink(1), Forward(0, 0)),                 # dynamic_update_slice or scatter
         Sig(Sink(2), Forward(0, 0)))
 
 
 def test_a_primitive_without_a_rule_sinks_every_key():
-    eqn = jax.make_jaxpr(lambda k: lax.optimization_barrier(k))(K).jaxpr.eqns[0]
+    eqn = jax.make_jaxpr(lambda k: lax.optimization_barrier(k))(_k()).jaxpr.eqns[0]
     assert kr.key_reuse_signature_from_eqn(eqn) == Sig(Sink(0))
 
 
@@ -95,10 +103,10 @@ def test_the_rule_table_is_keyed_by_primitive():
     mine.def_abstract_eval(lambda x: x)
     table[mine] = Sig(Forward(0, 0))
     try:
-        assert sig(lambda k: mine.bind(k), K) == Sig(Forward(0, 0))
+        assert sig(lambda k: mine.bind(k), _k()) == Sig(Forward(0, 0))
     finally:
         del table[mine]
-    assert sig(lambda k: mine.bind(k), K) == Sig(Sink(0))
+    assert sig(lambda k: mine.bind(k), _k()) == Sig(Sink(0))
 
 
 def test_signature_marks_are_immutable_and_ordered():
@@ -114,26 +122,26 @@ def test_signature_marks_are_immutable_and_ordered():
 def test_reuse_in_a_jaxpr_names_the_primitive():
     with pytest.raises(KeyReuseError, match=r"^In random_bits, argument 0 is already "
                                             r"consumed\.\nSee https://docs\.jax\.dev"):
-        kr.check_key_reuse(lambda k: (random.bits(k), random.bits(k)), K)
+        kr.check_key_reuse(lambda k: (random.bits(k), random.bits(k)), _k())
 
 
 def test_forwarded_keys_are_the_same_key():
     with pytest.raises(KeyReuseError, match="In random_bits, argument 0"):
         kr.check_key_reuse(lambda k: (random.bits(k),
-                                      random_bits(jnp.broadcast_to(k, (2,)), 32, ())), K)
+                                      random_bits(jnp.broadcast_to(k, (2,)), 32, ())), _k())
 
 
 def test_two_arguments_are_two_keys():
-    assert sig(lambda a, b: (random.bits(b), a), K, K) == Sig(Sink(1), Forward(0, 1))
+    assert sig(lambda a, b: (random.bits(b), a), _k(), _k()) == Sig(Sink(1), Forward(0, 1))
 
 
 def test_jit_takes_its_body_signature():
     inner = jax.jit(lambda k: random.split(k))
-    assert sig(lambda k: inner(k), K) == Sig(Sink(0), Source(0))
+    assert sig(lambda k: inner(k), _k()) == Sig(Sink(0), Source(0))
 
 
 def test_checkpoint_takes_its_body_signature():
-    assert sig(jax.checkpoint(lambda k: random.bits(k)), K) == Sig(Sink(0))
+    assert sig(jax.checkpoint(lambda k: random.bits(k)), _k()) == Sig(Sink(0))
 
 
 def test_assert_consumed_and_unconsumed():
@@ -141,24 +149,24 @@ def test_assert_consumed_and_unconsumed():
         kr.assert_unconsumed(k)
         random.bits(k)
         kr.assert_consumed(k)
-    kr.check_key_reuse(fine, K)
+    kr.check_key_reuse(fine, _k())
 
     def wrong(k):
         kr.assert_consumed(k)
     with pytest.raises(AssertionError, match="Expected key to be consumed in"):
-        kr.check_key_reuse(wrong, K)
+        kr.check_key_reuse(wrong, _k())
 
 
 # ---------------------------------------------------------------- control flow
 def test_cond_consumes_what_either_branch_consumes():
-    s = sig(lambda p, k: lax.cond(p, random.normal, lambda k: 0.0, k), True, K)
+    s = sig(lambda p, k: lax.cond(p, random.normal, lambda k: 0.0, k), True, _k())
     assert s == Sig(Sink(1))
 
 
 def test_cond_forwards_only_what_every_branch_forwards():
-    assert sig(lambda p, k: lax.cond(p, lambda k: k, lambda k: k, k), True, K) == \
+    assert sig(lambda p, k: lax.cond(p, lambda k: k, lambda k: k, k), True, _k()) == \
         Sig(Forward(1, 0))
-    s = sig(lambda p, k: lax.cond(p, lambda k: k, lambda k: random.split(k)[0], k), True, K)
+    s = sig(lambda p, k: lax.cond(p, lambda k: k, lambda k: random.split(k)[0], k), True, _k())
     assert Forward(1, 0) not in s.forwards and Sink(1) in s.sinks
 
 
@@ -167,7 +175,7 @@ def test_scan_refuses_a_closed_over_key_it_consumes():
                                             r"repeatedly executed, because key constants are "
                                             r"repeatedly consumed:\n  signature="):
         kr.check_key_reuse(lambda k: lax.scan(lambda c, _: (c + random.normal(k), None), 0.0,
-                                              None, length=2), K)
+                                              None, length=2), _k())
 
 
 def test_scan_refuses_a_carried_key_consumed_and_not_renewed():
@@ -175,13 +183,13 @@ def test_scan_refuses_a_carried_key_consumed_and_not_renewed():
         k, x = c
         k, sub = random.split(k)
         return (k, x + random.normal(sub)), None
-    kr.check_key_reuse(lambda k: lax.scan(body, (k, 0.0), None, length=2), K)   # renewed
+    kr.check_key_reuse(lambda k: lax.scan(body, (k, 0.0), None, length=2), _k())   # renewed
 
     def bad(c, _):
         k, n = c
         return (k, n + random.normal(k)), None
     with pytest.raises(KeyReuseError, match="scan body function leads to key reuse"):
-        kr.check_key_reuse(lambda k: lax.scan(bad, (k, 0.0), None, length=2), K)
+        kr.check_key_reuse(lambda k: lax.scan(bad, (k, 0.0), None, length=2), _k())
 
 
 def test_scan_carry_consumed_not_sourced():
@@ -190,22 +198,22 @@ def test_scan_carry_consumed_not_sourced():
         return jnp.reshape(jnp.broadcast_to(k, (1,)), ()), random.normal(k)
     with pytest.raises(KeyReuseError, match="because (consumed inputs don't match sourced "
                                             "outputs|key constants are repeatedly consumed)"):
-        kr.check_key_reuse(lambda k: lax.scan(body, k, None, length=2), K)
+        kr.check_key_reuse(lambda k: lax.scan(body, k, None, length=2), _k())
 
 
 def test_while_rules():
     def splits(c):
         k, i = c
         return random.split(k)[0], i + 1
-    kr.check_key_reuse(lambda k: lax.while_loop(lambda c: c[1] < 3, splits, (k, 0)), K)
+    kr.check_key_reuse(lambda k: lax.while_loop(lambda c: c[1] < 3, splits, (k, 0)), _k())
     with pytest.raises(KeyReuseError, match=r"^while_loop body function leads to key reuse "
                                             r"when repeatedly executed:   body_signature="
                                             r"KeyReuseSignature\(Sink\(0\),\)"):
         kr.check_key_reuse(lambda k: lax.while_loop(
-            lambda x: x < 3.0, lambda x: x + random.uniform(k), 0.0), K)
+            lambda x: x < 3.0, lambda x: x + random.uniform(k), 0.0), _k())
     with pytest.raises(KeyReuseError, match="while_loop cond function leads to key reuse"):
         kr.check_key_reuse(lambda k: lax.while_loop(
-            lambda x: random.uniform(k) < x, lambda x: x + 1.0, 0.0), K)
+            lambda x: random.uniform(k) < x, lambda x: x + 1.0, 0.0), _k())
 
 
 def test_while_cond_and_body_both_consuming_a_carry():
@@ -218,7 +226,7 @@ def test_while_cond_and_body_both_consuming_a_carry():
         return k, x + random.uniform(sub)
     with pytest.raises(KeyReuseError, match="^while_loop cond and body functions both use the "
                                             "same key:   cond_signature="):
-        kr.check_key_reuse(lambda k: lax.while_loop(cond, body, (k, 0.0)), K)
+        kr.check_key_reuse(lambda k: lax.while_loop(cond, body, (k, 0.0)), _k())
 
 
 # ---------------------------------------------------------------- eagerly

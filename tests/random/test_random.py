@@ -6,6 +6,7 @@ Compiles dominate the cost here (~0.1-4 s each), so the statistics reuse few sig
 one large sample per cheap sampler, and for the rejection samplers many calls with the
 signature the reference test already compiled.
 """
+import functools
 import math
 
 import numpy as np
@@ -16,7 +17,14 @@ import jxkernel
 import jxkernel.random as r
 from jxkernel.random import prng
 
-K = r.PRNGKey(0)
+
+@functools.cache
+def _k():
+    """The tests' key, made on first use (making it compiles, which collection must not), and
+    outside any trace: a test that closes over it in a traced function takes it first."""
+    return r.PRNGKey(0)
+
+
 N = 8192
 
 
@@ -98,6 +106,7 @@ def test_jaxpr_shows_the_primitives():
 
 def test_gradients_flow_around_the_bits():
     # keys and bits have zero tangents; the float transformations are differentiable
+    K = _k()
     u = r.uniform(K, (4,))
     g = jxkernel.grad(lambda lo: r.uniform(K, (4,), minval=lo, maxval=lo + 2.0).sum())(0.5)
     assert_allclose_ulp(g, np.float32(4.0), 0)                # four ones: exact
@@ -175,9 +184,9 @@ def test_bad_keys(bad, err, msg):
 def test_64_bit_dtypes_without_x64_warn_and_shrink():
     with jxkernel.config.override("jax_enable_x64", False):
         with pytest.warns(UserWarning, match="Explicitly requested dtype uint64"):
-            assert r.bits(K, (2,), np.uint64).dtype == np.uint32
+            assert r.bits(_k(), (2,), np.uint64).dtype == np.uint32
         with pytest.warns(UserWarning, match="Explicitly requested dtype float64"):
-            assert r.uniform(K, (2,), np.float64).dtype == np.float32
+            assert r.uniform(_k(), (2,), np.float64).dtype == np.float32
 
 
 def test_dtype_objects_and_python_types_with_x64():
@@ -190,6 +199,7 @@ def test_dtype_objects_and_python_types_with_x64():
 
 
 def test_traced_shape_is_an_error():
+    K = _k()
     with pytest.raises(TypeError, match="Shapes must be 1D sequences of concrete values"):
         jxkernel.jit(lambda n: r.uniform(K, (n,)))(3)
     with pytest.raises(TypeError, match="Shapes must be 1D sequences"):
@@ -197,27 +207,27 @@ def test_traced_shape_is_an_error():
 
 
 @pytest.mark.parametrize("call, err, msg", [
-    (lambda: r.uniform(K, dtype=np.int32), ValueError, "must be a float dtype, got int32"),
-    (lambda: r.bits(K, dtype=np.float32), ValueError, "must be an unsigned int dtype"),
-    (lambda: r.randint(K, (2,), 0, 1, np.float32), TypeError, "only accepts integer dtypes"),
-    (lambda: r.normal(K, dtype=np.int32), ValueError, "must be a float or complex dtype"),
-    (lambda: r.bernoulli(K, 1), TypeError, "must have a floating dtype"),
-    (lambda: r.bernoulli(K, 0.5, mode="mid"), ValueError, "expected 'high' or 'low'"),
-    (lambda: r.gumbel(K, mode="x"), ValueError, "valid mode for gumbel"),
-    (lambda: r.truncated_normal(K, np.zeros(3, np.float32), 1.0, (2,)), ValueError, "broadcast"),
-    (lambda: r.choice(K, 3, (5,), replace=False), ValueError, "Cannot take a larger sample"),
-    (lambda: r.choice(K, 3, (2,), p=np.ones(4, np.float32)), ValueError, "p must be None or"),
-    (lambda: r.choice(K, 3, 2), TypeError, "must be a sequence"),
-    (lambda: r.categorical(K, np.zeros(3, np.float32), shape=(5,), replace=False), ValueError,
+    (lambda: r.uniform(_k(), dtype=np.int32), ValueError, "must be a float dtype, got int32"),
+    (lambda: r.bits(_k(), dtype=np.float32), ValueError, "must be an unsigned int dtype"),
+    (lambda: r.randint(_k(), (2,), 0, 1, np.float32), TypeError, "only accepts integer dtypes"),
+    (lambda: r.normal(_k(), dtype=np.int32), ValueError, "must be a float or complex dtype"),
+    (lambda: r.bernoulli(_k(), 1), TypeError, "must have a floating dtype"),
+    (lambda: r.bernoulli(_k(), 0.5, mode="mid"), ValueError, "expected 'high' or 'low'"),
+    (lambda: r.gumbel(_k(), mode="x"), ValueError, "valid mode for gumbel"),
+    (lambda: r.truncated_normal(_k(), np.zeros(3, np.float32), 1.0, (2,)), ValueError, "broadcast"),
+    (lambda: r.choice(_k(), 3, (5,), replace=False), ValueError, "Cannot take a larger sample"),
+    (lambda: r.choice(_k(), 3, (2,), p=np.ones(4, np.float32)), ValueError, "p must be None or"),
+    (lambda: r.choice(_k(), 3, 2), TypeError, "must be a sequence"),
+    (lambda: r.categorical(_k(), np.zeros(3, np.float32), shape=(5,), replace=False), ValueError,
      "cannot exceed number of categories"),
-    (lambda: r.fold_in(K, np.arange(3)), TypeError, "fold_in accepts a scalar"),
-    (lambda: r.fold_in(K, -1), OverflowError, "out of bounds for uint32"),
-    (lambda: r.permutation(K, 2.5), TypeError, "x must be an integer or at least 1-dimensional"),
-    (lambda: r.multivariate_normal(K, np.zeros(3, np.float32), np.eye(2, dtype=np.float32)),
+    (lambda: r.fold_in(_k(), np.arange(3)), TypeError, "fold_in accepts a scalar"),
+    (lambda: r.fold_in(_k(), -1), OverflowError, "out of bounds for uint32"),
+    (lambda: r.permutation(_k(), 2.5), TypeError, "x must be an integer or at least 1-dimensional"),
+    (lambda: r.multivariate_normal(_k(), np.zeros(3, np.float32), np.eye(2, dtype=np.float32)),
      ValueError, r"cov.shape == \(..., n, n\)"),
-    (lambda: r.dirichlet(K, 1.0), ValueError, "alpha.ndim >= 1"),
-    (lambda: r.poisson(K, 1.0, dtype=np.float32), ValueError, "int dtype"),
-    (lambda: r.uniform(K, out_sharding="x"), TypeError,
+    (lambda: r.dirichlet(_k(), 1.0), ValueError, "alpha.ndim >= 1"),
+    (lambda: r.poisson(_k(), 1.0, dtype=np.float32), ValueError, "int dtype"),
+    (lambda: r.uniform(_k(), out_sharding="x"), TypeError,
      "`out_sharding` argument of uniform only supports instances of `NamedSharding`"),
 ])
 def test_argument_errors(call, err, msg):
@@ -287,7 +297,7 @@ def test_discrete_frequencies():
 
 def _many(fn, n):
     """Stack fn(key) over n keys: the jitted sampler is compiled once and called n times."""
-    return np.stack([np.asarray(fn(r.fold_in(K, i))) for i in range(n)])
+    return np.stack([np.asarray(fn(r.fold_in(_k(), i))) for i in range(n)])
 
 
 ALPHAS = np.array([0.01, 0.1, 0.5, 1.0, 1.5, 2.0, 3.5, 10.0], np.float32)  # the reference's
@@ -325,18 +335,18 @@ def test_poisson_moments():
 def test_multivariate_normal_and_orthogonal():
     cov = np.array([[2.0, 1.0, 0.0], [1.0, 2.0, 0.5], [0.0, 0.5, 1.0]], np.float32)
     mean = np.array([1.0, -1.0, 0.5], np.float32)
-    x = np.asarray(r.multivariate_normal(K, mean, cov, (N,)))
+    x = np.asarray(r.multivariate_normal(_k(), mean, cov, (N,)))
     # statistical: 6 standard errors of the mean (sd <= sqrt(2), N samples: 0.016) and about
     # 5 of the covariance (sd of a sample variance of 2: sqrt(2 * 4 / N) = 0.03)
     np.testing.assert_allclose(x.mean(0), mean, atol=0.1)
     np.testing.assert_allclose(np.cov(x.T), cov, atol=0.15)
     # Q Q^T in float64, rounded once to float32, is the identity within a QR's rounding (at
     # the scale of its unit rows; worst 1.5, AVX-512)
-    q = np.asarray(r.orthogonal(K, 3, (4,)), np.float64)
+    q = np.asarray(r.orthogonal(_k(), 3, (4,)), np.float64)
     assert_allclose_ulp((q @ np.swapaxes(q, -1, -2)).astype(np.float32),
                         np.broadcast_to(np.eye(3, dtype=np.float32), (4, 3, 3)), LAPACK,
                         scale=1.0)
-    w = np.asarray(r.orthogonal(K, 2, m=3), np.float64)      # n < m: orthonormal rows
+    w = np.asarray(r.orthogonal(_k(), 2, m=3), np.float64)      # n < m: orthonormal rows
     assert_allclose_ulp((w @ w.T).astype(np.float32), np.eye(2, dtype=np.float32), LAPACK,
                         scale=1.0)
 

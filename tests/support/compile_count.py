@@ -40,8 +40,51 @@ def add_options(parser) -> None:
 
 
 def configure(config) -> None:
+    config.pluginmanager.register(CollectionCompiles(), "jxkernel-collection-compiles")
     if config.getoption("--count-compiles") or config.getoption("--count-compiles-json"):
         config.pluginmanager.register(CompileCounter(config), "jxkernel-compile-counter")
+
+
+class CollectionCompiles:
+    """Collecting the suite compiles nothing: every xdist worker collects every file, so a
+    program a test file makes at import (or in its parametrize lists) is compiled in each
+    worker, whether or not it runs that file's tests (stop 82 found 77 such compiles, 7 s of
+    CPU per worker). A file (or conftest, or folder) whose collection compiles fails to
+    collect, naming itself and what to do; the run then stops as for any collection error."""
+
+    def __init__(self, install: bool = True):
+        self.compiles = 0
+        self.collecting = True
+        if install:
+            from jxkernel.xla import compiler
+            compiler._compile = self.counting(compiler._compile)
+
+    def counting(self, real):
+        """`real` (XLA's compile), counting its calls while pytest collects."""
+        def compile_while_counting(*args, **kwargs):
+            if self.collecting:
+                self.compiles += 1
+            return real(*args, **kwargs)
+        compile_while_counting.__wrapped__ = real
+        return compile_while_counting
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_make_collect_report(self, collector):
+        before = self.compiles
+        outcome = yield
+        made = self.compiles - before
+        report = outcome.get_result()
+        if made and report.passed:
+            report.outcome = "failed"
+            report.longrepr = (
+                f"collecting {collector.nodeid or collector.name} compiled {made} XLA "
+                f"program{'s' if made > 1 else ''} (in every xdist worker, whether or not it runs "
+                "these tests): make the values it computes at import on first use, "
+                "functools.cache as tests/lax/test_lax_loops.py does; "
+                "`pytest --collect-only --count-compiles` counts them under <collection>")
+
+    def pytest_collection_finish(self, session):
+        self.collecting = False
 
 
 class CompileCounter:
