@@ -63,11 +63,33 @@ CASES = {
         6, "acc = add(jnp.asarray(acc, jnp.float32), jnp.ones(3))"),
 }
 
+# the same trap for a dtype: the plain fix `x = jnp.asarray(x, jnp.float32)` named the
+# parameter; the cast belongs in the call whose dtype is not the one cast to
+DTYPE_CASES = {
+    "float_then_int_array": (
+        "float32 data, then jnp.arange(3) (int32): the new call cast to float32",
+        "@jax.jit\n"
+        "def f(x):\n"
+        "    return x * 2\n"
+        "y = f(jnp.ones(3))\n"
+        "y = f(jnp.arange(3))\n",
+        5, "y = f(jnp.asarray(jnp.arange(3), jnp.float32))"),
+    "int_then_float_array": (
+        "jnp.arange(3) (int32) first, then float32 data: the first call cast to float32 (an "
+        "int32 cast would truncate the floats)",
+        "@jax.jit\n"
+        "def f(x):\n"
+        "    return x * 2\n"
+        "y = f(jnp.arange(3))\n"
+        "y = f(jnp.linspace(0.0, 1.0, 3))\n",
+        4, "y = f(jnp.asarray(jnp.arange(3), jnp.float32))"),
+}
+
 
 def pasted(name) -> str:
     """The program of `name` with its fix's line pasted in place of the line it names, at
     that line's indentation."""
-    _, program, line, fixed = CASES[name]
+    _, program, line, fixed = {**CASES, **DTYPE_CASES}[name]
     lines = program.splitlines(keepends=True)
     old = lines[line - 1]
     lines[line - 1] = old[:len(old) - len(old.lstrip())] + fixed + "\n"

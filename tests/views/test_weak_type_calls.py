@@ -14,7 +14,7 @@ import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel import compile_log
 
-from weak_type_calls_cases import CASES, pasted        # tests/data
+from weak_type_calls_cases import CASES, DTYPE_CASES, pasted      # tests/data
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "data")
 with open(os.path.join(DATA, "weak_type_calls_reference.json")) as f:
@@ -70,3 +70,19 @@ def test_a_line_that_cannot_be_read_keeps_the_plain_fix():
     event = [e for e in compile_log.events_since(start) if "<not-a-file>" in (e.source or "")][-1]
     (change,) = event.changes
     assert change.kind == "weak_type" and "# line" not in change.snippet
+
+
+@pytest.mark.parametrize("name", sorted(DTYPE_CASES))
+def test_a_dtypes_cast_is_written_at_the_call_and_pasted_traces_once_as_in_jax(name, tmp_path):
+    """The same for a dtype: the cast is in the call whose dtype is not the one cast to (the
+    plain fix, `x = jnp.asarray(x, jnp.float32)`, named the parameter, no variable at
+    `f(jnp.arange(3))`)."""
+    _, program, line, fixed = DTYPE_CASES[name]
+    events = run(program, tmp_path / f"{name}.py")
+    assert len(events) == REFERENCE["cases"][name]["program"]["traces"] == 2
+    (change,) = events[-1].changes
+    assert change.kind == "dtype" and change.snippet == f"{fixed}    # line {line}", change
+    assert f"(line {line})" in change.fix and "inside f changes nothing" in change.fix
+    again = run(pasted(name), tmp_path / f"{name}_pasted.py")
+    assert [e.reason for e in again] == ["first call"], [(e.reason, e.changes) for e in again]
+    assert REFERENCE["cases"][name]["pasted"]["traces"] == 1

@@ -203,19 +203,32 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
     out = []
     for c in changes:
         weak_now = c.new.endswith(" (weak)")
+        cast = _PLAIN_CAST.match(c.snippet) if c.kind == "dtype" else None
         if c.kind == "weak_type" and weak_now != c.old.endswith(" (weak)") and \
                 _shape_of(c.new) == ():
-            sig = now if weak_now else before
-            found = _argument_at(getattr(sig, "site", None), jitted, c.path)
-            if found is not None:
-                call, arg, line, rewritten = found
-                dtype = _dtype_name(c.old if weak_now else c.new)
-                text = rewritten(f"jnp.asarray({arg}, jnp.{dtype})")
-                c = _refixed(c, _WEAK_NOW_FIX if weak_now else _WEAK_BEFORE_FIX,
-                             fun=getattr(jitted, "_name", "f"), call=call, arg=arg,
-                             line=line, dtype=dtype, code=text)
+            sig, dtype = (now, _dtype_name(c.old)) if weak_now else (before, _dtype_name(c.new))
+            template = _WEAK_NOW_FIX if weak_now else _WEAK_BEFORE_FIX
+        elif cast is not None and cast.group(1) == cast.group(2) == c.path:
+            # the cast belongs at the call whose dtype is not the one cast to: the new
+            # call's (int32 data after float32), or the earlier one's (float32 after int32)
+            dtype = cast.group(3)
+            sig = before if _dtype_name(c.new) == dtype else now
+            template = _DTYPE_AT_CALL_FIX
+        else:
+            out.append(c)
+            continue
+        found = _argument_at(getattr(sig, "site", None), jitted, c.path)
+        if found is not None:
+            call, arg, line, rewritten = found
+            c = _refixed(c, template, fun=getattr(jitted, "_name", "f"), call=call, arg=arg,
+                         line=line, dtype=dtype,
+                         code=rewritten(f"jnp.asarray({arg}, jnp.{dtype})"))
         out.append(c)
     return tuple(out)
+
+
+# the plain dtype fix's code, `x = jnp.asarray(x, jnp.float32)`: the cast at_the_calls moves
+_PLAIN_CAST = re.compile(r"^(.+) = jnp\.asarray\((.+), jnp\.(\w+)\)$")
 
 
 def _argument_at(site, jitted, path):
@@ -361,6 +374,12 @@ _WEAK_BEFORE_FIX = (
     "alone stays weak (weak types: "
     "https://docs.jax.dev/en/latest/type_promotion.html#weak-types). Give that call a "
     "{dtype} array: jnp.asarray({arg}, jnp.{dtype}) in place of {arg}, as below.",
+    "{code}    # line {line}")
+_DTYPE_AT_CALL_FIX = (
+    "{path} came as {new} (before: {old}): {arg} in {call} (line {line}) is not {dtype}, "
+    "and every dtype compiles anew. A cast of {path} inside {fun} changes nothing (the "
+    "type is the argument's). Cast it at that call so that every call has one dtype: "
+    "jnp.asarray({arg}, jnp.{dtype}) in place of {arg}, as below.",
     "{code}    # line {line}")
 _PY_SCALAR_FIX = ("{path} came as {new} (before: {old}): two Python numbers of different "
                   "kinds (say 1 and 1.0) are two types. Pass the same kind every time.",
