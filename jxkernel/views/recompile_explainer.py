@@ -49,7 +49,8 @@ from .signature_changes.fresh_functions import (
     _WRAPPER_FRESH_FIX, fresh_jit_change, partial_call)
 from .signature_changes.learner_paths import in_learners_names
 from .signature_changes.statics import _pytree_fields
-from .signature_changes.input_types import at_the_calls, grown_step_by_step, rows_under_vmap
+from .signature_changes.at_the_calls import at_the_calls
+from .signature_changes.input_types import grown_step_by_step, rows_under_vmap
 from .signature_changes.nearest import nearest
 from .argument_uses import jit_decorated_def, uses
 from .body_retraces import body_traced  # noqa: F401  (compile_record calls it: this module is the explainer)
