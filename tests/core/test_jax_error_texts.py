@@ -54,3 +54,13 @@ def test_an_arrays_class_is_named_arrayimpl_and_printed_as_jaxlibs():
     assert repr(type(x)) == "<class 'jxkernel.xla.array.ArrayImpl'>"
     assert not isinstance(x, collections.abc.Hashable)
     assert type(pickle.loads(pickle.dumps(x))) is type(x)
+
+
+def test_a_jitted_functions_class_is_named_pjitfunction_and_printed_as_jaxlibs():
+    """JAX's jitted function is jaxlib's C type `jaxlib._jax.PjitFunction`, the name its
+    messages print (the cases "jitted_*" above); its __name__ and __qualname__ stay
+    PjitFunction (libraries tell a jitted function by that name: Chex)."""
+    kind = type(jxkernel.jit(abs))
+    assert kind.__name__ == kind.__qualname__ == "PjitFunction"
+    with pytest.raises(TypeError, match="not 'jaxlib._jax.PjitFunction'"):
+        float(jxkernel.jit(abs))

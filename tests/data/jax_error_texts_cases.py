@@ -75,6 +75,15 @@ CASES = {
     "multigammaln_grad": "jax.grad(lambda d: jax.scipy.special.multigammaln(2.5, d))(2.0)",
     "bernoulli_traced_n": "jax.jit(lambda n: jax.scipy.special.bernoulli(n))(3)",
     "bernoulli_float_n": "jax.scipy.special.bernoulli(2.5)",
+    # a jitted function where an array goes (its class printed 'jaxlib._jax.PjitFunction', a
+    # C type of jaxlib's, where jxkernel's module path showed)
+    "jitted_plus_array": "x + jax.jit(abs)",
+    "float_of_jitted": "float(jax.jit(abs))",
+    "jitted_as_jit_argument": "jax.jit(lambda v: v)(jax.jit(abs))",
+    "jitted_into_concatenate": "jnp.concatenate([x, jax.jit(abs)])",
+    "jitted_into_grad": "jax.grad(lambda v: v)(jax.jit(abs))",
+    "jitted_into_vmap": "jax.vmap(lambda v: v)(jax.jit(abs))",
+    "jitted_into_lax_add": "jax.lax.add(x, jax.jit(abs))",
 }
 
 # XLA's custom calls (no such thing on the NumPy backend)
