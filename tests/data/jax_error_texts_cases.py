@@ -84,6 +84,11 @@ CASES = {
     "jitted_into_grad": "jax.grad(lambda v: v)(jax.jit(abs))",
     "jitted_into_vmap": "jax.vmap(lambda v: v)(jax.jit(abs))",
     "jitted_into_lax_add": "jax.lax.add(x, jax.jit(abs))",
+    # NumPy data of no JAX type given to a jnp function: JAX's jit refuses it (the promotion's
+    # "dtype object is not supported by jxkernel; supported dtypes are ..." showed)
+    "sin_of_object_data": "jnp.sin(np.array([None, 1.0]))",
+    "add_of_text_data": "jnp.add(x, np.array(['a']))",
+    "sum_of_object_data": "jnp.sum(np.array([None]))",
 }
 
 # XLA's custom calls (no such thing on the NumPy backend)
