@@ -434,6 +434,11 @@ class ShapeDtypeStruct:
         return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak}{sharding})"
 
 
+# where the public name is (jax.ShapeDtypeStruct, JAX's __module__ "jax"): the class as JAX's
+# messages print it, "<class 'jxkernel.ShapeDtypeStruct'>", not this module's path
+ShapeDtypeStruct.__module__ = "jxkernel"
+
+
 # ------------------------------------------------------------------ sharding in the type
 # On a mesh with Explicit axes an aval's type says how it is split (core/sharding_types.py
 # holds the rules that type each primitive's results).

@@ -24,7 +24,16 @@ def ours(case):
 
 
 def test_every_case_recorded():
-    assert sorted(RECORDED) == sorted({**cases.CASES, **cases.FFI})
+    assert sorted(RECORDED) == sorted({**cases.CASES, **cases.NAMED, **cases.FFI})
+
+
+@pytest.mark.parametrize("case", sorted(cases.NAMED))
+def test_a_class_is_named_by_its_public_name(case):
+    """A ShapeDtypeStruct where an array goes: JAX prints `<class 'jax.ShapeDtypeStruct'>`
+    (its public name), jxkernel `<class 'jxkernel.ShapeDtypeStruct'>` (it printed its
+    internal module's path, jxkernel.core.avals)."""
+    from surface_gaps_cases import as_jxkernel            # tests/data
+    assert cases.run(jxkernel, {case: cases.NAMED[case]})[case] == as_jxkernel(RECORDED[case])
 
 
 @pytest.mark.parametrize("case", sorted(cases.CASES))

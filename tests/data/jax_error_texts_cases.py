@@ -91,6 +91,13 @@ CASES = {
     "sum_of_object_data": "jnp.sum(np.array([None]))",
 }
 
+# texts that name a class JAX keeps under its public name (`<class 'jax.ShapeDtypeStruct'>`):
+# compared with jxkernel's names for JAX's modules (surface_gaps_cases.as_jxkernel)
+NAMED = {
+    "shape_dtype_struct_into_concatenate": "jnp.concatenate([x, S])",
+    "shape_dtype_struct_into_where": "jnp.where(x > 0, x, S)",
+}
+
 # XLA's custom calls (no such thing on the NumPy backend)
 FFI = {
     "ffi_unknown_target": "jax.ffi.ffi_call('no_such_target', S)(x)",
@@ -105,7 +112,7 @@ def run(jax, cases=None) -> dict:
     names = {"jax": jax, "jnp": jnp, "np": np, "x": jnp.ones(2), "s": jnp.array(2),
              "S": jax.ShapeDtypeStruct((2,), jnp.float32)}
     found = {}
-    for case, line in (cases or {**CASES, **FFI}).items():
+    for case, line in (cases or {**CASES, **NAMED, **FFI}).items():
         try:
             jax.block_until_ready(eval(line, dict(names)))
         except Exception as e:  # noqa: BLE001  the error is the answer
