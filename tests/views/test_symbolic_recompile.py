@@ -51,3 +51,24 @@ def test_symbolic_shapes_miss_and_are_told_as_in_jax(name):
         # a symbolic side is never said to be "the concrete shape it is given"
         assert ("concrete shape it is given" in change.fix) == (old and not new), change.fix
         assert ("in two jax.export traces" in change.fix) == (old and new), change.fix
+
+
+def test_a_closed_over_array_of_symbolic_shape_is_no_number_to_keep():
+    """A cond branch closing over an array of a symbolic shape (shape_poly_test's test_cond:
+    f called, then exported over (b, h)): what the branch read from outside is told by its
+    type, its size asked of no symbol (`b*h` as a number raised InconclusiveDimensionOperation,
+    a RuntimeWarning "while explaining a cond branch's retrace")."""
+    import numpy as np
+
+    def f(x, y):
+        return jxkernel.lax.cond(jnp.sum(x) > 0., lambda _: x + jnp.reshape(y, (1, y.shape[0])),
+                                 lambda _: jnp.zeros_like(x), operand=None)
+    f(np.ones((2, 3)), np.ones((3,)))
+    b, h = export.symbolic_shape("b, h")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        exported = export.export(jxkernel.jit(f))(
+            jxkernel.ShapeDtypeStruct((b, h), np.float32),
+            jxkernel.ShapeDtypeStruct((h,), np.float32))
+    assert np.asarray(exported.call(np.ones((2, 3), np.float32), np.ones(3, np.float32))).tolist() \
+        == [[2.0] * 3] * 2
