@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from . import config as _config, dtypes
-from .errors import aval_text, masked_array_error
+from .errors import aval_text, jax_type_text, masked_array_error
 from .mesh import AbstractMesh, AxisType, NamedSharding, PartitionSpec, _mesh_state, get_mesh
 
 NO_AXES = frozenset()
@@ -325,7 +325,7 @@ def get_aval(x) -> ShapedArray:
     if base is not None:          # an IntEnum member: its base type's, as JAX's typeof finds
         return get_aval(base(x))  # it along the MRO
     # JAX's words: its typeof quotes the type, its rule for a str does not
-    kind = type(x) if isinstance(x, str) else f"'{type(x)}'"
+    kind = type(x) if isinstance(x, str) else f"'{jax_type_text(x)}'"
     raise TypeError(f"Argument '{x}' of type {kind} is not a valid JAX type")
 
 
@@ -463,6 +463,11 @@ class ShapeDtypeStruct:
         weak = ", weak_type=True" if self.weak_type else ""
         sharding = f", sharding={self.sharding!r}" if self.sharding is not None else ""
         return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak}{sharding})"
+
+
+# where the public name is (jax.ShapeDtypeStruct, JAX's __module__ "jax"): the class as JAX's
+# messages print it, "<class 'jxkernel.ShapeDtypeStruct'>", not this module's path
+ShapeDtypeStruct.__module__ = "jxkernel"
 
 
 # ------------------------------------------------------------------ sharding in the type

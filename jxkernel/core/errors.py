@@ -247,13 +247,35 @@ def masked_array_error() -> ValueError:
                       "Use arr.filled() to convert the value to a standard numpy array.")
 
 
+def jax_type_text(x) -> str:
+    """`type(x)` as JAX's messages print it: a tracer's class by the JAX path under which
+    jxkernel's class answers, where it has one (`_jax_class_path`: jit's tracers,
+    `jxkernel._src.interpreters.partial_eval.DynamicJaxprTracer`), a class named as a C type
+    of jaxlib's by that name (an Array's `jaxlib._jax.ArrayImpl`, a jitted function's
+    `jaxlib._jax.PjitFunction`: their C-level names, which Python's messages print too).
+
+    >>> jax_type_text(1.0)
+    "<class 'float'>"
+    """
+    kind = type(x)
+    path = kind.__dict__.get("_jax_class_path") or _c_level_name(kind)
+    return f"<class '{path}'>" if path else str(kind)
+
+
+def _c_level_name(kind) -> str | None:
+    """A class's name as Python's own messages print it, where it is a dotted one (jaxlib's
+    C types' names, set on the classes jxkernel names so), else None."""
+    name = type.__dict__["__name__"].__get__(kind)
+    return name if "." in name else None
+
+
 def not_a_jax_value(name: str, position: int, value) -> TypeError:
     """JAX's refusal of an operand no array type holds (a string, NumPy text) bound to the
     primitive `name`: `lax.sin('a')`, or jnp's promotion converting one (`jnp.power('int32',
     2)`'s convert_element_type)."""
     return TypeError(f"Error interpreting argument to {name} as a JAX value. The problematic "
-                     f"value is of type {type(value)} and was passed to {name} at position "
-                     f"{position}.\n")                 # (JAX's trailing newline)
+                     f"value is of type {jax_type_text(value)} and was passed to {name} at "
+                     f"position {position}.\n")                 # (JAX's trailing newline)
 
 
 def float0_error(name: str, position=None) -> TypeError:

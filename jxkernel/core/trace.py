@@ -23,7 +23,7 @@ import types
 from . import errors
 from .config import config
 from .basearray import Array
-from .errors import aval_text
+from .errors import aval_text, jax_type_text  # noqa: F401  (its home is errors.py)
 from .avals import ShapedArray
 from .source_info import is_jxkernel_file
 
@@ -198,18 +198,6 @@ class new_trace:
     def __exit__(self, *exc):
         _ctx.trace = self.prev
         self.trace.finish()
-
-
-def jax_type_text(x) -> str:
-    """`type(x)` as JAX's messages print it: a tracer's class by the JAX path under which
-    jxkernel's class answers, where it has one (`_jax_class_path`: jit's tracers,
-    `jxkernel._src.interpreters.partial_eval.DynamicJaxprTracer`).
-
-    >>> jax_type_text(1.0)
-    "<class 'float'>"
-    """
-    path = type(x).__dict__.get("_jax_class_path")
-    return f"<class '{path}'>" if path else str(type(x))
 
 
 def _jax_name(cls) -> str:

@@ -68,10 +68,15 @@ def check_arraylike(fun_name: str, *args) -> None:
     function JAX jits, its jit's error for a string or an object, which JAX raises first;
     elsewhere a string is asarray's error, as JAX's)."""
     for i, arg in enumerate(args):
-        if not is_arraylike(arg):
+        # (NumPy data of no JAX type, `np.array([None, 1.0])`: JAX's jit refuses it first,
+        # where the promotion's words named jxkernel and its dtypes)
+        text = isinstance(arg, np.ndarray) and not dtypes.is_numeric_kind(arg.dtype)
+        if not is_arraylike(arg) or text:
             jit_error = jit_argument_error(fun_name)
             if jit_error is not None:
                 raise jit_error
+            if text:
+                continue
             if isinstance(arg, (str, bytes)):
                 # JAX's check passes a string (np.isscalar's), and its asarray refuses it
                 raise TypeError(f"asarray: expected ArrayLike, got {arg} of type {type(arg)}.")

@@ -18,6 +18,7 @@ once.
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import weakref
 
@@ -200,10 +201,18 @@ def _is_array(value) -> bool:
         and hasattr(value, "__array__") and not isinstance(value, type))
 
 
+def _size(value) -> float:
+    """How many numbers an array holds; infinitely many for a symbolic shape (an export's
+    b*h is no number: asked for one, it raised InconclusiveDimensionOperation)."""
+    if not all(isinstance(d, (int, np.integer)) for d in value.shape):
+        return math.inf
+    return int(np.prod(value.shape))
+
+
 def _kept(value):
     if not _is_array(value):
         return value
-    if int(np.prod(value.shape)) > _SMALL:
+    if _size(value) > _SMALL:
         return None
     try:
         # a copy: a NumPy array written in place must compare unequal to what was traced
@@ -239,7 +248,7 @@ def _changed(then: _Seen, now) -> bool:
 def _text(value) -> str:
     if _is_array(value):
         shape = ",".join(map(str, value.shape))
-        if int(np.prod(value.shape)) <= 6 and isinstance(_kept(value), np.ndarray):
+        if _size(value) <= 6 and isinstance(_kept(value), np.ndarray):
             return f"{np.asarray(value).tolist()!r} ({np.dtype(value.dtype).name}[{shape}])"
         return f"an array {np.dtype(value.dtype).name}[{shape}]"
     return clipped(repr(value), 60, "...")

@@ -49,15 +49,15 @@ from .signature_changes.fresh_functions import (
     _WRAPPER_FRESH_FIX, fresh_jit_change, partial_call)
 from .signature_changes.learner_paths import in_learners_names
 from .signature_changes.statics import _pytree_fields
+from .signature_changes.at_the_calls import at_the_calls
 from .signature_changes.input_types import grown_step_by_step, rows_under_vmap
 from .signature_changes.nearest import nearest
 from .argument_uses import jit_decorated_def, uses
 from .body_retraces import body_traced  # noqa: F401  (compile_record calls it: this module is the explainer)
-from .traced_functions import forget_function  # noqa: F401  (compile_record calls it too)
-from .traced_functions import (_CONSTS_KEPT, _PER_FUNCTION, _instance_call, _lineage,
-                               _named_consts, _named_signature, _source_of, _user_contexts,
-                               _user_function, _weak, call_source_of, miss_site,
-                               name_without_source, signature_tree_lines)
+from .traced_functions import (  # noqa: F401  (forget_function: compile_record calls it too)
+    _CONSTS_KEPT, _PER_FUNCTION, _instance_call, _lineage, _named_consts, _named_signature,
+    _source_of, _user_contexts, _user_function, _weak, call_source_of, forget_function,
+    miss_site, name_without_source, signature_tree_lines)
 from . import outside_values
 from ..core.mesh import get_mesh, on_context_mesh
 from .signature_changes.config_changes import CONTEXT_MESH
@@ -113,7 +113,8 @@ def _explain(miss: Miss) -> tuple:
         if closest is None:
             return named, static_named, None, "first call", _fresh_jit_changes(miss.jitted), new
     changes = grown_step_by_step(explain_changes(closest, new), miss.history, new)
-    changes = for_function(changes, miss.jitted._fun, uses, jit_decorated_def)
+    changes = at_the_calls(for_function(changes, miss.jitted._fun, uses, jit_decorated_def),
+                           miss.jitted, closest, new)
     reason = explain(closest.named, named, closest.treedef, miss.treedef, closest.statics,
                      static_named, [c for c in changes if c.kind == "structure"])
     if changes and (reason.startswith("a changed configuration") or
@@ -129,7 +130,7 @@ def _signature(miss: Miss) -> Signature:
                      _config_of(miss.device, miss.jitted),
                      None if miss.consts is None else _named_consts(miss.jitted._fun, miss.consts),
                      by_keyword=tuple(n for n, _, pos in miss.statics if pos is None),
-                     static_at=tuple(pos for _, _, pos in miss.statics))
+                     static_at=tuple(pos for _, _, pos in miss.statics), site=user_source_info())
 
 
 def traced_outside(miss: Miss) -> None:

@@ -24,7 +24,16 @@ def ours(case):
 
 
 def test_every_case_recorded():
-    assert sorted(RECORDED) == sorted({**cases.CASES, **cases.FFI})
+    assert sorted(RECORDED) == sorted({**cases.CASES, **cases.NAMED, **cases.FFI})
+
+
+@pytest.mark.parametrize("case", sorted(cases.NAMED))
+def test_a_class_is_named_by_its_public_name(case):
+    """A ShapeDtypeStruct where an array goes: JAX prints `<class 'jax.ShapeDtypeStruct'>`
+    (its public name), jxkernel `<class 'jxkernel.ShapeDtypeStruct'>` (it printed its
+    internal module's path, jxkernel.core.avals)."""
+    from surface_gaps_cases import as_jxkernel            # tests/data
+    assert cases.run(jxkernel, {case: cases.NAMED[case]})[case] == as_jxkernel(RECORDED[case])
 
 
 @pytest.mark.parametrize("case", sorted(cases.CASES))
@@ -54,3 +63,13 @@ def test_an_arrays_class_is_named_arrayimpl_and_printed_as_jaxlibs():
     assert repr(type(x)) == "<class 'jxkernel.xla.array.ArrayImpl'>"
     assert not isinstance(x, collections.abc.Hashable)
     assert type(pickle.loads(pickle.dumps(x))) is type(x)
+
+
+def test_a_jitted_functions_class_is_named_pjitfunction_and_printed_as_jaxlibs():
+    """JAX's jitted function is jaxlib's C type `jaxlib._jax.PjitFunction`, the name its
+    messages print (the cases "jitted_*" above); its __name__ and __qualname__ stay
+    PjitFunction (libraries tell a jitted function by that name: Chex)."""
+    kind = type(jxkernel.jit(abs))
+    assert kind.__name__ == kind.__qualname__ == "PjitFunction"
+    with pytest.raises(TypeError, match="not 'jaxlib._jax.PjitFunction'"):
+        float(jxkernel.jit(abs))

@@ -75,6 +75,27 @@ CASES = {
     "multigammaln_grad": "jax.grad(lambda d: jax.scipy.special.multigammaln(2.5, d))(2.0)",
     "bernoulli_traced_n": "jax.jit(lambda n: jax.scipy.special.bernoulli(n))(3)",
     "bernoulli_float_n": "jax.scipy.special.bernoulli(2.5)",
+    # a jitted function where an array goes (its class printed 'jaxlib._jax.PjitFunction', a
+    # C type of jaxlib's, where jxkernel's module path showed)
+    "jitted_plus_array": "x + jax.jit(abs)",
+    "float_of_jitted": "float(jax.jit(abs))",
+    "jitted_as_jit_argument": "jax.jit(lambda v: v)(jax.jit(abs))",
+    "jitted_into_concatenate": "jnp.concatenate([x, jax.jit(abs)])",
+    "jitted_into_grad": "jax.grad(lambda v: v)(jax.jit(abs))",
+    "jitted_into_vmap": "jax.vmap(lambda v: v)(jax.jit(abs))",
+    "jitted_into_lax_add": "jax.lax.add(x, jax.jit(abs))",
+    # NumPy data of no JAX type given to a jnp function: JAX's jit refuses it (the promotion's
+    # "dtype object is not supported by jxkernel; supported dtypes are ..." showed)
+    "sin_of_object_data": "jnp.sin(np.array([None, 1.0]))",
+    "add_of_text_data": "jnp.add(x, np.array(['a']))",
+    "sum_of_object_data": "jnp.sum(np.array([None]))",
+}
+
+# texts that name a class JAX keeps under its public name (`<class 'jax.ShapeDtypeStruct'>`):
+# compared with jxkernel's names for JAX's modules (surface_gaps_cases.as_jxkernel)
+NAMED = {
+    "shape_dtype_struct_into_concatenate": "jnp.concatenate([x, S])",
+    "shape_dtype_struct_into_where": "jnp.where(x > 0, x, S)",
 }
 
 # XLA's custom calls (no such thing on the NumPy backend)
@@ -91,7 +112,7 @@ def run(jax, cases=None) -> dict:
     names = {"jax": jax, "jnp": jnp, "np": np, "x": jnp.ones(2), "s": jnp.array(2),
              "S": jax.ShapeDtypeStruct((2,), jnp.float32)}
     found = {}
-    for case, line in (cases or {**CASES, **FFI}).items():
+    for case, line in (cases or {**CASES, **NAMED, **FFI}).items():
         try:
             jax.block_until_ready(eval(line, dict(names)))
         except Exception as e:  # noqa: BLE001  the error is the answer

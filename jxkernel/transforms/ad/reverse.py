@@ -14,6 +14,7 @@ import numpy as np
 from ...core.traceback_util import api_boundary
 from ...core import dtypes
 from ...core.avals import abstract_token, get_aval
+from ...core.errors import jax_type_text
 from ...core.interpreter_primitives import convert_element_type, reshard_p
 from ...core.mesh import NamedSharding, PartitionSpec
 from ...core.source_info import function_source_info
@@ -234,7 +235,7 @@ def _grad_input_aval(leaf):
     except TypeError as e:
         if "is not a valid JAX type" not in str(e):
             raise
-        raise TypeError(f"Argument '{leaf}' of type {type(leaf)} is not a valid JAX "
+        raise TypeError(f"Argument '{leaf}' of type {jax_type_text(leaf)} is not a valid JAX "
                         f"type.") from None
 
 

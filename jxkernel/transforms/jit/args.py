@@ -17,7 +17,7 @@ from ...core.config import config
 from ...core.avals import ShapedArray, ShapeDtypeStruct, python_scalar_aval, shaped_abstractify
 from ...core.avals import Token, abstract_token, get_aval, typeof_rules
 from ...core.earray import constant_handlers  # noqa: F401 (jit.py's: closed-over classes)
-from ...core.errors import jax_array_abstractified, provenance
+from ...core.errors import jax_array_abstractified, jax_type_text, provenance
 from ...core.hijax import AvalQDD, cur_qdd, hi_value_types
 from ...core.mesh import (UNCONSTRAINED, UNSPECIFIED, NamedSharding, PartitionSpec,
                           check_unique_axes)
@@ -541,7 +541,7 @@ def not_an_array(fun, index_name, x) -> TypeError:
     """JAX's error for an argument that is no array (a string, an object), naming the
     function as `str(fun)` does and the argument by its path (JAX's pjit._infer_params)."""
     error = TypeError(f"Error interpreting argument to {fun} as an abstract array. The "
-                      f"problematic value is of type {type(x)} and was passed to the function "
+                      f"problematic value is of type {jax_type_text(x)} and was passed to the function "
                       f"at path {index_name()}.\nThis typically means that a jit-wrapped "
                       f"function was called with a non-array argument, and this argument was "
                       f"not marked as static using the static_argnums or static_argnames "

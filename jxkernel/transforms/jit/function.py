@@ -31,7 +31,7 @@ from ...core.trace import Tracer, _ctx, eval_trace
 from ...core.traceback_util import api_boundary, filter_raised, register_boundary
 from ...tree_util import default_registry as _registry, tree_flatten, tree_unflatten
 from ...xla import client as _client, pipeline
-from ...xla.array import ARRAY_TYPES, Array, buffers, is_plain
+from ...xla.array import ARRAY_TYPES, Array, _CNamed, buffers, is_plain
 from ...xla.dispatch import check_jitted_values
 from ...xla.placement import all_placed, found_for, placement_of, signature
 from ...xla.lowering import NeedsMesh
@@ -72,7 +72,7 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
                   out_shardings=out_shardings, compiler_options=compiler_options)
 
 
-class Jitted(native.JitFunction if native else object):
+class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
     """What `jit` returns: call it, `.lower`, `.trace`, `.eval_shape`. Its base, where built, is
     core/_fastpath.c's JitFunction: tries `_last`, else `_python_call`; its comment says why."""
 
@@ -394,6 +394,6 @@ class Jitted(native.JitFunction if native else object):
         return len(self._cache)
 
 
-# jaxlib's name for JAX's jitted functions, by which libraries tell one (Chex's is_traceable)
-Jitted.__name__ = Jitted.__qualname__ = "PjitFunction"
-PjitFunction = Jitted
+# jaxlib's C type, the name JAX's messages print (its __name__ PjitFunction: Chex tells it)
+type.__dict__["__name__"].__set__(PjitFunction, "jaxlib._jax.PjitFunction")
+Jitted = PjitFunction

@@ -104,7 +104,9 @@ def spelled_for(code: str, frame) -> str:
         return code
     if "jax" in names:
         return _LAX.sub("jax.lax.", code)
-    return "from jax import lax\n" + code
+    # (at the code's indentation: pasted into a function's body, an import at the margin
+    # ended the body)
+    return code[:len(code) - len(code.lstrip())] + "from jax import lax\n" + code
 
 
 def _location(filename, line, function) -> dict:

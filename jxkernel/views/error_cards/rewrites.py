@@ -66,8 +66,15 @@ def _print_when(node) -> str | None:
     branches = [_debug_prints(node.body), _debug_prints(node.orelse) if node.orelse else "None"]
     if None in branches:
         return None
-    return (f"lax.cond({ast.unparse(node.test)}, lambda: {branches[0]}, lambda: {branches[1]})"
-            f"    # prints when it holds, as the program runs")
+    # at the `if`'s own indentation, in place of all its lines: pasted unindented into a
+    # function's body (or over the `if` line alone, its print left indented under nothing)
+    # the cell did not parse
+    lines = (node.end_lineno or node.lineno) - node.lineno + 1
+    place = f"in place of the whole `if` (its {lines} lines)" if lines > 1 else \
+        "in place of the `if` line"
+    return (f"{getattr(node, '_indent', ' ' * node.col_offset)}lax.cond("
+            f"{ast.unparse(node.test)}, lambda: {branches[0]}, lambda: {branches[1]})"
+            f"    # prints when it holds, as the program runs: {place}")
 
 
 def _debug_prints(body) -> str | None:
@@ -211,6 +218,8 @@ def _node_at(where):
                       and n.lineno == where["line"]), None)
     if isinstance(found, ast.If):
         found._parent_body = _siblings(tree, found)
+        text = linecache.getline(where.get("_path"), found.lineno)     # tabs kept as typed
+        found._indent = text[:len(text) - len(text.lstrip())]
     if isinstance(found, (ast.IfExp, ast.BoolOp)):
         found._statement = _simple_statement_of(tree, found)
     return found

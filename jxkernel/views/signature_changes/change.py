@@ -60,7 +60,7 @@ class Signature:
     (name, value) pairs, the closed-over constants (name, value), None if unknown, and the
     names of the statics passed by keyword (f(x, n=2) and f(x, 2) are two cache keys, as in
     JAX), and where each static was passed: its position, None by keyword (JAX's tree of the
-    inputs holds it there)."""
+    inputs holds it there); and the learner's line that called for it, where known."""
     named: tuple
     treedef: object = None
     statics: tuple = ()
@@ -68,6 +68,9 @@ class Signature:
     consts: tuple | None = None
     by_keyword: tuple = ()
     static_at: tuple = ()
+    # the learner's line that called for it (a SourceInfo): a weak type's fix rewrites the
+    # number at that call (input_types.at_the_calls); never part of what is compared
+    site: object = dataclasses.field(default=None, compare=False)
 
 
 # The jit options that make another program (kind "config"), and Jitted's attributes of them

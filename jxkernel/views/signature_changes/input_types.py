@@ -35,8 +35,10 @@ def _type_changes(before, after):
             text = _aval_text if a.weak_type != b.weak_type else \
                 (lambda v: v.str_short(True))
             change = _fixed(path, "shape", text(b), text(a))
-            if any(not isinstance(d, (int, np.integer)) for d in (*a.shape, *b.shape)):
-                change = _refixed(change, _SYMBOLIC_FIX)    # an export's symbolic shape
+            symbolic = [any(not isinstance(d, (int, np.integer)) for d in v.shape)
+                        for v in (b, a)]
+            if any(symbolic):          # an export's symbolic shape: after a call, an export
+                change = _refixed(change, _SYMBOLIC_FIXES[tuple(symbolic)])    # or both
             elif _is_key(a) != _is_key(b):         # PRNGKey's u32[2], key's key<fry>[]
                 change = _refixed(change, _KEY_FIX)
             elif len(a.shape) == len(b.shape) >= 1 and a.shape[1:] == b.shape[1:] and \
@@ -249,9 +251,12 @@ def _shape_of(text):
 def _partial_batches(before, after) -> set:
     """(rows before, rows now) of the leaves that lost rows as a last, partial batch does:
     a leaf of rank 2 or more, its other dimensions kept; the vectors of the same batch (its
-    labels) lose as many rows with it."""
+    labels) lose as many rows with it. A symbolic first axis (an export's) is never one:
+    `b < a` of two symbols decides nothing (InconclusiveDimensionOperation)."""
     return {(b.shape[0], a.shape[0]) for p, a in after.items()
             for b in [before.get(p)] if b is not None and len(a.shape) == len(b.shape) >= 2
+            and isinstance(a.shape[0], (int, np.integer))
+            and isinstance(b.shape[0], (int, np.integer))
             and a.shape[1:] == b.shape[1:] and a.shape[0] < b.shape[0]}
 
 
@@ -278,6 +283,24 @@ _SYMBOLIC_FIX = (
     "once per shape. This is expected: nothing to fix (the exported program is the "
     "Exported's, run by its .call).",
     "")
+# symbols are of the symbolic_shape call that made them: JAX 0.10.2 traces an export with the
+# same symbols once, with symbols of a second call (printed alike) or other symbols again
+# (symbolic_recompile_reference.json)
+_SYMBOLIC_AGAIN_FIX = (
+    "{path} was {old} and is {new} now, in two jax.export traces with symbolic shapes: "
+    "symbols belong to the jax.export.symbolic_shape call that made them, so other symbols, "
+    "or the same names made by another call, are another type, traced again. This is "
+    "expected for two exports of other shapes; for one shape, make its symbols once and "
+    "export with those every time.",
+    "a, = jax.export.symbolic_shape(\"a\")    # once; then every export uses a")
+_EXPORT_AFTER_CALL_FIX = (
+    "{path} was {old} in a call and is {new} in a jax.export with a symbolic shape, a "
+    "program for every size, traced apart from the calls' concrete shapes. This is "
+    "expected: nothing to fix.",
+    "")
+# (symbolic before, symbolic now) -> the fix
+_SYMBOLIC_FIXES = {(True, False): _SYMBOLIC_FIX, (False, True): _EXPORT_AFTER_CALL_FIX,
+                   (True, True): _SYMBOLIC_AGAIN_FIX}
 _PARTIAL_BATCH_FIX = (
     "{path} has fewer rows than before ({old} -> {new}), as the last, partial batch of an "
     "epoch has, and every new shape compiles anew. Pad it to the {size} rows compiled "

@@ -1,0 +1,123 @@
+"""Fixes written at the learner's call: a weak type or a dtype that changed between two calls
+is fixed in the call that passed the odd one (`f(jnp.asarray(1.0, jnp.float32))    # line 5`),
+read back from that line (the Signature's `site`). A cast of the parameter, the plain fix,
+names no variable at `f(1.0)`; in the function, the type is traced already.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import linecache
+import re
+
+from .fixes import _refixed
+from .input_types import _dtype_name, _shape_of
+
+
+def at_the_calls(changes, jitted, before, now) -> tuple:
+    """`changes` whose weak type flipped at a scalar argument, their fix written at the call
+    that passed the Python number (the Signature `before` or `now` of the weak side: its
+    `site`): that call's line with the number given as an array of the other call's dtype,
+    `f(jnp.asarray(1.0, jnp.float32))`. A cast of the parameter (`x = jnp.asarray(x, ...)`)
+    changes nothing where the learner wrote `f(1.0)` (it names no variable of theirs; in the
+    function, the type is traced already), and `jnp.asarray(1.0)` stays weak (JAX 0.10.2:
+    weak_type_calls_reference.json); a line that cannot be read keeps the plain fix."""
+    out = []
+    for c in changes:
+        weak_now = c.new.endswith(" (weak)")
+        cast = _PLAIN_CAST.match(c.snippet) if c.kind == "dtype" else None
+        if c.kind == "weak_type" and weak_now != c.old.endswith(" (weak)") and \
+                _shape_of(c.new) == ():
+            sig, dtype = (now, _dtype_name(c.old)) if weak_now else (before, _dtype_name(c.new))
+            template = _WEAK_NOW_FIX if weak_now else _WEAK_BEFORE_FIX
+        elif cast is not None and cast.group(1) == cast.group(2) == c.path:
+            # the cast belongs at the call whose dtype is not the one cast to: the new
+            # call's (int32 data after float32), or the earlier one's (float32 after int32)
+            dtype = cast.group(3)
+            sig = before if _dtype_name(c.new) == dtype else now
+            template = _DTYPE_AT_CALL_FIX
+        else:
+            out.append(c)
+            continue
+        found = _argument_at(getattr(sig, "site", None), jitted, c.path)
+        if found is not None:
+            call, arg, line, rewritten = found
+            c = _refixed(c, template, fun=getattr(jitted, "_name", "f"), call=call, arg=arg,
+                         line=line, dtype=dtype,
+                         code=rewritten(f"jnp.asarray({arg}, jnp.{dtype})"))
+        out.append(c)
+    return tuple(out)
+
+
+# the plain dtype fix's code, `x = jnp.asarray(x, jnp.float32)`: the cast at_the_calls moves
+_PLAIN_CAST = re.compile(r"^(.+) = jnp\.asarray\((.+), jnp\.(\w+)\)$")
+
+
+def _argument_at(site, jitted, path):
+    """(the call's text, the argument's text, its line number, a function giving the line
+    with the argument replaced by its argument) for the argument `path` (a parameter's name)
+    of `jitted` in the call at `site`, the learner's line; None where the call or the
+    argument cannot be told (a line not in linecache, two calls there, *args)."""
+    if site is None:
+        return None
+    try:
+        params = list(inspect.signature(jitted._fun).parameters)
+    except (TypeError, ValueError, AttributeError):
+        return None
+    if path not in params:
+        return None
+    index = params.index(path)
+    text = linecache.getline(site.file, site.line)
+    indent = len(text) - len(text.lstrip())
+    try:
+        tree = ast.parse(text.strip())
+    except SyntaxError:          # a line of a statement written over several
+        return None
+    column = site.column
+    name = getattr(jitted, "_name", None)
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and (
+        n.col_offset + indent == column if column is not None
+        else ast.unparse(n.func).split(".")[-1] == name)]
+    if column is not None and len(calls) > 1:     # jax.grad(f)(1.0): the outermost call
+        calls = [max(calls, key=lambda n: n.end_col_offset)]
+    if len(calls) != 1:
+        return None
+    call = calls[0]
+    if params[0] in ("self", "cls") and isinstance(call.func, ast.Attribute):
+        index -= 1              # obj.step(x): self is not among the call's arguments
+    arg = next((k.value for k in call.keywords if k.arg == path), None)
+    if arg is None and not any(isinstance(a, ast.Starred) for a in call.args[:index + 1]) \
+            and len(call.args) > index:
+        arg = call.args[index]
+    if arg is None or arg.lineno != arg.end_lineno:
+        return None
+    body = text.strip()
+    start, end = arg.col_offset, arg.end_col_offset
+    return (ast.get_source_segment(body, call), body[start:end], site.line,
+            lambda new: body[:start] + new + body[end:])
+
+
+# the weak side a Python number at a call the learner wrote: an array of the other call's dtype
+# there (JAX 0.10.2 traces weak_type_calls_reference.json's pasted programs once)
+_WEAK_NOW_FIX = (
+    "{path} was a strong {dtype} array in an earlier call and is weakly typed now: the "
+    "Python number {arg} in {call} (line {line}). Two types, a trace each. A cast of {path} "
+    "inside {fun} changes nothing (the type is the argument's), and jnp.asarray({arg}) "
+    "alone stays weak (weak types: "
+    "https://docs.jax.dev/en/latest/type_promotion.html#weak-types). Give that call a "
+    "{dtype} array: jnp.asarray({arg}, jnp.{dtype}) in place of {arg}, as below.",
+    "{code}    # line {line}")
+_WEAK_BEFORE_FIX = (
+    "{path} was weakly typed in an earlier call, the Python number {arg} in {call} (line "
+    "{line}), and is a strong {dtype} array now: two types, a trace each. A cast of {path} "
+    "inside {fun} changes nothing (the type is the argument's), and jnp.asarray({arg}) "
+    "alone stays weak (weak types: "
+    "https://docs.jax.dev/en/latest/type_promotion.html#weak-types). Give that call a "
+    "{dtype} array: jnp.asarray({arg}, jnp.{dtype}) in place of {arg}, as below.",
+    "{code}    # line {line}")
+_DTYPE_AT_CALL_FIX = (
+    "{path} came as {new} (before: {old}): {arg} in {call} (line {line}) is not {dtype}, "
+    "and every dtype compiles anew. A cast of {path} inside {fun} changes nothing (the "
+    "type is the argument's). Cast it at that call so that every call has one dtype: "
+    "jnp.asarray({arg}, jnp.{dtype}) in place of {arg}, as below.",
+    "{code}    # line {line}")
