@@ -55,7 +55,7 @@ def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma, eager=Tru
     @wraps(f)             # outside the boundary, as vmap's: `__wrapped__` is the user's f
     @api_boundary
     def wrapped(*args):
-        mesh_, manual = _checked_mesh(mesh, axis_names, in_specs, out_specs)
+        mesh_, manual = _checked_mesh(mesh, axis_names, in_specs, out_specs, check_vma)
         flat_args, in_tree = tree_flatten(args)
         if isinstance(mesh_, AbstractMesh) and type(current_trace()) is EvalTrace \
                 and not _bodies:

@@ -92,7 +92,7 @@ def _abstract_context(context):
                         _device=abstract._device)
 
 
-def _checked_mesh(mesh, axis_names, in_specs, out_specs):
+def _checked_mesh(mesh, axis_names, in_specs, out_specs, check_vma=True):
     """(the mesh, its manual axes), with JAX's errors for a missing mesh or bad axis names.
     In another shard_map's body the mesh is that body's, and the axes it is not manual over."""
     context = _bodies[-1][0] if _bodies else get_mesh()
@@ -135,17 +135,18 @@ def _checked_mesh(mesh, axis_names, in_specs, out_specs):
                         f"axis_names={manual} are of type {types}")
     if in_specs is not Infer and in_specs is not None:
         _check_spec_names("in_specs", in_specs, manual, mesh)
-        _check_summed_specs("in", in_specs, manual, mesh)
+        _check_summed_specs("in", in_specs, manual, mesh, check_vma)
     _check_spec_names("out_specs", out_specs, manual, mesh)
-    _check_summed_specs("out", out_specs, manual, mesh)
+    _check_summed_specs("out", out_specs, manual, mesh, check_vma)
     return mesh, manual | vmapped
 
 
 
 
-def _check_summed_specs(prefix, specs, manual, mesh) -> None:
+def _check_summed_specs(prefix, specs, manual, mesh, typed=True) -> None:
     """JAX's errors for specs with unreduced or reduced axes: they need a shard_map manual
-    over every mesh axis, and those axes Explicit."""
+    over every mesh axis, and those axes Explicit; and, where the body's values are typed
+    (`typed`: check_vma), jxkernel's refusal."""
     kinds = dict(zip(mesh.axis_names, mesh.axis_types))
     for s in _spec_leaves(specs):
         if not s.unreduced and not s.reduced:
@@ -161,6 +162,19 @@ def _check_summed_specs(prefix, specs, manual, mesh) -> None:
                 raise ValueError(
                     f"{kind} in {prefix}_specs {s} can only be used when the mesh passed to "
                     f"shard_map contains axis names all of type `Explicit`. Got mesh {mesh}")
+        if not typed:       # check_vma=False: each device's block is its summand, as JAX's
+            continue
+        # JAX types a body's values unreduced or reduced from such specs; jxkernel's body
+        # values carry varying axes only, and dropping the sets ran a program JAX refuses
+        # or sums otherwise (a body given each device's summand as if it were the value)
+        axes = sorted(s.unreduced | s.reduced)
+        fix = (f"Reshard the argument to a spec without them first (jax.reshard(x, P(...)) "
+               f"sums the summands) and pass that" if prefix == "in" else
+               f"Sum the result inside the body (jax.lax.psum(y, {tuple(axes)!r})) and give "
+               f"out_specs without them")
+        raise NotImplementedError(
+            f"{prefix}_specs {s}: jxkernel's shard_map does not type a body's values "
+            f"unreduced or reduced yet. {fix}.")
 
 
 def _concrete_mesh(mesh, flat_args):

@@ -20,6 +20,7 @@ def run(jax) -> dict:
     _all_gather_invarying(jax, out)
     _invarying(jax, out)
     _summed_spec_checks(jax, out)
+    _summed_spec_rewrites(jax, out)
     _abstract_mesh(jax, out)
     _pcast_outside(jax, out)
     _eager_body_mesh(jax, out)
@@ -135,6 +136,32 @@ def _summed_spec_checks(jax, out):
     out["reduced out_specs partial manual explicit"] = _answer(lambda: jax.shard_map(
         ident, mesh=emesh, in_specs=P(), out_specs=P(reduced={"x"}),
         axis_names={"x"})(np.arange(8)))
+
+
+def _summed_spec_rewrites(jax, out):
+    """The two rewrites jxkernel's refusal of unreduced specs in a full-manual shard_map
+    advises (api/shard_map_checks.py), run: reshard an unreduced argument first; psum a
+    result inside the body and give out_specs without unreduced axes."""
+    jnp, P = jax.numpy, jax.sharding.PartitionSpec
+    mesh = _mesh(jax, (2,), ("x",), explicit=True)
+    put = lambda v, spec: jax.device_put(v, jax.sharding.NamedSharding(mesh, spec))  # noqa: E731
+    a = put(jnp.arange(8.).reshape(2, 4), P(None, "x"))
+    b = put(jnp.ones((4, 1)), P("x", None))
+    x = put(jnp.arange(8.), P("x"))
+
+    def resharded_first():
+        y = jnp.dot(a, b, out_sharding=P(None, None, unreduced={"x"}))
+        return jax.shard_map(lambda t: t * 2, in_specs=P(None, None), out_specs=P(None, None))(
+            jax.reshard(y, P(None, None)))
+
+    def summed_inside():
+        return jax.shard_map(lambda t: jax.lax.psum(jnp.sum(t, keepdims=True), ("x",)),
+                             in_specs=P("x"), out_specs=P(None))(x)
+    with jax.set_mesh(mesh):
+        for name, f in (("reshard an unreduced argument first", resharded_first),
+                        ("psum a result inside the body", summed_inside)):
+            out[f"unreduced spec rewrite: {name}"] = _answer(
+                lambda: [jax.jit(f)().tolist(), str(jax.typeof(jax.jit(f)()))])
 
 
 def _abstract_mesh(jax, out):
