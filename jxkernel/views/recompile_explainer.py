@@ -49,7 +49,7 @@ from .signature_changes.fresh_functions import (
     _WRAPPER_FRESH_FIX, fresh_jit_change, partial_call)
 from .signature_changes.learner_paths import in_learners_names
 from .signature_changes.statics import _pytree_fields
-from .signature_changes.at_the_calls import at_the_calls
+from .signature_changes.at_the_calls import at_the_calls, bound_where_called
 from .signature_changes.input_types import grown_step_by_step, rows_under_vmap
 from .signature_changes.nearest import nearest
 from .argument_uses import jit_decorated_def, uses
@@ -115,6 +115,7 @@ def _explain(miss: Miss) -> tuple:
     changes = grown_step_by_step(explain_changes(closest, new), miss.history, new)
     changes = at_the_calls(for_function(changes, miss.jitted._fun, uses, jit_decorated_def),
                            miss.jitted, closest, new)
+    changes = bound_where_called(changes, miss.jitted, new)
     reason = explain(closest.named, named, closest.treedef, miss.treedef, closest.statics,
                      static_named, [c for c in changes if c.kind == "structure"])
     if changes and (reason.startswith("a changed configuration") or

@@ -6,6 +6,7 @@ names no variable at `f(1.0)`; in the function, the type is traced already.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import inspect
 import linecache
 import re
@@ -67,6 +68,26 @@ def _argument_at(site, jitted, path):
     if path not in params:
         return None
     index = params.index(path)
+    call = _call_at(site, jitted)
+    if call is None:
+        return None
+    if params[0] in ("self", "cls") and isinstance(call.func, ast.Attribute):
+        index -= 1              # obj.step(x): self is not among the call's arguments
+    arg = next((k.value for k in call.keywords if k.arg == path), None)
+    if arg is None and not any(isinstance(a, ast.Starred) for a in call.args[:index + 1]) \
+            and len(call.args) > index:
+        arg = call.args[index]
+    if arg is None or arg.lineno != arg.end_lineno:
+        return None
+    body = linecache.getline(site.file, site.line).strip()
+    start, end = arg.col_offset, arg.end_col_offset
+    return (ast.get_source_segment(body, call), body[start:end], site.line,
+            lambda new: body[:start] + new + body[end:])
+
+
+def _call_at(site, jitted):
+    """The call of `jitted` (an ast.Call of the stripped line) at `site`, the learner's line;
+    None where it cannot be told (a line not in linecache, two calls there)."""
     text = linecache.getline(site.file, site.line)
     indent = len(text) - len(text.lstrip())
     try:
@@ -80,21 +101,24 @@ def _argument_at(site, jitted, path):
         else ast.unparse(n.func).split(".")[-1] == name)]
     if column is not None and len(calls) > 1:     # jax.grad(f)(1.0): the outermost call
         calls = [max(calls, key=lambda n: n.end_col_offset)]
-    if len(calls) != 1:
-        return None
-    call = calls[0]
-    if params[0] in ("self", "cls") and isinstance(call.func, ast.Attribute):
-        index -= 1              # obj.step(x): self is not among the call's arguments
-    arg = next((k.value for k in call.keywords if k.arg == path), None)
-    if arg is None and not any(isinstance(a, ast.Starred) for a in call.args[:index + 1]) \
-            and len(call.args) > index:
-        arg = call.args[index]
-    if arg is None or arg.lineno != arg.end_lineno:
-        return None
-    body = text.strip()
-    start, end = arg.col_offset, arg.end_col_offset
-    return (ast.get_source_segment(body, call), body[start:end], site.line,
-            lambda new: body[:start] + new + body[end:])
+    return calls[0] if len(calls) == 1 else None
+
+
+def bound_where_called(changes, jitted, now) -> tuple:
+    """`changes` whose code jits the function without a name to call it by (`jax.jit(scale)`,
+    for_function's, of a function jitted by name), bound to the name the learner calls it
+    by at `now`'s call (`scale_jit = jax.jit(scale)`): pasted over their
+    `scale_jit = jax.jit(scale, static_argnums=1)`, the bare expression left scale_jit
+    undefined. A call that cannot be read (or not by a plain name) leaves them as they are.
+    """
+    site = getattr(now, "site", None)
+    call = None if site is None else _call_at(site, jitted)
+    if call is None or not isinstance(call.func, ast.Name):
+        return tuple(changes)
+    bind = call.func.id + " = "
+    return tuple(dataclasses.replace(c, snippet="\n".join(
+        bind + line if line.startswith("jax.jit(") else line
+        for line in c.snippet.split("\n"))) for c in changes)
 
 
 # the weak side a Python number at a call the learner wrote: an array of the other call's dtype

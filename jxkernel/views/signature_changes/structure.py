@@ -42,6 +42,13 @@ def _structure_changes(old, new, flipped, before, after):
         elif path.endswith("]") and re.search(r"\[\d+\]$", path):   # a list's length
             item = after[path] if path in after else before[path]
             change = _refixed(change, _LENGTH_FIX, **list_item(path, item))
+        elif _KEY_OF_ARGUMENT.match(path) and not \
+                (after[path] if path in after else before[path]).weak_type:
+            # a key one call lacks: its zeros written out, `defaults` being no name of theirs
+            # (a weak leaf is left to the plain fix: strong zeros would be another type)
+            item = after[path] if path in after else before[path]
+            change = _refixed(change, _KEY_FIX, key=_KEY_OF_ARGUMENT.match(path).group(1),
+                              shape=tuple(item.shape), dtype=item.dtype.name)
         yield change
     if not moved and not flipped and not explained and old.treedef is not None and \
             new.treedef is not None and old.treedef != new.treedef:
@@ -347,6 +354,15 @@ _LENGTH_FIX = ("{list} changed length ({path}: {old} -> {new}): a list's length 
                "n = len({list})\n"
                "{list} = jnp.stack(list({list}) + [jnp.zeros({shape}, jnp.{dtype})] * (MAX - n))\n"
                "mask = jnp.arange(MAX) < n           # which rows are real: pass it too")
+# a dict argument's own key (`params['b']`, not `params['layer']['b']`)
+_KEY_OF_ARGUMENT = re.compile(r"^[A-Za-z_]\w*\[('[^'\\]*'|\"[^\"\\]*\")\]$")
+_KEY_FIX = ("The arguments' pytree structure changed ({path}: {old} -> {new}): a dict's keys "
+            "are part of its structure, and every structure compiles anew. Give {root} the "
+            "same keys in every call: zeros where a call has no {key} (the function must read "
+            "zeros as nothing there), set before each call.",
+            "defaults = {{{key}: jnp.zeros({shape}, jnp.{dtype})}}    # the keys some call "
+            "lacks\n"
+            "{root} = {{**defaults, **{root}}}    # the same keys in every call: before each")
 _KEYWORD_FIX = ("The same argument came by position in one call and by keyword in the other "
                 "({old} -> {new}): which arguments are keywords is part of the cache key. "
                 "Pass each argument the same way in every call.",
