@@ -1,0 +1,119 @@
+"""A learner's program for each kind of recompile the explainer writes a fix for (a static
+argument's value, a partial batch, a growing length, a dict key, None then an array, x64), and
+where its note's code goes when pasted: tests/views/test_pasted_fixes.py pastes the note's own
+snippet there (`pasted`) under jxkernel and checks the trace count.
+
+reference/make_pasted_fixes_reference.py runs each program and its pasted form (with `snippet`,
+the note's code as the test checks it is written) under JAX 0.10.2 with
+`jax_explain_cache_misses` on: tests/data/pasted_fixes_reference.json holds the traces of each.
+
+name -> (what the learner did, program, the jitted function's name, where the snippet goes,
+the snippet as the note writes it, traces of the pasted program). Where: ("before", callee)
+before every line calling `callee` (at its indentation: the note's "before the call", "before
+each call"); ("replace", first, last) in place of those lines (1-based: the jit or decorator
+line the note rewrites); ("top",) first thing.
+"""
+
+CASES = {
+    "static_value_decorated": (
+        "a number static (static_argnums) that only scales: a new value each step",
+        "import functools\n"
+        "@functools.partial(jax.jit, static_argnums=1)\n"
+        "def scale(x, k):\n"
+        "    return x * k\n"
+        "x = jnp.ones(3)\n"
+        "for k in (1.0, 2.0, 3.0):\n"
+        "    y = scale(x, k)\n",
+        "scale", ("replace", 2, 3),
+        "@jax.jit    # k traced: one program for all its values\n"
+        "def scale(x, k):", 1),
+    "static_value_jitted_by_name": (
+        "the same, jitted by name: scale_jit = jax.jit(scale, static_argnums=1)",
+        "def scale(x, k):\n"
+        "    return x * k\n"
+        "scale_jit = jax.jit(scale, static_argnums=1)\n"
+        "x = jnp.ones(3)\n"
+        "for k in (1.0, 2.0, 3.0):\n"
+        "    y = scale_jit(x, k)\n",
+        "scale", ("replace", 3, 3),
+        "scale_jit = jax.jit(scale)    # k traced: one program for all its values", 1),
+    "last_partial_batch": (
+        "batches of 4 rows from 10: the last has 2",
+        "data = jnp.arange(30.0).reshape(10, 3)\n"
+        "@jax.jit\n"
+        "def loss(batch):\n"
+        "    return (batch ** 2).sum(axis=1).mean()\n"
+        "for i in range(0, 10, 4):\n"
+        "    batch = data[i:i + 4]\n"
+        "    l = loss(batch)\n",
+        "loss", ("before", "loss"),
+        "n = batch.shape[0]\n"
+        "batch = jnp.pad(batch, [(0, 4 - n)] + [(0, 0)] * (batch.ndim - 1))\n"
+        "mask = jnp.arange(4) < n    # pass it in: weigh each row by it", 1),
+    "growing_length": (
+        "a vector one longer at every step (lengths 1 to 5)",
+        "@jax.jit\n"
+        "def total(x):\n"
+        "    return x.sum()\n"
+        "for n in range(1, 6):\n"
+        "    x = jnp.ones(n)\n"
+        "    t = total(x)\n",
+        "total", ("before", "total"),
+        "n = x.shape[0]\n"
+        "size = max(2, 1 << (n - 1).bit_length())    # a power of two, at least 2\n"
+        "x = jnp.pad(x, [(0, size - n)] + [(0, 0)] * (x.ndim - 1))",
+        3),                                         # buckets 2, 4, 8: not one, as it says
+    "dict_key_added": (
+        "a params dict given a 'b' entry after the first call",
+        "@jax.jit\n"
+        "def apply(params, x):\n"
+        "    return x * params['w'] + params.get('b', 0.0)\n"
+        "params = {'w': jnp.ones(3)}\n"
+        "y = apply(params, jnp.ones(3))\n"
+        "params['b'] = jnp.zeros(3)\n"
+        "y = apply(params, jnp.ones(3))\n",
+        "apply", ("before", "apply"),
+        "defaults = {'b': jnp.zeros((3,), jnp.float32)}    # the keys some call lacks\n"
+        "params = {**defaults, **params}    # the same keys in every call: before each", 1),
+    "none_then_array": (
+        "a bias passed as None, then as an array",
+        "@jax.jit\n"
+        "def f(x, bias):\n"
+        "    return x if bias is None else x + bias\n"
+        "for bias in (None, jnp.ones(3)):\n"
+        "    y = f(jnp.ones(3), bias)\n",
+        "f", ("before", "f"),
+        "bias = jnp.zeros((3,)) if bias is None else bias    # an array in every call", 1),
+    "x64_turned_on_midway": (
+        "jax_enable_x64 switched on between two calls",
+        "@jax.jit\n"
+        "def f(x):\n"
+        "    return x * 2\n"
+        "y = f(jnp.ones(3))\n"
+        "jax.config.update('jax_enable_x64', True)\n"
+        "y = f(jnp.ones(3))\n",
+        "f", ("top",),
+        'jax.config.update("jax_enable_x64", True)    # first thing, before any jit', 1),
+}
+
+
+def pasted(name, snippet=None):
+    """CASES[name]'s program with `snippet` (by default the one recorded there) pasted where
+    the case says."""
+    _, program, _, where, recorded, _ = CASES[name]
+    snippet = recorded if snippet is None else snippet
+    lines, block = program.splitlines(), snippet.splitlines()
+    if where[0] == "top":
+        lines = block + lines
+    elif where[0] == "replace":
+        lines = lines[:where[1] - 1] + block + lines[where[2]:]
+    else:
+        out = []
+        for line in lines:
+            body = line.lstrip()
+            if f"{where[1]}(" in body and not body.startswith(("def ", "@")):
+                indent = line[:len(line) - len(body)]
+                out += [indent + b for b in block]
+            out.append(line)
+        lines = out
+    return "\n".join(lines) + "\n"
