@@ -1,6 +1,6 @@
 """A learner's program for each kind of recompile the explainer writes a fix for (a static
-argument's value, a partial batch, a growing length, a dict key, None then an array, x64), and
-where its note's code goes when pasted: tests/views/test_pasted_fixes.py pastes the note's own
+argument's value, a partial batch, a growing length, a dict key, None then an array, x64, a
+jit of a lambda made in a loop), and where its note's code goes when pasted: tests/views/test_pasted_fixes.py pastes the note's own
 snippet there (`pasted`) under jxkernel and checks the trace count.
 
 reference/make_pasted_fixes_reference.py runs each program and its pasted form (with `snippet`,
@@ -94,6 +94,14 @@ CASES = {
         "y = f(jnp.ones(3))\n",
         "f", ("top",),
         'jax.config.update("jax_enable_x64", True)    # first thing, before any jit', 1),
+    "jit_of_a_lambda_in_a_loop": (
+        "jax.jit(lambda ...) made at every pass of a loop",
+        "x = jnp.ones(3)\n"
+        "for i in range(3):\n"
+        "    step = jax.jit(lambda v: v * 2)\n"
+        "    x = step(x)\n",
+        "<lambda>", ("move", 3),
+        "step = jax.jit(lambda v: v * 2)    # line 3: moved above the loop, unchanged", 1),
 }
 
 
@@ -103,7 +111,14 @@ def pasted(name, snippet=None):
     _, program, _, where, recorded, _ = CASES[name]
     snippet = recorded if snippet is None else snippet
     lines, block = program.splitlines(), snippet.splitlines()
-    if where[0] == "top":
+    if where[0] == "move":          # line where[1] out, the snippet above its loop
+        line = where[1] - 1
+        indent = len(lines[line]) - len(lines[line].lstrip())
+        loop = max(i for i in range(line) if lines[i].lstrip().startswith(("for ", "while "))
+                   and len(lines[i]) - len(lines[i].lstrip()) < indent)
+        at = lines[loop][:len(lines[loop]) - len(lines[loop].lstrip())]
+        lines = lines[:loop] + [at + b for b in block] + lines[loop:line] + lines[line + 1:]
+    elif where[0] == "top":
         lines = block + lines
     elif where[0] == "replace":
         lines = lines[:where[1] - 1] + block + lines[where[2]:]

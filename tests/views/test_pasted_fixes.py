@@ -1,6 +1,7 @@
 """Every kind's advised fix, pasted where its note says, removes the recompile: a static
 argument's value, a last partial batch (pad and mask), a growing length (buckets: the few
-compiles it promises), a dict key added, None then an array, x64 switched on. The snippet
+compiles it promises), a dict key added, None then an array, x64 switched on, a jit of a
+lambda made at every pass of a loop (its line moved above the loop). The snippet
 pasted is the note's own (read from it; tests/data/pasted_fixes_cases.py holds it as written,
 for the reference), and JAX 0.10.2 traces the same programs as often
 (tests/data/pasted_fixes_reference.json, reference/make_pasted_fixes_reference.py)."""
@@ -85,3 +86,15 @@ def test_the_padded_batch_weighed_by_the_mask_is_the_unpadded_result(tmp_path):
     assert plain["losses"] == weighed["losses"] == losses["unpadded"] == \
         losses["padded_masked"]
     assert counted["losses"] == losses["padded_unweighed"] != losses["unpadded"]
+
+
+def test_a_lambda_reading_the_loops_variable_is_not_told_to_move_as_it_is(tmp_path):
+    """Moved above the loop, `jax.jit(lambda v: v * i)` keeps the i of its one trace (JAX
+    0.10.2 answers 0 for every i: recompile_reference.json's
+    learner5_lambda_made_once_reads_i): its note keeps the advice that passes i."""
+    program = CASES["jit_of_a_lambda_in_a_loop"][1].replace("v * 2", "v * i")
+    events, _ = run(program, tmp_path / "reads_i.py")
+    (change,) = events[1].changes
+    assert change.kind == "fresh_jit" and "moved above the loop" not in change.snippet
+    assert "made once it would keep the first one" in change.fix and \
+        "passed as an argument" in change.fix
