@@ -4,12 +4,12 @@ the tests):
     .venv-jax/bin/python reference/make_pasted_fixes_reference.py
 
 For each case of tests/data/pasted_fixes_cases.py (a static argument's value, a partial batch,
-a growing length, a dict key, None then an array, x64, a jit of a lambda made in a loop):
-the program and the program with the note's fix pasted where the case says, each run from a
-file of its own with
-`jax_explain_cache_misses` on; recorded are the tracing-cache misses of the program's functions
-(their count: a trace each) and the first line of each miss, and, for the partial batch, the
-losses of the unpadded batches and of the padded ones weighed by the mask.
+a growing length, a dict key, a list appended to, None then an array, x64, a jit of a lambda
+made in a loop): the program and the program with the note's fix pasted where the case says,
+each run from a file of its own with `jax_explain_cache_misses` on; recorded are the tracing-
+cache misses of the program's functions (their count: a trace each) and the first line of each
+miss, and, for the partial batch, the losses of the unpadded batches and of the padded ones
+weighed by the mask.
 """
 import json
 import logging

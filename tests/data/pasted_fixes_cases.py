@@ -1,7 +1,8 @@
 """A learner's program for each kind of recompile the explainer writes a fix for (a static
-argument's value, a partial batch, a growing length, a dict key, None then an array, x64, a
-jit of a lambda made in a loop), and where its note's code goes when pasted: tests/views/test_pasted_fixes.py pastes the note's own
-snippet there (`pasted`) under jxkernel and checks the trace count.
+argument's value, a partial batch, a growing length, a dict key, a list appended to, None then
+an array, x64, a jit of a lambda made in a loop), and where its note's code goes when pasted:
+tests/views/test_pasted_fixes.py pastes the note's own snippet there (`pasted`) under jxkernel
+and checks the trace count.
 
 reference/make_pasted_fixes_reference.py runs each program and its pasted form (with `snippet`,
 the note's code as the test checks it is written) under JAX 0.10.2 with
@@ -75,6 +76,20 @@ CASES = {
         "apply", ("before", "apply"),
         "defaults = {'b': jnp.zeros((3,), jnp.float32)}    # the keys some call lacks\n"
         "params = {**defaults, **params}    # the same keys in every call: before each", 1),
+    "list_grown_by_append": (
+        "a list appended to in a loop, passed whole at every pass",
+        "@jax.jit\n"
+        "def total(xs):\n"
+        "    return sum(x.sum() for x in xs)\n"
+        "xs = []\n"
+        "for i in range(3):\n"
+        "    xs.append(jnp.ones(2))\n"
+        "    t = total(xs)\n",
+        "total", ("replace", 7, 7),
+        "MAX = 8                              # the most items a call has\n"
+        "mask = jnp.arange(MAX) < len(xs)    # which rows are real: pass it too\n"
+        "t = total(jnp.stack(list(xs) + [jnp.zeros((2,), jnp.float32)] * (MAX - len(xs))))"
+        "    # line 7", 1),
     "none_then_array": (
         "a bias passed as None, then as an array",
         "@jax.jit\n"
@@ -120,8 +135,10 @@ def pasted(name, snippet=None):
         lines = lines[:loop] + [at + b for b in block] + lines[loop:line] + lines[line + 1:]
     elif where[0] == "top":
         lines = block + lines
-    elif where[0] == "replace":
-        lines = lines[:where[1] - 1] + block + lines[where[2]:]
+    elif where[0] == "replace":     # at the first line's indentation
+        first = lines[where[1] - 1]
+        at = first[:len(first) - len(first.lstrip())]
+        lines = lines[:where[1] - 1] + [at + b for b in block] + lines[where[2]:]
     else:
         out = []
         for line in lines:

@@ -1,9 +1,9 @@
 """Every kind's advised fix, pasted where its note says, removes the recompile: a static
 argument's value, a last partial batch (pad and mask), a growing length (buckets: the few
-compiles it promises), a dict key added, None then an array, x64 switched on, a jit of a
-lambda made at every pass of a loop (its line moved above the loop). The snippet
-pasted is the note's own (read from it; tests/data/pasted_fixes_cases.py holds it as written,
-for the reference), and JAX 0.10.2 traces the same programs as often
+compiles it promises), a dict key added, a list appended to, None then an array, x64
+switched on, a jit of a lambda made at every pass of a loop (its line moved above the loop).
+The snippet pasted is the note's own (read from it; tests/data/pasted_fixes_cases.py holds
+it as written, for the reference), and JAX 0.10.2 traces the same programs as often
 (tests/data/pasted_fixes_reference.json, reference/make_pasted_fixes_reference.py)."""
 import json
 import os

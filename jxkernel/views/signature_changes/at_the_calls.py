@@ -31,6 +31,10 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
                 _shape_of(c.new) == ():
             sig, dtype = (now, _dtype_name(c.old)) if weak_now else (before, _dtype_name(c.new))
             template = _WEAK_NOW_FIX if weak_now else _WEAK_BEFORE_FIX
+        elif c.kind == "structure" and _STACKED.search(c.snippet) and \
+                re.sub(r"\[\d+\]$", "", c.path).isidentifier():
+            out.append(_stacked_at_the_call(c, jitted, now))
+            continue
         elif cast is not None and cast.group(1) == cast.group(2) == c.path:
             # the cast belongs at the call whose dtype is not the one cast to: the new
             # call's (int32 data after float32), or the earlier one's (float32 after int32)
@@ -119,6 +123,33 @@ def bound_where_called(changes, jitted, now) -> tuple:
     return tuple(dataclasses.replace(c, snippet="\n".join(
         bind + line if line.startswith("jax.jit(") else line
         for line in c.snippet.split("\n"))) for c in changes)
+
+
+# a list's length fix (structure._LENGTH_FIX): its rows' zeros
+_STACKED = re.compile(
+    r"^(\w+) = jnp\.stack\(list\(\1\) \+ \[(jnp\.zeros\(.*\))\] \* \(MAX - n\)\)$", re.M)
+
+
+def _stacked_at_the_call(change, jitted, now):
+    """`change`, a list argument's length fix, written in the call that passed the list
+    (`total(jnp.stack(list(xs) + [...] * (MAX - len(xs))))    # line 7`): the plain fix's
+    `xs = jnp.stack(...)` before the call made the learner's list an array, and a loop
+    appending to it (`xs.append(...)`) failed at its next pass. A call that cannot be read
+    keeps the plain fix."""
+    param = re.sub(r"\[\d+\]$", "", change.path)
+    found = _argument_at(getattr(now, "site", None), jitted, param)
+    if found is None:
+        return change
+    call, arg, line, rewritten = found
+    zeros = _STACKED.search(change.snippet).group(2)
+    stacked = f"jnp.stack(list({arg}) + [{zeros}] * (MAX - len({arg})))"
+    return dataclasses.replace(
+        change,
+        fix=change.fix + f" Stacked in the call at line {line} ({call}), {arg} stays a list "
+        "(appending to it goes on working).",
+        snippet="MAX = 8                              # the most items a call has\n"
+                f"mask = jnp.arange(MAX) < len({arg})    # which rows are real: pass it too\n"
+                f"{rewritten(stacked)}    # line {line}")
 
 
 # the weak side a Python number at a call the learner wrote: an array of the other call's dtype
