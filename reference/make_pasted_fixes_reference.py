@@ -9,7 +9,8 @@ made in a loop): the program and the program with the note's fix pasted where th
 each run from a file of its own with `jax_explain_cache_misses` on; recorded are the tracing-
 cache misses of the program's functions (their count: a trace each) and the first line of each
 miss, and, for the partial batch, the losses of the unpadded batches and of the padded ones
-weighed by the mask.
+weighed by the mask; and an array grown by jnp.append and read whole (a mean), with its note's
+pattern filled in (GROWN): the traces and the means of each.
 """
 import json
 import logging
@@ -22,7 +23,7 @@ import jax.numpy as jnp
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, DATA)
-from pasted_fixes_cases import CASES, pasted  # noqa: E402
+from pasted_fixes_cases import CASES, GROWN, grown_filled, pasted  # noqa: E402
 
 
 class Collect(logging.Handler):
@@ -36,14 +37,14 @@ class Collect(logging.Handler):
             self.misses.append(text)
 
 
-def traces(source, tag):
+def traces(source, tag, scope=None):
     with tempfile.NamedTemporaryFile("w", suffix=f"_{tag}.py", delete=False) as f:
         f.write(source)
     handler = Collect(f.name)
     logger = logging.getLogger("jax")
     logger.addHandler(handler)
     try:
-        exec(compile(source, f.name, "exec"), {"jax": jax, "jnp": jnp})
+        exec(compile(source, f.name, "exec"), {"jax": jax, "jnp": jnp, **(scope or {})})
     finally:
         logger.removeHandler(handler)
         os.unlink(f.name)
@@ -75,6 +76,10 @@ def main():
     for name in CASES:
         out["cases"][name] = {"program": traces(CASES[name][1], name),
                               "pasted": traces(pasted(name), name + "_pasted")}
+    for tag, source in (("program", GROWN), ("filled", grown_filled())):
+        means = []
+        out.setdefault("grown", {})[tag] = {**traces(source, "grown_" + tag, {"means": means}),
+                                            "means": means}
     with open(os.path.join(DATA, "pasted_fixes_reference.json"), "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)
         f.write("\n")

@@ -149,3 +149,38 @@ def pasted(name, snippet=None):
             out.append(line)
         lines = out
     return "\n".join(lines) + "\n"
+
+
+# An array grown by jnp.append at every pass and read whole (a mean): its note's code is a
+# pattern (n_steps, i, value: the learner's to fill in), and the function must weigh by the
+# mask (said in words). `grown_filled` fills the note's pattern in as its comments say.
+GROWN = (
+    "h = jnp.zeros(0)\n"
+    "@jax.jit\n"
+    "def mean(h):\n"
+    "    return h.mean()\n"
+    "for i in range(4):\n"
+    "    h = jnp.append(h, float(i + 1))\n"
+    "    means.append(float(mean(h)))\n")
+
+# its note's code at the third call, as the note writes it (the test checks it is)
+GROWN_SNIPPET = (
+    "# n_steps: how many steps; i: this step's index; value: this step's value\n"
+    "h = jnp.zeros((n_steps,) + h.shape[1:], h.dtype)    # once, before the loop\n"
+    "# in the jitted step, i an argument (traced):\n"
+    "h = h.at[i].set(value)\n"
+    "mask = jnp.arange(n_steps) <= i    # the rows written so far, where it is read whole")
+
+
+def grown_filled(snippet=GROWN_SNIPPET):
+    """GROWN with the note's pattern filled in: n_steps 4, value the appended one; its first
+    line after the one making h, the write and the mask in place of the append, and the
+    mean weighed by the mask."""
+    code = [line.replace("n_steps", "4").replace("value", "float(i + 1)")
+            for line in snippet.splitlines() if not line.startswith("#")]
+    made, written, mask = code
+    return GROWN.replace("h = jnp.zeros(0)\n", f"h = jnp.zeros(0)\n{made}\n").replace(
+        "    h = jnp.append(h, float(i + 1))\n", f"    {written}\n    {mask}\n").replace(
+        "def mean(h):\n    return h.mean()\n",
+        "def mean(h, mask):\n    return (h * mask).sum() / mask.sum()\n").replace(
+        "mean(h)))", "mean(h, mask)))")

@@ -14,7 +14,7 @@ import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel import compile_log, config
 
-from pasted_fixes_cases import CASES, pasted      # tests/data
+from pasted_fixes_cases import CASES, GROWN, GROWN_SNIPPET, grown_filled, pasted  # tests/data
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "data")
 with open(os.path.join(DATA, "pasted_fixes_reference.json")) as f:
@@ -98,3 +98,23 @@ def test_a_lambda_reading_the_loops_variable_is_not_told_to_move_as_it_is(tmp_pa
     assert change.kind == "fresh_jit" and "moved above the loop" not in change.snippet
     assert "made once it would keep the first one" in change.fix and \
         "passed as an argument" in change.fix
+
+
+def test_a_grown_arrays_pattern_filled_in_with_its_mask_traces_once_and_keeps_the_means(
+        tmp_path):
+    """An array grown by jnp.append and read whole (a mean): the note's code is a pattern
+    (it says so, and names n_steps, i and value in a comment) and says to weigh by a mask
+    where the array is read whole. Filled in as it says: one trace, and each step's mean is
+    the grown array's (exact in float32), as under JAX 0.10.2; without the mask, the zeros
+    past the rows written would count."""
+    events, plain = run(GROWN, tmp_path / "grown.py", {"means": []})
+    recorded = REFERENCE["grown"]
+    assert len(events) == recorded["program"]["traces"] == 4
+    (change,) = events[2].changes
+    assert change.snippet == GROWN_SNIPPET, change.snippet
+    assert "a pattern, in names of yours to fill in" in change.fix and \
+        "weigh them by it: the zeros past them would count" in change.fix
+    again, filled = run(grown_filled(change.snippet), tmp_path / "filled.py", {"means": []})
+    assert len(again) == recorded["filled"]["traces"] == 1
+    assert plain["means"] == filled["means"] == recorded["program"]["means"] == \
+        recorded["filled"]["means"]
