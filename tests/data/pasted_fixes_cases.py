@@ -99,6 +99,16 @@ CASES = {
         "    y = f(jnp.ones(3), bias)\n",
         "f", ("before", "f"),
         "bias = jnp.zeros((3,)) if bias is None else bias    # an array in every call", 1),
+    "none_then_int_array": (
+        "an int32 offset passed as None, then as an array",
+        "@jax.jit\n"
+        "def shift(idx, offset):\n"
+        "    return idx if offset is None else idx + offset\n"
+        "for offset in (None, jnp.arange(3)):\n"
+        "    y = shift(jnp.arange(3), offset)\n",
+        "shift", ("before", "shift"),
+        "offset = jnp.zeros((3,), jnp.int32) if offset is None else offset    # an array in "
+        "every call", 1),
     "x64_turned_on_midway": (
         "jax_enable_x64 switched on between two calls",
         "@jax.jit\n"

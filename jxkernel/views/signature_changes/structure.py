@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from ...core.config import config
 from .change import Change, _aval_text, _root
 from .fixes import _assignable, _fixed, _refixed
 from .statics import _static_repr
@@ -36,7 +37,7 @@ def _structure_changes(old, new, flipped, before, after):
             side = (after if path in after else before)[path]
             change = _refixed(dataclasses.replace(
                 change, **{"old" if path in after else "new": "None"}), _NONE_ARGUMENT_FIX,
-                shape=tuple(side.shape))
+                shape=tuple(side.shape), dtype=_zeros_dtype(side.dtype))
         elif path == _root(path):                   # a whole argument passed, then not
             change = _refixed(change, _ARGUMENT_FIX)
         elif path.endswith("]") and re.search(r"\[\d+\]$", path):   # a list's length
@@ -111,7 +112,7 @@ def _node_change(old, new):
             return None         # (a while_loop's carry under vmap, in Equinox): told per leaf
         change = _refixed(dataclasses.replace(change, **{
             "old" if a[0] is type(None) else "new": "None"}), _NONE_ARGUMENT_FIX,
-            shape=tuple(aval.shape))
+            shape=tuple(aval.shape), dtype=_zeros_dtype(aval.dtype))
     else:
         change = _refixed(change, _CONTAINER_FIX, convert=_convert_to(a[0], path))
     return dataclasses.replace(change, snippet=_assignable(path, change.snippet))
@@ -327,7 +328,16 @@ _NONE_ARGUMENT_FIX = (
     "{path} was {old} and is {new} now: None is an empty pytree and an array a leaf, two "
     "argument structures, each compiled. Pass an array in every call (zeros where None "
     "meant nothing to add).",
-    "{path} = jnp.zeros({shape}) if {path} is None else {path}    # an array in every call")
+    "{path} = jnp.zeros({shape}{dtype}) if {path} is None else {path}    # an array in every "
+    "call")
+
+
+def _zeros_dtype(dtype) -> str:
+    """The dtype argument of jnp.zeros for zeros of `dtype`: none for the default float
+    (float32, float64 under x64), `, jnp.int32` else (default zeros in place of an int32
+    array were another dtype: a compile more)."""
+    default = "float64" if config.jax_enable_x64 else "float32"
+    return "" if dtype.name == default else f", jnp.{dtype.name}"
 _ARGUMENT_FIX = ("{path} was {old} and is {new} now: an argument left out (to its default, "
                  "or a **kwargs keyword not given) and one passed are two different argument "
                  "structures, each compiled. Pass {path} in every call, or in none.",
