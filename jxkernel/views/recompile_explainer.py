@@ -46,10 +46,10 @@ from .signature_changes.fixes import _refixed, for_function
 from .signature_changes.fresh_functions import (
     _CELL_RERUN_DECORATED_FIX, _CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _DEFAULTS_FRESH_FIX,
     _INIT_METHOD_FRESH_FIX, _INSTANCE_FRESH_FIX, _METHOD_FRESH_FIX, _PARTIAL_FRESH_FIX,
-    _WRAPPER_FRESH_FIX, fresh_jit_change, partial_call)
+    _HOIST_FIX, _WRAPPER_FRESH_FIX, fresh_jit_change, hoistable_line, partial_call)
 from .signature_changes.learner_paths import in_learners_names
 from .signature_changes.statics import _pytree_fields
-from .signature_changes.at_the_calls import at_the_calls
+from .signature_changes.at_the_calls import at_the_calls, bound_where_called
 from .signature_changes.input_types import grown_step_by_step, rows_under_vmap
 from .signature_changes.nearest import nearest
 from .argument_uses import jit_decorated_def, uses
@@ -115,6 +115,7 @@ def _explain(miss: Miss) -> tuple:
     changes = grown_step_by_step(explain_changes(closest, new), miss.history, new)
     changes = at_the_calls(for_function(changes, miss.jitted._fun, uses, jit_decorated_def),
                            miss.jitted, closest, new)
+    changes = bound_where_called(changes, miss.jitted, new)
     reason = explain(closest.named, named, closest.treedef, miss.treedef, closest.statics,
                      static_named, [c for c in changes if c.kind == "structure"])
     if changes and (reason.startswith("a changed configuration") or
@@ -194,6 +195,9 @@ def _fresh_jit_changes(jitted) -> tuple:
                           fname=_jit_name(jitted), fun=_jit_name(jitted)
                           if jitted._name.isidentifier() else "lambda ...: ...",
                           def_line=def_line)
+    elif hoistable_line(fun) is not None:       # jit(lambda ...) made anew by a loop
+        line, code = hoistable_line(fun)
+        change = _refixed(change, _HOIST_FIX, line=line, code=code)
     return (change,)
 
 

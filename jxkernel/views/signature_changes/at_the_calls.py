@@ -6,6 +6,7 @@ names no variable at `f(1.0)`; in the function, the type is traced already.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import inspect
 import linecache
 import re
@@ -30,6 +31,10 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
                 _shape_of(c.new) == ():
             sig, dtype = (now, _dtype_name(c.old)) if weak_now else (before, _dtype_name(c.new))
             template = _WEAK_NOW_FIX if weak_now else _WEAK_BEFORE_FIX
+        elif c.kind == "structure" and _STACKED.search(c.snippet) and \
+                re.sub(r"\[\d+\]$", "", c.path).isidentifier():
+            out.append(_stacked_at_the_call(c, jitted, now))
+            continue
         elif cast is not None and cast.group(1) == cast.group(2) == c.path:
             # the cast belongs at the call whose dtype is not the one cast to: the new
             # call's (int32 data after float32), or the earlier one's (float32 after int32)
@@ -67,6 +72,26 @@ def _argument_at(site, jitted, path):
     if path not in params:
         return None
     index = params.index(path)
+    call = _call_at(site, jitted)
+    if call is None:
+        return None
+    if params[0] in ("self", "cls") and isinstance(call.func, ast.Attribute):
+        index -= 1              # obj.step(x): self is not among the call's arguments
+    arg = next((k.value for k in call.keywords if k.arg == path), None)
+    if arg is None and not any(isinstance(a, ast.Starred) for a in call.args[:index + 1]) \
+            and len(call.args) > index:
+        arg = call.args[index]
+    if arg is None or arg.lineno != arg.end_lineno:
+        return None
+    body = linecache.getline(site.file, site.line).strip()
+    start, end = arg.col_offset, arg.end_col_offset
+    return (ast.get_source_segment(body, call), body[start:end], site.line,
+            lambda new: body[:start] + new + body[end:])
+
+
+def _call_at(site, jitted):
+    """The call of `jitted` (an ast.Call of the stripped line) at `site`, the learner's line;
+    None where it cannot be told (a line not in linecache, two calls there)."""
     text = linecache.getline(site.file, site.line)
     indent = len(text) - len(text.lstrip())
     try:
@@ -80,21 +105,51 @@ def _argument_at(site, jitted, path):
         else ast.unparse(n.func).split(".")[-1] == name)]
     if column is not None and len(calls) > 1:     # jax.grad(f)(1.0): the outermost call
         calls = [max(calls, key=lambda n: n.end_col_offset)]
-    if len(calls) != 1:
-        return None
-    call = calls[0]
-    if params[0] in ("self", "cls") and isinstance(call.func, ast.Attribute):
-        index -= 1              # obj.step(x): self is not among the call's arguments
-    arg = next((k.value for k in call.keywords if k.arg == path), None)
-    if arg is None and not any(isinstance(a, ast.Starred) for a in call.args[:index + 1]) \
-            and len(call.args) > index:
-        arg = call.args[index]
-    if arg is None or arg.lineno != arg.end_lineno:
-        return None
-    body = text.strip()
-    start, end = arg.col_offset, arg.end_col_offset
-    return (ast.get_source_segment(body, call), body[start:end], site.line,
-            lambda new: body[:start] + new + body[end:])
+    return calls[0] if len(calls) == 1 else None
+
+
+def bound_where_called(changes, jitted, now) -> tuple:
+    """`changes` whose code jits the function without a name to call it by (`jax.jit(scale)`,
+    for_function's, of a function jitted by name), bound to the name the learner calls it
+    by at `now`'s call (`scale_jit = jax.jit(scale)`): pasted over their
+    `scale_jit = jax.jit(scale, static_argnums=1)`, the bare expression left scale_jit
+    undefined. A call that cannot be read (or not by a plain name) leaves them as they are.
+    """
+    site = getattr(now, "site", None)
+    call = None if site is None else _call_at(site, jitted)
+    if call is None or not isinstance(call.func, ast.Name):
+        return tuple(changes)
+    bind = call.func.id + " = "
+    return tuple(dataclasses.replace(c, snippet="\n".join(
+        bind + line if line.startswith("jax.jit(") else line
+        for line in c.snippet.split("\n"))) for c in changes)
+
+
+# a list's length fix (structure._LENGTH_FIX): its rows' zeros
+_STACKED = re.compile(
+    r"^(\w+) = jnp\.stack\(list\(\1\) \+ \[(jnp\.zeros\(.*\))\] \* \(MAX - n\)\)$", re.M)
+
+
+def _stacked_at_the_call(change, jitted, now):
+    """`change`, a list argument's length fix, written in the call that passed the list
+    (`total(jnp.stack(list(xs) + [...] * (MAX - len(xs))))    # line 7`): the plain fix's
+    `xs = jnp.stack(...)` before the call made the learner's list an array, and a loop
+    appending to it (`xs.append(...)`) failed at its next pass. A call that cannot be read
+    keeps the plain fix."""
+    param = re.sub(r"\[\d+\]$", "", change.path)
+    found = _argument_at(getattr(now, "site", None), jitted, param)
+    if found is None:
+        return change
+    call, arg, line, rewritten = found
+    zeros = _STACKED.search(change.snippet).group(2)
+    stacked = f"jnp.stack(list({arg}) + [{zeros}] * (MAX - len({arg})))"
+    return dataclasses.replace(
+        change,
+        fix=change.fix + f" Stacked in the call at line {line} ({call}), {arg} stays a list "
+        "(appending to it goes on working).",
+        snippet="MAX = 8                              # the most items a call has\n"
+                f"mask = jnp.arange(MAX) < len({arg})    # which rows are real: pass it too\n"
+                f"{rewritten(stacked)}    # line {line}")
 
 
 # the weak side a Python number at a call the learner wrote: an array of the other call's dtype

@@ -5,7 +5,10 @@ applies, views/recompile_explainer.py reads from the jitted function).
 """
 from __future__ import annotations
 
+import ast
 import inspect
+import linecache
+import types
 
 from .change import Change
 from .fixes import _fixed
@@ -137,3 +140,47 @@ _INSTANCE_FRESH_FIX = (
     "{register}\n"
     "apply = jax.jit(lambda model, x: model(x))    # once, outside the loop\n"
     "out = apply({kind}(...), x)")
+
+
+# a lambda jitted on a line of the learner's that a loop runs again (`step = jax.jit(lambda v:
+# v * 2)`): that line, as it is, moved above the loop. Only where the lambda reads nothing
+# that could change between passes (modules, functions, classes): one reading the loop's
+# variable would keep its first value (learner5_lambda_made_once_reads_i)
+_HOIST_FIX = (
+    "This is a new jit(...) of the same code in a new function object: line {line} makes "
+    "the lambda and its jit anew at every pass, and jit's cache is keyed on the function "
+    "object, so every pass compiles. The lambda reads nothing that changes between passes: "
+    "move that line, as it is, above the loop (one jit object, one program).",
+    "{code}    # line {line}: moved above the loop, unchanged")
+
+
+def hoistable_line(fun):
+    """(line number, text) of the one line of the learner's that made the lambda `fun` and
+    jitted it, where moving it above its loop changes no result: a lambda without defaults
+    or free variables whose globals are modules, functions or classes; else None.
+
+        >>> hoistable_line(lambda v: v) is None       # (no jit on this line)
+        True
+    """
+    code = getattr(fun, "__code__", None)
+    if code is None or getattr(fun, "__name__", "") != "<lambda>" or code.co_freevars or \
+            getattr(fun, "__defaults__", None) or getattr(fun, "__kwdefaults__", None):
+        return None
+    scope = getattr(fun, "__globals__", {})
+    for name in code.co_names:          # (attributes too: jnp.sin's `sin`, not a global)
+        value = scope.get(name)
+        if name in scope and not isinstance(value, (types.ModuleType, types.FunctionType,
+                                                    types.BuiltinFunctionType, type)) and \
+                not callable(value):
+            return None
+    text = linecache.getline(code.co_filename, code.co_firstlineno).strip()
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
+    jits = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and
+            ast.unparse(n.func).split(".")[-1] == "jit"]
+    if len(lambdas) != 1 or len(jits) != 1 or not isinstance(tree.body[0], ast.Assign):
+        return None           # (a call of the new jit on the line: nothing to move alone)
+    return code.co_firstlineno, text

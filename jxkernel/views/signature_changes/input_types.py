@@ -327,10 +327,15 @@ _GROWN_STEP_FIX = (
     "an array grown step by step (jnp.concatenate or jnp.append of each step's value) has "
     "a new shape, so a new compile, at every step. Make it at its full size once, before "
     "the loop, and write each step's value at its index, the index passed traced: one "
-    "program for every step.",
-    "{path} = jnp.zeros((n_steps,) + {path}.shape[1:])    # once, before the loop\n"
+    "program for every step. Where it is read whole (a sum, a mean), pass a mask of the "
+    "rows written too and weigh them by it: the zeros past them would count. The code is a "
+    "pattern, in names of yours to fill in.",
+    "# n_steps: how many steps; i: this step's index; value: this step's value\n"
+    "{path} = jnp.zeros((n_steps,) + {path}.shape[1:], {path}.dtype)    # once, before the "
+    "loop\n"
     "# in the jitted step, i an argument (traced):\n"
-    "{path} = {path}.at[i].set(value)")
+    "{path} = {path}.at[i].set(value)\n"
+    "mask = jnp.arange(n_steps) <= i    # the rows written so far, where it is read whole")
 _GROWN_LIST_FIX = (
     "{list} grew by one item at each of the last calls ({a} -> {b} -> {c} items): a list "
     "appended to at every step (by the loop, or by the jitted step returning it one item "
@@ -338,7 +343,8 @@ _GROWN_LIST_FIX = (
     "every step. Make it an array at its full size once, before the loop, and write each "
     "step's value at its index instead of appending (in the jitted step, the index passed "
     "traced); where it is read whole, a mask of the rows written keeps the zeros out: one "
-    "program for every step.",
+    "program for every step. The code is a pattern, in names of yours to fill in.",
+    "# n_steps: how many steps; i: this step's index; value: this step's value\n"
     "{list} = jnp.zeros({rows}, jnp.{dtype})    # once, before the loop\n"
     "{list} = {list}.at[i].set(value)    # step i: not an append (+ [value])\n"
     "mask = jnp.arange(n_steps) <= i    # the rows written so far, where it is read whole")

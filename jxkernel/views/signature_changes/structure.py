@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from ...core.config import config
 from .change import Change, _aval_text, _root
 from .fixes import _assignable, _fixed, _refixed
 from .statics import _static_repr
@@ -36,12 +37,19 @@ def _structure_changes(old, new, flipped, before, after):
             side = (after if path in after else before)[path]
             change = _refixed(dataclasses.replace(
                 change, **{"old" if path in after else "new": "None"}), _NONE_ARGUMENT_FIX,
-                shape=tuple(side.shape))
+                shape=tuple(side.shape), dtype=_zeros_dtype(side.dtype))
         elif path == _root(path):                   # a whole argument passed, then not
             change = _refixed(change, _ARGUMENT_FIX)
         elif path.endswith("]") and re.search(r"\[\d+\]$", path):   # a list's length
             item = after[path] if path in after else before[path]
             change = _refixed(change, _LENGTH_FIX, **list_item(path, item))
+        elif _KEY_OF_ARGUMENT.match(path) and not \
+                (after[path] if path in after else before[path]).weak_type:
+            # a key one call lacks: its zeros written out, `defaults` being no name of theirs
+            # (a weak leaf is left to the plain fix: strong zeros would be another type)
+            item = after[path] if path in after else before[path]
+            change = _refixed(change, _KEY_FIX, key=_KEY_OF_ARGUMENT.match(path).group(1),
+                              shape=tuple(item.shape), dtype=item.dtype.name)
         yield change
     if not moved and not flipped and not explained and old.treedef is not None and \
             new.treedef is not None and old.treedef != new.treedef:
@@ -104,7 +112,7 @@ def _node_change(old, new):
             return None         # (a while_loop's carry under vmap, in Equinox): told per leaf
         change = _refixed(dataclasses.replace(change, **{
             "old" if a[0] is type(None) else "new": "None"}), _NONE_ARGUMENT_FIX,
-            shape=tuple(aval.shape))
+            shape=tuple(aval.shape), dtype=_zeros_dtype(aval.dtype))
     else:
         change = _refixed(change, _CONTAINER_FIX, convert=_convert_to(a[0], path))
     return dataclasses.replace(change, snippet=_assignable(path, change.snippet))
@@ -320,7 +328,16 @@ _NONE_ARGUMENT_FIX = (
     "{path} was {old} and is {new} now: None is an empty pytree and an array a leaf, two "
     "argument structures, each compiled. Pass an array in every call (zeros where None "
     "meant nothing to add).",
-    "{path} = jnp.zeros({shape}) if {path} is None else {path}    # an array in every call")
+    "{path} = jnp.zeros({shape}{dtype}) if {path} is None else {path}    # an array in every "
+    "call")
+
+
+def _zeros_dtype(dtype) -> str:
+    """The dtype argument of jnp.zeros for zeros of `dtype`: none for the default float
+    (float32, float64 under x64), `, jnp.int32` else (default zeros in place of an int32
+    array were another dtype: a compile more)."""
+    default = "float64" if config.jax_enable_x64 else "float32"
+    return "" if dtype.name == default else f", jnp.{dtype.name}"
 _ARGUMENT_FIX = ("{path} was {old} and is {new} now: an argument left out (to its default, "
                  "or a **kwargs keyword not given) and one passed are two different argument "
                  "structures, each compiled. Pass {path} in every call, or in none.",
@@ -347,6 +364,15 @@ _LENGTH_FIX = ("{list} changed length ({path}: {old} -> {new}): a list's length 
                "n = len({list})\n"
                "{list} = jnp.stack(list({list}) + [jnp.zeros({shape}, jnp.{dtype})] * (MAX - n))\n"
                "mask = jnp.arange(MAX) < n           # which rows are real: pass it too")
+# a dict argument's own key (`params['b']`, not `params['layer']['b']`)
+_KEY_OF_ARGUMENT = re.compile(r"^[A-Za-z_]\w*\[('[^'\\]*'|\"[^\"\\]*\")\]$")
+_KEY_FIX = ("The arguments' pytree structure changed ({path}: {old} -> {new}): a dict's keys "
+            "are part of its structure, and every structure compiles anew. Give {root} the "
+            "same keys in every call: zeros where a call has no {key} (the function must read "
+            "zeros as nothing there), set before each call.",
+            "defaults = {{{key}: jnp.zeros({shape}, jnp.{dtype})}}    # the keys some call "
+            "lacks\n"
+            "{root} = {{**defaults, **{root}}}    # the same keys in every call: before each")
 _KEYWORD_FIX = ("The same argument came by position in one call and by keyword in the other "
                 "({old} -> {new}): which arguments are keywords is part of the cache key. "
                 "Pass each argument the same way in every call.",

@@ -1,0 +1,89 @@
+"""Write tests/data/pasted_fixes_reference.json from real JAX 0.10.2 (run by hand, never by
+the tests):
+
+    .venv-jax/bin/python reference/make_pasted_fixes_reference.py
+
+For each case of tests/data/pasted_fixes_cases.py (a static argument's value, a partial batch,
+a growing length, a dict key, a list appended to, None then an array, x64, a jit of a lambda
+made in a loop): the program and the program with the note's fix pasted where the case says,
+each run from a file of its own with `jax_explain_cache_misses` on; recorded are the tracing-
+cache misses of the program's functions (their count: a trace each) and the first line of each
+miss, and, for the partial batch, the losses of the unpadded batches and of the padded ones
+weighed by the mask; and an array grown by jnp.append and read whole (a mean), with its note's
+pattern filled in (GROWN): the traces and the means of each.
+"""
+import json
+import logging
+import os
+import sys
+import tempfile
+
+import jax
+import jax.numpy as jnp
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
+sys.path.insert(0, DATA)
+from pasted_fixes_cases import CASES, GROWN, grown_filled, pasted  # noqa: E402
+
+
+class Collect(logging.Handler):
+    def __init__(self, file):
+        super().__init__(logging.DEBUG)
+        self.file, self.misses = file, []
+
+    def emit(self, record):
+        text = record.getMessage()
+        if text.startswith("TRACING CACHE MISS") and self.file in text:
+            self.misses.append(text)
+
+
+def traces(source, tag, scope=None):
+    with tempfile.NamedTemporaryFile("w", suffix=f"_{tag}.py", delete=False) as f:
+        f.write(source)
+    handler = Collect(f.name)
+    logger = logging.getLogger("jax")
+    logger.addHandler(handler)
+    try:
+        exec(compile(source, f.name, "exec"), {"jax": jax, "jnp": jnp, **(scope or {})})
+    finally:
+        logger.removeHandler(handler)
+        os.unlink(f.name)
+        jax.config.update("jax_enable_x64", False)      # (the x64 case turns it on)
+    return {"traces": len(handler.misses),
+            "misses": [m.splitlines()[0].replace(f.name, "<program>") for m in handler.misses]}
+
+
+def masked_losses():
+    """The partial-batch case's losses: unpadded, and padded to 4 rows with each row weighed
+    by the note's mask (the learner's loss given the mask, as the note says in words), and
+    padded but not weighed (the padding counted, as the note warns)."""
+    data = jnp.arange(30.0).reshape(10, 3)
+    plain, weighed, unweighed = [], [], []
+    for i in range(0, 10, 4):
+        batch = data[i:i + 4]
+        plain.append(float((batch ** 2).sum(axis=1).mean()))
+        n = batch.shape[0]
+        batch = jnp.pad(batch, [(0, 4 - n)] + [(0, 0)] * (batch.ndim - 1))
+        mask = jnp.arange(4) < n
+        weighed.append(float(((batch ** 2).sum(axis=1) * mask).sum() / mask.sum()))
+        unweighed.append(float((batch ** 2).sum(axis=1).mean()))
+    return {"unpadded": plain, "padded_masked": weighed, "padded_unweighed": unweighed}
+
+
+def main():
+    jax.config.update("jax_explain_cache_misses", True)
+    out = {"jax": jax.__version__, "cases": {}, "last_partial_batch_losses": masked_losses()}
+    for name in CASES:
+        out["cases"][name] = {"program": traces(CASES[name][1], name),
+                              "pasted": traces(pasted(name), name + "_pasted")}
+    for tag, source in (("program", GROWN), ("filled", grown_filled())):
+        means = []
+        out.setdefault("grown", {})[tag] = {**traces(source, "grown_" + tag, {"means": means}),
+                                            "means": means}
+    with open(os.path.join(DATA, "pasted_fixes_reference.json"), "w") as f:
+        json.dump(out, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,196 @@
+"""A learner's program for each kind of recompile the explainer writes a fix for (a static
+argument's value, a partial batch, a growing length, a dict key, a list appended to, None then
+an array, x64, a jit of a lambda made in a loop), and where its note's code goes when pasted:
+tests/views/test_pasted_fixes.py pastes the note's own snippet there (`pasted`) under jxkernel
+and checks the trace count.
+
+reference/make_pasted_fixes_reference.py runs each program and its pasted form (with `snippet`,
+the note's code as the test checks it is written) under JAX 0.10.2 with
+`jax_explain_cache_misses` on: tests/data/pasted_fixes_reference.json holds the traces of each.
+
+name -> (what the learner did, program, the jitted function's name, where the snippet goes,
+the snippet as the note writes it, traces of the pasted program). Where: ("before", callee)
+before every line calling `callee` (at its indentation: the note's "before the call", "before
+each call"); ("replace", first, last) in place of those lines (1-based: the jit or decorator
+line the note rewrites); ("top",) first thing.
+"""
+
+CASES = {
+    "static_value_decorated": (
+        "a number static (static_argnums) that only scales: a new value each step",
+        "import functools\n"
+        "@functools.partial(jax.jit, static_argnums=1)\n"
+        "def scale(x, k):\n"
+        "    return x * k\n"
+        "x = jnp.ones(3)\n"
+        "for k in (1.0, 2.0, 3.0):\n"
+        "    y = scale(x, k)\n",
+        "scale", ("replace", 2, 3),
+        "@jax.jit    # k traced: one program for all its values\n"
+        "def scale(x, k):", 1),
+    "static_value_jitted_by_name": (
+        "the same, jitted by name: scale_jit = jax.jit(scale, static_argnums=1)",
+        "def scale(x, k):\n"
+        "    return x * k\n"
+        "scale_jit = jax.jit(scale, static_argnums=1)\n"
+        "x = jnp.ones(3)\n"
+        "for k in (1.0, 2.0, 3.0):\n"
+        "    y = scale_jit(x, k)\n",
+        "scale", ("replace", 3, 3),
+        "scale_jit = jax.jit(scale)    # k traced: one program for all its values", 1),
+    "last_partial_batch": (
+        "batches of 4 rows from 10: the last has 2",
+        "data = jnp.arange(30.0).reshape(10, 3)\n"
+        "@jax.jit\n"
+        "def loss(batch):\n"
+        "    return (batch ** 2).sum(axis=1).mean()\n"
+        "for i in range(0, 10, 4):\n"
+        "    batch = data[i:i + 4]\n"
+        "    l = loss(batch)\n",
+        "loss", ("before", "loss"),
+        "n = batch.shape[0]\n"
+        "batch = jnp.pad(batch, [(0, 4 - n)] + [(0, 0)] * (batch.ndim - 1))\n"
+        "mask = jnp.arange(4) < n    # pass it in: weigh each row by it", 1),
+    "growing_length": (
+        "a vector one longer at every step (lengths 1 to 5)",
+        "@jax.jit\n"
+        "def total(x):\n"
+        "    return x.sum()\n"
+        "for n in range(1, 6):\n"
+        "    x = jnp.ones(n)\n"
+        "    t = total(x)\n",
+        "total", ("before", "total"),
+        "n = x.shape[0]\n"
+        "size = max(2, 1 << (n - 1).bit_length())    # a power of two, at least 2\n"
+        "x = jnp.pad(x, [(0, size - n)] + [(0, 0)] * (x.ndim - 1))",
+        3),                                         # buckets 2, 4, 8: not one, as it says
+    "dict_key_added": (
+        "a params dict given a 'b' entry after the first call",
+        "@jax.jit\n"
+        "def apply(params, x):\n"
+        "    return x * params['w'] + params.get('b', 0.0)\n"
+        "params = {'w': jnp.ones(3)}\n"
+        "y = apply(params, jnp.ones(3))\n"
+        "params['b'] = jnp.zeros(3)\n"
+        "y = apply(params, jnp.ones(3))\n",
+        "apply", ("before", "apply"),
+        "defaults = {'b': jnp.zeros((3,), jnp.float32)}    # the keys some call lacks\n"
+        "params = {**defaults, **params}    # the same keys in every call: before each", 1),
+    "list_grown_by_append": (
+        "a list appended to in a loop, passed whole at every pass",
+        "@jax.jit\n"
+        "def total(xs):\n"
+        "    return sum(x.sum() for x in xs)\n"
+        "xs = []\n"
+        "for i in range(3):\n"
+        "    xs.append(jnp.ones(2))\n"
+        "    t = total(xs)\n",
+        "total", ("replace", 7, 7),
+        "MAX = 8                              # the most items a call has\n"
+        "mask = jnp.arange(MAX) < len(xs)    # which rows are real: pass it too\n"
+        "t = total(jnp.stack(list(xs) + [jnp.zeros((2,), jnp.float32)] * (MAX - len(xs))))"
+        "    # line 7", 1),
+    "none_then_array": (
+        "a bias passed as None, then as an array",
+        "@jax.jit\n"
+        "def f(x, bias):\n"
+        "    return x if bias is None else x + bias\n"
+        "for bias in (None, jnp.ones(3)):\n"
+        "    y = f(jnp.ones(3), bias)\n",
+        "f", ("before", "f"),
+        "bias = jnp.zeros((3,)) if bias is None else bias    # an array in every call", 1),
+    "none_then_int_array": (
+        "an int32 offset passed as None, then as an array",
+        "@jax.jit\n"
+        "def shift(idx, offset):\n"
+        "    return idx if offset is None else idx + offset\n"
+        "for offset in (None, jnp.arange(3)):\n"
+        "    y = shift(jnp.arange(3), offset)\n",
+        "shift", ("before", "shift"),
+        "offset = jnp.zeros((3,), jnp.int32) if offset is None else offset    # an array in "
+        "every call", 1),
+    "x64_turned_on_midway": (
+        "jax_enable_x64 switched on between two calls",
+        "@jax.jit\n"
+        "def f(x):\n"
+        "    return x * 2\n"
+        "y = f(jnp.ones(3))\n"
+        "jax.config.update('jax_enable_x64', True)\n"
+        "y = f(jnp.ones(3))\n",
+        "f", ("top",),
+        'jax.config.update("jax_enable_x64", True)    # first thing, before any jit', 1),
+    "jit_of_a_lambda_in_a_loop": (
+        "jax.jit(lambda ...) made at every pass of a loop",
+        "x = jnp.ones(3)\n"
+        "for i in range(3):\n"
+        "    step = jax.jit(lambda v: v * 2)\n"
+        "    x = step(x)\n",
+        "<lambda>", ("move", 3),
+        "step = jax.jit(lambda v: v * 2)    # line 3: moved above the loop, unchanged", 1),
+}
+
+
+def pasted(name, snippet=None):
+    """CASES[name]'s program with `snippet` (by default the one recorded there) pasted where
+    the case says."""
+    _, program, _, where, recorded, _ = CASES[name]
+    snippet = recorded if snippet is None else snippet
+    lines, block = program.splitlines(), snippet.splitlines()
+    if where[0] == "move":          # line where[1] out, the snippet above its loop
+        line = where[1] - 1
+        indent = len(lines[line]) - len(lines[line].lstrip())
+        loop = max(i for i in range(line) if lines[i].lstrip().startswith(("for ", "while "))
+                   and len(lines[i]) - len(lines[i].lstrip()) < indent)
+        at = lines[loop][:len(lines[loop]) - len(lines[loop].lstrip())]
+        lines = lines[:loop] + [at + b for b in block] + lines[loop:line] + lines[line + 1:]
+    elif where[0] == "top":
+        lines = block + lines
+    elif where[0] == "replace":     # at the first line's indentation
+        first = lines[where[1] - 1]
+        at = first[:len(first) - len(first.lstrip())]
+        lines = lines[:where[1] - 1] + [at + b for b in block] + lines[where[2]:]
+    else:
+        out = []
+        for line in lines:
+            body = line.lstrip()
+            if f"{where[1]}(" in body and not body.startswith(("def ", "@")):
+                indent = line[:len(line) - len(body)]
+                out += [indent + b for b in block]
+            out.append(line)
+        lines = out
+    return "\n".join(lines) + "\n"
+
+
+# An array grown by jnp.append at every pass and read whole (a mean): its note's code is a
+# pattern (n_steps, i, value: the learner's to fill in), and the function must weigh by the
+# mask (said in words). `grown_filled` fills the note's pattern in as its comments say.
+GROWN = (
+    "h = jnp.zeros(0)\n"
+    "@jax.jit\n"
+    "def mean(h):\n"
+    "    return h.mean()\n"
+    "for i in range(4):\n"
+    "    h = jnp.append(h, float(i + 1))\n"
+    "    means.append(float(mean(h)))\n")
+
+# its note's code at the third call, as the note writes it (the test checks it is)
+GROWN_SNIPPET = (
+    "# n_steps: how many steps; i: this step's index; value: this step's value\n"
+    "h = jnp.zeros((n_steps,) + h.shape[1:], h.dtype)    # once, before the loop\n"
+    "# in the jitted step, i an argument (traced):\n"
+    "h = h.at[i].set(value)\n"
+    "mask = jnp.arange(n_steps) <= i    # the rows written so far, where it is read whole")
+
+
+def grown_filled(snippet=GROWN_SNIPPET):
+    """GROWN with the note's pattern filled in: n_steps 4, value the appended one; its first
+    line after the one making h, the write and the mask in place of the append, and the
+    mean weighed by the mask."""
+    code = [line.replace("n_steps", "4").replace("value", "float(i + 1)")
+            for line in snippet.splitlines() if not line.startswith("#")]
+    made, written, mask = code
+    return GROWN.replace("h = jnp.zeros(0)\n", f"h = jnp.zeros(0)\n{made}\n").replace(
+        "    h = jnp.append(h, float(i + 1))\n", f"    {written}\n    {mask}\n").replace(
+        "def mean(h):\n    return h.mean()\n",
+        "def mean(h, mask):\n    return (h * mask).sum() / mask.sum()\n").replace(
+        "mean(h)))", "mean(h, mask)))")

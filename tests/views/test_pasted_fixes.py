@@ -1,0 +1,120 @@
+"""Every kind's advised fix, pasted where its note says, removes the recompile: a static
+argument's value, a last partial batch (pad and mask), a growing length (buckets: the few
+compiles it promises), a dict key added, a list appended to, None then an array, x64
+switched on, a jit of a lambda made at every pass of a loop (its line moved above the loop).
+The snippet pasted is the note's own (read from it; tests/data/pasted_fixes_cases.py holds
+it as written, for the reference), and JAX 0.10.2 traces the same programs as often
+(tests/data/pasted_fixes_reference.json, reference/make_pasted_fixes_reference.py)."""
+import json
+import os
+
+import pytest
+
+import jxkernel
+import jxkernel.numpy as jnp
+from jxkernel import compile_log, config
+
+from pasted_fixes_cases import CASES, GROWN, GROWN_SNIPPET, grown_filled, pasted  # tests/data
+
+DATA = os.path.join(os.path.dirname(__file__), "..", "data")
+with open(os.path.join(DATA, "pasted_fixes_reference.json")) as f:
+    REFERENCE = json.load(f)
+
+
+def run(source, path, scope=None):
+    """The compile events of the program `source`, run from the file `path` (linecache reads
+    the learner's lines from it), and its globals; x64 as it was before, after."""
+    path.write_text(source)
+    start = compile_log.last_seq() + 1
+    scope = {"jax": jxkernel, "jnp": jnp, **(scope or {})}
+    x64 = config.jax_enable_x64
+    try:
+        exec(compile(source, str(path), "exec"), scope)
+    finally:
+        config.update("jax_enable_x64", x64)
+    return [e for e in compile_log.events_since(start) if e.source and str(path) in e.source], \
+        scope
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_notes_fix_pasted_traces_as_few_times_as_in_jax(name, tmp_path):
+    _, program, _, _, written, traces = CASES[name]
+    events, _ = run(program, tmp_path / f"{name}.py")
+    recorded = REFERENCE["cases"][name]
+    assert len(events) == recorded["program"]["traces"] > 1, \
+        [(e.reason, e.changes) for e in events]
+    snippet = events[1].changes[0].snippet          # the first recompile's note
+    assert snippet == written, snippet
+    again, _ = run(pasted(name, snippet), tmp_path / f"{name}_pasted.py")
+    assert len(again) == recorded["pasted"]["traces"] == traces, \
+        [(e.reason, e.changes) for e in again]
+    assert again[0].reason == "first call"
+
+
+def test_the_growing_lengths_compiles_are_the_ones_its_note_promises(tmp_path):
+    """Buckets are not one program: the note says how many (lengths up to 2 share one, each
+    doubling adds one), and lengths 1 to 5 padded as it says are 3, as under JAX."""
+    events, _ = run(CASES["growing_length"][1], tmp_path / "growing.py")
+    assert "lengths up to 2 share one program and each doubling past it adds one" in \
+        events[1].changes[0].fix
+    assert REFERENCE["cases"]["growing_length"]["pasted"]["traces"] == 3   # 2, 4, 8
+
+
+def test_the_padded_batch_weighed_by_the_mask_is_the_unpadded_result(tmp_path):
+    """The partial batch's note: padded, the mask (passed in, rows weighed by it) keeps the
+    padding out, and unweighted the padding counts. The learner's loss given the mask, run
+    on the pasted program: each batch's loss is the unpadded one's (integers in float32:
+    exact on every CPU), as under JAX; without the mask the last one is not."""
+    _, program, _, _, _, _ = CASES["last_partial_batch"]
+    events, plain = run(program.replace("    l = loss(batch)\n",
+                                        "    l = loss(batch)\n    losses.append(float(l))\n"),
+                        tmp_path / "plain.py", {"losses": []})
+    snippet = events[1].changes[0].snippet
+    assert "weigh each row by it" in snippet and "keeps" not in snippet
+    fix = events[1].changes[0].fix
+    assert "weigh the padded rows 0" in fix and "unweighted, the padding counts" in fix
+    masked = pasted("last_partial_batch", snippet).replace(
+        "def loss(batch):\n    return (batch ** 2).sum(axis=1).mean()\n",
+        "def loss(batch, mask):\n    return ((batch ** 2).sum(axis=1) * mask).sum() / mask.sum()\n"
+    ).replace("    l = loss(batch)\n", "    l = loss(batch, mask)\n    losses.append(float(l))\n")
+    again, weighed = run(masked, tmp_path / "masked.py", {"losses": []})
+    assert len(again) == 1
+    unweighed = pasted("last_partial_batch", snippet).replace(
+        "    l = loss(batch)\n", "    l = loss(batch)\n    losses.append(float(l))\n")
+    _, counted = run(unweighed, tmp_path / "unweighed.py", {"losses": []})
+    losses = REFERENCE["last_partial_batch_losses"]
+    assert plain["losses"] == weighed["losses"] == losses["unpadded"] == \
+        losses["padded_masked"]
+    assert counted["losses"] == losses["padded_unweighed"] != losses["unpadded"]
+
+
+def test_a_lambda_reading_the_loops_variable_is_not_told_to_move_as_it_is(tmp_path):
+    """Moved above the loop, `jax.jit(lambda v: v * i)` keeps the i of its one trace (JAX
+    0.10.2 answers 0 for every i: recompile_reference.json's
+    learner5_lambda_made_once_reads_i): its note keeps the advice that passes i."""
+    program = CASES["jit_of_a_lambda_in_a_loop"][1].replace("v * 2", "v * i")
+    events, _ = run(program, tmp_path / "reads_i.py")
+    (change,) = events[1].changes
+    assert change.kind == "fresh_jit" and "moved above the loop" not in change.snippet
+    assert "made once it would keep the first one" in change.fix and \
+        "passed as an argument" in change.fix
+
+
+def test_a_grown_arrays_pattern_filled_in_with_its_mask_traces_once_and_keeps_the_means(
+        tmp_path):
+    """An array grown by jnp.append and read whole (a mean): the note's code is a pattern
+    (it says so, and names n_steps, i and value in a comment) and says to weigh by a mask
+    where the array is read whole. Filled in as it says: one trace, and each step's mean is
+    the grown array's (exact in float32), as under JAX 0.10.2; without the mask, the zeros
+    past the rows written would count."""
+    events, plain = run(GROWN, tmp_path / "grown.py", {"means": []})
+    recorded = REFERENCE["grown"]
+    assert len(events) == recorded["program"]["traces"] == 4
+    (change,) = events[2].changes
+    assert change.snippet == GROWN_SNIPPET, change.snippet
+    assert "a pattern, in names of yours to fill in" in change.fix and \
+        "weigh them by it: the zeros past them would count" in change.fix
+    again, filled = run(grown_filled(change.snippet), tmp_path / "filled.py", {"means": []})
+    assert len(again) == recorded["filled"]["traces"] == 1
+    assert plain["means"] == filled["means"] == recorded["program"]["means"] == \
+        recorded["filled"]["means"]
