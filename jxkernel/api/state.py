@@ -270,7 +270,7 @@ class RowRef:
     row of the Ref).
 
     >>> r = new_ref(jnp.zeros((3, 2)))
-    >>> row = RowRef(r, 1); row[...] = 5.0; r[1]
+    >>> row = RowRef(r, 1); row[...] = jnp.full(2, 5.0); r[1]
     Array([5., 5.], dtype=float32)
     """
     __slots__ = ("_ref", "_index")
@@ -401,7 +401,7 @@ def empty_ref(ty, memory_space=None) -> Ref:
     """A new Ref of type `ty` (anything with .shape and .dtype) whose contents are
     unspecified until written (`jax.empty_ref`; here zeros, as lax.empty gives on CPU).
 
-    >>> r = empty_ref(jax.ShapeDtypeStruct((2,), jnp.int32)); r[...] = 7; freeze(r)
+    >>> r = empty_ref(jax.ShapeDtypeStruct((2,), jnp.int32)); r[...] = jnp.full(2, 7); freeze(r)
     Array([7, 7], dtype=int32)
     """
     aval = getattr(ty, "aval", ty)

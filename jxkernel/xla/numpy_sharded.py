@@ -112,7 +112,9 @@ def assemble(blocks: list, aval: ShapedArray, sharding: NamedSharding) -> NumpyS
 def _dims(sharding, ndim: int, open_as=()) -> tuple:
     """Per dimension the tuple of mesh axes splitting it (() where none; `open_as` where the
     spec leaves it to the partitioner, P.UNCONSTRAINED)."""
-    parts = tuple(getattr(sharding, "spec", sharding) or ())
+    spec = getattr(sharding, "spec", sharding)
+    # (a spec's entries: `partitions`, as a spec with unreduced axes refuses `tuple(spec)`)
+    parts = tuple(getattr(spec, "partitions", spec) or ())
     parts = parts + (None,) * (ndim - len(parts))
     return tuple(() if p is None else (p,) if isinstance(p, str) else
                  tuple(p) if isinstance(p, (tuple, list)) else open_as for p in parts[:ndim])

@@ -45,7 +45,7 @@ OURS = {name: all_primitives[name] for name in all_primitives}
 # them to their low equations before any backend runs a jaxpr.
 WITHOUT_NUMPY_RULE = sorted("""
 call_exported dim_as_value ffi_call
-all_gather all_to_all axis_index ppermute psum_invariant reduce_scatter
+all_gather all_gather_invariant all_to_all axis_index ppermute psum_invariant reduce_scatter
 ragged_all_to_all psend precv
 custom_lin
 get swap addupdate freeze new_ref empty_ref

@@ -397,7 +397,7 @@ for name, (came, target) in cases.items():
     x = value if came is None else jax.device_put(jnp.asarray(value), came)
     y = jax.device_put(x, target)
     out[name] = [[np.asarray(s.data).tolist() for s in y.addressable_shards],
-                 np.asarray(y).tolist()]
+                 np.asarray(jax.reshard(y, P())).tolist()]     # (summed: reading y is refused)
 print(json.dumps(out))
 """
 
@@ -414,7 +414,7 @@ def test_unreduced_shards_are_xlas_summands():
     for name, case in ref["cases"].items():
         shards, logical = got[name]
         assert shards == case["shards"], name
-        assert logical == ref["value"], name        # the value read is the sum, unchanged
+        assert logical == ref["value"], name        # resharded, the sum is the value
 
 
 COUNT = """
