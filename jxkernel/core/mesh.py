@@ -100,7 +100,23 @@ def _get_default_unconstrained():
     return UNCONSTRAINED
 
 
-class PartitionSpec:
+class _Interned:
+    """A value made once per set of arguments (`__new__` keeps it), as JAX's PartitionSpec and
+    Mesh are: a pickle or copy makes it again through `__new__` with `__getnewargs_ex__`'s
+    arguments, so it is the interned object; no state travels besides them."""
+    __slots__ = ()
+
+    def __getstate__(self):
+        return None
+
+    def __setstate__(self, state):
+        pass
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+class PartitionSpec(_Interned):
     """Per array dimension, the mesh axis (or tuple of axes, or None) it is split over, or
     `P.UNCONSTRAINED` (left to XLA; in an array's type, None).
 
@@ -152,15 +168,6 @@ class PartitionSpec:
     # a pickle or copy makes the spec again through __new__ (so it is the interned one)
     def __getnewargs_ex__(self):
         return self._parts, {"unreduced": self.unreduced, "reduced": self.reduced}
-
-    def __getstate__(self):
-        return None
-
-    def __setstate__(self, state):
-        pass
-
-    def __deepcopy__(self, memo):
-        return self
 
     @property
     def partitions(self) -> tuple:
@@ -416,7 +423,7 @@ class AbstractMesh(_AxisTypeQueries):
                 f"{device})")
 
 
-class Mesh(_AxisTypeQueries):
+class Mesh(_AxisTypeQueries, _Interned):
     """Devices laid out in an n-d grid whose axes have names (what shardings split over).
 
     >>> import jxkernel as jax
@@ -481,15 +488,6 @@ class Mesh(_AxisTypeQueries):
     # a pickle or copy makes the mesh again through __new__ (so it is the interned one)
     def __getnewargs_ex__(self):
         return (self.devices, self.axis_names, self.axis_types), {}
-
-    def __getstate__(self):
-        return None
-
-    def __setstate__(self, state):
-        pass
-
-    def __deepcopy__(self, memo):
-        return self
 
     shape = property(lambda self: collections.OrderedDict(zip(self.axis_names,
                                                               self.axis_sizes)))
