@@ -13,7 +13,6 @@ weighed by the mask; and an array grown by jnp.append and read whole (a mean), w
 pattern filled in (GROWN): the traces and the means of each.
 """
 import json
-import logging
 import os
 import sys
 import tempfile
@@ -24,33 +23,19 @@ import jax.numpy as jnp
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, DATA)
 from pasted_fixes_cases import CASES, GROWN, grown_filled, pasted  # noqa: E402
-
-
-class Collect(logging.Handler):
-    def __init__(self, file):
-        super().__init__(logging.DEBUG)
-        self.file, self.misses = file, []
-
-    def emit(self, record):
-        text = record.getMessage()
-        if text.startswith("TRACING CACHE MISS") and self.file in text:
-            self.misses.append(text)
+from recording import cache_misses  # noqa: E402
 
 
 def traces(source, tag, scope=None):
     with tempfile.NamedTemporaryFile("w", suffix=f"_{tag}.py", delete=False) as f:
         f.write(source)
-    handler = Collect(f.name)
-    logger = logging.getLogger("jax")
-    logger.addHandler(handler)
     try:
-        exec(compile(source, f.name, "exec"), {"jax": jax, "jnp": jnp, **(scope or {})})
+        misses = cache_misses(jax, source, f.name, {"jax": jax, "jnp": jnp, **(scope or {})})
     finally:
-        logger.removeHandler(handler)
         os.unlink(f.name)
         jax.config.update("jax_enable_x64", False)      # (the x64 case turns it on)
-    return {"traces": len(handler.misses),
-            "misses": [m.splitlines()[0].replace(f.name, "<program>") for m in handler.misses]}
+    return {"traces": len(misses),
+            "misses": [m.splitlines()[0].replace(f.name, "<program>") for m in misses]}
 
 
 def masked_losses():

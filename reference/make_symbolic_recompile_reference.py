@@ -7,7 +7,6 @@ Runs each program of tests/data/symbolic_recompile_cases.py with `jax_explain_ca
 and records, for its function g, how many tracing-cache misses JAX logs and their "* at" lines.
 """
 import json
-import logging
 import os
 import sys
 
@@ -18,17 +17,7 @@ from jax import export
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, DATA)
 from symbolic_recompile_cases import PROGRAMS  # noqa: E402
-
-
-class Collect(logging.Handler):
-    def __init__(self, file):
-        super().__init__(logging.DEBUG)
-        self.file, self.misses = file, []
-
-    def emit(self, record):
-        text = record.getMessage()
-        if text.startswith("TRACING CACHE MISS") and self.file in text:
-            self.misses.append(text)
+from recording import at_lines, cache_misses  # noqa: E402
 
 
 def main():
@@ -36,16 +25,8 @@ def main():
     out = {"jax": jax.__version__, "programs": {}}
     for name, source in PROGRAMS.items():
         file = f"<symbolic:{name}>"
-        handler = Collect(file)
-        logging.getLogger("jax").addHandler(handler)
-        try:
-            exec(compile(source, file, "exec"), {"jax": jax, "jnp": jnp, "export": export})
-        finally:
-            logging.getLogger("jax").removeHandler(handler)
-        out["programs"][name] = {
-            "traces": len(handler.misses),
-            "lines": [line.strip() for m in handler.misses for line in m.splitlines()
-                      if line.strip().startswith("* at")]}
+        misses = cache_misses(jax, source, file, {"jax": jax, "jnp": jnp, "export": export})
+        out["programs"][name] = {"traces": len(misses), "lines": at_lines(misses)}
     with open(os.path.join(DATA, "symbolic_recompile_reference.json"), "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)
         f.write("\n")

@@ -10,7 +10,6 @@ lines JAX writes for them, and whether `jnp.asarray(1.0)` is weak (the rewrite a
 advise).
 """
 import json
-import logging
 import os
 import sys
 import tempfile
@@ -21,33 +20,17 @@ import jax.numpy as jnp
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, DATA)
 from weak_type_calls_cases import CASES, DTYPE_CASES, pasted  # noqa: E402
-
-
-class Collect(logging.Handler):
-    def __init__(self, file):
-        super().__init__(logging.DEBUG)
-        self.file, self.misses = file, []
-
-    def emit(self, record):
-        text = record.getMessage()
-        if text.startswith("TRACING CACHE MISS") and self.file in text:
-            self.misses.append(text)
+from recording import at_lines, cache_misses  # noqa: E402
 
 
 def traces(source, tag):
     with tempfile.NamedTemporaryFile("w", suffix=f"_{tag}.py", delete=False) as f:
         f.write(source)
-    handler = Collect(f.name)
-    logger = logging.getLogger("jax")
-    logger.addHandler(handler)
     try:
-        exec(compile(source, f.name, "exec"), {"jax": jax, "jnp": jnp})
+        misses = cache_misses(jax, source, f.name, {"jax": jax, "jnp": jnp})
     finally:
-        logger.removeHandler(handler)
         os.unlink(f.name)
-    return {"traces": len(handler.misses),
-            "lines": [line.strip() for m in handler.misses for line in m.splitlines()
-                      if line.strip().startswith("* at")]}
+    return {"traces": len(misses), "lines": at_lines(misses)}
 
 
 def main():

@@ -98,3 +98,30 @@ def record_from_child(script: str, devices: int, filename: str) -> None:
         json.dump(got, f, indent=1, sort_keys=True)
         f.write("\n")
     print(f"wrote {os.path.normpath(path)}")
+
+
+def cache_misses(jax, source: str, file: str, scope: dict) -> list:
+    """The "TRACING CACHE MISS" texts JAX logs (jax_explain_cache_misses on) while `source`
+    runs as the file named `file`, with the globals `scope` (jax, jnp, ...)."""
+    import logging
+    misses = []
+
+    class Collect(logging.Handler):
+        def emit(self, record):
+            text = record.getMessage()
+            if text.startswith("TRACING CACHE MISS") and file in text:
+                misses.append(text)
+    handler = Collect(logging.DEBUG)
+    logger = logging.getLogger("jax")
+    logger.addHandler(handler)
+    try:
+        exec(compile(source, file, "exec"), scope)
+    finally:
+        logger.removeHandler(handler)
+    return misses
+
+
+def at_lines(misses: list) -> list:
+    """The "* at" lines of cache-miss texts (where each traced function was called)."""
+    return [line.strip() for m in misses for line in m.splitlines()
+            if line.strip().startswith("* at")]
