@@ -112,7 +112,9 @@ class Note:
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         color = self._COLORS.get(self.kind, self._COLORS["info"])
-        body = f"<pre style='margin:2px 0 2px 1em'>{esc(self.body)}</pre>" if self.body else ""
+        # (JupyterLab's output <pre> breaks long lines anywhere, mid-word: "w|here")
+        body = (f"<pre style='margin:2px 0 2px 1em;white-space:pre-wrap;word-break:normal;"
+                f"overflow-wrap:anywhere'>{esc(self.body)}</pre>") if self.body else ""
         style = f"color:{color};font-family:monospace;font-size:90%"
         if self.details and self.body:
             # one line however long the title: cut with an ellipsis, whole in its tooltip

@@ -58,6 +58,8 @@ def test_a_recompile_is_noted_under_its_cell(page, request):
     expect(note.locator("pre")).to_be_visible()
     expect(note.locator("pre")).to_contain_text("called at In[3]:1:  f_jit(jnp.ones(4)).shape")
     expect(note.locator("pre")).to_contain_text(re.compile(r"\n\s+fix: \S"))
+    # a long line wraps between words (JupyterLab's output <pre> breaks anywhere: "w|here")
+    assert note.locator("pre").evaluate("el => getComputedStyle(el).wordBreak") == "normal"
     shot_view(again, request, "2-open")
     for quiet in (SETUP, FIRST, HIT):                          # first compile, hit: nothing
         expect(cell(page, quiet).locator(".jx-note")).to_have_count(0)
