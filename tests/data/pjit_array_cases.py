@@ -6,12 +6,7 @@ value). `run(jax)` takes the `jax` module (real or jxkernel, with 8 CPU devices)
 JSON data."""
 
 
-def _answer(fn):
-    """[error class, message] or ["ok", value]."""
-    try:
-        return ["ok", fn()]
-    except Exception as e:      # noqa: BLE001  (the answer is the error)
-        return [type(e).__name__, str(e)]
+from case_answer import answer as _answer
 
 
 def run(jax) -> dict:

@@ -7,12 +7,7 @@ with 8 CPU devices) and returns JSON data. Every value is exact (small integer-v
 floats, text)."""
 
 
-def _answer(fn):
-    """[error class, message] or ["ok", value]."""
-    try:
-        return ["ok", fn()]
-    except Exception as e:      # noqa: BLE001  (the answer is the error)
-        return [type(e).__name__, str(e)]
+from case_answer import answer as _answer
 
 
 def run(jax) -> dict:

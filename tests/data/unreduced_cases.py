@@ -7,12 +7,7 @@ of a reshard that sums them. `run(jax)` takes the `jax` module (real or jxkernel
 devices) and returns JSON data."""
 
 
-def _answer(fn):
-    """[error class, message] or ["ok", value]."""
-    try:
-        return ["ok", fn()]
-    except Exception as e:      # noqa: BLE001  (the answer is the error)
-        return [type(e).__name__, str(e)]
+from case_answer import answer as _answer
 
 
 def _traced(jax, fn, *args) -> str:
