@@ -278,6 +278,14 @@ def not_a_jax_value(name: str, position: int, value) -> TypeError:
                      f"position {position}.\n")                 # (JAX's trailing newline)
 
 
+def shapes_only_error(name: str, value) -> TypeError:
+    """JAX's error for a ShapeDtypeStruct given where a value is needed (a jitted function's
+    argument, a jnp function's, a primitive's operand): it has a type but no data. `name` is
+    the argument's as JAX's jit names it ('x', 'args[0]')."""
+    return TypeError(f"Argument '{name}' of shape {value.aval.str_short()} of type "
+                     f"{jax_type_text(value)} is not a valid JAX type.")
+
+
 def float0_error(name: str, position=None) -> TypeError:
     """JAX's refusal of a float0 operand (an integer input's cotangent: no vector space, so
     no operation). `position`: lax's n-ary dtype rule names it; jnp's check and unary rules

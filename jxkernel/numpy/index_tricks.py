@@ -73,8 +73,8 @@ def _take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     shape = aval_of(a).shape
     axis = canonicalize_axis(axis, len(shape))
     ia = aval_of(indices)
-    if not dtypes.is_int(ia.dtype):
-        raise TypeError(f"take indices must be of integer type, got {ia.dtype}")
+    # float indices are refused by lax.gather below (JAX's ValueError, "indices must have an
+    # integer type"), as JAX's take has no check of its own
     if mode is None or mode == "fill":
         gather_mode = GatherScatterMode.FILL_OR_DROP
         # negative indices wrapped by jnp.where, as JAX's (`jit[name=_where]`); the size added

@@ -12,10 +12,10 @@ import time
 
 import numpy as np
 
-from ..core.avals import Token, get_aval
+from ..core.avals import ShapeDtypeStruct, Token, get_aval
 from ..core.config import config
 from ..core.dtypes import float0, is_numeric_kind
-from ..core.errors import not_a_jax_value
+from ..core.errors import not_a_jax_value, shapes_only_error
 from ..core import compile_record
 from ..core import trace as _trace
 from ..core.device_assignment import check_device_assignment
@@ -238,6 +238,8 @@ def _operand_on(prim, i, a, args, params, device) -> Array:
     if isinstance(a, (str, bytes)) or isinstance(a, (np.ndarray, np.generic)) and \
             not is_numeric_kind(a.dtype) or not _jax_value(a):
         raise not_a_jax_value(prim.name, i, a)
+    if isinstance(a, ShapeDtypeStruct):   # a type, no data: JAX's jit of the primitive says
+        raise shapes_only_error(f"args[{i}]", a)
     return to_device(a, device)
 
 

@@ -89,6 +89,10 @@ CASES = {
     "sin_of_object_data": "jnp.sin(np.array([None, 1.0]))",
     "add_of_text_data": "jnp.add(x, np.array(['a']))",
     "sum_of_object_data": "jnp.sum(np.array([None]))",
+    # a float index: lax.gather's words (jnp.take has no check of its own; a TypeError of ours
+    # showed)
+    "take_float_index": "jnp.take(x, 1.5)",
+    "take_float_index_clip": "jnp.take(x, jnp.array([0.5]), mode='clip')",
 }
 
 # texts that name a class JAX keeps under its public name (`<class 'jax.ShapeDtypeStruct'>`):
@@ -96,6 +100,13 @@ CASES = {
 NAMED = {
     "shape_dtype_struct_into_concatenate": "jnp.concatenate([x, S])",
     "shape_dtype_struct_into_where": "jnp.where(x > 0, x, S)",
+    # given where data is needed: traced (it has a type), then refused naming the argument
+    # (jxkernel said "Cannot convert ShapeDtypeStruct to an array", or jnp's check)
+    "shape_dtype_struct_into_jit": "jax.jit(lambda v: v * 2)(S)",
+    "shape_dtype_struct_into_jit_second": "jax.jit(lambda a, b: a + b)(x, S)",
+    "shape_dtype_struct_into_sin": "jnp.sin(S)",
+    "shape_dtype_struct_into_sum": "jnp.sum(S)",
+    "shape_dtype_struct_into_lax_sin": "jax.lax.sin(S)",
 }
 
 # XLA's custom calls (no such thing on the NumPy backend)

@@ -17,7 +17,8 @@ from ...core.config import config
 from ...core.avals import ShapedArray, ShapeDtypeStruct, python_scalar_aval, shaped_abstractify
 from ...core.avals import Token, abstract_token, get_aval, typeof_rules
 from ...core.earray import constant_handlers  # noqa: F401 (jit.py's: closed-over classes)
-from ...core.errors import jax_array_abstractified, jax_type_text, provenance
+from ...core.errors import (jax_array_abstractified, jax_type_text, provenance,
+                            shapes_only_error)
 from ...core.hijax import AvalQDD, cur_qdd, hi_value_types
 from ...core.mesh import (UNCONSTRAINED, UNSPECIFIED, NamedSharding, PartitionSpec,
                           check_unique_axes)
@@ -535,6 +536,19 @@ def leaf_aval(x, index_name, fun=None) -> ShapedArray:
 def _fits(x: int, dtype) -> bool:
     info = np.iinfo(dtype)
     return int(info.min) <= x <= int(info.max)
+
+
+def shapes_only_leaf(leaves, names) -> TypeError | None:
+    """JAX's error for a ShapeDtypeStruct among a jitted function's arguments, found after the
+    call traced (it has a type) when there is nothing to run it on; None where none is one.
+
+    >>> shapes_only_leaf([ShapeDtypeStruct((2,), np.float32)], lambda: ["x"])
+    TypeError("Argument 'x' of shape float32[2] of type <class 'jxkernel.ShapeDtypeStruct'> is not a valid JAX type.")
+    """
+    for i, x in enumerate(leaves):
+        if isinstance(x, ShapeDtypeStruct):
+            return shapes_only_error(names()[i], x)
+    return None
 
 
 def not_an_array(fun, index_name, x) -> TypeError:

@@ -23,6 +23,8 @@ import inspect
 import sys
 import types
 
+from ...core.avals import ShapeDtypeStruct
+from ...core.errors import shapes_only_error
 from ...tree_util import keystr, tree_flatten_with_path
 from .function import jit
 from .args import leaf_aval
@@ -210,6 +212,8 @@ def jit_argument_error(fun_name: str, depth: int = 8):
         if name in static_names or name not in values:
             continue
         for path, leaf in tree_flatten_with_path(values[name])[0]:
+            if isinstance(leaf, ShapeDtypeStruct):  # traced by JAX's jit; no data to run on
+                return shapes_only_error(name + keystr(path), leaf)
             try:
                 leaf_aval(leaf, lambda: name + keystr(path), fun)
             except TypeError as e:
