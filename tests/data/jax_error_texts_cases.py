@@ -89,6 +89,12 @@ CASES = {
     "sin_of_object_data": "jnp.sin(np.array([None, 1.0]))",
     "add_of_text_data": "jnp.add(x, np.array(['a']))",
     "sum_of_object_data": "jnp.sum(np.array([None]))",
+    # the same through an operator, either side (the promotion's "dtype <U1 is not supported
+    # by jxkernel" showed)
+    "plus_text_data": "x + np.array(['a'])",
+    "text_data_plus": "np.array(['a']) + x",
+    "times_object_data": "x * np.array([None])",
+    "minus_object_data_jit": "jax.jit(lambda v: v - np.array([None]))(x)",
     # a float index: lax.gather's words (jnp.take has no check of its own; a TypeError of ours
     # showed)
     "take_float_index": "jnp.take(x, 1.5)",
