@@ -65,6 +65,7 @@ class ModuleContext:
         # dimension sizes in the module (export/_symbolic_lowering.py)
         self.rules = lowering_rules
         self.lowering_parameters = _PLAIN_PARAMETERS    # JAX's name; export's say for_export
+        self.one_platform = None                 # set by for_one_platform
         self.symbolic = None
         self.global_constants = False            # calls an Exported that takes global constants
         # Each op's location: its equation's name under the function's (`jit(f)/sin`, as
@@ -92,6 +93,17 @@ class ModuleContext:
     @property
     def multi_platform(self) -> bool:
         return len(self.platforms) > 1
+
+    def for_one_platform(self, lower: Callable):
+        """`lower()` with the equations it lowers lowered for the platform being lowered for
+        alone: a rule registered for some platforms (`register_lowering(p, rule, "cpu")`)
+        lowers inner equations, as JAX's lower_per_platform narrows the platforms of its
+        rule's context, whose own rules may exist for that platform only."""
+        saved, self.one_platform = self.one_platform, self._platform
+        try:
+            return lower()
+        finally:
+            self.one_platform = saved
 
     def lower_for(self, platform: str, lower: Callable) -> tuple:
         """(`lower()` with rules seeing `platform`, whether one of its rules read it). A rule
@@ -365,6 +377,8 @@ def function_for(module_ctx: ModuleContext, closed: ClosedJaxpr, name: str,
     for several platforms it takes the platform index first, as JAX's inner functions do.
     `placed`: call_jaxpr's (its operands and results constrained over the empty mesh)."""
     key = id(closed) if placed is None else (id(closed), placed)
+    if module_ctx.one_platform is not None:          # (its body lowered for that one)
+        key = (key, module_ctx.one_platform)
     found = module_ctx.functions.get(key)
     if found is not None:
         return found[1]
@@ -474,7 +488,8 @@ def jaxpr_subcomp(module_ctx, jaxpr: Jaxpr, block, const_values, arg_values) -> 
         def lower(ctx):
             outs = rule(ctx, *args, **eqn.params)
             return list(outs) if eqn.primitive.multiple_results else [outs]
-        outs = lower_per_platform(ctx, lower) if module_ctx.multi_platform else lower(ctx)
+        outs = lower_per_platform(ctx, lower) if module_ctx.multi_platform and \
+            module_ctx.one_platform is None else lower(ctx)
         assert len(outs) == len(eqn.outvars), (eqn.primitive, len(outs), len(eqn.outvars))
         if _avals.sharding_types_seen and module_ctx.manual is None:
             outs = _typed_layouts(ctx, eqn.outvars, outs)

@@ -161,6 +161,36 @@ def test_rules_in_an_export_see_its_lowering_and_may_be_overridden():
 
 
 @pytest.mark.xla_only("XLA text")    # users' lowering rules: StableHLO, no NumPy rule
+def test_a_rule_for_some_platforms_lowers_its_inner_equations_for_its_platform_alone():
+    """A rule registered per platform that lowers other primitives (`mlir.lower_fun`), each
+    with a rule for its own platforms only (Pallas's way): in a module for several platforms
+    the inner equations lower for the rule's platform alone, as in JAX (they were lowered for
+    every platform, and refused where they have no rule)."""
+    from jxkernel import export
+    from jxkernel._src.lib.mlir.dialects import hlo
+    from jxkernel.interpreters import mlir
+
+    def times(n):
+        def rule(ctx, x):
+            out = x
+            for _ in range(n - 1):
+                out = hlo.add(out, x)
+            return [out]
+        return rule
+    double, triple = Primitive("doubles_on_the_cpu"), Primitive("triples_on_gpus")
+    outer = Primitive("doubles_or_triples")
+    for p in (double, triple, outer):
+        p.def_abstract_eval(lambda x: x)
+    mlir.register_lowering(double, times(2), "cpu")
+    mlir.register_lowering(triple, times(3), "cuda")
+    mlir.register_lowering(outer, mlir.lower_fun(double.bind, multiple_results=False), "cpu")
+    mlir.register_lowering(outer, mlir.lower_fun(triple.bind, multiple_results=False), "cuda")
+    exp = export.export(jxkernel.jit(outer.bind), platforms=["cpu", "cuda"])(np.float32(5))
+    assert float(exp.call(np.float32(5))) == 10.0
+    assert exp.mlir_module().count("stablehlo.case") == 2   # the rule's index, its lowering
+
+
+@pytest.mark.xla_only("XLA text")    # users' lowering rules: StableHLO, no NumPy rule
 def test_hlo_docstring_examples():
     from doc_examples import check_docstring_examples
     check_docstring_examples("jxkernel._src.lib.mlir.dialects.hlo")

@@ -99,6 +99,8 @@ def _platform_dispatch(prim, by_platform):
     def rule(ctx, *args, **params):
         for platform, platform_rule in by_platform.items():
             if _ALIASES.get(platform, platform) == ctx.platform or platform == ctx.platform:
-                return platform_rule(ctx, *args, **params)
+                # (its inner equations for this platform alone, as JAX's)
+                return ctx.module_ctx.for_one_platform(
+                    lambda: platform_rule(ctx, *args, **params))
         raise no_rule_error(prim.name, ctx.platform)
     return rule
