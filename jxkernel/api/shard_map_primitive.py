@@ -210,13 +210,16 @@ def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_man
     inline = math.prod(mesh.shape[a] for a in newly_manual_axes) == 1
     block = None if inline else ctx.new_block([hlo.aval_type(a) for a in jaxpr.in_avals])
     module_ctx.manual = (mesh, newly_manual_axes | (outer[1] if outer else frozenset()))
+    symbolic = module_ctx.symbolic       # jax.export with symbolic shapes: what the body,
+    if symbolic is not None and not inline:       # isolated from main's sizes, computes with
+        module_ctx.symbolic = symbolic.for_region(block, jaxpr.in_avals, block.args)
     try:
         # rules lowered by tracing a function (scan's while loop) see the body's types
         with vma.checking(module_ctx.manual[1], mesh.axis_names) if check_vma else \
                 contextlib.nullcontext():
             outs = ctx.lower_jaxpr(jaxpr, list(args) if inline else block.args, block)
     finally:
-        module_ctx.manual = outer
+        module_ctx.manual, module_ctx.symbolic = outer, symbolic
     if inline:
         return outs
     block.ret(outs, op="sdy.return")

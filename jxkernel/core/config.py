@@ -290,6 +290,16 @@ _OPTIONS = [
             "supports; 10 by default). Both give the same module here: 10 tells TensorFlow's "
             "XlaCallModule that the module was partitioned with Shardy.",
             validate=lambda v: _check_int(v, "jax_export_calling_convention_version")),
+    _flag("jax_export_ignore_forward_compatibility", False,
+          "jax.export ignores the forward-compatibility of its lowerings (JAX's: rules that "
+          "lower anew for export, newer than what older consumers read, may then use the new "
+          "form). Lowering rules read it as ctx.module_context.lowering_parameters."
+          "export_ignore_forward_compatibility; jxkernel's own lower one way either way."),
+    _Option("jax_xla_profile_version", 0, "JAX_XLA_PROFILE_VERSION", int,
+            "The XLA-AutoFDO profile version compile options name (JAX's "
+            "compiler.get_compile_options); 0: none set. Meaningful only where XLA fetches "
+            "remote compilation profiles (TPU deployments): it changes no CPU or GPU program.",
+            validate=lambda v: _check_int(v, "jax_xla_profile_version")),
     _Option("jax_embedded_constants_max_bytes", 32, "JAX_EMBEDDED_CONSTANTS_MAX_BYTES", int,
             "The largest array literal (bytes) a jaxpr keeps in its lowered module under "
             "jax_use_simplified_jaxpr_constants=True, larger ones hoisted as arguments. With "

@@ -40,8 +40,8 @@ from ..tree_util import (equality_errors, keystr, tree_flatten, tree_flatten_wit
                          tree_unflatten)
 from ..xla import client as _client
 from ..xla import stablehlo as hlo
-from ..xla.lowering import (ModuleContext, index_case, lower_jaxpr_into, new_function,
-                            platform_index_args)
+from ..xla.lowering import (LoweringParameters, ModuleContext, index_case, lower_jaxpr_into,
+                            new_function, platform_index_args)
 from ..xla.portable import module_text, portable_artifact
 from . import _serialization, _sharded
 from ._custom_calls import check_custom_calls
@@ -114,12 +114,21 @@ class Exported:
                                     compare=False)                       # module text
     _physical: list = dataclasses.field(default_factory=list, repr=False, init=False,
                                         compare=False)       # its twin over keys' data
+    _shown: list = dataclasses.field(default_factory=list, repr=False, init=False,
+                                     compare=False)        # mlir_module(): with locations
 
     def __str__(self):
         return f"Exported(fun_name={self.fun_name}, ...)"
 
     def mlir_module(self) -> str:
-        """The StableHLO module, as text."""
+        """The StableHLO module, as text, with its locations (`loc(...)`) as JAX prints it
+        (JAX's default jax_include_debug_info_in_dumps=True)."""
+        if not self._shown:
+            self._shown.append(module_text(self.mlir_module_serialized, debug_info=True))
+        return self._shown[0]
+
+    def _plain_text(self) -> str:
+        """The module's text without locations: what jxkernel parses (a `call`'s inlining)."""
         if not self._text:
             self._text.append(module_text(self.mlir_module_serialized))
         return self._text[0]
@@ -158,8 +167,11 @@ class Exported:
 
 # ------------------------------------------------------------------ exporting
 @api_boundary
-def export(fun_jit, *, platforms=None, disabled_checks=()) -> Callable[..., Exported]:
-    """`export(jit(f))(*args, **kwargs)`: args are arrays or ShapeDtypeStructs."""
+def export(fun_jit, *, platforms=None, disabled_checks=(),
+           _override_lowering_rules=None) -> Callable[..., Exported]:
+    """`export(jit(f))(*args, **kwargs)`: args are arrays or ShapeDtypeStructs.
+    `_override_lowering_rules`: JAX's private (primitive, rule) pairs lowered in place of
+    those primitives' own rules in this export (not in its VJP's, as JAX's)."""
     # the functions JAX jits (jnp.sin, jnp.dot, nn.sigmoid) are plain here for eager speed and
     # carry their jit object (transforms/jit/namesakes.py), which JAX's docstrings export
     fun_jit = getattr(getattr(fun_jit, "as_jit", None), "jitted", fun_jit)
@@ -174,7 +186,8 @@ def export(fun_jit, *, platforms=None, disabled_checks=()) -> Callable[..., Expo
         _check_donation(platforms, traced.donated)
         start = time.perf_counter()
         exported = _exported(traced, platforms, tuple(disabled_checks),
-                             lambda primal, mesh: _export_vjp(fun_jit, primal, platforms, mesh))
+                             lambda primal, mesh: _export_vjp(fun_jit, primal, platforms, mesh),
+                             _override_lowering_rules)
         told_by_lowering(traced, time.perf_counter() - start, platforms)   # (JAX logs both)
         return exported
     return do_export
@@ -220,14 +233,15 @@ def _check_donation(platforms, donated) -> None:
             f"donation")
 
 
-def _exported(traced, platforms, disabled_checks, get_vjp) -> Exported:
+def _exported(traced, platforms, disabled_checks, get_vjp, overrides=None) -> Exported:
     version = _calling_convention_version()
     closed = traced.jaxpr
     paths = _leaf_paths(traced.in_tree)
     kept = _kept_inputs(closed, traced.jitted._keep_unused)
     (text, uses_global_constants), layout = _sharded.lowered_with_layout(
         traced, lambda layout: _module_text(closed, traced.fun_name, platforms, paths,
-                                            result_paths(traced.out_tree), layout, kept))
+                                            result_paths(traced.out_tree), layout, kept,
+                                            traced.arg_names, overrides))
     check_custom_calls(text, disabled_checks)
     artifact = portable_artifact(text)
     n_in, n_out = len(closed.in_avals), len(closed.out_avals)
@@ -275,29 +289,46 @@ def _uses_global_constants(platforms, in_avals) -> bool:
 
 
 def _module_text(closed, name: str, platforms, arg_paths, result_names,
-                 layout=None, kept=None) -> tuple[str, bool]:
+                 layout=None, kept=None, arg_names=None,
+                 overrides=None) -> tuple[str, bool]:
     """(A module whose `main` takes the jaxpr's inputs, the `kept` ones where given (the
     others dropped, and the dead code: _kept_inputs), after the platform index where it is
     lowered for several platforms, closed-over constants embedded; whether it uses global
-    constants). With a `layout`, partitioned over its mesh (export/_sharded.py)."""
+    constants). With a `layout`, partitioned over its mesh (export/_sharded.py). `arg_names`
+    (one per input: 'x', "params['w']") are the arguments' locations, as JAX names them.
+    `overrides`: (primitive, rule) pairs lowered in place of those primitives' rules."""
     attrs = {"mhlo.num_partitions": hlo.i32_attr(_sharded.nr_devices(layout)),
              "mhlo.num_replicas": hlo.i32_attr(1)}
     module = hlo.Module(f"jit_{name}", attrs)
     lowering = [_client.lowering_platform(p) for p in platforms]
     module_ctx = ModuleContext(module, lowering[0], platforms=lowering)
     module_ctx.mesh = layout and layout.mesh
+    parameters = LoweringParameters(overrides, for_export=True,
+                                    export_ignore_forward_compatibility=bool(
+                                        config.jax_export_ignore_forward_compatibility))
+    module_ctx.lowering_parameters = parameters
+    if overrides:
+        module_ctx.rules = parameters.rules()
     # (over the physical jaxpr: a typed key's sharding spans its data's trailing axes too)
     arg_attrs, result_attrs = _sharded.module_attrs(module, layout, physicalize(closed.jaxpr))
+    names = list(arg_names) if arg_names is not None and \
+        len(arg_names) == len(closed.jaxpr.invars) else None
     if kept is not None and len(kept) < len(closed.jaxpr.invars):
         arg_attrs = [arg_attrs[i] for i in kept]
+        names = names and [names[i] for i in kept]
         closed = _taking(closed, kept)
     # typed keys as their uint32 data, their equations (random_bits, ...) computed on it
     physical_avals = [physical_aval(a) for a in closed.in_avals]
     main = new_function(module_ctx, "main", list(map(hlo.aval_type, physical_avals)), arg_attrs)
+    if names is not None:
+        main.arg_names[len(main.args) - len(names):] = names
     args = main.args[len(platform_index_args(main.body)):]
     if _uses_symbolic(closed):
         module_ctx.symbolic = SymbolicLowering(main.body, closed.in_avals, args, arg_paths)
         module_ctx.rules = SymbolicRules()
+        if overrides:           # (a rule given for a primitive: lowered as given)
+            module_ctx.rules._rules.update({p: r for p, r in parameters.rules().items()
+                                            if any(p is q for q, _ in overrides)})
     consts = [main.body.constant(np.asarray(c)) for c in closed.consts]
     outs = lower_jaxpr_into(module_ctx, main.body, physicalize(closed.jaxpr), consts, args)
     main.set_results(outs, [", ".join(filter(None, [f"jax.result_info = {hlo.string_attr(n)}",
@@ -323,8 +354,8 @@ def _export_vjp(fun_jit, primal: Exported, platforms, mesh) -> Exported:
     wrt = [i for i, a in enumerate(primal.in_avals) if _differentiable(a)]
     kept = [i for i, a in enumerate(primal.out_avals) if _differentiable(a)]
 
-    def fun_vjp_jax(*args_and_cts):
-        primals, cts = args_and_cts[:n_in], args_and_cts[n_in:]
+    def fun_vjp_jax(*args_and_out_cts_flat_jax):   # (JAX's name: its arguments' locations)
+        primals, cts = args_and_out_cts_flat_jax[:n_in], args_and_out_cts_flat_jax[n_in:]
 
         def flat_fun(*wrt_primals):
             flat = list(primals)

@@ -32,7 +32,7 @@ class InlinedModule:
     (it quacks like `stablehlo.Function` for `Module.text` and `Block.call`)."""
 
     def __init__(self, module: hlo.Module, exported, text=None, out_avals=None):
-        body = _module_body(text or exported.mlir_module())
+        body = _module_body(text or exported._plain_text())
         renames = _merged_names(module, _FUNC.findall(body), f"call_exported_{exported.fun_name}")
         self.name = renames["main"]
         renames.update(_declared_meshes(module, body))

@@ -71,6 +71,11 @@ class SymbolicLowering:
                     if name not in self.values:
                         raise self._unexpected(name)
 
+    def for_region(self, block, in_avals, args) -> SymbolicLowering:
+        """What a region isolated from the values above it (a shard_map body's
+        sdy.manual_computation) computes sizes with: nothing symbolic (_RegionWithoutSizes)."""
+        return _RegionWithoutSizes()
+
     def _unexpected(self, name) -> UnexpectedDimVar:
         """JAX's error and words: the variables the arguments give, and where to read on."""
         return UnexpectedDimVar(
@@ -135,6 +140,28 @@ class SymbolicLowering:
                                  loc=ctx.loc)
         return ctx.block.op1("stablehlo.dynamic_broadcast_in_dim",
                              [value, self.shape(ctx.block, shape)], out_type, attrs, loc=ctx.loc)
+
+
+class _RegionWithoutSizes(SymbolicLowering):
+    """A shard_map body's sizes in a module with symbolic shapes: its operations that need no
+    size (collectives, elementwise operations of its values) lower as they are; one that needs
+    a symbolic size is refused at export. Main's size values are out of the region's reach,
+    and those read again from the region's own arguments (get_dimension_size in the manual
+    computation) crash jaxlib 0.10.2's shape refinement when the export is called (a
+    segmentation fault)."""
+
+    def __init__(self):             # (no variables of its own)
+        self.values = {}
+
+    def dim(self, block, d):
+        if not isinstance(d, _DimExpr):
+            return block.constant(np.int32(d))
+        raise NotImplementedError(
+            f"export with symbolic shapes: an operation in a shard_map body needs the value "
+            f"of the symbolic dimension '{d}', which jxkernel does not compute inside the "
+            f"body's sdy.manual_computation. Export with concrete shapes for this function, "
+            f"or keep the body to operations that need no size (collectives, elementwise "
+            f"operations between its values).")
 
 
 def _solve(block, arg, axis, coeff, rest):
@@ -274,7 +301,7 @@ _SAFE = frozenset("""
     convert_element_type reduce_sum reduce_max reduce_min reduce_prod reduce_and reduce_or
     dot_general transpose concatenate select_n clamp copy rev jit pjit closed_call
     custom_jvp_call custom_vjp_call cond while stop_gradient add_any sort argmax argmin
-    dynamic_update_slice
+    dynamic_update_slice shard_map ppermute pvary
 """.split())
 # ... and the elementwise ops' rules, defined by these modules
 _ELEMENTWISE_MODULES = frozenset({_elementwise.__name__, _rules.__name__})

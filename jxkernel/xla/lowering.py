@@ -64,6 +64,8 @@ class ModuleContext:
         # jax.export with symbolic shapes swaps in its own rules, and `symbolic` computes
         # dimension sizes in the module (export/_symbolic_lowering.py)
         self.rules = lowering_rules
+        self.lowering_parameters = _PLAIN_PARAMETERS    # JAX's name; export's say for_export
+        self.one_platform = None                 # set by for_one_platform
         self.symbolic = None
         self.global_constants = False            # calls an Exported that takes global constants
         # Each op's location: its equation's name under the function's (`jit(f)/sin`, as
@@ -92,6 +94,17 @@ class ModuleContext:
     def multi_platform(self) -> bool:
         return len(self.platforms) > 1
 
+    def for_one_platform(self, lower: Callable):
+        """`lower()` with the equations it lowers lowered for the platform being lowered for
+        alone: a rule registered for some platforms (`register_lowering(p, rule, "cpu")`)
+        lowers inner equations, as JAX's lower_per_platform narrows the platforms of its
+        rule's context, whose own rules may exist for that platform only."""
+        saved, self.one_platform = self.one_platform, self._platform
+        try:
+            return lower()
+        finally:
+            self.one_platform = saved
+
     def lower_for(self, platform: str, lower: Callable) -> tuple:
         """(`lower()` with rules seeing `platform`, whether one of its rules read it). A rule
         lowered inside `lower` (a branch's equations) answers for itself, not for `lower`."""
@@ -113,8 +126,18 @@ class LoweringParameters:
     ()
     """
 
-    def __init__(self, override_lowering_rules=None):
+    def __init__(self, override_lowering_rules=None, global_constant_computation=False,
+                 for_export=False, export_ignore_forward_compatibility=False,
+                 hoist_constants_as_args=False):
         self.override_lowering_rules = override_lowering_rules
+        self.global_constant_computation = global_constant_computation
+        # what a rule may ask of the lowering it is part of (`ctx.module_context.
+        # lowering_parameters`): whether it is jax.export's, under
+        # jax_export_ignore_forward_compatibility, and whether a rule's constants become
+        # arguments (never here: a rule's are embedded, as JAX's default)
+        self.for_export = for_export
+        self.export_ignore_forward_compatibility = export_ignore_forward_compatibility
+        self.hoist_constants_as_args = hoist_constants_as_args
 
     def rules(self) -> dict | None:
         """The rule table of a lowering under these overrides (None: the usual one)."""
@@ -122,16 +145,31 @@ class LoweringParameters:
             return None
         table = dict(lowering_rules)
         for prim, rule in self.override_lowering_rules:
-            table[prim] = rule if prim.multiple_results else _single_result(rule)
+            table[prim] = (lambda ctx, *a, _rule=rule, **p: _in_context(_rule, ctx, a, p)) \
+                if prim.multiple_results else _single_result(rule)
         return table
+
+
+_PLAIN_PARAMETERS = LoweringParameters()
+# the contexts of the users' rules running now, innermost last: jax._src.lib.mlir.dialects.hlo's
+# builders append to its block (a rule registered with jax's register_lowering, or overriding)
+rule_contexts: list = []
 
 
 def _single_result(rule):
     """A JAX-convention rule (results as a list) for a primitive of one result."""
     def lowered(ctx, *args, **params):
-        out = rule(ctx, *args, **params)
+        out = _in_context(rule, ctx, args, params)
         return out[0] if isinstance(out, (list, tuple)) else out
     return lowered
+
+
+def _in_context(rule, ctx, args, params):
+    rule_contexts.append(ctx)
+    try:
+        return rule(ctx, *args, **params)
+    finally:
+        rule_contexts.pop()
 
 
 class LoweringRuleContext:
@@ -339,6 +377,8 @@ def function_for(module_ctx: ModuleContext, closed: ClosedJaxpr, name: str,
     for several platforms it takes the platform index first, as JAX's inner functions do.
     `placed`: call_jaxpr's (its operands and results constrained over the empty mesh)."""
     key = id(closed) if placed is None else (id(closed), placed)
+    if module_ctx.one_platform is not None:          # (its body lowered for that one)
+        key = (key, module_ctx.one_platform)
     found = module_ctx.functions.get(key)
     if found is not None:
         return found[1]
@@ -448,7 +488,8 @@ def jaxpr_subcomp(module_ctx, jaxpr: Jaxpr, block, const_values, arg_values) -> 
         def lower(ctx):
             outs = rule(ctx, *args, **eqn.params)
             return list(outs) if eqn.primitive.multiple_results else [outs]
-        outs = lower_per_platform(ctx, lower) if module_ctx.multi_platform else lower(ctx)
+        outs = lower_per_platform(ctx, lower) if module_ctx.multi_platform and \
+            module_ctx.one_platform is None else lower(ctx)
         assert len(outs) == len(eqn.outvars), (eqn.primitive, len(outs), len(eqn.outvars))
         if _avals.sharding_types_seen and module_ctx.manual is None:
             outs = _typed_layouts(ctx, eqn.outvars, outs)

@@ -94,12 +94,17 @@ def portable_artifact(text: str) -> bytes:
         return _jax.mlir.serialize_portable_artifact(module, target, with_sdy)
 
 
-def module_text(artifact: bytes) -> str:
-    """The StableHLO text of a portable artifact (the inverse of `portable_artifact`)."""
+def module_text(artifact: bytes, debug_info: bool = False) -> str:
+    """The StableHLO text of a portable artifact (the inverse of `portable_artifact`).
+    `debug_info=True` prints each operation's and argument's location too (`loc(...)`), as
+    JAX's `Exported.mlir_module()` prints it (mlir.module_to_string under JAX's default
+    jax_include_debug_info_in_dumps=True)."""
     from jaxlib import _jax
     module = _parse_ir('module {\n}\n')          # for a context with our dialects loaded
     with module.context as context:
-        return str(_jax.mlir.deserialize_portable_artifact(artifact, context))
+        loaded = _jax.mlir.deserialize_portable_artifact(artifact, context)
+        return loaded.operation.get_asm(enable_debug_info=debug_info) if debug_info \
+            else str(loaded)
 
 
 def refine_shapes(text: str) -> str:

@@ -5,7 +5,8 @@ tile dimensions, devices and replication, which do not depend on XLA's printed f
 `AbstractMesh.abstract_device` and `AbstractMesh(abstract_device=)`, jax.export of a program
 whose only mesh is an AbstractMesh, called on a mesh of devices, and an export for one device
 called with an argument split over 8, and the names of an export's mesh and its caller's
-(`@mesh`, `@mesh_0`), arrays and jits given GSPMDShardings. `run(jax)` takes the
+(`@mesh`, `@mesh_0`), arrays and jits given GSPMDShardings, and a shard_map exported with
+symbolic shapes. `run(jax)` takes the
 `jax` module (real or jxkernel) and returns JSON data."""
 import numpy as np
 
@@ -170,9 +171,30 @@ def _gspmd(jax, out):
         out[f"gspmd put 4 devices {spec}"] = sorted(_shards(put))
 
 
+def _shard_map_symbolic(jax, out):
+    """JAX's test_shard_map_collective_permute: a shard_map whose body permutes its block
+    over a mesh of 2, exported with symbolic shapes (the split dimension's and the other's),
+    then called on the mesh."""
+    P, NamedSharding = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:2]), ("x",))
+
+    def body(b):
+        return jax.lax.ppermute(b, "x", perm=[(0, 1), (1, 0)])
+    f = jax.jit(jax.shard_map(body, mesh=mesh, in_specs=(P("x", None),), out_specs=P("x", None)),
+                in_shardings=NamedSharding(mesh, P("x", None)),
+                out_shardings=NamedSharding(mesh, P("x", None)))
+    a = np.arange(16, dtype=np.float32).reshape(4, 4)
+    for poly in ("2*b1,_", "_,b2", "2*b1,b2"):
+        exp = jax.export.export(f)(*jax.export.symbolic_args_specs((a,), poly))
+        res = exp.call(jax.device_put(a, NamedSharding(mesh, P())))
+        out[f"shard_map symbolic {poly}"] = [str(exp.in_avals[0].shape),
+                                             str(exp.out_avals[0].shape), exp.nr_devices,
+                                             np.asarray(res).tolist()]
+
+
 def run(jax) -> dict:
     out = {"device_count": len(jax.devices())}
     for case in (_hlo_shardings, _abstract_device, _export_abstract_mesh,
-                 _one_device_export_on_more, _mesh_names, _gspmd):
+                 _one_device_export_on_more, _mesh_names, _gspmd, _shard_map_symbolic):
         case(jax, out)
     return out

@@ -64,6 +64,23 @@ def test_serialize_round_trip_keeps_the_signature_module_results_and_vjp():
 
 
 @pytest.mark.xla_only("XLA text")    # jax.export's StableHLO: refused on the NumPy backend
+def test_mlir_module_prints_the_locations_as_jaxs_does():
+    """`mlir_module()` prints the module with its locations (`loc(...)`), as JAX's does under
+    its default jax_include_debug_info_in_dumps=True: each of main's arguments is followed by
+    its name as JAX gives it (the function's parameter and path; a VJP's
+    `args_and_out_cts_flat_jax[i]`), which JAX's tests of a VJP's argument shardings read as
+    `tensor<...> (.*)`; a call's inlining reads the module without them."""
+    exp = _exported()
+    assert re.search(r"""@main\(%arg0: tensor<3xf32> loc\("x"\), %arg1: tensor<i32> """
+                     r"""loc\("params\['n'\]"\)""", exp.mlir_module())
+    assert re.search(r"@main\(%arg0: tensor<3xf32> (.*), %arg1: tensor<i32> (.*), %arg2: "
+                     r"tensor<f32> (.*)\) -> \(tensor<3xf32> (.*)", exp.vjp().mlir_module())
+    assert 'loc("args_and_out_cts_flat_jax[0]")' in exp.vjp().mlir_module()
+    assert " loc(" not in exp._plain_text() and "@main(%arg0: tensor<3xf32>, " in \
+        exp._plain_text()
+
+
+@pytest.mark.xla_only("XLA text")    # jax.export's StableHLO: refused on the NumPy backend
 def test_bad_blobs_are_refused_with_what_is_wrong():
     blob = bytes(_exported().serialize())
     with pytest.raises(ValueError, match="not a jxkernel Exported"):

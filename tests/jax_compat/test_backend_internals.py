@@ -1,6 +1,8 @@
 """jax._src.xla_bridge and jax._src.compiler over jxkernel's client and compiler: the started
 backends as the client's own dict, and `backend_compile_and_load` as the one compile call,
 which a library may replace (Chex's restrict_backends) and then sees every compile."""
+from unittest import mock
+
 import numpy as np
 import pytest
 
@@ -117,3 +119,121 @@ def test_that_error_lists_the_backends_as_jax_does(monkeypatch):
 def test_docstring_examples(module):
     from doc_examples import check_docstring_examples
     check_docstring_examples(module)
+
+
+@pytest.mark.xla_only("XLA compiler")    # jaxlib's CompileOptions
+def test_get_compile_options_as_jaxs(monkeypatch):
+    # JAX's compiler.get_compile_options: the assignment (a 1-D list where there is one
+    # partition, devices or ids), the FDO profile, and the profile version: the option first,
+    # then the hook's answer, -1 where it answers 0 (the hook replaced through the view)
+    from jxkernel._src import config
+    options = compiler.get_compile_options(num_replicas=4, num_partitions=1,
+                                           device_assignment=[0, 1, 2, 3])
+    assert (options.device_assignment.replica_count(),
+            options.device_assignment.computation_count()) == (4, 1)
+    options = compiler.get_compile_options(2, 2, device_assignment=[[0, 1], [2, 3]],
+                                           fdo_profile=b"profile")
+    assert options.device_assignment.computation_count() == 2
+    assert options.executable_build_options.fdo_profile == b"profile"
+    with pytest.raises(ValueError, match="device_assignment does not match num_replicas"):
+        compiler.get_compile_options(3, 1, device_assignment=[0, 1])
+    once = compiler.get_compile_options(2, 3, env_options_overrides={"1": "1", "2": "2"})
+    again = compiler.get_compile_options(2, 3, env_options_overrides={"2": "2", "1": "1"})
+    assert once.SerializeAsString() == again.SerializeAsString()
+
+    class Backend:
+        platform = "tpu"
+    assert compiler.get_compile_options(1, 1, backend=Backend()).profile_version == -1
+    # (JAX's tests replace the hook with mock.patch.object, which restores it)
+    with mock.patch.object(compiler, "get_latest_profile_version", lambda backend: 7):
+        assert compiler.get_compile_options(1, 1, backend=Backend()).profile_version == 7
+    assert compiler.get_latest_profile_version(None) == -1
+    monkeypatch.setattr(compiler, "get_latest_profile_version", lambda backend: 7)
+    assert compiler.get_compile_options(1, 1, backend=Backend()).profile_version == 7
+    assert compiler.get_compile_options(1, 1).profile_version == -1     # no backend: none
+    with config.jax_xla_profile_version(3):               # (JAX's option first)
+        assert compiler.get_compile_options(1, 1, backend=Backend()).profile_version == 3
+    monkeypatch.setattr(compiler, "get_latest_profile_version", lambda backend: 0)
+    assert compiler.get_compile_options(1, 1, backend=Backend()).profile_version == -1
+
+
+class _Backend:
+    def __init__(self, platform, count=1):
+        self.platform, self._count = platform, count
+
+    def device_count(self):
+        return self._count
+
+    def _get_all_devices(self):
+        return []
+
+
+@pytest.fixture
+def registry(monkeypatch):
+    """xla_bridge with a registry of its own, as JAX's tests of it put one in place."""
+    from jxkernel._src import config
+    monkeypatch.setattr(xla_bridge, "_backend_factories", {})
+    monkeypatch.setattr(xla_bridge, "_backends", {})
+    monkeypatch.setattr(xla_bridge, "_backend_errors", {})
+    monkeypatch.setattr(xla_bridge, "_default_backend", None)
+    with config.jax_platforms(""):
+        xla_bridge.register_backend_factory("cpu", lambda: _Backend("cpu"), priority=0,
+                                            fail_quietly=False)
+        yield xla_bridge
+
+
+def test_a_registry_put_in_place_starts_its_backends_by_jaxs_rules(registry, caplog):
+    registry.register_backend_factory("A", lambda: _Backend("A"), priority=20,
+                                      fail_quietly=False, experimental=True)
+    registry.register_backend_factory("B", lambda: _Backend("B"), priority=10,
+                                      fail_quietly=False)
+    with caplog.at_level("WARNING", logger="jax._src.xla_bridge"):
+        assert registry.get_backend().platform == "A"          # the highest priority
+    assert "Platform 'A' is experimental and not all JAX functionality may be correctly " \
+           "supported!" in caplog.text
+    assert registry.get_backend("B").platform == "B" and len(registry._backends) == 3
+    with pytest.raises(RuntimeError, match="Unknown backend foo. Available backends are"):
+        registry.get_backend("foo")
+
+
+@pytest.mark.parametrize("factory, error", [
+    (lambda: None, "Could not initialize backend 'x'"),
+    (lambda: _Backend("x", count=0), "Backend 'x' provides no devices."),
+    (lambda: 1 / 0, "division by zero")])
+def test_a_backend_that_cannot_start_is_jaxs_error(registry, factory, error):
+    registry.register_backend_factory("x", factory, priority=10, fail_quietly=False)
+    with pytest.raises(RuntimeError, match=f"Unable to initialize backend 'x': {error}"):
+        registry.get_backend("x")
+
+
+def test_jax_platforms_starts_only_the_platforms_it_names(registry):
+    from jxkernel._src import config
+    registry.register_backend_factory("A", lambda: _Backend("A"), priority=20)
+    registry.register_backend_factory("B", lambda: _Backend("B"), priority=10)
+    with config.jax_platforms("cpu,A"):
+        assert registry.get_backend().platform == "cpu" and len(registry._backends) == 2
+        with pytest.raises(RuntimeError, match="Unknown backend B"):
+            registry.get_backend("B")
+
+
+def test_plugins_named_in_the_environment_are_registered(registry, monkeypatch, caplog):
+    from jxkernel._src.lib import xla_client as xc
+    loaded, made = [], []
+    monkeypatch.setattr(xc, "load_pjrt_plugin_dynamically", lambda *a: loaded.append(a))
+    monkeypatch.setattr(xc, "pjrt_plugin_initialized", lambda name: True)
+    monkeypatch.setattr(xc, "make_c_api_client", lambda *a: made.append(a))
+    from jxkernel._src.lib import _profiler
+    monkeypatch.setattr(_profiler, "register_plugin_profiler", lambda c_api: None)
+    monkeypatch.setenv("PJRT_NAMES_AND_LIBRARY_PATHS", "name1:path1,name2:path2,name3")
+    with caplog.at_level("WARNING"):
+        registry.register_pjrt_plugin_factories_from_env()
+    assert "invalid value name3 in env var PJRT_NAMES_AND_LIBRARY_PATHS " \
+           "name1:path1,name2:path2,name3" in caplog.text
+    assert loaded == [("name1", "path1"), ("name2", "path2")]
+    registration = registry._backend_factories["name1"]
+    assert (registration.priority, registration.experimental) == (400, True)
+    registration.factory()
+    assert made == [("name1", {}, None)]
+    registry.register_plugin("foo", options=lambda: {"bar": "baz"}, library_path="/dev/null")
+    registry._backend_factories["foo"].factory()
+    assert made[-1] == ("foo", {"bar": "baz"}, None)

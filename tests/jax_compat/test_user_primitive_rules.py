@@ -109,6 +109,88 @@ def test_lowering_rules_built_with_hlo_ops_as_the_primitives_guide_writes_them()
 
 
 @pytest.mark.xla_only("XLA text")    # users' lowering rules: StableHLO, no NumPy rule
+def test_rules_in_an_export_see_its_lowering_and_may_be_overridden():
+    """What export_test asks of users' rules in jax.export: `_override_lowering_rules` built
+    with jax._src's hlo builders (they had no context outside a registered rule), a custom
+    call built with hlo.CustomCallOp refused unless its target's check is disabled, and
+    `ctx.module_context.lowering_parameters` saying whether the lowering is an export's."""
+    from jxkernel import export
+    from jxkernel._src import config
+    from jxkernel._src.interpreters import mlir as src_mlir
+    from jxkernel._src.lib.mlir.dialects import hlo
+    from jxkernel.interpreters import mlir
+
+    f = jxkernel.jit(jnp.sin)
+    sin_p = jxkernel.make_jaxpr(jnp.sin)(1.0).eqns[0].primitive
+    as_cos = ((sin_p, lambda ctx, x, **_: [src_mlir.hlo.cosine(x)]),)
+    text = export.export(f, _override_lowering_rules=as_cos)(1.0).mlir_module()
+    assert "stablehlo.cosine" in text and "stablehlo.sine" not in text
+    assert "stablehlo.sine" in export.export(f)(1.0).mlir_module()       # that export only
+    lowered = f.trace(1.0).lower(_private_parameters=src_mlir.LoweringParameters(
+        override_lowering_rules=as_cos))
+    assert "stablehlo.cosine" in lowered.as_text()
+
+    p = Primitive("calls_a_kernel_by_name")
+    p.def_abstract_eval(lambda x: x)
+    mlir.register_lowering(p, lambda ctx, x: hlo.CustomCallOp([x.type], [x], "my_kernel")
+                           .results)
+    g = jxkernel.jit(lambda a: a + p.bind(a))
+    with pytest.raises(ValueError, match="(?s)Cannot serialize code with custom calls whose "
+                                         "targets .*my_kernel"):
+        export.export(g)(np.ones(3, np.float32))
+    allowed = export.export(g, disabled_checks=[export.DisabledSafetyCheck.custom_call(
+        "my_kernel")])(np.ones(3, np.float32))
+    assert "my_kernel" in allowed.mlir_module()
+
+    seen = []
+    q = Primitive("reads_its_lowering_parameters")
+    q.def_abstract_eval(lambda x: x)
+
+    def rule(ctx, x):
+        params = ctx.module_context.lowering_parameters
+        seen.append((params.for_export, params.hoist_constants_as_args,
+                     params.export_ignore_forward_compatibility))
+        return [hlo.add(x, x)]
+    mlir.register_lowering(q, rule, cacheable=False)
+    h = jxkernel.jit(q.bind)
+    h.lower(1.0)
+    export.export(h)(1.0)
+    with config.export_ignore_forward_compatibility(True):
+        export.export(h)(1.0)
+    assert seen == [(False, False, False), (True, False, False), (True, False, True)]
+
+
+@pytest.mark.xla_only("XLA text")    # users' lowering rules: StableHLO, no NumPy rule
+def test_a_rule_for_some_platforms_lowers_its_inner_equations_for_its_platform_alone():
+    """A rule registered per platform that lowers other primitives (`mlir.lower_fun`), each
+    with a rule for its own platforms only (Pallas's way): in a module for several platforms
+    the inner equations lower for the rule's platform alone, as in JAX (they were lowered for
+    every platform, and refused where they have no rule)."""
+    from jxkernel import export
+    from jxkernel._src.lib.mlir.dialects import hlo
+    from jxkernel.interpreters import mlir
+
+    def times(n):
+        def rule(ctx, x):
+            out = x
+            for _ in range(n - 1):
+                out = hlo.add(out, x)
+            return [out]
+        return rule
+    double, triple = Primitive("doubles_on_the_cpu"), Primitive("triples_on_gpus")
+    outer = Primitive("doubles_or_triples")
+    for p in (double, triple, outer):
+        p.def_abstract_eval(lambda x: x)
+    mlir.register_lowering(double, times(2), "cpu")
+    mlir.register_lowering(triple, times(3), "cuda")
+    mlir.register_lowering(outer, mlir.lower_fun(double.bind, multiple_results=False), "cpu")
+    mlir.register_lowering(outer, mlir.lower_fun(triple.bind, multiple_results=False), "cuda")
+    exp = export.export(jxkernel.jit(outer.bind), platforms=["cpu", "cuda"])(np.float32(5))
+    assert float(exp.call(np.float32(5))) == 10.0
+    assert exp.mlir_module().count("stablehlo.case") == 2   # the rule's index, its lowering
+
+
+@pytest.mark.xla_only("XLA text")    # users' lowering rules: StableHLO, no NumPy rule
 def test_hlo_docstring_examples():
     from doc_examples import check_docstring_examples
     check_docstring_examples("jxkernel._src.lib.mlir.dialects.hlo")

@@ -15,7 +15,7 @@ of existing operations:
 """
 from ...core.primitive import lowering_rules, platform_lowering_rules
 from ...lax import _lowering
-from ...xla.lowering import no_rule_error
+from ...xla.lowering import no_rule_error, rule_contexts
 from ...xla.user_rules import call_cached_rule
 
 
@@ -39,7 +39,7 @@ def lower_fun(fun, multiple_results: bool = True):
     return rule
 
 
-_rule_contexts: list = []
+_rule_contexts = rule_contexts           # (xla/lowering.py's: overriding rules push too)
 
 
 def current_rule_context():
@@ -99,6 +99,8 @@ def _platform_dispatch(prim, by_platform):
     def rule(ctx, *args, **params):
         for platform, platform_rule in by_platform.items():
             if _ALIASES.get(platform, platform) == ctx.platform or platform == ctx.platform:
-                return platform_rule(ctx, *args, **params)
+                # (its inner equations for this platform alone, as JAX's)
+                return ctx.module_ctx.for_one_platform(
+                    lambda: platform_rule(ctx, *args, **params))
         raise no_rule_error(prim.name, ctx.platform)
     return rule

@@ -17,6 +17,7 @@ need attributes and types these builders do not take). An operand may be a value
 one-result operation, as in MLIR's bindings.
 """
 from ......core.lazy_names import lazy_names
+from ......xla import stablehlo as _hlo
 from .....interpreters.mlir import current_rule_context
 
 
@@ -66,6 +67,42 @@ for _class_name, _hlo_name in _OPS.items():
     globals()[_hlo_name if _hlo_name not in ("and", "or", "not") else _hlo_name + "_"] = (
         lambda *xs, _cls=globals()[_class_name]: _cls(*xs).result)
 del _class_name, _hlo_name
+
+
+class CustomCallOp:
+    """`stablehlo.custom_call` of `inputs` to the target `call_target_name`, with results of
+    the types `result` (MLIR's builder's arguments; `has_side_effect`, `backend_config` and
+    `api_version` as its keywords), appended to the current lowering block: a rule's call of
+    a kernel the runtime registers (jax.export refuses a target it does not know to be
+    stable, as JAX's)."""
+
+    def __init__(self, result, inputs, call_target_name, has_side_effect=None,
+                 backend_config=None, api_version=None, **unsupported):
+        ctx = current_rule_context()
+        if ctx is None:
+            raise RuntimeError("hlo.CustomCallOp builds an operation inside a lowering rule "
+                               "registered with jax.interpreters.mlir.register_lowering; none "
+                               "is running")
+        given = sorted(k for k, v in unsupported.items() if v is not None)
+        if given:
+            raise NotImplementedError(f"hlo.CustomCallOp: jxkernel's builder does not take "
+                                      f"{', '.join(given)}")
+        attrs = {"call_target_name": _hlo.string_attr(_text(call_target_name))}
+        if has_side_effect:
+            attrs["has_side_effect"] = "true"
+        if backend_config is not None:
+            attrs["backend_config"] = _hlo.string_attr(_text(backend_config))
+        if api_version is not None:
+            attrs["api_version"] = _hlo.i32_attr(int(str(api_version).split(":")[0]))
+        self.results = ctx.block.op("stablehlo.custom_call", [_value(x) for x in inputs],
+                                    [str(t) for t in result], attrs, loc=ctx.loc)
+        if len(self.results) == 1:
+            self.result = self.results[0]
+
+
+def _text(attr) -> str:
+    """A Python string, or an MLIR StringAttr's value."""
+    return attr if isinstance(attr, str) else getattr(attr, "value", str(attr))
 
 
 # JAX's hlo module is jaxlib's StableHLO dialect: its `register_dialect` (for contexts of
